@@ -1,0 +1,124 @@
+// Command streambench benchmarks agent streaming over Server-Sent Events: a scripted mock LLM
+// provider, a reference agent runtime, a load generator with protocol checkers, and reports.
+// Each subcommand lives in its own file as a func(args []string) error over a library call.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"run", "start the mock and the runtime, run the default load, write results (the main job)", runRun},
+		{"mock", "serve the scripted mock LLM provider (OpenAI and Anthropic wire formats)", runMock},
+		{"runtime", "serve the reference agent runtime (sim-chat, sim-canvas, compose)", runRuntime},
+		{"load", "run a load against any runtime and check every protocol rule", runLoad},
+		{"report", "re-render a run's report and plots from its saved results", runReport},
+		{"compare", "compare two runs metric by metric", runCompare},
+		{"gate", "pass or fail a run against thresholds and a baseline (exit 99 on failure)", runGate},
+		{"sweep", "run a capacity sweep and find the knee", runSweep},
+		{"scenarios", "list, show and validate scenarios", runScenarios},
+		{"bench", "measure streambench's own costs (codec, pacing, relay, client)", runBench},
+	}
+}
+
+// exitError carries a process exit code through the error chain.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK        = 0
+	exitFailure   = 1  // the command ran and found a problem (violations, leaks, errors)
+	exitUsage     = 2  // bad flags or input
+	exitThreshold = 99 // gate: a threshold or regression check failed (as k6 does)
+)
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(cmds)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range cmds {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(args[1:])
+		if err == nil {
+			return exitOK
+		}
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(os.Stderr, "streambench %s: %v\n", c.name, err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return exitFailure
+	}
+	fmt.Fprintf(os.Stderr, "streambench: unknown command %q\n\n", args[0])
+	printUsage(cmds)
+	return exitUsage
+}
+
+func printUsage(cmds []command) {
+	var b strings.Builder
+	b.WriteString("streambench benchmarks agent streaming over Server-Sent Events.\n\nUsage:\n  streambench <command> [flags]\n\nCommands:\n")
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\nRun 'streambench <command> --help' for a command's flags.\n")
+	fmt.Fprint(os.Stderr, b.String())
+}
+
+// newFlagSet returns a pflag set whose --help prints the command's usage and flags.
+func newFlagSet(name, usage string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "Usage: streambench %s\n\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and turns flag errors into usage errors.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return &exitError{code: exitUsage, err: err}
+	}
+	return nil
+}

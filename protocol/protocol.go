@@ -1,0 +1,230 @@
+// Package protocol holds the vocabulary every wire dialect shares: rule IDs and violations,
+// the normalized model events a provider stream decodes into, and the Dialect and Checker
+// contracts the load generator drives. Each dialect lives in its own subpackage (simchat,
+// simcanvas, compose for clients; openai, anthropic for providers) with its frames, encoder,
+// decoder and checker together; a new dialect is one new package.
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// Rule is a correctness rule ID from PROTOCOLS.md.
+type Rule string
+
+// Every rule streambench checks.
+const (
+	RConverge         Rule = "R-converge"
+	RResetScope       Rule = "R-reset-scope"
+	RLegacySettled    Rule = "R-legacy-settled"
+	RThinkingGate     Rule = "R-thinking-gate"
+	RToolGate         Rule = "R-tool-gate"
+	RNoThinkingAnswer Rule = "R-no-thinking-in-answer"
+	RToolRedaction    Rule = "R-tool-redaction"
+	RToolLifecycle    Rule = "R-tool-lifecycle"
+	RTerminal         Rule = "R-terminal"
+	RAbort            Rule = "R-abort"
+	RComposeAnswer    Rule = "R-compose-answer"
+	RComposeArgs      Rule = "R-compose-args"
+	RComposeThinking  Rule = "R-compose-thinking"
+	RFraming          Rule = "R-framing" // a frame that does not decode as the dialect says
+	RHeaders          Rule = "R-headers" // missing or wrong response headers
+)
+
+// Violation is one broken rule on one stream.
+type Violation struct {
+	Rule   Rule   `json:"rule"`
+	Detail string `json:"detail"`
+}
+
+// Policy is a deployment's event policy (sim-chat).
+type Policy struct {
+	IncludeThinking  bool `json:"includeThinking" yaml:"includeThinking"`
+	IncludeToolCalls bool `json:"includeToolCalls" yaml:"includeToolCalls"`
+}
+
+// Session is everything a dialect needs to open one stream and judge it.
+type Session struct {
+	// ID is unique per session within a run; it is sent to the mock in the directive.
+	ID string
+	// Target is the slug (sim-chat), workflow id (sim-canvas) or agent id (compose).
+	Target string
+	// Input is the user message, directive included.
+	Input string
+	// OptedIn is whether the client sends X-Sim-Stream-Protocol (sim-chat only).
+	OptedIn bool
+	// Policy is the deployment's policy the checker assumes (sim-chat only).
+	Policy Policy
+	// Expected is the ground truth for the scripted scenario.
+	Expected scenarios.Expected
+	// Aborted is set by the client before Finish when it closed the stream on purpose (abort or
+	// stop); checkers then only judge what was seen before the abort.
+	Aborted bool
+	// Stopped is set when the client sent a stop request (compose).
+	Stopped bool
+}
+
+// FrameKind classifies an observed frame for the load generator's metrics.
+type FrameKind uint8
+
+// Frame kinds.
+const (
+	FrameOther     FrameKind = iota // anything not listed below (timing, lifecycle, comments)
+	FrameAnswer                     // answer text chunk (counts for time to first chunk)
+	FrameThinking                   // thinking / reasoning text
+	FrameReset                      // chunk_reset
+	FrameToolStart                  // a tool started
+	FrameToolEnd                    // a tool settled
+	FrameTerminal                   // the dialect's terminal event (final, error, done, stopped, execution:*)
+	FrameDone                       // the [DONE] end marker
+)
+
+// Observation is what a checker learned from one frame.
+type Observation struct {
+	Kind FrameKind
+	// Bytes of answer or thinking text the frame carried.
+	TextBytes int
+}
+
+// Checker judges one stream against the session's ground truth. Not safe for concurrent use:
+// one checker per stream.
+type Checker interface {
+	// Observe consumes one decoded SSE event (comments are not passed) and classifies it.
+	Observe(ev *sse.Event) Observation
+	// Finish is called once when the stream ended: streamErr is nil at a clean EOF, otherwise
+	// the transport or decode error. It returns every violation found.
+	Finish(streamErr error) []Violation
+}
+
+// Dialect is a client-facing wire format the load generator can drive.
+type Dialect interface {
+	// Name is the dialect's CLI name (sim-chat, sim-canvas, compose).
+	Name() string
+	// NewRequest builds the request that opens s's stream on the runtime at baseURL.
+	NewRequest(ctx context.Context, baseURL string, s *Session) (*http.Request, error)
+	// CheckHeaders judges the response headers before the body is read.
+	CheckHeaders(h http.Header, s *Session) []Violation
+	// NewChecker returns a fresh checker for s.
+	NewChecker(s *Session) Checker
+}
+
+// Stopper is implemented by dialects with an explicit stop request (compose).
+type Stopper interface {
+	// NewStopRequest builds the request that stops the run whose stream answered with resp.
+	NewStopRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response) (*http.Request, error)
+}
+
+// ModelEventKind is the kind of a normalized provider stream event.
+type ModelEventKind uint8
+
+// Normalized provider events, the same for every provider wire.
+const (
+	ModelThinking  ModelEventKind = iota + 1 // Text is a thinking piece
+	ModelText                                // Text is an answer/preamble piece
+	ModelToolStart                           // a tool call began: ToolIndex, ToolID, ToolName
+	ModelToolArgs                            // Text is a piece of ToolIndex's JSON arguments
+	ModelTurnEnd                             // the turn ended: StopReason, Usage
+	ModelError                               // the provider sent an error mid-stream: Text is the message
+)
+
+// StopReason is how a model turn ended.
+type StopReason string
+
+// Normalized stop reasons.
+const (
+	StopEndTurn  StopReason = "end_turn"
+	StopToolUse  StopReason = "tool_use"
+	StopMaxToken StopReason = "max_tokens"
+)
+
+// Usage is token usage for a turn.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// ModelEvent is one normalized event decoded from a provider stream.
+type ModelEvent struct {
+	Kind       ModelEventKind
+	Text       string
+	ToolIndex  int
+	ToolID     string
+	ToolName   string
+	StopReason StopReason
+	Usage      Usage
+}
+
+// Message is one entry of a model conversation, provider-neutral.
+type Message struct {
+	Role string // "user", "assistant" or "tool"
+	// Text is the user text, the assistant's text, or the tool result.
+	Text string
+	// ToolCalls are the assistant's tool calls.
+	ToolCalls []ToolCall
+	// ToolCallID and IsError describe a tool result message.
+	ToolCallID string
+	IsError    bool
+}
+
+// ToolCall is a completed tool call of an assistant message.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string // JSON object text
+}
+
+// ModelRequest is a provider-neutral streaming request.
+type ModelRequest struct {
+	Model    string
+	Messages []Message
+	// Tools are the tool names offered to the model.
+	Tools []string
+	// Thinking asks for thinking/reasoning output where the wire supports it.
+	Thinking bool
+	// Header carries extra request headers (the X-Streambench-* ones are forwarded).
+	Header http.Header
+	// Timeout, when non-zero, bounds the whole provider call.
+	Timeout time.Duration
+}
+
+// ProviderWire is a provider-facing wire format (openai, anthropic): the runtime builds requests
+// with it and decodes the streamed answer into ModelEvents.
+type ProviderWire interface {
+	// Name is the wire's name in deployment files ("openai", "anthropic").
+	Name() string
+	// NewRequest builds the streaming HTTP request for req against the provider at baseURL.
+	NewRequest(ctx context.Context, baseURL string, req *ModelRequest) (*http.Request, error)
+	// NewStream decodes a 200 response body. A non-200 response is turned into a
+	// *ProviderError by ParseError.
+	NewStream(body io.Reader) ModelStream
+	// ParseError reads a non-200 provider response into a *ProviderError.
+	ParseError(resp *http.Response) *ProviderError
+}
+
+// ModelStream yields normalized events from one provider response.
+type ModelStream interface {
+	// Next fills ev with the next event. It returns io.EOF after the stream ended cleanly
+	// (after the ModelTurnEnd event), a *ProviderError for an error event, or the decode error.
+	Next(ev *ModelEvent) error
+}
+
+// ProviderError is a provider's error, from an HTTP status or a mid-stream error event.
+type ProviderError struct {
+	Status  int    // HTTP status; 200 for a mid-stream error event
+	Type    string // e.g. "rate_limit_error", "overloaded_error", "server_error"
+	Message string
+}
+
+func (e *ProviderError) Error() string {
+	if e.Status != 0 && e.Status != http.StatusOK {
+		return fmt.Sprintf("provider error %d %s: %s", e.Status, e.Type, e.Message)
+	}
+	return fmt.Sprintf("provider error %s: %s", e.Type, e.Message)
+}

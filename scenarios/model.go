@@ -1,0 +1,156 @@
+// Package scenarios owns the scripted conversations streambench plays: the YAML model, its
+// validation, the embedded library and the deterministic rendering of a scenario into a Script
+// (what the mock provider emits, and when) and its Expected ground truth (what a client must
+// end with).
+//
+// The flow is always the same: Load/Parse a Scenario, then Render(seed) it into a Script. The
+// mock provider plays Script steps on its wire; checkers compare what a client saw with
+// Script.Expected(). Rendering is a pure function of (scenario, seed): the mock, the load
+// generator and the tests all derive the same Script independently, which is what makes
+// correctness measurable at load without any shared state.
+package scenarios
+
+import "time"
+
+// Scenario is one scripted conversation as written in a YAML file.
+type Scenario struct {
+	// Name identifies the scenario in directives, mixes and reports.
+	Name string `yaml:"name" json:"name"`
+	// Description says in one sentence what the scenario exercises.
+	Description string `yaml:"description" json:"description,omitempty"`
+	// Prompt is the user text sent after the directive; optional.
+	Prompt string `yaml:"prompt" json:"prompt,omitempty"`
+	// Timing paces every turn's tokens.
+	Timing Timing `yaml:"timing" json:"timing"`
+	// Turns are the model's turns in order; every turn but the last ends in tool calls.
+	Turns []Turn `yaml:"turns" json:"turns"`
+	// Faults are provider misbehaviours the mock injects.
+	Faults Faults `yaml:"faults" json:"faults,omitempty"`
+	// Client scripts what the load generator's client does (abort, stop).
+	Client Client `yaml:"client" json:"client,omitempty"`
+}
+
+// Timing is the provider's pacing for a scenario, the same for every turn.
+type Timing struct {
+	// TimeToFirstToken is the delay from request arrival to the first streamed token of a turn.
+	TimeToFirstToken Dist `yaml:"ttft" json:"ttft"`
+	// InterToken is the delay between consecutive tokens.
+	InterToken Dist `yaml:"itl" json:"itl"`
+	// TokensPerFrame groups tokens into one provider frame (default 1).
+	TokensPerFrame int `yaml:"tokensPerFrame" json:"tokensPerFrame,omitempty"`
+}
+
+// DistKind names a latency distribution.
+type DistKind string
+
+// The supported distributions.
+const (
+	DistConstant  DistKind = "constant"  // always Value
+	DistUniform   DistKind = "uniform"   // uniform in [Min, Max]
+	DistNormal    DistKind = "normal"    // Mean, Stddev, clamped at 0 (and to [Min, Max] when set)
+	DistLognormal DistKind = "lognormal" // Median and P99 define mu and sigma
+)
+
+// Dist is a seeded latency distribution. In YAML a bare duration ("200ms") is a constant.
+type Dist struct {
+	Kind   DistKind      `yaml:"kind" json:"kind,omitempty"`
+	Value  time.Duration `yaml:"value" json:"value,omitempty"`
+	Min    time.Duration `yaml:"min" json:"min,omitempty"`
+	Max    time.Duration `yaml:"max" json:"max,omitempty"`
+	Mean   time.Duration `yaml:"mean" json:"mean,omitempty"`
+	Stddev time.Duration `yaml:"stddev" json:"stddev,omitempty"`
+	Median time.Duration `yaml:"median" json:"median,omitempty"`
+	P99    time.Duration `yaml:"p99" json:"p99,omitempty"`
+}
+
+// Turn is one model response: optional thinking, optional text (the answer in the final turn, a
+// preamble in a turn that ends in tool calls) and tool calls.
+type Turn struct {
+	Thinking  Text       `yaml:"thinking" json:"thinking,omitempty"`
+	Text      Text       `yaml:"text" json:"text,omitempty"`
+	ToolCalls []ToolCall `yaml:"toolCalls" json:"toolCalls,omitempty"`
+}
+
+// Text is either literal text or a number of word-like tokens generated from the seed.
+// In YAML a bare string is Literal; {tokens: N} is generated.
+type Text struct {
+	Literal string `yaml:"literal" json:"literal,omitempty"`
+	Tokens  int    `yaml:"tokens" json:"tokens,omitempty"`
+}
+
+// Outcome is how a simulated tool call settles.
+type Outcome string
+
+// Tool outcomes. Cancelled is never scripted: it is what a tool settles as when the client leaves.
+const (
+	OutcomeSuccess   Outcome = "success"
+	OutcomeError     Outcome = "error"
+	OutcomeCancelled Outcome = "cancelled"
+)
+
+// ToolCall is one scripted tool call.
+type ToolCall struct {
+	Name string `yaml:"name" json:"name"`
+	// Arguments is the JSON object the model passes; generated from the seed when empty.
+	Arguments map[string]any `yaml:"arguments" json:"arguments,omitempty"`
+	// Duration is how long the simulated tool runs.
+	Duration Dist `yaml:"duration" json:"duration"`
+	// Outcome is success (default) or error.
+	Outcome Outcome `yaml:"outcome" json:"outcome,omitempty"`
+	// Result is the tool's output text; generated when empty.
+	Result string `yaml:"result" json:"result,omitempty"`
+}
+
+// Faults are provider misbehaviours. Turn indexes are zero-based.
+type Faults struct {
+	// HTTPError answers a turn's request with an HTTP error before any stream.
+	HTTPError *HTTPErrorFault `yaml:"httpError" json:"httpError,omitempty"`
+	// MidStreamError ends a turn's stream with a provider error after some tokens.
+	MidStreamError *MidStreamFault `yaml:"midStreamError" json:"midStreamError,omitempty"`
+	// Stall pauses a turn's stream after some tokens.
+	Stall *StallFault `yaml:"stall" json:"stall,omitempty"`
+}
+
+// HTTPErrorFault makes the provider answer with Status (429, 500 or 503) before streaming.
+type HTTPErrorFault struct {
+	Turn   int `yaml:"turn" json:"turn"`
+	Status int `yaml:"status" json:"status"`
+}
+
+// MidStreamFault sends a provider error event after AfterTokens tokens of Turn.
+type MidStreamFault struct {
+	Turn        int    `yaml:"turn" json:"turn"`
+	AfterTokens int    `yaml:"afterTokens" json:"afterTokens"`
+	Message     string `yaml:"message" json:"message,omitempty"`
+}
+
+// StallFault pauses Turn's stream for Duration after AfterTokens tokens.
+type StallFault struct {
+	Turn        int           `yaml:"turn" json:"turn"`
+	AfterTokens int           `yaml:"afterTokens" json:"afterTokens"`
+	Duration    time.Duration `yaml:"duration" json:"duration"`
+}
+
+// Client is what the load generator's client does during the stream. At most one of Abort and
+// Stop is set.
+type Client struct {
+	// Abort closes the connection.
+	Abort *Trigger `yaml:"abort" json:"abort,omitempty"`
+	// Stop sends the compose stop request (POST /agent/{id}/runs/{runId}/stop); dialects without
+	// a stop request treat it as Abort.
+	Stop *Trigger `yaml:"stop" json:"stop,omitempty"`
+}
+
+// Trigger says when a client acts. Exactly one field is set.
+type Trigger struct {
+	// AfterChunks acts after this many answer chunks were received.
+	AfterChunks int `yaml:"afterChunks" json:"afterChunks,omitempty"`
+	// DuringThinking acts while the model is thinking (on the first thinking frame when the
+	// client sees them, else at the scripted time).
+	DuringThinking bool `yaml:"duringThinking" json:"duringThinking,omitempty"`
+	// DuringTool acts while a tool runs (on the first tool start frame when the client sees
+	// them, else at the scripted time).
+	DuringTool bool `yaml:"duringTool" json:"duringTool,omitempty"`
+	// After acts this long after the request was sent.
+	After time.Duration `yaml:"after" json:"after,omitempty"`
+}
