@@ -1,0 +1,180 @@
+package loadgen
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Pacer schedules session starts for an open-loop run. Pace is a function of the time elapsed
+// since the run began and the number of sessions started so far: it returns how long to wait
+// before the next start, and stop when the schedule is over. The wait is negative when the caller
+// is behind schedule (the next start was due -wait ago); callers measure latency from that
+// intended start, not from when they got round to it, so a slow target cannot hide its queueing
+// (no coordinated omission).
+type Pacer interface {
+	Pace(elapsed time.Duration, started uint64) (wait time.Duration, stop bool)
+}
+
+// ConstantRate starts PerSecond sessions per second, evenly spaced, forever (the caller bounds
+// the run by duration or session count). The n-th start (from 0) is due at n/PerSecond.
+type ConstantRate struct {
+	PerSecond float64
+}
+
+// Pace implements Pacer.
+func (c ConstantRate) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
+	if c.PerSecond <= 0 {
+		return 0, true
+	}
+	due := time.Duration(float64(started) / c.PerSecond * float64(time.Second))
+	return due - elapsed, false
+}
+
+// Poisson starts sessions at exponentially distributed intervals with mean 1/PerSecond, the
+// arrivals of independent users. The k-th interval comes from a generator seeded with (Seed, k),
+// so the schedule is a pure function of the seed: two runs with the same seed start sessions at
+// the same instants. It memoizes the last computed arrival so sequential calls cost O(1); it is
+// not safe for concurrent use.
+type Poisson struct {
+	PerSecond float64
+	Seed      uint64
+
+	memoN   uint64        // arrivals summed into memoDue
+	memoDue time.Duration // due time of arrival memoN
+}
+
+// NewPoisson returns a Poisson pacer with the given mean rate and seed.
+func NewPoisson(perSecond float64, seed uint64) *Poisson {
+	return &Poisson{PerSecond: perSecond, Seed: seed}
+}
+
+// interval returns the gap before arrival k (k >= 1); arrival 0 is due at 0.
+func (p *Poisson) interval(k uint64) time.Duration {
+	r := rand.New(rand.NewPCG(p.Seed, k))
+	return time.Duration(r.ExpFloat64() / p.PerSecond * float64(time.Second))
+}
+
+// Pace implements Pacer.
+func (p *Poisson) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
+	if p.PerSecond <= 0 {
+		return 0, true
+	}
+	if started < p.memoN {
+		p.memoN, p.memoDue = 0, 0
+	}
+	for p.memoN < started {
+		p.memoN++
+		p.memoDue += p.interval(p.memoN)
+	}
+	return p.memoDue - elapsed, false
+}
+
+// Stage is one step of a ramp: over Duration, the target moves linearly from the previous
+// stage's Target (0 before the first stage) to this Target. The target is a session rate for an
+// open-loop run and a number of concurrent virtual users for a closed-loop run.
+type Stage struct {
+	Duration time.Duration
+	Target   float64
+}
+
+// Stages is a piecewise-linear ramp, as k6 stages: "30s:1000,60s:1000,10s:0" ramps up to 1000
+// in 30 s, holds for 60 s, ramps down to 0 in 10 s.
+type Stages []Stage
+
+// ParseStages parses "DURATION:TARGET[,DURATION:TARGET...]".
+func ParseStages(s string) (Stages, error) {
+	var out Stages
+	for i, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		d, t, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("stage %d %q: want DURATION:TARGET, e.g. 30s:1000", i+1, part)
+		}
+		dur, err := time.ParseDuration(d)
+		if err != nil || dur <= 0 {
+			return nil, fmt.Errorf("stage %d %q: duration %q: want a positive duration such as 30s", i+1, part, d)
+		}
+		target, err := strconv.ParseFloat(t, 64)
+		if err != nil || target < 0 || math.IsInf(target, 0) || math.IsNaN(target) {
+			return nil, fmt.Errorf("stage %d %q: target %q: want a number >= 0", i+1, part, t)
+		}
+		out = append(out, Stage{Duration: dur, Target: target})
+	}
+	return out, nil
+}
+
+// String renders the stages in the form ParseStages reads.
+func (st Stages) String() string {
+	parts := make([]string, len(st))
+	for i, s := range st {
+		parts[i] = s.Duration.String() + ":" + strconv.FormatFloat(s.Target, 'f', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Duration is the total length of the ramp.
+func (st Stages) Duration() time.Duration {
+	var d time.Duration
+	for _, s := range st {
+		d += s.Duration
+	}
+	return d
+}
+
+// Target returns the ramp's value at elapsed, and done once elapsed is past the last stage.
+func (st Stages) Target(elapsed time.Duration) (target float64, done bool) {
+	from := 0.0
+	for _, s := range st {
+		if elapsed < s.Duration {
+			frac := float64(elapsed) / float64(s.Duration)
+			return from + (s.Target-from)*frac, false
+		}
+		elapsed -= s.Duration
+		from = s.Target
+	}
+	return from, true
+}
+
+// expectedStarts is the integral of the rate ramp from 0 to elapsed: how many sessions should
+// have started by then.
+func (st Stages) expectedStarts(elapsed time.Duration) float64 {
+	from, n := 0.0, 0.0
+	for _, s := range st {
+		secs := s.Duration.Seconds()
+		if elapsed < s.Duration {
+			t := elapsed.Seconds()
+			slope := (s.Target - from) / secs
+			return n + from*t + slope*t*t/2
+		}
+		n += (from + s.Target) / 2 * secs
+		elapsed -= s.Duration
+		from = s.Target
+	}
+	return n
+}
+
+// Pace implements Pacer for an open-loop ramp of session rates: start n (from 0) is due at the
+// instant the integral of the rate reaches n, so a flat stage paces exactly as ConstantRate. It
+// stops when the ramp has no start left to make.
+func (st Stages) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
+	total := st.Duration()
+	want := float64(started)
+	if st.expectedStarts(total) <= want {
+		return 0, true
+	}
+	// Binary search the due instant: expectedStarts is non-decreasing in time.
+	lo, hi := time.Duration(0), total
+	for hi-lo > time.Microsecond {
+		mid := lo + (hi-lo)/2
+		if st.expectedStarts(mid) >= want {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi - elapsed, false
+}
