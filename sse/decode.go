@@ -1,0 +1,445 @@
+// Package sse is the Server-Sent Events codec every streambench dialect shares: a strict,
+// allocation-free WHATWG event-stream decoder with hard size limits, and an encoder that
+// writes events atomically (one Write per event).
+//
+// The decoder follows the WHATWG "event stream interpretation" rules in full (see
+// /work/shared/PROTOCOLS.md, "SSE framing"). It works on bytes and never validates UTF-8, so
+// reads split anywhere, even inside a multibyte rune, decode the same as one big read.
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Default limits used when a Limits field is zero.
+const (
+	DefaultMaxLine  = 64 << 10 // bytes in one line, terminator excluded
+	DefaultMaxEvent = 1 << 20  // bytes of joined data in one event
+)
+
+// minReadSize is the initial read buffer size; large enough that a busy stream is decoded
+// from few Read calls, small enough that 100k idle connections stay cheap.
+const minReadSize = 4 << 10
+
+// typeCacheSize is how many distinct event names a decoder keeps interned. Dialects use a
+// handful of names (anthropic: about eight), so a tiny linear-scan cache beats a map.
+const typeCacheSize = 8
+
+// maxInternedType bounds the length of interned event names so a hostile stream cannot pin
+// large strings in the cache.
+const maxInternedType = 64
+
+// Event is one dispatched event.
+type Event struct {
+	// Type is the "event" field; "" means the default ("message").
+	Type string
+	// Data is the data lines joined with "\n". When decoded it aliases the decoder's buffer
+	// and is valid until the next call to Next; copy it to keep it.
+	Data []byte
+	// ID is the last event ID at dispatch time; per WHATWG it persists across events until
+	// an "id" field changes it.
+	ID string
+	// Retry is > 0 when this event carried a valid retry field (milliseconds, as a Duration).
+	Retry time.Duration
+}
+
+// Limits caps what one stream may send so a broken or hostile peer cannot make the decoder
+// grow without bound. Zero fields mean the defaults.
+type Limits struct {
+	// MaxLine is the largest line in bytes, line terminator excluded (default 64 KiB).
+	MaxLine int
+	// MaxEvent is the largest joined data of one event in bytes (default 1 MiB).
+	MaxEvent int
+}
+
+// Sentinel errors, returned wrapped in *LimitError; test with errors.Is.
+var (
+	// ErrLineTooLong means a line exceeded Limits.MaxLine.
+	ErrLineTooLong = errors.New("sse: line too long")
+	// ErrEventTooLarge means an event's data exceeded Limits.MaxEvent.
+	ErrEventTooLarge = errors.New("sse: event too large")
+)
+
+// LimitError reports which limit a stream broke and where.
+type LimitError struct {
+	// What is "line" or "event".
+	What string
+	// Limit is the configured cap in bytes.
+	Limit int
+	// Offset is the stream offset (bytes, BOM included) of the start of the offending line.
+	Offset int64
+}
+
+// Error describes the broken limit.
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("sse: %s exceeds limit of %d bytes (line starting at stream offset %d)", e.What, e.Limit, e.Offset)
+}
+
+// Is makes errors.Is match the sentinel for the broken limit.
+func (e *LimitError) Is(target error) bool {
+	switch e.What {
+	case "line":
+		return target == ErrLineTooLong
+	case "event":
+		return target == ErrEventTooLarge
+	}
+	return false
+}
+
+// Unwrap returns the sentinel so errors.Is and errors.As both work.
+func (e *LimitError) Unwrap() error {
+	if e.What == "line" {
+		return ErrLineTooLong
+	}
+	return ErrEventTooLarge
+}
+
+// Decoder reads events from an event stream. It is not safe for concurrent use; use one per
+// stream. After Next returns an error it keeps returning that error.
+type Decoder struct {
+	r      io.Reader
+	limits Limits
+
+	buf  []byte // read buffer; buf[pos:end] is not yet parsed
+	pos  int
+	end  int
+	base int64 // stream offset of buf[0]
+
+	// nextLF caches where the next '\n' is (absolute index in buf) so streams that use lone CR
+	// line endings do not rescan the buffer for '\n' once per line; -1 with lfScanned means
+	// "none in buf[:lfScanned]".
+	nextLF    int
+	lfScanned int
+
+	skipLF     bool // the previous line ended in CR, so a '\n' right now is part of that line end
+	bomChecked bool
+	eof        bool
+	err        error // sticky
+
+	data     []byte // data buffer: each data line followed by '\n'
+	typ      []byte // event type buffer
+	lastID   string
+	retry    time.Duration // retry carried by the pending event
+	retryAll time.Duration // latest valid retry seen on the stream
+	pending  bool          // some field line has been seen since the last dispatch
+
+	types    [typeCacheSize]string
+	typeNext int
+
+	comments  int64
+	bytesRead int64
+	truncated bool
+}
+
+// NewDecoder returns a decoder reading from r with the default limits.
+func NewDecoder(r io.Reader) *Decoder {
+	return NewDecoderLimits(r, Limits{})
+}
+
+// NewDecoderLimits returns a decoder reading from r with the given limits (zero fields mean
+// the defaults; negative fields are treated as zero).
+func NewDecoderLimits(r io.Reader, l Limits) *Decoder {
+	if l.MaxLine <= 0 {
+		l.MaxLine = DefaultMaxLine
+	}
+	if l.MaxEvent <= 0 {
+		l.MaxEvent = DefaultMaxEvent
+	}
+	size := minReadSize
+	if l.MaxLine+2 < size {
+		size = l.MaxLine + 2
+	}
+	return &Decoder{r: r, limits: l, buf: make([]byte, size), nextLF: -1}
+}
+
+// Comments returns the number of comment lines seen so far (e.g. compose ": ping" heartbeats).
+func (d *Decoder) Comments() int64 { return d.comments }
+
+// BytesRead returns the number of bytes read from the underlying reader so far.
+func (d *Decoder) BytesRead() int64 { return d.bytesRead }
+
+// Retry returns the latest valid reconnection time the stream announced, or 0. Unlike
+// Event.Retry it also reflects retry fields of events that were never dispatched (empty data),
+// which per WHATWG still set the reconnection time.
+func (d *Decoder) Retry() time.Duration { return d.retryAll }
+
+// LastEventID returns the WHATWG "last event ID buffer": the value of the latest valid id
+// field, updated as soon as the field is read, even if its event is never dispatched.
+func (d *Decoder) LastEventID() string { return d.lastID }
+
+// Truncated reports whether the stream ended (io.EOF) with an unterminated line or an event
+// that was never dispatched; that pending data was discarded as WHATWG requires, and checkers
+// may want to flag it.
+func (d *Decoder) Truncated() bool { return d.truncated }
+
+// Next decodes the next event into ev, reusing ev's storage. It returns io.EOF at the end of
+// the stream (any pending, undispatched data is discarded), a *LimitError when a line or event
+// exceeds the limits, or the reader's error wrapped.
+//
+// A line ending in CR is complete at once: Next does not wait for the next byte to see whether
+// it is an LF (that would delay dispatch on CR-terminated streams); instead a following LF,
+// even one arriving in a later read, is consumed as part of the same line end.
+func (d *Decoder) Next(ev *Event) error {
+	if d.err != nil {
+		return d.err
+	}
+	for {
+		line, ok, err := d.readLine()
+		if err != nil {
+			d.err = err
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if len(line) == 0 {
+			if d.dispatch(ev) {
+				return nil
+			}
+			continue
+		}
+		if err := d.field(line); err != nil {
+			d.err = err
+			return err
+		}
+	}
+}
+
+// readLine returns the next complete line without its terminator. ok is false when the caller
+// should simply call again (more input was read). The returned slice aliases d.buf and is valid
+// until the next readLine.
+func (d *Decoder) readLine() (line []byte, ok bool, err error) {
+	if d.skipLF && d.pos < d.end {
+		d.skipLF = false
+		if d.buf[d.pos] == '\n' {
+			d.pos++
+		}
+	}
+	if !d.bomChecked {
+		rest := d.buf[d.pos:d.end]
+		if len(rest) < len(bom) && !d.eof && bytes.HasPrefix(bom, rest) {
+			return nil, false, d.fill()
+		}
+		d.bomChecked = true
+		if bytes.HasPrefix(rest, bom) {
+			d.pos += len(bom)
+		}
+	}
+	if d.pos < d.end {
+		rest := d.buf[d.pos:d.end]
+		lf := d.findLF()
+		var seg []byte
+		if lf >= 0 {
+			seg = d.buf[d.pos:lf]
+		} else {
+			seg = rest
+		}
+		if cr := bytes.IndexByte(seg, '\r'); cr >= 0 {
+			line = seg[:cr]
+			d.pos += cr + 1
+			d.skipLF = true
+			return d.checkLine(line)
+		}
+		if lf >= 0 {
+			line = seg
+			d.pos = lf + 1
+			return d.checkLine(line)
+		}
+		if len(rest) > d.limits.MaxLine {
+			return nil, false, &LimitError{What: "line", Limit: d.limits.MaxLine, Offset: d.base + int64(d.pos)}
+		}
+	}
+	if d.eof {
+		if d.pos < d.end || d.pending {
+			d.truncated = true
+		}
+		d.pos = d.end
+		return nil, false, io.EOF
+	}
+	return nil, false, d.fill()
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// checkLine enforces MaxLine on a complete line.
+func (d *Decoder) checkLine(line []byte) ([]byte, bool, error) {
+	if len(line) > d.limits.MaxLine {
+		start := d.base + int64(d.pos) - int64(len(line)) - 1
+		return nil, false, &LimitError{What: "line", Limit: d.limits.MaxLine, Offset: start}
+	}
+	return line, true, nil
+}
+
+// findLF returns the absolute index of the next '\n' at or after d.pos, or -1.
+func (d *Decoder) findLF() int {
+	if d.nextLF >= d.pos {
+		return d.nextLF
+	}
+	from := max(d.pos, d.lfScanned)
+	if from >= d.end {
+		return -1
+	}
+	if i := bytes.IndexByte(d.buf[from:d.end], '\n'); i >= 0 {
+		d.nextLF = from + i
+		d.lfScanned = d.nextLF + 1
+		return d.nextLF
+	}
+	d.nextLF = -1
+	d.lfScanned = d.end
+	return -1
+}
+
+// fill reads more input, first moving unparsed bytes to the front of the buffer and growing it
+// (never beyond what MaxLine needs) when a partial line fills it.
+func (d *Decoder) fill() error {
+	if d.pos > 0 {
+		n := copy(d.buf, d.buf[d.pos:d.end])
+		d.base += int64(d.pos)
+		if d.nextLF >= d.pos {
+			d.nextLF -= d.pos
+		} else {
+			d.nextLF = -1
+		}
+		d.lfScanned = max(d.lfScanned-d.pos, 0)
+		d.pos, d.end = 0, n
+	}
+	if d.end == len(d.buf) {
+		// A partial line fills the buffer. readLine has already checked the line is within
+		// MaxLine, so growing to MaxLine+2 (line, CR, one spare) always suffices.
+		size := min(2*len(d.buf), d.limits.MaxLine+2)
+		if size <= len(d.buf) {
+			size = len(d.buf) + 1
+		}
+		nb := make([]byte, size)
+		copy(nb, d.buf[:d.end])
+		d.buf = nb
+	}
+	// Retry reads that return no data and no error a bounded number of times, as io.Reader
+	// permits them but a well-behaved reader makes progress.
+	for range 100 {
+		n, err := d.r.Read(d.buf[d.end:])
+		if n < 0 || n > len(d.buf)-d.end {
+			return fmt.Errorf("sse: read: reader returned invalid count %d", n)
+		}
+		d.end += n
+		d.bytesRead += int64(n)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				d.eof = true
+				return nil
+			}
+			if n > 0 {
+				// Parse what arrived; the error will come back on the next Read.
+				return nil
+			}
+			return fmt.Errorf("sse: read at stream offset %d: %w", d.bytesRead, err)
+		}
+		if n > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("sse: read: %w", io.ErrNoProgress)
+}
+
+// field applies one non-blank line to the pending event.
+func (d *Decoder) field(line []byte) error {
+	if line[0] == ':' {
+		d.comments++
+		return nil
+	}
+	d.pending = true
+	var name, value []byte
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	} else {
+		name = line
+	}
+	switch string(name) {
+	case "data":
+		if len(d.data)+len(value) > d.limits.MaxEvent {
+			// d.pos is just past the one-byte terminator (CR or LF) of this line.
+			start := d.base + int64(d.pos) - int64(len(line)) - 1
+			return &LimitError{What: "event", Limit: d.limits.MaxEvent, Offset: start}
+		}
+		d.data = append(d.data, value...)
+		d.data = append(d.data, '\n')
+	case "event":
+		d.typ = append(d.typ[:0], value...)
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			if string(value) != d.lastID {
+				d.lastID = string(value)
+			}
+		}
+	case "retry":
+		if ms, ok := parseRetry(value); ok {
+			d.retry = ms
+			d.retryAll = ms
+		}
+	}
+	return nil
+}
+
+// parseRetry accepts only a non-empty run of ASCII digits that fits a Duration in milliseconds.
+func parseRetry(v []byte) (time.Duration, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	const maxMs = int64(1<<63-1) / int64(time.Millisecond)
+	var ms int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		ms = ms*10 + int64(c-'0')
+		if ms > maxMs {
+			return 0, false
+		}
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// dispatch runs the WHATWG dispatch step; it reports whether an event was produced (an empty
+// data buffer produces none, but the buffers are reset either way).
+func (d *Decoder) dispatch(ev *Event) bool {
+	retry := d.retry
+	d.retry = 0
+	d.pending = false
+	if len(d.data) == 0 {
+		d.typ = d.typ[:0]
+		return false
+	}
+	ev.Type = d.internType()
+	ev.Data = d.data[:len(d.data)-1]
+	ev.ID = d.lastID
+	ev.Retry = retry
+	d.data = d.data[:0]
+	d.typ = d.typ[:0]
+	return true
+}
+
+// internType returns the pending event type as a string, reusing a cached string for names
+// seen recently so steady streams allocate nothing per event.
+func (d *Decoder) internType() string {
+	if len(d.typ) == 0 {
+		return ""
+	}
+	for _, s := range d.types {
+		if s == string(d.typ) {
+			return s
+		}
+	}
+	s := string(d.typ)
+	if len(s) <= maxInternedType {
+		d.types[d.typeNext] = s
+		d.typeNext = (d.typeNext + 1) % typeCacheSize
+	}
+	return s
+}
