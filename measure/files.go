@@ -1,0 +1,265 @@
+package measure
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// File names inside a run directory.
+const (
+	SummaryFile    = "summary.json"
+	HistogramsFile = "histograms.hlog"
+	TimelineFile   = "timeline.csv"
+	SamplesFile    = "violations.jsonl"
+)
+
+var timelineHeader = []string{"second", "active", "started", "completed", "frames", "errors", "violations"}
+
+// WriteRun writes r into dir (created if needed): summary.json, histograms.hlog, timeline.csv
+// and violations.jsonl. Each file is written to a temporary file and renamed, so a reader never
+// sees half a file. Summary.Schema is set to SchemaVersion and Summary.Metrics is recomputed
+// from the histograms when it is empty.
+func WriteRun(dir string, r *Run) error {
+	if r == nil {
+		return errors.New("write run: nil run")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write run: %w", err)
+	}
+	hists := r.Histograms
+	if hists == nil {
+		hists = NewHistograms()
+	}
+	s := r.Summary
+	s.Schema = SchemaVersion
+	if len(s.Metrics) == 0 {
+		s.Metrics = Summarize(hists)
+	}
+	summary, err := MarshalSummary(&s)
+	if err != nil {
+		return fmt.Errorf("write run: %w", err)
+	}
+	if err := writeAtomic(dir, SummaryFile, summary); err != nil {
+		return err
+	}
+
+	var buf bytes.Buffer
+	if err := hists.WriteLog(&buf, s.Started); err != nil {
+		return fmt.Errorf("write run: %s: %w", HistogramsFile, err)
+	}
+	if err := writeAtomic(dir, HistogramsFile, buf.Bytes()); err != nil {
+		return err
+	}
+
+	buf.Reset()
+	cw := csv.NewWriter(&buf)
+	_ = cw.Write(timelineHeader)
+	for _, p := range r.Timeline {
+		_ = cw.Write([]string{strconv.Itoa(p.Second), i64(p.Active), i64(p.Started), i64(p.Completed),
+			i64(p.Frames), i64(p.Errors), i64(p.Violations)})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write run: %s: %w", TimelineFile, err)
+	}
+	if err := writeAtomic(dir, TimelineFile, buf.Bytes()); err != nil {
+		return err
+	}
+
+	buf.Reset()
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range r.Samples {
+		if err := enc.Encode(&r.Samples[i]); err != nil {
+			return fmt.Errorf("write run: %s: sample %d: %w", SamplesFile, i+1, err)
+		}
+	}
+	return writeAtomic(dir, SamplesFile, buf.Bytes())
+}
+
+// MarshalSummary is summary.json's exact encoding: indented, HTML not escaped, newline-terminated.
+func MarshalSummary(s *Summary) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return nil, fmt.Errorf("%s: %w", SummaryFile, err)
+	}
+	return buf.Bytes(), nil
+}
+
+func i64(v int64) string { return strconv.FormatInt(v, 10) }
+
+func writeAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", filepath.Join(dir, name), err)
+	}
+	return nil
+}
+
+// ReadRun reads a run directory written by WriteRun. summary.json is required; a missing
+// histograms.hlog, timeline.csv or violations.jsonl reads as empty (older or partial runs still
+// render). Errors name the file, and the line where there is one.
+func ReadRun(dir string) (*Run, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("run directory %s: not a directory", dir)
+	}
+	r := &Run{}
+	s, err := ReadSummary(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, err
+	}
+	r.Summary = *s
+
+	r.Histograms = NewHistograms()
+	if err := readOptional(dir, HistogramsFile, func(f io.Reader) error {
+		h, err := ReadLog(f)
+		r.Histograms = h
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if err := readOptional(dir, TimelineFile, func(f io.Reader) (err error) {
+		r.Timeline, err = readTimeline(f)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if err := readOptional(dir, SamplesFile, func(f io.Reader) (err error) {
+		r.Samples, err = readSamples(f)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ReadSummary reads and validates one summary.json.
+func ReadSummary(path string) (*Summary, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read summary: %w", err)
+	}
+	var s Summary
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&s); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			line := 1 + bytes.Count(data[:te.Offset], []byte("\n"))
+			return nil, fmt.Errorf("%s:%d: field %s: %w", path, line, te.Field, err)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Schema != SchemaVersion {
+		return nil, fmt.Errorf("%s: schema version %d, this streambench reads version %d", path, s.Schema, SchemaVersion)
+	}
+	return &s, nil
+}
+
+func readOptional(dir, name string, read func(io.Reader) error) error {
+	path := filepath.Join(dir, name)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	defer f.Close()
+	if err := read(bufio.NewReader(f)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func readTimeline(r io.Reader) ([]TimelinePoint, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(timelineHeader)
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if strings.Join(header, ",") != strings.Join(timelineHeader, ",") {
+		return nil, fmt.Errorf("line 1: header %q, want %q", strings.Join(header, ","), strings.Join(timelineHeader, ","))
+	}
+	var out []TimelinePoint
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		line, _ := cr.FieldPos(0)
+		var v [7]int64
+		for i, field := range rec {
+			v[i], err = strconv.ParseInt(field, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: column %s: %q is not an integer", line, timelineHeader[i], field)
+			}
+		}
+		out = append(out, TimelinePoint{Second: int(v[0]), Active: v[1], Started: v[2], Completed: v[3],
+			Frames: v[4], Errors: v[5], Violations: v[6]})
+	}
+}
+
+func readSamples(r io.Reader) ([]ViolationSample, error) {
+	br := bufio.NewReader(r)
+	var out []ViolationSample
+	for line := 1; ; line++ {
+		text, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(text)) > 0 {
+			var s ViolationSample
+			if jerr := json.Unmarshal(text, &s); jerr != nil {
+				return nil, fmt.Errorf("line %d: %w", line, jerr)
+			}
+			out = append(out, s)
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+}

@@ -1,0 +1,257 @@
+// Package measure is the data model of a run's results: what the load generator records and
+// saves, and what the report, compare, gate and sweep commands read back. Latencies live in
+// HdrHistograms (microseconds) keyed by metric × scenario × dialect; a run directory holds
+// summary.json, histograms.hlog, timeline.csv and violations.jsonl.
+package measure
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Metric is a stable latency metric name used in reports, thresholds and hlog tags.
+type Metric string
+
+// The latency metrics a run records (all in microseconds).
+const (
+	Connect          Metric = "connect"        // TCP/HTTP connection established
+	Headers          Metric = "headers"        // request sent → response headers
+	FirstEvent       Metric = "first_event"    // → first SSE event of any kind
+	FirstChunk       Metric = "ttfc"           // → first answer chunk (thinking does not count)
+	FirstThinking    Metric = "first_thinking" // → first thinking frame
+	ChunkGap         Metric = "chunk_gap"      // between consecutive answer chunks
+	StreamDuration   Metric = "duration"       // request → end of stream
+	CancelLatency    Metric = "cancel"         // client abort → provider saw the client go away (mock record)
+	ToolCancelSettle Metric = "tool_cancel"    // client abort → runtime settled tools cancelled
+	StopLatency      Metric = "stop"           // compose stop request sent → stopped terminal
+	StartLag         Metric = "start_lag"      // open loop: actual start − intended start
+)
+
+// Metrics lists every known metric in report order.
+var metricOrder = []Metric{Connect, Headers, FirstEvent, FirstChunk, FirstThinking, ChunkGap,
+	StreamDuration, CancelLatency, ToolCancelSettle, StopLatency, StartLag}
+
+// AllMetrics returns every known metric in report order (a fresh slice each call).
+func AllMetrics() []Metric { return slices.Clone(metricOrder) }
+
+// Rank orders metrics for display: known metrics in report order, unknown ones after, by name.
+func (m Metric) Rank() int {
+	if i := slices.Index(metricOrder, m); i >= 0 {
+		return i
+	}
+	return len(metricOrder)
+}
+
+// Key identifies one histogram: a metric for one scenario on one dialect.
+type Key struct {
+	Metric   Metric `json:"metric"`
+	Scenario string `json:"scenario"`
+	Dialect  string `json:"dialect"`
+}
+
+// String is the hlog tag form "metric/scenario/dialect".
+func (k Key) String() string { return string(k.Metric) + "/" + k.Scenario + "/" + k.Dialect }
+
+// Compare orders keys by metric (report order), then scenario, then dialect.
+func (k Key) Compare(o Key) int {
+	if c := cmp.Compare(k.Metric.Rank(), o.Metric.Rank()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.Metric, o.Metric); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.Scenario, o.Scenario); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.Dialect, o.Dialect)
+}
+
+// parseTag is the inverse of Key.String.
+func parseTag(tag string) (Key, error) {
+	parts := strings.Split(tag, "/")
+	if len(parts) != 3 || parts[0] == "" {
+		return Key{}, fmt.Errorf("tag %q: want metric/scenario/dialect", tag)
+	}
+	return Key{Metric: Metric(parts[0]), Scenario: parts[1], Dialect: parts[2]}, nil
+}
+
+// Histogram range: 1 µs to 1 hour at 3 significant digits, as every streambench histogram.
+const (
+	lowestMicros  = 1
+	highestMicros = int64(time.Hour / time.Microsecond)
+	sigFigs       = 3
+)
+
+// NewHistogram returns an empty histogram with the range every streambench histogram uses
+// (microseconds, 1 µs .. 1 h, 3 significant digits), so histograms from any run merge.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(lowestMicros, highestMicros, sigFigs)
+}
+
+// Histograms is a set of HdrHistograms keyed by Key, recorded in microseconds (1 µs .. 1 h, 3
+// significant digits). Not safe for concurrent use: keep one per worker and merge them.
+type Histograms struct {
+	byKey map[Key]*hdrhistogram.Histogram
+}
+
+// NewHistograms returns an empty set; histograms are created on first Record.
+func NewHistograms() *Histograms {
+	return &Histograms{byKey: make(map[Key]*hdrhistogram.Histogram)}
+}
+
+// ErrOutOfRange is returned by Record for a negative duration or one over an hour.
+var ErrOutOfRange = errors.New("duration outside the histogram range (0 .. 1h)")
+
+// Record adds d to k's histogram. Durations under a microsecond record as 0 µs. It returns an
+// error wrapping ErrOutOfRange when d is negative or over an hour; the caller counts those
+// (Counters.RecordErrors) rather than dropping them silently.
+func (h *Histograms) Record(k Key, d time.Duration) error {
+	if d < 0 || d > time.Hour {
+		return fmt.Errorf("record %s = %v: %w", k, d, ErrOutOfRange)
+	}
+	hist := h.byKey[k]
+	if hist == nil {
+		hist = NewHistogram()
+		hist.SetTag(k.String())
+		h.byKey[k] = hist
+	}
+	if err := hist.RecordValue(d.Microseconds()); err != nil {
+		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
+	}
+	return nil
+}
+
+// Merge adds every histogram of from into h (from is not modified) and returns how many values
+// fell outside h's range, summed over keys (always 0 when both sets come from NewHistograms).
+func (h *Histograms) Merge(from *Histograms) (dropped int64) {
+	if from == nil {
+		return 0
+	}
+	for k, src := range from.byKey {
+		dst := h.byKey[k]
+		if dst == nil {
+			dst = NewHistogram()
+			dst.SetTag(k.String())
+			h.byKey[k] = dst
+		}
+		dropped += dst.Merge(src)
+	}
+	return dropped
+}
+
+// Get returns k's histogram, or nil when nothing was recorded for k. The histogram is shared,
+// not copied: do not modify it.
+func (h *Histograms) Get(k Key) *hdrhistogram.Histogram { return h.byKey[k] }
+
+// Set stores hist under k, replacing any previous one (used when reading logs and in tests).
+func (h *Histograms) Set(k Key, hist *hdrhistogram.Histogram) {
+	hist.SetTag(k.String())
+	h.byKey[k] = hist
+}
+
+// Keys returns every key with a histogram, sorted by Key.Compare.
+func (h *Histograms) Keys() []Key {
+	keys := slices.Collect(maps.Keys(h.byKey))
+	slices.SortFunc(keys, Key.Compare)
+	return keys
+}
+
+// Len is the number of histograms in the set.
+func (h *Histograms) Len() int { return len(h.byKey) }
+
+// Equal reports whether both sets hold the same keys with equal histograms.
+func (h *Histograms) Equal(o *Histograms) bool {
+	if h.Len() != o.Len() {
+		return false
+	}
+	for k, a := range h.byKey {
+		b := o.byKey[k]
+		if b == nil || !a.Equals(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// validTagPart rejects characters the hlog format or the tag's own separator cannot carry.
+func validTagPart(s string) error {
+	if strings.ContainsAny(s, "/, \t\r\n") {
+		return fmt.Errorf("%q contains '/', ',' or whitespace", s)
+	}
+	return nil
+}
+
+// WriteLog writes the set as an HdrHistogram interval log (the format hdrhistogram-go and the
+// Java HistogramLogProcessor read): a start-time header, then one interval per key in Keys
+// order, tagged "metric/scenario/dialect", with timestamps relative to start.
+func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
+	lw := hdrhistogram.NewHistogramLogWriter(w)
+	startMs := start.UnixMilli()
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return fmt.Errorf("write hlog header: %w", err)
+	}
+	if err := lw.OutputStartTime(startMs); err != nil {
+		return fmt.Errorf("write hlog header: %w", err)
+	}
+	if err := lw.OutputBaseTime(startMs); err != nil {
+		return fmt.Errorf("write hlog header: %w", err)
+	}
+	lw.SetBaseTime(startMs)
+	for _, k := range h.Keys() {
+		for _, part := range []string{string(k.Metric), k.Scenario, k.Dialect} {
+			if err := validTagPart(part); err != nil {
+				return fmt.Errorf("write hlog: key %s: %w", k, err)
+			}
+		}
+		hist := h.byKey[k]
+		hist.SetTag(k.String())
+		hist.SetStartTimeMs(startMs)
+		if hist.EndTimeMs() < startMs {
+			hist.SetEndTimeMs(startMs)
+		}
+		if err := lw.OutputIntervalHistogram(hist); err != nil {
+			return fmt.Errorf("write hlog: key %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// ReadLog reads an interval log written by WriteLog (or any tagged HdrHistogram log whose tags
+// are metric/scenario/dialect). Intervals with the same tag are merged; untagged intervals are
+// an error because they cannot be attributed to a metric.
+func ReadLog(r io.Reader) (*Histograms, error) {
+	lr := hdrhistogram.NewHistogramLogReader(r)
+	out := NewHistograms()
+	for n := 1; ; n++ {
+		hist, err := lr.NextIntervalHistogram()
+		if err != nil {
+			return nil, fmt.Errorf("interval %d: %w", n, err)
+		}
+		if hist == nil {
+			return out, nil
+		}
+		k, err := parseTag(hist.Tag())
+		if err != nil {
+			return nil, fmt.Errorf("interval %d: %w", n, err)
+		}
+		dst := out.byKey[k]
+		if dst == nil {
+			dst = NewHistogram()
+			dst.SetTag(k.String())
+			dst.SetStartTimeMs(hist.StartTimeMs())
+			out.byKey[k] = dst
+		}
+		if dropped := dst.Merge(hist); dropped > 0 {
+			return nil, fmt.Errorf("interval %d (%s): %d values outside 1µs..1h", n, k, dropped)
+		}
+		dst.SetEndTimeMs(max(dst.EndTimeMs(), hist.EndTimeMs()))
+	}
+}

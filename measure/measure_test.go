@@ -1,0 +1,266 @@
+package measure_test
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// seededRun builds a deterministic run: histograms from a seeded generator, fixed times.
+func seededRun(t testing.TB) *measure.Run {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	h := measure.NewHistograms()
+	for _, k := range []measure.Key{
+		{Metric: measure.FirstChunk, Scenario: "plain-answer", Dialect: "sim-chat"},
+		{Metric: measure.ChunkGap, Scenario: "plain-answer", Dialect: "sim-chat"},
+		{Metric: measure.FirstChunk, Scenario: "tool-loop", Dialect: "compose"},
+	} {
+		for range 500 {
+			d := 50*time.Millisecond + time.Duration(rng.ExpFloat64()*float64(20*time.Millisecond))
+			if err := h.Record(k, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return &measure.Run{
+		Summary: measure.Summary{
+			RunID:   "run-1",
+			Started: start,
+			Ended:   start.Add(30 * time.Second),
+			Config: measure.Config{Target: "http://127.0.0.1:8080", Dialects: []string{"sim-chat", "compose"},
+				Clients: 100, Duration: 30 * time.Second, Warmup: 2 * time.Second, Seed: 7,
+				Thresholds: []string{"ttfc.p99<300ms"}},
+			Environment: measure.Environment{GoVersion: "go1.26", OS: "linux", Arch: "amd64", CPUs: 2},
+			Metrics:     measure.Summarize(h),
+			Counters: measure.Counters{SessionsStarted: 1000, SessionsOK: 990, SessionsFailed: 10,
+				HTTPErrors: map[int]int64{503: 4}, TransportErrors: 6, Frames: 50000, Bytes: 1 << 20},
+			Violations: map[protocol.Rule]int64{protocol.RConverge: 2},
+			Leaks:      []measure.Leak{{Source: "runtime", Name: "go_goroutines", Before: 10, After: 12, Delta: 2, Tolerance: 5, OK: true}},
+			Verdict:    measure.Verdict{Pass: false, Reasons: []string{"2 violations"}},
+		},
+		Histograms: h,
+		Timeline:   []measure.TimelinePoint{{Second: 0, Active: 10, Started: 10}, {Second: 1, Active: 8, Completed: 2, Frames: 300, Errors: 1}},
+		Samples: []measure.ViolationSample{{Session: "s1", Scenario: "plain-answer", Dialect: "sim-chat", Seed: 9,
+			Rule: protocol.RConverge, Detail: "text differs", Frames: []string{`data: {"chunk":"<b>"}`, `data: "[DONE]"`}}},
+	}
+}
+
+func TestWriteReadRunRoundTrip(t *testing.T) {
+	t.Parallel()
+	want := seededRun(t)
+	dir := t.TempDir()
+	if err := measure.WriteRun(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := measure.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Histograms.Equal(want.Histograms) {
+		t.Errorf("histograms differ after round trip: keys %v vs %v", got.Histograms.Keys(), want.Histograms.Keys())
+	}
+	want.Summary.Schema = measure.SchemaVersion
+	gh, wh := got.Histograms, want.Histograms
+	got.Histograms, want.Histograms = nil, nil
+	defer func() { want.Histograms = wh }()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("run differs after round trip:\n got %+v\nwant %+v", got, want)
+	}
+	if !reflect.DeepEqual(measure.Summarize(gh), want.Summary.Metrics) {
+		t.Error("summaries recomputed from read histograms differ from the written ones")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestRecordRange(t *testing.T) {
+	t.Parallel()
+	h := measure.NewHistograms()
+	k := measure.Key{Metric: measure.FirstChunk, Scenario: "s", Dialect: "d"}
+	for _, tc := range []struct {
+		d       time.Duration
+		wantErr bool
+	}{
+		{0, false},                      // zero records as 0 µs
+		{500 * time.Nanosecond, false},  // sub-microsecond rounds down
+		{time.Hour, false},              // the top of the range
+		{-time.Millisecond, true},       // negative: clock went backwards
+		{time.Hour + time.Second, true}, // over the top
+	} {
+		err := h.Record(k, tc.d)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("Record(%v) error = %v, want error %v", tc.d, err, tc.wantErr)
+		}
+		if err != nil && !errors.Is(err, measure.ErrOutOfRange) {
+			t.Errorf("Record(%v) error %v does not wrap ErrOutOfRange", tc.d, err)
+		}
+	}
+	if got := h.Get(k).TotalCount(); got != 3 {
+		t.Errorf("TotalCount = %d, want 3", got)
+	}
+}
+
+func TestMergeDoesNotAlias(t *testing.T) {
+	t.Parallel()
+	k := measure.Key{Metric: measure.ChunkGap, Scenario: "s", Dialect: "d"}
+	a, b := measure.NewHistograms(), measure.NewHistograms()
+	_ = b.Record(k, time.Millisecond)
+	if dropped := a.Merge(b); dropped != 0 {
+		t.Fatalf("dropped %d", dropped)
+	}
+	_ = a.Record(k, time.Second)
+	if b.Get(k).TotalCount() != 1 || a.Get(k).TotalCount() != 2 {
+		t.Errorf("counts a=%d b=%d, want 2 and 1", a.Get(k).TotalCount(), b.Get(k).TotalCount())
+	}
+	if a.Get(measure.Key{Metric: "none"}) != nil {
+		t.Error("Get of an absent key is not nil")
+	}
+}
+
+func TestKeysSortedInReportOrder(t *testing.T) {
+	t.Parallel()
+	h := measure.NewHistograms()
+	for _, k := range []measure.Key{
+		{Metric: measure.StreamDuration, Scenario: "a", Dialect: "x"},
+		{Metric: measure.FirstChunk, Scenario: "b", Dialect: "x"},
+		{Metric: measure.FirstChunk, Scenario: "a", Dialect: "y"},
+		{Metric: measure.Connect, Scenario: "z", Dialect: "x"},
+	} {
+		_ = h.Record(k, time.Millisecond)
+	}
+	var got []string
+	for _, k := range h.Keys() {
+		got = append(got, k.String())
+	}
+	want := []string{"connect/z/x", "ttfc/a/y", "ttfc/b/x", "duration/a/x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Keys = %v, want %v", got, want)
+	}
+}
+
+func TestWriteLogRejectsBadTag(t *testing.T) {
+	t.Parallel()
+	h := measure.NewHistograms()
+	_ = h.Record(measure.Key{Metric: measure.FirstChunk, Scenario: "has space", Dialect: "d"}, time.Millisecond)
+	err := h.WriteLog(&bytes.Buffer{}, time.Unix(0, 0))
+	if err == nil || !strings.Contains(err.Error(), "has space") {
+		t.Errorf("WriteLog error = %v, want one naming the scenario", err)
+	}
+}
+
+func TestReadRunErrors(t *testing.T) {
+	t.Parallel()
+	good := func(t *testing.T) string {
+		dir := t.TempDir()
+		if err := measure.WriteRun(dir, seededRun(t)); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for _, tc := range []struct {
+		name    string
+		setup   func(t *testing.T) string
+		wantErr string
+	}{
+		// the directory does not exist
+		{"missing dir", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nope") }, "run directory"},
+		// the directory has no summary.json
+		{"no summary", func(t *testing.T) string { return t.TempDir() }, "summary.json"},
+		// a summary from a future schema
+		{"schema", func(t *testing.T) string {
+			dir := good(t)
+			write(t, dir, measure.SummaryFile, `{"schema": 2}`)
+			return dir
+		}, "schema version 2"},
+		// broken JSON names the line
+		{"bad json", func(t *testing.T) string {
+			dir := good(t)
+			write(t, dir, measure.SummaryFile, "{\n\"schema\": 1,\n oops}")
+			return dir
+		}, "summary.json:3"},
+		// a wrongly typed field is named
+		{"bad field", func(t *testing.T) string {
+			dir := good(t)
+			write(t, dir, measure.SummaryFile, "{\"schema\": 1, \"run_id\": 5}")
+			return dir
+		}, "field run_id"},
+		// timeline with a non-number names line and column
+		{"bad timeline", func(t *testing.T) string {
+			dir := good(t)
+			write(t, dir, measure.TimelineFile, "second,active,started,completed,frames,errors,violations\n0,1,2,3,4,5,6\n1,x,2,3,4,5,6\n")
+			return dir
+		}, "line 3: column active"},
+		// a broken sample line is named
+		{"bad sample", func(t *testing.T) string {
+			dir := good(t)
+			write(t, dir, measure.SamplesFile, "{}\n{nope\n")
+			return dir
+		}, "violations.jsonl: line 2"},
+		// an untagged hlog interval cannot be attributed
+		{"bad hlog tag", func(t *testing.T) string {
+			dir := good(t)
+			h := measure.NewHistogram()
+			_ = h.RecordValue(5)
+			var buf bytes.Buffer
+			hs := measure.NewHistograms()
+			hs.Set(measure.Key{Metric: "ttfc", Scenario: "a", Dialect: "b"}, h)
+			_ = hs.WriteLog(&buf, time.Unix(0, 0))
+			write(t, dir, measure.HistogramsFile, strings.Replace(buf.String(), "Tag=ttfc/a/b,", "Tag=ttfc,", 1))
+			return dir
+		}, "want metric/scenario/dialect"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := measure.ReadRun(tc.setup(t))
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("ReadRun error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzReadLog(f *testing.F) {
+	var buf bytes.Buffer
+	if err := seededRun(f).Histograms.WriteLog(&buf, time.Unix(1, 0)); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte("Tag=a/b/c,0.0,1.0,2.0,HISTFAAA\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := measure.ReadLog(bytes.NewReader(data))
+		if err == nil {
+			_ = measure.Summarize(h)
+		}
+	})
+}
+
+func BenchmarkRecord(b *testing.B) {
+	h := measure.NewHistograms()
+	k := measure.Key{Metric: measure.ChunkGap, Scenario: "plain-answer", Dialect: "sim-chat"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_ = h.Record(k, time.Duration(i%100000)*time.Microsecond)
+	}
+}

@@ -1,0 +1,270 @@
+package measure
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// SchemaVersion is the summary.json schema this package writes and reads.
+const SchemaVersion = 1
+
+// Counters are a run's event counts.
+type Counters struct {
+	SessionsStarted int64 `json:"sessions_started"`
+	SessionsOK      int64 `json:"sessions_ok"`
+	SessionsFailed  int64 `json:"sessions_failed"`
+	SessionsAborted int64 `json:"sessions_aborted"` // closed by the client on purpose (abort or stop)
+	ScriptedErrors  int64 `json:"scripted_errors"`  // failures the scenario asked for; not counted as errors
+	// HTTPErrors counts non-2xx responses by status code.
+	HTTPErrors      map[int]int64 `json:"http_errors,omitempty"`
+	TransportErrors int64         `json:"transport_errors"`
+	DecodeErrors    int64         `json:"decode_errors"`
+	Frames          int64         `json:"frames"`
+	Bytes           int64         `json:"bytes"`
+	LateStarts      int64         `json:"late_starts"`    // open loop: sessions started after their intended time
+	DroppedStarts   int64         `json:"dropped_starts"` // open loop: sessions never started (max in-flight)
+	RecordErrors    int64         `json:"record_errors"`  // latencies outside the histogram range
+}
+
+// Errors is the number of sessions that failed for reasons the scenario did not script:
+// HTTP errors, transport errors and decode errors.
+func (c Counters) Errors() int64 {
+	n := c.TransportErrors + c.DecodeErrors
+	for _, v := range c.HTTPErrors {
+		n += v
+	}
+	return n
+}
+
+// ErrorRate is Errors over sessions started (0 when none started).
+func (c Counters) ErrorRate() float64 {
+	if c.SessionsStarted == 0 {
+		return 0
+	}
+	return float64(c.Errors()) / float64(c.SessionsStarted)
+}
+
+// Leak is one resource compared before the load and after it drained.
+type Leak struct {
+	Source    string  `json:"source"` // "runtime", "mock" or "generator"
+	Name      string  `json:"name"`   // metric name, e.g. go_goroutines
+	Before    float64 `json:"before"`
+	After     float64 `json:"after"`
+	Delta     float64 `json:"delta"`
+	Tolerance float64 `json:"tolerance"`
+	OK        bool    `json:"ok"` // Delta within Tolerance
+}
+
+// TimelinePoint is one second of a run.
+type TimelinePoint struct {
+	Second     int   `json:"second"` // since the run started
+	Active     int64 `json:"active"` // streams open at the end of the second
+	Started    int64 `json:"started"`
+	Completed  int64 `json:"completed"`
+	Frames     int64 `json:"frames"`
+	Errors     int64 `json:"errors"`
+	Violations int64 `json:"violations"`
+}
+
+// ViolationSample is one offending stream kept with its frames so a user can see what went wrong.
+type ViolationSample struct {
+	Session  string        `json:"session"`
+	Scenario string        `json:"scenario"`
+	Dialect  string        `json:"dialect"`
+	Seed     uint64        `json:"seed"`
+	Rule     protocol.Rule `json:"rule"`
+	Detail   string        `json:"detail"`
+	Frames   []string      `json:"frames"` // the raw frames of the stream (bounded by the generator)
+}
+
+// Environment is where a run ran.
+type Environment struct {
+	GoVersion   string `json:"go_version"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	CPUs        int    `json:"cpus"`
+	GitRevision string `json:"git_revision,omitempty"`
+	Hostname    string `json:"hostname,omitempty"`
+	Target      string `json:"target,omitempty"` // the runtime's base URL
+}
+
+// Config is the workload a run was asked for, recorded so a report says what was measured and a
+// gate can read the mix file's thresholds.
+type Config struct {
+	Target      string        `json:"target,omitempty"`
+	Dialects    []string      `json:"dialects,omitempty"`
+	Clients     int           `json:"clients,omitempty"`      // closed loop: virtual users
+	Rate        float64       `json:"rate,omitempty"`         // open loop: sessions per second
+	Arrival     string        `json:"arrival,omitempty"`      // open loop: "constant" or "poisson"
+	MaxInflight int           `json:"max_inflight,omitempty"` // open loop cap
+	Stages      string        `json:"stages,omitempty"`       // as given, e.g. "30s:1000,60s:1000,10s:0"
+	Duration    time.Duration `json:"-"`
+	Sessions    int64         `json:"sessions,omitempty"`
+	Warmup      time.Duration `json:"-"`
+	ThinkTime   time.Duration `json:"-"`
+	Mix         string        `json:"mix,omitempty"` // mix name or file
+	Seed        uint64        `json:"seed"`
+	Faults      []string      `json:"faults,omitempty"`
+	HTTP2       bool          `json:"http2,omitempty"`
+	// Thresholds are gate expressions from the mix file (e.g. "ttfc.p99<300ms"); the gate
+	// applies them in addition to its command-line thresholds.
+	Thresholds []string `json:"thresholds,omitempty"`
+	// Extra holds any other setting worth recording, by flag name.
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+// configJSON carries Config's durations as readable strings ("30s") instead of nanoseconds.
+type configJSON struct {
+	configAlias
+	Duration  string `json:"duration,omitempty"`
+	Warmup    string `json:"warmup,omitempty"`
+	ThinkTime string `json:"think_time,omitempty"`
+}
+
+type configAlias Config
+
+func durationText(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// MarshalJSON writes durations as Go duration strings.
+func (c Config) MarshalJSON() ([]byte, error) {
+	return json.Marshal(configJSON{
+		configAlias: configAlias(c),
+		Duration:    durationText(c.Duration),
+		Warmup:      durationText(c.Warmup),
+		ThinkTime:   durationText(c.ThinkTime),
+	})
+}
+
+// UnmarshalJSON reads durations written by MarshalJSON.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	var cj configJSON
+	if err := json.Unmarshal(b, &cj); err != nil {
+		return err
+	}
+	*c = Config(cj.configAlias)
+	for _, f := range []struct {
+		name string
+		text string
+		dst  *time.Duration
+	}{{"duration", cj.Duration, &c.Duration}, {"warmup", cj.Warmup, &c.Warmup}, {"think_time", cj.ThinkTime, &c.ThinkTime}} {
+		if f.text == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f.text)
+		if err != nil {
+			return fmt.Errorf("config.%s: %w", f.name, err)
+		}
+		*f.dst = d
+	}
+	return nil
+}
+
+// MetricSummary is one histogram's statistics, in microseconds.
+type MetricSummary struct {
+	Key
+	Count int64   `json:"count"`
+	Min   int64   `json:"min_us"`
+	P50   int64   `json:"p50_us"`
+	P90   int64   `json:"p90_us"`
+	P99   int64   `json:"p99_us"`
+	P999  int64   `json:"p999_us"`
+	Max   int64   `json:"max_us"`
+	Mean  float64 `json:"mean_us"`
+}
+
+// Verdict is the run's own pass/fail, with a reason per failure.
+type Verdict struct {
+	Pass    bool     `json:"pass"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Summary is summary.json: everything about a run except the raw histograms, timeline and samples.
+type Summary struct {
+	Schema      int                     `json:"schema"` // SchemaVersion
+	RunID       string                  `json:"run_id"`
+	Started     time.Time               `json:"started"`
+	Ended       time.Time               `json:"ended"`
+	Interrupted bool                    `json:"interrupted"` // stopped by Ctrl-C before the planned end
+	Config      Config                  `json:"config"`
+	Environment Environment             `json:"environment"`
+	Metrics     []MetricSummary         `json:"metrics"`
+	Counters    Counters                `json:"counters"`
+	Violations  map[protocol.Rule]int64 `json:"violations"`
+	Leaks       []Leak                  `json:"leaks"`
+	Verdict     Verdict                 `json:"verdict"`
+}
+
+// Metric returns the summary of k, if recorded.
+func (s *Summary) Metric(k Key) (MetricSummary, bool) {
+	for _, m := range s.Metrics {
+		if m.Key == k {
+			return m, true
+		}
+	}
+	return MetricSummary{}, false
+}
+
+// TotalViolations is the sum of violations over every rule.
+func (s *Summary) TotalViolations() int64 {
+	var n int64
+	for _, v := range s.Violations {
+		n += v
+	}
+	return n
+}
+
+// FailedLeaks counts leaks over their tolerance.
+func (s *Summary) FailedLeaks() int {
+	n := 0
+	for _, l := range s.Leaks {
+		if !l.OK {
+			n++
+		}
+	}
+	return n
+}
+
+// Run is everything a run produced.
+type Run struct {
+	Summary    Summary
+	Histograms *Histograms
+	Timeline   []TimelinePoint
+	Samples    []ViolationSample
+}
+
+// Summarize computes every histogram's statistics, in Keys order.
+func Summarize(h *Histograms) []MetricSummary {
+	out := make([]MetricSummary, 0, h.Len())
+	for _, k := range h.Keys() {
+		out = append(out, SummarizeOne(k, h.Get(k)))
+	}
+	return out
+}
+
+// SummarizeOne computes one histogram's statistics.
+func SummarizeOne(k Key, hist *hdrhistogram.Histogram) MetricSummary {
+	m := MetricSummary{Key: k}
+	if hist == nil || hist.TotalCount() == 0 {
+		return m
+	}
+	// ValueAtQuantile takes a percentage (99, not 0.99).
+	m.Count = hist.TotalCount()
+	m.Min = hist.Min()
+	m.P50 = hist.ValueAtQuantile(50)
+	m.P90 = hist.ValueAtQuantile(90)
+	m.P99 = hist.ValueAtQuantile(99)
+	m.P999 = hist.ValueAtQuantile(99.9)
+	m.Max = hist.Max()
+	m.Mean = hist.Mean()
+	return m
+}
