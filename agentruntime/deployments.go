@@ -1,0 +1,191 @@
+package agentruntime
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+//go:embed deployments.yaml
+var defaultDeploymentsYAML []byte
+
+// KnownWires are the provider wire names a deployment may use.
+var knownWires = []string{"openai", "anthropic"}
+
+// Deployment is one agent as the runtime serves it: a sim-chat slug, sim-canvas workflow id and
+// compose agent id all resolve to a Deployment by the same name.
+type Deployment struct {
+	// Slug names the deployment in every dialect's URL.
+	Slug string `yaml:"slug" json:"slug"`
+	// Provider is the model provider's base URL; empty means the runtime's default provider.
+	Provider string `yaml:"provider" json:"provider,omitempty"`
+	// Wire is the provider wire format: "openai" or "anthropic".
+	Wire string `yaml:"wire" json:"wire"`
+	// Model is the model name sent to the provider.
+	Model string `yaml:"model" json:"model"`
+	// IncludeThinking lets opted-in sim-chat clients see thinking frames.
+	IncludeThinking bool `yaml:"includeThinking" json:"includeThinking"`
+	// IncludeToolCalls lets opted-in sim-chat clients see tool lifecycle frames.
+	IncludeToolCalls bool `yaml:"includeToolCalls" json:"includeToolCalls"`
+	// Tools are the tools offered to the model; empty allows any tool the model calls.
+	Tools []string `yaml:"tools" json:"tools,omitempty"`
+}
+
+// Policy is the deployment's sim-chat event policy.
+func (d *Deployment) Policy() protocol.Policy {
+	return protocol.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls}
+}
+
+// allowsTool reports whether the model may call name in this deployment.
+func (d *Deployment) allowsTool(name string) bool {
+	return len(d.Tools) == 0 || slices.Contains(d.Tools, name)
+}
+
+// Deployments is a validated, immutable set of deployments; safe for concurrent use.
+type Deployments struct {
+	list   []Deployment
+	bySlug map[string]int
+}
+
+// Lookup returns the deployment named slug.
+func (ds *Deployments) Lookup(slug string) (*Deployment, bool) {
+	if ds == nil {
+		return nil, false
+	}
+	i, ok := ds.bySlug[slug]
+	if !ok {
+		return nil, false
+	}
+	return &ds.list[i], true
+}
+
+// All returns a copy of every deployment in file order.
+func (ds *Deployments) All() []Deployment {
+	if ds == nil {
+		return nil
+	}
+	return slices.Clone(ds.list)
+}
+
+// Slugs returns every deployment's slug in file order.
+func (ds *Deployments) Slugs() []string {
+	if ds == nil {
+		return nil
+	}
+	out := make([]string, len(ds.list))
+	for i := range ds.list {
+		out[i] = ds.list[i].Slug
+	}
+	return out
+}
+
+// DefaultDeployments returns the embedded deployments: each wire × each policy combination,
+// named <wire>-none, -thinking, -tools and -all.
+func DefaultDeployments() *Deployments {
+	ds, err := ParseDeployments("deployments.yaml (embedded)", defaultDeploymentsYAML)
+	if err != nil {
+		// The embedded file is tested; failing here means the binary was built from a broken tree.
+		panic(fmt.Sprintf("agentruntime: embedded deployments are invalid: %v", err))
+	}
+	return ds
+}
+
+// LoadDeployments reads and validates a deployments YAML file.
+func LoadDeployments(path string) (*Deployments, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("deployments: %w", err)
+	}
+	return ParseDeployments(path, data)
+}
+
+// deploymentsFile is the YAML document's shape.
+type deploymentsFile struct {
+	Deployments []Deployment `yaml:"deployments"`
+}
+
+// ParseDeployments parses and validates a deployments document; name (a file name) prefixes
+// every error, which also names the line and field that is wrong.
+func ParseDeployments(name string, data []byte) (*Deployments, error) {
+	var doc deploymentsFile
+	if err := yaml.UnmarshalWithOptions(data, &doc, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, yaml.FormatError(err, false, false))
+	}
+	if len(doc.Deployments) == 0 {
+		return nil, fmt.Errorf("%s: no deployments (expected a top-level \"deployments:\" list)", name)
+	}
+	var file *ast.File
+	fieldErr := func(i int, field, format string, args ...any) error {
+		if file == nil {
+			file, _ = parser.ParseBytes(data, 0)
+		}
+		return fmt.Errorf("%s:%d: deployments[%d].%s: %s", name, lineOf(file, i, field), i, field, fmt.Sprintf(format, args...))
+	}
+	ds := &Deployments{list: doc.Deployments, bySlug: make(map[string]int, len(doc.Deployments))}
+	for i := range ds.list {
+		d := &ds.list[i]
+		switch {
+		case d.Slug == "":
+			return nil, fieldErr(i, "slug", "missing (every deployment needs a slug)")
+		case !validSlug(d.Slug):
+			return nil, fieldErr(i, "slug", "%q may only contain letters, digits, '-', '_' and '.'", d.Slug)
+		case !slices.Contains(knownWires, d.Wire):
+			return nil, fieldErr(i, "wire", "%q is not a provider wire (expected one of %v)", d.Wire, knownWires)
+		case d.Model == "":
+			return nil, fieldErr(i, "model", "missing")
+		}
+		if d.Provider != "" {
+			u, err := url.Parse(d.Provider)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return nil, fieldErr(i, "provider", "%q is not an http(s) URL", d.Provider)
+			}
+		}
+		if j, dup := ds.bySlug[d.Slug]; dup {
+			return nil, fieldErr(i, "slug", "%q already defined by deployments[%d]", d.Slug, j)
+		}
+		ds.bySlug[d.Slug] = i
+	}
+	return ds, nil
+}
+
+func validSlug(s string) bool {
+	for _, r := range s {
+		ok := r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// lineOf finds the line of deployments[i].field (or of deployments[i] when the field is
+// absent) so validation errors point at the file; 0 when it cannot be found.
+func lineOf(file *ast.File, i int, field string) int {
+	if file == nil {
+		return 0
+	}
+	for _, p := range []string{fmt.Sprintf("$.deployments[%d].%s", i, field), fmt.Sprintf("$.deployments[%d]", i)} {
+		path, err := yaml.PathString(p)
+		if err != nil {
+			continue
+		}
+		node, err := path.FilterFile(file)
+		if err != nil || node == nil || node.GetToken() == nil {
+			continue
+		}
+		return node.GetToken().Position.Line
+	}
+	return 0
+}
+
+// errUnknownDeployment is returned (wrapped) for a slug no deployment has.
+var errUnknownDeployment = errors.New("unknown deployment")

@@ -1,0 +1,137 @@
+package agentruntime
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// Faults are the runtime's fault switches. Each breaks one protocol rule on purpose, so the load
+// generator's checkers can be shown to catch it. The zero value is a correct runtime.
+type Faults struct {
+	// NoReset never sends chunk_reset after an intermediate turn's text (R-converge).
+	NoReset bool
+	// ResetInFinal sends chunk_reset at the end of the final turn and re-sends its text
+	// (R-reset-scope).
+	ResetInFinal bool
+	// LeakThinking sends thinking text as answer chunks (R-no-thinking-in-answer).
+	LeakThinking bool
+	// IgnoreHeader streams live, resettable text to legacy clients (R-legacy-settled).
+	IgnoreHeader bool
+	// IgnorePolicy sends thinking and tool frames to opted-in clients whatever the deployment
+	// policy says (R-thinking-gate, R-tool-gate).
+	IgnorePolicy bool
+	// ExposeToolArgs puts tool arguments and results in public chat frames (R-tool-redaction).
+	ExposeToolArgs bool
+	// UnbalancedTool drops the first tool end frame of every stream (R-tool-lifecycle).
+	UnbalancedTool bool
+	// DoubleTerminal sends two terminals: sim-chat final twice, canvas execution:completed
+	// twice, compose stopped then done (R-terminal).
+	DoubleTerminal bool
+	// MissingDone omits the [DONE] end marker (R-terminal).
+	MissingDone bool
+	// NoCancel does not propagate a client disconnect: the provider stream is read to its end
+	// and tools run to completion for a client that left (R-abort).
+	NoCancel bool
+	// LeakGoroutine leaves one goroutine blocked per aborted request, until Shutdown (R-abort,
+	// leak check).
+	LeakGoroutine bool
+	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
+	// chunk; no rule, a latency regression).
+	SlowFirstChunk time.Duration
+}
+
+// FaultInfo documents one fault switch.
+type FaultInfo struct {
+	// Name is the --fault value ("slow-first-chunk" takes "=DURATION").
+	Name string
+	// Rules are the rule IDs the fault breaks (none for a pure latency fault).
+	Rules []protocol.Rule
+	// Help says in one line what the fault does.
+	Help string
+	// field points at the switch's flag; nil for slow-first-chunk, which takes a value.
+	field func(f *Faults) *bool
+}
+
+// FaultSwitches lists every fault switch in --help order.
+func FaultSwitches() []FaultInfo {
+	return []FaultInfo{
+		{"no-reset", []protocol.Rule{protocol.RConverge}, "never send chunk_reset after an intermediate turn", func(f *Faults) *bool { return &f.NoReset }},
+		{"reset-in-final", []protocol.Rule{protocol.RResetScope}, "send chunk_reset in the final turn (then re-send its text)", func(f *Faults) *bool { return &f.ResetInFinal }},
+		{"leak-thinking", []protocol.Rule{protocol.RNoThinkingAnswer}, "send thinking text as answer chunks", func(f *Faults) *bool { return &f.LeakThinking }},
+		{"ignore-header", []protocol.Rule{protocol.RLegacySettled}, "stream live, resettable text to legacy (no-header) clients", func(f *Faults) *bool { return &f.IgnoreHeader }},
+		{"ignore-policy", []protocol.Rule{protocol.RThinkingGate, protocol.RToolGate}, "send thinking and tool frames whatever the deployment policy", func(f *Faults) *bool { return &f.IgnorePolicy }},
+		{"expose-tool-args", []protocol.Rule{protocol.RToolRedaction}, "put tool arguments and results in public chat frames", func(f *Faults) *bool { return &f.ExposeToolArgs }},
+		{"unbalanced-tool", []protocol.Rule{protocol.RToolLifecycle}, "drop the first tool end frame of each stream", func(f *Faults) *bool { return &f.UnbalancedTool }},
+		{"double-terminal", []protocol.Rule{protocol.RTerminal}, "send two terminals (compose: stopped then done)", func(f *Faults) *bool { return &f.DoubleTerminal }},
+		{"missing-done", []protocol.Rule{protocol.RTerminal}, "omit the [DONE] end marker", func(f *Faults) *bool { return &f.MissingDone }},
+		{"no-cancel", []protocol.Rule{protocol.RAbort}, "ignore client disconnects: read the provider stream to the end, finish tools", func(f *Faults) *bool { return &f.NoCancel }},
+		{"leak-goroutine", []protocol.Rule{protocol.RAbort}, "leave one goroutine blocked per aborted request", func(f *Faults) *bool { return &f.LeakGoroutine }},
+		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
+	}
+}
+
+// ParseFaults builds Faults from --fault values such as "no-reset" or "slow-first-chunk=2s".
+// An unknown name is an error that lists the valid ones.
+func ParseFaults(names []string) (Faults, error) {
+	var f Faults
+	switches := FaultSwitches()
+	for _, raw := range names {
+		name, arg, hasArg := strings.Cut(strings.TrimSpace(raw), "=")
+		i := slices.IndexFunc(switches, func(s FaultInfo) bool { return s.Name == name })
+		if i < 0 {
+			valid := make([]string, len(switches))
+			for i, s := range switches {
+				valid[i] = s.Name
+			}
+			return Faults{}, fmt.Errorf("unknown fault %q (valid: %s)", raw, strings.Join(valid, ", "))
+		}
+		if s := switches[i]; s.field != nil {
+			if hasArg {
+				return Faults{}, fmt.Errorf("fault %q: %s takes no value", raw, name)
+			}
+			*s.field(&f) = true
+			continue
+		}
+		d, err := time.ParseDuration(arg)
+		if err != nil || d <= 0 {
+			return Faults{}, fmt.Errorf("fault %q: needs a positive duration, e.g. slow-first-chunk=500ms", raw)
+		}
+		f.SlowFirstChunk = d
+	}
+	return f, nil
+}
+
+// Names returns the --fault values that reproduce f, for logs and results.
+func (f Faults) Names() []string {
+	var out []string
+	for _, s := range FaultSwitches() {
+		switch {
+		case s.field != nil && *s.field(&f):
+			out = append(out, s.Name)
+		case s.field == nil && f.SlowFirstChunk > 0:
+			out = append(out, s.Name+"="+f.SlowFirstChunk.String())
+		}
+	}
+	return out
+}
+
+// FaultHelp is the --fault help text: one line per switch with the rules it breaks.
+func FaultHelp() string {
+	var b strings.Builder
+	for _, s := range FaultSwitches() {
+		rules := make([]string, len(s.Rules))
+		for i, r := range s.Rules {
+			rules[i] = string(r)
+		}
+		r := strings.Join(rules, ", ")
+		if r == "" {
+			r = "latency"
+		}
+		fmt.Fprintf(&b, "  %-18s breaks %-30s %s\n", s.Name, r, s.Help)
+	}
+	return b.String()
+}
