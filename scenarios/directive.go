@@ -1,0 +1,102 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Directive selects a scenario from inside a user message, so any agent runtime that forwards
+// the user's text verbatim can be load-tested against the mock provider without sharing state.
+// Its text form is "[[streambench scenario=NAME seed=N session=ID]]".
+type Directive struct {
+	// Scenario is the scenario name to play.
+	Scenario string
+	// Seed selects the rendering (text, timings, tool ids).
+	Seed uint64
+	// Session identifies the conversation in the mock's records; optional.
+	Session string
+}
+
+// directiveOpen and directiveClose delimit a directive in text.
+const (
+	directiveOpen  = "[[streambench"
+	directiveClose = "]]"
+)
+
+// String renders the directive in the form ParseDirective reads. An empty Session is omitted.
+func (d Directive) String() string {
+	var b strings.Builder
+	b.WriteString(directiveOpen)
+	b.WriteString(" scenario=")
+	b.WriteString(d.Scenario)
+	b.WriteString(" seed=")
+	b.WriteString(strconv.FormatUint(d.Seed, 10))
+	if d.Session != "" {
+		b.WriteString(" session=")
+		b.WriteString(d.Session)
+	}
+	b.WriteString(directiveClose)
+	return b.String()
+}
+
+// ParseDirective finds the first "[[streambench ...]]" directive anywhere in text. It returns
+// ok=false and no error when text holds none, and an error naming the problem when the
+// directive is present but malformed (unterminated, unknown or repeated key, missing scenario,
+// bad seed). Keys: scenario (required, no spaces), seed (required, decimal uint64), session.
+func ParseDirective(text string) (Directive, bool, error) {
+	start := strings.Index(text, directiveOpen)
+	if start < 0 {
+		return Directive{}, false, nil
+	}
+	rest := text[start+len(directiveOpen):]
+	end := strings.Index(rest, directiveClose)
+	if end < 0 {
+		return Directive{}, true, fmt.Errorf("streambench directive at byte %d: missing closing %q", start, directiveClose)
+	}
+	body := rest[:end]
+	if body != "" && body[0] != ' ' && body[0] != '\t' {
+		return Directive{}, true, fmt.Errorf("streambench directive at byte %d: expected a space after %q, got %q", start, directiveOpen, body)
+	}
+	var d Directive
+	var haveScenario, haveSeed, haveSession bool
+	for _, field := range strings.Fields(body) {
+		key, value, found := strings.Cut(field, "=")
+		if !found || value == "" {
+			return Directive{}, true, fmt.Errorf("streambench directive: field %q: expected key=value", field)
+		}
+		switch key {
+		case "scenario":
+			if haveScenario {
+				return Directive{}, true, fmt.Errorf("streambench directive: scenario given twice")
+			}
+			haveScenario = true
+			d.Scenario = value
+		case "seed":
+			if haveSeed {
+				return Directive{}, true, fmt.Errorf("streambench directive: seed given twice")
+			}
+			haveSeed = true
+			seed, err := strconv.ParseUint(value, 10, 64)
+			if err != nil {
+				return Directive{}, true, fmt.Errorf("streambench directive: seed %q: expected a decimal unsigned 64-bit integer", value)
+			}
+			d.Seed = seed
+		case "session":
+			if haveSession {
+				return Directive{}, true, fmt.Errorf("streambench directive: session given twice")
+			}
+			haveSession = true
+			d.Session = value
+		default:
+			return Directive{}, true, fmt.Errorf("streambench directive: unknown key %q (expected scenario, seed or session)", key)
+		}
+	}
+	if !haveScenario {
+		return Directive{}, true, fmt.Errorf("streambench directive: missing scenario=NAME")
+	}
+	if !haveSeed {
+		return Directive{}, true, fmt.Errorf("streambench directive: missing seed=N")
+	}
+	return d, true, nil
+}

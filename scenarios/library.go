@@ -1,0 +1,110 @@
+package scenarios
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"sync"
+)
+
+//go:embed library/*.yaml
+var embeddedFS embed.FS
+
+// Library is a set of scenarios by name. It is immutable after construction and safe for
+// concurrent use; the Scenarios it returns must not be modified.
+type Library struct {
+	byName map[string]*Scenario
+	files  map[string]string
+	source map[string][]byte
+	names  []string
+}
+
+// embedded parses the embedded library once; it is immutable afterwards.
+var embedded = sync.OnceValues(func() (*Library, error) { return loadFS(embeddedFS, "library") })
+
+// Embedded returns the library compiled into the binary. The embedded files are validated by
+// the package tests, so a failure here is a build defect and panics.
+func Embedded() *Library {
+	lib, err := embedded()
+	if err != nil {
+		panic(fmt.Sprintf("scenarios: embedded library is invalid: %v", err))
+	}
+	return lib
+}
+
+// LoadDir loads every *.yaml and *.yml file in dir (not recursively). Duplicate scenario names
+// and invalid files are errors naming the files.
+func LoadDir(dir string) (*Library, error) {
+	lib, err := loadFS(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("loading scenarios from %s: %w", dir, err)
+	}
+	return lib, nil
+}
+
+// loadFS loads the scenario files of one directory of fsys.
+func loadFS(fsys fs.FS, dir string) (*Library, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	lib := &Library{byName: map[string]*Scenario{}, files: map[string]string{}, source: map[string][]byte{}}
+	var errs []error
+	for _, e := range entries {
+		ext := path.Ext(e.Name())
+		if e.IsDir() || (ext != ".yaml" && ext != ".yml") {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s, err := Parse(e.Name(), data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if prev, dup := lib.files[s.Name]; dup {
+			errs = append(errs, fmt.Errorf("%s: scenario %q is already defined in %s; expected unique names", e.Name(), s.Name, prev))
+			continue
+		}
+		lib.byName[s.Name] = s
+		lib.files[s.Name] = e.Name()
+		lib.source[s.Name] = data
+		lib.names = append(lib.names, s.Name)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(lib.names) == 0 {
+		return nil, fmt.Errorf("no *.yaml or *.yml scenario files")
+	}
+	slices.Sort(lib.names)
+	return lib, nil
+}
+
+
+// Get returns the scenario called name.
+func (l *Library) Get(name string) (*Scenario, bool) {
+	s, ok := l.byName[name]
+	return s, ok
+}
+
+// Names returns the scenario names, sorted. The caller may modify the returned slice.
+func (l *Library) Names() []string { return slices.Clone(l.names) }
+
+// File returns the file name the scenario was loaded from ("" if unknown).
+func (l *Library) File(name string) string { return l.files[name] }
+
+// Len is the number of scenarios.
+func (l *Library) Len() int { return len(l.names) }
+
+// Source returns the YAML the scenario was loaded from (nil if unknown). The caller must not
+// modify it.
+func (l *Library) Source(name string) []byte { return l.source[name] }

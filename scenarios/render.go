@@ -1,0 +1,293 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rendering rules. Render is a pure function of (scenario, seed); the mock provider, the load
+// generator and the tests each call it and get identical Scripts.
+//
+//   - Randomness: one math/rand/v2 PCG stream per (seed, purpose, turn[, tool]), where purpose is
+//     one of thinking, text, timing, tool-id, tool-args, tool-result, tool-duration, tool-split.
+//     Changing a timing therefore never changes text, and adding a turn never changes earlier ones.
+//   - Text: a literal is split into tokens of leading whitespace + one word (they concatenate back
+//     to exactly the literal); {tokens: N} generates N word-like tokens, the first without a
+//     leading space, with occasional punctuation and non-ASCII words (é, ü, 日本).
+//   - Steps per turn: thinking tokens, then text tokens, then each tool call's argument JSON cut
+//     into pieces of 2-8 bytes (never inside a UTF-8 character), one token per piece. Up to
+//     Timing.TokensPerFrame consecutive tokens of the same kind (and tool) share one Step.
+//   - Timing: token 0 is produced at a TTFT sample, each later token one inter-token sample after
+//     the previous; a Step is emitted when its last token is produced (Step.At). A stall adds its
+//     duration to the At of every step after StallAfterStep.
+//   - Tool calls: ID "call_" + 24 lowercase hex from (seed, turn, index); Arguments are the
+//     scripted object (or a generated {"query": "..."}) plus "_sim" (SimDirective), encoded as
+//     compact JSON with sorted keys; Duration sampled from the tool's Dist; Outcome defaults to
+//     success; Result generated when not scripted.
+//   - Faults: an HTTP error makes its turn a Step-less turn with HTTPStatus set and ends the
+//     Script there. A mid-stream error keeps the steps up to and including the one carrying the
+//     AfterTokens-th token (ErrorAfterStep is the last kept step) and ends the Script there.
+//   - Usage: InputTokens = 20 + 10*turn; OutputTokens = the tokens of the turn's emitted steps.
+
+// Defaults for messages the provider sends when a scenario does not script them.
+const (
+	defaultMidStreamMessage = "scripted mid-stream provider error"
+	inputTokensBase         = 20
+	inputTokensPerTurn      = 10
+)
+
+// httpErrorMessage is the provider's error message for a scripted HTTP status.
+func httpErrorMessage(status int) string {
+	switch status {
+	case 429:
+		return "rate limit exceeded (scripted HTTP 429)"
+	case 503:
+		return "service overloaded (scripted HTTP 503)"
+	default:
+		return fmt.Sprintf("internal server error (scripted HTTP %d)", status)
+	}
+}
+
+// rng returns the random stream for one (seed, purpose, indexes) tuple.
+func rng(seed uint64, purpose string, indexes ...int) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(purpose))
+	for _, i := range indexes {
+		h.Write([]byte{'/'})
+		h.Write(strconv.AppendInt(nil, int64(i), 10))
+	}
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}
+
+// toolCallID is the stable provider id of tool call index of turn.
+func toolCallID(seed uint64, turn, index int) string {
+	r := rng(seed, "tool-id", turn, index)
+	return fmt.Sprintf("call_%016x%08x", r.Uint64(), r.Uint32())
+}
+
+// pendingToken is one token before grouping into Steps.
+type pendingToken struct {
+	kind StepKind
+	text string
+	tool int
+}
+
+// Render resolves the scenario for seed into a Script (see the rendering rules above). It
+// assumes a valid scenario (Validate) but never panics on an invalid one.
+func (s *Scenario) Render(seed uint64) *Script {
+	script := &Script{Scenario: s.Name, Seed: seed, Client: s.Client}
+	for ti, turn := range s.Turns {
+		if f := s.Faults.HTTPError; f != nil && f.Turn == ti {
+			script.Turns = append(script.Turns, ScriptTurn{
+				HTTPStatus:     f.Status,
+				ErrorAfterStep: -1,
+				ErrorMessage:   httpErrorMessage(f.Status),
+				StallAfterStep: -1,
+				InputTokens:    inputTokensBase + inputTokensPerTurn*ti,
+			})
+			break
+		}
+		st := s.renderTurn(seed, ti, turn)
+		script.Turns = append(script.Turns, st)
+		if st.ErrorAfterStep >= 0 {
+			break
+		}
+	}
+	return script
+}
+
+// renderTurn builds one turn's steps, tool calls, faults and usage.
+func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn) ScriptTurn {
+	st := ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: inputTokensBase + inputTokensPerTurn*ti}
+
+	var tokens []pendingToken
+	for _, t := range textTokens(turn.Thinking, rng(seed, "thinking", ti)) {
+		tokens = append(tokens, pendingToken{kind: StepThinking, text: t})
+	}
+	for _, t := range textTokens(turn.Text, rng(seed, "text", ti)) {
+		tokens = append(tokens, pendingToken{kind: StepText, text: t})
+	}
+	for ci, tc := range turn.ToolCalls {
+		call := renderToolCall(seed, ti, ci, tc)
+		st.ToolCalls = append(st.ToolCalls, call)
+		for _, p := range splitPieces(rng(seed, "tool-split", ti, ci), call.Arguments) {
+			tokens = append(tokens, pendingToken{kind: StepToolArgs, text: p, tool: ci})
+		}
+	}
+
+	perFrame := max(s.Timing.TokensPerFrame, 1)
+	timing := rng(seed, "timing", ti)
+	var at time.Duration
+	for i := 0; i < len(tokens); {
+		step := Step{Kind: tokens[i].kind, Tool: tokens[i].tool}
+		var text strings.Builder
+		for i < len(tokens) && step.Tokens < perFrame && tokens[i].kind == step.Kind && tokens[i].tool == step.Tool {
+			if i == 0 {
+				at = s.Timing.TimeToFirstToken.Sample(timing)
+			} else {
+				at += s.Timing.InterToken.Sample(timing)
+			}
+			text.WriteString(tokens[i].text)
+			step.Tokens++
+			i++
+		}
+		step.Text = text.String()
+		step.At = at
+		st.Steps = append(st.Steps, step)
+	}
+
+	if f := s.Faults.Stall; f != nil && f.Turn == ti && len(st.Steps) > 0 {
+		st.StallAfterStep = stepWithToken(st.Steps, f.AfterTokens)
+		st.StallFor = f.Duration
+		for i := st.StallAfterStep + 1; i < len(st.Steps); i++ {
+			st.Steps[i].At += f.Duration
+		}
+	}
+	if f := s.Faults.MidStreamError; f != nil && f.Turn == ti {
+		st.ErrorMessage = f.Message
+		if st.ErrorMessage == "" {
+			st.ErrorMessage = defaultMidStreamMessage
+		}
+		if len(st.Steps) == 0 {
+			st.ErrorAfterStep = 0 // len(Steps): the error is the whole stream
+		} else {
+			st.ErrorAfterStep = stepWithToken(st.Steps, f.AfterTokens)
+			st.Steps = st.Steps[:st.ErrorAfterStep+1]
+		}
+		if st.StallAfterStep >= len(st.Steps) {
+			st.StallAfterStep, st.StallFor = -1, 0
+		}
+		// Keep only the tool calls whose arguments started streaming before the error.
+		used := 0
+		for _, step := range st.Steps {
+			if step.Kind == StepToolArgs {
+				used = max(used, step.Tool+1)
+			}
+		}
+		st.ToolCalls = st.ToolCalls[:used]
+	}
+	for _, step := range st.Steps {
+		st.OutputTokens += step.Tokens
+	}
+	return st
+}
+
+// stepWithToken returns the index of the step that carries the n-th token of the turn (1-based),
+// or the last step when the turn has fewer tokens.
+func stepWithToken(steps []Step, n int) int {
+	seen := 0
+	for i, s := range steps {
+		seen += s.Tokens
+		if seen >= n {
+			return i
+		}
+	}
+	return len(steps) - 1
+}
+
+// renderToolCall resolves one scripted tool call.
+func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
+	call := ScriptToolCall{
+		ID:       toolCallID(seed, ti, ci),
+		Name:     tc.Name,
+		Duration: tc.Duration.Sample(rng(seed, "tool-duration", ti, ci)),
+		Outcome:  tc.Outcome,
+		Result:   tc.Result,
+	}
+	if call.Outcome == "" {
+		call.Outcome = OutcomeSuccess
+	}
+	if call.Result == "" {
+		r := rng(seed, "tool-result", ti, ci)
+		if call.Outcome == OutcomeError {
+			call.Result = "error: " + generatePhrase(r, 4+r.IntN(4))
+		} else {
+			call.Result = generatePhrase(r, 8+r.IntN(16))
+		}
+	}
+	args := make(map[string]any, len(tc.Arguments)+1)
+	maps.Copy(args, tc.Arguments)
+	if len(tc.Arguments) == 0 {
+		r := rng(seed, "tool-args", ti, ci)
+		args["query"] = generatePhrase(r, 2+r.IntN(5))
+	}
+	args["_sim"] = SimDirective{DurationMs: call.Duration.Milliseconds(), Outcome: call.Outcome, Result: call.Result}
+	call.Arguments = encodeArguments(args)
+	return call
+}
+
+// encodeArguments is compact JSON with sorted keys (encoding/json sorts map keys) and without
+// HTML escaping, so non-ASCII and "<" travel as themselves. Values that JSON cannot represent
+// are rejected by Validate; if one slips through, the error is encoded in the arguments instead
+// of panicking.
+func encodeArguments(args map[string]any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(args); err != nil {
+		return fmt.Sprintf(`{"_error":%q}`, err.Error())
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Expected derives the ground truth from the script: per turn the exact thinking and text
+// streamed and the tool calls completed. A turn failed by an HTTP error contributes nothing; a
+// turn failed mid-stream contributes what was streamed before the error, no tool calls, and is
+// not Final. Final marks the last turn when the conversation converges on an answer.
+func (s *Script) Expected() Expected {
+	e := Expected{Scenario: s.Scenario, Seed: s.Seed, FailedTurn: -1, Client: s.Client}
+	for i, st := range s.Turns {
+		if st.HTTPStatus != 0 {
+			e.ProviderError = st.ErrorMessage
+			e.FailedTurn = i
+			break
+		}
+		var thinking, text strings.Builder
+		for _, step := range st.Steps {
+			switch step.Kind {
+			case StepThinking:
+				thinking.WriteString(step.Text)
+			case StepText:
+				text.WriteString(step.Text)
+			}
+		}
+		et := ExpectedTurn{Thinking: thinking.String(), Text: text.String()}
+		if st.ErrorAfterStep >= 0 {
+			e.Turns = append(e.Turns, et)
+			e.ProviderError = st.ErrorMessage
+			e.FailedTurn = i
+			break
+		}
+		if len(st.ToolCalls) > 0 {
+			et.ToolCalls = append([]ScriptToolCall(nil), st.ToolCalls...)
+		}
+		et.Final = i == len(s.Turns)-1 && len(st.ToolCalls) == 0
+		e.Turns = append(e.Turns, et)
+	}
+	return e
+}
+
+// EstimatedDuration is the scripted wall time of the conversation: per turn the last step's
+// time plus the longest tool call (tools in a turn run in parallel). Runtime overheads and
+// client think time are not included.
+func (s *Script) EstimatedDuration() time.Duration {
+	var total time.Duration
+	for _, st := range s.Turns {
+		if n := len(st.Steps); n > 0 {
+			total += st.Steps[n-1].At
+		}
+		var longest time.Duration
+		for _, c := range st.ToolCalls {
+			longest = max(longest, c.Duration)
+		}
+		total += longest
+	}
+	return total
+}

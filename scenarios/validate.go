@@ -1,0 +1,179 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Validate checks the scenario's structure and returns every problem found, joined; each is a
+// *FieldError naming the field path and what was expected (errors.As finds the first). Rules:
+// a name; at least one turn; every turn but the last ends in tool calls and the last has none
+// (a turn failed by an HTTP or mid-stream fault ends the script, so it may have tool calls and
+// no turn may follow it); fault turns in range; HTTP status 429, 500 or 503; well-formed
+// distributions; tokensPerFrame >= 0; tool outcome success or error; a Trigger sets exactly one
+// field; at most one of client.abort and client.stop.
+func (s *Scenario) Validate() error {
+	return joinFieldErrors(s.validate())
+}
+
+// validate collects the problems in document order.
+func (s *Scenario) validate() []*FieldError {
+	var errs []*FieldError
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, &FieldError{Path: path, Problem: fmt.Sprintf(format, args...)})
+	}
+	if s.Name == "" {
+		bad("name", "missing; expected a non-empty scenario name")
+	}
+	for _, r := range s.Name {
+		if r == ' ' || r == '\t' || r == '\n' || r == ']' || r == '=' {
+			bad("name", "%q contains %q; expected no whitespace, '=' or ']' so it fits in a directive", s.Name, r)
+			break
+		}
+	}
+	errs = append(errs, s.Timing.TimeToFirstToken.validate("timing.ttft")...)
+	errs = append(errs, s.Timing.InterToken.validate("timing.itl")...)
+	if s.Timing.TokensPerFrame < 0 {
+		bad("timing.tokensPerFrame", "%d is negative; expected >= 0 (0 means 1)", s.Timing.TokensPerFrame)
+	}
+
+	if len(s.Turns) == 0 {
+		bad("turns", "missing; expected at least one turn")
+	}
+	// end is the turn that ends the script: the last one, or the one a fault fails.
+	end := len(s.Turns) - 1
+	endsByFault := false
+	if f := s.Faults.HTTPError; f != nil {
+		if f.Turn < 0 || f.Turn >= len(s.Turns) {
+			bad("faults.httpError.turn", "turn %d out of range; expected 0..%d", f.Turn, len(s.Turns)-1)
+		} else {
+			end, endsByFault = f.Turn, true
+		}
+		if f.Status != 429 && f.Status != 500 && f.Status != 503 {
+			bad("faults.httpError.status", "%d is not scriptable; expected 429, 500 or 503", f.Status)
+		}
+	}
+	if f := s.Faults.MidStreamError; f != nil {
+		if s.Faults.HTTPError != nil {
+			bad("faults.midStreamError", "both httpError and midStreamError end the script; expected at most one")
+		}
+		if f.Turn < 0 || f.Turn >= len(s.Turns) {
+			bad("faults.midStreamError.turn", "turn %d out of range; expected 0..%d", f.Turn, len(s.Turns)-1)
+		} else if s.Faults.HTTPError == nil {
+			end, endsByFault = f.Turn, true
+		}
+		if f.AfterTokens < 1 {
+			bad("faults.midStreamError.afterTokens", "%d; expected >= 1", f.AfterTokens)
+		}
+	}
+	if f := s.Faults.Stall; f != nil {
+		if f.Turn < 0 || f.Turn >= len(s.Turns) {
+			bad("faults.stall.turn", "turn %d out of range; expected 0..%d", f.Turn, len(s.Turns)-1)
+		}
+		if f.AfterTokens < 1 {
+			bad("faults.stall.afterTokens", "%d; expected >= 1", f.AfterTokens)
+		}
+		if f.Duration <= 0 {
+			bad("faults.stall.duration", "%v; expected a positive duration", f.Duration)
+		}
+	}
+
+	for ti, turn := range s.Turns {
+		path := fmt.Sprintf("turns[%d]", ti)
+		errs = append(errs, turn.Thinking.validate(path+".thinking")...)
+		errs = append(errs, turn.Text.validate(path+".text")...)
+		empty := turn.Thinking == (Text{}) && turn.Text == (Text{}) && len(turn.ToolCalls) == 0
+		switch {
+		case ti > end:
+			bad(path, "unreachable: the scripted fault fails turn %d, so no turn may follow it", end)
+		case empty:
+			bad(path, "empty turn; expected thinking, text or tool calls")
+		case ti < end && len(turn.ToolCalls) == 0:
+			bad(path+".toolCalls", "missing; every turn but the last must end in tool calls (the model answers only in the last turn)")
+		case ti == end && !endsByFault && len(turn.ToolCalls) > 0:
+			bad(path+".toolCalls", "the last turn has tool calls; expected none (the last turn is the answer)")
+		}
+		for ci, tc := range turn.ToolCalls {
+			errs = append(errs, tc.validate(fmt.Sprintf("%s.toolCalls[%d]", path, ci))...)
+		}
+	}
+
+	errs = append(errs, s.Client.validate()...)
+	return errs
+}
+
+// validate checks one Text.
+func (t Text) validate(path string) []*FieldError {
+	var errs []*FieldError
+	if t.Literal != "" && t.Tokens != 0 {
+		errs = append(errs, &FieldError{Path: path, Problem: "both literal and tokens set; expected one"})
+	}
+	if t.Tokens < 0 {
+		errs = append(errs, &FieldError{Path: path + ".tokens", Problem: fmt.Sprintf("%d is negative; expected >= 0", t.Tokens)})
+	}
+	return errs
+}
+
+// validate checks one tool call.
+func (tc ToolCall) validate(path string) []*FieldError {
+	var errs []*FieldError
+	if tc.Name == "" {
+		errs = append(errs, &FieldError{Path: path + ".name", Problem: "missing; expected the tool's name"})
+	}
+	switch tc.Outcome {
+	case "", OutcomeSuccess, OutcomeError:
+	default:
+		errs = append(errs, &FieldError{Path: path + ".outcome", Problem: fmt.Sprintf("%q; expected success or error", tc.Outcome)})
+	}
+	if _, ok := tc.Arguments["_sim"]; ok {
+		errs = append(errs, &FieldError{Path: path + ".arguments._sim", Problem: "reserved: streambench adds _sim itself from duration, outcome and result"})
+	}
+	if _, err := json.Marshal(tc.Arguments); err != nil {
+		errs = append(errs, &FieldError{Path: path + ".arguments", Problem: fmt.Sprintf("not representable as JSON: %v", err)})
+	}
+	errs = append(errs, tc.Duration.validate(path+".duration")...)
+	return errs
+}
+
+// validate checks the client section.
+func (c Client) validate() []*FieldError {
+	var errs []*FieldError
+	if c.Abort != nil && c.Stop != nil {
+		errs = append(errs, &FieldError{Path: "client.stop", Problem: "both abort and stop set; expected at most one"})
+	}
+	if c.Abort != nil {
+		errs = append(errs, c.Abort.validate("client.abort")...)
+	}
+	if c.Stop != nil {
+		errs = append(errs, c.Stop.validate("client.stop")...)
+	}
+	return errs
+}
+
+// validate checks that exactly one trigger field is set, with a sensible value.
+func (t Trigger) validate(path string) []*FieldError {
+	var errs []*FieldError
+	set := 0
+	if t.AfterChunks != 0 {
+		set++
+		if t.AfterChunks < 0 {
+			errs = append(errs, &FieldError{Path: path + ".afterChunks", Problem: fmt.Sprintf("%d is negative; expected >= 1", t.AfterChunks)})
+		}
+	}
+	if t.DuringThinking {
+		set++
+	}
+	if t.DuringTool {
+		set++
+	}
+	if t.After != 0 {
+		set++
+		if t.After < 0 {
+			errs = append(errs, &FieldError{Path: path + ".after", Problem: fmt.Sprintf("%v is negative; expected a positive duration", t.After)})
+		}
+	}
+	if set != 1 {
+		errs = append(errs, &FieldError{Path: path, Problem: fmt.Sprintf("%d triggers set; expected exactly one of afterChunks, duringThinking, duringTool, after", set)})
+	}
+	return errs
+}

@@ -1,0 +1,74 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+)
+
+// decodeOptions are the options every scenario decode uses: unknown fields are errors, so a
+// misspelt key never silently falls back to a default.
+func decodeOptions() []yaml.DecodeOption {
+	return []yaml.DecodeOption{yaml.DisallowUnknownField()}
+}
+
+// isMapping reports whether node is a YAML mapping (block or flow).
+func isMapping(node ast.Node) bool {
+	switch node.Type() {
+	case ast.MappingType, ast.MappingValueType:
+		return true
+	}
+	return false
+}
+
+// UnmarshalYAML accepts a bare duration ("300ms", a constant) or a mapping with kind and
+// parameters.
+func (d *Dist) UnmarshalYAML(node ast.Node) error {
+	if node.Type() == ast.NullType {
+		*d = Dist{}
+		return nil
+	}
+	if isMapping(node) {
+		type plain Dist // drops the method set, so decoding the mapping does not recurse
+		var p plain
+		if err := yaml.NodeToValue(node, &p, decodeOptions()...); err != nil {
+			return err
+		}
+		*d = Dist(p)
+		return nil
+	}
+	var s string
+	if err := yaml.NodeToValue(node, &s); err != nil {
+		return nodeError(node, "expected a duration such as 300ms or a mapping with kind: constant|uniform|normal|lognormal")
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return nodeError(node, "%q is not a duration; expected e.g. 300ms, 1.5s, or a mapping with kind", s)
+	}
+	*d = Constant(v)
+	return nil
+}
+
+// UnmarshalYAML accepts a bare string (Literal) or a mapping {literal: ..., tokens: N}.
+func (t *Text) UnmarshalYAML(node ast.Node) error {
+	if node.Type() == ast.NullType {
+		*t = Text{}
+		return nil
+	}
+	if isMapping(node) {
+		type plain Text
+		var p plain
+		if err := yaml.NodeToValue(node, &p, decodeOptions()...); err != nil {
+			return err
+		}
+		*t = Text(p)
+		return nil
+	}
+	var s string
+	if err := yaml.NodeToValue(node, &s); err != nil {
+		return nodeError(node, "expected a string (literal text) or {tokens: N}")
+	}
+	*t = Text{Literal: s}
+	return nil
+}
