@@ -1,0 +1,374 @@
+package simchat
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// frame is every field a sim-chat frame may carry; one struct decodes all shapes.
+type frame struct {
+	BlockID *string         `json:"blockId"`
+	Event   *string         `json:"event"`
+	Chunk   *string         `json:"chunk"`
+	Data    json.RawMessage `json:"data"`
+	Phase   string          `json:"phase"`
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Status  string          `json:"status"`
+	Error   *string         `json:"error"`
+}
+
+// finalData is the data of the final envelope.
+type finalData struct {
+	Success *bool           `json:"success"`
+	Output  json.RawMessage `json:"output"`
+	Error   string          `json:"error"`
+}
+
+// toolFrameKeys are the only keys a public tool frame may carry (R-tool-redaction).
+var toolFrameKeys = [...]string{"blockId", "event", "phase", "id", "name", "status"}
+
+// redactedKeys are the tool keys public chat never exposes.
+var redactedKeys = [...]string{"arguments", "input", "result", "output"}
+
+// Checker judges one sim-chat stream against its session: every sim-chat rule of
+// PROTOCOLS.md. Not safe for concurrent use; one per stream.
+type Checker struct {
+	s               *protocol.Session
+	v               Violations
+	tracker         *Tracker
+	thinkingAllowed bool
+	toolsAllowed    bool
+	allThinking     string
+	thinkingN       int  // bytes of thinking seen
+	thinkingOK      bool // thinking seen so far is a prefix of the scripted thinking
+	thinkingFrames  int
+	terminals       int
+	failed          bool // the terminal was a failure (error, or final with success false)
+	done            bool
+	afterDone       int
+}
+
+// NewChecker returns a checker for one stream of s.
+func NewChecker(s *protocol.Session) *Checker {
+	c := &Checker{
+		s:               s,
+		thinkingAllowed: s.OptedIn && s.Policy.IncludeThinking,
+		toolsAllowed:    s.OptedIn && s.Policy.IncludeToolCalls,
+		allThinking:     s.Expected.AllThinking(),
+		thinkingOK:      true,
+	}
+	c.tracker = NewTracker(&s.Expected, s.OptedIn, &c.v)
+	return c
+}
+
+// Observe classifies one event and judges it against the rules that can be decided now.
+func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
+	if c.done {
+		c.afterDone++
+		if c.afterDone == 1 {
+			c.v.Add(protocol.RTerminal, "expected nothing after \"[DONE]\", saw %s", Clip(string(ev.Data), 80))
+		}
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if ev.Type != "" {
+		c.v.Add(protocol.RFraming, "expected frames without an event: line, saw event %q", ev.Type)
+	}
+	data := bytes.TrimSpace(ev.Data)
+	switch {
+	case string(data) == `"[DONE]"`:
+		return c.onDone()
+	case string(data) == `[DONE]`:
+		c.v.Add(protocol.RFraming, `expected the end marker as the JSON string "[DONE]", saw raw [DONE]`)
+		return c.onDone()
+	}
+	var f frame
+	if err := json.Unmarshal(data, &f); err != nil || len(data) == 0 || data[0] != '{' {
+		c.v.Add(protocol.RFraming, "expected a JSON object frame, saw %s", Clip(string(ev.Data), 80))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if f.Event == nil {
+		return c.onChunk(&f, data)
+	}
+	if f.Chunk != nil {
+		c.v.Add(protocol.RFraming, "expected %q frames without a chunk key, saw %s", *f.Event, Clip(string(data), 80))
+	}
+	blockID := deref(f.BlockID)
+	switch *f.Event {
+	case "chunk_reset":
+		c.afterTerminal("chunk_reset")
+		c.tracker.Reset(blockID)
+		return protocol.Observation{Kind: protocol.FrameReset}
+	case "thinking":
+		return c.onThinking(&f, data)
+	case "tool":
+		return c.onTool(&f, data)
+	case "final":
+		return c.onFinal(&f, data)
+	case "error":
+		if f.Error == nil {
+			c.v.Add(protocol.RFraming, "expected an error terminal with an \"error\" message, saw %s", Clip(string(data), 80))
+		}
+		c.onTerminal("error", true, deref(f.Error))
+		return protocol.Observation{Kind: protocol.FrameTerminal}
+	case "stream_error":
+		c.afterTerminal("stream_error")
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	c.v.Add(protocol.RFraming, "unknown event %q in frame %s", *f.Event, Clip(string(data), 80))
+	return protocol.Observation{Kind: protocol.FrameOther}
+}
+
+func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
+	if f.Chunk == nil {
+		c.v.Add(protocol.RFraming, "expected a chunk or an event, saw %s", Clip(string(data), 80))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if *f.Chunk == "" {
+		c.v.Add(protocol.RFraming, "expected a non-empty chunk, saw %s", Clip(string(data), 80))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	c.afterTerminal("an answer chunk")
+	c.tracker.Chunk(deref(f.BlockID), *f.Chunk)
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*f.Chunk)}
+}
+
+func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
+	var text string
+	if err := json.Unmarshal(f.Data, &text); err != nil {
+		c.v.Add(protocol.RFraming, "expected thinking text as a JSON string in \"data\", saw %s", Clip(string(data), 80))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	c.afterTerminal("a thinking frame")
+	c.thinkingFrames++
+	if !c.thinkingAllowed {
+		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
+			c.s.OptedIn, c.s.Policy.IncludeThinking, Clip(text, 60))
+	} else if c.thinkingOK {
+		if strings.HasPrefix(c.allThinking[c.thinkingN:], text) {
+			c.thinkingN += len(text)
+		} else {
+			c.thinkingOK = false
+			c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
+				c.thinkingN, Clip(c.allThinking[c.thinkingN:], 40), Clip(text, 40))
+		}
+	}
+	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
+}
+
+func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
+	c.checkToolKeys(data)
+	if f.ID == "" || f.Name == "" {
+		c.v.Add(protocol.RFraming, "expected a tool frame with id and name, saw %s", Clip(string(data), 80))
+	}
+	c.afterTerminal("a tool frame")
+	if !c.toolsAllowed {
+		c.v.Add(protocol.RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
+			c.s.OptedIn, c.s.Policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
+	}
+	switch f.Phase {
+	case "start":
+		if f.Status != "" {
+			c.v.Add(protocol.RToolLifecycle, "tool %s: expected no status on start, saw %q", f.ID, f.Status)
+		}
+		c.tracker.ToolStart(f.ID, f.Name)
+		return protocol.Observation{Kind: protocol.FrameToolStart}
+	case "end":
+		c.tracker.ToolEnd(f.ID, f.Name, f.Status)
+		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	}
+	c.v.Add(protocol.RFraming, "expected tool phase start or end, saw %q", f.Phase)
+	return protocol.Observation{Kind: protocol.FrameOther}
+}
+
+// checkToolKeys enforces that a tool frame carries only the public keys. Tool frames are rare
+// (two per call), so decoding them a second time into a map is affordable.
+func (c *Checker) checkToolKeys(data []byte) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return
+	}
+	for k := range m {
+		allowed := false
+		for _, a := range toolFrameKeys {
+			allowed = allowed || k == a
+		}
+		if !allowed {
+			c.v.Add(protocol.RToolRedaction, "expected tool frames with only blockId, event, phase, id, name, status; saw key %q in %s", k, Clip(string(data), 120))
+			return
+		}
+	}
+}
+
+func (c *Checker) onFinal(f *frame, data []byte) protocol.Observation {
+	var d finalData
+	if err := json.Unmarshal(f.Data, &d); err != nil || d.Success == nil {
+		c.v.Add(protocol.RFraming, "expected a final envelope {\"success\":bool,...} in data, saw %s", Clip(string(data), 80))
+		c.onTerminal("final", false, "")
+		return protocol.Observation{Kind: protocol.FrameTerminal}
+	}
+	if path := findRedacted(f.Data); path != "" {
+		c.v.Add(protocol.RToolRedaction, "expected the final envelope's tool entries reduced to name and status, saw %s in %s", path, Clip(string(f.Data), 120))
+	}
+	c.onTerminal("final", !*d.Success, d.Error)
+	return protocol.Observation{Kind: protocol.FrameTerminal}
+}
+
+// findRedacted walks a final envelope and returns the path of the first arguments, input,
+// result or output key inside a tool entry (any value under a key naming tools), or "".
+func findRedacted(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	return walkRedacted(v, "data", false)
+}
+
+func walkRedacted(v any, path string, inTool bool) string {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, child := range v {
+			if inTool {
+				for _, r := range redactedKeys {
+					if strings.EqualFold(k, r) {
+						return path + "." + k
+					}
+				}
+			}
+			if p := walkRedacted(child, path+"."+k, inTool || strings.Contains(strings.ToLower(k), "tool")); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for _, child := range v {
+			if p := walkRedacted(child, path+"[]", inTool); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// afterTerminal reports a frame that arrived between the terminal and "[DONE]".
+func (c *Checker) afterTerminal(what string) {
+	if c.terminals > 0 {
+		c.v.Add(protocol.RTerminal, "expected only \"[DONE]\" after the terminal, saw %s", what)
+	}
+}
+
+func (c *Checker) onTerminal(kind string, failed bool, msg string) {
+	c.terminals++
+	switch {
+	case c.terminals > 1 && c.failed && !failed:
+		c.v.Add(protocol.RTerminal, "expected exactly one terminal, saw final after error")
+	case c.terminals > 1:
+		c.v.Add(protocol.RTerminal, "expected exactly one terminal, saw a second (%s)", kind)
+	case c.s.Expected.ProviderError != "" && !failed:
+		c.v.Add(protocol.RTerminal, "expected an error terminal (the provider fails with %s), saw a successful %s", Clip(c.s.Expected.ProviderError, 60), kind)
+	case c.s.Expected.ProviderError == "" && failed:
+		c.v.Add(protocol.RTerminal, "expected a successful final, saw %s %s", kind, Clip(msg, 80))
+	}
+	c.failed = c.failed || failed
+}
+
+func (c *Checker) onDone() protocol.Observation {
+	if c.terminals == 0 {
+		c.v.Add(protocol.RTerminal, "expected a final or error terminal before \"[DONE]\", saw none")
+	}
+	c.done = true
+	return protocol.Observation{Kind: protocol.FrameDone}
+}
+
+// Finish judges the end of the stream and returns every violation found.
+func (c *Checker) Finish(streamErr error) []protocol.Violation {
+	mode := EndComplete
+	switch {
+	case c.s.Aborted || streamErr != nil:
+		mode = EndPartial
+	case c.s.Expected.ProviderError != "":
+		mode = EndFailed
+	}
+	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
+		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
+	}
+	if mode != EndPartial {
+		if c.terminals == 0 {
+			c.v.Add(protocol.RTerminal, "expected a final or error terminal then \"[DONE]\", the stream ended without a terminal")
+		} else if !c.done {
+			c.v.Add(protocol.RTerminal, "expected \"[DONE]\" after the terminal, the stream ended without it")
+		}
+	}
+	c.tracker.Finish(mode)
+	c.finishThinking(mode)
+	c.finishTools(mode)
+	return c.v.List()
+}
+
+func (c *Checker) finishThinking(mode EndMode) {
+	if !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinkingN == len(c.allThinking) {
+		return
+	}
+	if c.thinkingFrames == 0 {
+		c.v.Add(protocol.RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", Clip(c.allThinking, 60))
+		return
+	}
+	c.v.Add(protocol.RThinkingGate, "expected thinking %s, saw only its first %d of %d bytes", Clip(c.allThinking, 60), c.thinkingN, len(c.allThinking))
+}
+
+// finishTools checks the tool frames against the script when the policy lets them through:
+// one start per scripted call with its id and name, and the scripted outcome as the end status.
+func (c *Checker) finishTools(mode EndMode) {
+	if !c.toolsAllowed {
+		return
+	}
+	seen := c.tracker.Tools()
+	var scripted []scenarios.ScriptToolCall
+	for _, turn := range c.s.Expected.Turns {
+		scripted = append(scripted, turn.ToolCalls...)
+	}
+	for _, tool := range seen {
+		i := indexCall(scripted, tool.ID)
+		switch {
+		case i < 0:
+			c.v.Add(protocol.RToolGate, "tool %s (%s): not a scripted call", tool.ID, tool.Name)
+		case scripted[i].Name != tool.Name:
+			c.v.Add(protocol.RToolGate, "tool %s: expected name %q, saw %q", tool.ID, scripted[i].Name, tool.Name)
+		case tool.Ended && tool.Status != string(scripted[i].Outcome) && !(mode == EndPartial && tool.Status == string(scenarios.OutcomeCancelled)):
+			c.v.Add(protocol.RToolGate, "tool %s (%s): expected status %q, saw %q", tool.ID, tool.Name, scripted[i].Outcome, tool.Status)
+		}
+	}
+	if mode == EndPartial {
+		return
+	}
+	for _, call := range scripted {
+		found := false
+		for _, tool := range seen {
+			found = found || tool.ID == call.ID
+		}
+		if !found {
+			c.v.Add(protocol.RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, call.Name)
+		}
+	}
+}
+
+func indexCall(calls []scenarios.ScriptToolCall, id string) int {
+	for i := range calls {
+		if calls[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,332 @@
+package simchat
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// EndMode says how much of the ground truth a finished stream must show.
+type EndMode uint8
+
+// End modes, decided once in Finish.
+const (
+	// EndComplete: the stream ended cleanly and the scenario succeeds, so everything scripted
+	// must have arrived.
+	EndComplete EndMode = iota
+	// EndFailed: the stream ended cleanly and the scenario fails at the provider; what arrived
+	// must match the script up to the failure.
+	EndFailed
+	// EndPartial: the client aborted or the transport broke; only what was seen is judged, and
+	// texts need only be prefixes of the script.
+	EndPartial
+)
+
+// Violations collects one violation per rule for a stream: the first occurrence's detail is
+// kept, later ones of the same rule are counted in it, so a single root cause cannot flood the
+// load generator's counters. The zero value is ready to use.
+type Violations struct {
+	list  []protocol.Violation
+	extra []int
+}
+
+// Add records a violation of rule; the detail is formatted only for the first one per rule.
+func (v *Violations) Add(rule protocol.Rule, format string, args ...any) {
+	for i := range v.list {
+		if v.list[i].Rule == rule {
+			v.extra[i]++
+			return
+		}
+	}
+	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	v.extra = append(v.extra, 0)
+}
+
+// Has reports whether rule was already violated.
+func (v *Violations) Has(rule protocol.Rule) bool {
+	for i := range v.list {
+		if v.list[i].Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// List returns the violations, noting how many further occurrences each rule had.
+func (v *Violations) List() []protocol.Violation {
+	for i := range v.list {
+		if v.extra[i] > 0 {
+			v.list[i].Detail += fmt.Sprintf(" (and %d more)", v.extra[i])
+			v.extra[i] = 0
+		}
+	}
+	return v.list
+}
+
+// Clip quotes s for a violation detail, keeping it short: at most n bytes of s are shown.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q…(%d bytes)", s[:n], len(s))
+}
+
+// Tracker is the agent-events answer model that sim-chat and sim-canvas share (the canvas
+// forwards the same event sink): per block, answer chunks appended and cleared by chunk_reset,
+// thinking text, and the tool lifecycle by call id. It judges them against the scenario as
+// they arrive, keeping only lengths and match flags rather than the text itself, so a
+// checker's memory does not grow with the answer.
+//
+// The scenario's ground truth describes one agent block; every block is judged against it.
+// Rules: R-converge, R-reset-scope, R-legacy-settled (when not opted in), R-no-thinking-in-answer,
+// R-tool-lifecycle. Not safe for concurrent use.
+type Tracker struct {
+	// Violations receives everything the tracker finds.
+	Violations *Violations
+	optedIn    bool
+	exp        *scenarios.Expected
+	// segments are the texts of the text-bearing turns in order: every intermediate turn's
+	// preamble (each followed by a chunk_reset) and then the final (or failed) turn's text.
+	segments []string
+	// intermediate is how many segments end in tool calls, i.e. how many resets are due.
+	intermediate int
+	toolCalls    int // scripted tool calls in all turns
+	blocks       []blockState
+	tools        []toolState
+	toolsEnded   int
+	// legacy: answer chunks seen, and whether the one allowed chunk was the settled text.
+	legacyChunks int
+}
+
+type blockState struct {
+	id      string
+	resets  int  // in-scope resets: the segment index
+	n       int  // bytes of text since the last reset
+	ok      bool // text since the last reset is a prefix of the segment's expected text
+	badAt   int  // where it diverged, when !ok
+	badSeen string
+}
+
+type toolState struct {
+	id, name, status string
+	ended            bool
+}
+
+// NewTracker returns a tracker for a stream judged against exp; optedIn selects the live
+// (agent-events) or the legacy settled-text model.
+func NewTracker(exp *scenarios.Expected, optedIn bool, v *Violations) *Tracker {
+	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp}
+	for _, turn := range exp.Turns {
+		t.toolCalls += len(turn.ToolCalls)
+		if turn.Text == "" {
+			continue
+		}
+		t.segments = append(t.segments, turn.Text)
+		if len(turn.ToolCalls) > 0 {
+			t.intermediate++
+		}
+	}
+	return t
+}
+
+// segment is the expected text of segment i ("" past the script).
+func (t *Tracker) segment(i int) string {
+	if i < len(t.segments) {
+		return t.segments[i]
+	}
+	return ""
+}
+
+func (t *Tracker) block(id string) *blockState {
+	for i := range t.blocks {
+		if t.blocks[i].id == id {
+			return &t.blocks[i]
+		}
+	}
+	t.blocks = append(t.blocks, blockState{id: id, ok: true})
+	return &t.blocks[len(t.blocks)-1]
+}
+
+// leaked reports whether an answer chunk that does not continue the expected answer is
+// thinking text: the chunk is then judged only under R-no-thinking-in-answer, so one leak is
+// not also reported as a convergence failure.
+func (t *Tracker) leaked(chunk string) bool {
+	for _, turn := range t.exp.Turns {
+		if turn.Thinking != "" && strings.Contains(turn.Thinking, chunk) {
+			return true
+		}
+	}
+	return false
+}
+
+// Chunk follows one answer chunk of a block.
+func (t *Tracker) Chunk(blockID, chunk string) {
+	if !t.optedIn {
+		t.legacyChunk(chunk)
+		return
+	}
+	b := t.block(blockID)
+	want := t.segment(b.resets)
+	continues := b.ok && strings.HasPrefix(want[b.n:], chunk)
+	if !continues && t.leaked(chunk) {
+		t.Violations.Add(protocol.RNoThinkingAnswer, "block %s: answer chunk %s is scripted thinking text", blockID, Clip(chunk, 80))
+		return
+	}
+	if b.ok && !continues {
+		b.ok, b.badAt, b.badSeen = false, b.n, clipString(chunk, 60)
+	}
+	b.n += len(chunk)
+}
+
+func (t *Tracker) legacyChunk(chunk string) {
+	final := t.exp.FinalText()
+	settled := chunk == final
+	if !settled && t.exp.ProviderError != "" && len(t.segments) > 0 {
+		// A failed turn never completes; a runtime may still settle what it streamed.
+		settled = strings.HasPrefix(t.segments[len(t.segments)-1], chunk)
+	}
+	if !settled && t.leaked(chunk) {
+		t.Violations.Add(protocol.RNoThinkingAnswer, "answer chunk %s is scripted thinking text", Clip(chunk, 80))
+		return
+	}
+	t.legacyChunks++
+	switch {
+	case t.legacyChunks > 1:
+		t.Violations.Add(protocol.RLegacySettled, "legacy client: expected the final text %s in one chunk, saw a second chunk %s", Clip(final, 60), Clip(chunk, 60))
+	case !settled:
+		t.Violations.Add(protocol.RLegacySettled, "legacy client: expected only the settled final text %s, saw chunk %s", Clip(final, 60), Clip(chunk, 60))
+	}
+}
+
+// Reset follows a chunk_reset of a block.
+func (t *Tracker) Reset(blockID string) {
+	if !t.optedIn {
+		t.Violations.Add(protocol.RLegacySettled, "legacy client: expected no chunk_reset, saw one for block %s", blockID)
+		return
+	}
+	b := t.block(blockID)
+	switch {
+	case b.n == 0:
+		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset with no text streamed since the last reset", blockID)
+		return
+	case b.resets >= t.intermediate:
+		// Out of scope: reported here only, and the text is kept so the same root cause is not
+		// also reported as R-converge.
+		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset #%d in the final turn (the script has %d intermediate turns with text) after %d bytes of final text",
+			blockID, b.resets+1, t.intermediate, b.n)
+		return
+	case t.toolCalls > 0 && t.toolsEnded >= t.toolCalls:
+		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset after every scripted tool call settled (final turn)", blockID)
+		return
+	}
+	want := t.segment(b.resets)
+	if !b.ok || b.n != len(want) {
+		t.Violations.Add(protocol.RConverge, "block %s: intermediate turn %d: expected preamble %s before chunk_reset, %s",
+			blockID, b.resets, Clip(want, 60), b.describe(want))
+	}
+	b.resets++
+	b.n, b.ok = 0, true
+}
+
+// describe says what a block streamed compared with want.
+func (b *blockState) describe(want string) string {
+	if !b.ok {
+		return fmt.Sprintf("saw text diverge at byte %d with chunk %q (expected %s there)", b.badAt, b.badSeen, Clip(want[min(b.badAt, len(want)):], 40))
+	}
+	return fmt.Sprintf("saw only its first %d of %d bytes", b.n, len(want))
+}
+
+// ToolStart follows a tool lifecycle start.
+func (t *Tracker) ToolStart(id, name string) {
+	for i := range t.tools {
+		if t.tools[i].id == id {
+			t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected one start, saw a second", id, name)
+			return
+		}
+	}
+	t.tools = append(t.tools, toolState{id: id, name: name})
+}
+
+// ToolEnd follows a tool lifecycle end.
+func (t *Tracker) ToolEnd(id, name, status string) {
+	switch scenarios.Outcome(status) {
+	case scenarios.OutcomeSuccess, scenarios.OutcomeError, scenarios.OutcomeCancelled:
+	default:
+		t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected status success, error or cancelled, saw %q", id, name, status)
+	}
+	for i := range t.tools {
+		tool := &t.tools[i]
+		if tool.id != id {
+			continue
+		}
+		if tool.ended {
+			t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected exactly one end, saw a second", id, name)
+			return
+		}
+		if tool.name != name {
+			t.Violations.Add(protocol.RToolLifecycle, "tool %s: end names %q, start named %q", id, name, tool.name)
+		}
+		tool.ended, tool.status = true, status
+		t.toolsEnded++
+		return
+	}
+	t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): end without an earlier start", id, name)
+}
+
+// Tools returns the tool calls seen, for dialect-specific checks (sim-chat's R-tool-gate).
+func (t *Tracker) Tools() []ToolSeen {
+	out := make([]ToolSeen, len(t.tools))
+	for i, tool := range t.tools {
+		out[i] = ToolSeen{ID: tool.id, Name: tool.name, Status: tool.status, Ended: tool.ended}
+	}
+	return out
+}
+
+// ToolSeen is one tool call as a stream showed it.
+type ToolSeen struct {
+	ID, Name, Status string
+	Ended            bool
+}
+
+// Finish judges the end state: convergence of every block and settled tools.
+func (t *Tracker) Finish(mode EndMode) {
+	if mode != EndPartial {
+		for _, tool := range t.tools {
+			if !tool.ended {
+				t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): started but never ended before the stream ended", tool.id, tool.name)
+			}
+		}
+	}
+	if !t.optedIn {
+		if mode == EndComplete && t.legacyChunks == 0 && t.exp.FinalText() != "" {
+			t.Violations.Add(protocol.RLegacySettled, "legacy client: expected the final text %s in one chunk, saw no answer chunk", Clip(t.exp.FinalText(), 80))
+		}
+		return
+	}
+	for i := range t.blocks {
+		b := &t.blocks[i]
+		want := t.segment(b.resets)
+		switch {
+		case !b.ok:
+			t.Violations.Add(protocol.RConverge, "block %s after %d resets: expected %s, %s", b.id, b.resets, Clip(want, 60), b.describe(want))
+		case mode == EndComplete && b.resets < t.intermediate:
+			t.Violations.Add(protocol.RConverge, "block %s: expected %d chunk_resets (one per intermediate turn with text), saw %d; client ends with the preamble %s",
+				b.id, t.intermediate, b.resets, Clip(want, 60))
+		case mode == EndComplete && b.n != len(want):
+			t.Violations.Add(protocol.RConverge, "block %s: expected final text %s, %s", b.id, Clip(want, 60), b.describe(want))
+		}
+	}
+	if mode == EndComplete && len(t.blocks) == 0 && t.exp.FinalText() != "" {
+		t.Violations.Add(protocol.RConverge, "expected final text %s, saw no answer chunk", Clip(t.exp.FinalText(), 80))
+	}
+}
+
+// clipString shortens s to n bytes without quoting.
+func clipString(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

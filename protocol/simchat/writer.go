@@ -1,0 +1,221 @@
+package simchat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// ProtocolHeader is the request header a client sends to opt in to agent-events framing, and
+// the response header the runtime echoes when it negotiated it.
+const ProtocolHeader = "X-Sim-Stream-Protocol"
+
+// ProtocolToken is the opt-in token carried by ProtocolHeader.
+const ProtocolToken = "agent-events-v1"
+
+// OptedIn reports whether a request's headers opt in to agent-events framing: the token may
+// appear, in any case, anywhere in a comma-separated list, across repeated header lines
+// ("text, agent-events-v1" opts in).
+func OptedIn(h http.Header) bool {
+	for _, v := range h.Values(ProtocolHeader) {
+		for v != "" {
+			var tok string
+			tok, v, _ = strings.Cut(v, ",")
+			if strings.EqualFold(strings.TrimSpace(tok), ProtocolToken) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SetResponseHeaders sets the response headers of a sim-chat stream; it echoes the protocol
+// header only when the request opted in, which is how a client learns the negotiation worked.
+func SetResponseHeaders(h http.Header, optedIn bool) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	if optedIn {
+		h.Set(ProtocolHeader, ProtocolToken)
+	}
+}
+
+// FinalOutput is the "output" of the success terminal: the answer and the block's tool calls
+// reduced to name and lifecycle status, because public chat never exposes tool arguments or
+// results (R-tool-redaction).
+type FinalOutput struct {
+	Content   string        `json:"content"`
+	ToolCalls []ToolSummary `json:"toolCalls,omitempty"`
+}
+
+// ToolSummary is a tool call as the public final envelope shows it.
+type ToolSummary struct {
+	ID     string            `json:"id,omitempty"`
+	Name   string            `json:"name"`
+	Status scenarios.Outcome `json:"status"`
+}
+
+// Writer writes sim-chat frames ("data: <json>\n\n", no event line) to an io.Writer, one Write
+// call per frame, building each frame in a reused buffer so the per-token frames allocate
+// nothing. Flushing is the caller's job. Not safe for concurrent use.
+type Writer struct {
+	w   io.Writer
+	buf []byte
+}
+
+// NewWriter returns a Writer over w.
+func NewWriter(w io.Writer) *Writer {
+	return &Writer{w: w, buf: make([]byte, 0, 256)}
+}
+
+// Chunk writes an answer text frame {"blockId":…,"chunk":…}. The protocol never carries an
+// empty chunk, so an empty text writes nothing.
+func (w *Writer) Chunk(blockID, text string) error {
+	if text == "" {
+		return nil
+	}
+	b := w.begin()
+	b = append(b, `{"blockId":`...)
+	b = appendJSONString(b, blockID)
+	b = append(b, `,"chunk":`...)
+	b = appendJSONString(b, text)
+	return w.end(b)
+}
+
+// Reset writes a chunk_reset frame: the client discards the block's streamed text.
+func (w *Writer) Reset(blockID string) error {
+	b := w.begin()
+	b = append(b, `{"blockId":`...)
+	b = appendJSONString(b, blockID)
+	b = append(b, `,"event":"chunk_reset"}`...)
+	return w.flushFrame(b)
+}
+
+// Thinking writes a thinking frame; its text lives in "data", never in "chunk", so a client that
+// appends every chunk cannot leak thinking into the answer.
+func (w *Writer) Thinking(blockID, text string) error {
+	b := w.begin()
+	b = append(b, `{"blockId":`...)
+	b = appendJSONString(b, blockID)
+	b = append(b, `,"event":"thinking","data":`...)
+	b = appendJSONString(b, text)
+	return w.end(b)
+}
+
+// ToolStart writes a tool lifecycle start frame carrying only the call's id and name.
+func (w *Writer) ToolStart(blockID, id, name string) error {
+	b := w.toolFrame(blockID, "start", id, name)
+	return w.end(b)
+}
+
+// ToolEnd writes a tool lifecycle end frame with its status (success, error or cancelled).
+func (w *Writer) ToolEnd(blockID, id, name string, status scenarios.Outcome) error {
+	b := w.toolFrame(blockID, "end", id, name)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, string(status))
+	return w.end(b)
+}
+
+func (w *Writer) toolFrame(blockID, phase, id, name string) []byte {
+	b := w.begin()
+	b = append(b, `{"blockId":`...)
+	b = appendJSONString(b, blockID)
+	b = append(b, `,"event":"tool","phase":"`...)
+	b = append(b, phase...)
+	b = append(b, `","id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, name)
+	return b
+}
+
+// StreamError writes a non-terminal stream_error frame for a block.
+func (w *Writer) StreamError(blockID, msg string) error {
+	b := w.begin()
+	b = append(b, `{"event":"stream_error","blockId":`...)
+	b = appendJSONString(b, blockID)
+	b = append(b, `,"error":`...)
+	b = appendJSONString(b, msg)
+	return w.end(b)
+}
+
+// Final writes the success terminal {"event":"final","data":{"success":true,"output":…}};
+// output is JSON-encoded (use FinalOutput to stay within R-tool-redaction).
+func (w *Writer) Final(output any) error {
+	out, err := json.Marshal(output)
+	if err != nil {
+		return fmt.Errorf("simchat: encode final output: %w", err)
+	}
+	b := w.begin()
+	b = append(b, `{"event":"final","data":{"success":true,"output":`...)
+	b = append(b, out...)
+	b = append(b, '}')
+	return w.end(b)
+}
+
+// FinalFailure writes the final envelope of a failed execution: success false with its error.
+func (w *Writer) FinalFailure(msg string) error {
+	b := w.begin()
+	b = append(b, `{"event":"final","data":{"success":false,"error":`...)
+	b = appendJSONString(b, msg)
+	b = append(b, '}')
+	return w.end(b)
+}
+
+// Error writes the failure terminal {"event":"error","error":msg}.
+func (w *Writer) Error(msg string) error {
+	b := w.begin()
+	b = append(b, `{"event":"error","error":`...)
+	b = appendJSONString(b, msg)
+	return w.end(b)
+}
+
+// Done writes the end marker, the JSON string "[DONE]" (quotes included).
+func (w *Writer) Done() error {
+	return w.write(append(w.buf[:0], "data: \"[DONE]\"\n\n"...))
+}
+
+// Raw writes p as the data of one frame, unchecked, so a runtime's fault switches can send
+// deliberately wrong frames. Line breaks in p become separate data lines, as SSE requires.
+func (w *Writer) Raw(p []byte) error {
+	b := w.buf[:0]
+	for {
+		b = append(b, "data: "...)
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			b = append(b, p...)
+			break
+		}
+		b = append(b, p[:i]...)
+		b = append(b, '\n')
+		if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
+			i++
+		}
+		p = p[i+1:]
+	}
+	return w.write(append(b, "\n\n"...))
+}
+
+func (w *Writer) begin() []byte { return append(w.buf[:0], "data: "...) }
+
+// end closes the JSON object and the frame and writes it.
+func (w *Writer) end(b []byte) error {
+	b = append(b, '}')
+	return w.flushFrame(b)
+}
+
+func (w *Writer) flushFrame(b []byte) error { return w.write(append(b, "\n\n"...)) }
+
+func (w *Writer) write(b []byte) error {
+	w.buf = b
+	if _, err := w.w.Write(b); err != nil {
+		return fmt.Errorf("simchat: write frame: %w", err)
+	}
+	return nil
+}
