@@ -1,0 +1,108 @@
+package sse
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// repeatReader serves block over and over, so benchmarks decode b.N events without building a
+// b.N-sized input. If chunk > 0 each Read returns at most chunk bytes.
+type repeatReader struct {
+	block []byte
+	off   int
+	chunk int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.chunk > 0 && len(p) > r.chunk {
+		p = p[:r.chunk]
+	}
+	n := copy(p, r.block[r.off:])
+	r.off = (r.off + n) % len(r.block)
+	return n, nil
+}
+
+// dataFrame is a typical ~60-byte sim-chat answer frame.
+const dataFrame = "data: {\"blockId\":\"b1\",\"chunk\":\"Hello there, general\"}\n\n"
+
+// namedFrames is an anthropic-style stream with several event names.
+const namedFrames = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0}\n\n" +
+	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"Hi\"}}\n\n" +
+	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"yo\"}}\n\n" +
+	"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+	"event: ping\ndata: {\"type\": \"ping\"}\n\n"
+
+func benchDecode(b *testing.B, frames string, perBlock, chunk int) {
+	block := []byte(strings.Repeat(frames, 64<<10/len(frames)+1))
+	d := NewDecoder(&repeatReader{block: block, chunk: chunk})
+	var e Event
+	b.SetBytes(int64(len(frames) / perBlock))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := d.Next(&e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
+
+// BenchmarkDecodeData decodes ~60-byte unnamed data frames from large reads.
+func BenchmarkDecodeData(b *testing.B) { benchDecode(b, dataFrame, 1, 0) }
+
+// BenchmarkDecodeDataFrameReads decodes the same frames arriving one frame per Read, as on a
+// live stream where each frame is flushed separately.
+func BenchmarkDecodeDataFrameReads(b *testing.B) { benchDecode(b, dataFrame, 1, len(dataFrame)) }
+
+// BenchmarkDecodeDataCRLF decodes the same frames with CRLF line ends.
+func BenchmarkDecodeDataCRLF(b *testing.B) {
+	benchDecode(b, strings.ReplaceAll(dataFrame, "\n", "\r\n"), 1, 0)
+}
+
+// BenchmarkDecodeDataCR decodes the same frames with lone-CR line ends.
+func BenchmarkDecodeDataCR(b *testing.B) {
+	benchDecode(b, strings.ReplaceAll(dataFrame, "\n", "\r"), 1, 0)
+}
+
+// BenchmarkDecodeNamed decodes anthropic-style named events (five names cycling).
+func BenchmarkDecodeNamed(b *testing.B) { benchDecode(b, namedFrames, 5, 0) }
+
+// BenchmarkEncodeData writes frames with Encoder.Data.
+func BenchmarkEncodeData(b *testing.B) {
+	e := NewEncoder(io.Discard)
+	p := []byte(`{"blockId":"b1","chunk":"Hello there, general"}`)
+	b.SetBytes(int64(len(p)))
+	b.ReportAllocs()
+	for range b.N {
+		if err := e.Data(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeEvent writes named events with id and two data lines with Encoder.Encode.
+func BenchmarkEncodeEvent(b *testing.B) {
+	e := NewEncoder(io.Discard)
+	ev := &Event{Type: "content_block_delta", ID: "42", Data: []byte("{\"type\":\"content_block_delta\"}\n{\"x\":1}")}
+	b.ReportAllocs()
+	for range b.N {
+		if err := e.Encode(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendEvent builds frames into a reused buffer.
+func BenchmarkAppendEvent(b *testing.B) {
+	ev := &Event{Data: []byte(`{"blockId":"b1","chunk":"Hello there, general"}`)}
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for range b.N {
+		buf = AppendEvent(buf[:0], ev)
+	}
+	if !bytes.HasSuffix(buf, []byte("\n\n")) {
+		b.Fatal("bad frame")
+	}
+}
