@@ -2,8 +2,10 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -53,6 +55,10 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 		e.File = filename
 		locate(file, e)
 	}
+	// Report in file order, which is how a reader fixes them.
+	slices.SortStableFunc(errs, func(a, b *FieldError) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
 	if err := joinFieldErrors(errs); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,192 @@
 package main
 
-// runScenarios is a placeholder until the scenarios command lands; it fails loudly rather than pretending.
-func runScenarios(args []string) error { return usageError("the scenarios command is not implemented yet") }
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// scenariosUsage lists the scenarios subcommands.
+const scenariosUsage = `scenarios <list|show|validate> [flags]
+
+  list [--scenarios DIR]                     list the scenarios (embedded, or DIR's)
+  show NAME [--seed N] [--json] [--scenarios DIR]
+                                             print a scenario's YAML and what it renders to
+  validate FILE...                           check scenario files (exit 2 if any is invalid)`
+
+// runScenarios lists, shows and validates scenarios.
+func runScenarios(args []string) error { return scenariosMain(args, os.Stdout) }
+
+// scenariosMain is runScenarios writing to out, so tests can read the output.
+func scenariosMain(args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return usageError("missing subcommand; usage: streambench %s", scenariosUsage)
+	}
+	switch args[0] {
+	case "list":
+		return scenariosList(args[1:], out)
+	case "show":
+		return scenariosShow(args[1:], out)
+	case "validate":
+		return scenariosValidate(args[1:], out)
+	case "-h", "--help", "help":
+		fmt.Fprintf(os.Stderr, "Usage: streambench %s\n", scenariosUsage)
+		return nil
+	}
+	return usageError("unknown subcommand %q; usage: streambench %s", args[0], scenariosUsage)
+}
+
+// loadLibrary returns DIR's scenarios, or the embedded library when dir is empty.
+func loadLibrary(dir string) (*scenarios.Library, error) {
+	if dir == "" {
+		return scenarios.Embedded(), nil
+	}
+	lib, err := scenarios.LoadDir(dir)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return lib, nil
+}
+
+// scenariosList prints one aligned row per scenario.
+func scenariosList(args []string, out io.Writer) error {
+	fs := newFlagSet("scenarios list", "scenarios list [--scenarios DIR]")
+	dir := fs.String("scenarios", "", "directory of *.yaml scenarios (default: the embedded library)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("list takes no arguments, got %q", fs.Args())
+	}
+	lib, err := loadLibrary(*dir)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTURNS\tTOOLS\tFAULTS\tCLIENT\tDESCRIPTION")
+	for _, name := range lib.Names() {
+		s, _ := lib.Get(name)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Name, len(s.Turns), s.ToolCallCount(),
+			orDash(s.Faults.String()), orDash(s.Client.String()), s.Description)
+	}
+	return tw.Flush()
+}
+
+// orDash shows "-" for an empty table cell so columns stay readable.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// showJSON is the --json form of `scenarios show`.
+type showJSON struct {
+	Scenario                *scenarios.Scenario `json:"scenario"`
+	Seed                    uint64              `json:"seed"`
+	Expected                scenarios.Expected  `json:"expected"`
+	EstimatedDurationMillis int64               `json:"estimatedDurationMs"`
+}
+
+// scenariosShow prints a scenario's YAML and its rendered ground truth.
+func scenariosShow(args []string, out io.Writer) error {
+	fs := newFlagSet("scenarios show", "scenarios show NAME [--seed N] [--json] [--scenarios DIR]")
+	dir := fs.String("scenarios", "", "directory of *.yaml scenarios (default: the embedded library)")
+	seed := fs.Uint64("seed", 1, "seed to render the scenario with")
+	asJSON := fs.Bool("json", false, "print the scenario and its expected result as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError("show takes exactly one scenario name, got %d arguments", fs.NArg())
+	}
+	lib, err := loadLibrary(*dir)
+	if err != nil {
+		return err
+	}
+	name := fs.Arg(0)
+	s, ok := lib.Get(name)
+	if !ok {
+		return usageError("unknown scenario %q; known: %s", name, strings.Join(lib.Names(), ", "))
+	}
+	script := s.Render(*seed)
+	exp := script.Expected()
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(showJSON{Scenario: s, Seed: *seed, Expected: exp, EstimatedDurationMillis: script.EstimatedDuration().Milliseconds()})
+	}
+	fmt.Fprintf(out, "# %s (from %s)\n", name, lib.File(name))
+	out.Write(lib.Source(name))
+	fmt.Fprintf(out, "\n# Rendered with seed %d: estimated duration %v\n", *seed, script.EstimatedDuration().Round(time.Millisecond))
+	for i, st := range script.Turns {
+		fmt.Fprintf(out, "\n## turn %d", i)
+		if st.HTTPStatus != 0 {
+			fmt.Fprintf(out, ": HTTP %d %q before any stream\n", st.HTTPStatus, st.ErrorMessage)
+			continue
+		}
+		fmt.Fprintf(out, ": %d steps, %d output tokens", len(st.Steps), st.OutputTokens)
+		if n := len(st.Steps); n > 0 {
+			fmt.Fprintf(out, ", first at %v, last at %v", st.Steps[0].At.Round(time.Millisecond), st.Steps[n-1].At.Round(time.Millisecond))
+		}
+		fmt.Fprintln(out)
+		if st.StallAfterStep >= 0 {
+			fmt.Fprintf(out, "stall: %v after step %d\n", st.StallFor, st.StallAfterStep)
+		}
+		if i < len(exp.Turns) {
+			et := exp.Turns[i]
+			if et.Thinking != "" {
+				fmt.Fprintf(out, "thinking: %q\n", et.Thinking)
+			}
+			if et.Text != "" {
+				fmt.Fprintf(out, "text: %q\n", et.Text)
+			}
+		}
+		for _, c := range st.ToolCalls {
+			fmt.Fprintf(out, "tool call %s %s (%v, %s): %s\n", c.ID, c.Name, c.Duration.Round(time.Millisecond), c.Outcome, c.Arguments)
+		}
+		if st.ErrorAfterStep >= 0 {
+			fmt.Fprintf(out, "provider error after step %d: %q\n", st.ErrorAfterStep, st.ErrorMessage)
+		}
+	}
+	if c := s.Client.String(); c != "" {
+		fmt.Fprintf(out, "\nclient: %s\n", c)
+	}
+	return nil
+}
+
+// scenariosValidate checks each file and reports ok or its errors; any invalid file makes the
+// command exit 2.
+func scenariosValidate(args []string, out io.Writer) error {
+	fs := newFlagSet("scenarios validate", "scenarios validate FILE...")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError("validate needs at least one FILE")
+	}
+	invalid := 0
+	for _, path := range fs.Args() {
+		s, err := scenarios.LoadFile(path)
+		if err != nil {
+			invalid++
+			fmt.Fprintf(out, "FAIL %s\n", path)
+			for _, line := range strings.Split(err.Error(), "\n") {
+				fmt.Fprintf(out, "  %s\n", line)
+			}
+			continue
+		}
+		fmt.Fprintf(out, "ok   %s (%s)\n", path, s.Name)
+	}
+	if invalid > 0 {
+		return usageError("%d of %d scenario files are invalid", invalid, fs.NArg())
+	}
+	return nil
+}
