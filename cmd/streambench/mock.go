@@ -1,4 +1,117 @@
 package main
 
-// runMock is a placeholder until the mock command lands; it fails loudly rather than pretending.
-func runMock(args []string) error { return usageError("the mock command is not implemented yet") }
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// runMock serves the scripted mock provider until interrupted, or with --self-test measures
+// its pacing under load and exits.
+func runMock(args []string) error {
+	fs := newFlagSet("mock", "mock [--addr HOST:PORT] [--scenarios DIR] [--time-scale F] [--max-concurrent N --queue N --slowdown F] | --self-test [--streams N --tokens-per-second F --duration D]")
+	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (HTTP/1.1 and cleartext HTTP/2)")
+	dir := fs.String("scenarios", "", "load scenarios from this directory instead of the embedded library")
+	timeScale := fs.Float64("time-scale", 1, "multiply every scripted delay (1 = as scripted, 0 = no delays)")
+	maxConcurrent := fs.Int("max-concurrent", 0, "capacity model: streams played at once (0 = unlimited)")
+	queue := fs.Int("queue", 0, "capacity model: requests that may wait for a slot; beyond that 429")
+	queueTimeout := fs.Duration("queue-timeout", 0, "capacity model: longest wait in the queue before 429 (0 = no limit)")
+	slowdown := fs.Float64("slowdown", 0, "capacity model: stretch delays by (1 + F × active streams)")
+	grace := fs.Duration("grace", 10*time.Second, "on Ctrl-C, how long in-flight streams may finish before they are cut")
+	verbose := fs.Bool("verbose", false, "log every refused request")
+	selfTest := fs.Bool("self-test", false, "play --streams concurrent streams against an in-process mock and print pacing error and CPU per token")
+	streams := fs.Int("streams", 2000, "self-test: concurrent streams")
+	tokensPerSecond := fs.Float64("tokens-per-second", 20, "self-test: tokens per second per stream")
+	duration := fs.Duration("duration", 10*time.Second, "self-test: how long each stream plays")
+	ramp := fs.Duration("ramp", time.Second, "self-test: spread stream starts over this period")
+	conns := fs.Int("conns", 4, "self-test: h2c connections the streams are multiplexed over")
+	wire := fs.String("wire", "openai", "self-test: provider wire (openai or anthropic)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected arguments %q", fs.Args())
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if *selfTest {
+		if *streams <= 0 || *tokensPerSecond <= 0 || *duration <= 0 || *conns <= 0 || *ramp < 0 {
+			return usageError("--streams, --tokens-per-second, --duration and --conns must be positive")
+		}
+		fmt.Fprintf(os.Stderr, "self-test: %d streams × %g tokens/s for %s over %d h2c connection(s), %s wire\n",
+			*streams, *tokensPerSecond, *duration, *conns, *wire)
+		res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
+			Streams: *streams, TokensPerSecond: *tokensPerSecond, Duration: *duration,
+			Ramp: max(*ramp, time.Nanosecond), Connections: *conns, Wire: *wire,
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Print(res)
+		if res.Failed > 0 {
+			return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d streams failed", res.Failed, res.Streams)}
+		}
+		return nil
+	}
+
+	lib := scenarios.Embedded()
+	if *dir != "" {
+		var err error
+		if lib, err = scenarios.LoadDir(*dir); err != nil {
+			return usageError("--scenarios %s: %v", *dir, err)
+		}
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	srv, err := mockprovider.New(mockprovider.Options{
+		Library:   lib,
+		TimeScale: *timeScale,
+		Capacity: mockprovider.Capacity{MaxConcurrent: *maxConcurrent, QueueSize: *queue,
+			QueueTimeout: *queueTimeout, SlowdownPerStream: *slowdown},
+		Logger: logger,
+	})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return usageError("--addr %s: %v", *addr, err)
+	}
+	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(os.Stderr, "%d scenarios; POST %s, POST %s, GET %s, GET %s\n",
+		len(lib.Names()), mockprovider.PathOpenAI, mockprovider.PathAnthropic,
+		mockprovider.PathSessions, mockprovider.PathMetrics)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	stop() // a second Ctrl-C now kills the process
+	fmt.Fprintf(os.Stderr, "shutting down: letting in-flight streams finish for up to %s (Ctrl-C again to quit now)\n", *grace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,401 @@
+package mockprovider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// request is one model request being served: what was parsed, selected and recorded so far.
+type request struct {
+	srv     *Server
+	wire    *wire
+	w       http.ResponseWriter
+	r       *http.Request
+	seq     uint64
+	arrival time.Time
+	ref     sessionRef
+	parsed  wireRequest
+	script  *scenarios.Script
+	turn    *scenarios.ScriptTurn
+	turnIdx int
+	tokens  int
+	frames  int
+}
+
+func (s *Server) modelHandler(wr *wire) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := &request{srv: s, wire: wr, w: w, r: r, seq: s.requests.Add(1), arrival: time.Now()}
+		req.ref = s.sessions.add(SessionRecord{
+			Session: r.Header.Get(HeaderSession), Wire: wr.name, Start: req.arrival, Outcome: OutcomeStreaming,
+		})
+		req.serve()
+	})
+}
+
+// serve validates and selects, applies faults and admission, then plays the turn.
+func (q *request) serve() {
+	s := q.srv
+	if q.r.Method != http.MethodPost {
+		q.w.Header().Set("Allow", http.MethodPost)
+		q.fail(http.StatusMethodNotAllowed, errInvalidRequest,
+			fmt.Sprintf("method %s is not allowed on %s: use POST", q.r.Method, q.r.URL.Path))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(q.w, q.r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			q.fail(http.StatusRequestEntityTooLarge, errRequestTooLarge,
+				fmt.Sprintf("request body is larger than the mock's limit of %d bytes", MaxBodyBytes))
+			return
+		}
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("reading request body: %v", err))
+		return
+	}
+	parsed, err := q.wire.parse(body)
+	if err != nil {
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("invalid request body: %v", err))
+		return
+	}
+	q.parsed = parsed
+	dir, err := s.selectScenario(q.r.Header, parsed.LastUserText)
+	if err != nil {
+		q.fail(http.StatusBadRequest, errInvalidRequest, err.Error())
+		return
+	}
+	q.ref.update(func(rec *SessionRecord) {
+		rec.Session, rec.Scenario, rec.Seed, rec.Turn = dir.Session, dir.Scenario, dir.Seed, parsed.AssistantTurns
+	})
+	sc, ok := s.library.Get(dir.Scenario)
+	if !ok {
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("unknown scenario %q; known scenarios: %s",
+			dir.Scenario, strings.Join(s.library.Names(), ", ")))
+		return
+	}
+	q.script = sc.Render(dir.Seed)
+	q.turnIdx = parsed.AssistantTurns
+	if q.turnIdx >= len(q.script.Turns) {
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf(
+			"scenario %s has %d turn(s) but the request already holds %d assistant message(s): there is no turn %d to play",
+			dir.Scenario, len(q.script.Turns), q.turnIdx, q.turnIdx))
+		return
+	}
+	q.turn = &q.script.Turns[q.turnIdx]
+
+	if status := q.turn.HTTPStatus; status != 0 {
+		s.metrics.providerErrors.WithLabelValues(q.wire.name, "http-"+strconv.Itoa(status)).Inc()
+		if status == http.StatusTooManyRequests {
+			q.w.Header().Set("Retry-After", "1")
+		}
+		q.fail(status, faultErrorKind(status), fmt.Sprintf(
+			"scenario %s injects HTTP %d on turn %d (scripted provider fault)", dir.Scenario, status, q.turnIdx))
+		return
+	}
+
+	queued, err := s.admission.acquire(q.r.Context())
+	if err != nil {
+		if errors.Is(err, errQueueFull) || errors.Is(err, errQueueTimeout) {
+			q.w.Header().Set("Retry-After", "1")
+			q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
+			q.fail(http.StatusTooManyRequests, errRateLimit, fmt.Sprintf("mock provider at capacity (max %d concurrent streams, queue %d): %v",
+				s.opts.Capacity.MaxConcurrent, s.opts.Capacity.QueueSize, err))
+			return
+		}
+		q.clientGone(time.Now(), func(rec *SessionRecord) { rec.Queued = queued })
+		return
+	}
+	defer s.admission.release()
+	q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
+	s.metrics.started.WithLabelValues(q.wire.name).Inc()
+	base := time.Now() // the schedule starts when the request gets its slot: queueing adds to TTFT
+	if parsed.Stream {
+		q.stream(base)
+	} else {
+		q.respond(base)
+	}
+}
+
+// selectScenario resolves the directive in the last user message and the X-Streambench-*
+// headers, field by field, headers winning.
+func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Directive, error) {
+	dir, found, err := scenarios.ParseDirective(lastUser)
+	if err != nil {
+		return dir, fmt.Errorf("last user message: %w", err)
+	}
+	if v := h.Get(HeaderScenario); v != "" {
+		dir.Scenario, found = v, true
+	}
+	if v := h.Get(HeaderSeed); v != "" {
+		seed, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return dir, fmt.Errorf("header %s %q: expected a decimal unsigned 64-bit integer", HeaderSeed, v)
+		}
+		dir.Seed = seed
+	}
+	if v := h.Get(HeaderSession); v != "" {
+		dir.Session = v
+	}
+	if !found {
+		return dir, fmt.Errorf("no scenario selected: put a directive like [[streambench scenario=NAME seed=N session=ID]] "+
+			"in the last user message, or send the %s header (with optional %s and %s); known scenarios: %s",
+			HeaderScenario, HeaderSeed, HeaderSession, strings.Join(s.library.Names(), ", "))
+	}
+	return dir, nil
+}
+
+// stream plays the turn as an event stream, each step at base + its scripted offset.
+func (q *request) stream(base time.Time) {
+	s := q.srv
+	ctx := q.r.Context()
+	rc := http.NewResponseController(q.w)
+	sw := q.wire.newStream(q.w, q.meta(), q.parsed.IncludeUsage)
+
+	if err := sw.Start(); err != nil {
+		q.writeFailed(err)
+		return
+	}
+	if err := rc.Flush(); err != nil {
+		q.writeFailed(err)
+		return
+	}
+	q.firstByte(time.Now())
+
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	sched := newSchedule(base, s.opts.TimeScale, s.admission)
+	turn := q.turn
+	for i := range turn.Steps {
+		step := &turn.Steps[i]
+		due := sched.due(step.At)
+		if gone, at := q.waitUntil(ctx, timer, due, sw); gone {
+			q.clientGone(at, nil)
+			return
+		}
+		if err := sw.Step(turn, step); err != nil {
+			q.writeFailed(err)
+			return
+		}
+		if err := rc.Flush(); err != nil {
+			q.writeFailed(err)
+			return
+		}
+		s.pacing.record(q.seq, time.Since(due).Microseconds())
+		q.frames++
+		q.tokens += step.Tokens
+		if turn.ErrorAfterStep == i {
+			q.providerError(sw, rc)
+			return
+		}
+	}
+	if turn.ErrorAfterStep >= len(turn.Steps) {
+		q.providerError(sw, rc)
+		return
+	}
+	if err := sw.Finish(turn); err != nil {
+		q.writeFailed(err)
+		return
+	}
+	if err := rc.Flush(); err != nil {
+		q.writeFailed(err)
+		return
+	}
+	q.finish(OutcomeCompleted, http.StatusOK, "")
+}
+
+// waitUntil sleeps on the stream's one timer until due, sending a keep-alive ping through sw
+// when the silence would exceed pingInterval. It returns gone=true, with the time it noticed,
+// as soon as the client goes away.
+func (q *request) waitUntil(ctx context.Context, timer *time.Timer, due time.Time, sw streamWriter) (gone bool, at time.Time) {
+	for {
+		wait := time.Until(due)
+		if wait <= 0 {
+			select {
+			case <-ctx.Done():
+				return true, time.Now()
+			default:
+				return false, time.Time{}
+			}
+		}
+		ping := sw != nil && wait > pingInterval
+		if ping {
+			wait = pingInterval
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return true, time.Now()
+		case <-timer.C:
+		}
+		if ping {
+			if err := sw.Ping(); err == nil {
+				err = http.NewResponseController(q.w).Flush()
+			}
+		}
+	}
+}
+
+// providerError ends the stream with the scripted mid-stream error.
+func (q *request) providerError(sw streamWriter, rc *http.ResponseController) {
+	q.srv.metrics.providerErrors.WithLabelValues(q.wire.name, "midstream").Inc()
+	if err := sw.Error(q.turn.ErrorMessage); err != nil {
+		q.writeFailed(err)
+		return
+	}
+	if err := rc.Flush(); err != nil {
+		q.writeFailed(err)
+		return
+	}
+	q.finish(OutcomeProviderError, http.StatusOK, q.turn.ErrorMessage)
+}
+
+// respond plays a non-streaming request: it waits until the turn's last step is due (or the
+// step the scripted error follows), then answers with the whole message or the error.
+func (q *request) respond(base time.Time) {
+	s := q.srv
+	turn := q.turn
+	last := len(turn.Steps) - 1
+	failing := turn.ErrorAfterStep >= 0
+	if failing && turn.ErrorAfterStep < last {
+		last = turn.ErrorAfterStep
+	}
+	if last >= 0 {
+		sched := newSchedule(base, s.opts.TimeScale, s.admission)
+		var due time.Time
+		for i := 0; i <= last; i++ {
+			due = sched.due(turn.Steps[i].At)
+		}
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		defer timer.Stop()
+		if gone, at := q.waitUntil(q.r.Context(), timer, due, nil); gone {
+			q.clientGone(at, nil)
+			return
+		}
+	}
+	if failing {
+		s.metrics.providerErrors.WithLabelValues(q.wire.name, "midstream").Inc()
+		q.firstByte(time.Now())
+		q.w.Header().Set("X-Streambench-Fault", "midstream")
+		q.wire.writeError(q.w, http.StatusInternalServerError, q.wire.errType(errServer), q.turn.ErrorMessage)
+		q.finish(OutcomeProviderError, http.StatusInternalServerError, q.turn.ErrorMessage)
+		return
+	}
+	if err := q.wire.writeResponse(q.w, turn, q.meta()); err != nil {
+		q.writeFailed(err)
+		return
+	}
+	q.firstByte(time.Now())
+	for i := range turn.Steps {
+		q.tokens += turn.Steps[i].Tokens
+	}
+	q.frames = 1
+	q.finish(OutcomeCompleted, http.StatusOK, "")
+}
+
+// meta is the response identity for the wire's writers.
+func (q *request) meta() streamMeta {
+	return streamMeta{
+		ID:          q.wire.idPrefix + strconv.FormatUint(q.seq, 10),
+		Model:       q.parsed.Model,
+		Created:     q.arrival.Unix(),
+		InputTokens: q.turn.InputTokens,
+	}
+}
+
+// fail answers with an HTTP error in the wire's error shape and records it.
+func (q *request) fail(status int, kind errorKind, message string) {
+	q.srv.metrics.httpErrors.WithLabelValues(q.wire.name, strconv.Itoa(status)).Inc()
+	q.srv.logger.Debug("request refused", "wire", q.wire.name, "status", status, "error", message)
+	q.wire.writeError(q.w, status, q.wire.errType(kind), message)
+	q.finish(OutcomeHTTPError, status, message)
+}
+
+// firstByte records when the first response bytes were flushed.
+func (q *request) firstByte(at time.Time) {
+	q.ref.update(func(rec *SessionRecord) { rec.FirstByte = at })
+}
+
+// writeFailed handles a failed write or flush: the client is gone (a broken connection or a
+// reset stream), noticed by the write rather than by the context.
+func (q *request) writeFailed(err error) {
+	q.srv.logger.Debug("stream write failed", "wire", q.wire.name, "error", err)
+	q.clientGone(time.Now(), nil)
+}
+
+// clientGone records that the client went away at, and ends the request.
+func (q *request) clientGone(at time.Time, also func(*SessionRecord)) {
+	q.srv.metrics.clientCancelled.WithLabelValues(q.wire.name).Inc()
+	q.ref.update(func(rec *SessionRecord) {
+		rec.ClientGone = at
+		if also != nil {
+			also(rec)
+		}
+	})
+	q.finish(OutcomeClientCancelled, http.StatusOK, "")
+}
+
+// finish closes the request's record.
+func (q *request) finish(outcome Outcome, status int, message string) {
+	s := q.srv
+	if outcome == OutcomeCompleted {
+		s.metrics.completed.WithLabelValues(q.wire.name).Inc()
+	}
+	s.metrics.tokensSent.Add(float64(q.tokens))
+	end := time.Now()
+	q.ref.update(func(rec *SessionRecord) {
+		rec.End, rec.Outcome, rec.Status, rec.Error = end, outcome, status, message
+		rec.Tokens, rec.Frames = q.tokens, q.frames
+	})
+}
+
+// schedule turns scripted offsets into wall-clock due times. Each gap between consecutive
+// steps is scaled by TimeScale and by the capacity model's slowdown at that moment, and due
+// times are computed from the intended schedule, never from when the previous frame actually
+// went out, so lateness does not accumulate.
+type schedule struct {
+	due0      time.Time
+	last      time.Time
+	lastAt    time.Duration
+	timeScale float64
+	adm       *admission
+}
+
+func newSchedule(base time.Time, timeScale float64, adm *admission) *schedule {
+	return &schedule{due0: base, last: base, timeScale: timeScale, adm: adm}
+}
+
+// due returns when a step scripted at `at` (from the request's arrival) must be emitted.
+func (sc *schedule) due(at time.Duration) time.Time {
+	if sc.timeScale == 0 {
+		return sc.due0
+	}
+	gap := at - sc.lastAt
+	sc.lastAt = at
+	if gap > 0 {
+		sc.last = sc.last.Add(time.Duration(float64(gap) * sc.timeScale * sc.adm.slowdown()))
+	}
+	return sc.last
+}
+
+// handleSessions serves GET /_streambench/sessions[?session=ID].
+func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
+	records := s.Sessions(r.URL.Query().Get("session"))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(struct {
+		Sessions []SessionRecord `json:"sessions"`
+	}{records}); err != nil {
+		s.logger.Debug("writing sessions failed", "error", err)
+	}
+}

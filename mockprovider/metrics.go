@@ -1,0 +1,139 @@
+package mockprovider
+
+import (
+	"sync"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the mock's Prometheus series, on a registry owned by one Server (no global
+// state, so several servers can live in one process, as tests do).
+type metrics struct {
+	registry        *prometheus.Registry
+	activeStreams   prometheus.Gauge
+	queueDepth      prometheus.Gauge
+	started         *prometheus.CounterVec
+	completed       *prometheus.CounterVec
+	clientCancelled *prometheus.CounterVec
+	providerErrors  *prometheus.CounterVec
+	httpErrors      *prometheus.CounterVec
+	queuedSeconds   prometheus.Histogram
+	tokensSent      prometheus.Counter
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		activeStreams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "streambench_mock_active_streams",
+			Help: "Requests currently being played (admitted by the capacity model).",
+		}),
+		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "streambench_mock_queue_depth",
+			Help: "Requests waiting for a stream slot.",
+		}),
+		started: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "streambench_mock_streams_started_total",
+			Help: "Requests admitted and started, by wire.",
+		}, []string{"wire"}),
+		completed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "streambench_mock_streams_completed_total",
+			Help: "Requests whose turn was played to its end, by wire.",
+		}, []string{"wire"}),
+		clientCancelled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "streambench_mock_client_cancelled_total",
+			Help: "Requests whose client went away before the turn ended (queued or streaming), by wire.",
+		}, []string{"wire"}),
+		providerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "streambench_mock_provider_errors_injected_total",
+			Help: "Scripted provider faults injected, by wire and kind (http-429, http-500, http-503, midstream).",
+		}, []string{"wire", "kind"}),
+		httpErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "streambench_mock_http_errors_total",
+			Help: "Requests answered with an HTTP error, by wire and status (bad input, faults, full queue).",
+		}, []string{"wire", "status"}),
+		queuedSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "streambench_mock_queued_seconds",
+			Help:    "Time requests waited for a stream slot (only requests that had to wait).",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+		}),
+		tokensSent: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "streambench_mock_tokens_sent_total",
+			Help: "Tokens sent in streamed frames and non-streamed responses.",
+		}),
+	}
+	m.registry.MustRegister(m.activeStreams, m.queueDepth, m.started, m.completed,
+		m.clientCancelled, m.providerErrors, m.httpErrors, m.queuedSeconds, m.tokensSent,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Pacing error is recorded in microseconds, from 1 µs to 10 minutes at 3 significant digits.
+const (
+	pacingMinMicros = 1
+	pacingMaxMicros = 600_000_000
+	pacingSigFigs   = 3
+	pacingShards    = 16
+)
+
+// pacingRecorder collects pacing errors into sharded HdrHistograms: a stream records into the
+// shard of its sequence number under that shard's lock, which is almost never contended, and a
+// snapshot merges the shards. Safe for concurrent use.
+type pacingRecorder struct {
+	shards [pacingShards]pacingShard
+}
+
+type pacingShard struct {
+	mu   sync.Mutex
+	hist *hdrhistogram.Histogram
+	// outOfRange counts values the histogram refused (beyond its range), so none is lost silently.
+	outOfRange int64
+	_          [40]byte // keep shards on separate cache lines
+}
+
+func newPacingRecorder() *pacingRecorder {
+	p := &pacingRecorder{}
+	for i := range p.shards {
+		p.shards[i].hist = hdrhistogram.New(pacingMinMicros, pacingMaxMicros, pacingSigFigs)
+	}
+	return p
+}
+
+// record adds one pacing error (µs, negative clamped to 0) to shard key.
+func (p *pacingRecorder) record(key uint64, micros int64) {
+	if micros < 0 {
+		micros = 0
+	}
+	s := &p.shards[key%pacingShards]
+	s.mu.Lock()
+	if err := s.hist.RecordValue(micros); err != nil {
+		s.outOfRange++
+	}
+	s.mu.Unlock()
+}
+
+// snapshot merges every shard into a new histogram and returns the out-of-range count.
+func (p *pacingRecorder) snapshot() (*hdrhistogram.Histogram, int64) {
+	out := hdrhistogram.New(pacingMinMicros, pacingMaxMicros, pacingSigFigs)
+	var lost int64
+	for i := range p.shards {
+		s := &p.shards[i]
+		s.mu.Lock()
+		lost += out.Merge(s.hist) + s.outOfRange
+		s.mu.Unlock()
+	}
+	return out, lost
+}
+
+// reset clears every shard (the self-test drops its warm-up).
+func (p *pacingRecorder) reset() {
+	for i := range p.shards {
+		s := &p.shards[i]
+		s.mu.Lock()
+		s.hist.Reset()
+		s.outOfRange = 0
+		s.mu.Unlock()
+	}
+}

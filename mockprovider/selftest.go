@@ -1,0 +1,253 @@
+package mockprovider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// SelfTestOptions configure SelfTest.
+type SelfTestOptions struct {
+	// Streams is how many streams play at once (default 2,000).
+	Streams int
+	// TokensPerSecond is each stream's token rate (default 20).
+	TokensPerSecond float64
+	// Duration is how long each stream plays (default 10 s).
+	Duration time.Duration
+	// Ramp spreads the stream starts uniformly over this period (default 1 s), as clients
+	// arriving independently would, instead of aligning every stream's timer.
+	Ramp time.Duration
+	// Connections is how many h2c connections the client multiplexes the streams over
+	// (default 4): a handful of connections keeps file descriptors low, as a runtime does.
+	Connections int
+	// Wire is "openai" (default) or "anthropic".
+	Wire string
+	// Seed makes the ramp reproducible.
+	Seed uint64
+}
+
+// SelfTestResult is what SelfTest measured.
+type SelfTestResult struct {
+	Streams   int
+	Completed int
+	// Failed counts streams that did not complete (HTTP errors, broken connections).
+	Failed int
+	// FirstFailure describes one failure, for the report.
+	FirstFailure string
+	Tokens       int64
+	Frames       int64
+	Elapsed      time.Duration
+	// PacingError is actual − scheduled emission per frame, in microseconds.
+	PacingError *hdrhistogram.Histogram
+	// CPU is the process's user+system CPU time over the run (server and client: they share
+	// the process), and CPUPerToken that divided by Tokens.
+	CPU         time.Duration
+	CPUPerToken time.Duration
+}
+
+// String formats the result as the self-test prints it.
+func (r SelfTestResult) String() string {
+	h := r.PacingError
+	var b strings.Builder
+	fmt.Fprintf(&b, "streams: %d (completed %d, failed %d) in %s\n", r.Streams, r.Completed, r.Failed, r.Elapsed.Round(time.Millisecond))
+	if r.FirstFailure != "" {
+		fmt.Fprintf(&b, "first failure: %s\n", r.FirstFailure)
+	}
+	fmt.Fprintf(&b, "tokens: %d in %d frames\n", r.Tokens, r.Frames)
+	fmt.Fprintf(&b, "pacing error (actual - scheduled, µs): p50 %d  p99 %d  p99.9 %d  max %d  (n=%d)\n",
+		h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max(), h.TotalCount())
+	fmt.Fprintf(&b, "cpu: %s user+sys, %.2f µs per token (server and in-process client)\n",
+		r.CPU.Round(time.Millisecond), float64(r.CPUPerToken.Nanoseconds())/1e3)
+	return b.String()
+}
+
+// SelfTest plays opts.Streams concurrent streams against an in-process mock over real HTTP
+// (h2c on loopback) and measures its pacing error and CPU cost per token. The scenario is one
+// answer turn of Duration × TokensPerSecond tokens, one token per frame.
+func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error) {
+	if opts.Streams == 0 {
+		opts.Streams = 2000
+	}
+	if opts.TokensPerSecond == 0 {
+		opts.TokensPerSecond = 20
+	}
+	if opts.Duration == 0 {
+		opts.Duration = 10 * time.Second
+	}
+	if opts.Ramp == 0 {
+		opts.Ramp = time.Second
+	}
+	if opts.Connections == 0 {
+		opts.Connections = 4
+	}
+	if opts.Wire == "" {
+		opts.Wire = "openai"
+	}
+	switch {
+	case opts.Streams < 0, opts.TokensPerSecond < 0, opts.Duration < 0, opts.Ramp < 0, opts.Connections < 0:
+		return SelfTestResult{}, fmt.Errorf("self-test: streams, tokens per second, duration, ramp and connections must be positive")
+	case opts.Wire != "openai" && opts.Wire != "anthropic":
+		return SelfTestResult{}, fmt.Errorf("self-test: wire %q: expected openai or anthropic", opts.Wire)
+	}
+	interToken := time.Duration(float64(time.Second) / opts.TokensPerSecond)
+	tokens := max(1, int(opts.Duration/interToken))
+
+	lib, err := selfTestLibrary(interToken, tokens)
+	if err != nil {
+		return SelfTestResult{}, err
+	}
+	srv, err := New(Options{Library: lib, TimeScale: 1})
+	if err != nil {
+		return SelfTestResult{}, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return SelfTestResult{}, fmt.Errorf("self-test: listen: %w", err)
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdownCtx)
+		<-serveErr
+	}()
+
+	clients := make([]*http.Client, opts.Connections)
+	for i := range clients {
+		tr := &http.Transport{Protocols: &http.Protocols{}, HTTP2: &http.HTTP2Config{}}
+		tr.Protocols.SetUnencryptedHTTP2(true)
+		defer tr.CloseIdleConnections()
+		clients[i] = &http.Client{Transport: tr}
+	}
+	path, body := PathOpenAI, `{"model":"self-test","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`
+	if opts.Wire == "anthropic" {
+		path, body = PathAnthropic, `{"model":"self-test","max_tokens":4096,"stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`
+	}
+	url := "http://" + ln.Addr().String() + path
+
+	var before, after syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &before); err != nil {
+		return SelfTestResult{}, fmt.Errorf("self-test: getrusage: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x5e1f))
+	start := time.Now()
+	var (
+		wg         sync.WaitGroup
+		completed  atomic.Int64
+		failed     atomic.Int64
+		failOnce   sync.Once
+		firstError string
+	)
+	for i := range opts.Streams {
+		offset := time.Duration(rng.Int64N(int64(opts.Ramp) + 1))
+		wg.Go(func() {
+			if wait := time.Until(start.Add(offset)); wait > 0 {
+				select {
+				case <-time.After(wait):
+				case <-ctx.Done():
+					return
+				}
+			}
+			err := selfTestStream(ctx, clients[i%len(clients)], url, body, i)
+			if err != nil {
+				failed.Add(1)
+				failOnce.Do(func() { firstError = err.Error() })
+				return
+			}
+			completed.Add(1)
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &after); err != nil {
+		return SelfTestResult{}, fmt.Errorf("self-test: getrusage: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return SelfTestResult{}, fmt.Errorf("self-test interrupted: %w", err)
+	}
+	res := SelfTestResult{
+		Streams: opts.Streams, Completed: int(completed.Load()), Failed: int(failed.Load()),
+		FirstFailure: firstError, Elapsed: elapsed, PacingError: srv.PacingError(),
+		CPU: time.Duration(after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano()),
+	}
+	for _, rec := range srv.Sessions("") {
+		res.Tokens += int64(rec.Tokens)
+		res.Frames += int64(rec.Frames)
+	}
+	if res.Tokens > 0 {
+		res.CPUPerToken = res.CPU / time.Duration(res.Tokens)
+	}
+	return res, nil
+}
+
+// selfTestStream plays one stream and drains it.
+func selfTestStream(ctx context.Context, client *http.Client, url, body string, i int) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderSession, fmt.Sprintf("self-test-%d", i))
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("stream %d: %w", i, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return fmt.Errorf("stream %d: HTTP %d: %s", i, resp.StatusCode, msg)
+	}
+	var buf [4096]byte
+	for {
+		_, err := resp.Body.Read(buf[:])
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("stream %d: reading: %w", i, err)
+		}
+	}
+}
+
+// selfTestLibrary builds the one-scenario library the self-test plays. Libraries are loaded
+// from YAML, so the scenario is written to a temporary directory, which is removed at once.
+func selfTestLibrary(interToken time.Duration, tokens int) (*scenarios.Library, error) {
+	dir, err := os.MkdirTemp("", "streambench-selftest-")
+	if err != nil {
+		return nil, fmt.Errorf("self-test: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	yaml := fmt.Sprintf(`name: self-test
+description: one answer turn paced at a constant rate, for the mock's self-test
+timing:
+  ttft: %s
+  itl: %s
+  tokensPerFrame: 1
+turns:
+  - text: {tokens: %d}
+`, interToken, interToken, tokens)
+	if err := os.WriteFile(filepath.Join(dir, "self-test.yaml"), []byte(yaml), 0o644); err != nil {
+		return nil, fmt.Errorf("self-test: %w", err)
+	}
+	lib, err := scenarios.LoadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("self-test: scenario: %w", err)
+	}
+	return lib, nil
+}

@@ -1,0 +1,227 @@
+// Package mockprovider is a scripted LLM provider that speaks the OpenAI chat completions and
+// Anthropic messages wire formats. Every request selects a scenario (a directive in the last
+// user message or X-Streambench-* headers); the mock renders the scenario's Script for the
+// seed and plays the turn the request is at (the number of assistant turns already in it),
+// paced on the script's schedule. It records every session for the load generator, exposes
+// Prometheus metrics, and can model a provider with finite capacity.
+//
+// The mock is stateless across requests: a multi-turn tool loop works because the turn is
+// derived from the request itself, so any agent runtime that forwards the user's text can be
+// load-tested against it.
+package mockprovider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// MaxBodyBytes is the largest request body the mock reads; larger bodies get 413.
+const MaxBodyBytes = 4 << 20
+
+// Request headers that select a scenario; they win over the directive in the user message.
+const (
+	HeaderScenario = "X-Streambench-Scenario"
+	HeaderSeed     = "X-Streambench-Seed"
+	HeaderSession  = "X-Streambench-Session"
+)
+
+// Paths the mock serves.
+const (
+	PathOpenAI    = "/v1/chat/completions"
+	PathAnthropic = "/v1/messages"
+	PathSessions  = "/_streambench/sessions"
+	PathMetrics   = "/metrics"
+	PathHealth    = "/healthz"
+)
+
+// pingInterval is how long an Anthropic stream may stay silent before the mock sends a ping,
+// as the real API does during long pauses (stalls, slow time to first token).
+const pingInterval = 5 * time.Second
+
+// Options configure a Server.
+type Options struct {
+	// Library holds the scenarios requests can select. Required.
+	Library *scenarios.Library
+	// TimeScale multiplies every scripted delay: 1 plays as scripted, 0 plays with no delay
+	// at all (tests), 0.1 ten times faster.
+	TimeScale float64
+	// Capacity is the optional capacity model; the zero value is unlimited.
+	Capacity Capacity
+	// Logger receives one line per failed request and lifecycle events; nil discards.
+	Logger *slog.Logger
+	// SessionHistory is how many session records to keep (0: DefaultSessionHistory).
+	SessionHistory int
+	// MaxConcurrentStreamsPerConn is the HTTP/2 stream limit per connection advertised by
+	// Serve (0: 100,000, so a runtime can multiplex thousands of streams on one connection).
+	MaxConcurrentStreamsPerConn int
+}
+
+// Server is the mock provider: an http.Handler with a lifecycle. Create it with New; serve it
+// with Serve or ListenAndServe, or mount it in any http.Server (an httptest server in tests).
+// All methods are safe for concurrent use.
+type Server struct {
+	opts      Options
+	library   *scenarios.Library
+	logger    *slog.Logger
+	mux       *http.ServeMux
+	metrics   *metrics
+	admission *admission
+	sessions  *sessionLog
+	pacing    *pacingRecorder
+	requests  atomic.Uint64 // sequence for response ids and pacing shards
+
+	httpServer atomic.Pointer[http.Server]
+}
+
+// New validates opts and returns a Server ready to serve.
+func New(opts Options) (*Server, error) {
+	if opts.Library == nil {
+		return nil, errors.New("mockprovider: Options.Library is required (use scenarios.Embedded())")
+	}
+	if opts.TimeScale < 0 {
+		return nil, fmt.Errorf("mockprovider: TimeScale must be >= 0, got %g", opts.TimeScale)
+	}
+	if err := opts.Capacity.validate(); err != nil {
+		return nil, fmt.Errorf("mockprovider: %w", err)
+	}
+	if opts.SessionHistory < 0 {
+		return nil, fmt.Errorf("mockprovider: SessionHistory must be >= 0, got %d", opts.SessionHistory)
+	}
+	if opts.SessionHistory == 0 {
+		opts.SessionHistory = DefaultSessionHistory
+	}
+	if opts.MaxConcurrentStreamsPerConn <= 0 {
+		opts.MaxConcurrentStreamsPerConn = 100_000
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	m := newMetrics()
+	s := &Server{
+		opts:      opts,
+		library:   opts.Library,
+		logger:    logger,
+		metrics:   m,
+		admission: newAdmission(opts.Capacity, m),
+		sessions:  newSessionLog(opts.SessionHistory),
+		pacing:    newPacingRecorder(),
+	}
+	s.mux = s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle(PathOpenAI, s.modelHandler(openaiWire))
+	mux.Handle(PathAnthropic, s.modelHandler(anthropicWire))
+	mux.HandleFunc("GET "+PathSessions, s.handleSessions)
+	mux.Handle("GET "+PathMetrics, promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{
+		Registry: s.metrics.registry, ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}))
+	mux.HandleFunc("GET "+PathHealth, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// ServeHTTP routes a request to the provider endpoints, the sessions and metrics endpoints,
+// /healthz and /debug/pprof/.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Protocols is the protocol set the mock serves on one port: HTTP/1.1 and cleartext HTTP/2
+// (prior knowledge), so a runtime can multiplex thousands of provider streams on a few
+// connections. Use it on an httptest server's Config to serve h2c in tests.
+func Protocols() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
+}
+
+// HTTPServer returns an http.Server configured to serve s: HTTP/1.1 and h2c, a high HTTP/2
+// stream limit, header read timeout. Serve and ListenAndServe use it.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s,
+		Protocols:         Protocols(),
+		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: s.opts.MaxConcurrentStreamsPerConn},
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelDebug),
+	}
+}
+
+// Serve serves on ln until Shutdown. It returns http.ErrServerClosed after Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := s.HTTPServer()
+	if !s.httpServer.CompareAndSwap(nil, hs) {
+		return errors.New("mockprovider: Serve called twice")
+	}
+	s.logger.Info("mock provider serving", "addr", ln.Addr().String())
+	return hs.Serve(ln)
+}
+
+// ListenAndServe listens on addr (host:port) and serves until Shutdown.
+func (s *Server) ListenAndServe(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("mockprovider: listen %s: %w", addr, err)
+	}
+	return s.Serve(ln)
+}
+
+// Shutdown stops accepting connections and waits for in-flight requests (streams play to their
+// end) until ctx is done, then closes every connection, which cancels the remaining streams.
+func (s *Server) Shutdown(ctx context.Context) error {
+	hs := s.httpServer.Load()
+	if hs == nil {
+		return nil
+	}
+	err := hs.Shutdown(ctx)
+	if err != nil {
+		hs.Close()
+	}
+	return err
+}
+
+// Sessions returns the records of sessionID (every record when sessionID is ""), oldest first.
+// Records of requests still streaming have Outcome OutcomeStreaming and a zero End.
+func (s *Server) Sessions(sessionID string) []SessionRecord {
+	return s.sessions.snapshot(sessionID)
+}
+
+// PacingError returns a snapshot of the pacing error histogram: for every streamed frame, the
+// time it was flushed minus the time the schedule said it should be, in microseconds.
+func (s *Server) PacingError() *hdrhistogram.Histogram {
+	h, _ := s.pacing.snapshot()
+	return h
+}
+
+// ResetPacingError clears the pacing error histogram (to drop a warm-up period).
+func (s *Server) ResetPacingError() { s.pacing.reset() }
+
+// Registry is the server's own Prometheus registry, for embedding its series elsewhere.
+func (s *Server) Registry() *prometheus.Registry { return s.metrics.registry }
+
+// ActiveStreams is the number of requests currently playing.
+func (s *Server) ActiveStreams() int { return int(s.admission.active.Load()) }

@@ -1,0 +1,189 @@
+package mockprovider
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// DefaultSessionHistory is how many session records a Server keeps when Options.SessionHistory
+// is zero. Records live in a ring: the oldest is overwritten first, so memory stays bounded
+// (about 250 bytes per record, ~50 MB at this size) however long the mock runs.
+const DefaultSessionHistory = 200_000
+
+// Outcome is how a request to the mock ended.
+type Outcome string
+
+// Request outcomes as reported in session records.
+const (
+	// OutcomeStreaming marks a record whose request is still being served.
+	OutcomeStreaming Outcome = "streaming"
+	// OutcomeCompleted: the turn was played to its end.
+	OutcomeCompleted Outcome = "completed"
+	// OutcomeProviderError: the scenario injected a mid-stream provider error.
+	OutcomeProviderError Outcome = "provider-error"
+	// OutcomeClientCancelled: the client went away before the turn ended.
+	OutcomeClientCancelled Outcome = "client-cancelled"
+	// OutcomeHTTPError: the request was answered with an HTTP error (bad input, an injected
+	// HTTP fault, a full queue).
+	OutcomeHTTPError Outcome = "http-error"
+)
+
+// SessionRecord is what the mock saw of one request. Times are wall-clock so that other
+// processes (the load generator, the runtime) can compare them with their own clocks.
+type SessionRecord struct {
+	// Session is the session id from the directive or X-Streambench-Session ("" when unset).
+	Session string
+	// Scenario and Seed identify the script played ("" and 0 when selection failed).
+	Scenario string
+	Seed     uint64
+	// Wire is "openai" or "anthropic".
+	Wire string
+	// Turn is the zero-based turn played.
+	Turn int
+	// Start is when the request arrived.
+	Start time.Time
+	// Queued is how long the request waited for a stream slot (capacity model).
+	Queued time.Duration
+	// FirstByte is when the first response frame was flushed (zero when none was).
+	FirstByte time.Time
+	// End is when the mock finished with the request (zero while it is still streaming).
+	End time.Time
+	// ClientGone is when the mock noticed the client had gone away (zero when it did not).
+	ClientGone time.Time
+	// Tokens and Frames count what was sent.
+	Tokens, Frames int
+	// Outcome is how the request ended.
+	Outcome Outcome
+	// Status is the HTTP status answered.
+	Status int
+	// Error describes an http-error or provider-error outcome.
+	Error string
+}
+
+// sessionJSON is the wire form of a SessionRecord: RFC3339Nano times, null for unset ones.
+type sessionJSON struct {
+	Session    string     `json:"session"`
+	Scenario   string     `json:"scenario"`
+	Seed       uint64     `json:"seed"`
+	Wire       string     `json:"wire"`
+	Turn       int        `json:"turn"`
+	Start      time.Time  `json:"start"`
+	QueuedMs   float64    `json:"queuedMs"`
+	FirstByte  *time.Time `json:"firstByte"`
+	End        *time.Time `json:"end"`
+	ClientGone *time.Time `json:"clientGone"`
+	Tokens     int        `json:"tokens"`
+	Frames     int        `json:"frames"`
+	Outcome    Outcome    `json:"outcome"`
+	Status     int        `json:"status"`
+	Error      string     `json:"error,omitempty"`
+}
+
+// MarshalJSON writes the record in the documented JSON shape of GET /_streambench/sessions.
+func (r SessionRecord) MarshalJSON() ([]byte, error) {
+	opt := func(t time.Time) *time.Time {
+		if t.IsZero() {
+			return nil
+		}
+		t = t.Round(0) // wall clock only: the monotonic reading means nothing to other processes
+		return &t
+	}
+	return json.Marshal(sessionJSON{
+		Session: r.Session, Scenario: r.Scenario, Seed: r.Seed, Wire: r.Wire, Turn: r.Turn,
+		Start: r.Start.Round(0), QueuedMs: float64(r.Queued) / float64(time.Millisecond),
+		FirstByte: opt(r.FirstByte), End: opt(r.End), ClientGone: opt(r.ClientGone),
+		Tokens: r.Tokens, Frames: r.Frames, Outcome: r.Outcome, Status: r.Status, Error: r.Error,
+	})
+}
+
+// UnmarshalJSON reads the JSON shape MarshalJSON writes, so clients in Go can decode the
+// sessions endpoint into SessionRecords.
+func (r *SessionRecord) UnmarshalJSON(b []byte) error {
+	var j sessionJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	val := func(t *time.Time) time.Time {
+		if t == nil {
+			return time.Time{}
+		}
+		return *t
+	}
+	*r = SessionRecord{
+		Session: j.Session, Scenario: j.Scenario, Seed: j.Seed, Wire: j.Wire, Turn: j.Turn,
+		Start: j.Start, Queued: time.Duration(j.QueuedMs * float64(time.Millisecond)),
+		FirstByte: val(j.FirstByte), End: val(j.End), ClientGone: val(j.ClientGone),
+		Tokens: j.Tokens, Frames: j.Frames, Outcome: j.Outcome, Status: j.Status, Error: j.Error,
+	}
+	return nil
+}
+
+// sessionLog is a bounded ring of records. A request owns a slot from its arrival to its end
+// and updates it in place under the lock, so in-flight requests are visible too. Safe for
+// concurrent use.
+type sessionLog struct {
+	mu   sync.Mutex
+	ring []sessionSlot
+	next uint64 // total records ever added; next slot is next % len(ring)
+}
+
+// sessionSlot holds one record and the sequence number it was added with, so a request whose
+// slot was recycled by newer requests (a ring overrun) stops writing to it.
+type sessionSlot struct {
+	seq uint64
+	rec SessionRecord
+}
+
+// sessionRef is a request's handle on its record.
+type sessionRef struct {
+	log *sessionLog
+	seq uint64
+}
+
+func newSessionLog(size int) *sessionLog {
+	return &sessionLog{ring: make([]sessionSlot, size)}
+}
+
+// add stores rec and returns the handle its request updates it through.
+func (l *sessionLog) add(rec SessionRecord) sessionRef {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.next++
+	seq := l.next
+	l.ring[seq%uint64(len(l.ring))] = sessionSlot{seq: seq, rec: rec}
+	return sessionRef{log: l, seq: seq}
+}
+
+// update applies fn to the record if it is still in the ring.
+func (ref sessionRef) update(fn func(*SessionRecord)) {
+	if ref.log == nil {
+		return
+	}
+	l := ref.log
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	slot := &l.ring[ref.seq%uint64(len(l.ring))]
+	if slot.seq == ref.seq {
+		fn(&slot.rec)
+	}
+}
+
+// snapshot returns the records of session (all when session is ""), oldest first.
+func (l *sessionLog) snapshot(session string) []SessionRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := uint64(len(l.ring))
+	first := uint64(1)
+	if l.next > n {
+		first = l.next - n + 1
+	}
+	out := make([]SessionRecord, 0, min(l.next-first+1, 1024))
+	for seq := first; seq <= l.next; seq++ {
+		slot := &l.ring[seq%n]
+		if session == "" || slot.rec.Session == session {
+			out = append(out, slot.rec)
+		}
+	}
+	return out
+}

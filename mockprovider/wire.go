@@ -1,0 +1,159 @@
+package mockprovider
+
+import (
+	"net/http"
+
+	"github.com/streambench/streambench/protocol/anthropic"
+	"github.com/streambench/streambench/protocol/openai"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// wireRequest is what the server needs from a parsed request body, the same for every wire.
+type wireRequest struct {
+	Model          string
+	Stream         bool
+	IncludeUsage   bool
+	LastUserText   string
+	AssistantTurns int
+}
+
+// streamMeta identifies one response, the same for every wire.
+type streamMeta struct {
+	ID          string
+	Model       string
+	Created     int64
+	InputTokens int
+}
+
+// streamWriter is the method set both wires' StreamWriters share. Each call writes whole
+// frames; the server flushes after each.
+type streamWriter interface {
+	Start() error
+	Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error
+	Error(message string) error
+	Finish(turn *scenarios.ScriptTurn) error
+	Ping() error
+}
+
+var (
+	_ streamWriter = (*openai.StreamWriter)(nil)
+	_ streamWriter = (*anthropic.StreamWriter)(nil)
+)
+
+// errorKind is a provider-neutral error class each wire names in its own vocabulary.
+type errorKind uint8
+
+const (
+	errInvalidRequest  errorKind = iota // malformed request, unknown scenario, no selection
+	errRequestTooLarge                  // body over MaxBodyBytes
+	errRateLimit                        // 429: a scripted fault or a full queue
+	errServer                           // 500: a scripted fault or a non-streamed mid-stream error
+	errOverloaded                       // 503/529: a scripted fault
+)
+
+// faultErrorKind classifies a scripted HTTP fault status.
+func faultErrorKind(status int) errorKind {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return errRateLimit
+	case status == http.StatusServiceUnavailable || status == 529:
+		return errOverloaded
+	case status >= 500:
+		return errServer
+	}
+	return errInvalidRequest
+}
+
+// wire adapts one provider wire package to the server.
+type wire struct {
+	name          string
+	idPrefix      string
+	parse         func(body []byte) (wireRequest, error)
+	newStream     func(w http.ResponseWriter, meta streamMeta, includeUsage bool) streamWriter
+	writeResponse func(w http.ResponseWriter, turn *scenarios.ScriptTurn, meta streamMeta) error
+	writeError    func(w http.ResponseWriter, status int, errType, message string)
+	errType       func(kind errorKind) string
+}
+
+// setStreamHeaders sets the event-stream response headers both wires use.
+func setStreamHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+}
+
+// openaiWire is the chat completions wire.
+var openaiWire = &wire{
+	name:     "openai",
+	idPrefix: "chatcmpl-sb",
+	parse: func(body []byte) (wireRequest, error) {
+		r, err := openai.ParseRequest(body)
+		if err != nil {
+			return wireRequest{}, err
+		}
+		return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: r.IncludeUsage,
+			LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns}, nil
+	},
+	newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
+		setStreamHeaders(w)
+		return openai.NewStreamWriter(w, openai.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+			InputTokens: m.InputTokens}, includeUsage)
+	},
+	writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
+		w.Header().Set("Content-Type", "application/json")
+		return openai.WriteResponse(w, turn, openai.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+			InputTokens: m.InputTokens})
+	},
+	writeError: openai.WriteError,
+	errType: func(kind errorKind) string {
+		switch kind {
+		case errRequestTooLarge, errInvalidRequest:
+			return "invalid_request_error"
+		case errRateLimit:
+			return "rate_limit_error"
+		case errOverloaded:
+			return "service_unavailable_error"
+		}
+		return "server_error"
+	},
+}
+
+// anthropicWire is the messages wire.
+var anthropicWire = &wire{
+	name:     "anthropic",
+	idPrefix: "msg_sb",
+	parse: func(body []byte) (wireRequest, error) {
+		r, err := anthropic.ParseRequest(body)
+		if err != nil {
+			return wireRequest{}, err
+		}
+		return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: true,
+			LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns}, nil
+	},
+	newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
+		setStreamHeaders(w)
+		return anthropic.NewStreamWriter(w, anthropic.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+			InputTokens: m.InputTokens}, includeUsage)
+	},
+	writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
+		w.Header().Set("Content-Type", "application/json")
+		return anthropic.WriteResponse(w, turn, anthropic.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+			InputTokens: m.InputTokens})
+	},
+	writeError: anthropic.WriteError,
+	errType: func(kind errorKind) string {
+		switch kind {
+		case errInvalidRequest:
+			return "invalid_request_error"
+		case errRequestTooLarge:
+			return "request_too_large"
+		case errRateLimit:
+			return "rate_limit_error"
+		case errOverloaded:
+			return "overloaded_error"
+		}
+		return "api_error"
+	},
+}
+
