@@ -1,0 +1,254 @@
+package simcanvas
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Event types of the execution-events stream.
+const (
+	TypeExecutionStarted   = "execution:started"
+	TypeBlockStarted       = "block:started"
+	TypeChunk              = "stream:chunk"
+	TypeChunkReset         = "stream:chunk_reset"
+	TypeThinking           = "stream:thinking"
+	TypeTool               = "stream:tool"
+	TypeStreamDone         = "stream:done"
+	TypeBlockCompleted     = "block:completed"
+	TypeExecutionCompleted = "execution:completed"
+	TypeExecutionError     = "execution:error"
+	TypeExecutionCancelled = "execution:cancelled"
+)
+
+// SetResponseHeaders sets the response headers of an execution-events stream.
+func SetResponseHeaders(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+}
+
+// Writer writes execution events to an io.Writer, one Write call per frame. Every frame is the
+// envelope {"type","timestamp","executionId","workflowId","eventId","data"} with an eventId
+// that increases by one per frame of the stream. Frames are built in a reused buffer so the
+// per-token ones allocate nothing. Flushing is the caller's job. Not safe for concurrent use.
+type Writer struct {
+	// Clock stamps each frame; nil means time.Now. Tests set it for golden output.
+	Clock       func() time.Time
+	w           io.Writer
+	executionID string
+	workflowID  string
+	eventID     int64
+	buf         []byte
+}
+
+// NewWriter returns a Writer for one execution of a workflow.
+func NewWriter(w io.Writer, executionID, workflowID string) *Writer {
+	return &Writer{w: w, executionID: executionID, workflowID: workflowID, buf: make([]byte, 0, 384)}
+}
+
+// EventID is the id of the last frame written (0 before the first).
+func (w *Writer) EventID() int64 { return w.eventID }
+
+// ExecutionStarted writes execution:started {startTime}.
+func (w *Writer) ExecutionStarted(start time.Time) error {
+	b := w.begin(TypeExecutionStarted)
+	b = append(b, `{"startTime":"`...)
+	b = start.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `"}`...)
+	return w.end(b)
+}
+
+// BlockStarted writes block:started {blockId, blockName, blockType, executionOrder}.
+func (w *Writer) BlockStarted(blockID, blockName, blockType string, executionOrder int) error {
+	b := w.begin(TypeBlockStarted)
+	b = append(b, `{"blockId":`...)
+	b = appendJSONString(b, blockID)
+	b = append(b, `,"blockName":`...)
+	b = appendJSONString(b, blockName)
+	b = append(b, `,"blockType":`...)
+	b = appendJSONString(b, blockType)
+	b = append(b, `,"executionOrder":`...)
+	b = strconv.AppendInt(b, int64(executionOrder), 10)
+	b = append(b, '}')
+	return w.end(b)
+}
+
+// Chunk writes stream:chunk {blockId, chunk}; an empty text writes nothing.
+func (w *Writer) Chunk(blockID, text string) error {
+	if text == "" {
+		return nil
+	}
+	b := w.blockFrame(TypeChunk, blockID)
+	b = append(b, `,"chunk":`...)
+	b = appendJSONString(b, text)
+	b = append(b, '}')
+	return w.end(b)
+}
+
+// ChunkReset writes stream:chunk_reset {blockId}: discard the block's streamed text.
+func (w *Writer) ChunkReset(blockID string) error {
+	return w.end(append(w.blockFrame(TypeChunkReset, blockID), '}'))
+}
+
+// Thinking writes stream:thinking {blockId, text} (the field is text, not data).
+func (w *Writer) Thinking(blockID, text string) error {
+	b := w.blockFrame(TypeThinking, blockID)
+	b = append(b, `,"text":`...)
+	b = appendJSONString(b, text)
+	b = append(b, '}')
+	return w.end(b)
+}
+
+// ToolStart writes stream:tool {blockId, phase:"start", id, name}.
+func (w *Writer) ToolStart(blockID, id, name string) error {
+	return w.end(append(w.toolFrame(blockID, "start", id, name), '}'))
+}
+
+// ToolEnd writes stream:tool {blockId, phase:"end", id, name, status}.
+func (w *Writer) ToolEnd(blockID, id, name string, status scenarios.Outcome) error {
+	b := w.toolFrame(blockID, "end", id, name)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, string(status))
+	b = append(b, '}')
+	return w.end(b)
+}
+
+func (w *Writer) toolFrame(blockID, phase, id, name string) []byte {
+	b := w.blockFrame(TypeTool, blockID)
+	b = append(b, `,"phase":"`...)
+	b = append(b, phase...)
+	b = append(b, `","id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"name":`...)
+	return appendJSONString(b, name)
+}
+
+// StreamDone writes stream:done {blockId}: the block's live stream is over.
+func (w *Writer) StreamDone(blockID string) error {
+	return w.end(append(w.blockFrame(TypeStreamDone, blockID), '}'))
+}
+
+// BlockCompleted writes block:completed {blockId, output, durationMs}; output is JSON-encoded
+// (the authenticated canvas sees the block's full output).
+func (w *Writer) BlockCompleted(blockID string, output any, duration time.Duration) error {
+	out, err := json.Marshal(output)
+	if err != nil {
+		return fmt.Errorf("simcanvas: encode block output: %w", err)
+	}
+	b := w.blockFrame(TypeBlockCompleted, blockID)
+	b = append(b, `,"output":`...)
+	b = append(b, out...)
+	b = append(b, `,"durationMs":`...)
+	b = strconv.AppendInt(b, duration.Milliseconds(), 10)
+	b = append(b, '}')
+	return w.end(b)
+}
+
+// ExecutionCompleted writes the success terminal {success:true, output, duration} (ms).
+func (w *Writer) ExecutionCompleted(output any, duration time.Duration) error {
+	out, err := json.Marshal(output)
+	if err != nil {
+		return fmt.Errorf("simcanvas: encode execution output: %w", err)
+	}
+	b := w.begin(TypeExecutionCompleted)
+	b = append(b, `{"success":true,"output":`...)
+	b = append(b, out...)
+	b = appendDuration(b, duration)
+	return w.end(b)
+}
+
+// ExecutionError writes the failure terminal {error, duration}.
+func (w *Writer) ExecutionError(msg string, duration time.Duration) error {
+	b := w.begin(TypeExecutionError)
+	b = append(b, `{"error":`...)
+	b = appendJSONString(b, msg)
+	b = appendDuration(b, duration)
+	return w.end(b)
+}
+
+// ExecutionCancelled writes the cancellation terminal {duration}.
+func (w *Writer) ExecutionCancelled(duration time.Duration) error {
+	b := w.begin(TypeExecutionCancelled)
+	b = append(b, `{"duration":`...)
+	b = strconv.AppendInt(b, duration.Milliseconds(), 10)
+	return w.end(append(b, '}'))
+}
+
+// Done writes the raw end marker "data: [DONE]" (no quotes, no envelope).
+func (w *Writer) Done() error {
+	return w.write(append(w.buf[:0], "data: [DONE]\n\n"...))
+}
+
+// Raw writes p as the data of one frame, unchecked and without an envelope, so a runtime's
+// fault switches can send deliberately wrong frames. Line breaks in p become data lines.
+func (w *Writer) Raw(p []byte) error {
+	b := w.buf[:0]
+	for {
+		b = append(b, "data: "...)
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			b = append(b, p...)
+			break
+		}
+		b = append(b, p[:i]...)
+		b = append(b, '\n')
+		if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
+			i++
+		}
+		p = p[i+1:]
+	}
+	return w.write(append(b, "\n\n"...))
+}
+
+// begin starts a frame: the envelope up to "data":, with the next event id.
+func (w *Writer) begin(typ string) []byte {
+	w.eventID++
+	now := time.Now
+	if w.Clock != nil {
+		now = w.Clock
+	}
+	b := append(w.buf[:0], `data: {"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","timestamp":"`...)
+	b = now().UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","executionId":`...)
+	b = appendJSONString(b, w.executionID)
+	b = append(b, `,"workflowId":`...)
+	b = appendJSONString(b, w.workflowID)
+	b = append(b, `,"eventId":`...)
+	b = strconv.AppendInt(b, w.eventID, 10)
+	return append(b, `,"data":`...)
+}
+
+func (w *Writer) blockFrame(typ, blockID string) []byte {
+	b := w.begin(typ)
+	b = append(b, `{"blockId":`...)
+	return appendJSONString(b, blockID)
+}
+
+// end closes the data object's envelope and the frame, and writes it.
+func (w *Writer) end(b []byte) error {
+	return w.write(append(b, "}\n\n"...))
+}
+
+func (w *Writer) write(b []byte) error {
+	w.buf = b
+	if _, err := w.w.Write(b); err != nil {
+		return fmt.Errorf("simcanvas: write frame: %w", err)
+	}
+	return nil
+}
+
+func appendDuration(b []byte, d time.Duration) []byte {
+	b = append(b, `,"duration":`...)
+	b = strconv.AppendInt(b, d.Milliseconds(), 10)
+	return append(b, '}')
+}
