@@ -1,0 +1,520 @@
+package compose
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// head is the first decode of every frame: the type, or the choices of a text delta.
+type head struct {
+	Type    *string  `json:"type"`
+	Choices []choice `json:"choices"`
+}
+
+type choice struct {
+	Delta struct {
+		Content *string `json:"content"`
+	} `json:"delta"`
+}
+
+// typed holds the fields of the typed frames the checker judges.
+type typed struct {
+	Delta     *string         `json:"delta"`
+	ID        string          `json:"id"`
+	ToolName  string          `json:"toolName"`
+	ArgsDelta *string         `json:"argsDelta"`
+	Input     json.RawMessage `json:"input"`
+	Output    *struct {
+		Success *bool `json:"success"`
+	} `json:"output"`
+	Failed *bool   `json:"failed"`
+	Reason string  `json:"reason"`
+	Error  *string `json:"error"`
+}
+
+// ignoredTypes are the seed's event families the checker accepts without judging them.
+var ignoredPrefixes = [...]string{"task.", "plan.", "approval.", "swarm_"}
+
+func ignoredType(t string) bool {
+	switch t {
+	case "timing", "trace", "action", "conclave":
+		return true
+	}
+	for _, p := range ignoredPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// call is one tool call's argument stream, keyed by call id in order of first delta.
+type call struct {
+	id, toolName string
+	args         []byte
+	started      bool
+}
+
+// Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
+// R-compose-thinking, R-terminal and R-framing. Not safe for concurrent use; one per stream.
+type Checker struct {
+	s       *protocol.Session
+	v       violations
+	allText string
+	textN   int
+	textOK  bool
+	// thinking: the reasoning text cursor and the thinking_start/end balance.
+	allThinking  string
+	thinkingN    int
+	thinkingOK   bool
+	thinkingOpen bool
+	calls        []call
+	openTools    []string // toolNames of tool_start frames not yet closed, in order
+	startedCalls []int    // per tool_start, the index into calls (or -1)
+	terminal     string   // the first terminal's type
+	terminals    int
+	receipts     int
+	done         bool
+	afterDone    int
+}
+
+// NewChecker returns a checker for one stream of s.
+func NewChecker(s *protocol.Session) *Checker {
+	return &Checker{
+		s:           s,
+		allText:     s.Expected.AllText(),
+		textOK:      true,
+		allThinking: s.Expected.AllThinking(),
+		thinkingOK:  true,
+	}
+}
+
+// Observe classifies one event and judges what can be decided now.
+func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
+	if c.done {
+		c.afterDone++
+		if c.afterDone == 1 {
+			c.v.add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip(string(ev.Data), 80))
+		}
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	data := bytes.TrimSpace(ev.Data)
+	switch ev.Type {
+	case "":
+	case "receipt", "compose.receipt":
+		return c.onReceipt(ev.Type, data)
+	default:
+		c.v.add(protocol.RFraming, "unknown named event %q (only receipt and compose.receipt are named)", ev.Type)
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	switch string(data) {
+	case "[DONE]":
+		return c.onDone()
+	case `"[DONE]"`:
+		c.v.add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+		return c.onDone()
+	}
+	var h head
+	if err := json.Unmarshal(data, &h); err != nil || len(data) == 0 || data[0] != '{' {
+		c.v.add(protocol.RFraming, "expected a JSON object frame, saw %s", clip(string(ev.Data), 80))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if h.Type == nil {
+		return c.onText(&h, data)
+	}
+	typ := *h.Type
+	var t typed
+	switch typ {
+	case "reasoning_delta", "thinking_start", "thinking_end", "tool_args_delta", "tool_start", "tool_end", "done", "stopped", "error":
+		if err := json.Unmarshal(data, &t); err != nil {
+			c.v.add(protocol.RFraming, "%s: %v in %s", typ, err, clip(string(data), 80))
+			return protocol.Observation{Kind: protocol.FrameOther}
+		}
+	default:
+		if ignoredType(typ) {
+			return protocol.Observation{Kind: protocol.FrameOther}
+		}
+		c.v.add(protocol.RFraming, "unknown event type %q in %s", typ, clip(string(data), 80))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	switch typ {
+	case "done", "stopped", "error":
+		c.onTerminal(typ, &t, data)
+		return protocol.Observation{Kind: protocol.FrameTerminal}
+	}
+	c.afterTerminal(typ)
+	switch typ {
+	case "reasoning_delta":
+		return c.onReasoning(&t, data)
+	case "thinking_start":
+		if c.thinkingOpen {
+			c.v.add(protocol.RComposeThinking, "expected thinking_end before another thinking_start, saw a second thinking_start")
+		}
+		c.thinkingOpen = true
+	case "thinking_end":
+		if !c.thinkingOpen {
+			c.v.add(protocol.RComposeThinking, "expected thinking_start before thinking_end, saw thinking_end with no open thinking")
+		}
+		c.thinkingOpen = false
+	case "tool_args_delta":
+		c.onArgsDelta(&t, data)
+	case "tool_start":
+		c.onToolStart(&t, data)
+		return protocol.Observation{Kind: protocol.FrameToolStart}
+	case "tool_end":
+		c.onToolEnd(&t, data)
+		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	}
+	return protocol.Observation{Kind: protocol.FrameOther}
+}
+
+func (c *Checker) onText(h *head, data []byte) protocol.Observation {
+	if len(h.Choices) != 1 || h.Choices[0].Delta.Content == nil {
+		c.v.add(protocol.RFraming, "expected a typed frame or {\"choices\":[{\"delta\":{\"content\":…}}]}, saw %s", clip(string(data), 80))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	text := *h.Choices[0].Delta.Content
+	c.afterTerminal("a text delta")
+	if c.textOK {
+		if strings.HasPrefix(c.allText[c.textN:], text) {
+			c.textN += len(text)
+		} else {
+			c.textOK = false
+			c.v.add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
+				c.textN, clip(c.allText[c.textN:], 60), clip(text, 60))
+		}
+	}
+	if text == "" {
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text)}
+}
+
+func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
+	if t.Delta == nil {
+		c.v.add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", clip(string(data), 80))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if c.thinkingOK {
+		if strings.HasPrefix(c.allThinking[c.thinkingN:], *t.Delta) {
+			c.thinkingN += len(*t.Delta)
+		} else {
+			c.thinkingOK = false
+			c.v.add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
+				c.thinkingN, clip(c.allThinking[c.thinkingN:], 60), clip(*t.Delta, 60))
+		}
+	}
+	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta)}
+}
+
+func (c *Checker) onArgsDelta(t *typed, data []byte) {
+	if t.ID == "" || t.ArgsDelta == nil {
+		c.v.add(protocol.RFraming, "tool_args_delta: expected id and argsDelta, saw %s", clip(string(data), 80))
+		return
+	}
+	for i := range c.calls {
+		if c.calls[i].id == t.ID {
+			if c.calls[i].started {
+				c.v.add(protocol.RComposeArgs, "call %s (%s): expected every argsDelta before tool_start, saw one after", t.ID, t.ToolName)
+			}
+			c.calls[i].args = append(c.calls[i].args, *t.ArgsDelta...)
+			return
+		}
+	}
+	c.calls = append(c.calls, call{id: t.ID, toolName: t.ToolName, args: []byte(*t.ArgsDelta)})
+}
+
+// onToolStart opens a tool and judges its input against the call's streamed arguments: the
+// call is the earliest not yet started one with the same toolName (tool_start carries no id).
+func (c *Checker) onToolStart(t *typed, data []byte) {
+	if t.ToolName == "" {
+		c.v.add(protocol.RFraming, "tool_start: expected a toolName, saw %s", clip(string(data), 80))
+	}
+	c.openTools = append(c.openTools, t.ToolName)
+	ci := -1
+	for i := range c.calls {
+		if !c.calls[i].started && c.calls[i].toolName == t.ToolName {
+			ci = i
+			break
+		}
+	}
+	c.startedCalls = append(c.startedCalls, ci)
+	if ci < 0 {
+		c.v.add(protocol.RComposeArgs, "tool_start %s: expected tool_args_delta frames for it first, saw none", t.ToolName)
+		return
+	}
+	cl := &c.calls[ci]
+	cl.started = true
+	args, ok := c.judgeArgs(cl)
+	if !ok {
+		return
+	}
+	var input any
+	if err := json.Unmarshal(t.Input, &input); err != nil {
+		c.v.add(protocol.RComposeArgs, "tool_start %s (call %s): expected input equal to the streamed arguments, saw %s", t.ToolName, cl.id, clip(string(t.Input), 80))
+		return
+	}
+	if !sameArgs(args, input) {
+		c.v.add(protocol.RComposeArgs, "tool_start %s (call %s): expected input %s (the streamed arguments), saw %s",
+			t.ToolName, cl.id, clip(string(cl.args), 80), clip(string(t.Input), 80))
+	}
+}
+
+// judgeArgs parses a call's streamed arguments and compares them with the script.
+func (c *Checker) judgeArgs(cl *call) (any, bool) {
+	var got any
+	if err := json.Unmarshal(cl.args, &got); err != nil {
+		c.v.add(protocol.RComposeArgs, "call %s (%s): expected the concatenated argsDelta to be JSON, saw %s (%v)", cl.id, cl.toolName, clip(string(cl.args), 80), err)
+		return nil, false
+	}
+	sc, ok := c.scripted(cl.id)
+	if !ok && c.s.Expected.ProviderError != "" {
+		// The failed turn's calls are not in the ground truth: nothing to compare with.
+		return got, false
+	}
+	if !ok {
+		c.v.add(protocol.RComposeArgs, "call %s (%s): not a scripted tool call", cl.id, cl.toolName)
+		return got, true
+	}
+	var want any
+	if err := json.Unmarshal([]byte(sc.Arguments), &want); err == nil && !reflect.DeepEqual(got, want) {
+		c.v.add(protocol.RComposeArgs, "call %s (%s): expected arguments %s, saw %s", cl.id, cl.toolName, clip(sc.Arguments, 80), clip(string(cl.args), 80))
+	}
+	if sc.Name != cl.toolName {
+		c.v.add(protocol.RComposeArgs, "call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.toolName)
+	}
+	return got, true
+}
+
+// sameArgs compares a tool_start input with the streamed arguments. A runtime may hide the
+// "_sim" directive (streambench's own simulation control) from the input it shows.
+func sameArgs(args, input any) bool {
+	if reflect.DeepEqual(args, input) {
+		return true
+	}
+	m, ok := args.(map[string]any)
+	if _, has := m["_sim"]; !ok || !has {
+		return false
+	}
+	stripped := maps.Clone(m)
+	delete(stripped, "_sim")
+	return reflect.DeepEqual(stripped, input)
+}
+
+func (c *Checker) scripted(id string) (scenarios.ScriptToolCall, bool) {
+	for _, turn := range c.s.Expected.Turns {
+		for _, tc := range turn.ToolCalls {
+			if tc.ID == id {
+				return tc, true
+			}
+		}
+	}
+	return scenarios.ScriptToolCall{}, false
+}
+
+// onToolEnd closes the earliest open tool_start with the same toolName and checks the settled
+// outcome against the script (unless the client stopped or aborted, when tools settle cancelled).
+func (c *Checker) onToolEnd(t *typed, data []byte) {
+	if t.Output == nil || t.Failed == nil {
+		c.v.add(protocol.RFraming, "tool_end: expected output and failed, saw %s", clip(string(data), 80))
+	}
+	open := -1
+	for i, name := range c.openTools {
+		if name == t.ToolName {
+			open = i
+			break
+		}
+	}
+	if open < 0 {
+		c.v.add(protocol.RToolLifecycle, "tool_end %s: expected an open tool_start of the same toolName, saw none", t.ToolName)
+		return
+	}
+	ci := c.startedCalls[open]
+	c.openTools = append(c.openTools[:open], c.openTools[open+1:]...)
+	c.startedCalls = append(c.startedCalls[:open], c.startedCalls[open+1:]...)
+	if ci < 0 || t.Failed == nil || c.s.Stopped || c.s.Aborted {
+		return
+	}
+	if sc, ok := c.scripted(c.calls[ci].id); ok {
+		wantFailed := sc.Outcome == scenarios.OutcomeError
+		if *t.Failed != wantFailed {
+			c.v.add(protocol.RToolLifecycle, "tool_end %s (call %s): expected failed=%t (outcome %s), saw failed=%t", t.ToolName, sc.ID, wantFailed, sc.Outcome, *t.Failed)
+		}
+	}
+}
+
+// afterTerminal reports a frame that arrived after the terminal (only a receipt and [DONE] may).
+func (c *Checker) afterTerminal(what string) {
+	if c.terminals > 0 {
+		c.v.add(protocol.RTerminal, "expected only a receipt and [DONE] after %s, saw %s", c.terminal, what)
+	}
+}
+
+func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
+	c.terminals++
+	if c.terminals > 1 {
+		c.v.add(protocol.RTerminal, "expected exactly one of done/stopped/error, saw %s after %s", typ, c.terminal)
+		return
+	}
+	c.terminal = typ
+	if c.receipts > 0 {
+		c.v.add(protocol.RTerminal, "expected the receipt after the terminal, saw it before %s", typ)
+	}
+	perr := c.s.Expected.ProviderError
+	switch typ {
+	case "done":
+		switch {
+		case perr != "":
+			c.v.add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
+		case c.s.Stopped && !(c.textOK && c.textN == len(c.allText)):
+			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done with %d of %d answer bytes", c.textN, len(c.allText))
+		}
+	case "stopped":
+		if !c.s.Stopped {
+			c.v.add(protocol.RTerminal, "expected %s, saw stopped (reason %q) without a stop request", c.wantTerminal(), t.Reason)
+		}
+	case "error":
+		if t.Error == nil {
+			c.v.add(protocol.RFraming, "error: expected an error message, saw %s", clip(string(data), 80))
+		}
+		if perr == "" && !c.s.Stopped {
+			c.v.add(protocol.RTerminal, "expected %s, saw error %s", c.wantTerminal(), clip(deref(t.Error), 80))
+		} else if c.s.Stopped && perr == "" {
+			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw error %s", clip(deref(t.Error), 80))
+		}
+	}
+}
+
+func (c *Checker) wantTerminal() string {
+	switch {
+	case c.s.Stopped:
+		return "stopped"
+	case c.s.Expected.ProviderError != "":
+		return "error"
+	}
+	return "done"
+}
+
+func (c *Checker) onReceipt(name string, data []byte) protocol.Observation {
+	var r struct {
+		ID *string `json:"id"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil || r.ID == nil {
+		c.v.add(protocol.RFraming, "%s: expected a JSON object with an id, saw %s", name, clip(string(data), 80))
+	}
+	c.receipts++
+	switch {
+	case c.terminals == 0:
+		c.v.add(protocol.RTerminal, "expected the %s after the terminal, saw it before any terminal", name)
+	case c.receipts > 1:
+		c.v.add(protocol.RTerminal, "expected at most one receipt, saw %d", c.receipts)
+	}
+	return protocol.Observation{Kind: protocol.FrameOther}
+}
+
+func (c *Checker) onDone() protocol.Observation {
+	if c.terminals == 0 {
+		c.v.add(protocol.RTerminal, "expected %s before [DONE], saw no terminal", c.wantTerminal())
+	}
+	c.done = true
+	return protocol.Observation{Kind: protocol.FrameDone}
+}
+
+// Finish judges the end of the stream and returns every violation found.
+func (c *Checker) Finish(streamErr error) []protocol.Violation {
+	clean := streamErr == nil && !c.s.Aborted
+	// full: everything scripted must have arrived (the run finished normally, or it finished
+	// before a stop request could take effect).
+	full := clean && c.s.Expected.ProviderError == "" && (!c.s.Stopped || c.terminal == "done")
+	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
+		c.v.add(protocol.RFraming, "stream broke: %v", streamErr)
+	}
+	if clean {
+		if c.terminals == 0 {
+			c.v.add(protocol.RTerminal, "expected %s then [DONE], the stream ended without a terminal", c.wantTerminal())
+		} else if !c.done {
+			c.v.add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.terminal)
+		}
+		if c.thinkingOpen {
+			c.v.add(protocol.RComposeThinking, "expected thinking_end for every thinking_start, the stream ended inside thinking")
+		}
+		for _, name := range c.openTools {
+			c.v.add(protocol.RToolLifecycle, "tool_start %s: expected a tool_end, the stream ended without one", name)
+		}
+	}
+	if full {
+		if c.textOK && c.textN != len(c.allText) {
+			c.v.add(protocol.RComposeAnswer, "expected answer %s, saw only its first %d of %d bytes", clip(c.allText, 60), c.textN, len(c.allText))
+		}
+		if c.thinkingOK && c.thinkingN != len(c.allThinking) {
+			c.v.add(protocol.RComposeThinking, "expected reasoning %s, saw only its first %d of %d bytes", clip(c.allThinking, 60), c.thinkingN, len(c.allThinking))
+		}
+	}
+	c.finishArgs(clean && (!c.s.Stopped || c.terminal == "done"))
+	return c.v.list
+}
+
+// finishArgs judges argument streams never closed by a tool_start and, when the stream had
+// to show every completed turn, scripted calls whose arguments never arrived.
+func (c *Checker) finishArgs(all bool) {
+	for i := range c.calls {
+		if _, ok := c.scripted(c.calls[i].id); !ok && c.s.Expected.ProviderError != "" {
+			continue // a call of the failed turn, cut off by the provider error
+		}
+		if !c.calls[i].started && all {
+			c.judgeArgs(&c.calls[i])
+			c.v.add(protocol.RComposeArgs, "call %s (%s): expected a tool_start after its arguments, saw none", c.calls[i].id, c.calls[i].toolName)
+		}
+	}
+	if !all {
+		return
+	}
+	for _, turn := range c.s.Expected.Turns {
+		for _, tc := range turn.ToolCalls {
+			found := false
+			for i := range c.calls {
+				found = found || c.calls[i].id == tc.ID
+			}
+			if !found {
+				c.v.add(protocol.RComposeArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
+			}
+		}
+	}
+}
+
+// violations collects one violation per rule: the first detail is kept, so one root cause
+// cannot flood the load generator's counters.
+type violations struct{ list []protocol.Violation }
+
+func (v *violations) add(rule protocol.Rule, format string, args ...any) {
+	for i := range v.list {
+		if v.list[i].Rule == rule {
+			return
+		}
+	}
+	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)})
+}
+
+// clip quotes s for a violation detail, showing at most n bytes of it.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q…(%d bytes)", s[:n], len(s))
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

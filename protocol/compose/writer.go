@@ -1,0 +1,268 @@
+package compose
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// RunIDHeader is the response header that names the run, for the stop request.
+const RunIDHeader = "X-Compose-Run-Id"
+
+// Timing marks the runtime emits.
+const (
+	MarkMSMStart       = "msm_start"
+	MarkMSMEnd         = "msm_end"
+	MarkModelStart     = "model_start"
+	MarkFirstTextDelta = "first_text_delta"
+	MarkDone           = "done"
+)
+
+// ReasonUserStop is the stopped reason for a stop request.
+const ReasonUserStop = "user_stop"
+
+// SetResponseHeaders sets the response headers of an agent stream, including the run id.
+func SetResponseHeaders(h http.Header, runID string) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	h.Set(RunIDHeader, runID)
+}
+
+// Display is the UI hint of tool frames.
+type Display struct {
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+}
+
+// Writer writes compose agent-stream frames to an io.Writer, one Write call per frame, built in
+// a reused buffer so per-token frames allocate nothing. Flushing is the caller's job. Not safe
+// for concurrent use.
+type Writer struct {
+	w   io.Writer
+	buf []byte
+}
+
+// NewWriter returns a Writer over w.
+func NewWriter(w io.Writer) *Writer {
+	return &Writer{w: w, buf: make([]byte, 0, 256)}
+}
+
+// Text writes a text delta in the OpenAI-compatible shape {"choices":[{"delta":{"content":s}}]};
+// an empty s writes nothing.
+func (w *Writer) Text(s string) error {
+	if s == "" {
+		return nil
+	}
+	b := append(w.buf[:0], `data: {"choices":[{"delta":{"content":`...)
+	b = appendJSONString(b, s)
+	return w.end(append(b, "}}]"...))
+}
+
+// Reasoning writes {"type":"reasoning_delta","delta":s}.
+func (w *Writer) Reasoning(s string) error {
+	b := w.begin("reasoning_delta")
+	b = append(b, `,"delta":`...)
+	b = appendJSONString(b, s)
+	return w.end(b)
+}
+
+// ThinkingStart writes {"type":"thinking_start","message":message}.
+func (w *Writer) ThinkingStart(message string) error {
+	b := w.begin("thinking_start")
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, message)
+	return w.end(b)
+}
+
+// ThinkingEnd writes {"type":"thinking_end"}.
+func (w *Writer) ThinkingEnd() error {
+	return w.end(w.begin("thinking_end"))
+}
+
+// ToolArgsDelta writes a piece of a tool call's JSON arguments, sent before its tool_start.
+func (w *Writer) ToolArgsDelta(id, toolName, argsDelta string, index int) error {
+	b := w.begin("tool_args_delta")
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"toolName":`...)
+	b = appendJSONString(b, toolName)
+	b = append(b, `,"argsDelta":`...)
+	b = appendJSONString(b, argsDelta)
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, int64(index), 10)
+	return w.end(b)
+}
+
+// ToolStart writes tool_start with the call's full input (a JSON value), its invoke text and
+// display hint. Input is compacted so it fits on the frame's one data line.
+func (w *Writer) ToolStart(toolName string, input json.RawMessage, content string, display Display) error {
+	b := w.begin("tool_start")
+	b = append(b, `,"toolName":`...)
+	b = appendJSONString(b, toolName)
+	b = append(b, `,"input":`...)
+	var err error
+	if b, err = appendCompact(b, input); err != nil {
+		return fmt.Errorf("compose: tool_start %s input: %w", toolName, err)
+	}
+	b = append(b, `,"content":`...)
+	b = appendJSONString(b, content)
+	b = appendDisplay(b, display)
+	return w.end(b)
+}
+
+// ToolEnd writes tool_end: {"output":{"success","output"},"message","failed":!success,"display"}.
+func (w *Writer) ToolEnd(toolName string, success bool, output, message string, display Display) error {
+	b := w.begin("tool_end")
+	b = append(b, `,"toolName":`...)
+	b = appendJSONString(b, toolName)
+	b = append(b, `,"output":{"success":`...)
+	b = strconv.AppendBool(b, success)
+	b = append(b, `,"output":`...)
+	b = appendJSONString(b, output)
+	b = append(b, `},"message":`...)
+	b = appendJSONString(b, message)
+	b = append(b, `,"failed":`...)
+	b = strconv.AppendBool(b, !success)
+	b = appendDisplay(b, display)
+	return w.end(b)
+}
+
+// Timing writes {"type":"timing","source":"runtime","mark":mark,"elapsedMs":elapsedMs}.
+func (w *Writer) Timing(mark string, elapsedMs int64) error {
+	b := w.begin("timing")
+	b = append(b, `,"source":"runtime","mark":`...)
+	b = appendJSONString(b, mark)
+	b = append(b, `,"elapsedMs":`...)
+	b = strconv.AppendInt(b, elapsedMs, 10)
+	return w.end(b)
+}
+
+// DoneEvent writes the success terminal {"type":"done","model","usage"}.
+func (w *Writer) DoneEvent(model string, usage protocol.Usage) error {
+	b := w.begin("done")
+	b = append(b, `,"model":`...)
+	b = appendJSONString(b, model)
+	b = appendUsage(b, usage)
+	return w.end(b)
+}
+
+// Stopped writes the stop terminal {"type":"stopped","reason","usage"}.
+func (w *Writer) Stopped(reason string, usage protocol.Usage) error {
+	b := w.begin("stopped")
+	b = append(b, `,"reason":`...)
+	b = appendJSONString(b, reason)
+	b = appendUsage(b, usage)
+	return w.end(b)
+}
+
+// Error writes the failure terminal {"type":"error","error":msg,"content":"\n\n[System Error: msg]\n"}.
+func (w *Writer) Error(msg string) error {
+	b := w.begin("error")
+	b = append(b, `,"error":`...)
+	b = appendJSONString(b, msg)
+	b = append(b, `,"content":`...)
+	b = appendJSONString(b, "\n\n[System Error: "+msg+"]\n")
+	return w.end(b)
+}
+
+// Receipt writes the settlement receipt as the named event "receipt", after the terminal.
+func (w *Writer) Receipt(id, finalAmountWei string) error {
+	b := append(w.buf[:0], "event: receipt\ndata: {\"id\":"...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"service":"agent","finalAmountWei":`...)
+	b = appendJSONString(b, finalAmountWei)
+	return w.end(b)
+}
+
+// Ping writes the heartbeat comment ": ping", which keeps idle connections open.
+func (w *Writer) Ping() error {
+	return w.write(append(w.buf[:0], ": ping\n\n"...))
+}
+
+// Done writes the raw end marker "data: [DONE]".
+func (w *Writer) Done() error {
+	return w.write(append(w.buf[:0], "data: [DONE]\n\n"...))
+}
+
+// Raw writes p as the data of one frame, unchecked, so a runtime's fault switches can send
+// deliberately wrong frames. Line breaks in p become separate data lines.
+func (w *Writer) Raw(p []byte) error {
+	b := w.buf[:0]
+	for {
+		b = append(b, "data: "...)
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			b = append(b, p...)
+			break
+		}
+		b = append(b, p[:i]...)
+		b = append(b, '\n')
+		if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
+			i++
+		}
+		p = p[i+1:]
+	}
+	return w.write(append(b, "\n\n"...))
+}
+
+func (w *Writer) begin(typ string) []byte {
+	b := append(w.buf[:0], `data: {"type":"`...)
+	b = append(b, typ...)
+	return append(b, '"')
+}
+
+// end closes the JSON object and the frame, and writes it.
+func (w *Writer) end(b []byte) error { return w.write(append(b, "}\n\n"...)) }
+
+func (w *Writer) write(b []byte) error {
+	w.buf = b
+	if _, err := w.w.Write(b); err != nil {
+		return fmt.Errorf("compose: write frame: %w", err)
+	}
+	return nil
+}
+
+func appendUsage(b []byte, u protocol.Usage) []byte {
+	b = append(b, `,"usage":{"input_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.InputTokens), 10)
+	b = append(b, `,"output_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.OutputTokens), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.InputTokens+u.OutputTokens), 10)
+	return append(b, '}')
+}
+
+func appendDisplay(b []byte, d Display) []byte {
+	b = append(b, `,"display":{"kind":`...)
+	b = appendJSONString(b, d.Kind)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, d.Name)
+	b = append(b, `,"summary":`...)
+	b = appendJSONString(b, d.Summary)
+	return append(b, '}')
+}
+
+// appendCompact appends the JSON value raw without insignificant whitespace (so it cannot break
+// the data line), and fails on invalid JSON rather than sending a frame no client can read.
+// An empty raw is sent as an empty object.
+func appendCompact(b []byte, raw json.RawMessage) ([]byte, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return append(b, "{}"...), nil
+	}
+	if bytes.IndexAny(raw, "\r\n\t ") < 0 && json.Valid(raw) {
+		return append(b, raw...), nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return b, err
+	}
+	return append(b, buf.Bytes()...), nil
+}
