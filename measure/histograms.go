@@ -244,6 +244,12 @@ func ReadLog(r io.Reader) (*Histograms, error) {
 		}
 		dst := out.byKey[k]
 		if dst == nil {
+			if hist.LowestTrackableValue() == lowestMicros && hist.HighestTrackableValue() == highestMicros &&
+				hist.SignificantFigures() == sigFigs {
+				// Our own geometry: keep the decoded histogram rather than copy it.
+				out.byKey[k] = hist
+				continue
+			}
 			dst = NewHistogram()
 			dst.SetTag(k.String())
 			dst.SetStartTimeMs(hist.StartTimeMs())

@@ -242,8 +242,11 @@ func write(t *testing.T, dir, name, content string) {
 }
 
 func FuzzReadLog(f *testing.F) {
+	// A small seed keeps the fuzzer fast: every exec decodes and merges full-size histograms.
+	small := measure.NewHistograms()
+	_ = small.Record(measure.Key{Metric: measure.FirstChunk, Scenario: "a", Dialect: "b"}, 5*time.Millisecond)
 	var buf bytes.Buffer
-	if err := seededRun(f).Histograms.WriteLog(&buf, time.Unix(1, 0)); err != nil {
+	if err := small.WriteLog(&buf, time.Unix(1, 0)); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
