@@ -1,4 +1,96 @@
 package main
 
-// runRuntime is a placeholder until the runtime command lands; it fails loudly rather than pretending.
-func runRuntime(args []string) error { return usageError("the runtime command is not implemented yet") }
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/streambench/streambench/agentruntime"
+)
+
+// runRuntime serves the reference agent runtime until interrupted.
+func runRuntime(args []string) error {
+	fs := newFlagSet("runtime", "runtime [--addr HOST:PORT] [--provider URL] [--deployments FILE] [--fault NAME]...")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (HTTP/1.1, and h2c for clients that use it)")
+	provider := fs.String("provider", "http://127.0.0.1:8081", "default model provider base URL (the mock), for deployments that name none")
+	deployments := fs.String("deployments", "", "deployments YAML file (default: the embedded "+strings.Join(agentruntime.DefaultDeployments().Slugs(), ", ")+")")
+	h2c := fs.Bool("provider-h2c", true, "talk cleartext HTTP/2 to the provider (streams share a few connections); false for HTTP/1.1")
+	maxConns := fs.Int("provider-max-conns", 0, "cap connections per provider host (0 = no cap)")
+	faults := fs.StringArray("fault", nil, "break a protocol rule on purpose (repeatable):\n"+agentruntime.FaultHelp())
+	idle := fs.Duration("client-idle-timeout", agentruntime.DefaultClientIdleTimeout, "drop a client that accepts no bytes for this long (negative = never)")
+	heartbeat := fs.Duration("heartbeat", agentruntime.DefaultHeartbeat, "compose ': ping' interval while a stream is idle (at most 15s)")
+	maxBody := fs.Int64("max-body", agentruntime.DefaultMaxBody, "largest request body in bytes")
+	maxTurns := fs.Int("max-turns", agentruntime.DefaultMaxTurns, "most model turns per run")
+	toolScale := fs.Float64("tool-time-scale", 1, "multiply simulated tool durations (1 = as scripted, 0 = instant)")
+	grace := fs.Duration("grace", 10*time.Second, "on Ctrl-C, how long open streams may finish before they are cut")
+	verbose := fs.Bool("verbose", false, "log every failed run")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected arguments %q", fs.Args())
+	}
+	if *heartbeat > 15*time.Second {
+		return usageError("--heartbeat %s: the compose protocol needs a ping at least every 15s", *heartbeat)
+	}
+	f, err := agentruntime.ParseFaults(*faults)
+	if err != nil {
+		return usageError("--fault: %v", err)
+	}
+	deps := agentruntime.DefaultDeployments()
+	if *deployments != "" {
+		if deps, err = agentruntime.LoadDeployments(*deployments); err != nil {
+			return usageError("--deployments: %v", err)
+		}
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	srv, err := agentruntime.New(agentruntime.Options{
+		Deployments: deps, ProviderURL: *provider, ProviderHTTP1: !*h2c, ProviderMaxConns: *maxConns,
+		Faults: f, ClientIdleTimeout: *idle, Heartbeat: *heartbeat, MaxBody: *maxBody,
+		MaxTurns: *maxTurns, ToolTimeScale: *toolScale, Logger: logger,
+	})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return usageError("--addr %s: %v", *addr, err)
+	}
+	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(os.Stderr, "provider %s; deployments %s\n", *provider, strings.Join(deps.Slugs(), ", "))
+	if names := f.Names(); len(names) > 0 {
+		fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	stop() // a second Ctrl-C now kills the process
+	fmt.Fprintf(os.Stderr, "shutting down: letting open streams finish for up to %s (Ctrl-C again to quit now)\n", *grace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving: %w", err)
+	}
+	return nil
+}

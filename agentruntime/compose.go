@@ -1,0 +1,182 @@
+package agentruntime
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// composeRequest is the agent stream request body.
+type composeRequest struct {
+	Message  *string `json:"message"`
+	ThreadID string  `json:"threadId"`
+}
+
+// weiPerToken prices the receipt: a fixed, made-up rate so receipts carry a plausible amount.
+const weiPerToken = 1_000_000_000
+
+func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
+	dep, ok := s.deployment(w, "agent", r.PathValue("agentId"))
+	if !ok {
+		return
+	}
+	var body composeRequest
+	if !s.readBody(w, r, &body) {
+		return
+	}
+	if body.Message == nil || *body.Message == "" {
+		s.writeError(w, http.StatusBadRequest, `request body: missing "message" (the user message)`)
+		return
+	}
+	rn := s.newRun(w, r, dep, dialectCompose, *body.Message)
+	rn.id = newRunID()
+	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel})
+	defer s.runs.remove(rn.id)
+	rn.execute(&composeEmitter{rn: rn, w: compose.NewWriter(rn.cs)})
+}
+
+// handleComposeStop ends a run with "stopped": the provider stream and running tools are
+// cancelled at once and the run's stream writes its stopped terminal.
+func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
+	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
+	e, ok := s.runs.get(runID)
+	if !ok || e.agentID != agentID {
+		s.writeError(w, http.StatusNotFound, "no open run "+strconv.Quote(runID)+" for agent "+strconv.Quote(agentID)+" (it may have finished already)")
+		return
+	}
+	e.stop(errStopped)
+	s.metrics.runsStopped.Inc()
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"stopped":true}` + "\n"))
+}
+
+// composeEmitter writes the compose agent stream: text is live and never reset (preambles
+// included), thinking is bracketed by thinking_start/thinking_end, tool arguments stream as
+// they are generated, timing marks flag the phases, and the terminal is followed by a receipt.
+type composeEmitter struct {
+	rn         *run
+	w          *compose.Writer
+	inThinking bool
+	firstText  bool
+	droppedEnd bool
+}
+
+func (e *composeEmitter) open() {
+	compose.SetResponseHeaders(e.rn.w.Header(), e.rn.id)
+	e.rn.w.WriteHeader(http.StatusOK)
+	// The runtime has no memory service: its memory phase is empty but still marked.
+	_ = e.w.Timing(compose.MarkMSMStart, e.rn.elapsedMs())
+	_ = e.w.Timing(compose.MarkMSMEnd, e.rn.elapsedMs())
+	_ = e.rn.cs.flush()
+}
+
+func (e *composeEmitter) modelStart(int) {
+	_ = e.w.Timing(compose.MarkModelStart, e.rn.elapsedMs())
+	_ = e.rn.cs.flush()
+}
+
+func (e *composeEmitter) thinking(text string) {
+	if !e.inThinking {
+		e.inThinking = true
+		_ = e.w.ThinkingStart("Thinking...")
+	}
+	_ = e.w.Reasoning(text)
+	_ = e.rn.cs.flush()
+}
+
+// endThinking closes an open thinking phase before any other kind of output.
+func (e *composeEmitter) endThinking() {
+	if e.inThinking {
+		e.inThinking = false
+		_ = e.w.ThinkingEnd()
+	}
+}
+
+func (e *composeEmitter) text(text string) {
+	if text == "" {
+		return
+	}
+	e.endThinking()
+	e.rn.beforeFirstChunk()
+	if !e.firstText {
+		e.firstText = true
+		_ = e.w.Timing(compose.MarkFirstTextDelta, e.rn.elapsedMs())
+	}
+	_ = e.w.Text(text)
+	_ = e.rn.cs.flush()
+}
+
+func (e *composeEmitter) toolArgs(t *toolRun, piece string) {
+	e.endThinking()
+	_ = e.w.ToolArgsDelta(t.ID, t.Name, piece, t.Index)
+	_ = e.rn.cs.flush()
+}
+
+func (e *composeEmitter) turnEnd(bool) {
+	if e.inThinking {
+		e.endThinking()
+		_ = e.rn.cs.flush()
+	}
+}
+
+func (e *composeEmitter) toolStart(t *toolRun) {
+	input := json.RawMessage(t.Args)
+	if !json.Valid(input) {
+		input, _ = json.Marshal(t.Args)
+	}
+	_ = e.w.ToolStart(t.Name, input, "<invoke>\n"+t.Name+"\n</invoke>", compose.Display{Kind: "tool", Name: t.Name, Summary: t.Name})
+	_ = e.rn.cs.flush()
+}
+
+func (e *composeEmitter) toolEnd(t *toolRun) {
+	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
+		e.droppedEnd = true
+		return
+	}
+	ok := t.Status == scenarios.OutcomeSuccess
+	msg := t.Name + " completed"
+	switch t.Status {
+	case scenarios.OutcomeError:
+		msg = t.Name + " failed"
+	case scenarios.OutcomeCancelled:
+		msg = t.Name + " cancelled"
+	}
+	_ = e.w.ToolEnd(t.Name, ok, t.Result, msg, compose.Display{Kind: "tool", Name: t.Name, Summary: msg})
+	_ = e.rn.cs.flush()
+}
+
+func (e *composeEmitter) finish(res *runResult) {
+	f := e.rn.faults
+	e.endThinking()
+	receipt := true
+	switch res.outcome {
+	case outcomeDone:
+		_ = e.w.Timing(compose.MarkDone, e.rn.elapsedMs())
+		if f.DoubleTerminal {
+			_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
+		}
+		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
+	case outcomeStopped:
+		_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
+		if f.DoubleTerminal {
+			_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
+		}
+	default:
+		receipt = false
+		_ = e.w.Error(errorMessage(res.err))
+		if f.DoubleTerminal {
+			_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
+		}
+	}
+	if receipt {
+		tokens := int64(res.usage.InputTokens + res.usage.OutputTokens)
+		_ = e.w.Receipt("rct_"+e.rn.id[len("run_"):], strconv.FormatInt(tokens*weiPerToken, 10))
+	}
+	if !f.MissingDone {
+		_ = e.w.Done()
+	}
+	_ = e.rn.cs.flush()
+}

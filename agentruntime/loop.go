@@ -1,0 +1,314 @@
+package agentruntime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// emitter turns the tool loop's events into one dialect's frames. Every method is called on
+// the run's goroutine, in order; an emitter writes through run.cs and flushes when a frame
+// must reach the client now. Write failures are handled by the clientStream (it cancels the
+// run), so emitters ignore them.
+type emitter interface {
+	// open writes the response headers and the opening frames.
+	open()
+	// modelStart is called before each provider turn is requested.
+	modelStart(turn int)
+	// thinking relays a piece of thinking text.
+	thinking(text string)
+	// text relays a piece of answer (or preamble) text.
+	text(text string)
+	// toolArgs relays a piece of t's JSON arguments as the model streams them.
+	toolArgs(t *toolRun, piece string)
+	// turnEnd is called when a provider turn ended: final or about to run tools.
+	turnEnd(final bool)
+	// toolStart and toolEnd bracket each simulated tool.
+	toolStart(t *toolRun)
+	toolEnd(t *toolRun)
+	// finish writes the terminal frames and the end marker.
+	finish(res *runResult)
+}
+
+// runOutcome is how a run ended.
+type runOutcome uint8
+
+const (
+	outcomeDone      runOutcome = iota + 1 // the final turn completed
+	outcomeFailed                          // provider error, transport error or too many turns
+	outcomeStopped                         // compose stop request
+	outcomeGone                            // the client left or was dropped: nothing can be written
+	outcomeShutdown                        // the server stopped
+)
+
+// runResult is what a run ended with.
+type runResult struct {
+	outcome runOutcome
+	err     error
+	// finalText is the final turn's text (the answer).
+	finalText string
+	// tools are every tool call of the run, in call order.
+	tools []*toolRun
+	usage protocol.Usage
+}
+
+// run is one client stream's tool loop.
+type run struct {
+	s       *Server
+	dep     *Deployment
+	dialect string
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	cs      *clientStream
+	w       http.ResponseWriter
+	started time.Time
+	id      string
+	faults  *Faults
+	// header carries the X-Streambench-* request headers to the provider.
+	header http.Header
+	input  string
+
+	usage     protocol.Usage
+	turnText  strings.Builder
+	firstText bool
+	// firstChunkDone records that the slow-first-chunk delay was served.
+	firstChunkDone bool
+}
+
+// newRun prepares a run for r. With the no-cancel fault the run's context ignores the client
+// (a disconnect is not propagated); every run still ends at a hard shutdown.
+func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string) *run {
+	parent := r.Context()
+	if s.opts.Faults.NoCancel {
+		parent = context.WithoutCancel(parent)
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	rn := &run{
+		s: s, dep: dep, dialect: dialect, ctx: ctx, cancel: cancel, w: w,
+		started: time.Now(), faults: &s.opts.Faults, input: input,
+		header: forwardHeaders(r.Header),
+	}
+	beat := time.Duration(0)
+	if dialect == dialectCompose {
+		beat = s.beat
+	}
+	rn.cs = newClientStream(w, s.idle, beat, func(cause error) {
+		if errors.Is(cause, errSlowClient) {
+			s.metrics.slowClientsDropped.Inc()
+		}
+		if !s.opts.Faults.NoCancel {
+			cancel(cause)
+		}
+	})
+	return rn
+}
+
+// forwardHeaders copies the X-Streambench-* headers, which select the mock's scenario.
+func forwardHeaders(h http.Header) http.Header {
+	var out http.Header
+	for k, v := range h {
+		if len(k) > len("X-Streambench-") && strings.EqualFold(k[:len("X-Streambench-")], "X-Streambench-") {
+			if out == nil {
+				out = make(http.Header)
+			}
+			out[k] = slices.Clone(v)
+		}
+	}
+	return out
+}
+
+// execute runs the tool loop to its end and writes the dialect's frames through em.
+func (rn *run) execute(em emitter) {
+	s := rn.s
+	s.metrics.clientStreamsOpen.WithLabelValues(rn.dialect).Inc()
+	s.metrics.clientStreamsTotal.WithLabelValues(rn.dialect).Inc()
+	defer s.metrics.clientStreamsOpen.WithLabelValues(rn.dialect).Dec()
+	stopHard := context.AfterFunc(s.hardStop, func() { rn.cancel(errShutdown) })
+	defer stopHard()
+	defer rn.cancel(nil)
+
+	em.open()
+	rn.cs.startHeartbeat()
+	defer rn.cs.close()
+
+	res := rn.loop(em)
+	res.usage = rn.usage
+	if res.outcome != outcomeDone && res.outcome != outcomeFailed {
+		res.outcome = rn.cancelOutcome()
+		res.err = context.Cause(rn.ctx)
+	}
+	if res.outcome == outcomeFailed && rn.ctx.Err() != nil {
+		// A provider or tool "failure" that was really the run being cancelled.
+		res.outcome, res.err = rn.cancelOutcome(), context.Cause(rn.ctx)
+	}
+	switch res.outcome {
+	case outcomeGone:
+		s.metrics.clientAborts.WithLabelValues(rn.dialect).Inc()
+		if rn.faults.LeakGoroutine {
+			go func() { <-s.leakRelease }() // the fault: parked until Shutdown
+		}
+		return
+	case outcomeFailed:
+		s.log.Info("run failed", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
+	}
+	em.finish(res)
+}
+
+// cancelOutcome classifies why the run's context ended.
+func (rn *run) cancelOutcome() runOutcome {
+	switch cause := context.Cause(rn.ctx); {
+	case errors.Is(cause, errStopped):
+		return outcomeStopped
+	case errors.Is(cause, errShutdown):
+		return outcomeShutdown
+	default:
+		return outcomeGone
+	}
+}
+
+// loop plays model turns until a final one; tools run between turns.
+func (rn *run) loop(em emitter) *runResult {
+	res := &runResult{}
+	msgs := []protocol.Message{{Role: "user", Text: rn.input}}
+	for turn := 0; ; turn++ {
+		if turn >= rn.s.maxTurns {
+			return &runResult{outcome: outcomeFailed, err: fmt.Errorf("model still calling tools after %d turns", rn.s.maxTurns), tools: res.tools}
+		}
+		if rn.ctx.Err() != nil {
+			return &runResult{tools: res.tools}
+		}
+		em.modelStart(turn)
+		calls, err := rn.streamTurn(em, msgs)
+		if err != nil {
+			if rn.ctx.Err() != nil {
+				return &runResult{tools: res.tools}
+			}
+			rn.s.metrics.providerErrors.Inc()
+			return &runResult{outcome: outcomeFailed, err: err, tools: res.tools}
+		}
+		text := rn.turnText.String()
+		if len(calls) == 0 {
+			em.turnEnd(true)
+			return &runResult{outcome: outcomeDone, finalText: text, tools: res.tools}
+		}
+		em.turnEnd(false)
+		res.tools = append(res.tools, calls...)
+		rn.s.runTools(rn.ctx, rn.dep, calls, em.toolStart, em.toolEnd)
+		if rn.ctx.Err() != nil {
+			return &runResult{tools: res.tools}
+		}
+		assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
+		for i, c := range calls {
+			assistant.ToolCalls[i] = protocol.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args}
+		}
+		msgs = append(msgs, assistant)
+		for _, c := range calls {
+			msgs = append(msgs, protocol.Message{Role: "tool", Text: c.Result, ToolCallID: c.ID, IsError: c.Status != scenarios.OutcomeSuccess})
+		}
+	}
+}
+
+// streamTurn requests one model turn and relays its events live. It returns the turn's tool
+// calls (in index order; none for a final turn).
+func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, error) {
+	s := rn.s
+	wire := s.wires[rn.dep.Wire]
+	base := rn.dep.Provider
+	if base == "" {
+		base = s.opts.ProviderURL
+	}
+	req, err := wire.NewRequest(rn.ctx, base, &protocol.ModelRequest{
+		Model: rn.dep.Model, Messages: msgs, Tools: rn.dep.Tools, Thinking: true, Header: rn.header,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building provider request: %w", err)
+	}
+	s.metrics.providerRequests.Inc()
+	s.metrics.providerInFlight.Inc()
+	defer s.metrics.providerInFlight.Dec()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: %w", base, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, wire.ParseError(resp)
+	}
+	rn.turnText.Reset()
+	var calls []*toolRun
+	var args []strings.Builder
+	stream := wire.NewStream(resp.Body)
+	var ev protocol.ModelEvent
+	for {
+		err := stream.Next(&ev)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("provider stream: %w", err)
+		}
+		switch ev.Kind {
+		case protocol.ModelThinking:
+			em.thinking(ev.Text)
+		case protocol.ModelText:
+			rn.turnText.WriteString(ev.Text)
+			em.text(ev.Text)
+		case protocol.ModelToolStart:
+			for len(calls) <= ev.ToolIndex {
+				calls = append(calls, nil)
+				args = append(args, strings.Builder{})
+			}
+			calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
+		case protocol.ModelToolArgs:
+			if ev.ToolIndex >= len(calls) || calls[ev.ToolIndex] == nil {
+				return nil, fmt.Errorf("provider stream: arguments for tool index %d before its start", ev.ToolIndex)
+			}
+			args[ev.ToolIndex].WriteString(ev.Text)
+			em.toolArgs(calls[ev.ToolIndex], ev.Text)
+		case protocol.ModelTurnEnd:
+			rn.usage.InputTokens += ev.Usage.InputTokens
+			rn.usage.OutputTokens += ev.Usage.OutputTokens
+		case protocol.ModelError:
+			return nil, &protocol.ProviderError{Status: http.StatusOK, Type: "stream_error", Message: ev.Text}
+		}
+	}
+	out := calls[:0]
+	for i, c := range calls {
+		if c == nil {
+			return nil, fmt.Errorf("provider stream: tool index %d never started", i)
+		}
+		c.Args = args[i].String()
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// beforeFirstChunk serves the slow-first-chunk fault: the stream's first answer chunk waits.
+func (rn *run) beforeFirstChunk() {
+	if rn.firstChunkDone {
+		return
+	}
+	rn.firstChunkDone = true
+	if d := rn.faults.SlowFirstChunk; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-rn.ctx.Done():
+		}
+	}
+}
+
+// elapsedMs is the time since the run started, for timing marks and durations.
+func (rn *run) elapsedMs() int64 { return time.Since(rn.started).Milliseconds() }
+
+// errStopped is the cancel cause of a compose run ended by a stop request.
+var errStopped = errors.New("stopped by request")

@@ -1,0 +1,373 @@
+// Package agentruntime is streambench's reference agent runtime: it serves the client-facing
+// dialects (sim-chat, sim-canvas, compose) over a real tool loop against a model provider
+// (openai or anthropic wire), the way a production agent runtime does, so that its behaviour is
+// the reference every protocol rule is checked against. Fault switches (Faults) break one rule
+// each on purpose, which is how the load generator proves each of its checks can fail.
+package agentruntime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropic"
+	"github.com/streambench/streambench/protocol/openai"
+)
+
+// Defaults for the zero Options fields.
+const (
+	DefaultClientIdleTimeout = 30 * time.Second
+	DefaultHeartbeat         = 10 * time.Second
+	DefaultMaxBody           = 1 << 20
+	DefaultMaxTurns          = 16
+)
+
+// Options configure a Server. The zero value (plus ProviderURL) is a correct runtime.
+type Options struct {
+	// Deployments are the agents served; nil means DefaultDeployments().
+	Deployments *Deployments
+	// ProviderURL is the model provider's base URL for deployments that name none,
+	// e.g. "http://127.0.0.1:8081".
+	ProviderURL string
+	// ProviderHTTP1 talks HTTP/1.1 to the provider instead of cleartext HTTP/2 (h2c). With h2c,
+	// thousands of provider streams share a few connections.
+	ProviderHTTP1 bool
+	// ProviderMaxConns caps connections to each provider host (0: no cap).
+	ProviderMaxConns int
+	// ProviderClient, when set, replaces the client built from the two fields above.
+	ProviderClient *http.Client
+	// Wires maps a deployment's wire name to its implementation; nil means openai and anthropic.
+	Wires map[string]protocol.ProviderWire
+	// Faults are the fault switches; the zero value breaks nothing.
+	Faults Faults
+	// ClientIdleTimeout drops a client that accepts no bytes for this long (0: the default;
+	// negative: never).
+	ClientIdleTimeout time.Duration
+	// Heartbeat is the compose ": ping" interval while a stream is idle (0: the default, which
+	// stays under the protocol's 15 s; negative: none).
+	Heartbeat time.Duration
+	// MaxBody caps request bodies in bytes (0: the default, 1 MiB).
+	MaxBody int64
+	// MaxTurns caps the model turns of one run, so a model that never stops calling tools
+	// cannot loop forever (0: the default, 16).
+	MaxTurns int
+	// ToolTimeScale multiplies simulated tool durations, like the mock's TimeScale: 1 runs
+	// tools as scripted, 0 settles them at once (tests), 0.1 ten times faster.
+	ToolTimeScale float64
+	// Logger receives lifecycle and failure lines; nil discards.
+	Logger *slog.Logger
+}
+
+// Server is the reference runtime. Create it with New; it is safe for concurrent use.
+type Server struct {
+	opts     Options
+	deps     *Deployments
+	wires    map[string]protocol.ProviderWire
+	client   *http.Client
+	log      *slog.Logger
+	metrics  *metrics
+	mux      *http.ServeMux
+	runs     runRegistry
+	idle     time.Duration
+	beat     time.Duration
+	maxBody  int64
+	maxTurns int
+
+	// hardStop is cancelled when Shutdown's grace period ends (or Close): every stream ends.
+	hardStop    context.Context
+	cancelHard  context.CancelCauseFunc
+	leakRelease chan struct{} // closed by Shutdown/Close; holds leak-goroutine fault goroutines
+	closeOnce   sync.Once
+
+	httpMu  sync.Mutex
+	servers []*http.Server
+}
+
+// errShutdown is the cancel cause of streams still open when the server stops.
+var errShutdown = errors.New("runtime shutting down")
+
+// New validates opts and builds a Server.
+func New(opts Options) (*Server, error) {
+	if opts.ToolTimeScale < 0 {
+		return nil, fmt.Errorf("agentruntime: ToolTimeScale must be >= 0, got %g", opts.ToolTimeScale)
+	}
+	s := &Server{
+		opts:     opts,
+		deps:     opts.Deployments,
+		wires:    opts.Wires,
+		log:      opts.Logger,
+		metrics:  newMetrics(),
+		idle:     opts.ClientIdleTimeout,
+		beat:     opts.Heartbeat,
+		maxBody:  opts.MaxBody,
+		maxTurns: opts.MaxTurns,
+	}
+	if s.deps == nil {
+		s.deps = DefaultDeployments()
+	}
+	if s.wires == nil {
+		s.wires = map[string]protocol.ProviderWire{"openai": openai.Wire{}, "anthropic": anthropic.Wire{}}
+	}
+	for _, d := range s.deps.All() {
+		if _, ok := s.wires[d.Wire]; !ok {
+			return nil, fmt.Errorf("agentruntime: deployment %q: no implementation for wire %q", d.Slug, d.Wire)
+		}
+		if d.Provider == "" && opts.ProviderURL == "" {
+			return nil, fmt.Errorf("agentruntime: deployment %q has no provider URL and Options.ProviderURL is empty", d.Slug)
+		}
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case s.idle == 0:
+		s.idle = DefaultClientIdleTimeout
+	case s.idle < 0:
+		s.idle = 0
+	}
+	switch {
+	case s.beat == 0:
+		s.beat = DefaultHeartbeat
+	case s.beat < 0:
+		s.beat = 0
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBody
+	}
+	if s.maxTurns <= 0 {
+		s.maxTurns = DefaultMaxTurns
+	}
+	s.client = opts.ProviderClient
+	if s.client == nil {
+		s.client = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, opts.ProviderMaxConns)}
+	}
+	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
+	s.leakRelease = make(chan struct{})
+	s.runs.m = make(map[string]*runEntry)
+	s.mux = s.routes()
+	return s, nil
+}
+
+// newProviderTransport pools provider connections; with h2c every stream to one provider
+// shares a few multiplexed connections instead of one socket per client stream.
+func newProviderTransport(h2c bool, maxConns int) *http.Transport {
+	t := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        1024,
+		MaxIdleConnsPerHost: 1024,
+		MaxConnsPerHost:     maxConns,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	if h2c {
+		p := new(http.Protocols)
+		p.SetUnencryptedHTTP2(true)
+		t.Protocols = p
+	}
+	return t
+}
+
+// Handler returns the runtime's HTTP handler: the three dialects, /metrics, /healthz and
+// /debug/pprof/.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Metrics returns the handler serving the runtime's Prometheus metrics.
+func (s *Server) Metrics() http.Handler {
+	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
+}
+
+// Serve serves the handler on ln (HTTP/1.1, and h2c for clients that ask for it) until
+// Shutdown or Close. It returns http.ErrServerClosed after a shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	hs := &http.Server{
+		Handler:           s.mux,
+		Protocols:         p,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return s.hardStop },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.httpMu.Lock()
+	s.servers = append(s.servers, hs)
+	s.httpMu.Unlock()
+	return hs.Serve(ln)
+}
+
+// Shutdown stops accepting streams and waits for open ones to finish until ctx ends; then it
+// cancels the rest (their tools settle cancelled, their clients get the dialect's error
+// terminal) and closes every connection. It returns ctx's error if streams had to be cut.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.httpMu.Lock()
+	servers := append([]*http.Server(nil), s.servers...)
+	s.httpMu.Unlock()
+	var firstErr error
+	for _, hs := range servers {
+		if err := hs.Shutdown(ctx); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		s.cancelHard(errShutdown)
+		for _, hs := range servers {
+			_ = hs.Close()
+		}
+	}
+	s.release()
+	return firstErr
+}
+
+// Close cancels every open stream at once and closes every connection.
+func (s *Server) Close() error {
+	s.cancelHard(errShutdown)
+	s.httpMu.Lock()
+	servers := append([]*http.Server(nil), s.servers...)
+	s.httpMu.Unlock()
+	for _, hs := range servers {
+		_ = hs.Close()
+	}
+	s.release()
+	return nil
+}
+
+// release frees the goroutines the leak-goroutine fault parked and the provider's idle
+// connections.
+func (s *Server) release() {
+	s.closeOnce.Do(func() {
+		close(s.leakRelease)
+		s.client.CloseIdleConnections()
+	})
+}
+
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/chat/{slug}", s.post(s.handleSimChat))
+	mux.HandleFunc("/api/workflows/{id}/execute", s.post(s.handleSimCanvas))
+	mux.HandleFunc("/agent/{agentId}/stream", s.post(s.handleCompose))
+	mux.HandleFunc("/agent/{agentId}/runs/{runId}/stop", s.post(s.handleComposeStop))
+	mux.Handle("GET /metrics", s.Metrics())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"ok":true}`+"\n")
+	})
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST /api/chat/{slug}, POST /api/workflows/{id}/execute, POST /agent/{agentId}/stream, POST /agent/{agentId}/runs/{runId}/stop, GET /metrics, GET /healthz)", r.Method, r.URL.Path))
+	})
+	return mux
+}
+
+// post rejects every method but POST with a JSON 405 naming the allowed method.
+func (s *Server) post(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			s.writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s (use POST)", r.Method, r.URL.Path))
+			return
+		}
+		h(w, r)
+	}
+}
+
+// writeError answers with {"error": msg}.
+func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
+	s.metrics.badRequests.WithLabelValues(fmt.Sprint(status)).Inc()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(struct {
+		Error string `json:"error"`
+	}{msg})
+}
+
+// readBody decodes the JSON request body into v, answering 413 or 400 itself on failure.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
+			return false
+		}
+		s.writeError(w, http.StatusBadRequest, fmt.Sprintf("reading request body: %v", err))
+		return false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		s.writeError(w, http.StatusBadRequest, describeJSONError(err))
+		return false
+	}
+	return true
+}
+
+func describeJSONError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("request body is not valid JSON at byte %d: %v", syn.Offset, err)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("request body field %q must be a JSON %s, got %s", typ.Field, typ.Type, typ.Value)
+	}
+	return fmt.Sprintf("request body is not valid JSON: %v", err)
+}
+
+// deployment resolves a slug, answering 404 itself when it is unknown.
+func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployment, bool) {
+	d, ok := s.deps.Lookup(slug)
+	if !ok {
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("%s: %s %q (known: %v)", errUnknownDeployment, kind, slug, s.deps.Slugs()))
+		return nil, false
+	}
+	return d, true
+}
+
+// newRunID returns an unguessable run id for the compose stop endpoint.
+func newRunID() string { return "run_" + rand.Text()[:20] }
+
+// runEntry is an open compose run that a stop request can end.
+type runEntry struct {
+	agentID string
+	stop    context.CancelCauseFunc
+}
+
+// runRegistry maps run ids to open compose runs; safe for concurrent use.
+type runRegistry struct {
+	mu sync.Mutex
+	m  map[string]*runEntry
+}
+
+func (rr *runRegistry) add(id string, e *runEntry) {
+	rr.mu.Lock()
+	rr.m[id] = e
+	rr.mu.Unlock()
+}
+
+func (rr *runRegistry) remove(id string) {
+	rr.mu.Lock()
+	delete(rr.m, id)
+	rr.mu.Unlock()
+}
+
+func (rr *runRegistry) get(id string) (*runEntry, bool) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	e, ok := rr.m[id]
+	return e, ok
+}

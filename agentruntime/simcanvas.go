@@ -1,0 +1,164 @@
+package agentruntime
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/protocol/simcanvas"
+)
+
+// simCanvasRequest is the workflow execute request body.
+type simCanvasRequest struct {
+	Input  *string `json:"input"`
+	Stream bool    `json:"stream"`
+}
+
+func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
+	dep, ok := s.deployment(w, "workflow", r.PathValue("id"))
+	if !ok {
+		return
+	}
+	var body simCanvasRequest
+	if !s.readBody(w, r, &body) {
+		return
+	}
+	if body.Input == nil || *body.Input == "" {
+		s.writeError(w, http.StatusBadRequest, `request body: missing "input" (the workflow input)`)
+		return
+	}
+	if !body.Stream && !strings.EqualFold(r.Header.Get("X-Stream-Response"), "true") {
+		s.writeError(w, http.StatusBadRequest, `this runtime only streams executions: send "stream": true or the header X-Stream-Response: true`)
+		return
+	}
+	rn := s.newRun(w, r, dep, dialectSimCanvas, *body.Input)
+	rn.id = "exec_" + newRunID()[4:]
+	rn.execute(&simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, dep.Slug)})
+}
+
+// simCanvasEmitter writes execution events. The canvas is always opted in: text streams live
+// with resets for intermediate turns, and thinking and tool frames always flow.
+type simCanvasEmitter struct {
+	rn *run
+	w  *simcanvas.Writer
+	// clock, when set, stamps frames (golden tests).
+	streamed   bool
+	droppedEnd bool
+}
+
+func (e *simCanvasEmitter) open() {
+	simcanvas.SetResponseHeaders(e.rn.w.Header())
+	e.rn.w.WriteHeader(http.StatusOK)
+	_ = e.w.ExecutionStarted(e.rn.started)
+	_ = e.w.BlockStarted(blockID, "Agent 1", "agent", 1)
+	_ = e.rn.cs.flush()
+}
+
+func (e *simCanvasEmitter) modelStart(int) {}
+
+func (e *simCanvasEmitter) thinking(text string) {
+	if e.rn.faults.LeakThinking {
+		e.chunk(text)
+		return
+	}
+	_ = e.w.Thinking(blockID, text)
+	_ = e.rn.cs.flush()
+}
+
+func (e *simCanvasEmitter) text(text string) { e.chunk(text) }
+
+func (e *simCanvasEmitter) chunk(text string) {
+	if text == "" {
+		return
+	}
+	e.rn.beforeFirstChunk()
+	_ = e.w.Chunk(blockID, text)
+	_ = e.rn.cs.flush()
+	e.streamed = true
+}
+
+func (e *simCanvasEmitter) toolArgs(*toolRun, string) {}
+
+func (e *simCanvasEmitter) turnEnd(final bool) {
+	f := e.rn.faults
+	switch {
+	case !final && e.streamed && !f.NoReset:
+		e.reset()
+	case final && f.ResetInFinal && e.streamed:
+		e.reset()
+		_ = e.w.Chunk(blockID, e.rn.turnText.String())
+		_ = e.rn.cs.flush()
+	}
+}
+
+func (e *simCanvasEmitter) reset() {
+	_ = e.w.ChunkReset(blockID)
+	_ = e.rn.cs.flush()
+	e.streamed = false
+	e.rn.s.metrics.resetsSent.Inc()
+}
+
+func (e *simCanvasEmitter) toolStart(t *toolRun) {
+	_ = e.w.ToolStart(blockID, t.ID, t.Name)
+	_ = e.rn.cs.flush()
+}
+
+func (e *simCanvasEmitter) toolEnd(t *toolRun) {
+	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
+		e.droppedEnd = true
+		return
+	}
+	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
+	_ = e.rn.cs.flush()
+}
+
+// canvasToolCall is a tool call in the block output: the authenticated canvas sees everything.
+type canvasToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Status    string `json:"status"`
+	Result    string `json:"result"`
+}
+
+// canvasOutput is the agent block's output.
+type canvasOutput struct {
+	Content   string           `json:"content"`
+	ToolCalls []canvasToolCall `json:"toolCalls,omitempty"`
+	Model     string           `json:"model"`
+	Tokens    map[string]int   `json:"tokens"`
+}
+
+func (e *simCanvasEmitter) finish(res *runResult) {
+	f := e.rn.faults
+	elapsed := time.Since(e.rn.started)
+	switch res.outcome {
+	case outcomeDone:
+		out := canvasOutput{Content: res.finalText, Model: e.rn.dep.Model, Tokens: map[string]int{
+			"prompt": res.usage.InputTokens, "completion": res.usage.OutputTokens, "total": res.usage.InputTokens + res.usage.OutputTokens,
+		}}
+		for _, t := range res.tools {
+			out.ToolCalls = append(out.ToolCalls, canvasToolCall{t.ID, t.Name, t.Args, string(t.Status), t.Result})
+		}
+		_ = e.w.StreamDone(blockID)
+		_ = e.w.BlockCompleted(blockID, out, elapsed)
+		_ = e.w.ExecutionCompleted(out, elapsed)
+		if f.DoubleTerminal {
+			_ = e.w.ExecutionCompleted(out, elapsed)
+		}
+	case outcomeShutdown:
+		_ = e.w.ExecutionCancelled(elapsed)
+		if f.DoubleTerminal {
+			_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
+		}
+	default:
+		_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
+		if f.DoubleTerminal {
+			_ = e.w.ExecutionCancelled(elapsed)
+		}
+	}
+	if !f.MissingDone {
+		_ = e.w.Done()
+	}
+	_ = e.rn.cs.flush()
+}

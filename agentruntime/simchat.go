@@ -1,0 +1,225 @@
+package agentruntime
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+// blockID is the single agent block every dialect reports text under.
+const blockID = "b1"
+
+// simChatRequest is the sim-chat request body.
+type simChatRequest struct {
+	Input          *string `json:"input"`
+	ConversationID string  `json:"conversationId"`
+}
+
+func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
+	dep, ok := s.deployment(w, "chat slug", r.PathValue("slug"))
+	if !ok {
+		return
+	}
+	var body simChatRequest
+	if !s.readBody(w, r, &body) {
+		return
+	}
+	if body.Input == nil || *body.Input == "" {
+		s.writeError(w, http.StatusBadRequest, `request body: missing "input" (the user message)`)
+		return
+	}
+	rn := s.newRun(w, r, dep, dialectSimChat, *body.Input)
+	rn.execute(newSimChatEmitter(rn, simchat.OptedIn(r.Header)))
+}
+
+// simChatEmitter writes public chat frames. Opted-in clients get live text with chunk_reset
+// when a turn turns out to be intermediate; legacy clients get only the final turn's text, in
+// one chunk, once the turn is settled. Thinking and tool frames need the header and the
+// deployment's policy.
+type simChatEmitter struct {
+	rn *run
+	w  *simchat.Writer
+
+	optedIn bool
+	// live streams text as it arrives (opted in, or the ignore-header fault).
+	live         bool
+	showThinking bool
+	showTools    bool
+
+	// streamed is whether the block streamed text since its last reset.
+	streamed bool
+	// leaked is thinking text the leak-thinking fault folds into a legacy client's answer.
+	leaked strings.Builder
+	// droppedEnd records that the unbalanced-tool fault already dropped its tool end.
+	droppedEnd bool
+}
+
+func newSimChatEmitter(rn *run, optedIn bool) *simChatEmitter {
+	f := rn.faults
+	p := rn.dep.Policy()
+	gate := func(policy bool) bool { return optedIn && (policy || f.IgnorePolicy) }
+	return &simChatEmitter{
+		rn: rn, w: simchat.NewWriter(rn.cs),
+		optedIn:      optedIn,
+		live:         optedIn || f.IgnoreHeader,
+		showThinking: gate(p.IncludeThinking),
+		showTools:    gate(p.IncludeToolCalls),
+	}
+}
+
+func (e *simChatEmitter) open() {
+	simchat.SetResponseHeaders(e.rn.w.Header(), e.optedIn)
+	e.rn.w.WriteHeader(http.StatusOK)
+	_ = e.rn.cs.flushHeaders()
+}
+
+func (e *simChatEmitter) modelStart(int) { e.leaked.Reset() }
+
+func (e *simChatEmitter) thinking(text string) {
+	switch {
+	case e.rn.faults.LeakThinking && e.live:
+		e.chunk(text)
+	case e.rn.faults.LeakThinking:
+		e.leaked.WriteString(text)
+	case e.showThinking:
+		_ = e.w.Thinking(blockID, text)
+		_ = e.rn.cs.flush()
+	}
+}
+
+func (e *simChatEmitter) text(text string) {
+	if e.live {
+		e.chunk(text)
+	}
+}
+
+// chunk sends live answer text.
+func (e *simChatEmitter) chunk(text string) {
+	if text == "" {
+		return
+	}
+	e.rn.beforeFirstChunk()
+	_ = e.w.Chunk(blockID, text)
+	_ = e.rn.cs.flush()
+	e.streamed = true
+}
+
+func (e *simChatEmitter) toolArgs(*toolRun, string) {}
+
+func (e *simChatEmitter) turnEnd(final bool) {
+	f := e.rn.faults
+	switch {
+	case !final && e.live && e.streamed && !f.NoReset:
+		e.reset()
+	case final && !e.live:
+		// Legacy: the settled final text, in one piece, now that the turn is known to be final.
+		settled := e.leaked.String() + e.rn.turnText.String()
+		if settled != "" {
+			e.rn.beforeFirstChunk()
+			_ = e.w.Chunk(blockID, settled)
+			_ = e.rn.cs.flush()
+		}
+	case final && e.optedIn && f.ResetInFinal && e.streamed:
+		// The fault: a reset in the final turn, then the text again so the answer still converges.
+		e.reset()
+		_ = e.w.Chunk(blockID, e.rn.turnText.String())
+		_ = e.rn.cs.flush()
+	}
+}
+
+func (e *simChatEmitter) reset() {
+	_ = e.w.Reset(blockID)
+	_ = e.rn.cs.flush()
+	e.streamed = false
+	e.rn.s.metrics.resetsSent.Inc()
+}
+
+func (e *simChatEmitter) toolStart(t *toolRun) {
+	if !e.showTools {
+		return
+	}
+	if e.rn.faults.ExposeToolArgs {
+		frame, _ := json.Marshal(map[string]any{"blockId": blockID, "event": "tool", "phase": "start", "id": t.ID, "name": t.Name, "arguments": t.Args})
+		_ = e.w.Raw(frame)
+	} else {
+		_ = e.w.ToolStart(blockID, t.ID, t.Name)
+	}
+	_ = e.rn.cs.flush()
+}
+
+func (e *simChatEmitter) toolEnd(t *toolRun) {
+	if !e.showTools {
+		return
+	}
+	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
+		e.droppedEnd = true
+		return
+	}
+	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
+	_ = e.rn.cs.flush()
+}
+
+func (e *simChatEmitter) finish(res *runResult) {
+	f := e.rn.faults
+	switch res.outcome {
+	case outcomeDone:
+		e.final(res)
+		if f.DoubleTerminal {
+			e.final(res)
+		}
+	default:
+		_ = e.w.Error(errorMessage(res.err))
+		if f.DoubleTerminal {
+			e.final(res)
+		}
+	}
+	if !f.MissingDone {
+		_ = e.w.Done()
+	}
+	_ = e.rn.cs.flush()
+}
+
+// final writes the success envelope with the block's tool calls reduced to name and status
+// (or, with the expose-tool-args fault, with their arguments and results).
+func (e *simChatEmitter) final(res *runResult) {
+	if e.rn.faults.ExposeToolArgs {
+		type exposed struct {
+			ID        string `json:"id"`
+			Name      string `json:"name"`
+			Status    string `json:"status"`
+			Arguments string `json:"arguments"`
+			Result    string `json:"result"`
+		}
+		out := struct {
+			Content   string    `json:"content"`
+			ToolCalls []exposed `json:"toolCalls"`
+		}{Content: res.finalText}
+		for _, t := range res.tools {
+			out.ToolCalls = append(out.ToolCalls, exposed{t.ID, t.Name, string(t.Status), t.Args, t.Result})
+		}
+		_ = e.w.Final(out)
+		return
+	}
+	out := simchat.FinalOutput{Content: res.finalText}
+	for _, t := range res.tools {
+		out.ToolCalls = append(out.ToolCalls, simchat.ToolSummary{ID: t.ID, Name: t.Name, Status: t.Status})
+	}
+	_ = e.w.Final(out)
+}
+
+// errorMessage is the text a dialect's error terminal carries: the provider's own message
+// when there is one.
+func errorMessage(err error) string {
+	var pe *protocol.ProviderError
+	if errors.As(err, &pe) && pe.Message != "" {
+		return pe.Message
+	}
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}

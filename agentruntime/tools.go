@@ -1,0 +1,117 @@
+package agentruntime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// toolRun is one tool call of a turn, from the moment the model starts streaming it until the
+// simulated tool settles.
+type toolRun struct {
+	Index int
+	ID    string
+	Name  string
+	// Args is the JSON arguments text as the model streamed it.
+	Args string
+	// Input is Args parsed (nil when Args is not a JSON object).
+	Input map[string]any
+
+	Status scenarios.Outcome
+	Result string
+}
+
+// simDirectiveOf extracts the "_sim" member that tells a simulated tool how to behave. Without
+// one the tool succeeds at once.
+func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
+	d := scenarios.SimDirective{Outcome: scenarios.OutcomeSuccess}
+	raw, ok := input["_sim"]
+	if !ok {
+		return d, nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return d, fmt.Errorf("tool arguments: _sim: %w", err)
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, fmt.Errorf("tool arguments: _sim: %w", err)
+	}
+	if d.Outcome == "" {
+		d.Outcome = scenarios.OutcomeSuccess
+	}
+	if d.Outcome != scenarios.OutcomeSuccess && d.Outcome != scenarios.OutcomeError {
+		return d, fmt.Errorf("tool arguments: _sim.outcome %q is not success or error", d.Outcome)
+	}
+	if d.DurationMs < 0 {
+		return d, fmt.Errorf("tool arguments: _sim.ms %d is negative", d.DurationMs)
+	}
+	return d, nil
+}
+
+// runTool simulates t: it sleeps for the directive's duration (scaled by timeScale) unless ctx
+// ends first, then settles t as the directive says, or as cancelled.
+func (s *Server) runTool(ctx context.Context, dep *Deployment, t *toolRun) {
+	s.metrics.toolsRunning.Inc()
+	defer s.metrics.toolsRunning.Dec()
+	defer func() {
+		s.metrics.toolsSettled.WithLabelValues(string(t.Status)).Inc()
+		if t.Status == scenarios.OutcomeCancelled {
+			s.metrics.toolsCancelled.Inc()
+		}
+	}()
+	if !dep.allowsTool(t.Name) {
+		t.Status, t.Result = scenarios.OutcomeError, fmt.Sprintf("tool %q is not enabled for deployment %q", t.Name, dep.Slug)
+		return
+	}
+	if t.Input == nil {
+		if err := json.Unmarshal([]byte(t.Args), &t.Input); err != nil {
+			t.Status, t.Result = scenarios.OutcomeError, fmt.Sprintf("tool %q: arguments are not a JSON object: %v", t.Name, err)
+			return
+		}
+	}
+	d, err := simDirectiveOf(t.Input)
+	if err != nil {
+		t.Status, t.Result = scenarios.OutcomeError, fmt.Sprintf("tool %q: %v", t.Name, err)
+		return
+	}
+	if wait := time.Duration(float64(time.Duration(d.DurationMs)*time.Millisecond) * s.opts.ToolTimeScale); wait > 0 {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			t.Status, t.Result = scenarios.OutcomeCancelled, "cancelled"
+			return
+		case <-timer.C:
+		}
+	} else if ctx.Err() != nil {
+		t.Status, t.Result = scenarios.OutcomeCancelled, "cancelled"
+		return
+	}
+	t.Status, t.Result = d.Outcome, d.Result
+	if t.Result == "" {
+		t.Result = fmt.Sprintf("%s finished with %s", t.Name, d.Outcome)
+	}
+}
+
+// runTools runs a turn's tools in parallel. onStart is called for every tool before any runs,
+// onEnd for each as it settles (in settle order), both on the caller's goroutine so the stream
+// has a single writer. It returns when every tool settled; a cancelled ctx settles the rest at
+// once.
+func (s *Server) runTools(ctx context.Context, dep *Deployment, tools []*toolRun, onStart, onEnd func(*toolRun)) {
+	for _, t := range tools {
+		onStart(t)
+	}
+	settled := make(chan *toolRun, len(tools))
+	for _, t := range tools {
+		go func() {
+			s.runTool(ctx, dep, t)
+			settled <- t
+		}()
+	}
+	for range tools {
+		onEnd(<-settled)
+	}
+}
