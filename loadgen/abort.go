@@ -1,0 +1,167 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// abortRecord is one session the client aborted or stopped on purpose.
+type abortRecord struct {
+	index                      uint64
+	session, scenario, dialect string
+	at                         time.Time // wall clock of the abort
+	duringTool                 bool
+}
+
+// abortLog collects abort records from sessions; appended once per aborted session.
+type abortLog struct {
+	mu      sync.Mutex
+	records []abortRecord
+}
+
+func (l *abortLog) add(a abortRecord) {
+	l.mu.Lock()
+	l.records = append(l.records, a)
+	l.mu.Unlock()
+}
+
+func (l *abortLog) all() []abortRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]abortRecord(nil), l.records...)
+}
+
+// mockRecord is the part of the mock provider's session record (GET /_streambench/sessions)
+// the cancel check reads. Times are wall clock; absent ones are null.
+type mockRecord struct {
+	Session    string     `json:"session"`
+	Turn       int        `json:"turn"`
+	Start      time.Time  `json:"start"`
+	End        *time.Time `json:"end"`
+	ClientGone *time.Time `json:"clientGone"`
+	Outcome    string     `json:"outcome"`
+}
+
+// fetchMockSessions reads every session record the mock holds, in one request.
+func fetchMockSessions(ctx context.Context, client *http.Client, mockURL string) ([]mockRecord, error) {
+	u := strings.TrimSuffix(mockURL, "/") + "/_streambench/sessions"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mock sessions: %w", err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("mock sessions: GET %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("mock sessions: GET %s: HTTP %d", u, resp.StatusCode)
+	}
+	var body struct {
+		Sessions []mockRecord `json:"sessions"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("mock sessions: GET %s: decode JSON: %w", u, err)
+	}
+	return body.Sessions, nil
+}
+
+// cancelFinding is the verdict on one aborted session from the mock's point of view.
+type cancelFinding struct {
+	latency   time.Duration // abort → the mock saw the client go away; 0 when not applicable
+	violation string        // non-empty: R-abort broken, with the reason
+}
+
+// judgeCancel compares one abort with the mock's records of that session. A provider stream in
+// flight at the abort must see the client go away within tolerance; no provider request may
+// start after the abort (the runtime went on with the conversation for a client that left).
+// now is when the records were fetched: a stream still open tolerance after the abort is late.
+func judgeCancel(a abortRecord, recs []mockRecord, tolerance time.Duration, now time.Time) cancelFinding {
+	var f cancelFinding
+	deadline := a.at.Add(tolerance)
+	for _, r := range recs {
+		if r.Start.After(deadline) {
+			f.violation = fmt.Sprintf("provider request for turn %d started %v after the client left", r.Turn, r.Start.Sub(a.at).Round(time.Millisecond))
+			return f
+		}
+		if r.Start.After(a.at) {
+			continue // raced with the abort; its own end is judged below only if it lingers
+		}
+		ended := r.End != nil && !r.End.After(a.at)
+		if ended {
+			continue // finished before the client left: nothing to cancel
+		}
+		switch {
+		case r.ClientGone != nil:
+			lat := max(r.ClientGone.Sub(a.at), 0)
+			if lat > tolerance {
+				f.violation = fmt.Sprintf("provider saw the client go away %v after the abort (tolerance %v)", lat.Round(time.Millisecond), tolerance)
+				return f
+			}
+			f.latency = max(f.latency, observed(lat))
+		case r.End != nil:
+			f.violation = fmt.Sprintf("provider stream for turn %d ran on %v after the client left and ended %q", r.Turn, r.End.Sub(a.at).Round(time.Millisecond), r.Outcome)
+			return f
+		case now.After(deadline):
+			f.violation = fmt.Sprintf("provider stream for turn %d still open %v after the client left", r.Turn, now.Sub(a.at).Round(time.Millisecond))
+			return f
+		}
+	}
+	return f
+}
+
+// checkCancels joins the run's aborts with the mock's records: cancel latency per scenario ×
+// dialect, and an R-abort violation for each session the provider did not see leave.
+func (r *runner) checkCancels(ctx context.Context) error {
+	aborts := r.aborts.all()
+	if r.cfg.MockURL == "" || len(aborts) == 0 {
+		return nil
+	}
+	// Give the last aborts their full tolerance before judging them.
+	var last time.Time
+	for _, a := range aborts {
+		if a.at.After(last) {
+			last = a.at
+		}
+	}
+	if wait := time.Until(last.Add(r.cfg.AbortTolerance)); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	recs, err := fetchMockSessions(ctx, r.client, r.cfg.MockURL)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	bySession := make(map[string][]mockRecord, len(aborts))
+	for _, a := range aborts {
+		bySession[a.session] = nil
+	}
+	for _, rec := range recs {
+		if _, ok := bySession[rec.Session]; ok {
+			bySession[rec.Session] = append(bySession[rec.Session], rec)
+		}
+	}
+	for _, a := range aborts {
+		f := judgeCancel(a, bySession[a.session], r.cfg.AbortTolerance, now)
+		if f.latency > 0 {
+			r.rec.recordOne(measure.Key{Metric: measure.CancelLatency, Scenario: a.scenario, Dialect: a.dialect}, f.latency)
+		}
+		if f.violation != "" {
+			r.rec.violation(protocol.RAbort)
+			r.samples.offer(a.index, a.session, protocol.RAbort, f.violation)
+		}
+	}
+	return nil
+}

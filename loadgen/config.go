@@ -1,0 +1,200 @@
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Config is one load run. The zero value is not runnable: set Target and one of Clients, Rate
+// or Stages, and one of Duration or Sessions (Stages bring their own duration).
+type Config struct {
+	// Target is the runtime's base URL (http://host:port).
+	Target string
+	// Mix is the workload; nil means DefaultMix().
+	Mix *Mix
+	// MixName records where the mix came from ("default" or the file path).
+	MixName string
+	// Library resolves scenario names; nil means scenarios.Embedded().
+	Library *scenarios.Library
+	// Seed overrides the mix's seed when non-zero.
+	Seed uint64
+	// RunID prefixes session ids so the mock's records of different runs never mix; empty
+	// means one derived from the start time.
+	RunID string
+
+	// Clients is the closed-loop number of virtual users (each runs sessions back to back,
+	// ThinkTime apart).
+	Clients   int
+	ThinkTime time.Duration
+	// Rate is the open-loop session rate per second; Arrival is "constant" (default) or
+	// "poisson". MaxInflight caps open streams (0: 10,000); a start that finds the cap reached
+	// is dropped and counted.
+	Rate        float64
+	Arrival     string
+	MaxInflight int
+	// Stages ramp the number of virtual users (closed loop), or the session rate when
+	// RateStages is set (open loop). The run lasts their total duration unless Duration or
+	// Sessions end it first.
+	Stages     Stages
+	RateStages bool
+
+	// Duration stops starting sessions after this long (from the start, warmup included);
+	// Sessions after this many starts. At least one must bound the run.
+	Duration time.Duration
+	Sessions int64
+	// Warmup: sessions started before it has elapsed are checked but not measured.
+	Warmup time.Duration
+	// Grace is how long in-flight streams may finish after the last start before they are
+	// cancelled (default 30 s).
+	Grace time.Duration
+	// StreamTimeout bounds one session (default 2 min).
+	StreamTimeout time.Duration
+
+	// HTTP2 uses cleartext HTTP/2 (h2c) instead of one HTTP/1.1 connection per stream.
+	HTTP2 bool
+	// Transport, when set, replaces the transport the generator builds (tests).
+	Transport http.RoundTripper
+
+	// MockURL is the mock provider whose session records give cancel latency and R-abort;
+	// empty skips that check. RuntimeMetricsURL is the runtime's Prometheus endpoint for the
+	// leak check (default Target + "/metrics"; "-" disables it).
+	MockURL           string
+	RuntimeMetricsURL string
+	// ScriptTimeScale is the mock's time scale (default 1): client triggers that fire at a
+	// scripted time (abort during thinking the client cannot see) scale by it.
+	ScriptTimeScale float64
+	// AbortTolerance is how long after a client abort the provider must have seen it go away
+	// (default 2 s); later or never is an R-abort violation.
+	AbortTolerance time.Duration
+	// LeakGrace is how long to wait after the load drained for the gauges to settle
+	// (default 5 s); the check passes as soon as every delta is within tolerance.
+	LeakGrace time.Duration
+	// LeakPerStream is how many goroutines (and descriptors) per peak open stream the runtime
+	// and the mock may keep after the run (pooled idle provider connections; default 3).
+	LeakPerStream float64
+	// NoLeakCheck skips the leak check entirely.
+	NoLeakCheck bool
+
+	// SamplesPerRule is how many offending streams to keep per rule (default 3).
+	SamplesPerRule int
+	// SampleFrames bounds the frames kept per sample (default 200).
+	SampleFrames int
+
+	// Faults records the runtime's fault switches in the results (the generator does not
+	// apply them).
+	Faults []string
+	// Extra is recorded in the results' config as is.
+	Extra map[string]string
+
+	// OnProgress, when set, is called once a second from the run's collector goroutine.
+	OnProgress func(Progress)
+	// Interrupt, when closed, stops new sessions early (first Ctrl-C): in-flight ones get the
+	// grace period, and the results are marked interrupted. Cancelling Run's context instead
+	// cancels in-flight streams at once (second Ctrl-C); results are still returned.
+	Interrupt <-chan struct{}
+}
+
+// Progress is the run's state, reported once a second.
+type Progress struct {
+	Elapsed time.Duration
+	// Planned is the run's planned length (0 when only Sessions bounds it).
+	Planned time.Duration
+	// PlannedSessions is Config.Sessions (0 when unbounded).
+	PlannedSessions int64
+	Active          int64
+	Started         int64
+	Completed       int64
+	Errors          int64
+	Violations      int64
+	Frames          int64
+	// Draining is true once no new sessions start and in-flight ones are finishing.
+	Draining bool
+}
+
+func (c *Config) withDefaults() (Config, error) {
+	cfg := *c
+	if cfg.Mix == nil {
+		cfg.Mix = DefaultMix()
+		if cfg.MixName == "" {
+			cfg.MixName = "default"
+		}
+	}
+	if cfg.Library == nil {
+		cfg.Library = scenarios.Embedded()
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = cfg.Mix.Seed
+	}
+	if cfg.Arrival == "" {
+		cfg.Arrival = "constant"
+	}
+	if cfg.MaxInflight <= 0 {
+		cfg.MaxInflight = 10_000
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = 30 * time.Second
+	}
+	if cfg.StreamTimeout <= 0 {
+		cfg.StreamTimeout = 2 * time.Minute
+	}
+	if cfg.ScriptTimeScale <= 0 {
+		cfg.ScriptTimeScale = 1
+	}
+	if cfg.AbortTolerance <= 0 {
+		cfg.AbortTolerance = 2 * time.Second
+	}
+	if cfg.LeakGrace <= 0 {
+		cfg.LeakGrace = 5 * time.Second
+	}
+	if cfg.LeakPerStream <= 0 {
+		cfg.LeakPerStream = 3
+	}
+	if cfg.SamplesPerRule <= 0 {
+		cfg.SamplesPerRule = 3
+	}
+	if cfg.SampleFrames <= 0 {
+		cfg.SampleFrames = 200
+	}
+	if cfg.RuntimeMetricsURL == "" {
+		cfg.RuntimeMetricsURL = cfg.Target + "/metrics"
+	}
+	var errs []error
+	if cfg.Target == "" {
+		errs = append(errs, errors.New("target: the runtime's base URL is required"))
+	}
+	modes := 0
+	if cfg.Clients > 0 {
+		modes++
+	}
+	if cfg.Rate > 0 {
+		modes++
+	}
+	if modes > 1 {
+		errs = append(errs, errors.New("clients and rate: choose closed loop (clients) or open loop (rate), not both"))
+	}
+	if modes == 0 && len(cfg.Stages) == 0 {
+		errs = append(errs, errors.New("load shape: set clients, rate or stages"))
+	}
+	if len(cfg.Stages) > 0 && modes > 0 {
+		errs = append(errs, errors.New("stages: the stages give the users (or rates); do not also set clients or rate"))
+	}
+	if cfg.Duration <= 0 && cfg.Sessions <= 0 && len(cfg.Stages) == 0 {
+		errs = append(errs, errors.New("run length: set duration, sessions or stages"))
+	}
+	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" {
+		errs = append(errs, fmt.Errorf("arrival: %q, want constant or poisson", cfg.Arrival))
+	}
+	for _, name := range cfg.Mix.ScenarioNames() {
+		if _, ok := cfg.Library.Get(name); !ok {
+			errs = append(errs, fmt.Errorf("mix %s: scenario %q is not in the library (known: %v)", cfg.MixName, name, cfg.Library.Names()))
+		}
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// openLoop tells whether sessions start on a schedule rather than per virtual user.
+func (c *Config) openLoop() bool { return c.Rate > 0 || (len(c.Stages) > 0 && c.RateStages) }

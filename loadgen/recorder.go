@@ -1,0 +1,221 @@
+package loadgen
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// recorder collects a run's measurements from many concurrent sessions.
+//
+// Latencies: a session keeps its few values (and a small buffer of chunk gaps) in its own
+// sessionMetrics with no synchronisation on the per-event path, then flushes them into one of a
+// few shards under that shard's mutex: once when the session ends, and once per full gap buffer
+// on long streams. Shards are merged when the run ends. An HdrHistogram spanning 1 µs..1 h is
+// ~190 KB, so histograms are per shard, never per stream.
+//
+// Counters are atomics, read every second by the timeline ticker.
+type recorder struct {
+	shards []recShard
+
+	started, ok, failed, aborted, scripted atomic.Int64
+	transport, decode, frames, bytes       atomic.Int64
+	late, dropped, recordErrs              atomic.Int64
+	active, violations, httpErrs           atomic.Int64
+
+	mu         sync.Mutex // guards the fields below (touched at session end, not per event)
+	httpStatus map[int]int64
+	byRule     map[protocol.Rule]int64
+}
+
+// recShard is one lock-protected histogram set.
+type recShard struct {
+	mu   sync.Mutex
+	hist *measure.Histograms
+	_    [40]byte // keep neighbouring shards' mutexes off one cache line
+}
+
+func newRecorder(shards int) *recorder {
+	r := &recorder{
+		shards:     make([]recShard, max(shards, 1)),
+		httpStatus: make(map[int]int64),
+		byRule:     make(map[protocol.Rule]int64),
+	}
+	for i := range r.shards {
+		r.shards[i].hist = measure.NewHistograms()
+	}
+	return r
+}
+
+// gapBuffer is how many chunk gaps a session buffers before flushing them to its shard.
+const gapBuffer = 32
+
+// sessionMetrics is one session's measurements before they reach a shard. Zero durations mean
+// "not observed" for the single-shot metrics (a real zero is recorded as 1 ns).
+type sessionMetrics struct {
+	scenario, dialect string
+	shard             *recShard
+	rec               *recorder
+	record            bool // false during warmup: measured but not kept
+
+	// connect is set from the transport's dial goroutine, which may outlive the request (a
+	// dial the request did not wait for), hence atomic.
+	connect atomic.Int64
+
+	headers, firstEvent, firstChunk, firstThinking, duration, stop, startLag time.Duration
+	gaps                                                                     [gapBuffer]time.Duration
+	nGaps                                                                    int
+}
+
+func (r *recorder) session(index uint64, scenario, dialect string, record bool) *sessionMetrics {
+	return &sessionMetrics{
+		scenario: scenario, dialect: dialect, record: record, rec: r,
+		shard: &r.shards[index%uint64(len(r.shards))],
+	}
+}
+
+// observed turns a measured duration into a "set" value (0 means unset).
+func observed(d time.Duration) time.Duration { return max(d, 1) }
+
+// gap buffers one inter-chunk gap, flushing the buffer when full.
+func (m *sessionMetrics) gap(d time.Duration) {
+	m.gaps[m.nGaps] = d
+	m.nGaps++
+	if m.nGaps == gapBuffer {
+		m.flushGaps()
+	}
+}
+
+func (m *sessionMetrics) flushGaps() {
+	if !m.record || m.nGaps == 0 {
+		m.nGaps = 0
+		return
+	}
+	m.shard.mu.Lock()
+	for _, g := range m.gaps[:m.nGaps] {
+		m.put(measure.ChunkGap, g)
+	}
+	m.shard.mu.Unlock()
+	m.nGaps = 0
+}
+
+// put records one value; the shard lock must be held.
+func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
+	if d == 0 {
+		return
+	}
+	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
+	if err := m.shard.hist.Record(k, d); err != nil {
+		m.rec.recordErrs.Add(1)
+	}
+}
+
+// flush hands every value to the shard. Called once, when the session ends.
+func (m *sessionMetrics) flush() {
+	m.flushGaps()
+	if !m.record {
+		return
+	}
+	m.shard.mu.Lock()
+	m.put(measure.Connect, time.Duration(m.connect.Load()))
+	m.put(measure.Headers, m.headers)
+	m.put(measure.FirstEvent, m.firstEvent)
+	m.put(measure.FirstChunk, m.firstChunk)
+	m.put(measure.FirstThinking, m.firstThinking)
+	m.put(measure.StreamDuration, m.duration)
+	m.put(measure.StopLatency, m.stop)
+	m.put(measure.StartLag, m.startLag)
+	m.shard.mu.Unlock()
+}
+
+// recordOne records a single value outside any session (cancel latency joined after the run).
+func (r *recorder) recordOne(k measure.Key, d time.Duration) {
+	s := &r.shards[0]
+	s.mu.Lock()
+	if err := s.hist.Record(k, max(d, 0)); err != nil {
+		r.recordErrs.Add(1)
+	}
+	s.mu.Unlock()
+}
+
+func (r *recorder) httpError(status int) {
+	r.httpErrs.Add(1)
+	r.mu.Lock()
+	r.httpStatus[status]++
+	r.mu.Unlock()
+}
+
+func (r *recorder) violation(rule protocol.Rule) {
+	r.violations.Add(1)
+	r.mu.Lock()
+	r.byRule[rule]++
+	r.mu.Unlock()
+}
+
+// errorsSoFar is every unscripted failure, for the timeline and progress.
+func (r *recorder) errorsSoFar() int64 {
+	return r.transport.Load() + r.decode.Load() + r.httpErrs.Load()
+}
+
+// merge returns every shard merged, counting values the merge dropped.
+func (r *recorder) merge() *measure.Histograms {
+	out := measure.NewHistograms()
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		r.recordErrs.Add(out.Merge(s.hist))
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// counters snapshots the counters.
+func (r *recorder) counters() measure.Counters {
+	c := measure.Counters{
+		SessionsStarted: r.started.Load(), SessionsOK: r.ok.Load(), SessionsFailed: r.failed.Load(),
+		SessionsAborted: r.aborted.Load(), ScriptedErrors: r.scripted.Load(),
+		TransportErrors: r.transport.Load(), DecodeErrors: r.decode.Load(),
+		Frames: r.frames.Load(), Bytes: r.bytes.Load(),
+		LateStarts: r.late.Load(), DroppedStarts: r.dropped.Load(), RecordErrors: r.recordErrs.Load(),
+	}
+	r.mu.Lock()
+	if len(r.httpStatus) > 0 {
+		c.HTTPErrors = make(map[int]int64, len(r.httpStatus))
+		for k, v := range r.httpStatus {
+			c.HTTPErrors[k] = v
+		}
+	}
+	r.mu.Unlock()
+	return c
+}
+
+// violationCounts snapshots violations by rule.
+func (r *recorder) violationCounts() map[protocol.Rule]int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[protocol.Rule]int64, len(r.byRule))
+	for k, v := range r.byRule {
+		out[k] = v
+	}
+	return out
+}
+
+// timeline samples the counters once per tick into per-second points.
+type timeline struct {
+	points                                  []measure.TimelinePoint
+	started, completed, frames, errs, viols int64
+}
+
+func (t *timeline) tick(r *recorder, second int) {
+	st, co := r.started.Load(), r.ok.Load()+r.failed.Load()+r.aborted.Load()
+	fr, er, vi := r.frames.Load(), r.errorsSoFar(), r.violations.Load()
+	t.points = append(t.points, measure.TimelinePoint{
+		Second: second, Active: r.active.Load(),
+		Started: st - t.started, Completed: co - t.completed, Frames: fr - t.frames,
+		Errors: er - t.errs, Violations: vi - t.viols,
+	})
+	t.started, t.completed, t.frames, t.errs, t.viols = st, co, fr, er, vi
+}

@@ -1,0 +1,542 @@
+// Package loadgen is streambench's load generator: thousands of SSE clients that replay a
+// workload mix against an agent runtime, judge every stream with its dialect's checker against
+// the scenario's ground truth, and measure what users of agent streaming feel (time to first
+// chunk, gaps, cancel latency) into per-scenario × dialect HdrHistograms.
+//
+// The schedule of session starts is kept apart from the streams: a Pacer (open loop) or a set
+// of virtual users (closed loop) decides when a session starts; each session then runs on its
+// own goroutine. Latency is measured from the intended start, so a target that cannot keep up
+// shows it instead of slowing the schedule down (no coordinated omission). Measurements go to
+// the measure package's data model; rendering is the report package's job.
+package loadgen
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+// Dialects returns every client dialect the generator can drive, by CLI name.
+func Dialects() map[string]protocol.Dialect {
+	return map[string]protocol.Dialect{
+		DialectSimChat:   simchat.New(),
+		DialectSimCanvas: simcanvas.New(),
+		DialectCompose:   compose.New(),
+	}
+}
+
+// runner is one run's shared state.
+type runner struct {
+	cfg        Config
+	dialects   map[string]protocol.Dialect
+	client     *http.Client
+	rec        *recorder
+	runID      string
+	start      time.Time
+	warmupEnd  time.Time
+	aborts     abortLog
+	samples    sampler
+	peakActive atomic.Int64
+
+	errMu     sync.Mutex
+	errSeen   int
+	errSample []string // the first few unscripted errors, for the verdict
+}
+
+// maxErrorSamples bounds how many error messages the verdict quotes.
+const maxErrorSamples = 5
+
+func (r *runner) noteError(err error) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	r.errSeen++
+	if len(r.errSample) < maxErrorSamples {
+		r.errSample = append(r.errSample, err.Error())
+	}
+}
+
+// noteViolations counts a counted session's violations and offers it as a sample.
+func (r *runner) noteViolations(p *sessionPlan, vs []protocol.Violation) {
+	for i, v := range vs {
+		r.rec.violation(v.Rule)
+		if !slices.ContainsFunc(vs[:i], func(o protocol.Violation) bool { return o.Rule == v.Rule }) {
+			r.samples.offer(p.pick.Index, p.id, v.Rule, v.Detail)
+		}
+	}
+}
+
+// concurrency estimates the run's peak number of open streams, to size the connection pool.
+func (c *Config) concurrency() int {
+	n := c.Clients
+	if c.openLoop() {
+		n = c.MaxInflight
+	}
+	for _, s := range c.Stages {
+		if !c.RateStages {
+			n = max(n, int(math.Ceil(s.Target)))
+		}
+	}
+	return max(n, 1)
+}
+
+// newTransport builds the generator's HTTP transport: HTTP/1.1 with one connection per open
+// stream (as browsers with EventSource), or cleartext HTTP/2 multiplexing streams.
+func newTransport(cfg *Config) *http.Transport {
+	conc := cfg.concurrency()
+	t := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxConnsPerHost:       0,
+		MaxIdleConns:          conc + 16,
+		MaxIdleConnsPerHost:   conc + 16,
+		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
+		ExpectContinueTimeout: 0,
+		// Requests are a few hundred bytes; SSE frames are small. Small buffers keep the cost
+		// of an open stream low (the decoder has its own buffer).
+		WriteBufferSize: 1 << 10,
+		ReadBufferSize:  4 << 10,
+	}
+	p := new(http.Protocols)
+	if cfg.HTTP2 {
+		p.SetUnencryptedHTTP2(true)
+	} else {
+		p.SetHTTP1(true)
+	}
+	t.Protocols = p
+	return t
+}
+
+func newRunID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Run runs the load described by cfg and returns its results. It returns an error only when
+// the run could not happen (bad config, leak baseline unreadable); a run that found
+// violations, errors or leaks returns them in the results, with Verdict.Pass false.
+//
+// Shutdown is two-staged: at the deadline (or when cfg.Interrupt closes) no new session starts
+// and in-flight ones get cfg.Grace to finish, then they are cancelled. Cancelling ctx cancels
+// in-flight sessions at once and skips the post-run checks; what was measured is still
+// returned, marked interrupted.
+func Run(ctx context.Context, c Config) (*measure.Run, error) {
+	cfg, err := c.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	r := &runner{
+		cfg:      cfg,
+		dialects: Dialects(),
+		rec:      newRecorder(2 * runtime.GOMAXPROCS(0)),
+		runID:    cfg.RunID,
+	}
+	for _, d := range cfg.Mix.Dialects() {
+		if r.dialects[d] == nil {
+			return nil, fmt.Errorf("load: mix %s: dialect %s is not available", cfg.MixName, d)
+		}
+	}
+	if r.runID == "" {
+		r.runID = newRunID()
+	}
+	rt := cfg.Transport
+	if rt == nil {
+		rt = newTransport(&cfg)
+	}
+	r.client = &http.Client{Transport: rt}
+	r.samples.perRule = cfg.SamplesPerRule
+	defer r.client.CloseIdleConnections()
+
+	var before map[string]gauges
+	if !cfg.NoLeakCheck {
+		if before, err = r.leakBaseline(ctx); err != nil {
+			return nil, fmt.Errorf("load: %w", err)
+		}
+	}
+
+	r.start = time.Now()
+	r.warmupEnd = r.start.Add(cfg.Warmup)
+	hard, hardCancel := context.WithCancel(ctx)
+	defer hardCancel()
+	stopStarting := make(chan struct{})
+	var interrupted atomic.Bool
+	var stopOnce sync.Once
+	stop := func(why string) {
+		stopOnce.Do(func() {
+			if why == "interrupt" {
+				interrupted.Store(true)
+			}
+			close(stopStarting)
+		})
+	}
+	if cfg.Duration > 0 {
+		t := time.AfterFunc(cfg.Duration, func() { stop("deadline") })
+		defer t.Stop()
+	}
+	go func() {
+		select {
+		case <-cfg.Interrupt:
+			stop("interrupt")
+		case <-ctx.Done():
+			stop("interrupt")
+		case <-stopStarting:
+		}
+	}()
+
+	// Collector: a per-second timeline and progress, until the run has drained.
+	var tl timeline
+	collectorDone := make(chan struct{})
+	drained := make(chan struct{})
+	draining := atomic.Bool{}
+	go func() {
+		defer close(collectorDone)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		second := 0
+		for {
+			select {
+			case <-tick.C:
+				second++
+				tl.tick(r.rec, second)
+				r.progress(second, draining.Load())
+			case <-drained:
+				second++
+				tl.tick(r.rec, second)
+				return
+			}
+		}
+	}()
+	go r.trackPeak(drained)
+
+	var sessions sync.WaitGroup
+	if cfg.openLoop() {
+		r.openLoop(hard, stopStarting, &sessions)
+	} else {
+		r.closedLoop(hard, stopStarting, &sessions)
+	}
+	stop("end of schedule")
+	draining.Store(true)
+	allDone := make(chan struct{})
+	go func() { sessions.Wait(); close(allDone) }()
+	select {
+	case <-allDone:
+	case <-time.After(cfg.Grace):
+		hardCancel()
+		<-allDone
+	case <-ctx.Done():
+		<-allDone
+	}
+	ended := time.Now()
+	close(drained)
+	<-collectorDone
+
+	var postErrs []error
+	if ctx.Err() == nil {
+		if err := r.checkCancels(ctx); err != nil {
+			postErrs = append(postErrs, fmt.Errorf("cancel latency: %w", err))
+		}
+		r.replaySamples(ctx)
+	}
+	var leaks []measure.Leak
+	if !cfg.NoLeakCheck && ctx.Err() == nil {
+		leaks, err = r.leakCheck(ctx, before)
+		if err != nil {
+			postErrs = append(postErrs, err)
+		}
+	}
+	hist := r.rec.merge()
+	run := &measure.Run{
+		Histograms: hist,
+		Timeline:   tl.points,
+		Samples:    r.samples.collected(),
+		Summary: measure.Summary{
+			Schema:      measure.SchemaVersion,
+			RunID:       r.runID,
+			Started:     r.start,
+			Ended:       ended,
+			Interrupted: interrupted.Load() || ctx.Err() != nil,
+			Config:      r.recordedConfig(),
+			Environment: environment(cfg.Target),
+			Metrics:     measure.Summarize(hist),
+			Counters:    r.rec.counters(),
+			Violations:  r.rec.violationCounts(),
+			Leaks:       leaks,
+		},
+	}
+	run.Summary.Verdict = r.verdict(&run.Summary, postErrs)
+	return run, nil
+}
+
+// trackPeak samples the number of open streams for the leak tolerance.
+func (r *runner) trackPeak(done <-chan struct{}) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if a := r.rec.active.Load(); a > r.peakActive.Load() {
+			r.peakActive.Store(a)
+		}
+		select {
+		case <-t.C:
+		case <-done:
+			return
+		}
+	}
+}
+
+func (r *runner) progress(second int, draining bool) {
+	if r.cfg.OnProgress == nil {
+		return
+	}
+	planned := r.cfg.Duration
+	if planned == 0 {
+		planned = r.cfg.Stages.Duration()
+	}
+	rec := r.rec
+	r.cfg.OnProgress(Progress{
+		Elapsed: time.Duration(second) * time.Second, Planned: planned, PlannedSessions: r.cfg.Sessions,
+		Active: rec.active.Load(), Started: rec.started.Load(),
+		Completed: rec.ok.Load() + rec.failed.Load() + rec.aborted.Load(),
+		Errors:    rec.errorsSoFar(), Violations: rec.violations.Load(), Frames: rec.frames.Load(),
+		Draining: draining,
+	})
+}
+
+// claim reserves the next session index; false once Sessions are used up.
+func (r *runner) claim(next *atomic.Uint64) (uint64, bool) {
+	i := next.Add(1) - 1
+	if r.cfg.Sessions > 0 && i >= uint64(r.cfg.Sessions) {
+		return 0, false
+	}
+	return i, true
+}
+
+// openLoop starts sessions on the pacer's schedule until it stops, the session budget is
+// spent or stop closes. A start that finds MaxInflight streams open is dropped and counted;
+// one that happens late keeps its intended time.
+func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.WaitGroup) {
+	var pacer Pacer
+	switch {
+	case len(r.cfg.Stages) > 0:
+		pacer = r.cfg.Stages
+	case r.cfg.Arrival == "poisson":
+		pacer = NewPoisson(r.cfg.Rate, r.cfg.Seed)
+	default:
+		pacer = ConstantRate{PerSecond: r.cfg.Rate}
+	}
+	inflight := make(chan struct{}, r.cfg.MaxInflight)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var started uint64
+	for {
+		if r.cfg.Sessions > 0 && started >= uint64(r.cfg.Sessions) {
+			return
+		}
+		elapsed := time.Since(r.start)
+		wait, done := pacer.Pace(elapsed, started)
+		if done {
+			return
+		}
+		due := elapsed + wait
+		if r.cfg.Duration > 0 && due >= r.cfg.Duration {
+			return
+		}
+		if wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-stop:
+				return
+			}
+		} else {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+		index := started
+		started++
+		select {
+		case inflight <- struct{}{}:
+		default:
+			r.rec.dropped.Add(1)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-inflight }()
+			r.runSession(ctx, r.plan(index, ""), r.start.Add(due), 0)
+		}()
+	}
+}
+
+// closedLoop runs virtual users: each starts a session, waits for it to end, thinks, and
+// starts the next. With stages, user i runs only while the ramp's target exceeds i.
+func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.WaitGroup) {
+	users := r.cfg.Clients
+	var target atomic.Int64
+	target.Store(int64(users))
+	stagesDone := make(chan struct{})
+	if len(r.cfg.Stages) > 0 {
+		users = r.cfg.concurrency()
+		target.Store(0)
+		go func() {
+			defer close(stagesDone)
+			t := time.NewTicker(50 * time.Millisecond)
+			defer t.Stop()
+			for {
+				v, done := r.cfg.Stages.Target(time.Since(r.start))
+				target.Store(int64(math.Round(v)))
+				if done {
+					return
+				}
+				select {
+				case <-t.C:
+				case <-stop:
+					return
+				}
+			}
+		}()
+	}
+	var next atomic.Uint64
+	var users_ sync.WaitGroup
+	for u := 0; u < users; u++ {
+		users_.Add(1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer users_.Done()
+			idle := time.NewTimer(time.Hour)
+			defer idle.Stop()
+			for {
+				if int64(u) >= target.Load() {
+					idle.Reset(50 * time.Millisecond)
+					select {
+					case <-idle.C:
+						continue
+					case <-stop:
+						return
+					case <-stagesDone:
+						return
+					}
+				}
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				index, ok := r.claim(&next)
+				if !ok {
+					return
+				}
+				r.runSession(ctx, r.plan(index, ""), time.Now(), 0)
+				if r.cfg.ThinkTime > 0 {
+					idle.Reset(r.cfg.ThinkTime)
+					select {
+					case <-idle.C:
+					case <-stop:
+						return
+					}
+				}
+			}
+		}()
+	}
+	// The schedule ends when every user has stopped (budget spent, ramp over, or stop).
+	users_.Wait()
+}
+
+// recordedConfig is the workload as stored in the results.
+func (r *runner) recordedConfig() measure.Config {
+	c := &r.cfg
+	mc := measure.Config{
+		Target: c.Target, Dialects: c.Mix.Dialects(), Clients: c.Clients, Rate: c.Rate,
+		MaxInflight: c.MaxInflight, Duration: c.Duration, Sessions: c.Sessions,
+		Warmup: c.Warmup, ThinkTime: c.ThinkTime, Mix: c.MixName, Seed: c.Seed,
+		Faults: c.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Extra: c.Extra,
+	}
+	if c.openLoop() {
+		mc.Arrival = c.Arrival
+	} else {
+		mc.MaxInflight = 0
+	}
+	if len(c.Stages) > 0 {
+		mc.Stages = c.Stages.String()
+	}
+	return mc
+}
+
+func environment(target string) measure.Environment {
+	env := measure.Environment{
+		GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		CPUs: runtime.NumCPU(), Target: target,
+	}
+	env.Hostname, _ = os.Hostname()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				env.GitRevision = s.Value
+			}
+		}
+	}
+	return env
+}
+
+// verdict: the run passes with no violations, no leaks over tolerance, no errors beyond the
+// scripted ones, every value recorded, every planned start made, and at least one session.
+func (r *runner) verdict(s *measure.Summary, postErrs []error) measure.Verdict {
+	var reasons []string
+	c := s.Counters
+	if n := s.TotalViolations(); n > 0 {
+		rules := make([]string, 0, len(s.Violations))
+		for rule, k := range s.Violations {
+			rules = append(rules, fmt.Sprintf("%s×%d", rule, k))
+		}
+		slices.Sort(rules)
+		reasons = append(reasons, fmt.Sprintf("%d protocol violations: %v", n, rules))
+	}
+	for _, l := range s.Leaks {
+		if !l.OK {
+			reasons = append(reasons, fmt.Sprintf("leak: %s %s grew by %g (from %g to %g, tolerance %g)", l.Source, l.Name, l.Delta, l.Before, l.After, l.Tolerance))
+		}
+	}
+	if n := c.Errors(); n > 0 {
+		r.errMu.Lock()
+		reasons = append(reasons, fmt.Sprintf("%d unscripted errors (HTTP %v, transport %d, decode %d); first: %v", n, c.HTTPErrors, c.TransportErrors, c.DecodeErrors, r.errSample))
+		r.errMu.Unlock()
+	}
+	if c.RecordErrors > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d latencies outside the histogram range", c.RecordErrors))
+	}
+	if c.DroppedStarts > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d scheduled sessions dropped at --max-inflight %d", c.DroppedStarts, r.cfg.MaxInflight))
+	}
+	if c.SessionsStarted == 0 {
+		reasons = append(reasons, "no session started")
+	}
+	if s.Interrupted {
+		reasons = append(reasons, "interrupted before the planned end")
+	}
+	for _, e := range postErrs {
+		reasons = append(reasons, e.Error())
+	}
+	return measure.Verdict{Pass: len(reasons) == 0, Reasons: reasons}
+}

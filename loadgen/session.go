@@ -1,0 +1,496 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// sessionPlan is everything about one session that is known before it starts.
+type sessionPlan struct {
+	pick    Pick
+	id      string
+	dialect protocol.Dialect
+	label   string // dialect part of the histogram keys (sim-chat-optedin, ...)
+	script  *scenarios.Script
+	session *protocol.Session
+}
+
+// plan derives session index's plan. The scenario exists: Config validation checked the mix.
+func (r *runner) plan(index uint64, suffix string) *sessionPlan {
+	pick := r.cfg.Mix.Pick(r.cfg.Seed, index)
+	sc, _ := r.cfg.Library.Get(pick.Scenario)
+	script := sc.Render(pick.Seed)
+	id := r.runID + "-" + strconv.FormatUint(index, 10) + suffix
+	input := scenarios.Directive{Scenario: pick.Scenario, Seed: pick.Seed, Session: id}.String()
+	if sc.Prompt != "" {
+		input += " " + sc.Prompt
+	}
+	return &sessionPlan{
+		pick: pick, id: id, script: script,
+		dialect: r.dialects[pick.Profile.Dialect],
+		label:   pick.Profile.Label(),
+		session: &protocol.Session{
+			ID: id, Target: pick.Target.Slug, Input: input,
+			OptedIn:  pick.Profile.Dialect == DialectSimChat && pick.Profile.OptedIn,
+			Policy:   pick.Target.Policy(),
+			Expected: script.Expected(),
+		},
+	}
+}
+
+// sessionResult is what a session leaves behind for the run.
+type sessionResult struct {
+	violations []protocol.Violation
+	frames     []string // only when capturing (replays for violation samples)
+	outcome    string   // ok, failed, aborted, cut
+}
+
+// clientAction is the scripted abort or stop of one session. It fires at most once, from the
+// reading goroutine (frame-triggered) or a timer goroutine (time-triggered).
+type clientAction struct {
+	fired  atomic.Bool
+	mu     sync.Mutex
+	at     time.Time // when the client acted (wall clock, for joining with the mock's records)
+	cancel context.CancelFunc
+	stop   func() // sends the stop request; nil means abort
+	// stopSent is when the stop request went out; stopDone carries its outcome.
+	stopDone chan error
+}
+
+// fire performs the action unless it already happened. It reports whether this call fired.
+func (a *clientAction) fire() bool {
+	if !a.fired.CompareAndSwap(false, true) {
+		return false
+	}
+	a.mu.Lock()
+	a.at = time.Now()
+	stop := a.stop
+	a.mu.Unlock()
+	if stop != nil {
+		stop()
+	} else {
+		a.cancel()
+	}
+	return true
+}
+
+func (a *clientAction) firedAt() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.at
+}
+
+// frameCapture formats an event as the frame it was on the wire, for violation samples.
+func frameCapture(ev *sse.Event) string {
+	if ev.Type == "" {
+		return "data: " + string(ev.Data)
+	}
+	return "event: " + ev.Type + "\ndata: " + string(ev.Data)
+}
+
+// visible reports whether the session's client is sent thinking (or tool) frames at all.
+func visible(p *sessionPlan, tool bool) bool {
+	if p.pick.Profile.Dialect != DialectSimChat {
+		return true
+	}
+	if !p.session.OptedIn {
+		return false
+	}
+	if tool {
+		return p.session.Policy.IncludeToolCalls
+	}
+	return p.session.Policy.IncludeThinking
+}
+
+// runSession opens one stream, reads it to the end (or the scripted abort), feeds the checker
+// and records the session's metrics. intended is when the schedule wanted it to start: latencies
+// count from there, so queueing before the start is not hidden. capture > 0 keeps that many raw
+// frames and makes the session a replay (nothing counted, violations only returned).
+func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
+	counting := capture == 0
+	rec := r.rec
+	m := rec.session(p.pick.Index, p.pick.Scenario, p.label, counting && !intended.Before(r.warmupEnd))
+	if counting {
+		rec.started.Add(1)
+		rec.active.Add(1)
+		defer rec.active.Add(-1)
+		if lag := time.Since(intended); r.cfg.openLoop() {
+			m.startLag = observed(lag)
+			if lag > lateStart {
+				rec.late.Add(1)
+			}
+		}
+	}
+	res := sessionResult{outcome: "ok"}
+	exp := &p.session.Expected
+	trig, isStop := exp.Client.Abort, false
+	if trig == nil && exp.Client.Stop != nil {
+		trig, isStop = exp.Client.Stop, true
+	}
+	stopper, canStop := p.dialect.(protocol.Stopper)
+	isStop = isStop && canStop
+
+	sctx, cancel := context.WithTimeout(ctx, r.cfg.StreamTimeout)
+	defer cancel()
+	act := &clientAction{cancel: cancel}
+
+	var connectStart time.Time
+	trace := &httptrace.ClientTrace{
+		ConnectStart: func(string, string) { connectStart = time.Now() },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil && !connectStart.IsZero() {
+				m.connect.Store(int64(observed(time.Since(connectStart))))
+			}
+		},
+	}
+	req, err := p.dialect.NewRequest(httptrace.WithClientTrace(sctx, trace), r.cfg.Target, p.session)
+	if err != nil {
+		// A request we cannot even build is a generator defect, reported as a transport error
+		// so it is never silent.
+		return r.finishFailed(p, m, &res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+	}
+	sent := time.Now()
+	var timer *time.Timer
+	if trig != nil && !isStop {
+		if at, ok := r.triggerTime(p, trig); ok {
+			timer = time.AfterFunc(at, func() { act.fire() })
+			defer timer.Stop()
+		}
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		switch {
+		case act.fired.Load():
+			return r.finishAborted(ctx, p, m, &res, counting, act, nil, nil)
+		case ctx.Err() != nil:
+			res.outcome = "cut"
+			if counting {
+				rec.aborted.Add(1)
+			}
+			m.flush()
+			return res
+		}
+		return r.finishFailed(p, m, &res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+	}
+	defer resp.Body.Close()
+	m.headers = observed(time.Since(intended))
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		if counting {
+			if exp.ProviderError != "" && resp.StatusCode >= 400 {
+				// The scenario asked the provider to fail; the runtime answered with an HTTP
+				// error instead of an error frame. Scripted, so not an error of the run.
+				rec.scripted.Add(1)
+				rec.ok.Add(1)
+				m.flush()
+				return res
+			}
+			rec.httpError(resp.StatusCode)
+			rec.failed.Add(1)
+		}
+		res.outcome = "failed"
+		res.violations = nil
+		if capture > 0 {
+			res.frames = append(res.frames, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body))
+		}
+		m.flush()
+		return res
+	}
+	res.violations = append(res.violations, p.dialect.CheckHeaders(resp.Header, p.session)...)
+	if isStop {
+		act.stopDone = make(chan error, 1)
+		act.stop = func() {
+			go func() {
+				act.stopDone <- r.sendStop(ctx, stopper, p, resp)
+			}()
+		}
+		if at, ok := r.triggerTime(p, trig); ok {
+			timer = time.AfterFunc(max(at-time.Since(sent), 0), func() { act.fire() })
+			defer timer.Stop()
+		}
+	}
+
+	checker := p.dialect.NewChecker(p.session)
+	dec := sse.NewDecoder(resp.Body)
+	seesThinking, seesTools := visible(p, false), visible(p, true)
+	var (
+		ev                   sse.Event
+		frames, pending      int64
+		chunks               int
+		lastChunk            time.Time
+		sawThinking, sawTool bool
+		streamErr            error
+	)
+	for {
+		if err := dec.Next(&ev); err != nil {
+			if !errors.Is(err, io.EOF) {
+				streamErr = err
+			}
+			break
+		}
+		now := time.Now()
+		frames++
+		pending++
+		if pending == 32 && counting {
+			rec.frames.Add(pending)
+			pending = 0
+		}
+		if capture > 0 && len(res.frames) < capture {
+			res.frames = append(res.frames, frameCapture(&ev))
+		}
+		obs := checker.Observe(&ev)
+		if m.firstEvent == 0 {
+			m.firstEvent = observed(now.Sub(intended))
+		}
+		switch obs.Kind {
+		case protocol.FrameAnswer:
+			chunks++
+			if chunks == 1 {
+				m.firstChunk = observed(now.Sub(intended))
+			} else {
+				m.gap(now.Sub(lastChunk))
+			}
+			lastChunk = now
+			if trig != nil && trig.AfterChunks > 0 && chunks >= trig.AfterChunks {
+				act.fire()
+			}
+		case protocol.FrameThinking:
+			if !sawThinking {
+				sawThinking = true
+				m.firstThinking = observed(now.Sub(intended))
+				if trig != nil && trig.DuringThinking && seesThinking {
+					act.fire()
+				}
+			}
+		case protocol.FrameToolStart:
+			if !sawTool {
+				sawTool = true
+				if trig != nil && trig.DuringTool && seesTools {
+					act.fire()
+				}
+			}
+		case protocol.FrameTerminal:
+			if isStop && act.fired.Load() && m.stop == 0 {
+				m.stop = observed(now.Sub(act.firedAt()))
+			}
+		}
+		if act.fired.Load() && !isStop {
+			break // the client left: whatever is still buffered was never "seen"
+		}
+	}
+	if counting {
+		rec.frames.Add(pending)
+		rec.bytes.Add(dec.BytesRead())
+	}
+	m.duration = observed(time.Since(intended))
+	if act.fired.Load() {
+		return r.finishAborted(ctx, p, m, &res, counting, act, checker, streamErr)
+	}
+	if ctx.Err() != nil && streamErr != nil {
+		// Cut by the run's hard stop after the grace period: judge nothing, lose nothing.
+		res.outcome = "cut"
+		if counting {
+			rec.aborted.Add(1)
+		}
+		m.flush()
+		return res
+	}
+	res.violations = append(res.violations, checker.Finish(streamErr)...)
+	var limit *sse.LimitError
+	switch {
+	case streamErr != nil && errors.As(streamErr, &limit):
+		return r.finishFailed(p, m, &res, counting, streamErr, "decode")
+	case streamErr != nil:
+		return r.finishFailed(p, m, &res, counting, fmt.Errorf("session %s: read stream: %w", p.id, streamErr), "transport")
+	}
+	if counting {
+		if exp.ProviderError != "" {
+			rec.scripted.Add(1)
+		}
+		if len(res.violations) > 0 {
+			rec.failed.Add(1)
+			res.outcome = "failed"
+		} else {
+			rec.ok.Add(1)
+		}
+		r.noteViolations(p, res.violations)
+	}
+	m.flush()
+	return res
+}
+
+// lateStart is how far behind its intended time an open-loop start may be before it counts as
+// late: scheduler wake-up jitter under a millisecond is not a missed schedule.
+const lateStart = time.Millisecond
+
+// finishFailed counts a transport or decode failure.
+func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, err error, kind string) sessionResult {
+	res.outcome = "failed"
+	if counting {
+		if kind == "decode" {
+			r.rec.decode.Add(1)
+		} else {
+			r.rec.transport.Add(1)
+		}
+		r.rec.failed.Add(1)
+		r.noteError(err)
+		r.noteViolations(p, res.violations)
+	} else {
+		res.frames = append(res.frames, "error: "+err.Error())
+	}
+	m.flush()
+	return *res
+}
+
+// finishAborted closes out a session the client aborted or stopped on purpose.
+func (r *runner) finishAborted(ctx context.Context, p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, act *clientAction, checker protocol.Checker, streamErr error) sessionResult {
+	res.outcome = "aborted"
+	p.session.Aborted = true
+	stopped := act.stopDone != nil
+	if stopped {
+		p.session.Stopped = true
+		select {
+		case err := <-act.stopDone:
+			if err != nil && counting {
+				r.rec.transport.Add(1)
+				r.noteError(err)
+			}
+		case <-ctx.Done():
+		}
+	}
+	if checker != nil {
+		if stopped {
+			res.violations = append(res.violations, checker.Finish(streamErr)...)
+		} else {
+			res.violations = append(res.violations, checker.Finish(nil)...)
+		}
+	}
+	if counting {
+		r.rec.aborted.Add(1)
+		r.noteViolations(p, res.violations)
+		r.aborts.add(abortRecord{
+			index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: act.firedAt(),
+			duringTool: duringTool(p.session.Expected.Client),
+		})
+	}
+	m.flush()
+	return *res
+}
+
+// sendStop sends the compose stop request for p's run.
+func (r *runner) sendStop(ctx context.Context, s protocol.Stopper, p *sessionPlan, resp *http.Response) error {
+	req, err := s.NewStopRequest(ctx, r.cfg.Target, p.session, resp)
+	if err != nil {
+		return fmt.Errorf("session %s: stop request: %w", p.id, err)
+	}
+	sr, err := r.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("session %s: stop request: %w", p.id, err)
+	}
+	defer sr.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(sr.Body, 512))
+	if sr.StatusCode != http.StatusOK {
+		return fmt.Errorf("session %s: stop request: HTTP %d: %s", p.id, sr.StatusCode, body)
+	}
+	return nil
+}
+
+// triggerTime is when a time-based trigger fires, measured from the request: After as given;
+// during thinking or a tool the client cannot see, the scripted moment (scaled like the mock's
+// clock). Frame-triggered actions return false.
+func (r *runner) triggerTime(p *sessionPlan, t *scenarios.Trigger) (time.Duration, bool) {
+	switch {
+	case t.After > 0:
+		return t.After, true
+	case t.DuringThinking && !visible(p, false):
+		if at, ok := scriptedThinking(p.script); ok {
+			return time.Duration(float64(at) * r.cfg.ScriptTimeScale), true
+		}
+	case t.DuringTool && !visible(p, true):
+		if at, ok := scriptedTool(p.script); ok {
+			return time.Duration(float64(at) * r.cfg.ScriptTimeScale), true
+		}
+	}
+	return 0, false
+}
+
+// turnLength is how long a turn keeps the conversation busy: its last frame, then its
+// (parallel) tools.
+func turnLength(t *scenarios.ScriptTurn) time.Duration {
+	var d time.Duration
+	if n := len(t.Steps); n > 0 {
+		d = t.Steps[n-1].At
+	}
+	var tools time.Duration
+	for _, c := range t.ToolCalls {
+		tools = max(tools, c.Duration)
+	}
+	return d + tools
+}
+
+// scriptedThinking is the middle of the first thinking span of the script, from the first
+// request: the moment the model is certainly thinking.
+func scriptedThinking(s *scenarios.Script) (time.Duration, bool) {
+	var base time.Duration
+	for ti := range s.Turns {
+		t := &s.Turns[ti]
+		for i, st := range t.Steps {
+			if st.Kind != scenarios.StepThinking {
+				continue
+			}
+			end := st.At + time.Millisecond
+			for _, next := range t.Steps[i+1:] {
+				if next.Kind != scenarios.StepThinking {
+					end = next.At
+					break
+				}
+			}
+			return base + (st.At+end)/2, true
+		}
+		base += turnLength(t)
+	}
+	return 0, false
+}
+
+// scriptedTool is the middle of the first tool run (the shortest tool of the first turn with
+// tools), from the first request.
+func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
+	var base time.Duration
+	for ti := range s.Turns {
+		t := &s.Turns[ti]
+		if len(t.ToolCalls) > 0 {
+			var end time.Duration
+			if n := len(t.Steps); n > 0 {
+				end = t.Steps[n-1].At
+			}
+			shortest := t.ToolCalls[0].Duration
+			for _, c := range t.ToolCalls[1:] {
+				shortest = min(shortest, c.Duration)
+			}
+			return base + end + shortest/2, true
+		}
+		base += turnLength(t)
+	}
+	return 0, false
+}
+
+// duringTool tells whether the client acts while a tool runs.
+func duringTool(c scenarios.Client) bool {
+	t := c.Abort
+	if t == nil {
+		t = c.Stop
+	}
+	return t != nil && t.DuringTool
+}
