@@ -312,3 +312,11 @@ func (rn *run) elapsedMs() int64 { return time.Since(rn.started).Milliseconds() 
 
 // errStopped is the cancel cause of a compose run ended by a stop request.
 var errStopped = errors.New("stopped by request")
+
+// Every dialect implements the emitter contract; the stream is the frame writers' io.Writer.
+var (
+	_ emitter   = (*simChatEmitter)(nil)
+	_ emitter   = (*simCanvasEmitter)(nil)
+	_ emitter   = (*composeEmitter)(nil)
+	_ io.Writer = (*clientStream)(nil)
+)

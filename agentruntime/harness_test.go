@@ -1,0 +1,291 @@
+package agentruntime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// env is one mock provider and one runtime, each on its own httptest server.
+type env struct {
+	t       testing.TB
+	mock    *mockprovider.Server
+	mockURL string
+	rt      *Server
+	url     string
+	client  *http.Client
+}
+
+// newEnv starts a mock (TimeScale mockScale, served HTTP/1.1 + h2c) and a runtime in front of
+// it. The runtime's provider client uses h2c unless opts says otherwise.
+func newEnv(t testing.TB, mockScale float64, opts Options) *env {
+	t.Helper()
+	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: mockScale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mts := httptest.NewUnstartedServer(mock)
+	mts.Config.Protocols = mockprovider.Protocols()
+	mts.Start()
+	opts.ProviderURL = mts.URL
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = -1
+	}
+	rt, err := New(opts)
+	if err != nil {
+		mts.Close()
+		t.Fatal(err)
+	}
+	rts := httptest.NewServer(rt.Handler())
+	e := &env{t: t, mock: mock, mockURL: mts.URL, rt: rt, url: rts.URL, client: rts.Client()}
+	t.Cleanup(func() {
+		rts.CloseClientConnections()
+		rts.Close()
+		_ = rt.Close()
+		mts.CloseClientConnections()
+		mts.Close()
+	})
+	return e
+}
+
+// directive is the user input that selects scenario/seed at the mock, tagged with session.
+func directive(scenario string, seed uint64, session string) string {
+	return scenarios.Directive{Scenario: scenario, Seed: seed, Session: session}.String() + " hello"
+}
+
+// post sends a JSON body and returns the response with its whole body read.
+func (e *env) post(path string, hdr http.Header, body string) (*http.Response, []byte) {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.url+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		e.t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatalf("POST %s: reading body: %v", path, err)
+	}
+	return resp, b
+}
+
+// clientKind is one way a client talks to the runtime.
+type clientKind struct {
+	dialect string // sim-chat, sim-canvas, compose
+	optedIn bool   // sim-chat only
+}
+
+func (c clientKind) String() string {
+	switch {
+	case c.dialect != dialectSimChat:
+		return c.dialect
+	case c.optedIn:
+		return "sim-chat-optin"
+	}
+	return "sim-chat-legacy"
+}
+
+// streamResult is one stream as a client saw it.
+type streamResult struct {
+	resp *http.Response
+	body []byte
+}
+
+// open runs one session of scenario on deployment slug as client c and returns the whole stream.
+func (e *env) open(c clientKind, slug, scenario string, seed uint64, session string) streamResult {
+	e.t.Helper()
+	input := directive(scenario, seed, session)
+	var path, body string
+	hdr := http.Header{}
+	switch c.dialect {
+	case dialectSimChat:
+		path, body = "/api/chat/"+slug, fmt.Sprintf(`{"input":%q}`, input)
+		if c.optedIn {
+			hdr.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+		}
+	case dialectSimCanvas:
+		path, body = "/api/workflows/"+slug+"/execute", fmt.Sprintf(`{"input":%q,"stream":true}`, input)
+	case dialectCompose:
+		path, body = "/agent/"+slug+"/stream", fmt.Sprintf(`{"message":%q}`, input)
+	}
+	resp, b := e.post(path, hdr, body)
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("%s %s: status %d: %s", c, path, resp.StatusCode, b)
+	}
+	return streamResult{resp: resp, body: b}
+}
+
+// dialectOf returns the load generator's dialect (and its checker) for a client kind.
+func dialectOf(c clientKind) protocol.Dialect {
+	switch c.dialect {
+	case dialectSimCanvas:
+		return simcanvas.New()
+	case dialectCompose:
+		return compose.New()
+	}
+	return simchat.New()
+}
+
+// check runs the dialect's own checker over a captured stream, as the load generator would.
+func check(t testing.TB, c clientKind, dep *Deployment, scenario string, seed uint64, sr streamResult) []protocol.Violation {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(scenario)
+	if !ok {
+		t.Fatalf("no scenario %q", scenario)
+	}
+	s := &protocol.Session{
+		ID: "check", Target: dep.Slug, Input: directive(scenario, seed, "check"), OptedIn: c.optedIn,
+		Policy: dep.Policy(), Expected: sc.Render(seed).Expected(),
+	}
+	d := dialectOf(c)
+	vs := d.CheckHeaders(sr.resp.Header, s)
+	ch := d.NewChecker(s)
+	dec := sse.NewDecoder(bytes.NewReader(sr.body))
+	var ev sse.Event
+	for {
+		err := dec.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			return append(vs, ch.Finish(nil)...)
+		}
+		if err != nil {
+			return append(vs, ch.Finish(err)...)
+		}
+		ch.Observe(&ev)
+	}
+}
+
+// rulesOf lists the distinct rules of vs.
+func rulesOf(vs []protocol.Violation) []protocol.Rule {
+	var out []protocol.Rule
+	for _, v := range vs {
+		if !slices.Contains(out, v.Rule) {
+			out = append(out, v.Rule)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var normalizers = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`"(timestamp|startTime)":"[^"]*"`), `"$1":"<time>"`},
+	{regexp.MustCompile(`"executionId":"[^"]*"`), `"executionId":"<exec>"`},
+	{regexp.MustCompile(`"(elapsedMs|duration|durationMs)":\d+`), `"$1":0`},
+	{regexp.MustCompile(`"id":"rct_[^"]*"`), `"id":"rct_<run>"`},
+	// The deployment (and so its wire and model) is in workflow ids and model names; golden
+	// files are shared by both wires.
+	{regexp.MustCompile(`"(workflowId|model)":"[^"]*"`), `"$1":"<deployment>"`},
+}
+
+// normalize makes a captured stream deterministic for golden comparison: times, ids and
+// durations are replaced, and tool end frames that settled together (parallel tools) are put
+// in a stable order.
+func normalize(body []byte) string {
+	for _, n := range normalizers {
+		body = n.re.ReplaceAll(body, []byte(n.with))
+	}
+	frames := strings.SplitAfter(string(body), "\n\n")
+	isEnd := func(f string) bool {
+		return strings.Contains(f, `"phase":"end"`) || strings.Contains(f, `"type":"tool_end"`)
+	}
+	for i := 0; i < len(frames); {
+		j := i
+		for j < len(frames) && isEnd(frames[j]) {
+			j++
+		}
+		if j > i {
+			slices.Sort(frames[i:j])
+			i = j
+		} else {
+			i++
+		}
+	}
+	return strings.Join(frames, "")
+}
+
+// gauge reads a metric's current value (summed over labels) from the runtime's registry.
+func gauge(t testing.TB, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			sum += metricValue(m)
+		}
+	}
+	return sum
+}
+
+func metricValue(m *dto.Metric) float64 {
+	switch {
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue()
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue()
+	}
+	return 0
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// settleGoroutines waits until the process has at most base goroutines (other parallel tests
+// make the count noisy, so callers compare with their own runtime's gauges where they can).
+func settleGoroutines(t testing.TB, base int, within time.Duration) {
+	t.Helper()
+	eventually(t, within, fmt.Sprintf("goroutines back to baseline %d", base), func() bool {
+		return runtime.NumGoroutine() <= base
+	})
+}
+
+// ctxTimeout is a test context bounded so a hang fails instead of stalling the suite.
+func ctxTimeout(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
