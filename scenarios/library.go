@@ -89,7 +89,6 @@ func loadFS(fsys fs.FS, dir string) (*Library, error) {
 	return lib, nil
 }
 
-
 // Get returns the scenario called name.
 func (l *Library) Get(name string) (*Scenario, bool) {
 	s, ok := l.byName[name]
