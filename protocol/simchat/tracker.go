@@ -93,9 +93,14 @@ type Tracker struct {
 	// intermediate is how many segments end in tool calls, i.e. how many resets are due.
 	intermediate int
 	toolCalls    int // scripted tool calls in all turns
-	blocks       []blockState
-	tools        []toolState
-	toolsEnded   int
+	// allThinking is every turn's thinking; thinkingStarts are where each turn's begins, and
+	// leakN is how much of it leaked into answer chunks.
+	allThinking    string
+	thinkingStarts []int
+	leakN          int
+	blocks         []blockState
+	tools          []toolState
+	toolsEnded     int
 	// legacy: answer chunks seen, and whether the one allowed chunk was the settled text.
 	legacyChunks int
 }
@@ -117,8 +122,13 @@ type toolState struct {
 // NewTracker returns a tracker for a stream judged against exp; optedIn selects the live
 // (agent-events) or the legacy settled-text model.
 func NewTracker(exp *scenarios.Expected, optedIn bool, v *Violations) *Tracker {
-	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp}
+	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, allThinking: exp.AllThinking()}
+	offset := 0
 	for _, turn := range exp.Turns {
+		if turn.Thinking != "" {
+			t.thinkingStarts = append(t.thinkingStarts, offset)
+			offset += len(turn.Thinking)
+		}
 		t.toolCalls += len(turn.ToolCalls)
 		if turn.Text == "" {
 			continue
@@ -151,10 +161,20 @@ func (t *Tracker) block(id string) *blockState {
 
 // leaked reports whether an answer chunk that does not continue the expected answer is
 // thinking text: the chunk is then judged only under R-no-thinking-in-answer, so one leak is
-// not also reported as a convergence failure.
+// not also reported as a convergence failure. Leaked thinking arrives in thinking order, so a
+// chunk counts as leaked when it continues the thinking leaked so far or starts a turn's
+// thinking; matching anywhere inside the thinking would flag common words as leaks.
 func (t *Tracker) leaked(chunk string) bool {
-	for _, turn := range t.exp.Turns {
-		if turn.Thinking != "" && strings.Contains(turn.Thinking, chunk) {
+	if t.allThinking == "" {
+		return false
+	}
+	if strings.HasPrefix(t.allThinking[t.leakN:], chunk) {
+		t.leakN += len(chunk)
+		return true
+	}
+	for _, start := range t.thinkingStarts {
+		if strings.HasPrefix(t.allThinking[start:], chunk) {
+			t.leakN = start + len(chunk)
 			return true
 		}
 	}
@@ -218,8 +238,8 @@ func (t *Tracker) Reset(blockID string) {
 			blockID, b.resets+1, t.intermediate, b.n)
 		return
 	case t.toolCalls > 0 && t.toolsEnded >= t.toolCalls:
-		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset after every scripted tool call settled (final turn)", blockID)
-		return
+		// Late but due: the preamble it retracts is still the segment boundary.
+		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset after every scripted tool call settled (in the final turn, not the intermediate one)", blockID)
 	}
 	want := t.segment(b.resets)
 	if !b.ok || b.n != len(want) {

@@ -1,0 +1,522 @@
+package simchat
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// frameRecorder keeps every Write as one frame (the Writer writes one frame per call).
+type frameRecorder struct{ frames []string }
+
+func (r *frameRecorder) Write(p []byte) (int, error) {
+	r.frames = append(r.frames, string(p))
+	return len(p), nil
+}
+
+const block = "b1"
+
+// relay returns the frames a conforming runtime sends a sim-chat client for script: live
+// chunks and a chunk_reset per intermediate turn with text for opted-in clients, settled final
+// text for legacy ones, thinking and tool frames behind header and policy, a redacted final
+// envelope or the error terminal, then "[DONE]".
+func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol protocol.Policy) []string {
+	t.Helper()
+	rec := &frameRecorder{}
+	w := NewWriter(rec)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	thinking := optedIn && pol.IncludeThinking
+	tools := optedIn && pol.IncludeToolCalls
+	var summaries []ToolSummary
+	for _, turn := range script.Turns {
+		if turn.HTTPStatus != 0 {
+			must(w.Error(turn.ErrorMessage))
+			must(w.Done())
+			return rec.frames
+		}
+		var text strings.Builder
+		for i, step := range turn.Steps {
+			switch step.Kind {
+			case scenarios.StepThinking:
+				if thinking {
+					must(w.Thinking(block, step.Text))
+				}
+			case scenarios.StepText:
+				text.WriteString(step.Text)
+				if optedIn {
+					must(w.Chunk(block, step.Text))
+				}
+			}
+			if i == turn.ErrorAfterStep {
+				must(w.Error(turn.ErrorMessage))
+				must(w.Done())
+				return rec.frames
+			}
+		}
+		if turn.ErrorAfterStep >= len(turn.Steps) {
+			must(w.Error(turn.ErrorMessage))
+			must(w.Done())
+			return rec.frames
+		}
+		if len(turn.ToolCalls) == 0 {
+			if !optedIn {
+				must(w.Chunk(block, text.String()))
+			}
+			must(w.Final(FinalOutput{Content: text.String(), ToolCalls: summaries}))
+			must(w.Done())
+			return rec.frames
+		}
+		if optedIn && text.Len() > 0 {
+			must(w.Reset(block))
+		}
+		for _, call := range turn.ToolCalls {
+			if tools {
+				must(w.ToolStart(block, call.ID, call.Name))
+			}
+		}
+		for _, call := range turn.ToolCalls {
+			if tools {
+				must(w.ToolEnd(block, call.ID, call.Name, call.Outcome))
+			}
+			summaries = append(summaries, ToolSummary{ID: call.ID, Name: call.Name, Status: call.Outcome})
+		}
+	}
+	t.Fatalf("script %s ends without a final turn", script.Scenario)
+	return nil
+}
+
+// check feeds frames through the SSE decoder into a fresh checker and returns its verdict.
+func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
+	t.Helper()
+	c := NewChecker(s)
+	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
+	var ev sse.Event
+	for {
+		err := dec.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			return c.Finish(nil)
+		}
+		if err != nil {
+			t.Fatalf("decode: %v", err)
+		}
+		c.Observe(&ev)
+	}
+}
+
+func script(t testing.TB, name string, seed uint64) *scenarios.Script {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(name)
+	if !ok {
+		t.Fatalf("no embedded scenario %q", name)
+	}
+	return sc.Render(seed)
+}
+
+func session(sc *scenarios.Script, optedIn bool, pol protocol.Policy) *protocol.Session {
+	return &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", OptedIn: optedIn, Policy: pol, Expected: sc.Expected()}
+}
+
+func rules(vs []protocol.Violation) []protocol.Rule {
+	out := make([]protocol.Rule, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, v.Rule)
+	}
+	return out
+}
+
+// clients are the sim-chat client profiles: legacy, and opted in under every policy.
+var clients = []struct {
+	name    string
+	optedIn bool
+	policy  protocol.Policy
+}{
+	{"legacy", false, protocol.Policy{}},
+	{"legacy-policy-all", false, protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}},
+	{"opted-none", true, protocol.Policy{}},
+	{"opted-thinking", true, protocol.Policy{IncludeThinking: true}},
+	{"opted-tools", true, protocol.Policy{IncludeToolCalls: true}},
+	{"opted-all", true, protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}},
+}
+
+// cutAfterChunks truncates frames after the n-th answer chunk, as an aborting client sees them.
+func cutAfterChunks(frames []string, n int) []string {
+	seen := 0
+	for i, f := range frames {
+		if strings.Contains(f, `"chunk":`) {
+			seen++
+			if seen == n {
+				return frames[:i+1]
+			}
+		}
+	}
+	return frames
+}
+
+func TestConformingStreamsHaveNoViolations(t *testing.T) {
+	t.Parallel()
+	for _, name := range scenarios.Embedded().Names() {
+		for _, seed := range []uint64{1, 7, 42} {
+			sc := script(t, name, seed)
+			for _, cl := range clients {
+				frames := relay(t, sc, cl.optedIn, cl.policy)
+				if vs := check(t, frames, session(sc, cl.optedIn, cl.policy)); len(vs) != 0 {
+					t.Errorf("%s seed %d %s: unexpected violations %v\nframes:\n%s", name, seed, cl.name, vs, strings.Join(frames, ""))
+				}
+				// An aborting client judges only what it saw.
+				for _, cut := range []int{1, len(frames) / 2} {
+					s := session(sc, cl.optedIn, cl.policy)
+					s.Aborted = true
+					if vs := check(t, frames[:cut], s); len(vs) != 0 {
+						t.Errorf("%s seed %d %s aborted after %d frames: unexpected violations %v", name, seed, cl.name, cut, vs)
+					}
+				}
+			}
+		}
+	}
+}
+
+// edit changes a conforming frame sequence into a broken one.
+type edit func(t *testing.T, frames []string) []string
+
+func index(t *testing.T, frames []string, sub string, nth int) int {
+	t.Helper()
+	seen := 0
+	for i, f := range frames {
+		if strings.Contains(f, sub) {
+			if seen == nth {
+				return i
+			}
+			seen++
+		}
+	}
+	t.Fatalf("no frame #%d containing %q in:\n%s", nth, sub, strings.Join(frames, ""))
+	return -1
+}
+
+func lastIndex(t *testing.T, frames []string, sub string) int {
+	t.Helper()
+	for i := len(frames) - 1; i >= 0; i-- {
+		if strings.Contains(frames[i], sub) {
+			return i
+		}
+	}
+	t.Fatalf("no frame containing %q", sub)
+	return -1
+}
+
+func insert(frames []string, at int, fs ...string) []string {
+	out := append([]string(nil), frames[:at]...)
+	out = append(out, fs...)
+	return append(out, frames[at:]...)
+}
+
+func remove(frames []string, at int) []string {
+	out := append([]string(nil), frames[:at]...)
+	return append(out, frames[at+1:]...)
+}
+
+func raw(json string) string { return "data: " + json + "\n\n" }
+
+func TestBrokenStreamsReportTheirRule(t *testing.T) {
+	t.Parallel()
+	all := protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}
+	none := protocol.Policy{}
+	cases := []struct {
+		name     string
+		scenario string
+		optedIn  bool
+		relayPol protocol.Policy // the policy the stream is produced with
+		checkPol protocol.Policy // the policy the client assumes
+		aborted  bool
+		edit     edit
+		want     []protocol.Rule
+	}{
+		// The runtime clears the answer again at the end of the final turn.
+		{"reset in final turn", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			return insert(f, index(t, f, `"event":"final"`, 0), raw(`{"blockId":"b1","event":"chunk_reset"}`))
+		}, []protocol.Rule{protocol.RResetScope}},
+		// A reset of a block that streamed nothing since its last reset.
+		{"reset without text", "preamble-tool", true, none, none, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, `chunk_reset`, 0)
+			return insert(f, i+1, f[i])
+		}, []protocol.Rule{protocol.RResetScope}},
+		// A reset sent late, after the last tool settled, belongs to the final turn.
+		{"reset after last tool", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			r := index(t, f, `chunk_reset`, 0)
+			reset := f[r]
+			f = remove(f, r)
+			return insert(f, lastIndex(t, f, `"phase":"end"`)+1, reset)
+		}, []protocol.Rule{protocol.RResetScope}},
+		// The preamble is never retracted: the client ends with preamble + answer.
+		{"missing reset", "preamble-tool", true, none, none, false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, `chunk_reset`, 0))
+		}, []protocol.Rule{protocol.RConverge}},
+		// One answer chunk is altered.
+		{"wrong answer text", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			f[index(t, f, `"chunk"`, 1)] = raw(`{"blockId":"b1","chunk":" WRONG"}`)
+			return f
+		}, []protocol.Rule{protocol.RConverge}},
+		// The stream stops short of the final text but ends cleanly.
+		{"truncated answer", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, `"chunk"`, 2))
+		}, []protocol.Rule{protocol.RConverge}},
+		// The preamble before the reset is not what the script streamed.
+		{"wrong preamble", "preamble-tool", true, none, none, false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, `"chunk"`, 1))
+		}, []protocol.Rule{protocol.RConverge}},
+		// Thinking text sent as an answer chunk (runtime fault leak-thinking).
+		{"thinking leaked into chunk", "thinking-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			sc := script(t, "thinking-answer", 1)
+			var leaks []string
+			for _, st := range sc.Turns[0].Steps {
+				if st.Kind == scenarios.StepThinking {
+					leaks = append(leaks, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, st.Text))+`}`))
+				}
+			}
+			return insert(f, 0, leaks...)
+		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
+		// Thinking leaked to a legacy client as well.
+		{"thinking leaked to legacy", "thinking-answer", false, none, none, false, func(t *testing.T, f []string) []string {
+			th := script(t, "thinking-answer", 1).Expected().Turns[0].Thinking
+			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, th))+`}`))
+		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
+		// Live text and resets to a client without the header (runtime fault ignore-header).
+		{"live text to legacy client", "preamble-tool", false, none, none, false, func(t *testing.T, _ []string) []string {
+			return relay(t, script(t, "preamble-tool", 1), true, protocol.Policy{})
+		}, []protocol.Rule{protocol.RLegacySettled}},
+		// The settled text arrives in two pieces.
+		{"legacy text split", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, `"chunk"`, 0)
+			text := script(t, "plain-answer", 1).Expected().FinalText()
+			f = remove(f, i)
+			return insert(f, i, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text[:5]))+`}`),
+				raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text[5:]))+`}`))
+		}, []protocol.Rule{protocol.RLegacySettled}},
+		// A legacy stream that never delivers the answer.
+		{"legacy text missing", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, `"chunk"`, 0))
+		}, []protocol.Rule{protocol.RLegacySettled}},
+		// Thinking frames for a deployment without includeThinking (runtime fault ignore-policy).
+		{"thinking without policy", "thinking-answer", true, all, none, false, nil, []protocol.Rule{protocol.RThinkingGate}},
+		// Thinking frames to a legacy client even though the policy allows them.
+		{"thinking to legacy", "thinking-answer", false, all, all, false, func(t *testing.T, _ []string) []string {
+			f := relay(t, script(t, "thinking-answer", 1), false, none)
+			return insert(f, 0, raw(`{"blockId":"b1","event":"thinking","data":"hmm"}`))
+		}, []protocol.Rule{protocol.RThinkingGate}},
+		// The policy and header allow thinking, but none arrives.
+		{"thinking missing", "thinking-answer", true, none, all, false, nil, []protocol.Rule{protocol.RThinkingGate}},
+		// Thinking frames whose text is not the script's.
+		{"thinking altered", "thinking-answer", true, all, all, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			f[index(t, f, `"event":"thinking"`, 1)] = raw(`{"blockId":"b1","event":"thinking","data":" bogus"}`)
+			return f
+		}, []protocol.Rule{protocol.RThinkingGate}},
+		// Tool frames for a deployment without includeToolCalls.
+		{"tools without policy", "preamble-tool", true, all, none, false, nil, []protocol.Rule{protocol.RToolGate}},
+		// The policy allows tools, but none arrive.
+		{"tools missing", "preamble-tool", true, none, all, false, nil, []protocol.Rule{protocol.RToolGate}},
+		// A tool settles with the wrong status.
+		{"tool wrong status", "tool-error", true, all, all, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			i := index(t, f, `"phase":"end"`, 0)
+			f[i] = strings.Replace(f[i], `"status":"error"`, `"status":"success"`, 1)
+			return f
+		}, []protocol.Rule{protocol.RToolGate}},
+		// Tool arguments in a lifecycle frame (runtime fault expose-tool-args).
+		{"tool args in frame", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			i := index(t, f, `"phase":"start"`, 0)
+			f[i] = strings.Replace(f[i], `"event":"tool"`, `"event":"tool","arguments":{"city":"Paris"}`, 1)
+			return f
+		}, []protocol.Rule{protocol.RToolRedaction}},
+		// Tool results in the final envelope.
+		{"tool result in final", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			i := index(t, f, `"event":"final"`, 0)
+			f[i] = strings.Replace(f[i], `"status":"success"`, `"status":"success","result":"14°C"`, 1)
+			return f
+		}, []protocol.Rule{protocol.RToolRedaction}},
+		// A tool never settles (runtime fault unbalanced-tool).
+		{"tool end dropped", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, `"phase":"end"`, 0))
+		}, []protocol.Rule{protocol.RToolLifecycle}},
+		// A tool settles twice.
+		{"tool end twice", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, `"phase":"end"`, 0)
+			return insert(f, i, f[i])
+		}, []protocol.Rule{protocol.RToolLifecycle}},
+		// A tool settles with a status outside the three.
+		{"tool invalid status", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			i := index(t, f, `"phase":"end"`, 0)
+			f[i] = strings.Replace(f[i], `"status":"success"`, `"status":"done"`, 1)
+			return f
+		}, []protocol.Rule{protocol.RToolLifecycle, protocol.RToolGate}},
+		// Two terminals (runtime fault double-terminal).
+		{"double final", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, `"event":"final"`, 0)
+			return insert(f, i, f[i])
+		}, []protocol.Rule{protocol.RTerminal}},
+		// A final after an error.
+		{"final after error", "provider-error-midstream", true, none, none, false, func(t *testing.T, f []string) []string {
+			return insert(f, index(t, f, `"event":"error"`, 0)+1, raw(`{"event":"final","data":{"success":true,"output":{}}}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// The stream ends without "[DONE]" (runtime fault missing-done).
+		{"missing done", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			return f[:len(f)-1]
+		}, []protocol.Rule{protocol.RTerminal}},
+		// The stream ends without any terminal.
+		{"missing terminal", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			return f[:len(f)-2]
+		}, []protocol.Rule{protocol.RTerminal}},
+		// Text after "[DONE]".
+		{"text after done", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			return append(append([]string(nil), f...), raw(`{"blockId":"b1","chunk":"late"}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// A success terminal although the provider fails the conversation.
+		{"final instead of error", "provider-error-midstream", true, none, none, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			f[index(t, f, `"event":"error"`, 0)] = raw(`{"event":"final","data":{"success":true,"output":{}}}`)
+			return f
+		}, []protocol.Rule{protocol.RTerminal}},
+		// An error terminal although the scenario succeeds.
+		{"error instead of final", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			f[index(t, f, `"event":"final"`, 0)] = raw(`{"event":"error","error":"boom"}`)
+			return f
+		}, []protocol.Rule{protocol.RTerminal}},
+		// Not JSON at all.
+		{"garbage frame", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			return insert(f, 1, raw(`{"blockId":"b1","chunk":`))
+		}, []protocol.Rule{protocol.RFraming}},
+		// JSON of an unknown shape.
+		{"unknown event", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			return insert(f, 1, raw(`{"blockId":"b1","event":"sparkle"}`))
+		}, []protocol.Rule{protocol.RFraming}},
+		// An empty chunk, which the protocol never sends.
+		{"empty chunk", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			return insert(f, 1, raw(`{"blockId":"b1","chunk":""}`))
+		}, []protocol.Rule{protocol.RFraming}},
+		// The canvas's raw end marker on the chat wire.
+		{"raw done", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			f[len(f)-1] = "data: [DONE]\n\n"
+			return f
+		}, []protocol.Rule{protocol.RFraming}},
+		// A named event, which sim-chat never sends.
+		{"event line", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			f[0] = "event: message\n" + f[0]
+			return f
+		}, []protocol.Rule{protocol.RFraming}},
+		// An aborted stream whose text so far is already wrong.
+		{"aborted with wrong text", "abort-mid-answer", true, none, none, true, func(t *testing.T, f []string) []string {
+			return []string{f[0], raw(`{"blockId":"b1","chunk":" WRONG"}`)}
+		}, []protocol.Rule{protocol.RConverge}},
+		// An aborted stream still may not carry thinking without the policy.
+		{"aborted with gated thinking", "abort-during-thinking", true, all, none, true, func(t *testing.T, f []string) []string {
+			return f[:2]
+		}, []protocol.Rule{protocol.RThinkingGate}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := script(t, tc.scenario, 1)
+			frames := relay(t, sc, tc.optedIn, tc.relayPol)
+			if tc.edit != nil {
+				frames = tc.edit(t, frames)
+			}
+			s := session(sc, tc.optedIn, tc.checkPol)
+			s.Aborted = tc.aborted
+			vs := check(t, frames, s)
+			if !sameRules(rules(vs), tc.want) {
+				t.Errorf("rules = %v, want %v\nviolations: %v\nframes:\n%s", rules(vs), tc.want, vs, strings.Join(frames, ""))
+			}
+			for _, v := range vs {
+				if len(v.Detail) > 400 {
+					t.Errorf("detail of %s is %d bytes, want it short: %s", v.Rule, len(v.Detail), v.Detail)
+				}
+			}
+		})
+	}
+}
+
+func sameRules(got, want []protocol.Rule) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// A transport error is judged like an abort: nothing is missing, but what arrived still counts.
+func TestStreamErrorJudgesOnlyWhatWasSeen(t *testing.T) {
+	t.Parallel()
+	sc := script(t, "plain-answer", 3)
+	frames := relay(t, sc, true, protocol.Policy{})
+	c := NewChecker(session(sc, true, protocol.Policy{}))
+	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames[:3], "")))
+	var ev sse.Event
+	for dec.Next(&ev) == nil {
+		c.Observe(&ev)
+	}
+	if vs := c.Finish(io.ErrUnexpectedEOF); len(vs) != 0 {
+		t.Errorf("violations after a transport error = %v, want none", vs)
+	}
+	c = NewChecker(session(sc, true, protocol.Policy{}))
+	limit := &sse.LimitError{What: "line", Limit: 10}
+	if vs := c.Finish(limit); !sameRules(rules(vs), []protocol.Rule{protocol.RFraming}) {
+		t.Errorf("violations after a limit error = %v, want R-framing", vs)
+	}
+}
+
+func TestObservationKinds(t *testing.T) {
+	t.Parallel()
+	sc := script(t, "preamble-tool", 1)
+	all := protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}
+	frames := relay(t, sc, true, all)
+	c := NewChecker(session(sc, true, all))
+	dec := sse.NewDecoder(bytes.NewReader([]byte(strings.Join(frames, ""))))
+	var ev sse.Event
+	counts := map[protocol.FrameKind]int{}
+	answerBytes := 0
+	for dec.Next(&ev) == nil {
+		o := c.Observe(&ev)
+		counts[o.Kind]++
+		if o.Kind == protocol.FrameAnswer {
+			answerBytes += o.TextBytes
+		}
+	}
+	exp := sc.Expected()
+	want := map[protocol.FrameKind]int{
+		protocol.FrameReset: 1, protocol.FrameToolStart: 1, protocol.FrameToolEnd: 1,
+		protocol.FrameTerminal: 1, protocol.FrameDone: 1,
+	}
+	for k, n := range want {
+		if counts[k] != n {
+			t.Errorf("frames of kind %d = %d, want %d", k, counts[k], n)
+		}
+	}
+	if got := len(exp.AllText()); answerBytes != got {
+		t.Errorf("answer bytes = %d, want %d", answerBytes, got)
+	}
+}

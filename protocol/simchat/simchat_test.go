@@ -1,0 +1,266 @@
+package simchat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden (run go test -update if intended)\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestWriterGolden(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	steps := []error{
+		w.Thinking("b1", "Let me think…"),
+		w.Chunk("b1", "Hel"),
+		w.Chunk("b1", ""), // never sent: the protocol has no empty chunks
+		w.Chunk("b1", "lo \"quoted\"\n\t<tag> \u2028 \x01 bad:\xff"),
+		w.Reset("b1"),
+		w.ToolStart("b1", "call_1", "search_call"),
+		w.ToolEnd("b1", "call_1", "search_call", scenarios.OutcomeError),
+		w.StreamError("b1", "tool crashed"),
+		w.Final(FinalOutput{Content: "Hello", ToolCalls: []ToolSummary{{ID: "call_1", Name: "search_call", Status: scenarios.OutcomeError}}}),
+		w.FinalFailure("no answer"),
+		w.Error("Model timed out"),
+		w.Raw([]byte("{\"not\":\n\"closed\"")),
+		w.Done(),
+	}
+	for i, err := range steps {
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	golden(t, "writer.golden", buf.Bytes())
+
+	// Every frame the writer produces decodes as one SSE event carrying valid JSON.
+	dec := sse.NewDecoder(&buf)
+	var ev sse.Event
+	n := 0
+	for dec.Next(&ev) == nil {
+		n++
+		if !json.Valid(ev.Data) && !strings.HasPrefix(string(ev.Data), "{\"not\"") {
+			t.Errorf("frame %d is not JSON: %q", n, ev.Data)
+		}
+	}
+	if n != len(steps)-1 {
+		t.Errorf("decoded %d frames, want %d", n, len(steps)-1)
+	}
+}
+
+// failingWriter fails every write, as a disconnected client does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+func TestWriterReportsWriteErrors(t *testing.T) {
+	t.Parallel()
+	w := NewWriter(failingWriter{})
+	if err := w.Chunk("b1", "x"); err == nil || !strings.Contains(err.Error(), "closed pipe") {
+		t.Errorf("Chunk on a failing writer = %v, want the wrapped write error", err)
+	}
+	if err := w.Final(func() {}); err == nil {
+		t.Error("Final with an unencodable output succeeded")
+	}
+}
+
+func TestOptedIn(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		values []string
+		want   bool
+	}{
+		{"absent", nil, false},
+		{"exact token", []string{"agent-events-v1"}, true},
+		{"case-insensitive", []string{"Agent-Events-V1"}, true},
+		{"in a list", []string{"text, agent-events-v1"}, true},
+		{"list without spaces", []string{"text,agent-events-v1,other"}, true},
+		{"second header line", []string{"text", "agent-events-v1"}, true},
+		{"other version", []string{"agent-events-v2"}, false},
+		{"prefix only", []string{"agent-events-v1x"}, false},
+		{"empty", []string{""}, false},
+	}
+	for _, tc := range cases {
+		h := http.Header{}
+		for _, v := range tc.values {
+			h.Add(ProtocolHeader, v)
+		}
+		if got := OptedIn(h); got != tc.want {
+			t.Errorf("%s: OptedIn(%q) = %t, want %t", tc.name, tc.values, got, tc.want)
+		}
+	}
+}
+
+// The request reaches a server exactly as PROTOCOLS.md describes, and the server's response
+// headers are judged by CheckHeaders.
+func TestRequestAndHeaders(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		method, path, accept, proto string
+		body                        requestBody
+	}
+	got := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var s seen
+		s.method, s.path, s.accept, s.proto = r.Method, r.URL.Path, r.Header.Get("Accept"), r.Header.Get(ProtocolHeader)
+		if err := json.NewDecoder(r.Body).Decode(&s.body); err != nil {
+			t.Errorf("request body: %v", err)
+		}
+		got <- s
+		SetResponseHeaders(w.Header(), OptedIn(r.Header))
+		if r.URL.Query().Get("break") == "1" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set(ProtocolHeader, ProtocolToken)
+		}
+	}))
+	t.Cleanup(srv.Close)
+
+	cases := []struct {
+		name    string
+		optedIn bool
+		brk     bool
+		want    int // R-headers violations
+	}{
+		{"opted in", true, false, 0},       // header sent and echoed
+		{"legacy", false, false, 0},        // no header either way
+		{"legacy, broken", false, true, 2}, // wrong content type and an echo nobody asked for
+	}
+	d := New()
+	for _, tc := range cases {
+		s := &protocol.Session{ID: "sess-1", Target: "openai all", Input: "[[streambench scenario=x seed=1]] hi", OptedIn: tc.optedIn}
+		base := srv.URL
+		req, err := d.NewRequest(context.Background(), base, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.brk {
+			req.URL.RawQuery = "break=1"
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		r := <-got
+		if r.method != http.MethodPost || r.path != "/api/chat/openai all" || r.accept != "text/event-stream" {
+			t.Errorf("%s: request %s %s Accept %q", tc.name, r.method, r.path, r.accept)
+		}
+		if (r.proto == ProtocolToken) != tc.optedIn {
+			t.Errorf("%s: %s = %q, opted in %t", tc.name, ProtocolHeader, r.proto, tc.optedIn)
+		}
+		if r.body.Input != s.Input || r.body.ConversationID != s.ID {
+			t.Errorf("%s: body %+v", tc.name, r.body)
+		}
+		vs := d.CheckHeaders(resp.Header, s)
+		if len(vs) != tc.want {
+			t.Errorf("%s: header violations %v, want %d", tc.name, vs, tc.want)
+		}
+		for _, v := range vs {
+			if v.Rule != protocol.RHeaders {
+				t.Errorf("%s: rule %s, want R-headers", tc.name, v.Rule)
+			}
+		}
+	}
+	// An opted-in client whose header is not echoed.
+	h := http.Header{}
+	SetResponseHeaders(h, false)
+	if vs := d.CheckHeaders(h, &protocol.Session{OptedIn: true}); len(vs) != 1 {
+		t.Errorf("missing echo: violations %v, want one", vs)
+	}
+}
+
+func FuzzChecker(f *testing.F) {
+	f.Add([]byte("data: {\"blockId\":\"b1\",\"chunk\":\"Hi\"}\n\ndata: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{}}}\n\ndata: \"[DONE]\"\n\n"), true, true)
+	f.Add([]byte("data: {\"blockId\":\"b1\",\"event\":\"tool\",\"phase\":\"end\",\"id\":\"x\"}\n\ndata: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{\"toolCalls\":[{\"input\":1}]}}}\n\n"), true, false)
+	f.Add([]byte("data: {\"blockId\":\"b1\",\"event\":\"chunk_reset\"}\n\ndata: [DONE]\n\ndata: {}\n\n"), false, true)
+	f.Add([]byte("data: {\"event\":\"thinking\",\"data\":7}\n\ndata: null\n\ndata: {\"chunk\":\"\\ud800\"}\n\n"), true, false)
+	sc := script(f, "preamble-tool", 1)
+	exp := sc.Expected()
+	f.Fuzz(func(t *testing.T, stream []byte, optedIn, aborted bool) {
+		s := &protocol.Session{OptedIn: optedIn, Policy: protocol.Policy{IncludeThinking: true, IncludeToolCalls: optedIn}, Expected: exp, Aborted: aborted}
+		c := NewChecker(s)
+		dec := sse.NewDecoder(bytes.NewReader(stream))
+		var ev sse.Event
+		for dec.Next(&ev) == nil {
+			o := c.Observe(&ev)
+			if o.TextBytes < 0 || o.TextBytes > len(ev.Data) {
+				t.Fatalf("TextBytes %d for a %d-byte frame", o.TextBytes, len(ev.Data))
+			}
+		}
+		for _, v := range c.Finish(nil) {
+			if v.Rule == "" || v.Detail == "" {
+				t.Fatalf("empty violation %+v", v)
+			}
+		}
+	})
+}
+
+func BenchmarkWriterChunk(b *testing.B) {
+	w := NewWriter(io.Discard)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Chunk("b1", " token"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheckerChunk measures judging one opted-in answer chunk, the checker's hot path.
+func BenchmarkCheckerChunk(b *testing.B) {
+	sc := script(b, "long-answer", 1)
+	exp := sc.Expected()
+	var pieces [][]byte
+	for _, st := range sc.Turns[len(sc.Turns)-1].Steps {
+		if st.Kind == scenarios.StepText {
+			pieces = append(pieces, []byte(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, st.Text))+`}`))
+		}
+	}
+	s := &protocol.Session{OptedIn: true, Expected: exp}
+	c := NewChecker(s)
+	ev := sse.Event{}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == len(pieces) {
+			c, i = NewChecker(s), 0
+		}
+		ev.Data = pieces[i]
+		c.Observe(&ev)
+		i++
+	}
+}
