@@ -106,3 +106,16 @@ func BenchmarkAppendEvent(b *testing.B) {
 		b.Fatal("bad frame")
 	}
 }
+
+// BenchmarkNewStream measures the per-stream setup cost: a decoder plus its first event.
+func BenchmarkNewStream(b *testing.B) {
+	in := []byte(dataFrame)
+	var e Event
+	b.ReportAllocs()
+	for range b.N {
+		d := NewDecoder(bytes.NewReader(in))
+		if err := d.Next(&e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -21,9 +21,14 @@ const (
 	DefaultMaxEvent = 1 << 20  // bytes of joined data in one event
 )
 
-// minReadSize is the initial read buffer size; large enough that a busy stream is decoded
-// from few Read calls, small enough that 100k idle connections stay cheap.
-const minReadSize = 4 << 10
+// Read buffer sizes. A decoder starts small so 100k mostly idle streams stay cheap (net/http
+// already buffers the connection, so small reads cost copies, not syscalls), and doubles up
+// to maxReadSize while reads keep filling it, so a busy stream is decoded from few Read calls.
+// Lines longer than the buffer grow it further, up to MaxLine.
+const (
+	minReadSize = 1 << 10
+	maxReadSize = 16 << 10
+)
 
 // typeCacheSize is how many distinct event names a decoder keeps interned. Dialects use a
 // handful of names (anthropic: about eight), so a tiny linear-scan cache beats a map.
@@ -115,6 +120,7 @@ type Decoder struct {
 	nextLF    int
 	lfScanned int
 
+	readFilled bool // the last Read filled the whole free buffer
 	skipLF     bool // the previous line ended in CR, so a '\n' right now is part of that line end
 	bomChecked bool
 	eof        bool
@@ -317,14 +323,22 @@ func (d *Decoder) fill() error {
 		nb := make([]byte, size)
 		copy(nb, d.buf[:d.end])
 		d.buf = nb
+	} else if d.readFilled && len(d.buf) < maxReadSize {
+		// The last read filled all the space it had: the peer is sending faster than we
+		// consume, so fewer, larger reads pay off.
+		nb := make([]byte, min(2*len(d.buf), maxReadSize))
+		copy(nb, d.buf[:d.end])
+		d.buf = nb
 	}
 	// Retry reads that return no data and no error a bounded number of times, as io.Reader
 	// permits them but a well-behaved reader makes progress.
 	for range 100 {
+		free := len(d.buf) - d.end
 		n, err := d.r.Read(d.buf[d.end:])
-		if n < 0 || n > len(d.buf)-d.end {
+		if n < 0 || n > free {
 			return fmt.Errorf("sse: read: reader returned invalid count %d", n)
 		}
+		d.readFilled = n == free
 		d.end += n
 		d.bytesRead += int64(n)
 		if err != nil {

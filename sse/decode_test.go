@@ -293,6 +293,8 @@ func TestDecodeRetry(t *testing.T) {
 		{name: "overflow", in: "retry: 99999999999999999999999\ndata: a\n\n", want: []Event{ev("", "a", "")}},
 		// A later invalid retry does not cancel an earlier valid one in the same event.
 		{name: "valid-then-invalid", in: "retry: 20\nretry: x\ndata: a\n\n", want: []Event{withRetry(ev("", "a", ""), 20*time.Millisecond)}},
+		// An empty value is ignored: it neither sets 0 nor clears an earlier valid retry.
+		{name: "empty-after-valid", in: "retry: 5\nretry\ndata: a\n\n", want: []Event{withRetry(ev("", "a", ""), 5*time.Millisecond)}},
 		// Non-ASCII digits are not digits.
 		{name: "unicode-digit", in: "retry: ٣\ndata: a\n\n", want: []Event{ev("", "a", "")}},
 	})
@@ -331,7 +333,7 @@ func TestDecodeRetryAccessors(t *testing.T) {
 // TestDecodeLongLinesGrowBuffer feeds lines longer than the initial read buffer.
 func TestDecodeLongLinesGrowBuffer(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", 3*minReadSize+17)
+	long := strings.Repeat("x", 3*maxReadSize+17)
 	in := "data: " + long + "\r\ndata: " + long + "\r\n\r\n"
 	for _, rd := range readers {
 		t.Run(rd.name, func(t *testing.T) {
@@ -554,5 +556,57 @@ func TestDecodeTypeInterned(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%.2f allocs per named event, want 0", allocs)
+	}
+}
+
+// TestDecodeMemoryBounded checks buffers stay within their documented bounds: the read buffer
+// never exceeds max(maxReadSize, MaxLine+2) and the data buffer never exceeds MaxEvent+1,
+// however long the stream runs.
+func TestDecodeMemoryBounded(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		frames string
+		limits Limits
+	}{
+		// Many small frames from large reads: the buffer grows adaptively but stops at maxReadSize.
+		{name: "small-frames", frames: "data: {\"chunk\":\"hi\"}\n\n"},
+		// Lines near a large MaxLine grow the buffer to MaxLine+2 and no further.
+		{name: "long-lines", frames: "data: " + strings.Repeat("y", 40000) + "\n\n", limits: Limits{MaxLine: 40006}},
+		// Events near MaxEvent built from many lines.
+		{name: "big-events", frames: strings.Repeat("data: "+strings.Repeat("z", 99)+"\n", 50) + "\n", limits: Limits{MaxEvent: 5000}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := NewDecoderLimits(&repeatReader{block: []byte(strings.Repeat(tc.frames, 8))}, tc.limits)
+			var e Event
+			for range 2000 {
+				if err := d.Next(&e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if limit := max(maxReadSize, d.limits.MaxLine+2); len(d.buf) > limit {
+				t.Errorf("read buffer %d bytes, want <= %d", len(d.buf), limit)
+			}
+			// append may round capacity up, so allow its size-class slack.
+			if cap(d.data) > 2*(d.limits.MaxEvent+1) {
+				t.Errorf("data buffer cap %d, want about <= %d", cap(d.data), d.limits.MaxEvent+1)
+			}
+		})
+	}
+}
+
+// TestDecodeIdleStreamIsSmall checks a stream that has delivered one small event holds only
+// the initial read buffer, which is what 100k mostly idle load-generator streams cost.
+func TestDecodeIdleStreamIsSmall(t *testing.T) {
+	t.Parallel()
+	d := NewDecoder(strings.NewReader(": ping\n\ndata: x\n\n"))
+	var e Event
+	if err := d.Next(&e); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.buf) != minReadSize {
+		t.Errorf("read buffer %d bytes after one tiny event, want %d", len(d.buf), minReadSize)
 	}
 }
