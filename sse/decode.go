@@ -125,6 +125,7 @@ type Decoder struct {
 	bomChecked bool
 	eof        bool
 	err        error // sticky
+	readErr    error // a read error that came with data, reported after that data is parsed
 
 	data     []byte // data buffer: each data line followed by '\n'
 	typ      []byte // event type buffer
@@ -227,13 +228,16 @@ func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 	}
 	if !d.bomChecked {
 		rest := d.buf[d.pos:d.end]
-		if len(rest) < len(bom) && !d.eof && bytes.HasPrefix(bom, rest) {
-			return nil, false, d.fill()
+		n := min(len(rest), len(bom))
+		if string(rest[:n]) == bom[:n] {
+			if n < len(bom) && !d.eof {
+				return nil, false, d.fill() // could still be a BOM split across reads
+			}
+			if n == len(bom) {
+				d.pos += len(bom)
+			}
 		}
 		d.bomChecked = true
-		if bytes.HasPrefix(rest, bom) {
-			d.pos += len(bom)
-		}
 	}
 	if d.pos < d.end {
 		rest := d.buf[d.pos:d.end]
@@ -269,7 +273,8 @@ func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 	return nil, false, d.fill()
 }
 
-var bom = []byte{0xEF, 0xBB, 0xBF}
+// bom is the UTF-8 byte order mark, stripped once at the start of a stream.
+const bom = "\uFEFF"
 
 // checkLine enforces MaxLine on a complete line.
 func (d *Decoder) checkLine(line []byte) ([]byte, bool, error) {
@@ -302,6 +307,9 @@ func (d *Decoder) findLF() int {
 // fill reads more input, first moving unparsed bytes to the front of the buffer and growing it
 // (never beyond what MaxLine needs) when a partial line fills it.
 func (d *Decoder) fill() error {
+	if d.readErr != nil {
+		return d.readErr
+	}
 	if d.pos > 0 {
 		n := copy(d.buf, d.buf[d.pos:d.end])
 		d.base += int64(d.pos)
@@ -346,11 +354,13 @@ func (d *Decoder) fill() error {
 				d.eof = true
 				return nil
 			}
+			err = fmt.Errorf("sse: read at stream offset %d: %w", d.bytesRead, err)
 			if n > 0 {
-				// Parse what arrived; the error will come back on the next Read.
+				// Parse what arrived first; report the error on the next fill.
+				d.readErr = err
 				return nil
 			}
-			return fmt.Errorf("sse: read at stream offset %d: %w", d.bytesRead, err)
+			return err
 		}
 		if n > 0 {
 			return nil

@@ -443,6 +443,9 @@ func TestDecodeReaderErrors(t *testing.T) {
 		{name: "after-event", r: io.MultiReader(strings.NewReader("data: a\n\ndata: b\n"), iotest.ErrReader(boom)), want: []Event{ev("", "a", "")}},
 		// An immediate error.
 		{name: "immediate", r: iotest.ErrReader(boom)},
+		// Data and an error in the same Read: the events come first, then that error, even
+		// though the reader would return (0, nil) if asked again.
+		{name: "data-with-error", r: &dataThenErr{data: "data: a\n\ndata: b\n\n", err: boom}, want: []Event{ev("", "a", ""), ev("", "b", "")}},
 		// A timeout-style error after one read.
 		{name: "timeout", r: iotest.TimeoutReader(strings.NewReader("data: a\n\n")), want: []Event{ev("", "a", "")}},
 	}
@@ -464,6 +467,21 @@ func TestDecodeReaderErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dataThenErr returns all its data with err in one Read, then (0, nil) forever.
+type dataThenErr struct {
+	data string
+	err  error
+	done bool
+}
+
+func (r *dataThenErr) Read(p []byte) (int, error) {
+	if r.done {
+		return 0, nil
+	}
+	r.done = true
+	return copy(p, r.data), r.err
 }
 
 // stuckReader returns (0, nil) forever, which io.Reader discourages but permits.
