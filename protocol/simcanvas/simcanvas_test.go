@@ -1,0 +1,437 @@
+package simcanvas
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+type frameRecorder struct{ frames []string }
+
+func (r *frameRecorder) Write(p []byte) (int, error) {
+	r.frames = append(r.frames, string(p))
+	return len(p), nil
+}
+
+// fixedClock makes timestamps deterministic, one millisecond apart.
+func fixedClock() func() time.Time {
+	t := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return func() time.Time {
+		t = t.Add(time.Millisecond)
+		return t
+	}
+}
+
+const block = "agent-1"
+
+// relay returns the frames a conforming runtime sends a canvas client for script: everything
+// flows (always opted in), live chunks with a chunk_reset per intermediate turn with text.
+func relay(t testing.TB, sc *scenarios.Script) []string {
+	t.Helper()
+	rec := &frameRecorder{}
+	w := NewWriter(rec, "exec-1", "openai-all")
+	w.Clock = fixedClock()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail := func(msg string) []string {
+		must(w.ExecutionError(msg, time.Second))
+		must(w.Done())
+		return rec.frames
+	}
+	must(w.ExecutionStarted(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
+	must(w.BlockStarted(block, "Agent", "agent", 1))
+	for _, turn := range sc.Turns {
+		if turn.HTTPStatus != 0 {
+			return fail(turn.ErrorMessage)
+		}
+		var text strings.Builder
+		for i, step := range turn.Steps {
+			switch step.Kind {
+			case scenarios.StepThinking:
+				must(w.Thinking(block, step.Text))
+			case scenarios.StepText:
+				text.WriteString(step.Text)
+				must(w.Chunk(block, step.Text))
+			}
+			if i == turn.ErrorAfterStep {
+				return fail(turn.ErrorMessage)
+			}
+		}
+		if turn.ErrorAfterStep >= len(turn.Steps) {
+			return fail(turn.ErrorMessage)
+		}
+		if len(turn.ToolCalls) == 0 {
+			must(w.StreamDone(block))
+			must(w.BlockCompleted(block, map[string]string{"content": text.String()}, time.Second))
+			must(w.ExecutionCompleted(map[string]string{"content": text.String()}, 2*time.Second))
+			must(w.Done())
+			return rec.frames
+		}
+		if text.Len() > 0 {
+			must(w.ChunkReset(block))
+		}
+		for _, call := range turn.ToolCalls {
+			must(w.ToolStart(block, call.ID, call.Name))
+		}
+		for _, call := range turn.ToolCalls {
+			must(w.ToolEnd(block, call.ID, call.Name, call.Outcome))
+		}
+	}
+	t.Fatalf("script %s has no final turn", sc.Scenario)
+	return nil
+}
+
+func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
+	t.Helper()
+	c := NewChecker(s)
+	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
+	var ev sse.Event
+	for {
+		err := dec.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			return c.Finish(nil)
+		}
+		if err != nil {
+			t.Fatalf("decode: %v", err)
+		}
+		c.Observe(&ev)
+	}
+}
+
+func script(t testing.TB, name string, seed uint64) *scenarios.Script {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(name)
+	if !ok {
+		t.Fatalf("no embedded scenario %q", name)
+	}
+	return sc.Render(seed)
+}
+
+func session(sc *scenarios.Script) *protocol.Session {
+	return &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", Expected: sc.Expected()}
+}
+
+func TestConformingStreamsHaveNoViolations(t *testing.T) {
+	t.Parallel()
+	for _, name := range scenarios.Embedded().Names() {
+		for _, seed := range []uint64{1, 7, 42} {
+			sc := script(t, name, seed)
+			frames := relay(t, sc)
+			if vs := check(t, frames, session(sc)); len(vs) != 0 {
+				t.Errorf("%s seed %d: unexpected violations %v\nframes:\n%s", name, seed, vs, strings.Join(frames, ""))
+			}
+			for _, cut := range []int{1, len(frames) / 2} {
+				s := session(sc)
+				s.Aborted = true
+				if vs := check(t, frames[:cut], s); len(vs) != 0 {
+					t.Errorf("%s seed %d aborted after %d frames: unexpected violations %v", name, seed, cut, vs)
+				}
+			}
+		}
+	}
+}
+
+func index(t *testing.T, frames []string, sub string, nth int) int {
+	t.Helper()
+	seen := 0
+	for i, f := range frames {
+		if strings.Contains(f, sub) {
+			if seen == nth {
+				return i
+			}
+			seen++
+		}
+	}
+	t.Fatalf("no frame #%d containing %q", nth, sub)
+	return -1
+}
+
+func insert(frames []string, at int, fs ...string) []string {
+	out := append([]string(nil), frames[:at]...)
+	out = append(out, fs...)
+	return append(out, frames[at:]...)
+}
+
+func remove(frames []string, at int) []string {
+	out := append([]string(nil), frames[:at]...)
+	return append(out, frames[at+1:]...)
+}
+
+func replace(frames []string, at int, f string) []string {
+	out := append([]string(nil), frames...)
+	out[at] = f
+	return out
+}
+
+// wrap wraps data the way the writer does, with the given event id.
+func wrap(typ string, eventID int, data string) string {
+	return `data: {"type":"` + typ + `","timestamp":"2026-01-02T03:04:05Z","executionId":"exec-1","workflowId":"openai-all","eventId":` +
+		itoa(eventID) + `,"data":` + data + "}\n\n"
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestBrokenStreamsReportTheirRule(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		scenario string
+		aborted  bool
+		edit     func(t *testing.T, f []string) []string
+		want     []protocol.Rule
+	}{
+		// The final turn's text is retracted again.
+		{"reset in final turn", "preamble-tool", false, func(t *testing.T, f []string) []string {
+			return insert(f, index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`))
+		}, []protocol.Rule{protocol.RResetScope}},
+		// The preamble is never retracted.
+		{"missing reset", "preamble-tool", false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, TypeChunkReset, 0))
+		}, []protocol.Rule{protocol.RConverge}},
+		// Thinking text sent as a chunk.
+		{"thinking leaked into chunk", "thinking-answer", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeThinking, 0)
+			return replace(f, i, strings.Replace(strings.Replace(f[i], TypeThinking, TypeChunk, 1), `"text":`, `"chunk":`, 1))
+		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
+		// A tool never settles.
+		{"tool end dropped", "preamble-tool", false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, `"phase":"end"`, 0))
+		}, []protocol.Rule{protocol.RToolLifecycle}},
+		// Two terminals.
+		{"double terminal", "plain-answer", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeExecutionCompleted, 0)
+			return insert(f, i+1, wrap(TypeExecutionError, 10_000, `{"error":"late","duration":1}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// The stream ends without [DONE].
+		{"missing done", "plain-answer", false, func(t *testing.T, f []string) []string {
+			return f[:len(f)-1]
+		}, []protocol.Rule{protocol.RTerminal}},
+		// A frame after [DONE].
+		{"frame after done", "plain-answer", false, func(t *testing.T, f []string) []string {
+			return append(append([]string(nil), f...), wrap(TypeChunk, 10_000, `{"blockId":"agent-1","chunk":"late"}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// A completed execution though the provider fails.
+		{"completed instead of error", "provider-error-midstream", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeExecutionError, 0)
+			done := strings.Replace(f[i], `"error":"upstream model crashed (scripted)"`, `"success":true,"output":{}`, 1)
+			return replace(f, i, strings.Replace(done, TypeExecutionError, TypeExecutionCompleted, 1))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// A cancelled execution the client never asked for.
+		{"cancelled without abort", "plain-answer", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeExecutionCompleted, 0)
+			return replace(f, i, strings.Replace(f[i], TypeExecutionCompleted, TypeExecutionCancelled, 1))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// The chat wire's quoted end marker.
+		{"quoted done", "plain-answer", false, func(t *testing.T, f []string) []string {
+			return replace(f, len(f)-1, "data: \"[DONE]\"\n\n")
+		}, []protocol.Rule{protocol.RFraming}},
+		// eventId going backwards.
+		{"eventId not increasing", "plain-answer", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeChunk, 2)
+			return replace(f, i, strings.Replace(f[i], `"eventId":`, `"eventId":-`, 1))
+		}, []protocol.Rule{protocol.RFraming}},
+		// Thinking in "data" instead of "text".
+		{"thinking field", "thinking-answer", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeThinking, 0)
+			return replace(f, i, strings.Replace(f[i], `"text":`, `"data":`, 1))
+		}, []protocol.Rule{protocol.RFraming}},
+		// Not JSON.
+		{"garbage frame", "plain-answer", false, func(t *testing.T, f []string) []string {
+			return insert(f, 2, "data: {\"type\":\n\n")
+		}, []protocol.Rule{protocol.RFraming}},
+		// An unknown event type.
+		{"unknown type", "plain-answer", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeChunk, 0)
+			return replace(f, i, strings.Replace(f[i], TypeChunk, "stream:sparkle", 1))
+		}, []protocol.Rule{protocol.RFraming, protocol.RConverge}},
+		// An aborted stream whose text so far is wrong.
+		{"aborted with wrong text", "abort-mid-answer", true, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeChunk, 1)
+			return replace(f[:i+1], i, strings.Replace(f[i], `"chunk":"`, `"chunk":"WRONG`, 1))
+		}, []protocol.Rule{protocol.RConverge}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := script(t, tc.scenario, 1)
+			frames := tc.edit(t, relay(t, sc))
+			if tc.name != "eventId not increasing" {
+				frames = renumber(frames)
+			}
+			s := session(sc)
+			s.Aborted = tc.aborted
+			vs := check(t, frames, s)
+			got := map[protocol.Rule]bool{}
+			for _, v := range vs {
+				got[v.Rule] = true
+			}
+			want := map[protocol.Rule]bool{}
+			for _, r := range tc.want {
+				want[r] = true
+			}
+			if len(got) != len(want) || len(vs) != len(tc.want) {
+				t.Errorf("violations %v, want rules %v\nframes:\n%s", vs, tc.want, strings.Join(frames, ""))
+				return
+			}
+			for r := range want {
+				if !got[r] {
+					t.Errorf("violations %v, want rules %v", vs, tc.want)
+				}
+			}
+		})
+	}
+}
+
+var eventIDField = regexp.MustCompile(`"eventId":-?[0-9]+`)
+
+// renumber gives edited frames consecutive event ids again, so an edit breaks only its rule.
+func renumber(frames []string) []string {
+	out := make([]string, len(frames))
+	for i, f := range frames {
+		out[i] = eventIDField.ReplaceAllString(f, `"eventId":`+itoa(i+1))
+	}
+	return out
+}
+
+func TestWriterGolden(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewWriter(&buf, "exec-1", "wf-1")
+	w.Clock = fixedClock()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i, err := range []error{
+		w.ExecutionStarted(start),
+		w.BlockStarted("agent-1", "Agent", "agent", 1),
+		w.Thinking("agent-1", "Let me think…"),
+		w.Chunk("agent-1", "Hel"),
+		w.Chunk("agent-1", ""),
+		w.Chunk("agent-1", "lo \"there\"\n"),
+		w.ChunkReset("agent-1"),
+		w.ToolStart("agent-1", "call_1", "search"),
+		w.ToolEnd("agent-1", "call_1", "search", scenarios.OutcomeCancelled),
+		w.StreamDone("agent-1"),
+		w.BlockCompleted("agent-1", map[string]string{"content": "Hello"}, 1500*time.Millisecond),
+		w.ExecutionCompleted(map[string]string{"content": "Hello"}, 2*time.Second),
+		w.ExecutionError("Model timed out", 3*time.Second),
+		w.ExecutionCancelled(4 * time.Second),
+		w.Raw([]byte(`{"broken"`)),
+		w.Done(),
+	} {
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+	}
+	if w.EventID() != 13 {
+		t.Errorf("EventID = %d, want 13 envelopes", w.EventID())
+	}
+	path := filepath.Join("testdata", "writer.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("frames differ from %s (go test -update if intended)\ngot:\n%s", path, buf.Bytes())
+	}
+}
+
+func TestRequestAndHeaders(t *testing.T) {
+	t.Parallel()
+	got := make(chan *http.Request, 1)
+	bodies := make(chan requestBody, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b requestBody
+		if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+			t.Errorf("body: %v", err)
+		}
+		got <- r
+		bodies <- b
+		SetResponseHeaders(w.Header())
+	}))
+	t.Cleanup(srv.Close)
+	d := New()
+	s := &protocol.Session{ID: "s1", Target: "anthropic-none", Input: "hello"}
+	req, err := d.NewRequest(context.Background(), srv.URL+"/", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	r, b := <-got, <-bodies
+	if r.Method != http.MethodPost || r.URL.Path != "/api/workflows/anthropic-none/execute" || r.Header.Get("Accept") != "text/event-stream" {
+		t.Errorf("request %s %s Accept %q", r.Method, r.URL.Path, r.Header.Get("Accept"))
+	}
+	if b.Input != "hello" || !b.Stream {
+		t.Errorf("body %+v, want input and stream true", b)
+	}
+	if vs := d.CheckHeaders(resp.Header, s); len(vs) != 0 {
+		t.Errorf("header violations %v", vs)
+	}
+	if vs := d.CheckHeaders(http.Header{"Content-Type": {"text/plain"}}, s); len(vs) != 1 || vs[0].Rule != protocol.RHeaders {
+		t.Errorf("text/plain: violations %v, want one R-headers", vs)
+	}
+}
+
+func FuzzChecker(f *testing.F) {
+	sc := script(f, "preamble-tool", 1)
+	f.Add([]byte(strings.Join(relay(f, sc), "")), false)
+	f.Add([]byte("data: {\"type\":\"stream:tool\",\"eventId\":1,\"data\":{\"phase\":\"end\"}}\n\ndata: [DONE]\n\ndata: x\n\n"), true)
+	f.Add([]byte("data: {\"type\":\"stream:chunk\",\"data\":[1]}\n\ndata: {\"data\":null}\n\n"), false)
+	exp := sc.Expected()
+	f.Fuzz(func(t *testing.T, stream []byte, aborted bool) {
+		c := NewChecker(&protocol.Session{Expected: exp, Aborted: aborted})
+		dec := sse.NewDecoder(bytes.NewReader(stream))
+		var ev sse.Event
+		for dec.Next(&ev) == nil {
+			c.Observe(&ev)
+		}
+		for _, v := range c.Finish(nil) {
+			if v.Rule == "" || v.Detail == "" {
+				t.Fatalf("empty violation %+v", v)
+			}
+		}
+	})
+}
+
+func BenchmarkWriterChunk(b *testing.B) {
+	w := NewWriter(io.Discard, "exec-0123456789", "openai-all")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Chunk("agent-1", " token"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
