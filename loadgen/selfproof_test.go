@@ -1,0 +1,238 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// testScale speeds the mock's script and the runtime's tools up 20×.
+const testScale = 0.05
+
+// stack is an in-process mock provider and reference runtime, each on its own httptest server.
+type stack struct {
+	mockURL, runtimeURL string
+}
+
+func newStack(t *testing.T, faults ...string) *stack {
+	t.Helper()
+	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: testScale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mts := httptest.NewUnstartedServer(mock)
+	mts.Config.Protocols = mockprovider.Protocols()
+	mts.Start()
+	f, err := agentruntime.ParseFaults(faults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := agentruntime.New(agentruntime.Options{ProviderURL: mts.URL, Faults: f, ToolTimeScale: testScale, Heartbeat: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rts := httptest.NewServer(rt.Handler())
+	t.Cleanup(func() {
+		rts.CloseClientConnections()
+		rts.Close()
+		_ = rt.Close()
+		mts.CloseClientConnections()
+		mts.Close()
+	})
+	return &stack{mockURL: mts.URL, runtimeURL: rts.URL}
+}
+
+// mixOf builds a one-purpose mix: the given scenarios, equally weighted, through profiles.
+func mixOf(t *testing.T, scenarioNames []string, profiles string) *Mix {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("name: test\nseed: 3\nscenarios:\n")
+	for _, s := range scenarioNames {
+		fmt.Fprintf(&b, "  %s: 1\n", s)
+	}
+	b.WriteString("profiles:\n" + profiles)
+	m, err := ParseMix("test mix", []byte(b.String()))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	return m
+}
+
+// Client profiles for the self-proof mixes.
+const (
+	optedInAll = "  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}, {slug: anthropic-all, includeThinking: true, includeToolCalls: true}]}\n"
+	optedInNone = "  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-none}, {slug: anthropic-none}]}\n"
+	legacyAll   = "  - {dialect: sim-chat, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}]}\n"
+	canvas      = "  - {dialect: sim-canvas, weight: 1, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n"
+	composeAll  = "  - {dialect: compose, weight: 1, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n"
+)
+
+func (s *stack) config(m *Mix, clients int, sessions int64) Config {
+	return Config{
+		Target: s.runtimeURL, MockURL: s.mockURL, Mix: m, MixName: m.Name, RunID: "selfproof",
+		Clients: clients, Sessions: sessions, ScriptTimeScale: testScale,
+		AbortTolerance: 500 * time.Millisecond, LeakGrace: 3 * time.Second, Grace: 10 * time.Second,
+		StreamTimeout: 20 * time.Second,
+	}
+}
+
+func runLoad(t *testing.T, cfg Config) *measure.Run {
+	t.Helper()
+	run, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func describe(run *measure.Run) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "counters %+v\nviolations %v\nverdict %v\n", run.Summary.Counters, run.Summary.Violations, run.Summary.Verdict.Reasons)
+	for i, s := range run.Samples {
+		if i == 6 {
+			break
+		}
+		frames := s.Frames
+		if len(frames) > 12 {
+			frames = frames[:12]
+		}
+		fmt.Fprintf(&b, "sample %s %s/%s seed %d %s: %s\n  %s\n", s.Rule, s.Scenario, s.Dialect, s.Seed, s.Session, s.Detail, strings.Join(frames, "\n  "))
+	}
+	return b.String()
+}
+
+// TestSelfProofCleanRuntime: the default mix against a correct runtime has zero violations,
+// no unscripted errors and a clean leak check. Not parallel: the leak check reads goroutine
+// counts of this process, which parallel tests would disturb.
+func TestSelfProofCleanRuntime(t *testing.T) {
+	s := newStack(t)
+	m, err := DefaultMix().Restrict("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(m.Scenarios, "long-answer") // 2,000 tokens: too slow for a unit test even at 20×
+	if m, err = m.Restrict("", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	run := runLoad(t, s.config(m, 8, 60))
+	sum := run.Summary
+	if n := sum.TotalViolations(); n != 0 || !sum.Verdict.Pass {
+		t.Fatalf("clean runtime: %d violations, verdict %v\n%s", n, sum.Verdict.Pass, describe(run))
+	}
+	if sum.Counters.SessionsStarted != 60 {
+		t.Errorf("started %d sessions, want 60", sum.Counters.SessionsStarted)
+	}
+	if sum.Counters.SessionsAborted == 0 || sum.Counters.ScriptedErrors == 0 {
+		t.Errorf("the default mix should abort some sessions and script some errors: %+v", sum.Counters)
+	}
+	if len(sum.Leaks) == 0 {
+		t.Errorf("no leak readings")
+	}
+	sources := map[string]bool{}
+	for _, l := range sum.Leaks {
+		sources[l.Source] = true
+	}
+	for _, want := range []string{"runtime", "mock", "generator"} {
+		if !sources[want] {
+			t.Errorf("leak check did not read the %s: %+v", want, sum.Leaks)
+		}
+	}
+	var cancels int64
+	for _, ms := range sum.Metrics {
+		if ms.Metric == measure.CancelLatency {
+			cancels += ms.Count
+		}
+	}
+	if cancels == 0 {
+		t.Errorf("no cancel latency recorded for the aborted sessions: %+v", sum.Metrics)
+	}
+}
+
+// TestSelfProofFaults: each rule-breaking fault switch is caught by its rule, and by nothing
+// unrelated.
+func TestSelfProofFaults(t *testing.T) {
+	cases := []struct {
+		fault     string
+		scenarios []string
+		profiles  string
+		want      []protocol.Rule // each must be reported
+		allowed   []protocol.Rule // may also be reported (consequences of the same fault)
+	}{
+		// Intermediate text never retracted: the opted-in answer does not converge.
+		{"no-reset", []string{"preamble-tool", "tool-chain"}, optedInAll + canvas, []protocol.Rule{protocol.RConverge}, nil},
+		// A reset in the final turn breaks the reset scope. The simchat tracker keeps the text
+		// across an out-of-scope reset, so the re-sent final text is also reported as
+		// R-converge (tracker.go means to avoid that double report; reported to the lead).
+		{"reset-in-final", []string{"plain-answer"}, optedInAll + canvas, []protocol.Rule{protocol.RResetScope}, []protocol.Rule{protocol.RConverge}},
+		// Thinking sent as chunks: it pollutes the answer, and the thinking frames the policy
+		// promises are missing.
+		{"leak-thinking", []string{"thinking-answer"}, optedInAll, []protocol.Rule{protocol.RNoThinkingAnswer}, []protocol.Rule{protocol.RConverge, protocol.RThinkingGate}},
+		// Live text to legacy clients.
+		{"ignore-header", []string{"plain-answer", "preamble-tool"}, legacyAll, []protocol.Rule{protocol.RLegacySettled}, nil},
+		// Thinking and tool frames whatever the policy.
+		{"ignore-policy", []string{"thinking-answer", "preamble-tool"}, optedInNone, []protocol.Rule{protocol.RThinkingGate, protocol.RToolGate}, nil},
+		// Tool arguments in public chat.
+		{"expose-tool-args", []string{"preamble-tool"}, optedInAll, []protocol.Rule{protocol.RToolRedaction}, nil},
+		// A tool start without its end.
+		{"unbalanced-tool", []string{"preamble-tool"}, optedInAll + composeAll, []protocol.Rule{protocol.RToolLifecycle}, nil},
+		// Two terminals.
+		{"double-terminal", []string{"plain-answer"}, optedInAll + canvas, []protocol.Rule{protocol.RTerminal}, nil},
+		// No end marker.
+		{"missing-done", []string{"plain-answer"}, optedInAll + composeAll, []protocol.Rule{protocol.RTerminal}, nil},
+		// The provider is never told the client left.
+		{"no-cancel", []string{"abort-mid-answer", "abort-during-tool"}, optedInAll, []protocol.Rule{protocol.RAbort}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.fault, func(t *testing.T) {
+			t.Parallel()
+			s := newStack(t, c.fault)
+			cfg := s.config(mixOf(t, c.scenarios, c.profiles), 4, 16)
+			cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
+			run := runLoad(t, cfg)
+			got := run.Summary.Violations
+			for _, rule := range c.want {
+				if got[rule] == 0 {
+					t.Errorf("fault %s: rule %s not reported", c.fault, rule)
+				}
+			}
+			for rule, n := range got {
+				if !slices.Contains(c.want, rule) && !slices.Contains(c.allowed, rule) {
+					t.Errorf("fault %s: unrelated rule %s reported %d times", c.fault, rule, n)
+				}
+			}
+			if run.Summary.Verdict.Pass {
+				t.Errorf("fault %s: verdict passed", c.fault)
+			}
+			if t.Failed() {
+				t.Logf("rules %v\n%s", slices.Sorted(maps.Keys(got)), describe(run))
+			}
+		})
+	}
+}
+
+// TestSelfProofLeakGoroutine: a runtime that leaks a goroutine per aborted request fails the
+// leak check. Not parallel: it reads this process's goroutine count.
+func TestSelfProofLeakGoroutine(t *testing.T) {
+	s := newStack(t, "leak-goroutine")
+	run := runLoad(t, s.config(mixOf(t, []string{"abort-mid-answer"}, optedInAll), 2, 40))
+	var leaked bool
+	for _, l := range run.Summary.Leaks {
+		if l.Source == "runtime" && strings.Contains(l.Name, "goroutines") && !l.OK {
+			leaked = true
+		}
+	}
+	if !leaked || run.Summary.Verdict.Pass {
+		t.Fatalf("leak-goroutine not caught by the leak check: leaks %+v\n%s", run.Summary.Leaks, describe(run))
+	}
+}
