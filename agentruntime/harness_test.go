@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -288,4 +289,29 @@ func ctxTimeout(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// labelledGoroutines counts the goroutines carrying rt's instance label: the handler, tool and
+// provider goroutines of that runtime only, whatever other tests run in parallel.
+func labelledGoroutines(t testing.TB, rt *Server) int {
+	t.Helper()
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%q:%q", LabelKey, rt.Instance())
+	n := 0
+	for _, rec := range strings.Split(b.String(), "\n\n") {
+		var count int
+		if _, err := fmt.Sscanf(rec, "%d @", &count); err != nil {
+			continue
+		}
+		for _, line := range strings.Split(rec, "\n") {
+			if strings.HasPrefix(line, "# labels:") && strings.Contains(line, want) {
+				n += count
+				break
+			}
+		}
+	}
+	return n
 }

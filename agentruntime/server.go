@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	runtimepprof "runtime/pprof"
 	"sync"
 	"time"
 
@@ -93,7 +94,20 @@ type Server struct {
 
 	httpMu  sync.Mutex
 	servers []*http.Server
+
+	// labels tag every goroutine a request starts (handler, tools, provider I/O) with this
+	// server's instance id, so a goroutine profile can attribute goroutines to one runtime even
+	// when several run in one process (tests, benchmarks, the run command).
+	labels   context.Context
+	instance string
 }
+
+// LabelKey is the pprof goroutine label whose value is Server.Instance(): every goroutine a
+// request starts carries it, so goroutine profiles (and leak checks) can be scoped to one runtime.
+const LabelKey = "streambench_runtime"
+
+// Instance is this server's id in the LabelKey goroutine label.
+func (s *Server) Instance() string { return s.instance }
 
 // errShutdown is the cancel cause of streams still open when the server stops.
 var errShutdown = errors.New("runtime shutting down")
@@ -156,6 +170,8 @@ func New(opts Options) (*Server, error) {
 	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
 	s.leakRelease = make(chan struct{})
 	s.runs.m = make(map[string]*runEntry)
+	s.instance = rand.Text()[:12]
+	s.labels = runtimepprof.WithLabels(context.Background(), runtimepprof.Labels(LabelKey, s.instance))
 	s.mux = s.routes()
 	return s, nil
 }
@@ -274,9 +290,12 @@ func (s *Server) routes() *http.ServeMux {
 	return mux
 }
 
-// post rejects every method but POST with a JSON 405 naming the allowed method.
+// post rejects every method but POST with a JSON 405 naming the allowed method, and labels
+// the handler's goroutine (and so every goroutine it starts) with the server's instance.
 func (s *Server) post(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		runtimepprof.SetGoroutineLabels(s.labels)
+		defer runtimepprof.SetGoroutineLabels(r.Context())
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			s.writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s (use POST)", r.Method, r.URL.Path))

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
@@ -52,8 +51,6 @@ type simChatEmitter struct {
 
 	// streamed is whether the block streamed text since its last reset.
 	streamed bool
-	// leaked is thinking text the leak-thinking fault folds into a legacy client's answer.
-	leaked strings.Builder
 	// droppedEnd records that the unbalanced-tool fault already dropped its tool end.
 	droppedEnd bool
 }
@@ -77,14 +74,13 @@ func (e *simChatEmitter) open() {
 	_ = e.rn.cs.flushHeaders()
 }
 
-func (e *simChatEmitter) modelStart(int) { e.leaked.Reset() }
+func (e *simChatEmitter) modelStart(int) {}
 
 func (e *simChatEmitter) thinking(text string) {
 	switch {
-	case e.rn.faults.LeakThinking && e.live:
-		e.chunk(text)
 	case e.rn.faults.LeakThinking:
-		e.leaked.WriteString(text)
+		// The fault: thinking goes out as answer chunks, live, to every client.
+		e.chunk(text)
 	case e.showThinking:
 		_ = e.w.Thinking(blockID, text)
 		_ = e.rn.cs.flush()
@@ -117,8 +113,7 @@ func (e *simChatEmitter) turnEnd(final bool) {
 		e.reset()
 	case final && !e.live:
 		// Legacy: the settled final text, in one piece, now that the turn is known to be final.
-		settled := e.leaked.String() + e.rn.turnText.String()
-		if settled != "" {
+		if settled := e.rn.turnText.String(); settled != "" {
 			e.rn.beforeFirstChunk()
 			_ = e.w.Chunk(blockID, settled)
 			_ = e.rn.cs.flush()

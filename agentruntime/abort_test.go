@@ -1,0 +1,129 @@
+package agentruntime
+
+import (
+	"bufio"
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+// openLive starts a sim-chat stream (opted in, tools deployment) and returns a reader over its
+// body and a func that closes the connection, as a browser tab closing does.
+func (e *env) openLive(slug, input string) (*bufio.Reader, func()) {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.url+"/api/chat/"+slug, strings.NewReader(`{"input":"`+input+`"}`))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+	// A dedicated transport: closing its connection must not disturb other tests' streams.
+	tr := &http.Transport{DisableKeepAlives: true}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("status %d", resp.StatusCode)
+	}
+	return bufio.NewReader(resp.Body), func() { resp.Body.Close(); tr.CloseIdleConnections() }
+}
+
+// readUntil reads frames until one contains marker, returning how many frames it read.
+func readUntil(t testing.TB, r *bufio.Reader, marker string) int {
+	t.Helper()
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("stream ended before %q: %v", marker, err)
+		}
+		if bytes.Contains(line, []byte(marker)) {
+			return n
+		}
+	}
+}
+
+// TestAbortDuringTool: the client leaves while a tool runs. No provider stream is open then, so
+// what must happen is: the tool settles cancelled at once (metric), no next model turn is
+// requested, and the runtime's goroutines, open streams and provider streams go back to baseline.
+func TestAbortDuringTool(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0, Options{ToolTimeScale: 1})
+	m := e.rt.metrics.registry
+	// Warm up: the first provider request dials the pooled h2c connection, whose goroutines
+	// belong in the baseline.
+	e.open(clientKind{dialect: dialectSimChat}, "openai-none", "plain-answer", 1, "warmup")
+	base := labelledGoroutines(t, e.rt)
+
+	r, closeConn := e.openLive("openai-tools", directive("abort-during-tool", 1, "abort-tool"))
+	readUntil(t, r, `"phase":"start"`)
+	eventually(t, 2*time.Second, "tool running", func() bool { return gauge(t, m, MetricToolsRunning) == 1 })
+	closed := time.Now()
+	closeConn()
+
+	eventually(t, time.Second, "tool cancelled", func() bool { return gauge(t, m, MetricToolsCancelled) == 1 })
+	if d := time.Since(closed); d > 500*time.Millisecond {
+		t.Errorf("tool took %s to settle cancelled", d)
+	}
+	eventually(t, time.Second, "streams and tools back to zero", func() bool {
+		return gauge(t, m, MetricToolsRunning) == 0 && gauge(t, m, MetricProviderStreams) == 0 &&
+			gauge(t, m, MetricClientStreamsOpen) == 0
+	})
+	eventually(t, time.Second, "runtime goroutines back to baseline", func() bool { return labelledGoroutines(t, e.rt) <= base })
+	if got := gauge(t, m, MetricClientAborts); got != 1 {
+		t.Errorf("client aborts = %v, want 1", got)
+	}
+	// Give a wrongly continuing loop time to ask for turn 1, then check it never did.
+	time.Sleep(50 * time.Millisecond)
+	recs := e.mock.Sessions("abort-tool")
+	for _, rec := range recs {
+		if rec.Turn > 0 {
+			t.Errorf("the runtime requested turn %d after the client left", rec.Turn)
+		}
+	}
+	if len(recs) != 1 {
+		t.Errorf("mock saw %d requests, want 1 (turn 0)", len(recs))
+	}
+}
+
+// TestAbortMidAnswer: the client leaves while the answer streams; the provider must see its
+// stream cancelled within 50 ms, and nothing may be left running.
+func TestAbortMidAnswer(t *testing.T) {
+	t.Parallel()
+	for _, wire := range []string{"openai", "anthropic"} {
+		t.Run(wire, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 1, Options{})
+			m := e.rt.metrics.registry
+			session := "abort-mid-" + wire
+			r, closeConn := e.openLive(wire+"-none", directive("abort-mid-answer", 1, session))
+			for range 10 {
+				readUntil(t, r, `"chunk"`)
+			}
+			closed := time.Now()
+			closeConn()
+			var rec mockprovider.SessionRecord
+			eventually(t, 2*time.Second, "mock records the client gone", func() bool {
+				recs := e.mock.Sessions(session)
+				if len(recs) == 1 && !recs[0].ClientGone.IsZero() {
+					rec = recs[0]
+					return true
+				}
+				return false
+			})
+			if lag := rec.ClientGone.Sub(closed); lag > 50*time.Millisecond {
+				t.Errorf("provider saw the cancel %s after the client left (want <= 50ms)", lag)
+			}
+			if rec.Outcome != mockprovider.OutcomeClientCancelled {
+				t.Errorf("mock outcome %s, want %s", rec.Outcome, mockprovider.OutcomeClientCancelled)
+			}
+			eventually(t, time.Second, "provider streams back to zero", func() bool {
+				return gauge(t, m, MetricProviderStreams) == 0 && gauge(t, m, MetricClientStreamsOpen) == 0
+			})
+		})
+	}
+}
