@@ -432,9 +432,9 @@ func (c *Checker) onDone() protocol.Observation {
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	clean := streamErr == nil && !c.s.Aborted
-	// full: everything scripted must have arrived (the run finished normally, or it finished
-	// before a stop request could take effect).
-	full := clean && c.s.Expected.ProviderError == "" && (!c.s.Stopped || c.terminal == "done")
+	// full: the run claims to have finished normally, so everything scripted must have arrived.
+	// A wrong terminal (stopped unasked, done despite a stop) is R-terminal's finding alone.
+	full := clean && c.s.Expected.ProviderError == "" && c.terminal == "done" && !c.s.Stopped
 	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
 		c.v.add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
@@ -459,7 +459,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			c.v.add(protocol.RComposeThinking, "expected reasoning %s, saw only its first %d of %d bytes", clip(c.allThinking, 60), c.thinkingN, len(c.allThinking))
 		}
 	}
-	c.finishArgs(clean && (!c.s.Stopped || c.terminal == "done"))
+	c.finishArgs(clean && !c.s.Stopped && (c.terminal == "done" || c.terminal == "error"))
 	return c.v.list
 }
 

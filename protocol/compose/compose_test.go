@@ -1,0 +1,545 @@
+package compose
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+type frameRecorder struct{ frames []string }
+
+func (r *frameRecorder) Write(p []byte) (int, error) {
+	r.frames = append(r.frames, string(p))
+	return len(p), nil
+}
+
+// relayOptions vary the conforming stream.
+type relayOptions struct {
+	// stopAfterChunks ends the run with stopped after this many text frames (0: never).
+	stopAfterChunks int
+	// hideSim drops the "_sim" member from tool_start inputs, as a runtime may.
+	hideSim bool
+}
+
+// relay returns the frames a conforming compose runtime sends for script: text live (never
+// reset), reasoning inside thinking_start/end, argument deltas then tool_start/tool_end, timing
+// marks, the terminal, a receipt and [DONE], with heartbeat comments between turns.
+func relay(t testing.TB, sc *scenarios.Script, opt relayOptions) []string {
+	t.Helper()
+	rec := &frameRecorder{}
+	w := NewWriter(rec)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	usage := protocol.Usage{}
+	end := func(terminal func() error) []string {
+		must(terminal())
+		must(w.Receipt("rct_1", "1000"))
+		must(w.Done())
+		return rec.frames
+	}
+	must(w.Timing(MarkModelStart, 3))
+	chunks := 0
+	for _, turn := range sc.Turns {
+		usage.InputTokens += turn.InputTokens
+		usage.OutputTokens += turn.OutputTokens
+		if turn.HTTPStatus != 0 {
+			return end(func() error { return w.Error(turn.ErrorMessage) })
+		}
+		thinking := false
+		for i, step := range turn.Steps {
+			if thinking && step.Kind != scenarios.StepThinking {
+				must(w.ThinkingEnd())
+				thinking = false
+			}
+			switch step.Kind {
+			case scenarios.StepThinking:
+				if !thinking {
+					must(w.ThinkingStart("Thinking..."))
+					thinking = true
+				}
+				must(w.Reasoning(step.Text))
+			case scenarios.StepText:
+				must(w.Text(step.Text))
+				chunks++
+				if chunks == opt.stopAfterChunks {
+					return end(func() error { return w.Stopped(ReasonUserStop, usage) })
+				}
+			case scenarios.StepToolArgs:
+				call := turn.ToolCalls[step.Tool]
+				must(w.ToolArgsDelta(call.ID, call.Name, step.Text, step.Tool))
+			}
+			if i == turn.ErrorAfterStep {
+				if thinking {
+					must(w.ThinkingEnd())
+				}
+				return end(func() error { return w.Error(turn.ErrorMessage) })
+			}
+		}
+		if thinking {
+			must(w.ThinkingEnd())
+		}
+		if turn.ErrorAfterStep >= len(turn.Steps) {
+			return end(func() error { return w.Error(turn.ErrorMessage) })
+		}
+		if len(turn.ToolCalls) == 0 {
+			must(w.Timing(MarkDone, 1234))
+			return end(func() error { return w.DoneEvent("mock-model", usage) })
+		}
+		for _, call := range turn.ToolCalls {
+			input := json.RawMessage(call.Arguments)
+			if opt.hideSim {
+				var m map[string]any
+				must(json.Unmarshal(input, &m))
+				delete(m, "_sim")
+				b, err := json.Marshal(m)
+				must(err)
+				input = b
+			}
+			must(w.ToolStart(call.Name, input, "<invoke>"+call.Name+"</invoke>", Display{Kind: "tool", Name: call.Name, Summary: call.Name}))
+		}
+		for _, call := range turn.ToolCalls {
+			ok := call.Outcome == scenarios.OutcomeSuccess
+			must(w.ToolEnd(call.Name, ok, call.Result, "done", Display{Kind: "tool", Name: call.Name, Summary: "done"}))
+		}
+		must(w.Ping())
+	}
+	t.Fatalf("script %s has no final turn", sc.Scenario)
+	return nil
+}
+
+func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
+	t.Helper()
+	c := NewChecker(s)
+	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
+	var ev sse.Event
+	for {
+		err := dec.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			return c.Finish(nil)
+		}
+		if err != nil {
+			t.Fatalf("decode: %v", err)
+		}
+		c.Observe(&ev)
+	}
+}
+
+func script(t testing.TB, name string, seed uint64) *scenarios.Script {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(name)
+	if !ok {
+		t.Fatalf("no embedded scenario %q", name)
+	}
+	return sc.Render(seed)
+}
+
+func session(sc *scenarios.Script) *protocol.Session {
+	return &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", Expected: sc.Expected()}
+}
+
+func TestConformingStreamsHaveNoViolations(t *testing.T) {
+	t.Parallel()
+	for _, name := range scenarios.Embedded().Names() {
+		for _, seed := range []uint64{1, 7, 42} {
+			sc := script(t, name, seed)
+			for _, opt := range []relayOptions{{}, {hideSim: true}} {
+				frames := relay(t, sc, opt)
+				if vs := check(t, frames, session(sc)); len(vs) != 0 {
+					t.Errorf("%s seed %d %+v: unexpected violations %v\nframes:\n%s", name, seed, opt, vs, strings.Join(frames, ""))
+				}
+				for _, cut := range []int{1, len(frames) / 2} {
+					s := session(sc)
+					s.Aborted = true
+					if vs := check(t, frames[:cut], s); len(vs) != 0 {
+						t.Errorf("%s seed %d aborted after %d frames: unexpected violations %v", name, seed, cut, vs)
+					}
+				}
+			}
+			// A stop request honoured mid-answer ends with stopped; one that came too late
+			// (the run finished first) legitimately ends with done.
+			for _, stopAt := range []int{3, 1 << 20} {
+				s := session(sc)
+				s.Stopped = true
+				frames := relay(t, sc, relayOptions{stopAfterChunks: stopAt})
+				if vs := check(t, frames, s); len(vs) != 0 {
+					t.Errorf("%s seed %d stopped after %d chunks: unexpected violations %v\nframes:\n%s", name, seed, stopAt, vs, strings.Join(frames, ""))
+				}
+			}
+		}
+	}
+}
+
+func index(t *testing.T, frames []string, sub string, nth int) int {
+	t.Helper()
+	seen := 0
+	for i, f := range frames {
+		if strings.Contains(f, sub) {
+			if seen == nth {
+				return i
+			}
+			seen++
+		}
+	}
+	t.Fatalf("no frame #%d containing %q in:\n%s", nth, sub, strings.Join(frames, ""))
+	return -1
+}
+
+func insert(frames []string, at int, fs ...string) []string {
+	out := append([]string(nil), frames[:at]...)
+	out = append(out, fs...)
+	return append(out, frames[at:]...)
+}
+
+func remove(frames []string, at int) []string {
+	out := append([]string(nil), frames[:at]...)
+	return append(out, frames[at+1:]...)
+}
+
+func replace(frames []string, at int, f string) []string {
+	out := append([]string(nil), frames...)
+	out[at] = f
+	return out
+}
+
+func raw(json string) string { return "data: " + json + "\n\n" }
+
+const (
+	text       = `"choices"`
+	toolStart  = `"type":"tool_start"`
+	toolEnd    = `"type":"tool_end"`
+	argsDelta  = `"type":"tool_args_delta"`
+	reasoning  = `"type":"reasoning_delta"`
+	doneEvent  = `"type":"done"`
+	errorEvent = `"type":"error"`
+	receipt    = "event: receipt"
+)
+
+func TestBrokenStreamsReportTheirRule(t *testing.T) {
+	t.Parallel()
+	stopped := relayOptions{stopAfterChunks: 5}
+	cases := []struct {
+		name     string
+		scenario string
+		opt      relayOptions
+		stopped  bool
+		aborted  bool
+		edit     func(t *testing.T, f []string) []string
+		want     []protocol.Rule
+	}{
+		// One text delta altered.
+		{"wrong text", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return replace(f, index(t, f, text, 2), raw(`{"choices":[{"delta":{"content":" WRONG"}}]}`))
+		}, []protocol.Rule{protocol.RComposeAnswer}},
+		// A text delta lost: the answer ends short.
+		{"text missing", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return remove(f, len(f)-5) // the last text delta before timing, done, receipt, [DONE]
+		}, []protocol.Rule{protocol.RComposeAnswer}},
+		// Thinking text streamed as answer text.
+		{"reasoning as text", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, reasoning, 0)
+			var d struct{ Delta string }
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(strings.TrimSpace(f[i]), "data: ")), &d); err != nil {
+				t.Fatal(err)
+			}
+			return insert(f, index(t, f, text, 0), raw(`{"choices":[{"delta":{"content":`+string(appendJSONString(nil, d.Delta))+`}}]}`))
+		}, []protocol.Rule{protocol.RComposeAnswer}},
+		// A piece of the arguments altered.
+		{"wrong args", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, argsDelta, 0)
+			return insert(f, i+1, raw(`{"type":"tool_args_delta","id":"`+script(t, "preamble-tool", 1).Turns[0].ToolCalls[0].ID+`","toolName":"get_weather","argsDelta":" ","index":0}`),
+				raw(`{"type":"tool_args_delta","id":"`+script(t, "preamble-tool", 1).Turns[0].ToolCalls[0].ID+`","toolName":"get_weather","argsDelta":"x","index":0}`))
+		}, []protocol.Rule{protocol.RComposeArgs}},
+		// tool_start input differs from the streamed arguments.
+		{"input differs", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, toolStart, 0)
+			return replace(f, i, strings.Replace(f[i], `"city":"Paris"`, `"city":"Lyon"`, 1))
+		}, []protocol.Rule{protocol.RComposeArgs}},
+		// No argument deltas at all for a scripted call.
+		{"args missing", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			var out []string
+			for _, fr := range f {
+				if !strings.Contains(fr, argsDelta) {
+					out = append(out, fr)
+				}
+			}
+			return out
+		}, []protocol.Rule{protocol.RComposeArgs}},
+		// A tool never settles.
+		{"tool end dropped", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, toolEnd, 0))
+		}, []protocol.Rule{protocol.RToolLifecycle}},
+		// A tool_end names another tool.
+		{"tool end wrong name", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, toolEnd, 0)
+			return replace(f, i, strings.Replace(f[i], `"toolName":"get_weather"`, `"toolName":"other"`, 1))
+		}, []protocol.Rule{protocol.RToolLifecycle}},
+		// A failed tool reported as a success.
+		{"tool outcome wrong", "tool-error", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, toolEnd, 0)
+			return replace(f, i, strings.Replace(f[i], `"failed":true`, `"failed":false`, 1))
+		}, []protocol.Rule{protocol.RToolLifecycle}},
+		// thinking_end lost.
+		{"thinking unbalanced", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return remove(f, index(t, f, `"type":"thinking_end"`, 0))
+		}, []protocol.Rule{protocol.RComposeThinking}},
+		// Two thinking_start in a row.
+		{"thinking started twice", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, `"type":"thinking_start"`, 0)
+			return insert(f, i+1, f[i])
+		}, []protocol.Rule{protocol.RComposeThinking}},
+		// Reasoning text altered.
+		{"reasoning altered", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return replace(f, index(t, f, reasoning, 1), raw(`{"type":"reasoning_delta","delta":" bogus"}`))
+		}, []protocol.Rule{protocol.RComposeThinking}},
+		// stopped then done (runtime fault double-terminal).
+		{"stopped then done", "stop-mid-answer", stopped, true, false, func(t *testing.T, f []string) []string {
+			return insert(f, index(t, f, receipt, 0), raw(`{"type":"done","model":"m","usage":{}}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// done although the stop request was honoured mid-answer.
+		{"done after stop", "stop-mid-answer", stopped, true, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, `"type":"stopped"`, 0)
+			return replace(f, i, raw(`{"type":"done","model":"m","usage":{}}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// stopped without any stop request.
+		{"stopped unasked", "plain-answer", relayOptions{stopAfterChunks: 3}, false, false, nil, []protocol.Rule{protocol.RTerminal}},
+		// done although the provider fails.
+		{"done instead of error", "provider-error-midstream", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return replace(f, index(t, f, errorEvent, 0), raw(`{"type":"done","model":"m","usage":{}}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// Two receipts.
+		{"two receipts", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			i := index(t, f, receipt, 0)
+			return insert(f, i, f[i])
+		}, []protocol.Rule{protocol.RTerminal}},
+		// A receipt before the terminal.
+		{"receipt first", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			r := f[index(t, f, receipt, 0)]
+			f = remove(f, index(t, f, receipt, 0))
+			return insert(f, 1, r)
+		}, []protocol.Rule{protocol.RTerminal}},
+		// Text after the terminal.
+		{"text after terminal", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return insert(f, index(t, f, doneEvent, 0)+1, raw(`{"choices":[{"delta":{"content":""}}]}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// The stream ends without [DONE] (runtime fault missing-done).
+		{"missing done", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return f[:len(f)-1]
+		}, []protocol.Rule{protocol.RTerminal}},
+		// Something after [DONE].
+		{"frame after done", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return append(append([]string(nil), f...), raw(`{"type":"timing","mark":"done","elapsedMs":1}`))
+		}, []protocol.Rule{protocol.RTerminal}},
+		// Not JSON.
+		{"garbage frame", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return insert(f, 1, raw(`{"choices":[`))
+		}, []protocol.Rule{protocol.RFraming}},
+		// A type the protocol does not have.
+		{"unknown type", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return insert(f, 1, raw(`{"type":"sparkle"}`))
+		}, []protocol.Rule{protocol.RFraming}},
+		// A named event other than the receipt.
+		{"unknown named event", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return insert(f, 1, "event: surprise\ndata: {}\n\n")
+		}, []protocol.Rule{protocol.RFraming}},
+		// The seed's other event families are accepted as they are.
+		{"seed events", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
+			return insert(f, 1,
+				raw(`{"type":"swarm_child_delta","runKey":"child_1","delta":"Analyzing..."}`),
+				raw(`{"type":"plan.proposed","proposalId":"p1","version":1}`),
+				raw(`{"type":"trace","source":"model","stage":"execute"}`),
+				raw(`{"type":"conclave","action":"write","key":"plan.md"}`),
+				raw(`{"type":"task.heartbeat","taskId":"t1"}`))
+		}, nil},
+		// An aborted stream whose text so far is wrong.
+		{"aborted with wrong text", "abort-mid-answer", relayOptions{}, false, true, func(t *testing.T, f []string) []string {
+			return []string{f[0], raw(`{"choices":[{"delta":{"content":"WRONG"}}]}`)}
+		}, []protocol.Rule{protocol.RComposeAnswer}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := script(t, tc.scenario, 1)
+			frames := relay(t, sc, tc.opt)
+			if tc.edit != nil {
+				frames = tc.edit(t, frames)
+			}
+			s := session(sc)
+			s.Stopped, s.Aborted = tc.stopped, tc.aborted
+			vs := check(t, frames, s)
+			if !sameRules(vs, tc.want) {
+				t.Errorf("violations %v, want rules %v\nframes:\n%s", vs, tc.want, strings.Join(frames, ""))
+			}
+		})
+	}
+}
+
+func sameRules(vs []protocol.Violation, want []protocol.Rule) bool {
+	if len(vs) != len(want) {
+		return false
+	}
+	for _, w := range want {
+		found := false
+		for _, v := range vs {
+			found = found || v.Rule == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func TestWriterGolden(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	display := Display{Kind: "search", Name: "general", Summary: "latest bitcoin news"}
+	for i, err := range []error{
+		w.Timing(MarkModelStart, 497),
+		w.ThinkingStart("Thinking..."),
+		w.Reasoning("Let me think…"),
+		w.ThinkingEnd(),
+		w.Text("Hel"),
+		w.Text(""),
+		w.Text("lo \"there\"\n"),
+		w.ToolArgsDelta("call_1", "search_call", `{"query":"bit`, 0),
+		w.ToolArgsDelta("call_1", "search_call", `coin"}`, 0),
+		w.ToolStart("search_call", json.RawMessage("{\n  \"query\": \"bitcoin\"\n}"), "<invoke>search_call</invoke>", display),
+		w.ToolEnd("search_call", false, "timeout", "Search failed", display),
+		w.Ping(),
+		w.DoneEvent("gpt-4o", protocol.Usage{InputTokens: 352, OutputTokens: 207}),
+		w.Stopped(ReasonUserStop, protocol.Usage{InputTokens: 100, OutputTokens: 50}),
+		w.Error("Model timed out"),
+		w.Receipt("rct_1", "1000000"),
+		w.Raw([]byte("{\"type\":\"done\"")),
+		w.Done(),
+	} {
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+	}
+	if err := w.ToolStart("x", json.RawMessage(`{"broken"`), "", Display{}); err == nil {
+		t.Error("ToolStart with invalid input JSON succeeded")
+	}
+	path := filepath.Join("testdata", "writer.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("frames differ from %s (go test -update if intended)\ngot:\n%s", path, buf.Bytes())
+	}
+}
+
+func TestRequestsAndHeaders(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		method, path string
+		body         map[string]string
+	}
+	got := make(chan seen, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]string
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("%s body: %v", r.URL.Path, err)
+		}
+		got <- seen{r.Method, r.URL.Path, body}
+		SetResponseHeaders(w.Header(), "run-42")
+	}))
+	t.Cleanup(srv.Close)
+	d := New()
+	s := &protocol.Session{ID: "s1", Target: "agent-7", Input: "hello"}
+	req, err := d.NewRequest(context.Background(), srv.URL, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	r := <-got
+	if r.method != http.MethodPost || r.path != "/agent/agent-7/stream" || r.body["message"] != "hello" || r.body["threadId"] != "s1" {
+		t.Errorf("stream request %+v", r)
+	}
+	if vs := d.CheckHeaders(resp.Header, s); len(vs) != 0 {
+		t.Errorf("header violations %v", vs)
+	}
+	stop, err := d.NewStopRequest(context.Background(), srv.URL, s, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp2, err := srv.Client().Do(stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp2.Body.Close()
+	if r := <-got; r.method != http.MethodPost || r.path != "/agent/agent-7/runs/run-42/stop" {
+		t.Errorf("stop request %+v", r)
+	}
+	// Without the run id header there is nothing to stop, and the headers are judged wrong.
+	bare := &http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}}
+	if _, err := d.NewStopRequest(context.Background(), srv.URL, s, bare); err == nil || !strings.Contains(err.Error(), RunIDHeader) {
+		t.Errorf("stop without run id: err %v, want one naming %s", err, RunIDHeader)
+	}
+	if vs := d.CheckHeaders(bare.Header, s); len(vs) != 1 || vs[0].Rule != protocol.RHeaders {
+		t.Errorf("missing run id: violations %v, want one R-headers", vs)
+	}
+}
+
+func FuzzChecker(f *testing.F) {
+	sc := script(f, "preamble-tool", 1)
+	f.Add([]byte(strings.Join(relay(f, sc, relayOptions{}), "")), false, false)
+	f.Add([]byte("data: {\"type\":\"tool_end\",\"toolName\":\"x\"}\n\nevent: receipt\ndata: 1\n\ndata: [DONE]\n\n"), true, true)
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":7}}]}\n\ndata: {\"type\":\"tool_start\",\"input\":[}\n\n"), false, true)
+	exp := sc.Expected()
+	f.Fuzz(func(t *testing.T, stream []byte, stopped, aborted bool) {
+		c := NewChecker(&protocol.Session{Expected: exp, Stopped: stopped, Aborted: aborted})
+		dec := sse.NewDecoder(bytes.NewReader(stream))
+		var ev sse.Event
+		for dec.Next(&ev) == nil {
+			c.Observe(&ev)
+		}
+		for _, v := range c.Finish(nil) {
+			if v.Rule == "" || v.Detail == "" {
+				t.Fatalf("empty violation %+v", v)
+			}
+		}
+	})
+}
+
+func BenchmarkWriterText(b *testing.B) {
+	w := NewWriter(io.Discard)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Text(" token"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
