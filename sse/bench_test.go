@@ -41,12 +41,23 @@ func benchDecode(b *testing.B, frames string, perBlock, chunk int) {
 	b.SetBytes(int64(len(frames) / perBlock))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0, cpuOK := processCPUNanos()
 	for range b.N {
 		if err := d.Next(&e); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	reportCPU(b, cpu0, cpuOK)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
+
+// reportCPU adds a cpu-ns/op metric: process CPU time per operation since cpu0. The
+// benchmarks are single-goroutine and allocation-free, so this is the loop's own cost.
+func reportCPU(b *testing.B, cpu0 int64, ok bool) {
+	if cpu1, ok1 := processCPUNanos(); ok && ok1 && b.N > 0 {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+	}
 }
 
 // BenchmarkDecodeData decodes ~60-byte unnamed data frames from large reads.
@@ -75,11 +86,13 @@ func BenchmarkEncodeData(b *testing.B) {
 	p := []byte(`{"blockId":"b1","chunk":"Hello there, general"}`)
 	b.SetBytes(int64(len(p)))
 	b.ReportAllocs()
+	cpu0, cpuOK := processCPUNanos()
 	for range b.N {
 		if err := e.Data(p); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0, cpuOK)
 }
 
 // BenchmarkEncodeEvent writes named events with id and two data lines with Encoder.Encode.
@@ -87,11 +100,13 @@ func BenchmarkEncodeEvent(b *testing.B) {
 	e := NewEncoder(io.Discard)
 	ev := &Event{Type: "content_block_delta", ID: "42", Data: []byte("{\"type\":\"content_block_delta\"}\n{\"x\":1}")}
 	b.ReportAllocs()
+	cpu0, cpuOK := processCPUNanos()
 	for range b.N {
 		if err := e.Encode(ev); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0, cpuOK)
 }
 
 // BenchmarkAppendEvent builds frames into a reused buffer.
@@ -99,9 +114,11 @@ func BenchmarkAppendEvent(b *testing.B) {
 	ev := &Event{Data: []byte(`{"blockId":"b1","chunk":"Hello there, general"}`)}
 	buf := make([]byte, 0, 256)
 	b.ReportAllocs()
+	cpu0, cpuOK := processCPUNanos()
 	for range b.N {
 		buf = AppendEvent(buf[:0], ev)
 	}
+	reportCPU(b, cpu0, cpuOK)
 	if !bytes.HasSuffix(buf, []byte("\n\n")) {
 		b.Fatal("bad frame")
 	}
