@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sync"
 )
@@ -24,7 +25,7 @@ type Library struct {
 }
 
 // embedded parses the embedded library once; it is immutable afterwards.
-var embedded = sync.OnceValues(func() (*Library, error) { return loadFS(embeddedFS, "library") })
+var embedded = sync.OnceValues(func() (*Library, error) { return loadFS(embeddedFS, "library", "library") })
 
 // Embedded returns the library compiled into the binary. The embedded files are validated by
 // the package tests, so a failure here is a build defect and panics.
@@ -39,15 +40,16 @@ func Embedded() *Library {
 // LoadDir loads every *.yaml and *.yml file in dir (not recursively). Duplicate scenario names
 // and invalid files are errors naming the files.
 func LoadDir(dir string) (*Library, error) {
-	lib, err := loadFS(os.DirFS(dir), ".")
+	lib, err := loadFS(os.DirFS(dir), ".", dir)
 	if err != nil {
 		return nil, fmt.Errorf("loading scenarios from %s: %w", dir, err)
 	}
 	return lib, nil
 }
 
-// loadFS loads the scenario files of one directory of fsys.
-func loadFS(fsys fs.FS, dir string) (*Library, error) {
+// loadFS loads the scenario files of one directory of fsys. Errors name files under display, so
+// an editor can jump to them.
+func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, err
@@ -65,7 +67,7 @@ func loadFS(fsys fs.FS, dir string) (*Library, error) {
 			errs = append(errs, err)
 			continue
 		}
-		s, err := Parse(e.Name(), data)
+		s, err := Parse(filepath.Join(display, e.Name()), data)
 		if err != nil {
 			errs = append(errs, err)
 			continue

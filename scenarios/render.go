@@ -72,11 +72,14 @@ func toolCallID(seed uint64, turn, index int) string {
 	return fmt.Sprintf("call_%016x%08x", r.Uint64(), r.Uint32())
 }
 
-// pendingToken is one token before grouping into Steps.
-type pendingToken struct {
+// segment is a run of tokens of one kind (and tool) in one string: the thinking, the text, or
+// one tool call's arguments. Steps slice it, so a turn costs a few allocations, not a few per
+// token.
+type segment struct {
 	kind StepKind
-	text string
 	tool int
+	text string
+	cuts []int // end offset of each token
 }
 
 // Render resolves the scenario for seed into a Script (see the rendering rules above). It
@@ -107,40 +110,45 @@ func (s *Scenario) Render(seed uint64) *Script {
 func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn) ScriptTurn {
 	st := ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: inputTokensBase + inputTokensPerTurn*ti}
 
-	var tokens []pendingToken
-	for _, t := range textTokens(turn.Thinking, rng(seed, "thinking", ti)) {
-		tokens = append(tokens, pendingToken{kind: StepThinking, text: t})
-	}
-	for _, t := range textTokens(turn.Text, rng(seed, "text", ti)) {
-		tokens = append(tokens, pendingToken{kind: StepText, text: t})
-	}
+	segments := make([]segment, 0, 2+len(turn.ToolCalls))
+	text, cuts := textCuts(turn.Thinking, rng(seed, "thinking", ti))
+	segments = append(segments, segment{kind: StepThinking, text: text, cuts: cuts})
+	text, cuts = textCuts(turn.Text, rng(seed, "text", ti))
+	segments = append(segments, segment{kind: StepText, text: text, cuts: cuts})
+	total := 0
 	for ci, tc := range turn.ToolCalls {
 		call := renderToolCall(seed, ti, ci, tc)
 		st.ToolCalls = append(st.ToolCalls, call)
-		for _, p := range splitPieces(rng(seed, "tool-split", ti, ci), call.Arguments) {
-			tokens = append(tokens, pendingToken{kind: StepToolArgs, text: p, tool: ci})
-		}
+		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, "tool-split", ti, ci), call.Arguments)})
+	}
+	perFrame := max(s.Timing.TokensPerFrame, 1)
+	for _, seg := range segments {
+		total += (len(seg.cuts) + perFrame - 1) / perFrame
 	}
 
-	perFrame := max(s.Timing.TokensPerFrame, 1)
+	st.Steps = make([]Step, 0, total)
 	timing := rng(seed, "timing", ti)
 	var at time.Duration
-	for i := 0; i < len(tokens); {
-		step := Step{Kind: tokens[i].kind, Tool: tokens[i].tool}
-		var text strings.Builder
-		for i < len(tokens) && step.Tokens < perFrame && tokens[i].kind == step.Kind && tokens[i].tool == step.Tool {
-			if i == 0 {
-				at = s.Timing.TimeToFirstToken.Sample(timing)
-			} else {
-				at += s.Timing.InterToken.Sample(timing)
+	first := true
+	for _, seg := range segments {
+		start := 0
+		for i := 0; i < len(seg.cuts); {
+			step := Step{Kind: seg.kind, Tool: seg.tool}
+			for ; i < len(seg.cuts) && step.Tokens < perFrame; i++ {
+				if first {
+					at = s.Timing.TimeToFirstToken.Sample(timing)
+					first = false
+				} else {
+					at += s.Timing.InterToken.Sample(timing)
+				}
+				step.Tokens++
 			}
-			text.WriteString(tokens[i].text)
-			step.Tokens++
-			i++
+			end := seg.cuts[i-1]
+			step.Text = seg.text[start:end]
+			start = end
+			step.At = at
+			st.Steps = append(st.Steps, step)
 		}
-		step.Text = text.String()
-		step.At = at
-		st.Steps = append(st.Steps, step)
 	}
 
 	if f := s.Faults.Stall; f != nil && f.Turn == ti && len(st.Steps) > 0 {

@@ -26,46 +26,49 @@ var unicodeWords = [...]string{"café", "naïve", "über", "Grüße", "résumé"
 // punctuation is appended to a word about one time in eight.
 var punctuation = [...]string{",", ".", ";", "!", "?", ":"}
 
-// generateTokens returns n word-like tokens from r: the first without a leading space, every
-// other one " word", sometimes with punctuation or a non-ASCII word. Concatenated they read as
-// text; each token is what a provider would send as one token.
-func generateTokens(r *rand.Rand, n int) []string {
+// generateText returns n word-like tokens drawn from r as one string plus the end offset of each
+// token: the first without a leading space, every other one " word", sometimes with punctuation
+// or a non-ASCII word, the last ending in a period. One string with cut points keeps rendering
+// at one allocation per text instead of one per token.
+func generateText(r *rand.Rand, n int) (string, []int) {
 	if n <= 0 {
-		return nil
+		return "", nil
 	}
-	tokens := make([]string, n)
-	for i := range tokens {
-		var w string
-		if r.IntN(20) == 0 {
-			w = unicodeWords[r.IntN(len(unicodeWords))]
-		} else {
-			w = words[r.IntN(len(words))]
+	var b strings.Builder
+	b.Grow(n * 8)
+	cuts := make([]int, n)
+	for i := range cuts {
+		if i > 0 {
+			b.WriteByte(' ')
 		}
-		if r.IntN(8) == 0 && i != n-1 {
-			w += punctuation[r.IntN(len(punctuation))]
+		if r.IntN(20) == 0 {
+			b.WriteString(unicodeWords[r.IntN(len(unicodeWords))])
+		} else {
+			b.WriteString(words[r.IntN(len(words))])
 		}
 		if i == n-1 {
-			w += "."
+			b.WriteByte('.')
+		} else if r.IntN(8) == 0 {
+			b.WriteString(punctuation[r.IntN(len(punctuation))])
 		}
-		if i > 0 {
-			w = " " + w
-		}
-		tokens[i] = w
+		cuts[i] = b.Len()
 	}
-	return tokens
+	return b.String(), cuts
 }
 
-// generatePhrase returns n generated words joined with spaces, for tool queries and results.
+// generatePhrase returns n generated words, for tool queries and results.
 func generatePhrase(r *rand.Rand, n int) string {
-	return strings.TrimSuffix(strings.Join(generateTokens(r, n), ""), ".")
+	s, _ := generateText(r, n)
+	return strings.TrimSuffix(s, ".")
 }
 
-// splitLiteral splits s into tokens of leading whitespace plus one word, so the tokens
-// concatenate back to exactly s. Trailing whitespace becomes a token of its own.
-func splitLiteral(s string) []string {
-	var tokens []string
-	for len(s) > 0 {
-		i := 0
+// literalCuts splits s into tokens of leading whitespace plus one word and returns each token's
+// end offset, so the tokens concatenate back to exactly s. Trailing whitespace becomes a token
+// of its own.
+func literalCuts(s string) []int {
+	var cuts []int
+	i := 0
+	for i < len(s) {
 		for i < len(s) {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if !unicode.IsSpace(r) {
@@ -80,36 +83,50 @@ func splitLiteral(s string) []string {
 			}
 			i += size
 		}
-		tokens = append(tokens, s[:i])
-		s = s[i:]
+		cuts = append(cuts, i)
+	}
+	return cuts
+}
+
+// splitLiteral returns the tokens literalCuts finds in s.
+func splitLiteral(s string) []string { return tokensAt(s, literalCuts(s)) }
+
+// tokensAt slices s at the end offsets cuts.
+func tokensAt(s string, cuts []int) []string {
+	var tokens []string
+	start := 0
+	for _, end := range cuts {
+		tokens = append(tokens, s[start:end])
+		start = end
 	}
 	return tokens
 }
 
-// textTokens resolves a Text into tokens: the literal split by splitLiteral, or Tokens
-// generated from r.
-func textTokens(t Text, r *rand.Rand) []string {
+// textCuts resolves a Text into one string and its token end offsets: the literal cut by
+// literalCuts, or Tokens generated from r.
+func textCuts(t Text, r *rand.Rand) (string, []int) {
 	if t.Literal != "" {
-		return splitLiteral(t.Literal)
+		return t.Literal, literalCuts(t.Literal)
 	}
-	return generateTokens(r, t.Tokens)
+	return generateText(r, t.Tokens)
 }
 
-// splitPieces cuts s into pieces of 2 to 8 bytes (drawn from r), never inside a UTF-8
-// character, the way providers stream tool-call arguments.
-func splitPieces(r *rand.Rand, s string) []string {
-	var pieces []string
-	for len(s) > 0 {
-		n := 2 + r.IntN(7)
+// pieceCuts cuts s into pieces of 2 to 8 bytes (drawn from r), never inside a UTF-8 character,
+// the way providers stream tool-call arguments, and returns each piece's end offset.
+func pieceCuts(r *rand.Rand, s string) []int {
+	var cuts []int
+	i := 0
+	for i < len(s) {
+		n := i + 2 + r.IntN(7)
 		if n >= len(s) {
-			pieces = append(pieces, s)
+			cuts = append(cuts, len(s))
 			break
 		}
 		for n < len(s) && !utf8.RuneStart(s[n]) {
 			n++
 		}
-		pieces = append(pieces, s[:n])
-		s = s[n:]
+		cuts = append(cuts, n)
+		i = n
 	}
-	return pieces
+	return cuts
 }
