@@ -82,6 +82,10 @@ func TestParseErrors(t *testing.T) {
 		{"two triggers", validHeader + "turns:\n  - text: hi\nclient:\n  stop: {afterChunks: 3, duringTool: true}\n", 8, "client.stop", "exactly one"},
 		// Abort and stop at once.
 		{"abort and stop", validHeader + "turns:\n  - text: hi\nclient:\n  abort: {afterChunks: 3}\n  stop: {afterChunks: 4}\n", 9, "client.stop", "at most one"},
+		// Aborting during thinking needs a turn that thinks.
+		{"trigger never fires", validHeader + "turns:\n  - text: hi\nclient:\n  abort: {duringThinking: true}\n", 8, "client.abort.duringThinking", "never fires"},
+		// Stopping during a tool needs a tool call.
+		{"tool trigger never fires", validHeader + "turns:\n  - text: hi\nclient:\n  stop: {duringTool: true}\n", 8, "client.stop.duringTool", "never fires"},
 		// YAML syntax errors keep their position.
 		{"syntax error", "name: [t\n", 1, "", "']'"},
 		// A file that is not a mapping.

@@ -12,30 +12,6 @@ import (
 	"time"
 )
 
-// Rendering rules. Render is a pure function of (scenario, seed); the mock provider, the load
-// generator and the tests each call it and get identical Scripts.
-//
-//   - Randomness: one math/rand/v2 PCG stream per (seed, purpose, turn[, tool]), where purpose is
-//     one of thinking, text, timing, tool-id, tool-args, tool-result, tool-duration, tool-split.
-//     Changing a timing therefore never changes text, and adding a turn never changes earlier ones.
-//   - Text: a literal is split into tokens of leading whitespace + one word (they concatenate back
-//     to exactly the literal); {tokens: N} generates N word-like tokens, the first without a
-//     leading space, with occasional punctuation and non-ASCII words (é, ü, 日本).
-//   - Steps per turn: thinking tokens, then text tokens, then each tool call's argument JSON cut
-//     into pieces of 2-8 bytes (never inside a UTF-8 character), one token per piece. Up to
-//     Timing.TokensPerFrame consecutive tokens of the same kind (and tool) share one Step.
-//   - Timing: token 0 is produced at a TTFT sample, each later token one inter-token sample after
-//     the previous; a Step is emitted when its last token is produced (Step.At). A stall adds its
-//     duration to the At of every step after StallAfterStep.
-//   - Tool calls: ID "call_" + 24 lowercase hex from (seed, turn, index); Arguments are the
-//     scripted object (or a generated {"query": "..."}) plus "_sim" (SimDirective), encoded as
-//     compact JSON with sorted keys; Duration sampled from the tool's Dist; Outcome defaults to
-//     success; Result generated when not scripted.
-//   - Faults: an HTTP error makes its turn a Step-less turn with HTTPStatus set and ends the
-//     Script there. A mid-stream error keeps the steps up to and including the one carrying the
-//     AfterTokens-th token (ErrorAfterStep is the last kept step) and ends the Script there.
-//   - Usage: InputTokens = 20 + 10*turn; OutputTokens = the tokens of the turn's emitted steps.
-
 // Defaults for messages the provider sends when a scenario does not script them.
 const (
 	defaultMidStreamMessage = "scripted mid-stream provider error"
@@ -82,8 +58,30 @@ type segment struct {
 	cuts []int // end offset of each token
 }
 
-// Render resolves the scenario for seed into a Script (see the rendering rules above). It
-// assumes a valid scenario (Validate) but never panics on an invalid one.
+// Render resolves the scenario for seed into a Script. It is a pure function of (scenario,
+// seed): the mock provider, the load generator and the tests each call it and get identical
+// Scripts. It assumes a valid scenario (Validate) but never panics on an invalid one. The rules:
+//
+//   - Randomness: one math/rand/v2 PCG stream per (seed, purpose, turn[, tool]), where purpose is
+//     one of thinking, text, timing, tool-id, tool-args, tool-result, tool-duration, tool-split.
+//     Changing a timing therefore never changes text, and adding a turn never changes earlier ones.
+//   - Text: a literal is split into tokens of leading whitespace + one word (they concatenate back
+//     to exactly the literal); {tokens: N} generates N word-like tokens, the first without a
+//     leading space, with occasional punctuation and non-ASCII words (é, ü, 日本).
+//   - Steps per turn: thinking tokens, then text tokens, then each tool call's argument JSON cut
+//     into pieces of 2-8 bytes (never inside a UTF-8 character), one token per piece. Up to
+//     Timing.TokensPerFrame consecutive tokens of the same kind (and tool) share one Step.
+//   - Timing: token 0 is produced at a TTFT sample, each later token one inter-token sample after
+//     the previous; a Step is emitted when its last token is produced (Step.At). A stall adds its
+//     duration to the At of every step after StallAfterStep.
+//   - Tool calls: ID "call_" + 24 lowercase hex from (seed, turn, index); Arguments are the
+//     scripted object (or a generated {"query": "..."}) plus "_sim" (SimDirective), encoded as
+//     compact JSON with sorted keys; Duration sampled from the tool's Dist; Outcome defaults to
+//     success; Result generated when not scripted.
+//   - Faults: an HTTP error makes its turn a Step-less turn with HTTPStatus set and ends the
+//     Script there. A mid-stream error keeps the steps up to and including the one carrying the
+//     AfterTokens-th token (ErrorAfterStep is the last kept step) and ends the Script there.
+//   - Usage: InputTokens = 20 + 10*turn; OutputTokens = the tokens of the turn's emitted steps.
 func (s *Scenario) Render(seed uint64) *Script {
 	script := &Script{Scenario: s.Name, Seed: seed, Client: s.Client}
 	for ti, turn := range s.Turns {

@@ -359,3 +359,48 @@ func BenchmarkRender(b *testing.B) {
 		})
 	}
 }
+
+func TestRenderInvalidDoesNotPanic(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		mutate func(*Scenario)
+	}{
+		// Fault turns beyond the script are ignored.
+		{"fault out of range", func(s *Scenario) {
+			s.Faults.HTTPError = &HTTPErrorFault{Turn: 9, Status: 500}
+			s.Faults.Stall = &StallFault{Turn: -1, AfterTokens: 3, Duration: time.Second}
+		}},
+		// Negative counts generate nothing.
+		{"negative tokens", func(s *Scenario) { s.Turns[1].Text.Tokens = -5; s.Timing.TokensPerFrame = -3 }},
+		// A mid-stream error before any token, on an empty turn.
+		{"error on empty turn", func(s *Scenario) {
+			s.Turns[1] = Turn{}
+			s.Faults.MidStreamError = &MidStreamFault{Turn: 1, AfterTokens: 0}
+		}},
+		// Broken distributions sample something non-negative.
+		{"bad dists", func(s *Scenario) {
+			s.Timing.TimeToFirstToken = Dist{Kind: DistLognormal, Median: -1}
+			s.Timing.InterToken = Dist{Kind: DistUniform, Min: 5, Max: 1}
+		}},
+		// No turns at all.
+		{"no turns", func(s *Scenario) { s.Turns = nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := handBuilt()
+			tt.mutate(s)
+			script := s.Render(1)
+			_ = script.Expected()
+			_ = script.EstimatedDuration()
+			for _, st := range script.Turns {
+				for _, step := range st.Steps {
+					if step.At < 0 {
+						t.Fatalf("negative At %v", step.At)
+					}
+				}
+			}
+		})
+	}
+}

@@ -11,7 +11,8 @@ import (
 // (a turn failed by an HTTP or mid-stream fault ends the script, so it may have tool calls and
 // no turn may follow it); fault turns in range; HTTP status 429, 500 or 503; well-formed
 // distributions; tokensPerFrame >= 0; tool outcome success or error; a Trigger sets exactly one
-// field; at most one of client.abort and client.stop.
+// field and can fire (duringThinking needs thinking, duringTool a tool call); at most one of
+// client.abort and client.stop.
 func (s *Scenario) Validate() error {
 	return joinFieldErrors(s.validate())
 }
@@ -99,6 +100,36 @@ func (s *Scenario) validate() []*FieldError {
 	}
 
 	errs = append(errs, s.Client.validate()...)
+	errs = append(errs, s.validateTriggerReachable(end)...)
+	return errs
+}
+
+// validateTriggerReachable rejects client triggers that can never fire: aborting during
+// thinking in a scenario that never thinks, or during a tool that never runs, would silently
+// turn an abort scenario into a plain one.
+func (s *Scenario) validateTriggerReachable(end int) []*FieldError {
+	var errs []*FieldError
+	check := func(path string, t *Trigger) {
+		if t == nil {
+			return
+		}
+		thinks, tools := false, false
+		for ti, turn := range s.Turns {
+			if ti > end {
+				break
+			}
+			thinks = thinks || turn.Thinking != (Text{})
+			tools = tools || len(turn.ToolCalls) > 0
+		}
+		if t.DuringThinking && !thinks {
+			errs = append(errs, &FieldError{Path: path + ".duringThinking", Problem: "no turn thinks, so the trigger never fires; expected a turn with thinking"})
+		}
+		if t.DuringTool && !tools {
+			errs = append(errs, &FieldError{Path: path + ".duringTool", Problem: "no turn calls a tool, so the trigger never fires; expected a turn with tool calls"})
+		}
+	}
+	check("client.abort", s.Client.Abort)
+	check("client.stop", s.Client.Stop)
 	return errs
 }
 
