@@ -205,8 +205,14 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	}{
 		// The final turn's text is retracted again.
 		{"reset in final turn", "preamble-tool", false, func(t *testing.T, f []string) []string {
-			return insert(f, index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`))
+			final := script(t, "preamble-tool", 1).Expected().FinalText()
+			return insert(f, index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`),
+				wrap(TypeChunk, 901, `{"blockId":"agent-1","chunk":`+string(appendJSONString(nil, final))+`}`))
 		}, []protocol.Rule{protocol.RResetScope}},
+		// The same without re-sending the text: the answer is gone.
+		{"reset in final turn, not re-sent", "preamble-tool", false, func(t *testing.T, f []string) []string {
+			return insert(f, index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`))
+		}, []protocol.Rule{protocol.RResetScope, protocol.RConverge}},
 		// The preamble is never retracted.
 		{"missing reset", "preamble-tool", false, func(t *testing.T, f []string) []string {
 			return remove(f, index(t, f, TypeChunkReset, 0))

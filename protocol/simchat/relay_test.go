@@ -241,10 +241,17 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		edit     edit
 		want     []protocol.Rule
 	}{
-		// The runtime clears the answer again at the end of the final turn.
+		// A reset at the end of the final turn, then the text again (runtime fault
+		// reset-in-final): the client still converges.
 		{"reset in final turn", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
-			return insert(f, index(t, f, `"event":"final"`, 0), raw(`{"blockId":"b1","event":"chunk_reset"}`))
+			final := script(t, "preamble-tool", 1).Expected().FinalText()
+			return insert(f, index(t, f, `"event":"final"`, 0), raw(`{"blockId":"b1","event":"chunk_reset"}`),
+				raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, final))+`}`))
 		}, []protocol.Rule{protocol.RResetScope}},
+		// A reset at the end of the final turn that wipes the answer for good.
+		{"reset in final turn, not re-sent", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			return insert(f, index(t, f, `"event":"final"`, 0), raw(`{"blockId":"b1","event":"chunk_reset"}`))
+		}, []protocol.Rule{protocol.RResetScope, protocol.RConverge}},
 		// A reset of a block that streamed nothing since its last reset.
 		{"reset without text", "preamble-tool", true, none, none, false, func(t *testing.T, f []string) []string {
 			i := index(t, f, `chunk_reset`, 0)

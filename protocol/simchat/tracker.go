@@ -107,7 +107,7 @@ type Tracker struct {
 
 type blockState struct {
 	id      string
-	resets  int  // in-scope resets: the segment index
+	resets  int  // in-scope resets: the index of the segment streaming now
 	n       int  // bytes of text since the last reset
 	ok      bool // text since the last reset is a prefix of the segment's expected text
 	badAt   int  // where it diverged, when !ok
@@ -232,10 +232,12 @@ func (t *Tracker) Reset(blockID string) {
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset with no text streamed since the last reset", blockID)
 		return
 	case b.resets >= t.intermediate:
-		// Out of scope: reported here only, and the text is kept so the same root cause is not
-		// also reported as R-converge.
+		// Out of scope. A client honours it all the same, so the text is cleared and the
+		// final turn's text must stream again from its start: a runtime that re-sends it
+		// still converges, one that does not is also reported under R-converge.
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset #%d in the final turn (the script has %d intermediate turns with text) after %d bytes of final text",
 			blockID, b.resets+1, t.intermediate, b.n)
+		b.n, b.ok = 0, true
 		return
 	case t.toolCalls > 0 && t.toolsEnded >= t.toolCalls:
 		// Late but due: the preamble it retracts is still the segment boundary.
