@@ -107,7 +107,11 @@ func writeAtomic(dir, name string, data []byte) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	// CreateTemp makes the file private; results are meant to be shared and published.
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

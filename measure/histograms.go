@@ -194,7 +194,8 @@ func validTagPart(s string) error {
 // order, tagged "metric/scenario/dialect", with timestamps relative to start.
 func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
-	startMs := start.UnixMilli()
+	// The log format has no sign for times before 1970 (a zero time.Time): clamp to the epoch.
+	startMs := max(start.UnixMilli(), 0)
 	if err := lw.OutputLogFormatVersion(); err != nil {
 		return fmt.Errorf("write hlog header: %w", err)
 	}

@@ -88,6 +88,22 @@ func TestWriteReadRunRoundTrip(t *testing.T) {
 	}
 }
 
+func TestEmptyRunRoundTrip(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// A zero start time (before the Unix epoch) must still give a readable log.
+	if err := measure.WriteRun(dir, &measure.Run{Summary: measure.Summary{RunID: "empty"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := measure.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Summary.RunID != "empty" || got.Histograms.Len() != 0 || len(got.Timeline) != 0 || len(got.Samples) != 0 {
+		t.Errorf("empty run read back as %+v", got)
+	}
+}
+
 func TestRecordRange(t *testing.T) {
 	t.Parallel()
 	h := measure.NewHistograms()

@@ -1,0 +1,401 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// Plot names (without extension); each is written as .png and .svg.
+const (
+	PlotTimeToFirstChunk = "ttfc"
+	PlotChunkGap         = "chunk_gap"
+	PlotCancel           = "cancel"
+	PlotTimeline         = "timeline"
+	PlotViolations       = "violations"
+)
+
+// Figure size: 10×6 inches, 960×576 pixels at 96 dpi.
+const (
+	figureWidth  = 10 * vg.Inch
+	figureHeight = 6 * vg.Inch
+)
+
+// figure is something that draws itself on a canvas of a given size.
+type figure struct {
+	name   string
+	width  vg.Length
+	height vg.Length
+	draw   func(c draw.Canvas)
+}
+
+func single(name string, p *plot.Plot) figure {
+	return figure{name: name, width: figureWidth, height: figureHeight, draw: p.Draw}
+}
+
+// png renders f as PNG bytes.
+func (f figure) png() ([]byte, error) {
+	c := vgimg.New(f.width, f.height)
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plot %s: png: %w", f.name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// svg renders f as SVG bytes (fonts referenced by name, not embedded, to keep files small).
+func (f figure) svg() ([]byte, error) {
+	c := vgsvg.NewWith(vgsvg.UseWH(f.width, f.height), vgsvg.EmbedFonts(false))
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plot %s: svg: %w", f.name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// renderedPlot is a figure's PNG, kept for embedding in report.html.
+type renderedPlot struct {
+	Name  string
+	Title string
+	PNG   []byte
+}
+
+// writeFigures writes every figure as name.png and name.svg in dir and returns the PNGs.
+func writeFigures(dir string, figs []figure, titles map[string]string) ([]renderedPlot, error) {
+	var out []renderedPlot
+	for _, f := range figs {
+		png, err := f.png()
+		if err != nil {
+			return nil, err
+		}
+		svg, err := f.svg()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.name+".png"), png, 0o644); err != nil {
+			return nil, fmt.Errorf("write plot: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.name+".svg"), svg, 0o644); err != nil {
+			return nil, fmt.Errorf("write plot: %w", err)
+		}
+		out = append(out, renderedPlot{Name: f.name, Title: titles[f.name], PNG: png})
+	}
+	return out, nil
+}
+
+// runFigures builds every plot of a run, in report order, with their titles.
+func runFigures(r *measure.Run) ([]figure, map[string]string) {
+	titles := map[string]string{
+		PlotTimeToFirstChunk: "Time to first answer chunk: percentile spectrum",
+		PlotChunkGap:         "Gap between answer chunks: percentile spectrum",
+		PlotCancel:           "Cancel and stop latency: percentile spectrum",
+		PlotTimeline:         "Timeline",
+		PlotViolations:       "Protocol violations by rule",
+	}
+	hs := r.Histograms
+	if hs == nil {
+		hs = measure.NewHistograms()
+	}
+	figs := []figure{
+		single(PlotTimeToFirstChunk, spectrumPlot(titles[PlotTimeToFirstChunk], hs, measure.FirstChunk)),
+		single(PlotChunkGap, spectrumPlot(titles[PlotChunkGap], hs, measure.ChunkGap)),
+		single(PlotCancel, spectrumPlot(titles[PlotCancel], hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency)),
+		timelineFigure(titles[PlotTimeline], r.Timeline),
+		violationsFigure(titles[PlotViolations], &r.Summary),
+	}
+	return figs, titles
+}
+
+// nines labels the percentile axis at 1/(1−q) = 10^i, as HdrHistogram's plotter does.
+var nines = []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"}
+
+// ninesTicker puts a labelled tick at each power of ten (0%, 90%, 99%, …) and minor ticks between.
+func ninesTicker(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for i := 0; i < len(nines); i++ {
+		decade := math.Pow(10, float64(i))
+		if decade > max*1.0001 {
+			break
+		}
+		ticks = append(ticks, plot.Tick{Value: decade, Label: nines[i]})
+		for m := 2; m <= 9; m++ {
+			if v := decade * float64(m); v <= max {
+				ticks = append(ticks, plot.Tick{Value: v})
+			}
+		}
+	}
+	return ticks
+}
+
+// spectrumPoints samples a histogram's percentile spectrum: x = 1/(1−q), y in milliseconds, ten
+// points per decade up to the resolution the sample count supports, then the maximum.
+func spectrumPoints(h *hdrhistogram.Histogram) plotter.XYs {
+	n := h.TotalCount()
+	if n == 0 {
+		return nil
+	}
+	var pts plotter.XYs
+	for i := 0; ; i++ {
+		x := math.Pow(10, float64(i)/10)
+		if x > float64(n) {
+			break
+		}
+		q := 1 - 1/x
+		pts = append(pts, plotter.XY{X: x, Y: float64(h.ValueAtQuantile(q*100)) / 1000})
+	}
+	pts = append(pts, plotter.XY{X: math.Max(float64(n), 1), Y: float64(h.Max()) / 1000})
+	return pts
+}
+
+// seriesLabel names a line: the scenario, plus the dialect when the plot has several dialects,
+// plus the metric when it has several metrics.
+func seriesLabel(k measure.Key, manyDialects, manyMetrics bool) string {
+	label := k.Scenario
+	if manyDialects {
+		label += " (" + k.Dialect + ")"
+	}
+	if manyMetrics {
+		label = string(k.Metric) + ": " + label
+	}
+	return label
+}
+
+func newPlot(title string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// noData marks an empty plot so a reader knows the absence is real, not a rendering failure.
+func noData(p *plot.Plot, what string) {
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{what}})
+	if err == nil {
+		l.TextStyle[0].Font.Size = vg.Points(14)
+		l.TextStyle[0].XAlign = draw.XCenter
+		p.Add(l)
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	p.X.Tick.Marker = plot.ConstantTicks(nil)
+	p.Y.Tick.Marker = plot.ConstantTicks(nil)
+}
+
+// lineStyle gives series i a distinct colour, and a dash pattern once colours repeat.
+func lineStyle(l *plotter.Line, i int) {
+	l.Color = plotutil.Color(i)
+	l.Width = vg.Points(1.5)
+	l.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
+}
+
+// spectrumPlot draws the percentile spectrum of every histogram of the given metrics.
+func spectrumPlot(title string, hs *measure.Histograms, metrics ...measure.Metric) *plot.Plot {
+	p := newPlot(title)
+	p.X.Label.Text = "percentile (log scale of 1/(1−q))"
+	p.Y.Label.Text = "latency (ms)"
+	var keys []measure.Key
+	dialects, metricSet := map[string]bool{}, map[measure.Metric]bool{}
+	for _, k := range hs.Keys() {
+		if slices.Contains(metrics, k.Metric) && hs.Get(k).TotalCount() > 0 {
+			keys = append(keys, k)
+			dialects[k.Dialect] = true
+			metricSet[k.Metric] = true
+		}
+	}
+	if len(keys) == 0 {
+		noData(p, "no samples recorded")
+		return p
+	}
+	maxX := 1.0
+	for i, k := range keys {
+		pts := spectrumPoints(hs.Get(k))
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			continue
+		}
+		lineStyle(l, i)
+		p.Add(l)
+		p.Legend.Add(seriesLabel(k, len(dialects) > 1, len(metricSet) > 1), l)
+		maxX = math.Max(maxX, pts[len(pts)-1].X)
+	}
+	p.X.Scale = plot.LogScale{}
+	p.X.Min = 1
+	p.X.Max = math.Pow(10, math.Ceil(math.Log10(maxX)))
+	if p.X.Max < 10 {
+		p.X.Max = 10
+	}
+	p.X.Tick.Marker = plot.TickerFunc(ninesTicker)
+	p.Y.Min = 0
+	return p
+}
+
+// timelineFigure stacks three plots sharing the time axis: streams, frames per second, and
+// errors and violations per second.
+func timelineFigure(title string, points []measure.TimelinePoint) figure {
+	series := func(get func(measure.TimelinePoint) int64) plotter.XYs {
+		xy := make(plotter.XYs, len(points))
+		for i, pt := range points {
+			xy[i] = plotter.XY{X: float64(pt.Second), Y: float64(get(pt))}
+		}
+		return xy
+	}
+	type line struct {
+		label string
+		get   func(measure.TimelinePoint) int64
+	}
+	panel := func(title, yLabel string, lines ...line) *plot.Plot {
+		p := newPlot(title)
+		p.Title.TextStyle.Font.Size = vg.Points(12)
+		p.X.Label.Text = "time since start (s)"
+		p.Y.Label.Text = yLabel
+		if len(points) == 0 {
+			noData(p, "no timeline recorded")
+			return p
+		}
+		for i, ln := range lines {
+			l, err := plotter.NewLine(series(ln.get))
+			if err != nil {
+				continue
+			}
+			lineStyle(l, i)
+			p.Add(l)
+			p.Legend.Add(ln.label, l)
+		}
+		p.Y.Min = 0
+		p.X.Min = 0
+		p.X.Tick.Marker = plot.TickerFunc(countTicks)
+		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
+		return p
+	}
+	rows := [][]*plot.Plot{
+		{panel(title+": streams", "streams",
+			line{"active streams", func(p measure.TimelinePoint) int64 { return p.Active }},
+			line{"sessions started/s", func(p measure.TimelinePoint) int64 { return p.Started }},
+			line{"sessions completed/s", func(p measure.TimelinePoint) int64 { return p.Completed }})},
+		{panel(title+": frames", "frames per second",
+			line{"frames/s", func(p measure.TimelinePoint) int64 { return p.Frames }})},
+		{panel(title+": errors", "count per second",
+			line{"errors/s", func(p measure.TimelinePoint) int64 { return p.Errors }},
+			line{"violations/s", func(p measure.TimelinePoint) int64 { return p.Violations }})},
+	}
+	return figure{name: PlotTimeline, width: figureWidth, height: 10 * vg.Inch, draw: func(c draw.Canvas) {
+		tiles := draw.Tiles{Rows: 3, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
+			PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(16)}
+		canvases := plot.Align(rows, tiles, c)
+		for i := range rows {
+			rows[i][0].Draw(canvases[i][0])
+		}
+	}}
+}
+
+// countTicks labels a count or seconds axis with whole numbers at a 1-2-5 step, about six major
+// ticks, and four minor ticks between them.
+func countTicks(min, max float64) []plot.Tick {
+	span := max - min
+	if span <= 0 {
+		return []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'f', -1, 64)}}
+	}
+	base := math.Pow(10, math.Floor(math.Log10(span/8)))
+	step := base
+	for _, mult := range []float64{1, 2, 5, 10} {
+		if step = mult * base; span/step <= 8 {
+			break
+		}
+	}
+	if step < 1 && span >= 1 {
+		step = 1
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(min/step) * step; v <= max+step/1e9; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		for m := 1; m < 5; m++ {
+			if mv := v + float64(m)*step/5; mv <= max {
+				ticks = append(ticks, plot.Tick{Value: mv})
+			}
+		}
+	}
+	return ticks
+}
+
+// violationsFigure sizes the bar chart to the number of broken rules so bars stay readable.
+func violationsFigure(title string, s *measure.Summary) figure {
+	rules := 0
+	for _, n := range s.Violations {
+		if n > 0 {
+			rules++
+		}
+	}
+	height := max(3*vg.Inch, 1.5*vg.Inch+vg.Length(rules)*0.5*vg.Inch)
+	return figure{name: PlotViolations, width: figureWidth, height: height, draw: violationsPlot(title, s).Draw}
+}
+
+// violationsPlot is a horizontal bar per broken rule, most frequent at the top.
+func violationsPlot(title string, s *measure.Summary) *plot.Plot {
+	p := newPlot(title)
+	p.X.Label.Text = "streams with the violation (count)"
+	p.Y.Label.Text = "rule"
+	var rules []string
+	var counts plotter.Values
+	sorted := sortedRules(s.Violations)
+	// Bars are drawn bottom-up: reverse so the most frequent rule is on top.
+	for i := len(sorted) - 1; i >= 0; i-- {
+		if n := s.Violations[sorted[i]]; n > 0 {
+			rules = append(rules, string(sorted[i]))
+			counts = append(counts, float64(n))
+		}
+	}
+	if len(rules) == 0 {
+		noData(p, "no violations: every checked rule held")
+		return p
+	}
+	bars, err := plotter.NewBarChart(counts, vg.Points(18))
+	if err != nil {
+		noData(p, "cannot draw: "+err.Error())
+		return p
+	}
+	bars.Horizontal = true
+	bars.Color = color.RGBA{R: 200, G: 40, B: 40, A: 255}
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	p.Legend.Add("streams with the violation", bars)
+	p.Legend.Top, p.Legend.Left = false, false
+	p.NominalY(rules...)
+	p.Y.Min, p.Y.Max = -0.6, float64(len(rules))-0.4
+	p.X.Min = 0
+	p.X.Tick.Marker = plot.TickerFunc(countTicks)
+	labels := make([]string, len(counts))
+	xys := make(plotter.XYs, len(counts))
+	for i, c := range counts {
+		labels[i] = " " + strconv.FormatFloat(c, 'f', 0, 64)
+		xys[i] = plotter.XY{X: c, Y: float64(i)}
+	}
+	if l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
+		for i := range l.TextStyle {
+			l.TextStyle[i].YAlign = draw.YCenter
+		}
+		p.Add(l)
+	}
+	p.X.Max = slices.Max(counts) * 1.3
+	return p
+}

@@ -1,0 +1,167 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// Output file names written by Render (plots are listed by the Plot* constants).
+const (
+	HTMLFile     = "report.html"
+	MarkdownFile = "report.md"
+)
+
+// Render reads the run saved in dir and writes, in dir, every plot as PNG and SVG, report.html
+// (self-contained: plots embedded) and report.md (for CI job summaries). The output depends
+// only on the saved data, so re-rendering a run gives the same files.
+func Render(dir string) error {
+	r, err := measure.ReadRun(dir)
+	if err != nil {
+		return err
+	}
+	return RenderRun(dir, r)
+}
+
+// RenderRun writes r's plots, report.html and report.md into dir.
+func RenderRun(dir string, r *measure.Run) error {
+	figs, titles := runFigures(r)
+	plots, err := writeFigures(dir, figs, titles)
+	if err != nil {
+		return err
+	}
+	var md bytes.Buffer
+	WriteMarkdown(&md, r)
+	if err := os.WriteFile(filepath.Join(dir, MarkdownFile), md.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", MarkdownFile, err)
+	}
+	var html bytes.Buffer
+	if err := writeHTML(&html, r, plots); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", HTMLFile, err)
+	}
+	return nil
+}
+
+// WriteMarkdown writes the run's report as GitHub-flavoured Markdown: verdict, run settings,
+// latency, counters, violations, leaks and violation samples (frames are in report.html).
+func WriteMarkdown(w io.Writer, r *measure.Run) {
+	s := &r.Summary
+	fmt.Fprintf(w, "# streambench run %s\n\n", mdCell(s.RunID))
+	fmt.Fprintf(w, "**Verdict: %s**\n\n", boolText(s.Verdict.Pass, "PASS", "FAIL"))
+	for _, reason := range s.Verdict.Reasons {
+		fmt.Fprintf(w, "- %s\n", mdCell(reason))
+	}
+	if len(s.Verdict.Reasons) > 0 {
+		fmt.Fprint(w, "\n")
+	}
+	ov := overviewTable(s)
+	ov.Header = []string{"setting", "value"}
+	for _, t := range []table{ov, metricsTable(s), countersTable(s), violationsTable(s), leaksTable(s), samplesTable(r.Samples)} {
+		t.writeMarkdown(w, "##")
+	}
+	fmt.Fprint(w, "## Plots\n\n")
+	figs, titles := runFigures(&measure.Run{})
+	for _, f := range figs {
+		fmt.Fprintf(w, "- [%s](%s.png) ([SVG](%s.svg))\n", titles[f.name], f.name, f.name)
+	}
+}
+
+type htmlTable struct {
+	table
+}
+
+// Cell reports whether column i is numeric, for alignment.
+func (t htmlTable) IsRight(i int) bool { return i < len(t.Right) && t.Right[i] }
+
+type htmlPlot struct {
+	Title string
+	Name  string
+	Src   template.URL
+}
+
+type htmlData struct {
+	Summary *measure.Summary
+	Verdict string
+	Run     htmlTable
+	Plots   []htmlPlot
+	Tables  []htmlTable
+	Samples []measure.ViolationSample
+}
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"frames": func(f []string) string { return strings.Join(f, "\n") },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>streambench run {{.Summary.RunID}}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+.verdict { padding: .6em 1em; border-radius: 4px; font-weight: bold; }
+.PASS { background: #e3f6e3; color: #135e13; } .FAIL { background: #fbe4e4; color: #8a1212; }
+table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; }
+th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; border: 1px solid #eee; }
+figure { margin: 1em 0; } figcaption { font-size: .9em; color: #555; }
+details { margin: .4em 0; } summary { cursor: pointer; }
+pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; white-space: pre-wrap; word-break: break-all; }
+</style>
+</head>
+<body>
+<h1>streambench run {{.Summary.RunID}}</h1>
+<p class="verdict {{.Verdict}}">Verdict: {{.Verdict}}</p>
+{{with .Summary.Verdict.Reasons}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{template "table" .Run}}
+<h2>Plots</h2>
+{{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}} ({{.Name}}.png, {{.Name}}.svg)</figcaption></figure>
+{{end}}
+{{range .Tables}}{{template "table" .}}{{end}}
+<h2>Violation samples</h2>
+{{range .Samples}}<details><summary><b>{{.Rule}}</b> session {{.Session}} ({{.Scenario}}, {{.Dialect}}, seed {{.Seed}}): {{.Detail}}</summary>
+<pre>{{frames .Frames}}</pre></details>
+{{else}}<p>None.</p>
+{{end}}
+</body>
+</html>
+{{define "table"}}<h2>{{.Title}}</h2>
+{{if .Rows}}<table>
+<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>
+{{else}}<p>None.</p>
+{{end}}{{end}}`))
+
+func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
+	s := &r.Summary
+	ov := overviewTable(s)
+	ov.Header = []string{"setting", "value"}
+	data := htmlData{
+		Summary: s,
+		Verdict: boolText(s.Verdict.Pass, "PASS", "FAIL"),
+		Run:     htmlTable{ov},
+		Samples: r.Samples,
+	}
+	for _, p := range plots {
+		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Name: p.Name,
+			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))})
+	}
+	for _, t := range []table{metricsTable(s), countersTable(s), violationsTable(s), leaksTable(s)} {
+		data.Tables = append(data.Tables, htmlTable{t})
+	}
+	if err := reportTemplate.Execute(w, data); err != nil {
+		return fmt.Errorf("render %s: %w", HTMLFile, err)
+	}
+	return nil
+}

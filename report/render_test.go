@@ -1,0 +1,171 @@
+package report_test
+
+import (
+	"bytes"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/report"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./report -update to accept):\n%s", name, firstDiff(string(got), string(want)))
+	}
+}
+
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
+		}
+	}
+	return ""
+}
+
+func goldenRun(t *testing.T) string {
+	return writeFixture(t, runOptions{seed: 1, violations: map[protocol.Rule]int64{protocol.RConverge: 3, protocol.RToolGate: 1},
+		leak: true, httpErrors: 4})
+}
+
+func TestSummaryGolden(t *testing.T) {
+	t.Parallel()
+	dir := goldenRun(t)
+	got, err := os.ReadFile(filepath.Join(dir, measure.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.json", got)
+}
+
+func TestRenderGoldenMarkdownAndPlots(t *testing.T) {
+	t.Parallel()
+	dir := goldenRun(t)
+	if err := report.Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.md", md)
+
+	for _, name := range []string{report.PlotTimeToFirstChunk, report.PlotChunkGap, report.PlotCancel, report.PlotTimeline, report.PlotViolations} {
+		f, err := os.Open(filepath.Join(dir, name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s.png: %v", name, err)
+		}
+		if b := img.Bounds(); b.Dx() < 900 || b.Dy() < 250 {
+			t.Errorf("%s.png is %dx%d, want at least 900x250", name, b.Dx(), b.Dy())
+		}
+		st, err := os.Stat(filepath.Join(dir, name+".png"))
+		if err != nil || st.Size() < 10_000 {
+			t.Errorf("%s.png: %v, size %d: want a non-trivial image", name, err, st.Size())
+		}
+		svg, err := os.ReadFile(filepath.Join(dir, name+".svg"))
+		if err != nil || !bytes.Contains(svg, []byte("<svg")) {
+			t.Errorf("%s.svg: %v, not an SVG", name, err)
+		}
+	}
+
+	if err := report.Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if !bytes.Equal(md, again) {
+		t.Error("re-rendering changed report.md: output is not deterministic")
+	}
+}
+
+func TestRenderHTML(t *testing.T) {
+	t.Parallel()
+	dir := goldenRun(t)
+	if err := report.Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(html)
+	for _, want := range []string{
+		"data:image/png;base64,",                // plots embedded
+		"<details>",                             // a sample is expandable
+		"&lt;script&gt;alert(1)&lt;/script&gt;", // frames escaped
+		"R-converge",                            // violations table
+		"streambench_open_streams",              // the leak
+		"Verdict: FAIL",                         // verdict
+		`<td class="num">`,                      // numbers right-aligned
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(s, "<script>") {
+		t.Error("report.html contains an unescaped <script> from a frame")
+	}
+	if n := strings.Count(s, "<img "); n != 5 {
+		t.Errorf("report.html has %d images, want 5", n)
+	}
+	if strings.Contains(s, `src="#ZgotmplZ"`) {
+		t.Error("html/template rejected an embedded image URL")
+	}
+}
+
+func TestRenderEmptyRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := measure.WriteRun(dir, &measure.Run{Summary: measure.Summary{RunID: "empty"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Render(dir); err != nil {
+		t.Fatalf("an empty run must still render: %v", err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if !strings.Contains(string(md), "None.") {
+		t.Errorf("empty tables should say None:\n%s", md)
+	}
+}
+
+func TestRenderMissingDir(t *testing.T) {
+	t.Parallel()
+	err := report.Render(filepath.Join(t.TempDir(), "missing"))
+	if err == nil || !strings.Contains(err.Error(), "run directory") {
+		t.Errorf("Render of a missing dir: %v, want an error naming the run directory", err)
+	}
+}

@@ -1,0 +1,246 @@
+// Package report turns a run's saved results into what people read: plots (PNG and SVG),
+// report.html, report.md, a comparison of two runs, the CI gate and the capacity sweep. It only
+// reads measure.Run values, so any run can be re-rendered without re-running the load.
+//
+// All output is deterministic for a given run: no current time, fixed number formats, sorted
+// keys. Latencies are shown in milliseconds with three decimals (microsecond resolution).
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// table is one rendered table, shared by the Markdown, HTML and text outputs so they never
+// disagree.
+type table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	// Right marks numeric columns (right-aligned in Markdown and HTML).
+	Right []bool
+}
+
+// ms formats microseconds as milliseconds with microsecond resolution.
+func ms(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64) }
+
+// msf formats a float number of microseconds as milliseconds.
+func msf(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
+
+// pct formats a fraction as a percentage with three decimals.
+func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
+
+// num formats a count.
+func num(v int64) string { return strconv.FormatInt(v, 10) }
+
+// float formats a gauge value compactly and deterministically.
+func float(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+func boolText(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
+}
+
+func overviewTable(s *measure.Summary) table {
+	c := s.Config
+	rows := [][]string{
+		{"run", s.RunID},
+		{"verdict", boolText(s.Verdict.Pass, "PASS", "FAIL")},
+		{"started", s.Started.UTC().Format(time.RFC3339)},
+		{"duration", s.Ended.Sub(s.Started).Round(time.Millisecond).String()},
+	}
+	add := func(name, v string) {
+		if v != "" && v != "0" {
+			rows = append(rows, []string{name, v})
+		}
+	}
+	if s.Interrupted {
+		add("interrupted", "yes (stopped before the planned end)")
+	}
+	add("target", c.Target)
+	add("dialects", strings.Join(c.Dialects, ", "))
+	add("clients", strconv.Itoa(c.Clients))
+	if c.Rate > 0 {
+		add("rate", float(c.Rate)+"/s "+c.Arrival)
+	}
+	add("max in-flight", strconv.Itoa(c.MaxInflight))
+	add("stages", c.Stages)
+	if c.Duration > 0 {
+		add("planned duration", c.Duration.String())
+	}
+	add("sessions", num(c.Sessions))
+	if c.Warmup > 0 {
+		add("warmup", c.Warmup.String())
+	}
+	if c.ThinkTime > 0 {
+		add("think time", c.ThinkTime.String())
+	}
+	add("mix", c.Mix)
+	add("seed", strconv.FormatUint(c.Seed, 10))
+	add("faults", strings.Join(c.Faults, ", "))
+	if c.HTTP2 {
+		add("http", "HTTP/2 (h2c)")
+	}
+	add("thresholds", strings.Join(c.Thresholds, ", "))
+	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
+		add(k, c.Extra[k])
+	}
+	e := s.Environment
+	add("environment", strings.TrimSpace(fmt.Sprintf("%s %s/%s, %d CPUs", e.GoVersion, e.OS, e.Arch, e.CPUs)))
+	add("git revision", e.GitRevision)
+	add("host", e.Hostname)
+	return table{Title: "Run", Header: []string{"", ""}, Rows: rows}
+}
+
+func metricsTable(s *measure.Summary) table {
+	t := table{
+		Title:  "Latency (ms)",
+		Header: []string{"metric", "scenario", "dialect", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean"},
+		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true},
+	}
+	metrics := slices.Clone(s.Metrics)
+	slices.SortStableFunc(metrics, func(a, b measure.MetricSummary) int { return a.Key.Compare(b.Key) })
+	for _, m := range metrics {
+		t.Rows = append(t.Rows, []string{string(m.Metric), m.Scenario, m.Dialect, num(m.Count),
+			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P99), ms(m.P999), ms(m.Max), msf(m.Mean)})
+	}
+	return t
+}
+
+func countersTable(s *measure.Summary) table {
+	c := s.Counters
+	t := table{Title: "Counters", Header: []string{"counter", "value"}, Right: []bool{false, true}}
+	row := func(name, v string) { t.Rows = append(t.Rows, []string{name, v}) }
+	row("sessions started", num(c.SessionsStarted))
+	row("sessions ok", num(c.SessionsOK))
+	row("sessions failed", num(c.SessionsFailed))
+	row("sessions aborted (on purpose)", num(c.SessionsAborted))
+	row("scripted errors", num(c.ScriptedErrors))
+	row("unscripted errors", num(c.Errors()))
+	row("error rate", pct(c.ErrorRate()))
+	for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
+		row(fmt.Sprintf("HTTP %d", code), num(c.HTTPErrors[code]))
+	}
+	row("transport errors", num(c.TransportErrors))
+	row("decode errors", num(c.DecodeErrors))
+	row("frames", num(c.Frames))
+	row("bytes", num(c.Bytes))
+	row("late starts", num(c.LateStarts))
+	row("dropped starts", num(c.DroppedStarts))
+	row("record errors", num(c.RecordErrors))
+	row("violations", num(s.TotalViolations()))
+	return t
+}
+
+// sortedRules returns the rules with a count, most frequent first, then by name.
+func sortedRules(v map[protocol.Rule]int64) []protocol.Rule {
+	rules := slices.Collect(maps.Keys(v))
+	slices.SortFunc(rules, func(a, b protocol.Rule) int {
+		if v[a] != v[b] {
+			if v[a] > v[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	return rules
+}
+
+func violationsTable(s *measure.Summary) table {
+	t := table{Title: "Violations by rule", Header: []string{"rule", "count"}, Right: []bool{false, true}}
+	for _, r := range sortedRules(s.Violations) {
+		if s.Violations[r] > 0 {
+			t.Rows = append(t.Rows, []string{string(r), num(s.Violations[r])})
+		}
+	}
+	return t
+}
+
+func leaksTable(s *measure.Summary) table {
+	t := table{Title: "Leak check", Header: []string{"source", "gauge", "before", "after", "delta", "tolerance", "verdict"},
+		Right: []bool{false, false, true, true, true, true, false}}
+	for _, l := range s.Leaks {
+		t.Rows = append(t.Rows, []string{l.Source, l.Name, float(l.Before), float(l.After), float(l.Delta),
+			float(l.Tolerance), boolText(l.OK, "ok", "LEAK")})
+	}
+	return t
+}
+
+func samplesTable(samples []measure.ViolationSample) table {
+	t := table{Title: "Violation samples", Header: []string{"rule", "session", "scenario", "dialect", "seed", "frames", "detail"},
+		Right: []bool{false, false, false, false, true, true, false}}
+	for _, v := range samples {
+		t.Rows = append(t.Rows, []string{string(v.Rule), v.Session, v.Scenario, v.Dialect,
+			strconv.FormatUint(v.Seed, 10), strconv.Itoa(len(v.Frames)), v.Detail})
+	}
+	return t
+}
+
+// mdCell escapes what would break a GitHub table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	// GitHub renders inline HTML in tables; escape it so frames and details show as text.
+	s = strings.ReplaceAll(s, "&", "&amp;")
+	s = strings.ReplaceAll(s, "<", "&lt;")
+	s = strings.ReplaceAll(s, ">", "&gt;")
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// writeMarkdown writes t as a GitHub-flavoured table; an empty table becomes a "none" line.
+func (t table) writeMarkdown(w io.Writer, level string) {
+	if t.Title != "" {
+		fmt.Fprintf(w, "%s %s\n\n", level, t.Title)
+	}
+	if len(t.Rows) == 0 {
+		fmt.Fprint(w, "None.\n\n")
+		return
+	}
+	cells := func(row []string) {
+		fmt.Fprint(w, "|")
+		for _, c := range row {
+			fmt.Fprintf(w, " %s |", mdCell(c))
+		}
+		fmt.Fprint(w, "\n")
+	}
+	cells(t.Header)
+	fmt.Fprint(w, "|")
+	for i := range t.Header {
+		if i < len(t.Right) && t.Right[i] {
+			fmt.Fprint(w, "---:|")
+		} else {
+			fmt.Fprint(w, "---|")
+		}
+	}
+	fmt.Fprint(w, "\n")
+	for _, r := range t.Rows {
+		cells(r)
+	}
+	fmt.Fprint(w, "\n")
+}
+
+// writeText writes t aligned in columns for a terminal.
+func (t table) writeText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if t.Title != "" {
+		fmt.Fprintf(tw, "%s\n", t.Title)
+	}
+	fmt.Fprintln(tw, strings.Join(t.Header, "\t")+"\t")
+	for _, r := range t.Rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+	}
+	return tw.Flush()
+}
