@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -90,12 +91,24 @@ type Config struct {
 	// Extra is recorded in the results' config as is.
 	Extra map[string]string
 
+	// OnSessionEnd, when set, is called once per measured session as it ends, from the
+	// session's goroutine: it must be safe for concurrent use and quick.
+	OnSessionEnd func(SessionEnd)
 	// OnProgress, when set, is called once a second from the run's collector goroutine.
 	OnProgress func(Progress)
 	// Interrupt, when closed, stops new sessions early (first Ctrl-C): in-flight ones get the
 	// grace period, and the results are marked interrupted. Cancelling Run's context instead
 	// cancels in-flight streams at once (second Ctrl-C); results are still returned.
 	Interrupt <-chan struct{}
+}
+
+// SessionEnd describes one finished session, for callers that aggregate per scenario ×
+// dialect (the run command's summary table).
+type SessionEnd struct {
+	Scenario, Dialect string
+	// Outcome is ok, failed, aborted (by the client, as scripted) or cut (by the run's stop).
+	Outcome    string
+	Violations []protocol.Violation
 }
 
 // Progress is the run's state, reported once a second.

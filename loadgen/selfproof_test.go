@@ -71,7 +71,7 @@ func mixOf(t *testing.T, scenarioNames []string, profiles string) *Mix {
 
 // Client profiles for the self-proof mixes.
 const (
-	optedInAll = "  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}, {slug: anthropic-all, includeThinking: true, includeToolCalls: true}]}\n"
+	optedInAll  = "  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}, {slug: anthropic-all, includeThinking: true, includeToolCalls: true}]}\n"
 	optedInNone = "  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-none}, {slug: anthropic-none}]}\n"
 	legacyAll   = "  - {dialect: sim-chat, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}]}\n"
 	canvas      = "  - {dialect: sim-canvas, weight: 1, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n"

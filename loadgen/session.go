@@ -119,6 +119,15 @@ func visible(p *sessionPlan, tool bool) bool {
 // count from there, so queueing before the start is not hidden. capture > 0 keeps that many raw
 // frames and makes the session a replay (nothing counted, violations only returned).
 func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
+	res := r.stream(ctx, p, intended, capture)
+	if capture == 0 && r.cfg.OnSessionEnd != nil {
+		r.cfg.OnSessionEnd(SessionEnd{Scenario: p.pick.Scenario, Dialect: p.label, Outcome: res.outcome, Violations: res.violations})
+	}
+	return res
+}
+
+// stream is runSession's body.
+func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
 	counting := capture == 0
 	rec := r.rec
 	m := rec.session(p.pick.Index, p.pick.Scenario, p.label, counting && !intended.Before(r.warmupEnd))
