@@ -113,13 +113,13 @@ func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn) ScriptTurn {
 	segments = append(segments, segment{kind: StepThinking, text: text, cuts: cuts})
 	text, cuts = textCuts(turn.Text, rng(seed, "text", ti))
 	segments = append(segments, segment{kind: StepText, text: text, cuts: cuts})
-	total := 0
 	for ci, tc := range turn.ToolCalls {
 		call := renderToolCall(seed, ti, ci, tc)
 		st.ToolCalls = append(st.ToolCalls, call)
 		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, "tool-split", ti, ci), call.Arguments)})
 	}
 	perFrame := max(s.Timing.TokensPerFrame, 1)
+	total := 0
 	for _, seg := range segments {
 		total += (len(seg.cuts) + perFrame - 1) / perFrame
 	}
