@@ -136,3 +136,19 @@ func BenchmarkNewStream(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkResetStream measures per-stream setup when a worker reuses one decoder.
+func BenchmarkResetStream(b *testing.B) {
+	in := []byte(dataFrame)
+	r := bytes.NewReader(in)
+	d := NewDecoder(r)
+	var e Event
+	b.ReportAllocs()
+	for range b.N {
+		r.Reset(in)
+		d.Reset(r)
+		if err := d.Next(&e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -166,6 +166,20 @@ func NewDecoderLimits(r io.Reader, l Limits) *Decoder {
 	return &Decoder{r: r, limits: l, buf: make([]byte, size), nextLF: -1}
 }
 
+// Reset makes d decode a new stream from r with the same limits, keeping its buffers (unless
+// a long line or event grew them past their usual size) so a worker that opens stream after
+// stream allocates nothing per stream.
+func (d *Decoder) Reset(r io.Reader) {
+	buf, data := d.buf, d.data[:0]
+	if len(buf) > maxReadSize {
+		buf = make([]byte, min(minReadSize, d.limits.MaxLine+2))
+	}
+	if cap(data) > maxReadSize {
+		data = nil
+	}
+	*d = Decoder{r: r, limits: d.limits, buf: buf, data: data, typ: d.typ[:0], nextLF: -1, types: d.types}
+}
+
 // Comments returns the number of comment lines seen so far (e.g. compose ": ping" heartbeats).
 func (d *Decoder) Comments() int64 { return d.comments }
 

@@ -628,3 +628,31 @@ func TestDecodeIdleStreamIsSmall(t *testing.T) {
 		t.Errorf("read buffer %d bytes after one tiny event, want %d", len(d.buf), minReadSize)
 	}
 }
+
+// TestDecodeReset checks a reset decoder starts clean (no BOM state, ID, pending data, counts
+// or sticky error carried over) and reuses its buffers.
+func TestDecodeReset(t *testing.T) {
+	t.Parallel()
+	d := NewDecoderLimits(strings.NewReader("id: 1\n: c\ndata: a\n\ndata: pending"), Limits{MaxLine: 100})
+	got, err := decodeAll(d)
+	if err != io.EOF || len(got) != 1 || !d.Truncated() {
+		t.Fatalf("first stream: %s, %v", fmtEvents(got), err)
+	}
+	d.Reset(strings.NewReader("\uFEFFdata: b\n\n"))
+	got, err = decodeAll(d)
+	if err != io.EOF || !eventsEqual(got, []Event{ev("", "b", "")}) {
+		t.Fatalf("after Reset: %s, %v", fmtEvents(got), err)
+	}
+	if d.Comments() != 0 || d.Truncated() || d.BytesRead() != 12 || d.LastEventID() != "" {
+		t.Errorf("state carried over: comments %d truncated %v bytes %d id %q", d.Comments(), d.Truncated(), d.BytesRead(), d.LastEventID())
+	}
+	// Limits survive a reset, and a sticky error does not.
+	d.Reset(strings.NewReader(strings.Repeat("x", 200)))
+	if _, err := decodeAll(d); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("err = %v, want ErrLineTooLong with the kept limit", err)
+	}
+	d.Reset(strings.NewReader("data: c\n\n"))
+	if got, err := decodeAll(d); err != io.EOF || len(got) != 1 {
+		t.Fatalf("after Reset from error: %s, %v", fmtEvents(got), err)
+	}
+}

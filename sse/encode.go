@@ -25,6 +25,9 @@ func NewEncoder(w io.Writer) *Encoder {
 	return &Encoder{w: w, buf: make([]byte, 0, 512)}
 }
 
+// Reset makes e write to w, keeping its buffer.
+func (e *Encoder) Reset(w io.Writer) { e.w = w }
+
 // Validate reports whether ev can be encoded: Type must not contain CR or LF, and ID must not
 // contain CR, LF or NUL (a decoder ignores an id with NUL, so it would be silently lost).
 func (ev *Event) Validate() error {

@@ -167,3 +167,20 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestEncoderReset checks Reset redirects output.
+func TestEncoderReset(t *testing.T) {
+	t.Parallel()
+	var first, second bytes.Buffer
+	e := NewEncoder(&first)
+	if err := e.Data([]byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	e.Reset(&second)
+	if err := e.Data([]byte("2")); err != nil {
+		t.Fatal(err)
+	}
+	if first.String() != "data: 1\n\n" || second.String() != "data: 2\n\n" {
+		t.Errorf("first %q, second %q", first.String(), second.String())
+	}
+}
