@@ -264,3 +264,47 @@ func BenchmarkCheckerChunk(b *testing.B) {
 		i++
 	}
 }
+
+// plainChunk must agree with encoding/json whenever it takes the fast path.
+func FuzzPlainChunk(f *testing.F) {
+	f.Add([]byte(`{"blockId":"b1","chunk":"Hello"}`))
+	f.Add([]byte(`{"blockId":"b1","chunk":"日本 résumé"}`))
+	f.Add([]byte(`{"blockId":"b1","chunk":"a\"b"}`))
+	f.Add([]byte("{\"blockId\":\"b1\",\"chunk\":\"\xff\"}"))
+	f.Add([]byte(`{"blockId":"b1","chunk":""}`))
+	f.Add([]byte(`{"blockId":"b1","chunk":"x"} `))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		id, chunk, ok := plainChunk(data)
+		if !ok {
+			return
+		}
+		var fr frame
+		if err := json.Unmarshal(data, &fr); err != nil {
+			t.Fatalf("fast path accepted %q, encoding/json rejects it: %v", data, err)
+		}
+		if fr.Event != nil || fr.BlockID == nil || fr.Chunk == nil || *fr.BlockID != string(id) || *fr.Chunk != string(chunk) || *fr.Chunk == "" {
+			t.Fatalf("fast path read %q/%q from %q, encoding/json %+v", id, chunk, data, fr)
+		}
+	})
+}
+
+func TestPlainChunkFastPath(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		data string
+		ok   bool
+	}{
+		{`{"blockId":"b1","chunk":"Hello"}`, true},                 // the writer's shape
+		{`{"blockId":"b1","chunk":" 日本"}`, true},                   // raw UTF-8 needs no unescaping
+		{`{"blockId":"b1","chunk":"a\nb"}`, false},                 // escapes take the general path
+		{`{"blockId":"b1","chunk":""}`, false},                     // an empty chunk is a framing error there
+		{`{"blockId":"b1","chunk":"x","event":"thinking"}`, false}, // extra keys
+		{`{"chunk":"x","blockId":"b1"}`, false},                    // other key order
+		{"{\"blockId\":\"b1\",\"chunk\":\"\xc3\"}", false},         // invalid UTF-8 is replaced by encoding/json
+	}
+	for _, tc := range cases {
+		if _, _, ok := plainChunk([]byte(tc.data)); ok != tc.ok {
+			t.Errorf("plainChunk(%q) ok = %t, want %t", tc.data, ok, tc.ok)
+		}
+	}
+}

@@ -200,6 +200,25 @@ func (t *Tracker) Chunk(blockID, chunk string) {
 	b.n += len(chunk)
 }
 
+// ChunkBytes is Chunk for a chunk still in the decoder's buffer. The common case, a chunk that
+// continues the expected text of a known block, allocates nothing.
+func (t *Tracker) ChunkBytes(blockID, chunk []byte) {
+	if t.optedIn {
+		for i := range t.blocks {
+			b := &t.blocks[i]
+			if b.id != string(blockID) || !b.ok {
+				continue
+			}
+			if want := t.segment(b.resets); len(want)-b.n >= len(chunk) && want[b.n:b.n+len(chunk)] == string(chunk) {
+				b.n += len(chunk)
+				return
+			}
+			break
+		}
+	}
+	t.Chunk(string(blockID), string(chunk))
+}
+
 func (t *Tracker) legacyChunk(chunk string) {
 	final := t.exp.FinalText()
 	settled := chunk == final
