@@ -171,10 +171,9 @@ func TestSelfProofFaults(t *testing.T) {
 	}{
 		// Intermediate text never retracted: the opted-in answer does not converge.
 		{"no-reset", []string{"preamble-tool", "tool-chain"}, optedInAll + canvas, []protocol.Rule{protocol.RConverge}, nil},
-		// A reset in the final turn breaks the reset scope. The simchat tracker keeps the text
-		// across an out-of-scope reset, so the re-sent final text is also reported as
-		// R-converge (tracker.go means to avoid that double report; reported to the lead).
-		{"reset-in-final", []string{"plain-answer"}, optedInAll + canvas, []protocol.Rule{protocol.RResetScope}, []protocol.Rule{protocol.RConverge}},
+		// A reset in the final turn breaks the reset scope (and only that: the client clears
+		// the block and the runtime re-sends the final text, so the answer still converges).
+		{"reset-in-final", []string{"plain-answer"}, optedInAll + canvas, []protocol.Rule{protocol.RResetScope}, nil},
 		// Thinking sent as chunks: it pollutes the answer, and the thinking frames the policy
 		// promises are missing.
 		{"leak-thinking", []string{"thinking-answer"}, optedInAll, []protocol.Rule{protocol.RNoThinkingAnswer}, []protocol.Rule{protocol.RConverge, protocol.RThinkingGate}},

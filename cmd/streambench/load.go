@@ -21,6 +21,7 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -201,7 +202,7 @@ func runLoad(args []string) error {
 	if err != nil {
 		return err
 	}
-	return finishRun(run, table, *out, nil)
+	return finishRun(run, table, *out, report.Render)
 }
 
 // keyTable aggregates sessions and violations per scenario × dialect for the summary table.

@@ -16,6 +16,7 @@ import (
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -66,7 +67,7 @@ func runRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	return finishRun(run, table, *out, nil)
+	return finishRun(run, table, *out, report.Render)
 }
 
 // smallRun: runs this small play the mock and runtime in process (quicker start, and the
