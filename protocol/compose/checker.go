@@ -8,6 +8,7 @@ import (
 	"maps"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
@@ -122,6 +123,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case `"[DONE]"`:
 		c.v.add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
 		return c.onDone()
+	}
+	if text, ok := plainText(data); ok && c.terminals == 0 && c.textOK &&
+		len(c.allText)-c.textN >= len(text) && c.allText[c.textN:c.textN+len(text)] == string(text) {
+		c.textN += len(text)
+		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text)}
 	}
 	var h head
 	if err := json.Unmarshal(data, &h); err != nil || len(data) == 0 || data[0] != '{' {
@@ -517,4 +523,42 @@ func deref(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// plainText recognizes the text delta exactly as the Writer encodes it,
+// {"choices":[{"delta":{"content":"…"}}]} with a non-empty string that needs no unescaping,
+// without decoding JSON: it is nearly every frame of a stream, and the checker's per-event cost
+// is the load generator's. Anything else takes the general path, which reaches the same verdict.
+func plainText(data []byte) ([]byte, bool) {
+	const open, end = `{"choices":[{"delta":{"content":"`, `"}}]}`
+	rest, found := bytes.CutPrefix(data, []byte(open))
+	if !found {
+		return nil, false
+	}
+	text, rest, ok := cutPlainString(rest)
+	if !ok || len(text) == 0 || string(rest) != end {
+		return nil, false
+	}
+	return text, true
+}
+
+// cutPlainString splits b at the closing quote of a JSON string body that has no escapes, no
+// control characters and only valid UTF-8 (so its bytes are its decoded value); rest starts at
+// the closing quote.
+func cutPlainString(b []byte) (value, rest []byte, ok bool) {
+	ascii := true
+	for i, c := range b {
+		switch {
+		case c == '"':
+			if !ascii && !utf8.Valid(b[:i]) {
+				return nil, nil, false
+			}
+			return b[:i], b[i:], true
+		case c == '\\' || c < 0x20:
+			return nil, nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, nil, false
 }

@@ -543,3 +543,50 @@ func BenchmarkWriterText(b *testing.B) {
 		}
 	}
 }
+
+// plainText must agree with encoding/json whenever it takes the fast path.
+func FuzzPlainText(f *testing.F) {
+	f.Add([]byte(`{"choices":[{"delta":{"content":"Hello"}}]}`))
+	f.Add([]byte(`{"choices":[{"delta":{"content":"a\"b"}}]}`))
+	f.Add([]byte("{\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}"))
+	f.Add([]byte(`{"choices":[{"delta":{"content":"日本"}}]} `))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, ok := plainText(data)
+		if !ok {
+			return
+		}
+		var h head
+		if err := json.Unmarshal(data, &h); err != nil {
+			t.Fatalf("fast path accepted %q, encoding/json rejects it: %v", data, err)
+		}
+		if h.Type != nil || len(h.Choices) != 1 || h.Choices[0].Delta.Content == nil || *h.Choices[0].Delta.Content != string(text) {
+			t.Fatalf("fast path read %q from %q, encoding/json %+v", text, data, h)
+		}
+	})
+}
+
+// BenchmarkCheckerText measures judging one text delta, the checker's hot path.
+func BenchmarkCheckerText(b *testing.B) {
+	sc := script(b, "long-answer", 1)
+	var pieces [][]byte
+	for _, st := range sc.Turns[len(sc.Turns)-1].Steps {
+		if st.Kind == scenarios.StepText {
+			pieces = append(pieces, []byte(`{"choices":[{"delta":{"content":`+string(appendJSONString(nil, st.Text))+`}}]}`))
+		}
+	}
+	s := &protocol.Session{Expected: sc.Expected()}
+	c := NewChecker(s)
+	var ev sse.Event
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == len(pieces) {
+			c, i = NewChecker(s), 0
+		}
+		ev.Data = pieces[i]
+		if c.Observe(&ev).Kind != protocol.FrameAnswer {
+			b.Fatal("not an answer frame")
+		}
+		i++
+	}
+}
