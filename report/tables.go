@@ -238,9 +238,9 @@ func (t table) writeText(w io.Writer) error {
 	if t.Title != "" {
 		fmt.Fprintf(tw, "%s\n", t.Title)
 	}
-	fmt.Fprintln(tw, strings.Join(t.Header, "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(t.Header, "\t"))
 	for _, r := range t.Rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	return tw.Flush()
 }

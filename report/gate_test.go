@@ -1,0 +1,256 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/report"
+)
+
+func TestParseThresholdErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		expr string
+		want string // part of the message
+	}{
+		{"ttfc.p99", "no comparison"},                               // no operator at all
+		{"ttfc.p99=300ms", "single '=' is for --max-regression"},    // regression syntax used as threshold
+		{"latency.p99<300ms", `unknown name "latency"`},             // unknown metric
+		{"ttfc<300ms", "needs a statistic"},                         // latency without a statistic
+		{"ttfc.p98<300ms", `unknown statistic "p98"`},               // unsupported percentile
+		{"ttfc.p99<300", "want a duration"},                         // missing unit
+		{"ttfc.p99<", "missing limit"},                              // empty limit
+		{"errors<0.1", "want a percentage such as 0.1% or a count"}, // fraction without %
+		{"errors<150%", "between 0% and 100%"},                      // impossible percentage
+		{"errors.p99<1%", "takes no statistic"},                     // statistic on a count
+		{"violations==-1", "want a count"},                          // negative count
+		{"ttfc{scenario=a.p99<1s", "not closed"},                    // unclosed scope
+		{"ttfc{tenant=a}.p99<1s", `scope key "tenant"`},             // unknown scope key
+		{"ttfc{scenario}.p99<1s", "want key=value"},                 // scope without value
+		{"leaks{rule=x}==0", "takes no scope"},                      // scope on an unscoped count
+		{"ttfc{scenario=a,scenario=b}.p99<1s", "given twice"},       // duplicated scope key
+	} {
+		_, err := report.ParseThreshold(tc.expr)
+		var te *report.ThresholdError
+		if !errors.As(err, &te) {
+			t.Errorf("ParseThreshold(%q) = %v, want a *ThresholdError", tc.expr, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.expr) {
+			t.Errorf("ParseThreshold(%q) error %q: want it to quote the threshold and contain %q", tc.expr, err, tc.want)
+		}
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		expr      string
+		selector  string
+		op        string
+		limit     float64
+		isPercent bool
+	}{
+		{"ttfc.p99<300ms", "ttfc.p99", "<", 300_000, false},                               // latency in µs
+		{"gap.p99<=50ms", "gap.p99", "<=", 50_000, false},                                 // short name
+		{"chunk_gap.p999<=1s", "gap.p99.9", "<=", 1e6, false},                             // alias and p999 spelling
+		{"errors<0.1%", "errors", "<", 0.001, true},                                       // error rate
+		{"errors==0", "errors", "==", 0, false},                                           // error count
+		{"violations==0", "violations", "==", 0, false},                                   // count
+		{"violations{rule=R-converge}==0", "violations{rule=R-converge}", "==", 0, false}, // scoped count
+		{"ttfc{dialect=sim-chat, scenario=plain-answer}.p99 < 300ms", "ttfc{dialect=sim-chat,scenario=plain-answer}.p99", "<", 300_000, false}, // spaces, scope
+	} {
+		th, err := report.ParseThreshold(tc.expr)
+		if err != nil {
+			t.Errorf("ParseThreshold(%q): %v", tc.expr, err)
+			continue
+		}
+		if th.Selector.String() != tc.selector || th.Op != tc.op || math.Abs(th.Limit-tc.limit) > 1e-9 || th.Percent != tc.isPercent {
+			t.Errorf("ParseThreshold(%q) = %s %s %v (percent %v), want %s %s %v (%v)", tc.expr,
+				th.Selector, th.Op, th.Limit, th.Percent, tc.selector, tc.op, tc.limit, tc.isPercent)
+		}
+	}
+}
+
+func TestParseRegression(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		expr    string
+		wantErr string
+	}{
+		{"ttfc.p99=10%", ""},                        // percentage allowance
+		{"ttfc{scenario=a}.p50=25ms", ""},           // absolute allowance
+		{"ttfc.p99<10%", "want NAME.STAT=PERCENT"},  // threshold syntax
+		{"errors=10%", "only latency"},              // counts do not regress here
+		{"ttfc.p99=ten", "allowance \"ten\""},       // not a number
+		{"ttfc.p99==10%", "want NAME.STAT=PERCENT"}, // double equals
+	} {
+		_, err := report.ParseRegression(tc.expr)
+		if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("ParseRegression(%q) = %v, want error containing %q", tc.expr, err, tc.wantErr)
+		}
+	}
+}
+
+func mustThresholds(t *testing.T, exprs ...string) []report.Threshold {
+	t.Helper()
+	var out []report.Threshold
+	for _, e := range exprs {
+		th, err := report.ParseThreshold(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, th)
+	}
+	return out
+}
+
+func mustRegressions(t *testing.T, exprs ...string) []report.Regression {
+	t.Helper()
+	var out []report.Regression
+	for _, e := range exprs {
+		g, err := report.ParseRegression(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func TestGate(t *testing.T) {
+	t.Parallel()
+	base := fixtureRun(t, runOptions{seed: 3})
+	slow := fixtureRun(t, runOptions{seed: 3, ttfcShift: 200 * time.Millisecond})
+	broken := fixtureRun(t, runOptions{seed: 3, violations: map[protocol.Rule]int64{protocol.RTerminal: 2}})
+	leaky := fixtureRun(t, runOptions{seed: 3, leak: true})
+	erring := fixtureRun(t, runOptions{seed: 3, httpErrors: 40})
+	for _, tc := range []struct {
+		name       string
+		run        *measure.Run
+		thresholds []string
+		regress    []string
+		wantFailed []string // names of the failing checks, in order
+	}{
+		// a run passes against itself, thresholds and regressions together
+		{"self", base, []string{"ttfc.p99<500ms", "violations==0", "leaks==0"}, []string{"ttfc.p99=10%", "gap.p99=10%"}, nil},
+		// 200 ms slower time to first chunk fails the regression check, and only it
+		{"slower", slow, []string{"violations==0"}, []string{"ttfc.p99=10%", "gap.p99=10%"}, []string{"ttfc.p99=10%"}},
+		// an absolute allowance below the shift fails too
+		{"slower absolute", slow, nil, []string{"ttfc.p50=150ms"}, []string{"ttfc.p50=150ms"}},
+		// violations fail violations==0 (the mix's errors<1% still passes)
+		{"violations", broken, []string{"violations==0", "violations{rule=R-converge}==0"}, nil, []string{"violations==0"}},
+		// a leak fails leaks==0
+		{"leak", leaky, []string{"leaks==0"}, nil, []string{"leaks==0"}},
+		// 40 errors in 2000 sessions is 2%: fails errors<0.1% from the flags and errors<1% from the mix
+		{"errors", erring, []string{"errors<0.1%"}, nil, []string{"errors<0.1%", "errors<1%"}},
+		// a scoped threshold sees only its scenario: tool-loop's p99 is ~300 ms, plain-answer's lower
+		{"scoped", base, []string{"ttfc{scenario=plain-answer}.p99<250ms", "ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}, nil,
+			[]string{"ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}},
+		// a threshold on a metric never recorded fails rather than passing blind
+		{"no data", base, []string{"stop.p99<1s"}, nil, []string{"stop.p99<1s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := report.Gate(tc.run, report.GateConfig{
+				Thresholds: mustThresholds(t, tc.thresholds...), Regressions: mustRegressions(t, tc.regress...), Baseline: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := res.WriteTable(&out); err != nil {
+				t.Fatal(err)
+			}
+			got := res.Failed()
+			if strings.Join(got, "|") != strings.Join(tc.wantFailed, "|") || res.Pass != (len(tc.wantFailed) == 0) {
+				t.Errorf("failed checks %q (pass %v), want %q\n%s", got, res.Pass, tc.wantFailed, out.String())
+			}
+			for _, name := range tc.wantFailed {
+				if !strings.Contains(out.String(), name) {
+					t.Errorf("table does not name the failing check %s:\n%s", name, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestGateDefaultsAndBadMixThreshold(t *testing.T) {
+	t.Parallel()
+	r := fixtureRun(t, runOptions{seed: 4})
+	r.Summary.Config.Thresholds = nil
+	res, err := report.Gate(r, report.GateConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Checks) != len(report.DefaultThresholds) || !res.Pass {
+		t.Errorf("defaults: %d checks, pass %v; want %d passing", len(res.Checks), res.Pass, len(report.DefaultThresholds))
+	}
+	r.Summary.Config.Thresholds = []string{"ttfc.p99<fast"}
+	if _, err := report.Gate(r, report.GateConfig{}); err == nil || !strings.Contains(err.Error(), "config.thresholds[0]") {
+		t.Errorf("a bad mix threshold: %v, want an error naming config.thresholds[0]", err)
+	}
+	if _, err := report.Gate(r, report.GateConfig{Regressions: mustRegressions(t, "ttfc.p99=5%")}); err == nil {
+		t.Error("regressions without a baseline must be an error")
+	}
+}
+
+func TestGateJUnit(t *testing.T) {
+	t.Parallel()
+	r := fixtureRun(t, runOptions{seed: 5, violations: map[protocol.Rule]int64{protocol.RAbort: 1}})
+	res, err := report.Gate(r, report.GateConfig{Thresholds: mustThresholds(t, "violations==0", "leaks==0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := res.WriteJUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("JUnit does not parse: %v\n%s", err, buf.String())
+	}
+	s := doc.Suites[0]
+	// three checks: two from flags, errors<1% from the mix; only violations fails
+	if s.Tests != 3 || s.Failures != 1 || s.Cases[0].Name != "violations==0" || s.Cases[0].Failure == nil || s.Cases[1].Failure != nil {
+		t.Errorf("JUnit suite = %+v\n%s", s, buf.String())
+	}
+}
+
+func TestGateWithoutHistogramsFallsBackToSummary(t *testing.T) {
+	t.Parallel()
+	r := fixtureRun(t, runOptions{seed: 6})
+	r.Histograms = nil
+	res, err := report.Gate(r, report.GateConfig{Thresholds: mustThresholds(t, "ttfc.p99<1ms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pass || !strings.Contains(res.Checks[0].Detail, "worst of 4") {
+		t.Errorf("check = %+v, want a failure computed from the worst of 4 summaries", res.Checks[0])
+	}
+}
+
+func TestMetricsHelpListsEveryName(t *testing.T) {
+	t.Parallel()
+	help := report.MetricsHelp()
+	for _, name := range []string{"ttfc", "gap|chunk_gap", "cancel", "errors", "violations", "leaks", "start_lag", "p99.9"} {
+		if !strings.Contains(help, name) {
+			t.Errorf("MetricsHelp lacks %q", name)
+		}
+	}
+}
