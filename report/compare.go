@@ -1,0 +1,135 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// CompareRow is one measured quantity in two runs.
+type CompareRow struct {
+	Name string // e.g. "ttfc p99 plain-answer/sim-chat" or "error rate"
+	Unit string // "ms", "%" or "" for counts
+	A, B float64
+	// HasA and HasB are false when the quantity was not recorded in that run.
+	HasA, HasB bool
+}
+
+// Change is (B−A)/A in percent; NaN when either side is missing or A is zero.
+func (r CompareRow) Change() float64 {
+	if !r.HasA || !r.HasB || r.A == 0 {
+		return math.NaN()
+	}
+	return (r.B - r.A) / r.A * 100
+}
+
+// Comparison is two runs side by side, A the reference and B the candidate.
+type Comparison struct {
+	A, B string // run IDs
+	Rows []CompareRow
+}
+
+// compareStats are the latency statistics a comparison shows per histogram.
+var compareStats = []struct {
+	name string
+	get  func(measure.MetricSummary) float64
+}{
+	{"p50", func(m measure.MetricSummary) float64 { return float64(m.P50) }},
+	{"p90", func(m measure.MetricSummary) float64 { return float64(m.P90) }},
+	{"p99", func(m measure.MetricSummary) float64 { return float64(m.P99) }},
+	{"p99.9", func(m measure.MetricSummary) float64 { return float64(m.P999) }},
+	{"max", func(m measure.MetricSummary) float64 { return float64(m.Max) }},
+}
+
+// Compare lines up every metric of a and b (per metric × scenario × dialect: p50, p90, p99,
+// p99.9, max, count), then the counters, violations and failed leaks.
+func Compare(a, b *measure.Run) Comparison {
+	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID}
+	byKey := func(r *measure.Run) map[measure.Key]measure.MetricSummary {
+		m := map[measure.Key]measure.MetricSummary{}
+		for _, s := range r.Summary.Metrics {
+			m[s.Key] = s
+		}
+		return m
+	}
+	am, bm := byKey(a), byKey(b)
+	var keys []measure.Key
+	for k := range am {
+		keys = append(keys, k)
+	}
+	for k := range bm {
+		if _, ok := am[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, measure.Key.Compare)
+	for _, k := range keys {
+		ma, okA := am[k]
+		mb, okB := bm[k]
+		label := string(k.Metric) + " %s " + k.Scenario + "/" + k.Dialect
+		for _, st := range compareStats {
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, st.name), Unit: "ms",
+				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB})
+		}
+		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB})
+	}
+	count := func(name string, get func(*measure.Summary) float64) {
+		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true})
+	}
+	count("sessions started", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsStarted) })
+	count("sessions ok", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsOK) })
+	count("unscripted errors", func(s *measure.Summary) float64 { return float64(s.Counters.Errors()) })
+	c.Rows = append(c.Rows, CompareRow{Name: "error rate", Unit: "%", A: a.Summary.Counters.ErrorRate() * 100,
+		B: b.Summary.Counters.ErrorRate() * 100, HasA: true, HasB: true})
+	count("frames", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })
+	count("violations", func(s *measure.Summary) float64 { return float64(s.TotalViolations()) })
+	count("leaks over tolerance", func(s *measure.Summary) float64 { return float64(s.FailedLeaks()) })
+	return c
+}
+
+func (r CompareRow) cell(v float64, has bool) string {
+	if !has {
+		return "—"
+	}
+	switch r.Unit {
+	case "ms":
+		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
+	case "%":
+		return strconv.FormatFloat(v, 'f', 3, 64) + "%"
+	default:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+}
+
+func (r CompareRow) changeCell() string {
+	ch := r.Change()
+	switch {
+	case math.IsNaN(ch) && r.HasA && r.HasB && r.A == r.B:
+		return "0.0%"
+	case math.IsNaN(ch):
+		return "n/a"
+	default:
+		return fmt.Sprintf("%+.1f%%", ch)
+	}
+}
+
+func (c Comparison) table() table {
+	t := table{Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change"}, Right: []bool{false, true, true, true}}
+	for _, r := range c.Rows {
+		t.Rows = append(t.Rows, []string{r.Name, r.cell(r.A, r.HasA), r.cell(r.B, r.HasB), r.changeCell()})
+	}
+	return t
+}
+
+// WriteText prints the comparison as an aligned text table.
+func (c Comparison) WriteText(w io.Writer) error { return c.table().writeText(w) }
+
+// WriteMarkdown prints the comparison as a GitHub table.
+func (c Comparison) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", mdCell(c.A), mdCell(c.B))
+	c.table().writeMarkdown(w, "")
+}

@@ -1,0 +1,60 @@
+package report_test
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
+)
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	a := fixtureRun(t, runOptions{seed: 8})
+	b := fixtureRun(t, runOptions{seed: 8, ttfcShift: 100 * time.Millisecond, httpErrors: 10})
+	b.Summary.RunID = "fixture-2"
+	// a metric only B recorded
+	if err := b.Histograms.Record(measure.Key{Metric: measure.StopLatency, Scenario: "stop", Dialect: "compose"}, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	b.Summary.Metrics = measure.Summarize(b.Histograms)
+	c := report.Compare(a, b)
+	find := func(name string) report.CompareRow {
+		for _, r := range c.Rows {
+			if r.Name == name {
+				return r
+			}
+		}
+		t.Fatalf("no row %q", name)
+		return report.CompareRow{}
+	}
+	ttfc := find("ttfc p50 plain-answer/sim-chat")
+	if ch := ttfc.Change(); ch < 100 || ch > 150 { // ~80 ms → ~180 ms
+		t.Errorf("ttfc p50 change = %.1f%%, want about +125%%", ch)
+	}
+	if gap := find("chunk_gap p99 plain-answer/sim-chat"); gap.Change() != 0 {
+		t.Errorf("chunk gap is identical in both runs, change = %v", gap.Change())
+	}
+	if stop := find("stop p99 stop/compose"); stop.HasA || !stop.HasB || !math.IsNaN(stop.Change()) {
+		t.Errorf("stop row = %+v, want only B", stop)
+	}
+	if errs := find("unscripted errors"); errs.A != 0 || errs.B != 10 {
+		t.Errorf("errors row = %+v", errs)
+	}
+	var text, md bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	c.WriteMarkdown(&md)
+	for _, want := range []string{"A: fixture-1", "B: fixture-2", "ttfc p99 tool-loop/sim-chat", "—", "n/a"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text comparison lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(md.String(), "| metric | A: fixture-1 | B: fixture-2 | change |") {
+		t.Errorf("markdown comparison header wrong:\n%s", md.String())
+	}
+}
