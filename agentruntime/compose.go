@@ -75,7 +75,6 @@ func (e *composeEmitter) open() {
 
 func (e *composeEmitter) modelStart(int) {
 	_ = e.w.Timing(compose.MarkModelStart, e.rn.elapsedMs())
-	_ = e.rn.cs.flush()
 }
 
 func (e *composeEmitter) thinking(text string) {
@@ -84,7 +83,6 @@ func (e *composeEmitter) thinking(text string) {
 		_ = e.w.ThinkingStart("Thinking...")
 	}
 	_ = e.w.Reasoning(text)
-	_ = e.rn.cs.flush()
 }
 
 // endThinking closes an open thinking phase before any other kind of output.
@@ -106,21 +104,14 @@ func (e *composeEmitter) text(text string) {
 		_ = e.w.Timing(compose.MarkFirstTextDelta, e.rn.elapsedMs())
 	}
 	_ = e.w.Text(text)
-	_ = e.rn.cs.flush()
 }
 
 func (e *composeEmitter) toolArgs(t *toolRun, piece string) {
 	e.endThinking()
 	_ = e.w.ToolArgsDelta(t.ID, t.Name, piece, t.Index)
-	_ = e.rn.cs.flush()
 }
 
-func (e *composeEmitter) turnEnd(bool) {
-	if e.inThinking {
-		e.endThinking()
-		_ = e.rn.cs.flush()
-	}
-}
+func (e *composeEmitter) turnEnd(bool) { e.endThinking() }
 
 func (e *composeEmitter) toolStart(t *toolRun) {
 	input := json.RawMessage(t.Args)
@@ -128,7 +119,6 @@ func (e *composeEmitter) toolStart(t *toolRun) {
 		input, _ = json.Marshal(t.Args)
 	}
 	_ = e.w.ToolStart(t.Name, input, "<invoke>\n"+t.Name+"\n</invoke>", compose.Display{Kind: "tool", Name: t.Name, Summary: t.Name})
-	_ = e.rn.cs.flush()
 }
 
 func (e *composeEmitter) toolEnd(t *toolRun) {
@@ -145,7 +135,6 @@ func (e *composeEmitter) toolEnd(t *toolRun) {
 		msg = t.Name + " cancelled"
 	}
 	_ = e.w.ToolEnd(t.Name, ok, t.Result, msg, compose.Display{Kind: "tool", Name: t.Name, Summary: msg})
-	_ = e.rn.cs.flush()
 }
 
 func (e *composeEmitter) finish(res *runResult) {

@@ -1,7 +1,6 @@
 package agentruntime
 
 import (
-	"bufio"
 	"slices"
 	"strings"
 	"testing"
@@ -153,7 +152,7 @@ func TestFaultSlowFirstChunk(t *testing.T) {
 // runtime's behaviour is in TestAbortDuringTool and TestAbortMidAnswer.
 func TestFaultNoCancel(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, 0.2, Options{Faults: Faults{NoCancel: true}, ToolTimeScale: 0.2})
+	e := newEnv(t, 0.1, Options{Faults: Faults{NoCancel: true}, ToolTimeScale: 0.1})
 	m := e.rt.metrics.registry
 
 	r, closeConn := e.openLive("openai-none", directive("abort-mid-answer", 1, "nocancel-answer"))
@@ -189,7 +188,7 @@ func TestFaultNoCancel(t *testing.T) {
 // check must see it), released at Close.
 func TestFaultLeakGoroutine(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, 1, Options{Faults: Faults{LeakGoroutine: true}})
+	e := newEnv(t, 0.1, Options{Faults: Faults{LeakGoroutine: true}})
 	e.open(simChatLegacy, "openai-none", "plain-answer", 1, "warmup")
 	base := labelledGoroutines(t, e.rt)
 	for i := range 3 {
@@ -203,4 +202,3 @@ func TestFaultLeakGoroutine(t *testing.T) {
 	eventually(t, time.Second, "leaked goroutines released at Close", func() bool { return labelledGoroutines(t, e.rt) <= base })
 }
 
-var _ = bufio.NewReader

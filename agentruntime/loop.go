@@ -15,9 +15,12 @@ import (
 )
 
 // emitter turns the tool loop's events into one dialect's frames. Every method is called on
-// the run's goroutine, in order; an emitter writes through run.cs and flushes when a frame
-// must reach the client now. Write failures are handled by the clientStream (it cancels the
-// run), so emitters ignore them.
+// the run's goroutine, in order. An emitter only appends frames to run.cs; the loop flushes
+// whenever it is about to wait (for the provider's next bytes, for tools, for a delay), so a
+// frame reaches the client as soon as nothing more is immediately available, and a burst of
+// provider frames goes out in one write instead of one syscall each. open and finish flush
+// themselves. Write failures are handled by the clientStream (it cancels the run), so emitters
+// ignore them.
 type emitter interface {
 	// open writes the response headers and the opening frames.
 	open()
@@ -201,7 +204,7 @@ func (rn *run) loop(em emitter) *runResult {
 		}
 		em.turnEnd(false)
 		res.tools = append(res.tools, calls...)
-		rn.s.runTools(rn.ctx, rn.dep, calls, em.toolStart, em.toolEnd)
+		rn.s.runTools(rn.ctx, rn.dep, calls, em.toolStart, em.toolEnd, rn.flush)
 		if rn.ctx.Err() != nil {
 			return &runResult{tools: res.tools}
 		}
@@ -231,6 +234,7 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 	if err != nil {
 		return nil, fmt.Errorf("building provider request: %w", err)
 	}
+	rn.flush()
 	s.metrics.providerRequests.Inc()
 	s.metrics.providerInFlight.Inc()
 	defer s.metrics.providerInFlight.Dec()
@@ -245,7 +249,7 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 	rn.turnText.Reset()
 	var calls []*toolRun
 	var args []strings.Builder
-	stream := wire.NewStream(resp.Body)
+	stream := wire.NewStream(flushBeforeRead{resp.Body, rn})
 	var ev protocol.ModelEvent
 	for {
 		err := stream.Next(&ev)
@@ -298,6 +302,7 @@ func (rn *run) beforeFirstChunk() {
 	}
 	rn.firstChunkDone = true
 	if d := rn.faults.SlowFirstChunk; d > 0 {
+		rn.flush()
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
@@ -305,6 +310,22 @@ func (rn *run) beforeFirstChunk() {
 		case <-rn.ctx.Done():
 		}
 	}
+}
+
+// flush sends the frames written so far; the loop calls it before every wait.
+func (rn *run) flush() { _ = rn.cs.flush() }
+
+// flushBeforeRead flushes the client stream before each read of the provider's body: the
+// decoder reads only when it has decoded everything buffered, so this is exactly the moment
+// the runtime may have to wait for the provider, and all frames relayed so far must be out.
+type flushBeforeRead struct {
+	body io.Reader
+	rn   *run
+}
+
+func (f flushBeforeRead) Read(p []byte) (int, error) {
+	f.rn.flush()
+	return f.body.Read(p)
 }
 
 // elapsedMs is the time since the run started, for timing marks and durations.

@@ -62,7 +62,6 @@ func (e *simCanvasEmitter) thinking(text string) {
 		return
 	}
 	_ = e.w.Thinking(blockID, text)
-	_ = e.rn.cs.flush()
 }
 
 func (e *simCanvasEmitter) text(text string) { e.chunk(text) }
@@ -73,7 +72,6 @@ func (e *simCanvasEmitter) chunk(text string) {
 	}
 	e.rn.beforeFirstChunk()
 	_ = e.w.Chunk(blockID, text)
-	_ = e.rn.cs.flush()
 	e.streamed = true
 }
 
@@ -87,20 +85,17 @@ func (e *simCanvasEmitter) turnEnd(final bool) {
 	case final && f.ResetInFinal && e.streamed:
 		e.reset()
 		_ = e.w.Chunk(blockID, e.rn.turnText.String())
-		_ = e.rn.cs.flush()
 	}
 }
 
 func (e *simCanvasEmitter) reset() {
 	_ = e.w.ChunkReset(blockID)
-	_ = e.rn.cs.flush()
 	e.streamed = false
 	e.rn.s.metrics.resetsSent.Inc()
 }
 
 func (e *simCanvasEmitter) toolStart(t *toolRun) {
 	_ = e.w.ToolStart(blockID, t.ID, t.Name)
-	_ = e.rn.cs.flush()
 }
 
 func (e *simCanvasEmitter) toolEnd(t *toolRun) {
@@ -109,7 +104,6 @@ func (e *simCanvasEmitter) toolEnd(t *toolRun) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
-	_ = e.rn.cs.flush()
 }
 
 // canvasToolCall is a tool call in the block output: the authenticated canvas sees everything.

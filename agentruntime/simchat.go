@@ -83,7 +83,6 @@ func (e *simChatEmitter) thinking(text string) {
 		e.chunk(text)
 	case e.showThinking:
 		_ = e.w.Thinking(blockID, text)
-		_ = e.rn.cs.flush()
 	}
 }
 
@@ -100,7 +99,6 @@ func (e *simChatEmitter) chunk(text string) {
 	}
 	e.rn.beforeFirstChunk()
 	_ = e.w.Chunk(blockID, text)
-	_ = e.rn.cs.flush()
 	e.streamed = true
 }
 
@@ -116,19 +114,16 @@ func (e *simChatEmitter) turnEnd(final bool) {
 		if settled := e.rn.turnText.String(); settled != "" {
 			e.rn.beforeFirstChunk()
 			_ = e.w.Chunk(blockID, settled)
-			_ = e.rn.cs.flush()
 		}
 	case final && e.optedIn && f.ResetInFinal && e.streamed:
 		// The fault: a reset in the final turn, then the text again so the answer still converges.
 		e.reset()
 		_ = e.w.Chunk(blockID, e.rn.turnText.String())
-		_ = e.rn.cs.flush()
 	}
 }
 
 func (e *simChatEmitter) reset() {
 	_ = e.w.Reset(blockID)
-	_ = e.rn.cs.flush()
 	e.streamed = false
 	e.rn.s.metrics.resetsSent.Inc()
 }
@@ -143,7 +138,6 @@ func (e *simChatEmitter) toolStart(t *toolRun) {
 	} else {
 		_ = e.w.ToolStart(blockID, t.ID, t.Name)
 	}
-	_ = e.rn.cs.flush()
 }
 
 func (e *simChatEmitter) toolEnd(t *toolRun) {
@@ -155,7 +149,6 @@ func (e *simChatEmitter) toolEnd(t *toolRun) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
-	_ = e.rn.cs.flush()
 }
 
 func (e *simChatEmitter) finish(res *runResult) {

@@ -98,12 +98,13 @@ func (s *Server) runTool(ctx context.Context, dep *Deployment, t *toolRun) {
 
 // runTools runs a turn's tools in parallel. onStart is called for every tool before any runs,
 // onEnd for each as it settles (in settle order), both on the caller's goroutine so the stream
-// has a single writer. It returns when every tool settled; a cancelled ctx settles the rest at
-// once.
-func (s *Server) runTools(ctx context.Context, dep *Deployment, tools []*toolRun, onStart, onEnd func(*toolRun)) {
+// has a single writer; flush is called before every wait. It returns when every tool settled;
+// a cancelled ctx settles the rest at once.
+func (s *Server) runTools(ctx context.Context, dep *Deployment, tools []*toolRun, onStart, onEnd func(*toolRun), flush func()) {
 	for _, t := range tools {
 		onStart(t)
 	}
+	flush()
 	settled := make(chan *toolRun, len(tools))
 	for _, t := range tools {
 		go func() {
@@ -113,5 +114,6 @@ func (s *Server) runTools(ctx context.Context, dep *Deployment, tools []*toolRun
 	}
 	for range tools {
 		onEnd(<-settled)
+		flush()
 	}
 }

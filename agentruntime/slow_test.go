@@ -1,0 +1,79 @@
+package agentruntime
+
+import (
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"net/url"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// TestSlowClientDropped: a client that stops reading is dropped after the idle timeout and
+// counted; its provider stream is cancelled; meanwhile another client's stream on the same
+// runtime completes without waiting for it.
+func TestSlowClientDropped(t *testing.T) {
+	t.Parallel()
+	lib, err := scenarios.LoadDir("testdata/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mts := httptest.NewUnstartedServer(mock)
+	mts.Config.Protocols = mockprovider.Protocols()
+	mts.Start()
+	t.Cleanup(mts.Close)
+	const idle = 300 * time.Millisecond
+	rt, err := New(Options{ProviderURL: mts.URL, ClientIdleTimeout: idle, Heartbeat: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rts := httptest.NewServer(rt.Handler())
+	t.Cleanup(func() { rts.Close(); _ = rt.Close() })
+	m := rt.metrics.registry
+
+	// The stalled client: a tiny receive buffer and no reads at all.
+	u, _ := url.Parse(rts.URL)
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		if err != nil {
+			return err
+		}
+		return serr
+	}}
+	conn, err := d.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := fmt.Sprintf(`{"input":%q}`, scenarios.Directive{Scenario: "huge-answer", Seed: 1, Session: "stalled"}.String())
+	fmt.Fprintf(conn, "POST /api/chat/openai-none HTTP/1.1\r\nHost: %s\r\nX-Sim-Stream-Protocol: agent-events-v1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", u.Host, len(body), body)
+	started := time.Now()
+
+	// A healthy client is served while the stalled one is stuck.
+	eventually(t, 5*time.Second, "stalled stream open", func() bool { return gauge(t, m, MetricClientStreamsOpen) == 1 })
+	healthy := &env{t: t, rt: rt, url: rts.URL, client: rts.Client()}
+	t0 := time.Now()
+	healthy.open(simChatOptIn, "openai-none", "huge-answer", 2, "healthy")
+	if took := time.Since(t0); took > 5*time.Second {
+		t.Errorf("healthy stream took %s next to a stalled one", took)
+	}
+
+	eventually(t, 10*time.Second, "stalled client dropped", func() bool { return gauge(t, m, MetricSlowClientsDropped) == 1 })
+	if took := time.Since(started); took < idle {
+		t.Errorf("dropped after %s, before the %s idle timeout", took, idle)
+	}
+	eventually(t, 2*time.Second, "stream closed and provider cancelled", func() bool {
+		recs := mock.Sessions("stalled")
+		return gauge(t, m, MetricClientStreamsOpen) == 0 && gauge(t, m, MetricProviderStreams) == 0 &&
+			len(recs) == 1 && !recs[0].ClientGone.IsZero()
+	})
+}

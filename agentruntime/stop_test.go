@@ -1,0 +1,117 @@
+package agentruntime
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// TestComposeStop: a stop request ends the run with stopped (then receipt and [DONE]); during
+// the answer the provider stream is cancelled, during a tool the tool settles cancelled and
+// its tool_end still closes the lifecycle. The compose checker, told the client stopped,
+// finds nothing wrong.
+func TestComposeStop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, scenario string
+		// marker is the frame after which the client sends the stop request.
+		marker string
+		// want must appear in the stream after the stop.
+		want string
+	}{
+		// Mid-answer: the provider stream is cancelled.
+		{"mid-answer", "stop-mid-answer", `"choices"`, `"type":"stopped","reason":"user_stop"`},
+		// During a tool: the tool settles cancelled before the stopped terminal.
+		{"during-tool", "abort-during-tool", `"type":"tool_start"`, `"failed":true`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, 0.1, Options{ToolTimeScale: 1})
+			session := "stop-" + tc.name
+			s := &protocol.Session{ID: session, Target: "anthropic-all", Input: directive(tc.scenario, 1, session)}
+			sc, _ := scenarios.Embedded().Get(tc.scenario)
+			s.Expected = sc.Render(1).Expected()
+			d := compose.New()
+			req, err := d.NewRequest(ctxTimeout(t, 10*time.Second), e.url, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := e.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.Header.Get(compose.RunIDHeader) == "" {
+				t.Fatalf("no %s header", compose.RunIDHeader)
+			}
+			var seen bytes.Buffer
+			r := bufio.NewReader(io.TeeReader(resp.Body, &seen))
+			readUntil(t, r, tc.marker)
+			stopReq, err := d.NewStopRequest(ctxTimeout(t, 5*time.Second), e.url, s, resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopResp, err := e.client.Do(stopReq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopBody, _ := io.ReadAll(stopResp.Body)
+			stopResp.Body.Close()
+			if stopResp.StatusCode != http.StatusOK || !strings.Contains(string(stopBody), `"stopped":true`) {
+				t.Fatalf("stop: %d %s", stopResp.StatusCode, stopBody)
+			}
+			if _, err := io.ReadAll(r); err != nil {
+				t.Fatal(err)
+			}
+			body := seen.String()
+			for _, want := range []string{tc.want, `"type":"stopped"`, "event: receipt", "data: [DONE]"} {
+				if !strings.Contains(body, want) {
+					t.Errorf("stream lacks %s:\n%s", want, body)
+				}
+			}
+			if strings.Contains(body, `"type":"done"`) {
+				t.Errorf("a stopped run also sent done")
+			}
+			s.Stopped = true
+			ch := d.NewChecker(s)
+			dec := sse.NewDecoder(strings.NewReader(body))
+			var ev sse.Event
+			for {
+				if err := dec.Next(&ev); err != nil {
+					if !errors.Is(err, io.EOF) {
+						t.Fatal(err)
+					}
+					break
+				}
+				ch.Observe(&ev)
+			}
+			if vs := ch.Finish(nil); len(vs) > 0 {
+				t.Errorf("violations: %+v", vs)
+			}
+			// The run is gone from the registry: stopping it again is a 404.
+			again, _ := d.NewStopRequest(ctxTimeout(t, 5*time.Second), e.url, s, resp)
+			againResp, err := e.client.Do(again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			againResp.Body.Close()
+			if againResp.StatusCode != http.StatusNotFound {
+				t.Errorf("second stop: %d, want 404", againResp.StatusCode)
+			}
+			m := e.rt.metrics.registry
+			eventually(t, time.Second, "nothing left running", func() bool {
+				return gauge(t, m, MetricProviderStreams) == 0 && gauge(t, m, MetricToolsRunning) == 0 && gauge(t, m, MetricClientStreamsOpen) == 0
+			})
+		})
+	}
+}
