@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
@@ -99,6 +100,9 @@ type Checker struct {
 	v           simchat.Violations
 	tracker     *simchat.Tracker
 	lastEventID int64
+	// lastSecond is the date and time to the second ("2006-01-02T15:04:05") of the last
+	// timestamp time.Parse accepted: later ones in the same second need only a suffix check.
+	lastSecond  string
 	executionID string
 	workflowID  string
 	frames      int
@@ -134,6 +138,13 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case `"[DONE]"`:
 		c.v.Add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
 		return c.onDone()
+	}
+	if f, ok := plainChunk(data); ok && c.frames > 0 && c.terminals == 0 && f.eventID > c.lastEventID &&
+		string(f.executionID) == c.executionID && string(f.workflowID) == c.workflowID && c.validTimestamp(f.timestamp) {
+		c.frames++
+		c.lastEventID = f.eventID
+		c.tracker.ChunkBytes(f.blockID, f.chunk)
+		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(f.chunk)}
 	}
 	var e envelope
 	if err := json.Unmarshal(data, &e); err != nil || len(data) == 0 || data[0] != '{' {
@@ -206,7 +217,7 @@ func (c *Checker) checkEnvelope(e *envelope, clip func() string) {
 	if e.Type == "" || e.ExecutionID == "" || e.EventID == nil {
 		c.v.Add(protocol.RFraming, "expected type, executionId and eventId in every envelope, saw %s", clip())
 	}
-	if _, err := time.Parse(time.RFC3339Nano, e.Timestamp); err != nil {
+	if !c.validTimestamp([]byte(e.Timestamp)) {
 		c.v.Add(protocol.RFraming, "expected an RFC 3339 timestamp, saw %q in %s", e.Timestamp, clip())
 	}
 	if c.frames == 1 {
@@ -279,4 +290,113 @@ func deref(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// validTimestamp reports whether ts is an RFC 3339 timestamp. A timestamp in the same second as
+// the last one parsed, with a UTC fraction suffix (".123Z"), is accepted without parsing again,
+// so the per-event check allocates only once a second.
+func (c *Checker) validTimestamp(ts []byte) bool {
+	const second = len("2006-01-02T15:04:05")
+	if len(ts) > second && c.lastSecond != "" && string(ts[:second]) == c.lastSecond && zuluFraction(ts[second:]) {
+		return true
+	}
+	if _, err := time.Parse(time.RFC3339Nano, string(ts)); err != nil {
+		return false
+	}
+	if len(ts) >= second {
+		c.lastSecond = string(ts[:second])
+	}
+	return true
+}
+
+// zuluFraction matches "Z" or "." followed by 1 to 9 digits and "Z".
+func zuluFraction(b []byte) bool {
+	if len(b) == 1 {
+		return b[0] == 'Z'
+	}
+	if len(b) < 3 || len(b) > 11 || b[0] != '.' || b[len(b)-1] != 'Z' {
+		return false
+	}
+	for _, d := range b[1 : len(b)-1] {
+		if d < '0' || d > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// chunkFrame is a stream:chunk envelope read by plainChunk; the slices alias the event data.
+type chunkFrame struct {
+	timestamp, executionID, workflowID, blockID, chunk []byte
+	eventID                                            int64
+}
+
+// plainChunk recognizes a stream:chunk frame exactly as the Writer encodes it, with strings
+// that need no unescaping, without decoding JSON: it is nearly every frame of a stream, and the
+// checker's per-event cost is the load generator's. Anything else takes the general path,
+// which reaches the same verdict.
+func plainChunk(data []byte) (f chunkFrame, ok bool) {
+	rest, found := bytes.CutPrefix(data, []byte(`{"type":"stream:chunk","timestamp":"`))
+	fields := [...]struct {
+		dst  *[]byte
+		next string
+	}{
+		{&f.timestamp, `","executionId":"`},
+		{&f.executionID, `","workflowId":"`},
+		{&f.workflowID, `","eventId":`},
+	}
+	for _, field := range fields {
+		if !found {
+			return f, false
+		}
+		if *field.dst, rest, ok = cutPlainString(rest); !ok {
+			return f, false
+		}
+		rest, found = bytes.CutPrefix(rest, []byte(field.next))
+	}
+	if !found {
+		return f, false
+	}
+	n := 0
+	for n < len(rest) && n < 18 && rest[n] >= '0' && rest[n] <= '9' {
+		f.eventID = f.eventID*10 + int64(rest[n]-'0')
+		n++
+	}
+	if n == 0 || (n > 1 && rest[0] == '0') {
+		return f, false
+	}
+	if rest, found = bytes.CutPrefix(rest[n:], []byte(`,"data":{"blockId":"`)); !found {
+		return f, false
+	}
+	if f.blockID, rest, ok = cutPlainString(rest); !ok {
+		return f, false
+	}
+	if rest, found = bytes.CutPrefix(rest, []byte(`","chunk":"`)); !found {
+		return f, false
+	}
+	if f.chunk, rest, ok = cutPlainString(rest); !ok || len(f.chunk) == 0 || string(rest) != `"}}` {
+		return f, false
+	}
+	return f, true
+}
+
+// cutPlainString splits b at the closing quote of a JSON string body that has no escapes, no
+// control characters and only valid UTF-8 (so its bytes are its decoded value); rest starts at
+// the closing quote.
+func cutPlainString(b []byte) (value, rest []byte, ok bool) {
+	ascii := true
+	for i, c := range b {
+		switch {
+		case c == '"':
+			if !ascii && !utf8.Valid(b[:i]) {
+				return nil, nil, false
+			}
+			return b[:i], b[i:], true
+		case c == '\\' || c < 0x20:
+			return nil, nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, nil, false
 }

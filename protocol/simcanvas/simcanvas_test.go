@@ -441,3 +441,85 @@ func BenchmarkWriterChunk(b *testing.B) {
 		}
 	}
 }
+
+// plainChunk must agree with encoding/json whenever it takes the fast path.
+func FuzzPlainChunk(f *testing.F) {
+	sc := script(f, "plain-answer", 1)
+	for _, fr := range relay(f, sc)[2:5] {
+		f.Add([]byte(strings.TrimSuffix(strings.TrimPrefix(fr, "data: "), "\n\n")))
+	}
+	f.Add([]byte(`{"type":"stream:chunk","timestamp":"x","executionId":"e","workflowId":"w","eventId":012,"data":{"blockId":"b","chunk":"c"}}`))
+	f.Add([]byte(`{"type":"stream:chunk","timestamp":"x","executionId":"e","workflowId":"w","eventId":12,"data":{"blockId":"b","chunk":"\u00e9"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fr, ok := plainChunk(data)
+		if !ok {
+			return
+		}
+		var e envelope
+		var p payload
+		if err := json.Unmarshal(data, &e); err != nil {
+			t.Fatalf("fast path accepted %q, encoding/json rejects it: %v", data, err)
+		}
+		if err := json.Unmarshal(e.Data, &p); err != nil {
+			t.Fatalf("fast path accepted %q, its data does not decode: %v", data, err)
+		}
+		if e.Type != TypeChunk || e.Timestamp != string(fr.timestamp) || e.ExecutionID != string(fr.executionID) ||
+			e.WorkflowID != string(fr.workflowID) || e.EventID == nil || *e.EventID != fr.eventID ||
+			p.BlockID != string(fr.blockID) || p.Chunk == nil || *p.Chunk != string(fr.chunk) {
+			t.Fatalf("fast path read %+v from %q, encoding/json %+v %+v", fr, data, e, p)
+		}
+	})
+}
+
+func TestTimestamps(t *testing.T) {
+	t.Parallel()
+	c := NewChecker(&protocol.Session{})
+	cases := []struct {
+		ts   string
+		want bool
+	}{
+		{"2026-01-02T03:04:05Z", true},            // parsed, and its second remembered
+		{"2026-01-02T03:04:05.123Z", true},        // same second: suffix check only
+		{"2026-01-02T03:04:05.12x4Z", false},      // not digits: parsed, rejected
+		{"2026-01-02T03:04:05.1234567891Z", true}, // parsed: time.Parse takes any fraction length
+		{"2026-01-02T03:04:06.5+01:00", true},     // another zone is parsed
+		{"2026-02-30T03:04:05Z", false},           // no such day
+		{"yesterday", false},
+		{"", false},
+	}
+	for _, tc := range cases {
+		if got := c.validTimestamp([]byte(tc.ts)); got != tc.want {
+			t.Errorf("validTimestamp(%q) = %t, want %t", tc.ts, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkCheckerChunk measures judging one stream:chunk envelope, the checker's hot path.
+func BenchmarkCheckerChunk(b *testing.B) {
+	sc := script(b, "long-answer", 1)
+	var frames [][]byte
+	for _, fr := range relay(b, sc) {
+		frames = append(frames, []byte(strings.TrimSuffix(strings.TrimPrefix(fr, "data: "), "\n\n")))
+	}
+	chunks := 0
+	for _, fr := range frames {
+		if bytes.Contains(fr, []byte(TypeChunk)) {
+			chunks++
+		}
+	}
+	s := &protocol.Session{Expected: sc.Expected()}
+	var ev sse.Event
+	b.ReportAllocs()
+	for b.Loop() {
+		c := NewChecker(s)
+		for _, fr := range frames {
+			ev.Data = fr
+			c.Observe(&ev)
+		}
+		if vs := c.Finish(nil); len(vs) != 0 {
+			b.Fatal(vs)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/frame")
+	_ = chunks
+}
