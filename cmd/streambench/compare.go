@@ -1,4 +1,36 @@
 package main
 
-// runCompare is a placeholder until the compare command lands; it fails loudly rather than pretending.
-func runCompare(args []string) error { return usageError("the compare command is not implemented yet") }
+import (
+	"io"
+	"os"
+
+	"github.com/streambench/streambench/report"
+)
+
+// runCompare prints two runs side by side with the change of every metric.
+func runCompare(args []string) error { return compareMain(args, os.Stdout) }
+
+func compareMain(args []string, out io.Writer) error {
+	fs := newFlagSet("compare", "compare DIR_A DIR_B [--markdown]\n\nPrint every metric of run A (the reference) and run B with the change in percent.")
+	markdown := fs.Bool("markdown", false, "print a GitHub-flavoured Markdown table (for CI job summaries)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return usageError("want two run directories, got %d; usage: streambench compare DIR_A DIR_B", fs.NArg())
+	}
+	a, err := readRunArg(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	b, err := readRunArg(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	c := report.Compare(a, b)
+	if *markdown {
+		c.WriteMarkdown(out)
+		return nil
+	}
+	return c.WriteText(out)
+}

@@ -1,4 +1,92 @@
 package main
 
-// runGate is a placeholder until the gate command lands; it fails loudly rather than pretending.
-func runGate(args []string) error { return usageError("the gate command is not implemented yet") }
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/streambench/streambench/report"
+)
+
+// runGate passes or fails a run against thresholds and a baseline: exit 0 when every check
+// passes, 99 when one fails, 2 for bad input.
+func runGate(args []string) error { return gateMain(args, os.Stdout) }
+
+func gateMain(args []string, out io.Writer) error {
+	fs := newFlagSet("gate", "gate --current DIR [--baseline DIR] [--threshold CHECK]... [--max-regression NAME.STAT=N%]... [--junit FILE] [--markdown]\n\n"+
+		"Exit 0 when every check passes, 99 when one fails, 2 for bad input. Without --threshold, the\n"+
+		"run's own (mix file) thresholds apply, and when it has none: "+strings.Join(report.DefaultThresholds, ", ")+".")
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(os.Stderr, "\n"+report.MetricsHelp())
+	}
+	current := fs.String("current", "", "the run directory to judge (or give it as the argument)")
+	baseline := fs.String("baseline", "", "a reference run directory for --max-regression (e.g. results/baseline)")
+	thresholds := fs.StringArray("threshold", nil, "an absolute check such as 'ttfc.p99<300ms' or 'errors<0.1%' (repeatable)")
+	regressions := fs.StringArray("max-regression", nil, "how much worse than --baseline a latency may get: 'ttfc.p99=10%' or 'ttfc.p99=50ms' (repeatable)")
+	junit := fs.String("junit", "", "also write the checks as JUnit XML to this file")
+	markdown := fs.Bool("markdown", false, "print the checks as a Markdown table (for CI job summaries)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *current == "" && fs.NArg() == 1:
+		*current = fs.Arg(0)
+	case fs.NArg() > 0:
+		return usageError("unexpected arguments %q", fs.Args())
+	case *current == "":
+		return usageError("missing --current DIR: the run to judge")
+	}
+	var cfg report.GateConfig
+	for _, expr := range *thresholds {
+		t, err := report.ParseThreshold(expr)
+		if err != nil {
+			return usageError("--threshold: %v", err)
+		}
+		cfg.Thresholds = append(cfg.Thresholds, t)
+	}
+	for _, expr := range *regressions {
+		g, err := report.ParseRegression(expr)
+		if err != nil {
+			return usageError("--max-regression: %v", err)
+		}
+		cfg.Regressions = append(cfg.Regressions, g)
+	}
+	if len(cfg.Regressions) > 0 && *baseline == "" {
+		return usageError("--max-regression needs --baseline DIR")
+	}
+	run, err := readRunArg(*current)
+	if err != nil {
+		return err
+	}
+	if *baseline != "" {
+		if cfg.Baseline, err = readRunArg(*baseline); err != nil {
+			return err
+		}
+	}
+	res, err := report.Gate(run, cfg)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if *markdown {
+		res.WriteMarkdown(out)
+	} else if err := res.WriteTable(out); err != nil {
+		return err
+	}
+	if *junit != "" {
+		var buf bytes.Buffer
+		if err := res.WriteJUnit(&buf); err != nil {
+			return err
+		}
+		if err := os.WriteFile(*junit, buf.Bytes(), 0o644); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("--junit: %w", err)}
+		}
+	}
+	if failed := res.Failed(); len(failed) > 0 {
+		return &exitError{code: exitThreshold, err: fmt.Errorf("%d of %d checks failed: %s", len(failed), len(res.Checks), strings.Join(failed, ", "))}
+	}
+	return nil
+}

@@ -1,4 +1,53 @@
 package main
 
-// runReport is a placeholder until the report command lands; it fails loudly rather than pretending.
-func runReport(args []string) error { return usageError("the report command is not implemented yet") }
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
+)
+
+// runReport re-renders the plots, report.html and report.md of saved runs.
+func runReport(args []string) error { return reportMain(args, os.Stdout) }
+
+func reportMain(args []string, out io.Writer) error {
+	fs := newFlagSet("report", "report DIR...\n\nRe-render each run directory's plots (PNG, SVG), report.html and report.md from its saved results.")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError("missing run directory; usage: streambench report DIR...")
+	}
+	for _, dir := range fs.Args() {
+		run, err := readRunArg(dir)
+		if err != nil {
+			return err
+		}
+		if err := report.RenderRun(dir, run); err != nil {
+			return fmt.Errorf("render %s: %w", dir, err)
+		}
+		fmt.Fprintf(out, "%s: %s, %s and plots (%s)\n", run.Summary.RunID,
+			filepath.Join(dir, report.HTMLFile), filepath.Join(dir, report.MarkdownFile), verdictWord(run.Summary.Verdict.Pass))
+	}
+	return nil
+}
+
+// readRunArg reads a run directory named on the command line; a missing or unreadable run is
+// bad input (exit 2), not a failed check.
+func readRunArg(dir string) (*measure.Run, error) {
+	run, err := measure.ReadRun(dir)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return run, nil
+}
+
+func verdictWord(pass bool) string {
+	if pass {
+		return "run passed"
+	}
+	return "run failed"
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// savedRun writes a small seeded run: ttfc around 80 ms plus shift, the given violations.
+func savedRun(t *testing.T, id string, shift time.Duration, violations map[protocol.Rule]int64) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(11, 12))
+	h := measure.NewHistograms()
+	for range 400 {
+		for _, sc := range []string{"plain-answer", "tool-loop"} {
+			k := measure.Key{Metric: measure.FirstChunk, Scenario: sc, Dialect: "sim-chat"}
+			if err := h.Record(k, 60*time.Millisecond+time.Duration(rng.ExpFloat64()*float64(20*time.Millisecond))+shift); err != nil {
+				t.Fatal(err)
+			}
+			g := measure.Key{Metric: measure.ChunkGap, Scenario: sc, Dialect: "sim-chat"}
+			if err := h.Record(g, time.Duration(rng.ExpFloat64()*float64(10*time.Millisecond))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	start := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	run := &measure.Run{
+		Summary: measure.Summary{RunID: id, Started: start, Ended: start.Add(10 * time.Second),
+			Counters:   measure.Counters{SessionsStarted: 800, SessionsOK: 800, Frames: 8000},
+			Violations: violations, Verdict: measure.Verdict{Pass: len(violations) == 0}},
+		Histograms: h,
+		Timeline:   []measure.TimelinePoint{{Second: 0, Active: 5, Started: 5}, {Second: 1, Active: 3, Completed: 2, Frames: 40}},
+	}
+	dir := filepath.Join(t.TempDir(), id)
+	if err := measure.WriteRun(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitFailure
+}
+
+func TestGateCommand(t *testing.T) {
+	t.Parallel()
+	base := savedRun(t, "base", 0, nil)
+	slow := savedRun(t, "slow", 200*time.Millisecond, nil)
+	broken := savedRun(t, "broken", 0, map[protocol.Rule]int64{protocol.RResetScope: 3})
+	junit := filepath.Join(t.TempDir(), "gate.xml")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string // in the output table or the error
+	}{
+		// a run passes against itself with a regression check and the default correctness checks
+		{"self", []string{"--current", base, "--baseline", base, "--max-regression", "ttfc.p99=10%"}, exitOK, "gate: PASS"},
+		// 200 ms slower time to first chunk fails the regression, named, with exit 99
+		{"slower", []string{"--current", slow, "--baseline", base, "--max-regression", "ttfc.p99=10%", "--threshold", "violations==0"}, exitThreshold, "ttfc.p99=10%"},
+		// violations fail violations==0 (the run given as the argument)
+		{"violations", []string{broken, "--threshold", "violations==0"}, exitThreshold, "violations==0"},
+		// default checks include violations==0 when none are given
+		{"defaults", []string{broken}, exitThreshold, "violations==0"},
+		// JUnit written alongside
+		{"junit", []string{base, "--threshold", "ttfc.p99<1s", "--junit", junit}, exitOK, "ttfc.p99<1s"},
+		// an unparseable threshold is bad input naming the threshold and what was expected
+		{"bad threshold", []string{base, "--threshold", "ttfc.p99<fast"}, exitUsage, `threshold "ttfc.p99<fast": limit "fast": want a duration`},
+		// an unknown metric lists the known ones
+		{"unknown metric", []string{base, "--threshold", "tfc.p99<1s"}, exitUsage, "want one of connect, headers"},
+		// a regression without a baseline
+		{"no baseline", []string{base, "--max-regression", "ttfc.p99=10%"}, exitUsage, "needs --baseline"},
+		// a missing run directory
+		{"missing dir", []string{filepath.Join(t.TempDir(), "nope")}, exitUsage, "run directory"},
+		// no run at all
+		{"no run", nil, exitUsage, "missing --current"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			err := gateMain(tc.args, &out)
+			text := out.String()
+			if err != nil {
+				text += "\nerror: " + err.Error()
+			}
+			if got := exitCode(err); got != tc.wantCode {
+				t.Errorf("exit code %d, want %d\n%s", got, tc.wantCode, text)
+			}
+			if !strings.Contains(text, tc.want) {
+				t.Errorf("output lacks %q:\n%s", tc.want, text)
+			}
+		})
+	}
+	// Parallel subtests finish before the parent's cleanups run: check the JUnit file then.
+	t.Cleanup(func() {
+		data, err := os.ReadFile(junit)
+		if err != nil || !bytes.Contains(data, []byte(`<testcase name="ttfc.p99&lt;1s"`)) {
+			t.Errorf("JUnit file: %v\n%s", err, data)
+		}
+	})
+}
+
+func TestReportAndCompareCommands(t *testing.T) {
+	t.Parallel()
+	a := savedRun(t, "a", 0, nil)
+	b := savedRun(t, "b", 50*time.Millisecond, map[protocol.Rule]int64{protocol.RTerminal: 1})
+	var out bytes.Buffer
+	if err := reportMain([]string{a}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"report.html", "report.md", "ttfc.png", "ttfc.svg", "timeline.png", "violations.png"} {
+		if _, err := os.Stat(filepath.Join(a, f)); err != nil {
+			t.Errorf("report did not write %s: %v", f, err)
+		}
+	}
+	out.Reset()
+	if err := compareMain([]string{a, b}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "ttfc p50 plain-answer/sim-chat") || !strings.Contains(out.String(), "violations") {
+		t.Errorf("compare output:\n%s", out.String())
+	}
+	out.Reset()
+	if err := compareMain([]string{a, b, "--markdown"}, &out); err != nil || !strings.HasPrefix(out.String(), "## Comparison: a → b") {
+		t.Errorf("compare --markdown: %v\n%s", err, out.String())
+	}
+	for _, args := range [][]string{{a}, {a, filepath.Join(t.TempDir(), "none")}} {
+		if code := exitCode(compareMain(args, &out)); code != exitUsage {
+			t.Errorf("compare %v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	if code := exitCode(reportMain(nil, &out)); code != exitUsage {
+		t.Errorf("report without a dir: exit %d, want %d", code, exitUsage)
+	}
+}
