@@ -23,8 +23,14 @@ type sessionPlan struct {
 	id      string
 	dialect protocol.Dialect
 	label   string // dialect part of the histogram keys (sim-chat-optedin, ...)
-	script  *scenarios.Script
 	session *protocol.Session
+	// trigger is the scripted client action (abort, or stop when stop is set); triggerAt is
+	// when it fires, from the request, for time-based triggers (timed). The rendered Script
+	// itself is not kept: at thousands of open streams its steps would dominate memory.
+	trigger   *scenarios.Trigger
+	stop      bool
+	triggerAt time.Duration
+	timed     bool
 }
 
 // plan derives session index's plan. The scenario exists: Config validation checked the mix.
@@ -37,8 +43,8 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 	if sc.Prompt != "" {
 		input += " " + sc.Prompt
 	}
-	return &sessionPlan{
-		pick: pick, id: id, script: script,
+	p := &sessionPlan{
+		pick: pick, id: id,
 		dialect: r.dialects[pick.Profile.Dialect],
 		label:   pick.Profile.Label(),
 		session: &protocol.Session{
@@ -48,6 +54,15 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 			Expected: script.Expected(),
 		},
 	}
+	p.trigger = script.Client.Abort
+	if p.trigger == nil && script.Client.Stop != nil {
+		_, canStop := p.dialect.(protocol.Stopper)
+		p.trigger, p.stop = script.Client.Stop, canStop
+	}
+	if p.trigger != nil {
+		p.triggerAt, p.timed = r.triggerTime(p, script, p.trigger)
+	}
+	return p
 }
 
 // sessionResult is what a session leaves behind for the run.
@@ -144,12 +159,8 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	}
 	res := sessionResult{outcome: "ok"}
 	exp := &p.session.Expected
-	trig, isStop := exp.Client.Abort, false
-	if trig == nil && exp.Client.Stop != nil {
-		trig, isStop = exp.Client.Stop, true
-	}
-	stopper, canStop := p.dialect.(protocol.Stopper)
-	isStop = isStop && canStop
+	trig, isStop := p.trigger, p.stop
+	stopper, _ := p.dialect.(protocol.Stopper)
 
 	sctx, cancel := context.WithTimeout(ctx, r.cfg.StreamTimeout)
 	defer cancel()
@@ -172,11 +183,9 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	}
 	sent := time.Now()
 	var timer *time.Timer
-	if trig != nil && !isStop {
-		if at, ok := r.triggerTime(p, trig); ok {
-			timer = time.AfterFunc(at, func() { act.fire() })
-			defer timer.Stop()
-		}
+	if trig != nil && !isStop && p.timed {
+		timer = time.AfterFunc(p.triggerAt, func() { act.fire() })
+		defer timer.Stop()
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
@@ -225,8 +234,8 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 				act.stopDone <- r.sendStop(ctx, stopper, p, resp)
 			}()
 		}
-		if at, ok := r.triggerTime(p, trig); ok {
-			timer = time.AfterFunc(max(at-time.Since(sent), 0), func() { act.fire() })
+		if p.timed {
+			timer = time.AfterFunc(max(p.triggerAt-time.Since(sent), 0), func() { act.fire() })
 			defer timer.Stop()
 		}
 	}
@@ -419,16 +428,16 @@ func (r *runner) sendStop(ctx context.Context, s protocol.Stopper, p *sessionPla
 // triggerTime is when a time-based trigger fires, measured from the request: After as given;
 // during thinking or a tool the client cannot see, the scripted moment (scaled like the mock's
 // clock). Frame-triggered actions return false.
-func (r *runner) triggerTime(p *sessionPlan, t *scenarios.Trigger) (time.Duration, bool) {
+func (r *runner) triggerTime(p *sessionPlan, script *scenarios.Script, t *scenarios.Trigger) (time.Duration, bool) {
 	switch {
 	case t.After > 0:
 		return t.After, true
 	case t.DuringThinking && !visible(p, false):
-		if at, ok := scriptedThinking(p.script); ok {
+		if at, ok := scriptedThinking(script); ok {
 			return time.Duration(float64(at) * r.cfg.ScriptTimeScale), true
 		}
 	case t.DuringTool && !visible(p, true):
-		if at, ok := scriptedTool(p.script); ok {
+		if at, ok := scriptedTool(script); ok {
 			return time.Duration(float64(at) * r.cfg.ScriptTimeScale), true
 		}
 	}

@@ -1,0 +1,212 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// TestMain doubles as a holding SSE server for BenchmarkOpenStreamMemory: run in a child
+// process, so the server's own per-connection memory is not counted as the generator's.
+func TestMain(m *testing.M) {
+	if os.Getenv("LOADGEN_HOLD_SERVER") == "1" {
+		holdServer()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// holdServer answers every request with the stream headers and one chunk, then holds the
+// stream open until the client leaves.
+func holdServer() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println("listen:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = io.WriteString(w, "data: {\"blockId\":\"b1\",\"chunk\":\"Hello\"}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+}
+
+// benchLibrary is one scenario with literal text, so every session expects the same answer
+// and one pre-encoded stream body serves them all.
+func benchLibrary(b *testing.B, words int) (*scenarios.Library, string) {
+	b.Helper()
+	text := strings.TrimSpace(strings.Repeat("streaming tokens arrive one frame at a time ", words/8+1))
+	dir := b.TempDir()
+	yaml := fmt.Sprintf("name: bench-answer\ntiming: {ttft: 1ms, itl: 1ms}\nturns:\n  - text: %q\n", text)
+	if err := os.WriteFile(filepath.Join(dir, "bench-answer.yaml"), []byte(yaml), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	lib, err := scenarios.LoadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc, _ := lib.Get("bench-answer")
+	return lib, sc.Render(1).Expected().FinalText()
+}
+
+// bodyTransport answers every request with the same opted-in sim-chat stream from memory.
+type bodyTransport struct{ body []byte }
+
+func (t bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	h := http.Header{}
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	h.Set("X-Sim-Stream-Protocol", "agent-events-v1")
+	return &http.Response{StatusCode: http.StatusOK, Header: h, Body: io.NopCloser(bytes.NewReader(t.body)), Request: req}, nil
+}
+
+// optedInBody encodes final as one chunk frame per word, then the final envelope and [DONE].
+func optedInBody(final string) (body []byte, frames int) {
+	var b bytes.Buffer
+	quote := func(s string) string { q, _ := json.Marshal(s); return string(q) }
+	rest := final
+	for rest != "" {
+		i := strings.IndexByte(rest[1:], ' ')
+		piece := rest
+		if i >= 0 {
+			piece = rest[:i+1]
+		}
+		rest = rest[len(piece):]
+		b.WriteString(`data: {"blockId":"b1","chunk":` + quote(piece) + "}\n\n")
+		frames++
+	}
+	b.WriteString(`data: {"event":"final","data":{"success":true,"output":{"content":` + quote(final) + "}}}\n\n")
+	b.WriteString("data: \"[DONE]\"\n\n")
+	return b.Bytes(), frames + 2
+}
+
+// BenchmarkClientPerFrame measures the generator's own cost per received frame: SSE decoding,
+// the sim-chat checker, metrics, and the session around them, on one goroutine (so ns/frame
+// is CPU per frame), with the stream served from memory (no network, no server).
+//
+//	go test -run '^$' -bench ClientPerFrame -benchmem ./loadgen
+func BenchmarkClientPerFrame(b *testing.B) {
+	lib, final := benchLibrary(b, 400)
+	body, frames := optedInBody(final)
+	mix, err := ParseMix("bench", []byte("name: bench\nseed: 1\nscenarios: {bench-answer: 1}\nprofiles:\n  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: bench}]}\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	run, err := Run(context.Background(), Config{
+		Target: "http://in-memory", Transport: bodyTransport{body}, Library: lib, Mix: mix,
+		RunID: "bench", Clients: 1, Sessions: int64(b.N), NoLeakCheck: true, RuntimeMetricsURL: "-",
+	})
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n := run.Summary.TotalViolations(); n != 0 || run.Summary.Counters.SessionsOK != int64(b.N) {
+		b.Fatalf("violations %v, ok %d of %d", run.Summary.Violations, run.Summary.Counters.SessionsOK, b.N)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*int64(frames)), "ns/frame")
+	b.ReportMetric(float64(frames), "frames/session")
+}
+
+// BenchmarkOpenStreamMemory opens streams against a server in a child process that holds
+// them open, and reports the generator's memory per open stream: live heap plus goroutine
+// stacks, after GC, divided by the number of open streams. Run it once:
+//
+//	go test -run '^$' -bench OpenStreamMemory -benchtime 1x ./loadgen
+func BenchmarkOpenStreamMemory(b *testing.B) {
+	for _, streams := range []int{1000, 4000} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			for b.Loop() {
+				b.ReportMetric(openStreamMemory(b, streams), "B/stream")
+			}
+		})
+	}
+}
+
+func openStreamMemory(b *testing.B, streams int) float64 {
+	b.Helper()
+	srv := exec.Command(os.Args[0], "-test.run=^$")
+	srv.Env = append(os.Environ(), "LOADGEN_HOLD_SERVER=1")
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		b.Fatalf("hold server: %v", err)
+	}
+	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	mix, err := ParseMix("hold", []byte("name: hold\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: hold}]}\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	measured := make(chan float64, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = Run(ctx, Config{
+			Target: url, Mix: mix, RunID: "hold", Clients: streams, Sessions: int64(streams),
+			NoLeakCheck: true, RuntimeMetricsURL: "-", StreamTimeout: time.Minute,
+			OnProgress: func(p Progress) {
+				if p.Active == int64(streams) {
+					select {
+					case measured <- 0:
+					default:
+					}
+				}
+			},
+		})
+	}()
+	select {
+	case <-measured:
+	case <-time.After(45 * time.Second):
+		b.Fatalf("%d streams did not all open within 45s", streams)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if f := os.Getenv("LOADGEN_HEAP_PROFILE"); f != "" {
+		// A heap profile at the measured moment shows where per-stream memory goes.
+		if w, err := os.Create(f); err == nil {
+			_ = pprof.WriteHeapProfile(w)
+			_ = w.Close()
+		}
+	}
+	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+	stacks := float64(after.StackInuse) - float64(before.StackInuse)
+	b.ReportMetric(heap/float64(streams), "heapB/stream")
+	b.ReportMetric(stacks/float64(streams), "stackB/stream")
+	cancel()
+	_ = srv.Process.Kill()
+	<-done
+	return (heap + stacks) / float64(streams)
+}
