@@ -68,14 +68,12 @@ type call struct {
 // Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
 // R-compose-thinking, R-terminal and R-framing. Not safe for concurrent use; one per stream.
 type Checker struct {
-	s       *protocol.Session
-	v       violations
-	allText string
-	textN   int
-	textOK  bool
+	s      *protocol.Session
+	v      violations
+	text   cursor // text deltas against every turn's text
+	textOK bool
 	// thinking: the reasoning text cursor and the thinking_start/end balance.
-	allThinking  string
-	thinkingN    int
+	thinking     cursor // reasoning against every turn's thinking
 	thinkingOK   bool
 	thinkingOpen bool
 	calls        []call
@@ -91,11 +89,11 @@ type Checker struct {
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session) *Checker {
 	return &Checker{
-		s:           s,
-		allText:     s.Expected.AllText(),
-		textOK:      true,
-		allThinking: s.Expected.AllThinking(),
-		thinkingOK:  true,
+		s:          s,
+		text:       newCursor(turnParts(&s.Expected, false)),
+		textOK:     true,
+		thinking:   newCursor(turnParts(&s.Expected, true)),
+		thinkingOK: true,
 	}
 }
 
@@ -124,9 +122,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.v.add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
 		return c.onDone()
 	}
-	if text, ok := plainText(data); ok && c.terminals == 0 && c.textOK &&
-		len(c.allText)-c.textN >= len(text) && c.allText[c.textN:c.textN+len(text)] == string(text) {
-		c.textN += len(text)
+	if text, ok := plainText(data); ok && c.terminals == 0 && c.textOK && advance(&c.text, text) {
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text)}
 	}
 	var h head
@@ -190,14 +186,10 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	}
 	text := *h.Choices[0].Delta.Content
 	c.afterTerminal("a text delta")
-	if c.textOK {
-		if strings.HasPrefix(c.allText[c.textN:], text) {
-			c.textN += len(text)
-		} else {
-			c.textOK = false
-			c.v.add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
-				c.textN, clip(c.allText[c.textN:], 60), clip(text, 60))
-		}
+	if c.textOK && !advance(&c.text, text) {
+		c.textOK = false
+		c.v.add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
+			c.text.n, clip(c.text.next(60), 60), clip(text, 60))
 	}
 	if text == "" {
 		return protocol.Observation{Kind: protocol.FrameOther}
@@ -210,14 +202,10 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 		c.v.add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", clip(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if c.thinkingOK {
-		if strings.HasPrefix(c.allThinking[c.thinkingN:], *t.Delta) {
-			c.thinkingN += len(*t.Delta)
-		} else {
-			c.thinkingOK = false
-			c.v.add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
-				c.thinkingN, clip(c.allThinking[c.thinkingN:], 60), clip(*t.Delta, 60))
-		}
+	if c.thinkingOK && !advance(&c.thinking, *t.Delta) {
+		c.thinkingOK = false
+		c.v.add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
+			c.thinking.n, clip(c.thinking.next(60), 60), clip(*t.Delta, 60))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta)}
 }
@@ -381,8 +369,8 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 		switch {
 		case perr != "":
 			c.v.add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
-		case c.s.Stopped && !(c.textOK && c.textN == len(c.allText)):
-			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done with %d of %d answer bytes", c.textN, len(c.allText))
+		case c.s.Stopped && !(c.textOK && c.text.done()):
+			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done with %d of %d answer bytes", c.text.n, c.text.total)
 		}
 	case "stopped":
 		if !c.s.Stopped {
@@ -458,11 +446,11 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		}
 	}
 	if full {
-		if c.textOK && c.textN != len(c.allText) {
-			c.v.add(protocol.RComposeAnswer, "expected answer %s, saw only its first %d of %d bytes", clip(c.allText, 60), c.textN, len(c.allText))
+		if c.textOK && !c.text.done() {
+			c.v.add(protocol.RComposeAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", clip(c.text.next(60), 60), c.text.n, c.text.total)
 		}
-		if c.thinkingOK && c.thinkingN != len(c.allThinking) {
-			c.v.add(protocol.RComposeThinking, "expected reasoning %s, saw only its first %d of %d bytes", clip(c.allThinking, 60), c.thinkingN, len(c.allThinking))
+		if c.thinkingOK && !c.thinking.done() {
+			c.v.add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thinking.next(60), 60), c.thinking.n, c.thinking.total)
 		}
 	}
 	c.finishArgs(clean && !c.s.Stopped && (c.terminal == "done" || c.terminal == "error"))
@@ -561,4 +549,16 @@ func cutPlainString(b []byte) (value, rest []byte, ok bool) {
 		}
 	}
 	return nil, nil, false
+}
+
+// turnParts lists every turn's text (or thinking), in order: what the stream concatenates.
+func turnParts(exp *scenarios.Expected, thinking bool) []string {
+	parts := make([]string, len(exp.Turns))
+	for i, t := range exp.Turns {
+		parts[i] = t.Text
+		if thinking {
+			parts[i] = t.Thinking
+		}
+	}
+	return parts
 }

@@ -46,9 +46,8 @@ type Checker struct {
 	tracker         *Tracker
 	thinkingAllowed bool
 	toolsAllowed    bool
-	allThinking     string
-	thinkingN       int  // bytes of thinking seen
-	thinkingOK      bool // thinking seen so far is a prefix of the scripted thinking
+	thinking        cursor // the thinking frames' text against every turn's thinking
+	thinkingOK      bool   // thinking seen so far is a prefix of the scripted thinking
 	thinkingFrames  int
 	terminals       int
 	failed          bool // the terminal was a failure (error, or final with success false)
@@ -62,7 +61,7 @@ func NewChecker(s *protocol.Session) *Checker {
 		s:               s,
 		thinkingAllowed: s.OptedIn && s.Policy.IncludeThinking,
 		toolsAllowed:    s.OptedIn && s.Policy.IncludeToolCalls,
-		allThinking:     s.Expected.AllThinking(),
+		thinking:        newCursor(turnThinking(&s.Expected)),
 		thinkingOK:      true,
 	}
 	c.tracker = NewTracker(&s.Expected, s.OptedIn, &c.v)
@@ -156,14 +155,10 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.s.OptedIn, c.s.Policy.IncludeThinking, Clip(text, 60))
-	} else if c.thinkingOK {
-		if strings.HasPrefix(c.allThinking[c.thinkingN:], text) {
-			c.thinkingN += len(text)
-		} else {
-			c.thinkingOK = false
-			c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
-				c.thinkingN, Clip(c.allThinking[c.thinkingN:], 40), Clip(text, 40))
-		}
+	} else if c.thinkingOK && !advance(&c.thinking, text) {
+		c.thinkingOK = false
+		c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
+			c.thinking.n, Clip(c.thinking.next(40), 40), Clip(text, 40))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
 }
@@ -317,14 +312,14 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 }
 
 func (c *Checker) finishThinking(mode EndMode) {
-	if !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinkingN == len(c.allThinking) {
+	if !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinking.done() {
 		return
 	}
 	if c.thinkingFrames == 0 {
-		c.v.Add(protocol.RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", Clip(c.allThinking, 60))
+		c.v.Add(protocol.RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", Clip(c.thinking.next(60), 60))
 		return
 	}
-	c.v.Add(protocol.RThinkingGate, "expected thinking %s, saw only its first %d of %d bytes", Clip(c.allThinking, 60), c.thinkingN, len(c.allThinking))
+	c.v.Add(protocol.RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", Clip(c.thinking.next(60), 60), c.thinking.n, c.thinking.total)
 }
 
 // finishTools checks the tool frames against the script when the policy lets them through:
@@ -421,4 +416,13 @@ func cutPlainString(b []byte) (value, rest []byte, ok bool) {
 		}
 	}
 	return nil, nil, false
+}
+
+// turnThinking lists every turn's thinking, in order.
+func turnThinking(exp *scenarios.Expected) []string {
+	parts := make([]string, len(exp.Turns))
+	for i, t := range exp.Turns {
+		parts[i] = t.Thinking
+	}
+	return parts
 }

@@ -93,14 +93,11 @@ type Tracker struct {
 	// intermediate is how many segments end in tool calls, i.e. how many resets are due.
 	intermediate int
 	toolCalls    int // scripted tool calls in all turns
-	// allThinking is every turn's thinking; thinkingStarts are where each turn's begins, and
-	// leakN is how much of it leaked into answer chunks.
-	allThinking    string
-	thinkingStarts []int
-	leakN          int
-	blocks         []blockState
-	tools          []toolState
-	toolsEnded     int
+	// leak follows the thinking that leaked into answer chunks, against every turn's thinking.
+	leak       cursor
+	blocks     []blockState
+	tools      []toolState
+	toolsEnded int
 	// legacy: answer chunks seen, and whether the one allowed chunk was the settled text.
 	legacyChunks int
 }
@@ -122,13 +119,8 @@ type toolState struct {
 // NewTracker returns a tracker for a stream judged against exp; optedIn selects the live
 // (agent-events) or the legacy settled-text model.
 func NewTracker(exp *scenarios.Expected, optedIn bool, v *Violations) *Tracker {
-	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, allThinking: exp.AllThinking()}
-	offset := 0
+	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, leak: newCursor(turnThinking(exp))}
 	for _, turn := range exp.Turns {
-		if turn.Thinking != "" {
-			t.thinkingStarts = append(t.thinkingStarts, offset)
-			offset += len(turn.Thinking)
-		}
 		t.toolCalls += len(turn.ToolCalls)
 		if turn.Text == "" {
 			continue
@@ -165,17 +157,16 @@ func (t *Tracker) block(id string) *blockState {
 // chunk counts as leaked when it continues the thinking leaked so far or starts a turn's
 // thinking; matching anywhere inside the thinking would flag common words as leaks.
 func (t *Tracker) leaked(chunk string) bool {
-	if t.allThinking == "" {
+	if t.leak.total == 0 {
 		return false
 	}
-	if strings.HasPrefix(t.allThinking[t.leakN:], chunk) {
-		t.leakN += len(chunk)
+	if advance(&t.leak, chunk) {
 		return true
 	}
-	for _, start := range t.thinkingStarts {
-		if strings.HasPrefix(t.allThinking[start:], chunk) {
-			t.leakN = start + len(chunk)
-			return true
+	for i, thinking := range t.leak.parts {
+		if thinking != "" && len(chunk) <= len(thinking) && thinking[:len(chunk)] == chunk {
+			t.leak.restartAt(i)
+			return advance(&t.leak, chunk)
 		}
 	}
 	return false

@@ -1,0 +1,33 @@
+package simchat
+
+import "testing"
+
+func TestCursor(t *testing.T) {
+	t.Parallel()
+	c := newCursor([]string{"", "Let me ", "", "think.", "Done"})
+	steps := []struct {
+		piece string
+		ok    bool
+	}{
+		{"Let", true},       // inside the first non-empty part
+		{" me think", true}, // across an empty part into the next
+		{"x", false},        // a mismatch does not move the cursor
+		{".Do", true},       // across a part boundary
+		{"nex", false},      // longer than what is left
+		{"ne", true},        // exactly the rest
+		{"", true},          // nothing to match
+		{"!", false},        // past the end
+	}
+	for _, s := range steps {
+		if got := advance(&c, []byte(s.piece)); got != s.ok {
+			t.Fatalf("advance(%q) = %t, want %t (cursor %+v)", s.piece, got, s.ok, c)
+		}
+	}
+	if !c.done() || c.n != len("Let me think.Done") {
+		t.Errorf("cursor not done after the whole text: %+v", c)
+	}
+	c.restartAt(3)
+	if c.next(4) != "thin" || c.n != len("Let me ") {
+		t.Errorf("restartAt(3): next %q, n %d", c.next(4), c.n)
+	}
+}
