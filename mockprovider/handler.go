@@ -97,7 +97,7 @@ func (q *request) serve() {
 			q.w.Header().Set("Retry-After", "1")
 		}
 		q.fail(status, faultErrorKind(status), fmt.Sprintf(
-			"scenario %s injects HTTP %d on turn %d (scripted provider fault)", dir.Scenario, status, q.turnIdx))
+			"%s [streambench scenario %s, turn %d: scripted HTTP %d fault]", q.turn.ErrorMessage, dir.Scenario, q.turnIdx, status))
 		return
 	}
 

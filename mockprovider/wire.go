@@ -156,4 +156,3 @@ var anthropicWire = &wire{
 		return "api_error"
 	},
 }
-

@@ -1,0 +1,93 @@
+package mockprovider
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// newTestMock starts a mock on its own httptest server (HTTP/1.1 and h2c) and closes it when
+// the test ends. opts.Library defaults to the embedded library.
+func newTestMock(t testing.TB, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
+	if opts.Library == nil {
+		opts.Library = scenarios.Embedded()
+	}
+	srv, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.Protocols = Protocols()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return srv, ts
+}
+
+// h2cClient returns a client that speaks only cleartext HTTP/2 (prior knowledge).
+func h2cClient(t testing.TB) *http.Client {
+	t.Helper()
+	tr := &http.Transport{Protocols: &http.Protocols{}}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// openaiBody is a minimal chat completions request whose user message is text.
+func openaiBody(text string, stream bool) string {
+	b, _ := json.Marshal(map[string]any{
+		"model":          "mock-model",
+		"stream":         stream,
+		"stream_options": map[string]any{"include_usage": true},
+		"messages":       []map[string]any{{"role": "user", "content": text}},
+	})
+	return string(b)
+}
+
+// anthropicBody is a minimal messages request whose user message is text.
+func anthropicBody(text string, stream bool) string {
+	b, _ := json.Marshal(map[string]any{
+		"model":      "mock-model",
+		"max_tokens": 1024,
+		"stream":     stream,
+		"messages":   []map[string]any{{"role": "user", "content": text}},
+	})
+	return string(b)
+}
+
+// post sends body to url with headers and returns the response (the caller closes it).
+func post(t testing.TB, client *http.Client, url, body string, headers map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	return resp
+}
+
+// directive renders a scenario directive.
+func directive(scenario string, seed uint64, session string) string {
+	return scenarios.Directive{Scenario: scenario, Seed: seed, Session: session}.String()
+}
+
+// onlySession returns the single record of session, failing the test otherwise.
+func onlySession(t testing.TB, srv *Server, session string) SessionRecord {
+	t.Helper()
+	recs := srv.Sessions(session)
+	if len(recs) != 1 {
+		t.Fatalf("Sessions(%q): got %d records, want 1: %+v", session, len(recs), recs)
+	}
+	return recs[0]
+}
