@@ -454,7 +454,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		}
 	}
 	c.finishArgs(clean && !c.s.Stopped && (c.terminal == "done" || c.terminal == "error"))
-	return c.v.list
+	return c.v.result()
 }
 
 // finishArgs judges argument streams never closed by a tool_start and, when the stream had
@@ -485,17 +485,48 @@ func (c *Checker) finishArgs(all bool) {
 	}
 }
 
-// violations collects one violation per rule: the first detail is kept, so one root cause
-// cannot flood the load generator's counters.
-type violations struct{ list []protocol.Violation }
+// violations collects one violation per rule for a stream: the first occurrence's detail is
+// kept and later ones of the same rule are counted in it, so one root cause cannot flood the
+// load generator's counters.
+type violations struct {
+	list  []protocol.Violation
+	extra []int
+}
 
 func (v *violations) add(rule protocol.Rule, format string, args ...any) {
 	for i := range v.list {
 		if v.list[i].Rule == rule {
+			v.extra[i]++
 			return
 		}
 	}
-	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: shorten(fmt.Sprintf(format, args...), maxDetail)})
+	v.extra = append(v.extra, 0)
+}
+
+// result returns the violations, noting how many further occurrences each rule had.
+func (v *violations) result() []protocol.Violation {
+	for i := range v.list {
+		if v.extra[i] > 0 {
+			v.list[i].Detail += fmt.Sprintf(" (and %d more)", v.extra[i])
+			v.extra[i] = 0
+		}
+	}
+	return v.list
+}
+
+// maxDetail bounds a violation's detail: enough to show what was expected and what was seen.
+const maxDetail = 240
+
+// shorten cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // clip quotes s for a violation detail, showing at most n bytes of it.

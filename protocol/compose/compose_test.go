@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
@@ -384,6 +385,11 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			s := session(sc)
 			s.Stopped, s.Aborted = tc.stopped, tc.aborted
 			vs := check(t, frames, s)
+			for _, v := range vs {
+				if len(v.Detail) > 280 || !utf8.ValidString(v.Detail) {
+					t.Errorf("detail of %s is %d bytes or not UTF-8, want it short: %q", v.Rule, len(v.Detail), v.Detail)
+				}
+			}
 			if !sameRules(vs, tc.want) {
 				t.Errorf("violations %v, want rules %v\nframes:\n%s", vs, tc.want, strings.Join(frames, ""))
 			}

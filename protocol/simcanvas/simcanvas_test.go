@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
@@ -290,6 +291,11 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			s := session(sc)
 			s.Aborted = tc.aborted
 			vs := check(t, frames, s)
+			for _, v := range vs {
+				if len(v.Detail) > 280 || !utf8.ValidString(v.Detail) {
+					t.Errorf("detail of %s is %d bytes or not UTF-8, want it short: %q", v.Rule, len(v.Detail), v.Detail)
+				}
+			}
 			got := map[protocol.Rule]bool{}
 			for _, v := range vs {
 				got[v.Rule] = true

@@ -451,7 +451,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 				t.Errorf("rules = %v, want %v\nviolations: %v\nframes:\n%s", rules(vs), tc.want, vs, strings.Join(frames, ""))
 			}
 			for _, v := range vs {
-				if len(v.Detail) > 400 {
+				if len(v.Detail) > maxDetail+40 {
 					t.Errorf("detail of %s is %d bytes, want it short: %s", v.Rule, len(v.Detail), v.Detail)
 				}
 			}

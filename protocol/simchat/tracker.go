@@ -3,6 +3,7 @@ package simchat
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
@@ -40,8 +41,22 @@ func (v *Violations) Add(rule protocol.Rule, format string, args ...any) {
 			return
 		}
 	}
-	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: shorten(fmt.Sprintf(format, args...), maxDetail)})
 	v.extra = append(v.extra, 0)
+}
+
+// maxDetail bounds a violation's detail: enough to show what was expected and what was seen.
+const maxDetail = 240
+
+// shorten cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // Has reports whether rule was already violated.
