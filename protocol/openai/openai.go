@@ -58,6 +58,9 @@ type rawPart struct {
 // the real API does ("messages: required", "messages[2].content: expected string or array of
 // parts"), so a misbehaving runtime under test learns what it sent wrong.
 func ParseRequest(body []byte) (*Request, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, errors.New("request body: empty, want a JSON object")
+	}
 	var raw rawRequest
 	if err := json.Unmarshal(body, &raw); err != nil {
 		return nil, describeJSONError("request body", err)

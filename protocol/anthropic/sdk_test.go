@@ -1,0 +1,79 @@
+package anthropic
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/streambench/streambench/scenarios"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// TestOfficialSDKReadsFrames checks the events against the official Go SDK's stream decoder
+// and Message.Accumulate, the strictest reader at hand. (The full per-scenario SDK suite runs
+// against the mock provider in mockprovider/.)
+func TestOfficialSDKReadsFrames(t *testing.T) {
+	t.Parallel()
+	turn := smallTurn()
+	interleaved := smallTurn()
+	interleaved.Steps[5], interleaved.Steps[6] = interleaved.Steps[6], interleaved.Steps[5]
+	for name, turn := range map[string]any{"sequential": turn, "interleaved": interleaved} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			turn := turn.(*scenarios.ScriptTurn)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, err := io.ReadAll(r.Body)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := ParseRequest(body); err != nil {
+					WriteError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = w.Write(writeTurn(t, turn, testMeta))
+			}))
+			defer srv.Close()
+			client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+			stream := client.Messages.NewStreaming(context.Background(), sdk.MessageNewParams{
+				Model:     "sim-model",
+				MaxTokens: 1024,
+				Messages:  []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))},
+			})
+			var msg sdk.Message
+			for stream.Next() {
+				if err := msg.Accumulate(stream.Current()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
+			want := wantFromTurn(turn, len(turn.Steps))
+			var got accumulated
+			for _, b := range msg.Content {
+				switch b.Type {
+				case "thinking":
+					got.Thinking += b.Thinking
+					if b.Signature == "" {
+						t.Errorf("thinking block without signature")
+					}
+				case "text":
+					got.Text += b.Text
+				case "tool_use":
+					got.Calls = append(got.Calls, scenarios.ScriptToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+				}
+			}
+			want.Stop, got.Stop = "tool_use", "tool_use"
+			if msg.StopReason != "tool_use" || msg.Usage.InputTokens != 42 || msg.Usage.OutputTokens != 17 || msg.ID != testMeta.ID {
+				t.Errorf("stop %q usage %+v id %q", msg.StopReason, msg.Usage, msg.ID)
+			}
+			assertAccumulated(t, got, want)
+		})
+	}
+}

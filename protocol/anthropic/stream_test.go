@@ -1,0 +1,436 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+
+// testMeta is the fixed response identity of the golden files.
+var testMeta = StreamMeta{ID: "msg_test1", Model: "sim-model", Created: 1700000000, InputTokens: 42}
+
+// smallTurn is a turn with thinking, text and two tool calls whose arguments arrive in pieces,
+// with characters that need escaping on the way.
+func smallTurn() *scenarios.ScriptTurn {
+	return &scenarios.ScriptTurn{
+		Steps: []scenarios.Step{
+			{Kind: scenarios.StepThinking, Text: "Let me "},
+			{Kind: scenarios.StepThinking, Text: "think \"hard\"."},
+			{Kind: scenarios.StepText, Text: "Checking two "},
+			{Kind: scenarios.StepText, Text: "sources…\n"},
+			{Kind: scenarios.StepToolArgs, Tool: 0, Text: `{"q":"go `},
+			{Kind: scenarios.StepToolArgs, Tool: 0, Text: `sse"}`},
+			{Kind: scenarios.StepToolArgs, Tool: 1, Text: `{"url":`},
+			{Kind: scenarios.StepToolArgs, Tool: 1, Text: `"https://x.test/?a=1&b=<2>"}`},
+		},
+		ToolCalls: []scenarios.ScriptToolCall{
+			{ID: "toolu_a1", Name: "search_call", Arguments: `{"q":"go sse"}`},
+			{ID: "toolu_b2", Name: "fetch_url", Arguments: `{"url":"https://x.test/?a=1&b=<2>"}`},
+		},
+		ErrorAfterStep: -1, StallAfterStep: -1,
+		InputTokens: 42, OutputTokens: 17,
+	}
+}
+
+// writeTurn plays turn through a StreamWriter the way the mock does, honouring
+// ErrorAfterStep.
+func writeTurn(t testing.TB, turn *scenarios.ScriptTurn, meta StreamMeta) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := NewStreamWriter(&buf, meta, true)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range turn.Steps {
+		if err := w.Step(turn, &turn.Steps[i]); err != nil {
+			t.Fatal(err)
+		}
+		if turn.ErrorAfterStep == i {
+			if err := w.Error(turn.ErrorMessage); err != nil {
+				t.Fatal(err)
+			}
+			return buf.Bytes()
+		}
+	}
+	if err := w.Finish(turn); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// accumulated is what a runtime builds from a decoded turn.
+type accumulated struct {
+	Thinking, Text string
+	Calls          []scenarios.ScriptToolCall
+	Stop           protocol.StopReason
+	Usage          protocol.Usage
+	TurnEnds       int
+}
+
+// decodeAll drains a stream, checking the event invariants on the way.
+func decodeAll(t testing.TB, r io.Reader) (accumulated, error) {
+	t.Helper()
+	var acc accumulated
+	st := Wire{}.NewStream(r)
+	var ev protocol.ModelEvent
+	for {
+		err := st.Next(&ev)
+		if err != nil {
+			return acc, err
+		}
+		if acc.TurnEnds > 0 {
+			t.Fatalf("event %+v after ModelTurnEnd", ev)
+		}
+		switch ev.Kind {
+		case protocol.ModelThinking:
+			acc.Thinking += ev.Text
+		case protocol.ModelText:
+			acc.Text += ev.Text
+		case protocol.ModelToolStart:
+			if ev.ToolIndex != len(acc.Calls) {
+				t.Fatalf("tool start index %d, want %d", ev.ToolIndex, len(acc.Calls))
+			}
+			acc.Calls = append(acc.Calls, scenarios.ScriptToolCall{ID: ev.ToolID, Name: ev.ToolName})
+		case protocol.ModelToolArgs:
+			if ev.ToolIndex >= len(acc.Calls) {
+				t.Fatalf("tool args for index %d before its start", ev.ToolIndex)
+			}
+			acc.Calls[ev.ToolIndex].Arguments += ev.Text
+		case protocol.ModelTurnEnd:
+			acc.Stop, acc.Usage = ev.StopReason, ev.Usage
+			acc.TurnEnds++
+		default:
+			t.Fatalf("unexpected event %+v", ev)
+		}
+	}
+}
+
+// wantFromTurn is the accumulation a turn must decode to, up to step upTo.
+func wantFromTurn(turn *scenarios.ScriptTurn, upTo int) accumulated {
+	var want accumulated
+	for i := range turn.Steps {
+		if i > upTo {
+			break
+		}
+		st := &turn.Steps[i]
+		switch st.Kind {
+		case scenarios.StepThinking:
+			want.Thinking += st.Text
+		case scenarios.StepText:
+			want.Text += st.Text
+		case scenarios.StepToolArgs:
+			for len(want.Calls) <= st.Tool {
+				c := turn.ToolCalls[len(want.Calls)]
+				want.Calls = append(want.Calls, scenarios.ScriptToolCall{ID: c.ID, Name: c.Name})
+			}
+			want.Calls[st.Tool].Arguments += st.Text
+		}
+	}
+	return want
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("frames differ from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func assertAccumulated(t *testing.T, got, want accumulated) {
+	t.Helper()
+	gj, _ := json.MarshalIndent(got, "", " ")
+	wj, _ := json.MarshalIndent(want, "", " ")
+	if !bytes.Equal(gj, wj) {
+		t.Errorf("decoded turn differs\ngot:  %s\nwant: %s", gj, wj)
+	}
+}
+
+func TestStreamGolden(t *testing.T) {
+	t.Parallel()
+	errTurn := smallTurn()
+	errTurn.ErrorAfterStep = 2
+	errTurn.ErrorMessage = "Overloaded"
+	tests := []struct {
+		name string
+		turn *scenarios.ScriptTurn
+	}{
+		// Thinking, text and two tool calls.
+		{"turn.golden", smallTurn()},
+		// An error event after the first text piece ends the stream.
+		{"error_midstream.golden", errTurn},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := writeTurn(t, tt.turn, testMeta)
+			checkGolden(t, tt.name, got)
+			// Every data line is one valid JSON object whose type is the event name.
+			lines := strings.Split(string(got), "\n")
+			for i, line := range lines {
+				data, ok := strings.CutPrefix(line, "data: ")
+				if !ok {
+					continue
+				}
+				var v struct{ Type string }
+				if err := json.Unmarshal([]byte(data), &v); err != nil {
+					t.Errorf("invalid JSON frame: %s", data)
+				}
+				if i == 0 || lines[i-1] != "event: "+v.Type {
+					t.Errorf("data of type %q not preceded by its event line", v.Type)
+				}
+			}
+		})
+	}
+}
+
+func TestStreamRoundTrip(t *testing.T) {
+	t.Parallel()
+	noTools := smallTurn()
+	noTools.Steps = noTools.Steps[:4]
+	noTools.ToolCalls = nil
+	interleaved := smallTurn()
+	s := interleaved.Steps
+	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
+	alternating := smallTurn()
+	alternating.Steps = append([]scenarios.Step{alternating.Steps[2], alternating.Steps[0]}, alternating.Steps[1:]...)
+	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1}
+	tests := []struct {
+		name     string
+		turn     *scenarios.ScriptTurn
+		wantStop protocol.StopReason
+	}{
+		// Thinking, text and two sequential tool calls end in tool_use.
+		{"tools", smallTurn(), protocol.StopToolUse},
+		// A plain answer ends in end_turn.
+		{"answer", noTools, protocol.StopEndTurn},
+		// Pieces of two parallel calls interleave: both tool_use blocks stay open.
+		{"interleaved tools", interleaved, protocol.StopToolUse},
+		// Text, then thinking, then text again opens a new block each time.
+		{"alternating kinds", alternating, protocol.StopToolUse},
+		// A turn with no steps still ends cleanly.
+		{"empty", empty, protocol.StopEndTurn},
+	}
+	for _, tt := range tests {
+		for _, reads := range []string{"whole", "one byte"} {
+			t.Run(tt.name+"/"+reads, func(t *testing.T) {
+				t.Parallel()
+				frames := writeTurn(t, tt.turn, testMeta)
+				var r io.Reader = bytes.NewReader(frames)
+				if reads == "one byte" {
+					r = iotest.OneByteReader(r)
+				}
+				got, err := decodeAll(t, r)
+				if err != io.EOF {
+					t.Fatalf("stream ended with %v, want io.EOF", err)
+				}
+				want := wantFromTurn(tt.turn, len(tt.turn.Steps))
+				want.Stop, want.TurnEnds = tt.wantStop, 1
+				want.Usage = protocol.Usage{InputTokens: testMeta.InputTokens, OutputTokens: tt.turn.OutputTokens}
+				assertAccumulated(t, got, want)
+			})
+		}
+	}
+}
+
+func TestStreamMidStreamError(t *testing.T) {
+	t.Parallel()
+	turn := smallTurn()
+	turn.ErrorAfterStep = 4
+	turn.ErrorMessage = "Overloaded"
+	got, err := decodeAll(t, bytes.NewReader(writeTurn(t, turn, testMeta)))
+	var perr *protocol.ProviderError
+	if !errors.As(err, &perr) {
+		t.Fatalf("stream ended with %v, want *protocol.ProviderError", err)
+	}
+	want := protocol.ProviderError{Status: http.StatusOK, Type: "overloaded_error", Message: "Overloaded"}
+	if *perr != want {
+		t.Errorf("error = %+v, want %+v", *perr, want)
+	}
+	assertAccumulated(t, got, wantFromTurn(turn, 4))
+}
+
+// TestStreamTolerance feeds hand-written streams that are odd but valid.
+func TestStreamTolerance(t *testing.T) {
+	t.Parallel()
+	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
+	const end = "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	tests := []struct {
+		name   string
+		stream string
+		want   accumulated
+	}{
+		{
+			// Interleaved blocks: two tool_use blocks open side by side, a text block between.
+			name: "interleaved indices",
+			stream: start +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t0\",\"name\":\"a\",\"input\":{}}}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"b\",\"input\":{}}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"y\\\"\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":1}\"}}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\":2}\"}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":2}\n\n" + end,
+			want: accumulated{Text: "hi", Calls: []scenarios.ScriptToolCall{{ID: "t0", Name: "a", Arguments: `{"x":1}`}, {ID: "t1", Name: "b", Arguments: `{"y":2}`}},
+				Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
+		},
+		{
+			// Pings, unknown events, unknown fields, whitespace, comments, CRLF and empty deltas.
+			name: "noise",
+			stream: ": comment\r\n\r\n" + start + "event: ping\ndata: {\"type\": \"ping\"}\n\n" +
+				"event: future_event\ndata: {\"type\":\"future_event\",\"x\":1}\n\n" +
+				"event: content_block_start\r\ndata: { \"type\" : \"content_block_start\" , \"index\" : 0 , \"content_block\" : { \"type\" : \"thinking\" , \"thinking\" : \"\" , \"signature\": \"\" , \"new\": [1] } }\r\n\r\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"abc=\"}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"xyz\"}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
+				"event: ping\ndata: {\"type\": \"ping\"}\n\n" + end,
+			want: accumulated{Thinking: "hm", Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := decodeAll(t, strings.NewReader(tt.stream))
+			if err != io.EOF {
+				t.Fatalf("stream ended with %v, want io.EOF", err)
+			}
+			assertAccumulated(t, got, tt.want)
+		})
+	}
+}
+
+func TestStreamErrors(t *testing.T) {
+	t.Parallel()
+	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\n"
+	const textStart = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+	tests := []struct {
+		name, stream, wantErr string
+	}{
+		// Malformed JSON names the event and the JSON error.
+		{"malformed json", start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n", `anthropic stream: event 2 "content_block_delta" ("{\"type\":\"content_block_delta\",\"index\":0,"): unexpected end of JSON input`},
+		// A field of the wrong type is reported.
+		{"wrong type", start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":7}}\n\n", "event 3 \"content_block_delta\""},
+		// A delta for a block that never started.
+		{"unknown block", start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n", "anthropic stream: event 2 content_block_delta: block 3 was never started"},
+		// A delta after the block stopped.
+		{"stopped block", start + textStart + "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n", "block 0 was already stopped"},
+		// A delta of the wrong kind for its block.
+		{"kind mismatch", start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}\n\n", "input_json_delta on block 0, which is not a tool_use block"},
+		// The same index started twice.
+		{"double start", start + textStart + textStart, "block 0 started twice"},
+		// A missing index.
+		{"no index", start + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"content_block\":{\"type\":\"text\"}}\n\n", "content_block_start: index: required"},
+		// A hostile index is refused rather than allocated.
+		{"huge index", start + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":99999999,\"content_block\":{\"type\":\"text\"}}\n\n", "index 99999999 out of range"},
+		// The body ends before message_stop.
+		{"truncated", start + textStart, "anthropic stream: ended after 2 events without message_stop: unexpected EOF"},
+		// message_stop without a stop reason.
+		{"stop without reason", start + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", "message_stop before any message_delta with a stop_reason"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := decodeAll(t, strings.NewReader(tt.stream))
+			if err == nil || err == io.EOF || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
+			}
+			// The error sticks: Next keeps returning it.
+			st := Wire{}.NewStream(strings.NewReader(tt.stream))
+			var ev protocol.ModelEvent
+			first := st.Next(&ev)
+			for first == nil {
+				first = st.Next(&ev)
+			}
+			if again := st.Next(&ev); again != first {
+				t.Fatalf("Next after %v returned %v", first, again)
+			}
+		})
+	}
+}
+
+func TestStreamWriterBadStep(t *testing.T) {
+	t.Parallel()
+	turn := smallTurn()
+	w := NewStreamWriter(io.Discard, testMeta, true)
+	err := w.Step(turn, &scenarios.Step{Kind: scenarios.StepToolArgs, Tool: 5, Text: "{}"})
+	if err == nil || !strings.Contains(err.Error(), "step for tool 5, but the turn has 2 tool calls") {
+		t.Errorf("error = %v", err)
+	}
+	if err := w.Step(turn, &scenarios.Step{Kind: 99}); err == nil || !strings.Contains(err.Error(), "unknown step kind 99") {
+		t.Errorf("error = %v", err)
+	}
+	for i := 4; i < 6; i++ {
+		if err := w.Step(turn, &turn.Steps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = w.Step(turn, &turn.Steps[5])
+	if err == nil || !strings.Contains(err.Error(), "tool 0: arguments piece after all 14 bytes of its arguments were sent") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestStreamWriterPing(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewStreamWriter(&buf, testMeta, true)
+	if err := w.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != "event: ping\ndata: {\"type\":\"ping\"}\n\n" {
+		t.Errorf("ping = %q", buf.String())
+	}
+}
+
+func FuzzNewStream(f *testing.F) {
+	f.Add(writeTurn(f, smallTurn(), testMeta))
+	errTurn := smallTurn()
+	errTurn.ErrorAfterStep = 1
+	f.Add(writeTurn(f, errTurn, testMeta))
+	f.Add([]byte("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":-1}\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st := Wire{}.NewStream(bytes.NewReader(data))
+		var ev protocol.ModelEvent
+		for i := 0; ; i++ {
+			err := st.Next(&ev)
+			if err != nil {
+				if err2 := st.Next(&ev); err2 != err {
+					t.Fatalf("error changed from %v to %v", err, err2)
+				}
+				return
+			}
+			if i > len(data) {
+				t.Fatalf("%d events from %d bytes", i, len(data))
+			}
+		}
+	})
+}

@@ -1,0 +1,79 @@
+package openai
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// TestOfficialSDKReadsFrames checks the frames against the official Go SDK's stream decoder
+// and chat completion accumulator, the strictest reader at hand. (The full per-scenario SDK
+// suite runs against the mock provider in mockprovider/.)
+func TestOfficialSDKReadsFrames(t *testing.T) {
+	t.Parallel()
+	turn := smallTurn()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		req, err := ParseRequest(body)
+		if err != nil {
+			WriteError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(writeTurn(t, turn, testMeta, req.IncludeUsage))
+	}))
+	defer srv.Close()
+	client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	stream := client.Chat.Completions.NewStreaming(context.Background(), sdk.ChatCompletionNewParams{
+		Model:         "sim-model",
+		Messages:      []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage("hi")},
+		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)},
+	})
+	var acc sdk.ChatCompletionAccumulator
+	var reasoning string
+	for stream.Next() {
+		chunk := stream.Current()
+		if !acc.AddChunk(chunk) {
+			t.Fatalf("accumulator rejected chunk %s", chunk.RawJSON())
+		}
+		if len(chunk.Choices) > 0 {
+			if f, ok := chunk.Choices[0].Delta.JSON.ExtraFields["reasoning_content"]; ok {
+				s, err := strconv.Unquote(f.Raw())
+				if err != nil {
+					t.Fatalf("reasoning_content %s: %v", f.Raw(), err)
+				}
+				reasoning += s
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := wantFromTurn(turn, len(turn.Steps))
+	msg := acc.Choices[0].Message
+	if msg.Content != want.Text || reasoning != want.Thinking {
+		t.Errorf("content %q reasoning %q, want %q and %q", msg.Content, reasoning, want.Text, want.Thinking)
+	}
+	if len(msg.ToolCalls) != len(want.Calls) {
+		t.Fatalf("%d tool calls, want %d", len(msg.ToolCalls), len(want.Calls))
+	}
+	for i, c := range msg.ToolCalls {
+		w := want.Calls[i]
+		if c.ID != w.ID || c.Function.Name != w.Name || c.Function.Arguments != w.Arguments {
+			t.Errorf("tool call %d = %s %s %s, want %s %s %s", i, c.ID, c.Function.Name, c.Function.Arguments, w.ID, w.Name, w.Arguments)
+		}
+	}
+	if acc.Choices[0].FinishReason != "tool_calls" || acc.Usage.PromptTokens != 42 || acc.Usage.CompletionTokens != 17 || acc.ID != testMeta.ID {
+		t.Errorf("finish %q usage %+v id %q", acc.Choices[0].FinishReason, acc.Usage, acc.ID)
+	}
+}

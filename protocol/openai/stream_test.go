@@ -1,0 +1,404 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+
+// testMeta is the fixed response identity of the golden files.
+var testMeta = StreamMeta{ID: "chatcmpl-test1", Model: "sim-model", Created: 1700000000, InputTokens: 42}
+
+// smallTurn is a turn with thinking, text and two tool calls whose arguments arrive in pieces,
+// with characters that need escaping on the way.
+func smallTurn() *scenarios.ScriptTurn {
+	return &scenarios.ScriptTurn{
+		Steps: []scenarios.Step{
+			{Kind: scenarios.StepThinking, Text: "Let me "},
+			{Kind: scenarios.StepThinking, Text: "think \"hard\"."},
+			{Kind: scenarios.StepText, Text: "Checking two "},
+			{Kind: scenarios.StepText, Text: "sources…\n"},
+			{Kind: scenarios.StepToolArgs, Tool: 0, Text: `{"q":"go `},
+			{Kind: scenarios.StepToolArgs, Tool: 0, Text: `sse"}`},
+			{Kind: scenarios.StepToolArgs, Tool: 1, Text: `{"url":`},
+			{Kind: scenarios.StepToolArgs, Tool: 1, Text: `"https://x.test/?a=1&b=<2>"}`},
+		},
+		ToolCalls: []scenarios.ScriptToolCall{
+			{ID: "call_a1", Name: "search_call", Arguments: `{"q":"go sse"}`},
+			{ID: "call_b2", Name: "fetch_url", Arguments: `{"url":"https://x.test/?a=1&b=<2>"}`},
+		},
+		ErrorAfterStep: -1, StallAfterStep: -1,
+		InputTokens: 42, OutputTokens: 17,
+	}
+}
+
+// writeTurn plays turn through a StreamWriter the way the mock does, honouring
+// ErrorAfterStep.
+func writeTurn(t testing.TB, turn *scenarios.ScriptTurn, meta StreamMeta, includeUsage bool) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := NewStreamWriter(&buf, meta, includeUsage)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range turn.Steps {
+		if err := w.Step(turn, &turn.Steps[i]); err != nil {
+			t.Fatal(err)
+		}
+		if turn.ErrorAfterStep == i {
+			if err := w.Error(turn.ErrorMessage); err != nil {
+				t.Fatal(err)
+			}
+			return buf.Bytes()
+		}
+	}
+	if err := w.Finish(turn); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// accumulated is what a runtime builds from a decoded turn.
+type accumulated struct {
+	Thinking, Text string
+	Calls          []scenarios.ScriptToolCall
+	Stop           protocol.StopReason
+	Usage          protocol.Usage
+	TurnEnds       int
+}
+
+// decodeAll drains a stream, checking the event invariants on the way.
+func decodeAll(t testing.TB, r io.Reader) (accumulated, error) {
+	t.Helper()
+	var acc accumulated
+	st := Wire{}.NewStream(r)
+	var ev protocol.ModelEvent
+	for {
+		err := st.Next(&ev)
+		if err != nil {
+			return acc, err
+		}
+		if acc.TurnEnds > 0 {
+			t.Fatalf("event %+v after ModelTurnEnd", ev)
+		}
+		switch ev.Kind {
+		case protocol.ModelThinking:
+			acc.Thinking += ev.Text
+		case protocol.ModelText:
+			acc.Text += ev.Text
+		case protocol.ModelToolStart:
+			if ev.ToolIndex != len(acc.Calls) {
+				t.Fatalf("tool start index %d, want %d", ev.ToolIndex, len(acc.Calls))
+			}
+			acc.Calls = append(acc.Calls, scenarios.ScriptToolCall{ID: ev.ToolID, Name: ev.ToolName})
+		case protocol.ModelToolArgs:
+			if ev.ToolIndex >= len(acc.Calls) {
+				t.Fatalf("tool args for index %d before its start", ev.ToolIndex)
+			}
+			acc.Calls[ev.ToolIndex].Arguments += ev.Text
+		case protocol.ModelTurnEnd:
+			acc.Stop, acc.Usage = ev.StopReason, ev.Usage
+			acc.TurnEnds++
+		default:
+			t.Fatalf("unexpected event %+v", ev)
+		}
+	}
+}
+
+// wantFromTurn is the accumulation a turn must decode to.
+func wantFromTurn(turn *scenarios.ScriptTurn, upTo int) accumulated {
+	var want accumulated
+	for i := range turn.Steps {
+		if i > upTo {
+			break
+		}
+		st := &turn.Steps[i]
+		switch st.Kind {
+		case scenarios.StepThinking:
+			want.Thinking += st.Text
+		case scenarios.StepText:
+			want.Text += st.Text
+		case scenarios.StepToolArgs:
+			for len(want.Calls) <= st.Tool {
+				c := turn.ToolCalls[len(want.Calls)]
+				want.Calls = append(want.Calls, scenarios.ScriptToolCall{ID: c.ID, Name: c.Name})
+			}
+			want.Calls[st.Tool].Arguments += st.Text
+		}
+	}
+	return want
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("frames differ from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestStreamGolden(t *testing.T) {
+	t.Parallel()
+	errTurn := smallTurn()
+	errTurn.ErrorAfterStep = 2
+	errTurn.ErrorMessage = "The server had an error while processing your request."
+	tests := []struct {
+		name         string
+		turn         *scenarios.ScriptTurn
+		includeUsage bool
+	}{
+		// Thinking, text and two tool calls, with the usage chunk.
+		{"turn_usage.golden", smallTurn(), true},
+		// The same turn without stream_options.include_usage: no usage chunk, no usage:null.
+		{"turn_nousage.golden", smallTurn(), false},
+		// An error frame after the first text piece ends the stream.
+		{"error_midstream.golden", errTurn, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := writeTurn(t, tt.turn, testMeta, tt.includeUsage)
+			checkGolden(t, tt.name, got)
+			// Every data line but [DONE] must be one valid JSON object.
+			for _, line := range strings.Split(string(got), "\n") {
+				data, ok := strings.CutPrefix(line, "data: ")
+				if ok && data != "[DONE]" && !json.Valid([]byte(data)) {
+					t.Errorf("invalid JSON frame: %s", data)
+				}
+			}
+		})
+	}
+}
+
+func TestStreamRoundTrip(t *testing.T) {
+	t.Parallel()
+	noTools := smallTurn()
+	noTools.Steps = noTools.Steps[:4]
+	noTools.ToolCalls = nil
+	interleaved := smallTurn()
+	s := interleaved.Steps
+	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
+	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, OutputTokens: 0}
+	tests := []struct {
+		name     string
+		turn     *scenarios.ScriptTurn
+		wantStop protocol.StopReason
+	}{
+		// Thinking, text and two sequential tool calls end in tool_calls.
+		{"tools", smallTurn(), protocol.StopToolUse},
+		// A plain answer ends in stop.
+		{"answer", noTools, protocol.StopEndTurn},
+		// Pieces of two parallel calls interleave.
+		{"interleaved tools", interleaved, protocol.StopToolUse},
+		// A turn with no steps still ends cleanly.
+		{"empty", empty, protocol.StopEndTurn},
+	}
+	for _, tt := range tests {
+		for _, reads := range []string{"whole", "one byte"} {
+			t.Run(tt.name+"/"+reads, func(t *testing.T) {
+				t.Parallel()
+				frames := writeTurn(t, tt.turn, testMeta, true)
+				var r io.Reader = bytes.NewReader(frames)
+				if reads == "one byte" {
+					r = iotest.OneByteReader(r)
+				}
+				got, err := decodeAll(t, r)
+				if err != io.EOF {
+					t.Fatalf("stream ended with %v, want io.EOF", err)
+				}
+				want := wantFromTurn(tt.turn, len(tt.turn.Steps))
+				want.Stop, want.TurnEnds = tt.wantStop, 1
+				want.Usage = protocol.Usage{InputTokens: testMeta.InputTokens, OutputTokens: tt.turn.OutputTokens}
+				assertAccumulated(t, got, want)
+			})
+		}
+	}
+}
+
+func assertAccumulated(t *testing.T, got, want accumulated) {
+	t.Helper()
+	gj, _ := json.MarshalIndent(got, "", " ")
+	wj, _ := json.MarshalIndent(want, "", " ")
+	if !bytes.Equal(gj, wj) {
+		t.Errorf("decoded turn differs\ngot:  %s\nwant: %s", gj, wj)
+	}
+}
+
+func TestStreamMidStreamError(t *testing.T) {
+	t.Parallel()
+	turn := smallTurn()
+	turn.ErrorAfterStep = 3
+	turn.ErrorMessage = "boom"
+	got, err := decodeAll(t, bytes.NewReader(writeTurn(t, turn, testMeta, true)))
+	var perr *protocol.ProviderError
+	if !errors.As(err, &perr) {
+		t.Fatalf("stream ended with %v, want *protocol.ProviderError", err)
+	}
+	want := protocol.ProviderError{Status: http.StatusOK, Type: "server_error", Message: "boom"}
+	if *perr != want {
+		t.Errorf("error = %+v, want %+v", *perr, want)
+	}
+	assertAccumulated(t, got, wantFromTurn(turn, 3))
+}
+
+// TestStreamTolerance feeds hand-written streams that are odd but valid.
+func TestStreamTolerance(t *testing.T) {
+	t.Parallel()
+	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
+	tests := []struct {
+		name   string
+		stream string
+		want   accumulated
+	}{
+		{
+			// Unknown fields, extra whitespace, CRLF line ends, comments and an event name.
+			name: "unknown fields and whitespace",
+			stream: ": hello\r\n\r\nevent: message\r\ndata:  { " + head + ` , "x_new": {"a":[1,2]}, "choices" : [ { "index" : 0 , "delta" : { "content" : "Hi" , "audio": null } , "finish_reason" : null } ] }` + "\r\n\r\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+				"data: [DONE]\n\n",
+			want: accumulated{Text: "Hi", Stop: protocol.StopEndTurn, TurnEnds: 1},
+		},
+		{
+			// Empty deltas, null content and chunks with no choices are skipped.
+			name: "empty deltas",
+			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}` + "\n\n" +
+				"data: [DONE]\n\n",
+			want: accumulated{Text: "a", Stop: protocol.StopMaxToken, Usage: protocol.Usage{InputTokens: 3, OutputTokens: 4}, TurnEnds: 1},
+		},
+		{
+			// A provider that repeats the id and name on every tool delta starts the call once.
+			name: "repeated tool id",
+			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":":1}"}}]}}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n" +
+				"data: [DONE]\n\n",
+			want: accumulated{Calls: []scenarios.ScriptToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, Stop: protocol.StopToolUse, TurnEnds: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := decodeAll(t, strings.NewReader(tt.stream))
+			if err != io.EOF {
+				t.Fatalf("stream ended with %v, want io.EOF", err)
+			}
+			assertAccumulated(t, got, tt.want)
+		})
+	}
+}
+
+func TestStreamErrors(t *testing.T) {
+	t.Parallel()
+	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
+	tests := []struct {
+		name, stream, wantErr string
+	}{
+		// Malformed JSON names the frame and the JSON error.
+		{"malformed json", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n" + `data: {"choices":[{"delta":` + "\n\n", `openai stream: frame 2 ("{\"choices\":[{\"delta\":"): unexpected end of JSON input`},
+		// A field of the wrong type is reported, not ignored.
+		{"wrong type", `data: {"choices":[{"index":0,"delta":{"content":5}}]}` + "\n\n", `frame 1 ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}"): json: cannot unmarshal number into Go struct field`},
+		// The body ends before [DONE].
+		{"truncated", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n", "openai stream: ended after 1 frames without data: [DONE]: unexpected EOF"},
+		// [DONE] without any finish_reason.
+		{"done without finish", "data: [DONE]\n\n", "openai stream: frame 1: data: [DONE] before any finish_reason"},
+		// Arguments for a call that never sent its id.
+		{"args before id", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}` + "\n\n", "openai stream: frame 1: tool_calls index 0: arguments before the call's id and name"},
+		// A hostile tool index is refused rather than allocated.
+		{"huge tool index", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":99999999,"id":"c"}]}}]}` + "\n\n", "tool_calls index 99999999 out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := decodeAll(t, strings.NewReader(tt.stream))
+			if err == nil || err == io.EOF || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
+			}
+			// The error sticks: Next keeps returning it.
+			st := Wire{}.NewStream(strings.NewReader(tt.stream))
+			var ev protocol.ModelEvent
+			first := st.Next(&ev)
+			for first == nil {
+				first = st.Next(&ev)
+			}
+			if again := st.Next(&ev); again != first {
+				t.Fatalf("Next after %v returned %v", first, again)
+			}
+		})
+	}
+}
+
+func TestStreamWriterBadStep(t *testing.T) {
+	t.Parallel()
+	turn := smallTurn()
+	w := NewStreamWriter(io.Discard, testMeta, false)
+	err := w.Step(turn, &scenarios.Step{Kind: scenarios.StepToolArgs, Tool: 5, Text: "{}"})
+	if err == nil || !strings.Contains(err.Error(), "step for tool 5, but the turn has 2 tool calls") {
+		t.Errorf("error = %v", err)
+	}
+	if err := w.Step(turn, &scenarios.Step{Kind: 99}); err == nil || !strings.Contains(err.Error(), "unknown step kind 99") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestStreamWriterPing(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewStreamWriter(&buf, testMeta, false)
+	if err := w.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != ": ping\n\n" {
+		t.Errorf("ping = %q", buf.String())
+	}
+}
+
+func FuzzNewStream(f *testing.F) {
+	f.Add(writeTurn(f, smallTurn(), testMeta, true))
+	errTurn := smallTurn()
+	errTurn.ErrorAfterStep = 1
+	f.Add(writeTurn(f, errTurn, testMeta, false))
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\ndata: [DONE]\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st := Wire{}.NewStream(bytes.NewReader(data))
+		var ev protocol.ModelEvent
+		for i := 0; ; i++ {
+			err := st.Next(&ev)
+			if err != nil {
+				if err2 := st.Next(&ev); err2 != err && err2.Error() != err.Error() {
+					t.Fatalf("error changed from %v to %v", err, err2)
+				}
+				return
+			}
+			if i > len(data) {
+				t.Fatalf("%d events from %d bytes", i, len(data))
+			}
+		}
+	})
+}
