@@ -1,0 +1,211 @@
+package agentruntime
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// floorProxy is the bare two-hop relay the runtime's cost is compared with: it forwards the
+// request to the provider and copies the response line by line, flushing whenever it has
+// nothing more buffered (the runtime's flush policy), with no decoding or encoding at all.
+func floorProxy(providerEndpoint string, client *http.Client) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, providerEndpoint, r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		br := bufio.NewReaderSize(resp.Body, 32<<10)
+		for {
+			line, err := br.ReadSlice('\n')
+			if len(line) > 0 {
+				if _, werr := w.Write(line); werr != nil {
+					return
+				}
+			}
+			if br.Buffered() == 0 {
+				if ferr := rc.Flush(); ferr != nil {
+					return
+				}
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return
+			}
+		}
+	}
+}
+
+// cpuTime is the process's user+system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// relayPath is one way a client reaches the mock: directly, through the floor proxy, or through
+// the runtime.
+type relayPath struct {
+	name    string
+	url     string
+	body    func(session string) string
+	header  http.Header
+	cpu     time.Duration
+	mallocs uint64
+}
+
+// BenchmarkRelay measures the CPU the runtime spends per relayed answer token (sim-chat, opted
+// in, h2c to the provider, each provider wire) against the floor: a minimal line-copying proxy between
+// the same mock and the same client, under the same load. The mock and the client run in this
+// process too, so each path's cost is its total minus the direct client←mock path's.
+//
+//	go test ./agentruntime -run '^$' -bench Relay -benchtime 20x
+func BenchmarkRelay(b *testing.B) {
+	for _, load := range []struct {
+		name     string
+		scenario string
+		streams  int
+		scale    float64
+	}{
+		// Tokens paced 5 ms apart over 200 concurrent streams: every token is its own read,
+		// frame and write, as in production.
+		{"paced", "relay-paced", 200, 1},
+		// 2,000-token answers sent at once over 20 streams: bursts are batched by the flush
+		// policy, so this shows the per-token decode/encode cost.
+		{"burst", "relay-burst", 20, 0},
+	} {
+		for _, wire := range []string{"openai", "anthropic"} {
+			b.Run(load.name+"/"+wire, func(b *testing.B) { benchRelay(b, wire, load.scenario, load.streams, load.scale) })
+		}
+	}
+}
+
+func benchRelay(b *testing.B, wire, scenario string, streams int, scale float64) {
+	lib, err := scenarios.LoadDir("testdata/scenarios")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc, _ := lib.Get(scenario)
+	tokensPerStream := 0
+	for _, st := range sc.Render(1).Turns[0].Steps {
+		tokensPerStream += st.Tokens
+	}
+	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: scale})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mts := httptest.NewUnstartedServer(mock)
+	mts.Config.Protocols = mockprovider.Protocols()
+	mts.Start()
+	defer mts.Close()
+	rt, err := New(Options{ProviderURL: mts.URL, Heartbeat: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	rts := httptest.NewServer(rt.Handler())
+	defer rts.Close()
+	floorClient := &http.Client{Transport: newProviderTransport(true, 0)}
+	providerPath := map[string]string{"openai": mockprovider.PathOpenAI, "anthropic": mockprovider.PathAnthropic}[wire]
+	fts := httptest.NewServer(floorProxy(mts.URL+providerPath, floorClient))
+	defer fts.Close()
+
+	providerBody := func(session string) string {
+		d := scenarios.Directive{Scenario: scenario, Seed: 1, Session: session}.String()
+		if wire == "anthropic" {
+			return fmt.Sprintf(`{"model":"m","max_tokens":4096,"stream":true,"messages":[{"role":"user","content":%q}]}`, d)
+		}
+		return fmt.Sprintf(`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":%q}]}`, d)
+	}
+	paths := []*relayPath{
+		{name: "direct", url: mts.URL + providerPath, body: providerBody},
+		{name: "floor", url: fts.URL, body: providerBody},
+		{name: "runtime", url: rts.URL + "/api/chat/" + wire + "-none", header: http.Header{simchat.ProtocolHeader: {simchat.ProtocolToken}},
+			body: func(session string) string {
+				return fmt.Sprintf(`{"input":%q}`, scenarios.Directive{Scenario: scenario, Seed: 1, Session: session}.String())
+			}},
+	}
+	// The client: HTTP/1.1, one connection per concurrent stream, as browsers do.
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams, MaxConnsPerHost: 0}}
+	defer client.CloseIdleConnections()
+	round := func(p *relayPath) {
+		var wg sync.WaitGroup
+		for i := range streams {
+			wg.Go(func() {
+				req, _ := http.NewRequest(http.MethodPost, p.url, bytes.NewReader([]byte(p.body(fmt.Sprint("s", i)))))
+				req.Header.Set("Content-Type", "application/json")
+				for k, v := range p.header {
+					req.Header[k] = v
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				defer resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Errorf("%s: status %d", p.name, resp.StatusCode)
+				}
+				if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for _, p := range paths { // warm connections and pools
+		round(p)
+	}
+	var ms runtime.MemStats
+	b.ReportAllocs()
+	rounds := 0
+	for b.Loop() {
+		for _, p := range paths {
+			runtime.ReadMemStats(&ms)
+			before, mallocs := cpuTime(b), ms.Mallocs
+			round(p)
+			runtime.ReadMemStats(&ms)
+			p.cpu += cpuTime(b) - before
+			p.mallocs += ms.Mallocs - mallocs
+		}
+		rounds++
+	}
+	tokens := float64(rounds * streams * tokensPerStream)
+	direct := paths[0]
+	perToken := func(p *relayPath) float64 {
+		return float64((p.cpu - direct.cpu).Microseconds()) / tokens
+	}
+	floor, rtCost := perToken(paths[1]), perToken(paths[2])
+	b.ReportMetric(floor, "floor-cpu-us/token")
+	b.ReportMetric(rtCost, "runtime-cpu-us/token")
+	b.ReportMetric(float64(direct.cpu.Microseconds())/tokens, "direct-cpu-us/token")
+	if floor > 0 {
+		b.ReportMetric(rtCost/floor, "runtime/floor")
+	}
+	b.ReportMetric(float64(paths[2].mallocs-direct.mallocs)/tokens, "runtime-allocs/token")
+	b.ReportMetric(float64(paths[1].mallocs-direct.mallocs)/tokens, "floor-allocs/token")
+}
