@@ -82,7 +82,7 @@ func (s *stack) config(m *Mix, clients int, sessions int64) Config {
 	return Config{
 		Target: s.runtimeURL, MockURL: s.mockURL, Mix: m, MixName: m.Name, RunID: "selfproof",
 		Clients: clients, Sessions: sessions, ScriptTimeScale: testScale,
-		AbortTolerance: 500 * time.Millisecond, LeakGrace: 3 * time.Second, Grace: 10 * time.Second,
+		AbortTolerance: 200 * time.Millisecond, LeakGrace: 3 * time.Second, Grace: 10 * time.Second,
 		StreamTimeout: 20 * time.Second,
 	}
 }

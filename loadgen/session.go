@@ -268,6 +268,12 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 		if capture > 0 && len(res.frames) < capture {
 			res.frames = append(res.frames, frameCapture(&ev))
 		}
+		if isStop && !p.session.Stopped && act.fired.Load() {
+			// The checker judges the stopped terminal by Session.Stopped, so it must be set
+			// before any frame the stop request may have caused is observed. Only this
+			// goroutine touches the session.
+			p.session.Stopped = true
+		}
 		obs := checker.Observe(&ev)
 		if m.firstEvent == 0 {
 			m.firstEvent = observed(now.Sub(intended))
