@@ -1,0 +1,505 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// Step is one load level of a capacity sweep: closed-loop virtual users or an open-loop rate.
+type Step struct {
+	Clients int     `json:"clients,omitempty"`
+	Rate    float64 `json:"rate,omitempty"` // sessions per second
+}
+
+// Load is the step's size on the sweep's axis.
+func (s Step) Load() float64 {
+	if s.Rate > 0 {
+		return s.Rate
+	}
+	return float64(s.Clients)
+}
+
+// String names the step: "250 clients" or "50/s".
+func (s Step) String() string {
+	if s.Rate > 0 {
+		return strconv.FormatFloat(s.Rate, 'f', -1, 64) + "/s"
+	}
+	return strconv.Itoa(s.Clients) + " clients"
+}
+
+// ID is the step's short name for run ids and directories: "c250" or "r50".
+func (s Step) ID() string {
+	if s.Rate > 0 {
+		return "r" + strconv.FormatFloat(s.Rate, 'f', -1, 64)
+	}
+	return "c" + strconv.Itoa(s.Clients)
+}
+
+// StepsFrom makes the sweep's steps from --clients or --rate values (exactly one list), sorted
+// ascending. Duplicates and non-positive values are errors.
+func StepsFrom(clients []int, rates []float64) ([]Step, error) {
+	if (len(clients) == 0) == (len(rates) == 0) {
+		return nil, errors.New("give the steps as either --clients N,N,... or --rate R,R,... (not both)")
+	}
+	var steps []Step
+	for _, c := range clients {
+		if c <= 0 {
+			return nil, fmt.Errorf("--clients %d: want a positive number of virtual users", c)
+		}
+		steps = append(steps, Step{Clients: c})
+	}
+	for _, r := range rates {
+		if !(r > 0) || math.IsInf(r, 0) {
+			return nil, fmt.Errorf("--rate %g: want a positive number of sessions per second", r)
+		}
+		steps = append(steps, Step{Rate: r})
+	}
+	slices.SortFunc(steps, func(a, b Step) int { return cmp.Compare(a.Load(), b.Load()) })
+	for i := 1; i < len(steps); i++ {
+		if steps[i].Load() == steps[i-1].Load() {
+			return nil, fmt.Errorf("step %s is given twice", steps[i])
+		}
+	}
+	return steps, nil
+}
+
+// StepResult is one step's run judged against the SLOs.
+type StepResult struct {
+	Step   Step    `json:"step"`
+	RunID  string  `json:"run_id"`
+	Checks []Check `json:"checks"` // one per SLO, in SLO order
+	Pass   bool    `json:"pass"`
+	// Sessions, the merged time to first chunk (µs; NaN without samples) and the error rate,
+	// for the plot and the table.
+	Sessions  int64   `json:"sessions"`
+	TTFCP50   float64 `json:"ttfc_p50_us"`
+	TTFCP99   float64 `json:"ttfc_p99_us"`
+	ErrorRate float64 `json:"error_rate"`
+}
+
+// SweepResult is a whole sweep and what it found.
+type SweepResult struct {
+	SLOs  []string     `json:"slos"`
+	Steps []StepResult `json:"steps"`
+	// Knee is the index of the highest step meeting every SLO with every lower step meeting
+	// them too; -1 when the first step already fails.
+	Knee int `json:"knee"`
+	// BrokenAt is the index of the first failing step (-1 when every step passes) and Broken the
+	// SLOs that failed there, the one furthest over its limit first.
+	BrokenAt int      `json:"broken_at"`
+	Broken   []string `json:"broken"`
+	// PassedAgain lists steps above BrokenAt that met every SLO again: the results are noisy
+	// near the knee and the sweep should be repeated or its steps refined.
+	PassedAgain []int `json:"passed_again,omitempty"`
+}
+
+// Sweep runs each step with runStep (in ascending load), judges each run against the SLOs and
+// finds the knee. It stops at the first runStep error and returns it with the steps done so far.
+func Sweep(steps []Step, runStep func(Step) (*measure.Run, error), slos []Threshold) (*SweepResult, error) {
+	if len(slos) == 0 {
+		return nil, errors.New("a sweep needs at least one SLO (--slo 'ttfc.p99<500ms')")
+	}
+	var results []StepResult
+	for _, st := range steps {
+		run, err := runStep(st)
+		if err != nil {
+			res := Analyze(results, slos)
+			return res, fmt.Errorf("step %s: %w", st, err)
+		}
+		results = append(results, JudgeStep(st, run, slos))
+	}
+	return Analyze(results, slos), nil
+}
+
+// JudgeStep evaluates every SLO on one step's run.
+func JudgeStep(st Step, run *measure.Run, slos []Threshold) StepResult {
+	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
+		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN()}
+	for _, s := range slos {
+		c := s.Evaluate(run, "slo")
+		r.Checks = append(r.Checks, c)
+		r.Pass = r.Pass && c.Pass
+	}
+	ttfc := Selector{Name: "ttfc", kind: kindLatency, metric: measure.FirstChunk}
+	ttfc.Stat = "p50"
+	if v, err := ttfc.Measure(run, false); err == nil {
+		r.TTFCP50 = v
+	}
+	ttfc.Stat = "p99"
+	if v, err := ttfc.Measure(run, false); err == nil {
+		r.TTFCP99 = v
+	}
+	return r
+}
+
+// overBy is how far a failed check is over its limit, relative to the limit, for ranking which
+// SLO broke first; a check without data ranks first (it broke outright).
+func overBy(c Check, t Threshold) float64 {
+	if math.IsNaN(c.Measured) {
+		return math.Inf(1)
+	}
+	if t.Limit == 0 {
+		return math.Abs(c.Measured) * 1e9
+	}
+	return math.Abs(c.Measured-t.Limit) / t.Limit
+}
+
+// Analyze finds the knee, the first failing step and what broke there. Pure: it only reads the
+// step results, so it is table-tested without any network.
+func Analyze(steps []StepResult, slos []Threshold) *SweepResult {
+	r := &SweepResult{Steps: steps, Knee: -1, BrokenAt: -1}
+	for _, s := range slos {
+		r.SLOs = append(r.SLOs, s.Expr)
+	}
+	for i, st := range steps {
+		if st.Pass {
+			if r.BrokenAt < 0 {
+				r.Knee = i
+			} else {
+				r.PassedAgain = append(r.PassedAgain, i)
+			}
+			continue
+		}
+		if r.BrokenAt < 0 {
+			r.BrokenAt = i
+		}
+	}
+	if r.BrokenAt >= 0 {
+		type broken struct {
+			name string
+			over float64
+			idx  int
+		}
+		var bs []broken
+		for j, c := range steps[r.BrokenAt].Checks {
+			if !c.Pass {
+				over := 0.0
+				if j < len(slos) {
+					over = overBy(c, slos[j])
+				}
+				bs = append(bs, broken{c.Name, over, j})
+			}
+		}
+		slices.SortStableFunc(bs, func(a, b broken) int { return cmp.Compare(b.over, a.over) })
+		for _, b := range bs {
+			r.Broken = append(r.Broken, b.name)
+		}
+	}
+	return r
+}
+
+// Headline says in one sentence what the sweep found.
+func (r *SweepResult) Headline() string {
+	var b strings.Builder
+	switch {
+	case len(r.Steps) == 0:
+		return "no step ran"
+	case r.Knee < 0:
+		fmt.Fprintf(&b, "no knee: the lowest step, %s, already misses an SLO", r.Steps[0].Step)
+	case r.BrokenAt < 0:
+		fmt.Fprintf(&b, "every step met every SLO: the knee is above %s (the highest step tried)", r.Steps[r.Knee].Step)
+	default:
+		fmt.Fprintf(&b, "knee: %s, the highest load meeting every SLO", r.Steps[r.Knee].Step)
+	}
+	if r.BrokenAt >= 0 {
+		fmt.Fprintf(&b, "; at %s %s broke first", r.Steps[r.BrokenAt].Step, r.Broken[0])
+		if len(r.Broken) > 1 {
+			fmt.Fprintf(&b, " (also missed there: %s)", strings.Join(r.Broken[1:], ", "))
+		}
+	}
+	if len(r.PassedAgain) > 0 {
+		var names []string
+		for _, i := range r.PassedAgain {
+			names = append(names, r.Steps[i].Step.String())
+		}
+		fmt.Fprintf(&b, " (warning: %s met every SLO again above that: noisy, repeat the sweep)", strings.Join(names, ", "))
+	}
+	return b.String()
+}
+
+func (r *SweepResult) table() table {
+	t := table{Header: []string{"step", "run", "sessions", "ttfc p50 (ms)", "ttfc p99 (ms)", "error rate"},
+		Right: []bool{false, false, true, true, true, true}}
+	for _, s := range r.SLOs {
+		t.Header = append(t.Header, s)
+		t.Right = append(t.Right, true)
+	}
+	t.Header = append(t.Header, "verdict")
+	for i, st := range r.Steps {
+		row := []string{st.Step.String(), st.RunID, num(st.Sessions), msOrNA(st.TTFCP50), msOrNA(st.TTFCP99), pct(st.ErrorRate)}
+		for _, c := range st.Checks {
+			row = append(row, c.Value+boolText(c.Pass, "", " ✗"))
+		}
+		verdict := boolText(st.Pass, "meets SLOs", "misses SLO")
+		if i == r.Knee {
+			verdict += " (knee)"
+		}
+		t.Rows = append(t.Rows, append(row, verdict))
+	}
+	return t
+}
+
+func msOrNA(us float64) string {
+	if math.IsNaN(us) {
+		return "n/a"
+	}
+	return msf(us)
+}
+
+// WriteText prints the sweep table and the headline for a terminal.
+func (r *SweepResult) WriteText(w io.Writer) error {
+	if err := r.table().writeText(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", r.Headline())
+	return err
+}
+
+// Sweep output file names.
+const (
+	SweepMarkdownFile = "sweep.md"
+	SweepHTMLFile     = "sweep.html"
+	SweepJSONFile     = "sweep.json"
+	PlotSweep         = "sweep"
+)
+
+// WriteMarkdown writes the sweep report as GitHub-flavoured Markdown.
+func (r *SweepResult) WriteMarkdown(w io.Writer) {
+	fmt.Fprint(w, "# streambench capacity sweep\n\n")
+	fmt.Fprintf(w, "**%s.**\n\n", mdCell(capitalize(r.Headline())))
+	fmt.Fprintf(w, "SLOs: %s\n\n", mdCell(strings.Join(r.SLOs, ", ")))
+	r.table().writeMarkdown(w, "")
+	fmt.Fprintf(w, "Plot: [%s.png](%s.png) ([SVG](%s.svg)); each step's full report is in its run directory.\n", PlotSweep, PlotSweep, PlotSweep)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Write saves sweep.json, sweep.md, sweep.html and the sweep plot (PNG, SVG) in dir.
+func (r *SweepResult) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write sweep: %w", err)
+	}
+	fig := r.figure()
+	plots, err := writeFigures(dir, []figure{fig}, map[string]string{PlotSweep: "Capacity sweep"})
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(r.jsonSafe(), "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", SweepJSONFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SweepJSONFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write sweep: %w", err)
+	}
+	var md bytes.Buffer
+	r.WriteMarkdown(&md)
+	if err := os.WriteFile(filepath.Join(dir, SweepMarkdownFile), md.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write sweep: %w", err)
+	}
+	var html bytes.Buffer
+	if err := sweepTemplate.Execute(&html, map[string]any{
+		"Headline": capitalize(r.Headline()),
+		"SLOs":     strings.Join(r.SLOs, ", "),
+		"Table":    htmlTable{r.table()},
+		"Plot":     template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(plots[0].PNG)),
+	}); err != nil {
+		return fmt.Errorf("render %s: %w", SweepHTMLFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SweepHTMLFile), html.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write sweep: %w", err)
+	}
+	return nil
+}
+
+// jsonSafe replaces NaN (which JSON cannot carry) with -1 in a copy of r.
+func (r *SweepResult) jsonSafe() *SweepResult {
+	c := *r
+	c.Steps = slices.Clone(r.Steps)
+	fix := func(v *float64) {
+		if math.IsNaN(*v) {
+			*v = -1
+		}
+	}
+	for i := range c.Steps {
+		s := &c.Steps[i]
+		fix(&s.TTFCP50)
+		fix(&s.TTFCP99)
+		s.Checks = slices.Clone(s.Checks)
+		for j := range s.Checks {
+			fix(&s.Checks[j].Measured)
+		}
+	}
+	return &c
+}
+
+var sweepTemplate = template.Must(template.New("sweep").Funcs(template.FuncMap{}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>streambench capacity sweep</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; padding: 0 1em; }
+table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; }
+th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; border: 1px solid #eee; }
+.headline { font-size: 1.15em; font-weight: bold; }
+</style>
+</head>
+<body>
+<h1>streambench capacity sweep</h1>
+<p class="headline">{{.Headline}}.</p>
+<p>SLOs: {{.SLOs}}</p>
+<figure><img src="{{.Plot}}" alt="Time to first chunk and error rate against load"></figure>
+{{with .Table}}<table>
+<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.Table.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
+</body>
+</html>
+`))
+
+// figure plots p50/p99 time to first chunk and the error rate against load, with the SLO limits
+// on those quantities as horizontal lines and the knee as a vertical line.
+func (r *SweepResult) figure() figure {
+	loadLabel := "virtual users (closed loop)"
+	if len(r.Steps) > 0 && r.Steps[0].Step.Rate > 0 {
+		loadLabel = "sessions per second (open loop)"
+	}
+	xy := func(get func(StepResult) float64) plotter.XYs {
+		var pts plotter.XYs
+		for _, s := range r.Steps {
+			if v := get(s); !math.IsNaN(v) {
+				pts = append(pts, plotter.XY{X: s.Step.Load(), Y: v})
+			}
+		}
+		return pts
+	}
+	latency := newPlot("Capacity sweep: time to first chunk against load")
+	latency.X.Label.Text = loadLabel
+	latency.Y.Label.Text = "time to first chunk (ms)"
+	errs := newPlot("Capacity sweep: error rate against load")
+	errs.X.Label.Text = loadLabel
+	errs.Y.Label.Text = "unscripted errors (% of sessions)"
+	addLine := func(p *plot.Plot, label string, pts plotter.XYs, i int, points bool) {
+		if len(pts) == 0 {
+			return
+		}
+		l, s, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return
+		}
+		lineStyle(l, i)
+		s.Color = l.Color
+		s.Shape = draw.CircleGlyph{}
+		s.Radius = vg.Points(3)
+		p.Add(l)
+		if points {
+			p.Add(s)
+			p.Legend.Add(label, l, s)
+		} else {
+			p.Legend.Add(label, l)
+		}
+	}
+	addLine(latency, "ttfc p50", xy(func(s StepResult) float64 { return s.TTFCP50 / 1000 }), 0, true)
+	addLine(latency, "ttfc p99", xy(func(s StepResult) float64 { return s.TTFCP99 / 1000 }), 1, true)
+	addLine(errs, "error rate", xy(func(s StepResult) float64 { return s.ErrorRate * 100 }), 0, true)
+	if len(r.Steps) == 0 {
+		noData(latency, "no step ran")
+		noData(errs, "no step ran")
+	}
+	minX, maxX := 0.0, 1.0
+	if len(r.Steps) > 0 {
+		minX, maxX = r.Steps[0].Step.Load(), r.Steps[len(r.Steps)-1].Step.Load()
+	}
+	hline := func(p *plot.Plot, label string, y float64) {
+		l, err := plotter.NewLine(plotter.XYs{{X: minX, Y: y}, {X: maxX, Y: y}})
+		if err != nil {
+			return
+		}
+		l.Color = color.Black
+		l.Width = vg.Points(1.5)
+		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add("SLO "+label, l)
+	}
+	for _, expr := range r.SLOs {
+		t, err := ParseThreshold(expr)
+		if err != nil {
+			continue
+		}
+		switch {
+		case t.Selector.metric == measure.FirstChunk && len(t.Selector.Scope) == 0:
+			hline(latency, expr, t.Limit/1000)
+		case t.Selector.kind == kindErrors && t.Percent:
+			hline(errs, expr, t.Limit*100)
+		}
+	}
+	if r.Knee >= 0 {
+		x := r.Steps[r.Knee].Step.Load()
+		for _, p := range []*plot.Plot{latency, errs} {
+			p.Add(kneeMarker{x: x, label: "knee: " + r.Steps[r.Knee].Step.String()})
+		}
+	}
+	for _, p := range []*plot.Plot{latency, errs} {
+		p.Y.Min = 0
+		p.X.Tick.Marker = plot.TickerFunc(countTicks)
+	}
+	rows := [][]*plot.Plot{{latency}, {errs}}
+	return figure{name: PlotSweep, width: figureWidth, height: 9 * vg.Inch, draw: func(c draw.Canvas) {
+		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
+			PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(16)}
+		canvases := plot.Align(rows, tiles, c)
+		for i := range rows {
+			rows[i][0].Draw(canvases[i][0])
+		}
+	}}
+}
+
+// kneeMarker draws a vertical line across the data area at x, labelled.
+type kneeMarker struct {
+	x     float64
+	label string
+}
+
+// Plot implements plot.Plotter.
+func (k kneeMarker) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(k.x)
+	c.StrokeLine2(draw.LineStyle{Color: color.RGBA{G: 110, B: 40, A: 255}, Width: vg.Points(2),
+		Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}, x, c.Min.Y, x, c.Max.Y)
+	sty := draw.TextStyle{Color: color.RGBA{G: 110, B: 40, A: 255}, Font: p.Legend.TextStyle.Font,
+		Handler: p.Legend.TextStyle.Handler, XAlign: draw.XLeft, YAlign: draw.YTop}
+	// Mid-height: the legend owns the top-left corner and the curves hug the bottom below the knee.
+	c.FillText(sty, vg.Point{X: x + vg.Points(4), Y: (c.Min.Y + c.Max.Y) / 2}, k.label)
+}
+
+// DataRange implements plot.DataRanger so the knee is always inside the axis.
+func (k kneeMarker) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return k.x, k.x, math.Inf(1), math.Inf(-1)
+}

@@ -1,0 +1,184 @@
+package report_test
+
+import (
+	"errors"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
+)
+
+func TestStepsFrom(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		clients []int
+		rates   []float64
+		want    string // steps joined, or the error's text
+	}{
+		{[]int{1000, 250, 500}, nil, "250 clients|500 clients|1000 clients"}, // sorted ascending
+		{nil, []float64{20, 5.5}, "5.5/s|20/s"},                              // rates
+		{nil, nil, "either --clients"},                                       // no steps
+		{[]int{1}, []float64{1}, "not both"},                                 // both kinds
+		{[]int{250, 0}, nil, "--clients 0"},                                  // non-positive
+		{nil, []float64{-1}, "--rate -1"},                                    // negative rate
+		{[]int{250, 250}, nil, "given twice"},                                // duplicate
+	} {
+		steps, err := report.StepsFrom(tc.clients, tc.rates)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		var names []string
+		for _, s := range steps {
+			names = append(names, s.String())
+		}
+		got += strings.Join(names, "|")
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("StepsFrom(%v, %v) = %q, want %q", tc.clients, tc.rates, got, tc.want)
+		}
+	}
+}
+
+// step builds a judged step: pass or fail per SLO, with measured values for ranking.
+func step(clients int, checks ...report.Check) report.StepResult {
+	s := report.StepResult{Step: report.Step{Clients: clients}, Checks: checks, Pass: true}
+	for _, c := range checks {
+		s.Pass = s.Pass && c.Pass
+	}
+	return s
+}
+
+func TestAnalyze(t *testing.T) {
+	t.Parallel()
+	slos := mustThresholds(t, "ttfc.p99<500ms", "errors<1%")
+	ok := func(v float64) report.Check { return report.Check{Name: "ttfc.p99<500ms", Pass: true, Measured: v} }
+	slow := func(v float64) report.Check { return report.Check{Name: "ttfc.p99<500ms", Measured: v} }
+	fine := report.Check{Name: "errors<1%", Pass: true, Measured: 0}
+	erring := func(v float64) report.Check { return report.Check{Name: "errors<1%", Measured: v} }
+	for _, tc := range []struct {
+		name        string
+		steps       []report.StepResult
+		knee        int
+		brokenAt    int
+		broken      []string
+		passedAgain []int
+		headline    string
+	}{
+		// the classic knee: pass, pass, fail on latency
+		{"knee", []report.StepResult{step(250, ok(100e3), fine), step(500, ok(300e3), fine), step(1000, slow(900e3), fine)},
+			1, 2, []string{"ttfc.p99<500ms"}, nil, "knee: 500 clients, the highest load meeting every SLO; at 1000 clients ttfc.p99<500ms broke first"},
+		// every step passes: the knee is above the last step
+		{"all pass", []report.StepResult{step(250, ok(1), fine), step(500, ok(2), fine)},
+			1, -1, nil, nil, "the knee is above 500 clients"},
+		// the first step fails: no knee
+		{"first fails", []report.StepResult{step(250, slow(600e3), fine), step(500, slow(800e3), fine)},
+			-1, 0, []string{"ttfc.p99<500ms"}, nil, "no knee: the lowest step, 250 clients, already misses"},
+		// both SLOs break at once: the one further over its limit is named first (errors 5% vs 1% limit = 4×; ttfc 600 vs 500 = 0.2×)
+		{"both break", []report.StepResult{step(250, ok(1), fine), step(500, slow(600e3), erring(0.05))},
+			0, 1, []string{"errors<1%", "ttfc.p99<500ms"}, nil, "at 500 clients errors<1% broke first (also missed there: ttfc.p99<500ms)"},
+		// a step above the first failure passes again: the knee stays below the first failure, with a warning
+		{"noisy", []report.StepResult{step(250, ok(1), fine), step(500, slow(510e3), fine), step(1000, ok(490e3), fine), step(2000, slow(2e6), fine)},
+			0, 1, []string{"ttfc.p99<500ms"}, []int{2}, "1000 clients met every SLO again"},
+		// a check without data ranks as broken outright
+		{"no data", []report.StepResult{step(250, report.Check{Name: "ttfc.p99<500ms", Measured: math.NaN()}, erring(0.02))},
+			-1, 0, []string{"ttfc.p99<500ms", "errors<1%"}, nil, "no knee"},
+		// nothing ran
+		{"empty", nil, -1, -1, nil, nil, "no step ran"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := report.Analyze(tc.steps, slos)
+			if r.Knee != tc.knee || r.BrokenAt != tc.brokenAt || !reflect.DeepEqual(r.Broken, tc.broken) || !reflect.DeepEqual(r.PassedAgain, tc.passedAgain) {
+				t.Errorf("Analyze = knee %d, broken at %d %v, passed again %v; want %d, %d %v, %v",
+					r.Knee, r.BrokenAt, r.Broken, r.PassedAgain, tc.knee, tc.brokenAt, tc.broken, tc.passedAgain)
+			}
+			if h := r.Headline(); !strings.Contains(h, tc.headline) {
+				t.Errorf("Headline = %q, want it to contain %q", h, tc.headline)
+			}
+		})
+	}
+}
+
+// capacityRun is a run whose latency and errors grow past a capacity of 600 clients, the shape
+// the mock's capacity model produces.
+func capacityRun(t testing.TB, s report.Step) *measure.Run {
+	over := max(0, float64(s.Clients)/600-1)
+	r := fixtureRun(t, runOptions{seed: uint64(s.Clients), ttfcShift: time.Duration(over * float64(800*time.Millisecond)),
+		httpErrors: int64(over * 100)})
+	r.Summary.RunID = "sweep-" + s.ID()
+	r.Summary.Config.Thresholds = nil
+	return r
+}
+
+func TestSweepFindsTheKnee(t *testing.T) {
+	t.Parallel()
+	steps, err := report.StepsFrom([]int{250, 500, 1000, 2000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
+		ran = append(ran, s.ID())
+		return capacityRun(t, s), nil
+	}, mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ran, ",") != "c250,c500,c1000,c2000" {
+		t.Errorf("ran steps %v", ran)
+	}
+	if res.Knee != 1 || res.BrokenAt != 2 {
+		t.Fatalf("knee %d broken at %d, want 1 (500 clients) and 2; %s", res.Knee, res.BrokenAt, res.Headline())
+	}
+	dir := t.TempDir()
+	if err := res.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.SweepMarkdownFile))
+	if err != nil || !strings.Contains(string(md), "Knee: 500 clients") || !strings.Contains(string(md), "| 500 clients | sweep-c500 |") {
+		t.Errorf("sweep.md: %v\n%s", err, md)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, report.SweepHTMLFile))
+	if err != nil || !strings.Contains(string(html), "data:image/png;base64,") {
+		t.Errorf("sweep.html: %v", err)
+	}
+	f, err := os.Open(filepath.Join(dir, report.PlotSweep+".png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("sweep.png: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, report.SweepJSONFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSweepStopsAtRunError(t *testing.T) {
+	t.Parallel()
+	steps, _ := report.StepsFrom([]int{1, 2, 3}, nil)
+	boom := errors.New("runtime did not start")
+	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
+		if s.Clients == 2 {
+			return nil, boom
+		}
+		return capacityRun(t, s), nil
+	}, mustThresholds(t, "errors<1%"))
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "step 2 clients") {
+		t.Errorf("Sweep error = %v, want the step's error naming the step", err)
+	}
+	if res == nil || len(res.Steps) != 1 {
+		t.Errorf("want the one finished step kept, got %+v", res)
+	}
+	if _, err := report.Sweep(steps, nil, nil); err == nil {
+		t.Error("a sweep without SLOs must be an error")
+	}
+}
