@@ -65,6 +65,12 @@ type call struct {
 	started      bool
 }
 
+// settledTool is a tool_end matched to its call.
+type settledTool struct {
+	call   int
+	failed bool
+}
+
 // Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
 // R-compose-thinking, R-terminal and R-framing. Not safe for concurrent use; one per stream.
 type Checker struct {
@@ -79,11 +85,16 @@ type Checker struct {
 	calls        []call
 	openTools    []string // toolNames of tool_start frames not yet closed, in order
 	startedCalls []int    // per tool_start, the index into calls (or -1)
-	terminal     string   // the first terminal's type
-	terminals    int
-	receipts     int
-	done         bool
-	afterDone    int
+	settled      []settledTool
+	terminal     string // the first terminal's type
+	// terminalDetail is the stopped reason or error message; completeAtTerminal is whether the
+	// whole answer had arrived when the terminal did.
+	terminalDetail     string
+	completeAtTerminal bool
+	terminals          int
+	receipts           int
+	done               bool
+	afterDone          int
 }
 
 // NewChecker returns a checker for one stream of s.
@@ -335,13 +346,24 @@ func (c *Checker) onToolEnd(t *typed, data []byte) {
 	ci := c.startedCalls[open]
 	c.openTools = append(c.openTools[:open], c.openTools[open+1:]...)
 	c.startedCalls = append(c.startedCalls[:open], c.startedCalls[open+1:]...)
-	if ci < 0 || t.Failed == nil || c.s.Stopped || c.s.Aborted {
+	if ci >= 0 && t.Failed != nil {
+		c.settled = append(c.settled, settledTool{call: ci, failed: *t.Failed})
+	}
+}
+
+// judgeOutcomes checks each settled tool against its scripted outcome, unless the client
+// stopped or aborted (tools then settle cancelled, reported as failed).
+func (c *Checker) judgeOutcomes() {
+	if c.s.Stopped || c.s.Aborted {
 		return
 	}
-	if sc, ok := c.scripted(c.calls[ci].id); ok {
-		wantFailed := sc.Outcome == scenarios.OutcomeError
-		if *t.Failed != wantFailed {
-			c.v.add(protocol.RToolLifecycle, "tool_end %s (call %s): expected failed=%t (outcome %s), saw failed=%t", t.ToolName, sc.ID, wantFailed, sc.Outcome, *t.Failed)
+	for _, st := range c.settled {
+		sc, ok := c.scripted(c.calls[st.call].id)
+		if !ok {
+			continue
+		}
+		if wantFailed := sc.Outcome == scenarios.OutcomeError; st.failed != wantFailed {
+			c.v.add(protocol.RToolLifecycle, "tool_end %s (call %s): expected failed=%t (outcome %s), saw failed=%t", sc.Name, sc.ID, wantFailed, sc.Outcome, st.failed)
 		}
 	}
 }
@@ -360,30 +382,38 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 		return
 	}
 	c.terminal = typ
+	c.terminalDetail = t.Reason
+	c.completeAtTerminal = c.textOK && c.text.done()
 	if c.receipts > 0 {
 		c.v.add(protocol.RTerminal, "expected the receipt after the terminal, saw it before %s", typ)
 	}
+	if typ == "error" {
+		if t.Error == nil {
+			c.v.add(protocol.RFraming, "error: expected an error message, saw %s", clip(string(data), 80))
+		}
+		c.terminalDetail = deref(t.Error)
+	}
+}
+
+// judgeTerminal checks the terminal against the session. It runs in Finish because the client
+// sets Stopped and Aborted only when the stream is over.
+func (c *Checker) judgeTerminal() {
 	perr := c.s.Expected.ProviderError
-	switch typ {
+	switch c.terminal {
 	case "done":
 		switch {
 		case perr != "":
 			c.v.add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
-		case c.s.Stopped && !(c.textOK && c.text.done()):
-			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done with %d of %d answer bytes", c.text.n, c.text.total)
+		case c.s.Stopped && !c.completeAtTerminal:
+			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done before the answer was complete (%d of %d bytes)", c.text.n, c.text.total)
 		}
 	case "stopped":
 		if !c.s.Stopped {
-			c.v.add(protocol.RTerminal, "expected %s, saw stopped (reason %q) without a stop request", c.wantTerminal(), t.Reason)
+			c.v.add(protocol.RTerminal, "expected %s, saw stopped (reason %q) without a stop request", c.wantTerminal(), c.terminalDetail)
 		}
 	case "error":
-		if t.Error == nil {
-			c.v.add(protocol.RFraming, "error: expected an error message, saw %s", clip(string(data), 80))
-		}
-		if perr == "" && !c.s.Stopped {
-			c.v.add(protocol.RTerminal, "expected %s, saw error %s", c.wantTerminal(), clip(deref(t.Error), 80))
-		} else if c.s.Stopped && perr == "" {
-			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw error %s", clip(deref(t.Error), 80))
+		if perr == "" {
+			c.v.add(protocol.RTerminal, "expected %s, saw error %s", c.wantTerminal(), clip(c.terminalDetail, 80))
 		}
 	}
 }
@@ -453,6 +483,8 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			c.v.add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thinking.next(60), 60), c.thinking.n, c.thinking.total)
 		}
 	}
+	c.judgeTerminal()
+	c.judgeOutcomes()
 	c.finishArgs(clean && !c.s.Stopped && (c.terminal == "done" || c.terminal == "error"))
 	return c.v.result()
 }

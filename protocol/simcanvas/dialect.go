@@ -107,6 +107,7 @@ type Checker struct {
 	workflowID  string
 	frames      int
 	terminals   int
+	cancelled   bool // the terminal was execution:cancelled
 	done        bool
 	afterDone   int
 }
@@ -238,8 +239,9 @@ func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	switch {
 	case c.terminals > 1:
 		c.v.Add(protocol.RTerminal, "expected exactly one execution terminal, saw a second (%s)", typ)
-	case typ == TypeExecutionCancelled && !c.s.Aborted:
-		c.v.Add(protocol.RTerminal, "expected %s, saw execution:cancelled though the client did not abort", c.wantTerminal())
+	case typ == TypeExecutionCancelled:
+		// Judged in Finish: the client sets Aborted only when the stream is over.
+		c.cancelled = true
 	case c.s.Expected.ProviderError != "" && !failed:
 		c.v.Add(protocol.RTerminal, "expected execution:error (the provider fails with %s), saw %s", simchat.Clip(c.s.Expected.ProviderError, 60), typ)
 	case c.s.Expected.ProviderError == "" && failed:
@@ -280,6 +282,9 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		} else if !c.done {
 			c.v.Add(protocol.RTerminal, "expected [DONE] after the execution terminal, the stream ended without it")
 		}
+	}
+	if c.cancelled && !c.s.Aborted {
+		c.v.Add(protocol.RTerminal, "expected %s, saw execution:cancelled though the client did not abort", c.wantTerminal())
 	}
 	c.tracker.Finish(mode)
 	return c.v.List()

@@ -104,12 +104,17 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 
 func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
 	t.Helper()
+	// The client learns it aborted or stopped only when the stream is over, as the load
+	// generator does: the checker must not depend on those flags before Finish.
+	aborted, stopped := s.Aborted, s.Stopped
+	s.Aborted, s.Stopped = false, false
 	c := NewChecker(s)
 	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
 	var ev sse.Event
 	for {
 		err := dec.Next(&ev)
 		if errors.Is(err, io.EOF) {
+			s.Aborted, s.Stopped = aborted, stopped
 			return c.Finish(nil)
 		}
 		if err != nil {
@@ -251,6 +256,11 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			i := index(t, f, TypeExecutionCompleted, 0)
 			return replace(f, i, strings.Replace(f[i], TypeExecutionCompleted, TypeExecutionCancelled, 1))
 		}, []protocol.Rule{protocol.RTerminal}},
+		// An aborting client may see the execution cancelled before it leaves.
+		{"cancelled after abort", "abort-mid-answer", true, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeChunk, 3)
+			return append(f[:i+1:i+1], wrap(TypeExecutionCancelled, 10_000, `{"duration":12}`), "data: [DONE]\n\n")
+		}, nil},
 		// The chat wire's quoted end marker.
 		{"quoted done", "plain-answer", false, func(t *testing.T, f []string) []string {
 			return replace(f, len(f)-1, "data: \"[DONE]\"\n\n")

@@ -98,12 +98,17 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol protocol.Po
 // check feeds frames through the SSE decoder into a fresh checker and returns its verdict.
 func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
 	t.Helper()
+	// The client learns it aborted or stopped only when the stream is over, as the load
+	// generator does: the checker must not depend on those flags before Finish.
+	aborted, stopped := s.Aborted, s.Stopped
+	s.Aborted, s.Stopped = false, false
 	c := NewChecker(s)
 	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
 	var ev sse.Event
 	for {
 		err := dec.Next(&ev)
 		if errors.Is(err, io.EOF) {
+			s.Aborted, s.Stopped = aborted, stopped
 			return c.Finish(nil)
 		}
 		if err != nil {
