@@ -184,6 +184,7 @@ func newPlot(title string) *plot.Plot {
 	p.Title.TextStyle.Font.Size = vg.Points(14)
 	p.Legend.Top = true
 	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(24) // clear of the points at the left edge (0%, time 0)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Add(plotter.NewGrid())
 	return p
@@ -236,7 +237,19 @@ func spectrumPlot(title string, hs *measure.Histograms, metrics ...measure.Metri
 		}
 		lineStyle(l, i)
 		p.Add(l)
-		p.Legend.Add(seriesLabel(k, len(dialects) > 1, len(metricSet) > 1), l)
+		label := seriesLabel(k, len(dialects) > 1, len(metricSet) > 1)
+		if hs.Get(k).TotalCount() < 3 {
+			// One or two samples make a line too short to see: mark them.
+			if sc, err := plotter.NewScatter(pts); err == nil {
+				sc.Color = l.Color
+				sc.Shape = draw.CircleGlyph{}
+				sc.Radius = vg.Points(3)
+				p.Add(sc)
+				p.Legend.Add(label, l, sc)
+			}
+		} else {
+			p.Legend.Add(label, l)
+		}
 		maxX = math.Max(maxX, pts[len(pts)-1].X)
 	}
 	p.X.Scale = plot.LogScale{}
@@ -246,6 +259,7 @@ func spectrumPlot(title string, hs *measure.Histograms, metrics ...measure.Metri
 		p.X.Max = 10
 	}
 	p.X.Tick.Marker = plot.TickerFunc(ninesTicker)
+	p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
 	p.Y.Min = 0
 	return p
 }
@@ -307,6 +321,19 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 			rows[i][0].Draw(canvases[i][0])
 		}
 	}}
+}
+
+// plainTicks are gonum's default ticks with labels in the shortest exact form ("7500", "0.25"),
+// not a fixed number of decimals.
+func plainTicks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			v := math.Round(ticks[i].Value*1e6) / 1e6
+			ticks[i].Label = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+	}
+	return ticks
 }
 
 // countTicks labels a count or seconds axis with whole numbers at a 1-2-5 step, about six major

@@ -469,6 +469,7 @@ func (r *SweepResult) figure() figure {
 	for _, p := range []*plot.Plot{latency, errs} {
 		p.Y.Min = 0
 		p.X.Tick.Marker = plot.TickerFunc(countTicks)
+		p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
 	}
 	rows := [][]*plot.Plot{{latency}, {errs}}
 	return figure{name: PlotSweep, width: figureWidth, height: 9 * vg.Inch, draw: func(c draw.Canvas) {

@@ -1,4 +1,145 @@
 package main
 
-// runSweep is a placeholder until the sweep command lands; it fails loudly rather than pretending.
-func runSweep(args []string) error { return usageError("the sweep command is not implemented yet") }
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
+)
+
+// runSweep runs one load per step and finds the highest step that meets every SLO.
+func runSweep(args []string) error { return sweepMain(args, os.Stdout) }
+
+const sweepUsage = `sweep (--clients N,N,... | --rate R,R,...) --slo CHECK [--slo CHECK]... [--target URL [--mock URL]] [--out DIR] [run flags...]
+
+Runs one load per step, lowest first, each with a fresh mock and runtime (or against --target),
+writes each step's results and report under OUT/SWEEP-ID/, then sweep.md, sweep.html, sweep.json
+and sweep.png there: the knee (the highest step meeting every SLO, with every lower step meeting
+them too) and which SLO broke first. Exit 0 when the sweep ran, whatever the knee; 2 for bad input.
+To see the mock's capacity model, start 'streambench mock --max-concurrent N' and a runtime
+yourself and pass --target and --mock.`
+
+func sweepMain(args []string, out io.Writer) error {
+	fs := newFlagSet("sweep", sweepUsage)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(os.Stderr, "\nSLOs use the gate's syntax:\n"+report.MetricsHelp())
+	}
+	clients := fs.IntSlice("clients", nil, "closed-loop steps: virtual users, e.g. 250,500,1000")
+	rates := fs.Float64Slice("rate", nil, "open-loop steps: sessions per second, e.g. 10,20,40")
+	slos := fs.StringArray("slo", nil, "a service-level objective every step is judged on, e.g. 'ttfc.p99<500ms' (repeatable)")
+	target := fs.String("target", "", "sweep this runtime instead of starting a mock and runtime per step")
+	mockURL := fs.String("mock", "", "with --target: the mock provider whose records give cancel latency")
+	outDir := fs.String("out", "results", "write the sweep to OUT/SWEEP-ID")
+	faults := fs.StringArray("fault", nil, "pass a fault switch to each step's runtime (repeatable)")
+	inProcess := fs.Bool("in-process", false, "run each step's mock and runtime inside this process (default: only for small steps)")
+	// Every workload flag of run, except the two that become the steps.
+	wfs := pflag.NewFlagSet("workload", pflag.ContinueOnError)
+	w := addWorkloadFlags(wfs)
+	wfs.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "clients" && f.Name != "rate" {
+			fs.AddFlag(f)
+		}
+	})
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected arguments %q", fs.Args())
+	}
+	steps, err := report.StepsFrom(*clients, *rates)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if len(*slos) == 0 {
+		return usageError("give at least one --slo, e.g. --slo 'ttfc.p99<500ms' --slo 'errors<0.1%%'")
+	}
+	var thresholds []report.Threshold
+	for _, s := range *slos {
+		t, err := report.ParseThreshold(s)
+		if err != nil {
+			return usageError("--slo: %v", err)
+		}
+		thresholds = append(thresholds, t)
+	}
+	if _, err := agentruntime.ParseFaults(*faults); err != nil {
+		return usageError("--fault: %v", err)
+	}
+	if *target != "" && (len(*faults) > 0 || *inProcess) {
+		return usageError("--fault and --in-process configure the stack sweep starts; with --target the runtime is yours")
+	}
+	if *mockURL != "" && *target == "" {
+		return usageError("--mock names the mock behind --target; give --target too")
+	}
+	if _, err := w.config(); err != nil {
+		return err
+	}
+	sweepID := w.runID
+	if sweepID == "" {
+		sweepID = "sweep-" + time.Now().UTC().Format("20060102-150405")
+	}
+	dir := filepath.Join(*outDir, sweepID)
+
+	runStep := func(st report.Step) (*measure.Run, error) {
+		cfg, err := w.config()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Clients, cfg.Rate = st.Clients, st.Rate
+		cfg.RunID = sweepID + "-" + st.ID()
+		cfg.Faults = *faults
+		cfg.Extra = map[string]string{"sweep": sweepID, "step": st.String()}
+		if *target != "" {
+			cfg.Target, cfg.MockURL = *target, *mockURL
+		} else {
+			local := *inProcess || (!fs.Changed("in-process") && smallRun(&cfg))
+			var stack *stackProcs
+			if local {
+				stack, err = startInProcess(cfg.Library, w.timeScale, *faults)
+			} else {
+				stack, err = startChildren(w.timeScale, w.scenarioDir, *faults)
+			}
+			if err != nil {
+				return nil, err
+			}
+			defer stack.stop()
+			cfg.Target, cfg.MockURL = stack.runtimeURL, stack.mockURL
+		}
+		fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, cfg.Target)
+		run, _, err := executeLoad(cfg, w.quiet)
+		if err != nil {
+			return nil, err
+		}
+		stepDir := filepath.Join(dir, run.Summary.RunID)
+		if err := measure.WriteRun(stepDir, run); err != nil {
+			return nil, fmt.Errorf("write results: %w", err)
+		}
+		if err := report.Render(stepDir); err != nil {
+			return nil, fmt.Errorf("render %s: %w", stepDir, err)
+		}
+		if run.Summary.Interrupted {
+			return run, fmt.Errorf("interrupted (results of this step are in %s)", stepDir)
+		}
+		return run, nil
+	}
+	res, sweepErr := report.Sweep(steps, runStep, thresholds)
+	if res != nil && len(res.Steps) > 0 {
+		if err := res.Write(dir); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+		if err := res.WriteText(out); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, report.SweepHTMLFile))
+	}
+	return sweepErr
+}

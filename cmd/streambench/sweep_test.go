@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/report"
+)
+
+func TestSweepCommandBadInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--slo", "errors<1%"}, "either --clients"},                                          // no steps
+		{[]string{"--clients", "1,2", "--rate", "5", "--slo", "errors<1%"}, "not both"},               // both kinds of steps
+		{[]string{"--clients", "1,2"}, "at least one --slo"},                                          // no SLO
+		{[]string{"--clients", "1,2", "--slo", "ttfc.p99<soon"}, `threshold "ttfc.p99<soon"`},         // bad SLO
+		{[]string{"--clients", "1,x", "--slo", "errors<1%"}, "clients"},                               // not a number
+		{[]string{"--clients", "2,2", "--slo", "errors<1%"}, "given twice"},                           // duplicate step
+		{[]string{"--clients", "1", "--slo", "errors<1%", "--mock", "http://x"}, "give --target too"}, // mock alone
+		{[]string{"--clients", "1", "--slo", "errors<1%", "--fault", "no-such-fault"}, "--fault"},     // unknown fault
+		{[]string{"--clients", "1", "--slo", "errors<1%", "--stages", "bogus"}, "--stages"},           // a bad workload flag
+	} {
+		var out bytes.Buffer
+		err := sweepMain(tc.args, &out)
+		if code := exitCode(err); code != exitUsage || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("sweep %q: exit %d, %v; want exit %d and %q", tc.args, code, err, exitUsage, tc.want)
+		}
+	}
+}
+
+// TestSweepCommand runs a real two-step sweep in process against the mock and the runtime,
+// scaled down (time scale 0.05, six sessions per step).
+func TestSweepCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a mock and a runtime per step")
+	}
+	t.Parallel()
+	out := t.TempDir()
+	var buf bytes.Buffer
+	err := sweepMain([]string{"--clients", "3,1", "--sessions", "6", "--time-scale", "0.05", "--in-process", "--quiet",
+		"--slo", "errors<50%", "--slo", "violations==0", "--out", out, "--run-id", "sw"}, &buf)
+	if err != nil {
+		t.Fatalf("sweep: %v\n%s", err, buf.String())
+	}
+	if !strings.Contains(buf.String(), "the knee is above 3 clients") {
+		t.Errorf("sweep output:\n%s", buf.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "sw", report.SweepJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res report.SweepResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 2 || res.Steps[0].Step.Clients != 1 || res.Knee != 1 || res.Steps[1].Sessions != 6 {
+		t.Errorf("sweep.json = %+v", res)
+	}
+	for _, f := range []string{"sweep.md", "sweep.html", "sweep.png", "sw-c1/summary.json", "sw-c3/report.html"} {
+		if _, err := os.Stat(filepath.Join(out, "sw", f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
