@@ -298,6 +298,17 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			}
 			return insert(f, 0, leaks...)
 		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
+		// Thinking leaked in a turn without text, then retracted by the turn's reset: the
+		// reset is the leak's consequence, not a scope error.
+		{"leaked thinking retracted", "tool-chain", true, none, none, false, func(t *testing.T, f []string) []string {
+			var leaks []string
+			for _, st := range script(t, "tool-chain", 1).Turns[0].Steps {
+				if st.Kind == scenarios.StepThinking {
+					leaks = append(leaks, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, st.Text))+`}`))
+				}
+			}
+			return insert(f, 0, append(leaks, raw(`{"blockId":"b1","event":"chunk_reset"}`))...)
+		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
 		// Thinking leaked to a legacy client as well.
 		{"thinking leaked to legacy", "thinking-answer", false, none, none, false, func(t *testing.T, f []string) []string {
 			th := script(t, "thinking-answer", 1).Expected().Turns[0].Thinking

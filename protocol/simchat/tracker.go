@@ -124,6 +124,7 @@ type blockState struct {
 	ok      bool // text since the last reset is a prefix of the segment's expected text
 	badAt   int  // where it diverged, when !ok
 	badSeen string
+	leaked  int // leaked thinking chunks since the last reset
 }
 
 type toolState struct {
@@ -198,6 +199,7 @@ func (t *Tracker) Chunk(blockID, chunk string) {
 	continues := b.ok && strings.HasPrefix(want[b.n:], chunk)
 	if !continues && t.leaked(chunk) {
 		t.Violations.Add(protocol.RNoThinkingAnswer, "block %s: answer chunk %s is scripted thinking text", blockID, Clip(chunk, 80))
+		b.leaked++
 		return
 	}
 	if b.ok && !continues {
@@ -253,6 +255,10 @@ func (t *Tracker) Reset(blockID string) {
 	}
 	b := t.block(blockID)
 	switch {
+	case b.n == 0 && b.leaked > 0:
+		// It retracts leaked thinking, which is R-no-thinking-in-answer's finding alone.
+		b.leaked = 0
+		return
 	case b.n == 0:
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset with no text streamed since the last reset", blockID)
 		return
@@ -262,7 +268,7 @@ func (t *Tracker) Reset(blockID string) {
 		// still converges, one that does not is also reported under R-converge.
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset #%d in the final turn (the script has %d intermediate turns with text) after %d bytes of final text",
 			blockID, b.resets+1, t.intermediate, b.n)
-		b.n, b.ok = 0, true
+		b.n, b.ok, b.leaked = 0, true, 0
 		return
 	case t.toolCalls > 0 && t.toolsEnded >= t.toolCalls:
 		// Late but due: the preamble it retracts is still the segment boundary.
@@ -274,7 +280,7 @@ func (t *Tracker) Reset(blockID string) {
 			blockID, b.resets, Clip(want, 60), b.describe(want))
 	}
 	b.resets++
-	b.n, b.ok = 0, true
+	b.n, b.ok, b.leaked = 0, true, 0
 }
 
 // describe says what a block streamed compared with want.
