@@ -15,7 +15,8 @@ import (
 // sessionMetrics with no synchronisation on the per-event path, then flushes them into one of a
 // few shards under that shard's mutex: once when the session ends, and once per full gap buffer
 // on long streams. Shards are merged when the run ends. An HdrHistogram spanning 1 µs..1 h is
-// ~190 KB, so histograms are per shard, never per stream.
+// ~190 KB and a mix has hundreds of metric × scenario × dialect keys, so histograms are per
+// shard (one per P), never per stream or per virtual user.
 //
 // Counters are atomics, read every second by the timeline ticker.
 type recorder struct {

@@ -146,7 +146,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	r := &runner{
 		cfg:      cfg,
 		dialects: Dialects(),
-		rec:      newRecorder(2 * runtime.GOMAXPROCS(0)),
+		rec:      newRecorder(runtime.GOMAXPROCS(0)),
 		runID:    cfg.RunID,
 	}
 	for _, d := range cfg.Mix.Dialects() {

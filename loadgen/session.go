@@ -80,8 +80,11 @@ type clientAction struct {
 	at     time.Time // when the client acted (wall clock, for joining with the mock's records)
 	cancel context.CancelFunc
 	stop   func() // sends the stop request; nil means abort
-	// stopSent is when the stop request went out; stopDone carries its outcome.
-	stopDone chan error
+	// stopDone carries the stop request's outcome.
+	stopDone chan stopOutcome
+	// terminalAt is when the reading goroutine saw the stream's terminal frame (only that
+	// goroutine touches it).
+	terminalAt time.Time
 }
 
 // fire performs the action unless it already happened. It reports whether this call fired.
@@ -228,7 +231,7 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	}
 	res.violations = append(res.violations, p.dialect.CheckHeaders(resp.Header, p.session)...)
 	if isStop {
-		act.stopDone = make(chan error, 1)
+		act.stopDone = make(chan stopOutcome, 1)
 		act.stop = func() {
 			go func() {
 				act.stopDone <- r.sendStop(ctx, stopper, p, resp)
@@ -306,6 +309,9 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 				}
 			}
 		case protocol.FrameTerminal:
+			if act.terminalAt.IsZero() {
+				act.terminalAt = now
+			}
 			if isStop && act.fired.Load() && m.stop == 0 {
 				m.stop = observed(now.Sub(act.firedAt()))
 			}
@@ -386,10 +392,13 @@ func (r *runner) finishAborted(ctx context.Context, p *sessionPlan, m *sessionMe
 	if stopped {
 		p.session.Stopped = true
 		select {
-		case err := <-act.stopDone:
-			if err != nil && counting {
+		case out := <-act.stopDone:
+			// A 404 for a run whose terminal we had already received is a stop that arrived
+			// after the run finished on its own: a race, not an error.
+			late := out.status == http.StatusNotFound && !act.terminalAt.IsZero() && !act.terminalAt.After(out.at)
+			if out.err != nil && !late && counting {
 				r.rec.transport.Add(1)
-				r.noteError(err)
+				r.noteError(out.err)
 			}
 		case <-ctx.Done():
 		}
@@ -413,22 +422,31 @@ func (r *runner) finishAborted(ctx context.Context, p *sessionPlan, m *sessionMe
 	return *res
 }
 
+// stopOutcome is how the stop request went: the HTTP status (0 when none came back), when
+// the answer arrived, and an error for anything but 200.
+type stopOutcome struct {
+	status int
+	at     time.Time
+	err    error
+}
+
 // sendStop sends the compose stop request for p's run.
-func (r *runner) sendStop(ctx context.Context, s protocol.Stopper, p *sessionPlan, resp *http.Response) error {
+func (r *runner) sendStop(ctx context.Context, s protocol.Stopper, p *sessionPlan, resp *http.Response) stopOutcome {
 	req, err := s.NewStopRequest(ctx, r.cfg.Target, p.session, resp)
 	if err != nil {
-		return fmt.Errorf("session %s: stop request: %w", p.id, err)
+		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.id, err)}
 	}
 	sr, err := r.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("session %s: stop request: %w", p.id, err)
+		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.id, err)}
 	}
 	defer sr.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(sr.Body, 512))
+	out := stopOutcome{status: sr.StatusCode, at: time.Now()}
 	if sr.StatusCode != http.StatusOK {
-		return fmt.Errorf("session %s: stop request: HTTP %d: %s", p.id, sr.StatusCode, body)
+		out.err = fmt.Errorf("session %s: stop request: HTTP %d: %s", p.id, sr.StatusCode, body)
 	}
-	return nil
+	return out
 }
 
 // triggerTime is when a time-based trigger fires, measured from the request: After as given;
