@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,5 +253,66 @@ func TestMetricsHelpListsEveryName(t *testing.T) {
 		if !strings.Contains(help, name) {
 			t.Errorf("MetricsHelp lacks %q", name)
 		}
+	}
+}
+
+// summaryRun is a run with only per-key ttfc summaries: p50 and p99 in ms and a count per key.
+func summaryRun(keys map[string][3]float64) *measure.Run {
+	r := &measure.Run{Summary: measure.Summary{RunID: "summary-only"}}
+	for name, v := range keys {
+		sc, dialect, _ := strings.Cut(name, "/")
+		r.Summary.Metrics = append(r.Summary.Metrics, measure.MetricSummary{
+			Key:   measure.Key{Metric: measure.FirstChunk, Scenario: sc, Dialect: dialect},
+			Count: int64(v[2]), P50: int64(v[0] * 1000), P99: int64(v[1] * 1000), Max: int64(v[1] * 1000)})
+	}
+	return r
+}
+
+func TestRegressionPerKey(t *testing.T) {
+	t.Parallel()
+	few := map[string][3]float64{"slow/legacy": {7000, 8000, 3}, "a/x": {150, 200, 3}, "b/x": {250, 300, 3}, "c/y": {350, 400, 3}, "d/y": {90, 100, 3}}
+	shift := func(m map[string][3]float64, ms float64, only ...string) map[string][3]float64 {
+		out := map[string][3]float64{}
+		for k, v := range m {
+			if len(only) == 0 || slices.Contains(only, k) {
+				v[0] += ms
+				v[1] += ms
+			}
+			out[k] = v
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name       string
+		base, cur  map[string][3]float64
+		regression string
+		pass       bool
+		detail     string
+	}{
+		// +200 ms on every fast key: the merged p99 (the legacy 8 s) would hide it; per key it fails
+		{"hidden by the merge", few, shift(few, 200, "a/x", "b/x", "c/y", "d/y"), "ttfc.p99=10%", false, "worst d/y +200.0%"},
+		// one noisy key with 3 samples among five: the median key is fine
+		{"one noisy key", few, shift(few, 100, "d/y"), "ttfc.p99=10%", true, "worst d/y +100.0%"},
+		// a key with enough samples (2,000 > 1,000 for p99) regressed alone still fails, named
+		{"trusted key", map[string][3]float64{"a/x": {100, 200, 2000}, "b/x": {100, 200, 3}, "c/x": {100, 200, 3}},
+			map[string][3]float64{"a/x": {100, 250, 2000}, "b/x": {100, 200, 3}, "c/x": {100, 200, 3}}, "ttfc.p99=10%", false,
+			"over the allowance with enough samples: a/x +25.0%"},
+		// absolute allowance: a +30 ms median is over +20 ms
+		{"absolute", few, shift(few, 30), "ttfc.p50=20ms", false, "5 keys"},
+		// and +10 ms is within it
+		{"absolute within", few, shift(few, 10), "ttfc.p50=20ms", true, "5 keys"},
+		// scoped to one scenario: only that key is compared
+		{"scoped", few, shift(few, 100, "d/y"), "ttfc{scenario=d}.p99=10%", false, "1 keys; worst d/y"},
+		// different mixes with no key in common cannot be compared: fail, saying why
+		{"no common key", few, map[string][3]float64{"z/z": {1, 1, 5}}, "ttfc.p99=10%", false, "no scenario×dialect key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := mustRegressions(t, tc.regression)[0]
+			c := g.Evaluate(summaryRun(tc.cur), summaryRun(tc.base))
+			if c.Pass != tc.pass || !strings.Contains(c.Detail, tc.detail) {
+				t.Errorf("%s: pass %v (%s, %s), want pass %v and detail containing %q", tc.regression, c.Pass, c.Value, c.Detail, tc.pass, tc.detail)
+			}
+		})
 	}
 }
