@@ -18,14 +18,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/scenarios"
 )
 
 // TestMain doubles as a holding SSE server for BenchmarkOpenStreamMemory: run in a child
 // process, so the server's own per-connection memory is not counted as the generator's.
 func TestMain(m *testing.M) {
-	if os.Getenv("LOADGEN_HOLD_SERVER") == "1" {
+	switch os.Getenv("LOADGEN_CHILD_SERVER") {
+	case "hold":
 		holdServer()
+		return
+	case "paced":
+		pacedServer()
 		return
 	}
 	os.Exit(m.Run())
@@ -40,13 +47,121 @@ func holdServer() {
 		os.Exit(1)
 	}
 	fmt.Printf("listening on http://%s\n", ln.Addr())
-	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Protocols: protocols, HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}
+	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		_, _ = io.WriteString(w, "data: {\"blockId\":\"b1\",\"chunk\":\"Hello\"}\n\n")
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
+	})
+	_ = srv.Serve(ln)
+}
+
+// pacedServer answers every request with the body in $LOADGEN_BODY: its first frame exactly
+// $LOADGEN_TTFT after the request arrived, the rest $LOADGEN_HOLD later. It is the reference
+// for the harness's own timing error: a TTFC the generator measures beyond TTFT is the
+// harness's (client, loopback and server scheduling), since nothing else sits in between.
+func pacedServer() {
+	body, err := os.ReadFile(os.Getenv("LOADGEN_BODY"))
+	ttft, err2 := time.ParseDuration(os.Getenv("LOADGEN_TTFT"))
+	hold, err3 := time.ParseDuration(os.Getenv("LOADGEN_HOLD"))
+	if err != nil || err2 != nil || err3 != nil {
+		fmt.Println("paced server: bad environment:", err, err2, err3)
+		os.Exit(1)
+	}
+	first := bytes.Index(body, []byte("\n\n")) + 2
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println("listen:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived := time.Now()
+		_, _ = io.Copy(io.Discard, r.Body)
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Sim-Stream-Protocol", "agent-events-v1")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		time.Sleep(time.Until(arrived.Add(ttft)))
+		_, _ = w.Write(body[:first])
+		w.(http.Flusher).Flush()
+		time.Sleep(hold)
+		_, _ = w.Write(body[first:])
 	}))
+}
+
+// startChildServer runs this test binary as one of the child servers and returns its URL.
+func startChildServer(b *testing.B, env ...string) string {
+	b.Helper()
+	srv := exec.Command(os.Args[0], "-test.run=^$")
+	srv.Env = append(os.Environ(), env...)
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening on ") {
+		b.Fatalf("child server: %q %v", line, err)
+	}
+	return strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+}
+
+// BenchmarkTTFCFidelity measures the harness's own error on time to first chunk: a server in a
+// child process sends the first chunk exactly 200 ms after each request arrives, sessions start
+// at 400/s and last ~5 s (about 2,000 open streams), and the generator's TTFC minus 200 ms is
+// reported at p50/p99/max (target p99 ≤ 1 ms). Run it once:
+//
+//	go test -run '^$' -bench TTFCFidelity -benchtime 1x ./loadgen
+func BenchmarkTTFCFidelity(b *testing.B) {
+	const ttft = 200 * time.Millisecond
+	lib, final := benchLibrary(b, 40)
+	body, _ := optedInBody(final)
+	bodyFile := filepath.Join(b.TempDir(), "body")
+	if err := os.WriteFile(bodyFile, body, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	url := startChildServer(b, "LOADGEN_CHILD_SERVER=paced", "LOADGEN_BODY="+bodyFile, "LOADGEN_TTFT="+ttft.String(), "LOADGEN_HOLD=4800ms")
+	mix, err := ParseMix("bench", []byte("name: bench\nseed: 1\nscenarios: {bench-answer: 1}\nprofiles:\n  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: bench}]}\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		var peak int64
+		run, err := Run(context.Background(), Config{
+			Target: url, Library: lib, Mix: mix, RunID: "fidelity", Rate: 400, Duration: 10 * time.Second,
+			NoLeakCheck: true, RuntimeMetricsURL: "-",
+			OnProgress: func(p Progress) { peak = max(peak, p.Active) },
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := run.Summary.TotalViolations(); n != 0 || run.Summary.Counters.Errors() != 0 {
+			b.Fatalf("violations %v errors %d", run.Summary.Violations, run.Summary.Counters.Errors())
+		}
+		var h *hdrhistogram.Histogram
+		for _, k := range run.Histograms.Keys() {
+			if k.Metric == measure.FirstChunk {
+				h = run.Histograms.Get(k)
+			}
+		}
+		ms := func(us int64) float64 { return float64(us-ttft.Microseconds()) / 1000 }
+		b.ReportMetric(ms(h.ValueAtQuantile(50)), "err-p50-ms")
+		b.ReportMetric(ms(h.ValueAtQuantile(99)), "err-p99-ms")
+		b.ReportMetric(ms(h.Max()), "err-max-ms")
+		b.ReportMetric(float64(peak), "peak-streams")
+		b.ReportMetric(float64(run.Summary.Counters.LateStarts), "late-starts")
+	}
 }
 
 // benchLibrary is one scenario with literal text, so every session expects the same answer
@@ -135,32 +250,24 @@ func BenchmarkClientPerFrame(b *testing.B) {
 //
 //	go test -run '^$' -bench OpenStreamMemory -benchtime 1x ./loadgen
 func BenchmarkOpenStreamMemory(b *testing.B) {
-	for _, streams := range []int{1000, 4000} {
-		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
-			for b.Loop() {
-				b.ReportMetric(openStreamMemory(b, streams), "B/stream")
+	for _, h2c := range []bool{false, true} {
+		for _, streams := range []int{1000, 4000} {
+			name := fmt.Sprintf("http1/streams=%d", streams)
+			if h2c {
+				name = fmt.Sprintf("h2c/streams=%d", streams)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					b.ReportMetric(openStreamMemory(b, streams, h2c), "B/stream")
+				}
+			})
+		}
 	}
 }
 
-func openStreamMemory(b *testing.B, streams int) float64 {
+func openStreamMemory(b *testing.B, streams int, h2c bool) float64 {
 	b.Helper()
-	srv := exec.Command(os.Args[0], "-test.run=^$")
-	srv.Env = append(os.Environ(), "LOADGEN_HOLD_SERVER=1")
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		b.Fatalf("hold server: %v", err)
-	}
-	url := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	url := startChildServer(b, "LOADGEN_CHILD_SERVER=hold")
 	mix, err := ParseMix("hold", []byte("name: hold\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: hold}]}\n"))
 	if err != nil {
 		b.Fatal(err)
@@ -176,7 +283,7 @@ func openStreamMemory(b *testing.B, streams int) float64 {
 		defer close(done)
 		_, _ = Run(ctx, Config{
 			Target: url, Mix: mix, RunID: "hold", Clients: streams, Sessions: int64(streams),
-			NoLeakCheck: true, RuntimeMetricsURL: "-", StreamTimeout: time.Minute,
+			NoLeakCheck: true, RuntimeMetricsURL: "-", StreamTimeout: time.Minute, HTTP2: h2c,
 			OnProgress: func(p Progress) {
 				if p.Active == int64(streams) {
 					select {
@@ -206,7 +313,6 @@ func openStreamMemory(b *testing.B, streams int) float64 {
 	b.ReportMetric(heap/float64(streams), "heapB/stream")
 	b.ReportMetric(stacks/float64(streams), "stackB/stream")
 	cancel()
-	_ = srv.Process.Kill()
 	<-done
 	return (heap + stacks) / float64(streams)
 }
