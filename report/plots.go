@@ -49,6 +49,35 @@ func single(name string, p *plot.Plot) figure {
 	return figure{name: name, width: figureWidth, height: figureHeight, draw: p.Draw}
 }
 
+// maxInsideLegend is the most legend entries drawn inside the data area; more would hide the
+// lines, so they move to a column on the right.
+const maxInsideLegend = 6
+
+// withSideLegend draws p with its legend inside when it is short, otherwise in a column to the
+// right of the plot (the figure grows wider for it).
+func withSideLegend(name string, p *plot.Plot, entries int) figure {
+	leg := p.Legend
+	if entries <= maxInsideLegend {
+		return single(name, p)
+	}
+	fontSize := vg.Points(10)
+	if entries > 30 {
+		fontSize = vg.Points(8)
+	}
+	leg.TextStyle.Font.Size = fontSize
+	leg.Top, leg.Left = true, true
+	leg.XOffs, leg.YOffs = 0, -vg.Points(24)
+	p.Legend = plot.NewLegend() // the plot itself draws no legend
+	legendWidth := 3.4 * vg.Inch
+	return figure{name: name, width: figureWidth + legendWidth, height: figureHeight, draw: func(c draw.Canvas) {
+		split := c.Max.X - legendWidth
+		left := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Min, Max: vg.Point{X: split, Y: c.Max.Y}}}
+		right := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: split + vg.Points(8), Y: c.Min.Y}, Max: c.Max}}
+		p.Draw(left)
+		leg.Draw(right)
+	}}
+}
+
 // png renders f as PNG bytes.
 func (f figure) png() ([]byte, error) {
 	c := vgimg.New(f.width, f.height)
@@ -115,9 +144,9 @@ func runFigures(r *measure.Run) ([]figure, map[string]string) {
 		hs = measure.NewHistograms()
 	}
 	figs := []figure{
-		single(PlotTimeToFirstChunk, spectrumPlot(titles[PlotTimeToFirstChunk], hs, measure.FirstChunk)),
-		single(PlotChunkGap, spectrumPlot(titles[PlotChunkGap], hs, measure.ChunkGap)),
-		single(PlotCancel, spectrumPlot(titles[PlotCancel], hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency)),
+		spectrumFigure(PlotTimeToFirstChunk, titles[PlotTimeToFirstChunk], hs, measure.FirstChunk),
+		spectrumFigure(PlotChunkGap, titles[PlotChunkGap], hs, measure.ChunkGap),
+		spectrumFigure(PlotCancel, titles[PlotCancel], hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency),
 		timelineFigure(titles[PlotTimeline], r.Timeline),
 		violationsFigure(titles[PlotViolations], &r.Summary),
 	}
@@ -210,8 +239,15 @@ func lineStyle(l *plotter.Line, i int) {
 	l.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
 }
 
-// spectrumPlot draws the percentile spectrum of every histogram of the given metrics.
-func spectrumPlot(title string, hs *measure.Histograms, metrics ...measure.Metric) *plot.Plot {
+// spectrumFigure is the percentile spectrum of metrics, its legend beside it when long.
+func spectrumFigure(name, title string, hs *measure.Histograms, metrics ...measure.Metric) figure {
+	p, entries := spectrumPlot(title, hs, metrics...)
+	return withSideLegend(name, p, entries)
+}
+
+// spectrumPlot draws the percentile spectrum of every histogram of the given metrics and
+// returns how many legend entries it made.
+func spectrumPlot(title string, hs *measure.Histograms, metrics ...measure.Metric) (*plot.Plot, int) {
 	p := newPlot(title)
 	p.X.Label.Text = "percentile (log scale of 1/(1−q))"
 	p.Y.Label.Text = "latency (ms)"
@@ -226,7 +262,7 @@ func spectrumPlot(title string, hs *measure.Histograms, metrics ...measure.Metri
 	}
 	if len(keys) == 0 {
 		noData(p, "no samples recorded")
-		return p
+		return p, 0
 	}
 	maxX := 1.0
 	for i, k := range keys {
@@ -261,7 +297,7 @@ func spectrumPlot(title string, hs *measure.Histograms, metrics ...measure.Metri
 	p.X.Tick.Marker = plot.TickerFunc(ninesTicker)
 	p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
 	p.Y.Min = 0
-	return p
+	return p, len(keys)
 }
 
 // timelineFigure stacks three plots sharing the time axis: streams, frames per second, and
