@@ -109,10 +109,11 @@ func newTransport(cfg *Config) *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		DisableCompression:    true,
 		ExpectContinueTimeout: 0,
-		// Requests are a few hundred bytes; SSE frames are small. Small buffers keep the cost
-		// of an open stream low (the decoder has its own buffer).
-		WriteBufferSize: 1 << 10,
-		ReadBufferSize:  4 << 10,
+		// Requests are a few hundred bytes, and the SSE decoder has its own 4 KiB buffer
+		// (reads that large bypass the transport's bufio): small transport buffers keep the
+		// cost of an open stream low. They only hold response headers and chunk sizes.
+		WriteBufferSize: 512,
+		ReadBufferSize:  1 << 10,
 	}
 	p := new(http.Protocols)
 	if cfg.HTTP2 {
