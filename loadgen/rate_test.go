@@ -159,3 +159,32 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 		}
 	})
 }
+
+// TestWarmupExcludedFromHistograms: sessions started during the warmup are checked and counted
+// but their latencies are not recorded.
+func TestWarmupExcludedFromHistograms(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		run, err := Run(context.Background(), Config{
+			Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
+			Mix: legacyPlainMix(t), RunID: "warmup", Rate: 10, Duration: 5 * time.Second,
+			Warmup: 2 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ttfc int64
+		for _, m := range run.Summary.Metrics {
+			if m.Metric == "ttfc" {
+				ttfc += m.Count
+			}
+		}
+		// 50 starts at 0.0, 0.1, ... 4.9 s; the 20 before 2 s are warmup.
+		if got := run.Summary.Counters.SessionsStarted; got != 50 {
+			t.Errorf("started %d, want 50", got)
+		}
+		if ttfc != 30 {
+			t.Errorf("ttfc recorded %d times, want 30 (50 sessions minus 20 in the warmup)", ttfc)
+		}
+	})
+}
