@@ -53,28 +53,53 @@ func single(name string, p *plot.Plot) figure {
 // lines, so they move to a column on the right.
 const maxInsideLegend = 6
 
-// withSideLegend draws p with its legend inside when it is short, otherwise in a column to the
-// right of the plot (the figure grows wider for it).
-func withSideLegend(name string, p *plot.Plot, entries int) figure {
-	leg := p.Legend
-	if entries <= maxInsideLegend {
-		return single(name, p)
+// legendColumn is the width of a legend drawn beside its plot.
+const legendColumn = 3.4 * vg.Inch
+
+// panel is one plot of a multi-panel figure, with its legend inside or beside it.
+type panel struct {
+	plot    *plot.Plot
+	entries int
+}
+
+// stackPanels draws panels top to bottom, each panelHeight tall. A panel with a long legend
+// gets it in a column on its right; the figure is widened for the column when any needs one.
+func stackPanels(name string, panelHeight vg.Length, panels []panel) figure {
+	side := false
+	for _, p := range panels {
+		side = side || p.entries > maxInsideLegend
 	}
-	fontSize := vg.Points(10)
-	if entries > 30 {
-		fontSize = vg.Points(8)
+	width := figureWidth
+	if side {
+		width += legendColumn
 	}
-	leg.TextStyle.Font.Size = fontSize
-	leg.Top, leg.Left = true, true
-	leg.XOffs, leg.YOffs = 0, -vg.Points(24)
-	p.Legend = plot.NewLegend() // the plot itself draws no legend
-	legendWidth := 3.4 * vg.Inch
-	return figure{name: name, width: figureWidth + legendWidth, height: figureHeight, draw: func(c draw.Canvas) {
-		split := c.Max.X - legendWidth
-		left := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: c.Min, Max: vg.Point{X: split, Y: c.Max.Y}}}
-		right := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: split + vg.Points(8), Y: c.Min.Y}, Max: c.Max}}
-		p.Draw(left)
-		leg.Draw(right)
+	return figure{name: name, width: width, height: panelHeight * vg.Length(len(panels)), draw: func(c draw.Canvas) {
+		for i, pn := range panels {
+			top := c.Max.Y - panelHeight*vg.Length(i)
+			row := vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - panelHeight}, Max: vg.Point{X: c.Max.X, Y: top}}
+			if i > 0 {
+				row.Max.Y -= vg.Points(12) // breathing room under the previous panel's axis label
+			}
+			if pn.entries <= maxInsideLegend {
+				if side {
+					row.Max.X -= legendColumn
+				}
+				pn.plot.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: row})
+				continue
+			}
+			leg := pn.plot.Legend
+			leg.TextStyle.Font.Size = vg.Points(10)
+			if pn.entries > 20 {
+				leg.TextStyle.Font.Size = vg.Points(8)
+			}
+			leg.Top, leg.Left = true, true
+			leg.XOffs, leg.YOffs = 0, -vg.Points(24)
+			p := *pn.plot
+			p.Legend = plot.NewLegend() // drawn beside, not inside
+			split := row.Max.X - legendColumn
+			p.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: row.Min, Max: vg.Point{X: split, Y: row.Max.Y}}})
+			leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: split + vg.Points(8), Y: row.Min.Y}, Max: row.Max}})
+		}
 	}}
 }
 
@@ -239,65 +264,117 @@ func lineStyle(l *plotter.Line, i int) {
 	l.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
 }
 
-// spectrumFigure is the percentile spectrum of metrics, its legend beside it when long.
-func spectrumFigure(name, title string, hs *measure.Histograms, metrics ...measure.Metric) figure {
-	p, entries := spectrumPlot(title, hs, metrics...)
-	return withSideLegend(name, p, entries)
+// spectrumSeries is one line of a percentile spectrum.
+type spectrumSeries struct {
+	label string
+	hist  *hdrhistogram.Histogram
 }
 
-// spectrumPlot draws the percentile spectrum of every histogram of the given metrics and
-// returns how many legend entries it made.
-func spectrumPlot(title string, hs *measure.Histograms, metrics ...measure.Metric) (*plot.Plot, int) {
-	p := newPlot(title)
-	p.X.Label.Text = "percentile (log scale of 1/(1−q))"
-	p.Y.Label.Text = "latency (ms)"
+// spectrumFigure is the percentile spectrum of metrics: one line per scenario (per dialect and
+// metric when several). When that is more lines than a reader can follow, the figure becomes an
+// overview panel with one line per dialect (all its scenarios merged) above one panel per
+// dialect with a line per scenario.
+func spectrumFigure(name, title string, hs *measure.Histograms, metrics ...measure.Metric) figure {
 	var keys []measure.Key
-	dialects, metricSet := map[string]bool{}, map[measure.Metric]bool{}
+	var dialects []string
+	metricSet := map[measure.Metric]bool{}
 	for _, k := range hs.Keys() {
 		if slices.Contains(metrics, k.Metric) && hs.Get(k).TotalCount() > 0 {
 			keys = append(keys, k)
-			dialects[k.Dialect] = true
+			if !slices.Contains(dialects, k.Dialect) {
+				dialects = append(dialects, k.Dialect)
+			}
 			metricSet[k.Metric] = true
 		}
 	}
-	if len(keys) == 0 {
+	slices.Sort(dialects)
+	manyMetrics := len(metricSet) > 1
+	if len(keys) <= maxInsideLegend || len(dialects) == 1 {
+		var series []spectrumSeries
+		for _, k := range keys {
+			series = append(series, spectrumSeries{seriesLabel(k, len(dialects) > 1, manyMetrics), hs.Get(k)})
+		}
+		return stackPanels(name, figureHeight, []panel{{spectrumPlot(title, series), len(series)}})
+	}
+	// Overview: every dialect's scenarios merged (per metric when several).
+	type group struct {
+		metric  measure.Metric
+		dialect string
+	}
+	merged := map[group]*hdrhistogram.Histogram{}
+	var groups []group
+	for _, k := range keys {
+		g := group{k.Metric, k.Dialect}
+		if merged[g] == nil {
+			merged[g] = measure.NewHistogram()
+			groups = append(groups, g)
+		}
+		merged[g].Merge(hs.Get(k))
+	}
+	slices.SortFunc(groups, func(a, b group) int {
+		return measure.Key{Metric: a.metric, Dialect: a.dialect}.Compare(measure.Key{Metric: b.metric, Dialect: b.dialect})
+	})
+	var overview []spectrumSeries
+	for _, g := range groups {
+		label := g.dialect + " (all scenarios)"
+		if manyMetrics {
+			label = string(g.metric) + ": " + label
+		}
+		overview = append(overview, spectrumSeries{label, merged[g]})
+	}
+	panels := []panel{{spectrumPlot(title+": by dialect", overview), len(overview)}}
+	for _, d := range dialects {
+		var series []spectrumSeries
+		for _, k := range keys {
+			if k.Dialect == d {
+				series = append(series, spectrumSeries{seriesLabel(k, false, manyMetrics), hs.Get(k)})
+			}
+		}
+		panels = append(panels, panel{spectrumPlot(title+": "+d+", by scenario", series), len(series)})
+	}
+	return stackPanels(name, 5*vg.Inch, panels)
+}
+
+// spectrumPlot draws the percentile spectrum of each series: x is 1/(1−q) on a log axis
+// labelled in nines, y the latency in milliseconds.
+func spectrumPlot(title string, series []spectrumSeries) *plot.Plot {
+	p := newPlot(title)
+	p.X.Label.Text = "percentile (log scale of 1/(1−q))"
+	p.Y.Label.Text = "latency (ms)"
+	if len(series) == 0 {
 		noData(p, "no samples recorded")
-		return p, 0
+		return p
 	}
 	maxX := 1.0
-	for i, k := range keys {
-		pts := spectrumPoints(hs.Get(k))
+	for i, s := range series {
+		pts := spectrumPoints(s.hist)
 		l, err := plotter.NewLine(pts)
 		if err != nil {
 			continue
 		}
 		lineStyle(l, i)
 		p.Add(l)
-		label := seriesLabel(k, len(dialects) > 1, len(metricSet) > 1)
-		if hs.Get(k).TotalCount() < 3 {
+		if s.hist.TotalCount() < 3 {
 			// One or two samples make a line too short to see: mark them.
 			if sc, err := plotter.NewScatter(pts); err == nil {
 				sc.Color = l.Color
 				sc.Shape = draw.CircleGlyph{}
 				sc.Radius = vg.Points(3)
 				p.Add(sc)
-				p.Legend.Add(label, l, sc)
+				p.Legend.Add(s.label, l, sc)
 			}
 		} else {
-			p.Legend.Add(label, l)
+			p.Legend.Add(s.label, l)
 		}
 		maxX = math.Max(maxX, pts[len(pts)-1].X)
 	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Min = 1
-	p.X.Max = math.Pow(10, math.Ceil(math.Log10(maxX)))
-	if p.X.Max < 10 {
-		p.X.Max = 10
-	}
+	p.X.Max = math.Max(10, math.Pow(10, math.Ceil(math.Log10(maxX))))
 	p.X.Tick.Marker = plot.TickerFunc(ninesTicker)
 	p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
 	p.Y.Min = 0
-	return p, len(keys)
+	return p
 }
 
 // timelineFigure stacks three plots sharing the time axis: streams, frames per second, and
