@@ -410,6 +410,7 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 			p.Legend.Add(ln.label, l)
 		}
 		p.Y.Min = 0
+		p.Y.Max = math.Max(p.Y.Max, 1) // an all-zero series (no errors) still gets a 0..1 axis
 		p.X.Min = 0
 		p.X.Tick.Marker = plot.TickerFunc(countTicks)
 		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
