@@ -66,7 +66,7 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 	}
 	ov := overviewTable(s)
 	ov.Header = []string{"setting", "value"}
-	for _, t := range []table{ov, metricsTable(s), countersTable(s), violationsTable(s), leaksTable(s), samplesTable(r.Samples)} {
+	for _, t := range []table{ov, overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s), samplesTable(r.Samples)} {
 		t.writeMarkdown(w, "##")
 	}
 	fmt.Fprint(w, "## Plots\n\n")
@@ -157,7 +157,7 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
 		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Name: p.Name,
 			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))})
 	}
-	for _, t := range []table{metricsTable(s), countersTable(s), violationsTable(s), leaksTable(s)} {
+	for _, t := range []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)} {
 		data.Tables = append(data.Tables, htmlTable{t})
 	}
 	if err := reportTemplate.Execute(w, data); err != nil {

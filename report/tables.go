@@ -16,6 +16,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
@@ -105,7 +107,7 @@ func overviewTable(s *measure.Summary) table {
 
 func metricsTable(s *measure.Summary) table {
 	t := table{
-		Title:  "Latency (ms)",
+		Title:  "Latency by scenario and dialect (ms)",
 		Header: []string{"metric", "scenario", "dialect", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean"},
 		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true},
 	}
@@ -114,6 +116,34 @@ func metricsTable(s *measure.Summary) table {
 	for _, m := range metrics {
 		t.Rows = append(t.Rows, []string{string(m.Metric), m.Scenario, m.Dialect, num(m.Count),
 			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P99), ms(m.P999), ms(m.Max), msf(m.Mean)})
+	}
+	return t
+}
+
+// overviewMetricsTable merges every scenario and dialect of each metric: the first thing to
+// read, before the per scenario × dialect detail.
+func overviewMetricsTable(r *measure.Run) table {
+	t := table{
+		Title:  "Latency overview (ms, all scenarios and dialects merged)",
+		Header: []string{"metric", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean"},
+		Right:  []bool{false, true, true, true, true, true, true, true, true},
+	}
+	if r.Histograms == nil {
+		return t
+	}
+	merged := map[measure.Metric]*hdrhistogram.Histogram{}
+	var metrics []measure.Metric
+	for _, k := range r.Histograms.Keys() {
+		if merged[k.Metric] == nil {
+			merged[k.Metric] = measure.NewHistogram()
+			metrics = append(metrics, k.Metric)
+		}
+		merged[k.Metric].Merge(r.Histograms.Get(k))
+	}
+	for _, m := range metrics {
+		s := measure.SummarizeOne(measure.Key{Metric: m}, merged[m])
+		t.Rows = append(t.Rows, []string{string(m), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P99),
+			ms(s.P999), ms(s.Max), msf(s.Mean)})
 	}
 	return t
 }
