@@ -601,3 +601,37 @@ func BenchmarkCheckerText(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkCheckerStream judges whole conforming streams (reasoning, argument deltas, tools,
+// terminal, receipt) and reports the cost per frame, the figure behind the load generator's
+// CPU per received frame.
+func BenchmarkCheckerStream(b *testing.B) {
+	for _, name := range []string{"thinking-answer", "tool-chain", "long-answer"} {
+		b.Run(name, func(b *testing.B) {
+			sc := script(b, name, 1)
+			var events []sse.Event
+			dec := sse.NewDecoder(strings.NewReader(strings.Join(relay(b, sc, relayOptions{}), "")))
+			for {
+				var ev sse.Event
+				if dec.Next(&ev) != nil {
+					break
+				}
+				ev.Data = bytes.Clone(ev.Data)
+				events = append(events, ev)
+			}
+			s := session(sc)
+			b.ReportAllocs()
+			for b.Loop() {
+				c := NewChecker(s)
+				for i := range events {
+					c.Observe(&events[i])
+				}
+				if vs := c.Finish(nil); len(vs) != 0 {
+					b.Fatal(vs)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
+			b.ReportMetric(float64(len(events)), "frames/stream")
+		})
+	}
+}

@@ -93,6 +93,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.tracker.ChunkBytes(blockID, chunk)
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk)}
 	}
+	if text, ok := plainThinking(data); ok && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && advance(&c.thinking, text) {
+		// The common case of the thinking path below, decided without decoding.
+		c.thinkingFrames++
+		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
+	}
 	var f frame
 	if err := json.Unmarshal(data, &f); err != nil || len(data) == 0 || data[0] != '{' {
 		c.v.Add(protocol.RFraming, "expected a JSON object frame, saw %s", Clip(string(ev.Data), 80))
@@ -395,6 +400,26 @@ func plainChunk(data []byte) (blockID, chunk []byte, ok bool) {
 		return nil, nil, false
 	}
 	return blockID, chunk, true
+}
+
+// plainThinking recognizes the thinking frame exactly as the Writer encodes it,
+// {"blockId":"…","event":"thinking","data":"…"} with strings that need no unescaping.
+func plainThinking(data []byte) (text []byte, ok bool) {
+	const open, mid, end = `{"blockId":"`, `","event":"thinking","data":"`, `"}`
+	rest, found := bytes.CutPrefix(data, []byte(open))
+	if !found {
+		return nil, false
+	}
+	if _, rest, ok = cutPlainString(rest); !ok {
+		return nil, false
+	}
+	if rest, found = bytes.CutPrefix(rest, []byte(mid)); !found {
+		return nil, false
+	}
+	if text, rest, ok = cutPlainString(rest); !ok || string(rest) != end {
+		return nil, false
+	}
+	return text, true
 }
 
 // cutPlainString splits b at the closing quote of a JSON string body that has no escapes, no

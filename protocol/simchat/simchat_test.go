@@ -308,3 +308,55 @@ func TestPlainChunkFastPath(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckerStream judges whole conforming streams (thinking, preambles, resets, tools,
+// final envelope) and reports the cost per frame, the figure behind the load generator's CPU
+// per received frame.
+func BenchmarkCheckerStream(b *testing.B) {
+	all := protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}
+	for _, name := range []string{"thinking-answer", "tool-chain", "long-answer"} {
+		b.Run(name, func(b *testing.B) {
+			sc := script(b, name, 1)
+			var frames [][]byte
+			for _, fr := range relay(b, sc, true, all) {
+				frames = append(frames, []byte(strings.TrimSuffix(strings.TrimPrefix(fr, "data: "), "\n\n")))
+			}
+			s := session(sc, true, all)
+			var ev sse.Event
+			b.ReportAllocs()
+			for b.Loop() {
+				c := NewChecker(s)
+				for _, fr := range frames {
+					ev.Data = fr
+					c.Observe(&ev)
+				}
+				if vs := c.Finish(nil); len(vs) != 0 {
+					b.Fatal(vs)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/frame")
+			b.ReportMetric(float64(len(frames)), "frames/stream")
+		})
+	}
+}
+
+// plainThinking must agree with encoding/json whenever it takes the fast path.
+func FuzzPlainThinking(f *testing.F) {
+	f.Add([]byte(`{"blockId":"b1","event":"thinking","data":"Let me think"}`))
+	f.Add([]byte(`{"blockId":"b1","event":"thinking","data":"a\"b"}`))
+	f.Add([]byte(`{"blockId":"b1","event":"thinking","data":""}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, ok := plainThinking(data)
+		if !ok {
+			return
+		}
+		var fr frame
+		var got string
+		if err := json.Unmarshal(data, &fr); err != nil {
+			t.Fatalf("fast path accepted %q, encoding/json rejects it: %v", data, err)
+		}
+		if err := json.Unmarshal(fr.Data, &got); err != nil || fr.Event == nil || *fr.Event != "thinking" || fr.Chunk != nil || got != string(text) {
+			t.Fatalf("fast path read %q from %q, encoding/json %+v %q %v", text, data, fr, got, err)
+		}
+	})
+}
