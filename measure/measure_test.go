@@ -283,3 +283,28 @@ func BenchmarkRecord(b *testing.B) {
 		_ = h.Record(k, time.Duration(i%100000)*time.Microsecond)
 	}
 }
+
+// BenchmarkMerge is the per-interval cost of folding one worker's histograms into the total.
+func BenchmarkMerge(b *testing.B) {
+	worker := seededRun(b).Histograms
+	b.ReportAllocs()
+	total := measure.NewHistograms()
+	for b.Loop() {
+		total.Merge(worker)
+	}
+}
+
+// BenchmarkWriteReadRun is saving and loading a run directory.
+func BenchmarkWriteReadRun(b *testing.B) {
+	run := seededRun(b)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := measure.WriteRun(dir, run); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := measure.ReadRun(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
