@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/streambench/streambench/measure"
 )
 
@@ -45,8 +47,9 @@ var compareStats = []struct {
 	{"max", func(m measure.MetricSummary) float64 { return float64(m.Max) }},
 }
 
-// Compare lines up every metric of a and b (per metric × scenario × dialect: p50, p90, p99,
-// p99.9, max, count), then the counters, violations and failed leaks.
+// Compare lines up every metric of a and b: first each metric over all scenarios and dialects,
+// then per scenario × dialect (p50, p90, p99, p99.9, max, count), then the counters,
+// violations and failed leaks.
 func Compare(a, b *measure.Run) Comparison {
 	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID}
 	byKey := func(r *measure.Run) map[measure.Key]measure.MetricSummary {
@@ -55,6 +58,26 @@ func Compare(a, b *measure.Run) Comparison {
 			m[s.Key] = s
 		}
 		return m
+	}
+	// First every metric over all scenarios and dialects (when both runs saved histograms): the
+	// rows to read first; the per scenario × dialect detail follows.
+	ao, bo := mergedByMetric(a), mergedByMetric(b)
+	var metrics []measure.Metric
+	for _, m := range measure.AllMetrics() {
+		if _, ok := ao[m]; ok {
+			metrics = append(metrics, m)
+		} else if _, ok := bo[m]; ok {
+			metrics = append(metrics, m)
+		}
+	}
+	for _, m := range metrics {
+		ma, okA := ao[m]
+		mb, okB := bo[m]
+		for _, st := range compareStats {
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s %s (all)", m, st.name), Unit: "ms",
+				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB})
+		}
+		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s count (all)", m), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB})
 	}
 	am, bm := byKey(a), byKey(b)
 	var keys []measure.Key
@@ -89,6 +112,25 @@ func Compare(a, b *measure.Run) Comparison {
 	count("violations", func(s *measure.Summary) float64 { return float64(s.TotalViolations()) })
 	count("leaks over tolerance", func(s *measure.Summary) float64 { return float64(s.FailedLeaks()) })
 	return c
+}
+
+// mergedByMetric summarizes each metric over every scenario and dialect of r.
+func mergedByMetric(r *measure.Run) map[measure.Metric]measure.MetricSummary {
+	out := map[measure.Metric]measure.MetricSummary{}
+	if r.Histograms == nil {
+		return out
+	}
+	merged := map[measure.Metric]*hdrhistogram.Histogram{}
+	for _, k := range r.Histograms.Keys() {
+		if merged[k.Metric] == nil {
+			merged[k.Metric] = measure.NewHistogram()
+		}
+		merged[k.Metric].Merge(r.Histograms.Get(k))
+	}
+	for m, h := range merged {
+		out[m] = measure.SummarizeOne(measure.Key{Metric: m}, h)
+	}
+	return out
 }
 
 func (r CompareRow) cell(v float64, has bool) string {

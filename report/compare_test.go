@@ -35,6 +35,9 @@ func TestCompare(t *testing.T) {
 	if ch := ttfc.Change(); ch < 100 || ch > 150 { // ~80 ms → ~180 ms
 		t.Errorf("ttfc p50 change = %.1f%%, want about +125%%", ch)
 	}
+	if all := find("ttfc p50 (all)"); all.Change() < 50 {
+		t.Errorf("merged ttfc p50 change = %.1f%%, want a clear increase", all.Change())
+	}
 	if gap := find("chunk_gap p99 plain-answer/sim-chat"); gap.Change() != 0 {
 		t.Errorf("chunk gap is identical in both runs, change = %v", gap.Change())
 	}
