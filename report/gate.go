@@ -613,7 +613,7 @@ func nan() float64 { return math.NaN() }
 
 // DefaultThresholds are the correctness checks the gate applies when neither the command line
 // nor the run's mix names any: they do not depend on latency, which is noisy on shared machines.
-var DefaultThresholds = []string{"violations==0", "leaks==0", "errors<0.1%"}
+func DefaultThresholds() []string { return []string{"violations==0", "leaks==0", "errors<0.1%"} }
 
 // GateConfig says what to check.
 type GateConfig struct {
@@ -662,7 +662,7 @@ func Gate(run *measure.Run, cfg GateConfig) (*GateResult, error) {
 		add(t.Evaluate(run, "mix"))
 	}
 	if len(cfg.Thresholds) == 0 && len(run.Summary.Config.Thresholds) == 0 {
-		for _, expr := range DefaultThresholds {
+		for _, expr := range DefaultThresholds() {
 			t, err := ParseThreshold(expr)
 			if err != nil {
 				return nil, err

@@ -190,8 +190,8 @@ func TestGateDefaultsAndBadMixThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Checks) != len(report.DefaultThresholds) || !res.Pass {
-		t.Errorf("defaults: %d checks, pass %v; want %d passing", len(res.Checks), res.Pass, len(report.DefaultThresholds))
+	if len(res.Checks) != len(report.DefaultThresholds()) || !res.Pass {
+		t.Errorf("defaults: %d checks, pass %v; want %d passing", len(res.Checks), res.Pass, len(report.DefaultThresholds()))
 	}
 	r.Summary.Config.Thresholds = []string{"ttfc.p99<fast"}
 	if _, err := report.Gate(r, report.GateConfig{}); err == nil || !strings.Contains(err.Error(), "config.thresholds[0]") {

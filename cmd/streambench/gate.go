@@ -17,7 +17,7 @@ func runGate(args []string) error { return gateMain(args, os.Stdout) }
 func gateMain(args []string, out io.Writer) error {
 	fs := newFlagSet("gate", "gate --current DIR [--baseline DIR] [--threshold CHECK]... [--max-regression NAME.STAT=N%]... [--junit FILE] [--markdown]\n\n"+
 		"Exit 0 when every check passes, 99 when one fails, 2 for bad input. Without --threshold, the\n"+
-		"run's own (mix file) thresholds apply, and when it has none: "+strings.Join(report.DefaultThresholds, ", ")+".")
+		"run's own (mix file) thresholds apply, and when it has none: "+strings.Join(report.DefaultThresholds(), ", ")+".")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
