@@ -95,6 +95,8 @@ type Checker struct {
 	receipts           int
 	done               bool
 	afterDone          int
+	scratch            []byte // decoded string of the frame being judged on the fast path
+	generalOnly        bool   // tests turn the fast path off to compare it with the general path
 }
 
 // NewChecker returns a checker for one stream of s.
@@ -133,8 +135,10 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.v.add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
 		return c.onDone()
 	}
-	if text, ok := plainText(data); ok && c.terminals == 0 && c.textOK && advance(&c.text, text) {
-		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text)}
+	if c.terminals == 0 && !c.generalOnly {
+		if obs, ok := c.fastPath(data); ok {
+			return obs
+		}
 	}
 	var h head
 	if err := json.Unmarshal(data, &h); err != nil || len(data) == 0 || data[0] != '{' {
@@ -576,21 +580,137 @@ func deref(p *string) string {
 	return *p
 }
 
-// plainText recognizes the text delta exactly as the Writer encodes it,
-// {"choices":[{"delta":{"content":"…"}}]} with a non-empty string that needs no unescaping,
-// without decoding JSON: it is nearly every frame of a stream, and the checker's per-event cost
-// is the load generator's. Anything else takes the general path, which reaches the same verdict.
-func plainText(data []byte) ([]byte, bool) {
-	const open, end = `{"choices":[{"delta":{"content":"`, `"}}]}`
-	rest, found := bytes.CutPrefix(data, []byte(open))
+// The frames of nearly every event (text, reasoning and argument deltas) are recognized in the
+// exact shape the Writer encodes them and judged without decoding JSON, because the checker's
+// per-event cost is the load generator's. The fast path only ever accepts what the general path
+// would accept without a violation; anything else (another key order, whitespace, \u escapes,
+// a mismatch) takes the general path, which reaches the verdict and the detail.
+const (
+	textOpen      = `{"choices":[{"delta":{"content":"`
+	textEnd       = `"}}]}`
+	reasoningOpen = `{"type":"reasoning_delta","delta":"`
+	reasoningEnd  = `"}`
+	argsOpen      = `{"type":"tool_args_delta","id":"`
+)
+
+// fastPath judges a text, reasoning or argument delta before the terminal, if it can.
+func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
+	switch {
+	case bytes.HasPrefix(data, []byte(textOpen)):
+		text, ok := c.stringField(data[len(textOpen):], textEnd)
+		if ok && len(text) > 0 && c.textOK && advance(&c.text, text) {
+			return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text)}, true
+		}
+	case bytes.HasPrefix(data, []byte(reasoningOpen)):
+		delta, ok := c.stringField(data[len(reasoningOpen):], reasoningEnd)
+		if ok && c.thinkingOK && advance(&c.thinking, delta) {
+			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta)}, true
+		}
+	case bytes.HasPrefix(data, []byte(argsOpen)):
+		if c.fastArgs(data[len(argsOpen):]) {
+			return protocol.Observation{Kind: protocol.FrameOther}, true
+		}
+	}
+	return protocol.Observation{}, false
+}
+
+// stringField decodes the JSON string body at the start of b into the checker's scratch
+// buffer and requires end to follow its closing quote.
+func (c *Checker) stringField(b []byte, end string) ([]byte, bool) {
+	var rest []byte
+	var ok bool
+	c.scratch, rest, ok = appendJSONBody(c.scratch[:0], b)
+	return c.scratch, ok && string(rest) == end
+}
+
+// fastArgs follows {"type":"tool_args_delta","id":"…","toolName":"…","argsDelta":"…","index":N}
+// (from after the id's opening quote) for a call whose tool_start has not been seen.
+func (c *Checker) fastArgs(b []byte) bool {
+	id, rest, ok := cutPlainString(b)
+	if !ok || len(id) == 0 {
+		return false
+	}
+	rest, found := bytes.CutPrefix(rest, []byte(`","toolName":"`))
 	if !found {
-		return nil, false
+		return false
 	}
-	text, rest, ok := cutPlainString(rest)
-	if !ok || len(text) == 0 || string(rest) != end {
-		return nil, false
+	name, rest, ok := cutPlainString(rest)
+	if !ok {
+		return false
 	}
-	return text, true
+	if rest, found = bytes.CutPrefix(rest, []byte(`","argsDelta":"`)); !found {
+		return false
+	}
+	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], rest); !ok {
+		return false
+	}
+	if rest, found = bytes.CutPrefix(rest, []byte(`","index":`)); !found {
+		return false
+	}
+	n := 0
+	for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 || (n > 1 && rest[0] == '0') || string(rest[n:]) != "}" {
+		return false
+	}
+	for i := range c.calls {
+		if c.calls[i].id == string(id) {
+			if c.calls[i].started {
+				return false // a late delta: the general path reports it
+			}
+			c.calls[i].args = append(c.calls[i].args, c.scratch...)
+			return true
+		}
+	}
+	c.calls = append(c.calls, call{id: string(id), toolName: string(name), args: bytes.Clone(c.scratch)})
+	return true
+}
+
+// appendJSONBody decodes the body of a JSON string (b starts after the opening quote) onto dst.
+// It handles the short escapes; \u escapes, control characters and invalid UTF-8 make it give
+// up (ok false). rest starts at the closing quote.
+func appendJSONBody(dst, b []byte) (out, rest []byte, ok bool) {
+	start, ascii := len(dst), true
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '"':
+			if !ascii && !utf8.Valid(dst[start:]) {
+				return dst, nil, false
+			}
+			return dst, b[i:], true
+		case c == '\\':
+			if i+1 == len(b) {
+				return dst, nil, false
+			}
+			i++
+			switch b[i] {
+			case '"', '\\', '/':
+				dst = append(dst, b[i])
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			default:
+				return dst, nil, false
+			}
+		case c < 0x20:
+			return dst, nil, false
+		default:
+			if c >= utf8.RuneSelf {
+				ascii = false
+			}
+			dst = append(dst, c)
+		}
+	}
+	return dst, nil, false
 }
 
 // cutPlainString splits b at the closing quote of a JSON string body that has no escapes, no

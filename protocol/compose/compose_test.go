@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -555,25 +556,62 @@ func BenchmarkWriterText(b *testing.B) {
 	}
 }
 
-// plainText must agree with encoding/json whenever it takes the fast path.
-func FuzzPlainText(f *testing.F) {
-	f.Add([]byte(`{"choices":[{"delta":{"content":"Hello"}}]}`))
-	f.Add([]byte(`{"choices":[{"delta":{"content":"a\"b"}}]}`))
-	f.Add([]byte("{\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}"))
-	f.Add([]byte(`{"choices":[{"delta":{"content":"日本"}}]} `))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		text, ok := plainText(data)
+// The fast path must reach exactly the verdict of the general path, frame by frame.
+func FuzzFastPathAgrees(f *testing.F) {
+	for _, name := range []string{"tool-chain", "thinking-answer", "parallel-tools"} {
+		// Small seeds keep the fuzzer fast: it minimizes every new input it finds.
+		frames := relay(f, script(f, name, 1), relayOptions{})
+		f.Add([]byte(strings.Join(frames[:min(len(frames), 12)], "")), name)
+		f.Add([]byte(strings.Join(frames[max(0, len(frames)-12):], "")), name)
+	}
+	f.Add([]byte("data: {\"type\":\"tool_args_delta\",\"id\":\"c\",\"toolName\":\"t\",\"argsDelta\":\"{\\\"a\\u0022\",\"index\":01}\n\n"), "tool-chain")
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\\tb\\\"\"}}]}\n\ndata: {\"type\":\"reasoning_delta\",\"delta\":\"\\/x\"}\n\n"), "thinking-answer")
+	expected := map[string]scenarios.Expected{}
+	for _, name := range []string{"tool-chain", "thinking-answer", "parallel-tools"} {
+		expected[name] = script(f, name, 1).Expected()
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, name string) {
+		exp, ok := expected[name]
 		if !ok {
 			return
 		}
-		var h head
-		if err := json.Unmarshal(data, &h); err != nil {
-			t.Fatalf("fast path accepted %q, encoding/json rejects it: %v", data, err)
+		s := &protocol.Session{Expected: exp}
+		fast, general := NewChecker(s), NewChecker(s)
+		general.generalOnly = true
+		dec := sse.NewDecoder(bytes.NewReader(stream))
+		var ev sse.Event
+		for dec.Next(&ev) == nil {
+			if a, b := fast.Observe(&ev), general.Observe(&ev); a != b {
+				t.Fatalf("frame %q: fast path %+v, general path %+v", ev.Data, a, b)
+			}
 		}
-		if h.Type != nil || len(h.Choices) != 1 || h.Choices[0].Delta.Content == nil || *h.Choices[0].Delta.Content != string(text) {
-			t.Fatalf("fast path read %q from %q, encoding/json %+v", text, data, h)
+		a, b := fast.Finish(nil), general.Finish(nil)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("verdicts differ:\nfast    %v\ngeneral %v", a, b)
 		}
 	})
+}
+
+func TestFastPathTaken(t *testing.T) {
+	t.Parallel()
+	sc := script(t, "tool-chain", 1)
+	c := NewChecker(session(sc))
+	cases := []struct {
+		frame string
+		kind  protocol.FrameKind
+	}{
+		{`{"type":"reasoning_delta","delta":"` + sc.Turns[0].Steps[0].Text + `"}`, protocol.FrameThinking},                    // the script's first thinking piece
+		{`{"type":"tool_args_delta","id":"call_x","toolName":"search","argsDelta":"{\"q\n","index":0}`, protocol.FrameOther}, // escapes decoded
+	}
+	for _, tc := range cases {
+		obs, ok := c.fastPath([]byte(tc.frame))
+		if !ok || obs.Kind != tc.kind {
+			t.Errorf("fastPath(%s) = %+v, %t; want kind %d on the fast path", tc.frame, obs, ok, tc.kind)
+		}
+	}
+	if got := string(c.calls[0].args); got != "{\"q\n" {
+		t.Errorf("args %q, want the decoded piece", got)
+	}
 }
 
 // BenchmarkCheckerText measures judging one text delta, the checker's hot path.
