@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -538,4 +539,38 @@ func BenchmarkCheckerChunk(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/frame")
 	_ = chunks
+}
+
+// The fast paths must reach exactly the verdict of the general path, frame by frame.
+func FuzzFastPathAgrees(f *testing.F) {
+	for _, name := range []string{"tool-chain", "thinking-answer"} {
+		// Small seeds keep the fuzzer fast: it minimizes every new input it finds.
+		frames := relay(f, script(f, name, 1))
+		f.Add([]byte(strings.Join(frames[:min(len(frames), 12)], "")), name)
+		f.Add([]byte(strings.Join(frames[max(0, len(frames)-12):], "")), name)
+	}
+	expected := map[string]scenarios.Expected{}
+	for _, name := range []string{"tool-chain", "thinking-answer"} {
+		expected[name] = script(f, name, 1).Expected()
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, name string) {
+		exp, ok := expected[name]
+		if !ok {
+			return
+		}
+		s := &protocol.Session{Expected: exp}
+		fast, general := NewChecker(s), NewChecker(s)
+		general.generalOnly = true
+		dec := sse.NewDecoder(bytes.NewReader(stream))
+		var ev sse.Event
+		for dec.Next(&ev) == nil {
+			if a, b := fast.Observe(&ev), general.Observe(&ev); a != b {
+				t.Fatalf("frame %q: fast path %+v, general path %+v", ev.Data, a, b)
+			}
+		}
+		a, b := fast.Finish(nil), general.Finish(nil)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("verdicts differ:\nfast    %v\ngeneral %v", a, b)
+		}
+	})
 }

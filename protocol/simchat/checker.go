@@ -53,6 +53,7 @@ type Checker struct {
 	failed          bool // the terminal was a failure (error, or final with success false)
 	done            bool
 	afterDone       int
+	generalOnly     bool // tests turn the fast paths off to compare them with the general path
 }
 
 // NewChecker returns a checker for one stream of s.
@@ -88,12 +89,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.v.Add(protocol.RFraming, `expected the end marker as the JSON string "[DONE]", saw raw [DONE]`)
 		return c.onDone()
 	}
-	if blockID, chunk, ok := plainChunk(data); ok {
+	if blockID, chunk, ok := plainChunk(data); ok && !c.generalOnly {
 		c.afterTerminal("an answer chunk")
 		c.tracker.ChunkBytes(blockID, chunk)
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk)}
 	}
-	if text, ok := plainThinking(data); ok && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && advance(&c.thinking, text) {
+	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && advance(&c.thinking, text) {
 		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}

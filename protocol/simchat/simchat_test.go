@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -357,6 +358,40 @@ func FuzzPlainThinking(f *testing.F) {
 		}
 		if err := json.Unmarshal(fr.Data, &got); err != nil || fr.Event == nil || *fr.Event != "thinking" || fr.Chunk != nil || got != string(text) {
 			t.Fatalf("fast path read %q from %q, encoding/json %+v %q %v", text, data, fr, got, err)
+		}
+	})
+}
+
+// The fast paths must reach exactly the verdict of the general path, frame by frame.
+func FuzzFastPathAgrees(f *testing.F) {
+	for _, name := range []string{"tool-chain", "thinking-answer"} {
+		// Small seeds keep the fuzzer fast: it minimizes every new input it finds.
+		frames := relay(f, script(f, name, 1), true, protocol.Policy{IncludeThinking: true, IncludeToolCalls: true})
+		f.Add([]byte(strings.Join(frames[:min(len(frames), 12)], "")), name)
+		f.Add([]byte(strings.Join(frames[max(0, len(frames)-12):], "")), name)
+	}
+	expected := map[string]scenarios.Expected{}
+	for _, name := range []string{"tool-chain", "thinking-answer"} {
+		expected[name] = script(f, name, 1).Expected()
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, name string) {
+		exp, ok := expected[name]
+		if !ok {
+			return
+		}
+		s := &protocol.Session{OptedIn: true, Policy: protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}, Expected: exp}
+		fast, general := NewChecker(s), NewChecker(s)
+		general.generalOnly = true
+		dec := sse.NewDecoder(bytes.NewReader(stream))
+		var ev sse.Event
+		for dec.Next(&ev) == nil {
+			if a, b := fast.Observe(&ev), general.Observe(&ev); a != b {
+				t.Fatalf("frame %q: fast path %+v, general path %+v", ev.Data, a, b)
+			}
+		}
+		a, b := fast.Finish(nil), general.Finish(nil)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("verdicts differ:\nfast    %v\ngeneral %v", a, b)
 		}
 	})
 }
