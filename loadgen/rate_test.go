@@ -188,3 +188,31 @@ func TestWarmupExcludedFromHistograms(t *testing.T) {
 		}
 	})
 }
+
+// TestStagesEndingAtLoadStop: a ramp that ends at a non-zero target ends the run; the users
+// do not go on starting sessions forever.
+func TestStagesEndingAtLoadStop(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(time.Second)
+			oddSimChat(t).ServeHTTP(w, r)
+		})
+		run, err := Run(context.Background(), Config{
+			Target: "http://in-memory", Transport: handlerTransport{slow},
+			Mix: legacyPlainMix(t), RunID: "stages-end", Stages: Stages{{3 * time.Second, 5}},
+			NoLeakCheck: true, RuntimeMetricsURL: "-",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Users come up over 3 s and each runs ~1 s sessions: a handful of sessions, all ok.
+		c := run.Summary.Counters
+		if c.SessionsStarted == 0 || c.SessionsStarted > 15 || c.SessionsOK != c.SessionsStarted {
+			t.Errorf("started %d ok %d, want a few, all ok", c.SessionsStarted, c.SessionsOK)
+		}
+		if d := run.Summary.Ended.Sub(run.Summary.Started); d > 5*time.Second {
+			t.Errorf("run lasted %v after a 3 s ramp", d)
+		}
+	})
+}

@@ -391,17 +391,20 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 }
 
 // closedLoop runs virtual users: each starts a session, waits for it to end, thinks, and
-// starts the next. With stages, user i runs only while the ramp's target exceeds i.
+// starts the next. With stages, user i runs only while the ramp's target exceeds i. It returns
+// when the schedule is over (stop closed, the ramp ended, or every user spent the session
+// budget); users still in a session finish it under the run's grace period (they are in wg)
+// and start no other.
 func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.WaitGroup) {
 	users := r.cfg.Clients
 	var target atomic.Int64
 	target.Store(int64(users))
-	stagesDone := make(chan struct{})
+	over := make(chan struct{}) // closed when the ramp has ended
 	if len(r.cfg.Stages) > 0 {
 		users = r.cfg.concurrency()
 		target.Store(0)
 		go func() {
-			defer close(stagesDone)
+			defer close(over)
 			t := time.NewTicker(50 * time.Millisecond)
 			defer t.Stop()
 			for {
@@ -418,14 +421,23 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 			}
 		}()
 	}
+	// ended is closed by whichever comes first: stop, or the end of the ramp.
+	ended := make(chan struct{})
+	go func() {
+		select {
+		case <-stop:
+		case <-over:
+		}
+		close(ended)
+	}()
 	var next atomic.Uint64
-	var users_ sync.WaitGroup
+	var running sync.WaitGroup
 	for u := 0; u < users; u++ {
-		users_.Add(1)
+		running.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer users_.Done()
+			defer running.Done()
 			idle := time.NewTimer(time.Hour)
 			defer idle.Stop()
 			for {
@@ -434,14 +446,12 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 					select {
 					case <-idle.C:
 						continue
-					case <-stop:
-						return
-					case <-stagesDone:
+					case <-ended:
 						return
 					}
 				}
 				select {
-				case <-stop:
+				case <-ended:
 					return
 				default:
 				}
@@ -454,15 +464,19 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 					idle.Reset(r.cfg.ThinkTime)
 					select {
 					case <-idle.C:
-					case <-stop:
+					case <-ended:
 						return
 					}
 				}
 			}
 		}()
 	}
-	// The schedule ends when every user has stopped (budget spent, ramp over, or stop).
-	users_.Wait()
+	allIdle := make(chan struct{})
+	go func() { running.Wait(); close(allIdle) }()
+	select {
+	case <-ended:
+	case <-allIdle: // every user spent the session budget
+	}
 }
 
 // recordedConfig is the workload as stored in the results.

@@ -207,6 +207,7 @@ func runLoad(args []string) error {
 
 // keyTable aggregates sessions and violations per scenario × dialect for the summary table.
 type keyTable struct {
+	cpu        time.Duration // this process's CPU time during the run
 	mu         sync.Mutex
 	sessions   map[measure.Key]int64
 	violations map[measure.Key]int64
@@ -251,6 +252,7 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 		prog = newProgressView(os.Stderr)
 		cfg.OnProgress = prog.update
 	}
+	cpuBefore := processCPU()
 	run, err := loadgen.Run(ctx, cfg)
 	if prog != nil {
 		prog.close()
@@ -258,6 +260,7 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}
+	table.cpu = processCPU() - cpuBefore
 	return run, table, nil
 }
 
@@ -308,6 +311,10 @@ func printSummary(w io.Writer, run *measure.Run, table *keyTable) {
 		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
 	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
 		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
+	if c.Frames > 0 && table.cpu > 0 {
+		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
+			float64(table.cpu.Microseconds())/float64(c.Frames), table.cpu.Round(time.Millisecond), c.Frames)
+	}
 	if len(s.Violations) > 0 {
 		fmt.Fprint(w, "violations:")
 		for _, r := range slices.Sorted(maps.Keys(s.Violations)) {
@@ -402,4 +409,13 @@ func (v *progressView) close() {
 		v.bar.SetTotal(-1, true)
 		v.p.Wait()
 	}
+}
+
+// processCPU is this process's user + system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
