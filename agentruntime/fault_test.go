@@ -195,10 +195,10 @@ func TestFaultLeakGoroutine(t *testing.T) {
 		r, closeConn := e.openLive("openai-none", directive("abort-mid-answer", uint64(i), "leak"))
 		readUntil(t, r, `"chunk"`)
 		closeConn()
-		eventually(t, 2*time.Second, "abort counted", func() bool { return gauge(t, e.rt.metrics.registry, MetricClientAborts) == float64(i+1) })
+		eventually(t, 5*time.Second, "abort counted", func() bool { return gauge(t, e.rt.metrics.registry, MetricClientAborts) == float64(i+1) })
 	}
-	eventually(t, time.Second, "three leaked goroutines", func() bool { return labelledGoroutines(t, e.rt) == base+3 })
+	eventually(t, 5*time.Second, "three leaked goroutines", func() bool { return labelledGoroutines(t, e.rt) == base+3 })
 	_ = e.rt.Close()
-	eventually(t, time.Second, "leaked goroutines released at Close", func() bool { return labelledGoroutines(t, e.rt) <= base })
+	eventually(t, 5*time.Second, "leaked goroutines released at Close", func() bool { return labelledGoroutines(t, e.rt) <= base })
 }
 

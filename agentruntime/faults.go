@@ -127,11 +127,11 @@ func FaultHelp() string {
 		for i, r := range s.Rules {
 			rules[i] = string(r)
 		}
-		r := strings.Join(rules, ", ")
-		if r == "" {
-			r = "latency"
+		r := "breaks " + strings.Join(rules, ", ")
+		if len(rules) == 0 {
+			r = "(no rule: latency)"
 		}
-		fmt.Fprintf(&b, "  %-18s breaks %-30s %s\n", s.Name, r, s.Help)
+		fmt.Fprintf(&b, "  %-18s %-37s %s\n", s.Name, r, s.Help)
 	}
 	return b.String()
 }

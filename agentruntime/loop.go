@@ -131,6 +131,8 @@ func forwardHeaders(h http.Header) http.Header {
 // execute runs the tool loop to its end and writes the dialect's frames through em.
 func (rn *run) execute(em emitter) {
 	s := rn.s
+	s.active.Add(1)
+	defer s.active.Add(-1)
 	s.metrics.clientStreamsOpen.WithLabelValues(rn.dialect).Inc()
 	s.metrics.clientStreamsTotal.WithLabelValues(rn.dialect).Inc()
 	defer s.metrics.clientStreamsOpen.WithLabelValues(rn.dialect).Dec()

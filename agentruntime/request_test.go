@@ -71,7 +71,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: Allow %q, want POST", tc.name, resp.Header.Get("Allow"))
 		}
 	}
-	eventually(t, time.Second, "goroutines back to baseline", func() bool { return labelledGoroutines(t, e.rt) <= base })
+	eventually(t, 5*time.Second, "goroutines back to baseline", func() bool { return labelledGoroutines(t, e.rt) <= base })
 	if got := gauge(t, e.rt.metrics.registry, MetricClientStreamsOpen); got != 0 {
 		t.Errorf("open streams = %v after bad requests", got)
 	}

@@ -18,6 +18,7 @@ import (
 	"net/http/pprof"
 	runtimepprof "runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -94,6 +95,8 @@ type Server struct {
 
 	httpMu  sync.Mutex
 	servers []*http.Server
+	// active counts running streams, so a hard shutdown can let them write their terminal.
+	active atomic.Int64
 
 	// labels tag every goroutine a request starts (handler, tools, provider I/O) with this
 	// server's instance id, so a goroutine profile can attribute goroutines to one runtime even
@@ -237,13 +240,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	if firstErr != nil {
+		// The grace period is over: cancel what is left, give those streams a moment to write
+		// their error terminal and [DONE], then cut the connections.
 		s.cancelHard(errShutdown)
+		s.waitActive(2 * time.Second)
 		for _, hs := range servers {
 			_ = hs.Close()
 		}
 	}
 	s.release()
 	return firstErr
+}
+
+// waitActive waits until no stream runs, or at most d. Polling keeps it free of the
+// Add-during-Wait races a WaitGroup would have while late requests still arrive.
+func (s *Server) waitActive(d time.Duration) {
+	for deadline := time.Now().Add(d); s.active.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Close cancels every open stream at once and closes every connection.

@@ -109,7 +109,7 @@ func TestComposeStop(t *testing.T) {
 				t.Errorf("second stop: %d, want 404", againResp.StatusCode)
 			}
 			m := e.rt.metrics.registry
-			eventually(t, time.Second, "nothing left running", func() bool {
+			eventually(t, 5*time.Second, "nothing left running", func() bool {
 				return gauge(t, m, MetricProviderStreams) == 0 && gauge(t, m, MetricToolsRunning) == 0 && gauge(t, m, MetricClientStreamsOpen) == 0
 			})
 		})

@@ -39,6 +39,10 @@ type clientStream struct {
 	buf       bytes.Buffer
 	err       error
 	lastFlush time.Time
+	// deadlineSet is when the write deadline was last moved; it is moved again only after an
+	// eighth of the idle timeout, which keeps timer updates off the per-token path while a
+	// stalled client is still dropped between 7/8 and all of the idle timeout.
+	deadlineSet time.Time
 	timer     *time.Timer
 	closed    bool
 }
@@ -118,10 +122,11 @@ func (cs *clientStream) flushLocked() error {
 		return nil
 	}
 	now := time.Now()
-	if cs.idle > 0 {
+	if cs.idle > 0 && now.Sub(cs.deadlineSet) >= cs.idle/8 {
 		// Best effort: a ResponseWriter without deadline support (ErrNotSupported) still works,
 		// it just cannot drop a stalled client.
 		_ = cs.rc.SetWriteDeadline(now.Add(cs.idle))
+		cs.deadlineSet = now
 	}
 	_, err := cs.w.Write(cs.buf.Bytes())
 	cs.buf.Reset()

@@ -1,0 +1,130 @@
+package agentruntime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+// TestServeAndShutdown: Serve answers on a real listener; Shutdown lets a short stream finish,
+// and when the grace period runs out it ends the remaining stream with the dialect's error
+// terminal and [DONE] instead of cutting it mid-frame.
+func TestServeAndShutdown(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 1, Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- e.rt.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+
+	resp, err := http.Get(url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %d", resp.StatusCode)
+	}
+
+	// A long stream (300 tokens at 20-40 ms) that cannot finish within the grace period.
+	req, _ := http.NewRequest(http.MethodPost, url+"/api/chat/openai-none", strings.NewReader(`{"input":"`+directive("long-answer", 1, "shutdown")+`"}`))
+	req.Header.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body := make(chan string, 1)
+	go func() { b, _ := io.ReadAll(resp.Body); body <- string(b) }()
+	eventually(t, 5*time.Second, "stream open", func() bool { return gauge(t, e.rt.metrics.registry, MetricClientStreamsOpen) == 1 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := e.rt.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown = %v, want the grace period's deadline", err)
+	}
+	got := <-body
+	if !strings.HasSuffix(got, `data: {"event":"error","error":"runtime shutting down"}`+"\n\n"+`data: "[DONE]"`+"\n\n") {
+		t.Errorf("stream cut at shutdown does not end with the error terminal and [DONE]:\n...%s", got[max(0, len(got)-300):])
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("Serve = %v, want http.ErrServerClosed", err)
+	}
+}
+
+// TestComposeHeartbeat: while a tool runs the compose stream is idle, and ": ping" comments
+// keep it alive at the configured interval.
+func TestComposeHeartbeat(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0, Options{Heartbeat: 40 * time.Millisecond, ToolTimeScale: 0.5})
+	sr := e.open(composeClient, "openai-all", "abort-during-tool", 1, "heartbeat") // a 1.2-1.5 s tool, scaled to ~0.65 s
+	pings := strings.Count(string(sr.body), ": ping\n\n")
+	if pings < 3 {
+		t.Errorf("%d pings during a ~650 ms tool with a 40 ms heartbeat, want >= 3:\n%s", pings, sr.body)
+	}
+	if vs := check(t, composeClient, mustDeployment(t, e, "openai-all"), "abort-during-tool", 1, sr); len(vs) > 0 {
+		t.Errorf("violations: %+v", vs)
+	}
+}
+
+// TestHeaderSelection: the X-Streambench-* headers reach the provider, so a client can select
+// the scenario without a directive in its text.
+func TestHeaderSelection(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0, Options{})
+	hdr := http.Header{"X-Streambench-Scenario": {"plain-answer"}, "X-Streambench-Seed": {"5"}, "X-Streambench-Session": {"by-header"}}
+	resp, body := e.post("/api/chat/anthropic-none", hdr, `{"input":"no directive here"}`)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"event":"final"`) {
+		t.Fatalf("%d: %s", resp.StatusCode, body)
+	}
+	if recs := e.mock.Sessions("by-header"); len(recs) != 1 || recs[0].Scenario != "plain-answer" || recs[0].Seed != 5 {
+		t.Errorf("mock records %+v, want one plain-answer seed 5 session", recs)
+	}
+}
+
+// TestMetricsEndpoint: /metrics serves every metric the load generator's leak check reads.
+func TestMetricsEndpoint(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0, Options{})
+	e.open(simChatOptIn, "openai-all", "preamble-tool", 1, "metrics")
+	resp, err := e.client.Get(e.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, name := range []string{MetricClientStreamsOpen + `{dialect="compose"} 0`, MetricProviderStreams + " 0", MetricToolsRunning + " 0",
+		MetricToolsCancelled + " 0", MetricResetsSent + " 1", MetricProviderErrors + " 0", MetricSlowClientsDropped + " 0", MetricGoroutines + " ",
+		MetricClientStreamsStarted + `{dialect="sim-chat"} 1`} {
+		if !strings.Contains(string(b), name) {
+			t.Errorf("/metrics lacks %q", name)
+		}
+	}
+	resp, err = e.client.Get(e.url + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("pprof: %d", resp.StatusCode)
+	}
+}
+
+func mustDeployment(t testing.TB, e *env, slug string) *Deployment {
+	t.Helper()
+	d, ok := e.rt.deps.Lookup(slug)
+	if !ok {
+		t.Fatalf("no deployment %s", slug)
+	}
+	return d
+}
