@@ -36,6 +36,7 @@ type valueKind int
 const (
 	kindLatency    valueKind = iota // a statistic of a histogram; limit is a duration
 	kindErrors                      // unscripted errors; limit is a percentage of sessions or a count
+	kindFailed                      // failed sessions (errors or violations); percentage or count
 	kindViolations                  // protocol violations; limit is a count
 	kindLeaks                       // leak-check gauges over tolerance; limit is a count
 )
@@ -53,6 +54,7 @@ var gateNames = []gateName{
 	latencyName("stop", measure.StopLatency, "stop.p99<500ms", "compose stop request → stopped terminal"),
 	latencyName("start_lag", measure.StartLag, "start_lag.p99<10ms", "open loop: actual start − intended start"),
 	{Name: "errors", Kind: kindErrors, Example: "errors<0.1%", Doc: "unscripted errors (HTTP, transport, decode): % of sessions started, or a count without %"},
+	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions that failed unscripted, by an error or a protocol violation (the user's view; what breaks first at capacity)"},
 	{Name: "violations", Kind: kindViolations, Scopes: []string{"rule"}, Example: "violations{rule=R-converge}==0", Doc: "protocol violations (streams × rules broken)"},
 	{Name: "leaks", Kind: kindLeaks, Example: "leaks==0", Doc: "leak-check gauges over their tolerance"},
 }
@@ -257,7 +259,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 			return bad("limit %q: want a duration such as 300ms, 1.5s or 250us", limit)
 		}
 		t.Limit = float64(d) / float64(time.Microsecond)
-	case kindErrors:
+	case kindErrors, kindFailed:
 		if p, ok := strings.CutSuffix(limit, "%"); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil || v < 0 || v > 100 {
@@ -271,7 +273,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 		v, err := strconv.ParseInt(limit, 10, 64)
 		if err != nil || v < 0 {
 			want := "a count such as 0"
-			if sel.kind == kindErrors {
+			if sel.kind == kindErrors || sel.kind == kindFailed {
 				want = "a percentage such as 0.1% or a count such as 0"
 			}
 			return bad("limit %q: want %s", limit, want)
@@ -411,17 +413,26 @@ func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
 	return m.value, err
 }
 
+// sessionCount is what an errors or failed check counts.
+func (s Selector) sessionCount(c *measure.Counters) int64 {
+	if s.kind == kindFailed {
+		return c.SessionsFailed
+	}
+	return c.Errors()
+}
+
 func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
 	sum := &r.Summary
 	switch s.kind {
-	case kindErrors:
+	case kindErrors, kindFailed:
+		n := s.sessionCount(&sum.Counters)
 		if percent {
 			if sum.Counters.SessionsStarted == 0 {
 				return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
 			}
-			return measured{value: sum.Counters.ErrorRate(), samples: 1}, nil
+			return measured{value: float64(n) / float64(sum.Counters.SessionsStarted), samples: 1}, nil
 		}
-		return measured{value: float64(sum.Counters.Errors()), samples: 1}, nil
+		return measured{value: float64(n), samples: 1}, nil
 	case kindViolations:
 		if rule, ok := s.Scope["rule"]; ok {
 			return measured{value: float64(sum.Violations[protocol.Rule(rule)]), samples: 1}, nil
@@ -497,8 +508,8 @@ func (t Threshold) Evaluate(r *measure.Run, source string) Check {
 	c.Value = t.Selector.format(m.value, t.Percent)
 	c.Pass = compare(m.value, t.Op, t.Limit)
 	c.Detail = m.note
-	if t.Selector.kind == kindErrors && t.Percent {
-		c.Detail = fmt.Sprintf("%d of %d sessions", r.Summary.Counters.Errors(), r.Summary.Counters.SessionsStarted)
+	if (t.Selector.kind == kindErrors || t.Selector.kind == kindFailed) && t.Percent {
+		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters), r.Summary.Counters.SessionsStarted)
 	}
 	return c
 }

@@ -65,6 +65,7 @@ func TestParseThreshold(t *testing.T) {
 		{"errors<0.1%", "errors", "<", 0.001, true},                                       // error rate
 		{"errors==0", "errors", "==", 0, false},                                           // error count
 		{"violations==0", "violations", "==", 0, false},                                   // count
+		{"failed<0.5%", "failed", "<", 0.005, true},                                       // failed-session rate
 		{"violations{rule=R-converge}==0", "violations{rule=R-converge}", "==", 0, false}, // scoped count
 		{"ttfc{dialect=sim-chat, scenario=plain-answer}.p99 < 300ms", "ttfc{dialect=sim-chat,scenario=plain-answer}.p99", "<", 300_000, false}, // spaces, scope
 	} {
@@ -152,6 +153,8 @@ func TestGate(t *testing.T) {
 		{"leak", leaky, []string{"leaks==0"}, nil, []string{"leaks==0"}},
 		// 40 errors in 2000 sessions is 2%: fails errors<0.1% from the flags and errors<1% from the mix
 		{"errors", erring, []string{"errors<0.1%"}, nil, []string{"errors<0.1%", "errors<1%"}},
+		// failed counts every unscripted failed session: 40 of 2000 is 2%
+		{"failed", erring, []string{"failed<1%", "failed<=40"}, nil, []string{"failed<1%", "errors<1%"}},
 		// a scoped threshold sees only its scenario: tool-loop's p99 is ~300 ms, plain-answer's lower
 		{"scoped", base, []string{"ttfc{scenario=plain-answer}.p99<250ms", "ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}, nil,
 			[]string{"ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}},

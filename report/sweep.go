@@ -89,12 +89,13 @@ type StepResult struct {
 	RunID  string  `json:"run_id"`
 	Checks []Check `json:"checks"` // one per SLO, in SLO order
 	Pass   bool    `json:"pass"`
-	// Sessions, the merged time to first chunk (µs; NaN without samples) and the error rate,
-	// for the plot and the table.
-	Sessions  int64   `json:"sessions"`
-	TTFCP50   float64 `json:"ttfc_p50_us"`
-	TTFCP99   float64 `json:"ttfc_p99_us"`
-	ErrorRate float64 `json:"error_rate"`
+	// Sessions, the merged time to first chunk (µs; NaN without samples), the error and failure
+	// rates, for the plot and the table.
+	Sessions   int64   `json:"sessions"`
+	TTFCP50    float64 `json:"ttfc_p50_us"`
+	TTFCP99    float64 `json:"ttfc_p99_us"`
+	ErrorRate  float64 `json:"error_rate"`  // HTTP, transport and decode errors / started
+	FailedRate float64 `json:"failed_rate"` // failed sessions (errors or violations) / started
 }
 
 // SweepResult is a whole sweep and what it found.
@@ -131,10 +132,45 @@ func Sweep(steps []Step, runStep func(Step) (*measure.Run, error), slos []Thresh
 	return Analyze(results, slos), nil
 }
 
+// Rejudge re-reads the step runs of a sweep written in dir (sweep.json names them; each is in
+// dir/RUN-ID) and judges them against slos, without running anything: to try other SLOs on the
+// same measurements. It writes nothing; call Write for that.
+func Rejudge(dir string, slos []Threshold) (*SweepResult, error) {
+	data, err := os.ReadFile(filepath.Join(dir, SweepJSONFile))
+	if err != nil {
+		return nil, fmt.Errorf("read sweep: %w", err)
+	}
+	var saved SweepResult
+	if err := json.Unmarshal(data, &saved); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SweepJSONFile), err)
+	}
+	if len(slos) == 0 {
+		for _, expr := range saved.SLOs {
+			t, err := ParseThreshold(expr)
+			if err != nil {
+				return nil, fmt.Errorf("%s: slos: %w", filepath.Join(dir, SweepJSONFile), err)
+			}
+			slos = append(slos, t)
+		}
+	}
+	var steps []StepResult
+	for _, st := range saved.Steps {
+		run, err := measure.ReadRun(filepath.Join(dir, st.RunID))
+		if err != nil {
+			return nil, fmt.Errorf("step %s: %w", st.Step, err)
+		}
+		steps = append(steps, JudgeStep(st.Step, run, slos))
+	}
+	return Analyze(steps, slos), nil
+}
+
 // JudgeStep evaluates every SLO on one step's run.
 func JudgeStep(st Step, run *measure.Run, slos []Threshold) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN()}
+	if n := run.Summary.Counters.SessionsStarted; n > 0 {
+		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
+	}
 	for _, s := range slos {
 		c := s.Evaluate(run, "slo")
 		r.Checks = append(r.Checks, c)
@@ -238,15 +274,15 @@ func (r *SweepResult) Headline() string {
 }
 
 func (r *SweepResult) table() table {
-	t := table{Header: []string{"step", "run", "sessions", "ttfc p50 (ms)", "ttfc p99 (ms)", "error rate"},
-		Right: []bool{false, false, true, true, true, true}}
+	t := table{Header: []string{"step", "run", "sessions", "ttfc p50 (ms)", "ttfc p99 (ms)", "errors", "failed"},
+		Right: []bool{false, false, true, true, true, true, true}}
 	for _, s := range r.SLOs {
 		t.Header = append(t.Header, s)
 		t.Right = append(t.Right, true)
 	}
 	t.Header = append(t.Header, "verdict")
 	for i, st := range r.Steps {
-		row := []string{st.Step.String(), st.RunID, num(st.Sessions), msOrNA(st.TTFCP50), msOrNA(st.TTFCP99), pct(st.ErrorRate)}
+		row := []string{st.Step.String(), st.RunID, num(st.Sessions), msOrNA(st.TTFCP50), msOrNA(st.TTFCP99), pct(st.ErrorRate), pct(st.FailedRate)}
 		for _, c := range st.Checks {
 			row = append(row, c.Value+boolText(c.Pass, "", " ✗"))
 		}
@@ -400,13 +436,14 @@ func (r *SweepResult) figure() figure {
 		}
 		return pts
 	}
-	latency := newPlot("Capacity sweep: time to first chunk against load")
+	latency := newPlot("Capacity sweep: latency against load")
 	latency.X.Label.Text = loadLabel
-	latency.Y.Label.Text = "time to first chunk (ms)"
-	errs := newPlot("Capacity sweep: error rate against load")
+	latency.Y.Label.Text = "latency (ms)"
+	errs := newPlot("Capacity sweep: failures against load")
 	errs.X.Label.Text = loadLabel
-	errs.Y.Label.Text = "unscripted errors (% of sessions)"
-	addLine := func(p *plot.Plot, label string, pts plotter.XYs, i int, points bool) {
+	errs.Y.Label.Text = "% of sessions started"
+	series := 0
+	addLine := func(p *plot.Plot, label string, pts plotter.XYs) {
 		if len(pts) == 0 {
 			return
 		}
@@ -414,21 +451,18 @@ func (r *SweepResult) figure() figure {
 		if err != nil {
 			return
 		}
-		lineStyle(l, i)
+		lineStyle(l, series)
+		series++
 		s.Color = l.Color
 		s.Shape = draw.CircleGlyph{}
 		s.Radius = vg.Points(3)
-		p.Add(l)
-		if points {
-			p.Add(s)
-			p.Legend.Add(label, l, s)
-		} else {
-			p.Legend.Add(label, l)
-		}
+		p.Add(l, s)
+		p.Legend.Add(label, l, s)
 	}
-	addLine(latency, "ttfc p50", xy(func(s StepResult) float64 { return s.TTFCP50 / 1000 }), 0, true)
-	addLine(latency, "ttfc p99", xy(func(s StepResult) float64 { return s.TTFCP99 / 1000 }), 1, true)
-	addLine(errs, "error rate", xy(func(s StepResult) float64 { return s.ErrorRate * 100 }), 0, true)
+	addLine(latency, "ttfc p50 (all scenarios)", xy(func(s StepResult) float64 { return s.TTFCP50 / 1000 }))
+	addLine(latency, "ttfc p99 (all scenarios)", xy(func(s StepResult) float64 { return s.TTFCP99 / 1000 }))
+	addLine(errs, "errors (HTTP, transport, decode)", xy(func(s StepResult) float64 { return s.ErrorRate * 100 }))
+	addLine(errs, "failed sessions (errors or violations)", xy(func(s StepResult) float64 { return s.FailedRate * 100 }))
 	if len(r.Steps) == 0 {
 		noData(latency, "no step ran")
 		noData(errs, "no step ran")
@@ -448,16 +482,29 @@ func (r *SweepResult) figure() figure {
 		p.Add(l)
 		p.Legend.Add("SLO "+label, l)
 	}
-	for _, expr := range r.SLOs {
+	// Each SLO's limit, and for a latency SLO that is not one of the lines above (scoped, or
+	// another metric or statistic) its own measured value, so every limit has its line.
+	for j, expr := range r.SLOs {
 		t, err := ParseThreshold(expr)
 		if err != nil {
 			continue
 		}
-		switch {
-		case t.Selector.metric == measure.FirstChunk && len(t.Selector.Scope) == 0:
+		switch t.Selector.kind {
+		case kindLatency:
+			sel := t.Selector.String()
+			if sel != "ttfc.p50" && sel != "ttfc.p99" {
+				addLine(latency, sel, xy(func(s StepResult) float64 {
+					if j < len(s.Checks) {
+						return s.Checks[j].Measured / 1000
+					}
+					return math.NaN()
+				}))
+			}
 			hline(latency, expr, t.Limit/1000)
-		case t.Selector.kind == kindErrors && t.Percent:
-			hline(errs, expr, t.Limit*100)
+		case kindErrors, kindFailed:
+			if t.Percent {
+				hline(errs, expr, t.Limit*100)
+			}
 		}
 	}
 	if r.Knee >= 0 {
@@ -468,6 +515,7 @@ func (r *SweepResult) figure() figure {
 	}
 	for _, p := range []*plot.Plot{latency, errs} {
 		p.Y.Min = 0
+		p.Y.Max = math.Max(p.Y.Max*1.25, 0.1) // headroom for the legend above the lines
 		p.X.Tick.Marker = plot.TickerFunc(countTicks)
 		p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
 	}

@@ -124,9 +124,11 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ran []string
+	dir := t.TempDir()
 	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
 		ran = append(ran, s.ID())
-		return capacityRun(t, s), nil
+		run := capacityRun(t, s)
+		return run, measure.WriteRun(filepath.Join(dir, run.Summary.RunID), run)
 	}, mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%"))
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +139,6 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	if res.Knee != 1 || res.BrokenAt != 2 {
 		t.Fatalf("knee %d broken at %d, want 1 (500 clients) and 2; %s", res.Knee, res.BrokenAt, res.Headline())
 	}
-	dir := t.TempDir()
 	if err := res.Write(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -159,6 +160,20 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, report.SweepJSONFile)); err != nil {
 		t.Error(err)
+	}
+
+	// Re-judging the saved steps with their own SLOs finds the same knee; with a looser latency
+	// SLO and no error SLO the knee moves up to 1000 clients.
+	again, err := report.Rejudge(dir, nil)
+	if err != nil || again.Knee != 1 || strings.Join(again.SLOs, ",") != "ttfc.p99<500ms,errors<0.1%" {
+		t.Fatalf("Rejudge with the saved SLOs: %v, knee %d, SLOs %v", err, again.Knee, again.SLOs)
+	}
+	looser, err := report.Rejudge(dir, mustThresholds(t, "ttfc.p99<1s"))
+	if err != nil || looser.Knee != 2 {
+		t.Errorf("Rejudge with ttfc.p99<1s: %v, knee %v, want 2 (1000 clients): %s", err, looser.Knee, looser.Headline())
+	}
+	if _, err := report.Rejudge(t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "sweep.json") {
+		t.Errorf("Rejudge of a directory without a sweep: %v", err)
 	}
 }
 

@@ -41,6 +41,7 @@ func sweepMain(args []string, out io.Writer) error {
 	outDir := fs.String("out", "results", "write the sweep to OUT/SWEEP-ID")
 	faults := fs.StringArray("fault", nil, "pass a fault switch to each step's runtime (repeatable)")
 	inProcess := fs.Bool("in-process", false, "run each step's mock and runtime inside this process (default: only for small steps)")
+	rejudge := fs.String("rejudge", "", "run nothing: re-judge the saved sweep in this directory (with --slo, or its own SLOs) and rewrite its report")
 	// Every workload flag of run, except the two that become the steps.
 	wfs := pflag.NewFlagSet("workload", pflag.ContinueOnError)
 	w := addWorkloadFlags(wfs)
@@ -55,6 +56,9 @@ func sweepMain(args []string, out io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
+	if *rejudge != "" {
+		return rejudgeSweep(*rejudge, *slos, out)
+	}
 	steps, err := report.StepsFrom(*clients, *rates)
 	if err != nil {
 		return usageError("%v", err)
@@ -62,13 +66,9 @@ func sweepMain(args []string, out io.Writer) error {
 	if len(*slos) == 0 {
 		return usageError("give at least one --slo, e.g. --slo 'ttfc.p99<500ms' --slo 'errors<0.1%%'")
 	}
-	var thresholds []report.Threshold
-	for _, s := range *slos {
-		t, err := report.ParseThreshold(s)
-		if err != nil {
-			return usageError("--slo: %v", err)
-		}
-		thresholds = append(thresholds, t)
+	thresholds, err := parseSLOs(*slos)
+	if err != nil {
+		return err
 	}
 	if _, err := agentruntime.ParseFaults(*faults); err != nil {
 		return usageError("--fault: %v", err)
@@ -78,6 +78,9 @@ func sweepMain(args []string, out io.Writer) error {
 	}
 	if *mockURL != "" && *target == "" {
 		return usageError("--mock names the mock behind --target; give --target too")
+	}
+	if w.stages != "" {
+		return usageError("--stages ramps the load, but a sweep's steps set it: give --clients or --rate steps instead")
 	}
 	if _, err := w.config(); err != nil {
 		return err
@@ -142,4 +145,36 @@ func sweepMain(args []string, out io.Writer) error {
 		fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, report.SweepHTMLFile))
 	}
 	return sweepErr
+}
+
+func parseSLOs(exprs []string) ([]report.Threshold, error) {
+	var out []report.Threshold
+	for _, s := range exprs {
+		t, err := report.ParseThreshold(s)
+		if err != nil {
+			return nil, usageError("--slo: %v", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// rejudgeSweep re-judges a saved sweep's steps and rewrites its sweep report.
+func rejudgeSweep(dir string, slos []string, out io.Writer) error {
+	thresholds, err := parseSLOs(slos)
+	if err != nil {
+		return err
+	}
+	res, err := report.Rejudge(dir, thresholds)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if err := res.Write(dir); err != nil {
+		return err
+	}
+	if err := res.WriteText(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, report.SweepHTMLFile))
+	return nil
 }
