@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -74,11 +75,41 @@ func (k Key) Compare(o Key) int {
 	return cmp.Compare(k.Dialect, o.Dialect)
 }
 
-// parseTag is the inverse of Key.String.
+// tagPart escapes what the hlog format (commas, whitespace) or the tag's own separator (/)
+// cannot carry, as %XX, so any scenario or dialect name survives the log.
+func tagPart(s string) string {
+	if !strings.ContainsAny(s, "%/, \t\r\n") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '%', '/', ',', ' ', '\t', '\r', '\n':
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// tag is k's hlog tag: "metric/scenario/dialect", each part escaped by tagPart.
+func (k Key) tag() string {
+	return tagPart(string(k.Metric)) + "/" + tagPart(k.Scenario) + "/" + tagPart(k.Dialect)
+}
+
+// parseTag is the inverse of Key.tag.
 func parseTag(tag string) (Key, error) {
 	parts := strings.Split(tag, "/")
 	if len(parts) != 3 || parts[0] == "" {
 		return Key{}, fmt.Errorf("tag %q: want metric/scenario/dialect", tag)
+	}
+	for i, p := range parts {
+		u, err := url.PathUnescape(p)
+		if err != nil {
+			return Key{}, fmt.Errorf("tag %q: %w", tag, err)
+		}
+		parts[i] = u
 	}
 	return Key{Metric: Metric(parts[0]), Scenario: parts[1], Dialect: parts[2]}, nil
 }
@@ -181,17 +212,10 @@ func (h *Histograms) Equal(o *Histograms) bool {
 	return true
 }
 
-// validTagPart rejects characters the hlog format or the tag's own separator cannot carry.
-func validTagPart(s string) error {
-	if strings.ContainsAny(s, "/, \t\r\n") {
-		return fmt.Errorf("%q contains '/', ',' or whitespace", s)
-	}
-	return nil
-}
-
 // WriteLog writes the set as an HdrHistogram interval log (the format hdrhistogram-go and the
 // Java HistogramLogProcessor read): a start-time header, then one interval per key in Keys
-// order, tagged "metric/scenario/dialect", with timestamps relative to start.
+// order, tagged "metric/scenario/dialect" (characters the format cannot carry escaped as %XX),
+// with timestamps relative to start.
 func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	// The log format has no sign for times before 1970 (a zero time.Time): clamp to the epoch.
@@ -207,13 +231,8 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	}
 	lw.SetBaseTime(startMs)
 	for _, k := range h.Keys() {
-		for _, part := range []string{string(k.Metric), k.Scenario, k.Dialect} {
-			if err := validTagPart(part); err != nil {
-				return fmt.Errorf("write hlog: key %s: %w", k, err)
-			}
-		}
 		hist := h.byKey[k]
-		hist.SetTag(k.String())
+		hist.SetTag(k.tag())
 		hist.SetStartTimeMs(startMs)
 		if hist.EndTimeMs() < startMs {
 			hist.SetEndTimeMs(startMs)

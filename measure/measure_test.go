@@ -169,13 +169,27 @@ func TestKeysSortedInReportOrder(t *testing.T) {
 	}
 }
 
-func TestWriteLogRejectsBadTag(t *testing.T) {
+func TestWriteLogEscapesNames(t *testing.T) {
 	t.Parallel()
 	h := measure.NewHistograms()
-	_ = h.Record(measure.Key{Metric: measure.FirstChunk, Scenario: "has space", Dialect: "d"}, time.Millisecond)
-	err := h.WriteLog(&bytes.Buffer{}, time.Unix(0, 0))
-	if err == nil || !strings.Contains(err.Error(), "has space") {
-		t.Errorf("WriteLog error = %v, want one naming the scenario", err)
+	// Names the hlog format cannot carry as they are: spaces, commas, slashes, percent signs.
+	odd := measure.Key{Metric: measure.FirstChunk, Scenario: "has space, comma/slash 50%", Dialect: "d\tx"}
+	plain := measure.Key{Metric: measure.FirstChunk, Scenario: "plain", Dialect: "sim-chat"}
+	_ = h.Record(odd, time.Millisecond)
+	_ = h.Record(plain, 2*time.Millisecond)
+	var buf bytes.Buffer
+	if err := h.WriteLog(&buf, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "Tag=ttfc/plain/sim-chat,") || !strings.Contains(buf.String(), "has%20space%2C%20comma%2Fslash%2050%25") {
+		t.Errorf("unexpected tags:\n%s", buf.String())
+	}
+	got, err := measure.ReadLog(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(h) {
+		t.Errorf("keys after the round trip: %v, want %v", got.Keys(), h.Keys())
 	}
 }
 
