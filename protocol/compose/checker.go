@@ -559,18 +559,23 @@ func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return s[:runeCut(s, n)] + "…"
 }
 
-// clip quotes s for a violation detail, showing at most n bytes of it.
+// clip quotes s for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return fmt.Sprintf("%q", s)
 	}
-	return fmt.Sprintf("%q…(%d bytes)", s[:n], len(s))
+	return fmt.Sprintf("%q…(%d bytes)", s[:runeCut(s, n)], len(s))
+}
+
+// runeCut is the largest cut of s at or below n bytes that does not split a rune.
+func runeCut(s string, n int) int {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }
 
 func deref(p *string) string {

@@ -600,7 +600,7 @@ func TestFastPathTaken(t *testing.T) {
 		frame string
 		kind  protocol.FrameKind
 	}{
-		{`{"type":"reasoning_delta","delta":"` + sc.Turns[0].Steps[0].Text + `"}`, protocol.FrameThinking},                    // the script's first thinking piece
+		{`{"type":"reasoning_delta","delta":"` + sc.Turns[0].Steps[0].Text + `"}`, protocol.FrameThinking},                   // the script's first thinking piece
 		{`{"type":"tool_args_delta","id":"call_x","toolName":"search","argsDelta":"{\"q\n","index":0}`, protocol.FrameOther}, // escapes decoded
 	}
 	for _, tc := range cases {

@@ -326,6 +326,16 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			return insert(f, i, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text[:5]))+`}`),
 				raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text[5:]))+`}`))
 		}, []protocol.Rule{protocol.RLegacySettled}},
+		// A runtime may settle the text a failed turn streamed before the error...
+		{"legacy settles failed turn", "provider-error-midstream", false, none, none, false, func(t *testing.T, f []string) []string {
+			text := script(t, "provider-error-midstream", 1).Expected().Turns[0].Text
+			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text))+`}`))
+		}, nil},
+		// ...but never an earlier turn's preamble.
+		{"legacy gets preamble on failure", "provider-503-after-tool", false, none, none, false, func(t *testing.T, f []string) []string {
+			text := script(t, "provider-503-after-tool", 1).Expected().Turns[0].Text
+			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text))+`}`))
+		}, []protocol.Rule{protocol.RLegacySettled}},
 		// A legacy stream that never delivers the answer.
 		{"legacy text missing", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {
 			return remove(f, index(t, f, `"chunk"`, 0))

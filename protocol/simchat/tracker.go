@@ -53,10 +53,7 @@ func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return s[:runeCut(s, n)] + "…"
 }
 
 // Has reports whether rule was already violated.
@@ -80,17 +77,26 @@ func (v *Violations) List() []protocol.Violation {
 	return v.list
 }
 
-// Clip quotes s for a violation detail, keeping it short: at most n bytes of s are shown.
+// Clip quotes s for a violation detail, keeping it short: at most n bytes of s are shown, cut
+// on a UTF-8 boundary.
 func Clip(s string, n int) string {
 	if len(s) <= n {
 		return fmt.Sprintf("%q", s)
 	}
-	return fmt.Sprintf("%q…(%d bytes)", s[:n], len(s))
+	return fmt.Sprintf("%q…(%d bytes)", s[:runeCut(s, n)], len(s))
+}
+
+// runeCut is the largest cut of s at or below n bytes that does not split a rune.
+func runeCut(s string, n int) int {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }
 
 // Tracker is the agent-events answer model that sim-chat and sim-canvas share (the canvas
 // forwards the same event sink): per block, answer chunks appended and cleared by chunk_reset,
-// thinking text, and the tool lifecycle by call id. It judges them against the scenario as
+// thinking leaked into chunks, and the tool lifecycle by call id. It judges them against the scenario as
 // they arrive, keeping only lengths and match flags rather than the text itself, so a
 // checker's memory does not grow with the answer.
 //
@@ -113,7 +119,7 @@ type Tracker struct {
 	blocks     []blockState
 	tools      []toolState
 	toolsEnded int
-	// legacy: answer chunks seen, and whether the one allowed chunk was the settled text.
+	// legacyChunks counts a legacy client's answer chunks: one settled chunk is allowed.
 	legacyChunks int
 }
 
@@ -230,9 +236,10 @@ func (t *Tracker) ChunkBytes(blockID, chunk []byte) {
 func (t *Tracker) legacyChunk(chunk string) {
 	final := t.exp.FinalText()
 	settled := chunk == final
-	if !settled && t.exp.ProviderError != "" && len(t.segments) > 0 {
-		// A failed turn never completes; a runtime may still settle what it streamed.
-		settled = strings.HasPrefix(t.segments[len(t.segments)-1], chunk)
+	if failed := t.exp.FailedTurn; !settled && t.exp.ProviderError != "" && failed >= 0 && failed < len(t.exp.Turns) {
+		// A turn failed mid-stream never completes; a runtime may still settle what it
+		// streamed of it (never an earlier turn's preamble).
+		settled = strings.HasPrefix(t.exp.Turns[failed].Text, chunk)
 	}
 	if !settled && t.leaked(chunk) {
 		t.Violations.Add(protocol.RNoThinkingAnswer, "answer chunk %s is scripted thinking text", Clip(chunk, 80))
@@ -377,9 +384,4 @@ func (t *Tracker) Finish(mode EndMode) {
 }
 
 // clipString shortens s to n bytes without quoting.
-func clipString(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
+func clipString(s string, n int) string { return shorten(s, n) }
