@@ -3,6 +3,8 @@ package agentruntime
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	pathpkg "path"
 	"strings"
 	"testing"
 )
@@ -48,10 +50,18 @@ func FuzzRequestBody(f *testing.F) {
 		if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "/debug/") || strings.ContainsAny(path, " \r\n\t?#%") {
 			return
 		}
+		if _, err := url.ParseRequestURI(path); err != nil {
+			return // not a request a client could send (httptest.NewRequest would panic)
+		}
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		switch {
+		case w.Code == http.StatusTemporaryRedirect || w.Code == http.StatusMovedPermanently:
+			// The mux redirects unclean paths ("/.", "//x") to their clean form, and only those.
+			if pathpkg.Clean(path) == path && !strings.HasSuffix(path, "/") {
+				t.Errorf("%s: redirected a clean path", path)
+			}
 		case w.Code >= 500:
 			t.Errorf("%s %q: status %d: %s", path, body, w.Code, w.Body)
 		case w.Code == http.StatusOK && w.Header().Get("Content-Type") == "text/event-stream":

@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -127,4 +128,59 @@ func mustDeployment(t testing.TB, e *env, slug string) *Deployment {
 		t.Fatalf("no deployment %s", slug)
 	}
 	return d
+}
+
+// TestH2CClients: clients may speak cleartext HTTP/2 to the runtime (the load generator's
+// --http2); streams are the same as over HTTP/1.1 and a client's stream reset cancels the run.
+func TestH2CClients(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0, Options{})
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	h2 := &http.Client{Transport: &http.Transport{Protocols: p}}
+	t.Cleanup(h2.CloseIdleConnections)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = e.rt.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+
+	want := normalize(e.open(simChatOptIn, "openai-all", "preamble-tool", 4, "h1").body)
+	req, _ := http.NewRequest(http.MethodPost, url+"/api/chat/openai-all", strings.NewReader(`{"input":"`+directive("preamble-tool", 4, "h2")+`"}`))
+	req.Header.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+	resp, err := h2.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("served over %s, want HTTP/2", resp.Proto)
+	}
+	if got := normalize(b); got != want {
+		t.Errorf("h2c stream differs from HTTP/1.1:\n%s\n---\n%s", got, want)
+	}
+
+	// An h2c client that cancels its request resets the stream; the provider sees the cancel.
+	slow := newEnv(t, 1, Options{})
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = slow.rt.Serve(ln2) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ln2.Addr().String()+"/api/chat/anthropic-none", strings.NewReader(`{"input":"`+directive("abort-mid-answer", 1, "h2-abort")+`"}`))
+	req.Header.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+	resp, err = h2.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, bufio.NewReader(resp.Body), `"chunk"`)
+	cancel()
+	resp.Body.Close()
+	eventually(t, 5*time.Second, "provider stream cancelled after the h2 stream reset", func() bool {
+		recs := slow.mock.Sessions("h2-abort")
+		return len(recs) == 1 && !recs[0].ClientGone.IsZero() && gauge(t, slow.rt.metrics.registry, MetricClientStreamsOpen) == 0
+	})
 }

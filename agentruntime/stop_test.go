@@ -112,6 +112,12 @@ func TestComposeStop(t *testing.T) {
 			eventually(t, 5*time.Second, "nothing left running", func() bool {
 				return gauge(t, m, MetricProviderStreams) == 0 && gauge(t, m, MetricToolsRunning) == 0 && gauge(t, m, MetricClientStreamsOpen) == 0
 			})
+			if want := map[string]float64{"mid-answer": 0, "during-tool": 1}[tc.name]; gauge(t, m, MetricToolsCancelled) != want {
+				t.Errorf("tools cancelled = %v, want %v", gauge(t, m, MetricToolsCancelled), want)
+			}
+			if recs := e.mock.Sessions(session); tc.name == "mid-answer" && (len(recs) != 1 || recs[0].ClientGone.IsZero()) {
+				t.Errorf("the stop did not cancel the provider stream: %+v", recs)
+			}
 		})
 	}
 }
