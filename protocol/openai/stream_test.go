@@ -321,9 +321,9 @@ func TestStreamErrors(t *testing.T) {
 		name, stream, wantErr string
 	}{
 		// Malformed JSON names the frame and the JSON error.
-		{"malformed json", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n" + `data: {"choices":[{"delta":` + "\n\n", `openai stream: frame 2 ("{\"choices\":[{\"delta\":"): unexpected end of JSON input`},
+		{"malformed json", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n" + `data: {"choices":[{"delta":` + "\n\n", `openai stream: frame 2 ("{\"choices\":[{\"delta\":"): at byte 21: unexpected end of JSON input`},
 		// A field of the wrong type is reported, not ignored.
-		{"wrong type", `data: {"choices":[{"index":0,"delta":{"content":5}}]}` + "\n\n", `frame 1 ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}"): json: cannot unmarshal number into Go struct field`},
+		{"wrong type", `data: {"choices":[{"index":0,"delta":{"content":5}}]}` + "\n\n", `frame 1 ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}"): at byte 42: delta.content: expected a string, got a number`},
 		// The body ends before [DONE].
 		{"truncated", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n", "openai stream: ended after 1 frames without data: [DONE]: unexpected EOF"},
 		// [DONE] without any finish_reason.

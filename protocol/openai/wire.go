@@ -182,41 +182,210 @@ func defaultErrorType(status int) string {
 // data: [DONE] arrives, and io.EOF after it. A mid-stream error frame is returned as a
 // *protocol.ProviderError with Status 200.
 func (Wire) NewStream(body io.Reader) protocol.ModelStream {
-	return &stream{dec: sse.NewDecoder(body)}
+	return &stream{dec: sse.NewDecoder(body), parse: parseChunk}
 }
 
-// chunk is one chat.completion.chunk as the decoder reads it. It is reused across frames.
-type chunk struct {
-	Choices []chunkChoice `json:"choices"`
-	Usage   *chunkUsage   `json:"usage"`
-	Error   *struct {
-		Message string `json:"message"`
-		Type    string `json:"type"`
-	} `json:"error"`
+// chunkView is what the decoder needs from one chat.completion.chunk. Its byte slices alias
+// the frame or the scanner's buffer and are valid until the next frame; it is reused.
+type chunkView struct {
+	hasError           bool
+	errMessage, errTyp []byte
+	hasUsage           bool
+	usage              protocol.Usage
+	choices            []choiceView
 }
 
-type chunkChoice struct {
-	Index int `json:"index"`
-	Delta struct {
-		Content          string          `json:"content"`
-		ReasoningContent string          `json:"reasoning_content"`
-		ToolCalls        []chunkToolCall `json:"tool_calls"`
-	} `json:"delta"`
-	FinishReason string `json:"finish_reason"`
+// choiceView is one element of "choices".
+type choiceView struct {
+	index        int
+	content      []byte
+	reasoning    []byte
+	finishReason []byte
+	toolCalls    []toolCallView
 }
 
-type chunkToolCall struct {
-	Index    int    `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+// toolCallView is one element of delta.tool_calls.
+type toolCallView struct {
+	index               int
+	id, name, arguments []byte
 }
 
-type chunkUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+// parseChunk fills v from one frame's JSON with the scanner: only the fields the stream
+// needs are decoded, everything else is validated and skipped. A JSON null reads as absent.
+func parseChunk(sc *jsonScanner, data []byte, v *chunkView) error {
+	sc.reset(data)
+	v.hasError, v.errMessage, v.errTyp = false, nil, nil
+	v.hasUsage, v.usage = false, protocol.Usage{}
+	v.choices = v.choices[:0]
+	if sc.object("chunk") {
+		for first := true; ; {
+			key, ok := sc.member(&first)
+			if !ok {
+				break
+			}
+			switch string(key) {
+			case "choices":
+				v.choices = v.choices[:0]
+				if sc.array("choices") {
+					for first := true; sc.element(&first); {
+						v.choices = append(v.choices, choiceView{toolCalls: nextToolCalls(v.choices)})
+						parseChoice(sc, &v.choices[len(v.choices)-1])
+					}
+				}
+			case "usage":
+				if sc.object("usage") {
+					v.hasUsage = true
+					for first := true; ; {
+						key, ok := sc.member(&first)
+						if !ok {
+							break
+						}
+						switch string(key) {
+						case "prompt_tokens":
+							setInt(&v.usage.InputTokens, sc, "usage.prompt_tokens")
+						case "completion_tokens":
+							setInt(&v.usage.OutputTokens, sc, "usage.completion_tokens")
+						default:
+							sc.skip()
+						}
+					}
+				} else {
+					v.hasUsage = false
+				}
+			case "error":
+				if sc.object("error") {
+					v.hasError = true
+					for first := true; ; {
+						key, ok := sc.member(&first)
+						if !ok {
+							break
+						}
+						switch string(key) {
+						case "message":
+							setStr(&v.errMessage, sc.str("error.message"))
+						case "type":
+							setStr(&v.errTyp, sc.str("error.type"))
+						default:
+							sc.skip()
+						}
+					}
+				} else {
+					v.hasError = false
+				}
+			default:
+				sc.skip()
+			}
+		}
+	}
+	return sc.finish()
+}
+
+// setStr stores a decoded string unless it was null, which (as in encoding/json) leaves the
+// field as it was.
+func setStr(dst *[]byte, b []byte) {
+	if b != nil {
+		*dst = b
+	}
+}
+
+// setInt reads an integer into dst unless it is null.
+func setInt(dst *int, sc *jsonScanner, field string) {
+	if n, ok := sc.integer(field); ok {
+		*dst = n
+	}
+}
+
+// nextToolCalls recycles the tool call slice of the choice slot about to be reused.
+func nextToolCalls(choices []choiceView) []toolCallView {
+	if len(choices) < cap(choices) {
+		return choices[:len(choices)+1][len(choices)].toolCalls[:0]
+	}
+	return nil
+}
+
+func parseChoice(sc *jsonScanner, c *choiceView) {
+	if !sc.object("choices[]") {
+		return
+	}
+	for first := true; ; {
+		key, ok := sc.member(&first)
+		if !ok {
+			return
+		}
+		switch string(key) {
+		case "index":
+			setInt(&c.index, sc, "choices[].index")
+		case "finish_reason":
+			setStr(&c.finishReason, sc.str("choices[].finish_reason"))
+		case "delta":
+			if !sc.object("choices[].delta") {
+				continue
+			}
+			for first := true; ; {
+				key, ok := sc.member(&first)
+				if !ok {
+					break
+				}
+				switch string(key) {
+				case "content":
+					setStr(&c.content, sc.str("delta.content"))
+				case "reasoning_content":
+					setStr(&c.reasoning, sc.str("delta.reasoning_content"))
+				case "tool_calls":
+					c.toolCalls = c.toolCalls[:0]
+					if !sc.array("delta.tool_calls") {
+						continue
+					}
+					for first := true; sc.element(&first); {
+						c.toolCalls = append(c.toolCalls, toolCallView{})
+						parseToolCall(sc, &c.toolCalls[len(c.toolCalls)-1])
+					}
+				default:
+					sc.skip()
+				}
+			}
+		default:
+			sc.skip()
+		}
+	}
+}
+
+func parseToolCall(sc *jsonScanner, tc *toolCallView) {
+	if !sc.object("tool_calls[]") {
+		return
+	}
+	for first := true; ; {
+		key, ok := sc.member(&first)
+		if !ok {
+			return
+		}
+		switch string(key) {
+		case "index":
+			setInt(&tc.index, sc, "tool_calls[].index")
+		case "id":
+			setStr(&tc.id, sc.str("tool_calls[].id"))
+		case "function":
+			if !sc.object("tool_calls[].function") {
+				continue
+			}
+			for first := true; ; {
+				key, ok := sc.member(&first)
+				if !ok {
+					break
+				}
+				switch string(key) {
+				case "name":
+					setStr(&tc.name, sc.str("function.name"))
+				case "arguments":
+					setStr(&tc.arguments, sc.str("function.arguments"))
+				default:
+					sc.skip()
+				}
+			}
+		default:
+			sc.skip()
+		}
+	}
 }
 
 // maxToolIndex bounds tool call indexes so a hostile stream cannot make the decoder allocate.
@@ -224,9 +393,12 @@ const maxToolIndex = 1024
 
 // stream is the ModelStream of one response.
 type stream struct {
-	dec    *sse.Decoder
-	ev     sse.Event
-	chunk  chunk
+	dec  *sse.Decoder
+	ev   sse.Event
+	scan jsonScanner
+	view chunkView
+	// parse decodes a frame; it is parseChunk, swapped for an encoding/json reference in tests.
+	parse  func(*jsonScanner, []byte, *chunkView) error
 	frames int // data frames read, for error messages
 	// pending holds events decoded from the current frame not yet returned.
 	pending []protocol.ModelEvent
@@ -282,61 +454,62 @@ func (s *stream) readFrame() error {
 		s.done = true
 		return nil
 	}
-	c := &s.chunk
-	clear(c.Choices[:cap(c.Choices)])
-	c.Choices = c.Choices[:0]
-	c.Usage, c.Error = nil, nil
-	if err := json.Unmarshal(data, c); err != nil {
+	if err := s.parse(&s.scan, data, &s.view); err != nil {
 		return fmt.Errorf("openai stream: frame %d (%s): %w", s.frames, excerpt(data), err)
 	}
-	if c.Error != nil {
-		return &protocol.ProviderError{Status: http.StatusOK, Type: c.Error.Type, Message: c.Error.Message}
+	return s.apply(&s.view)
+}
+
+// apply turns one decoded chunk into events.
+func (s *stream) apply(v *chunkView) error {
+	if v.hasError {
+		return &protocol.ProviderError{Status: http.StatusOK, Type: string(v.errTyp), Message: string(v.errMessage)}
 	}
-	if c.Usage != nil {
-		s.usage = protocol.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}
+	if v.hasUsage {
+		s.usage = v.usage
 	}
-	for i := range c.Choices {
-		ch := &c.Choices[i]
-		if ch.Index != 0 {
+	for i := range v.choices {
+		ch := &v.choices[i]
+		if ch.index != 0 {
 			continue // streambench asks for one choice; others are not part of the turn.
 		}
-		if ch.Delta.ReasoningContent != "" {
-			s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelThinking, Text: ch.Delta.ReasoningContent})
+		if len(ch.reasoning) > 0 {
+			s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelThinking, Text: string(ch.reasoning)})
 		}
-		if ch.Delta.Content != "" {
-			s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelText, Text: ch.Delta.Content})
+		if len(ch.content) > 0 {
+			s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelText, Text: string(ch.content)})
 		}
-		for j := range ch.Delta.ToolCalls {
-			if err := s.toolDelta(&ch.Delta.ToolCalls[j]); err != nil {
+		for j := range ch.toolCalls {
+			if err := s.toolDelta(&ch.toolCalls[j]); err != nil {
 				return fmt.Errorf("openai stream: frame %d: %w", s.frames, err)
 			}
 		}
-		if ch.FinishReason != "" {
-			s.stop = stopReason(ch.FinishReason)
+		if len(ch.finishReason) > 0 {
+			s.stop = stopReason(string(ch.finishReason))
 		}
 	}
 	return nil
 }
 
 // toolDelta turns one tool_calls element into ToolStart and ToolArgs events.
-func (s *stream) toolDelta(tc *chunkToolCall) error {
-	if tc.Index < 0 || tc.Index >= maxToolIndex {
-		return fmt.Errorf("tool_calls index %d out of range [0, %d)", tc.Index, maxToolIndex)
+func (s *stream) toolDelta(tc *toolCallView) error {
+	if tc.index < 0 || tc.index >= maxToolIndex {
+		return fmt.Errorf("tool_calls index %d out of range [0, %d)", tc.index, maxToolIndex)
 	}
-	for len(s.toolStarted) <= tc.Index {
+	for len(s.toolStarted) <= tc.index {
 		s.toolStarted = append(s.toolStarted, false)
 	}
-	if !s.toolStarted[tc.Index] {
-		if tc.ID == "" {
-			return fmt.Errorf("tool_calls index %d: arguments before the call's id and name", tc.Index)
+	if !s.toolStarted[tc.index] {
+		if len(tc.id) == 0 {
+			return fmt.Errorf("tool_calls index %d: arguments before the call's id and name", tc.index)
 		}
-		s.toolStarted[tc.Index] = true
+		s.toolStarted[tc.index] = true
 		s.pending = append(s.pending, protocol.ModelEvent{
-			Kind: protocol.ModelToolStart, ToolIndex: tc.Index, ToolID: tc.ID, ToolName: tc.Function.Name,
+			Kind: protocol.ModelToolStart, ToolIndex: tc.index, ToolID: string(tc.id), ToolName: string(tc.name),
 		})
 	}
-	if tc.Function.Arguments != "" {
-		s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: tc.Index, Text: tc.Function.Arguments})
+	if len(tc.arguments) > 0 {
+		s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: tc.index, Text: string(tc.arguments)})
 	}
 	return nil
 }
