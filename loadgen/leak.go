@@ -33,7 +33,7 @@ type leakSource struct {
 type gauges map[string]float64
 
 // leakWords select the gauges worth comparing.
-var leakWords = []string{"goroutines", "open", "active", "inflight", "in_flight", "running", "queue"}
+var leakWords = [...]string{"goroutines", "open", "active", "inflight", "in_flight", "running", "queue"}
 
 func isLeakGauge(name string) bool {
 	if strings.Contains(name, "max_") || strings.HasSuffix(name, "_limit") {
