@@ -322,3 +322,30 @@ func BenchmarkWriteReadRun(b *testing.B) {
 		}
 	}
 }
+
+// FuzzReadRun feeds arbitrary bytes as each file of a run directory: ReadRun returns a run or
+// an error naming the file, never panics.
+func FuzzReadRun(f *testing.F) {
+	f.Add(uint8(0), []byte(`{"schema":1,"run_id":"x","config":{"duration":"30s"}}`))
+	f.Add(uint8(0), []byte(`{"schema":1,"config":{"duration":"thirty"}}`))
+	f.Add(uint8(1), []byte("second,active,started,completed,frames,errors,violations\n0,1,2,3,4,5,6\n"))
+	f.Add(uint8(1), []byte("second,active\n\"0"))
+	f.Add(uint8(2), []byte(`{"session":"s","rule":"R-terminal","frames":["data: x"]}`+"\n"))
+	f.Add(uint8(3), []byte("Tag=ttfc/a/b,0.0,1.0,2.0,HISTFAAAACZ42pJpmSzMwMDAzAABMJoRRFybvITB/gNE4LAxEyAAAP//YYwFgg==\n"))
+	files := []string{measure.SummaryFile, measure.TimelineFile, measure.SamplesFile, measure.HistogramsFile}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		dir := t.TempDir()
+		name := files[int(which)%len(files)]
+		if name != measure.SummaryFile {
+			if err := os.WriteFile(filepath.Join(dir, measure.SummaryFile), []byte(`{"schema":1}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := measure.ReadRun(dir); err != nil && !strings.Contains(err.Error(), name) {
+			t.Fatalf("error %q does not name %s", err, name)
+		}
+	})
+}

@@ -530,6 +530,12 @@ func (r *SweepResult) figure() figure {
 	}}
 }
 
+// kneeMarker is a plotter: the compiler checks it stays one.
+var (
+	_ plot.Plotter    = kneeMarker{}
+	_ plot.DataRanger = kneeMarker{}
+)
+
 // kneeMarker draws a vertical line across the data area at x, labelled.
 type kneeMarker struct {
 	x     float64
