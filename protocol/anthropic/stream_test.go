@@ -336,7 +336,7 @@ func TestStreamErrors(t *testing.T) {
 		name, stream, wantErr string
 	}{
 		// Malformed JSON names the event and the JSON error.
-		{"malformed json", start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n", `anthropic stream: event 2 "content_block_delta" ("{\"type\":\"content_block_delta\",\"index\":0,"): unexpected end of JSON input`},
+		{"malformed json", start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n", `anthropic stream: event 2 "content_block_delta" ("{\"type\":\"content_block_delta\",\"index\":0,"): at byte 40: unexpected end of JSON input`},
 		// A field of the wrong type is reported.
 		{"wrong type", start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":7}}\n\n", "event 3 \"content_block_delta\""},
 		// A delta for a block that never started.

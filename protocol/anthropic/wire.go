@@ -213,38 +213,166 @@ func defaultErrorType(status int) string {
 // after it. An error event is returned as a *protocol.ProviderError with Status 200. ping and
 // unknown events are skipped.
 func (Wire) NewStream(body io.Reader) protocol.ModelStream {
-	return &stream{dec: sse.NewDecoder(body)}
+	return &stream{dec: sse.NewDecoder(body), parse: parseEvent}
 }
 
-// streamEvent is one event's JSON as the decoder reads it; it is reused across events.
-type streamEvent struct {
-	Type    string `json:"type"`
-	Index   *int   `json:"index"`
-	Message *struct {
-		Usage *eventUsage `json:"usage"`
-	} `json:"message"`
-	ContentBlock *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
-		Text string `json:"text"`
-		// Thinking is the initial thinking text (empty on the real API).
-		Thinking string `json:"thinking"`
-	} `json:"content_block"`
-	Delta *struct {
-		Type        string `json:"type"`
-		Text        string `json:"text"`
-		Thinking    string `json:"thinking"`
-		PartialJSON string `json:"partial_json"`
-		StopReason  string `json:"stop_reason"`
-	} `json:"delta"`
-	Usage *eventUsage  `json:"usage"`
-	Error *errorDetail `json:"error"`
+// eventView is what the decoder needs from one event's JSON. Its byte slices alias the
+// event or the scanner's buffer and are valid until the next event; it is reused. has* flags
+// tell a member that was absent or null from an empty one.
+type eventView struct {
+	typ        []byte
+	hasIndex   bool
+	index      int
+	hasMessage bool
+	msgUsage   usageView // message.usage
+	hasBlock   bool
+	block      blockView // content_block
+	hasDelta   bool
+	delta      deltaView
+	usage      usageView
+	hasError   bool
+	errTyp     []byte
+	errMessage []byte
 }
 
-type eventUsage struct {
-	InputTokens  *int `json:"input_tokens"`
-	OutputTokens *int `json:"output_tokens"`
+type usageView struct {
+	has                  bool
+	hasInput, hasOutput  bool
+	inputTokens, outputs int
+}
+
+type blockView struct {
+	typ, id, name, text, thinking []byte
+}
+
+type deltaView struct {
+	typ, text, thinking, partialJSON, stopReason []byte
+}
+
+// parseEvent fills v from one event's JSON with the scanner: only the fields the stream
+// needs are decoded, everything else is validated and skipped.
+func parseEvent(sc *jsonScanner, data []byte, v *eventView) error {
+	sc.reset(data)
+	*v = eventView{}
+	if sc.object("event") {
+		for first := true; ; {
+			key, ok := sc.member(&first)
+			if !ok {
+				break
+			}
+			switch string(key) {
+			case "type":
+				setStr(&v.typ, sc.str("type"))
+			case "index":
+				v.index, v.hasIndex = sc.integer("index")
+			case "message":
+				v.hasMessage = sc.object("message")
+				for first := v.hasMessage; v.hasMessage; {
+					key, ok := sc.member(&first)
+					if !ok {
+						break
+					}
+					if string(key) == "usage" {
+						parseUsage(sc, "message.usage", &v.msgUsage)
+					} else {
+						sc.skip()
+					}
+				}
+			case "content_block":
+				v.hasBlock = sc.object("content_block")
+				for first := v.hasBlock; v.hasBlock; {
+					key, ok := sc.member(&first)
+					if !ok {
+						break
+					}
+					switch string(key) {
+					case "type":
+						setStr(&v.block.typ, sc.str("content_block.type"))
+					case "id":
+						setStr(&v.block.id, sc.str("content_block.id"))
+					case "name":
+						setStr(&v.block.name, sc.str("content_block.name"))
+					case "text":
+						setStr(&v.block.text, sc.str("content_block.text"))
+					case "thinking":
+						setStr(&v.block.thinking, sc.str("content_block.thinking"))
+					default:
+						sc.skip()
+					}
+				}
+			case "delta":
+				v.hasDelta = sc.object("delta")
+				for first := v.hasDelta; v.hasDelta; {
+					key, ok := sc.member(&first)
+					if !ok {
+						break
+					}
+					switch string(key) {
+					case "type":
+						setStr(&v.delta.typ, sc.str("delta.type"))
+					case "text":
+						setStr(&v.delta.text, sc.str("delta.text"))
+					case "thinking":
+						setStr(&v.delta.thinking, sc.str("delta.thinking"))
+					case "partial_json":
+						setStr(&v.delta.partialJSON, sc.str("delta.partial_json"))
+					case "stop_reason":
+						setStr(&v.delta.stopReason, sc.str("delta.stop_reason"))
+					default:
+						sc.skip()
+					}
+				}
+			case "usage":
+				parseUsage(sc, "usage", &v.usage)
+			case "error":
+				v.hasError = sc.object("error")
+				for first := v.hasError; v.hasError; {
+					key, ok := sc.member(&first)
+					if !ok {
+						break
+					}
+					switch string(key) {
+					case "type":
+						setStr(&v.errTyp, sc.str("error.type"))
+					case "message":
+						setStr(&v.errMessage, sc.str("error.message"))
+					default:
+						sc.skip()
+					}
+				}
+			default:
+				sc.skip()
+			}
+		}
+	}
+	return sc.finish()
+}
+
+// parseUsage reads a usage object; absent or null counts stay unset.
+func parseUsage(sc *jsonScanner, field string, u *usageView) {
+	*u = usageView{has: sc.object(field)}
+	for first := u.has; u.has; {
+		key, ok := sc.member(&first)
+		if !ok {
+			return
+		}
+		switch string(key) {
+		case "input_tokens":
+			u.inputTokens, u.hasInput = sc.integer(field + ".input_tokens")
+		case "output_tokens":
+			u.outputs, u.hasOutput = sc.integer(field + ".output_tokens")
+		default:
+			sc.skip()
+		}
+	}
+}
+
+// setStr stores a decoded string unless it was null, which (as in encoding/json) leaves the
+// field as it was.
+func setStr(dst *[]byte, b []byte) {
+	if b != nil {
+		*dst = b
+	}
 }
 
 // block is what the decoder knows about one content block.
@@ -260,9 +388,12 @@ const maxBlocks = 4096
 
 // stream is the ModelStream of one response.
 type stream struct {
-	dec    *sse.Decoder
-	ev     sse.Event
-	event  streamEvent
+	dec  *sse.Decoder
+	ev   sse.Event
+	scan jsonScanner
+	view eventView
+	// parse decodes an event; it is parseEvent, swapped for an encoding/json reference in tests.
+	parse  func(*jsonScanner, []byte, *eventView) error
 	events int // SSE events read, for error messages
 	// pending holds events decoded from the current SSE event not yet returned.
 	pending []protocol.ModelEvent
@@ -310,12 +441,15 @@ func (s *stream) readEvent() error {
 	if len(data) == 0 {
 		return nil
 	}
-	e := &s.event
-	*e = streamEvent{}
-	if err := json.Unmarshal(data, e); err != nil {
+	if err := s.parse(&s.scan, data, &s.view); err != nil {
 		return fmt.Errorf("anthropic stream: event %d %q (%s): %w", s.events, s.ev.Type, excerpt(data), err)
 	}
-	typ := e.Type
+	return s.apply(&s.view)
+}
+
+// apply turns one decoded event into model events.
+func (s *stream) apply(e *eventView) error {
+	typ := string(e.typ)
 	if typ == "" {
 		typ = s.ev.Type // the JSON type is authoritative, the SSE event name is the fallback
 	}
@@ -324,88 +458,87 @@ func (s *stream) readEvent() error {
 	case "ping":
 	case "error":
 		perr := &protocol.ProviderError{Status: http.StatusOK, Type: "api_error"}
-		if e.Error != nil {
-			perr.Message = e.Error.Message
-			if e.Error.Type != "" {
-				perr.Type = e.Error.Type
+		if e.hasError {
+			perr.Message = string(e.errMessage)
+			if len(e.errTyp) > 0 {
+				perr.Type = string(e.errTyp)
 			}
 		}
 		return perr
 	case "message_start":
-		if e.Message != nil && e.Message.Usage != nil {
-			s.applyUsage(e.Message.Usage)
+		if e.hasMessage {
+			s.applyUsage(&e.msgUsage)
 		}
 	case "content_block_start":
-		if e.ContentBlock == nil {
+		if !e.hasBlock {
 			return fmt.Errorf("%s: content_block: required", where())
 		}
-		b, err := s.block(e.Index, true)
+		b, err := s.block(e, true)
 		if err != nil {
 			return fmt.Errorf("%s: %w", where(), err)
 		}
-		if b.started {
-			return fmt.Errorf("%s: block %d started twice", where(), *e.Index)
-		}
 		b.started = true
-		switch e.ContentBlock.Type {
+		switch string(e.block.typ) {
 		case "thinking":
 			b.kind = blockThinking
-			s.emitText(protocol.ModelThinking, e.ContentBlock.Thinking)
+			s.emitText(protocol.ModelThinking, e.block.thinking)
 		case "text":
 			b.kind = blockText
-			s.emitText(protocol.ModelText, e.ContentBlock.Text)
+			s.emitText(protocol.ModelText, e.block.text)
 		case "tool_use":
 			b.kind, b.tool = blockTool, s.tools
 			s.tools++
 			s.pending = append(s.pending, protocol.ModelEvent{
-				Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: e.ContentBlock.ID, ToolName: e.ContentBlock.Name,
+				Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.block.id), ToolName: string(e.block.name),
 			})
 		default:
 			b.kind = blockNone // redacted_thinking, server tools…: not part of the turn's text
 		}
 	case "content_block_delta":
-		if e.Delta == nil {
+		if !e.hasDelta {
 			return fmt.Errorf("%s: delta: required", where())
 		}
-		b, err := s.block(e.Index, false)
+		b, err := s.block(e, false)
 		if err != nil {
 			return fmt.Errorf("%s: %w", where(), err)
 		}
 		want := blockNone
-		switch e.Delta.Type {
+		switch string(e.delta.typ) {
 		case "thinking_delta":
 			want = blockThinking
-			s.emitText(protocol.ModelThinking, e.Delta.Thinking)
 		case "signature_delta":
 			want = blockThinking
 		case "text_delta":
 			want = blockText
-			s.emitText(protocol.ModelText, e.Delta.Text)
 		case "input_json_delta":
 			want = blockTool
-			if e.Delta.PartialJSON != "" {
-				s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: e.Delta.PartialJSON})
-			}
 		default:
 			return nil // citations and future delta types carry nothing the runtime relays
 		}
 		if b.kind != want {
-			s.pending = s.pending[:0]
-			return fmt.Errorf("%s: %s on block %d, which is not a %s block", where(), e.Delta.Type, *e.Index, kindName(want))
+			return fmt.Errorf("%s: %s on block %d, which is not a %s block", where(), e.delta.typ, e.index, kindName(want))
+		}
+		switch want {
+		case blockThinking:
+			s.emitText(protocol.ModelThinking, e.delta.thinking)
+		case blockText:
+			s.emitText(protocol.ModelText, e.delta.text)
+		case blockTool:
+			if len(e.delta.partialJSON) > 0 {
+				s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.delta.partialJSON)})
+			}
 		}
 	case "content_block_stop":
-		b, err := s.block(e.Index, false)
+		b, err := s.block(e, false)
 		if err != nil {
 			return fmt.Errorf("%s: %w", where(), err)
 		}
 		b.stopped = true
 	case "message_delta":
-		if e.Delta != nil && e.Delta.StopReason != "" {
-			s.stop = stopReason(e.Delta.StopReason)
+		if e.hasDelta && len(e.delta.stopReason) > 0 {
+			s.stop = stopReason(string(e.delta.stopReason))
 		}
-		if e.Usage != nil {
-			s.applyUsage(e.Usage)
-		}
+		s.applyUsage(&e.usage)
 	case "message_stop":
 		if s.stop == "" {
 			return fmt.Errorf("%s: message_stop before any message_delta with a stop_reason", where())
@@ -420,11 +553,11 @@ func (s *stream) readEvent() error {
 
 // block returns the block an event addresses. Deltas and stops need a started, unstopped
 // block; a start needs a fresh index.
-func (s *stream) block(index *int, starting bool) (*block, error) {
-	if index == nil {
+func (s *stream) block(e *eventView, starting bool) (*block, error) {
+	if !e.hasIndex {
 		return nil, errors.New("index: required")
 	}
-	i := *index
+	i := e.index
 	if i < 0 || i >= maxBlocks {
 		return nil, fmt.Errorf("index %d out of range [0, %d)", i, maxBlocks)
 	}
@@ -432,6 +565,9 @@ func (s *stream) block(index *int, starting bool) (*block, error) {
 		s.blocks = append(s.blocks, block{})
 	}
 	b := &s.blocks[i]
+	if starting && b.started {
+		return nil, fmt.Errorf("block %d started twice", i)
+	}
 	if !starting {
 		if !b.started {
 			return nil, fmt.Errorf("block %d was never started", i)
@@ -444,19 +580,19 @@ func (s *stream) block(index *int, starting bool) (*block, error) {
 }
 
 // emitText queues a text or thinking event unless the piece is empty.
-func (s *stream) emitText(kind protocol.ModelEventKind, text string) {
-	if text != "" {
-		s.pending = append(s.pending, protocol.ModelEvent{Kind: kind, Text: text})
+func (s *stream) emitText(kind protocol.ModelEventKind, text []byte) {
+	if len(text) > 0 {
+		s.pending = append(s.pending, protocol.ModelEvent{Kind: kind, Text: string(text)})
 	}
 }
 
 // applyUsage overwrites the usage counts an event carries: the API reports running totals.
-func (s *stream) applyUsage(u *eventUsage) {
-	if u.InputTokens != nil {
-		s.usage.InputTokens = *u.InputTokens
+func (s *stream) applyUsage(u *usageView) {
+	if u.hasInput {
+		s.usage.InputTokens = u.inputTokens
 	}
-	if u.OutputTokens != nil {
-		s.usage.OutputTokens = *u.OutputTokens
+	if u.hasOutput {
+		s.usage.OutputTokens = u.outputs
 	}
 }
 

@@ -122,12 +122,12 @@ func (s *jsonScanner) member(first *bool) (key []byte, ok bool) {
 		return nil, false
 	}
 	if s.peek() != '"' {
-		s.fail("expected a string key")
+		s.failAt("expected a string key")
 		return nil, false
 	}
 	key = s.rawString()
 	if s.peek() != ':' {
-		s.fail("expected ':' after object key")
+		s.failAt("expected ':' after object key")
 		return nil, false
 	}
 	s.pos++
@@ -150,13 +150,22 @@ func (s *jsonScanner) more(closing byte, first *bool) bool {
 	}
 	if !*first {
 		if c != ',' {
-			s.fail("expected ',' or %q", closing)
+			s.failAt(fmt.Sprintf("expected ',' or %q", closing))
 			return false
 		}
 		s.pos++
 	}
 	*first = false
 	return true
+}
+
+// failAt reports what was expected at s.pos, or the end of input when there is nothing left.
+func (s *jsonScanner) failAt(expected string) {
+	if s.pos >= len(s.data) {
+		s.fail("unexpected end of JSON input")
+		return
+	}
+	s.fail("%s, got %q", expected, s.data[s.pos])
 }
 
 func (s *jsonScanner) typeError(field, want string) {

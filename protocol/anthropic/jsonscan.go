@@ -1,0 +1,454 @@
+package anthropic
+
+// This file is kept identical (but for the package clause) in protocol/openai and
+// protocol/anthropic; TestJSONScanFilesInSync guards it.
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxJSONDepth matches encoding/json's nesting limit.
+const maxJSONDepth = 10000
+
+// jsonScanner is a strict, allocation-free JSON reader for the few fields a stream decoder
+// needs from each frame. encoding/json costs several microseconds and allocations per
+// frame through reflection; a runtime relaying thousands of streams spends that on every
+// token, so the hot path walks the bytes once instead. It validates everything it reads or
+// skips exactly as RFC 8259 (and encoding/json) does. Decoded strings alias the frame or an
+// internal buffer and stay valid until reset.
+//
+// Errors are sticky: after the first one every method returns a zero value, loops end, and
+// err says what was wrong and where.
+type jsonScanner struct {
+	data []byte
+	pos  int
+	err  error
+	// buf holds unescaped strings; it only grows within a frame, so earlier results stay valid.
+	buf []byte
+}
+
+// reset starts scanning data.
+func (s *jsonScanner) reset(data []byte) {
+	s.data, s.pos, s.err, s.buf = data, 0, nil, s.buf[:0]
+}
+
+// fail records the first error, naming the byte offset.
+func (s *jsonScanner) fail(format string, args ...any) {
+	if s.err == nil {
+		s.err = fmt.Errorf("at byte %d: %s", s.pos, fmt.Sprintf(format, args...))
+	}
+}
+
+// ws skips insignificant whitespace.
+func (s *jsonScanner) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next significant byte, or 0 at the end.
+func (s *jsonScanner) peek() byte {
+	s.ws()
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
+	}
+	return 0
+}
+
+// finish checks that nothing but whitespace follows the top-level value.
+func (s *jsonScanner) finish() error {
+	if s.ws(); s.err == nil && s.pos < len(s.data) {
+		s.fail("unexpected %q after the top-level value", s.data[s.pos])
+	}
+	return s.err
+}
+
+// null consumes a null literal if one is next.
+func (s *jsonScanner) null() bool {
+	if s.err == nil && s.peek() == 'n' {
+		s.literal("null")
+		return s.err == nil
+	}
+	return false
+}
+
+func (s *jsonScanner) literal(lit string) {
+	if len(s.data)-s.pos >= len(lit) && string(s.data[s.pos:s.pos+len(lit)]) == lit {
+		s.pos += len(lit)
+		return
+	}
+	s.fail("invalid literal, want %s", lit)
+}
+
+// object consumes '{' (false at null, or on a type error naming field) and reports whether
+// an object follows; iterate its members with member.
+func (s *jsonScanner) object(field string) bool {
+	if s.err != nil || s.null() {
+		return false
+	}
+	if s.peek() != '{' {
+		s.typeError(field, "an object")
+		return false
+	}
+	s.pos++
+	return true
+}
+
+// array is object for arrays; iterate its elements with element.
+func (s *jsonScanner) array(field string) bool {
+	if s.err != nil || s.null() {
+		return false
+	}
+	if s.peek() != '[' {
+		s.typeError(field, "an array")
+		return false
+	}
+	s.pos++
+	return true
+}
+
+// member advances to the next member of an object opened with object and returns its key;
+// ok is false at the closing brace or on error. first must start true for each object.
+func (s *jsonScanner) member(first *bool) (key []byte, ok bool) {
+	if !s.more('}', first) {
+		return nil, false
+	}
+	if s.peek() != '"' {
+		s.failAt("expected a string key")
+		return nil, false
+	}
+	key = s.rawString()
+	if s.peek() != ':' {
+		s.failAt("expected ':' after object key")
+		return nil, false
+	}
+	s.pos++
+	return key, s.err == nil
+}
+
+// element advances to the next element of an array opened with array.
+func (s *jsonScanner) element(first *bool) bool {
+	return s.more(']', first)
+}
+
+func (s *jsonScanner) more(closing byte, first *bool) bool {
+	if s.err != nil {
+		return false
+	}
+	c := s.peek()
+	if c == closing {
+		s.pos++
+		return false
+	}
+	if !*first {
+		if c != ',' {
+			s.failAt(fmt.Sprintf("expected ',' or %q", closing))
+			return false
+		}
+		s.pos++
+	}
+	*first = false
+	return true
+}
+
+// failAt reports what was expected at s.pos, or the end of input when there is nothing left.
+func (s *jsonScanner) failAt(expected string) {
+	if s.pos >= len(s.data) {
+		s.fail("unexpected end of JSON input")
+		return
+	}
+	s.fail("%s, got %q", expected, s.data[s.pos])
+}
+
+func (s *jsonScanner) typeError(field, want string) {
+	if s.pos >= len(s.data) {
+		s.fail("unexpected end of JSON input")
+		return
+	}
+	s.fail("%s: expected %s, got %s", field, want, kindOf(s.data[s.pos]))
+}
+
+func kindOf(c byte) string {
+	switch {
+	case c == '"':
+		return "a string"
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a number"
+	}
+	return fmt.Sprintf("invalid character %q", c)
+}
+
+// str reads a string (null reads as empty) for field.
+func (s *jsonScanner) str(field string) []byte {
+	if s.err != nil || s.null() {
+		return nil
+	}
+	if s.peek() != '"' {
+		s.typeError(field, "a string")
+		return nil
+	}
+	return s.rawString()
+}
+
+// rawString reads the string at s.pos (which is '"'), unescaping it and replacing invalid
+// UTF-8 and lone surrogates with U+FFFD as encoding/json does.
+func (s *jsonScanner) rawString() []byte {
+	start := s.pos + 1
+	for i := start; i < len(s.data); {
+		c := s.data[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			return s.data[start:i]
+		case c == '\\':
+			return s.slowString(start, i)
+		case c < 0x20:
+			s.pos = i
+			s.fail("invalid control character in string")
+			return nil
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(s.data[i:])
+			if r == utf8.RuneError && size == 1 {
+				return s.slowString(start, i)
+			}
+			i += size
+		}
+	}
+	s.pos = len(s.data)
+	s.fail("unexpected end of JSON input in string")
+	return nil
+}
+
+// slowString unescapes a string from start, whose bytes before i need no change, into buf.
+func (s *jsonScanner) slowString(start, i int) []byte {
+	out := len(s.buf)
+	s.buf = append(s.buf, s.data[start:i]...)
+	for i < len(s.data) {
+		c := s.data[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			return s.buf[out:len(s.buf):len(s.buf)]
+		case c < 0x20:
+			s.pos = i
+			s.fail("invalid control character in string")
+			return nil
+		case c == '\\':
+			if i+1 >= len(s.data) {
+				i++
+				continue
+			}
+			switch e := s.data[i+1]; e {
+			case '"', '\\', '/':
+				s.buf = append(s.buf, e)
+			case 'b':
+				s.buf = append(s.buf, '\b')
+			case 'f':
+				s.buf = append(s.buf, '\f')
+			case 'n':
+				s.buf = append(s.buf, '\n')
+			case 'r':
+				s.buf = append(s.buf, '\r')
+			case 't':
+				s.buf = append(s.buf, '\t')
+			case 'u':
+				r, ok := s.hex4(i + 2)
+				if !ok {
+					s.pos = i
+					s.fail("invalid \\u escape in string")
+					return nil
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if r2, ok := s.hex4(i + 2); ok && i+1 < len(s.data) && s.data[i] == '\\' && s.data[i+1] == 'u' {
+						if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+							s.buf = utf8.AppendRune(s.buf, pair)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				s.buf = utf8.AppendRune(s.buf, r)
+				continue
+			default:
+				s.pos = i
+				s.fail("invalid escape \\%c in string", e)
+				return nil
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			s.buf = append(s.buf, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(s.data[i:])
+			s.buf = utf8.AppendRune(s.buf, r) // RuneError for invalid bytes, as encoding/json
+			i += size
+		}
+	}
+	s.pos = len(s.data)
+	s.fail("unexpected end of JSON input in string")
+	return nil
+}
+
+// hex4 decodes the four hex digits at i.
+func (s *jsonScanner) hex4(i int) (rune, bool) {
+	if i+4 > len(s.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s.data[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// integer reads an integer (null reads as 0, present false) for field. A number with a
+// fraction or exponent, or out of int range, is an error, as encoding/json into an int.
+func (s *jsonScanner) integer(field string) (n int, present bool) {
+	if s.err != nil || s.null() {
+		return 0, false
+	}
+	c := s.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		s.typeError(field, "an integer")
+		return 0, false
+	}
+	start := s.pos
+	isInt := s.number()
+	if s.err != nil {
+		return 0, false
+	}
+	text := s.data[start:s.pos]
+	if !isInt {
+		s.pos = start
+		s.fail("%s: expected an integer, got %s", field, text)
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(text), 10, 0)
+	if err != nil {
+		s.pos = start
+		s.fail("%s: integer %s out of range", field, text)
+		return 0, false
+	}
+	return int(v), true
+}
+
+// number consumes a number, reporting whether it has neither fraction nor exponent.
+func (s *jsonScanner) number() (isInt bool) {
+	d := s.data
+	i := s.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		s.pos = i
+		s.fail("invalid number")
+		return false
+	}
+	isInt = true
+	if i < len(d) && d[i] == '.' {
+		isInt = false
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			s.fail("invalid number: no digit after the decimal point")
+			return false
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			s.fail("invalid number: no digit in the exponent")
+			return false
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	s.pos = i
+	return isInt
+}
+
+// skip consumes and validates any value.
+func (s *jsonScanner) skip() { s.skipDepth(0) }
+
+func (s *jsonScanner) skipDepth(depth int) {
+	if s.err != nil {
+		return
+	}
+	if depth >= maxJSONDepth {
+		s.fail("exceeded max depth")
+		return
+	}
+	switch c := s.peek(); {
+	case c == '{':
+		s.pos++
+		for first := true; ; {
+			if _, ok := s.member(&first); !ok {
+				return
+			}
+			s.skipDepth(depth + 1)
+		}
+	case c == '[':
+		s.pos++
+		for first := true; s.element(&first); {
+			s.skipDepth(depth + 1)
+		}
+	case c == '"':
+		s.rawString()
+	case c == 't':
+		s.literal("true")
+	case c == 'f':
+		s.literal("false")
+	case c == 'n':
+		s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		s.number()
+	case c == 0 && s.pos >= len(s.data):
+		s.fail("unexpected end of JSON input")
+	default:
+		s.fail("invalid character %q looking for a value", c)
+	}
+}
