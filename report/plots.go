@@ -132,6 +132,23 @@ type renderedPlot struct {
 	PNG   []byte
 }
 
+// plotCaption says how to read a plot, under it in report.html.
+func plotCaption(name string) string {
+	switch name {
+	case PlotTimeToFirstChunk:
+		return "Each line is the share of streams (x, in nines: 90% means 9 in 10 were at or below) against the time from the request to the first answer chunk (y). Flat and low is good; a line that shoots up at 99% is a tail."
+	case PlotChunkGap:
+		return "Time between consecutive answer chunks of a stream, as a percentile spectrum: the right end is the worst stall a reader saw."
+	case PlotCancel:
+		return "From the client closing a stream (or sending stop) to the provider seeing it go away (cancel), the runtime settling open tools (tool_cancel) or the stopped terminal (stop)."
+	case PlotTimeline:
+		return "Per second of the run: open streams and sessions started and completed; frames received; errors and protocol violations."
+	case PlotViolations:
+		return "Streams that broke each protocol rule (rule IDs as in PROTOCOLS.md); the samples below show their frames."
+	}
+	return ""
+}
+
 // writeFigures writes every figure as name.png and name.svg in dir and returns the PNGs.
 func writeFigures(dir string, figs []figure, titles map[string]string) ([]renderedPlot, error) {
 	var out []renderedPlot

@@ -84,9 +84,10 @@ type htmlTable struct {
 func (t htmlTable) IsRight(i int) bool { return i < len(t.Right) && t.Right[i] }
 
 type htmlPlot struct {
-	Title string
-	Name  string
-	Src   template.URL
+	Title   string
+	Caption string
+	Name    string
+	Src     template.URL
 }
 
 type htmlData struct {
@@ -125,7 +126,7 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 {{with .Summary.Verdict.Reasons}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{template "table" .Run}}
 <h2>Plots</h2>
-{{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}} ({{.Name}}.png, {{.Name}}.svg)</figcaption></figure>
+{{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png, {{.Name}}.svg). {{.Caption}}</figcaption></figure>
 {{end}}
 {{range .Tables}}{{template "table" .}}{{end}}
 <h2>Violation samples</h2>
@@ -154,7 +155,7 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
 		Samples: r.Samples,
 	}
 	for _, p := range plots {
-		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Name: p.Name,
+		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,
 			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))})
 	}
 	for _, t := range []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)} {

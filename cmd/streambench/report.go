@@ -14,7 +14,7 @@ import (
 func runReport(args []string) error { return reportMain(args, os.Stdout) }
 
 func reportMain(args []string, out io.Writer) error {
-	fs := newFlagSet("report", "report DIR...\n\nRe-render each run directory's plots (PNG, SVG), report.html and report.md from its saved results.")
+	fs := newFlagSet("report", "report DIR...\n\nRe-render each run directory's plots (PNG, SVG), report.html and report.md from its saved results\n(a sweep directory: its sweep report, re-judged with its SLOs).")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -22,6 +22,13 @@ func reportMain(args []string, out io.Writer) error {
 		return usageError("missing run directory; usage: streambench report DIR...")
 	}
 	for _, dir := range fs.Args() {
+		if isSweepDir(dir) {
+			// A sweep directory: re-judge its saved steps with their own SLOs and re-render.
+			if err := rejudgeSweep(dir, nil, out); err != nil {
+				return err
+			}
+			continue
+		}
 		run, err := readRunArg(dir)
 		if err != nil {
 			return err
@@ -43,6 +50,13 @@ func readRunArg(dir string) (*measure.Run, error) {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return run, nil
+}
+
+// isSweepDir reports whether dir holds a sweep (sweep.json) rather than one run.
+func isSweepDir(dir string) bool {
+	_, errSweep := os.Stat(filepath.Join(dir, report.SweepJSONFile))
+	_, errRun := os.Stat(filepath.Join(dir, measure.SummaryFile))
+	return errSweep == nil && errRun != nil
 }
 
 func verdictWord(pass bool) string {
