@@ -449,9 +449,9 @@ func (s *stream) readEvent() error {
 
 // apply turns one decoded event into model events.
 func (s *stream) apply(e *eventView) error {
-	typ := string(e.typ)
-	if typ == "" {
-		typ = s.ev.Type // the JSON type is authoritative, the SSE event name is the fallback
+	typ := s.ev.Type // the JSON type is authoritative, the SSE event name is the fallback
+	if len(e.typ) > 0 {
+		typ = eventType(e.typ)
 	}
 	where := func() string { return fmt.Sprintf("anthropic stream: event %d %s", s.events, typ) }
 	switch typ {
@@ -549,6 +549,30 @@ func (s *stream) apply(e *eventView) error {
 		// Unknown events are skipped: the API may add event types at any time.
 	}
 	return nil
+}
+
+// eventType returns the known event type b names as a constant, so switching on it does not
+// allocate; anything else is "unknown", which is skipped.
+func eventType(b []byte) string {
+	switch string(b) {
+	case "ping":
+		return "ping"
+	case "error":
+		return "error"
+	case "message_start":
+		return "message_start"
+	case "content_block_start":
+		return "content_block_start"
+	case "content_block_delta":
+		return "content_block_delta"
+	case "content_block_stop":
+		return "content_block_stop"
+	case "message_delta":
+		return "message_delta"
+	case "message_stop":
+		return "message_stop"
+	}
+	return "unknown"
 }
 
 // block returns the block an event addresses. Deltas and stops need a started, unstopped
