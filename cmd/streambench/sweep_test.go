@@ -68,4 +68,14 @@ func TestSweepCommand(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// streambench report on the sweep directory re-judges and re-renders it; --rejudge with a
+	// stricter SLO (no session may start at all) finds no knee.
+	buf.Reset()
+	if err := reportMain([]string{filepath.Join(out, "sw")}, &buf); err != nil || !strings.Contains(buf.String(), "the knee is above 3 clients") {
+		t.Errorf("report on a sweep: %v\n%s", err, buf.String())
+	}
+	buf.Reset()
+	if err := sweepMain([]string{"--rejudge", filepath.Join(out, "sw"), "--slo", "failed<0"}, &buf); err != nil || !strings.Contains(buf.String(), "no knee") {
+		t.Errorf("sweep --rejudge: %v\n%s", err, buf.String())
+	}
 }
