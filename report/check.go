@@ -1,0 +1,303 @@
+package report
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// Check is one evaluated threshold or regression.
+type Check struct {
+	Name   string // the expression as written
+	Source string // where it came from: "threshold", "mix", "regression", "slo", "default"
+	Value  string // what was measured, formatted
+	Limit  string // the limit, formatted
+	Pass   bool
+	Detail string // why it failed (or what it compared against)
+	// Measured is the raw value: microseconds, a fraction or a count (NaN without data).
+	Measured float64
+}
+
+// measured is a selector's value in a run.
+type measured struct {
+	value   float64
+	samples int64 // latency: how many samples; counts: 1
+	note    string
+}
+
+var errNoData = errors.New("no samples")
+
+// histogramFor merges every histogram the selector's scope matches.
+func histogramFor(r *measure.Run, sel Selector) (*hdrhistogram.Histogram, int) {
+	if r.Histograms == nil {
+		return nil, 0
+	}
+	var merged *hdrhistogram.Histogram
+	n := 0
+	for _, k := range r.Histograms.Keys() {
+		if k.Metric != sel.metric || !scopeMatches(sel.Scope, k) {
+			continue
+		}
+		if merged == nil {
+			merged = measure.NewHistogram()
+		}
+		merged.Merge(r.Histograms.Get(k))
+		n++
+	}
+	return merged, n
+}
+
+func scopeMatches(scope map[string]string, k measure.Key) bool {
+	if v, ok := scope["scenario"]; ok && v != k.Scenario {
+		return false
+	}
+	if v, ok := scope["dialect"]; ok && v != k.Dialect {
+		return false
+	}
+	return true
+}
+
+func statOf(m measure.MetricSummary, stat string) float64 {
+	switch stat {
+	case "min":
+		return float64(m.Min)
+	case "p50":
+		return float64(m.P50)
+	case "p90":
+		return float64(m.P90)
+	case "p99":
+		return float64(m.P99)
+	case "p99.9":
+		return float64(m.P999)
+	case "max":
+		return float64(m.Max)
+	default:
+		return m.Mean
+	}
+}
+
+// Measure returns the selector's value in r: microseconds for latency (all matching scenario ×
+// dialect histograms merged), a fraction or count for errors, a count for violations and leaks.
+// It wraps an error naming the selector when there are no samples.
+func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
+	m, err := s.measure(r, percent)
+	return m.value, err
+}
+
+// sessionCount is what an errors or failed check counts.
+func (s Selector) sessionCount(c *measure.Counters) int64 {
+	if s.kind == kindFailed {
+		return c.SessionsFailed
+	}
+	return c.Errors()
+}
+
+func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
+	sum := &r.Summary
+	switch s.kind {
+	case kindErrors, kindFailed:
+		n := s.sessionCount(&sum.Counters)
+		if percent {
+			if sum.Counters.SessionsStarted == 0 {
+				return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
+			}
+			return measured{value: float64(n) / float64(sum.Counters.SessionsStarted), samples: 1}, nil
+		}
+		return measured{value: float64(n), samples: 1}, nil
+	case kindViolations:
+		if rule, ok := s.Scope["rule"]; ok {
+			return measured{value: float64(sum.Violations[protocol.Rule(rule)]), samples: 1}, nil
+		}
+		return measured{value: float64(sum.TotalViolations()), samples: 1}, nil
+	case kindLeaks:
+		return measured{value: float64(sum.FailedLeaks()), samples: 1}, nil
+	}
+	if h, n := histogramFor(r, s); h != nil && h.TotalCount() > 0 {
+		stat := statOf(measure.SummarizeOne(measure.Key{}, h), s.Stat)
+		note := ""
+		if n > 1 {
+			note = fmt.Sprintf("%d scenario×dialect histograms merged", n)
+		}
+		return measured{value: stat, samples: h.TotalCount(), note: note}, nil
+	}
+	// Without histograms (no hlog saved), fall back to the summary: the worst matching value.
+	worst, count, n := -1.0, int64(0), 0
+	for _, m := range sum.Metrics {
+		if m.Metric == s.metric && scopeMatches(s.Scope, m.Key) && m.Count > 0 {
+			worst = max(worst, statOf(m, s.Stat))
+			count += m.Count
+			n++
+		}
+	}
+	if n == 0 {
+		return measured{}, fmt.Errorf("%s: %w recorded", s, errNoData)
+	}
+	note := ""
+	if n > 1 {
+		note = fmt.Sprintf("worst of %d summaries (no histograms saved)", n)
+	}
+	return measured{value: worst, samples: count, note: note}, nil
+}
+
+// format shows a value in the selector's unit.
+func (s Selector) format(v float64, percent bool) string {
+	switch {
+	case s.kind == kindLatency:
+		return msf(v) + " ms"
+	case percent:
+		return pct(v)
+	default:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+}
+
+func compare(v float64, op string, limit float64) bool {
+	switch op {
+	case "<":
+		return v < limit
+	case "<=":
+		return v <= limit
+	case "==":
+		return v == limit
+	case ">=":
+		return v >= limit
+	default:
+		return v > limit
+	}
+}
+
+// Evaluate checks t against r. A latency threshold with no samples fails: a check that cannot
+// see its metric must not pass silently (scope it to the scenarios that record it).
+func (t Threshold) Evaluate(r *measure.Run, source string) Check {
+	c := Check{Name: t.Expr, Source: source, Limit: t.Op + " " + t.Selector.format(t.Limit, t.Percent)}
+	m, err := t.Selector.measure(r, t.Percent)
+	if err != nil {
+		c.Value, c.Detail, c.Measured = "n/a", err.Error(), nan()
+		return c
+	}
+	c.Measured = m.value
+	c.Value = t.Selector.format(m.value, t.Percent)
+	c.Pass = compare(m.value, t.Op, t.Limit)
+	c.Detail = m.note
+	if (t.Selector.kind == kindErrors || t.Selector.kind == kindFailed) && t.Percent {
+		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters), r.Summary.Counters.SessionsStarted)
+	}
+	return c
+}
+
+// minTrustedAbove is how many samples must lie above a statistic before one scenario × dialect
+// key's value is trusted on its own (p99 needs 1,000 samples, p50 20).
+const minTrustedAbove = 10
+
+// trustedCount is the sample count at which stat is trusted for a single key; 0 means never
+// (max is always one sample).
+func trustedCount(stat string) int64 {
+	q := map[string]float64{"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "min": 0.5, "mean": 0.5}[stat]
+	if q == 0 {
+		return 0
+	}
+	return int64(math.Ceil(minTrustedAbove / (1 - q)))
+}
+
+// keyChange is one scenario × dialect key compared between baseline and current.
+type keyChange struct {
+	key             measure.Key
+	base, cur       float64 // µs
+	allowed         float64 // µs
+	trusted         bool
+	excess          float64 // cur / allowed
+	baseN, currentN int64
+}
+
+func (k keyChange) label() string {
+	change := "n/a"
+	if k.base > 0 {
+		change = fmt.Sprintf("%+.1f%%", (k.cur-k.base)/k.base*100)
+	}
+	return fmt.Sprintf("%s/%s %s (%s → %s ms)", k.key.Scenario, k.key.Dialect, change, msf(k.base), msf(k.cur))
+}
+
+// Evaluate compares current with baseline key by key (scenario × dialect within the scope),
+// because a mix's merged percentiles are dominated by its slowest scenario and hide a
+// regression of the others. It fails when the median key is over the allowance (a systemic
+// regression, robust to one noisy key), or when any key with enough samples to trust the
+// statistic on its own (10 above it: 1,000 for p99) is over it. Keys missing from either run
+// are ignored; no common key at all fails.
+func (g Regression) Evaluate(current, baseline *measure.Run) Check {
+	c := Check{Name: g.Expr, Source: "regression", Measured: nan()}
+	allowance := "+" + strconv.FormatFloat(g.MaxPercent, 'f', -1, 64) + "%"
+	if g.Absolute {
+		allowance = "+" + msf(g.MaxIncreaseMicros) + " ms"
+	}
+	c.Limit = "median key ≤ baseline " + allowance
+	base := map[measure.Key]measure.MetricSummary{}
+	for _, m := range baseline.Summary.Metrics {
+		if m.Metric == g.Selector.metric && scopeMatches(g.Selector.Scope, m.Key) && m.Count > 0 {
+			base[m.Key] = m
+		}
+	}
+	var changes []keyChange
+	for _, m := range current.Summary.Metrics {
+		b, ok := base[m.Key]
+		if !ok || m.Metric != g.Selector.metric || m.Count == 0 {
+			continue
+		}
+		k := keyChange{key: m.Key, base: statOf(b, g.Selector.Stat), cur: statOf(m, g.Selector.Stat), baseN: b.Count, currentN: m.Count}
+		k.allowed = k.base * (1 + g.MaxPercent/100)
+		if g.Absolute {
+			k.allowed = k.base + g.MaxIncreaseMicros
+		}
+		// How far over the allowance: relative for a percentage, in µs for an absolute one, so
+		// that sorting by it orders keys by their change as the check measures it.
+		k.excess = k.cur/math.Max(k.allowed, 1) - 1
+		if g.Absolute {
+			k.excess = k.cur - k.allowed
+		}
+		need := trustedCount(g.Selector.Stat)
+		k.trusted = need > 0 && k.baseN >= need && k.currentN >= need
+		changes = append(changes, k)
+	}
+	if len(changes) == 0 {
+		c.Value, c.Detail = "n/a", fmt.Sprintf("no scenario×dialect key of %s has samples in both runs", g.Selector)
+		return c
+	}
+	slices.SortFunc(changes, func(a, b keyChange) int { return cmp.Compare(b.excess, a.excess) })
+	median := changes[len(changes)/2]
+	if len(changes)%2 == 0 {
+		// The upper median: with two keys, one regressed key is half the traffic and fails.
+		median = changes[len(changes)/2-1]
+	}
+	c.Measured = median.cur
+	if g.Absolute {
+		c.Value = fmt.Sprintf("median %+.3f ms", (median.cur-median.base)/1000)
+	} else if median.base > 0 {
+		c.Value = fmt.Sprintf("median %+.1f%%", (median.cur-median.base)/median.base*100)
+	} else {
+		c.Value = "median n/a"
+	}
+	c.Pass = median.excess <= 0
+	var failedTrusted []string
+	for _, k := range changes {
+		if k.trusted && k.excess > 0 {
+			failedTrusted = append(failedTrusted, k.label())
+			c.Pass = false
+		}
+	}
+	detail := fmt.Sprintf("%d keys; worst %s", len(changes), changes[0].label())
+	if len(failedTrusted) > 0 {
+		detail += "; over the allowance with enough samples: " + strings.Join(failedTrusted, ", ")
+	}
+	c.Detail = detail
+	return c
+}
+
+func nan() float64 { return math.NaN() }
