@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -220,6 +221,7 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 			}
 			rec.httpError(resp.StatusCode)
 			rec.failed.Add(1)
+			r.noteError(fmt.Errorf("session %s: %s %s: HTTP %d: %s", p.id, req.Method, req.URL.Path, resp.StatusCode, bytes.TrimSpace(body)))
 		}
 		res.outcome = "failed"
 		res.violations = nil
@@ -248,7 +250,7 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	seesThinking, seesTools := visible(p, false), visible(p, true)
 	var (
 		ev                   sse.Event
-		frames, pending      int64
+		pending              int64 // frames not yet added to the shared counter
 		chunks               int
 		lastChunk            time.Time
 		sawThinking, sawTool bool
@@ -262,7 +264,6 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 			break
 		}
 		now := time.Now()
-		frames++
 		pending++
 		if pending == 32 && counting {
 			rec.frames.Add(pending)
