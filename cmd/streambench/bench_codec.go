@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/sse"
+)
+
+// codecFrame is a typical ~60-byte sim-chat answer frame, the size issue 2's target is for.
+const codecFrame = "data: {\"blockId\":\"b1\",\"chunk\":\"Hello there, general\"}\n\n"
+
+// repeatReader serves block over and over, so the benchmark decodes b.N events from a fixed
+// 64 KiB input instead of building a b.N-sized one.
+type repeatReader struct {
+	block []byte
+	off   int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	n := copy(p, r.block[r.off:])
+	r.off = (r.off + n) % len(r.block)
+	return n, nil
+}
+
+// benchCodec decodes ~60-byte data frames with testing.Benchmark and reports events/s per core
+// from process CPU time (wall time on a shared machine includes other processes' turns).
+func benchCodec(ctx context.Context, f *benchFlags) (*benchReport, error) {
+	rep := &benchReport{
+		Name:    "codec: SSE decode of ~60-byte data: frames",
+		Command: "streambench bench codec",
+		Method: "testing.Benchmark over sse.Decoder.Next with a reused Event, frames of " +
+			fmt.Sprint(len(codecFrame)) + " bytes from large reads; CPU from getrusage (one goroutine, so CPU time is the loop's)",
+	}
+	block := []byte(strings.Repeat(codecFrame, 64<<10/len(codecFrame)+1))
+	var cpuNanos, events int64
+	var decodeErr error
+	res := testing.Benchmark(func(b *testing.B) {
+		d := sse.NewDecoder(&repeatReader{block: block})
+		var ev sse.Event
+		b.ReportAllocs()
+		before := processCPU()
+		b.ResetTimer()
+		for range b.N {
+			if err := d.Next(&ev); err != nil {
+				decodeErr = err
+				b.FailNow()
+			}
+		}
+		b.StopTimer()
+		cpuNanos, events = (processCPU() - before).Nanoseconds(), int64(b.N)
+	})
+	if decodeErr != nil {
+		return nil, fmt.Errorf("decode: %w", decodeErr)
+	}
+	if events == 0 || res.N == 0 {
+		return nil, fmt.Errorf("the benchmark decoded nothing")
+	}
+	cpuPerEvent := float64(cpuNanos) / float64(events)
+	wallPerEvent := float64(res.T.Nanoseconds()) / float64(res.N)
+	perCore := 1e9 / max(cpuPerEvent, 1e-3) / 1e6
+	rep.addTarget("events/s per core", perCore, "M events/s", "≥ 10 M", perCore >= 10)
+	rep.addTarget("CPU per event", cpuPerEvent, "ns", "≤ 100 ns", cpuPerEvent <= 100)
+	rep.add("wall time per event", wallPerEvent, "ns")
+	// The decoder's read buffer grows to its steady size during the first reads, so a few
+	// allocations happen in total; per event they round to 0, as `go test -benchmem` shows.
+	allocs := float64(res.MemAllocs) / float64(res.N)
+	rep.addTarget("allocations per event", allocs, "allocs", "0 (rounded, as -benchmem)", res.AllocsPerOp() == 0)
+	rep.add("events decoded", float64(res.N), "events")
+	if wallPerEvent > 1.5*cpuPerEvent {
+		rep.note("wall time exceeds CPU time by %.1fx: other processes were using the cores", wallPerEvent/cpuPerEvent)
+	}
+	return rep, nil
+}
+
+// benchPacing runs the mock's self-test: --streams streams at --tokens-per-second against an
+// in-process mock over h2c, pacing error from the mock's own histogram (actual − scheduled
+// emission per frame).
+func benchPacing(ctx context.Context, f *benchFlags) (*benchReport, error) {
+	streams := orDefault(f.streams, 2000)
+	tps := orDefault(f.tokensPerSecond, 20)
+	duration := orDefault(f.duration, 10*time.Second)
+	rep := &benchReport{
+		Name:    fmt.Sprintf("pacing: the mock at %d streams × %g tokens/s", streams, tps),
+		Command: fmt.Sprintf("streambench bench pacing --streams %d --tokens-per-second %g --duration %s", streams, tps, duration),
+		Method: "mockprovider.SelfTest (as `streambench mock --self-test`): streams start over 1 s on 4 h2c connections; " +
+			"pacing error = actual − scheduled emission of every frame, recorded by the mock; CPU is the whole process (mock and client)",
+	}
+	res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
+		Streams: streams, TokensPerSecond: tps, Duration: duration, Ramp: time.Second, Connections: 4, Seed: 1,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := res.PacingError
+	p99 := float64(h.ValueAtQuantile(99)) / 1000
+	rep.add("streams completed", float64(res.Completed), "streams")
+	rep.add("tokens", float64(res.Tokens), "tokens")
+	rep.add("pacing error p50", float64(h.ValueAtQuantile(50))/1000, "ms")
+	rep.addTarget("pacing error p99", p99, "ms", "≤ 1 ms", p99 <= 1)
+	rep.add("pacing error p99.9", float64(h.ValueAtQuantile(99.9))/1000, "ms")
+	rep.add("pacing error max", float64(h.Max())/1000, "ms")
+	rep.add("CPU per token", float64(res.CPUPerToken.Nanoseconds())/1000, "µs")
+	if res.Failed > 0 {
+		rep.fail("%d of %d streams failed; first: %s", res.Failed, res.Streams, res.FirstFailure)
+	}
+	return rep, nil
+}
+
+// benchEnvironment records where the figures were measured.
+func benchEnvironment() map[string]string {
+	env := map[string]string{
+		"go":       runtime.Version(),
+		"cpus":     fmt.Sprint(runtime.NumCPU()),
+		"measured": time.Now().UTC().Format(time.RFC3339),
+		"nofile":   fmt.Sprint(openFileLimit()),
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		env["loadavg"] = strings.TrimSpace(string(b))
+	}
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		env["git"] = strings.TrimSpace(string(out))
+	}
+	return env
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
+)
+
+// scaleSample is the three processes' memory at one moment of the scale run.
+type scaleSample struct {
+	active                       int64
+	generatorKiB, mockKiB, rtKiB int64
+}
+
+// benchScale opens N long-lived streams through a mock and a runtime in child processes with
+// the generator in this process, holds them, and reports what the run cost each process.
+func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
+	streams := orDefault(f.streams, 5000)
+	ramp := orDefault(f.ramp, 20*time.Second)
+	length := orDefault(f.streamLength, 30*time.Second)
+	itl := orDefault(f.interToken, 500*time.Millisecond)
+	ttft := min(200*time.Millisecond, length/10)
+	tokens := max(1, int((length-ttft)/itl))
+	rep := &benchReport{
+		Name: fmt.Sprintf("scale: %d concurrent streams, mock, runtime and generator in separate processes", streams),
+		Command: fmt.Sprintf("streambench bench scale --streams %d --ramp %s --stream-length %s --itl %s%s",
+			streams, ramp, length, itl, map[bool]string{true: " --http2"}[f.http2]),
+		Method: fmt.Sprintf("scenario: TTFT %s then %d tokens %s apart, one token per frame (streams last ~%s); "+
+			"closed loop, one session per user, users ramped 0→%d over %s then held; sim-chat opted in on openai-none and anthropic-none; "+
+			"the runtime talks h2c to the mock; the generator uses %s. Generator memory: VmRSS at the peak minus before the load, "+
+			"and live heap+stacks after GC; CPU: getrusage (generator), /proc/PID/stat (children)",
+			ttft, tokens, itl, ttft+time.Duration(tokens)*itl, streams, ramp, map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[f.http2]),
+	}
+	yaml := fmt.Sprintf("name: scale-stream\ndescription: a long-lived paced answer, so many streams stay open at once\n"+
+		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", ttft, itl, tokens)
+	dir, lib, err := writeScenarioDir(map[string]string{"scale-stream": yaml})
+	if err != nil {
+		return nil, err
+	}
+	if f.keepDir {
+		rep.note("scenario directory kept: %s", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	mix, err := chatMix("bench-scale", "scale-stream", "openai-none", "anthropic-none")
+	if err != nil {
+		return nil, err
+	}
+	stages, err := loadgen.ParseStages(fmt.Sprintf("%s:%d,2s:%d", ramp, streams, streams))
+	if err != nil {
+		return nil, fmt.Errorf("ramp: %w", err)
+	}
+	st, err := startBenchStack(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer st.stop()
+	mockPID, rtPID := st.mock.cmd.Process.Pid, st.runtime.cmd.Process.Pid
+
+	liveBefore := liveMemory()
+	rssBefore, err := procStatusKiB(0, "VmRSS")
+	if err != nil {
+		return nil, fmt.Errorf("generator memory: %w", err)
+	}
+	mockCPU0, _ := procCPU(mockPID)
+	rtCPU0, _ := procCPU(rtPID)
+
+	var (
+		mu        sync.Mutex
+		peak      scaleSample
+		liveAtTop uint64 // live heap+stacks once every stream was open (0 if never)
+		prog      *progressView
+	)
+	if !f.quiet {
+		prog = newProgressView(os.Stderr)
+	}
+	sample := func(p loadgen.Progress) {
+		if prog != nil {
+			prog.update(p)
+		}
+		s := scaleSample{active: p.Active}
+		s.generatorKiB, _ = procStatusKiB(0, "VmRSS")
+		s.mockKiB, _ = procStatusKiB(mockPID, "VmRSS")
+		s.rtKiB, _ = procStatusKiB(rtPID, "VmRSS")
+		mu.Lock()
+		defer mu.Unlock()
+		if s.active >= peak.active {
+			peak = s
+		}
+		if liveAtTop == 0 && s.active >= int64(streams) {
+			liveAtTop = liveMemory()
+		}
+	}
+	cpu0 := processCPU()
+	run, err := loadgen.Run(ctx, loadgen.Config{
+		Target: st.runtime.url, MockURL: st.mock.url, Mix: mix, MixName: "bench-scale", Library: lib,
+		RunID: "bench-scale-" + time.Now().UTC().Format("150405"), Stages: stages, Sessions: int64(streams),
+		Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: f.http2, OnProgress: sample,
+	})
+	if prog != nil {
+		prog.close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	cpu := processCPU() - cpu0
+	mockCPU1, _ := procCPU(mockPID)
+	rtCPU1, _ := procCPU(rtPID)
+	hwm, _ := procStatusKiB(0, "VmHWM")
+	c := run.Summary.Counters
+
+	rep.addTarget("peak concurrent streams", float64(peak.active), "streams", fmt.Sprintf("= %d", streams), peak.active >= int64(streams))
+	rep.add("sessions ok", float64(c.SessionsOK), "sessions")
+	rep.add("sessions failed", float64(c.SessionsFailed), "sessions")
+	rep.addTarget("transport errors", float64(c.TransportErrors), "errors", "0", c.TransportErrors == 0)
+	httpErrs := c.Errors() - c.TransportErrors - c.DecodeErrors
+	rep.addTarget("HTTP + decode errors", float64(httpErrs+c.DecodeErrors), "errors", "0", httpErrs+c.DecodeErrors == 0)
+	rep.addTarget("violations", float64(run.Summary.TotalViolations()), "violations", "0", run.Summary.TotalViolations() == 0)
+	checked, leaked := leakCount(run)
+	rep.addTarget("leak checks over tolerance", float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
+	if peak.active > 0 {
+		perStream := float64(peak.generatorKiB-rssBefore) * 1024 / float64(peak.active)
+		rep.addTarget("generator RSS per open stream", perStream/1024, "KiB", "≤ 16 KiB", perStream <= 16<<10)
+		if liveAtTop > 0 {
+			rep.add("generator live heap+stacks per open stream", (float64(liveAtTop)-float64(liveBefore))/float64(peak.active)/1024, "KiB")
+		}
+		rep.add("generator RSS at peak", float64(peak.generatorKiB)/1024, "MiB")
+		rep.add("runtime RSS at peak", float64(peak.rtKiB)/1024, "MiB")
+		rep.add("runtime RSS at peak ÷ open streams", float64(peak.rtKiB)/float64(peak.active), "KiB")
+		rep.add("mock RSS at peak", float64(peak.mockKiB)/1024, "MiB")
+	}
+	rep.add("generator peak RSS (VmHWM)", float64(hwm)/1024, "MiB")
+	rep.add("frames received", float64(c.Frames), "frames")
+	if c.Frames > 0 {
+		rep.add("generator CPU per received frame", float64(cpu.Nanoseconds())/1e3/float64(c.Frames), "µs")
+		rep.add("runtime CPU per relayed frame", float64((rtCPU1-rtCPU0).Nanoseconds())/1e3/float64(c.Frames), "µs")
+		rep.add("mock CPU per frame", float64((mockCPU1-mockCPU0).Nanoseconds())/1e3/float64(c.Frames), "µs")
+	}
+	ttfc := mergedMetric(run, measure.FirstChunk)
+	rep.add("TTFC p99 (scripted TTFT "+ttft.String()+")", quantileMs(ttfc, 99, 0), "ms")
+	rep.add("open-files limit per process", float64(openFileLimit()), "files")
+	runFailures(rep, run)
+	if peak.active < int64(streams) {
+		rep.fail("only %d of %d streams were open at once", peak.active, streams)
+	}
+	if need := uint64(streams) + 256; openFileLimit() < need {
+		rep.note("the open-files limit %d is below %d streams + slack: raise `ulimit -n`", openFileLimit(), streams)
+	}
+	return rep, nil
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// benchChildEnv marks a run of this test binary as a streambench child process (mock, runtime,
+// paced server): the bench measurements start children with os.Executable, which in tests is
+// the test binary.
+const benchChildEnv = "STREAMBENCH_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(benchChildEnv) == "1" && len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
+		os.Exit(run(os.Args[1:]))
+	}
+	os.Setenv(benchChildEnv, "1")
+	os.Exit(m.Run())
+}
+
+// benchJSON is the --json file's shape, as the tests read it.
+type benchJSON struct {
+	Environment map[string]string `json:"environment"`
+	Reports     []benchReport     `json:"reports"`
+}
+
+// runBenchJSON runs `streambench bench ARGS --quiet --json FILE` and returns its exit code and
+// what it wrote.
+func runBenchJSON(t *testing.T, args ...string) (int, benchJSON) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "bench.json")
+	code := run(append(append([]string{"bench"}, args...), "--quiet", "--json", file))
+	var out benchJSON
+	if b, err := os.ReadFile(file); err == nil {
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("--json file: %v", err)
+		}
+	}
+	return code, out
+}
+
+// figure returns the named figure of rep, failing the test when it is missing.
+func figure(t *testing.T, rep benchReport, name string) benchFigure {
+	t.Helper()
+	for _, f := range rep.Figures {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("%s: no figure %q in %+v", rep.Name, name, rep.Figures)
+	return benchFigure{}
+}
+
+func TestBenchCodec(t *testing.T) {
+	t.Parallel()
+	rep, err := benchCodec(context.Background(), &benchFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := figure(t, *rep, "events/s per core"); f.Value <= 0 || f.Unit != "M events/s" {
+		t.Errorf("events/s per core: %+v", f)
+	}
+	if f := figure(t, *rep, "CPU per event"); f.Value <= 0 {
+		t.Errorf("CPU per event: %+v", f)
+	}
+	// The decoder promises zero allocations per event with a reused Event; a regression shows
+	// here whatever the machine's load.
+	if f := figure(t, *rep, "allocations per event"); f.Met == nil || !*f.Met {
+		t.Errorf("allocations per event: %+v", f)
+	}
+	var buf bytes.Buffer
+	rep.print(&buf)
+	for _, want := range []string{"events/s per core", "M events/s", "ns", "allocations per event", "result: clean"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("printed report lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func TestBenchScaleSmall(t *testing.T) {
+	t.Parallel()
+	code, out := runBenchJSON(t, "scale", "--streams", "20", "--ramp", "500ms", "--stream-length", "3s", "--itl", "100ms")
+	if code != exitOK {
+		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+	}
+	if len(out.Reports) != 1 {
+		t.Fatalf("want one report, got %d", len(out.Reports))
+	}
+	rep := out.Reports[0]
+	if len(rep.Failures) > 0 {
+		t.Errorf("failures: %v", rep.Failures)
+	}
+	for _, row := range []struct {
+		name string
+		want func(v float64) bool
+	}{
+		{"peak concurrent streams", func(v float64) bool { return v == 20 }}, // every stream open at once
+		{"transport errors", func(v float64) bool { return v == 0 }},
+		{"violations", func(v float64) bool { return v == 0 }},
+		{"leak checks over tolerance", func(v float64) bool { return v == 0 }},
+		{"sessions ok", func(v float64) bool { return v == 20 }},                // one session per user
+		{"generator RSS per open stream", func(v float64) bool { return v != 0 }}, // measured, whatever its size
+		{"generator CPU per received frame", func(v float64) bool { return v > 0 }},
+		{"frames received", func(v float64) bool { return v >= 20*28 }}, // 28 tokens per stream at least
+	} {
+		if f := figure(t, rep, row.name); !row.want(f.Value) {
+			t.Errorf("%s = %v %s", row.name, f.Value, f.Unit)
+		}
+	}
+	if out.Environment["cpus"] == "" {
+		t.Errorf("environment not recorded: %v", out.Environment)
+	}
+}
+
+func TestBenchFidelitySmall(t *testing.T) {
+	t.Parallel()
+	code, out := runBenchJSON(t, "fidelity", "--streams", "20", "--ttft", "50ms", "--stream-length", "500ms", "--duration", "1s")
+	if code != exitOK || len(out.Reports) != 1 {
+		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+	}
+	rep := out.Reports[0]
+	if len(rep.Failures) > 0 {
+		t.Errorf("failures: %v", rep.Failures)
+	}
+	// Both paths ran streams and measured a first chunk no earlier than the script allows.
+	for _, name := range []string{"paced: TTFC − TTFT p50", "runtime: TTFC − TTFT p50", "mock: first byte − arrival − TTFT p50"} {
+		if f := figure(t, rep, name); f.Value < -0.1 {
+			t.Errorf("%s = %v ms: a first chunk before the scripted TTFT", name, f.Value)
+		}
+	}
+	if f := figure(t, rep, "paced: peak open streams"); f.Value < 1 {
+		t.Errorf("paced run opened no stream: %+v", f)
+	}
+}
+
+func TestBenchRateSmall(t *testing.T) {
+	t.Parallel()
+	code, out := runBenchJSON(t, "rate", "--rate", "20", "--duration", "2s")
+	if code != exitOK || len(out.Reports) != 1 {
+		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+	}
+	rep := out.Reports[0]
+	if f := figure(t, rep, "sessions started"); f.Value != 40 {
+		t.Errorf("sessions started = %v, want 20/s × 2s", f.Value)
+	}
+	if f := figure(t, rep, "requests at the mock"); f.Value != 40 {
+		t.Errorf("requests at the mock = %v, want 40", f.Value)
+	}
+	if f := figure(t, rep, "achieved at the mock"); f.Value < 15 || f.Value > 25 {
+		t.Errorf("achieved at the mock = %v sessions/s, want about 20", f.Value)
+	}
+}
+
+func TestBenchBadInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"no measurement named", nil},
+		{"unknown measurement", []string{"warp"}},
+		{"two measurements", []string{"codec", "scale"}},
+		{"negative streams", []string{"scale", "--streams", "-5"}},
+		{"unknown flag", []string{"codec", "--speed", "3"}},
+	} {
+		if code := run(append([]string{"bench"}, tc.args...)); code != exitUsage {
+			t.Errorf("%s: exit %d, want %d", tc.name, code, exitUsage)
+		}
+	}
+}
+
+func TestPacedFrames(t *testing.T) {
+	t.Parallel()
+	frames, tail, err := pacedFrames("hello big world\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, f := range frames {
+		var v struct{ BlockID, Chunk string }
+		if err := json.Unmarshal(bytes.TrimSuffix(bytes.TrimPrefix(f, []byte("data: ")), []byte("\n\n")), &v); err != nil {
+			t.Fatalf("frame %q: %v", f, err)
+		}
+		if v.Chunk == "" {
+			t.Errorf("empty chunk in %q", f)
+		}
+		text.WriteString(v.Chunk)
+	}
+	if len(frames) != 3 || text.String() != "hello big world" {
+		t.Errorf("chunks %d joining to %q", len(frames), text.String())
+	}
+	if !bytes.Contains(tail, []byte(`"content":"hello big world"`)) || !bytes.HasSuffix(tail, []byte("data: \"[DONE]\"\n\n")) {
+		t.Errorf("tail %q", tail)
+	}
+	if _, _, err := pacedFrames("  \n"); err == nil {
+		t.Error("an empty answer was accepted")
+	}
+}
