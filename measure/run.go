@@ -13,10 +13,13 @@ import (
 // SchemaVersion is the summary.json schema this package writes and reads.
 const SchemaVersion = 1
 
-// Counters are a run's event counts.
+// Counters are a run's event counts. Sessions started = OK + failed + aborted once the run has
+// drained.
 type Counters struct {
 	SessionsStarted int64 `json:"sessions_started"`
 	SessionsOK      int64 `json:"sessions_ok"`
+	// SessionsFailed counts sessions that failed without the scenario asking for it: an HTTP,
+	// transport or decode error, or a protocol violation. Scripted failures count as OK.
 	SessionsFailed  int64 `json:"sessions_failed"`
 	SessionsAborted int64 `json:"sessions_aborted"` // closed by the client on purpose (abort or stop)
 	ScriptedErrors  int64 `json:"scripted_errors"`  // failures the scenario asked for; not counted as errors
