@@ -209,6 +209,7 @@ func runLoad(args []string) error {
 type keyTable struct {
 	cpu        time.Duration // this process's CPU time during the run
 	mu         sync.Mutex
+	cut        int64 // sessions cancelled at the end of the grace period
 	sessions   map[measure.Key]int64
 	violations map[measure.Key]int64
 }
@@ -216,6 +217,9 @@ type keyTable struct {
 func (t *keyTable) add(e loadgen.SessionEnd) {
 	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
 	t.mu.Lock()
+	if e.Outcome == "cut" {
+		t.cut++
+	}
 	t.sessions[k]++
 	t.violations[k] += int64(len(e.Violations))
 	t.mu.Unlock()
@@ -311,6 +315,9 @@ func printSummary(w io.Writer, run *measure.Run, table *keyTable) {
 		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
 	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
 		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
+	if table.cut > 0 {
+		fmt.Fprintf(w, "%d sessions (counted as aborted) were still streaming when the grace period ended and were cancelled\n", table.cut)
+	}
 	if c.Frames > 0 && table.cpu > 0 {
 		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
 			float64(table.cpu.Microseconds())/float64(c.Frames), table.cpu.Round(time.Millisecond), c.Frames)
