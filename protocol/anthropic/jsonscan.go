@@ -1,7 +1,7 @@
 package anthropic
 
 // This file is kept identical (but for the package clause) in protocol/openai and
-// protocol/anthropic; TestJSONScanFilesInSync guards it.
+// protocol/anthropic; TestSharedFilesInSync guards it.
 
 import (
 	"fmt"

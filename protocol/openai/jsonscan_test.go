@@ -114,22 +114,26 @@ func TestJSONScannerIntegers(t *testing.T) {
 	}
 }
 
-// TestJSONScanFilesInSync keeps the two copies of the scanner identical.
-func TestJSONScanFilesInSync(t *testing.T) {
+// TestSharedFilesInSync keeps the copies of the JSON helpers in protocol/openai and
+// protocol/anthropic identical but for the package clause: the two wires share them, and
+// neither package should import the other.
+func TestSharedFilesInSync(t *testing.T) {
 	t.Parallel()
-	mine, err := os.ReadFile("jsonscan.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	theirs, err := os.ReadFile("../anthropic/jsonscan.go")
-	if err != nil {
-		t.Skipf("anthropic copy not readable: %v", err)
-	}
-	strip := func(b []byte) string {
-		_, rest, _ := strings.Cut(string(b), "\n")
-		return rest
-	}
-	if strip(mine) != strip(theirs) {
-		t.Errorf("protocol/openai/jsonscan.go and protocol/anthropic/jsonscan.go differ beyond the package clause")
+	for _, name := range []string{"jsonscan.go", "jsonstr.go"} {
+		mine, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := os.ReadFile("../anthropic/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		strip := func(b []byte) string {
+			_, rest, _ := strings.Cut(string(b), "\n")
+			return rest
+		}
+		if strip(mine) != strip(theirs) {
+			t.Errorf("protocol/openai/%s and protocol/anthropic/%s differ beyond the package clause", name, name)
+		}
 	}
 }

@@ -1,10 +1,19 @@
 package openai
 
+// This file is kept identical (but for the package clause) in protocol/openai and
+// protocol/anthropic; TestSharedFilesInSync guards it.
+
 import (
 	"unicode/utf8"
 )
 
 const hexDigits = "0123456789abcdef"
+
+// plainASCII reports whether appendJSONString copies c as it is: printable ASCII but the
+// quote and backslash.
+func plainASCII(c byte) bool {
+	return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\'
+}
 
 // appendJSONString appends s as a quoted JSON string (RFC 8259). It exists so the stream
 // writer can build frames into a reused buffer without reflection or allocation. The output is
@@ -16,12 +25,14 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && plainASCII(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
