@@ -358,32 +358,42 @@ func (q *request) finish(outcome Outcome, status int, message string) {
 	})
 }
 
-// schedule turns scripted offsets into wall-clock due times. Each gap between consecutive
-// steps is scaled by TimeScale and by the capacity model's slowdown at that moment, and due
-// times are computed from the intended schedule, never from when the previous frame actually
-// went out, so lateness does not accumulate.
+// schedule turns scripted offsets into wall-clock due times. Offsets are scaled by TimeScale
+// and by the capacity model's slowdown at the moment each step is scheduled: when the factor
+// changes, the schedule re-anchors at the previous step, so a change stretches later gaps
+// only, never retroactively. Due times come from the intended schedule, never from when the
+// previous frame actually went out, so lateness does not accumulate.
 type schedule struct {
-	due0      time.Time
-	last      time.Time
-	lastAt    time.Duration
 	timeScale float64
 	adm       *admission
+	base      time.Time
+	// anchor and anchorAt are a scheduled time and its scripted offset from which offsets
+	// are scaled by factor.
+	anchor   time.Time
+	anchorAt time.Duration
+	factor   float64
+	last     time.Time
+	lastAt   time.Duration
 }
 
 func newSchedule(base time.Time, timeScale float64, adm *admission) *schedule {
-	return &schedule{due0: base, last: base, timeScale: timeScale, adm: adm}
+	return &schedule{timeScale: timeScale, adm: adm, base: base, anchor: base, last: base, factor: -1}
 }
 
 // due returns when a step scripted at `at` (from the request's arrival) must be emitted.
+// Offsets must not decrease.
 func (sc *schedule) due(at time.Duration) time.Time {
 	if sc.timeScale == 0 {
-		return sc.due0
+		return sc.base
 	}
-	gap := at - sc.lastAt
+	if at < sc.lastAt {
+		at = sc.lastAt
+	}
+	if f := sc.timeScale * sc.adm.slowdown(); f != sc.factor {
+		sc.anchor, sc.anchorAt, sc.factor = sc.last, sc.lastAt, f
+	}
+	sc.last = sc.anchor.Add(time.Duration(float64(at-sc.anchorAt) * sc.factor))
 	sc.lastAt = at
-	if gap > 0 {
-		sc.last = sc.last.Add(time.Duration(float64(gap) * sc.timeScale * sc.adm.slowdown()))
-	}
 	return sc.last
 }
 

@@ -1,0 +1,239 @@
+package mockprovider
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// flushRecorder is an http.ResponseWriter that timestamps every Flush with the (bubble's)
+// clock, so a synctest test sees exactly when each frame left the mock.
+type flushRecorder struct {
+	mu      sync.Mutex
+	header  http.Header
+	status  int
+	pending bytes.Buffer
+	frames  []flushedFrame
+}
+
+// flushedFrame is what was written between two flushes, and when it was flushed.
+type flushedFrame struct {
+	at   time.Time
+	data string
+}
+
+func newFlushRecorder() *flushRecorder { return &flushRecorder{header: http.Header{}} }
+
+func (f *flushRecorder) Header() http.Header { return f.header }
+func (f *flushRecorder) WriteHeader(status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.status == 0 {
+		f.status = status
+	}
+}
+func (f *flushRecorder) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.status == 0 {
+		f.status = http.StatusOK
+	}
+	return f.pending.Write(p)
+}
+func (f *flushRecorder) Flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pending.Len() > 0 {
+		f.frames = append(f.frames, flushedFrame{at: time.Now(), data: f.pending.String()})
+		f.pending.Reset()
+	}
+}
+
+// testLibrary writes YAML scenarios to a temporary directory and loads them.
+func testLibrary(t *testing.T, yamls ...string) *scenarios.Library {
+	t.Helper()
+	dir := t.TempDir()
+	for i, y := range yamls {
+		if err := os.WriteFile(filepath.Join(dir, "s"+string(rune('a'+i))+".yaml"), []byte(y), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lib, err := scenarios.LoadDir(dir)
+	if err != nil {
+		t.Fatalf("LoadDir: %v", err)
+	}
+	return lib
+}
+
+// serveInBubble plays one request through srv.ServeHTTP and returns what was flushed.
+func serveInBubble(srv *Server, ctx context.Context, path, body string) *flushRecorder {
+	rec := newFlushRecorder()
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(body))
+	srv.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestPacingFollowsTheScheduleExactly(t *testing.T) {
+	t.Parallel()
+	lib := scenarios.Embedded()
+	tests := []struct {
+		name      string
+		scenario  string
+		timeScale float64
+		slowdown  float64
+		// stretch is how much longer than scripted the schedule must be.
+		stretch float64
+	}{
+		// as scripted: every step at arrival + Step.At
+		{"as scripted", "plain-answer", 1, 0, 1},
+		// the stall is already in Step.At, so it shows as one long gap
+		{"stall", "stall-mid-answer", 1, 0, 1},
+		// time scale halves every delay
+		{"half time", "thinking-answer", 0.5, 0, 0.5},
+		// slowdown 0.5 with one active stream (this one) stretches delays by 1.5
+		{"slowdown", "preamble-tool", 1, 0.5, 1.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv, err := New(Options{Library: lib, TimeScale: tt.timeScale, Capacity: Capacity{SlowdownPerStream: tt.slowdown}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc, _ := lib.Get(tt.scenario)
+				turn := sc.Render(5).Turns[0]
+				start := time.Now()
+				rec := serveInBubble(srv, context.Background(), PathOpenAI, openaiBody(directive(tt.scenario, 5, "p"), true))
+				// frames: Start, one per step, Finish
+				if got, want := len(rec.frames), len(turn.Steps)+2; got != want {
+					t.Fatalf("got %d flushed frames, want %d", got, want)
+				}
+				if !rec.frames[0].at.Equal(start) {
+					t.Errorf("opening frame flushed at +%s, want at once", rec.frames[0].at.Sub(start))
+				}
+				for i, step := range turn.Steps {
+					want := time.Duration(float64(step.At) * tt.stretch)
+					if got := rec.frames[i+1].at.Sub(start); got != want {
+						t.Fatalf("step %d (%s %q) flushed at +%s, want +%s", i, step.Kind, step.Text, got, want)
+					}
+				}
+				if h := srv.PacingError(); h.TotalCount() != int64(len(turn.Steps)) || h.Max() != 0 {
+					t.Errorf("pacing error histogram: %d values, max %d µs; want %d values, all 0", h.TotalCount(), h.Max(), len(turn.Steps))
+				}
+				rec2 := onlySession(t, srv, "p")
+				if rec2.Outcome != OutcomeCompleted || rec2.Frames != len(turn.Steps) || rec2.Tokens != turn.OutputTokens {
+					t.Errorf("record %+v: want completed, %d frames, %d tokens", rec2, len(turn.Steps), turn.OutputTokens)
+				}
+			})
+		})
+	}
+}
+
+func TestPacingPingsAnthropicDuringLongSilence(t *testing.T) {
+	t.Parallel()
+	lib := testLibrary(t, `name: very-slow
+timing: {ttft: 12s, itl: 10ms}
+turns:
+  - text: "Hello there."
+`)
+	synctest.Test(t, func(t *testing.T) {
+		srv, err := New(Options{Library: lib, TimeScale: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		rec := serveInBubble(srv, context.Background(), PathAnthropic, anthropicBody(directive("very-slow", 1, "a"), true))
+		var pings []time.Duration
+		for _, f := range rec.frames[1:] { // the opening frame carries its own ping
+			if strings.Contains(f.data, "event: ping") {
+				pings = append(pings, f.at.Sub(start))
+			}
+		}
+		want := []time.Duration{5 * time.Second, 10 * time.Second}
+		if len(pings) != len(want) || pings[0] != want[0] || pings[1] != want[1] {
+			t.Fatalf("pings at %v, want %v", pings, want)
+		}
+		if last := rec.frames[len(rec.frames)-1]; !strings.Contains(last.data, "message_stop") {
+			t.Fatalf("stream did not finish: last frame %q", last.data)
+		}
+	})
+}
+
+func TestCancelIsNoticedAtOnceWhileWaiting(t *testing.T) {
+	t.Parallel()
+	lib := scenarios.Embedded()
+	for _, path := range []string{PathOpenAI, PathAnthropic} {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv, err := New(Options{Library: lib, TimeScale: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				start := time.Now()
+				cancelAfter := 1234 * time.Millisecond // mid-answer: long-answer takes >16 s
+				time.AfterFunc(cancelAfter, cancel)
+				body := openaiBody(directive("long-answer", 3, "c"), true)
+				if path == PathAnthropic {
+					body = anthropicBody(directive("long-answer", 3, "c"), true)
+				}
+				serveInBubble(srv, ctx, path, body)
+				rec := onlySession(t, srv, "c")
+				if rec.Outcome != OutcomeClientCancelled {
+					t.Fatalf("outcome %q, want client-cancelled", rec.Outcome)
+				}
+				if got := rec.ClientGone.Sub(start); got != cancelAfter {
+					t.Errorf("ClientGone at +%s, want exactly the cancel time +%s", got, cancelAfter)
+				}
+				if rec.Tokens == 0 || rec.Tokens >= 2000 {
+					t.Errorf("tokens sent before the cancel: %d, want some but not all", rec.Tokens)
+				}
+				if n := srv.ActiveStreams(); n != 0 {
+					t.Errorf("active streams after the cancel: %d", n)
+				}
+			})
+		})
+	}
+}
+
+func TestScheduleScalesGapsNotAbsoluteTimes(t *testing.T) {
+	t.Parallel()
+	m := newMetrics()
+	adm := newAdmission(Capacity{SlowdownPerStream: 1}, m)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sched := newSchedule(base, 1, adm)
+	ms := time.Millisecond
+	// Slowdown 1 with no active stream is ×1; with one active ×2; back to none ×1. Each
+	// gap is stretched by the factor at the moment it is scheduled, never retroactively.
+	steps := []struct {
+		at     time.Duration
+		active int64
+		want   time.Duration
+	}{
+		{100 * ms, 0, 100 * ms}, // first gap ×1
+		{150 * ms, 1, 200 * ms}, // 50 ms gap ×2
+		{150 * ms, 1, 200 * ms}, // a zero gap stays zero
+		{200 * ms, 0, 250 * ms}, // 50 ms gap ×1
+	}
+	for i, s := range steps {
+		adm.active.Store(s.active)
+		if got := sched.due(s.at).Sub(base); got != s.want {
+			t.Errorf("step %d: due at +%s, want +%s", i, got, s.want)
+		}
+	}
+	if got := newSchedule(base, 0, adm).due(time.Hour); !got.Equal(base) {
+		t.Errorf("time scale 0: due %s, want base", got)
+	}
+}
