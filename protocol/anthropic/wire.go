@@ -72,7 +72,7 @@ type thinkingParam struct {
 
 // anyObjectSchema is the input schema of every offered tool: the simulated tools take
 // whatever object the script's arguments hold.
-var anyObjectSchema = json.RawMessage(`{"type":"object"}`)
+const anyObjectSchema = `{"type":"object"}`
 
 // NewRequest builds POST {baseURL}/v1/messages streaming req. Assistant messages become text
 // and tool_use blocks; consecutive tool results become one user message of tool_result blocks
@@ -91,7 +91,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 		body.Thinking = &thinkingParam{Type: "enabled", BudgetTokens: thinkingBudgetTokens}
 	}
 	for _, name := range req.Tools {
-		body.Tools = append(body.Tools, tool{Name: name, InputSchema: anyObjectSchema})
+		body.Tools = append(body.Tools, tool{Name: name, InputSchema: json.RawMessage(anyObjectSchema)})
 	}
 	// lastIsToolResults is set while the last message is a user message of tool results.
 	lastIsToolResults := false

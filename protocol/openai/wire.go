@@ -59,7 +59,7 @@ type chatFunction struct {
 
 // anyObjectSchema is the parameters schema of every offered tool: the simulated tools take
 // whatever object the script's arguments hold.
-var anyObjectSchema = json.RawMessage(`{"type":"object"}`)
+const anyObjectSchema = `{"type":"object"}`
 
 // NewRequest builds POST {baseURL}/v1/chat/completions streaming req with usage included.
 // Assistant messages carry their tool calls, tool results are "tool" messages with their
@@ -77,7 +77,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 		body.ReasoningEffort = "medium"
 	}
 	for _, name := range req.Tools {
-		body.Tools = append(body.Tools, chatTool{Type: "function", Function: chatFunction{Name: name, Parameters: anyObjectSchema}})
+		body.Tools = append(body.Tools, chatTool{Type: "function", Function: chatFunction{Name: name, Parameters: json.RawMessage(anyObjectSchema)}})
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
