@@ -127,15 +127,93 @@ func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(lowestMicros, highestMicros, sigFigs)
 }
 
+// denseAfter is the sample count at which a key's histogram switches from the sparse (packed)
+// form to the dense one. A dense 1 µs..1 h histogram at 3 digits is 188 KB whatever it holds,
+// and a run has hundreds of keys per worker (metric × scenario × dialect), most with few
+// samples; a packed one holds a few KB but records ~10× slower. Keys busy enough for the speed
+// to matter cross this count early in a run and go dense.
+const denseAfter = 1024
+
+// keyHistogram is one key's histogram: packed while it holds few samples, then dense.
+type keyHistogram struct {
+	packed *hdrhistogram.PackedHistogram // nil once dense
+	dense  *hdrhistogram.Histogram
+}
+
+func newKeyHistogram(k Key) *keyHistogram {
+	p := hdrhistogram.NewPacked(lowestMicros, highestMicros, sigFigs)
+	p.SetTag(k.String())
+	return &keyHistogram{packed: p}
+}
+
+func (kh *keyHistogram) totalCount() int64 {
+	if kh.dense != nil {
+		return kh.dense.TotalCount()
+	}
+	return kh.packed.TotalCount()
+}
+
+// densify switches to the dense form once the key is busy.
+func (kh *keyHistogram) densify(force bool) {
+	if kh.dense != nil || (!force && kh.packed.TotalCount() < denseAfter) {
+		return
+	}
+	d := NewHistogram()
+	d.SetTag(kh.packed.Tag())
+	d.SetStartTimeMs(kh.packed.StartTimeMs())
+	d.SetEndTimeMs(kh.packed.EndTimeMs())
+	kh.packed.MergeInto(d) // same geometry: nothing is dropped
+	kh.dense, kh.packed = d, nil
+}
+
+func (kh *keyHistogram) record(v int64) error {
+	if kh.dense != nil {
+		return kh.dense.RecordValue(v)
+	}
+	err := kh.packed.RecordValue(v)
+	kh.densify(false)
+	return err
+}
+
+// merge adds from into kh.
+func (kh *keyHistogram) merge(from *keyHistogram) (dropped int64) {
+	switch {
+	case from.dense != nil:
+		kh.densify(true)
+		dropped = kh.dense.Merge(from.dense)
+	case kh.dense != nil:
+		dropped = from.packed.MergeInto(kh.dense)
+	default:
+		dropped = kh.packed.Merge(from.packed)
+		kh.densify(false)
+	}
+	return dropped
+}
+
+// toDense returns the dense form: the histogram itself when dense, else a copy.
+func (kh *keyHistogram) toDense() *hdrhistogram.Histogram {
+	if kh.dense != nil {
+		return kh.dense
+	}
+	d := NewHistogram()
+	d.SetTag(kh.packed.Tag())
+	d.SetStartTimeMs(kh.packed.StartTimeMs())
+	d.SetEndTimeMs(kh.packed.EndTimeMs())
+	kh.packed.MergeInto(d)
+	return d
+}
+
 // Histograms is a set of HdrHistograms keyed by Key, recorded in microseconds (1 µs .. 1 h, 3
 // significant digits). Not safe for concurrent use: keep one per worker and merge them.
+// A key's histogram is stored sparse until it holds denseAfter samples, so a set with hundreds
+// of rarely used keys stays small; Get always returns the standard dense Histogram.
 type Histograms struct {
-	byKey map[Key]*hdrhistogram.Histogram
+	byKey map[Key]*keyHistogram
 }
 
 // NewHistograms returns an empty set; histograms are created on first Record.
 func NewHistograms() *Histograms {
-	return &Histograms{byKey: make(map[Key]*hdrhistogram.Histogram)}
+	return &Histograms{byKey: make(map[Key]*keyHistogram)}
 }
 
 // ErrOutOfRange is returned by Record for a negative duration or one over an hour.
@@ -148,13 +226,12 @@ func (h *Histograms) Record(k Key, d time.Duration) error {
 	if d < 0 || d > time.Hour {
 		return fmt.Errorf("record %s = %v: %w", k, d, ErrOutOfRange)
 	}
-	hist := h.byKey[k]
-	if hist == nil {
-		hist = NewHistogram()
-		hist.SetTag(k.String())
-		h.byKey[k] = hist
+	kh := h.byKey[k]
+	if kh == nil {
+		kh = newKeyHistogram(k)
+		h.byKey[k] = kh
 	}
-	if err := hist.RecordValue(d.Microseconds()); err != nil {
+	if err := kh.record(d.Microseconds()); err != nil {
 		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
 	}
 	return nil
@@ -169,23 +246,43 @@ func (h *Histograms) Merge(from *Histograms) (dropped int64) {
 	for k, src := range from.byKey {
 		dst := h.byKey[k]
 		if dst == nil {
-			dst = NewHistogram()
-			dst.SetTag(k.String())
+			dst = newKeyHistogram(k)
 			h.byKey[k] = dst
 		}
-		dropped += dst.Merge(src)
+		dropped += dst.merge(src)
 	}
 	return dropped
 }
 
-// Get returns k's histogram, or nil when nothing was recorded for k. The histogram is shared,
-// not copied: do not modify it.
-func (h *Histograms) Get(k Key) *hdrhistogram.Histogram { return h.byKey[k] }
+// Get returns k's histogram, or nil when nothing was recorded for k. It may be shared with the
+// set (a busy key) or a fresh copy (a key with few samples): treat it as read-only, and do not
+// call it on a hot path.
+func (h *Histograms) Get(k Key) *hdrhistogram.Histogram {
+	kh := h.byKey[k]
+	if kh == nil {
+		return nil
+	}
+	return kh.toDense()
+}
 
-// Set stores hist under k, replacing any previous one (used when reading logs and in tests).
-func (h *Histograms) Set(k Key, hist *hdrhistogram.Histogram) {
-	hist.SetTag(k.String())
-	h.byKey[k] = hist
+// Count is how many values k's histogram holds (0 when absent), without building it.
+func (h *Histograms) Count(k Key) int64 {
+	if kh := h.byKey[k]; kh != nil {
+		return kh.totalCount()
+	}
+	return 0
+}
+
+// Set stores a copy of hist under k, replacing any previous one (used when reading logs and in
+// tests); it returns how many of hist's values fell outside the streambench range.
+func (h *Histograms) Set(k Key, hist *hdrhistogram.Histogram) (dropped int64) {
+	kh := newKeyHistogram(k)
+	kh.densify(true)
+	dropped = kh.dense.Merge(hist)
+	kh.dense.SetStartTimeMs(hist.StartTimeMs())
+	kh.dense.SetEndTimeMs(hist.EndTimeMs())
+	h.byKey[k] = kh
+	return dropped
 }
 
 // Keys returns every key with a histogram, sorted by Key.Compare.
@@ -205,7 +302,7 @@ func (h *Histograms) Equal(o *Histograms) bool {
 	}
 	for k, a := range h.byKey {
 		b := o.byKey[k]
-		if b == nil || !a.Equals(b) {
+		if b == nil || !a.toDense().Equals(b.toDense()) {
 			return false
 		}
 	}
@@ -231,13 +328,22 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	}
 	lw.SetBaseTime(startMs)
 	for _, k := range h.Keys() {
-		hist := h.byKey[k]
-		hist.SetTag(k.tag())
-		hist.SetStartTimeMs(startMs)
-		if hist.EndTimeMs() < startMs {
-			hist.SetEndTimeMs(startMs)
+		kh := h.byKey[k]
+		var err error
+		if kh.dense != nil {
+			d := kh.dense
+			d.SetTag(k.tag())
+			d.SetStartTimeMs(startMs)
+			d.SetEndTimeMs(max(d.EndTimeMs(), startMs))
+			err = lw.OutputIntervalHistogram(d)
+		} else {
+			p := kh.packed
+			p.SetTag(k.tag())
+			p.SetStartTimeMs(startMs)
+			p.SetEndTimeMs(max(p.EndTimeMs(), startMs))
+			err = lw.OutputIntervalPackedHistogram(p)
 		}
-		if err := lw.OutputIntervalHistogram(hist); err != nil {
+		if err != nil {
 			return fmt.Errorf("write hlog: key %s: %w", k, err)
 		}
 	}
@@ -262,22 +368,23 @@ func ReadLog(r io.Reader) (*Histograms, error) {
 		if err != nil {
 			return nil, fmt.Errorf("interval %d: %w", n, err)
 		}
-		dst := out.byKey[k]
-		if dst == nil {
+		kh := out.byKey[k]
+		if kh == nil {
 			if hist.LowestTrackableValue() == lowestMicros && hist.HighestTrackableValue() == highestMicros &&
 				hist.SignificantFigures() == sigFigs {
 				// Our own geometry: keep the decoded histogram rather than copy it.
-				out.byKey[k] = hist
+				hist.SetTag(k.String())
+				out.byKey[k] = &keyHistogram{dense: hist}
 				continue
 			}
-			dst = NewHistogram()
-			dst.SetTag(k.String())
-			dst.SetStartTimeMs(hist.StartTimeMs())
-			out.byKey[k] = dst
+			kh = newKeyHistogram(k)
+			kh.densify(true)
+			kh.dense.SetStartTimeMs(hist.StartTimeMs())
+			out.byKey[k] = kh
 		}
-		if dropped := dst.Merge(hist); dropped > 0 {
+		if dropped := kh.dense.Merge(hist); dropped > 0 {
 			return nil, fmt.Errorf("interval %d (%s): %d values outside 1µs..1h", n, k, dropped)
 		}
-		dst.SetEndTimeMs(max(dst.EndTimeMs(), hist.EndTimeMs()))
+		kh.dense.SetEndTimeMs(max(kh.dense.EndTimeMs(), hist.EndTimeMs()))
 	}
 }

@@ -3,13 +3,18 @@ package measure_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
@@ -348,4 +353,97 @@ func FuzzReadRun(f *testing.F) {
 			t.Fatalf("error %q does not name %s", err, name)
 		}
 	})
+}
+
+// reference records the same values into a plain dense histogram.
+func reference(values []time.Duration) *hdrhistogram.Histogram {
+	h := measure.NewHistogram()
+	for _, v := range values {
+		_ = h.RecordValue(v.Microseconds())
+	}
+	return h
+}
+
+func spread(n int, seed uint64) []time.Duration {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = time.Duration(float64(20*time.Millisecond) * math.Exp(0.8*rng.NormFloat64()))
+	}
+	return out
+}
+
+// TestSparseAndDenseAgree: a key's histogram is sparse while small and dense once busy; every
+// statistic, merge and the log must not see the difference.
+func TestSparseAndDenseAgree(t *testing.T) {
+	t.Parallel()
+	k := measure.Key{Metric: measure.FirstChunk, Scenario: "s", Dialect: "d"}
+	for _, tc := range []struct {
+		name string
+		a, b int // values recorded in two sets that are then merged
+	}{
+		{"both sparse", 10, 20},                    // stays sparse
+		{"sparse into sparse, crossing", 900, 900}, // the merge crosses the switch
+		{"dense into sparse", 5000, 3},             // a busy worker merged into a quiet total
+		{"sparse into dense", 3, 5000},             // the other way round
+		{"both dense", 3000, 3000},                 // dense all along
+		{"empty merge", 0, 7},                      // one side never recorded
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			va, vb := spread(tc.a, 1), spread(tc.b, 2)
+			a, b := measure.NewHistograms(), measure.NewHistograms()
+			for _, v := range va {
+				_ = a.Record(k, v)
+			}
+			for _, v := range vb {
+				_ = b.Record(k, v)
+			}
+			if tc.a > 0 && !a.Get(k).Equals(reference(va)) {
+				t.Fatal("a differs from a dense histogram of the same values")
+			}
+			if dropped := b.Merge(a); dropped != 0 {
+				t.Fatalf("merge dropped %d", dropped)
+			}
+			want := reference(append(slices.Clone(va), vb...))
+			got := b.Get(k)
+			if !got.Equals(want) || b.Count(k) != want.TotalCount() {
+				t.Fatalf("merged: count %d, want %d; histograms differ", b.Count(k), want.TotalCount())
+			}
+			if !reflect.DeepEqual(measure.SummarizeOne(k, got), measure.SummarizeOne(k, want)) {
+				t.Errorf("summary %+v, want %+v", measure.SummarizeOne(k, got), measure.SummarizeOne(k, want))
+			}
+			var buf bytes.Buffer
+			if err := b.WriteLog(&buf, time.Unix(100, 0)); err != nil {
+				t.Fatal(err)
+			}
+			back, err := measure.ReadLog(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !back.Equal(b) {
+				t.Error("log round trip changed the histogram")
+			}
+		})
+	}
+}
+
+// BenchmarkManyQuietKeys is the memory of a worker's set after a run with hundreds of keys of
+// which few are busy (the default mix: ~420 keys per set).
+func BenchmarkManyQuietKeys(b *testing.B) {
+	values := spread(4096, 3)
+	b.ReportAllocs()
+	for b.Loop() {
+		h := measure.NewHistograms()
+		for i := range 400 {
+			k := measure.Key{Metric: measure.FirstChunk, Scenario: strconv.Itoa(i), Dialect: "d"}
+			n := 50 // a quiet key
+			if i%10 == 0 {
+				n = 4096 // a busy one (chunk gaps)
+			}
+			for _, v := range values[:n] {
+				_ = h.Record(k, v)
+			}
+		}
+	}
 }
