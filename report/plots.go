@@ -296,7 +296,7 @@ func spectrumFigure(name, title string, hs *measure.Histograms, metrics ...measu
 	var dialects []string
 	metricSet := map[measure.Metric]bool{}
 	for _, k := range hs.Keys() {
-		if slices.Contains(metrics, k.Metric) && hs.Get(k).TotalCount() > 0 {
+		if slices.Contains(metrics, k.Metric) && hs.Count(k) > 0 {
 			keys = append(keys, k)
 			if !slices.Contains(dialects, k.Dialect) {
 				dialects = append(dialects, k.Dialect)
