@@ -97,32 +97,25 @@ func (c *Config) concurrency() int {
 }
 
 // newTransport builds the generator's HTTP transport: HTTP/1.1 with one connection per open
-// stream (as browsers with EventSource), or cleartext HTTP/2 multiplexing streams.
-func newTransport(cfg *Config) *http.Transport {
+// stream (as browsers with EventSource) on the goroutine-free streamTransport, or cleartext
+// HTTP/2 on net/http's Transport, multiplexing streams over a few connections.
+func newTransport(cfg *Config) http.RoundTripper {
 	conc := cfg.concurrency()
-	t := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxConnsPerHost:       0,
-		MaxIdleConns:          conc + 16,
-		MaxIdleConnsPerHost:   conc + 16,
-		IdleConnTimeout:       90 * time.Second,
-		DisableCompression:    true,
-		ExpectContinueTimeout: 0,
-		// Requests are a few hundred bytes, and the SSE decoder has its own 4 KiB buffer
-		// (reads that large bypass the transport's bufio): small transport buffers keep the
-		// cost of an open stream low. They only hold response headers and chunk sizes.
-		WriteBufferSize: 512,
-		ReadBufferSize:  1 << 10,
+	if !cfg.HTTP2 {
+		return newStreamTransport(conc + 16)
 	}
 	p := new(http.Protocols)
-	if cfg.HTTP2 {
-		p.SetUnencryptedHTTP2(true)
-	} else {
-		p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxConnsPerHost:     0,
+		MaxIdleConns:        conc + 16,
+		MaxIdleConnsPerHost: conc + 16,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		Protocols:           p,
 	}
-	t.Protocols = p
-	return t
 }
 
 func newRunID() string {

@@ -1,0 +1,225 @@
+package loadgen
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+// streamTransport is an HTTP/1.1 RoundTripper built for thousands of long-lived event streams:
+// one connection per open stream, as browsers' EventSource, and no goroutine of its own. The
+// caller's goroutine writes the request and reads the response; an idle connection is parked
+// with its small read buffer and reused by the next request. net/http's Transport keeps two
+// goroutines and two buffers per connection, which at 10,000 open streams is most of the
+// generator's memory (see BenchmarkOpenStreamMemory).
+//
+// It speaks plain http only. A request reusing a parked connection the server has since
+// closed is retried once on a new connection (nothing was read, and the body can be
+// replayed), as net/http does. Safe for concurrent use.
+type streamTransport struct {
+	dialer  net.Dialer
+	maxIdle int // parked connections kept per host
+
+	mu   sync.Mutex
+	idle map[string][]*streamConn
+}
+
+// streamConn is one connection and its response reader.
+type streamConn struct {
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+// Buffer sizes: requests are a few hundred bytes; the reader only needs to hold response
+// headers and chunk sizes, since the SSE decoder's larger reads bypass it.
+const (
+	streamReadBuffer  = 1 << 10
+	streamWriteBuffer = 1 << 10
+)
+
+var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamWriteBuffer) }}
+
+func newStreamTransport(maxIdle int) *streamTransport {
+	return &streamTransport{
+		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		maxIdle: maxIdle,
+		idle:    make(map[string][]*streamConn),
+	}
+}
+
+func hostPort(req *http.Request) string {
+	if req.URL.Port() != "" {
+		return req.URL.Host
+	}
+	return net.JoinHostPort(req.URL.Hostname(), "80")
+}
+
+// RoundTrip sends req on a parked or new connection and returns the response; its body
+// releases the connection when closed (parked again only if it was read to the end).
+func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "http" {
+		closeBody(req)
+		return nil, fmt.Errorf("loadgen HTTP/1.1 transport: scheme %q not supported (plain http only; use --http2 for h2c)", req.URL.Scheme)
+	}
+	addr := hostPort(req)
+	ctx := req.Context()
+	for attempt := 0; ; attempt++ {
+		c, reused := t.take(addr)
+		if c == nil {
+			var err error
+			if c, err = t.dial(ctx, addr); err != nil {
+				closeBody(req)
+				return nil, err
+			}
+		}
+		resp, err := t.exchange(ctx, c, req)
+		if err == nil {
+			return resp, nil
+		}
+		retry := reused && attempt == 0 && ctx.Err() == nil && req.GetBody != nil &&
+			(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed))
+		if !retry {
+			return nil, err
+		}
+		body, gerr := req.GetBody()
+		if gerr != nil {
+			return nil, err
+		}
+		req = req.Clone(ctx)
+		req.Body = body
+	}
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// dial opens a new connection, reporting it to the request's httptrace hooks.
+func (t *streamTransport) dial(ctx context.Context, addr string) (*streamConn, error) {
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.ConnectStart != nil {
+		trace.ConnectStart("tcp", addr)
+	}
+	conn, err := t.dialer.DialContext(ctx, "tcp", addr)
+	if trace != nil && trace.ConnectDone != nil {
+		trace.ConnectDone("tcp", addr, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	return &streamConn{conn: conn, br: bufio.NewReaderSize(conn, streamReadBuffer)}, nil
+}
+
+// exchange writes req and reads the response head on c. The request's context closes the
+// connection when it ends, which unblocks any read or write on it.
+func (t *streamTransport) exchange(ctx context.Context, c *streamConn, req *http.Request) (*http.Response, error) {
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.Close() })
+	fail := func(err error) (*http.Response, error) {
+		stop()
+		_ = c.conn.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL, ctx.Err())
+		}
+		return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
+	}
+	w := writerPool.Get().(*bufio.Writer)
+	w.Reset(c.conn)
+	err := req.Write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	w.Reset(nil)
+	writerPool.Put(w)
+	if err != nil {
+		return fail(err)
+	}
+	resp, err := http.ReadResponse(c.br, req)
+	if err != nil {
+		return fail(err)
+	}
+	resp.Body = &streamBody{body: resp.Body, c: c, t: t, stop: stop, addr: hostPort(req),
+		reusable: !resp.Close && resp.ProtoAtLeast(1, 1)}
+	return resp, nil
+}
+
+// streamBody releases its connection on Close: parked for reuse when the body was read to
+// its end and the server keeps the connection alive, closed otherwise.
+type streamBody struct {
+	body     io.ReadCloser
+	c        *streamConn
+	t        *streamTransport
+	stop     func() bool
+	addr     string
+	reusable bool
+	eof      bool
+	closed   bool
+}
+
+func (b *streamBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if errors.Is(err, io.EOF) {
+		b.eof = true
+	}
+	return n, err
+}
+
+func (b *streamBody) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	ctxLive := b.stop() // false: the context already ended and closed the connection
+	if ctxLive && b.eof && b.reusable && b.c.br.Buffered() == 0 {
+		b.t.park(b.addr, b.c)
+		return nil
+	}
+	return b.c.conn.Close()
+}
+
+// take returns a parked connection for addr, if any.
+func (t *streamTransport) take(addr string) (*streamConn, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	list := t.idle[addr]
+	if len(list) == 0 {
+		return nil, false
+	}
+	c := list[len(list)-1]
+	t.idle[addr] = list[:len(list)-1]
+	return c, true
+}
+
+func (t *streamTransport) park(addr string, c *streamConn) {
+	t.mu.Lock()
+	if len(t.idle[addr]) < t.maxIdle {
+		t.idle[addr] = append(t.idle[addr], c)
+		c = nil
+	}
+	t.mu.Unlock()
+	if c != nil {
+		_ = c.conn.Close()
+	}
+}
+
+// CloseIdleConnections closes every parked connection (http.Client.CloseIdleConnections
+// calls it).
+func (t *streamTransport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = make(map[string][]*streamConn)
+	t.mu.Unlock()
+	for _, list := range idle {
+		for _, c := range list {
+			_ = c.conn.Close()
+		}
+	}
+}
