@@ -434,3 +434,16 @@ func FuzzNewStream(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamTransportError checks that a read error mid-stream (a reset connection, a
+// cancelled request) comes back wrapped, never as a clean end.
+func TestStreamTransportError(t *testing.T) {
+	t.Parallel()
+	frames := writeTurn(t, smallTurn(), testMeta)
+	boom := errors.New("connection reset by peer")
+	r := io.MultiReader(bytes.NewReader(frames[:len(frames)/2]), iotest.ErrReader(boom))
+	_, err := decodeAll(t, r)
+	if !errors.Is(err, boom) {
+		t.Fatalf("stream ended with %v, want it to wrap %v", err, boom)
+	}
+}
