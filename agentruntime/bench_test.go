@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -195,6 +196,28 @@ func benchRelay(b *testing.B, wire, scenario string, streams int, scale float64)
 		rounds++
 	}
 	tokens := float64(rounds * streams * tokensPerStream)
+
+	// Attribution: the part of the runtime's cost that is the provider wire's decoder alone
+	// (protocol/openai or protocol/anthropic), decoding one captured provider stream.
+	resp, err := client.Post(paths[0].url, "application/json", bytes.NewReader([]byte(providerBody("capture"))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	captured, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := rt.wires[wire]
+	const decodeRounds = 200
+	before := cpuTime(b)
+	var ev protocol.ModelEvent
+	for range decodeRounds {
+		st := w.NewStream(bytes.NewReader(captured))
+		for st.Next(&ev) == nil {
+		}
+	}
+	b.ReportMetric(float64((cpuTime(b)-before).Microseconds())/float64(decodeRounds*tokensPerStream), "wire-decode-cpu-us/token")
 	direct := paths[0]
 	perToken := func(p *relayPath) float64 {
 		return float64((p.cpu - direct.cpu).Microseconds()) / tokens
