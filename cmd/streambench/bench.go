@@ -118,6 +118,8 @@ type benchFlags struct {
 	tokensPerSecond float64
 	http2           bool
 	keepDir         bool
+	profileDir      string
+	providerHTTP1   bool
 	quiet           bool
 }
 
@@ -160,7 +162,9 @@ func runBench(args []string) error {
 	fs.Float64Var(&f.rate, "rate", 0, "rate: target sessions per second (default 200)")
 	fs.Float64Var(&f.tokensPerSecond, "tokens-per-second", 0, "pacing: tokens per second per stream (default 20)")
 	fs.BoolVar(&f.http2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
+	fs.BoolVar(&f.providerHTTP1, "provider-http1", false, "scale, fidelity, rate: the runtime talks HTTP/1.1 to the mock instead of h2c")
 	fs.BoolVar(&f.keepDir, "keep", false, "keep the generated scenario directory (its path is printed)")
+	fs.StringVar(&f.profileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: streambench bench [%s|all] [flags]\n\nMeasurements:\n", strings.Join(names, "|"))

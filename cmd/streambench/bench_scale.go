@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -29,12 +31,12 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	rep := &benchReport{
 		Name: fmt.Sprintf("scale: %d concurrent streams, mock, runtime and generator in separate processes", streams),
 		Command: fmt.Sprintf("streambench bench scale --streams %d --ramp %s --stream-length %s --itl %s%s",
-			streams, ramp, length, itl, map[bool]string{true: " --http2"}[f.http2]),
+			streams, ramp, length, itl, f.transportFlags()),
 		Method: fmt.Sprintf("scenario: TTFT %s then %d tokens %s apart, one token per frame (streams last ~%s); "+
 			"closed loop, one session per user, users ramped 0→%d over %s then held; sim-chat opted in on openai-none and anthropic-none; "+
-			"the runtime talks h2c to the mock; the generator uses %s. Generator memory: VmRSS at the peak minus before the load, "+
+			"the runtime talks %s to the mock; the generator uses %s. Generator memory: VmRSS at the peak minus before the load, "+
 			"and live heap+stacks after GC; CPU: getrusage (generator), /proc/PID/stat (children)",
-			ttft, tokens, itl, ttft+time.Duration(tokens)*itl, streams, ramp, map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[f.http2]),
+			ttft, tokens, itl, ttft+time.Duration(tokens)*itl, streams, ramp, providerProtocol(f), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[f.http2]),
 	}
 	yaml := fmt.Sprintf("name: scale-stream\ndescription: a long-lived paced answer, so many streams stay open at once\n"+
 		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", ttft, itl, tokens)
@@ -55,7 +57,7 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ramp: %w", err)
 	}
-	st, err := startBenchStack(dir)
+	st, err := startBenchStack(dir, f.providerHTTP1)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +96,13 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		}
 		if liveAtTop == 0 && s.active >= int64(streams) {
 			liveAtTop = liveMemory()
+			if f.profileDir != "" {
+				if err := writeProfiles(f.profileDir); err != nil {
+					rep.note("profiles: %v", err)
+				} else {
+					rep.note("heap and goroutine profiles at %d open streams in %s", s.active, f.profileDir)
+				}
+			}
 		}
 	}
 	cpu0 := processCPU()
@@ -141,8 +150,23 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		rep.add("runtime CPU per relayed frame", float64((rtCPU1-rtCPU0).Nanoseconds())/1e3/float64(c.Frames), "µs")
 		rep.add("mock CPU per frame", float64((mockCPU1-mockCPU0).Nanoseconds())/1e3/float64(c.Frames), "µs")
 	}
-	ttfc := mergedMetric(run, measure.FirstChunk)
-	rep.add("TTFC p99 (scripted TTFT "+ttft.String()+")", quantileMs(ttfc, 99, 0), "ms")
+	// Where the time to first chunk goes: connection, response headers (the runtime answered),
+	// first chunk; and the mock's own first byte, to tell a slow mock from a slow relay.
+	for _, m := range []struct {
+		metric measure.Metric
+		label  string
+	}{{measure.Connect, "connect"}, {measure.Headers, "response headers"}, {measure.FirstChunk, "TTFC"}, {measure.ChunkGap, "inter-chunk gap"}} {
+		h := mergedMetric(run, m.metric)
+		rep.add(m.label+" p50", quantileMs(h, 50, 0), "ms")
+		rep.add(m.label+" p99", quantileMs(h, 99, 0), "ms")
+	}
+	if records, err := mockSessions(ctx, st.mock.url); err != nil {
+		rep.note("mock records: %v", err)
+	} else {
+		h := streamStartLatency(records, "scale-stream")
+		rep.add("mock stream start − request arrival p50", quantileMs(h, 50, 0), "ms")
+		rep.add("mock stream start − request arrival p99", quantileMs(h, 99, 0), "ms")
+	}
 	rep.add("open-files limit per process", float64(openFileLimit()), "files")
 	runFailures(rep, run)
 	if peak.active < int64(streams) {
@@ -152,4 +176,29 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		rep.note("the open-files limit %d is below %d streams + slack: raise `ulimit -n`", openFileLimit(), streams)
 	}
 	return rep, nil
+}
+
+// writeProfiles writes this process's heap profile and goroutine summary into dir, to show
+// where the memory of an open stream goes (go tool pprof -sample_index=inuse_space heap.pprof).
+func writeProfiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		name, file string
+		debug      int
+	}{{"heap", "heap.pprof", 0}, {"goroutine", "goroutines.txt", 1}} {
+		w, err := os.Create(filepath.Join(dir, p.file))
+		if err != nil {
+			return err
+		}
+		err = pprof.Lookup(p.name).WriteTo(w, p.debug)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s profile: %w", p.name, err)
+		}
+	}
+	return nil
 }

@@ -29,7 +29,7 @@ type benchStack struct {
 
 // startBenchStack starts `streambench mock --scenarios DIR` and `streambench runtime` as child
 // processes of this binary (as `run` does for big runs) and waits until both are healthy.
-func startBenchStack(scenarioDir string) (*benchStack, error) {
+func startBenchStack(scenarioDir string, providerHTTP1 bool) (*benchStack, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find own executable: %w", err)
@@ -38,7 +38,7 @@ func startBenchStack(scenarioDir string) (*benchStack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start mock: %w", err)
 	}
-	rt, err := startChild(exe, []string{"runtime", "--addr", "127.0.0.1:0", "--provider", mock.url})
+	rt, err := startChild(exe, []string{"runtime", "--addr", "127.0.0.1:0", "--provider", mock.url, fmt.Sprintf("--provider-h2c=%t", !providerHTTP1)})
 	if err != nil {
 		mock.stop()
 		return nil, fmt.Errorf("start runtime: %w", err)
@@ -49,6 +49,14 @@ func startBenchStack(scenarioDir string) (*benchStack, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// providerProtocol names how the runtime reaches the mock.
+func providerProtocol(f *benchFlags) string {
+	if f.providerHTTP1 {
+		return "HTTP/1.1 (one connection per stream)"
+	}
+	return "h2c (streams multiplexed on pooled connections)"
 }
 
 // stop interrupts the runtime, then the mock (each drains, then exits).
@@ -242,4 +250,16 @@ func quantileMs(h *hdrhistogram.Histogram, q float64, offset time.Duration) floa
 		v = h.Max()
 	}
 	return float64(v-offset.Microseconds()) / 1000
+}
+
+// transportFlags are the protocol flags of a measurement's command line, as given.
+func (f *benchFlags) transportFlags() string {
+	s := ""
+	if f.http2 {
+		s += " --http2"
+	}
+	if f.providerHTTP1 {
+		s += " --provider-http1"
+	}
+	return s
 }

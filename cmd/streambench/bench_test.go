@@ -103,7 +103,7 @@ func TestBenchScaleSmall(t *testing.T) {
 		{"transport errors", func(v float64) bool { return v == 0 }},
 		{"violations", func(v float64) bool { return v == 0 }},
 		{"leak checks over tolerance", func(v float64) bool { return v == 0 }},
-		{"sessions ok", func(v float64) bool { return v == 20 }},                // one session per user
+		{"sessions ok", func(v float64) bool { return v == 20 }},                  // one session per user
 		{"generator RSS per open stream", func(v float64) bool { return v != 0 }}, // measured, whatever its size
 		{"generator CPU per received frame", func(v float64) bool { return v > 0 }},
 		{"frames received", func(v float64) bool { return v >= 20*28 }}, // 28 tokens per stream at least
@@ -128,7 +128,7 @@ func TestBenchFidelitySmall(t *testing.T) {
 		t.Errorf("failures: %v", rep.Failures)
 	}
 	// Both paths ran streams and measured a first chunk no earlier than the script allows.
-	for _, name := range []string{"paced: TTFC − TTFT p50", "runtime: TTFC − TTFT p50", "mock: first byte − arrival − TTFT p50"} {
+	for _, name := range []string{"paced: TTFC − TTFT p50", "runtime: TTFC − TTFT p50", "mock: stream start − request arrival p50"} {
 		if f := figure(t, rep, name); f.Value < -0.1 {
 			t.Errorf("%s = %v ms: a first chunk before the scripted TTFT", name, f.Value)
 		}
