@@ -148,3 +148,52 @@ func TestReportAndCompareCommands(t *testing.T) {
 		t.Errorf("report without a dir: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// TestGateCatchesRuntimeFaults is the acceptance end to end: real runs against the
+// reference runtime, scaled down. A run with --fault slow-first-chunk=200ms fails a regression
+// check against a clean baseline with exit 99, naming the check; a run with a rule fault fails
+// violations==0; the clean run passes against itself.
+func TestGateCatchesRuntimeFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the mock and the runtime")
+	}
+	t.Parallel()
+	out := t.TempDir()
+	run := func(id string, extra ...string) string {
+		args := append([]string{"--sessions", "24", "--clients", "6", "--time-scale", "0.05", "--in-process", "--quiet",
+			"--no-leak-check", "--out", out, "--run-id", id}, extra...)
+		err := runRun(args)
+		if id == "clean" || id == "slow" {
+			if err != nil {
+				t.Fatalf("run %s: %v", id, err)
+			}
+		}
+		return filepath.Join(out, id)
+	}
+	clean := run("clean")
+	slow := run("slow", "--fault", "slow-first-chunk=200ms")
+	broken := run("broken", "--fault", "no-reset")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		// the clean run against itself
+		{"self", []string{clean, "--baseline", clean, "--max-regression", "ttfc.p99=10%", "--threshold", "violations==0"}, exitOK, "gate: PASS"},
+		// the slow first chunk against the clean baseline
+		{"slow", []string{slow, "--baseline", clean, "--max-regression", "ttfc.p99=10%", "--threshold", "violations==0"}, exitThreshold, "checks failed: ttfc.p99=10%"},
+		// a rule fault
+		{"rule fault", []string{broken, "--threshold", "violations==0"}, exitThreshold, "violations==0"},
+	} {
+		var buf bytes.Buffer
+		err := gateMain(tc.args, &buf)
+		text := buf.String()
+		if err != nil {
+			text += "\nerror: " + err.Error()
+		}
+		if exitCode(err) != tc.wantCode || !strings.Contains(text, tc.want) {
+			t.Errorf("%s: exit %d, want %d and %q:\n%s", tc.name, exitCode(err), tc.wantCode, tc.want, text)
+		}
+	}
+}
