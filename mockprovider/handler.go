@@ -29,6 +29,8 @@ type request struct {
 	turnIdx int
 	tokens  int
 	frames  int
+	// responded is set once response bytes were flushed.
+	responded bool
 }
 
 func (s *Server) modelHandler(wr *wire) http.Handler {
@@ -96,6 +98,7 @@ func (q *request) serve() {
 		if status == http.StatusTooManyRequests {
 			q.w.Header().Set("Retry-After", "1")
 		}
+		q.w.Header().Set(HeaderFault, "http-"+strconv.Itoa(status))
 		q.fail(status, faultErrorKind(status), fmt.Sprintf(
 			"%s [streambench scenario %s, turn %d: scripted HTTP %d fault]", q.turn.ErrorMessage, dir.Scenario, q.turnIdx, status))
 		return
@@ -213,8 +216,8 @@ func (q *request) stream(base time.Time) {
 }
 
 // waitUntil sleeps on the stream's one timer until due, sending a keep-alive ping through sw
-// when the silence would exceed pingInterval. It returns gone=true, with the time it noticed,
-// as soon as the client goes away.
+// (on wires that have one) when the silence would exceed pingInterval. It returns gone=true,
+// with the time it noticed, as soon as the client goes away or a ping cannot be written.
 func (q *request) waitUntil(ctx context.Context, timer *time.Timer, due time.Time, sw streamWriter) (gone bool, at time.Time) {
 	for {
 		wait := time.Until(due)
@@ -226,7 +229,7 @@ func (q *request) waitUntil(ctx context.Context, timer *time.Timer, due time.Tim
 				return false, time.Time{}
 			}
 		}
-		ping := sw != nil && wait > pingInterval
+		ping := sw != nil && q.wire.pings && wait > pingInterval
 		if ping {
 			wait = pingInterval
 		}
@@ -237,8 +240,13 @@ func (q *request) waitUntil(ctx context.Context, timer *time.Timer, due time.Tim
 		case <-timer.C:
 		}
 		if ping {
-			if err := sw.Ping(); err == nil {
+			err := sw.Ping()
+			if err == nil {
 				err = http.NewResponseController(q.w).Flush()
+			}
+			if err != nil {
+				q.srv.logger.Debug("ping failed", "wire", q.wire.name, "error", err)
+				return true, time.Now()
 			}
 		}
 	}
@@ -285,7 +293,7 @@ func (q *request) respond(base time.Time) {
 	if failing {
 		s.metrics.providerErrors.WithLabelValues(q.wire.name, "midstream").Inc()
 		q.firstByte(time.Now())
-		q.w.Header().Set("X-Streambench-Fault", "midstream")
+		q.w.Header().Set(HeaderFault, "midstream")
 		q.wire.writeError(q.w, http.StatusInternalServerError, q.wire.errType(errServer), q.turn.ErrorMessage)
 		q.finish(OutcomeProviderError, http.StatusInternalServerError, q.turn.ErrorMessage)
 		return
@@ -322,6 +330,7 @@ func (q *request) fail(status int, kind errorKind, message string) {
 
 // firstByte records when the first response bytes were flushed.
 func (q *request) firstByte(at time.Time) {
+	q.responded = true
 	q.ref.update(func(rec *SessionRecord) { rec.FirstByte = at })
 }
 
@@ -341,7 +350,11 @@ func (q *request) clientGone(at time.Time, also func(*SessionRecord)) {
 			also(rec)
 		}
 	})
-	q.finish(OutcomeClientCancelled, http.StatusOK, "")
+	status := http.StatusOK
+	if !q.responded {
+		status = 0 // nothing was answered: the client left while the request was queued
+	}
+	q.finish(OutcomeClientCancelled, status, "")
 }
 
 // finish closes the request's record.

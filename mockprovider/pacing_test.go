@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,34 +141,51 @@ func TestPacingFollowsTheScheduleExactly(t *testing.T) {
 	}
 }
 
-func TestPacingPingsAnthropicDuringLongSilence(t *testing.T) {
+func TestPacingPingsOnlyAnthropicDuringLongSilence(t *testing.T) {
 	t.Parallel()
 	lib := testLibrary(t, `name: very-slow
 timing: {ttft: 12s, itl: 10ms}
 turns:
   - text: "Hello there."
 `)
-	synctest.Test(t, func(t *testing.T) {
-		srv, err := New(Options{Library: lib, TimeScale: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		rec := serveInBubble(srv, context.Background(), PathAnthropic, anthropicBody(directive("very-slow", 1, "a"), true))
-		var pings []time.Duration
-		for _, f := range rec.frames[1:] { // the opening frame carries its own ping
-			if strings.Contains(f.data, "event: ping") {
-				pings = append(pings, f.at.Sub(start))
-			}
-		}
-		want := []time.Duration{5 * time.Second, 10 * time.Second}
-		if len(pings) != len(want) || pings[0] != want[0] || pings[1] != want[1] {
-			t.Fatalf("pings at %v, want %v", pings, want)
-		}
-		if last := rec.frames[len(rec.frames)-1]; !strings.Contains(last.data, "message_stop") {
-			t.Fatalf("stream did not finish: last frame %q", last.data)
-		}
-	})
+	tests := []struct {
+		path, body, ping, last string
+		want                   []time.Duration
+	}{
+		// Anthropic sends a ping event every 5 s of silence, as the API does
+		{PathAnthropic, anthropicBody(directive("very-slow", 1, "a"), true), "event: ping", "message_stop", []time.Duration{5 * time.Second, 10 * time.Second}},
+		// the chat completions wire has no keep-alive: nothing until the first token
+		{PathOpenAI, openaiBody(directive("very-slow", 1, "a"), true), "ping", "[DONE]", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv, err := New(Options{Library: lib, TimeScale: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				rec := serveInBubble(srv, context.Background(), tt.path, tt.body)
+				var pings []time.Duration
+				for _, f := range rec.frames[1:] { // Anthropic's opening frame carries its own ping
+					if strings.Contains(f.data, tt.ping) {
+						pings = append(pings, f.at.Sub(start))
+					}
+				}
+				if !slices.Equal(pings, tt.want) {
+					t.Fatalf("pings at %v, want %v", pings, tt.want)
+				}
+				if last := rec.frames[len(rec.frames)-1]; !strings.Contains(last.data, tt.last) {
+					t.Fatalf("stream did not finish: last frame %q", last.data)
+				}
+				// "Hello there." is two tokens: two step frames, then the finish.
+				if first := rec.frames[len(rec.frames)-3]; first.at.Sub(start) != 12*time.Second {
+					t.Fatalf("first text %q at +%s, want at the 12 s TTFT", first.data, first.at.Sub(start))
+				}
+			})
+		})
+	}
 }
 
 func TestCancelIsNoticedAtOnceWhileWaiting(t *testing.T) {

@@ -37,6 +37,9 @@ const (
 	HeaderScenario = "X-Streambench-Scenario"
 	HeaderSeed     = "X-Streambench-Seed"
 	HeaderSession  = "X-Streambench-Session"
+	// HeaderFault is set on error responses the scenario scripted ("http-429", "midstream"),
+	// so a runtime's logs can tell injected faults from real ones.
+	HeaderFault = "X-Streambench-Fault"
 )
 
 // Paths the mock serves.
@@ -49,7 +52,8 @@ const (
 )
 
 // pingInterval is how long an Anthropic stream may stay silent before the mock sends a ping,
-// as the real API does during long pauses (stalls, slow time to first token).
+// as the real API does during long pauses (stalls, slow time to first token). The OpenAI wire
+// has no keep-alive and gets none.
 const pingInterval = 5 * time.Second
 
 // Options configure a Server.
@@ -127,8 +131,8 @@ func New(opts Options) (*Server, error) {
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle(PathOpenAI, s.modelHandler(openaiWire))
-	mux.Handle(PathAnthropic, s.modelHandler(anthropicWire))
+	mux.Handle(PathOpenAI, s.modelHandler(openaiWire()))
+	mux.Handle(PathAnthropic, s.modelHandler(anthropicWire()))
 	mux.HandleFunc("GET "+PathSessions, s.handleSessions)
 	mux.Handle("GET "+PathMetrics, promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{
 		Registry: s.metrics.registry, ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),

@@ -66,8 +66,10 @@ func faultErrorKind(status int) errorKind {
 
 // wire adapts one provider wire package to the server.
 type wire struct {
-	name          string
-	idPrefix      string
+	name     string
+	idPrefix string
+	// pings is whether the wire sends keep-alive pings during long silences.
+	pings         bool
 	parse         func(body []byte) (wireRequest, error)
 	newStream     func(w http.ResponseWriter, meta streamMeta, includeUsage bool) streamWriter
 	writeResponse func(w http.ResponseWriter, turn *scenarios.ScriptTurn, meta streamMeta) error
@@ -83,76 +85,81 @@ func setStreamHeaders(w http.ResponseWriter) {
 	h.Set("X-Accel-Buffering", "no")
 }
 
-// openaiWire is the chat completions wire.
-var openaiWire = &wire{
-	name:     "openai",
-	idPrefix: "chatcmpl-sb",
-	parse: func(body []byte) (wireRequest, error) {
-		r, err := openai.ParseRequest(body)
-		if err != nil {
-			return wireRequest{}, err
-		}
-		return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: r.IncludeUsage,
-			LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns}, nil
-	},
-	newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
-		setStreamHeaders(w)
-		return openai.NewStreamWriter(w, openai.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-			InputTokens: m.InputTokens}, includeUsage)
-	},
-	writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
-		w.Header().Set("Content-Type", "application/json")
-		return openai.WriteResponse(w, turn, openai.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-			InputTokens: m.InputTokens})
-	},
-	writeError: openai.WriteError,
-	errType: func(kind errorKind) string {
-		switch kind {
-		case errRequestTooLarge, errInvalidRequest:
-			return "invalid_request_error"
-		case errRateLimit:
-			return "rate_limit_error"
-		case errOverloaded:
-			return "service_unavailable_error"
-		}
-		return "server_error"
-	},
+// openaiWire adapts the chat completions wire.
+func openaiWire() *wire {
+	return &wire{
+		name:     "openai",
+		idPrefix: "chatcmpl-sb",
+		parse: func(body []byte) (wireRequest, error) {
+			r, err := openai.ParseRequest(body)
+			if err != nil {
+				return wireRequest{}, err
+			}
+			return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: r.IncludeUsage,
+				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns}, nil
+		},
+		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
+			setStreamHeaders(w)
+			return openai.NewStreamWriter(w, openai.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+				InputTokens: m.InputTokens}, includeUsage)
+		},
+		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
+			w.Header().Set("Content-Type", "application/json")
+			return openai.WriteResponse(w, turn, openai.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+				InputTokens: m.InputTokens})
+		},
+		writeError: openai.WriteError,
+		errType: func(kind errorKind) string {
+			switch kind {
+			case errRequestTooLarge, errInvalidRequest:
+				return "invalid_request_error"
+			case errRateLimit:
+				return "rate_limit_error"
+			case errOverloaded:
+				return "service_unavailable_error"
+			}
+			return "server_error"
+		},
+	}
 }
 
-// anthropicWire is the messages wire.
-var anthropicWire = &wire{
-	name:     "anthropic",
-	idPrefix: "msg_sb",
-	parse: func(body []byte) (wireRequest, error) {
-		r, err := anthropic.ParseRequest(body)
-		if err != nil {
-			return wireRequest{}, err
-		}
-		return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: true,
-			LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns}, nil
-	},
-	newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
-		setStreamHeaders(w)
-		return anthropic.NewStreamWriter(w, anthropic.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-			InputTokens: m.InputTokens}, includeUsage)
-	},
-	writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
-		w.Header().Set("Content-Type", "application/json")
-		return anthropic.WriteResponse(w, turn, anthropic.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-			InputTokens: m.InputTokens})
-	},
-	writeError: anthropic.WriteError,
-	errType: func(kind errorKind) string {
-		switch kind {
-		case errInvalidRequest:
-			return "invalid_request_error"
-		case errRequestTooLarge:
-			return "request_too_large"
-		case errRateLimit:
-			return "rate_limit_error"
-		case errOverloaded:
-			return "overloaded_error"
-		}
-		return "api_error"
-	},
+// anthropicWire adapts the messages wire.
+func anthropicWire() *wire {
+	return &wire{
+		name:     "anthropic",
+		idPrefix: "msg_sb",
+		pings:    true,
+		parse: func(body []byte) (wireRequest, error) {
+			r, err := anthropic.ParseRequest(body)
+			if err != nil {
+				return wireRequest{}, err
+			}
+			return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: true,
+				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns}, nil
+		},
+		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
+			setStreamHeaders(w)
+			return anthropic.NewStreamWriter(w, anthropic.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+				InputTokens: m.InputTokens}, includeUsage)
+		},
+		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
+			w.Header().Set("Content-Type", "application/json")
+			return anthropic.WriteResponse(w, turn, anthropic.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+				InputTokens: m.InputTokens})
+		},
+		writeError: anthropic.WriteError,
+		errType: func(kind errorKind) string {
+			switch kind {
+			case errInvalidRequest:
+				return "invalid_request_error"
+			case errRequestTooLarge:
+				return "request_too_large"
+			case errRateLimit:
+				return "rate_limit_error"
+			case errOverloaded:
+				return "overloaded_error"
+			}
+			return "api_error"
+		},
+	}
 }
