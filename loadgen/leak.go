@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -133,6 +134,10 @@ func (r *runner) leakSources() []leakSource {
 	return append(out, leakSource{name: "generator"})
 }
 
+// ErrLeakBaseline is returned (wrapped) by Run when a leak check source cannot be read before
+// the load: the run does not start, since its leak check could not be judged.
+var ErrLeakBaseline = errors.New("leak check baseline")
+
 // leakBaseline reads every source before the load. A source that cannot be read is an error:
 // the user asked for the check (NoLeakCheck turns it off).
 func (r *runner) leakBaseline(ctx context.Context) (map[string]gauges, error) {
@@ -140,7 +145,7 @@ func (r *runner) leakBaseline(ctx context.Context) (map[string]gauges, error) {
 	for _, src := range r.leakSources() {
 		g, err := r.scrape(ctx, src)
 		if err != nil {
-			return nil, fmt.Errorf("leak check baseline: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrLeakBaseline, err)
 		}
 		out[src.name] = g
 	}

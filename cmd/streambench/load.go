@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -260,6 +261,9 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	run, err := loadgen.Run(ctx, cfg)
 	if prog != nil {
 		prog.close()
+	}
+	if errors.Is(err, loadgen.ErrLeakBaseline) {
+		return nil, nil, usageError("%v (pass --no-leak-check, or --runtime-metrics - to skip the runtime's /metrics)", err)
 	}
 	if err != nil {
 		return nil, nil, usageError("%v", err)
