@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -236,4 +237,36 @@ func BenchmarkDecodeTextTurnEncodingJSON(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nframes), "ns/frame")
+}
+
+// TestParserMatchesReferenceMutations is a deterministic sweep in the spirit of the fuzz
+// target, run on every go test: each byte of a golden stream is deleted, and replaced by a
+// few bytes that matter to JSON, and the fast parser must agree with the reference on all.
+func TestParserMatchesReferenceMutations(t *testing.T) {
+	t.Parallel()
+	frames := writeTurn(t, smallTurn(), testMeta)
+	compare := func(data []byte) {
+		fast := runStream(&stream{dec: sse.NewDecoder(bytes.NewReader(data)), parse: parseEvent})
+		// The quirk check is slow, so the reference runs without it and only a disagreement
+		// is checked for quirks.
+		ref := runStream(&stream{dec: sse.NewDecoder(bytes.NewReader(data)), parse: referenceUnmarshal})
+		if fast.end == ref.end && slices.Equal(fast.events, ref.events) {
+			return
+		}
+		if runStream(&stream{dec: sse.NewDecoder(bytes.NewReader(data)), parse: referenceParse}).quirk {
+			return
+		}
+		t.Fatalf("on %q\nfast parser: %+v, end %s\nreference:   %+v, end %s", data, fast.events, fast.end, ref.events, ref.end)
+	}
+	buf := make([]byte, 0, len(frames))
+	for i := range frames {
+		compare(append(append(buf[:0], frames[:i]...), frames[i+1:]...))
+		for _, c := range []byte(`"\{},:`) {
+			if frames[i] != c && i%5 == 0 {
+				buf = append(buf[:0], frames...)
+				buf[i] = c
+				compare(buf)
+			}
+		}
+	}
 }
