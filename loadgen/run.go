@@ -22,6 +22,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -528,7 +529,7 @@ func (r *runner) verdict(s *measure.Summary, postErrs []error) measure.Verdict {
 	}
 	if n := c.Errors(); n > 0 {
 		r.errMu.Lock()
-		reasons = append(reasons, fmt.Sprintf("%d unscripted errors (HTTP %v, transport %d, decode %d); first: %v", n, c.HTTPErrors, c.TransportErrors, c.DecodeErrors, r.errSample))
+		reasons = append(reasons, fmt.Sprintf("%d unscripted errors (HTTP %v, transport %d, decode %d); first: %s", n, c.HTTPErrors, c.TransportErrors, c.DecodeErrors, strings.Join(r.errSample, "; ")))
 		r.errMu.Unlock()
 	}
 	if c.RecordErrors > 0 {

@@ -114,7 +114,7 @@ func (t *streamTransport) dial(ctx context.Context, addr string) (*streamConn, e
 		trace.ConnectDone("tcp", addr, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
+		return nil, err // a *net.OpError already says "dial tcp ADDR: ..."
 	}
 	return &streamConn{conn: conn, br: bufio.NewReaderSize(conn, streamReadBuffer)}, nil
 }
