@@ -255,3 +255,94 @@ func TestScheduleScalesGapsNotAbsoluteTimes(t *testing.T) {
 		t.Errorf("time scale 0: due %s, want base", got)
 	}
 }
+
+// constantLibrary is one scenario of 10 tokens, 100 ms apart from a 100 ms TTFT: exactly
+// 1 s per request at TimeScale 1.
+func constantLibrary(t *testing.T) *scenarios.Library {
+	return testLibrary(t, `name: one-second
+timing: {ttft: 100ms, itl: 100ms}
+turns:
+  - text: {tokens: 10}
+`)
+}
+
+// playConcurrently serves n requests at once in the bubble and returns each one's record.
+func playConcurrently(t *testing.T, srv *Server, n int) []SessionRecord {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			serveInBubble(srv, context.Background(), PathOpenAI, openaiBody(directive("one-second", 1, "k"+string(rune('a'+i))), true))
+		})
+	}
+	wg.Wait()
+	return srv.Sessions("")
+}
+
+func TestCapacityModelPutsTheKneeAtMaxConcurrent(t *testing.T) {
+	t.Parallel()
+	lib := constantLibrary(t)
+	synctest.Test(t, func(t *testing.T) {
+		// 4 slots, each request holds one for 1 s: 8 requests at once finish in two waves,
+		// the second wave queued for exactly the first wave's second.
+		srv, err := New(Options{Library: lib, TimeScale: 1, Capacity: Capacity{MaxConcurrent: 4, QueueSize: 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		var waves [3]int
+		for _, rec := range playConcurrently(t, srv, 8) {
+			took := rec.End.Sub(start)
+			switch {
+			case rec.Outcome == OutcomeCompleted && rec.Queued == 0 && took == time.Second:
+				waves[0]++
+			case rec.Outcome == OutcomeCompleted && rec.Queued == time.Second && took == 2*time.Second:
+				waves[1]++
+			default:
+				waves[2]++
+				t.Errorf("record %+v: took %s, want 1 s unqueued or 2 s after 1 s queued", rec, took)
+			}
+		}
+		if waves[0] != 4 || waves[1] != 4 {
+			t.Errorf("waves %v, want 4 requests in 1 s and 4 in 2 s", waves)
+		}
+		// A ninth and tenth beyond slots + queue are refused at once.
+		recs := playConcurrently(t, srv, 10)
+		var refused int
+		for _, rec := range recs[8:] {
+			if rec.Status == http.StatusTooManyRequests {
+				refused++
+			}
+		}
+		if refused != 2 {
+			t.Errorf("10 requests on 4 slots + 4 queue places: %d refused with 429, want 2", refused)
+		}
+	})
+}
+
+func TestCapacitySlowdownStretchesUnderLoad(t *testing.T) {
+	t.Parallel()
+	lib := constantLibrary(t)
+	synctest.Test(t, func(t *testing.T) {
+		// 5 streams at once with 0.1 per stream: once all five play, every gap is ×1.5. The
+		// first gap (TTFT) is scheduled as the streams are admitted one by one, so it is
+		// stretched by between ×1.1 and ×1.5.
+		srv, err := New(Options{Library: lib, TimeScale: 1, Capacity: Capacity{SlowdownPerStream: 0.1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		for _, rec := range playConcurrently(t, srv, 5) {
+			took := rec.End.Sub(start)
+			if took < 1460*time.Millisecond || took > 1500*time.Millisecond {
+				t.Errorf("stream %s took %s, want 0.1 s × (1.1…1.5) + 0.9 s × 1.5", rec.Session, took)
+			}
+		}
+		// Alone, a stream plays ×1.1.
+		start = time.Now()
+		serveInBubble(srv, context.Background(), PathOpenAI, openaiBody(directive("one-second", 1, "alone"), true))
+		if took := time.Since(start); took != 1100*time.Millisecond {
+			t.Errorf("a lone stream took %s, want 1.1 s", took)
+		}
+	})
+}
