@@ -243,3 +243,31 @@ func TestSelfProofLeakGoroutine(t *testing.T) {
 		t.Fatalf("leak-goroutine not caught by the leak check: leaks %+v\n%s", run.Summary.Leaks, describe(run))
 	}
 }
+
+// TestSelfProofSlowFirstChunk: a latency fault breaks no rule but shows in time to first
+// chunk, which is what the gate's regression check reads.
+func TestSelfProofSlowFirstChunk(t *testing.T) {
+	t.Parallel()
+	const delay = 300 * time.Millisecond
+	ttfcP50 := func(faults ...string) (time.Duration, *measure.Run) {
+		s := newStack(t, testScale, faults...)
+		cfg := s.config(mixOf(t, []string{"plain-answer"}, optedInAll), 4, 12)
+		cfg.NoLeakCheck = true
+		run := runLoad(t, cfg)
+		var p50 int64
+		for _, m := range run.Summary.Metrics {
+			if m.Metric == measure.FirstChunk {
+				p50 = max(p50, m.P50)
+			}
+		}
+		return time.Duration(p50) * time.Microsecond, run
+	}
+	base, _ := ttfcP50()
+	slow, run := ttfcP50("slow-first-chunk=" + delay.String())
+	if n := run.Summary.TotalViolations(); n != 0 {
+		t.Errorf("a latency fault reported %d violations: %v", n, run.Summary.Violations)
+	}
+	if slow-base < delay*8/10 {
+		t.Errorf("ttfc p50 %v with slow-first-chunk=%v vs %v without: the delay does not show", slow, delay, base)
+	}
+}
