@@ -164,6 +164,7 @@ type streamBody struct {
 	closed   bool
 }
 
+// Read reads the response body, noting when it reached its end.
 func (b *streamBody) Read(p []byte) (int, error) {
 	n, err := b.body.Read(p)
 	if errors.Is(err, io.EOF) {
@@ -172,6 +173,7 @@ func (b *streamBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close releases the connection (parked or closed); further calls do nothing.
 func (b *streamBody) Close() error {
 	if b.closed {
 		return nil

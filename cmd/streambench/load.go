@@ -54,6 +54,7 @@ const (
 	defaultDuration = 30 * time.Second
 )
 
+// addWorkloadFlags registers the workload flags on fs (load and run share them).
 func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	w := &workloadFlags{fs: fs}
 	fs.StringVar(&w.mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
@@ -360,6 +361,7 @@ type progressView struct {
 	lines int
 }
 
+// isTerminal tells whether f is a character device (a terminal), where bars can redraw.
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
@@ -394,6 +396,7 @@ func (v *progressView) describe() string {
 	return s
 }
 
+// update is the run's OnProgress: it moves the bar, or prints a line every 5 s.
 func (v *progressView) update(p loadgen.Progress) {
 	v.mu.Lock()
 	v.last = p
@@ -415,6 +418,7 @@ func (v *progressView) update(p loadgen.Progress) {
 	}
 }
 
+// close completes the bar and waits for its last redraw.
 func (v *progressView) close() {
 	if v.tty {
 		v.bar.SetTotal(-1, true)

@@ -90,6 +90,7 @@ type stackProcs struct {
 	stops               []func()
 }
 
+// stop stops what was started, last first (the runtime before its provider).
 func (s *stackProcs) stop() {
 	for i := len(s.stops) - 1; i >= 0; i-- {
 		s.stops[i]()
