@@ -61,13 +61,11 @@ type StreamWriter struct {
 	current      blockKind
 	currentIndex int
 	tools        []toolBlock
-	started      bool
 }
 
 // NewStreamWriter returns a writer for one streamed turn. includeUsage is ignored: the
 // Messages stream always reports usage.
 func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWriter {
-	_ = includeUsage
 	return &StreamWriter{w: w, meta: meta, json: make([]byte, 0, 512), out: make([]byte, 0, 1024)}
 }
 
@@ -75,7 +73,6 @@ func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWri
 // as the API does.
 func (s *StreamWriter) Start() error {
 	s.out = s.out[:0]
-	s.started = true
 	s.json = append(s.json[:0], `{"type":"message_start","message":{"id":`...)
 	s.json = appendJSONString(s.json, s.meta.ID)
 	s.json = append(s.json, `,"type":"message","role":"assistant","model":`...)

@@ -27,7 +27,8 @@ type Request struct {
 	// AssistantTurns is the number of assistant messages already present, which is the index
 	// of the turn to play: the provider is stateless across a tool loop.
 	AssistantTurns int
-	// Thinking is set when reasoning was requested (a reasoning_effort other than "none").
+	// Thinking is set when reasoning was requested: a reasoning_effort, or a reasoning object,
+	// whose effort is not "none".
 	Thinking bool
 }
 
@@ -40,6 +41,10 @@ type rawRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	ReasoningEffort string `json:"reasoning_effort"`
+	// Reasoning is the object form OpenAI-compatible gateways accept ({"effort": "high"}).
+	Reasoning *struct {
+		Effort string `json:"effort"`
+	} `json:"reasoning"`
 }
 
 // rawMessage is one entry of "messages" as ParseRequest reads it.
@@ -74,8 +79,12 @@ func ParseRequest(body []byte) (*Request, error) {
 	req := &Request{
 		Model:  *raw.Model,
 		Stream: raw.Stream,
-		Thinking: raw.ReasoningEffort != "" &&
-			raw.ReasoningEffort != "none",
+	}
+	switch {
+	case raw.ReasoningEffort != "":
+		req.Thinking = raw.ReasoningEffort != "none"
+	case raw.Reasoning != nil:
+		req.Thinking = raw.Reasoning.Effort != "none"
 	}
 	if raw.StreamOptions != nil {
 		req.IncludeUsage = raw.StreamOptions.IncludeUsage

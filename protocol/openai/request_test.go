@@ -50,6 +50,12 @@ func TestParseRequest(t *testing.T) {
 			want: Request{Model: "m", LastUserText: "x"},
 		},
 		{
+			// The reasoning object form asks for reasoning too.
+			name: "reasoning object",
+			body: `{"model":"m","reasoning":{"effort":"high"},"messages":[{"role":"user","content":"x"}]}`,
+			want: Request{Model: "m", LastUserText: "x", Thinking: true},
+		},
+		{
 			// Unknown fields are ignored.
 			name: "unknown fields",
 			body: `{"model":"m","temperature":0.2,"n":1,"messages":[{"role":"user","content":"x","name":"bob"}],"future":{"a":1}}`,
