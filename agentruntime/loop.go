@@ -156,7 +156,9 @@ func (rn *run) execute(em emitter) {
 	}
 	switch res.outcome {
 	case outcomeGone:
-		s.metrics.clientAborts.WithLabelValues(rn.dialect).Inc()
+		if !errors.Is(rn.cs.failure(), errSlowClient) { // drops are counted as such, not as aborts
+			s.metrics.clientAborts.WithLabelValues(rn.dialect).Inc()
+		}
 		if rn.faults.LeakGoroutine {
 			go func() { <-s.leakRelease }() // the fault: parked until Shutdown
 		}

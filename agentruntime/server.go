@@ -36,7 +36,8 @@ const (
 	DefaultMaxTurns          = 16
 )
 
-// Options configure a Server. The zero value (plus ProviderURL) is a correct runtime.
+// Options configure a Server. The zero value plus ProviderURL is a correct runtime whose
+// simulated tools settle at once; set ToolTimeScale to 1 to run them for their scripted time.
 type Options struct {
 	// Deployments are the agents served; nil means DefaultDeployments().
 	Deployments *Deployments

@@ -88,6 +88,9 @@ func TestSlowClientDropped(t *testing.T) {
 	eventually(t, 5*time.Second, "stream closed", func() bool {
 		return gauge(t, m, MetricClientStreamsOpen) == 0 && gauge(t, m, MetricProviderStreams) == 0
 	})
+	if got := gauge(t, m, MetricClientAborts); got != 0 {
+		t.Errorf("a drop counted as %v client aborts, want 0", got)
+	}
 	eventually(t, 5*time.Second, "the provider stream cancelled when the client was dropped", func() bool {
 		recs := mock.Sessions("stalled")
 		return len(recs) == 1 && !recs[0].ClientGone.IsZero()

@@ -155,6 +155,18 @@ func (cs *clientStream) close() {
 	}
 }
 
+// failure classifies the stream's first write failure (errSlowClient or errClientGone), or nil.
+// The HTTP server cancels the request context itself on a write error, so the run's context
+// cause cannot tell a drop from a departure; this can.
+func (cs *clientStream) failure() error {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.err == nil {
+		return nil
+	}
+	return causeOf(cs.err)
+}
+
 // causeOf classifies a write failure: a deadline means the client stopped reading.
 func causeOf(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
