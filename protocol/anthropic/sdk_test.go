@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/scenarios"
@@ -75,5 +76,35 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 			}
 			assertAccumulated(t, got, want)
 		})
+	}
+}
+
+// TestOfficialSDKSeesMidStreamError checks that the SDK reports the error event as an API
+// error of type overloaded_error, after the content streamed before it.
+func TestOfficialSDKSeesMidStreamError(t *testing.T) {
+	t.Parallel()
+	turn := smallTurn()
+	turn.ErrorAfterStep, turn.ErrorMessage = 3, "Overloaded"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(writeTurn(t, turn, testMeta))
+	}))
+	defer srv.Close()
+	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	stream := client.Messages.NewStreaming(context.Background(), sdk.MessageNewParams{
+		Model: "sim-model", MaxTokens: 1024, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))},
+	})
+	var msg sdk.Message
+	for stream.Next() {
+		if err := msg.Accumulate(stream.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := stream.Err()
+	if err == nil || !strings.Contains(err.Error(), "overloaded_error") || !strings.Contains(err.Error(), "Overloaded") {
+		t.Fatalf("stream error = %v, want an overloaded_error with the message", err)
+	}
+	if len(msg.Content) != 2 || msg.Content[1].Text != wantFromTurn(turn, 3).Text {
+		t.Errorf("content before the error = %+v", msg.Content)
 	}
 }

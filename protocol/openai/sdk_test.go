@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -75,5 +76,34 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 	}
 	if acc.Choices[0].FinishReason != "tool_calls" || acc.Usage.PromptTokens != 42 || acc.Usage.CompletionTokens != 17 || acc.ID != testMeta.ID {
 		t.Errorf("finish %q usage %+v id %q", acc.Choices[0].FinishReason, acc.Usage, acc.ID)
+	}
+}
+
+// TestOfficialSDKSeesMidStreamError checks that the SDK reports the mid-stream error frame
+// as an error carrying the message, after the content streamed before it.
+func TestOfficialSDKSeesMidStreamError(t *testing.T) {
+	t.Parallel()
+	turn := smallTurn()
+	turn.ErrorAfterStep, turn.ErrorMessage = 3, "The server had an error"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(writeTurn(t, turn, testMeta, true))
+	}))
+	defer srv.Close()
+	client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	stream := client.Chat.Completions.NewStreaming(context.Background(), sdk.ChatCompletionNewParams{
+		Model: "sim-model", Messages: []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage("hi")},
+	})
+	var content string
+	for stream.Next() {
+		if c := stream.Current(); len(c.Choices) > 0 {
+			content += c.Choices[0].Delta.Content
+		}
+	}
+	if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "The server had an error") {
+		t.Fatalf("stream error = %v, want the provider's message", err)
+	}
+	if want := wantFromTurn(turn, 3).Text; content != want {
+		t.Errorf("content before the error = %q, want %q", content, want)
 	}
 }
