@@ -77,7 +77,9 @@ const anyObjectSchema = `{"type":"object"}`
 // NewRequest builds POST {baseURL}/v1/messages streaming req. Assistant messages become text
 // and tool_use blocks; consecutive tool results become one user message of tool_result blocks
 // (a user text right after them joins that message, as the API wants alternating roles).
-// Thinking enables extended thinking with a 1024-token budget. The anthropic-version and a
+// Thinking enables extended thinking with a 1024-token budget. Earlier turns' thinking blocks
+// are not replayed (protocol.Message has no place for them): the mock does not need them,
+// though the real API wants them back in a tool loop with thinking on. The anthropic-version and a
 // placeholder x-api-key header are set; req.Header is copied last, so callers can forward
 // X-Streambench-* headers or override the key. req.Timeout is the caller's to apply via ctx.
 func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelRequest) (*http.Request, error) {
