@@ -293,6 +293,13 @@ func TestStreamTolerance(t *testing.T) {
 			want: accumulated{Text: "a", Stop: protocol.StopMaxToken, Usage: protocol.Usage{InputTokens: 3, OutputTokens: 4}, TurnEnds: 1},
 		},
 		{
+			// A server that closes after the finish_reason and usage without [DONE].
+			name: "no done marker",
+			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}` + "\n\n",
+			want: accumulated{Text: "a", Stop: protocol.StopEndTurn, Usage: protocol.Usage{InputTokens: 1, OutputTokens: 2}, TurnEnds: 1},
+		},
+		{
 			// A provider that repeats the id and name on every tool delta starts the call once.
 			name: "repeated tool id",
 			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}` + "\n\n" +
@@ -325,7 +332,7 @@ func TestStreamErrors(t *testing.T) {
 		// A field of the wrong type is reported, not ignored.
 		{"wrong type", `data: {"choices":[{"index":0,"delta":{"content":5}}]}` + "\n\n", `frame 1 ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}"): at byte 42: delta.content: expected a string, got a number`},
 		// The body ends before [DONE].
-		{"truncated", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n", "openai stream: ended after 1 frames without data: [DONE]: unexpected EOF"},
+		{"truncated", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n", "openai stream: ended after 1 frames without a finish_reason or data: [DONE]: unexpected EOF"},
 		// [DONE] without any finish_reason.
 		{"done without finish", "data: [DONE]\n\n", "openai stream: frame 1: data: [DONE] before any finish_reason"},
 		// Arguments for a call that never sent its id.

@@ -179,7 +179,8 @@ func defaultErrorType(status int) string {
 
 // NewStream decodes a streamed chat completion. Events come out in wire order; the turn ends
 // with one ModelTurnEnd (stop reason from finish_reason, usage from the usage chunk) when
-// data: [DONE] arrives, and io.EOF after it. A mid-stream error frame is returned as a
+// data: [DONE] arrives (or the body ends after a finish_reason), and io.EOF after it; a body
+// that ends before any finish_reason is io.ErrUnexpectedEOF. A mid-stream error frame is returned as a
 // *protocol.ProviderError with Status 200.
 func (Wire) NewStream(body io.Reader) protocol.ModelStream {
 	return &stream{dec: sse.NewDecoder(body), parse: parseChunk}
@@ -437,7 +438,14 @@ func (s *stream) Next(ev *protocol.ModelEvent) error {
 func (s *stream) readFrame() error {
 	if err := s.dec.Next(&s.ev); err != nil {
 		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("openai stream: ended after %d frames without data: [DONE]: %w", s.frames, io.ErrUnexpectedEOF)
+			if s.stop != "" {
+				// Some compatible servers close after the finish_reason without [DONE]; the
+				// turn is complete, as the official SDKs also accept.
+				s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
+				s.done = true
+				return nil
+			}
+			return fmt.Errorf("openai stream: ended after %d frames without a finish_reason or data: [DONE]: %w", s.frames, io.ErrUnexpectedEOF)
 		}
 		return fmt.Errorf("openai stream: after %d frames: %w", s.frames, err)
 	}
