@@ -130,7 +130,7 @@ func benchRelay(b *testing.B, wire, scenario string, streams int, scale float64)
 	defer rt.Close()
 	rts := httptest.NewServer(rt.Handler())
 	defer rts.Close()
-	floorClient := &http.Client{Transport: newProviderTransport(true, 0)}
+	floorClient := &http.Client{Transport: newProviderTransport(true, DefaultProviderH2CConns)} // as the runtime's
 	providerPath := map[string]string{"openai": mockprovider.PathOpenAI, "anthropic": mockprovider.PathAnthropic}[wire]
 	fts := httptest.NewServer(floorProxy(mts.URL+providerPath, floorClient))
 	defer fts.Close()

@@ -4,14 +4,20 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
 )
 
 // TestServeAndShutdown: Serve answers on a real listener; Shutdown lets a short stream finish,
@@ -183,4 +189,59 @@ func TestH2CClients(t *testing.T) {
 		recs := slow.mock.Sessions("h2-abort")
 		return len(recs) == 1 && !recs[0].ClientGone.IsZero() && gauge(t, slow.rt.metrics.registry, MetricClientStreamsOpen) == 0
 	})
+}
+
+// TestProviderConnectionsShared: with h2c (the default) many concurrent client streams share
+// one provider connection instead of a socket each; with ProviderHTTP1 each concurrent stream
+// needs its own.
+func TestProviderConnectionsShared(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		http1   bool
+		maxWant int64 // most provider connections for 50 concurrent streams
+	}{
+		// h2c multiplexes the streams on a few connections (DefaultProviderH2CConns).
+		{"h2c", false, DefaultProviderH2CConns},
+		// HTTP/1.1 cannot: one connection per concurrent stream (pooled afterwards).
+		{"http1", true, 50},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0.05})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var conns atomic.Int64
+			mts := httptest.NewUnstartedServer(mock)
+			mts.Config.Protocols = mockprovider.Protocols()
+			mts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			mts.Start()
+			t.Cleanup(mts.Close)
+			rt, err := New(Options{ProviderURL: mts.URL, ProviderHTTP1: tc.http1, Heartbeat: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rts := httptest.NewServer(rt.Handler())
+			t.Cleanup(func() { rts.Close(); _ = rt.Close() })
+			e := &env{t: t, rt: rt, url: rts.URL, client: rts.Client()}
+			var wg sync.WaitGroup
+			for i := range 50 {
+				wg.Go(func() {
+					resp, body := e.post("/api/chat/openai-none", nil, `{"input":"`+directive("plain-answer", uint64(i), fmt.Sprint("c", i))+`"}`)
+					if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"event":"final"`) {
+						t.Errorf("stream %d: %d", i, resp.StatusCode)
+					}
+				})
+			}
+			wg.Wait()
+			if got := conns.Load(); got > tc.maxWant || (tc.http1 && got < 2) {
+				t.Errorf("%d provider connections for 50 concurrent streams, want at most %d", got, tc.maxWant)
+			}
+		})
+	}
 }

@@ -34,6 +34,8 @@ const (
 	DefaultHeartbeat         = 10 * time.Second
 	DefaultMaxBody           = 1 << 20
 	DefaultMaxTurns          = 16
+	// DefaultProviderH2CConns is the provider connection cap with h2c.
+	DefaultProviderH2CConns = 4
 )
 
 // Options configure a Server. The zero value plus ProviderURL is a correct runtime whose
@@ -47,7 +49,11 @@ type Options struct {
 	// ProviderHTTP1 talks HTTP/1.1 to the provider instead of cleartext HTTP/2 (h2c). With h2c,
 	// thousands of provider streams share a few connections.
 	ProviderHTTP1 bool
-	// ProviderMaxConns caps connections to each provider host (0: no cap).
+	// ProviderMaxConns caps connections to each provider host. 0 means
+	// DefaultProviderH2CConns with h2c (without a cap, a burst of streams that start before the
+	// first connection is up dials one connection each) and no cap with HTTP/1.1; negative
+	// means no cap. With h2c each connection carries up to the provider's stream limit (the
+	// mock allows 100,000).
 	ProviderMaxConns int
 	// ProviderClient, when set, replaces the client built from the two fields above.
 	ProviderClient *http.Client
@@ -169,7 +175,14 @@ func New(opts Options) (*Server, error) {
 	}
 	s.client = opts.ProviderClient
 	if s.client == nil {
-		s.client = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, opts.ProviderMaxConns)}
+		maxConns := opts.ProviderMaxConns
+		switch {
+		case maxConns == 0 && !opts.ProviderHTTP1:
+			maxConns = DefaultProviderH2CConns
+		case maxConns < 0:
+			maxConns = 0
+		}
+		s.client = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, maxConns)}
 	}
 	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
 	s.leakRelease = make(chan struct{})

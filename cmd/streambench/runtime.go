@@ -23,7 +23,7 @@ func runRuntime(args []string) error {
 	provider := fs.String("provider", "http://127.0.0.1:8081", "default model provider base URL (the mock), for deployments that name none")
 	deployments := fs.String("deployments", "", "deployments YAML file (default: the embedded "+strings.Join(agentruntime.DefaultDeployments().Slugs(), ", ")+")")
 	h2c := fs.Bool("provider-h2c", true, "talk cleartext HTTP/2 to the provider (streams share a few connections); false for HTTP/1.1")
-	maxConns := fs.Int("provider-max-conns", 0, "cap connections per provider host (0 = no cap)")
+	maxConns := fs.Int("provider-max-conns", 0, fmt.Sprintf("cap connections per provider host (0 = %d with h2c, no cap with HTTP/1.1; negative = no cap)", agentruntime.DefaultProviderH2CConns))
 	faults := fs.StringArray("fault", nil, "break a protocol rule on purpose (repeatable):\n"+agentruntime.FaultHelp())
 	idle := fs.Duration("client-idle-timeout", agentruntime.DefaultClientIdleTimeout, "drop a client that accepts no bytes for this long (negative = never)")
 	heartbeat := fs.Duration("heartbeat", agentruntime.DefaultHeartbeat, "compose ': ping' interval while a stream is idle (at most 15s)")
