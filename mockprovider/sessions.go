@@ -7,8 +7,9 @@ import (
 )
 
 // DefaultSessionHistory is how many session records a Server keeps when Options.SessionHistory
-// is zero. Records live in a ring: the oldest is overwritten first, so memory stays bounded
-// (about 250 bytes per record, ~50 MB at this size) however long the mock runs.
+// is zero. Records live in a ring that grows with use up to this size and then overwrites the
+// oldest, so memory stays bounded (about 250 bytes per record plus its strings, ~50 MB at this
+// size) however long the mock runs.
 const DefaultSessionHistory = 200_000
 
 // Outcome is how a request to the mock ended.
@@ -120,12 +121,13 @@ func (r *SessionRecord) UnmarshalJSON(b []byte) error {
 }
 
 // sessionLog is a bounded ring of records. A request owns a slot from its arrival to its end
-// and updates it in place under the lock, so in-flight requests are visible too. Safe for
-// concurrent use.
+// and updates it in place under the lock, so in-flight requests are visible too. The ring
+// grows as records arrive up to its size, then overwrites the oldest. Safe for concurrent use.
 type sessionLog struct {
 	mu   sync.Mutex
+	size int
 	ring []sessionSlot
-	next uint64 // total records ever added; next slot is next % len(ring)
+	next uint64 // records ever added; record seq (1-based) lives at index (seq-1) % size
 }
 
 // sessionSlot holds one record and the sequence number it was added with, so a request whose
@@ -142,7 +144,12 @@ type sessionRef struct {
 }
 
 func newSessionLog(size int) *sessionLog {
-	return &sessionLog{ring: make([]sessionSlot, size)}
+	return &sessionLog{size: size, ring: make([]sessionSlot, 0, min(size, 1024))}
+}
+
+// slot returns the slot of record seq.
+func (l *sessionLog) slot(seq uint64) *sessionSlot {
+	return &l.ring[(seq-1)%uint64(l.size)]
 }
 
 // add stores rec and returns the handle its request updates it through.
@@ -150,9 +157,11 @@ func (l *sessionLog) add(rec SessionRecord) sessionRef {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.next++
-	seq := l.next
-	l.ring[seq%uint64(len(l.ring))] = sessionSlot{seq: seq, rec: rec}
-	return sessionRef{log: l, seq: seq}
+	if len(l.ring) < l.size {
+		l.ring = append(l.ring, sessionSlot{})
+	}
+	*l.slot(l.next) = sessionSlot{seq: l.next, rec: rec}
+	return sessionRef{log: l, seq: l.next}
 }
 
 // update applies fn to the record if it is still in the ring.
@@ -163,8 +172,7 @@ func (ref sessionRef) update(fn func(*SessionRecord)) {
 	l := ref.log
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	slot := &l.ring[ref.seq%uint64(len(l.ring))]
-	if slot.seq == ref.seq {
+	if slot := l.slot(ref.seq); slot.seq == ref.seq {
 		fn(&slot.rec)
 	}
 }
@@ -173,15 +181,16 @@ func (ref sessionRef) update(fn func(*SessionRecord)) {
 func (l *sessionLog) snapshot(session string) []SessionRecord {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := uint64(len(l.ring))
 	first := uint64(1)
-	if l.next > n {
-		first = l.next - n + 1
+	if l.next > uint64(l.size) {
+		first = l.next - uint64(l.size) + 1
 	}
-	out := make([]SessionRecord, 0, min(l.next-first+1, 1024))
+	out := []SessionRecord{} // never nil: the endpoint answers "sessions": [] when none match
+	if session == "" {
+		out = make([]SessionRecord, 0, len(l.ring))
+	}
 	for seq := first; seq <= l.next; seq++ {
-		slot := &l.ring[seq%n]
-		if session == "" || slot.rec.Session == session {
+		if slot := l.slot(seq); session == "" || slot.rec.Session == session {
 			out = append(out, slot.rec)
 		}
 	}

@@ -169,3 +169,19 @@ func stripMonotonic(recs []SessionRecord) []SessionRecord {
 	}
 	return out
 }
+
+func TestSessionsEndpointAnswersAnEmptyList(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestMock(t, Options{TimeScale: 0})
+	for _, query := range []string{"", "?session=nobody"} {
+		resp, err := http.Get(ts.URL + PathSessions + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.TrimSpace(string(body)) != `{"sessions":[]}` {
+			t.Errorf("GET %s%s = %s, want an empty list", PathSessions, query, body)
+		}
+	}
+}
