@@ -53,7 +53,8 @@ func readUntil(t testing.TB, r *bufio.Reader, marker string) int {
 // requested, and the runtime's goroutines, open streams and provider streams go back to baseline.
 func TestAbortDuringTool(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, 0, Options{ToolTimeScale: 1})
+	// Tools run 5× their scripted 1.2-1.5 s, so the client certainly leaves while one runs.
+	e := newEnv(t, 0, Options{ToolTimeScale: 5})
 	m := e.rt.metrics.registry
 	// Warm up: the first provider request dials the pooled h2c connection, whose goroutines
 	// belong in the baseline.

@@ -327,6 +327,7 @@ type flushBeforeRead struct {
 	rn   *run
 }
 
+// Read flushes the client stream, then reads from the provider.
 func (f flushBeforeRead) Read(p []byte) (int, error) {
 	f.rn.flush()
 	return f.body.Read(p)

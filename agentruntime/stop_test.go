@@ -36,7 +36,8 @@ func TestComposeStop(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, 0.1, Options{ToolTimeScale: 1})
+			// Real-time pacing and tools, so the run is still going when the stop arrives.
+			e := newEnv(t, 1, Options{ToolTimeScale: 1})
 			session := "stop-" + tc.name
 			s := &protocol.Session{ID: session, Target: "anthropic-all", Input: directive(tc.scenario, 1, session)}
 			sc, _ := scenarios.Embedded().Get(tc.scenario)
