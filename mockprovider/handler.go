@@ -119,7 +119,12 @@ func (q *request) serve() {
 	defer s.admission.release()
 	q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
 	s.metrics.started.WithLabelValues(q.wire.name).Inc()
-	base := time.Now() // the schedule starts when the request gets its slot: queueing adds to TTFT
+	// The schedule starts at the request's arrival, or when it got its slot if it had to
+	// queue: time spent queued adds to its TTFT, as at a saturated provider.
+	base := q.arrival
+	if queued > 0 {
+		base = time.Now()
+	}
 	if parsed.Stream {
 		q.stream(base)
 	} else {

@@ -1,0 +1,39 @@
+package mockprovider
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSelfTestPlaysAndCountsEveryStream(t *testing.T) {
+	t.Parallel()
+	for _, wire := range []string{"openai", "anthropic"} {
+		t.Run(wire, func(t *testing.T) {
+			t.Parallel()
+			// 10 streams of 0.2 s at 50 tokens/s: 10 tokens each.
+			res, err := SelfTest(context.Background(), SelfTestOptions{
+				Streams: 10, TokensPerSecond: 50, Duration: 200 * time.Millisecond, Ramp: 10 * time.Millisecond, Connections: 2, Wire: wire,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Completed != 10 || res.Failed != 0 {
+				t.Fatalf("completed %d, failed %d (%s), want 10 and 0", res.Completed, res.Failed, res.FirstFailure)
+			}
+			if res.Tokens != 100 || res.Frames != 100 || res.PacingError.TotalCount() != 100 {
+				t.Errorf("tokens %d, frames %d, pacing samples %d; want 100 each", res.Tokens, res.Frames, res.PacingError.TotalCount())
+			}
+			if res.CPU <= 0 || res.CPUPerToken <= 0 {
+				t.Errorf("CPU %s, per token %s: want both measured", res.CPU, res.CPUPerToken)
+			}
+			if out := res.String(); !strings.Contains(out, "pacing error") || !strings.Contains(out, "µs per token") {
+				t.Errorf("report lacks figures:\n%s", out)
+			}
+		})
+	}
+	if _, err := SelfTest(context.Background(), SelfTestOptions{Wire: "grpc"}); err == nil || !strings.Contains(err.Error(), `wire "grpc"`) {
+		t.Errorf("unknown wire: err %v, want one naming it", err)
+	}
+}
