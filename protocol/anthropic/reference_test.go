@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -119,7 +120,7 @@ func quirky(data []byte) bool {
 }
 
 // referenceParse decodes an event with encoding/json into the same view.
-func referenceParse(_ *jsonScanner, data []byte, v *eventView) error {
+func referenceParse(_ *jsonwire.Scanner, data []byte, v *eventView) error {
 	if quirky(data) {
 		return errQuirk
 	}
@@ -127,7 +128,7 @@ func referenceParse(_ *jsonScanner, data []byte, v *eventView) error {
 }
 
 // referenceUnmarshal is referenceParse without the quirk check.
-func referenceUnmarshal(_ *jsonScanner, data []byte, v *eventView) error {
+func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *eventView) error {
 	var e refEvent
 	if err := json.Unmarshal(data, &e); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -253,118 +254,118 @@ type deltaView struct {
 
 // parseEvent fills v from one event's JSON with the scanner: only the fields the stream
 // needs are decoded, everything else is validated and skipped.
-func parseEvent(sc *jsonScanner, data []byte, v *eventView) error {
-	sc.reset(data)
+func parseEvent(sc *jsonwire.Scanner, data []byte, v *eventView) error {
+	sc.Reset(data)
 	*v = eventView{}
-	if sc.object("event") {
+	if sc.Object("event") {
 		for first := true; ; {
-			key, ok := sc.member(&first)
+			key, ok := sc.Member(&first)
 			if !ok {
 				break
 			}
 			switch string(key) {
 			case "type":
-				setStr(&v.typ, sc.str("type"))
+				setStr(&v.typ, sc.Str("type"))
 			case "index":
-				v.index, v.hasIndex = sc.integer("index")
+				v.index, v.hasIndex = sc.Integer("index")
 			case "message":
-				v.hasMessage = sc.object("message")
+				v.hasMessage = sc.Object("message")
 				for first := v.hasMessage; v.hasMessage; {
-					key, ok := sc.member(&first)
+					key, ok := sc.Member(&first)
 					if !ok {
 						break
 					}
 					if string(key) == "usage" {
 						parseUsage(sc, "message.usage", &v.msgUsage)
 					} else {
-						sc.skip()
+						sc.Skip()
 					}
 				}
 			case "content_block":
-				v.hasBlock = sc.object("content_block")
+				v.hasBlock = sc.Object("content_block")
 				for first := v.hasBlock; v.hasBlock; {
-					key, ok := sc.member(&first)
+					key, ok := sc.Member(&first)
 					if !ok {
 						break
 					}
 					switch string(key) {
 					case "type":
-						setStr(&v.block.typ, sc.str("content_block.type"))
+						setStr(&v.block.typ, sc.Str("content_block.type"))
 					case "id":
-						setStr(&v.block.id, sc.str("content_block.id"))
+						setStr(&v.block.id, sc.Str("content_block.id"))
 					case "name":
-						setStr(&v.block.name, sc.str("content_block.name"))
+						setStr(&v.block.name, sc.Str("content_block.name"))
 					case "text":
-						setStr(&v.block.text, sc.str("content_block.text"))
+						setStr(&v.block.text, sc.Str("content_block.text"))
 					case "thinking":
-						setStr(&v.block.thinking, sc.str("content_block.thinking"))
+						setStr(&v.block.thinking, sc.Str("content_block.thinking"))
 					default:
-						sc.skip()
+						sc.Skip()
 					}
 				}
 			case "delta":
-				v.hasDelta = sc.object("delta")
+				v.hasDelta = sc.Object("delta")
 				for first := v.hasDelta; v.hasDelta; {
-					key, ok := sc.member(&first)
+					key, ok := sc.Member(&first)
 					if !ok {
 						break
 					}
 					switch string(key) {
 					case "type":
-						setStr(&v.delta.typ, sc.str("delta.type"))
+						setStr(&v.delta.typ, sc.Str("delta.type"))
 					case "text":
-						setStr(&v.delta.text, sc.str("delta.text"))
+						setStr(&v.delta.text, sc.Str("delta.text"))
 					case "thinking":
-						setStr(&v.delta.thinking, sc.str("delta.thinking"))
+						setStr(&v.delta.thinking, sc.Str("delta.thinking"))
 					case "partial_json":
-						setStr(&v.delta.partialJSON, sc.str("delta.partial_json"))
+						setStr(&v.delta.partialJSON, sc.Str("delta.partial_json"))
 					case "stop_reason":
-						setStr(&v.delta.stopReason, sc.str("delta.stop_reason"))
+						setStr(&v.delta.stopReason, sc.Str("delta.stop_reason"))
 					default:
-						sc.skip()
+						sc.Skip()
 					}
 				}
 			case "usage":
 				parseUsage(sc, "usage", &v.usage)
 			case "error":
-				v.hasError = sc.object("error")
+				v.hasError = sc.Object("error")
 				for first := v.hasError; v.hasError; {
-					key, ok := sc.member(&first)
+					key, ok := sc.Member(&first)
 					if !ok {
 						break
 					}
 					switch string(key) {
 					case "type":
-						setStr(&v.errTyp, sc.str("error.type"))
+						setStr(&v.errTyp, sc.Str("error.type"))
 					case "message":
-						setStr(&v.errMessage, sc.str("error.message"))
+						setStr(&v.errMessage, sc.Str("error.message"))
 					default:
-						sc.skip()
+						sc.Skip()
 					}
 				}
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		}
 	}
-	return sc.finish()
+	return sc.Finish()
 }
 
 // parseUsage reads a usage object; absent or null counts stay unset.
-func parseUsage(sc *jsonScanner, field string, u *usageView) {
-	*u = usageView{has: sc.object(field)}
+func parseUsage(sc *jsonwire.Scanner, field string, u *usageView) {
+	*u = usageView{has: sc.Object(field)}
 	for first := u.has; u.has; {
-		key, ok := sc.member(&first)
+		key, ok := sc.Member(&first)
 		if !ok {
 			return
 		}
 		switch string(key) {
 		case "input_tokens":
-			u.inputTokens, u.hasInput = sc.integer(field + ".input_tokens")
+			u.inputTokens, u.hasInput = sc.Integer(field + ".input_tokens")
 		case "output_tokens":
-			u.outputs, u.hasOutput = sc.integer(field + ".output_tokens")
+			u.outputs, u.hasOutput = sc.Integer(field + ".output_tokens")
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }
@@ -392,10 +393,10 @@ const maxBlocks = 4096
 type stream struct {
 	dec  *sse.Decoder
 	ev   sse.Event
-	scan jsonScanner
+	scan jsonwire.Scanner
 	view eventView
 	// parse decodes an event; it is parseEvent, swapped for an encoding/json reference in tests.
-	parse  func(*jsonScanner, []byte, *eventView) error
+	parse  func(*jsonwire.Scanner, []byte, *eventView) error
 	events int // SSE events read, for error messages
 	// pending holds events decoded from the current SSE event not yet returned.
 	pending []protocol.ModelEvent

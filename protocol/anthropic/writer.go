@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -74,9 +75,9 @@ func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWri
 func (s *StreamWriter) Start() error {
 	s.out = s.out[:0]
 	s.json = append(s.json[:0], `{"type":"message_start","message":{"id":`...)
-	s.json = appendJSONString(s.json, s.meta.ID)
+	s.json = jsonwire.AppendString(s.json, s.meta.ID)
 	s.json = append(s.json, `,"type":"message","role":"assistant","model":`...)
-	s.json = appendJSONString(s.json, s.meta.Model)
+	s.json = jsonwire.AppendString(s.json, s.meta.Model)
 	s.json = append(s.json, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
 	s.json = strconv.AppendInt(s.json, int64(s.meta.InputTokens), 10)
 	s.json = append(s.json, `,"output_tokens":1}}}`...)
@@ -113,7 +114,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 		} else {
 			s.json = append(s.json, `"delta":{"type":"text_delta","text":`...)
 		}
-		s.json = appendJSONString(s.json, step.Text)
+		s.json = jsonwire.AppendString(s.json, step.Text)
 		s.json = append(s.json, `}}`...)
 		s.appendEvent("content_block_delta")
 	case scenarios.StepToolArgs:
@@ -130,9 +131,9 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			s.nextIndex++
 			s.json = s.appendBlockHead(s.json[:0], "content_block_start", tb.index)
 			s.json = append(s.json, `"content_block":{"type":"tool_use","id":`...)
-			s.json = appendJSONString(s.json, call.ID)
+			s.json = jsonwire.AppendString(s.json, call.ID)
 			s.json = append(s.json, `,"name":`...)
-			s.json = appendJSONString(s.json, call.Name)
+			s.json = jsonwire.AppendString(s.json, call.Name)
 			s.json = append(s.json, `,"input":{}}}`...)
 			s.appendEvent("content_block_start")
 		} else if !tb.open {
@@ -140,7 +141,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 		}
 		s.json = s.appendBlockHead(s.json[:0], "content_block_delta", tb.index)
 		s.json = append(s.json, `"delta":{"type":"input_json_delta","partial_json":`...)
-		s.json = appendJSONString(s.json, step.Text)
+		s.json = jsonwire.AppendString(s.json, step.Text)
 		s.json = append(s.json, `}}`...)
 		s.appendEvent("content_block_delta")
 		tb.written += len(step.Text)
@@ -161,7 +162,7 @@ func (s *StreamWriter) Error(message string) error {
 		message = "Overloaded"
 	}
 	s.json = append(s.json[:0], `{"type":"error","error":{"type":"overloaded_error","message":`...)
-	s.json = appendJSONString(s.json, message)
+	s.json = jsonwire.AppendString(s.json, message)
 	s.json = append(s.json, `}}`...)
 	s.out = s.out[:0]
 	s.appendEvent("error")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -100,7 +101,7 @@ func quirky(data []byte) bool {
 }
 
 // referenceParse decodes a frame with encoding/json into the same view.
-func referenceParse(_ *jsonScanner, data []byte, v *chunkView) error {
+func referenceParse(_ *jsonwire.Scanner, data []byte, v *chunkView) error {
 	if quirky(data) {
 		return errQuirk
 	}
@@ -108,7 +109,7 @@ func referenceParse(_ *jsonScanner, data []byte, v *chunkView) error {
 }
 
 // referenceUnmarshal is referenceParse without the quirk check.
-func referenceUnmarshal(_ *jsonScanner, data []byte, v *chunkView) error {
+func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *chunkView) error {
 	var c refChunk
 	if err := json.Unmarshal(data, &c); err != nil {
 		return err

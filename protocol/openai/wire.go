@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -213,31 +214,31 @@ type toolCallView struct {
 
 // parseChunk fills v from one frame's JSON with the scanner: only the fields the stream
 // needs are decoded, everything else is validated and skipped. A JSON null reads as absent.
-func parseChunk(sc *jsonScanner, data []byte, v *chunkView) error {
-	sc.reset(data)
+func parseChunk(sc *jsonwire.Scanner, data []byte, v *chunkView) error {
+	sc.Reset(data)
 	v.hasError, v.errMessage, v.errTyp = false, nil, nil
 	v.hasUsage, v.usage = false, protocol.Usage{}
 	v.choices = v.choices[:0]
-	if sc.object("chunk") {
+	if sc.Object("chunk") {
 		for first := true; ; {
-			key, ok := sc.member(&first)
+			key, ok := sc.Member(&first)
 			if !ok {
 				break
 			}
 			switch string(key) {
 			case "choices":
 				v.choices = v.choices[:0]
-				if sc.array("choices") {
-					for first := true; sc.element(&first); {
+				if sc.Array("choices") {
+					for first := true; sc.Element(&first); {
 						v.choices = append(v.choices, choiceView{toolCalls: nextToolCalls(v.choices)})
 						parseChoice(sc, &v.choices[len(v.choices)-1])
 					}
 				}
 			case "usage":
-				if sc.object("usage") {
+				if sc.Object("usage") {
 					v.hasUsage = true
 					for first := true; ; {
-						key, ok := sc.member(&first)
+						key, ok := sc.Member(&first)
 						if !ok {
 							break
 						}
@@ -247,38 +248,38 @@ func parseChunk(sc *jsonScanner, data []byte, v *chunkView) error {
 						case "completion_tokens":
 							setInt(&v.usage.OutputTokens, sc, "usage.completion_tokens")
 						default:
-							sc.skip()
+							sc.Skip()
 						}
 					}
 				} else {
 					v.hasUsage = false
 				}
 			case "error":
-				if sc.object("error") {
+				if sc.Object("error") {
 					v.hasError = true
 					for first := true; ; {
-						key, ok := sc.member(&first)
+						key, ok := sc.Member(&first)
 						if !ok {
 							break
 						}
 						switch string(key) {
 						case "message":
-							setStr(&v.errMessage, sc.str("error.message"))
+							setStr(&v.errMessage, sc.Str("error.message"))
 						case "type":
-							setStr(&v.errTyp, sc.str("error.type"))
+							setStr(&v.errTyp, sc.Str("error.type"))
 						default:
-							sc.skip()
+							sc.Skip()
 						}
 					}
 				} else {
 					v.hasError = false
 				}
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		}
 	}
-	return sc.finish()
+	return sc.Finish()
 }
 
 // setStr stores a decoded string unless it was null, which (as in encoding/json) leaves the
@@ -290,8 +291,8 @@ func setStr(dst *[]byte, b []byte) {
 }
 
 // setInt reads an integer into dst unless it is null.
-func setInt(dst *int, sc *jsonScanner, field string) {
-	if n, ok := sc.integer(field); ok {
+func setInt(dst *int, sc *jsonwire.Scanner, field string) {
+	if n, ok := sc.Integer(field); ok {
 		*dst = n
 	}
 }
@@ -304,12 +305,12 @@ func nextToolCalls(choices []choiceView) []toolCallView {
 	return nil
 }
 
-func parseChoice(sc *jsonScanner, c *choiceView) {
-	if !sc.object("choices[]") {
+func parseChoice(sc *jsonwire.Scanner, c *choiceView) {
+	if !sc.Object("choices[]") {
 		return
 	}
 	for first := true; ; {
-		key, ok := sc.member(&first)
+		key, ok := sc.Member(&first)
 		if !ok {
 			return
 		}
@@ -317,46 +318,46 @@ func parseChoice(sc *jsonScanner, c *choiceView) {
 		case "index":
 			setInt(&c.index, sc, "choices[].index")
 		case "finish_reason":
-			setStr(&c.finishReason, sc.str("choices[].finish_reason"))
+			setStr(&c.finishReason, sc.Str("choices[].finish_reason"))
 		case "delta":
-			if !sc.object("choices[].delta") {
+			if !sc.Object("choices[].delta") {
 				continue
 			}
 			for first := true; ; {
-				key, ok := sc.member(&first)
+				key, ok := sc.Member(&first)
 				if !ok {
 					break
 				}
 				switch string(key) {
 				case "content":
-					setStr(&c.content, sc.str("delta.content"))
+					setStr(&c.content, sc.Str("delta.content"))
 				case "reasoning_content":
-					setStr(&c.reasoning, sc.str("delta.reasoning_content"))
+					setStr(&c.reasoning, sc.Str("delta.reasoning_content"))
 				case "tool_calls":
 					c.toolCalls = c.toolCalls[:0]
-					if !sc.array("delta.tool_calls") {
+					if !sc.Array("delta.tool_calls") {
 						continue
 					}
-					for first := true; sc.element(&first); {
+					for first := true; sc.Element(&first); {
 						c.toolCalls = append(c.toolCalls, toolCallView{})
 						parseToolCall(sc, &c.toolCalls[len(c.toolCalls)-1])
 					}
 				default:
-					sc.skip()
+					sc.Skip()
 				}
 			}
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }
 
-func parseToolCall(sc *jsonScanner, tc *toolCallView) {
-	if !sc.object("tool_calls[]") {
+func parseToolCall(sc *jsonwire.Scanner, tc *toolCallView) {
+	if !sc.Object("tool_calls[]") {
 		return
 	}
 	for first := true; ; {
-		key, ok := sc.member(&first)
+		key, ok := sc.Member(&first)
 		if !ok {
 			return
 		}
@@ -364,27 +365,27 @@ func parseToolCall(sc *jsonScanner, tc *toolCallView) {
 		case "index":
 			setInt(&tc.index, sc, "tool_calls[].index")
 		case "id":
-			setStr(&tc.id, sc.str("tool_calls[].id"))
+			setStr(&tc.id, sc.Str("tool_calls[].id"))
 		case "function":
-			if !sc.object("tool_calls[].function") {
+			if !sc.Object("tool_calls[].function") {
 				continue
 			}
 			for first := true; ; {
-				key, ok := sc.member(&first)
+				key, ok := sc.Member(&first)
 				if !ok {
 					break
 				}
 				switch string(key) {
 				case "name":
-					setStr(&tc.name, sc.str("function.name"))
+					setStr(&tc.name, sc.Str("function.name"))
 				case "arguments":
-					setStr(&tc.arguments, sc.str("function.arguments"))
+					setStr(&tc.arguments, sc.Str("function.arguments"))
 				default:
-					sc.skip()
+					sc.Skip()
 				}
 			}
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }
@@ -396,10 +397,10 @@ const maxToolIndex = 1024
 type stream struct {
 	dec  *sse.Decoder
 	ev   sse.Event
-	scan jsonScanner
+	scan jsonwire.Scanner
 	view chunkView
 	// parse decodes a frame; it is parseChunk, swapped for an encoding/json reference in tests.
-	parse  func(*jsonScanner, []byte, *chunkView) error
+	parse  func(*jsonwire.Scanner, []byte, *chunkView) error
 	frames int // data frames read, for error messages
 	// pending holds events decoded from the current frame not yet returned.
 	pending []protocol.ModelEvent

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -60,11 +61,11 @@ func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWri
 // appendChunkHead appends `{"id":…,"object":…,"created":…,"model":…,`.
 func (s *StreamWriter) appendChunkHead(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, s.meta.ID)
+	b = jsonwire.AppendString(b, s.meta.ID)
 	b = append(b, `,"object":"chat.completion.chunk","created":`...)
 	b = strconv.AppendInt(b, s.meta.Created, 10)
 	b = append(b, `,"model":`...)
-	b = appendJSONString(b, s.meta.Model)
+	b = jsonwire.AppendString(b, s.meta.Model)
 	return append(b, ',')
 }
 
@@ -83,12 +84,12 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 	switch step.Kind {
 	case scenarios.StepThinking:
 		s.delta = append(s.delta[:0], `{"reasoning_content":`...)
-		s.delta = appendJSONString(s.delta, step.Text)
+		s.delta = jsonwire.AppendString(s.delta, step.Text)
 		s.delta = append(s.delta, '}')
 		s.appendDelta("", "")
 	case scenarios.StepText:
 		s.delta = append(s.delta[:0], `{"content":`...)
-		s.delta = appendJSONString(s.delta, step.Text)
+		s.delta = jsonwire.AppendString(s.delta, step.Text)
 		s.delta = append(s.delta, '}')
 		s.appendDelta("", "")
 	case scenarios.StepToolArgs:
@@ -104,16 +105,16 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			s.delta = append(s.delta[:0], `{"tool_calls":[{"index":`...)
 			s.delta = strconv.AppendInt(s.delta, int64(step.Tool), 10)
 			s.delta = append(s.delta, `,"id":`...)
-			s.delta = appendJSONString(s.delta, call.ID)
+			s.delta = jsonwire.AppendString(s.delta, call.ID)
 			s.delta = append(s.delta, `,"type":"function","function":{"name":`...)
-			s.delta = appendJSONString(s.delta, call.Name)
+			s.delta = jsonwire.AppendString(s.delta, call.Name)
 			s.delta = append(s.delta, `,"arguments":""}}]}`...)
 			s.appendDelta("", "")
 		}
 		s.delta = append(s.delta[:0], `{"tool_calls":[{"index":`...)
 		s.delta = strconv.AppendInt(s.delta, int64(step.Tool), 10)
 		s.delta = append(s.delta, `,"function":{"arguments":`...)
-		s.delta = appendJSONString(s.delta, step.Text)
+		s.delta = jsonwire.AppendString(s.delta, step.Text)
 		s.delta = append(s.delta, `}}]}`...)
 		s.appendDelta("", "")
 	default:
@@ -126,7 +127,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 // started: a data frame with only an "error" object. The stream must end after it.
 func (s *StreamWriter) Error(message string) error {
 	s.json = append(s.json[:0], `{"error":{"message":`...)
-	s.json = appendJSONString(s.json, message)
+	s.json = jsonwire.AppendString(s.json, message)
 	s.json = append(s.json, `,"type":"server_error","code":null}}`...)
 	s.out = s.appendData(s.out[:0], s.json)
 	return s.flush("error")

@@ -1,22 +1,21 @@
-package openai
+package jsonwire
 
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
 
 // scanAll validates data as one JSON value with the scanner.
 func scanAll(data []byte) error {
-	var sc jsonScanner
-	sc.reset(data)
-	sc.skip()
-	return sc.finish()
+	var sc Scanner
+	sc.Reset(data)
+	sc.Skip()
+	return sc.Finish()
 }
 
-func TestJSONScannerValidity(t *testing.T) {
+func TestScannerValidity(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in    string
@@ -54,9 +53,9 @@ func TestJSONScannerValidity(t *testing.T) {
 	}
 }
 
-// FuzzJSONScanner checks the scanner against encoding/json: the same inputs are valid, and
+// FuzzScanner checks the scanner against encoding/json: the same inputs are valid, and
 // every string decodes to the same text.
-func FuzzJSONScanner(f *testing.F) {
+func FuzzScanner(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d\ude00\ud800x\udc00"`, "\"\xff\xfe\"", `-0.1e-7`, `[1,]`, `"\u0000"`} {
 		f.Add([]byte(s))
 	}
@@ -72,16 +71,16 @@ func FuzzJSONScanner(f *testing.F) {
 		if err := json.Unmarshal(data, &want); err != nil {
 			t.Fatal(err)
 		}
-		var sc jsonScanner
-		sc.reset(data)
-		got := sc.str("s")
-		if sc.finish() != nil || string(got) != want {
-			t.Fatalf("string %q decoded to %q, encoding/json %q (err %v)", data, got, want, sc.err)
+		var sc Scanner
+		sc.Reset(data)
+		got := sc.Str("s")
+		if sc.Finish() != nil || string(got) != want {
+			t.Fatalf("string %q decoded to %q, encoding/json %q (err %v)", data, got, want, sc.Err())
 		}
 	})
 }
 
-func TestJSONScannerIntegers(t *testing.T) {
+func TestScannerIntegers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in      string
@@ -98,10 +97,10 @@ func TestJSONScannerIntegers(t *testing.T) {
 		{"99999999999999999999", 0, false, "f: integer 99999999999999999999 out of range"}, // overflow
 	}
 	for _, tt := range tests {
-		var sc jsonScanner
-		sc.reset([]byte(tt.in))
-		n, present := sc.integer("f")
-		err := sc.finish()
+		var sc Scanner
+		sc.Reset([]byte(tt.in))
+		n, present := sc.Integer("f")
+		err := sc.Finish()
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("integer(%s) error = %v, want %q", tt.in, err, tt.wantErr)
@@ -110,30 +109,6 @@ func TestJSONScannerIntegers(t *testing.T) {
 		}
 		if err != nil || n != tt.want || present != tt.present {
 			t.Errorf("integer(%s) = %d, %v, %v; want %d, %v", tt.in, n, present, err, tt.want, tt.present)
-		}
-	}
-}
-
-// TestSharedFilesInSync keeps the copies of the JSON helpers in protocol/openai and
-// protocol/anthropic identical but for the package clause: the two wires share them, and
-// neither package should import the other.
-func TestSharedFilesInSync(t *testing.T) {
-	t.Parallel()
-	for _, name := range []string{"jsonscan.go", "jsonstr.go"} {
-		mine, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		theirs, err := os.ReadFile("../anthropic/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		strip := func(b []byte) string {
-			_, rest, _ := strings.Cut(string(b), "\n")
-			return rest
-		}
-		if strip(mine) != strip(theirs) {
-			t.Errorf("protocol/openai/%s and protocol/anthropic/%s differ beyond the package clause", name, name)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package openai
+package jsonwire
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func encodingJSON(t testing.TB, s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-func TestAppendJSONString(t *testing.T) {
+func TestAppendString(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, in, want string
@@ -45,26 +45,26 @@ func TestAppendJSONString(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := string(appendJSONString(nil, tt.in))
+			got := string(AppendString(nil, tt.in))
 			if got != tt.want {
-				t.Errorf("appendJSONString(%q) = %s, want %s", tt.in, got, tt.want)
+				t.Errorf("AppendString(%q) = %s, want %s", tt.in, got, tt.want)
 			}
 			if ref := string(encodingJSON(t, tt.in)); got != ref {
-				t.Errorf("appendJSONString(%q) = %s, encoding/json = %s", tt.in, got, ref)
+				t.Errorf("AppendString(%q) = %s, encoding/json = %s", tt.in, got, ref)
 			}
 		})
 	}
 }
 
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{"", "a\"b", "\x00\x7f\u2028", "\xff\xfe", "héllo\n", "\xed\xa0\x80"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		prefix := []byte("x")
-		got := appendJSONString(prefix, s)
+		got := AppendString(prefix, s)
 		if !bytes.Equal(got[1:], encodingJSON(t, s)) {
-			t.Fatalf("appendJSONString(%q) = %s, encoding/json = %s", s, got[1:], encodingJSON(t, s))
+			t.Fatalf("AppendString(%q) = %s, encoding/json = %s", s, got[1:], encodingJSON(t, s))
 		}
 		if bytes.ContainsAny(got, "\n\r") {
 			t.Fatalf("output %q has a line break, which would split an SSE data line", got)
@@ -72,12 +72,12 @@ func FuzzAppendJSONString(f *testing.F) {
 	})
 }
 
-func BenchmarkAppendJSONString(b *testing.B) {
+func BenchmarkAppendString(b *testing.B) {
 	s := "The quick brown fox \"jumps\" over the lazy dog.\n"
 	buf := make([]byte, 0, 128)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		buf = appendJSONString(buf[:0], s)
+		buf = AppendString(buf[:0], s)
 	}
 }

@@ -1,7 +1,4 @@
-package openai
-
-// This file is kept identical (but for the package clause) in protocol/openai and
-// protocol/anthropic; TestSharedFilesInSync guards it.
+package jsonwire
 
 import (
 	"fmt"
@@ -13,16 +10,17 @@ import (
 // maxJSONDepth matches encoding/json's nesting limit.
 const maxJSONDepth = 10000
 
-// jsonScanner is a strict, allocation-free JSON reader for the few fields a stream decoder
+// Scanner is a strict, allocation-free JSON reader for the few fields a stream decoder
 // needs from each frame. encoding/json costs several microseconds and allocations per
 // frame through reflection; a runtime relaying thousands of streams spends that on every
 // token, so the hot path walks the bytes once instead. It validates everything it reads or
 // skips exactly as RFC 8259 (and encoding/json) does. Decoded strings alias the frame or an
-// internal buffer and stay valid until reset.
+// internal buffer and stay valid until the next Reset.
 //
 // Errors are sticky: after the first one every method returns a zero value, loops end, and
-// err says what was wrong and where.
-type jsonScanner struct {
+// Err (or Finish) says what was wrong and where. The zero value is ready for Reset; a Scanner
+// is not safe for concurrent use, so each stream decoder keeps its own.
+type Scanner struct {
 	data []byte
 	pos  int
 	err  error
@@ -30,20 +28,20 @@ type jsonScanner struct {
 	buf []byte
 }
 
-// reset starts scanning data.
-func (s *jsonScanner) reset(data []byte) {
+// Reset starts scanning data, forgetting any error and reusing the string buffer.
+func (s *Scanner) Reset(data []byte) {
 	s.data, s.pos, s.err, s.buf = data, 0, nil, s.buf[:0]
 }
 
 // fail records the first error, naming the byte offset.
-func (s *jsonScanner) fail(format string, args ...any) {
+func (s *Scanner) fail(format string, args ...any) {
 	if s.err == nil {
 		s.err = fmt.Errorf("at byte %d: %s", s.pos, fmt.Sprintf(format, args...))
 	}
 }
 
 // ws skips insignificant whitespace.
-func (s *jsonScanner) ws() {
+func (s *Scanner) ws() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -55,7 +53,7 @@ func (s *jsonScanner) ws() {
 }
 
 // peek returns the next significant byte, or 0 at the end.
-func (s *jsonScanner) peek() byte {
+func (s *Scanner) peek() byte {
 	s.ws()
 	if s.pos < len(s.data) {
 		return s.data[s.pos]
@@ -63,8 +61,12 @@ func (s *jsonScanner) peek() byte {
 	return 0
 }
 
-// finish checks that nothing but whitespace follows the top-level value.
-func (s *jsonScanner) finish() error {
+// Err returns the first error met so far, or nil.
+func (s *Scanner) Err() error { return s.err }
+
+// Finish checks that nothing but whitespace follows the top-level value and returns the
+// first error met while scanning, if any.
+func (s *Scanner) Finish() error {
 	if s.ws(); s.err == nil && s.pos < len(s.data) {
 		s.fail("unexpected %q after the top-level value", s.data[s.pos])
 	}
@@ -72,7 +74,7 @@ func (s *jsonScanner) finish() error {
 }
 
 // null consumes a null literal if one is next.
-func (s *jsonScanner) null() bool {
+func (s *Scanner) null() bool {
 	if s.err == nil && s.peek() == 'n' {
 		s.literal("null")
 		return s.err == nil
@@ -80,7 +82,7 @@ func (s *jsonScanner) null() bool {
 	return false
 }
 
-func (s *jsonScanner) literal(lit string) {
+func (s *Scanner) literal(lit string) {
 	if len(s.data)-s.pos >= len(lit) && string(s.data[s.pos:s.pos+len(lit)]) == lit {
 		s.pos += len(lit)
 		return
@@ -88,9 +90,9 @@ func (s *jsonScanner) literal(lit string) {
 	s.fail("invalid literal, want %s", lit)
 }
 
-// object consumes '{' (false at null, or on a type error naming field) and reports whether
-// an object follows; iterate its members with member.
-func (s *jsonScanner) object(field string) bool {
+// Object consumes '{' (false at null, or on a type error naming field) and reports whether
+// an object follows; iterate its members with Member.
+func (s *Scanner) Object(field string) bool {
 	if s.err != nil || s.null() {
 		return false
 	}
@@ -102,8 +104,8 @@ func (s *jsonScanner) object(field string) bool {
 	return true
 }
 
-// array is object for arrays; iterate its elements with element.
-func (s *jsonScanner) array(field string) bool {
+// Array is Object for arrays; iterate its elements with Element.
+func (s *Scanner) Array(field string) bool {
 	if s.err != nil || s.null() {
 		return false
 	}
@@ -115,9 +117,9 @@ func (s *jsonScanner) array(field string) bool {
 	return true
 }
 
-// member advances to the next member of an object opened with object and returns its key;
+// Member advances to the next member of an object opened with Object and returns its key;
 // ok is false at the closing brace or on error. first must start true for each object.
-func (s *jsonScanner) member(first *bool) (key []byte, ok bool) {
+func (s *Scanner) Member(first *bool) (key []byte, ok bool) {
 	if !s.more('}', first) {
 		return nil, false
 	}
@@ -134,12 +136,13 @@ func (s *jsonScanner) member(first *bool) (key []byte, ok bool) {
 	return key, s.err == nil
 }
 
-// element advances to the next element of an array opened with array.
-func (s *jsonScanner) element(first *bool) bool {
+// Element advances to the next element of an array opened with Array. first must start true
+// for each array.
+func (s *Scanner) Element(first *bool) bool {
 	return s.more(']', first)
 }
 
-func (s *jsonScanner) more(closing byte, first *bool) bool {
+func (s *Scanner) more(closing byte, first *bool) bool {
 	if s.err != nil {
 		return false
 	}
@@ -160,7 +163,7 @@ func (s *jsonScanner) more(closing byte, first *bool) bool {
 }
 
 // failAt reports what was expected at s.pos, or the end of input when there is nothing left.
-func (s *jsonScanner) failAt(expected string) {
+func (s *Scanner) failAt(expected string) {
 	if s.pos >= len(s.data) {
 		s.fail("unexpected end of JSON input")
 		return
@@ -168,7 +171,7 @@ func (s *jsonScanner) failAt(expected string) {
 	s.fail("%s, got %q", expected, s.data[s.pos])
 }
 
-func (s *jsonScanner) typeError(field, want string) {
+func (s *Scanner) typeError(field, want string) {
 	if s.pos >= len(s.data) {
 		s.fail("unexpected end of JSON input")
 		return
@@ -192,8 +195,9 @@ func kindOf(c byte) string {
 	return fmt.Sprintf("invalid character %q", c)
 }
 
-// str reads a string (null reads as empty) for field.
-func (s *jsonScanner) str(field string) []byte {
+// Str reads a string (null reads as empty) for field. The result aliases the frame or the
+// scanner's buffer; copy it to keep it past the next Reset.
+func (s *Scanner) Str(field string) []byte {
 	if s.err != nil || s.null() {
 		return nil
 	}
@@ -206,7 +210,7 @@ func (s *jsonScanner) str(field string) []byte {
 
 // rawString reads the string at s.pos (which is '"'), unescaping it and replacing invalid
 // UTF-8 and lone surrogates with U+FFFD as encoding/json does.
-func (s *jsonScanner) rawString() []byte {
+func (s *Scanner) rawString() []byte {
 	start := s.pos + 1
 	for i := start; i < len(s.data); {
 		c := s.data[i]
@@ -236,7 +240,7 @@ func (s *jsonScanner) rawString() []byte {
 }
 
 // slowString unescapes a string from start, whose bytes before i need no change, into buf.
-func (s *jsonScanner) slowString(start, i int) []byte {
+func (s *Scanner) slowString(start, i int) []byte {
 	out := len(s.buf)
 	s.buf = append(s.buf, s.data[start:i]...)
 	for i < len(s.data) {
@@ -308,7 +312,7 @@ func (s *jsonScanner) slowString(start, i int) []byte {
 }
 
 // hex4 decodes the four hex digits at i.
-func (s *jsonScanner) hex4(i int) (rune, bool) {
+func (s *Scanner) hex4(i int) (rune, bool) {
 	if i+4 > len(s.data) {
 		return 0, false
 	}
@@ -329,9 +333,9 @@ func (s *jsonScanner) hex4(i int) (rune, bool) {
 	return r, true
 }
 
-// integer reads an integer (null reads as 0, present false) for field. A number with a
+// Integer reads an integer (null reads as 0, present false) for field. A number with a
 // fraction or exponent, or out of int range, is an error, as encoding/json into an int.
-func (s *jsonScanner) integer(field string) (n int, present bool) {
+func (s *Scanner) Integer(field string) (n int, present bool) {
 	if s.err != nil || s.null() {
 		return 0, false
 	}
@@ -361,7 +365,7 @@ func (s *jsonScanner) integer(field string) (n int, present bool) {
 }
 
 // number consumes a number, reporting whether it has neither fraction nor exponent.
-func (s *jsonScanner) number() (isInt bool) {
+func (s *Scanner) number() (isInt bool) {
 	d := s.data
 	i := s.pos
 	if i < len(d) && d[i] == '-' {
@@ -411,10 +415,11 @@ func (s *jsonScanner) number() (isInt bool) {
 	return isInt
 }
 
-// skip consumes and validates any value.
-func (s *jsonScanner) skip() { s.skipDepth(0) }
+// Skip consumes and validates any value, so a decoder can pass over fields it does not read
+// and still reject a malformed frame.
+func (s *Scanner) Skip() { s.skipDepth(0) }
 
-func (s *jsonScanner) skipDepth(depth int) {
+func (s *Scanner) skipDepth(depth int) {
 	if s.err != nil {
 		return
 	}
@@ -426,14 +431,14 @@ func (s *jsonScanner) skipDepth(depth int) {
 	case c == '{':
 		s.pos++
 		for first := true; ; {
-			if _, ok := s.member(&first); !ok {
+			if _, ok := s.Member(&first); !ok {
 				return
 			}
 			s.skipDepth(depth + 1)
 		}
 	case c == '[':
 		s.pos++
-		for first := true; s.element(&first); {
+		for first := true; s.Element(&first); {
 			s.skipDepth(depth + 1)
 		}
 	case c == '"':
