@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -266,7 +267,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(strings.TrimSpace(f[i]), "data: ")), &d); err != nil {
 				t.Fatal(err)
 			}
-			return insert(f, index(t, f, text, 0), raw(`{"choices":[{"delta":{"content":`+string(appendJSONString(nil, d.Delta))+`}}]}`))
+			return insert(f, index(t, f, text, 0), raw(`{"choices":[{"delta":{"content":`+string(jsonwire.AppendString(nil, d.Delta))+`}}]}`))
 		}, []protocol.Rule{protocol.RComposeAnswer}},
 		// A piece of the arguments altered.
 		{"wrong args", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
@@ -620,7 +621,7 @@ func BenchmarkCheckerText(b *testing.B) {
 	var pieces [][]byte
 	for _, st := range sc.Turns[len(sc.Turns)-1].Steps {
 		if st.Kind == scenarios.StepText {
-			pieces = append(pieces, []byte(`{"choices":[{"delta":{"content":`+string(appendJSONString(nil, st.Text))+`}}]}`))
+			pieces = append(pieces, []byte(`{"choices":[{"delta":{"content":`+string(jsonwire.AppendString(nil, st.Text))+`}}]}`))
 		}
 	}
 	s := &protocol.Session{Expected: sc.Expected()}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
 // RunIDHeader is the response header that names the run, for the stop request.
@@ -62,7 +63,7 @@ func (w *Writer) Text(s string) error {
 		return nil
 	}
 	b := append(w.buf[:0], `data: {"choices":[{"delta":{"content":`...)
-	b = appendJSONString(b, s)
+	b = jsonwire.AppendString(b, s)
 	return w.end(append(b, "}}]"...))
 }
 
@@ -70,7 +71,7 @@ func (w *Writer) Text(s string) error {
 func (w *Writer) Reasoning(s string) error {
 	b := w.begin("reasoning_delta")
 	b = append(b, `,"delta":`...)
-	b = appendJSONString(b, s)
+	b = jsonwire.AppendString(b, s)
 	return w.end(b)
 }
 
@@ -78,7 +79,7 @@ func (w *Writer) Reasoning(s string) error {
 func (w *Writer) ThinkingStart(message string) error {
 	b := w.begin("thinking_start")
 	b = append(b, `,"message":`...)
-	b = appendJSONString(b, message)
+	b = jsonwire.AppendString(b, message)
 	return w.end(b)
 }
 
@@ -91,11 +92,11 @@ func (w *Writer) ThinkingEnd() error {
 func (w *Writer) ToolArgsDelta(id, toolName, argsDelta string, index int) error {
 	b := w.begin("tool_args_delta")
 	b = append(b, `,"id":`...)
-	b = appendJSONString(b, id)
+	b = jsonwire.AppendString(b, id)
 	b = append(b, `,"toolName":`...)
-	b = appendJSONString(b, toolName)
+	b = jsonwire.AppendString(b, toolName)
 	b = append(b, `,"argsDelta":`...)
-	b = appendJSONString(b, argsDelta)
+	b = jsonwire.AppendString(b, argsDelta)
 	b = append(b, `,"index":`...)
 	b = strconv.AppendInt(b, int64(index), 10)
 	return w.end(b)
@@ -106,14 +107,14 @@ func (w *Writer) ToolArgsDelta(id, toolName, argsDelta string, index int) error 
 func (w *Writer) ToolStart(toolName string, input json.RawMessage, content string, display Display) error {
 	b := w.begin("tool_start")
 	b = append(b, `,"toolName":`...)
-	b = appendJSONString(b, toolName)
+	b = jsonwire.AppendString(b, toolName)
 	b = append(b, `,"input":`...)
 	var err error
 	if b, err = appendCompact(b, input); err != nil {
 		return fmt.Errorf("compose: tool_start %s input: %w", toolName, err)
 	}
 	b = append(b, `,"content":`...)
-	b = appendJSONString(b, content)
+	b = jsonwire.AppendString(b, content)
 	b = appendDisplay(b, display)
 	return w.end(b)
 }
@@ -122,13 +123,13 @@ func (w *Writer) ToolStart(toolName string, input json.RawMessage, content strin
 func (w *Writer) ToolEnd(toolName string, success bool, output, message string, display Display) error {
 	b := w.begin("tool_end")
 	b = append(b, `,"toolName":`...)
-	b = appendJSONString(b, toolName)
+	b = jsonwire.AppendString(b, toolName)
 	b = append(b, `,"output":{"success":`...)
 	b = strconv.AppendBool(b, success)
 	b = append(b, `,"output":`...)
-	b = appendJSONString(b, output)
+	b = jsonwire.AppendString(b, output)
 	b = append(b, `},"message":`...)
-	b = appendJSONString(b, message)
+	b = jsonwire.AppendString(b, message)
 	b = append(b, `,"failed":`...)
 	b = strconv.AppendBool(b, !success)
 	b = appendDisplay(b, display)
@@ -139,7 +140,7 @@ func (w *Writer) ToolEnd(toolName string, success bool, output, message string, 
 func (w *Writer) Timing(mark string, elapsedMs int64) error {
 	b := w.begin("timing")
 	b = append(b, `,"source":"runtime","mark":`...)
-	b = appendJSONString(b, mark)
+	b = jsonwire.AppendString(b, mark)
 	b = append(b, `,"elapsedMs":`...)
 	b = strconv.AppendInt(b, elapsedMs, 10)
 	return w.end(b)
@@ -149,7 +150,7 @@ func (w *Writer) Timing(mark string, elapsedMs int64) error {
 func (w *Writer) DoneEvent(model string, usage protocol.Usage) error {
 	b := w.begin("done")
 	b = append(b, `,"model":`...)
-	b = appendJSONString(b, model)
+	b = jsonwire.AppendString(b, model)
 	b = appendUsage(b, usage)
 	return w.end(b)
 }
@@ -158,7 +159,7 @@ func (w *Writer) DoneEvent(model string, usage protocol.Usage) error {
 func (w *Writer) Stopped(reason string, usage protocol.Usage) error {
 	b := w.begin("stopped")
 	b = append(b, `,"reason":`...)
-	b = appendJSONString(b, reason)
+	b = jsonwire.AppendString(b, reason)
 	b = appendUsage(b, usage)
 	return w.end(b)
 }
@@ -167,18 +168,18 @@ func (w *Writer) Stopped(reason string, usage protocol.Usage) error {
 func (w *Writer) Error(msg string) error {
 	b := w.begin("error")
 	b = append(b, `,"error":`...)
-	b = appendJSONString(b, msg)
+	b = jsonwire.AppendString(b, msg)
 	b = append(b, `,"content":`...)
-	b = appendJSONString(b, "\n\n[System Error: "+msg+"]\n")
+	b = jsonwire.AppendString(b, "\n\n[System Error: "+msg+"]\n")
 	return w.end(b)
 }
 
 // Receipt writes the settlement receipt as the named event "receipt", after the terminal.
 func (w *Writer) Receipt(id, finalAmountWei string) error {
 	b := append(w.buf[:0], "event: receipt\ndata: {\"id\":"...)
-	b = appendJSONString(b, id)
+	b = jsonwire.AppendString(b, id)
 	b = append(b, `,"service":"agent","finalAmountWei":`...)
-	b = appendJSONString(b, finalAmountWei)
+	b = jsonwire.AppendString(b, finalAmountWei)
 	return w.end(b)
 }
 
@@ -242,11 +243,11 @@ func appendUsage(b []byte, u protocol.Usage) []byte {
 
 func appendDisplay(b []byte, d Display) []byte {
 	b = append(b, `,"display":{"kind":`...)
-	b = appendJSONString(b, d.Kind)
+	b = jsonwire.AppendString(b, d.Kind)
 	b = append(b, `,"name":`...)
-	b = appendJSONString(b, d.Name)
+	b = jsonwire.AppendString(b, d.Name)
 	b = append(b, `,"summary":`...)
-	b = appendJSONString(b, d.Summary)
+	b = jsonwire.AppendString(b, d.Summary)
 	return append(b, '}')
 }
 

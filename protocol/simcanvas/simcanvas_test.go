@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -214,7 +215,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		{"reset in final turn", "preamble-tool", false, func(t *testing.T, f []string) []string {
 			final := script(t, "preamble-tool", 1).Expected().FinalText()
 			return insert(f, index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`),
-				wrap(TypeChunk, 901, `{"blockId":"agent-1","chunk":`+string(appendJSONString(nil, final))+`}`))
+				wrap(TypeChunk, 901, `{"blockId":"agent-1","chunk":`+string(jsonwire.AppendString(nil, final))+`}`))
 		}, []protocol.Rule{protocol.RResetScope}},
 		// The same without re-sending the text: the answer is gone.
 		{"reset in final turn, not re-sent", "preamble-tool", false, func(t *testing.T, f []string) []string {

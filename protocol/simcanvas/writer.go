@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -70,11 +71,11 @@ func (w *Writer) ExecutionStarted(start time.Time) error {
 func (w *Writer) BlockStarted(blockID, blockName, blockType string, executionOrder int) error {
 	b := w.begin(TypeBlockStarted)
 	b = append(b, `{"blockId":`...)
-	b = appendJSONString(b, blockID)
+	b = jsonwire.AppendString(b, blockID)
 	b = append(b, `,"blockName":`...)
-	b = appendJSONString(b, blockName)
+	b = jsonwire.AppendString(b, blockName)
 	b = append(b, `,"blockType":`...)
-	b = appendJSONString(b, blockType)
+	b = jsonwire.AppendString(b, blockType)
 	b = append(b, `,"executionOrder":`...)
 	b = strconv.AppendInt(b, int64(executionOrder), 10)
 	b = append(b, '}')
@@ -88,7 +89,7 @@ func (w *Writer) Chunk(blockID, text string) error {
 	}
 	b := w.blockFrame(TypeChunk, blockID)
 	b = append(b, `,"chunk":`...)
-	b = appendJSONString(b, text)
+	b = jsonwire.AppendString(b, text)
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -102,7 +103,7 @@ func (w *Writer) ChunkReset(blockID string) error {
 func (w *Writer) Thinking(blockID, text string) error {
 	b := w.blockFrame(TypeThinking, blockID)
 	b = append(b, `,"text":`...)
-	b = appendJSONString(b, text)
+	b = jsonwire.AppendString(b, text)
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -116,7 +117,7 @@ func (w *Writer) ToolStart(blockID, id, name string) error {
 func (w *Writer) ToolEnd(blockID, id, name string, status scenarios.Outcome) error {
 	b := w.toolFrame(blockID, "end", id, name)
 	b = append(b, `,"status":`...)
-	b = appendJSONString(b, string(status))
+	b = jsonwire.AppendString(b, string(status))
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -126,9 +127,9 @@ func (w *Writer) toolFrame(blockID, phase, id, name string) []byte {
 	b = append(b, `,"phase":"`...)
 	b = append(b, phase...)
 	b = append(b, `","id":`...)
-	b = appendJSONString(b, id)
+	b = jsonwire.AppendString(b, id)
 	b = append(b, `,"name":`...)
-	return appendJSONString(b, name)
+	return jsonwire.AppendString(b, name)
 }
 
 // StreamDone writes stream:done {blockId}: the block's live stream is over.
@@ -169,7 +170,7 @@ func (w *Writer) ExecutionCompleted(output any, duration time.Duration) error {
 func (w *Writer) ExecutionError(msg string, duration time.Duration) error {
 	b := w.begin(TypeExecutionError)
 	b = append(b, `{"error":`...)
-	b = appendJSONString(b, msg)
+	b = jsonwire.AppendString(b, msg)
 	b = appendDuration(b, duration)
 	return w.end(b)
 }
@@ -220,9 +221,9 @@ func (w *Writer) begin(typ string) []byte {
 	b = append(b, `","timestamp":"`...)
 	b = now().UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","executionId":`...)
-	b = appendJSONString(b, w.executionID)
+	b = jsonwire.AppendString(b, w.executionID)
 	b = append(b, `,"workflowId":`...)
-	b = appendJSONString(b, w.workflowID)
+	b = jsonwire.AppendString(b, w.workflowID)
 	b = append(b, `,"eventId":`...)
 	b = strconv.AppendInt(b, w.eventID, 10)
 	return append(b, `,"data":`...)
@@ -231,7 +232,7 @@ func (w *Writer) begin(typ string) []byte {
 func (w *Writer) blockFrame(typ, blockID string) []byte {
 	b := w.begin(typ)
 	b = append(b, `{"blockId":`...)
-	return appendJSONString(b, blockID)
+	return jsonwire.AppendString(b, blockID)
 }
 
 // end closes the data object's envelope and the frame, and writes it.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -251,7 +252,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		{"reset in final turn", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			final := script(t, "preamble-tool", 1).Expected().FinalText()
 			return insert(f, index(t, f, `"event":"final"`, 0), raw(`{"blockId":"b1","event":"chunk_reset"}`),
-				raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, final))+`}`))
+				raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, final))+`}`))
 		}, []protocol.Rule{protocol.RResetScope}},
 		// A reset at the end of the final turn that wipes the answer for good.
 		{"reset in final turn, not re-sent", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
@@ -293,7 +294,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			var leaks []string
 			for _, st := range sc.Turns[0].Steps {
 				if st.Kind == scenarios.StepThinking {
-					leaks = append(leaks, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, st.Text))+`}`))
+					leaks = append(leaks, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, st.Text))+`}`))
 				}
 			}
 			return insert(f, 0, leaks...)
@@ -304,7 +305,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			var leaks []string
 			for _, st := range script(t, "tool-chain", 1).Turns[0].Steps {
 				if st.Kind == scenarios.StepThinking {
-					leaks = append(leaks, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, st.Text))+`}`))
+					leaks = append(leaks, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, st.Text))+`}`))
 				}
 			}
 			return insert(f, 0, append(leaks, raw(`{"blockId":"b1","event":"chunk_reset"}`))...)
@@ -312,7 +313,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		// Thinking leaked to a legacy client as well.
 		{"thinking leaked to legacy", "thinking-answer", false, none, none, false, func(t *testing.T, f []string) []string {
 			th := script(t, "thinking-answer", 1).Expected().Turns[0].Thinking
-			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, th))+`}`))
+			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, th))+`}`))
 		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
 		// Live text and resets to a client without the header (runtime fault ignore-header).
 		{"live text to legacy client", "preamble-tool", false, none, none, false, func(t *testing.T, _ []string) []string {
@@ -323,18 +324,18 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			i := index(t, f, `"chunk"`, 0)
 			text := script(t, "plain-answer", 1).Expected().FinalText()
 			f = remove(f, i)
-			return insert(f, i, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text[:5]))+`}`),
-				raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text[5:]))+`}`))
+			return insert(f, i, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text[:5]))+`}`),
+				raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text[5:]))+`}`))
 		}, []protocol.Rule{protocol.RLegacySettled}},
 		// A runtime may settle the text a failed turn streamed before the error...
 		{"legacy settles failed turn", "provider-error-midstream", false, none, none, false, func(t *testing.T, f []string) []string {
 			text := script(t, "provider-error-midstream", 1).Expected().Turns[0].Text
-			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text))+`}`))
+			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text))+`}`))
 		}, nil},
 		// ...but never an earlier turn's preamble.
 		{"legacy gets preamble on failure", "provider-503-after-tool", false, none, none, false, func(t *testing.T, f []string) []string {
 			text := script(t, "provider-503-after-tool", 1).Expected().Turns[0].Text
-			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, text))+`}`))
+			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text))+`}`))
 		}, []protocol.Rule{protocol.RLegacySettled}},
 		// A legacy stream that never delivers the answer.
 		{"legacy text missing", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -248,7 +249,7 @@ func BenchmarkCheckerChunk(b *testing.B) {
 	var pieces [][]byte
 	for _, st := range sc.Turns[len(sc.Turns)-1].Steps {
 		if st.Kind == scenarios.StepText {
-			pieces = append(pieces, []byte(`{"blockId":"b1","chunk":`+string(appendJSONString(nil, st.Text))+`}`))
+			pieces = append(pieces, []byte(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, st.Text))+`}`))
 		}
 	}
 	s := &protocol.Session{OptedIn: true, Expected: exp}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -82,9 +83,9 @@ func (w *Writer) Chunk(blockID, text string) error {
 	}
 	b := w.begin()
 	b = append(b, `{"blockId":`...)
-	b = appendJSONString(b, blockID)
+	b = jsonwire.AppendString(b, blockID)
 	b = append(b, `,"chunk":`...)
-	b = appendJSONString(b, text)
+	b = jsonwire.AppendString(b, text)
 	return w.end(b)
 }
 
@@ -92,7 +93,7 @@ func (w *Writer) Chunk(blockID, text string) error {
 func (w *Writer) Reset(blockID string) error {
 	b := w.begin()
 	b = append(b, `{"blockId":`...)
-	b = appendJSONString(b, blockID)
+	b = jsonwire.AppendString(b, blockID)
 	b = append(b, `,"event":"chunk_reset"}`...)
 	return w.flushFrame(b)
 }
@@ -102,9 +103,9 @@ func (w *Writer) Reset(blockID string) error {
 func (w *Writer) Thinking(blockID, text string) error {
 	b := w.begin()
 	b = append(b, `{"blockId":`...)
-	b = appendJSONString(b, blockID)
+	b = jsonwire.AppendString(b, blockID)
 	b = append(b, `,"event":"thinking","data":`...)
-	b = appendJSONString(b, text)
+	b = jsonwire.AppendString(b, text)
 	return w.end(b)
 }
 
@@ -118,20 +119,20 @@ func (w *Writer) ToolStart(blockID, id, name string) error {
 func (w *Writer) ToolEnd(blockID, id, name string, status scenarios.Outcome) error {
 	b := w.toolFrame(blockID, "end", id, name)
 	b = append(b, `,"status":`...)
-	b = appendJSONString(b, string(status))
+	b = jsonwire.AppendString(b, string(status))
 	return w.end(b)
 }
 
 func (w *Writer) toolFrame(blockID, phase, id, name string) []byte {
 	b := w.begin()
 	b = append(b, `{"blockId":`...)
-	b = appendJSONString(b, blockID)
+	b = jsonwire.AppendString(b, blockID)
 	b = append(b, `,"event":"tool","phase":"`...)
 	b = append(b, phase...)
 	b = append(b, `","id":`...)
-	b = appendJSONString(b, id)
+	b = jsonwire.AppendString(b, id)
 	b = append(b, `,"name":`...)
-	b = appendJSONString(b, name)
+	b = jsonwire.AppendString(b, name)
 	return b
 }
 
@@ -139,9 +140,9 @@ func (w *Writer) toolFrame(blockID, phase, id, name string) []byte {
 func (w *Writer) StreamError(blockID, msg string) error {
 	b := w.begin()
 	b = append(b, `{"event":"stream_error","blockId":`...)
-	b = appendJSONString(b, blockID)
+	b = jsonwire.AppendString(b, blockID)
 	b = append(b, `,"error":`...)
-	b = appendJSONString(b, msg)
+	b = jsonwire.AppendString(b, msg)
 	return w.end(b)
 }
 
@@ -163,7 +164,7 @@ func (w *Writer) Final(output any) error {
 func (w *Writer) FinalFailure(msg string) error {
 	b := w.begin()
 	b = append(b, `{"event":"final","data":{"success":false,"error":`...)
-	b = appendJSONString(b, msg)
+	b = jsonwire.AppendString(b, msg)
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -172,7 +173,7 @@ func (w *Writer) FinalFailure(msg string) error {
 func (w *Writer) Error(msg string) error {
 	b := w.begin()
 	b = append(b, `{"event":"error","error":`...)
-	b = appendJSONString(b, msg)
+	b = jsonwire.AppendString(b, msg)
 	return w.end(b)
 }
 
