@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -76,10 +77,10 @@ type settledTool struct {
 type Checker struct {
 	s      *protocol.Session
 	v      violations
-	text   cursor // text deltas against every turn's text
+	text   jsonwire.Cursor // text deltas against every turn's text
 	textOK bool
 	// thinking: the reasoning text cursor and the thinking_start/end balance.
-	thinking     cursor // reasoning against every turn's thinking
+	thinking     jsonwire.Cursor // reasoning against every turn's thinking
 	thinkingOK   bool
 	thinkingOpen bool
 	calls        []call
@@ -103,9 +104,9 @@ type Checker struct {
 func NewChecker(s *protocol.Session) *Checker {
 	return &Checker{
 		s:          s,
-		text:       newCursor(turnParts(&s.Expected, false)),
+		text:       jsonwire.NewCursor(turnParts(&s.Expected, false)),
 		textOK:     true,
-		thinking:   newCursor(turnParts(&s.Expected, true)),
+		thinking:   jsonwire.NewCursor(turnParts(&s.Expected, true)),
 		thinkingOK: true,
 	}
 }
@@ -201,10 +202,10 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	}
 	text := *h.Choices[0].Delta.Content
 	c.afterTerminal("a text delta")
-	if c.textOK && !advance(&c.text, text) {
+	if c.textOK && !jsonwire.Advance(&c.text, text) {
 		c.textOK = false
 		c.v.add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
-			c.text.n, clip(c.text.next(60), 60), clip(text, 60))
+			c.text.Matched(), clip(c.text.Next(60), 60), clip(text, 60))
 	}
 	if text == "" {
 		return protocol.Observation{Kind: protocol.FrameOther}
@@ -217,10 +218,10 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 		c.v.add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", clip(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if c.thinkingOK && !advance(&c.thinking, *t.Delta) {
+	if c.thinkingOK && !jsonwire.Advance(&c.thinking, *t.Delta) {
 		c.thinkingOK = false
 		c.v.add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
-			c.thinking.n, clip(c.thinking.next(60), 60), clip(*t.Delta, 60))
+			c.thinking.Matched(), clip(c.thinking.Next(60), 60), clip(*t.Delta, 60))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta)}
 }
@@ -387,7 +388,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 	}
 	c.terminal = typ
 	c.terminalDetail = t.Reason
-	c.completeAtTerminal = c.textOK && c.text.done()
+	c.completeAtTerminal = c.textOK && c.text.Done()
 	if c.receipts > 0 {
 		c.v.add(protocol.RTerminal, "expected the receipt after the terminal, saw it before %s", typ)
 	}
@@ -409,7 +410,7 @@ func (c *Checker) judgeTerminal() {
 		case perr != "":
 			c.v.add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
 		case c.s.Stopped && !c.completeAtTerminal:
-			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done before the answer was complete (%d of %d bytes)", c.text.n, c.text.total)
+			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done before the answer was complete (%d of %d bytes)", c.text.Matched(), c.text.Total())
 		}
 	case "stopped":
 		if !c.s.Stopped {
@@ -480,11 +481,11 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		}
 	}
 	if full {
-		if c.textOK && !c.text.done() {
-			c.v.add(protocol.RComposeAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", clip(c.text.next(60), 60), c.text.n, c.text.total)
+		if c.textOK && !c.text.Done() {
+			c.v.add(protocol.RComposeAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", clip(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
 		}
-		if c.thinkingOK && !c.thinking.done() {
-			c.v.add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thinking.next(60), 60), c.thinking.n, c.thinking.total)
+		if c.thinkingOK && !c.thinking.Done() {
+			c.v.add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 		}
 	}
 	c.judgeTerminal()
@@ -603,12 +604,12 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	switch {
 	case bytes.HasPrefix(data, []byte(textOpen)):
 		text, ok := c.stringField(data[len(textOpen):], textEnd)
-		if ok && len(text) > 0 && c.textOK && advance(&c.text, text) {
+		if ok && len(text) > 0 && c.textOK && jsonwire.Advance(&c.text, text) {
 			return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text)}, true
 		}
 	case bytes.HasPrefix(data, []byte(reasoningOpen)):
 		delta, ok := c.stringField(data[len(reasoningOpen):], reasoningEnd)
-		if ok && c.thinkingOK && advance(&c.thinking, delta) {
+		if ok && c.thinkingOK && jsonwire.Advance(&c.thinking, delta) {
 			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta)}, true
 		}
 	case bytes.HasPrefix(data, []byte(argsOpen)):

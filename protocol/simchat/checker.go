@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -46,8 +47,8 @@ type Checker struct {
 	tracker         *Tracker
 	thinkingAllowed bool
 	toolsAllowed    bool
-	thinking        cursor // the thinking frames' text against every turn's thinking
-	thinkingOK      bool   // thinking seen so far is a prefix of the scripted thinking
+	thinking        jsonwire.Cursor // the thinking frames' text against every turn's thinking
+	thinkingOK      bool            // thinking seen so far is a prefix of the scripted thinking
 	thinkingFrames  int
 	terminals       int
 	failed          bool // the terminal was a failure (error, or final with success false)
@@ -62,7 +63,7 @@ func NewChecker(s *protocol.Session) *Checker {
 		s:               s,
 		thinkingAllowed: s.OptedIn && s.Policy.IncludeThinking,
 		toolsAllowed:    s.OptedIn && s.Policy.IncludeToolCalls,
-		thinking:        newCursor(turnThinking(&s.Expected)),
+		thinking:        jsonwire.NewCursor(turnThinking(&s.Expected)),
 		thinkingOK:      true,
 	}
 	c.tracker = NewTracker(&s.Expected, s.OptedIn, &c.v)
@@ -94,7 +95,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.tracker.ChunkBytes(blockID, chunk)
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk)}
 	}
-	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && advance(&c.thinking, text) {
+	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && jsonwire.Advance(&c.thinking, text) {
 		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
@@ -161,10 +162,10 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.s.OptedIn, c.s.Policy.IncludeThinking, Clip(text, 60))
-	} else if c.thinkingOK && !advance(&c.thinking, text) {
+	} else if c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
 		c.thinkingOK = false
 		c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
-			c.thinking.n, Clip(c.thinking.next(40), 40), Clip(text, 40))
+			c.thinking.Matched(), Clip(c.thinking.Next(40), 40), Clip(text, 40))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
 }
@@ -318,14 +319,14 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 }
 
 func (c *Checker) finishThinking(mode EndMode) {
-	if !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinking.done() {
+	if !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinking.Done() {
 		return
 	}
 	if c.thinkingFrames == 0 {
-		c.v.Add(protocol.RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", Clip(c.thinking.next(60), 60))
+		c.v.Add(protocol.RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", Clip(c.thinking.Next(60), 60))
 		return
 	}
-	c.v.Add(protocol.RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", Clip(c.thinking.next(60), 60), c.thinking.n, c.thinking.total)
+	c.v.Add(protocol.RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", Clip(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 }
 
 // finishTools checks the tool frames against the script when the policy lets them through:

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -115,7 +116,7 @@ type Tracker struct {
 	intermediate int
 	toolCalls    int // scripted tool calls in all turns
 	// leak follows the thinking that leaked into answer chunks, against every turn's thinking.
-	leak       cursor
+	leak       jsonwire.Cursor
 	blocks     []blockState
 	tools      []toolState
 	toolsEnded int
@@ -141,7 +142,7 @@ type toolState struct {
 // NewTracker returns a tracker for a stream judged against exp; optedIn selects the live
 // (agent-events) or the legacy settled-text model.
 func NewTracker(exp *scenarios.Expected, optedIn bool, v *Violations) *Tracker {
-	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, leak: newCursor(turnThinking(exp))}
+	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, leak: jsonwire.NewCursor(turnThinking(exp))}
 	for _, turn := range exp.Turns {
 		t.toolCalls += len(turn.ToolCalls)
 		if turn.Text == "" {
@@ -179,16 +180,16 @@ func (t *Tracker) block(id string) *blockState {
 // chunk counts as leaked when it continues the thinking leaked so far or starts a turn's
 // thinking; matching anywhere inside the thinking would flag common words as leaks.
 func (t *Tracker) leaked(chunk string) bool {
-	if t.leak.total == 0 {
+	if t.leak.Total() == 0 {
 		return false
 	}
-	if advance(&t.leak, chunk) {
+	if jsonwire.Advance(&t.leak, chunk) {
 		return true
 	}
-	for i, thinking := range t.leak.parts {
+	for i, thinking := range t.leak.Parts() {
 		if thinking != "" && len(chunk) <= len(thinking) && thinking[:len(chunk)] == chunk {
-			t.leak.restartAt(i)
-			return advance(&t.leak, chunk)
+			t.leak.RestartAt(i)
+			return jsonwire.Advance(&t.leak, chunk)
 		}
 	}
 	return false

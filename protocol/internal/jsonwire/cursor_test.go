@@ -1,10 +1,10 @@
-package compose
+package jsonwire
 
 import "testing"
 
 func TestCursor(t *testing.T) {
 	t.Parallel()
-	c := newCursor([]string{"", "Let me ", "", "think.", "Done"})
+	c := NewCursor([]string{"", "Let me ", "", "think.", "Done"})
 	steps := []struct {
 		piece string
 		ok    bool
@@ -19,15 +19,15 @@ func TestCursor(t *testing.T) {
 		{"!", false},        // past the end
 	}
 	for _, s := range steps {
-		if got := advance(&c, []byte(s.piece)); got != s.ok {
-			t.Fatalf("advance(%q) = %t, want %t (cursor %+v)", s.piece, got, s.ok, c)
+		if got := Advance(&c, []byte(s.piece)); got != s.ok {
+			t.Fatalf("Advance(%q) = %t, want %t (cursor %+v)", s.piece, got, s.ok, c)
 		}
 	}
-	if !c.done() || c.n != len("Let me think.Done") {
+	if !c.Done() || c.Matched() != len("Let me think.Done") || c.Total() != c.Matched() {
 		t.Errorf("cursor not done after the whole text: %+v", c)
 	}
-	c.restartAt(3)
-	if c.next(4) != "thin" || c.n != len("Let me ") {
-		t.Errorf("restartAt(3): next %q, n %d", c.next(4), c.n)
+	c.RestartAt(3)
+	if c.Next(4) != "thin" || c.Matched() != len("Let me ") {
+		t.Errorf("restartAt(3): next %q, n %d", c.Next(4), c.Matched())
 	}
 }

@@ -1,0 +1,82 @@
+package jsonwire
+
+// Cursor matches streamed pieces against the concatenation of parts (each turn's thinking, say)
+// without building it, so a checker holds no copy of the script's text: memory per open stream
+// stays small however long the answer. The pieces are decoded frame text, which is why it sits
+// beside the Scanner that decodes them.
+type Cursor struct {
+	parts []string
+	part  int // index of the part the next byte comes from
+	off   int // offset in that part
+	n     int // bytes matched so far
+	total int
+}
+
+// NewCursor returns a cursor at the start of the concatenation of parts; it keeps parts, not
+// a copy.
+func NewCursor(parts []string) Cursor {
+	c := Cursor{parts: parts}
+	for _, p := range parts {
+		c.total += len(p)
+	}
+	return c
+}
+
+// Advance consumes p if the expected text continues with it, and reports whether it did;
+// on a mismatch the cursor does not move. It is a function rather than a method so one body
+// takes both decoded []byte and string pieces without converting (and allocating).
+func Advance[T ~string | ~[]byte](c *Cursor, p T) bool {
+	part, off := c.part, c.off
+	for rest := p; len(rest) > 0; {
+		for part < len(c.parts) && off == len(c.parts[part]) {
+			part, off = part+1, 0
+		}
+		if part == len(c.parts) {
+			return false
+		}
+		want := c.parts[part][off:]
+		k := min(len(want), len(rest))
+		if want[:k] != string(rest[:k]) {
+			return false
+		}
+		off += k
+		rest = rest[k:]
+	}
+	c.part, c.off = part, off
+	c.n += len(p)
+	return true
+}
+
+// RestartAt moves the cursor to the start of part i.
+func (c *Cursor) RestartAt(i int) {
+	c.part, c.off, c.n = i, 0, 0
+	for _, p := range c.parts[:i] {
+		c.n += len(p)
+	}
+}
+
+// Parts returns the parts the cursor matches against, as given to NewCursor.
+func (c *Cursor) Parts() []string { return c.parts }
+
+// Matched returns how many bytes of the expected text have been matched so far.
+func (c *Cursor) Matched() int { return c.n }
+
+// Total returns the length of the whole expected text.
+func (c *Cursor) Total() int { return c.total }
+
+// Done reports whether every expected byte was matched.
+func (c *Cursor) Done() bool { return c.n == c.total }
+
+// Next returns up to n bytes of the expected text after the cursor, for violation details.
+func (c *Cursor) Next(n int) string {
+	var b []byte
+	part, off := c.part, c.off
+	for part < len(c.parts) && len(b) < n {
+		b = append(b, c.parts[part][off:]...)
+		part, off = part+1, 0
+	}
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
