@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -204,10 +205,13 @@ func runBench(args []string) error {
 		if !f.quiet {
 			fmt.Fprintf(os.Stderr, "bench %s: %s\n", m.name, m.summary)
 		}
+		loadBefore := loadAverage()
 		rep, err := m.run(ctx, f)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
+		// Every figure here depends on how much of the 2 cores the measurement got.
+		rep.note("load average before %s, after %s (%d CPUs)", loadBefore, loadAverage(), runtime.NumCPU())
 		rep.print(os.Stdout)
 		reports = append(reports, rep)
 		if len(rep.Failures) > 0 {
@@ -280,4 +284,16 @@ func openFileLimit() uint64 {
 		return 0
 	}
 	return lim.Cur
+}
+
+// loadAverage is the 1-minute load average from /proc/loadavg ("?" when unreadable).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }

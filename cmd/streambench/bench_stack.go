@@ -209,27 +209,17 @@ func mergedMetric(run *measure.Run, m measure.Metric) *hdrhistogram.Histogram {
 	return out
 }
 
-// runFailures turns a run's counters, violations, leaks and verdict into report failures.
+// runFailures copies a failed run's verdict into the report: each reason names what failed
+// (violations by rule, leaks, errors with the first messages).
 func runFailures(rep *benchReport, run *measure.Run) {
-	s := &run.Summary
-	c := s.Counters
-	if n := c.Errors(); n > 0 {
-		rep.fail("%d unscripted errors (HTTP %v, transport %d, decode %d)", n, c.HTTPErrors, c.TransportErrors, c.DecodeErrors)
-	}
-	if n := s.TotalViolations(); n > 0 {
-		rep.fail("%d protocol violations: %v", n, s.Violations)
-	}
-	for _, l := range s.Leaks {
-		if !l.OK {
-			rep.fail("leak: %s %s %g → %g (tolerance %g)", l.Source, l.Name, l.Before, l.After, l.Tolerance)
+	if !run.Summary.Verdict.Pass {
+		for _, r := range run.Summary.Verdict.Reasons {
+			rep.fail("%s", r)
 		}
-	}
-	if !s.Verdict.Pass && len(rep.Failures) == 0 {
-		rep.fail("run verdict: %s", strings.Join(s.Verdict.Reasons, "; "))
 	}
 }
 
-// leakSummary is "clean" or the number of leaks over tolerance, for the report.
+// leakCount counts the leak checks made and those over tolerance.
 func leakCount(run *measure.Run) (checked, failed int) {
 	for _, l := range run.Summary.Leaks {
 		checked++
