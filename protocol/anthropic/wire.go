@@ -21,9 +21,6 @@ type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}
 
-// maxErrorBody caps how much of an error response ParseError reads.
-const maxErrorBody = 64 << 10
-
 // Request defaults NewRequest sends.
 const (
 	defaultMaxTokens      = 4096
@@ -147,14 +144,12 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			return nil, fmt.Errorf("anthropic request: messages[%d]: unknown role %q", i, m.Role)
 		}
 	}
-	var payload bytes.Buffer
-	enc := json.NewEncoder(&payload)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&body); err != nil {
+	payload, err := jsonwire.MarshalNoHTML(&body)
+	if err != nil {
 		return nil, fmt.Errorf("anthropic request: %w", err)
 	}
 	url := strings.TrimSuffix(baseURL, "/") + "/v1/messages"
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(bytes.TrimSuffix(payload.Bytes(), []byte("\n"))))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return nil, fmt.Errorf("anthropic request: %w", err)
 	}
@@ -171,25 +166,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 // ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError.
 // A body that is not the API's error JSON becomes the message as is, so nothing is lost.
 func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
-	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: defaultErrorType(resp.StatusCode)}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	var parsed struct {
-		Error *errorDetail `json:"error"`
-	}
-	switch {
-	case json.Unmarshal(body, &parsed) == nil && parsed.Error != nil:
-		perr.Message = parsed.Error.Message
-		if parsed.Error.Type != "" {
-			perr.Type = parsed.Error.Type
-		}
-	case len(bytes.TrimSpace(body)) > 0:
-		perr.Message = string(bytes.TrimSpace(body))
-	case err != nil:
-		perr.Message = fmt.Sprintf("%s (reading body: %v)", http.StatusText(resp.StatusCode), err)
-	default:
-		perr.Message = http.StatusText(resp.StatusCode)
-	}
-	return perr
+	return jsonwire.ReadProviderError(resp, defaultErrorType(resp.StatusCode))
 }
 
 // defaultErrorType names an error by status when the body does not, with the API's names.
@@ -445,7 +422,7 @@ func (s *stream) readEvent() error {
 		return nil
 	}
 	if err := s.parse(&s.scan, data, &s.view); err != nil {
-		return fmt.Errorf("anthropic stream: event %d %q (%s): %w", s.events, s.ev.Type, excerpt(data), err)
+		return fmt.Errorf("anthropic stream: event %d %q (%s): %w", s.events, s.ev.Type, jsonwire.Excerpt(data), err)
 	}
 	return s.apply(&s.view)
 }
@@ -645,13 +622,4 @@ func kindName(k blockKind) string {
 		return "tool_use"
 	}
 	return "known"
-}
-
-// excerpt quotes the start of an event's data for an error message.
-func excerpt(data []byte) string {
-	const max = 80
-	if len(data) > max {
-		return fmt.Sprintf("%q…", data[:max])
-	}
-	return fmt.Sprintf("%q", data)
 }

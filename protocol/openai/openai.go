@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
 // Request is the subset of a chat completions request the mock provider needs to pick and
@@ -68,7 +70,7 @@ func ParseRequest(body []byte) (*Request, error) {
 	}
 	var raw rawRequest
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, describeJSONError("request body", err)
+		return nil, jsonwire.DescribeError("request body", err)
 	}
 	if raw.Model == nil || *raw.Model == "" {
 		return nil, errors.New("model: required")
@@ -92,7 +94,7 @@ func ParseRequest(body []byte) (*Request, error) {
 	for i, m := range raw.Messages {
 		var msg rawMessage
 		if err := json.Unmarshal(m, &msg); err != nil {
-			return nil, describeJSONError(fmt.Sprintf("messages[%d]", i), err)
+			return nil, jsonwire.DescribeError(fmt.Sprintf("messages[%d]", i), err)
 		}
 		if msg.Role == nil {
 			return nil, fmt.Errorf("messages[%d].role: required", i)
@@ -148,19 +150,6 @@ func contentText(content json.RawMessage) (string, error) {
 		return b.String(), nil
 	}
 	return "", errors.New("expected string or array of parts")
-}
-
-// describeJSONError turns an encoding/json error into a message naming the field.
-func describeJSONError(where string, err error) error {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) && typeErr.Field != "" {
-		return fmt.Errorf("%s: %s: expected %s, got JSON %s", where, typeErr.Field, typeErr.Type, typeErr.Value)
-	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return fmt.Errorf("%s: invalid JSON at byte %d: %w", where, syntaxErr.Offset, err)
-	}
-	return fmt.Errorf("%s: %w", where, err)
 }
 
 // errorBody is the API's error envelope.

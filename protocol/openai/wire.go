@@ -21,9 +21,6 @@ type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}
 
-// maxErrorBody caps how much of an error response ParseError reads.
-const maxErrorBody = 64 << 10
-
 // Name returns "openai", the wire's name in deployment files.
 func (Wire) Name() string { return "openai" }
 
@@ -108,7 +105,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			return nil, fmt.Errorf("openai request: messages[%d]: unknown role %q", i, m.Role)
 		}
 	}
-	payload, err := marshalNoHTML(&body)
+	payload, err := jsonwire.MarshalNoHTML(&body)
 	if err != nil {
 		return nil, fmt.Errorf("openai request: %w", err)
 	}
@@ -126,42 +123,10 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 	return hr, nil
 }
 
-// marshalNoHTML encodes v as JSON without HTML escaping, as the SDKs send it.
-func marshalNoHTML(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError.
 // A body that is not the API's error JSON becomes the message as is, so nothing is lost.
 func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
-	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: defaultErrorType(resp.StatusCode)}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	var parsed struct {
-		Error *struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-		} `json:"error"`
-	}
-	switch {
-	case json.Unmarshal(body, &parsed) == nil && parsed.Error != nil:
-		perr.Message = parsed.Error.Message
-		if parsed.Error.Type != "" {
-			perr.Type = parsed.Error.Type
-		}
-	case len(bytes.TrimSpace(body)) > 0:
-		perr.Message = string(bytes.TrimSpace(body))
-	case err != nil:
-		perr.Message = fmt.Sprintf("%s (reading body: %v)", http.StatusText(resp.StatusCode), err)
-	default:
-		perr.Message = http.StatusText(resp.StatusCode)
-	}
-	return perr
+	return jsonwire.ReadProviderError(resp, defaultErrorType(resp.StatusCode))
 }
 
 // defaultErrorType names an error by status when the body does not.
@@ -464,7 +429,7 @@ func (s *stream) readFrame() error {
 		return nil
 	}
 	if err := s.parse(&s.scan, data, &s.view); err != nil {
-		return fmt.Errorf("openai stream: frame %d (%s): %w", s.frames, excerpt(data), err)
+		return fmt.Errorf("openai stream: frame %d (%s): %w", s.frames, jsonwire.Excerpt(data), err)
 	}
 	return s.apply(&s.view)
 }
@@ -533,13 +498,4 @@ func stopReason(finish string) protocol.StopReason {
 	default: // "stop", "content_filter"
 		return protocol.StopEndTurn
 	}
-}
-
-// excerpt quotes the start of a frame for an error message.
-func excerpt(data []byte) string {
-	const max = 80
-	if len(data) > max {
-		return fmt.Sprintf("%q…", data[:max])
-	}
-	return fmt.Sprintf("%q", data)
 }
