@@ -632,7 +632,7 @@ func (c *Checker) stringField(b []byte, end string) ([]byte, bool) {
 // fastArgs follows {"type":"tool_args_delta","id":"…","toolName":"…","argsDelta":"…","index":N}
 // (from after the id's opening quote) for a call whose tool_start has not been seen.
 func (c *Checker) fastArgs(b []byte) bool {
-	id, rest, ok := cutPlainString(b)
+	id, rest, ok := jsonwire.CutPlainString(b)
 	if !ok || len(id) == 0 {
 		return false
 	}
@@ -640,7 +640,7 @@ func (c *Checker) fastArgs(b []byte) bool {
 	if !found {
 		return false
 	}
-	name, rest, ok := cutPlainString(rest)
+	name, rest, ok := jsonwire.CutPlainString(rest)
 	if !ok {
 		return false
 	}
@@ -717,27 +717,6 @@ func appendJSONBody(dst, b []byte) (out, rest []byte, ok bool) {
 		}
 	}
 	return dst, nil, false
-}
-
-// cutPlainString splits b at the closing quote of a JSON string body that has no escapes, no
-// control characters and only valid UTF-8 (so its bytes are its decoded value); rest starts at
-// the closing quote.
-func cutPlainString(b []byte) (value, rest []byte, ok bool) {
-	ascii := true
-	for i, c := range b {
-		switch {
-		case c == '"':
-			if !ascii && !utf8.Valid(b[:i]) {
-				return nil, nil, false
-			}
-			return b[:i], b[i:], true
-		case c == '\\' || c < 0x20:
-			return nil, nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return nil, nil, false
 }
 
 // turnParts lists every turn's text (or thinking), in order: what the stream concatenates.

@@ -16,9 +16,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/sse"
 )
@@ -355,7 +355,7 @@ func plainChunk(data []byte) (f chunkFrame, ok bool) {
 		if !found {
 			return f, false
 		}
-		if *field.dst, rest, ok = cutPlainString(rest); !ok {
+		if *field.dst, rest, ok = jsonwire.CutPlainString(rest); !ok {
 			return f, false
 		}
 		rest, found = bytes.CutPrefix(rest, []byte(field.next))
@@ -374,35 +374,14 @@ func plainChunk(data []byte) (f chunkFrame, ok bool) {
 	if rest, found = bytes.CutPrefix(rest[n:], []byte(`,"data":{"blockId":"`)); !found {
 		return f, false
 	}
-	if f.blockID, rest, ok = cutPlainString(rest); !ok {
+	if f.blockID, rest, ok = jsonwire.CutPlainString(rest); !ok {
 		return f, false
 	}
 	if rest, found = bytes.CutPrefix(rest, []byte(`","chunk":"`)); !found {
 		return f, false
 	}
-	if f.chunk, rest, ok = cutPlainString(rest); !ok || len(f.chunk) == 0 || string(rest) != `"}}` {
+	if f.chunk, rest, ok = jsonwire.CutPlainString(rest); !ok || len(f.chunk) == 0 || string(rest) != `"}}` {
 		return f, false
 	}
 	return f, true
-}
-
-// cutPlainString splits b at the closing quote of a JSON string body that has no escapes, no
-// control characters and only valid UTF-8 (so its bytes are its decoded value); rest starts at
-// the closing quote.
-func cutPlainString(b []byte) (value, rest []byte, ok bool) {
-	ascii := true
-	for i, c := range b {
-		switch {
-		case c == '"':
-			if !ascii && !utf8.Valid(b[:i]) {
-				return nil, nil, false
-			}
-			return b[:i], b[i:], true
-		case c == '\\' || c < 0x20:
-			return nil, nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return nil, nil, false
 }

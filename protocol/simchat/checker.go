@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -392,13 +391,13 @@ func plainChunk(data []byte) (blockID, chunk []byte, ok bool) {
 	if !found {
 		return nil, nil, false
 	}
-	if blockID, rest, ok = cutPlainString(rest); !ok {
+	if blockID, rest, ok = jsonwire.CutPlainString(rest); !ok {
 		return nil, nil, false
 	}
 	if rest, found = bytes.CutPrefix(rest, []byte(mid)); !found {
 		return nil, nil, false
 	}
-	if chunk, rest, ok = cutPlainString(rest); !ok || len(chunk) == 0 || string(rest) != end {
+	if chunk, rest, ok = jsonwire.CutPlainString(rest); !ok || len(chunk) == 0 || string(rest) != end {
 		return nil, nil, false
 	}
 	return blockID, chunk, true
@@ -412,37 +411,16 @@ func plainThinking(data []byte) (text []byte, ok bool) {
 	if !found {
 		return nil, false
 	}
-	if _, rest, ok = cutPlainString(rest); !ok {
+	if _, rest, ok = jsonwire.CutPlainString(rest); !ok {
 		return nil, false
 	}
 	if rest, found = bytes.CutPrefix(rest, []byte(mid)); !found {
 		return nil, false
 	}
-	if text, rest, ok = cutPlainString(rest); !ok || string(rest) != end {
+	if text, rest, ok = jsonwire.CutPlainString(rest); !ok || string(rest) != end {
 		return nil, false
 	}
 	return text, true
-}
-
-// cutPlainString splits b at the closing quote of a JSON string body that has no escapes, no
-// control characters and only valid UTF-8 (so its bytes are its decoded value); rest starts at
-// the closing quote.
-func cutPlainString(b []byte) (value, rest []byte, ok bool) {
-	ascii := true
-	for i, c := range b {
-		switch {
-		case c == '"':
-			if !ascii && !utf8.Valid(b[:i]) {
-				return nil, nil, false
-			}
-			return b[:i], b[i:], true
-		case c == '\\' || c < 0x20:
-			return nil, nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return nil, nil, false
 }
 
 // turnThinking lists every turn's thinking, in order.

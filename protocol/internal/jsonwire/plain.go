@@ -1,0 +1,25 @@
+package jsonwire
+
+import "unicode/utf8"
+
+// CutPlainString splits b at the closing quote of a JSON string body that has no escapes, no
+// control characters and only valid UTF-8 (so its bytes are its decoded value); rest starts at
+// the closing quote. ok is false for any other string body, so a checker's fast path that
+// matches a frame byte for byte can fall back to full decoding instead of misreading it.
+func CutPlainString(b []byte) (value, rest []byte, ok bool) {
+	ascii := true
+	for i, c := range b {
+		switch {
+		case c == '"':
+			if !ascii && !utf8.Valid(b[:i]) {
+				return nil, nil, false
+			}
+			return b[:i], b[i:], true
+		case c == '\\' || c < 0x20:
+			return nil, nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, nil, false
+}
