@@ -10,6 +10,7 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/sse"
 )
 
 // RunIDHeader is the response header that names the run, for the stop request.
@@ -196,22 +197,7 @@ func (w *Writer) Done() error {
 // Raw writes p as the data of one frame, unchecked, so a runtime's fault switches can send
 // deliberately wrong frames. Line breaks in p become separate data lines.
 func (w *Writer) Raw(p []byte) error {
-	b := w.buf[:0]
-	for {
-		b = append(b, "data: "...)
-		i := bytes.IndexAny(p, "\r\n")
-		if i < 0 {
-			b = append(b, p...)
-			break
-		}
-		b = append(b, p[:i]...)
-		b = append(b, '\n')
-		if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
-			i++
-		}
-		p = p[i+1:]
-	}
-	return w.write(append(b, "\n\n"...))
+	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
 }
 
 func (w *Writer) begin(typ string) []byte {

@@ -1,7 +1,6 @@
 package simcanvas
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
 )
 
 // Event types of the execution-events stream.
@@ -191,22 +191,7 @@ func (w *Writer) Done() error {
 // Raw writes p as the data of one frame, unchecked and without an envelope, so a runtime's
 // fault switches can send deliberately wrong frames. Line breaks in p become data lines.
 func (w *Writer) Raw(p []byte) error {
-	b := w.buf[:0]
-	for {
-		b = append(b, "data: "...)
-		i := bytes.IndexAny(p, "\r\n")
-		if i < 0 {
-			b = append(b, p...)
-			break
-		}
-		b = append(b, p[:i]...)
-		b = append(b, '\n')
-		if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
-			i++
-		}
-		p = p[i+1:]
-	}
-	return w.write(append(b, "\n\n"...))
+	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
 }
 
 // begin starts a frame: the envelope up to "data":, with the next event id.

@@ -1,7 +1,6 @@
 package simchat
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
 )
 
 // ProtocolHeader is the request header a client sends to opt in to agent-events framing, and
@@ -185,22 +185,7 @@ func (w *Writer) Done() error {
 // Raw writes p as the data of one frame, unchecked, so a runtime's fault switches can send
 // deliberately wrong frames. Line breaks in p become separate data lines, as SSE requires.
 func (w *Writer) Raw(p []byte) error {
-	b := w.buf[:0]
-	for {
-		b = append(b, "data: "...)
-		i := bytes.IndexAny(p, "\r\n")
-		if i < 0 {
-			b = append(b, p...)
-			break
-		}
-		b = append(b, p[:i]...)
-		b = append(b, '\n')
-		if p[i] == '\r' && i+1 < len(p) && p[i+1] == '\n' {
-			i++
-		}
-		p = p[i+1:]
-	}
-	return w.write(append(b, "\n\n"...))
+	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
 }
 
 func (w *Writer) begin() []byte { return append(w.buf[:0], "data: "...) }
