@@ -66,9 +66,9 @@ type sessionMetrics struct {
 	// dial the request did not wait for), hence atomic.
 	connect atomic.Int64
 
-	headers, firstEvent, firstChunk, firstThinking, duration, stop, startLag time.Duration
-	gaps                                                                     [gapBuffer]time.Duration
-	nGaps                                                                    int
+	headers, firstEvent, firstChunk, firstThinking, duration, stop, toolCancel, startLag time.Duration
+	gaps                                                                                 [gapBuffer]time.Duration
+	nGaps                                                                                int
 }
 
 func (r *recorder) session(index uint64, scenario, dialect string, record bool) *sessionMetrics {
@@ -128,6 +128,7 @@ func (m *sessionMetrics) flush() {
 	m.put(measure.FirstThinking, m.firstThinking)
 	m.put(measure.StreamDuration, m.duration)
 	m.put(measure.StopLatency, m.stop)
+	m.put(measure.ToolCancelSettle, m.toolCancel)
 	m.put(measure.StartLag, m.startLag)
 	m.shard.mu.Unlock()
 }

@@ -271,3 +271,25 @@ func TestSelfProofSlowFirstChunk(t *testing.T) {
 		t.Errorf("ttfc p50 %v with slow-first-chunk=%v vs %v without: the delay does not show", slow, delay, base)
 	}
 }
+
+// TestStopDuringToolLatencies: a compose stop while a tool runs yields both the stop latency
+// (stop request → stopped terminal) and the tool cancel settle latency (stop request → the
+// tool's end frame), and no violations.
+func TestStopDuringToolLatencies(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, testScale)
+	run := runLoad(t, s.config(mixOf(t, []string{"stop-during-tool"}, composeAll), 4, 8))
+	sum := run.Summary
+	if n := sum.TotalViolations(); n != 0 {
+		t.Fatalf("stop during tool: %d violations\n%s", n, describe(run))
+	}
+	counts := map[measure.Metric]int64{}
+	for _, ms := range sum.Metrics {
+		counts[ms.Metric] += ms.Count
+	}
+	for _, m := range []measure.Metric{measure.StopLatency, measure.ToolCancelSettle} {
+		if counts[m] != 8 {
+			t.Errorf("%s recorded for %d sessions, want all 8\n%s", m, counts[m], describe(run))
+		}
+	}
+}

@@ -309,6 +309,12 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 					act.fire()
 				}
 			}
+		case protocol.FrameToolEnd:
+			// After a stop, the first tool settlement is how long the runtime took to cancel
+			// the running tools (a disconnect hides it; a stop request keeps the stream open).
+			if isStop && act.fired.Load() && m.toolCancel == 0 {
+				m.toolCancel = observed(now.Sub(act.firedAt()))
+			}
 		case protocol.FrameTerminal:
 			if act.terminalAt.IsZero() {
 				act.terminalAt = now

@@ -31,7 +31,7 @@ const (
 	ChunkGap         Metric = "chunk_gap"      // between consecutive answer chunks
 	StreamDuration   Metric = "duration"       // request → end of stream
 	CancelLatency    Metric = "cancel"         // client abort → provider saw the client go away (mock record)
-	ToolCancelSettle Metric = "tool_cancel"    // client abort → runtime settled tools cancelled
+	ToolCancelSettle Metric = "tool_cancel"    // compose stop request → first running tool settled (cancelled) on the stream
 	StopLatency      Metric = "stop"           // compose stop request sent → stopped terminal
 	StartLag         Metric = "start_lag"      // open loop: actual start − intended start
 )

@@ -42,7 +42,7 @@ var gateNames = []gateName{
 	latencyName("gap", measure.ChunkGap, "gap.p99<=50ms", "between consecutive answer chunks").withAlias("chunk_gap"),
 	latencyName("duration", measure.StreamDuration, "duration.p99<10s", "request → end of stream"),
 	latencyName("cancel", measure.CancelLatency, "cancel.p99<100ms", "client abort → the provider saw the client go away"),
-	latencyName("tool_cancel", measure.ToolCancelSettle, "tool_cancel.p99<500ms", "client abort → the runtime settled open tools as cancelled"),
+	latencyName("tool_cancel", measure.ToolCancelSettle, "tool_cancel.p99<500ms", "compose stop during a tool → the tool settled cancelled on the stream"),
 	latencyName("stop", measure.StopLatency, "stop.p99<500ms", "compose stop request → stopped terminal"),
 	latencyName("start_lag", measure.StartLag, "start_lag.p99<10ms", "open loop: actual start − intended start"),
 	{Name: "errors", Kind: kindErrors, Example: "errors<0.1%", Doc: "unscripted errors (HTTP, transport, decode): % of sessions started, or a count without %"},
