@@ -11,14 +11,14 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// BenchmarkPacing plays 500 concurrent 20 tokens/s streams for 3 s through real h2c per
-// iteration (the self-test, scaled down) and reports the pacing error percentiles and the CPU
-// cost per token. `streambench mock --self-test` runs the full 2,000-stream version.
+// BenchmarkPacing plays 2,000 concurrent 20 tokens/s streams for 5 s through real h2c per
+// iteration (the self-test, shortened) and reports the pacing error percentiles and the CPU
+// cost per token. `streambench mock --self-test` runs the same with flags.
 func BenchmarkPacing(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := SelfTest(context.Background(), SelfTestOptions{
-			Streams: 500, TokensPerSecond: 20, Duration: 3 * time.Second, Ramp: time.Second, Connections: 2,
+			Streams: 2000, TokensPerSecond: 20, Duration: 5 * time.Second, Ramp: time.Second,
 		})
 		if err != nil {
 			b.Fatal(err)

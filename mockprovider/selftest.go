@@ -33,8 +33,10 @@ type SelfTestOptions struct {
 	// Ramp spreads the stream starts uniformly over this period (default 1 s), as clients
 	// arriving independently would, instead of aligning every stream's timer.
 	Ramp time.Duration
-	// Connections is how many h2c connections the client multiplexes the streams over
-	// (default 4): a handful of connections keeps file descriptors low, as a runtime does.
+	// Connections is how many h2c client transports the streams are spread over, one
+	// connection each (default 16: 125 streams per connection for 2,000 streams). A handful
+	// of connections keeps file descriptors low, as a runtime does; see
+	// Options.MaxConcurrentStreamsPerConn for why not one.
 	Connections int
 	// Wire is "openai" (default) or "anthropic".
 	Wire string
@@ -100,7 +102,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 		opts.Ramp = time.Second
 	}
 	if opts.Connections == 0 {
-		opts.Connections = 4
+		opts.Connections = 16
 	}
 	if opts.Wire == "" {
 		opts.Wire = "openai"

@@ -51,6 +51,10 @@ const (
 	PathHealth    = "/healthz"
 )
 
+// DefaultMaxStreamsPerConn is the default HTTP/2 stream limit per connection (see
+// Options.MaxConcurrentStreamsPerConn): 2,000 streams then take 8 connections.
+const DefaultMaxStreamsPerConn = 250
+
 // pingInterval is how long an Anthropic stream may stay silent before the mock sends a ping,
 // as the real API does during long pauses (stalls, slow time to first token). The OpenAI wire
 // has no keep-alive and gets none.
@@ -70,7 +74,10 @@ type Options struct {
 	// SessionHistory is how many session records to keep (0: DefaultSessionHistory).
 	SessionHistory int
 	// MaxConcurrentStreamsPerConn is the HTTP/2 stream limit per connection advertised by
-	// Serve (0: 100,000, so a runtime can multiplex thousands of streams on one connection).
+	// Serve (0: DefaultMaxStreamsPerConn). net/http's HTTP/2 write scheduler scans every open
+	// stream of a connection for each frame it sends, so the cost per frame grows with the
+	// streams sharing a connection; past the limit Go clients open another connection, which
+	// keeps thousands of streams on a handful of connections at a flat cost per frame.
 	MaxConcurrentStreamsPerConn int
 }
 
@@ -109,7 +116,7 @@ func New(opts Options) (*Server, error) {
 		opts.SessionHistory = DefaultSessionHistory
 	}
 	if opts.MaxConcurrentStreamsPerConn <= 0 {
-		opts.MaxConcurrentStreamsPerConn = 100_000
+		opts.MaxConcurrentStreamsPerConn = DefaultMaxStreamsPerConn
 	}
 	logger := opts.Logger
 	if logger == nil {

@@ -34,7 +34,7 @@ func runMock(args []string) error {
 	tokensPerSecond := fs.Float64("tokens-per-second", 20, "self-test: tokens per second per stream")
 	duration := fs.Duration("duration", 10*time.Second, "self-test: how long each stream plays")
 	ramp := fs.Duration("ramp", time.Second, "self-test: spread stream starts over this period")
-	conns := fs.Int("conns", 4, "self-test: h2c connections the streams are multiplexed over")
+	conns := fs.Int("conns", 16, "self-test: h2c connections the streams are multiplexed over")
 	wire := fs.String("wire", "openai", "self-test: provider wire (openai or anthropic)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
