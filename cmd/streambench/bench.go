@@ -155,9 +155,9 @@ func runBench(args []string) error {
 	f := &benchFlags{}
 	fs.StringVar(&f.jsonFile, "json", "", "also write the figures to this JSON file")
 	fs.IntVar(&f.streams, "streams", 0, "concurrent streams (default: pacing 2000, scale 5000, fidelity 2000)")
-	fs.DurationVar(&f.duration, "duration", 0, "pacing: each stream's length (default 10s); fidelity: how long sessions start (default 15s); rate: the run's length (default 20s)")
+	fs.DurationVar(&f.duration, "duration", 0, "pacing: each stream's length (default 10s); fidelity: how long sessions start (default 30s); rate: the run's length (default 20s)")
 	fs.DurationVar(&f.ramp, "ramp", 0, "scale: open the streams over this period (default 20s)")
-	fs.DurationVar(&f.streamLength, "stream-length", 0, "scale: how long each stream lasts (default 30s); fidelity: roughly how long each session lasts (default 5s)")
+	fs.DurationVar(&f.streamLength, "stream-length", 0, "scale: how long each stream lasts (default 30s); fidelity: roughly how long each session lasts (default 15s: 2,000 open streams at 133 new sessions/s)")
 	fs.DurationVar(&f.interToken, "itl", 0, "scale: the scripted inter-token latency (default 500ms: 2 tokens/s per stream)")
 	fs.DurationVar(&f.ttft, "ttft", 0, "fidelity: the scripted constant time to first token (default 200ms)")
 	fs.Float64Var(&f.rate, "rate", 0, "rate: target sessions per second (default 200)")

@@ -35,8 +35,8 @@ const fidelityWords = 20
 func benchFidelity(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	streams := orDefault(f.streams, 2000)
 	ttft := orDefault(f.ttft, 200*time.Millisecond)
-	length := max(orDefault(f.streamLength, 5*time.Second), ttft+time.Duration(fidelityWords)*time.Millisecond)
-	duration := orDefault(f.duration, 15*time.Second)
+	length := max(orDefault(f.streamLength, 15*time.Second), ttft+time.Duration(fidelityWords)*time.Millisecond)
+	duration := orDefault(f.duration, 30*time.Second)
 	itl := (length - ttft) / fidelityWords
 	rate := float64(streams) / length.Seconds()
 	// Sessions of the first second (first dials, empty pools, stacks growing) are checked but not
