@@ -328,3 +328,46 @@ func errorMessage(t *testing.T, resp *http.Response) string {
 	}
 	return e.Error.Message
 }
+
+func TestH2CStreamLimitSpreadsStreamsOverConnections(t *testing.T) {
+	t.Parallel()
+	srv, err := New(Options{Library: scenarios.Embedded(), TimeScale: 0.05, MaxConcurrentStreamsPerConn: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns atomic.Int64
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config = srv.HTTPServer()
+	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	defer ts.Close()
+	client := h2cClient(t)
+	warm, err := client.Get(ts.URL + PathHealth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm.Body.Close()
+	// 25 overlapping streams (plain-answer lasts ~150 ms at this time scale) with at most 10
+	// per connection need at least 3 connections.
+	var wg sync.WaitGroup
+	for i := range 25 {
+		wg.Go(func() {
+			resp := post(t, client, ts.URL+PathOpenAI, openaiBody(directive("plain-answer", uint64(i), fmt.Sprint("lim-", i)), true), nil)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+	}
+	wg.Wait()
+	if n := conns.Load(); n < 3 {
+		t.Errorf("25 concurrent streams at 10 per connection used %d connections, want >= 3", n)
+	}
+	for _, rec := range srv.Sessions("") {
+		if rec.Outcome != OutcomeCompleted {
+			t.Errorf("session %s: %s", rec.Session, rec.Outcome)
+		}
+	}
+}
