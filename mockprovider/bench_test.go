@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func BenchmarkPacing(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := SelfTest(context.Background(), SelfTestOptions{
-			Streams: 2000, TokensPerSecond: 20, Duration: 5 * time.Second, Ramp: time.Second,
+			Streams: 2000, TokensPerSecond: 20, Duration: 5 * time.Second, Ramp: time.Second, HTTP1: os.Getenv("SB_HTTP1") != "",
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -2,6 +2,7 @@ package mockprovider
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,12 +10,19 @@ import (
 
 func TestSelfTestPlaysAndCountsEveryStream(t *testing.T) {
 	t.Parallel()
-	for _, wire := range []string{"openai", "anthropic"} {
-		t.Run(wire, func(t *testing.T) {
+	for _, tc := range []struct {
+		wire  string
+		http1 bool
+	}{
+		{"openai", false},    // h2c, streams multiplexed over two connections
+		{"anthropic", false}, // the other wire
+		{"openai", true},     // one HTTP/1.1 connection per stream
+	} {
+		t.Run(fmt.Sprintf("%s/http1=%v", tc.wire, tc.http1), func(t *testing.T) {
 			t.Parallel()
 			// 10 streams of 0.2 s at 50 tokens/s: 10 tokens each.
 			res, err := SelfTest(context.Background(), SelfTestOptions{
-				Streams: 10, TokensPerSecond: 50, Duration: 200 * time.Millisecond, Ramp: 10 * time.Millisecond, Connections: 2, Wire: wire,
+				Streams: 10, TokensPerSecond: 50, Duration: 200 * time.Millisecond, Ramp: 10 * time.Millisecond, Connections: 2, HTTP1: tc.http1, Wire: tc.wire,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -35,6 +35,7 @@ func runMock(args []string) error {
 	duration := fs.Duration("duration", 10*time.Second, "self-test: how long each stream plays")
 	ramp := fs.Duration("ramp", time.Second, "self-test: spread stream starts over this period")
 	conns := fs.Int("conns", 16, "self-test: h2c connections the streams are multiplexed over")
+	http1 := fs.Bool("http1", false, "self-test: one HTTP/1.1 connection per stream instead of --conns h2c connections")
 	wire := fs.String("wire", "openai", "self-test: provider wire (openai or anthropic)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -50,11 +51,15 @@ func runMock(args []string) error {
 		if *streams <= 0 || *tokensPerSecond <= 0 || *duration <= 0 || *conns <= 0 || *ramp < 0 {
 			return usageError("--streams, --tokens-per-second, --duration and --conns must be positive")
 		}
-		fmt.Fprintf(os.Stderr, "self-test: %d streams × %g tokens/s for %s over %d h2c connection(s), %s wire\n",
-			*streams, *tokensPerSecond, *duration, *conns, *wire)
+		transport := fmt.Sprintf("%d h2c connection(s)", *conns)
+		if *http1 {
+			transport = "one HTTP/1.1 connection per stream"
+		}
+		fmt.Fprintf(os.Stderr, "self-test: %d streams × %g tokens/s for %s over %s, %s wire\n",
+			*streams, *tokensPerSecond, *duration, transport, *wire)
 		res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
 			Streams: *streams, TokensPerSecond: *tokensPerSecond, Duration: *duration,
-			Ramp: max(*ramp, time.Nanosecond), Connections: *conns, Wire: *wire,
+			Ramp: max(*ramp, time.Nanosecond), Connections: *conns, HTTP1: *http1, Wire: *wire,
 		})
 		if err != nil {
 			return err
