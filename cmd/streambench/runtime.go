@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -75,22 +73,5 @@ func runRuntime(args []string) error {
 	if names := f.Names(); len(names) > 0 {
 		fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	select {
-	case err := <-serveErr:
-		return fmt.Errorf("serving: %w", err)
-	case <-ctx.Done():
-	}
-	stop() // a second Ctrl-C now kills the process
-	fmt.Fprintf(os.Stderr, "shutting down: letting open streams finish for up to %s (Ctrl-C again to quit now)\n", *grace)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), *grace)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serving: %w", err)
-	}
-	return nil
+	return serveUntilInterrupted(ctx, stop, srv, ln, *grace)
 }
