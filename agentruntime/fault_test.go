@@ -202,4 +202,3 @@ func TestFaultLeakGoroutine(t *testing.T) {
 	_ = e.rt.Close()
 	eventually(t, 5*time.Second, "leaked goroutines released at Close", func() bool { return labelledGoroutines(t, e.rt) <= base })
 }
-

@@ -45,11 +45,11 @@ type emitter interface {
 type runOutcome uint8
 
 const (
-	outcomeDone      runOutcome = iota + 1 // the final turn completed
-	outcomeFailed                          // provider error, transport error or too many turns
-	outcomeStopped                         // compose stop request
-	outcomeGone                            // the client left or was dropped: nothing can be written
-	outcomeShutdown                        // the server stopped
+	outcomeDone     runOutcome = iota + 1 // the final turn completed
+	outcomeFailed                         // provider error, transport error or too many turns
+	outcomeStopped                        // compose stop request
+	outcomeGone                           // the client left or was dropped: nothing can be written
+	outcomeShutdown                       // the server stopped
 )
 
 // runResult is what a run ended with.

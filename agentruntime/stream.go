@@ -43,8 +43,8 @@ type clientStream struct {
 	// eighth of the idle timeout, which keeps timer updates off the per-token path while a
 	// stalled client is still dropped between 7/8 and all of the idle timeout.
 	deadlineSet time.Time
-	timer     *time.Timer
-	closed    bool
+	timer       *time.Timer
+	closed      bool
 }
 
 func newClientStream(w http.ResponseWriter, idle, heartbeat time.Duration, onFail func(error)) *clientStream {
