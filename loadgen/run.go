@@ -379,7 +379,7 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 		go func() {
 			defer wg.Done()
 			defer func() { <-inflight }()
-			r.runSession(ctx, r.plan(index, ""), r.start.Add(due), 0)
+			r.runSession(ctx, r.planShallow(index), r.start.Add(due), 0)
 		}()
 	}
 }
@@ -453,7 +453,7 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 				if !ok {
 					return
 				}
-				r.runSession(ctx, r.plan(index, ""), time.Now(), 0)
+				r.runSession(ctx, r.planShallow(index), time.Now(), 0)
 				if r.cfg.ThinkTime > 0 {
 					idle.Reset(r.cfg.ThinkTime)
 					select {

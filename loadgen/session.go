@@ -66,6 +66,14 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 	return p
 }
 
+// planShallow is plan(index, "") run on a fresh goroutine (see onFreshStack): rendering the
+// script is deep, and the calling goroutine goes on to hold the session's stream.
+func (r *runner) planShallow(index uint64) *sessionPlan {
+	var p *sessionPlan
+	onFreshStack(func() bool { p = r.plan(index, ""); return true })
+	return p
+}
+
 // sessionResult is what a session leaves behind for the run.
 type sessionResult struct {
 	violations []protocol.Violation
@@ -145,15 +153,89 @@ func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.T
 	return res
 }
 
-// stream is runSession's body.
+// stream is runSession's body. It keeps the frames that stay on the goroutine's stack while
+// the stream is open small: the request set-up (open) and the verdict (finish) return before
+// or run after the read loop, so only streamState.read's small frame sits under the blocking
+// read. A goroutine parked on a deep stack keeps an 8 KiB stack (GC halves a stack only when
+// under a quarter of it is in use), which was half the generator's memory per open stream.
 func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
-	counting := capture == 0
+	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, capture: capture, counting: capture == 0}
+	defer s.close()
+	if !onFreshStack(s.open) {
+		return s.res
+	}
+	s.read()
+	return s.finish()
+}
+
+// onFreshStack runs f on a new goroutine and waits for it. The HTTP client and the request's
+// set-up call deep (net/http, TLS-free but still a dozen large frames): run on the session's
+// goroutine they would grow its stack to 8 KiB for the stream's whole life, since a parked
+// reader can never shrink below a quarter in use. A fresh goroutine's stack is freed when it
+// ends; starting one costs about a microsecond per session.
+func onFreshStack(f func() bool) bool {
+	done := make(chan bool, 1)
+	go func() { done <- f() }()
+	return <-done
+}
+
+// streamState is one session's stream between open, read and finish.
+type streamState struct {
+	r        *runner
+	ctx      context.Context
+	p        *sessionPlan
+	intended time.Time
+	capture  int
+	counting bool
+
+	m       *sessionMetrics
+	res     sessionResult
+	act     *clientAction
+	checker protocol.Checker
+	dec     *sse.Decoder
+	// streamErr is how reading the stream ended (nil: at its end, or the client left).
+	streamErr error
+
+	// Released by close, in reverse order of acquisition.
+	active    bool
+	cancel    context.CancelFunc
+	timer     *time.Timer // time-triggered abort
+	stopTimer *time.Timer // time-triggered stop
+	body      io.Closer
+}
+
+// close releases what open acquired.
+func (s *streamState) close() {
+	if s.body != nil {
+		_ = s.body.Close()
+	}
+	if s.stopTimer != nil {
+		s.stopTimer.Stop()
+	}
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+	if s.active {
+		s.r.rec.active.Add(-1)
+	}
+}
+
+// open sends the request and checks the response head. It reports false when the session
+// already ended (s.res holds its result).
+//
+//go:noinline
+func (s *streamState) open() bool {
+	r, p, intended, counting := s.r, s.p, s.intended, s.counting
 	rec := r.rec
 	m := rec.session(p.pick.Index, p.pick.Scenario, p.label, counting && !intended.Before(r.warmupEnd))
+	s.m = m
 	if counting {
 		rec.started.Add(1)
 		rec.active.Add(1)
-		defer rec.active.Add(-1)
+		s.active = true
 		if lag := time.Since(intended); r.cfg.openLoop() {
 			m.startLag = observed(lag)
 			if lag > lateStart {
@@ -161,14 +243,16 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 			}
 		}
 	}
-	res := sessionResult{outcome: "ok"}
+	s.res = sessionResult{outcome: "ok"}
+	res := &s.res
 	exp := &p.session.Expected
 	trig, isStop := p.trigger, p.stop
 	stopper, _ := p.dialect.(protocol.Stopper)
 
-	sctx, cancel := context.WithTimeout(ctx, r.cfg.StreamTimeout)
-	defer cancel()
+	sctx, cancel := context.WithTimeout(s.ctx, r.cfg.StreamTimeout)
+	s.cancel = cancel
 	act := &clientAction{cancel: cancel}
+	s.act = act
 
 	var connectStart time.Time
 	trace := &httptrace.ClientTrace{
@@ -183,30 +267,31 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	if err != nil {
 		// A request we cannot even build is a generator defect, reported as a transport error
 		// so it is never silent.
-		return r.finishFailed(p, m, &res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+		return false
 	}
 	sent := time.Now()
-	var timer *time.Timer
 	if trig != nil && !isStop && p.timed {
-		timer = time.AfterFunc(p.triggerAt, func() { act.fire() })
-		defer timer.Stop()
+		s.timer = time.AfterFunc(p.triggerAt, func() { act.fire() })
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
 		switch {
 		case act.fired.Load():
-			return r.finishAborted(ctx, p, m, &res, counting, act, nil, nil)
-		case ctx.Err() != nil:
+			s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
+			return false
+		case s.ctx.Err() != nil:
 			res.outcome = "cut"
 			if counting {
 				rec.aborted.Add(1)
 			}
 			m.flush()
-			return res
+			return false
 		}
-		return r.finishFailed(p, m, &res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+		return false
 	}
-	defer resp.Body.Close()
+	s.body = resp.Body
 	m.headers = observed(time.Since(intended))
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -217,7 +302,7 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 				rec.scripted.Add(1)
 				rec.ok.Add(1)
 				m.flush()
-				return res
+				return false
 			}
 			rec.httpError(resp.StatusCode)
 			rec.failed.Add(1)
@@ -225,14 +310,15 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 		}
 		res.outcome = "failed"
 		res.violations = nil
-		if capture > 0 {
+		if s.capture > 0 {
 			res.frames = append(res.frames, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body))
 		}
 		m.flush()
-		return res
+		return false
 	}
 	res.violations = append(res.violations, p.dialect.CheckHeaders(resp.Header, p.session)...)
 	if isStop {
+		ctx := s.ctx
 		act.stopDone = make(chan stopOutcome, 1)
 		act.stop = func() {
 			go func() {
@@ -240,13 +326,22 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 			}()
 		}
 		if p.timed {
-			timer = time.AfterFunc(max(p.triggerAt-time.Since(sent), 0), func() { act.fire() })
-			defer timer.Stop()
+			s.stopTimer = time.AfterFunc(max(p.triggerAt-time.Since(sent), 0), func() { act.fire() })
 		}
 	}
+	s.checker = p.dialect.NewChecker(p.session)
+	s.dec = sse.NewDecoder(resp.Body)
+	return true
+}
 
-	checker := p.dialect.NewChecker(p.session)
-	dec := sse.NewDecoder(resp.Body)
+// read reads the stream to its end (or the client's scripted action), feeding the checker
+// and the session's metrics. It blocks for the stream's whole life, so its frame is kept
+// small: everything rare happens in calls that return.
+//
+//go:noinline
+func (s *streamState) read() {
+	p, m, act, checker, dec := s.p, s.m, s.act, s.checker, s.dec
+	trig, isStop := p.trigger, p.stop
 	seesThinking, seesTools := visible(p, false), visible(p, true)
 	var (
 		ev                   sse.Event
@@ -254,23 +349,22 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 		chunks               int
 		lastChunk            time.Time
 		sawThinking, sawTool bool
-		streamErr            error
 	)
 	for {
 		if err := dec.Next(&ev); err != nil {
 			if !errors.Is(err, io.EOF) {
-				streamErr = err
+				s.streamErr = err
 			}
 			break
 		}
 		now := time.Now()
 		pending++
-		if pending == 32 && counting {
-			rec.frames.Add(pending)
+		if pending == 32 && s.counting {
+			s.r.rec.frames.Add(pending)
 			pending = 0
 		}
-		if capture > 0 && len(res.frames) < capture {
-			res.frames = append(res.frames, frameCapture(&ev))
+		if s.capture > 0 {
+			s.captureFrame(&ev)
 		}
 		if isStop && !p.session.Stopped && act.fired.Load() {
 			// The checker judges the stopped terminal by Session.Stopped, so it must be set
@@ -280,13 +374,13 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 		}
 		obs := checker.Observe(&ev)
 		if m.firstEvent == 0 {
-			m.firstEvent = observed(now.Sub(intended))
+			m.firstEvent = observed(now.Sub(s.intended))
 		}
 		switch obs.Kind {
 		case protocol.FrameAnswer:
 			chunks++
 			if chunks == 1 {
-				m.firstChunk = observed(now.Sub(intended))
+				m.firstChunk = observed(now.Sub(s.intended))
 			} else {
 				m.gap(now.Sub(lastChunk))
 			}
@@ -297,7 +391,7 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 		case protocol.FrameThinking:
 			if !sawThinking {
 				sawThinking = true
-				m.firstThinking = observed(now.Sub(intended))
+				m.firstThinking = observed(now.Sub(s.intended))
 				if trig != nil && trig.DuringThinking && seesThinking {
 					act.fire()
 				}
@@ -327,33 +421,50 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 			break // the client left: whatever is still buffered was never "seen"
 		}
 	}
-	if counting {
-		rec.frames.Add(pending)
-		rec.bytes.Add(dec.BytesRead())
+	if s.counting {
+		s.r.rec.frames.Add(pending)
+		s.r.rec.bytes.Add(dec.BytesRead())
 	}
-	m.duration = observed(time.Since(intended))
-	if act.fired.Load() {
-		return r.finishAborted(ctx, p, m, &res, counting, act, checker, streamErr)
+}
+
+// captureFrame keeps a raw frame of a replayed session.
+//
+//go:noinline
+func (s *streamState) captureFrame(ev *sse.Event) {
+	if len(s.res.frames) < s.capture {
+		s.res.frames = append(s.res.frames, frameCapture(ev))
 	}
-	if ctx.Err() != nil && streamErr != nil {
+}
+
+// finish judges the stream read by read and counts the session's outcome.
+//
+//go:noinline
+func (s *streamState) finish() sessionResult {
+	r, p, m, res, counting, streamErr := s.r, s.p, s.m, &s.res, s.counting, s.streamErr
+	rec := r.rec
+	m.duration = observed(time.Since(s.intended))
+	if s.act.fired.Load() {
+		return r.finishAborted(s.ctx, p, m, res, counting, s.act, s.checker, streamErr)
+	}
+	if s.ctx.Err() != nil && streamErr != nil {
 		// Cut by the run's hard stop after the grace period: judge nothing, lose nothing.
 		res.outcome = "cut"
 		if counting {
 			rec.aborted.Add(1)
 		}
 		m.flush()
-		return res
+		return *res
 	}
-	res.violations = append(res.violations, checker.Finish(streamErr)...)
+	res.violations = append(res.violations, s.checker.Finish(streamErr)...)
 	var limit *sse.LimitError
 	switch {
 	case streamErr != nil && errors.As(streamErr, &limit):
-		return r.finishFailed(p, m, &res, counting, streamErr, "decode")
+		return r.finishFailed(p, m, res, counting, streamErr, "decode")
 	case streamErr != nil:
-		return r.finishFailed(p, m, &res, counting, fmt.Errorf("session %s: read stream: %w", p.id, streamErr), "transport")
+		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: read stream: %w", p.id, streamErr), "transport")
 	}
 	if counting {
-		if exp.ProviderError != "" {
+		if p.session.Expected.ProviderError != "" {
 			rec.scripted.Add(1)
 		}
 		if len(res.violations) > 0 {
@@ -365,7 +476,7 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 		r.noteViolations(p, res.violations)
 	}
 	m.flush()
-	return res
+	return *res
 }
 
 // lateStart is how far behind its intended time an open-loop start may be before it counts as
