@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/http/httputil"
+	"net/textproto"
 	"sync"
 	"time"
 )
@@ -146,10 +148,52 @@ func (t *streamTransport) exchange(ctx context.Context, c *streamConn, req *http
 	if err != nil {
 		return fail(err)
 	}
-	resp.Body = &streamBody{body: resp.Body, c: c, t: t, stop: stop, addr: hostPort(req),
+	body := resp.Body
+	if len(resp.TransferEncoding) == 1 && resp.TransferEncoding[0] == "chunked" && body != http.NoBody {
+		// net/http's chunked body keeps the whole *Response (headers, and through it the
+		// request and its payload) for the trailer, for the stream's life: ~1 KiB per open
+		// stream. Nothing of it has been read yet, so decode the chunks from the connection
+		// directly and let the response go once the caller is done with its head.
+		body = &chunkedBody{r: httputil.NewChunkedReader(c.br), br: c.br}
+	}
+	resp.Body = &streamBody{body: body, c: c, t: t, stop: stop, addr: hostPort(req),
 		reusable: !resp.Close && resp.ProtoAtLeast(1, 1)}
 	return resp, nil
 }
+
+// chunkedBody is a chunked response body read straight from the connection's reader. After
+// the last chunk it reads the trailer section (discarded), so a connection read to the end
+// has nothing left buffered and can be reused.
+type chunkedBody struct {
+	r   io.Reader
+	br  *bufio.Reader
+	err error // sticky: io.EOF once the trailer was read
+}
+
+// Read reads the body; the trailer's errors (a connection cut before its end) are reported.
+func (b *chunkedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.r.Read(p)
+	if errors.Is(err, io.EOF) {
+		if _, terr := textproto.NewReader(b.br).ReadMIMEHeader(); terr != nil {
+			if errors.Is(terr, io.EOF) {
+				terr = io.ErrUnexpectedEOF
+			}
+			err = fmt.Errorf("chunked body trailer: %w", terr)
+		}
+	}
+	b.err = err
+	if err != nil && n > 0 && !errors.Is(err, io.EOF) {
+		// Hand over the data first; the error comes with the next call.
+		return n, nil
+	}
+	return n, err
+}
+
+// Close does nothing: streamBody owns the connection.
+func (b *chunkedBody) Close() error { return nil }
 
 // streamBody releases its connection on Close: parked for reuse when the body was read to
 // its end and the server keeps the connection alive, closed otherwise.

@@ -1,7 +1,9 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -149,5 +151,91 @@ func TestStreamTransportRejectsHTTPS(t *testing.T) {
 	_, err := (&http.Client{Transport: newStreamTransport(1)}).Get("https://127.0.0.1:1/")
 	if err == nil || !strings.Contains(err.Error(), "plain http only") {
 		t.Errorf("https: error %v, want one saying plain http only", err)
+	}
+}
+
+// rawServer answers each request on a connection with the next of replies, written verbatim,
+// and counts the connections it accepted. It closes the connection after the last reply.
+func rawServer(t *testing.T, replies ...string) (string, *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var conns, next atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					i := int(next.Add(1)) - 1
+					if i >= len(replies) {
+						return
+					}
+					if _, err := io.WriteString(c, replies[i]); err != nil || i == len(replies)-1 {
+						return // after the last reply the connection closes: cut replies end there
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String(), &conns
+}
+
+func TestStreamTransportChunkedBody(t *testing.T) {
+	t.Parallel()
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+	cases := []struct {
+		name    string
+		replies []string
+		want    []string // bodies of the sequential requests
+		errs    []bool   // whether reading each body must fail
+		conns   int64
+	}{
+		// A trailer after the last chunk is read and dropped, so the connection is reused.
+		{"trailer then reuse", []string{
+			head + "9\r\ndata: a\n\n\r\n0\r\nX-Done: yes\r\n\r\n",
+			head + "9\r\ndata: b\n\n\r\n0\r\n\r\n",
+		}, []string{"data: a\n\n", "data: b\n\n"}, []bool{false, false}, 1},
+		// The connection cut inside a chunk is an error, not a clean end of stream.
+		{"cut mid-chunk", []string{head + "12\r\ndata: a\n\n"}, []string{"data: a\n\n"}, []bool{true}, 1},
+		// The connection cut after the last chunk but before the trailer's blank line.
+		{"cut in trailer", []string{head + "9\r\ndata: a\n\n\r\n0\r\n"}, []string{"data: a\n\n"}, []bool{true}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url, conns := rawServer(t, tc.replies...)
+			client := &http.Client{Transport: newStreamTransport(4)}
+			for i, want := range tc.want {
+				resp, err := client.Get(url)
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				got, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if string(got) != want || (err != nil) != tc.errs[i] {
+					t.Errorf("request %d: body %q err %v, want %q (error %v)", i, got, err, want, tc.errs[i])
+				}
+				if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+					t.Errorf("request %d: error %v, want an unexpected EOF", i, err)
+				}
+			}
+			if n := conns.Load(); n != tc.conns {
+				t.Errorf("server saw %d connections, want %d", n, tc.conns)
+			}
+		})
 	}
 }
