@@ -39,10 +39,13 @@ type streamConn struct {
 	br   *bufio.Reader
 }
 
-// Buffer sizes: requests are a few hundred bytes; the reader only needs to hold response
-// headers and chunk sizes, since the SSE decoder's larger reads bypass it.
+// Buffer sizes: requests are a few hundred bytes (and the writer is pooled). The reader stays
+// with the connection for the stream's life, so it is small: header lines of any length are
+// read in pieces (textproto), reads at least this large bypass it, and the only thing that
+// must fit whole is a chunk-size line ("1a2\r\n"; a chunk extension over ~500 bytes would fail
+// as "header line too long" — no server we target sends any).
 const (
-	streamReadBuffer  = 1 << 10
+	streamReadBuffer  = 512
 	streamWriteBuffer = 1 << 10
 )
 
