@@ -51,8 +51,9 @@ func newRecorder(shards int) *recorder {
 	return r
 }
 
-// gapBuffer is how many chunk gaps a session buffers before flushing them to its shard.
-const gapBuffer = 32
+// gapBuffer is how many chunk gaps a session buffers before flushing them to its shard. Each
+// open stream holds the buffer, so it is short: a flush is one shard lock per 8 chunks.
+const gapBuffer = 8
 
 // sessionMetrics is one session's measurements before they reach a shard. Zero durations mean
 // "not observed" for the single-shot metrics (a real zero is recorded as 1 ns).
