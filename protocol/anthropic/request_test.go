@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 )
 
 func TestParseRequest(t *testing.T) {
@@ -284,7 +286,7 @@ func TestWriteResponse(t *testing.T) {
 	if err := WriteResponse(&b, smallTurn(), testMeta); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "response_tools.golden", []byte(b.String()))
+	wiretest.CheckGolden(t, *update, "response_tools.golden", []byte(b.String()))
 	var resp struct {
 		Content []struct {
 			Type, Text, Thinking, Signature, ID, Name string

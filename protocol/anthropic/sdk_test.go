@@ -12,6 +12,8 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 )
 
 // TestOfficialSDKReadsFrames checks the events against the official Go SDK's stream decoder
@@ -55,8 +57,8 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 			if err := stream.Err(); err != nil {
 				t.Fatal(err)
 			}
-			want := wantFromTurn(turn, len(turn.Steps))
-			var got accumulated
+			want := wiretest.WantFromTurn(turn, len(turn.Steps))
+			var got wiretest.Accumulated
 			for _, b := range msg.Content {
 				switch b.Type {
 				case "thinking":
@@ -74,7 +76,7 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 			if msg.StopReason != "tool_use" || msg.Usage.InputTokens != 42 || msg.Usage.OutputTokens != 17 || msg.ID != testMeta.ID {
 				t.Errorf("stop %q usage %+v id %q", msg.StopReason, msg.Usage, msg.ID)
 			}
-			assertAccumulated(t, got, want)
+			wiretest.AssertAccumulated(t, got, want)
 		})
 	}
 }
@@ -104,7 +106,7 @@ func TestOfficialSDKSeesMidStreamError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "overloaded_error") || !strings.Contains(err.Error(), "Overloaded") {
 		t.Fatalf("stream error = %v, want an overloaded_error with the message", err)
 	}
-	if len(msg.Content) != 2 || msg.Content[1].Text != wantFromTurn(turn, 3).Text {
+	if len(msg.Content) != 2 || msg.Content[1].Text != wiretest.WantFromTurn(turn, 3).Text {
 		t.Errorf("content before the error = %+v", msg.Content)
 	}
 }

@@ -7,14 +7,14 @@ import (
 	"flag"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
+
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -45,127 +45,18 @@ func smallTurn() *scenarios.ScriptTurn {
 	}
 }
 
-// writeTurn plays turn through a StreamWriter the way the mock does, honouring
-// ErrorAfterStep.
+// writeTurn plays turn through a StreamWriter the way the mock does.
 func writeTurn(t testing.TB, turn *scenarios.ScriptTurn, meta StreamMeta) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := NewStreamWriter(&buf, meta, true)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range turn.Steps {
-		if err := w.Step(turn, &turn.Steps[i]); err != nil {
-			t.Fatal(err)
-		}
-		if turn.ErrorAfterStep == i {
-			if err := w.Error(turn.ErrorMessage); err != nil {
-				t.Fatal(err)
-			}
-			return buf.Bytes()
-		}
-	}
-	if err := w.Finish(turn); err != nil {
-		t.Fatal(err)
-	}
+	wiretest.WriteTurn(t, NewStreamWriter(&buf, meta, true), turn)
 	return buf.Bytes()
 }
 
-// accumulated is what a runtime builds from a decoded turn.
-type accumulated struct {
-	Thinking, Text string
-	Calls          []scenarios.ScriptToolCall
-	Stop           protocol.StopReason
-	Usage          protocol.Usage
-	TurnEnds       int
-}
-
-// decodeAll drains a stream, checking the event invariants on the way.
-func decodeAll(t testing.TB, r io.Reader) (accumulated, error) {
+// decodeAll drains this wire's stream decoded from r (see wiretest.DecodeAll).
+func decodeAll(t testing.TB, r io.Reader) (wiretest.Accumulated, error) {
 	t.Helper()
-	var acc accumulated
-	st := Wire{}.NewStream(r)
-	var ev protocol.ModelEvent
-	for {
-		err := st.Next(&ev)
-		if err != nil {
-			return acc, err
-		}
-		if acc.TurnEnds > 0 {
-			t.Fatalf("event %+v after ModelTurnEnd", ev)
-		}
-		switch ev.Kind {
-		case protocol.ModelThinking:
-			acc.Thinking += ev.Text
-		case protocol.ModelText:
-			acc.Text += ev.Text
-		case protocol.ModelToolStart:
-			if ev.ToolIndex != len(acc.Calls) {
-				t.Fatalf("tool start index %d, want %d", ev.ToolIndex, len(acc.Calls))
-			}
-			acc.Calls = append(acc.Calls, scenarios.ScriptToolCall{ID: ev.ToolID, Name: ev.ToolName})
-		case protocol.ModelToolArgs:
-			if ev.ToolIndex >= len(acc.Calls) {
-				t.Fatalf("tool args for index %d before its start", ev.ToolIndex)
-			}
-			acc.Calls[ev.ToolIndex].Arguments += ev.Text
-		case protocol.ModelTurnEnd:
-			acc.Stop, acc.Usage = ev.StopReason, ev.Usage
-			acc.TurnEnds++
-		default:
-			t.Fatalf("unexpected event %+v", ev)
-		}
-	}
-}
-
-// wantFromTurn is the accumulation a turn must decode to, up to step upTo.
-func wantFromTurn(turn *scenarios.ScriptTurn, upTo int) accumulated {
-	var want accumulated
-	for i := range turn.Steps {
-		if i > upTo {
-			break
-		}
-		st := &turn.Steps[i]
-		switch st.Kind {
-		case scenarios.StepThinking:
-			want.Thinking += st.Text
-		case scenarios.StepText:
-			want.Text += st.Text
-		case scenarios.StepToolArgs:
-			for len(want.Calls) <= st.Tool {
-				c := turn.ToolCalls[len(want.Calls)]
-				want.Calls = append(want.Calls, scenarios.ScriptToolCall{ID: c.ID, Name: c.Name})
-			}
-			want.Calls[st.Tool].Arguments += st.Text
-		}
-	}
-	return want
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("frames differ from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
-
-func assertAccumulated(t *testing.T, got, want accumulated) {
-	t.Helper()
-	gj, _ := json.MarshalIndent(got, "", " ")
-	wj, _ := json.MarshalIndent(want, "", " ")
-	if !bytes.Equal(gj, wj) {
-		t.Errorf("decoded turn differs\ngot:  %s\nwant: %s", gj, wj)
-	}
+	return wiretest.DecodeAll(t, Wire{}.NewStream(r))
 }
 
 func TestStreamGolden(t *testing.T) {
@@ -186,7 +77,7 @@ func TestStreamGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := writeTurn(t, tt.turn, testMeta)
-			checkGolden(t, tt.name, got)
+			wiretest.CheckGolden(t, *update, tt.name, got)
 			// Every data line is one valid JSON object whose type is the event name.
 			lines := strings.Split(string(got), "\n")
 			for i, line := range lines {
@@ -246,10 +137,10 @@ func TestStreamRoundTrip(t *testing.T) {
 				if err != io.EOF {
 					t.Fatalf("stream ended with %v, want io.EOF", err)
 				}
-				want := wantFromTurn(tt.turn, len(tt.turn.Steps))
+				want := wiretest.WantFromTurn(tt.turn, len(tt.turn.Steps))
 				want.Stop, want.TurnEnds = tt.wantStop, 1
 				want.Usage = protocol.Usage{InputTokens: testMeta.InputTokens, OutputTokens: tt.turn.OutputTokens}
-				assertAccumulated(t, got, want)
+				wiretest.AssertAccumulated(t, got, want)
 			})
 		}
 	}
@@ -269,7 +160,7 @@ func TestStreamMidStreamError(t *testing.T) {
 	if *perr != want {
 		t.Errorf("error = %+v, want %+v", *perr, want)
 	}
-	assertAccumulated(t, got, wantFromTurn(turn, 4))
+	wiretest.AssertAccumulated(t, got, wiretest.WantFromTurn(turn, 4))
 }
 
 // TestStreamTolerance feeds hand-written streams that are odd but valid.
@@ -281,7 +172,7 @@ func TestStreamTolerance(t *testing.T) {
 	tests := []struct {
 		name   string
 		stream string
-		want   accumulated
+		want   wiretest.Accumulated
 	}{
 		{
 			// Interleaved blocks: two tool_use blocks open side by side, a text block between.
@@ -297,7 +188,7 @@ func TestStreamTolerance(t *testing.T) {
 				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\":2}\"}}\n\n" +
 				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
 				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":2}\n\n" + end,
-			want: accumulated{Text: "hi", Calls: []scenarios.ScriptToolCall{{ID: "t0", Name: "a", Arguments: `{"x":1}`}, {ID: "t1", Name: "b", Arguments: `{"y":2}`}},
+			want: wiretest.Accumulated{Text: "hi", Calls: []scenarios.ScriptToolCall{{ID: "t0", Name: "a", Arguments: `{"x":1}`}, {ID: "t1", Name: "b", Arguments: `{"y":2}`}},
 				Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
 		},
 		{
@@ -313,7 +204,7 @@ func TestStreamTolerance(t *testing.T) {
 				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"xyz\"}}\n\n" +
 				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
 				"event: ping\ndata: {\"type\": \"ping\"}\n\n" + end,
-			want: accumulated{Thinking: "hm", Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
+			want: wiretest.Accumulated{Thinking: "hm", Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
 		},
 	}
 	for _, tt := range tests {
@@ -323,7 +214,7 @@ func TestStreamTolerance(t *testing.T) {
 			if err != io.EOF {
 				t.Fatalf("stream ended with %v, want io.EOF", err)
 			}
-			assertAccumulated(t, got, tt.want)
+			wiretest.AssertAccumulated(t, got, tt.want)
 		})
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 )
 
 // TestOfficialSDKReadsFrames checks the frames against the official Go SDK's stream decoder
@@ -60,7 +62,7 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := wantFromTurn(turn, len(turn.Steps))
+	want := wiretest.WantFromTurn(turn, len(turn.Steps))
 	msg := acc.Choices[0].Message
 	if msg.Content != want.Text || reasoning != want.Thinking {
 		t.Errorf("content %q reasoning %q, want %q and %q", msg.Content, reasoning, want.Text, want.Thinking)
@@ -103,7 +105,7 @@ func TestOfficialSDKSeesMidStreamError(t *testing.T) {
 	if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "The server had an error") {
 		t.Fatalf("stream error = %v, want the provider's message", err)
 	}
-	if want := wantFromTurn(turn, 3).Text; content != want {
+	if want := wiretest.WantFromTurn(turn, 3).Text; content != want {
 		t.Errorf("content before the error = %q, want %q", content, want)
 	}
 }

@@ -7,14 +7,14 @@ import (
 	"flag"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
+
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -45,118 +45,18 @@ func smallTurn() *scenarios.ScriptTurn {
 	}
 }
 
-// writeTurn plays turn through a StreamWriter the way the mock does, honouring
-// ErrorAfterStep.
+// writeTurn plays turn through a StreamWriter the way the mock does.
 func writeTurn(t testing.TB, turn *scenarios.ScriptTurn, meta StreamMeta, includeUsage bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := NewStreamWriter(&buf, meta, includeUsage)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range turn.Steps {
-		if err := w.Step(turn, &turn.Steps[i]); err != nil {
-			t.Fatal(err)
-		}
-		if turn.ErrorAfterStep == i {
-			if err := w.Error(turn.ErrorMessage); err != nil {
-				t.Fatal(err)
-			}
-			return buf.Bytes()
-		}
-	}
-	if err := w.Finish(turn); err != nil {
-		t.Fatal(err)
-	}
+	wiretest.WriteTurn(t, NewStreamWriter(&buf, meta, includeUsage), turn)
 	return buf.Bytes()
 }
 
-// accumulated is what a runtime builds from a decoded turn.
-type accumulated struct {
-	Thinking, Text string
-	Calls          []scenarios.ScriptToolCall
-	Stop           protocol.StopReason
-	Usage          protocol.Usage
-	TurnEnds       int
-}
-
-// decodeAll drains a stream, checking the event invariants on the way.
-func decodeAll(t testing.TB, r io.Reader) (accumulated, error) {
+// decodeAll drains this wire's stream decoded from r (see wiretest.DecodeAll).
+func decodeAll(t testing.TB, r io.Reader) (wiretest.Accumulated, error) {
 	t.Helper()
-	var acc accumulated
-	st := Wire{}.NewStream(r)
-	var ev protocol.ModelEvent
-	for {
-		err := st.Next(&ev)
-		if err != nil {
-			return acc, err
-		}
-		if acc.TurnEnds > 0 {
-			t.Fatalf("event %+v after ModelTurnEnd", ev)
-		}
-		switch ev.Kind {
-		case protocol.ModelThinking:
-			acc.Thinking += ev.Text
-		case protocol.ModelText:
-			acc.Text += ev.Text
-		case protocol.ModelToolStart:
-			if ev.ToolIndex != len(acc.Calls) {
-				t.Fatalf("tool start index %d, want %d", ev.ToolIndex, len(acc.Calls))
-			}
-			acc.Calls = append(acc.Calls, scenarios.ScriptToolCall{ID: ev.ToolID, Name: ev.ToolName})
-		case protocol.ModelToolArgs:
-			if ev.ToolIndex >= len(acc.Calls) {
-				t.Fatalf("tool args for index %d before its start", ev.ToolIndex)
-			}
-			acc.Calls[ev.ToolIndex].Arguments += ev.Text
-		case protocol.ModelTurnEnd:
-			acc.Stop, acc.Usage = ev.StopReason, ev.Usage
-			acc.TurnEnds++
-		default:
-			t.Fatalf("unexpected event %+v", ev)
-		}
-	}
-}
-
-// wantFromTurn is the accumulation a turn must decode to.
-func wantFromTurn(turn *scenarios.ScriptTurn, upTo int) accumulated {
-	var want accumulated
-	for i := range turn.Steps {
-		if i > upTo {
-			break
-		}
-		st := &turn.Steps[i]
-		switch st.Kind {
-		case scenarios.StepThinking:
-			want.Thinking += st.Text
-		case scenarios.StepText:
-			want.Text += st.Text
-		case scenarios.StepToolArgs:
-			for len(want.Calls) <= st.Tool {
-				c := turn.ToolCalls[len(want.Calls)]
-				want.Calls = append(want.Calls, scenarios.ScriptToolCall{ID: c.ID, Name: c.Name})
-			}
-			want.Calls[st.Tool].Arguments += st.Text
-		}
-	}
-	return want
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("frames differ from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	return wiretest.DecodeAll(t, Wire{}.NewStream(r))
 }
 
 func TestStreamGolden(t *testing.T) {
@@ -180,7 +80,7 @@ func TestStreamGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := writeTurn(t, tt.turn, testMeta, tt.includeUsage)
-			checkGolden(t, tt.name, got)
+			wiretest.CheckGolden(t, *update, tt.name, got)
 			// Every data line but [DONE] must be one valid JSON object.
 			for _, line := range strings.Split(string(got), "\n") {
 				data, ok := strings.CutPrefix(line, "data: ")
@@ -228,21 +128,12 @@ func TestStreamRoundTrip(t *testing.T) {
 				if err != io.EOF {
 					t.Fatalf("stream ended with %v, want io.EOF", err)
 				}
-				want := wantFromTurn(tt.turn, len(tt.turn.Steps))
+				want := wiretest.WantFromTurn(tt.turn, len(tt.turn.Steps))
 				want.Stop, want.TurnEnds = tt.wantStop, 1
 				want.Usage = protocol.Usage{InputTokens: testMeta.InputTokens, OutputTokens: tt.turn.OutputTokens}
-				assertAccumulated(t, got, want)
+				wiretest.AssertAccumulated(t, got, want)
 			})
 		}
-	}
-}
-
-func assertAccumulated(t *testing.T, got, want accumulated) {
-	t.Helper()
-	gj, _ := json.MarshalIndent(got, "", " ")
-	wj, _ := json.MarshalIndent(want, "", " ")
-	if !bytes.Equal(gj, wj) {
-		t.Errorf("decoded turn differs\ngot:  %s\nwant: %s", gj, wj)
 	}
 }
 
@@ -260,7 +151,7 @@ func TestStreamMidStreamError(t *testing.T) {
 	if *perr != want {
 		t.Errorf("error = %+v, want %+v", *perr, want)
 	}
-	assertAccumulated(t, got, wantFromTurn(turn, 3))
+	wiretest.AssertAccumulated(t, got, wiretest.WantFromTurn(turn, 3))
 }
 
 // TestStreamTolerance feeds hand-written streams that are odd but valid.
@@ -270,7 +161,7 @@ func TestStreamTolerance(t *testing.T) {
 	tests := []struct {
 		name   string
 		stream string
-		want   accumulated
+		want   wiretest.Accumulated
 	}{
 		{
 			// Unknown fields, extra whitespace, CRLF line ends, comments and an event name.
@@ -278,7 +169,7 @@ func TestStreamTolerance(t *testing.T) {
 			stream: ": hello\r\n\r\nevent: message\r\ndata:  { " + head + ` , "x_new": {"a":[1,2]}, "choices" : [ { "index" : 0 , "delta" : { "content" : "Hi" , "audio": null } , "finish_reason" : null } ] }` + "\r\n\r\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: accumulated{Text: "Hi", Stop: protocol.StopEndTurn, TurnEnds: 1},
+			want: wiretest.Accumulated{Text: "Hi", Stop: protocol.StopEndTurn, TurnEnds: 1},
 		},
 		{
 			// Empty deltas, null content and chunks with no choices are skipped.
@@ -290,14 +181,14 @@ func TestStreamTolerance(t *testing.T) {
 				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: accumulated{Text: "a", Stop: protocol.StopMaxToken, Usage: protocol.Usage{InputTokens: 3, OutputTokens: 4}, TurnEnds: 1},
+			want: wiretest.Accumulated{Text: "a", Stop: protocol.StopMaxToken, Usage: protocol.Usage{InputTokens: 3, OutputTokens: 4}, TurnEnds: 1},
 		},
 		{
 			// A server that closes after the finish_reason and usage without [DONE].
 			name: "no done marker",
 			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}` + "\n\n",
-			want: accumulated{Text: "a", Stop: protocol.StopEndTurn, Usage: protocol.Usage{InputTokens: 1, OutputTokens: 2}, TurnEnds: 1},
+			want: wiretest.Accumulated{Text: "a", Stop: protocol.StopEndTurn, Usage: protocol.Usage{InputTokens: 1, OutputTokens: 2}, TurnEnds: 1},
 		},
 		{
 			// A provider that repeats the id and name on every tool delta starts the call once.
@@ -306,7 +197,7 @@ func TestStreamTolerance(t *testing.T) {
 				"data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":":1}"}}]}}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: accumulated{Calls: []scenarios.ScriptToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, Stop: protocol.StopToolUse, TurnEnds: 1},
+			want: wiretest.Accumulated{Calls: []scenarios.ScriptToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, Stop: protocol.StopToolUse, TurnEnds: 1},
 		},
 	}
 	for _, tt := range tests {
@@ -316,7 +207,7 @@ func TestStreamTolerance(t *testing.T) {
 			if err != io.EOF {
 				t.Fatalf("stream ended with %v, want io.EOF", err)
 			}
-			assertAccumulated(t, got, tt.want)
+			wiretest.AssertAccumulated(t, got, tt.want)
 		})
 	}
 }
