@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,14 +13,17 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// BenchmarkPacing plays 2,000 concurrent 20 tokens/s streams for 5 s through real h2c per
-// iteration (the self-test, shortened) and reports the pacing error percentiles and the CPU
-// cost per token. `streambench mock --self-test` runs the same with flags.
+// BenchmarkPacing plays 2,000 concurrent 20 tokens/s streams for 5 s, one HTTP/1.1 connection
+// each, per iteration (the self-test, shortened; SB_H2C=N multiplexes them over N h2c
+// connections instead) and reports the pacing error percentiles and the CPU cost per token.
+// `streambench mock --self-test` runs the same with flags, and with GOMAXPROCS raised (see
+// the README): run this with GOMAXPROCS=4 on a 2-core machine to compare.
 func BenchmarkPacing(b *testing.B) {
+	h2cConns, _ := strconv.Atoi(os.Getenv("SB_H2C"))
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := SelfTest(context.Background(), SelfTestOptions{
-			Streams: 2000, TokensPerSecond: 20, Duration: 5 * time.Second, Ramp: time.Second, HTTP1: os.Getenv("SB_HTTP1") != "",
+			Streams: 2000, TokensPerSecond: 20, Duration: 5 * time.Second, Ramp: time.Second, Connections: h2cConns,
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -177,15 +178,13 @@ func (q *request) stream(base time.Time) {
 	}
 	q.firstByte(time.Now())
 
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	waiter := s.opts.Clock.NewWaiter()
 	sched := newSchedule(base, s.opts.TimeScale, s.admission)
 	turn := q.turn
 	for i := range turn.Steps {
 		step := &turn.Steps[i]
 		due := sched.due(step.At)
-		if gone, at := q.waitUntil(ctx, timer, due, sw); gone {
+		if gone, at := q.waitUntil(ctx, waiter, due, sw); gone {
 			q.clientGone(at, nil)
 			return
 		}
@@ -220,13 +219,21 @@ func (q *request) stream(base time.Time) {
 	q.finish(OutcomeCompleted, http.StatusOK, "")
 }
 
-// waitUntil sleeps on the stream's one timer until due, sending a keep-alive ping through sw
+// waitUntil sleeps on the stream's waiter until due, sending a keep-alive ping through sw
 // (on wires that have one) when the silence would exceed pingInterval. It returns gone=true,
 // with the time it noticed, as soon as the client goes away or a ping cannot be written.
-func (q *request) waitUntil(ctx context.Context, timer *time.Timer, due time.Time, sw streamWriter) (gone bool, at time.Time) {
+func (q *request) waitUntil(ctx context.Context, waiter *hrtimer.Waiter, due time.Time, sw streamWriter) (gone bool, at time.Time) {
 	for {
-		wait := time.Until(due)
-		if wait <= 0 {
+		wake := due
+		ping := sw != nil && q.wire.pings && time.Until(due) > pingInterval
+		if ping {
+			wake = time.Now().Add(pingInterval)
+		}
+		if !waiter.Until(ctx.Done(), wake) {
+			return true, time.Now()
+		}
+		if !ping {
+			// Due, but the client may have gone meanwhile: say so rather than write into the void.
 			select {
 			case <-ctx.Done():
 				return true, time.Now()
@@ -234,25 +241,13 @@ func (q *request) waitUntil(ctx context.Context, timer *time.Timer, due time.Tim
 				return false, time.Time{}
 			}
 		}
-		ping := sw != nil && q.wire.pings && wait > pingInterval
-		if ping {
-			wait = pingInterval
+		err := sw.Ping()
+		if err == nil {
+			err = http.NewResponseController(q.w).Flush()
 		}
-		timer.Reset(wait)
-		select {
-		case <-ctx.Done():
+		if err != nil {
+			q.srv.logger.Debug("ping failed", "wire", q.wire.name, "error", err)
 			return true, time.Now()
-		case <-timer.C:
-		}
-		if ping {
-			err := sw.Ping()
-			if err == nil {
-				err = http.NewResponseController(q.w).Flush()
-			}
-			if err != nil {
-				q.srv.logger.Debug("ping failed", "wire", q.wire.name, "error", err)
-				return true, time.Now()
-			}
 		}
 	}
 }
@@ -287,10 +282,7 @@ func (q *request) respond(base time.Time) {
 		for i := 0; i <= last; i++ {
 			due = sched.due(turn.Steps[i].At)
 		}
-		timer := time.NewTimer(time.Hour)
-		timer.Stop()
-		defer timer.Stop()
-		if gone, at := q.waitUntil(q.r.Context(), timer, due, nil); gone {
+		if gone, at := q.waitUntil(q.r.Context(), s.opts.Clock.NewWaiter(), due, nil); gone {
 			q.clientGone(at, nil)
 			return
 		}

@@ -114,26 +114,21 @@ func (p *pacingRecorder) record(key uint64, micros int64) {
 	s.mu.Unlock()
 }
 
-// snapshot merges every shard into a new histogram and returns the out-of-range count.
-func (p *pacingRecorder) snapshot() (*hdrhistogram.Histogram, int64) {
+// snapshot merges every shard into a new histogram and returns the out-of-range count; with
+// clear, it empties each shard as it takes it, so no value is counted twice or lost between
+// a snapshot and a reset.
+func (p *pacingRecorder) snapshot(clear bool) (*hdrhistogram.Histogram, int64) {
 	out := hdrhistogram.New(pacingMinMicros, pacingMaxMicros, pacingSigFigs)
 	var lost int64
 	for i := range p.shards {
 		s := &p.shards[i]
 		s.mu.Lock()
 		lost += out.Merge(s.hist) + s.outOfRange
+		if clear {
+			s.hist.Reset()
+			s.outOfRange = 0
+		}
 		s.mu.Unlock()
 	}
 	return out, lost
-}
-
-// reset clears every shard (the self-test drops its warm-up).
-func (p *pacingRecorder) reset() {
-	for i := range p.shards {
-		s := &p.shards[i]
-		s.mu.Lock()
-		s.hist.Reset()
-		s.outOfRange = 0
-		s.mu.Unlock()
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -108,7 +109,7 @@ func TestPacingFollowsTheScheduleExactly(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv, err := New(Options{Library: lib, TimeScale: tt.timeScale, Capacity: Capacity{SlowdownPerStream: tt.slowdown}})
+				srv, err := New(Options{Library: lib, TimeScale: tt.timeScale, Capacity: Capacity{SlowdownPerStream: tt.slowdown}, Clock: hrtimer.NewPortable()})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -161,7 +162,7 @@ turns:
 		t.Run(tt.path, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv, err := New(Options{Library: lib, TimeScale: 1})
+				srv, err := New(Options{Library: lib, TimeScale: 1, Clock: hrtimer.NewPortable()})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -195,7 +196,7 @@ func TestCancelIsNoticedAtOnceWhileWaiting(t *testing.T) {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv, err := New(Options{Library: lib, TimeScale: 1})
+				srv, err := New(Options{Library: lib, TimeScale: 1, Clock: hrtimer.NewPortable()})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -285,7 +286,7 @@ func TestCapacityModelPutsTheKneeAtMaxConcurrent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// 4 slots, each request holds one for 1 s: 8 requests at once finish in two waves,
 		// the second wave queued for exactly the first wave's second.
-		srv, err := New(Options{Library: lib, TimeScale: 1, Capacity: Capacity{MaxConcurrent: 4, QueueSize: 4}})
+		srv, err := New(Options{Library: lib, TimeScale: 1, Capacity: Capacity{MaxConcurrent: 4, QueueSize: 4}, Clock: hrtimer.NewPortable()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +328,7 @@ func TestCapacitySlowdownStretchesUnderLoad(t *testing.T) {
 		// 5 streams at once with 0.1 per stream: once all five play, every gap is ×1.5. The
 		// first gap (TTFT) is scheduled as the streams are admitted one by one, so it is
 		// stretched by between ×1.1 and ×1.5.
-		srv, err := New(Options{Library: lib, TimeScale: 1, Capacity: Capacity{SlowdownPerStream: 0.1}})
+		srv, err := New(Options{Library: lib, TimeScale: 1, Capacity: Capacity{SlowdownPerStream: 0.1}, Clock: hrtimer.NewPortable()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -33,16 +34,13 @@ type SelfTestOptions struct {
 	// Ramp spreads the stream starts uniformly over this period (default 1 s), as clients
 	// arriving independently would, instead of aligning every stream's timer.
 	Ramp time.Duration
-	// Connections is how many h2c client transports the streams are spread over, one
-	// connection each (default 16: 125 streams per connection for 2,000 streams). A handful
-	// of connections keeps file descriptors low, as a runtime does; see
-	// Options.MaxConcurrentStreamsPerConn for why not one.
+	// Connections is how the client reaches the mock. 0 (the default) plays every stream on
+	// its own HTTP/1.1 connection, as browsers and most load tools do, with a minimal client
+	// that only drains the bytes: net/http's client costs more CPU per token than the mock,
+	// and the two share the machine's cores. N > 0 multiplexes the streams over N h2c
+	// connections through net/http's client, as a runtime reaches its provider (see
+	// Options.MaxConcurrentStreamsPerConn for why not one).
 	Connections int
-	// HTTP1 plays every stream on its own HTTP/1.1 connection instead of multiplexing them
-	// over Connections h2c connections (as browsers and most load tools would). It costs a
-	// file descriptor per stream on both sides but far less CPU per token than net/http's
-	// HTTP/2 framing.
-	HTTP1 bool
 	// Wire is "openai" (default) or "anthropic".
 	Wire string
 	// Seed makes the ramp reproducible.
@@ -60,8 +58,12 @@ type SelfTestResult struct {
 	Tokens       int64
 	Frames       int64
 	Elapsed      time.Duration
-	// PacingError is actual − scheduled emission per frame, in microseconds.
+	// PacingError is actual − scheduled emission per frame, in microseconds, while every
+	// stream plays: from one inter-token interval after the last stream started to the end.
 	PacingError *hdrhistogram.Histogram
+	// PacingErrorWithRamp is the same over the whole run, including the ramp, when the
+	// streams' connections and requests arrive among the frames of those already playing.
+	PacingErrorWithRamp *hdrhistogram.Histogram
 	// CPU is the process's user+system CPU time over the run (server and client: they share
 	// the process), and CPUPerToken that divided by Tokens.
 	CPU         time.Duration
@@ -80,8 +82,12 @@ func (r SelfTestResult) String() string {
 		fmt.Fprintf(&b, "first failure: %s\n", r.FirstFailure)
 	}
 	fmt.Fprintf(&b, "tokens: %d in %d frames\n", r.Tokens, r.Frames)
-	fmt.Fprintf(&b, "pacing error (actual - scheduled, µs): p50 %d  p99 %d  p99.9 %d  max %d  (n=%d)\n",
+	fmt.Fprintf(&b, "pacing error (actual - scheduled, µs), all streams playing: p50 %d  p99 %d  p99.9 %d  max %d  (n=%d)\n",
 		h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max(), h.TotalCount())
+	if h := r.PacingErrorWithRamp; h != nil {
+		fmt.Fprintf(&b, "pacing error (actual - scheduled, µs), whole run with the ramp: p50 %d  p99 %d  p99.9 %d  max %d  (n=%d)\n",
+			h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max(), h.TotalCount())
+	}
 	fmt.Fprintf(&b, "cpu: %s user+sys, %.2f µs per token (server and in-process client)\n",
 		r.CPU.Round(time.Millisecond), float64(r.CPUPerToken.Nanoseconds())/1e3)
 	if r.LoadAverage != "" {
@@ -90,8 +96,8 @@ func (r SelfTestResult) String() string {
 	return b.String()
 }
 
-// SelfTest plays opts.Streams concurrent streams against an in-process mock over real HTTP
-// (h2c on loopback) and measures its pacing error and CPU cost per token. The scenario is one
+// SelfTest plays opts.Streams concurrent streams against an in-process mock over real HTTP on
+// loopback and measures its pacing error and CPU cost per token. The scenario is one
 // answer turn of Duration × TokensPerSecond tokens, one token per frame.
 func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error) {
 	if opts.Streams == 0 {
@@ -105,9 +111,6 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	}
 	if opts.Ramp == 0 {
 		opts.Ramp = time.Second
-	}
-	if opts.Connections == 0 {
-		opts.Connections = 16
 	}
 	if opts.Wire == "" {
 		opts.Wire = "openai"
@@ -125,7 +128,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	if err != nil {
 		return SelfTestResult{}, err
 	}
-	srv, err := New(Options{Library: lib, TimeScale: 1})
+	srv, err := New(Options{Library: lib, TimeScale: 1, Clock: hrtimer.New()})
 	if err != nil {
 		return SelfTestResult{}, err
 	}
@@ -143,15 +146,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	}()
 
 	clients := make([]*http.Client, opts.Connections)
-	if opts.HTTP1 {
-		tr := &http.Transport{MaxIdleConnsPerHost: opts.Streams, DisableCompression: true}
-		defer tr.CloseIdleConnections()
-		clients = []*http.Client{{Transport: tr}}
-	}
 	for i := range clients {
-		if clients[i] != nil {
-			continue
-		}
 		tr := &http.Transport{Protocols: &http.Protocols{}, HTTP2: &http.HTTP2Config{}}
 		tr.Protocols.SetUnencryptedHTTP2(true)
 		defer tr.CloseIdleConnections()
@@ -161,7 +156,8 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	if opts.Wire == "anthropic" {
 		path, body = PathAnthropic, `{"model":"self-test","max_tokens":4096,"stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`
 	}
-	url := "http://" + ln.Addr().String() + path
+	addr := ln.Addr().String()
+	url := "http://" + addr + path
 
 	// One request per client first, so each has its connection up before the streams start
 	// (Go's transport dials a connection per request while none is established yet).
@@ -170,7 +166,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 			return SelfTestResult{}, fmt.Errorf("self-test: warm-up: %w", err)
 		}
 	}
-	srv.ResetPacingError()
+	srv.TakePacingError()
 
 	var before, after syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &before); err != nil {
@@ -195,7 +191,12 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 					return
 				}
 			}
-			err := selfTestStream(ctx, clients[i%len(clients)], url, body, i)
+			var err error
+			if len(clients) == 0 {
+				err = selfTestRawStream(ctx, addr, path, body, i)
+			} else {
+				err = selfTestStream(ctx, clients[i%len(clients)], url, body, i)
+			}
 			if err != nil {
 				failed.Add(1)
 				failOnce.Do(func() { firstError = err.Error() })
@@ -203,6 +204,14 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 			}
 			completed.Add(1)
 		})
+	}
+	// The ramp's frames are kept apart: once every stream has started and played a token,
+	// what is left is the steady state the self-test is about.
+	var ramp *hdrhistogram.Histogram
+	select {
+	case <-time.After(time.Until(start.Add(opts.Ramp + interToken))):
+		ramp = srv.TakePacingError()
+	case <-ctx.Done():
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
@@ -216,6 +225,11 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 		Streams: opts.Streams, Completed: int(completed.Load()), Failed: int(failed.Load()),
 		FirstFailure: firstError, Elapsed: elapsed, PacingError: srv.PacingError(),
 		CPU: time.Duration(after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano()),
+	}
+	res.PacingErrorWithRamp = res.PacingError
+	if ramp != nil {
+		res.PacingErrorWithRamp = hdrhistogram.Import(ramp.Export())
+		res.PacingErrorWithRamp.Merge(res.PacingError)
 	}
 	for _, rec := range srv.Sessions("") {
 		res.Tokens += int64(rec.Tokens)
@@ -255,7 +269,7 @@ func selfTestWarmUp(ctx context.Context, client *http.Client, url string) error 
 // selfTestSessionPrefix starts the session id of every measured self-test stream.
 const selfTestSessionPrefix = "self-test-"
 
-// selfTestStream plays stream i and drains it.
+// selfTestStream plays stream i through client and drains it.
 func selfTestStream(ctx context.Context, client *http.Client, url, body string, i int) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
@@ -309,4 +323,55 @@ turns:
 		return nil, fmt.Errorf("self-test: scenario: %w", err)
 	}
 	return lib, nil
+}
+
+// selfTestRawStream plays stream i on its own HTTP/1.1 connection with as little client work
+// as there can be: it writes the request, then reads the response into one buffer until the
+// mock closes the connection, checking only the status line and the chunked body's last chunk.
+func selfTestRawStream(ctx context.Context, addr, path, body string, i int) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("stream %d: %w", i, err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%s: %s%d\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		path, addr, HeaderSession, selfTestSessionPrefix, i, len(body), body)
+	if _, err := io.WriteString(conn, req); err != nil {
+		return fmt.Errorf("stream %d: writing the request: %w", i, err)
+	}
+	const okStatus, lastChunk = "HTTP/1.1 200 ", "\r\n0\r\n\r\n"
+	var (
+		buf   [4096]byte
+		start []byte               // the response's first bytes, up to the length of okStatus
+		end   [len(lastChunk)]byte // its last bytes
+		total int
+	)
+	for {
+		n, err := conn.Read(buf[:])
+		if missing := len(okStatus) - len(start); missing > 0 {
+			start = append(start, buf[:min(n, missing)]...)
+			if len(start) == len(okStatus) && string(start) != okStatus {
+				rest, _ := io.ReadAll(io.LimitReader(conn, 1024))
+				return fmt.Errorf("stream %d: %s%s", i, buf[:n], rest)
+			}
+		}
+		if n >= len(end) {
+			copy(end[:], buf[n-len(end):n])
+		} else {
+			copy(end[:], end[n:])
+			copy(end[len(end)-n:], buf[:n])
+		}
+		total += n
+		switch {
+		case errors.Is(err, io.EOF) && string(end[:]) == lastChunk && total > len(okStatus)+len(lastChunk):
+			return nil
+		case errors.Is(err, io.EOF):
+			return fmt.Errorf("stream %d: the mock closed the connection before the response's last chunk", i)
+		case err != nil:
+			return fmt.Errorf("stream %d: reading: %w", i, err)
+		}
+	}
 }

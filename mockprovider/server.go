@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -79,6 +80,9 @@ type Options struct {
 	// streams sharing a connection; past the limit Go clients open another connection, which
 	// keeps thousands of streams on a handful of connections at a flat cost per frame.
 	MaxConcurrentStreamsPerConn int
+	// Clock paces every stream (nil: hrtimer.New(), microsecond wake-ups on Linux). Tests
+	// inside a testing/synctest bubble pass hrtimer.NewPortable().
+	Clock *hrtimer.Clock
 }
 
 // Server is the mock provider: an http.Handler with a lifecycle. Create it with New; serve it
@@ -117,6 +121,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.MaxConcurrentStreamsPerConn <= 0 {
 		opts.MaxConcurrentStreamsPerConn = DefaultMaxStreamsPerConn
+	}
+	if opts.Clock == nil {
+		opts.Clock = hrtimer.New()
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -224,12 +231,16 @@ func (s *Server) Sessions(sessionID string) []SessionRecord {
 // PacingError returns a snapshot of the pacing error histogram: for every streamed frame, the
 // time it was flushed minus the time the schedule said it should be, in microseconds.
 func (s *Server) PacingError() *hdrhistogram.Histogram {
-	h, _ := s.pacing.snapshot()
+	h, _ := s.pacing.snapshot(false)
 	return h
 }
 
-// ResetPacingError clears the pacing error histogram (to drop a warm-up period).
-func (s *Server) ResetPacingError() { s.pacing.reset() }
+// TakePacingError returns the pacing error histogram and clears it, as one step: the
+// self-test drops its warm-up and keeps its ramp apart this way.
+func (s *Server) TakePacingError() *hdrhistogram.Histogram {
+	h, _ := s.pacing.snapshot(true)
+	return h
+}
 
 // Registry is the server's own Prometheus registry, for embedding its series elsewhere.
 func (s *Server) Registry() *prometheus.Registry { return s.metrics.registry }

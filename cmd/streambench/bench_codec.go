@@ -80,9 +80,9 @@ func benchCodec(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	return rep, nil
 }
 
-// benchPacing runs the mock's self-test: --streams streams at --tokens-per-second against an
-// in-process mock over h2c, pacing error from the mock's own histogram (actual − scheduled
-// emission per frame).
+// benchPacing runs the mock's self-test as `streambench mock --self-test` does (GOMAXPROCS
+// raised, one HTTP/1.1 connection per stream): --streams streams at --tokens-per-second,
+// pacing error from the mock's own histogram (actual − scheduled emission per frame).
 func benchPacing(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	streams := orDefault(f.streams, 2000)
 	tps := orDefault(f.tokensPerSecond, 20)
@@ -90,11 +90,12 @@ func benchPacing(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	rep := &benchReport{
 		Name:    fmt.Sprintf("pacing: the mock at %d streams × %g tokens/s", streams, tps),
 		Command: fmt.Sprintf("streambench bench pacing --streams %d --tokens-per-second %g --duration %s", streams, tps, duration),
-		Method: "mockprovider.SelfTest (as `streambench mock --self-test`): streams start over 1 s on 4 h2c connections; " +
+		Method: "mockprovider.SelfTest (as `streambench mock --self-test`): streams start over 1 s, one HTTP/1.1 connection each, GOMAXPROCS two above the CPUs; " +
 			"pacing error = actual − scheduled emission of every frame, recorded by the mock; CPU is the whole process (mock and client)",
 	}
+	defer spareProcs()()
 	res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
-		Streams: streams, TokensPerSecond: tps, Duration: duration, Ramp: time.Second, Connections: 4, Seed: 1,
+		Streams: streams, TokensPerSecond: tps, Duration: duration, Ramp: time.Second, Seed: 1,
 	})
 	if err != nil {
 		return nil, err

@@ -32,12 +32,12 @@ func runMock(args []string) error {
 	tokensPerSecond := fs.Float64("tokens-per-second", 20, "self-test: tokens per second per stream")
 	duration := fs.Duration("duration", 10*time.Second, "self-test: how long each stream plays")
 	ramp := fs.Duration("ramp", time.Second, "self-test: spread stream starts over this period")
-	conns := fs.Int("conns", 16, "self-test: h2c connections the streams are multiplexed over")
-	http1 := fs.Bool("http1", false, "self-test: one HTTP/1.1 connection per stream instead of --conns h2c connections")
+	conns := fs.Int("conns", 0, "self-test: multiplex the streams over N h2c connections (0 = one HTTP/1.1 connection per stream)")
 	wire := fs.String("wire", "openai", "self-test: provider wire (openai or anthropic)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	defer spareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
@@ -46,18 +46,18 @@ func runMock(args []string) error {
 	defer stop()
 
 	if *selfTest {
-		if *streams <= 0 || *tokensPerSecond <= 0 || *duration <= 0 || *conns <= 0 || *ramp < 0 {
-			return usageError("--streams, --tokens-per-second, --duration and --conns must be positive")
+		if *streams <= 0 || *tokensPerSecond <= 0 || *duration <= 0 || *conns < 0 || *ramp < 0 {
+			return usageError("--streams, --tokens-per-second and --duration must be positive, --conns and --ramp not negative")
 		}
-		transport := fmt.Sprintf("%d h2c connection(s)", *conns)
-		if *http1 {
-			transport = "one HTTP/1.1 connection per stream"
+		transport := "one HTTP/1.1 connection per stream"
+		if *conns > 0 {
+			transport = fmt.Sprintf("%d h2c connection(s)", *conns)
 		}
 		fmt.Fprintf(os.Stderr, "self-test: %d streams × %g tokens/s for %s over %s, %s wire\n",
 			*streams, *tokensPerSecond, *duration, transport, *wire)
 		res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
 			Streams: *streams, TokensPerSecond: *tokensPerSecond, Duration: *duration,
-			Ramp: max(*ramp, time.Nanosecond), Connections: *conns, HTTP1: *http1, Wire: *wire,
+			Ramp: max(*ramp, time.Nanosecond), Connections: *conns, Wire: *wire,
 		})
 		if err != nil {
 			return err

@@ -1,0 +1,198 @@
+// Package hrtimer wakes goroutines at deadlines with microsecond precision.
+//
+// Go's timers are exact while the scheduler is busy, but when every P is idle the runtime
+// sleeps in epoll_wait, whose timeout is whole milliseconds: a timer due in 300 µs fires after
+// 1 ms. A pacer that emits 40,000 tokens a second, or an open-loop generator that starts
+// sessions on a schedule, idles between events most of the time, so its events come up to a
+// millisecond late. A Clock keeps every pending deadline in one heap and arms one Linux
+// timerfd, registered with Go's network poller, for the earliest: epoll_wait returns the moment
+// the kernel's high-resolution timer expires. The fd's read deadline, a Go timer armed for the
+// same instant, covers the busy case, where the scheduler runs timers more often than it polls.
+// Elsewhere than Linux, and in portable clocks, Go timers alone pace.
+package hrtimer
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock wakes Waiters at their deadlines. It is safe for concurrent use and needs no Close:
+// while deadlines are pending it holds one timer (a timerfd and a goroutine reading it, or a Go
+// timer), and releases it when the last deadline has fired.
+type Clock struct {
+	portable bool
+
+	mu      sync.Mutex
+	pending deadlines
+	alarm   alarm     // nil while nothing is pending
+	armedAt time.Time // when alarm goes off
+}
+
+// alarm calls its clock's fire at the armed time (or soon after).
+type alarm interface {
+	// arm replaces any earlier arming.
+	arm(due time.Time)
+	// release stops the alarm for good.
+	release()
+}
+
+// New returns a Clock that wakes waiters within microseconds of their deadline on Linux (a
+// timerfd), falling back to Go timers where that is unavailable.
+func New() *Clock { return &Clock{} }
+
+// NewPortable returns a Clock paced by Go timers only: precise while the process is busy,
+// up to a millisecond late while it idles. Use it inside a testing/synctest bubble, where a
+// goroutine blocked on a file descriptor would keep virtual time from advancing.
+func NewPortable() *Clock { return &Clock{portable: true} }
+
+// NewWaiter returns a Waiter for one goroutine's successive waits.
+func (c *Clock) NewWaiter() *Waiter { return &Waiter{clock: c, wake: make(chan struct{}, 1)} }
+
+// Sleep blocks until due or until done closes, and reports whether due was reached. It
+// allocates a Waiter; a goroutine that waits repeatedly should keep its own.
+func (c *Clock) Sleep(done <-chan struct{}, due time.Time) bool {
+	return c.NewWaiter().Until(done, due)
+}
+
+// add schedules w's wake at due.
+func (c *Clock) add(due time.Time, w *Waiter) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending.push(deadline{due: due, waiter: w})
+	if c.alarm == nil {
+		c.alarm = c.newAlarm()
+	} else if !due.Before(c.armedAt) {
+		return
+	}
+	c.armedAt = due
+	c.alarm.arm(due)
+}
+
+// newAlarm returns a timerfd alarm unless the clock is portable or timerfds are unavailable,
+// in which case the clock becomes portable for good.
+func (c *Clock) newAlarm() alarm {
+	if !c.portable {
+		if a, err := newTimerfdAlarm(c); err == nil {
+			return a
+		}
+		c.portable = true
+	}
+	a := &goTimerAlarm{}
+	a.timer = time.AfterFunc(time.Hour, func() { c.fire(a) })
+	return a
+}
+
+// fire wakes every waiter whose deadline has passed and re-arms a for the earliest one left,
+// or releases it when none is. It reports whether a is still the clock's alarm.
+func (c *Clock) fire(a alarm) bool {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.alarm != a {
+		return false // released earlier, its last wake raced with that
+	}
+	for len(c.pending) > 0 && !c.pending[0].due.After(now) {
+		d := c.pending.pop()
+		select {
+		case d.waiter.wake <- struct{}{}:
+		default: // a wake is already pending: the waiter re-checks the time anyway
+		}
+	}
+	if len(c.pending) == 0 {
+		c.alarm.release()
+		c.alarm, c.armedAt = nil, time.Time{}
+		return false
+	}
+	c.armedAt = c.pending[0].due
+	c.alarm.arm(c.armedAt)
+	return true
+}
+
+// fallBack replaces a failing alarm a with a Go timer, for good.
+func (c *Clock) fallBack(a alarm) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.alarm != a {
+		return
+	}
+	a.release()
+	c.portable = true
+	c.alarm = c.newAlarm()
+	c.alarm.arm(c.armedAt)
+}
+
+// Waiter is one goroutine's handle on a Clock. It is not safe for concurrent use: one
+// goroutine waits on it at a time.
+type Waiter struct {
+	clock *Clock
+	wake  chan struct{}
+}
+
+// Until blocks until due or until done closes (a nil done never closes), and reports whether
+// due was reached. A wait abandoned when done closed leaves its deadline pending; when it fires
+// later, the next Until finds its own time has not come and waits on.
+func (w *Waiter) Until(done <-chan struct{}, due time.Time) bool {
+	for time.Now().Before(due) {
+		w.clock.add(due, w)
+		select {
+		case <-w.wake:
+		case <-done:
+			return false
+		}
+	}
+	return true
+}
+
+// deadline is one pending wake.
+type deadline struct {
+	due    time.Time
+	waiter *Waiter
+}
+
+// deadlines is a binary min-heap by due time (written out rather than container/heap, which
+// would box every deadline in an interface: an allocation per wait).
+type deadlines []deadline
+
+func (h *deadlines) push(d deadline) {
+	*h = append(*h, d)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q[i].due.Before(q[parent].due) {
+			break
+		}
+		q[i], q[parent] = q[parent], q[i]
+		i = parent
+	}
+}
+
+func (h *deadlines) pop() deadline {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q[last] = deadline{}
+	q = q[:last]
+	for i := 0; ; {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < len(q) && q[l].due.Before(q[least].due) {
+			least = l
+		}
+		if r < len(q) && q[r].due.Before(q[least].due) {
+			least = r
+		}
+		if least == i {
+			break
+		}
+		q[i], q[least] = q[least], q[i]
+		i = least
+	}
+	*h = q
+	return top
+}
+
+// goTimerAlarm is an alarm on a Go timer whose function calls the clock's fire.
+type goTimerAlarm struct{ timer *time.Timer }
+
+func (a *goTimerAlarm) arm(due time.Time) { a.timer.Reset(time.Until(due)) }
+func (a *goTimerAlarm) release()          { a.timer.Stop() }

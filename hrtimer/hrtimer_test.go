@@ -1,0 +1,137 @@
+package hrtimer
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// clocks are the two kinds of Clock every behaviour test runs against.
+var clocks = []struct {
+	name string
+	new  func() *Clock
+}{
+	{"precise", New},
+	{"portable", NewPortable},
+}
+
+// TestUntilNeverWakesEarly has many goroutines wait, repeatedly, for deadlines spread over a
+// few milliseconds (some already past), and checks that no wait returns before its deadline,
+// that every wait returns, and that the clock lets go of its timer once nothing is pending.
+func TestUntilNeverWakesEarly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range clocks {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.new()
+			var wg sync.WaitGroup
+			for g := range 200 {
+				wg.Go(func() {
+					rng := rand.New(rand.NewPCG(uint64(g), 1))
+					w := c.NewWaiter()
+					for range 50 {
+						due := time.Now().Add(time.Duration(rng.Int64N(int64(3*time.Millisecond))) - 200*time.Microsecond)
+						if !w.Until(nil, due) {
+							t.Errorf("Until(nil, due) = false: only a closed done may end a wait")
+							return
+						}
+						if now := time.Now(); now.Before(due) {
+							t.Errorf("woke %s before the deadline", due.Sub(now))
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.alarm != nil || len(c.pending) != 0 {
+				t.Errorf("after every wait: alarm %v, %d pending; want none", c.alarm, len(c.pending))
+			}
+		})
+	}
+}
+
+// TestUntilReturnsWhenDoneCloses checks that a closed done ends a wait at once, and that a
+// waiter whose wait was abandoned still waits its full time on the next deadline (the old
+// deadline's wake, arriving later, must not end the new wait early).
+func TestUntilReturnsWhenDoneCloses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range clocks {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.new()
+			w := c.NewWaiter()
+			done := make(chan struct{})
+			time.AfterFunc(5*time.Millisecond, func() { close(done) })
+			start := time.Now()
+			if w.Until(done, start.Add(time.Hour)) {
+				t.Fatal("Until = true for a deadline an hour away")
+			}
+			if waited := time.Since(start); waited > time.Second {
+				t.Fatalf("closing done ended the wait after %s", waited)
+			}
+			// An abandoned wait whose deadline comes first.
+			abandoned := make(chan struct{})
+			close(abandoned)
+			w.Until(abandoned, time.Now().Add(2*time.Millisecond))
+			due := time.Now().Add(20 * time.Millisecond)
+			if !w.Until(nil, due) || time.Now().Before(due) {
+				t.Fatalf("after an abandoned wait, Until returned before its own deadline")
+			}
+		})
+	}
+}
+
+// TestPortableClockKeepsVirtualTime runs the portable clock inside a synctest bubble: every
+// wake lands exactly on its deadline in virtual time, in deadline order.
+func TestPortableClockKeepsVirtualTime(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c := NewPortable()
+		start := time.Now()
+		offsets := []time.Duration{30 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 10 * time.Millisecond}
+		var mu sync.Mutex
+		var woke []time.Duration
+		var wg sync.WaitGroup
+		for _, off := range offsets {
+			wg.Go(func() {
+				c.Sleep(nil, start.Add(off))
+				mu.Lock()
+				woke = append(woke, time.Since(start))
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		want := []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond}
+		if len(woke) != len(want) {
+			t.Fatalf("woke %v, want %v", woke, want)
+		}
+		for i := range want {
+			if woke[i] != want[i] {
+				t.Fatalf("woke at %v, want %v", woke, want)
+			}
+		}
+	})
+}
+
+// TestDeadlinesHeapOrder pushes random deadlines and pops them in order.
+func TestDeadlinesHeapOrder(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 7))
+	base := time.Now()
+	var h deadlines
+	for range 1000 {
+		h.push(deadline{due: base.Add(time.Duration(rng.IntN(500)) * time.Microsecond)})
+	}
+	prev := base.Add(-time.Hour)
+	for len(h) > 0 {
+		d := h.pop()
+		if d.due.Before(prev) {
+			t.Fatalf("popped %s after %s", d.due.Sub(base), prev.Sub(base))
+		}
+		prev = d.due
+	}
+}
