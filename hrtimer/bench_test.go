@@ -12,6 +12,8 @@ import (
 // BenchmarkWakeLateness has 200 goroutines each wait for deadlines 0–20 ms ahead, the way
 // paced streams do on a mostly idle process, and reports how late they woke (p50, p99, in
 // µs) with the precise clock, the portable clock and a plain time.Timer per goroutine.
+// (UntilSpinning is for a few waiters, such as one open-loop scheduler: 200 spinning
+// goroutines would starve each other; `streambench bench fidelity` shows its start lag.)
 func BenchmarkWakeLateness(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -23,7 +25,7 @@ func BenchmarkWakeLateness(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			c := New()
-			if bc.name == "portable" {
+			if bc.name == "portable" { // the others use the precise clock or none
 				c = NewPortable()
 			}
 			late := hdrhistogram.New(1, 10_000_000, 3)

@@ -31,9 +31,15 @@ func TestUntilNeverWakesEarly(t *testing.T) {
 				wg.Go(func() {
 					rng := rand.New(rand.NewPCG(uint64(g), 1))
 					w := c.NewWaiter()
-					for range 50 {
+					for i := range 50 {
 						due := time.Now().Add(time.Duration(rng.Int64N(int64(3*time.Millisecond))) - 200*time.Microsecond)
-						if !w.Until(nil, due) {
+						until := w.Until
+						if i%2 == 1 { // every other wait spins its last 300 µs
+							until = func(done <-chan struct{}, due time.Time) bool {
+								return w.UntilSpinning(done, due, 300*time.Microsecond)
+							}
+						}
+						if !until(nil, due) {
 							t.Errorf("Until(nil, due) = false: only a closed done may end a wait")
 							return
 						}
@@ -85,6 +91,17 @@ func TestUntilReturnsWhenDoneCloses(t *testing.T) {
 	}
 }
 
+// TestUntilSpinningStopsWhenDoneCloses closes done while the waiter spins.
+func TestUntilSpinningStopsWhenDoneCloses(t *testing.T) {
+	t.Parallel()
+	w := New().NewWaiter()
+	done := make(chan struct{})
+	time.AfterFunc(2*time.Millisecond, func() { close(done) })
+	if w.UntilSpinning(done, time.Now().Add(time.Hour), 2*time.Hour) {
+		t.Fatal("UntilSpinning = true for a deadline an hour away")
+	}
+}
+
 // TestPortableClockKeepsVirtualTime runs the portable clock inside a synctest bubble: every
 // wake lands exactly on its deadline in virtual time, in deadline order.
 func TestPortableClockKeepsVirtualTime(t *testing.T) {
@@ -98,7 +115,8 @@ func TestPortableClockKeepsVirtualTime(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, off := range offsets {
 			wg.Go(func() {
-				c.Sleep(nil, start.Add(off))
+				c.NewWaiter().UntilSpinning(nil, start.Add(off), time.Millisecond) // portable: no spin
+
 				mu.Lock()
 				woke = append(woke, time.Since(start))
 				mu.Unlock()

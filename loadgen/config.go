@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -59,6 +60,10 @@ type Config struct {
 	HTTP2 bool
 	// Transport, when set, replaces the transport the generator builds (tests).
 	Transport http.RoundTripper
+	// Clock times open-loop starts (nil: hrtimer.New(), which wakes within microseconds
+	// where Go's timers may be a millisecond late). Tests inside a testing/synctest bubble
+	// pass hrtimer.NewPortable().
+	Clock *hrtimer.Clock
 
 	// MockURL is the mock provider whose session records give cancel latency and R-abort;
 	// empty skips that check. RuntimeMetricsURL is the runtime's Prometheus endpoint for the
@@ -157,6 +162,9 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.StreamTimeout <= 0 {
 		cfg.StreamTimeout = 2 * time.Minute
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = hrtimer.New()
 	}
 	if cfg.ScriptTimeScale <= 0 {
 		cfg.ScriptTimeScale = 1

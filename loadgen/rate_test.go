@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/streambench/streambench/hrtimer"
 )
 
 // handlerTransport serves requests from an http.Handler in memory: no sockets, so a whole run
@@ -61,6 +63,7 @@ func TestOpenLoopAchievedRate(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				run, err := Run(context.Background(), Config{
+					Clock:  hrtimer.NewPortable(),
 					Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
 					Mix: legacyPlainMix(t), RunID: "rate", Rate: c.rate, Arrival: c.arrival,
 					Duration: c.duration, NoLeakCheck: true, RuntimeMetricsURL: "-",
@@ -103,6 +106,7 @@ func TestOpenLoopDropsAtMaxInflight(t *testing.T) {
 			oddSimChat(t).ServeHTTP(w, r)
 		})
 		run, err := Run(context.Background(), Config{
+			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "drops", Rate: 100, MaxInflight: 10,
 			Duration: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
@@ -131,6 +135,7 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 		var peak int64
 		var atHold []int64
 		run, err := Run(context.Background(), Config{
+			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "stages",
 			Stages:      Stages{{4 * time.Second, 20}, {4 * time.Second, 20}, {2 * time.Second, 0}},
@@ -166,6 +171,7 @@ func TestWarmupExcludedFromHistograms(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		run, err := Run(context.Background(), Config{
+			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
 			Mix: legacyPlainMix(t), RunID: "warmup", Rate: 10, Duration: 5 * time.Second,
 			Warmup: 2 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
@@ -199,6 +205,7 @@ func TestStagesEndingAtLoadStop(t *testing.T) {
 			oddSimChat(t).ServeHTTP(w, r)
 		})
 		run, err := Run(context.Background(), Config{
+			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "stages-end", Stages: Stages{{3 * time.Second, 5}},
 			NoLeakCheck: true, RuntimeMetricsURL: "-",

@@ -337,8 +337,7 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 		pacer = ConstantRate{PerSecond: r.cfg.Rate}
 	}
 	inflight := make(chan struct{}, r.cfg.MaxInflight)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	waiter := r.cfg.Clock.NewWaiter()
 	var started uint64
 	for {
 		if r.cfg.Sessions > 0 && started >= uint64(r.cfg.Sessions) {
@@ -354,10 +353,9 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 			return
 		}
 		if wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-stop:
+			// Spinning the last stretch takes the poller's wake-up latency out of start lag,
+			// for at most 5% of one core (250 µs of every wait of 5 ms or more).
+			if !waiter.UntilSpinning(stop, r.start.Add(due), min(250*time.Microsecond, wait/20)) {
 				return
 			}
 		} else {

@@ -180,6 +180,7 @@ func runBench(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	defer spareProcs()()
 	if fs.NArg() != 1 {
 		return usageError("name one measurement: %s or all (got %q)", strings.Join(names, ", "), fs.Args())
 	}

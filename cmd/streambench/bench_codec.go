@@ -93,7 +93,6 @@ func benchPacing(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		Method: "mockprovider.SelfTest (as `streambench mock --self-test`): streams start over 1 s, one HTTP/1.1 connection each, GOMAXPROCS two above the CPUs; " +
 			"pacing error = actual − scheduled emission of every frame, recorded by the mock; CPU is the whole process (mock and client)",
 	}
-	defer spareProcs()()
 	res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
 		Streams: streams, TokensPerSecond: tps, Duration: duration, Ramp: time.Second, Seed: 1,
 	})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
@@ -278,7 +279,8 @@ func runPacedServer(args []string) error {
 		return usageError("--addr %s: %v", *addr, err)
 	}
 	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
-	srv := &http.Server{Handler: pacedHandler(frames, tail, *ttft, *itl)}
+	defer spareProcs()()
+	srv := &http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, *ttft, *itl)}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -321,7 +323,7 @@ func pacedFrames(text string) (frames [][]byte, tail []byte, err error) {
 	return frames, append(tail, "data: \"[DONE]\"\n\n"...), err
 }
 
-func pacedHandler(frames [][]byte, tail []byte, ttft, itl time.Duration) http.Handler {
+func pacedHandler(clock *hrtimer.Clock, frames [][]byte, tail []byte, ttft, itl time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived := time.Now()
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -336,13 +338,9 @@ func pacedHandler(frames [][]byte, tail []byte, ttft, itl time.Duration) http.Ha
 		if rc.Flush() != nil {
 			return
 		}
-		timer := time.NewTimer(time.Hour)
-		defer timer.Stop()
+		waiter := clock.NewWaiter()
 		for i, b := range frames {
-			timer.Reset(time.Until(arrived.Add(ttft + time.Duration(i)*itl)))
-			select {
-			case <-timer.C:
-			case <-r.Context().Done():
+			if !waiter.Until(r.Context().Done(), arrived.Add(ttft+time.Duration(i)*itl)) {
 				return
 			}
 			if _, err := w.Write(b); err != nil || rc.Flush() != nil {

@@ -189,6 +189,7 @@ func runLoad(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	defer spareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}

@@ -33,6 +33,7 @@ func runRuntime(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	defer spareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
