@@ -19,15 +19,21 @@ import (
 
 // Clock wakes Waiters at their deadlines. It is safe for concurrent use and needs no Close:
 // while deadlines are pending it holds one timer (a timerfd and a goroutine reading it, or a Go
-// timer), and releases it when the last deadline has fired.
+// timer), and releases it once no deadline has been pending for linger.
 type Clock struct {
 	portable bool
 
-	mu      sync.Mutex
-	pending deadlines
-	alarm   alarm     // nil while nothing is pending
-	armedAt time.Time // when alarm goes off
+	mu        sync.Mutex
+	pending   deadlines
+	alarm     alarm     // nil while idle
+	armedAt   time.Time // when alarm goes off
+	lingering bool      // nothing pending: armedAt is when the idle alarm is released
 }
+
+// linger is how long a Clock keeps its alarm with nothing pending, so that a waiter that waits
+// again and again with gaps (an open loop between starts, a lone stream between tokens) does
+// not create and close a timerfd each time.
+const linger = 50 * time.Millisecond
 
 // alarm calls its clock's fire at the armed time (or soon after).
 type alarm interface {
@@ -49,21 +55,16 @@ func NewPortable() *Clock { return &Clock{portable: true} }
 // NewWaiter returns a Waiter for one goroutine's successive waits.
 func (c *Clock) NewWaiter() *Waiter { return &Waiter{clock: c, wake: make(chan struct{}, 1)} }
 
-// Sleep blocks until due or until done closes, and reports whether due was reached. It
-// allocates a Waiter; a goroutine that waits repeatedly should keep its own.
-func (c *Clock) Sleep(done <-chan struct{}, due time.Time) bool {
-	return c.NewWaiter().Until(done, due)
-}
-
 // add schedules w's wake at due.
 func (c *Clock) add(due time.Time, w *Waiter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.pending.push(deadline{due: due, waiter: w})
+	c.lingering = false
 	if c.alarm == nil {
 		c.alarm = c.newAlarm()
 	} else if !due.Before(c.armedAt) {
-		return
+		return // the alarm goes off first; a lingering one then re-arms for due
 	}
 	c.armedAt = due
 	c.alarm.arm(due)
@@ -83,8 +84,9 @@ func (c *Clock) newAlarm() alarm {
 	return a
 }
 
-// fire wakes every waiter whose deadline has passed and re-arms a for the earliest one left,
-// or releases it when none is. It reports whether a is still the clock's alarm.
+// fire wakes every waiter whose deadline has passed and re-arms a for the earliest one left;
+// with none left it lingers, and releases a when it goes off still lingering. It reports
+// whether a is still the clock's alarm.
 func (c *Clock) fire(a alarm) bool {
 	now := time.Now()
 	c.mu.Lock()
@@ -99,10 +101,16 @@ func (c *Clock) fire(a alarm) bool {
 		default: // a wake is already pending: the waiter re-checks the time anyway
 		}
 	}
-	if len(c.pending) == 0 {
+	switch {
+	case len(c.pending) == 0 && c.lingering:
 		c.alarm.release()
-		c.alarm, c.armedAt = nil, time.Time{}
+		c.alarm, c.armedAt, c.lingering = nil, time.Time{}, false
 		return false
+	case len(c.pending) == 0:
+		c.lingering = true
+		c.armedAt = now.Add(linger)
+		c.alarm.arm(c.armedAt)
+		return true
 	}
 	c.armedAt = c.pending[0].due
 	c.alarm.arm(c.armedAt)
