@@ -23,6 +23,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/stack"
 )
 
 // fidelityWords is the answer length of the fidelity scenario: a short answer.
@@ -80,14 +81,14 @@ func benchFidelity(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find own executable: %w", err)
 	}
-	paced, err := startChild(exe, []string{"bench", pacedServerCommand, "--ttft", ttft.String(), "--itl", itl.String(), "--text-file", textFile})
+	paced, err := stack.StartChild(exe, []string{"bench", pacedServerCommand, "--ttft", ttft.String(), "--itl", itl.String(), "--text-file", textFile})
 	if err != nil {
 		return nil, fmt.Errorf("start paced server: %w", err)
 	}
 	cfg := base
-	cfg.Target, cfg.RunID, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = paced.url, "bench-fidelity-paced", true, "-"
+	cfg.Target, cfg.RunID, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = paced.URL(), "bench-fidelity-paced", true, "-"
 	pacedRun, pacedPeak, err := runWithPeak(ctx, cfg, f.quiet)
-	paced.stop()
+	paced.Stop()
 	if err != nil {
 		return nil, fmt.Errorf("paced run: %w", err)
 	}
@@ -114,9 +115,9 @@ func benchFidelity(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer st.stop()
+	defer st.Stop()
 	cfg = base
-	cfg.Target, cfg.MockURL, cfg.RunID = st.runtime.url, st.mock.url, "bench-fidelity-runtime"
+	cfg.Target, cfg.MockURL, cfg.RunID = st.RuntimeURL, st.MockURL, "bench-fidelity-runtime"
 	rtRun, rtPeak, err := runWithPeak(ctx, cfg, f.quiet)
 	if err != nil {
 		return nil, fmt.Errorf("runtime run: %w", err)
@@ -127,7 +128,7 @@ func benchFidelity(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	rep.add("runtime: TTFC − TTFT p50", quantileMs(rtTTFC, 50, ttft), "ms")
 	rep.add("runtime: TTFC − TTFT p99", rtP99, "ms")
 	rep.add("runtime: TTFC − TTFT max", quantileMs(rtTTFC, 100, ttft), "ms")
-	records, err := mockSessions(ctx, st.mock.url)
+	records, err := mockSessions(ctx, st.MockURL)
 	if err != nil {
 		return nil, err
 	}
@@ -204,9 +205,9 @@ func benchRate(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer st.stop()
+	defer st.Stop()
 	run, _, err := runWithPeak(ctx, loadgen.Config{
-		Target: st.runtime.url, MockURL: st.mock.url, Mix: mix, MixName: "bench-rate", Library: lib,
+		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-rate", Library: lib,
 		RunID: "bench-rate", Rate: rate, Duration: duration,
 	}, f.quiet)
 	if err != nil {
@@ -214,7 +215,7 @@ func benchRate(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	}
 	c := run.Summary.Counters
 	atGenerator := float64(c.SessionsStarted) / duration.Seconds()
-	records, err := mockSessions(ctx, st.mock.url)
+	records, err := mockSessions(ctx, st.MockURL)
 	if err != nil {
 		return nil, err
 	}

@@ -62,8 +62,8 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer st.stop()
-	mockPID, rtPID := st.mock.cmd.Process.Pid, st.runtime.cmd.Process.Pid
+	defer st.Stop()
+	mockPID, rtPID := st.Mock.PID(), st.Runtime.PID()
 
 	// Return freed pages to the OS first, so the RSS baseline holds no garbage of earlier work
 	// that the load would reuse (which would make the difference per stream too small).
@@ -111,7 +111,7 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	}
 	cpu0 := processCPU()
 	run, err := loadgen.Run(ctx, loadgen.Config{
-		Target: st.runtime.url, MockURL: st.mock.url, Mix: mix, MixName: "bench-scale", Library: lib,
+		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-scale", Library: lib,
 		RunID: "bench-scale-" + time.Now().UTC().Format("150405"), Stages: stages, Sessions: int64(streams),
 		Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: f.http2, OnProgress: sample,
 	})
@@ -167,7 +167,7 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		rep.add(m.label+" p50", quantileMs(h, 50, 0), "ms")
 		rep.add(m.label+" p99", quantileMs(h, 99, 0), "ms")
 	}
-	if records, err := mockSessions(ctx, st.mock.url); err != nil {
+	if records, err := mockSessions(ctx, st.MockURL); err != nil {
 		rep.note("mock records: %v", err)
 	} else {
 		h := streamStartLatency(records, "scale-stream")

@@ -19,36 +19,14 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/stack"
 )
 
-// benchStack is a mock and a runtime started as child processes, with their process ids so the
-// bench can read their memory and CPU from /proc.
-type benchStack struct {
-	mock, runtime *child
-}
-
 // startBenchStack starts `streambench mock --scenarios DIR` and `streambench runtime` as child
-// processes of this binary (as `run` does for big runs) and waits until both are healthy.
-func startBenchStack(scenarioDir string, providerHTTP1 bool) (*benchStack, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
-	}
-	mock, err := startChild(exe, []string{"mock", "--addr", "127.0.0.1:0", "--scenarios", scenarioDir})
-	if err != nil {
-		return nil, fmt.Errorf("start mock: %w", err)
-	}
-	rt, err := startChild(exe, []string{"runtime", "--addr", "127.0.0.1:0", "--provider", mock.url, fmt.Sprintf("--provider-h2c=%t", !providerHTTP1)})
-	if err != nil {
-		mock.stop()
-		return nil, fmt.Errorf("start runtime: %w", err)
-	}
-	s := &benchStack{mock: mock, runtime: rt}
-	if err := waitHealthy(rt.url, mock.url); err != nil {
-		s.stop()
-		return nil, err
-	}
-	return s, nil
+// processes of this binary (as `run` does for big runs) and waits until both are healthy; their
+// process ids let a bench read their memory and CPU from /proc.
+func startBenchStack(scenarioDir string, providerHTTP1 bool) (*stack.Stack, error) {
+	return stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: scenarioDir, ProviderHTTP1: providerHTTP1})
 }
 
 // providerProtocol names how the runtime reaches the mock.
@@ -57,12 +35,6 @@ func providerProtocol(f *benchFlags) string {
 		return "HTTP/1.1 (one connection per stream)"
 	}
 	return "h2c (streams multiplexed on pooled connections)"
-}
-
-// stop interrupts the runtime, then the mock (each drains, then exits).
-func (s *benchStack) stop() {
-	s.runtime.stop()
-	s.mock.stop()
 }
 
 // writeScenarioDir writes each YAML document to DIR/NAME.yaml in a new temporary directory and

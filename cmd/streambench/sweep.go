@@ -12,6 +12,7 @@ import (
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/stack"
 )
 
 // runSweep runs one load per step and finds the highest step that meets every SLO.
@@ -103,18 +104,16 @@ func sweepMain(args []string, out io.Writer) error {
 		if *target != "" {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
-			local := *inProcess || (!fs.Changed("in-process") && smallRun(&cfg))
-			var stack *stackProcs
-			if local {
-				stack, err = startInProcess(cfg.Library, w.timeScale, *faults)
-			} else {
-				stack, err = startChildren(w.timeScale, w.scenarioDir, *faults)
+			start := stack.StartChildren
+			if *inProcess || (!fs.Changed("in-process") && smallRun(&cfg)) {
+				start = stack.StartInProcess
 			}
+			sut, err := start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: *faults})
 			if err != nil {
 				return nil, err
 			}
-			defer stack.stop()
-			cfg.Target, cfg.MockURL = stack.runtimeURL, stack.mockURL
+			defer sut.Stop()
+			cfg.Target, cfg.MockURL = sut.RuntimeURL, sut.MockURL
 		}
 		fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, cfg.Target)
 		run, _, err := executeLoad(cfg, w.quiet)

@@ -1,0 +1,136 @@
+package stack
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// startTimeout bounds how long a child may take to print its address, and a stack to become
+// healthy.
+const startTimeout = 15 * time.Second
+
+// Child is a subprocess that serves HTTP on the address it announced with a line
+// "listening on http://ADDR" on standard error, as every serving subcommand does.
+type Child struct {
+	name string
+	cmd  *exec.Cmd
+	url  string
+	done chan struct{}
+
+	mu   sync.Mutex
+	tail []string // its last lines of output, for error messages
+}
+
+// childTailLines is how many of a child's last output lines error messages quote.
+const childTailLines = 20
+
+// StartChild runs exe with args in its own process group and waits for its "listening on"
+// line. A child that exits first, or is silent for 15 s, is an error quoting its output.
+func StartChild(exe string, args []string) (*Child, error) {
+	name := exe
+	if len(args) > 0 {
+		name = args[0]
+	}
+	c := &Child{name: name, cmd: exec.Command(exe, args...), done: make(chan struct{})}
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := c.cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	urlCh := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		announced := false
+		for sc.Scan() {
+			line := sc.Text()
+			if rest, ok := strings.CutPrefix(line, "listening on "); ok && !announced {
+				announced = true
+				urlCh <- strings.TrimSpace(rest)
+			}
+			c.mu.Lock()
+			c.tail = append(c.tail, line)
+			if len(c.tail) > childTailLines {
+				c.tail = c.tail[1:]
+			}
+			c.mu.Unlock()
+		}
+	}()
+	go func() { _ = c.cmd.Wait(); close(c.done) }()
+	select {
+	case u := <-urlCh:
+		c.url = u
+		return c, nil
+	case <-c.done:
+		return nil, fmt.Errorf("%s exited before listening: %s", c.name, c.Output())
+	case <-time.After(startTimeout):
+		c.Stop()
+		return nil, fmt.Errorf("%s did not print its listening address within %s: %s", c.name, startTimeout, c.Output())
+	}
+}
+
+// URL is the base URL the child announced.
+func (c *Child) URL() string { return c.url }
+
+// PID is the child's process id (its memory and CPU are in /proc/PID).
+func (c *Child) PID() int { return c.cmd.Process.Pid }
+
+// Output returns the child's last lines of output.
+func (c *Child) Output() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.tail, "\n")
+}
+
+// Stop interrupts the child (a graceful shutdown) and kills it if it has not exited after
+// 15 s. It returns once the child has exited; stopping a stopped child does nothing.
+func (c *Child) Stop() {
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	_ = c.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-c.done:
+	case <-time.After(startTimeout):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
+}
+
+// WaitHealthy polls each base URL's /healthz until it answers 200, for at most 15 s in all.
+func WaitHealthy(urls ...string) error { return waitHealthy(startTimeout, urls...) }
+
+func waitHealthy(timeout time.Duration, urls ...string) error {
+	client := &http.Client{Timeout: time.Second}
+	defer client.CloseIdleConnections()
+	deadline := time.Now().Add(timeout)
+	for _, u := range urls {
+		for {
+			resp, err := client.Get(u + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+				err = fmt.Errorf("HTTP %d", resp.StatusCode)
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s/healthz not healthy after %s: %w", u, timeout, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+// Package stack starts the system under test that `run`, `sweep` and `bench` drive: the
+// scripted mock provider and the reference runtime wired to it, either as child processes of
+// this binary (`streambench mock` and `streambench runtime`, each in its own process group, so
+// a terminal's Ctrl-C reaches only the parent, which drains first and then stops them) or
+// served from the calling process (quicker to start, for small runs).
+package stack
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Options describe the mock and the runtime to start.
+type Options struct {
+	// TimeScale multiplies the mock's scripted delays and the runtime's simulated tool
+	// durations (1 = as scripted, 0 = none).
+	TimeScale float64
+	// ScenarioDir is the directory a child mock loads its scenarios from ("" = embedded).
+	ScenarioDir string
+	// Library is the in-process mock's scenarios (nil = embedded).
+	Library *scenarios.Library
+	// Faults are the runtime's fault switches (agentruntime.ParseFaults syntax).
+	Faults []string
+	// ProviderHTTP1 has the runtime reach the mock over HTTP/1.1, a connection per stream,
+	// instead of h2c.
+	ProviderHTTP1 bool
+}
+
+// Stack is a started mock and runtime.
+type Stack struct {
+	MockURL, RuntimeURL string
+	// Mock and Runtime are the child processes (nil when served in process).
+	Mock, Runtime *Child
+	stops         []func()
+}
+
+// Stop stops what was started, the runtime before its provider; each drains, then exits.
+func (s *Stack) Stop() {
+	for i := len(s.stops) - 1; i >= 0; i-- {
+		s.stops[i]()
+	}
+	s.stops = nil
+}
+
+// StartChildren starts `streambench mock` and `streambench runtime` as child processes of
+// the running executable on free loopback ports and waits until both are healthy.
+func StartChildren(opts Options) (*Stack, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable: %w", err)
+	}
+	s := &Stack{}
+	mockArgs := []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", fmt.Sprint(opts.TimeScale)}
+	if opts.ScenarioDir != "" {
+		mockArgs = append(mockArgs, "--scenarios", opts.ScenarioDir)
+	}
+	if s.Mock, err = StartChild(exe, mockArgs); err != nil {
+		return nil, fmt.Errorf("start mock: %w", err)
+	}
+	s.MockURL = s.Mock.URL()
+	s.stops = append(s.stops, s.Mock.Stop)
+	rtArgs := []string{"runtime", "--addr", "127.0.0.1:0", "--provider", s.MockURL,
+		"--tool-time-scale", fmt.Sprint(opts.TimeScale), fmt.Sprintf("--provider-h2c=%t", !opts.ProviderHTTP1)}
+	for _, f := range opts.Faults {
+		rtArgs = append(rtArgs, "--fault", f)
+	}
+	if s.Runtime, err = StartChild(exe, rtArgs); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("start runtime: %w", err)
+	}
+	s.RuntimeURL = s.Runtime.URL()
+	s.stops = append(s.stops, s.Runtime.Stop)
+	if err := WaitHealthy(s.RuntimeURL, s.MockURL); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// StartInProcess serves a mock and a runtime from the calling process on free loopback ports
+// and waits until both are healthy.
+func StartInProcess(opts Options) (*Stack, error) {
+	faults, err := agentruntime.ParseFaults(opts.Faults)
+	if err != nil {
+		return nil, fmt.Errorf("faults: %w", err)
+	}
+	lib := opts.Library
+	if lib == nil {
+		lib = scenarios.Embedded()
+	}
+	s := &Stack{}
+	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: opts.TimeScale})
+	if err != nil {
+		return nil, fmt.Errorf("mock: %w", err)
+	}
+	if s.MockURL, err = serve(mock.Serve); err != nil {
+		return nil, fmt.Errorf("mock: %w", err)
+	}
+	s.stops = append(s.stops, func() { shutdown(mock.Shutdown) })
+	rt, err := agentruntime.New(agentruntime.Options{ProviderURL: s.MockURL, Faults: faults,
+		ToolTimeScale: opts.TimeScale, ProviderHTTP1: opts.ProviderHTTP1})
+	if err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	if s.RuntimeURL, err = serve(rt.Serve); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	s.stops = append(s.stops, func() {
+		shutdown(rt.Shutdown)
+		_ = rt.Close()
+	})
+	if err := WaitHealthy(s.RuntimeURL, s.MockURL); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// serve listens on a free loopback port, serves from a goroutine and returns the base URL.
+func serve(serveFn func(net.Listener) error) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("listen: %w", err)
+	}
+	go func() { _ = serveFn(ln) }()
+	return "http://" + ln.Addr().String(), nil
+}
+
+// shutdown drains a server for at most 5 s.
+func shutdown(fn func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = fn(ctx)
+}

@@ -1,0 +1,120 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childEnv makes this test binary act as a child: with "serve" it announces an address and
+// answers /healthz until interrupted; with "fail" it prints a line and exits 3.
+const childEnv = "STACK_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(fakeChild(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+func fakeChild(args []string) int {
+	if len(args) == 0 || args[0] != "serve" {
+		fmt.Fprintln(os.Stderr, "fake child: refusing", args)
+		return 3
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return 1
+	}
+	return 0
+}
+
+// TestStartChildAnnouncesServesAndStops starts a child that serves, checks its health and
+// stops it; then one that fails at once, whose error must quote its output.
+func TestStartChildAnnouncesServesAndStops(t *testing.T) {
+	t.Setenv(childEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := StartChild(exe, []string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.URL(), "http://127.0.0.1:") || c.PID() <= 0 {
+		t.Errorf("URL %q, PID %d: want a loopback URL and a process id", c.URL(), c.PID())
+	}
+	if err := WaitHealthy(c.URL()); err != nil {
+		t.Fatal(err)
+	}
+	c.Stop()
+	c.Stop() // a second stop does nothing
+	if _, err := http.Get(c.URL() + "/healthz"); err == nil {
+		t.Error("the child still answers after Stop")
+	}
+
+	_, err = StartChild(exe, []string{"fail"})
+	if err == nil || !strings.Contains(err.Error(), "exited before listening") || !strings.Contains(err.Error(), "fake child: refusing") {
+		t.Errorf("failing child: err %v, want one saying it exited and quoting its output", err)
+	}
+}
+
+// TestStartInProcessServesBothAndStops serves the real mock and runtime in process.
+func TestStartInProcessServesBothAndStops(t *testing.T) {
+	t.Parallel()
+	s, err := StartInProcess(Options{TimeScale: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Mock != nil || s.Runtime != nil {
+		t.Error("in process: want no child processes")
+	}
+	if err := WaitHealthy(s.RuntimeURL, s.MockURL); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+	client := &http.Client{Timeout: time.Second}
+	for _, u := range []string{s.RuntimeURL, s.MockURL} {
+		if _, err := client.Get(u + "/healthz"); err == nil {
+			t.Errorf("%s still answers after Stop", u)
+		}
+	}
+	if _, err := StartInProcess(Options{Faults: []string{"no-such-fault"}}); err == nil || !strings.Contains(err.Error(), "no-such-fault") {
+		t.Errorf("unknown fault: err %v, want one naming it", err)
+	}
+}
+
+// TestWaitHealthyNamesTheUnhealthyURL waits on a server that keeps answering 503.
+func TestWaitHealthyNamesTheUnhealthyURL(t *testing.T) {
+	t.Parallel()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	err = waitHealthy(300*time.Millisecond, "http://"+ln.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Errorf("err %v, want one naming the URL and its status", err)
+	}
+}
