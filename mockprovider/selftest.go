@@ -208,12 +208,15 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	// The ramp's frames are kept apart: once every stream has started and played a token,
 	// what is left is the steady state the self-test is about.
 	var ramp *hdrhistogram.Histogram
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-time.After(time.Until(start.Add(opts.Ramp + interToken))):
 		ramp = srv.TakePacingError()
+	case <-done: // streams shorter than the ramp: there is no steady state to keep apart
 	case <-ctx.Done():
 	}
-	wg.Wait()
+	<-done
 	elapsed := time.Since(start)
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &after); err != nil {
 		return SelfTestResult{}, fmt.Errorf("self-test: getrusage: %w", err)

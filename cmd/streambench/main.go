@@ -130,8 +130,8 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 // frames — meet their deadlines better with a couple of Ps more than CPUs: when the thread
 // holding a P is in a system call or descheduled by the OS (on 2 cores, next to the stack's
 // other processes), a spare P runs the goroutine whose deadline has come. On this project's
-// 2-core machine the mock's self-test pacing p99 went from 3.8 ms with 2 Ps to 0.5–0.8 ms with
-// 4, for ~15% more CPU per token (README, "Measured figures").
+// 2-core machine the mock's self-test pacing p99 went from ~4 ms with 2 Ps to 0.3–0.9 ms with
+// 4, for ~10% more CPU per token (README, "Measured figures").
 func spareProcs() (restore func()) {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return func() {}
