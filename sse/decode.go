@@ -29,7 +29,7 @@ const (
 // to maxReadSize while reads keep filling it, so a busy stream is decoded from few Read calls.
 // Lines longer than the buffer grow it further, up to MaxLine.
 const (
-	minReadSize = 1 << 10
+	minReadSize = 256
 	maxReadSize = 16 << 10
 )
 
