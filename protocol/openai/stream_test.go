@@ -22,28 +22,8 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // testMeta is the fixed response identity of the golden files.
 var testMeta = StreamMeta{ID: "chatcmpl-test1", Model: "sim-model", Created: 1700000000, InputTokens: 42}
 
-// smallTurn is a turn with thinking, text and two tool calls whose arguments arrive in pieces,
-// with characters that need escaping on the way.
-func smallTurn() *scenarios.ScriptTurn {
-	return &scenarios.ScriptTurn{
-		Steps: []scenarios.Step{
-			{Kind: scenarios.StepThinking, Text: "Let me "},
-			{Kind: scenarios.StepThinking, Text: "think \"hard\"."},
-			{Kind: scenarios.StepText, Text: "Checking two "},
-			{Kind: scenarios.StepText, Text: "sources…\n"},
-			{Kind: scenarios.StepToolArgs, Tool: 0, Text: `{"q":"go `},
-			{Kind: scenarios.StepToolArgs, Tool: 0, Text: `sse"}`},
-			{Kind: scenarios.StepToolArgs, Tool: 1, Text: `{"url":`},
-			{Kind: scenarios.StepToolArgs, Tool: 1, Text: `"https://x.test/?a=1&b=<2>"}`},
-		},
-		ToolCalls: []scenarios.ScriptToolCall{
-			{ID: "call_a1", Name: "search_call", Arguments: `{"q":"go sse"}`},
-			{ID: "call_b2", Name: "fetch_url", Arguments: `{"url":"https://x.test/?a=1&b=<2>"}`},
-		},
-		ErrorAfterStep: -1, StallAfterStep: -1,
-		InputTokens: 42, OutputTokens: 17,
-	}
-}
+// smallTurn is wiretest.SmallTurn with this wire's tool call ids.
+func smallTurn() *scenarios.ScriptTurn { return wiretest.SmallTurn("call_") }
 
 // writeTurn plays turn through a StreamWriter the way the mock does.
 func writeTurn(t testing.TB, turn *scenarios.ScriptTurn, meta StreamMeta, includeUsage bool) []byte {

@@ -26,6 +26,30 @@ type TurnWriter interface {
 	Finish(turn *scenarios.ScriptTurn) error
 }
 
+// SmallTurn is a turn with thinking, text and two tool calls whose arguments arrive in pieces,
+// with characters that need escaping on the way; its tool call ids start with toolIDPrefix
+// ("call_" on OpenAI, "toolu_" on Anthropic), so golden files look like each wire's own.
+func SmallTurn(toolIDPrefix string) *scenarios.ScriptTurn {
+	return &scenarios.ScriptTurn{
+		Steps: []scenarios.Step{
+			{Kind: scenarios.StepThinking, Text: "Let me "},
+			{Kind: scenarios.StepThinking, Text: "think \"hard\"."},
+			{Kind: scenarios.StepText, Text: "Checking two "},
+			{Kind: scenarios.StepText, Text: "sources…\n"},
+			{Kind: scenarios.StepToolArgs, Tool: 0, Text: `{"q":"go `},
+			{Kind: scenarios.StepToolArgs, Tool: 0, Text: `sse"}`},
+			{Kind: scenarios.StepToolArgs, Tool: 1, Text: `{"url":`},
+			{Kind: scenarios.StepToolArgs, Tool: 1, Text: `"https://x.test/?a=1&b=<2>"}`},
+		},
+		ToolCalls: []scenarios.ScriptToolCall{
+			{ID: toolIDPrefix + "a1", Name: "search_call", Arguments: `{"q":"go sse"}`},
+			{ID: toolIDPrefix + "b2", Name: "fetch_url", Arguments: `{"url":"https://x.test/?a=1&b=<2>"}`},
+		},
+		ErrorAfterStep: -1, StallAfterStep: -1,
+		InputTokens: 42, OutputTokens: 17,
+	}
+}
+
 // WriteTurn plays turn through w the way the mock does, honouring ErrorAfterStep.
 func WriteTurn(t testing.TB, w TurnWriter, turn *scenarios.ScriptTurn) {
 	t.Helper()
