@@ -375,40 +375,18 @@ type stream struct {
 	// parse decodes an event; it is parseEvent, swapped for an encoding/json reference in tests.
 	parse  func(*jsonwire.Scanner, []byte, *eventView) error
 	events int // SSE events read, for error messages
-	// pending holds events decoded from the current SSE event not yet returned.
-	pending []protocol.ModelEvent
-	next    int
-	blocks  []block
-	tools   int // tool_use blocks started
-	stop    protocol.StopReason
-	usage   protocol.Usage
-	done    bool
-	err     error
+	// queue holds events decoded from the current SSE event not yet returned.
+	queue  jsonwire.EventQueue
+	blocks []block
+	tools  int // tool_use blocks started
+	stop   protocol.StopReason
+	usage  protocol.Usage
 }
 
 // Next implements protocol.ModelStream.
-func (s *stream) Next(ev *protocol.ModelEvent) error {
-	for {
-		if s.next < len(s.pending) {
-			*ev = s.pending[s.next]
-			s.next++
-			return nil
-		}
-		if s.err != nil {
-			return s.err
-		}
-		if s.done {
-			s.err = io.EOF
-			return s.err
-		}
-		s.pending, s.next = s.pending[:0], 0
-		if err := s.readEvent(); err != nil {
-			s.err = err
-		}
-	}
-}
+func (s *stream) Next(ev *protocol.ModelEvent) error { return s.queue.Next(ev, s.readEvent) }
 
-// readEvent decodes one SSE event into s.pending (possibly nothing).
+// readEvent decodes one SSE event into s.queue (possibly nothing).
 func (s *stream) readEvent() error {
 	if err := s.dec.Next(&s.ev); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -468,7 +446,7 @@ func (s *stream) apply(e *eventView) error {
 		case "tool_use":
 			b.kind, b.tool = blockTool, s.tools
 			s.tools++
-			s.pending = append(s.pending, protocol.ModelEvent{
+			s.queue.Push(protocol.ModelEvent{
 				Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.block.id), ToolName: string(e.block.name),
 			})
 		default:
@@ -505,7 +483,7 @@ func (s *stream) apply(e *eventView) error {
 			s.emitText(protocol.ModelText, e.delta.text)
 		case blockTool:
 			if len(e.delta.partialJSON) > 0 {
-				s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.delta.partialJSON)})
+				s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.delta.partialJSON)})
 			}
 		}
 	case "content_block_stop":
@@ -523,8 +501,8 @@ func (s *stream) apply(e *eventView) error {
 		if s.stop == "" {
 			return fmt.Errorf("%s: message_stop before any message_delta with a stop_reason", where())
 		}
-		s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
-		s.done = true
+		s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
+		s.queue.Finish()
 	default:
 		// Unknown events are skipped: the API may add event types at any time.
 	}
@@ -586,7 +564,7 @@ func (s *stream) block(e *eventView, starting bool) (*block, error) {
 // emitText queues a text or thinking event unless the piece is empty.
 func (s *stream) emitText(kind protocol.ModelEventKind, text []byte) {
 	if len(text) > 0 {
-		s.pending = append(s.pending, protocol.ModelEvent{Kind: kind, Text: string(text)})
+		s.queue.Push(protocol.ModelEvent{Kind: kind, Text: string(text)})
 	}
 }
 

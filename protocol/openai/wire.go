@@ -367,48 +367,26 @@ type stream struct {
 	// parse decodes a frame; it is parseChunk, swapped for an encoding/json reference in tests.
 	parse  func(*jsonwire.Scanner, []byte, *chunkView) error
 	frames int // data frames read, for error messages
-	// pending holds events decoded from the current frame not yet returned.
-	pending []protocol.ModelEvent
-	next    int
+	// queue holds events decoded from the current frame not yet returned.
+	queue jsonwire.EventQueue
 	// toolStarted marks tool indexes whose ModelToolStart was emitted.
 	toolStarted []bool
 	stop        protocol.StopReason
 	usage       protocol.Usage
-	done        bool
-	err         error
 }
 
 // Next implements protocol.ModelStream.
-func (s *stream) Next(ev *protocol.ModelEvent) error {
-	for {
-		if s.next < len(s.pending) {
-			*ev = s.pending[s.next]
-			s.next++
-			return nil
-		}
-		if s.err != nil {
-			return s.err
-		}
-		if s.done {
-			s.err = io.EOF
-			return s.err
-		}
-		s.pending, s.next = s.pending[:0], 0
-		if err := s.readFrame(); err != nil {
-			s.err = err
-		}
-	}
-}
+func (s *stream) Next(ev *protocol.ModelEvent) error { return s.queue.Next(ev, s.readFrame) }
 
-// readFrame decodes one SSE event into s.pending (possibly nothing).
+// readFrame decodes one SSE event into s.queue (possibly nothing).
 func (s *stream) readFrame() error {
 	if err := s.dec.Next(&s.ev); err != nil {
 		if errors.Is(err, io.EOF) {
 			if s.stop != "" {
 				// Some compatible servers close after the finish_reason without [DONE]; the
 				// turn is complete, as the official SDKs also accept.
-				s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
-				s.done = true
+				s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
+				s.queue.Finish()
 				return nil
 			}
 			return fmt.Errorf("openai stream: ended after %d frames without a finish_reason or data: [DONE]: %w", s.frames, io.ErrUnexpectedEOF)
@@ -424,8 +402,8 @@ func (s *stream) readFrame() error {
 		if s.stop == "" {
 			return fmt.Errorf("openai stream: frame %d: data: [DONE] before any finish_reason", s.frames)
 		}
-		s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
-		s.done = true
+		s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
+		s.queue.Finish()
 		return nil
 	}
 	if err := s.parse(&s.scan, data, &s.view); err != nil {
@@ -448,10 +426,10 @@ func (s *stream) apply(v *chunkView) error {
 			continue // streambench asks for one choice; others are not part of the turn.
 		}
 		if len(ch.reasoning) > 0 {
-			s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelThinking, Text: string(ch.reasoning)})
+			s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelThinking, Text: string(ch.reasoning)})
 		}
 		if len(ch.content) > 0 {
-			s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelText, Text: string(ch.content)})
+			s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelText, Text: string(ch.content)})
 		}
 		for j := range ch.toolCalls {
 			if err := s.toolDelta(&ch.toolCalls[j]); err != nil {
@@ -478,12 +456,12 @@ func (s *stream) toolDelta(tc *toolCallView) error {
 			return fmt.Errorf("tool_calls index %d: arguments before the call's id and name", tc.index)
 		}
 		s.toolStarted[tc.index] = true
-		s.pending = append(s.pending, protocol.ModelEvent{
+		s.queue.Push(protocol.ModelEvent{
 			Kind: protocol.ModelToolStart, ToolIndex: tc.index, ToolID: string(tc.id), ToolName: string(tc.name),
 		})
 	}
 	if len(tc.arguments) > 0 {
-		s.pending = append(s.pending, protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: tc.index, Text: string(tc.arguments)})
+		s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: tc.index, Text: string(tc.arguments)})
 	}
 	return nil
 }
