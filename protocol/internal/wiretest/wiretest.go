@@ -1,7 +1,8 @@
 // Package wiretest is the test suite the provider wires (protocol/openai, protocol/anthropic)
 // share: playing a script turn through a wire's stream writer, draining a ModelStream with
-// its invariants checked, the accumulation a turn must decode to, golden files, and the
-// round trip of the whole embedded scenario library. Only tests import it.
+// its invariants checked, the accumulation a turn must decode to, golden files, the round trip
+// of the whole embedded scenario library, and the comparison of each wire's fast parser with
+// its encoding/json reference (fuzz body and mutation sweep). Only tests import it.
 package wiretest
 
 import (
