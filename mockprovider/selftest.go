@@ -121,6 +121,12 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	case opts.Wire != "openai" && opts.Wire != "anthropic":
 		return SelfTestResult{}, fmt.Errorf("self-test: wire %q: expected openai or anthropic", opts.Wire)
 	}
+	// Over HTTP/1.1 the client's and the mock's end of every connection live in this process.
+	var files syscall.Rlimit
+	if need := 2*opts.Streams + 64; opts.Connections == 0 && syscall.Getrlimit(syscall.RLIMIT_NOFILE, &files) == nil && uint64(need) > files.Cur {
+		return SelfTestResult{}, fmt.Errorf("self-test: %d streams on their own HTTP/1.1 connections need about %d file descriptors here (both ends are in this process), but the limit is %d: play fewer streams, or multiplex them over h2c connections (--conns N)",
+			opts.Streams, need, files.Cur)
+	}
 	interToken := time.Duration(float64(time.Second) / opts.TokensPerSecond)
 	tokens := max(1, int(opts.Duration/interToken))
 

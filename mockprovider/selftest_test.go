@@ -45,4 +45,8 @@ func TestSelfTestPlaysAndCountsEveryStream(t *testing.T) {
 	if _, err := SelfTest(context.Background(), SelfTestOptions{Wire: "grpc"}); err == nil || !strings.Contains(err.Error(), `wire "grpc"`) {
 		t.Errorf("unknown wire: err %v, want one naming it", err)
 	}
+	// More HTTP/1.1 streams than file descriptors: refused up front, not a pile of EMFILEs.
+	if _, err := SelfTest(context.Background(), SelfTestOptions{Streams: 10_000_000}); err == nil || !strings.Contains(err.Error(), "file descriptors") || !strings.Contains(err.Error(), "--conns") {
+		t.Errorf("10 million HTTP/1.1 streams: err %v, want one naming the descriptor limit and --conns", err)
+	}
 }
