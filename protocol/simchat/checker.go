@@ -39,7 +39,7 @@ var toolFrameKeys = [...]string{"blockId", "event", "phase", "id", "name", "stat
 var redactedKeys = [...]string{"arguments", "input", "result", "output"}
 
 // Checker judges one sim-chat stream against its session: every sim-chat rule of
-// PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
 	s               *protocol.Session
 	v               Violations
