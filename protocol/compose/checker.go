@@ -320,16 +320,23 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 	c.openTools = append(c.openTools, t.ToolName)
 	var input any
 	inputErr := json.Unmarshal(t.Input, &input)
-	ci := -1
+	ci, candidates := -1, 0
 	for i := range c.calls {
+		if !c.calls[i].started && c.calls[i].toolName == t.ToolName {
+			candidates++
+			if ci < 0 {
+				ci = i
+			}
+		}
+	}
+	// Only when several calls could own it are the streamed arguments compared: the common
+	// case (one open call of that toolName) decodes nothing extra.
+	for i := ci; candidates > 1 && inputErr == nil && i < len(c.calls); i++ {
 		if c.calls[i].started || c.calls[i].toolName != t.ToolName {
 			continue
 		}
-		if ci < 0 {
-			ci = i
-		}
 		var args any
-		if inputErr == nil && json.Unmarshal(c.calls[i].args, &args) == nil && sameArgs(args, input) {
+		if json.Unmarshal(c.calls[i].args, &args) == nil && sameArgs(args, input) {
 			ci = i
 			break
 		}

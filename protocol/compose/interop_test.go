@@ -31,7 +31,7 @@ var recordingHeader = regexp.MustCompile(`scenario (\S+) seed (\d+)`)
 // only before a field name, so a JSON `\n` escape inside a data line stays as it is.
 var frameBreak = regexp.MustCompile(`\\n(event|data|id|retry):`)
 
-func readRecording(t *testing.T, path string) recording {
+func readRecording(t testing.TB, path string) recording {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -67,7 +67,7 @@ func readRecording(t *testing.T, path string) recording {
 
 // recordedSession is the session the load generator had for a recording: the scenario's
 // ground truth, aborted when the script aborts (the client closed the stream on purpose).
-func recordedSession(t *testing.T, rec recording) *protocol.Session {
+func recordedSession(t testing.TB, rec recording) *protocol.Session {
 	t.Helper()
 	sc := script(t, rec.scenario, rec.seed)
 	s := session(sc)
@@ -396,7 +396,7 @@ func decodeFrame(t *testing.T, frame string, v any) {
 }
 
 // decodeAll decodes frames into SSE events.
-func decodeAll(t *testing.T, frames []string) []sse.Event {
+func decodeAll(t testing.TB, frames []string) []sse.Event {
 	t.Helper()
 	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
 	var out []sse.Event
@@ -464,5 +464,29 @@ func TestDeclinedCallDoesNotCaptureToolStart(t *testing.T) {
 	wrong := replace(frames, i, raw(`{"type":"tool_start","toolName":"`+sc.Turns[0].ToolCalls[0].Name+`","input":{"other":1}}`))
 	if vs := check(t, wrong, session(sc)); !sameRules(vs, []protocol.Rule{protocol.RComposeArgs}) {
 		t.Errorf("wrong input: violations %v, want R-compose-args", vs)
+	}
+}
+
+// BenchmarkCheckerRecorded judges the recorded parallel-tools stream of compose-market/runtime
+// (index-only argument deltas, a frame per token), general path against the fast path.
+func BenchmarkCheckerRecorded(b *testing.B) {
+	rec := readRecording(b, filepath.Join("testdata", "interop", "compose-runtime-48e5908", "parallel-tools.frames"))
+	events := decodeAll(b, rec.frames)
+	s := recordedSession(b, rec)
+	for _, generalOnly := range []bool{false, true} {
+		b.Run(map[bool]string{false: "fast", true: "general"}[generalOnly], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c := NewChecker(s)
+				c.generalOnly = generalOnly
+				for i := range events {
+					c.Observe(&events[i])
+				}
+				if vs := c.Finish(nil); len(vs) != 0 {
+					b.Fatal(vs)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
+		})
 	}
 }
