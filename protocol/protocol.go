@@ -16,7 +16,8 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Rule is a correctness rule ID from PROTOCOLS.md.
+// Rule is a correctness rule ID; docs/PROTOCOLS.md lists every one with what breaks it and
+// which fault switch proves it (a test fails when a constant here is missing from it).
 type Rule string
 
 // Every rule streambench checks.

@@ -144,7 +144,7 @@ func plotCaption(name string) string {
 	case PlotTimeline:
 		return "Per second of the run: open streams and sessions started and completed; frames received; errors and protocol violations."
 	case PlotViolations:
-		return "Streams that broke each protocol rule (rule IDs as in PROTOCOLS.md); the samples below show their frames."
+		return "Streams that broke each protocol rule (rule IDs as in docs/PROTOCOLS.md); the samples below show their frames."
 	}
 	return ""
 }

@@ -130,6 +130,7 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 {{end}}
 {{range .Tables}}{{template "table" .}}{{end}}
 <h2>Violation samples</h2>
+<p>Rule IDs and what breaks each are in docs/PROTOCOLS.md, the project's protocol document.</p>
 {{range .Samples}}<details><summary><b>{{.Rule}}</b> session {{.Session}} ({{.Scenario}}, {{.Dialect}}, seed {{.Seed}}): {{.Detail}}</summary>
 <pre>{{frames .Frames}}</pre></details>
 {{else}}<p>None.</p>

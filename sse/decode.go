@@ -3,7 +3,7 @@
 // writes events atomically (one Write per event).
 //
 // The decoder follows the WHATWG "event stream interpretation" rules in full (see
-// /work/shared/PROTOCOLS.md, "SSE framing"). It works on bytes and never validates UTF-8, so
+// docs/PROTOCOLS.md, "SSE framing"). It works on bytes and never validates UTF-8, so
 // reads split anywhere, even inside a multibyte rune, decode the same as one big read.
 //
 // Decoding ~60-byte data frames costs about 50 ns of CPU and no allocations per event when the

@@ -1,7 +1,7 @@
 // Package anthropic is the Anthropic Messages wire (POST /v1/messages): the mock provider's
 // side (ParseRequest, StreamWriter, WriteResponse, WriteError) and the runtime's side (Wire, a
 // protocol.ProviderWire). Both sides live together so the events one writes are the events
-// the other reads; see PROTOCOLS.md "Provider-facing dialects".
+// the other reads; see docs/PROTOCOLS.md, "Provider-facing wires".
 package anthropic
 
 import (

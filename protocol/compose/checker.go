@@ -34,6 +34,7 @@ type typed struct {
 	ID        string          `json:"id"`
 	ToolName  string          `json:"toolName"`
 	ArgsDelta *string         `json:"argsDelta"`
+	Index     *int            `json:"index"`
 	Input     json.RawMessage `json:"input"`
 	Output    *struct {
 		Success *bool `json:"success"`
@@ -66,6 +67,13 @@ type call struct {
 	started      bool
 }
 
+// indexBinding ties a tool_args_delta index to the call that last introduced it with an id:
+// real runtimes (LangChain's tool_call_chunks) send id and toolName on a call's first delta
+// only and correlate the rest by index (docs/PROTOCOLS.md, "Variants real runtimes send").
+type indexBinding struct {
+	index, call int
+}
+
 // settledTool is a tool_end matched to its call.
 type settledTool struct {
 	call   int
@@ -84,8 +92,9 @@ type Checker struct {
 	thinkingOK   bool
 	thinkingOpen bool
 	calls        []call
-	openTools    []string // toolNames of tool_start frames not yet closed, in order
-	startedCalls []int    // per tool_start, the index into calls (or -1)
+	byIndex      []indexBinding // each wire index's current call
+	openTools    []string       // toolNames of tool_start frames not yet closed, in order
+	startedCalls []int          // per tool_start, the index into calls (or -1)
 	settled      []settledTool
 	terminal     string // the first terminal's type
 	// terminalDetail is the stopped reason or error message; completeAtTerminal is whether the
@@ -226,33 +235,108 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta)}
 }
 
+// onArgsDelta follows one tool_args_delta. The protocol needs only what correlation needs: a
+// call's first delta names its id (and toolName, on that or a later delta); later deltas may
+// carry the id or only the index; argsDelta may be absent or empty on any delta (LangChain's
+// first chunk carries none). See docs/PROTOCOLS.md, "Variants real runtimes send".
 func (c *Checker) onArgsDelta(t *typed, data []byte) {
-	if t.ID == "" || t.ArgsDelta == nil {
-		c.v.add(protocol.RFraming, "tool_args_delta: expected id and argsDelta, saw %s", clip(string(data), 80))
+	ci := c.findCall(t.ID, t.Index)
+	if ci < 0 && t.ID == "" {
+		if t.Index == nil {
+			c.v.add(protocol.RFraming, "tool_args_delta: expected an id or an index, saw neither in %s", clip(string(data), 80))
+		} else {
+			c.v.add(protocol.RFraming, "tool_args_delta: index %d was never introduced by a delta with an id, saw %s", *t.Index, clip(string(data), 80))
+		}
 		return
 	}
-	for i := range c.calls {
-		if c.calls[i].id == t.ID {
-			if c.calls[i].started {
-				c.v.add(protocol.RComposeArgs, "call %s (%s): expected every argsDelta before tool_start, saw one after", t.ID, t.ToolName)
+	if ci < 0 {
+		c.calls = append(c.calls, call{id: t.ID})
+		ci = len(c.calls) - 1
+	}
+	c.bindIndex(t.Index, ci)
+	cl := &c.calls[ci]
+	switch {
+	case t.ToolName == "" || t.ToolName == cl.toolName:
+	case cl.toolName == "":
+		cl.toolName = t.ToolName
+	default:
+		c.v.add(protocol.RComposeArgs, "call %s: expected toolName %q on every delta that names one, saw %q", cl.id, cl.toolName, t.ToolName)
+	}
+	if t.ArgsDelta == nil || *t.ArgsDelta == "" {
+		return // nothing to add: absent and empty argsDelta are both allowed
+	}
+	if cl.started {
+		c.v.add(protocol.RComposeArgs, "call %s (%s): expected every argsDelta before tool_start, saw one after", cl.id, cl.toolName)
+	}
+	cl.args = append(cl.args, *t.ArgsDelta...)
+}
+
+// findCall returns the call a delta belongs to: by id when it carries one, else by the call
+// its index is bound to; -1 when there is none.
+func (c *Checker) findCall(id string, index *int) int {
+	if id != "" {
+		for i := range c.calls {
+			if c.calls[i].id == id {
+				return i
 			}
-			c.calls[i].args = append(c.calls[i].args, *t.ArgsDelta...)
+		}
+		return -1
+	}
+	if index == nil {
+		return -1
+	}
+	for _, b := range c.byIndex {
+		if b.index == *index {
+			return b.call
+		}
+	}
+	return -1
+}
+
+// bindIndex makes index refer to call ci: the latest call introduced at an index owns it, so a
+// later turn reusing index 0 rebinds it with its first (id-bearing) delta.
+func (c *Checker) bindIndex(index *int, ci int) {
+	if index == nil {
+		return
+	}
+	for i := range c.byIndex {
+		if c.byIndex[i].index == *index {
+			c.byIndex[i].call = ci
 			return
 		}
 	}
-	c.calls = append(c.calls, call{id: t.ID, toolName: t.ToolName, args: []byte(*t.ArgsDelta)})
+	c.byIndex = append(c.byIndex, indexBinding{index: *index, call: ci})
 }
 
-// onToolStart opens a tool and judges its input against the call's streamed arguments: the
-// call is the earliest not yet started one with the same toolName (tool_start carries no id).
+// onToolStart opens a tool and judges its input against the call's streamed arguments:
+// tool_start carries no id, so the call is the earliest not yet started one with the same
+// toolName whose streamed arguments equal the input, else the earliest of that toolName. A
+// call that is never started is one the runtime declined to run (an unknown tool, say), which
+// the protocol allows, so it must not capture a later call's tool_start.
 func (c *Checker) onToolStart(t *typed, data []byte) {
 	if t.ToolName == "" {
 		c.v.add(protocol.RFraming, "tool_start: expected a toolName, saw %s", clip(string(data), 80))
 	}
 	c.openTools = append(c.openTools, t.ToolName)
-	ci := -1
+	var input any
+	inputErr := json.Unmarshal(t.Input, &input)
+	ci, candidates := -1, 0
 	for i := range c.calls {
 		if !c.calls[i].started && c.calls[i].toolName == t.ToolName {
+			candidates++
+			if ci < 0 {
+				ci = i
+			}
+		}
+	}
+	// Only when several calls could own it are the streamed arguments compared: the common
+	// case (one open call of that toolName) decodes nothing extra.
+	for i := ci; candidates > 1 && inputErr == nil && i < len(c.calls); i++ {
+		if c.calls[i].started || c.calls[i].toolName != t.ToolName {
+			continue
+		}
+		var args any
+		if json.Unmarshal(c.calls[i].args, &args) == nil && sameArgs(args, input) {
 			ci = i
 			break
 		}
@@ -268,8 +352,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 	if !ok {
 		return
 	}
-	var input any
-	if err := json.Unmarshal(t.Input, &input); err != nil {
+	if inputErr != nil {
 		c.v.add(protocol.RComposeArgs, "tool_start %s (call %s): expected input equal to the streamed arguments, saw %s", t.ToolName, cl.id, clip(string(t.Input), 80))
 		return
 	}
@@ -331,15 +414,25 @@ func (c *Checker) scripted(id string) (scenarios.ScriptToolCall, bool) {
 	return scenarios.ScriptToolCall{}, false
 }
 
-// onToolEnd closes the earliest open tool_start with the same toolName and checks the settled
-// outcome against the script (unless the client stopped or aborted, when tools settle cancelled).
+// onToolEnd closes an open tool_start of the same toolName and checks the settled outcome
+// against the script (unless the client stopped or aborted, when tools settle cancelled).
+// tool_end carries no call id and parallel tools may settle in any order, so among open tools
+// of that toolName it closes the earliest whose scripted outcome agrees with failed, else the
+// earliest (whose outcome is then reported).
 func (c *Checker) onToolEnd(t *typed, data []byte) {
-	if t.Output == nil || t.Failed == nil {
-		c.v.add(protocol.RFraming, "tool_end: expected output and failed, saw %s", clip(string(data), 80))
+	if t.Failed == nil {
+		// failed is how the seed says to read a tool's result; output is informational.
+		c.v.add(protocol.RFraming, "tool_end: expected failed, saw %s", clip(string(data), 80))
 	}
 	open := -1
 	for i, name := range c.openTools {
-		if name == t.ToolName {
+		if name != t.ToolName {
+			continue
+		}
+		if open < 0 {
+			open = i
+		}
+		if t.Failed != nil && c.outcomeAgrees(c.startedCalls[i], *t.Failed) {
 			open = i
 			break
 		}
@@ -354,6 +447,15 @@ func (c *Checker) onToolEnd(t *typed, data []byte) {
 	if ci >= 0 && t.Failed != nil {
 		c.settled = append(c.settled, settledTool{call: ci, failed: *t.Failed})
 	}
+}
+
+// outcomeAgrees reports whether call ci's scripted outcome is the one failed says.
+func (c *Checker) outcomeAgrees(ci int, failed bool) bool {
+	if ci < 0 {
+		return false
+	}
+	sc, ok := c.scripted(c.calls[ci].id)
+	return ok && (sc.Outcome == scenarios.OutcomeError) == failed
 }
 
 // judgeOutcomes checks each settled tool against its scripted outcome, unless the client
@@ -494,20 +596,22 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.result()
 }
 
-// finishArgs judges argument streams never closed by a tool_start and, when the stream had
-// to show every completed turn, scripted calls whose arguments never arrived.
+// finishArgs judges, when the stream had to show every completed turn, the arguments of calls
+// never closed by a tool_start and scripted calls whose arguments never arrived. A call without
+// a tool_start is allowed: the runtime may decline to run it (compose-market/runtime answers a
+// call of a tool it does not have with an error tool message and no tool_start/tool_end), but
+// its streamed arguments must still be the scripted ones.
 func (c *Checker) finishArgs(all bool) {
+	if !all {
+		return
+	}
 	for i := range c.calls {
 		if _, ok := c.scripted(c.calls[i].id); !ok && c.s.Expected.ProviderError != "" {
 			continue // a call of the failed turn, cut off by the provider error
 		}
-		if !c.calls[i].started && all {
+		if !c.calls[i].started {
 			c.judgeArgs(&c.calls[i])
-			c.v.add(protocol.RComposeArgs, "call %s (%s): expected a tool_start after its arguments, saw none", c.calls[i].id, c.calls[i].toolName)
 		}
-	}
-	if !all {
-		return
 	}
 	for _, turn := range c.s.Expected.Turns {
 		for _, tc := range turn.ToolCalls {
@@ -597,6 +701,8 @@ const (
 	reasoningOpen = `{"type":"reasoning_delta","delta":"`
 	reasoningEnd  = `"}`
 	argsOpen      = `{"type":"tool_args_delta","id":"`
+	// argsOnlyOpen is the id-less delta real runtimes send after a call's first one.
+	argsOnlyOpen = `{"type":"tool_args_delta","argsDelta":"`
 )
 
 // fastPath judges a text, reasoning or argument delta before the terminal, if it can.
@@ -614,6 +720,10 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 		}
 	case bytes.HasPrefix(data, []byte(argsOpen)):
 		if c.fastArgs(data[len(argsOpen):]) {
+			return protocol.Observation{Kind: protocol.FrameOther}, true
+		}
+	case bytes.HasPrefix(data, []byte(argsOnlyOpen)):
+		if c.fastIndexArgs(data[len(argsOnlyOpen):]) {
 			return protocol.Observation{Kind: protocol.FrameOther}, true
 		}
 	}
@@ -650,27 +760,66 @@ func (c *Checker) fastArgs(b []byte) bool {
 	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], rest); !ok {
 		return false
 	}
-	if rest, found = bytes.CutPrefix(rest, []byte(`","index":`)); !found {
+	index, ok := indexTail(rest)
+	if !ok {
 		return false
 	}
-	n := 0
+	ci := -1
+	for i := range c.calls {
+		if c.calls[i].id == string(id) {
+			ci = i
+			break
+		}
+	}
+	if ci >= 0 {
+		cl := &c.calls[ci]
+		if (cl.started && len(c.scratch) > 0) || (len(name) > 0 && cl.toolName != string(name)) {
+			return false // a late delta or a renamed call: the general path reports it
+		}
+		cl.args = append(cl.args, c.scratch...)
+	} else {
+		c.calls = append(c.calls, call{id: string(id), toolName: string(name), args: bytes.Clone(c.scratch)})
+		ci = len(c.calls) - 1
+	}
+	c.bindIndex(&index, ci)
+	return true
+}
+
+// fastIndexArgs follows {"type":"tool_args_delta","argsDelta":"…","index":N} (from after the
+// argsDelta's opening quote) for an index bound to a call whose tool_start has not been seen.
+func (c *Checker) fastIndexArgs(b []byte) bool {
+	var rest []byte
+	var ok bool
+	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], b); !ok {
+		return false
+	}
+	index, ok := indexTail(rest)
+	if !ok {
+		return false
+	}
+	ci := c.findCall("", &index)
+	if ci < 0 || (c.calls[ci].started && len(c.scratch) > 0) {
+		return false // an unknown index or a late delta: the general path reports it
+	}
+	c.calls[ci].args = append(c.calls[ci].args, c.scratch...)
+	return true
+}
+
+// indexTail reads `","index":N}` (rest starts at the closing quote of the string before it).
+func indexTail(rest []byte) (int, bool) {
+	rest, found := bytes.CutPrefix(rest, []byte(`","index":`))
+	if !found {
+		return 0, false
+	}
+	n, index := 0, 0
 	for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
+		index = index*10 + int(rest[n]-'0')
 		n++
 	}
 	if n == 0 || (n > 1 && rest[0] == '0') || string(rest[n:]) != "}" {
-		return false
+		return 0, false
 	}
-	for i := range c.calls {
-		if c.calls[i].id == string(id) {
-			if c.calls[i].started {
-				return false // a late delta: the general path reports it
-			}
-			c.calls[i].args = append(c.calls[i].args, c.scratch...)
-			return true
-		}
-	}
-	c.calls = append(c.calls, call{id: string(id), toolName: string(name), args: bytes.Clone(c.scratch)})
-	return true
+	return index, true
 }
 
 // appendJSONBody decodes the body of a JSON string (b starts after the opening quote) onto dst.

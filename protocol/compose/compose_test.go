@@ -567,6 +567,10 @@ func FuzzFastPathAgrees(f *testing.F) {
 	}
 	f.Add([]byte("data: {\"type\":\"tool_args_delta\",\"id\":\"c\",\"toolName\":\"t\",\"argsDelta\":\"{\\\"a\\u0022\",\"index\":01}\n\n"), "tool-chain")
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\\tb\\\"\"}}]}\n\ndata: {\"type\":\"reasoning_delta\",\"delta\":\"\\/x\"}\n\n"), "thinking-answer")
+	// The real-runtime shape: id and toolName on the first delta only, then index-only pieces.
+	f.Add([]byte("data: {\"type\":\"tool_args_delta\",\"id\":\"c\",\"toolName\":\"t\",\"index\":0}\n\n"+
+		"data: {\"type\":\"tool_args_delta\",\"argsDelta\":\"{\\\"a\",\"index\":0}\n\n"+
+		"data: {\"type\":\"tool_args_delta\",\"argsDelta\":\"\",\"index\":1}\n\n"), "parallel-tools")
 	expected := map[string]scenarios.Expected{}
 	for _, name := range []string{"tool-chain", "thinking-answer", "parallel-tools"} {
 		expected[name] = script(f, name, 1).Expected()

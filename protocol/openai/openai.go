@@ -1,7 +1,7 @@
 // Package openai is the OpenAI chat completions wire (POST /v1/chat/completions): the mock
 // provider's side (ParseRequest, StreamWriter, WriteResponse, WriteError) and the runtime's side
 // (Wire, a protocol.ProviderWire). Both sides live together so the frames one writes are the
-// frames the other reads; see PROTOCOLS.md "Provider-facing dialects".
+// frames the other reads; see docs/PROTOCOLS.md, "Provider-facing wires".
 package openai
 
 import (

@@ -167,8 +167,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	switch e.Type {
 	case TypeChunk:
-		if p.Chunk == nil || *p.Chunk == "" {
-			c.v.Add(protocol.RFraming, "stream:chunk: expected a non-empty chunk, saw %s", clip())
+		if p.Chunk == nil {
+			c.v.Add(protocol.RFraming, "stream:chunk: expected a chunk string, saw %s", clip())
+			return protocol.Observation{Kind: protocol.FrameOther}
+		}
+		if *p.Chunk == "" {
+			// Allowed: the canvas protocol (unlike public chat's pinned "never an empty chunk")
+			// does not forbid it and it adds nothing; it is no answer text for TTFC either.
+			// See docs/PROTOCOLS.md, "Variants real runtimes send".
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
 		c.tracker.Chunk(p.BlockID, *p.Chunk)

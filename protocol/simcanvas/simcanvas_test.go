@@ -277,6 +277,17 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			i := index(t, f, TypeThinking, 0)
 			return replace(f, i, strings.Replace(f[i], `"text":`, `"data":`, 1))
 		}, []protocol.Rule{protocol.RFraming}},
+		// An empty chunk (in place of block:started, keeping the eventId order): it adds no
+		// text, and the canvas protocol does not forbid it.
+		{"empty chunk", "plain-answer", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeBlockStarted, 0)
+			return replace(f, i, strings.Replace(strings.Replace(f[i], TypeBlockStarted, TypeChunk, 1), `"blockName":`, `"chunk":"","blockName":`, 1))
+		}, nil},
+		// A chunk frame with no chunk at all does not decode as the dialect says.
+		{"chunk without chunk", "plain-answer", false, func(t *testing.T, f []string) []string {
+			i := index(t, f, TypeBlockStarted, 0)
+			return replace(f, i, strings.Replace(f[i], TypeBlockStarted, TypeChunk, 1))
+		}, []protocol.Rule{protocol.RFraming}},
 		// Not JSON.
 		{"garbage frame", "plain-answer", false, func(t *testing.T, f []string) []string {
 			return insert(f, 2, "data: {\"type\":\n\n")

@@ -390,6 +390,21 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			i := index(t, f, `"phase":"end"`, 0)
 			return insert(f, i, f[i])
 		}, []protocol.Rule{protocol.RToolLifecycle}},
+		// A start with a status (a runtime saying "running"): the protocol settles a tool only
+		// on end, so a status on start is not judged (the canvas sink never judged it either).
+		{"status on start", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			i := index(t, f, `"phase":"start"`, 0)
+			f[i] = strings.Replace(f[i], `"phase":"start"`, `"phase":"start","status":"running"`, 1)
+			return f
+		}, nil},
+		// ... while a start that is never settled still breaks the lifecycle.
+		{"status on start, end dropped", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
+			f = append([]string(nil), f...)
+			i := index(t, f, `"phase":"start"`, 0)
+			f[i] = strings.Replace(f[i], `"phase":"start"`, `"phase":"start","status":"success"`, 1)
+			return remove(f, index(t, f, `"phase":"end"`, 0))
+		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// A tool settles with a status outside the three.
 		{"tool invalid status", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)

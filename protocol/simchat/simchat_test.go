@@ -128,7 +128,7 @@ func TestOptedIn(t *testing.T) {
 	}
 }
 
-// The request reaches a server exactly as PROTOCOLS.md describes, and the server's response
+// The request reaches a server exactly as docs/PROTOCOLS.md describes, and the server's response
 // headers are judged by CheckHeaders.
 func TestRequestAndHeaders(t *testing.T) {
 	t.Parallel()
