@@ -1,0 +1,122 @@
+// Package clienttest is the test kit of the provider-wire client dialects (openaichat,
+// anthropicmessages): an in-process mock provider with an optional fault switch, and a driver
+// that plays a whole session (every turn of the tool loop) through a dialect's requests and
+// checker as the load generator does. Only tests import it.
+package clienttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// Dialect is a client dialect that plays the tool loop and judges HTTP errors.
+type Dialect interface {
+	protocol.Dialect
+	protocol.MultiTurn
+	protocol.ErrorChecker
+}
+
+// StartMock serves the embedded library with no delays and fault on its own httptest server,
+// closed when the test ends; it returns the base URL.
+func StartMock(t testing.TB, fault mockprovider.Fault) string {
+	t.Helper()
+	srv, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0, Fault: fault})
+	if err != nil {
+		t.Fatalf("mockprovider.New: %v", err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// NewSession is the session the load generator would plan for scenario at seed.
+func NewSession(t testing.TB, scenario string, seed uint64) *protocol.Session {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(scenario)
+	if !ok {
+		t.Fatalf("no embedded scenario %q", scenario)
+	}
+	id := fmt.Sprintf("%s-%d", scenario, seed)
+	input := scenarios.Directive{Scenario: scenario, Seed: seed, Session: id}.String()
+	if sc.Prompt != "" {
+		input += " " + sc.Prompt
+	}
+	return &protocol.Session{ID: id, Input: input, Expected: sc.Render(seed).Expected()}
+}
+
+// Result is what a played session left.
+type Result struct {
+	Violations []protocol.Violation
+	// Requests is how many turns were requested; Statuses their HTTP statuses.
+	Requests int
+	Statuses []int
+	// Kinds counts the observations by kind over all turns.
+	Kinds map[protocol.FrameKind]int
+}
+
+// Play runs every turn of s against baseURL with d, as the load generator does.
+func Play(t testing.TB, d Dialect, baseURL string, s *protocol.Session) Result {
+	t.Helper()
+	res := Result{Kinds: map[protocol.FrameKind]int{}}
+	for turn := 0; turn < d.Turns(s); turn++ {
+		s.Turn = turn
+		req, err := d.NewRequest(context.Background(), baseURL, s)
+		if err != nil {
+			t.Fatalf("%s turn %d: NewRequest: %v", s.ID, turn, err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s turn %d: %v", s.ID, turn, err)
+		}
+		res.Requests++
+		res.Statuses = append(res.Statuses, resp.StatusCode)
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			res.Violations = append(res.Violations, d.CheckError(resp.StatusCode, resp.Header, body, s)...)
+			break
+		}
+		res.Violations = append(res.Violations, d.CheckHeaders(resp.Header, s)...)
+		checker := d.NewChecker(s)
+		dec := sse.NewDecoder(resp.Body)
+		var ev sse.Event
+		var streamErr error
+		for {
+			if err := dec.Next(&ev); err != nil {
+				if !errors.Is(err, io.EOF) {
+					streamErr = err
+				}
+				break
+			}
+			res.Kinds[checker.Observe(&ev).Kind]++
+		}
+		resp.Body.Close()
+		res.Violations = append(res.Violations, checker.Finish(streamErr)...)
+	}
+	return res
+}
+
+// Rules lists the distinct rules of vs in order of first appearance.
+func Rules(vs []protocol.Violation) []protocol.Rule {
+	var out []protocol.Rule
+	for _, v := range vs {
+		found := false
+		for _, r := range out {
+			found = found || r == v.Rule
+		}
+		if !found {
+			out = append(out, v.Rule)
+		}
+	}
+	return out
+}
