@@ -5,6 +5,7 @@
 package clienttest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -119,4 +120,63 @@ func Rules(vs []protocol.Violation) []protocol.Rule {
 		}
 	}
 	return out
+}
+
+// TurnWriter is a provider wire's stream writer, as the mock drives it.
+type TurnWriter interface {
+	Start() error
+	Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error
+	Finish(turn *scenarios.ScriptTurn) error
+}
+
+// TextTurn is an answer of n short words, one per frame: the common shape at load.
+func TextTurn(n int) *scenarios.ScriptTurn {
+	words := []string{"stream ", "bench ", "token ", "the ", "quick ", "fox\n", "\"quoted\" ", "é "}
+	turn := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: 10, OutputTokens: n}
+	for i := range n {
+		turn.Steps = append(turn.Steps, scenarios.Step{Kind: scenarios.StepText, Text: words[i%len(words)], Tokens: 1})
+	}
+	return turn
+}
+
+// Events plays turn through the writer newWriter returns and decodes the stream into events
+// (each with its own copy of the data), for benchmarks that feed a checker without a network.
+func Events(t testing.TB, newWriter func(io.Writer) TurnWriter, turn *scenarios.ScriptTurn) []sse.Event {
+	t.Helper()
+	var buf bytes.Buffer
+	w := newWriter(&buf)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range turn.Steps {
+		if err := w.Step(turn, &turn.Steps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(turn); err != nil {
+		t.Fatal(err)
+	}
+	var out []sse.Event
+	dec := sse.NewDecoder(&buf)
+	for {
+		var ev sse.Event
+		if err := dec.Next(&ev); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out
+			}
+			t.Fatal(err)
+		}
+		out = append(out, sse.Event{Type: ev.Type, Data: bytes.Clone(ev.Data)})
+	}
+}
+
+// TextSession is a session whose one turn is turn's text, for benchmarks.
+func TextSession(turn *scenarios.ScriptTurn) *protocol.Session {
+	var text []byte
+	for _, st := range turn.Steps {
+		text = append(text, st.Text...)
+	}
+	return &protocol.Session{ID: "bench", Expected: scenarios.Expected{
+		Turns: []scenarios.ExpectedTurn{{Text: string(text), Final: true}}, FailedTurn: -1,
+	}}
 }
