@@ -4,8 +4,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/openai"
 )
 
 func newWriter(w io.Writer) clienttest.TurnWriter {
