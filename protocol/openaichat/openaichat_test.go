@@ -28,6 +28,9 @@ func TestLibraryClean(t *testing.T) {
 				if len(res.Violations) > 0 {
 					t.Errorf("%s %s seed %d: %d requests, statuses %v: %v", mode.name, name, seed, res.Requests, res.Statuses, res.Violations)
 				}
+				if !mode.d.noGroundTruth {
+					clienttest.CheckKinds(t, s, res)
+				}
 				if res.Requests > 1 {
 					multi++
 				}

@@ -180,3 +180,29 @@ func TextSession(turn *scenarios.ScriptTurn) *protocol.Session {
 		Turns: []scenarios.ExpectedTurn{{Text: string(text), Final: true}}, FailedTurn: -1,
 	}}
 }
+
+// CheckKinds fails t unless the played turns of s were classified as the load generator needs
+// them: answer text as FrameAnswer, thinking as FrameThinking, each tool call opening as
+// FrameToolStart, and a terminal per stream.
+func CheckKinds(t testing.TB, s *protocol.Session, res Result) {
+	t.Helper()
+	want := map[protocol.FrameKind]int{}
+	for turn := 0; turn < res.Requests && turn < len(s.Expected.Turns); turn++ {
+		et := &s.Expected.Turns[turn]
+		if et.Text != "" {
+			want[protocol.FrameAnswer] = 1
+		}
+		if et.Thinking != "" {
+			want[protocol.FrameThinking] = 1
+		}
+		want[protocol.FrameToolStart] += len(et.ToolCalls)
+		if res.Statuses[turn] == http.StatusOK {
+			want[protocol.FrameTerminal]++
+		}
+	}
+	for kind, n := range want {
+		if res.Kinds[kind] < n {
+			t.Errorf("%s: %d observations of kind %d, want at least %d (all: %v)", s.ID, res.Kinds[kind], kind, n, res.Kinds)
+		}
+	}
+}
