@@ -101,8 +101,8 @@ type Tool struct {
 	Args []byte
 }
 
-// Tools assembles tool calls by position (the OpenAI index, the Anthropic tool_use order).
-// Slots are reused across checkers only by the checker that owns it.
+// Tools assembles one stream's tool calls by position (the OpenAI index, the Anthropic
+// tool_use order). Not safe for concurrent use; each checker owns one.
 type Tools struct{ List []Tool }
 
 // Start opens the next tool call.
@@ -117,8 +117,8 @@ func JSONObject(args []byte) bool {
 	return len(args) > 0 && args[0] == '{' && json.Valid(args)
 }
 
-// CompareTools returns "" when got are exactly the scripted calls (ids, names, arguments byte
-// for byte, order), else what differs first.
+// CompareTools reports whether got are exactly the scripted calls (ids, names, arguments byte
+// for byte, order), and otherwise what differs first.
 func CompareTools(got []Tool, want []scenarios.ScriptToolCall) (detail string, ok bool) {
 	if len(got) != len(want) {
 		return sprintf("expected %d tool call(s), saw %d", len(want), len(got)), false
