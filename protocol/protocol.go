@@ -1,8 +1,9 @@
 // Package protocol holds the vocabulary every wire dialect shares: rule IDs and violations,
 // the normalized model events a provider stream decodes into, and the Dialect and Checker
 // contracts the load generator drives. Each dialect lives in its own subpackage (simchat,
-// simcanvas, compose for clients; openai, anthropic for providers) with its frames, encoder,
-// decoder and checker together; a new dialect is one new package.
+// simcanvas, compose, and openaichat, anthropicmessages on the provider wires, for clients;
+// openai, anthropic for providers) with its frames, encoder, decoder and checker together; a
+// new dialect is one new package.
 package protocol
 
 import (
