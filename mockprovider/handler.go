@@ -166,7 +166,13 @@ func (q *request) stream(base time.Time) {
 	s := q.srv
 	ctx := q.r.Context()
 	rc := http.NewResponseController(q.w)
-	sw := q.wire.newStream(q.w, q.meta(), q.parsed.IncludeUsage)
+	fault := s.opts.Fault
+	var w http.ResponseWriter = q.w
+	if rewrite := fault.rewriter(q.wire.name); rewrite != nil {
+		w = faultResponseWriter{ResponseWriter: q.w, fw: &faultWriter{w: q.w, rewrite: rewrite}}
+	}
+	includeUsage := q.parsed.IncludeUsage && !(fault == FaultOpenAINoUsage && q.wire.name == "openai")
+	sw := q.wire.newStream(w, q.meta(), includeUsage)
 
 	if err := sw.Start(); err != nil {
 		q.writeFailed(err)
@@ -188,7 +194,7 @@ func (q *request) stream(base time.Time) {
 			q.clientGone(at, nil)
 			return
 		}
-		if err := sw.Step(turn, step); err != nil {
+		if err := sw.Step(turn, fault.step(turn, step)); err != nil {
 			q.writeFailed(err)
 			return
 		}
@@ -199,12 +205,12 @@ func (q *request) stream(base time.Time) {
 		s.pacing.record(q.seq, time.Since(due).Microseconds())
 		q.frames++
 		q.tokens += step.Tokens
-		if turn.ErrorAfterStep == i {
+		if turn.ErrorAfterStep == i && fault != FaultDropError {
 			q.providerError(sw, rc)
 			return
 		}
 	}
-	if turn.ErrorAfterStep >= len(turn.Steps) {
+	if turn.ErrorAfterStep >= len(turn.Steps) && fault != FaultDropError {
 		q.providerError(sw, rc)
 		return
 	}

@@ -83,6 +83,9 @@ type Options struct {
 	// Clock paces every stream (nil: hrtimer.New(), microsecond wake-ups on Linux). Tests
 	// inside a testing/synctest bubble pass hrtimer.NewPortable().
 	Clock *hrtimer.Clock
+	// Fault, when set, breaks the wire contract in every stream (see Fault): the proof that
+	// the client dialects' checks can fail. Streams only; non-streaming answers are unchanged.
+	Fault Fault
 }
 
 // Server is the mock provider: an http.Handler with a lifecycle. Create it with New; serve it
@@ -112,6 +115,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if err := opts.Capacity.validate(); err != nil {
 		return nil, fmt.Errorf("mockprovider: %w", err)
+	}
+	if _, err := ParseFault(string(opts.Fault)); err != nil {
+		return nil, fmt.Errorf("mockprovider: Options.Fault: %w", err)
 	}
 	if opts.SessionHistory < 0 {
 		return nil, fmt.Errorf("mockprovider: SessionHistory must be >= 0, got %d", opts.SessionHistory)

@@ -1,8 +1,9 @@
 // Package protocol holds the vocabulary every wire dialect shares: rule IDs and violations,
 // the normalized model events a provider stream decodes into, and the Dialect and Checker
 // contracts the load generator drives. Each dialect lives in its own subpackage (simchat,
-// simcanvas, compose for clients; openai, anthropic for providers) with its frames, encoder,
-// decoder and checker together; a new dialect is one new package.
+// simcanvas, compose, and openaichat, anthropicmessages on the provider wires, for clients;
+// openai, anthropic for providers) with its frames, encoder, decoder and checker together; a
+// new dialect is one new package.
 package protocol
 
 import (
@@ -37,6 +38,18 @@ const (
 	RComposeThinking  Rule = "R-compose-thinking"
 	RFraming          Rule = "R-framing" // a frame that does not decode as the dialect says
 	RHeaders          Rule = "R-headers" // missing or wrong response headers
+
+	// Provider wires spoken by a client (openai-chat, anthropic-messages): docs/PROTOCOLS.md.
+	ROpenAIToolCall   Rule = "R-openai-tool-call"  // tool_calls deltas: index, id/name first, JSON arguments
+	ROpenAIFinish     Rule = "R-openai-finish"     // one finish_reason, last, naming what the turn did
+	ROpenAIUsage      Rule = "R-openai-usage"      // the usage chunk asked for by stream_options.include_usage
+	ROpenAIDone       Rule = "R-openai-done"       // data: [DONE] ends a completed stream, nothing after
+	ROpenAIError      Rule = "R-openai-error"      // a provider error: its shape, and only where scripted
+	ROpenAIContent    Rule = "R-openai-content"    // ground truth: text, reasoning and tool calls equal the script
+	RAnthropicMessage Rule = "R-anthropic-message" // message_start first, one message_delta with stop_reason, message_stop last
+	RAnthropicBlock   Rule = "R-anthropic-block"   // each block start, deltas of its type, stop, by index
+	RAnthropicError   Rule = "R-anthropic-error"   // a provider error: its shape, and only where scripted
+	RAnthropicContent Rule = "R-anthropic-content" // ground truth: thinking, text and tool_use equal the script
 )
 
 // Violation is one broken rule on one stream.
@@ -70,6 +83,12 @@ type Session struct {
 	Aborted bool
 	// Stopped is set when the client sent a stop request (compose).
 	Stopped bool
+	// Turn is the model turn this request and checker are for, in dialects whose client plays
+	// the scenario's tool loop itself (MultiTurn); 0 elsewhere.
+	Turn int
+	// NoGroundTruth judges structure only: the target's content is not the script's (a real
+	// model behind a gateway), so no content rule applies.
+	NoGroundTruth bool
 }
 
 // FrameKind classifies an observed frame for the load generator's metrics.
@@ -120,6 +139,26 @@ type Dialect interface {
 type Stopper interface {
 	// NewStopRequest builds the request that stops the run whose stream answered with resp.
 	NewStopRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response) (*http.Request, error)
+}
+
+// MultiTurn is implemented by dialects whose client is the agent: it plays the scenario's tool
+// loop itself, one request per model turn, sending back the assistant's tool calls and the
+// scripted tool results (openai-chat, anthropic-messages). The load generator runs turns
+// 0..Turns(s)-1 of a session in order, setting s.Turn before each NewRequest and NewChecker,
+// with a fresh Checker and one Finish per turn; a turn that fails (HTTP error, violation that
+// ends the stream, abort) ends the session.
+type MultiTurn interface {
+	// Turns is how many requests session s takes.
+	Turns(s *Session) int
+}
+
+// ErrorChecker is implemented by dialects whose target may answer with an HTTP error before
+// any stream (the provider wires). The load generator calls it for a non-200 response instead
+// of treating the body as opaque; body is at most the first 64 KiB.
+type ErrorChecker interface {
+	// CheckError judges a non-200 response: its error JSON, and whether the script called for
+	// an error at this turn.
+	CheckError(status int, h http.Header, body []byte, s *Session) []Violation
 }
 
 // ModelEventKind is the kind of a normalized provider stream event.

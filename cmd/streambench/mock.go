@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +35,7 @@ func runMock(args []string) error {
 	ramp := fs.Duration("ramp", time.Second, "self-test: spread stream starts over this period")
 	conns := fs.Int("conns", 0, "self-test: multiplex the streams over N h2c connections (0 = one HTTP/1.1 connection per stream)")
 	wire := fs.String("wire", "openai", "self-test: provider wire (openai or anthropic)")
+	faultName := fs.String("fault", "", "break the wire contract in every stream, to prove a client dialect's rule fails; one of:\n  "+strings.Join(mockprovider.Faults(), "\n  "))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -69,6 +71,10 @@ func runMock(args []string) error {
 		return nil
 	}
 
+	fault, err := mockprovider.ParseFault(*faultName)
+	if err != nil {
+		return usageError("--fault: %v", err)
+	}
 	lib := scenarios.Embedded()
 	if *dir != "" {
 		var err error
@@ -87,6 +93,7 @@ func runMock(args []string) error {
 		Capacity: mockprovider.Capacity{MaxConcurrent: *maxConcurrent, QueueSize: *queue,
 			QueueTimeout: *queueTimeout, SlowdownPerStream: *slowdown},
 		Logger: logger,
+		Fault:  fault,
 	})
 	if err != nil {
 		return usageError("%v", err)

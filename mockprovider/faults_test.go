@@ -1,0 +1,81 @@
+package mockprovider
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/scenarios"
+)
+
+// TestFaultOption rejects unknown fault names by name and lists every fault.
+func TestFaultOption(t *testing.T) {
+	t.Parallel()
+	_, err := New(Options{Library: scenarios.Embedded(), Fault: "no-such-fault"})
+	if err == nil || !strings.Contains(err.Error(), `unknown fault "no-such-fault"`) || !strings.Contains(err.Error(), "openai-no-done") {
+		t.Fatalf("New with an unknown fault: %v", err)
+	}
+	if got := len(Faults()); got != len(faultDoc) || got < 10 {
+		t.Errorf("Faults() lists %d, want all %d", got, len(faultDoc))
+	}
+}
+
+// TestFaultRewrites checks each byte-level fault on the wire it names, and that it leaves the
+// other wire alone; the client dialects' tests prove which rule each one breaks.
+func TestFaultRewrites(t *testing.T) {
+	t.Parallel()
+	const directive = "[[streambench scenario=parallel-tools seed=3]]"
+	tests := []struct {
+		fault   Fault
+		path    string
+		body    string
+		missing string // in the clean stream, absent from the faulty one
+	}{
+		// The end marker goes.
+		{FaultOpenAINoDone, PathOpenAI, openaiBody(directive, true), "data: [DONE]"},
+		// Tool call deltas lose their index.
+		{FaultOpenAIToolNoIndex, PathOpenAI, openaiBody(directive, true), `"tool_calls":[{"index":`},
+		// The usage chunk goes.
+		{FaultOpenAINoUsage, PathOpenAI, openaiBody(directive, true), `"prompt_tokens"`},
+		// finish_reason tool_calls becomes stop.
+		{FaultOpenAIWrongFinish, PathOpenAI, openaiBody(directive, true), `"finish_reason":"tool_calls"`},
+		// No block is stopped.
+		{FaultAnthropicNoBlockStop, PathAnthropic, anthropicBody(directive, true), "event: content_block_stop"},
+		// No message_stop.
+		{FaultAnthropicNoMessageStop, PathAnthropic, anthropicBody(directive, true), "event: message_stop"},
+	}
+	read := func(url, body string) string {
+		resp := post(t, http.DefaultClient, url, body, nil)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: HTTP %d, %v: %s", url, resp.StatusCode, err, b)
+		}
+		return string(b)
+	}
+	_, clean := newTestMock(t, Options{TimeScale: 0})
+	for _, tt := range tests {
+		_, faulty := newTestMock(t, Options{TimeScale: 0, Fault: tt.fault})
+		if !strings.Contains(read(clean.URL+tt.path, tt.body), tt.missing) {
+			t.Fatalf("%s: the clean stream has no %q", tt.fault, tt.missing)
+		}
+		if got := read(faulty.URL+tt.path, tt.body); strings.Contains(got, tt.missing) {
+			t.Errorf("%s: the stream still has %q:\n%s", tt.fault, tt.missing, got)
+		}
+		other, otherBody := PathAnthropic, anthropicBody(directive, true)
+		if tt.path == PathAnthropic {
+			other, otherBody = PathOpenAI, openaiBody(directive, true)
+		}
+		if got, want := normalize(read(faulty.URL+other, otherBody)), normalize(read(clean.URL+other, otherBody)); got != want {
+			t.Errorf("%s: changed the other wire:\n%s\nwant:\n%s", tt.fault, got, want)
+		}
+	}
+}
+
+// responseIdentity matches what differs between two plays of one turn: ids (from the request
+// sequence), created times and the signatures derived from ids.
+var responseIdentity = regexp.MustCompile(`sb\d+|"created":\d+|"signature":"[^"]*"`)
+
+func normalize(stream string) string { return responseIdentity.ReplaceAllString(stream, "…") }

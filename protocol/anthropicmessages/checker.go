@@ -1,0 +1,391 @@
+package anthropicmessages
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/clientturn"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/sse"
+)
+
+// maxBlocks bounds block indexes, as the runtime's decoder does.
+const maxBlocks = 4096
+
+// blockKind is what a content block holds.
+type blockKind uint8
+
+const (
+	blockOther    blockKind = iota // redacted_thinking, server tools…: judged for order only
+	blockThinking                  // thinking_delta and signature_delta
+	blockText                      // text_delta (and citations_delta)
+	blockTool                      // tool_use: input_json_delta
+)
+
+// block is one content block's lifecycle.
+type block struct {
+	kind    blockKind
+	stopped bool
+	tool    int // index into the checker's tools for tool_use blocks
+}
+
+// Checker judges one turn's Messages event stream: every anthropic-messages rule of
+// docs/dialects-provider-clients.md. Not safe for concurrent use; one per stream.
+type Checker struct {
+	s       *protocol.Session
+	exp     clientturn.Expectation
+	v       simchat.Violations
+	scan    jsonwire.Scanner
+	view    eventView
+	text    jsonwire.Cursor
+	think   jsonwire.Cursor
+	textOK  bool // text so far is a prefix of the script's (ground truth only)
+	thinkOK bool
+	blocks  []block
+	tools   clientturn.Tools
+	started bool   // message_start seen
+	deltas  int    // message_delta events seen
+	stop    string // the stop_reason
+	stopped bool   // message_stop seen
+	errored bool   // a mid-stream error event arrived
+	after   bool   // something arrived after the end (reported once)
+}
+
+// NewChecker returns a checker for the stream of s's current turn (s.Turn).
+func NewChecker(s *protocol.Session) *Checker {
+	c := &Checker{s: s, exp: clientturn.Expect(s), textOK: true, thinkOK: true}
+	if t := c.exp.Turn; t != nil {
+		c.text = jsonwire.NewCursor([]string{t.Text})
+		c.think = jsonwire.NewCursor([]string{t.Thinking})
+	}
+	return c
+}
+
+// Observe judges one SSE event.
+func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
+	other := protocol.Observation{Kind: protocol.FrameOther}
+	data := bytes.TrimSpace(ev.Data)
+	if err := parseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
+		c.v.Add(protocol.RFraming, "expected a JSON object event, saw %s", simchat.Clip(string(data), 80))
+		return other
+	}
+	e := &c.view
+	typ := eventType(e.typ)
+	if ev.Type != "" && ev.Type != string(e.typ) {
+		c.v.Add(protocol.RFraming, "event: %q carries data of type %q", ev.Type, e.typ)
+	}
+	if typ == "ping" {
+		return other // allowed anywhere, even before message_start
+	}
+	if c.stopped || c.errored {
+		if !c.after {
+			c.after = true
+			rule, what := protocol.RAnthropicMessage, "message_stop"
+			if c.errored {
+				rule, what = protocol.RAnthropicError, "the error event"
+			}
+			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, simchat.Clip(string(data), 80))
+		}
+		return other
+	}
+	if typ == "error" {
+		return c.onError(e, data)
+	}
+	if !c.started && typ != "message_start" {
+		c.started = true // reported once; judge the rest as if it had come
+		c.v.Add(protocol.RAnthropicMessage, "expected message_start first, saw %s", simchat.Clip(string(data), 80))
+	}
+	switch typ {
+	case "message_start":
+		if c.started {
+			c.v.Add(protocol.RAnthropicMessage, "expected one message_start, first, saw another")
+		}
+		c.started = true
+		if !e.hasMessage {
+			c.v.Add(protocol.RAnthropicMessage, "expected message_start to carry the message, saw %s", simchat.Clip(string(data), 80))
+		}
+	case "content_block_start":
+		return c.onBlockStart(e, data)
+	case "content_block_delta":
+		return c.onBlockDelta(e, data)
+	case "content_block_stop":
+		if b := c.block(e, "content_block_stop"); b != nil {
+			b.stopped = true
+			if b.kind == blockTool {
+				if t := &c.tools.List[b.tool]; !clientturn.JSONObject(toolInput(t.Args)) {
+					c.v.Add(protocol.RAnthropicBlock, "tool_use block %d (%s %s): input_json_delta pieces do not assemble to a JSON object: %s",
+						e.index, t.ID, t.Name, simchat.Clip(string(t.Args), 80))
+				}
+			}
+		}
+	case "message_delta":
+		c.onMessageDelta(e, data)
+	case "message_stop":
+		c.stopped = true
+		if c.deltas == 0 {
+			c.v.Add(protocol.RAnthropicMessage, "expected a message_delta with the stop_reason before message_stop, saw none")
+		}
+		return protocol.Observation{Kind: protocol.FrameTerminal}
+	}
+	// Unknown event types are skipped: the API may add some at any time.
+	return other
+}
+
+// eventType returns the known event type b names as a constant (no allocation), or "".
+func eventType(b []byte) string {
+	for _, s := range [...]string{"ping", "error", "message_start", "content_block_start", "content_block_delta",
+		"content_block_stop", "message_delta", "message_stop"} {
+		if string(b) == s {
+			return s
+		}
+	}
+	return ""
+}
+
+// toolInput is a tool_use block's assembled input: no input_json_delta at all is {}.
+func toolInput(args []byte) []byte {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return []byte("{}")
+	}
+	return args
+}
+
+func (c *Checker) onBlockStart(e *eventView, data []byte) protocol.Observation {
+	other := protocol.Observation{Kind: protocol.FrameOther}
+	if c.deltas > 0 {
+		c.v.Add(protocol.RAnthropicMessage, "expected no content after message_delta, saw content_block_start %d", e.index)
+	}
+	switch {
+	case !e.hasIndex || !e.hasBlock:
+		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start with index and content_block, saw %s", simchat.Clip(string(data), 80))
+		return other
+	case e.index != len(c.blocks) || e.index >= maxBlocks:
+		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start index %d (the next block), saw %d", len(c.blocks), e.index)
+		return other
+	}
+	b := block{}
+	obs := other
+	switch string(e.block.typ) {
+	case "thinking":
+		b.kind = blockThinking
+		obs = c.thinking(e.block.thinking)
+	case "text":
+		b.kind = blockText
+		obs = c.answer(e.block.text)
+	case "tool_use":
+		b.kind, b.tool = blockTool, len(c.tools.List)
+		if len(e.block.id) == 0 || len(e.block.name) == 0 {
+			c.v.Add(protocol.RAnthropicBlock, "tool_use block %d: expected id and name, saw %s", e.index, simchat.Clip(string(data), 80))
+		}
+		c.tools.Start(e.block.id, e.block.name)
+		obs = protocol.Observation{Kind: protocol.FrameToolStart}
+	}
+	c.blocks = append(c.blocks, b)
+	return obs
+}
+
+// block returns the started, unstopped block e addresses, or nil after reporting why not.
+func (c *Checker) block(e *eventView, what string) *block {
+	switch {
+	case !e.hasIndex:
+		c.v.Add(protocol.RAnthropicBlock, "expected %s with an index", what)
+	case e.index < 0 || e.index >= len(c.blocks):
+		c.v.Add(protocol.RAnthropicBlock, "%s for block %d, which was never started", what, e.index)
+	case c.blocks[e.index].stopped:
+		c.v.Add(protocol.RAnthropicBlock, "%s for block %d, which was already stopped", what, e.index)
+	default:
+		return &c.blocks[e.index]
+	}
+	return nil
+}
+
+func (c *Checker) onBlockDelta(e *eventView, data []byte) protocol.Observation {
+	other := protocol.Observation{Kind: protocol.FrameOther}
+	b := c.block(e, "content_block_delta")
+	if b == nil {
+		return other
+	}
+	if !e.hasDelta {
+		c.v.Add(protocol.RAnthropicBlock, "expected content_block_delta with a delta, saw %s", simchat.Clip(string(data), 80))
+		return other
+	}
+	want := blockOther
+	switch string(e.delta.typ) {
+	case "thinking_delta", "signature_delta":
+		want = blockThinking
+	case "text_delta", "citations_delta":
+		want = blockText
+	case "input_json_delta":
+		want = blockTool
+	default:
+		return other // future delta types: tolerated
+	}
+	if b.kind != want {
+		c.v.Add(protocol.RAnthropicBlock, "%s on block %d, which is not a %s block", e.delta.typ, e.index, kindName(want))
+		return other
+	}
+	switch string(e.delta.typ) {
+	case "thinking_delta":
+		return c.thinking(e.delta.thinking)
+	case "text_delta":
+		return c.answer(e.delta.text)
+	case "input_json_delta":
+		t := &c.tools.List[b.tool]
+		t.Args = append(t.Args, e.delta.partialJSON...)
+	}
+	return other
+}
+
+func kindName(k blockKind) string {
+	switch k {
+	case blockThinking:
+		return "thinking"
+	case blockText:
+		return "text"
+	}
+	return "tool_use"
+}
+
+// thinking judges a piece of thinking against the script.
+func (c *Checker) thinking(p []byte) protocol.Observation {
+	if len(p) == 0 {
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if c.exp.Turn != nil && c.thinkOK && !jsonwire.Advance(&c.think, p) {
+		c.thinkOK = false
+		c.v.Add(protocol.RAnthropicContent, "thinking diverges from the script at byte %d: expected %s, saw %s",
+			c.think.Matched(), simchat.Clip(c.think.Next(40), 40), simchat.Clip(string(p), 40))
+	}
+	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p)}
+}
+
+// answer judges a piece of text against the script.
+func (c *Checker) answer(p []byte) protocol.Observation {
+	if len(p) == 0 {
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if c.exp.Turn != nil && c.textOK && !jsonwire.Advance(&c.text, p) {
+		c.textOK = false
+		c.v.Add(protocol.RAnthropicContent, "text diverges from the script at byte %d: expected %s, saw %s",
+			c.text.Matched(), simchat.Clip(c.text.Next(40), 40), simchat.Clip(string(p), 40))
+	}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p)}
+}
+
+func (c *Checker) onMessageDelta(e *eventView, data []byte) {
+	c.deltas++
+	if c.deltas > 1 {
+		c.v.Add(protocol.RAnthropicMessage, "expected one message_delta, saw another: %s", simchat.Clip(string(data), 80))
+		return
+	}
+	for i := range c.blocks {
+		if !c.blocks[i].stopped {
+			c.v.Add(protocol.RAnthropicBlock, "block %d is still open at message_delta: expected content_block_stop first", i)
+			break
+		}
+	}
+	if !e.hasDelta || len(e.delta.stopReason) == 0 {
+		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry delta.stop_reason, saw %s", simchat.Clip(string(data), 80))
+		return
+	}
+	if !e.hasOutput {
+		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, saw %s", simchat.Clip(string(data), 80))
+	}
+	c.stop = stopName(e.delta.stopReason)
+	switch c.stop {
+	case "end_turn", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded":
+	case "tool_use":
+		if len(c.tools.List) == 0 {
+			c.v.Add(protocol.RAnthropicMessage, "stop_reason \"tool_use\" without a tool_use block")
+		}
+	default:
+		c.v.Add(protocol.RAnthropicMessage, "unknown stop_reason %q", c.stop)
+	}
+}
+
+// stopName returns the known stop reason as a constant (no allocation), else a copy.
+func stopName(b []byte) string {
+	for _, s := range [...]string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded"} {
+		if string(b) == s {
+			return s
+		}
+	}
+	return string(b)
+}
+
+func (c *Checker) onError(e *eventView, data []byte) protocol.Observation {
+	c.errored = true
+	if !e.hasError || e.errMessage == nil {
+		c.v.Add(protocol.RAnthropicError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
+	}
+	if c.exp.Truth && !c.exp.StreamError {
+		c.v.Add(protocol.RAnthropicError, "turn %d: expected no provider error, saw %s", c.s.Turn, simchat.Clip(string(e.errMessage), 80))
+	}
+	return protocol.Observation{Kind: protocol.FrameTerminal}
+}
+
+// Finish judges the end of the stream and returns every violation found.
+func (c *Checker) Finish(streamErr error) []protocol.Violation {
+	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
+		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
+	}
+	if c.s.Aborted || streamErr != nil {
+		return c.v.List() // only what was seen before the cut was judged
+	}
+	switch {
+	case c.exp.HTTPError:
+		c.v.Add(protocol.RAnthropicError, "turn %d: expected the scripted HTTP error, the server streamed instead", c.s.Turn)
+	case c.exp.StreamError && !c.errored:
+		c.v.Add(protocol.RAnthropicError, "turn %d: expected the scripted error event (%s), the stream ended without one",
+			c.s.Turn, simchat.Clip(c.s.Expected.ProviderError, 60))
+	}
+	if !c.errored {
+		switch {
+		case !c.started:
+			c.v.Add(protocol.RAnthropicMessage, "expected message_start … message_stop, the stream was empty")
+		case !c.stopped:
+			c.v.Add(protocol.RAnthropicMessage, "expected message_stop last, the stream ended without it")
+		}
+		if c.deltas == 0 {
+			for i := range c.blocks {
+				if !c.blocks[i].stopped {
+					c.v.Add(protocol.RAnthropicBlock, "block %d was never stopped", i)
+					break
+				}
+			}
+		}
+	}
+	c.finishContent()
+	return c.v.List()
+}
+
+// finishContent compares the whole turn with the script (ground truth only).
+func (c *Checker) finishContent() {
+	t := c.exp.Turn
+	if t == nil {
+		return
+	}
+	if c.textOK && !c.text.Done() {
+		c.v.Add(protocol.RAnthropicContent, "expected text %s next, saw only the first %d of %d bytes",
+			simchat.Clip(c.text.Next(40), 40), c.text.Matched(), c.text.Total())
+	}
+	if c.thinkOK && !c.think.Done() {
+		c.v.Add(protocol.RAnthropicContent, "expected thinking %s next, saw only the first %d of %d bytes",
+			simchat.Clip(c.think.Next(40), 40), c.think.Matched(), c.think.Total())
+	}
+	if c.errored {
+		return // a failed turn streams no tool calls and no stop_reason
+	}
+	if detail, ok := clientturn.CompareTools(c.tools.List, t.ToolCalls); !ok {
+		c.v.Add(protocol.RAnthropicContent, "%s", detail)
+	}
+	want := "end_turn"
+	if len(t.ToolCalls) > 0 {
+		want = "tool_use"
+	}
+	if c.stop != "" && c.stop != want {
+		c.v.Add(protocol.RAnthropicMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.s.Turn, c.stop)
+	}
+}

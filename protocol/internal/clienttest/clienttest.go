@@ -1,0 +1,208 @@
+// Package clienttest is the test kit of the provider-wire client dialects (openaichat,
+// anthropicmessages): an in-process mock provider with an optional fault switch, and a driver
+// that plays a whole session (every turn of the tool loop) through a dialect's requests and
+// checker as the load generator does. Only tests import it.
+package clienttest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// Dialect is a client dialect that plays the tool loop and judges HTTP errors.
+type Dialect interface {
+	protocol.Dialect
+	protocol.MultiTurn
+	protocol.ErrorChecker
+}
+
+// StartMock serves the embedded library with no delays and fault on its own httptest server,
+// closed when the test ends; it returns the base URL.
+func StartMock(t testing.TB, fault mockprovider.Fault) string {
+	t.Helper()
+	srv, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0, Fault: fault})
+	if err != nil {
+		t.Fatalf("mockprovider.New: %v", err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// NewSession is the session the load generator would plan for scenario at seed.
+func NewSession(t testing.TB, scenario string, seed uint64) *protocol.Session {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(scenario)
+	if !ok {
+		t.Fatalf("no embedded scenario %q", scenario)
+	}
+	id := fmt.Sprintf("%s-%d", scenario, seed)
+	input := scenarios.Directive{Scenario: scenario, Seed: seed, Session: id}.String()
+	if sc.Prompt != "" {
+		input += " " + sc.Prompt
+	}
+	return &protocol.Session{ID: id, Input: input, Expected: sc.Render(seed).Expected()}
+}
+
+// Result is what a played session left.
+type Result struct {
+	Violations []protocol.Violation
+	// Requests is how many turns were requested; Statuses their HTTP statuses.
+	Requests int
+	Statuses []int
+	// Kinds counts the observations by kind over all turns.
+	Kinds map[protocol.FrameKind]int
+}
+
+// Play runs every turn of s against baseURL with d, as the load generator does.
+func Play(t testing.TB, d Dialect, baseURL string, s *protocol.Session) Result {
+	t.Helper()
+	res := Result{Kinds: map[protocol.FrameKind]int{}}
+	for turn := 0; turn < d.Turns(s); turn++ {
+		s.Turn = turn
+		req, err := d.NewRequest(context.Background(), baseURL, s)
+		if err != nil {
+			t.Fatalf("%s turn %d: NewRequest: %v", s.ID, turn, err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s turn %d: %v", s.ID, turn, err)
+		}
+		res.Requests++
+		res.Statuses = append(res.Statuses, resp.StatusCode)
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			res.Violations = append(res.Violations, d.CheckError(resp.StatusCode, resp.Header, body, s)...)
+			break
+		}
+		res.Violations = append(res.Violations, d.CheckHeaders(resp.Header, s)...)
+		checker := d.NewChecker(s)
+		dec := sse.NewDecoder(resp.Body)
+		var ev sse.Event
+		var streamErr error
+		for {
+			if err := dec.Next(&ev); err != nil {
+				if !errors.Is(err, io.EOF) {
+					streamErr = err
+				}
+				break
+			}
+			res.Kinds[checker.Observe(&ev).Kind]++
+		}
+		resp.Body.Close()
+		res.Violations = append(res.Violations, checker.Finish(streamErr)...)
+	}
+	return res
+}
+
+// Rules lists the distinct rules of vs in order of first appearance.
+func Rules(vs []protocol.Violation) []protocol.Rule {
+	var out []protocol.Rule
+	for _, v := range vs {
+		found := false
+		for _, r := range out {
+			found = found || r == v.Rule
+		}
+		if !found {
+			out = append(out, v.Rule)
+		}
+	}
+	return out
+}
+
+// TurnWriter is a provider wire's stream writer, as the mock drives it.
+type TurnWriter interface {
+	Start() error
+	Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error
+	Finish(turn *scenarios.ScriptTurn) error
+}
+
+// TextTurn is an answer of n short words, one per frame: the common shape at load.
+func TextTurn(n int) *scenarios.ScriptTurn {
+	words := []string{"stream ", "bench ", "token ", "the ", "quick ", "fox\n", "\"quoted\" ", "é "}
+	turn := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: 10, OutputTokens: n}
+	for i := range n {
+		turn.Steps = append(turn.Steps, scenarios.Step{Kind: scenarios.StepText, Text: words[i%len(words)], Tokens: 1})
+	}
+	return turn
+}
+
+// Events plays turn through the writer newWriter returns and decodes the stream into events
+// (each with its own copy of the data), for benchmarks that feed a checker without a network.
+func Events(t testing.TB, newWriter func(io.Writer) TurnWriter, turn *scenarios.ScriptTurn) []sse.Event {
+	t.Helper()
+	var buf bytes.Buffer
+	w := newWriter(&buf)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range turn.Steps {
+		if err := w.Step(turn, &turn.Steps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(turn); err != nil {
+		t.Fatal(err)
+	}
+	var out []sse.Event
+	dec := sse.NewDecoder(&buf)
+	for {
+		var ev sse.Event
+		if err := dec.Next(&ev); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out
+			}
+			t.Fatal(err)
+		}
+		out = append(out, sse.Event{Type: ev.Type, Data: bytes.Clone(ev.Data)})
+	}
+}
+
+// TextSession is a session whose one turn is turn's text, for benchmarks.
+func TextSession(turn *scenarios.ScriptTurn) *protocol.Session {
+	var text []byte
+	for _, st := range turn.Steps {
+		text = append(text, st.Text...)
+	}
+	return &protocol.Session{ID: "bench", Expected: scenarios.Expected{
+		Turns: []scenarios.ExpectedTurn{{Text: string(text), Final: true}}, FailedTurn: -1,
+	}}
+}
+
+// CheckKinds fails t unless the played turns of s were classified as the load generator needs
+// them: answer text as FrameAnswer, thinking as FrameThinking, each tool call opening as
+// FrameToolStart, and a terminal per stream.
+func CheckKinds(t testing.TB, s *protocol.Session, res Result) {
+	t.Helper()
+	want := map[protocol.FrameKind]int{}
+	for turn := 0; turn < res.Requests && turn < len(s.Expected.Turns); turn++ {
+		et := &s.Expected.Turns[turn]
+		if et.Text != "" {
+			want[protocol.FrameAnswer] = 1
+		}
+		if et.Thinking != "" {
+			want[protocol.FrameThinking] = 1
+		}
+		want[protocol.FrameToolStart] += len(et.ToolCalls)
+		if res.Statuses[turn] == http.StatusOK {
+			want[protocol.FrameTerminal]++
+		}
+	}
+	for kind, n := range want {
+		if res.Kinds[kind] < n {
+			t.Errorf("%s: %d observations of kind %d, want at least %d (all: %v)", s.ID, res.Kinds[kind], kind, n, res.Kinds)
+		}
+	}
+}

@@ -1,0 +1,311 @@
+package openaichat
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/clientturn"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/sse"
+)
+
+// maxToolIndex bounds tool call indexes, as the runtime's decoder does.
+const maxToolIndex = 1024
+
+// Checker judges one turn's chat.completion.chunk stream: every openai-chat rule of
+// docs/dialects-provider-clients.md. Not safe for concurrent use; one per stream.
+type Checker struct {
+	s       *protocol.Session
+	exp     clientturn.Expectation
+	v       simchat.Violations
+	scan    jsonwire.Scanner
+	view    chunkView
+	text    jsonwire.Cursor
+	think   jsonwire.Cursor
+	textOK  bool // text so far is a prefix of the script's (ground truth only)
+	thinkOK bool
+	tools   clientturn.Tools
+	finish  string // the finish_reason seen, "" before
+	usage   int    // usage chunks seen
+	// toolsLost: a tool_calls delta could not be placed, so the assembled calls are not the
+	// stream's and the checks built on them stay quiet (one defect, one violation).
+	toolsLost bool
+	errored   bool // a mid-stream error frame arrived
+	done      bool // data: [DONE] arrived
+	after     bool // something arrived after the end (reported once)
+}
+
+// NewChecker returns a checker for the stream of s's current turn (s.Turn).
+func NewChecker(s *protocol.Session) *Checker {
+	c := &Checker{s: s, exp: clientturn.Expect(s), textOK: true, thinkOK: true}
+	if t := c.exp.Turn; t != nil {
+		c.text = jsonwire.NewCursor([]string{t.Text})
+		c.think = jsonwire.NewCursor([]string{t.Thinking})
+	}
+	return c
+}
+
+// Observe judges one SSE event.
+func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
+	other := protocol.Observation{Kind: protocol.FrameOther}
+	data := bytes.TrimSpace(ev.Data)
+	switch {
+	case c.done || c.errored:
+		if !c.after {
+			c.after = true
+			rule, what := protocol.ROpenAIDone, "data: [DONE]"
+			if c.errored {
+				rule, what = protocol.ROpenAIError, "the error frame"
+			}
+			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, simchat.Clip(string(data), 80))
+		}
+		return other
+	case ev.Type != "":
+		c.v.Add(protocol.RFraming, "expected data-only frames (no event: line), saw event %q", ev.Type)
+	}
+	if string(data) == "[DONE]" {
+		return c.onDone()
+	}
+	if err := parseChunk(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
+		c.v.Add(protocol.RFraming, "expected a JSON object chunk, saw %s", simchat.Clip(string(data), 80))
+		return other
+	}
+	v := &c.view
+	if v.hasError {
+		return c.onError(v, data)
+	}
+	if !v.hasChoices || string(v.object) != "chat.completion.chunk" {
+		c.v.Add(protocol.RFraming, "expected a chat.completion.chunk with a choices array, saw %s", simchat.Clip(string(data), 80))
+	}
+	obs := other
+	if v.hasUsage {
+		c.onUsage(v, data)
+	}
+	for i := range v.choices {
+		c.onChoice(&v.choices[i], &obs, data)
+	}
+	return obs
+}
+
+func (c *Checker) onChoice(ch *choiceView, obs *protocol.Observation, data []byte) {
+	if !ch.hasIndex || ch.index != 0 {
+		c.v.Add(protocol.RFraming, "expected the one choice asked for, index 0, saw %s", simchat.Clip(string(data), 80))
+		return
+	}
+	hasDelta := len(ch.content) > 0 || len(ch.reasoningContent) > 0 || len(ch.reasoning) > 0 || len(ch.toolCalls) > 0
+	if hasDelta && c.finish != "" {
+		c.v.Add(protocol.ROpenAIFinish, "expected nothing but usage after finish_reason %q, saw a delta %s", c.finish, simchat.Clip(string(data), 80))
+	}
+	if hasDelta && c.usage > 0 {
+		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk last before [DONE], saw a delta after it")
+	}
+	reasoning := ch.reasoningContent
+	switch {
+	case reasoning == nil:
+		reasoning = ch.reasoning
+	case ch.reasoning != nil && !bytes.Equal(ch.reasoning, reasoning):
+		c.v.Add(protocol.RFraming, "delta carries reasoning_content %s and a different reasoning %s",
+			simchat.Clip(string(reasoning), 40), simchat.Clip(string(ch.reasoning), 40))
+	}
+	if len(reasoning) > 0 {
+		if c.exp.Turn != nil && c.thinkOK && !jsonwire.Advance(&c.think, reasoning) {
+			c.thinkOK = false
+			c.v.Add(protocol.ROpenAIContent, "reasoning diverges from the script at byte %d: expected %s, saw %s",
+				c.think.Matched(), simchat.Clip(c.think.Next(40), 40), simchat.Clip(string(reasoning), 40))
+		}
+		*obs = protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(reasoning)}
+	}
+	if len(ch.content) > 0 {
+		if c.exp.Turn != nil && c.textOK && !jsonwire.Advance(&c.text, ch.content) {
+			c.textOK = false
+			c.v.Add(protocol.ROpenAIContent, "text diverges from the script at byte %d: expected %s, saw %s",
+				c.text.Matched(), simchat.Clip(c.text.Next(40), 40), simchat.Clip(string(ch.content), 40))
+		}
+		*obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(ch.content) + obs.TextBytes}
+	}
+	for i := range ch.toolCalls {
+		if c.onToolCall(&ch.toolCalls[i], data) && obs.Kind == protocol.FrameOther {
+			obs.Kind = protocol.FrameToolStart
+		}
+	}
+	if ch.finishReason != nil {
+		c.onFinish(ch.finishReason)
+		if obs.Kind == protocol.FrameOther {
+			obs.Kind = protocol.FrameTerminal
+		}
+	}
+}
+
+// onToolCall assembles one tool_calls element and reports whether it opened a call.
+func (c *Checker) onToolCall(tc *toolCallView, data []byte) bool {
+	if !tc.hasIndex {
+		c.toolsLost = true
+		c.v.Add(protocol.ROpenAIToolCall, "expected every tool_calls delta to carry its index, saw %s", simchat.Clip(string(data), 100))
+		return false
+	}
+	n := len(c.tools.List)
+	switch {
+	case tc.index < 0 || tc.index >= maxToolIndex || tc.index > n:
+		c.toolsLost = true
+		c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected an open call or the next one, %d", tc.index, n)
+		return false
+	case tc.index == n:
+		if tc.id == nil || len(tc.name) == 0 {
+			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected the first delta to carry id and function.name, saw %s",
+				tc.index, simchat.Clip(string(data), 100))
+		}
+		if tc.typ != nil && string(tc.typ) != "function" {
+			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected type \"function\", saw %q", tc.index, tc.typ)
+		}
+		t := c.tools.Start(tc.id, tc.name)
+		t.Args = append(t.Args, tc.args...)
+		return true
+	}
+	t := &c.tools.List[tc.index]
+	// Repeating the call's own id or name on later deltas is tolerated (some servers do);
+	// a different one is a second call squeezed into the same index.
+	if (len(tc.id) > 0 && string(tc.id) != t.ID) || (len(tc.name) > 0 && string(tc.name) != t.Name) {
+		c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected id/name only on the first delta (%s %s), saw %s %s",
+			tc.index, t.ID, t.Name, tc.id, tc.name)
+	}
+	t.Args = append(t.Args, tc.args...)
+	return false
+}
+
+func (c *Checker) onFinish(reason []byte) {
+	if c.finish != "" {
+		c.v.Add(protocol.ROpenAIFinish, "expected one finish_reason, saw %q after %q", reason, c.finish)
+		return
+	}
+	c.finish = finishName(reason)
+	switch c.finish {
+	case "stop", "length", "content_filter", "function_call":
+	case "tool_calls":
+		if len(c.tools.List) == 0 && !c.toolsLost {
+			c.v.Add(protocol.ROpenAIFinish, "finish_reason \"tool_calls\" without any tool call")
+		}
+	default:
+		c.v.Add(protocol.ROpenAIFinish, "expected finish_reason stop, length, tool_calls or content_filter, saw %q", reason)
+	}
+}
+
+// finishName returns the known finish reason as a constant (no allocation), else a copy.
+func finishName(b []byte) string {
+	for _, s := range [...]string{"stop", "length", "tool_calls", "content_filter", "function_call"} {
+		if string(b) == s {
+			return s
+		}
+	}
+	if len(b) == 0 {
+		return `""`
+	}
+	return string(b)
+}
+
+func (c *Checker) onUsage(v *chunkView, data []byte) {
+	c.usage++
+	switch {
+	case c.usage > 1:
+		c.v.Add(protocol.ROpenAIUsage, "expected one usage chunk, saw another: %s", simchat.Clip(string(data), 80))
+	case len(v.choices) > 0:
+		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk with empty choices, saw %s", simchat.Clip(string(data), 80))
+	case c.finish == "":
+		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk after the finish_reason, saw it before")
+	case !v.hasTokens || v.completion < 0:
+		c.v.Add(protocol.ROpenAIUsage, "expected usage.completion_tokens, a count, saw %s", simchat.Clip(string(data), 80))
+	}
+}
+
+func (c *Checker) onError(v *chunkView, data []byte) protocol.Observation {
+	c.errored = true
+	if v.errMessage == nil {
+		c.v.Add(protocol.ROpenAIError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
+	}
+	if c.exp.Truth && !c.exp.StreamError {
+		c.v.Add(protocol.ROpenAIError, "turn %d: expected no provider error, saw %s", c.s.Turn, simchat.Clip(string(v.errMessage), 80))
+	}
+	return protocol.Observation{Kind: protocol.FrameTerminal}
+}
+
+func (c *Checker) onDone() protocol.Observation {
+	c.done = true
+	if c.finish == "" {
+		c.v.Add(protocol.ROpenAIFinish, "expected a finish_reason before data: [DONE], saw none")
+	}
+	if c.usage == 0 {
+		c.v.Add(protocol.ROpenAIUsage, "expected a usage chunk (stream_options.include_usage) before data: [DONE], saw none")
+	}
+	return protocol.Observation{Kind: protocol.FrameDone}
+}
+
+// Finish judges the end of the stream and returns every violation found.
+func (c *Checker) Finish(streamErr error) []protocol.Violation {
+	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
+		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
+	}
+	if c.s.Aborted || streamErr != nil {
+		return c.v.List() // only what was seen before the cut was judged
+	}
+	switch {
+	case c.exp.HTTPError:
+		c.v.Add(protocol.ROpenAIError, "turn %d: expected the scripted HTTP error, the server streamed instead", c.s.Turn)
+	case c.exp.StreamError && !c.errored:
+		c.v.Add(protocol.ROpenAIError, "turn %d: expected the scripted provider error frame (%s), the stream ended without one",
+			c.s.Turn, simchat.Clip(c.s.Expected.ProviderError, 60))
+	}
+	if !c.errored {
+		c.finishComplete()
+	}
+	c.finishContent()
+	return c.v.List()
+}
+
+// finishComplete checks the end of a stream that did not fail.
+func (c *Checker) finishComplete() {
+	if !c.done {
+		if c.finish == "" {
+			c.v.Add(protocol.ROpenAIFinish, "expected a finish_reason, the stream ended without one")
+		}
+		if c.usage == 0 {
+			c.v.Add(protocol.ROpenAIUsage, "expected a usage chunk (stream_options.include_usage), the stream ended without one")
+		}
+		c.v.Add(protocol.ROpenAIDone, "expected data: [DONE] at the end, the stream ended without it")
+	}
+	for i := range c.tools.List {
+		if t := &c.tools.List[i]; !clientturn.JSONObject(t.Args) {
+			c.v.Add(protocol.ROpenAIToolCall, "tool call %d (%s %s): arguments do not assemble to a JSON object: %s",
+				i, t.ID, t.Name, simchat.Clip(string(t.Args), 80))
+		}
+	}
+}
+
+// finishContent compares the whole turn with the script (ground truth only).
+func (c *Checker) finishContent() {
+	t := c.exp.Turn
+	if t == nil {
+		return
+	}
+	if c.textOK && !c.text.Done() {
+		c.v.Add(protocol.ROpenAIContent, "expected text %s next, saw only the first %d of %d bytes",
+			simchat.Clip(c.text.Next(40), 40), c.text.Matched(), c.text.Total())
+	}
+	if c.thinkOK && !c.think.Done() {
+		c.v.Add(protocol.ROpenAIContent, "expected reasoning %s next, saw only the first %d of %d bytes",
+			simchat.Clip(c.think.Next(40), 40), c.think.Matched(), c.think.Total())
+	}
+	if c.errored || c.toolsLost {
+		return // a failed turn streams no tool calls and no finish_reason
+	}
+	if detail, ok := clientturn.CompareTools(c.tools.List, t.ToolCalls); !ok {
+		c.v.Add(protocol.ROpenAIContent, "%s", detail)
+	}
+	want := "stop"
+	if len(t.ToolCalls) > 0 {
+		want = "tool_calls"
+	}
+	if c.finish != "" && c.finish != want {
+		c.v.Add(protocol.ROpenAIFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.s.Turn, c.finish)
+	}
+}
