@@ -19,7 +19,7 @@ import (
 // apply to that wire only; the others to both.
 type Fault string
 
-// The fault switches, each proving one rule (docs/dialects-provider-clients.md).
+// The fault switches, each proving one rule (docs/PROTOCOLS.md).
 const (
 	FaultNone Fault = ""
 	// FaultTextDiffers changes the first byte of the first text piece of every turn.

@@ -32,7 +32,7 @@ type block struct {
 }
 
 // Checker judges one turn's Messages event stream: every anthropic-messages rule of
-// docs/dialects-provider-clients.md. Not safe for concurrent use; one per stream.
+// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
 	s       *protocol.Session
 	exp     clientturn.Expectation

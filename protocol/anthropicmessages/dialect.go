@@ -6,7 +6,7 @@
 // given deltas of its own type and stopped by index (blocks may interleave), one
 // message_delta with a stop_reason, message_stop last, ping anywhere, mid-stream errors, and
 // against ground truth the thinking, text and tool_use input of the script. See
-// docs/dialects-provider-clients.md.
+// docs/PROTOCOLS.md.
 package anthropicmessages
 
 import (

@@ -15,7 +15,7 @@ import (
 const maxToolIndex = 1024
 
 // Checker judges one turn's chat.completion.chunk stream: every openai-chat rule of
-// docs/dialects-provider-clients.md. Not safe for concurrent use; one per stream.
+// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
 	s       *protocol.Session
 	exp     clientturn.Expectation

@@ -5,7 +5,7 @@
 // request per model turn (protocol.MultiTurn), and its Checker judges each turn's
 // chat.completion.chunk stream by rule ID: tool calls assembled by index, finish_reason,
 // the usage chunk, data: [DONE], provider errors, and against ground truth the text,
-// reasoning and tool calls of the script. See docs/dialects-provider-clients.md.
+// reasoning and tool calls of the script. See docs/PROTOCOLS.md.
 package openaichat
 
 import (
