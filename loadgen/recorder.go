@@ -23,6 +23,7 @@ type recorder struct {
 	shards []recShard
 
 	started, ok, failed, aborted, scripted atomic.Int64
+	hung, cut                              atomic.Int64
 	transport, decode, frames, bytes       atomic.Int64
 	late, dropped, recordErrs              atomic.Int64
 	active, violations, httpErrs           atomic.Int64
@@ -158,6 +159,11 @@ func (r *recorder) violation(rule protocol.Rule) {
 	r.mu.Unlock()
 }
 
+// completed is every session that ended, however it ended (hung ones are in failed).
+func (r *recorder) completed() int64 {
+	return r.ok.Load() + r.failed.Load() + r.aborted.Load() + r.cut.Load()
+}
+
 // errorsSoFar is every unscripted failure, for the timeline and progress.
 func (r *recorder) errorsSoFar() int64 {
 	return r.transport.Load() + r.decode.Load() + r.httpErrs.Load()
@@ -179,7 +185,8 @@ func (r *recorder) merge() *measure.Histograms {
 func (r *recorder) counters() measure.Counters {
 	c := measure.Counters{
 		SessionsStarted: r.started.Load(), SessionsOK: r.ok.Load(), SessionsFailed: r.failed.Load(),
-		SessionsAborted: r.aborted.Load(), ScriptedErrors: r.scripted.Load(),
+		SessionsAborted: r.aborted.Load(), SessionsHung: r.hung.Load(), SessionsCut: r.cut.Load(),
+		ScriptedErrors:  r.scripted.Load(),
 		TransportErrors: r.transport.Load(), DecodeErrors: r.decode.Load(),
 		Frames: r.frames.Load(), Bytes: r.bytes.Load(),
 		LateStarts: r.late.Load(), DroppedStarts: r.dropped.Load(), RecordErrors: r.recordErrs.Load(),
@@ -213,7 +220,7 @@ type timeline struct {
 }
 
 func (t *timeline) tick(r *recorder, second int) {
-	st, co := r.started.Load(), r.ok.Load()+r.failed.Load()+r.aborted.Load()
+	st, co := r.started.Load(), r.completed()
 	fr, er, vi := r.frames.Load(), r.errorsSoFar(), r.violations.Load()
 	t.points = append(t.points, measure.TimelinePoint{
 		Second: second, Active: r.active.Load(),

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/streambench/streambench/scenarios"
@@ -37,6 +38,27 @@ const (
 	RFraming          Rule = "R-framing" // a frame that does not decode as the dialect says
 	RHeaders          Rule = "R-headers" // missing or wrong response headers
 )
+
+// Rules returns every rule above, for validating rule names users write (gate --allow).
+func Rules() []Rule {
+	return []Rule{RConverge, RResetScope, RLegacySettled, RThinkingGate, RToolGate, RNoThinkingAnswer,
+		RToolRedaction, RToolLifecycle, RTerminal, RAbort, RComposeAnswer, RComposeArgs, RComposeThinking,
+		RFraming, RHeaders}
+}
+
+// ParseRule returns the rule named s, or an error naming s and the known rules.
+func ParseRule(s string) (Rule, error) {
+	for _, r := range Rules() {
+		if string(r) == s {
+			return r, nil
+		}
+	}
+	known := make([]string, 0, len(Rules()))
+	for _, r := range Rules() {
+		known = append(known, string(r))
+	}
+	return "", fmt.Errorf("unknown rule %q: want one of %s", s, strings.Join(known, ", "))
+}
 
 // Violation is one broken rule on one stream.
 type Violation struct {
