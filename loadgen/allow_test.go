@@ -44,6 +44,9 @@ func TestAllowedRulesDoNotFailTheRun(t *testing.T) {
 			if s.Violations[protocol.RTerminal] != 1 || s.Violations[protocol.RConverge] != 1 {
 				t.Fatalf("violations %v: want R-terminal and R-converge once each, allowed or not", s.Violations)
 			}
+			if got := s.Counters.FailedByRules; len(got) != 1 || got["R-converge,R-terminal"] != 1 {
+				t.Errorf("failed by rules %v, want the session under R-converge,R-terminal", got)
+			}
 			if s.Verdict.Pass != tc.wantPass {
 				t.Errorf("verdict %+v, want pass %v", s.Verdict, tc.wantPass)
 			}

@@ -1,6 +1,9 @@
 package loadgen
 
 import (
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +34,7 @@ type recorder struct {
 	mu         sync.Mutex // guards the fields below (touched at session end, not per event)
 	httpStatus map[int]int64
 	byRule     map[protocol.Rule]int64
+	failedBy   map[string]int64 // sessions failed by violations alone, by their sorted rules
 }
 
 // recShard is one lock-protected histogram set.
@@ -45,6 +49,7 @@ func newRecorder(shards int) *recorder {
 		shards:     make([]recShard, max(shards, 1)),
 		httpStatus: make(map[int]int64),
 		byRule:     make(map[protocol.Rule]int64),
+		failedBy:   make(map[string]int64),
 	}
 	for i := range r.shards {
 		r.shards[i].hist = measure.NewHistograms()
@@ -152,6 +157,19 @@ func (r *recorder) httpError(status int) {
 	r.mu.Unlock()
 }
 
+// failedByViolations counts a session that failed by its violations alone.
+func (r *recorder) failedByViolations(vs []protocol.Violation) {
+	rules := make([]string, 0, len(vs))
+	for _, v := range vs {
+		rules = append(rules, string(v.Rule))
+	}
+	slices.Sort(rules)
+	key := strings.Join(slices.Compact(rules), ",")
+	r.mu.Lock()
+	r.failedBy[key]++
+	r.mu.Unlock()
+}
+
 func (r *recorder) violation(rule protocol.Rule) {
 	r.violations.Add(1)
 	r.mu.Lock()
@@ -197,6 +215,9 @@ func (r *recorder) counters() measure.Counters {
 		for k, v := range r.httpStatus {
 			c.HTTPErrors[k] = v
 		}
+	}
+	if len(r.failedBy) > 0 {
+		c.FailedByRules = maps.Clone(r.failedBy)
 	}
 	r.mu.Unlock()
 	return c

@@ -483,6 +483,7 @@ func (s *streamState) finish() sessionResult {
 		}
 		if len(res.violations) > 0 {
 			rec.failed.Add(1)
+			rec.failedByViolations(res.violations)
 			res.outcome = OutcomeFailed
 		} else {
 			rec.ok.Add(1)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -22,6 +23,10 @@ type Counters struct {
 	// SessionsFailed counts sessions that failed without the scenario asking for it: an HTTP,
 	// transport or decode error, or a protocol violation. Scripted failures count as OK.
 	SessionsFailed int64 `json:"sessions_failed"`
+	// FailedByRules counts the failed sessions whose only failure was protocol violations, by
+	// the rules they broke (sorted, comma-separated: "R-abort,R-terminal"), so a gate that
+	// allows rules can leave out the sessions that failed by allowed rules alone.
+	FailedByRules map[string]int64 `json:"sessions_failed_by_rules,omitempty"`
 	// SessionsHung counts the failed sessions whose stream had no terminal frame when the
 	// run's grace period or the stream timeout ended (each also raised R-terminal).
 	SessionsHung    int64 `json:"sessions_hung"`
@@ -47,6 +52,17 @@ func (c Counters) Errors() int64 {
 	n := c.TransportErrors + c.DecodeErrors
 	for _, v := range c.HTTPErrors {
 		n += v
+	}
+	return n
+}
+
+// FailedExcept is SessionsFailed without the sessions that failed only by allowed rules.
+func (c Counters) FailedExcept(allowed []protocol.Rule) int64 {
+	n := c.SessionsFailed
+	for rules, k := range c.FailedByRules {
+		if !slices.ContainsFunc(strings.Split(rules, ","), func(r string) bool { return !slices.Contains(allowed, protocol.Rule(r)) }) {
+			n -= k
+		}
 	}
 	return n
 }

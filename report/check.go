@@ -96,11 +96,12 @@ func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
 	return m.value, err
 }
 
-// sessionCount is what an errors or failed check counts.
-func (s Selector) sessionCount(c *measure.Counters) int64 {
+// sessionCount is what an errors, failed or hung check counts; failed leaves out the sessions
+// that failed only by allowed rules.
+func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule) int64 {
 	switch s.kind {
 	case kindFailed:
-		return c.SessionsFailed
+		return c.FailedExcept(allowed)
 	case kindHung:
 		return c.SessionsHung
 	}
@@ -111,7 +112,7 @@ func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
 	sum := &r.Summary
 	switch s.kind {
 	case kindErrors, kindFailed, kindHung:
-		n := s.sessionCount(&sum.Counters)
+		n := s.sessionCount(&sum.Counters, sum.Config.Allow)
 		if percent {
 			if sum.Counters.SessionsStarted == 0 {
 				return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
@@ -199,7 +200,12 @@ func (t Threshold) Evaluate(r *measure.Run, source string) Check {
 	c.Pass = compare(m.value, t.Op, t.Limit)
 	c.Detail = m.note
 	if t.Selector.kind.perSession() && t.Percent {
-		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters), r.Summary.Counters.SessionsStarted)
+		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters, r.Summary.Config.Allow), r.Summary.Counters.SessionsStarted)
+	}
+	if t.Selector.kind == kindFailed {
+		if n := r.Summary.Counters.SessionsFailed - r.Summary.Counters.FailedExcept(r.Summary.Config.Allow); n > 0 {
+			c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf("; not counting %d failed only by allowed rules", n), "; ")
+		}
 	}
 	return c
 }

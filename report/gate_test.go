@@ -312,6 +312,27 @@ func TestGateAllow(t *testing.T) {
 			}
 		})
 	}
+	// failed leaves out the sessions that failed by allowed rules alone, and says so
+	failing := fixtureRun(t, runOptions{seed: 8, violations: both})
+	failing.Summary.Counters.SessionsFailed = 13
+	failing.Summary.Counters.FailedByRules = map[string]int64{"R-abort": 12, "R-abort,R-terminal": 1}
+	for _, tc := range []struct {
+		allow      []protocol.Rule
+		wantFailed bool
+		wantDetail string
+	}{
+		{nil, true, ""}, // 13 failed
+		{[]protocol.Rule{protocol.RAbort}, true, "not counting 12 failed only by allowed rules"},                     // 1 failed by R-terminal too
+		{[]protocol.Rule{protocol.RAbort, protocol.RTerminal}, false, "not counting 13 failed only by allowed rules"}, // none left
+	} {
+		res, err := report.Gate(failing, report.GateConfig{Thresholds: mustThresholds(t, "failed==0"), Allow: tc.allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Checks[0]; c.Pass == tc.wantFailed || !strings.Contains(c.Detail, tc.wantDetail) {
+			t.Errorf("allow %v: failed==0 check %+v, want failing %v with detail %q", tc.allow, c, tc.wantFailed, tc.wantDetail)
+		}
+	}
 	bad := fixtureRun(t, runOptions{seed: 8})
 	bad.Summary.Config.Allow = []protocol.Rule{"R-abrot"}
 	if _, err := report.Gate(bad, report.GateConfig{}); err == nil || !strings.Contains(err.Error(), `config.allow[0]`) || !strings.Contains(err.Error(), `unknown rule "R-abrot"`) {
