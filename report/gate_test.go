@@ -322,7 +322,7 @@ func TestGateAllow(t *testing.T) {
 		wantDetail string
 	}{
 		{nil, true, ""}, // 13 failed
-		{[]protocol.Rule{protocol.RAbort}, true, "not counting 12 failed only by allowed rules"},                     // 1 failed by R-terminal too
+		{[]protocol.Rule{protocol.RAbort}, true, "not counting 12 failed only by allowed rules"},                      // 1 failed by R-terminal too
 		{[]protocol.Rule{protocol.RAbort, protocol.RTerminal}, false, "not counting 13 failed only by allowed rules"}, // none left
 	} {
 		res, err := report.Gate(failing, report.GateConfig{Thresholds: mustThresholds(t, "failed==0"), Allow: tc.allow})
