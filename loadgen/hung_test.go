@@ -107,11 +107,11 @@ func TestHungStreamIsFailed(t *testing.T) {
 		wantDetail    string // in the R-terminal sample's detail
 	}{
 		// the run ends, the grace period runs out, the streams are still open without a terminal
-		{"grace", stallMidAnswer, 300 * time.Millisecond, time.Minute, true, "no terminal within the 300ms grace period"},
+		{"grace", stallMidAnswer, time.Second, time.Minute, true, "no terminal within the 1s grace period"},
 		// each stream runs into its own timeout long before the grace period ends
-		{"stream timeout", stallMidAnswer, time.Minute, 300 * time.Millisecond, true, "no terminal within the 300ms stream timeout"},
+		{"stream timeout", stallMidAnswer, time.Minute, time.Second, true, "no terminal within the 1s stream timeout"},
 		// the terminal and [DONE] came; the runtime only failed to close: judged as delivered
-		{"terminal then held open", stallAfterTerminal, 300 * time.Millisecond, time.Minute, false, ""},
+		{"terminal then held open", stallAfterTerminal, time.Second, time.Minute, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -121,7 +121,7 @@ func TestHungStreamIsFailed(t *testing.T) {
 			run, err := Run(context.Background(), Config{
 				Target: srv.URL, Mix: stallMix(t, ""), MixName: "stall", Rate: 50, Sessions: 2,
 				Grace: tc.grace, StreamTimeout: tc.stream, NoLeakCheck: true, RuntimeMetricsURL: "-",
-				OnSessionEnd: ends.add,
+				OnSessionEnd: ends.add, SamplesPerRule: 1,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -154,7 +154,7 @@ func TestHungStreamIsFailed(t *testing.T) {
 				t.Fatalf("samples %+v: want an R-terminal sample saying %q", run.Samples, tc.wantDetail)
 			}
 			// The replay hangs too; it is bounded, and its frames show the stream up to the stall.
-			if f := run.Samples[i].Frames; len(f) < 2 || !strings.HasPrefix(f[0], "data: ") || !strings.HasPrefix(f[len(f)-1], "hung: no terminal within the replay's 300ms limit") {
+			if f := run.Samples[i].Frames; len(f) < 2 || !strings.HasPrefix(f[0], "data: ") || !strings.HasPrefix(f[len(f)-1], "hung: no terminal within the replay's 1s limit") {
 				t.Errorf("sample frames %q: want the stream's frame, then the replay's hang", f)
 			}
 		})
@@ -217,7 +217,7 @@ profiles:
 	}
 	run, err := Run(context.Background(), Config{
 		Target: srv.URL, Mix: m, MixName: "stop", Rate: 50, Sessions: 1,
-		Grace: 300 * time.Millisecond, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
+		Grace: time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ profiles:
 		t.Errorf("counters %+v: want the stopped session hung and failed, not aborted", c)
 	}
 	i := slices.IndexFunc(run.Samples, func(v measure.ViolationSample) bool { return v.Rule == protocol.RTerminal })
-	if i < 0 || !strings.Contains(run.Samples[i].Detail, "no terminal within the 300ms grace period (after the stop request)") {
+	if i < 0 || !strings.Contains(run.Samples[i].Detail, "no terminal within the 1s grace period (after the stop request)") {
 		t.Errorf("samples %+v: want R-terminal naming the grace period after the stop request", run.Samples)
 	}
 }
