@@ -462,7 +462,7 @@ func (s *streamState) finish() sessionResult {
 	case hungBy != "" && !sawTerminal:
 		return s.finishHung(hungBy)
 	case hungBy != "":
-		// The terminal came but the runtime held the connection open until the hungBy: the
+		// The terminal came but the runtime held the connection open until the limit: the
 		// user has the answer, so the stream is judged as if it ended there (a dialect that
 		// wants [DONE] after its terminal still says so), not counted as hung or an error.
 		streamErr = nil
@@ -518,6 +518,11 @@ func (s *streamState) hangLimit() string {
 func (s *streamState) finishHung(limit string) sessionResult {
 	r, p, m, res := s.r, s.p, s.m, &s.res
 	res.outcome = OutcomeHung
+	acted := s.act != nil && s.act.fired.Load()
+	if acted {
+		// The checker judges what arrived in the light of the client's scripted action.
+		p.session.Aborted, p.session.Stopped = true, p.stop
+	}
 	if s.checker != nil {
 		res.violations = append(res.violations, s.checker.Finish(cmp.Or(s.streamErr, context.Cause(s.sctx)))...)
 	}
@@ -527,6 +532,13 @@ func (s *streamState) finishHung(limit string) sessionResult {
 		r.rec.hung.Add(1)
 		r.rec.failed.Add(1)
 		r.noteHungViolations(p, res.violations)
+		if acted {
+			// The client stopped: whether the provider saw it go is still worth knowing.
+			r.aborts.add(abortRecord{
+				index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: s.act.firedAt(),
+				duringTool: duringTool(p.session.Expected.Client),
+			})
+		}
 	} else {
 		res.frames = append(res.frames, "hung: "+detail)
 	}

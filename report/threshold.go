@@ -47,7 +47,7 @@ var gateNames = []gateName{
 	latencyName("stop", measure.StopLatency, "stop.p99<500ms", "compose stop request → stopped terminal"),
 	latencyName("start_lag", measure.StartLag, "start_lag.p99<10ms", "open loop: actual start − intended start"),
 	{Name: "errors", Kind: kindErrors, Example: "errors<0.1%", Doc: "unscripted errors (HTTP, transport, decode): % of sessions started, or a count without %"},
-	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions that failed unscripted, by an error or a protocol violation (the user's view; what breaks first at capacity)"},
+	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions that failed unscripted, by an error, a hang or a protocol violation (the user's view; what breaks first at capacity); not those failed only by allowed rules"},
 	{Name: "hung", Kind: kindHung, Example: "hung==0", Doc: "sessions whose stream had no terminal within --grace or --stream-timeout (among the failed); hung==0 applies unless a threshold names hung"},
 	{Name: "violations", Kind: kindViolations, Scopes: []string{"rule"}, Example: "violations{rule=R-converge}==0", Doc: "protocol violations (streams × rules broken), without those of allowed rules (--allow, the mix's allow:) unless scoped to one"},
 	{Name: "leaks", Kind: kindLeaks, Example: "leaks==0", Doc: "leak-check gauges over their tolerance"},

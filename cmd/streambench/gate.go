@@ -21,7 +21,8 @@ func gateMain(args []string, out io.Writer) error {
 		"run's own (mix file) thresholds apply, and when it has none: "+strings.Join(report.DefaultThresholds(), ", ")+".\n"+
 		report.HungThreshold+" always applies unless a threshold names hung: a session with no terminal is a failure.\n"+
 		"--allow RULE (and the mix's allow:) declares a known finding: its violations are left out of\n"+
-		"violations and shown with the verdict \"allowed\"; they fail neither the gate nor the run.")
+		"violations and failed and shown with the verdict \"allowed\", never dropped; they do not fail the\n"+
+		"gate (load and run take --allow too, and the mix's allow:, so they do not fail the run either).")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
