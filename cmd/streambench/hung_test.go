@@ -126,3 +126,21 @@ func TestGateAllow(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadAllowFlag: load --allow takes rule IDs and rejects anything else by name, before
+// any session starts.
+func TestLoadAllowFlag(t *testing.T) {
+	t.Parallel()
+	err := runLoad([]string{"--target", "http://127.0.0.1:1", "--sessions", "1", "--allow", "R-abrot"})
+	if code := exitCode(err); code != exitUsage || !strings.Contains(err.Error(), `--allow: unknown rule "R-abrot"`) {
+		t.Errorf("load --allow R-abrot: exit %d (%v), want %d naming the rule", code, err, exitUsage)
+	}
+	w := addWorkloadFlags(newFlagSet("load", ""))
+	if err := parseFlags(w.fs, []string{"--allow", "R-abort", "--allow", "R-terminal"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := w.config()
+	if err != nil || len(cfg.Allow) != 2 || cfg.Allow[0] != protocol.RAbort || cfg.Allow[1] != protocol.RTerminal {
+		t.Errorf("config from --allow R-abort --allow R-terminal: allow %v, %v", cfg.Allow, err)
+	}
+}
