@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,18 +49,33 @@ func readUntil(t testing.TB, r *bufio.Reader, marker string) int {
 	}
 }
 
+// countingTransport counts the requests sent through it.
+type countingTransport struct {
+	next http.RoundTripper
+	n    *atomic.Int64
+}
+
+func (c countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(req)
+}
+
 // TestAbortDuringTool: the client leaves while a tool runs. No provider stream is open then, so
 // what must happen is: the tool settles cancelled at once (metric), no next model turn is
 // requested, and the runtime's goroutines, open streams and provider streams go back to baseline.
 func TestAbortDuringTool(t *testing.T) {
 	t.Parallel()
 	// Tools run 5× their scripted 1.2-1.5 s, so the client certainly leaves while one runs.
-	e := newEnv(t, 0, Options{ToolTimeScale: 5})
+	// The provider client counts the requests the runtime sends, as it sends them.
+	var sent atomic.Int64
+	provider := &http.Client{Transport: countingTransport{next: newProviderTransport(true, DefaultProviderH2CConns), n: &sent}}
+	e := newEnv(t, 0, Options{ToolTimeScale: 5, ProviderClient: provider})
 	m := e.rt.metrics.registry
 	// Warm up: the first provider request dials the pooled h2c connection, whose goroutines
 	// belong in the baseline.
 	e.open(clientKind{dialect: dialectSimChat}, "openai-none", "plain-answer", 1, "warmup")
 	base := labelledGoroutines(t, e.rt)
+	sentBefore := sent.Load()
 
 	r, closeConn := e.openLive("openai-tools", directive("abort-during-tool", 1, "abort-tool"))
 	readUntil(t, r, `"phase":"start"`)
@@ -79,8 +95,11 @@ func TestAbortDuringTool(t *testing.T) {
 	if got := gauge(t, m, MetricClientAborts); got != 1 {
 		t.Errorf("client aborts = %v, want 1", got)
 	}
-	// Give a wrongly continuing loop time to ask for turn 1, then check it never did.
-	time.Sleep(50 * time.Millisecond)
+	// The run's goroutines are gone, so its loop has ended and the count of requests it sent
+	// is final: a loop that wrongly went on to turn 1 sent a second one.
+	if n := sent.Load() - sentBefore; n != 1 {
+		t.Errorf("the runtime sent %d provider requests for the aborted session, want 1 (turn 0)", n)
+	}
 	recs := e.mock.Sessions("abort-tool")
 	for _, rec := range recs {
 		if rec.Turn > 0 {

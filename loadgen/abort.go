@@ -160,7 +160,7 @@ func (r *runner) checkCancels(ctx context.Context) error {
 		}
 		if f.violation != "" {
 			r.rec.violation(protocol.RAbort)
-			r.samples.offer(a.index, a.session, protocol.RAbort, f.violation)
+			r.samples.offer(pendingSample{index: a.index, id: a.session, rule: protocol.RAbort, detail: f.violation})
 		}
 	}
 	return nil

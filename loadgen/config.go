@@ -53,7 +53,8 @@ type Config struct {
 	// Grace is how long in-flight streams may finish after the last start before they are
 	// cancelled (default 30 s).
 	Grace time.Duration
-	// StreamTimeout bounds one session (default 2 min).
+	// StreamTimeout bounds one session (default 2 min). A stream with no terminal frame when
+	// it (or Grace) ends is hung: failed, R-terminal, counted apart (Counters.SessionsHung).
 	StreamTimeout time.Duration
 
 	// HTTP2 uses cleartext HTTP/2 (h2c) instead of one HTTP/1.1 connection per stream.
@@ -94,6 +95,10 @@ type Config struct {
 	// SampleFrames bounds the frames kept per sample (default 200).
 	SampleFrames int
 
+	// Allow lists rules whose violations are known findings, in addition to the mix's allow
+	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
+	Allow []protocol.Rule
+
 	// Faults records the runtime's fault switches in the results (the generator does not
 	// apply them).
 	Faults []string
@@ -115,8 +120,8 @@ type Config struct {
 // dialect (the run command's summary table).
 type SessionEnd struct {
 	Scenario, Dialect string
-	// Outcome is ok, failed, aborted (by the client, as scripted) or cut (by the run's stop).
-	Outcome    string
+	// Outcome is how the session ended; OutcomeHung sessions are failures too.
+	Outcome    Outcome
 	Violations []protocol.Violation
 }
 
@@ -212,6 +217,11 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" {
 		errs = append(errs, fmt.Errorf("arrival: %q, want constant or poisson", cfg.Arrival))
+	}
+	for i, rule := range cfg.Allow {
+		if _, err := protocol.ParseRule(string(rule)); err != nil {
+			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
+		}
 	}
 	for _, name := range cfg.Mix.ScenarioNames() {
 		if _, ok := cfg.Library.Get(name); !ok {

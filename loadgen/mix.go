@@ -37,6 +37,10 @@ type Mix struct {
 	Profiles []Profile `yaml:"profiles"`
 	// Thresholds are gate expressions, stored in the results for `streambench gate`.
 	Thresholds []string `yaml:"thresholds"`
+	// Allow lists rule IDs whose violations are known findings of the target (e.g. R-abort for
+	// a runtime that does not cancel its provider stream): still counted and shown as allowed,
+	// they fail neither the run nor `streambench gate`.
+	Allow []protocol.Rule `yaml:"allow"`
 
 	// scenarioNames is Scenarios' keys in sorted order, so weighted picks do not depend on
 	// map iteration order.
@@ -145,6 +149,11 @@ func (m *Mix) validate() error {
 	}
 	if len(m.Profiles) > 0 && total == 0 {
 		errs = append(errs, errors.New("profiles: every weight is 0"))
+	}
+	for i, rule := range m.Allow {
+		if _, err := protocol.ParseRule(string(rule)); err != nil {
+			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
+		}
 	}
 	return errors.Join(errs...)
 }

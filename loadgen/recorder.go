@@ -1,6 +1,9 @@
 package loadgen
 
 import (
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +26,7 @@ type recorder struct {
 	shards []recShard
 
 	started, ok, failed, aborted, scripted atomic.Int64
+	hung, cut                              atomic.Int64
 	transport, decode, frames, bytes       atomic.Int64
 	late, dropped, recordErrs              atomic.Int64
 	active, violations, httpErrs           atomic.Int64
@@ -30,6 +34,7 @@ type recorder struct {
 	mu         sync.Mutex // guards the fields below (touched at session end, not per event)
 	httpStatus map[int]int64
 	byRule     map[protocol.Rule]int64
+	failedBy   map[string]int64 // sessions failed by violations alone, by their sorted rules
 }
 
 // recShard is one lock-protected histogram set.
@@ -44,6 +49,7 @@ func newRecorder(shards int) *recorder {
 		shards:     make([]recShard, max(shards, 1)),
 		httpStatus: make(map[int]int64),
 		byRule:     make(map[protocol.Rule]int64),
+		failedBy:   make(map[string]int64),
 	}
 	for i := range r.shards {
 		r.shards[i].hist = measure.NewHistograms()
@@ -151,11 +157,29 @@ func (r *recorder) httpError(status int) {
 	r.mu.Unlock()
 }
 
+// failedByViolations counts a session that failed by its violations alone.
+func (r *recorder) failedByViolations(vs []protocol.Violation) {
+	rules := make([]string, 0, len(vs))
+	for _, v := range vs {
+		rules = append(rules, string(v.Rule))
+	}
+	slices.Sort(rules)
+	key := strings.Join(slices.Compact(rules), ",")
+	r.mu.Lock()
+	r.failedBy[key]++
+	r.mu.Unlock()
+}
+
 func (r *recorder) violation(rule protocol.Rule) {
 	r.violations.Add(1)
 	r.mu.Lock()
 	r.byRule[rule]++
 	r.mu.Unlock()
+}
+
+// completed is every session that ended, however it ended (hung ones are in failed).
+func (r *recorder) completed() int64 {
+	return r.ok.Load() + r.failed.Load() + r.aborted.Load() + r.cut.Load()
 }
 
 // errorsSoFar is every unscripted failure, for the timeline and progress.
@@ -179,7 +203,8 @@ func (r *recorder) merge() *measure.Histograms {
 func (r *recorder) counters() measure.Counters {
 	c := measure.Counters{
 		SessionsStarted: r.started.Load(), SessionsOK: r.ok.Load(), SessionsFailed: r.failed.Load(),
-		SessionsAborted: r.aborted.Load(), ScriptedErrors: r.scripted.Load(),
+		SessionsAborted: r.aborted.Load(), SessionsHung: r.hung.Load(), SessionsCut: r.cut.Load(),
+		ScriptedErrors:  r.scripted.Load(),
 		TransportErrors: r.transport.Load(), DecodeErrors: r.decode.Load(),
 		Frames: r.frames.Load(), Bytes: r.bytes.Load(),
 		LateStarts: r.late.Load(), DroppedStarts: r.dropped.Load(), RecordErrors: r.recordErrs.Load(),
@@ -190,6 +215,9 @@ func (r *recorder) counters() measure.Counters {
 		for k, v := range r.httpStatus {
 			c.HTTPErrors[k] = v
 		}
+	}
+	if len(r.failedBy) > 0 {
+		c.FailedByRules = maps.Clone(r.failedBy)
 	}
 	r.mu.Unlock()
 	return c
@@ -213,7 +241,7 @@ type timeline struct {
 }
 
 func (t *timeline) tick(r *recorder, second int) {
-	st, co := r.started.Load(), r.ok.Load()+r.failed.Load()+r.aborted.Load()
+	st, co := r.started.Load(), r.completed()
 	fr, er, vi := r.frames.Load(), r.errorsSoFar(), r.violations.Load()
 	t.points = append(t.points, measure.TimelinePoint{
 		Second: second, Active: r.active.Load(),

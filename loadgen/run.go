@@ -54,6 +54,7 @@ type runner struct {
 	warmupEnd  time.Time
 	aborts     abortLog
 	samples    sampler
+	replays    atomic.Uint64 // replays so far, numbering their session ids
 	peakActive atomic.Int64
 
 	errMu     sync.Mutex
@@ -75,10 +76,19 @@ func (r *runner) noteError(err error) {
 
 // noteViolations counts a counted session's violations and offers it as a sample.
 func (r *runner) noteViolations(p *sessionPlan, vs []protocol.Violation) {
+	r.noteViolationsOf(p, vs, false)
+}
+
+// noteHungViolations is noteViolations for a hung session, whose replay must be bounded.
+func (r *runner) noteHungViolations(p *sessionPlan, vs []protocol.Violation) {
+	r.noteViolationsOf(p, vs, true)
+}
+
+func (r *runner) noteViolationsOf(p *sessionPlan, vs []protocol.Violation, hung bool) {
 	for i, v := range vs {
 		r.rec.violation(v.Rule)
 		if !slices.ContainsFunc(vs[:i], func(o protocol.Violation) bool { return o.Rule == v.Rule }) {
-			r.samples.offer(p.pick.Index, p.id, v.Rule, v.Detail)
+			r.samples.offer(pendingSample{index: p.pick.Index, id: p.id, rule: v.Rule, detail: v.Detail, hung: hung})
 		}
 	}
 }
@@ -169,8 +179,10 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 
 	r.start = time.Now()
 	r.warmupEnd = r.start.Add(cfg.Warmup)
-	hard, hardCancel := context.WithCancel(ctx)
-	defer hardCancel()
+	// hard ends in-flight streams; cancelled at the end of the grace period with errGraceEnded
+	// as its cause, so a session still without a terminal then knows it hung.
+	hard, hardCancel := context.WithCancelCause(ctx)
+	defer hardCancel(nil)
 	stopStarting := make(chan struct{})
 	var interrupted atomic.Bool
 	var stopOnce sync.Once
@@ -234,7 +246,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	select {
 	case <-allDone:
 	case <-time.After(cfg.Grace):
-		hardCancel()
+		hardCancel(errGraceEnded)
 		<-allDone
 	case <-ctx.Done():
 		<-allDone
@@ -280,6 +292,17 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	return run, nil
 }
 
+// allowed is the mix's allow list and Config.Allow, without duplicates, in that order.
+func (c *Config) allowed() []protocol.Rule {
+	var out []protocol.Rule
+	for _, r := range append(slices.Clone(c.Mix.Allow), c.Allow...) {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // trackPeak samples the number of open streams for the leak tolerance.
 func (r *runner) trackPeak(done <-chan struct{}) {
 	t := time.NewTicker(50 * time.Millisecond)
@@ -308,7 +331,7 @@ func (r *runner) progress(second int, draining bool) {
 	r.cfg.OnProgress(Progress{
 		Elapsed: time.Duration(second) * time.Second, Planned: planned, PlannedSessions: r.cfg.Sessions,
 		Active: rec.active.Load(), Started: rec.started.Load(),
-		Completed: rec.ok.Load() + rec.failed.Load() + rec.aborted.Load(),
+		Completed: rec.completed(),
 		Errors:    rec.errorsSoFar(), Violations: rec.violations.Load(), Frames: rec.frames.Load(),
 		Draining: draining,
 	})
@@ -478,7 +501,7 @@ func (r *runner) recordedConfig() measure.Config {
 		Target: c.Target, Dialects: c.Mix.Dialects(), Clients: c.Clients, Rate: c.Rate,
 		MaxInflight: c.MaxInflight, Duration: c.Duration, Sessions: c.Sessions,
 		Warmup: c.Warmup, ThinkTime: c.ThinkTime, Mix: c.MixName, Seed: c.Seed,
-		Faults: c.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Extra: c.Extra,
+		Faults: c.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Allow: c.allowed(), Extra: c.Extra,
 	}
 	if c.openLoop() {
 		mc.Arrival = c.Arrival
@@ -510,15 +533,22 @@ func environment(target string) measure.Environment {
 // verdict: the run passes with no violations, no leaks over tolerance, no errors beyond the
 // scripted ones, every value recorded, every planned start made, and at least one session.
 func (r *runner) verdict(s *measure.Summary, postErrs []error) measure.Verdict {
-	var reasons []string
+	var reasons, allowed []string
 	c := s.Counters
-	if n := s.TotalViolations(); n > 0 {
+	if n := s.ViolationsExcept(s.Config.Allow); n > 0 {
 		rules := make([]string, 0, len(s.Violations))
 		for rule, k := range s.Violations {
-			rules = append(rules, fmt.Sprintf("%s×%d", rule, k))
+			if !slices.Contains(s.Config.Allow, rule) {
+				rules = append(rules, fmt.Sprintf("%s×%d", rule, k))
+			}
 		}
 		slices.Sort(rules)
 		reasons = append(reasons, fmt.Sprintf("%d protocol violations: %v", n, rules))
+	}
+	for _, rule := range s.Config.Allow {
+		if k := s.Violations[rule]; k > 0 {
+			allowed = append(allowed, fmt.Sprintf("%s×%d", rule, k))
+		}
 	}
 	for _, l := range s.Leaks {
 		if !l.OK {
@@ -533,6 +563,9 @@ func (r *runner) verdict(s *measure.Summary, postErrs []error) measure.Verdict {
 	if c.RecordErrors > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d latencies outside the histogram range", c.RecordErrors))
 	}
+	if c.SessionsHung > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d sessions hung: no terminal frame within the %s grace period or the %s stream timeout (R-terminal)", c.SessionsHung, r.cfg.Grace, r.cfg.StreamTimeout))
+	}
 	if c.DroppedStarts > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d scheduled sessions dropped at --max-inflight %d", c.DroppedStarts, r.cfg.MaxInflight))
 	}
@@ -545,5 +578,5 @@ func (r *runner) verdict(s *measure.Summary, postErrs []error) measure.Verdict {
 	for _, e := range postErrs {
 		reasons = append(reasons, e.Error())
 	}
-	return measure.Verdict{Pass: len(reasons) == 0, Reasons: reasons}
+	return measure.Verdict{Pass: len(reasons) == 0, Reasons: reasons, Allowed: allowed}
 }

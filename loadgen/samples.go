@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -28,20 +29,22 @@ type pendingSample struct {
 	id     string
 	rule   protocol.Rule
 	detail string
+	// hung: the session hung, so its replay would too; it is bounded by replayLimit.
+	hung bool
 }
 
-// offer queues session index for a sample of rule if the rule still needs one.
-func (s *sampler) offer(index uint64, id string, rule protocol.Rule, detail string) {
+// offer queues a session for a sample of its rule if the rule still needs one.
+func (s *sampler) offer(ps pendingSample) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.counts == nil {
 		s.counts = map[protocol.Rule]int{}
 	}
-	if s.counts[rule] >= s.perRule {
+	if s.counts[ps.rule] >= s.perRule {
 		return
 	}
-	s.counts[rule]++
-	s.pending = append(s.pending, pendingSample{index: index, id: id, rule: rule, detail: detail})
+	s.counts[ps.rule]++
+	s.pending = append(s.pending, ps)
 }
 
 func (s *sampler) collected() []measure.ViolationSample {
@@ -49,6 +52,18 @@ func (s *sampler) collected() []measure.ViolationSample {
 	defer s.mu.Unlock()
 	return slices.Clone(s.done)
 }
+
+// replaySuffix names the next replay: appended to the session's id with a run-wide replay
+// number, so no two replays (of one session or of two) share an id. A runtime that keys state by it (the
+// compose thread id) must see every replay as a new conversation, never one holding the
+// history of an earlier replay.
+func (r *runner) replaySuffix() string {
+	return "-replay" + strconv.FormatUint(r.replays.Add(1), 10)
+}
+
+// replayLimit bounds the replay of a hung session: it would hang again, for the whole stream
+// timeout, and the frames up to the stall are what the sample is for.
+func (r *runner) replayLimit() time.Duration { return min(r.cfg.Grace, r.cfg.StreamTimeout) }
 
 // replaySamples replays each queued session with frame capture, one at a time.
 func (r *runner) replaySamples(ctx context.Context) {
@@ -60,8 +75,13 @@ func (r *runner) replaySamples(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		p := r.plan(ps.index, "-replay")
-		res := r.runSession(ctx, p, time.Now(), r.cfg.SampleFrames)
+		p := r.plan(ps.index, r.replaySuffix())
+		rctx, cancel := ctx, context.CancelFunc(func() {})
+		if ps.hung {
+			rctx, cancel = context.WithTimeoutCause(ctx, r.replayLimit(), errReplayLimit)
+		}
+		res := r.runSession(rctx, p, time.Now(), r.cfg.SampleFrames)
+		cancel()
 		detail := ps.detail
 		if !slices.ContainsFunc(res.violations, func(v protocol.Violation) bool { return v.Rule == ps.rule }) && ps.rule != protocol.RAbort {
 			detail += " (frames from a replay of the session, which did not reproduce this rule)"

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,7 +79,7 @@ func (r *runner) planShallow(index uint64) *sessionPlan {
 type sessionResult struct {
 	violations []protocol.Violation
 	frames     []string // only when capturing (replays for violation samples)
-	outcome    string   // ok, failed, aborted, cut
+	outcome    Outcome
 }
 
 // clientAction is the scripted abort or stop of one session. It fires at most once, from the
@@ -190,6 +191,7 @@ type streamState struct {
 
 	m       *sessionMetrics
 	res     sessionResult
+	sctx    context.Context // the stream's own context: ctx bounded by the stream timeout
 	act     *clientAction
 	checker protocol.Checker
 	dec     *sse.Decoder
@@ -243,14 +245,14 @@ func (s *streamState) open() bool {
 			}
 		}
 	}
-	s.res = sessionResult{outcome: "ok"}
+	s.res = sessionResult{outcome: OutcomeOK}
 	res := &s.res
 	exp := &p.session.Expected
 	trig, isStop := p.trigger, p.stop
 	stopper, _ := p.dialect.(protocol.Stopper)
 
-	sctx, cancel := context.WithTimeout(s.ctx, r.cfg.StreamTimeout)
-	s.cancel = cancel
+	sctx, cancel := context.WithTimeoutCause(s.ctx, r.cfg.StreamTimeout, errStreamTimeout)
+	s.sctx, s.cancel = sctx, cancel
 	act := &clientAction{cancel: cancel}
 	s.act = act
 
@@ -280,12 +282,13 @@ func (s *streamState) open() bool {
 		case act.fired.Load():
 			s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
 			return false
+		case s.hangLimit() != "":
+			// No response head before the limit: the user saw nothing at all.
+			s.streamErr = err
+			s.res = s.finishHung(s.hangLimit() + " (no response headers)")
+			return false
 		case s.ctx.Err() != nil:
-			res.outcome = "cut"
-			if counting {
-				rec.aborted.Add(1)
-			}
-			m.flush()
+			s.res = s.finishCut()
 			return false
 		}
 		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
@@ -308,7 +311,7 @@ func (s *streamState) open() bool {
 			rec.failed.Add(1)
 			r.noteError(fmt.Errorf("session %s: %s %s: HTTP %d: %s", p.id, req.Method, req.URL.Path, resp.StatusCode, bytes.TrimSpace(body)))
 		}
-		res.outcome = "failed"
+		res.outcome = OutcomeFailed
 		res.violations = nil
 		if s.capture > 0 {
 			res.frames = append(res.frames, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body))
@@ -443,17 +446,28 @@ func (s *streamState) finish() sessionResult {
 	r, p, m, res, counting, streamErr := s.r, s.p, s.m, &s.res, s.counting, s.streamErr
 	rec := r.rec
 	m.duration = observed(time.Since(s.intended))
+	sawTerminal := !s.act.terminalAt.IsZero()
+	hungBy := ""
+	if streamErr != nil {
+		hungBy = s.hangLimit()
+	}
 	if s.act.fired.Load() {
+		if p.stop && hungBy != "" && !sawTerminal {
+			// A stop asks the runtime to end the stream; one that never does is hung.
+			return s.finishHung(hungBy + " (after the stop request)")
+		}
 		return r.finishAborted(s.ctx, p, m, res, counting, s.act, s.checker, streamErr)
 	}
-	if s.ctx.Err() != nil && streamErr != nil {
-		// Cut by the run's hard stop after the grace period: judge nothing, lose nothing.
-		res.outcome = "cut"
-		if counting {
-			rec.aborted.Add(1)
-		}
-		m.flush()
-		return *res
+	switch {
+	case hungBy != "" && !sawTerminal:
+		return s.finishHung(hungBy)
+	case hungBy != "":
+		// The terminal came but the runtime held the connection open until the limit: the
+		// user has the answer, so the stream is judged as if it ended there (a dialect that
+		// wants [DONE] after its terminal still says so), not counted as hung or an error.
+		streamErr = nil
+	case s.ctx.Err() != nil && streamErr != nil:
+		return s.finishCut()
 	}
 	res.violations = append(res.violations, s.checker.Finish(streamErr)...)
 	var limit *sse.LimitError
@@ -469,7 +483,8 @@ func (s *streamState) finish() sessionResult {
 		}
 		if len(res.violations) > 0 {
 			rec.failed.Add(1)
-			res.outcome = "failed"
+			rec.failedByViolations(res.violations)
+			res.outcome = OutcomeFailed
 		} else {
 			rec.ok.Add(1)
 		}
@@ -479,13 +494,76 @@ func (s *streamState) finish() sessionResult {
 	return *res
 }
 
+// hangLimit names the limit that ended the stream's context (the run's grace period or the
+// stream timeout), or returns "" when none did: the stream ended by itself, the client left,
+// or the caller cancelled the run.
+func (s *streamState) hangLimit() string {
+	if s.sctx == nil {
+		return ""
+	}
+	switch cause := context.Cause(s.sctx); {
+	case errors.Is(cause, errGraceEnded):
+		return "the " + s.r.cfg.Grace.String() + " grace period"
+	case errors.Is(cause, errStreamTimeout):
+		return "the " + s.r.cfg.StreamTimeout.String() + " stream timeout"
+	case errors.Is(cause, errReplayLimit):
+		return "the replay's " + s.r.replayLimit().String() + " limit"
+	}
+	return ""
+}
+
+// finishHung closes out a session whose stream had no terminal frame when limit ended it: a
+// failure, raised as R-terminal and counted apart as hung. The checker judges only what
+// arrived (a cut stream is partial), so the missing end is R-terminal's finding alone.
+func (s *streamState) finishHung(limit string) sessionResult {
+	r, p, m, res := s.r, s.p, s.m, &s.res
+	res.outcome = OutcomeHung
+	acted := s.act != nil && s.act.fired.Load()
+	if acted {
+		// The checker judges what arrived in the light of the client's scripted action.
+		p.session.Aborted, p.session.Stopped = true, p.stop
+	}
+	if s.checker != nil {
+		res.violations = append(res.violations, s.checker.Finish(cmp.Or(s.streamErr, context.Cause(s.sctx)))...)
+	}
+	detail := fmt.Sprintf("no terminal within %s (stream open %v)", limit, time.Since(s.intended).Round(time.Millisecond))
+	res.violations = append(res.violations, protocol.Violation{Rule: protocol.RTerminal, Detail: detail})
+	if s.counting {
+		r.rec.hung.Add(1)
+		r.rec.failed.Add(1)
+		r.noteHungViolations(p, res.violations)
+		if acted {
+			// The client stopped: whether the provider saw it go is still worth knowing.
+			r.aborts.add(abortRecord{
+				index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: s.act.firedAt(),
+				duringTool: duringTool(p.session.Expected.Client),
+			})
+		}
+	} else {
+		res.frames = append(res.frames, "hung: "+detail)
+	}
+	m.flush()
+	return *res
+}
+
+// finishCut closes out a session the caller cancelled (Run's context) before it ended:
+// nothing is judged, and it is counted apart, not as an abort or a failure.
+func (s *streamState) finishCut() sessionResult {
+	s.res.outcome = OutcomeCut
+	if s.counting {
+		s.r.rec.cut.Add(1)
+	}
+	s.m.flush()
+	return s.res
+}
+
 // lateStart is how far behind its intended time an open-loop start may be before it counts as
 // late: scheduler wake-up jitter under a millisecond is not a missed schedule.
 const lateStart = time.Millisecond
 
 // finishFailed counts a transport or decode failure.
 func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, err error, kind string) sessionResult {
-	res.outcome = "failed"
+	res.outcome = OutcomeFailed
 	if counting {
 		if kind == "decode" {
 			r.rec.decode.Add(1)
@@ -504,7 +582,7 @@ func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionRes
 
 // finishAborted closes out a session the client aborted or stopped on purpose.
 func (r *runner) finishAborted(ctx context.Context, p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, act *clientAction, checker protocol.Checker, streamErr error) sessionResult {
-	res.outcome = "aborted"
+	res.outcome = OutcomeAborted
 	p.session.Aborted = true
 	stopped := act.stopDone != nil
 	if stopped {

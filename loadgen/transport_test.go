@@ -137,13 +137,36 @@ func TestStreamTransportRetriesClosedParkedConnection(t *testing.T) {
 	}
 	post()
 	srv.CloseClientConnections() // the server drops the parked connection
-	time.Sleep(20 * time.Millisecond)
+	// The next request must take a connection known to be dead, the case under test: wait
+	// until the client's end has read the server's FIN rather than racing it.
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	for deadline := time.Now().Add(5 * time.Second); !parkedAtEOF(tr, addr); {
+		if time.Now().After(deadline) {
+			t.Fatal("the parked connection never saw the server close it")
+		}
+	}
 	if got := post(); got != "again" {
 		t.Errorf("after the server closed the parked connection: body %q, want the request replayed", got)
 	}
 	if conns.Load() != 2 || served.Load() != 2 {
 		t.Errorf("connections %d served %d, want 2 and 2", conns.Load(), served.Load())
 	}
+}
+
+// parkedAtEOF reports whether addr's one parked connection has read the peer's close. It
+// blocks for at most a millisecond and leaves the connection as it was (a Peek at EOF keeps
+// nothing buffered, and the deadline is cleared).
+func parkedAtEOF(t *streamTransport, addr string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.idle[addr]) != 1 {
+		return false
+	}
+	c := t.idle[addr][0]
+	_ = c.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+	_, err := c.br.Peek(1)
+	_ = c.conn.SetReadDeadline(time.Time{})
+	return errors.Is(err, io.EOF)
 }
 
 func TestStreamTransportRejectsHTTPS(t *testing.T) {

@@ -447,3 +447,25 @@ func BenchmarkManyQuietKeys(b *testing.B) {
 		}
 	}
 }
+
+// TestAllowedCounts: violations and failed sessions without those of allowed rules; a session
+// that broke an allowed and another rule still counts.
+func TestAllowedCounts(t *testing.T) {
+	t.Parallel()
+	s := measure.Summary{
+		Violations: map[protocol.Rule]int64{protocol.RAbort: 12, protocol.RTerminal: 1},
+		Counters:   measure.Counters{SessionsFailed: 15, FailedByRules: map[string]int64{"R-abort": 12, "R-abort,R-terminal": 1}},
+	}
+	for _, tc := range []struct {
+		allowed                  []protocol.Rule
+		wantViolations, wantFail int64
+	}{
+		{nil, 13, 15},                            // nothing allowed
+		{[]protocol.Rule{protocol.RAbort}, 1, 3}, // R-abort alone: 12 sessions out; the mixed one stays
+		{[]protocol.Rule{protocol.RAbort, protocol.RTerminal}, 0, 2}, // both: the 2 failed otherwise (errors) stay
+	} {
+		if v, f := s.ViolationsExcept(tc.allowed), s.Counters.FailedExcept(tc.allowed); v != tc.wantViolations || f != tc.wantFail {
+			t.Errorf("allowed %v: violations %d failed %d, want %d and %d", tc.allowed, v, f, tc.wantViolations, tc.wantFail)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package measure
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -13,16 +15,26 @@ import (
 // SchemaVersion is the summary.json schema this package writes and reads.
 const SchemaVersion = 1
 
-// Counters are a run's event counts. Sessions started = OK + failed + aborted once the run has
-// drained.
+// Counters are a run's event counts. Sessions started = OK + failed + aborted + cut once the
+// run has drained (hung sessions are among the failed).
 type Counters struct {
 	SessionsStarted int64 `json:"sessions_started"`
 	SessionsOK      int64 `json:"sessions_ok"`
 	// SessionsFailed counts sessions that failed without the scenario asking for it: an HTTP,
 	// transport or decode error, or a protocol violation. Scripted failures count as OK.
-	SessionsFailed  int64 `json:"sessions_failed"`
-	SessionsAborted int64 `json:"sessions_aborted"` // closed by the client on purpose (abort or stop)
-	ScriptedErrors  int64 `json:"scripted_errors"`  // failures the scenario asked for; not counted as errors
+	SessionsFailed int64 `json:"sessions_failed"`
+	// FailedByRules counts the failed sessions whose only failure was protocol violations, by
+	// the rules they broke (sorted, comma-separated: "R-abort,R-terminal"), so a gate that
+	// allows rules can leave out the sessions that failed by allowed rules alone.
+	FailedByRules map[string]int64 `json:"sessions_failed_by_rules,omitempty"`
+	// SessionsHung counts the failed sessions whose stream had no terminal frame when the
+	// run's grace period or the stream timeout ended (each also raised R-terminal).
+	SessionsHung    int64 `json:"sessions_hung"`
+	SessionsAborted int64 `json:"sessions_aborted"` // closed by the client on purpose (scripted abort or stop)
+	// SessionsCut counts sessions cancelled unjudged because the run itself was cancelled
+	// (second Ctrl-C) while they streamed.
+	SessionsCut    int64 `json:"sessions_cut"`
+	ScriptedErrors int64 `json:"scripted_errors"` // failures the scenario asked for; not counted as errors
 	// HTTPErrors counts non-2xx responses by status code.
 	HTTPErrors      map[int]int64 `json:"http_errors,omitempty"`
 	TransportErrors int64         `json:"transport_errors"`
@@ -40,6 +52,17 @@ func (c Counters) Errors() int64 {
 	n := c.TransportErrors + c.DecodeErrors
 	for _, v := range c.HTTPErrors {
 		n += v
+	}
+	return n
+}
+
+// FailedExcept is SessionsFailed without the sessions that failed only by allowed rules.
+func (c Counters) FailedExcept(allowed []protocol.Rule) int64 {
+	n := c.SessionsFailed
+	for rules, k := range c.FailedByRules {
+		if !slices.ContainsFunc(strings.Split(rules, ","), func(r string) bool { return !slices.Contains(allowed, protocol.Rule(r)) }) {
+			n -= k
+		}
 	}
 	return n
 }
@@ -117,6 +140,9 @@ type Config struct {
 	// Thresholds are gate expressions from the mix file (e.g. "ttfc.p99<300ms"); the gate
 	// applies them in addition to its command-line thresholds.
 	Thresholds []string `json:"thresholds,omitempty"`
+	// Allow lists known findings (from the mix file's allow: or load --allow): violations of
+	// these rules are still counted and shown, as allowed, but fail neither the run nor the gate.
+	Allow []protocol.Rule `json:"allow,omitempty"`
 	// Extra holds any other setting worth recording, by flag name.
 	Extra map[string]string `json:"extra,omitempty"`
 }
@@ -189,6 +215,9 @@ type MetricSummary struct {
 type Verdict struct {
 	Pass    bool     `json:"pass"`
 	Reasons []string `json:"reasons,omitempty"`
+	// Allowed lists the violations of allowed rules (Config.Allow) that did not fail the run,
+	// as RULE×COUNT, so a known finding is shown rather than dropped.
+	Allowed []string `json:"allowed,omitempty"`
 }
 
 // Summary is summary.json: everything about a run except the raw histograms, timeline and samples.
@@ -222,6 +251,17 @@ func (s *Summary) TotalViolations() int64 {
 	var n int64
 	for _, v := range s.Violations {
 		n += v
+	}
+	return n
+}
+
+// ViolationsExcept is TotalViolations without those of the allowed rules.
+func (s *Summary) ViolationsExcept(allowed []protocol.Rule) int64 {
+	var n int64
+	for rule, v := range s.Violations {
+		if !slices.Contains(allowed, rule) {
+			n += v
+		}
 	}
 	return n
 }

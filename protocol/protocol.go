@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/streambench/streambench/scenarios"
@@ -51,6 +52,27 @@ const (
 	RAnthropicError   Rule = "R-anthropic-error"   // a provider error: its shape, and only where scripted
 	RAnthropicContent Rule = "R-anthropic-content" // ground truth: thinking, text and tool_use equal the script
 )
+
+// Rules returns every rule above, for validating rule names users write (gate --allow).
+func Rules() []Rule {
+	return []Rule{RConverge, RResetScope, RLegacySettled, RThinkingGate, RToolGate, RNoThinkingAnswer,
+		RToolRedaction, RToolLifecycle, RTerminal, RAbort, RComposeAnswer, RComposeArgs, RComposeThinking,
+		RFraming, RHeaders}
+}
+
+// ParseRule returns the rule named s, or an error naming s and the known rules.
+func ParseRule(s string) (Rule, error) {
+	for _, r := range Rules() {
+		if string(r) == s {
+			return r, nil
+		}
+	}
+	known := make([]string, 0, len(Rules()))
+	for _, r := range Rules() {
+		known = append(known, string(r))
+	}
+	return "", fmt.Errorf("unknown rule %q: want one of %s", s, strings.Join(known, ", "))
+}
 
 // Violation is one broken rule on one stream.
 type Violation struct {

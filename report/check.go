@@ -22,7 +22,10 @@ type Check struct {
 	Value  string // what was measured, formatted
 	Limit  string // the limit, formatted
 	Pass   bool
-	Detail string // why it failed (or what it compared against)
+	// Allowed marks the report of a known finding (an allowed rule's violations): it passes,
+	// and says "allowed" rather than "pass" so it is never mistaken for a clean result.
+	Allowed bool
+	Detail  string // why it failed (or what it compared against)
 	// Measured is the raw value: microseconds, a fraction or a count (NaN without data).
 	Measured float64
 }
@@ -93,10 +96,14 @@ func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
 	return m.value, err
 }
 
-// sessionCount is what an errors or failed check counts.
-func (s Selector) sessionCount(c *measure.Counters) int64 {
-	if s.kind == kindFailed {
-		return c.SessionsFailed
+// sessionCount is what an errors, failed or hung check counts; failed leaves out the sessions
+// that failed only by allowed rules.
+func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule) int64 {
+	switch s.kind {
+	case kindFailed:
+		return c.FailedExcept(allowed)
+	case kindHung:
+		return c.SessionsHung
 	}
 	return c.Errors()
 }
@@ -104,8 +111,8 @@ func (s Selector) sessionCount(c *measure.Counters) int64 {
 func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
 	sum := &r.Summary
 	switch s.kind {
-	case kindErrors, kindFailed:
-		n := s.sessionCount(&sum.Counters)
+	case kindErrors, kindFailed, kindHung:
+		n := s.sessionCount(&sum.Counters, sum.Config.Allow)
 		if percent {
 			if sum.Counters.SessionsStarted == 0 {
 				return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
@@ -117,7 +124,11 @@ func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
 		if rule, ok := s.Scope["rule"]; ok {
 			return measured{value: float64(sum.Violations[protocol.Rule(rule)]), samples: 1}, nil
 		}
-		return measured{value: float64(sum.TotalViolations()), samples: 1}, nil
+		m := measured{value: float64(sum.ViolationsExcept(sum.Config.Allow)), samples: 1}
+		if allowed := allowedCounts(sum); len(allowed) > 0 {
+			m.note = "not counting allowed " + strings.Join(allowed, ", ")
+		}
+		return m, nil
 	case kindLeaks:
 		return measured{value: float64(sum.FailedLeaks()), samples: 1}, nil
 	}
@@ -188,8 +199,13 @@ func (t Threshold) Evaluate(r *measure.Run, source string) Check {
 	c.Value = t.Selector.format(m.value, t.Percent)
 	c.Pass = compare(m.value, t.Op, t.Limit)
 	c.Detail = m.note
-	if (t.Selector.kind == kindErrors || t.Selector.kind == kindFailed) && t.Percent {
-		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters), r.Summary.Counters.SessionsStarted)
+	if t.Selector.kind.perSession() && t.Percent {
+		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters, r.Summary.Config.Allow), r.Summary.Counters.SessionsStarted)
+	}
+	if t.Selector.kind == kindFailed {
+		if n := r.Summary.Counters.SessionsFailed - r.Summary.Counters.FailedExcept(r.Summary.Config.Allow); n > 0 {
+			c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf("; not counting %d failed only by allowed rules", n), "; ")
+		}
 	}
 	return c
 }
@@ -301,3 +317,25 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 }
 
 func nan() float64 { return math.NaN() }
+
+// Verdict is the check's verdict as printed: pass, FAIL or allowed.
+func (c Check) Verdict() string {
+	switch {
+	case c.Allowed:
+		return "allowed"
+	case c.Pass:
+		return "pass"
+	}
+	return "FAIL"
+}
+
+// allowedCounts lists the run's allowed rules that were broken, as RULE×COUNT.
+func allowedCounts(s *measure.Summary) []string {
+	var out []string
+	for _, rule := range s.Config.Allow {
+		if n := s.Violations[rule]; n > 0 {
+			out = append(out, fmt.Sprintf("%s×%d", rule, n))
+		}
+	}
+	return out
+}

@@ -5,14 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
 )
 
 // DefaultThresholds are the correctness checks the gate applies when neither the command line
 // nor the run's mix names any: they do not depend on latency, which is noisy on shared machines.
 func DefaultThresholds() []string { return []string{"violations==0", "leaks==0", "errors<0.1%"} }
+
+// HungThreshold is applied by every gate unless a threshold names hung itself: a session that
+// never ended is a failure whatever else the gate checks.
+const HungThreshold = "hung==0"
 
 // GateConfig says what to check.
 type GateConfig struct {
@@ -22,6 +28,10 @@ type GateConfig struct {
 	// Regressions compare against Baseline, which must be set when there are any.
 	Regressions []Regression
 	Baseline    *measure.Run
+	// Allow lists rules whose violations are known findings, in addition to the run's own
+	// (Config.Allow, from the mix): they are left out of the violations count, and every
+	// allowed rule is reported as a check of its own with the verdict "allowed".
+	Allow []protocol.Rule
 }
 
 // GateResult is every check, in order, and whether all passed.
@@ -29,6 +39,17 @@ type GateResult struct {
 	RunID  string
 	Checks []Check
 	Pass   bool
+}
+
+// Allowed returns the allowed checks with violations, as "RULE×COUNT".
+func (g *GateResult) Allowed() []string {
+	var out []string
+	for _, c := range g.Checks {
+		if c.Allowed && c.Measured > 0 {
+			out = append(out, c.Value)
+		}
+	}
+	return out
 }
 
 // Failed returns the names of the failing checks.
@@ -50,7 +71,21 @@ func Gate(run *measure.Run, cfg GateConfig) (*GateResult, error) {
 		res.Checks = append(res.Checks, c)
 		res.Pass = res.Pass && c.Pass
 	}
+	fromMix := run.Summary.Config.Allow
+	for i, rule := range fromMix {
+		if _, err := protocol.ParseRule(string(rule)); err != nil {
+			return nil, fmt.Errorf("%s config.allow[%d] (from the mix file): %w", measure.SummaryFile, i, err)
+		}
+	}
+	if extra := slices.DeleteFunc(slices.Clone(cfg.Allow), func(r protocol.Rule) bool { return slices.Contains(fromMix, r) }); len(extra) > 0 {
+		// Judge a copy whose allow list has the command line's too: the checks read it there.
+		judged := *run
+		judged.Summary.Config.Allow = append(slices.Clone(fromMix), extra...)
+		run = &judged
+	}
+	namesHung := false
 	for _, t := range cfg.Thresholds {
+		namesHung = namesHung || t.Selector.Name == "hung"
 		add(t.Evaluate(run, "threshold"))
 	}
 	for i, expr := range run.Summary.Config.Thresholds {
@@ -58,6 +93,7 @@ func Gate(run *measure.Run, cfg GateConfig) (*GateResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s config.thresholds[%d] (from the mix file): %w", measure.SummaryFile, i, err)
 		}
+		namesHung = namesHung || t.Selector.Name == "hung"
 		add(t.Evaluate(run, "mix"))
 	}
 	if len(cfg.Thresholds) == 0 && len(run.Summary.Config.Thresholds) == 0 {
@@ -69,11 +105,27 @@ func Gate(run *measure.Run, cfg GateConfig) (*GateResult, error) {
 			add(t.Evaluate(run, "default"))
 		}
 	}
+	if !namesHung {
+		t, err := ParseThreshold(HungThreshold)
+		if err != nil {
+			return nil, err
+		}
+		add(t.Evaluate(run, "default"))
+	}
 	if len(cfg.Regressions) > 0 && cfg.Baseline == nil {
 		return nil, errors.New("regression checks need a baseline run")
 	}
 	for _, g := range cfg.Regressions {
 		add(g.Evaluate(run, cfg.Baseline))
+	}
+	for _, rule := range run.Summary.Config.Allow {
+		source := "allow"
+		if slices.Contains(fromMix, rule) {
+			source = "mix"
+		}
+		n := run.Summary.Violations[rule]
+		add(Check{Name: "allow " + string(rule), Source: source, Value: fmt.Sprintf("%s×%d", rule, n), Limit: "any (known finding)",
+			Pass: true, Allowed: true, Measured: float64(n), Detail: "counted and shown, not failing the gate"})
 	}
 	return res, nil
 }
@@ -82,26 +134,33 @@ func Gate(run *measure.Run, cfg GateConfig) (*GateResult, error) {
 func (g *GateResult) WriteTable(w io.Writer) error {
 	t := table{Header: []string{"CHECK", "SOURCE", "VALUE", "LIMIT", "VERDICT", "DETAIL"}}
 	for _, c := range g.Checks {
-		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, boolText(c.Pass, "pass", "FAIL"), c.Detail})
+		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, c.Verdict(), c.Detail})
 	}
 	if err := t.writeText(w); err != nil {
 		return err
 	}
+	allowed := ""
+	if a := g.Allowed(); len(a) > 0 {
+		allowed = "; allowed: " + strings.Join(a, ", ")
+	}
 	failed := g.Failed()
 	if len(failed) == 0 {
-		_, err := fmt.Fprintf(w, "\ngate: PASS (%d checks)\n", len(g.Checks))
+		_, err := fmt.Fprintf(w, "\ngate: PASS (%d checks%s)\n", len(g.Checks), allowed)
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\ngate: FAIL (%d of %d checks failed: %s)\n", len(failed), len(g.Checks), strings.Join(failed, ", "))
+	_, err := fmt.Fprintf(w, "\ngate: FAIL (%d of %d checks failed: %s%s)\n", len(failed), len(g.Checks), strings.Join(failed, ", "), allowed)
 	return err
 }
 
 // WriteMarkdown writes the checks as a GitHub table (for CI job summaries).
 func (g *GateResult) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "**Gate: %s**\n\n", boolText(g.Pass, "PASS", "FAIL"))
+	if a := g.Allowed(); len(a) > 0 {
+		fmt.Fprintf(w, "Allowed (known findings): %s\n\n", mdCell(strings.Join(a, ", ")))
+	}
 	t := table{Header: []string{"check", "source", "value", "limit", "verdict", "detail"}}
 	for _, c := range g.Checks {
-		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, boolText(c.Pass, "pass", "FAIL"), c.Detail})
+		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, c.Verdict(), c.Detail})
 	}
 	t.writeMarkdown(w, "")
 }
@@ -137,6 +196,9 @@ func (g *GateResult) WriteJUnit(w io.Writer) error {
 	for _, c := range g.Checks {
 		tc := junitCase{Name: c.Name, Classname: "streambench.gate." + c.Source,
 			SystemOut: fmt.Sprintf("value %s, limit %s %s", c.Value, c.Limit, c.Detail)}
+		if c.Allowed {
+			tc.SystemOut = "allowed: " + tc.SystemOut
+		}
 		if !c.Pass {
 			suite.Failures++
 			msg := fmt.Sprintf("%s: value %s, limit %s", c.Name, c.Value, c.Limit)

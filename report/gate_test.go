@@ -193,8 +193,9 @@ func TestGateDefaultsAndBadMixThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Checks) != len(report.DefaultThresholds()) || !res.Pass {
-		t.Errorf("defaults: %d checks, pass %v; want %d passing", len(res.Checks), res.Pass, len(report.DefaultThresholds()))
+	// the defaults, and hung==0, which every gate applies
+	if len(res.Checks) != len(report.DefaultThresholds())+1 || !res.Pass || res.Checks[len(res.Checks)-1].Name != report.HungThreshold {
+		t.Errorf("defaults: %d checks, pass %v; want %d passing, the last %s", len(res.Checks), res.Pass, len(report.DefaultThresholds())+1, report.HungThreshold)
 	}
 	r.Summary.Config.Thresholds = []string{"ttfc.p99<fast"}
 	if _, err := report.Gate(r, report.GateConfig{}); err == nil || !strings.Contains(err.Error(), "config.thresholds[0]") {
@@ -230,9 +231,135 @@ func TestGateJUnit(t *testing.T) {
 		t.Fatalf("JUnit does not parse: %v\n%s", err, buf.String())
 	}
 	s := doc.Suites[0]
-	// three checks: two from flags, errors<1% from the mix; only violations fails
-	if s.Tests != 3 || s.Failures != 1 || s.Cases[0].Name != "violations==0" || s.Cases[0].Failure == nil || s.Cases[1].Failure != nil {
+	// four checks: two from flags, errors<1% from the mix, hung==0 always; only violations fails
+	if s.Tests != 4 || s.Failures != 1 || s.Cases[0].Name != "violations==0" || s.Cases[0].Failure == nil || s.Cases[1].Failure != nil {
 		t.Errorf("JUnit suite = %+v\n%s", s, buf.String())
+	}
+}
+
+// TestGateHung: a hung session fails every gate by default, even one whose thresholds say
+// nothing about it; a threshold that names hung replaces the default.
+func TestGateHung(t *testing.T) {
+	t.Parallel()
+	hung := fixtureRun(t, runOptions{seed: 7})
+	hung.Summary.Counters.SessionsHung, hung.Summary.Counters.SessionsFailed = 2, 2
+	clean := fixtureRun(t, runOptions{seed: 7})
+	for _, tc := range []struct {
+		name       string
+		run        *measure.Run
+		thresholds []string
+		wantFailed []string
+	}{
+		// two hung sessions fail the default hung==0 next to an unrelated latency threshold
+		{"default", hung, []string{"ttfc.p99<1s"}, []string{report.HungThreshold}},
+		// without hung sessions the default passes
+		{"clean", clean, []string{"ttfc.p99<1s"}, nil},
+		// naming hung replaces the default: 2 of 2000 sessions is under 1%
+		{"named", hung, []string{"hung<1%"}, nil},
+		// and a count limit below the hung sessions fails, named
+		{"named count", hung, []string{"hung<=1"}, []string{"hung<=1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := report.Gate(tc.run, report.GateConfig{Thresholds: mustThresholds(t, tc.thresholds...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Failed(); strings.Join(got, "|") != strings.Join(tc.wantFailed, "|") {
+				t.Errorf("failed %q, want %q", got, tc.wantFailed)
+			}
+		})
+	}
+}
+
+// TestGateAllow: an allowed rule's violations leave violations==0 passing and appear as a
+// check of their own with the verdict "allowed"; other rules still fail; the mix's allow list
+// works like --allow.
+func TestGateAllow(t *testing.T) {
+	t.Parallel()
+	abort := map[protocol.Rule]int64{protocol.RAbort: 12}
+	both := map[protocol.Rule]int64{protocol.RAbort: 12, protocol.RTerminal: 1}
+	fromMix := fixtureRun(t, runOptions{seed: 8, violations: abort})
+	fromMix.Summary.Config.Allow = []protocol.Rule{protocol.RAbort}
+	for _, tc := range []struct {
+		name       string
+		run        *measure.Run
+		allow      []protocol.Rule
+		wantFailed []string
+		wantText   string // in the table
+	}{
+		// without --allow, R-abort fails violations==0
+		{"not allowed", fixtureRun(t, runOptions{seed: 8, violations: abort}), nil, []string{"violations==0"}, "FAIL"},
+		// allowed: the gate passes and shows the count as allowed
+		{"allowed", fixtureRun(t, runOptions{seed: 8, violations: abort}), []protocol.Rule{protocol.RAbort}, nil, "allowed: R-abort×12"},
+		// another rule still fails while R-abort is allowed
+		{"other rule", fixtureRun(t, runOptions{seed: 8, violations: both}), []protocol.Rule{protocol.RAbort}, []string{"violations==0"}, "allow R-abort"},
+		// the mix's allow list, recorded in the run, allows as --allow does
+		{"mix", fromMix, nil, nil, "allowed: R-abort×12"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := report.Gate(tc.run, report.GateConfig{Thresholds: mustThresholds(t, "violations==0"), Allow: tc.allow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := res.WriteTable(&out); err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Failed(); strings.Join(got, "|") != strings.Join(tc.wantFailed, "|") || !strings.Contains(out.String(), tc.wantText) {
+				t.Errorf("failed %q, want %q; table should contain %q:\n%s", got, tc.wantFailed, tc.wantText, out.String())
+			}
+		})
+	}
+	// failed leaves out the sessions that failed by allowed rules alone, and says so
+	failing := fixtureRun(t, runOptions{seed: 8, violations: both})
+	failing.Summary.Counters.SessionsFailed = 13
+	failing.Summary.Counters.FailedByRules = map[string]int64{"R-abort": 12, "R-abort,R-terminal": 1}
+	for _, tc := range []struct {
+		allow      []protocol.Rule
+		wantFailed bool
+		wantDetail string
+	}{
+		{nil, true, ""}, // 13 failed
+		{[]protocol.Rule{protocol.RAbort}, true, "not counting 12 failed only by allowed rules"},                      // 1 failed by R-terminal too
+		{[]protocol.Rule{protocol.RAbort, protocol.RTerminal}, false, "not counting 13 failed only by allowed rules"}, // none left
+	} {
+		res, err := report.Gate(failing, report.GateConfig{Thresholds: mustThresholds(t, "failed==0"), Allow: tc.allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Checks[0]; c.Pass == tc.wantFailed || !strings.Contains(c.Detail, tc.wantDetail) {
+			t.Errorf("allow %v: failed==0 check %+v, want failing %v with detail %q", tc.allow, c, tc.wantFailed, tc.wantDetail)
+		}
+	}
+	bad := fixtureRun(t, runOptions{seed: 8})
+	bad.Summary.Config.Allow = []protocol.Rule{"R-abrot"}
+	if _, err := report.Gate(bad, report.GateConfig{}); err == nil || !strings.Contains(err.Error(), `config.allow[0]`) || !strings.Contains(err.Error(), `unknown rule "R-abrot"`) {
+		t.Errorf("an unknown allowed rule in the run: %v, want an error naming config.allow[0] and the rule", err)
+	}
+}
+
+// TestGateMarkdownReadsInATerminal: the Markdown table keeps '<' of a threshold as written
+// (it is read raw in a terminal too) and escapes only what GitHub would render as HTML.
+func TestGateMarkdownReadsInATerminal(t *testing.T) {
+	t.Parallel()
+	r := fixtureRun(t, runOptions{seed: 9})
+	res, err := report.Gate(r, report.GateConfig{Thresholds: mustThresholds(t, "ttfc.p99<1s", "errors<=0.1%")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Checks[0].Detail = "<script>alert(1)</script> & &amp; a|b"
+	var out bytes.Buffer
+	res.WriteMarkdown(&out)
+	s := out.String()
+	for _, want := range []string{"| ttfc.p99<1s |", "| errors<=0.1% |", "&lt;script>alert(1)&lt;/script> & &amp;amp; a\\|b"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "&lt;1s") || strings.Contains(s, "<script>") {
+		t.Errorf("markdown escapes a comparison or lets a tag through:\n%s", s)
 	}
 }
 

@@ -61,7 +61,10 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 	for _, reason := range s.Verdict.Reasons {
 		fmt.Fprintf(w, "- %s\n", mdCell(reason))
 	}
-	if len(s.Verdict.Reasons) > 0 {
+	if len(s.Verdict.Allowed) > 0 {
+		fmt.Fprintf(w, "- allowed (known findings, not failing the run): %s\n", mdCell(strings.Join(s.Verdict.Allowed, ", ")))
+	}
+	if len(s.Verdict.Reasons)+len(s.Verdict.Allowed) > 0 {
 		fmt.Fprint(w, "\n")
 	}
 	ov := overviewTable(s)
@@ -124,6 +127,7 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 <h1>streambench run {{.Summary.RunID}}</h1>
 <p class="verdict {{.Verdict}}">Verdict: {{.Verdict}}</p>
 {{with .Summary.Verdict.Reasons}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Summary.Verdict.Allowed}}<p>Allowed (known findings, not failing the run): {{range $i, $a := .}}{{if $i}}, {{end}}{{$a}}{{end}}</p>{{end}}
 {{template "table" .Run}}
 <h2>Plots</h2>
 {{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png, {{.Name}}.svg). {{.Caption}}</figcaption></figure>

@@ -169,3 +169,34 @@ func TestRenderMissingDir(t *testing.T) {
 		t.Errorf("Render of a missing dir: %v, want an error naming the run directory", err)
 	}
 }
+
+// TestRenderShowsHungAndAllowed: hung sessions have their counter row, and an allowed rule's
+// violations are shown as allowed in the verdict, the run table and the violations table of
+// both report.md and report.html, never dropped.
+func TestRenderShowsHungAndAllowed(t *testing.T) {
+	t.Parallel()
+	r := fixtureRun(t, runOptions{seed: 12, violations: map[protocol.Rule]int64{protocol.RAbort: 12, protocol.RTerminal: 2}})
+	r.Summary.Counters.SessionsHung = 2
+	r.Summary.Config.Allow = []protocol.Rule{protocol.RAbort}
+	r.Summary.Verdict = measure.Verdict{Pass: false, Reasons: []string{"2 sessions hung"}, Allowed: []string{"R-abort×12"}}
+	dir := t.TempDir()
+	if err := report.RenderRun(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	for file, wants := range map[string][]string{
+		report.MarkdownFile: {"| sessions hung (no terminal; among the failed) | 2 |", "- allowed (known findings, not failing the run): R-abort×12",
+			"| allowed rules | R-abort |", "| R-abort | 12 | allowed (known finding) |", "| R-terminal | 2 | FAIL |"},
+		report.HTMLFile: {"<td>sessions hung (no terminal; among the failed)</td>", "Allowed (known findings, not failing the run): R-abort×12",
+			"<td>allowed (known finding)</td>"},
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range wants {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("%s lacks %q", file, w)
+			}
+		}
+	}
+}

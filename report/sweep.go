@@ -501,7 +501,7 @@ func (r *SweepResult) figure() figure {
 				}))
 			}
 			hline(latency, expr, t.Limit/1000)
-		case kindErrors, kindFailed:
+		case kindErrors, kindFailed, kindHung:
 			if t.Percent {
 				hline(errs, expr, t.Limit*100)
 			}

@@ -95,6 +95,13 @@ func overviewTable(s *measure.Summary) table {
 		add("http", "HTTP/2 (h2c)")
 	}
 	add("thresholds", strings.Join(c.Thresholds, ", "))
+	if len(c.Allow) > 0 {
+		rules := make([]string, len(c.Allow))
+		for i, r := range c.Allow {
+			rules[i] = string(r)
+		}
+		add("allowed rules", strings.Join(rules, ", "))
+	}
 	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
 		add(k, c.Extra[k])
 	}
@@ -155,7 +162,11 @@ func countersTable(s *measure.Summary) table {
 	row("sessions started", num(c.SessionsStarted))
 	row("sessions ok", num(c.SessionsOK))
 	row("sessions failed", num(c.SessionsFailed))
+	row("sessions hung (no terminal; among the failed)", num(c.SessionsHung))
 	row("sessions aborted (on purpose)", num(c.SessionsAborted))
+	if c.SessionsCut > 0 {
+		row("sessions cut (run interrupted, not judged)", num(c.SessionsCut))
+	}
 	row("scripted errors", num(c.ScriptedErrors))
 	row("unscripted errors", num(c.Errors()))
 	row("error rate", pct(c.ErrorRate()))
@@ -189,10 +200,10 @@ func sortedRules(v map[protocol.Rule]int64) []protocol.Rule {
 }
 
 func violationsTable(s *measure.Summary) table {
-	t := table{Title: "Violations by rule", Header: []string{"rule", "count"}, Right: []bool{false, true}}
+	t := table{Title: "Violations by rule", Header: []string{"rule", "count", "verdict"}, Right: []bool{false, true, false}}
 	for _, r := range sortedRules(s.Violations) {
 		if s.Violations[r] > 0 {
-			t.Rows = append(t.Rows, []string{string(r), num(s.Violations[r])})
+			t.Rows = append(t.Rows, []string{string(r), num(s.Violations[r]), boolText(slices.Contains(s.Config.Allow, r), "allowed (known finding)", "FAIL")})
 		}
 	}
 	return t
@@ -218,17 +229,36 @@ func samplesTable(samples []measure.ViolationSample) table {
 	return t
 }
 
-// mdCell escapes what would break a GitHub table cell.
+// mdCell escapes what would break a GitHub table cell. Markdown is also read raw (gate
+// --markdown in a terminal, report.md in an editor), so only what GitHub would render as HTML
+// is escaped: a '<' that opens a tag, comment or autolink, and a '&' that starts an entity.
+// "ttfc.p99<300ms" stays as written.
 func mdCell(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	// GitHub renders inline HTML in tables; escape it so frames and details show as text.
-	s = strings.ReplaceAll(s, "&", "&amp;")
-	s = strings.ReplaceAll(s, "<", "&lt;")
-	s = strings.ReplaceAll(s, ">", "&gt;")
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r", " ")
-	return strings.ReplaceAll(s, "\n", " ")
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		next := byte(0)
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		switch c := s[i]; {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c == '|':
+			b.WriteString(`\|`)
+		case c == '\r' || c == '\n':
+			b.WriteByte(' ')
+		case c == '<' && (isASCIILetter(next) || next == '/' || next == '!' || next == '?'):
+			b.WriteString("&lt;")
+		case c == '&' && (isASCIILetter(next) || next == '#'):
+			b.WriteString("&amp;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // writeMarkdown writes t as a GitHub-flavoured table; an empty table becomes a "none" line.
 func (t table) writeMarkdown(w io.Writer, level string) {

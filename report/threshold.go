@@ -29,6 +29,7 @@ const (
 	kindLatency    valueKind = iota // a statistic of a histogram; limit is a duration
 	kindErrors                      // unscripted errors; limit is a percentage of sessions or a count
 	kindFailed                      // failed sessions (errors or violations); percentage or count
+	kindHung                        // hung sessions (no terminal within grace or stream timeout); percentage or count
 	kindViolations                  // protocol violations; limit is a count
 	kindLeaks                       // leak-check gauges over tolerance; limit is a count
 )
@@ -46,10 +47,14 @@ var gateNames = []gateName{
 	latencyName("stop", measure.StopLatency, "stop.p99<500ms", "compose stop request → stopped terminal"),
 	latencyName("start_lag", measure.StartLag, "start_lag.p99<10ms", "open loop: actual start − intended start"),
 	{Name: "errors", Kind: kindErrors, Example: "errors<0.1%", Doc: "unscripted errors (HTTP, transport, decode): % of sessions started, or a count without %"},
-	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions that failed unscripted, by an error or a protocol violation (the user's view; what breaks first at capacity)"},
-	{Name: "violations", Kind: kindViolations, Scopes: []string{"rule"}, Example: "violations{rule=R-converge}==0", Doc: "protocol violations (streams × rules broken)"},
+	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions that failed unscripted, by an error, a hang or a protocol violation (the user's view; what breaks first at capacity); not those failed only by allowed rules"},
+	{Name: "hung", Kind: kindHung, Example: "hung==0", Doc: "sessions whose stream had no terminal within --grace or --stream-timeout (among the failed); hung==0 applies unless a threshold names hung"},
+	{Name: "violations", Kind: kindViolations, Scopes: []string{"rule"}, Example: "violations{rule=R-converge}==0", Doc: "protocol violations (streams × rules broken), without those of allowed rules (--allow, the mix's allow:) unless scoped to one"},
 	{Name: "leaks", Kind: kindLeaks, Example: "leaks==0", Doc: "leak-check gauges over their tolerance"},
 }
+
+// perSession tells whether the kind counts sessions, so a limit may be a percentage of them.
+func (k valueKind) perSession() bool { return k == kindErrors || k == kindFailed || k == kindHung }
 
 func (g gateName) withAlias(alias string) gateName {
 	g.Alias = alias
@@ -251,7 +256,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 			return bad("limit %q: want a duration such as 300ms, 1.5s or 250us", limit)
 		}
 		t.Limit = float64(d) / float64(time.Microsecond)
-	case kindErrors, kindFailed:
+	case kindErrors, kindFailed, kindHung:
 		if p, ok := strings.CutSuffix(limit, "%"); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil || v < 0 || v > 100 {
@@ -265,7 +270,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 		v, err := strconv.ParseInt(limit, 10, 64)
 		if err != nil || v < 0 {
 			want := "a count such as 0"
-			if sel.kind == kindErrors || sel.kind == kindFailed {
+			if sel.kind.perSession() {
 				want = "a percentage such as 0.1% or a count such as 0"
 			}
 			return bad("limit %q: want %s", limit, want)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/report"
 )
 
@@ -15,9 +16,13 @@ import (
 func runGate(args []string) error { return gateMain(args, os.Stdout) }
 
 func gateMain(args []string, out io.Writer) error {
-	fs := newFlagSet("gate", "gate --current DIR [--baseline DIR] [--threshold CHECK]... [--max-regression NAME.STAT=N%]... [--junit FILE] [--markdown]\n\n"+
+	fs := newFlagSet("gate", "gate --current DIR [--baseline DIR] [--threshold CHECK]... [--max-regression NAME.STAT=N%]... [--allow RULE]... [--junit FILE] [--markdown]\n\n"+
 		"Exit 0 when every check passes, 99 when one fails, 2 for bad input. Without --threshold, the\n"+
-		"run's own (mix file) thresholds apply, and when it has none: "+strings.Join(report.DefaultThresholds(), ", ")+".")
+		"run's own (mix file) thresholds apply, and when it has none: "+strings.Join(report.DefaultThresholds(), ", ")+".\n"+
+		report.HungThreshold+" always applies unless a threshold names hung: a session with no terminal is a failure.\n"+
+		"--allow RULE (and the mix's allow:) declares a known finding: its violations are left out of\n"+
+		"violations and failed and shown with the verdict \"allowed\", never dropped; they do not fail the\n"+
+		"gate (load and run take --allow too, and the mix's allow:, so they do not fail the run either).")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -29,6 +34,7 @@ func gateMain(args []string, out io.Writer) error {
 	regressions := fs.StringArray("max-regression", nil, "how much worse than --baseline a latency may get: 'ttfc.p99=10%' or 'ttfc.p99=50ms' (repeatable)")
 	junit := fs.String("junit", "", "also write the checks as JUnit XML to this file")
 	markdown := fs.Bool("markdown", false, "print the checks as a Markdown table (for CI job summaries)")
+	allow := fs.StringArray("allow", nil, "a rule whose violations are a known finding, e.g. R-abort: shown as allowed, not failing the gate (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -54,6 +60,13 @@ func gateMain(args []string, out io.Writer) error {
 			return usageError("--max-regression: %v", err)
 		}
 		cfg.Regressions = append(cfg.Regressions, g)
+	}
+	for _, name := range *allow {
+		rule, err := protocol.ParseRule(name)
+		if err != nil {
+			return usageError("--allow: %v", err)
+		}
+		cfg.Allow = append(cfg.Allow, rule)
 	}
 	if len(cfg.Regressions) > 0 && *baseline == "" {
 		return usageError("--max-regression needs --baseline DIR")

@@ -22,6 +22,7 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -44,6 +45,7 @@ type workloadFlags struct {
 	http2, noLeakCheck, quiet               bool
 	timeScale                               float64
 	runID                                   string
+	allow                                   []string
 	fs                                      *pflag.FlagSet
 }
 
@@ -82,6 +84,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.Float64Var(&w.timeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
 	fs.StringVar(&w.runID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
 	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
+	fs.StringArrayVar(&w.allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
 	return w
 }
 
@@ -121,6 +124,13 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 	}
 	if w.timeScale <= 0 {
 		return cfg, usageError("--time-scale %g: want a positive factor", w.timeScale)
+	}
+	for _, name := range w.allow {
+		rule, err := protocol.ParseRule(name)
+		if err != nil {
+			return cfg, usageError("--allow: %v", err)
+		}
+		cfg.Allow = append(cfg.Allow, rule)
 	}
 	if w.stages != "" {
 		st, err := loadgen.ParseStages(w.stages)
@@ -212,16 +222,20 @@ func runLoad(args []string) error {
 type keyTable struct {
 	cpu        time.Duration // this process's CPU time during the run
 	mu         sync.Mutex
-	cut        int64 // sessions cancelled at the end of the grace period
 	sessions   map[measure.Key]int64
+	hung       map[measure.Key]int64 // sessions with no terminal within --grace or --stream-timeout
 	violations map[measure.Key]int64
+}
+
+func newKeyTable() *keyTable {
+	return &keyTable{sessions: map[measure.Key]int64{}, hung: map[measure.Key]int64{}, violations: map[measure.Key]int64{}}
 }
 
 func (t *keyTable) add(e loadgen.SessionEnd) {
 	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
 	t.mu.Lock()
-	if e.Outcome == "cut" {
-		t.cut++
+	if e.Outcome == loadgen.OutcomeHung {
+		t.hung[k]++
 	}
 	t.sessions[k]++
 	t.violations[k] += int64(len(e.Violations))
@@ -252,7 +266,7 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 		}
 	}()
 	cfg.Interrupt = interrupt
-	table := &keyTable{sessions: map[measure.Key]int64{}, violations: map[measure.Key]int64{}}
+	table := newKeyTable()
 	cfg.OnSessionEnd = table.add
 	var prog *progressView
 	if !quiet {
@@ -302,27 +316,30 @@ func printSummary(w io.Writer, run *measure.Run, table *keyTable) {
 	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
 	sorted := slices.SortedFunc(maps.Keys(table.sessions), measure.Key.Compare)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tdialect\tsessions\tttfc p50\tttfc p99\tgap p99\tviolations\t")
+	fmt.Fprintln(tw, "scenario\tdialect\tsessions\thung\tttfc p50\tttfc p99\tgap p99\tviolations\t")
 	for _, k := range sorted {
 		ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
 		gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
-		row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.sessions[k]), "-", "-", "-", fmt.Sprint(table.violations[k])}
+		row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.sessions[k]), fmt.Sprint(table.hung[k]), "-", "-", "-", fmt.Sprint(table.violations[k])}
 		if ttfc.Count > 0 {
-			row[3], row[4] = ms(ttfc.P50), ms(ttfc.P99)
+			row[4], row[5] = ms(ttfc.P50), ms(ttfc.P99)
 		}
 		if gap.Count > 0 {
-			row[5] = ms(gap.P99)
+			row[6] = ms(gap.P99)
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
 	c := s.Counters
-	fmt.Fprintf(w, "\nrun %s: %s, sessions started %d, ok %d, failed %d, aborted %d (scripted errors %d), frames %d, bytes %d\n",
-		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
+	fmt.Fprintf(w, "\nrun %s: %s, sessions started %d, ok %d, failed %d (hung %d), aborted on purpose %d (scripted errors %d), frames %d, bytes %d\n",
+		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsHung, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
 	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
 		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
-	if table.cut > 0 {
-		fmt.Fprintf(w, "%d sessions (counted as aborted) were still streaming when the grace period ended and were cancelled\n", table.cut)
+	if c.SessionsHung > 0 {
+		fmt.Fprintf(w, "%d sessions hung: no terminal frame within --grace or --stream-timeout; counted as failed (R-terminal)\n", c.SessionsHung)
+	}
+	if c.SessionsCut > 0 {
+		fmt.Fprintf(w, "%d sessions were cancelled unjudged when the run was interrupted\n", c.SessionsCut)
 	}
 	if c.Frames > 0 && table.cpu > 0 {
 		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
@@ -347,6 +364,9 @@ func printSummary(w io.Writer, run *measure.Run, table *keyTable) {
 		for _, r := range s.Verdict.Reasons {
 			fmt.Fprintf(w, "  - %s\n", r)
 		}
+	}
+	if len(s.Verdict.Allowed) > 0 {
+		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(s.Verdict.Allowed, ", "))
 	}
 }
 

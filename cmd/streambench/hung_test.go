@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// stallingTarget is a sim-chat runtime that streams the first half of the answer and then
+// never sends a terminal, until the client leaves.
+func stallingTarget(t *testing.T) *httptest.Server {
+	t.Helper()
+	lib := scenarios.Embedded()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Input string `json:"input"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		d, ok, err := scenarios.ParseDirective(body.Input)
+		sc, known := lib.Get(d.Scenario)
+		if !ok || err != nil || !known {
+			http.Error(w, "bad directive in "+body.Input, http.StatusBadRequest)
+			return
+		}
+		final := sc.Render(d.Seed).Expected().FinalText()
+		chunk, _ := json.Marshal(final[:len(final)/2])
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+		_, _ = w.Write([]byte(`data: {"blockId":"b1","chunk":` + string(chunk) + "}\n\n"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestHungRunFailsTheGate is the acceptance of hung streams end to end: `load` against a
+// target that never sends a terminal fails its run, shows the sessions as hung, and `gate` on
+// the saved run exits 99 on hung==0, even with R-terminal allowed and thresholds that say
+// nothing about hangs.
+func TestHungRunFailsTheGate(t *testing.T) {
+	t.Parallel()
+	srv := stallingTarget(t)
+	dir := t.TempDir()
+	mix := filepath.Join(dir, "mix.yaml")
+	if err := os.WriteFile(mix, []byte("name: stall\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
+		"  - {name: opted-in, dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: stall}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runLoad([]string{"--target", srv.URL, "--mix", mix, "--rate", "20", "--sessions", "2", "--grace", "300ms",
+		"--no-leak-check", "--quiet", "--out", dir, "--run-id", "hung"})
+	if code := exitCode(err); code != exitFailure || !strings.Contains(err.Error(), "2 sessions hung") {
+		t.Fatalf("load: exit %d (%v), want %d and the hung sessions named", code, err, exitFailure)
+	}
+	run, err := readRunArg(filepath.Join(dir, "hung"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	printSummary(&table, run, &keyTable{})
+	if c := run.Summary.Counters; c.SessionsHung != 2 || c.SessionsFailed != 2 || run.Summary.Violations[protocol.RTerminal] != 2 ||
+		!strings.Contains(table.String(), "failed 2 (hung 2)") {
+		t.Errorf("counters %+v, violations %v: want 2 hung among 2 failed, R-terminal twice; summary:\n%s", c, run.Summary.Violations, table.String())
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		// the defaults
+		{"defaults", nil},
+		// a latency threshold alone, and R-terminal allowed: hung==0 still applies
+		{"allowed R-terminal", []string{"--threshold", "duration.p99<1h", "--allow", "R-terminal"}},
+	} {
+		var out bytes.Buffer
+		err := gateMain(append([]string{filepath.Join(dir, "hung")}, tc.args...), &out)
+		if code := exitCode(err); code != exitThreshold || !strings.Contains(out.String(), "hung==0") {
+			t.Errorf("gate %s: exit %d, want %d naming hung==0:\n%s", tc.name, code, exitThreshold, out.String())
+		}
+	}
+}
+
+// TestGateAllow: a run whose only findings are R-abort passes the gate with --allow R-abort,
+// showing them as allowed, and fails it (exit 99) without.
+func TestGateAllow(t *testing.T) {
+	t.Parallel()
+	run := savedRun(t, "aborts", 0, map[protocol.Rule]int64{protocol.RAbort: 12})
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string
+	}{
+		// the known finding declared: pass, and the count shown as allowed
+		{"allowed", []string{run, "--allow", "R-abort"}, exitOK, []string{"gate: PASS", "allowed: R-abort×12", "allow R-abort"}},
+		// the same in Markdown, where the comparison keeps its '<'
+		{"markdown", []string{run, "--allow", "R-abort", "--markdown", "--threshold", "errors<1%"}, exitOK, []string{"Allowed (known findings): R-abort×12", "| allowed |", "| errors<1% |"}},
+		// the same run without it
+		{"not allowed", []string{run}, exitThreshold, []string{"violations==0"}},
+		// a misspelt rule is bad input naming it
+		{"typo", []string{run, "--allow", "R-abrot"}, exitUsage, []string{`unknown rule "R-abrot"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			err := gateMain(tc.args, &out)
+			text := out.String()
+			if err != nil {
+				text += "\nerror: " + err.Error()
+			}
+			if got := exitCode(err); got != tc.wantCode {
+				t.Errorf("exit %d, want %d:\n%s", got, tc.wantCode, text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output lacks %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadAllowFlag: load --allow takes rule IDs and rejects anything else by name, before
+// any session starts.
+func TestLoadAllowFlag(t *testing.T) {
+	t.Parallel()
+	err := runLoad([]string{"--target", "http://127.0.0.1:1", "--sessions", "1", "--allow", "R-abrot"})
+	if code := exitCode(err); code != exitUsage || !strings.Contains(err.Error(), `--allow: unknown rule "R-abrot"`) {
+		t.Errorf("load --allow R-abrot: exit %d (%v), want %d naming the rule", code, err, exitUsage)
+	}
+	w := addWorkloadFlags(newFlagSet("load", ""))
+	if err := parseFlags(w.fs, []string{"--allow", "R-abort", "--allow", "R-terminal"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := w.config()
+	if err != nil || len(cfg.Allow) != 2 || cfg.Allow[0] != protocol.RAbort || cfg.Allow[1] != protocol.RTerminal {
+		t.Errorf("config from --allow R-abort --allow R-terminal: allow %v, %v", cfg.Allow, err)
+	}
+}

@@ -1,0 +1,81 @@
+package loadgen
+
+import (
+	"context"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// TestAllowedRulesDoNotFailTheRun: violations of rules the mix (or Config.Allow) declares as
+// known findings are counted and listed as allowed, and the run passes; the same run without
+// the allow list fails; a rule allowed that the run did not break is not listed.
+func TestAllowedRulesDoNotFailTheRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		mixAllow string
+		allow    []protocol.Rule
+		wantPass bool
+	}{
+		// nothing allowed: R-terminal and R-converge fail the run
+		{"none", "", nil, false},
+		// the mix allows one of the two rules: the other still fails the run
+		{"one", "allow: [R-terminal]\n", nil, false},
+		// the mix and Config.Allow together allow both
+		{"both", "allow: [R-terminal, R-abort]\n", []protocol.Rule{protocol.RConverge}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(&historyServer{})
+			defer srv.Close()
+			run, err := Run(context.Background(), Config{
+				Target: srv.URL, Mix: stallMix(t, tc.mixAllow), MixName: "allow", Rate: 50, Sessions: 1,
+				Allow: tc.allow, Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := run.Summary
+			if s.Violations[protocol.RTerminal] != 1 || s.Violations[protocol.RConverge] != 1 {
+				t.Fatalf("violations %v: want R-terminal and R-converge once each, allowed or not", s.Violations)
+			}
+			if got := s.Counters.FailedByRules; len(got) != 1 || got["R-converge,R-terminal"] != 1 {
+				t.Errorf("failed by rules %v, want the session under R-converge,R-terminal", got)
+			}
+			if s.Verdict.Pass != tc.wantPass {
+				t.Errorf("verdict %+v, want pass %v", s.Verdict, tc.wantPass)
+			}
+			for _, rule := range s.Config.Allow {
+				want := string(rule) + "×1"
+				if listed := slices.Contains(s.Verdict.Allowed, want); listed != (rule != protocol.RAbort) {
+					t.Errorf("verdict allowed %q: %s listed %v (a rule broken is listed, one not broken is not)", s.Verdict.Allowed, want, listed)
+				}
+			}
+			for _, r := range s.Verdict.Reasons {
+				for _, rule := range s.Config.Allow {
+					if strings.Contains(r, string(rule)) {
+						t.Errorf("reason %q names allowed rule %s", r, rule)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestAllowNamesKnownRules: a misspelt rule is bad input, named, in the mix and in Config.
+func TestAllowNamesKnownRules(t *testing.T) {
+	t.Parallel()
+	_, err := ParseMix("typo.yaml", []byte("scenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: x}]}\nallow: [R-abrot]\n"))
+	if err == nil || !strings.Contains(err.Error(), `typo.yaml: allow[0]: unknown rule "R-abrot"`) {
+		t.Errorf("mix with allow: [R-abrot]: %v, want an error naming the file, allow[0] and the rule", err)
+	}
+	_, err = Run(context.Background(), Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Allow: []protocol.Rule{"abort"}, NoLeakCheck: true})
+	if err == nil || !strings.Contains(err.Error(), `allow[0]: unknown rule "abort"`) {
+		t.Errorf("Config.Allow [abort]: %v, want an error naming allow[0] and the rule", err)
+	}
+}
