@@ -57,7 +57,9 @@ const (
 func Rules() []Rule {
 	return []Rule{RConverge, RResetScope, RLegacySettled, RThinkingGate, RToolGate, RNoThinkingAnswer,
 		RToolRedaction, RToolLifecycle, RTerminal, RAbort, RComposeAnswer, RComposeArgs, RComposeThinking,
-		RFraming, RHeaders}
+		RFraming, RHeaders,
+		ROpenAIToolCall, ROpenAIFinish, ROpenAIUsage, ROpenAIDone, ROpenAIError, ROpenAIContent,
+		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent}
 }
 
 // ParseRule returns the rule named s, or an error naming s and the known rules.

@@ -20,3 +20,22 @@ func TestParseRule(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesListsEveryConstant: Rules() is written by hand, so a Rule constant added without it
+// would be rejected by --allow; the constants are read from the source.
+func TestRulesListsEveryConstant(t *testing.T) {
+	t.Parallel()
+	listed := map[Rule]bool{}
+	for _, r := range Rules() {
+		listed[r] = true
+	}
+	declared := declaredRules(t)
+	for _, r := range declared {
+		if !listed[r] {
+			t.Errorf("Rule constant %s is missing from Rules()", r)
+		}
+	}
+	if len(listed) != len(declared) {
+		t.Errorf("Rules() lists %d rules, the package declares %d", len(listed), len(declared))
+	}
+}
