@@ -13,6 +13,8 @@ package loadgen
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -56,6 +58,11 @@ type runner struct {
 	samples    sampler
 	peakActive atomic.Int64
 
+	// reqOpts are each profile's headers and path templates; redactor hides their secret
+	// values in text that might quote a request (nil: no secrets).
+	reqOpts  map[*Profile]*profileRequest
+	redactor *strings.Replacer
+
 	errMu     sync.Mutex
 	errSeen   int
 	errSample []string // the first few unscripted errors, for the verdict
@@ -69,8 +76,17 @@ func (r *runner) noteError(err error) {
 	defer r.errMu.Unlock()
 	r.errSeen++
 	if len(r.errSample) < maxErrorSamples {
-		r.errSample = append(r.errSample, err.Error())
+		r.errSample = append(r.errSample, r.redact(err.Error()))
 	}
+}
+
+// redact replaces the secret header values in s (a server may echo a request's headers in
+// an error body).
+func (r *runner) redact(s string) string {
+	if r.redactor == nil {
+		return s
+	}
+	return r.redactor.Replace(s)
 }
 
 // noteViolations counts a counted session's violations and offers it as a sample.
@@ -78,7 +94,7 @@ func (r *runner) noteViolations(p *sessionPlan, vs []protocol.Violation) {
 	for i, v := range vs {
 		r.rec.violation(v.Rule)
 		if !slices.ContainsFunc(vs[:i], func(o protocol.Violation) bool { return o.Rule == v.Rule }) {
-			r.samples.offer(p.pick.Index, p.id, v.Rule, v.Detail)
+			r.samples.offer(p.pick.Index, p.id, v.Rule, r.redact(v.Detail))
 		}
 	}
 }
@@ -98,25 +114,53 @@ func (c *Config) concurrency() int {
 }
 
 // newTransport builds the generator's HTTP transport: HTTP/1.1 with one connection per open
-// stream (as browsers with EventSource) on the goroutine-free streamTransport, or cleartext
-// HTTP/2 on net/http's Transport, multiplexing streams over a few connections.
-func newTransport(cfg *Config) http.RoundTripper {
+// stream (as browsers with EventSource) on the goroutine-free streamTransport, over TLS for
+// https; or HTTP/2 on net/http's Transport (h2c for http, h2 by ALPN for https),
+// multiplexing streams over a few connections.
+func newTransport(cfg *Config) (http.RoundTripper, error) {
+	tlsConf, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
 	conc := cfg.concurrency()
 	if !cfg.HTTP2 {
-		return newStreamTransport(conc + 16)
+		return newStreamTransport(conc+16, tlsConf), nil
 	}
 	p := new(http.Protocols)
 	p.SetUnencryptedHTTP2(true)
+	p.SetHTTP2(true)
 	return &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tlsConf,
 		MaxConnsPerHost:     0,
 		MaxIdleConns:        conc + 16,
 		MaxIdleConnsPerHost: conc + 16,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 		Protocols:           p,
+	}, nil
+}
+
+// tlsConfig is the client TLS config for https targets: the CA file's roots or the system's,
+// or no verification with Insecure.
+func (c *Config) tlsConfig() (*tls.Config, error) {
+	conf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c.Insecure {
+		conf.InsecureSkipVerify = true // the user asked: --insecure
 	}
+	if c.CACertFile != "" {
+		pem, err := os.ReadFile(c.CACertFile)
+		if err != nil {
+			return nil, fmt.Errorf("ca cert: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("ca cert %s: no PEM certificate in it", c.CACertFile)
+		}
+		conf.RootCAs = pool
+	}
+	return conf, nil
 }
 
 func newRunID() string {
@@ -144,6 +188,10 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		rec:      newRecorder(runtime.GOMAXPROCS(0)),
 		runID:    cfg.RunID,
 	}
+	if r.reqOpts, err = cfg.requestOptions(); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	r.redactor = secretValues(r.reqOpts)
 	for _, d := range cfg.Mix.Dialects() {
 		if r.dialects[d] == nil {
 			return nil, fmt.Errorf("load: mix %s: dialect %s is not available", cfg.MixName, d)
@@ -154,7 +202,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	rt := cfg.Transport
 	if rt == nil {
-		rt = newTransport(&cfg)
+		if rt, err = newTransport(&cfg); err != nil {
+			return nil, fmt.Errorf("load: %w", err)
+		}
 	}
 	r.client = &http.Client{Transport: rt}
 	r.samples.perRule = cfg.SamplesPerRule
@@ -479,6 +529,30 @@ func (r *runner) recordedConfig() measure.Config {
 		MaxInflight: c.MaxInflight, Duration: c.Duration, Sessions: c.Sessions,
 		Warmup: c.Warmup, ThinkTime: c.ThinkTime, Mix: c.MixName, Seed: c.Seed,
 		Faults: c.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Extra: c.Extra,
+	}
+	// Request options go into Extra, headers redacted here, once, so nothing downstream
+	// (summary.json, the report) ever holds a secret.
+	extra := map[string]string{}
+	if len(c.Headers) > 0 {
+		extra["header"] = strings.Join(RedactedHeaders(c.Headers), "; ")
+	}
+	if c.Path != "" {
+		extra["path"] = c.Path
+	}
+	if c.StopPath != "" {
+		extra["stop-path"] = c.StopPath
+	}
+	if c.CACertFile != "" {
+		extra["ca-cert"] = c.CACertFile
+	}
+	if c.Insecure {
+		extra["insecure"] = "true"
+	}
+	if len(extra) > 0 {
+		for k, v := range c.Extra {
+			extra[k] = r.redact(v)
+		}
+		mc.Extra = extra
 	}
 	if c.openLoop() {
 		mc.Arrival = c.Arrival
