@@ -357,4 +357,3 @@ func TestTLSErrorUnwraps(t *testing.T) {
 		t.Errorf("error %v: want a *TLSError naming %s", err, ts.Listener.Addr())
 	}
 }
-
