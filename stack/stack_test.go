@@ -113,7 +113,7 @@ func TestWaitHealthyNamesTheUnhealthyURL(t *testing.T) {
 	}
 	go srv.Serve(ln)
 	defer srv.Close()
-	err = waitHealthy(300*time.Millisecond, "http://"+ln.Addr().String())
+	err = waitHealthy(&http.Client{Timeout: time.Second}, 300*time.Millisecond, "http://"+ln.Addr().String())
 	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) || !strings.Contains(err.Error(), "HTTP 503") {
 		t.Errorf("err %v, want one naming the URL and its status", err)
 	}
