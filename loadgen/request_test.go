@@ -3,9 +3,16 @@ package loadgen
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +20,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/measure"
@@ -355,5 +363,77 @@ func TestTLSErrorUnwraps(t *testing.T) {
 	var te *TLSError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "TLS handshake with "+ts.Listener.Addr().String()) {
 		t.Errorf("error %v: want a *TLSError naming %s", err, ts.Listener.Addr())
+	}
+}
+
+// TestHTTPSExpiredCertificate: a trusted certificate past its NotAfter fails every session
+// with a transport error naming the host and "expired"; the run itself goes on.
+func TestHTTPSExpiredCertificate(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "expired"},
+		NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true, IsCA: true, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mix := mixOf(t, []string{"plain-answer"}, optedInNone)
+	run := runLoad(t, Config{
+		Target: ts.URL, Mix: mix, MixName: mix.Name, RunID: "expired", Clients: 1, Sessions: 3,
+		NoLeakCheck: true, CACertFile: ca,
+	})
+	c := run.Summary.Counters
+	reasons := strings.Join(run.Summary.Verdict.Reasons, "; ")
+	if c.TransportErrors != 3 || !strings.Contains(reasons, "TLS handshake with "+ts.Listener.Addr().String()) ||
+		!strings.Contains(reasons, "certificate has expired") {
+		t.Errorf("want 3 transport errors naming the host and the expiry\n%s", describe(run))
+	}
+}
+
+func TestCACertFileErrors(t *testing.T) {
+	t.Parallel()
+	mix := mixOf(t, []string{"plain-answer"}, optedInNone)
+	notPEM := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		// A missing file.
+		{Config{CACertFile: "/nonexistent/ca.pem"}, "ca cert: open /nonexistent/ca.pem"},
+		// A file without a PEM certificate.
+		{Config{CACertFile: notPEM}, "no PEM certificate in it"},
+		// Both a CA and no verification.
+		{Config{CACertFile: notPEM, Insecure: true}, "not both"},
+		// A path for a mix of several dialects.
+		{Config{Path: "/x/{slug}", Mix: mixOf(t, []string{"plain-answer"}, optedInNone+canvas)}, "choose one dialect"},
+		// A path whose placeholder is not the dialect's.
+		{Config{Path: "/x/{agent}"}, "unknown placeholder {agent} (known: {slug})"},
+	} {
+		cfg := tc.cfg
+		cfg.Target, cfg.Clients, cfg.Sessions, cfg.NoLeakCheck = "https://127.0.0.1:1", 1, 1, true
+		if cfg.Mix == nil {
+			cfg.Mix = mix
+		}
+		if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.cfg, err, tc.want)
+		}
 	}
 }

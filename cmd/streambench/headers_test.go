@@ -130,15 +130,18 @@ func TestLoadHeadersOverHTTPS(t *testing.T) {
 }
 
 // TestRunTLS: `run --tls` serves the stack's runtime over HTTPS and the generator trusts its
-// certificate, over HTTP/1.1 and h2; a --header secret stays out of output and files.
+// certificate, over HTTP/1.1 (in process) and h2 (child processes: the runtime's --tls-cert
+// and --tls-key); a --header secret stays out of output and files.
 func TestRunTLS(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-run-tls-0123456789"
-	for _, proto := range []string{"--http2=false", "--http2"} {
+	for _, tc := range []struct{ proto, where string }{{"--http2=false", "--in-process"}, {"--http2", "--in-process=false"}} {
+		proto := tc.proto
 		out := t.TempDir()
-		code, output := runMain(t, "run", "--tls", proto, "--in-process", "--clients", "3", "--sessions", "20",
+		code, output := runMain(t, "run", "--tls", proto, tc.where, "--clients", "3", "--sessions", "20",
 			"--time-scale", "0.05", "--quiet", "--header", "X-Api-Key: "+secret, "--run-id", "tls", "--out", out)
-		if code != 0 || !strings.Contains(output, "runtime https://127.0.0.1:") || !strings.Contains(output, "verdict: PASS") {
+		if code != 0 || !strings.Contains(output, "runtime https://127.0.0.1:") || !strings.Contains(output, "verdict: PASS") ||
+			(tc.where == "--in-process=false") != strings.Contains(output, "(child processes)") {
 			t.Fatalf("run --tls %s: exit %d:\n%s", proto, code, output)
 		}
 		assertSecretNowhere(t, secret, output, out)
