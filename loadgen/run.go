@@ -551,7 +551,7 @@ func (r *runner) recordedConfig() measure.Config {
 	if c.Insecure {
 		extra["insecure"] = "true"
 	}
-	if len(extra) > 0 {
+	if len(extra) > 0 || r.redactor != nil {
 		for k, v := range c.Extra {
 			extra[k] = r.redact(v)
 		}

@@ -176,3 +176,21 @@ func TestRequestFlagErrors(t *testing.T) {
 func pemCert(ts *httptest.Server) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
 }
+
+func TestRuntimeTLSFlagErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// A certificate without its key.
+		{[]string{"--tls-cert", "cert.pem"}, "--tls-cert and --tls-key go together"},
+		// Files that do not exist: both are named.
+		{[]string{"--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem"}, "--tls-cert /nonexistent/c.pem / --tls-key /nonexistent/k.pem"},
+	} {
+		code, output := runMain(t, append([]string{"runtime", "--addr", "127.0.0.1:0"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(output, tc.want) {
+			t.Errorf("runtime %v: exit %d, output %q; want %d and %q", tc.args, code, output, exitUsage, tc.want)
+		}
+	}
+}
