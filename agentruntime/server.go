@@ -8,6 +8,7 @@ package agentruntime
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,6 +78,9 @@ type Options struct {
 	ToolTimeScale float64
 	// Logger receives lifecycle and failure lines; nil discards.
 	Logger *slog.Logger
+	// TLS, when set (with a certificate), makes Serve speak HTTPS: HTTP/1.1 and h2 by ALPN,
+	// no cleartext.
+	TLS *tls.Config
 }
 
 // Server is the reference runtime. Create it with New; it is safe for concurrent use.
@@ -221,12 +225,17 @@ func (s *Server) Metrics() http.Handler {
 	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 }
 
-// Serve serves the handler on ln (HTTP/1.1, and h2c for clients that ask for it) until
-// Shutdown or Close. It returns http.ErrServerClosed after a shutdown.
+// Serve serves the handler on ln (HTTP/1.1, and h2c for clients that ask for it; HTTPS with
+// HTTP/1.1 and h2 when Options.TLS is set) until Shutdown or Close. It returns
+// http.ErrServerClosed after a shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	p := new(http.Protocols)
 	p.SetHTTP1(true)
-	p.SetUnencryptedHTTP2(true)
+	if s.opts.TLS != nil {
+		p.SetHTTP2(true)
+	} else {
+		p.SetUnencryptedHTTP2(true)
+	}
 	hs := &http.Server{
 		Handler:           s.mux,
 		Protocols:         p,
@@ -237,6 +246,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.httpMu.Lock()
 	s.servers = append(s.servers, hs)
 	s.httpMu.Unlock()
+	if s.opts.TLS != nil {
+		hs.TLSConfig = s.opts.TLS.Clone()
+		return hs.ServeTLS(ln, "", "")
+	}
 	return hs.Serve(ln)
 }
 

@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +34,9 @@ func TestMain(m *testing.M) {
 	switch os.Getenv("LOADGEN_CHILD_SERVER") {
 	case "hold":
 		holdServer()
+		return
+	case "hold-tls":
+		holdTLSServer()
 		return
 	case "paced":
 		pacedServer()
@@ -60,6 +66,29 @@ func holdServer() {
 		<-r.Context().Done()
 	})
 	_ = srv.Serve(ln)
+}
+
+// holdTLSServer is holdServer over TLS (HTTP/1.1 and h2 by ALPN) on httptest's certificate,
+// which it writes as PEM to $LOADGEN_CERT for the client to trust.
+func holdTLSServer() {
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = io.WriteString(w, "data: {\"blockId\":\"b1\",\"chunk\":\"Hello\"}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	ts.EnableHTTP2 = true
+	ts.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: 100_000}
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+	ts.StartTLS()
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	if err := os.WriteFile(os.Getenv("LOADGEN_CERT"), cert, 0o600); err != nil {
+		fmt.Println("write cert:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("listening on %s\n", ts.URL)
+	select {}
 }
 
 // pacedServer answers every request with the body in $LOADGEN_BODY: its first frame exactly
@@ -256,24 +285,34 @@ func BenchmarkClientPerFrame(b *testing.B) {
 //
 //	go test -run '^$' -bench OpenStreamMemory -benchtime 1x ./loadgen
 func BenchmarkOpenStreamMemory(b *testing.B) {
-	for _, h2c := range []bool{false, true} {
-		for _, streams := range []int{1000, 4000} {
-			name := fmt.Sprintf("http1/streams=%d", streams)
-			if h2c {
-				name = fmt.Sprintf("h2c/streams=%d", streams)
-			}
-			b.Run(name, func(b *testing.B) {
+	for _, tc := range []struct {
+		mode    string // http1, h2c, https1 (the stream transport over TLS), h2 (TLS, ALPN)
+		streams []int
+	}{
+		{"http1", []int{1000, 4000}},
+		{"h2c", []int{1000, 4000}},
+		{"https1", []int{2000, 5000}},
+		{"h2", []int{2000, 5000}},
+	} {
+		for _, streams := range tc.streams {
+			b.Run(fmt.Sprintf("%s/streams=%d", tc.mode, streams), func(b *testing.B) {
 				for b.Loop() {
-					b.ReportMetric(openStreamMemory(b, streams, h2c), "B/stream")
+					b.ReportMetric(openStreamMemory(b, streams, tc.mode), "B/stream")
 				}
 			})
 		}
 	}
 }
 
-func openStreamMemory(b *testing.B, streams int, h2c bool) float64 {
+func openStreamMemory(b *testing.B, streams int, mode string) float64 {
 	b.Helper()
-	url := startChildServer(b, "LOADGEN_CHILD_SERVER=hold")
+	var url, ca string
+	if mode == "https1" || mode == "h2" {
+		ca = filepath.Join(b.TempDir(), "ca.pem")
+		url = startChildServer(b, "LOADGEN_CHILD_SERVER=hold-tls", "LOADGEN_CERT="+ca)
+	} else {
+		url = startChildServer(b, "LOADGEN_CHILD_SERVER=hold")
+	}
 	mix, err := ParseMix("hold", []byte("name: hold\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: hold}]}\n"))
 	if err != nil {
 		b.Fatal(err)
@@ -289,7 +328,8 @@ func openStreamMemory(b *testing.B, streams int, h2c bool) float64 {
 		defer close(done)
 		_, _ = Run(ctx, Config{
 			Target: url, Mix: mix, RunID: "hold", Clients: streams, Sessions: int64(streams),
-			NoLeakCheck: true, RuntimeMetricsURL: "-", StreamTimeout: time.Minute, HTTP2: h2c,
+			NoLeakCheck: true, RuntimeMetricsURL: "-", StreamTimeout: time.Minute,
+			HTTP2: mode == "h2c" || mode == "h2", CACertFile: ca,
 			OnProgress: func(p Progress) {
 				if p.Active == int64(streams) {
 					select {

@@ -57,8 +57,26 @@ type Config struct {
 	// it (or Grace) ends is hung: failed, R-terminal, counted apart (Counters.SessionsHung).
 	StreamTimeout time.Duration
 
-	// HTTP2 uses cleartext HTTP/2 (h2c) instead of one HTTP/1.1 connection per stream.
+	// HTTP2 uses HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1
+	// connection per stream.
 	HTTP2 bool
+	// CACertFile is a PEM file of the certificates an https:// target's chain must lead to,
+	// instead of the system's roots. Insecure skips certificate verification altogether.
+	// The server name checked (and sent as SNI) is the target URL's host.
+	CACertFile string
+	Insecure   bool
+
+	// Headers are sent on every request to the target (streams and stop requests), over the
+	// mix profiles' headers of the same name. Sensitive values (SensitiveHeader) are recorded
+	// and printed as Redacted.
+	Headers http.Header
+	// Path is the stream request's path template for every profile ("" = each profile's, or
+	// its dialect's default); the mix must then have one dialect. Placeholders: compose
+	// {agent}, sim-chat {slug}, sim-canvas {workflow}.
+	Path string
+	// StopPath is the compose stop request's path template (placeholders {agent} and {run});
+	// "" derives it from the stream path (compose.StopPathFor).
+	StopPath string
 	// Transport, when set, replaces the transport the generator builds (tests).
 	Transport http.RoundTripper
 	// Clock times open-loop starts (nil: hrtimer.New(), which wakes within microseconds
@@ -193,6 +211,12 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.RuntimeMetricsURL = cfg.Target + "/metrics"
 	}
 	var errs []error
+	if cfg.Path != "" && len(cfg.Mix.Dialects()) > 1 {
+		errs = append(errs, fmt.Errorf("path %q: the mix has profiles of several dialects (%v), whose paths differ; choose one dialect", cfg.Path, cfg.Mix.Dialects()))
+	}
+	if cfg.CACertFile != "" && cfg.Insecure {
+		errs = append(errs, errors.New("ca cert and insecure: verify against the CA file, or skip verification, not both"))
+	}
 	if cfg.Target == "" {
 		errs = append(errs, errors.New("target: the runtime's base URL is required"))
 	}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -57,6 +58,14 @@ type Profile struct {
 	Weight  float64 `yaml:"weight"`
 	// Targets are the deployments this client talks to, picked uniformly.
 	Targets []Target `yaml:"targets"`
+	// Headers are sent on every request of this profile ("Name: value" pairs; Config.Headers
+	// win for the same name). Sensitive values are never recorded or printed.
+	Headers map[string]string `yaml:"headers"`
+	// Path is the stream request's path template ("" = the dialect's default; placeholders
+	// compose {agent}, sim-chat {slug}, sim-canvas {workflow}). StopPath is compose's stop
+	// request path ({agent}, {run}; "" = derived from Path).
+	Path     string `yaml:"path"`
+	StopPath string `yaml:"stopPath"`
 }
 
 // Target is a deployment slug (sim-chat), workflow id (sim-canvas) or agent id (compose) with the
@@ -141,6 +150,16 @@ func (m *Mix) validate() error {
 		if len(p.Targets) == 0 {
 			errs = append(errs, fmt.Errorf("%s.targets: at least one target is required", where))
 		}
+		for name, v := range p.Headers {
+			if _, _, err := ParseHeader(name + ": " + v); err != nil {
+				errs = append(errs, fmt.Errorf("%s.headers: %w", where, err))
+			}
+		}
+		if p.Dialect == DialectSimChat || p.Dialect == DialectSimCanvas || p.Dialect == DialectCompose {
+			if err := CheckPaths(p.Dialect, p.Path, p.StopPath); err != nil {
+				errs = append(errs, fmt.Errorf("%s.path: %w", where, err))
+			}
+		}
 		for j, t := range p.Targets {
 			if t.Slug == "" {
 				errs = append(errs, fmt.Errorf("%s.targets[%d].slug: required", where, j))
@@ -183,6 +202,7 @@ func (m *Mix) Restrict(dialect string, optedIn *bool, slug *Target) (*Mix, error
 			continue
 		}
 		p.Targets = slices.Clone(p.Targets)
+		p.Headers = maps.Clone(p.Headers)
 		out.Profiles = append(out.Profiles, p)
 	}
 	if len(out.Profiles) == 0 {

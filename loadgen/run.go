@@ -13,6 +13,8 @@ package loadgen
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -57,6 +59,11 @@ type runner struct {
 	replays    atomic.Uint64 // replays so far, numbering their session ids
 	peakActive atomic.Int64
 
+	// reqOpts are each profile's headers and path templates; redactor hides their secret
+	// values in text that might quote a request (nil: no secrets).
+	reqOpts  map[*Profile]*profileRequest
+	redactor *strings.Replacer
+
 	errMu     sync.Mutex
 	errSeen   int
 	errSample []string // the first few unscripted errors, for the verdict
@@ -70,8 +77,17 @@ func (r *runner) noteError(err error) {
 	defer r.errMu.Unlock()
 	r.errSeen++
 	if len(r.errSample) < maxErrorSamples {
-		r.errSample = append(r.errSample, err.Error())
+		r.errSample = append(r.errSample, r.redact(err.Error()))
 	}
+}
+
+// redact replaces the secret header values in s (a server may echo a request's headers in
+// an error body).
+func (r *runner) redact(s string) string {
+	if r.redactor == nil {
+		return s
+	}
+	return r.redactor.Replace(s)
 }
 
 // noteViolations counts a counted session's violations and offers it as a sample.
@@ -88,7 +104,7 @@ func (r *runner) noteViolationsOf(p *sessionPlan, vs []protocol.Violation, hung 
 	for i, v := range vs {
 		r.rec.violation(v.Rule)
 		if !slices.ContainsFunc(vs[:i], func(o protocol.Violation) bool { return o.Rule == v.Rule }) {
-			r.samples.offer(pendingSample{index: p.pick.Index, id: p.id, rule: v.Rule, detail: v.Detail, hung: hung})
+			r.samples.offer(pendingSample{index: p.pick.Index, id: p.id, rule: v.Rule, detail: r.redact(v.Detail), hung: hung})
 		}
 	}
 }
@@ -108,25 +124,56 @@ func (c *Config) concurrency() int {
 }
 
 // newTransport builds the generator's HTTP transport: HTTP/1.1 with one connection per open
-// stream (as browsers with EventSource) on the goroutine-free streamTransport, or cleartext
-// HTTP/2 on net/http's Transport, multiplexing streams over a few connections.
-func newTransport(cfg *Config) http.RoundTripper {
+// stream (as browsers with EventSource) on the goroutine-free streamTransport, over TLS for
+// https; or HTTP/2 on net/http's Transport (h2c for http, h2 by ALPN for https),
+// multiplexing streams over a few connections.
+func newTransport(cfg *Config) (http.RoundTripper, error) {
+	tlsConf, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
 	conc := cfg.concurrency()
 	if !cfg.HTTP2 {
-		return newStreamTransport(conc + 16)
+		return newStreamTransport(conc+16, tlsConf), nil
 	}
 	p := new(http.Protocols)
 	p.SetUnencryptedHTTP2(true)
+	p.SetHTTP2(true)
 	return &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tlsConf,
 		MaxConnsPerHost:     0,
 		MaxIdleConns:        conc + 16,
 		MaxIdleConnsPerHost: conc + 16,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 		Protocols:           p,
+	}, nil
+}
+
+// tlsConfig is the client TLS config for https targets: the CA file's roots or the system's,
+// or no verification with Insecure.
+func (c *Config) tlsConfig() (*tls.Config, error) {
+	// X25519 and P-256 only: the hybrid post-quantum share Go offers by default
+	// (X25519MLKEM768) keeps ~5 KiB of key material per connection for its life, a quarter of
+	// an open TLS stream's memory, and a load generator's traffic needs no such secrecy.
+	conf := &tls.Config{MinVersion: tls.VersionTLS12, CurvePreferences: []tls.CurveID{tls.X25519, tls.CurveP256}}
+	if c.Insecure {
+		conf.InsecureSkipVerify = true // the user asked: --insecure
 	}
+	if c.CACertFile != "" {
+		pem, err := os.ReadFile(c.CACertFile)
+		if err != nil {
+			return nil, fmt.Errorf("ca cert: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("ca cert %s: no PEM certificate in it", c.CACertFile)
+		}
+		conf.RootCAs = pool
+	}
+	return conf, nil
 }
 
 func newRunID() string {
@@ -154,6 +201,10 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		rec:      newRecorder(runtime.GOMAXPROCS(0)),
 		runID:    cfg.RunID,
 	}
+	if r.reqOpts, err = cfg.requestOptions(); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	r.redactor = secretValues(r.reqOpts)
 	for _, d := range cfg.Mix.Dialects() {
 		if r.dialects[d] == nil {
 			return nil, fmt.Errorf("load: mix %s: dialect %s is not available", cfg.MixName, d)
@@ -164,7 +215,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	rt := cfg.Transport
 	if rt == nil {
-		rt = newTransport(&cfg)
+		if rt, err = newTransport(&cfg); err != nil {
+			return nil, fmt.Errorf("load: %w", err)
+		}
 	}
 	r.client = &http.Client{Transport: rt}
 	r.samples.perRule = cfg.SamplesPerRule
@@ -502,6 +555,30 @@ func (r *runner) recordedConfig() measure.Config {
 		MaxInflight: c.MaxInflight, Duration: c.Duration, Sessions: c.Sessions,
 		Warmup: c.Warmup, ThinkTime: c.ThinkTime, Mix: c.MixName, Seed: c.Seed,
 		Faults: c.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Allow: c.allowed(), Extra: c.Extra,
+	}
+	// Request options go into Extra, headers redacted here, once, so nothing downstream
+	// (summary.json, the report) ever holds a secret.
+	extra := map[string]string{}
+	if len(c.Headers) > 0 {
+		extra["header"] = strings.Join(RedactedHeaders(c.Headers), "; ")
+	}
+	if c.Path != "" {
+		extra["path"] = c.Path
+	}
+	if c.StopPath != "" {
+		extra["stop-path"] = c.StopPath
+	}
+	if c.CACertFile != "" {
+		extra["ca-cert"] = c.CACertFile
+	}
+	if c.Insecure {
+		extra["insecure"] = "true"
+	}
+	if len(extra) > 0 || r.redactor != nil {
+		for k, v := range c.Extra {
+			extra[k] = r.redact(v)
+		}
+		mc.Extra = extra
 	}
 	if c.openLoop() {
 		mc.Arrival = c.Arrival

@@ -26,6 +26,8 @@ type sessionPlan struct {
 	dialect protocol.Dialect
 	label   string // dialect part of the histogram keys (sim-chat-optedin, ...)
 	session *protocol.Session
+	// req is the profile's headers and paths (nil in tests that build plans by hand).
+	req *profileRequest
 	// trigger is the scripted client action (abort, or stop when stop is set); triggerAt is
 	// when it fires, from the request, for time-based triggers (timed). The rendered Script
 	// itself is not kept: at thousands of open streams its steps would dominate memory.
@@ -45,8 +47,9 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 	if sc.Prompt != "" {
 		input += " " + sc.Prompt
 	}
+	ro := r.reqOpts[pick.Profile]
 	p := &sessionPlan{
-		pick: pick, id: id,
+		pick: pick, id: id, req: ro,
 		dialect: r.dialects[pick.Profile.Dialect],
 		label:   pick.Profile.Label(),
 		session: &protocol.Session{
@@ -55,6 +58,9 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 			Policy:   pick.Target.Policy(),
 			Expected: script.Expected(),
 		},
+	}
+	if ro != nil {
+		p.session.Path, p.session.StopPath = ro.path, ro.stopPath
 	}
 	p.trigger = script.Client.Abort
 	if p.trigger == nil && script.Client.Stop != nil {
@@ -272,6 +278,9 @@ func (s *streamState) open() bool {
 		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
 		return false
 	}
+	if p.req != nil {
+		p.req.apply(req)
+	}
 	sent := time.Now()
 	if trig != nil && !isStop && p.timed {
 		s.timer = time.AfterFunc(p.triggerAt, func() { act.fire() })
@@ -314,7 +323,7 @@ func (s *streamState) open() bool {
 		res.outcome = OutcomeFailed
 		res.violations = nil
 		if s.capture > 0 {
-			res.frames = append(res.frames, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body))
+			res.frames = append(res.frames, r.redact(fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body)))
 		}
 		m.flush()
 		return false
@@ -435,7 +444,7 @@ func (s *streamState) read() {
 //go:noinline
 func (s *streamState) captureFrame(ev *sse.Event) {
 	if len(s.res.frames) < s.capture {
-		s.res.frames = append(s.res.frames, frameCapture(ev))
+		s.res.frames = append(s.res.frames, s.r.redact(frameCapture(ev)))
 	}
 }
 
@@ -574,7 +583,7 @@ func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionRes
 		r.noteError(err)
 		r.noteViolations(p, res.violations)
 	} else {
-		res.frames = append(res.frames, "error: "+err.Error())
+		res.frames = append(res.frames, "error: "+r.redact(err.Error()))
 	}
 	m.flush()
 	return *res
@@ -631,6 +640,9 @@ func (r *runner) sendStop(ctx context.Context, s protocol.Stopper, p *sessionPla
 	req, err := s.NewStopRequest(ctx, r.cfg.Target, p.session, resp)
 	if err != nil {
 		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.id, err)}
+	}
+	if p.req != nil {
+		p.req.apply(req)
 	}
 	sr, err := r.client.Do(req)
 	if err != nil {

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -22,15 +23,21 @@ import (
 // goroutines and two buffers per connection, which at 10,000 open streams is most of the
 // generator's memory (see BenchmarkOpenStreamMemory).
 //
-// It speaks plain http only. A request reusing a parked connection the server has since
+// It speaks http and https: over TLS (crypto/tls, ALPN offering http/1.1 only, SNI and the
+// verified name from the URL's host) each stream still has its own connection. A request
+// reusing a parked connection the server has since
 // closed is retried once on a new connection (nothing was read, and the body can be
 // replayed), as net/http does. Safe for concurrent use.
 type streamTransport struct {
 	dialer  net.Dialer
 	maxIdle int // parked connections kept per host
+	tls     *tls.Config
 
 	mu   sync.Mutex
 	idle map[string][]*streamConn
+	// hostTLS is tls with ServerName set, one per host: every connection keeps a pointer to
+	// its config, so a per-connection clone would cost ~1 KiB per open stream.
+	hostTLS map[string]*tls.Config
 }
 
 // streamConn is one connection and its response reader.
@@ -51,35 +58,69 @@ const (
 
 var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamWriteBuffer) }}
 
-func newStreamTransport(maxIdle int) *streamTransport {
+// newStreamTransport returns a transport parking up to maxIdle connections per host. tlsConf
+// (nil: system roots, verified) is the base TLS config for https; NextProtos is set to
+// http/1.1, the only protocol this transport speaks.
+func newStreamTransport(maxIdle int, tlsConf *tls.Config) *streamTransport {
+	if tlsConf == nil {
+		tlsConf = &tls.Config{}
+	}
+	tlsConf = tlsConf.Clone()
+	tlsConf.NextProtos = []string{"http/1.1"}
 	return &streamTransport{
 		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
 		maxIdle: maxIdle,
+		tls:     tlsConf,
 		idle:    make(map[string][]*streamConn),
+		hostTLS: make(map[string]*tls.Config),
 	}
 }
 
+// hostPort is the request's host:port, with the scheme's default port.
 func hostPort(req *http.Request) string {
 	if req.URL.Port() != "" {
 		return req.URL.Host
 	}
-	return net.JoinHostPort(req.URL.Hostname(), "80")
+	port := "80"
+	if req.URL.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(req.URL.Hostname(), port)
+}
+
+// connKey names the pool a connection belongs to: a TLS and a plain connection to one
+// host:port are not interchangeable.
+func connKey(req *http.Request) string { return req.URL.Scheme + "://" + hostPort(req) }
+
+// configFor returns the TLS config for host (SNI and the name the certificate must carry).
+func (t *streamTransport) configFor(host string) *tls.Config {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.hostTLS[host]
+	if c == nil {
+		c = t.tls.Clone()
+		if c.ServerName == "" {
+			c.ServerName = host
+		}
+		t.hostTLS[host] = c
+	}
+	return c
 }
 
 // RoundTrip sends req on a parked or new connection and returns the response; its body
 // releases the connection when closed (parked again only if it was read to the end).
 func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Scheme != "http" {
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		closeBody(req)
-		return nil, fmt.Errorf("loadgen HTTP/1.1 transport: scheme %q not supported (plain http only; use --http2 for h2c)", req.URL.Scheme)
+		return nil, fmt.Errorf("loadgen HTTP/1.1 transport: scheme %q not supported (http or https)", req.URL.Scheme)
 	}
-	addr := hostPort(req)
+	key := connKey(req)
 	ctx := req.Context()
 	for attempt := 0; ; attempt++ {
-		c, reused := t.take(addr)
+		c, reused := t.take(key)
 		if c == nil {
 			var err error
-			if c, err = t.dial(ctx, addr); err != nil {
+			if c, err = t.dial(ctx, req); err != nil {
 				closeBody(req)
 				return nil, err
 			}
@@ -108,8 +149,10 @@ func closeBody(req *http.Request) {
 	}
 }
 
-// dial opens a new connection, reporting it to the request's httptrace hooks.
-func (t *streamTransport) dial(ctx context.Context, addr string) (*streamConn, error) {
+// dial opens a new connection for req (TLS for https, the handshake included), reporting it
+// to the request's httptrace hooks.
+func (t *streamTransport) dial(ctx context.Context, req *http.Request) (*streamConn, error) {
+	addr := hostPort(req)
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.ConnectStart != nil {
 		trace.ConnectStart("tcp", addr)
@@ -121,8 +164,36 @@ func (t *streamTransport) dial(ctx context.Context, addr string) (*streamConn, e
 	if err != nil {
 		return nil, err // a *net.OpError already says "dial tcp ADDR: ..."
 	}
+	if req.URL.Scheme == "https" {
+		tc := tls.Client(conn, t.configFor(req.URL.Hostname()))
+		if trace != nil && trace.TLSHandshakeStart != nil {
+			trace.TLSHandshakeStart()
+		}
+		err := tc.HandshakeContext(ctx)
+		if trace != nil && trace.TLSHandshakeDone != nil {
+			trace.TLSHandshakeDone(tc.ConnectionState(), err)
+		}
+		if err != nil {
+			_ = conn.Close()
+			return nil, &TLSError{Host: addr, Err: err}
+		}
+		conn = tc
+	}
 	return &streamConn{conn: conn, br: bufio.NewReaderSize(conn, streamReadBuffer)}, nil
 }
+
+// TLSError is a failed TLS handshake with a target: Host is host:port, Err crypto/tls's or
+// crypto/x509's error, which says why (unknown authority, a name mismatch, expired).
+type TLSError struct {
+	Host string
+	Err  error
+}
+
+// Error names the host and the reason.
+func (e *TLSError) Error() string { return fmt.Sprintf("TLS handshake with %s: %v", e.Host, e.Err) }
+
+// Unwrap returns the handshake's error (x509.UnknownAuthorityError, x509.HostnameError, ...).
+func (e *TLSError) Unwrap() error { return e.Err }
 
 // exchange writes req and reads the response head on c. The request's context closes the
 // connection when it ends, which unblocks any read or write on it.
@@ -159,7 +230,7 @@ func (t *streamTransport) exchange(ctx context.Context, c *streamConn, req *http
 		// directly and let the response go once the caller is done with its head.
 		body = &chunkedBody{r: httputil.NewChunkedReader(c.br), br: c.br}
 	}
-	resp.Body = &streamBody{body: body, c: c, t: t, stop: stop, addr: hostPort(req),
+	resp.Body = &streamBody{body: body, c: c, t: t, stop: stop, addr: connKey(req),
 		reusable: !resp.Close && resp.ProtoAtLeast(1, 1)}
 	return resp, nil
 }

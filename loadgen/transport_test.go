@@ -42,7 +42,7 @@ func TestStreamTransportReusesAndStreams(t *testing.T) {
 			w.(http.Flusher).Flush() // chunked, flushed frame by frame
 		}
 	})
-	client := &http.Client{Transport: newStreamTransport(4)}
+	client := &http.Client{Transport: newStreamTransport(4, nil)}
 	for i := range 5 {
 		var connected bool
 		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
@@ -74,7 +74,7 @@ func TestStreamTransportUnreadBodyClosesConnection(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done() // an endless stream
 	})
-	client := &http.Client{Transport: newStreamTransport(4)}
+	client := &http.Client{Transport: newStreamTransport(4, nil)}
 	for range 2 {
 		resp, err := client.Get(srv.URL)
 		if err != nil {
@@ -98,7 +98,7 @@ func TestStreamTransportCancelUnblocksRead(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-	resp, err := (&http.Client{Transport: newStreamTransport(4)}).Do(req)
+	resp, err := (&http.Client{Transport: newStreamTransport(4, nil)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestStreamTransportRetriesClosedParkedConnection(t *testing.T) {
 		served.Add(1)
 		_, _ = w.Write(body)
 	})
-	tr := newStreamTransport(4)
+	tr := newStreamTransport(4, nil)
 	client := &http.Client{Transport: tr}
 	post := func() string {
 		resp, err := client.Post(srv.URL, "text/plain", strings.NewReader("again"))
@@ -139,8 +139,8 @@ func TestStreamTransportRetriesClosedParkedConnection(t *testing.T) {
 	srv.CloseClientConnections() // the server drops the parked connection
 	// The next request must take a connection known to be dead, the case under test: wait
 	// until the client's end has read the server's FIN rather than racing it.
-	addr := strings.TrimPrefix(srv.URL, "http://")
-	for deadline := time.Now().Add(5 * time.Second); !parkedAtEOF(tr, addr); {
+	key := srv.URL // the pool's key: scheme://host:port
+	for deadline := time.Now().Add(5 * time.Second); !parkedAtEOF(tr, key); {
 		if time.Now().After(deadline) {
 			t.Fatal("the parked connection never saw the server close it")
 		}
@@ -153,27 +153,28 @@ func TestStreamTransportRetriesClosedParkedConnection(t *testing.T) {
 	}
 }
 
-// parkedAtEOF reports whether addr's one parked connection has read the peer's close. It
+// parkedAtEOF reports whether the one parked connection under key has read the peer's close. It
 // blocks for at most a millisecond and leaves the connection as it was (a Peek at EOF keeps
 // nothing buffered, and the deadline is cleared).
-func parkedAtEOF(t *streamTransport, addr string) bool {
+func parkedAtEOF(t *streamTransport, key string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.idle[addr]) != 1 {
+	if len(t.idle[key]) != 1 {
 		return false
 	}
-	c := t.idle[addr][0]
+	c := t.idle[key][0]
 	_ = c.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
 	_, err := c.br.Peek(1)
 	_ = c.conn.SetReadDeadline(time.Time{})
 	return errors.Is(err, io.EOF)
 }
 
-func TestStreamTransportRejectsHTTPS(t *testing.T) {
+func TestStreamTransportRejectsOtherSchemes(t *testing.T) {
 	t.Parallel()
-	_, err := (&http.Client{Transport: newStreamTransport(1)}).Get("https://127.0.0.1:1/")
-	if err == nil || !strings.Contains(err.Error(), "plain http only") {
-		t.Errorf("https: error %v, want one saying plain http only", err)
+	req, _ := http.NewRequest(http.MethodGet, "ftp://127.0.0.1:1/", nil)
+	_, err := newStreamTransport(1, nil).RoundTrip(req)
+	if err == nil || !strings.Contains(err.Error(), `scheme "ftp" not supported`) {
+		t.Errorf("ftp: error %v, want one naming the scheme", err)
 	}
 }
 
@@ -241,7 +242,7 @@ func TestStreamTransportChunkedBody(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			url, conns := rawServer(t, tc.replies...)
-			client := &http.Client{Transport: newStreamTransport(4)}
+			client := &http.Client{Transport: newStreamTransport(4, nil)}
 			for i, want := range tc.want {
 				resp, err := client.Get(url)
 				if err != nil {

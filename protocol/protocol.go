@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -113,6 +114,11 @@ type Session struct {
 	// NoGroundTruth judges structure only: the target's content is not the script's (a real
 	// model behind a gateway), so no content rule applies.
 	NoGroundTruth bool
+	// Path is the stream request's path template ("" = the dialect's default); each dialect
+	// documents its placeholders (ExpandPath fills them).
+	Path string
+	// StopPath is the stop request's path template (compose; "" = derived from Path).
+	StopPath string
 }
 
 // FrameKind classifies an observed frame for the load generator's metrics.
@@ -291,4 +297,69 @@ func (e *ProviderError) Error() string {
 		return fmt.Sprintf("provider error %d %s: %s", e.Status, e.Type, e.Message)
 	}
 	return fmt.Sprintf("provider error %s: %s", e.Type, e.Message)
+}
+
+// PathError is a request path template with a placeholder its dialect does not fill.
+type PathError struct {
+	Template    string
+	Placeholder string   // as written, braces included ("{agnt}"); "{" alone for an unclosed brace
+	Known       []string // the dialect's placeholders, braces included
+}
+
+// Error names the template, the placeholder and the ones that exist.
+func (e *PathError) Error() string {
+	if e.Placeholder == "{" {
+		return fmt.Sprintf("path template %q: unclosed {", e.Template)
+	}
+	return fmt.Sprintf("path template %q: unknown placeholder %s (known: %s)", e.Template, e.Placeholder, strings.Join(e.Known, ", "))
+}
+
+// ExpandPath fills a request path template: vars are pairs of a placeholder name (without
+// braces) and its value, which is path-escaped. A placeholder not among vars, or an unclosed
+// brace, is a *PathError. Templates come from users (--path, a mix profile's path), so this
+// is how a dialect builds its URLs, defaults included.
+func ExpandPath(tmpl string, vars ...string) (string, error) {
+	var b strings.Builder
+	rest := tmpl
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		b.WriteString(rest[:open])
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return "", &PathError{Template: tmpl, Placeholder: "{", Known: knownPlaceholders(vars)}
+		}
+		name := rest[open+1 : open+end]
+		found := false
+		for i := 0; i+1 < len(vars); i += 2 {
+			if vars[i] == name {
+				b.WriteString(url.PathEscape(vars[i+1]))
+				found = true
+				break
+			}
+		}
+		if !found {
+			return "", &PathError{Template: tmpl, Placeholder: "{" + name + "}", Known: knownPlaceholders(vars)}
+		}
+		rest = rest[open+end+1:]
+	}
+}
+
+func knownPlaceholders(vars []string) []string {
+	var out []string
+	for i := 0; i < len(vars); i += 2 {
+		out = append(out, "{"+vars[i]+"}")
+	}
+	return out
+}
+
+// JoinURL joins a base URL (scheme://host[:port][/prefix]) and an expanded path.
+func JoinURL(baseURL, path string) string {
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return strings.TrimSuffix(baseURL, "/") + path
 }

@@ -110,10 +110,13 @@ func (c *Child) Stop() {
 }
 
 // WaitHealthy polls each base URL's /healthz until it answers 200, for at most 15 s in all.
-func WaitHealthy(urls ...string) error { return waitHealthy(startTimeout, urls...) }
+func WaitHealthy(urls ...string) error {
+	return waitHealthy(&http.Client{Timeout: time.Second}, startTimeout, urls...)
+}
 
-func waitHealthy(timeout time.Duration, urls ...string) error {
-	client := &http.Client{Timeout: time.Second}
+// waitHealthy is WaitHealthy with client (one that trusts the runtime's certificate, for a
+// TLS stack) and timeout.
+func waitHealthy(client *http.Client, timeout time.Duration, urls ...string) error {
 	defer client.CloseIdleConnections()
 	deadline := time.Now().Add(timeout)
 	for _, u := range urls {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"time"
 
@@ -31,6 +32,10 @@ type Options struct {
 	// ProviderHTTP1 has the runtime reach the mock over HTTP/1.1, a connection per stream,
 	// instead of h2c.
 	ProviderHTTP1 bool
+	// TLS has the runtime serve HTTPS (HTTP/1.1 and h2) with a self-signed certificate made
+	// at start, for loopback; Stack.CACertFile is that certificate, for the client to trust.
+	// The mock stays cleartext: it is the runtime's provider, not the system under test.
+	TLS bool
 }
 
 // Stack is a started mock and runtime.
@@ -38,7 +43,32 @@ type Stack struct {
 	MockURL, RuntimeURL string
 	// Mock and Runtime are the child processes (nil when served in process).
 	Mock, Runtime *Child
-	stops         []func()
+	// CACertFile is the PEM certificate the runtime serves with Options.TLS ("" without).
+	CACertFile string
+	stops      []func()
+}
+
+// startTLS makes the run's certificate when opts ask for TLS; its files go with the stack.
+func (s *Stack) startTLS(opts Options) (*selfSigned, error) {
+	if !opts.TLS {
+		return nil, nil
+	}
+	cert, err := newSelfSigned()
+	if err != nil {
+		return nil, err
+	}
+	s.CACertFile = cert.certFile
+	s.stops = append(s.stops, cert.Remove)
+	return cert, nil
+}
+
+// waitHealthy waits for both servers, trusting the runtime's certificate when there is one.
+func (s *Stack) waitHealthy(cert *selfSigned) error {
+	client := &http.Client{Timeout: time.Second}
+	if cert != nil {
+		client = cert.client()
+	}
+	return waitHealthy(client, startTimeout, s.RuntimeURL, s.MockURL)
 }
 
 // Stop stops what was started, the runtime before its provider; each drains, then exits.
@@ -57,11 +87,16 @@ func StartChildren(opts Options) (*Stack, error) {
 		return nil, fmt.Errorf("find own executable: %w", err)
 	}
 	s := &Stack{}
+	cert, err := s.startTLS(opts)
+	if err != nil {
+		return nil, err
+	}
 	mockArgs := []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", fmt.Sprint(opts.TimeScale)}
 	if opts.ScenarioDir != "" {
 		mockArgs = append(mockArgs, "--scenarios", opts.ScenarioDir)
 	}
 	if s.Mock, err = StartChild(exe, mockArgs); err != nil {
+		s.Stop()
 		return nil, fmt.Errorf("start mock: %w", err)
 	}
 	s.MockURL = s.Mock.URL()
@@ -71,13 +106,16 @@ func StartChildren(opts Options) (*Stack, error) {
 	for _, f := range opts.Faults {
 		rtArgs = append(rtArgs, "--fault", f)
 	}
+	if cert != nil {
+		rtArgs = append(rtArgs, "--tls-cert", cert.certFile, "--tls-key", cert.keyFile)
+	}
 	if s.Runtime, err = StartChild(exe, rtArgs); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("start runtime: %w", err)
 	}
 	s.RuntimeURL = s.Runtime.URL()
 	s.stops = append(s.stops, s.Runtime.Stop)
-	if err := WaitHealthy(s.RuntimeURL, s.MockURL); err != nil {
+	if err := s.waitHealthy(cert); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -96,21 +134,31 @@ func StartInProcess(opts Options) (*Stack, error) {
 		lib = scenarios.Embedded()
 	}
 	s := &Stack{}
+	cert, err := s.startTLS(opts)
+	if err != nil {
+		return nil, err
+	}
 	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: opts.TimeScale})
 	if err != nil {
 		return nil, fmt.Errorf("mock: %w", err)
 	}
-	if s.MockURL, err = serve(mock.Serve); err != nil {
+	if s.MockURL, err = serve(mock.Serve, "http"); err != nil {
+		s.Stop()
 		return nil, fmt.Errorf("mock: %w", err)
 	}
 	s.stops = append(s.stops, func() { shutdown(mock.Shutdown) })
-	rt, err := agentruntime.New(agentruntime.Options{ProviderURL: s.MockURL, Faults: faults,
-		ToolTimeScale: opts.TimeScale, ProviderHTTP1: opts.ProviderHTTP1})
+	rtOpts := agentruntime.Options{ProviderURL: s.MockURL, Faults: faults,
+		ToolTimeScale: opts.TimeScale, ProviderHTTP1: opts.ProviderHTTP1}
+	scheme := "http"
+	if cert != nil {
+		rtOpts.TLS, scheme = cert.serverConfig(), "https"
+	}
+	rt, err := agentruntime.New(rtOpts)
 	if err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
-	if s.RuntimeURL, err = serve(rt.Serve); err != nil {
+	if s.RuntimeURL, err = serve(rt.Serve, scheme); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
@@ -118,21 +166,22 @@ func StartInProcess(opts Options) (*Stack, error) {
 		shutdown(rt.Shutdown)
 		_ = rt.Close()
 	})
-	if err := WaitHealthy(s.RuntimeURL, s.MockURL); err != nil {
+	if err := s.waitHealthy(cert); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	return s, nil
 }
 
-// serve listens on a free loopback port, serves from a goroutine and returns the base URL.
-func serve(serveFn func(net.Listener) error) (string, error) {
+// serve listens on a free loopback port, serves from a goroutine and returns the base URL
+// with scheme.
+func serve(serveFn func(net.Listener) error, scheme string) (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("listen: %w", err)
 	}
 	go func() { _ = serveFn(ln) }()
-	return "http://" + ln.Addr().String(), nil
+	return scheme + "://" + ln.Addr().String(), nil
 }
 
 // shutdown drains a server for at most 5 s.

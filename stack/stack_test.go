@@ -2,6 +2,8 @@ package stack
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -113,8 +115,57 @@ func TestWaitHealthyNamesTheUnhealthyURL(t *testing.T) {
 	}
 	go srv.Serve(ln)
 	defer srv.Close()
-	err = waitHealthy(300*time.Millisecond, "http://"+ln.Addr().String())
+	err = waitHealthy(&http.Client{Timeout: time.Second}, 300*time.Millisecond, "http://"+ln.Addr().String())
 	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) || !strings.Contains(err.Error(), "HTTP 503") {
 		t.Errorf("err %v, want one naming the URL and its status", err)
+	}
+}
+
+// TestStartInProcessTLS: with TLS the runtime answers only HTTPS, over HTTP/1.1 and h2, with
+// a certificate a client trusts through CACertFile alone; Stop removes the certificate.
+func TestStartInProcessTLS(t *testing.T) {
+	t.Parallel()
+	s, err := StartInProcess(Options{TimeScale: 0, TLS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if !strings.HasPrefix(s.RuntimeURL, "https://127.0.0.1:") || !strings.HasPrefix(s.MockURL, "http://") {
+		t.Fatalf("runtime %s mock %s: want the runtime on https, the mock on http", s.RuntimeURL, s.MockURL)
+	}
+	pemBytes, err := os.ReadFile(s.CACertFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		t.Fatalf("%s: no certificate", s.CACertFile)
+	}
+	for _, h2 := range []bool{false, true} {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: h2}
+		if !h2 {
+			tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+		}
+		resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get(s.RuntimeURL + "/healthz")
+		if err != nil {
+			t.Fatalf("h2=%v: %v", h2, err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{false: 1, true: 2}[h2]; resp.StatusCode != http.StatusOK || resp.ProtoMajor != want {
+			t.Errorf("h2=%v: %s %s, want 200 over HTTP/%d", h2, resp.Proto, resp.Status, want)
+		}
+		tr.CloseIdleConnections()
+	}
+	// The system roots do not know the certificate; plain http is not served.
+	if _, err := (&http.Client{Timeout: 5 * time.Second}).Get(s.RuntimeURL + "/healthz"); err == nil || !strings.Contains(err.Error(), "unknown authority") {
+		t.Errorf("without the CA: err %v, want unknown authority", err)
+	}
+	plain := strings.Replace(s.RuntimeURL, "https://", "http://", 1)
+	if resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(plain + "/healthz"); err == nil && resp.StatusCode == http.StatusOK {
+		t.Errorf("plain http answered 200")
+	}
+	s.Stop()
+	if _, err := os.Stat(s.CACertFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Stop, %s: %v, want it removed", s.CACertFile, err)
 	}
 }

@@ -23,6 +23,9 @@ import (
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -43,6 +46,9 @@ type workloadFlags struct {
 	leakGrace                               time.Duration
 	sessions                                int64
 	http2, noLeakCheck, quiet               bool
+	headers                                 []string
+	path, stopPath, caCert                  string
+	insecure                                bool
 	timeScale                               float64
 	runID                                   string
 	allow                                   []string
@@ -80,7 +86,17 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.DurationVar(&w.streamTimeout, "stream-timeout", 2*time.Minute, "longest a single session may take")
 	fs.DurationVar(&w.leakGrace, "leak-grace", 5*time.Second, "after the load drained, how long gauges may take to return to their baseline")
 	fs.BoolVar(&w.noLeakCheck, "no-leak-check", false, "skip the leak check")
-	fs.BoolVar(&w.http2, "http2", false, "use cleartext HTTP/2 (h2c) instead of one HTTP/1.1 connection per stream")
+	fs.BoolVar(&w.http2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
+	fs.StringArrayVar(&w.headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
+		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
+		"headers are recorded and printed as "+loadgen.Redacted)
+	fs.StringVar(&w.path, "path", "", "stream path template, e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
+		"compose {agent} (default "+compose.DefaultPath+"), sim-chat {slug} (default "+simchat.DefaultPath+"),\n"+
+		"sim-canvas {workflow} (default "+simcanvas.DefaultPath+"); needs a single dialect (--dialect)")
+	fs.StringVar(&w.stopPath, "stop-path", "", "compose stop path template, placeholders {agent} and {run} (default "+compose.DefaultStopPath+";\n"+
+		"with a --path ending in /stream, that prefix + /runs/{run}/stop)")
+	fs.StringVar(&w.caCert, "ca-cert", "", "https: trust the certificates in this PEM file instead of the system's roots")
+	fs.BoolVar(&w.insecure, "insecure", false, "https: do not verify the target's certificate")
 	fs.Float64Var(&w.timeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
 	fs.StringVar(&w.runID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
 	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
@@ -131,6 +147,15 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 			return cfg, usageError("--allow: %v", err)
 		}
 		cfg.Allow = append(cfg.Allow, rule)
+	}
+	h, err := loadgen.ParseHeaders(w.headers)
+	if err != nil {
+		return cfg, usageError("--header %v", err)
+	}
+	cfg.Headers, cfg.Path, cfg.StopPath = h, w.path, w.stopPath
+	cfg.CACertFile, cfg.Insecure = w.caCert, w.insecure
+	if w.caCert != "" && w.insecure {
+		return cfg, usageError("--ca-cert and --insecure: verify against the CA file, or skip verification, not both")
 	}
 	if w.stages != "" {
 		st, err := loadgen.ParseStages(w.stages)
@@ -185,6 +210,27 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 		mix = m
 	}
 	cfg.Mix = mix
+	if w.path != "" || w.stopPath != "" {
+		dialects := mix.Dialects()
+		if w.path != "" && len(dialects) > 1 {
+			return cfg, usageError("--path %q: the mix has profiles of several dialects (%s); choose one with --dialect", w.path, strings.Join(dialects, ", "))
+		}
+		for _, d := range dialects {
+			if w.stopPath != "" && d != loadgen.DialectCompose {
+				continue
+			}
+			if err := loadgen.CheckPaths(d, w.path, w.stopPath); err != nil {
+				flag := "--path"
+				if strings.HasPrefix(err.Error(), "stop") {
+					flag = "--stop-path"
+					if w.stopPath == "" {
+						err = fmt.Errorf("%w (--stop-path)", err)
+					}
+				}
+				return cfg, usageError("%s (%s): %v", flag, d, err)
+			}
+		}
+	}
 	return cfg, nil
 }
 

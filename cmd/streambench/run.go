@@ -13,10 +13,11 @@ import (
 // runRun is the main job: start a mock provider and the reference runtime, run the load
 // against them, print the summary, write the results and stop everything it started.
 func runRun(args []string) error {
-	fs := newFlagSet("run", "run [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--mix FILE] [--fault NAME]... [--in-process] [--out DIR] ...")
+	fs := newFlagSet("run", "run [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--mix FILE] [--fault NAME]... [--in-process] [--tls] [--out DIR] ...")
 	out := fs.String("out", "results", "write results to OUT/RUN-ID")
 	faults := fs.StringArray("fault", nil, "pass a fault switch to the runtime (repeatable):\n"+agentruntime.FaultHelp())
 	inProcess := fs.Bool("in-process", false, "run the mock and the runtime inside this process (default: only for small runs, else child processes)")
+	useTLS := fs.Bool("tls", false, "the runtime serves HTTPS (HTTP/1.1, and h2 with --http2) with a self-signed certificate made at start, which the generator trusts")
 	w := addWorkloadFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -37,7 +38,10 @@ func runRun(args []string) error {
 	if !fs.Changed("in-process") {
 		local = smallRun(&cfg)
 	}
-	opts := stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: *faults}
+	if *useTLS && (cfg.CACertFile != "" || cfg.Insecure) {
+		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
+	}
+	opts := stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: *faults, TLS: *useTLS}
 	start := stack.StartChildren
 	if local {
 		start = stack.StartInProcess
@@ -52,8 +56,11 @@ func runRun(args []string) error {
 		where = "in process"
 	}
 	fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
-	cfg.Target, cfg.MockURL = st.RuntimeURL, st.MockURL
+	cfg.Target, cfg.MockURL, cfg.CACertFile = st.RuntimeURL, st.MockURL, st.CACertFile
 	cfg.Extra = map[string]string{"stack": where, "time-scale": fmt.Sprint(w.timeScale)}
+	if *useTLS {
+		cfg.Extra["tls"] = "self-signed"
+	}
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -30,6 +31,8 @@ func runRuntime(args []string) error {
 	toolScale := fs.Float64("tool-time-scale", 1, "multiply simulated tool durations (1 = as scripted, 0 = instant)")
 	grace := fs.Duration("grace", 10*time.Second, "on Ctrl-C, how long open streams may finish before they are cut")
 	verbose := fs.Bool("verbose", false, "log every failed run")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS (HTTP/1.1 and h2) with this PEM certificate (chain); needs --tls-key")
+	tlsKey := fs.String("tls-key", "", "the PEM private key of --tls-cert")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -50,6 +53,17 @@ func runRuntime(args []string) error {
 			return usageError("--deployments: %v", err)
 		}
 	}
+	var tlsConf *tls.Config
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return usageError("--tls-cert and --tls-key go together (got only one)")
+	}
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return usageError("--tls-cert %s / --tls-key %s: %v", *tlsCert, *tlsKey, err)
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo
@@ -58,7 +72,7 @@ func runRuntime(args []string) error {
 	srv, err := agentruntime.New(agentruntime.Options{
 		Deployments: deps, ProviderURL: *provider, ProviderHTTP1: !*h2c, ProviderMaxConns: *maxConns,
 		Faults: f, ClientIdleTimeout: *idle, Heartbeat: *heartbeat, MaxBody: *maxBody,
-		MaxTurns: *maxTurns, ToolTimeScale: *toolScale, Logger: logger,
+		MaxTurns: *maxTurns, ToolTimeScale: *toolScale, Logger: logger, TLS: tlsConf,
 	})
 	if err != nil {
 		return usageError("%v", err)
@@ -69,7 +83,11 @@ func runRuntime(args []string) error {
 	if err != nil {
 		return usageError("--addr %s: %v", *addr, err)
 	}
-	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
+	scheme := "http"
+	if tlsConf != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(os.Stderr, "listening on %s://%s\n", scheme, ln.Addr())
 	fmt.Fprintf(os.Stderr, "provider %s; deployments %s\n", *provider, strings.Join(deps.Slugs(), ", "))
 	if names := f.Names(); len(names) > 0 {
 		fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -38,13 +37,45 @@ type requestBody struct {
 	ThreadID string `json:"threadId,omitempty"`
 }
 
-// NewRequest builds POST {baseURL}/agent/{Target}/stream with {"message","threadId"}.
+// Path templates: the stream path has the placeholder {agent} (the agent id, s.Target); the
+// stop path has {agent} and {run} (the run id from the stream's RunIDHeader).
+const (
+	DefaultPath     = "/agent/{agent}/stream"
+	DefaultStopPath = "/agent/{agent}/runs/{run}/stop"
+)
+
+// StopPathFor is the stop path template a session uses: stopPath when set; the default with
+// the default stream path; else, for a stream path ending in /stream, the same prefix with
+// /runs/{run}/stop (a runtime that mounts its agent routes under a prefix mounts both).
+// Any other customised stream path needs an explicit stop path.
+func StopPathFor(path, stopPath string) (string, error) {
+	switch {
+	case stopPath != "":
+		return stopPath, nil
+	case path == "" || path == DefaultPath:
+		return DefaultStopPath, nil
+	case strings.HasSuffix(path, "/stream"):
+		return strings.TrimSuffix(path, "/stream") + "/runs/{run}/stop", nil
+	}
+	return "", fmt.Errorf("stop path: stream path %q does not end in /stream, so the stop path cannot be derived; set it (placeholders {agent}, {run})", path)
+}
+
+// NewRequest builds POST {baseURL}{s.Path, default /agent/{agent}/stream} with
+// {"message","threadId"}.
 func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body, err := json.Marshal(requestBody{Message: s.Input, ThreadID: s.ID})
 	if err != nil {
 		return nil, fmt.Errorf("compose: encode request for session %s: %w", s.ID, err)
 	}
-	u := agentURL(baseURL, s.Target) + "/stream"
+	tmpl := s.Path
+	if tmpl == "" {
+		tmpl = DefaultPath
+	}
+	path, err := protocol.ExpandPath(tmpl, "agent", s.Target)
+	if err != nil {
+		return nil, fmt.Errorf("compose: request for session %s: %w", s.ID, err)
+	}
+	u := protocol.JoinURL(baseURL, path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("compose: request for session %s: %w", s.ID, err)
@@ -54,24 +85,28 @@ func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Sess
 	return req, nil
 }
 
-// NewStopRequest builds POST {baseURL}/agent/{Target}/runs/{runId}/stop, with the run id the
-// stream's response header named.
+// NewStopRequest builds POST {baseURL}{StopPathFor(s.Path, s.StopPath)}, default
+// /agent/{agent}/runs/{run}/stop, with the run id the stream's response header named.
 func (*Dialect) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
 	runID := resp.Header.Get(RunIDHeader)
 	if runID == "" {
 		return nil, fmt.Errorf("compose: stop session %s: the stream response has no %s header", s.ID, RunIDHeader)
 	}
-	u := agentURL(baseURL, s.Target) + "/runs/" + url.PathEscape(runID) + "/stop"
+	tmpl, err := StopPathFor(s.Path, s.StopPath)
+	if err != nil {
+		return nil, fmt.Errorf("compose: stop session %s: %w", s.ID, err)
+	}
+	path, err := protocol.ExpandPath(tmpl, "agent", s.Target, "run", runID)
+	if err != nil {
+		return nil, fmt.Errorf("compose: stop session %s: %w", s.ID, err)
+	}
+	u := protocol.JoinURL(baseURL, path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("{}"))
 	if err != nil {
 		return nil, fmt.Errorf("compose: stop request for session %s: %w", s.ID, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return req, nil
-}
-
-func agentURL(baseURL, agentID string) string {
-	return strings.TrimSuffix(baseURL, "/") + "/agent/" + url.PathEscape(agentID)
 }
 
 // CheckHeaders checks the content type and the run id header (R-headers).

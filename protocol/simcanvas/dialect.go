@@ -13,8 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
@@ -42,13 +40,26 @@ type requestBody struct {
 	Stream bool   `json:"stream"`
 }
 
-// NewRequest builds POST {baseURL}/api/workflows/{Target}/execute with {"input","stream":true}.
+// DefaultPath is the execute path template; its placeholder {workflow} is the workflow id
+// (s.Target).
+const DefaultPath = "/api/workflows/{workflow}/execute"
+
+// NewRequest builds POST {baseURL}{s.Path, default /api/workflows/{workflow}/execute} with
+// {"input","stream":true}.
 func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body, err := json.Marshal(requestBody{Input: s.Input, Stream: true})
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: encode request for session %s: %w", s.ID, err)
 	}
-	u := strings.TrimSuffix(baseURL, "/") + "/api/workflows/" + url.PathEscape(s.Target) + "/execute"
+	tmpl := s.Path
+	if tmpl == "" {
+		tmpl = DefaultPath
+	}
+	path, err := protocol.ExpandPath(tmpl, "workflow", s.Target)
+	if err != nil {
+		return nil, fmt.Errorf("sim-canvas: request for session %s: %w", s.ID, err)
+	}
+	u := protocol.JoinURL(baseURL, path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: request for session %s: %w", s.ID, err)

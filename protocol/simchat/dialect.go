@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/streambench/streambench/protocol"
 )
@@ -41,13 +39,26 @@ type requestBody struct {
 	ConversationID string `json:"conversationId,omitempty"`
 }
 
-// NewRequest builds POST {baseURL}/api/chat/{Target}, sending the opt-in header iff s.OptedIn.
+// DefaultPath is the chat path template; its placeholder {slug} is the deployment slug
+// (s.Target).
+const DefaultPath = "/api/chat/{slug}"
+
+// NewRequest builds POST {baseURL}{s.Path, default /api/chat/{slug}}, sending the opt-in
+// header iff s.OptedIn.
 func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body, err := json.Marshal(requestBody{Input: s.Input, ConversationID: s.ID})
 	if err != nil {
 		return nil, fmt.Errorf("sim-chat: encode request for session %s: %w", s.ID, err)
 	}
-	u := strings.TrimSuffix(baseURL, "/") + "/api/chat/" + url.PathEscape(s.Target)
+	tmpl := s.Path
+	if tmpl == "" {
+		tmpl = DefaultPath
+	}
+	path, err := protocol.ExpandPath(tmpl, "slug", s.Target)
+	if err != nil {
+		return nil, fmt.Errorf("sim-chat: request for session %s: %w", s.ID, err)
+	}
+	u := protocol.JoinURL(baseURL, path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("sim-chat: request for session %s: %w", s.ID, err)
