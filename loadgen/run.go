@@ -478,7 +478,7 @@ func (r *runner) recordedConfig() measure.Config {
 		Target: c.Target, Dialects: c.Mix.Dialects(), Clients: c.Clients, Rate: c.Rate,
 		MaxInflight: c.MaxInflight, Duration: c.Duration, Sessions: c.Sessions,
 		Warmup: c.Warmup, ThinkTime: c.ThinkTime, Mix: c.MixName, Seed: c.Seed,
-		Faults: c.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Extra: c.Extra,
+		Faults: c.Info.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Extra: c.Info.Extra,
 	}
 	if c.openLoop() {
 		mc.Arrival = c.Arrival

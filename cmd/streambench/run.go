@@ -25,19 +25,19 @@ func runRun(args []string) error {
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
-	if _, err := agentruntime.ParseFaults(*faults); err != nil {
+	parsedFaults, err := agentruntime.ParseFaults(*faults)
+	if err != nil {
 		return usageError("--fault: %v", err)
 	}
 	cfg, err := w.config()
 	if err != nil {
 		return err
 	}
-	cfg.Faults = *faults
 	local := *inProcess
 	if !fs.Changed("in-process") {
 		local = smallRun(&cfg)
 	}
-	opts := stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: *faults}
+	opts := stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults}
 	start := stack.StartChildren
 	if local {
 		start = stack.StartInProcess
@@ -53,7 +53,7 @@ func runRun(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
 	cfg.Target, cfg.MockURL = st.RuntimeURL, st.MockURL
-	cfg.Extra = map[string]string{"stack": where, "time-scale": fmt.Sprint(w.timeScale)}
+	cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"stack": where, "time-scale": fmt.Sprint(w.timeScale)}}
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {
 		return err

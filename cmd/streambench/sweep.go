@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
@@ -71,7 +72,8 @@ func sweepMain(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := agentruntime.ParseFaults(*faults); err != nil {
+	parsedFaults, err := agentruntime.ParseFaults(*faults)
+	if err != nil {
 		return usageError("--fault: %v", err)
 	}
 	if *target != "" && (len(*faults) > 0 || *inProcess) {
@@ -99,8 +101,7 @@ func sweepMain(args []string, out io.Writer) error {
 		}
 		cfg.Clients, cfg.Rate = st.Clients, st.Rate
 		cfg.RunID = sweepID + "-" + st.ID()
-		cfg.Faults = *faults
-		cfg.Extra = map[string]string{"sweep": sweepID, "step": st.String()}
+		cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"sweep": sweepID, "step": st.String()}}
 		if *target != "" {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
@@ -108,7 +109,7 @@ func sweepMain(args []string, out io.Writer) error {
 			if *inProcess || (!fs.Changed("in-process") && smallRun(&cfg)) {
 				start = stack.StartInProcess
 			}
-			sut, err := start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: *faults})
+			sut, err := start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults})
 			if err != nil {
 				return nil, err
 			}
