@@ -24,6 +24,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/selfbench"
 )
 
 // workloadFlags are the flags load and run share: what to play and how hard.
@@ -259,7 +260,7 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 		prog = newProgressView(os.Stderr)
 		cfg.OnProgress = prog.update
 	}
-	cpuBefore := processCPU()
+	cpuBefore := selfbench.ProcessCPU()
 	run, err := loadgen.Run(ctx, cfg)
 	if prog != nil {
 		prog.close()
@@ -270,7 +271,7 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}
-	table.cpu = processCPU() - cpuBefore
+	table.cpu = selfbench.ProcessCPU() - cpuBefore
 	return run, table, nil
 }
 
@@ -425,13 +426,4 @@ func (v *progressView) close() {
 		v.bar.SetTotal(-1, true)
 		v.p.Wait()
 	}
-}
-
-// processCPU is this process's user + system CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -91,11 +90,10 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := listen(*addr)
 	if err != nil {
-		return usageError("--addr %s: %v", *addr, err)
+		return err
 	}
-	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
 	fmt.Fprintf(os.Stderr, "%d scenarios; POST %s, POST %s, GET %s, GET %s\n",
 		len(lib.Names()), mockprovider.PathOpenAI, mockprovider.PathAnthropic,
 		mockprovider.PathSessions, mockprovider.PathMetrics)

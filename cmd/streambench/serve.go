@@ -39,3 +39,14 @@ func serveUntilInterrupted(ctx context.Context, stop context.CancelFunc, srv ser
 	}
 	return nil
 }
+
+// listen opens addr and announces it on standard error as "listening on http://ADDR", the
+// line stack.StartChild waits for.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usageError("--addr %s: %v", addr, err)
+	}
+	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
+	return ln, nil
+}
