@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -211,21 +209,18 @@ func runLoad(args []string) error {
 
 // keyTable aggregates sessions and violations per scenario × dialect for the summary table.
 type keyTable struct {
-	cpu        time.Duration // this process's CPU time during the run
-	mu         sync.Mutex
-	cut        int64 // sessions cancelled at the end of the grace period
-	sessions   map[measure.Key]int64
-	violations map[measure.Key]int64
+	mu sync.Mutex
+	report.SessionTally
 }
 
 func (t *keyTable) add(e loadgen.SessionEnd) {
 	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
 	t.mu.Lock()
 	if e.Outcome == "cut" {
-		t.cut++
+		t.Cut++
 	}
-	t.sessions[k]++
-	t.violations[k] += int64(len(e.Violations))
+	t.Sessions[k]++
+	t.Violations[k] += int64(len(e.Violations))
 	t.mu.Unlock()
 }
 
@@ -253,7 +248,7 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 		}
 	}()
 	cfg.Interrupt = interrupt
-	table := &keyTable{sessions: map[measure.Key]int64{}, violations: map[measure.Key]int64{}}
+	table := &keyTable{SessionTally: report.SessionTally{Sessions: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}}
 	cfg.OnSessionEnd = table.add
 	var prog *progressView
 	if !quiet {
@@ -271,14 +266,16 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}
-	table.cpu = selfbench.ProcessCPU() - cpuBefore
+	table.CPU = selfbench.ProcessCPU() - cpuBefore
 	return run, table, nil
 }
 
 // finishRun prints the summary, writes the results and turns the verdict into the exit code.
 // render, when set, renders the report into the run's directory.
 func finishRun(run *measure.Run, table *keyTable, out string, render func(dir string) error) error {
-	printSummary(os.Stdout, run, table)
+	if err := report.WriteSummary(os.Stdout, run, table.SessionTally); err != nil {
+		return err
+	}
 	if out != "" {
 		dir := filepath.Join(out, run.Summary.RunID)
 		if err := measure.WriteRun(dir, run); err != nil {
@@ -295,60 +292,6 @@ func finishRun(run *measure.Run, table *keyTable, out string, render func(dir st
 		return &exitError{code: exitFailure, err: fmt.Errorf("run failed: %s", strings.Join(run.Summary.Verdict.Reasons, "; "))}
 	}
 	return nil
-}
-
-// printSummary writes the per scenario × dialect table, counters, violations and leaks.
-func printSummary(w io.Writer, run *measure.Run, table *keyTable) {
-	s := &run.Summary
-	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
-	sorted := slices.SortedFunc(maps.Keys(table.sessions), measure.Key.Compare)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tdialect\tsessions\tttfc p50\tttfc p99\tgap p99\tviolations\t")
-	for _, k := range sorted {
-		ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
-		gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
-		row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.sessions[k]), "-", "-", "-", fmt.Sprint(table.violations[k])}
-		if ttfc.Count > 0 {
-			row[3], row[4] = ms(ttfc.P50), ms(ttfc.P99)
-		}
-		if gap.Count > 0 {
-			row[5] = ms(gap.P99)
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-	}
-	tw.Flush()
-	c := s.Counters
-	fmt.Fprintf(w, "\nrun %s: %s, sessions started %d, ok %d, failed %d, aborted %d (scripted errors %d), frames %d, bytes %d\n",
-		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
-	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
-		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
-	if table.cut > 0 {
-		fmt.Fprintf(w, "%d sessions (counted as aborted) were still streaming when the grace period ended and were cancelled\n", table.cut)
-	}
-	if c.Frames > 0 && table.cpu > 0 {
-		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
-			float64(table.cpu.Microseconds())/float64(c.Frames), table.cpu.Round(time.Millisecond), c.Frames)
-	}
-	if len(s.Violations) > 0 {
-		fmt.Fprint(w, "violations:")
-		for _, r := range slices.Sorted(maps.Keys(s.Violations)) {
-			fmt.Fprintf(w, " %s=%d", r, s.Violations[r])
-		}
-		fmt.Fprintln(w)
-	}
-	for _, l := range s.Leaks {
-		if !l.OK {
-			fmt.Fprintf(w, "LEAK %s %s: %g → %g (tolerance %g)\n", l.Source, l.Name, l.Before, l.After, l.Tolerance)
-		}
-	}
-	if s.Verdict.Pass {
-		fmt.Fprintln(w, "verdict: PASS")
-	} else {
-		fmt.Fprintln(w, "verdict: FAIL")
-		for _, r := range s.Verdict.Reasons {
-			fmt.Fprintf(w, "  - %s\n", r)
-		}
-	}
 }
 
 // progressView shows the run's progress: mpb bars on a terminal, a plain line every 5 s
