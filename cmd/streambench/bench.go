@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/selfbench"
 )
@@ -53,7 +54,7 @@ func runBench(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	if fs.NArg() != 1 {
 		return usageError("name one measurement: %s or all (got %q)", strings.Join(names, ", "), fs.Args())
 	}
@@ -155,7 +156,7 @@ func runPacedServer(args []string) error {
 	if err != nil {
 		return usageError("--text-file: %v", err)
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ln, err := listen(*addr)

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -36,7 +37,7 @@ func runMock(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
@@ -21,7 +22,7 @@ func runRun(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}

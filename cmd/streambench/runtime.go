@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/hrtimer"
 )
 
 // runRuntime serves the reference agent runtime until interrupted.
@@ -32,7 +33,7 @@ func runRuntime(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}

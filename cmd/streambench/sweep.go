@@ -68,9 +68,9 @@ func sweepMain(args []string, out io.Writer) error {
 	if len(*slos) == 0 {
 		return usageError("give at least one --slo, e.g. --slo 'ttfc.p99<500ms' --slo 'errors<0.1%%'")
 	}
-	thresholds, err := parseSLOs(*slos)
+	thresholds, err := report.ParseThresholds(*slos)
 	if err != nil {
-		return err
+		return usageError("--slo: %v", err)
 	}
 	parsedFaults, err := agentruntime.ParseFaults(*faults)
 	if err != nil {
@@ -147,23 +147,11 @@ func sweepMain(args []string, out io.Writer) error {
 	return sweepErr
 }
 
-func parseSLOs(exprs []string) ([]report.Threshold, error) {
-	var out []report.Threshold
-	for _, s := range exprs {
-		t, err := report.ParseThreshold(s)
-		if err != nil {
-			return nil, usageError("--slo: %v", err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
 // rejudgeSweep re-judges a saved sweep's steps and rewrites its sweep report.
 func rejudgeSweep(dir string, slos []string, out io.Writer) error {
-	thresholds, err := parseSLOs(slos)
+	thresholds, err := report.ParseThresholds(slos)
 	if err != nil {
-		return err
+		return usageError("--slo: %v", err)
 	}
 	res, err := report.Rejudge(dir, thresholds)
 	if err != nil {
