@@ -50,6 +50,15 @@ func (s *Stack) Stop() {
 	s.stops = nil
 }
 
+// Start serves the stack from the calling process when inProcess is set, else starts it as
+// child processes.
+func Start(opts Options, inProcess bool) (*Stack, error) {
+	if inProcess {
+		return StartInProcess(opts)
+	}
+	return StartChildren(opts)
+}
+
 // StartChildren starts `streambench mock` and `streambench runtime` as child processes of
 // the running executable on free loopback ports and waits until both are healthy.
 func StartChildren(opts Options) (*Stack, error) {

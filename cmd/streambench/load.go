@@ -85,31 +85,6 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	return w
 }
 
-// policyFromSlug reads the runtime's default deployment naming, <wire>-<policy>.
-func policyFromSlug(slug, policy string) (loadgen.Target, error) {
-	t := loadgen.Target{Slug: slug}
-	if policy == "" {
-		policy = "none"
-		for _, p := range []string{"none", "thinking", "tools", "all"} {
-			if strings.HasSuffix(slug, "-"+p) {
-				policy = p
-			}
-		}
-	}
-	switch policy {
-	case "none":
-	case "thinking":
-		t.IncludeThinking = true
-	case "tools":
-		t.IncludeToolCalls = true
-	case "all":
-		t.IncludeThinking, t.IncludeToolCalls = true, true
-	default:
-		return t, usageError("--policy %q: want none, thinking, tools or all", policy)
-	}
-	return t, nil
-}
-
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
 func (w *workloadFlags) config() (loadgen.Config, error) {
 	cfg := loadgen.Config{
@@ -156,9 +131,9 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 	}
 	var target *loadgen.Target
 	if w.slug != "" {
-		t, err := policyFromSlug(w.slug, w.policy)
+		t, err := loadgen.TargetForSlug(w.slug, w.policy)
 		if err != nil {
-			return cfg, err
+			return cfg, usageError("--%v", err)
 		}
 		target = &t
 	} else if w.policy != "" {

@@ -39,11 +39,7 @@ func runRun(args []string) error {
 		local = smallRun(&cfg)
 	}
 	opts := stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults}
-	start := stack.StartChildren
-	if local {
-		start = stack.StartInProcess
-	}
-	st, err := start(opts)
+	st, err := stack.Start(opts, local)
 	if err != nil {
 		return err
 	}

@@ -105,11 +105,8 @@ func sweepMain(args []string, out io.Writer) error {
 		if *target != "" {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
-			start := stack.StartChildren
-			if *inProcess || (!fs.Changed("in-process") && smallRun(&cfg)) {
-				start = stack.StartInProcess
-			}
-			sut, err := start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults})
+			local := *inProcess || (!fs.Changed("in-process") && smallRun(&cfg))
+			sut, err := stack.Start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults}, local)
 			if err != nil {
 				return nil, err
 			}
