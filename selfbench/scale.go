@@ -54,10 +54,8 @@ func Scale(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	stages, err := loadgen.ParseStages(fmt.Sprintf("%s:%d,2s:%d", ramp, streams, streams))
-	if err != nil {
-		return nil, fmt.Errorf("ramp: %w", err)
-	}
+	// Users ramp up to one per stream, then hold while the last streams open.
+	stages := loadgen.Stages{{Duration: ramp, Target: float64(streams)}, {Duration: 2 * time.Second, Target: float64(streams)}}
 	st, err := startStack(dir, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
