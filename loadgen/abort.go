@@ -2,14 +2,12 @@ package loadgen
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -39,41 +37,6 @@ func (l *abortLog) all() []abortRecord {
 	return append([]abortRecord(nil), l.records...)
 }
 
-// mockRecord is the part of the mock provider's session record (GET /_streambench/sessions)
-// the cancel check reads. Times are wall clock; absent ones are null.
-type mockRecord struct {
-	Session    string     `json:"session"`
-	Turn       int        `json:"turn"`
-	Start      time.Time  `json:"start"`
-	End        *time.Time `json:"end"`
-	ClientGone *time.Time `json:"clientGone"`
-	Outcome    string     `json:"outcome"`
-}
-
-// fetchMockSessions reads every session record the mock holds, in one request.
-func fetchMockSessions(ctx context.Context, client *http.Client, mockURL string) ([]mockRecord, error) {
-	u := strings.TrimSuffix(mockURL, "/") + "/_streambench/sessions"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("mock sessions: %w", err)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("mock sessions: GET %s: %w", u, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("mock sessions: GET %s: HTTP %d", u, resp.StatusCode)
-	}
-	var body struct {
-		Sessions []mockRecord `json:"sessions"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, fmt.Errorf("mock sessions: GET %s: decode JSON: %w", u, err)
-	}
-	return body.Sessions, nil
-}
-
 // cancelFinding is the verdict on one aborted session from the mock's point of view.
 type cancelFinding struct {
 	latency   time.Duration // abort → the mock saw the client go away; 0 when not applicable
@@ -86,7 +49,7 @@ type cancelFinding struct {
 // were fetched at now) breaks R-abort. A stream that finished on its own within tolerance raced
 // the abort and is fine. A provider request that starts later than tolerance after the abort
 // means the runtime carried on the conversation for a client that had left.
-func judgeCancel(a abortRecord, recs []mockRecord, tolerance time.Duration, now time.Time) cancelFinding {
+func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance time.Duration, now time.Time) cancelFinding {
 	var f cancelFinding
 	deadline := a.at.Add(tolerance)
 	for _, r := range recs {
@@ -94,18 +57,18 @@ func judgeCancel(a abortRecord, recs []mockRecord, tolerance time.Duration, now 
 			f.violation = fmt.Sprintf("provider request for turn %d started %v after the client left", r.Turn, r.Start.Sub(a.at).Round(time.Millisecond))
 			return f
 		}
-		if r.End != nil && !r.End.After(a.at) {
+		if !r.End.IsZero() && !r.End.After(a.at) {
 			continue // finished before the client left: nothing to cancel
 		}
 		switch {
-		case r.ClientGone != nil:
+		case !r.ClientGone.IsZero():
 			lat := max(r.ClientGone.Sub(a.at), 0)
 			if lat > tolerance {
 				f.violation = fmt.Sprintf("provider saw the client go away %v after the abort (tolerance %v)", lat.Round(time.Millisecond), tolerance)
 				return f
 			}
 			f.latency = max(f.latency, observed(lat))
-		case r.End != nil:
+		case !r.End.IsZero():
 			if ran := r.End.Sub(a.at); ran > tolerance {
 				f.violation = fmt.Sprintf("provider stream for turn %d ran on %v after the client left and ended %q", r.Turn, ran.Round(time.Millisecond), r.Outcome)
 				return f
@@ -139,12 +102,12 @@ func (r *runner) checkCancels(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	recs, err := fetchMockSessions(ctx, r.client, r.cfg.MockURL)
+	recs, err := mockprovider.FetchSessions(ctx, r.client, r.cfg.MockURL)
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	bySession := make(map[string][]mockRecord, len(aborts))
+	bySession := make(map[string][]mockprovider.SessionRecord, len(aborts))
 	for _, a := range aborts {
 		bySession[a.session] = nil
 	}

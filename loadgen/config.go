@@ -117,11 +117,8 @@ type Config struct {
 	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
 	Allow []protocol.Rule
 
-	// Faults records the runtime's fault switches in the results (the generator does not
-	// apply them).
-	Faults []string
-	// Extra is recorded in the results' config as is.
-	Extra map[string]string
+	// Info is recorded in the results as is; the generator does not act on it.
+	Info RunInfo
 
 	// OnSessionEnd, when set, is called once per measured session as it ends, from the
 	// session's goroutine: it must be safe for concurrent use and quick.
@@ -132,6 +129,16 @@ type Config struct {
 	// grace period, and the results are marked interrupted. Cancelling Run's context instead
 	// cancels in-flight streams at once (second Ctrl-C); results are still returned.
 	Interrupt <-chan struct{}
+}
+
+// RunInfo is what a run records about the system it measured beyond the workload: metadata
+// for the report, kept apart from the settings the generator acts on.
+type RunInfo struct {
+	// Faults are the runtime's fault switches (agentruntime.Faults.Names()), when the caller
+	// started the runtime with some.
+	Faults []string
+	// Extra holds any other setting worth recording, by flag name.
+	Extra map[string]string
 }
 
 // SessionEnd describes one finished session, for callers that aggregate per scenario ×
@@ -160,6 +167,15 @@ type Progress struct {
 	Draining bool
 }
 
+// Defaults for the Config fields left zero; the command's flags show the same values in --help.
+const (
+	DefaultArrival       = "constant"
+	DefaultMaxInflight   = 10_000
+	DefaultGrace         = 30 * time.Second
+	DefaultStreamTimeout = 2 * time.Minute
+	DefaultLeakGrace     = 5 * time.Second
+)
+
 func (c *Config) withDefaults() (Config, error) {
 	cfg := *c
 	if cfg.Mix == nil {
@@ -175,16 +191,16 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.Seed = cfg.Mix.Seed
 	}
 	if cfg.Arrival == "" {
-		cfg.Arrival = "constant"
+		cfg.Arrival = DefaultArrival
 	}
 	if cfg.MaxInflight <= 0 {
-		cfg.MaxInflight = 10_000
+		cfg.MaxInflight = DefaultMaxInflight
 	}
 	if cfg.Grace <= 0 {
-		cfg.Grace = 30 * time.Second
+		cfg.Grace = DefaultGrace
 	}
 	if cfg.StreamTimeout <= 0 {
-		cfg.StreamTimeout = 2 * time.Minute
+		cfg.StreamTimeout = DefaultStreamTimeout
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = hrtimer.New()
@@ -196,7 +212,7 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.AbortTolerance = 5 * time.Second
 	}
 	if cfg.LeakGrace <= 0 {
-		cfg.LeakGrace = 5 * time.Second
+		cfg.LeakGrace = DefaultLeakGrace
 	}
 	if cfg.LeakPerStream <= 0 {
 		cfg.LeakPerStream = 0.05

@@ -554,7 +554,7 @@ func (r *runner) recordedConfig() measure.Config {
 		Target: c.Target, Dialects: c.Mix.Dialects(), Clients: c.Clients, Rate: c.Rate,
 		MaxInflight: c.MaxInflight, Duration: c.Duration, Sessions: c.Sessions,
 		Warmup: c.Warmup, ThinkTime: c.ThinkTime, Mix: c.MixName, Seed: c.Seed,
-		Faults: c.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Allow: c.allowed(), Extra: c.Extra,
+		Faults: c.Info.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Allow: c.allowed(), Extra: c.Info.Extra,
 	}
 	// Request options go into Extra, headers redacted here, once, so nothing downstream
 	// (summary.json, the report) ever holds a secret.
@@ -575,7 +575,7 @@ func (r *runner) recordedConfig() measure.Config {
 		extra["insecure"] = "true"
 	}
 	if len(extra) > 0 || r.redactor != nil {
-		for k, v := range c.Extra {
+		for k, v := range c.Info.Extra {
 			extra[k] = r.redact(v)
 		}
 		mc.Extra = extra

@@ -254,6 +254,30 @@ func (h *Histograms) Merge(from *Histograms) (dropped int64) {
 	return dropped
 }
 
+// Merged merges every histogram whose key keep accepts (nil accepts all) into a new one and
+// says how many went into it: one metric over every scenario × dialect, or over a scope. It
+// never returns nil (an empty histogram when nothing matched, or when h is nil), and a
+// histogram from this set cannot drop values, as every one shares NewHistogram's range.
+func (h *Histograms) Merged(keep func(Key) bool) (merged *hdrhistogram.Histogram, n int) {
+	merged = NewHistogram()
+	if h == nil {
+		return merged, 0
+	}
+	for _, k := range h.Keys() {
+		if keep != nil && !keep(k) {
+			continue
+		}
+		kh := h.byKey[k]
+		if kh.dense != nil {
+			merged.Merge(kh.dense)
+		} else {
+			kh.packed.MergeInto(merged)
+		}
+		n++
+	}
+	return merged, n
+}
+
 // Get returns k's histogram, or nil when nothing was recorded for k. It may be shared with the
 // set (a busy key) or a fresh copy (a key with few samples): treat it as read-only, and do not
 // call it on a hot path.

@@ -469,3 +469,43 @@ func TestAllowedCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedMergesWhatKeepAccepts merges one metric over scenarios and dialects, a sparse key
+// and a dense one among them, and leaves other metrics out.
+func TestMergedMergesWhatKeepAccepts(t *testing.T) {
+	t.Parallel()
+	h := measure.NewHistograms()
+	record := func(k measure.Key, n int, d time.Duration) {
+		for range n {
+			if err := h.Record(k, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	record(measure.Key{Metric: measure.FirstChunk, Scenario: "a", Dialect: "x"}, 3, time.Millisecond)      // sparse
+	record(measure.Key{Metric: measure.FirstChunk, Scenario: "b", Dialect: "y"}, 2000, 2*time.Millisecond) // dense (past the sparse form's 1,024)
+	record(measure.Key{Metric: measure.ChunkGap, Scenario: "a", Dialect: "x"}, 5, time.Second)             // another metric
+	for _, tc := range []struct {
+		name      string
+		keep      func(measure.Key) bool
+		wantN     int
+		wantCount int64
+		wantMax   int64 // µs, at the histogram's resolution
+	}{
+		// One metric over every scenario × dialect.
+		{"ttfc", func(k measure.Key) bool { return k.Metric == measure.FirstChunk }, 2, 2003, 2000},
+		// Nil keeps everything.
+		{"all", nil, 3, 2008, 1_000_447},
+		// Nothing matches: an empty histogram, not nil.
+		{"none", func(k measure.Key) bool { return k.Metric == measure.StopLatency }, 0, 0, 0},
+	} {
+		got, n := h.Merged(tc.keep)
+		if got == nil || n != tc.wantN || got.TotalCount() != tc.wantCount || got.Max() != tc.wantMax {
+			t.Errorf("%s: %d histograms, count %d, max %d; want %d, %d, %d", tc.name, n, got.TotalCount(), got.Max(), tc.wantN, tc.wantCount, tc.wantMax)
+		}
+	}
+	var none *measure.Histograms
+	if got, n := none.Merged(nil); got == nil || n != 0 || got.TotalCount() != 0 {
+		t.Errorf("nil set: %v, %d; want an empty histogram", got, n)
+	}
+}

@@ -44,17 +44,9 @@ func histogramFor(r *measure.Run, sel Selector) (*hdrhistogram.Histogram, int) {
 	if r.Histograms == nil {
 		return nil, 0
 	}
-	var merged *hdrhistogram.Histogram
-	n := 0
-	for _, k := range r.Histograms.Keys() {
-		if k.Metric != sel.metric || !scopeMatches(sel.Scope, k) {
-			continue
-		}
-		if merged == nil {
-			merged = measure.NewHistogram()
-		}
-		merged.Merge(r.Histograms.Get(k))
-		n++
+	merged, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == sel.metric && scopeMatches(sel.Scope, k) })
+	if n == 0 {
+		return nil, 0
 	}
 	return merged, n
 }

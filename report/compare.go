@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/streambench/streambench/measure"
 )
 
@@ -120,15 +118,9 @@ func mergedByMetric(r *measure.Run) map[measure.Metric]measure.MetricSummary {
 	if r.Histograms == nil {
 		return out
 	}
-	merged := map[measure.Metric]*hdrhistogram.Histogram{}
-	for _, k := range r.Histograms.Keys() {
-		if merged[k.Metric] == nil {
-			merged[k.Metric] = measure.NewHistogram()
-		}
-		merged[k.Metric].Merge(r.Histograms.Get(k))
-	}
-	for m, h := range merged {
-		out[m] = measure.SummarizeOne(measure.Key{Metric: m}, h)
+	for _, m := range metricsOf(r.Histograms) {
+		merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
+		out[m] = measure.SummarizeOne(measure.Key{Metric: m}, merged)
 	}
 	return out
 }

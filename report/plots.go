@@ -318,15 +318,11 @@ func spectrumFigure(name, title string, hs *measure.Histograms, metrics ...measu
 		metric  measure.Metric
 		dialect string
 	}
-	merged := map[group]*hdrhistogram.Histogram{}
 	var groups []group
 	for _, k := range keys {
-		g := group{k.Metric, k.Dialect}
-		if merged[g] == nil {
-			merged[g] = measure.NewHistogram()
+		if g := (group{k.Metric, k.Dialect}); !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
-		merged[g].Merge(hs.Get(k))
 	}
 	slices.SortFunc(groups, func(a, b group) int {
 		return measure.Key{Metric: a.metric, Dialect: a.dialect}.Compare(measure.Key{Metric: b.metric, Dialect: b.dialect})
@@ -337,7 +333,8 @@ func spectrumFigure(name, title string, hs *measure.Histograms, metrics ...measu
 		if manyMetrics {
 			label = string(g.metric) + ": " + label
 		}
-		overview = append(overview, spectrumSeries{label, merged[g]})
+		merged, _ := hs.Merged(func(k measure.Key) bool { return k.Metric == g.metric && k.Dialect == g.dialect })
+		overview = append(overview, spectrumSeries{label, merged})
 	}
 	panels := []panel{{spectrumPlot(title+": by dialect", overview), len(overview)}}
 	for _, d := range dialects {

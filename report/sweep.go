@@ -558,3 +558,11 @@ func (k kneeMarker) Plot(c draw.Canvas, p *plot.Plot) {
 func (k kneeMarker) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return k.x, k.x, math.Inf(1), math.Inf(-1)
 }
+
+// IsSweepDir reports whether dir holds a sweep (sweep.json without a run's summary) rather
+// than one run.
+func IsSweepDir(dir string) bool {
+	_, errSweep := os.Stat(filepath.Join(dir, SweepJSONFile))
+	_, errRun := os.Stat(filepath.Join(dir, measure.SummaryFile))
+	return errSweep == nil && errRun != nil
+}

@@ -197,3 +197,41 @@ func TestSweepStopsAtRunError(t *testing.T) {
 		t.Error("a sweep without SLOs must be an error")
 	}
 }
+
+// TestIsSweepDir tells a sweep directory (sweep.json, no summary.json) from a run's and from
+// an empty one.
+func TestIsSweepDir(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  bool
+	}{
+		{"sweep", []string{report.SweepJSONFile}, true},                      // what sweep writes
+		{"run", []string{measure.SummaryFile}, false},                        // one run
+		{"both", []string{report.SweepJSONFile, measure.SummaryFile}, false}, // a run wins
+		{"empty", nil, false},                                                // neither
+	} {
+		dir := t.TempDir()
+		for _, f := range tc.files {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := report.IsSweepDir(dir); got != tc.want {
+			t.Errorf("%s: IsSweepDir = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestParseThresholds parses every expression, and names the first bad one.
+func TestParseThresholds(t *testing.T) {
+	t.Parallel()
+	got, err := report.ParseThresholds([]string{"ttfc.p99<300ms", "errors<0.1%"})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("%v, %v", got, err)
+	}
+	if _, err := report.ParseThresholds([]string{"ttfc.p99<300ms", "bogus"}); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Errorf("err %v, want one naming the bad expression", err)
+	}
+}

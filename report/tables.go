@@ -16,8 +16,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
@@ -127,6 +125,17 @@ func metricsTable(s *measure.Summary) table {
 	return t
 }
 
+// metricsOf lists the metrics with a histogram in hs, in report order.
+func metricsOf(hs *measure.Histograms) []measure.Metric {
+	var out []measure.Metric
+	for _, k := range hs.Keys() {
+		if !slices.Contains(out, k.Metric) {
+			out = append(out, k.Metric)
+		}
+	}
+	return out
+}
+
 // overviewMetricsTable merges every scenario and dialect of each metric: the first thing to
 // read, before the per scenario × dialect detail.
 func overviewMetricsTable(r *measure.Run) table {
@@ -138,17 +147,9 @@ func overviewMetricsTable(r *measure.Run) table {
 	if r.Histograms == nil {
 		return t
 	}
-	merged := map[measure.Metric]*hdrhistogram.Histogram{}
-	var metrics []measure.Metric
-	for _, k := range r.Histograms.Keys() {
-		if merged[k.Metric] == nil {
-			merged[k.Metric] = measure.NewHistogram()
-			metrics = append(metrics, k.Metric)
-		}
-		merged[k.Metric].Merge(r.Histograms.Get(k))
-	}
-	for _, m := range metrics {
-		s := measure.SummarizeOne(measure.Key{Metric: m}, merged[m])
+	for _, m := range metricsOf(r.Histograms) {
+		merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
+		s := measure.SummarizeOne(measure.Key{Metric: m}, merged)
 		t.Rows = append(t.Rows, []string{string(m), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P99),
 			ms(s.P999), ms(s.Max), msf(s.Mean)})
 	}

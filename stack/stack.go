@@ -27,8 +27,9 @@ type Options struct {
 	ScenarioDir string
 	// Library is the in-process mock's scenarios (nil = embedded).
 	Library *scenarios.Library
-	// Faults are the runtime's fault switches (agentruntime.ParseFaults syntax).
-	Faults []string
+	// Faults are the runtime's fault switches, parsed once by the caller: served in process
+	// they are handed over as they are; a child runtime gets them as --fault Faults.Names().
+	Faults agentruntime.Faults
 	// ProviderHTTP1 has the runtime reach the mock over HTTP/1.1, a connection per stream,
 	// instead of h2c.
 	ProviderHTTP1 bool
@@ -79,6 +80,15 @@ func (s *Stack) Stop() {
 	s.stops = nil
 }
 
+// Start serves the stack from the calling process when inProcess is set, else starts it as
+// child processes.
+func Start(opts Options, inProcess bool) (*Stack, error) {
+	if inProcess {
+		return StartInProcess(opts)
+	}
+	return StartChildren(opts)
+}
+
 // StartChildren starts `streambench mock` and `streambench runtime` as child processes of
 // the running executable on free loopback ports and waits until both are healthy.
 func StartChildren(opts Options) (*Stack, error) {
@@ -91,25 +101,13 @@ func StartChildren(opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	mockArgs := []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", fmt.Sprint(opts.TimeScale)}
-	if opts.ScenarioDir != "" {
-		mockArgs = append(mockArgs, "--scenarios", opts.ScenarioDir)
-	}
-	if s.Mock, err = StartChild(exe, mockArgs); err != nil {
+	if s.Mock, err = StartChild(exe, opts.mockArgs()); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("start mock: %w", err)
 	}
 	s.MockURL = s.Mock.URL()
 	s.stops = append(s.stops, s.Mock.Stop)
-	rtArgs := []string{"runtime", "--addr", "127.0.0.1:0", "--provider", s.MockURL,
-		"--tool-time-scale", fmt.Sprint(opts.TimeScale), fmt.Sprintf("--provider-h2c=%t", !opts.ProviderHTTP1)}
-	for _, f := range opts.Faults {
-		rtArgs = append(rtArgs, "--fault", f)
-	}
-	if cert != nil {
-		rtArgs = append(rtArgs, "--tls-cert", cert.certFile, "--tls-key", cert.keyFile)
-	}
-	if s.Runtime, err = StartChild(exe, rtArgs); err != nil {
+	if s.Runtime, err = StartChild(exe, opts.runtimeArgs(s.MockURL, cert)); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("start runtime: %w", err)
 	}
@@ -122,13 +120,32 @@ func StartChildren(opts Options) (*Stack, error) {
 	return s, nil
 }
 
+// mockArgs and runtimeArgs are the one place the children's command lines are spelled: each
+// Options field becomes the flag of `streambench mock` or `streambench runtime` that sets the
+// same option, on a free loopback port.
+func (o Options) mockArgs() []string {
+	args := []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", fmt.Sprint(o.TimeScale)}
+	if o.ScenarioDir != "" {
+		args = append(args, "--scenarios", o.ScenarioDir)
+	}
+	return args
+}
+
+func (o Options) runtimeArgs(mockURL string, cert *selfSigned) []string {
+	args := []string{"runtime", "--addr", "127.0.0.1:0", "--provider", mockURL,
+		"--tool-time-scale", fmt.Sprint(o.TimeScale), fmt.Sprintf("--provider-h2c=%t", !o.ProviderHTTP1)}
+	for _, f := range o.Faults.Names() {
+		args = append(args, "--fault", f)
+	}
+	if cert != nil {
+		args = append(args, "--tls-cert", cert.certFile, "--tls-key", cert.keyFile)
+	}
+	return args
+}
+
 // StartInProcess serves a mock and a runtime from the calling process on free loopback ports
 // and waits until both are healthy.
 func StartInProcess(opts Options) (*Stack, error) {
-	faults, err := agentruntime.ParseFaults(opts.Faults)
-	if err != nil {
-		return nil, fmt.Errorf("faults: %w", err)
-	}
 	lib := opts.Library
 	if lib == nil {
 		lib = scenarios.Embedded()
@@ -147,7 +164,7 @@ func StartInProcess(opts Options) (*Stack, error) {
 		return nil, fmt.Errorf("mock: %w", err)
 	}
 	s.stops = append(s.stops, func() { shutdown(mock.Shutdown) })
-	rtOpts := agentruntime.Options{ProviderURL: s.MockURL, Faults: faults,
+	rtOpts := agentruntime.Options{ProviderURL: s.MockURL, Faults: opts.Faults,
 		ToolTimeScale: opts.TimeScale, ProviderHTTP1: opts.ProviderHTTP1}
 	scheme := "http"
 	if cert != nil {

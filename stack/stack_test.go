@@ -10,10 +10,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/streambench/streambench/agentruntime"
 )
 
 // childEnv makes this test binary act as a child: with "serve" it announces an address and
@@ -98,8 +101,37 @@ func TestStartInProcessServesBothAndStops(t *testing.T) {
 			t.Errorf("%s still answers after Stop", u)
 		}
 	}
-	if _, err := StartInProcess(Options{Faults: []string{"no-such-fault"}}); err == nil || !strings.Contains(err.Error(), "no-such-fault") {
-		t.Errorf("unknown fault: err %v, want one naming it", err)
+}
+
+// TestChildArgsCarryEveryOption: the runtime child's --fault values parse back to the same
+// switches, and each option reaches the flag that sets it.
+func TestChildArgsCarryEveryOption(t *testing.T) {
+	t.Parallel()
+	faults, err := agentruntime.ParseFaults([]string{"no-reset", "slow-first-chunk=2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{TimeScale: 0.5, ScenarioDir: "/tmp/sc", Faults: faults, ProviderHTTP1: true}
+	if got, want := strings.Join(opts.mockArgs(), " "), "mock --addr 127.0.0.1:0 --time-scale 0.5 --scenarios /tmp/sc"; got != want {
+		t.Errorf("mock args %q, want %q", got, want)
+	}
+	rt := opts.runtimeArgs("http://127.0.0.1:9", nil)
+	var names []string
+	for i, a := range rt {
+		if a == "--fault" && i+1 < len(rt) {
+			names = append(names, rt[i+1])
+		}
+	}
+	if back, err := agentruntime.ParseFaults(names); err != nil || back != faults {
+		t.Errorf("runtime args %q: faults parse back to %+v (%v), want %+v", rt, back, err, faults)
+	}
+	for _, want := range []string{"--provider http://127.0.0.1:9", "--tool-time-scale 0.5", "--provider-h2c=false"} {
+		if !strings.Contains(strings.Join(rt, " "), want) {
+			t.Errorf("runtime args %q lack %q", rt, want)
+		}
+	}
+	if rt := (Options{}).runtimeArgs("u", nil); slices.Contains(rt, "--fault") || !slices.Contains(rt, "--provider-h2c=true") {
+		t.Errorf("no faults, h2c: runtime args %q", rt)
 	}
 }
 

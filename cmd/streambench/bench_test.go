@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/streambench/streambench/selfbench"
 )
 
 // benchChildEnv marks a run of this test binary as a streambench child process (mock, runtime,
@@ -21,12 +21,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv(benchChildEnv, "1")
 	os.Exit(m.Run())
-}
-
-// benchJSON is the --json file's shape, as the tests read it.
-type benchJSON struct {
-	Environment map[string]string `json:"environment"`
-	Reports     []benchReport     `json:"reports"`
 }
 
 // runBenchJSON runs `streambench bench ARGS --quiet --json FILE` and returns its exit code and
@@ -45,7 +39,7 @@ func runBenchJSON(t *testing.T, args ...string) (int, benchJSON) {
 }
 
 // figure returns the named figure of rep, failing the test when it is missing.
-func figure(t *testing.T, rep benchReport, name string) benchFigure {
+func figure(t *testing.T, rep *selfbench.Report, name string) selfbench.Figure {
 	t.Helper()
 	for _, f := range rep.Figures {
 		if f.Name == name {
@@ -53,31 +47,23 @@ func figure(t *testing.T, rep benchReport, name string) benchFigure {
 		}
 	}
 	t.Fatalf("%s: no figure %q in %+v", rep.Name, name, rep.Figures)
-	return benchFigure{}
+	return selfbench.Figure{}
 }
 
-func TestBenchCodec(t *testing.T) {
+// TestBenchCodecPrintsAndWritesJSON runs the in-process measurement through the command: its
+// table on standard output and its figures in the --json file.
+func TestBenchCodecPrintsAndWritesJSON(t *testing.T) {
 	t.Parallel()
-	rep, err := benchCodec(context.Background(), &benchFlags{})
-	if err != nil {
-		t.Fatal(err)
+	code, out := runBenchJSON(t, "codec")
+	if code != exitOK || len(out.Reports) != 1 {
+		t.Fatalf("exit %d, reports %+v", code, out.Reports)
 	}
-	if f := figure(t, *rep, "events/s per core"); f.Value <= 0 || f.Unit != "M events/s" {
+	if f := figure(t, out.Reports[0], "events/s per core"); f.Value <= 0 || f.Unit != "M events/s" || f.Target == "" {
 		t.Errorf("events/s per core: %+v", f)
 	}
-	if f := figure(t, *rep, "CPU per event"); f.Value <= 0 {
-		t.Errorf("CPU per event: %+v", f)
-	}
-	// The decoder promises zero allocations per event with a reused Event; a regression shows
-	// here whatever the machine's load.
-	if f := figure(t, *rep, "allocations per event"); f.Met == nil || !*f.Met {
-		t.Errorf("allocations per event: %+v", f)
-	}
-	var buf bytes.Buffer
-	rep.print(&buf)
-	for _, want := range []string{"events/s per core", "M events/s", "ns", "allocations per event", "result: clean"} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("printed report lacks %q:\n%s", want, buf.String())
+	for _, key := range []string{"go", "cpus", "measured", "nofile"} {
+		if out.Environment[key] == "" {
+			t.Errorf("environment lacks %q: %v", key, out.Environment)
 		}
 	}
 }
@@ -174,33 +160,5 @@ func TestBenchBadInput(t *testing.T) {
 		if code := run(append([]string{"bench"}, tc.args...)); code != exitUsage {
 			t.Errorf("%s: exit %d, want %d", tc.name, code, exitUsage)
 		}
-	}
-}
-
-func TestPacedFrames(t *testing.T) {
-	t.Parallel()
-	frames, tail, err := pacedFrames("hello big world\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text strings.Builder
-	for _, f := range frames {
-		var v struct{ BlockID, Chunk string }
-		if err := json.Unmarshal(bytes.TrimSuffix(bytes.TrimPrefix(f, []byte("data: ")), []byte("\n\n")), &v); err != nil {
-			t.Fatalf("frame %q: %v", f, err)
-		}
-		if v.Chunk == "" {
-			t.Errorf("empty chunk in %q", f)
-		}
-		text.WriteString(v.Chunk)
-	}
-	if len(frames) != 3 || text.String() != "hello big world" {
-		t.Errorf("chunks %d joining to %q", len(frames), text.String())
-	}
-	if !bytes.Contains(tail, []byte(`"content":"hello big world"`)) || !bytes.HasSuffix(tail, []byte("data: \"[DONE]\"\n\n")) {
-		t.Errorf("tail %q", tail)
-	}
-	if _, _, err := pacedFrames("  \n"); err == nil {
-		t.Error("an empty answer was accepted")
 	}
 }

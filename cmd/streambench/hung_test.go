@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -65,7 +66,9 @@ func TestHungRunFailsTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var table bytes.Buffer
-	printSummary(&table, run, &keyTable{})
+	if err := report.WriteSummary(&table, run, report.NewSessionTally()); err != nil {
+		t.Fatal(err)
+	}
 	if c := run.Summary.Counters; c.SessionsHung != 2 || c.SessionsFailed != 2 || run.Summary.Violations[protocol.RTerminal] != 2 ||
 		!strings.Contains(table.String(), "failed 2 (hung 2)") {
 		t.Errorf("counters %+v, violations %v: want 2 hung among 2 failed, R-terminal twice; summary:\n%s", c, run.Summary.Violations, table.String())

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,13 +12,13 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
@@ -28,6 +27,7 @@ import (
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/selfbench"
 )
 
 // workloadFlags are the flags load and run share: what to play and how hard.
@@ -75,16 +75,16 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.IntVar(&w.clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages)", defaultClients))
 	fs.DurationVar(&w.thinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
 	fs.Float64Var(&w.rate, "rate", 0, "open loop: sessions started per second")
-	fs.StringVar(&w.arrival, "arrival", "constant", "open loop: constant or poisson arrivals")
-	fs.IntVar(&w.maxInflight, "max-inflight", 10000, "open loop: most open streams; starts beyond it are dropped and counted")
+	fs.StringVar(&w.arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
+	fs.IntVar(&w.maxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
 	fs.StringVar(&w.stages, "stages", "", "ramp as DURATION:TARGET,... e.g. 30s:1000,60s:1000,10s:0 (virtual users; session rates with --rate-stages)")
 	fs.BoolVar(&w.rateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
 	fs.DurationVar(&w.duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", defaultDuration))
 	fs.Int64Var(&w.sessions, "sessions", 0, "stop after this many sessions")
 	fs.DurationVar(&w.warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
-	fs.DurationVar(&w.grace, "grace", 30*time.Second, "after the last start, how long in-flight streams may finish before they are cancelled")
-	fs.DurationVar(&w.streamTimeout, "stream-timeout", 2*time.Minute, "longest a single session may take")
-	fs.DurationVar(&w.leakGrace, "leak-grace", 5*time.Second, "after the load drained, how long gauges may take to return to their baseline")
+	fs.DurationVar(&w.grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled")
+	fs.DurationVar(&w.streamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take")
+	fs.DurationVar(&w.leakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
 	fs.BoolVar(&w.noLeakCheck, "no-leak-check", false, "skip the leak check")
 	fs.BoolVar(&w.http2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
 	fs.StringArrayVar(&w.headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
@@ -102,31 +102,6 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
 	fs.StringArrayVar(&w.allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
 	return w
-}
-
-// policyFromSlug reads the runtime's default deployment naming, <wire>-<policy>.
-func policyFromSlug(slug, policy string) (loadgen.Target, error) {
-	t := loadgen.Target{Slug: slug}
-	if policy == "" {
-		policy = "none"
-		for _, p := range []string{"none", "thinking", "tools", "all"} {
-			if strings.HasSuffix(slug, "-"+p) {
-				policy = p
-			}
-		}
-	}
-	switch policy {
-	case "none":
-	case "thinking":
-		t.IncludeThinking = true
-	case "tools":
-		t.IncludeToolCalls = true
-	case "all":
-		t.IncludeThinking, t.IncludeToolCalls = true, true
-	default:
-		return t, usageError("--policy %q: want none, thinking, tools or all", policy)
-	}
-	return t, nil
 }
 
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
@@ -191,9 +166,9 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 	}
 	var target *loadgen.Target
 	if w.slug != "" {
-		t, err := policyFromSlug(w.slug, w.policy)
+		t, err := loadgen.TargetForSlug(w.slug, w.policy)
 		if err != nil {
-			return cfg, err
+			return cfg, usageError("--%v", err)
 		}
 		target = &t
 	} else if w.policy != "" {
@@ -245,7 +220,7 @@ func runLoad(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
@@ -266,25 +241,18 @@ func runLoad(args []string) error {
 
 // keyTable aggregates sessions and violations per scenario × dialect for the summary table.
 type keyTable struct {
-	cpu        time.Duration // this process's CPU time during the run
-	mu         sync.Mutex
-	sessions   map[measure.Key]int64
-	hung       map[measure.Key]int64 // sessions with no terminal within --grace or --stream-timeout
-	violations map[measure.Key]int64
-}
-
-func newKeyTable() *keyTable {
-	return &keyTable{sessions: map[measure.Key]int64{}, hung: map[measure.Key]int64{}, violations: map[measure.Key]int64{}}
+	mu sync.Mutex
+	report.SessionTally
 }
 
 func (t *keyTable) add(e loadgen.SessionEnd) {
 	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
 	t.mu.Lock()
 	if e.Outcome == loadgen.OutcomeHung {
-		t.hung[k]++
+		t.Hung[k]++
 	}
-	t.sessions[k]++
-	t.violations[k] += int64(len(e.Violations))
+	t.Sessions[k]++
+	t.Violations[k] += int64(len(e.Violations))
 	t.mu.Unlock()
 }
 
@@ -312,14 +280,14 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 		}
 	}()
 	cfg.Interrupt = interrupt
-	table := newKeyTable()
+	table := &keyTable{SessionTally: report.NewSessionTally()}
 	cfg.OnSessionEnd = table.add
 	var prog *progressView
 	if !quiet {
 		prog = newProgressView(os.Stderr)
 		cfg.OnProgress = prog.update
 	}
-	cpuBefore := processCPU()
+	cpuBefore := selfbench.ProcessCPU()
 	run, err := loadgen.Run(ctx, cfg)
 	if prog != nil {
 		prog.close()
@@ -330,14 +298,16 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}
-	table.cpu = processCPU() - cpuBefore
+	table.CPU = selfbench.ProcessCPU() - cpuBefore
 	return run, table, nil
 }
 
 // finishRun prints the summary, writes the results and turns the verdict into the exit code.
 // render, when set, renders the report into the run's directory.
 func finishRun(run *measure.Run, table *keyTable, out string, render func(dir string) error) error {
-	printSummary(os.Stdout, run, table)
+	if err := report.WriteSummary(os.Stdout, run, table.SessionTally); err != nil {
+		return err
+	}
 	if out != "" {
 		dir := filepath.Join(out, run.Summary.RunID)
 		if err := measure.WriteRun(dir, run); err != nil {
@@ -354,66 +324,6 @@ func finishRun(run *measure.Run, table *keyTable, out string, render func(dir st
 		return &exitError{code: exitFailure, err: fmt.Errorf("run failed: %s", strings.Join(run.Summary.Verdict.Reasons, "; "))}
 	}
 	return nil
-}
-
-// printSummary writes the per scenario × dialect table, counters, violations and leaks.
-func printSummary(w io.Writer, run *measure.Run, table *keyTable) {
-	s := &run.Summary
-	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
-	sorted := slices.SortedFunc(maps.Keys(table.sessions), measure.Key.Compare)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tdialect\tsessions\thung\tttfc p50\tttfc p99\tgap p99\tviolations\t")
-	for _, k := range sorted {
-		ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
-		gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
-		row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.sessions[k]), fmt.Sprint(table.hung[k]), "-", "-", "-", fmt.Sprint(table.violations[k])}
-		if ttfc.Count > 0 {
-			row[4], row[5] = ms(ttfc.P50), ms(ttfc.P99)
-		}
-		if gap.Count > 0 {
-			row[6] = ms(gap.P99)
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-	}
-	tw.Flush()
-	c := s.Counters
-	fmt.Fprintf(w, "\nrun %s: %s, sessions started %d, ok %d, failed %d (hung %d), aborted on purpose %d (scripted errors %d), frames %d, bytes %d\n",
-		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsHung, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
-	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
-		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
-	if c.SessionsHung > 0 {
-		fmt.Fprintf(w, "%d sessions hung: no terminal frame within --grace or --stream-timeout; counted as failed (R-terminal)\n", c.SessionsHung)
-	}
-	if c.SessionsCut > 0 {
-		fmt.Fprintf(w, "%d sessions were cancelled unjudged when the run was interrupted\n", c.SessionsCut)
-	}
-	if c.Frames > 0 && table.cpu > 0 {
-		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
-			float64(table.cpu.Microseconds())/float64(c.Frames), table.cpu.Round(time.Millisecond), c.Frames)
-	}
-	if len(s.Violations) > 0 {
-		fmt.Fprint(w, "violations:")
-		for _, r := range slices.Sorted(maps.Keys(s.Violations)) {
-			fmt.Fprintf(w, " %s=%d", r, s.Violations[r])
-		}
-		fmt.Fprintln(w)
-	}
-	for _, l := range s.Leaks {
-		if !l.OK {
-			fmt.Fprintf(w, "LEAK %s %s: %g → %g (tolerance %g)\n", l.Source, l.Name, l.Before, l.After, l.Tolerance)
-		}
-	}
-	if s.Verdict.Pass {
-		fmt.Fprintln(w, "verdict: PASS")
-	} else {
-		fmt.Fprintln(w, "verdict: FAIL")
-		for _, r := range s.Verdict.Reasons {
-			fmt.Fprintf(w, "  - %s\n", r)
-		}
-	}
-	if len(s.Verdict.Allowed) > 0 {
-		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(s.Verdict.Allowed, ", "))
-	}
 }
 
 // progressView shows the run's progress: mpb bars on a terminal, a plain line every 5 s
@@ -491,13 +401,4 @@ func (v *progressView) close() {
 		v.bar.SetTotal(-1, true)
 		v.p.Wait()
 	}
-}
-
-// processCPU is this process's user + system CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

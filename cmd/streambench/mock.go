@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -39,7 +39,7 @@ func runMock(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
@@ -98,11 +98,10 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := listen(*addr, "http")
 	if err != nil {
-		return usageError("--addr %s: %v", *addr, err)
+		return err
 	}
-	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
 	fmt.Fprintf(os.Stderr, "%d scenarios; POST %s, POST %s, GET %s, GET %s\n",
 		len(lib.Names()), mockprovider.PathOpenAI, mockprovider.PathAnthropic,
 		mockprovider.PathSessions, mockprovider.PathMetrics)

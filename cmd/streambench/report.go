@@ -22,7 +22,7 @@ func reportMain(args []string, out io.Writer) error {
 		return usageError("missing run directory; usage: streambench report DIR...")
 	}
 	for _, dir := range fs.Args() {
-		if isSweepDir(dir) {
+		if report.IsSweepDir(dir) {
 			// A sweep directory: re-judge its saved steps with their own SLOs and re-render.
 			if err := rejudgeSweep(dir, nil, out); err != nil {
 				return err
@@ -50,13 +50,6 @@ func readRunArg(dir string) (*measure.Run, error) {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return run, nil
-}
-
-// isSweepDir reports whether dir holds a sweep (sweep.json) rather than one run.
-func isSweepDir(dir string) bool {
-	_, errSweep := os.Stat(filepath.Join(dir, report.SweepJSONFile))
-	_, errRun := os.Stat(filepath.Join(dir, measure.SummaryFile))
-	return errSweep == nil && errRun != nil
 }
 
 func verdictWord(pass bool) string {

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
@@ -22,18 +23,18 @@ func runRun(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
-	if _, err := agentruntime.ParseFaults(*faults); err != nil {
+	parsedFaults, err := agentruntime.ParseFaults(*faults)
+	if err != nil {
 		return usageError("--fault: %v", err)
 	}
 	cfg, err := w.config()
 	if err != nil {
 		return err
 	}
-	cfg.Faults = *faults
 	local := *inProcess
 	if !fs.Changed("in-process") {
 		local = smallRun(&cfg)
@@ -41,12 +42,8 @@ func runRun(args []string) error {
 	if *useTLS && (cfg.CACertFile != "" || cfg.Insecure) {
 		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
 	}
-	opts := stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: *faults, TLS: *useTLS}
-	start := stack.StartChildren
-	if local {
-		start = stack.StartInProcess
-	}
-	st, err := start(opts)
+	opts := stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS}
+	st, err := stack.Start(opts, local)
 	if err != nil {
 		return err
 	}
@@ -57,9 +54,9 @@ func runRun(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
 	cfg.Target, cfg.MockURL, cfg.CACertFile = st.RuntimeURL, st.MockURL, st.CACertFile
-	cfg.Extra = map[string]string{"stack": where, "time-scale": fmt.Sprint(w.timeScale)}
+	cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"stack": where, "time-scale": fmt.Sprint(w.timeScale)}}
 	if *useTLS {
-		cfg.Extra["tls"] = "self-signed"
+		cfg.Info.Extra["tls"] = "self-signed"
 	}
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {

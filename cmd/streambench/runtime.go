@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/hrtimer"
 )
 
 // runRuntime serves the reference agent runtime until interrupted.
@@ -36,7 +36,7 @@ func runRuntime(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	defer spareProcs()()
+	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
@@ -79,15 +79,14 @@ func runRuntime(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return usageError("--addr %s: %v", *addr, err)
-	}
 	scheme := "http"
 	if tlsConf != nil {
 		scheme = "https"
 	}
-	fmt.Fprintf(os.Stderr, "listening on %s://%s\n", scheme, ln.Addr())
+	ln, err := listen(*addr, scheme)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(os.Stderr, "provider %s; deployments %s\n", *provider, strings.Join(deps.Slugs(), ", "))
 	if names := f.Names(); len(names) > 0 {
 		fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/streambench/streambench/scenarios"
 )
@@ -115,51 +114,16 @@ func scenariosShow(args []string, out io.Writer) error {
 	if !ok {
 		return usageError("unknown scenario %q; known: %s", name, strings.Join(lib.Names(), ", "))
 	}
-	script := s.Render(*seed)
-	exp := script.Expected()
 	if *asJSON {
+		script := s.Render(*seed)
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(showJSON{Scenario: s, Seed: *seed, Expected: exp, EstimatedDurationMillis: script.EstimatedDuration().Milliseconds()})
+		return enc.Encode(showJSON{Scenario: s, Seed: *seed, Expected: script.Expected(), EstimatedDurationMillis: script.EstimatedDuration().Milliseconds()})
 	}
 	fmt.Fprintf(out, "# %s (from %s)\n", name, lib.File(name))
 	out.Write(lib.Source(name))
-	fmt.Fprintf(out, "\n# Rendered with seed %d: estimated duration %v\n", *seed, script.EstimatedDuration().Round(time.Millisecond))
-	for i, st := range script.Turns {
-		fmt.Fprintf(out, "\n## turn %d", i)
-		if st.HTTPStatus != 0 {
-			fmt.Fprintf(out, ": HTTP %d %q before any stream\n", st.HTTPStatus, st.ErrorMessage)
-			continue
-		}
-		fmt.Fprintf(out, ": %d steps, %d output tokens", len(st.Steps), st.OutputTokens)
-		if n := len(st.Steps); n > 0 {
-			fmt.Fprintf(out, ", first at %v, last at %v", st.Steps[0].At.Round(time.Millisecond), st.Steps[n-1].At.Round(time.Millisecond))
-		}
-		fmt.Fprintln(out)
-		if st.StallAfterStep >= 0 {
-			fmt.Fprintf(out, "stall: %v after step %d\n", st.StallFor, st.StallAfterStep)
-		}
-		if i < len(exp.Turns) {
-			et := exp.Turns[i]
-			if et.Thinking != "" {
-				fmt.Fprintf(out, "thinking: %q\n", et.Thinking)
-			}
-			if et.Text != "" {
-				fmt.Fprintf(out, "text: %q\n", et.Text)
-			}
-		}
-		for _, c := range st.ToolCalls {
-			fmt.Fprintf(out, "tool call %s %s (%v, %s): %s\n", c.ID, c.Name, c.Duration.Round(time.Millisecond), c.Outcome, c.Arguments)
-		}
-		if st.ErrorAfterStep >= 0 {
-			fmt.Fprintf(out, "provider error after step %d: %q\n", st.ErrorAfterStep, st.ErrorMessage)
-		}
-	}
-	if c := s.Client.String(); c != "" {
-		fmt.Fprintf(out, "\nclient: %s\n", c)
-	}
-	return nil
+	return s.WriteOutline(out, *seed)
 }
 
 // scenariosValidate checks each file and reports ok or its errors; any invalid file makes the

@@ -39,3 +39,14 @@ func serveUntilInterrupted(ctx context.Context, stop context.CancelFunc, srv ser
 	}
 	return nil
 }
+
+// listen opens addr and announces it on standard error as "listening on SCHEME://ADDR"
+// (scheme http or https), the line stack.StartChild waits for.
+func listen(addr, scheme string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usageError("--addr %s: %v", addr, err)
+	}
+	fmt.Fprintf(os.Stderr, "listening on %s://%s\n", scheme, ln.Addr())
+	return ln, nil
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
@@ -67,11 +68,12 @@ func sweepMain(args []string, out io.Writer) error {
 	if len(*slos) == 0 {
 		return usageError("give at least one --slo, e.g. --slo 'ttfc.p99<500ms' --slo 'errors<0.1%%'")
 	}
-	thresholds, err := parseSLOs(*slos)
+	thresholds, err := report.ParseThresholds(*slos)
 	if err != nil {
-		return err
+		return usageError("--slo: %v", err)
 	}
-	if _, err := agentruntime.ParseFaults(*faults); err != nil {
+	parsedFaults, err := agentruntime.ParseFaults(*faults)
+	if err != nil {
 		return usageError("--fault: %v", err)
 	}
 	if *target != "" && (len(*faults) > 0 || *inProcess) {
@@ -99,16 +101,12 @@ func sweepMain(args []string, out io.Writer) error {
 		}
 		cfg.Clients, cfg.Rate = st.Clients, st.Rate
 		cfg.RunID = sweepID + "-" + st.ID()
-		cfg.Faults = *faults
-		cfg.Extra = map[string]string{"sweep": sweepID, "step": st.String()}
+		cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"sweep": sweepID, "step": st.String()}}
 		if *target != "" {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
-			start := stack.StartChildren
-			if *inProcess || (!fs.Changed("in-process") && smallRun(&cfg)) {
-				start = stack.StartInProcess
-			}
-			sut, err := start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: *faults})
+			local := *inProcess || (!fs.Changed("in-process") && smallRun(&cfg))
+			sut, err := stack.Start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults}, local)
 			if err != nil {
 				return nil, err
 			}
@@ -146,23 +144,11 @@ func sweepMain(args []string, out io.Writer) error {
 	return sweepErr
 }
 
-func parseSLOs(exprs []string) ([]report.Threshold, error) {
-	var out []report.Threshold
-	for _, s := range exprs {
-		t, err := report.ParseThreshold(s)
-		if err != nil {
-			return nil, usageError("--slo: %v", err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
 // rejudgeSweep re-judges a saved sweep's steps and rewrites its sweep report.
 func rejudgeSweep(dir string, slos []string, out io.Writer) error {
-	thresholds, err := parseSLOs(slos)
+	thresholds, err := report.ParseThresholds(slos)
 	if err != nil {
-		return err
+		return usageError("--slo: %v", err)
 	}
 	res, err := report.Rejudge(dir, thresholds)
 	if err != nil {

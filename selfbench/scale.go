@@ -1,4 +1,4 @@
-package main
+package selfbench
 
 import (
 	"context"
@@ -20,24 +20,24 @@ type scaleSample struct {
 	generatorKiB, mockKiB, rtKiB int64
 }
 
-// benchScale opens N long-lived streams through a mock and a runtime in child processes with
+// Scale opens N long-lived streams through a mock and a runtime in child processes with
 // the generator in this process, holds them, and reports what the run cost each process.
-func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
-	streams := orDefault(f.streams, 5000)
-	ramp := orDefault(f.ramp, 20*time.Second)
-	length := orDefault(f.streamLength, 30*time.Second)
-	itl := orDefault(f.interToken, 500*time.Millisecond)
+func Scale(ctx context.Context, o Options) (*Report, error) {
+	streams := orDefault(o.Streams, 5000)
+	ramp := orDefault(o.Ramp, 20*time.Second)
+	length := orDefault(o.StreamLength, 30*time.Second)
+	itl := orDefault(o.InterToken, 500*time.Millisecond)
 	ttft := min(200*time.Millisecond, length/10)
 	tokens := max(1, int((length-ttft)/itl))
-	rep := &benchReport{
+	rep := &Report{
 		Name: fmt.Sprintf("scale: %d concurrent streams, mock, runtime and generator in separate processes", streams),
 		Command: fmt.Sprintf("streambench bench scale --streams %d --ramp %s --stream-length %s --itl %s%s",
-			streams, ramp, length, itl, f.transportFlags()),
+			streams, ramp, length, itl, o.transportFlags()),
 		Method: fmt.Sprintf("scenario: TTFT %s then %d tokens %s apart, one token per frame (streams last ~%s); "+
 			"closed loop, one session per user, users ramped 0→%d over %s then held; sim-chat opted in on openai-none and anthropic-none; "+
 			"the runtime talks %s to the mock; the generator uses %s. Generator memory: VmRSS at the peak minus before the load, "+
 			"and live heap+stacks after GC; CPU: getrusage (generator), /proc/PID/stat (children)",
-			ttft, tokens, itl, ttft+time.Duration(tokens)*itl, streams, ramp, providerProtocol(f), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[f.http2]),
+			ttft, tokens, itl, ttft+time.Duration(tokens)*itl, streams, ramp, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2]),
 	}
 	yaml := fmt.Sprintf("name: scale-stream\ndescription: a long-lived paced answer, so many streams stay open at once\n"+
 		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", ttft, itl, tokens)
@@ -45,7 +45,7 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.keepDir {
+	if o.KeepDir {
 		rep.note("scenario directory kept: %s", dir)
 	} else {
 		defer os.RemoveAll(dir)
@@ -54,11 +54,9 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	stages, err := loadgen.ParseStages(fmt.Sprintf("%s:%d,2s:%d", ramp, streams, streams))
-	if err != nil {
-		return nil, fmt.Errorf("ramp: %w", err)
-	}
-	st, err := startBenchStack(dir, f.providerHTTP1)
+	// Users ramp up to one per stream, then hold while the last streams open.
+	stages := loadgen.Stages{{Duration: ramp, Target: float64(streams)}, {Duration: 2 * time.Second, Target: float64(streams)}}
+	st, err := startStack(dir, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
 	}
@@ -80,15 +78,10 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		mu        sync.Mutex
 		peak      scaleSample
 		liveAtTop uint64 // live heap+stacks once every stream was open (0 if never)
-		prog      *progressView
 	)
-	if !f.quiet {
-		prog = newProgressView(os.Stderr)
-	}
+	update, done := o.progress()
 	sample := func(p loadgen.Progress) {
-		if prog != nil {
-			prog.update(p)
-		}
+		update(p)
 		s := scaleSample{active: p.Active}
 		s.generatorKiB, _ = procStatusKiB(0, "VmRSS")
 		s.mockKiB, _ = procStatusKiB(mockPID, "VmRSS")
@@ -100,28 +93,26 @@ func benchScale(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		}
 		if liveAtTop == 0 && s.active >= int64(streams) {
 			liveAtTop = liveMemory()
-			if f.profileDir != "" {
-				if err := writeProfiles(f.profileDir); err != nil {
+			if o.ProfileDir != "" {
+				if err := writeProfiles(o.ProfileDir); err != nil {
 					rep.note("profiles: %v", err)
 				} else {
-					rep.note("heap and goroutine profiles at %d open streams in %s", s.active, f.profileDir)
+					rep.note("heap and goroutine profiles at %d open streams in %s", s.active, o.ProfileDir)
 				}
 			}
 		}
 	}
-	cpu0 := processCPU()
+	cpu0 := ProcessCPU()
 	run, err := loadgen.Run(ctx, loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-scale", Library: lib,
 		RunID: "bench-scale-" + time.Now().UTC().Format("150405"), Stages: stages, Sessions: int64(streams),
-		Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: f.http2, OnProgress: sample,
+		Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: o.HTTP2, OnProgress: sample,
 	})
-	if prog != nil {
-		prog.close()
-	}
+	done()
 	if err != nil {
 		return nil, err
 	}
-	cpu := processCPU() - cpu0
+	cpu := ProcessCPU() - cpu0
 	mockCPU1, _ := procCPU(mockPID)
 	rtCPU1, _ := procCPU(rtPID)
 	hwm, _ := procStatusKiB(0, "VmHWM")

@@ -1,15 +1,10 @@
-package main
+package selfbench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,19 +17,11 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// startBenchStack starts `streambench mock --scenarios DIR` and `streambench runtime` as child
+// startStack starts `streambench mock --scenarios DIR` and `streambench runtime` as child
 // processes of this binary (as `run` does for big runs) and waits until both are healthy; their
 // process ids let a bench read their memory and CPU from /proc.
-func startBenchStack(scenarioDir string, providerHTTP1 bool) (*stack.Stack, error) {
+func startStack(scenarioDir string, providerHTTP1 bool) (*stack.Stack, error) {
 	return stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: scenarioDir, ProviderHTTP1: providerHTTP1})
-}
-
-// providerProtocol names how the runtime reaches the mock.
-func providerProtocol(f *benchFlags) string {
-	if f.providerHTTP1 {
-		return "HTTP/1.1 (one connection per stream)"
-	}
-	return "h2c (streams multiplexed on pooled connections)"
 }
 
 // writeScenarioDir writes each YAML document to DIR/NAME.yaml in a new temporary directory and
@@ -84,106 +71,22 @@ func literalText(words int) string {
 	return strings.Join(out, " ")
 }
 
-// procStatusKiB reads a "Name:   N kB" line (VmRSS, VmHWM) from /proc/PID/status; pid 0 is
-// this process.
-func procStatusKiB(pid int, field string) (int64, error) {
-	p := "/proc/self/status"
-	if pid > 0 {
-		p = fmt.Sprintf("/proc/%d/status", pid)
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("%s %s: %w", p, field, err)
-			}
-			return v, nil
-		}
-	}
-	return 0, fmt.Errorf("%s: no %s line", p, field)
-}
-
-// userHZ is the unit of /proc/PID/stat's CPU times: USER_HZ, 100 on every Linux architecture
-// Go supports.
-const userHZ = 100
-
-// procCPU is a process's user+system CPU time from /proc/PID/stat (10 ms resolution).
-func procCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) may contain spaces; fields after its closing parenthesis
-	// start at field 3 (state), so utime (14) and stime (15) are the 12th and 13th.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
-	}
-	return time.Duration(utime+stime) * time.Second / userHZ, nil
-}
-
-// liveMemory is this process's live heap plus goroutine stacks after a full collection, the
-// part of RSS that scales with open streams (RSS also holds freed pages the runtime has not
-// returned yet).
-func liveMemory() uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc + ms.StackInuse
-}
-
-// mockSessions fetches the mock's session records.
+// mockSessions fetches the mock's session records, within 30 s.
 func mockSessions(ctx context.Context, mockURL string) ([]mockprovider.SessionRecord, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, mockURL+mockprovider.PathSessions, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("mock sessions: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("mock sessions: HTTP %d", resp.StatusCode)
-	}
-	var body struct {
-		Sessions []mockprovider.SessionRecord `json:"sessions"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, fmt.Errorf("mock sessions: decoding: %w", err)
-	}
-	return body.Sessions, nil
+	return mockprovider.FetchSessions(ctx, nil, mockURL)
 }
 
 // mergedMetric merges one metric's histograms over every scenario × dialect of a run.
 func mergedMetric(run *measure.Run, m measure.Metric) *hdrhistogram.Histogram {
-	out := measure.NewHistogram()
-	for _, k := range run.Histograms.Keys() {
-		if k.Metric == m {
-			out.Merge(run.Histograms.Get(k))
-		}
-	}
-	return out
+	h, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
+	return h
 }
 
 // runFailures copies a failed run's verdict into the report: each reason names what failed
 // (violations by rule, leaks, errors with the first messages).
-func runFailures(rep *benchReport, run *measure.Run) {
+func runFailures(rep *Report, run *measure.Run) {
 	if !run.Summary.Verdict.Pass {
 		for _, r := range run.Summary.Verdict.Reasons {
 			rep.fail("%s", r)
@@ -214,14 +117,38 @@ func quantileMs(h *hdrhistogram.Histogram, q float64, offset time.Duration) floa
 	return float64(v-offset.Microseconds()) / 1000
 }
 
-// transportFlags are the protocol flags of a measurement's command line, as given.
-func (f *benchFlags) transportFlags() string {
-	s := ""
-	if f.http2 {
-		s += " --http2"
+// bucketWidthMicros is the width of the 3-significant-digit HdrHistogram bucket holding d.
+func bucketWidthMicros(d time.Duration) int64 {
+	h := measure.NewHistogram()
+	if h.RecordValue(d.Microseconds()) != nil {
+		return 0
 	}
-	if f.providerHTTP1 {
-		s += " --provider-http1"
+	return h.Max() - h.Min() + 1
+}
+
+// runWithPeak runs cfg with progress output and returns the run and its peak open streams.
+func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options) (*measure.Run, int64, error) {
+	update, done := o.progress()
+	var peak int64 // written and read only on the run's collector goroutine, then after Run
+	cfg.OnProgress = func(p loadgen.Progress) {
+		peak = max(peak, p.Active)
+		update(p)
 	}
-	return s
+	run, err := loadgen.Run(ctx, cfg)
+	done()
+	return run, peak, err
+}
+
+// streamStartLatency is the mock's first flush − request arrival over one scenario's records,
+// in microseconds: how long the mock took to start answering (its FirstByte is the response
+// headers with the wire's opening frame, sent before the scripted TTFT).
+func streamStartLatency(records []mockprovider.SessionRecord, scenario string) *hdrhistogram.Histogram {
+	h := measure.NewHistogram()
+	for _, r := range records {
+		if r.Scenario != scenario || r.FirstByte.IsZero() {
+			continue
+		}
+		_ = h.RecordValue(max(0, r.FirstByte.Sub(r.Start).Microseconds()))
+	}
+	return h
 }

@@ -1,11 +1,8 @@
-package main
+package selfbench
 
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -30,10 +27,10 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// benchCodec decodes ~60-byte data frames with testing.Benchmark and reports events/s per core
+// Codec decodes ~60-byte data frames with testing.Benchmark and reports events/s per core
 // from process CPU time (wall time on a shared machine includes other processes' turns).
-func benchCodec(ctx context.Context, f *benchFlags) (*benchReport, error) {
-	rep := &benchReport{
+func Codec(ctx context.Context, o Options) (*Report, error) {
+	rep := &Report{
 		Name:    "codec: SSE decode of ~60-byte data: frames",
 		Command: "streambench bench codec",
 		Method: "testing.Benchmark over sse.Decoder.Next with a reused Event, frames of " +
@@ -46,7 +43,7 @@ func benchCodec(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		d := sse.NewDecoder(&repeatReader{block: block})
 		var ev sse.Event
 		b.ReportAllocs()
-		before := processCPU()
+		before := ProcessCPU()
 		b.ResetTimer()
 		for range b.N {
 			if err := d.Next(&ev); err != nil {
@@ -55,7 +52,7 @@ func benchCodec(ctx context.Context, f *benchFlags) (*benchReport, error) {
 			}
 		}
 		b.StopTimer()
-		cpuNanos, events = (processCPU() - before).Nanoseconds(), int64(b.N)
+		cpuNanos, events = (ProcessCPU() - before).Nanoseconds(), int64(b.N)
 	})
 	if decodeErr != nil {
 		return nil, fmt.Errorf("decode: %w", decodeErr)
@@ -80,14 +77,14 @@ func benchCodec(ctx context.Context, f *benchFlags) (*benchReport, error) {
 	return rep, nil
 }
 
-// benchPacing runs the mock's self-test as `streambench mock --self-test` does (GOMAXPROCS
-// raised, one HTTP/1.1 connection per stream): --streams streams at --tokens-per-second,
+// Pacing runs the mock's self-test as `streambench mock --self-test` does (GOMAXPROCS
+// raised, one HTTP/1.1 connection per stream): Options.Streams streams at Options.TokensPerSecond,
 // pacing error from the mock's own histogram (actual − scheduled emission per frame).
-func benchPacing(ctx context.Context, f *benchFlags) (*benchReport, error) {
-	streams := orDefault(f.streams, 2000)
-	tps := orDefault(f.tokensPerSecond, 20)
-	duration := orDefault(f.duration, 10*time.Second)
-	rep := &benchReport{
+func Pacing(ctx context.Context, o Options) (*Report, error) {
+	streams := orDefault(o.Streams, 2000)
+	tps := orDefault(o.TokensPerSecond, 20)
+	duration := orDefault(o.Duration, 10*time.Second)
+	rep := &Report{
 		Name:    fmt.Sprintf("pacing: the mock at %d streams × %g tokens/s", streams, tps),
 		Command: fmt.Sprintf("streambench bench pacing --streams %d --tokens-per-second %g --duration %s", streams, tps, duration),
 		Method: "mockprovider.SelfTest (as `streambench mock --self-test`): streams start over 1 s, one HTTP/1.1 connection each, GOMAXPROCS two above the CPUs; " +
@@ -117,21 +114,4 @@ func benchPacing(ctx context.Context, f *benchFlags) (*benchReport, error) {
 		rep.fail("%d of %d streams failed; first: %s", res.Failed, res.Streams, res.FirstFailure)
 	}
 	return rep, nil
-}
-
-// benchEnvironment records where the figures were measured.
-func benchEnvironment() map[string]string {
-	env := map[string]string{
-		"go":       runtime.Version(),
-		"cpus":     fmt.Sprint(runtime.NumCPU()),
-		"measured": time.Now().UTC().Format(time.RFC3339),
-		"nofile":   fmt.Sprint(openFileLimit()),
-	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		env["loadavg"] = strings.TrimSpace(string(b))
-	}
-	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
-		env["git"] = strings.TrimSpace(string(out))
-	}
-	return env
 }

@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// SessionTally is what a live run counts as its sessions end and its saved results do not
+// hold: sessions, hung sessions (no terminal within --grace or --stream-timeout) and
+// violations per scenario × dialect (Key.Metric empty), and the generator process's CPU time
+// during the run.
+type SessionTally struct {
+	Sessions, Hung, Violations map[measure.Key]int64
+	CPU                        time.Duration
+}
+
+// NewSessionTally returns an empty tally.
+func NewSessionTally() SessionTally {
+	return SessionTally{Sessions: map[measure.Key]int64{}, Hung: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}
+}
+
+// WriteSummary writes the terminal summary of a run that just ended: a table per scenario ×
+// dialect (sessions, hung, TTFC and gap quantiles, violations), the counters, violations by rule,
+// leaks and the verdict.
+func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
+	s := &run.Summary
+	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
+	sorted := slices.SortedFunc(maps.Keys(table.Sessions), measure.Key.Compare)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tdialect\tsessions\thung\tttfc p50\tttfc p99\tgap p99\tviolations\t")
+	for _, k := range sorted {
+		ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
+		gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
+		row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.Sessions[k]), fmt.Sprint(table.Hung[k]), "-", "-", "-", fmt.Sprint(table.Violations[k])}
+		if ttfc.Count > 0 {
+			row[4], row[5] = ms(ttfc.P50), ms(ttfc.P99)
+		}
+		if gap.Count > 0 {
+			row[6] = ms(gap.P99)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	c := s.Counters
+	fmt.Fprintf(w, "\nrun %s: %s, sessions started %d, ok %d, failed %d (hung %d), aborted on purpose %d (scripted errors %d), frames %d, bytes %d\n",
+		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsHung, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
+	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
+		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
+	if c.SessionsHung > 0 {
+		fmt.Fprintf(w, "%d sessions hung: no terminal frame within --grace or --stream-timeout; counted as failed (R-terminal)\n", c.SessionsHung)
+	}
+	if c.SessionsCut > 0 {
+		fmt.Fprintf(w, "%d sessions were cancelled unjudged when the run was interrupted\n", c.SessionsCut)
+	}
+	if c.Frames > 0 && table.CPU > 0 {
+		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
+			float64(table.CPU.Microseconds())/float64(c.Frames), table.CPU.Round(time.Millisecond), c.Frames)
+	}
+	if len(s.Violations) > 0 {
+		fmt.Fprint(w, "violations:")
+		for _, r := range slices.Sorted(maps.Keys(s.Violations)) {
+			fmt.Fprintf(w, " %s=%d", r, s.Violations[r])
+		}
+		fmt.Fprintln(w)
+	}
+	for _, l := range s.Leaks {
+		if !l.OK {
+			fmt.Fprintf(w, "LEAK %s %s: %g → %g (tolerance %g)\n", l.Source, l.Name, l.Before, l.After, l.Tolerance)
+		}
+	}
+	if s.Verdict.Pass {
+		fmt.Fprintln(w, "verdict: PASS")
+	} else {
+		fmt.Fprintln(w, "verdict: FAIL")
+		for _, r := range s.Verdict.Reasons {
+			fmt.Fprintf(w, "  - %s\n", r)
+		}
+	}
+	if len(s.Verdict.Allowed) > 0 {
+		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(s.Verdict.Allowed, ", "))
+	}
+	return nil
+}

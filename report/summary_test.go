@@ -1,0 +1,48 @@
+package report_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/report"
+)
+
+// TestWriteSummary prints a failed run's terminal summary: one row per tallied scenario ×
+// dialect with its quantiles and hung sessions, CPU per frame, violations, the leak and the
+// reasons; a passing run says PASS and prints no cut line.
+func TestWriteSummary(t *testing.T) {
+	t.Parallel()
+	run := fixtureRun(t, runOptions{seed: 1, leak: true, violations: map[protocol.Rule]int64{protocol.RTerminal: 2}})
+	tally := report.SessionTally{
+		Sessions:   map[measure.Key]int64{{Scenario: "plain-answer", Dialect: "sim-chat"}: 600, {Scenario: "tool-loop", Dialect: "sim-chat"}: 500},
+		Hung:       map[measure.Key]int64{{Scenario: "tool-loop", Dialect: "sim-chat"}: 1},
+		Violations: map[measure.Key]int64{{Scenario: "tool-loop", Dialect: "sim-chat"}: 2},
+		CPU:        time.Second,
+	}
+	var b strings.Builder
+	if err := report.WriteSummary(&b, run, tally); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"scenario", "plain-answer", "tool-loop", "ms", "hung", "µs CPU per received frame",
+		"violations: " + string(protocol.RTerminal) + "=2", "LEAK ", "verdict: FAIL"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "compose") {
+		t.Errorf("a dialect with no tallied sessions got a row:\n%s", out)
+	}
+
+	pass := fixtureRun(t, runOptions{seed: 2})
+	b.Reset()
+	if err := report.WriteSummary(&b, pass, report.SessionTally{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "verdict: PASS") || strings.Contains(b.String(), "cancelled") {
+		t.Errorf("passing run:\n%s", b.String())
+	}
+}

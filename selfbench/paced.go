@@ -1,0 +1,109 @@
+package selfbench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+// PacedServerCommand is the hidden `bench` mode the fidelity measurement starts as a child
+// process (`streambench bench paced-server --ttft D --itl D --text-file FILE`): a PacedServer
+// that prints "listening on http://ADDR" and serves until interrupted.
+const PacedServerCommand = "paced-server"
+
+// pacedServerArgs is the paced server child's command line, the one place it is spelled.
+func pacedServerArgs(ttft, itl time.Duration, textFile string) []string {
+	return []string{"bench", PacedServerCommand, "--ttft", ttft.String(), "--itl", itl.String(), "--text-file", textFile}
+}
+
+// PacedServer serves one literal answer as an opted-in sim-chat stream to every request:
+// response headers at once, the first word TTFT after the request arrived, the others ITL
+// apart, then the final envelope and [DONE]. Nothing else sits between its first byte and the
+// generator's clock, so TTFC − TTFT against it is the harness's own error.
+type PacedServer struct {
+	srv *http.Server
+}
+
+// NewPacedServer encodes text (one chunk per word) for a server with the given delays; an
+// empty text is an error.
+func NewPacedServer(text string, ttft, itl time.Duration) (*PacedServer, error) {
+	if ttft < 0 || itl < 0 {
+		return nil, errors.New("TTFT and ITL must not be negative")
+	}
+	frames, tail, err := pacedFrames(text)
+	if err != nil {
+		return nil, err
+	}
+	return &PacedServer{srv: &http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}}, nil
+}
+
+// Serve serves on ln until Shutdown; it returns http.ErrServerClosed after Shutdown.
+func (p *PacedServer) Serve(ln net.Listener) error { return p.srv.Serve(ln) }
+
+// Shutdown stops accepting and waits for open streams to end, or ctx to.
+func (p *PacedServer) Shutdown(ctx context.Context) error { return p.srv.Shutdown(ctx) }
+
+// pacedFrames encodes text as one chunk frame per word (the space leading the next word), and
+// the final envelope with [DONE] as the tail.
+func pacedFrames(text string) (frames [][]byte, tail []byte, err error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, nil, errors.New("empty answer")
+	}
+	frame := func(v any) ([]byte, error) {
+		b, err := json.Marshal(v)
+		return append(append([]byte("data: "), b...), '\n', '\n'), err
+	}
+	rest := text
+	for rest != "" {
+		piece := rest
+		if i := strings.IndexByte(rest[1:], ' '); i >= 0 {
+			piece = rest[:i+1]
+		}
+		rest = rest[len(piece):]
+		b, err := frame(map[string]string{"blockId": "b1", "chunk": piece})
+		if err != nil {
+			return nil, nil, err
+		}
+		frames = append(frames, b)
+	}
+	tail, err = frame(map[string]any{"event": "final", "data": map[string]any{"success": true, "output": map[string]string{"content": text}}})
+	return frames, append(tail, "data: \"[DONE]\"\n\n"...), err
+}
+
+// pacedHandler answers every request with frames after the scripted delays, then tail.
+func pacedHandler(clock *hrtimer.Clock, frames [][]byte, tail []byte, ttft, itl time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived := time.Now()
+		_, _ = io.Copy(io.Discard, r.Body)
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Connection", "keep-alive")
+		h.Set("X-Accel-Buffering", "no")
+		h.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		if rc.Flush() != nil {
+			return
+		}
+		waiter := clock.NewWaiter()
+		for i, b := range frames {
+			if !waiter.Until(r.Context().Done(), arrived.Add(ttft+time.Duration(i)*itl)) {
+				return
+			}
+			if _, err := w.Write(b); err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+		_, _ = w.Write(tail)
+	})
+}

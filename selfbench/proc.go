@@ -1,0 +1,103 @@
+package selfbench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ProcessCPU is this process's user + system CPU time so far (getrusage; 0 when unknown).
+func ProcessCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procStatusKiB reads a "Name:   N kB" line (VmRSS, VmHWM) from /proc/PID/status; pid 0 is
+// this process.
+func procStatusKiB(pid int, field string) (int64, error) {
+	p := "/proc/self/status"
+	if pid > 0 {
+		p = fmt.Sprintf("/proc/%d/status", pid)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s %s: %w", p, field, err)
+			}
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no %s line", p, field)
+}
+
+// userHZ is the unit of /proc/PID/stat's CPU times: USER_HZ, 100 on every Linux architecture
+// Go supports.
+const userHZ = 100
+
+// procCPU is a process's user+system CPU time from /proc/PID/stat (10 ms resolution).
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may contain spaces; fields after its closing parenthesis
+	// start at field 3 (state), so utime (14) and stime (15) are the 12th and 13th.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
+	}
+	return time.Duration(utime+stime) * time.Second / userHZ, nil
+}
+
+// liveMemory is this process's live heap plus goroutine stacks after a full collection, the
+// part of RSS that scales with open streams (RSS also holds freed pages the runtime has not
+// returned yet).
+func liveMemory() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc + ms.StackInuse
+}
+
+// openFileLimit is this process's open-files soft limit (0 when unknown).
+func openFileLimit() uint64 {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 0
+	}
+	return lim.Cur
+}
+
+// loadAverage is the 1-minute load average from /proc/loadavg ("?" when unreadable).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}

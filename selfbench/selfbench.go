@@ -1,0 +1,160 @@
+// Package selfbench measures streambench's own costs and fidelity: the SSE codec's speed, the
+// mock's pacing error, what N open streams cost the generator, the runtime and the mock, the
+// generator's time-to-first-chunk error, and how closely an open loop meets its rate. Each
+// measurement returns a Report of typed figures; the bench command only parses flags and prints.
+//
+// The measurements that need separate processes start the running executable's `mock`,
+// `runtime` and `bench paced-server` subcommands as children (package stack), so they run from
+// the streambench binary.
+package selfbench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/streambench/streambench/loadgen"
+)
+
+// Options are every measurement's settings; zero values mean the measurement's default, so
+// running them all runs each at its own documented size.
+type Options struct {
+	// Streams is the number of concurrent streams (pacing 2,000, scale 5,000, fidelity 2,000).
+	Streams int
+	// Duration is pacing: each stream's length (10 s); fidelity: how long sessions start
+	// (30 s); rate: the run's length (20 s).
+	Duration time.Duration
+	// Ramp is scale: the period the streams open over (20 s).
+	Ramp time.Duration
+	// StreamLength is scale: each stream's length (30 s); fidelity: roughly each session's
+	// (15 s: 2,000 open streams at 133 new sessions/s).
+	StreamLength time.Duration
+	// InterToken is scale: the scripted inter-token latency (500 ms: 2 tokens/s per stream).
+	InterToken time.Duration
+	// TTFT is fidelity: the scripted constant time to first token (200 ms).
+	TTFT time.Duration
+	// Rate is rate: the target sessions per second (200).
+	Rate float64
+	// TokensPerSecond is pacing: tokens per second per stream (20).
+	TokensPerSecond float64
+	// HTTP2 has the generator use h2c instead of one HTTP/1.1 connection per stream (scale,
+	// fidelity).
+	HTTP2 bool
+	// ProviderHTTP1 has the runtime talk HTTP/1.1 to the mock instead of h2c (scale,
+	// fidelity, rate).
+	ProviderHTTP1 bool
+	// KeepDir keeps scale's generated scenario directory (its path is noted in the report).
+	KeepDir bool
+	// ProfileDir, when set, receives scale's heap and goroutine profiles of the generator once
+	// every stream is open.
+	ProfileDir string
+	// Progress, when set, is called before each load run a measurement makes; it returns the
+	// run's progress callback and a function called once the run has ended.
+	Progress func() (update func(loadgen.Progress), done func())
+}
+
+// progress returns the next run's callbacks, no-ops without Options.Progress.
+func (o Options) progress() (update func(loadgen.Progress), done func()) {
+	if o.Progress == nil {
+		return func(loadgen.Progress) {}, func() {}
+	}
+	return o.Progress()
+}
+
+// Measurement is one thing the bench command can measure.
+type Measurement struct {
+	// Name is the measurement's subcommand ("scale", "codec", ...).
+	Name string
+	// Summary says in one line what it measures.
+	Summary string
+	run     func(ctx context.Context, o Options) (*Report, error)
+}
+
+// Measurements lists the measurements in the order `bench all` runs them: scale first,
+// while this process's heap holds nothing from earlier measurements (its memory per stream is
+// a difference of RSS), the in-process pacing self-test last.
+func Measurements() []Measurement {
+	return []Measurement{
+		{"scale", "N concurrent streams through mock, runtime and generator in separate processes: errors, violations, leaks, memory per stream, CPU per frame", Scale},
+		{"fidelity", "TTFC − scripted TTFT at 2,000 streams, through the runtime and against a paced server (the harness's own error)", Fidelity},
+		{"rate", "an open-loop run's achieved session rate against its target", Rate},
+		{"codec", "SSE decode of ~60-byte data frames: events/s per core, ns and allocations per event", Codec},
+		{"pacing", "the mock's pacing error and CPU per token at 2,000 streams × 20 tokens/s (its self-test)", Pacing},
+	}
+}
+
+// Run measures and notes the machine's load average before and after: every figure depends
+// on how much of the cores the measurement got.
+func (m Measurement) Run(ctx context.Context, o Options) (*Report, error) {
+	before := loadAverage()
+	rep, err := m.run(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	rep.note("load average before %s, after %s (%d CPUs)", before, loadAverage(), runtime.NumCPU())
+	return rep, nil
+}
+
+// Environment records where the figures were measured: Go version, CPUs, time, open-files
+// limit, /proc/loadavg and the git revision of the working directory when known.
+func Environment() map[string]string {
+	env := map[string]string{
+		"go":       runtime.Version(),
+		"cpus":     fmt.Sprint(runtime.NumCPU()),
+		"measured": time.Now().UTC().Format(time.RFC3339),
+		"nofile":   fmt.Sprint(openFileLimit()),
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		env["loadavg"] = strings.TrimSpace(string(b))
+	}
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		env["git"] = strings.TrimSpace(string(out))
+	}
+	return env
+}
+
+// RaiseOpenFileLimit lifts this process's open-files soft limit to its hard limit (children
+// inherit it): at 10,000 streams the generator holds 10,000 sockets and the runtime 10,000
+// more. Go does this itself at start-up since 1.19; doing it again costs nothing and states
+// the dependency.
+func RaiseOpenFileLimit() {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	}
+}
+
+// orDefault returns v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// transportFlags are the protocol flags of a measurement's command line, as given.
+func (o Options) transportFlags() string {
+	s := ""
+	if o.HTTP2 {
+		s += " --http2"
+	}
+	if o.ProviderHTTP1 {
+		s += " --provider-http1"
+	}
+	return s
+}
+
+// providerProtocol names how the runtime reaches the mock.
+func (o Options) providerProtocol() string {
+	if o.ProviderHTTP1 {
+		return "HTTP/1.1 (one connection per stream)"
+	}
+	return "h2c (streams multiplexed on pooled connections)"
+}
