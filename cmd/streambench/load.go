@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -183,7 +182,7 @@ func runLoad(args []string) error {
 	fs := newFlagSet("load", "load --target URL [--dialect sim-chat|sim-canvas|compose] [--slug S] [--opted-in] [--mock URL] [--runtime-metrics URL] [--mix FILE] [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--out DIR] ...")
 	target := fs.String("target", "", "the runtime's base URL, e.g. http://127.0.0.1:8080 (required)")
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency and R-abort")
-	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip)")
+	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
 	out := fs.String("out", "", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl)")
 	w := addWorkloadFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -264,9 +263,6 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	if prog != nil {
 		prog.close()
 	}
-	if errors.Is(err, loadgen.ErrLeakBaseline) {
-		return nil, nil, usageError("%v (pass --no-leak-check, or --runtime-metrics - to skip the runtime's /metrics)", err)
-	}
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}
@@ -335,11 +331,7 @@ func printSummary(w io.Writer, run *measure.Run, table *keyTable) {
 		}
 		fmt.Fprintln(w)
 	}
-	for _, l := range s.Leaks {
-		if !l.OK {
-			fmt.Fprintf(w, "LEAK %s %s: %g → %g (tolerance %g)\n", l.Source, l.Name, l.Before, l.After, l.Tolerance)
-		}
-	}
+	printLeakCheck(w, s)
 	if s.Verdict.Pass {
 		fmt.Fprintln(w, "verdict: PASS")
 	} else {
@@ -347,6 +339,34 @@ func printSummary(w io.Writer, run *measure.Run, table *keyTable) {
 		for _, r := range s.Verdict.Reasons {
 			fmt.Fprintf(w, "  - %s\n", r)
 		}
+	}
+}
+
+// printLeakCheck says what the leak check compared per process, what it found and what it
+// could not check (not checked never fails a run).
+func printLeakCheck(w io.Writer, s *measure.Summary) {
+	checked := map[string][]string{}
+	var sources []string
+	for _, l := range s.Leaks {
+		if checked[l.Source] == nil {
+			sources = append(sources, l.Source)
+		}
+		checked[l.Source] = append(checked[l.Source], l.Name)
+	}
+	for _, src := range sources {
+		fmt.Fprintf(w, "leak check %s: %d gauges (%s)\n", src, len(checked[src]), strings.Join(checked[src], ", "))
+	}
+	for _, l := range s.Leaks {
+		if !l.OK {
+			fmt.Fprintf(w, "LEAK %s %s: %g → %g (tolerance %g)\n", l.Source, l.Name, l.Before, l.After, l.Tolerance)
+		}
+	}
+	for _, n := range s.LeaksNotChecked {
+		what := n.Source
+		if n.Name != "" {
+			what += " " + n.Name
+		}
+		fmt.Fprintf(w, "leak check %s: not checked — %s\n", what, n.Reason)
 	}
 }
 
