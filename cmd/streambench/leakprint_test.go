@@ -32,3 +32,21 @@ func TestPrintLeakCheck(t *testing.T) {
 		t.Errorf("printed:\n%s\nwant:\n%s", b.String(), strings.Join(want, "\n"))
 	}
 }
+
+// TestParseProviderHeaders: 'Name: value' flags become a header; a value without a name or
+// colon is refused naming the flag and the value.
+func TestParseProviderHeaders(t *testing.T) {
+	t.Parallel()
+	h, err := parseProviderHeaders("--provider-header", []string{"x-portkey-provider: openai", "x-portkey-custom-host:http://127.0.0.1:1/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Get("X-Portkey-Provider") != "openai" || h.Get("X-Portkey-Custom-Host") != "http://127.0.0.1:1/v1" {
+		t.Errorf("parsed %v", h)
+	}
+	for _, bad := range []string{"no colon", ": value", "two words: v"} {
+		if _, err := parseProviderHeaders("--provider-header", []string{bad}); err == nil || !strings.Contains(err.Error(), "--provider-header") || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%q: error %v, want one naming the flag and the value", bad, err)
+		}
+	}
+}

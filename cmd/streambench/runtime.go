@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +25,8 @@ func runRuntime(args []string) error {
 	deployments := fs.String("deployments", "", "deployments YAML file (default: the embedded "+strings.Join(agentruntime.DefaultDeployments().Slugs(), ", ")+")")
 	h2c := fs.Bool("provider-h2c", true, "talk cleartext HTTP/2 to the provider (streams share a few connections); false for HTTP/1.1")
 	maxConns := fs.Int("provider-max-conns", 0, fmt.Sprintf("cap connections per provider host (0 = %d with h2c, no cap with HTTP/1.1; negative = no cap)", agentruntime.DefaultProviderH2CConns))
+	providerHeaders := fs.StringArray("provider-header", nil, "'Name: value' set on every provider request (repeatable); for gateways that route by header,\n"+
+		"e.g. --provider-header 'x-portkey-provider: openai' --provider-header 'x-portkey-custom-host: http://127.0.0.1:8081/v1'")
 	faults := fs.StringArray("fault", nil, "break a protocol rule on purpose (repeatable):\n"+agentruntime.FaultHelp())
 	idle := fs.Duration("client-idle-timeout", agentruntime.DefaultClientIdleTimeout, "drop a client that accepts no bytes for this long (negative = never)")
 	heartbeat := fs.Duration("heartbeat", agentruntime.DefaultHeartbeat, "compose ': ping' interval while a stream is idle (at most 15s)")
@@ -44,6 +49,10 @@ func runRuntime(args []string) error {
 	if err != nil {
 		return usageError("--fault: %v", err)
 	}
+	providerHeader, err := parseProviderHeaders("--provider-header", *providerHeaders)
+	if err != nil {
+		return usageError("%v", err)
+	}
 	deps := agentruntime.DefaultDeployments()
 	if *deployments != "" {
 		if deps, err = agentruntime.LoadDeployments(*deployments); err != nil {
@@ -56,7 +65,7 @@ func runRuntime(args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := agentruntime.New(agentruntime.Options{
-		Deployments: deps, ProviderURL: *provider, ProviderHTTP1: !*h2c, ProviderMaxConns: *maxConns,
+		Deployments: deps, ProviderURL: *provider, ProviderHTTP1: !*h2c, ProviderMaxConns: *maxConns, ProviderHeader: providerHeader,
 		Faults: f, ClientIdleTimeout: *idle, Heartbeat: *heartbeat, MaxBody: *maxBody,
 		MaxTurns: *maxTurns, ToolTimeScale: *toolScale, Logger: logger,
 	})
@@ -71,8 +80,29 @@ func runRuntime(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
 	fmt.Fprintf(os.Stderr, "provider %s; deployments %s\n", *provider, strings.Join(deps.Slugs(), ", "))
+	if len(providerHeader) > 0 {
+		// Names only: values may be credentials.
+		fmt.Fprintf(os.Stderr, "provider headers: %s\n", strings.Join(slices.Sorted(maps.Keys(providerHeader)), ", "))
+	}
 	if names := f.Names(); len(names) > 0 {
 		fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))
 	}
 	return serveUntilInterrupted(ctx, stop, srv, ln, *grace)
+}
+
+// parseProviderHeaders reads 'Name: value' flag values into a header; flag names the flag in errors.
+func parseProviderHeaders(flag string, values []string) (http.Header, error) {
+	var h http.Header
+	for _, v := range values {
+		name, value, ok := strings.Cut(v, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("%s %q: expected 'Name: value'", flag, v)
+		}
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Add(name, value)
+	}
+	return h, nil
 }
