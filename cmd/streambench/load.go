@@ -39,6 +39,7 @@ type workloadFlags struct {
 	rateStages                              bool
 	duration, warmup, grace, streamTimeout  time.Duration
 	leakGrace                               time.Duration
+	leakPerStream                           float64
 	sessions                                int64
 	http2, noLeakCheck, quiet               bool
 	timeScale                               float64
@@ -76,6 +77,8 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.DurationVar(&w.grace, "grace", 30*time.Second, "after the last start, how long in-flight streams may finish before they are cancelled")
 	fs.DurationVar(&w.streamTimeout, "stream-timeout", 2*time.Minute, "longest a single session may take")
 	fs.DurationVar(&w.leakGrace, "leak-grace", 5*time.Second, "after the load drained, how long gauges may take to return to their baseline")
+	fs.Float64Var(&w.leakPerStream, "leak-per-stream", 0.05, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
+		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
 	fs.BoolVar(&w.noLeakCheck, "no-leak-check", false, "skip the leak check")
 	fs.BoolVar(&w.http2, "http2", false, "use cleartext HTTP/2 (h2c) instead of one HTTP/1.1 connection per stream")
 	fs.Float64Var(&w.timeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
@@ -115,7 +118,7 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 		Seed: w.seed, RunID: w.runID, Clients: w.clients, ThinkTime: w.thinkTime,
 		Rate: w.rate, Arrival: w.arrival, MaxInflight: w.maxInflight, RateStages: w.rateStages,
 		Duration: w.duration, Sessions: w.sessions, Warmup: w.warmup, Grace: w.grace,
-		StreamTimeout: w.streamTimeout, LeakGrace: w.leakGrace, NoLeakCheck: w.noLeakCheck,
+		StreamTimeout: w.streamTimeout, LeakGrace: w.leakGrace, NoLeakCheck: w.noLeakCheck, LeakPerStream: w.leakPerStream,
 		HTTP2: w.http2, ScriptTimeScale: w.timeScale, MixName: "default",
 	}
 	if w.timeScale <= 0 {
