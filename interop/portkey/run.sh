@@ -64,6 +64,12 @@ cleanup() {
   for pid in "${pids[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
+  # streambench stops gracefully on the first signal (a load drains for its --grace) and at
+  # once on the second: an interrupted test should not wait for that.
+  sleep 0.5
+  for pid in "${pids[@]}"; do
+    kill -0 "$pid" 2>/dev/null && kill "$pid" 2>/dev/null
+  done
   for pid in "${pids[@]}"; do
     wait "$pid" 2>/dev/null || true
   done
@@ -150,11 +156,13 @@ echo "== mock $mock, gateway $gateway (Portkey $PORTKEY_VERSION, pid $gwpid), ru
 load() {
   local name=$1 target=$2
   echo "== load $name: $CLIENTS clients for $DURATION → $target"
-  set +e
+  # In the background and waited for, so a signal to this script stops it at once (bash runs
+  # traps only between foreground commands) and the cleanup ends the load too.
   "$work/streambench" load --target "$target" --slug openai-all --mock "$mock" \
-    --clients "$CLIENTS" --duration "$DURATION" --leak-grace 30s --leak-per-stream 2 --out "$out" --run-id "$name" --quiet >"$work/load-$name.log" 2>&1
-  local rc=$?
-  set -e
+    --clients "$CLIENTS" --duration "$DURATION" --leak-grace 30s --leak-per-stream 2 --out "$out" --run-id "$name" --quiet >"$work/load-$name.log" 2>&1 &
+  local lp=$! rc=0
+  pids+=("$lp")
+  wait "$lp" || rc=$? # the load exits 1 through the gateway (R-abort): hopcheck judges
   grep -E '^(run |errors:|violations:|leak check|LEAK|verdict|  - )' "$work/load-$name.log" || true
   [ -f "$out/$name/summary.json" ] || die "load $name wrote no results (exit $rc): $(tail -n 5 "$work/load-$name.log")"
 }
