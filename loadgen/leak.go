@@ -43,8 +43,7 @@ type gauges map[string]float64
 // exporters write them untyped).
 var knownLeakGauges = map[string]toleranceClass{
 	"process_open_fds":              pooled, // the process collector of Go, Node (prom-client), Python, Java clients
-	"go_goroutines":                 pooled, // Go client
-	"go_threads":                    pooled,
+	"go_goroutines":                 pooled, // Go client (not go_threads: Go never ends its threads, so it only grows)
 	"nodejs_active_handles_total":   pooled, // prom-client: libuv handles (sockets, timers, servers)
 	"nodejs_active_requests_total":  pooled, // prom-client: libuv requests (fs, dns) in flight
 	"nodejs_active_resources_total": pooled, // prom-client: what keeps the event loop alive
@@ -83,13 +82,25 @@ func leakGaugeClass(name string, typ dto.MetricType) (toleranceClass, bool) {
 	}
 	for _, w := range leakWords {
 		if strings.Contains(name, w) {
-			if strings.Contains(name, "goroutines") || strings.Contains(name, "fds") || strings.Contains(name, "threads") || strings.Contains(name, "handles") {
-				return pooled, true
-			}
-			return exact, true
+			return pooledByName(name), true
 		}
 	}
 	return exact, false
+}
+
+// pooledByName reports the tolerance class of a gauge the word match selected: goroutines,
+// descriptors, threads and Node's active handles, requests and resources (the per-type
+// families beside the _total ones) are kept by pools; anything else must return exactly.
+func pooledByName(name string) toleranceClass {
+	for _, w := range [...]string{"goroutines", "fds", "threads", "handles"} {
+		if strings.Contains(name, w) {
+			return pooled
+		}
+	}
+	if strings.HasPrefix(name, "nodejs_active_") {
+		return pooled
+	}
+	return exact
 }
 
 // parseGauges reads the Prometheus text format and keeps the leak-relevant gauges.

@@ -29,6 +29,9 @@ func TestLeakGaugeClass(t *testing.T) {
 		{"process_open_fds", gauge, true, pooled},                       // every process collector
 		{"process_open_fds", untyped, true, pooled},                     // an exporter that writes no TYPE line
 		{"go_goroutines", gauge, true, pooled},                          // Go client
+		{"go_threads", gauge, false, exact},                             // Go never ends threads: a high-water mark, not a live count
+		{"nodejs_active_requests", gauge, true, pooled},                 // prom-client's per-type family, like its _total
+		{"jvm_threads_live_threads", gauge, true, pooled},               // Micrometer
 		{"nodejs_active_handles_total", gauge, true, pooled},            // prom-client: a gauge despite _total
 		{"nodejs_active_requests_total", gauge, true, pooled},           // prom-client
 		{"nodejs_active_resources_total", gauge, true, pooled},          // prom-client
