@@ -238,6 +238,9 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 	if err != nil {
 		return nil, fmt.Errorf("building provider request: %w", err)
 	}
+	for k, vs := range s.opts.ProviderHeader {
+		req.Header[k] = slices.Clone(vs)
+	}
 	rn.flush()
 	s.metrics.providerRequests.Inc()
 	s.metrics.providerInFlight.Inc()

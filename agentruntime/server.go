@@ -56,6 +56,10 @@ type Options struct {
 	// means no cap. With h2c each connection carries up to the provider's stream limit (the
 	// mock allows 100,000).
 	ProviderMaxConns int
+	// ProviderHeader is set on every provider request, after the wire's own headers (so it may
+	// replace the placeholder Authorization): for gateways that route by header, such as
+	// Portkey's x-portkey-provider and x-portkey-custom-host. Names are canonicalised by New.
+	ProviderHeader http.Header
 	// ProviderClient, when set, replaces the client built from the two fields above.
 	ProviderClient *http.Client
 	// Wires maps a deployment's wire name to its implementation; nil means openai and anthropic.
@@ -176,6 +180,15 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxTurns <= 0 {
 		s.maxTurns = DefaultMaxTurns
+	}
+	if len(opts.ProviderHeader) > 0 {
+		h := make(http.Header, len(opts.ProviderHeader))
+		for k, vs := range opts.ProviderHeader {
+			for _, v := range vs {
+				h.Add(k, v)
+			}
+		}
+		s.opts.ProviderHeader = h
 	}
 	s.client = opts.ProviderClient
 	if s.client == nil {

@@ -174,6 +174,7 @@ const (
 	DefaultGrace         = 30 * time.Second
 	DefaultStreamTimeout = 2 * time.Minute
 	DefaultLeakGrace     = 5 * time.Second
+	DefaultLeakPerStream = 0.05
 )
 
 func (c *Config) withDefaults() (Config, error) {
@@ -215,7 +216,7 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.LeakGrace = DefaultLeakGrace
 	}
 	if cfg.LeakPerStream <= 0 {
-		cfg.LeakPerStream = 0.05
+		cfg.LeakPerStream = DefaultLeakPerStream
 	}
 	if cfg.SamplesPerRule <= 0 {
 		cfg.SamplesPerRule = 3

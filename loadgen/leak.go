@@ -2,9 +2,10 @@ package loadgen
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
 	"os"
 	"runtime"
@@ -19,10 +20,14 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// A leak check compares resource gauges before the load and after it drained. It reads every
-// gauge a process exports whose name says it counts live things (goroutines, open, active,
-// in-flight, running, queued) so it works against any runtime that exports such gauges, plus
-// the generator's own goroutines and file descriptors.
+// A leak check compares resource gauges before the load and after it drained. It works against
+// any runtime that serves Prometheus text: it reads the standard resource gauges of the common
+// runtimes' client libraries (knownLeakGauges: descriptors, goroutines, threads, Node's active
+// handles, requests and resources, …) and every other gauge whose name says it counts live
+// things (goroutines, open, active, in-flight, running, queued), plus the generator's own
+// goroutines and file descriptors. What it cannot read is reported as not checked, never as a
+// failure: a runtime with no /metrics (or an unreadable one) is a runtime the check cannot
+// judge, not a leaking one.
 
 // leakSource is one process whose gauges the check reads.
 type leakSource struct {
@@ -33,19 +38,69 @@ type leakSource struct {
 // gauges is one reading: metric name → value summed over label sets.
 type gauges map[string]float64
 
-// leakWords select the gauges worth comparing.
+// knownLeakGauges are resource gauges that runtimes' Prometheus clients export under fixed
+// names, with their tolerance class. They are checked whatever their declared type (some
+// exporters write them untyped).
+var knownLeakGauges = map[string]toleranceClass{
+	"process_open_fds":              pooled, // the process collector of Go, Node (prom-client), Python, Java clients
+	"go_goroutines":                 pooled, // Go client (not go_threads: Go never ends its threads, so it only grows)
+	"nodejs_active_handles_total":   pooled, // prom-client: libuv handles (sockets, timers, servers)
+	"nodejs_active_requests_total":  pooled, // prom-client: libuv requests (fs, dns) in flight
+	"nodejs_active_resources_total": pooled, // prom-client: what keeps the event loop alive
+	"jvm_threads_current":           pooled, // Java simpleclient hotspot
+	"jvm_threads_live_threads":      pooled, // Micrometer
+	"http_server_active_requests":   exact,  // OpenTelemetry's http.server.active_requests
+}
+
+// leakWords select the other gauges worth comparing.
 var leakWords = [...]string{"goroutines", "open", "active", "inflight", "in_flight", "running", "queue"}
 
-func isLeakGauge(name string) bool {
-	if strings.Contains(name, "max_") || strings.HasSuffix(name, "_limit") {
-		return false
+// notCountSuffixes mark gauges that hold a size, a duration or a time rather than a count of
+// live things ("queue_wait_seconds", "open_bytes"), whatever other words they contain.
+var notCountSuffixes = [...]string{"_seconds", "_bytes", "_ratio", "_timestamp", "_info", "_limit"}
+
+// toleranceClass says how much a gauge may grow over a run.
+type toleranceClass int
+
+const (
+	exact  toleranceClass = iota // streams, tools, queues: back to the baseline exactly
+	pooled                       // descriptors, goroutines, threads, handles: pools keep some
+)
+
+// leakGaugeClass reports whether name (a gauge of the given type) is compared, and how.
+func leakGaugeClass(name string, typ dto.MetricType) (toleranceClass, bool) {
+	if c, ok := knownLeakGauges[name]; ok {
+		return c, typ == dto.MetricType_GAUGE || typ == dto.MetricType_UNTYPED
+	}
+	if typ != dto.MetricType_GAUGE || strings.Contains(name, "max_") {
+		return exact, false
+	}
+	for _, s := range notCountSuffixes {
+		if strings.HasSuffix(name, s) {
+			return exact, false
+		}
 	}
 	for _, w := range leakWords {
 		if strings.Contains(name, w) {
-			return true
+			return pooledByName(name), true
 		}
 	}
-	return false
+	return exact, false
+}
+
+// pooledByName reports the tolerance class of a gauge the word match selected: goroutines,
+// descriptors, threads and Node's active handles, requests and resources (the per-type
+// families beside the _total ones) are kept by pools; anything else must return exactly.
+func pooledByName(name string) toleranceClass {
+	for _, w := range [...]string{"goroutines", "fds", "threads", "handles"} {
+		if strings.Contains(name, w) {
+			return pooled
+		}
+	}
+	if strings.HasPrefix(name, "nodejs_active_") {
+		return pooled
+	}
+	return exact
 }
 
 // parseGauges reads the Prometheus text format and keeps the leak-relevant gauges.
@@ -57,19 +112,27 @@ func parseGauges(text string) (gauges, error) {
 	}
 	out := gauges{}
 	for name, f := range fams {
-		if f.GetType() != dto.MetricType_GAUGE || !isLeakGauge(name) {
+		if _, ok := leakGaugeClass(name, f.GetType()); !ok {
 			continue
 		}
 		var sum float64
 		for _, m := range f.GetMetric() {
-			sum += m.GetGauge().GetValue()
+			if f.GetType() == dto.MetricType_UNTYPED {
+				sum += m.GetUntyped().GetValue()
+			} else {
+				sum += m.GetGauge().GetValue()
+			}
+		}
+		if math.IsNaN(sum) || math.IsInf(sum, 0) {
+			continue
 		}
 		out[name] = sum
 	}
 	return out, nil
 }
 
-// scrape reads one source.
+// scrape reads one source. Its errors name the URL and what went wrong; they become the
+// reason a source is not checked.
 func (r *runner) scrape(ctx context.Context, src leakSource) (gauges, error) {
 	if src.url == "" {
 		return r.selfGauges(), nil
@@ -78,23 +141,26 @@ func (r *runner) scrape(ctx context.Context, src leakSource) (gauges, error) {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s metrics: %w", src.name, err)
+		return nil, fmt.Errorf("metrics URL %q: %w", src.url, err)
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s metrics: GET %s: %w", src.name, src.url, err)
+		return nil, fmt.Errorf("GET %s: %w", src.url, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("no metrics: GET %s: HTTP 404", src.url)
+	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s metrics: GET %s: HTTP %d", src.name, src.url, resp.StatusCode)
+		return nil, fmt.Errorf("GET %s: HTTP %d", src.url, resp.StatusCode)
 	}
 	var b strings.Builder
 	if _, err := io.Copy(&b, io.LimitReader(resp.Body, 8<<20)); err != nil {
-		return nil, fmt.Errorf("%s metrics: GET %s: %w", src.name, src.url, err)
+		return nil, fmt.Errorf("GET %s: %w", src.url, err)
 	}
 	g, err := parseGauges(b.String())
 	if err != nil {
-		return nil, fmt.Errorf("%s metrics: GET %s: parse Prometheus text: %w", src.name, src.url, err)
+		return nil, fmt.Errorf("GET %s: not Prometheus text: %w", src.url, err)
 	}
 	return g, nil
 }
@@ -109,17 +175,17 @@ func (r *runner) selfGauges() gauges {
 }
 
 // tolerance is how much a gauge may grow over a run without counting as a leak. Stream, tool
-// and queue gauges must return exactly to their baseline. Goroutines and descriptors may keep a
-// little: pooled idle connections between the runtime and the provider stay open (a handful of
-// goroutines each) and scale with the run's peak concurrency.
+// and queue gauges must return exactly to their baseline. Goroutines, descriptors, threads and
+// handles may keep a little: pooled idle connections between the runtime and the provider stay
+// open (a handful of goroutines or handles each) and scale with the run's peak concurrency.
 func (r *runner) tolerance(src, name string) float64 {
-	if strings.Contains(name, "goroutines") || strings.Contains(name, "fds") {
-		if src == "generator" {
-			return 8
-		}
-		return 16 + r.cfg.LeakPerStream*float64(r.peakActive.Load())
+	if c, _ := leakGaugeClass(name, dto.MetricType_GAUGE); c != pooled {
+		return 0
 	}
-	return 0
+	if src == "generator" {
+		return 8
+	}
+	return 16 + r.cfg.LeakPerStream*float64(r.peakActive.Load())
 }
 
 // leakSources lists what the check reads.
@@ -134,59 +200,81 @@ func (r *runner) leakSources() []leakSource {
 	return append(out, leakSource{name: "generator"})
 }
 
-// ErrLeakBaseline is returned (wrapped) by Run when a leak check source cannot be read before
-// the load: the run does not start, since its leak check could not be judged.
-var ErrLeakBaseline = errors.New("leak check baseline")
-
-// leakBaseline reads every source before the load. A source that cannot be read is an error:
-// the user asked for the check (NoLeakCheck turns it off).
-func (r *runner) leakBaseline(ctx context.Context) (map[string]gauges, error) {
-	out := map[string]gauges{}
-	for _, src := range r.leakSources() {
-		g, err := r.scrape(ctx, src)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrLeakBaseline, err)
-		}
-		out[src.name] = g
-	}
-	return out, nil
+// leakBaseline is what the check read before the load: the gauges of each source it could
+// read, and the sources it could not (reported as not checked).
+type leakBaseline struct {
+	sources    []leakSource
+	gauges     map[string]gauges
+	notChecked []measure.LeakNotChecked
 }
 
-// leakCheck reads every source again until each delta is within tolerance or LeakGrace has
-// passed, and returns one Leak per compared gauge.
-func (r *runner) leakCheck(ctx context.Context, before map[string]gauges) ([]measure.Leak, error) {
+// readLeakBaseline reads every source before the load. A source that cannot be read, or that
+// exports no gauge the check knows, is not checked; the run goes ahead either way.
+func (r *runner) readLeakBaseline(ctx context.Context) *leakBaseline {
+	b := &leakBaseline{gauges: map[string]gauges{}}
+	for _, src := range r.leakSources() {
+		g, err := r.scrape(ctx, src)
+		switch {
+		case err != nil:
+			b.notChecked = append(b.notChecked, measure.LeakNotChecked{Source: src.name, Reason: err.Error()})
+		case len(g) == 0:
+			b.notChecked = append(b.notChecked, measure.LeakNotChecked{Source: src.name,
+				Reason: fmt.Sprintf("%s exports no gauge of live resources (looked for %s and gauges named *open*, *active*, *in_flight*, *running*, *queue*, *goroutines*)", src.url, strings.Join(slices.Sorted(maps.Keys(knownLeakGauges)), ", "))})
+		default:
+			b.sources = append(b.sources, src)
+			b.gauges[src.name] = g
+		}
+	}
+	return b
+}
+
+// leakCheck reads every baseline source again until each delta is within tolerance or
+// LeakGrace has passed, and returns one Leak per compared gauge and what it could not compare:
+// the sources unreadable before the load, those unreadable after it, and gauges gone after the
+// load or only there after it.
+func (r *runner) leakCheck(ctx context.Context, before *leakBaseline) ([]measure.Leak, []measure.LeakNotChecked) {
 	if t, ok := r.client.Transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections() // our idle keep-alive connections are not the target's leak
 	}
 	deadline := time.Now().Add(r.cfg.LeakGrace)
 	for {
 		var leaks []measure.Leak
+		notChecked := slices.Clone(before.notChecked)
 		clean := true
-		for _, src := range r.leakSources() {
+		for _, src := range before.sources {
 			after, err := r.scrape(ctx, src)
 			if err != nil {
-				return nil, fmt.Errorf("leak check after the load: %w", err)
+				clean = false // perhaps a moment's hiccup: read again until the grace ends
+				notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Reason: "after the load: " + err.Error()})
+				continue
 			}
-			names := make([]string, 0, len(before[src.name]))
-			for n := range before[src.name] {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
-				b, a := before[src.name][n], after[n]
+			for _, n := range slices.Sorted(maps.Keys(before.gauges[src.name])) {
+				b := before.gauges[src.name][n]
+				a, ok := after[n]
+				if !ok {
+					notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Name: n,
+						Reason: fmt.Sprintf("gone after the load (was %g before it)", b)})
+					continue
+				}
 				l := measure.Leak{Source: src.name, Name: n, Before: b, After: a, Delta: a - b, Tolerance: r.tolerance(src.name, n)}
 				l.OK = l.Delta <= l.Tolerance
 				clean = clean && l.OK
 				leaks = append(leaks, l)
 			}
+			for _, n := range slices.Sorted(maps.Keys(after)) {
+				if _, ok := before.gauges[src.name][n]; !ok {
+					notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Name: n,
+						Reason: fmt.Sprintf("absent before the load (%g after it): no baseline", after[n])})
+				}
+			}
 		}
 		if clean || time.Now().After(deadline) {
-			return leaks, nil
+			return leaks, notChecked
 		}
 		select {
 		case <-time.After(100 * time.Millisecond):
 		case <-ctx.Done():
-			return leaks, nil
+			return leaks, notChecked
 		}
 	}
 }

@@ -183,7 +183,7 @@ func newRunID() string {
 }
 
 // Run runs the load described by cfg and returns its results. It returns an error only when
-// the run could not happen (bad config, leak baseline unreadable); a run that found
+// the run could not happen (bad config); a run that found
 // violations, errors or leaks returns them in the results, with Verdict.Pass false.
 //
 // Shutdown is two-staged: at the deadline (or when cfg.Interrupt closes) no new session starts
@@ -223,11 +223,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	r.samples.perRule = cfg.SamplesPerRule
 	defer r.client.CloseIdleConnections()
 
-	var before map[string]gauges
+	var before *leakBaseline
 	if !cfg.NoLeakCheck {
-		if before, err = r.leakBaseline(ctx); err != nil {
-			return nil, fmt.Errorf("load: %w", err)
-		}
+		before = r.readLeakBaseline(ctx)
 	}
 
 	r.start = time.Now()
@@ -316,11 +314,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		r.replaySamples(ctx)
 	}
 	var leaks []measure.Leak
+	var leaksNotChecked []measure.LeakNotChecked
 	if !cfg.NoLeakCheck && ctx.Err() == nil {
-		leaks, err = r.leakCheck(ctx, before)
-		if err != nil {
-			postErrs = append(postErrs, err)
-		}
+		leaks, leaksNotChecked = r.leakCheck(ctx, before)
 	}
 	hist := r.rec.merge()
 	run := &measure.Run{
@@ -339,6 +335,8 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			Counters:    r.rec.counters(),
 			Violations:  r.rec.violationCounts(),
 			Leaks:       leaks,
+			// Not checked is reported, never a failure: the verdict reads Leaks alone.
+			LeaksNotChecked: leaksNotChecked,
 		},
 	}
 	run.Summary.Verdict = r.verdict(&run.Summary, postErrs)

@@ -86,6 +86,15 @@ type Leak struct {
 	OK        bool    `json:"ok"` // Delta within Tolerance
 }
 
+// LeakNotChecked is a process, or one gauge of it, that the leak check could not compare, and
+// why (no /metrics, an unreadable one, a gauge with no baseline). It is reported and never
+// fails a run: a runtime the check cannot read is not judged, neither clean nor leaking.
+type LeakNotChecked struct {
+	Source string `json:"source"`         // "runtime", "mock" or "generator"
+	Name   string `json:"name,omitempty"` // the gauge; empty when the whole source was not read
+	Reason string `json:"reason"`
+}
+
 // TimelinePoint is one second of a run.
 type TimelinePoint struct {
 	Second     int   `json:"second"` // since the run started
@@ -233,7 +242,9 @@ type Summary struct {
 	Counters    Counters                `json:"counters"`
 	Violations  map[protocol.Rule]int64 `json:"violations"`
 	Leaks       []Leak                  `json:"leaks"`
-	Verdict     Verdict                 `json:"verdict"`
+	// LeaksNotChecked are the sources and gauges the leak check could not compare.
+	LeaksNotChecked []LeakNotChecked `json:"leaks_not_checked,omitempty"`
+	Verdict         Verdict          `json:"verdict"`
 }
 
 // Metric returns the summary of k, if recorded.

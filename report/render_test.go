@@ -200,3 +200,33 @@ func TestRenderShowsHungAndAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderLeaksNotChecked: what the leak check could not read is in the report's leak table,
+// with its reason, next to what it compared.
+func TestRenderLeaksNotChecked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := &measure.Run{Summary: measure.Summary{RunID: "not-checked",
+		Leaks: []measure.Leak{{Source: "generator", Name: "go_goroutines", Before: 5, After: 5, Tolerance: 8, OK: true}},
+		LeaksNotChecked: []measure.LeakNotChecked{
+			{Source: "runtime", Reason: "no metrics: GET http://127.0.0.1:1/metrics: HTTP 404"},
+			{Source: "mock", Name: "new_open_things", Reason: "absent before the load (5 after it): no baseline"},
+		}}}
+	if err := measure.WriteRun(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{report.MarkdownFile, report.HTMLFile} {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"go_goroutines", "not checked: no metrics: GET http://127.0.0.1:1/metrics: HTTP 404", "new_open_things", "not checked: absent before the load"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks %q", file, want)
+			}
+		}
+	}
+}

@@ -72,11 +72,7 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		}
 		fmt.Fprintln(w)
 	}
-	for _, l := range s.Leaks {
-		if !l.OK {
-			fmt.Fprintf(w, "LEAK %s %s: %g → %g (tolerance %g)\n", l.Source, l.Name, l.Before, l.After, l.Tolerance)
-		}
-	}
+	writeLeakCheck(w, s)
 	if s.Verdict.Pass {
 		fmt.Fprintln(w, "verdict: PASS")
 	} else {
@@ -89,4 +85,32 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(s.Verdict.Allowed, ", "))
 	}
 	return nil
+}
+
+// writeLeakCheck says what the leak check compared per process, what it found and what it
+// could not check (not checked never fails a run).
+func writeLeakCheck(w io.Writer, s *measure.Summary) {
+	checked := map[string][]string{}
+	var sources []string
+	for _, l := range s.Leaks {
+		if checked[l.Source] == nil {
+			sources = append(sources, l.Source)
+		}
+		checked[l.Source] = append(checked[l.Source], l.Name)
+	}
+	for _, src := range sources {
+		fmt.Fprintf(w, "leak check %s: %d gauges (%s)\n", src, len(checked[src]), strings.Join(checked[src], ", "))
+	}
+	for _, l := range s.Leaks {
+		if !l.OK {
+			fmt.Fprintf(w, "LEAK %s %s: %g → %g (tolerance %g)\n", l.Source, l.Name, l.Before, l.After, l.Tolerance)
+		}
+	}
+	for _, n := range s.LeaksNotChecked {
+		what := n.Source
+		if n.Name != "" {
+			what += " " + n.Name
+		}
+		fmt.Fprintf(w, "leak check %s: not checked — %s\n", what, n.Reason)
+	}
 }

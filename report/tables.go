@@ -217,6 +217,13 @@ func leaksTable(s *measure.Summary) table {
 		t.Rows = append(t.Rows, []string{l.Source, l.Name, float(l.Before), float(l.After), float(l.Delta),
 			float(l.Tolerance), boolText(l.OK, "ok", "LEAK")})
 	}
+	for _, n := range s.LeaksNotChecked {
+		name := n.Name
+		if name == "" {
+			name = "(all)"
+		}
+		t.Rows = append(t.Rows, []string{n.Source, name, "", "", "", "", "not checked: " + n.Reason})
+	}
 	return t
 }
 

@@ -5,14 +5,17 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/loadgen"
 )
 
 // runRuntime serves the reference agent runtime until interrupted.
@@ -23,6 +26,8 @@ func runRuntime(args []string) error {
 	deployments := fs.String("deployments", "", "deployments YAML file (default: the embedded "+strings.Join(agentruntime.DefaultDeployments().Slugs(), ", ")+")")
 	h2c := fs.Bool("provider-h2c", true, "talk cleartext HTTP/2 to the provider (streams share a few connections); false for HTTP/1.1")
 	maxConns := fs.Int("provider-max-conns", 0, fmt.Sprintf("cap connections per provider host (0 = %d with h2c, no cap with HTTP/1.1; negative = no cap)", agentruntime.DefaultProviderH2CConns))
+	providerHeaders := fs.StringArray("provider-header", nil, "'Name: value' set on every provider request (repeatable); for gateways that route by header,\n"+
+		"e.g. --provider-header 'x-portkey-provider: openai' --provider-header 'x-portkey-custom-host: http://127.0.0.1:8081/v1'")
 	faults := fs.StringArray("fault", nil, "break a protocol rule on purpose (repeatable):\n"+agentruntime.FaultHelp())
 	idle := fs.Duration("client-idle-timeout", agentruntime.DefaultClientIdleTimeout, "drop a client that accepts no bytes for this long (negative = never)")
 	heartbeat := fs.Duration("heartbeat", agentruntime.DefaultHeartbeat, "compose ': ping' interval while a stream is idle (at most 15s)")
@@ -47,6 +52,10 @@ func runRuntime(args []string) error {
 	if err != nil {
 		return usageError("--fault: %v", err)
 	}
+	providerHeader, err := loadgen.ParseHeaders(*providerHeaders)
+	if err != nil {
+		return usageError("--provider-header %v", err)
+	}
 	deps := agentruntime.DefaultDeployments()
 	if *deployments != "" {
 		if deps, err = agentruntime.LoadDeployments(*deployments); err != nil {
@@ -70,7 +79,7 @@ func runRuntime(args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := agentruntime.New(agentruntime.Options{
-		Deployments: deps, ProviderURL: *provider, ProviderHTTP1: !*h2c, ProviderMaxConns: *maxConns,
+		Deployments: deps, ProviderURL: *provider, ProviderHTTP1: !*h2c, ProviderMaxConns: *maxConns, ProviderHeader: providerHeader,
 		Faults: f, ClientIdleTimeout: *idle, Heartbeat: *heartbeat, MaxBody: *maxBody,
 		MaxTurns: *maxTurns, ToolTimeScale: *toolScale, Logger: logger, TLS: tlsConf,
 	})
@@ -88,6 +97,10 @@ func runRuntime(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "provider %s; deployments %s\n", *provider, strings.Join(deps.Slugs(), ", "))
+	if len(providerHeader) > 0 {
+		// Names only: values may be credentials.
+		fmt.Fprintf(os.Stderr, "provider headers: %s\n", strings.Join(slices.Sorted(maps.Keys(providerHeader)), ", "))
+	}
 	if names := f.Names(); len(names) > 0 {
 		fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))
 	}

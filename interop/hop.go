@@ -1,0 +1,223 @@
+// Package interop judges streambench runs made through software no one here wrote. Its first
+// case is a hop between the runtime and the provider (an AI gateway such as Portkey): the same
+// workload is played once directly (mock → runtime → load) as a yardstick and once through
+// the hop (mock → gateway → runtime → load), and JudgeHop compares the two.
+package interop
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// HopExpectation is what a hop is known to do, so a run through it passes on everything else.
+type HopExpectation struct {
+	// CancelsUpstream says whether the hop ends its upstream request when its own client (the
+	// runtime) leaves. When false, every aborted session whose provider stream was open must
+	// break R-abort and none may show a cancel latency; when true the hop must cancel like the
+	// direct run does.
+	CancelsUpstream bool
+}
+
+// TTFC is time to first chunk at two quantiles, in microseconds, over Count streams.
+type TTFC struct {
+	Count    int64
+	P50, P99 int64
+}
+
+// HopOutcome is the comparison of a run through a hop with its direct yardstick.
+type HopOutcome struct {
+	// Live is TTFC over every scenario on the dialects whose first chunk is live
+	// (sim-chat-legacy's first chunk is the settled answer, which measures the whole turn).
+	DirectLive, ViaLive TTFC
+	// Plain is TTFC of plain-answer on those dialects: one turn, a fixed scripted TTFT.
+	DirectPlain, ViaPlain TTFC
+	// KeyMedianP50 is the median over scenario × dialect keys (live-chunk dialects, measured in
+	// both runs, Keys of them) of via's TTFC p50 minus direct's: each key compares like with
+	// like, so a machine's stalls that hit a few keys move it less than the merged quantiles.
+	KeyMedianP50 int64
+	Keys         int
+	// Aborted is sessions the client aborted or stopped on purpose in the run through the hop;
+	// ViaAbortViolations how many broke R-abort; the Cancels are cancel latencies measured
+	// (sessions whose provider saw the client leave in time).
+	Aborted, ViaAbortViolations, DirectAbortViolations int64
+	ViaCancels, DirectCancels                          int64
+	// Failures is why the outcome fails; empty means it passes.
+	Failures []string
+}
+
+// OverheadP50 is the hop's added TTFC at p50 on plain-answer, in µs: one scenario with a fixed
+// scripted TTFT, so the difference is the hop's and not a shift in the mix of scenarios (the
+// quantiles of every scenario merged move when a few sessions cross between the mix's
+// clusters of TTFTs, ~0.2 s and ~3 s).
+func (o *HopOutcome) OverheadP50() int64 { return o.ViaPlain.P50 - o.DirectPlain.P50 }
+
+// OverheadP99 is the hop's added TTFC at p99 on plain-answer, in µs.
+func (o *HopOutcome) OverheadP99() int64 { return o.ViaPlain.P99 - o.DirectPlain.P99 }
+
+// Pass reports whether the outcome is as expected.
+func (o *HopOutcome) Pass() bool { return len(o.Failures) == 0 }
+
+// legacyDialect is the dialect whose TTFC is not a live first chunk.
+const legacyDialect = "sim-chat-legacy"
+
+// JudgeHop compares via (through the hop) with direct (the yardstick): both must be free of
+// errors, leaks and violations, except R-abort through a hop that does not cancel upstream,
+// which must then be broken by every judged abort; and it measures the TTFC the hop adds.
+func JudgeHop(direct, via *measure.Run, exp HopExpectation) HopOutcome {
+	var o HopOutcome
+	fail := func(format string, args ...any) { o.Failures = append(o.Failures, fmt.Sprintf(format, args...)) }
+	var dropped [2]int64
+	o.DirectLive, o.DirectPlain, dropped[0] = ttfcOf(direct.Histograms)
+	o.ViaLive, o.ViaPlain, dropped[1] = ttfcOf(via.Histograms)
+	if dropped[0]+dropped[1] > 0 {
+		fail("TTFC histograms: %d values dropped merging (direct %d, via %d)", dropped[0]+dropped[1], dropped[0], dropped[1])
+	}
+	o.KeyMedianP50, o.Keys = keyMedianP50(direct.Histograms, via.Histograms)
+	o.Aborted = via.Summary.Counters.SessionsAborted
+	o.ViaAbortViolations = via.Summary.Violations[protocol.RAbort]
+	o.DirectAbortViolations = direct.Summary.Violations[protocol.RAbort]
+	o.ViaCancels = cancelCount(via.Histograms)
+	o.DirectCancels = cancelCount(direct.Histograms)
+
+	for _, r := range []struct {
+		name string
+		run  *measure.Run
+	}{{"direct", direct}, {"via", via}} {
+		s := &r.run.Summary
+		if s.Counters.SessionsStarted == 0 {
+			fail("%s run: no session started", r.name)
+		}
+		if n := s.Counters.Errors(); n > 0 {
+			fail("%s run: %d unscripted errors (HTTP %v, transport %d, decode %d)", r.name, n, s.Counters.HTTPErrors, s.Counters.TransportErrors, s.Counters.DecodeErrors)
+		}
+		if n := s.FailedLeaks(); n > 0 {
+			fail("%s run: %d leak-check gauges over tolerance", r.name, n)
+		}
+		if s.Interrupted {
+			fail("%s run: interrupted", r.name)
+		}
+		if others := otherViolations(s.Violations); others != "" {
+			fail("%s run: violations other than R-abort: %s", r.name, others)
+		}
+		if o.ttfcCount(r.name) == 0 {
+			fail("%s run: no time to first chunk measured", r.name)
+		}
+	}
+	if o.DirectAbortViolations > 0 {
+		fail("direct run: %d R-abort: the reference runtime itself did not cancel, so the hop cannot be judged", o.DirectAbortViolations)
+	}
+	if o.DirectCancels == 0 {
+		fail("direct run: no cancel latency measured: the workload has no abort the mock could judge")
+	}
+	switch {
+	case exp.CancelsUpstream && (o.ViaAbortViolations > 0 || o.ViaCancels == 0):
+		fail("via run: the hop should cancel upstream, but %d aborts broke R-abort and %d cancels were measured", o.ViaAbortViolations, o.ViaCancels)
+	case !exp.CancelsUpstream && o.ViaCancels > 0:
+		fail("via run: %d aborts reached the provider in time: the hop now cancels its upstream request (update HopExpectation.CancelsUpstream)", o.ViaCancels)
+	case !exp.CancelsUpstream && o.ViaAbortViolations == 0:
+		fail("via run: no R-abort: expected one on every abort whose provider stream was open (%d sessions aborted)", o.Aborted)
+	}
+	return o
+}
+
+func (o *HopOutcome) ttfcCount(run string) int64 {
+	if run == "direct" {
+		return o.DirectLive.Count
+	}
+	return o.ViaLive.Count
+}
+
+// otherViolations lists the violations by rule except R-abort ("" when none).
+func otherViolations(v map[protocol.Rule]int64) string {
+	var out []string
+	for _, r := range slices.Sorted(maps.Keys(v)) {
+		if r != protocol.RAbort && v[r] > 0 {
+			out = append(out, fmt.Sprintf("%s×%d", r, v[r]))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// ttfcOf merges time to first chunk over the live-chunk dialects: every scenario, and
+// plain-answer alone; dropped counts values outside the merged histograms' range.
+func ttfcOf(h *measure.Histograms) (live, plain TTFC, dropped int64) {
+	all, pa := measure.NewHistogram(), measure.NewHistogram()
+	for _, k := range h.Keys() {
+		if k.Metric != measure.FirstChunk || k.Dialect == legacyDialect {
+			continue
+		}
+		dropped += all.Merge(h.Get(k))
+		if k.Scenario == "plain-answer" {
+			dropped += pa.Merge(h.Get(k))
+		}
+	}
+	return quantiles(all), quantiles(pa), dropped
+}
+
+// keyMedianP50 is the median over the keys TTFC was measured on in both runs of the p50
+// difference (via − direct), and how many keys there were.
+func keyMedianP50(direct, via *measure.Histograms) (int64, int) {
+	var diffs []int64
+	for _, k := range direct.Keys() {
+		if k.Metric != measure.FirstChunk || k.Dialect == legacyDialect || via.Count(k) == 0 || direct.Count(k) == 0 {
+			continue
+		}
+		diffs = append(diffs, via.Get(k).ValueAtQuantile(50)-direct.Get(k).ValueAtQuantile(50))
+	}
+	if len(diffs) == 0 {
+		return 0, 0
+	}
+	slices.Sort(diffs)
+	return diffs[len(diffs)/2], len(diffs)
+}
+
+func quantiles(h *hdrhistogram.Histogram) TTFC {
+	if h.TotalCount() == 0 {
+		return TTFC{}
+	}
+	return TTFC{Count: h.TotalCount(), P50: h.ValueAtQuantile(50), P99: h.ValueAtQuantile(99)}
+}
+
+// cancelCount is how many aborts had a cancel latency measured (the provider saw them in time).
+func cancelCount(h *measure.Histograms) int64 {
+	var n int64
+	for _, k := range h.Keys() {
+		if k.Metric == measure.CancelLatency {
+			n += h.Count(k)
+		}
+	}
+	return n
+}
+
+// Report writes the outcome for people: both runs' TTFC, the overhead, the abort findings and
+// the verdict.
+func (o *HopOutcome) Report(hop string) string {
+	ms := func(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
+	diff := func(us int64) string { return fmt.Sprintf("%+.1f ms", float64(us)/1000) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "TTFC plain-answer (live-chunk dialects): direct p50 %s p99 %s (%d streams); via %s p50 %s p99 %s (%d streams)\n",
+		ms(o.DirectPlain.P50), ms(o.DirectPlain.P99), o.DirectPlain.Count, hop, ms(o.ViaPlain.P50), ms(o.ViaPlain.P99), o.ViaPlain.Count)
+	fmt.Fprintf(&b, "TTFC every scenario merged: direct p50 %s p99 %s (%d streams); via %s p50 %s p99 %s (%d streams): %s p50, %s p99 (moves with the mix)\n",
+		ms(o.DirectLive.P50), ms(o.DirectLive.P99), o.DirectLive.Count, hop, ms(o.ViaLive.P50), ms(o.ViaLive.P99), o.ViaLive.Count,
+		diff(o.ViaLive.P50-o.DirectLive.P50), diff(o.ViaLive.P99-o.DirectLive.P99))
+	fmt.Fprintf(&b, "%s TTFC overhead: p50 %s, p99 %s (plain-answer); median over %d scenario × dialect keys of the p50 difference %s\n",
+		hop, diff(o.OverheadP50()), diff(o.OverheadP99()), o.Keys, diff(o.KeyMedianP50))
+	fmt.Fprintf(&b, "aborts: via %s %d sessions aborted or stopped, R-abort on %d, cancel reached the provider on %d; direct: R-abort on %d, cancel measured on %d\n",
+		hop, o.Aborted, o.ViaAbortViolations, o.ViaCancels, o.DirectAbortViolations, o.DirectCancels)
+	if o.Pass() {
+		b.WriteString("PASS\n")
+	} else {
+		b.WriteString("FAIL\n")
+		for _, f := range o.Failures {
+			fmt.Fprintf(&b, "  - %s\n", f)
+		}
+	}
+	return b.String()
+}

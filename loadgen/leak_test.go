@@ -1,0 +1,245 @@
+package loadgen
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// TestLeakGaugeClass: which gauges the check compares, and whether pools may keep some.
+func TestLeakGaugeClass(t *testing.T) {
+	t.Parallel()
+	gauge, untyped, counter := dto.MetricType_GAUGE, dto.MetricType_UNTYPED, dto.MetricType_COUNTER
+	for _, c := range []struct {
+		name    string
+		typ     dto.MetricType
+		checked bool
+		class   toleranceClass
+	}{
+		{"process_open_fds", gauge, true, pooled},                       // every process collector
+		{"process_open_fds", untyped, true, pooled},                     // an exporter that writes no TYPE line
+		{"go_goroutines", gauge, true, pooled},                          // Go client
+		{"go_threads", gauge, false, exact},                             // Go never ends threads: a high-water mark, not a live count
+		{"nodejs_active_requests", gauge, true, pooled},                 // prom-client's per-type family, like its _total
+		{"jvm_threads_live_threads", gauge, true, pooled},               // Micrometer
+		{"nodejs_active_handles_total", gauge, true, pooled},            // prom-client: a gauge despite _total
+		{"nodejs_active_requests_total", gauge, true, pooled},           // prom-client
+		{"nodejs_active_resources_total", gauge, true, pooled},          // prom-client
+		{"http_server_active_requests", gauge, true, exact},             // OpenTelemetry: requests must all end
+		{"streambench_runtime_client_streams_open", gauge, true, exact}, // our runtime: named for live streams
+		{"streambench_mock_queue_depth", gauge, true, exact},            // our mock
+		{"process_max_fds", gauge, false, exact},                        // a limit, not a count
+		{"nodejs_eventloop_lag_seconds", gauge, false, exact},           // a duration
+		{"queue_wait_seconds", gauge, false, exact},                     // a duration despite "queue"
+		{"process_resident_memory_bytes", gauge, false, exact},          // a size
+		{"streams_opened_total", counter, false, exact},                 // counters only grow
+		{"some_untyped_open_thing", untyped, false, exact},              // unknown names need a gauge type
+	} {
+		class, checked := leakGaugeClass(c.name, c.typ)
+		if checked != c.checked || (checked && class != c.class) {
+			t.Errorf("%s (%v): checked %v class %v, want %v %v", c.name, c.typ, checked, class, c.checked, c.class)
+		}
+	}
+}
+
+// TestParseGaugesNodeExposition: prom-client's default metrics yield the gauges of live
+// resources, summed over labels, and nothing else.
+func TestParseGaugesNodeExposition(t *testing.T) {
+	t.Parallel()
+	g, err := parseGauges(readFixture(t, "node-before.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := gauges{
+		"process_open_fds": 23, "nodejs_active_handles_total": 3, "nodejs_active_handles": 3,
+		"nodejs_active_requests_total":  0, // its per-type family has no samples, so the parser drops it
+		"nodejs_active_resources_total": 6, "nodejs_active_resources": 6,
+	}
+	if len(g) != len(want) {
+		t.Errorf("gauges %v, want %v", g, want)
+	}
+	for n, v := range want {
+		if g[n] != v {
+			t.Errorf("%s = %g, want %g (all: %v)", n, g[n], v, g)
+		}
+	}
+}
+
+func readFixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/leak/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runtimeWithMetrics is a valid sim-chat runtime whose /metrics is served by metrics (nil:
+// no /metrics route, 404). It counts the scrapes so a handler can answer the baseline apart.
+func runtimeWithMetrics(t *testing.T, metrics func(scrape int64, w http.ResponseWriter)) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/", oddSimChat(t))
+	var scrapes atomic.Int64
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if metrics == nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		metrics(scrapes.Add(1), w)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// leakRun plays a short valid load against srv with the leak check on.
+func leakRun(t *testing.T, srv *httptest.Server, grace time.Duration) *measure.Summary {
+	t.Helper()
+	run, err := Run(context.Background(), Config{
+		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 2, Sessions: 6, LeakGrace: grace,
+	})
+	if err != nil {
+		t.Fatalf("a run must not fail to start over its leak check: %v", err)
+	}
+	s := &run.Summary
+	if s.Counters.SessionsOK != 6 || s.TotalViolations() != 0 {
+		t.Fatalf("the load itself failed: counters %+v, violations %v", s.Counters, s.Violations)
+	}
+	return s
+}
+
+// runtimeLeaks returns the runtime's compared gauges by name.
+func runtimeLeaks(s *measure.Summary) map[string]measure.Leak {
+	out := map[string]measure.Leak{}
+	for _, l := range s.Leaks {
+		if l.Source == "runtime" {
+			out[l.Name] = l
+		}
+	}
+	return out
+}
+
+// TestLeakCheckRuntimeWithoutMetrics: a runtime with no /metrics is "not checked", named with
+// its reason, and the run passes (the generator's own gauges are still checked).
+func TestLeakCheckRuntimeWithoutMetrics(t *testing.T) {
+	t.Parallel()
+	s := leakRun(t, runtimeWithMetrics(t, nil), 2*time.Second)
+	if len(runtimeLeaks(s)) != 0 {
+		t.Errorf("runtime gauges compared without a /metrics: %+v", s.Leaks)
+	}
+	i := slices.IndexFunc(s.LeaksNotChecked, func(n measure.LeakNotChecked) bool { return n.Source == "runtime" })
+	if i < 0 || !strings.Contains(s.LeaksNotChecked[i].Reason, "404") {
+		t.Errorf("runtime not reported as not checked (404): %+v", s.LeaksNotChecked)
+	}
+	if !slices.ContainsFunc(s.Leaks, func(l measure.Leak) bool { return l.Source == "generator" }) {
+		t.Errorf("the generator's own gauges were not checked: %+v", s.Leaks)
+	}
+	if !s.Verdict.Pass {
+		t.Errorf("run failed because the runtime has no /metrics: %v", s.Verdict.Reasons)
+	}
+}
+
+// TestLeakCheckUnreadableMetrics: a /metrics that is not Prometheus text is not checked either.
+func TestLeakCheckUnreadableMetrics(t *testing.T) {
+	t.Parallel()
+	srv := runtimeWithMetrics(t, func(_ int64, w http.ResponseWriter) {
+		_, _ = w.Write([]byte("<html>a dashboard</html>\n"))
+	})
+	s := leakRun(t, srv, 2*time.Second)
+	i := slices.IndexFunc(s.LeaksNotChecked, func(n measure.LeakNotChecked) bool { return n.Source == "runtime" })
+	if i < 0 || !strings.Contains(s.LeaksNotChecked[i].Reason, "not Prometheus text") {
+		t.Errorf("runtime not reported as unreadable: %+v", s.LeaksNotChecked)
+	}
+	if !s.Verdict.Pass {
+		t.Errorf("run failed because the runtime's /metrics is unreadable: %v", s.Verdict.Reasons)
+	}
+}
+
+// TestLeakCheckNodeHandlesGrow: a Node runtime whose handles and descriptors grew by 200 over
+// the run fails the run, naming the gauge.
+func TestLeakCheckNodeHandlesGrow(t *testing.T) {
+	t.Parallel()
+	before, after := readFixture(t, "node-before.prom"), readFixture(t, "node-after-leaked.prom")
+	srv := runtimeWithMetrics(t, func(scrape int64, w http.ResponseWriter) {
+		if scrape == 1 {
+			_, _ = w.Write([]byte(before))
+			return
+		}
+		_, _ = w.Write([]byte(after))
+	})
+	s := leakRun(t, srv, 300*time.Millisecond)
+	got := runtimeLeaks(s)
+	for _, name := range []string{"nodejs_active_handles_total", "process_open_fds"} {
+		if l, ok := got[name]; !ok || l.OK || l.Delta != 200 {
+			t.Errorf("%s: %+v, want a leak of 200", name, l)
+		}
+	}
+	if l := got["nodejs_active_resources_total"]; !l.OK {
+		t.Errorf("resources did not grow but were reported: %+v", l)
+	}
+	if s.Verdict.Pass || !slices.ContainsFunc(s.Verdict.Reasons, func(r string) bool { return strings.Contains(r, "runtime nodejs_active_handles_total grew by 200") }) {
+		t.Errorf("verdict does not fail naming the gauge: pass %v, %v", s.Verdict.Pass, s.Verdict.Reasons)
+	}
+}
+
+// TestLeakCheckNodeStable: the same runtime with its gauges back at the baseline is clean, and
+// every Node gauge it exports was compared.
+func TestLeakCheckNodeStable(t *testing.T) {
+	t.Parallel()
+	before := readFixture(t, "node-before.prom")
+	srv := runtimeWithMetrics(t, func(_ int64, w http.ResponseWriter) { _, _ = w.Write([]byte(before)) })
+	s := leakRun(t, srv, 2*time.Second)
+	got := runtimeLeaks(s)
+	for _, name := range []string{"process_open_fds", "nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"} {
+		if l, ok := got[name]; !ok || !l.OK {
+			t.Errorf("%s: compared %v, %+v; want compared and ok", name, ok, l)
+		}
+	}
+	if slices.ContainsFunc(s.LeaksNotChecked, func(n measure.LeakNotChecked) bool { return n.Source == "runtime" }) {
+		t.Errorf("runtime partly not checked: %+v", s.LeaksNotChecked)
+	}
+	if !s.Verdict.Pass {
+		t.Errorf("verdict failed on a stable runtime: %v", s.Verdict.Reasons)
+	}
+}
+
+// TestLeakCheckGaugeComesAndGoes: a gauge only in the baseline, or only after the load, has no
+// pair to compare: it is not checked, by name, and the run passes.
+func TestLeakCheckGaugeComesAndGoes(t *testing.T) {
+	t.Parallel()
+	srv := runtimeWithMetrics(t, func(scrape int64, w http.ResponseWriter) {
+		if scrape == 1 {
+			_, _ = w.Write([]byte("# TYPE go_goroutines gauge\ngo_goroutines 10\n# TYPE old_open_things gauge\nold_open_things 1\n"))
+			return
+		}
+		_, _ = w.Write([]byte("# TYPE go_goroutines gauge\ngo_goroutines 10\n# TYPE new_open_things gauge\nnew_open_things 5\n"))
+	})
+	s := leakRun(t, srv, 2*time.Second)
+	var names []string
+	for _, n := range s.LeaksNotChecked {
+		if n.Source == "runtime" {
+			names = append(names, n.Name+": "+n.Reason)
+		}
+	}
+	if len(names) != 2 || !strings.HasPrefix(names[0], "old_open_things: gone after the load") || !strings.HasPrefix(names[1], "new_open_things: absent before the load") {
+		t.Errorf("not checked %q, want old_open_things gone and new_open_things absent before", names)
+	}
+	if l, ok := runtimeLeaks(s)["go_goroutines"]; !ok || !l.OK {
+		t.Errorf("go_goroutines: %+v, want compared and ok", l)
+	}
+	if !s.Verdict.Pass {
+		t.Errorf("verdict failed: %v", s.Verdict.Reasons)
+	}
+}
