@@ -37,6 +37,10 @@ const (
 	RComposeThinking  Rule = "R-compose-thinking"
 	RFraming          Rule = "R-framing" // a frame that does not decode as the dialect says
 	RHeaders          Rule = "R-headers" // missing or wrong response headers
+	// The ai-sdk dialect's own rules (protocol/aisdk; docs/PROTOCOLS.md, "ai-sdk").
+	RAISDKParts Rule = "R-aisdk-parts" // a part's lifecycle: opened before its deltas, closed once, by id
+	RAISDKText  Rule = "R-aisdk-text"  // text and reasoning deltas against the script
+	RAISDKTool  Rule = "R-aisdk-tool"  // a tool call's input and outcome against the script
 )
 
 // Violation is one broken rule on one stream.
