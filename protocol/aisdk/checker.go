@@ -570,6 +570,9 @@ func outputName(failed bool) string {
 // jsonEqual reports whether a and b are the same JSON value. It decodes both, so it runs once
 // per tool call, never per delta.
 func jsonEqual(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true // the common case: the SDK re-encodes the parsed deltas as they came
+	}
 	var va, vb any
 	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
 		return false

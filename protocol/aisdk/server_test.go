@@ -19,7 +19,7 @@ type breakage string
 
 const (
 	breakNone             breakage = ""
-	breakHeader           breakage = "no stream header"       // R-headers
+	breakHeader           breakage = "no stream header"        // R-headers
 	breakDeltaBeforeStart breakage = "text delta before start" // R-aisdk-parts
 	breakClosedTwice      breakage = "text part closed twice"  // R-aisdk-parts
 	breakUnclosed         breakage = "text part never closed"  // R-aisdk-parts
