@@ -43,6 +43,9 @@ const cancelTolerance = 5 * time.Second
 // test when node or the route's packages are missing.
 func startRoute(t *testing.T, mockURL string, tools []string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the AI SDK interop plays real-time streams through node: not in -short mode")
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: the AI SDK interop needs node and npm (run interop/aisdk/run.sh)")
