@@ -127,6 +127,35 @@ type result struct {
 	cancel     time.Duration // abort → the mock saw the provider stream's client go
 	cancelNote string        // why no cancel latency, or an R-abort finding
 	took       time.Duration
+	frames     []string // as recordFrame writes them
+}
+
+// recordFrame writes an event as one recording line (protocol/aisdk/testdata/interop/README.md).
+func recordFrame(ev *sse.Event) string {
+	line := "data: " + strings.ReplaceAll(string(ev.Data), "\n", `\n`)
+	if ev.Type != "" {
+		line = "event: " + ev.Type + `\n` + line
+	}
+	return line
+}
+
+// record writes r's frames to dir/NAME.frames when AISDK_RECORD_DIR names a directory: how the
+// recordings protocol/aisdk replays were made.
+func record(t *testing.T, name string, seed uint64, r result) {
+	dir := os.Getenv("AISDK_RECORD_DIR")
+	if dir == "" || len(r.frames) == 0 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# interop/aisdk/route.mjs (ai 7.0.173, @ai-sdk/openai 4.0.118) in front of the streambench mock;\n")
+	fmt.Fprintf(&b, "# scenario %s seed %d; each line is one SSE frame as the client received it\n", name, seed)
+	for _, f := range r.frames {
+		b.WriteString(f)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".frames"), []byte(b.String()), 0o644); err != nil {
+		t.Errorf("record %s: %v", name, err)
+	}
 }
 
 // TestAISDKRoute plays every embedded scenario once through the route and judges it with the
@@ -161,6 +190,7 @@ func TestAISDKRoute(t *testing.T) {
 	t.Logf("%-26s %6s %8s %10s  %s", "scenario", "parts", "took", "cancel", "violations")
 	for i, name := range names {
 		r := results[i]
+		record(t, name, 1, r)
 		cancel := "-"
 		if r.aborted {
 			cancel = r.cancelNote
@@ -280,6 +310,7 @@ func playOne(t *testing.T, d *aisdk.Dialect, routeURL string, mock *mockprovider
 			break
 		}
 		res.parts++
+		res.frames = append(res.frames, recordFrame(&ev))
 		obs := c.Observe(&ev)
 		if trig != nil {
 			switch {

@@ -222,6 +222,12 @@ func TestPartRules(t *testing.T) {
 		// reset-step discards the step: the retried step's text is judged from the step start.
 		{"reset-step", []string{part("type", "start-step"), part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text[:cut]), part("type", "reset-step"),
 			part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), part("type", "finish-step"), start, end}, ""},
+		// reset-step without steps rewinds to the start of the stream.
+		{"reset-step without steps", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text[:cut]), part("type", "reset-step"),
+			part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, ""},
+		// After reset-step the retried step must still be the script's.
+		{"reset-step then wrong", []string{part("type", "start-step"), part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text[:cut]), part("type", "reset-step"),
+			part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", "x"+text), part("type", "text-end", "id", "a"), part("type", "finish-step"), start, end}, protocol.RAISDKText},
 	} {
 		v := observeAll(&protocol.Session{Expected: exp}, Options{NoReasoning: true}, tc.frames, false)
 		var want []protocol.Rule

@@ -94,6 +94,8 @@ func NewChecker(s *protocol.Session, opts Options) *Checker {
 		c.text, c.reasoning = jsonwire.NewCursor(text), jsonwire.NewCursor(thinking)
 		c.used = make([]bool, len(c.script))
 	}
+	// A reset-step before any start-step rewinds to the start of the stream.
+	c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: true, reasoningOK: true}
 	return c
 }
 
