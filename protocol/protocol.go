@@ -52,6 +52,11 @@ const (
 	RAnthropicBlock   Rule = "R-anthropic-block"   // each block start, deltas of its type, stop, by index
 	RAnthropicError   Rule = "R-anthropic-error"   // a provider error: its shape, and only where scripted
 	RAnthropicContent Rule = "R-anthropic-content" // ground truth: thinking, text and tool_use equal the script
+
+	// The ai-sdk dialect's own rules (protocol/aisdk; docs/PROTOCOLS.md, "ai-sdk").
+	RAISDKParts Rule = "R-aisdk-parts" // a part's lifecycle: opened before its deltas, closed once, by id
+	RAISDKText  Rule = "R-aisdk-text"  // text and reasoning deltas against the script
+	RAISDKTool  Rule = "R-aisdk-tool"  // a tool call's input and outcome against the script
 )
 
 // Rules returns every rule above, for validating rule names users write (gate --allow).
@@ -60,7 +65,8 @@ func Rules() []Rule {
 		RToolRedaction, RToolLifecycle, RTerminal, RAbort, RComposeAnswer, RComposeArgs, RComposeThinking,
 		RFraming, RHeaders,
 		ROpenAIToolCall, ROpenAIFinish, ROpenAIUsage, ROpenAIDone, ROpenAIError, ROpenAIContent,
-		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent}
+		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent,
+		RAISDKParts, RAISDKText, RAISDKTool}
 }
 
 // ParseRule returns the rule named s, or an error naming s and the known rules.

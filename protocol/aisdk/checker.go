@@ -1,0 +1,638 @@
+package aisdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"unicode/utf8"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// openPart is a text or reasoning part between its start and its end. Its id buffer is kept
+// when the part closes, so a later part reuses it instead of allocating.
+type openPart struct {
+	reasoning bool
+	id        []byte
+}
+
+// call is one tool call, keyed by toolCallId, from its first part to its settlement.
+type call struct {
+	id, name  string
+	args      []byte // the streamed inputTextDelta pieces
+	started   bool   // tool-input-start seen
+	inputDone bool   // tool-input-available or tool-input-error seen
+	settled   bool   // a final tool output (available, error, denied) or tool-input-error
+	failed    bool
+	denied    bool
+	scripted  int // index into Checker.script, -1 when not matched
+}
+
+// stepMark is the checker's content state at a start-step, restored by reset-step (the SDK
+// discards the step's parts when it retries a step).
+type stepMark struct {
+	text, reasoning     jsonwire.Cursor
+	textOK, reasoningOK bool
+	calls               int
+}
+
+// Checker judges one UI message stream: R-aisdk-parts, R-terminal, R-framing always, and
+// against the script R-aisdk-text and R-aisdk-tool (unless Options.NoGroundTruth). Not safe
+// for concurrent use; one per stream.
+type Checker struct {
+	s           *protocol.Session
+	ground      bool
+	noReasoning bool
+	v           violations
+	sc          jsonwire.Scanner
+	f           frame
+	raw         []byte // the part being judged, for details
+
+	text, reasoning     jsonwire.Cursor
+	textOK, reasoningOK bool
+
+	parts   int // parts observed (not counting [DONE])
+	started bool
+	open    []openPart // open[:nOpen] are open; the rest keep their buffers
+	nOpen   int
+
+	stepOpen bool
+	steps    int
+	mark     stepMark
+
+	calls  []call
+	script []scenarios.ScriptToolCall // every scripted call, in turn order
+	used   []bool
+
+	errorSeen    bool
+	errorText    string
+	terminal     string // "finish" or "abort", once seen
+	finishReason string
+	done         bool
+	afterDone    int
+}
+
+// NewChecker returns a checker for one stream of s.
+func NewChecker(s *protocol.Session, opts Options) *Checker {
+	c := &Checker{s: s, ground: !opts.NoGroundTruth, noReasoning: opts.NoReasoning, textOK: true, reasoningOK: true}
+	if c.ground {
+		exp := &s.Expected
+		text := make([]string, len(exp.Turns))
+		thinking := make([]string, len(exp.Turns))
+		for i, t := range exp.Turns {
+			text[i] = t.Text
+			if !opts.NoReasoning {
+				thinking[i] = t.Thinking
+			}
+			c.script = append(c.script, t.ToolCalls...)
+		}
+		c.text, c.reasoning = jsonwire.NewCursor(text), jsonwire.NewCursor(thinking)
+		c.used = make([]bool, len(c.script))
+	}
+	// A reset-step before any start-step rewinds to the start of the stream.
+	c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: true, reasoningOK: true}
+	return c
+}
+
+// Observe classifies one event and judges what can be decided now.
+func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
+	other := protocol.Observation{Kind: protocol.FrameOther}
+	if c.done {
+		c.afterDone++
+		if c.afterDone == 1 {
+			c.v.add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip(ev.Data, 80))
+		}
+		return other
+	}
+	if ev.Type != "" {
+		c.v.add(protocol.RFraming, "unknown named event %q: the UI message stream sends data events only", ev.Type)
+		return other
+	}
+	data := bytes.TrimSpace(ev.Data)
+	switch string(data) {
+	case "[DONE]":
+		return c.onDone()
+	case `"[DONE]"`:
+		c.v.add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+		return c.onDone()
+	}
+	f := &c.f
+	c.raw = data
+	if err := f.parse(&c.sc, data); err != nil || len(data) == 0 || data[0] != '{' {
+		c.v.add(protocol.RFraming, "expected a JSON object part, saw %s", clip(ev.Data, 80))
+		return other
+	}
+	if f.has&hasType == 0 {
+		c.v.add(protocol.RFraming, "expected a part with a string type, saw %s", clip(data, 80))
+		return other
+	}
+	c.parts++
+	if c.terminal != "" {
+		c.v.add(protocol.RTerminal, "expected only [DONE] after %s, saw a %s part", c.terminal, f.typ)
+		return other
+	}
+	switch string(f.typ) {
+	case typeStart:
+		if c.parts > 1 {
+			c.v.add(protocol.RAISDKParts, "expected start as the first part (and only once), saw it as part %d", c.parts)
+		}
+		c.started = true
+	case typeTextStart, typeReasoningStart:
+		if c.need(hasID, "id") {
+			c.openPart(f.typ[0] == 'r', f.id)
+		}
+	case typeTextDelta, typeReasoningDelta:
+		if c.need(hasID|hasDelta, "id and delta") {
+			return c.onDelta(f.typ[0] == 'r')
+		}
+	case typeTextEnd, typeReasoningEnd:
+		if c.need(hasID, "id") {
+			c.closePart(f.typ[0] == 'r', f.id)
+		}
+	case typeStartStep:
+		c.content()
+		if c.stepOpen {
+			c.v.add(protocol.RAISDKParts, "expected finish-step before the next start-step, saw start-step inside step %d", c.steps)
+		}
+		c.stepOpen = true
+		c.steps++
+		c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
+	case typeFinishStep:
+		if !c.stepOpen {
+			c.v.add(protocol.RAISDKParts, "expected start-step before finish-step, saw finish-step with no open step")
+		}
+		c.stepOpen = false
+	case typeResetStep:
+		// The SDK discards the current step's parts and streams the step again.
+		c.text, c.reasoning, c.textOK, c.reasoningOK = c.mark.text, c.mark.reasoning, c.mark.textOK, c.mark.reasoningOK
+		for i := c.mark.calls; i < len(c.calls); i++ {
+			if sc := c.calls[i].scripted; sc >= 0 {
+				c.used[sc] = false
+			}
+		}
+		c.calls = c.calls[:c.mark.calls]
+		c.nOpen = 0
+	case typeToolInputStart:
+		if c.need(hasToolCallID|hasToolName, "toolCallId and toolName") {
+			return c.onToolInputStart()
+		}
+	case typeToolInputDelta:
+		if c.need(hasToolCallID|hasInputTextDelta, "toolCallId and inputTextDelta") {
+			c.onToolInputDelta()
+		}
+	case typeToolInputAvailable, typeToolInputError:
+		want, what := hasToolCallID|hasToolName|hasInput, "toolCallId, toolName and input"
+		if f.typ[len("tool-input-")] == 'e' {
+			want, what = want|hasErrorText, "toolCallId, toolName, input and errorText"
+		}
+		if c.need(want, what) {
+			return c.onToolInput()
+		}
+	case typeToolOutputAvailable, typeToolOutputError, typeToolOutputDenied:
+		want, what := hasToolCallID, "toolCallId"
+		if string(f.typ) == typeToolOutputError {
+			want, what = hasToolCallID|hasErrorText, "toolCallId and errorText"
+		}
+		if c.need(want, what) {
+			return c.onToolOutput()
+		}
+	case typeToolApprovalRequest, typeToolApprovalResponse:
+		// Human-in-the-loop approval: accepted, not judged (the mock's scripts never ask).
+	case typeError:
+		if !c.need(hasErrorText, "errorText") {
+			return other
+		}
+		if c.errorSeen {
+			c.v.add(protocol.RTerminal, "expected at most one error part, saw a second: %s", clip(f.errorText, 60))
+			return other
+		}
+		c.errorSeen = true
+		c.errorText = string(f.errorText)
+		return protocol.Observation{Kind: protocol.FrameTerminal}
+	case typeFinish, typeAbort:
+		c.terminal = string(f.typ)
+		c.finishReason = string(f.finishReason)
+		return protocol.Observation{Kind: protocol.FrameTerminal}
+	default:
+		if !unjudged(f.typ) {
+			c.v.add(protocol.RFraming, "unknown part type %q (ai 7's uiMessageChunkSchema rejects it)", f.typ)
+		}
+	}
+	return other
+}
+
+// need reports whether the part carries every field in want, reporting R-framing when not.
+func (c *Checker) need(want fieldSet, what string) bool {
+	if c.f.has&want == want {
+		return true
+	}
+	c.v.add(protocol.RFraming, "%s: expected %s (strings; input any value), saw %s", c.f.typ, what, clip(c.raw, 80))
+	return false
+}
+
+// content reports new content after an error part: the SDK closes what was open (text-end,
+// finish-step, finish) and streams nothing new once the provider failed.
+func (c *Checker) content() {
+	if c.errorSeen {
+		c.v.add(protocol.RTerminal, "expected no new content after the error part, saw %s", c.f.typ)
+	}
+}
+
+func (c *Checker) findOpen(reasoning bool, id []byte) int {
+	for i := range c.open[:c.nOpen] {
+		if c.open[i].reasoning == reasoning && string(c.open[i].id) == string(id) {
+			return i
+		}
+	}
+	return -1
+}
+
+func kindName(reasoning bool) string {
+	if reasoning {
+		return "reasoning"
+	}
+	return "text"
+}
+
+func (c *Checker) openPart(reasoning bool, id []byte) {
+	c.content()
+	if c.findOpen(reasoning, id) >= 0 {
+		c.v.add(protocol.RAISDKParts, "%s-start %q: expected a new id, saw one whose part is still open", kindName(reasoning), id)
+		return
+	}
+	if c.nOpen == len(c.open) {
+		c.open = append(c.open, openPart{})
+	}
+	p := &c.open[c.nOpen]
+	p.reasoning, p.id = reasoning, append(p.id[:0], id...)
+	c.nOpen++
+}
+
+// closePart ends an open part. A part's id may be reused once it is closed (providers number
+// text parts per step, "0" in every step), so only an end with no open part of that id is
+// wrong: one never opened, or closed already.
+func (c *Checker) closePart(reasoning bool, id []byte) {
+	i := c.findOpen(reasoning, id)
+	if i < 0 {
+		c.v.add(protocol.RAISDKParts, "%s-end %q: expected an open %s part with that id, saw none (never started, or ended already)", kindName(reasoning), id, kindName(reasoning))
+		return
+	}
+	last := c.nOpen - 1
+	c.open[i], c.open[last] = c.open[last], c.open[i]
+	c.nOpen--
+}
+
+func (c *Checker) onDelta(reasoning bool) protocol.Observation {
+	c.content()
+	f := &c.f
+	if c.findOpen(reasoning, f.id) < 0 {
+		c.v.add(protocol.RAISDKParts, "%s-delta %q: expected its %s-start first (and no %s-end yet), saw no open part with that id", kindName(reasoning), f.id, kindName(reasoning), kindName(reasoning))
+	}
+	if c.ground {
+		if reasoning {
+			if c.reasoningOK && !jsonwire.Advance(&c.reasoning, f.delta) {
+				c.reasoningOK = false
+				c.v.add(protocol.RAISDKText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), clip(c.reasoning.Next(60), 60), clip(f.delta, 60))
+			}
+		} else if c.textOK && !jsonwire.Advance(&c.text, f.delta) {
+			c.textOK = false
+			c.v.add(protocol.RAISDKText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), clip(c.text.Next(60), 60), clip(f.delta, 60))
+		}
+	}
+	switch {
+	case len(f.delta) == 0:
+		return protocol.Observation{Kind: protocol.FrameOther}
+	case reasoning:
+		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(f.delta)}
+	}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(f.delta)}
+}
+
+func (c *Checker) findCall(id []byte) int {
+	for i := range c.calls {
+		if c.calls[i].id == string(id) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *Checker) onToolInputStart() protocol.Observation {
+	c.content()
+	f := &c.f
+	if c.findCall(f.toolCallID) >= 0 {
+		c.v.add(protocol.RAISDKParts, "tool-input-start %s: expected a new toolCallId, saw one already started", f.toolCallID)
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	c.calls = append(c.calls, call{id: string(f.toolCallID), name: string(f.toolName), started: true, scripted: -1})
+	return protocol.Observation{Kind: protocol.FrameToolStart}
+}
+
+func (c *Checker) onToolInputDelta() {
+	c.content()
+	f := &c.f
+	i := c.findCall(f.toolCallID)
+	switch {
+	case i < 0 || !c.calls[i].started:
+		c.v.add(protocol.RAISDKParts, "tool-input-delta %s: expected its tool-input-start first, saw none", f.toolCallID)
+	case c.calls[i].inputDone:
+		c.v.add(protocol.RAISDKParts, "tool-input-delta %s: expected every delta before tool-input-available, saw one after", f.toolCallID)
+	default:
+		c.calls[i].args = append(c.calls[i].args, f.inputTextDelta...)
+	}
+}
+
+// onToolInput follows tool-input-available (or tool-input-error): the call's complete input.
+// tool-input-start and deltas are optional (a provider that does not stream tool input sends
+// only this part), but when deltas came, the input is what they assembled.
+func (c *Checker) onToolInput() protocol.Observation {
+	c.content()
+	f := &c.f
+	isError := f.typ[len("tool-input-")] == 'e'
+	kind := protocol.FrameOther
+	i := c.findCall(f.toolCallID)
+	if i < 0 {
+		c.calls = append(c.calls, call{id: string(f.toolCallID), name: string(f.toolName), scripted: -1})
+		i = len(c.calls) - 1
+		kind = protocol.FrameToolStart
+	}
+	cl := &c.calls[i]
+	if cl.inputDone {
+		c.v.add(protocol.RAISDKParts, "%s %s: expected the call's input once, saw it again", f.typ, cl.id)
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	cl.inputDone = true
+	if cl.name != string(f.toolName) {
+		c.v.add(protocol.RAISDKParts, "%s %s: expected toolName %q as at its tool-input-start, saw %q", f.typ, cl.id, cl.name, f.toolName)
+	}
+	if len(cl.args) > 0 && !isError && !jsonEqual(cl.args, f.input) {
+		c.v.add(protocol.RAISDKParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, clip(cl.args, 80), clip(f.input, 80))
+	}
+	if c.ground {
+		c.judgeInput(cl, f.input)
+	}
+	if isError {
+		cl.settled, cl.failed = true, true
+		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	}
+	return protocol.Observation{Kind: kind}
+}
+
+// judgeInput matches the call to the script, by toolCallId (routes pass the provider's id
+// through), else to the earliest unmatched scripted call of the same toolName, and compares
+// its input with the scripted arguments as JSON.
+func (c *Checker) judgeInput(cl *call, input []byte) {
+	si := -1
+	for i := range c.script {
+		if c.script[i].ID == cl.id {
+			si = i
+			break
+		}
+	}
+	for i := range c.script {
+		if si < 0 && !c.used[i] && c.script[i].Name == cl.name {
+			si = i
+		}
+	}
+	if si < 0 || c.used[si] {
+		c.v.add(protocol.RAISDKTool, "tool call %s (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
+		return
+	}
+	c.used[si], cl.scripted = true, si
+	sc := &c.script[si]
+	switch {
+	case sc.Name != cl.name:
+		c.v.add(protocol.RAISDKTool, "tool call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.name)
+	case !jsonEqual([]byte(sc.Arguments), input):
+		c.v.add(protocol.RAISDKTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, clip([]byte(sc.Arguments), 80), clip(input, 80))
+	}
+}
+
+func (c *Checker) onToolOutput() protocol.Observation {
+	c.content()
+	f := &c.f
+	i := c.findCall(f.toolCallID)
+	if i < 0 || !c.calls[i].inputDone {
+		c.v.add(protocol.RAISDKParts, "%s %s: expected the call's tool-input-available first, saw none", f.typ, f.toolCallID)
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	cl := &c.calls[i]
+	if cl.settled {
+		c.v.add(protocol.RAISDKParts, "%s %s: expected one final output per call, saw another", f.typ, cl.id)
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	switch string(f.typ) {
+	case typeToolOutputAvailable:
+		if f.preliminary {
+			return protocol.Observation{Kind: protocol.FrameOther} // a streamed partial output; the final one follows
+		}
+	case typeToolOutputError:
+		cl.failed = true
+	case typeToolOutputDenied:
+		cl.denied = true
+	}
+	cl.settled = true
+	return protocol.Observation{Kind: protocol.FrameToolEnd}
+}
+
+func (c *Checker) onDone() protocol.Observation {
+	if c.terminal == "" && !c.errorSeen {
+		c.v.add(protocol.RTerminal, "expected finish, abort or error before [DONE], saw no terminal")
+	}
+	c.done = true
+	return protocol.Observation{Kind: protocol.FrameDone}
+}
+
+// Finish judges the end of the stream and returns every violation found.
+func (c *Checker) Finish(streamErr error) []protocol.Violation {
+	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
+		c.v.add(protocol.RFraming, "stream broke: %v", streamErr)
+	}
+	clean := streamErr == nil && !c.s.Aborted
+	ended := c.terminal != "" || c.errorSeen
+	if clean {
+		switch {
+		case !ended:
+			c.v.add(protocol.RTerminal, "expected finish (or error, or abort) then [DONE], the stream ended without a terminal")
+		case !c.done:
+			c.v.add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.lastTerminal())
+		}
+	}
+	if clean && c.terminal == typeFinish {
+		for _, p := range c.open[:c.nOpen] {
+			c.v.add(protocol.RAISDKParts, "%s part %q: expected its %s-end before finish, saw none", kindName(p.reasoning), p.id, kindName(p.reasoning))
+		}
+		if c.stepOpen {
+			c.v.add(protocol.RAISDKParts, "step %d: expected finish-step before finish, saw none", c.steps)
+		}
+		for i := range c.calls {
+			if cl := &c.calls[i]; !cl.inputDone && !c.errorSeen {
+				c.v.add(protocol.RAISDKParts, "tool call %s (%s): expected tool-input-available before finish, saw only its start and deltas", cl.id, cl.name)
+			}
+		}
+	}
+	if c.ground {
+		stopped := c.judgeTerminal(clean)
+		c.judgeComplete(clean && !stopped && (c.terminal == typeFinish || c.errorSeen))
+		c.judgeOutcomes()
+	}
+	return c.v.result()
+}
+
+func (c *Checker) lastTerminal() string {
+	if c.terminal != "" {
+		return c.terminal
+	}
+	return "error"
+}
+
+// judgeTerminal checks the terminal against the session: error exactly when the provider
+// fails, abort only when the client left, and a finish that says the tool loop stopped while
+// the script goes on (a route without the tools or a stopWhen). It reports whether the loop
+// stopped, whose missing turns are then R-terminal's finding alone.
+func (c *Checker) judgeTerminal(clean bool) bool {
+	exp := &c.s.Expected
+	perr := exp.ProviderError
+	switch {
+	case perr != "" && !c.errorSeen && clean && c.terminal != "":
+		c.v.add(protocol.RTerminal, "expected an error part (the provider fails with %s), saw %s without one", clip([]byte(perr), 60), c.terminal)
+	case perr == "" && c.errorSeen:
+		c.v.add(protocol.RTerminal, "expected no error part (the script does not fail), saw error %s", clip([]byte(c.errorText), 80))
+	}
+	if c.terminal == typeAbort && !c.s.Aborted {
+		c.v.add(protocol.RTerminal, "expected finish, saw abort although the client did not abort")
+	}
+	if c.terminal == typeFinish && c.finishReason == "tool-calls" && perr == "" && !c.s.Aborted {
+		c.v.add(protocol.RTerminal, "expected the route to run the tool loop to the script's %d turns, saw finish with finishReason tool-calls after %d step(s) (give streamText the tools and a stopWhen)", len(exp.Turns), c.steps)
+		return true
+	}
+	return false
+}
+
+// judgeComplete checks, when the stream had to show every scripted turn, that the text and
+// reasoning are complete and every scripted call streamed its input and, where the loop went
+// on past its turn, its output.
+func (c *Checker) judgeComplete(full bool) {
+	if !full {
+		return
+	}
+	if c.textOK && !c.text.Done() {
+		c.v.add(protocol.RAISDKText, "expected the text to continue with %s, saw only the first %d of %d bytes", clip([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
+	}
+	if c.reasoningOK && !c.reasoning.Done() {
+		c.v.add(protocol.RAISDKText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", clip([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
+	}
+	for si := range c.script {
+		sc := &c.script[si]
+		ci := -1
+		for i := range c.calls {
+			if c.calls[i].scripted == si {
+				ci = i
+			}
+		}
+		switch {
+		case ci < 0:
+			c.v.add(protocol.RAISDKTool, "scripted tool call %s (%s): expected its input, saw no part for it", sc.ID, sc.Name)
+		case !c.calls[ci].settled:
+			c.v.add(protocol.RAISDKTool, "scripted tool call %s (%s): expected tool-output-available or tool-output-error before the next step, saw neither", sc.ID, sc.Name)
+		}
+	}
+}
+
+// judgeOutcomes checks each settled call against its scripted outcome, unless the client
+// aborted (the route then cancels running tools).
+func (c *Checker) judgeOutcomes() {
+	if c.s.Aborted {
+		return
+	}
+	for i := range c.calls {
+		cl := &c.calls[i]
+		if !cl.settled || cl.denied || cl.scripted < 0 {
+			continue
+		}
+		sc := &c.script[cl.scripted]
+		if want := sc.Outcome == scenarios.OutcomeError; cl.failed != want {
+			c.v.add(protocol.RAISDKTool, "tool call %s (%s): expected %s (outcome %s), saw %s", cl.id, cl.name, outputName(want), sc.Outcome, outputName(cl.failed))
+		}
+	}
+}
+
+func outputName(failed bool) string {
+	if failed {
+		return "tool-output-error"
+	}
+	return "tool-output-available"
+}
+
+// jsonEqual reports whether a and b are the same JSON value. It decodes both, so it runs once
+// per tool call, never per delta.
+func jsonEqual(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true // the common case: the SDK re-encodes the parsed deltas as they came
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// violations collects one violation per rule for a stream: the first occurrence's detail is
+// kept and later ones are counted in it, so one root cause cannot flood the counters.
+type violations struct {
+	list  []protocol.Violation
+	extra []int
+}
+
+func (v *violations) add(rule protocol.Rule, format string, args ...any) {
+	for i := range v.list {
+		if v.list[i].Rule == rule {
+			v.extra[i]++
+			return
+		}
+	}
+	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: shorten(fmt.Sprintf(format, args...), maxDetail)})
+	v.extra = append(v.extra, 0)
+}
+
+// result returns the violations, noting how many further occurrences each rule had.
+func (v *violations) result() []protocol.Violation {
+	for i := range v.list {
+		if v.extra[i] > 0 {
+			v.list[i].Detail += fmt.Sprintf(" (and %d more)", v.extra[i])
+			v.extra[i] = 0
+		}
+	}
+	return v.list
+}
+
+// maxDetail bounds a violation's detail: enough to show what was expected and what was seen.
+const maxDetail = 240
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:runeCut(s, n)] + "…"
+}
+
+// clip quotes b for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
+func clip[T ~string | ~[]byte](b T, n int) string {
+	s := string(b)
+	if len(s) <= n {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q…(%d bytes)", s[:runeCut(s, n)], len(s))
+}
+
+func runeCut(s string, n int) int {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}

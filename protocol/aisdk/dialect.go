@@ -1,0 +1,115 @@
+// Package aisdk is the ai-sdk dialect: the Vercel AI SDK UI message stream (ai v5 and later,
+// pinned here from ai 7.0.173) that a chat route built with streamText and
+// toUIMessageStreamResponse sends to useChat. It holds the request useChat POSTs (its v5+
+// body) and the Checker that judges the part stream: parts opened before their deltas and
+// closed once by id, tool input assembled per toolCallId, text against the script, exactly one
+// terminal then [DONE]. See docs/PROTOCOLS.md, "ai-sdk".
+//
+// The route is expected to run the tool loop itself (streamText with tools and stopWhen), so
+// one request carries every scripted turn as a step; a route that stops after the first step
+// is reported (R-terminal) rather than driven turn by turn.
+package aisdk
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+)
+
+// Name is the dialect's CLI name.
+const Name = "ai-sdk"
+
+// DefaultPath is where useChat's default transport POSTs (DefaultChatTransport's api).
+const DefaultPath = "/api/chat"
+
+// StreamHeader is the response header that marks a UI message stream, and StreamVersion its
+// value (UI_MESSAGE_STREAM_HEADERS in the ai package).
+const (
+	StreamHeader  = "X-Vercel-Ai-Ui-Message-Stream"
+	StreamVersion = "v1"
+)
+
+var (
+	_ protocol.Dialect = (*Dialect)(nil)
+	_ protocol.Checker = (*Checker)(nil)
+)
+
+// Options configure the dialect. The zero value judges a route at /api/chat against the
+// script, reasoning included.
+type Options struct {
+	// Path is the chat route's path on the target (DefaultPath when empty).
+	Path string
+	// NoGroundTruth judges structure only (R-aisdk-parts, R-terminal, R-framing, R-headers):
+	// for a route whose model is not the mock, so its content cannot be known.
+	NoGroundTruth bool
+	// NoReasoning says the route forwards no reasoning, so the ground truth has none: a route
+	// with sendReasoning: false, or a provider adapter that drops it (@ai-sdk/openai's chat
+	// model ignores the mock's reasoning_content). Any reasoning text is then R-aisdk-text.
+	NoReasoning bool
+}
+
+// Dialect is the ai-sdk client side. It holds only its options and is safe for concurrent use.
+type Dialect struct {
+	opts Options
+}
+
+// New returns the ai-sdk dialect with opts.
+func New(opts Options) *Dialect {
+	if opts.Path == "" {
+		opts.Path = DefaultPath
+	}
+	if !strings.HasPrefix(opts.Path, "/") {
+		opts.Path = "/" + opts.Path
+	}
+	return &Dialect{opts: opts}
+}
+
+// Name is the dialect's CLI name.
+func (*Dialect) Name() string { return Name }
+
+// Options returns the options the dialect was built with, defaults filled in.
+func (d *Dialect) Options() Options { return d.opts }
+
+// NewRequest builds what useChat's default transport sends for a first message: POST
+// {baseURL}{Path} with {"id": chat id, "messages": [{"id","role":"user","parts":[{"type":
+// "text","text": Input}]}], "trigger": "submit-message"}. The chat id is the session id, so a
+// route that keys state by chat sees one chat per session.
+func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
+	body := make([]byte, 0, 128+len(s.Input)+2*len(s.ID))
+	body = append(body, `{"id":`...)
+	body = jsonwire.AppendString(body, s.ID)
+	body = append(body, `,"messages":[{"id":`...)
+	body = jsonwire.AppendString(body, "msg-"+s.ID)
+	body = append(body, `,"role":"user","parts":[{"type":"text","text":`...)
+	body = jsonwire.AppendString(body, s.Input)
+	body = append(body, `}]}],"trigger":"submit-message"}`...)
+	u := strings.TrimSuffix(baseURL, "/") + d.opts.Path
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("ai-sdk: request for session %s: %w", s.ID, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req, nil
+}
+
+// CheckHeaders checks the content type and the UI message stream marker (R-headers).
+func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
+	var out []protocol.Violation
+	ct := h.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
+		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)})
+	}
+	if v := h.Values(StreamHeader); len(v) != 1 || strings.TrimSpace(v[0]) != StreamVersion {
+		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf("%s: expected %q, saw %q", strings.ToLower(StreamHeader), StreamVersion, v)})
+	}
+	return out
+}
+
+// NewChecker returns a fresh checker for one stream of s.
+func (d *Dialect) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s, d.opts) }
