@@ -17,6 +17,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -31,24 +32,11 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/protocol/simcanvas"
-	"github.com/streambench/streambench/protocol/simchat"
 )
-
-// Dialects returns every client dialect the generator can drive, by CLI name.
-func Dialects() map[string]protocol.Dialect {
-	return map[string]protocol.Dialect{
-		DialectSimChat:   simchat.New(),
-		DialectSimCanvas: simcanvas.New(),
-		DialectCompose:   compose.New(),
-	}
-}
 
 // runner is one run's shared state.
 type runner struct {
 	cfg        Config
-	dialects   map[string]protocol.Dialect
 	client     *http.Client
 	rec        *recorder
 	runID      string
@@ -59,9 +47,10 @@ type runner struct {
 	replays    atomic.Uint64 // replays so far, numbering their session ids
 	peakActive atomic.Int64
 
-	// reqOpts are each profile's headers and path templates; redactor hides their secret
-	// values in text that might quote a request (nil: no secrets).
-	reqOpts  map[*Profile]*profileRequest
+	// reqOpts are each profile × target's client and headers (by Pick.ProfileIndex and
+	// TargetIndex); redactor hides their secret values in text that might quote a request
+	// (nil: no secrets).
+	reqOpts  [][]profileRequest
 	redactor *strings.Replacer
 
 	errMu     sync.Mutex
@@ -196,20 +185,14 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	r := &runner{
-		cfg:      cfg,
-		dialects: Dialects(),
-		rec:      newRecorder(runtime.GOMAXPROCS(0)),
-		runID:    cfg.RunID,
+		cfg:   cfg,
+		rec:   newRecorder(runtime.GOMAXPROCS(0)),
+		runID: cfg.RunID,
 	}
-	if r.reqOpts, err = cfg.requestOptions(); err != nil {
+	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	r.redactor = secretValues(r.reqOpts)
-	for _, d := range cfg.Mix.Dialects() {
-		if r.dialects[d] == nil {
-			return nil, fmt.Errorf("load: mix %s: dialect %s is not available", cfg.MixName, d)
-		}
-	}
 	if r.runID == "" {
 		r.runID = newRunID()
 	}
@@ -560,11 +543,11 @@ func (r *runner) recordedConfig() measure.Config {
 	if len(c.Headers) > 0 {
 		extra["header"] = strings.Join(RedactedHeaders(c.Headers), "; ")
 	}
-	if c.Path != "" {
-		extra["path"] = c.Path
+	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
+		extra["option."+k] = fmt.Sprint(c.Options[k])
 	}
-	if c.StopPath != "" {
-		extra["stop-path"] = c.StopPath
+	if c.NoGroundTruth {
+		extra["no-ground-truth"] = "true"
 	}
 	if c.CACertFile != "" {
 		extra["ca-cert"] = c.CACertFile
