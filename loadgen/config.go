@@ -145,9 +145,15 @@ type RunInfo struct {
 // dialect (the run command's summary table).
 type SessionEnd struct {
 	Scenario, Dialect string
+	// Session is the session's id; Target its target's slug.
+	Session, Target string
 	// Outcome is how the session ended; OutcomeHung sessions are failures too.
 	Outcome    Outcome
 	Violations []protocol.Violation
+	// Err is the unscripted error that failed the session, naming the session, the host and
+	// what was wrong (nil when it ended without one); ErrKind is the counter it is in.
+	Err     error
+	ErrKind ErrorKind
 }
 
 // Progress is the run's state, reported once a second.

@@ -109,6 +109,11 @@ func (r *runner) noteViolationsOf(p *sessionPlan, vs []protocol.Violation, hung 
 	}
 }
 
+// noRedirects makes the client return a redirect as the response: a stream request sent again
+// elsewhere would be another session than the one measured (and a redirect loop would hold it
+// until the client gave up), so a 3xx is an HTTP error naming its Location.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
 // concurrency estimates the run's peak number of open streams, to size the connection pool.
 func (c *Config) concurrency() int {
 	n := c.Clients
@@ -219,7 +224,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			return nil, fmt.Errorf("load: %w", err)
 		}
 	}
-	r.client = &http.Client{Transport: rt}
+	r.client = &http.Client{Transport: rt, CheckRedirect: noRedirects}
 	r.samples.perRule = cfg.SamplesPerRule
 	defer r.client.CloseIdleConnections()
 

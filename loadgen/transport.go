@@ -250,6 +250,11 @@ func (b *chunkedBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	n, err := b.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		// A cut or malformed chunk (httputil says only "unexpected EOF" or "invalid byte in
+		// chunk length"): name the framing that broke.
+		err = fmt.Errorf("chunked body: %w", err)
+	}
 	if errors.Is(err, io.EOF) {
 		if _, terr := textproto.NewReader(b.br).ReadMIMEHeader(); terr != nil {
 			if errors.Is(terr, io.EOF) {
