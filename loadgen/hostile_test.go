@@ -100,6 +100,19 @@ var hostileBehaviours = map[string]hostileBehaviour{
 		_, _ = io.WriteString(c, "0\r\n\r\n")
 		return false
 	},
+	// A status line, then header lines without end (4 MiB, or until the client leaves).
+	"endless-head": func(s *hostileServer, c net.Conn, _ string) bool {
+		line := "X-Filler: " + strings.Repeat("z", 1<<10) + "\r\n"
+		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\n"); err != nil {
+			return false
+		}
+		for range 4 << 10 {
+			if _, err := io.WriteString(c, line); err != nil {
+				return false
+			}
+		}
+		return false
+	},
 	// The request is read; nothing ever comes back.
 	"headers-never": func(s *hostileServer, c net.Conn, _ string) bool {
 		<-s.done
@@ -380,6 +393,8 @@ var hostileTable = map[string]hostileWant{
 	// The decoder's event limit.
 	"huge-event": {outcome: OutcomeFailed, kind: ErrorDecode, rules: []protocol.Rule{protocol.RFraming},
 		text: "event exceeds limit of 1048576 bytes"},
+	// A head that never ends is cut at the transport's bound.
+	"endless-head": {outcome: OutcomeFailed, kind: ErrorTransport, text: "read response head: response head longer than 1048576 bytes"},
 	// No response head by the stream timeout: hung, not a transport error.
 	"headers-never": {outcome: OutcomeHung, rules: []protocol.Rule{protocol.RTerminal},
 		text: "no terminal within the 2s stream timeout (no response headers)"},
@@ -443,6 +458,9 @@ func TestHostileTarget(t *testing.T) {
 	perSlug := map[string]int{}
 	for _, e := range ends.got {
 		perSlug[e.Target]++
+		if perSlug[e.Target] == 1 {
+			t.Logf("%-15s %-6v %-9s err=%v violations=%v", e.Target, e.Outcome, e.ErrKind, e.Err, e.Violations)
+		}
 		w, ok := hostileTable[e.Target]
 		if !ok {
 			t.Fatalf("session %s: target %q is not a behaviour", e.Session, e.Target)
@@ -490,6 +508,12 @@ func TestHostileTarget(t *testing.T) {
 	}
 	if run.Summary.Verdict.Pass {
 		t.Errorf("the verdict passed a hostile target")
+	}
+	for _, reason := range run.Summary.Verdict.Reasons {
+		// The error samples quote hostile bytes (a 1 MiB status line) only clipped.
+		if len(reason) > 4<<10 {
+			t.Errorf("verdict reason of %d bytes: %.200q…", len(reason), reason)
+		}
 	}
 
 	// The results are written, and what is read back is what was measured.

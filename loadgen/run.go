@@ -69,15 +69,25 @@ type runner struct {
 	errSample []string // the first few unscripted errors, for the verdict
 }
 
-// maxErrorSamples bounds how many error messages the verdict quotes.
-const maxErrorSamples = 5
+// maxErrorSamples bounds how many error messages the verdict quotes, maxErrorSampleBytes
+// the length of each.
+const (
+	maxErrorSamples     = 5
+	maxErrorSampleBytes = 400
+)
 
 func (r *runner) noteError(err error) {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	r.errSeen++
 	if len(r.errSample) < maxErrorSamples {
-		r.errSample = append(r.errSample, r.redact(err.Error()))
+		msg := r.redact(err.Error())
+		if len(msg) > maxErrorSampleBytes {
+			// A hostile target's bytes quoted in an error (a malformed status line) can be
+			// long; the start says what was wrong.
+			msg = strings.ToValidUTF8(msg[:maxErrorSampleBytes], "") + fmt.Sprintf("…(%d bytes)", len(msg))
+		}
+		r.errSample = append(r.errSample, msg)
 	}
 }
 
