@@ -202,13 +202,15 @@ type streamState struct {
 	capture  int
 	counting bool
 
-	m       *sessionMetrics
-	res     sessionResult
-	sctx    context.Context // the stream's own context: ctx bounded by the stream timeout
-	host    string          // the target's host:port, for error messages
-	act     *clientAction
-	checker protocol.Checker
-	dec     *sse.Decoder
+	m    *sessionMetrics
+	res  sessionResult
+	sctx context.Context // the stream's own context: ctx bounded by the stream timeout
+	host string          // the target's host:port, for error messages
+	// contentLength is the response's Content-Length (-1: none, as for most streams).
+	contentLength int64
+	act           *clientAction
+	checker       protocol.Checker
+	dec           *sse.Decoder
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
 
@@ -370,6 +372,7 @@ func (s *streamState) open() bool {
 	}
 	s.checker = p.dialect.NewChecker(p.session)
 	s.dec = sse.NewDecoder(resp.Body)
+	s.contentLength = resp.ContentLength
 	return true
 }
 
@@ -510,6 +513,10 @@ func (s *streamState) finish() sessionResult {
 	case streamErr != nil && errors.As(streamErr, &limit):
 		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: decode stream from %s: %w", p.id, s.host, streamErr), ErrorDecode)
 	case streamErr != nil:
+		if s.contentLength >= 0 && errors.Is(streamErr, io.ErrUnexpectedEOF) {
+			// net/http says only "unexpected EOF" for a body cut short of its length.
+			streamErr = fmt.Errorf("body ended before its Content-Length of %d bytes: %w", s.contentLength, streamErr)
+		}
 		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: read stream from %s: %w", p.id, s.host, streamErr), ErrorTransport)
 	case s.dec.Truncated():
 		// WHATWG discards an event cut by the end of the stream, so no checker ever sees it;
