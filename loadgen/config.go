@@ -150,8 +150,10 @@ type SessionEnd struct {
 	// Outcome is how the session ended; OutcomeHung sessions are failures too.
 	Outcome    Outcome
 	Violations []protocol.Violation
-	// Err is the unscripted error that failed the session, naming the session, the host and
-	// what was wrong (nil when it ended without one); ErrKind is the counter it is in.
+	// Err is the unscripted error counted for the session (what failed it, or an aborted
+	// session's failed stop request), naming the session, the host and what was wrong; nil
+	// when there was none. ErrKind is the counter it is in. A session failed by violations
+	// alone, or hung, has no Err: its Violations say why.
 	Err     error
 	ErrKind ErrorKind
 }
