@@ -149,9 +149,17 @@ type RunInfo struct {
 // dialect (the run command's summary table).
 type SessionEnd struct {
 	Scenario, Dialect string
+	// Session is the session's id; Target its target's slug.
+	Session, Target string
 	// Outcome is how the session ended; OutcomeHung sessions are failures too.
 	Outcome    Outcome
 	Violations []protocol.Violation
+	// Err is the unscripted error counted for the session (what failed it, or an aborted
+	// session's failed stop request), naming the session, the host and what was wrong; nil
+	// when there was none. ErrKind is the counter it is in. A session failed by violations
+	// alone, or hung, has no Err: its Violations say why.
+	Err     error
+	ErrKind ErrorKind
 }
 
 // Progress is the run's state, reported once a second.

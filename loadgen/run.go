@@ -58,15 +58,25 @@ type runner struct {
 	errSample []string // the first few unscripted errors, for the verdict
 }
 
-// maxErrorSamples bounds how many error messages the verdict quotes.
-const maxErrorSamples = 5
+// maxErrorSamples bounds how many error messages the verdict quotes, maxErrorSampleBytes
+// the length of each.
+const (
+	maxErrorSamples     = 5
+	maxErrorSampleBytes = 400
+)
 
 func (r *runner) noteError(err error) {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	r.errSeen++
 	if len(r.errSample) < maxErrorSamples {
-		r.errSample = append(r.errSample, r.redact(err.Error()))
+		msg := r.redact(err.Error())
+		if len(msg) > maxErrorSampleBytes {
+			// A hostile target's bytes quoted in an error (a malformed status line) can be
+			// long; the start says what was wrong.
+			msg = strings.ToValidUTF8(msg[:maxErrorSampleBytes], "") + fmt.Sprintf("…(%d bytes)", len(msg))
+		}
+		r.errSample = append(r.errSample, msg)
 	}
 }
 
@@ -97,6 +107,11 @@ func (r *runner) noteViolationsOf(p *sessionPlan, vs []protocol.Violation, hung 
 		}
 	}
 }
+
+// noRedirects makes the client return a redirect as the response: a stream request sent again
+// elsewhere would be another session than the one measured (and a redirect loop would hold it
+// until the client gave up), so a 3xx is an HTTP error naming its Location.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // concurrency estimates the run's peak number of open streams, to size the connection pool.
 func (c *Config) concurrency() int {
@@ -202,7 +217,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			return nil, fmt.Errorf("load: %w", err)
 		}
 	}
-	r.client = &http.Client{Transport: rt}
+	r.client = &http.Client{Transport: rt, CheckRedirect: noRedirects}
 	r.samples.perRule = cfg.SamplesPerRule
 	defer r.client.CloseIdleConnections()
 

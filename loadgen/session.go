@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,6 +82,9 @@ type sessionResult struct {
 	violations []protocol.Violation
 	frames     []string // only when capturing (replays for violation samples)
 	outcome    Outcome
+	// err is the unscripted error counted for the session (nil: none), errKind its counter.
+	err     error
+	errKind ErrorKind
 }
 
 // clientAction is the scripted abort or stop of one session. It fires at most once, from the
@@ -136,7 +140,10 @@ func frameCapture(ev *sse.Event) string {
 func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
 	res := r.stream(ctx, p, intended, capture)
 	if capture == 0 && r.cfg.OnSessionEnd != nil {
-		r.cfg.OnSessionEnd(SessionEnd{Scenario: p.pick.Scenario, Dialect: p.label, Outcome: res.outcome, Violations: res.violations})
+		r.cfg.OnSessionEnd(SessionEnd{
+			Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
+			Outcome: res.outcome, Violations: res.violations, Err: res.err, ErrKind: res.errKind,
+		})
 	}
 	return res
 }
@@ -210,14 +217,17 @@ type streamState struct {
 	capture  int
 	counting bool
 
-	m       *sessionMetrics
-	res     sessionResult
-	turns   int             // requests the session takes (MultiTurn), else 1
-	chunks  int             // answer chunks so far, over every turn
-	sctx    context.Context // the stream's own context: ctx bounded by the stream timeout
-	act     *clientAction
-	checker protocol.Checker
-	dec     *sse.Decoder
+	m    *sessionMetrics
+	res  sessionResult
+	sctx context.Context // the stream's own context: ctx bounded by the stream timeout
+	host string          // the target's host:port, for error messages
+	// contentLength is the response's Content-Length (-1: none, as for most streams).
+	contentLength int64
+	turns         int // requests the session takes (MultiTurn), else 1
+	chunks        int // answer chunks so far, over every turn
+	act           *clientAction
+	checker       protocol.Checker
+	dec           *sse.Decoder
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
 
@@ -307,10 +317,16 @@ func (s *streamState) request() bool {
 	if err != nil {
 		// A request we cannot even build is a generator defect, reported as a transport error
 		// so it is never silent.
-		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), ErrorTransport)
 		return false
 	}
 	applyHeader(req, p.header)
+	if req.Header.Get("Accept-Encoding") == "" {
+		// Say so rather than leave it implied (no Accept-Encoding allows any coding): an event
+		// stream must reach the client as sent, and a compressed one is a finding (R-headers).
+		req.Header.Set("Accept-Encoding", "identity")
+	}
+	s.host = req.URL.Host
 	sent := time.Now()
 	resp, err := r.client.Do(req)
 	if err != nil {
@@ -327,7 +343,7 @@ func (s *streamState) request() bool {
 			s.res = s.finishCut()
 			return false
 		}
-		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), ErrorTransport)
 		return false
 	}
 	s.body = resp.Body
@@ -339,6 +355,18 @@ func (s *streamState) request() bool {
 		return false
 	}
 	res.violations = append(res.violations, p.client.CheckHeaders(resp.Header, p.session)...)
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		// A compressed body is not an event stream the client can read (and its chunks would
+		// arrive when the compressor flushes, not when sent): judged on its headers alone.
+		detail := fmt.Sprintf("Content-Encoding %q on a request sent with Accept-Encoding: %s: the body is not decoded as an event stream",
+			ce, req.Header.Get("Accept-Encoding"))
+		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RHeaders, Detail: detail})
+		if s.capture > 0 {
+			res.frames = append(res.frames, "headers: "+detail)
+		}
+		s.res = s.judge()
+		return false
+	}
 	if isStop {
 		ctx := s.ctx
 		act.stopDone = make(chan stopOutcome, 1)
@@ -353,6 +381,7 @@ func (s *streamState) request() bool {
 	}
 	s.checker = p.client.NewChecker(p.session)
 	s.dec = sse.NewDecoder(resp.Body)
+	s.contentLength = resp.ContentLength
 	return true
 }
 
@@ -390,9 +419,10 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 				rec.failedByViolations(res.violations)
 			}
 		default:
+			res.err, res.errKind = httpStatusError(p.id, req, resp, body[:min(len(body), 512)]), ErrorHTTP
 			rec.httpError(resp.StatusCode)
 			rec.failed.Add(1)
-			r.noteError(fmt.Errorf("session %s: %s %s: HTTP %d: %s", p.id, req.Method, req.URL.Path, resp.StatusCode, bytes.TrimSpace(body[:min(len(body), 512)])))
+			r.noteError(res.err)
 		}
 		r.noteViolations(p, res.violations)
 	} else if !scripted || res.outcome != OutcomeOK {
@@ -506,7 +536,6 @@ func (s *streamState) captureFrame(ev *sse.Event) {
 //go:noinline
 func (s *streamState) finish() sessionResult {
 	r, p, m, res, counting, streamErr := s.r, s.p, s.m, &s.res, s.counting, s.streamErr
-	rec := r.rec
 	m.duration = observed(time.Since(s.intended))
 	sawTerminal := !s.act.terminalAt.IsZero()
 	hungBy := ""
@@ -535,25 +564,54 @@ func (s *streamState) finish() sessionResult {
 	var limit *sse.LimitError
 	switch {
 	case streamErr != nil && errors.As(streamErr, &limit):
-		return r.finishFailed(p, m, res, counting, streamErr, "decode")
+		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: decode stream from %s: %w", p.id, s.host, streamErr), ErrorDecode)
 	case streamErr != nil:
-		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: read stream: %w", p.id, streamErr), "transport")
+		if s.contentLength >= 0 && errors.Is(streamErr, io.ErrUnexpectedEOF) {
+			// net/http says only "unexpected EOF" for a body cut short of its length.
+			streamErr = fmt.Errorf("body ended before its Content-Length of %d bytes: %w", s.contentLength, streamErr)
+		}
+		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: read stream from %s: %w", p.id, s.host, streamErr), ErrorTransport)
+	case s.dec.Truncated():
+		// WHATWG discards an event cut by the end of the stream, so no checker ever sees it;
+		// every dialect ends its streams on a complete event, so the cut is a framing fault.
+		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RFraming, Detail: fmt.Sprintf(
+			"the stream ended inside an undispatched event or an unterminated line (after %d bytes; its data was discarded)", s.dec.BytesRead())})
 	}
-	if counting {
+	return s.judge()
+}
+
+// judge counts a session that ended without an error by its violations: failed with any,
+// ok without.
+func (s *streamState) judge() sessionResult {
+	r, p, res := s.r, s.p, &s.res
+	if s.counting {
+		rec := r.rec
 		if p.session.Expected.ProviderError != "" {
 			rec.scripted.Add(1)
 		}
 		if len(res.violations) > 0 {
 			rec.failed.Add(1)
 			rec.failedByViolations(res.violations)
-			res.outcome = OutcomeFailed
 		} else {
 			rec.ok.Add(1)
 		}
 		r.noteViolations(p, res.violations)
 	}
-	m.flush()
+	if len(res.violations) > 0 {
+		res.outcome = OutcomeFailed
+	}
+	s.m.flush()
 	return *res
+}
+
+// httpStatusError describes a response other than 200 to the stream request: the status and
+// the start of its body, or for a redirect where it pointed (never followed).
+func httpStatusError(id string, req *http.Request, resp *http.Response, body []byte) error {
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
+		return fmt.Errorf("session %s: %s %s: HTTP %d redirect to %s (not followed: a stream request is never redirected)",
+			id, req.Method, req.URL.Redacted(), resp.StatusCode, loc)
+	}
+	return fmt.Errorf("session %s: %s %s: HTTP %d: %s", id, req.Method, req.URL.Redacted(), resp.StatusCode, bytes.TrimSpace(body))
 }
 
 // hangLimit names the limit that ended the stream's context (the run's grace period or the
@@ -636,10 +694,11 @@ func (s *streamState) finishCut() sessionResult {
 const lateStart = time.Millisecond
 
 // finishFailed counts a transport or decode failure.
-func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, err error, kind string) sessionResult {
+func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, err error, kind ErrorKind) sessionResult {
 	res.outcome = OutcomeFailed
+	res.err, res.errKind = err, kind
 	if counting {
-		if kind == "decode" {
+		if kind == ErrorDecode {
 			r.rec.decode.Add(1)
 		} else {
 			r.rec.transport.Add(1)
@@ -668,9 +727,12 @@ func (r *runner) finishAborted(ctx context.Context, p *sessionPlan, m *sessionMe
 			// A 404 for a run whose terminal we had already received is a stop that arrived
 			// after the run finished on its own: a race, not an error.
 			late := out.status == http.StatusNotFound && !act.terminalAt.IsZero() && !act.terminalAt.After(out.at)
-			if out.err != nil && !late && counting {
-				r.rec.transport.Add(1)
-				r.noteError(out.err)
+			if out.err != nil && !late {
+				res.err, res.errKind = out.err, ErrorTransport
+				if counting {
+					r.rec.transport.Add(1)
+					r.noteError(out.err)
+				}
 			}
 		case <-ctx.Done():
 		}
