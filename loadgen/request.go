@@ -142,13 +142,25 @@ func (c *Config) resolve() ([][]profileRequest, error) {
 			}
 		}
 		out[i] = make([]profileRequest, len(p.Targets))
+		var first string // the first target an error was found at
+		var firstErr error
+		var more int // targets after it with the same error (command-line options: all of them)
 		for j, t := range p.Targets {
 			cl, err := d.Configure(t.Slug, protocol.MergeOptions(p.Options, t.Options, cli))
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s.targets[%d] (%s): %w", where, j, t.Slug, err))
-				continue
+			switch {
+			case err == nil:
+				out[i][j] = profileRequest{client: cl, header: header}
+			case firstErr != nil && err.Error() == firstErr.Error():
+				more++
+			default:
+				if firstErr != nil {
+					errs = append(errs, targetError(where, first, more, firstErr))
+				}
+				first, firstErr, more = fmt.Sprintf("targets[%d] (%s)", j, t.Slug), err, 0
 			}
-			out[i][j] = profileRequest{client: cl, header: header}
+		}
+		if firstErr != nil {
+			errs = append(errs, targetError(where, first, more, firstErr))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
@@ -157,6 +169,15 @@ func (c *Config) resolve() ([][]profileRequest, error) {
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// targetError names where a target's configuration failed, and how many more targets of the
+// profile failed the same way.
+func targetError(profile, target string, more int, err error) error {
+	if more > 0 {
+		return fmt.Errorf("%s.%s and %d more: %w", profile, target, more, err)
+	}
+	return fmt.Errorf("%s.%s: %w", profile, target, err)
 }
 
 // applyHeader adds a profile's headers to req (Host sets the request's host).

@@ -89,7 +89,6 @@ type Violation struct {
 	Detail string `json:"detail"`
 }
 
-
 // Session is everything a dialect needs to open one stream and judge it.
 type Session struct {
 	// ID is unique per session within a run; it is sent to the mock in the directive.

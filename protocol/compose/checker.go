@@ -83,12 +83,12 @@ type settledTool struct {
 // Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
 // R-compose-thinking, R-terminal and R-framing. Not safe for concurrent use; one per stream.
 type Checker struct {
-	s      *protocol.Session
+	s *protocol.Session
 	// stopped: the client sent a stop request (StopSent), so the stream must end stopped.
 	stopped bool
-	v      violations
-	text   jsonwire.Cursor // text deltas against every turn's text
-	textOK bool
+	v       violations
+	text    jsonwire.Cursor // text deltas against every turn's text
+	textOK  bool
 	// thinking: the reasoning text cursor and the thinking_start/end balance.
 	thinking     jsonwire.Cursor // reasoning against every turn's thinking
 	thinkingOK   bool
