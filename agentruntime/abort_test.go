@@ -73,7 +73,7 @@ func TestAbortDuringTool(t *testing.T) {
 	m := e.rt.metrics.registry
 	// Warm up: the first provider request dials the pooled h2c connection, whose goroutines
 	// belong in the baseline.
-	e.open(clientKind{dialect: dialectSimChat}, "openai-none", "plain-answer", 1, "warmup")
+	e.open(clientKind{dialect: simchat.Name}, "openai-none", "plain-answer", 1, "warmup")
 	base := labelledGoroutines(t, e.rt)
 	sentBefore := sent.Load()
 

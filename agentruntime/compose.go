@@ -9,12 +9,6 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// composeRequest is the agent stream request body.
-type composeRequest struct {
-	Message  *string `json:"message"`
-	ThreadID string  `json:"threadId"`
-}
-
 // weiPerToken prices the receipt: a fixed, made-up rate so receipts carry a plausible amount.
 const weiPerToken = 1_000_000_000
 
@@ -23,7 +17,7 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var body composeRequest
+	var body compose.RequestBody
 	if !s.readBody(w, r, &body) {
 		return
 	}
@@ -31,7 +25,7 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, `request body: missing "message" (the user message)`)
 		return
 	}
-	rn := s.newRun(w, r, dep, dialectCompose, *body.Message)
+	rn := s.newRun(w, r, dep, compose.Name, *body.Message)
 	rn.id = newRunID()
 	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel})
 	defer s.runs.remove(rn.id)

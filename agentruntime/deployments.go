@@ -12,7 +12,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
-	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 //go:embed deployments.yaml
@@ -41,8 +41,8 @@ type Deployment struct {
 }
 
 // Policy is the deployment's sim-chat event policy.
-func (d *Deployment) Policy() protocol.Policy {
-	return protocol.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls}
+func (d *Deployment) Policy() simchat.Policy {
+	return simchat.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls}
 }
 
 // allowsTool reports whether the model may call name in this deployment.

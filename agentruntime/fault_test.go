@@ -1,6 +1,9 @@
 package agentruntime
 
 import (
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 	"slices"
 	"strings"
 	"testing"
@@ -11,10 +14,10 @@ import (
 )
 
 var (
-	simChatOptIn  = clientKind{dialectSimChat, true}
-	simChatLegacy = clientKind{dialectSimChat, false}
-	simCanvas     = clientKind{dialect: dialectSimCanvas}
-	composeClient = clientKind{dialect: dialectCompose}
+	simChatOptIn  = clientKind{simchat.Name, true}
+	simChatLegacy = clientKind{simchat.Name, false}
+	simCanvas     = clientKind{dialect: simcanvas.Name}
+	composeClient = clientKind{dialect: compose.Name}
 )
 
 // TestFaultSwitches runs each fault against a clean runtime on the same session and shows the

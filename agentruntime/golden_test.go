@@ -2,6 +2,9 @@ package agentruntime
 
 import (
 	"flag"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,16 +27,16 @@ func goldenClients() []struct {
 			out = append(out, struct {
 				client clientKind
 				policy string
-			}{clientKind{dialectSimChat, opt}, p})
+			}{clientKind{simchat.Name, opt}, p})
 		}
 	}
 	out = append(out, struct {
 		client clientKind
 		policy string
-	}{clientKind{dialect: dialectSimCanvas}, "all"}, struct {
+	}{clientKind{dialect: simcanvas.Name}, "all"}, struct {
 		client clientKind
 		policy string
-	}{clientKind{dialect: dialectCompose}, "all"})
+	}{clientKind{dialect: compose.Name}, "all"})
 	return out
 }
 

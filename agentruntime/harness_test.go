@@ -106,7 +106,7 @@ type clientKind struct {
 
 func (c clientKind) String() string {
 	switch {
-	case c.dialect != dialectSimChat:
+	case c.dialect != simchat.Name:
 		return c.dialect
 	case c.optedIn:
 		return "sim-chat-optin"
@@ -127,14 +127,14 @@ func (e *env) open(c clientKind, slug, scenario string, seed uint64, session str
 	var path, body string
 	hdr := http.Header{}
 	switch c.dialect {
-	case dialectSimChat:
+	case simchat.Name:
 		path, body = "/api/chat/"+slug, fmt.Sprintf(`{"input":%q}`, input)
 		if c.optedIn {
 			hdr.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
 		}
-	case dialectSimCanvas:
+	case simcanvas.Name:
 		path, body = "/api/workflows/"+slug+"/execute", fmt.Sprintf(`{"input":%q,"stream":true}`, input)
-	case dialectCompose:
+	case compose.Name:
 		path, body = "/agent/"+slug+"/stream", fmt.Sprintf(`{"message":%q}`, input)
 	}
 	resp, b := e.post(path, hdr, body)
@@ -144,15 +144,16 @@ func (e *env) open(c clientKind, slug, scenario string, seed uint64, session str
 	return streamResult{resp: resp, body: b}
 }
 
-// dialectOf returns the load generator's dialect (and its checker) for a client kind.
-func dialectOf(c clientKind) protocol.Dialect {
+// clientOf returns the load generator's client (and its checker) for a client kind against
+// deployment dep.
+func clientOf(c clientKind, dep *Deployment) protocol.Client {
 	switch c.dialect {
-	case dialectSimCanvas:
-		return simcanvas.New()
-	case dialectCompose:
-		return compose.New()
+	case simcanvas.Name:
+		return simcanvas.NewClient()
+	case compose.Name:
+		return compose.NewClient()
 	}
-	return simchat.New()
+	return simchat.NewClient(c.optedIn, dep.Policy())
 }
 
 // check runs the dialect's own checker over a captured stream, as the load generator would.
@@ -163,10 +164,9 @@ func check(t testing.TB, c clientKind, dep *Deployment, scenario string, seed ui
 		t.Fatalf("no scenario %q", scenario)
 	}
 	s := &protocol.Session{
-		ID: "check", Target: dep.Slug, Input: directive(scenario, seed, "check"), OptedIn: c.optedIn,
-		Policy: dep.Policy(), Expected: sc.Render(seed).Expected(),
+		ID: "check", Target: dep.Slug, Input: directive(scenario, seed, "check"), Expected: sc.Render(seed).Expected(),
 	}
-	d := dialectOf(c)
+	d := clientOf(c, dep)
 	vs := d.CheckHeaders(sr.resp.Header, s)
 	ch := d.NewChecker(s)
 	dec := sse.NewDecoder(bytes.NewReader(sr.body))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -100,7 +101,7 @@ func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment,
 		header: forwardHeaders(r.Header),
 	}
 	beat := time.Duration(0)
-	if dialect == dialectCompose {
+	if dialect == compose.Name {
 		beat = s.beat
 	}
 	rn.cs = newClientStream(w, s.idle, beat, func(cause error) {

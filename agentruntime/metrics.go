@@ -5,14 +5,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// Dialect names used as the "dialect" metric label.
-const (
-	dialectSimChat   = "sim-chat"
-	dialectSimCanvas = "sim-canvas"
-	dialectCompose   = "compose"
-)
+// servedDialects are the client dialects the runtime serves (its routes in Server.routes), by
+// the names their packages give them: the "dialect" metric label.
+func servedDialects() []string { return []string{simchat.Name, simcanvas.Name, compose.Name} }
 
 // metrics are the runtime's Prometheus metrics, on a registry of its own so that several
 // runtimes in one process (tests, benchmarks) never collide.
@@ -102,7 +103,7 @@ func newMetrics() *metrics {
 	)
 	// Pre-create the per-dialect series so a scrape before any traffic shows zeros, which is
 	// what a leak check compares against.
-	for _, d := range []string{dialectSimChat, dialectSimCanvas, dialectCompose} {
+	for _, d := range servedDialects() {
 		m.clientStreamsOpen.WithLabelValues(d)
 		m.clientStreamsTotal.WithLabelValues(d)
 		m.clientAborts.WithLabelValues(d)

@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"github.com/streambench/streambench/protocol/simchat"
 	"net/http"
 	"sync"
 	"testing"
@@ -40,7 +41,7 @@ func TestProviderHeader(t *testing.T) {
 			t.Parallel()
 			rec := &headerRecorder{base: &http.Transport{}}
 			e := newEnv(t, 0, Options{ProviderHeader: c.header, ProviderClient: &http.Client{Transport: rec}})
-			e.open(clientKind{dialect: dialectSimChat, optedIn: true}, "openai-all", "preamble-tool", 1, "ph-"+c.name)
+			e.open(clientKind{dialect: simchat.Name, optedIn: true}, "openai-all", "preamble-tool", 1, "ph-"+c.name)
 			rec.mu.Lock()
 			defer rec.mu.Unlock()
 			if len(rec.seen) < 2 {

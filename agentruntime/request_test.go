@@ -2,6 +2,9 @@ package agentruntime
 
 import (
 	"encoding/json"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,7 +101,7 @@ func TestProviderErrors(t *testing.T) {
 					if vs := check(t, c, dep, scenario, 2, sr); len(vs) > 0 {
 						t.Errorf("violations: %+v\n%s", vs, sr.body)
 					}
-					terminal := map[string]string{dialectSimChat: `"event":"error"`, dialectSimCanvas: `execution:error`, dialectCompose: `"type":"error"`}[c.dialect]
+					terminal := map[string]string{simchat.Name: `"event":"error"`, simcanvas.Name: `execution:error`, compose.Name: `"type":"error"`}[c.dialect]
 					if !strings.Contains(string(sr.body), terminal) {
 						t.Errorf("no %s terminal in:\n%s", terminal, sr.body)
 					}

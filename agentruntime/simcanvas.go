@@ -8,18 +8,12 @@ import (
 	"github.com/streambench/streambench/protocol/simcanvas"
 )
 
-// simCanvasRequest is the workflow execute request body.
-type simCanvasRequest struct {
-	Input  *string `json:"input"`
-	Stream bool    `json:"stream"`
-}
-
 func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 	dep, ok := s.deployment(w, "workflow", r.PathValue("id"))
 	if !ok {
 		return
 	}
-	var body simCanvasRequest
+	var body simcanvas.RequestBody
 	if !s.readBody(w, r, &body) {
 		return
 	}
@@ -31,7 +25,7 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, `this runtime only streams executions: send "stream": true or the header X-Stream-Response: true`)
 		return
 	}
-	rn := s.newRun(w, r, dep, dialectSimCanvas, *body.Input)
+	rn := s.newRun(w, r, dep, simcanvas.Name, *body.Input)
 	rn.id = "exec_" + newRunID()[4:]
 	rn.execute(&simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, dep.Slug)})
 }

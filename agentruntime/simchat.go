@@ -12,18 +12,12 @@ import (
 // blockID is the single agent block every dialect reports text under.
 const blockID = "b1"
 
-// simChatRequest is the sim-chat request body.
-type simChatRequest struct {
-	Input          *string `json:"input"`
-	ConversationID string  `json:"conversationId"`
-}
-
 func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
 	dep, ok := s.deployment(w, "chat slug", r.PathValue("slug"))
 	if !ok {
 		return
 	}
-	var body simChatRequest
+	var body simchat.RequestBody
 	if !s.readBody(w, r, &body) {
 		return
 	}
@@ -31,7 +25,7 @@ func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, `request body: missing "input" (the user message)`)
 		return
 	}
-	rn := s.newRun(w, r, dep, dialectSimChat, *body.Input)
+	rn := s.newRun(w, r, dep, simchat.Name, *body.Input)
 	rn.execute(newSimChatEmitter(rn, simchat.OptedIn(r.Header)))
 }
 

@@ -42,7 +42,7 @@ func TestComposeStop(t *testing.T) {
 			s := &protocol.Session{ID: session, Target: "anthropic-all", Input: directive(tc.scenario, 1, session)}
 			sc, _ := scenarios.Embedded().Get(tc.scenario)
 			s.Expected = sc.Render(1).Expected()
-			d := compose.New()
+			d := compose.NewClient()
 			req, err := d.NewRequest(ctxTimeout(t, 10*time.Second), e.url, s)
 			if err != nil {
 				t.Fatal(err)
@@ -83,8 +83,8 @@ func TestComposeStop(t *testing.T) {
 			if strings.Contains(body, `"type":"done"`) {
 				t.Errorf("a stopped run also sent done")
 			}
-			s.Stopped = true
 			ch := d.NewChecker(s)
+			ch.(protocol.StopObserver).StopSent()
 			dec := sse.NewDecoder(strings.NewReader(body))
 			var ev sse.Event
 			for {

@@ -162,7 +162,7 @@ func BenchmarkTTFCFidelity(b *testing.B) {
 		b.Fatal(err)
 	}
 	url := startChildServer(b, "LOADGEN_CHILD_SERVER=paced", "LOADGEN_BODY="+bodyFile, "LOADGEN_TTFT="+ttft.String(), "LOADGEN_HOLD=4800ms")
-	mix, err := ParseMix("bench", []byte("name: bench\nseed: 1\nscenarios: {bench-answer: 1}\nprofiles:\n  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: bench}]}\n"))
+	mix, err := ParseMix("bench", []byte("name: bench\nseed: 1\nscenarios: {bench-answer: 1}\nprofiles:\n  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: bench}]}\n"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func optedInBody(final string) (body []byte, frames int) {
 func BenchmarkClientPerFrame(b *testing.B) {
 	lib, final := benchLibrary(b, 400)
 	body, frames := optedInBody(final)
-	mix, err := ParseMix("bench", []byte("name: bench\nseed: 1\nscenarios: {bench-answer: 1}\nprofiles:\n  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: bench}]}\n"))
+	mix, err := ParseMix("bench", []byte("name: bench\nseed: 1\nscenarios: {bench-answer: 1}\nprofiles:\n  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: bench}]}\n"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func openStreamMemory(b *testing.B, streams int, mode string) float64 {
 	} else {
 		url = startChildServer(b, "LOADGEN_CHILD_SERVER=hold")
 	}
-	mix, err := ParseMix("hold", []byte("name: hold\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: hold}]}\n"))
+	mix, err := ParseMix("hold", []byte("name: hold\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: hold}]}\n"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -70,13 +71,16 @@ type Config struct {
 	// mix profiles' headers of the same name. Sensitive values (SensitiveHeader) are recorded
 	// and printed as Redacted.
 	Headers http.Header
-	// Path is the stream request's path template for every profile ("" = each profile's, or
-	// its dialect's default); the mix must then have one dialect. Placeholders: compose
-	// {agent}, sim-chat {slug}, sim-canvas {workflow}.
-	Path string
-	// StopPath is the compose stop request's path template (placeholders {agent} and {run});
-	// "" derives it from the stream path (compose.StopPathFor).
-	StopPath string
+	// Options are dialect options for every profile, over the mix's (the command line's
+	// --option, --path, ...); the dialect rejects keys it does not know, so options of one
+	// dialect need a mix of that dialect alone.
+	Options protocol.Options
+	// NoGroundTruth judges every session for structure only: the target's content is not
+	// the script's (a real model behind a gateway), so no content rule applies.
+	NoGroundTruth bool
+	// Dialects resolves the mix's dialect names (nil: dialects.Default()); tests add their
+	// own with Registry.With.
+	Dialects *dialects.Registry
 	// Transport, when set, replaces the transport the generator builds (tests).
 	Transport http.RoundTripper
 	// Clock times open-loop starts (nil: hrtimer.New(), which wakes within microseconds
@@ -145,9 +149,17 @@ type RunInfo struct {
 // dialect (the run command's summary table).
 type SessionEnd struct {
 	Scenario, Dialect string
+	// Session is the session's id; Target its target's slug.
+	Session, Target string
 	// Outcome is how the session ended; OutcomeHung sessions are failures too.
 	Outcome    Outcome
 	Violations []protocol.Violation
+	// Err is the unscripted error counted for the session (what failed it, or an aborted
+	// session's failed stop request), naming the session, the host and what was wrong; nil
+	// when there was none. ErrKind is the counter it is in. A session failed by violations
+	// alone, or hung, has no Err: its Violations say why.
+	Err     error
+	ErrKind ErrorKind
 }
 
 // Progress is the run's state, reported once a second.
@@ -184,6 +196,9 @@ func (c *Config) withDefaults() (Config, error) {
 		if cfg.MixName == "" {
 			cfg.MixName = "default"
 		}
+	}
+	if cfg.Dialects == nil {
+		cfg.Dialects = dialects.Default()
 	}
 	if cfg.Library == nil {
 		cfg.Library = scenarios.Embedded()
@@ -228,9 +243,6 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.RuntimeMetricsURL = cfg.Target + "/metrics"
 	}
 	var errs []error
-	if cfg.Path != "" && len(cfg.Mix.Dialects()) > 1 {
-		errs = append(errs, fmt.Errorf("path %q: the mix has profiles of several dialects (%v), whose paths differ; choose one dialect", cfg.Path, cfg.Mix.Dialects()))
-	}
 	if cfg.CACertFile != "" && cfg.Insecure {
 		errs = append(errs, errors.New("ca cert and insecure: verify against the CA file, or skip verification, not both"))
 	}

@@ -74,7 +74,7 @@ name: stall
 seed: 3
 scenarios: {plain-answer: 1}
 profiles:
-  - {name: opted-in, dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: stall}]}
+  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: stall}]}
 `+extra))
 	if err != nil {
 		t.Fatal(err)

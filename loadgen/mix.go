@@ -17,13 +17,6 @@ import (
 //go:embed mix.yaml
 var defaultMixYAML []byte
 
-// The client dialects a profile may use.
-const (
-	DialectSimChat   = "sim-chat"
-	DialectSimCanvas = "sim-canvas"
-	DialectCompose   = "compose"
-)
-
 // Mix is a workload: which scenarios to play, how often, and through which clients. It is read
 // from YAML (DefaultMix embeds the default) and is immutable once validated.
 type Mix struct {
@@ -51,34 +44,25 @@ type Mix struct {
 // Profile is one kind of client.
 type Profile struct {
 	Name string `yaml:"name"`
-	// Dialect is sim-chat, sim-canvas or compose.
+	// Dialect names a registered client dialect (package protocol/dialects).
 	Dialect string `yaml:"dialect"`
-	// OptedIn sends the sim-chat protocol header (ignored by other dialects).
-	OptedIn bool    `yaml:"optedIn"`
-	Weight  float64 `yaml:"weight"`
+	// Options are the dialect's own settings (`streambench load --help` lists each dialect's;
+	// e.g. sim-chat optedIn, path). A target's options win over these.
+	Options protocol.Options `yaml:"options"`
+	Weight  float64          `yaml:"weight"`
 	// Targets are the deployments this client talks to, picked uniformly.
 	Targets []Target `yaml:"targets"`
 	// Headers are sent on every request of this profile ("Name: value" pairs; Config.Headers
 	// win for the same name). Sensitive values are never recorded or printed.
 	Headers map[string]string `yaml:"headers"`
-	// Path is the stream request's path template ("" = the dialect's default; placeholders
-	// compose {agent}, sim-chat {slug}, sim-canvas {workflow}). StopPath is compose's stop
-	// request path ({agent}, {run}; "" = derived from Path).
-	Path     string `yaml:"path"`
-	StopPath string `yaml:"stopPath"`
 }
 
-// Target is a deployment slug (sim-chat), workflow id (sim-canvas) or agent id (compose) with the
-// event policy the deployment has, which the sim-chat checker needs.
+// Target is one deployment a profile's clients talk to: a slug (sim-chat), workflow id
+// (sim-canvas), agent id (compose) or route, with dialect options of its own (e.g. the event
+// policy the sim-chat checker assumes for it).
 type Target struct {
-	Slug             string `yaml:"slug"`
-	IncludeThinking  bool   `yaml:"includeThinking"`
-	IncludeToolCalls bool   `yaml:"includeToolCalls"`
-}
-
-// Policy is the target's sim-chat event policy.
-func (t Target) Policy() protocol.Policy {
-	return protocol.Policy{IncludeThinking: t.IncludeThinking, IncludeToolCalls: t.IncludeToolCalls}
+	Slug    string           `yaml:"slug"`
+	Options protocol.Options `yaml:"options"`
 }
 
 // DefaultMix returns the embedded default mix (a fresh copy each call).
@@ -138,10 +122,8 @@ func (m *Mix) validate() error {
 		if p.Name != "" {
 			where += " (" + p.Name + ")"
 		}
-		switch p.Dialect {
-		case DialectSimChat, DialectSimCanvas, DialectCompose:
-		default:
-			errs = append(errs, fmt.Errorf("%s.dialect: %q, want sim-chat, sim-canvas or compose", where, p.Dialect))
+		if p.Dialect == "" {
+			errs = append(errs, fmt.Errorf("%s.dialect: required (a dialect name: streambench load --help lists them)", where))
 		}
 		if !(p.Weight >= 0) {
 			errs = append(errs, fmt.Errorf("%s.weight: %v must be >= 0", where, p.Weight))
@@ -153,11 +135,6 @@ func (m *Mix) validate() error {
 		for name, v := range p.Headers {
 			if _, _, err := ParseHeader(name + ": " + v); err != nil {
 				errs = append(errs, fmt.Errorf("%s.headers: %w", where, err))
-			}
-		}
-		if p.Dialect == DialectSimChat || p.Dialect == DialectSimCanvas || p.Dialect == DialectCompose {
-			if err := CheckPaths(p.Dialect, p.Path, p.StopPath); err != nil {
-				errs = append(errs, fmt.Errorf("%s.path: %w", where, err))
 			}
 		}
 		for j, t := range p.Targets {
@@ -192,9 +169,9 @@ func (m *Mix) Dialects() []string {
 }
 
 // Restrict returns a copy of the mix for command-line overrides: only the profiles of dialect
-// (all when empty; a new profile when none matches), optedIn forced when non-nil, and every
-// target replaced by slug when slug is non-empty.
-func (m *Mix) Restrict(dialect string, optedIn *bool, slug *Target) (*Mix, error) {
+// (all when empty; a new profile when none matches), and every target replaced by slug when
+// slug is non-empty.
+func (m *Mix) Restrict(dialect, slug string) (*Mix, error) {
 	out := *m
 	out.Profiles = nil
 	for _, p := range m.Profiles {
@@ -206,24 +183,17 @@ func (m *Mix) Restrict(dialect string, optedIn *bool, slug *Target) (*Mix, error
 		out.Profiles = append(out.Profiles, p)
 	}
 	if len(out.Profiles) == 0 {
-		if slug == nil {
+		if slug == "" {
 			return nil, fmt.Errorf("mix %s has no %s profile: name a target with --slug", m.Name, dialect)
 		}
 		out.Profiles = []Profile{{Name: dialect, Dialect: dialect, Weight: 1}}
 	}
 	for i := range out.Profiles {
-		p := &out.Profiles[i]
-		if optedIn != nil {
-			p.OptedIn = *optedIn
-		}
-		if slug != nil {
-			p.Targets = []Target{*slug}
+		if slug != "" {
+			out.Profiles[i].Targets = []Target{{Slug: slug}}
 		}
 	}
-	out.Scenarios = make(map[string]float64, len(m.Scenarios))
-	for k, v := range m.Scenarios {
-		out.Scenarios[k] = v
-	}
+	out.Scenarios = maps.Clone(m.Scenarios)
 	out.scenarioNames = nil
 	if err := out.validate(); err != nil {
 		return nil, err
@@ -239,6 +209,8 @@ type Pick struct {
 	Seed    uint64
 	Profile *Profile
 	Target  Target
+	// ProfileIndex and TargetIndex locate Profile and Target in the mix.
+	ProfileIndex, TargetIndex int
 }
 
 // Pick derives session index's scenario, scenario seed, profile and target from seed.
@@ -263,29 +235,19 @@ func (m *Mix) Pick(seed, index uint64) Pick {
 		total += max(m.Profiles[i].Weight, 0)
 	}
 	x = r.Float64() * total
-	p.Profile = &m.Profiles[len(m.Profiles)-1]
+	p.ProfileIndex = len(m.Profiles) - 1
 	for i := range m.Profiles {
 		w := max(m.Profiles[i].Weight, 0)
 		if w > 0 && x < w {
-			p.Profile = &m.Profiles[i]
+			p.ProfileIndex = i
 			break
 		}
 		x -= w
 	}
-	p.Target = p.Profile.Targets[r.IntN(len(p.Profile.Targets))]
+	p.Profile = &m.Profiles[p.ProfileIndex]
+	p.TargetIndex = r.IntN(len(p.Profile.Targets))
+	p.Target = p.Profile.Targets[p.TargetIndex]
 	// Small seeds keep directives short and readable in logs.
 	p.Seed = r.Uint64() % 1_000_000
 	return p
-}
-
-// Label names the profile's client kind in results (the dialect part of a histogram key):
-// sim-chat-optedin or sim-chat-legacy for sim-chat, the dialect name otherwise.
-func (p *Profile) Label() string {
-	if p.Dialect == DialectSimChat {
-		if p.OptedIn {
-			return p.Dialect + "-optedin"
-		}
-		return p.Dialect + "-legacy"
-	}
-	return p.Dialect
 }

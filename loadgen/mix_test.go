@@ -28,8 +28,9 @@ func TestParseMixErrors(t *testing.T) {
 	}{
 		// A typo in a key is reported with its line, not ignored.
 		{"unknown key", "name: x\nsceanrios: {a: 1}\n", "sceanrios"},
-		// Dialects are checked by name.
-		{"bad dialect", "scenarios: {a: 1}\nprofiles:\n  - {dialect: sim-chatt, weight: 1, targets: [{slug: s}]}\n", `profiles[0].dialect: "sim-chatt"`},
+		// A profile names its dialect (the registry checks the name when the run configures
+		// it: TestThrowawayDialect).
+		{"no dialect", "scenarios: {a: 1}\nprofiles:\n  - {weight: 1, targets: [{slug: s}]}\n", `profiles[0].dialect: required`},
 		// A profile needs somewhere to send sessions.
 		{"no targets", "scenarios: {a: 1}\nprofiles:\n  - {dialect: compose, weight: 1}\n", "profiles[0].targets"},
 		// Negative weights make no sense.
@@ -37,7 +38,7 @@ func TestParseMixErrors(t *testing.T) {
 		// Nothing to play.
 		{"no scenarios", "profiles:\n  - {dialect: compose, weight: 1, targets: [{slug: s}]}\n", "scenarios: at least one"},
 		// A target without a slug.
-		{"empty slug", "scenarios: {a: 1}\nprofiles:\n  - {name: p, dialect: compose, weight: 1, targets: [{includeThinking: true}]}\n", "profiles[0] (p).targets[0].slug"},
+		{"empty slug", "scenarios: {a: 1}\nprofiles:\n  - {name: p, dialect: compose, weight: 1, targets: [{options: {path: x}}]}\n", "profiles[0] (p).targets[0].slug"},
 	}
 	for _, c := range cases {
 		_, err := ParseMix("m.yaml", []byte(c.yaml))
@@ -53,7 +54,7 @@ func TestPickIsDeterministicAndWeighted(t *testing.T) {
 scenarios: {a: 3, b: 1}
 profiles:
   - {dialect: compose, weight: 1, targets: [{slug: x}, {slug: y}]}
-  - {dialect: sim-chat, optedIn: true, weight: 0, targets: [{slug: never}]}
+  - {dialect: sim-chat, options: {optedIn: true}, weight: 0, targets: [{slug: never}]}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -61,10 +62,11 @@ profiles:
 	counts := map[string]int{}
 	for i := uint64(0); i < 4000; i++ {
 		p := m.Pick(9, i)
-		if q := m.Pick(9, i); q.Scenario != p.Scenario || q.Seed != p.Seed || q.Target != p.Target || q.Profile != p.Profile {
+		if q := m.Pick(9, i); q.Scenario != p.Scenario || q.Seed != p.Seed || q.Target.Slug != p.Target.Slug || q.Profile != p.Profile ||
+			q.ProfileIndex != p.ProfileIndex || q.TargetIndex != p.TargetIndex || &m.Profiles[p.ProfileIndex] != p.Profile || p.Profile.Targets[p.TargetIndex].Slug != p.Target.Slug {
 			t.Fatalf("Pick(9, %d) not deterministic: %+v vs %+v", i, p, q)
 		}
-		if p.Profile.Dialect != DialectCompose {
+		if p.Profile.Dialect != "compose" {
 			t.Fatalf("picked the zero-weight profile at %d", i)
 		}
 		counts[p.Scenario]++
@@ -76,34 +78,36 @@ profiles:
 	if x := counts["x"]; x < 1800 || x > 2200 {
 		t.Errorf("target x picked %d of 4000 times, want ≈ 2000", x)
 	}
-	if other := m.Pick(10, 0); other == m.Pick(9, 0) {
+	if a, b := m.Pick(10, 0), m.Pick(9, 0); a.Scenario == b.Scenario && a.Seed == b.Seed && a.Target.Slug == b.Target.Slug {
 		t.Errorf("seeds 9 and 10 gave the same first session")
 	}
 }
 
 func TestRestrict(t *testing.T) {
 	t.Parallel()
-	legacy := false
-	slug := Target{Slug: "openai-thinking", IncludeThinking: true}
-	m, err := DefaultMix().Restrict(DialectSimChat, &legacy, &slug)
+	m, err := DefaultMix().Restrict("sim-chat", "openai-thinking")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range m.Profiles {
-		if p.Dialect != DialectSimChat || p.OptedIn || len(p.Targets) != 1 || p.Targets[0] != slug {
+		if p.Dialect != "sim-chat" || len(p.Targets) != 1 || p.Targets[0].Slug != "openai-thinking" || p.Targets[0].Options != nil {
 			t.Errorf("restricted profile %+v", p)
 		}
 	}
+	// The profiles' own options stay (the legacy profile stays legacy).
+	if len(m.Profiles) != 2 || m.Profiles[1].Options["optedIn"] != false {
+		t.Errorf("restricted profiles %+v, want both sim-chat profiles with their options", m.Profiles)
+	}
 	// The original is untouched.
-	if DefaultMix().Profiles[0].Targets[0] == slug {
+	if DefaultMix().Profiles[0].Targets[0].Slug == "openai-thinking" {
 		t.Errorf("Restrict modified the mix it was called on")
 	}
 	// A dialect the mix lacks needs a slug.
 	only, _ := ParseMix("m", []byte("scenarios: {a: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: s}]}\n"))
-	if _, err := only.Restrict(DialectSimCanvas, nil, nil); err == nil {
+	if _, err := only.Restrict("sim-canvas", ""); err == nil {
 		t.Errorf("Restrict to a missing dialect without a slug: no error")
 	}
-	if r, err := only.Restrict(DialectSimCanvas, nil, &Target{Slug: "w"}); err != nil || r.Profiles[0].Dialect != DialectSimCanvas {
+	if r, err := only.Restrict("sim-canvas", "w"); err != nil || r.Profiles[0].Dialect != "sim-canvas" {
 		t.Errorf("Restrict to a missing dialect with a slug: %v %+v", err, r)
 	}
 }

@@ -105,7 +105,7 @@ name: odd
 seed: 7
 scenarios: {plain-answer: 1, unicode-answer: 1, long-answer: 1}
 profiles:
-  - {name: opted-in, dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: odd}]}
+  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: odd}]}
   - {name: legacy, dialect: sim-chat, weight: 1, targets: [{slug: odd}]}
 `))
 	if err != nil {

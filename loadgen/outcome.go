@@ -47,6 +47,21 @@ func (o Outcome) String() string {
 // Failed reports whether the outcome is a failure of the session (failed or hung).
 func (o Outcome) Failed() bool { return o == OutcomeFailed || o == OutcomeHung }
 
+// ErrorKind is the error counter an unscripted session error is counted in (measure.Counters
+// TransportErrors, DecodeErrors or HTTPErrors).
+type ErrorKind string
+
+// Error kinds.
+const (
+	// ErrorTransport: the connection, TLS, the HTTP framing of the response (its head, a
+	// chunked body) or the stream's reads failed.
+	ErrorTransport ErrorKind = "transport"
+	// ErrorDecode: the body broke the SSE decoder's limits (a line or an event too long).
+	ErrorDecode ErrorKind = "decode"
+	// ErrorHTTP: the response status was not 200 (a redirect included: it is not followed).
+	ErrorHTTP ErrorKind = "http"
+)
+
 // The causes a session's context is cancelled with when a limit ends it, so the session can
 // tell a hang (no terminal within the limit) from the caller cancelling the run.
 var (

@@ -1,16 +1,15 @@
 package loadgen
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/textproto"
 	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/compose"
 )
 
 // Redacted replaces a secret header value wherever one would be written or printed.
@@ -99,83 +98,91 @@ func RedactedHeaders(h http.Header) []string {
 	return out
 }
 
-// CheckPaths checks a dialect's stream and stop path templates ("" = the default) by
-// building a request with each, so the placeholders a dialect knows stay the dialect's.
-func CheckPaths(dialect, path, stopPath string) error {
-	d := Dialects()[dialect]
-	if d == nil {
-		return fmt.Errorf("dialect %q unknown", dialect)
-	}
-	s := &protocol.Session{ID: "check", Target: "target", Path: path, StopPath: stopPath}
-	if _, err := d.NewRequest(context.Background(), "http://127.0.0.1", s); err != nil {
-		var pe *protocol.PathError
-		if errors.As(err, &pe) {
-			return pe
-		}
-		return err
-	}
-	st, ok := d.(protocol.Stopper)
-	if !ok {
-		if stopPath != "" {
-			return fmt.Errorf("stop path %q: dialect %s has no stop request", stopPath, dialect)
-		}
-		return nil
-	}
-	resp := &http.Response{Header: http.Header{compose.RunIDHeader: {"run"}}}
-	if _, err := st.NewStopRequest(context.Background(), "http://127.0.0.1", s, resp); err != nil {
-		var pe *protocol.PathError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("stop %w", pe)
-		}
-		if _, perr := compose.StopPathFor(path, stopPath); perr != nil {
-			return perr
-		}
-		return err
-	}
-	return nil
-}
-
-// profileRequest is what a profile adds to every request it sends: headers (the mix
-// profile's, then Config.Headers, which win for the same name) and path templates
-// (Config.Path and StopPath win over the profile's).
+// profileRequest is what one mix profile × target sends and how it is judged: the client its
+// dialect configured from the profile's, the target's and the command line's options, and the
+// headers every request carries (the mix profile's, then Config.Headers, which win for the
+// same name; shared by the profile's targets).
 type profileRequest struct {
-	header         http.Header
-	path, stopPath string
+	client protocol.Client
+	header http.Header
 }
 
-// requestOptions resolves every profile's request options once, before the run.
-func (c *Config) requestOptions() (map[*Profile]*profileRequest, error) {
-	out := make(map[*Profile]*profileRequest, len(c.Mix.Profiles))
+// resolve configures every profile × target of the mix once, before the run: errors name the
+// mix, the profile and the target. Config.Options go to every profile whose dialect takes
+// them; one that no profile's dialect takes is an error.
+func (c *Config) resolve() ([][]profileRequest, error) {
+	out := make([][]profileRequest, len(c.Mix.Profiles))
 	var errs []error
+	taken := map[string]bool{}
 	for i := range c.Mix.Profiles {
 		p := &c.Mix.Profiles[i]
-		pr := &profileRequest{path: p.Path, stopPath: p.StopPath}
-		if c.Path != "" {
-			pr.path = c.Path
+		where := fmt.Sprintf("mix %s: profiles[%d]", c.MixName, i)
+		if p.Name != "" {
+			where += " (" + p.Name + ")"
 		}
-		if c.StopPath != "" && p.Dialect == DialectCompose {
-			pr.stopPath = c.StopPath
+		d, err := c.Dialects.Lookup(p.Dialect)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s.dialect: %w", where, err))
+			continue
 		}
+		var header http.Header
 		if len(p.Headers) > 0 || len(c.Headers) > 0 {
-			pr.header = make(http.Header, len(p.Headers)+len(c.Headers))
+			header = make(http.Header, len(p.Headers)+len(c.Headers))
 			for name, v := range p.Headers {
-				pr.header.Set(name, v)
+				header.Set(name, v)
 			}
 			for name, vs := range c.Headers {
-				pr.header[textproto.CanonicalMIMEHeaderKey(name)] = slices.Clone(vs)
+				header[textproto.CanonicalMIMEHeaderKey(name)] = slices.Clone(vs)
 			}
 		}
-		if err := CheckPaths(p.Dialect, pr.path, pr.stopPath); err != nil {
-			errs = append(errs, fmt.Errorf("profile %s (%s): %w", p.Name, p.Dialect, err))
+		cli := protocol.Options{}
+		for _, spec := range d.Options() {
+			if v, ok := c.Options[spec.Key]; ok {
+				cli[spec.Key], taken[spec.Key] = v, true
+			}
 		}
-		out[p] = pr
+		out[i] = make([]profileRequest, len(p.Targets))
+		var first string // the first target an error was found at
+		var firstErr error
+		var more int // targets after it with the same error (command-line options: all of them)
+		for j, t := range p.Targets {
+			cl, err := d.Configure(t.Slug, protocol.MergeOptions(p.Options, t.Options, cli))
+			switch {
+			case err == nil:
+				out[i][j] = profileRequest{client: cl, header: header}
+			case firstErr != nil && err.Error() == firstErr.Error():
+				more++
+			default:
+				if firstErr != nil {
+					errs = append(errs, targetError(where, first, more, firstErr))
+				}
+				first, firstErr, more = fmt.Sprintf("targets[%d] (%s)", j, t.Slug), err, 0
+			}
+		}
+		if firstErr != nil {
+			errs = append(errs, targetError(where, first, more, firstErr))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
+		if !taken[k] {
+			errs = append(errs, fmt.Errorf("option %s: no dialect of mix %s takes it (%s)", k, c.MixName, strings.Join(c.Mix.Dialects(), ", ")))
+		}
 	}
 	return out, errors.Join(errs...)
 }
 
-// apply adds the profile's headers to req (Host sets the request's host).
-func (pr *profileRequest) apply(req *http.Request) {
-	for name, vs := range pr.header {
+// targetError names where a target's configuration failed, and how many more targets of the
+// profile failed the same way.
+func targetError(profile, target string, more int, err error) error {
+	if more > 0 {
+		return fmt.Errorf("%s.%s and %d more: %w", profile, target, more, err)
+	}
+	return fmt.Errorf("%s.%s: %w", profile, target, err)
+}
+
+// applyHeader adds a profile's headers to req (Host sets the request's host).
+func applyHeader(req *http.Request, header http.Header) {
+	for name, vs := range header {
 		if name == "Host" && len(vs) > 0 {
 			req.Host = vs[0]
 			continue
@@ -186,10 +193,13 @@ func (pr *profileRequest) apply(req *http.Request) {
 
 // secretValues are the sensitive header values of every profile, for redacting text that
 // might quote a request (an error body a server echoed).
-func secretValues(opts map[*Profile]*profileRequest) *strings.Replacer {
+func secretValues(opts [][]profileRequest) *strings.Replacer {
 	var pairs []string
-	for _, pr := range opts {
-		for name, vs := range pr.header {
+	for _, prs := range opts {
+		if len(prs) == 0 {
+			continue
+		}
+		for name, vs := range prs[0].header {
 			if !SensitiveHeader(name) {
 				continue
 			}

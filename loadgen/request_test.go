@@ -25,6 +25,8 @@ import (
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -80,55 +82,75 @@ func TestSensitiveHeader(t *testing.T) {
 	}
 }
 
-func TestCheckPaths(t *testing.T) {
+// TestPathOptions: each dialect checks its path options when a mix target is configured, and
+// an error names the placeholder and the known ones.
+func TestPathOptions(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		dialect, path, stop string
 		err                 string // substring; "" = valid
 	}{
 		// Defaults.
-		{dialect: DialectCompose},
-		{dialect: DialectSimChat},
-		{dialect: DialectSimCanvas},
+		{dialect: "compose"},
+		{dialect: "sim-chat"},
+		{dialect: "sim-canvas"},
 		// A prefixed compose route: the stop path derives from it.
-		{dialect: DialectCompose, path: "/internal/workflow/agent/{agent}/stream"},
+		{dialect: "compose", path: "/internal/workflow/agent/{agent}/stream"},
 		// Each dialect's own placeholder.
-		{dialect: DialectSimChat, path: "/v2/chat/{slug}"},
-		{dialect: DialectSimCanvas, path: "/run/{workflow}"},
+		{dialect: "sim-chat", path: "/v2/chat/{slug}"},
+		{dialect: "sim-canvas", path: "/run/{workflow}"},
 		// Another dialect's placeholder is unknown, and the error lists the known ones.
-		{dialect: DialectSimChat, path: "/chat/{agent}", err: "unknown placeholder {agent} (known: {slug})"},
-		{dialect: DialectCompose, path: "/a/{agnt}/stream", err: "unknown placeholder {agnt} (known: {agent})"},
+		{dialect: "sim-chat", path: "/chat/{agent}", err: "unknown placeholder {agent} (known: {slug})"},
+		{dialect: "compose", path: "/a/{agnt}/stream", err: "unknown placeholder {agnt} (known: {agent})"},
 		// An unclosed brace.
-		{dialect: DialectSimCanvas, path: "/run/{workflow", err: "unclosed {"},
+		{dialect: "sim-canvas", path: "/run/{workflow", err: "unclosed {"},
 		// A custom compose stream path that does not end in /stream needs a stop path...
-		{dialect: DialectCompose, path: "/agents/{agent}", err: "cannot be derived"},
+		{dialect: "compose", path: "/agents/{agent}", err: "cannot be derived"},
 		// ...and then works.
-		{dialect: DialectCompose, path: "/agents/{agent}", stop: "/agents/{agent}/stop/{run}"},
+		{dialect: "compose", path: "/agents/{agent}", stop: "/agents/{agent}/stop/{run}"},
 		// The stop path's placeholders are checked too.
-		{dialect: DialectCompose, stop: "/stop/{id}", err: "stop path template \"/stop/{id}\": unknown placeholder {id} (known: {agent}, {run})"},
-		// sim-chat has no stop request.
-		{dialect: DialectSimChat, stop: "/stop", err: "has no stop request"},
+		{dialect: "compose", stop: "/stop/{id}", err: "unknown placeholder {id} (known: {agent}, {run})"},
+		// sim-chat has no stop request, so no stopPath option.
+		{dialect: "sim-chat", stop: "/stop", err: "unknown option stopPath"},
 	} {
-		err := CheckPaths(tc.dialect, tc.path, tc.stop)
+		opts := protocol.Options{}
+		if tc.path != "" {
+			opts["path"] = tc.path
+		}
+		if tc.stop != "" {
+			opts["stopPath"] = tc.stop
+		}
+		d, err := dialects.Default().Lookup(tc.dialect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Configure("a", opts)
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
-			t.Errorf("CheckPaths(%s, %q, %q) = %v, want %q", tc.dialect, tc.path, tc.stop, err, tc.err)
+			t.Errorf("%s path %q stop %q: %v, want %q", tc.dialect, tc.path, tc.stop, err, tc.err)
 		}
 	}
 }
 
+// TestMixProfileHeadersAndPath: a profile's headers and path option are read from the mix; a
+// path with another dialect's placeholder is an error naming the profile and the target when
+// the run configures it.
 func TestMixProfileHeadersAndPath(t *testing.T) {
 	t.Parallel()
-	_, err := ParseMix("m.yaml", []byte("name: m\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n"+
-		"  - {name: c, dialect: compose, weight: 1, path: '/x/{slug}/stream', targets: [{slug: a}]}\n"))
-	if err == nil || !strings.Contains(err.Error(), "profiles[0] (c).path") || !strings.Contains(err.Error(), "{slug}") {
-		t.Errorf("compose path with {slug}: error %v, want one naming profiles[0] (c).path and the placeholder", err)
-	}
-	m, err := ParseMix("m.yaml", []byte("name: m\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n"+
-		"  - {dialect: compose, weight: 1, path: '/x/agent/{agent}/stream', headers: {X-Api-Key: k}, targets: [{slug: a}]}\n"))
+	bad, err := ParseMix("m.yaml", []byte("name: m\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n"+
+		"  - {name: c, dialect: compose, weight: 1, options: {path: '/x/{slug}/stream'}, targets: [{slug: a}]}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Profiles[0].Headers["X-Api-Key"] != "k" || m.Profiles[0].Path != "/x/agent/{agent}/stream" {
+	cfg := Config{Target: "http://127.0.0.1:1", Mix: bad, MixName: "m.yaml", Clients: 1, Sessions: 1, NoLeakCheck: true}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "profiles[0] (c).targets[0] (a)") || !strings.Contains(err.Error(), "{slug}") {
+		t.Errorf("compose path with {slug}: error %v, want one naming profiles[0] (c).targets[0] and the placeholder", err)
+	}
+	m, err := ParseMix("m.yaml", []byte("name: m\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n"+
+		"  - {dialect: compose, weight: 1, options: {path: '/x/agent/{agent}/stream'}, headers: {X-Api-Key: k}, targets: [{slug: a}]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Profiles[0].Headers["X-Api-Key"] != "k" || m.Profiles[0].Options["path"] != "/x/agent/{agent}/stream" {
 		t.Errorf("profile = %+v", m.Profiles[0])
 	}
 }
@@ -196,7 +218,7 @@ func TestHeadersAndPathReachTarget(t *testing.T) {
 		Target: ts.URL, MockURL: mockURL, Mix: mix, MixName: mix.Name, RunID: "headers",
 		Clients: 2, Sessions: 8, ScriptTimeScale: testScale, NoLeakCheck: true,
 		Headers:       http.Header{"X-Runtime-Internal-Token": {secretToken}},
-		Path:          "/internal/workflow/agent/{agent}/stream",
+		Options:       protocol.Options{"path": "/internal/workflow/agent/{agent}/stream"},
 		Grace:         10e9,
 		StreamTimeout: 20e9,
 	}
@@ -422,10 +444,10 @@ func TestCACertFileErrors(t *testing.T) {
 		{Config{CACertFile: notPEM}, "no PEM certificate in it"},
 		// Both a CA and no verification.
 		{Config{CACertFile: notPEM, Insecure: true}, "not both"},
-		// A path for a mix of several dialects.
-		{Config{Path: "/x/{slug}", Mix: mixOf(t, []string{"plain-answer"}, optedInNone+canvas)}, "choose one dialect"},
+		// A path option for a mix of several dialects: the one whose placeholder differs says so.
+		{Config{Options: protocol.Options{"path": "/x/{slug}"}, Mix: mixOf(t, []string{"plain-answer"}, optedInNone+canvas)}, "unknown placeholder {slug} (known: {workflow})"},
 		// A path whose placeholder is not the dialect's.
-		{Config{Path: "/x/{agent}"}, "unknown placeholder {agent} (known: {slug})"},
+		{Config{Options: protocol.Options{"path": "/x/{agent}"}}, "unknown placeholder {agent} (known: {slug})"},
 	} {
 		cfg := tc.cfg
 		cfg.Target, cfg.Clients, cfg.Sessions, cfg.NoLeakCheck = "https://127.0.0.1:1", 1, 1, true

@@ -17,6 +17,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -31,24 +32,11 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/protocol/simcanvas"
-	"github.com/streambench/streambench/protocol/simchat"
 )
-
-// Dialects returns every client dialect the generator can drive, by CLI name.
-func Dialects() map[string]protocol.Dialect {
-	return map[string]protocol.Dialect{
-		DialectSimChat:   simchat.New(),
-		DialectSimCanvas: simcanvas.New(),
-		DialectCompose:   compose.New(),
-	}
-}
 
 // runner is one run's shared state.
 type runner struct {
 	cfg        Config
-	dialects   map[string]protocol.Dialect
 	client     *http.Client
 	rec        *recorder
 	runID      string
@@ -59,9 +47,10 @@ type runner struct {
 	replays    atomic.Uint64 // replays so far, numbering their session ids
 	peakActive atomic.Int64
 
-	// reqOpts are each profile's headers and path templates; redactor hides their secret
-	// values in text that might quote a request (nil: no secrets).
-	reqOpts  map[*Profile]*profileRequest
+	// reqOpts are each profile × target's client and headers (by Pick.ProfileIndex and
+	// TargetIndex); redactor hides their secret values in text that might quote a request
+	// (nil: no secrets).
+	reqOpts  [][]profileRequest
 	redactor *strings.Replacer
 
 	errMu     sync.Mutex
@@ -69,15 +58,25 @@ type runner struct {
 	errSample []string // the first few unscripted errors, for the verdict
 }
 
-// maxErrorSamples bounds how many error messages the verdict quotes.
-const maxErrorSamples = 5
+// maxErrorSamples bounds how many error messages the verdict quotes, maxErrorSampleBytes
+// the length of each.
+const (
+	maxErrorSamples     = 5
+	maxErrorSampleBytes = 400
+)
 
 func (r *runner) noteError(err error) {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	r.errSeen++
 	if len(r.errSample) < maxErrorSamples {
-		r.errSample = append(r.errSample, r.redact(err.Error()))
+		msg := r.redact(err.Error())
+		if len(msg) > maxErrorSampleBytes {
+			// A hostile target's bytes quoted in an error (a malformed status line) can be
+			// long; the start says what was wrong.
+			msg = strings.ToValidUTF8(msg[:maxErrorSampleBytes], "") + fmt.Sprintf("…(%d bytes)", len(msg))
+		}
+		r.errSample = append(r.errSample, msg)
 	}
 }
 
@@ -108,6 +107,11 @@ func (r *runner) noteViolationsOf(p *sessionPlan, vs []protocol.Violation, hung 
 		}
 	}
 }
+
+// noRedirects makes the client return a redirect as the response: a stream request sent again
+// elsewhere would be another session than the one measured (and a redirect loop would hold it
+// until the client gave up), so a 3xx is an HTTP error naming its Location.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // concurrency estimates the run's peak number of open streams, to size the connection pool.
 func (c *Config) concurrency() int {
@@ -196,20 +200,14 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	r := &runner{
-		cfg:      cfg,
-		dialects: Dialects(),
-		rec:      newRecorder(runtime.GOMAXPROCS(0)),
-		runID:    cfg.RunID,
+		cfg:   cfg,
+		rec:   newRecorder(runtime.GOMAXPROCS(0)),
+		runID: cfg.RunID,
 	}
-	if r.reqOpts, err = cfg.requestOptions(); err != nil {
+	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	r.redactor = secretValues(r.reqOpts)
-	for _, d := range cfg.Mix.Dialects() {
-		if r.dialects[d] == nil {
-			return nil, fmt.Errorf("load: mix %s: dialect %s is not available", cfg.MixName, d)
-		}
-	}
 	if r.runID == "" {
 		r.runID = newRunID()
 	}
@@ -219,7 +217,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			return nil, fmt.Errorf("load: %w", err)
 		}
 	}
-	r.client = &http.Client{Transport: rt}
+	r.client = &http.Client{Transport: rt, CheckRedirect: noRedirects}
 	r.samples.perRule = cfg.SamplesPerRule
 	defer r.client.CloseIdleConnections()
 
@@ -560,11 +558,11 @@ func (r *runner) recordedConfig() measure.Config {
 	if len(c.Headers) > 0 {
 		extra["header"] = strings.Join(RedactedHeaders(c.Headers), "; ")
 	}
-	if c.Path != "" {
-		extra["path"] = c.Path
+	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
+		extra["option."+k] = fmt.Sprint(c.Options[k])
 	}
-	if c.StopPath != "" {
-		extra["stop-path"] = c.StopPath
+	if c.NoGroundTruth {
+		extra["no-ground-truth"] = "true"
 	}
 	if c.CACertFile != "" {
 		extra["ca-cert"] = c.CACertFile

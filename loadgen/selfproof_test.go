@@ -72,9 +72,9 @@ func mixOf(t *testing.T, scenarioNames []string, profiles string) *Mix {
 
 // Client profiles for the self-proof mixes.
 const (
-	optedInAll  = "  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}, {slug: anthropic-all, includeThinking: true, includeToolCalls: true}]}\n"
-	optedInNone = "  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-none}, {slug: anthropic-none}]}\n"
-	legacyAll   = "  - {dialect: sim-chat, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}]}\n"
+	optedInAll  = "  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: openai-all, options: {policy: all}}, {slug: anthropic-all, options: {policy: all}}]}\n"
+	optedInNone = "  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: openai-none}, {slug: anthropic-none}]}\n"
+	legacyAll   = "  - {dialect: sim-chat, weight: 1, targets: [{slug: openai-all, options: {policy: all}}]}\n"
 	canvas      = "  - {dialect: sim-canvas, weight: 1, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n"
 	composeAll  = "  - {dialect: compose, weight: 1, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n"
 )
@@ -120,12 +120,12 @@ func describe(run *measure.Run) string {
 // counts of this process, which parallel tests would disturb.
 func TestSelfProofCleanRuntime(t *testing.T) {
 	s := newStack(t, testScale)
-	m, err := DefaultMix().Restrict("", nil, nil)
+	m, err := DefaultMix().Restrict("", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	delete(m.Scenarios, "long-answer") // 2,000 tokens: too slow for a unit test even at 20×
-	if m, err = m.Restrict("", nil, nil); err != nil {
+	if m, err = m.Restrict("", ""); err != nil {
 		t.Fatal(err)
 	}
 	run := runLoad(t, s.config(m, 8, 60))

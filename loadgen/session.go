@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,11 +24,11 @@ import (
 type sessionPlan struct {
 	pick    Pick
 	id      string
-	dialect protocol.Dialect
+	client  protocol.Client
 	label   string // dialect part of the histogram keys (sim-chat-optedin, ...)
 	session *protocol.Session
-	// req is the profile's headers and paths (nil in tests that build plans by hand).
-	req *profileRequest
+	// header is the profile's request headers (nil: none).
+	header http.Header
 	// trigger is the scripted client action (abort, or stop when stop is set); triggerAt is
 	// when it fires, from the request, for time-based triggers (timed). The rendered Script
 	// itself is not kept: at thousands of open streams its steps would dominate memory.
@@ -47,24 +48,19 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 	if sc.Prompt != "" {
 		input += " " + sc.Prompt
 	}
-	ro := r.reqOpts[pick.Profile]
+	ro := r.reqOpts[pick.ProfileIndex][pick.TargetIndex]
 	p := &sessionPlan{
-		pick: pick, id: id, req: ro,
-		dialect: r.dialects[pick.Profile.Dialect],
-		label:   pick.Profile.Label(),
+		pick: pick, id: id, client: ro.client, header: ro.header,
+		label: ro.client.Label(),
 		session: &protocol.Session{
 			ID: id, Target: pick.Target.Slug, Input: input,
-			OptedIn:  pick.Profile.Dialect == DialectSimChat && pick.Profile.OptedIn,
-			Policy:   pick.Target.Policy(),
-			Expected: script.Expected(),
+			Expected:      script.Expected(),
+			NoGroundTruth: r.cfg.NoGroundTruth,
 		},
-	}
-	if ro != nil {
-		p.session.Path, p.session.StopPath = ro.path, ro.stopPath
 	}
 	p.trigger = script.Client.Abort
 	if p.trigger == nil && script.Client.Stop != nil {
-		_, canStop := p.dialect.(protocol.Stopper)
+		_, canStop := p.client.(protocol.Stopper)
 		p.trigger, p.stop = script.Client.Stop, canStop
 	}
 	if p.trigger != nil {
@@ -86,6 +82,9 @@ type sessionResult struct {
 	violations []protocol.Violation
 	frames     []string // only when capturing (replays for violation samples)
 	outcome    Outcome
+	// err is the unscripted error counted for the session (nil: none), errKind its counter.
+	err     error
+	errKind ErrorKind
 }
 
 // clientAction is the scripted abort or stop of one session. It fires at most once, from the
@@ -134,20 +133,6 @@ func frameCapture(ev *sse.Event) string {
 	return "event: " + ev.Type + "\ndata: " + string(ev.Data)
 }
 
-// visible reports whether the session's client is sent thinking (or tool) frames at all.
-func visible(p *sessionPlan, tool bool) bool {
-	if p.pick.Profile.Dialect != DialectSimChat {
-		return true
-	}
-	if !p.session.OptedIn {
-		return false
-	}
-	if tool {
-		return p.session.Policy.IncludeToolCalls
-	}
-	return p.session.Policy.IncludeThinking
-}
-
 // runSession opens one stream, reads it to the end (or the scripted abort), feeds the checker
 // and records the session's metrics. intended is when the schedule wanted it to start: latencies
 // count from there, so queueing before the start is not hidden. capture > 0 keeps that many raw
@@ -155,7 +140,10 @@ func visible(p *sessionPlan, tool bool) bool {
 func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
 	res := r.stream(ctx, p, intended, capture)
 	if capture == 0 && r.cfg.OnSessionEnd != nil {
-		r.cfg.OnSessionEnd(SessionEnd{Scenario: p.pick.Scenario, Dialect: p.label, Outcome: res.outcome, Violations: res.violations})
+		r.cfg.OnSessionEnd(SessionEnd{
+			Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
+			Outcome: res.outcome, Violations: res.violations, Err: res.err, ErrKind: res.errKind,
+		})
 	}
 	return res
 }
@@ -165,14 +153,48 @@ func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.T
 // or run after the read loop, so only streamState.read's small frame sits under the blocking
 // read. A goroutine parked on a deep stack keeps an 8 KiB stack (GC halves a stack only when
 // under a quarter of it is in use), which was half the generator's memory per open stream.
+//
+// A multi-turn client (protocol.MultiTurn: the client plays the tool loop) reads one stream
+// per model turn: each turn is judged by its own checker as it ends, and finish judges the
+// last; the session's latencies count from its intended start, its gaps within a turn.
 func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
-	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, capture: capture, counting: capture == 0}
+	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, capture: capture, counting: capture == 0, turns: 1}
+	if mt, ok := p.client.(protocol.MultiTurn); ok {
+		s.turns = max(mt.Turns(p.session), 1)
+	}
 	defer s.close()
 	if !onFreshStack(s.open) {
 		return s.res
 	}
-	s.read()
+	for {
+		s.read()
+		more, ended := s.nextTurn()
+		if ended {
+			return s.res
+		}
+		if !more {
+			break
+		}
+	}
 	return s.finish()
+}
+
+// nextTurn ends the turn just read and requests the next one of a multi-turn session. It
+// reports more when that turn's stream is open for read, and ended when the session already
+// ended (s.res holds its result); neither when the turn just read is the session's last (or
+// ended it: the client left, the stream failed), for finish to judge.
+func (s *streamState) nextTurn() (more, ended bool) {
+	if s.p.session.Turn+1 >= s.turns || s.streamErr != nil || s.act.fired.Load() || s.ctx.Err() != nil || s.sctx.Err() != nil {
+		return false, false
+	}
+	s.res.violations = append(s.res.violations, s.checker.Finish(nil)...)
+	_ = s.body.Close()
+	s.body = nil
+	s.p.session.Turn++
+	if !onFreshStack(s.request) {
+		return false, true
+	}
+	return true, false
 }
 
 // onFreshStack runs f on a new goroutine and waits for it. The HTTP client and the request's
@@ -195,12 +217,17 @@ type streamState struct {
 	capture  int
 	counting bool
 
-	m       *sessionMetrics
-	res     sessionResult
-	sctx    context.Context // the stream's own context: ctx bounded by the stream timeout
-	act     *clientAction
-	checker protocol.Checker
-	dec     *sse.Decoder
+	m    *sessionMetrics
+	res  sessionResult
+	sctx context.Context // the stream's own context: ctx bounded by the stream timeout
+	host string          // the target's host:port, for error messages
+	// contentLength is the response's Content-Length (-1: none, as for most streams).
+	contentLength int64
+	turns         int // requests the session takes (MultiTurn), else 1
+	chunks        int // answer chunks so far, over every turn
+	act           *clientAction
+	checker       protocol.Checker
+	dec           *sse.Decoder
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
 
@@ -231,8 +258,8 @@ func (s *streamState) close() {
 	}
 }
 
-// open sends the request and checks the response head. It reports false when the session
-// already ended (s.res holds its result).
+// open starts the session and sends its first request (see request). It reports false when
+// the session already ended (s.res holds its result).
 //
 //go:noinline
 func (s *streamState) open() bool {
@@ -252,15 +279,30 @@ func (s *streamState) open() bool {
 		}
 	}
 	s.res = sessionResult{outcome: OutcomeOK}
-	res := &s.res
-	exp := &p.session.Expected
-	trig, isStop := p.trigger, p.stop
-	stopper, _ := p.dialect.(protocol.Stopper)
-
 	sctx, cancel := context.WithTimeoutCause(s.ctx, r.cfg.StreamTimeout, errStreamTimeout)
 	s.sctx, s.cancel = sctx, cancel
-	act := &clientAction{cancel: cancel}
-	s.act = act
+	s.act = &clientAction{cancel: cancel}
+	if p.trigger != nil && !p.stop && p.timed {
+		act := s.act
+		s.timer = time.AfterFunc(p.triggerAt, func() { act.fire() })
+	}
+	return s.request()
+}
+
+// request sends the request of the session's current turn and checks the response head. It
+// reports false when the session already ended (s.res holds its result).
+//
+//go:noinline
+func (s *streamState) request() bool {
+	r, p, intended, counting, m, act := s.r, s.p, s.intended, s.counting, s.m, s.act
+	res := &s.res
+	isStop := p.stop
+	stopper, _ := p.client.(protocol.Stopper)
+	if act.fired.Load() {
+		// The client left between two turns: nothing more was asked for.
+		s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
+		return false
+	}
 
 	var connectStart time.Time
 	trace := &httptrace.ClientTrace{
@@ -271,20 +313,21 @@ func (s *streamState) open() bool {
 			}
 		},
 	}
-	req, err := p.dialect.NewRequest(httptrace.WithClientTrace(sctx, trace), r.cfg.Target, p.session)
+	req, err := p.client.NewRequest(httptrace.WithClientTrace(s.sctx, trace), r.cfg.Target, p.session)
 	if err != nil {
 		// A request we cannot even build is a generator defect, reported as a transport error
 		// so it is never silent.
-		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), ErrorTransport)
 		return false
 	}
-	if p.req != nil {
-		p.req.apply(req)
+	applyHeader(req, p.header)
+	if req.Header.Get("Accept-Encoding") == "" {
+		// Say so rather than leave it implied (no Accept-Encoding allows any coding): an event
+		// stream must reach the client as sent, and a compressed one is a finding (R-headers).
+		req.Header.Set("Accept-Encoding", "identity")
 	}
+	s.host = req.URL.Host
 	sent := time.Now()
-	if trig != nil && !isStop && p.timed {
-		s.timer = time.AfterFunc(p.triggerAt, func() { act.fire() })
-	}
 	resp, err := r.client.Do(req)
 	if err != nil {
 		switch {
@@ -300,35 +343,30 @@ func (s *streamState) open() bool {
 			s.res = s.finishCut()
 			return false
 		}
-		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), "transport")
+		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), ErrorTransport)
 		return false
 	}
 	s.body = resp.Body
-	m.headers = observed(time.Since(intended))
+	if m.headers == 0 {
+		m.headers = observed(time.Since(intended))
+	}
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		if counting {
-			if exp.ProviderError != "" && resp.StatusCode >= 400 {
-				// The scenario asked the provider to fail; the runtime answered with an HTTP
-				// error instead of an error frame. Scripted, so not an error of the run.
-				rec.scripted.Add(1)
-				rec.ok.Add(1)
-				m.flush()
-				return false
-			}
-			rec.httpError(resp.StatusCode)
-			rec.failed.Add(1)
-			r.noteError(fmt.Errorf("session %s: %s %s: HTTP %d: %s", p.id, req.Method, req.URL.Path, resp.StatusCode, bytes.TrimSpace(body)))
-		}
-		res.outcome = OutcomeFailed
-		res.violations = nil
-		if s.capture > 0 {
-			res.frames = append(res.frames, r.redact(fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body)))
-		}
-		m.flush()
+		s.httpError(req, resp)
 		return false
 	}
-	res.violations = append(res.violations, p.dialect.CheckHeaders(resp.Header, p.session)...)
+	res.violations = append(res.violations, p.client.CheckHeaders(resp.Header, p.session)...)
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		// A compressed body is not an event stream the client can read (and its chunks would
+		// arrive when the compressor flushes, not when sent): judged on its headers alone.
+		detail := fmt.Sprintf("Content-Encoding %q on a request sent with Accept-Encoding: %s: the body is not decoded as an event stream",
+			ce, req.Header.Get("Accept-Encoding"))
+		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RHeaders, Detail: detail})
+		if s.capture > 0 {
+			res.frames = append(res.frames, "headers: "+detail)
+		}
+		s.res = s.judge()
+		return false
+	}
 	if isStop {
 		ctx := s.ctx
 		act.stopDone = make(chan stopOutcome, 1)
@@ -341,9 +379,56 @@ func (s *streamState) open() bool {
 			s.stopTimer = time.AfterFunc(max(p.triggerAt-time.Since(sent), 0), func() { act.fire() })
 		}
 	}
-	s.checker = p.dialect.NewChecker(p.session)
+	s.checker = p.client.NewChecker(p.session)
 	s.dec = sse.NewDecoder(resp.Body)
+	s.contentLength = resp.ContentLength
 	return true
+}
+
+// httpError ends the session on a non-200 answer. A client that judges error answers
+// (protocol.ErrorChecker: the provider wires) reads up to 64 KiB of it; the others 512 bytes,
+// quoted in the error. A scripted provider error answered as an HTTP error is the script, not
+// an error of the run.
+func (s *streamState) httpError(req *http.Request, resp *http.Response) {
+	r, p, m, res := s.r, s.p, s.m, &s.res
+	rec := r.rec
+	limit := int64(512)
+	ec, judges := p.client.(protocol.ErrorChecker)
+	if judges {
+		limit = 64 << 10
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if judges {
+		res.violations = append(res.violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.session)...)
+	} else {
+		res.violations = nil // the error's headers are not the stream's
+	}
+	scripted := p.session.Expected.ProviderError != "" && resp.StatusCode >= 400
+	res.outcome = OutcomeFailed
+	if scripted && len(res.violations) == 0 {
+		res.outcome = OutcomeOK
+	}
+	if s.counting {
+		switch {
+		case scripted:
+			rec.scripted.Add(1)
+			if res.outcome == OutcomeOK {
+				rec.ok.Add(1)
+			} else {
+				rec.failed.Add(1)
+				rec.failedByViolations(res.violations)
+			}
+		default:
+			res.err, res.errKind = httpStatusError(p.id, req, resp, body[:min(len(body), 512)]), ErrorHTTP
+			rec.httpError(resp.StatusCode)
+			rec.failed.Add(1)
+			r.noteError(res.err)
+		}
+		r.noteViolations(p, res.violations)
+	} else if !scripted || res.outcome != OutcomeOK {
+		res.frames = append(res.frames, r.redact(fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body[:min(len(body), 512)])))
+	}
+	m.flush()
 }
 
 // read reads the stream to its end (or the client's scripted action), feeding the checker
@@ -354,13 +439,13 @@ func (s *streamState) open() bool {
 func (s *streamState) read() {
 	p, m, act, checker, dec := s.p, s.m, s.act, s.checker, s.dec
 	trig, isStop := p.trigger, p.stop
-	seesThinking, seesTools := visible(p, false), visible(p, true)
+	seesThinking, seesTools := p.client.Sees(protocol.FrameThinking), p.client.Sees(protocol.FrameToolStart)
+	stopObserver, _ := checker.(protocol.StopObserver)
 	var (
-		ev                   sse.Event
-		pending              int64 // frames not yet added to the shared counter
-		chunks               int
-		lastChunk            time.Time
-		sawThinking, sawTool bool
+		ev        sse.Event
+		pending   int64 // frames not yet added to the shared counter
+		lastChunk time.Time
+		stopNoted bool
 	)
 	for {
 		if err := dec.Next(&ev); err != nil {
@@ -378,11 +463,13 @@ func (s *streamState) read() {
 		if s.capture > 0 {
 			s.captureFrame(&ev)
 		}
-		if isStop && !p.session.Stopped && act.fired.Load() {
-			// The checker judges the stopped terminal by Session.Stopped, so it must be set
-			// before any frame the stop request may have caused is observed. Only this
-			// goroutine touches the session.
-			p.session.Stopped = true
+		if isStop && !stopNoted && act.fired.Load() {
+			// The checker must know of the stop before any frame the stop request may have
+			// caused is observed.
+			stopNoted = true
+			if stopObserver != nil {
+				stopObserver.StopSent()
+			}
 		}
 		obs := checker.Observe(&ev)
 		if m.firstEvent == 0 {
@@ -390,30 +477,26 @@ func (s *streamState) read() {
 		}
 		switch obs.Kind {
 		case protocol.FrameAnswer:
-			chunks++
-			if chunks == 1 {
+			s.chunks++
+			if s.chunks == 1 {
 				m.firstChunk = observed(now.Sub(s.intended))
-			} else {
-				m.gap(now.Sub(lastChunk))
+			} else if !lastChunk.IsZero() {
+				m.gap(now.Sub(lastChunk)) // within a turn: the client's own turnaround is no gap
 			}
 			lastChunk = now
-			if trig != nil && trig.AfterChunks > 0 && chunks >= trig.AfterChunks {
+			if trig != nil && trig.AfterChunks > 0 && s.chunks >= trig.AfterChunks {
 				act.fire()
 			}
 		case protocol.FrameThinking:
-			if !sawThinking {
-				sawThinking = true
+			if m.firstThinking == 0 {
 				m.firstThinking = observed(now.Sub(s.intended))
 				if trig != nil && trig.DuringThinking && seesThinking {
 					act.fire()
 				}
 			}
 		case protocol.FrameToolStart:
-			if !sawTool {
-				sawTool = true
-				if trig != nil && trig.DuringTool && seesTools {
-					act.fire()
-				}
+			if trig != nil && trig.DuringTool && seesTools {
+				act.fire()
 			}
 		case protocol.FrameToolEnd:
 			// After a stop, the first tool settlement is how long the runtime took to cancel
@@ -453,7 +536,6 @@ func (s *streamState) captureFrame(ev *sse.Event) {
 //go:noinline
 func (s *streamState) finish() sessionResult {
 	r, p, m, res, counting, streamErr := s.r, s.p, s.m, &s.res, s.counting, s.streamErr
-	rec := r.rec
 	m.duration = observed(time.Since(s.intended))
 	sawTerminal := !s.act.terminalAt.IsZero()
 	hungBy := ""
@@ -482,25 +564,54 @@ func (s *streamState) finish() sessionResult {
 	var limit *sse.LimitError
 	switch {
 	case streamErr != nil && errors.As(streamErr, &limit):
-		return r.finishFailed(p, m, res, counting, streamErr, "decode")
+		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: decode stream from %s: %w", p.id, s.host, streamErr), ErrorDecode)
 	case streamErr != nil:
-		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: read stream: %w", p.id, streamErr), "transport")
+		if s.contentLength >= 0 && errors.Is(streamErr, io.ErrUnexpectedEOF) {
+			// net/http says only "unexpected EOF" for a body cut short of its length.
+			streamErr = fmt.Errorf("body ended before its Content-Length of %d bytes: %w", s.contentLength, streamErr)
+		}
+		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: read stream from %s: %w", p.id, s.host, streamErr), ErrorTransport)
+	case s.dec.Truncated():
+		// WHATWG discards an event cut by the end of the stream, so no checker ever sees it;
+		// every dialect ends its streams on a complete event, so the cut is a framing fault.
+		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RFraming, Detail: fmt.Sprintf(
+			"the stream ended inside an undispatched event or an unterminated line (after %d bytes; its data was discarded)", s.dec.BytesRead())})
 	}
-	if counting {
+	return s.judge()
+}
+
+// judge counts a session that ended without an error by its violations: failed with any,
+// ok without.
+func (s *streamState) judge() sessionResult {
+	r, p, res := s.r, s.p, &s.res
+	if s.counting {
+		rec := r.rec
 		if p.session.Expected.ProviderError != "" {
 			rec.scripted.Add(1)
 		}
 		if len(res.violations) > 0 {
 			rec.failed.Add(1)
 			rec.failedByViolations(res.violations)
-			res.outcome = OutcomeFailed
 		} else {
 			rec.ok.Add(1)
 		}
 		r.noteViolations(p, res.violations)
 	}
-	m.flush()
+	if len(res.violations) > 0 {
+		res.outcome = OutcomeFailed
+	}
+	s.m.flush()
 	return *res
+}
+
+// httpStatusError describes a response other than 200 to the stream request: the status and
+// the start of its body, or for a redirect where it pointed (never followed).
+func httpStatusError(id string, req *http.Request, resp *http.Response, body []byte) error {
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
+		return fmt.Errorf("session %s: %s %s: HTTP %d redirect to %s (not followed: a stream request is never redirected)",
+			id, req.Method, req.URL.Redacted(), resp.StatusCode, loc)
+	}
+	return fmt.Errorf("session %s: %s %s: HTTP %d: %s", id, req.Method, req.URL.Redacted(), resp.StatusCode, bytes.TrimSpace(body))
 }
 
 // hangLimit names the limit that ended the stream's context (the run's grace period or the
@@ -530,7 +641,8 @@ func (s *streamState) finishHung(limit string) sessionResult {
 	acted := s.act != nil && s.act.fired.Load()
 	if acted {
 		// The checker judges what arrived in the light of the client's scripted action.
-		p.session.Aborted, p.session.Stopped = true, p.stop
+		p.session.Aborted = true
+		s.noteStop()
 	}
 	if s.checker != nil {
 		res.violations = append(res.violations, s.checker.Finish(cmp.Or(s.streamErr, context.Cause(s.sctx)))...)
@@ -555,6 +667,17 @@ func (s *streamState) finishHung(limit string) sessionResult {
 	return *res
 }
 
+// noteStop tells the checker of a stop session that the stop request was sent (it may already
+// know: StopSent may be called more than once).
+func (s *streamState) noteStop() {
+	if !s.p.stop || s.checker == nil {
+		return
+	}
+	if so, ok := s.checker.(protocol.StopObserver); ok {
+		so.StopSent()
+	}
+}
+
 // finishCut closes out a session the caller cancelled (Run's context) before it ended:
 // nothing is judged, and it is counted apart, not as an abort or a failure.
 func (s *streamState) finishCut() sessionResult {
@@ -571,10 +694,11 @@ func (s *streamState) finishCut() sessionResult {
 const lateStart = time.Millisecond
 
 // finishFailed counts a transport or decode failure.
-func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, err error, kind string) sessionResult {
+func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, err error, kind ErrorKind) sessionResult {
 	res.outcome = OutcomeFailed
+	res.err, res.errKind = err, kind
 	if counting {
-		if kind == "decode" {
+		if kind == ErrorDecode {
 			r.rec.decode.Add(1)
 		} else {
 			r.rec.transport.Add(1)
@@ -595,15 +719,20 @@ func (r *runner) finishAborted(ctx context.Context, p *sessionPlan, m *sessionMe
 	p.session.Aborted = true
 	stopped := act.stopDone != nil
 	if stopped {
-		p.session.Stopped = true
+		if so, ok := checker.(protocol.StopObserver); ok {
+			so.StopSent() // again is harmless: a stop fired after the last frame was read
+		}
 		select {
 		case out := <-act.stopDone:
 			// A 404 for a run whose terminal we had already received is a stop that arrived
 			// after the run finished on its own: a race, not an error.
 			late := out.status == http.StatusNotFound && !act.terminalAt.IsZero() && !act.terminalAt.After(out.at)
-			if out.err != nil && !late && counting {
-				r.rec.transport.Add(1)
-				r.noteError(out.err)
+			if out.err != nil && !late {
+				res.err, res.errKind = out.err, ErrorTransport
+				if counting {
+					r.rec.transport.Add(1)
+					r.noteError(out.err)
+				}
 			}
 		case <-ctx.Done():
 		}
@@ -641,9 +770,7 @@ func (r *runner) sendStop(ctx context.Context, s protocol.Stopper, p *sessionPla
 	if err != nil {
 		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.id, err)}
 	}
-	if p.req != nil {
-		p.req.apply(req)
-	}
+	applyHeader(req, p.header)
 	sr, err := r.client.Do(req)
 	if err != nil {
 		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.id, err)}
@@ -664,11 +791,11 @@ func (r *runner) triggerTime(p *sessionPlan, script *scenarios.Script, t *scenar
 	switch {
 	case t.After > 0:
 		return t.After, true
-	case t.DuringThinking && !visible(p, false):
+	case t.DuringThinking && !p.client.Sees(protocol.FrameThinking):
 		if at, ok := scriptedThinking(script); ok {
 			return time.Duration(float64(at) * r.cfg.ScriptTimeScale), true
 		}
-	case t.DuringTool && !visible(p, true):
+	case t.DuringTool && !p.client.Sees(protocol.FrameToolStart):
 		if at, ok := scriptedTool(script); ok {
 			return time.Duration(float64(at) * r.cfg.ScriptTimeScale), true
 		}

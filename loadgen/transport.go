@@ -40,10 +40,42 @@ type streamTransport struct {
 	hostTLS map[string]*tls.Config
 }
 
-// streamConn is one connection and its response reader.
+// streamConn is one connection and its response reader, which reads through head.
 type streamConn struct {
 	conn net.Conn
 	br   *bufio.Reader
+	head headLimiter
+}
+
+// maxResponseHead bounds a response head (status line and header lines): the reader would
+// otherwise grow a line without end for a target that never finishes its head, until the
+// stream timeout. net/http's Transport has the same guard (MaxResponseHeaderBytes, 10 MiB by
+// default); event-stream heads are a few hundred bytes.
+const maxResponseHead = 1 << 20
+
+// errHeadTooLarge is a response head that reached maxResponseHead without its end.
+var errHeadTooLarge = fmt.Errorf("response head longer than %d bytes", maxResponseHead)
+
+// headLimiter is the connection as the response reader sees it: while a head is read, at most
+// left more bytes (then errHeadTooLarge); otherwise (left < 0) unlimited.
+type headLimiter struct {
+	conn net.Conn
+	left int64
+}
+
+// Read reads from the connection within the limit.
+func (h *headLimiter) Read(p []byte) (int, error) {
+	switch {
+	case h.left < 0:
+		return h.conn.Read(p)
+	case h.left == 0:
+		return 0, errHeadTooLarge
+	case int64(len(p)) > h.left:
+		p = p[:h.left]
+	}
+	n, err := h.conn.Read(p)
+	h.left -= int64(n)
+	return n, err
 }
 
 // Buffer sizes: requests are a few hundred bytes (and the writer is pooled). The reader stays
@@ -179,7 +211,9 @@ func (t *streamTransport) dial(ctx context.Context, req *http.Request) (*streamC
 		}
 		conn = tc
 	}
-	return &streamConn{conn: conn, br: bufio.NewReaderSize(conn, streamReadBuffer)}, nil
+	c := &streamConn{conn: conn, head: headLimiter{conn: conn, left: -1}}
+	c.br = bufio.NewReaderSize(&c.head, streamReadBuffer)
+	return c, nil
 }
 
 // TLSError is a failed TLS handshake with a target: Host is host:port, Err crypto/tls's or
@@ -199,13 +233,14 @@ func (e *TLSError) Unwrap() error { return e.Err }
 // connection when it ends, which unblocks any read or write on it.
 func (t *streamTransport) exchange(ctx context.Context, c *streamConn, req *http.Request) (*http.Response, error) {
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.Close() })
-	fail := func(err error) (*http.Response, error) {
+	// The errors say in which step the exchange failed; http.Client names the request.
+	fail := func(step string, err error) (*http.Response, error) {
 		stop()
 		_ = c.conn.Close()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL, ctx.Err())
+			return nil, fmt.Errorf("%s: %w", step, ctx.Err())
 		}
-		return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL, err)
+		return nil, fmt.Errorf("%s: %w", step, err)
 	}
 	w := writerPool.Get().(*bufio.Writer)
 	w.Reset(c.conn)
@@ -216,11 +251,13 @@ func (t *streamTransport) exchange(ctx context.Context, c *streamConn, req *http
 	w.Reset(nil)
 	writerPool.Put(w)
 	if err != nil {
-		return fail(err)
+		return fail("write request", err)
 	}
+	c.head.left = maxResponseHead
 	resp, err := http.ReadResponse(c.br, req)
+	c.head.left = -1
 	if err != nil {
-		return fail(err)
+		return fail("read response head", err)
 	}
 	body := resp.Body
 	if len(resp.TransferEncoding) == 1 && resp.TransferEncoding[0] == "chunked" && body != http.NoBody {
@@ -250,6 +287,11 @@ func (b *chunkedBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	n, err := b.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		// A cut or malformed chunk (httputil says only "unexpected EOF" or "invalid byte in
+		// chunk length"): name the framing that broke.
+		err = fmt.Errorf("chunked body: %w", err)
+	}
 	if errors.Is(err, io.EOF) {
 		if _, terr := textproto.NewReader(b.br).ReadMIMEHeader(); terr != nil {
 			if errors.Is(terr, io.EOF) {

@@ -89,42 +89,26 @@ type Violation struct {
 	Detail string `json:"detail"`
 }
 
-// Policy is a deployment's event policy (sim-chat).
-type Policy struct {
-	IncludeThinking  bool `json:"includeThinking" yaml:"includeThinking"`
-	IncludeToolCalls bool `json:"includeToolCalls" yaml:"includeToolCalls"`
-}
-
 // Session is everything a dialect needs to open one stream and judge it.
 type Session struct {
 	// ID is unique per session within a run; it is sent to the mock in the directive.
 	ID string
-	// Target is the slug (sim-chat), workflow id (sim-canvas) or agent id (compose).
+	// Target is the deployment the session talks to, as the mix names it: a slug (sim-chat),
+	// workflow id (sim-canvas), agent id (compose) or model route.
 	Target string
 	// Input is the user message, directive included.
 	Input string
-	// OptedIn is whether the client sends X-Sim-Stream-Protocol (sim-chat only).
-	OptedIn bool
-	// Policy is the deployment's policy the checker assumes (sim-chat only).
-	Policy Policy
 	// Expected is the ground truth for the scripted scenario.
 	Expected scenarios.Expected
 	// Aborted is set by the client before Finish when it closed the stream on purpose (abort or
 	// stop); checkers then only judge what was seen before the abort.
 	Aborted bool
-	// Stopped is set when the client sent a stop request (compose).
-	Stopped bool
 	// Turn is the model turn this request and checker are for, in dialects whose client plays
 	// the scenario's tool loop itself (MultiTurn); 0 elsewhere.
 	Turn int
 	// NoGroundTruth judges structure only: the target's content is not the script's (a real
 	// model behind a gateway), so no content rule applies.
 	NoGroundTruth bool
-	// Path is the stream request's path template ("" = the dialect's default); each dialect
-	// documents its placeholders (ExpandPath fills them).
-	Path string
-	// StopPath is the stop request's path template (compose; "" = derived from Path).
-	StopPath string
 }
 
 // FrameKind classifies an observed frame for the load generator's metrics.
@@ -159,25 +143,7 @@ type Checker interface {
 	Finish(streamErr error) []Violation
 }
 
-// Dialect is a client-facing wire format the load generator can drive.
-type Dialect interface {
-	// Name is the dialect's CLI name (sim-chat, sim-canvas, compose).
-	Name() string
-	// NewRequest builds the request that opens s's stream on the runtime at baseURL.
-	NewRequest(ctx context.Context, baseURL string, s *Session) (*http.Request, error)
-	// CheckHeaders judges the response headers before the body is read.
-	CheckHeaders(h http.Header, s *Session) []Violation
-	// NewChecker returns a fresh checker for s.
-	NewChecker(s *Session) Checker
-}
-
-// Stopper is implemented by dialects with an explicit stop request (compose).
-type Stopper interface {
-	// NewStopRequest builds the request that stops the run whose stream answered with resp.
-	NewStopRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response) (*http.Request, error)
-}
-
-// MultiTurn is implemented by dialects whose client is the agent: it plays the scenario's tool
+// MultiTurn is implemented by clients that are the agent: it plays the scenario's tool
 // loop itself, one request per model turn, sending back the assistant's tool calls and the
 // scripted tool results (openai-chat, anthropic-messages). The load generator runs turns
 // 0..Turns(s)-1 of a session in order, setting s.Turn before each NewRequest and NewChecker,
@@ -188,7 +154,7 @@ type MultiTurn interface {
 	Turns(s *Session) int
 }
 
-// ErrorChecker is implemented by dialects whose target may answer with an HTTP error before
+// ErrorChecker is implemented by clients whose target may answer with an HTTP error before
 // any stream (the provider wires). The load generator calls it for a non-200 response instead
 // of treating the body as opaque; body is at most the first 64 KiB.
 type ErrorChecker interface {

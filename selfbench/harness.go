@@ -49,7 +49,7 @@ func writeScenarioDir(docs map[string]string) (dir string, lib *scenarios.Librar
 // deployments (policy none, so the checker expects text only).
 func chatMix(name, scenario string, slugs ...string) (*loadgen.Mix, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "name: %s\nseed: 1\nscenarios: {%s: 1}\nprofiles:\n  - name: chat\n    dialect: sim-chat\n    optedIn: true\n    weight: 1\n    targets:\n", name, scenario)
+	fmt.Fprintf(&b, "name: %s\nseed: 1\nscenarios: {%s: 1}\nprofiles:\n  - name: chat\n    dialect: sim-chat\n    options: {optedIn: true}\n    weight: 1\n    targets:\n", name, scenario)
 	for _, s := range slugs {
 		fmt.Fprintf(&b, "      - {slug: %s}\n", s)
 	}

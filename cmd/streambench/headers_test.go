@@ -156,12 +156,17 @@ func TestRequestFlagErrors(t *testing.T) {
 	}{
 		// No colon: the flag is named, the value is not quoted past its name.
 		{[]string{"--header", "Authorization Bearer hunter2"}, `--header "Authorization…": want "Name: value"`},
-		// An unknown placeholder names the flag, the dialect and the known ones.
-		{[]string{"--dialect", "sim-chat", "--path", "/chat/{agent}"}, "--path (sim-chat): path template \"/chat/{agent}\": unknown placeholder {agent} (known: {slug})"},
+		// An unknown placeholder names the option, the profile and the known placeholders, once
+		// for all the targets it applies to.
+		{[]string{"--dialect", "sim-chat", "--path", "/chat/{agent}"}, "profiles[0] (chat-opted-in).targets[0] (openai-all) and 5 more: option path: path template \"/chat/{agent}\": unknown placeholder {agent} (known: {slug})"},
 		// A path for several dialects at once.
 		{[]string{"--path", "/x/{agent}/stream"}, "choose one with --dialect"},
 		// A stop path with an unknown placeholder.
-		{[]string{"--dialect", "compose", "--stop-path", "/stop/{id}"}, "--stop-path (compose): stop path template"},
+		{[]string{"--dialect", "compose", "--stop-path", "/stop/{id}"}, "option stopPath: path template \"/stop/{id}\": unknown placeholder {id}"},
+		// An option no dialect of the mix takes.
+		{[]string{"--dialect", "compose", "--option", "optedIn=true"}, "option optedIn: no dialect of mix default takes it (compose)"},
+		// An unknown dialect lists the known ones.
+		{[]string{"--dialect", "sim-talk"}, `--dialect: dialect "sim-talk" unknown (known: sim-chat, sim-canvas, compose`},
 		// CA file and no verification contradict each other.
 		{[]string{"--ca-cert", "x.pem", "--insecure"}, "--ca-cert and --insecure"},
 	} {

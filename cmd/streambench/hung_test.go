@@ -53,7 +53,7 @@ func TestHungRunFailsTheGate(t *testing.T) {
 	dir := t.TempDir()
 	mix := filepath.Join(dir, "mix.yaml")
 	if err := os.WriteFile(mix, []byte("name: stall\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
-		"  - {name: opted-in, dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: stall}]}\n"), 0o644); err != nil {
+		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: stall}]}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	err := runLoad([]string{"--target", srv.URL, "--mix", mix, "--rate", "20", "--sessions", "2", "--grace", "300ms",

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +21,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simcanvas"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/report"
@@ -32,7 +32,8 @@ import (
 // workloadFlags are the flags load and run share: what to play and how hard.
 type workloadFlags struct {
 	dialect, slug, policy, mix, scenarioDir string
-	optedIn                                 bool
+	optedIn, noGroundTruth                  bool
+	options                                 []string
 	seed                                    uint64
 	clients                                 int
 	thinkTime                               time.Duration
@@ -67,10 +68,13 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	w := &workloadFlags{fs: fs}
 	fs.StringVar(&w.mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
 	fs.StringVar(&w.scenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
-	fs.StringVar(&w.dialect, "dialect", "", "only this client dialect: sim-chat, sim-canvas or compose (default: the mix's)")
+	fs.StringVar(&w.dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
 	fs.StringVar(&w.slug, "slug", "", "send every session to this deployment slug / workflow id / agent id")
-	fs.StringVar(&w.policy, "policy", "", "the --slug deployment's sim-chat policy: none, thinking, tools or all (default: from the slug's suffix, else none)")
-	fs.BoolVar(&w.optedIn, "opted-in", false, "sim-chat: send the agent-events-v1 header (default: as the mix's profiles say)")
+	fs.StringArrayVar(&w.options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
+		"the dialects and their options:\n"+dialects.Default().Help())
+	fs.StringVar(&w.policy, "policy", "", "sim-chat: the deployment policy the checker assumes, none, thinking, tools or all (--option policy=...;\ndefault: from the slug's suffix, else none)")
+	fs.BoolVar(&w.optedIn, "opted-in", false, "sim-chat: send the agent-events-v1 header (--option optedIn=...; default: as the mix's profiles say)")
+	fs.BoolVar(&w.noGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
 	fs.Uint64Var(&w.seed, "seed", 0, "session sequence seed (default: the mix's)")
 	fs.IntVar(&w.clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages)", defaultClients))
 	fs.DurationVar(&w.thinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
@@ -92,11 +96,11 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.StringArrayVar(&w.headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
 		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
 		"headers are recorded and printed as "+loadgen.Redacted)
-	fs.StringVar(&w.path, "path", "", "stream path template, e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
+	fs.StringVar(&w.path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
 		"compose {agent} (default "+compose.DefaultPath+"), sim-chat {slug} (default "+simchat.DefaultPath+"),\n"+
 		"sim-canvas {workflow} (default "+simcanvas.DefaultPath+"); needs a single dialect (--dialect)")
-	fs.StringVar(&w.stopPath, "stop-path", "", "compose stop path template, placeholders {agent} and {run} (default "+compose.DefaultStopPath+";\n"+
-		"with a --path ending in /stream, that prefix + /runs/{run}/stop)")
+	fs.StringVar(&w.stopPath, "stop-path", "", "compose stop path template (--option stopPath=...), placeholders {agent} and {run} (default\n"+
+		compose.DefaultStopPath+"; with a --path ending in /stream, that prefix + /runs/{run}/stop)")
 	fs.StringVar(&w.caCert, "ca-cert", "", "https: trust the certificates in this PEM file instead of the system's roots")
 	fs.BoolVar(&w.insecure, "insecure", false, "https: do not verify the target's certificate")
 	fs.Float64Var(&w.timeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
@@ -113,7 +117,7 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 		Rate: w.rate, Arrival: w.arrival, MaxInflight: w.maxInflight, RateStages: w.rateStages,
 		Duration: w.duration, Sessions: w.sessions, Warmup: w.warmup, Grace: w.grace,
 		StreamTimeout: w.streamTimeout, LeakGrace: w.leakGrace, NoLeakCheck: w.noLeakCheck, LeakPerStream: w.leakPerStream,
-		HTTP2: w.http2, ScriptTimeScale: w.timeScale, MixName: "default",
+		HTTP2: w.http2, ScriptTimeScale: w.timeScale, MixName: "default", NoGroundTruth: w.noGroundTruth,
 	}
 	if w.timeScale <= 0 {
 		return cfg, usageError("--time-scale %g: want a positive factor", w.timeScale)
@@ -129,8 +133,11 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 	if err != nil {
 		return cfg, usageError("--header %v", err)
 	}
-	cfg.Headers, cfg.Path, cfg.StopPath = h, w.path, w.stopPath
+	cfg.Headers = h
 	cfg.CACertFile, cfg.Insecure = w.caCert, w.insecure
+	if cfg.Options, err = w.dialectOptions(); err != nil {
+		return cfg, err
+	}
 	if w.caCert != "" && w.insecure {
 		return cfg, usageError("--ca-cert and --insecure: verify against the CA file, or skip verification, not both")
 	}
@@ -162,53 +169,50 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 		}
 		mix, cfg.MixName = m, w.mix
 	}
-	var optedIn *bool
-	if w.fs.Changed("opted-in") {
-		optedIn = &w.optedIn
-	}
-	var target *loadgen.Target
-	if w.slug != "" {
-		t, err := loadgen.TargetForSlug(w.slug, w.policy)
-		if err != nil {
-			return cfg, usageError("--%v", err)
-		}
-		target = &t
-	} else if w.policy != "" {
+	if w.policy != "" && w.slug == "" {
 		return cfg, usageError("--policy describes --slug's deployment; give --slug too")
 	}
-	if w.dialect != "" && !slices.Contains([]string{loadgen.DialectSimChat, loadgen.DialectSimCanvas, loadgen.DialectCompose}, w.dialect) {
-		return cfg, usageError("--dialect %q: want sim-chat, sim-canvas or compose", w.dialect)
+	if w.dialect != "" {
+		if _, err := dialects.Default().Lookup(w.dialect); err != nil {
+			return cfg, usageError("--dialect: %v", err)
+		}
 	}
-	if w.dialect != "" || optedIn != nil || target != nil {
-		m, err := mix.Restrict(w.dialect, optedIn, target)
+	if w.dialect != "" || w.slug != "" {
+		m, err := mix.Restrict(w.dialect, w.slug)
 		if err != nil {
 			return cfg, usageError("%v", err)
 		}
 		mix = m
 	}
 	cfg.Mix = mix
-	if w.path != "" || w.stopPath != "" {
-		dialects := mix.Dialects()
-		if w.path != "" && len(dialects) > 1 {
-			return cfg, usageError("--path %q: the mix has profiles of several dialects (%s); choose one with --dialect", w.path, strings.Join(dialects, ", "))
-		}
-		for _, d := range dialects {
-			if w.stopPath != "" && d != loadgen.DialectCompose {
-				continue
-			}
-			if err := loadgen.CheckPaths(d, w.path, w.stopPath); err != nil {
-				flag := "--path"
-				if strings.HasPrefix(err.Error(), "stop") {
-					flag = "--stop-path"
-					if w.stopPath == "" {
-						err = fmt.Errorf("%w (--stop-path)", err)
-					}
-				}
-				return cfg, usageError("%s (%s): %v", flag, d, err)
-			}
-		}
+	if ds := mix.Dialects(); w.path != "" && len(ds) > 1 {
+		return cfg, usageError("--path %q: the mix has profiles of several dialects (%s); choose one with --dialect", w.path, strings.Join(ds, ", "))
 	}
 	return cfg, nil
+}
+
+// dialectOptions gathers --option KEY=VALUE and the flags that are shorthands for options.
+func (w *workloadFlags) dialectOptions() (protocol.Options, error) {
+	opts := protocol.Options{}
+	for _, kv := range w.options {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageError("--option %q: want KEY=VALUE", kv)
+		}
+		opts[k] = v
+	}
+	if w.fs.Changed("opted-in") {
+		opts["optedIn"] = w.optedIn
+	}
+	for key, v := range map[string]string{"policy": w.policy, "path": w.path, "stopPath": w.stopPath} {
+		if v != "" {
+			opts[key] = v
+		}
+	}
+	if len(opts) == 0 {
+		return nil, nil
+	}
+	return opts, nil
 }
 
 // runLoad runs a load against any runtime.

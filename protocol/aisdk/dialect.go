@@ -37,6 +37,7 @@ const (
 
 var (
 	_ protocol.Dialect = (*Dialect)(nil)
+	_ protocol.Client  = (*Dialect)(nil)
 	_ protocol.Checker = (*Checker)(nil)
 )
 
@@ -73,8 +74,45 @@ func New(opts Options) *Dialect {
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// Options returns the options the dialect was built with, defaults filled in.
-func (d *Dialect) Options() Options { return d.opts }
+// Settings returns the options the dialect was built with, defaults filled in.
+func (d *Dialect) Settings() Options { return d.opts }
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "path", Help: "the chat route's path on the target (default " + DefaultPath + ")"},
+		{Key: "noReasoning", Help: "the route forwards no reasoning (sendReasoning: false, or @ai-sdk/openai's chat model): the ground truth has none"},
+		{Key: "noGroundTruth", Help: "judge structure only: the route's model is not the mock (also --no-ground-truth)"},
+	}
+}
+
+// Configure returns the dialect with a profile's options applied; target names the route's
+// deployment only in results.
+func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
+	if err := o.Check(Name, d.Options()); err != nil {
+		return nil, err
+	}
+	opts := d.opts
+	var err error
+	if opts.Path, err = o.String("path", opts.Path); err != nil {
+		return nil, err
+	}
+	if opts.NoReasoning, err = o.Bool("noReasoning", opts.NoReasoning); err != nil {
+		return nil, err
+	}
+	if opts.NoGroundTruth, err = o.Bool("noGroundTruth", opts.NoGroundTruth); err != nil {
+		return nil, err
+	}
+	return New(opts), nil
+}
+
+// Label is the dialect's name.
+func (*Dialect) Label() string { return Name }
+
+// Sees reports whether the route sends frames of kind k: no reasoning with NoReasoning.
+func (d *Dialect) Sees(k protocol.FrameKind) bool {
+	return k != protocol.FrameThinking || !d.opts.NoReasoning
+}
 
 // NewRequest builds what useChat's default transport sends for a first message: POST
 // {baseURL}{Path} with {"id": chat id, "messages": [{"id","role":"user","parts":[{"type":
@@ -112,4 +150,8 @@ func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Viol
 }
 
 // NewChecker returns a fresh checker for one stream of s.
-func (d *Dialect) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s, d.opts) }
+func (d *Dialect) NewChecker(s *protocol.Session) protocol.Checker {
+	opts := d.opts
+	opts.NoGroundTruth = opts.NoGroundTruth || s.NoGroundTruth
+	return NewChecker(s, opts)
+}

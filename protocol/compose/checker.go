@@ -83,10 +83,12 @@ type settledTool struct {
 // Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
 // R-compose-thinking, R-terminal and R-framing. Not safe for concurrent use; one per stream.
 type Checker struct {
-	s      *protocol.Session
-	v      violations
-	text   jsonwire.Cursor // text deltas against every turn's text
-	textOK bool
+	s *protocol.Session
+	// stopped: the client sent a stop request (StopSent), so the stream must end stopped.
+	stopped bool
+	v       violations
+	text    jsonwire.Cursor // text deltas against every turn's text
+	textOK  bool
 	// thinking: the reasoning text cursor and the thinking_start/end balance.
 	thinking     jsonwire.Cursor // reasoning against every turn's thinking
 	thinkingOK   bool
@@ -108,6 +110,10 @@ type Checker struct {
 	scratch            []byte // decoded string of the frame being judged on the fast path
 	generalOnly        bool   // tests turn the fast path off to compare it with the general path
 }
+
+// StopSent tells the checker the client sent a stop request: from then on the stream must end
+// with stopped (or done, if the answer was complete before the stop arrived).
+func (c *Checker) StopSent() { c.stopped = true }
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session) *Checker {
@@ -461,7 +467,7 @@ func (c *Checker) outcomeAgrees(ci int, failed bool) bool {
 // judgeOutcomes checks each settled tool against its scripted outcome, unless the client
 // stopped or aborted (tools then settle cancelled, reported as failed).
 func (c *Checker) judgeOutcomes() {
-	if c.s.Stopped || c.s.Aborted {
+	if c.stopped || c.s.Aborted {
 		return
 	}
 	for _, st := range c.settled {
@@ -503,7 +509,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 }
 
 // judgeTerminal checks the terminal against the session. It runs in Finish because the client
-// sets Stopped and Aborted only when the stream is over.
+// sets Aborted only when the stream is over.
 func (c *Checker) judgeTerminal() {
 	perr := c.s.Expected.ProviderError
 	switch c.terminal {
@@ -511,11 +517,11 @@ func (c *Checker) judgeTerminal() {
 		switch {
 		case perr != "":
 			c.v.add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
-		case c.s.Stopped && !c.completeAtTerminal:
+		case c.stopped && !c.completeAtTerminal:
 			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done before the answer was complete (%d of %d bytes)", c.text.Matched(), c.text.Total())
 		}
 	case "stopped":
-		if !c.s.Stopped {
+		if !c.stopped {
 			c.v.add(protocol.RTerminal, "expected %s, saw stopped (reason %q) without a stop request", c.wantTerminal(), c.terminalDetail)
 		}
 	case "error":
@@ -527,7 +533,7 @@ func (c *Checker) judgeTerminal() {
 
 func (c *Checker) wantTerminal() string {
 	switch {
-	case c.s.Stopped:
+	case c.stopped:
 		return "stopped"
 	case c.s.Expected.ProviderError != "":
 		return "error"
@@ -565,7 +571,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	clean := streamErr == nil && !c.s.Aborted
 	// full: the run claims to have finished normally, so everything scripted must have arrived.
 	// A wrong terminal (stopped unasked, done despite a stop) is R-terminal's finding alone.
-	full := clean && c.s.Expected.ProviderError == "" && c.terminal == "done" && !c.s.Stopped
+	full := clean && c.s.Expected.ProviderError == "" && c.terminal == "done" && !c.stopped
 	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
 		c.v.add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
@@ -592,7 +598,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	}
 	c.judgeTerminal()
 	c.judgeOutcomes()
-	c.finishArgs(clean && !c.s.Stopped && (c.terminal == "done" || c.terminal == "error"))
+	c.finishArgs(clean && !c.stopped && (c.terminal == "done" || c.terminal == "error"))
 	return c.v.result()
 }
 

@@ -130,17 +130,26 @@ func relay(t testing.TB, sc *scenarios.Script, opt relayOptions) []string {
 
 func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
 	t.Helper()
-	// The client learns it aborted or stopped only when the stream is over, as the load
-	// generator does: the checker must not depend on those flags before Finish.
-	aborted, stopped := s.Aborted, s.Stopped
-	s.Aborted, s.Stopped = false, false
+	return checkStopped(t, frames, s, false)
+}
+
+// checkStopped is check for a client that sent a stop request (stopped) before the frames.
+func checkStopped(t testing.TB, frames []string, s *protocol.Session, stopped bool) []protocol.Violation {
+	t.Helper()
+	// The client learns it aborted only when the stream is over, as the load generator does:
+	// the checker must not depend on that flag before Finish. A stop request is known at once.
+	aborted := s.Aborted
+	s.Aborted = false
 	c := NewChecker(s)
+	if stopped {
+		c.StopSent()
+	}
 	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
 	var ev sse.Event
 	for {
 		err := dec.Next(&ev)
 		if errors.Is(err, io.EOF) {
-			s.Aborted, s.Stopped = aborted, stopped
+			s.Aborted = aborted
 			return c.Finish(nil)
 		}
 		if err != nil {
@@ -185,9 +194,8 @@ func TestConformingStreamsHaveNoViolations(t *testing.T) {
 			// (the run finished first) legitimately ends with done.
 			for _, stopAt := range []int{3, 1 << 20} {
 				s := session(sc)
-				s.Stopped = true
 				frames := relay(t, sc, relayOptions{stopAfterChunks: stopAt})
-				if vs := check(t, frames, s); len(vs) != 0 {
+				if vs := checkStopped(t, frames, s, true); len(vs) != 0 {
 					t.Errorf("%s seed %d stopped after %d chunks: unexpected violations %v\nframes:\n%s", name, seed, stopAt, vs, strings.Join(frames, ""))
 				}
 			}
@@ -390,8 +398,8 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 				frames = tc.edit(t, frames)
 			}
 			s := session(sc)
-			s.Stopped, s.Aborted = tc.stopped, tc.aborted
-			vs := check(t, frames, s)
+			s.Aborted = tc.aborted
+			vs := checkStopped(t, frames, s, tc.stopped)
 			for _, v := range vs {
 				if len(v.Detail) > 280 || !utf8.ValidString(v.Detail) {
 					t.Errorf("detail of %s is %d bytes or not UTF-8, want it short: %q", v.Rule, len(v.Detail), v.Detail)
@@ -486,7 +494,7 @@ func TestRequestsAndHeaders(t *testing.T) {
 		SetResponseHeaders(w.Header(), "run-42")
 	}))
 	t.Cleanup(srv.Close)
-	d := New()
+	d := NewClient()
 	s := &protocol.Session{ID: "s1", Target: "agent-7", Input: "hello"}
 	req, err := d.NewRequest(context.Background(), srv.URL, s)
 	if err != nil {
@@ -533,7 +541,10 @@ func FuzzChecker(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":7}}]}\n\ndata: {\"type\":\"tool_start\",\"input\":[}\n\n"), false, true)
 	exp := sc.Expected()
 	f.Fuzz(func(t *testing.T, stream []byte, stopped, aborted bool) {
-		c := NewChecker(&protocol.Session{Expected: exp, Stopped: stopped, Aborted: aborted})
+		c := NewChecker(&protocol.Session{Expected: exp, Aborted: aborted})
+		if stopped {
+			c.StopSent()
+		}
 		dec := sse.NewDecoder(bytes.NewReader(stream))
 		var ev sse.Event
 		for dec.Next(&ev) == nil {

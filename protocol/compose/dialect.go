@@ -18,23 +18,75 @@ import (
 )
 
 var (
-	_ protocol.Dialect = (*Dialect)(nil)
-	_ protocol.Stopper = (*Dialect)(nil)
-	_ protocol.Checker = (*Checker)(nil)
+	_ protocol.Dialect      = (*Dialect)(nil)
+	_ protocol.Client       = (*Client)(nil)
+	_ protocol.Stopper      = (*Client)(nil)
+	_ protocol.Checker      = (*Checker)(nil)
+	_ protocol.StopObserver = (*Checker)(nil)
 )
 
-// Dialect is the compose client side. It holds no state and is safe for concurrent use.
+// Name is the dialect's CLI and mix name.
+const Name = "compose"
+
+// Dialect is the compose client side: its options configure a Client. Stateless and safe for
+// concurrent use.
 type Dialect struct{}
 
 // New returns the compose dialect.
 func New() *Dialect { return &Dialect{} }
 
 // Name is the dialect's CLI name.
-func (*Dialect) Name() string { return "compose" }
+func (*Dialect) Name() string { return Name }
 
-type requestBody struct {
-	Message  string `json:"message"`
-	ThreadID string `json:"threadId,omitempty"`
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "path", Help: "the stream path template, placeholder {agent} (default " + DefaultPath + ")"},
+		{Key: "stopPath", Help: "the stop path template, placeholders {agent} and {run} (default: derived from path)"},
+	}
+}
+
+// Configure returns the client for agent id target.
+func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
+	if err := o.Check(Name, d.Options()); err != nil {
+		return nil, err
+	}
+	path, err := o.String("path", DefaultPath)
+	if err != nil {
+		return nil, err
+	}
+	stopPath, err := o.String("stopPath", "")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := protocol.ExpandPath(path, "agent", target); err != nil {
+		return nil, fmt.Errorf("option path: %w", err)
+	}
+	if stopPath, err = StopPathFor(path, stopPath); err != nil {
+		return nil, fmt.Errorf("option %w", err)
+	}
+	if _, err := protocol.ExpandPath(stopPath, "agent", target, "run", "run"); err != nil {
+		return nil, fmt.Errorf("option stopPath: %w", err)
+	}
+	return &Client{path: path, stopPath: stopPath}, nil
+}
+
+// NewClient returns a client on the default paths, for tests and library users.
+func NewClient() *Client { return &Client{path: DefaultPath, stopPath: DefaultStopPath} }
+
+// Client is a configured compose client. Immutable and safe for concurrent use.
+type Client struct{ path, stopPath string }
+
+// Label is the dialect's name.
+func (*Client) Label() string { return Name }
+
+// Sees is true for every frame kind: no policy applies to compose.
+func (*Client) Sees(protocol.FrameKind) bool { return true }
+
+// RequestBody is the agent stream request. The reference runtime decodes the same type.
+type RequestBody struct {
+	Message  *string `json:"message"`
+	ThreadID string  `json:"threadId,omitempty"`
 }
 
 // Path templates: the stream path has the placeholder {agent} (the agent id, s.Target); the
@@ -60,18 +112,14 @@ func StopPathFor(path, stopPath string) (string, error) {
 	return "", fmt.Errorf("stop path: stream path %q does not end in /stream, so the stop path cannot be derived; set it (placeholders {agent}, {run})", path)
 }
 
-// NewRequest builds POST {baseURL}{s.Path, default /agent/{agent}/stream} with
+// NewRequest builds POST {baseURL}{path, default /agent/{agent}/stream} with
 // {"message","threadId"}.
-func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(requestBody{Message: s.Input, ThreadID: s.ID})
+func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
+	body, err := json.Marshal(RequestBody{Message: &s.Input, ThreadID: s.ID})
 	if err != nil {
 		return nil, fmt.Errorf("compose: encode request for session %s: %w", s.ID, err)
 	}
-	tmpl := s.Path
-	if tmpl == "" {
-		tmpl = DefaultPath
-	}
-	path, err := protocol.ExpandPath(tmpl, "agent", s.Target)
+	path, err := protocol.ExpandPath(c.path, "agent", s.Target)
 	if err != nil {
 		return nil, fmt.Errorf("compose: request for session %s: %w", s.ID, err)
 	}
@@ -85,18 +133,14 @@ func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Sess
 	return req, nil
 }
 
-// NewStopRequest builds POST {baseURL}{StopPathFor(s.Path, s.StopPath)}, default
-// /agent/{agent}/runs/{run}/stop, with the run id the stream's response header named.
-func (*Dialect) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
+// NewStopRequest builds POST {baseURL}{stop path, default /agent/{agent}/runs/{run}/stop},
+// with the run id the stream's response header named.
+func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
 	runID := resp.Header.Get(RunIDHeader)
 	if runID == "" {
 		return nil, fmt.Errorf("compose: stop session %s: the stream response has no %s header", s.ID, RunIDHeader)
 	}
-	tmpl, err := StopPathFor(s.Path, s.StopPath)
-	if err != nil {
-		return nil, fmt.Errorf("compose: stop session %s: %w", s.ID, err)
-	}
-	path, err := protocol.ExpandPath(tmpl, "agent", s.Target, "run", runID)
+	path, err := protocol.ExpandPath(c.stopPath, "agent", s.Target, "run", runID)
 	if err != nil {
 		return nil, fmt.Errorf("compose: stop session %s: %w", s.ID, err)
 	}
@@ -110,7 +154,7 @@ func (*Dialect) NewStopRequest(ctx context.Context, baseURL string, s *protocol.
 }
 
 // CheckHeaders checks the content type and the run id header (R-headers).
-func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
+func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
 	var out []protocol.Violation
 	ct := h.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
@@ -123,4 +167,4 @@ func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Viol
 }
 
 // NewChecker returns a checker for one stream of s.
-func (*Dialect) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
+func (*Client) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
 )
 
-// TestPathTemplates: the stream and stop URLs follow the session's templates, values are
-// path-escaped, and the stop path derives from a prefixed stream path.
+// TestPathTemplates: the stream and stop URLs follow the path and stopPath options, values are
+// path-escaped, and the stop path derives from a prefixed stream path; a bad template is an
+// error when the client is configured.
 func TestPathTemplates(t *testing.T) {
 	t.Parallel()
 	resp := &http.Response{Header: http.Header{RunIDHeader: {"run 1"}}}
@@ -30,30 +32,43 @@ func TestPathTemplates(t *testing.T) {
 		{path: "/v2/{agent}", stopPath: "/v2/{agent}/cancel/{run}",
 			wantStream: "http://h/base/v2/a%2Fb", wantStop: "http://h/base/v2/a%2Fb/cancel/run%201"},
 		// A custom stream path not ending in /stream: no stop path to derive.
-		{path: "/v2/{agent}", wantStream: "http://h/base/v2/a%2Fb", stopErr: true},
-		// An unknown placeholder fails the stream request with a *PathError.
+		{path: "/v2/{agent}", stopErr: true},
+		// An unknown placeholder: a *PathError.
 		{path: "/agent/{slug}/stream", wantErr: true},
+		// An unknown placeholder in the stop path.
+		{stopPath: "/agent/{agent}/runs/{id}/stop", stopErr: true},
 	} {
-		s := &protocol.Session{ID: "s1", Target: "a/b", Path: tc.path, StopPath: tc.stopPath}
-		req, err := New().NewRequest(context.Background(), "http://h/base/", s)
-		if tc.wantErr {
+		opts := protocol.Options{}
+		if tc.path != "" {
+			opts["path"] = tc.path
+		}
+		if tc.stopPath != "" {
+			opts["stopPath"] = tc.stopPath
+		}
+		cl, err := New().Configure("a/b", opts)
+		switch {
+		case tc.wantErr:
 			var pe *protocol.PathError
 			if !errors.As(err, &pe) || pe.Placeholder != "{slug}" {
 				t.Errorf("path %q: error %v, want a PathError for {slug}", tc.path, err)
 			}
 			continue
+		case tc.stopErr:
+			if err == nil || !strings.Contains(err.Error(), "stop") {
+				t.Errorf("path %q stop %q: error %v, want one about the stop path", tc.path, tc.stopPath, err)
+			}
+			continue
+		case err != nil:
+			t.Errorf("path %q stop %q: %v", tc.path, tc.stopPath, err)
+			continue
 		}
+		s := &protocol.Session{ID: "s1", Target: "a/b"}
+		req, err := cl.NewRequest(context.Background(), "http://h/base/", s)
 		if err != nil || req.URL.String() != tc.wantStream {
 			t.Errorf("path %q: stream URL %v (%v), want %s", tc.path, req.URL, err, tc.wantStream)
 			continue
 		}
-		stop, err := New().NewStopRequest(context.Background(), "http://h/base/", s, resp)
-		if tc.stopErr {
-			if err == nil {
-				t.Errorf("path %q: stop request %v, want an error asking for a stop path", tc.path, stop.URL)
-			}
-			continue
-		}
+		stop, err := cl.(protocol.Stopper).NewStopRequest(context.Background(), "http://h/base/", s, resp)
 		if err != nil || stop.URL.String() != tc.wantStop {
 			t.Errorf("path %q stop %q: stop URL %v (%v), want %s", tc.path, tc.stopPath, stop.URL, err, tc.wantStop)
 		}

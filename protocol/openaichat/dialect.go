@@ -22,10 +22,43 @@ import (
 
 var (
 	_ protocol.Dialect      = (*Dialect)(nil)
+	_ protocol.Client       = (*Dialect)(nil)
 	_ protocol.MultiTurn    = (*Dialect)(nil)
 	_ protocol.ErrorChecker = (*Dialect)(nil)
 	_ protocol.Checker      = (*Checker)(nil)
 )
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "model", Help: "the request's model (a gateway routes on it; default " + DefaultModel + ")"},
+		{Key: "noGroundTruth", Help: "judge structure only, one request per session: the target's model is not the mock (also --no-ground-truth)"},
+	}
+}
+
+// Configure returns the dialect with a profile's options applied; the target names the
+// deployment only in results (the request goes to {target URL}/v1/...).
+func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
+	if err := o.Check(Name, d.Options()); err != nil {
+		return nil, err
+	}
+	c := *d
+	c.header = d.header.Clone()
+	var err error
+	if c.model, err = o.String("model", d.model); err != nil {
+		return nil, err
+	}
+	if c.noGroundTruth, err = o.Bool("noGroundTruth", d.noGroundTruth); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Label is the dialect's name.
+func (*Dialect) Label() string { return Name }
+
+// Sees is true for every frame kind: the wire withholds nothing.
+func (*Dialect) Sees(protocol.FrameKind) bool { return true }
 
 // Name is the dialect's CLI name.
 const Name = "openai-chat"

@@ -23,39 +23,76 @@ import (
 
 var (
 	_ protocol.Dialect = (*Dialect)(nil)
+	_ protocol.Client  = (*Client)(nil)
 	_ protocol.Checker = (*Checker)(nil)
 )
 
-// Dialect is the sim-canvas client side. It holds no state and is safe for concurrent use.
+// Name is the dialect's CLI and mix name.
+const Name = "sim-canvas"
+
+// Dialect is the sim-canvas client side: its options configure a Client. Stateless and safe
+// for concurrent use.
 type Dialect struct{}
 
 // New returns the sim-canvas dialect.
 func New() *Dialect { return &Dialect{} }
 
 // Name is the dialect's CLI name.
-func (*Dialect) Name() string { return "sim-canvas" }
+func (*Dialect) Name() string { return Name }
 
-type requestBody struct {
-	Input  string `json:"input"`
-	Stream bool   `json:"stream"`
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "path", Help: "the execute path template, placeholder {workflow} (default " + DefaultPath + ")"},
+	}
+}
+
+// Configure returns the client for workflow id target.
+func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
+	if err := o.Check(Name, d.Options()); err != nil {
+		return nil, err
+	}
+	path, err := o.String("path", DefaultPath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := protocol.ExpandPath(path, "workflow", target); err != nil {
+		return nil, fmt.Errorf("option path: %w", err)
+	}
+	return &Client{path: path}, nil
+}
+
+// NewClient returns a client on the default path, for tests and library users.
+func NewClient() *Client { return &Client{path: DefaultPath} }
+
+// Client is a configured sim-canvas client. The canvas is always opted in: it is sent every
+// frame. Immutable and safe for concurrent use.
+type Client struct{ path string }
+
+// Label is the dialect's name.
+func (*Client) Label() string { return Name }
+
+// Sees is true for every frame kind: no policy applies to the canvas.
+func (*Client) Sees(protocol.FrameKind) bool { return true }
+
+// RequestBody is the workflow execute request. The reference runtime decodes the same type.
+type RequestBody struct {
+	Input  *string `json:"input"`
+	Stream bool    `json:"stream"`
 }
 
 // DefaultPath is the execute path template; its placeholder {workflow} is the workflow id
 // (s.Target).
 const DefaultPath = "/api/workflows/{workflow}/execute"
 
-// NewRequest builds POST {baseURL}{s.Path, default /api/workflows/{workflow}/execute} with
+// NewRequest builds POST {baseURL}{path, default /api/workflows/{workflow}/execute} with
 // {"input","stream":true}.
-func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(requestBody{Input: s.Input, Stream: true})
+func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
+	body, err := json.Marshal(RequestBody{Input: &s.Input, Stream: true})
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: encode request for session %s: %w", s.ID, err)
 	}
-	tmpl := s.Path
-	if tmpl == "" {
-		tmpl = DefaultPath
-	}
-	path, err := protocol.ExpandPath(tmpl, "workflow", s.Target)
+	path, err := protocol.ExpandPath(c.path, "workflow", s.Target)
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: request for session %s: %w", s.ID, err)
 	}
@@ -70,7 +107,7 @@ func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Sess
 }
 
 // CheckHeaders checks the content type (R-headers).
-func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
+func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
 	if v := simchat.CheckEventStream(h); v != "" {
 		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: v}}
 	}
@@ -78,7 +115,7 @@ func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Viol
 }
 
 // NewChecker returns a checker for one stream of s.
-func (*Dialect) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
+func (*Client) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
 
 // envelope is the execution-event wrapper.
 type envelope struct {

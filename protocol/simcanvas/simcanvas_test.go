@@ -108,15 +108,15 @@ func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violat
 	t.Helper()
 	// The client learns it aborted or stopped only when the stream is over, as the load
 	// generator does: the checker must not depend on those flags before Finish.
-	aborted, stopped := s.Aborted, s.Stopped
-	s.Aborted, s.Stopped = false, false
+	aborted := s.Aborted
+	s.Aborted = false
 	c := NewChecker(s)
 	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
 	var ev sse.Event
 	for {
 		err := dec.Next(&ev)
 		if errors.Is(err, io.EOF) {
-			s.Aborted, s.Stopped = aborted, stopped
+			s.Aborted = aborted
 			return c.Finish(nil)
 		}
 		if err != nil {
@@ -403,9 +403,9 @@ func TestWriterGolden(t *testing.T) {
 func TestRequestAndHeaders(t *testing.T) {
 	t.Parallel()
 	got := make(chan *http.Request, 1)
-	bodies := make(chan requestBody, 1)
+	bodies := make(chan RequestBody, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var b requestBody
+		var b RequestBody
 		if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
 			t.Errorf("body: %v", err)
 		}
@@ -414,7 +414,7 @@ func TestRequestAndHeaders(t *testing.T) {
 		SetResponseHeaders(w.Header())
 	}))
 	t.Cleanup(srv.Close)
-	d := New()
+	d := NewClient()
 	s := &protocol.Session{ID: "s1", Target: "anthropic-none", Input: "hello"}
 	req, err := d.NewRequest(context.Background(), srv.URL+"/", s)
 	if err != nil {
@@ -429,7 +429,7 @@ func TestRequestAndHeaders(t *testing.T) {
 	if r.Method != http.MethodPost || r.URL.Path != "/api/workflows/anthropic-none/execute" || r.Header.Get("Accept") != "text/event-stream" {
 		t.Errorf("request %s %s Accept %q", r.Method, r.URL.Path, r.Header.Get("Accept"))
 	}
-	if b.Input != "hello" || !b.Stream {
+	if b.Input == nil || *b.Input != "hello" || !b.Stream {
 		t.Errorf("body %+v, want input and stream true", b)
 	}
 	if vs := d.CheckHeaders(resp.Header, s); len(vs) != 0 {

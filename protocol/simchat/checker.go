@@ -42,6 +42,8 @@ var redactedKeys = [...]string{"arguments", "input", "result", "output"}
 // docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
 	s               *protocol.Session
+	optedIn         bool
+	policy          Policy
 	v               Violations
 	tracker         *Tracker
 	thinkingAllowed bool
@@ -56,16 +58,19 @@ type Checker struct {
 	generalOnly     bool // tests turn the fast paths off to compare them with the general path
 }
 
-// NewChecker returns a checker for one stream of s.
-func NewChecker(s *protocol.Session) *Checker {
+// NewChecker returns a checker for one stream of s, from a client that opted in or not, to a
+// deployment with policy.
+func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 	c := &Checker{
 		s:               s,
-		thinkingAllowed: s.OptedIn && s.Policy.IncludeThinking,
-		toolsAllowed:    s.OptedIn && s.Policy.IncludeToolCalls,
+		optedIn:         optedIn,
+		policy:          policy,
+		thinkingAllowed: optedIn && policy.IncludeThinking,
+		toolsAllowed:    optedIn && policy.IncludeToolCalls,
 		thinking:        jsonwire.NewCursor(turnThinking(&s.Expected)),
 		thinkingOK:      true,
 	}
-	c.tracker = NewTracker(&s.Expected, s.OptedIn, &c.v)
+	c.tracker = NewTracker(&s.Expected, optedIn, &c.v)
 	return c
 }
 
@@ -160,7 +165,7 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	c.thinkingFrames++
 	if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
-			c.s.OptedIn, c.s.Policy.IncludeThinking, Clip(text, 60))
+			c.optedIn, c.policy.IncludeThinking, Clip(text, 60))
 	} else if c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
 		c.thinkingOK = false
 		c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
@@ -177,7 +182,7 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	c.afterTerminal("a tool frame")
 	if !c.toolsAllowed {
 		c.v.Add(protocol.RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
-			c.s.OptedIn, c.s.Policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
+			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}
 	switch f.Phase {
 	case "start":

@@ -15,46 +15,162 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/streambench/streambench/protocol"
 )
 
 var (
 	_ protocol.Dialect = (*Dialect)(nil)
+	_ protocol.Client  = (*Client)(nil)
 	_ protocol.Checker = (*Checker)(nil)
 )
 
-// Dialect is the sim-chat client side. It holds no state and is safe for concurrent use.
+// Name is the dialect's CLI and mix name.
+const Name = "sim-chat"
+
+// Dialect is the sim-chat client side: its options configure a Client. Stateless and safe for
+// concurrent use.
 type Dialect struct{}
 
 // New returns the sim-chat dialect.
 func New() *Dialect { return &Dialect{} }
 
 // Name is the dialect's CLI name.
-func (*Dialect) Name() string { return "sim-chat" }
+func (*Dialect) Name() string { return Name }
 
-// requestBody is the chat request; conversationId ties the session's requests together.
-type requestBody struct {
-	Input          string `json:"input"`
-	ConversationID string `json:"conversationId,omitempty"`
+// Policy is a deployment's event policy: which frames an opted-in client is sent.
+type Policy struct {
+	IncludeThinking  bool `json:"includeThinking" yaml:"includeThinking"`
+	IncludeToolCalls bool `json:"includeToolCalls" yaml:"includeToolCalls"`
+}
+
+// ParsePolicy reads a policy name: none, thinking, tools or all.
+func ParsePolicy(name string) (Policy, error) {
+	switch name {
+	case "none":
+		return Policy{}, nil
+	case "thinking":
+		return Policy{IncludeThinking: true}, nil
+	case "tools":
+		return Policy{IncludeToolCalls: true}, nil
+	case "all":
+		return Policy{IncludeThinking: true, IncludeToolCalls: true}, nil
+	}
+	return Policy{}, fmt.Errorf("policy %q: want none, thinking, tools or all", name)
+}
+
+// PolicyForSlug is the policy a slug's suffix names (-none, -thinking, -tools, -all, as the
+// reference runtime's deployments are named); none without such a suffix.
+func PolicyForSlug(slug string) Policy {
+	for _, name := range []string{"none", "thinking", "tools", "all"} {
+		if strings.HasSuffix(slug, "-"+name) {
+			p, _ := ParsePolicy(name)
+			return p
+		}
+	}
+	return Policy{}
+}
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "optedIn", Help: "send " + ProtocolHeader + ": " + ProtocolToken + " (live chunks, chunk_reset, thinking and tool frames); default false"},
+		{Key: "policy", Help: "the deployment's event policy the checker assumes: none, thinking, tools or all (default: from the slug's suffix, else none)"},
+		{Key: "includeThinking", Help: "the policy's includeThinking alone (overrides policy)"},
+		{Key: "includeToolCalls", Help: "the policy's includeToolCalls alone (overrides policy)"},
+		{Key: "path", Help: "the stream path template, placeholder {slug} (default " + DefaultPath + ")"},
+	}
+}
+
+// Configure returns the client for deployment slug target.
+func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
+	if err := o.Check(Name, d.Options()); err != nil {
+		return nil, err
+	}
+	c := &Client{policy: PolicyForSlug(target), path: DefaultPath}
+	var err error
+	if c.optedIn, err = o.Bool("optedIn", false); err != nil {
+		return nil, err
+	}
+	name, err := o.String("policy", "")
+	if err != nil {
+		return nil, err
+	}
+	if name != "" {
+		if c.policy, err = ParsePolicy(name); err != nil {
+			return nil, fmt.Errorf("option %w", err)
+		}
+	}
+	if c.policy.IncludeThinking, err = o.Bool("includeThinking", c.policy.IncludeThinking); err != nil {
+		return nil, err
+	}
+	if c.policy.IncludeToolCalls, err = o.Bool("includeToolCalls", c.policy.IncludeToolCalls); err != nil {
+		return nil, err
+	}
+	if c.path, err = o.String("path", DefaultPath); err != nil {
+		return nil, err
+	}
+	if _, err := protocol.ExpandPath(c.path, "slug", target); err != nil {
+		return nil, fmt.Errorf("option path: %w", err)
+	}
+	return c, nil
+}
+
+// NewClient returns a client with the given settings, for tests and library users.
+func NewClient(optedIn bool, policy Policy) *Client {
+	return &Client{optedIn: optedIn, policy: policy, path: DefaultPath}
+}
+
+// Client is a configured sim-chat client: opted in or legacy, against a deployment with a
+// policy. Immutable and safe for concurrent use.
+type Client struct {
+	optedIn bool
+	policy  Policy
+	path    string
+}
+
+// Label is sim-chat-optedin or sim-chat-legacy.
+func (c *Client) Label() string {
+	if c.optedIn {
+		return Name + "-optedin"
+	}
+	return Name + "-legacy"
+}
+
+// Sees reports whether the client is sent thinking or tool frames: only when opted in and the
+// policy includes them.
+func (c *Client) Sees(k protocol.FrameKind) bool {
+	switch k {
+	case protocol.FrameThinking:
+		return c.optedIn && c.policy.IncludeThinking
+	case protocol.FrameToolStart, protocol.FrameToolEnd:
+		return c.optedIn && c.policy.IncludeToolCalls
+	case protocol.FrameReset:
+		return c.optedIn
+	}
+	return true
+}
+
+// RequestBody is the chat request; conversationId ties the session's requests together. The
+// reference runtime decodes the same type.
+type RequestBody struct {
+	Input          *string `json:"input"`
+	ConversationID string  `json:"conversationId,omitempty"`
 }
 
 // DefaultPath is the chat path template; its placeholder {slug} is the deployment slug
 // (s.Target).
 const DefaultPath = "/api/chat/{slug}"
 
-// NewRequest builds POST {baseURL}{s.Path, default /api/chat/{slug}}, sending the opt-in
-// header iff s.OptedIn.
-func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(requestBody{Input: s.Input, ConversationID: s.ID})
+// NewRequest builds POST {baseURL}{path, default /api/chat/{slug}}, sending the opt-in header
+// iff the client opted in.
+func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
+	body, err := json.Marshal(RequestBody{Input: &s.Input, ConversationID: s.ID})
 	if err != nil {
 		return nil, fmt.Errorf("sim-chat: encode request for session %s: %w", s.ID, err)
 	}
-	tmpl := s.Path
-	if tmpl == "" {
-		tmpl = DefaultPath
-	}
-	path, err := protocol.ExpandPath(tmpl, "slug", s.Target)
+	path, err := protocol.ExpandPath(c.path, "slug", s.Target)
 	if err != nil {
 		return nil, fmt.Errorf("sim-chat: request for session %s: %w", s.ID, err)
 	}
@@ -65,7 +181,7 @@ func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Sess
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	if s.OptedIn {
+	if c.optedIn {
 		req.Header.Set(ProtocolHeader, ProtocolToken)
 	}
 	return req, nil
@@ -73,17 +189,17 @@ func (*Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Sess
 
 // CheckHeaders checks the content type and that the protocol header is echoed iff the client
 // opted in (R-headers).
-func (*Dialect) CheckHeaders(h http.Header, s *protocol.Session) []protocol.Violation {
+func (c *Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
 	var out []protocol.Violation
 	if v := CheckEventStream(h); v != "" {
 		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: v})
 	}
 	echoed := OptedIn(h)
 	switch {
-	case s.OptedIn && !echoed:
+	case c.optedIn && !echoed:
 		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf(
 			"client opted in but the response does not echo %s: %s (saw %q)", ProtocolHeader, ProtocolToken, h.Get(ProtocolHeader))})
-	case !s.OptedIn && echoed:
+	case !c.optedIn && echoed:
 		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf(
 			"legacy client (no %s) but the response echoes %q", ProtocolHeader, h.Get(ProtocolHeader))})
 	}
@@ -102,4 +218,6 @@ func CheckEventStream(h http.Header) string {
 }
 
 // NewChecker returns a checker for one stream of s.
-func (*Dialect) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
+func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
+	return NewChecker(s, c.optedIn, c.policy)
+}

@@ -27,7 +27,7 @@ const block = "b1"
 // chunks and a chunk_reset per intermediate turn with text for opted-in clients, settled final
 // text for legacy ones, thinking and tool frames behind header and policy, a redacted final
 // envelope or the error terminal, then "[DONE]".
-func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol protocol.Policy) []string {
+func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []string {
 	t.Helper()
 	rec := &frameRecorder{}
 	w := NewWriter(rec)
@@ -97,19 +97,19 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol protocol.Po
 }
 
 // check feeds frames through the SSE decoder into a fresh checker and returns its verdict.
-func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
+func check(t testing.TB, frames []string, s *testSession) []protocol.Violation {
 	t.Helper()
-	// The client learns it aborted or stopped only when the stream is over, as the load
-	// generator does: the checker must not depend on those flags before Finish.
-	aborted, stopped := s.Aborted, s.Stopped
-	s.Aborted, s.Stopped = false, false
-	c := NewChecker(s)
+	// The client learns it aborted only when the stream is over, as the load generator does:
+	// the checker must not depend on that flag before Finish.
+	aborted := s.Aborted
+	s.Aborted = false
+	c := s.checker()
 	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
 	var ev sse.Event
 	for {
 		err := dec.Next(&ev)
 		if errors.Is(err, io.EOF) {
-			s.Aborted, s.Stopped = aborted, stopped
+			s.Aborted = aborted
 			return c.Finish(nil)
 		}
 		if err != nil {
@@ -128,8 +128,17 @@ func script(t testing.TB, name string, seed uint64) *scenarios.Script {
 	return sc.Render(seed)
 }
 
-func session(sc *scenarios.Script, optedIn bool, pol protocol.Policy) *protocol.Session {
-	return &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", OptedIn: optedIn, Policy: pol, Expected: sc.Expected()}
+// testSession is a session with the client settings its checker takes.
+type testSession struct {
+	*protocol.Session
+	optedIn bool
+	policy  Policy
+}
+
+func (s *testSession) checker() *Checker { return NewChecker(s.Session, s.optedIn, s.policy) }
+
+func session(sc *scenarios.Script, optedIn bool, pol Policy) *testSession {
+	return &testSession{Session: &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", Expected: sc.Expected()}, optedIn: optedIn, policy: pol}
 }
 
 func rules(vs []protocol.Violation) []protocol.Rule {
@@ -144,14 +153,14 @@ func rules(vs []protocol.Violation) []protocol.Rule {
 var clients = []struct {
 	name    string
 	optedIn bool
-	policy  protocol.Policy
+	policy  Policy
 }{
-	{"legacy", false, protocol.Policy{}},
-	{"legacy-policy-all", false, protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}},
-	{"opted-none", true, protocol.Policy{}},
-	{"opted-thinking", true, protocol.Policy{IncludeThinking: true}},
-	{"opted-tools", true, protocol.Policy{IncludeToolCalls: true}},
-	{"opted-all", true, protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}},
+	{"legacy", false, Policy{}},
+	{"legacy-policy-all", false, Policy{IncludeThinking: true, IncludeToolCalls: true}},
+	{"opted-none", true, Policy{}},
+	{"opted-thinking", true, Policy{IncludeThinking: true}},
+	{"opted-tools", true, Policy{IncludeToolCalls: true}},
+	{"opted-all", true, Policy{IncludeThinking: true, IncludeToolCalls: true}},
 }
 
 // cutAfterChunks truncates frames after the n-th answer chunk, as an aborting client sees them.
@@ -235,14 +244,14 @@ func raw(json string) string { return "data: " + json + "\n\n" }
 
 func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	t.Parallel()
-	all := protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}
-	none := protocol.Policy{}
+	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
+	none := Policy{}
 	cases := []struct {
 		name     string
 		scenario string
 		optedIn  bool
-		relayPol protocol.Policy // the policy the stream is produced with
-		checkPol protocol.Policy // the policy the client assumes
+		relayPol Policy // the policy the stream is produced with
+		checkPol Policy // the policy the client assumes
 		aborted  bool
 		edit     edit
 		want     []protocol.Rule
@@ -317,7 +326,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
 		// Live text and resets to a client without the header (runtime fault ignore-header).
 		{"live text to legacy client", "preamble-tool", false, none, none, false, func(t *testing.T, _ []string) []string {
-			return relay(t, script(t, "preamble-tool", 1), true, protocol.Policy{})
+			return relay(t, script(t, "preamble-tool", 1), true, Policy{})
 		}, []protocol.Rule{protocol.RLegacySettled}},
 		// The settled text arrives in two pieces.
 		{"legacy text split", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {
@@ -521,8 +530,8 @@ func sameRules(got, want []protocol.Rule) bool {
 func TestStreamErrorJudgesOnlyWhatWasSeen(t *testing.T) {
 	t.Parallel()
 	sc := script(t, "plain-answer", 3)
-	frames := relay(t, sc, true, protocol.Policy{})
-	c := NewChecker(session(sc, true, protocol.Policy{}))
+	frames := relay(t, sc, true, Policy{})
+	c := session(sc, true, Policy{}).checker()
 	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames[:3], "")))
 	var ev sse.Event
 	for dec.Next(&ev) == nil {
@@ -531,7 +540,7 @@ func TestStreamErrorJudgesOnlyWhatWasSeen(t *testing.T) {
 	if vs := c.Finish(io.ErrUnexpectedEOF); len(vs) != 0 {
 		t.Errorf("violations after a transport error = %v, want none", vs)
 	}
-	c = NewChecker(session(sc, true, protocol.Policy{}))
+	c = session(sc, true, Policy{}).checker()
 	limit := &sse.LimitError{What: "line", Limit: 10}
 	if vs := c.Finish(limit); !sameRules(rules(vs), []protocol.Rule{protocol.RFraming}) {
 		t.Errorf("violations after a limit error = %v, want R-framing", vs)
@@ -541,9 +550,9 @@ func TestStreamErrorJudgesOnlyWhatWasSeen(t *testing.T) {
 func TestObservationKinds(t *testing.T) {
 	t.Parallel()
 	sc := script(t, "preamble-tool", 1)
-	all := protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}
+	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
 	frames := relay(t, sc, true, all)
-	c := NewChecker(session(sc, true, all))
+	c := session(sc, true, all).checker()
 	dec := sse.NewDecoder(bytes.NewReader([]byte(strings.Join(frames, ""))))
 	var ev sse.Event
 	counts := map[protocol.FrameKind]int{}

@@ -134,7 +134,7 @@ func TestRequestAndHeaders(t *testing.T) {
 	t.Parallel()
 	type seen struct {
 		method, path, accept, proto string
-		body                        requestBody
+		body                        RequestBody
 	}
 	got := make(chan seen, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -162,9 +162,9 @@ func TestRequestAndHeaders(t *testing.T) {
 		{"legacy", false, false, 0},        // no header either way
 		{"legacy, broken", false, true, 2}, // wrong content type and an echo nobody asked for
 	}
-	d := New()
 	for _, tc := range cases {
-		s := &protocol.Session{ID: "sess-1", Target: "openai all", Input: "[[streambench scenario=x seed=1]] hi", OptedIn: tc.optedIn}
+		d := NewClient(tc.optedIn, Policy{})
+		s := &protocol.Session{ID: "sess-1", Target: "openai all", Input: "[[streambench scenario=x seed=1]] hi"}
 		base := srv.URL
 		req, err := d.NewRequest(context.Background(), base, s)
 		if err != nil {
@@ -185,7 +185,7 @@ func TestRequestAndHeaders(t *testing.T) {
 		if (r.proto == ProtocolToken) != tc.optedIn {
 			t.Errorf("%s: %s = %q, opted in %t", tc.name, ProtocolHeader, r.proto, tc.optedIn)
 		}
-		if r.body.Input != s.Input || r.body.ConversationID != s.ID {
+		if r.body.Input == nil || *r.body.Input != s.Input || r.body.ConversationID != s.ID {
 			t.Errorf("%s: body %+v", tc.name, r.body)
 		}
 		vs := d.CheckHeaders(resp.Header, s)
@@ -201,7 +201,7 @@ func TestRequestAndHeaders(t *testing.T) {
 	// An opted-in client whose header is not echoed.
 	h := http.Header{}
 	SetResponseHeaders(h, false)
-	if vs := d.CheckHeaders(h, &protocol.Session{OptedIn: true}); len(vs) != 1 {
+	if vs := NewClient(true, Policy{}).CheckHeaders(h, &protocol.Session{}); len(vs) != 1 {
 		t.Errorf("missing echo: violations %v, want one", vs)
 	}
 }
@@ -214,8 +214,8 @@ func FuzzChecker(f *testing.F) {
 	sc := script(f, "preamble-tool", 1)
 	exp := sc.Expected()
 	f.Fuzz(func(t *testing.T, stream []byte, optedIn, aborted bool) {
-		s := &protocol.Session{OptedIn: optedIn, Policy: protocol.Policy{IncludeThinking: true, IncludeToolCalls: optedIn}, Expected: exp, Aborted: aborted}
-		c := NewChecker(s)
+		s := &protocol.Session{Expected: exp, Aborted: aborted}
+		c := NewChecker(s, optedIn, Policy{IncludeThinking: true, IncludeToolCalls: optedIn})
 		dec := sse.NewDecoder(bytes.NewReader(stream))
 		var ev sse.Event
 		for dec.Next(&ev) == nil {
@@ -252,14 +252,14 @@ func BenchmarkCheckerChunk(b *testing.B) {
 			pieces = append(pieces, []byte(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, st.Text))+`}`))
 		}
 	}
-	s := &protocol.Session{OptedIn: true, Expected: exp}
-	c := NewChecker(s)
+	s := &protocol.Session{Expected: exp}
+	c := NewChecker(s, true, Policy{})
 	ev := sse.Event{}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		if i == len(pieces) {
-			c, i = NewChecker(s), 0
+			c, i = NewChecker(s, true, Policy{}), 0
 		}
 		ev.Data = pieces[i]
 		c.Observe(&ev)
@@ -315,7 +315,7 @@ func TestPlainChunkFastPath(t *testing.T) {
 // final envelope) and reports the cost per frame, the figure behind the load generator's CPU
 // per received frame.
 func BenchmarkCheckerStream(b *testing.B) {
-	all := protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}
+	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
 	for _, name := range []string{"thinking-answer", "tool-chain", "long-answer"} {
 		b.Run(name, func(b *testing.B) {
 			sc := script(b, name, 1)
@@ -327,7 +327,7 @@ func BenchmarkCheckerStream(b *testing.B) {
 			var ev sse.Event
 			b.ReportAllocs()
 			for b.Loop() {
-				c := NewChecker(s)
+				c := s.checker()
 				for _, fr := range frames {
 					ev.Data = fr
 					c.Observe(&ev)
@@ -367,7 +367,7 @@ func FuzzPlainThinking(f *testing.F) {
 func FuzzFastPathAgrees(f *testing.F) {
 	for _, name := range []string{"tool-chain", "thinking-answer"} {
 		// Small seeds keep the fuzzer fast: it minimizes every new input it finds.
-		frames := relay(f, script(f, name, 1), true, protocol.Policy{IncludeThinking: true, IncludeToolCalls: true})
+		frames := relay(f, script(f, name, 1), true, Policy{IncludeThinking: true, IncludeToolCalls: true})
 		f.Add([]byte(strings.Join(frames[:min(len(frames), 12)], "")), name)
 		f.Add([]byte(strings.Join(frames[max(0, len(frames)-12):], "")), name)
 	}
@@ -380,8 +380,9 @@ func FuzzFastPathAgrees(f *testing.F) {
 		if !ok {
 			return
 		}
-		s := &protocol.Session{OptedIn: true, Policy: protocol.Policy{IncludeThinking: true, IncludeToolCalls: true}, Expected: exp}
-		fast, general := NewChecker(s), NewChecker(s)
+		s := &protocol.Session{Expected: exp}
+		all := Policy{IncludeThinking: true, IncludeToolCalls: true}
+		fast, general := NewChecker(s, true, all), NewChecker(s, true, all)
 		general.generalOnly = true
 		dec := sse.NewDecoder(bytes.NewReader(stream))
 		var ev sse.Event

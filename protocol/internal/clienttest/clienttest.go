@@ -22,7 +22,7 @@ import (
 
 // Dialect is a client dialect that plays the tool loop and judges HTTP errors.
 type Dialect interface {
-	protocol.Dialect
+	protocol.Client
 	protocol.MultiTurn
 	protocol.ErrorChecker
 }

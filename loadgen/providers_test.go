@@ -1,0 +1,115 @@
+package loadgen
+
+import (
+	"context"
+	"maps"
+	"net/http/httptest"
+	"slices"
+	"testing"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// providerProfiles are the two provider-wire client dialects, straight against the mock.
+const providerProfiles = "  - {dialect: openai-chat, weight: 1, targets: [{slug: mock}]}\n" +
+	"  - {dialect: anthropic-messages, weight: 1, targets: [{slug: mock}]}\n"
+
+// startMock serves the embedded library at testScale with fault on its own server.
+func startMock(t *testing.T, fault mockprovider.Fault) string {
+	t.Helper()
+	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: testScale, Fault: fault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(mock)
+	srv.Config.Protocols = mockprovider.Protocols()
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv.URL
+}
+
+// TestProviderDialectsAgainstTheMock: openai-chat and anthropic-messages, the client playing
+// each scenario's tool loop one request per turn, play the whole default scenario set against
+// the mock with no violation and no unscripted error; aborts are joined with the mock's
+// records (cancel latency); each mock fault switch fails the run with its rule and nothing
+// unrelated.
+func TestProviderDialectsAgainstTheMock(t *testing.T) {
+	t.Parallel()
+	names := slices.Sorted(maps.Keys(DefaultMix().Scenarios))
+	for _, tc := range []struct {
+		fault mockprovider.Fault
+		want  []protocol.Rule
+	}{
+		// The mock as it is: every scenario, both wires, clean.
+		{mockprovider.FaultNone, nil},
+		// Text that is not the script's: each wire's content rule.
+		{mockprovider.FaultTextDiffers, []protocol.Rule{protocol.ROpenAIContent, protocol.RAnthropicContent}},
+		// No usage chunk: the openai wire's usage rule only.
+		{mockprovider.FaultOpenAINoUsage, []protocol.Rule{protocol.ROpenAIUsage}},
+		// No message_stop: the anthropic wire's message rule only.
+		{mockprovider.FaultAnthropicNoMessageStop, []protocol.Rule{protocol.RAnthropicMessage}},
+		// A tolerated variant (reasoning as delta.reasoning): clean.
+		{mockprovider.FaultOpenAIReasoningField, nil},
+	} {
+		t.Run(string(tc.fault)+"-", func(t *testing.T) {
+			t.Parallel()
+			mockURL := startMock(t, tc.fault)
+			run := runLoad(t, Config{
+				Target: mockURL, MockURL: mockURL, Mix: mixOf(t, names, providerProfiles), MixName: "providers",
+				Clients: 8, Sessions: 120, ScriptTimeScale: testScale, NoLeakCheck: true, // process-wide gauges: parallel tests share them
+			})
+			got, want := slices.Sorted(maps.Keys(run.Summary.Violations)), slices.Sorted(slices.Values(tc.want))
+			if !slices.Equal(got, want) {
+				t.Errorf("violations %v, want %v\n%s", run.Summary.Violations, tc.want, describe(run))
+			}
+			c := run.Summary.Counters
+			if c.SessionsStarted != 120 || c.TransportErrors != 0 || c.DecodeErrors != 0 || len(c.HTTPErrors) != 0 {
+				t.Errorf("counters: %s", describe(run))
+			}
+			if tc.want == nil {
+				if !run.Summary.Verdict.Pass {
+					t.Errorf("verdict: %s", describe(run))
+				}
+				cancel, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.CancelLatency })
+				if cancel.TotalCount() == 0 {
+					t.Errorf("no cancel latency measured for the aborted sessions")
+				}
+			}
+		})
+	}
+}
+
+// TestProviderDialectPlaysEveryTurn: a multi-turn session sends one request per scripted turn,
+// each carrying the earlier turns (the mock plays the turn the conversation has reached).
+func TestProviderDialectPlaysEveryTurn(t *testing.T) {
+	t.Parallel()
+	mockURL := startMock(t, mockprovider.FaultNone)
+	run := runLoad(t, Config{
+		Target: mockURL, MockURL: mockURL, Mix: mixOf(t, []string{"tool-chain"}, providerProfiles), MixName: "providers",
+		Clients: 2, Sessions: 4, ScriptTimeScale: testScale, NoLeakCheck: true,
+	})
+	if len(run.Summary.Violations) != 0 || run.Summary.Counters.SessionsOK != 4 {
+		t.Fatalf("%s", describe(run))
+	}
+	recs, err := mockprovider.FetchSessions(context.Background(), nil, mockURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := scenarios.Embedded().Get("tool-chain")
+	turns := map[int]int{}
+	for _, r := range recs {
+		turns[r.Turn]++
+	}
+	want := len(sc.Render(1).Turns)
+	for turn := range want {
+		if turns[turn] != 4 {
+			t.Errorf("turn %d requested %d times, want once per session (4): %v", turn, turns[turn], turns)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Dialect is a client-facing wire format the load generator can drive. A dialect package owns
+// everything about it: its CLI name, the options a mix profile may set for it, the labels its
+// clients record results under, the request, the header check and the checker. The generator,
+// the CLI and the reports only ask (see package protocol/dialects for the registry). A Dialect is
+// immutable and safe for concurrent use.
+type Dialect interface {
+	// Name is the dialect's CLI and mix name (sim-chat, compose, openai-chat, ...).
+	Name() string
+	// Options lists the options Configure accepts, for --help and for errors.
+	Options() []OptionSpec
+	// Configure returns the client that plays one mix target's sessions: target is the
+	// deployment (slug, workflow, agent, model route), opts the profile's options merged with
+	// the target's and the command line's. An unknown option or a bad value is an error naming
+	// it.
+	Configure(target string, opts Options) (Client, error)
+}
+
+// Client is a configured dialect: what one profile × target's sessions send and how their
+// streams are judged. Immutable and safe for concurrent use; per-stream state lives in the
+// Checker.
+type Client interface {
+	// Label names the client kind in results: the dialect part of histogram keys
+	// (sim-chat-optedin, compose, ...).
+	Label() string
+	// NewRequest builds the request that opens s's stream on the target at baseURL.
+	NewRequest(ctx context.Context, baseURL string, s *Session) (*http.Request, error)
+	// CheckHeaders judges the response headers before the body is read.
+	CheckHeaders(h http.Header, s *Session) []Violation
+	// NewChecker returns a fresh checker for one stream of s.
+	NewChecker(s *Session) Checker
+	// Sees reports whether this client is sent frames of kind k at all: a deployment policy
+	// may withhold thinking (FrameThinking) or tool frames (FrameToolStart). Scripted client
+	// actions that wait for such a frame fall back to the scripted time when it never comes.
+	Sees(k FrameKind) bool
+}
+
+// Stopper is implemented by clients with an explicit stop request (compose).
+type Stopper interface {
+	// NewStopRequest builds the request that stops the run whose stream answered with resp.
+	NewStopRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response) (*http.Request, error)
+}
+
+// StopObserver is implemented by checkers of Stopper clients: the generator calls StopSent once
+// when it sent the stop request, before it passes any frame the stop may have caused, so the
+// checker expects the stopped terminal from then on.
+type StopObserver interface {
+	StopSent()
+}
+
+// OptionSpec documents one dialect option.
+type OptionSpec struct {
+	Key  string
+	Help string
+}
+
+// Options are a mix profile's (or the command line's) dialect options: YAML scalars (bool,
+// number, string) or command-line strings, by key.
+type Options map[string]any
+
+// MergeOptions returns the options of every layer, later layers winning for the same key.
+func MergeOptions(layers ...Options) Options {
+	out := Options{}
+	for _, l := range layers {
+		for k, v := range l {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Check returns an error naming every key of o that specs do not list, and the known keys.
+func (o Options) Check(dialect string, specs []OptionSpec) error {
+	known := make([]string, 0, len(specs))
+	for _, s := range specs {
+		known = append(known, s.Key)
+	}
+	var unknown []string
+	for k := range o {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	if len(known) == 0 {
+		return fmt.Errorf("%s takes no options (got %s)", dialect, strings.Join(unknown, ", "))
+	}
+	return fmt.Errorf("%s: unknown option %s (known: %s)", dialect, strings.Join(unknown, ", "), strings.Join(known, ", "))
+}
+
+// Bool reads key as a boolean (true/false, or the strings "true"/"false"); absent is def.
+func (o Options) Bool(key string, def bool) (bool, error) {
+	v, ok := o[key]
+	if !ok {
+		return def, nil
+	}
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		b, err := strconv.ParseBool(x)
+		if err != nil {
+			return def, fmt.Errorf("option %s: %q, want true or false", key, x)
+		}
+		return b, nil
+	}
+	return def, fmt.Errorf("option %s: %v (%T), want true or false", key, v, v)
+}
+
+// String reads key as a string; absent is def.
+func (o Options) String(key, def string) (string, error) {
+	v, ok := o[key]
+	if !ok {
+		return def, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return def, fmt.Errorf("option %s: %v (%T), want a string", key, v, v)
+	}
+	return s, nil
+}
