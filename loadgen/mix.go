@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -183,10 +184,10 @@ func (m *Mix) Restrict(dialect, slug string) (*Mix, error) {
 		out.Profiles = append(out.Profiles, p)
 	}
 	if len(out.Profiles) == 0 {
-		if slug == "" {
-			return nil, fmt.Errorf("mix %s has no %s profile: name a target with --slug", m.Name, dialect)
-		}
-		out.Profiles = []Profile{{Name: dialect, Dialect: dialect, Weight: 1}}
+		// A dialect the mix lacks gets one profile of its own. Its one target is slug, or the
+		// dialect's name where none is given: the provider-wire dialects send every session
+		// to the target URL itself, so their target only labels results.
+		out.Profiles = []Profile{{Name: dialect, Dialect: dialect, Weight: 1, Targets: []Target{{Slug: cmp.Or(slug, dialect)}}}}
 	}
 	for i := range out.Profiles {
 		if slug != "" {

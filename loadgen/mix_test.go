@@ -102,10 +102,11 @@ func TestRestrict(t *testing.T) {
 	if DefaultMix().Profiles[0].Targets[0].Slug == "openai-thinking" {
 		t.Errorf("Restrict modified the mix it was called on")
 	}
-	// A dialect the mix lacks needs a slug.
+	// A dialect the mix lacks gets a profile of its own, its target named after the dialect
+	// without a slug.
 	only, _ := ParseMix("m", []byte("scenarios: {a: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: s}]}\n"))
-	if _, err := only.Restrict("sim-canvas", ""); err == nil {
-		t.Errorf("Restrict to a missing dialect without a slug: no error")
+	if r, err := only.Restrict("openai-chat", ""); err != nil || len(r.Profiles) != 1 || r.Profiles[0].Targets[0].Slug != "openai-chat" {
+		t.Errorf("Restrict to a missing dialect without a slug: %v %+v", err, r)
 	}
 	if r, err := only.Restrict("sim-canvas", "w"); err != nil || r.Profiles[0].Dialect != "sim-canvas" {
 		t.Errorf("Restrict to a missing dialect with a slug: %v %+v", err, r)
