@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -116,6 +117,10 @@ type Config struct {
 	// Allow lists rules whose violations are known findings, in addition to the mix's allow
 	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
 	Allow []protocol.Rule
+
+	// GoodputSLOs are per-session objectives (measure.ParseSessionSLO: "ttft<500ms",
+	// "tpot<50ms"): a session that succeeded and met every one counts toward goodput.
+	GoodputSLOs []measure.SessionSLO
 
 	// Info is recorded in the results as is; the generator does not act on it.
 	Info RunInfo

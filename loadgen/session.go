@@ -169,10 +169,13 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, capture: capture, counting: capture == 0}
 	defer s.close()
 	if !onFreshStack(s.open) {
+		s.m.judgeGoodput(s.res.outcome, r.cfg.GoodputSLOs)
 		return s.res
 	}
 	s.read()
-	return s.finish()
+	res := s.finish()
+	s.m.judgeGoodput(res.outcome, r.cfg.GoodputSLOs)
+	return res
 }
 
 // onFreshStack runs f on a new goroutine and waits for it. The HTTP client and the request's
@@ -240,6 +243,7 @@ func (s *streamState) open() bool {
 	rec := r.rec
 	m := rec.session(p.pick.Index, p.pick.Scenario, p.label, counting && !intended.Before(r.warmupEnd))
 	s.m = m
+	m.tokens.usageOnly = p.session.NoGroundTruth
 	if counting {
 		rec.started.Add(1)
 		rec.active.Add(1)
@@ -388,6 +392,7 @@ func (s *streamState) read() {
 		if m.firstEvent == 0 {
 			m.firstEvent = observed(now.Sub(s.intended))
 		}
+		m.tokens.observe(now, now.Sub(s.intended), &obs, m)
 		switch obs.Kind {
 		case protocol.FrameAnswer:
 			chunks++

@@ -54,6 +54,7 @@ type Checker struct {
 	done            bool
 	afterDone       int
 	generalOnly     bool // tests turn the fast paths off to compare them with the general path
+	tokens          scenarios.TokenCounter
 }
 
 // NewChecker returns a checker for one stream of s.
@@ -92,12 +93,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if blockID, chunk, ok := plainChunk(data); ok && !c.generalOnly {
 		c.afterTerminal("an answer chunk")
 		c.tracker.ChunkBytes(blockID, chunk)
-		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk)}
+		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk), Tokens: c.tokens.TextBytes(chunk)}
 	}
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && jsonwire.Advance(&c.thinking, text) {
 		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
-		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
+		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
 	if err := json.Unmarshal(data, &f); err != nil || len(data) == 0 || data[0] != '{' {
@@ -115,6 +116,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "chunk_reset":
 		c.afterTerminal("chunk_reset")
 		c.tracker.Reset(blockID)
+		c.tokens.Break()
 		return protocol.Observation{Kind: protocol.FrameReset}
 	case "thinking":
 		return c.onThinking(&f, data)
@@ -147,7 +149,7 @@ func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
 	}
 	c.afterTerminal("an answer chunk")
 	c.tracker.Chunk(deref(f.BlockID), *f.Chunk)
-	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*f.Chunk)}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*f.Chunk), Tokens: c.tokens.Text(*f.Chunk)}
 }
 
 func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
@@ -166,7 +168,7 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 		c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
 			c.thinking.Matched(), Clip(c.thinking.Next(40), 40), Clip(text, 40))
 	}
-	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
+	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
 }
 
 func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
@@ -175,6 +177,7 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 		c.v.Add(protocol.RFraming, "expected a tool frame with id and name, saw %s", Clip(string(data), 80))
 	}
 	c.afterTerminal("a tool frame")
+	c.tokens.Break()
 	if !c.toolsAllowed {
 		c.v.Add(protocol.RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
 			c.s.OptedIn, c.s.Policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
