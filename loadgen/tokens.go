@@ -82,10 +82,11 @@ func (tc *tokenClock) tpot() time.Duration {
 }
 
 // rate is output tokens over the stream's duration, in tokens/s × measure.RateScale (0 when
-// the session had no token).
+// the session had no token, or took under a microsecond, the histograms' resolution: a
+// stream that took no measurable time has no rate, and its "rate" would overflow the range).
 func (tc *tokenClock) rate(duration time.Duration) int64 {
 	n := tc.count()
-	if n == 0 || duration <= 0 {
+	if n == 0 || duration < time.Microsecond {
 		return 0
 	}
 	return max(int64(float64(n)*measure.RateScale/duration.Seconds()), 1)
