@@ -55,7 +55,7 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsHung, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
 	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
 		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
-	writeTokens(w, s)
+	writeTokens(w, run)
 	if c.SessionsHung > 0 {
 		fmt.Fprintf(w, "%d sessions hung: no terminal frame within --grace or --stream-timeout; counted as failed (R-terminal)\n", c.SessionsHung)
 	}
@@ -116,9 +116,11 @@ func writeLeakCheck(w io.Writer, s *measure.Summary) {
 	}
 }
 
-// writeTokens prints the token metrics' headline: TTFT, TTFO, TPOT and ITL over every scenario
-// and dialect (the worst key's p50 and p99, from the summary), tokens/s and goodput.
-func writeTokens(w io.Writer, s *measure.Summary) {
+// writeTokens prints the token metrics' headline: TTFT, TTFO, TPOT and ITL p50 and p99 over
+// every scenario and dialect (merged histograms; the worst key's from the summary when the run
+// has none), tokens/s and goodput.
+func writeTokens(w io.Writer, run *measure.Run) {
+	s := &run.Summary
 	if s.Tokens == nil || s.Tokens.OutputTokens == 0 {
 		return
 	}
@@ -126,9 +128,16 @@ func writeTokens(w io.Writer, s *measure.Summary) {
 	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.TimeToFirstOutput, measure.TimePerOutputToken, measure.InterTokenLatency} {
 		var p50, p99 int64
 		found := false
-		for _, ms := range s.Metrics {
-			if ms.Metric == m && ms.Count > 0 {
-				p50, p99, found = max(p50, ms.P50), max(p99, ms.P99), true
+		if run.Histograms != nil {
+			if h, n := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m }); n > 0 {
+				ms := measure.SummarizeOne(measure.Key{Metric: m}, h)
+				p50, p99, found = ms.P50, ms.P99, true
+			}
+		} else {
+			for _, ms := range s.Metrics {
+				if ms.Metric == m && ms.Count > 0 {
+					p50, p99, found = max(p50, ms.P50), max(p99, ms.P99), true
+				}
 			}
 		}
 		if found {
