@@ -131,7 +131,8 @@ type tokenGolden struct {
 func TestTokenMetricsGolden(t *testing.T) {
 	t.Parallel()
 	lib, mix := tokensMix(t)
-	s := runTokens(t, lib, mix, "ttft<150ms", "tpot<=9ms", "stream_tokens_per_s>=50")
+	run := runTokens(t, lib, mix, "ttft<150ms", "tpot<=9ms", "stream_tokens_per_s>=50")
+	s := run.Summary
 	if s.Counters.SessionsOK != 6 || s.TotalViolations() != 0 {
 		t.Fatalf("ok %d of 6, violations %v", s.Counters.SessionsOK, s.Violations)
 	}
@@ -165,6 +166,23 @@ func TestTokenMetricsGolden(t *testing.T) {
 	}
 	if g := s.Tokens.Goodput; g.Sessions != 6 || g.Judged != 6 || g.Share != 1 {
 		t.Errorf("goodput %+v, want 6 of 6", g)
+	}
+	// The saved run keeps them: summary.json's tokens and every histogram in the hlog.
+	dir := t.TempDir()
+	if err := measure.WriteRun(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	back, err := measure.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Summary.Tokens == nil || back.Summary.Tokens.OutputTokens != s.Tokens.OutputTokens || len(back.Summary.Tokens.Goodput.SLOs) != 3 {
+		t.Errorf("summary.json tokens read back as %+v, want %+v", back.Summary.Tokens, s.Tokens)
+	}
+	for _, m := range got.Metrics {
+		if n := back.Histograms.Count(m.Key); n != m.Count {
+			t.Errorf("hlog %s: %d values read back, %d recorded", m.Key, n, m.Count)
+		}
 	}
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
@@ -207,8 +225,7 @@ func TestGoodputCountsSessionsMeetingEverySLO(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := runTokens(t, lib, mix, tc.slos...)
-			g := s.Tokens.Goodput
+			g := runTokens(t, lib, mix, tc.slos...).Summary.Tokens.Goodput
 			if g.Sessions != tc.good || g.Judged != 6 || len(g.SLOs) != len(tc.slos) {
 				t.Errorf("goodput %+v, want %d of 6 sessions under %v", g, tc.good, tc.slos)
 			}
@@ -241,7 +258,7 @@ profiles:
 }
 
 // runTokens runs 6 sessions of tokensMix in virtual time with the given goodput SLOs.
-func runTokens(t *testing.T, lib *scenarios.Library, mix *Mix, sloExprs ...string) measure.Summary {
+func runTokens(t *testing.T, lib *scenarios.Library, mix *Mix, sloExprs ...string) *measure.Run {
 	t.Helper()
 	var slos []measure.SessionSLO
 	for _, e := range sloExprs {
@@ -264,7 +281,7 @@ func runTokens(t *testing.T, lib *scenarios.Library, mix *Mix, sloExprs ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return run.Summary
+	return run
 }
 
 // TestTokenClockWithoutGroundTruth: without ground truth the usage report's count is spread
