@@ -119,7 +119,8 @@ type Config struct {
 	Allow []protocol.Rule
 
 	// GoodputSLOs are per-session objectives (measure.ParseSessionSLO: "ttft<500ms",
-	// "tpot<50ms"): a session that succeeded and met every one counts toward goodput.
+	// "tpot<50ms"), added to the mix's goodputSLOs: a session that succeeded and met every one
+	// counts toward goodput.
 	GoodputSLOs []measure.SessionSLO
 
 	// Info is recorded in the results as is; the generator does not act on it.
@@ -196,6 +197,7 @@ func (c *Config) withDefaults() (Config, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = cfg.Mix.Seed
 	}
+	cfg.GoodputSLOs = cfg.Mix.goodputSLOs(cfg.GoodputSLOs)
 	if cfg.Arrival == "" {
 		cfg.Arrival = DefaultArrival
 	}

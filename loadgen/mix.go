@@ -11,6 +11,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -42,6 +43,9 @@ type Mix struct {
 	// a runtime that does not cancel its provider stream): still counted and shown as allowed,
 	// they fail neither the run nor `streambench gate`.
 	Allow []protocol.Rule `yaml:"allow"`
+	// GoodputSLOs are per-session objectives (measure.ParseSessionSLO, e.g. "ttft<500ms"): a
+	// session that succeeded and met every one, and every load --goodput-slo, is goodput.
+	GoodputSLOs []string `yaml:"goodputSLOs"`
 
 	// scenarioNames is Scenarios' keys in sorted order, so weighted picks do not depend on
 	// map iteration order.
@@ -174,6 +178,11 @@ func (m *Mix) validate() error {
 			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
 		}
 	}
+	for i, expr := range m.GoodputSLOs {
+		if _, err := measure.ParseSessionSLO(expr); err != nil {
+			errs = append(errs, fmt.Errorf("goodputSLOs[%d]: %w", i, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -288,4 +297,15 @@ func (p *Profile) Label() string {
 		return p.Dialect + "-legacy"
 	}
 	return p.Dialect
+}
+
+// goodputSLOs is the mix's goodput SLOs (validated with the mix) followed by extra.
+func (m *Mix) goodputSLOs(extra []measure.SessionSLO) []measure.SessionSLO {
+	var out []measure.SessionSLO
+	for _, expr := range m.GoodputSLOs {
+		if s, err := measure.ParseSessionSLO(expr); err == nil {
+			out = append(out, s)
+		}
+	}
+	return append(out, extra...)
 }

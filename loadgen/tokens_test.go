@@ -222,11 +222,20 @@ func TestGoodputCountsSessionsMeetingEverySLO(t *testing.T) {
 		{"one missed", []string{"ttft<150ms", "tpot<8ms"}, 0},
 		// 66.7 tokens/s per stream is under 100.
 		{"rate missed", []string{"stream_tokens_per_s>100"}, 0},
+		// The mix's own goodputSLOs apply with the flags': its tpot<8ms fails every session.
+		{"mix SLO", []string{"ttft<150ms"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			g := runTokens(t, lib, mix, tc.slos...).Summary.Tokens.Goodput
-			if g.Sessions != tc.good || g.Judged != 6 || len(g.SLOs) != len(tc.slos) {
+			m := mix
+			want := len(tc.slos)
+			if tc.name == "mix SLO" {
+				withSLO := *mix
+				withSLO.GoodputSLOs = []string{"tpot<8ms"}
+				m, want = &withSLO, want+1
+			}
+			g := runTokens(t, lib, m, tc.slos...).Summary.Tokens.Goodput
+			if g.Sessions != tc.good || g.Judged != 6 || len(g.SLOs) != want {
 				t.Errorf("goodput %+v, want %d of 6 sessions under %v", g, tc.good, tc.slos)
 			}
 			if g.PerSecond <= 0 && tc.good > 0 {
