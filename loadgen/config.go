@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/scenarios"
@@ -121,6 +122,11 @@ type Config struct {
 	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
 	Allow []protocol.Rule
 
+	// GoodputSLOs are per-session objectives (measure.ParseSessionSLO: "ttft<500ms",
+	// "tpot<50ms"), added to the mix's goodputSLOs: a session that succeeded and met every one
+	// counts toward goodput.
+	GoodputSLOs []measure.SessionSLO
+
 	// Info is recorded in the results as is; the generator does not act on it.
 	Info RunInfo
 
@@ -206,6 +212,7 @@ func (c *Config) withDefaults() (Config, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = cfg.Mix.Seed
 	}
+	cfg.GoodputSLOs = cfg.Mix.goodputSLOs(cfg.GoodputSLOs)
 	if cfg.Arrival == "" {
 		cfg.Arrival = DefaultArrival
 	}

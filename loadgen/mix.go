@@ -12,6 +12,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -36,6 +37,9 @@ type Mix struct {
 	// a runtime that does not cancel its provider stream): still counted and shown as allowed,
 	// they fail neither the run nor `streambench gate`.
 	Allow []protocol.Rule `yaml:"allow"`
+	// GoodputSLOs are per-session objectives (measure.ParseSessionSLO, e.g. "ttft<500ms"): a
+	// session that succeeded and met every one, and every load --goodput-slo, is goodput.
+	GoodputSLOs []string `yaml:"goodputSLOs"`
 
 	// scenarioNames is Scenarios' keys in sorted order, so weighted picks do not depend on
 	// map iteration order.
@@ -152,6 +156,11 @@ func (m *Mix) validate() error {
 			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
 		}
 	}
+	for i, expr := range m.GoodputSLOs {
+		if _, err := measure.ParseSessionSLO(expr); err != nil {
+			errs = append(errs, fmt.Errorf("goodputSLOs[%d]: %w", i, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -251,4 +260,15 @@ func (m *Mix) Pick(seed, index uint64) Pick {
 	// Small seeds keep directives short and readable in logs.
 	p.Seed = r.Uint64() % 1_000_000
 	return p
+}
+
+// goodputSLOs is the mix's goodput SLOs (validated with the mix) followed by extra.
+func (m *Mix) goodputSLOs(extra []measure.SessionSLO) []measure.SessionSLO {
+	var out []measure.SessionSLO
+	for _, expr := range m.GoodputSLOs {
+		if s, err := measure.ParseSessionSLO(expr); err == nil {
+			out = append(out, s)
+		}
+	}
+	return append(out, extra...)
 }

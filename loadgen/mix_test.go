@@ -39,6 +39,8 @@ func TestParseMixErrors(t *testing.T) {
 		{"no scenarios", "profiles:\n  - {dialect: compose, weight: 1, targets: [{slug: s}]}\n", "scenarios: at least one"},
 		// A target without a slug.
 		{"empty slug", "scenarios: {a: 1}\nprofiles:\n  - {name: p, dialect: compose, weight: 1, targets: [{options: {path: x}}]}\n", "profiles[0] (p).targets[0].slug"},
+		// A goodput SLO on a metric a session has no single value of.
+		{"bad goodput SLO", "scenarios: {a: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: s}]}\ngoodputSLOs: [\"itl<5ms\"]\n", `goodputSLOs[0]: goodput SLO "itl<5ms": unknown per-session metric`},
 	}
 	for _, c := range cases {
 		_, err := ParseMix("m.yaml", []byte(c.yaml))

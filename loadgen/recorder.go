@@ -30,6 +30,7 @@ type recorder struct {
 	transport, decode, frames, bytes       atomic.Int64
 	late, dropped, recordErrs              atomic.Int64
 	active, violations, httpErrs           atomic.Int64
+	outputTokens, good, goodJudged         atomic.Int64 // token metrics and goodput (tokens.go)
 
 	mu         sync.Mutex // guards the fields below (touched at session end, not per event)
 	httpStatus map[int]int64
@@ -76,6 +77,11 @@ type sessionMetrics struct {
 	headers, firstEvent, firstChunk, firstThinking, duration, stop, toolCancel, startLag time.Duration
 	gaps                                                                                 [gapBuffer]time.Duration
 	nGaps                                                                                int
+
+	// tokens follows the output tokens; itl buffers per-token gaps like gaps (tokens.go).
+	tokens tokenClock
+	itl    [gapBuffer]tokenGapEntry
+	nITL   int
 }
 
 func (r *recorder) session(index uint64, scenario, dialect string, record bool) *sessionMetrics {
@@ -124,6 +130,7 @@ func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
 // flush hands every value to the shard. Called once, when the session ends.
 func (m *sessionMetrics) flush() {
 	m.flushGaps()
+	m.flushTokenGaps()
 	if !m.record {
 		return
 	}
@@ -137,6 +144,7 @@ func (m *sessionMetrics) flush() {
 	m.put(measure.StopLatency, m.stop)
 	m.put(measure.ToolCancelSettle, m.toolCancel)
 	m.put(measure.StartLag, m.startLag)
+	m.flushTokens()
 	m.shard.mu.Unlock()
 }
 
@@ -208,6 +216,7 @@ func (r *recorder) counters() measure.Counters {
 		TransportErrors: r.transport.Load(), DecodeErrors: r.decode.Load(),
 		Frames: r.frames.Load(), Bytes: r.bytes.Load(),
 		LateStarts: r.late.Load(), DroppedStarts: r.dropped.Load(), RecordErrors: r.recordErrs.Load(),
+		OutputTokens: r.outputTokens.Load(), GoodputSessions: r.good.Load(), GoodputJudged: r.goodJudged.Load(),
 	}
 	r.mu.Lock()
 	if len(r.httpStatus) > 0 {

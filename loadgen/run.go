@@ -337,6 +337,12 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			LeaksNotChecked: leaksNotChecked,
 		},
 	}
+	// Rates are over the measured wall time: sessions started in the warmup are not counted.
+	measuredFrom := r.start
+	if r.warmupEnd.After(measuredFrom) {
+		measuredFrom = r.warmupEnd
+	}
+	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), ended.Sub(measuredFrom))
 	run.Summary.Verdict = r.verdict(&run.Summary, postErrs)
 	return run, nil
 }

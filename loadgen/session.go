@@ -164,19 +164,23 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	}
 	defer s.close()
 	if !onFreshStack(s.open) {
+		s.m.judgeGoodput(s.res.outcome, r.cfg.GoodputSLOs)
 		return s.res
 	}
 	for {
 		s.read()
 		more, ended := s.nextTurn()
 		if ended {
+			s.m.judgeGoodput(s.res.outcome, r.cfg.GoodputSLOs)
 			return s.res
 		}
 		if !more {
 			break
 		}
 	}
-	return s.finish()
+	res := s.finish()
+	s.m.judgeGoodput(res.outcome, r.cfg.GoodputSLOs)
+	return res
 }
 
 // nextTurn ends the turn just read and requests the next one of a multi-turn session. It
@@ -267,6 +271,7 @@ func (s *streamState) open() bool {
 	rec := r.rec
 	m := rec.session(p.pick.Index, p.pick.Scenario, p.label, counting && !intended.Before(r.warmupEnd))
 	s.m = m
+	m.tokens.usageOnly = p.session.NoGroundTruth
 	if counting {
 		rec.started.Add(1)
 		rec.active.Add(1)
@@ -475,6 +480,7 @@ func (s *streamState) read() {
 		if m.firstEvent == 0 {
 			m.firstEvent = observed(now.Sub(s.intended))
 		}
+		m.tokens.observe(now, now.Sub(s.intended), &obs, m)
 		switch obs.Kind {
 		case protocol.FrameAnswer:
 			s.chunks++

@@ -34,10 +34,29 @@ const (
 	ToolCancelSettle Metric = "tool_cancel"    // compose stop request → first running tool settled (cancelled) on the stream
 	StopLatency      Metric = "stop"           // compose stop request sent → stopped terminal
 	StartLag         Metric = "start_lag"      // open loop: actual start − intended start
+
+	// Token-level metrics, named as AIPerf, GuideLLM and vllm bench serve name them. Tokens
+	// come from the ground truth (the script's tokenizer counts what each frame carries) or,
+	// without it, from the provider wire's usage report (loadgen documents the estimate).
+	TimeToFirstToken      Metric = "ttft"                // request → first frame carrying a thinking or answer token
+	TimeToFirstOutput     Metric = "ttfo"                // request → first frame carrying an answer token (reasoning excluded)
+	InterTokenLatency     Metric = "itl"                 // per token: a frame carrying k tokens after a gap g records k values of g/k
+	TimePerOutputToken    Metric = "tpot"                // per session: (last token frame − first token frame) / (tokens − 1)
+	StreamTokensPerSecond Metric = "stream_tokens_per_s" // per session: output tokens / stream duration, recorded in milli-tokens/s (see RateScale)
 )
+
+// RateScale is how rate metrics (StreamTokensPerSecond) are stored in histograms that hold
+// integers: value = tokens/s × RateScale, so 1 stored unit is 0.001 tokens/s and the
+// histogram's 1 µs .. 1 h range holds 0.001 .. 3.6 million tokens/s. A summary's *_us fields
+// of such a metric are therefore milli-tokens/s; IsRate tells readers which metrics these are.
+const RateScale = 1000
+
+// IsRate tells whether m's histogram holds a rate (×RateScale) rather than microseconds.
+func (m Metric) IsRate() bool { return m == StreamTokensPerSecond }
 
 // Metrics lists every known metric in report order.
 var metricOrder = []Metric{Connect, Headers, FirstEvent, FirstChunk, FirstThinking, ChunkGap,
+	TimeToFirstToken, TimeToFirstOutput, InterTokenLatency, TimePerOutputToken, StreamTokensPerSecond,
 	StreamDuration, CancelLatency, ToolCancelSettle, StopLatency, StartLag}
 
 // AllMetrics returns every known metric in report order (a fresh slice each call).
@@ -175,6 +194,15 @@ func (kh *keyHistogram) record(v int64) error {
 	return err
 }
 
+func (kh *keyHistogram) recordN(v, n int64) error {
+	if kh.dense != nil {
+		return kh.dense.RecordValues(v, n)
+	}
+	err := kh.packed.RecordValues(v, n)
+	kh.densify(false)
+	return err
+}
+
 // merge adds from into kh.
 func (kh *keyHistogram) merge(from *keyHistogram) (dropped int64) {
 	switch {
@@ -232,6 +260,26 @@ func (h *Histograms) Record(k Key, d time.Duration) error {
 		h.byKey[k] = kh
 	}
 	if err := kh.record(d.Microseconds()); err != nil {
+		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
+	}
+	return nil
+}
+
+// RecordN adds n values d to k's histogram at once (n copies of one inter-token gap), with
+// Record's range rules. n <= 0 records nothing.
+func (h *Histograms) RecordN(k Key, d time.Duration, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	if d < 0 || d > time.Hour {
+		return fmt.Errorf("record %s = %v: %w", k, d, ErrOutOfRange)
+	}
+	kh := h.byKey[k]
+	if kh == nil {
+		kh = newKeyHistogram(k)
+		h.byKey[k] = kh
+	}
+	if err := kh.recordN(d.Microseconds(), n); err != nil {
 		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
 	}
 	return nil

@@ -44,6 +44,48 @@ type Counters struct {
 	LateStarts      int64         `json:"late_starts"`    // open loop: sessions started after their intended time
 	DroppedStarts   int64         `json:"dropped_starts"` // open loop: sessions never started (max in-flight)
 	RecordErrors    int64         `json:"record_errors"`  // latencies outside the histogram range
+	// OutputTokens is every thinking and answer token the measured sessions received (from the
+	// ground truth, or the usage report without it).
+	OutputTokens int64 `json:"output_tokens"`
+	// GoodputSessions counts the judged sessions (ended OK or failed; not aborted on purpose or
+	// cut) that succeeded and met every per-session SLO (Tokens.Goodput.SLOs); GoodputJudged
+	// counts the judged ones.
+	GoodputSessions int64 `json:"goodput_sessions"`
+	GoodputJudged   int64 `json:"goodput_judged"`
+}
+
+// TokenSummary is the run's aggregate token figures (summary.json "tokens"); the per-session
+// and per-token distributions are the ttft, ttfo, itl, tpot and stream_tokens_per_s metrics.
+type TokenSummary struct {
+	OutputTokens int64 `json:"output_tokens"`
+	// OutputTokensPerSecond is OutputTokens over the run's wall time (Ended − Started): the
+	// aggregate throughput AIPerf and GuideLLM call output token throughput.
+	OutputTokensPerSecond float64 `json:"output_tokens_per_s"`
+	Goodput               Goodput `json:"goodput"`
+}
+
+// Goodput is how many sessions succeeded and met every per-session SLO, as a share of the
+// judged sessions and as a rate over the run's wall time. With no SLO given it is the
+// successful sessions.
+type Goodput struct {
+	SLOs      []string `json:"slos,omitempty"` // as given, e.g. "ttft<500ms"
+	Sessions  int64    `json:"sessions"`
+	Judged    int64    `json:"judged"`
+	Share     float64  `json:"share"` // Sessions / Judged (0 when none was judged)
+	PerSecond float64  `json:"per_s"`
+}
+
+// NewTokenSummary derives the aggregate figures from the counters over a run of wall time d.
+func NewTokenSummary(c Counters, slos []string, d time.Duration) *TokenSummary {
+	t := &TokenSummary{OutputTokens: c.OutputTokens, Goodput: Goodput{SLOs: slos, Sessions: c.GoodputSessions, Judged: c.GoodputJudged}}
+	if secs := d.Seconds(); secs > 0 {
+		t.OutputTokensPerSecond = float64(c.OutputTokens) / secs
+		t.Goodput.PerSecond = float64(c.GoodputSessions) / secs
+	}
+	if c.GoodputJudged > 0 {
+		t.Goodput.Share = float64(c.GoodputSessions) / float64(c.GoodputJudged)
+	}
+	return t
 }
 
 // Errors is the number of sessions that failed for reasons the scenario did not script:
@@ -244,7 +286,9 @@ type Summary struct {
 	Leaks       []Leak                  `json:"leaks"`
 	// LeaksNotChecked are the sources and gauges the leak check could not compare.
 	LeaksNotChecked []LeakNotChecked `json:"leaks_not_checked,omitempty"`
-	Verdict         Verdict          `json:"verdict"`
+	// Tokens is the aggregate token throughput and goodput (nil in runs recorded before it).
+	Tokens  *TokenSummary `json:"tokens,omitempty"`
+	Verdict Verdict       `json:"verdict"`
 }
 
 // Metric returns the summary of k, if recorded.

@@ -131,6 +131,14 @@ type Observation struct {
 	Kind FrameKind
 	// Bytes of answer or thinking text the frame carried.
 	TextBytes int
+	// Tokens is how many scripted output tokens (thinking or answer) begin in the frame's text,
+	// by the script's tokenizer (scenarios.TokenCounter): a frame coalescing k tokens says k.
+	// It is only meaningful against ground truth; without it the load generator uses UsageTokens.
+	Tokens int
+	// UsageTokens is the turn's output token count when the frame is a usage report (the
+	// openai-chat usage chunk's completion_tokens, anthropic-messages message_delta's
+	// usage.output_tokens); 0 on every other frame.
+	UsageTokens int
 }
 
 // Checker judges one stream against the session's ground truth. Not safe for concurrent use:

@@ -123,6 +123,25 @@ func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
 		return m, nil
 	case kindLeaks:
 		return measured{value: float64(sum.FailedLeaks()), samples: 1}, nil
+	case kindTokenRate, kindGoodput:
+		if sum.Tokens == nil {
+			return measured{}, fmt.Errorf("%s: %w: the run recorded no token figures", s, errNoData)
+		}
+		if s.kind == kindTokenRate {
+			return measured{value: sum.Tokens.OutputTokensPerSecond, samples: sum.Tokens.OutputTokens}, nil
+		}
+		g := sum.Tokens.Goodput
+		note := fmt.Sprintf("%d of %d judged sessions", g.Sessions, g.Judged)
+		if len(g.SLOs) > 0 {
+			note += " under " + strings.Join(g.SLOs, ", ")
+		}
+		if !percent {
+			return measured{value: float64(g.Sessions), samples: 1, note: note}, nil
+		}
+		if g.Judged == 0 {
+			return measured{}, fmt.Errorf("%s: %w: no session judged", s, errNoData)
+		}
+		return measured{value: g.Share, samples: g.Judged, note: note}, nil
 	}
 	if h, n := histogramFor(r, s); h != nil && h.TotalCount() > 0 {
 		stat := statOf(measure.SummarizeOne(measure.Key{}, h), s.Stat)
@@ -156,6 +175,10 @@ func (s Selector) format(v float64, percent bool) string {
 	switch {
 	case s.kind == kindLatency:
 		return msf(v) + " ms"
+	case s.kind == kindRate:
+		return strconv.FormatFloat(v/measure.RateScale, 'f', 1, 64) + " tokens/s"
+	case s.kind == kindTokenRate:
+		return strconv.FormatFloat(v, 'f', 1, 64) + " tokens/s"
 	case percent:
 		return pct(v)
 	default:

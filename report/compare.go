@@ -72,7 +72,7 @@ func Compare(a, b *measure.Run) Comparison {
 		ma, okA := ao[m]
 		mb, okB := bo[m]
 		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s %s (all)", m, st.name), Unit: "ms",
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s %s (all)", m, st.name), Unit: unitOf(m),
 				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB})
 		}
 		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s count (all)", m), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB})
@@ -93,7 +93,7 @@ func Compare(a, b *measure.Run) Comparison {
 		mb, okB := bm[k]
 		label := string(k.Metric) + " %s " + k.Scenario + "/" + k.Dialect
 		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, st.name), Unit: "ms",
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, st.name), Unit: unitOf(k.Metric),
 				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB})
 		}
 		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB})
@@ -109,7 +109,30 @@ func Compare(a, b *measure.Run) Comparison {
 	count("frames", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })
 	count("violations", func(s *measure.Summary) float64 { return float64(s.TotalViolations()) })
 	count("leaks over tolerance", func(s *measure.Summary) float64 { return float64(s.FailedLeaks()) })
+	if a.Summary.Tokens != nil || b.Summary.Tokens != nil {
+		tokens := func(name, unit string, get func(*measure.TokenSummary) float64) {
+			row := CompareRow{Name: name, Unit: unit, HasA: a.Summary.Tokens != nil, HasB: b.Summary.Tokens != nil}
+			if row.HasA {
+				row.A = get(a.Summary.Tokens)
+			}
+			if row.HasB {
+				row.B = get(b.Summary.Tokens)
+			}
+			c.Rows = append(c.Rows, row)
+		}
+		tokens("output tokens/s", "tokens/s", func(t *measure.TokenSummary) float64 { return t.OutputTokensPerSecond })
+		tokens("goodput", "%", func(t *measure.TokenSummary) float64 { return t.Goodput.Share * 100 })
+	}
 	return c
+}
+
+// unitOf is the unit compare shows a metric's statistics in: ms for latencies (µs / 1000), and
+// tokens/s for rates (stored ×RateScale, so the same / 1000 gives tokens/s).
+func unitOf(m measure.Metric) string {
+	if m.IsRate() {
+		return "tokens/s"
+	}
+	return "ms"
 }
 
 // mergedByMetric summarizes each metric over every scenario and dialect of r.

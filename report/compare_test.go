@@ -47,6 +47,16 @@ func TestCompare(t *testing.T) {
 	if errs := find("unscripted errors"); errs.A != 0 || errs.B != 10 {
 		t.Errorf("errors row = %+v", errs)
 	}
+	// A rate metric is compared in tokens/s, not ms; the aggregate figures have rows of their own.
+	if rate := find("stream_tokens_per_s p50 (all)"); rate.Unit != "tokens/s" || rate.A < 50 || rate.A > 300 {
+		t.Errorf("per-stream rate row = %+v, want about 118 tokens/s", rate)
+	}
+	if tps := find("output tokens/s"); tps.A != 2400 || tps.Unit != "tokens/s" {
+		t.Errorf("output tokens/s row = %+v, want 2400", tps)
+	}
+	if g := find("goodput"); g.Unit != "%" || g.B >= g.A {
+		t.Errorf("goodput row = %+v, want B (10 more HTTP errors) below A", g)
+	}
 	var text, md bytes.Buffer
 	if err := c.WriteText(&text); err != nil {
 		t.Fatal(err)

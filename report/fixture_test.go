@@ -62,6 +62,26 @@ func fixtureRun(t testing.TB, o runOptions) *measure.Run {
 			}
 		}
 	}
+	// Token metrics from their own generator, so the latencies above keep their values.
+	trng := rand.New(rand.NewPCG(o.seed, 43))
+	tokenNormal := func(median time.Duration, sigma float64) time.Duration {
+		return time.Duration(float64(median) * math.Exp(sigma*trng.NormFloat64()))
+	}
+	var outputTokens int64
+	for range 600 {
+		ttft := tokenNormal(70*time.Millisecond, 0.3)
+		rec(measure.TimeToFirstToken, "plain-answer", "sim-chat", ttft)
+		rec(measure.TimeToFirstOutput, "plain-answer", "sim-chat", ttft+tokenNormal(10*time.Millisecond, 0.3))
+		tpot := tokenNormal(8*time.Millisecond, 0.2)
+		rec(measure.TimePerOutputToken, "plain-answer", "sim-chat", tpot)
+		for range 3 {
+			rec(measure.InterTokenLatency, "plain-answer", "sim-chat", tokenNormal(tpot, 0.4))
+		}
+		// 120 tokens over the stream: tokens/s ×RateScale, recorded where microseconds go.
+		rate := 120 * measure.RateScale / (ttft + 119*tpot).Seconds()
+		rec(measure.StreamTokensPerSecond, "plain-answer", "sim-chat", time.Duration(rate)*time.Microsecond)
+		outputTokens += 120
+	}
 	start := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	var timeline []measure.TimelinePoint
 	for s := range 30 {
@@ -95,7 +115,8 @@ func fixtureRun(t testing.TB, o runOptions) *measure.Run {
 			Environment: measure.Environment{GoVersion: "go1.26.0", OS: "linux", Arch: "amd64", CPUs: 2, GitRevision: "abc123"},
 			Metrics:     measure.Summarize(h),
 			Counters: measure.Counters{SessionsStarted: o.sessions, SessionsOK: o.sessions - o.httpErrors - 30, SessionsFailed: o.httpErrors,
-				SessionsAborted: 300, ScriptedErrors: 30, Frames: 400000, Bytes: 9 << 20},
+				SessionsAborted: 300, ScriptedErrors: 30, Frames: 400000, Bytes: 9 << 20,
+				OutputTokens: outputTokens, GoodputSessions: o.sessions - o.httpErrors - 330, GoodputJudged: o.sessions - 300},
 			Violations: violations,
 			Leaks:      leaks,
 			Verdict:    measure.Verdict{Pass: true},
@@ -104,6 +125,7 @@ func fixtureRun(t testing.TB, o runOptions) *measure.Run {
 		Timeline:   timeline,
 		Samples:    samples,
 	}
+	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, []string{"ttft<100ms", "tpot<10ms"}, 30*time.Second)
 	if o.httpErrors > 0 {
 		run.Summary.Counters.HTTPErrors = map[int]int64{503: o.httpErrors}
 	}

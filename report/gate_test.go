@@ -37,6 +37,11 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"ttfc{scenario}.p99<1s", "want key=value"},                 // scope without value
 		{"leaks{rule=x}==0", "takes no scope"},                      // scope on an unscoped count
 		{"ttfc{scenario=a,scenario=b}.p99<1s", "given twice"},       // duplicated scope key
+		{"tpot<10ms", "needs a statistic"},                          // a token latency is a histogram too
+		{"stream_tokens_per_s<20", "needs a statistic"},             // so is the per-stream rate
+		{"stream_tokens_per_s.p50>20ms", "want tokens per second"},  // a rate limit is a number
+		{"tokens_per_s.p50>1", "takes no statistic"},                // the aggregate rate is one figure
+		{"goodput>=150%", "between 0% and 100%"},                    // impossible share
 	} {
 		_, err := report.ParseThreshold(tc.expr)
 		var te *report.ThresholdError
@@ -67,6 +72,10 @@ func TestParseThreshold(t *testing.T) {
 		{"violations==0", "violations", "==", 0, false},                                   // count
 		{"failed<0.5%", "failed", "<", 0.005, true},                                       // failed-session rate
 		{"violations{rule=R-converge}==0", "violations{rule=R-converge}", "==", 0, false}, // scoped count
+		{"ttft.p99<500ms", "ttft.p99", "<", 500_000, false},                               // token latency in µs
+		{"stream_tokens_per_s.p50>=20", "stream_tokens_per_s.p50", ">=", 20_000, false},   // rate, kept ×RateScale like its histogram
+		{"tokens_per_s>=1000", "tokens_per_s", ">=", 1000, false},                         // aggregate tokens/s
+		{"goodput>=99%", "goodput", ">=", 0.99, true},                                     // goodput share
 		{"ttfc{dialect=sim-chat, scenario=plain-answer}.p99 < 300ms", "ttfc{dialect=sim-chat,scenario=plain-answer}.p99", "<", 300_000, false}, // spaces, scope
 	} {
 		th, err := report.ParseThreshold(tc.expr)
@@ -160,6 +169,13 @@ func TestGate(t *testing.T) {
 			[]string{"ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}},
 		// a threshold on a metric never recorded fails rather than passing blind
 		{"no data", base, []string{"stop.p99<1s"}, nil, []string{"stop.p99<1s"}},
+		// token metrics within their limits: ttft p99 ~134 ms, tpot p50 ~8 ms, itl p99 ~24 ms,
+		// 118 tokens/s per stream at p50, 2,400 tokens/s in all, goodput 98%
+		{"tokens", base, []string{"ttft.p99<200ms", "ttfo.p50<100ms", "tpot.p50<10ms", "itl.p99<40ms", "stream_tokens_per_s.p50>=100",
+			"tokens_per_s>=2000", "goodput>=97%", "goodput>=1600"}, nil, nil},
+		// and each one beyond them
+		{"tokens failing", base, []string{"ttfo.p99<100ms", "stream_tokens_per_s.p50>=150", "tokens_per_s>=3000", "goodput>99%"}, nil,
+			[]string{"ttfo.p99<100ms", "stream_tokens_per_s.p50>=150", "tokens_per_s>=3000", "goodput>99%"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -379,7 +395,8 @@ func TestGateWithoutHistogramsFallsBackToSummary(t *testing.T) {
 func TestMetricsHelpListsEveryName(t *testing.T) {
 	t.Parallel()
 	help := report.MetricsHelp()
-	for _, name := range []string{"ttfc", "gap|chunk_gap", "cancel", "errors", "violations", "leaks", "start_lag", "p99.9"} {
+	for _, name := range []string{"ttfc", "gap|chunk_gap", "cancel", "errors", "violations", "leaks", "start_lag", "p99.9",
+		"ttft", "ttfo", "itl", "tpot", "stream_tokens_per_s", "tokens_per_s", "goodput"} {
 		if !strings.Contains(help, name) {
 			t.Errorf("MetricsHelp lacks %q", name)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/measure"
@@ -69,7 +70,7 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 	}
 	ov := overviewTable(s)
 	ov.Header = []string{"setting", "value"}
-	for _, t := range []table{ov, overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s), samplesTable(r.Samples)} {
+	for _, t := range withTokens(s, []table{ov, overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s), samplesTable(r.Samples)}, 2) {
 		t.writeMarkdown(w, "##")
 	}
 	fmt.Fprint(w, "## Plots\n\n")
@@ -163,11 +164,20 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
 		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,
 			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))})
 	}
-	for _, t := range []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)} {
+	for _, t := range withTokens(s, []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)}, 1) {
 		data.Tables = append(data.Tables, htmlTable{t})
 	}
 	if err := reportTemplate.Execute(w, data); err != nil {
 		return fmt.Errorf("render %s: %w", HTMLFile, err)
 	}
 	return nil
+}
+
+// withTokens inserts the tokens table at index at, after the latency overview, for runs that
+// recorded token figures (older runs have none, and show no empty table).
+func withTokens(s *measure.Summary, tables []table, at int) []table {
+	if s.Tokens == nil {
+		return tables
+	}
+	return slices.Insert(tables, at, tokensTable(s))
 }

@@ -55,6 +55,7 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsHung, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
 	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
 		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
+	writeTokens(w, run)
 	if c.SessionsHung > 0 {
 		fmt.Fprintf(w, "%d sessions hung: no terminal frame within --grace or --stream-timeout; counted as failed (R-terminal)\n", c.SessionsHung)
 	}
@@ -113,4 +114,42 @@ func writeLeakCheck(w io.Writer, s *measure.Summary) {
 		}
 		fmt.Fprintf(w, "leak check %s: not checked — %s\n", what, n.Reason)
 	}
+}
+
+// writeTokens prints the token metrics' headline: TTFT, TTFO, TPOT and ITL p50 and p99 over
+// every scenario and dialect (merged histograms; the worst key's from the summary when the run
+// has none), tokens/s and goodput.
+func writeTokens(w io.Writer, run *measure.Run) {
+	s := &run.Summary
+	if s.Tokens == nil || s.Tokens.OutputTokens == 0 {
+		return
+	}
+	var parts []string
+	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.TimeToFirstOutput, measure.TimePerOutputToken, measure.InterTokenLatency} {
+		var p50, p99 int64
+		found := false
+		if run.Histograms != nil {
+			if h, n := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m }); n > 0 {
+				ms := measure.SummarizeOne(measure.Key{Metric: m}, h)
+				p50, p99, found = ms.P50, ms.P99, true
+			}
+		} else {
+			for _, ms := range s.Metrics {
+				if ms.Metric == m && ms.Count > 0 {
+					p50, p99, found = max(p50, ms.P50), max(p99, ms.P99), true
+				}
+			}
+		}
+		if found {
+			parts = append(parts, fmt.Sprintf("%s p50 %.1fms p99 %.1fms", m, float64(p50)/1000, float64(p99)/1000))
+		}
+	}
+	t := s.Tokens
+	fmt.Fprintf(w, "tokens: %d output, %.1f tokens/s; %s\n", t.OutputTokens, t.OutputTokensPerSecond, strings.Join(parts, ", "))
+	g := t.Goodput
+	slos := "no SLO given"
+	if len(g.SLOs) > 0 {
+		slos = strings.Join(g.SLOs, ", ")
+	}
+	fmt.Fprintf(w, "goodput: %d of %d judged sessions (%.1f%%), %.2f/s (%s)\n", g.Sessions, g.Judged, 100*g.Share, g.PerSecond, slos)
 }

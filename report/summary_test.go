@@ -28,7 +28,8 @@ func TestWriteSummary(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{"scenario", "plain-answer", "tool-loop", "ms", "hung", "µs CPU per received frame",
-		"violations: " + string(protocol.RTerminal) + "=2", "LEAK ", "verdict: FAIL"} {
+		"violations: " + string(protocol.RTerminal) + "=2", "LEAK ", "verdict: FAIL",
+		"tokens: 72000 output, 2400.0 tokens/s; ttft p50", "tpot p50", "goodput: 1670 of 1700 judged sessions (98.2%), 55.67/s (ttft<100ms, tpot<10ms)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

@@ -96,6 +96,12 @@ type StepResult struct {
 	TTFCP99    float64 `json:"ttfc_p99_us"`
 	ErrorRate  float64 `json:"error_rate"`  // HTTP, transport and decode errors / started
 	FailedRate float64 `json:"failed_rate"` // failed sessions (errors or violations) / started
+	// The token metrics' headline per step (NaN when the run recorded none): merged ttft p99 and
+	// tpot p50 (µs), aggregate output tokens/s and the goodput share (load --goodput-slo).
+	TTFTP99         float64 `json:"ttft_p99_us"`
+	TPOTP50         float64 `json:"tpot_p50_us"`
+	TokensPerSecond float64 `json:"output_tokens_per_s"`
+	GoodputShare    float64 `json:"goodput_share"`
 }
 
 // SweepResult is a whole sweep and what it found.
@@ -167,7 +173,8 @@ func Rejudge(dir string, slos []Threshold) (*SweepResult, error) {
 // JudgeStep evaluates every SLO on one step's run.
 func JudgeStep(st Step, run *measure.Run, slos []Threshold) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
-		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN()}
+		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN(),
+		TTFTP99: math.NaN(), TPOTP50: math.NaN(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN()}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
@@ -184,6 +191,18 @@ func JudgeStep(st Step, run *measure.Run, slos []Threshold) StepResult {
 	ttfc.Stat = "p99"
 	if v, err := ttfc.Measure(run, false); err == nil {
 		r.TTFCP99 = v
+	}
+	if v, err := (Selector{Name: "ttft", kind: kindLatency, metric: measure.TimeToFirstToken, Stat: "p99"}).Measure(run, false); err == nil {
+		r.TTFTP99 = v
+	}
+	if v, err := (Selector{Name: "tpot", kind: kindLatency, metric: measure.TimePerOutputToken, Stat: "p50"}).Measure(run, false); err == nil {
+		r.TPOTP50 = v
+	}
+	if t := run.Summary.Tokens; t != nil {
+		r.TokensPerSecond = t.OutputTokensPerSecond
+		if t.Goodput.Judged > 0 {
+			r.GoodputShare = t.Goodput.Share
+		}
 	}
 	return r
 }
@@ -274,15 +293,16 @@ func (r *SweepResult) Headline() string {
 }
 
 func (r *SweepResult) table() table {
-	t := table{Header: []string{"step", "run", "sessions", "ttfc p50 (ms)", "ttfc p99 (ms)", "errors", "failed"},
-		Right: []bool{false, false, true, true, true, true, true}}
+	t := table{Header: []string{"step", "run", "sessions", "ttfc p50 (ms)", "ttfc p99 (ms)", "ttft p99 (ms)", "tpot p50 (ms)", "tokens/s", "goodput", "errors", "failed"},
+		Right: []bool{false, false, true, true, true, true, true, true, true, true, true}}
 	for _, s := range r.SLOs {
 		t.Header = append(t.Header, s)
 		t.Right = append(t.Right, true)
 	}
 	t.Header = append(t.Header, "verdict")
 	for i, st := range r.Steps {
-		row := []string{st.Step.String(), st.RunID, num(st.Sessions), msOrNA(st.TTFCP50), msOrNA(st.TTFCP99), pct(st.ErrorRate), pct(st.FailedRate)}
+		row := []string{st.Step.String(), st.RunID, num(st.Sessions), msOrNA(st.TTFCP50), msOrNA(st.TTFCP99),
+			msOrNA(st.TTFTP99), msOrNA(st.TPOTP50), floatOrNA(st.TokensPerSecond), pctOrNA(st.GoodputShare), pct(st.ErrorRate), pct(st.FailedRate)}
 		for _, c := range st.Checks {
 			row = append(row, c.Value+boolText(c.Pass, "", " ✗"))
 		}
@@ -293,6 +313,22 @@ func (r *SweepResult) table() table {
 		t.Rows = append(t.Rows, append(row, verdict))
 	}
 	return t
+}
+
+// floatOrNA shows a rate with one decimal, or n/a for NaN.
+func floatOrNA(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// pctOrNA shows a share as a percentage, or n/a for NaN.
+func pctOrNA(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return pct(v)
 }
 
 func msOrNA(us float64) string {
@@ -385,6 +421,10 @@ func (r *SweepResult) jsonSafe() *SweepResult {
 		s := &c.Steps[i]
 		fix(&s.TTFCP50)
 		fix(&s.TTFCP99)
+		fix(&s.TTFTP99)
+		fix(&s.TPOTP50)
+		fix(&s.TokensPerSecond)
+		fix(&s.GoodputShare)
 		s.Checks = slices.Clone(s.Checks)
 		for j := range s.Checks {
 			fix(&s.Checks[j].Measured)

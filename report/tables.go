@@ -119,7 +119,7 @@ func metricsTable(s *measure.Summary) table {
 	metrics := slices.Clone(s.Metrics)
 	slices.SortStableFunc(metrics, func(a, b measure.MetricSummary) int { return a.Key.Compare(b.Key) })
 	for _, m := range metrics {
-		t.Rows = append(t.Rows, []string{string(m.Metric), m.Scenario, m.Dialect, num(m.Count),
+		t.Rows = append(t.Rows, []string{metricLabel(m.Metric), m.Scenario, m.Dialect, num(m.Count),
 			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P99), ms(m.P999), ms(m.Max), msf(m.Mean)})
 	}
 	return t
@@ -150,9 +150,41 @@ func overviewMetricsTable(r *measure.Run) table {
 	for _, m := range metricsOf(r.Histograms) {
 		merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
 		s := measure.SummarizeOne(measure.Key{Metric: m}, merged)
-		t.Rows = append(t.Rows, []string{string(m), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P99),
+		t.Rows = append(t.Rows, []string{metricLabel(m), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P99),
 			ms(s.P999), ms(s.Max), msf(s.Mean)})
 	}
+	return t
+}
+
+// metricLabel names a metric in the latency tables; a rate metric says its unit, as its
+// values there (milli-units shown ÷1000, like microseconds as ms) read as tokens/s.
+func metricLabel(m measure.Metric) string {
+	if m.IsRate() {
+		return string(m) + " (tokens/s)"
+	}
+	return string(m)
+}
+
+// tokensTable is the run's aggregate token throughput and goodput (empty for runs recorded
+// before token metrics).
+func tokensTable(s *measure.Summary) table {
+	t := table{Title: "Tokens and goodput", Header: []string{"figure", "value"}, Right: []bool{false, true}}
+	tk := s.Tokens
+	if tk == nil {
+		return t
+	}
+	row := func(name, v string) { t.Rows = append(t.Rows, []string{name, v}) }
+	row("output tokens (thinking and answer)", num(tk.OutputTokens))
+	row("output tokens/s (aggregate, over the measured wall time)", strconv.FormatFloat(tk.OutputTokensPerSecond, 'f', 1, 64))
+	g := tk.Goodput
+	slos := "none given: every successful session"
+	if len(g.SLOs) > 0 {
+		slos = strings.Join(g.SLOs, ", ")
+	}
+	row("goodput SLOs (per session)", slos)
+	row("goodput sessions (succeeded, every SLO met)", fmt.Sprintf("%d of %d judged", g.Sessions, g.Judged))
+	row("goodput share", pct(g.Share))
+	row("goodput sessions/s", strconv.FormatFloat(g.PerSecond, 'f', 2, 64))
 	return t
 }
 

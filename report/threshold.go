@@ -32,13 +32,16 @@ const (
 	kindHung                        // hung sessions (no terminal within grace or stream timeout); percentage or count
 	kindViolations                  // protocol violations; limit is a count
 	kindLeaks                       // leak-check gauges over tolerance; limit is a count
+	kindRate                        // a statistic of a rate histogram (×measure.RateScale); limit is tokens/s
+	kindTokenRate                   // the run's aggregate output tokens/s; limit is tokens/s
+	kindGoodput                     // sessions that succeeded and met every goodput SLO; percentage of the judged or a count
 )
 
 var gateNames = []gateName{
 	latencyName("connect", measure.Connect, "connect.p99<50ms", "connection established"),
 	latencyName("headers", measure.Headers, "headers.p99<200ms", "request sent → response headers"),
 	latencyName("first_event", measure.FirstEvent, "first_event.p99<300ms", "request → first SSE event of any kind"),
-	latencyName("ttfc", measure.FirstChunk, "ttfc.p99<300ms", "request → first answer chunk (thinking does not count)"),
+	latencyName("ttfc", measure.FirstChunk, "ttfc.p99<300ms", "request → first answer chunk (thinking does not count); ttfo is the first answer token"),
 	latencyName("first_thinking", measure.FirstThinking, "first_thinking.p99<300ms", "request → first thinking frame"),
 	latencyName("gap", measure.ChunkGap, "gap.p99<=50ms", "between consecutive answer chunks").withAlias("chunk_gap"),
 	latencyName("duration", measure.StreamDuration, "duration.p99<10s", "request → end of stream"),
@@ -46,12 +49,22 @@ var gateNames = []gateName{
 	latencyName("tool_cancel", measure.ToolCancelSettle, "tool_cancel.p99<500ms", "compose stop during a tool → the tool settled cancelled on the stream"),
 	latencyName("stop", measure.StopLatency, "stop.p99<500ms", "compose stop request → stopped terminal"),
 	latencyName("start_lag", measure.StartLag, "start_lag.p99<10ms", "open loop: actual start − intended start"),
+	latencyName("ttft", measure.TimeToFirstToken, "ttft.p99<500ms", "time to first token: request → first thinking or answer token"),
+	latencyName("ttfo", measure.TimeToFirstOutput, "ttfo.p99<800ms", "time to first output token: request → first answer token (reasoning excluded)"),
+	latencyName("itl", measure.InterTokenLatency, "itl.p99<50ms", "inter-token latency, per token: a frame of k tokens after a gap g counts k gaps of g/k"),
+	latencyName("tpot", measure.TimePerOutputToken, "tpot.p50<20ms", "time per output token, per session: (last token − first token) / (tokens − 1)"),
+	{Name: "stream_tokens_per_s", Metric: measure.StreamTokensPerSecond, Kind: kindRate, Scopes: []string{"scenario", "dialect"}, Example: "stream_tokens_per_s.p50>=20", Doc: "output tokens/s of each stream (tokens / stream duration); LIMIT in tokens/s"},
+	{Name: "tokens_per_s", Kind: kindTokenRate, Example: "tokens_per_s>=1000", Doc: "aggregate output tokens/s: every session's tokens over the measured wall time"},
+	{Name: "goodput", Kind: kindGoodput, Example: "goodput>=99%", Doc: "sessions that succeeded and met every load --goodput-slo: % of the judged sessions (ended ok or failed), or a count without %"},
 	{Name: "errors", Kind: kindErrors, Example: "errors<0.1%", Doc: "unscripted errors (HTTP, transport, decode): % of sessions started, or a count without %"},
 	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions that failed unscripted, by an error, a hang or a protocol violation (the user's view; what breaks first at capacity); not those failed only by allowed rules"},
 	{Name: "hung", Kind: kindHung, Example: "hung==0", Doc: "sessions whose stream had no terminal within --grace or --stream-timeout (among the failed); hung==0 applies unless a threshold names hung"},
 	{Name: "violations", Kind: kindViolations, Scopes: []string{"rule"}, Example: "violations{rule=R-converge}==0", Doc: "protocol violations (streams × rules broken), without those of allowed rules (--allow, the mix's allow:) unless scoped to one"},
 	{Name: "leaks", Kind: kindLeaks, Example: "leaks==0", Doc: "leak-check gauges over their tolerance"},
 }
+
+// hasStats tells whether the kind is a histogram, whose checks name a statistic.
+func (k valueKind) hasStats() bool { return k == kindLatency || k == kindRate }
 
 // perSession tells whether the kind counts sessions, so a limit may be a percentage of them.
 func (k valueKind) perSession() bool { return k == kindErrors || k == kindFailed || k == kindHung }
@@ -74,14 +87,16 @@ var latencyStats = []string{"min", "p50", "p90", "p99", "p99.9", "p999", "max", 
 func MetricsHelp() string {
 	var b strings.Builder
 	b.WriteString("Checks: NAME[{KEY=VALUE,...}][.STAT] OP LIMIT   (OP: < <= == >= >)\n")
-	b.WriteString("  latency STAT: " + strings.Join(latencyStats, ", ") + "; LIMIT a duration (250us, 300ms, 1.5s)\n\n")
-	fmt.Fprintf(&b, "  %-16s %-19s %-34s %s\n", "NAME", "SCOPES", "EXAMPLE", "WHAT")
+	b.WriteString("  latency STAT: " + strings.Join(latencyStats, ", ") + "; LIMIT a duration (250us, 300ms, 1.5s)\n")
+	b.WriteString("  token metrics (ttft, ttfo, itl, tpot, stream_tokens_per_s, tokens_per_s, goodput) are AIPerf's and\n" +
+		"  GuideLLM's: tokens counted from the ground truth (the script), or from usage without it\n\n")
+	fmt.Fprintf(&b, "  %-20s %-17s %-34s %s\n", "NAME", "SCOPES", "EXAMPLE", "WHAT")
 	for _, n := range gateNames {
 		name := n.Name
 		if n.Alias != "" {
 			name += "|" + n.Alias
 		}
-		fmt.Fprintf(&b, "  %-16s %-19s %-34s %s\n", name, strings.Join(n.Scopes, ","), n.Example, n.Doc)
+		fmt.Fprintf(&b, "  %-20s %-17s %-34s %s\n", name, strings.Join(n.Scopes, ","), n.Example, n.Doc)
 	}
 	b.WriteString("\nRegressions: NAME[{...}].STAT=N% (or =DURATION): current may exceed the baseline by at most that much,\n" +
 		"  compared per scenario × dialect: fails when the median key is over, or any key with 10 samples\n" +
@@ -193,11 +208,11 @@ func parseSelector(expr, text string) (Selector, error) {
 		return bad("unexpected %q after %s", rest, name)
 	}
 	switch {
-	case gn.Kind == kindLatency && sel.Stat == "":
-		return bad("latency %s needs a statistic: .%s", gn.Name, strings.Join(latencyStats, ", ."))
-	case gn.Kind == kindLatency && !slices.Contains(latencyStats, sel.Stat):
+	case gn.Kind.hasStats() && sel.Stat == "":
+		return bad("%s needs a statistic: .%s", gn.Name, strings.Join(latencyStats, ", ."))
+	case gn.Kind.hasStats() && !slices.Contains(latencyStats, sel.Stat):
 		return bad("unknown statistic %q: want one of %s", sel.Stat, strings.Join(latencyStats, ", "))
-	case gn.Kind != kindLatency && sel.Stat != "":
+	case !gn.Kind.hasStats() && sel.Stat != "":
 		return bad("%s is a count and takes no statistic (got .%s)", gn.Name, sel.Stat)
 	}
 	if sel.Stat == "p999" {
@@ -269,7 +284,16 @@ func ParseThreshold(expr string) (Threshold, error) {
 			return bad("limit %q: want a duration such as 300ms, 1.5s or 250us", limit)
 		}
 		t.Limit = float64(d) / float64(time.Microsecond)
-	case kindErrors, kindFailed, kindHung:
+	case kindRate, kindTokenRate:
+		v, err := strconv.ParseFloat(limit, 64)
+		if err != nil || v < 0 {
+			return bad("limit %q: want tokens per second, a number such as 20", limit)
+		}
+		t.Limit = v
+		if sel.kind == kindRate {
+			t.Limit = v * measure.RateScale
+		}
+	case kindErrors, kindFailed, kindHung, kindGoodput:
 		if p, ok := strings.CutSuffix(limit, "%"); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil || v < 0 || v > 100 {
@@ -283,7 +307,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 		v, err := strconv.ParseInt(limit, 10, 64)
 		if err != nil || v < 0 {
 			want := "a count such as 0"
-			if sel.kind.perSession() {
+			if sel.kind.perSession() || sel.kind == kindGoodput {
 				want = "a percentage such as 0.1% or a count such as 0"
 			}
 			return bad("limit %q: want %s", limit, want)

@@ -53,6 +53,7 @@ type workloadFlags struct {
 	timeScale                               float64
 	runID                                   string
 	allow                                   []string
+	goodputSLOs                             []string
 	fs                                      *pflag.FlagSet
 }
 
@@ -107,6 +108,8 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.StringVar(&w.runID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
 	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
 	fs.StringArrayVar(&w.allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
+	fs.StringArrayVar(&w.goodputSLOs, "goodput-slo", nil, "a per-session objective for goodput, METRIC OP LIMIT, e.g. 'ttft<500ms' or 'tpot<50ms' (repeatable):\n"+
+		"goodput counts the sessions that succeeded and met every one; metrics: "+sloMetricNames())
 	return w
 }
 
@@ -128,6 +131,13 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 			return cfg, usageError("--allow: %v", err)
 		}
 		cfg.Allow = append(cfg.Allow, rule)
+	}
+	for _, expr := range w.goodputSLOs {
+		slo, err := measure.ParseSessionSLO(expr)
+		if err != nil {
+			return cfg, usageError("--goodput-slo: %v", err)
+		}
+		cfg.GoodputSLOs = append(cfg.GoodputSLOs, slo)
 	}
 	h, err := loadgen.ParseHeaders(w.headers)
 	if err != nil {
@@ -404,4 +414,13 @@ func (v *progressView) close() {
 		v.bar.SetTotal(-1, true)
 		v.p.Wait()
 	}
+}
+
+// sloMetricNames lists the metrics --goodput-slo accepts.
+func sloMetricNames() string {
+	var names []string
+	for _, m := range measure.SessionSLOMetrics() {
+		names = append(names, string(m))
+	}
+	return strings.Join(names, ", ")
 }

@@ -45,7 +45,8 @@ func TestSweepCommand(t *testing.T) {
 	out := t.TempDir()
 	var buf bytes.Buffer
 	err := sweepMain([]string{"--clients", "3,1", "--sessions", "6", "--time-scale", "0.05", "--in-process", "--quiet",
-		"--slo", "errors<50%", "--slo", "violations==0", "--out", out, "--run-id", "sw"}, &buf)
+		"--slo", "errors<50%", "--slo", "violations==0", "--slo", "goodput>=50%", "--slo", "tokens_per_s>0", "--goodput-slo", "ttft<30s",
+		"--out", out, "--run-id", "sw"}, &buf)
 	if err != nil {
 		t.Fatalf("sweep: %v\n%s", err, buf.String())
 	}
@@ -62,6 +63,14 @@ func TestSweepCommand(t *testing.T) {
 	}
 	if len(res.Steps) != 2 || res.Steps[0].Step.Clients != 1 || res.Knee != 1 || res.Steps[1].Sessions != 6 {
 		t.Errorf("sweep.json = %+v", res)
+	}
+	// Every step has the token metrics' headline: tokens counted through the real runtime
+	// (sweep.json writes -1 for "none"; tpot may be 0 µs: legacy sim-chat clients get the
+	// whole answer in one chunk, so all its tokens arrive at once).
+	for _, st := range res.Steps {
+		if st.TokensPerSecond <= 0 || st.GoodputShare <= 0 || st.TTFTP99 <= 0 || st.TPOTP50 < 0 {
+			t.Errorf("step %s: tokens/s %v, goodput %v, ttft p99 %v µs, tpot p50 %v µs; want all measured", st.Step, st.TokensPerSecond, st.GoodputShare, st.TTFTP99, st.TPOTP50)
+		}
 	}
 	for _, f := range []string{"sweep.md", "sweep.html", "sweep.png", "sw-c1/summary.json", "sw-c3/report.html"} {
 		if _, err := os.Stat(filepath.Join(out, "sw", f)); err != nil {

@@ -28,6 +28,14 @@ func session(sc *scenarios.Scenario, seed uint64) *protocol.Session {
 // does, and returns every violation, headers included.
 func play(t *testing.T, d *Dialect, baseURL string, s *protocol.Session) []protocol.Violation {
 	t.Helper()
+	v, _ := playCounting(t, d, baseURL, s)
+	return v
+}
+
+// playCounting is play that also sums the observations' token counts.
+func playCounting(t *testing.T, d *Dialect, baseURL string, s *protocol.Session) ([]protocol.Violation, int) {
+	t.Helper()
+	tokens := 0
 	req, err := d.NewRequest(context.Background(), baseURL, s)
 	if err != nil {
 		t.Fatal(err)
@@ -53,9 +61,9 @@ func play(t *testing.T, d *Dialect, baseURL string, s *protocol.Session) []proto
 			}
 			break
 		}
-		c.Observe(&ev)
+		tokens += c.Observe(&ev).Tokens
 	}
-	return append(v, c.Finish(streamErr)...)
+	return append(v, c.Finish(streamErr)...), tokens
 }
 
 func rules(v []protocol.Violation) []protocol.Rule {
@@ -90,8 +98,14 @@ func TestLibraryPasses(t *testing.T) {
 				{"no ground truth", breakNone, Options{NoGroundTruth: true}},
 			} {
 				srv, _ := route(t, sc, seed, tc.b)
-				if v := play(t, New(tc.opts), srv.URL, session(sc, seed)); len(v) != 0 {
+				v, tokens := playCounting(t, New(tc.opts), srv.URL, session(sc, seed))
+				if len(v) != 0 {
 					t.Errorf("%s seed %d, %s: %v", name, seed, tc.name, v)
+				}
+				// Every scripted thinking and text token is counted once (token metrics),
+				// when the route forwards reasoning.
+				if want := scriptedTokens(sc.Render(seed)); tc.b == breakReasoning && tokens != want {
+					t.Errorf("%s seed %d, %s: observations counted %d tokens, the script streams %d", name, seed, tc.name, tokens, want)
 				}
 			}
 		}
@@ -336,4 +350,17 @@ func checkBuiltRequest(req *http.Request) error {
 	r.Body = body
 	r.URL.Path = DefaultPath
 	return checkChatRequest(r)
+}
+
+// scriptedTokens is the thinking and text tokens of every turn the script streams.
+func scriptedTokens(script *scenarios.Script) int {
+	n := 0
+	for _, turn := range script.Turns {
+		for _, st := range turn.Steps {
+			if st.Kind == scenarios.StepThinking || st.Kind == scenarios.StepText {
+				n += st.Tokens
+			}
+		}
+	}
+	return n
 }

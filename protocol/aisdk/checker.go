@@ -46,6 +46,7 @@ type stepMark struct {
 // for concurrent use; one per stream.
 type Checker struct {
 	s           *protocol.Session
+	tokens      scenarios.TokenCounter // output tokens per part, for the token metrics
 	ground      bool
 	noReasoning bool
 	v           violations
@@ -161,6 +162,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 		c.stepOpen = true
 		c.steps++
+		c.tokens.Break() // a step is a model turn: its first word is a token
 		c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
 	case typeFinishStep:
 		if !c.stepOpen {
@@ -308,9 +310,9 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 	case len(f.delta) == 0:
 		return protocol.Observation{Kind: protocol.FrameOther}
 	case reasoning:
-		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(f.delta)}
+		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(f.delta), Tokens: c.tokens.ThinkingBytes(f.delta)}
 	}
-	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(f.delta)}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(f.delta), Tokens: c.tokens.TextBytes(f.delta)}
 }
 
 func (c *Checker) findCall(id []byte) int {
@@ -330,6 +332,7 @@ func (c *Checker) onToolInputStart() protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	c.calls = append(c.calls, call{id: string(f.toolCallID), name: string(f.toolName), started: true, scripted: -1})
+	c.tokens.Break()
 	return protocol.Observation{Kind: protocol.FrameToolStart}
 }
 

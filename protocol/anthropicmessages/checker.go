@@ -8,6 +8,7 @@ import (
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -51,6 +52,7 @@ type Checker struct {
 	stopped bool   // message_stop seen
 	errored bool   // a mid-stream error event arrived
 	after   bool   // something arrived after the end (reported once)
+	tokens  scenarios.TokenCounter
 }
 
 // NewChecker returns a checker for the stream of s's current turn (s.Turn).
@@ -122,6 +124,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 	case "message_delta":
 		c.onMessageDelta(e, data)
+		if e.hasOutput && e.output > 0 {
+			return protocol.Observation{Kind: protocol.FrameOther, UsageTokens: e.output}
+		}
 	case "message_stop":
 		c.stopped = true
 		if c.deltas == 0 {
@@ -258,7 +263,7 @@ func (c *Checker) thinking(p []byte) protocol.Observation {
 		c.v.Add(protocol.RAnthropicContent, "thinking diverges from the script at byte %d: expected %s, saw %s",
 			c.think.Matched(), simchat.Clip(c.think.Next(40), 40), simchat.Clip(string(p), 40))
 	}
-	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p)}
+	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: c.tokens.ThinkingBytes(p)}
 }
 
 // answer judges a piece of text against the script.
@@ -271,7 +276,7 @@ func (c *Checker) answer(p []byte) protocol.Observation {
 		c.v.Add(protocol.RAnthropicContent, "text diverges from the script at byte %d: expected %s, saw %s",
 			c.text.Matched(), simchat.Clip(c.text.Next(40), 40), simchat.Clip(string(p), 40))
 	}
-	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p)}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: c.tokens.TextBytes(p)}
 }
 
 func (c *Checker) onMessageDelta(e *eventView, data []byte) {

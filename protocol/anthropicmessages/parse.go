@@ -21,6 +21,7 @@ type eventView struct {
 	hasDelta   bool
 	delta      deltaView
 	hasOutput  bool // usage.output_tokens
+	output     int
 	hasError   bool
 	errMessage []byte
 }
@@ -118,7 +119,7 @@ func parseEvent(sc *jsonwire.Scanner, data []byte, v *eventView) error {
 					break
 				}
 				if string(key) == "output_tokens" {
-					_, v.hasOutput = sc.Integer("usage.output_tokens")
+					v.output, v.hasOutput = sc.Integer("usage.output_tokens")
 				} else {
 					sc.Skip()
 				}

@@ -107,8 +107,9 @@ type Checker struct {
 	receipts           int
 	done               bool
 	afterDone          int
-	scratch            []byte // decoded string of the frame being judged on the fast path
-	generalOnly        bool   // tests turn the fast path off to compare it with the general path
+	scratch            []byte                 // decoded string of the frame being judged on the fast path
+	generalOnly        bool                   // tests turn the fast path off to compare it with the general path
+	tokens             scenarios.TokenCounter // output tokens per frame, for the token metrics
 }
 
 // StopSent tells the checker the client sent a stop request: from then on the stream must end
@@ -199,11 +200,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 		c.thinkingOpen = false
 	case "tool_args_delta":
+		c.tokens.Break() // a tool call ends the turn's text: the next turn's first word is a token
 		c.onArgsDelta(&t, data)
 	case "tool_start":
+		c.tokens.Break()
 		c.onToolStart(&t, data)
 		return protocol.Observation{Kind: protocol.FrameToolStart}
 	case "tool_end":
+		c.tokens.Break()
 		c.onToolEnd(&t, data)
 		return protocol.Observation{Kind: protocol.FrameToolEnd}
 	}
@@ -225,7 +229,7 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	if text == "" {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text)}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.Text(text)}
 }
 
 func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
@@ -238,7 +242,7 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 		c.v.add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
 			c.thinking.Matched(), clip(c.thinking.Next(60), 60), clip(*t.Delta, 60))
 	}
-	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta)}
+	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta), Tokens: c.tokens.Thinking(*t.Delta)}
 }
 
 // onArgsDelta follows one tool_args_delta. The protocol needs only what correlation needs: a
@@ -717,19 +721,21 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	case bytes.HasPrefix(data, []byte(textOpen)):
 		text, ok := c.stringField(data[len(textOpen):], textEnd)
 		if ok && len(text) > 0 && c.textOK && jsonwire.Advance(&c.text, text) {
-			return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text)}, true
+			return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.TextBytes(text)}, true
 		}
 	case bytes.HasPrefix(data, []byte(reasoningOpen)):
 		delta, ok := c.stringField(data[len(reasoningOpen):], reasoningEnd)
 		if ok && c.thinkingOK && jsonwire.Advance(&c.thinking, delta) {
-			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta)}, true
+			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta), Tokens: c.tokens.ThinkingBytes(delta)}, true
 		}
 	case bytes.HasPrefix(data, []byte(argsOpen)):
 		if c.fastArgs(data[len(argsOpen):]) {
+			c.tokens.Break()
 			return protocol.Observation{Kind: protocol.FrameOther}, true
 		}
 	case bytes.HasPrefix(data, []byte(argsOnlyOpen)):
 		if c.fastIndexArgs(data[len(argsOnlyOpen):]) {
+			c.tokens.Break()
 			return protocol.Observation{Kind: protocol.FrameOther}, true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -29,6 +30,7 @@ type Checker struct {
 	tools   clientturn.Tools
 	finish  string // the finish_reason seen, "" before
 	usage   int    // usage chunks seen
+	tokens  scenarios.TokenCounter
 	// toolsLost: a tool_calls delta could not be placed, so the assembled calls are not the
 	// stream's and the checks built on them stay quiet (one defect, one violation).
 	toolsLost bool
@@ -86,6 +88,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	for i := range v.choices {
 		c.onChoice(&v.choices[i], &obs, data)
 	}
+	if v.hasUsage && v.hasTokens && v.completion > 0 {
+		obs.UsageTokens = v.completion
+	}
 	return obs
 }
 
@@ -115,7 +120,7 @@ func (c *Checker) onChoice(ch *choiceView, obs *protocol.Observation, data []byt
 			c.v.Add(protocol.ROpenAIContent, "reasoning diverges from the script at byte %d: expected %s, saw %s",
 				c.think.Matched(), simchat.Clip(c.think.Next(40), 40), simchat.Clip(string(reasoning), 40))
 		}
-		*obs = protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(reasoning)}
+		*obs = protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(reasoning), Tokens: c.tokens.ThinkingBytes(reasoning)}
 	}
 	if len(ch.content) > 0 {
 		if c.exp.Turn != nil && c.textOK && !jsonwire.Advance(&c.text, ch.content) {
@@ -123,7 +128,7 @@ func (c *Checker) onChoice(ch *choiceView, obs *protocol.Observation, data []byt
 			c.v.Add(protocol.ROpenAIContent, "text diverges from the script at byte %d: expected %s, saw %s",
 				c.text.Matched(), simchat.Clip(c.text.Next(40), 40), simchat.Clip(string(ch.content), 40))
 		}
-		*obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(ch.content) + obs.TextBytes}
+		*obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(ch.content) + obs.TextBytes, Tokens: c.tokens.TextBytes(ch.content) + obs.Tokens}
 	}
 	for i := range ch.toolCalls {
 		if c.onToolCall(&ch.toolCalls[i], data) && obs.Kind == protocol.FrameOther {

@@ -18,6 +18,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -159,6 +160,7 @@ type Checker struct {
 	generalOnly bool // tests turn the fast path off to compare it with the general path
 	done        bool
 	afterDone   int
+	tokens      scenarios.TokenCounter // output tokens per frame, for the token metrics
 }
 
 // NewChecker returns a checker for one stream of s. The canvas is always opted in.
@@ -194,7 +196,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.frames++
 		c.lastEventID = f.eventID
 		c.tracker.ChunkBytes(f.blockID, f.chunk)
-		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(f.chunk)}
+		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(f.chunk), Tokens: c.tokens.TextBytes(f.chunk)}
 	}
 	var e envelope
 	if err := json.Unmarshal(data, &e); err != nil || len(data) == 0 || data[0] != '{' {
@@ -226,20 +228,22 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
 		c.tracker.Chunk(p.BlockID, *p.Chunk)
-		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk)}
+		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk), Tokens: c.tokens.Text(*p.Chunk)}
 	case TypeChunkReset:
 		c.tracker.Reset(p.BlockID)
+		c.tokens.Break()
 		return protocol.Observation{Kind: protocol.FrameReset}
 	case TypeThinking:
 		if p.Text == nil {
 			c.v.Add(protocol.RFraming, "stream:thinking: expected the thinking in \"text\", saw %s", clip())
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
-		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*p.Text)}
+		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*p.Text), Tokens: c.tokens.Thinking(*p.Text)}
 	case TypeTool:
 		if p.ID == "" || p.Name == "" {
 			c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())
 		}
+		c.tokens.Break()
 		switch p.Phase {
 		case "start":
 			c.tracker.ToolStart(p.ID, p.Name)

@@ -56,6 +56,7 @@ type Checker struct {
 	done            bool
 	afterDone       int
 	generalOnly     bool // tests turn the fast paths off to compare them with the general path
+	tokens          scenarios.TokenCounter
 }
 
 // NewChecker returns a checker for one stream of s, from a client that opted in or not, to a
@@ -97,12 +98,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if blockID, chunk, ok := plainChunk(data); ok && !c.generalOnly {
 		c.afterTerminal("an answer chunk")
 		c.tracker.ChunkBytes(blockID, chunk)
-		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk)}
+		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk), Tokens: c.tokens.TextBytes(chunk)}
 	}
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && jsonwire.Advance(&c.thinking, text) {
 		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
-		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
+		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
 	if err := json.Unmarshal(data, &f); err != nil || len(data) == 0 || data[0] != '{' {
@@ -120,6 +121,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "chunk_reset":
 		c.afterTerminal("chunk_reset")
 		c.tracker.Reset(blockID)
+		c.tokens.Break()
 		return protocol.Observation{Kind: protocol.FrameReset}
 	case "thinking":
 		return c.onThinking(&f, data)
@@ -152,7 +154,7 @@ func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
 	}
 	c.afterTerminal("an answer chunk")
 	c.tracker.Chunk(deref(f.BlockID), *f.Chunk)
-	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*f.Chunk)}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*f.Chunk), Tokens: c.tokens.Text(*f.Chunk)}
 }
 
 func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
@@ -171,7 +173,7 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 		c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
 			c.thinking.Matched(), Clip(c.thinking.Next(40), 40), Clip(text, 40))
 	}
-	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text)}
+	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
 }
 
 func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
@@ -180,6 +182,7 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 		c.v.Add(protocol.RFraming, "expected a tool frame with id and name, saw %s", Clip(string(data), 80))
 	}
 	c.afterTerminal("a tool frame")
+	c.tokens.Break()
 	if !c.toolsAllowed {
 		c.v.Add(protocol.RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)

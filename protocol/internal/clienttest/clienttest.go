@@ -63,6 +63,8 @@ type Result struct {
 	Statuses []int
 	// Kinds counts the observations by kind over all turns.
 	Kinds map[protocol.FrameKind]int
+	// Tokens and UsageTokens sum the observations' token counts over all turns.
+	Tokens, UsageTokens int
 }
 
 // Play runs every turn of s against baseURL with d, as the load generator does.
@@ -99,7 +101,10 @@ func Play(t testing.TB, d Dialect, baseURL string, s *protocol.Session) Result {
 				}
 				break
 			}
-			res.Kinds[checker.Observe(&ev).Kind]++
+			obs := checker.Observe(&ev)
+			res.Kinds[obs.Kind]++
+			res.Tokens += obs.Tokens
+			res.UsageTokens += obs.UsageTokens
 		}
 		resp.Body.Close()
 		res.Violations = append(res.Violations, checker.Finish(streamErr)...)
@@ -204,5 +209,36 @@ func CheckKinds(t testing.TB, s *protocol.Session, res Result) {
 		if res.Kinds[kind] < n {
 			t.Errorf("%s: %d observations of kind %d, want at least %d (all: %v)", s.ID, res.Kinds[kind], kind, n, res.Kinds)
 		}
+	}
+	checkTokens(t, s, res)
+}
+
+// checkTokens fails t unless the observations counted the script's thinking and text tokens of
+// the played turns (Observation.Tokens), and the usage reports the output tokens of the turns
+// that completed (Observation.UsageTokens), as the load generator's token metrics need.
+func checkTokens(t testing.TB, s *protocol.Session, res Result) {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(s.Expected.Scenario)
+	if !ok {
+		return // a hand-built session: no script to compare with
+	}
+	script := sc.Render(s.Expected.Seed)
+	var tokens, usage int
+	for turn := 0; turn < res.Requests && turn < len(script.Turns); turn++ {
+		st := &script.Turns[turn]
+		for _, step := range st.Steps {
+			if step.Kind != scenarios.StepToolArgs {
+				tokens += step.Tokens
+			}
+		}
+		if res.Statuses[turn] == http.StatusOK && st.ErrorAfterStep < 0 {
+			usage += st.OutputTokens
+		}
+	}
+	if res.Tokens != tokens {
+		t.Errorf("%s: observations counted %d thinking and text tokens, the script streamed %d", s.ID, res.Tokens, tokens)
+	}
+	if res.UsageTokens != usage {
+		t.Errorf("%s: usage reports sum to %d output tokens, the script's completed turns have %d", s.ID, res.UsageTokens, usage)
 	}
 }

@@ -1,0 +1,202 @@
+package loadgen
+
+import (
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// tokenClock follows one session's output tokens for the token metrics (ttft, ttfo, itl, tpot,
+// stream_tokens_per_s, the output token counter and goodput). The read loop feeds it every
+// observation (observe); it keeps a few numbers and records per-token gaps through the
+// session's buffer, so the per-event path neither locks nor allocates.
+//
+// Where tokens come from: against ground truth, the checker's Observation.Tokens (the script's
+// tokens that begin in the frame, however the runtime chunked them). Without ground truth
+// (Session.NoGroundTruth: a real model's content), only the provider wire's usage report
+// knows: its output count is spread over the session's thinking and answer frames at the end.
+// Then ttft, ttfo and tpot are exact (they need only the first and last frame and the count),
+// but per-frame counts are unknown, so itl records tokens−1 values of the session's tpot (the
+// per-request inter-token latency AIPerf reports) instead of k values of gap/k per frame.
+//
+// What counts as an output token: thinking and answer text. Tool-call argument deltas do not
+// (a gateway's usage counts them, so a tool turn's usage exceeds the ground-truth count).
+type tokenClock struct {
+	usageOnly bool // no ground truth: the usage report counts, Observation.Tokens is ignored
+
+	firstToken, firstAnswer time.Duration // since the intended start; 0 = not yet (TTFT, TTFO)
+	firstAt, lastAt         time.Time     // the first and last frame that carried tokens
+	tokens                  int64         // tokens counted from the ground truth
+	frames                  int64         // thinking and answer frames (usage spreading)
+	usage                   int64         // output tokens reported by usage, summed over turns
+}
+
+// observe takes one frame's observation at now (since is now − the intended start).
+func (tc *tokenClock) observe(now time.Time, since time.Duration, obs *protocol.Observation, m *sessionMetrics) {
+	if obs.UsageTokens > 0 {
+		tc.usage += int64(obs.UsageTokens)
+	}
+	if obs.Kind != protocol.FrameAnswer && obs.Kind != protocol.FrameThinking {
+		return
+	}
+	k := int64(obs.Tokens)
+	if tc.usageOnly {
+		// Every text frame carries at least one token; how many is known only at the end.
+		k = 1
+		tc.frames++
+	}
+	if k == 0 {
+		return // whitespace only: no token begins here
+	}
+	if tc.firstToken == 0 {
+		tc.firstToken, tc.firstAt = observed(since), now
+	} else if !tc.usageOnly {
+		m.tokenGap(now.Sub(tc.lastAt), k)
+	}
+	if obs.Kind == protocol.FrameAnswer && tc.firstAnswer == 0 {
+		tc.firstAnswer = observed(since)
+	}
+	tc.lastAt = now
+	if !tc.usageOnly {
+		tc.tokens += k
+	}
+}
+
+// count is the session's output tokens: counted, or the usage report's without ground truth
+// (at least one per text frame, when the report is missing or short).
+func (tc *tokenClock) count() int64 {
+	if tc.usageOnly {
+		return max(tc.usage, tc.frames)
+	}
+	return tc.tokens
+}
+
+// tpot is (last token frame − first) / (tokens − 1), or 0 with fewer than two tokens.
+func (tc *tokenClock) tpot() time.Duration {
+	n := tc.count()
+	if n < 2 || tc.firstAt.IsZero() {
+		return 0
+	}
+	return observed(tc.lastAt.Sub(tc.firstAt) / time.Duration(n-1))
+}
+
+// rate is output tokens over the stream's duration, in tokens/s × measure.RateScale (0 when
+// the session had no token, or took under a microsecond, the histograms' resolution: a
+// stream that took no measurable time has no rate, and its "rate" would overflow the range).
+func (tc *tokenClock) rate(duration time.Duration) int64 {
+	n := tc.count()
+	if n == 0 || duration < time.Microsecond {
+		return 0
+	}
+	return max(int64(float64(n)*measure.RateScale/duration.Seconds()), 1)
+}
+
+// sessionValue is the session's own value of an SLO's metric, in the metric's histogram unit.
+func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
+	var d time.Duration
+	switch metric {
+	case measure.Headers:
+		d = m.headers
+	case measure.FirstEvent:
+		d = m.firstEvent
+	case measure.FirstChunk:
+		d = m.firstChunk
+	case measure.TimeToFirstToken:
+		d = m.tokens.firstToken
+	case measure.TimeToFirstOutput:
+		d = m.tokens.firstAnswer
+	case measure.TimePerOutputToken:
+		d = m.tokens.tpot()
+	case measure.StreamDuration:
+		d = m.duration
+	case measure.StreamTokensPerSecond:
+		r := m.tokens.rate(m.duration)
+		return float64(r), r > 0
+	}
+	return float64(d.Microseconds()), d > 0
+}
+
+// judgeGoodput counts a measured session toward goodput once it ended: judged when it ended OK
+// or failed (an abort on purpose or a cut run is neither good nor bad), good when OK and every
+// SLO holds on its own values.
+func (m *sessionMetrics) judgeGoodput(outcome Outcome, slos []measure.SessionSLO) {
+	if !m.record || (outcome != OutcomeOK && !outcome.Failed()) {
+		return
+	}
+	m.rec.goodJudged.Add(1)
+	if outcome != OutcomeOK {
+		return
+	}
+	for _, s := range slos {
+		if !s.Met(m.sessionValue(s.Metric)) {
+			return
+		}
+	}
+	m.rec.good.Add(1)
+}
+
+// flushTokens records the session's token metrics; the shard lock must be held.
+func (m *sessionMetrics) flushTokens() {
+	tc := &m.tokens
+	m.put(measure.TimeToFirstToken, tc.firstToken)
+	m.put(measure.TimeToFirstOutput, tc.firstAnswer)
+	tpot := tc.tpot()
+	m.put(measure.TimePerOutputToken, tpot)
+	if tc.usageOnly && tpot > 0 {
+		m.putN(measure.InterTokenLatency, tpot, tc.count()-1)
+	}
+	if r := tc.rate(m.duration); r > 0 {
+		m.put(measure.StreamTokensPerSecond, time.Duration(r)*time.Microsecond)
+	}
+	if n := tc.count(); n > 0 {
+		m.rec.outputTokens.Add(n)
+	}
+}
+
+// tokenGap buffers one frame's share of inter-token latency: k tokens after gap d are k gaps
+// of d/k.
+func (m *sessionMetrics) tokenGap(d time.Duration, k int64) {
+	m.itl[m.nITL] = tokenGapEntry{gap: d / time.Duration(k), n: int32(min(k, 1<<30))}
+	m.nITL++
+	if m.nITL == gapBuffer {
+		m.flushTokenGaps()
+	}
+}
+
+func (m *sessionMetrics) flushTokenGaps() {
+	if !m.record || m.nITL == 0 {
+		m.nITL = 0
+		return
+	}
+	m.shard.mu.Lock()
+	for _, g := range m.itl[:m.nITL] {
+		m.putN(measure.InterTokenLatency, g.gap, int64(g.n))
+	}
+	m.shard.mu.Unlock()
+	m.nITL = 0
+}
+
+// tokenGapEntry is one buffered frame of inter-token latency: n tokens, gap each.
+type tokenGapEntry struct {
+	gap time.Duration
+	n   int32
+}
+
+// putN records n values d; the shard lock must be held. A gap of 0 (tokens in one frame
+// arriving within a microsecond of the previous) is a real value here, so it is recorded.
+func (m *sessionMetrics) putN(metric measure.Metric, d time.Duration, n int64) {
+	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
+	if err := m.shard.hist.RecordN(k, d, n); err != nil {
+		m.rec.recordErrs.Add(1)
+	}
+}
+
+// sloExprs is the SLOs as written, for the summary.
+func sloExprs(slos []measure.SessionSLO) []string {
+	var out []string
+	for _, s := range slos {
+		out = append(out, s.Expr)
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package scenarios
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// TokenCounter counts the script's tokens in streamed thinking and answer text, for the load
+// generator's token metrics (time per output token, inter-token latency per token). A scripted
+// token is leading whitespace plus one word (literalCuts, generateText), so a token begins at
+// every non-space rune that follows whitespace, or that opens a turn's text: counting those
+// starts gives the script's token count however a runtime re-chunks the text (a word split
+// over two chunks counts once, in the chunk where it begins; k words coalesced into one chunk
+// count k). A token therefore counts when its first byte arrives. The one scripted token it
+// does not see is trailing whitespace at the very end of a literal (its own token there).
+//
+// The zero value is ready; it holds two booleans, so a checker embeds one per stream. Not safe
+// for concurrent use.
+type TokenCounter struct {
+	thinkingInWord, textInWord bool
+}
+
+// Thinking returns how many thinking tokens begin in piece. Thinking after answer text starts
+// afresh (it is a later turn's).
+func (c *TokenCounter) Thinking(piece string) int {
+	c.textInWord = false
+	return countStarts(piece, &c.thinkingInWord)
+}
+
+// ThinkingBytes is Thinking for a piece still in its frame's buffer (no copy).
+func (c *TokenCounter) ThinkingBytes(piece []byte) int {
+	c.textInWord = false
+	return countStarts(piece, &c.thinkingInWord)
+}
+
+// Text returns how many answer tokens begin in piece.
+func (c *TokenCounter) Text(piece string) int {
+	c.thinkingInWord = false
+	return countStarts(piece, &c.textInWord)
+}
+
+// TextBytes is Text for a piece still in its frame's buffer (no copy).
+func (c *TokenCounter) TextBytes(piece []byte) int {
+	c.thinkingInWord = false
+	return countStarts(piece, &c.textInWord)
+}
+
+// Break marks a turn boundary the text itself does not show (a tool call, a chunk reset): the
+// next text's first word is a new token even without leading whitespace, as every turn's
+// generated text starts with a word.
+func (c *TokenCounter) Break() { c.thinkingInWord, c.textInWord = false, false }
+
+// countStarts counts the words beginning in s; inWord carries whether the previous piece ended
+// inside a word.
+func countStarts[T string | []byte](s T, inWord *bool) int {
+	n := 0
+	in := *inWord
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			// ASCII fast path: the whitespace unicode.IsSpace knows below 0x80.
+			space := b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
+			if !space && !in {
+				n++
+			}
+			in = !space
+			i++
+			continue
+		}
+		r, size := decodeRune(s, i)
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+		i += size
+	}
+	*inWord = in
+	return n
+}
+
+// decodeRune decodes the rune at s[i] for both string and []byte without converting (a
+// conversion to string or to an interface could allocate per frame). Bytes that are not valid
+// UTF-8 decode as one RuneError byte each, which is not a space.
+func decodeRune[T string | []byte](s T, i int) (rune, int) {
+	b0 := s[i]
+	cont := func(j int) (rune, bool) {
+		if j >= len(s) || s[j]&0xC0 != 0x80 {
+			return 0, false
+		}
+		return rune(s[j] & 0x3F), true
+	}
+	switch {
+	case b0&0xE0 == 0xC0:
+		if c1, ok := cont(i + 1); ok {
+			return rune(b0&0x1F)<<6 | c1, 2
+		}
+	case b0&0xF0 == 0xE0:
+		c1, ok1 := cont(i + 1)
+		c2, ok2 := cont(i + 2)
+		if ok1 && ok2 {
+			return rune(b0&0x0F)<<12 | c1<<6 | c2, 3
+		}
+	case b0&0xF8 == 0xF0:
+		c1, ok1 := cont(i + 1)
+		c2, ok2 := cont(i + 2)
+		c3, ok3 := cont(i + 3)
+		if ok1 && ok2 && ok3 {
+			return rune(b0&0x07)<<18 | c1<<12 | c2<<6 | c3, 4
+		}
+	}
+	return utf8.RuneError, 1
+}
