@@ -285,6 +285,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		}
 	}()
 	go r.trackPeak(drained)
+	lag := startLagProbe(lagInterval)
 
 	var sessions sync.WaitGroup
 	if cfg.openLoop() {
@@ -307,6 +308,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	ended := time.Now()
 	close(drained)
 	<-collectorDone
+	lagHist := lag.stop()
 
 	var postErrs []error
 	if ctx.Err() == nil {
@@ -323,6 +325,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		}
 	}
 	hist := r.rec.merge()
+	if dropped := hist.Set(generatorLagKey, lagHist); dropped > 0 {
+		r.rec.recordErrs.Add(dropped)
+	}
 	run := &measure.Run{
 		Histograms: hist,
 		Timeline:   tl.points,
@@ -342,6 +347,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		},
 	}
 	run.Summary.Verdict = r.verdict(&run.Summary, postErrs)
+	if w := overloadWarning(lagHist, run.Summary.Counters); w != "" {
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
+	}
 	return run, nil
 }
 

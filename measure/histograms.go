@@ -34,11 +34,12 @@ const (
 	ToolCancelSettle Metric = "tool_cancel"    // compose stop request → first running tool settled (cancelled) on the stream
 	StopLatency      Metric = "stop"           // compose stop request sent → stopped terminal
 	StartLag         Metric = "start_lag"      // open loop: actual start − intended start
+	GeneratorLag     Metric = "generator_lag"  // how late the generator's own 10 ms timer woke (its scheduling lag)
 )
 
 // Metrics lists every known metric in report order.
 var metricOrder = []Metric{Connect, Headers, FirstEvent, FirstChunk, FirstThinking, ChunkGap,
-	StreamDuration, CancelLatency, ToolCancelSettle, StopLatency, StartLag}
+	StreamDuration, CancelLatency, ToolCancelSettle, StopLatency, StartLag, GeneratorLag}
 
 // AllMetrics returns every known metric in report order (a fresh slice each call).
 func AllMetrics() []Metric { return slices.Clone(metricOrder) }
