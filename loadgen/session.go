@@ -271,6 +271,15 @@ func (s *streamState) open() bool {
 			}
 		},
 	}
+	if trig != nil && trig.BeforeHeaders {
+		// The request is on the wire and the runtime has started on it; the response head
+		// cannot have arrived yet.
+		trace.WroteRequest = func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				act.fire()
+			}
+		}
+	}
 	req, err := p.dialect.NewRequest(httptrace.WithClientTrace(sctx, trace), r.cfg.Target, p.session)
 	if err != nil {
 		// A request we cannot even build is a generator defect, reported as a transport error
@@ -304,6 +313,12 @@ func (s *streamState) open() bool {
 		return false
 	}
 	s.body = resp.Body
+	if !isStop && act.fired.Load() {
+		// The client left before the head arrived (Do may still return a response that came
+		// in the same instant): it never saw the head, so none is measured.
+		s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
+		return false
+	}
 	m.headers = observed(time.Since(intended))
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
