@@ -25,16 +25,17 @@ import (
 )
 
 // The stalled-readers scenarios: the normal clients' paced answer, and the stalled clients'
-// bulk answer, which delivers ~800 KB in ~6 s: far more than a stalled socket's kernel buffers
+// bulk answer, which delivers ~400 KB in ~1.5 s: twice a stalled socket's kernel buffers
 // (~200 KB), so the runtime's writes block within the first second and stay blocked.
 const (
 	stalledNormalYAML = "name: stalled-normal\ndescription: the normal clients' paced answer\n" +
 		"timing:\n  ttft: 200ms\n  itl: 200ms\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: 20}\n"
 	stalledBulkYAML = "name: stalled-bulk\ndescription: a long fast answer in big frames, so a client that stops reading fills its window\n" +
-		"timing:\n  ttft: 100ms\n  itl: 100us\n  tokensPerFrame: 200\nturns:\n  - text: {tokens: 60000}\n"
-	// stalledSettle is how long after the last stalled reader opened the measurement waits for
-	// the bulk streams to fill the stalled sockets (under a second each at ~130 KB/s).
-	stalledSettle = 3 * time.Second
+		"timing:\n  ttft: 100ms\n  itl: 50us\n  tokensPerFrame: 200\nturns:\n  - text: {tokens: 30000}\n"
+	// stalledSettleMax bounds the wait for the stalled streams to settle: the runtime's memory
+	// stops growing once each stalled stream has filled its socket and whatever buffers lie
+	// between the provider and it.
+	stalledSettleMax = 20 * time.Second
 	// stalledOpeners is how many stalled readers connect at once.
 	stalledOpeners = 50
 )
@@ -51,15 +52,17 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 	length := orDefault(o.Duration, 15*time.Second)
 	idle := orDefault(o.IdleTimeout, agentruntime.DefaultClientIdleTimeout)
 	ramp := min(3*time.Second, length/3)
+	warmup := ramp + min(2*time.Second, (length-ramp)/2) // the ramp's burst of first requests is not measured
 	rep := &Report{
 		Name: fmt.Sprintf("stalled readers: %d clients that stop reading among %d normal ones", stalled, normal),
 		Command: fmt.Sprintf("streambench bench abuse --part stalled-readers --stalled %d --streams %d --duration %s --idle-timeout %s%s",
 			stalled, normal, length, idle, o.transportFlags()),
 		Method: fmt.Sprintf("two runs of the same closed loop (users ramped 0→%d over %s, held to %s, the first %s not measured; "+
 			"sim-chat opted in; TTFT 200 ms then 20 tokens 200 ms apart), each on a fresh mock + runtime in child processes: "+
-			"the yardstick alone, then with %d raw TCP clients (receive buffer %d B, MSS %d) that sent a sim-chat request for an ~800 KB answer, "+
-			"read the head and one byte and stopped; the runtime's client idle timeout is %s. Memory: runtime VmRSS with the stalled streams held − before them",
-			normal, ramp, length, ramp+2*time.Second, stalled, stalledReceiveBuffer, stalledSegment, idle),
+			"the yardstick alone, then with %d raw TCP clients (receive buffer %d B, MSS %d) that sent a sim-chat request for an ~400 KB answer, "+
+			"read the head and one byte and stopped; the runtime's client idle timeout is %s, and it talks %s to the mock. "+
+			"Memory: runtime VmRSS once it stopped growing with the stalled streams held − before them",
+			normal, ramp, length, warmup, stalled, stalledReceiveBuffer, stalledSegment, idle, o.providerProtocol()),
 	}
 	dir, lib, err := writeScenarioDir(map[string]string{"stalled-normal": stalledNormalYAML, "stalled-bulk": stalledBulkYAML})
 	if err != nil {
@@ -82,7 +85,7 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 			Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-stalled", Library: lib,
 			RunID:  "bench-" + label + "-" + time.Now().UTC().Format("150405"),
 			Stages: loadgen.Stages{{Duration: ramp, Target: float64(normal)}, {Duration: length - ramp, Target: float64(normal)}},
-			Warmup: ramp + 2*time.Second, Grace: 30 * time.Second, StreamTimeout: time.Minute, HTTP2: o.HTTP2,
+			Warmup: warmup, Grace: 30 * time.Second, StreamTimeout: time.Minute, HTTP2: o.HTTP2,
 		}, o)
 		return run, err
 	}
@@ -120,12 +123,37 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	stalledAt := time.Now()
-	select {
-	case <-time.After(stalledSettle):
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	// Watch the drop counter from the stall on, while the settling and the normal run go on:
+	// the drops may come during either.
+	type dropResult struct {
+		dropped float64
+		after   time.Duration
+		err     error
 	}
-	rssStalled, _ := procStatusKiB(rtPID, "VmRSS")
+	drops := make(chan dropResult, 1)
+	go func() {
+		deadline := stalledAt.Add(idle + 30*time.Second)
+		for {
+			n, err := scrapeMetric(ctx, st.RuntimeURL+"/metrics", agentruntime.MetricSlowClientsDropped)
+			if err != nil || n >= float64(len(readers)) || time.Now().After(deadline) {
+				drops <- dropResult{n, time.Since(stalledAt), err}
+				return
+			}
+			select {
+			case <-time.After(250 * time.Millisecond):
+			case <-ctx.Done():
+				drops <- dropResult{n, time.Since(stalledAt), ctx.Err()}
+				return
+			}
+		}
+	}()
+	rssStalled, settled, err := settleRSS(ctx, rtPID, stalledSettleMax)
+	if err != nil {
+		return nil, err
+	}
+	if !settled {
+		rep.note("the runtime's RSS was still growing %s after the stalled readers opened: its memory per stalled stream is a lower bound", stalledSettleMax)
+	}
 	tcpStalled := tcpMemoryPages()
 	openStreams, err := scrapeMetric(ctx, st.RuntimeURL+"/metrics", agentruntime.MetricClientStreamsOpen)
 	if err != nil {
@@ -139,25 +167,13 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Wait for the runtime to drop every stalled stream: its idle timeout after the last
-	// byte it could write, with slack for a loaded machine.
-	var dropped float64
-	var droppedBy time.Duration
-	deadline := stalledAt.Add(idle + 30*time.Second)
-	for {
-		if dropped, err = scrapeMetric(ctx, st.RuntimeURL+"/metrics", agentruntime.MetricSlowClientsDropped); err != nil {
-			return nil, err
-		}
-		if dropped >= float64(len(readers)) || time.Now().After(deadline) {
-			droppedBy = time.Since(stalledAt)
-			break
-		}
-		select {
-		case <-time.After(200 * time.Millisecond):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	// The runtime drops every stalled stream its idle timeout after the last byte it could
+	// write; the watcher gives it 30 s of slack on a loaded machine.
+	d := <-drops
+	if d.err != nil {
+		return nil, d.err
 	}
+	dropped, droppedBy := d.dropped, d.after
 	rssAfter, _ := procStatusKiB(rtPID, "VmRSS")
 	openAfter, _ := scrapeMetric(ctx, st.RuntimeURL+"/metrics", agentruntime.MetricClientStreamsOpen)
 
@@ -215,6 +231,31 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 		rep.fail("the runtime dropped %g of %d stalled streams within %s", dropped, len(readers), droppedBy.Round(time.Second))
 	}
 	return rep, nil
+}
+
+// settleRSS waits until a process's RSS grew by less than 1% over the last second (after at
+// least two seconds), or max passed, and returns the last reading and whether it settled.
+func settleRSS(ctx context.Context, pid int, max time.Duration) (kib int64, settled bool, err error) {
+	start := time.Now()
+	var readings []int64 // one per 250 ms
+	for {
+		kib, err = procStatusKiB(pid, "VmRSS")
+		if err != nil {
+			return 0, false, fmt.Errorf("runtime memory: %w", err)
+		}
+		readings = append(readings, kib)
+		if n := len(readings); n > 8 && float64(kib-readings[n-5]) < 0.01*float64(kib) {
+			return kib, true, nil
+		}
+		if time.Since(start) > max {
+			return kib, false, nil
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, false, ctx.Err()
+		}
+	}
 }
 
 // failureReasons is a failed run's verdict reasons (none when it passed).
