@@ -201,6 +201,8 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 		c := r.run.Summary.Counters
 		rep.add("normal sessions ok, "+r.label, float64(c.SessionsOK), "sessions")
 		rep.addTarget("normal sessions failed, "+r.label, float64(c.SessionsFailed), "sessions", "0", c.SessionsFailed == 0)
+		lag := mergedMetric(r.run, measure.GeneratorLag)
+		rep.add("generator scheduling lag p99, "+r.label, quantileMs(lag, 99, 0), "ms")
 		checked, leaked := leakCount(r.run)
 		rep.addTarget("leak checks over tolerance, "+r.label, float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
 		for _, w := range r.run.Summary.Verdict.Warnings {
