@@ -116,12 +116,26 @@ func TestGeneratorLagOverloaded(t *testing.T) {
 
 // TestGeneratorLagQuiet: a run on an idle process records generator_lag and warns of nothing.
 // Not parallel: the other tests' load in this process would be lag this test did not cause.
+// The machine itself may be busy (it is shared): then the lag is real and the warning must
+// name it, so the test still checks that the warning follows the lag.
 func TestGeneratorLagQuiet(t *testing.T) {
 	run := lagRun(t)
-	if h := run.Histograms.Get(generatorLagKey); h == nil || h.TotalCount() == 0 {
+	h := run.Histograms.Get(generatorLagKey)
+	if h == nil || h.TotalCount() == 0 {
 		t.Fatalf("no %s histogram in %v", measure.GeneratorLag, run.Histograms.Keys())
 	}
-	if v := run.Summary.Verdict; len(v.Warnings) != 0 || !v.Pass {
-		t.Errorf("verdict %+v, want a pass without warnings", v)
+	v := run.Summary.Verdict
+	if !v.Pass {
+		t.Errorf("verdict %+v, want a pass", v)
+	}
+	if p99 := time.Duration(h.ValueAtQuantile(99)) * time.Microsecond; p99 > OverloadLag {
+		t.Logf("the machine was busy: generator_lag p99 %v", p99)
+		if len(v.Warnings) != 1 {
+			t.Errorf("lag p99 %v over %v but warnings %q: want the overload warning", p99, OverloadLag, v.Warnings)
+		}
+		return
+	}
+	if len(v.Warnings) != 0 {
+		t.Errorf("verdict warnings %q on a quiet run, want none", v.Warnings)
 	}
 }
