@@ -281,6 +281,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		}
 	}()
 	go r.trackPeak(drained)
+	lag := startLagProbe(lagInterval)
 
 	var sessions sync.WaitGroup
 	if cfg.openLoop() {
@@ -303,6 +304,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	ended := time.Now()
 	close(drained)
 	<-collectorDone
+	lagHist := lag.stop()
 
 	var postErrs []error
 	if ctx.Err() == nil {
@@ -317,6 +319,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		leaks, leaksNotChecked = r.leakCheck(ctx, before)
 	}
 	hist := r.rec.merge()
+	if dropped := hist.Set(generatorLagKey, lagHist); dropped > 0 {
+		r.rec.recordErrs.Add(dropped)
+	}
 	run := &measure.Run{
 		Histograms: hist,
 		Timeline:   tl.points,
@@ -344,6 +349,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), ended.Sub(measuredFrom))
 	run.Summary.Verdict = r.verdict(&run.Summary, postErrs)
+	if w := overloadWarning(lagHist, run.Summary.Counters); w != "" {
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
+	}
 	return run, nil
 }
 

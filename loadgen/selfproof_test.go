@@ -28,7 +28,13 @@ type stack struct {
 
 func newStack(t *testing.T, scale float64, faults ...string) *stack {
 	t.Helper()
-	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: scale})
+	return newStackOf(t, scenarios.Embedded(), scale, faults...)
+}
+
+// newStackOf is newStack with the mock playing lib's scenarios.
+func newStackOf(t *testing.T, lib *scenarios.Library, scale float64, faults ...string) *stack {
+	t.Helper()
+	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: scale})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -318,6 +318,15 @@ func (s *streamState) request() bool {
 			}
 		},
 	}
+	if p.trigger != nil && p.trigger.BeforeHeaders {
+		// The request is on the wire and the runtime has started on it; the response head
+		// cannot have arrived yet.
+		trace.WroteRequest = func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				act.fire()
+			}
+		}
+	}
 	req, err := p.client.NewRequest(httptrace.WithClientTrace(s.sctx, trace), r.cfg.Target, p.session)
 	if err != nil {
 		// A request we cannot even build is a generator defect, reported as a transport error
@@ -352,6 +361,12 @@ func (s *streamState) request() bool {
 		return false
 	}
 	s.body = resp.Body
+	if !isStop && act.fired.Load() {
+		// The client left before the head arrived (Do may still return a response that came
+		// in the same instant): it never saw the head, so none is measured.
+		s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
+		return false
+	}
 	if m.headers == 0 {
 		m.headers = observed(time.Since(intended))
 	}

@@ -258,7 +258,7 @@ name: tokens
 seed: 3
 scenarios: {batched-thinking: 1}
 profiles:
-  - {dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: tok, includeThinking: true}]}
+  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: tok, options: {includeThinking: true}}]}
 `))
 	if err != nil {
 		t.Fatal(err)

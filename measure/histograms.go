@@ -43,6 +43,7 @@ const (
 	InterTokenLatency     Metric = "itl"                 // per token: a frame carrying k tokens after a gap g records k values of g/k
 	TimePerOutputToken    Metric = "tpot"                // per session: (last token frame − first token frame) / (tokens − 1)
 	StreamTokensPerSecond Metric = "stream_tokens_per_s" // per session: output tokens / stream duration, recorded in milli-tokens/s (see RateScale)
+	GeneratorLag          Metric = "generator_lag"       // how late the generator's own 10 ms timer woke (its scheduling lag)
 )
 
 // RateScale is how rate metrics (StreamTokensPerSecond) are stored in histograms that hold
@@ -57,7 +58,7 @@ func (m Metric) IsRate() bool { return m == StreamTokensPerSecond }
 // Metrics lists every known metric in report order.
 var metricOrder = []Metric{Connect, Headers, FirstEvent, FirstChunk, FirstThinking, ChunkGap,
 	TimeToFirstToken, TimeToFirstOutput, InterTokenLatency, TimePerOutputToken, StreamTokensPerSecond,
-	StreamDuration, CancelLatency, ToolCancelSettle, StopLatency, StartLag}
+	StreamDuration, CancelLatency, ToolCancelSettle, StopLatency, StartLag, GeneratorLag}
 
 // AllMetrics returns every known metric in report order (a fresh slice each call).
 func AllMetrics() []Metric { return slices.Clone(metricOrder) }

@@ -269,6 +269,9 @@ type Verdict struct {
 	// Allowed lists the violations of allowed rules (Config.Allow) that did not fail the run,
 	// as RULE×COUNT, so a known finding is shown rather than dropped.
 	Allowed []string `json:"allowed,omitempty"`
+	// Warnings qualify the figures without failing the run: e.g. the generator was overloaded,
+	// so its latencies include its own delay.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Summary is summary.json: everything about a run except the raw histograms, timeline and samples.

@@ -65,7 +65,10 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 	if len(s.Verdict.Allowed) > 0 {
 		fmt.Fprintf(w, "- allowed (known findings, not failing the run): %s\n", mdCell(strings.Join(s.Verdict.Allowed, ", ")))
 	}
-	if len(s.Verdict.Reasons)+len(s.Verdict.Allowed) > 0 {
+	for _, warning := range s.Verdict.Warnings {
+		fmt.Fprintf(w, "- warning (not failing the run): %s\n", mdCell(warning))
+	}
+	if len(s.Verdict.Reasons)+len(s.Verdict.Allowed)+len(s.Verdict.Warnings) > 0 {
 		fmt.Fprint(w, "\n")
 	}
 	ov := overviewTable(s)
@@ -129,6 +132,7 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 <p class="verdict {{.Verdict}}">Verdict: {{.Verdict}}</p>
 {{with .Summary.Verdict.Reasons}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{with .Summary.Verdict.Allowed}}<p>Allowed (known findings, not failing the run): {{range $i, $a := .}}{{if $i}}, {{end}}{{$a}}{{end}}</p>{{end}}
+{{range .Summary.Verdict.Warnings}}<p>Warning (not failing the run): {{.}}</p>{{end}}
 {{template "table" .Run}}
 <h2>Plots</h2>
 {{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png, {{.Name}}.svg). {{.Caption}}</figcaption></figure>

@@ -230,3 +230,36 @@ func TestRenderLeaksNotChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderShowsWarnings: a passing run with an overloaded generator shows the warning in the
+// console summary, report.md and report.html, and still passes.
+func TestRenderShowsWarnings(t *testing.T) {
+	t.Parallel()
+	const warning = "the generator was overloaded: its scheduling lag p99 was 40ms"
+	r := fixtureRun(t, runOptions{seed: 13})
+	r.Summary.Verdict = measure.Verdict{Pass: true, Warnings: []string{warning}}
+	dir := t.TempDir()
+	if err := report.RenderRun(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	var console strings.Builder
+	if err := report.WriteSummary(&console, r, report.SessionTally{}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"console": console.String(), "report.md": string(md), "report.html": string(html)} {
+		if !strings.Contains(out, "arning (not failing the run): "+warning) {
+			t.Errorf("%s lacks the warning:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(console.String(), "verdict: PASS") {
+		t.Errorf("a warning turned the verdict:\n%s", console.String())
+	}
+}

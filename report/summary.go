@@ -85,6 +85,9 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 	if len(s.Verdict.Allowed) > 0 {
 		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(s.Verdict.Allowed, ", "))
 	}
+	for _, warning := range s.Verdict.Warnings {
+		fmt.Fprintf(w, "  warning (not failing the run): %s\n", warning)
+	}
 	return nil
 }
 

@@ -53,6 +53,8 @@ func (t Trigger) String() string {
 		return "during tool"
 	case t.After != 0:
 		return fmt.Sprintf("after %v", t.After)
+	case t.BeforeHeaders:
+		return "before headers"
 	}
 	return "never"
 }

@@ -153,4 +153,7 @@ type Trigger struct {
 	DuringTool bool `yaml:"duringTool" json:"duringTool,omitempty"`
 	// After acts this long after the request was sent.
 	After time.Duration `yaml:"after" json:"after,omitempty"`
+	// BeforeHeaders acts as soon as the request is written, before the response head can
+	// arrive (abort only: a stop needs the run id of the response head).
+	BeforeHeaders bool `yaml:"beforeHeaders" json:"beforeHeaders,omitempty"`
 }

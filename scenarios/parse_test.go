@@ -84,6 +84,10 @@ func TestParseErrors(t *testing.T) {
 		{"abort and stop", validHeader + "turns:\n  - text: hi\nclient:\n  abort: {afterChunks: 3}\n  stop: {afterChunks: 4}\n", 9, "client.stop", "at most one"},
 		// Aborting during thinking needs a turn that thinks.
 		{"trigger never fires", validHeader + "turns:\n  - text: hi\nclient:\n  abort: {duringThinking: true}\n", 8, "client.abort.duringThinking", "never fires"},
+		// A stop needs the run id of the response head, so it cannot come before it.
+		{"stop before headers", validHeader + "turns:\n  - text: hi\nclient:\n  stop: {beforeHeaders: true}\n", 8, "client.stop.beforeHeaders", "needs the run id"},
+		// beforeHeaders is one more condition: with another it is ambiguous.
+		{"before headers and after", validHeader + "turns:\n  - text: hi\nclient:\n  abort: {beforeHeaders: true, after: 5ms}\n", 8, "client.abort", "exactly one"},
 		// Stopping during a tool needs a tool call.
 		{"tool trigger never fires", validHeader + "turns:\n  - text: hi\nclient:\n  stop: {duringTool: true}\n", 8, "client.stop.duringTool", "never fires"},
 		// YAML syntax errors keep their position.

@@ -177,6 +177,9 @@ func (c Client) validate() []*FieldError {
 	}
 	if c.Stop != nil {
 		errs = append(errs, c.Stop.validate("client.stop")...)
+		if c.Stop.BeforeHeaders {
+			errs = append(errs, &FieldError{Path: "client.stop.beforeHeaders", Problem: "a stop request needs the run id of the response head; expected abort: {beforeHeaders: true}"})
+		}
 	}
 	return errs
 }
@@ -203,8 +206,11 @@ func (t Trigger) validate(path string) []*FieldError {
 			errs = append(errs, &FieldError{Path: path + ".after", Problem: fmt.Sprintf("%v is negative; expected a positive duration", t.After)})
 		}
 	}
+	if t.BeforeHeaders {
+		set++
+	}
 	if set != 1 {
-		errs = append(errs, &FieldError{Path: path, Problem: fmt.Sprintf("%d triggers set; expected exactly one of afterChunks, duringThinking, duringTool, after", set)})
+		errs = append(errs, &FieldError{Path: path, Problem: fmt.Sprintf("%d triggers set; expected exactly one of afterChunks, duringThinking, duringTool, after, beforeHeaders", set)})
 	}
 	return errs
 }

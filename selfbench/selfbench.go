@@ -42,6 +42,17 @@ type Options struct {
 	Rate float64
 	// TokensPerSecond is pacing: tokens per second per stream (20).
 	TokensPerSecond float64
+	// Sessions is abort-storm: how many sessions abort in all (10,000; Streams, 2,000, at a
+	// time).
+	Sessions int
+	// Stalled is stalled-readers: how many clients stop reading mid-stream (1,000, among
+	// Streams, 1,000, normal ones).
+	Stalled int
+	// IdleTimeout is stalled-readers: the runtime's client idle timeout, after which it drops
+	// a client that accepts no bytes (30 s, the runtime's default).
+	IdleTimeout time.Duration
+	// Parts names the abuse measurement's parts to run (AbuseParts; empty: all).
+	Parts []string
 	// HTTP2 has the generator use h2c instead of one HTTP/1.1 connection per stream (scale,
 	// fidelity).
 	HTTP2 bool
@@ -84,6 +95,7 @@ func Measurements() []Measurement {
 		{"fidelity", "TTFC − scripted TTFT at 2,000 streams, through the runtime and against a paced server (the harness's own error)", Fidelity},
 		{"rate", "an open-loop run's achieved session rate against its target", Rate},
 		{"codec", "SSE decode of ~60-byte data frames: events/s per core, ns and allocations per event", Codec},
+		{"abuse", "abort storm and stalled readers against mock + runtime in separate processes: leaks, cancel latency, R-abort, the others' latency, slow-client drops (parts: --part)", Abuse},
 		{"pacing", "the mock's pacing error and CPU per token at 2,000 streams × 20 tokens/s (its self-test)", Pacing},
 	}
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// at start, for loopback; Stack.CACertFile is that certificate, for the client to trust.
 	// The mock stays cleartext: it is the runtime's provider, not the system under test.
 	TLS bool
+	// ClientIdleTimeout is the runtime's slow-client drop: a client that accepts no bytes for
+	// this long is dropped (0: the runtime's default).
+	ClientIdleTimeout time.Duration
 }
 
 // Stack is a started mock and runtime.
@@ -137,6 +140,9 @@ func (o Options) runtimeArgs(mockURL string, cert *selfSigned) []string {
 	for _, f := range o.Faults.Names() {
 		args = append(args, "--fault", f)
 	}
+	if o.ClientIdleTimeout != 0 {
+		args = append(args, "--client-idle-timeout", o.ClientIdleTimeout.String())
+	}
 	if cert != nil {
 		args = append(args, "--tls-cert", cert.certFile, "--tls-key", cert.keyFile)
 	}
@@ -165,7 +171,7 @@ func StartInProcess(opts Options) (*Stack, error) {
 	}
 	s.stops = append(s.stops, func() { shutdown(mock.Shutdown) })
 	rtOpts := agentruntime.Options{ProviderURL: s.MockURL, Faults: opts.Faults,
-		ToolTimeScale: opts.TimeScale, ProviderHTTP1: opts.ProviderHTTP1}
+		ToolTimeScale: opts.TimeScale, ProviderHTTP1: opts.ProviderHTTP1, ClientIdleTimeout: opts.ClientIdleTimeout}
 	scheme := "http"
 	if cert != nil {
 		rtOpts.TLS, scheme = cert.serverConfig(), "https"

@@ -111,7 +111,7 @@ func TestChildArgsCarryEveryOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{TimeScale: 0.5, ScenarioDir: "/tmp/sc", Faults: faults, ProviderHTTP1: true}
+	opts := Options{TimeScale: 0.5, ScenarioDir: "/tmp/sc", Faults: faults, ProviderHTTP1: true, ClientIdleTimeout: 7 * time.Second}
 	if got, want := strings.Join(opts.mockArgs(), " "), "mock --addr 127.0.0.1:0 --time-scale 0.5 --scenarios /tmp/sc"; got != want {
 		t.Errorf("mock args %q, want %q", got, want)
 	}
@@ -125,12 +125,12 @@ func TestChildArgsCarryEveryOption(t *testing.T) {
 	if back, err := agentruntime.ParseFaults(names); err != nil || back != faults {
 		t.Errorf("runtime args %q: faults parse back to %+v (%v), want %+v", rt, back, err, faults)
 	}
-	for _, want := range []string{"--provider http://127.0.0.1:9", "--tool-time-scale 0.5", "--provider-h2c=false"} {
+	for _, want := range []string{"--provider http://127.0.0.1:9", "--tool-time-scale 0.5", "--provider-h2c=false", "--client-idle-timeout 7s"} {
 		if !strings.Contains(strings.Join(rt, " "), want) {
 			t.Errorf("runtime args %q lack %q", rt, want)
 		}
 	}
-	if rt := (Options{}).runtimeArgs("u", nil); slices.Contains(rt, "--fault") || !slices.Contains(rt, "--provider-h2c=true") {
+	if rt := (Options{}).runtimeArgs("u", nil); slices.Contains(rt, "--fault") || slices.Contains(rt, "--client-idle-timeout") || !slices.Contains(rt, "--provider-h2c=true") {
 		t.Errorf("no faults, h2c: runtime args %q", rt)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -30,14 +31,18 @@ func runBench(args []string) error {
 	fs := newFlagSet("bench", "bench ["+strings.Join(names, "|")+"|all] [flags]")
 	var o selfbench.Options
 	jsonFile := fs.String("json", "", "also write the figures to this JSON file")
-	fs.IntVar(&o.Streams, "streams", 0, "concurrent streams (default: pacing 2000, scale 5000, fidelity 2000)")
-	fs.DurationVar(&o.Duration, "duration", 0, "pacing: each stream's length (default 10s); fidelity: how long sessions start (default 30s); rate: the run's length (default 20s)")
+	fs.IntVar(&o.Streams, "streams", 0, "concurrent streams (default: pacing 2000, scale 5000, fidelity 2000, abuse abort-storm 2000, abuse stalled-readers 1000 normal clients)")
+	fs.DurationVar(&o.Duration, "duration", 0, "pacing: each stream's length (default 10s); fidelity: how long sessions start (default 30s); rate: the run's length (default 20s); abuse stalled-readers: each of its two runs' length (default 15s)")
 	fs.DurationVar(&o.Ramp, "ramp", 0, "scale: open the streams over this period (default 20s)")
 	fs.DurationVar(&o.StreamLength, "stream-length", 0, "scale: how long each stream lasts (default 30s); fidelity: roughly how long each session lasts (default 15s: 2,000 open streams at 133 new sessions/s)")
 	fs.DurationVar(&o.InterToken, "itl", 0, "scale: the scripted inter-token latency (default 500ms: 2 tokens/s per stream)")
 	fs.DurationVar(&o.TTFT, "ttft", 0, "fidelity: the scripted constant time to first token (default 200ms)")
 	fs.Float64Var(&o.Rate, "rate", 0, "rate: target sessions per second (default 200)")
 	fs.Float64Var(&o.TokensPerSecond, "tokens-per-second", 0, "pacing: tokens per second per stream (default 20)")
+	fs.IntVar(&o.Sessions, "sessions", 0, "abuse abort-storm: sessions in all, each aborted at a random point (default 10000)")
+	fs.IntVar(&o.Stalled, "stalled", 0, "abuse stalled-readers: clients that stop reading mid-stream (default 1000; --streams normal ones, default 1000)")
+	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "abuse stalled-readers: the runtime's client idle timeout, after which it drops a stalled client (default 30s)")
+	fs.StringSliceVar(&o.Parts, "part", nil, "abuse: run only these parts ("+strings.Join(abuseParts(), ", ")+"; default all)")
 	fs.BoolVar(&o.HTTP2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
 	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate: the runtime talks HTTP/1.1 to the mock instead of h2c")
 	fs.BoolVar(&o.KeepDir, "keep", false, "keep the generated scenario directory (its path is printed)")
@@ -62,6 +67,14 @@ func runBench(args []string) error {
 		return err
 	}
 	what := fs.Arg(0)
+	if len(o.Parts) > 0 && what != "abuse" {
+		return usageError("--part selects parts of the abuse measurement, not of %q", what)
+	}
+	for _, p := range o.Parts {
+		if !slices.Contains(abuseParts(), p) {
+			return usageError("--part %q: want one of %s", p, strings.Join(abuseParts(), ", "))
+		}
+	}
 	var todo []selfbench.Measurement
 	for _, m := range measurements {
 		if what == "all" || what == m.Name {
@@ -117,6 +130,15 @@ func runBench(args []string) error {
 	return nil
 }
 
+// abuseParts names the abuse measurement's parts.
+func abuseParts() []string {
+	var names []string
+	for _, p := range selfbench.AbuseParts() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
 // benchJSON is the --json file: where the figures were measured, and every report.
 type benchJSON struct {
 	Environment map[string]string   `json:"environment"`
@@ -126,7 +148,7 @@ type benchJSON struct {
 // validateBenchFlags rejects negative sizes; zero (or leaving the flag out) means "the
 // measurement's default".
 func validateBenchFlags(fs *pflag.FlagSet) error {
-	for _, name := range []string{"streams", "duration", "ramp", "stream-length", "itl", "ttft", "rate", "tokens-per-second"} {
+	for _, name := range []string{"streams", "duration", "ramp", "stream-length", "itl", "ttft", "rate", "tokens-per-second", "sessions", "stalled", "idle-timeout"} {
 		if v := fs.Lookup(name).Value.String(); strings.HasPrefix(v, "-") {
 			return usageError("--%s %s: want a positive value (or leave it out for the default)", name, v)
 		}

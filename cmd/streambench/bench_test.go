@@ -156,9 +156,46 @@ func TestBenchBadInput(t *testing.T) {
 		{"two measurements", []string{"codec", "scale"}},
 		{"negative streams", []string{"scale", "--streams", "-5"}},
 		{"unknown flag", []string{"codec", "--speed", "3"}},
+		{"unknown abuse part", []string{"abuse", "--part", "hostile"}},
+		{"part of another measurement", []string{"codec", "--part", "abort-storm"}},
+		{"negative stalled readers", []string{"abuse", "--stalled", "-1"}},
 	} {
 		if code := run(append([]string{"bench"}, tc.args...)); code != exitUsage {
 			t.Errorf("%s: exit %d, want %d", tc.name, code, exitUsage)
+		}
+	}
+}
+
+// TestBenchAbuseSmall runs both abuse parts at a small size through the command: every
+// session of the storm aborted, no leak, no R-abort; every stalled reader dropped and counted.
+func TestBenchAbuseSmall(t *testing.T) {
+	t.Parallel()
+	code, out := runBenchJSON(t, "abuse", "--part", "abort-storm", "--part", "stalled-readers",
+		"--sessions", "80", "--streams", "20", "--stalled", "5", "--duration", "7s", "--idle-timeout", "2s")
+	if code != exitOK || len(out.Reports) != 1 {
+		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+	}
+	rep := out.Reports[0]
+	if len(rep.Failures) > 0 {
+		t.Errorf("failures: %v", rep.Failures)
+	}
+	for _, row := range []struct {
+		name string
+		want func(v float64) bool
+	}{
+		{"abort-storm: sessions aborted or stopped by the client", func(v float64) bool { return v == 80 }}, // every session left
+		{"abort-storm: R-abort violations", func(v float64) bool { return v == 0 }},
+		{"abort-storm: leak checks over tolerance", func(v float64) bool { return v == 0 }},
+		{"abort-storm: before-headers sessions that saw a response head", func(v float64) bool { return v == 0 }},
+		{"abort-storm: cancel latency samples", func(v float64) bool { return v > 0 }}, // joined with the mock's records
+		{"stalled-readers: stalled readers opened", func(v float64) bool { return v == 5 }},
+		{"stalled-readers: stalled streams dropped and counted by the runtime", func(v float64) bool { return v == 5 }},
+		{"stalled-readers: runtime client streams open after the drops", func(v float64) bool { return v == 0 }},
+		{"stalled-readers: TTFC p99 yardstick", func(v float64) bool { return v > 0 }}, // both runs measured
+		{"stalled-readers: TTFC p99 among stalled readers", func(v float64) bool { return v > 0 }},
+	} {
+		if f := figure(t, rep, row.name); !row.want(f.Value) {
+			t.Errorf("%s = %v %s", row.name, f.Value, f.Unit)
 		}
 	}
 }

@@ -24,13 +24,13 @@ func TestRunCountsScriptTokensPerDialect(t *testing.T) {
 		perSession              int64
 	}{
 		// Opted-in chat that shows thinking: every token.
-		{"chat opted-in thinking", "thinking-answer", "{dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}]}", 140},
+		{"chat opted-in thinking", "thinking-answer", "{dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: openai-all, options: {policy: all}}]}", 140},
 		// Legacy chat: the answer only.
 		{"chat legacy thinking", "thinking-answer", "{dialect: sim-chat, weight: 1, targets: [{slug: anthropic-none}]}", 60},
 		{"canvas thinking", "thinking-answer", "{dialect: sim-canvas, weight: 1, targets: [{slug: openai-all}]}", 140},
 		{"compose thinking", "thinking-answer", "{dialect: compose, weight: 1, targets: [{slug: anthropic-all}]}", 140},
 		// The preamble, a chunk reset and the answer: the turn boundary does not lose a token.
-		{"chat opted-in preamble", "preamble-tool", "{dialect: sim-chat, optedIn: true, weight: 1, targets: [{slug: openai-all, includeThinking: true, includeToolCalls: true}]}", 60},
+		{"chat opted-in preamble", "preamble-tool", "{dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: openai-all, options: {policy: all}}]}", 60},
 		{"chat legacy preamble", "preamble-tool", "{dialect: sim-chat, weight: 1, targets: [{slug: anthropic-none}]}", 50},
 		// Compose streams every turn's text, the tool call between them.
 		{"compose preamble", "preamble-tool", "{dialect: compose, weight: 1, targets: [{slug: anthropic-all}]}", 60},

@@ -1,0 +1,97 @@
+package loadgen
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// The generator measures its own scheduling lag while it runs: a goroutine asks to wake every
+// lagInterval and records how late it woke. When the generator's CPU is saturated (its
+// goroutines queue for a P) every latency it measures includes that queueing, and the target
+// would be blamed for the generator's delay; the lag says so.
+
+const (
+	// lagInterval is the probe's period: short enough to sample every stretch of overload,
+	// long enough to cost nothing (100 wake-ups a second).
+	lagInterval = 10 * time.Millisecond
+	// OverloadLag is the generator_lag p99 above which the verdict warns that the generator
+	// was overloaded: beyond it, a measured latency may be the generator's own delay.
+	OverloadLag = 20 * time.Millisecond
+	// OverloadLateShare is the share of open-loop starts later than their schedule above which
+	// the verdict warns that the generator could not keep up.
+	OverloadLateShare = 0.01
+)
+
+// generatorLagKey is the histogram key of the generator's own scheduling lag.
+var generatorLagKey = measure.Key{Metric: measure.GeneratorLag, Dialect: "generator"}
+
+// lagProbe records how late a lagInterval sleep wakes, until stopped. Its histogram is
+// written by the probe goroutine only, and read after stop returns.
+type lagProbe struct {
+	hist *hdrhistogram.Histogram
+	quit chan struct{}
+	done chan struct{}
+}
+
+// startLagProbe starts the probe goroutine.
+func startLagProbe(interval time.Duration) *lagProbe {
+	p := &lagProbe{hist: measure.NewHistogram(), quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		t := time.NewTimer(interval)
+		defer t.Stop()
+		due := time.Now().Add(interval)
+		for {
+			select {
+			case <-p.quit:
+				return
+			case <-t.C:
+				// The lag is the timer's firing delay plus how long this goroutine then waited
+				// for a P: both are the generator's own.
+				lag := max(time.Since(due), 0)
+				_ = p.hist.RecordValue(lag.Microseconds()) // over an hour late: not worth an error
+				due = time.Now().Add(interval)
+				t.Reset(interval)
+			}
+		}
+	}()
+	return p
+}
+
+// stop ends the probe and returns its histogram (µs).
+func (p *lagProbe) stop() *hdrhistogram.Histogram {
+	close(p.quit)
+	<-p.done
+	return p.hist
+}
+
+// overloadWarning says, when it did, that the generator could not keep up: its scheduling lag
+// p99 above OverloadLag, or more than OverloadLateShare of open-loop starts late. "" when it
+// kept up.
+func overloadWarning(lag *hdrhistogram.Histogram, c measure.Counters) string {
+	var why []string
+	if lag != nil && lag.TotalCount() > 0 {
+		if p99 := time.Duration(lag.ValueAtQuantile(99)) * time.Microsecond; p99 > OverloadLag {
+			why = append(why, fmt.Sprintf("its scheduling lag p99 was %v (bound %v, max %v)",
+				p99.Round(time.Millisecond/10), OverloadLag, (time.Duration(lag.Max())*time.Microsecond).Round(time.Millisecond/10)))
+		}
+	}
+	if c.SessionsStarted > 0 {
+		if share := float64(c.LateStarts) / float64(c.SessionsStarted); share > OverloadLateShare {
+			why = append(why, fmt.Sprintf("%d of %d sessions (%.1f%%) started late (bound %.0f%%)",
+				c.LateStarts, c.SessionsStarted, share*100, OverloadLateShare*100))
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	msg := "the generator was overloaded: " + why[0]
+	for _, w := range why[1:] {
+		msg += "; " + w
+	}
+	return msg + "; latencies include the generator's own delay, so they overstate the target's (use fewer streams, more cores, or another machine)"
+}

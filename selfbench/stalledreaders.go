@@ -1,0 +1,377 @@
+package selfbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/stack"
+)
+
+// The stalled-readers scenarios: the normal clients' paced answer, and the stalled clients'
+// bulk answer, which delivers ~400 KB in ~1.5 s: twice a stalled socket's kernel buffers
+// (~200 KB), so the runtime's writes block within the first second and stay blocked.
+const (
+	stalledNormalYAML = "name: stalled-normal\ndescription: the normal clients' paced answer\n" +
+		"timing:\n  ttft: 200ms\n  itl: 200ms\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: 20}\n"
+	stalledBulkYAML = "name: stalled-bulk\ndescription: a long fast answer in big frames, so a client that stops reading fills its window\n" +
+		"timing:\n  ttft: 100ms\n  itl: 50us\n  tokensPerFrame: 200\nturns:\n  - text: {tokens: 30000}\n"
+	// stalledSettleMax bounds the wait for the stalled streams to settle: the runtime's memory
+	// stops growing once each stalled stream has filled its socket and whatever buffers lie
+	// between the provider and it.
+	stalledSettleMax = 20 * time.Second
+	// stalledOpeners is how many stalled readers connect at once.
+	stalledOpeners = 50
+)
+
+// StalledReaders measures what clients that stop reading mid-stream cost the others: a
+// yardstick run of o.Streams (1,000) normal clients on a fresh stack, then the same run on
+// another fresh stack with o.Stalled (1,000) raw TCP clients that read the response head and
+// one byte, then nothing. It reports the normal clients' TTFC and gap p99 against the
+// yardstick, whether the runtime dropped every stalled stream after its idle timeout (and
+// counted it), and the runtime's memory per stalled stream.
+func StalledReaders(ctx context.Context, o Options) (*Report, error) {
+	normal := orDefault(o.Streams, 1000)
+	stalled := orDefault(o.Stalled, 1000)
+	length := orDefault(o.Duration, 15*time.Second)
+	idle := orDefault(o.IdleTimeout, agentruntime.DefaultClientIdleTimeout)
+	ramp := min(3*time.Second, length/3)
+	warmup := ramp + min(2*time.Second, (length-ramp)/2) // the ramp's burst of first requests is not measured
+	rep := &Report{
+		Name: fmt.Sprintf("stalled readers: %d clients that stop reading among %d normal ones", stalled, normal),
+		Command: fmt.Sprintf("streambench bench abuse --part stalled-readers --stalled %d --streams %d --duration %s --idle-timeout %s%s",
+			stalled, normal, length, idle, o.transportFlags()),
+		Method: fmt.Sprintf("two runs of the same closed loop (users ramped 0→%d over %s, held to %s, the first %s not measured; "+
+			"sim-chat opted in; TTFT 200 ms then 20 tokens 200 ms apart), each on a fresh mock + runtime in child processes: "+
+			"the yardstick alone, then with %d raw TCP clients (receive buffer %d B, MSS %d) that sent a sim-chat request for an ~400 KB answer, "+
+			"read the head and one byte and stopped; the runtime's client idle timeout is %s, and it talks %s to the mock. "+
+			"Memory: runtime VmRSS once it stopped growing with the stalled streams held − before them",
+			normal, ramp, length, warmup, stalled, stalledReceiveBuffer, stalledSegment, idle, o.providerProtocol()),
+	}
+	dir, lib, err := writeScenarioDir(map[string]string{"stalled-normal": stalledNormalYAML, "stalled-bulk": stalledBulkYAML})
+	if err != nil {
+		return nil, err
+	}
+	if o.KeepDir {
+		rep.note("scenario directory kept: %s", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	mix, err := chatMix("bench-stalled", "stalled-normal", "openai-none", "anthropic-none")
+	if err != nil {
+		return nil, err
+	}
+	newStack := func() (*stack.Stack, error) {
+		return stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: dir, ProviderHTTP1: o.ProviderHTTP1, ClientIdleTimeout: idle})
+	}
+	normalRun := func(st *stack.Stack, label string) (*measure.Run, error) {
+		run, _, err := runWithPeak(ctx, loadgen.Config{
+			Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-stalled", Library: lib,
+			RunID:  "bench-" + label + "-" + time.Now().UTC().Format("150405"),
+			Stages: loadgen.Stages{{Duration: ramp, Target: float64(normal)}, {Duration: length - ramp, Target: float64(normal)}},
+			Warmup: warmup, Grace: 30 * time.Second, StreamTimeout: time.Minute, HTTP2: o.HTTP2,
+		}, o)
+		return run, err
+	}
+
+	// The yardstick: the normal clients alone.
+	st, err := newStack()
+	if err != nil {
+		return nil, err
+	}
+	yard, err := normalRun(st, "yardstick")
+	st.Stop()
+	if err != nil {
+		return nil, fmt.Errorf("yardstick run: %w", err)
+	}
+
+	// The same run among stalled readers, on a fresh stack.
+	st, err = newStack()
+	if err != nil {
+		return nil, err
+	}
+	defer st.Stop()
+	rtPID := st.Runtime.PID()
+	rssBefore, err := procStatusKiB(rtPID, "VmRSS")
+	if err != nil {
+		return nil, fmt.Errorf("runtime memory: %w", err)
+	}
+	tcpBefore := tcpMemoryPages()
+	readers, err := openStalledReaders(ctx, st.RuntimeURL, stalled)
+	defer func() {
+		for _, r := range readers {
+			r.Close()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	stalledAt := time.Now()
+	// Watch the drop counter from the stall on, while the settling and the normal run go on:
+	// the drops may come during either.
+	type dropResult struct {
+		dropped float64
+		after   time.Duration
+		err     error
+	}
+	drops := make(chan dropResult, 1)
+	go func() {
+		deadline := stalledAt.Add(idle + 30*time.Second)
+		for {
+			n, err := scrapeMetric(ctx, st.RuntimeURL+"/metrics", agentruntime.MetricSlowClientsDropped)
+			if err != nil || n >= float64(len(readers)) || time.Now().After(deadline) {
+				drops <- dropResult{n, time.Since(stalledAt), err}
+				return
+			}
+			select {
+			case <-time.After(250 * time.Millisecond):
+			case <-ctx.Done():
+				drops <- dropResult{n, time.Since(stalledAt), ctx.Err()}
+				return
+			}
+		}
+	}()
+	rssStalled, settled, err := settleRSS(ctx, rtPID, stalledSettleMax)
+	if err != nil {
+		return nil, err
+	}
+	if !settled {
+		rep.note("the runtime's RSS was still growing %s after the stalled readers opened: its memory per stalled stream is a lower bound", stalledSettleMax)
+	}
+	tcpStalled := tcpMemoryPages()
+	openStreams, err := scrapeMetric(ctx, st.RuntimeURL+"/metrics", agentruntime.MetricClientStreamsOpen)
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := normalRun(st, "stalled")
+	if err != nil {
+		return nil, fmt.Errorf("run among stalled readers: %w", err)
+	}
+	droppedDuringRun, err := scrapeMetric(ctx, st.RuntimeURL+"/metrics", agentruntime.MetricSlowClientsDropped)
+	if err != nil {
+		return nil, err
+	}
+	// The runtime drops every stalled stream its idle timeout after the last byte it could
+	// write; the watcher gives it 30 s of slack on a loaded machine.
+	d := <-drops
+	if d.err != nil {
+		return nil, d.err
+	}
+	dropped, droppedBy := d.dropped, d.after
+	rssAfter, _ := procStatusKiB(rtPID, "VmRSS")
+	openAfter, _ := scrapeMetric(ctx, st.RuntimeURL+"/metrics", agentruntime.MetricClientStreamsOpen)
+
+	// The normal clients' latency, with and without the stalled readers.
+	for _, m := range []struct {
+		metric measure.Metric
+		label  string
+	}{{measure.FirstChunk, "TTFC"}, {measure.ChunkGap, "inter-chunk gap"}} {
+		y, l := mergedMetric(yard, m.metric), mergedMetric(loaded, m.metric)
+		rep.add(m.label+" p50 yardstick", quantileMs(y, 50, 0), "ms")
+		rep.add(m.label+" p50 among stalled readers", quantileMs(l, 50, 0), "ms")
+		yp, lp := quantileMs(y, 99, 0), quantileMs(l, 99, 0)
+		rep.add(m.label+" p99 yardstick", yp, "ms")
+		rep.add(m.label+" p99 among stalled readers", lp, "ms")
+		change := 0.0
+		if yp > 0 {
+			change = (lp - yp) / yp * 100
+		}
+		rep.addTarget(m.label+" p99 change", change, "%", "< 5%", yp > 0 && change < 5)
+	}
+	for _, r := range []struct {
+		label string
+		run   *measure.Run
+	}{{"yardstick", yard}, {"among stalled readers", loaded}} {
+		c := r.run.Summary.Counters
+		rep.add("normal sessions ok, "+r.label, float64(c.SessionsOK), "sessions")
+		rep.addTarget("normal sessions failed, "+r.label, float64(c.SessionsFailed), "sessions", "0", c.SessionsFailed == 0)
+		lag := mergedMetric(r.run, measure.GeneratorLag)
+		rep.add("generator scheduling lag p99, "+r.label, quantileMs(lag, 99, 0), "ms")
+		checked, leaked := leakCount(r.run)
+		rep.addTarget("leak checks over tolerance, "+r.label, float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
+		for _, w := range r.run.Summary.Verdict.Warnings {
+			rep.note("%s: %s", r.label, w)
+		}
+		for _, why := range failureReasons(r.run) {
+			rep.fail("%s run: %s", r.label, why)
+		}
+	}
+	rep.add("stalled readers opened", float64(len(readers)), "clients")
+	rep.addTarget("runtime streams open with the stalled readers held", openStreams, "streams", fmt.Sprintf("= %d", len(readers)), openStreams == float64(len(readers)))
+	rep.add("stalled streams dropped during the normal run", droppedDuringRun, "streams")
+	rep.addTarget("stalled streams dropped and counted by the runtime", dropped, "streams", fmt.Sprintf("= %d", len(readers)), dropped == float64(len(readers)))
+	rep.addTarget("stall → every stalled stream dropped", droppedBy.Seconds(), "s",
+		fmt.Sprintf("idle timeout %s + ≤ 10 s", idle), dropped == float64(len(readers)) && droppedBy <= idle+10*time.Second)
+	rep.addTarget("runtime client streams open after the drops", openAfter, "streams", "0", openAfter == 0)
+	rep.add("runtime RSS before the stalled readers", float64(rssBefore)/1024, "MiB")
+	rep.add("runtime RSS with the stalled streams held", float64(rssStalled)/1024, "MiB")
+	rep.add("runtime RSS after the drops", float64(rssAfter)/1024, "MiB")
+	if n := len(readers); n > 0 {
+		per := float64(rssStalled-rssBefore) / float64(n)
+		rep.add("runtime RSS per stalled stream", per, "KiB")
+		if tcpBefore >= 0 && tcpStalled >= 0 {
+			rep.add("kernel TCP memory per stalled stream (both ends, /proc/net/sockstat)", float64(tcpStalled-tcpBefore)*float64(os.Getpagesize())/1024/float64(n), "KiB")
+		}
+	}
+	if dropped < float64(len(readers)) {
+		rep.fail("the runtime dropped %g of %d stalled streams within %s", dropped, len(readers), droppedBy.Round(time.Second))
+	}
+	return rep, nil
+}
+
+// settleRSS waits until a process's RSS grew by less than 1% over the last second (after at
+// least two seconds), or max passed, and returns the last reading and whether it settled.
+func settleRSS(ctx context.Context, pid int, max time.Duration) (kib int64, settled bool, err error) {
+	start := time.Now()
+	var readings []int64 // one per 250 ms
+	for {
+		kib, err = procStatusKiB(pid, "VmRSS")
+		if err != nil {
+			return 0, false, fmt.Errorf("runtime memory: %w", err)
+		}
+		readings = append(readings, kib)
+		if n := len(readings); n > 8 && float64(kib-readings[n-5]) < 0.01*float64(kib) {
+			return kib, true, nil
+		}
+		if time.Since(start) > max {
+			return kib, false, nil
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, false, ctx.Err()
+		}
+	}
+}
+
+// failureReasons is a failed run's verdict reasons (none when it passed).
+func failureReasons(run *measure.Run) []string {
+	if run.Summary.Verdict.Pass {
+		return nil
+	}
+	return run.Summary.Verdict.Reasons
+}
+
+// openStalledReaders opens n stalled readers against the runtime, stalledOpeners at a time.
+// On error it returns the readers opened so far (the caller closes them) and the first error.
+func openStalledReaders(ctx context.Context, target string, n int) ([]*stalledReader, error) {
+	var (
+		mu       sync.Mutex
+		readers  []*stalledReader
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	sem := make(chan struct{}, stalledOpeners)
+	for i := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			id := "bench-stalled-reader-" + strconv.Itoa(i)
+			s := &protocol.Session{ID: id, Target: "openai-none",
+				Input: scenarios.Directive{Scenario: "stalled-bulk", Seed: uint64(i + 1), Session: id}.String()}
+			octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			r, err := openStalledReader(octx, target, s)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("stalled reader %d: %w", i, err)
+				}
+				return
+			}
+			readers = append(readers, r)
+		}()
+	}
+	wg.Wait()
+	return readers, firstErr
+}
+
+// scrapeMetric reads one metric from a Prometheus text endpoint, summed over its label sets
+// (counter or gauge).
+func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, fmt.Errorf("metrics %s: %w", url, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("metrics %s: HTTP %d", url, resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return 0, fmt.Errorf("metrics %s: %w", url, err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+	if err != nil {
+		return 0, fmt.Errorf("metrics %s: parse Prometheus text: %w", url, err)
+	}
+	f, ok := fams[name]
+	if !ok {
+		return 0, fmt.Errorf("metrics %s: no %s: %w", url, name, errNoMetric)
+	}
+	var sum float64
+	for _, m := range f.GetMetric() {
+		switch f.GetType() {
+		case dto.MetricType_COUNTER:
+			sum += m.GetCounter().GetValue()
+		case dto.MetricType_GAUGE:
+			sum += m.GetGauge().GetValue()
+		default:
+			return 0, fmt.Errorf("metrics %s: %s is a %v, not a counter or gauge", url, name, f.GetType())
+		}
+	}
+	return sum, nil
+}
+
+// errNoMetric is the cause when an endpoint does not export the metric asked for.
+var errNoMetric = errors.New("metric not exported")
+
+// tcpMemoryPages is the kernel's TCP socket memory in pages ("TCP: ... mem N" of
+// /proc/net/sockstat), -1 when unreadable. It is machine-wide: other processes' sockets move it
+// too.
+func tcpMemoryPages() int64 {
+	b, err := os.ReadFile("/proc/net/sockstat")
+	if err != nil {
+		return -1
+	}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "TCP:" {
+			continue
+		}
+		for i := 1; i+1 < len(f); i++ {
+			if f[i] == "mem" {
+				if v, err := strconv.ParseInt(f[i+1], 10, 64); err == nil {
+					return v
+				}
+			}
+		}
+	}
+	return -1
+}
