@@ -3,6 +3,7 @@ package selfbench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -46,9 +47,10 @@ func TestBadInputClassesTable(t *testing.T) {
 }
 
 // TestBadInput runs the bench briefly: every class is answered with its 4xx and a JSON error
-// naming the problem, by both servers, with no panic, no dropped start and no leak.
+// naming the problem, by both servers, with no panic, no dropped start and no leak. Not
+// parallel: the leak check counts the whole process's goroutines and file descriptors, which
+// other tests starting and stopping servers meanwhile would move.
 func TestBadInput(t *testing.T) {
-	t.Parallel()
 	figs, err := BadInput(context.Background(), BadInputOptions{Rate: 100, Duration: 2 * time.Second, BodyReadTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -152,10 +154,29 @@ func TestBadInputTable(t *testing.T) {
 	if !testing.Verbose() {
 		t.Skip("prints only with -v")
 	}
-	t.Parallel()
 	figs, err := BadInput(context.Background(), BadInputOptions{Rate: 100, Duration: time.Second, BodyReadTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + figs.Table())
+}
+
+// TestBadInputFlagsLeaks: a server that leaves a goroutine behind per request is caught by
+// the goroutine count after the settle. Not parallel, as TestBadInput.
+func TestBadInputFlagsLeaks(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		go func() { <-release }()
+		w.Header().Set("X-Compose-Run-Id", "run_ABCDEFGHIJKLMNOPQRST")
+	}))
+	defer ts.Close()
+	figs, err := badInputRun(context.Background(), BadInputOptions{Rate: 200, Duration: 100 * time.Millisecond, Settle: 200 * time.Millisecond, RequestTimeout: 2 * time.Second},
+		map[BadInputServer]string{BadInputRuntime: ts.URL, BadInputMock: ts.URL}, &badInputPanicCounter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !figs.Leaked() || !strings.Contains(fmt.Sprint(figs.Check()), "leak: goroutines") {
+		t.Errorf("no leak reported: goroutines %d→%d, check %v", figs.GoroutinesBefore, figs.GoroutinesAfter, figs.Check())
+	}
 }
