@@ -77,6 +77,8 @@ func TestParseRequest(t *testing.T) {
 		{name: "not json", body: `{"model":`, wantErr: "request body: invalid JSON at byte 9: unexpected end of JSON input"},
 		// Empty body.
 		{name: "empty body", body: ` `, wantErr: "request body: empty, want a JSON object"},
+		// Invalid UTF-8 in a string: refused with its offset, not decoded as U+FFFD.
+		{name: "bad utf-8", body: "{\"model\":\"m\xff\"}", wantErr: "request body: not valid UTF-8 at byte 11"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
