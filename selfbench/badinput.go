@@ -498,11 +498,11 @@ loop:
 		ci := int(n % uint64(len(classes)))
 		probe := classes[ci].Probes[next[ci]%len(classes[ci].Probes)]
 		next[ci]++
-		figs.Classes[ci].Sent++
 		if inFlight.Load() >= int64(opts.MaxInFlight) {
 			figs.Dropped++
 			continue
 		}
+		figs.Classes[ci].Sent++
 		inFlight.Add(1)
 		wg.Add(1)
 		go func() {
