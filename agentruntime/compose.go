@@ -36,6 +36,10 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 // cancelled at once and the run's stream writes its stopped terminal.
 func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
+	if !validRunID(runID) {
+		s.writeError(w, http.StatusBadRequest, "run id "+strconv.Quote(runID)+" is not a run id of this runtime (want "+runIDPrefix+" and 20 characters A-Z2-7, as in the x-compose-run-id header)")
+		return
+	}
 	e, ok := s.runs.get(runID)
 	if !ok || e.agentID != agentID {
 		s.writeError(w, http.StatusNotFound, "no open run "+strconv.Quote(runID)+" for agent "+strconv.Quote(agentID)+" (it may have finished already)")

@@ -1,9 +1,6 @@
 package agentruntime
 
 import (
-	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/protocol/simcanvas"
-	"github.com/streambench/streambench/protocol/simchat"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +8,9 @@ import (
 
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 var (

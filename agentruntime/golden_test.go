@@ -2,12 +2,13 @@ package agentruntime
 
 import (
 	"flag"
-	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/protocol/simcanvas"
-	"github.com/streambench/streambench/protocol/simchat"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden from the current output")

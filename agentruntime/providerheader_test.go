@@ -1,10 +1,11 @@
 package agentruntime
 
 import (
-	"github.com/streambench/streambench/protocol/simchat"
 	"net/http"
 	"sync"
 	"testing"
+
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 // headerRecorder is a provider transport that keeps the headers of every request it sends.

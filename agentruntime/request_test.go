@@ -1,14 +1,18 @@
 package agentruntime
 
 import (
+	"bufio"
 	"encoding/json"
-	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/protocol/simcanvas"
-	"github.com/streambench/streambench/protocol/simchat"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 // TestBadInput: every malformed request gets its status and a JSON error that says what was
@@ -43,8 +47,16 @@ func TestBadInput(t *testing.T) {
 		{"wrong method stop", "DELETE", "/agent/openai-none/runs/run_x/stop", "", 405, "use POST"},
 		// A body over MaxBody.
 		{"too big", "POST", "/api/chat/openai-none", `{"input":"` + strings.Repeat("x", 2048) + `"}`, 413, "over 1024 bytes"},
-		// Stopping a run that does not exist.
-		{"unknown run", "POST", "/agent/openai-none/runs/run_nope/stop", "", 404, `no open run "run_nope"`},
+		// Stopping a run that does not exist (or has finished): a run id, but no open run.
+		{"unknown run", "POST", "/agent/openai-none/runs/run_AAAAAAAAAAAAAAAAAAAA/stop", "", 404, `no open run "run_AAAAAAAAAAAAAAAAAAAA"`},
+		// Something that cannot be a run id of this runtime is a bad request, not a finished run.
+		{"malformed run id", "POST", "/agent/openai-none/runs/run_nope/stop", "", 400, `run id "run_nope" is not a run id`},
+		// An empty body is named as such, not as a JSON syntax error at byte 0.
+		{"empty body", "POST", "/agent/openai-none/stream", "", 400, "request body: empty, want a JSON object"},
+		// A JSON value that is not an object says so instead of naming a Go type.
+		{"not an object", "POST", "/api/chat/openai-none", `["hi"]`, 400, "request body must be a JSON object, got array"},
+		// Invalid UTF-8 is refused (encoding/json would swap it for U+FFFD and forward another message).
+		{"bad utf-8", "POST", "/api/chat/openai-none", "{\"input\":\"a\xff\"}", 400, "not valid UTF-8 at byte 11"},
 		// A path that is no endpoint lists the endpoints.
 		{"no route", "POST", "/api/chats/x", "{}", 404, "no route for POST /api/chats/x"},
 	} {
@@ -109,4 +121,55 @@ func TestProviderErrors(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStalledBody: a client that sends its headers and part of a body, then stops, is
+// answered 408 with a JSON error once BodyReadTimeout passes, instead of holding the handler;
+// and a stream that outlives the timeout is not cut by it (the deadline covers the body only).
+func TestStalledBody(t *testing.T) {
+	t.Parallel()
+	const timeout = 200 * time.Millisecond
+	e := newEnv(t, 0.2, Options{BodyReadTimeout: timeout})
+	for _, tc := range []struct {
+		name, head string
+	}{
+		// A chunked body whose next chunk never comes.
+		{"chunked", "POST /api/chat/openai-none HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"inp\r\n"},
+		// A declared length the client never sends in full.
+		{"short content-length", "POST /agent/openai-none/stream HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"mess"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			conn, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := io.WriteString(conn, tc.head); err != nil {
+				t.Fatal(err)
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			start := time.Now()
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no response to a stalled body: %v", err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), `"error":"request body not received within 200ms`) {
+				t.Errorf("status %d body %s, want 408 naming the timeout", resp.StatusCode, body)
+			}
+			if waited := time.Since(start); waited < timeout {
+				t.Errorf("answered after %v, before the %v timeout", waited, timeout)
+			}
+		})
+	}
+	t.Run("stream outlives the timeout", func(t *testing.T) {
+		t.Parallel()
+		// plain-answer at a fifth of its scripted time still streams for longer than the timeout.
+		resp, body := e.post("/agent/openai-none/stream", nil, `{"message":"`+directive("plain-answer", 1, "outlive")+`"}`)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"type":"done"`) {
+			t.Errorf("status %d, stream %s", resp.StatusCode, body)
+		}
+	})
 }

@@ -6,6 +6,7 @@
 package agentruntime
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -17,10 +18,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	runtimepprof "runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -34,7 +38,9 @@ const (
 	DefaultClientIdleTimeout = 30 * time.Second
 	DefaultHeartbeat         = 10 * time.Second
 	DefaultMaxBody           = 1 << 20
-	DefaultMaxTurns          = 16
+	// DefaultBodyReadTimeout bounds how long reading one request body may take.
+	DefaultBodyReadTimeout = 10 * time.Second
+	DefaultMaxTurns        = 16
 	// DefaultProviderH2CConns is the provider connection cap with h2c.
 	DefaultProviderH2CConns = 4
 )
@@ -74,6 +80,10 @@ type Options struct {
 	Heartbeat time.Duration
 	// MaxBody caps request bodies in bytes (0: the default, 1 MiB).
 	MaxBody int64
+	// BodyReadTimeout caps how long reading a request body may take (0: the default, 10 s;
+	// negative: no limit), so a client that sends its headers and then stalls or trickles the
+	// body is answered 408 instead of holding a handler forever.
+	BodyReadTimeout time.Duration
 	// MaxTurns caps the model turns of one run, so a model that never stops calling tools
 	// cannot loop forever (0: the default, 16).
 	MaxTurns int
@@ -101,6 +111,8 @@ type Server struct {
 	beat     time.Duration
 	maxBody  int64
 	maxTurns int
+	// bodyTimeout is the resolved BodyReadTimeout (0: none).
+	bodyTimeout time.Duration
 
 	// hardStop is cancelled when Shutdown's grace period ends (or Close): every stream ends.
 	hardStop    context.Context
@@ -177,6 +189,12 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
+	}
+	switch {
+	case opts.BodyReadTimeout == 0:
+		s.bodyTimeout = DefaultBodyReadTimeout
+	case opts.BodyReadTimeout > 0:
+		s.bodyTimeout = opts.BodyReadTimeout
 	}
 	if s.maxTurns <= 0 {
 		s.maxTurns = DefaultMaxTurns
@@ -370,16 +388,29 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 	}{msg})
 }
 
-// readBody decodes the JSON request body into v, answering 413 or 400 itself on failure.
+// readBody decodes the JSON request body into v, answering 413, 408 or 400 itself on
+// failure. The body must be one JSON object in valid UTF-8 (encoding/json would otherwise
+// replace bad bytes with U+FFFD and pass a different message on than the client sent).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	body, err := s.readAll(w, r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			s.writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
-			return false
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			s.writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %v (got %d bytes)", s.bodyTimeout, len(body)))
+		default:
+			s.writeError(w, http.StatusBadRequest, fmt.Sprintf("reading request body: %v", err))
 		}
-		s.writeError(w, http.StatusBadRequest, fmt.Sprintf("reading request body: %v", err))
+		return false
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		s.writeError(w, http.StatusBadRequest, "request body: empty, want a JSON object")
+		return false
+	}
+	if !utf8.Valid(body) {
+		s.writeError(w, http.StatusBadRequest, fmt.Sprintf("request body: not valid UTF-8 at byte %d", invalidUTF8At(body)))
 		return false
 	}
 	if err := json.Unmarshal(body, v); err != nil {
@@ -389,12 +420,47 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// readAll reads the whole body within MaxBody and the body read timeout. After a good read
+// the deadline is cleared, so it bounds the body only, never the long stream that follows
+// (net/http also clears it on HTTP/1.1 when it starts watching for the client going away).
+// After a failed read it stays, so the server's discard of the unread rest fails at once
+// instead of waiting for a client that stalled, and the connection is closed.
+func (s *Server) readAll(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if s.bodyTimeout <= 0 {
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	}
+	rc := http.NewResponseController(w)
+	deadlineSet := rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err == nil && deadlineSet {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		w.Header().Set("Connection", "close")
+	}
+	return body, err
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
+}
+
 func describeJSONError(err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
 		return fmt.Sprintf("request body is not valid JSON at byte %d: %v", syn.Offset, err)
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Sprintf("request body must be a JSON object, got %s", typ.Value)
 	case errors.As(err, &typ):
 		return fmt.Sprintf("request body field %q must be a JSON %s, got %s", typ.Field, typ.Type, typ.Value)
 	}
@@ -411,8 +477,28 @@ func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployme
 	return d, true
 }
 
+// runIDPrefix and runIDRandom make up a run id: the prefix and 20 base32 characters.
+const (
+	runIDPrefix = "run_"
+	runIDRandom = 20
+)
+
 // newRunID returns an unguessable run id for the compose stop endpoint.
-func newRunID() string { return "run_" + rand.Text()[:20] }
+func newRunID() string { return runIDPrefix + rand.Text()[:runIDRandom] }
+
+// validRunID reports whether id has the shape newRunID gives, so a stop request for something
+// that cannot be a run id is told so (400) rather than that the run has finished (404).
+func validRunID(id string) bool {
+	if len(id) != len(runIDPrefix)+runIDRandom || !strings.HasPrefix(id, runIDPrefix) {
+		return false
+	}
+	for _, c := range id[len(runIDPrefix):] {
+		if (c < 'A' || c > 'Z') && (c < '2' || c > '7') {
+			return false
+		}
+	}
+	return true
+}
 
 // runEntry is an open compose run that a stop request can end.
 type runEntry struct {

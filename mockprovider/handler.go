@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -37,8 +41,12 @@ type request struct {
 func (s *Server) modelHandler(wr *wire) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := &request{srv: s, wire: wr, w: w, r: r, seq: s.requests.Add(1), arrival: time.Now()}
+		session := r.Header.Get(HeaderSession)
+		if len(session) > MaxSelectorBytes {
+			session = "" // refused by selectScenario; an oversized id is never stored
+		}
 		req.ref = s.sessions.add(SessionRecord{
-			Session: r.Header.Get(HeaderSession), Wire: wr.name, Start: req.arrival, Outcome: OutcomeStreaming,
+			Session: session, Wire: wr.name, Start: req.arrival, Outcome: OutcomeStreaming,
 		})
 		req.serve()
 	})
@@ -53,15 +61,19 @@ func (q *request) serve() {
 			fmt.Sprintf("method %s is not allowed on %s: use POST", q.r.Method, q.r.URL.Path))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(q.w, q.r.Body, MaxBodyBytes))
+	body, err := q.readBody()
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			q.fail(http.StatusRequestEntityTooLarge, errRequestTooLarge,
-				fmt.Sprintf("request body is larger than the mock's limit of %d bytes", MaxBodyBytes))
-			return
+				fmt.Sprintf("request body is larger than the mock's limit of %d bytes", tooBig.Limit))
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			q.fail(http.StatusRequestTimeout, errInvalidRequest,
+				fmt.Sprintf("request body not received within %v (got %d bytes)", s.opts.BodyReadTimeout, len(body)))
+		default:
+			q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("reading request body: %v", err))
 		}
-		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("reading request body: %v", err))
 		return
 	}
 	parsed, err := q.wire.parse(body)
@@ -133,6 +145,27 @@ func (q *request) serve() {
 	}
 }
 
+// readBody reads the whole body within the size limit and the body read timeout. After a
+// good read the deadline is cleared, so it bounds the body only, never the stream; after a
+// failed one it stays, so net/http's discard of the unread rest fails at once instead of
+// waiting for a stalled client, and the connection is closed.
+func (q *request) readBody() ([]byte, error) {
+	limited := http.MaxBytesReader(q.w, q.r.Body, q.srv.opts.MaxBody)
+	timeout := q.srv.opts.BodyReadTimeout
+	if timeout < 0 {
+		return io.ReadAll(limited)
+	}
+	rc := http.NewResponseController(q.w)
+	deadlineSet := rc.SetReadDeadline(time.Now().Add(timeout)) == nil
+	body, err := io.ReadAll(limited)
+	if err != nil {
+		q.w.Header().Set("Connection", "close")
+	} else if deadlineSet {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, err
+}
+
 // selectScenario resolves the directive in the last user message and the X-Streambench-*
 // headers, field by field, headers winning.
 func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Directive, error) {
@@ -152,6 +185,12 @@ func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Direc
 	}
 	if v := h.Get(HeaderSession); v != "" {
 		dir.Session = v
+	}
+	if len(dir.Session) > MaxSelectorBytes {
+		return dir, fmt.Errorf("session id is %d bytes, at most %d (directive session= or header %s)", len(dir.Session), MaxSelectorBytes, HeaderSession)
+	}
+	if len(dir.Scenario) > MaxSelectorBytes {
+		return dir, fmt.Errorf("scenario name is %d bytes, at most %d (directive scenario= or header %s)", len(dir.Scenario), MaxSelectorBytes, HeaderScenario)
 	}
 	if !found {
 		return dir, fmt.Errorf("no scenario selected: put a directive like [[streambench scenario=NAME seed=N session=ID]] "+
@@ -325,10 +364,28 @@ func (q *request) meta() streamMeta {
 
 // fail answers with an HTTP error in the wire's error shape and records it.
 func (q *request) fail(status int, kind errorKind, message string) {
+	message = boundMessage(message)
 	q.srv.metrics.httpErrors.WithLabelValues(q.wire.name, strconv.Itoa(status)).Inc()
 	q.srv.logger.Debug("request refused", "wire", q.wire.name, "status", status, "error", message)
 	q.wire.writeError(q.w, status, q.wire.errType(kind), message)
 	q.finish(OutcomeHTTPError, status, message)
+}
+
+// boundMessage cuts the middle out of a message over maxErrorMessageBytes: its start says
+// where the problem is and its end what was expected, while the middle is the client's own
+// bytes quoted back.
+func boundMessage(message string) string {
+	if len(message) <= maxErrorMessageBytes {
+		return message
+	}
+	head, tail := maxErrorMessageBytes/2, len(message)-maxErrorMessageBytes/4
+	for head > 0 && !utf8.RuneStart(message[head]) {
+		head--
+	}
+	for tail < len(message) && !utf8.RuneStart(message[tail]) {
+		tail++
+	}
+	return message[:head] + fmt.Sprintf("…(%d bytes cut)…", tail-head) + message[tail:]
 }
 
 // firstByte records when the first response bytes were flushed.
@@ -413,9 +470,31 @@ func (sc *schedule) due(at time.Duration) time.Time {
 	return sc.last
 }
 
-// handleSessions serves GET /_streambench/sessions[?session=ID].
+// handleSessions serves GET /_streambench/sessions[?session=ID]. A query it cannot read, an
+// unknown parameter or a repeated one is a 400: answering every record to a typo'd filter
+// would look like an answer to the question asked.
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
-	records := s.Sessions(r.URL.Query().Get("session"))
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writePlainError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s: use GET", r.Method, PathSessions))
+		return
+	}
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writePlainError(w, http.StatusBadRequest, fmt.Sprintf("query %q: %v", r.URL.RawQuery, err))
+		return
+	}
+	for key, values := range query {
+		switch {
+		case key != "session":
+			writePlainError(w, http.StatusBadRequest, fmt.Sprintf("query parameter %q is unknown (known: session)", key))
+			return
+		case len(values) > 1:
+			writePlainError(w, http.StatusBadRequest, fmt.Sprintf("query parameter %q given %d times, want at most one", key, len(values)))
+			return
+		}
+	}
+	records := s.Sessions(query.Get("session"))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	enc := json.NewEncoder(w)
@@ -424,4 +503,22 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	}{records}); err != nil {
 		s.logger.Debug("writing sessions failed", "error", err)
 	}
+}
+
+// handleNoRoute answers every path the mock does not serve with a JSON 404 listing the ones
+// it does, in the openai error shape (the mock's endpoints outside a wire have no shape of
+// their own).
+func (s *Server) handleNoRoute(w http.ResponseWriter, r *http.Request) {
+	writePlainError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST %s, POST %s, GET %s, GET %s, GET %s)",
+		r.Method, r.URL.Path, PathOpenAI, PathAnthropic, PathSessions, PathMetrics, PathHealth))
+}
+
+// writePlainError answers an error on an endpoint outside the two wires, in the openai error
+// shape {"error":{"message","type"}}.
+func writePlainError(w http.ResponseWriter, status int, message string) {
+	errType := "invalid_request_error"
+	if status == http.StatusNotFound {
+		errType = "not_found_error"
+	}
+	openai.WriteError(w, status, errType, message)
 }

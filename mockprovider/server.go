@@ -30,8 +30,22 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// MaxBodyBytes is the largest request body the mock reads; larger bodies get 413.
+// MaxBodyBytes is the default largest request body the mock reads (Options.MaxBody);
+// larger bodies get 413.
 const MaxBodyBytes = 4 << 20
+
+// DefaultBodyReadTimeout is how long the mock waits for a whole request body by default
+// (Options.BodyReadTimeout); a client that stalls mid-body gets 408.
+const DefaultBodyReadTimeout = 10 * time.Second
+
+// MaxSelectorBytes caps the scenario name and session id a request may send (directive or
+// header): both are kept in the session log, which must stay bounded in bytes, not only in
+// records.
+const MaxSelectorBytes = 256
+
+// maxErrorMessageBytes caps an error message echoed back and kept in the session log: some
+// messages quote what the client sent, which can be megabytes.
+const maxErrorMessageBytes = 4096
 
 // Request headers that select a scenario; they win over the directive in the user message.
 const (
@@ -83,6 +97,11 @@ type Options struct {
 	// Clock paces every stream (nil: hrtimer.New(), microsecond wake-ups on Linux). Tests
 	// inside a testing/synctest bubble pass hrtimer.NewPortable().
 	Clock *hrtimer.Clock
+	// MaxBody is the largest request body in bytes (0: MaxBodyBytes).
+	MaxBody int64
+	// BodyReadTimeout caps how long reading one request body may take (0:
+	// DefaultBodyReadTimeout; negative: no limit).
+	BodyReadTimeout time.Duration
 	// Fault, when set, breaks the wire contract in every stream (see Fault): the proof that
 	// the client dialects' checks can fail. Streams only; non-streaming answers are unchanged.
 	Fault Fault
@@ -131,6 +150,12 @@ func New(opts Options) (*Server, error) {
 	if opts.Clock == nil {
 		opts.Clock = hrtimer.New()
 	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = MaxBodyBytes
+	}
+	if opts.BodyReadTimeout == 0 {
+		opts.BodyReadTimeout = DefaultBodyReadTimeout
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -153,7 +178,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle(PathOpenAI, s.modelHandler(openaiWire()))
 	mux.Handle(PathAnthropic, s.modelHandler(anthropicWire()))
-	mux.HandleFunc("GET "+PathSessions, s.handleSessions)
+	mux.HandleFunc(PathSessions, s.handleSessions)
 	mux.Handle("GET "+PathMetrics, promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{
 		Registry: s.metrics.registry, ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}))
@@ -166,6 +191,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/", s.handleNoRoute)
 	return mux
 }
 

@@ -95,7 +95,7 @@ func Measurements() []Measurement {
 		{"fidelity", "TTFC − scripted TTFT at 2,000 streams, through the runtime and against a paced server (the harness's own error)", Fidelity},
 		{"rate", "an open-loop run's achieved session rate against its target", Rate},
 		{"codec", "SSE decode of ~60-byte data frames: events/s per core, ns and allocations per event", Codec},
-		{"abuse", "abort storm and stalled readers against mock + runtime in separate processes: leaks, cancel latency, R-abort, the others' latency, slow-client drops (parts: --part)", Abuse},
+		{"abuse", "abort storm and stalled readers against mock + runtime in separate processes (leaks, cancel latency, R-abort, the others' latency, slow-client drops), and bad input at load (parts: --part)", Abuse},
 		{"pacing", "the mock's pacing error and CPU per token at 2,000 streams × 20 tokens/s (its self-test)", Pacing},
 	}
 }

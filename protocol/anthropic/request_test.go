@@ -1,13 +1,17 @@
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 
@@ -73,6 +77,8 @@ func TestParseRequest(t *testing.T) {
 		{name: "not json", body: `{"model":`, wantErr: "request body: invalid JSON at byte 9: unexpected end of JSON input"},
 		// Empty body.
 		{name: "empty body", body: ` `, wantErr: "request body: empty, want a JSON object"},
+		// Invalid UTF-8 in a string: refused with its offset, not decoded as U+FFFD.
+		{name: "bad utf-8", body: "{\"model\":\"m\xff\"}", wantErr: "request body: not valid UTF-8 at byte 11"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,16 +104,173 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"m","max_tokens":9,"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":"b"}]}`))
 	f.Add([]byte(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":{}}]}`))
 	f.Add([]byte(`{"model":"m","max_tokens":-1,"messages":null}`))
+	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}`))
+	f.Add([]byte("{\"model\":\"m\",\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}"))
+	f.Add([]byte(`{"model":"m","max_tokens":0,"messages":[{"role":"user","content":"a"}]}`))
+	f.Add([]byte(`{"model":"m","max_tokens":1.5,"messages":[{"role":"user","content":"a"}]}`))
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"a"}]}`))
+	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"system","content":"a"}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := ParseRequest(body)
 		if (req == nil) == (err == nil) {
 			t.Fatalf("ParseRequest returned (%v, %v): want exactly one", req, err)
 		}
-		if err == nil && (req.Model == "" || !req.IncludeUsage) {
-			t.Fatalf("accepted request %+v", req)
+		v, why, assistants := requestOracle(body)
+		switch {
+		case v == invalid && err == nil:
+			t.Fatalf("accepted %q, which is invalid: %s", body, why)
+		case v == valid && err != nil:
+			t.Fatalf("refused %q, which is valid: %v", body, err)
+		case err != nil && err.Error() == "":
+			t.Fatalf("refused %q with an empty error", body)
+		case err == nil && (req.Model == "" || !req.IncludeUsage || v == valid && req.AssistantTurns != assistants):
+			t.Fatalf("accepted %q as %+v; the body has %d assistant message(s)", body, req, assistants)
 		}
 	})
 }
+
+// requestOracle reads a Messages body without ParseRequest: invalid for what no request can
+// be (empty, not UTF-8, not JSON, not an object, no model, no or non-positive max_tokens, no
+// messages, a message with a role other than user and assistant), valid for the plain shape
+// every client sends (lower-case keys once each, string model, integer max_tokens >= 1,
+// messages of both roles with string content), and the number of assistant messages.
+func requestOracle(body []byte) (v verdict, why string, assistants int) {
+	switch {
+	case len(bytes.TrimSpace(body)) == 0:
+		return invalid, "empty", 0
+	case !utf8.Valid(body):
+		return invalid, "not UTF-8", 0
+	case !json.Valid(body):
+		return invalid, "not JSON", 0
+	}
+	ms, ok := members(body)
+	if !ok {
+		return invalid, "not an object", 0
+	}
+	plain := true
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if seen[m.key] || !slices.Contains([]string{"model", "max_tokens", "messages", "stream"}, m.key) {
+			plain = false
+		}
+		seen[m.key] = true
+	}
+	if model, _ := field(ms, "model"); model == nil || model == "" {
+		return invalid, "no model", 0
+	} else if _, isString := model.(string); !isString {
+		return invalid, "model not a string", 0
+	}
+	switch maxTokens, _ := field(ms, "max_tokens"); n := maxTokens.(type) {
+	case nil:
+		return invalid, "no max_tokens", 0
+	case float64:
+		if n < 1 {
+			return invalid, "max_tokens below 1", 0
+		}
+		if n != math.Trunc(n) || n > 1<<53 {
+			plain = false
+		}
+	default:
+		return invalid, "max_tokens not a number", 0
+	}
+	if stream, n := field(ms, "stream"); n > 0 {
+		if _, isBool := stream.(bool); !isBool {
+			plain = false
+		}
+	}
+	msgs, _ := field(ms, "messages")
+	list, isList := msgs.([]any)
+	if !isList || len(list) == 0 {
+		if msgs != nil && !isList {
+			return unsure, "", 0 // a type error, which ParseRequest also refuses, named its way
+		}
+		return invalid, "no messages", 0
+	}
+	var raws []json.RawMessage
+	for _, m := range ms {
+		if strings.EqualFold(m.key, "messages") {
+			raws = nil
+			_ = json.Unmarshal(m.value, &raws)
+		}
+	}
+	for _, raw := range raws {
+		mm, isObject := members(raw)
+		if !isObject {
+			plain = false
+			continue
+		}
+		role, roles := field(mm, "role")
+		content, contents := field(mm, "content")
+		name, isString := role.(string)
+		_, contentIsString := content.(string)
+		if len(mm) != 2 || roles != 1 || contents != 1 || !isString || !contentIsString {
+			plain = false
+		}
+		if roles == 1 && isString {
+			switch name {
+			case "assistant":
+				assistants++
+			case "user":
+			default:
+				return invalid, "role " + name, 0
+			}
+		}
+	}
+	if plain {
+		return valid, "", assistants
+	}
+	return unsure, "", assistants
+}
+
+// member is one key and its raw value in a JSON object, in document order.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// members lists the members of the JSON object data, duplicates included; ok is false when
+// data is not an object.
+func members(data []byte) (out []member, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		out = append(out, member{key, raw})
+	}
+	return out, true
+}
+
+// field is the value of the last member named name (matched case-insensitively, as
+// encoding/json does) and how many members had that name.
+func field(ms []member, name string) (last any, count int) {
+	for _, m := range ms {
+		if strings.EqualFold(m.key, name) {
+			last = nil
+			_ = json.Unmarshal(m.value, &last)
+			count++
+		}
+	}
+	return last, count
+}
+
+// verdict is the fuzz oracle's independent reading of a request body.
+type verdict int
+
+const (
+	unsure  verdict = iota // outside what the oracle decides
+	valid                  // must be accepted
+	invalid                // must be refused
+)
 
 // captured is a request as the fake provider saw it.
 type captured struct {

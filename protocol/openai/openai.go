@@ -68,6 +68,9 @@ func ParseRequest(body []byte) (*Request, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, errors.New("request body: empty, want a JSON object")
 	}
+	if err := jsonwire.CheckUTF8("request body", body); err != nil {
+		return nil, err
+	}
 	var raw rawRequest
 	if err := json.Unmarshal(body, &raw); err != nil {
 		return nil, jsonwire.DescribeError("request body", err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // DescribeError turns an encoding/json error into a message naming the field (or the byte
@@ -29,4 +30,21 @@ func Excerpt(data []byte) string {
 		return fmt.Sprintf("%q…", data[:max])
 	}
 	return fmt.Sprintf("%q", data)
+}
+
+// CheckUTF8 returns an error naming where and the offset of the first byte that is not valid
+// UTF-8, or nil. encoding/json would otherwise replace such bytes with U+FFFD without a word,
+// so a request would be served as a different text than the one sent.
+func CheckUTF8(where string, b []byte) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return fmt.Errorf("%s: not valid UTF-8 at byte %d", where, i)
+		}
+		i += size
+	}
+	return fmt.Errorf("%s: not valid UTF-8", where)
 }

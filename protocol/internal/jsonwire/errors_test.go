@@ -3,6 +3,7 @@ package jsonwire
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,24 @@ func TestMarshalNoHTML(t *testing.T) {
 	}
 	if _, err := MarshalNoHTML(func() {}); err == nil {
 		t.Error("MarshalNoHTML of a func succeeded")
+	}
+}
+
+func TestCheckUTF8(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, in, want string
+	}{
+		// Valid UTF-8, multi-byte runes and U+FFFD itself included, passes.
+		{"valid", "{\"a\":\"日本 \uFFFD\"}", ""},
+		// The offset of the first bad byte is named.
+		{"bad byte", "ab\xffcd", "body: not valid UTF-8 at byte 2"},
+		// A truncated multi-byte rune at the end is bad too.
+		{"truncated rune", "ab\xe6\x97", "body: not valid UTF-8 at byte 2"},
+	} {
+		err := CheckUTF8("body", []byte(tt.in))
+		if got := fmt.Sprint(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
+			t.Errorf("%s: CheckUTF8 = %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }

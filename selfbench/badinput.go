@@ -1,0 +1,791 @@
+package selfbench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// BadInputServer names the server a malformed request goes to.
+type BadInputServer string
+
+// The two servers of the system under test.
+const (
+	BadInputRuntime BadInputServer = "runtime"
+	BadInputMock    BadInputServer = "mock"
+)
+
+// BadInputLimits are the server settings the table's requests are built against.
+type BadInputLimits struct {
+	// RuntimeMaxBody and MockMaxBody are the servers' body caps in bytes.
+	RuntimeMaxBody, MockMaxBody int64
+	// FinishedRun is the id of a compose run of agent openai-none that has already ended.
+	FinishedRun string
+}
+
+// BadInputProbe is one malformed request.
+type BadInputProbe struct {
+	Server       BadInputServer
+	Method, Path string
+	Header       http.Header
+	Body         string
+	// Raw, when set, is written as is on a new TCP connection instead of Method, Path, Header
+	// and Body: framing an http.Client will not produce (a body that stops coming, a broken
+	// chunked encoding).
+	Raw string
+	// Says must appear in the message of the JSON error that answers the probe.
+	Says string
+}
+
+// BadInputClass is one kind of malformed request and the status each server must answer it
+// with.
+type BadInputClass struct {
+	Name string
+	// Runtime and Mock are the expected statuses; 0 where the class has no probe for that
+	// server: the runtime forwards the user's text and the X-Streambench-* headers to its
+	// provider without reading them, so scenario selection is the mock's alone to refuse, and
+	// the mock has no deployments or runs.
+	Runtime, Mock int
+	// Probes are sent in turn, each to its server.
+	Probes []BadInputProbe
+}
+
+// Expected is the status server must answer the class with (0: the class has no probe for it).
+func (c *BadInputClass) Expected(server BadInputServer) int {
+	if server == BadInputRuntime {
+		return c.Runtime
+	}
+	return c.Mock
+}
+
+// badInputDirective selects a real scenario at the mock, so that a probe is wrong only in the
+// way its class says.
+const badInputDirective = "[[streambench scenario=plain-answer seed=1 session=bad-input]] hi"
+
+// BadInputClasses is the table of the 20 classes of malformed requests, built for limits. The
+// runtime probes use deployment openai-none; the mock probes use both wires.
+func BadInputClasses(l BadInputLimits) []BadInputClass {
+	const (
+		chat    = "/api/chat/openai-none"
+		canvas  = "/api/workflows/openai-none/execute"
+		agent   = "/agent/openai-none/stream"
+		openai  = mockprovider.PathOpenAI
+		anthrop = mockprovider.PathAnthropic
+	)
+	rt := func(method, path, body, says string) BadInputProbe {
+		return BadInputProbe{Server: BadInputRuntime, Method: method, Path: path, Body: body, Says: says}
+	}
+	mk := func(method, path, body, says string) BadInputProbe {
+		return BadInputProbe{Server: BadInputMock, Method: method, Path: path, Body: body, Says: says}
+	}
+	withHeader := func(p BadInputProbe, kv ...string) BadInputProbe {
+		p.Header = http.Header{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			p.Header.Set(kv[i], kv[i+1])
+		}
+		return p
+	}
+	raw := func(server BadInputServer, path, rest, says string) BadInputProbe {
+		return BadInputProbe{Server: server, Raw: "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + rest, Says: says}
+	}
+	// openaiMsg and anthropicMsg are valid bodies around one user message text; the mock
+	// classes break one thing in them.
+	openaiMsg := func(text string) string {
+		b, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
+		return string(b)
+	}
+	anthropicMsg := func(text string) string {
+		b, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 64, "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
+		return string(b)
+	}
+	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
+	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
+	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
+	return []BadInputClass{
+		{
+			// Prose, and a JSON value followed by more bytes, are not one JSON document.
+			Name: "not-json", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", chat, "hello there", "not valid JSON"),
+				rt("POST", agent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
+				mk("POST", openai, "model=m&messages=hi", "invalid JSON at byte"),
+				mk("POST", anthrop, anthropicMsg(badInputDirective)+" trailing", "after top-level value"),
+			},
+		},
+		{
+			// A body cut off mid-document.
+			Name: "truncated-json", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", canvas, `{"input":"hi","stream":tr`, "not valid JSON"),
+				mk("POST", openai, openaiMsg(badInputDirective)[:30], "unexpected end of JSON input"),
+				mk("POST", anthrop, anthropicMsg(badInputDirective)[:40], "unexpected end of JSON input"),
+			},
+		},
+		{
+			// A field, or the whole body, of the wrong JSON type.
+			Name: "wrong-type", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", chat, `{"input":42}`, `field "input" must be a JSON string`),
+				rt("POST", agent, `["hi"]`, "must be a JSON object, got array"),
+				mk("POST", openai, `{"model":"m","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, "stream: expected bool"),
+				mk("POST", anthrop, `{"model":"m","max_tokens":"ten","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: expected int"),
+			},
+		},
+		{
+			// The field the endpoint cannot do without.
+			Name: "missing-field", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", chat, `{"conversationId":"c1"}`, `missing "input"`),
+				rt("POST", agent, `{"threadId":"t1"}`, `missing "message"`),
+				mk("POST", openai, `{"messages":[{"role":"user","content":"hi"}]}`, "model: required"),
+				mk("POST", anthrop, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: required"),
+			},
+		},
+		{
+			// No body at all.
+			Name: "empty-body", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", canvas, "", "request body: empty"),
+				mk("POST", anthrop, "  \n", "request body: empty"),
+			},
+		},
+		{
+			// One byte over the server's cap.
+			Name: "body-too-large", Runtime: 413, Mock: 413,
+			Probes: []BadInputProbe{
+				rt("POST", chat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
+				mk("POST", openai, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody)),
+			},
+		},
+		{
+			// A method the endpoint does not serve.
+			Name: "wrong-method", Runtime: 405, Mock: 405,
+			Probes: []BadInputProbe{
+				rt("GET", chat, "", "method GET not allowed"),
+				rt("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
+				mk("GET", anthrop, "", "use POST"),
+				mk("POST", mockprovider.PathSessions, "{}", "use GET"),
+			},
+		},
+		{
+			// A deployment, workflow or agent that does not exist, or no endpoint at all.
+			Name: "unknown-target", Runtime: 404, Mock: 404,
+			Probes: []BadInputProbe{
+				rt("POST", "/api/chat/no-such-slug", `{"input":"hi"}`, `chat slug "no-such-slug"`),
+				rt("POST", "/api/workflows/no-such-flow/execute", `{"input":"hi","stream":true}`, `workflow "no-such-flow"`),
+				rt("POST", "/v2/chat", `{"input":"hi"}`, "no route for POST /v2/chat"),
+				mk("POST", "/v1/completions", openaiMsg(badInputDirective), "no route for POST /v1/completions"),
+			},
+		},
+		{
+			// Bytes that are not UTF-8 inside a string.
+			Name: "bad-utf8", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", chat, "{\"input\":\"caf\xe9\"}", "not valid UTF-8 at byte 13"),
+				mk("POST", openai, strings.Replace(openaiMsg(badInputDirective), " hi", " h\xffi", 1), "not valid UTF-8"),
+			},
+		},
+		{
+			// A raw NUL byte: a control character JSON strings may not hold unescaped.
+			Name: "nul-byte", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", agent, "{\"message\":\"a\x00b\"}", "not valid JSON"),
+				mk("POST", anthrop, strings.Replace(anthropicMsg(badInputDirective), " hi", " h\x00i", 1), "invalid JSON"),
+			},
+		},
+		{
+			// Nesting deeper than encoding/json's limit of 10,000.
+			Name: "deep-nesting", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", chat, `{"input":"hi","x":`+deep+`}`, "exceeded max depth"),
+				mk("POST", openai, `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":`+deep+`}`, "exceeded max depth"),
+			},
+		},
+		{
+			// Well-formed, well-typed, but a value the endpoint refuses.
+			Name: "invalid-value", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				rt("POST", canvas, `{"input":"hi","stream":false}`, `send "stream": true`),
+				rt("POST", agent, `{"message":""}`, `missing "message"`),
+				mk("POST", anthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
+				mk("POST", openai, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`),
+			},
+		},
+		{
+			// A directive that is there but malformed.
+			Name: "bad-directive", Mock: 400,
+			Probes: []BadInputProbe{
+				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
+				mk("POST", anthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
+				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=1 colour=red]]"), `unknown key "colour"`),
+			},
+		},
+		{
+			// A scenario the library does not have, in the directive or the header.
+			Name: "unknown-scenario", Mock: 400,
+			Probes: []BadInputProbe{
+				mk("POST", anthrop, anthropicMsg("[[streambench scenario=no-such-scenario seed=1]]"), `unknown scenario "no-such-scenario"`),
+				withHeader(mk("POST", openai, openaiMsg(badInputDirective), `unknown scenario "nope"`), mockprovider.HeaderScenario, "nope"),
+			},
+		},
+		{
+			// A seed that is not an unsigned 64-bit integer: negative, or too big.
+			Name: "bad-seed", Mock: 400,
+			Probes: []BadInputProbe{
+				withHeader(mk("POST", openai, openaiMsg(badInputDirective), "X-Streambench-Seed \"-1\""), mockprovider.HeaderSeed, "-1"),
+				withHeader(mk("POST", anthrop, anthropicMsg(badInputDirective), "unsigned 64-bit"), mockprovider.HeaderSeed, "18446744073709551616"),
+				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=-5]]"), `seed "-5"`),
+			},
+		},
+		{
+			// A session id longer than the mock's log keeps.
+			Name: "oversized-session", Mock: 400,
+			Probes: []BadInputProbe{
+				withHeader(mk("POST", anthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
+				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes"),
+			},
+		},
+		{
+			// A stop for something that cannot be a run id of this runtime.
+			Name: "bad-stop-run-id", Runtime: 400,
+			Probes: []BadInputProbe{
+				rt("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
+				rt("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
+			},
+		},
+		{
+			// A stop for a run that has ended (or that another agent owns).
+			Name: "stop-finished-run", Runtime: 404,
+			Probes: []BadInputProbe{
+				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+				rt("POST", "/agent/anthropic-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+			},
+		},
+		{
+			// A body that stops coming: headers promise 100 bytes, 4 arrive.
+			Name: "stalled-body", Runtime: 408, Mock: 408,
+			Probes: []BadInputProbe{
+				raw(BadInputRuntime, agent, stallHead, "request body not received within"),
+				raw(BadInputMock, anthrop, stallHead, "request body not received within"),
+			},
+		},
+		{
+			// A chunked body whose chunk size is not hex.
+			Name: "broken-chunked", Runtime: 400, Mock: 400,
+			Probes: []BadInputProbe{
+				raw(BadInputRuntime, chat, brokenChunk, "reading request body"),
+				raw(BadInputMock, openai, brokenChunk, "reading request body"),
+			},
+		},
+	}
+}
+
+// BadInputOptions configure BadInput. The zero value is the documented measurement: 500
+// requests/s for 30 s.
+type BadInputOptions struct {
+	// Rate is the request rate per second (0: 500).
+	Rate float64
+	// Duration is how long requests are started (0: 30 s).
+	Duration time.Duration
+	// MaxBody is both servers' body cap (0: 64 KiB; the default 1 and 4 MiB would make the
+	// body-too-large class a bandwidth test).
+	MaxBody int64
+	// BodyReadTimeout is both servers' body read timeout, which the stalled-body class waits
+	// out (0: 1 s).
+	BodyReadTimeout time.Duration
+	// RequestTimeout bounds each request (0: 10 s).
+	RequestTimeout time.Duration
+	// MaxInFlight caps requests in flight; a start beyond it is dropped and counted, never
+	// queued (0: 4096).
+	MaxInFlight int
+	// Settle is how long goroutines and file descriptors get to return to their level before
+	// the load (0: 5 s).
+	Settle time.Duration
+}
+
+func (o *BadInputOptions) defaults() {
+	if o.Rate <= 0 {
+		o.Rate = 500
+	}
+	if o.Duration <= 0 {
+		o.Duration = 30 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 64 << 10
+	}
+	if o.BodyReadTimeout <= 0 {
+		o.BodyReadTimeout = time.Second
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 10 * time.Second
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 4096
+	}
+	if o.Settle <= 0 {
+		o.Settle = 5 * time.Second
+	}
+}
+
+// BadInputClassFigures is what one class got.
+type BadInputClassFigures struct {
+	Name string
+	// Runtime and Mock are the expected statuses (0: not sent there).
+	Runtime, Mock int
+	// Sent counts the requests sent.
+	Sent int
+	// Statuses counts the statuses seen per server; status 0 is a request that got no
+	// answer (transport error or timeout).
+	Statuses map[BadInputServer]map[int]int
+	// WrongStatus counts answers whose status was not the expected one; BadError those with
+	// the right status but no JSON error naming the problem.
+	WrongStatus, BadError int
+	// Example describes one wrong answer ("" when none).
+	Example string
+}
+
+// BadInputFigures is the result of BadInput.
+type BadInputFigures struct {
+	Rate     float64
+	Duration time.Duration
+	Classes  []BadInputClassFigures
+	// Sent, WrongStatus and BadError sum the classes.
+	Sent, WrongStatus, BadError int
+	// Dropped counts starts skipped because MaxInFlight requests were open; Late counts starts
+	// made more than 10 ms after they were due.
+	Dropped, Late int
+	// Elapsed is from the first start until the last answer.
+	Elapsed time.Duration
+	// Panics counts handler panics the servers recovered (net/http's "http: panic serving"
+	// lines on their error logs).
+	Panics int
+	// Goroutines and FDs are this process's counts (both servers and the client) before the
+	// load and after it settled; FDs are -1 where /proc/self/fd does not exist.
+	GoroutinesBefore, GoroutinesAfter int
+	FDsBefore, FDsAfter               int
+}
+
+// Leaked reports whether goroutines or file descriptors stayed above their level before the
+// load.
+func (f *BadInputFigures) Leaked() bool {
+	return f.GoroutinesAfter > f.GoroutinesBefore || f.FDsAfter > f.FDsBefore
+}
+
+// BadInput starts the reference runtime and the mock in this process, sends the classes of
+// BadInputClasses round-robin at opts.Rate for opts.Duration (open loop, constant rate), and
+// returns per class what came back, the panics the servers recovered, and the goroutines and
+// file descriptors before and after.
+func BadInput(ctx context.Context, opts BadInputOptions) (BadInputFigures, error) {
+	opts.defaults()
+	panics := &badInputPanicCounter{}
+	logger := slog.New(panics)
+	mock, err := mockprovider.New(mockprovider.Options{
+		Library: scenarios.Embedded(), TimeScale: 0, Logger: logger,
+		MaxBody: opts.MaxBody, BodyReadTimeout: opts.BodyReadTimeout, SessionHistory: 10_000,
+	})
+	if err != nil {
+		return BadInputFigures{}, fmt.Errorf("bad input: mock: %w", err)
+	}
+	mockURL, stopMock, err := badInputServe(mock.Serve, mock.Shutdown)
+	if err != nil {
+		return BadInputFigures{}, fmt.Errorf("bad input: mock: %w", err)
+	}
+	defer stopMock()
+	rt, err := agentruntime.New(agentruntime.Options{
+		ProviderURL: mockURL, Logger: logger, MaxBody: opts.MaxBody, BodyReadTimeout: opts.BodyReadTimeout, Heartbeat: -1,
+	})
+	if err != nil {
+		return BadInputFigures{}, fmt.Errorf("bad input: runtime: %w", err)
+	}
+	rtURL, stopRuntime, err := badInputServe(rt.Serve, rt.Shutdown)
+	if err != nil {
+		return BadInputFigures{}, fmt.Errorf("bad input: runtime: %w", err)
+	}
+	defer func() {
+		stopRuntime()
+		_ = rt.Close()
+	}()
+	return badInputRun(ctx, opts, map[BadInputServer]string{BadInputRuntime: rtURL, BadInputMock: mockURL}, panics)
+}
+
+// badInputRun drives the load against servers already running at urls.
+func badInputRun(ctx context.Context, opts BadInputOptions, urls map[BadInputServer]string, panics *badInputPanicCounter) (BadInputFigures, error) {
+	opts.defaults()
+	transport := &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true, Proxy: nil}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	finished, err := badInputFinishedRun(ctx, client, urls[BadInputRuntime])
+	if err != nil {
+		return BadInputFigures{}, err
+	}
+	classes := BadInputClasses(BadInputLimits{RuntimeMaxBody: opts.MaxBody, MockMaxBody: opts.MaxBody, FinishedRun: finished})
+	figs := BadInputFigures{Rate: opts.Rate, Duration: opts.Duration, Classes: make([]BadInputClassFigures, len(classes))}
+	for i, c := range classes {
+		figs.Classes[i] = BadInputClassFigures{Name: c.Name, Runtime: c.Runtime, Mock: c.Mock, Statuses: map[BadInputServer]map[int]int{}}
+	}
+	transport.CloseIdleConnections()
+	goBefore, fdBefore := badInputQuiet(ctx)
+	figs.GoroutinesBefore, figs.FDsBefore = goBefore, fdBefore
+	panicsBefore := panics.count()
+
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		inFlight atomic.Int64
+		next     = make([]int, len(classes)) // next probe per class
+	)
+	record := func(ci int, server BadInputServer, status int, problem string) {
+		mu.Lock()
+		defer mu.Unlock()
+		cf := &figs.Classes[ci]
+		if cf.Statuses[server] == nil {
+			cf.Statuses[server] = map[int]int{}
+		}
+		cf.Statuses[server][status]++
+		want := classes[ci].Expected(server)
+		switch {
+		case status != want:
+			cf.WrongStatus++
+		case problem != "":
+			cf.BadError++
+		default:
+			return
+		}
+		if cf.Example == "" {
+			cf.Example = fmt.Sprintf("%s: status %d, want %d: %s", server, status, want, problem)
+		}
+	}
+	pacer := loadgen.ConstantRate{PerSecond: opts.Rate}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	start := time.Now()
+loop:
+	for n := uint64(0); ; n++ {
+		wait, stop := pacer.Pace(time.Since(start), n)
+		if stop || time.Since(start)+max(wait, 0) >= opts.Duration {
+			break
+		}
+		if wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				break loop
+			}
+		} else if wait < -10*time.Millisecond {
+			figs.Late++
+		}
+		ci := int(n % uint64(len(classes)))
+		probe := classes[ci].Probes[next[ci]%len(classes[ci].Probes)]
+		next[ci]++
+		if inFlight.Load() >= int64(opts.MaxInFlight) {
+			figs.Dropped++
+			continue
+		}
+		figs.Classes[ci].Sent++
+		inFlight.Add(1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer inFlight.Add(-1)
+			rctx, cancel := context.WithTimeout(ctx, opts.RequestTimeout)
+			defer cancel()
+			status, body, ctype, err := badInputSend(rctx, client, urls[probe.Server], probe)
+			problem := ""
+			if err != nil {
+				problem = err.Error()
+			} else {
+				problem = badInputCheckError(body, ctype, probe.Says)
+			}
+			record(ci, probe.Server, status, problem)
+		}()
+	}
+	wg.Wait()
+	figs.Elapsed = time.Since(start)
+	transport.CloseIdleConnections()
+	figs.GoroutinesAfter, figs.FDsAfter = badInputSettle(ctx, goBefore, fdBefore, opts.Settle)
+	figs.Panics = panics.count() - panicsBefore
+	for _, c := range figs.Classes {
+		figs.Sent += c.Sent
+		figs.WrongStatus += c.WrongStatus
+		figs.BadError += c.BadError
+	}
+	return figs, ctx.Err()
+}
+
+// badInputFinishedRun plays one compose run to its end and returns its run id, for the
+// stop-finished-run class.
+func badInputFinishedRun(ctx context.Context, client *http.Client, runtimeURL string) (string, error) {
+	body := `{"message":"[[streambench scenario=plain-answer seed=1 session=bad-input-finished]] hi"}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, runtimeURL+"/agent/openai-none/stream", strings.NewReader(body))
+	if err != nil {
+		return "", fmt.Errorf("bad input: finished run: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("bad input: finished run: %w", err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return "", fmt.Errorf("bad input: finished run: reading the stream: %w", err)
+	}
+	id := resp.Header.Get(compose.RunIDHeader)
+	if resp.StatusCode != http.StatusOK || id == "" {
+		return "", fmt.Errorf("bad input: finished run: status %d, run id %q", resp.StatusCode, id)
+	}
+	return id, nil
+}
+
+// badInputMaxAnswer bounds how much of an answer is read: errors are small, and a server
+// that streams instead of refusing must not keep the client reading.
+const badInputMaxAnswer = 64 << 10
+
+// badInputSend sends probe to baseURL and returns the status, the start of the body and its
+// content type.
+func badInputSend(ctx context.Context, client *http.Client, baseURL string, p BadInputProbe) (status int, body []byte, ctype string, err error) {
+	if p.Raw != "" {
+		return badInputSendRaw(ctx, baseURL, p.Raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, p.Method, baseURL+p.Path, strings.NewReader(p.Body))
+	if err != nil {
+		return 0, nil, "", fmt.Errorf("building the request: %w", err)
+	}
+	if p.Body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range p.Header {
+		req.Header[k] = v
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(io.LimitReader(resp.Body, badInputMaxAnswer))
+	return resp.StatusCode, body, resp.Header.Get("Content-Type"), err
+}
+
+// badInputSendRaw writes raw on a new connection and reads one response.
+func badInputSendRaw(ctx context.Context, baseURL, raw string) (int, []byte, string, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", strings.TrimPrefix(baseURL, "http://"))
+	if err != nil {
+		return 0, nil, "", err
+	}
+	defer conn.Close()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := io.WriteString(conn, raw); err != nil {
+		return 0, nil, "", err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return 0, nil, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, badInputMaxAnswer))
+	return resp.StatusCode, body, resp.Header.Get("Content-Type"), err
+}
+
+// badInputCheckError says what is wrong with an error answer, or "" when it is a JSON error
+// whose message contains says. Both shapes count: the runtime's {"error": "..."} and the
+// wires' {"error": {"message": "...", ...}}.
+func badInputCheckError(body []byte, ctype, says string) string {
+	if !strings.HasPrefix(ctype, "application/json") {
+		return fmt.Sprintf("content type %q, want application/json: %.200q", ctype, body)
+	}
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil || len(e.Error) == 0 {
+		return fmt.Sprintf("not a JSON error: %.200q", body)
+	}
+	var msg string
+	if json.Unmarshal(e.Error, &msg) != nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(e.Error, &inner)
+		msg = inner.Message
+	}
+	if !strings.Contains(msg, says) {
+		return fmt.Sprintf("error %.300q does not say %q", msg, says)
+	}
+	return ""
+}
+
+// badInputServe serves on a free loopback port; stop drains for at most 5 s.
+func badInputServe(serve func(net.Listener) error, shutdown func(context.Context) error) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = serve(ln)
+	}()
+	return "http://" + ln.Addr().String(), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = shutdown(ctx)
+		<-done
+	}, nil
+}
+
+// badInputQuiet returns the goroutine and fd counts once they stop falling (connections of the
+// set-up closing), for at most a second.
+func badInputQuiet(ctx context.Context) (int, int) {
+	g, f := runtime.NumGoroutine(), badInputFDs()
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && ctx.Err() == nil; {
+		time.Sleep(100 * time.Millisecond) // polling a count: nothing signals "all gone"
+		g2, f2 := runtime.NumGoroutine(), badInputFDs()
+		if g2 >= g && f2 >= f {
+			return g2, f2
+		}
+		g, f = min(g, g2), min(f, f2)
+	}
+	return g, f
+}
+
+// badInputSettle waits up to settle for goroutines and fds to come down to the given levels
+// (a negative level: just read), then returns the counts.
+func badInputSettle(ctx context.Context, goroutines, fds int, settle time.Duration) (int, int) {
+	deadline := time.Now().Add(settle)
+	for {
+		g, f := runtime.NumGoroutine(), badInputFDs()
+		if (goroutines < 0 || g <= goroutines) && (fds < 0 || f <= fds) || !time.Now().Before(deadline) || ctx.Err() != nil {
+			return g, f
+		}
+		time.Sleep(50 * time.Millisecond) // polling a count: nothing signals "all gone"
+	}
+}
+
+// badInputFDs is the number of open file descriptors of this process, -1 where
+// /proc/self/fd does not exist.
+func badInputFDs() int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(entries)
+}
+
+// badInputPanicCounter is a slog.Handler that counts the "http: panic serving" lines
+// net/http writes to a server's ErrorLog when it recovers a handler's panic. Safe for
+// concurrent use.
+type badInputPanicCounter struct {
+	panics atomic.Int64
+}
+
+func (c *badInputPanicCounter) count() int { return int(c.panics.Load()) }
+
+// Enabled implements slog.Handler: every level, since the mock logs its server errors at Debug.
+func (c *badInputPanicCounter) Enabled(context.Context, slog.Level) bool { return true }
+
+// Handle implements slog.Handler.
+func (c *badInputPanicCounter) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "http: panic serving") {
+		c.panics.Add(1)
+	}
+	return nil
+}
+
+// WithAttrs implements slog.Handler.
+func (c *badInputPanicCounter) WithAttrs([]slog.Attr) slog.Handler { return c }
+
+// WithGroup implements slog.Handler.
+func (c *badInputPanicCounter) WithGroup(string) slog.Handler { return c }
+
+// Table renders the figures as a plain-text table, one row per class, then the totals.
+func (f *BadInputFigures) Table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-20s %8s %8s %6s %7s %7s  %s\n", "class", "runtime", "mock", "sent", "wrong", "bad-err", "statuses seen")
+	for _, c := range f.Classes {
+		want := func(s int) string {
+			if s == 0 {
+				return "-"
+			}
+			return fmt.Sprint(s)
+		}
+		fmt.Fprintf(&b, "%-20s %8s %8s %6d %7d %7d  %s\n", c.Name, want(c.Runtime), want(c.Mock), c.Sent, c.WrongStatus, c.BadError, badInputStatuses(c.Statuses))
+		if c.Example != "" {
+			fmt.Fprintf(&b, "%-20s   e.g. %s\n", "", c.Example)
+		}
+	}
+	fmt.Fprintf(&b, "sent %d in %v (%.0f/s target), wrong status %d, bad error %d, dropped %d, late %d, panics %d, goroutines %d→%d, fds %d→%d\n",
+		f.Sent, f.Elapsed.Round(time.Millisecond), f.Rate, f.WrongStatus, f.BadError, f.Dropped, f.Late, f.Panics,
+		f.GoroutinesBefore, f.GoroutinesAfter, f.FDsBefore, f.FDsAfter)
+	return b.String()
+}
+
+// badInputStatuses renders "runtime 400×12 mock 400×8".
+func badInputStatuses(m map[BadInputServer]map[int]int) string {
+	var parts []string
+	for _, server := range []BadInputServer{BadInputRuntime, BadInputMock} {
+		codes := make([]int, 0, len(m[server]))
+		for code := range m[server] {
+			codes = append(codes, code)
+		}
+		sort.Ints(codes)
+		for _, code := range codes {
+			parts = append(parts, fmt.Sprintf("%s %d×%d", server, code, m[server][code]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ErrBadInputWrong is what BadInputFigures.Check wraps when a property does not hold.
+var ErrBadInputWrong = errors.New("bad input not held")
+
+// Check returns an error naming every property the figures break: an answer that was not
+// the expected status with a JSON error, a panic, a leaked goroutine or file descriptor, a
+// class never sent, or a start dropped.
+func (f *BadInputFigures) Check() error {
+	var problems []string
+	for _, c := range f.Classes {
+		switch {
+		case c.Sent == 0:
+			problems = append(problems, c.Name+": never sent")
+		case c.WrongStatus > 0 || c.BadError > 0:
+			problems = append(problems, fmt.Sprintf("%s: %d wrong status, %d bad error (%s)", c.Name, c.WrongStatus, c.BadError, c.Example))
+		}
+	}
+	if f.Panics > 0 {
+		problems = append(problems, fmt.Sprintf("%d panics", f.Panics))
+	}
+	if f.Dropped > 0 {
+		problems = append(problems, fmt.Sprintf("%d starts dropped", f.Dropped))
+	}
+	if f.Leaked() {
+		problems = append(problems, fmt.Sprintf("leak: goroutines %d→%d, fds %d→%d", f.GoroutinesBefore, f.GoroutinesAfter, f.FDsBefore, f.FDsAfter))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrBadInputWrong, strings.Join(problems, "; "))
+	}
+	return nil
+}
