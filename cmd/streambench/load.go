@@ -43,7 +43,7 @@ type workloadFlags struct {
 	stages                                  string
 	rateStages                              bool
 	duration, warmup, grace, streamTimeout  time.Duration
-	leakGrace                               time.Duration
+	leakGrace, snapshotEvery                time.Duration
 	sessions                                int64
 	http2, noLeakCheck, quiet               bool
 	headers                                 []string
@@ -86,6 +86,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.DurationVar(&w.streamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take")
 	fs.DurationVar(&w.leakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
 	fs.BoolVar(&w.noLeakCheck, "no-leak-check", false, "skip the leak check")
+	fs.DurationVar(&w.snapshotEvery, "snapshot-every", loadgen.DefaultSnapshotInterval, "with --out: write the results so far this often, marked incomplete, so a killed run leaves them")
 	fs.BoolVar(&w.http2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
 	fs.StringArrayVar(&w.headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
 		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
@@ -110,11 +111,14 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 		Seed: w.seed, RunID: w.runID, Clients: w.clients, ThinkTime: w.thinkTime,
 		Rate: w.rate, Arrival: w.arrival, MaxInflight: w.maxInflight, RateStages: w.rateStages,
 		Duration: w.duration, Sessions: w.sessions, Warmup: w.warmup, Grace: w.grace,
-		StreamTimeout: w.streamTimeout, LeakGrace: w.leakGrace, NoLeakCheck: w.noLeakCheck,
+		StreamTimeout: w.streamTimeout, LeakGrace: w.leakGrace, NoLeakCheck: w.noLeakCheck, SnapshotInterval: w.snapshotEvery,
 		HTTP2: w.http2, ScriptTimeScale: w.timeScale, MixName: "default",
 	}
 	if w.timeScale <= 0 {
 		return cfg, usageError("--time-scale %g: want a positive factor", w.timeScale)
+	}
+	if w.snapshotEvery <= 0 {
+		return cfg, usageError("--snapshot-every %s: want a positive duration", w.snapshotEvery)
 	}
 	for _, name := range w.allow {
 		rule, err := protocol.ParseRule(name)
@@ -232,6 +236,7 @@ func runLoad(args []string) error {
 		return err
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
+	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {
 		return err
@@ -300,6 +305,25 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	}
 	table.CPU = selfbench.ProcessCPU() - cpuBefore
 	return run, table, nil
+}
+
+// snapshotWriter writes each snapshot of a run into OUT/RUN-ID, where the final results go
+// too, and says where once; nil without --out.
+func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
+	if out == "" {
+		return nil
+	}
+	var once sync.Once
+	return func(r *measure.Run) error {
+		dir := filepath.Join(out, r.Summary.RunID)
+		if err := measure.WriteSnapshot(dir, r); err != nil {
+			return err
+		}
+		if !quiet {
+			once.Do(func() { fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir) })
+		}
+		return nil
+	}
 }
 
 // finishRun prints the summary, writes the results and turns the verdict into the exit code.
