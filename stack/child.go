@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 )
