@@ -132,8 +132,9 @@ type Config struct {
 	// mid-run leaves them behind (measure.WriteSnapshot into the run's directory). It is
 	// called from one goroutine, one snapshot at a time, and Run returns after the last call;
 	// the Run it gets is its own until it returns. An interval is skipped when the previous
-	// call is still running, or when snapshots would take more than a tenth of the time. An
-	// error stops the snapshots and fails the run (the verdict names it).
+	// call is still running, or when snapshots would take more than a tenth of the time (up
+	// to 5 intervals in a row). An error stops the snapshots and fails the run (the verdict
+	// names it).
 	OnSnapshot func(*measure.Run) error
 	// SnapshotInterval is how often OnSnapshot is called (default DefaultSnapshotInterval).
 	SnapshotInterval time.Duration

@@ -18,13 +18,15 @@ const DefaultSnapshotInterval = 2 * time.Second
 // A snapshot is built only while the writer is idle, and the writer owns it until it is done:
 // the snapshot's histograms are the recorder's taken set itself (no copy), which the next
 // takeShards adds to. An interval at which the writer is still busy is skipped, and so is one
-// that comes sooner than maxShare allows after the last write: on a machine too busy to write
-// a snapshot quickly, snapshots come less often rather than take more of it.
+// that comes sooner than maxShare allows after the last write (but never more than
+// maxBackoff intervals after it): on a machine too busy to write a snapshot quickly,
+// snapshots come less often rather than take more of it.
 type snapshotter struct {
-	write func(*measure.Run) error
-	todo  chan *measure.Run
-	idle  chan struct{} // holds a token while the writer waits for work
-	done  chan struct{}
+	write    func(*measure.Run) error
+	interval time.Duration
+	todo     chan *measure.Run
+	idle     chan struct{} // holds a token while the writer waits for work
+	done     chan struct{}
 
 	// Written by the writer before it hands the idle token back, read by whoever holds it.
 	err      error // the first write error
@@ -35,11 +37,14 @@ type snapshotter struct {
 }
 
 // maxShare bounds the time snapshots take: the next starts no sooner than the last one's cost
-// times 1/maxShare after it started.
-const maxShare = 0.1
+// times 1/maxShare after it started; maxBackoff bounds how many intervals that may skip.
+const (
+	maxShare   = 0.1
+	maxBackoff = 5
+)
 
-func newSnapshotter(write func(*measure.Run) error) *snapshotter {
-	s := &snapshotter{write: write, todo: make(chan *measure.Run), idle: make(chan struct{}, 1), done: make(chan struct{})}
+func newSnapshotter(write func(*measure.Run) error, interval time.Duration) *snapshotter {
+	s := &snapshotter{write: write, interval: interval, todo: make(chan *measure.Run), idle: make(chan struct{}, 1), done: make(chan struct{})}
 	s.idle <- struct{}{}
 	go s.loop()
 	return s
@@ -74,7 +79,8 @@ func (s *snapshotter) offer(build func() *measure.Run, wait bool) {
 		default:
 			return
 		}
-		if since := time.Since(s.lastEnd) + s.lastCost; since < time.Duration(float64(s.lastCost)/maxShare) {
+		pause := min(time.Duration(float64(s.lastCost)/maxShare), maxBackoff*s.interval)
+		if since := time.Since(s.lastEnd) + s.lastCost; since < pause {
 			s.idle <- struct{}{}
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/streambench/streambench/measure"
@@ -192,4 +193,43 @@ func BenchmarkSnapshot(b *testing.B) {
 	b.ReportMetric(float64(collect.Microseconds())/float64(b.N)/1000, "collect-ms/op")
 	b.ReportMetric(float64(write.Microseconds())/float64(b.N)/1000, "write-ms/op")
 	b.ReportMetric(float64(r.rec.taken.Len()), "keys")
+}
+
+// TestSnapshotBackoff: snapshots come on every interval while writing them is quick, less
+// often when writing takes more than a tenth of the time, never while one is being written,
+// and at least every maxBackoff intervals once the writer is free.
+func TestSnapshotBackoff(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		cost     time.Duration // how long each write takes
+		min, max int           // writes over 10 s of 100 ms intervals
+	}{
+		// 5 ms of 100: every interval
+		{"quick", 5 * time.Millisecond, 100, 100},
+		// 50 ms: a tenth of the time means one every 500 ms
+		{"slow", 50 * time.Millisecond, 18, 20},
+		// 2 s: the writer is busy for 20 intervals; the next comes as soon as it is free,
+		// as 20 intervals is more than maxBackoff
+		{"very slow", 2 * time.Second, 5, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				writes := 0
+				s := newSnapshotter(func(*measure.Run) error { time.Sleep(tc.cost); writes++; return nil }, 100*time.Millisecond)
+				build := func() *measure.Run { return &measure.Run{} }
+				for range 100 {
+					s.offer(build, false)
+					time.Sleep(100 * time.Millisecond)
+				}
+				if err := s.close(); err != nil {
+					t.Fatal(err)
+				}
+				if writes < tc.min || writes > tc.max {
+					t.Errorf("%d writes of %s each in 10 s at 100 ms intervals, want %d..%d", writes, tc.cost, tc.min, tc.max)
+				}
+			})
+		})
+	}
 }
