@@ -154,7 +154,8 @@ func TestSnapshotErrorFailsTheRun(t *testing.T) {
 // BenchmarkSnapshot measures one snapshot of a recorder holding what a few thousand sessions
 // of the default mix leave (every metric of every scenario × dialect key on every shard): the
 // collector's part (taking the shards, counters) and the writer's (measure.WriteSnapshot),
-// per snapshot.
+// per snapshot, in wall time and in the process's CPU time (which a loaded machine does not
+// inflate).
 func BenchmarkSnapshot(b *testing.B) {
 	m := DefaultMix()
 	r := &runner{cfg: Config{Mix: m, MixName: "default", Seed: m.Seed, Target: "http://127.0.0.1:1"}, rec: newRecorder(4), runID: "bench", start: time.Now()}
@@ -177,11 +178,11 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 	fill()
 	dir := b.TempDir()
-	var collect, write time.Duration
+	var collect, write, cpu time.Duration
 	b.ResetTimer()
 	for b.Loop() {
 		fill() // new values in every shard, as between two snapshots
-		t0 := time.Now()
+		c0, t0 := processCPUTime(), time.Now()
 		snap := r.snapshot(nil, false)
 		t1 := time.Now()
 		if err := measure.WriteSnapshot(dir, snap); err != nil {
@@ -189,9 +190,13 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 		collect += t1.Sub(t0)
 		write += time.Since(t1)
+		cpu += processCPUTime() - c0
 	}
-	b.ReportMetric(float64(collect.Microseconds())/float64(b.N)/1000, "collect-ms/op")
-	b.ReportMetric(float64(write.Microseconds())/float64(b.N)/1000, "write-ms/op")
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) / 1000 }
+	b.ReportMetric(ms(collect), "collect-ms/op")
+	b.ReportMetric(ms(write), "write-ms/op")
+	b.ReportMetric(ms(cpu), "cpu-ms/op") // the process's CPU for both, GC included
+	b.ReportMetric(ms(cpu)*1000/float64(r.rec.taken.Len()), "cpu-µs/key")
 	b.ReportMetric(float64(r.rec.taken.Len()), "keys")
 }
 
