@@ -269,7 +269,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	draining := atomic.Bool{}
 	var snaps *snapshotter
 	if cfg.OnSnapshot != nil {
-		snaps = newSnapshotter(cfg.OnSnapshot, cfg.SnapshotInterval)
+		snaps = newSnapshotter(cfg.OnSnapshot, cfg.SnapshotInterval, threadCPU)
 	}
 	snapshot := func(wait bool) {
 		if snaps != nil {

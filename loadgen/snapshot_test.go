@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -202,7 +203,8 @@ func BenchmarkSnapshot(b *testing.B) {
 
 // TestSnapshotBackoff: snapshots come on every interval while writing them is quick, less
 // often when writing takes more than a tenth of the time, never while one is being written,
-// and at least every maxBackoff intervals once the writer is free.
+// and at least every maxBackoff intervals once the writer is free. (Under synctest the write
+// sleeps, so its cost is taken as wall time; a run takes the writer thread's CPU time.)
 func TestSnapshotBackoff(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -222,7 +224,8 @@ func TestSnapshotBackoff(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				writes := 0
-				s := newSnapshotter(func(*measure.Run) error { time.Sleep(tc.cost); writes++; return nil }, 100*time.Millisecond)
+				wallTime := func() (time.Duration, bool) { return 0, false } // the fake write sleeps: its cost is wall time
+				s := newSnapshotter(func(*measure.Run) error { time.Sleep(tc.cost); writes++; return nil }, 100*time.Millisecond, wallTime)
 				build := func() *measure.Run { return &measure.Run{} }
 				for range 100 {
 					s.offer(build, false)
@@ -236,5 +239,26 @@ func TestSnapshotBackoff(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestThreadCPU: the writer thread's CPU time grows while it works, not while it sleeps.
+func TestThreadCPU(t *testing.T) {
+	t.Parallel()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok := threadCPU()
+	if !ok {
+		t.Skip("no thread CPU time here")
+	}
+	time.Sleep(50 * time.Millisecond)
+	c1, _ := threadCPU()
+	x := uint64(1)
+	for start := time.Now(); time.Since(start) < 30*time.Millisecond; {
+		x = x*6364136223846793005 + 1
+	}
+	c2, _ := threadCPU()
+	if slept, worked := c1-c0, c2-c1; slept > 10*time.Millisecond || worked <= 0 || x == 0 {
+		t.Errorf("thread CPU %s while sleeping 50 ms, %s while working 30 ms: want ~0, then > 0", slept, worked)
 	}
 }
