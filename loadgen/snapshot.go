@@ -10,7 +10,8 @@ import (
 )
 
 // DefaultSnapshotInterval is how often a run hands Config.OnSnapshot its results so far when
-// Config.SnapshotInterval is zero: a process killed mid-run loses at most this much.
+// Config.SnapshotInterval is zero: a process killed mid-run loses about this much (up to
+// maxBackoff intervals on a machine where writing snapshots takes long).
 const DefaultSnapshotInterval = 2 * time.Second
 
 // snapshotter hands the run's snapshots to Config.OnSnapshot on a goroutine of its own, so
