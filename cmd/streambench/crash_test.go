@@ -309,3 +309,14 @@ func TestCtrlC(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotEveryFlag: a snapshot interval that is not positive is bad input, named.
+func TestSnapshotEveryFlag(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"0s", "-1s"} {
+		err := runLoad([]string{"--target", "http://127.0.0.1:1", "--snapshot-every", v, "--quiet"})
+		if code := exitCode(err); code != exitUsage || !strings.Contains(err.Error(), "--snapshot-every "+v+": want a positive duration") {
+			t.Errorf("--snapshot-every %s: exit %d (%v), want %d naming the flag", v, code, err, exitUsage)
+		}
+	}
+}
