@@ -135,6 +135,18 @@ type Config struct {
 	OnSessionEnd func(SessionEnd)
 	// OnProgress, when set, is called once a second from the run's collector goroutine.
 	OnProgress func(Progress)
+	// OnSnapshot, when set, receives the results so far, marked incomplete
+	// (Summary.Incomplete; Summary.Metrics left to the reader), when the load starts, every
+	// SnapshotInterval while it runs and once when it has drained, so that a process killed
+	// mid-run leaves them behind (measure.WriteSnapshot into the run's directory). It is
+	// called from one goroutine, one snapshot at a time, and Run returns after the last call;
+	// the Run it gets is its own until it returns. An interval is skipped when the previous
+	// call is still running, or when snapshots would take more than a tenth of the time (up
+	// to 5 intervals in a row). An error stops the snapshots and fails the run (the verdict
+	// names it).
+	OnSnapshot func(*measure.Run) error
+	// SnapshotInterval is how often OnSnapshot is called (default DefaultSnapshotInterval).
+	SnapshotInterval time.Duration
 	// Interrupt, when closed, stops new sessions early (first Ctrl-C): in-flight ones get the
 	// grace period, and the results are marked interrupted. Cancelling Run's context instead
 	// cancels in-flight streams at once (second Ctrl-C); results are still returned.
@@ -242,6 +254,9 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.SamplesPerRule <= 0 {
 		cfg.SamplesPerRule = 3
+	}
+	if cfg.SnapshotInterval <= 0 {
+		cfg.SnapshotInterval = DefaultSnapshotInterval
 	}
 	if cfg.SampleFrames <= 0 {
 		cfg.SampleFrames = 200

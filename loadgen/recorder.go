@@ -24,6 +24,9 @@ import (
 // Counters are atomics, read every second by the timeline ticker.
 type recorder struct {
 	shards []recShard
+	// taken holds what snapshots took out of the shards (see takeShards); nil until the first.
+	// Only the run's collector goroutine touches it during the run.
+	taken *measure.Histograms
 
 	started, ok, failed, aborted, scripted atomic.Int64
 	hung, cut                              atomic.Int64
@@ -195,9 +198,11 @@ func (r *recorder) errorsSoFar() int64 {
 	return r.transport.Load() + r.decode.Load() + r.httpErrs.Load()
 }
 
-// merge returns every shard merged, counting values the merge dropped.
+// merge returns every shard merged (and what snapshots took out of them), counting values
+// the merge dropped.
 func (r *recorder) merge() *measure.Histograms {
 	out := measure.NewHistograms()
+	r.recordErrs.Add(out.Merge(r.taken))
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()

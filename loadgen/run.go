@@ -257,15 +257,32 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		}
 	}()
 
-	// Collector: a per-second timeline and progress, until the run has drained.
+	// Collector: a per-second timeline and progress, and the snapshots, until the run has
+	// drained.
 	var tl timeline
 	collectorDone := make(chan struct{})
 	drained := make(chan struct{})
 	draining := atomic.Bool{}
+	var snaps *snapshotter
+	if cfg.OnSnapshot != nil {
+		snaps = newSnapshotter(cfg.OnSnapshot, cfg.SnapshotInterval, threadCPU)
+	}
+	snapshot := func(wait bool) {
+		if snaps != nil {
+			snaps.offer(func() *measure.Run { return r.snapshot(tl.points, interrupted.Load()) }, wait)
+		}
+	}
+	snapshot(true) // the run's directory exists, marked incomplete, before the first session
 	go func() {
 		defer close(collectorDone)
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
+		var snapTick <-chan time.Time
+		if snaps != nil {
+			t := time.NewTicker(cfg.SnapshotInterval)
+			defer t.Stop()
+			snapTick = t.C
+		}
 		second := 0
 		for {
 			select {
@@ -273,9 +290,12 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 				second++
 				tl.tick(r.rec, second)
 				r.progress(second, draining.Load())
+			case <-snapTick:
+				snapshot(false)
 			case <-drained:
 				second++
 				tl.tick(r.rec, second)
+				snapshot(true) // everything measured, should the post-run checks be killed
 				return
 			}
 		}
@@ -305,8 +325,15 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	close(drained)
 	<-collectorDone
 	lagHist := lag.stop()
+	var snapErr error
+	if snaps != nil {
+		snapErr = snaps.close()
+	}
 
 	var postErrs []error
+	if snapErr != nil {
+		postErrs = append(postErrs, fmt.Errorf("results were not saved as the run went: %w", snapErr))
+	}
 	if ctx.Err() == nil {
 		if err := r.checkCancels(ctx); err != nil {
 			postErrs = append(postErrs, fmt.Errorf("cancel latency: %w", err))

@@ -25,14 +25,44 @@ const (
 
 var timelineHeader = []string{"second", "active", "started", "completed", "frames", "errors", "violations"}
 
-// WriteRun writes r into dir (created if needed): summary.json, histograms.hlog, timeline.csv
-// and violations.jsonl. Each file is written to a temporary file and renamed, so a reader never
-// sees half a file. Summary.Schema is set to SchemaVersion and Summary.Metrics is recomputed
+// WriteRun writes r into dir (created if needed): histograms.hlog, timeline.csv,
+// violations.jsonl and, last, summary.json. Each file is written to a temporary file, synced
+// and renamed, so a reader never sees half a file, even of a process killed while writing;
+// and as summary.json goes last, a summary that no longer says Incomplete comes with every
+// other file of the same write. Each write replaces the last (a run's snapshots, then its
+// final results). Summary.Schema is set to SchemaVersion and Summary.Metrics is recomputed
 // from the histograms when it is empty.
 func WriteRun(dir string, r *Run) error {
 	if r == nil {
 		return errors.New("write run: nil run")
 	}
+	s := r.Summary
+	if len(s.Metrics) == 0 {
+		hists := r.Histograms
+		if hists == nil {
+			hists = NewHistograms()
+		}
+		s.Metrics = Summarize(hists)
+	}
+	return writeRun(dir, r, &s, true)
+}
+
+// WriteSnapshot writes r, a snapshot of a run still going (Summary.Incomplete is set), into
+// dir as WriteRun does, with two savings for a write that is repeated every few seconds at
+// load: summary.json carries no metrics (ReadRun computes them from histograms.hlog), and the
+// files are not synced to disk. So a snapshot survives the process being killed, which leaves
+// the page cache to the kernel, but not the machine crashing.
+func WriteSnapshot(dir string, r *Run) error {
+	if r == nil {
+		return errors.New("write snapshot: nil run")
+	}
+	s := r.Summary
+	s.Incomplete, s.Metrics = true, nil
+	return writeRun(dir, r, &s, false)
+}
+
+// writeRun writes r's files with summary s, syncing each when sync is set.
+func writeRun(dir string, r *Run, s *Summary, sync bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write run: %w", err)
 	}
@@ -40,24 +70,18 @@ func WriteRun(dir string, r *Run) error {
 	if hists == nil {
 		hists = NewHistograms()
 	}
-	s := r.Summary
 	s.Schema = SchemaVersion
-	if len(s.Metrics) == 0 {
-		s.Metrics = Summarize(hists)
-	}
-	summary, err := MarshalSummary(&s)
+	summary, err := MarshalSummary(s)
 	if err != nil {
 		return fmt.Errorf("write run: %w", err)
 	}
-	if err := writeAtomic(dir, SummaryFile, summary); err != nil {
-		return err
-	}
+	put := func(name string, data []byte) error { return writeFile(dir, name, data, sync) }
 
 	var buf bytes.Buffer
 	if err := hists.WriteLog(&buf, s.Started); err != nil {
 		return fmt.Errorf("write run: %s: %w", HistogramsFile, err)
 	}
-	if err := writeAtomic(dir, HistogramsFile, buf.Bytes()); err != nil {
+	if err := put(HistogramsFile, buf.Bytes()); err != nil {
 		return err
 	}
 
@@ -72,7 +96,7 @@ func WriteRun(dir string, r *Run) error {
 	if err := cw.Error(); err != nil {
 		return fmt.Errorf("write run: %s: %w", TimelineFile, err)
 	}
-	if err := writeAtomic(dir, TimelineFile, buf.Bytes()); err != nil {
+	if err := put(TimelineFile, buf.Bytes()); err != nil {
 		return err
 	}
 
@@ -84,7 +108,10 @@ func WriteRun(dir string, r *Run) error {
 			return fmt.Errorf("write run: %s: sample %d: %w", SamplesFile, i+1, err)
 		}
 	}
-	return writeAtomic(dir, SamplesFile, buf.Bytes())
+	if err := put(SamplesFile, buf.Bytes()); err != nil {
+		return err
+	}
+	return put(SummaryFile, summary)
 }
 
 // MarshalSummary is summary.json's exact encoding: indented, HTML not escaped, newline-terminated.
@@ -101,7 +128,9 @@ func MarshalSummary(s *Summary) ([]byte, error) {
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
-func writeAtomic(dir, name string, data []byte) error {
+// writeFile writes data to dir/name through a temporary file and a rename, syncing it first
+// when sync is set.
+func writeFile(dir, name string, data []byte, sync bool) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -112,7 +141,7 @@ func writeAtomic(dir, name string, data []byte) error {
 	if err == nil {
 		_, err = f.Write(data)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -128,9 +157,10 @@ func writeAtomic(dir, name string, data []byte) error {
 	return nil
 }
 
-// ReadRun reads a run directory written by WriteRun. summary.json is required; a missing
-// histograms.hlog, timeline.csv or violations.jsonl reads as empty (older or partial runs still
-// render). Errors name the file, and the line where there is one.
+// ReadRun reads a run directory written by WriteRun or WriteSnapshot (whose metrics it
+// computes from the histograms). summary.json is required; a missing histograms.hlog,
+// timeline.csv or violations.jsonl reads as empty (older or partial runs still render).
+// Errors name the file, and the line where there is one.
 func ReadRun(dir string) (*Run, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -153,6 +183,9 @@ func ReadRun(dir string) (*Run, error) {
 		return err
 	}); err != nil {
 		return nil, err
+	}
+	if s.Incomplete && len(s.Metrics) == 0 {
+		r.Summary.Metrics = Summarize(r.Histograms) // a snapshot's (WriteSnapshot)
 	}
 	if err := readOptional(dir, TimelineFile, func(f io.Reader) (err error) {
 		r.Timeline, err = readTimeline(f)

@@ -166,6 +166,13 @@ func newKeyHistogram(k Key) *keyHistogram {
 	return &keyHistogram{packed: p}
 }
 
+func (kh *keyHistogram) endTimeMs() int64 {
+	if kh.dense != nil {
+		return kh.dense.EndTimeMs()
+	}
+	return kh.packed.EndTimeMs()
+}
+
 func (kh *keyHistogram) totalCount() int64 {
 	if kh.dense != nil {
 		return kh.dense.TotalCount()
@@ -399,24 +406,11 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	if err := lw.OutputBaseTime(startMs); err != nil {
 		return fmt.Errorf("write hlog header: %w", err)
 	}
-	lw.SetBaseTime(startMs)
+	enc := newIntervalEncoder()
 	for _, k := range h.Keys() {
 		kh := h.byKey[k]
-		var err error
-		if kh.dense != nil {
-			d := kh.dense
-			d.SetTag(k.tag())
-			d.SetStartTimeMs(startMs)
-			d.SetEndTimeMs(max(d.EndTimeMs(), startMs))
-			err = lw.OutputIntervalHistogram(d)
-		} else {
-			p := kh.packed
-			p.SetTag(k.tag())
-			p.SetStartTimeMs(startMs)
-			p.SetEndTimeMs(max(p.EndTimeMs(), startMs))
-			err = lw.OutputIntervalPackedHistogram(p)
-		}
-		if err != nil {
+		end := kh.endTimeMs()
+		if err := enc.writeInterval(w, k.tag(), startMs, max(end, startMs), startMs, kh); err != nil {
 			return fmt.Errorf("write hlog: key %s: %w", k, err)
 		}
 	}

@@ -276,11 +276,16 @@ type Verdict struct {
 
 // Summary is summary.json: everything about a run except the raw histograms, timeline and samples.
 type Summary struct {
-	Schema      int                     `json:"schema"` // SchemaVersion
-	RunID       string                  `json:"run_id"`
-	Started     time.Time               `json:"started"`
-	Ended       time.Time               `json:"ended"`
-	Interrupted bool                    `json:"interrupted"` // stopped by Ctrl-C before the planned end
+	Schema      int       `json:"schema"` // SchemaVersion
+	RunID       string    `json:"run_id"`
+	Started     time.Time `json:"started"`
+	Ended       time.Time `json:"ended"`
+	Interrupted bool      `json:"interrupted"` // stopped by Ctrl-C before the planned end
+	// Incomplete marks a snapshot: results written while the run went on (Config.Snapshot
+	// in package loadgen), whose figures cover the run from Started up to Ended. The final
+	// write clears it, so a run directory whose summary still says so belongs to a run that
+	// was killed (or is still running).
+	Incomplete  bool                    `json:"incomplete,omitempty"`
 	Config      Config                  `json:"config"`
 	Environment Environment             `json:"environment"`
 	Metrics     []MetricSummary         `json:"metrics"`

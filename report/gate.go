@@ -64,8 +64,17 @@ func (g *GateResult) Failed() []string {
 }
 
 // Gate evaluates cfg against run. It returns an error (bad input, not a failed check) when the
-// run's stored thresholds do not parse or regressions are asked without a baseline.
+// run's stored thresholds do not parse, regressions are asked without a baseline, or the run
+// or the baseline is incomplete (ErrIncomplete).
 func Gate(run *measure.Run, cfg GateConfig) (*GateResult, error) {
+	if err := checkComplete("current", run); err != nil {
+		return nil, err
+	}
+	if cfg.Baseline != nil {
+		if err := checkComplete("baseline", cfg.Baseline); err != nil {
+			return nil, err
+		}
+	}
 	res := &GateResult{RunID: run.Summary.RunID, Pass: true}
 	add := func(c Check) {
 		res.Checks = append(res.Checks, c)

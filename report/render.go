@@ -58,6 +58,9 @@ func RenderRun(dir string, r *measure.Run) error {
 func WriteMarkdown(w io.Writer, r *measure.Run) {
 	s := &r.Summary
 	fmt.Fprintf(w, "# streambench run %s\n\n", mdCell(s.RunID))
+	if b := IncompleteBanner(s); b != "" {
+		fmt.Fprintf(w, "> **%s**\n\n", mdCell(b))
+	}
 	fmt.Fprintf(w, "**Verdict: %s**\n\n", boolText(s.Verdict.Pass, "PASS", "FAIL"))
 	for _, reason := range s.Verdict.Reasons {
 		fmt.Fprintf(w, "- %s\n", mdCell(reason))
@@ -99,11 +102,13 @@ type htmlPlot struct {
 
 type htmlData struct {
 	Summary *measure.Summary
-	Verdict string
-	Run     htmlTable
-	Plots   []htmlPlot
-	Tables  []htmlTable
-	Samples []measure.ViolationSample
+	// Incomplete is IncompleteBanner's line ("" for a finished run).
+	Incomplete string
+	Verdict    string
+	Run        htmlTable
+	Plots      []htmlPlot
+	Tables     []htmlTable
+	Samples    []measure.ViolationSample
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -118,6 +123,7 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; 
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 .verdict { padding: .6em 1em; border-radius: 4px; font-weight: bold; }
 .PASS { background: #e3f6e3; color: #135e13; } .FAIL { background: #fbe4e4; color: #8a1212; }
+.INCOMPLETE { background: #fff1c2; color: #6b4b00; border: 2px solid #d9a400; }
 table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; }
 th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -129,7 +135,8 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 </head>
 <body>
 <h1>streambench run {{.Summary.RunID}}</h1>
-<p class="verdict {{.Verdict}}">Verdict: {{.Verdict}}</p>
+{{with .Incomplete}}<p class="verdict INCOMPLETE">{{.}}</p>
+{{end}}<p class="verdict {{.Verdict}}">Verdict: {{.Verdict}}</p>
 {{with .Summary.Verdict.Reasons}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{with .Summary.Verdict.Allowed}}<p>Allowed (known findings, not failing the run): {{range $i, $a := .}}{{if $i}}, {{end}}{{$a}}{{end}}</p>{{end}}
 {{range .Summary.Verdict.Warnings}}<p>Warning (not failing the run): {{.}}</p>{{end}}
@@ -159,10 +166,11 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
 	ov := overviewTable(s)
 	ov.Header = []string{"setting", "value"}
 	data := htmlData{
-		Summary: s,
-		Verdict: boolText(s.Verdict.Pass, "PASS", "FAIL"),
-		Run:     htmlTable{ov},
-		Samples: r.Samples,
+		Summary:    s,
+		Incomplete: IncompleteBanner(s),
+		Verdict:    boolText(s.Verdict.Pass, "PASS", "FAIL"),
+		Run:        htmlTable{ov},
+		Samples:    r.Samples,
 	}
 	for _, p := range plots {
 		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,

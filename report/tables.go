@@ -65,6 +65,9 @@ func overviewTable(s *measure.Summary) table {
 			rows = append(rows, []string{name, v})
 		}
 	}
+	if s.Incomplete {
+		add("incomplete", "yes: a snapshot "+s.Ended.Sub(s.Started).Round(time.Second).String()+" into the run (killed, or still running)")
+	}
 	if s.Interrupted {
 		add("interrupted", "yes (stopped before the planned end)")
 	}

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -31,20 +31,35 @@ type Child struct {
 // childTailLines is how many of a child's last output lines error messages quote.
 const childTailLines = 20
 
-// StartChild runs exe with args in its own process group and waits for its "listening on"
-// line. A child that exits first, or is silent for 15 s, is an error quoting its output.
+// StartChild runs exe with args in its own process group, killed by the kernel should this
+// process die first (on Linux), and waits for its "listening on" line. A child that exits first, or is silent for 15 s, is an error quoting its output.
 func StartChild(exe string, args []string) (*Child, error) {
 	name := exe
 	if len(args) > 0 {
 		name = args[0]
 	}
 	c := &Child{name: name, cmd: exec.Command(exe, args...), done: make(chan struct{})}
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.cmd.SysProcAttr = childAttr()
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := c.cmd.Start(); err != nil {
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the thread that started the child exits, not the process
+		// (golang/go#27505), and Go retires a thread whose goroutine exits locked to it. This
+		// goroutine holds its thread from the start until the child has exited, so no other
+		// goroutine's exit can take the thread, and the child, with it.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := c.cmd.Start()
+		started <- err
+		if err == nil {
+			_ = c.cmd.Wait()
+			close(c.done)
+		}
+	}()
+	if err := <-started; err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	urlCh := make(chan string, 1)
@@ -66,7 +81,6 @@ func StartChild(exe string, args []string) (*Child, error) {
 			c.mu.Unlock()
 		}
 	}()
-	go func() { _ = c.cmd.Wait(); close(c.done) }()
 	select {
 	case u := <-urlCh:
 		c.url = u

@@ -1,8 +1,9 @@
 // Package stack starts the system under test that `run`, `sweep` and `bench` drive: the
 // scripted mock provider and the reference runtime wired to it, either as child processes of
 // this binary (`streambench mock` and `streambench runtime`, each in its own process group, so
-// a terminal's Ctrl-C reaches only the parent, which drains first and then stops them) or
-// served from the calling process (quicker to start, for small runs).
+// a terminal's Ctrl-C reaches only the parent, which drains first and then stops them; and on
+// Linux killed by the kernel when the parent dies, so a parent killed with SIGKILL leaves no
+// orphan) or served from the calling process (quicker to start, for small runs).
 package stack
 
 import (

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -9,8 +10,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,6 +36,9 @@ func TestMain(m *testing.M) {
 }
 
 func fakeChild(args []string) int {
+	if len(args) > 0 && args[0] == "parent" {
+		return fakeParent()
+	}
 	if len(args) == 0 || args[0] != "serve" {
 		fmt.Fprintln(os.Stderr, "fake child: refusing", args)
 		return 3
@@ -199,5 +207,108 @@ func TestStartInProcessTLS(t *testing.T) {
 	s.Stop()
 	if _, err := os.Stat(s.CACertFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after Stop, %s: %v, want it removed", s.CACertFile, err)
+	}
+}
+
+// fakeParent starts a serving child, prints "child PID URL", then retires threads (goroutines
+// that exit locked to theirs) as a program using LockOSThread might, prints "retired" and
+// waits to be killed.
+func fakeParent() int {
+	// Keep this goroutine on the main thread, which Go never retires, so that the child is
+	// started, and threads retire, elsewhere.
+	runtime.LockOSThread()
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	type started struct {
+		c   *Child
+		err error
+	}
+	ch := make(chan started)
+	go func() {
+		c, err := StartChild(exe, []string{"serve"})
+		ch <- started{c, err}
+	}()
+	st := <-ch
+	if st.err != nil {
+		fmt.Fprintln(os.Stderr, st.err)
+		return 1
+	}
+	fmt.Printf("child %d %s\n", st.c.PID(), st.c.URL())
+	for range 64 {
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+			close(done)
+		}()
+		<-done
+	}
+	fmt.Println("retired")
+	time.Sleep(time.Hour)
+	return 0
+}
+
+// running tells whether process pid is alive: /proc/PID exists and is not a zombie (dead,
+// waiting for whoever adopted it to reap it).
+func running(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	return ok && !strings.HasPrefix(rest, "Z")
+}
+
+// TestChildDiesWithItsParent: a child outlives its parent's threads coming and going, and
+// dies within a second or two of the parent being killed with SIGKILL, which leaves the
+// parent no chance to stop it.
+func TestChildDiesWithItsParent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Pdeathsig is Linux's")
+	}
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(exe, "parent")
+	parent.Env = append(os.Environ(), childEnv+"=1")
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent.Stderr = os.Stderr
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = parent.Process.Kill(); _ = parent.Wait() }()
+	sc := bufio.NewScanner(out)
+	var pid int
+	var url string
+	if !sc.Scan() {
+		t.Fatalf("parent printed nothing: %v", sc.Err())
+	}
+	if _, err := fmt.Sscanf(sc.Text(), "child %d %s", &pid, &url); err != nil {
+		t.Fatalf("parent's first line %q: %v", sc.Text(), err)
+	}
+	if !sc.Scan() || sc.Text() != "retired" {
+		t.Fatalf("parent's second line %q, want retired", sc.Text())
+	}
+	if err := WaitHealthy(url); err != nil || !running(pid) {
+		t.Fatalf("the child did not survive its parent's threads retiring: %v", err)
+	}
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	deadline := time.Now().Add(3 * time.Second)
+	for running(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d still running 3 s after its parent was killed", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func TestBenchCodecPrintsAndWritesJSON(t *testing.T) {
 	t.Parallel()
 	code, out := runBenchJSON(t, "codec")
 	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
 	}
 	if f := figure(t, out.Reports[0], "events/s per core"); f.Value <= 0 || f.Unit != "M events/s" || f.Target == "" {
 		t.Errorf("events/s per core: %+v", f)
@@ -72,7 +73,7 @@ func TestBenchScaleSmall(t *testing.T) {
 	t.Parallel()
 	code, out := runBenchJSON(t, "scale", "--streams", "20", "--ramp", "500ms", "--stream-length", "3s", "--itl", "100ms")
 	if code != exitOK {
-		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
 	}
 	if len(out.Reports) != 1 {
 		t.Fatalf("want one report, got %d", len(out.Reports))
@@ -107,7 +108,7 @@ func TestBenchFidelitySmall(t *testing.T) {
 	t.Parallel()
 	code, out := runBenchJSON(t, "fidelity", "--streams", "20", "--ttft", "50ms", "--stream-length", "500ms", "--duration", "1s")
 	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
 	}
 	rep := out.Reports[0]
 	if len(rep.Failures) > 0 {
@@ -128,7 +129,7 @@ func TestBenchRateSmall(t *testing.T) {
 	t.Parallel()
 	code, out := runBenchJSON(t, "rate", "--rate", "20", "--duration", "2s")
 	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
 	}
 	rep := out.Reports[0]
 	if f := figure(t, rep, "sessions started"); f.Value != 40 {
@@ -173,7 +174,7 @@ func TestBenchAbuseSmall(t *testing.T) {
 	code, out := runBenchJSON(t, "abuse", "--part", "abort-storm", "--part", "stalled-readers",
 		"--sessions", "80", "--streams", "20", "--stalled", "5", "--duration", "7s", "--idle-timeout", "2s")
 	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
 	}
 	rep := out.Reports[0]
 	if len(rep.Failures) > 0 {
@@ -198,4 +199,14 @@ func TestBenchAbuseSmall(t *testing.T) {
 			t.Errorf("%s = %v %s", row.name, f.Value, f.Unit)
 		}
 	}
+}
+
+// describeReports quotes each report's failures and notes, for a failed bench test.
+func describeReports(reps []*selfbench.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d reports", len(reps))
+	for _, r := range reps {
+		fmt.Fprintf(&b, "\n%s: failures %q; notes %q", r.Name, r.Failures, r.Notes)
+	}
+	return b.String()
 }

@@ -12,13 +12,15 @@ import (
 )
 
 // runGate passes or fails a run against thresholds and a baseline: exit 0 when every check
-// passes, 99 when one fails, 2 for bad input.
+// passes, 99 when one fails, 2 for bad input (an incomplete run among it).
 func runGate(args []string) error { return gateMain(args, os.Stdout) }
 
 func gateMain(args []string, out io.Writer) error {
 	fs := newFlagSet("gate", "gate --current DIR [--baseline DIR] [--threshold CHECK]... [--max-regression NAME.STAT=N%]... [--allow RULE]... [--junit FILE] [--markdown]\n\n"+
-		"Exit 0 when every check passes, 99 when one fails, 2 for bad input. Without --threshold, the\n"+
-		"run's own (mix file) thresholds apply, and when it has none: "+strings.Join(report.DefaultThresholds(), ", ")+".\n"+
+		"Exit 0 when every check passes, 99 when one fails, 2 for bad input, which includes an incomplete\n"+
+		"run: one killed before it finished, whose summary.json still says \"incomplete\": true (the\n"+
+		"snapshot written as it went); its figures stop at the kill, so the gate judges none of them.\n"+
+		"Without --threshold, the run's own (mix file) thresholds apply, and when it has none:\n"+strings.Join(report.DefaultThresholds(), ", ")+".\n"+
 		report.HungThreshold+" always applies unless a threshold names hung: a session with no terminal is a failure.\n"+
 		"--allow RULE (and the mix's allow:) declares a known finding: its violations are left out of\n"+
 		"violations and failed and shown with the verdict \"allowed\", never dropped; they do not fail the\n"+

@@ -43,7 +43,7 @@ type workloadFlags struct {
 	stages                                  string
 	rateStages                              bool
 	duration, warmup, grace, streamTimeout  time.Duration
-	leakGrace                               time.Duration
+	leakGrace, snapshotEvery                time.Duration
 	leakPerStream                           float64
 	sessions                                int64
 	http2, noLeakCheck, quiet               bool
@@ -93,6 +93,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.Float64Var(&w.leakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
 		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
 	fs.BoolVar(&w.noLeakCheck, "no-leak-check", false, "skip the leak check")
+	fs.DurationVar(&w.snapshotEvery, "snapshot-every", loadgen.DefaultSnapshotInterval, "with --out: write the results so far this often, marked incomplete, so a killed run leaves them")
 	fs.BoolVar(&w.http2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
 	fs.StringArrayVar(&w.headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
 		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
@@ -120,10 +121,14 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 		Rate: w.rate, Arrival: w.arrival, MaxInflight: w.maxInflight, RateStages: w.rateStages,
 		Duration: w.duration, Sessions: w.sessions, Warmup: w.warmup, Grace: w.grace,
 		StreamTimeout: w.streamTimeout, LeakGrace: w.leakGrace, NoLeakCheck: w.noLeakCheck, LeakPerStream: w.leakPerStream,
-		HTTP2: w.http2, ScriptTimeScale: w.timeScale, MixName: "default", NoGroundTruth: w.noGroundTruth,
+		SnapshotInterval: w.snapshotEvery,
+		HTTP2:            w.http2, ScriptTimeScale: w.timeScale, MixName: "default", NoGroundTruth: w.noGroundTruth,
 	}
 	if w.timeScale <= 0 {
 		return cfg, usageError("--time-scale %g: want a positive factor", w.timeScale)
+	}
+	if w.snapshotEvery <= 0 {
+		return cfg, usageError("--snapshot-every %s: want a positive duration", w.snapshotEvery)
 	}
 	for _, name := range w.allow {
 		rule, err := protocol.ParseRule(name)
@@ -248,6 +253,7 @@ func runLoad(args []string) error {
 		return err
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
+	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {
 		return err
@@ -313,6 +319,25 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	}
 	table.CPU = selfbench.ProcessCPU() - cpuBefore
 	return run, table, nil
+}
+
+// snapshotWriter writes each snapshot of a run into OUT/RUN-ID, where the final results go
+// too, and says where once; nil without --out.
+func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
+	if out == "" {
+		return nil
+	}
+	var once sync.Once
+	return func(r *measure.Run) error {
+		dir := filepath.Join(out, r.Summary.RunID)
+		if err := measure.WriteSnapshot(dir, r); err != nil {
+			return err
+		}
+		if !quiet {
+			once.Do(func() { fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir) })
+		}
+		return nil
+	}
 }
 
 // finishRun prints the summary, writes the results and turns the verdict into the exit code.

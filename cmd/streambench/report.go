@@ -36,8 +36,12 @@ func reportMain(args []string, out io.Writer) error {
 		if err := report.RenderRun(dir, run); err != nil {
 			return fmt.Errorf("render %s: %w", dir, err)
 		}
+		verdict := verdictWord(run.Summary.Verdict.Pass)
+		if b := report.IncompleteBanner(&run.Summary); b != "" {
+			verdict = b
+		}
 		fmt.Fprintf(out, "%s: %s, %s and plots (%s)\n", run.Summary.RunID,
-			filepath.Join(dir, report.HTMLFile), filepath.Join(dir, report.MarkdownFile), verdictWord(run.Summary.Verdict.Pass))
+			filepath.Join(dir, report.HTMLFile), filepath.Join(dir, report.MarkdownFile), verdict)
 	}
 	return nil
 }

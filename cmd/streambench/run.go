@@ -53,11 +53,15 @@ func runRun(args []string) error {
 		where = "in process"
 	}
 	fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
+	if st.Mock != nil {
+		fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
+	}
 	cfg.Target, cfg.MockURL, cfg.CACertFile = st.RuntimeURL, st.MockURL, st.CACertFile
 	cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"stack": where, "time-scale": fmt.Sprint(w.timeScale)}}
 	if *useTLS {
 		cfg.Info.Extra["tls"] = "self-signed"
 	}
+	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {
 		return err

@@ -1,0 +1,181 @@
+package loadgen
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// DefaultSnapshotInterval is how often a run hands Config.OnSnapshot its results so far when
+// Config.SnapshotInterval is zero: a process killed mid-run loses about this much (up to
+// maxBackoff intervals on a machine where writing snapshots takes long).
+const DefaultSnapshotInterval = 2 * time.Second
+
+// snapshotter hands the run's snapshots to Config.OnSnapshot on a goroutine of its own, so
+// that a slow disk never holds up the per-second timeline.
+//
+// A snapshot is built only while the writer is idle, and the writer owns it until it is done:
+// the snapshot's histograms are the recorder's taken set itself (no copy), which the next
+// takeShards adds to. An interval at which the writer is still busy is skipped, and so is one
+// that comes sooner than maxShare allows after the last write (but never more than
+// maxBackoff intervals after it): on a machine too busy to write a snapshot quickly,
+// snapshots come less often rather than take more of it.
+type snapshotter struct {
+	write    func(*measure.Run) error
+	interval time.Duration
+	cpu      func() (time.Duration, bool)
+	todo     chan *measure.Run
+	idle     chan struct{} // holds a token while the writer waits for work
+	done     chan struct{}
+
+	// Written by the writer before it hands the idle token back, read by whoever holds it.
+	err      error // the first write error
+	written  int
+	lastEnd  time.Time
+	lastCost time.Duration // the last snapshot's cost: building it (wall time), writing it (CPU time)
+	built    time.Duration // how long the snapshot in hand took to build (collector)
+}
+
+// maxShare bounds the time snapshots take: the next starts no sooner than the last one's cost
+// times 1/maxShare after it started; maxBackoff bounds how many intervals that may skip.
+const (
+	maxShare   = 0.1
+	maxBackoff = 5
+)
+
+// newSnapshotter starts the writer; cpu tells its thread's CPU time (threadCPU; tests pass
+// one that cannot, for wall time).
+func newSnapshotter(write func(*measure.Run) error, interval time.Duration, cpu func() (time.Duration, bool)) *snapshotter {
+	s := &snapshotter{write: write, interval: interval, cpu: cpu, todo: make(chan *measure.Run), idle: make(chan struct{}, 1), done: make(chan struct{})}
+	s.idle <- struct{}{}
+	go s.loop()
+	return s
+}
+
+func (s *snapshotter) loop() {
+	defer close(s.done)
+	// On its own thread, the writer's cost is that thread's CPU time: the wall time a write
+	// takes on a loaded machine is mostly waiting for a CPU, which costs the run nothing.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for run := range s.todo {
+		if s.err == nil {
+			start := time.Now()
+			cpu0, ok := s.cpu()
+			if err := s.write(run); err != nil {
+				at := run.Summary.Ended.Sub(run.Summary.Started).Round(time.Millisecond)
+				s.err = fmt.Errorf("snapshot %d, %s into the run: %w", s.written+1, at, err)
+			} else {
+				s.written++
+			}
+			cost := time.Since(start)
+			if cpu1, ok1 := s.cpu(); ok && ok1 {
+				cost = cpu1 - cpu0
+			}
+			s.lastEnd, s.lastCost = time.Now(), s.built+cost
+		}
+		s.idle <- struct{}{}
+	}
+}
+
+// offer builds a snapshot with build and hands it over, unless the writer is still busy with
+// the previous one or the last one was too recent for its cost; wait blocks until the writer
+// is idle and skips nothing (the run's first and last snapshots).
+func (s *snapshotter) offer(build func() *measure.Run, wait bool) {
+	if wait {
+		<-s.idle
+	} else {
+		select {
+		case <-s.idle:
+		default:
+			return
+		}
+		pause := min(time.Duration(float64(s.lastCost)/maxShare), maxBackoff*s.interval)
+		if since := time.Since(s.lastEnd) + s.lastCost; since < pause {
+			s.idle <- struct{}{}
+			return
+		}
+	}
+	start := time.Now()
+	run := build()
+	s.built = time.Since(start)
+	s.todo <- run
+}
+
+// close waits for the last snapshot to be written and returns the first write error.
+func (s *snapshotter) close() error {
+	close(s.todo)
+	<-s.done
+	return s.err
+}
+
+// takeShards moves every shard's histograms into r.taken and returns it. Each shard's lock is
+// held only to swap its set for an empty one, so sessions flushing at that moment wait for a
+// pointer swap, never for a merge of hundreds of histograms. The set returned is r.taken
+// itself: its reader must be done with it before the next takeShards or merge.
+func (r *recorder) takeShards() *measure.Histograms {
+	if r.taken == nil {
+		r.taken = measure.NewHistograms()
+	}
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		h := s.hist
+		s.hist = measure.NewHistograms()
+		s.mu.Unlock()
+		r.recordErrs.Add(r.taken.Merge(h))
+	}
+	return r.taken
+}
+
+// snapshot is the run's results so far, marked incomplete: counters, violations by rule, the
+// merged histograms, the timeline's rows and the offending sessions known (without frames,
+// which come from replays after the run). Its verdict fails, saying so, whatever it holds.
+// Called from the collector goroutine only.
+func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *measure.Run {
+	now := time.Now()
+	run := &measure.Run{
+		Histograms: r.rec.takeShards(),
+		Timeline:   slices.Clone(points),
+		Samples:    r.knownSamples(),
+		Summary: measure.Summary{
+			Schema:      measure.SchemaVersion,
+			RunID:       r.runID,
+			Started:     r.start,
+			Ended:       now,
+			Interrupted: interrupted,
+			Incomplete:  true,
+			Config:      r.recordedConfig(),
+			Environment: environment(r.cfg.Target),
+			Counters:    r.rec.counters(),
+			Violations:  r.rec.violationCounts(),
+		},
+	}
+	v := r.verdict(&run.Summary, nil)
+	v.Pass = false
+	v.Reasons = append([]string{fmt.Sprintf("incomplete: a snapshot taken %s into the run, at %s; the run was killed or is still running",
+		now.Sub(r.start).Round(time.Second), now.UTC().Format(time.TimeOnly)+" UTC")}, v.Reasons...)
+	run.Summary.Verdict = v
+	return run
+}
+
+// noFramesYet is added to a snapshot's samples: their frames come from replays after the run.
+const noFramesYet = " (no frames: a session's frames are captured by its replay after the run)"
+
+// knownSamples are the offending sessions kept so far, as samples without frames.
+func (r *runner) knownSamples() []measure.ViolationSample {
+	r.samples.mu.Lock()
+	defer r.samples.mu.Unlock()
+	out := slices.Clone(r.samples.done)
+	for _, ps := range r.samples.pending {
+		pick := r.cfg.Mix.Pick(r.cfg.Seed, ps.index)
+		out = append(out, measure.ViolationSample{
+			Session: ps.id, Scenario: pick.Scenario, Dialect: r.reqOpts[pick.ProfileIndex][pick.TargetIndex].client.Label(), Seed: pick.Seed,
+			Rule: ps.rule, Detail: ps.detail + noFramesYet,
+		})
+	}
+	return out
+}

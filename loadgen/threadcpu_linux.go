@@ -1,0 +1,19 @@
+package loadgen
+
+import (
+	"syscall"
+	"time"
+)
+
+// rusageThread is Linux's RUSAGE_THREAD, which the syscall package does not name.
+const rusageThread = 1
+
+// threadCPU is the CPU time of the calling OS thread (its goroutine must be locked to it),
+// or ok false when the system cannot tell.
+func threadCPU() (cpu time.Duration, ok bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}

@@ -1,0 +1,98 @@
+package measure_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// TestSnapshotThenFinal: a snapshot reads back incomplete, with the metrics its summary.json
+// leaves out computed from its histograms; the final write into the same directory replaces
+// it and reads back complete.
+func TestSnapshotThenFinal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	snap := seededRun(t)
+	snap.Summary.Incomplete = true
+	if err := measure.WriteSnapshot(dir, snap); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := measure.ReadSummary(filepath.Join(dir, measure.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Metrics) != 0 || !raw.Incomplete {
+		t.Errorf("snapshot summary.json: %d metrics, incomplete %v; want none (left to the reader) and incomplete", len(raw.Metrics), raw.Incomplete)
+	}
+	got, err := measure.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Summary.Incomplete || !reflect.DeepEqual(got.Summary.Metrics, snap.Summary.Metrics) || len(got.Timeline) != 2 || len(got.Samples) != 1 {
+		t.Errorf("snapshot read back: incomplete %v, metrics %v, %d rows, %d samples; want incomplete, the metrics from its histograms, everything else",
+			got.Summary.Incomplete, got.Summary.Metrics, len(got.Timeline), len(got.Samples))
+	}
+
+	final := seededRun(t)
+	if err := measure.WriteRun(dir, final); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = measure.ReadRun(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got.Summary.Incomplete || !reflect.DeepEqual(got.Summary.Metrics, final.Summary.Metrics) {
+		t.Errorf("final read back incomplete %v: want the final write to replace the snapshot", got.Summary.Incomplete)
+	}
+}
+
+// TestSummaryIsWrittenLast: a write that fails part-way (here at histograms.hlog, which a
+// directory stands in the way of) leaves the previous summary.json, so a snapshot's
+// "incomplete" is never replaced by a summary whose files are not all there.
+func TestSummaryIsWrittenLast(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		blocked string
+		want    bool // summary still the snapshot's (incomplete)
+	}{
+		// the histograms cannot be written: the summary is not either
+		{"histograms blocked", measure.HistogramsFile, true},
+		// the samples cannot be written: nor is the summary
+		{"samples blocked", measure.SamplesFile, true},
+		// nothing in the way: the final summary replaces the snapshot's
+		{"nothing blocked", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			snap := seededRun(t)
+			snap.Summary.Incomplete = true
+			if err := measure.WriteSnapshot(dir, snap); err != nil {
+				t.Fatal(err)
+			}
+			if tc.blocked != "" {
+				path := filepath.Join(dir, tc.blocked)
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Join(path, "x"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := measure.WriteRun(dir, seededRun(t))
+			if (err != nil) != (tc.blocked != "") {
+				t.Fatalf("final write: %v", err)
+			}
+			s, rerr := measure.ReadSummary(filepath.Join(dir, measure.SummaryFile))
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if s.Incomplete != tc.want {
+				t.Errorf("after the final write (error %v), summary incomplete %v, want %v", err, s.Incomplete, tc.want)
+			}
+		})
+	}
+}
