@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/textproto"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -43,6 +44,7 @@ type streamTransport struct {
 // streamConn is one connection and its response reader, which reads through head.
 type streamConn struct {
 	conn net.Conn
+	raw  net.Conn // the TCP connection under conn (conn itself without TLS)
 	br   *bufio.Reader
 	head headLimiter
 }
@@ -148,31 +150,18 @@ func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	key := connKey(req)
 	ctx := req.Context()
-	for attempt := 0; ; attempt++ {
-		c, reused := t.take(key)
-		if c == nil {
-			var err error
-			if c, err = t.dial(ctx, req); err != nil {
-				closeBody(req)
-				return nil, err
-			}
-		}
-		resp, err := t.exchange(ctx, c, req)
-		if err == nil {
-			return resp, nil
-		}
-		retry := reused && attempt == 0 && ctx.Err() == nil && req.GetBody != nil &&
-			(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed))
-		if !retry {
+	c, _ := t.take(key)
+	if c == nil {
+		var err error
+		if c, err = t.dial(ctx, req); err != nil {
+			closeBody(req)
 			return nil, err
 		}
-		body, gerr := req.GetBody()
-		if gerr != nil {
-			return nil, err
-		}
-		req = req.Clone(ctx)
-		req.Body = body
 	}
+	// A request is never sent twice: a server may have acted on the first, and a resend would
+	// carry the same session id, so a runtime that keeps thread history would see the thread
+	// twice. A parked connection the server closed is found before it is used instead (take).
+	return t.exchange(ctx, c, req)
 }
 
 func closeBody(req *http.Request) {
@@ -190,6 +179,7 @@ func (t *streamTransport) dial(ctx context.Context, req *http.Request) (*streamC
 		trace.ConnectStart("tcp", addr)
 	}
 	conn, err := t.dialer.DialContext(ctx, "tcp", addr)
+	raw := conn
 	if trace != nil && trace.ConnectDone != nil {
 		trace.ConnectDone("tcp", addr, err)
 	}
@@ -211,7 +201,7 @@ func (t *streamTransport) dial(ctx context.Context, req *http.Request) (*streamC
 		}
 		conn = tc
 	}
-	c := &streamConn{conn: conn, head: headLimiter{conn: conn, left: -1}}
+	c := &streamConn{conn: conn, raw: raw, head: headLimiter{conn: conn, left: -1}}
 	c.br = bufio.NewReaderSize(&c.head, streamReadBuffer)
 	return c, nil
 }
@@ -347,17 +337,51 @@ func (b *streamBody) Close() error {
 	return b.c.conn.Close()
 }
 
-// take returns a parked connection for addr, if any.
+// take returns a parked connection for addr that the server has not closed, if any; the
+// closed ones it finds are closed on this side too.
 func (t *streamTransport) take(addr string) (*streamConn, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	list := t.idle[addr]
-	if len(list) == 0 {
-		return nil, false
+	for {
+		t.mu.Lock()
+		list := t.idle[addr]
+		if len(list) == 0 {
+			t.mu.Unlock()
+			return nil, false
+		}
+		c := list[len(list)-1]
+		t.idle[addr] = list[:len(list)-1]
+		t.mu.Unlock()
+		if c.idleOpen() {
+			return c, true
+		}
+		_ = c.conn.Close()
 	}
-	c := list[len(list)-1]
-	t.idle[addr] = list[:len(list)-1]
-	return c, true
+}
+
+// idleOpen reports whether a parked connection is still open: a non-blocking peek at its
+// socket finds nothing to read. A server's close (EOF), or anything it sent on an idle
+// connection (a TLS close_notify, stray bytes), means it is not reused. One system call per
+// reuse, not per frame.
+func (c *streamConn) idleOpen() bool {
+	sc, ok := c.raw.(syscall.Conn)
+	if !ok {
+		return true // not a socket (tests): nothing to peek at
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	open := false
+	var buf [1]byte
+	if err := rc.Read(func(fd uintptr) bool {
+		// Nothing to read (EAGAIN) is an open connection; 0 bytes is the server's close, and
+		// any byte is something sent on an idle connection.
+		_, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		open = rerr == syscall.EAGAIN || rerr == syscall.EWOULDBLOCK
+		return true // never wait: this is a peek, not a read
+	}); err != nil {
+		return false
+	}
+	return open
 }
 
 func (t *streamTransport) park(addr string, c *streamConn) {

@@ -116,7 +116,9 @@ func TestStreamTransportCancelUnblocksRead(t *testing.T) {
 	}
 }
 
-func TestStreamTransportRetriesClosedParkedConnection(t *testing.T) {
+// TestStreamTransportSkipsClosedParkedConnection: a parked connection the server closed is
+// found before it is used, and the request goes once, on a new connection.
+func TestStreamTransportSkipsClosedParkedConnection(t *testing.T) {
 	t.Parallel()
 	var served atomic.Int64
 	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -146,10 +148,66 @@ func TestStreamTransportRetriesClosedParkedConnection(t *testing.T) {
 		}
 	}
 	if got := post(); got != "again" {
-		t.Errorf("after the server closed the parked connection: body %q, want the request replayed", got)
+		t.Errorf("after the server closed the parked connection: body %q, want the request served", got)
 	}
 	if conns.Load() != 2 || served.Load() != 2 {
 		t.Errorf("connections %d served %d, want 2 and 2", conns.Load(), served.Load())
+	}
+}
+
+// TestStreamTransportNeverResends: a request whose reused connection fails after it was sent
+// (the server read it and closed without answering) is an error, not sent again: the server
+// may have acted on it, and a resend would carry the same session id.
+func TestStreamTransportNeverResends(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var requests atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for i := 0; ; i++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					requests.Add(1)
+					if i > 0 {
+						return // the second request on the connection: read, then closed unanswered
+					}
+					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				}
+			}()
+		}
+	}()
+	client := &http.Client{Transport: newStreamTransport(4, nil)}
+	post := func() error {
+		resp, err := client.Post("http://"+ln.Addr().String(), "text/plain", strings.NewReader("once"))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		_, err = io.ReadAll(resp.Body)
+		return err
+	}
+	if err := post(); err != nil {
+		t.Fatal(err)
+	}
+	if err := post(); err == nil {
+		t.Errorf("a request the server read and never answered: no error")
+	}
+	if n := requests.Load(); n != 2 {
+		t.Errorf("the server read %d requests, want 2 (the second sent once)", n)
 	}
 }
 
