@@ -25,10 +25,9 @@ import (
 // generator's memory (see BenchmarkOpenStreamMemory).
 //
 // It speaks http and https: over TLS (crypto/tls, ALPN offering http/1.1 only, SNI and the
-// verified name from the URL's host) each stream still has its own connection. A request
-// reusing a parked connection the server has since
-// closed is retried once on a new connection (nothing was read, and the body can be
-// replayed), as net/http does. Safe for concurrent use.
+// verified name from the URL's host) each stream still has its own connection. A parked
+// connection is checked before reuse, and a request is never sent twice (see RoundTrip).
+// Safe for concurrent use.
 type streamTransport struct {
 	dialer  net.Dialer
 	maxIdle int // parked connections kept per host
