@@ -16,6 +16,7 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/selfbench"
+	"github.com/streambench/streambench/stack"
 )
 
 // runBench measures streambench's own costs and fidelity in the product binary.
@@ -181,9 +182,9 @@ func runPacedServer(args []string) error {
 	defer hrtimer.SpareProcs()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ln, err := listen(*addr, "http")
+	ln, err := stack.Listen(*addr, "http", os.Stderr)
 	if err != nil {
-		return err
+		return usageError("--addr: %v", err)
 	}
-	return serveUntilInterrupted(ctx, stop, srv, ln, 5*time.Second)
+	return stack.ServeUntilDone(ctx, stop, srv, ln, 5*time.Second, os.Stderr)
 }

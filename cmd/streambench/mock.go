@@ -13,6 +13,7 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/stack"
 )
 
 // runMock serves the scripted mock provider until interrupted, or with --self-test measures
@@ -98,12 +99,12 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	ln, err := listen(*addr, "http")
+	ln, err := stack.Listen(*addr, "http", os.Stderr)
 	if err != nil {
-		return err
+		return usageError("--addr: %v", err)
 	}
 	fmt.Fprintf(os.Stderr, "%d scenarios; POST %s, POST %s, GET %s, GET %s\n",
 		len(lib.Names()), mockprovider.PathOpenAI, mockprovider.PathAnthropic,
 		mockprovider.PathSessions, mockprovider.PathMetrics)
-	return serveUntilInterrupted(ctx, stop, srv, ln, *grace)
+	return stack.ServeUntilDone(ctx, stop, srv, ln, *grace, os.Stderr)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/stack"
 )
 
 // runRuntime serves the reference agent runtime until interrupted.
@@ -92,9 +93,9 @@ func runRuntime(args []string) error {
 	if tlsConf != nil {
 		scheme = "https"
 	}
-	ln, err := listen(*addr, scheme)
+	ln, err := stack.Listen(*addr, scheme, os.Stderr)
 	if err != nil {
-		return err
+		return usageError("--addr: %v", err)
 	}
 	fmt.Fprintf(os.Stderr, "provider %s; deployments %s\n", *provider, strings.Join(deps.Slugs(), ", "))
 	if len(providerHeader) > 0 {
@@ -104,5 +105,5 @@ func runRuntime(args []string) error {
 	if names := f.Names(); len(names) > 0 {
 		fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))
 	}
-	return serveUntilInterrupted(ctx, stop, srv, ln, *grace)
+	return stack.ServeUntilDone(ctx, stop, srv, ln, *grace, os.Stderr)
 }
