@@ -38,7 +38,7 @@ func TestAbortBeforeHeaders(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := newStackOf(t, lib, testScale)
-			cfg := st.config(mixOf(t, []string{"leave"}, optedInAll+composeAll), 3, 6)
+			cfg := st.config(mixOf(t, []string{"leave"}, optedInAll(), composeAll()), 3, 6)
 			cfg.Library = lib
 			run := runLoad(t, cfg)
 			c := run.Summary.Counters

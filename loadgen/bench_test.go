@@ -25,6 +25,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -162,10 +163,7 @@ func BenchmarkTTFCFidelity(b *testing.B) {
 		b.Fatal(err)
 	}
 	url := startChildServer(b, "LOADGEN_CHILD_SERVER=paced", "LOADGEN_BODY="+bodyFile, "LOADGEN_TTFT="+ttft.String(), "LOADGEN_HOLD=4800ms")
-	mix, err := ParseMix("bench", []byte("name: bench\nseed: 1\nscenarios: {bench-answer: 1}\nprofiles:\n  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: bench}]}\n"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	mix := optedInMix(b, "bench", "bench-answer", "bench")
 	for b.Loop() {
 		var peak int64
 		run, err := Run(context.Background(), Config{
@@ -253,10 +251,7 @@ func optedInBody(final string) (body []byte, frames int) {
 func BenchmarkClientPerFrame(b *testing.B) {
 	lib, final := benchLibrary(b, 400)
 	body, frames := optedInBody(final)
-	mix, err := ParseMix("bench", []byte("name: bench\nseed: 1\nscenarios: {bench-answer: 1}\nprofiles:\n  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: bench}]}\n"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	mix := optedInMix(b, "bench", "bench-answer", "bench")
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := processCPUTime()
@@ -313,10 +308,7 @@ func openStreamMemory(b *testing.B, streams int, mode string) float64 {
 	} else {
 		url = startChildServer(b, "LOADGEN_CHILD_SERVER=hold")
 	}
-	mix, err := ParseMix("hold", []byte("name: hold\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: hold}]}\n"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	mix := optedInMix(b, "hold", "plain-answer", "hold")
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -375,4 +367,16 @@ func processCPUTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// optedInMix is a mix of one scenario played by opted-in sim-chat clients against one target.
+func optedInMix(tb testing.TB, name, scenario, slug string) *Mix {
+	tb.Helper()
+	mix, err := NewMix(name, 1, map[string]float64{scenario: 1}, []Profile{
+		{Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 1, Targets: []Target{{Slug: slug}}},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return mix
 }

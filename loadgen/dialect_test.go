@@ -122,8 +122,9 @@ func TestThrowawayDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mix, err := loadgen.ParseMix("echo.yaml", []byte("name: echo\nseed: 1\nscenarios: {plain-answer: 1, unicode-answer: 1}\nprofiles:\n"+
-		"  - {dialect: echo, options: {shout: true}, weight: 1, targets: [{slug: a}, {slug: b}]}\n"))
+	mix, err := loadgen.NewMix("echo", 1, map[string]float64{"plain-answer": 1, "unicode-answer": 1}, []loadgen.Profile{
+		{Dialect: "echo", Options: protocol.Options{"shout": true}, Weight: 1, Targets: []loadgen.Target{{Slug: "a"}, {Slug: "b"}}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +161,9 @@ func TestThrowawayDialect(t *testing.T) {
 	}
 	// An option the dialect does not know is an error naming the profile, the target and the
 	// option, before anything is sent.
-	bad, _ := loadgen.ParseMix("bad.yaml", []byte("name: bad\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n"+
-		"  - {name: e, dialect: echo, options: {whisper: true}, weight: 1, targets: [{slug: a}]}\n"))
+	bad, _ := loadgen.NewMix("bad", 1, map[string]float64{"plain-answer": 1}, []loadgen.Profile{
+		{Name: "e", Dialect: "echo", Options: protocol.Options{"whisper": true}, Weight: 1, Targets: []loadgen.Target{{Slug: "a"}}},
+	})
 	_, err = loadgen.Run(context.Background(), loadgen.Config{Target: "http://127.0.0.1:1", Mix: bad, MixName: "bad.yaml", Dialects: reg, Clients: 1, Sessions: 1, NoLeakCheck: true})
 	if err == nil || !strings.Contains(err.Error(), "profiles[0] (e).targets[0] (a)") || !strings.Contains(err.Error(), "whisper") {
 		t.Errorf("unknown option: %v, want an error naming the profile, target and option", err)

@@ -444,18 +444,14 @@ func hostileH2(t *testing.T) (url string, hits func() map[string]int) {
 // hostileMix plays plain-answer (ASCII) through opted-in sim-chat, one target per slug.
 func hostileMix(t *testing.T, slugs []string) *Mix {
 	t.Helper()
-	targets := make([]string, 0, len(slugs))
+	slugs = slices.Sorted(slices.Values(slugs))
+	targets := make([]Target, 0, len(slugs))
 	for _, slug := range slugs {
-		targets = append(targets, "{slug: "+slug+"}")
+		targets = append(targets, Target{Slug: slug})
 	}
-	slices.Sort(targets)
-	m, err := ParseMix("hostile mix", []byte(`
-name: hostile
-seed: 11
-scenarios: {plain-answer: 1}
-profiles:
-  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [`+strings.Join(targets, ", ")+`]}
-`))
+	m, err := NewMix("hostile", 11, map[string]float64{"plain-answer": 1}, []Profile{
+		{Name: "opted-in", Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 1, Targets: targets},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

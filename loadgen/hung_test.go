@@ -205,13 +205,9 @@ func TestStoppedStreamThatNeverEndsIsHung(t *testing.T) {
 	var stops atomic.Int64
 	srv := httptest.NewServer(stallingCompose(t, &stops))
 	defer srv.Close()
-	m, err := ParseMix("stop mix", []byte(`
-name: stop
-seed: 5
-scenarios: {stop-mid-answer: 1}
-profiles:
-  - {name: compose, dialect: compose, weight: 1, targets: [{slug: stall}]}
-`))
+	m, err := NewMix("stop", 5, map[string]float64{"stop-mid-answer": 1}, []Profile{
+		{Name: "compose", Dialect: "compose", Weight: 1, Targets: []Target{{Slug: "stall"}}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

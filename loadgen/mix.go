@@ -100,6 +100,23 @@ func ParseMix(name string, data []byte) (*Mix, error) {
 	return &m, nil
 }
 
+// NewMix builds and validates a mix from values, for callers that compose a workload in code
+// rather than read one from a file; it checks what ParseMix checks, and errors name the mix and
+// the field at fault. The scenarios map and the profiles are copied: the caller may reuse them.
+func NewMix(name string, seed uint64, scenarios map[string]float64, profiles []Profile) (*Mix, error) {
+	m := Mix{Name: name, Seed: seed, Scenarios: maps.Clone(scenarios), Profiles: make([]Profile, len(profiles))}
+	for i, p := range profiles {
+		p.Options = maps.Clone(p.Options)
+		p.Targets = slices.Clone(p.Targets)
+		p.Headers = maps.Clone(p.Headers)
+		m.Profiles[i] = p
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("mix %s: %w", name, err)
+	}
+	return &m, nil
+}
+
 func (m *Mix) validate() error {
 	var errs []error
 	if len(m.Scenarios) == 0 {

@@ -1,9 +1,11 @@
 package loadgen
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -47,6 +49,84 @@ func TestParseMixErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "m.yaml") {
 			t.Errorf("%s: error %v, want one naming m.yaml and containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A mix built from values is the mix the same YAML parses to, field for field, so it picks the
+// same sessions.
+func TestNewMixEqualsParsedMix(t *testing.T) {
+	t.Parallel()
+	parsed, err := ParseMix("m.yaml", []byte(`
+name: storm
+seed: 14
+scenarios: {a: 3, b: 1, c: 0}
+profiles:
+  - {name: chat, dialect: sim-chat, options: {optedIn: true}, weight: 2, targets: [{slug: x, options: {policy: all}}, {slug: y}]}
+  - {name: compose, dialect: compose, weight: 1, targets: [{slug: z}], headers: {X-Team: bench}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scen := map[string]float64{"a": 3, "b": 1, "c": 0}
+	profiles := []Profile{
+		{Name: "chat", Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 2,
+			Targets: []Target{{Slug: "x", Options: protocol.Options{"policy": "all"}}, {Slug: "y"}}},
+		{Name: "compose", Dialect: "compose", Weight: 1, Targets: []Target{{Slug: "z"}}, Headers: map[string]string{"X-Team": "bench"}},
+	}
+	built, err := NewMix("storm", 14, scen, profiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(built, parsed) {
+		t.Fatalf("NewMix = %+v\nParseMix = %+v", built, parsed)
+	}
+	for i := uint64(0); i < 100; i++ {
+		if a, b := built.Pick(built.Seed, i), parsed.Pick(parsed.Seed, i); a.Scenario != b.Scenario || a.Seed != b.Seed || a.ProfileIndex != b.ProfileIndex || a.TargetIndex != b.TargetIndex {
+			t.Fatalf("session %d: built mix picks %+v, parsed mix %+v", i, a, b)
+		}
+	}
+	// The mix keeps copies: changing the caller's values afterwards changes nothing.
+	scen["b"] = 100
+	profiles[0].Options["optedIn"] = false
+	profiles[0].Targets[0].Slug = "changed"
+	if !reflect.DeepEqual(built, parsed) {
+		t.Errorf("NewMix shares its arguments with the caller: %+v", built)
+	}
+}
+
+// NewMix validates like ParseMix and names the mix and the field at fault.
+func TestNewMixErrors(t *testing.T) {
+	t.Parallel()
+	ok := []Profile{{Dialect: "compose", Weight: 1, Targets: []Target{{Slug: "s"}}}}
+	cases := []struct {
+		name      string
+		scenarios map[string]float64
+		profiles  []Profile
+		want      string
+	}{
+		// Nothing to play.
+		{"no scenarios", nil, ok, "scenarios: at least one"},
+		// Negative weights make no sense.
+		{"negative scenario weight", map[string]float64{"a": -1, "b": 1}, ok, "scenarios.a: weight -1"},
+		// No client kinds.
+		{"no profiles", map[string]float64{"a": 1}, nil, "profiles: at least one"},
+		// A profile names its dialect.
+		{"no dialect", map[string]float64{"a": 1}, []Profile{{Weight: 1, Targets: []Target{{Slug: "s"}}}}, "profiles[0].dialect: required"},
+		// A profile needs somewhere to send sessions.
+		{"no targets", map[string]float64{"a": 1}, []Profile{{Name: "p", Dialect: "compose", Weight: 1}}, "profiles[0] (p).targets"},
+		// A target without a slug.
+		{"empty slug", map[string]float64{"a": 1}, []Profile{{Dialect: "compose", Weight: 1, Targets: []Target{{}}}}, "profiles[0].targets[0].slug"},
+		// Every profile weighs nothing.
+		{"zero profile weights", map[string]float64{"a": 1}, []Profile{{Dialect: "compose", Targets: []Target{{Slug: "s"}}}}, "profiles: every weight is 0"},
+	}
+	for _, c := range cases {
+		_, err := NewMix("built", 1, c.scenarios, c.profiles)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "mix built") {
+			t.Errorf("%s: error %v, want one naming mix built and containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := NewMix("built", 1, map[string]float64{"a": 1}, ok); err != nil {
+		t.Errorf("valid values: %v", err)
 	}
 }
 

@@ -100,14 +100,10 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 func oddMix(t *testing.T) *Mix {
 	t.Helper()
-	m, err := ParseMix("odd mix", []byte(`
-name: odd
-seed: 7
-scenarios: {plain-answer: 1, unicode-answer: 1, long-answer: 1}
-profiles:
-  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: odd}]}
-  - {name: legacy, dialect: sim-chat, weight: 1, targets: [{slug: odd}]}
-`))
+	m, err := NewMix("odd", 7, map[string]float64{"plain-answer": 1, "unicode-answer": 1, "long-answer": 1}, []Profile{
+		{Name: "opted-in", Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 1, Targets: []Target{{Slug: "odd"}}},
+		{Name: "legacy", Dialect: "sim-chat", Weight: 1, Targets: []Target{{Slug: "odd"}}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,12 @@ import (
 )
 
 // providerProfiles are the two provider-wire client dialects, straight against the mock.
-const providerProfiles = "  - {dialect: openai-chat, weight: 1, targets: [{slug: mock}]}\n" +
-	"  - {dialect: anthropic-messages, weight: 1, targets: [{slug: mock}]}\n"
+func providerProfiles() []Profile {
+	return []Profile{
+		{Dialect: "openai-chat", Weight: 1, Targets: []Target{{Slug: "mock"}}},
+		{Dialect: "anthropic-messages", Weight: 1, Targets: []Target{{Slug: "mock"}}},
+	}
+}
 
 // startMock serves the embedded library at testScale with fault on its own server.
 func startMock(t *testing.T, fault mockprovider.Fault) string {
@@ -61,7 +65,7 @@ func TestProviderDialectsAgainstTheMock(t *testing.T) {
 			t.Parallel()
 			mockURL := startMock(t, tc.fault)
 			run := runLoad(t, Config{
-				Target: mockURL, MockURL: mockURL, Mix: mixOf(t, names, providerProfiles), MixName: "providers",
+				Target: mockURL, MockURL: mockURL, Mix: mixOf(t, names, providerProfiles()...), MixName: "providers",
 				Clients: 8, Sessions: 120, ScriptTimeScale: testScale, NoLeakCheck: true, // process-wide gauges: parallel tests share them
 			})
 			got, want := slices.Sorted(maps.Keys(run.Summary.Violations)), slices.Sorted(slices.Values(tc.want))
@@ -91,7 +95,7 @@ func TestProviderDialectPlaysEveryTurn(t *testing.T) {
 	t.Parallel()
 	mockURL := startMock(t, mockprovider.FaultNone)
 	run := runLoad(t, Config{
-		Target: mockURL, MockURL: mockURL, Mix: mixOf(t, []string{"tool-chain"}, providerProfiles), MixName: "providers",
+		Target: mockURL, MockURL: mockURL, Mix: mixOf(t, []string{"tool-chain"}, providerProfiles()...), MixName: "providers",
 		Clients: 2, Sessions: 4, ScriptTimeScale: testScale, NoLeakCheck: true,
 	})
 	if len(run.Summary.Violations) != 0 || run.Summary.Counters.SessionsOK != 4 {

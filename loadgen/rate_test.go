@@ -27,13 +27,9 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // legacyPlainMix plays plain-answer through legacy sim-chat clients: one chunk per stream.
 func legacyPlainMix(t *testing.T) *Mix {
 	t.Helper()
-	m, err := ParseMix("legacy plain", []byte(`
-name: legacy-plain
-seed: 11
-scenarios: {plain-answer: 1}
-profiles:
-  - {dialect: sim-chat, weight: 1, targets: [{slug: odd}]}
-`))
+	m, err := NewMix("legacy-plain", 11, map[string]float64{"plain-answer": 1}, []Profile{
+		{Dialect: "sim-chat", Weight: 1, Targets: []Target{{Slug: "odd"}}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

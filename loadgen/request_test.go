@@ -213,7 +213,7 @@ func TestHeadersAndPathReachTarget(t *testing.T) {
 	ts := httptest.NewServer(g.wrap(rt))
 	t.Cleanup(ts.Close)
 	mix := mixOf(t, []string{"plain-answer", "stop-mid-answer"},
-		"  - {dialect: compose, weight: 1, headers: {X-Tenant: acme}, targets: [{slug: openai-all}]}\n")
+		Profile{Dialect: "compose", Weight: 1, Headers: map[string]string{"X-Tenant": "acme"}, Targets: []Target{{Slug: "openai-all"}}})
 	cfg := Config{
 		Target: ts.URL, MockURL: mockURL, Mix: mix, MixName: mix.Name, RunID: "headers",
 		Clients: 2, Sessions: 8, ScriptTimeScale: testScale, NoLeakCheck: true,
@@ -242,7 +242,7 @@ func TestSecretEchoedInErrorIsRedacted(t *testing.T) {
 	g := &gatedRuntime{}
 	ts := httptest.NewServer(g.wrap(http.NotFoundHandler()))
 	t.Cleanup(ts.Close)
-	mix := mixOf(t, []string{"plain-answer"}, "  - {dialect: sim-chat, weight: 1, targets: [{slug: openai-all}]}\n")
+	mix := mixOf(t, []string{"plain-answer"}, Profile{Dialect: "sim-chat", Weight: 1, Targets: []Target{{Slug: "openai-all"}}})
 	run := runLoad(t, Config{
 		Target: ts.URL, Mix: mix, MixName: mix.Name, RunID: "echo", Clients: 1, Sessions: 2, NoLeakCheck: true,
 		Headers: http.Header{"X-Runtime-Internal-Token": {secretToken}}, // X-Tenant missing: refused
@@ -305,7 +305,7 @@ func TestHTTPSTargets(t *testing.T) {
 	h2.EnableHTTP2 = true
 	h2.StartTLS()
 	t.Cleanup(h2.Close)
-	mix := mixOf(t, []string{"plain-answer", "preamble-tool"}, optedInAll+composeAll)
+	mix := mixOf(t, []string{"plain-answer", "preamble-tool"}, optedInAll(), composeAll())
 	for _, tc := range []struct {
 		name   string
 		ts     *httptest.Server
@@ -414,7 +414,7 @@ func TestHTTPSExpiredCertificate(t *testing.T) {
 	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mix := mixOf(t, []string{"plain-answer"}, optedInNone)
+	mix := mixOf(t, []string{"plain-answer"}, optedInNone())
 	run := runLoad(t, Config{
 		Target: ts.URL, Mix: mix, MixName: mix.Name, RunID: "expired", Clients: 1, Sessions: 3,
 		NoLeakCheck: true, CACertFile: ca,
@@ -429,7 +429,7 @@ func TestHTTPSExpiredCertificate(t *testing.T) {
 
 func TestCACertFileErrors(t *testing.T) {
 	t.Parallel()
-	mix := mixOf(t, []string{"plain-answer"}, optedInNone)
+	mix := mixOf(t, []string{"plain-answer"}, optedInNone())
 	notPEM := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
 		t.Fatal(err)
@@ -445,7 +445,7 @@ func TestCACertFileErrors(t *testing.T) {
 		// Both a CA and no verification.
 		{Config{CACertFile: notPEM, Insecure: true}, "not both"},
 		// A path option for a mix of several dialects: the one whose placeholder differs says so.
-		{Config{Options: protocol.Options{"path": "/x/{slug}"}, Mix: mixOf(t, []string{"plain-answer"}, optedInNone+canvas)}, "unknown placeholder {slug} (known: {workflow})"},
+		{Config{Options: protocol.Options{"path": "/x/{slug}"}, Mix: mixOf(t, []string{"plain-answer"}, optedInNone(), canvas())}, "unknown placeholder {slug} (known: {workflow})"},
 		// A path whose placeholder is not the dialect's.
 		{Config{Options: protocol.Options{"path": "/x/{agent}"}}, "unknown placeholder {agent} (known: {slug})"},
 	} {

@@ -64,7 +64,7 @@ func TestOverloadWarning(t *testing.T) {
 func lagRun(t *testing.T) *measure.Run {
 	t.Helper()
 	st := newStack(t, testScale)
-	cfg := st.config(mixOf(t, []string{"plain-answer"}, optedInAll), 2, 6)
+	cfg := st.config(mixOf(t, []string{"plain-answer"}, optedInAll()), 2, 6)
 	cfg.NoLeakCheck, cfg.RuntimeMetricsURL = true, "-"
 	return runLoad(t, cfg)
 }

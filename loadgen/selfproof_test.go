@@ -61,29 +61,48 @@ func newStackOf(t *testing.T, lib *scenarios.Library, scale float64, faults ...s
 }
 
 // mixOf builds a one-purpose mix: the given scenarios, equally weighted, through profiles.
-func mixOf(t *testing.T, scenarioNames []string, profiles string) *Mix {
+func mixOf(t *testing.T, scenarioNames []string, profiles ...Profile) *Mix {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("name: test\nseed: 3\nscenarios:\n")
+	scen := map[string]float64{}
 	for _, s := range scenarioNames {
-		fmt.Fprintf(&b, "  %s: 1\n", s)
+		scen[s] = 1
 	}
-	b.WriteString("profiles:\n" + profiles)
-	m, err := ParseMix("test mix", []byte(b.String()))
+	m, err := NewMix("test", 3, scen, profiles)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, b.String())
+		t.Fatal(err)
 	}
 	return m
 }
 
-// Client profiles for the self-proof mixes.
-const (
-	optedInAll  = "  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: openai-all, options: {policy: all}}, {slug: anthropic-all, options: {policy: all}}]}\n"
-	optedInNone = "  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: openai-none}, {slug: anthropic-none}]}\n"
-	legacyAll   = "  - {dialect: sim-chat, weight: 1, targets: [{slug: openai-all, options: {policy: all}}]}\n"
-	canvas      = "  - {dialect: sim-canvas, weight: 1, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n"
-	composeAll  = "  - {dialect: compose, weight: 1, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n"
-)
+// Client profiles for the self-proof mixes (functions, so no test shares a profile's maps).
+
+// optedInAll is opted-in sim-chat against both providers' deployments with every event.
+func optedInAll() Profile {
+	all := protocol.Options{"policy": "all"}
+	return Profile{Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 1,
+		Targets: []Target{{Slug: "openai-all", Options: all}, {Slug: "anthropic-all", Options: all}}}
+}
+
+// optedInNone is opted-in sim-chat against deployments that send text only.
+func optedInNone() Profile {
+	return Profile{Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 1,
+		Targets: []Target{{Slug: "openai-none"}, {Slug: "anthropic-none"}}}
+}
+
+// legacyAll is legacy sim-chat against a deployment with every event.
+func legacyAll() Profile {
+	return Profile{Dialect: "sim-chat", Weight: 1, Targets: []Target{{Slug: "openai-all", Options: protocol.Options{"policy": "all"}}}}
+}
+
+// canvas is sim-canvas against both providers' deployments.
+func canvas() Profile {
+	return Profile{Dialect: "sim-canvas", Weight: 1, Targets: []Target{{Slug: "openai-all"}, {Slug: "anthropic-all"}}}
+}
+
+// composeAll is compose against both providers' deployments.
+func composeAll() Profile {
+	return Profile{Dialect: "compose", Weight: 1, Targets: []Target{{Slug: "openai-all"}, {Slug: "anthropic-all"}}}
+}
 
 func (s *stack) config(m *Mix, clients int, sessions int64) Config {
 	return Config{
@@ -174,33 +193,33 @@ func TestSelfProofFaults(t *testing.T) {
 	cases := []struct {
 		fault     string
 		scenarios []string
-		profiles  string
+		profiles  []Profile
 		want      []protocol.Rule // each must be reported
 		allowed   []protocol.Rule // may also be reported (consequences of the same fault)
 	}{
 		// Intermediate text never retracted: the opted-in answer does not converge.
-		{"no-reset", []string{"preamble-tool", "tool-chain"}, optedInAll + canvas, []protocol.Rule{protocol.RConverge}, nil},
+		{"no-reset", []string{"preamble-tool", "tool-chain"}, []Profile{optedInAll(), canvas()}, []protocol.Rule{protocol.RConverge}, nil},
 		// A reset in the final turn breaks the reset scope (and only that: the client clears
 		// the block and the runtime re-sends the final text, so the answer still converges).
-		{"reset-in-final", []string{"plain-answer"}, optedInAll + canvas, []protocol.Rule{protocol.RResetScope}, nil},
+		{"reset-in-final", []string{"plain-answer"}, []Profile{optedInAll(), canvas()}, []protocol.Rule{protocol.RResetScope}, nil},
 		// Thinking sent as chunks: it pollutes the answer, and the thinking frames the policy
 		// promises are missing.
-		{"leak-thinking", []string{"thinking-answer"}, optedInAll, []protocol.Rule{protocol.RNoThinkingAnswer}, []protocol.Rule{protocol.RConverge, protocol.RThinkingGate}},
+		{"leak-thinking", []string{"thinking-answer"}, []Profile{optedInAll()}, []protocol.Rule{protocol.RNoThinkingAnswer}, []protocol.Rule{protocol.RConverge, protocol.RThinkingGate}},
 		// Live text to legacy clients.
-		{"ignore-header", []string{"plain-answer", "preamble-tool"}, legacyAll, []protocol.Rule{protocol.RLegacySettled}, nil},
+		{"ignore-header", []string{"plain-answer", "preamble-tool"}, []Profile{legacyAll()}, []protocol.Rule{protocol.RLegacySettled}, nil},
 		// Thinking and tool frames whatever the policy.
-		{"ignore-policy", []string{"thinking-answer", "preamble-tool"}, optedInNone, []protocol.Rule{protocol.RThinkingGate, protocol.RToolGate}, nil},
+		{"ignore-policy", []string{"thinking-answer", "preamble-tool"}, []Profile{optedInNone()}, []protocol.Rule{protocol.RThinkingGate, protocol.RToolGate}, nil},
 		// Tool arguments in public chat.
-		{"expose-tool-args", []string{"preamble-tool"}, optedInAll, []protocol.Rule{protocol.RToolRedaction}, nil},
+		{"expose-tool-args", []string{"preamble-tool"}, []Profile{optedInAll()}, []protocol.Rule{protocol.RToolRedaction}, nil},
 		// A tool start without its end.
-		{"unbalanced-tool", []string{"preamble-tool"}, optedInAll + composeAll, []protocol.Rule{protocol.RToolLifecycle}, nil},
+		{"unbalanced-tool", []string{"preamble-tool"}, []Profile{optedInAll(), composeAll()}, []protocol.Rule{protocol.RToolLifecycle}, nil},
 		// Two terminals.
-		{"double-terminal", []string{"plain-answer"}, optedInAll + canvas, []protocol.Rule{protocol.RTerminal}, nil},
+		{"double-terminal", []string{"plain-answer"}, []Profile{optedInAll(), canvas()}, []protocol.Rule{protocol.RTerminal}, nil},
 		// No end marker.
-		{"missing-done", []string{"plain-answer"}, optedInAll + composeAll, []protocol.Rule{protocol.RTerminal}, nil},
+		{"missing-done", []string{"plain-answer"}, []Profile{optedInAll(), composeAll()}, []protocol.Rule{protocol.RTerminal}, nil},
 		// The provider is never told the client left: at a quarter of real time the rest of
 		// the aborted answer streams on for ~2 s, past the 1 s tolerance.
-		{"no-cancel", []string{"abort-mid-answer"}, optedInAll, []protocol.Rule{protocol.RAbort}, nil},
+		{"no-cancel", []string{"abort-mid-answer"}, []Profile{optedInAll()}, []protocol.Rule{protocol.RAbort}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {
@@ -210,7 +229,7 @@ func TestSelfProofFaults(t *testing.T) {
 				scale = 0.25
 			}
 			s := newStack(t, scale, c.fault)
-			cfg := s.config(mixOf(t, c.scenarios, c.profiles), 4, 16)
+			cfg := s.config(mixOf(t, c.scenarios, c.profiles...), 4, 16)
 			cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
 			run := runLoad(t, cfg)
 			got := run.Summary.Violations
@@ -238,7 +257,7 @@ func TestSelfProofFaults(t *testing.T) {
 // leak check. Not parallel: it reads this process's goroutine count.
 func TestSelfProofLeakGoroutine(t *testing.T) {
 	s := newStack(t, testScale, "leak-goroutine")
-	run := runLoad(t, s.config(mixOf(t, []string{"abort-mid-answer"}, optedInAll), 2, 40))
+	run := runLoad(t, s.config(mixOf(t, []string{"abort-mid-answer"}, optedInAll()), 2, 40))
 	var leaked bool
 	for _, l := range run.Summary.Leaks {
 		if l.Source == "runtime" && strings.Contains(l.Name, "goroutines") && !l.OK {
@@ -257,7 +276,7 @@ func TestSelfProofSlowFirstChunk(t *testing.T) {
 	const delay = 300 * time.Millisecond
 	ttfcP50 := func(faults ...string) (time.Duration, *measure.Run) {
 		s := newStack(t, testScale, faults...)
-		cfg := s.config(mixOf(t, []string{"plain-answer"}, optedInAll), 4, 12)
+		cfg := s.config(mixOf(t, []string{"plain-answer"}, optedInAll()), 4, 12)
 		cfg.NoLeakCheck = true
 		run := runLoad(t, cfg)
 		var p50 int64
@@ -284,7 +303,7 @@ func TestSelfProofSlowFirstChunk(t *testing.T) {
 func TestStopDuringToolLatencies(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, testScale)
-	run := runLoad(t, s.config(mixOf(t, []string{"stop-during-tool"}, composeAll), 4, 8))
+	run := runLoad(t, s.config(mixOf(t, []string{"stop-during-tool"}, composeAll()), 4, 8))
 	sum := run.Summary
 	if n := sum.TotalViolations(); n != 0 {
 		t.Fatalf("stop during tool: %d violations\n%s", n, describe(run))

@@ -253,13 +253,10 @@ func tokensMix(t *testing.T) (*scenarios.Library, *Mix) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mix, err := ParseMix("tokens", []byte(`
-name: tokens
-seed: 3
-scenarios: {batched-thinking: 1}
-profiles:
-  - {dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: tok, options: {includeThinking: true}}]}
-`))
+	mix, err := NewMix("tokens", 3, map[string]float64{"batched-thinking": 1}, []Profile{
+		{Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 1,
+			Targets: []Target{{Slug: "tok", Options: protocol.Options{"includeThinking": true}}}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,18 +66,20 @@ func stormPoints() []stormPoint {
 // stormMix plays every storm scenario with equal weight through opted-in sim-chat (every frame
 // kind visible), sim-canvas and compose (which stops for real on the stop scenarios).
 func stormMix(points []stormPoint) (*loadgen.Mix, error) {
-	var b strings.Builder
-	b.WriteString("name: abort-storm\nseed: 14\nscenarios:\n")
+	scen := map[string]float64{}
 	for _, p := range points {
 		for name := range p.scenarios {
-			fmt.Fprintf(&b, "  %s: 1\n", name)
+			scen[name] = 1
 		}
 	}
-	b.WriteString("profiles:\n" +
-		"  - {name: chat, dialect: sim-chat, options: {optedIn: true}, weight: 2, targets: [{slug: openai-all, options: {policy: all}}, {slug: anthropic-all, options: {policy: all}}]}\n" +
-		"  - {name: canvas, dialect: sim-canvas, weight: 1, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n" +
-		"  - {name: compose, dialect: compose, weight: 2, targets: [{slug: openai-all}, {slug: anthropic-all}]}\n")
-	mix, err := loadgen.ParseMix("abort-storm", []byte(b.String()))
+	both := func(opts protocol.Options) []loadgen.Target {
+		return []loadgen.Target{{Slug: "openai-all", Options: opts}, {Slug: "anthropic-all", Options: opts}}
+	}
+	mix, err := loadgen.NewMix("abort-storm", 14, scen, []loadgen.Profile{
+		{Name: "chat", Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 2, Targets: both(protocol.Options{"policy": "all"})},
+		{Name: "canvas", Dialect: "sim-canvas", Weight: 1, Targets: both(nil)},
+		{Name: "compose", Dialect: "compose", Weight: 2, Targets: both(nil)},
+	})
 	if err != nil {
 		return nil, fmt.Errorf("abort storm mix: %w", err)
 	}

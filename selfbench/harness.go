@@ -13,6 +13,7 @@ import (
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
 )
@@ -48,12 +49,13 @@ func writeScenarioDir(docs map[string]string) (dir string, lib *scenarios.Librar
 // chatMix is a workload of one scenario played by opted-in sim-chat clients against the given
 // deployments (policy none, so the checker expects text only).
 func chatMix(name, scenario string, slugs ...string) (*loadgen.Mix, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "name: %s\nseed: 1\nscenarios: {%s: 1}\nprofiles:\n  - name: chat\n    dialect: sim-chat\n    options: {optedIn: true}\n    weight: 1\n    targets:\n", name, scenario)
-	for _, s := range slugs {
-		fmt.Fprintf(&b, "      - {slug: %s}\n", s)
+	targets := make([]loadgen.Target, len(slugs))
+	for i, s := range slugs {
+		targets[i] = loadgen.Target{Slug: s}
 	}
-	mix, err := loadgen.ParseMix(name, []byte(b.String()))
+	mix, err := loadgen.NewMix(name, 1, map[string]float64{scenario: 1}, []loadgen.Profile{
+		{Name: "chat", Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 1, Targets: targets},
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bench mix: %w", err)
 	}

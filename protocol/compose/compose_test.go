@@ -4,32 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-type frameRecorder struct{ frames []string }
-
-func (r *frameRecorder) Write(p []byte) (int, error) {
-	r.frames = append(r.frames, string(p))
-	return len(p), nil
-}
 
 // relayOptions vary the conforming stream.
 type relayOptions struct {
@@ -44,7 +35,7 @@ type relayOptions struct {
 // marks, the terminal, a receipt and [DONE], with heartbeat comments between turns.
 func relay(t testing.TB, sc *scenarios.Script, opt relayOptions) []string {
 	t.Helper()
-	rec := &frameRecorder{}
+	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec)
 	must := func(err error) {
 		if err != nil {
@@ -56,7 +47,7 @@ func relay(t testing.TB, sc *scenarios.Script, opt relayOptions) []string {
 		must(terminal())
 		must(w.Receipt("rct_1", "1000"))
 		must(w.Done())
-		return rec.frames
+		return rec.Frames
 	}
 	must(w.Timing(MarkModelStart, 3))
 	chunks := 0
@@ -128,114 +119,45 @@ func relay(t testing.TB, sc *scenarios.Script, opt relayOptions) []string {
 	return nil
 }
 
+// check judges frames as a client that sent no stop request.
 func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
 	t.Helper()
 	return checkStopped(t, frames, s, false)
 }
 
-// checkStopped is check for a client that sent a stop request (stopped) before the frames.
+// checkStopped is check for a client that sent a stop request (stopped) before the frames: a
+// stop request is known at once, unlike an abort.
 func checkStopped(t testing.TB, frames []string, s *protocol.Session, stopped bool) []protocol.Violation {
 	t.Helper()
-	// The client learns it aborted only when the stream is over, as the load generator does:
-	// the checker must not depend on that flag before Finish. A stop request is known at once.
-	aborted := s.Aborted
-	s.Aborted = false
-	c := NewChecker(s)
-	if stopped {
-		c.StopSent()
-	}
-	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
-	var ev sse.Event
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			s.Aborted = aborted
-			return c.Finish(nil)
+	return dialecttest.Check(t, frames, s, func() protocol.Checker {
+		c := NewChecker(s)
+		if stopped {
+			c.StopSent()
 		}
-		if err != nil {
-			t.Fatalf("decode: %v", err)
-		}
-		c.Observe(&ev)
-	}
-}
-
-func script(t testing.TB, name string, seed uint64) *scenarios.Script {
-	t.Helper()
-	sc, ok := scenarios.Embedded().Get(name)
-	if !ok {
-		t.Fatalf("no embedded scenario %q", name)
-	}
-	return sc.Render(seed)
-}
-
-func session(sc *scenarios.Script) *protocol.Session {
-	return &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", Expected: sc.Expected()}
+		return c
+	})
 }
 
 func TestConformingStreamsHaveNoViolations(t *testing.T) {
 	t.Parallel()
-	for _, name := range scenarios.Embedded().Names() {
-		for _, seed := range []uint64{1, 7, 42} {
-			sc := script(t, name, seed)
-			for _, opt := range []relayOptions{{}, {hideSim: true}} {
-				frames := relay(t, sc, opt)
-				if vs := check(t, frames, session(sc)); len(vs) != 0 {
-					t.Errorf("%s seed %d %+v: unexpected violations %v\nframes:\n%s", name, seed, opt, vs, strings.Join(frames, ""))
-				}
-				for _, cut := range []int{1, len(frames) / 2} {
-					s := session(sc)
-					s.Aborted = true
-					if vs := check(t, frames[:cut], s); len(vs) != 0 {
-						t.Errorf("%s seed %d aborted after %d frames: unexpected violations %v", name, seed, cut, vs)
-					}
-				}
-			}
-			// A stop request honoured mid-answer ends with stopped; one that came too late
-			// (the run finished first) legitimately ends with done.
-			for _, stopAt := range []int{3, 1 << 20} {
-				s := session(sc)
-				frames := relay(t, sc, relayOptions{stopAfterChunks: stopAt})
-				if vs := checkStopped(t, frames, s, true); len(vs) != 0 {
-					t.Errorf("%s seed %d stopped after %d chunks: unexpected violations %v\nframes:\n%s", name, seed, stopAt, vs, strings.Join(frames, ""))
-				}
+	dialecttest.EachScript(t, func(sc *scenarios.Script, label string) {
+		for _, opt := range []relayOptions{{}, {hideSim: true}} {
+			dialecttest.NoViolations(t, fmt.Sprintf("%s %+v", label, opt), relay(t, sc, opt), func(frames []string, aborted bool) []protocol.Violation {
+				s := dialecttest.Session(sc)
+				s.Aborted = aborted
+				return check(t, frames, s)
+			})
+		}
+		// A stop request honoured mid-answer ends with stopped; one that came too late (the
+		// run finished first) legitimately ends with done.
+		for _, stopAt := range []int{3, 1 << 20} {
+			frames := relay(t, sc, relayOptions{stopAfterChunks: stopAt})
+			if vs := checkStopped(t, frames, dialecttest.Session(sc), true); len(vs) != 0 {
+				t.Errorf("%s stopped after %d chunks: unexpected violations %v\nframes:\n%s", label, stopAt, vs, strings.Join(frames, ""))
 			}
 		}
-	}
+	})
 }
-
-func index(t *testing.T, frames []string, sub string, nth int) int {
-	t.Helper()
-	seen := 0
-	for i, f := range frames {
-		if strings.Contains(f, sub) {
-			if seen == nth {
-				return i
-			}
-			seen++
-		}
-	}
-	t.Fatalf("no frame #%d containing %q in:\n%s", nth, sub, strings.Join(frames, ""))
-	return -1
-}
-
-func insert(frames []string, at int, fs ...string) []string {
-	out := append([]string(nil), frames[:at]...)
-	out = append(out, fs...)
-	return append(out, frames[at:]...)
-}
-
-func remove(frames []string, at int) []string {
-	out := append([]string(nil), frames[:at]...)
-	return append(out, frames[at+1:]...)
-}
-
-func replace(frames []string, at int, f string) []string {
-	out := append([]string(nil), frames...)
-	out[at] = f
-	return out
-}
-
-func raw(json string) string { return "data: " + json + "\n\n" }
 
 const (
 	text       = `"choices"`
@@ -262,31 +184,31 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	}{
 		// One text delta altered.
 		{"wrong text", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return replace(f, index(t, f, text, 2), raw(`{"choices":[{"delta":{"content":" WRONG"}}]}`))
+			return dialecttest.Replace(f, dialecttest.Index(t, f, text, 2), dialecttest.Raw(`{"choices":[{"delta":{"content":" WRONG"}}]}`))
 		}, []protocol.Rule{protocol.RComposeAnswer}},
 		// A text delta lost: the answer ends short.
 		{"text missing", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return remove(f, len(f)-5) // the last text delta before timing, done, receipt, [DONE]
+			return dialecttest.Remove(f, len(f)-5) // the last text delta before timing, done, receipt, [DONE]
 		}, []protocol.Rule{protocol.RComposeAnswer}},
 		// Thinking text streamed as answer text.
 		{"reasoning as text", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, reasoning, 0)
+			i := dialecttest.Index(t, f, reasoning, 0)
 			var d struct{ Delta string }
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(strings.TrimSpace(f[i]), "data: ")), &d); err != nil {
 				t.Fatal(err)
 			}
-			return insert(f, index(t, f, text, 0), raw(`{"choices":[{"delta":{"content":`+string(jsonwire.AppendString(nil, d.Delta))+`}}]}`))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, text, 0), dialecttest.Raw(`{"choices":[{"delta":{"content":`+string(jsonwire.AppendString(nil, d.Delta))+`}}]}`))
 		}, []protocol.Rule{protocol.RComposeAnswer}},
 		// A piece of the arguments altered.
 		{"wrong args", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, argsDelta, 0)
-			return insert(f, i+1, raw(`{"type":"tool_args_delta","id":"`+script(t, "preamble-tool", 1).Turns[0].ToolCalls[0].ID+`","toolName":"get_weather","argsDelta":" ","index":0}`),
-				raw(`{"type":"tool_args_delta","id":"`+script(t, "preamble-tool", 1).Turns[0].ToolCalls[0].ID+`","toolName":"get_weather","argsDelta":"x","index":0}`))
+			i := dialecttest.Index(t, f, argsDelta, 0)
+			return dialecttest.Insert(f, i+1, dialecttest.Raw(`{"type":"tool_args_delta","id":"`+dialecttest.Script(t, "preamble-tool", 1).Turns[0].ToolCalls[0].ID+`","toolName":"get_weather","argsDelta":" ","index":0}`),
+				dialecttest.Raw(`{"type":"tool_args_delta","id":"`+dialecttest.Script(t, "preamble-tool", 1).Turns[0].ToolCalls[0].ID+`","toolName":"get_weather","argsDelta":"x","index":0}`))
 		}, []protocol.Rule{protocol.RComposeArgs}},
 		// tool_start input differs from the streamed arguments.
 		{"input differs", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, toolStart, 0)
-			return replace(f, i, strings.Replace(f[i], `"city":"Paris"`, `"city":"Lyon"`, 1))
+			i := dialecttest.Index(t, f, toolStart, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"city":"Paris"`, `"city":"Lyon"`, 1))
 		}, []protocol.Rule{protocol.RComposeArgs}},
 		// No argument deltas at all for a scripted call.
 		{"args missing", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
@@ -300,60 +222,60 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		}, []protocol.Rule{protocol.RComposeArgs}},
 		// A tool never settles.
 		{"tool end dropped", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, toolEnd, 0))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, toolEnd, 0))
 		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// A tool_end names another tool.
 		{"tool end wrong name", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, toolEnd, 0)
-			return replace(f, i, strings.Replace(f[i], `"toolName":"get_weather"`, `"toolName":"other"`, 1))
+			i := dialecttest.Index(t, f, toolEnd, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"toolName":"get_weather"`, `"toolName":"other"`, 1))
 		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// A failed tool reported as a success.
 		{"tool outcome wrong", "tool-error", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, toolEnd, 0)
-			return replace(f, i, strings.Replace(f[i], `"failed":true`, `"failed":false`, 1))
+			i := dialecttest.Index(t, f, toolEnd, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"failed":true`, `"failed":false`, 1))
 		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// thinking_end lost.
 		{"thinking unbalanced", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, `"type":"thinking_end"`, 0))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `"type":"thinking_end"`, 0))
 		}, []protocol.Rule{protocol.RComposeThinking}},
 		// Two thinking_start in a row.
 		{"thinking started twice", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, `"type":"thinking_start"`, 0)
-			return insert(f, i+1, f[i])
+			i := dialecttest.Index(t, f, `"type":"thinking_start"`, 0)
+			return dialecttest.Insert(f, i+1, f[i])
 		}, []protocol.Rule{protocol.RComposeThinking}},
 		// Reasoning text altered.
 		{"reasoning altered", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return replace(f, index(t, f, reasoning, 1), raw(`{"type":"reasoning_delta","delta":" bogus"}`))
+			return dialecttest.Replace(f, dialecttest.Index(t, f, reasoning, 1), dialecttest.Raw(`{"type":"reasoning_delta","delta":" bogus"}`))
 		}, []protocol.Rule{protocol.RComposeThinking}},
 		// stopped then done (runtime fault double-terminal).
 		{"stopped then done", "stop-mid-answer", stopped, true, false, func(t *testing.T, f []string) []string {
-			return insert(f, index(t, f, receipt, 0), raw(`{"type":"done","model":"m","usage":{}}`))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, receipt, 0), dialecttest.Raw(`{"type":"done","model":"m","usage":{}}`))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// done although the stop request was honoured mid-answer.
 		{"done after stop", "stop-mid-answer", stopped, true, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, `"type":"stopped"`, 0)
-			return replace(f, i, raw(`{"type":"done","model":"m","usage":{}}`))
+			i := dialecttest.Index(t, f, `"type":"stopped"`, 0)
+			return dialecttest.Replace(f, i, dialecttest.Raw(`{"type":"done","model":"m","usage":{}}`))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// stopped without any stop request.
 		{"stopped unasked", "plain-answer", relayOptions{stopAfterChunks: 3}, false, false, nil, []protocol.Rule{protocol.RTerminal}},
 		// done although the provider fails.
 		{"done instead of error", "provider-error-midstream", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return replace(f, index(t, f, errorEvent, 0), raw(`{"type":"done","model":"m","usage":{}}`))
+			return dialecttest.Replace(f, dialecttest.Index(t, f, errorEvent, 0), dialecttest.Raw(`{"type":"done","model":"m","usage":{}}`))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// Two receipts.
 		{"two receipts", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, receipt, 0)
-			return insert(f, i, f[i])
+			i := dialecttest.Index(t, f, receipt, 0)
+			return dialecttest.Insert(f, i, f[i])
 		}, []protocol.Rule{protocol.RTerminal}},
 		// A receipt before the terminal.
 		{"receipt first", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			r := f[index(t, f, receipt, 0)]
-			f = remove(f, index(t, f, receipt, 0))
-			return insert(f, 1, r)
+			r := f[dialecttest.Index(t, f, receipt, 0)]
+			f = dialecttest.Remove(f, dialecttest.Index(t, f, receipt, 0))
+			return dialecttest.Insert(f, 1, r)
 		}, []protocol.Rule{protocol.RTerminal}},
 		// Text after the terminal.
 		{"text after terminal", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return insert(f, index(t, f, doneEvent, 0)+1, raw(`{"choices":[{"delta":{"content":""}}]}`))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, doneEvent, 0)+1, dialecttest.Raw(`{"choices":[{"delta":{"content":""}}]}`))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// The stream ends without [DONE] (runtime fault missing-done).
 		{"missing done", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
@@ -361,71 +283,47 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		}, []protocol.Rule{protocol.RTerminal}},
 		// Something after [DONE].
 		{"frame after done", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return append(append([]string(nil), f...), raw(`{"type":"timing","mark":"done","elapsedMs":1}`))
+			return append(append([]string(nil), f...), dialecttest.Raw(`{"type":"timing","mark":"done","elapsedMs":1}`))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// Not JSON.
 		{"garbage frame", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return insert(f, 1, raw(`{"choices":[`))
+			return dialecttest.Insert(f, 1, dialecttest.Raw(`{"choices":[`))
 		}, []protocol.Rule{protocol.RFraming}},
 		// A type the protocol does not have.
 		{"unknown type", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return insert(f, 1, raw(`{"type":"sparkle"}`))
+			return dialecttest.Insert(f, 1, dialecttest.Raw(`{"type":"sparkle"}`))
 		}, []protocol.Rule{protocol.RFraming}},
 		// A named event other than the receipt.
 		{"unknown named event", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return insert(f, 1, "event: surprise\ndata: {}\n\n")
+			return dialecttest.Insert(f, 1, "event: surprise\ndata: {}\n\n")
 		}, []protocol.Rule{protocol.RFraming}},
 		// The seed's other event families are accepted as they are.
 		{"seed events", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
-			return insert(f, 1,
-				raw(`{"type":"swarm_child_delta","runKey":"child_1","delta":"Analyzing..."}`),
-				raw(`{"type":"plan.proposed","proposalId":"p1","version":1}`),
-				raw(`{"type":"trace","source":"model","stage":"execute"}`),
-				raw(`{"type":"conclave","action":"write","key":"plan.md"}`),
-				raw(`{"type":"task.heartbeat","taskId":"t1"}`))
+			return dialecttest.Insert(f, 1,
+				dialecttest.Raw(`{"type":"swarm_child_delta","runKey":"child_1","delta":"Analyzing..."}`),
+				dialecttest.Raw(`{"type":"plan.proposed","proposalId":"p1","version":1}`),
+				dialecttest.Raw(`{"type":"trace","source":"model","stage":"execute"}`),
+				dialecttest.Raw(`{"type":"conclave","action":"write","key":"plan.md"}`),
+				dialecttest.Raw(`{"type":"task.heartbeat","taskId":"t1"}`))
 		}, nil},
 		// An aborted stream whose text so far is wrong.
 		{"aborted with wrong text", "abort-mid-answer", relayOptions{}, false, true, func(t *testing.T, f []string) []string {
-			return []string{f[0], raw(`{"choices":[{"delta":{"content":"WRONG"}}]}`)}
+			return []string{f[0], dialecttest.Raw(`{"choices":[{"delta":{"content":"WRONG"}}]}`)}
 		}, []protocol.Rule{protocol.RComposeAnswer}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := script(t, tc.scenario, 1)
+			sc := dialecttest.Script(t, tc.scenario, 1)
 			frames := relay(t, sc, tc.opt)
 			if tc.edit != nil {
 				frames = tc.edit(t, frames)
 			}
-			s := session(sc)
+			s := dialecttest.Session(sc)
 			s.Aborted = tc.aborted
-			vs := checkStopped(t, frames, s, tc.stopped)
-			for _, v := range vs {
-				if len(v.Detail) > 280 || !utf8.ValidString(v.Detail) {
-					t.Errorf("detail of %s is %d bytes or not UTF-8, want it short: %q", v.Rule, len(v.Detail), v.Detail)
-				}
-			}
-			if !sameRules(vs, tc.want) {
-				t.Errorf("violations %v, want rules %v\nframes:\n%s", vs, tc.want, strings.Join(frames, ""))
-			}
+			dialecttest.WantRules(t, checkStopped(t, frames, s, tc.stopped), tc.want, frames)
 		})
 	}
-}
-
-func sameRules(vs []protocol.Violation, want []protocol.Rule) bool {
-	if len(vs) != len(want) {
-		return false
-	}
-	for _, w := range want {
-		found := false
-		for _, v := range vs {
-			found = found || v.Rule == w
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 func TestWriterGolden(t *testing.T) {
@@ -460,22 +358,7 @@ func TestWriterGolden(t *testing.T) {
 	if err := w.ToolStart("x", json.RawMessage(`{"broken"`), "", Display{}); err == nil {
 		t.Error("ToolStart with invalid input JSON succeeded")
 	}
-	path := filepath.Join("testdata", "writer.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("frames differ from %s (go test -update if intended)\ngot:\n%s", path, buf.Bytes())
-	}
+	wiretest.CheckGolden(t, *update, "writer.golden", buf.Bytes())
 }
 
 func TestRequestsAndHeaders(t *testing.T) {
@@ -535,7 +418,7 @@ func TestRequestsAndHeaders(t *testing.T) {
 }
 
 func FuzzChecker(f *testing.F) {
-	sc := script(f, "preamble-tool", 1)
+	sc := dialecttest.Script(f, "preamble-tool", 1)
 	f.Add([]byte(strings.Join(relay(f, sc, relayOptions{}), "")), false, false)
 	f.Add([]byte("data: {\"type\":\"tool_end\",\"toolName\":\"x\"}\n\nevent: receipt\ndata: 1\n\ndata: [DONE]\n\n"), true, true)
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":7}}]}\n\ndata: {\"type\":\"tool_start\",\"input\":[}\n\n"), false, true)
@@ -545,16 +428,7 @@ func FuzzChecker(f *testing.F) {
 		if stopped {
 			c.StopSent()
 		}
-		dec := sse.NewDecoder(bytes.NewReader(stream))
-		var ev sse.Event
-		for dec.Next(&ev) == nil {
-			c.Observe(&ev)
-		}
-		for _, v := range c.Finish(nil) {
-			if v.Rule == "" || v.Detail == "" {
-				t.Fatalf("empty violation %+v", v)
-			}
-		}
+		dialecttest.Judge(t, stream, c, nil)
 	})
 }
 
@@ -570,22 +444,15 @@ func BenchmarkWriterText(b *testing.B) {
 
 // The fast path must reach exactly the verdict of the general path, frame by frame.
 func FuzzFastPathAgrees(f *testing.F) {
-	for _, name := range []string{"tool-chain", "thinking-answer", "parallel-tools"} {
-		// Small seeds keep the fuzzer fast: it minimizes every new input it finds.
-		frames := relay(f, script(f, name, 1), relayOptions{})
-		f.Add([]byte(strings.Join(frames[:min(len(frames), 12)], "")), name)
-		f.Add([]byte(strings.Join(frames[max(0, len(frames)-12):], "")), name)
-	}
+	expected := dialecttest.FastPathCorpus(f, []string{"tool-chain", "thinking-answer", "parallel-tools"}, func(sc *scenarios.Script) []string {
+		return relay(f, sc, relayOptions{})
+	})
 	f.Add([]byte("data: {\"type\":\"tool_args_delta\",\"id\":\"c\",\"toolName\":\"t\",\"argsDelta\":\"{\\\"a\\u0022\",\"index\":01}\n\n"), "tool-chain")
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\\tb\\\"\"}}]}\n\ndata: {\"type\":\"reasoning_delta\",\"delta\":\"\\/x\"}\n\n"), "thinking-answer")
 	// The real-runtime shape: id and toolName on the first delta only, then index-only pieces.
 	f.Add([]byte("data: {\"type\":\"tool_args_delta\",\"id\":\"c\",\"toolName\":\"t\",\"index\":0}\n\n"+
 		"data: {\"type\":\"tool_args_delta\",\"argsDelta\":\"{\\\"a\",\"index\":0}\n\n"+
 		"data: {\"type\":\"tool_args_delta\",\"argsDelta\":\"\",\"index\":1}\n\n"), "parallel-tools")
-	expected := map[string]scenarios.Expected{}
-	for _, name := range []string{"tool-chain", "thinking-answer", "parallel-tools"} {
-		expected[name] = script(f, name, 1).Expected()
-	}
 	f.Fuzz(func(t *testing.T, stream []byte, name string) {
 		exp, ok := expected[name]
 		if !ok {
@@ -594,24 +461,14 @@ func FuzzFastPathAgrees(f *testing.F) {
 		s := &protocol.Session{Expected: exp}
 		fast, general := NewChecker(s), NewChecker(s)
 		general.generalOnly = true
-		dec := sse.NewDecoder(bytes.NewReader(stream))
-		var ev sse.Event
-		for dec.Next(&ev) == nil {
-			if a, b := fast.Observe(&ev), general.Observe(&ev); a != b {
-				t.Fatalf("frame %q: fast path %+v, general path %+v", ev.Data, a, b)
-			}
-		}
-		a, b := fast.Finish(nil), general.Finish(nil)
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			t.Fatalf("verdicts differ:\nfast    %v\ngeneral %v", a, b)
-		}
+		dialecttest.FastPathAgrees(t, stream, fast, general)
 	})
 }
 
 func TestFastPathTaken(t *testing.T) {
 	t.Parallel()
-	sc := script(t, "tool-chain", 1)
-	c := NewChecker(session(sc))
+	sc := dialecttest.Script(t, "tool-chain", 1)
+	c := NewChecker(dialecttest.Session(sc))
 	cases := []struct {
 		frame string
 		kind  protocol.FrameKind
@@ -632,7 +489,7 @@ func TestFastPathTaken(t *testing.T) {
 
 // BenchmarkCheckerText measures judging one text delta, the checker's hot path.
 func BenchmarkCheckerText(b *testing.B) {
-	sc := script(b, "long-answer", 1)
+	sc := dialecttest.Script(b, "long-answer", 1)
 	var pieces [][]byte
 	for _, st := range sc.Turns[len(sc.Turns)-1].Steps {
 		if st.Kind == scenarios.StepText {
@@ -662,7 +519,7 @@ func BenchmarkCheckerText(b *testing.B) {
 func BenchmarkCheckerStream(b *testing.B) {
 	for _, name := range []string{"thinking-answer", "tool-chain", "long-answer"} {
 		b.Run(name, func(b *testing.B) {
-			sc := script(b, name, 1)
+			sc := dialecttest.Script(b, name, 1)
 			var events []sse.Event
 			dec := sse.NewDecoder(strings.NewReader(strings.Join(relay(b, sc, relayOptions{}), "")))
 			for {
@@ -673,7 +530,7 @@ func BenchmarkCheckerStream(b *testing.B) {
 				ev.Data = bytes.Clone(ev.Data)
 				events = append(events, ev)
 			}
-			s := session(sc)
+			s := dialecttest.Session(sc)
 			b.ReportAllocs()
 			for b.Loop() {
 				c := NewChecker(s)

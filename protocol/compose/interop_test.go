@@ -2,10 +2,7 @@ package compose
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
 // recording is one stream recorded from a real runtime (testdata/interop/README.md).
@@ -69,8 +66,8 @@ func readRecording(t testing.TB, path string) recording {
 // ground truth, aborted when the script aborts (the client closed the stream on purpose).
 func recordedSession(t testing.TB, rec recording) *protocol.Session {
 	t.Helper()
-	sc := script(t, rec.scenario, rec.seed)
-	s := session(sc)
+	sc := dialecttest.Script(t, rec.scenario, rec.seed)
+	s := dialecttest.Session(sc)
 	s.Aborted = sc.Client.Abort != nil
 	return s
 }
@@ -106,17 +103,17 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 	}{
 		// One id-less argument piece altered: the arguments no longer match the script.
 		{"args altered", "preamble-tool", func(t *testing.T, f []string) []string {
-			i := index(t, f, `"argsDelta":"y\":\"Pari"`, 0)
-			return replace(f, i, strings.Replace(f[i], "Pari", "Lyo", 1))
+			i := dialecttest.Index(t, f, `"argsDelta":"y\":\"Pari"`, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], "Pari", "Lyo", 1))
 		}, []protocol.Rule{protocol.RComposeArgs}},
 		// A parallel call's first delta loses its id: its pieces name an index never introduced.
 		{"second call without id", "parallel-tools", func(t *testing.T, f []string) []string {
-			i := index(t, f, `"index":1`, 0)
-			return replace(f, i, raw(`{"type":"tool_args_delta","toolName":"lookup_population","index":1}`))
+			i := dialecttest.Index(t, f, `"index":1`, 0)
+			return dialecttest.Replace(f, i, dialecttest.Raw(`{"type":"tool_args_delta","toolName":"lookup_population","index":1}`))
 		}, []protocol.Rule{protocol.RFraming, protocol.RComposeArgs}},
 		// The final text loses a piece.
 		{"answer short", "tool-error", func(t *testing.T, f []string) []string {
-			return remove(f, len(f)-3)
+			return dialecttest.Remove(f, len(f)-3)
 		}, []protocol.Rule{protocol.RComposeAnswer}},
 		// The stream ends without its end marker.
 		{"no [DONE]", "preamble-tool", func(t *testing.T, f []string) []string {
@@ -128,7 +125,7 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 			t.Parallel()
 			rec := readRecording(t, filepath.Join("testdata", "interop", "compose-runtime-48e5908", tc.file+".frames"))
 			frames := tc.edit(t, rec.frames)
-			if vs := check(t, frames, recordedSession(t, rec)); !sameRules(vs, tc.want) {
+			if vs := check(t, frames, recordedSession(t, rec)); !dialecttest.SameRules(vs, tc.want) {
 				t.Errorf("violations %v, want rules %v", vs, tc.want)
 			}
 		})
@@ -144,7 +141,7 @@ func TestToolArgsVariants(t *testing.T) {
 	type deltaFn func(id, name string, index int, pieces []string) []string
 	rewrite := func(t *testing.T, scenario string, fn deltaFn) []string {
 		t.Helper()
-		sc := script(t, scenario, 1)
+		sc := dialecttest.Script(t, scenario, 1)
 		frames := relay(t, sc, relayOptions{})
 		var out []string
 		for i := 0; i < len(frames); i++ {
@@ -192,7 +189,7 @@ func TestToolArgsVariants(t *testing.T) {
 		if withArgs {
 			b += `,"argsDelta":` + strconv.Quote(args)
 		}
-		return raw(b + `,"index":` + strconv.Itoa(index) + `}`)
+		return dialecttest.Raw(b + `,"index":` + strconv.Itoa(index) + `}`)
 	}
 	// firstOnly: id and toolName on the first delta (with no argsDelta), then argsDelta + index.
 	firstOnly := func(id, name string, index int, pieces []string) []string {
@@ -243,12 +240,12 @@ func TestToolArgsVariants(t *testing.T) {
 				}
 				return out
 			})
-			return insert(f, index(t, f, toolStart, 0)+1, frame("", "", "", 0, true))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, toolStart, 0)+1, frame("", "", "", 0, true))
 		}, nil},
 		// A non-empty piece after tool_start is late: the input was already shown.
 		{"argsDelta after tool_start", "preamble-tool", func(t *testing.T) []string {
 			f := rewrite(t, "preamble-tool", firstOnly)
-			return insert(f, index(t, f, toolStart, 0)+1, frame("", "", " ", 0, true))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, toolStart, 0)+1, frame("", "", " ", 0, true))
 		}, []protocol.Rule{protocol.RComposeArgs}},
 		// Parallel calls correlated by index only, their pieces interleaved.
 		{"parallel calls interleaved by index", "parallel-tools", func(t *testing.T) []string {
@@ -272,17 +269,17 @@ func TestToolArgsVariants(t *testing.T) {
 		// A piece for an index no delta with an id introduced: it belongs to no call.
 		{"index never introduced", "preamble-tool", func(t *testing.T) []string {
 			f := rewrite(t, "preamble-tool", firstOnly)
-			return insert(f, index(t, f, argsDelta, 1), frame("", "", "{}", 5, true))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, argsDelta, 1), frame("", "", "{}", 5, true))
 		}, []protocol.Rule{protocol.RFraming}},
 		// A delta with neither id nor index.
 		{"neither id nor index", "preamble-tool", func(t *testing.T) []string {
 			f := rewrite(t, "preamble-tool", firstOnly)
-			return insert(f, index(t, f, argsDelta, 1), raw(`{"type":"tool_args_delta","argsDelta":""}`))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, argsDelta, 1), dialecttest.Raw(`{"type":"tool_args_delta","argsDelta":""}`))
 		}, []protocol.Rule{protocol.RFraming}},
 		// A later delta renaming the call.
 		{"toolName changes", "preamble-tool", func(t *testing.T) []string {
 			f := rewrite(t, "preamble-tool", firstOnly)
-			return insert(f, index(t, f, argsDelta, 1), frame("", "other_tool", "", 0, false))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, argsDelta, 1), frame("", "other_tool", "", 0, false))
 		}, []protocol.Rule{protocol.RComposeArgs}},
 		// A runtime that does not have the tool streams its arguments and never starts it.
 		{"call declined (no tool_start/tool_end)", "preamble-tool", func(t *testing.T) []string {
@@ -291,51 +288,44 @@ func TestToolArgsVariants(t *testing.T) {
 		// ... whose arguments are still judged against the script.
 		{"call declined, wrong args", "preamble-tool", func(t *testing.T) []string {
 			f := dropLifecycle(rewrite(t, "preamble-tool", firstOnly))
-			i := index(t, f, argsDelta, 1)
-			return insert(f, i, frame("", "", `{"wrong":true}`, 0, true))
+			i := dialecttest.Index(t, f, argsDelta, 1)
+			return dialecttest.Insert(f, i, frame("", "", `{"wrong":true}`, 0, true))
 		}, []protocol.Rule{protocol.RComposeArgs}},
 		// tool_end without an id, parallel tools of one name settling in reverse order.
 		{"tool_end without id, reverse order", "parallel-tools", func(t *testing.T) []string {
-			f := relay(t, script(t, "parallel-tools", 1), relayOptions{})
-			a, b := index(t, f, toolEnd, 0), index(t, f, toolEnd, 1)
+			f := relay(t, dialecttest.Script(t, "parallel-tools", 1), relayOptions{})
+			a, b := dialecttest.Index(t, f, toolEnd, 0), dialecttest.Index(t, f, toolEnd, 1)
 			f[a], f[b] = f[b], f[a]
 			return f
 		}, nil},
 		// tool_end with no open tool_start of its toolName.
 		{"tool_end unmatched", "parallel-tools", func(t *testing.T) []string {
-			f := relay(t, script(t, "parallel-tools", 1), relayOptions{})
-			return insert(f, index(t, f, toolEnd, 0), raw(`{"type":"tool_end","toolName":"lookup_population","failed":false}`))
+			f := relay(t, dialecttest.Script(t, "parallel-tools", 1), relayOptions{})
+			return dialecttest.Insert(f, dialecttest.Index(t, f, toolEnd, 0), dialecttest.Raw(`{"type":"tool_end","toolName":"lookup_population","failed":false}`))
 		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// tool_end without failed: the outcome cannot be read.
 		{"tool_end without failed", "preamble-tool", func(t *testing.T) []string {
-			f := relay(t, script(t, "preamble-tool", 1), relayOptions{})
-			return replace(f, index(t, f, toolEnd, 0), raw(`{"type":"tool_end","toolName":"get_weather"}`))
+			f := relay(t, dialecttest.Script(t, "preamble-tool", 1), relayOptions{})
+			return dialecttest.Replace(f, dialecttest.Index(t, f, toolEnd, 0), dialecttest.Raw(`{"type":"tool_end","toolName":"get_weather"}`))
 		}, []protocol.Rule{protocol.RFraming}},
 		// tool_end without output is allowed: failed carries the outcome.
 		{"tool_end without output", "preamble-tool", func(t *testing.T) []string {
-			f := relay(t, script(t, "preamble-tool", 1), relayOptions{})
-			return replace(f, index(t, f, toolEnd, 0), raw(`{"type":"tool_end","toolName":"get_weather","failed":false}`))
+			f := relay(t, dialecttest.Script(t, "preamble-tool", 1), relayOptions{})
+			return dialecttest.Replace(f, dialecttest.Index(t, f, toolEnd, 0), dialecttest.Raw(`{"type":"tool_end","toolName":"get_weather","failed":false}`))
 		}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			frames := tc.frames(t)
-			if vs := check(t, frames, session(script(t, tc.scenario, 1))); !sameRules(vs, tc.want) {
+			if vs := check(t, frames, dialecttest.Session(dialecttest.Script(t, tc.scenario, 1))); !dialecttest.SameRules(vs, tc.want) {
 				t.Errorf("violations %v, want rules %v\nframes:\n%s", vs, tc.want, strings.Join(frames, ""))
 			}
 			// The fast path reaches the same verdict as the general path on every variant.
-			s := session(script(t, tc.scenario, 1))
+			s := dialecttest.Session(dialecttest.Script(t, tc.scenario, 1))
 			fast, general := NewChecker(s), NewChecker(s)
 			general.generalOnly = true
-			for _, ev := range decodeAll(t, frames) {
-				if a, b := fast.Observe(&ev), general.Observe(&ev); a != b {
-					t.Fatalf("frame %q: fast %+v, general %+v", ev.Data, a, b)
-				}
-			}
-			if a, b := fast.Finish(nil), general.Finish(nil); !sameRules(a, rulesOf(b)) {
-				t.Errorf("fast path %v, general path %v", a, b)
-			}
+			dialecttest.FastPathAgrees(t, []byte(strings.Join(frames, "")), fast, general)
 		})
 	}
 }
@@ -344,7 +334,7 @@ func TestToolArgsVariants(t *testing.T) {
 // own order and each first (id-bearing) delta before its pieces.
 func interleave(t *testing.T, f []string) []string {
 	t.Helper()
-	start := index(t, f, argsDelta, 0)
+	start := dialecttest.Index(t, f, argsDelta, 0)
 	end := start
 	for end < len(f) && strings.Contains(f[end], argsDelta) {
 		end++
@@ -395,52 +385,25 @@ func decodeFrame(t *testing.T, frame string, v any) {
 	}
 }
 
-// decodeAll decodes frames into SSE events.
-func decodeAll(t testing.TB, frames []string) []sse.Event {
-	t.Helper()
-	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
-	var out []sse.Event
-	for {
-		var ev sse.Event
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("decode: %v", err)
-		}
-		ev.Data = bytes.Clone(ev.Data)
-		out = append(out, ev)
-	}
-}
-
-func rulesOf(vs []protocol.Violation) []protocol.Rule {
-	var out []protocol.Rule
-	for _, v := range vs {
-		out = append(out, v.Rule)
-	}
-	return out
-}
-
 // TestToolEndMatchedByOutcome: tool_end has no call id, so parallel tools of one toolName that
 // settle out of order are told apart by their outcome; an outcome no open call has is reported.
 func TestToolEndMatchedByOutcome(t *testing.T) {
 	t.Parallel()
-	sc := script(t, "parallel-tools", 1)
+	sc := dialecttest.Script(t, "parallel-tools", 1)
 	if len(sc.Turns[0].ToolCalls) != 2 || sc.Turns[0].ToolCalls[0].Name != sc.Turns[0].ToolCalls[1].Name {
 		t.Fatalf("parallel-tools: expected two calls of one tool, saw %+v", sc.Turns[0].ToolCalls)
 	}
 	sc.Turns[0].ToolCalls[1].Outcome = scenarios.OutcomeError // the second call fails
 	frames := relay(t, sc, relayOptions{})
-	a, b := index(t, frames, toolEnd, 0), index(t, frames, toolEnd, 1)
+	a, b := dialecttest.Index(t, frames, toolEnd, 0), dialecttest.Index(t, frames, toolEnd, 1)
 	reversed := append([]string(nil), frames...)
 	reversed[a], reversed[b] = reversed[b], reversed[a]
-	if vs := check(t, reversed, session(sc)); len(vs) != 0 {
+	if vs := check(t, reversed, dialecttest.Session(sc)); len(vs) != 0 {
 		t.Errorf("failed tool settling first: unexpected violations %v", vs)
 	}
 	// Both settle as successes: one of them contradicts the script.
-	bothOK := replace(frames, b, strings.Replace(frames[b], `"failed":true`, `"failed":false`, 1))
-	if vs := check(t, bothOK, session(sc)); !sameRules(vs, []protocol.Rule{protocol.RToolLifecycle}) {
+	bothOK := dialecttest.Replace(frames, b, strings.Replace(frames[b], `"failed":true`, `"failed":false`, 1))
+	if vs := check(t, bothOK, dialecttest.Session(sc)); !dialecttest.SameRules(vs, []protocol.Rule{protocol.RToolLifecycle}) {
 		t.Errorf("both succeed: violations %v, want R-tool-lifecycle", vs)
 	}
 }
@@ -450,19 +413,19 @@ func TestToolEndMatchedByOutcome(t *testing.T) {
 // goes to the call whose streamed arguments it shows.
 func TestDeclinedCallDoesNotCaptureToolStart(t *testing.T) {
 	t.Parallel()
-	sc := script(t, "tool-chain", 1)
+	sc := dialecttest.Script(t, "tool-chain", 1)
 	sc.Turns[1].ToolCalls[0].Name = sc.Turns[0].ToolCalls[0].Name // both turns call one tool
 	frames := relay(t, sc, relayOptions{})
 	// The first turn's call is declined: its tool_start and tool_end are gone.
-	frames = remove(frames, index(t, frames, toolEnd, 0))
-	frames = remove(frames, index(t, frames, toolStart, 0))
-	if vs := check(t, frames, session(sc)); len(vs) != 0 {
+	frames = dialecttest.Remove(frames, dialecttest.Index(t, frames, toolEnd, 0))
+	frames = dialecttest.Remove(frames, dialecttest.Index(t, frames, toolStart, 0))
+	if vs := check(t, frames, dialecttest.Session(sc)); len(vs) != 0 {
 		t.Errorf("unexpected violations %v\nframes:\n%s", vs, strings.Join(frames, ""))
 	}
 	// A tool_start whose input is neither call's arguments is still reported.
-	i := index(t, frames, toolStart, 0)
-	wrong := replace(frames, i, raw(`{"type":"tool_start","toolName":"`+sc.Turns[0].ToolCalls[0].Name+`","input":{"other":1}}`))
-	if vs := check(t, wrong, session(sc)); !sameRules(vs, []protocol.Rule{protocol.RComposeArgs}) {
+	i := dialecttest.Index(t, frames, toolStart, 0)
+	wrong := dialecttest.Replace(frames, i, dialecttest.Raw(`{"type":"tool_start","toolName":"`+sc.Turns[0].ToolCalls[0].Name+`","input":{"other":1}}`))
+	if vs := check(t, wrong, dialecttest.Session(sc)); !dialecttest.SameRules(vs, []protocol.Rule{protocol.RComposeArgs}) {
 		t.Errorf("wrong input: violations %v, want R-compose-args", vs)
 	}
 }
@@ -471,7 +434,7 @@ func TestDeclinedCallDoesNotCaptureToolStart(t *testing.T) {
 // (index-only argument deltas, a frame per token), general path against the fast path.
 func BenchmarkCheckerRecorded(b *testing.B) {
 	rec := readRecording(b, filepath.Join("testdata", "interop", "compose-runtime-48e5908", "parallel-tools.frames"))
-	events := decodeAll(b, rec.frames)
+	events := dialecttest.DecodeAll(b, rec.frames)
 	s := recordedSession(b, rec)
 	for _, generalOnly := range []bool{false, true} {
 		b.Run(map[bool]string{false: "fast", true: "general"}[generalOnly], func(b *testing.B) {

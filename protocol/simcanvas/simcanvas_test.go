@@ -4,34 +4,24 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-type frameRecorder struct{ frames []string }
-
-func (r *frameRecorder) Write(p []byte) (int, error) {
-	r.frames = append(r.frames, string(p))
-	return len(p), nil
-}
 
 // fixedClock makes timestamps deterministic, one millisecond apart.
 func fixedClock() func() time.Time {
@@ -48,7 +38,7 @@ const block = "agent-1"
 // flows (always opted in), live chunks with a chunk_reset per intermediate turn with text.
 func relay(t testing.TB, sc *scenarios.Script) []string {
 	t.Helper()
-	rec := &frameRecorder{}
+	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec, "exec-1", "openai-all")
 	w.Clock = fixedClock()
 	must := func(err error) {
@@ -59,7 +49,7 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 	fail := func(msg string) []string {
 		must(w.ExecutionError(msg, time.Second))
 		must(w.Done())
-		return rec.frames
+		return rec.Frames
 	}
 	must(w.ExecutionStarted(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
 	must(w.BlockStarted(block, "Agent", "agent", 1))
@@ -88,7 +78,7 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 			must(w.BlockCompleted(block, map[string]string{"content": text.String()}, time.Second))
 			must(w.ExecutionCompleted(map[string]string{"content": text.String()}, 2*time.Second))
 			must(w.Done())
-			return rec.frames
+			return rec.Frames
 		}
 		if text.Len() > 0 {
 			must(w.ChunkReset(block))
@@ -104,91 +94,21 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 	return nil
 }
 
+// check judges frames as the load generator does, with a fresh checker for s.
 func check(t testing.TB, frames []string, s *protocol.Session) []protocol.Violation {
 	t.Helper()
-	// The client learns it aborted or stopped only when the stream is over, as the load
-	// generator does: the checker must not depend on those flags before Finish.
-	aborted := s.Aborted
-	s.Aborted = false
-	c := NewChecker(s)
-	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
-	var ev sse.Event
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			s.Aborted = aborted
-			return c.Finish(nil)
-		}
-		if err != nil {
-			t.Fatalf("decode: %v", err)
-		}
-		c.Observe(&ev)
-	}
-}
-
-func script(t testing.TB, name string, seed uint64) *scenarios.Script {
-	t.Helper()
-	sc, ok := scenarios.Embedded().Get(name)
-	if !ok {
-		t.Fatalf("no embedded scenario %q", name)
-	}
-	return sc.Render(seed)
-}
-
-func session(sc *scenarios.Script) *protocol.Session {
-	return &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", Expected: sc.Expected()}
+	return dialecttest.Check(t, frames, s, func() protocol.Checker { return NewChecker(s) })
 }
 
 func TestConformingStreamsHaveNoViolations(t *testing.T) {
 	t.Parallel()
-	for _, name := range scenarios.Embedded().Names() {
-		for _, seed := range []uint64{1, 7, 42} {
-			sc := script(t, name, seed)
-			frames := relay(t, sc)
-			if vs := check(t, frames, session(sc)); len(vs) != 0 {
-				t.Errorf("%s seed %d: unexpected violations %v\nframes:\n%s", name, seed, vs, strings.Join(frames, ""))
-			}
-			for _, cut := range []int{1, len(frames) / 2} {
-				s := session(sc)
-				s.Aborted = true
-				if vs := check(t, frames[:cut], s); len(vs) != 0 {
-					t.Errorf("%s seed %d aborted after %d frames: unexpected violations %v", name, seed, cut, vs)
-				}
-			}
-		}
-	}
-}
-
-func index(t *testing.T, frames []string, sub string, nth int) int {
-	t.Helper()
-	seen := 0
-	for i, f := range frames {
-		if strings.Contains(f, sub) {
-			if seen == nth {
-				return i
-			}
-			seen++
-		}
-	}
-	t.Fatalf("no frame #%d containing %q", nth, sub)
-	return -1
-}
-
-func insert(frames []string, at int, fs ...string) []string {
-	out := append([]string(nil), frames[:at]...)
-	out = append(out, fs...)
-	return append(out, frames[at:]...)
-}
-
-func remove(frames []string, at int) []string {
-	out := append([]string(nil), frames[:at]...)
-	return append(out, frames[at+1:]...)
-}
-
-func replace(frames []string, at int, f string) []string {
-	out := append([]string(nil), frames...)
-	out[at] = f
-	return out
+	dialecttest.EachScript(t, func(sc *scenarios.Script, label string) {
+		dialecttest.NoViolations(t, label, relay(t, sc), func(frames []string, aborted bool) []protocol.Violation {
+			s := dialecttest.Session(sc)
+			s.Aborted = aborted
+			return check(t, frames, s)
+		})
+	})
 }
 
 // wrap wraps data the way the writer does, with the given event id.
@@ -213,31 +133,31 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	}{
 		// The final turn's text is retracted again.
 		{"reset in final turn", "preamble-tool", false, func(t *testing.T, f []string) []string {
-			final := script(t, "preamble-tool", 1).Expected().FinalText()
-			return insert(f, index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`),
+			final := dialecttest.Script(t, "preamble-tool", 1).Expected().FinalText()
+			return dialecttest.Insert(f, dialecttest.Index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`),
 				wrap(TypeChunk, 901, `{"blockId":"agent-1","chunk":`+string(jsonwire.AppendString(nil, final))+`}`))
 		}, []protocol.Rule{protocol.RResetScope}},
 		// The same without re-sending the text: the answer is gone.
 		{"reset in final turn, not re-sent", "preamble-tool", false, func(t *testing.T, f []string) []string {
-			return insert(f, index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, TypeStreamDone, 0), wrap(TypeChunkReset, 900, `{"blockId":"agent-1"}`))
 		}, []protocol.Rule{protocol.RResetScope, protocol.RConverge}},
 		// The preamble is never retracted.
 		{"missing reset", "preamble-tool", false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, TypeChunkReset, 0))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, TypeChunkReset, 0))
 		}, []protocol.Rule{protocol.RConverge}},
 		// Thinking text sent as a chunk.
 		{"thinking leaked into chunk", "thinking-answer", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeThinking, 0)
-			return replace(f, i, strings.Replace(strings.Replace(f[i], TypeThinking, TypeChunk, 1), `"text":`, `"chunk":`, 1))
+			i := dialecttest.Index(t, f, TypeThinking, 0)
+			return dialecttest.Replace(f, i, strings.Replace(strings.Replace(f[i], TypeThinking, TypeChunk, 1), `"text":`, `"chunk":`, 1))
 		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
 		// A tool never settles.
 		{"tool end dropped", "preamble-tool", false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, `"phase":"end"`, 0))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `"phase":"end"`, 0))
 		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// Two terminals.
 		{"double terminal", "plain-answer", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeExecutionCompleted, 0)
-			return insert(f, i+1, wrap(TypeExecutionError, 10_000, `{"error":"late","duration":1}`))
+			i := dialecttest.Index(t, f, TypeExecutionCompleted, 0)
+			return dialecttest.Insert(f, i+1, wrap(TypeExecutionError, 10_000, `{"error":"late","duration":1}`))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// The stream ends without [DONE].
 		{"missing done", "plain-answer", false, func(t *testing.T, f []string) []string {
@@ -249,93 +169,71 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		}, []protocol.Rule{protocol.RTerminal}},
 		// A completed execution though the provider fails.
 		{"completed instead of error", "provider-error-midstream", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeExecutionError, 0)
+			i := dialecttest.Index(t, f, TypeExecutionError, 0)
 			done := strings.Replace(f[i], `"error":"upstream model crashed (scripted)"`, `"success":true,"output":{}`, 1)
-			return replace(f, i, strings.Replace(done, TypeExecutionError, TypeExecutionCompleted, 1))
+			return dialecttest.Replace(f, i, strings.Replace(done, TypeExecutionError, TypeExecutionCompleted, 1))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// A cancelled execution the client never asked for.
 		{"cancelled without abort", "plain-answer", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeExecutionCompleted, 0)
-			return replace(f, i, strings.Replace(f[i], TypeExecutionCompleted, TypeExecutionCancelled, 1))
+			i := dialecttest.Index(t, f, TypeExecutionCompleted, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], TypeExecutionCompleted, TypeExecutionCancelled, 1))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// An aborting client may see the execution cancelled before it leaves.
 		{"cancelled after abort", "abort-mid-answer", true, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeChunk, 3)
+			i := dialecttest.Index(t, f, TypeChunk, 3)
 			return append(f[:i+1:i+1], wrap(TypeExecutionCancelled, 10_000, `{"duration":12}`), "data: [DONE]\n\n")
 		}, nil},
 		// The chat wire's quoted end marker.
 		{"quoted done", "plain-answer", false, func(t *testing.T, f []string) []string {
-			return replace(f, len(f)-1, "data: \"[DONE]\"\n\n")
+			return dialecttest.Replace(f, len(f)-1, "data: \"[DONE]\"\n\n")
 		}, []protocol.Rule{protocol.RFraming}},
 		// eventId going backwards.
 		{"eventId not increasing", "plain-answer", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeChunk, 2)
-			return replace(f, i, strings.Replace(f[i], `"eventId":`, `"eventId":-`, 1))
+			i := dialecttest.Index(t, f, TypeChunk, 2)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"eventId":`, `"eventId":-`, 1))
 		}, []protocol.Rule{protocol.RFraming}},
 		// Thinking in "data" instead of "text".
 		{"thinking field", "thinking-answer", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeThinking, 0)
-			return replace(f, i, strings.Replace(f[i], `"text":`, `"data":`, 1))
+			i := dialecttest.Index(t, f, TypeThinking, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"text":`, `"data":`, 1))
 		}, []protocol.Rule{protocol.RFraming}},
 		// An empty chunk (in place of block:started, keeping the eventId order): it adds no
 		// text, and the canvas protocol does not forbid it.
 		{"empty chunk", "plain-answer", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeBlockStarted, 0)
-			return replace(f, i, strings.Replace(strings.Replace(f[i], TypeBlockStarted, TypeChunk, 1), `"blockName":`, `"chunk":"","blockName":`, 1))
+			i := dialecttest.Index(t, f, TypeBlockStarted, 0)
+			return dialecttest.Replace(f, i, strings.Replace(strings.Replace(f[i], TypeBlockStarted, TypeChunk, 1), `"blockName":`, `"chunk":"","blockName":`, 1))
 		}, nil},
 		// A chunk frame with no chunk at all does not decode as the dialect says.
 		{"chunk without chunk", "plain-answer", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeBlockStarted, 0)
-			return replace(f, i, strings.Replace(f[i], TypeBlockStarted, TypeChunk, 1))
+			i := dialecttest.Index(t, f, TypeBlockStarted, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], TypeBlockStarted, TypeChunk, 1))
 		}, []protocol.Rule{protocol.RFraming}},
 		// Not JSON.
 		{"garbage frame", "plain-answer", false, func(t *testing.T, f []string) []string {
-			return insert(f, 2, "data: {\"type\":\n\n")
+			return dialecttest.Insert(f, 2, "data: {\"type\":\n\n")
 		}, []protocol.Rule{protocol.RFraming}},
 		// An unknown event type.
 		{"unknown type", "plain-answer", false, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeChunk, 0)
-			return replace(f, i, strings.Replace(f[i], TypeChunk, "stream:sparkle", 1))
+			i := dialecttest.Index(t, f, TypeChunk, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], TypeChunk, "stream:sparkle", 1))
 		}, []protocol.Rule{protocol.RFraming, protocol.RConverge}},
 		// An aborted stream whose text so far is wrong.
 		{"aborted with wrong text", "abort-mid-answer", true, func(t *testing.T, f []string) []string {
-			i := index(t, f, TypeChunk, 1)
-			return replace(f[:i+1], i, strings.Replace(f[i], `"chunk":"`, `"chunk":"WRONG`, 1))
+			i := dialecttest.Index(t, f, TypeChunk, 1)
+			return dialecttest.Replace(f[:i+1], i, strings.Replace(f[i], `"chunk":"`, `"chunk":"WRONG`, 1))
 		}, []protocol.Rule{protocol.RConverge}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := script(t, tc.scenario, 1)
+			sc := dialecttest.Script(t, tc.scenario, 1)
 			frames := tc.edit(t, relay(t, sc))
 			if tc.name != "eventId not increasing" {
 				frames = renumber(frames)
 			}
-			s := session(sc)
+			s := dialecttest.Session(sc)
 			s.Aborted = tc.aborted
-			vs := check(t, frames, s)
-			for _, v := range vs {
-				if len(v.Detail) > 280 || !utf8.ValidString(v.Detail) {
-					t.Errorf("detail of %s is %d bytes or not UTF-8, want it short: %q", v.Rule, len(v.Detail), v.Detail)
-				}
-			}
-			got := map[protocol.Rule]bool{}
-			for _, v := range vs {
-				got[v.Rule] = true
-			}
-			want := map[protocol.Rule]bool{}
-			for _, r := range tc.want {
-				want[r] = true
-			}
-			if len(got) != len(want) || len(vs) != len(tc.want) {
-				t.Errorf("violations %v, want rules %v\nframes:\n%s", vs, tc.want, strings.Join(frames, ""))
-				return
-			}
-			for r := range want {
-				if !got[r] {
-					t.Errorf("violations %v, want rules %v", vs, tc.want)
-				}
-			}
+			dialecttest.WantRules(t, check(t, frames, s), tc.want, frames)
 		})
 	}
 }
@@ -382,22 +280,7 @@ func TestWriterGolden(t *testing.T) {
 	if w.EventID() != 13 {
 		t.Errorf("EventID = %d, want 13 envelopes", w.EventID())
 	}
-	path := filepath.Join("testdata", "writer.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("frames differ from %s (go test -update if intended)\ngot:\n%s", path, buf.Bytes())
-	}
+	wiretest.CheckGolden(t, *update, "writer.golden", buf.Bytes())
 }
 
 func TestRequestAndHeaders(t *testing.T) {
@@ -441,23 +324,14 @@ func TestRequestAndHeaders(t *testing.T) {
 }
 
 func FuzzChecker(f *testing.F) {
-	sc := script(f, "preamble-tool", 1)
+	sc := dialecttest.Script(f, "preamble-tool", 1)
 	f.Add([]byte(strings.Join(relay(f, sc), "")), false)
 	f.Add([]byte("data: {\"type\":\"stream:tool\",\"eventId\":1,\"data\":{\"phase\":\"end\"}}\n\ndata: [DONE]\n\ndata: x\n\n"), true)
 	f.Add([]byte("data: {\"type\":\"stream:chunk\",\"data\":[1]}\n\ndata: {\"data\":null}\n\n"), false)
 	exp := sc.Expected()
 	f.Fuzz(func(t *testing.T, stream []byte, aborted bool) {
 		c := NewChecker(&protocol.Session{Expected: exp, Aborted: aborted})
-		dec := sse.NewDecoder(bytes.NewReader(stream))
-		var ev sse.Event
-		for dec.Next(&ev) == nil {
-			c.Observe(&ev)
-		}
-		for _, v := range c.Finish(nil) {
-			if v.Rule == "" || v.Detail == "" {
-				t.Fatalf("empty violation %+v", v)
-			}
-		}
+		dialecttest.Judge(t, stream, c, nil)
 	})
 }
 
@@ -473,7 +347,7 @@ func BenchmarkWriterChunk(b *testing.B) {
 
 // plainChunk must agree with encoding/json whenever it takes the fast path.
 func FuzzPlainChunk(f *testing.F) {
-	sc := script(f, "plain-answer", 1)
+	sc := dialecttest.Script(f, "plain-answer", 1)
 	for _, fr := range relay(f, sc)[2:5] {
 		f.Add([]byte(strings.TrimSuffix(strings.TrimPrefix(fr, "data: "), "\n\n")))
 	}
@@ -525,7 +399,7 @@ func TestTimestamps(t *testing.T) {
 
 // BenchmarkCheckerChunk measures judging one stream:chunk envelope, the checker's hot path.
 func BenchmarkCheckerChunk(b *testing.B) {
-	sc := script(b, "long-answer", 1)
+	sc := dialecttest.Script(b, "long-answer", 1)
 	var frames [][]byte
 	for _, fr := range relay(b, sc) {
 		frames = append(frames, []byte(strings.TrimSuffix(strings.TrimPrefix(fr, "data: "), "\n\n")))
@@ -555,16 +429,9 @@ func BenchmarkCheckerChunk(b *testing.B) {
 
 // The fast paths must reach exactly the verdict of the general path, frame by frame.
 func FuzzFastPathAgrees(f *testing.F) {
-	for _, name := range []string{"tool-chain", "thinking-answer"} {
-		// Small seeds keep the fuzzer fast: it minimizes every new input it finds.
-		frames := relay(f, script(f, name, 1))
-		f.Add([]byte(strings.Join(frames[:min(len(frames), 12)], "")), name)
-		f.Add([]byte(strings.Join(frames[max(0, len(frames)-12):], "")), name)
-	}
-	expected := map[string]scenarios.Expected{}
-	for _, name := range []string{"tool-chain", "thinking-answer"} {
-		expected[name] = script(f, name, 1).Expected()
-	}
+	expected := dialecttest.FastPathCorpus(f, []string{"tool-chain", "thinking-answer"}, func(sc *scenarios.Script) []string {
+		return relay(f, sc)
+	})
 	f.Fuzz(func(t *testing.T, stream []byte, name string) {
 		exp, ok := expected[name]
 		if !ok {
@@ -573,16 +440,6 @@ func FuzzFastPathAgrees(f *testing.F) {
 		s := &protocol.Session{Expected: exp}
 		fast, general := NewChecker(s), NewChecker(s)
 		general.generalOnly = true
-		dec := sse.NewDecoder(bytes.NewReader(stream))
-		var ev sse.Event
-		for dec.Next(&ev) == nil {
-			if a, b := fast.Observe(&ev), general.Observe(&ev); a != b {
-				t.Fatalf("frame %q: fast path %+v, general path %+v", ev.Data, a, b)
-			}
-		}
-		a, b := fast.Finish(nil), general.Finish(nil)
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			t.Fatalf("verdicts differ:\nfast    %v\ngeneral %v", a, b)
-		}
+		dialecttest.FastPathAgrees(t, stream, fast, general)
 	})
 }

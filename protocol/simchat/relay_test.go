@@ -2,24 +2,16 @@ package simchat
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
-
-// frameRecorder keeps every Write as one frame (the Writer writes one frame per call).
-type frameRecorder struct{ frames []string }
-
-func (r *frameRecorder) Write(p []byte) (int, error) {
-	r.frames = append(r.frames, string(p))
-	return len(p), nil
-}
 
 const block = "b1"
 
@@ -29,7 +21,7 @@ const block = "b1"
 // envelope or the error terminal, then "[DONE]".
 func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []string {
 	t.Helper()
-	rec := &frameRecorder{}
+	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec)
 	must := func(err error) {
 		if err != nil {
@@ -43,7 +35,7 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 		if turn.HTTPStatus != 0 {
 			must(w.Error(turn.ErrorMessage))
 			must(w.Done())
-			return rec.frames
+			return rec.Frames
 		}
 		var text strings.Builder
 		for i, step := range turn.Steps {
@@ -61,13 +53,13 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 			if i == turn.ErrorAfterStep {
 				must(w.Error(turn.ErrorMessage))
 				must(w.Done())
-				return rec.frames
+				return rec.Frames
 			}
 		}
 		if turn.ErrorAfterStep >= len(turn.Steps) {
 			must(w.Error(turn.ErrorMessage))
 			must(w.Done())
-			return rec.frames
+			return rec.Frames
 		}
 		if len(turn.ToolCalls) == 0 {
 			if !optedIn {
@@ -75,7 +67,7 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 			}
 			must(w.Final(FinalOutput{Content: text.String(), ToolCalls: summaries}))
 			must(w.Done())
-			return rec.frames
+			return rec.Frames
 		}
 		if optedIn && text.Len() > 0 {
 			must(w.Reset(block))
@@ -96,36 +88,10 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 	return nil
 }
 
-// check feeds frames through the SSE decoder into a fresh checker and returns its verdict.
+// check judges frames as the load generator does, with a fresh checker for s.
 func check(t testing.TB, frames []string, s *testSession) []protocol.Violation {
 	t.Helper()
-	// The client learns it aborted only when the stream is over, as the load generator does:
-	// the checker must not depend on that flag before Finish.
-	aborted := s.Aborted
-	s.Aborted = false
-	c := s.checker()
-	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
-	var ev sse.Event
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			s.Aborted = aborted
-			return c.Finish(nil)
-		}
-		if err != nil {
-			t.Fatalf("decode: %v", err)
-		}
-		c.Observe(&ev)
-	}
-}
-
-func script(t testing.TB, name string, seed uint64) *scenarios.Script {
-	t.Helper()
-	sc, ok := scenarios.Embedded().Get(name)
-	if !ok {
-		t.Fatalf("no embedded scenario %q", name)
-	}
-	return sc.Render(seed)
+	return dialecttest.Check(t, frames, s.Session, func() protocol.Checker { return s.checker() })
 }
 
 // testSession is a session with the client settings its checker takes.
@@ -138,15 +104,7 @@ type testSession struct {
 func (s *testSession) checker() *Checker { return NewChecker(s.Session, s.optedIn, s.policy) }
 
 func session(sc *scenarios.Script, optedIn bool, pol Policy) *testSession {
-	return &testSession{Session: &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", Expected: sc.Expected()}, optedIn: optedIn, policy: pol}
-}
-
-func rules(vs []protocol.Violation) []protocol.Rule {
-	out := make([]protocol.Rule, 0, len(vs))
-	for _, v := range vs {
-		out = append(out, v.Rule)
-	}
-	return out
+	return &testSession{Session: dialecttest.Session(sc), optedIn: optedIn, policy: pol}
 }
 
 // clients are the sim-chat client profiles: legacy, and opted in under every policy.
@@ -179,68 +137,19 @@ func cutAfterChunks(frames []string, n int) []string {
 
 func TestConformingStreamsHaveNoViolations(t *testing.T) {
 	t.Parallel()
-	for _, name := range scenarios.Embedded().Names() {
-		for _, seed := range []uint64{1, 7, 42} {
-			sc := script(t, name, seed)
-			for _, cl := range clients {
-				frames := relay(t, sc, cl.optedIn, cl.policy)
-				if vs := check(t, frames, session(sc, cl.optedIn, cl.policy)); len(vs) != 0 {
-					t.Errorf("%s seed %d %s: unexpected violations %v\nframes:\n%s", name, seed, cl.name, vs, strings.Join(frames, ""))
-				}
-				// An aborting client judges only what it saw.
-				for _, cut := range []int{1, len(frames) / 2} {
-					s := session(sc, cl.optedIn, cl.policy)
-					s.Aborted = true
-					if vs := check(t, frames[:cut], s); len(vs) != 0 {
-						t.Errorf("%s seed %d %s aborted after %d frames: unexpected violations %v", name, seed, cl.name, cut, vs)
-					}
-				}
-			}
+	dialecttest.EachScript(t, func(sc *scenarios.Script, label string) {
+		for _, cl := range clients {
+			dialecttest.NoViolations(t, label+" "+cl.name, relay(t, sc, cl.optedIn, cl.policy), func(frames []string, aborted bool) []protocol.Violation {
+				s := session(sc, cl.optedIn, cl.policy)
+				s.Aborted = aborted
+				return check(t, frames, s)
+			})
 		}
-	}
+	})
 }
 
 // edit changes a conforming frame sequence into a broken one.
 type edit func(t *testing.T, frames []string) []string
-
-func index(t *testing.T, frames []string, sub string, nth int) int {
-	t.Helper()
-	seen := 0
-	for i, f := range frames {
-		if strings.Contains(f, sub) {
-			if seen == nth {
-				return i
-			}
-			seen++
-		}
-	}
-	t.Fatalf("no frame #%d containing %q in:\n%s", nth, sub, strings.Join(frames, ""))
-	return -1
-}
-
-func lastIndex(t *testing.T, frames []string, sub string) int {
-	t.Helper()
-	for i := len(frames) - 1; i >= 0; i-- {
-		if strings.Contains(frames[i], sub) {
-			return i
-		}
-	}
-	t.Fatalf("no frame containing %q", sub)
-	return -1
-}
-
-func insert(frames []string, at int, fs ...string) []string {
-	out := append([]string(nil), frames[:at]...)
-	out = append(out, fs...)
-	return append(out, frames[at:]...)
-}
-
-func remove(frames []string, at int) []string {
-	out := append([]string(nil), frames[:at]...)
-	return append(out, frames[at+1:]...)
-}
-
-func raw(json string) string { return "data: " + json + "\n\n" }
 
 func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	t.Parallel()
@@ -259,110 +168,110 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		// A reset at the end of the final turn, then the text again (runtime fault
 		// reset-in-final): the client still converges.
 		{"reset in final turn", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
-			final := script(t, "preamble-tool", 1).Expected().FinalText()
-			return insert(f, index(t, f, `"event":"final"`, 0), raw(`{"blockId":"b1","event":"chunk_reset"}`),
-				raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, final))+`}`))
+			final := dialecttest.Script(t, "preamble-tool", 1).Expected().FinalText()
+			return dialecttest.Insert(f, dialecttest.Index(t, f, `"event":"final"`, 0), dialecttest.Raw(`{"blockId":"b1","event":"chunk_reset"}`),
+				dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, final))+`}`))
 		}, []protocol.Rule{protocol.RResetScope}},
 		// A reset at the end of the final turn that wipes the answer for good.
 		{"reset in final turn, not re-sent", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
-			return insert(f, index(t, f, `"event":"final"`, 0), raw(`{"blockId":"b1","event":"chunk_reset"}`))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, `"event":"final"`, 0), dialecttest.Raw(`{"blockId":"b1","event":"chunk_reset"}`))
 		}, []protocol.Rule{protocol.RResetScope, protocol.RConverge}},
 		// A reset of a block that streamed nothing since its last reset.
 		{"reset without text", "preamble-tool", true, none, none, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, `chunk_reset`, 0)
-			return insert(f, i+1, f[i])
+			i := dialecttest.Index(t, f, `chunk_reset`, 0)
+			return dialecttest.Insert(f, i+1, f[i])
 		}, []protocol.Rule{protocol.RResetScope}},
 		// A reset sent late, after the last tool settled, belongs to the final turn.
 		{"reset after last tool", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
-			r := index(t, f, `chunk_reset`, 0)
+			r := dialecttest.Index(t, f, `chunk_reset`, 0)
 			reset := f[r]
-			f = remove(f, r)
-			return insert(f, lastIndex(t, f, `"phase":"end"`)+1, reset)
+			f = dialecttest.Remove(f, r)
+			return dialecttest.Insert(f, dialecttest.LastIndex(t, f, `"phase":"end"`)+1, reset)
 		}, []protocol.Rule{protocol.RResetScope}},
 		// The preamble is never retracted: the client ends with preamble + answer.
 		{"missing reset", "preamble-tool", true, none, none, false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, `chunk_reset`, 0))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `chunk_reset`, 0))
 		}, []protocol.Rule{protocol.RConverge}},
 		// One answer chunk is altered.
 		{"wrong answer text", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			f[index(t, f, `"chunk"`, 1)] = raw(`{"blockId":"b1","chunk":" WRONG"}`)
+			f[dialecttest.Index(t, f, `"chunk"`, 1)] = dialecttest.Raw(`{"blockId":"b1","chunk":" WRONG"}`)
 			return f
 		}, []protocol.Rule{protocol.RConverge}},
 		// The stream stops short of the final text but ends cleanly.
 		{"truncated answer", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, `"chunk"`, 2))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `"chunk"`, 2))
 		}, []protocol.Rule{protocol.RConverge}},
 		// The preamble before the reset is not what the script streamed.
 		{"wrong preamble", "preamble-tool", true, none, none, false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, `"chunk"`, 1))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `"chunk"`, 1))
 		}, []protocol.Rule{protocol.RConverge}},
 		// Thinking text sent as an answer chunk (runtime fault leak-thinking).
 		{"thinking leaked into chunk", "thinking-answer", true, none, none, false, func(t *testing.T, f []string) []string {
-			sc := script(t, "thinking-answer", 1)
+			sc := dialecttest.Script(t, "thinking-answer", 1)
 			var leaks []string
 			for _, st := range sc.Turns[0].Steps {
 				if st.Kind == scenarios.StepThinking {
-					leaks = append(leaks, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, st.Text))+`}`))
+					leaks = append(leaks, dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, st.Text))+`}`))
 				}
 			}
-			return insert(f, 0, leaks...)
+			return dialecttest.Insert(f, 0, leaks...)
 		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
 		// Thinking leaked in a turn without text, then retracted by the turn's reset: the
 		// reset is the leak's consequence, not a scope error.
 		{"leaked thinking retracted", "tool-chain", true, none, none, false, func(t *testing.T, f []string) []string {
 			var leaks []string
-			for _, st := range script(t, "tool-chain", 1).Turns[0].Steps {
+			for _, st := range dialecttest.Script(t, "tool-chain", 1).Turns[0].Steps {
 				if st.Kind == scenarios.StepThinking {
-					leaks = append(leaks, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, st.Text))+`}`))
+					leaks = append(leaks, dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, st.Text))+`}`))
 				}
 			}
-			return insert(f, 0, append(leaks, raw(`{"blockId":"b1","event":"chunk_reset"}`))...)
+			return dialecttest.Insert(f, 0, append(leaks, dialecttest.Raw(`{"blockId":"b1","event":"chunk_reset"}`))...)
 		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
 		// Thinking leaked to a legacy client as well.
 		{"thinking leaked to legacy", "thinking-answer", false, none, none, false, func(t *testing.T, f []string) []string {
-			th := script(t, "thinking-answer", 1).Expected().Turns[0].Thinking
-			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, th))+`}`))
+			th := dialecttest.Script(t, "thinking-answer", 1).Expected().Turns[0].Thinking
+			return dialecttest.Insert(f, 0, dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, th))+`}`))
 		}, []protocol.Rule{protocol.RNoThinkingAnswer}},
 		// Live text and resets to a client without the header (runtime fault ignore-header).
 		{"live text to legacy client", "preamble-tool", false, none, none, false, func(t *testing.T, _ []string) []string {
-			return relay(t, script(t, "preamble-tool", 1), true, Policy{})
+			return relay(t, dialecttest.Script(t, "preamble-tool", 1), true, Policy{})
 		}, []protocol.Rule{protocol.RLegacySettled}},
 		// The settled text arrives in two pieces.
 		{"legacy text split", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, `"chunk"`, 0)
-			text := script(t, "plain-answer", 1).Expected().FinalText()
-			f = remove(f, i)
-			return insert(f, i, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text[:5]))+`}`),
-				raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text[5:]))+`}`))
+			i := dialecttest.Index(t, f, `"chunk"`, 0)
+			text := dialecttest.Script(t, "plain-answer", 1).Expected().FinalText()
+			f = dialecttest.Remove(f, i)
+			return dialecttest.Insert(f, i, dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text[:5]))+`}`),
+				dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text[5:]))+`}`))
 		}, []protocol.Rule{protocol.RLegacySettled}},
 		// A runtime may settle the text a failed turn streamed before the error...
 		{"legacy settles failed turn", "provider-error-midstream", false, none, none, false, func(t *testing.T, f []string) []string {
-			text := script(t, "provider-error-midstream", 1).Expected().Turns[0].Text
-			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text))+`}`))
+			text := dialecttest.Script(t, "provider-error-midstream", 1).Expected().Turns[0].Text
+			return dialecttest.Insert(f, 0, dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text))+`}`))
 		}, nil},
 		// ...but never an earlier turn's preamble.
 		{"legacy gets preamble on failure", "provider-503-after-tool", false, none, none, false, func(t *testing.T, f []string) []string {
-			text := script(t, "provider-503-after-tool", 1).Expected().Turns[0].Text
-			return insert(f, 0, raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text))+`}`))
+			text := dialecttest.Script(t, "provider-503-after-tool", 1).Expected().Turns[0].Text
+			return dialecttest.Insert(f, 0, dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text))+`}`))
 		}, []protocol.Rule{protocol.RLegacySettled}},
 		// A legacy stream that never delivers the answer.
 		{"legacy text missing", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, `"chunk"`, 0))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `"chunk"`, 0))
 		}, []protocol.Rule{protocol.RLegacySettled}},
 		// Thinking frames for a deployment without includeThinking (runtime fault ignore-policy).
 		{"thinking without policy", "thinking-answer", true, all, none, false, nil, []protocol.Rule{protocol.RThinkingGate}},
 		// Thinking frames to a legacy client even though the policy allows them.
 		{"thinking to legacy", "thinking-answer", false, all, all, false, func(t *testing.T, _ []string) []string {
-			f := relay(t, script(t, "thinking-answer", 1), false, none)
-			return insert(f, 0, raw(`{"blockId":"b1","event":"thinking","data":"hmm"}`))
+			f := relay(t, dialecttest.Script(t, "thinking-answer", 1), false, none)
+			return dialecttest.Insert(f, 0, dialecttest.Raw(`{"blockId":"b1","event":"thinking","data":"hmm"}`))
 		}, []protocol.Rule{protocol.RThinkingGate}},
 		// The policy and header allow thinking, but none arrives.
 		{"thinking missing", "thinking-answer", true, none, all, false, nil, []protocol.Rule{protocol.RThinkingGate}},
 		// Thinking frames whose text is not the script's.
 		{"thinking altered", "thinking-answer", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			f[index(t, f, `"event":"thinking"`, 1)] = raw(`{"blockId":"b1","event":"thinking","data":" bogus"}`)
+			f[dialecttest.Index(t, f, `"event":"thinking"`, 1)] = dialecttest.Raw(`{"blockId":"b1","event":"thinking","data":" bogus"}`)
 			return f
 		}, []protocol.Rule{protocol.RThinkingGate}},
 		// Tool frames for a deployment without includeToolCalls.
@@ -372,63 +281,63 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		// A tool settles with the wrong status.
 		{"tool wrong status", "tool-error", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			i := index(t, f, `"phase":"end"`, 0)
+			i := dialecttest.Index(t, f, `"phase":"end"`, 0)
 			f[i] = strings.Replace(f[i], `"status":"error"`, `"status":"success"`, 1)
 			return f
 		}, []protocol.Rule{protocol.RToolGate}},
 		// Tool arguments in a lifecycle frame (runtime fault expose-tool-args).
 		{"tool args in frame", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			i := index(t, f, `"phase":"start"`, 0)
+			i := dialecttest.Index(t, f, `"phase":"start"`, 0)
 			f[i] = strings.Replace(f[i], `"event":"tool"`, `"event":"tool","arguments":{"city":"Paris"}`, 1)
 			return f
 		}, []protocol.Rule{protocol.RToolRedaction}},
 		// Tool results in the final envelope.
 		{"tool result in final", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			i := index(t, f, `"event":"final"`, 0)
+			i := dialecttest.Index(t, f, `"event":"final"`, 0)
 			f[i] = strings.Replace(f[i], `"status":"success"`, `"status":"success","result":"14°C"`, 1)
 			return f
 		}, []protocol.Rule{protocol.RToolRedaction}},
 		// A tool never settles (runtime fault unbalanced-tool).
 		{"tool end dropped", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
-			return remove(f, index(t, f, `"phase":"end"`, 0))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `"phase":"end"`, 0))
 		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// A tool settles twice.
 		{"tool end twice", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, `"phase":"end"`, 0)
-			return insert(f, i, f[i])
+			i := dialecttest.Index(t, f, `"phase":"end"`, 0)
+			return dialecttest.Insert(f, i, f[i])
 		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// A start with a status (a runtime saying "running"): the protocol settles a tool only
 		// on end, so a status on start is not judged (the canvas sink never judged it either).
 		{"status on start", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			i := index(t, f, `"phase":"start"`, 0)
+			i := dialecttest.Index(t, f, `"phase":"start"`, 0)
 			f[i] = strings.Replace(f[i], `"phase":"start"`, `"phase":"start","status":"running"`, 1)
 			return f
 		}, nil},
 		// ... while a start that is never settled still breaks the lifecycle.
 		{"status on start, end dropped", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			i := index(t, f, `"phase":"start"`, 0)
+			i := dialecttest.Index(t, f, `"phase":"start"`, 0)
 			f[i] = strings.Replace(f[i], `"phase":"start"`, `"phase":"start","status":"success"`, 1)
-			return remove(f, index(t, f, `"phase":"end"`, 0))
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `"phase":"end"`, 0))
 		}, []protocol.Rule{protocol.RToolLifecycle}},
 		// A tool settles with a status outside the three.
 		{"tool invalid status", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			i := index(t, f, `"phase":"end"`, 0)
+			i := dialecttest.Index(t, f, `"phase":"end"`, 0)
 			f[i] = strings.Replace(f[i], `"status":"success"`, `"status":"done"`, 1)
 			return f
 		}, []protocol.Rule{protocol.RToolLifecycle, protocol.RToolGate}},
 		// Two terminals (runtime fault double-terminal).
 		{"double final", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
-			i := index(t, f, `"event":"final"`, 0)
-			return insert(f, i, f[i])
+			i := dialecttest.Index(t, f, `"event":"final"`, 0)
+			return dialecttest.Insert(f, i, f[i])
 		}, []protocol.Rule{protocol.RTerminal}},
 		// A final after an error.
 		{"final after error", "provider-error-midstream", true, none, none, false, func(t *testing.T, f []string) []string {
-			return insert(f, index(t, f, `"event":"error"`, 0)+1, raw(`{"event":"final","data":{"success":true,"output":{}}}`))
+			return dialecttest.Insert(f, dialecttest.Index(t, f, `"event":"error"`, 0)+1, dialecttest.Raw(`{"event":"final","data":{"success":true,"output":{}}}`))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// The stream ends without "[DONE]" (runtime fault missing-done).
 		{"missing done", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
@@ -440,31 +349,31 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		}, []protocol.Rule{protocol.RTerminal}},
 		// Text after "[DONE]".
 		{"text after done", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
-			return append(append([]string(nil), f...), raw(`{"blockId":"b1","chunk":"late"}`))
+			return append(append([]string(nil), f...), dialecttest.Raw(`{"blockId":"b1","chunk":"late"}`))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// A success terminal although the provider fails the conversation.
 		{"final instead of error", "provider-error-midstream", true, none, none, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			f[index(t, f, `"event":"error"`, 0)] = raw(`{"event":"final","data":{"success":true,"output":{}}}`)
+			f[dialecttest.Index(t, f, `"event":"error"`, 0)] = dialecttest.Raw(`{"event":"final","data":{"success":true,"output":{}}}`)
 			return f
 		}, []protocol.Rule{protocol.RTerminal}},
 		// An error terminal although the scenario succeeds.
 		{"error instead of final", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
-			f[index(t, f, `"event":"final"`, 0)] = raw(`{"event":"error","error":"boom"}`)
+			f[dialecttest.Index(t, f, `"event":"final"`, 0)] = dialecttest.Raw(`{"event":"error","error":"boom"}`)
 			return f
 		}, []protocol.Rule{protocol.RTerminal}},
 		// Not JSON at all.
 		{"garbage frame", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
-			return insert(f, 1, raw(`{"blockId":"b1","chunk":`))
+			return dialecttest.Insert(f, 1, dialecttest.Raw(`{"blockId":"b1","chunk":`))
 		}, []protocol.Rule{protocol.RFraming}},
 		// JSON of an unknown shape.
 		{"unknown event", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
-			return insert(f, 1, raw(`{"blockId":"b1","event":"sparkle"}`))
+			return dialecttest.Insert(f, 1, dialecttest.Raw(`{"blockId":"b1","event":"sparkle"}`))
 		}, []protocol.Rule{protocol.RFraming}},
 		// An empty chunk, which the protocol never sends.
 		{"empty chunk", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
-			return insert(f, 1, raw(`{"blockId":"b1","chunk":""}`))
+			return dialecttest.Insert(f, 1, dialecttest.Raw(`{"blockId":"b1","chunk":""}`))
 		}, []protocol.Rule{protocol.RFraming}},
 		// The canvas's raw end marker on the chat wire.
 		{"raw done", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
@@ -480,7 +389,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		}, []protocol.Rule{protocol.RFraming}},
 		// An aborted stream whose text so far is already wrong.
 		{"aborted with wrong text", "abort-mid-answer", true, none, none, true, func(t *testing.T, f []string) []string {
-			return []string{f[0], raw(`{"blockId":"b1","chunk":" WRONG"}`)}
+			return []string{f[0], dialecttest.Raw(`{"blockId":"b1","chunk":" WRONG"}`)}
 		}, []protocol.Rule{protocol.RConverge}},
 		// An aborted stream still may not carry thinking without the policy.
 		{"aborted with gated thinking", "abort-during-thinking", true, all, none, true, func(t *testing.T, f []string) []string {
@@ -490,46 +399,22 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := script(t, tc.scenario, 1)
+			sc := dialecttest.Script(t, tc.scenario, 1)
 			frames := relay(t, sc, tc.optedIn, tc.relayPol)
 			if tc.edit != nil {
 				frames = tc.edit(t, frames)
 			}
 			s := session(sc, tc.optedIn, tc.checkPol)
 			s.Aborted = tc.aborted
-			vs := check(t, frames, s)
-			if !sameRules(rules(vs), tc.want) {
-				t.Errorf("rules = %v, want %v\nviolations: %v\nframes:\n%s", rules(vs), tc.want, vs, strings.Join(frames, ""))
-			}
-			for _, v := range vs {
-				if len(v.Detail) > maxDetail+40 {
-					t.Errorf("detail of %s is %d bytes, want it short: %s", v.Rule, len(v.Detail), v.Detail)
-				}
-			}
+			dialecttest.WantRules(t, check(t, frames, s), tc.want, frames)
 		})
 	}
-}
-
-func sameRules(got, want []protocol.Rule) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for _, w := range want {
-		found := false
-		for _, g := range got {
-			found = found || g == w
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 // A transport error is judged like an abort: nothing is missing, but what arrived still counts.
 func TestStreamErrorJudgesOnlyWhatWasSeen(t *testing.T) {
 	t.Parallel()
-	sc := script(t, "plain-answer", 3)
+	sc := dialecttest.Script(t, "plain-answer", 3)
 	frames := relay(t, sc, true, Policy{})
 	c := session(sc, true, Policy{}).checker()
 	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames[:3], "")))
@@ -542,14 +427,14 @@ func TestStreamErrorJudgesOnlyWhatWasSeen(t *testing.T) {
 	}
 	c = session(sc, true, Policy{}).checker()
 	limit := &sse.LimitError{What: "line", Limit: 10}
-	if vs := c.Finish(limit); !sameRules(rules(vs), []protocol.Rule{protocol.RFraming}) {
+	if vs := c.Finish(limit); !dialecttest.SameRules(vs, []protocol.Rule{protocol.RFraming}) {
 		t.Errorf("violations after a limit error = %v, want R-framing", vs)
 	}
 }
 
 func TestObservationKinds(t *testing.T) {
 	t.Parallel()
-	sc := script(t, "preamble-tool", 1)
+	sc := dialecttest.Script(t, "preamble-tool", 1)
 	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
 	frames := relay(t, sc, true, all)
 	c := session(sc, true, all).checker()

@@ -5,43 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (run go test -update if intended)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
-}
 
 func TestWriterGolden(t *testing.T) {
 	t.Parallel()
@@ -67,7 +45,7 @@ func TestWriterGolden(t *testing.T) {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
-	golden(t, "writer.golden", buf.Bytes())
+	wiretest.CheckGolden(t, *update, "writer.golden", buf.Bytes())
 
 	// Every frame the writer produces decodes as one SSE event carrying valid JSON.
 	dec := sse.NewDecoder(&buf)
@@ -211,24 +189,16 @@ func FuzzChecker(f *testing.F) {
 	f.Add([]byte("data: {\"blockId\":\"b1\",\"event\":\"tool\",\"phase\":\"end\",\"id\":\"x\"}\n\ndata: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{\"toolCalls\":[{\"input\":1}]}}}\n\n"), true, false)
 	f.Add([]byte("data: {\"blockId\":\"b1\",\"event\":\"chunk_reset\"}\n\ndata: [DONE]\n\ndata: {}\n\n"), false, true)
 	f.Add([]byte("data: {\"event\":\"thinking\",\"data\":7}\n\ndata: null\n\ndata: {\"chunk\":\"\\ud800\"}\n\n"), true, false)
-	sc := script(f, "preamble-tool", 1)
+	sc := dialecttest.Script(f, "preamble-tool", 1)
 	exp := sc.Expected()
 	f.Fuzz(func(t *testing.T, stream []byte, optedIn, aborted bool) {
 		s := &protocol.Session{Expected: exp, Aborted: aborted}
 		c := NewChecker(s, optedIn, Policy{IncludeThinking: true, IncludeToolCalls: optedIn})
-		dec := sse.NewDecoder(bytes.NewReader(stream))
-		var ev sse.Event
-		for dec.Next(&ev) == nil {
-			o := c.Observe(&ev)
+		dialecttest.Judge(t, stream, c, func(ev *sse.Event, o protocol.Observation) {
 			if o.TextBytes < 0 || o.TextBytes > len(ev.Data) {
 				t.Fatalf("TextBytes %d for a %d-byte frame", o.TextBytes, len(ev.Data))
 			}
-		}
-		for _, v := range c.Finish(nil) {
-			if v.Rule == "" || v.Detail == "" {
-				t.Fatalf("empty violation %+v", v)
-			}
-		}
+		})
 	})
 }
 
@@ -244,7 +214,7 @@ func BenchmarkWriterChunk(b *testing.B) {
 
 // BenchmarkCheckerChunk measures judging one opted-in answer chunk, the checker's hot path.
 func BenchmarkCheckerChunk(b *testing.B) {
-	sc := script(b, "long-answer", 1)
+	sc := dialecttest.Script(b, "long-answer", 1)
 	exp := sc.Expected()
 	var pieces [][]byte
 	for _, st := range sc.Turns[len(sc.Turns)-1].Steps {
@@ -318,7 +288,7 @@ func BenchmarkCheckerStream(b *testing.B) {
 	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
 	for _, name := range []string{"thinking-answer", "tool-chain", "long-answer"} {
 		b.Run(name, func(b *testing.B) {
-			sc := script(b, name, 1)
+			sc := dialecttest.Script(b, name, 1)
 			var frames [][]byte
 			for _, fr := range relay(b, sc, true, all) {
 				frames = append(frames, []byte(strings.TrimSuffix(strings.TrimPrefix(fr, "data: "), "\n\n")))
@@ -365,35 +335,18 @@ func FuzzPlainThinking(f *testing.F) {
 
 // The fast paths must reach exactly the verdict of the general path, frame by frame.
 func FuzzFastPathAgrees(f *testing.F) {
-	for _, name := range []string{"tool-chain", "thinking-answer"} {
-		// Small seeds keep the fuzzer fast: it minimizes every new input it finds.
-		frames := relay(f, script(f, name, 1), true, Policy{IncludeThinking: true, IncludeToolCalls: true})
-		f.Add([]byte(strings.Join(frames[:min(len(frames), 12)], "")), name)
-		f.Add([]byte(strings.Join(frames[max(0, len(frames)-12):], "")), name)
-	}
-	expected := map[string]scenarios.Expected{}
-	for _, name := range []string{"tool-chain", "thinking-answer"} {
-		expected[name] = script(f, name, 1).Expected()
-	}
+	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
+	expected := dialecttest.FastPathCorpus(f, []string{"tool-chain", "thinking-answer"}, func(sc *scenarios.Script) []string {
+		return relay(f, sc, true, all)
+	})
 	f.Fuzz(func(t *testing.T, stream []byte, name string) {
 		exp, ok := expected[name]
 		if !ok {
 			return
 		}
 		s := &protocol.Session{Expected: exp}
-		all := Policy{IncludeThinking: true, IncludeToolCalls: true}
 		fast, general := NewChecker(s, true, all), NewChecker(s, true, all)
 		general.generalOnly = true
-		dec := sse.NewDecoder(bytes.NewReader(stream))
-		var ev sse.Event
-		for dec.Next(&ev) == nil {
-			if a, b := fast.Observe(&ev), general.Observe(&ev); a != b {
-				t.Fatalf("frame %q: fast path %+v, general path %+v", ev.Data, a, b)
-			}
-		}
-		a, b := fast.Finish(nil), general.Finish(nil)
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			t.Fatalf("verdicts differ:\nfast    %v\ngeneral %v", a, b)
-		}
+		dialecttest.FastPathAgrees(t, stream, fast, general)
 	})
 }
