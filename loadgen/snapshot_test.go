@@ -41,7 +41,7 @@ func viewOf(r *measure.Run) snapshotView {
 func TestSnapshotsDuringRun(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, testScale, "no-reset")
-	cfg := s.config(mixOf(t, []string{"preamble-tool", "plain-answer"}, optedInAll), 4, 0)
+	cfg := s.config(mixOf(t, []string{"preamble-tool", "plain-answer"}, optedInAll()), 4, 0)
 	cfg.RunID, cfg.Duration, cfg.NoLeakCheck = "snapshots", 1500*time.Millisecond, true
 	cfg.SnapshotInterval = 100 * time.Millisecond
 	var (
@@ -121,7 +121,7 @@ func TestSnapshotErrorFailsTheRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := s.config(mixOf(t, []string{"plain-answer"}, optedInNone), 2, 6)
+			cfg := s.config(mixOf(t, []string{"plain-answer"}, optedInNone()), 2, 6)
 			cfg.NoLeakCheck, cfg.SnapshotInterval = true, 20*time.Millisecond
 			var calls int
 			var mu sync.Mutex
