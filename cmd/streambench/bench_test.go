@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,12 +26,26 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runBenchJSON runs `streambench bench ARGS --quiet --json FILE` and returns its exit code and
+// runBenchJSON runs `streambench bench ARGS --quiet --json FILE` in a child process (this test
+// binary as main: the generator's leak check reads its own process's goroutines and
+// descriptors, which parallel tests in this process would move) and returns its exit code and
 // what it wrote.
 func runBenchJSON(t *testing.T, args ...string) (int, benchJSON) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "bench.json")
-	code := run(append(append([]string{"bench"}, args...), "--quiet", "--json", file))
+	cmd := exec.Command(os.Args[0], append(append([]string{"bench"}, args...), "--quiet", "--json", file)...)
+	output, err := cmd.CombinedOutput()
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("bench %v: %v", args, err)
+	}
+	if code != exitOK {
+		t.Logf("bench %v exited %d:\n%s", args, code, output)
+	}
 	var out benchJSON
 	if b, err := os.ReadFile(file); err == nil {
 		if err := json.Unmarshal(b, &out); err != nil {
