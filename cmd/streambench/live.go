@@ -20,17 +20,17 @@ func addMetricsAddrFlag(fs *pflag.FlagSet) *string {
 		"(open streams, sessions by outcome, violations by rule, TTFT and chunk-gap histograms; deploy/grafana has a dashboard)")
 }
 
-// startLiveMetrics serves a loadgen.Live fed by cfg's hooks on addr; "" serves nothing. The
-// returned stop closes the server (call it after the run).
-func startLiveMetrics(addr string, cfg *loadgen.Config) (stop func(), err error) {
+// startLiveMetrics serves a loadgen.Live fed by cfg's hooks on addr; "" serves nothing. It
+// returns the address it listens on and stop, which closes the server (call it after the run).
+func startLiveMetrics(addr string, cfg *loadgen.Config) (listening string, stop func(), err error) {
 	if addr == "" {
-		return func() {}, nil
+		return "", func() {}, nil
 	}
 	live := loadgen.NewLive()
 	live.Attach(cfg)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, usageError("--metrics-addr %s: %v", addr, err)
+		return "", nil, usageError("--metrics-addr %s: %v", addr, err)
 	}
 	srv := &http.Server{Handler: live.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -39,7 +39,7 @@ func startLiveMetrics(addr string, cfg *loadgen.Config) (stop func(), err error)
 		}
 	}()
 	fmt.Fprintf(os.Stderr, "live metrics on http://%s%s\n", ln.Addr(), loadgen.LivePath)
-	return func() {
+	return ln.Addr().String(), func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)

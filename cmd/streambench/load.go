@@ -249,7 +249,7 @@ func runLoad(args []string) error {
 		return err
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
-	stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
+	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func runRun(args []string) error {
 	if *useTLS {
 		cfg.Info.Extra["tls"] = "self-signed"
 	}
-	stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
+	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
 	if err != nil {
 		return err
 	}
