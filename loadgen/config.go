@@ -147,6 +147,12 @@ type Config struct {
 	OnSnapshot func(*measure.Run) error
 	// SnapshotInterval is how often OnSnapshot is called (default DefaultSnapshotInterval).
 	SnapshotInterval time.Duration
+	// OnLatencies, when set, receives measured sessions' latencies as they reach the run's
+	// histograms, for live views (Live): chunk gaps in the batches a session already flushes
+	// (one call per 8 chunks, never per frame), and the time to first chunk once, at the
+	// session's end. Warmup sessions are not passed. Called from the session's goroutine: it
+	// must be safe for concurrent use and quick, and must not keep ChunkGaps.
+	OnLatencies func(Latencies)
 	// Interrupt, when closed, stops new sessions early (first Ctrl-C): in-flight ones get the
 	// grace period, and the results are marked interrupted. Cancelling Run's context instead
 	// cancels in-flight streams at once (second Ctrl-C); results are still returned.
@@ -178,6 +184,14 @@ type SessionEnd struct {
 	// alone, or hung, has no Err: its Violations say why.
 	Err     error
 	ErrKind ErrorKind
+}
+
+// Latencies are one session's measured values handed to Config.OnLatencies: either a batch
+// of ChunkGaps, or (at the session's end) its TimeToFirstChunk, 0 when it had no answer chunk.
+type Latencies struct {
+	Scenario, Dialect string
+	TimeToFirstChunk  time.Duration
+	ChunkGaps         []time.Duration
 }
 
 // Progress is the run's state, reported once a second.

@@ -35,6 +35,9 @@ type recorder struct {
 	active, violations, httpErrs           atomic.Int64
 	outputTokens, good, goodJudged         atomic.Int64 // token metrics and goodput (tokens.go)
 
+	// onLatencies is Config.OnLatencies (nil: none), called after a flush, outside the lock.
+	onLatencies func(Latencies)
+
 	mu         sync.Mutex // guards the fields below (touched at session end, not per event)
 	httpStatus map[int]int64
 	byRule     map[protocol.Rule]int64
@@ -116,6 +119,9 @@ func (m *sessionMetrics) flushGaps() {
 		m.put(measure.ChunkGap, g)
 	}
 	m.shard.mu.Unlock()
+	if f := m.rec.onLatencies; f != nil {
+		f(Latencies{Scenario: m.scenario, Dialect: m.dialect, ChunkGaps: m.gaps[:m.nGaps]})
+	}
 	m.nGaps = 0
 }
 
@@ -149,6 +155,9 @@ func (m *sessionMetrics) flush() {
 	m.put(measure.StartLag, m.startLag)
 	m.flushTokens()
 	m.shard.mu.Unlock()
+	if f := m.rec.onLatencies; f != nil {
+		f(Latencies{Scenario: m.scenario, Dialect: m.dialect, TimeToFirstChunk: m.firstChunk})
+	}
 }
 
 // recordOne records a single value outside any session (cancel latency joined after the run).

@@ -204,6 +204,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		rec:   newRecorder(runtime.GOMAXPROCS(0)),
 		runID: cfg.RunID,
 	}
+	r.rec.onLatencies = cfg.OnLatencies
 	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}

@@ -237,6 +237,7 @@ func runLoad(args []string) error {
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency and R-abort")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
 	out := fs.String("out", "", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl)")
+	metricsAddr := addMetricsAddrFlag(fs)
 	w := addWorkloadFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -254,6 +255,11 @@ func runLoad(args []string) error {
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
 	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
+	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {
 		return err
@@ -303,11 +309,11 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	}()
 	cfg.Interrupt = interrupt
 	table := &keyTable{SessionTally: report.NewSessionTally()}
-	cfg.OnSessionEnd = table.add
+	cfg.OnSessionEnd = chain(cfg.OnSessionEnd, table.add)
 	var prog *progressView
 	if !quiet {
 		prog = newProgressView(os.Stderr)
-		cfg.OnProgress = prog.update
+		cfg.OnProgress = chain(cfg.OnProgress, prog.update)
 	}
 	cpuBefore := selfbench.ProcessCPU()
 	run, err := loadgen.Run(ctx, cfg)

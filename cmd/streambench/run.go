@@ -18,6 +18,7 @@ func runRun(args []string) error {
 	out := fs.String("out", "results", "write results to OUT/RUN-ID")
 	faults := fs.StringArray("fault", nil, "pass a fault switch to the runtime (repeatable):\n"+agentruntime.FaultHelp())
 	inProcess := fs.Bool("in-process", false, "run the mock and the runtime inside this process (default: only for small runs, else child processes)")
+	metricsAddr := addMetricsAddrFlag(fs)
 	useTLS := fs.Bool("tls", false, "the runtime serves HTTPS (HTTP/1.1, and h2 with --http2) with a self-signed certificate made at start, which the generator trusts")
 	w := addWorkloadFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -62,6 +63,11 @@ func runRun(args []string) error {
 		cfg.Info.Extra["tls"] = "self-signed"
 	}
 	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
+	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {
 		return err

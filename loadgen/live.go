@@ -1,0 +1,163 @@
+package loadgen
+
+import (
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Live exposes a run as Prometheus metrics while it runs (`load --metrics-addr`), so a run of
+// many shards on a cluster can be watched in Grafana: open streams, sessions by outcome,
+// violations by rule, and time-to-first-chunk and chunk-gap histograms by dialect. The run's
+// results stay the record of truth (HdrHistograms, exact); these are for watching.
+//
+// It is fed by the run's own hooks (Attach), never from the per-frame path: the counters and
+// open streams come from the once-a-second progress, outcomes and violations from each
+// session's end, TTFT once per session and chunk gaps in the batches of 8 the recorder
+// already flushes. Prometheus histograms observe with atomics, so no lock is taken either.
+// Every metric is on the Live's own registry, none on the global one. Safe for concurrent use.
+type Live struct {
+	registry   *prometheus.Registry
+	last       atomic.Pointer[Progress]
+	sessions   *prometheus.CounterVec
+	violations *prometheus.CounterVec
+	firstChunk *prometheus.HistogramVec
+	chunkGap   *prometheus.HistogramVec
+}
+
+// Live metric names, as the Grafana dashboard (deploy/grafana/streambench.json) queries them.
+const (
+	LiveOpenStreams      = "streambench_open_streams"
+	LiveSessionsStarted  = "streambench_sessions_started_total"
+	LiveSessions         = "streambench_sessions_total"
+	LiveViolations       = "streambench_violations_total"
+	LiveErrors           = "streambench_errors_total"
+	LiveFrames           = "streambench_frames_total"
+	LiveDraining         = "streambench_draining"
+	LiveTimeToFirstChunk = "streambench_time_to_first_chunk_seconds"
+	LiveChunkGap         = "streambench_chunk_gap_seconds"
+)
+
+// Histogram buckets in seconds. Time to first chunk spans a fast mock (tens of ms) to a
+// queueing runtime (tens of s); chunk gaps sit around a token's pacing (20 tokens/s is 50 ms),
+// with the tail a stall makes.
+var (
+	firstChunkBuckets = []float64{.01, .025, .05, .1, .2, .3, .5, .75, 1, 1.5, 2.5, 5, 10, 30, 60}
+	chunkGapBuckets   = []float64{.001, .0025, .005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 15}
+)
+
+// NewLive makes the metrics on a registry of their own, with the Go runtime's and the
+// process's collectors (memory and CPU per pod are what sizes a shard).
+func NewLive() *Live {
+	l := &Live{registry: prometheus.NewRegistry()}
+	l.sessions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: LiveSessions, Help: "Sessions ended, by outcome (ok, failed, hung, aborted, cut).",
+	}, []string{"outcome"})
+	l.violations = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: LiveViolations, Help: "Protocol violations, by rule.",
+	}, []string{"rule"})
+	l.firstChunk = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: LiveTimeToFirstChunk, Help: "Time from a measured session's intended start to its first answer chunk, observed at the session's end.",
+		Buckets: firstChunkBuckets,
+	}, []string{"dialect"})
+	l.chunkGap = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: LiveChunkGap, Help: "Gaps between answer chunks within a turn of measured sessions.",
+		Buckets: chunkGapBuckets,
+	}, []string{"dialect"})
+	progress := func(name, help string, counter bool, v func(Progress) float64) prometheus.Collector {
+		read := func() float64 {
+			if p := l.last.Load(); p != nil {
+				return v(*p)
+			}
+			return 0
+		}
+		if counter {
+			return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, read)
+		}
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, read)
+	}
+	l.registry.MustRegister(
+		l.sessions, l.violations, l.firstChunk, l.chunkGap,
+		progress(LiveOpenStreams, "Streams open now (updated once a second).", false, func(p Progress) float64 { return float64(p.Active) }),
+		progress(LiveSessionsStarted, "Sessions started.", true, func(p Progress) float64 { return float64(p.Started) }),
+		progress(LiveErrors, "Unscripted errors (HTTP, transport, decode).", true, func(p Progress) float64 { return float64(p.Errors) }),
+		progress(LiveFrames, "SSE frames received.", true, func(p Progress) float64 { return float64(p.Frames) }),
+		progress(LiveDraining, "1 once no new session starts and in-flight ones are finishing.", false, func(p Progress) float64 {
+			if p.Draining {
+				return 1
+			}
+			return 0
+		}),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	// Every outcome from zero, so rate() has a series before the first of each kind.
+	for _, o := range []Outcome{OutcomeOK, OutcomeFailed, OutcomeHung, OutcomeAborted, OutcomeCut} {
+		l.sessions.WithLabelValues(o.String())
+	}
+	return l
+}
+
+// Attach feeds the Live from cfg's hooks, keeping the ones already set (called after them).
+func (l *Live) Attach(cfg *Config) {
+	prevEnd, prevProgress, prevLatencies := cfg.OnSessionEnd, cfg.OnProgress, cfg.OnLatencies
+	cfg.OnSessionEnd = func(e SessionEnd) {
+		if prevEnd != nil {
+			prevEnd(e)
+		}
+		l.SessionEnd(e)
+	}
+	cfg.OnProgress = func(p Progress) {
+		if prevProgress != nil {
+			prevProgress(p)
+		}
+		l.Progress(p)
+	}
+	cfg.OnLatencies = func(v Latencies) {
+		if prevLatencies != nil {
+			prevLatencies(v)
+		}
+		l.Latencies(v)
+	}
+}
+
+// SessionEnd counts a session's outcome and its violations (Config.OnSessionEnd).
+func (l *Live) SessionEnd(e SessionEnd) {
+	l.sessions.WithLabelValues(e.Outcome.String()).Inc()
+	for _, v := range e.Violations {
+		l.violations.WithLabelValues(string(v.Rule)).Inc()
+	}
+}
+
+// Progress keeps the run's latest progress for the open streams and the counters
+// (Config.OnProgress).
+func (l *Live) Progress(p Progress) { l.last.Store(&p) }
+
+// Latencies observes a session's time to first chunk or a batch of its chunk gaps
+// (Config.OnLatencies): one label lookup per call, an atomic observation per value.
+func (l *Live) Latencies(v Latencies) {
+	if v.TimeToFirstChunk > 0 {
+		l.firstChunk.WithLabelValues(v.Dialect).Observe(v.TimeToFirstChunk.Seconds())
+	}
+	if len(v.ChunkGaps) == 0 {
+		return
+	}
+	h := l.chunkGap.WithLabelValues(v.Dialect)
+	for _, g := range v.ChunkGaps {
+		h.Observe(g.Seconds())
+	}
+}
+
+// LivePath is where Handler serves the metrics.
+const LivePath = "/metrics"
+
+// Handler serves GET /metrics in the Prometheus exposition format, and 404 elsewhere.
+func (l *Live) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+LivePath, promhttp.HandlerFor(l.registry, promhttp.HandlerOpts{Registry: l.registry, Timeout: 10 * time.Second}))
+	return mux
+}

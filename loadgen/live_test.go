@@ -1,0 +1,219 @@
+package loadgen
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/protocol"
+	sbstack "github.com/streambench/streambench/stack"
+)
+
+// scrape reads url's metrics, by family name.
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d", url, resp.StatusCode)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	return fams
+}
+
+// sample is the value of fam's series whose labels include want (counter, gauge, or a
+// histogram's count); ok false when there is no such series.
+func sample(fams map[string]*dto.MetricFamily, fam string, want map[string]string) (v float64, ok bool) {
+	f := fams[fam]
+	if f == nil {
+		return 0, false
+	}
+next:
+	for _, m := range f.GetMetric() {
+		for k, val := range want {
+			found := false
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == k && lp.GetValue() == val {
+					found = true
+				}
+			}
+			if !found {
+				continue next
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			v += m.Counter.GetValue()
+		case m.Gauge != nil:
+			v += m.Gauge.GetValue()
+		case m.Histogram != nil:
+			v += float64(m.Histogram.GetSampleCount())
+		}
+		ok = true
+	}
+	return v, ok
+}
+
+// TestLiveScrapeMidRun: a load against an in-process stack whose runtime sends two terminals
+// (a fault, so a rule fails) is scraped while it runs: open streams, sessions by outcome,
+// violations by rule and both histograms are there and non-zero; then the run is stopped.
+func TestLiveScrapeMidRun(t *testing.T) {
+	t.Parallel()
+	faults, err := agentruntime.ParseFaults([]string{"double-terminal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sbstack.StartInProcess(sbstack.Options{TimeScale: testScale, Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Stop)
+
+	live := NewLive()
+	srv := httptest.NewServer(live.Handler())
+	t.Cleanup(srv.Close)
+
+	cfg := Config{
+		Target: st.RuntimeURL, Mix: mixOf(t, []string{"plain-answer"}, optedInAll()), RunID: "live",
+		// Long enough that the scrape happens mid-run; the test cancels it once it has.
+		Clients: 4, Duration: 5 * time.Minute, ScriptTimeScale: testScale, NoLeakCheck: true,
+		SamplesPerRule: 1,
+	}
+	live.Attach(&cfg)
+	// Wait on the Live's own hooks (they run before these): a failed session whose values
+	// have all been observed, then a progress tick with streams open.
+	ended := make(chan struct{})
+	ticked := make(chan struct{})
+	var endOnce, tickOnce sync.Once
+	liveEnd, liveProgress := cfg.OnSessionEnd, cfg.OnProgress
+	cfg.OnSessionEnd = func(e SessionEnd) {
+		liveEnd(e)
+		if e.Outcome == OutcomeFailed && len(e.Violations) > 0 {
+			endOnce.Do(func() { close(ended) })
+		}
+	}
+	cfg.OnProgress = func(p Progress) {
+		liveProgress(p)
+		select {
+		case <-ended:
+			if p.Active > 0 {
+				tickOnce.Do(func() { close(ticked) })
+			}
+		default:
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := Run(ctx, cfg); done <- err }()
+	select {
+	case <-ticked:
+	case err := <-done:
+		t.Fatalf("run ended before the scrape: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no failed session and progress tick within a minute")
+	}
+
+	fams := scrape(t, srv.URL+"/metrics")
+	for _, c := range []struct {
+		family string
+		labels map[string]string
+	}{
+		// Streams are open mid-run (4 users back to back).
+		{LiveOpenStreams, nil},
+		{LiveSessionsStarted, nil},
+		{LiveFrames, nil},
+		// Every session fails on the doubled terminal.
+		{LiveSessions, map[string]string{"outcome": "failed"}},
+		{LiveViolations, map[string]string{"rule": string(protocol.RTerminal)}},
+		// The histograms have observations, labelled by the client's dialect.
+		{LiveTimeToFirstChunk, map[string]string{"dialect": "sim-chat-optedin"}},
+		{LiveChunkGap, map[string]string{"dialect": "sim-chat-optedin"}},
+	} {
+		v, ok := sample(fams, c.family, c.labels)
+		if !ok || v <= 0 {
+			t.Errorf("%s%v: got %g (present %v), want a series above 0", c.family, c.labels, v, ok)
+		}
+	}
+	// Outcomes that did not happen are exported from zero, so rate() has them.
+	if v, ok := sample(fams, LiveSessions, map[string]string{"outcome": "ok"}); !ok || v != 0 {
+		t.Errorf("%s{outcome=ok}: got %g (present %v), want 0", LiveSessions, v, ok)
+	}
+	if _, ok := sample(fams, "go_goroutines", nil); !ok {
+		t.Error("no Go runtime metrics on the registry")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLiveFeeds: each hook moves the series it feeds and nothing else; a session without a
+// violation adds none, a batch of gaps is observed value by value.
+func TestLiveFeeds(t *testing.T) {
+	t.Parallel()
+	live := NewLive()
+	srv := httptest.NewServer(live.Handler())
+	t.Cleanup(srv.Close)
+	var cfg Config
+	var before int
+	cfg.OnSessionEnd = func(SessionEnd) { before++ }
+	live.Attach(&cfg)
+
+	cfg.OnSessionEnd(SessionEnd{Dialect: "compose", Outcome: OutcomeOK})
+	cfg.OnSessionEnd(SessionEnd{Dialect: "compose", Outcome: OutcomeHung, Violations: []protocol.Violation{{Rule: protocol.RTerminal}, {Rule: protocol.RTerminal}}})
+	cfg.OnLatencies(Latencies{Dialect: "compose", TimeToFirstChunk: 120 * time.Millisecond})
+	cfg.OnLatencies(Latencies{Dialect: "compose"}) // no chunk: nothing observed
+	cfg.OnLatencies(Latencies{Dialect: "compose", ChunkGaps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 3 * time.Second}})
+	cfg.OnProgress(Progress{Active: 7, Started: 9, Frames: 40, Draining: true})
+	if before != 2 {
+		t.Errorf("the hook set before Attach ran %d times, want 2", before)
+	}
+
+	fams := scrape(t, srv.URL+"/metrics")
+	for _, c := range []struct {
+		family string
+		labels map[string]string
+		want   float64
+	}{
+		{LiveSessions, map[string]string{"outcome": "ok"}, 1},
+		{LiveSessions, map[string]string{"outcome": "hung"}, 1},
+		{LiveSessions, map[string]string{"outcome": "failed"}, 0},
+		// Each violation counts, as in the run's summary.
+		{LiveViolations, map[string]string{"rule": string(protocol.RTerminal)}, 2},
+		{LiveTimeToFirstChunk, map[string]string{"dialect": "compose"}, 1},
+		{LiveChunkGap, map[string]string{"dialect": "compose"}, 3},
+		{LiveOpenStreams, nil, 7},
+		{LiveSessionsStarted, nil, 9},
+		{LiveFrames, nil, 40},
+		{LiveErrors, nil, 0},
+		{LiveDraining, nil, 1},
+	} {
+		if v, ok := sample(fams, c.family, c.labels); !ok || v != c.want {
+			t.Errorf("%s%v: got %g (present %v), want %g", c.family, c.labels, v, ok, c.want)
+		}
+	}
+	// The 3 s gap lands above the 2.5 s bucket: the buckets reach a stall's tail.
+	h := fams[LiveChunkGap].GetMetric()[0].GetHistogram()
+	for _, b := range h.GetBucket() {
+		if b.GetUpperBound() == 2.5 && b.GetCumulativeCount() != 2 {
+			t.Errorf("chunk gaps ≤ 2.5 s: %d, want 2", b.GetCumulativeCount())
+		}
+	}
+}
