@@ -15,6 +15,7 @@ import (
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/selfbench"
 	"github.com/streambench/streambench/stack"
 )
@@ -87,8 +88,8 @@ func runBench(args []string) error {
 	}
 	if !*quiet {
 		o.Progress = func() (func(loadgen.Progress), func()) {
-			v := newProgressView(os.Stderr)
-			return v.update, v.close
+			v := report.NewProgressView(os.Stderr)
+			return v.Update, v.Close
 		}
 	}
 	selfbench.RaiseOpenFileLimit()

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
@@ -310,15 +307,15 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	cfg.Interrupt = interrupt
 	table := &keyTable{SessionTally: report.NewSessionTally()}
 	cfg.OnSessionEnd = chain(cfg.OnSessionEnd, table.add)
-	var prog *progressView
+	var prog *report.ProgressView
 	if !quiet {
-		prog = newProgressView(os.Stderr)
-		cfg.OnProgress = chain(cfg.OnProgress, prog.update)
+		prog = report.NewProgressView(os.Stderr)
+		cfg.OnProgress = chain(cfg.OnProgress, prog.Update)
 	}
 	cpuBefore := selfbench.ProcessCPU()
 	run, err := loadgen.Run(ctx, cfg)
 	if prog != nil {
-		prog.close()
+		prog.Close()
 	}
 	if err != nil {
 		return nil, nil, usageError("%v", err)
@@ -368,83 +365,6 @@ func finishRun(run *measure.Run, table *keyTable, out string, render func(dir st
 		return &exitError{code: exitFailure, err: fmt.Errorf("run failed: %s", strings.Join(run.Summary.Verdict.Reasons, "; "))}
 	}
 	return nil
-}
-
-// progressView shows the run's progress: mpb bars on a terminal, a plain line every 5 s
-// otherwise (logs, CI).
-type progressView struct {
-	w     io.Writer
-	tty   bool
-	p     *mpb.Progress
-	bar   *mpb.Bar
-	mu    sync.Mutex
-	last  loadgen.Progress
-	lines int
-}
-
-// isTerminal tells whether f is a character device (a terminal), where bars can redraw.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func newProgressView(f *os.File) *progressView {
-	v := &progressView{w: f, tty: isTerminal(f)}
-	if v.tty {
-		v.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
-		v.bar = v.p.AddBar(100,
-			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
-				v.mu.Lock()
-				defer v.mu.Unlock()
-				return fmt.Sprintf("%s/%s", v.last.Elapsed, v.last.Planned)
-			}, decor.WC{W: 12})),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				v.mu.Lock()
-				defer v.mu.Unlock()
-				return v.describe()
-			})),
-		)
-	}
-	return v
-}
-
-func (v *progressView) describe() string {
-	p := v.last
-	s := fmt.Sprintf("active %d  sessions %d/%d  errors %d  violations %d", p.Active, p.Completed, p.Started, p.Errors, p.Violations)
-	if p.Draining {
-		s += "  (draining)"
-	}
-	return s
-}
-
-// update is the run's OnProgress: it moves the bar, or prints a line every 5 s.
-func (v *progressView) update(p loadgen.Progress) {
-	v.mu.Lock()
-	v.last = p
-	line := v.describe()
-	v.mu.Unlock()
-	if v.tty {
-		pct := int64(0)
-		switch {
-		case p.Planned > 0:
-			pct = int64(100 * p.Elapsed / p.Planned)
-		case p.PlannedSessions > 0:
-			pct = 100 * p.Started / p.PlannedSessions
-		}
-		v.bar.SetCurrent(min(pct, 99))
-		return
-	}
-	if int(p.Elapsed/time.Second)%5 == 0 {
-		fmt.Fprintf(v.w, "[%s] %s\n", p.Elapsed, line)
-	}
-}
-
-// close completes the bar and waits for its last redraw.
-func (v *progressView) close() {
-	if v.tty {
-		v.bar.SetTotal(-1, true)
-		v.p.Wait()
-	}
 }
 
 // sloMetricNames lists the metrics --goodput-slo accepts.

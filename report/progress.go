@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/streambench/streambench/loadgen"
+)
+
+// ProgressView shows a live run's progress (loadgen.Progress): mpb bars on a terminal, a
+// plain line every 5 s otherwise (logs, CI). Safe for concurrent use.
+type ProgressView struct {
+	w     io.Writer
+	tty   bool
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	mu    sync.Mutex
+	last  loadgen.Progress
+	lines int
+}
+
+// isTerminal tells whether f is a character device (a terminal), where bars can redraw.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// NewProgressView returns a view writing to f.
+func NewProgressView(f *os.File) *ProgressView {
+	v := &ProgressView{w: f, tty: isTerminal(f)}
+	if v.tty {
+		v.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
+		v.bar = v.p.AddBar(100,
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+				v.mu.Lock()
+				defer v.mu.Unlock()
+				return fmt.Sprintf("%s/%s", v.last.Elapsed, v.last.Planned)
+			}, decor.WC{W: 12})),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+				v.mu.Lock()
+				defer v.mu.Unlock()
+				return v.describe()
+			})),
+		)
+	}
+	return v
+}
+
+func (v *ProgressView) describe() string {
+	p := v.last
+	s := fmt.Sprintf("active %d  sessions %d/%d  errors %d  violations %d", p.Active, p.Completed, p.Started, p.Errors, p.Violations)
+	if p.Draining {
+		s += "  (draining)"
+	}
+	return s
+}
+
+// Update is the run's OnProgress: it moves the bar, or prints a line every 5 s.
+func (v *ProgressView) Update(p loadgen.Progress) {
+	v.mu.Lock()
+	v.last = p
+	line := v.describe()
+	v.mu.Unlock()
+	if v.tty {
+		pct := int64(0)
+		switch {
+		case p.Planned > 0:
+			pct = int64(100 * p.Elapsed / p.Planned)
+		case p.PlannedSessions > 0:
+			pct = 100 * p.Started / p.PlannedSessions
+		}
+		v.bar.SetCurrent(min(pct, 99))
+		return
+	}
+	if int(p.Elapsed/time.Second)%5 == 0 {
+		fmt.Fprintf(v.w, "[%s] %s\n", p.Elapsed, line)
+	}
+}
+
+// Close completes the bar and waits for its last redraw.
+func (v *ProgressView) Close() {
+	if v.tty {
+		v.bar.SetTotal(-1, true)
+		v.p.Wait()
+	}
+}
