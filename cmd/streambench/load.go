@@ -233,6 +233,7 @@ func runLoad(args []string) error {
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
 	out := fs.String("out", "", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl)")
 	w := addWorkloadFlags(fs)
+	sh := addShardFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -248,6 +249,9 @@ func runLoad(args []string) error {
 		return err
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
+	if err := sh.apply(&cfg, os.Getenv); err != nil {
+		return err
+	}
 	run, table, err := executeLoad(cfg, w.quiet)
 	if err != nil {
 		return err
@@ -323,6 +327,10 @@ func finishRun(run *measure.Run, table *keyTable, out string, render func(dir st
 	}
 	if out != "" {
 		dir := filepath.Join(out, run.Summary.RunID)
+		if sh := run.Summary.Shard; sh != nil {
+			// The shards of a run on a shared volume must not write over each other.
+			dir = filepath.Join(dir, shardDirName(sh.Index))
+		}
 		if err := measure.WriteRun(dir, run); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
