@@ -33,11 +33,11 @@ func (e *MergeError) Error() string { return "merge: " + e.Field + ": " + e.Deta
 // wall clock, the shards' key figures kept in Summary.Shards, and the verdict judged anew by
 // Judge, with each shard's warnings quoted. It refuses (a *MergeError) shards of different
 // runs, seeds, mixes, shard counts or versions, a repeated shard and a missing one.
-func Merge(shards []ShardRun) (*Run, error) {
-	if len(shards) == 0 {
-		return nil, &MergeError{Field: "shards", Detail: "no shard directory given"}
-	}
-	if err := checkShards(shards); err != nil {
+//
+// leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
+// would see the others' streams); nil records the run as not checked for leaks.
+func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
+	if err := CheckShards(shards); err != nil {
 		return nil, err
 	}
 	shards = slices.Clone(shards) // sorted here, not in the caller's slice
@@ -104,6 +104,13 @@ func Merge(shards []ShardRun) (*Run, error) {
 		judging.FirstErrors = judging.FirstErrors[:5]
 	}
 	judging.MaxInflight = first.Config.MaxInflight
+	if leaks != nil {
+		s.Leaks = append(s.Leaks, leaks.Leaks...)
+		s.LeaksNotChecked = append(s.LeaksNotChecked, leaks.NotChecked...)
+	} else {
+		s.LeaksNotChecked = append(s.LeaksNotChecked, LeakNotChecked{Source: "run",
+			Reason: "merged without a leak check: streambench leaks baseline before the shards, then merge --leak-baseline FILE"})
+	}
 	s.Environment.Hostname = strings.Join(hosts, ",")
 	s.Metrics = Summarize(out.Histograms)
 	out.Timeline = mergeTimelines(shards, s.Started)
@@ -116,9 +123,18 @@ func Merge(shards []ShardRun) (*Run, error) {
 	return out, nil
 }
 
-// checkShards refuses shards that are not one run's: each field that must agree is compared
+// MergeLeaks is a sharded run's one leak check (loadgen.LeakCheck's Verify).
+type MergeLeaks struct {
+	Leaks      []Leak
+	NotChecked []LeakNotChecked
+}
+
+// CheckShards refuses shards that are not one run's: each field that must agree is compared
 // with the first shard's, and the indices must be 0..count-1, each once.
-func checkShards(shards []ShardRun) error {
+func CheckShards(shards []ShardRun) error {
+	if len(shards) == 0 {
+		return &MergeError{Field: "shards", Detail: "no shard directory given"}
+	}
 	for _, sh := range shards {
 		if sh.Run.Summary.Shard == nil {
 			return &MergeError{Field: "shard", Detail: fmt.Sprintf("%s has no shard field in its summary.json: not the results of load --shard (or --shards)", sh.Dir)}

@@ -31,8 +31,8 @@ func shardRuns(t *testing.T, count int) ([]ShardRun, *Histograms) {
 		}
 		run := &Run{Histograms: h,
 			Summary: Summary{Schema: SchemaVersion, RunID: "run-1", Started: start.Add(time.Duration(i) * 100 * time.Millisecond),
-				Ended:  start.Add(10 * time.Second),
-				Config: Config{Seed: 7, Mix: "default", Clients: 40, Sessions: 400},
+				Ended:       start.Add(10 * time.Second),
+				Config:      Config{Seed: 7, Mix: "default", Clients: 40, Sessions: 400},
 				Environment: Environment{GoVersion: "go1.26.8", GitRevision: "abc", Hostname: "pod-" + string(rune('a'+i))},
 				Counters: Counters{SessionsStarted: 100, SessionsOK: 99, SessionsFailed: 1, Frames: 1000, LateStarts: int64(i),
 					HTTPErrors: map[int]int64{503: 1}, FailedByRules: map[string]int64{"R-terminal": 1}},
@@ -56,7 +56,7 @@ func TestMergeIsLossless(t *testing.T) {
 	shards, all := shardRuns(t, 4)
 	// given out of order: the merge orders by shard index
 	shards[0], shards[3] = shards[3], shards[0]
-	m, err := Merge(shards)
+	m, err := Merge(shards, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestMergeRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			shards, _ := shardRuns(t, 4)
-			_, err := Merge(tc.spoil(shards))
+			_, err := Merge(tc.spoil(shards), nil)
 			if err == nil || !IsMergeError(err) || !strings.Contains(err.Error(), tc.field) {
 				t.Fatalf("err = %v, want a refusal naming %q", err, tc.field)
 			}
@@ -150,7 +150,7 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	// the unspoiled shards merge (the refusals above are the spoiling's)
 	shards, _ := shardRuns(t, 4)
-	if _, err := Merge(shards); err != nil {
+	if _, err := Merge(shards, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -335,6 +335,10 @@ func finishRun(run *measure.Run, table *keyTable, out string, render func(dir st
 			return fmt.Errorf("write results: %w", err)
 		}
 		fmt.Printf("results: %s\n", dir)
+		if run.Summary.Shard != nil {
+			// A shard's report would be a fraction of the run's: the merged run has the report.
+			render = nil
+		}
 		if render != nil {
 			if err := render(dir); err != nil {
 				return fmt.Errorf("render report in %s: %w", dir, err)
