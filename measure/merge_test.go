@@ -154,3 +154,30 @@ func TestMergeRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMergeLeakCheck: the whole run's leak check goes into the merged run and its verdict; a
+// merge without one says the run was not checked.
+func TestMergeLeakCheck(t *testing.T) {
+	t.Parallel()
+	shards, _ := shardRuns(t, 2)
+	for i := range shards {
+		shards[i].Run.Summary.Violations = nil // a clean run but for the leak
+		shards[i].Run.Samples = nil
+		shards[i].Run.Summary.Counters = Counters{SessionsStarted: 10, SessionsOK: 10}
+	}
+	leak := Leak{Source: "runtime", Name: "streams_open", Before: 0, After: 4, Delta: 4}
+	m, err := Merge(shards, &MergeLeaks{Leaks: []Leak{leak}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Summary.Verdict.Pass || !strings.Contains(strings.Join(m.Summary.Verdict.Reasons, ";"), "leak: runtime streams_open grew by 4") {
+		t.Errorf("leaked: verdict %+v", m.Summary.Verdict)
+	}
+	m, err = Merge(shards, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Summary.Verdict.Pass || len(m.Summary.LeaksNotChecked) != 1 || m.Summary.LeaksNotChecked[0].Source != "run" {
+		t.Errorf("unchecked: verdict %+v, not checked %+v", m.Summary.Verdict, m.Summary.LeaksNotChecked)
+	}
+}
