@@ -47,6 +47,9 @@ type runner struct {
 	replays    atomic.Uint64 // replays so far, numbering their session ids
 	peakActive atomic.Int64
 	lateBy     time.Duration // how long after Config.StartAt the run began
+	// lateAtBegin counts the late starts that were due before the run began (lateBy): late
+	// because the shard started late, not because the generator could not keep up.
+	lateAtBegin atomic.Int64
 
 	// reqOpts are each profile × target's client and headers (by Pick.ProfileIndex and
 	// TargetIndex); redactor hides their secret values in text that might quote a request
@@ -375,9 +378,11 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	if r.lateBy > lateStart {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, fmt.Sprintf(
-			"started %s after --start-at %s: the first starts were late (counted in late_starts)", r.lateBy.Round(time.Millisecond), cfg.StartAt.UTC().Format(time.RFC3339Nano)))
+			"started %s after --start-at %s: %d starts already due then were late (counted in late_starts)", r.lateBy.Round(time.Millisecond), cfg.StartAt.UTC().Format(time.RFC3339Nano), r.lateAtBegin.Load()))
 	}
-	if w := overloadWarning(lagHist, run.Summary.Counters); w != "" {
+	paced := run.Summary.Counters
+	paced.LateStarts -= r.lateAtBegin.Load() // a late start is not an overloaded generator
+	if w := overloadWarning(lagHist, paced); w != "" {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
 	}
 	return run, nil
@@ -574,6 +579,7 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 				if first {
 					first = false
 					r.rec.late.Add(1)
+					r.lateAtBegin.Add(1)
 				}
 				r.runSession(ctx, r.planShallow(index), time.Now(), 0)
 				if r.cfg.ThinkTime > 0 {
