@@ -15,6 +15,7 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
 )
 
@@ -180,6 +181,24 @@ func TestShardedRunMergesToTheSingleRun(t *testing.T) {
 	}
 	if code := run([]string{"gate", merged, "--threshold", "violations==0", "--threshold", "errors==0"}); code != exitOK {
 		t.Errorf("gate: exit %d", code)
+	}
+
+	// and a sweep whose step is a merged run re-judges it as any step
+	sweepDir := filepath.Join(out, "sweep")
+	if err := measure.WriteRun(filepath.Join(sweepDir, m.Summary.RunID), m); err != nil {
+		t.Fatal(err)
+	}
+	slos, err := report.ParseThresholds([]string{"errors<1%"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := report.JudgeStep(report.Step{Clients: 8}, m, slos)
+	if err := report.Analyze([]report.StepResult{step}, slos).Write(sweepDir); err != nil {
+		t.Fatal(err)
+	}
+	var sweepOut bytes.Buffer
+	if err := reportMain([]string{sweepDir}, &sweepOut); err != nil || !strings.Contains(sweepOut.String(), "48") {
+		t.Errorf("sweep of a merged run: %v\n%s", err, sweepOut.String())
 	}
 
 	// a shard of another run is refused, naming the field
