@@ -4,7 +4,9 @@ import "time"
 
 // ShardInfo is a shard's place in a sharded run (summary.json "shard"), recorded by the
 // generator so that merge can check it has every shard of one run, once, and can judge the
-// merged run as the generator judges one.
+// merged run as the generator judges one. The summary's config is the whole run's (every
+// shard records the same clients, rate and sessions); the shard's part follows from Index
+// and Count.
 type ShardInfo struct {
 	Index int `json:"index"` // 0-based
 	Count int `json:"count"`
