@@ -127,6 +127,16 @@ type Config struct {
 	// counts toward goodput.
 	GoodputSLOs []measure.SessionSLO
 
+	// Shard is this process's part of a sharded run (zero: the whole run). A sharded run
+	// needs RunID (or StartAt, from which one is derived) shared by every shard, and skips
+	// its own leak check: LeakCheck judges the whole run.
+	Shard Shard
+	// StartAt, when set, is when the run begins: Run waits until then, so the shards of a
+	// run start together. A run that begins after it keeps it as its start, so its open-loop
+	// starts are late and counted so, and says by how much (Summary.Shard.LateBy and a
+	// verdict warning).
+	StartAt time.Time
+
 	// Info is recorded in the results as is; the generator does not act on it.
 	Info RunInfo
 
@@ -303,6 +313,16 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.Duration <= 0 && cfg.Sessions <= 0 && len(cfg.Stages) == 0 {
 		errs = append(errs, errors.New("run length: set duration, sessions or stages"))
+	}
+	if err := cfg.Shard.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.Shard.Sharded() && cfg.RunID == "" {
+		if cfg.StartAt.IsZero() {
+			errs = append(errs, fmt.Errorf("shard %s: a sharded run needs a run id every shard shares (or a start time to derive it from)", cfg.Shard))
+		} else {
+			cfg.RunID = cfg.StartAt.UTC().Format("20060102-150405")
+		}
 	}
 	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" {
 		errs = append(errs, fmt.Errorf("arrival: %q, want constant or poisson", cfg.Arrival))

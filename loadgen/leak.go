@@ -131,11 +131,25 @@ func parseGauges(text string) (gauges, error) {
 	return out, nil
 }
 
+// leakProbe is what a leak check needs: how to read the sources and how much they may keep.
+// A run builds one over its own client and peak concurrency; LeakCheck builds one for a check
+// that spans several generator processes (a sharded run), where the generator's own gauges
+// mean nothing and are left out.
+type leakProbe struct {
+	client     *http.Client
+	runtimeURL string // "-": not read
+	mockURL    string // "": not read
+	perStream  float64
+	grace      time.Duration
+	self       bool         // read the generator's own gauges too
+	peak       func() int64 // peak open streams, for the pooled tolerance
+}
+
 // scrape reads one source. Its errors name the URL and what went wrong; they become the
 // reason a source is not checked.
-func (r *runner) scrape(ctx context.Context, src leakSource) (gauges, error) {
+func (p *leakProbe) scrape(ctx context.Context, src leakSource) (gauges, error) {
 	if src.url == "" {
-		return r.selfGauges(), nil
+		return selfGauges(), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -143,7 +157,7 @@ func (r *runner) scrape(ctx context.Context, src leakSource) (gauges, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics URL %q: %w", src.url, err)
 	}
-	resp, err := r.client.Do(req)
+	resp, err := p.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", src.url, err)
 	}
@@ -166,7 +180,7 @@ func (r *runner) scrape(ctx context.Context, src leakSource) (gauges, error) {
 }
 
 // selfGauges reads the generator's own goroutines and open file descriptors (connections).
-func (r *runner) selfGauges() gauges {
+func selfGauges() gauges {
 	g := gauges{"go_goroutines": float64(runtime.NumGoroutine())}
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
 		g["process_open_fds"] = float64(len(fds))
@@ -178,26 +192,33 @@ func (r *runner) selfGauges() gauges {
 // and queue gauges must return exactly to their baseline. Goroutines, descriptors, threads and
 // handles may keep a little: pooled idle connections between the runtime and the provider stay
 // open (a handful of goroutines or handles each) and scale with the run's peak concurrency.
-func (r *runner) tolerance(src, name string) float64 {
+func (p *leakProbe) tolerance(src, name string) float64 {
 	if c, _ := leakGaugeClass(name, dto.MetricType_GAUGE); c != pooled {
 		return 0
 	}
 	if src == "generator" {
 		return 8
 	}
-	return 16 + r.cfg.LeakPerStream*float64(r.peakActive.Load())
+	var peak int64
+	if p.peak != nil {
+		peak = p.peak()
+	}
+	return 16 + p.perStream*float64(peak)
 }
 
 // leakSources lists what the check reads.
-func (r *runner) leakSources() []leakSource {
+func (p *leakProbe) leakSources() []leakSource {
 	var out []leakSource
-	if r.cfg.RuntimeMetricsURL != "-" {
-		out = append(out, leakSource{name: "runtime", url: r.cfg.RuntimeMetricsURL})
+	if p.runtimeURL != "-" && p.runtimeURL != "" {
+		out = append(out, leakSource{name: "runtime", url: p.runtimeURL})
 	}
-	if r.cfg.MockURL != "" {
-		out = append(out, leakSource{name: "mock", url: strings.TrimSuffix(r.cfg.MockURL, "/") + "/metrics"})
+	if p.mockURL != "" {
+		out = append(out, leakSource{name: "mock", url: strings.TrimSuffix(p.mockURL, "/") + "/metrics"})
 	}
-	return append(out, leakSource{name: "generator"})
+	if p.self {
+		out = append(out, leakSource{name: "generator"})
+	}
+	return out
 }
 
 // leakBaseline is what the check read before the load: the gauges of each source it could
@@ -210,10 +231,10 @@ type leakBaseline struct {
 
 // readLeakBaseline reads every source before the load. A source that cannot be read, or that
 // exports no gauge the check knows, is not checked; the run goes ahead either way.
-func (r *runner) readLeakBaseline(ctx context.Context) *leakBaseline {
+func (p *leakProbe) readLeakBaseline(ctx context.Context) *leakBaseline {
 	b := &leakBaseline{gauges: map[string]gauges{}}
-	for _, src := range r.leakSources() {
-		g, err := r.scrape(ctx, src)
+	for _, src := range p.leakSources() {
+		g, err := p.scrape(ctx, src)
 		switch {
 		case err != nil:
 			b.notChecked = append(b.notChecked, measure.LeakNotChecked{Source: src.name, Reason: err.Error()})
@@ -229,20 +250,20 @@ func (r *runner) readLeakBaseline(ctx context.Context) *leakBaseline {
 }
 
 // leakCheck reads every baseline source again until each delta is within tolerance or
-// LeakGrace has passed, and returns one Leak per compared gauge and what it could not compare:
+// the grace has passed, and returns one Leak per compared gauge and what it could not compare:
 // the sources unreadable before the load, those unreadable after it, and gauges gone after the
 // load or only there after it.
-func (r *runner) leakCheck(ctx context.Context, before *leakBaseline) ([]measure.Leak, []measure.LeakNotChecked) {
-	if t, ok := r.client.Transport.(interface{ CloseIdleConnections() }); ok {
+func (p *leakProbe) leakCheck(ctx context.Context, before *leakBaseline) ([]measure.Leak, []measure.LeakNotChecked) {
+	if t, ok := p.client.Transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections() // our idle keep-alive connections are not the target's leak
 	}
-	deadline := time.Now().Add(r.cfg.LeakGrace)
+	deadline := time.Now().Add(p.grace)
 	for {
 		var leaks []measure.Leak
 		notChecked := slices.Clone(before.notChecked)
 		clean := true
 		for _, src := range before.sources {
-			after, err := r.scrape(ctx, src)
+			after, err := p.scrape(ctx, src)
 			if err != nil {
 				clean = false // perhaps a moment's hiccup: read again until the grace ends
 				notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Reason: "after the load: " + err.Error()})
@@ -256,7 +277,7 @@ func (r *runner) leakCheck(ctx context.Context, before *leakBaseline) ([]measure
 						Reason: fmt.Sprintf("gone after the load (was %g before it)", b)})
 					continue
 				}
-				l := measure.Leak{Source: src.name, Name: n, Before: b, After: a, Delta: a - b, Tolerance: r.tolerance(src.name, n)}
+				l := measure.Leak{Source: src.name, Name: n, Before: b, After: a, Delta: a - b, Tolerance: p.tolerance(src.name, n)}
 				l.OK = l.Delta <= l.Tolerance
 				clean = clean && l.OK
 				leaks = append(leaks, l)
@@ -277,4 +298,10 @@ func (r *runner) leakCheck(ctx context.Context, before *leakBaseline) ([]measure
 			return leaks, notChecked
 		}
 	}
+}
+
+// leakProbe is the run's own leak check: its client, the configured sources and its peak.
+func (r *runner) leakProbe() *leakProbe {
+	return &leakProbe{client: r.client, runtimeURL: r.cfg.RuntimeMetricsURL, mockURL: r.cfg.MockURL,
+		perStream: r.cfg.LeakPerStream, grace: r.cfg.LeakGrace, self: true, peak: r.peakActive.Load}
 }

@@ -46,6 +46,10 @@ type runner struct {
 	samples    sampler
 	replays    atomic.Uint64 // replays so far, numbering their session ids
 	peakActive atomic.Int64
+	lateBy     time.Duration // how long after Config.StartAt the run began
+	// lateAtBegin counts the late starts that were due before the run began (lateBy): late
+	// because the shard started late, not because the generator could not keep up.
+	lateAtBegin atomic.Int64
 
 	// reqOpts are each profile × target's client and headers (by Pick.ProfileIndex and
 	// TargetIndex); redactor hides their secret values in text that might quote a request
@@ -222,12 +226,25 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	r.samples.perRule = cfg.SamplesPerRule
 	defer r.client.CloseIdleConnections()
 
+	// A shard's own leak check would see the other shards' streams: LeakCheck judges the
+	// whole run instead.
+	leakCheck := !cfg.NoLeakCheck && !cfg.Shard.Sharded()
 	var before *leakBaseline
-	if !cfg.NoLeakCheck {
-		before = r.readLeakBaseline(ctx)
+	if leakCheck {
+		before = r.leakProbe().readLeakBaseline(ctx)
 	}
 
 	r.start = time.Now()
+	if !cfg.StartAt.IsZero() {
+		// Every shard keeps the shared start as its own, so one that begins late is behind
+		// its schedule from the first start and counts those starts as late.
+		late, ok := waitStartAt(ctx, cfg.Clock, cfg.Interrupt, cfg.StartAt)
+		if ok {
+			r.start, r.lateBy = cfg.StartAt, late
+		} else {
+			r.start = time.Now()
+		}
+	}
 	r.warmupEnd = r.start.Add(cfg.Warmup)
 	// hard ends in-flight streams; cancelled at the end of the grace period with errGraceEnded
 	// as its cause, so a session still without a terminal then knows it hung.
@@ -245,7 +262,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		})
 	}
 	if cfg.Duration > 0 {
-		t := time.AfterFunc(cfg.Duration, func() { stop("deadline") })
+		t := time.AfterFunc(time.Until(r.start.Add(cfg.Duration)), func() { stop("deadline") })
 		defer t.Stop()
 	}
 	go func() {
@@ -343,8 +360,12 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	var leaks []measure.Leak
 	var leaksNotChecked []measure.LeakNotChecked
-	if !cfg.NoLeakCheck && ctx.Err() == nil {
-		leaks, leaksNotChecked = r.leakCheck(ctx, before)
+	if leakCheck && ctx.Err() == nil {
+		leaks, leaksNotChecked = r.leakProbe().leakCheck(ctx, before)
+	}
+	if !cfg.NoLeakCheck && cfg.Shard.Sharded() {
+		leaksNotChecked = append(leaksNotChecked, measure.LeakNotChecked{Source: "run",
+			Reason: fmt.Sprintf("shard %s: one leak check judges the whole sharded run (streambench leaks baseline/verify, or merge --leak-baseline)", cfg.Shard)})
 	}
 	hist := r.rec.merge()
 	if dropped := hist.Set(generatorLagKey, lagHist); dropped > 0 {
@@ -377,7 +398,19 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), ended.Sub(measuredFrom))
 	run.Summary.Verdict = r.verdict(&run.Summary, postErrs)
-	if w := overloadWarning(lagHist, run.Summary.Counters); w != "" {
+	if cfg.Shard.Count > 0 {
+		j := r.judging(postErrs)
+		run.Summary.Shard = &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count,
+			StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy, FirstErrors: j.FirstErrors, PostRun: j.PostRun,
+			GraceNs: cfg.Grace, StreamTimeoutNs: cfg.StreamTimeout}
+	}
+	if r.lateBy > lateStart {
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, fmt.Sprintf(
+			"started %s after --start-at %s: %d starts already due then were late (counted in late_starts)", r.lateBy.Round(time.Millisecond), cfg.StartAt.UTC().Format(time.RFC3339Nano), r.lateAtBegin.Load()))
+	}
+	paced := run.Summary.Counters
+	paced.LateStarts -= r.lateAtBegin.Load() // a late start is not an overloaded generator
+	if w := overloadWarning(lagHist, paced); w != "" {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
 	}
 	return run, nil
@@ -428,9 +461,9 @@ func (r *runner) progress(second int, draining bool) {
 	})
 }
 
-// claim reserves the next session index; false once Sessions are used up.
+// claim reserves the next session index (of this shard's); false once Sessions are used up.
 func (r *runner) claim(next *atomic.Uint64) (uint64, bool) {
-	i := next.Add(1) - 1
+	i := r.cfg.Shard.global(next.Add(1) - 1)
 	if r.cfg.Sessions > 0 && i >= uint64(r.cfg.Sessions) {
 		return 0, false
 	}
@@ -450,11 +483,15 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 	default:
 		pacer = ConstantRate{PerSecond: r.cfg.Rate}
 	}
+	if r.cfg.Shard.Sharded() {
+		pacer = ShardPacer{Base: pacer, Shard: r.cfg.Shard}
+	}
 	inflight := make(chan struct{}, r.cfg.MaxInflight)
 	waiter := r.cfg.Clock.NewWaiter()
 	var started uint64
 	for {
-		if r.cfg.Sessions > 0 && started >= uint64(r.cfg.Sessions) {
+		index := r.cfg.Shard.global(started)
+		if r.cfg.Sessions > 0 && index >= uint64(r.cfg.Sessions) {
 			return
 		}
 		elapsed := time.Since(r.start)
@@ -479,7 +516,6 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 			default:
 			}
 		}
-		index := started
 		started++
 		select {
 		case inflight <- struct{}{}:
@@ -538,10 +574,13 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 	}()
 	var next atomic.Uint64
 	var running sync.WaitGroup
-	for u := 0; u < users; u++ {
+	// A shard runs the users u ≡ Index (mod Count); a ramp's target counts every shard's.
+	for j := range r.cfg.Shard.owns(users) {
+		u := int(r.cfg.Shard.global(uint64(j)))
 		running.Add(1)
 		wg.Add(1)
 		go func() {
+			first := r.lateBy > lateStart // a late shard's users start their first session late
 			defer wg.Done()
 			defer running.Done()
 			idle := time.NewTimer(time.Hour)
@@ -564,6 +603,11 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 				index, ok := r.claim(&next)
 				if !ok {
 					return
+				}
+				if first {
+					first = false
+					r.rec.late.Add(1)
+					r.lateAtBegin.Add(1)
 				}
 				r.runSession(ctx, r.planShallow(index), time.Now(), 0)
 				if r.cfg.ThinkTime > 0 {
@@ -645,53 +689,20 @@ func environment(target string) measure.Environment {
 	return env
 }
 
-// verdict: the run passes with no violations, no leaks over tolerance, no errors beyond the
-// scripted ones, every value recorded, every planned start made, and at least one session.
+// verdict is measure.Judge over the run's own error samples, post-run failures and settings.
 func (r *runner) verdict(s *measure.Summary, postErrs []error) measure.Verdict {
-	var reasons, allowed []string
-	c := s.Counters
-	if n := s.ViolationsExcept(s.Config.Allow); n > 0 {
-		rules := make([]string, 0, len(s.Violations))
-		for rule, k := range s.Violations {
-			if !slices.Contains(s.Config.Allow, rule) {
-				rules = append(rules, fmt.Sprintf("%s×%d", rule, k))
-			}
-		}
-		slices.Sort(rules)
-		reasons = append(reasons, fmt.Sprintf("%d protocol violations: %v", n, rules))
-	}
-	for _, rule := range s.Config.Allow {
-		if k := s.Violations[rule]; k > 0 {
-			allowed = append(allowed, fmt.Sprintf("%s×%d", rule, k))
-		}
-	}
-	for _, l := range s.Leaks {
-		if !l.OK {
-			reasons = append(reasons, fmt.Sprintf("leak: %s %s grew by %g (from %g to %g, tolerance %g)", l.Source, l.Name, l.Delta, l.Before, l.After, l.Tolerance))
-		}
-	}
-	if n := c.Errors(); n > 0 {
-		r.errMu.Lock()
-		reasons = append(reasons, fmt.Sprintf("%d unscripted errors (HTTP %v, transport %d, decode %d); first: %s", n, c.HTTPErrors, c.TransportErrors, c.DecodeErrors, strings.Join(r.errSample, "; ")))
-		r.errMu.Unlock()
-	}
-	if c.RecordErrors > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d latencies outside the histogram range", c.RecordErrors))
-	}
-	if c.SessionsHung > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d sessions hung: no terminal frame within the %s grace period or the %s stream timeout (R-terminal)", c.SessionsHung, r.cfg.Grace, r.cfg.StreamTimeout))
-	}
-	if c.DroppedStarts > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d scheduled sessions dropped at --max-inflight %d", c.DroppedStarts, r.cfg.MaxInflight))
-	}
-	if c.SessionsStarted == 0 {
-		reasons = append(reasons, "no session started")
-	}
-	if s.Interrupted {
-		reasons = append(reasons, "interrupted before the planned end")
-	}
+	return measure.Judge(s, r.judging(postErrs))
+}
+
+// judging is what the verdict quotes beyond the summary (also kept in a shard's summary, so
+// a merge judges the merged run alike).
+func (r *runner) judging(postErrs []error) measure.Judging {
+	j := measure.Judging{Grace: r.cfg.Grace, StreamTimeout: r.cfg.StreamTimeout, MaxInflight: r.cfg.MaxInflight}
+	r.errMu.Lock()
+	j.FirstErrors = slices.Clone(r.errSample)
+	r.errMu.Unlock()
 	for _, e := range postErrs {
-		reasons = append(reasons, e.Error())
+		j.PostRun = append(j.PostRun, e.Error())
 	}
-	return measure.Verdict{Pass: len(reasons) == 0, Reasons: reasons, Allowed: allowed}
+	return j
 }

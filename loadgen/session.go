@@ -280,6 +280,9 @@ func (s *streamState) open() bool {
 			m.startLag = observed(lag)
 			if lag > lateStart {
 				rec.late.Add(1)
+				if r.lateBy > 0 && intended.Before(r.start.Add(r.lateBy)) {
+					r.lateAtBegin.Add(1) // due before a late --start-at shard began
+				}
 			}
 		}
 	}

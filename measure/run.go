@@ -295,8 +295,12 @@ type Summary struct {
 	// LeaksNotChecked are the sources and gauges the leak check could not compare.
 	LeaksNotChecked []LeakNotChecked `json:"leaks_not_checked,omitempty"`
 	// Tokens is the aggregate token throughput and goodput (nil in runs recorded before it).
-	Tokens  *TokenSummary `json:"tokens,omitempty"`
-	Verdict Verdict       `json:"verdict"`
+	Tokens *TokenSummary `json:"tokens,omitempty"`
+	// Shard is set in the results of one shard of a sharded run (load --shard I/N); Shards
+	// in a run merged from shards (streambench merge), one entry per shard.
+	Shard   *ShardInfo     `json:"shard,omitempty"`
+	Shards  []ShardFigures `json:"shards,omitempty"`
+	Verdict Verdict        `json:"verdict"`
 }
 
 // Metric returns the summary of k, if recorded.

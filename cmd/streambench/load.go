@@ -236,6 +236,7 @@ func runLoad(args []string) error {
 	out := fs.String("out", "", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl)")
 	metricsAddr := addMetricsAddrFlag(fs)
 	w := addWorkloadFlags(fs)
+	sh := addShardFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -251,6 +252,9 @@ func runLoad(args []string) error {
 		return err
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
+	if err := sh.apply(&cfg, os.Getenv); err != nil {
+		return err
+	}
 	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
 	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
 	if err != nil {
@@ -332,7 +336,7 @@ func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
 	}
 	var once sync.Once
 	return func(r *measure.Run) error {
-		dir := filepath.Join(out, r.Summary.RunID)
+		dir := runDir(out, &r.Summary)
 		if err := measure.WriteSnapshot(dir, r); err != nil {
 			return err
 		}
@@ -343,6 +347,16 @@ func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
 	}
 }
 
+// runDir is where a run's results go: OUT/RUN-ID, and OUT/RUN-ID/shard-I for a shard (the
+// shards of a run on a shared volume must not write over each other).
+func runDir(out string, s *measure.Summary) string {
+	dir := filepath.Join(out, s.RunID)
+	if s.Shard != nil {
+		dir = filepath.Join(dir, shardDirName(s.Shard.Index))
+	}
+	return dir
+}
+
 // finishRun prints the summary, writes the results and turns the verdict into the exit code.
 // render, when set, renders the report into the run's directory.
 func finishRun(run *measure.Run, table *keyTable, out string, render func(dir string) error) error {
@@ -350,11 +364,15 @@ func finishRun(run *measure.Run, table *keyTable, out string, render func(dir st
 		return err
 	}
 	if out != "" {
-		dir := filepath.Join(out, run.Summary.RunID)
+		dir := runDir(out, &run.Summary)
 		if err := measure.WriteRun(dir, run); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
 		fmt.Printf("results: %s\n", dir)
+		if run.Summary.Shard != nil {
+			// A shard's report would be a fraction of the run's: the merged run has the report.
+			render = nil
+		}
 		if render != nil {
 			if err := render(dir); err != nil {
 				return fmt.Errorf("render report in %s: %w", dir, err)

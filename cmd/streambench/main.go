@@ -25,6 +25,8 @@ func commands() []command {
 		{"mock", "serve the scripted mock LLM provider (OpenAI and Anthropic wire formats)", runMock},
 		{"runtime", "serve the reference agent runtime (sim-chat, sim-canvas, compose)", runRuntime},
 		{"load", "run a load against any runtime and check every protocol rule", runLoad},
+		{"merge", "merge the shard directories of a sharded run (load --shard I/N) into one run", runMerge},
+		{"leaks", "one leak check around a sharded run: leaks baseline before the shards, leaks verify after", runLeaks},
 		{"report", "re-render a run's report and plots from its saved results", runReport},
 		{"compare", "compare two runs metric by metric", runCompare},
 		{"gate", "pass or fail a run against thresholds and a baseline (exit 99 on failure)", runGate},

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
+)
+
+// leakFlags are the flags of a leak check that spans a sharded run (leaks and merge).
+type leakFlags struct {
+	runtimeMetrics, mock string
+	grace                time.Duration
+	perStream            float64
+	peakStreams          int64
+}
+
+func addLeakFlags(fs *pflag.FlagSet, verify bool) *leakFlags {
+	l := &leakFlags{}
+	fs.StringVar(&l.runtimeMetrics, "runtime-metrics", "", "the runtime's Prometheus endpoint, e.g. http://runtime:8080/metrics")
+	fs.StringVar(&l.mock, "mock", "", "the mock provider's base URL (its /metrics is read)")
+	if verify {
+		fs.DurationVar(&l.grace, "leak-grace", loadgen.DefaultLeakGrace, "how long gauges may take to return to their baseline")
+		fs.Float64Var(&l.perStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep, on top of 16")
+		fs.Int64Var(&l.peakStreams, "peak-streams", 0, "the run's peak open streams over every shard, for that tolerance (merge: default the sum of the shards' peaks in their timelines)")
+	}
+	return l
+}
+
+func (l *leakFlags) check() loadgen.LeakCheck {
+	return loadgen.LeakCheck{RuntimeMetricsURL: l.runtimeMetrics, MockURL: strings.TrimSuffix(l.mock, "/"),
+		Grace: l.grace, PerStream: l.perStream, PeakStreams: l.peakStreams}
+}
+
+// runLeaks is the leak check of a sharded run, in two steps around the shards.
+func runLeaks(args []string) error { return leaksMain(args, os.Stdout) }
+
+func leaksMain(args []string, out io.Writer) error {
+	const usage = "leaks baseline --runtime-metrics URL --mock URL --out FILE\n" +
+		"       streambench leaks verify --baseline FILE --runtime-metrics URL --mock URL [--peak-streams N]\n\n" +
+		"One leak check for a sharded run: the baseline before any shard starts (shards run with --no-leak-check),\n" +
+		"the verify after they all end (or merge --leak-baseline FILE). Verify exits 1 when a gauge leaked."
+	if len(args) == 0 || (args[0] != "baseline" && args[0] != "verify") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintf(os.Stderr, "Usage: streambench %s\n", usage)
+			return nil
+		}
+		return usageError("want a step, baseline or verify; usage: streambench %s", usage)
+	}
+	step := args[0]
+	fs := newFlagSet("leaks "+step, usage)
+	l := addLeakFlags(fs, step == "verify")
+	file := fs.String("out", "", "baseline: write the baseline to this file (required)")
+	baseline := fs.String("baseline", "", "verify: the file leaks baseline wrote (required)")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected arguments %q", fs.Args())
+	}
+	if l.runtimeMetrics == "" && l.mock == "" {
+		return usageError("give --runtime-metrics, --mock or both: the processes whose gauges the check reads")
+	}
+	ctx := context.Background()
+	if step == "baseline" {
+		if *file == "" {
+			return usageError("leaks baseline: --out FILE is required")
+		}
+		b, err := l.check().Baseline(ctx)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		if err := loadgen.WriteLeakBaseline(*file, b); err != nil {
+			return err
+		}
+		for _, nc := range b.NotChecked {
+			fmt.Fprintf(out, "not checked: %s: %s\n", nc.Source, nc.Reason)
+		}
+		fmt.Fprintf(out, "leak baseline: %d sources read, %s\n", len(b.Sources), *file)
+		return nil
+	}
+	if *baseline == "" {
+		return usageError("leaks verify: --baseline FILE is required")
+	}
+	leaks, notChecked, err := verifyLeaks(ctx, l, *baseline)
+	if err != nil {
+		return err
+	}
+	return printLeaks(out, leaks, notChecked)
+}
+
+// verifyLeaks reads the baseline file and verifies against it.
+func verifyLeaks(ctx context.Context, l *leakFlags, file string) ([]measure.Leak, []measure.LeakNotChecked, error) {
+	b, err := loadgen.ReadLeakBaseline(file)
+	if err != nil {
+		return nil, nil, usageError("%v", err)
+	}
+	leaks, notChecked, err := l.check().Verify(ctx, b)
+	if err != nil {
+		return nil, nil, usageError("%v", err)
+	}
+	return leaks, notChecked, nil
+}
+
+// printLeaks prints each gauge compared and what was not, and fails when one leaked.
+func printLeaks(out io.Writer, leaks []measure.Leak, notChecked []measure.LeakNotChecked) error {
+	failed := 0
+	for _, lk := range leaks {
+		word := "ok"
+		if !lk.OK {
+			word, failed = "LEAK", failed+1
+		}
+		fmt.Fprintf(out, "%-4s %s %s: %g → %g (delta %g, tolerance %g)\n", word, lk.Source, lk.Name, lk.Before, lk.After, lk.Delta, lk.Tolerance)
+	}
+	for _, nc := range notChecked {
+		fmt.Fprintf(out, "not checked: %s %s: %s\n", nc.Source, nc.Name, nc.Reason)
+	}
+	if failed > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%d gauges grew past their tolerance", failed)}
+	}
+	return nil
+}

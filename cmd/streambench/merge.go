@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
+)
+
+// runMerge makes one run directory of a sharded run's shard directories.
+func runMerge(args []string) error { return mergeMain(args, os.Stdout) }
+
+func mergeMain(args []string, out io.Writer) error {
+	fs := newFlagSet("merge", "merge SHARD-DIR... --out DIR [--leak-baseline FILE --runtime-metrics URL --mock URL]\n\n"+
+		"One run directory from the shard directories of a sharded run (load --shard I/N --out OUT writes OUT/RUN-ID/shard-I):\n"+
+		"histograms merged without loss, counters summed, timelines summed per wall-clock second, the verdict judged anew.\n"+
+		"Refuses shards of different runs, seeds, mixes or versions, and a missing or repeated shard. With --leak-baseline,\n"+
+		"verifies the whole run's leak check against it. Exits 1 when the merged run fails.")
+	dst := fs.String("out", "", "write the merged run into this directory (required)")
+	baseline := fs.String("leak-baseline", "", "the file streambench leaks baseline wrote before the shards: verify against it")
+	noRender := fs.Bool("no-render", false, "write the results only, not report.html, report.md and plots")
+	l := addLeakFlags(fs, true)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dst == "" {
+		return usageError("--out DIR is required")
+	}
+	if fs.NArg() == 0 {
+		return usageError("missing shard directories; usage: streambench merge SHARD-DIR... --out DIR")
+	}
+	if *baseline == "" && (l.runtimeMetrics != "" || l.mock != "") {
+		return usageError("--runtime-metrics and --mock are for the leak check: give --leak-baseline FILE too")
+	}
+	var shards []measure.ShardRun
+	var peak int64
+	for _, dir := range fs.Args() {
+		r, err := readRunArg(dir)
+		if err != nil {
+			return err
+		}
+		shards = append(shards, measure.ShardRun{Dir: dir, Run: r})
+		var shardPeak int64
+		for _, p := range r.Timeline {
+			shardPeak = max(shardPeak, p.Active)
+		}
+		peak += shardPeak
+	}
+	// Refuse before the leak check waits for gauges to settle.
+	if err := measure.CheckShards(shards); err != nil {
+		return usageError("%v", err)
+	}
+	var leaks *measure.MergeLeaks
+	if *baseline != "" {
+		if l.peakStreams == 0 {
+			l.peakStreams = peak
+		}
+		found, notChecked, err := verifyLeaks(context.Background(), l, *baseline)
+		if err != nil {
+			return err
+		}
+		leaks = &measure.MergeLeaks{Leaks: found, NotChecked: notChecked}
+	}
+	run, err := measure.Merge(shards, leaks)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if err := measure.WriteRun(*dst, run); err != nil {
+		return fmt.Errorf("write merged run: %w", err)
+	}
+	tally := report.NewSessionTally()
+	for _, k := range run.Histograms.Keys() {
+		if k.Metric == measure.StreamDuration {
+			tally.Sessions[measure.Key{Scenario: k.Scenario, Dialect: k.Dialect}] = run.Histograms.Count(k)
+		}
+	}
+	if err := report.WriteSummary(out, run, tally); err != nil {
+		return err
+	}
+	if !*noRender {
+		if err := report.RenderRun(*dst, run); err != nil {
+			return fmt.Errorf("render %s: %w", *dst, err)
+		}
+	}
+	fmt.Fprintf(out, "merged %d shards of %s: %s\n", len(shards), run.Summary.RunID, *dst)
+	if !run.Summary.Verdict.Pass {
+		return &exitError{code: exitFailure, err: fmt.Errorf("run failed: %s", strings.Join(run.Summary.Verdict.Reasons, "; "))}
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/stack"
+)
+
+// runShardProcess runs this test binary as `streambench load ARGS` with the Indexed Job's
+// environment ($JOB_COMPLETION_INDEX=index), as a pod of the Job runs it.
+func runShardProcess(index int, args []string) (int, string, error) {
+	cmd := exec.Command(os.Args[0], append([]string{"load"}, args...)...)
+	cmd.Env = append(os.Environ(), benchChildEnv+"=1", jobIndexEnv+"="+strconv.Itoa(index))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String(), nil
+	}
+	return 0, out.String(), err
+}
+
+// TestShardedRunMergesToTheSingleRun is the Indexed Job simulated here: a leak baseline, four
+// shard processes started as the Job's pods are (--shards 4, $JOB_COMPLETION_INDEX, one
+// --start-at), and a merge that verifies the leak check. The merged run has the single run's
+// counts (same seed and --sessions), its histograms are those of all the shards' values, and
+// it renders, compares and gates like any run; a shard of another run is refused by name.
+func TestShardedRunMergesToTheSingleRun(t *testing.T) {
+	t.Parallel()
+	st, err := stack.StartInProcess(stack.Options{TimeScale: 0.02})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Stop)
+	out := t.TempDir()
+	metrics := st.RuntimeURL + "/metrics"
+	// No --mock for the load: its cancel check waits 5 s after the last abort for the mock's
+	// records, in every process; the mock is still read by the leak check.
+	common := []string{"--target", st.RuntimeURL, "--seed", "5", "--sessions", "48",
+		"--clients", "8", "--time-scale", "0.02", "--quiet", "--out", out}
+
+	// The single run in process, from the same flags (the load command would also render
+	// its report, seconds of plotting that prove nothing here).
+	began := time.Now()
+	fs := newFlagSet("load", "")
+	w := addWorkloadFlags(fs)
+	target, dir := fs.String("target", "", ""), fs.String("out", "", "")
+	if err := fs.Parse(append([]string{"--run-id", "single", "--no-leak-check"}, common...)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := w.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Target, cfg.RuntimeMetricsURL = *target, "-"
+	singleRun, err := loadgen.Run(context.Background(), cfg)
+	if err != nil || !singleRun.Summary.Verdict.Pass {
+		t.Fatalf("single run: %v %+v", err, singleRun.Summary.Verdict)
+	}
+	if err := measure.WriteRun(filepath.Join(*dir, "single"), singleRun); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("single run: %v", time.Since(began))
+	baseline := filepath.Join(out, "leaks.json")
+	if code := run([]string{"leaks", "baseline", "--runtime-metrics", metrics, "--mock", st.MockURL, "--out", baseline}); code != exitOK {
+		t.Fatalf("leaks baseline: exit %d", code)
+	}
+
+	t.Logf("leak baseline: %v", time.Since(began))
+	startAt := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
+	shardsBegan := time.Now()
+	var wg sync.WaitGroup
+	outputs := make([]string, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, text, err := runShardProcess(i, append([]string{"--shards", "4", "--run-id", "sharded", "--start-at", startAt, "--no-leak-check"}, common...))
+			if err != nil || code != exitOK {
+				t.Errorf("shard %d: exit %d, %v\n%s", i, code, err, text)
+			}
+			outputs[i] = text
+			t.Logf("shard %d: %v", i, time.Since(shardsBegan))
+		}()
+	}
+	wg.Wait()
+	t.Logf("single run and shards: %v", time.Since(began))
+	if t.Failed() {
+		t.FailNow()
+	}
+	var dirs []string
+	all := measure.NewHistograms()
+	for i := range 4 {
+		dir := filepath.Join(out, "sharded", "shard-"+strconv.Itoa(i))
+		r, err := measure.ReadRun(dir)
+		if err != nil {
+			t.Fatalf("shard %d: %v\n%s", i, err, outputs[i])
+		}
+		if r.Summary.Shard == nil || r.Summary.Shard.Index != i || r.Summary.Shard.Count != 4 {
+			t.Fatalf("shard %d: summary shard %+v", i, r.Summary.Shard)
+		}
+		all.Merge(r.Histograms)
+		dirs = append(dirs, dir)
+	}
+
+	merged := filepath.Join(out, "merged")
+	args := append(append([]string{"merge"}, dirs...), "--out", merged, "--leak-baseline", baseline,
+		"--runtime-metrics", metrics, "--mock", st.MockURL, "--no-render")
+	if code := run(args); code != exitOK {
+		t.Fatalf("merge: exit %d", code)
+	}
+	t.Logf("merged with the leak check: %v", time.Since(began))
+	m, err := measure.ReadRun(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, err := measure.ReadRun(filepath.Join(out, "single"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// counts: the single run's
+	mc, sc := m.Summary.Counters, single.Summary.Counters
+	if mc.SessionsStarted != 48 || mc.SessionsStarted != sc.SessionsStarted || mc.SessionsOK != sc.SessionsOK ||
+		mc.SessionsFailed != sc.SessionsFailed || mc.SessionsAborted != sc.SessionsAborted ||
+		mc.Frames != sc.Frames || mc.OutputTokens != sc.OutputTokens || mc.ScriptedErrors != sc.ScriptedErrors {
+		t.Errorf("merged counters %+v\nsingle %+v", mc, sc)
+	}
+	if m.Summary.TotalViolations() != single.Summary.TotalViolations() {
+		t.Errorf("violations %v, single %v", m.Summary.Violations, single.Summary.Violations)
+	}
+	// per scenario × dialect, every histogram holds as many values as the single run's (their
+	// values differ by timing)
+	for _, k := range single.Histograms.Keys() {
+		if k.Metric == measure.GeneratorLag || k.Metric == measure.Connect {
+			continue // sampled on a clock; recorded only when a new connection was dialled
+		}
+		if got, want := m.Histograms.Count(k), single.Histograms.Count(k); got != want {
+			t.Errorf("%s: %d values merged, %d in the single run", k, got, want)
+		}
+	}
+	// percentiles: those of one histogram of all the shards' values
+	if !m.Histograms.Equal(all) {
+		t.Error("merged histograms differ from the histograms of all the shards' values")
+	}
+	for _, k := range all.Keys() {
+		got, want := m.Histograms.Get(k), all.Get(k)
+		for _, q := range []float64{50, 90, 99, 99.9} {
+			if got.ValueAtQuantile(q) != want.ValueAtQuantile(q) {
+				t.Errorf("%s p%g: %d merged, %d of all values", k, q, got.ValueAtQuantile(q), want.ValueAtQuantile(q))
+			}
+		}
+	}
+	if len(m.Summary.Shards) != 4 || len(m.Summary.Leaks) == 0 || m.Summary.FailedLeaks() != 0 || !m.Summary.Verdict.Pass {
+		t.Errorf("shards %d, leaks %+v, verdict %+v", len(m.Summary.Shards), m.Summary.Leaks, m.Summary.Verdict)
+	}
+
+	// a merged run renders, compares and gates like any run
+	if code := run([]string{"report", merged}); code != exitOK {
+		t.Errorf("report: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(merged, "report.html")); err != nil {
+		t.Errorf("report: %v", err)
+	}
+	if code := run([]string{"compare", filepath.Join(out, "single"), merged}); code != exitOK {
+		t.Errorf("compare: exit %d", code)
+	}
+	if code := run([]string{"gate", merged, "--threshold", "violations==0", "--threshold", "errors==0"}); code != exitOK {
+		t.Errorf("gate: exit %d", code)
+	}
+
+	// and a sweep whose step is a merged run re-judges it as any step
+	sweepDir := filepath.Join(out, "sweep")
+	if err := measure.WriteRun(filepath.Join(sweepDir, m.Summary.RunID), m); err != nil {
+		t.Fatal(err)
+	}
+	slos, err := report.ParseThresholds([]string{"errors<1%"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := report.JudgeStep(report.Step{Clients: 8}, m, slos)
+	if err := report.Analyze([]report.StepResult{step}, slos).Write(sweepDir); err != nil {
+		t.Fatal(err)
+	}
+	var sweepOut bytes.Buffer
+	if err := reportMain([]string{sweepDir}, &sweepOut); err != nil || !strings.Contains(sweepOut.String(), "48") {
+		t.Errorf("sweep of a merged run: %v\n%s", err, sweepOut.String())
+	}
+
+	// a shard of another run is refused, naming the field
+	other := filepath.Join(out, "other-shard")
+	r3, _ := measure.ReadRun(dirs[3])
+	r3.Summary.RunID = "another-run"
+	if err := measure.WriteRun(other, r3); err != nil {
+		t.Fatal(err)
+	}
+	err = mergeMain(append(append([]string{}, dirs[:3]...), other, "--out", filepath.Join(out, "refused")), &bytes.Buffer{})
+	if exitCode(err) != exitUsage || !strings.Contains(fmtErr(err), "run_id") || !strings.Contains(fmtErr(err), "another-run") {
+		t.Errorf("merge of another run's shard: exit %d, %v", exitCode(err), err)
+	}
+	// and so is a missing shard
+	err = mergeMain(append(append([]string{}, dirs[:3]...), "--out", filepath.Join(out, "refused")), &bytes.Buffer{})
+	if exitCode(err) != exitUsage || !strings.Contains(fmtErr(err), "shard 3 of 4 missing") {
+		t.Errorf("merge without shard 3: exit %d, %v", exitCode(err), err)
+	}
+}
+
+func fmtErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

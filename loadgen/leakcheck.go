@@ -1,0 +1,135 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// LeakCheck is one leak check around a load that several generator processes share (the
+// shards of a sharded run): Baseline before any shard starts, Verify after every one has
+// ended. A shard's own check would see the other shards' streams, so shards skip theirs and
+// this one judges the whole run. It reads the runtime's and the mock's gauges only: the
+// generators are other processes.
+type LeakCheck struct {
+	// RuntimeMetricsURL is the runtime's Prometheus endpoint ("" or "-": not read); MockURL
+	// the mock's base URL, whose /metrics is read ("": not read).
+	RuntimeMetricsURL string
+	MockURL           string
+	// Grace is how long Verify waits for the gauges to settle (0: DefaultLeakGrace).
+	Grace time.Duration
+	// PerStream is the pooled tolerance per peak open stream (0: DefaultLeakPerStream), and
+	// PeakStreams the run's peak open streams over every shard (an upper bound will do).
+	PerStream   float64
+	PeakStreams int64
+	// Client reads the endpoints (nil: a client with no special settings).
+	Client *http.Client
+}
+
+// LeakBaseline is what LeakCheck.Baseline read, saved between the steps (a file: see
+// WriteLeakBaseline).
+type LeakBaseline struct {
+	Taken      time.Time                `json:"taken"`
+	Sources    []LeakSourceReading      `json:"sources"`
+	NotChecked []measure.LeakNotChecked `json:"not_checked,omitempty"`
+}
+
+// LeakSourceReading is one source's gauges at the baseline.
+type LeakSourceReading struct {
+	Source string             `json:"source"` // "runtime" or "mock"
+	URL    string             `json:"url"`
+	Gauges map[string]float64 `json:"gauges"`
+}
+
+func (c LeakCheck) probe() *leakProbe {
+	p := &leakProbe{client: c.Client, runtimeURL: c.RuntimeMetricsURL, mockURL: c.MockURL,
+		perStream: c.PerStream, grace: c.Grace, peak: func() int64 { return c.PeakStreams }}
+	if p.client == nil {
+		p.client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if p.grace <= 0 {
+		p.grace = DefaultLeakGrace
+	}
+	if p.perStream <= 0 {
+		p.perStream = DefaultLeakPerStream
+	}
+	return p
+}
+
+// Baseline reads every configured source. A source it cannot read is recorded as not
+// checked (as a run's own check does); it is an error only when no source is configured.
+func (c LeakCheck) Baseline(ctx context.Context) (*LeakBaseline, error) {
+	p := c.probe()
+	if len(p.leakSources()) == 0 {
+		return nil, errors.New("leak baseline: no source: give the runtime's metrics URL, the mock's URL or both")
+	}
+	b := p.readLeakBaseline(ctx)
+	out := &LeakBaseline{Taken: time.Now().UTC(), NotChecked: b.notChecked}
+	for _, src := range b.sources {
+		out.Sources = append(out.Sources, LeakSourceReading{Source: src.name, URL: src.url, Gauges: b.gauges[src.name]})
+	}
+	return out, nil
+}
+
+// Verify reads the baseline's sources again until every delta is within tolerance or Grace
+// has passed. The sources must be the ones the baseline read: a verify against another
+// runtime than the baseline's is an error naming both URLs.
+func (c LeakCheck) Verify(ctx context.Context, b *LeakBaseline) ([]measure.Leak, []measure.LeakNotChecked, error) {
+	p := c.probe()
+	want := map[string]string{}
+	for _, src := range p.leakSources() {
+		want[src.name] = src.url
+	}
+	before := &leakBaseline{gauges: map[string]gauges{}, notChecked: b.NotChecked}
+	for _, r := range b.Sources {
+		url, ok := want[r.Source]
+		if !ok {
+			return nil, nil, fmt.Errorf("leak verify: the baseline read the %s at %s; give its URL to verify too", r.Source, r.URL)
+		}
+		if url != r.URL {
+			return nil, nil, fmt.Errorf("leak verify: %s: the baseline read %s, verify was given %s", r.Source, r.URL, url)
+		}
+		before.sources = append(before.sources, leakSource{name: r.Source, url: r.URL})
+		before.gauges[r.Source] = r.Gauges
+	}
+	leaks, notChecked := p.leakCheck(ctx, before)
+	return leaks, notChecked, nil
+}
+
+// WriteLeakBaseline saves b as JSON at path.
+func WriteLeakBaseline(path string, b *LeakBaseline) error {
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return fmt.Errorf("leak baseline: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("leak baseline: %w", err)
+	}
+	return nil
+}
+
+// ReadLeakBaseline reads a file WriteLeakBaseline wrote; unknown fields are an error naming
+// the file, so a summary.json given by mistake is not read as an empty baseline.
+func ReadLeakBaseline(path string) (*LeakBaseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("leak baseline: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var b LeakBaseline
+	if err := dec.Decode(&b); err != nil {
+		return nil, fmt.Errorf("leak baseline %s: %w", path, err)
+	}
+	if b.Taken.IsZero() {
+		return nil, fmt.Errorf("leak baseline %s: no \"taken\" time: not a file written by leaks baseline", path)
+	}
+	return &b, nil
+}

@@ -1,0 +1,109 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/hrtimer"
+)
+
+// Shard is this process's part of a load split over Count processes (a Kubernetes Indexed
+// Job's pods): the session sequence is split by index, shard Index playing the sessions
+// i ≡ Index (mod Count). Closed loop: it runs the virtual users u ≡ Index (mod Count), each
+// claiming the shard's next index; open loop: it makes every Count-th arrival of the
+// single-process schedule, from the Index-th (ShardPacer), so the union of the shards'
+// schedules is that schedule. Session ids are the run id and the index, so they are unique
+// across shards that share the run id, and the same seed and Count give every shard the same
+// sessions whatever order the shards start in. The zero value (Count 0) is an unsharded run.
+type Shard struct {
+	Index int // 0-based
+	Count int
+}
+
+// ParseShard reads "I/N" (0 <= I < N).
+func ParseShard(s string) (Shard, error) {
+	i, n, ok := strings.Cut(s, "/")
+	if !ok {
+		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT, e.g. 0/4 (0-based index)", s)
+	}
+	idx, err1 := strconv.Atoi(i)
+	cnt, err2 := strconv.Atoi(n)
+	if err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT as integers, e.g. 0/4", s)
+	}
+	sh := Shard{Index: idx, Count: cnt}
+	return sh, sh.validate()
+}
+
+// Sharded tells whether the run is one shard of several (a 1/1 split is not).
+func (s Shard) Sharded() bool { return s.Count > 1 }
+
+// String is the form ParseShard reads.
+func (s Shard) String() string { return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count) }
+
+func (s Shard) validate() error {
+	if s.Count < 0 || (s.Count == 0 && s.Index != 0) {
+		return fmt.Errorf("shard %d/%d: the count must be at least 1", s.Index, s.Count)
+	}
+	if s.Count > 0 && (s.Index < 0 || s.Index >= s.Count) {
+		return fmt.Errorf("shard %d/%d: the index must be 0 to %d (0-based)", s.Index, s.Count, s.Count-1)
+	}
+	return nil
+}
+
+// global is the index in the whole run's sequence of this shard's k-th session (or user).
+func (s Shard) global(k uint64) uint64 {
+	if !s.Sharded() {
+		return k
+	}
+	return uint64(s.Index) + k*uint64(s.Count)
+}
+
+// owns is how many of the first n indices of the whole run are this shard's.
+func (s Shard) owns(n int) int {
+	if !s.Sharded() {
+		return n
+	}
+	if n <= s.Index {
+		return 0
+	}
+	return (n-s.Index-1)/s.Count + 1
+}
+
+// ShardPacer makes one shard's part of Base's schedule: its k-th start is Base's
+// (Index + k·Count)-th, at Base's time for it. It stops when Base does. As Base's pacers, it
+// is a pure function of its arguments (a Poisson base memoizes, so the same rules apply).
+type ShardPacer struct {
+	Base  Pacer
+	Shard Shard
+}
+
+// Pace implements Pacer.
+func (p ShardPacer) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
+	return p.Base.Pace(elapsed, p.Shard.global(started))
+}
+
+// waitStartAt blocks until at (the shared start of every shard) and reports how late the
+// caller is past it (0 when it was in time). It returns false when stop or ctx ended the wait.
+// The clock's waiter spins the last stretch, so open-loop starts due at once are on time.
+func waitStartAt(ctx context.Context, clock *hrtimer.Clock, stop <-chan struct{}, at time.Time) (time.Duration, bool) {
+	if late := time.Since(at); late > 0 {
+		return late, true
+	}
+	ended := make(chan struct{}) // stop or ctx, whichever first
+	waited := make(chan struct{})
+	defer close(waited)
+	go func() {
+		select {
+		case <-stop:
+		case <-ctx.Done():
+		case <-waited:
+			return
+		}
+		close(ended)
+	}()
+	return 0, clock.NewWaiter().UntilSpinning(ended, at, 250*time.Microsecond)
+}

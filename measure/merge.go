@@ -1,0 +1,288 @@
+package measure
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// ShardRun is one shard's results and where they were read from (named in errors).
+type ShardRun struct {
+	Dir string
+	Run *Run
+}
+
+// MergeError is a refusal to merge: shards that are not the shards of one run. Field names
+// the summary.json field that differs or is missing (run_id, config.seed, shard.index, …).
+type MergeError struct {
+	Field  string
+	Detail string
+}
+
+func (e *MergeError) Error() string { return "merge: " + e.Field + ": " + e.Detail }
+
+// Merge makes one run of the shards of a sharded run, as if one process had run it all:
+// histograms merged losslessly (every count and percentile is that of one histogram of all
+// the values), counters and violations summed, violation samples kept (per rule, as many as
+// the shard that kept most, so the generator's bound holds), timelines summed per second of
+// wall clock, the shards' key figures kept in Summary.Shards, and the verdict judged anew by
+// Judge, with each shard's warnings quoted. It refuses (a *MergeError) shards of different
+// runs, seeds, mixes, shard counts or versions, a repeated shard and a missing one.
+//
+// leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
+// would see the others' streams); nil records the run as not checked for leaks.
+func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
+	if err := CheckShards(shards); err != nil {
+		return nil, err
+	}
+	shards = slices.Clone(shards) // sorted here, not in the caller's slice
+	slices.SortFunc(shards, func(a, b ShardRun) int { return a.Run.Summary.Shard.Index - b.Run.Summary.Shard.Index })
+	first := &shards[0].Run.Summary
+	out := &Run{Histograms: NewHistograms()}
+	s := &out.Summary
+	s.Schema, s.RunID, s.Config = SchemaVersion, first.RunID, first.Config
+	s.Environment = first.Environment
+	s.Started, s.Ended = first.Started, first.Ended
+	s.Violations = map[protocol.Rule]int64{}
+	var hosts []string
+	var judging Judging
+	var slos []string
+	for _, sh := range shards {
+		r := sh.Run
+		sum := &r.Summary
+		if dropped := out.Histograms.Merge(r.Histograms); dropped > 0 {
+			return nil, fmt.Errorf("merge: %s: %d histogram values outside 1µs..1h", sh.Dir, dropped)
+		}
+		s.Counters = addCounters(s.Counters, sum.Counters)
+		for rule, n := range sum.Violations {
+			s.Violations[rule] += n
+		}
+		if sum.Started.Before(s.Started) {
+			s.Started = sum.Started
+		}
+		if sum.Ended.After(s.Ended) {
+			s.Ended = sum.Ended
+		}
+		s.Interrupted = s.Interrupted || sum.Interrupted
+		s.Leaks = append(s.Leaks, sum.Leaks...)
+		for _, nc := range sum.LeaksNotChecked {
+			if nc.Source != "run" { // the shards' "the merge checks" notes: the merge says its own
+				s.LeaksNotChecked = append(s.LeaksNotChecked, nc)
+			}
+		}
+		if h := sum.Environment.Hostname; h != "" && !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+		info := sum.Shard
+		judging.FirstErrors = append(judging.FirstErrors, info.FirstErrors...)
+		for _, p := range info.PostRun {
+			judging.PostRun = append(judging.PostRun, fmt.Sprintf("shard %d: %s", info.Index, p))
+		}
+		judging.Grace, judging.StreamTimeout = max(judging.Grace, info.GraceNs), max(judging.StreamTimeout, info.StreamTimeoutNs)
+		for _, w := range sum.Verdict.Warnings {
+			s.Verdict.Warnings = append(s.Verdict.Warnings, fmt.Sprintf("shard %d: %s", info.Index, w))
+		}
+		if sum.Tokens != nil && slos == nil {
+			slos = sum.Tokens.Goodput.SLOs
+		}
+		ttfc, _ := r.Histograms.Merged(func(k Key) bool { return k.Metric == FirstChunk })
+		s.Shards = append(s.Shards, ShardFigures{
+			Index: info.Index, Dir: sh.Dir, Hostname: sum.Environment.Hostname,
+			Started: sum.Started, Ended: sum.Ended, LateBy: info.LateBy,
+			SessionsStarted: sum.Counters.SessionsStarted, SessionsOK: sum.Counters.SessionsOK,
+			SessionsFailed: sum.Counters.SessionsFailed, LateStarts: sum.Counters.LateStarts,
+			DroppedStarts: sum.Counters.DroppedStarts, Violations: sum.TotalViolations(),
+			Errors: sum.Counters.Errors(), TTFCP99: ttfc.ValueAtQuantile(99), Pass: sum.Verdict.Pass,
+		})
+	}
+	if len(judging.FirstErrors) > 5 { // as many as one generator quotes
+		judging.FirstErrors = judging.FirstErrors[:5]
+	}
+	judging.MaxInflight = first.Config.MaxInflight
+	if leaks != nil {
+		s.Leaks = append(s.Leaks, leaks.Leaks...)
+		s.LeaksNotChecked = append(s.LeaksNotChecked, leaks.NotChecked...)
+	} else {
+		s.LeaksNotChecked = append(s.LeaksNotChecked, LeakNotChecked{Source: "run",
+			Reason: "merged without a leak check: streambench leaks baseline before the shards, then merge --leak-baseline FILE"})
+	}
+	s.Environment.Hostname = strings.Join(hosts, ",")
+	s.Metrics = Summarize(out.Histograms)
+	out.Timeline = mergeTimelines(shards, s.Started)
+	out.Samples = mergeSamples(shards)
+	measured := s.Ended.Sub(s.Started.Add(s.Config.Warmup))
+	s.Tokens = NewTokenSummary(s.Counters, slos, measured)
+	warnings := s.Verdict.Warnings
+	s.Verdict = Judge(s, judging)
+	s.Verdict.Warnings = warnings
+	return out, nil
+}
+
+// MergeLeaks is a sharded run's one leak check (loadgen.LeakCheck's Verify).
+type MergeLeaks struct {
+	Leaks      []Leak
+	NotChecked []LeakNotChecked
+}
+
+// CheckShards refuses shards that are not one run's: each field that must agree is compared
+// with the first shard's, and the indices must be 0..count-1, each once.
+func CheckShards(shards []ShardRun) error {
+	if len(shards) == 0 {
+		return &MergeError{Field: "shards", Detail: "no shard directory given"}
+	}
+	for _, sh := range shards {
+		if sh.Run.Summary.Shard == nil {
+			return &MergeError{Field: "shard", Detail: fmt.Sprintf("%s has no shard field in its summary.json: not the results of load --shard (or --shards)", sh.Dir)}
+		}
+	}
+	a := &shards[0].Run.Summary
+	for _, sh := range shards[1:] {
+		b := &sh.Run.Summary
+		for _, f := range []struct {
+			field string
+			x, y  string
+		}{
+			{"run_id", a.RunID, b.RunID},
+			{"config.seed", fmt.Sprint(a.Config.Seed), fmt.Sprint(b.Config.Seed)},
+			{"config.mix", a.Config.Mix, b.Config.Mix},
+			{"config.dialects", strings.Join(a.Config.Dialects, ","), strings.Join(b.Config.Dialects, ",")},
+			{"config.clients", fmt.Sprint(a.Config.Clients), fmt.Sprint(b.Config.Clients)},
+			{"config.rate", fmt.Sprint(a.Config.Rate), fmt.Sprint(b.Config.Rate)},
+			{"config.sessions", fmt.Sprint(a.Config.Sessions), fmt.Sprint(b.Config.Sessions)},
+			{"config.stages", a.Config.Stages, b.Config.Stages},
+			{"environment.git_revision", a.Environment.GitRevision, b.Environment.GitRevision},
+			{"environment.go_version", a.Environment.GoVersion, b.Environment.GoVersion},
+			{"shard.count", fmt.Sprint(a.Shard.Count), fmt.Sprint(b.Shard.Count)},
+		} {
+			if f.x != f.y {
+				return &MergeError{Field: f.field, Detail: fmt.Sprintf("%s has %q, %s has %q: not shards of one run", shards[0].Dir, f.x, sh.Dir, f.y)}
+			}
+		}
+	}
+	count := a.Shard.Count
+	seen := map[int]string{}
+	for _, sh := range shards {
+		i := sh.Run.Summary.Shard.Index
+		if i < 0 || i >= count {
+			return &MergeError{Field: "shard.index", Detail: fmt.Sprintf("%s is shard %d of %d: out of range", sh.Dir, i, count)}
+		}
+		if d, ok := seen[i]; ok {
+			return &MergeError{Field: "shard.index", Detail: fmt.Sprintf("shard %d given twice: %s and %s", i, d, sh.Dir)}
+		}
+		seen[i] = sh.Dir
+	}
+	var missing []string
+	for i := range count {
+		if _, ok := seen[i]; !ok {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		return &MergeError{Field: "shard.index", Detail: fmt.Sprintf("shard %s of %d missing (have %d of %d): merge them all", strings.Join(missing, ", "), count, len(seen), count)}
+	}
+	return nil
+}
+
+// addCounters sums two runs' counters, maps included.
+func addCounters(a, b Counters) Counters {
+	sumMap := func(x, y map[string]int64) map[string]int64 {
+		if len(x)+len(y) == 0 {
+			return nil
+		}
+		out := maps.Clone(x)
+		if out == nil {
+			out = map[string]int64{}
+		}
+		for k, v := range y {
+			out[k] += v
+		}
+		return out
+	}
+	var http map[int]int64
+	if len(a.HTTPErrors)+len(b.HTTPErrors) > 0 {
+		http = maps.Clone(a.HTTPErrors)
+		if http == nil {
+			http = map[int]int64{}
+		}
+		for k, v := range b.HTTPErrors {
+			http[k] += v
+		}
+	}
+	return Counters{
+		SessionsStarted: a.SessionsStarted + b.SessionsStarted, SessionsOK: a.SessionsOK + b.SessionsOK,
+		SessionsFailed: a.SessionsFailed + b.SessionsFailed, FailedByRules: sumMap(a.FailedByRules, b.FailedByRules),
+		SessionsHung: a.SessionsHung + b.SessionsHung, SessionsAborted: a.SessionsAborted + b.SessionsAborted,
+		SessionsCut: a.SessionsCut + b.SessionsCut, ScriptedErrors: a.ScriptedErrors + b.ScriptedErrors,
+		HTTPErrors: http, TransportErrors: a.TransportErrors + b.TransportErrors,
+		DecodeErrors: a.DecodeErrors + b.DecodeErrors, Frames: a.Frames + b.Frames, Bytes: a.Bytes + b.Bytes,
+		LateStarts: a.LateStarts + b.LateStarts, DroppedStarts: a.DroppedStarts + b.DroppedStarts,
+		RecordErrors: a.RecordErrors + b.RecordErrors, OutputTokens: a.OutputTokens + b.OutputTokens,
+		GoodputSessions: a.GoodputSessions + b.GoodputSessions, GoodputJudged: a.GoodputJudged + b.GoodputJudged,
+	}
+}
+
+// mergeTimelines sums the shards' seconds on the wall clock: a shard's second n is the second
+// from start (the earliest shard's start) its start + n falls in.
+func mergeTimelines(shards []ShardRun, start time.Time) []TimelinePoint {
+	bySecond := map[int]*TimelinePoint{}
+	for _, sh := range shards {
+		origin := sh.Run.Summary.Started.Add(sh.Run.Summary.Shard.LateBy)
+		offset := int(origin.Sub(start).Round(time.Second) / time.Second)
+		for _, p := range sh.Run.Timeline {
+			sec := p.Second + offset
+			m := bySecond[sec]
+			if m == nil {
+				m = &TimelinePoint{Second: sec}
+				bySecond[sec] = m
+			}
+			m.Active += p.Active
+			m.Started += p.Started
+			m.Completed += p.Completed
+			m.Frames += p.Frames
+			m.Errors += p.Errors
+			m.Violations += p.Violations
+		}
+	}
+	out := make([]TimelinePoint, 0, len(bySecond))
+	for _, sec := range slices.Sorted(maps.Keys(bySecond)) {
+		out = append(out, *bySecond[sec])
+	}
+	return out
+}
+
+// mergeSamples keeps, per rule, the shards' samples in shard order up to the most any one
+// shard kept for it: the generator's per-rule bound, which the summary does not record.
+func mergeSamples(shards []ShardRun) []ViolationSample {
+	bound := map[protocol.Rule]int{}
+	for _, sh := range shards {
+		per := map[protocol.Rule]int{}
+		for _, v := range sh.Run.Samples {
+			per[v.Rule]++
+		}
+		for r, n := range per {
+			bound[r] = max(bound[r], n)
+		}
+	}
+	kept := map[protocol.Rule]int{}
+	var out []ViolationSample
+	for _, sh := range shards {
+		for _, v := range sh.Run.Samples {
+			if kept[v.Rule] < bound[v.Rule] {
+				kept[v.Rule]++
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// IsMergeError tells whether err is a refusal to merge (as opposed to an unreadable shard).
+func IsMergeError(err error) bool {
+	var me *MergeError
+	return errors.As(err, &me)
+}

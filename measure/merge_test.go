@@ -1,0 +1,183 @@
+package measure
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// shardRuns makes count shards of one run with seeded latencies, and the histograms of all
+// their values recorded into one set.
+func shardRuns(t *testing.T, count int) ([]ShardRun, *Histograms) {
+	t.Helper()
+	all := NewHistograms()
+	start := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	var out []ShardRun
+	for i := range count {
+		rng := rand.New(rand.NewPCG(uint64(i), 99))
+		h := NewHistograms()
+		for n := range 3000 + 500*i {
+			k := Key{Metric: FirstChunk, Scenario: []string{"plain-answer", "tool-loop"}[n%2], Dialect: "sim-chat"}
+			d := time.Duration(rng.ExpFloat64()*float64(40*time.Millisecond)) + time.Duration(i)*time.Millisecond
+			for _, set := range []*Histograms{h, all} {
+				if err := set.Record(k, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		run := &Run{Histograms: h,
+			Summary: Summary{Schema: SchemaVersion, RunID: "run-1", Started: start.Add(time.Duration(i) * 100 * time.Millisecond),
+				Ended:       start.Add(10 * time.Second),
+				Config:      Config{Seed: 7, Mix: "default", Clients: 40, Sessions: 400},
+				Environment: Environment{GoVersion: "go1.26.8", GitRevision: "abc", Hostname: "pod-" + string(rune('a'+i))},
+				Counters: Counters{SessionsStarted: 100, SessionsOK: 99, SessionsFailed: 1, Frames: 1000, LateStarts: int64(i),
+					HTTPErrors: map[int]int64{503: 1}, FailedByRules: map[string]int64{"R-terminal": 1}},
+				Violations: map[protocol.Rule]int64{protocol.RTerminal: 2},
+				Shard:      &ShardInfo{Index: i, Count: count, FirstErrors: []string{"shard error"}},
+				Verdict:    Verdict{Warnings: []string{"late"}}},
+			Timeline: []TimelinePoint{{Second: 1, Active: 5, Started: 5}, {Second: 2, Active: 0, Completed: 5, Frames: 50}},
+			Samples: []ViolationSample{{Session: "s" + string(rune('0'+i)), Rule: protocol.RTerminal},
+				{Session: "t" + string(rune('0'+i)), Rule: protocol.RTerminal}},
+		}
+		out = append(out, ShardRun{Dir: filepath.Join("shards", "shard-"+string(rune('0'+i))), Run: run})
+	}
+	return out, all
+}
+
+// TestMergeIsLossless: the merged histograms are the histograms of all the values (every
+// count and percentile), the counters are the sums, the timeline is summed per second of
+// wall clock, samples keep the per-rule bound, and the verdict is judged anew.
+func TestMergeIsLossless(t *testing.T) {
+	t.Parallel()
+	shards, all := shardRuns(t, 4)
+	// given out of order: the merge orders by shard index
+	shards[0], shards[3] = shards[3], shards[0]
+	m, err := Merge(shards, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Histograms.Equal(all) {
+		t.Fatal("merged histograms differ from the histograms of all values")
+	}
+	for _, k := range all.Keys() {
+		got, want := m.Histograms.Get(k), all.Get(k)
+		for _, q := range []float64{50, 90, 99, 99.9, 100} {
+			if got.ValueAtQuantile(q) != want.ValueAtQuantile(q) {
+				t.Errorf("%s p%g: %d, want %d", k, q, got.ValueAtQuantile(q), want.ValueAtQuantile(q))
+			}
+		}
+		if got.TotalCount() != want.TotalCount() {
+			t.Errorf("%s: count %d, want %d", k, got.TotalCount(), want.TotalCount())
+		}
+	}
+	s := m.Summary
+	c := s.Counters
+	if c.SessionsStarted != 400 || c.SessionsOK != 396 || c.LateStarts != 6 || c.HTTPErrors[503] != 4 || c.FailedByRules["R-terminal"] != 4 {
+		t.Errorf("counters %+v", c)
+	}
+	if s.Violations[protocol.RTerminal] != 8 {
+		t.Errorf("violations %v, want R-terminal×8", s.Violations)
+	}
+	if len(m.Samples) != 2 {
+		t.Errorf("%d samples, want 2 (the most any shard kept for the rule)", len(m.Samples))
+	}
+	// shards 0..2 start within the same second (0, 100, 200 ms), shard 3 (300 ms) too: rounded
+	if len(m.Timeline) != 2 || m.Timeline[0].Started != 20 || m.Timeline[1].Frames != 200 {
+		t.Errorf("timeline %+v", m.Timeline)
+	}
+	if len(s.Shards) != 4 || s.Shards[0].Index != 0 || s.Shards[3].Hostname != "pod-d" || s.Shards[2].SessionsStarted != 100 {
+		t.Errorf("shards %+v", s.Shards)
+	}
+	if s.Verdict.Pass || !strings.Contains(strings.Join(s.Verdict.Reasons, ";"), "8 protocol violations") ||
+		!strings.Contains(strings.Join(s.Verdict.Reasons, ";"), "first: shard error") || len(s.Verdict.Warnings) != 4 {
+		t.Errorf("verdict %+v", s.Verdict)
+	}
+	if s.Shard != nil || !s.Started.Equal(shards[3].Run.Summary.Started) || s.Environment.Hostname != "pod-a,pod-b,pod-c,pod-d" {
+		t.Errorf("summary shard %v started %v hostname %q", s.Shard, s.Started, s.Environment.Hostname)
+	}
+	// the merged run writes and reads back as any run
+	dir := t.TempDir()
+	if err := WriteRun(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRun(dir)
+	if err != nil || !back.Histograms.Equal(all) || len(back.Summary.Shards) != 4 {
+		t.Fatalf("read back: %v", err)
+	}
+}
+
+// TestMergeRefuses: shards that are not one run's are refused, naming the field.
+func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		spoil func([]ShardRun) []ShardRun
+		field string
+	}{
+		// a shard of another run
+		{"run id", func(s []ShardRun) []ShardRun { s[2].Run.Summary.RunID = "run-2"; return s }, "run_id"},
+		// another seed
+		{"seed", func(s []ShardRun) []ShardRun { s[1].Run.Summary.Config.Seed = 8; return s }, "config.seed"},
+		// another mix
+		{"mix", func(s []ShardRun) []ShardRun { s[3].Run.Summary.Config.Mix = "mix.yaml"; return s }, "config.mix"},
+		// another build of streambench
+		{"version", func(s []ShardRun) []ShardRun { s[1].Run.Summary.Environment.GitRevision = "def"; return s }, "environment.git_revision"},
+		// another Go
+		{"go", func(s []ShardRun) []ShardRun { s[1].Run.Summary.Environment.GoVersion = "go1.25"; return s }, "environment.go_version"},
+		// shard 2 of 4 missing
+		{"missing", func(s []ShardRun) []ShardRun { return append(s[:2], s[3]) }, "shard 2 of 4 missing"},
+		// shard 1 twice
+		{"repeated", func(s []ShardRun) []ShardRun { s[2] = s[1]; return s }, "shard 1 given twice"},
+		// a run that is no shard
+		{"unsharded", func(s []ShardRun) []ShardRun { s[0].Run.Summary.Shard = nil; return s }, "no shard field"},
+		// shards of a split into 4 and one into 5
+		{"count", func(s []ShardRun) []ShardRun { s[3].Run.Summary.Shard.Count = 5; return s }, "shard.count"},
+		// nothing given
+		{"none", func([]ShardRun) []ShardRun { return nil }, "no shard directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			shards, _ := shardRuns(t, 4)
+			_, err := Merge(tc.spoil(shards), nil)
+			if err == nil || !IsMergeError(err) || !strings.Contains(err.Error(), tc.field) {
+				t.Fatalf("err = %v, want a refusal naming %q", err, tc.field)
+			}
+		})
+	}
+	// the unspoiled shards merge (the refusals above are the spoiling's)
+	shards, _ := shardRuns(t, 4)
+	if _, err := Merge(shards, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMergeLeakCheck: the whole run's leak check goes into the merged run and its verdict; a
+// merge without one says the run was not checked.
+func TestMergeLeakCheck(t *testing.T) {
+	t.Parallel()
+	shards, _ := shardRuns(t, 2)
+	for i := range shards {
+		shards[i].Run.Summary.Violations = nil // a clean run but for the leak
+		shards[i].Run.Samples = nil
+		shards[i].Run.Summary.Counters = Counters{SessionsStarted: 10, SessionsOK: 10}
+	}
+	leak := Leak{Source: "runtime", Name: "streams_open", Before: 0, After: 4, Delta: 4}
+	m, err := Merge(shards, &MergeLeaks{Leaks: []Leak{leak}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Summary.Verdict.Pass || !strings.Contains(strings.Join(m.Summary.Verdict.Reasons, ";"), "leak: runtime streams_open grew by 4") {
+		t.Errorf("leaked: verdict %+v", m.Summary.Verdict)
+	}
+	m, err = Merge(shards, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Summary.Verdict.Pass || len(m.Summary.LeaksNotChecked) != 1 || m.Summary.LeaksNotChecked[0].Source != "run" {
+		t.Errorf("unchecked: verdict %+v, not checked %+v", m.Summary.Verdict, m.Summary.LeaksNotChecked)
+	}
+}

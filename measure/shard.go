@@ -1,0 +1,45 @@
+package measure
+
+import "time"
+
+// ShardInfo is a shard's place in a sharded run (summary.json "shard"), recorded by the
+// generator so that merge can check it has every shard of one run, once, and can judge the
+// merged run as the generator judges one. The summary's config is the whole run's (every
+// shard records the same clients, rate and sessions); the shard's part follows from Index
+// and Count.
+type ShardInfo struct {
+	Index int `json:"index"` // 0-based
+	Count int `json:"count"`
+	// StartAt is the instant every shard was told to start at (zero: none given); LateBy
+	// how long after it this shard began, when it did (0: on time or no StartAt).
+	StartAt time.Time     `json:"start_at,omitzero"`
+	LateBy  time.Duration `json:"late_by_ns,omitempty"`
+	// FirstErrors are the first unscripted errors' messages (as the verdict quotes them),
+	// PostRun the post-run checks' failures (cancel latency): neither is in the counters.
+	FirstErrors []string `json:"first_errors,omitempty"`
+	PostRun     []string `json:"post_run,omitempty"`
+	// GraceNs and StreamTimeoutNs are the run's grace period and stream timeout, quoted in
+	// the verdict's hung-sessions reason.
+	GraceNs         time.Duration `json:"grace_ns,omitempty"`
+	StreamTimeoutNs time.Duration `json:"stream_timeout_ns,omitempty"`
+}
+
+// ShardFigures are one shard's key figures, kept in a merged run's summary ("shards") so a
+// shard that behaved unlike the others can be told apart after the merge.
+type ShardFigures struct {
+	Index           int           `json:"index"`
+	Dir             string        `json:"dir"` // the directory it was read from
+	Hostname        string        `json:"hostname,omitempty"`
+	Started         time.Time     `json:"started"`
+	Ended           time.Time     `json:"ended"`
+	LateBy          time.Duration `json:"late_by_ns,omitempty"`
+	SessionsStarted int64         `json:"sessions_started"`
+	SessionsOK      int64         `json:"sessions_ok"`
+	SessionsFailed  int64         `json:"sessions_failed"`
+	LateStarts      int64         `json:"late_starts"`
+	DroppedStarts   int64         `json:"dropped_starts"`
+	Violations      int64         `json:"violations"`
+	Errors          int64         `json:"errors"`
+	TTFCP99         int64         `json:"ttfc_p99_us"` // over every scenario × dialect
+	Pass            bool          `json:"pass"`
+}
