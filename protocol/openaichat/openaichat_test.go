@@ -8,6 +8,7 @@ import (
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -28,7 +29,7 @@ func TestLibraryClean(t *testing.T) {
 				if len(res.Violations) > 0 {
 					t.Errorf("%s %s seed %d: %d requests, statuses %v: %v", mode.name, name, seed, res.Requests, res.Statuses, res.Violations)
 				}
-				if !mode.d.noGroundTruth {
+				if !clientturn.NoGroundTruth(&mode.d.Client) {
 					clienttest.CheckKinds(t, s, res)
 				}
 				if res.Requests > 1 {
