@@ -57,9 +57,6 @@ func SetNoGroundTruth(c *Client) { c.noGroundTruth = true }
 // AddHeader adds a header to every request.
 func AddHeader(c *Client, key, value string) { c.header.Add(key, value) }
 
-// NoGroundTruth reports whether c judges every session for structure only.
-func NoGroundTruth(c *Client) bool { return c.noGroundTruth }
-
 // Name is the dialect's CLI name.
 func (c *Client) Name() string { return c.wire.Name }
 
