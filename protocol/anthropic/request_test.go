@@ -186,14 +186,7 @@ func requestOracle(body []byte) (v wiretest.Verdict, why string, assistants int)
 		}
 		return wiretest.Invalid, "no messages", 0
 	}
-	var raws []json.RawMessage
-	for _, m := range ms {
-		if strings.EqualFold(m.Key, "messages") {
-			raws = nil
-			_ = json.Unmarshal(m.Value, &raws)
-		}
-	}
-	for _, raw := range raws {
+	for _, raw := range wiretest.Elements(ms, "messages") {
 		mm, isObject := wiretest.Members(raw)
 		if !isObject {
 			plain = false

@@ -51,6 +51,19 @@ func Field(ms []Member, name string) (last any, count int) {
 	return last, count
 }
 
+// Elements are the raw elements of the last member named name (matched as Field does), nil
+// when it is not an array.
+func Elements(ms []Member, name string) []json.RawMessage {
+	var raws []json.RawMessage
+	for _, m := range ms {
+		if strings.EqualFold(m.Key, name) {
+			raws = nil
+			_ = json.Unmarshal(m.Value, &raws)
+		}
+	}
+	return raws
+}
+
 // Verdict is a fuzz oracle's independent reading of a request body.
 type Verdict int
 
