@@ -9,14 +9,6 @@ import (
 	"github.com/streambench/streambench/protocol/internal/clienttest"
 )
 
-// newDialect is the dialect with ground truth or without, as the fault table asks.
-func newDialect(noTruth bool) clienttest.Dialect {
-	if noTruth {
-		return New(WithNoGroundTruth())
-	}
-	return New()
-}
-
 // TestLibraryClean plays every embedded scenario, every turn, against the mock: a correct
 // provider breaks no rule, with ground truth and without.
 func TestLibraryClean(t *testing.T) {
@@ -28,7 +20,7 @@ func TestLibraryClean(t *testing.T) {
 // else, on a scenario that exercises it.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	clienttest.Faults(t, newDialect, []clienttest.Fault{
+	clienttest.Faults(t, New(), New(WithNoGroundTruth()), []clienttest.Fault{
 		// One changed byte of the answer: only the content rule sees it.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{protocol.ROpenAIContent}},
 		// Without ground truth the same stream is structurally fine.

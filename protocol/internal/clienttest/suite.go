@@ -62,15 +62,20 @@ type Fault struct {
 	Want     []protocol.Rule
 }
 
-// Faults plays each row's scenario at seed 7 against a mock with the row's fault, with
-// newDialect(row.NoTruth), and fails t unless exactly the row's rules break.
-func Faults(t *testing.T, newDialect func(noTruth bool) Dialect, tests []Fault) {
+// Faults plays each row's scenario at seed 7 against a mock with the row's fault, with truth
+// or, for a NoTruth row, noTruth (WithNoGroundTruth), and fails t unless exactly the row's
+// rules break.
+func Faults(t *testing.T, truth, noTruth Dialect, tests []Fault) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(string(tt.Fault)+"/"+tt.Scenario, func(t *testing.T) {
 			t.Parallel()
 			url := StartMock(t, tt.Fault)
-			res := Play(t, newDialect(tt.NoTruth), url, NewSession(t, tt.Scenario, 7))
+			d := truth
+			if tt.NoTruth {
+				d = noTruth
+			}
+			res := Play(t, d, url, NewSession(t, tt.Scenario, 7))
 			if got := Rules(res.Violations); !slices.Equal(got, tt.Want) {
 				t.Errorf("rules %v, want %v; violations: %v", got, tt.Want, res.Violations)
 			}
