@@ -37,9 +37,6 @@ func toolArgs(i int, piece string) string {
 
 func stop(i int) string { return ev("content_block_stop", fmt.Sprintf(`"index":%d`, i)) }
 
-// newChecker is NewChecker as the clienttest kit takes it.
-func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
-
 // TestCheckerRules makes each structural check fail (and its leniencies pass) on a
 // hand-written stream, without ground truth.
 func TestCheckerRules(t *testing.T) {

@@ -67,7 +67,7 @@ func New(opts ...Option) *Dialect {
 		ErrorRule:    protocol.RAnthropicError,
 		ErrorJSON:    `{"type":"error","error":{"type":…,"message":…}}`,
 		ErrorMessage: errorMessage,
-		NewChecker:   func(s *protocol.Session) protocol.Checker { return NewChecker(s) },
+		NewChecker:   newChecker,
 	})}
 	for _, o := range opts {
 		o(d)

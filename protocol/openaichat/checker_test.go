@@ -24,9 +24,6 @@ const (
 
 func tool(index, rest string) string { return `{"tool_calls":[{` + index + rest + `}]}` }
 
-// newChecker is NewChecker as the clienttest kit takes it.
-func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
-
 // TestCheckerRules makes each structural check fail (and its leniencies pass) on a
 // hand-written stream, without ground truth.
 func TestCheckerRules(t *testing.T) {

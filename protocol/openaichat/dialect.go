@@ -64,7 +64,7 @@ func New(opts ...Option) *Dialect {
 		ErrorRule:    protocol.ROpenAIError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
 		ErrorMessage: errorMessage,
-		NewChecker:   func(s *protocol.Session) protocol.Checker { return NewChecker(s) },
+		NewChecker:   newChecker,
 	})}
 	for _, o := range opts {
 		o(d)
