@@ -60,7 +60,7 @@ func TestObserveTextDeltaAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("Observe(text-delta) allocates %.2f times per part, want 0", allocs)
 	}
-	if v := c.v.result(); len(v) != 0 {
+	if v := c.v.List(); len(v) != 0 {
 		t.Errorf("violations: %v", v)
 	}
 }

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -49,7 +48,7 @@ type Checker struct {
 	tokens      scenarios.TokenCounter // output tokens per part, for the token metrics
 	ground      bool
 	noReasoning bool
-	v           violations
+	v           simchat.Violations
 	sc          jsonwire.Scanner
 	f           frame
 	raw         []byte // the part being judged, for details
@@ -106,12 +105,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.done {
 		c.afterDone++
 		if c.afterDone == 1 {
-			c.v.add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip(ev.Data, 80))
+			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip(ev.Data, 80))
 		}
 		return other
 	}
 	if ev.Type != "" {
-		c.v.add(protocol.RFraming, "unknown named event %q: the UI message stream sends data events only", ev.Type)
+		c.v.Add(protocol.RFraming, "unknown named event %q: the UI message stream sends data events only", ev.Type)
 		return other
 	}
 	data := bytes.TrimSpace(ev.Data)
@@ -119,28 +118,28 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "[DONE]":
 		return c.onDone()
 	case `"[DONE]"`:
-		c.v.add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+		c.v.Add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
 		return c.onDone()
 	}
 	f := &c.f
 	c.raw = data
 	if err := f.parse(&c.sc, data); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.add(protocol.RFraming, "expected a JSON object part, saw %s", clip(ev.Data, 80))
+		c.v.Add(protocol.RFraming, "expected a JSON object part, saw %s", clip(ev.Data, 80))
 		return other
 	}
 	if f.has&hasType == 0 {
-		c.v.add(protocol.RFraming, "expected a part with a string type, saw %s", clip(data, 80))
+		c.v.Add(protocol.RFraming, "expected a part with a string type, saw %s", clip(data, 80))
 		return other
 	}
 	c.parts++
 	if c.terminal != "" {
-		c.v.add(protocol.RTerminal, "expected only [DONE] after %s, saw a %s part", c.terminal, f.typ)
+		c.v.Add(protocol.RTerminal, "expected only [DONE] after %s, saw a %s part", c.terminal, f.typ)
 		return other
 	}
 	switch string(f.typ) {
 	case typeStart:
 		if c.parts > 1 {
-			c.v.add(protocol.RAISDKParts, "expected start as the first part (and only once), saw it as part %d", c.parts)
+			c.v.Add(protocol.RAISDKParts, "expected start as the first part (and only once), saw it as part %d", c.parts)
 		}
 		c.started = true
 	case typeTextStart, typeReasoningStart:
@@ -158,7 +157,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case typeStartStep:
 		c.content()
 		if c.stepOpen {
-			c.v.add(protocol.RAISDKParts, "expected finish-step before the next start-step, saw start-step inside step %d", c.steps)
+			c.v.Add(protocol.RAISDKParts, "expected finish-step before the next start-step, saw start-step inside step %d", c.steps)
 		}
 		c.stepOpen = true
 		c.steps++
@@ -166,7 +165,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
 	case typeFinishStep:
 		if !c.stepOpen {
-			c.v.add(protocol.RAISDKParts, "expected start-step before finish-step, saw finish-step with no open step")
+			c.v.Add(protocol.RAISDKParts, "expected start-step before finish-step, saw finish-step with no open step")
 		}
 		c.stepOpen = false
 	case typeResetStep:
@@ -210,7 +209,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return other
 		}
 		if c.errorSeen {
-			c.v.add(protocol.RTerminal, "expected at most one error part, saw a second: %s", clip(f.errorText, 60))
+			c.v.Add(protocol.RTerminal, "expected at most one error part, saw a second: %s", clip(f.errorText, 60))
 			return other
 		}
 		c.errorSeen = true
@@ -222,7 +221,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	default:
 		if !unjudged(f.typ) {
-			c.v.add(protocol.RFraming, "unknown part type %q (ai 7's uiMessageChunkSchema rejects it)", f.typ)
+			c.v.Add(protocol.RFraming, "unknown part type %q (ai 7's uiMessageChunkSchema rejects it)", f.typ)
 		}
 	}
 	return other
@@ -233,7 +232,7 @@ func (c *Checker) need(want fieldSet, what string) bool {
 	if c.f.has&want == want {
 		return true
 	}
-	c.v.add(protocol.RFraming, "%s: expected %s (strings; input any value), saw %s", c.f.typ, what, clip(c.raw, 80))
+	c.v.Add(protocol.RFraming, "%s: expected %s (strings; input any value), saw %s", c.f.typ, what, clip(c.raw, 80))
 	return false
 }
 
@@ -241,7 +240,7 @@ func (c *Checker) need(want fieldSet, what string) bool {
 // finish-step, finish) and streams nothing new once the provider failed.
 func (c *Checker) content() {
 	if c.errorSeen {
-		c.v.add(protocol.RTerminal, "expected no new content after the error part, saw %s", c.f.typ)
+		c.v.Add(protocol.RTerminal, "expected no new content after the error part, saw %s", c.f.typ)
 	}
 }
 
@@ -264,7 +263,7 @@ func kindName(reasoning bool) string {
 func (c *Checker) openPart(reasoning bool, id []byte) {
 	c.content()
 	if c.findOpen(reasoning, id) >= 0 {
-		c.v.add(protocol.RAISDKParts, "%s-start %q: expected a new id, saw one whose part is still open", kindName(reasoning), id)
+		c.v.Add(protocol.RAISDKParts, "%s-start %q: expected a new id, saw one whose part is still open", kindName(reasoning), id)
 		return
 	}
 	if c.nOpen == len(c.open) {
@@ -281,7 +280,7 @@ func (c *Checker) openPart(reasoning bool, id []byte) {
 func (c *Checker) closePart(reasoning bool, id []byte) {
 	i := c.findOpen(reasoning, id)
 	if i < 0 {
-		c.v.add(protocol.RAISDKParts, "%s-end %q: expected an open %s part with that id, saw none (never started, or ended already)", kindName(reasoning), id, kindName(reasoning))
+		c.v.Add(protocol.RAISDKParts, "%s-end %q: expected an open %s part with that id, saw none (never started, or ended already)", kindName(reasoning), id, kindName(reasoning))
 		return
 	}
 	last := c.nOpen - 1
@@ -293,17 +292,17 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 	c.content()
 	f := &c.f
 	if c.findOpen(reasoning, f.id) < 0 {
-		c.v.add(protocol.RAISDKParts, "%s-delta %q: expected its %s-start first (and no %s-end yet), saw no open part with that id", kindName(reasoning), f.id, kindName(reasoning), kindName(reasoning))
+		c.v.Add(protocol.RAISDKParts, "%s-delta %q: expected its %s-start first (and no %s-end yet), saw no open part with that id", kindName(reasoning), f.id, kindName(reasoning), kindName(reasoning))
 	}
 	if c.ground {
 		if reasoning {
 			if c.reasoningOK && !jsonwire.Advance(&c.reasoning, f.delta) {
 				c.reasoningOK = false
-				c.v.add(protocol.RAISDKText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), clip(c.reasoning.Next(60), 60), clip(f.delta, 60))
+				c.v.Add(protocol.RAISDKText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), clip(c.reasoning.Next(60), 60), clip(f.delta, 60))
 			}
 		} else if c.textOK && !jsonwire.Advance(&c.text, f.delta) {
 			c.textOK = false
-			c.v.add(protocol.RAISDKText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), clip(c.text.Next(60), 60), clip(f.delta, 60))
+			c.v.Add(protocol.RAISDKText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), clip(c.text.Next(60), 60), clip(f.delta, 60))
 		}
 	}
 	switch {
@@ -328,7 +327,7 @@ func (c *Checker) onToolInputStart() protocol.Observation {
 	c.content()
 	f := &c.f
 	if c.findCall(f.toolCallID) >= 0 {
-		c.v.add(protocol.RAISDKParts, "tool-input-start %s: expected a new toolCallId, saw one already started", f.toolCallID)
+		c.v.Add(protocol.RAISDKParts, "tool-input-start %s: expected a new toolCallId, saw one already started", f.toolCallID)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	c.calls = append(c.calls, call{id: string(f.toolCallID), name: string(f.toolName), started: true, scripted: -1})
@@ -342,9 +341,9 @@ func (c *Checker) onToolInputDelta() {
 	i := c.findCall(f.toolCallID)
 	switch {
 	case i < 0 || !c.calls[i].started:
-		c.v.add(protocol.RAISDKParts, "tool-input-delta %s: expected its tool-input-start first, saw none", f.toolCallID)
+		c.v.Add(protocol.RAISDKParts, "tool-input-delta %s: expected its tool-input-start first, saw none", f.toolCallID)
 	case c.calls[i].inputDone:
-		c.v.add(protocol.RAISDKParts, "tool-input-delta %s: expected every delta before tool-input-available, saw one after", f.toolCallID)
+		c.v.Add(protocol.RAISDKParts, "tool-input-delta %s: expected every delta before tool-input-available, saw one after", f.toolCallID)
 	default:
 		c.calls[i].args = append(c.calls[i].args, f.inputTextDelta...)
 	}
@@ -366,15 +365,15 @@ func (c *Checker) onToolInput() protocol.Observation {
 	}
 	cl := &c.calls[i]
 	if cl.inputDone {
-		c.v.add(protocol.RAISDKParts, "%s %s: expected the call's input once, saw it again", f.typ, cl.id)
+		c.v.Add(protocol.RAISDKParts, "%s %s: expected the call's input once, saw it again", f.typ, cl.id)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	cl.inputDone = true
 	if cl.name != string(f.toolName) {
-		c.v.add(protocol.RAISDKParts, "%s %s: expected toolName %q as at its tool-input-start, saw %q", f.typ, cl.id, cl.name, f.toolName)
+		c.v.Add(protocol.RAISDKParts, "%s %s: expected toolName %q as at its tool-input-start, saw %q", f.typ, cl.id, cl.name, f.toolName)
 	}
 	if len(cl.args) > 0 && !isError && !jsonEqual(cl.args, f.input) {
-		c.v.add(protocol.RAISDKParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, clip(cl.args, 80), clip(f.input, 80))
+		c.v.Add(protocol.RAISDKParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, clip(cl.args, 80), clip(f.input, 80))
 	}
 	if c.ground {
 		c.judgeInput(cl, f.input)
@@ -403,16 +402,16 @@ func (c *Checker) judgeInput(cl *call, input []byte) {
 		}
 	}
 	if si < 0 || c.used[si] {
-		c.v.add(protocol.RAISDKTool, "tool call %s (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
+		c.v.Add(protocol.RAISDKTool, "tool call %s (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
 		return
 	}
 	c.used[si], cl.scripted = true, si
 	sc := &c.script[si]
 	switch {
 	case sc.Name != cl.name:
-		c.v.add(protocol.RAISDKTool, "tool call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.name)
+		c.v.Add(protocol.RAISDKTool, "tool call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.name)
 	case !jsonEqual([]byte(sc.Arguments), input):
-		c.v.add(protocol.RAISDKTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, clip([]byte(sc.Arguments), 80), clip(input, 80))
+		c.v.Add(protocol.RAISDKTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, clip([]byte(sc.Arguments), 80), clip(input, 80))
 	}
 }
 
@@ -421,12 +420,12 @@ func (c *Checker) onToolOutput() protocol.Observation {
 	f := &c.f
 	i := c.findCall(f.toolCallID)
 	if i < 0 || !c.calls[i].inputDone {
-		c.v.add(protocol.RAISDKParts, "%s %s: expected the call's tool-input-available first, saw none", f.typ, f.toolCallID)
+		c.v.Add(protocol.RAISDKParts, "%s %s: expected the call's tool-input-available first, saw none", f.typ, f.toolCallID)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	cl := &c.calls[i]
 	if cl.settled {
-		c.v.add(protocol.RAISDKParts, "%s %s: expected one final output per call, saw another", f.typ, cl.id)
+		c.v.Add(protocol.RAISDKParts, "%s %s: expected one final output per call, saw another", f.typ, cl.id)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	switch string(f.typ) {
@@ -445,7 +444,7 @@ func (c *Checker) onToolOutput() protocol.Observation {
 
 func (c *Checker) onDone() protocol.Observation {
 	if c.terminal == "" && !c.errorSeen {
-		c.v.add(protocol.RTerminal, "expected finish, abort or error before [DONE], saw no terminal")
+		c.v.Add(protocol.RTerminal, "expected finish, abort or error before [DONE], saw no terminal")
 	}
 	c.done = true
 	return protocol.Observation{Kind: protocol.FrameDone}
@@ -454,28 +453,28 @@ func (c *Checker) onDone() protocol.Observation {
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.add(protocol.RFraming, "stream broke: %v", streamErr)
+		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
 	clean := streamErr == nil && !c.s.Aborted
 	ended := c.terminal != "" || c.errorSeen
 	if clean {
 		switch {
 		case !ended:
-			c.v.add(protocol.RTerminal, "expected finish (or error, or abort) then [DONE], the stream ended without a terminal")
+			c.v.Add(protocol.RTerminal, "expected finish (or error, or abort) then [DONE], the stream ended without a terminal")
 		case !c.done:
-			c.v.add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.lastTerminal())
+			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.lastTerminal())
 		}
 	}
 	if clean && c.terminal == typeFinish {
 		for _, p := range c.open[:c.nOpen] {
-			c.v.add(protocol.RAISDKParts, "%s part %q: expected its %s-end before finish, saw none", kindName(p.reasoning), p.id, kindName(p.reasoning))
+			c.v.Add(protocol.RAISDKParts, "%s part %q: expected its %s-end before finish, saw none", kindName(p.reasoning), p.id, kindName(p.reasoning))
 		}
 		if c.stepOpen {
-			c.v.add(protocol.RAISDKParts, "step %d: expected finish-step before finish, saw none", c.steps)
+			c.v.Add(protocol.RAISDKParts, "step %d: expected finish-step before finish, saw none", c.steps)
 		}
 		for i := range c.calls {
 			if cl := &c.calls[i]; !cl.inputDone && !c.errorSeen {
-				c.v.add(protocol.RAISDKParts, "tool call %s (%s): expected tool-input-available before finish, saw only its start and deltas", cl.id, cl.name)
+				c.v.Add(protocol.RAISDKParts, "tool call %s (%s): expected tool-input-available before finish, saw only its start and deltas", cl.id, cl.name)
 			}
 		}
 	}
@@ -484,7 +483,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		c.judgeComplete(clean && !stopped && (c.terminal == typeFinish || c.errorSeen))
 		c.judgeOutcomes()
 	}
-	return c.v.result()
+	return c.v.List()
 }
 
 func (c *Checker) lastTerminal() string {
@@ -503,15 +502,15 @@ func (c *Checker) judgeTerminal(clean bool) bool {
 	perr := exp.ProviderError
 	switch {
 	case perr != "" && !c.errorSeen && clean && c.terminal != "":
-		c.v.add(protocol.RTerminal, "expected an error part (the provider fails with %s), saw %s without one", clip([]byte(perr), 60), c.terminal)
+		c.v.Add(protocol.RTerminal, "expected an error part (the provider fails with %s), saw %s without one", clip([]byte(perr), 60), c.terminal)
 	case perr == "" && c.errorSeen:
-		c.v.add(protocol.RTerminal, "expected no error part (the script does not fail), saw error %s", clip([]byte(c.errorText), 80))
+		c.v.Add(protocol.RTerminal, "expected no error part (the script does not fail), saw error %s", clip([]byte(c.errorText), 80))
 	}
 	if c.terminal == typeAbort && !c.s.Aborted {
-		c.v.add(protocol.RTerminal, "expected finish, saw abort although the client did not abort")
+		c.v.Add(protocol.RTerminal, "expected finish, saw abort although the client did not abort")
 	}
 	if c.terminal == typeFinish && c.finishReason == "tool-calls" && perr == "" && !c.s.Aborted {
-		c.v.add(protocol.RTerminal, "expected the route to run the tool loop to the script's %d turns, saw finish with finishReason tool-calls after %d step(s) (give streamText the tools and a stopWhen)", len(exp.Turns), c.steps)
+		c.v.Add(protocol.RTerminal, "expected the route to run the tool loop to the script's %d turns, saw finish with finishReason tool-calls after %d step(s) (give streamText the tools and a stopWhen)", len(exp.Turns), c.steps)
 		return true
 	}
 	return false
@@ -525,10 +524,10 @@ func (c *Checker) judgeComplete(full bool) {
 		return
 	}
 	if c.textOK && !c.text.Done() {
-		c.v.add(protocol.RAISDKText, "expected the text to continue with %s, saw only the first %d of %d bytes", clip([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
+		c.v.Add(protocol.RAISDKText, "expected the text to continue with %s, saw only the first %d of %d bytes", clip([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
 	}
 	if c.reasoningOK && !c.reasoning.Done() {
-		c.v.add(protocol.RAISDKText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", clip([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
+		c.v.Add(protocol.RAISDKText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", clip([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
 	}
 	for si := range c.script {
 		sc := &c.script[si]
@@ -540,9 +539,9 @@ func (c *Checker) judgeComplete(full bool) {
 		}
 		switch {
 		case ci < 0:
-			c.v.add(protocol.RAISDKTool, "scripted tool call %s (%s): expected its input, saw no part for it", sc.ID, sc.Name)
+			c.v.Add(protocol.RAISDKTool, "scripted tool call %s (%s): expected its input, saw no part for it", sc.ID, sc.Name)
 		case !c.calls[ci].settled:
-			c.v.add(protocol.RAISDKTool, "scripted tool call %s (%s): expected tool-output-available or tool-output-error before the next step, saw neither", sc.ID, sc.Name)
+			c.v.Add(protocol.RAISDKTool, "scripted tool call %s (%s): expected tool-output-available or tool-output-error before the next step, saw neither", sc.ID, sc.Name)
 		}
 	}
 }
@@ -560,7 +559,7 @@ func (c *Checker) judgeOutcomes() {
 		}
 		sc := &c.script[cl.scripted]
 		if want := sc.Outcome == scenarios.OutcomeError; cl.failed != want {
-			c.v.add(protocol.RAISDKTool, "tool call %s (%s): expected %s (outcome %s), saw %s", cl.id, cl.name, outputName(want), sc.Outcome, outputName(cl.failed))
+			c.v.Add(protocol.RAISDKTool, "tool call %s (%s): expected %s (outcome %s), saw %s", cl.id, cl.name, outputName(want), sc.Outcome, outputName(cl.failed))
 		}
 	}
 }
@@ -585,57 +584,5 @@ func jsonEqual(a, b []byte) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-// violations collects one violation per rule for a stream: the first occurrence's detail is
-// kept and later ones are counted in it, so one root cause cannot flood the counters.
-type violations struct {
-	list  []protocol.Violation
-	extra []int
-}
-
-func (v *violations) add(rule protocol.Rule, format string, args ...any) {
-	for i := range v.list {
-		if v.list[i].Rule == rule {
-			v.extra[i]++
-			return
-		}
-	}
-	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: shorten(fmt.Sprintf(format, args...), maxDetail)})
-	v.extra = append(v.extra, 0)
-}
-
-// result returns the violations, noting how many further occurrences each rule had.
-func (v *violations) result() []protocol.Violation {
-	for i := range v.list {
-		if v.extra[i] > 0 {
-			v.list[i].Detail += fmt.Sprintf(" (and %d more)", v.extra[i])
-			v.extra[i] = 0
-		}
-	}
-	return v.list
-}
-
-// maxDetail bounds a violation's detail: enough to show what was expected and what was seen.
-const maxDetail = 240
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:runeCut(s, n)] + "…"
-}
-
 // clip quotes b for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
-func clip[T ~string | ~[]byte](b T, n int) string {
-	s := string(b)
-	if len(s) <= n {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%q…(%d bytes)", s[:runeCut(s, n)], len(s))
-}
-
-func runeCut(s string, n int) int {
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
+func clip[T ~string | ~[]byte](b T, n int) string { return simchat.Clip(string(b), n) }

@@ -117,13 +117,13 @@ func FuzzParseRequest(f *testing.F) {
 		}
 		v, why, assistants := requestOracle(body)
 		switch {
-		case v == invalid && err == nil:
+		case v == wiretest.Invalid && err == nil:
 			t.Fatalf("accepted %q, which is invalid: %s", body, why)
-		case v == valid && err != nil:
+		case v == wiretest.Valid && err != nil:
 			t.Fatalf("refused %q, which is valid: %v", body, err)
 		case err != nil && err.Error() == "":
 			t.Fatalf("refused %q with an empty error", body)
-		case err == nil && (req.Model == "" || !req.IncludeUsage || v == valid && req.AssistantTurns != assistants):
+		case err == nil && (req.Model == "" || !req.IncludeUsage || v == wiretest.Valid && req.AssistantTurns != assistants):
 			t.Fatalf("accepted %q as %+v; the body has %d assistant message(s)", body, req, assistants)
 		}
 	})
@@ -134,73 +134,66 @@ func FuzzParseRequest(f *testing.F) {
 // messages, a message with a role other than user and assistant), valid for the plain shape
 // every client sends (lower-case keys once each, string model, integer max_tokens >= 1,
 // messages of both roles with string content), and the number of assistant messages.
-func requestOracle(body []byte) (v verdict, why string, assistants int) {
+func requestOracle(body []byte) (v wiretest.Verdict, why string, assistants int) {
 	switch {
 	case len(bytes.TrimSpace(body)) == 0:
-		return invalid, "empty", 0
+		return wiretest.Invalid, "empty", 0
 	case !utf8.Valid(body):
-		return invalid, "not UTF-8", 0
+		return wiretest.Invalid, "not UTF-8", 0
 	case !json.Valid(body):
-		return invalid, "not JSON", 0
+		return wiretest.Invalid, "not JSON", 0
 	}
-	ms, ok := members(body)
+	ms, ok := wiretest.Members(body)
 	if !ok {
-		return invalid, "not an object", 0
+		return wiretest.Invalid, "not an object", 0
 	}
 	plain := true
 	seen := map[string]bool{}
 	for _, m := range ms {
-		if seen[m.key] || !slices.Contains([]string{"model", "max_tokens", "messages", "stream"}, m.key) {
+		if seen[m.Key] || !slices.Contains([]string{"model", "max_tokens", "messages", "stream"}, m.Key) {
 			plain = false
 		}
-		seen[m.key] = true
+		seen[m.Key] = true
 	}
-	if model, _ := field(ms, "model"); model == nil || model == "" {
-		return invalid, "no model", 0
+	if model, _ := wiretest.Field(ms, "model"); model == nil || model == "" {
+		return wiretest.Invalid, "no model", 0
 	} else if _, isString := model.(string); !isString {
-		return invalid, "model not a string", 0
+		return wiretest.Invalid, "model not a string", 0
 	}
-	switch maxTokens, _ := field(ms, "max_tokens"); n := maxTokens.(type) {
+	switch maxTokens, _ := wiretest.Field(ms, "max_tokens"); n := maxTokens.(type) {
 	case nil:
-		return invalid, "no max_tokens", 0
+		return wiretest.Invalid, "no max_tokens", 0
 	case float64:
 		if n < 1 {
-			return invalid, "max_tokens below 1", 0
+			return wiretest.Invalid, "max_tokens below 1", 0
 		}
 		if n != math.Trunc(n) || n > 1<<53 {
 			plain = false
 		}
 	default:
-		return invalid, "max_tokens not a number", 0
+		return wiretest.Invalid, "max_tokens not a number", 0
 	}
-	if stream, n := field(ms, "stream"); n > 0 {
+	if stream, n := wiretest.Field(ms, "stream"); n > 0 {
 		if _, isBool := stream.(bool); !isBool {
 			plain = false
 		}
 	}
-	msgs, _ := field(ms, "messages")
+	msgs, _ := wiretest.Field(ms, "messages")
 	list, isList := msgs.([]any)
 	if !isList || len(list) == 0 {
 		if msgs != nil && !isList {
-			return unsure, "", 0 // a type error, which ParseRequest also refuses, named its way
+			return wiretest.Unsure, "", 0 // a type error, which ParseRequest also refuses, named its way
 		}
-		return invalid, "no messages", 0
+		return wiretest.Invalid, "no messages", 0
 	}
-	var raws []json.RawMessage
-	for _, m := range ms {
-		if strings.EqualFold(m.key, "messages") {
-			raws = nil
-			_ = json.Unmarshal(m.value, &raws)
-		}
-	}
-	for _, raw := range raws {
-		mm, isObject := members(raw)
+	for _, raw := range wiretest.Elements(ms, "messages") {
+		mm, isObject := wiretest.Members(raw)
 		if !isObject {
 			plain = false
 			continue
 		}
-		role, roles := field(mm, "role")
-		content, contents := field(mm, "content")
+		role, roles := wiretest.Field(mm, "role")
+		content, contents := wiretest.Field(mm, "content")
 		name, isString := role.(string)
 		_, contentIsString := content.(string)
 		if len(mm) != 2 || roles != 1 || contents != 1 || !isString || !contentIsString {
@@ -212,65 +205,15 @@ func requestOracle(body []byte) (v verdict, why string, assistants int) {
 				assistants++
 			case "user":
 			default:
-				return invalid, "role " + name, 0
+				return wiretest.Invalid, "role " + name, 0
 			}
 		}
 	}
 	if plain {
-		return valid, "", assistants
+		return wiretest.Valid, "", assistants
 	}
-	return unsure, "", assistants
+	return wiretest.Unsure, "", assistants
 }
-
-// member is one key and its raw value in a JSON object, in document order.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// members lists the members of the JSON object data, duplicates included; ok is false when
-// data is not an object.
-func members(data []byte) (out []member, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, false
-		}
-		out = append(out, member{key, raw})
-	}
-	return out, true
-}
-
-// field is the value of the last member named name (matched case-insensitively, as
-// encoding/json does) and how many members had that name.
-func field(ms []member, name string) (last any, count int) {
-	for _, m := range ms {
-		if strings.EqualFold(m.key, name) {
-			last = nil
-			_ = json.Unmarshal(m.value, &last)
-			count++
-		}
-	}
-	return last, count
-}
-
-// verdict is the fuzz oracle's independent reading of a request body.
-type verdict int
-
-const (
-	unsure  verdict = iota // outside what the oracle decides
-	valid                  // must be accepted
-	invalid                // must be refused
-)
 
 // captured is a request as the fake provider saw it.
 type captured struct {

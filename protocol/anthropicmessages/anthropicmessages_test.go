@@ -2,90 +2,42 @@ package anthropicmessages
 
 import (
 	"net/http"
-	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // TestLibraryClean plays every embedded scenario, every turn, against the mock: a correct
 // provider breaks no rule, with ground truth and without.
 func TestLibraryClean(t *testing.T) {
 	t.Parallel()
-	url := clienttest.StartMock(t, mockprovider.FaultNone)
-	multi := 0
-	for _, mode := range []struct {
-		name string
-		d    *Dialect
-	}{{"ground-truth", New()}, {"no-ground-truth", New(WithNoGroundTruth())}} {
-		for _, name := range scenarios.Embedded().Names() {
-			for seed := uint64(1); seed <= 3; seed++ {
-				s := clienttest.NewSession(t, name, seed)
-				res := clienttest.Play(t, mode.d, url, s)
-				if len(res.Violations) > 0 {
-					t.Errorf("%s %s seed %d: %d requests, statuses %v: %v", mode.name, name, seed, res.Requests, res.Statuses, res.Violations)
-				}
-				if !mode.d.noGroundTruth {
-					clienttest.CheckKinds(t, s, res)
-				}
-				if res.Requests > 1 {
-					multi++
-				}
-				if want := mode.d.Turns(s); res.Requests != want {
-					t.Errorf("%s %s seed %d: %d requests, want %d", mode.name, name, seed, res.Requests, want)
-				}
-			}
-		}
-	}
-	if multi == 0 {
-		t.Error("no session played more than one turn: the tool loop was never exercised")
-	}
+	clienttest.LibraryClean(t, New(), New(WithNoGroundTruth()))
 }
 
 // TestFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		fault    mockprovider.Fault
-		scenario string
-		noTruth  bool
-		want     []protocol.Rule
-	}{
+	clienttest.Faults(t, New(), New(WithNoGroundTruth()), []clienttest.Fault{
 		// One changed byte of the answer: only the content rule sees it.
-		{mockprovider.FaultTextDiffers, "plain-answer", false, []protocol.Rule{protocol.RAnthropicContent}},
+		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RAnthropicContent}},
 		// Without ground truth the same stream is structurally fine.
-		{mockprovider.FaultTextDiffers, "plain-answer", true, nil},
+		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", NoTruth: true},
 		// A scripted mid-stream failure that never comes.
-		{mockprovider.FaultDropError, "provider-error-midstream", false, []protocol.Rule{protocol.RAnthropicError}},
+		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{protocol.RAnthropicError}},
 		// Blocks never stopped: message_delta arrives with blocks open.
-		{mockprovider.FaultAnthropicNoBlockStop, "tool-chain", false, []protocol.Rule{protocol.RAnthropicBlock}},
+		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "tool-chain", Want: []protocol.Rule{protocol.RAnthropicBlock}},
 		// The same without ground truth, on interleaved parallel tool blocks.
-		{mockprovider.FaultAnthropicNoBlockStop, "parallel-tools", true, []protocol.Rule{protocol.RAnthropicBlock}},
+		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "parallel-tools", NoTruth: true, Want: []protocol.Rule{protocol.RAnthropicBlock}},
 		// The stream ends after message_delta without message_stop.
-		{mockprovider.FaultAnthropicNoMessageStop, "plain-answer", true, []protocol.Rule{protocol.RAnthropicMessage}},
+		{Fault: mockprovider.FaultAnthropicNoMessageStop, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{protocol.RAnthropicMessage}},
 		// A ping before every event, message_start included, is accepted (leniency).
-		{mockprovider.FaultAnthropicPingStorm, "thinking-answer", false, nil},
+		{Fault: mockprovider.FaultAnthropicPingStorm, Scenario: "thinking-answer"},
 		// OpenAI faults leave this wire alone.
-		{mockprovider.FaultOpenAINoDone, "plain-answer", false, nil},
-	}
-	for _, tt := range tests {
-		t.Run(string(tt.fault)+"/"+tt.scenario, func(t *testing.T) {
-			t.Parallel()
-			url := clienttest.StartMock(t, tt.fault)
-			d := New()
-			if tt.noTruth {
-				d = New(WithNoGroundTruth())
-			}
-			res := clienttest.Play(t, d, url, clienttest.NewSession(t, tt.scenario, 7))
-			if got := clienttest.Rules(res.Violations); !slices.Equal(got, tt.want) {
-				t.Errorf("rules %v, want %v; violations: %v", got, tt.want, res.Violations)
-			}
-		})
-	}
+		{Fault: mockprovider.FaultOpenAINoDone, Scenario: "plain-answer"},
+	})
 }
 
 // TestCheckError judges a non-200 answer's body and whether the script called for it.
@@ -94,35 +46,18 @@ func TestCheckError(t *testing.T) {
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
 	failing := clienttest.NewSession(t, "provider-429", 1)
 	plain := clienttest.NewSession(t, "plain-answer", 1)
-	tests := []struct {
-		name   string
-		s      *protocol.Session
-		h      http.Header
-		body   string
-		broken bool
-	}{
+	clienttest.CheckErrors(t, New(), protocol.RAnthropicError, []clienttest.ErrorCase{
 		// The scripted 429 in the API's shape.
-		{"scripted", failing, jsonHeader, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`, false},
+		{Name: "scripted", S: failing, H: jsonHeader, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
 		// An error page instead of the error JSON.
-		{"html", failing, http.Header{"Content-Type": {"text/html"}}, `<html>502</html>`, true},
+		{Name: "html", S: failing, H: http.Header{"Content-Type": {"text/html"}}, Body: `<html>502</html>`, Broken: true},
 		// The error JSON with a text/plain content type.
-		{"content type", failing, http.Header{"Content-Type": {"text/plain"}}, `{"type":"error","error":{"type":"api_error","message":"x"}}`, true},
+		{Name: "content type", S: failing, H: http.Header{"Content-Type": {"text/plain"}}, Body: `{"type":"error","error":{"type":"api_error","message":"x"}}`, Broken: true},
 		// The OpenAI error shape on the Anthropic wire.
-		{"openai shape", failing, jsonHeader, `{"error":{"message":"x","type":"server_error"}}`, true},
+		{Name: "openai shape", S: failing, H: jsonHeader, Body: `{"error":{"message":"x","type":"server_error"}}`, Broken: true},
 		// A well-formed error where the script streams.
-		{"unscripted", plain, jsonHeader, `{"type":"error","error":{"type":"api_error","message":"boom"}}`, true},
-	}
-	for _, tt := range tests {
-		vs := New().CheckError(http.StatusTooManyRequests, tt.h, []byte(tt.body), tt.s)
-		if got := len(vs) > 0; got != tt.broken {
-			t.Errorf("%s: violations %v, want broken=%t", tt.name, vs, tt.broken)
-		}
-		for _, v := range vs {
-			if v.Rule != protocol.RAnthropicError {
-				t.Errorf("%s: rule %s, want %s", tt.name, v.Rule, protocol.RAnthropicError)
-			}
-		}
-	}
+		{Name: "unscripted", S: plain, H: jsonHeader, Body: `{"type":"error","error":{"type":"api_error","message":"boom"}}`, Broken: true},
+	})
 	// Without ground truth any well-formed error is the server's right.
 	if vs := New(WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"type":"error","error":{"type":"api_error","message":"x"}}`), plain); len(vs) > 0 {
 		t.Errorf("no ground truth: %v", vs)

@@ -2,13 +2,11 @@ package anthropicmessages
 
 import (
 	"bytes"
-	"errors"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
-	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -35,15 +33,10 @@ type block struct {
 // Checker judges one turn's Messages event stream: every anthropic-messages rule of
 // docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
-	s       *protocol.Session
-	exp     clientturn.Expectation
+	j       clientturn.Judge
 	v       simchat.Violations
 	scan    jsonwire.Scanner
 	view    eventView
-	text    jsonwire.Cursor
-	think   jsonwire.Cursor
-	textOK  bool // text so far is a prefix of the script's (ground truth only)
-	thinkOK bool
 	blocks  []block
 	tools   clientturn.Tools
 	started bool   // message_start seen
@@ -52,18 +45,22 @@ type Checker struct {
 	stopped bool   // message_stop seen
 	errored bool   // a mid-stream error event arrived
 	after   bool   // something arrived after the end (reported once)
-	tokens  scenarios.TokenCounter
+}
+
+// judgeRules name this wire's rules in the judgements every provider wire makes alike; read
+// only, shared by every checker so that none carries a copy.
+var judgeRules = clientturn.Rules{
+	Error: protocol.RAnthropicError, Content: protocol.RAnthropicContent,
+	ErrorFrame: "error event", Thinking: "thinking",
 }
 
 // NewChecker returns a checker for the stream of s's current turn (s.Turn).
 func NewChecker(s *protocol.Session) *Checker {
-	c := &Checker{s: s, exp: clientturn.Expect(s), textOK: true, thinkOK: true}
-	if t := c.exp.Turn; t != nil {
-		c.text = jsonwire.NewCursor([]string{t.Text})
-		c.think = jsonwire.NewCursor([]string{t.Thinking})
-	}
-	return c
+	return &Checker{j: clientturn.NewJudge(s, &judgeRules)}
 }
+
+// newChecker is NewChecker as a protocol.Checker, for the Wire and the clienttest kit.
+func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
 
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
@@ -175,10 +172,10 @@ func (c *Checker) onBlockStart(e *eventView, data []byte) protocol.Observation {
 	switch string(e.block.typ) {
 	case "thinking":
 		b.kind = blockThinking
-		obs = c.thinking(e.block.thinking)
+		obs = c.j.Thinking(&c.v, e.block.thinking)
 	case "text":
 		b.kind = blockText
-		obs = c.answer(e.block.text)
+		obs = c.j.Answer(&c.v, e.block.text)
 	case "tool_use":
 		b.kind, b.tool = blockTool, len(c.tools.List)
 		if len(e.block.id) == 0 || len(e.block.name) == 0 {
@@ -233,9 +230,9 @@ func (c *Checker) onBlockDelta(e *eventView, data []byte) protocol.Observation {
 	}
 	switch string(e.delta.typ) {
 	case "thinking_delta":
-		return c.thinking(e.delta.thinking)
+		return c.j.Thinking(&c.v, e.delta.thinking)
 	case "text_delta":
-		return c.answer(e.delta.text)
+		return c.j.Answer(&c.v, e.delta.text)
 	case "input_json_delta":
 		t := &c.tools.List[b.tool]
 		t.Args = append(t.Args, e.delta.partialJSON...)
@@ -251,32 +248,6 @@ func kindName(k blockKind) string {
 		return "text"
 	}
 	return "tool_use"
-}
-
-// thinking judges a piece of thinking against the script.
-func (c *Checker) thinking(p []byte) protocol.Observation {
-	if len(p) == 0 {
-		return protocol.Observation{Kind: protocol.FrameOther}
-	}
-	if c.exp.Turn != nil && c.thinkOK && !jsonwire.Advance(&c.think, p) {
-		c.thinkOK = false
-		c.v.Add(protocol.RAnthropicContent, "thinking diverges from the script at byte %d: expected %s, saw %s",
-			c.think.Matched(), simchat.Clip(c.think.Next(40), 40), simchat.Clip(string(p), 40))
-	}
-	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: c.tokens.ThinkingBytes(p)}
-}
-
-// answer judges a piece of text against the script.
-func (c *Checker) answer(p []byte) protocol.Observation {
-	if len(p) == 0 {
-		return protocol.Observation{Kind: protocol.FrameOther}
-	}
-	if c.exp.Turn != nil && c.textOK && !jsonwire.Advance(&c.text, p) {
-		c.textOK = false
-		c.v.Add(protocol.RAnthropicContent, "text diverges from the script at byte %d: expected %s, saw %s",
-			c.text.Matched(), simchat.Clip(c.text.Next(40), 40), simchat.Clip(string(p), 40))
-	}
-	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: c.tokens.TextBytes(p)}
 }
 
 func (c *Checker) onMessageDelta(e *eventView, data []byte) {
@@ -325,26 +296,14 @@ func (c *Checker) onError(e *eventView, data []byte) protocol.Observation {
 	if !e.hasError || e.errMessage == nil {
 		c.v.Add(protocol.RAnthropicError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
 	}
-	if c.exp.Truth && !c.exp.StreamError {
-		c.v.Add(protocol.RAnthropicError, "turn %d: expected no provider error, saw %s", c.s.Turn, simchat.Clip(string(e.errMessage), 80))
-	}
+	c.j.ProviderError(&c.v, e.errMessage)
 	return protocol.Observation{Kind: protocol.FrameTerminal}
 }
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
-	}
-	if c.s.Aborted || streamErr != nil {
-		return c.v.List() // only what was seen before the cut was judged
-	}
-	switch {
-	case c.exp.HTTPError:
-		c.v.Add(protocol.RAnthropicError, "turn %d: expected the scripted HTTP error, the server streamed instead", c.s.Turn)
-	case c.exp.StreamError && !c.errored:
-		c.v.Add(protocol.RAnthropicError, "turn %d: expected the scripted error event (%s), the stream ended without one",
-			c.s.Turn, simchat.Clip(c.s.Expected.ProviderError, 60))
+	if !c.j.Ended(&c.v, streamErr, c.errored) {
+		return c.v.List()
 	}
 	if !c.errored {
 		switch {
@@ -368,29 +327,16 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 
 // finishContent compares the whole turn with the script (ground truth only).
 func (c *Checker) finishContent() {
-	t := c.exp.Turn
-	if t == nil {
-		return
-	}
-	if c.textOK && !c.text.Done() {
-		c.v.Add(protocol.RAnthropicContent, "expected text %s next, saw only the first %d of %d bytes",
-			simchat.Clip(c.text.Next(40), 40), c.text.Matched(), c.text.Total())
-	}
-	if c.thinkOK && !c.think.Done() {
-		c.v.Add(protocol.RAnthropicContent, "expected thinking %s next, saw only the first %d of %d bytes",
-			simchat.Clip(c.think.Next(40), 40), c.think.Matched(), c.think.Total())
-	}
-	if c.errored {
+	t := c.j.FinishScript(&c.v)
+	if t == nil || c.errored {
 		return // a failed turn streams no tool calls and no stop_reason
 	}
-	if detail, ok := clientturn.CompareTools(c.tools.List, t.ToolCalls); !ok {
-		c.v.Add(protocol.RAnthropicContent, "%s", detail)
-	}
+	c.j.CompareTools(&c.v, c.tools.List, t)
 	want := "end_turn"
 	if len(t.ToolCalls) > 0 {
 		want = "tool_use"
 	}
 	if c.stop != "" && c.stop != want {
-		c.v.Add(protocol.RAnthropicMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.s.Turn, c.stop)
+		c.v.Add(protocol.RAnthropicMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.stop)
 	}
 }

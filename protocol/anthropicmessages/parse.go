@@ -51,14 +51,7 @@ func parseEvent(sc *jsonwire.Scanner, data []byte, v *eventView) error {
 		case "index":
 			v.index, v.hasIndex = sc.Integer("index")
 		case "message":
-			if v.hasMessage = sc.Object("message"); v.hasMessage {
-				for first := true; ; {
-					if _, ok := sc.Member(&first); !ok {
-						break
-					}
-					sc.Skip()
-				}
-			}
+			v.hasMessage = sc.SkipObject("message")
 		case "content_block":
 			if v.hasBlock = sc.Object("content_block"); !v.hasBlock {
 				continue
@@ -110,35 +103,9 @@ func parseEvent(sc *jsonwire.Scanner, data []byte, v *eventView) error {
 				}
 			}
 		case "usage":
-			if !sc.Object("usage") {
-				continue
-			}
-			for first := true; ; {
-				key, ok := sc.Member(&first)
-				if !ok {
-					break
-				}
-				if string(key) == "output_tokens" {
-					v.output, v.hasOutput = sc.Integer("usage.output_tokens")
-				} else {
-					sc.Skip()
-				}
-			}
+			sc.IntegerIn("usage", "output_tokens", "usage.output_tokens", &v.output, &v.hasOutput)
 		case "error":
-			if v.hasError = sc.Object("error"); !v.hasError {
-				continue
-			}
-			for first := true; ; {
-				key, ok := sc.Member(&first)
-				if !ok {
-					break
-				}
-				if string(key) == "message" {
-					v.errMessage = sc.Str("error.message")
-				} else {
-					sc.Skip()
-				}
-			}
+			v.hasError = sc.StrIn("error", "message", "error.message", &v.errMessage)
 		default:
 			sc.Skip()
 		}

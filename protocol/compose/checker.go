@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"reflect"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -86,7 +86,7 @@ type Checker struct {
 	s *protocol.Session
 	// stopped: the client sent a stop request (StopSent), so the stream must end stopped.
 	stopped bool
-	v       violations
+	v       simchat.Violations
 	text    jsonwire.Cursor // text deltas against every turn's text
 	textOK  bool
 	// thinking: the reasoning text cursor and the thinking_start/end balance.
@@ -132,7 +132,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.done {
 		c.afterDone++
 		if c.afterDone == 1 {
-			c.v.add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip(string(ev.Data), 80))
+			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip(string(ev.Data), 80))
 		}
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
@@ -142,14 +142,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "receipt", "compose.receipt":
 		return c.onReceipt(ev.Type, data)
 	default:
-		c.v.add(protocol.RFraming, "unknown named event %q (only receipt and compose.receipt are named)", ev.Type)
+		c.v.Add(protocol.RFraming, "unknown named event %q (only receipt and compose.receipt are named)", ev.Type)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	switch string(data) {
 	case "[DONE]":
 		return c.onDone()
 	case `"[DONE]"`:
-		c.v.add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+		c.v.Add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
 		return c.onDone()
 	}
 	if c.terminals == 0 && !c.generalOnly {
@@ -159,7 +159,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	var h head
 	if err := json.Unmarshal(data, &h); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.add(protocol.RFraming, "expected a JSON object frame, saw %s", clip(string(ev.Data), 80))
+		c.v.Add(protocol.RFraming, "expected a JSON object frame, saw %s", clip(string(ev.Data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if h.Type == nil {
@@ -170,14 +170,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	switch typ {
 	case "reasoning_delta", "thinking_start", "thinking_end", "tool_args_delta", "tool_start", "tool_end", "done", "stopped", "error":
 		if err := json.Unmarshal(data, &t); err != nil {
-			c.v.add(protocol.RFraming, "%s: %v in %s", typ, err, clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "%s: %v in %s", typ, err, clip(string(data), 80))
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
 	default:
 		if ignoredType(typ) {
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
-		c.v.add(protocol.RFraming, "unknown event type %q in %s", typ, clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, clip(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	switch typ {
@@ -191,12 +191,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return c.onReasoning(&t, data)
 	case "thinking_start":
 		if c.thinkingOpen {
-			c.v.add(protocol.RComposeThinking, "expected thinking_end before another thinking_start, saw a second thinking_start")
+			c.v.Add(protocol.RComposeThinking, "expected thinking_end before another thinking_start, saw a second thinking_start")
 		}
 		c.thinkingOpen = true
 	case "thinking_end":
 		if !c.thinkingOpen {
-			c.v.add(protocol.RComposeThinking, "expected thinking_start before thinking_end, saw thinking_end with no open thinking")
+			c.v.Add(protocol.RComposeThinking, "expected thinking_start before thinking_end, saw thinking_end with no open thinking")
 		}
 		c.thinkingOpen = false
 	case "tool_args_delta":
@@ -216,14 +216,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 
 func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	if len(h.Choices) != 1 || h.Choices[0].Delta.Content == nil {
-		c.v.add(protocol.RFraming, "expected a typed frame or {\"choices\":[{\"delta\":{\"content\":…}}]}, saw %s", clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a typed frame or {\"choices\":[{\"delta\":{\"content\":…}}]}, saw %s", clip(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	text := *h.Choices[0].Delta.Content
 	c.afterTerminal("a text delta")
 	if c.textOK && !jsonwire.Advance(&c.text, text) {
 		c.textOK = false
-		c.v.add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
+		c.v.Add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
 			c.text.Matched(), clip(c.text.Next(60), 60), clip(text, 60))
 	}
 	if text == "" {
@@ -234,12 +234,12 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 
 func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 	if t.Delta == nil {
-		c.v.add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", clip(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if c.thinkingOK && !jsonwire.Advance(&c.thinking, *t.Delta) {
 		c.thinkingOK = false
-		c.v.add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
+		c.v.Add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
 			c.thinking.Matched(), clip(c.thinking.Next(60), 60), clip(*t.Delta, 60))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta), Tokens: c.tokens.Thinking(*t.Delta)}
@@ -253,9 +253,9 @@ func (c *Checker) onArgsDelta(t *typed, data []byte) {
 	ci := c.findCall(t.ID, t.Index)
 	if ci < 0 && t.ID == "" {
 		if t.Index == nil {
-			c.v.add(protocol.RFraming, "tool_args_delta: expected an id or an index, saw neither in %s", clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "tool_args_delta: expected an id or an index, saw neither in %s", clip(string(data), 80))
 		} else {
-			c.v.add(protocol.RFraming, "tool_args_delta: index %d was never introduced by a delta with an id, saw %s", *t.Index, clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "tool_args_delta: index %d was never introduced by a delta with an id, saw %s", *t.Index, clip(string(data), 80))
 		}
 		return
 	}
@@ -270,13 +270,13 @@ func (c *Checker) onArgsDelta(t *typed, data []byte) {
 	case cl.toolName == "":
 		cl.toolName = t.ToolName
 	default:
-		c.v.add(protocol.RComposeArgs, "call %s: expected toolName %q on every delta that names one, saw %q", cl.id, cl.toolName, t.ToolName)
+		c.v.Add(protocol.RComposeArgs, "call %s: expected toolName %q on every delta that names one, saw %q", cl.id, cl.toolName, t.ToolName)
 	}
 	if t.ArgsDelta == nil || *t.ArgsDelta == "" {
 		return // nothing to add: absent and empty argsDelta are both allowed
 	}
 	if cl.started {
-		c.v.add(protocol.RComposeArgs, "call %s (%s): expected every argsDelta before tool_start, saw one after", cl.id, cl.toolName)
+		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected every argsDelta before tool_start, saw one after", cl.id, cl.toolName)
 	}
 	cl.args = append(cl.args, *t.ArgsDelta...)
 }
@@ -325,7 +325,7 @@ func (c *Checker) bindIndex(index *int, ci int) {
 // the protocol allows, so it must not capture a later call's tool_start.
 func (c *Checker) onToolStart(t *typed, data []byte) {
 	if t.ToolName == "" {
-		c.v.add(protocol.RFraming, "tool_start: expected a toolName, saw %s", clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "tool_start: expected a toolName, saw %s", clip(string(data), 80))
 	}
 	c.openTools = append(c.openTools, t.ToolName)
 	var input any
@@ -353,7 +353,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 	}
 	c.startedCalls = append(c.startedCalls, ci)
 	if ci < 0 {
-		c.v.add(protocol.RComposeArgs, "tool_start %s: expected tool_args_delta frames for it first, saw none", t.ToolName)
+		c.v.Add(protocol.RComposeArgs, "tool_start %s: expected tool_args_delta frames for it first, saw none", t.ToolName)
 		return
 	}
 	cl := &c.calls[ci]
@@ -363,11 +363,11 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 		return
 	}
 	if inputErr != nil {
-		c.v.add(protocol.RComposeArgs, "tool_start %s (call %s): expected input equal to the streamed arguments, saw %s", t.ToolName, cl.id, clip(string(t.Input), 80))
+		c.v.Add(protocol.RComposeArgs, "tool_start %s (call %s): expected input equal to the streamed arguments, saw %s", t.ToolName, cl.id, clip(string(t.Input), 80))
 		return
 	}
 	if !sameArgs(args, input) {
-		c.v.add(protocol.RComposeArgs, "tool_start %s (call %s): expected input %s (the streamed arguments), saw %s",
+		c.v.Add(protocol.RComposeArgs, "tool_start %s (call %s): expected input %s (the streamed arguments), saw %s",
 			t.ToolName, cl.id, clip(string(cl.args), 80), clip(string(t.Input), 80))
 	}
 }
@@ -376,7 +376,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	var got any
 	if err := json.Unmarshal(cl.args, &got); err != nil {
-		c.v.add(protocol.RComposeArgs, "call %s (%s): expected the concatenated argsDelta to be JSON, saw %s (%v)", cl.id, cl.toolName, clip(string(cl.args), 80), err)
+		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected the concatenated argsDelta to be JSON, saw %s (%v)", cl.id, cl.toolName, clip(string(cl.args), 80), err)
 		return nil, false
 	}
 	sc, ok := c.scripted(cl.id)
@@ -385,15 +385,15 @@ func (c *Checker) judgeArgs(cl *call) (any, bool) {
 		return got, false
 	}
 	if !ok {
-		c.v.add(protocol.RComposeArgs, "call %s (%s): not a scripted tool call", cl.id, cl.toolName)
+		c.v.Add(protocol.RComposeArgs, "call %s (%s): not a scripted tool call", cl.id, cl.toolName)
 		return got, true
 	}
 	var want any
 	if err := json.Unmarshal([]byte(sc.Arguments), &want); err == nil && !reflect.DeepEqual(got, want) {
-		c.v.add(protocol.RComposeArgs, "call %s (%s): expected arguments %s, saw %s", cl.id, cl.toolName, clip(sc.Arguments, 80), clip(string(cl.args), 80))
+		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected arguments %s, saw %s", cl.id, cl.toolName, clip(sc.Arguments, 80), clip(string(cl.args), 80))
 	}
 	if sc.Name != cl.toolName {
-		c.v.add(protocol.RComposeArgs, "call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.toolName)
+		c.v.Add(protocol.RComposeArgs, "call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.toolName)
 	}
 	return got, true
 }
@@ -432,7 +432,7 @@ func (c *Checker) scripted(id string) (scenarios.ScriptToolCall, bool) {
 func (c *Checker) onToolEnd(t *typed, data []byte) {
 	if t.Failed == nil {
 		// failed is how the seed says to read a tool's result; output is informational.
-		c.v.add(protocol.RFraming, "tool_end: expected failed, saw %s", clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "tool_end: expected failed, saw %s", clip(string(data), 80))
 	}
 	open := -1
 	for i, name := range c.openTools {
@@ -448,7 +448,7 @@ func (c *Checker) onToolEnd(t *typed, data []byte) {
 		}
 	}
 	if open < 0 {
-		c.v.add(protocol.RToolLifecycle, "tool_end %s: expected an open tool_start of the same toolName, saw none", t.ToolName)
+		c.v.Add(protocol.RToolLifecycle, "tool_end %s: expected an open tool_start of the same toolName, saw none", t.ToolName)
 		return
 	}
 	ci := c.startedCalls[open]
@@ -480,7 +480,7 @@ func (c *Checker) judgeOutcomes() {
 			continue
 		}
 		if wantFailed := sc.Outcome == scenarios.OutcomeError; st.failed != wantFailed {
-			c.v.add(protocol.RToolLifecycle, "tool_end %s (call %s): expected failed=%t (outcome %s), saw failed=%t", sc.Name, sc.ID, wantFailed, sc.Outcome, st.failed)
+			c.v.Add(protocol.RToolLifecycle, "tool_end %s (call %s): expected failed=%t (outcome %s), saw failed=%t", sc.Name, sc.ID, wantFailed, sc.Outcome, st.failed)
 		}
 	}
 }
@@ -488,25 +488,25 @@ func (c *Checker) judgeOutcomes() {
 // afterTerminal reports a frame that arrived after the terminal (only a receipt and [DONE] may).
 func (c *Checker) afterTerminal(what string) {
 	if c.terminals > 0 {
-		c.v.add(protocol.RTerminal, "expected only a receipt and [DONE] after %s, saw %s", c.terminal, what)
+		c.v.Add(protocol.RTerminal, "expected only a receipt and [DONE] after %s, saw %s", c.terminal, what)
 	}
 }
 
 func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 	c.terminals++
 	if c.terminals > 1 {
-		c.v.add(protocol.RTerminal, "expected exactly one of done/stopped/error, saw %s after %s", typ, c.terminal)
+		c.v.Add(protocol.RTerminal, "expected exactly one of done/stopped/error, saw %s after %s", typ, c.terminal)
 		return
 	}
 	c.terminal = typ
 	c.terminalDetail = t.Reason
 	c.completeAtTerminal = c.textOK && c.text.Done()
 	if c.receipts > 0 {
-		c.v.add(protocol.RTerminal, "expected the receipt after the terminal, saw it before %s", typ)
+		c.v.Add(protocol.RTerminal, "expected the receipt after the terminal, saw it before %s", typ)
 	}
 	if typ == "error" {
 		if t.Error == nil {
-			c.v.add(protocol.RFraming, "error: expected an error message, saw %s", clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "error: expected an error message, saw %s", clip(string(data), 80))
 		}
 		c.terminalDetail = deref(t.Error)
 	}
@@ -520,17 +520,17 @@ func (c *Checker) judgeTerminal() {
 	case "done":
 		switch {
 		case perr != "":
-			c.v.add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
+			c.v.Add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
 		case c.stopped && !c.completeAtTerminal:
-			c.v.add(protocol.RTerminal, "expected stopped after the stop request, saw done before the answer was complete (%d of %d bytes)", c.text.Matched(), c.text.Total())
+			c.v.Add(protocol.RTerminal, "expected stopped after the stop request, saw done before the answer was complete (%d of %d bytes)", c.text.Matched(), c.text.Total())
 		}
 	case "stopped":
 		if !c.stopped {
-			c.v.add(protocol.RTerminal, "expected %s, saw stopped (reason %q) without a stop request", c.wantTerminal(), c.terminalDetail)
+			c.v.Add(protocol.RTerminal, "expected %s, saw stopped (reason %q) without a stop request", c.wantTerminal(), c.terminalDetail)
 		}
 	case "error":
 		if perr == "" {
-			c.v.add(protocol.RTerminal, "expected %s, saw error %s", c.wantTerminal(), clip(c.terminalDetail, 80))
+			c.v.Add(protocol.RTerminal, "expected %s, saw error %s", c.wantTerminal(), clip(c.terminalDetail, 80))
 		}
 	}
 }
@@ -550,21 +550,21 @@ func (c *Checker) onReceipt(name string, data []byte) protocol.Observation {
 		ID *string `json:"id"`
 	}
 	if err := json.Unmarshal(data, &r); err != nil || r.ID == nil {
-		c.v.add(protocol.RFraming, "%s: expected a JSON object with an id, saw %s", name, clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "%s: expected a JSON object with an id, saw %s", name, clip(string(data), 80))
 	}
 	c.receipts++
 	switch {
 	case c.terminals == 0:
-		c.v.add(protocol.RTerminal, "expected the %s after the terminal, saw it before any terminal", name)
+		c.v.Add(protocol.RTerminal, "expected the %s after the terminal, saw it before any terminal", name)
 	case c.receipts > 1:
-		c.v.add(protocol.RTerminal, "expected at most one receipt, saw %d", c.receipts)
+		c.v.Add(protocol.RTerminal, "expected at most one receipt, saw %d", c.receipts)
 	}
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
 func (c *Checker) onDone() protocol.Observation {
 	if c.terminals == 0 {
-		c.v.add(protocol.RTerminal, "expected %s before [DONE], saw no terminal", c.wantTerminal())
+		c.v.Add(protocol.RTerminal, "expected %s before [DONE], saw no terminal", c.wantTerminal())
 	}
 	c.done = true
 	return protocol.Observation{Kind: protocol.FrameDone}
@@ -577,33 +577,33 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	// A wrong terminal (stopped unasked, done despite a stop) is R-terminal's finding alone.
 	full := clean && c.s.Expected.ProviderError == "" && c.terminal == "done" && !c.stopped
 	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.add(protocol.RFraming, "stream broke: %v", streamErr)
+		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
 	if clean {
 		if c.terminals == 0 {
-			c.v.add(protocol.RTerminal, "expected %s then [DONE], the stream ended without a terminal", c.wantTerminal())
+			c.v.Add(protocol.RTerminal, "expected %s then [DONE], the stream ended without a terminal", c.wantTerminal())
 		} else if !c.done {
-			c.v.add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.terminal)
+			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.terminal)
 		}
 		if c.thinkingOpen {
-			c.v.add(protocol.RComposeThinking, "expected thinking_end for every thinking_start, the stream ended inside thinking")
+			c.v.Add(protocol.RComposeThinking, "expected thinking_end for every thinking_start, the stream ended inside thinking")
 		}
 		for _, name := range c.openTools {
-			c.v.add(protocol.RToolLifecycle, "tool_start %s: expected a tool_end, the stream ended without one", name)
+			c.v.Add(protocol.RToolLifecycle, "tool_start %s: expected a tool_end, the stream ended without one", name)
 		}
 	}
 	if full {
 		if c.textOK && !c.text.Done() {
-			c.v.add(protocol.RComposeAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", clip(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
+			c.v.Add(protocol.RComposeAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", clip(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
 		}
 		if c.thinkingOK && !c.thinking.Done() {
-			c.v.add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
+			c.v.Add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 		}
 	}
 	c.judgeTerminal()
 	c.judgeOutcomes()
 	c.finishArgs(clean && !c.stopped && (c.terminal == "done" || c.terminal == "error"))
-	return c.v.result()
+	return c.v.List()
 }
 
 // finishArgs judges, when the stream had to show every completed turn, the arguments of calls
@@ -630,68 +630,14 @@ func (c *Checker) finishArgs(all bool) {
 				found = found || c.calls[i].id == tc.ID
 			}
 			if !found {
-				c.v.add(protocol.RComposeArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
+				c.v.Add(protocol.RComposeArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
 			}
 		}
 	}
 }
 
-// violations collects one violation per rule for a stream: the first occurrence's detail is
-// kept and later ones of the same rule are counted in it, so one root cause cannot flood the
-// load generator's counters.
-type violations struct {
-	list  []protocol.Violation
-	extra []int
-}
-
-func (v *violations) add(rule protocol.Rule, format string, args ...any) {
-	for i := range v.list {
-		if v.list[i].Rule == rule {
-			v.extra[i]++
-			return
-		}
-	}
-	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: shorten(fmt.Sprintf(format, args...), maxDetail)})
-	v.extra = append(v.extra, 0)
-}
-
-// result returns the violations, noting how many further occurrences each rule had.
-func (v *violations) result() []protocol.Violation {
-	for i := range v.list {
-		if v.extra[i] > 0 {
-			v.list[i].Detail += fmt.Sprintf(" (and %d more)", v.extra[i])
-			v.extra[i] = 0
-		}
-	}
-	return v.list
-}
-
-// maxDetail bounds a violation's detail: enough to show what was expected and what was seen.
-const maxDetail = 240
-
-// shorten cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:runeCut(s, n)] + "…"
-}
-
 // clip quotes s for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%q…(%d bytes)", s[:runeCut(s, n)], len(s))
-}
-
-// runeCut is the largest cut of s at or below n bytes that does not split a rune.
-func runeCut(s string, n int) int {
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
+func clip(s string, n int) string { return simchat.Clip(s, n) }
 
 func deref(p *string) string {
 	if p == nil {

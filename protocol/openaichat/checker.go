@@ -2,13 +2,11 @@ package openaichat
 
 import (
 	"bytes"
-	"errors"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
-	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -18,19 +16,13 @@ const maxToolIndex = 1024
 // Checker judges one turn's chat.completion.chunk stream: every openai-chat rule of
 // docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
-	s       *protocol.Session
-	exp     clientturn.Expectation
-	v       simchat.Violations
-	scan    jsonwire.Scanner
-	view    chunkView
-	text    jsonwire.Cursor
-	think   jsonwire.Cursor
-	textOK  bool // text so far is a prefix of the script's (ground truth only)
-	thinkOK bool
-	tools   clientturn.Tools
-	finish  string // the finish_reason seen, "" before
-	usage   int    // usage chunks seen
-	tokens  scenarios.TokenCounter
+	j      clientturn.Judge
+	v      simchat.Violations
+	scan   jsonwire.Scanner
+	view   chunkView
+	tools  clientturn.Tools
+	finish string // the finish_reason seen, "" before
+	usage  int    // usage chunks seen
 	// toolsLost: a tool_calls delta could not be placed, so the assembled calls are not the
 	// stream's and the checks built on them stay quiet (one defect, one violation).
 	toolsLost bool
@@ -39,15 +31,20 @@ type Checker struct {
 	after     bool // something arrived after the end (reported once)
 }
 
+// judgeRules name this wire's rules in the judgements every provider wire makes alike; read
+// only, shared by every checker so that none carries a copy.
+var judgeRules = clientturn.Rules{
+	Error: protocol.ROpenAIError, Content: protocol.ROpenAIContent,
+	ErrorFrame: "provider error frame", Thinking: "reasoning",
+}
+
 // NewChecker returns a checker for the stream of s's current turn (s.Turn).
 func NewChecker(s *protocol.Session) *Checker {
-	c := &Checker{s: s, exp: clientturn.Expect(s), textOK: true, thinkOK: true}
-	if t := c.exp.Turn; t != nil {
-		c.text = jsonwire.NewCursor([]string{t.Text})
-		c.think = jsonwire.NewCursor([]string{t.Thinking})
-	}
-	return c
+	return &Checker{j: clientturn.NewJudge(s, &judgeRules)}
 }
+
+// newChecker is NewChecker as a protocol.Checker, for the Wire and the clienttest kit.
+func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
 
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
@@ -115,20 +112,11 @@ func (c *Checker) onChoice(ch *choiceView, obs *protocol.Observation, data []byt
 			simchat.Clip(string(reasoning), 40), simchat.Clip(string(ch.reasoning), 40))
 	}
 	if len(reasoning) > 0 {
-		if c.exp.Turn != nil && c.thinkOK && !jsonwire.Advance(&c.think, reasoning) {
-			c.thinkOK = false
-			c.v.Add(protocol.ROpenAIContent, "reasoning diverges from the script at byte %d: expected %s, saw %s",
-				c.think.Matched(), simchat.Clip(c.think.Next(40), 40), simchat.Clip(string(reasoning), 40))
-		}
-		*obs = protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(reasoning), Tokens: c.tokens.ThinkingBytes(reasoning)}
+		*obs = c.j.Thinking(&c.v, reasoning)
 	}
 	if len(ch.content) > 0 {
-		if c.exp.Turn != nil && c.textOK && !jsonwire.Advance(&c.text, ch.content) {
-			c.textOK = false
-			c.v.Add(protocol.ROpenAIContent, "text diverges from the script at byte %d: expected %s, saw %s",
-				c.text.Matched(), simchat.Clip(c.text.Next(40), 40), simchat.Clip(string(ch.content), 40))
-		}
-		*obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(ch.content) + obs.TextBytes, Tokens: c.tokens.TextBytes(ch.content) + obs.Tokens}
+		a := c.j.Answer(&c.v, ch.content)
+		*obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: a.TextBytes + obs.TextBytes, Tokens: a.Tokens + obs.Tokens}
 	}
 	for i := range ch.toolCalls {
 		if c.onToolCall(&ch.toolCalls[i], data) && obs.Kind == protocol.FrameOther {
@@ -228,9 +216,7 @@ func (c *Checker) onError(v *chunkView, data []byte) protocol.Observation {
 	if v.errMessage == nil {
 		c.v.Add(protocol.ROpenAIError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
 	}
-	if c.exp.Truth && !c.exp.StreamError {
-		c.v.Add(protocol.ROpenAIError, "turn %d: expected no provider error, saw %s", c.s.Turn, simchat.Clip(string(v.errMessage), 80))
-	}
+	c.j.ProviderError(&c.v, v.errMessage)
 	return protocol.Observation{Kind: protocol.FrameTerminal}
 }
 
@@ -247,18 +233,8 @@ func (c *Checker) onDone() protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
-	}
-	if c.s.Aborted || streamErr != nil {
-		return c.v.List() // only what was seen before the cut was judged
-	}
-	switch {
-	case c.exp.HTTPError:
-		c.v.Add(protocol.ROpenAIError, "turn %d: expected the scripted HTTP error, the server streamed instead", c.s.Turn)
-	case c.exp.StreamError && !c.errored:
-		c.v.Add(protocol.ROpenAIError, "turn %d: expected the scripted provider error frame (%s), the stream ended without one",
-			c.s.Turn, simchat.Clip(c.s.Expected.ProviderError, 60))
+	if !c.j.Ended(&c.v, streamErr, c.errored) {
+		return c.v.List()
 	}
 	if !c.errored {
 		c.finishComplete()
@@ -288,29 +264,16 @@ func (c *Checker) finishComplete() {
 
 // finishContent compares the whole turn with the script (ground truth only).
 func (c *Checker) finishContent() {
-	t := c.exp.Turn
-	if t == nil {
-		return
-	}
-	if c.textOK && !c.text.Done() {
-		c.v.Add(protocol.ROpenAIContent, "expected text %s next, saw only the first %d of %d bytes",
-			simchat.Clip(c.text.Next(40), 40), c.text.Matched(), c.text.Total())
-	}
-	if c.thinkOK && !c.think.Done() {
-		c.v.Add(protocol.ROpenAIContent, "expected reasoning %s next, saw only the first %d of %d bytes",
-			simchat.Clip(c.think.Next(40), 40), c.think.Matched(), c.think.Total())
-	}
-	if c.errored || c.toolsLost {
+	t := c.j.FinishScript(&c.v)
+	if t == nil || c.errored || c.toolsLost {
 		return // a failed turn streams no tool calls and no finish_reason
 	}
-	if detail, ok := clientturn.CompareTools(c.tools.List, t.ToolCalls); !ok {
-		c.v.Add(protocol.ROpenAIContent, "%s", detail)
-	}
+	c.j.CompareTools(&c.v, c.tools.List, t)
 	want := "stop"
 	if len(t.ToolCalls) > 0 {
 		want = "tool_calls"
 	}
 	if c.finish != "" && c.finish != want {
-		c.v.Add(protocol.ROpenAIFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.s.Turn, c.finish)
+		c.v.Add(protocol.ROpenAIFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.finish)
 	}
 }

@@ -2,94 +2,46 @@ package openaichat
 
 import (
 	"net/http"
-	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // TestLibraryClean plays every embedded scenario, every turn, against the mock: a correct
 // provider breaks no rule, with ground truth and without.
 func TestLibraryClean(t *testing.T) {
 	t.Parallel()
-	url := clienttest.StartMock(t, mockprovider.FaultNone)
-	multi := 0
-	for _, mode := range []struct {
-		name string
-		d    *Dialect
-	}{{"ground-truth", New()}, {"no-ground-truth", New(WithNoGroundTruth())}} {
-		for _, name := range scenarios.Embedded().Names() {
-			for seed := uint64(1); seed <= 3; seed++ {
-				s := clienttest.NewSession(t, name, seed)
-				res := clienttest.Play(t, mode.d, url, s)
-				if len(res.Violations) > 0 {
-					t.Errorf("%s %s seed %d: %d requests, statuses %v: %v", mode.name, name, seed, res.Requests, res.Statuses, res.Violations)
-				}
-				if !mode.d.noGroundTruth {
-					clienttest.CheckKinds(t, s, res)
-				}
-				if res.Requests > 1 {
-					multi++
-				}
-				if want := mode.d.Turns(s); res.Requests != want {
-					t.Errorf("%s %s seed %d: %d requests, want %d", mode.name, name, seed, res.Requests, want)
-				}
-			}
-		}
-	}
-	if multi == 0 {
-		t.Error("no session played more than one turn: the tool loop was never exercised")
-	}
+	clienttest.LibraryClean(t, New(), New(WithNoGroundTruth()))
 }
 
 // TestFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		fault    mockprovider.Fault
-		scenario string
-		noTruth  bool
-		want     []protocol.Rule
-	}{
+	clienttest.Faults(t, New(), New(WithNoGroundTruth()), []clienttest.Fault{
 		// One changed byte of the answer: only the content rule sees it.
-		{mockprovider.FaultTextDiffers, "plain-answer", false, []protocol.Rule{protocol.ROpenAIContent}},
+		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{protocol.ROpenAIContent}},
 		// Without ground truth the same stream is structurally fine.
-		{mockprovider.FaultTextDiffers, "plain-answer", true, nil},
+		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", NoTruth: true},
 		// A scripted mid-stream failure that never comes.
-		{mockprovider.FaultDropError, "provider-error-midstream", false, []protocol.Rule{protocol.ROpenAIError}},
+		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{protocol.ROpenAIError}},
 		// Tool call deltas without their index cannot be assembled.
-		{mockprovider.FaultOpenAIToolNoIndex, "parallel-tools", false, []protocol.Rule{protocol.ROpenAIToolCall}},
+		{Fault: mockprovider.FaultOpenAIToolNoIndex, Scenario: "parallel-tools", Want: []protocol.Rule{protocol.ROpenAIToolCall}},
 		// finish_reason stop on a tool turn (ground truth) …
-		{mockprovider.FaultOpenAIWrongFinish, "tool-chain", false, []protocol.Rule{protocol.ROpenAIFinish}},
+		{Fault: mockprovider.FaultOpenAIWrongFinish, Scenario: "tool-chain", Want: []protocol.Rule{protocol.ROpenAIFinish}},
 		// … and tool_calls on a plain answer, wrong even without ground truth.
-		{mockprovider.FaultOpenAIWrongFinish, "plain-answer", true, []protocol.Rule{protocol.ROpenAIFinish}},
+		{Fault: mockprovider.FaultOpenAIWrongFinish, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{protocol.ROpenAIFinish}},
 		// include_usage asked for, no usage chunk sent.
-		{mockprovider.FaultOpenAINoUsage, "plain-answer", true, []protocol.Rule{protocol.ROpenAIUsage}},
+		{Fault: mockprovider.FaultOpenAINoUsage, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{protocol.ROpenAIUsage}},
 		// The stream closes after the usage chunk without data: [DONE].
-		{mockprovider.FaultOpenAINoDone, "plain-answer", false, []protocol.Rule{protocol.ROpenAIDone}},
+		{Fault: mockprovider.FaultOpenAINoDone, Scenario: "plain-answer", Want: []protocol.Rule{protocol.ROpenAIDone}},
 		// delta.reasoning instead of delta.reasoning_content is accepted (leniency).
-		{mockprovider.FaultOpenAIReasoningField, "thinking-answer", false, nil},
+		{Fault: mockprovider.FaultOpenAIReasoningField, Scenario: "thinking-answer"},
 		// Anthropic faults leave this wire alone.
-		{mockprovider.FaultAnthropicNoBlockStop, "tool-chain", false, nil},
-	}
-	for _, tt := range tests {
-		t.Run(string(tt.fault)+"/"+tt.scenario, func(t *testing.T) {
-			t.Parallel()
-			url := clienttest.StartMock(t, tt.fault)
-			d := New()
-			if tt.noTruth {
-				d = New(WithNoGroundTruth())
-			}
-			res := clienttest.Play(t, d, url, clienttest.NewSession(t, tt.scenario, 7))
-			if got := clienttest.Rules(res.Violations); !slices.Equal(got, tt.want) {
-				t.Errorf("rules %v, want %v; violations: %v", got, tt.want, res.Violations)
-			}
-		})
-	}
+		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "tool-chain"},
+	})
 }
 
 // TestCheckError judges a non-200 answer's body and whether the script called for it.
@@ -98,33 +50,16 @@ func TestCheckError(t *testing.T) {
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
 	failing := clienttest.NewSession(t, "provider-429", 1)
 	plain := clienttest.NewSession(t, "plain-answer", 1)
-	tests := []struct {
-		name   string
-		s      *protocol.Session
-		h      http.Header
-		body   string
-		broken bool
-	}{
+	clienttest.CheckErrors(t, New(), protocol.ROpenAIError, []clienttest.ErrorCase{
 		// The scripted 429 in the API's shape.
-		{"scripted", failing, jsonHeader, `{"error":{"message":"slow down","type":"rate_limit_error"}}`, false},
+		{Name: "scripted", S: failing, H: jsonHeader, Body: `{"error":{"message":"slow down","type":"rate_limit_error"}}`},
 		// An error page instead of the error JSON.
-		{"html", failing, http.Header{"Content-Type": {"text/html"}}, `<html>502</html>`, true},
+		{Name: "html", S: failing, H: http.Header{"Content-Type": {"text/html"}}, Body: `<html>502</html>`, Broken: true},
 		// The error JSON with a text/plain content type.
-		{"content type", failing, http.Header{"Content-Type": {"text/plain"}}, `{"error":{"message":"x"}}`, true},
+		{Name: "content type", S: failing, H: http.Header{"Content-Type": {"text/plain"}}, Body: `{"error":{"message":"x"}}`, Broken: true},
 		// A well-formed error where the script streams.
-		{"unscripted", plain, jsonHeader, `{"error":{"message":"boom","type":"server_error"}}`, true},
-	}
-	for _, tt := range tests {
-		vs := New().CheckError(http.StatusTooManyRequests, tt.h, []byte(tt.body), tt.s)
-		if got := len(vs) > 0; got != tt.broken {
-			t.Errorf("%s: violations %v, want broken=%t", tt.name, vs, tt.broken)
-		}
-		for _, v := range vs {
-			if v.Rule != protocol.ROpenAIError {
-				t.Errorf("%s: rule %s, want %s", tt.name, v.Rule, protocol.ROpenAIError)
-			}
-		}
-	}
+		{Name: "unscripted", S: plain, H: jsonHeader, Body: `{"error":{"message":"boom","type":"server_error"}}`, Broken: true},
+	})
 	// Without ground truth any well-formed error is the server's right.
 	if vs := New(WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"error":{"message":"x"}}`), plain); len(vs) > 0 {
 		t.Errorf("no ground truth: %v", vs)

@@ -66,33 +66,9 @@ func parseChunk(sc *jsonwire.Scanner, data []byte, v *chunkView) error {
 					}
 				}
 			case "usage":
-				if v.hasUsage = sc.Object("usage"); v.hasUsage {
-					for first := true; ; {
-						key, ok := sc.Member(&first)
-						if !ok {
-							break
-						}
-						if string(key) == "completion_tokens" {
-							v.completion, v.hasTokens = sc.Integer("usage.completion_tokens")
-						} else {
-							sc.Skip()
-						}
-					}
-				}
+				v.hasUsage = sc.IntegerIn("usage", "completion_tokens", "usage.completion_tokens", &v.completion, &v.hasTokens)
 			case "error":
-				if v.hasError = sc.Object("error"); v.hasError {
-					for first := true; ; {
-						key, ok := sc.Member(&first)
-						if !ok {
-							break
-						}
-						if string(key) == "message" {
-							v.errMessage = sc.Str("error.message")
-						} else {
-							sc.Skip()
-						}
-					}
-				}
+				v.hasError = sc.StrIn("error", "message", "error.message", &v.errMessage)
 			default:
 				sc.Skip()
 			}

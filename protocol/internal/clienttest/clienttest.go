@@ -1,7 +1,8 @@
 // Package clienttest is the test kit of the provider-wire client dialects (openaichat,
 // anthropicmessages): an in-process mock provider with an optional fault switch, and a driver
 // that plays a whole session (every turn of the tool loop) through a dialect's requests and
-// checker as the load generator does. Only tests import it.
+// checker as the load generator does, and the bodies of the table tests and benchmarks every
+// dialect runs over its own rows (suite.go). Only tests import it.
 package clienttest
 
 import (

@@ -1,7 +1,10 @@
 // Package clientturn is what the provider-wire client dialects (openaichat, anthropicmessages)
 // share: which turn of the script a request plays and what it must produce, the conversation a
-// client acting as the agent sends for that turn, and the assembly of streamed tool calls.
-// The dialects differ in frames, not in what a turn is, so this lives once.
+// client acting as the agent sends for that turn, the assembly of streamed tool calls, the
+// configured client itself (Client, told its wire by a Wire: name, request encoder, error rule
+// and shape, checker), and what every checker judges alike (Judge). The dialects differ in
+// frames, not in what a turn is, so this lives once; each dialect package keeps its frames'
+// parser and its checker's rules.
 package clientturn
 
 import (

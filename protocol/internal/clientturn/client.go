@@ -1,0 +1,154 @@
+package clientturn
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+// DefaultModel is the model name sent when none is configured; the mock accepts any.
+const DefaultModel = "streambench-mock"
+
+// Wire is what one provider-wire client dialect has of its own; Client does the rest the
+// same way for every wire.
+type Wire struct {
+	// Name is the dialect's CLI name.
+	Name string
+	// Provider is the runtime's request encoder for the wire, so streambench sends what its
+	// agent does.
+	Provider protocol.ProviderWire
+	// ErrorRule is the rule a non-200 answer is judged by.
+	ErrorRule protocol.Rule
+	// ErrorJSON is the shape of the API's error body, as violation details quote it.
+	ErrorJSON string
+	// ErrorMessage reads the API's error JSON from a non-200 body: its message, false when the
+	// body is not that shape.
+	ErrorMessage func(body []byte) (message string, ok bool)
+	// NewChecker returns the wire's checker for the stream of s's current turn.
+	NewChecker func(s *protocol.Session) protocol.Checker
+}
+
+// Client is a provider-wire client dialect: the model it asks for, whether it judges with
+// ground truth, the extra request headers, and its Wire. Each dialect package embeds one, so
+// the methods below are its methods. It holds only its configuration and is safe for
+// concurrent use; the Set functions are for the dialect's New only.
+type Client struct {
+	wire          *Wire
+	model         string
+	noGroundTruth bool
+	header        http.Header
+}
+
+// NewClient returns the client of w with the default model, ground truth and no headers.
+func NewClient(w Wire) Client {
+	return Client{wire: &w, model: DefaultModel, header: http.Header{}}
+}
+
+// SetModel sets the request's model (a gateway routes on it).
+func SetModel(c *Client, model string) { c.model = model }
+
+// SetNoGroundTruth judges every session for structure only.
+func SetNoGroundTruth(c *Client) { c.noGroundTruth = true }
+
+// AddHeader adds a header to every request.
+func AddHeader(c *Client, key, value string) { c.header.Add(key, value) }
+
+// Name is the dialect's CLI name.
+func (c *Client) Name() string { return c.wire.Name }
+
+// Options lists the options Configure accepts.
+func (*Client) Options() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "model", Help: "the request's model (a gateway routes on it; default " + DefaultModel + ")"},
+		{Key: "noGroundTruth", Help: "judge structure only, one request per session: the target's model is not the mock (also --no-ground-truth)"},
+	}
+}
+
+// Configure returns the client with a profile's options applied; the target names the
+// deployment only in results (the request goes to {target URL}/v1/...).
+func (c *Client) Configure(_ string, o protocol.Options) (protocol.Client, error) {
+	if err := o.Check(c.wire.Name, c.Options()); err != nil {
+		return nil, err
+	}
+	n := *c
+	n.header = c.header.Clone()
+	var err error
+	if n.model, err = o.String("model", c.model); err != nil {
+		return nil, err
+	}
+	if n.noGroundTruth, err = o.Bool("noGroundTruth", c.noGroundTruth); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// Label is the dialect's name.
+func (c *Client) Label() string { return c.wire.Name }
+
+// Sees is true for every frame kind: the wire withholds nothing.
+func (*Client) Sees(protocol.FrameKind) bool { return true }
+
+// session applies the client's mode to s (it never modifies s itself).
+func (c *Client) session(s *protocol.Session) *protocol.Session {
+	if c.noGroundTruth && !s.NoGroundTruth {
+		n := *s
+		n.NoGroundTruth = true
+		return &n
+	}
+	return s
+}
+
+// Turns is how many requests session s takes: every scripted turn up to the one the provider
+// fails at, one without ground truth.
+func (c *Client) Turns(s *protocol.Session) int { return Turns(c.session(s)) }
+
+// NewRequest builds the streaming request for s.Turn with the wire's request encoder: the
+// user's input, then the earlier turns' assistant messages with their tool calls and the
+// scripted tool results.
+func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
+	s = c.session(s)
+	mr := ModelRequest(s, c.model)
+	mr.Header = c.header
+	req, err := c.wire.Provider.NewRequest(ctx, baseURL, mr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: session %s turn %d: %w", c.wire.Name, s.ID, s.Turn, err)
+	}
+	return req, nil
+}
+
+// CheckHeaders checks that the stream is declared text/event-stream (R-headers).
+func (*Client) CheckHeaders(h http.Header, s *protocol.Session) []protocol.Violation {
+	if v := simchat.CheckEventStream(h); v != "" {
+		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: v}}
+	}
+	return nil
+}
+
+// CheckError judges a non-200 answer by the wire's error rule: the body must be the API's
+// error JSON, and against ground truth the script must fail this turn with an HTTP error.
+func (c *Client) CheckError(status int, h http.Header, body []byte, s *protocol.Session) []protocol.Violation {
+	s = c.session(s)
+	rule := c.wire.ErrorRule
+	var v simchat.Violations
+	if msg, ok := c.wire.ErrorMessage(body); !ok {
+		v.Add(rule, "HTTP %d: expected the error JSON %s, saw %s",
+			status, c.wire.ErrorJSON, simchat.Clip(string(bytes.TrimSpace(body)), 80))
+	} else if !IsJSON(h) {
+		v.Add(rule, "HTTP %d: expected Content-Type application/json on the error, saw %q (%s)",
+			status, h.Get("Content-Type"), simchat.Clip(msg, 60))
+	}
+	if e := Expect(s); e.Truth && !e.HTTPError {
+		v.Add(rule, "turn %d: expected a stream, the script has no HTTP error here; saw HTTP %d %s",
+			s.Turn, status, simchat.Clip(string(bytes.TrimSpace(body)), 80))
+	}
+	return v.List()
+}
+
+// NewChecker returns the wire's checker for the stream of s's current turn.
+func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
+	return c.wire.NewChecker(c.session(s))
+}

@@ -1,0 +1,131 @@
+package clientturn
+
+import (
+	"errors"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// Rules are a wire's names for the judgements every provider-wire checker makes alike.
+type Rules struct {
+	// Error is the wire's provider-error rule; Content its ground-truth rule.
+	Error, Content protocol.Rule
+	// ErrorFrame names the wire's mid-stream error frame in details ("error event").
+	ErrorFrame string
+	// Thinking names the wire's thinking text in details ("reasoning", "thinking").
+	Thinking string
+}
+
+// Judge is the part of a provider-wire checker that is the same on every wire: the session
+// and what its turn must produce, the script's text and thinking followed piece by piece, and
+// the token counts. Each checker holds one and passes its violations in; the frames, and
+// what they must look like, stay the wire's. Not safe for concurrent use.
+type Judge struct {
+	// S is the session, Exp its current turn's expectation.
+	S   *protocol.Session
+	Exp Expectation
+
+	rules           *Rules
+	text, think     jsonwire.Cursor
+	textOK, thinkOK bool // the text (thinking) so far is a prefix of the script's
+	tokens          scenarios.TokenCounter
+}
+
+// NewJudge returns the judge of s's current turn (s.Turn) under the wire's rules, which it
+// keeps and never modifies.
+func NewJudge(s *protocol.Session, rules *Rules) Judge {
+	j := Judge{S: s, Exp: Expect(s), rules: rules, textOK: true, thinkOK: true}
+	if t := j.Exp.Turn; t != nil {
+		j.text = jsonwire.NewCursor([]string{t.Text})
+		j.think = jsonwire.NewCursor([]string{t.Thinking})
+	}
+	return j
+}
+
+// Thinking judges a piece of thinking against the script; it is FrameThinking, or FrameOther
+// when empty.
+func (j *Judge) Thinking(v *simchat.Violations, p []byte) protocol.Observation {
+	if len(p) == 0 {
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if j.Exp.Turn != nil && j.thinkOK && !jsonwire.Advance(&j.think, p) {
+		j.thinkOK = false
+		v.Add(j.rules.Content, "%s diverges from the script at byte %d: expected %s, saw %s", j.rules.Thinking,
+			j.think.Matched(), simchat.Clip(j.think.Next(40), 40), simchat.Clip(string(p), 40))
+	}
+	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: j.tokens.ThinkingBytes(p)}
+}
+
+// Answer judges a piece of answer text against the script; it is FrameAnswer, or FrameOther
+// when empty.
+func (j *Judge) Answer(v *simchat.Violations, p []byte) protocol.Observation {
+	if len(p) == 0 {
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if j.Exp.Turn != nil && j.textOK && !jsonwire.Advance(&j.text, p) {
+		j.textOK = false
+		v.Add(j.rules.Content, "text diverges from the script at byte %d: expected %s, saw %s",
+			j.text.Matched(), simchat.Clip(j.text.Next(40), 40), simchat.Clip(string(p), 40))
+	}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
+}
+
+// ProviderError judges a mid-stream error frame carrying message against the script: one the
+// script does not call for breaks the error rule.
+func (j *Judge) ProviderError(v *simchat.Violations, message []byte) {
+	if j.Exp.Truth && !j.Exp.StreamError {
+		v.Add(j.rules.Error, "turn %d: expected no provider error, saw %s", j.S.Turn, simchat.Clip(string(message), 80))
+	}
+}
+
+// Ended judges what every wire's Finish judges first, and reports whether the stream ran to
+// its end so that the wire may judge its end too: a stream the decoder broke off breaks
+// R-framing; a cut stream (aborted by the client, or a read error) is judged no further;
+// against the script, a stream where an HTTP error was due, or that ended without its error
+// frame (errored: one came), breaks the error rule.
+func (j *Judge) Ended(v *simchat.Violations, streamErr error, errored bool) bool {
+	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
+		v.Add(protocol.RFraming, "stream broke: %v", streamErr)
+	}
+	if j.S.Aborted || streamErr != nil {
+		return false // only what was seen before the cut was judged
+	}
+	switch {
+	case j.Exp.HTTPError:
+		v.Add(j.rules.Error, "turn %d: expected the scripted HTTP error, the server streamed instead", j.S.Turn)
+	case j.Exp.StreamError && !errored:
+		v.Add(j.rules.Error, "turn %d: expected the scripted %s (%s), the stream ended without one",
+			j.S.Turn, j.rules.ErrorFrame, simchat.Clip(j.S.Expected.ProviderError, 60))
+	}
+	return true
+}
+
+// FinishScript checks, against ground truth, that the whole of the script's text and
+// thinking came, and returns the scripted turn for the wire's own end checks (nil without
+// ground truth).
+func (j *Judge) FinishScript(v *simchat.Violations) *scenarios.ExpectedTurn {
+	t := j.Exp.Turn
+	if t == nil {
+		return nil
+	}
+	if j.textOK && !j.text.Done() {
+		v.Add(j.rules.Content, "expected text %s next, saw only the first %d of %d bytes",
+			simchat.Clip(j.text.Next(40), 40), j.text.Matched(), j.text.Total())
+	}
+	if j.thinkOK && !j.think.Done() {
+		v.Add(j.rules.Content, "expected %s %s next, saw only the first %d of %d bytes", j.rules.Thinking,
+			simchat.Clip(j.think.Next(40), 40), j.think.Matched(), j.think.Total())
+	}
+	return t
+}
+
+// CompareTools checks, against ground truth, that the assembled calls are the script's.
+func (j *Judge) CompareTools(v *simchat.Violations, got []Tool, t *scenarios.ExpectedTurn) {
+	if detail, ok := CompareTools(got, t.ToolCalls); !ok {
+		v.Add(j.rules.Content, "%s", detail)
+	}
+}
