@@ -573,8 +573,8 @@ func TestShardedRun(t *testing.T) {
 	if !slices.Contains(args, "--no-leak-check") {
 		t.Error("load: no --no-leak-check: parallel shards would see each other's streams (the merge checks leaks once)")
 	}
-	if !strings.Contains(argValue(args, "out"), "$(JOB_COMPLETION_INDEX)") {
-		t.Errorf("load: --out %q is not per shard: shards would overwrite each other", argValue(args, "out"))
+	if argValue(args, "run-id") == "" || argValue(args, "out") == "" {
+		t.Errorf("load: --run-id %q --out %q: every shard must share the run id and the results volume (shard I writes OUT/RUN-ID/shard-I)", argValue(args, "run-id"), argValue(args, "out"))
 	}
 	if argValue(args, "metrics-addr") == "" {
 		t.Error("load: no --metrics-addr: the run cannot be watched")
@@ -582,15 +582,15 @@ func TestShardedRun(t *testing.T) {
 	if problems := scrapeProblems(load.Spec.Template.Annotations, c); len(problems) > 0 {
 		t.Errorf("load: %v", problems)
 	}
-	shardDir := strings.ReplaceAll(argValue(args, "out"), "$(JOB_COMPLETION_INDEX)", "%d") + "/" + argValue(args, "run-id")
+	shardDir := argValue(args, "out") + "/" + argValue(args, "run-id") + "/shard-%d" // as load writes a shard's results
 
 	merge := b.job(t, "streambench-merge")
 	wait := container(t, merge, "wait-for-shards", true)
 	if got := envValue(wait, "SHARDS"); got != strconv.Itoa(n) {
 		t.Errorf("merge wait-for-shards: SHARDS %q, want %d", got, n)
 	}
-	if script := strings.Join(wait.Command, " "); !strings.Contains(script, "/"+measure.SamplesFile) {
-		t.Errorf("merge wait-for-shards does not wait for %s, the file measure.WriteRun writes last:\n%s", measure.SamplesFile, script)
+	if script := strings.Join(wait.Command, " "); !strings.Contains(script, "/"+measure.SummaryFile) || !strings.Contains(script, `"incomplete"`) {
+		t.Errorf("merge wait-for-shards does not wait for a complete %s, the file measure.WriteRun writes last:\n%s", measure.SummaryFile, script)
 	}
 	m := container(t, merge, "merge", true)
 	var dirs []string
