@@ -191,8 +191,14 @@ func applyHeader(req *http.Request, header http.Header) {
 	}
 }
 
-// secretValues are the sensitive header values of every profile, for redacting text that
-// might quote a request (an error body a server echoed).
+// minEchoedSecret is the shortest sensitive header value searched for in free text. A header
+// whose name only looks sensitive (x-portkey-provider: openai) would otherwise blank out a
+// common word in every error message; its value is still redacted wherever the header itself
+// is recorded or printed (RedactedHeaders).
+const minEchoedSecret = 8
+
+// secretValues are the sensitive header values of every profile (minEchoedSecret bytes or
+// more), for redacting text that might quote a request (an error body a server echoed).
 func secretValues(opts [][]profileRequest) *strings.Replacer {
 	var pairs []string
 	for _, prs := range opts {
@@ -204,7 +210,7 @@ func secretValues(opts [][]profileRequest) *strings.Replacer {
 				continue
 			}
 			for _, v := range vs {
-				if v != "" && !slices.Contains(pairs, v) {
+				if len(v) >= minEchoedSecret && !slices.Contains(pairs, v) {
 					pairs = append(pairs, v, Redacted)
 				}
 			}

@@ -459,3 +459,21 @@ func TestCACertFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretValuesSkipShortWords: free text is searched for sensitive header values long
+// enough to be secrets; a short value of a header whose name only looks sensitive (Portkey's
+// x-portkey-provider: openai) is left in error messages, while the token is not.
+func TestSecretValuesSkipShortWords(t *testing.T) {
+	t.Parallel()
+	r := secretValues([][]profileRequest{{{header: http.Header{
+		"X-Portkey-Provider":       {"openai"},
+		"X-Runtime-Internal-Token": {secretToken},
+	}}}})
+	got := r.Replace("openai error: token " + secretToken + " refused")
+	if want := "openai error: token " + Redacted + " refused"; got != want {
+		t.Errorf("redacted %q, want %q", got, want)
+	}
+	if secretValues([][]profileRequest{{{header: http.Header{"X-Api-Key": {"short"}}}}}) != nil {
+		t.Errorf("a replacer for values too short to search for")
+	}
+}
