@@ -14,7 +14,8 @@
 # p50 and p99. Exit 0 pass (or SKIP without node/npm), 1 fail.
 #
 # Environment: WIRES (default "openai-chat anthropic-messages"), CLIENTS (default 40),
-# DURATION (default 20s), OUT, STREAMBENCH_CACHE (as run.sh).
+# DURATION (default 20s), WARMUP (default 3s: sessions started then are checked, not measured;
+# the freshly started gateway's first requests are slow), OUT, STREAMBENCH_CACHE (as run.sh).
 set -euo pipefail
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "SKIP: node/npm not found (the Portkey interop test installs and runs the gateway with them)"
@@ -25,6 +26,7 @@ cd "$(dirname "$0")/../.."
 WIRES=${WIRES:-openai-chat anthropic-messages}
 CLIENTS=${CLIENTS:-40}
 DURATION=${DURATION:-20s}
+WARMUP=${WARMUP:-3s}
 # The install, the fix, the build, the cleanup, the mock and the gateway.
 . interop/portkey/lib.sh
 echo "== mock $mock, gateway $gateway (Portkey $PORTKEY_VERSION, pid $gwpid)"
@@ -44,8 +46,8 @@ for wire in $WIRES; do
   # --leak-per-stream 1 through the gateway: its upstream pool keeps an idle keep-alive
   # connection to the mock (one goroutine and one descriptor there) per stream it carried at
   # once, and still held them 30 s after the load (measured: +24 of each after 40 clients).
-  load "$wire-direct" "$mock" --dialect "$wire" --runtime-metrics -
-  load "$wire-via" "$gateway" --dialect "$wire" --runtime-metrics - --leak-per-stream 1 \
+  load "$wire-direct" "$mock" --dialect "$wire" --runtime-metrics - --warmup "$WARMUP"
+  load "$wire-via" "$gateway" --dialect "$wire" --runtime-metrics - --warmup "$WARMUP" --leak-per-stream 1 \
     --header "x-portkey-provider: $provider" --header "x-portkey-custom-host: $mock/v1"
   echo "== outcome $wire (direct = mock → load; via = mock → Portkey → load); load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $(nproc 2>/dev/null || echo '?') CPUs"
   "$work/hopcheck" --name "portkey($wire)" --metric ttft "${known[@]}" "$out/$wire-direct" "$out/$wire-via" || failed+=("$wire")
