@@ -62,6 +62,14 @@ func TestJudgeHop(t *testing.T) {
 		{"direct R-abort", fakeRun(t, ttfc, 5, map[protocol.Rule]int64{protocol.RAbort: 1}), fakeRun(t, slower, 0, abort), HopExpectation{}, "direct run: 1 R-abort"},
 		// A workload without judged aborts proves nothing about cancels.
 		{"no aborts judged", fakeRun(t, ttfc, 0, nil), fakeRun(t, slower, 0, abort), HopExpectation{}, "no cancel latency measured"},
+		// Portkey on the anthropic wire: its re-wrapped HTTP error bodies are a known finding.
+		{"known rule broken", fakeRun(t, ttfc, 6, nil), fakeRun(t, slower, 0, map[protocol.Rule]int64{protocol.RAbort: 6, protocol.RAnthropicError: 4}), HopExpectation{Known: []protocol.Rule{protocol.RAnthropicError}}, ""},
+		// A known rule no longer broken: the expectation is stale.
+		{"known rule not broken", fakeRun(t, ttfc, 6, nil), fakeRun(t, slower, 0, abort), HopExpectation{Known: []protocol.Rule{protocol.RAnthropicError}}, "no R-anthropic-error"},
+		// A known rule excuses the hop, not the yardstick.
+		{"known rule in the direct run", fakeRun(t, ttfc, 6, map[protocol.Rule]int64{protocol.RAnthropicError: 1}), fakeRun(t, slower, 0, map[protocol.Rule]int64{protocol.RAbort: 6, protocol.RAnthropicError: 4}), HopExpectation{Known: []protocol.Rule{protocol.RAnthropicError}}, "direct run: violations other than R-abort: R-anthropic-error×1"},
+		// Comparing TTFT on runs that recorded only TTFC: nothing measured.
+		{"metric not recorded", fakeRun(t, ttfc, 6, nil), fakeRun(t, slower, 0, abort), HopExpectation{Metric: measure.TimeToFirstToken}, "direct run: no ttft measured"},
 	} {
 		o := JudgeHop(c.direct, c.via, c.exp)
 		got := strings.Join(o.Failures, "; ")
@@ -106,6 +114,32 @@ func TestJudgeHopOverhead(t *testing.T) {
 		t.Errorf("plain-answer TTFC over %d streams, want 10 (legacy left out)", o.DirectPlain.Count)
 	}
 	if r := o.Report("portkey"); !strings.Contains(r, "portkey TTFC overhead: p50 +5.") || !strings.HasSuffix(r, "PASS\n") {
+		t.Errorf("report:\n%s", r)
+	}
+}
+
+// TestJudgeHopTTFT: with Metric ttft only the ttft histograms count (the ttfc ones of the same
+// run are left out), and the report names the metric.
+func TestJudgeHopTTFT(t *testing.T) {
+	t.Parallel()
+	withTTFT := func(ttfc, ttft []int, cancels int, v map[protocol.Rule]int64) *measure.Run {
+		r := fakeRun(t, ttfc, cancels, v)
+		for _, ms := range ttft {
+			if err := r.Histograms.Record(measure.Key{Metric: measure.TimeToFirstToken, Scenario: "plain-answer", Dialect: "openai-chat"}, time.Duration(ms)*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return r
+	}
+	o := JudgeHop(withTTFT([]int{500}, []int{200, 210}, 6, nil),
+		withTTFT([]int{900}, []int{203, 213}, 0, map[protocol.Rule]int64{protocol.RAbort: 6}), HopExpectation{Metric: measure.TimeToFirstToken})
+	if !o.Pass() {
+		t.Fatalf("failed: %v", o.Failures)
+	}
+	if o.DirectPlain.Count != 2 || o.OverheadP50() < 2700 || o.OverheadP50() > 3300 {
+		t.Errorf("ttft over %d streams, overhead p50 %d µs; want 2 streams, ~3 ms", o.DirectPlain.Count, o.OverheadP50())
+	}
+	if r := o.Report("portkey"); !strings.Contains(r, "portkey TTFT overhead: p50 +") {
 		t.Errorf("report:\n%s", r)
 	}
 }

@@ -10,27 +10,59 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
 )
 
 // fidelityWords is the answer length of the fidelity scenario: a short answer.
 const fidelityWords = 20
 
+// fidelityParams are the fidelity measurement's sizes and its scenario, written to dir (the
+// mock child loads it) and loaded as lib.
+type fidelityParams struct {
+	streams                             int
+	ttft, length, duration, itl, warmup time.Duration
+	rate                                float64
+	text, dir                           string
+	lib                                 *scenarios.Library
+}
+
+// newFidelityParams derives the sizes from o and writes the constant-TTFT scenario; the
+// caller removes dir.
+func newFidelityParams(o Options) (fidelityParams, error) {
+	p := fidelityParams{streams: orDefault(o.Streams, 2000), ttft: orDefault(o.TTFT, 200*time.Millisecond)}
+	p.length = max(orDefault(o.StreamLength, 15*time.Second), p.ttft+time.Duration(fidelityWords)*time.Millisecond)
+	p.duration = orDefault(o.Duration, 30*time.Second)
+	p.itl = (p.length - p.ttft) / fidelityWords
+	p.rate = float64(p.streams) / p.length.Seconds()
+	// Sessions of the first second (first dials, empty pools, stacks growing) are checked but not
+	// measured: the figure is the harness's error with its streams open, not its cold start.
+	p.warmup = min(time.Second, p.duration/5)
+	p.text = literalText(fidelityWords)
+	yaml := fmt.Sprintf("name: fidelity\ndescription: constant TTFT and a short literal answer, for the harness's TTFC error\n"+
+		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: %q\n", p.ttft, p.itl, p.text)
+	var err error
+	p.dir, p.lib, err = writeScenarioDir(map[string]string{"fidelity": yaml})
+	return p, err
+}
+
 // Fidelity measures the generator's time-to-first-chunk error at ~N open streams two ways:
 // against a paced sim-chat server in a child process (the harness's own error: nothing else
 // sits between the first byte and the generator's clock), and through the runtime and the mock
 // in child processes (the harness plus what the runtime and the mock add). The mock's session
-// records give its own part (first byte − request arrival − TTFT).
+// records give its own part (first byte − request arrival − TTFT). With Options.Wires it
+// measures instead each provider wire's client dialect straight against the mock
+// (fidelityWires).
 func Fidelity(ctx context.Context, o Options) (*Report, error) {
-	streams := orDefault(o.Streams, 2000)
-	ttft := orDefault(o.TTFT, 200*time.Millisecond)
-	length := max(orDefault(o.StreamLength, 15*time.Second), ttft+time.Duration(fidelityWords)*time.Millisecond)
-	duration := orDefault(o.Duration, 30*time.Second)
-	itl := (length - ttft) / fidelityWords
-	rate := float64(streams) / length.Seconds()
-	// Sessions of the first second (first dials, empty pools, stacks growing) are checked but not
-	// measured: the figure is the harness's error with its streams open, not its cold start.
-	warmup := min(time.Second, duration/5)
+	p, err := newFidelityParams(o)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(p.dir)
+	if len(o.Wires) > 0 {
+		return fidelityWires(ctx, o, p)
+	}
+	streams, ttft, length, duration, itl, rate, warmup := p.streams, p.ttft, p.length, p.duration, p.itl, p.rate, p.warmup
 	rep := &Report{
 		Name: fmt.Sprintf("fidelity: TTFC − scripted TTFT at %d open streams", streams),
 		Command: fmt.Sprintf("streambench bench fidelity --streams %d --ttft %s --stream-length %s --duration %s%s",
@@ -42,14 +74,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 			"TTFC is measured from the intended start (HdrHistogram, 3 digits: ~%dµs buckets at this TTFT).",
 			ttft, fidelityWords, itl, length, rate, duration, streams, warmup, bucketWidthMicros(ttft)),
 	}
-	text := literalText(fidelityWords)
-	yaml := fmt.Sprintf("name: fidelity\ndescription: constant TTFT and a short literal answer, for the harness's TTFC error\n"+
-		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: %q\n", ttft, itl, text)
-	dir, lib, err := writeScenarioDir(map[string]string{"fidelity": yaml})
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+	text, dir, lib := p.text, p.dir, p.lib
 	textFile := filepath.Join(dir, "answer.txt")
 	if err := os.WriteFile(textFile, []byte(text), 0o644); err != nil {
 		return nil, fmt.Errorf("answer text: %w", err)

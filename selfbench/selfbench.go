@@ -51,6 +51,9 @@ type Options struct {
 	// IdleTimeout is stalled-readers: the runtime's client idle timeout, after which it drops
 	// a client that accepts no bytes (30 s, the runtime's default).
 	IdleTimeout time.Duration
+	// Wires has fidelity measure these provider wires (FidelityWires: openai, anthropic) with
+	// their client dialects straight against the mock, instead of its sim-chat paths.
+	Wires []string
 	// Parts names the abuse measurement's parts to run (AbuseParts; empty: all).
 	Parts []string
 	// HTTP2 has the generator use h2c instead of one HTTP/1.1 connection per stream (scale,

@@ -45,6 +45,7 @@ func runBench(args []string) error {
 	fs.IntVar(&o.Stalled, "stalled", 0, "abuse stalled-readers: clients that stop reading mid-stream (default 1000; --streams normal ones, default 1000)")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "abuse stalled-readers: the runtime's client idle timeout, after which it drops a stalled client (default 30s)")
 	fs.StringSliceVar(&o.Parts, "part", nil, "abuse: run only these parts ("+strings.Join(abuseParts(), ", ")+"; default all)")
+	fs.StringSliceVar(&o.Wires, "wire", nil, "fidelity: measure TTFT − scripted TTFT with the generator speaking these provider wires ("+strings.Join(selfbench.FidelityWires(), ", ")+"; comma-separated) straight to the mock, instead of the sim-chat paths")
 	fs.BoolVar(&o.HTTP2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
 	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate: the runtime talks HTTP/1.1 to the mock instead of h2c")
 	fs.BoolVar(&o.KeepDir, "keep", false, "keep the generated scenario directory (its path is printed)")
@@ -71,6 +72,14 @@ func runBench(args []string) error {
 	what := fs.Arg(0)
 	if len(o.Parts) > 0 && what != "abuse" {
 		return usageError("--part selects parts of the abuse measurement, not of %q", what)
+	}
+	if len(o.Wires) > 0 && what != "fidelity" {
+		return usageError("--wire selects the provider wires of the fidelity measurement, not of %q", what)
+	}
+	for _, w := range o.Wires {
+		if !slices.Contains(selfbench.FidelityWires(), w) {
+			return usageError("--wire %q: want one of %s", w, strings.Join(selfbench.FidelityWires(), ", "))
+		}
 	}
 	for _, p := range o.Parts {
 		if !slices.Contains(abuseParts(), p) {

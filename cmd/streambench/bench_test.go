@@ -141,6 +141,31 @@ func TestBenchFidelitySmall(t *testing.T) {
 	}
 }
 
+// TestBenchFidelityWireSmall: per wire, the generator's client dialect straight to the mock
+// measures a TTFT no earlier than scripted, with every rule passing.
+func TestBenchFidelityWireSmall(t *testing.T) {
+	t.Parallel()
+	code, out := runBenchJSON(t, "fidelity", "--wire", "openai,anthropic", "--streams", "20", "--ttft", "50ms", "--stream-length", "500ms", "--duration", "1s")
+	if code != exitOK || len(out.Reports) != 1 {
+		t.Fatalf("exit %d, reports %+v", code, out.Reports)
+	}
+	rep := out.Reports[0]
+	if len(rep.Failures) > 0 {
+		t.Errorf("failures: %v", rep.Failures)
+	}
+	for _, wire := range []string{"openai", "anthropic"} {
+		if f := figure(t, rep, wire+": TTFT − scripted TTFT p50"); f.Value < -0.1 {
+			t.Errorf("%s: TTFT − TTFT p50 = %v ms: a first token before the scripted TTFT", wire, f.Value)
+		}
+		if f := figure(t, rep, wire+": peak open streams"); f.Value < 1 {
+			t.Errorf("%s: no stream opened: %+v", wire, f)
+		}
+		if f := figure(t, rep, wire+": violations"); f.Value != 0 {
+			t.Errorf("%s: %v violations", wire, f.Value)
+		}
+	}
+}
+
 func TestBenchRateSmall(t *testing.T) {
 	t.Parallel()
 	code, out := runBenchJSON(t, "rate", "--rate", "20", "--duration", "2s")
@@ -176,6 +201,8 @@ func TestBenchBadInput(t *testing.T) {
 		{"unknown abuse part", []string{"abuse", "--part", "hostile"}},
 		{"part of another measurement", []string{"codec", "--part", "abort-storm"}},
 		{"negative stalled readers", []string{"abuse", "--stalled", "-1"}},
+		{"unknown wire", []string{"fidelity", "--wire", "grpc"}},
+		{"wire of another measurement", []string{"rate", "--wire", "openai"}},
 	} {
 		if code := run(append([]string{"bench"}, tc.args...)); code != exitUsage {
 			t.Errorf("%s: exit %d, want %d", tc.name, code, exitUsage)

@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
 # The AI SDK interop: a real AI SDK chat route (route.mjs: ai 7 + @ai-sdk/openai 4, streamText →
-# UI message stream) whose model is the streambench mock, driven by the ai-sdk dialect.
+# UI message stream) whose model is the streambench mock, driven by the load generator:
 #
-#   interop/aisdk/run.sh            # from anywhere in a clone; needs go, node and npm
+#   bash interop/aisdk/run.sh       # from anywhere in a clone; needs go, node and npm
 #
 # It installs the pinned packages with npm into a cache directory (reused when present; npm's
 # own download cache lives there too, so a clean cache is really clean), links them next to
-# route.mjs, and runs the Go driver (aisdk_test.go), which starts the mock in process and the
-# route with node, plays every embedded scenario through the route with the ai-sdk request and
-# checker, and prints the content verdicts and the route's cancel latency.
-# STREAMBENCH_CACHE overrides the cache root (default ${XDG_CACHE_HOME:-~/.cache}/streambench).
+# route.mjs, starts the mock and the route (TOOLS: every tool the embedded scenarios call), and
+# runs `streambench load --dialect ai-sdk --option noReasoning=true` against the route with
+# --mock, for DURATION (default 20s) with CLIENTS (default 20) clients. interop/cmd/routecheck
+# then requires every rule to pass (R-abort included: the route wires the request's close to
+# abortSignal) and prints the route's cancel latency p50/p99 from the mock's session records.
+# Exit 0 pass (or SKIP without node/npm), 1 fail.
+#
+# AISDK_GO_DRIVER=1 also runs the Go driver (aisdk_test.go: each scenario once, the abort
+# scenarios one at a time for the idle cancel latency; AISDK_RECORD_DIR records the frames
+# protocol/aisdk replays). STREAMBENCH_CACHE overrides the cache root (default
+# ${XDG_CACHE_HOME:-~/.cache}/streambench); OUT keeps the results there.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-for tool in go node npm; do
-	command -v "$tool" >/dev/null || { echo "run.sh: $tool is not installed (needed: go, node >= 20, npm)" >&2; exit 2; }
-done
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	echo "SKIP: node/npm not found (the AI SDK interop installs and runs the route with them)"
+	exit 0
+fi
+command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+CLIENTS=${CLIENTS:-20}
+DURATION=${DURATION:-20s}
 
 # One cache directory per pinned dependency set: a change to package.json or the lock file
 # installs afresh instead of reusing stale packages.
@@ -36,6 +47,79 @@ fi
 ln -sfn "$cache/node_modules" "$here/node_modules"
 
 cd "$root"
-set +e
-go test ./interop/aisdk/ -run 'TestAISDKRoute' -count=1 -v 2>&1 | grep -v -e '^=== '
-exit "${PIPESTATUS[0]}"
+work=$(mktemp -d)
+out=${OUT:-$work/results}
+pids=()
+cleanup() {
+	local rc=$?
+	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	if [ "$rc" -ne 0 ]; then
+		for log in "$work"/*.log; do
+			[ -s "$log" ] && { echo "--- $(basename "$log") (last 20 lines)" >&2; tail -n 20 "$log" >&2; }
+		done
+	fi
+	rm -rf "$work"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+die() { echo "FAIL: $*" >&2; exit 1; }
+
+echo "run.sh: building streambench"
+go build -o "$work/streambench" ./cmd/streambench
+go build -o "$work/routecheck" ./interop/cmd/routecheck
+
+# listen_url LOG PID PATTERN: the URL a process printed once it listens.
+listen_url() {
+	local log=$1 pid=$2 pattern=$3
+	for _ in $(seq 100); do
+		if url=$(grep -o -m1 "$pattern http://[0-9.:]*" "$log" 2>/dev/null); then
+			echo "${url##* }"
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || die "$(basename "$log" .log) exited before listening: $(tail -n 5 "$log")"
+		sleep 0.1
+	done
+	die "$(basename "$log" .log) did not listen within 10 s"
+}
+
+"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
+pids+=($!)
+mock=$(listen_url "$work/mock.log" "$!" 'listening on')
+# The route must define every tool a scenario calls (a route runs only the tools it knows).
+tools=$(for name in $("$work/streambench" scenarios list | awk 'NR > 1 {print $1}'); do
+	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print $4}'
+done | sort -u | paste -sd, -)
+[ -n "$tools" ] || die "no tool names found in the embedded scenarios"
+MOCK_URL=$mock PORT=0 TOOLS=$tools node "$here/route.mjs" >"$work/route.log" 2>&1 &
+pids+=($!)
+route=$(listen_url "$work/route.log" "$!" 'listening')
+echo "run.sh: mock $mock, route $route (tools $tools)"
+
+# --option noReasoning=true: @ai-sdk/openai's chat model drops the mock's reasoning_content.
+# --runtime-metrics -: the route has no /metrics; the mock's gauges are checked (--mock).
+# --leak-per-stream 1: node's fetch (undici) keeps an idle keep-alive connection to the mock
+# (one goroutine and one descriptor there) per provider stream it carried at once, for ~4 s.
+echo "run.sh: load: $CLIENTS clients for $DURATION → $route (ai-sdk)"
+"$work/streambench" load --dialect ai-sdk --option noReasoning=true --target "$route" --mock "$mock" \
+	--runtime-metrics - --leak-per-stream 1 --clients "$CLIENTS" --duration "$DURATION" \
+	--out "$out" --run-id aisdk-route --quiet >"$work/load.log" 2>&1 &
+lp=$!
+pids+=("$lp")
+rc=0
+wait "$lp" || rc=$?
+grep -E '^(run |errors:|tokens:|violations:|leak check|LEAK|verdict|  - )' "$work/load.log" || true
+[ -f "$out/aisdk-route/summary.json" ] || die "the load wrote no results (exit $rc)"
+echo "run.sh: outcome; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $(nproc 2>/dev/null || echo '?') CPUs"
+"$work/routecheck" --name ai-sdk-route "$out/aisdk-route"
+if [ -n "${OUT:-}" ]; then
+	echo "results: $out/aisdk-route"
+fi
+
+if [ -n "${AISDK_GO_DRIVER:-}" ]; then
+	echo "run.sh: the Go driver (aisdk_test.go)"
+	set +e
+	go test ./interop/aisdk/ -run 'TestAISDKRoute' -count=1 -v 2>&1 | grep -v -e '^=== '
+	exit "${PIPESTATUS[0]}"
+fi

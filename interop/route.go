@@ -1,0 +1,87 @@
+package interop
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// RouteOutcome is the judgement of a run against a route in front of the mock that is meant
+// to cancel its provider request when its client leaves (an AI SDK chat route wired to
+// abortSignal): every rule must pass, R-abort included, and its cancel latency is measured.
+type RouteOutcome struct {
+	// Cancel is the cancel latency (client abort → the mock saw the route's provider request
+	// lose its client) over every scenario, in microseconds; Max its largest value.
+	Cancel TTFC
+	Max    int64
+	// TTFT is time to first token over every scenario, for context.
+	TTFT TTFC
+	// Sessions and Aborted count the run's sessions started and aborted or stopped on purpose.
+	Sessions, Aborted int64
+	// Failures is why the outcome fails; empty means it passes.
+	Failures []string
+}
+
+// Pass reports whether the run was clean and measured a cancel latency.
+func (o *RouteOutcome) Pass() bool { return len(o.Failures) == 0 }
+
+// JudgeRoute judges run: sessions started, no unscripted errors, no leaks, no violation of
+// any rule, not interrupted, and at least one cancel latency measured (a workload whose
+// aborts never reached the mock proves nothing about cancelling).
+func JudgeRoute(run *measure.Run) RouteOutcome {
+	var o RouteOutcome
+	fail := func(format string, args ...any) { o.Failures = append(o.Failures, fmt.Sprintf(format, args...)) }
+	s := &run.Summary
+	o.Sessions, o.Aborted = s.Counters.SessionsStarted, s.Counters.SessionsAborted
+	// Merged cannot drop values: every histogram of a run shares NewHistogram's range.
+	cancel, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.CancelLatency })
+	ttft, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.TimeToFirstToken })
+	o.Cancel, o.TTFT, o.Max = quantiles(cancel), quantiles(ttft), cancel.Max()
+	if o.Sessions == 0 {
+		fail("no session started")
+	}
+	if n := s.Counters.Errors(); n > 0 {
+		fail("%d unscripted errors (HTTP %v, transport %d, decode %d)", n, s.Counters.HTTPErrors, s.Counters.TransportErrors, s.Counters.DecodeErrors)
+	}
+	if n := s.FailedLeaks(); n > 0 {
+		fail("%d leak-check gauges over tolerance", n)
+	}
+	if s.Interrupted {
+		fail("interrupted")
+	}
+	if v := otherViolations(s.Violations, nil); v != "" || s.Violations[protocol.RAbort] > 0 {
+		fail("violations: %s", strings.Trim(abortCount(s.Violations)+", "+v, ", "))
+	}
+	if o.Cancel.Count == 0 {
+		fail("no cancel latency measured (%d sessions aborted): were the aborts' provider streams open, and was --mock given?", o.Aborted)
+	}
+	return o
+}
+
+// abortCount is "R-abort×N" when R-abort was broken, "" when not.
+func abortCount(v map[protocol.Rule]int64) string {
+	if n := v[protocol.RAbort]; n > 0 {
+		return fmt.Sprintf("R-abort×%d", n)
+	}
+	return ""
+}
+
+// Report writes the outcome for people: cancel latency, TTFT and the verdict.
+func (o *RouteOutcome) Report(route string) string {
+	ms := func(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s cancel latency (client abort → the mock saw the route's provider request go), %d aborts measured of %d aborted or stopped: p50 %s, p99 %s, max %s\n",
+		route, o.Cancel.Count, o.Aborted, ms(o.Cancel.P50), ms(o.Cancel.P99), ms(o.Max))
+	fmt.Fprintf(&b, "%s TTFT over %d streams: p50 %s, p99 %s (%d sessions)\n", route, o.TTFT.Count, ms(o.TTFT.P50), ms(o.TTFT.P99), o.Sessions)
+	if o.Pass() {
+		b.WriteString("PASS\n")
+	} else {
+		b.WriteString("FAIL\n")
+		for _, f := range o.Failures {
+			fmt.Fprintf(&b, "  - %s\n", f)
+		}
+	}
+	return b.String()
+}

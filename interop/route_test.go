@@ -1,0 +1,62 @@
+package interop
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+func TestJudgeRoute(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name       string
+		cancels    int
+		violations map[protocol.Rule]int64
+		errors     int64
+		wantFail   string // "" passes
+	}{
+		// A route that cancels: clean, cancel latencies measured.
+		{"cancelling route", 6, nil, 0, ""},
+		// Aborts never reached the mock: nothing proves the route cancels.
+		{"no cancel measured", 0, nil, 0, "no cancel latency measured"},
+		// R-abort fails a route (unlike a gateway, it is meant to cancel).
+		{"R-abort", 5, map[protocol.Rule]int64{protocol.RAbort: 1}, 0, "violations: R-abort×1"},
+		// Any content rule broken fails.
+		{"content rule", 6, map[protocol.Rule]int64{protocol.RAISDKText: 2}, 0, "violations: R-aisdk-text×2"},
+		// Unscripted transport errors fail.
+		{"errors", 6, nil, 3, "3 unscripted errors"},
+	} {
+		run := fakeRun(t, []int{200}, c.cancels, c.violations)
+		run.Summary.Counters.TransportErrors = c.errors
+		o := JudgeRoute(run)
+		got := strings.Join(o.Failures, "; ")
+		switch {
+		case c.wantFail == "" && !o.Pass():
+			t.Errorf("%s: failed: %s", c.name, got)
+		case c.wantFail != "" && !strings.Contains(got, c.wantFail):
+			t.Errorf("%s: failures %q, want one containing %q", c.name, got, c.wantFail)
+		}
+	}
+}
+
+// TestJudgeRouteReport: the cancel quantiles are merged over every scenario and printed.
+func TestJudgeRouteReport(t *testing.T) {
+	t.Parallel()
+	run := fakeRun(t, []int{200}, 0, nil)
+	for i, d := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 40 * time.Millisecond} {
+		sc := []string{"abort-mid-answer", "stop-mid-answer", "abort-during-tool"}[i]
+		if err := run.Histograms.Record(measure.Key{Metric: measure.CancelLatency, Scenario: sc, Dialect: "ai-sdk"}, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := JudgeRoute(run)
+	if !o.Pass() || o.Cancel.Count != 3 {
+		t.Fatalf("failed %v over %d cancels, want a pass over 3", o.Failures, o.Cancel.Count)
+	}
+	if r := o.Report("ai-sdk-route"); !strings.Contains(r, "3 aborts measured of 10 aborted or stopped: p50 2.0 ms, p99 40.0 ms, max 40.0 ms") || !strings.HasSuffix(r, "PASS\n") {
+		t.Errorf("report:\n%s", r)
+	}
+}
