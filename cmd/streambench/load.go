@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -268,26 +266,9 @@ func runLoad(args []string) error {
 	return finishRun(run, table, *out, report.Render)
 }
 
-// keyTable aggregates sessions and violations per scenario × dialect for the summary table.
-type keyTable struct {
-	mu sync.Mutex
-	report.SessionTally
-}
-
-func (t *keyTable) add(e loadgen.SessionEnd) {
-	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
-	t.mu.Lock()
-	if e.Outcome == loadgen.OutcomeHung {
-		t.Hung[k]++
-	}
-	t.Sessions[k]++
-	t.Violations[k] += int64(len(e.Violations))
-	t.mu.Unlock()
-}
-
 // executeLoad runs cfg with progress output and Ctrl-C handling: the first interrupt stops new
 // sessions and drains, the second cancels in-flight streams; results are returned either way.
-func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error) {
+func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *report.LiveTally, error) {
 	interrupt := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -309,8 +290,8 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 		}
 	}()
 	cfg.Interrupt = interrupt
-	table := &keyTable{SessionTally: report.NewSessionTally()}
-	cfg.OnSessionEnd = chain(cfg.OnSessionEnd, table.add)
+	table := report.NewLiveTally()
+	cfg.OnSessionEnd = chain(cfg.OnSessionEnd, table.Add)
 	var prog *report.ProgressView
 	if !quiet {
 		prog = report.NewProgressView(os.Stderr)
@@ -328,43 +309,27 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	return run, table, nil
 }
 
-// snapshotWriter writes each snapshot of a run into OUT/RUN-ID, where the final results go
-// too, and says where once; nil without --out.
+// snapshotWriter writes each snapshot of a run where its results go and says where once;
+// nil without --out.
 func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
 	if out == "" {
 		return nil
 	}
-	var once sync.Once
-	return func(r *measure.Run) error {
-		dir := runDir(out, &r.Summary)
-		if err := measure.WriteSnapshot(dir, r); err != nil {
-			return err
-		}
+	return measure.SnapshotWriter(out, func(dir string) {
 		if !quiet {
-			once.Do(func() { fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir) })
+			fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir)
 		}
-		return nil
-	}
-}
-
-// runDir is where a run's results go: OUT/RUN-ID, and OUT/RUN-ID/shard-I for a shard (the
-// shards of a run on a shared volume must not write over each other).
-func runDir(out string, s *measure.Summary) string {
-	dir := filepath.Join(out, s.RunID)
-	if s.Shard != nil {
-		dir = filepath.Join(dir, shardDirName(s.Shard.Index))
-	}
-	return dir
+	})
 }
 
 // finishRun prints the summary, writes the results and turns the verdict into the exit code.
 // render, when set, renders the report into the run's directory.
-func finishRun(run *measure.Run, table *keyTable, out string, render func(dir string) error) error {
+func finishRun(run *measure.Run, table *report.LiveTally, out string, render func(dir string) error) error {
 	if err := report.WriteSummary(os.Stdout, run, table.SessionTally); err != nil {
 		return err
 	}
 	if out != "" {
-		dir := runDir(out, &run.Summary)
+		dir := measure.RunDir(out, &run.Summary)
 		if err := measure.WriteRun(dir, run); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}

@@ -72,13 +72,7 @@ func mergeMain(args []string, out io.Writer) error {
 	if err := measure.WriteRun(*dst, run); err != nil {
 		return fmt.Errorf("write merged run: %w", err)
 	}
-	tally := report.NewSessionTally()
-	for _, k := range run.Histograms.Keys() {
-		if k.Metric == measure.StreamDuration {
-			tally.Sessions[measure.Key{Scenario: k.Scenario, Dialect: k.Dialect}] = run.Histograms.Count(k)
-		}
-	}
-	if err := report.WriteSummary(out, run, tally); err != nil {
+	if err := report.WriteSummary(out, run, report.SavedTally(run)); err != nil {
 		return err
 	}
 	if !*noRender {
