@@ -82,13 +82,13 @@ func sweepMain(args []string, out io.Writer) error {
 	if *mockURL != "" && *target == "" {
 		return usageError("--mock names the mock behind --target; give --target too")
 	}
-	if w.stages != "" {
+	if w.Stages != "" {
 		return usageError("--stages ramps the load, but a sweep's steps set it: give --clients or --rate steps instead")
 	}
 	if _, err := w.config(); err != nil {
 		return err
 	}
-	sweepID := w.runID
+	sweepID := w.RunID
 	if sweepID == "" {
 		sweepID = "sweep-" + time.Now().UTC().Format("20060102-150405")
 	}
@@ -106,7 +106,7 @@ func sweepMain(args []string, out io.Writer) error {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
 			local := *inProcess || (!fs.Changed("in-process") && smallRun(&cfg))
-			sut, err := stack.Start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults}, local)
+			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library, Faults: parsedFaults}, local)
 			if err != nil {
 				return nil, err
 			}
