@@ -177,3 +177,18 @@ func (w Workload) dialectOptions() (protocol.Options, error) {
 	}
 	return opts, nil
 }
+
+// Small tells whether the run is small enough that run and sweep play the mock and runtime in
+// process (a quicker start, and figures no one would quote): at most 200 sessions, at most 20
+// sessions/s, or at most 50 clients without stages.
+func (c *Config) Small() bool {
+	switch {
+	case c.Sessions > 0 && c.Sessions <= 200:
+		return true
+	case c.Rate > 0:
+		return c.Rate <= 20
+	case len(c.Stages) > 0:
+		return false
+	}
+	return c.Clients <= 50
+}

@@ -38,7 +38,7 @@ func runRun(args []string) error {
 	}
 	local := *inProcess
 	if !fs.Changed("in-process") {
-		local = smallRun(&cfg)
+		local = cfg.Small()
 	}
 	if *useTLS && (cfg.CACertFile != "" || cfg.Insecure) {
 		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
@@ -73,18 +73,4 @@ func runRun(args []string) error {
 		return err
 	}
 	return finishRun(run, table, *out, report.Render)
-}
-
-// smallRun: runs this small play the mock and runtime in process (quicker start, and the
-// figures are not what anyone would quote).
-func smallRun(cfg *loadgen.Config) bool {
-	switch {
-	case cfg.Sessions > 0 && cfg.Sessions <= 200:
-		return true
-	case cfg.Rate > 0:
-		return cfg.Rate <= 20
-	case len(cfg.Stages) > 0:
-		return false
-	}
-	return cfg.Clients <= 50
 }

@@ -105,7 +105,7 @@ func sweepMain(args []string, out io.Writer) error {
 		if *target != "" {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
-			local := *inProcess || (!fs.Changed("in-process") && smallRun(&cfg))
+			local := *inProcess || (!fs.Changed("in-process") && cfg.Small())
 			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library, Faults: parsedFaults}, local)
 			if err != nil {
 				return nil, err
