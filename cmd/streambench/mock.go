@@ -76,12 +76,9 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("--fault: %v", err)
 	}
-	lib := scenarios.Embedded()
-	if *dir != "" {
-		var err error
-		if lib, err = scenarios.LoadDir(*dir); err != nil {
-			return usageError("--scenarios %s: %v", *dir, err)
-		}
+	lib, err := scenarios.Open(*dir)
+	if err != nil {
+		return usageError("--scenarios %s: %v", *dir, err)
 	}
 	level := slog.LevelInfo
 	if *verbose {
