@@ -181,3 +181,18 @@ func TestMergeLeakCheck(t *testing.T) {
 		t.Errorf("unchecked: verdict %+v, not checked %+v", m.Summary.Verdict, m.Summary.LeaksNotChecked)
 	}
 }
+
+// TestPeakStreams: the shards' timeline peaks add up, whenever each was reached.
+func TestPeakStreams(t *testing.T) {
+	t.Parallel()
+	shard := func(active ...int64) ShardRun {
+		r := &Run{}
+		for _, a := range active {
+			r.Timeline = append(r.Timeline, TimelinePoint{Active: a})
+		}
+		return ShardRun{Run: r}
+	}
+	if got := PeakStreams([]ShardRun{shard(1, 5, 2), shard(4, 0), shard()}); got != 9 {
+		t.Fatalf("PeakStreams = %d, want 9 (5 + 4 + 0)", got)
+	}
+}

@@ -74,7 +74,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
 	fs.StringArrayVar(&w.Allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
 	fs.StringArrayVar(&w.GoodputSLOs, "goodput-slo", nil, "a per-session objective for goodput, METRIC OP LIMIT, e.g. 'ttft<500ms' or 'tpot<50ms' (repeatable):\n"+
-		"goodput counts the sessions that succeeded and met every one; metrics: "+sloMetricNames())
+		"goodput counts the sessions that succeeded and met every one; metrics: "+measure.SessionSLOMetricNames())
 	return w
 }
 
@@ -211,13 +211,4 @@ func finishRun(run *measure.Run, table *report.LiveTally, out string, render fun
 		return &exitError{code: exitFailure, err: fmt.Errorf("run failed: %s", strings.Join(run.Summary.Verdict.Reasons, "; "))}
 	}
 	return nil
-}
-
-// sloMetricNames lists the metrics --goodput-slo accepts.
-func sloMetricNames() string {
-	var names []string
-	for _, m := range measure.SessionSLOMetrics() {
-		names = append(names, string(m))
-	}
-	return strings.Join(names, ", ")
 }

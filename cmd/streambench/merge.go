@@ -37,18 +37,12 @@ func mergeMain(args []string, out io.Writer) error {
 		return usageError("--runtime-metrics and --mock are for the leak check: give --leak-baseline FILE too")
 	}
 	var shards []measure.ShardRun
-	var peak int64
 	for _, dir := range fs.Args() {
 		r, err := readRunArg(dir)
 		if err != nil {
 			return err
 		}
 		shards = append(shards, measure.ShardRun{Dir: dir, Run: r})
-		var shardPeak int64
-		for _, p := range r.Timeline {
-			shardPeak = max(shardPeak, p.Active)
-		}
-		peak += shardPeak
 	}
 	// Refuse before the leak check waits for gauges to settle.
 	if err := measure.CheckShards(shards); err != nil {
@@ -57,7 +51,7 @@ func mergeMain(args []string, out io.Writer) error {
 	var leaks *measure.MergeLeaks
 	if *baseline != "" {
 		if l.peakStreams == 0 {
-			l.peakStreams = peak
+			l.peakStreams = measure.PeakStreams(shards)
 		}
 		found, notChecked, err := verifyLeaks(context.Background(), l, *baseline)
 		if err != nil {

@@ -132,14 +132,10 @@ func sweepMain(args []string, out io.Writer) error {
 	}
 	res, sweepErr := report.Sweep(steps, runStep, thresholds)
 	if res != nil && len(res.Steps) > 0 {
-		if err := res.Write(dir); err != nil {
-			return err
-		}
 		fmt.Fprintln(out)
-		if err := res.WriteText(out); err != nil {
+		if err := writeSweep(res, dir, out); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, report.SweepHTMLFile))
 	}
 	return sweepErr
 }
@@ -154,6 +150,11 @@ func rejudgeSweep(dir string, slos []string, out io.Writer) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	return writeSweep(res, dir, out)
+}
+
+// writeSweep writes the sweep's files into dir and prints its table and where the report is.
+func writeSweep(res *report.SweepResult, dir string, out io.Writer) error {
 	if err := res.Write(dir); err != nil {
 		return err
 	}
