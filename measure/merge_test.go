@@ -196,3 +196,14 @@ func TestPeakStreams(t *testing.T) {
 		t.Fatalf("PeakStreams = %d, want 9 (5 + 4 + 0)", got)
 	}
 }
+
+// TestReadShards: an unreadable directory is an error, and so are no directories at all.
+func TestReadShards(t *testing.T) {
+	t.Parallel()
+	if _, err := ReadShards([]string{filepath.Join(t.TempDir(), "missing")}); err == nil {
+		t.Error("a missing shard directory: no error")
+	}
+	if _, err := ReadShards(nil); err == nil || !strings.Contains(err.Error(), "no shard directory") {
+		t.Errorf("no shards: err %v", err)
+	}
+}

@@ -57,3 +57,20 @@ func PeakStreams(shards []ShardRun) int64 {
 	}
 	return peak
 }
+
+// ReadShards reads each shard directory (ReadRun) and checks they are the shards of one run,
+// each once (CheckShards): what merge needs before it waits for any gauge.
+func ReadShards(dirs []string) ([]ShardRun, error) {
+	var shards []ShardRun
+	for _, dir := range dirs {
+		r, err := ReadRun(dir)
+		if err != nil {
+			return nil, err
+		}
+		shards = append(shards, ShardRun{Dir: dir, Run: r})
+	}
+	if err := CheckShards(shards); err != nil {
+		return nil, err
+	}
+	return shards, nil
+}

@@ -116,17 +116,23 @@ func runLoad(args []string) error {
 	if err := sh.apply(&cfg, os.Getenv); err != nil {
 		return err
 	}
-	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
-	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
+	return playAndFinish(cfg, *out, *metricsAddr, w.quiet)
+}
+
+// playAndFinish is the end of load and run: cfg played with snapshots into out and live
+// metrics on metricsAddr, then finishRun with the report rendered.
+func playAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) error {
+	cfg.OnSnapshot = snapshotWriter(out, quiet)
+	_, stopMetrics, err := startLiveMetrics(metricsAddr, &cfg)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
-	run, table, err := executeLoad(cfg, w.quiet)
+	run, table, err := executeLoad(cfg, quiet)
 	if err != nil {
 		return err
 	}
-	return finishRun(run, table, *out, report.Render)
+	return finishRun(run, table, out, report.Render)
 }
 
 // executeLoad runs cfg with progress output and Ctrl-C handling: the first interrupt stops new

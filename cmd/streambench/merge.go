@@ -36,16 +36,9 @@ func mergeMain(args []string, out io.Writer) error {
 	if *baseline == "" && (l.runtimeMetrics != "" || l.mock != "") {
 		return usageError("--runtime-metrics and --mock are for the leak check: give --leak-baseline FILE too")
 	}
-	var shards []measure.ShardRun
-	for _, dir := range fs.Args() {
-		r, err := readRunArg(dir)
-		if err != nil {
-			return err
-		}
-		shards = append(shards, measure.ShardRun{Dir: dir, Run: r})
-	}
 	// Refuse before the leak check waits for gauges to settle.
-	if err := measure.CheckShards(shards); err != nil {
+	shards, err := measure.ReadShards(fs.Args())
+	if err != nil {
 		return usageError("%v", err)
 	}
 	var leaks *measure.MergeLeaks

@@ -7,7 +7,6 @@ import (
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
-	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
 )
 
@@ -62,15 +61,5 @@ func runRun(args []string) error {
 	if *useTLS {
 		cfg.Info.Extra["tls"] = "self-signed"
 	}
-	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
-	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
-	if err != nil {
-		return err
-	}
-	defer stopMetrics()
-	run, table, err := executeLoad(cfg, w.quiet)
-	if err != nil {
-		return err
-	}
-	return finishRun(run, table, *out, report.Render)
+	return playAndFinish(cfg, *out, *metricsAddr, w.quiet)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/agentruntime"
-	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
@@ -88,10 +87,7 @@ func sweepMain(args []string, out io.Writer) error {
 	if _, err := w.config(); err != nil {
 		return err
 	}
-	sweepID := w.RunID
-	if sweepID == "" {
-		sweepID = "sweep-" + time.Now().UTC().Format("20060102-150405")
-	}
+	sweepID := report.SweepID(w.RunID, time.Now())
 	dir := filepath.Join(*outDir, sweepID)
 
 	runStep := func(st report.Step) (*measure.Run, error) {
@@ -99,9 +95,7 @@ func sweepMain(args []string, out io.Writer) error {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Clients, cfg.Rate = st.Clients, st.Rate
-		cfg.RunID = sweepID + "-" + st.ID()
-		cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"sweep": sweepID, "step": st.String()}}
+		st.Configure(&cfg, sweepID, parsedFaults.Names())
 		if *target != "" {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
