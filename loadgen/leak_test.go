@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -241,5 +242,15 @@ func TestLeakCheckGaugeComesAndGoes(t *testing.T) {
 	}
 	if !s.Verdict.Pass {
 		t.Errorf("verdict failed: %v", s.Verdict.Reasons)
+	}
+}
+
+// TestVerifyFileMissing: a baseline file that is not there is an error before any gauge is
+// read.
+func TestVerifyFileMissing(t *testing.T) {
+	t.Parallel()
+	_, _, err := LeakCheck{MockURL: "http://127.0.0.1:1"}.VerifyFile(t.Context(), filepath.Join(t.TempDir(), "none.json"))
+	if err == nil || !strings.Contains(err.Error(), "leak baseline") {
+		t.Fatalf("err = %v, want a leak baseline error", err)
 	}
 }

@@ -133,3 +133,12 @@ func ReadLeakBaseline(path string) (*LeakBaseline, error) {
 	}
 	return &b, nil
 }
+
+// VerifyFile is Verify against the baseline ReadLeakBaseline reads from path.
+func (c LeakCheck) VerifyFile(ctx context.Context, path string) ([]measure.Leak, []measure.LeakNotChecked, error) {
+	b, err := ReadLeakBaseline(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Verify(ctx, b)
+}

@@ -1,6 +1,9 @@
 package loadgen
 
 import (
+	"context"
+	"errors"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -160,4 +163,27 @@ func (l *Live) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+LivePath, promhttp.HandlerFor(l.registry, promhttp.HandlerOpts{Registry: l.registry, Timeout: 10 * time.Second}))
 	return mux
+}
+
+// ServeLive serves a Live fed by cfg's hooks (Attach) on addr until stop, which closes the
+// server (call it after the run). It returns the address it listens on; a server error after
+// the start goes to logf.
+func ServeLive(addr string, cfg *Config, logf func(format string, args ...any)) (listening string, stop func(), err error) {
+	live := NewLive()
+	live.Attach(cfg)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: live.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logf("metrics server: %v\n", err)
+		}
+	}()
+	return ln.Addr().String(), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // File names inside a run directory.
@@ -298,5 +299,32 @@ func readSamples(r io.Reader) ([]ViolationSample, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
+	}
+}
+
+// RunDir is where a run's results go under out: out/RUN-ID, and out/RUN-ID/shard-I for a
+// shard (the shards of a run on a shared volume must not write over each other).
+func RunDir(out string, s *Summary) string {
+	dir := filepath.Join(out, s.RunID)
+	if s.Shard != nil {
+		dir = filepath.Join(dir, fmt.Sprintf("shard-%d", s.Shard.Index))
+	}
+	return dir
+}
+
+// SnapshotWriter returns a loadgen OnSnapshot that writes each snapshot into RunDir(out, …),
+// where the final results go too, and calls first(dir) once, after the first write (nil: not
+// called).
+func SnapshotWriter(out string, first func(dir string)) func(*Run) error {
+	var once sync.Once
+	return func(r *Run) error {
+		dir := RunDir(out, &r.Summary)
+		if err := WriteSnapshot(dir, r); err != nil {
+			return err
+		}
+		if first != nil {
+			once.Do(func() { first(dir) })
+		}
+		return nil
 	}
 }

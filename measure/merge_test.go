@@ -181,3 +181,29 @@ func TestMergeLeakCheck(t *testing.T) {
 		t.Errorf("unchecked: verdict %+v, not checked %+v", m.Summary.Verdict, m.Summary.LeaksNotChecked)
 	}
 }
+
+// TestPeakStreams: the shards' timeline peaks add up, whenever each was reached.
+func TestPeakStreams(t *testing.T) {
+	t.Parallel()
+	shard := func(active ...int64) ShardRun {
+		r := &Run{}
+		for _, a := range active {
+			r.Timeline = append(r.Timeline, TimelinePoint{Active: a})
+		}
+		return ShardRun{Run: r}
+	}
+	if got := PeakStreams([]ShardRun{shard(1, 5, 2), shard(4, 0), shard()}); got != 9 {
+		t.Fatalf("PeakStreams = %d, want 9 (5 + 4 + 0)", got)
+	}
+}
+
+// TestReadShards: an unreadable directory is an error, and so are no directories at all.
+func TestReadShards(t *testing.T) {
+	t.Parallel()
+	if _, err := ReadShards([]string{filepath.Join(t.TempDir(), "missing")}); err == nil {
+		t.Error("a missing shard directory: no error")
+	}
+	if _, err := ReadShards(nil); err == nil || !strings.Contains(err.Error(), "no shard directory") {
+		t.Errorf("no shards: err %v", err)
+	}
+}

@@ -43,3 +43,34 @@ type ShardFigures struct {
 	TTFCP99         int64         `json:"ttfc_p99_us"` // over every scenario × dialect
 	Pass            bool          `json:"pass"`
 }
+
+// PeakStreams is an upper bound of a sharded run's peak open streams: the sum of each shard's
+// peak in its timeline (the shards' peaks need not coincide).
+func PeakStreams(shards []ShardRun) int64 {
+	var peak int64
+	for _, s := range shards {
+		var shardPeak int64
+		for _, p := range s.Run.Timeline {
+			shardPeak = max(shardPeak, p.Active)
+		}
+		peak += shardPeak
+	}
+	return peak
+}
+
+// ReadShards reads each shard directory (ReadRun) and checks they are the shards of one run,
+// each once (CheckShards): what merge needs before it waits for any gauge.
+func ReadShards(dirs []string) ([]ShardRun, error) {
+	var shards []ShardRun
+	for _, dir := range dirs {
+		r, err := ReadRun(dir)
+		if err != nil {
+			return nil, err
+		}
+		shards = append(shards, ShardRun{Dir: dir, Run: r})
+	}
+	if err := CheckShards(shards); err != nil {
+		return nil, err
+	}
+	return shards, nil
+}

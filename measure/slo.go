@@ -27,6 +27,15 @@ var sessionSLOMetrics = []Metric{Headers, FirstEvent, FirstChunk, TimeToFirstTok
 // SessionSLOMetrics returns the metrics ParseSessionSLO accepts (a fresh slice).
 func SessionSLOMetrics() []Metric { return slices.Clone(sessionSLOMetrics) }
 
+// SessionSLOMetricNames lists SessionSLOMetrics comma-separated, for help texts.
+func SessionSLOMetricNames() string {
+	names := make([]string, 0, len(sessionSLOMetrics))
+	for _, m := range sessionSLOMetrics {
+		names = append(names, string(m))
+	}
+	return strings.Join(names, ", ")
+}
+
 var sloOperators = []string{"<=", ">=", "==", "<", ">"}
 
 // ParseSessionSLO parses METRIC OP LIMIT: a duration limit for latencies (500ms, 1.5s), a plain

@@ -63,3 +63,14 @@ func TestSessionSLOMet(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionSLOMetricNames: the help text names every metric ParseSessionSLO accepts.
+func TestSessionSLOMetricNames(t *testing.T) {
+	t.Parallel()
+	names := SessionSLOMetricNames()
+	for _, m := range SessionSLOMetrics() {
+		if !strings.Contains(names, string(m)) {
+			t.Errorf("%q not in %q", m, names)
+		}
+	}
+}

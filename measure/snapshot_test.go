@@ -96,3 +96,26 @@ func TestSummaryIsWrittenLast(t *testing.T) {
 		})
 	}
 }
+
+// TestRunDir: an unsharded run's results go to OUT/RUN-ID, a shard's to OUT/RUN-ID/shard-I,
+// so the shards of one run on a shared volume do not write over each other.
+func TestRunDir(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		s    measure.Summary
+		want string
+	}{
+		// one process
+		{"unsharded", measure.Summary{RunID: "r1"}, filepath.Join("out", "r1")},
+		// shard 2 of 4
+		{"shard", measure.Summary{RunID: "r1", Shard: &measure.ShardInfo{Index: 2, Count: 4}}, filepath.Join("out", "r1", "shard-2")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := measure.RunDir("out", &tc.s); got != tc.want {
+				t.Fatalf("RunDir = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -384,3 +384,12 @@ func selfTestRawStream(ctx context.Context, addr, path, body string, i int) erro
 		}
 	}
 }
+
+// String describes the self-test as given: streams, rate, length, transport and wire.
+func (o SelfTestOptions) String() string {
+	transport := "one HTTP/1.1 connection per stream"
+	if o.Connections > 0 {
+		transport = fmt.Sprintf("%d h2c connection(s)", o.Connections)
+	}
+	return fmt.Sprintf("%d streams × %g tokens/s for %s over %s, %s wire", o.Streams, o.TokensPerSecond, o.Duration, transport, o.Wire)
+}

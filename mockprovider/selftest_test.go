@@ -50,3 +50,25 @@ func TestSelfTestPlaysAndCountsEveryStream(t *testing.T) {
 		t.Errorf("10 million HTTP/1.1 streams: err %v, want one naming the descriptor limit and --conns", err)
 	}
 }
+
+// TestSelfTestOptionsString: the self-test's one-line description names its transport.
+func TestSelfTestOptionsString(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		o    SelfTestOptions
+		want string
+	}{
+		// one HTTP/1.1 connection per stream
+		{"http1", SelfTestOptions{Streams: 2, TokensPerSecond: 20, Duration: time.Second, Wire: "openai"}, "2 streams × 20 tokens/s for 1s over one HTTP/1.1 connection per stream, openai wire"},
+		// multiplexed over h2c
+		{"h2c", SelfTestOptions{Streams: 2, TokensPerSecond: 20, Duration: time.Second, Connections: 3, Wire: "anthropic"}, "2 streams × 20 tokens/s for 1s over 3 h2c connection(s), anthropic wire"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.o.String(); got != tc.want {
+				t.Fatalf("String() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -219,3 +219,47 @@ func TestStreamStartLatency(t *testing.T) {
 		t.Errorf("count %d, max %d µs, p50 %v ms", h.TotalCount(), h.Max(), quantileMs(h, 50, 0))
 	}
 }
+
+// TestSelect: bench WHAT's measurements, and what is wrong with a bad name or --part.
+func TestSelect(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, what   string
+		parts, wires []string
+		want         int // measurements selected
+		wantErr      string
+	}{
+		// every measurement
+		{"all", "all", nil, nil, len(Measurements()), ""},
+		// one by name
+		{"one", "codec", nil, nil, 1, ""},
+		// abuse with one of its parts
+		{"part", "abuse", []string{"bad-input"}, nil, 1, ""},
+		// fidelity on one provider wire
+		{"wire", "fidelity", nil, []string{"anthropic"}, 1, ""},
+		// no such measurement
+		{"unknown", "nope", nil, nil, 0, `unknown measurement "nope"`},
+		// parts of another measurement than abuse
+		{"part of codec", "codec", []string{"bad-input"}, nil, 0, "--part selects parts of the abuse"},
+		// no such part
+		{"unknown part", "abuse", []string{"nope"}, nil, 0, `--part "nope"`},
+		// wires of another measurement than fidelity
+		{"wire of rate", "rate", nil, []string{"openai"}, 0, "--wire selects the provider wires"},
+		// no such wire
+		{"unknown wire", "fidelity", nil, []string{"grpc"}, 0, `--wire "grpc"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Select(tc.what, tc.parts, tc.wires)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(got) != tc.want {
+				t.Fatalf("%d measurements, err %v; want %d", len(got), err, tc.want)
+			}
+		})
+	}
+}

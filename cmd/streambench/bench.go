@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -25,11 +23,7 @@ func runBench(args []string) error {
 	if len(args) > 0 && args[0] == selfbench.PacedServerCommand {
 		return runPacedServer(args[1:])
 	}
-	measurements := selfbench.Measurements()
-	var names []string
-	for _, m := range measurements {
-		names = append(names, m.Name)
-	}
+	measurements, names := selfbench.Measurements(), selfbench.Names()
 	fs := newFlagSet("bench", "bench ["+strings.Join(names, "|")+"|all] [flags]")
 	var o selfbench.Options
 	jsonFile := fs.String("json", "", "also write the figures to this JSON file")
@@ -44,7 +38,7 @@ func runBench(args []string) error {
 	fs.IntVar(&o.Sessions, "sessions", 0, "abuse abort-storm: sessions in all, each aborted at a random point (default 10000)")
 	fs.IntVar(&o.Stalled, "stalled", 0, "abuse stalled-readers: clients that stop reading mid-stream (default 1000; --streams normal ones, default 1000)")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "abuse stalled-readers: the runtime's client idle timeout, after which it drops a stalled client (default 30s)")
-	fs.StringSliceVar(&o.Parts, "part", nil, "abuse: run only these parts ("+strings.Join(abuseParts(), ", ")+"; default all)")
+	fs.StringSliceVar(&o.Parts, "part", nil, "abuse: run only these parts ("+strings.Join(selfbench.AbusePartNames(), ", ")+"; default all)")
 	fs.StringSliceVar(&o.Wires, "wire", nil, "fidelity: measure TTFT − scripted TTFT with the generator speaking these provider wires ("+strings.Join(selfbench.FidelityWires(), ", ")+"; comma-separated) straight to the mock, instead of the sim-chat paths")
 	fs.BoolVar(&o.HTTP2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
 	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate: the runtime talks HTTP/1.1 to the mock instead of h2c")
@@ -69,31 +63,9 @@ func runBench(args []string) error {
 	if err := validateBenchFlags(fs); err != nil {
 		return err
 	}
-	what := fs.Arg(0)
-	if len(o.Parts) > 0 && what != "abuse" {
-		return usageError("--part selects parts of the abuse measurement, not of %q", what)
-	}
-	if len(o.Wires) > 0 && what != "fidelity" {
-		return usageError("--wire selects the provider wires of the fidelity measurement, not of %q", what)
-	}
-	for _, w := range o.Wires {
-		if !slices.Contains(selfbench.FidelityWires(), w) {
-			return usageError("--wire %q: want one of %s", w, strings.Join(selfbench.FidelityWires(), ", "))
-		}
-	}
-	for _, p := range o.Parts {
-		if !slices.Contains(abuseParts(), p) {
-			return usageError("--part %q: want one of %s", p, strings.Join(abuseParts(), ", "))
-		}
-	}
-	var todo []selfbench.Measurement
-	for _, m := range measurements {
-		if what == "all" || what == m.Name {
-			todo = append(todo, m)
-		}
-	}
-	if len(todo) == 0 {
-		return usageError("unknown measurement %q: want %s or all", what, strings.Join(names, ", "))
+	todo, err := selfbench.Select(fs.Arg(0), o.Parts, o.Wires)
+	if err != nil {
+		return usageError("%v", err)
 	}
 	if !*quiet {
 		o.Progress = func() (func(loadgen.Progress), func()) {
@@ -127,11 +99,7 @@ func runBench(args []string) error {
 		}
 	}
 	if *jsonFile != "" {
-		b, err := json.MarshalIndent(benchJSON{selfbench.Environment(), reports}, "", "  ")
-		if err != nil {
-			return fmt.Errorf("--json: %w", err)
-		}
-		if err := os.WriteFile(*jsonFile, append(b, '\n'), 0o644); err != nil {
+		if err := selfbench.WriteFile(*jsonFile, reports); err != nil {
 			return fmt.Errorf("--json: %w", err)
 		}
 	}
@@ -139,21 +107,6 @@ func runBench(args []string) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("not clean: %s", strings.Join(failed, ", "))}
 	}
 	return nil
-}
-
-// abuseParts names the abuse measurement's parts.
-func abuseParts() []string {
-	var names []string
-	for _, p := range selfbench.AbuseParts() {
-		names = append(names, p.Name)
-	}
-	return names
-}
-
-// benchJSON is the --json file: where the figures were measured, and every report.
-type benchJSON struct {
-	Environment map[string]string   `json:"environment"`
-	Reports     []*selfbench.Report `json:"reports"`
 }
 
 // validateBenchFlags rejects negative sizes; zero (or leaving the flag out) means "the

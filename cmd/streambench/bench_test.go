@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // binary as main: the generator's leak check reads its own process's goroutines and
 // descriptors, which parallel tests in this process would move) and returns its exit code and
 // what it wrote.
-func runBenchJSON(t *testing.T, args ...string) (int, benchJSON) {
+func runBenchJSON(t *testing.T, args ...string) (int, selfbench.File) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "bench.json")
 	cmd := exec.Command(os.Args[0], append(append([]string{"bench"}, args...), "--quiet", "--json", file)...)
@@ -46,7 +46,7 @@ func runBenchJSON(t *testing.T, args ...string) (int, benchJSON) {
 	if code != exitOK {
 		t.Logf("bench %v exited %d:\n%s", args, code, output)
 	}
-	var out benchJSON
+	var out selfbench.File
 	if b, err := os.ReadFile(file); err == nil {
 		if err := json.Unmarshal(b, &out); err != nil {
 			t.Fatalf("--json file: %v", err)

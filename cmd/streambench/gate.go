@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/report"
 )
 
@@ -48,27 +47,9 @@ func gateMain(args []string, out io.Writer) error {
 	case *current == "":
 		return usageError("missing --current DIR: the run to judge")
 	}
-	var cfg report.GateConfig
-	for _, expr := range *thresholds {
-		t, err := report.ParseThreshold(expr)
-		if err != nil {
-			return usageError("--threshold: %v", err)
-		}
-		cfg.Thresholds = append(cfg.Thresholds, t)
-	}
-	for _, expr := range *regressions {
-		g, err := report.ParseRegression(expr)
-		if err != nil {
-			return usageError("--max-regression: %v", err)
-		}
-		cfg.Regressions = append(cfg.Regressions, g)
-	}
-	for _, name := range *allow {
-		rule, err := protocol.ParseRule(name)
-		if err != nil {
-			return usageError("--allow: %v", err)
-		}
-		cfg.Allow = append(cfg.Allow, rule)
+	cfg, err := report.ParseGateFlags(*thresholds, *regressions, *allow)
+	if err != nil {
+		return usageError("%v", err)
 	}
 	if len(cfg.Regressions) > 0 && *baseline == "" {
 		return usageError("--max-regression needs --baseline DIR")

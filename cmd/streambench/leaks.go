@@ -96,13 +96,9 @@ func leaksMain(args []string, out io.Writer) error {
 	return printLeaks(out, leaks, notChecked)
 }
 
-// verifyLeaks reads the baseline file and verifies against it.
+// verifyLeaks verifies against the baseline file.
 func verifyLeaks(ctx context.Context, l *leakFlags, file string) ([]measure.Leak, []measure.LeakNotChecked, error) {
-	b, err := loadgen.ReadLeakBaseline(file)
-	if err != nil {
-		return nil, nil, usageError("%v", err)
-	}
-	leaks, notChecked, err := l.check().Verify(ctx, b)
+	leaks, notChecked, err := l.check().VerifyFile(ctx, file)
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -26,24 +21,12 @@ func startLiveMetrics(addr string, cfg *loadgen.Config) (listening string, stop 
 	if addr == "" {
 		return "", func() {}, nil
 	}
-	live := loadgen.NewLive()
-	live.Attach(cfg)
-	ln, err := net.Listen("tcp", addr)
+	listening, stop, err = loadgen.ServeLive(addr, cfg, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format, args...) })
 	if err != nil {
 		return "", nil, usageError("--metrics-addr %s: %v", addr, err)
 	}
-	srv := &http.Server{Handler: live.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(os.Stderr, "metrics server: %v\n", err)
-		}
-	}()
-	fmt.Fprintf(os.Stderr, "live metrics on http://%s%s\n", ln.Addr(), loadgen.LivePath)
-	return ln.Addr().String(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
+	fmt.Fprintf(os.Stderr, "live metrics on http://%s%s\n", listening, loadgen.LivePath)
+	return listening, stop, nil
 }
 
 // chain returns a hook that calls first (when set), then then: executeLoad's own hooks go

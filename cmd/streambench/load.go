@@ -5,226 +5,87 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simcanvas"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/report"
-	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/selfbench"
 )
 
 // workloadFlags are the flags load and run share: what to play and how hard.
 type workloadFlags struct {
-	dialect, slug, policy, mix, scenarioDir string
-	optedIn, noGroundTruth                  bool
-	options                                 []string
-	seed                                    uint64
-	clients                                 int
-	thinkTime                               time.Duration
-	rate                                    float64
-	arrival                                 string
-	maxInflight                             int
-	stages                                  string
-	rateStages                              bool
-	duration, warmup, grace, streamTimeout  time.Duration
-	leakGrace, snapshotEvery                time.Duration
-	leakPerStream                           float64
-	sessions                                int64
-	http2, noLeakCheck, quiet               bool
-	headers                                 []string
-	path, stopPath, caCert                  string
-	insecure                                bool
-	timeScale                               float64
-	runID                                   string
-	allow                                   []string
-	goodputSLOs                             []string
-	fs                                      *pflag.FlagSet
+	loadgen.Workload
+	quiet bool
+	fs    *pflag.FlagSet
 }
-
-// Defaults of the workload when no shape or length is given: the default mix's 1,000 clients
-// for 30 s.
-const (
-	defaultClients  = 1000
-	defaultDuration = 30 * time.Second
-)
 
 // addWorkloadFlags registers the workload flags on fs (load and run share them).
 func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	w := &workloadFlags{fs: fs}
-	fs.StringVar(&w.mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
-	fs.StringVar(&w.scenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
-	fs.StringVar(&w.dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
-	fs.StringVar(&w.slug, "slug", "", "send every session to this deployment slug / workflow id / agent id")
-	fs.StringArrayVar(&w.options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
+	fs.StringVar(&w.Mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
+	fs.StringVar(&w.ScenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
+	fs.StringVar(&w.Dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
+	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id")
+	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
 		"the dialects and their options:\n"+dialects.Default().Help())
-	fs.StringVar(&w.policy, "policy", "", "sim-chat: the deployment policy the checker assumes, none, thinking, tools or all (--option policy=...;\ndefault: from the slug's suffix, else none)")
-	fs.BoolVar(&w.optedIn, "opted-in", false, "sim-chat: send the agent-events-v1 header (--option optedIn=...; default: as the mix's profiles say)")
-	fs.BoolVar(&w.noGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
-	fs.Uint64Var(&w.seed, "seed", 0, "session sequence seed (default: the mix's)")
-	fs.IntVar(&w.clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages)", defaultClients))
-	fs.DurationVar(&w.thinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
-	fs.Float64Var(&w.rate, "rate", 0, "open loop: sessions started per second")
-	fs.StringVar(&w.arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
-	fs.IntVar(&w.maxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
-	fs.StringVar(&w.stages, "stages", "", "ramp as DURATION:TARGET,... e.g. 30s:1000,60s:1000,10s:0 (virtual users; session rates with --rate-stages)")
-	fs.BoolVar(&w.rateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
-	fs.DurationVar(&w.duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", defaultDuration))
-	fs.Int64Var(&w.sessions, "sessions", 0, "stop after this many sessions")
-	fs.DurationVar(&w.warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
-	fs.DurationVar(&w.grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled")
-	fs.DurationVar(&w.streamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take")
-	fs.DurationVar(&w.leakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
-	fs.Float64Var(&w.leakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
+	fs.StringVar(&w.Policy, "policy", "", "sim-chat: the deployment policy the checker assumes, none, thinking, tools or all (--option policy=...;\ndefault: from the slug's suffix, else none)")
+	fs.BoolVar(&w.OptedIn, "opted-in", false, "sim-chat: send the agent-events-v1 header (--option optedIn=...; default: as the mix's profiles say)")
+	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
+	fs.Uint64Var(&w.Seed, "seed", 0, "session sequence seed (default: the mix's)")
+	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages)", loadgen.DefaultClients))
+	fs.DurationVar(&w.ThinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
+	fs.Float64Var(&w.Rate, "rate", 0, "open loop: sessions started per second")
+	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
+	fs.IntVar(&w.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
+	fs.StringVar(&w.Stages, "stages", "", "ramp as DURATION:TARGET,... e.g. 30s:1000,60s:1000,10s:0 (virtual users; session rates with --rate-stages)")
+	fs.BoolVar(&w.RateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
+	fs.DurationVar(&w.Duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", loadgen.DefaultDuration))
+	fs.Int64Var(&w.Sessions, "sessions", 0, "stop after this many sessions")
+	fs.DurationVar(&w.Warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
+	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled")
+	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take")
+	fs.DurationVar(&w.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
+	fs.Float64Var(&w.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
 		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
-	fs.BoolVar(&w.noLeakCheck, "no-leak-check", false, "skip the leak check")
-	fs.DurationVar(&w.snapshotEvery, "snapshot-every", loadgen.DefaultSnapshotInterval, "with --out: write the results so far this often, marked incomplete, so a killed run leaves them")
-	fs.BoolVar(&w.http2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
-	fs.StringArrayVar(&w.headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
+	fs.BoolVar(&w.NoLeakCheck, "no-leak-check", false, "skip the leak check")
+	fs.DurationVar(&w.SnapshotEvery, "snapshot-every", loadgen.DefaultSnapshotInterval, "with --out: write the results so far this often, marked incomplete, so a killed run leaves them")
+	fs.BoolVar(&w.HTTP2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
+	fs.StringArrayVar(&w.Headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
 		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
 		"headers are recorded and printed as "+loadgen.Redacted)
-	fs.StringVar(&w.path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
+	fs.StringVar(&w.Path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
 		"compose {agent} (default "+compose.DefaultPath+"), sim-chat {slug} (default "+simchat.DefaultPath+"),\n"+
 		"sim-canvas {workflow} (default "+simcanvas.DefaultPath+"); needs a single dialect (--dialect)")
-	fs.StringVar(&w.stopPath, "stop-path", "", "compose stop path template (--option stopPath=...), placeholders {agent} and {run} (default\n"+
+	fs.StringVar(&w.StopPath, "stop-path", "", "compose stop path template (--option stopPath=...), placeholders {agent} and {run} (default\n"+
 		compose.DefaultStopPath+"; with a --path ending in /stream, that prefix + /runs/{run}/stop)")
-	fs.StringVar(&w.caCert, "ca-cert", "", "https: trust the certificates in this PEM file instead of the system's roots")
-	fs.BoolVar(&w.insecure, "insecure", false, "https: do not verify the target's certificate")
-	fs.Float64Var(&w.timeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
-	fs.StringVar(&w.runID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
+	fs.StringVar(&w.CACert, "ca-cert", "", "https: trust the certificates in this PEM file instead of the system's roots")
+	fs.BoolVar(&w.Insecure, "insecure", false, "https: do not verify the target's certificate")
+	fs.Float64Var(&w.TimeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
+	fs.StringVar(&w.RunID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
 	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
-	fs.StringArrayVar(&w.allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
-	fs.StringArrayVar(&w.goodputSLOs, "goodput-slo", nil, "a per-session objective for goodput, METRIC OP LIMIT, e.g. 'ttft<500ms' or 'tpot<50ms' (repeatable):\n"+
-		"goodput counts the sessions that succeeded and met every one; metrics: "+sloMetricNames())
+	fs.StringArrayVar(&w.Allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
+	fs.StringArrayVar(&w.GoodputSLOs, "goodput-slo", nil, "a per-session objective for goodput, METRIC OP LIMIT, e.g. 'ttft<500ms' or 'tpot<50ms' (repeatable):\n"+
+		"goodput counts the sessions that succeeded and met every one; metrics: "+measure.SessionSLOMetricNames())
 	return w
 }
 
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
 func (w *workloadFlags) config() (loadgen.Config, error) {
-	cfg := loadgen.Config{
-		Seed: w.seed, RunID: w.runID, Clients: w.clients, ThinkTime: w.thinkTime,
-		Rate: w.rate, Arrival: w.arrival, MaxInflight: w.maxInflight, RateStages: w.rateStages,
-		Duration: w.duration, Sessions: w.sessions, Warmup: w.warmup, Grace: w.grace,
-		StreamTimeout: w.streamTimeout, LeakGrace: w.leakGrace, NoLeakCheck: w.noLeakCheck, LeakPerStream: w.leakPerStream,
-		SnapshotInterval: w.snapshotEvery,
-		HTTP2:            w.http2, ScriptTimeScale: w.timeScale, MixName: "default", NoGroundTruth: w.noGroundTruth,
-	}
-	if w.timeScale <= 0 {
-		return cfg, usageError("--time-scale %g: want a positive factor", w.timeScale)
-	}
-	if w.snapshotEvery <= 0 {
-		return cfg, usageError("--snapshot-every %s: want a positive duration", w.snapshotEvery)
-	}
-	for _, name := range w.allow {
-		rule, err := protocol.ParseRule(name)
-		if err != nil {
-			return cfg, usageError("--allow: %v", err)
-		}
-		cfg.Allow = append(cfg.Allow, rule)
-	}
-	for _, expr := range w.goodputSLOs {
-		slo, err := measure.ParseSessionSLO(expr)
-		if err != nil {
-			return cfg, usageError("--goodput-slo: %v", err)
-		}
-		cfg.GoodputSLOs = append(cfg.GoodputSLOs, slo)
-	}
-	h, err := loadgen.ParseHeaders(w.headers)
+	w.OptedInSet = w.fs.Changed("opted-in")
+	cfg, err := w.Workload.Config()
 	if err != nil {
-		return cfg, usageError("--header %v", err)
-	}
-	cfg.Headers = h
-	cfg.CACertFile, cfg.Insecure = w.caCert, w.insecure
-	if cfg.Options, err = w.dialectOptions(); err != nil {
-		return cfg, err
-	}
-	if w.caCert != "" && w.insecure {
-		return cfg, usageError("--ca-cert and --insecure: verify against the CA file, or skip verification, not both")
-	}
-	if w.stages != "" {
-		st, err := loadgen.ParseStages(w.stages)
-		if err != nil {
-			return cfg, usageError("--stages: %v", err)
-		}
-		cfg.Stages = st
-	}
-	if cfg.Clients == 0 && cfg.Rate == 0 && len(cfg.Stages) == 0 {
-		cfg.Clients = defaultClients
-	}
-	if cfg.Duration == 0 && cfg.Sessions == 0 && len(cfg.Stages) == 0 {
-		cfg.Duration = defaultDuration
-	}
-	if w.scenarioDir != "" {
-		lib, err := scenarios.LoadDir(w.scenarioDir)
-		if err != nil {
-			return cfg, usageError("--scenarios %s: %v", w.scenarioDir, err)
-		}
-		cfg.Library = lib
-	}
-	mix := loadgen.DefaultMix()
-	if w.mix != "" {
-		m, err := loadgen.LoadMix(w.mix)
-		if err != nil {
-			return cfg, usageError("--mix: %v", err)
-		}
-		mix, cfg.MixName = m, w.mix
-	}
-	if w.policy != "" && w.slug == "" {
-		return cfg, usageError("--policy describes --slug's deployment; give --slug too")
-	}
-	if w.dialect != "" {
-		if _, err := dialects.Default().Lookup(w.dialect); err != nil {
-			return cfg, usageError("--dialect: %v", err)
-		}
-	}
-	if w.dialect != "" || w.slug != "" {
-		m, err := mix.Restrict(w.dialect, w.slug)
-		if err != nil {
-			return cfg, usageError("%v", err)
-		}
-		mix = m
-	}
-	cfg.Mix = mix
-	if ds := mix.Dialects(); w.path != "" && len(ds) > 1 {
-		return cfg, usageError("--path %q: the mix has profiles of several dialects (%s); choose one with --dialect", w.path, strings.Join(ds, ", "))
+		return cfg, usageError("%v", err)
 	}
 	return cfg, nil
-}
-
-// dialectOptions gathers --option KEY=VALUE and the flags that are shorthands for options.
-func (w *workloadFlags) dialectOptions() (protocol.Options, error) {
-	opts := protocol.Options{}
-	for _, kv := range w.options {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usageError("--option %q: want KEY=VALUE", kv)
-		}
-		opts[k] = v
-	}
-	if w.fs.Changed("opted-in") {
-		opts["optedIn"] = w.optedIn
-	}
-	for key, v := range map[string]string{"policy": w.policy, "path": w.path, "stopPath": w.stopPath} {
-		if v != "" {
-			opts[key] = v
-		}
-	}
-	if len(opts) == 0 {
-		return nil, nil
-	}
-	return opts, nil
 }
 
 // runLoad runs a load against any runtime.
@@ -255,39 +116,28 @@ func runLoad(args []string) error {
 	if err := sh.apply(&cfg, os.Getenv); err != nil {
 		return err
 	}
-	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
-	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
+	return playAndFinish(cfg, *out, *metricsAddr, w.quiet)
+}
+
+// playAndFinish is the end of load and run: cfg played with snapshots into out and live
+// metrics on metricsAddr, then finishRun with the report rendered.
+func playAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) error {
+	cfg.OnSnapshot = snapshotWriter(out, quiet)
+	_, stopMetrics, err := startLiveMetrics(metricsAddr, &cfg)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
-	run, table, err := executeLoad(cfg, w.quiet)
+	run, table, err := executeLoad(cfg, quiet)
 	if err != nil {
 		return err
 	}
-	return finishRun(run, table, *out, report.Render)
-}
-
-// keyTable aggregates sessions and violations per scenario × dialect for the summary table.
-type keyTable struct {
-	mu sync.Mutex
-	report.SessionTally
-}
-
-func (t *keyTable) add(e loadgen.SessionEnd) {
-	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
-	t.mu.Lock()
-	if e.Outcome == loadgen.OutcomeHung {
-		t.Hung[k]++
-	}
-	t.Sessions[k]++
-	t.Violations[k] += int64(len(e.Violations))
-	t.mu.Unlock()
+	return finishRun(run, table, out, report.Render)
 }
 
 // executeLoad runs cfg with progress output and Ctrl-C handling: the first interrupt stops new
 // sessions and drains, the second cancels in-flight streams; results are returned either way.
-func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error) {
+func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *report.LiveTally, error) {
 	interrupt := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -309,8 +159,8 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 		}
 	}()
 	cfg.Interrupt = interrupt
-	table := &keyTable{SessionTally: report.NewSessionTally()}
-	cfg.OnSessionEnd = chain(cfg.OnSessionEnd, table.add)
+	table := report.NewLiveTally()
+	cfg.OnSessionEnd = chain(cfg.OnSessionEnd, table.Add)
 	var prog *report.ProgressView
 	if !quiet {
 		prog = report.NewProgressView(os.Stderr)
@@ -328,43 +178,27 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *keyTable, error
 	return run, table, nil
 }
 
-// snapshotWriter writes each snapshot of a run into OUT/RUN-ID, where the final results go
-// too, and says where once; nil without --out.
+// snapshotWriter writes each snapshot of a run where its results go and says where once;
+// nil without --out.
 func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
 	if out == "" {
 		return nil
 	}
-	var once sync.Once
-	return func(r *measure.Run) error {
-		dir := runDir(out, &r.Summary)
-		if err := measure.WriteSnapshot(dir, r); err != nil {
-			return err
-		}
+	return measure.SnapshotWriter(out, func(dir string) {
 		if !quiet {
-			once.Do(func() { fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir) })
+			fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir)
 		}
-		return nil
-	}
-}
-
-// runDir is where a run's results go: OUT/RUN-ID, and OUT/RUN-ID/shard-I for a shard (the
-// shards of a run on a shared volume must not write over each other).
-func runDir(out string, s *measure.Summary) string {
-	dir := filepath.Join(out, s.RunID)
-	if s.Shard != nil {
-		dir = filepath.Join(dir, shardDirName(s.Shard.Index))
-	}
-	return dir
+	})
 }
 
 // finishRun prints the summary, writes the results and turns the verdict into the exit code.
 // render, when set, renders the report into the run's directory.
-func finishRun(run *measure.Run, table *keyTable, out string, render func(dir string) error) error {
+func finishRun(run *measure.Run, table *report.LiveTally, out string, render func(dir string) error) error {
 	if err := report.WriteSummary(os.Stdout, run, table.SessionTally); err != nil {
 		return err
 	}
 	if out != "" {
-		dir := runDir(out, &run.Summary)
+		dir := measure.RunDir(out, &run.Summary)
 		if err := measure.WriteRun(dir, run); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
@@ -383,13 +217,4 @@ func finishRun(run *measure.Run, table *keyTable, out string, render func(dir st
 		return &exitError{code: exitFailure, err: fmt.Errorf("run failed: %s", strings.Join(run.Summary.Verdict.Reasons, "; "))}
 	}
 	return nil
-}
-
-// sloMetricNames lists the metrics --goodput-slo accepts.
-func sloMetricNames() string {
-	var names []string
-	for _, m := range measure.SessionSLOMetrics() {
-		names = append(names, string(m))
-	}
-	return strings.Join(names, ", ")
 }

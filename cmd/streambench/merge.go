@@ -36,28 +36,15 @@ func mergeMain(args []string, out io.Writer) error {
 	if *baseline == "" && (l.runtimeMetrics != "" || l.mock != "") {
 		return usageError("--runtime-metrics and --mock are for the leak check: give --leak-baseline FILE too")
 	}
-	var shards []measure.ShardRun
-	var peak int64
-	for _, dir := range fs.Args() {
-		r, err := readRunArg(dir)
-		if err != nil {
-			return err
-		}
-		shards = append(shards, measure.ShardRun{Dir: dir, Run: r})
-		var shardPeak int64
-		for _, p := range r.Timeline {
-			shardPeak = max(shardPeak, p.Active)
-		}
-		peak += shardPeak
-	}
 	// Refuse before the leak check waits for gauges to settle.
-	if err := measure.CheckShards(shards); err != nil {
+	shards, err := measure.ReadShards(fs.Args())
+	if err != nil {
 		return usageError("%v", err)
 	}
 	var leaks *measure.MergeLeaks
 	if *baseline != "" {
 		if l.peakStreams == 0 {
-			l.peakStreams = peak
+			l.peakStreams = measure.PeakStreams(shards)
 		}
 		found, notChecked, err := verifyLeaks(context.Background(), l, *baseline)
 		if err != nil {
@@ -72,13 +59,7 @@ func mergeMain(args []string, out io.Writer) error {
 	if err := measure.WriteRun(*dst, run); err != nil {
 		return fmt.Errorf("write merged run: %w", err)
 	}
-	tally := report.NewSessionTally()
-	for _, k := range run.Histograms.Keys() {
-		if k.Metric == measure.StreamDuration {
-			tally.Sessions[measure.Key{Scenario: k.Scenario, Dialect: k.Dialect}] = run.Histograms.Count(k)
-		}
-	}
-	if err := report.WriteSummary(out, run, tally); err != nil {
+	if err := report.WriteSummary(out, run, report.SavedTally(run)); err != nil {
 		return err
 	}
 	if !*noRender {

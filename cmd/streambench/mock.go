@@ -52,16 +52,10 @@ func runMock(args []string) error {
 		if *streams <= 0 || *tokensPerSecond <= 0 || *duration <= 0 || *conns < 0 || *ramp < 0 {
 			return usageError("--streams, --tokens-per-second and --duration must be positive, --conns and --ramp not negative")
 		}
-		transport := "one HTTP/1.1 connection per stream"
-		if *conns > 0 {
-			transport = fmt.Sprintf("%d h2c connection(s)", *conns)
-		}
-		fmt.Fprintf(os.Stderr, "self-test: %d streams × %g tokens/s for %s over %s, %s wire\n",
-			*streams, *tokensPerSecond, *duration, transport, *wire)
-		res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
-			Streams: *streams, TokensPerSecond: *tokensPerSecond, Duration: *duration,
-			Ramp: max(*ramp, time.Nanosecond), Connections: *conns, Wire: *wire,
-		})
+		o := mockprovider.SelfTestOptions{Streams: *streams, TokensPerSecond: *tokensPerSecond, Duration: *duration,
+			Ramp: max(*ramp, time.Nanosecond), Connections: *conns, Wire: *wire}
+		fmt.Fprintf(os.Stderr, "self-test: %s\n", o)
+		res, err := mockprovider.SelfTest(ctx, o)
 		if err != nil {
 			return err
 		}
@@ -76,12 +70,9 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("--fault: %v", err)
 	}
-	lib := scenarios.Embedded()
-	if *dir != "" {
-		var err error
-		if lib, err = scenarios.LoadDir(*dir); err != nil {
-			return usageError("--scenarios %s: %v", *dir, err)
-		}
+	lib, err := scenarios.Open(*dir)
+	if err != nil {
+		return usageError("--scenarios %s: %v", *dir, err)
 	}
 	level := slog.LevelInfo
 	if *verbose {

@@ -7,7 +7,6 @@ import (
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
-	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
 )
 
@@ -38,12 +37,12 @@ func runRun(args []string) error {
 	}
 	local := *inProcess
 	if !fs.Changed("in-process") {
-		local = smallRun(&cfg)
+		local = cfg.Small()
 	}
 	if *useTLS && (cfg.CACertFile != "" || cfg.Insecure) {
 		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
 	}
-	opts := stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS}
+	opts := stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS}
 	st, err := stack.Start(opts, local)
 	if err != nil {
 		return err
@@ -58,33 +57,9 @@ func runRun(args []string) error {
 		fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
 	}
 	cfg.Target, cfg.MockURL, cfg.CACertFile = st.RuntimeURL, st.MockURL, st.CACertFile
-	cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"stack": where, "time-scale": fmt.Sprint(w.timeScale)}}
+	cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)}}
 	if *useTLS {
 		cfg.Info.Extra["tls"] = "self-signed"
 	}
-	cfg.OnSnapshot = snapshotWriter(*out, w.quiet)
-	_, stopMetrics, err := startLiveMetrics(*metricsAddr, &cfg)
-	if err != nil {
-		return err
-	}
-	defer stopMetrics()
-	run, table, err := executeLoad(cfg, w.quiet)
-	if err != nil {
-		return err
-	}
-	return finishRun(run, table, *out, report.Render)
-}
-
-// smallRun: runs this small play the mock and runtime in process (quicker start, and the
-// figures are not what anyone would quote).
-func smallRun(cfg *loadgen.Config) bool {
-	switch {
-	case cfg.Sessions > 0 && cfg.Sessions <= 200:
-		return true
-	case cfg.Rate > 0:
-		return cfg.Rate <= 20
-	case len(cfg.Stages) > 0:
-		return false
-	}
-	return cfg.Clients <= 50
+	return playAndFinish(cfg, *out, *metricsAddr, w.quiet)
 }

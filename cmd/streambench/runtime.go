@@ -68,11 +68,9 @@ func runRuntime(args []string) error {
 		return usageError("--tls-cert and --tls-key go together (got only one)")
 	}
 	if *tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
-		if err != nil {
+		if tlsConf, err = agentruntime.LoadTLS(*tlsCert, *tlsKey); err != nil {
 			return usageError("--tls-cert %s / --tls-key %s: %v", *tlsCert, *tlsKey, err)
 		}
-		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	level := slog.LevelWarn
 	if *verbose {

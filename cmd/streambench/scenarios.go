@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -43,10 +42,7 @@ func scenariosMain(args []string, out io.Writer) error {
 
 // loadLibrary returns DIR's scenarios, or the embedded library when dir is empty.
 func loadLibrary(dir string) (*scenarios.Library, error) {
-	if dir == "" {
-		return scenarios.Embedded(), nil
-	}
-	lib, err := scenarios.LoadDir(dir)
+	lib, err := scenarios.Open(dir)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -85,14 +81,6 @@ func orDash(s string) string {
 	return s
 }
 
-// showJSON is the --json form of `scenarios show`.
-type showJSON struct {
-	Scenario                *scenarios.Scenario `json:"scenario"`
-	Seed                    uint64              `json:"seed"`
-	Expected                scenarios.Expected  `json:"expected"`
-	EstimatedDurationMillis int64               `json:"estimatedDurationMs"`
-}
-
 // scenariosShow prints a scenario's YAML and its rendered ground truth.
 func scenariosShow(args []string, out io.Writer) error {
 	fs := newFlagSet("scenarios show", "scenarios show NAME [--seed N] [--json] [--scenarios DIR]")
@@ -115,11 +103,7 @@ func scenariosShow(args []string, out io.Writer) error {
 		return usageError("unknown scenario %q; known: %s", name, strings.Join(lib.Names(), ", "))
 	}
 	if *asJSON {
-		script := s.Render(*seed)
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(showJSON{Scenario: s, Seed: *seed, Expected: script.Expected(), EstimatedDurationMillis: script.EstimatedDuration().Milliseconds()})
+		return s.WriteJSON(out, *seed)
 	}
 	fmt.Fprintf(out, "# %s (from %s)\n", name, lib.File(name))
 	out.Write(lib.Source(name))

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/streambench/streambench/scenarios"
 )
 
 func TestScenariosCommand(t *testing.T) {
@@ -97,7 +99,7 @@ func TestScenariosShowJSON(t *testing.T) {
 	if err := scenariosMain([]string{"show", "tool-chain", "--json", "--seed", "9"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	var got showJSON
+	var got scenarios.Shown
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("--json output is not JSON: %v", err)
 	}

@@ -23,7 +23,7 @@ import (
 // environment ($JOB_COMPLETION_INDEX=index), as a pod of the Job runs it.
 func runShardProcess(index int, args []string) (int, string, error) {
 	cmd := exec.Command(os.Args[0], append([]string{"load"}, args...)...)
-	cmd.Env = append(os.Environ(), benchChildEnv+"=1", jobIndexEnv+"="+strconv.Itoa(index))
+	cmd.Env = append(os.Environ(), benchChildEnv+"=1", loadgen.JobIndexEnv+"="+strconv.Itoa(index))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/agentruntime"
-	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
@@ -82,16 +81,13 @@ func sweepMain(args []string, out io.Writer) error {
 	if *mockURL != "" && *target == "" {
 		return usageError("--mock names the mock behind --target; give --target too")
 	}
-	if w.stages != "" {
+	if w.Stages != "" {
 		return usageError("--stages ramps the load, but a sweep's steps set it: give --clients or --rate steps instead")
 	}
 	if _, err := w.config(); err != nil {
 		return err
 	}
-	sweepID := w.runID
-	if sweepID == "" {
-		sweepID = "sweep-" + time.Now().UTC().Format("20060102-150405")
-	}
+	sweepID := report.SweepID(w.RunID, time.Now())
 	dir := filepath.Join(*outDir, sweepID)
 
 	runStep := func(st report.Step) (*measure.Run, error) {
@@ -99,14 +95,12 @@ func sweepMain(args []string, out io.Writer) error {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Clients, cfg.Rate = st.Clients, st.Rate
-		cfg.RunID = sweepID + "-" + st.ID()
-		cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"sweep": sweepID, "step": st.String()}}
+		st.Configure(&cfg, sweepID, parsedFaults.Names())
 		if *target != "" {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
-			local := *inProcess || (!fs.Changed("in-process") && smallRun(&cfg))
-			sut, err := stack.Start(stack.Options{TimeScale: w.timeScale, ScenarioDir: w.scenarioDir, Library: cfg.Library, Faults: parsedFaults}, local)
+			local := *inProcess || (!fs.Changed("in-process") && cfg.Small())
+			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library, Faults: parsedFaults}, local)
 			if err != nil {
 				return nil, err
 			}
@@ -132,14 +126,10 @@ func sweepMain(args []string, out io.Writer) error {
 	}
 	res, sweepErr := report.Sweep(steps, runStep, thresholds)
 	if res != nil && len(res.Steps) > 0 {
-		if err := res.Write(dir); err != nil {
-			return err
-		}
 		fmt.Fprintln(out)
-		if err := res.WriteText(out); err != nil {
+		if err := writeSweep(res, dir, out); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, report.SweepHTMLFile))
 	}
 	return sweepErr
 }
@@ -154,6 +144,11 @@ func rejudgeSweep(dir string, slos []string, out io.Writer) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	return writeSweep(res, dir, out)
+}
+
+// writeSweep writes the sweep's files into dir and prints its table and where the report is.
+func writeSweep(res *report.SweepResult, dir string, out io.Writer) error {
 	if err := res.Write(dir); err != nil {
 		return err
 	}

@@ -1,0 +1,194 @@
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Defaults of the workload when no shape or length is given: the default mix's 1,000 clients
+// for 30 s.
+const (
+	DefaultClients  = 1000
+	DefaultDuration = 30 * time.Second
+)
+
+// Workload is what to play and how hard, as the command line gives it (load's, run's and
+// sweep's workload flags) in plain values; Config turns it into a Config. The fields mirror
+// the flags, so Config's errors name the flag that was wrong (--mix, --stages …).
+type Workload struct {
+	// Mix is a mix YAML file ("": the embedded mix), ScenarioDir a directory of scenarios
+	// ("": the embedded library); Dialect and Slug restrict the mix to one dialect or send
+	// every session to one slug.
+	Mix, ScenarioDir, Dialect, Slug string
+	// Options are KEY=VALUE dialect options; Policy, Path and StopPath ("": not given) and
+	// OptedIn (when OptedInSet) are shorthands for the options of those names.
+	Options                []string
+	Policy, Path, StopPath string
+	OptedIn, OptedInSet    bool
+	NoGroundTruth          bool
+	Seed                   uint64
+	Clients                int
+	ThinkTime              time.Duration
+	Rate                   float64
+	Arrival                string
+	MaxInflight            int
+	Stages                 string // DURATION:TARGET,... (ParseStages)
+	RateStages             bool
+	Duration               time.Duration
+	Sessions               int64
+	Warmup, Grace          time.Duration
+	StreamTimeout          time.Duration
+	LeakGrace              time.Duration
+	LeakPerStream          float64
+	NoLeakCheck            bool
+	SnapshotEvery          time.Duration
+	HTTP2                  bool
+	Headers                []string // "Name: value" (ParseHeaders)
+	CACert                 string
+	Insecure               bool
+	TimeScale              float64
+	RunID                  string
+	Allow                  []string // rule IDs (protocol.ParseRule)
+	GoodputSLOs            []string // METRIC OP LIMIT (measure.ParseSessionSLO)
+}
+
+// Config resolves the workload into a Config (without target, mock and metrics URLs): the
+// mix (the default, the Mix file, restricted to Dialect and Slug), the scenario library, the
+// rules allowed, the goodput objectives, the headers, the dialect options, and the default
+// shape (DefaultClients) and length (DefaultDuration) when none is given.
+func (w Workload) Config() (Config, error) {
+	cfg := Config{
+		Seed: w.Seed, RunID: w.RunID, Clients: w.Clients, ThinkTime: w.ThinkTime,
+		Rate: w.Rate, Arrival: w.Arrival, MaxInflight: w.MaxInflight, RateStages: w.RateStages,
+		Duration: w.Duration, Sessions: w.Sessions, Warmup: w.Warmup, Grace: w.Grace,
+		StreamTimeout: w.StreamTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
+		SnapshotInterval: w.SnapshotEvery,
+		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
+	}
+	if w.TimeScale <= 0 {
+		return cfg, fmt.Errorf("--time-scale %g: want a positive factor", w.TimeScale)
+	}
+	if w.SnapshotEvery <= 0 {
+		return cfg, fmt.Errorf("--snapshot-every %s: want a positive duration", w.SnapshotEvery)
+	}
+	for _, name := range w.Allow {
+		rule, err := protocol.ParseRule(name)
+		if err != nil {
+			return cfg, fmt.Errorf("--allow: %w", err)
+		}
+		cfg.Allow = append(cfg.Allow, rule)
+	}
+	for _, expr := range w.GoodputSLOs {
+		slo, err := measure.ParseSessionSLO(expr)
+		if err != nil {
+			return cfg, fmt.Errorf("--goodput-slo: %w", err)
+		}
+		cfg.GoodputSLOs = append(cfg.GoodputSLOs, slo)
+	}
+	h, err := ParseHeaders(w.Headers)
+	if err != nil {
+		return cfg, fmt.Errorf("--header %w", err)
+	}
+	cfg.Headers = h
+	cfg.CACertFile, cfg.Insecure = w.CACert, w.Insecure
+	if cfg.Options, err = w.dialectOptions(); err != nil {
+		return cfg, err
+	}
+	if w.CACert != "" && w.Insecure {
+		return cfg, errors.New("--ca-cert and --insecure: verify against the CA file, or skip verification, not both")
+	}
+	if w.Stages != "" {
+		st, err := ParseStages(w.Stages)
+		if err != nil {
+			return cfg, fmt.Errorf("--stages: %w", err)
+		}
+		cfg.Stages = st
+	}
+	if cfg.Clients == 0 && cfg.Rate == 0 && len(cfg.Stages) == 0 {
+		cfg.Clients = DefaultClients
+	}
+	if cfg.Duration == 0 && cfg.Sessions == 0 && len(cfg.Stages) == 0 {
+		cfg.Duration = DefaultDuration
+	}
+	if w.ScenarioDir != "" {
+		lib, err := scenarios.LoadDir(w.ScenarioDir)
+		if err != nil {
+			return cfg, fmt.Errorf("--scenarios %s: %w", w.ScenarioDir, err)
+		}
+		cfg.Library = lib
+	}
+	mix := DefaultMix()
+	if w.Mix != "" {
+		m, err := LoadMix(w.Mix)
+		if err != nil {
+			return cfg, fmt.Errorf("--mix: %w", err)
+		}
+		mix, cfg.MixName = m, w.Mix
+	}
+	if w.Policy != "" && w.Slug == "" {
+		return cfg, errors.New("--policy describes --slug's deployment; give --slug too")
+	}
+	if w.Dialect != "" {
+		if _, err := dialects.Default().Lookup(w.Dialect); err != nil {
+			return cfg, fmt.Errorf("--dialect: %w", err)
+		}
+	}
+	if w.Dialect != "" || w.Slug != "" {
+		m, err := mix.Restrict(w.Dialect, w.Slug)
+		if err != nil {
+			return cfg, err
+		}
+		mix = m
+	}
+	cfg.Mix = mix
+	if ds := mix.Dialects(); w.Path != "" && len(ds) > 1 {
+		return cfg, fmt.Errorf("--path %q: the mix has profiles of several dialects (%s); choose one with --dialect", w.Path, strings.Join(ds, ", "))
+	}
+	return cfg, nil
+}
+
+// dialectOptions gathers the KEY=VALUE options and the shorthands for options.
+func (w Workload) dialectOptions() (protocol.Options, error) {
+	opts := protocol.Options{}
+	for _, kv := range w.Options {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--option %q: want KEY=VALUE", kv)
+		}
+		opts[k] = v
+	}
+	if w.OptedInSet {
+		opts["optedIn"] = w.OptedIn
+	}
+	for key, v := range map[string]string{"policy": w.Policy, "path": w.Path, "stopPath": w.StopPath} {
+		if v != "" {
+			opts[key] = v
+		}
+	}
+	if len(opts) == 0 {
+		return nil, nil
+	}
+	return opts, nil
+}
+
+// Small tells whether the run is small enough that run and sweep play the mock and runtime in
+// process (a quicker start, and figures no one would quote): at most 200 sessions, at most 20
+// sessions/s, or at most 50 clients without stages.
+func (c *Config) Small() bool {
+	switch {
+	case c.Sessions > 0 && c.Sessions <= 200:
+		return true
+	case c.Rate > 0:
+		return c.Rate <= 20
+	case len(c.Stages) > 0:
+		return false
+	}
+	return c.Clients <= 50
+}

@@ -1,0 +1,93 @@
+package loadgen
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWorkloadConfig: the workload's defaults, its dialect options and each bad setting,
+// named by its flag.
+func TestWorkloadConfig(t *testing.T) {
+	t.Parallel()
+	// ok is a workload that resolves: the flags' defaults that are not zero.
+	ok := Workload{TimeScale: 1, SnapshotEvery: time.Second}
+	with := func(f func(*Workload)) Workload { w := ok; f(&w); return w }
+	for _, tc := range []struct {
+		name    string
+		w       Workload
+		check   func(Config) bool
+		wantErr string
+	}{
+		// no shape and no length: the default mix's clients for the default duration
+		{"defaults", ok, func(c Config) bool {
+			return c.Clients == DefaultClients && c.Duration == DefaultDuration && c.MixName == "default" && c.Options == nil
+		}, ""},
+		// a rate is the shape, sessions the length: no defaults added
+		{"open loop", with(func(w *Workload) { w.Rate, w.Sessions = 5, 10 }), func(c Config) bool {
+			return c.Clients == 0 && c.Duration == 0
+		}, ""},
+		// --option and the shorthands become one option set
+		{"options", with(func(w *Workload) {
+			w.Options, w.OptedIn, w.OptedInSet, w.Slug, w.Policy = []string{"k=v"}, true, true, "s", "tools"
+		}), func(c Config) bool {
+			return c.Options["k"] == "v" && c.Options["optedIn"] == true && c.Options["policy"] == "tools"
+		}, ""},
+		// a time scale that is no factor
+		{"time scale", with(func(w *Workload) { w.TimeScale = 0 }), nil, "--time-scale 0"},
+		// an option without a value
+		{"option", with(func(w *Workload) { w.Options = []string{"k"} }), nil, `--option "k"`},
+		// a policy for no slug
+		{"policy", with(func(w *Workload) { w.Policy = "tools" }), nil, "--policy describes --slug"},
+		// an unknown dialect
+		{"dialect", with(func(w *Workload) { w.Dialect = "nope" }), nil, "--dialect:"},
+		// a path for a mix of several dialects
+		{"path", with(func(w *Workload) { w.Path = "/x" }), nil, "--path"},
+		// a mix file that is not there
+		{"mix", with(func(w *Workload) { w.Mix = "testdata/no-such-mix.yaml" }), nil, "--mix:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := tc.w.Config()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !tc.check(cfg) {
+				t.Fatalf("config %+v, err %v", cfg, err)
+			}
+		})
+	}
+}
+
+// TestConfigSmall: which runs play the mock and runtime in process.
+func TestConfigSmall(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want bool
+	}{
+		// few sessions, whatever the clients
+		{"sessions", Config{Sessions: 200, Clients: 1000}, true},
+		// a low rate
+		{"low rate", Config{Rate: 20}, true},
+		// a high rate
+		{"high rate", Config{Rate: 21}, false},
+		// a ramp is never small
+		{"stages", Config{Stages: []Stage{{Duration: time.Second, Target: 1}}}, false},
+		// few clients
+		{"clients", Config{Clients: 50}, true},
+		// many clients
+		{"many clients", Config{Clients: 51}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.cfg.Small(); got != tc.want {
+				t.Fatalf("Small() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,36 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// ParseGateFlags makes the gate's config from its flags' expressions: --threshold checks,
+// --max-regression allowances and --allow rules. The first bad one is the error, naming its
+// flag; a regression needs a baseline, which the caller sets (GateConfig.Baseline).
+func ParseGateFlags(thresholds, regressions, allow []string) (GateConfig, error) {
+	var cfg GateConfig
+	for _, expr := range thresholds {
+		t, err := ParseThreshold(expr)
+		if err != nil {
+			return cfg, fmt.Errorf("--threshold: %w", err)
+		}
+		cfg.Thresholds = append(cfg.Thresholds, t)
+	}
+	for _, expr := range regressions {
+		g, err := ParseRegression(expr)
+		if err != nil {
+			return cfg, fmt.Errorf("--max-regression: %w", err)
+		}
+		cfg.Regressions = append(cfg.Regressions, g)
+	}
+	for _, name := range allow {
+		rule, err := protocol.ParseRule(name)
+		if err != nil {
+			return cfg, fmt.Errorf("--allow: %w", err)
+		}
+		cfg.Allow = append(cfg.Allow, rule)
+	}
+	return cfg, nil
+}

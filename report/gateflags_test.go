@@ -1,0 +1,43 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestParseGateFlags: good expressions of each flag make the config; a bad one is an error
+// naming its flag.
+func TestParseGateFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                              string
+		thresholds, regressions, allow    []string
+		wantThresholds, wantRegs, wantAll int
+		wantErr                           string
+	}{
+		// one of each
+		{"good", []string{"ttfc.p99<300ms"}, []string{"ttfc.p99=10%"}, []string{"R-abort"}, 1, 1, 1, ""},
+		// none at all
+		{"empty", nil, nil, nil, 0, 0, 0, ""},
+		// a threshold that does not parse
+		{"threshold", []string{"ttfc.p99<<"}, nil, nil, 0, 0, 0, "--threshold:"},
+		// a regression that does not parse
+		{"regression", nil, []string{"ttfc.p99"}, nil, 0, 0, 0, "--max-regression:"},
+		// an unknown rule
+		{"allow", nil, nil, []string{"R-nope"}, 0, 0, 0, "--allow:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := ParseGateFlags(tc.thresholds, tc.regressions, tc.allow)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(cfg.Thresholds) != tc.wantThresholds || len(cfg.Regressions) != tc.wantRegs || len(cfg.Allow) != tc.wantAll {
+				t.Fatalf("config %+v, err %v", cfg, err)
+			}
+		})
+	}
+}
