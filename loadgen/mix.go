@@ -60,6 +60,15 @@ type Profile struct {
 	// Headers are sent on every request of this profile ("Name: value" pairs; Config.Headers
 	// win for the same name). Sensitive values are never recorded or printed.
 	Headers map[string]string `yaml:"headers"`
+	// Scenarios are weights of this profile's own: scenarios only this client plays (a compose
+	// swarm, a canvas reconnect) are added to the mix's, and a weight here replaces the mix's
+	// for this profile (0 leaves a shared scenario out of it).
+	Scenarios map[string]float64 `yaml:"scenarios"`
+
+	// scenarioNames is the profile's effective scenarios (weight > 0), sorted; weights their
+	// weights.
+	scenarioNames []string
+	weights       map[string]float64
 }
 
 // Target is one deployment a profile's clients talk to: a slug (sim-chat), workflow id
@@ -109,6 +118,7 @@ func NewMix(name string, seed uint64, scenarios map[string]float64, profiles []P
 		p.Options = maps.Clone(p.Options)
 		p.Targets = slices.Clone(p.Targets)
 		p.Headers = maps.Clone(p.Headers)
+		p.Scenarios = maps.Clone(p.Scenarios)
 		m.Profiles[i] = p
 	}
 	if err := m.validate(); err != nil {
@@ -119,7 +129,7 @@ func NewMix(name string, seed uint64, scenarios map[string]float64, profiles []P
 
 func (m *Mix) validate() error {
 	var errs []error
-	if len(m.Scenarios) == 0 {
+	if len(m.Scenarios) == 0 && !slices.ContainsFunc(m.Profiles, func(p Profile) bool { return len(p.Scenarios) > 0 }) {
 		errs = append(errs, errors.New("scenarios: at least one scenario with a weight is required"))
 	}
 	m.scenarioNames = m.scenarioNames[:0]
@@ -131,7 +141,6 @@ func (m *Mix) validate() error {
 			m.scenarioNames = append(m.scenarioNames, name)
 		}
 	}
-	slices.Sort(m.scenarioNames)
 	if len(m.Scenarios) > 0 && len(m.scenarioNames) == 0 {
 		errs = append(errs, errors.New("scenarios: every weight is 0"))
 	}
@@ -164,10 +173,38 @@ func (m *Mix) validate() error {
 				errs = append(errs, fmt.Errorf("%s.targets[%d].slug: required", where, j))
 			}
 		}
+		for name, w := range p.Scenarios {
+			if !(w >= 0) {
+				errs = append(errs, fmt.Errorf("%s.scenarios.%s: weight %v must be >= 0", where, name, w))
+			}
+		}
+		m.Profiles[i].weights = maps.Clone(m.Scenarios)
+		if m.Profiles[i].weights == nil {
+			m.Profiles[i].weights = map[string]float64{}
+		}
+		maps.Copy(m.Profiles[i].weights, p.Scenarios)
+		m.Profiles[i].scenarioNames = nil
+		for name, w := range m.Profiles[i].weights {
+			if w > 0 {
+				m.Profiles[i].scenarioNames = append(m.Profiles[i].scenarioNames, name)
+			}
+		}
+		slices.Sort(m.Profiles[i].scenarioNames)
+		if p.Weight > 0 && len(m.Profiles[i].scenarioNames) == 0 {
+			errs = append(errs, fmt.Errorf("%s.scenarios: the profile plays no scenario (every weight is 0)", where))
+		}
 	}
 	if len(m.Profiles) > 0 && total == 0 {
 		errs = append(errs, errors.New("profiles: every weight is 0"))
 	}
+	for _, p := range m.Profiles {
+		for _, name := range p.scenarioNames {
+			if !slices.Contains(m.scenarioNames, name) {
+				m.scenarioNames = append(m.scenarioNames, name)
+			}
+		}
+	}
+	slices.Sort(m.scenarioNames)
 	for i, rule := range m.Allow {
 		if _, err := protocol.ParseRule(string(rule)); err != nil {
 			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
@@ -181,7 +218,7 @@ func (m *Mix) validate() error {
 	return errors.Join(errs...)
 }
 
-// ScenarioNames returns the scenarios the mix can pick (weight > 0), sorted.
+// ScenarioNames returns the scenarios some profile of the mix can pick (weight > 0), sorted.
 func (m *Mix) ScenarioNames() []string { return slices.Clone(m.scenarioNames) }
 
 // Dialects returns the distinct dialects of the profiles with weight > 0, in profile order.
@@ -207,6 +244,7 @@ func (m *Mix) Restrict(dialect, slug string) (*Mix, error) {
 		}
 		p.Targets = slices.Clone(p.Targets)
 		p.Headers = maps.Clone(p.Headers)
+		p.Scenarios = maps.Clone(p.Scenarios)
 		out.Profiles = append(out.Profiles, p)
 	}
 	if len(out.Profiles) == 0 {
@@ -240,28 +278,16 @@ type Pick struct {
 	ProfileIndex, TargetIndex int
 }
 
-// Pick derives session index's scenario, scenario seed, profile and target from seed.
+// Pick derives session index's profile, scenario (from the profile's weights), target and
+// scenario seed from seed.
 func (m *Mix) Pick(seed, index uint64) Pick {
 	r := rand.New(rand.NewPCG(seed, index))
 	p := Pick{Index: index}
 	var total float64
-	for _, n := range m.scenarioNames {
-		total += m.Scenarios[n]
-	}
-	x := r.Float64() * total
-	p.Scenario = m.scenarioNames[len(m.scenarioNames)-1]
-	for _, n := range m.scenarioNames {
-		if x < m.Scenarios[n] {
-			p.Scenario = n
-			break
-		}
-		x -= m.Scenarios[n]
-	}
-	total = 0
 	for i := range m.Profiles {
 		total += max(m.Profiles[i].Weight, 0)
 	}
-	x = r.Float64() * total
+	x := r.Float64() * total
 	p.ProfileIndex = len(m.Profiles) - 1
 	for i := range m.Profiles {
 		w := max(m.Profiles[i].Weight, 0)
@@ -272,6 +298,20 @@ func (m *Mix) Pick(seed, index uint64) Pick {
 		x -= w
 	}
 	p.Profile = &m.Profiles[p.ProfileIndex]
+	names, weights := p.Profile.scenarioNames, p.Profile.weights
+	total = 0
+	for _, n := range names {
+		total += weights[n]
+	}
+	x = r.Float64() * total
+	p.Scenario = names[len(names)-1]
+	for _, n := range names {
+		if x < weights[n] {
+			p.Scenario = n
+			break
+		}
+		x -= weights[n]
+	}
 	p.TargetIndex = r.IntN(len(p.Profile.Targets))
 	p.Target = p.Profile.Targets[p.TargetIndex]
 	// Small seeds keep directives short and readable in logs.

@@ -41,6 +41,10 @@ func TestParseMixErrors(t *testing.T) {
 		{"no scenarios", "profiles:\n  - {dialect: compose, weight: 1, targets: [{slug: s}]}\n", "scenarios: at least one"},
 		// A target without a slug.
 		{"empty slug", "scenarios: {a: 1}\nprofiles:\n  - {name: p, dialect: compose, weight: 1, targets: [{options: {path: x}}]}\n", "profiles[0] (p).targets[0].slug"},
+		// A profile's own weights are checked like the mix's.
+		{"negative profile weight", "scenarios: {a: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: s}], scenarios: {b: -2}}\n", "profiles[0].scenarios.b: weight -2"},
+		// A profile that leaves out every shared scenario and adds none plays nothing.
+		{"profile plays nothing", "scenarios: {a: 1}\nprofiles:\n  - {name: p, dialect: compose, weight: 1, targets: [{slug: s}], scenarios: {a: 0}}\n", "profiles[0] (p).scenarios: the profile plays no scenario"},
 		// A goodput SLO on a metric a session has no single value of.
 		{"bad goodput SLO", "scenarios: {a: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: s}]}\ngoodputSLOs: [\"itl<5ms\"]\n", `goodputSLOs[0]: goodput SLO "itl<5ms": unknown per-session metric`},
 	}
@@ -49,6 +53,39 @@ func TestParseMixErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "m.yaml") {
 			t.Errorf("%s: error %v, want one naming m.yaml and containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A profile's own scenarios are played by that profile only, on top of the mix's, and a weight
+// of 0 leaves a shared scenario out of it.
+func TestProfileScenarios(t *testing.T) {
+	t.Parallel()
+	m, err := ParseMix("m.yaml", []byte(`
+scenarios: {shared: 1, common: 1}
+profiles:
+  - {name: chat, dialect: sim-chat, weight: 1, targets: [{slug: s}]}
+  - {name: agents, dialect: compose, weight: 1, targets: [{slug: a}], scenarios: {swarm: 2, common: 0}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.ScenarioNames(), []string{"common", "shared", "swarm"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ScenarioNames %v, want %v", got, want)
+	}
+	seen := map[string]map[string]int{"chat": {}, "agents": {}}
+	for i := range uint64(2000) {
+		p := m.Pick(1, i)
+		seen[p.Profile.Name][p.Scenario]++
+	}
+	if seen["chat"]["swarm"] != 0 || seen["agents"]["common"] != 0 {
+		t.Errorf("a profile played a scenario that is not its own: %v", seen)
+	}
+	if seen["chat"]["common"] == 0 || seen["chat"]["shared"] == 0 || seen["agents"]["shared"] == 0 || seen["agents"]["swarm"] == 0 {
+		t.Errorf("a profile never played one of its scenarios in 2,000 picks: %v", seen)
+	}
+	// swarm weighs 2 against shared's 1 for the agents profile.
+	if s, w := seen["agents"]["shared"], seen["agents"]["swarm"]; w < s*3/2 {
+		t.Errorf("agents played swarm %d times and shared %d, want about twice as often", w, s)
 	}
 }
 
