@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Dialect is a client-facing wire format the load generator can drive. A dialect package owns
@@ -131,4 +132,32 @@ func (o Options) String(key, def string) (string, error) {
 		return def, fmt.Errorf("option %s: %v (%T), want a string", key, v, v)
 	}
 	return s, nil
+}
+
+// Measurer is implemented by checkers that measure quantities of their own dialect (a compose
+// child's time to first delta, children per run, the approval round trip). The load generator
+// calls Measures once after Finish and records every measure in an HdrHistogram of its name,
+// per worker like every other latency; summary.json, the report and gate expressions show them
+// under that name. A stream that had none of a measure reports none (not a zero).
+type Measurer interface {
+	Measures() []Measure
+}
+
+// MeasureKind says what a Measure's value is.
+type MeasureKind uint8
+
+// Measure kinds.
+const (
+	MeasureLatency MeasureKind = iota + 1 // Duration is meaningful
+	MeasureCount                          // Count is meaningful
+)
+
+// Measure is one value a checker measured on one stream.
+type Measure struct {
+	// Name is the metric's name in results and gate expressions: snake_case, unique across
+	// dialects (child_ttfd, children_per_run, approval_rtt).
+	Name     string
+	Kind     MeasureKind
+	Duration time.Duration
+	Count    int64
 }
