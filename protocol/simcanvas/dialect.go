@@ -160,13 +160,13 @@ type envelope struct {
 
 // payload is every field an event's data may carry.
 type payload struct {
-	BlockID string  `json:"blockId"`
-	Chunk   *string `json:"chunk"`
-	Text    *string `json:"text"`
-	Phase   string  `json:"phase"`
-	ID      string  `json:"id"`
-	Name    string  `json:"name"`
-	Status  string  `json:"status"`
+	BlockID string          `json:"blockId"`
+	Chunk   *string         `json:"chunk"`
+	Text    *string         `json:"text"`
+	Phase   string          `json:"phase"`
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Status  string          `json:"status"`
 	Success *bool           `json:"success"`
 	Error   *string         `json:"error"`
 	Output  json.RawMessage `json:"output"`

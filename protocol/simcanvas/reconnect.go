@@ -89,7 +89,7 @@ type reconnectState struct {
 	maxID int64
 	// streamDone and blockCompleted count those events seen after the drop.
 	streamDone, blockCompleted int
-	liveReplayed                int
+	liveReplayed               int
 }
 
 // Reconnected starts judging the resumed stream: events up to lastEventID are the client's
