@@ -39,3 +39,11 @@ func (c Client) validateReconnect() []*FieldError {
 	}
 	return errs
 }
+
+// String says when the client drops and comes back, e.g. "reconnect after 20 chunks, 5s away".
+func (r Reconnect) String() string {
+	if r.Delay == 0 {
+		return fmt.Sprintf("reconnect after %d chunks, at once", r.AfterChunks)
+	}
+	return fmt.Sprintf("reconnect after %d chunks, %v away", r.AfterChunks, r.Delay)
+}

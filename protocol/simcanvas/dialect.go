@@ -82,8 +82,14 @@ type Client struct {
 	reconnectPath string
 }
 
-// Label is the dialect's name.
-func (*Client) Label() string { return Name }
+// Label is the dialect's name, with "-redacted" for a workflow that redacts PII (its streams
+// have no live frames, so their latencies are apart).
+func (c *Client) Label() string {
+	if c.redacted {
+		return Name + "-redacted"
+	}
+	return Name
+}
 
 // Sees is true for every frame kind (no policy applies to the canvas), except that a workflow
 // that redacts PII sends no live frames: no answer text, reset, thinking or tool frames.

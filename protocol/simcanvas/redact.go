@@ -24,17 +24,17 @@ const (
 	RedactedSSN   = "[REDACTED:ssn]"
 )
 
-// piiPatterns are the spans Redact replaces, in order: e-mail addresses, international phone
-// numbers (a "+" and 8 to 15 digits, single spaces or hyphens between them) and US social
-// security numbers (ddd-dd-dddd). The leading "+" keeps the scripts' generated word tokens, and
+// piiPatterns are the spans Redact replaces, in order: e-mail addresses, US social security
+// numbers (ddd-dd-dddd) and international phone numbers (a "+" and 8 to 15 digits, single
+// spaces or hyphens between them; SSNs go first so a phone number never swallows one). The leading "+" keeps the scripts' generated word tokens, and
 // tool ids, from ever matching.
 var piiPatterns = [...]struct {
 	re          *regexp.Regexp
 	replacement string
 }{
 	{regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`), RedactedEmail},
-	{regexp.MustCompile(`\+\d(?:[ -]?\d){7,14}`), RedactedPhone},
 	{regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), RedactedSSN},
+	{regexp.MustCompile(`\+\d(?:[ -]?\d){7,14}`), RedactedPhone},
 }
 
 // Redact returns s with every PII span replaced by its kind's token ([REDACTED:email],
