@@ -319,3 +319,33 @@ func TestCanvasReconnectBadRequests(t *testing.T) {
 		t.Errorf("reconnect to a plain execution: status %d, want 404", resp.StatusCode)
 	}
 }
+
+func TestFrameTypeID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		frame string
+		typ   string
+		id    int64
+	}{
+		// A frame as the Writer writes it with IDs.
+		{"id: 12\ndata: {\"type\":\"block:completed\",\"timestamp\":\"x\"}\n\n", "block:completed", 12},
+		// The end marker has neither.
+		{"data: [DONE]\n\n", "", 0},
+		// A raw fault frame without an id.
+		{"data: {\"type\":\"stream:chunk\"}\n\n", "", 0},
+	} {
+		typ, id := frameTypeID([]byte(tc.frame))
+		if string(typ) != tc.typ || id != tc.id {
+			t.Errorf("frameTypeID(%q) = %q, %d; want %q, %d", tc.frame, typ, id, tc.typ, tc.id)
+		}
+	}
+}
+
+// BenchmarkFrameTypeID: the per-frame cost of a resumable execution's buffer (0 allocs).
+func BenchmarkFrameTypeID(b *testing.B) {
+	frame := []byte("id: 7\ndata: {\"type\":\"stream:chunk\",\"timestamp\":\"x\"}\n\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		frameTypeID(frame)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	runtimepprof "runtime/pprof"
 	"strconv"
@@ -139,7 +140,7 @@ func (x *canvasExec) Write(p []byte) (int, error) {
 	if id > 0 {
 		x.lastID = id
 	}
-	if typ != "" && (!simcanvas.LiveOnly(typ) || x.faults.ReplayLiveOnly) {
+	if len(typ) > 0 && (!simcanvas.LiveOnly(string(typ)) || x.faults.ReplayLiveOnly) {
 		x.keep(id, p)
 	}
 	if x.attached != nil {
@@ -329,28 +330,26 @@ func (s *Server) labelled(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// frameTypeID reads a Writer frame's event id (its id: line) and envelope type; "" for the
-// end marker and raw frames.
-func frameTypeID(p []byte) (typ string, id int64) {
+// frameTypeID reads a Writer frame's event id (its id: line) and envelope type (aliasing p);
+// none for the end marker and raw frames. It allocates nothing: it runs on every frame.
+func frameTypeID(p []byte) (typ []byte, id int64) {
 	rest, ok := bytes.CutPrefix(p, []byte("id: "))
 	if !ok {
-		return "", 0
+		return nil, 0
 	}
-	nl := bytes.IndexByte(rest, '\n')
-	if nl < 0 {
-		return "", 0
+	for len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' && id < 1<<58 {
+		id = id*10 + int64(rest[0]-'0')
+		rest = rest[1:]
 	}
-	id, err := strconv.ParseInt(string(rest[:nl]), 10, 64)
-	if err != nil {
-		return "", 0
-	}
-	rest, ok = bytes.CutPrefix(rest[nl+1:], []byte(`data: {"type":"`))
+	rest, ok = bytes.CutPrefix(rest, []byte("\ndata: {\"type\":\""))
 	if !ok {
-		return "", id
+		return nil, id
 	}
 	end := bytes.IndexByte(rest, '"')
 	if end < 0 {
-		return "", id
+		return nil, id
 	}
-	return string(rest[:end]), id
+	return rest[:end], id
 }
+
+var _ io.Writer = (*canvasExec)(nil)
