@@ -194,7 +194,7 @@ type Checker struct {
 	frames      int
 	terminals   int
 	cancelled   bool // the terminal was execution:cancelled
-	generalOnly bool // tests turn the fast path off to compare it with the general path
+	generalOnly bool // the fast path is off: tests comparing it with the general path, redacted and resumed streams
 	done        bool
 	afterDone   int
 	tokens      scenarios.TokenCounter // output tokens per frame, for the token metrics
