@@ -38,6 +38,9 @@ type Deployment struct {
 	IncludeToolCalls bool `yaml:"includeToolCalls" json:"includeToolCalls"`
 	// Tools are the tools offered to the model; empty allows any tool the model calls.
 	Tools []string `yaml:"tools" json:"tools,omitempty"`
+	// RedactPII redacts PII in the agent block's output (sim-canvas): live stream frames are
+	// then not forwarded, and the output arrives only with block:completed (redact.go).
+	RedactPII bool `yaml:"redactPII" json:"redactPII,omitempty"`
 }
 
 // Policy is the deployment's sim-chat event policy.

@@ -22,8 +22,14 @@ func TestDefaultDeployments(t *testing.T) {
 			}
 		}
 	}
-	if got := len(ds.Slugs()); got != 8 {
-		t.Errorf("default deployments: got %d, want 8", got)
+	// The PII-redacting canvas workflows, one per wire.
+	for _, wire := range knownWires {
+		if d, ok := ds.Lookup(wire + "-redacted"); !ok || !d.RedactPII || d.Wire != wire {
+			t.Errorf("%s-redacted: want a deployment with redactPII on wire %s, got %+v", wire, wire, d)
+		}
+	}
+	if got := len(ds.Slugs()); got != 10 {
+		t.Errorf("default deployments: got %d, want 10", got)
 	}
 }
 

@@ -39,6 +39,15 @@ type Faults struct {
 	// LeakGoroutine leaves one goroutine blocked per aborted request, until Shutdown (R-abort,
 	// leak check).
 	LeakGoroutine bool
+	// RedactLive forwards live stream frames for a PII-redacted canvas block (R-redact-live).
+	RedactLive bool
+	// UnredactedOutput sends a PII-redacted canvas block's output unredacted (R-redact-output).
+	UnredactedOutput bool
+	// ReplayLiveOnly buffers live-only canvas frames too and replays them on a reconnect
+	// (R-reconnect-live-only).
+	ReplayLiveOnly bool
+	// DropReplay serves a canvas reconnect without the buffered events (R-reconnect-replay).
+	DropReplay bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -70,6 +79,10 @@ func FaultSwitches() []FaultInfo {
 		{"missing-done", []protocol.Rule{protocol.RTerminal}, "omit the [DONE] end marker", func(f *Faults) *bool { return &f.MissingDone }},
 		{"no-cancel", []protocol.Rule{protocol.RAbort}, "ignore client disconnects: read the provider stream to the end, finish tools", func(f *Faults) *bool { return &f.NoCancel }},
 		{"leak-goroutine", []protocol.Rule{protocol.RAbort}, "leave one goroutine blocked per aborted request", func(f *Faults) *bool { return &f.LeakGoroutine }},
+		{"redact-live", []protocol.Rule{protocol.RRedactLive}, "forward live stream frames for a PII-redacted canvas block", func(f *Faults) *bool { return &f.RedactLive }},
+		{"unredacted-output", []protocol.Rule{protocol.RRedactOutput}, "send a PII-redacted canvas block's output unredacted", func(f *Faults) *bool { return &f.UnredactedOutput }},
+		{"replay-live-only", []protocol.Rule{protocol.RReconnectLiveOnly}, "replay live-only canvas frames (chunks, resets, thinking, tools) on a reconnect", func(f *Faults) *bool { return &f.ReplayLiveOnly }},
+		{"drop-replay", []protocol.Rule{protocol.RReconnectReplay}, "serve a canvas reconnect without its buffered events", func(f *Faults) *bool { return &f.DropReplay }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }

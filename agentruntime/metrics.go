@@ -33,6 +33,7 @@ type metrics struct {
 	slowClientsDropped prometheus.Counter
 	runsStopped        prometheus.Counter
 	badRequests        *prometheus.CounterVec
+	canvasResumable    prometheus.Gauge // reconnect.go
 }
 
 // Metric names are part of the runtime's contract with the load generator's leak check.
@@ -47,6 +48,9 @@ const (
 	MetricGoroutines           = "streambench_runtime_goroutines"
 	MetricClientAborts         = "streambench_runtime_client_aborts_total"
 	MetricClientStreamsStarted = "streambench_runtime_client_streams_total"
+	// MetricCanvasResumableOpen counts resumable canvas executions held (reconnect.go): back
+	// to zero once every reconnect ended or its window expired.
+	MetricCanvasResumableOpen = "streambench_runtime_canvas_resumable_open"
 )
 
 func newMetrics() *metrics {
@@ -91,11 +95,14 @@ func newMetrics() *metrics {
 		badRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "streambench_runtime_bad_requests_total", Help: "Requests rejected before streaming, by HTTP status.",
 		}, []string{"status"}),
+		canvasResumable: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: MetricCanvasResumableOpen, Help: "Resumable canvas executions held: running, or kept for a reconnect after their client dropped.",
+		}),
 	}
 	m.registry.MustRegister(
 		m.clientStreamsOpen, m.clientStreamsTotal, m.clientAborts, m.providerInFlight,
 		m.providerRequests, m.providerErrors, m.toolsRunning, m.toolsSettled, m.toolsCancelled,
-		m.resetsSent, m.slowClientsDropped, m.runsStopped, m.badRequests,
+		m.resetsSent, m.slowClientsDropped, m.runsStopped, m.badRequests, m.canvasResumable,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: MetricGoroutines, Help: "Goroutines in the runtime process.",
 		}, func() float64 { return float64(runtime.NumGoroutine()) }),

@@ -92,6 +92,9 @@ type Options struct {
 	ToolTimeScale float64
 	// Logger receives lifecycle and failure lines; nil discards.
 	Logger *slog.Logger
+	// ReconnectWindow is how long a resumable canvas execution is kept after its client
+	// dropped, running or finished, for a reconnect (0: the default, 10 s).
+	ReconnectWindow time.Duration
 	// TLS, when set (with a certificate), makes Serve speak HTTPS: HTTP/1.1 and h2 by ALPN,
 	// no cleartext.
 	TLS *tls.Config
@@ -107,6 +110,7 @@ type Server struct {
 	metrics  *metrics
 	mux      *http.ServeMux
 	runs     runRegistry
+	execs    execRegistry // resumable canvas executions (reconnect.go)
 	idle     time.Duration
 	beat     time.Duration
 	maxBody  int64
@@ -344,6 +348,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/chat/{slug}", s.post(s.handleSimChat))
 	mux.HandleFunc("/api/workflows/{id}/execute", s.post(s.handleSimCanvas))
+	mux.HandleFunc("GET /api/workflows/{id}/executions/{execution}/stream", s.labelled(s.handleCanvasReconnect))
 	mux.HandleFunc("/agent/{agentId}/stream", s.post(s.handleCompose))
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/stop", s.post(s.handleComposeStop))
 	mux.Handle("GET /metrics", s.Metrics())
@@ -357,7 +362,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST /api/chat/{slug}, POST /api/workflows/{id}/execute, POST /agent/{agentId}/stream, POST /agent/{agentId}/runs/{runId}/stop, GET /metrics, GET /healthz)", r.Method, r.URL.Path))
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST /api/chat/{slug}, POST /api/workflows/{id}/execute, GET /api/workflows/{id}/executions/{execution}/stream, POST /agent/{agentId}/stream, POST /agent/{agentId}/runs/{runId}/stop, GET /metrics, GET /healthz)", r.Method, r.URL.Path))
 	})
 	return mux
 }

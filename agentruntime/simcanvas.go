@@ -27,7 +27,12 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 	}
 	rn := s.newRun(w, r, dep, simcanvas.Name, *body.Input)
 	rn.id = "exec_" + newRunID()[4:]
-	rn.execute(&simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, dep.Slug)})
+	em := &simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, dep.Slug)}
+	w.Header().Set(simcanvas.HeaderExecutionID, rn.id)
+	if body.Resumable {
+		defer s.resumable(rn, r, em)()
+	}
+	rn.execute(em)
 }
 
 // simCanvasEmitter writes execution events. The canvas is always opted in: text streams live
@@ -51,6 +56,9 @@ func (e *simCanvasEmitter) open() {
 func (e *simCanvasEmitter) modelStart(int) {}
 
 func (e *simCanvasEmitter) thinking(text string) {
+	if !e.live() {
+		return
+	}
 	if e.rn.faults.LeakThinking {
 		e.chunk(text)
 		return
@@ -61,7 +69,7 @@ func (e *simCanvasEmitter) thinking(text string) {
 func (e *simCanvasEmitter) text(text string) { e.chunk(text) }
 
 func (e *simCanvasEmitter) chunk(text string) {
-	if text == "" {
+	if text == "" || !e.live() {
 		return
 	}
 	e.rn.beforeFirstChunk()
@@ -89,10 +97,16 @@ func (e *simCanvasEmitter) reset() {
 }
 
 func (e *simCanvasEmitter) toolStart(t *toolRun) {
+	if !e.live() {
+		return
+	}
 	_ = e.w.ToolStart(blockID, t.ID, t.Name)
 }
 
 func (e *simCanvasEmitter) toolEnd(t *toolRun) {
+	if !e.live() {
+		return
+	}
 	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
 		e.droppedEnd = true
 		return
@@ -115,6 +129,8 @@ type canvasOutput struct {
 	ToolCalls []canvasToolCall `json:"toolCalls,omitempty"`
 	Model     string           `json:"model"`
 	Tokens    map[string]int   `json:"tokens"`
+	// Redacted marks an output whose PII was redacted (redact.go).
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 func (e *simCanvasEmitter) finish(res *runResult) {
@@ -128,6 +144,7 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 		for _, t := range res.tools {
 			out.ToolCalls = append(out.ToolCalls, canvasToolCall{t.ID, t.Name, t.Args, string(t.Status), t.Result})
 		}
+		e.redactOutput(&out)
 		_ = e.w.StreamDone(blockID)
 		_ = e.w.BlockCompleted(blockID, out, elapsed)
 		_ = e.w.ExecutionCompleted(out, elapsed)

@@ -36,6 +36,8 @@ type sessionPlan struct {
 	stop      bool
 	triggerAt time.Duration
 	timed     bool
+	// reconnect is the scripted drop and resume (reconnect.go), for clients that can.
+	reconnect *scenarios.Reconnect
 }
 
 // plan derives session index's plan. The scenario exists: Config validation checked the mix.
@@ -65,6 +67,9 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 	}
 	if p.trigger != nil {
 		p.triggerAt, p.timed = r.triggerTime(p, script, p.trigger)
+	}
+	if _, ok := p.client.(protocol.Reconnector); ok {
+		p.reconnect = script.Client.Reconnect
 	}
 	return p
 }
@@ -169,6 +174,13 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	}
 	for {
 		s.read()
+		if s.dropped {
+			if !onFreshStack(s.resume) {
+				s.m.judgeGoodput(s.res.outcome, r.cfg.GoodputSLOs)
+				return s.res
+			}
+			continue
+		}
 		more, ended := s.nextTurn()
 		if ended {
 			s.m.judgeGoodput(s.res.outcome, r.cfg.GoodputSLOs)
@@ -234,6 +246,11 @@ type streamState struct {
 	dec           *sse.Decoder
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
+	// resp is the current stream's response (its head); dropped is set by read when the
+	// scripted reconnect drops the stream, reconnected once it was resumed (reconnect.go).
+	resp        *http.Response
+	dropped     bool
+	reconnected bool
 
 	// Released by close, in reverse order of acquisition.
 	active    bool
@@ -403,6 +420,7 @@ func (s *streamState) request() bool {
 		}
 	}
 	s.checker = p.client.NewChecker(p.session)
+	s.resp = resp
 	s.dec = sse.NewDecoder(resp.Body)
 	s.contentLength = resp.ContentLength
 	return true
@@ -511,6 +529,7 @@ func (s *streamState) read() {
 			if trig != nil && trig.AfterChunks > 0 && s.chunks >= trig.AfterChunks {
 				act.fire()
 			}
+			s.dropped = p.reconnect != nil && !s.reconnected && s.chunks >= p.reconnect.AfterChunks
 		case protocol.FrameThinking:
 			if m.firstThinking == 0 {
 				m.firstThinking = observed(now.Sub(s.intended))
@@ -538,6 +557,9 @@ func (s *streamState) read() {
 		}
 		if act.fired.Load() && !isStop {
 			break // the client left: whatever is still buffered was never "seen"
+		}
+		if s.dropped {
+			break // the scripted reconnect: the client drops this stream and resumes it
 		}
 	}
 	if s.counting {

@@ -57,6 +57,12 @@ const (
 	RAISDKParts Rule = "R-aisdk-parts" // a part's lifecycle: opened before its deltas, closed once, by id
 	RAISDKText  Rule = "R-aisdk-text"  // text and reasoning deltas against the script
 	RAISDKTool  Rule = "R-aisdk-tool"  // a tool call's input and outcome against the script
+
+	// sim-canvas PII redaction and reconnect (protocol/simcanvas; docs/PROTOCOLS.md, "sim-canvas").
+	RRedactLive        Rule = "R-redact-live"         // a PII-redacted block sends no live stream:* frames
+	RRedactOutput      Rule = "R-redact-output"       // a PII-redacted block's output arrives redacted, with block:completed
+	RReconnectLiveOnly Rule = "R-reconnect-live-only" // a reconnect never replays stream:chunk, chunk_reset, thinking, tool
+	RReconnectReplay   Rule = "R-reconnect-replay"    // a reconnect replays the buffered execution:*/block:* events missed
 )
 
 // Rules returns every rule above, for validating rule names users write (gate --allow).
@@ -66,7 +72,8 @@ func Rules() []Rule {
 		RFraming, RHeaders,
 		ROpenAIToolCall, ROpenAIFinish, ROpenAIUsage, ROpenAIDone, ROpenAIError, ROpenAIContent,
 		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent,
-		RAISDKParts, RAISDKText, RAISDKTool}
+		RAISDKParts, RAISDKText, RAISDKTool,
+		RRedactLive, RRedactOutput, RReconnectLiveOnly, RReconnectReplay}
 }
 
 // ParseRule returns the rule named s, or an error naming s and the known rules.

@@ -38,6 +38,8 @@ func (c Client) String() string {
 		return "abort " + c.Abort.String()
 	case c.Stop != nil:
 		return "stop " + c.Stop.String()
+	case c.Reconnect != nil:
+		return c.Reconnect.String()
 	}
 	return ""
 }

@@ -139,6 +139,9 @@ type Client struct {
 	// Stop sends the compose stop request (POST /agent/{id}/runs/{runId}/stop); dialects without
 	// a stop request treat it as Abort.
 	Stop *Trigger `yaml:"stop" json:"stop,omitempty"`
+	// Reconnect drops the connection and resumes the stream with Last-Event-ID (sim-canvas;
+	// reconnect.go). Dialects without a reconnect ignore it.
+	Reconnect *Reconnect `yaml:"reconnect" json:"reconnect,omitempty"`
 }
 
 // Trigger says when a client acts. Exactly one field is set.

@@ -175,6 +175,7 @@ func (c Client) validate() []*FieldError {
 	if c.Abort != nil {
 		errs = append(errs, c.Abort.validate("client.abort")...)
 	}
+	errs = append(errs, c.validateReconnect()...)
 	if c.Stop != nil {
 		errs = append(errs, c.Stop.validate("client.stop")...)
 		if c.Stop.BeforeHeaders {

@@ -34,6 +34,7 @@ func runRuntime(args []string) error {
 	heartbeat := fs.Duration("heartbeat", agentruntime.DefaultHeartbeat, "compose ': ping' interval while a stream is idle (at most 15s)")
 	maxBody := fs.Int64("max-body", agentruntime.DefaultMaxBody, "largest request body in bytes")
 	maxTurns := fs.Int("max-turns", agentruntime.DefaultMaxTurns, "most model turns per run")
+	reconnectWindow := fs.Duration("reconnect-window", agentruntime.DefaultReconnectWindow, "how long a resumable canvas execution is kept for a reconnect after its client dropped")
 	toolScale := fs.Float64("tool-time-scale", 1, "multiply simulated tool durations (1 = as scripted, 0 = instant)")
 	grace := fs.Duration("grace", 10*time.Second, "on Ctrl-C, how long open streams may finish before they are cut")
 	verbose := fs.Bool("verbose", false, "log every failed run")
@@ -80,7 +81,7 @@ func runRuntime(args []string) error {
 	srv, err := agentruntime.New(agentruntime.Options{
 		Deployments: deps, ProviderURL: *provider, ProviderHTTP1: !*h2c, ProviderMaxConns: *maxConns, ProviderHeader: providerHeader,
 		Faults: f, ClientIdleTimeout: *idle, Heartbeat: *heartbeat, MaxBody: *maxBody,
-		MaxTurns: *maxTurns, ToolTimeScale: *toolScale, Logger: logger, TLS: tlsConf,
+		MaxTurns: *maxTurns, ToolTimeScale: *toolScale, Logger: logger, TLS: tlsConf, ReconnectWindow: *reconnectWindow,
 	})
 	if err != nil {
 		return usageError("%v", err)

@@ -45,6 +45,8 @@ func (*Dialect) Name() string { return Name }
 func (*Dialect) Options() []protocol.OptionSpec {
 	return []protocol.OptionSpec{
 		{Key: "path", Help: "the execute path template, placeholder {workflow} (default " + DefaultPath + ")"},
+		{Key: "redacted", Help: "the workflow redacts PII in its block output (no live stream frames; default: true for a workflow id ending in -redacted)"},
+		{Key: "reconnectPath", Help: "the reconnect path template, placeholders {workflow} and {execution} (default " + DefaultReconnectPath + ")"},
 	}
 }
 
@@ -60,26 +62,54 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 	if _, err := protocol.ExpandPath(path, "workflow", target); err != nil {
 		return nil, fmt.Errorf("option path: %w", err)
 	}
-	return &Client{path: path}, nil
+	c := &Client{path: path}
+	if err := c.configureSeeds(target, o); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // NewClient returns a client on the default path, for tests and library users.
-func NewClient() *Client { return &Client{path: DefaultPath} }
+func NewClient() *Client { return &Client{path: DefaultPath, reconnectPath: DefaultReconnectPath} }
 
 // Client is a configured sim-canvas client. The canvas is always opted in: it is sent every
 // frame. Immutable and safe for concurrent use.
-type Client struct{ path string }
+type Client struct {
+	path string
+	// redacted: the workflow redacts PII, so its client is sent no live frames (redact.go).
+	redacted bool
+	// reconnectPath is the reconnect endpoint's template (reconnect.go).
+	reconnectPath string
+}
 
-// Label is the dialect's name.
-func (*Client) Label() string { return Name }
+// Label is the dialect's name, with "-redacted" for a workflow that redacts PII (its streams
+// have no live frames, so their latencies are apart).
+func (c *Client) Label() string {
+	if c.redacted {
+		return Name + "-redacted"
+	}
+	return Name
+}
 
-// Sees is true for every frame kind: no policy applies to the canvas.
-func (*Client) Sees(protocol.FrameKind) bool { return true }
+// Sees is true for every frame kind (no policy applies to the canvas), except that a workflow
+// that redacts PII sends no live frames: no answer text, reset, thinking or tool frames.
+func (c *Client) Sees(k protocol.FrameKind) bool {
+	if c.redacted {
+		switch k {
+		case protocol.FrameAnswer, protocol.FrameReset, protocol.FrameThinking, protocol.FrameToolStart, protocol.FrameToolEnd:
+			return false
+		}
+	}
+	return true
+}
 
 // RequestBody is the workflow execute request. The reference runtime decodes the same type.
 type RequestBody struct {
 	Input  *string `json:"input"`
 	Stream bool    `json:"stream"`
+	// Resumable asks the runtime to keep the execution for a reconnect (streambench's
+	// extension, reconnect.go): it then runs on when its client drops, for a bounded time.
+	Resumable bool `json:"resumable,omitempty"`
 }
 
 // DefaultPath is the execute path template; its placeholder {workflow} is the workflow id
@@ -89,7 +119,7 @@ const DefaultPath = "/api/workflows/{workflow}/execute"
 // NewRequest builds POST {baseURL}{path, default /api/workflows/{workflow}/execute} with
 // {"input","stream":true}.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(RequestBody{Input: &s.Input, Stream: true})
+	body, err := json.Marshal(RequestBody{Input: &s.Input, Stream: true, Resumable: s.Expected.Client.Reconnect != nil})
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: encode request for session %s: %w", s.ID, err)
 	}
@@ -116,7 +146,13 @@ func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Viola
 }
 
 // NewChecker returns a checker for one stream of s.
-func (*Client) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
+func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
+	ch := NewChecker(s)
+	if c.redacted {
+		ch.Redacted()
+	}
+	return ch
+}
 
 // envelope is the execution-event wrapper.
 type envelope struct {
@@ -130,15 +166,16 @@ type envelope struct {
 
 // payload is every field an event's data may carry.
 type payload struct {
-	BlockID string  `json:"blockId"`
-	Chunk   *string `json:"chunk"`
-	Text    *string `json:"text"`
-	Phase   string  `json:"phase"`
-	ID      string  `json:"id"`
-	Name    string  `json:"name"`
-	Status  string  `json:"status"`
-	Success *bool   `json:"success"`
-	Error   *string `json:"error"`
+	BlockID string          `json:"blockId"`
+	Chunk   *string         `json:"chunk"`
+	Text    *string         `json:"text"`
+	Phase   string          `json:"phase"`
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Status  string          `json:"status"`
+	Success *bool           `json:"success"`
+	Error   *string         `json:"error"`
+	Output  json.RawMessage `json:"output"`
 }
 
 // Checker judges one sim-canvas stream: the envelope (R-framing: shape, increasing eventId,
@@ -157,10 +194,15 @@ type Checker struct {
 	frames      int
 	terminals   int
 	cancelled   bool // the terminal was execution:cancelled
-	generalOnly bool // tests turn the fast path off to compare it with the general path
+	generalOnly bool // the fast path is off: tests comparing it with the general path, redacted and resumed streams
 	done        bool
 	afterDone   int
 	tokens      scenarios.TokenCounter // output tokens per frame, for the token metrics
+	// redacted is set for a workflow that redacts PII (redact.go); reconnect for a stream
+	// resumed after a drop (reconnect.go).
+	redacted  bool
+	redact    redactState
+	reconnect *reconnectState
 }
 
 // NewChecker returns a checker for one stream of s. The canvas is always opted in.
@@ -212,8 +254,18 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	} else {
 		c.v.Add(protocol.RFraming, "%s: expected an object in data, saw %s", e.Type, clip())
 	}
+	if c.reconnect != nil {
+		if obs, consumed := c.reconnectedFrame(&e); consumed {
+			return obs
+		}
+	}
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only [DONE] after the execution terminal, saw %s", e.Type)
+	}
+	if c.redacted {
+		if obs, consumed := c.redactedFrame(e.Type, &p); consumed {
+			return obs
+		}
 	}
 	switch e.Type {
 	case TypeChunk:
@@ -227,10 +279,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			// See docs/PROTOCOLS.md, "Variants real runtimes send".
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
-		c.tracker.Chunk(p.BlockID, *p.Chunk)
+		if c.reconnect == nil {
+			c.tracker.Chunk(p.BlockID, *p.Chunk)
+		}
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk), Tokens: c.tokens.Text(*p.Chunk)}
 	case TypeChunkReset:
-		c.tracker.Reset(p.BlockID)
+		if c.reconnect == nil {
+			c.tracker.Reset(p.BlockID)
+		}
 		c.tokens.Break()
 		return protocol.Observation{Kind: protocol.FrameReset}
 	case TypeThinking:
@@ -246,10 +302,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.tokens.Break()
 		switch p.Phase {
 		case "start":
-			c.tracker.ToolStart(p.ID, p.Name)
+			if c.reconnect == nil {
+				c.tracker.ToolStart(p.ID, p.Name)
+			}
 			return protocol.Observation{Kind: protocol.FrameToolStart}
 		case "end":
-			c.tracker.ToolEnd(p.ID, p.Name, p.Status)
+			if c.reconnect == nil {
+				c.tracker.ToolEnd(p.ID, p.Name, p.Status)
+			}
 			return protocol.Observation{Kind: protocol.FrameToolEnd}
 		}
 		c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
@@ -316,7 +376,7 @@ func (c *Checker) wantTerminal() string {
 }
 
 func (c *Checker) onDone() protocol.Observation {
-	if c.terminals == 0 {
+	if c.terminals == 0 && c.reconnect == nil { // after a reconnect, Finish says which rule
 		c.v.Add(protocol.RTerminal, "expected an execution terminal before [DONE], saw none")
 	}
 	c.done = true
@@ -335,7 +395,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
 		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
-	if mode != simchat.EndPartial {
+	if mode != simchat.EndPartial && !c.missedTerminalOnReplay() {
 		if c.terminals == 0 {
 			c.v.Add(protocol.RTerminal, "expected %s then [DONE], the stream ended without an execution terminal", c.wantTerminal())
 		} else if !c.done {
@@ -345,7 +405,15 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if c.cancelled && !c.s.Aborted {
 		c.v.Add(protocol.RTerminal, "expected %s, saw execution:cancelled though the client did not abort", c.wantTerminal())
 	}
-	c.tracker.Finish(mode)
+	switch {
+	case c.redacted:
+		c.finishRedacted(mode) // no live frames: the tracker has nothing to judge
+	case c.reconnect != nil:
+		c.tracker.Finish(simchat.EndPartial) // it followed the stream up to the drop
+		c.finishReconnected(mode)
+	default:
+		c.tracker.Finish(mode)
+	}
 	return c.v.List()
 }
 

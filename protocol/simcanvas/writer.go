@@ -42,7 +42,10 @@ func SetResponseHeaders(h http.Header) {
 // per-token ones allocate nothing. Flushing is the caller's job. Not safe for concurrent use.
 type Writer struct {
 	// Clock stamps each frame; nil means time.Now. Tests set it for golden output.
-	Clock       func() time.Time
+	Clock func() time.Time
+	// IDs writes each frame's eventId as its SSE id: line too, the Last-Event-ID a client
+	// resumes from (resumable executions, reconnect.go).
+	IDs         bool
 	w           io.Writer
 	executionID string
 	workflowID  string
@@ -201,7 +204,13 @@ func (w *Writer) begin(typ string) []byte {
 	if w.Clock != nil {
 		now = w.Clock
 	}
-	b := append(w.buf[:0], `data: {"type":"`...)
+	b := w.buf[:0]
+	if w.IDs {
+		b = append(b, "id: "...)
+		b = strconv.AppendInt(b, w.eventID, 10)
+		b = append(b, '\n')
+	}
+	b = append(b, `data: {"type":"`...)
 	b = append(b, typ...)
 	b = append(b, `","timestamp":"`...)
 	b = now().UTC().AppendFormat(b, time.RFC3339Nano)

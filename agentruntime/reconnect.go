@@ -1,0 +1,355 @@
+package agentruntime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	runtimepprof "runtime/pprof"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/streambench/streambench/protocol/simcanvas"
+)
+
+// Canvas reconnect (streambench's extension; docs/PROTOCOLS.md, "The canvas reconnect
+// endpoint"). An execution requested with "resumable": true is kept apart from its first
+// connection: its frames go to a canvasExec, which forwards them to whichever client stream is
+// attached and keeps a bounded buffer of the buffered kinds (execution:*, block:*,
+// stream:done; never the live-only stream:chunk, chunk_reset, thinking, tool). When the
+// client drops, the run goes on for the reconnect window; GET
+// /api/workflows/{id}/executions/{execution}/stream with Last-Event-ID attaches a new stream:
+// the buffered events after that id, then the live ones. Every buffer is released when the
+// stream that was attached at the end has its [DONE], or when the window expires with no
+// client (a run still going is then cancelled as if its client had left).
+
+// DefaultReconnectWindow is how long a dropped resumable execution is kept.
+const DefaultReconnectWindow = 10 * time.Second
+
+// Replay buffer bounds per execution: the oldest buffered events go first beyond them.
+const (
+	maxReplayEvents = 64
+	maxReplayBytes  = 1 << 20
+)
+
+// doneFrame is the canvas end marker as the Writer writes it.
+var doneFrame = []byte("data: [DONE]\n\n")
+
+// execRegistry maps execution ids to resumable executions; the zero value is ready; safe for
+// concurrent use.
+type execRegistry struct {
+	mu sync.Mutex
+	m  map[string]*canvasExec
+}
+
+func (er *execRegistry) add(x *canvasExec) {
+	er.mu.Lock()
+	if er.m == nil {
+		er.m = make(map[string]*canvasExec)
+	}
+	er.m[x.id] = x
+	er.mu.Unlock()
+}
+
+func (er *execRegistry) remove(id string) {
+	er.mu.Lock()
+	delete(er.m, id)
+	er.mu.Unlock()
+}
+
+func (er *execRegistry) get(id string) (*canvasExec, bool) {
+	er.mu.Lock()
+	defer er.mu.Unlock()
+	x, ok := er.m[id]
+	return x, ok
+}
+
+// bufferedFrame is one kept frame, as written, with its event id.
+type bufferedFrame struct {
+	id    int64
+	frame []byte
+}
+
+// canvasExec is one resumable execution: the io.Writer its frames are written to. Write is
+// called by the run's goroutine; attach and detach by connection handlers and timers.
+type canvasExec struct {
+	s         *Server
+	id        string
+	workflow  string
+	faults    *Faults
+	cancelRun context.CancelCauseFunc
+	first     *clientStream // the execute request's own stream
+
+	mu       sync.Mutex
+	frames   []bufferedFrame
+	bytes    int
+	lastID   int64
+	attached *clientStream // nil while no client is connected
+	wake     chan struct{} // tells the attached reconnect handler there is something to flush
+	sawDone  bool          // the run wrote [DONE]
+	runDone  bool          // the run's handler returned
+	timer    *time.Timer   // the reconnect window while detached
+	released bool
+}
+
+// resumable makes rn's execution resumable: its run no longer ends when the client leaves (the
+// window does that), and its frames go through a canvasExec with SSE ids. It returns what the
+// handler calls when the run returned.
+func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func() {
+	rn.cancel(nil) // replaced before the run starts: this context ended with the client
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	rn.ctx, rn.cancel = ctx, cancel
+	cs := rn.cs
+	x := &canvasExec{s: s, id: rn.id, workflow: rn.dep.Slug, faults: rn.faults, cancelRun: cancel, first: cs, attached: cs}
+	cs.onFail = func(cause error) {
+		if errors.Is(cause, errSlowClient) {
+			s.metrics.slowClientsDropped.Inc()
+		}
+		x.detach(cs)
+	}
+	stop := context.AfterFunc(r.Context(), func() { x.detach(cs) })
+	em.w = simcanvas.NewWriter(x, rn.id, rn.dep.Slug)
+	em.w.IDs = true
+	s.execs.add(x)
+	s.metrics.canvasResumable.Inc()
+	return func() {
+		stop()
+		x.runEnded()
+	}
+}
+
+func (s *Server) reconnectWindow() time.Duration {
+	if s.opts.ReconnectWindow > 0 {
+		return s.opts.ReconnectWindow
+	}
+	return DefaultReconnectWindow
+}
+
+// Write takes one frame (the Writer writes one per call): it is kept when it is of a buffered
+// kind and forwarded to the attached stream. It never fails: the run goes on without a client.
+func (x *canvasExec) Write(p []byte) (int, error) {
+	typ, id := frameTypeID(p)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.released {
+		return len(p), nil
+	}
+	if id > 0 {
+		x.lastID = id
+	}
+	if len(typ) > 0 && (!simcanvas.LiveOnly(string(typ)) || x.faults.ReplayLiveOnly) {
+		x.keep(id, p)
+	}
+	if x.attached != nil {
+		_, _ = x.attached.Write(p)
+		x.signal()
+	}
+	if bytes.Equal(p, doneFrame) {
+		x.sawDone = true
+	}
+	return len(p), nil
+}
+
+// keep buffers a copy of frame, dropping the oldest beyond the bounds.
+func (x *canvasExec) keep(id int64, frame []byte) {
+	x.frames = append(x.frames, bufferedFrame{id: id, frame: bytes.Clone(frame)})
+	x.bytes += len(frame)
+	for len(x.frames) > maxReplayEvents || (x.bytes > maxReplayBytes && len(x.frames) > 1) {
+		x.bytes -= len(x.frames[0].frame)
+		x.frames[0] = bufferedFrame{}
+		x.frames = x.frames[1:]
+	}
+}
+
+func (x *canvasExec) signal() {
+	if x.wake != nil {
+		select {
+		case x.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// ended reports whether nothing more will be written: the end marker, or the run returned.
+func (x *canvasExec) ended() bool { return x.sawDone || x.runDone }
+
+// detach disconnects cs if it is the attached stream, and starts the reconnect window.
+func (x *canvasExec) detach(cs *clientStream) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.attached != cs || x.released {
+		return
+	}
+	x.attached, x.wake = nil, nil
+	if x.timer == nil {
+		x.timer = time.AfterFunc(x.s.reconnectWindow(), x.expire)
+	} else {
+		x.timer.Reset(x.s.reconnectWindow())
+	}
+}
+
+// expire ends a window with no client: the buffer goes, and a run still going is cancelled.
+func (x *canvasExec) expire() {
+	x.mu.Lock()
+	if x.attached != nil || x.released {
+		x.mu.Unlock()
+		return
+	}
+	running := !x.runDone
+	x.releaseLocked()
+	x.mu.Unlock()
+	if running {
+		x.cancelRun(errClientGone)
+	}
+}
+
+// runEnded is called when the run's handler returned: with its own stream still attached the
+// execution is over at once; a reconnect handler is woken to finish.
+func (x *canvasExec) runEnded() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.runDone = true
+	if x.attached == x.first {
+		x.releaseLocked()
+		return
+	}
+	x.signal()
+}
+
+func (x *canvasExec) releaseLocked() {
+	if x.released {
+		return
+	}
+	x.released = true
+	if x.timer != nil {
+		x.timer.Stop()
+	}
+	x.frames, x.attached, x.wake = nil, nil, nil
+	x.s.execs.remove(x.id)
+	x.s.metrics.canvasResumable.Dec()
+}
+
+// attach serves a reconnect on cs: it writes the head (X-Replay-Through is the last event id so
+// far), the buffered events after last and, when the execution has ended, the end marker. It
+// returns the channel that signals new frames, or ended when there is nothing more to wait for.
+func (x *canvasExec) attach(w http.ResponseWriter, cs *clientStream, last int64) (wake chan struct{}, ended, ok bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.released {
+		return nil, false, false
+	}
+	h := w.Header()
+	simcanvas.SetResponseHeaders(h)
+	h.Set(simcanvas.HeaderExecutionID, x.id)
+	h.Set(simcanvas.HeaderReplayThrough, strconv.FormatInt(x.lastID, 10))
+	w.WriteHeader(http.StatusOK)
+	if !x.faults.DropReplay {
+		for _, f := range x.frames {
+			if f.id > last {
+				_, _ = cs.Write(f.frame)
+			}
+		}
+	}
+	if x.ended() {
+		if x.sawDone {
+			_, _ = cs.Write(doneFrame)
+		}
+		x.releaseLocked()
+		return nil, true, true
+	}
+	if x.timer != nil {
+		x.timer.Stop()
+	}
+	// A previous stream still attached (its drop not noticed yet) gets nothing more.
+	x.attached, x.wake = cs, make(chan struct{}, 1)
+	return x.wake, false, true
+}
+
+// finishAttached ends a reconnect whose stream saw the end: the execution is released.
+func (x *canvasExec) finishAttached(cs *clientStream) (ended bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.attached != cs {
+		return true // detached or released meanwhile: nothing more comes to cs
+	}
+	if !x.ended() {
+		return false
+	}
+	x.releaseLocked()
+	return true
+}
+
+// handleCanvasReconnect serves GET /api/workflows/{id}/executions/{execution}/stream.
+func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
+	x, ok := s.execs.get(r.PathValue("execution"))
+	if !ok || x.workflow != r.PathValue("id") {
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no resumable execution %q of workflow %q (unknown, not started with \"resumable\": true, or over and released)",
+			r.PathValue("execution"), r.PathValue("id")))
+		return
+	}
+	var last int64
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			s.writeError(w, http.StatusBadRequest, fmt.Sprintf("Last-Event-ID %q: expected a decimal event id", v))
+			return
+		}
+		last = n
+	}
+	var cs *clientStream
+	cs = newClientStream(w, s.idle, 0, func(error) { x.detach(cs) })
+	wake, ended, ok := x.attach(w, cs, last)
+	if !ok {
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("execution %q is over and released", x.id))
+		return
+	}
+	defer cs.close()
+	for {
+		if err := cs.flush(); err != nil || ended {
+			return // a failed flush detached cs (onFail)
+		}
+		select {
+		case <-wake:
+			ended = x.finishAttached(cs)
+		case <-r.Context().Done():
+			x.detach(cs)
+			return
+		}
+	}
+}
+
+// labelled labels the handler's goroutine with the server's instance, like post, for GET routes.
+func (s *Server) labelled(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		runtimepprof.SetGoroutineLabels(s.labels)
+		defer runtimepprof.SetGoroutineLabels(r.Context())
+		h(w, r)
+	}
+}
+
+// frameTypeID reads a Writer frame's event id (its id: line) and envelope type (aliasing p);
+// none for the end marker and raw frames. It allocates nothing: it runs on every frame.
+func frameTypeID(p []byte) (typ []byte, id int64) {
+	rest, ok := bytes.CutPrefix(p, []byte("id: "))
+	if !ok {
+		return nil, 0
+	}
+	for len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' && id < 1<<58 {
+		id = id*10 + int64(rest[0]-'0')
+		rest = rest[1:]
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte("\ndata: {\"type\":\""))
+	if !ok {
+		return nil, id
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return nil, id
+	}
+	return rest[:end], id
+}
+
+var _ io.Writer = (*canvasExec)(nil)

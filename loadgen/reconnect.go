@@ -1,0 +1,72 @@
+package loadgen
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/sse"
+)
+
+// resume plays a scenario's client.reconnect (protocol.Reconnector clients): read dropped the
+// stream after the scripted chunks; this closes it, stays away for the scripted delay (on the
+// script's clock, like every scripted time) and resumes it with the last event id seen, into
+// the same checker, which is told first (protocol.ReconnectObserver). It reports false when
+// the session ended (s.res holds its result).
+//
+//go:noinline
+func (s *streamState) resume() bool {
+	r, p, m := s.r, s.p, s.m
+	s.dropped, s.reconnected = false, true
+	last := s.dec.LastEventID()
+	if s.body != nil {
+		_ = s.body.Close()
+		s.body = nil
+	}
+	if d := time.Duration(float64(p.reconnect.Delay) * r.cfg.ScriptTimeScale); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-s.sctx.Done():
+			t.Stop()
+			if limit := s.hangLimit(); limit != "" {
+				s.res = s.finishHung(limit + " (while away before the scripted reconnect)")
+			} else {
+				s.res = s.finishCut()
+			}
+			return false
+		}
+	}
+	rc := p.client.(protocol.Reconnector)
+	req, err := rc.NewReconnectRequest(s.sctx, r.cfg.Target, p.session, s.resp, last)
+	if err != nil {
+		s.res = r.finishFailed(p, m, &s.res, s.counting, fmt.Errorf("session %s: %w", p.id, err), ErrorTransport)
+		return false
+	}
+	applyHeader(req, p.header)
+	if req.Header.Get("Accept-Encoding") == "" {
+		req.Header.Set("Accept-Encoding", "identity")
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		if s.ctx.Err() != nil {
+			s.res = s.finishCut()
+			return false
+		}
+		s.res = r.finishFailed(p, m, &s.res, s.counting, fmt.Errorf("session %s: reconnect: %w", p.id, err), ErrorTransport)
+		return false
+	}
+	s.body = resp.Body
+	if resp.StatusCode != http.StatusOK {
+		s.httpError(req, resp)
+		return false
+	}
+	s.res.violations = append(s.res.violations, p.client.CheckHeaders(resp.Header, p.session)...)
+	if ro, ok := s.checker.(protocol.ReconnectObserver); ok {
+		ro.Reconnected(last, resp.Header)
+	}
+	s.resp = resp
+	s.dec = sse.NewDecoder(resp.Body)
+	return true
+}

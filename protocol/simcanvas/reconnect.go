@@ -1,0 +1,176 @@
+package simcanvas
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+var (
+	_ protocol.Reconnector       = (*Client)(nil)
+	_ protocol.ReconnectObserver = (*Checker)(nil)
+)
+
+// Reconnect (streambench's extension, docs/PROTOCOLS.md "The canvas reconnect endpoint"): an
+// execution started with "resumable": true answers with an X-Execution-Id header and SSE id:
+// lines (the envelope's eventId); it runs on for a bounded time when its client drops, and
+// GET {reconnect path} with Last-Event-ID resumes it: the buffered execution:*, block:* and
+// stream:done events after that id are replayed, then the stream goes on live. Live-only
+// frames (stream:chunk, stream:chunk_reset, stream:thinking, stream:tool) are never replayed.
+// The response's X-Replay-Through header is the execution's last event id when the reconnect
+// was served: events up to it on the resumed stream are the replay.
+
+// DefaultReconnectPath is the reconnect path template: {workflow} is the workflow id,
+// {execution} the X-Execution-Id of the execute response.
+const DefaultReconnectPath = "/api/workflows/{workflow}/executions/{execution}/stream"
+
+// Reconnect headers.
+const (
+	// HeaderExecutionID names the execution in the execute response.
+	HeaderExecutionID = "X-Execution-Id"
+	// HeaderReplayThrough is the last event id the reconnect replays.
+	HeaderReplayThrough = "X-Replay-Through"
+)
+
+// configureSeeds reads the redaction and reconnect options.
+func (c *Client) configureSeeds(target string, o protocol.Options) error {
+	var err error
+	if c.redacted, err = o.Bool("redacted", strings.HasSuffix(target, "-redacted")); err != nil {
+		return err
+	}
+	if c.reconnectPath, err = o.String("reconnectPath", DefaultReconnectPath); err != nil {
+		return err
+	}
+	if _, err := protocol.ExpandPath(c.reconnectPath, "workflow", target, "execution", "x"); err != nil {
+		return fmt.Errorf("option reconnectPath: %w", err)
+	}
+	return nil
+}
+
+// NewReconnectRequest builds GET {baseURL}{reconnect path} with Last-Event-ID, for the
+// execution resp named in its X-Execution-Id header.
+func (c *Client) NewReconnectRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response, lastEventID string) (*http.Request, error) {
+	exec := resp.Header.Get(HeaderExecutionID)
+	if exec == "" {
+		return nil, fmt.Errorf("sim-canvas: reconnect for session %s: the execute response has no %s header", s.ID, HeaderExecutionID)
+	}
+	path, err := protocol.ExpandPath(c.reconnectPath, "workflow", s.Target, "execution", exec)
+	if err != nil {
+		return nil, fmt.Errorf("sim-canvas: reconnect for session %s: %w", s.ID, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, protocol.JoinURL(baseURL, path), nil)
+	if err != nil {
+		return nil, fmt.Errorf("sim-canvas: reconnect for session %s: %w", s.ID, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	return req, nil
+}
+
+// Redacted makes the checker judge a workflow that redacts PII (redact.go).
+func (c *Checker) Redacted() {
+	c.redacted = true
+	c.generalOnly = true // every frame must pass the redaction check
+}
+
+// reconnectState is a checker's state after the stream was resumed.
+type reconnectState struct {
+	// lastEventID is the Last-Event-ID the client sent; replayThrough the last event id the
+	// reconnect replays (X-Replay-Through; lastEventID when the runtime does not say).
+	lastEventID, replayThrough int64
+	// maxID is the largest event id seen on the resumed stream.
+	maxID int64
+	// streamDone and blockCompleted count those events seen after the drop.
+	streamDone, blockCompleted int
+	liveReplayed               int
+}
+
+// Reconnected starts judging the resumed stream: events up to lastEventID are the client's
+// already (a buffered one sent again is ignored), live-only frames up to X-Replay-Through are
+// a replay of what is never to be replayed.
+func (c *Checker) Reconnected(lastEventID string, h http.Header) {
+	last, err := strconv.ParseInt(lastEventID, 10, 64)
+	if err != nil {
+		last = c.lastEventID
+	}
+	through := last
+	if v := h.Get(HeaderReplayThrough); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= last {
+			through = n
+		} else {
+			c.v.Add(protocol.RHeaders, "%s: expected an event id >= Last-Event-ID %d, saw %q", HeaderReplayThrough, last, v)
+		}
+	}
+	c.reconnect = &reconnectState{lastEventID: last, replayThrough: through}
+	c.lastEventID = 0 // ids increase within each connection
+	c.generalOnly = true
+	c.tokens.Break()
+}
+
+// reconnectedFrame judges a frame of the resumed stream before the general switch. It reports
+// whether the frame was consumed (a duplicate, or a replayed live-only frame).
+func (c *Checker) reconnectedFrame(e *envelope) (protocol.Observation, bool) {
+	r := c.reconnect
+	if e.EventID == nil {
+		return protocol.Observation{}, false
+	}
+	id := *e.EventID
+	r.maxID = max(r.maxID, id)
+	if LiveOnly(e.Type) && id <= r.replayThrough {
+		r.liveReplayed++
+		if r.liveReplayed == 1 {
+			c.v.Add(protocol.RReconnectLiveOnly, "reconnect after Last-Event-ID %d: expected no live-only frames in the replay (through eventId %d), saw %s eventId %d",
+				r.lastEventID, r.replayThrough, e.Type, id)
+		}
+		return protocol.Observation{Kind: protocol.FrameOther}, true
+	}
+	if id <= r.lastEventID {
+		return protocol.Observation{Kind: protocol.FrameOther}, true // buffered, sent again: allowed
+	}
+	switch e.Type {
+	case TypeStreamDone:
+		r.streamDone++
+	case TypeBlockCompleted:
+		r.blockCompleted++
+	}
+	return protocol.Observation{}, false
+}
+
+// missedTerminalOnReplay reports whether the execution's terminal is missing although nothing
+// live followed the replay: the execution had ended while the client was away, so its
+// terminal was the replay's to send (R-reconnect-replay, not R-terminal).
+func (c *Checker) missedTerminalOnReplay() bool {
+	r := c.reconnect
+	return r != nil && c.terminals == 0 && r.maxID <= r.replayThrough && r.replayThrough > r.lastEventID
+}
+
+// finishReconnected judges the replay: every buffered event the client missed arrived.
+func (c *Checker) finishReconnected(mode simchat.EndMode) {
+	r := c.reconnect
+	if mode == simchat.EndPartial {
+		return
+	}
+	var missing []string
+	if mode == simchat.EndComplete {
+		if r.streamDone == 0 {
+			missing = append(missing, TypeStreamDone)
+		}
+		if r.blockCompleted == 0 {
+			missing = append(missing, TypeBlockCompleted)
+		}
+	}
+	if c.missedTerminalOnReplay() {
+		missing = append(missing, c.wantTerminal())
+	}
+	if len(missing) > 0 {
+		c.v.Add(protocol.RReconnectReplay, "reconnect after Last-Event-ID %d: expected the buffered events through eventId %d replayed, missing %s",
+			r.lastEventID, r.replayThrough, strings.Join(missing, ", "))
+	}
+}

@@ -1,0 +1,164 @@
+package simcanvas
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+// PII redaction on the canvas (docs/PROTOCOLS.md, "PII-redacted blocks"). Sim's executor rule
+// is that redacting a block's output disables live forwarding: the block's answer text,
+// resets, thinking and tool frames are never streamed (they would carry the PII before it is
+// redacted), and its output arrives only with block:completed, redacted. streambench makes the
+// redaction itself exact so that a checker can compare against ground truth: Redact is the one
+// definition, used by the reference runtime to redact and by the checker to expect.
+
+// Replacement tokens for each kind of PII span Redact finds.
+const (
+	RedactedEmail = "[REDACTED:email]"
+	RedactedPhone = "[REDACTED:phone]"
+	RedactedSSN   = "[REDACTED:ssn]"
+)
+
+// piiPatterns are the spans Redact replaces, in order: e-mail addresses, US social security
+// numbers (ddd-dd-dddd) and international phone numbers (a "+" and 8 to 15 digits, single
+// spaces or hyphens between them; SSNs go first so a phone number never swallows one). The leading "+" keeps the scripts' generated word tokens, and
+// tool ids, from ever matching.
+var piiPatterns = [...]struct {
+	re          *regexp.Regexp
+	replacement string
+}{
+	{regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`), RedactedEmail},
+	{regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), RedactedSSN},
+	{regexp.MustCompile(`\+\d(?:[ -]?\d){7,14}`), RedactedPhone},
+}
+
+// Redact returns s with every PII span replaced by its kind's token ([REDACTED:email],
+// [REDACTED:phone], [REDACTED:ssn]). Text without PII is returned unchanged. Safe for
+// concurrent use.
+func Redact(s string) string {
+	for _, p := range piiPatterns {
+		s = p.re.ReplaceAllLiteralString(s, p.replacement)
+	}
+	return s
+}
+
+// HasPII reports whether s holds a span Redact would replace.
+func HasPII(s string) bool {
+	for _, p := range piiPatterns {
+		if p.re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// LiveOnly reports whether typ is one of the live-only stream frames: answer text, resets,
+// thinking and tool lifecycle. They are never buffered for a reconnect, and a PII-redacted
+// block sends none of them. stream:done carries nothing of the block's content and is neither.
+func LiveOnly(typ string) bool {
+	switch typ {
+	case TypeChunk, TypeChunkReset, TypeThinking, TypeTool:
+		return true
+	}
+	return false
+}
+
+// redactState is a checker's state for a PII-redacted workflow.
+type redactState struct {
+	liveFrames     int
+	blockCompleted int
+}
+
+// redactedFrame judges a frame of a redacted workflow's stream before the general switch: a
+// live frame is R-redact-live (and is not followed further, so it breaks no other rule), an
+// output-carrying event is checked against the redacted final text. It reports whether the
+// frame was consumed.
+func (c *Checker) redactedFrame(typ string, p *payload) (protocol.Observation, bool) {
+	if LiveOnly(typ) {
+		c.redact.liveFrames++
+		if c.redact.liveFrames == 1 {
+			c.v.Add(protocol.RRedactLive, "workflow redacts PII: expected no live %s frames (output only with block:completed), saw %s for block %s",
+				typ, typ, p.BlockID)
+		}
+		return protocol.Observation{Kind: protocol.FrameOther}, true
+	}
+	switch typ {
+	case TypeBlockCompleted:
+		c.redact.blockCompleted++
+		c.checkRedactedOutput(typ, p.Output, true)
+	case TypeExecutionCompleted:
+		c.checkRedactedOutput(typ, p.Output, false)
+	}
+	return protocol.Observation{}, false
+}
+
+// checkRedactedOutput checks an output: no PII in any string of it, and (for the block's own
+// output) its content equal to the redacted final-turn text.
+func (c *Checker) checkRedactedOutput(typ string, raw json.RawMessage, block bool) {
+	if len(raw) == 0 {
+		if block {
+			c.v.Add(protocol.RRedactOutput, "%s: expected the block's redacted output, saw none", typ)
+		}
+		return
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		c.v.Add(protocol.RRedactOutput, "%s: output is not JSON: %v", typ, err)
+		return
+	}
+	if path, s, ok := findPII(out, "output"); ok {
+		c.v.Add(protocol.RRedactOutput, "%s: expected PII redacted, saw %s = %s", typ, path, simchat.Clip(s, 80))
+		return
+	}
+	if !block || c.s.NoGroundTruth || c.s.Expected.ProviderError != "" {
+		return
+	}
+	obj, _ := out.(map[string]any)
+	content, _ := obj["content"].(string)
+	if want := Redact(c.s.Expected.FinalText()); content != want {
+		c.v.Add(protocol.RRedactOutput, "%s: expected output.content %s (the final text, PII redacted), saw %s",
+			typ, simchat.Clip(want, 60), simchat.Clip(content, 60))
+	}
+}
+
+// findPII walks a decoded JSON value for a string holding PII, returning its path. Object keys
+// are visited in sorted order so the detail is the same every time.
+func findPII(v any, path string) (string, string, bool) {
+	switch x := v.(type) {
+	case string:
+		if HasPII(x) {
+			return path, x, true
+		}
+	case []any:
+		for i, e := range x {
+			if p, s, ok := findPII(e, path+"["+strconv.Itoa(i)+"]"); ok {
+				return p, s, true
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if p, s, ok := findPII(x[k], path+"."+k); ok {
+				return p, s, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// finishRedacted judges the end of a redacted workflow's stream: a completed execution must
+// have delivered the block's output with block:completed (its only way to the client).
+func (c *Checker) finishRedacted(mode simchat.EndMode) {
+	if mode == simchat.EndComplete && c.redact.blockCompleted == 0 && c.s.Expected.ProviderError == "" {
+		c.v.Add(protocol.RRedactOutput, "workflow redacts PII: expected the block's redacted output with block:completed, saw no block:completed")
+	}
+}
