@@ -38,11 +38,13 @@ type Deployment struct {
 	IncludeToolCalls bool `yaml:"includeToolCalls" json:"includeToolCalls"`
 	// Tools are the tools offered to the model; empty allows any tool the model calls.
 	Tools []string `yaml:"tools" json:"tools,omitempty"`
+	// noModelThinking is the model's registry capability, resolved by ParseDeployments.
+	noModelThinking bool
 }
 
 // Policy is the deployment's sim-chat event policy.
 func (d *Deployment) Policy() simchat.Policy {
-	return simchat.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls}
+	return simchat.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls, NoModelThinking: d.noModelThinking}
 }
 
 // allowsTool reports whether the model may call name in this deployment.
@@ -111,6 +113,8 @@ func LoadDeployments(path string) (*Deployments, error) {
 // deploymentsFile is the YAML document's shape.
 type deploymentsFile struct {
 	Deployments []Deployment `yaml:"deployments"`
+	// Models add to or override the embedded model registry (capability.go).
+	Models []ModelInfo `yaml:"models"`
 }
 
 // ParseDeployments parses and validates a deployments document; name (a file name) prefixes
@@ -153,6 +157,13 @@ func ParseDeployments(name string, data []byte) (*Deployments, error) {
 			return nil, fieldErr(i, "slug", "%q already defined by deployments[%d]", d.Slug, j)
 		}
 		ds.bySlug[d.Slug] = i
+	}
+	models, err := defaultModels().withModels(name, doc.Models)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ds.list {
+		ds.list[i].noModelThinking = !models.thinks(ds.list[i].Model)
 	}
 	return ds, nil
 }

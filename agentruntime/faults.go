@@ -39,6 +39,21 @@ type Faults struct {
 	// LeakGoroutine leaves one goroutine blocked per aborted request, until Shutdown (R-abort,
 	// leak check).
 	LeakGoroutine bool
+	// PauseNotReported ends a paused run with a plain success final (R-paused).
+	PauseNotReported bool
+	// PreambleInOutput puts every turn's text, preambles included, in the final output
+	// (R-final-output).
+	PreambleInOutput bool
+	// ThinkingWithoutCapability forwards thinking from models whose registry entry has none
+	// (R-thinking-capability).
+	ThinkingWithoutCapability bool
+	// TimeoutAsCancel reports an execution timeout as a cancel (R-cancel-not-timeout).
+	TimeoutAsCancel bool
+	// CancelAsTimeout reports a canvas user cancel as the execution timeout
+	// (R-cancel-not-timeout).
+	CancelAsTimeout bool
+	// UncappedThinking forwards thinking past 512 KiB per execution (R-thinking-cap).
+	UncappedThinking bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -70,6 +85,12 @@ func FaultSwitches() []FaultInfo {
 		{"missing-done", []protocol.Rule{protocol.RTerminal}, "omit the [DONE] end marker", func(f *Faults) *bool { return &f.MissingDone }},
 		{"no-cancel", []protocol.Rule{protocol.RAbort}, "ignore client disconnects: read the provider stream to the end, finish tools", func(f *Faults) *bool { return &f.NoCancel }},
 		{"leak-goroutine", []protocol.Rule{protocol.RAbort}, "leave one goroutine blocked per aborted request", func(f *Faults) *bool { return &f.LeakGoroutine }},
+		{"pause-not-reported", []protocol.Rule{protocol.RPaused}, "end a paused run with a plain final (no status paused)", func(f *Faults) *bool { return &f.PauseNotReported }},
+		{"preamble-in-output", []protocol.Rule{protocol.RFinalOutput}, "put the intermediate turns' preambles in the final output", func(f *Faults) *bool { return &f.PreambleInOutput }},
+		{"nothink-thinking", []protocol.Rule{protocol.RThinkingCapability}, "forward thinking from models without thinking", func(f *Faults) *bool { return &f.ThinkingWithoutCapability }},
+		{"timeout-as-cancel", []protocol.Rule{protocol.RCancelNotTimeout}, "report an execution timeout as a cancel", func(f *Faults) *bool { return &f.TimeoutAsCancel }},
+		{"cancel-as-timeout", []protocol.Rule{protocol.RCancelNotTimeout}, "report a canvas user cancel as the execution timeout", func(f *Faults) *bool { return &f.CancelAsTimeout }},
+		{"uncapped-thinking", []protocol.Rule{protocol.RThinkingCap}, "forward thinking past 512 KiB per execution", func(f *Faults) *bool { return &f.UncappedThinking }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }

@@ -346,6 +346,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/api/workflows/{id}/execute", s.post(s.handleSimCanvas))
 	mux.HandleFunc("/agent/{agentId}/stream", s.post(s.handleCompose))
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/stop", s.post(s.handleComposeStop))
+	mux.HandleFunc("/api/workflows/{id}/executions/{executionId}/cancel", s.post(s.handleSimCanvasCancel))
 	mux.Handle("GET /metrics", s.Metrics())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

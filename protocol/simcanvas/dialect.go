@@ -43,9 +43,9 @@ func (*Dialect) Name() string { return Name }
 
 // Options lists the options Configure accepts.
 func (*Dialect) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
+	return append([]protocol.OptionSpec{
 		{Key: "path", Help: "the execute path template, placeholder {workflow} (default " + DefaultPath + ")"},
-	}
+	}, seedOptions()...)
 }
 
 // Configure returns the client for workflow id target.
@@ -60,7 +60,11 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 	if _, err := protocol.ExpandPath(path, "workflow", target); err != nil {
 		return nil, fmt.Errorf("option path: %w", err)
 	}
-	return &Client{path: path}, nil
+	c := &Client{path: path}
+	if err := c.configureSeeds(target, o); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // NewClient returns a client on the default path, for tests and library users.
@@ -68,13 +72,21 @@ func NewClient() *Client { return &Client{path: DefaultPath} }
 
 // Client is a configured sim-canvas client. The canvas is always opted in: it is sent every
 // frame. Immutable and safe for concurrent use.
-type Client struct{ path string }
+type Client struct {
+	path string
+	// noModelThinking and cancelPath: see seeds.go.
+	noModelThinking bool
+	cancelPath      string
+}
 
 // Label is the dialect's name.
 func (*Client) Label() string { return Name }
 
-// Sees is true for every frame kind: no policy applies to the canvas.
-func (*Client) Sees(protocol.FrameKind) bool { return true }
+// Sees is true for every frame kind (no policy applies to the canvas) but thinking from a
+// model without thinking.
+func (c *Client) Sees(k protocol.FrameKind) bool {
+	return k != protocol.FrameThinking || !c.noModelThinking
+}
 
 // RequestBody is the workflow execute request. The reference runtime decodes the same type.
 type RequestBody struct {
@@ -116,7 +128,11 @@ func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Viola
 }
 
 // NewChecker returns a checker for one stream of s.
-func (*Client) NewChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
+func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
+	ch := NewChecker(s)
+	ch.noModelThinking = c.noModelThinking
+	return ch
+}
 
 // envelope is the execution-event wrapper.
 type envelope struct {
@@ -139,6 +155,8 @@ type payload struct {
 	Status  string  `json:"status"`
 	Success *bool   `json:"success"`
 	Error   *string `json:"error"`
+	// Output is a completed event's output (seeds.go); Status is also a paused execution's.
+	Output json.RawMessage `json:"output"`
 }
 
 // Checker judges one sim-canvas stream: the envelope (R-framing: shape, increasing eventId,
@@ -161,6 +179,11 @@ type Checker struct {
 	done        bool
 	afterDone   int
 	tokens      scenarios.TokenCounter // output tokens per frame, for the token metrics
+	// The seed rules' state (seeds.go).
+	noModelThinking bool
+	thinkingBytes   int
+	stopSent        bool
+	timeoutAsCancel bool
 }
 
 // NewChecker returns a checker for one stream of s. The canvas is always opted in.
@@ -238,6 +261,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			c.v.Add(protocol.RFraming, "stream:thinking: expected the thinking in \"text\", saw %s", clip())
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
+		c.thinkingSeeds(*p.Text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*p.Text), Tokens: c.tokens.Thinking(*p.Text)}
 	case TypeTool:
 		if p.ID == "" || p.Name == "" {
@@ -254,9 +278,13 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 		c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
 		return protocol.Observation{Kind: protocol.FrameOther}
-	case TypeExecutionStarted, TypeBlockStarted, TypeStreamDone, TypeBlockCompleted:
+	case TypeBlockCompleted:
+		c.completedSeeds(&p, false)
+		return protocol.Observation{Kind: protocol.FrameOther}
+	case TypeExecutionStarted, TypeBlockStarted, TypeStreamDone:
 		return protocol.Observation{Kind: protocol.FrameOther}
 	case TypeExecutionCompleted:
+		c.completedSeeds(&p, true)
 		c.onTerminal(e.Type, p.Success != nil && !*p.Success, deref(p.Error))
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	case TypeExecutionError:
@@ -298,6 +326,7 @@ func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	switch {
 	case c.terminals > 1:
 		c.v.Add(protocol.RTerminal, "expected exactly one execution terminal, saw a second (%s)", typ)
+	case c.terminalSeeds(typ, msg):
 	case typ == TypeExecutionCancelled:
 		// Judged in Finish: the client sets Aborted only when the stream is over.
 		c.cancelled = true
@@ -342,7 +371,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			c.v.Add(protocol.RTerminal, "expected [DONE] after the execution terminal, the stream ended without it")
 		}
 	}
-	if c.cancelled && !c.s.Aborted {
+	if c.cancelled && !c.s.Aborted && !c.timeoutAsCancel {
 		c.v.Add(protocol.RTerminal, "expected %s, saw execution:cancelled though the client did not abort", c.wantTerminal())
 	}
 	c.tracker.Finish(mode)
