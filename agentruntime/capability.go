@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 //go:embed models.yaml
@@ -67,15 +70,15 @@ func (d *Deployment) ModelThinks() bool { return !d.noModelThinking }
 
 // admitThinking is what the run forwards of a thinking piece: nothing from a model without
 // thinking (unless the nothink-thinking fault), and at most
-// simchat.ThinkingCapBytes per execution (unless the uncapped-thinking fault), the piece that
-// crosses the cap cut on a UTF-8 boundary. The answer is never capped.
+// simchat.ThinkingCapBytes per Sim execution (unless the uncapped-thinking fault), the piece
+// that crosses the cap cut on a UTF-8 boundary. The answer is never capped.
 func (rn *run) admitThinking(piece string) string {
 	f := rn.faults
 	if !rn.dep.ModelThinks() && !f.ThinkingWithoutCapability {
 		return ""
 	}
-	if f.UncappedThinking {
-		return piece
+	if f.UncappedThinking || (rn.dialect != simchat.Name && rn.dialect != simcanvas.Name) {
+		return piece // the cap is the Sim seed's rule; compose streams its reasoning whole
 	}
 	return rn.seeds.thinking.Admit(piece)
 }
