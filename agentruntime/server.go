@@ -358,7 +358,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST /api/chat/{slug}, POST /api/workflows/{id}/execute, POST /agent/{agentId}/stream, POST /agent/{agentId}/runs/{runId}/stop, GET /metrics, GET /healthz)", r.Method, r.URL.Path))
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST /api/chat/{slug}, POST /api/workflows/{id}/execute, POST /agent/{agentId}/stream, POST /agent/{agentId}/runs/{runId}/stop, POST /api/workflows/{id}/executions/{executionId}/cancel, GET /metrics, GET /healthz)", r.Method, r.URL.Path))
 	})
 	return mux
 }
