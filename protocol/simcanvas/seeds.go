@@ -98,6 +98,9 @@ func (c *Checker) thinkingSeeds(text string) {
 // completedSeeds applies R-paused and R-final-output to execution:completed (and
 // R-final-output to block:completed, terminal false).
 func (c *Checker) completedSeeds(p *payload, terminal bool) {
+	if c.s.NoGroundTruth {
+		return // the target's run is not the script's: whether it pauses is its own
+	}
 	exp := &c.s.Expected
 	success := p.Success != nil && *p.Success
 	if terminal {
@@ -115,7 +118,7 @@ func (c *Checker) completedSeeds(p *payload, terminal bool) {
 			}
 		}
 	}
-	if (success || !terminal) && exp.ProviderError == "" && !c.s.NoGroundTruth {
+	if (success || !terminal) && exp.ProviderError == "" {
 		where := TypeBlockCompleted
 		if terminal {
 			where = TypeExecutionCompleted
@@ -127,7 +130,10 @@ func (c *Checker) completedSeeds(p *payload, terminal bool) {
 // terminalSeeds judges a failure terminal under R-cancel-not-timeout. It reports whether it
 // decided the terminal, so R-terminal does not judge the same cause again.
 func (c *Checker) terminalSeeds(typ, msg string) bool {
-	exp := &c.s.Expected
+	exp := c.s.Expected
+	if c.s.NoGroundTruth {
+		exp.ExecutionTimeout = false // only the client's own cancel is known
+	}
 	switch {
 	case typ == TypeExecutionError && c.stopSent && simchat.SaysTimedOut(msg):
 		c.v.Add(protocol.RCancelNotTimeout, "the client cancelled the execution: expected execution:cancelled, saw execution:error %s", simchat.Clip(msg, 80))

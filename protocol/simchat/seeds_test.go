@@ -1,6 +1,7 @@
 package simchat
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,5 +132,34 @@ func TestCapThinkingAndSlugs(t *testing.T) {
 	}
 	if c, _ = New().Configure("openai-nothink-all", protocol.Options{"optedIn": true, "modelThinking": true}); !c.Sees(protocol.FrameThinking) {
 		t.Error("modelThinking: true does not override the slug")
+	}
+}
+
+// TestSeedRulesWithoutGroundTruth: against a target whose runs are not the script's, a run that
+// does not pause where the script does, and an error that names no timeout, are no findings.
+func TestSeedRulesWithoutGroundTruth(t *testing.T) {
+	t.Parallel()
+	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
+	for name, terminal := range map[string]string{
+		"paused-for-input":  `{"event":"final","data":{"success":true,"output":{"content":""}}}`,
+		"execution-timeout": `{"event":"error","error":"boom"}`,
+	} {
+		sc := dialecttest.Script(t, name, 1)
+		frames := relay(t, sc, true, all)
+		i := dialecttest.LastIndex(t, frames, `"event":`)
+		frames = dialecttest.Replace(frames, i, dialecttest.Raw(terminal))
+		s := session(sc, true, all)
+		s.NoGroundTruth = true
+		for _, v := range check(t, frames, s) {
+			if v.Rule == protocol.RPaused || v.Rule == protocol.RCancelNotTimeout {
+				t.Errorf("%s without ground truth: %v", name, v)
+			}
+		}
+		s = session(sc, true, all)
+		if vs := check(t, frames, s); !slices.ContainsFunc(vs, func(v protocol.Violation) bool {
+			return v.Rule == protocol.RPaused || v.Rule == protocol.RCancelNotTimeout
+		}) {
+			t.Errorf("%s with ground truth: %v, want the seed rule", name, vs)
+		}
 	}
 }
