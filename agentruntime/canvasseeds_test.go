@@ -127,8 +127,8 @@ func (e *env) startResumable(t *testing.T, slug, scenario, session string) *canv
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != http.StatusOK || resp.Header.Get(simcanvas.HeaderExecutionID) == "" {
-		t.Fatalf("execute: status %d, %s %q", resp.StatusCode, simcanvas.HeaderExecutionID, resp.Header.Get(simcanvas.HeaderExecutionID))
+	if resp.StatusCode != http.StatusOK || resp.Header.Get(simcanvas.ExecutionIDHeader) == "" {
+		t.Fatalf("execute: status %d, %s %q", resp.StatusCode, simcanvas.ExecutionIDHeader, resp.Header.Get(simcanvas.ExecutionIDHeader))
 	}
 	return &canvasStream{t: t, resp: resp, dec: sse.NewDecoder(resp.Body)}
 }
@@ -211,7 +211,7 @@ func TestCanvasReconnectAfterEnd(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{ToolTimeScale: 0.05})
 	cs := e.startResumable(t, "openai-all", "reconnect-after-end", t.Name())
-	exec := cs.resp.Header.Get(simcanvas.HeaderExecutionID)
+	exec := cs.resp.Header.Get(simcanvas.ExecutionIDHeader)
 	cs.readChunks(5)
 	last := cs.dec.LastEventID()
 	cs.resp.Body.Close()
@@ -249,7 +249,7 @@ func TestCanvasReconnectMidAnswer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{})
 	cs := e.startResumable(t, "anthropic-all", "reconnect-mid-answer", t.Name())
-	exec := cs.resp.Header.Get(simcanvas.HeaderExecutionID)
+	exec := cs.resp.Header.Get(simcanvas.ExecutionIDHeader)
 	cs.readChunks(20)
 	last := cs.dec.LastEventID()
 	cs.resp.Body.Close()
@@ -293,7 +293,7 @@ func TestCanvasReconnectBadRequests(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{})
 	cs := e.startResumable(t, "openai-all", "reconnect-mid-answer", t.Name())
-	exec := cs.resp.Header.Get(simcanvas.HeaderExecutionID)
+	exec := cs.resp.Header.Get(simcanvas.ExecutionIDHeader)
 	for _, tc := range []struct {
 		workflow, execution, last string
 		status                    int
@@ -315,7 +315,7 @@ func TestCanvasReconnectBadRequests(t *testing.T) {
 	if bytes.Contains(plain.body, []byte("\nid: ")) || bytes.HasPrefix(plain.body, []byte("id: ")) {
 		t.Errorf("a plain execution has SSE ids:\n%s", plain.body)
 	}
-	if resp, _ := e.reconnect(t, "openai-all", plain.resp.Header.Get(simcanvas.HeaderExecutionID), ""); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := e.reconnect(t, "openai-all", plain.resp.Header.Get(simcanvas.ExecutionIDHeader), ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("reconnect to a plain execution: status %d, want 404", resp.StatusCode)
 	}
 }

@@ -41,11 +41,13 @@ type Deployment struct {
 	// RedactPII redacts PII in the agent block's output (sim-canvas): live stream frames are
 	// then not forwarded, and the output arrives only with block:completed (redact.go).
 	RedactPII bool `yaml:"redactPII" json:"redactPII,omitempty"`
+	// noModelThinking is the model's registry capability, resolved by ParseDeployments.
+	noModelThinking bool
 }
 
 // Policy is the deployment's sim-chat event policy.
 func (d *Deployment) Policy() simchat.Policy {
-	return simchat.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls}
+	return simchat.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls, NoModelThinking: d.noModelThinking}
 }
 
 // allowsTool reports whether the model may call name in this deployment.
@@ -114,6 +116,8 @@ func LoadDeployments(path string) (*Deployments, error) {
 // deploymentsFile is the YAML document's shape.
 type deploymentsFile struct {
 	Deployments []Deployment `yaml:"deployments"`
+	// Models add to or override the embedded model registry (capability.go).
+	Models []ModelInfo `yaml:"models"`
 }
 
 // ParseDeployments parses and validates a deployments document; name (a file name) prefixes
@@ -156,6 +160,13 @@ func ParseDeployments(name string, data []byte) (*Deployments, error) {
 			return nil, fieldErr(i, "slug", "%q already defined by deployments[%d]", d.Slug, j)
 		}
 		ds.bySlug[d.Slug] = i
+	}
+	models, err := defaultModels().withModels(name, doc.Models)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ds.list {
+		ds.list[i].noModelThinking = !models.thinks(ds.list[i].Model)
 	}
 	return ds, nil
 }

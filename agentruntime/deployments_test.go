@@ -28,8 +28,16 @@ func TestDefaultDeployments(t *testing.T) {
 			t.Errorf("%s-redacted: want a deployment with redactPII on wire %s, got %+v", wire, wire, d)
 		}
 	}
-	if got := len(ds.Slugs()); got != 10 {
-		t.Errorf("default deployments: got %d, want 10", got)
+	if got := len(ds.Slugs()); got != 12 {
+		t.Errorf("default deployments: got %d, want 12", got)
+	}
+	// Capability honesty: the nothink deployments name models without thinking in the registry,
+	// so their policy (all) cannot let thinking through; every other one thinks.
+	for _, d := range ds.All() {
+		want := !strings.Contains(d.Slug, "-nothink-")
+		if d.ModelThinks() != want || d.Policy().NoModelThinking == want {
+			t.Errorf("%s (model %s): ModelThinks %v, policy %+v; want thinking %v", d.Slug, d.Model, d.ModelThinks(), d.Policy(), want)
+		}
 	}
 }
 

@@ -48,6 +48,21 @@ type Faults struct {
 	ReplayLiveOnly bool
 	// DropReplay serves a canvas reconnect without the buffered events (R-reconnect-replay).
 	DropReplay bool
+	// PauseNotReported ends a paused run with a plain success final (R-paused).
+	PauseNotReported bool
+	// PreambleInOutput puts every turn's text, preambles included, in the final output
+	// (R-final-output).
+	PreambleInOutput bool
+	// ThinkingWithoutCapability forwards thinking from models whose registry entry has none
+	// (R-thinking-capability).
+	ThinkingWithoutCapability bool
+	// TimeoutAsCancel reports an execution timeout as a cancel (R-cancel-not-timeout).
+	TimeoutAsCancel bool
+	// CancelAsTimeout reports a canvas user cancel as the execution timeout
+	// (R-cancel-not-timeout).
+	CancelAsTimeout bool
+	// UncappedThinking forwards thinking past 512 KiB per execution (R-thinking-cap).
+	UncappedThinking bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -83,6 +98,12 @@ func FaultSwitches() []FaultInfo {
 		{"unredacted-output", []protocol.Rule{protocol.RRedactOutput}, "send a PII-redacted canvas block's output unredacted", func(f *Faults) *bool { return &f.UnredactedOutput }},
 		{"replay-live-only", []protocol.Rule{protocol.RReconnectLiveOnly}, "replay live-only canvas frames (chunks, resets, thinking, tools) on a reconnect", func(f *Faults) *bool { return &f.ReplayLiveOnly }},
 		{"drop-replay", []protocol.Rule{protocol.RReconnectReplay}, "serve a canvas reconnect without its buffered events", func(f *Faults) *bool { return &f.DropReplay }},
+		{"pause-not-reported", []protocol.Rule{protocol.RPaused}, "end a paused run with a plain final (no status paused)", func(f *Faults) *bool { return &f.PauseNotReported }},
+		{"preamble-in-output", []protocol.Rule{protocol.RFinalOutput}, "put the intermediate turns' preambles in the final output", func(f *Faults) *bool { return &f.PreambleInOutput }},
+		{"nothink-thinking", []protocol.Rule{protocol.RThinkingCapability}, "forward thinking from models without thinking", func(f *Faults) *bool { return &f.ThinkingWithoutCapability }},
+		{"timeout-as-cancel", []protocol.Rule{protocol.RCancelNotTimeout}, "report an execution timeout as a cancel", func(f *Faults) *bool { return &f.TimeoutAsCancel }},
+		{"cancel-as-timeout", []protocol.Rule{protocol.RCancelNotTimeout}, "report a canvas user cancel as the execution timeout", func(f *Faults) *bool { return &f.CancelAsTimeout }},
+		{"uncapped-thinking", []protocol.Rule{protocol.RThinkingCap}, "forward thinking past 512 KiB per execution", func(f *Faults) *bool { return &f.UncappedThinking }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }

@@ -149,7 +149,13 @@ func (e *env) open(c clientKind, slug, scenario string, seed uint64, session str
 func clientOf(c clientKind, dep *Deployment) protocol.Client {
 	switch c.dialect {
 	case simcanvas.Name:
-		return simcanvas.NewClient()
+		// Configured for the workflow, as the load generator does: the id names the model's
+		// capability (nothink).
+		c, err := simcanvas.New().Configure(dep.Slug, nil)
+		if err != nil {
+			panic(err)
+		}
+		return c
 	case compose.Name:
 		return compose.NewClient()
 	}

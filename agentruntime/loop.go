@@ -51,6 +51,7 @@ const (
 	outcomeStopped                        // compose stop request
 	outcomeGone                           // the client left or was dropped: nothing can be written
 	outcomeShutdown                       // the server stopped
+	outcomePaused                         // a human-input tool settled: the run waits (pause.go)
 )
 
 // runResult is what a run ended with.
@@ -85,6 +86,8 @@ type run struct {
 	firstText bool
 	// firstChunkDone records that the slow-first-chunk delay was served.
 	firstChunkDone bool
+	// seeds is the state of the Sim seed rules (pause.go, capability.go).
+	seeds runSeeds
 }
 
 // newRun prepares a run for r. With the no-cancel fault the run's context ignores the client
@@ -147,7 +150,7 @@ func (rn *run) execute(em emitter) {
 
 	res := rn.loop(em)
 	res.usage = rn.usage
-	if res.outcome != outcomeDone && res.outcome != outcomeFailed {
+	if res.outcome != outcomeDone && res.outcome != outcomeFailed && res.outcome != outcomePaused {
 		res.outcome = rn.cancelOutcome()
 		res.err = context.Cause(rn.ctx)
 	}
@@ -205,11 +208,18 @@ func (rn *run) loop(em emitter) *runResult {
 		text := rn.turnText.String()
 		if len(calls) == 0 {
 			em.turnEnd(true)
-			return &runResult{outcome: outcomeDone, finalText: text, tools: res.tools}
+			return &runResult{outcome: outcomeDone, finalText: rn.finalOutputText(text), tools: res.tools}
 		}
 		em.turnEnd(false)
+		rn.notePreamble(text)
 		res.tools = append(res.tools, calls...)
-		rn.s.runTools(rn.ctx, rn.dep, calls, em.toolStart, em.toolEnd, rn.flush)
+		toolCtx, expire := rn.toolContext(calls)
+		rn.s.runTools(toolCtx, rn.dep, calls, em.toolStart, em.toolEnd, rn.flush)
+		end := rn.endByTools(toolCtx, calls, res.tools)
+		expire(nil)
+		if end != nil {
+			return end
+		}
 		if rn.ctx.Err() != nil {
 			return &runResult{tools: res.tools}
 		}
@@ -234,7 +244,7 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 		base = s.opts.ProviderURL
 	}
 	req, err := wire.NewRequest(rn.ctx, base, &protocol.ModelRequest{
-		Model: rn.dep.Model, Messages: msgs, Tools: rn.dep.Tools, Thinking: true, Header: rn.header,
+		Model: rn.dep.Model, Messages: msgs, Tools: rn.dep.Tools, Thinking: rn.dep.ModelThinks(), Header: rn.header,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building provider request: %w", err)
@@ -269,7 +279,9 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 		}
 		switch ev.Kind {
 		case protocol.ModelThinking:
-			em.thinking(ev.Text)
+			if text := rn.admitThinking(ev.Text); text != "" {
+				em.thinking(text)
+			}
 		case protocol.ModelText:
 			rn.turnText.WriteString(ev.Text)
 			em.text(ev.Text)

@@ -243,7 +243,7 @@ func (x *canvasExec) attach(w http.ResponseWriter, cs *clientStream, last int64)
 	}
 	h := w.Header()
 	simcanvas.SetResponseHeaders(h)
-	h.Set(simcanvas.HeaderExecutionID, x.id)
+	h.Set(simcanvas.ExecutionIDHeader, x.id)
 	h.Set(simcanvas.HeaderReplayThrough, strconv.FormatInt(x.lastID, 10))
 	w.WriteHeader(http.StatusOK)
 	if !x.faults.DropReplay {

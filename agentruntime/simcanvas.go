@@ -26,9 +26,13 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rn := s.newRun(w, r, dep, simcanvas.Name, *body.Input)
-	rn.id = "exec_" + newRunID()[4:]
+	rn.id = canvasExecIDPrefix + newRunID()[len(runIDPrefix):]
+	// The user cancel request (pause.go) and the reconnect (reconnect.go) find the execution by
+	// the id this header names.
+	w.Header().Set(simcanvas.ExecutionIDHeader, rn.id)
+	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel})
+	defer s.runs.remove(rn.id)
 	em := &simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, dep.Slug)}
-	w.Header().Set(simcanvas.HeaderExecutionID, rn.id)
 	if body.Resumable {
 		defer s.resumable(rn, r, em)()
 	}
@@ -151,13 +155,17 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 		if f.DoubleTerminal {
 			_ = e.w.ExecutionCompleted(out, elapsed)
 		}
+	case outcomePaused:
+		e.paused(res, elapsed)
+	case outcomeStopped:
+		e.stopped(elapsed)
 	case outcomeShutdown:
 		_ = e.w.ExecutionCancelled(elapsed)
 		if f.DoubleTerminal {
 			_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
 		}
 	default:
-		_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
+		e.failed(res, elapsed)
 		if f.DoubleTerminal {
 			_ = e.w.ExecutionCancelled(elapsed)
 		}

@@ -153,8 +153,10 @@ func (e *simChatEmitter) finish(res *runResult) {
 		if f.DoubleTerminal {
 			e.final(res)
 		}
+	case outcomePaused:
+		e.paused(res)
 	default:
-		_ = e.w.Error(errorMessage(res.err))
+		_ = e.w.Error(e.rn.failureMessage(res.err))
 		if f.DoubleTerminal {
 			e.final(res)
 		}

@@ -22,6 +22,10 @@ type toolRun struct {
 
 	Status scenarios.Outcome
 	Result string
+	// Pause is set when a human-input tool settled: the run pauses after this turn.
+	Pause bool
+	// expire fires the execution timeout of the run (pause.go); nil outside a turn's tools.
+	expire context.CancelCauseFunc
 }
 
 // simDirectiveOf extracts the "_sim" member that tells a simulated tool how to behave. Without
@@ -77,20 +81,24 @@ func (s *Server) runTool(ctx context.Context, dep *Deployment, t *toolRun) {
 		t.Status, t.Result = scenarios.OutcomeError, fmt.Sprintf("tool %q: %v", t.Name, err)
 		return
 	}
+	if d.TimesOut {
+		s.runUntilTimeout(ctx, t, d)
+		return
+	}
 	if wait := time.Duration(float64(time.Duration(d.DurationMs)*time.Millisecond) * s.opts.ToolTimeScale); wait > 0 {
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
 		select {
 		case <-ctx.Done():
-			t.Status, t.Result = scenarios.OutcomeCancelled, "cancelled"
+			s.settleCut(ctx, t)
 			return
 		case <-timer.C:
 		}
 	} else if ctx.Err() != nil {
-		t.Status, t.Result = scenarios.OutcomeCancelled, "cancelled"
+		s.settleCut(ctx, t)
 		return
 	}
-	t.Status, t.Result = d.Outcome, d.Result
+	t.Status, t.Result, t.Pause = d.Outcome, d.Result, d.Pause
 	if t.Result == "" {
 		t.Result = fmt.Sprintf("%s finished with %s", t.Name, d.Outcome)
 	}

@@ -67,13 +67,14 @@ const (
 
 // Rules returns every rule above, for validating rule names users write (gate --allow).
 func Rules() []Rule {
-	return []Rule{RConverge, RResetScope, RLegacySettled, RThinkingGate, RToolGate, RNoThinkingAnswer,
+	rules := []Rule{RConverge, RResetScope, RLegacySettled, RThinkingGate, RToolGate, RNoThinkingAnswer,
 		RToolRedaction, RToolLifecycle, RTerminal, RAbort, RComposeAnswer, RComposeArgs, RComposeThinking,
 		RFraming, RHeaders,
 		ROpenAIToolCall, ROpenAIFinish, ROpenAIUsage, ROpenAIDone, ROpenAIError, ROpenAIContent,
 		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent,
 		RAISDKParts, RAISDKText, RAISDKTool,
 		RRedactLive, RRedactOutput, RReconnectLiveOnly, RReconnectReplay}
+	return append(rules, simSeedRules()...)
 }
 
 // ParseRule returns the rule named s, or an error naming s and the known rules.

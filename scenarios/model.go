@@ -99,6 +99,11 @@ type ToolCall struct {
 	Outcome Outcome `yaml:"outcome" json:"outcome,omitempty"`
 	// Result is the tool's output text; generated when empty.
 	Result string `yaml:"result" json:"result,omitempty"`
+	// Pause and TimesOut end the script at this tool's turn (scenarios/pause.go): the run
+	// pauses for human input once the tool settled, or its execution timeout fires while the
+	// tool still runs.
+	Pause    bool `yaml:"pause" json:"pause,omitempty"`
+	TimesOut bool `yaml:"timesOut" json:"timesOut,omitempty"`
 }
 
 // Faults are provider misbehaviours. Turn indexes are zero-based.

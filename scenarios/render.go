@@ -224,7 +224,11 @@ func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
 		r := rng(seed, "tool-args", ti, ci)
 		args["query"] = generatePhrase(r, 2+r.IntN(5))
 	}
-	args["_sim"] = SimDirective{DurationMs: call.Duration.Milliseconds(), Outcome: call.Outcome, Result: call.Result}
+	call.Pause, call.TimesOut = tc.Pause, tc.TimesOut
+	if tc.TimesOut {
+		call.Outcome, call.Result = OutcomeError, ExecutionTimeoutResult
+	}
+	args["_sim"] = SimDirective{DurationMs: call.Duration.Milliseconds(), Outcome: call.Outcome, Result: call.Result, Pause: tc.Pause, TimesOut: tc.TimesOut}
 	call.Arguments = encodeArguments(args)
 	return call
 }
@@ -276,6 +280,9 @@ func (s *Script) Expected() Expected {
 		}
 		et.Final = i == len(s.Turns)-1 && len(st.ToolCalls) == 0
 		e.Turns = append(e.Turns, et)
+		if e.endsByTool(st.ToolCalls) {
+			break
+		}
 	}
 	return e
 }

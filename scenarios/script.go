@@ -80,6 +80,9 @@ type ScriptToolCall struct {
 	Duration  time.Duration
 	Outcome   Outcome
 	Result    string
+	// Pause and TimesOut: see ToolCall.
+	Pause    bool `json:",omitempty"`
+	TimesOut bool `json:",omitempty"`
 }
 
 // SimDirective is the "_sim" member of every scripted tool call's arguments. A runtime's
@@ -89,6 +92,9 @@ type SimDirective struct {
 	DurationMs int64   `json:"ms"`
 	Outcome    Outcome `json:"outcome"`
 	Result     string  `json:"result,omitempty"`
+	// Pause and TimesOut: see ToolCall (scenarios/pause.go).
+	Pause    bool `json:"pause,omitempty"`
+	TimesOut bool `json:"timesOut,omitempty"`
 }
 
 // Expected is the ground truth of a script: what a client that follows the protocol ends with.
@@ -102,6 +108,11 @@ type Expected struct {
 	// FailedTurn is the turn the provider fails at (-1 when it does not).
 	FailedTurn int
 	Client     Client
+	// Paused is set when the run pauses for human input after its last turn's tools
+	// (scenarios/pause.go); ExecutionTimeout when its execution timeout fires during them,
+	// which also sets ProviderError (the run fails with the dialect's error terminal).
+	Paused           bool `json:",omitempty"`
+	ExecutionTimeout bool `json:",omitempty"`
 }
 
 // ExpectedTurn is the exact text a turn produces. For a failed turn it is what was streamed

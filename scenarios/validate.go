@@ -79,6 +79,11 @@ func (s *Scenario) validate() []*FieldError {
 		}
 	}
 
+	if t, ok := s.toolEnd(); ok && t <= end {
+		end, endsByFault = t, true
+	}
+	errs = append(errs, s.validateToolEnds()...)
+
 	for ti, turn := range s.Turns {
 		path := fmt.Sprintf("turns[%d]", ti)
 		errs = append(errs, turn.Thinking.validate(path+".thinking")...)

@@ -158,7 +158,7 @@ func TestRequestFlagErrors(t *testing.T) {
 		{[]string{"--header", "Authorization Bearer hunter2"}, `--header "Authorization…": want "Name: value"`},
 		// An unknown placeholder names the option, the profile and the known placeholders, once
 		// for all the targets it applies to.
-		{[]string{"--dialect", "sim-chat", "--path", "/chat/{agent}"}, "profiles[0] (chat-opted-in).targets[0] (openai-all) and 5 more: option path: path template \"/chat/{agent}\": unknown placeholder {agent} (known: {slug})"},
+		{[]string{"--dialect", "sim-chat", "--path", "/chat/{agent}"}, "profiles[0] (chat-opted-in).targets[0] (openai-all) and 6 more: option path: path template \"/chat/{agent}\": unknown placeholder {agent} (known: {slug})"},
 		// A path for several dialects at once.
 		{[]string{"--path", "/x/{agent}/stream"}, "choose one with --dialect"},
 		// A stop path with an unknown placeholder.

@@ -173,7 +173,13 @@ func TestAISDKRoute(t *testing.T) {
 	// The route's OpenAI chat model drops the mock's reasoning_content: no reasoning expected.
 	d := aisdk.New(aisdk.Options{NoReasoning: true})
 
-	names := lib.Names()
+	var names []string
+	for _, name := range lib.Names() {
+		// A Sim pause or execution timeout is a Sim runtime's ending; the route has none.
+		if sc, _ := lib.Get(name); !sc.Render(1).Expected().EndsByTool() {
+			names = append(names, name)
+		}
+	}
 	results := make([]result, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {

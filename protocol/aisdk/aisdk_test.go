@@ -84,6 +84,9 @@ func TestLibraryPasses(t *testing.T) {
 	lib := scenarios.Embedded()
 	for _, name := range lib.Names() {
 		sc, _ := lib.Get(name)
+		if sc.Render(1).Expected().EndsByTool() {
+			continue // a Sim pause or execution timeout: no streamText route scripts them
+		}
 		for _, seed := range []uint64{1, 7} {
 			for _, tc := range []struct {
 				name string

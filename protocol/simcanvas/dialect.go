@@ -43,11 +43,11 @@ func (*Dialect) Name() string { return Name }
 
 // Options lists the options Configure accepts.
 func (*Dialect) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
+	return append([]protocol.OptionSpec{
 		{Key: "path", Help: "the execute path template, placeholder {workflow} (default " + DefaultPath + ")"},
 		{Key: "redacted", Help: "the workflow redacts PII in its block output (no live stream frames; default: true for a workflow id ending in -redacted)"},
 		{Key: "reconnectPath", Help: "the reconnect path template, placeholders {workflow} and {execution} (default " + DefaultReconnectPath + ")"},
-	}
+	}, seedOptions()...)
 }
 
 // Configure returns the client for workflow id target.
@@ -63,6 +63,9 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 		return nil, fmt.Errorf("option path: %w", err)
 	}
 	c := &Client{path: path}
+	if err := c.configureRedactReconnect(target, o); err != nil {
+		return nil, err
+	}
 	if err := c.configureSeeds(target, o); err != nil {
 		return nil, err
 	}
@@ -80,6 +83,9 @@ type Client struct {
 	redacted bool
 	// reconnectPath is the reconnect endpoint's template (reconnect.go).
 	reconnectPath string
+	// noModelThinking and cancelPath: see seeds.go.
+	noModelThinking bool
+	cancelPath      string
 }
 
 // Label is the dialect's name, with "-redacted" for a workflow that redacts PII (its streams
@@ -92,7 +98,8 @@ func (c *Client) Label() string {
 }
 
 // Sees is true for every frame kind (no policy applies to the canvas), except that a workflow
-// that redacts PII sends no live frames: no answer text, reset, thinking or tool frames.
+// that redacts PII sends no live frames (no answer text, reset, thinking or tool frames), and
+// a model without thinking sends no thinking.
 func (c *Client) Sees(k protocol.FrameKind) bool {
 	if c.redacted {
 		switch k {
@@ -100,7 +107,7 @@ func (c *Client) Sees(k protocol.FrameKind) bool {
 			return false
 		}
 	}
-	return true
+	return k != protocol.FrameThinking || !c.noModelThinking
 }
 
 // RequestBody is the workflow execute request. The reference runtime decodes the same type.
@@ -151,6 +158,7 @@ func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
 	if c.redacted {
 		ch.Redacted()
 	}
+	ch.noModelThinking = c.noModelThinking
 	return ch
 }
 
@@ -166,16 +174,17 @@ type envelope struct {
 
 // payload is every field an event's data may carry.
 type payload struct {
-	BlockID string          `json:"blockId"`
-	Chunk   *string         `json:"chunk"`
-	Text    *string         `json:"text"`
-	Phase   string          `json:"phase"`
-	ID      string          `json:"id"`
-	Name    string          `json:"name"`
-	Status  string          `json:"status"`
-	Success *bool           `json:"success"`
-	Error   *string         `json:"error"`
-	Output  json.RawMessage `json:"output"`
+	BlockID string  `json:"blockId"`
+	Chunk   *string `json:"chunk"`
+	Text    *string `json:"text"`
+	Phase   string  `json:"phase"`
+	ID      string  `json:"id"`
+	Name    string  `json:"name"`
+	Status  string  `json:"status"`
+	Success *bool   `json:"success"`
+	Error   *string `json:"error"`
+	// Output is a completed event's output (seeds.go); Status is also a paused execution's.
+	Output json.RawMessage `json:"output"`
 }
 
 // Checker judges one sim-canvas stream: the envelope (R-framing: shape, increasing eventId,
@@ -203,6 +212,11 @@ type Checker struct {
 	redacted  bool
 	redact    redactState
 	reconnect *reconnectState
+	// The seed rules' state (seeds.go).
+	noModelThinking bool
+	thinkingBytes   int
+	stopSent        bool
+	timeoutAsCancel bool
 }
 
 // NewChecker returns a checker for one stream of s. The canvas is always opted in.
@@ -294,6 +308,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			c.v.Add(protocol.RFraming, "stream:thinking: expected the thinking in \"text\", saw %s", clip())
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
+		c.thinkingSeeds(*p.Text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*p.Text), Tokens: c.tokens.Thinking(*p.Text)}
 	case TypeTool:
 		if p.ID == "" || p.Name == "" {
@@ -314,9 +329,13 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 		c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
 		return protocol.Observation{Kind: protocol.FrameOther}
-	case TypeExecutionStarted, TypeBlockStarted, TypeStreamDone, TypeBlockCompleted:
+	case TypeBlockCompleted:
+		c.completedSeeds(&p, false)
+		return protocol.Observation{Kind: protocol.FrameOther}
+	case TypeExecutionStarted, TypeBlockStarted, TypeStreamDone:
 		return protocol.Observation{Kind: protocol.FrameOther}
 	case TypeExecutionCompleted:
+		c.completedSeeds(&p, true)
 		c.onTerminal(e.Type, p.Success != nil && !*p.Success, deref(p.Error))
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	case TypeExecutionError:
@@ -358,6 +377,7 @@ func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	switch {
 	case c.terminals > 1:
 		c.v.Add(protocol.RTerminal, "expected exactly one execution terminal, saw a second (%s)", typ)
+	case c.terminalSeeds(typ, msg):
 	case typ == TypeExecutionCancelled:
 		// Judged in Finish: the client sets Aborted only when the stream is over.
 		c.cancelled = true
@@ -402,7 +422,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			c.v.Add(protocol.RTerminal, "expected [DONE] after the execution terminal, the stream ended without it")
 		}
 	}
-	if c.cancelled && !c.s.Aborted {
+	if c.cancelled && !c.s.Aborted && !c.timeoutAsCancel {
 		c.v.Add(protocol.RTerminal, "expected %s, saw execution:cancelled though the client did not abort", c.wantTerminal())
 	}
 	switch {

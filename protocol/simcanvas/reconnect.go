@@ -29,16 +29,12 @@ var (
 // {execution} the X-Execution-Id of the execute response.
 const DefaultReconnectPath = "/api/workflows/{workflow}/executions/{execution}/stream"
 
-// Reconnect headers.
-const (
-	// HeaderExecutionID names the execution in the execute response.
-	HeaderExecutionID = "X-Execution-Id"
-	// HeaderReplayThrough is the last event id the reconnect replays.
-	HeaderReplayThrough = "X-Replay-Through"
-)
+// HeaderReplayThrough is the reconnect response's header naming the last event id it replays
+// (the execute response names the execution in ExecutionIDHeader).
+const HeaderReplayThrough = "X-Replay-Through"
 
-// configureSeeds reads the redaction and reconnect options.
-func (c *Client) configureSeeds(target string, o protocol.Options) error {
+// configureRedactReconnect reads the redaction and reconnect options.
+func (c *Client) configureRedactReconnect(target string, o protocol.Options) error {
 	var err error
 	if c.redacted, err = o.Bool("redacted", strings.HasSuffix(target, "-redacted")); err != nil {
 		return err
@@ -55,9 +51,9 @@ func (c *Client) configureSeeds(target string, o protocol.Options) error {
 // NewReconnectRequest builds GET {baseURL}{reconnect path} with Last-Event-ID, for the
 // execution resp named in its X-Execution-Id header.
 func (c *Client) NewReconnectRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response, lastEventID string) (*http.Request, error) {
-	exec := resp.Header.Get(HeaderExecutionID)
+	exec := resp.Header.Get(ExecutionIDHeader)
 	if exec == "" {
-		return nil, fmt.Errorf("sim-canvas: reconnect for session %s: the execute response has no %s header", s.ID, HeaderExecutionID)
+		return nil, fmt.Errorf("sim-canvas: reconnect for session %s: the execute response has no %s header", s.ID, ExecutionIDHeader)
 	}
 	path, err := protocol.ExpandPath(c.reconnectPath, "workflow", s.Target, "execution", exec)
 	if err != nil {

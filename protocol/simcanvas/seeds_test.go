@@ -1,257 +1,156 @@
 package simcanvas
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 )
 
-func TestRedact(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in, want string
-	}{
-		// An e-mail address.
-		{"write to jane.doe@example.com today", "write to " + RedactedEmail + " today"},
-		// A subdomain and a plus tag.
-		{"ops+alerts@mail.corp.example.org", RedactedEmail},
-		// An international phone number with spaces, and one with hyphens.
-		{"call +1 415 555 0134.", "call " + RedactedPhone + "."},
-		{"or +49-30-1234-5678", "or " + RedactedPhone},
-		// A US social security number.
-		{"SSN 078-05-1120;", "SSN " + RedactedSSN + ";"},
-		// Every kind in one text.
-		{"a@b.io +441234567890 123-45-6789", RedactedEmail + " " + RedactedPhone + " " + RedactedSSN},
-		// Text without PII is unchanged: numbers without a "+", tool ids, a bare "@".
-		{"call_1234567890 costs 415 555 0134 units @ noon", "call_1234567890 costs 415 555 0134 units @ noon"},
-		// Too few digits for a phone number.
-		{"+1 234 567", "+1 234 567"},
-	} {
-		if got := Redact(tc.in); got != tc.want {
-			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-		if HasPII(tc.in) != (tc.in != tc.want) {
-			t.Errorf("HasPII(%q) = %v", tc.in, HasPII(tc.in))
-		}
-	}
-}
-
-// frameLog keeps every frame a Writer writes, one per Write call.
-type frameLog struct{ frames [][]byte }
-
-func (l *frameLog) Write(p []byte) (int, error) {
-	l.frames = append(l.frames, bytes.Clone(p))
-	return len(p), nil
-}
-
-// execution writes a whole single-turn execution of content as a correct runtime would, with
-// SSE ids: started (1), block:started (2), one chunk per piece (unless redacted), stream:done,
-// block:completed and execution:completed with output, then [DONE]. It returns the frames.
-func execution(t *testing.T, pieces []string, output string, live bool) [][]byte {
+// terminal writes a canvas terminal frame that continues a stream (its eventId after every
+// relayed frame), then [DONE].
+func terminal(t *testing.T, write func(w *Writer) error) []string {
 	t.Helper()
-	log := &frameLog{}
-	w := NewWriter(log, "exec-1", "wf")
-	w.IDs = true
+	rec := &dialecttest.Recorder{}
+	w := NewWriter(rec, "exec-1", "openai-all")
 	w.Clock = fixedClock()
-	out := map[string]any{"content": output}
-	for _, err := range []error{w.ExecutionStarted(time.Unix(0, 0)), w.BlockStarted(block, "Agent", "agent", 1)} {
-		if err != nil {
-			t.Fatal(err)
-		}
+	w.eventID = 1_000_000
+	if err := write(w); err != nil {
+		t.Fatal(err)
 	}
-	if live {
-		for _, p := range pieces {
-			if err := w.Chunk(block, p); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := w.Done(); err != nil {
+		t.Fatal(err)
 	}
-	for _, err := range []error{w.StreamDone(block), w.BlockCompleted(block, out, time.Second), w.ExecutionCompleted(out, time.Second), w.Done()} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return log.frames
+	return rec.Frames
 }
 
-// pieces splits the final text of plain-answer (seed 1) into its scripted chunks.
-func plainAnswer(t *testing.T) (*protocol.Session, []string) {
-	t.Helper()
-	sc, _ := scenarios.Embedded().Get("plain-answer")
-	script := sc.Render(1)
-	var pieces []string
-	for _, st := range script.Turns[0].Steps {
-		if st.Kind == scenarios.StepText {
-			pieces = append(pieces, st.Text)
-		}
-	}
-	return &protocol.Session{ID: "s", Target: "wf", Expected: script.Expected()}, pieces
+// cancelledAt is the stream a client that cancelled after the first tool start sees, ending
+// with the terminal write writes.
+func cancelledAt(t *testing.T, f []string, write func(w *Writer) error) []string {
+	cut := append([]string(nil), f[:dialecttest.Index(t, f, `"phase":"start"`, 0)+1]...)
+	return append(cut, terminal(t, write)...)
 }
 
-// observeAll feeds a byte stream to c.
-func observeAll(t *testing.T, c protocol.Checker, frames [][]byte) {
-	t.Helper()
-	dec := sse.NewDecoder(bytes.NewReader(bytes.Join(frames, nil)))
-	var ev sse.Event
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Observe(&ev)
-	}
-}
-
-func rulesOf(vs []protocol.Violation) []protocol.Rule {
-	var out []protocol.Rule
-	for _, v := range vs {
-		if !slices.Contains(out, v.Rule) {
-			out = append(out, v.Rule)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func TestRedactedChecker(t *testing.T) {
+// TestSeedRules: each Sim seed rule fails on a broken canvas stream (and only that rule), and a
+// conforming stream of the same kind passes.
+func TestSeedRules(t *testing.T) {
 	t.Parallel()
-	s, pieces := plainAnswer(t)
-	final := s.Expected.FinalText()
-	pii := &protocol.Session{ID: "s", Target: "wf", Expected: scenarios.Expected{FailedTurn: -1,
-		Turns: []scenarios.ExpectedTurn{{Text: "mail jane@example.com", Final: true}}}}
 	for _, tc := range []struct {
-		name   string
-		s      *protocol.Session
-		frames [][]byte
-		want   []protocol.Rule
+		name     string
+		scenario string
+		nothink  bool // the client knows the workflow's model has no thinking
+		stopped  bool // the client cancelled the execution (StopSent, Aborted)
+		edit     func(t *testing.T, f []string) []string
+		want     []protocol.Rule
 	}{
-		// The output, redacted, only with block:completed: clean.
-		{"clean", s, execution(t, pieces, Redact(final), false), nil},
-		// PII in the ground truth arrives redacted: clean.
-		{"pii redacted", pii, execution(t, nil, "mail "+RedactedEmail, false), nil},
-		// Live chunks for a redacted block.
-		{"live chunks", s, execution(t, pieces, final, true), []protocol.Rule{protocol.RRedactLive}},
-		// The block's output with its PII.
-		{"unredacted", pii, execution(t, nil, "mail jane@example.com", false), []protocol.Rule{protocol.RRedactOutput}},
-		// Redacted, but not the final text.
-		{"wrong content", s, execution(t, nil, "something else", false), []protocol.Rule{protocol.RRedactOutput}},
-		// No block:completed: the output never arrives.
-		{"no block:completed", s, slices.Delete(execution(t, nil, final, false), 3, 4), []protocol.Rule{protocol.RRedactOutput}},
+		// The conforming paused execution.
+		{"paused", "paused-for-input", false, false, nil, nil},
+		// A paused execution reported as completed.
+		{"paused reported as completed", "paused-for-input", false, false, func(t *testing.T, f []string) []string {
+			i := dialecttest.Index(t, f, `"status":"paused"`, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"status":"paused",`, "", 1))
+		}, []protocol.Rule{protocol.RPaused}},
+		// A completed execution reported as paused.
+		{"paused though never scripted", "plain-answer", false, false, func(t *testing.T, f []string) []string {
+			i := dialecttest.Index(t, f, `"type":"execution:completed"`, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"success":true,`, `"success":true,"status":"paused",`, 1))
+		}, []protocol.Rule{protocol.RPaused}},
+		// The preamble persisted in the block's output.
+		{"preamble in block output", "preamble-tool", false, false, func(t *testing.T, f []string) []string {
+			i := dialecttest.Index(t, f, `"type":"block:completed"`, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"content":"`, `"content":"Let me check the current weather in Paris for you.`, 1))
+		}, []protocol.Rule{protocol.RFinalOutput}},
+		// The conforming stream of a thinking workflow with thinking.
+		{"thinking", "thinking-answer", false, false, nil, nil},
+		// stream:thinking from a model without thinking.
+		{"thinking from nothink model", "thinking-answer", true, false, nil, []protocol.Rule{protocol.RThinkingCapability}},
+		// Without thinking frames the nothink workflow passes.
+		{"nothink", "plain-answer", true, false, nil, nil},
+		// The execution timeout fails the execution, naming it.
+		{"timeout", "execution-timeout", false, false, nil, nil},
+		// The timeout reported as a cancel (no cancel was sent): the rule alone, not R-terminal.
+		{"timeout as cancelled", "execution-timeout", false, false, func(t *testing.T, f []string) []string {
+			i := dialecttest.Index(t, f, `"type":"execution:error"`, 0)
+			return append(f[:i:i], terminal(t, func(w *Writer) error { return w.ExecutionCancelled(time.Second) })...)
+		}, []protocol.Rule{protocol.RCancelNotTimeout}},
+		// The timeout's error that does not say so.
+		{"timeout error unnamed", "execution-timeout", false, false, func(t *testing.T, f []string) []string {
+			i := dialecttest.Index(t, f, `"type":"execution:error"`, 0)
+			return append(f[:i:i], terminal(t, func(w *Writer) error { return w.ExecutionError("something failed", time.Second) })...)
+		}, []protocol.Rule{protocol.RCancelNotTimeout}},
+		// A user cancel ends execution:cancelled.
+		{"cancel", "stop-during-tool", false, true, func(t *testing.T, f []string) []string {
+			return cancelledAt(t, f, func(w *Writer) error { return w.ExecutionCancelled(time.Second) })
+		}, nil},
+		// A user cancel reported as the execution timeout.
+		{"cancel as timeout", "stop-during-tool", false, true, func(t *testing.T, f []string) []string {
+			return cancelledAt(t, f, func(w *Writer) error { return w.ExecutionError("Execution timed out", time.Second) })
+		}, []protocol.Rule{protocol.RCancelNotTimeout}},
+		// The capped thinking passes; one more frame crosses the cap (a copy of the last one, so
+		// its eventId repeats: R-framing as well).
+		{"thinking at the cap", "thinking-over-cap", false, false, nil, nil},
+		{"thinking over the cap", "thinking-over-cap", false, false, func(t *testing.T, f []string) []string {
+			at := dialecttest.LastIndex(t, f, `"type":"stream:thinking"`)
+			more := strings.Replace(f[at], `"text":"`, `"text":"more `, 1)
+			return dialecttest.Insert(f, at+1, more)
+		}, []protocol.Rule{protocol.RThinkingCap, protocol.RFraming}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := New().Configure("wf-redacted", nil)
-			if err != nil {
-				t.Fatal(err)
+			sc := dialecttest.Script(t, tc.scenario, 1)
+			frames := relay(t, sc)
+			if tc.edit != nil {
+				frames = tc.edit(t, frames)
 			}
-			ch := c.NewChecker(tc.s)
-			observeAll(t, ch, tc.frames)
-			if got := rulesOf(ch.Finish(nil)); !slices.Equal(got, tc.want) {
-				t.Errorf("rules %v, want %v", got, tc.want)
-			}
+			s := dialecttest.Session(sc)
+			s.Aborted = tc.stopped
+			vs := dialecttest.Check(t, frames, s, func() protocol.Checker {
+				c := NewChecker(s)
+				c.noModelThinking = tc.nothink
+				if tc.stopped {
+					c.StopSent()
+				}
+				return c
+			})
+			dialecttest.WantRules(t, vs, tc.want, frames)
 		})
 	}
 }
 
-func TestRedactedClientOptions(t *testing.T) {
+// TestCancelRequest: the client is a Stopper whose request names the execution of the
+// response's X-Execution-Id, on the default or a configured path; without the header it is an
+// error naming it.
+func TestCancelRequest(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		target   string
-		opts     protocol.Options
-		redacted bool
+		opts protocol.Options
+		want string
 	}{
-		// The slug's suffix says so.
-		{"openai-redacted", nil, true},
-		// Any other workflow streams live.
-		{"openai-all", nil, false},
-		// The option wins over the suffix, both ways.
-		{"openai-all", protocol.Options{"redacted": true}, true},
-		{"openai-redacted", protocol.Options{"redacted": "false"}, false},
+		// The default route.
+		{nil, "http://rt/api/workflows/wf-nothink-1/executions/exec_A/cancel"},
+		// A runtime with its own route.
+		{protocol.Options{"cancelPath": "/x/{workflow}/{execution}"}, "http://rt/x/wf-nothink-1/exec_A"},
 	} {
-		c, err := New().Configure(tc.target, tc.opts)
+		c, err := New().Configure("wf-nothink-1", tc.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := !c.Sees(protocol.FrameAnswer); got != tc.redacted {
-			t.Errorf("%s %v: redacted %v, want %v", tc.target, tc.opts, got, tc.redacted)
+		if c.Sees(protocol.FrameThinking) {
+			t.Error("a nothink workflow's client expects stream:thinking")
 		}
-		if want := map[bool]string{true: "sim-canvas-redacted", false: "sim-canvas"}[tc.redacted]; c.Label() != want {
-			t.Errorf("%s: label %q, want %q", tc.target, c.Label(), want)
+		resp := &http.Response{Header: http.Header{ExecutionIDHeader: {"exec_A"}}}
+		req, err := c.(protocol.Stopper).NewStopRequest(t.Context(), "http://rt", &protocol.Session{ID: "s", Target: "wf-nothink-1"}, resp)
+		if err != nil || req.URL.String() != tc.want || req.Method != http.MethodPost {
+			t.Errorf("cancel request %v %v, want POST %s", req, err, tc.want)
+		}
+		if _, err := c.(protocol.Stopper).NewStopRequest(t.Context(), "http://rt", &protocol.Session{ID: "s", Target: "wf-nothink-1"}, &http.Response{Header: http.Header{}}); err == nil || !strings.Contains(err.Error(), ExecutionIDHeader) {
+			t.Errorf("without the header: %v", err)
 		}
 	}
-	if _, err := New().Configure("wf", protocol.Options{"redacted": 3}); err == nil || !strings.Contains(err.Error(), "redacted") {
-		t.Errorf("a bad redacted option: %v", err)
-	}
-	if _, err := New().Configure("wf", protocol.Options{"reconnectPath": "/x/{nope}"}); err == nil || !strings.Contains(err.Error(), "{nope}") {
-		t.Errorf("a bad reconnectPath: %v", err)
-	}
-}
-
-func TestReconnectChecker(t *testing.T) {
-	t.Parallel()
-	s, pieces := plainAnswer(t)
-	all := execution(t, pieces, s.Expected.FinalText(), true)
-	n := len(all)
-	// all: 1 started, 2 block:started, 3..n-4 chunks, then stream:done, block:completed,
-	// execution:completed (ids n-3, n-2, n-1) and [DONE] (frame n).
-	first := all[:4] // dropped after two chunks: Last-Event-ID 4
-	sel := func(idx ...int) [][]byte {
-		var out [][]byte
-		for _, i := range idx {
-			out = append(out, all[i-1])
-		}
-		return out
-	}
-	rest := func(from int) []int {
-		var out []int
-		for i := from; i <= n; i++ {
-			out = append(out, i)
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name    string
-		through string // X-Replay-Through
-		resumed [][]byte
-		want    []protocol.Rule
-	}{
-		// Chunks 5 and 6 went by while away (not replayed); the rest streams live.
-		{"live after a gap", "6", sel(rest(7)...), nil},
-		// The execution ended while away: the buffered events only, then [DONE].
-		{"ended while away", strconv.Itoa(n - 1), sel(n-3, n-2, n-1, n), nil},
-		// Buffered events the client had are sent again: allowed, not counted twice.
-		{"buffered sent again", strconv.Itoa(n - 1), sel(append([]int{1, 2}, n-3, n-2, n-1, n)...), nil},
-		// A chunk of the gap replayed.
-		{"chunk replayed", "6", sel(rest(5)...), []protocol.Rule{protocol.RReconnectLiveOnly}},
-		// The chunks of the gap replayed after an execution that ended while away.
-		{"chunks replayed at the end", strconv.Itoa(n - 1), sel(rest(5)...), []protocol.Rule{protocol.RReconnectLiveOnly}},
-		// The buffered events of an execution that ended while away, dropped.
-		{"replay dropped", strconv.Itoa(n - 1), sel(n), []protocol.Rule{protocol.RReconnectReplay}},
-		// The terminal missing although the stream went on live: the execution's fault.
-		{"no terminal live", "6", sel(append(rest(7)[:len(rest(7))-2], n)...), []protocol.Rule{protocol.RTerminal}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			ch := NewClient().NewChecker(s)
-			observeAll(t, ch, first)
-			ch.(protocol.ReconnectObserver).Reconnected("4", http.Header{HeaderReplayThrough: {tc.through}})
-			observeAll(t, ch, tc.resumed)
-			if got := rulesOf(ch.Finish(nil)); !slices.Equal(got, tc.want) {
-				t.Errorf("rules %v, want %v", got, tc.want)
-			}
-		})
+	if _, err := New().Configure("wf", protocol.Options{"cancelPath": "/x/{nope}"}); err == nil || !strings.Contains(err.Error(), "cancelPath") {
+		t.Errorf("bad cancelPath: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/internal/wiretest"
+	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -53,6 +54,7 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 	}
 	must(w.ExecutionStarted(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
 	must(w.BlockStarted(block, "Agent", "agent", 1))
+	var budget simchat.ThinkingBudget
 	for _, turn := range sc.Turns {
 		if turn.HTTPStatus != 0 {
 			return fail(turn.ErrorMessage)
@@ -61,7 +63,9 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 		for i, step := range turn.Steps {
 			switch step.Kind {
 			case scenarios.StepThinking:
-				must(w.Thinking(block, step.Text))
+				if piece := budget.Admit(step.Text); piece != "" {
+					must(w.Thinking(block, piece))
+				}
 			case scenarios.StepText:
 				text.WriteString(step.Text)
 				must(w.Chunk(block, step.Text))
@@ -88,6 +92,16 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 		}
 		for _, call := range turn.ToolCalls {
 			must(w.ToolEnd(block, call.ID, call.Name, call.Outcome))
+		}
+		for _, call := range turn.ToolCalls {
+			switch {
+			case call.Pause:
+				must(w.ExecutionPaused(map[string]string{"content": ""}, 2*time.Second))
+				must(w.Done())
+				return rec.Frames
+			case call.TimesOut:
+				return fail(scenarios.ExecutionTimeoutResult)
+			}
 		}
 	}
 	t.Fatalf("script %s has no final turn", sc.Scenario)

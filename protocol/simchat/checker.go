@@ -28,6 +28,7 @@ type frame struct {
 // finalData is the data of the final envelope.
 type finalData struct {
 	Success *bool           `json:"success"`
+	Status  string          `json:"status"`
 	Output  json.RawMessage `json:"output"`
 	Error   string          `json:"error"`
 }
@@ -51,6 +52,7 @@ type Checker struct {
 	thinking        jsonwire.Cursor // the thinking frames' text against every turn's thinking
 	thinkingOK      bool            // thinking seen so far is a prefix of the scripted thinking
 	thinkingFrames  int
+	thinkingBytes   int // thinking text seen, for R-thinking-cap
 	terminals       int
 	failed          bool // the terminal was a failure (error, or final with success false)
 	done            bool
@@ -66,9 +68,9 @@ func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 		s:               s,
 		optedIn:         optedIn,
 		policy:          policy,
-		thinkingAllowed: optedIn && policy.IncludeThinking,
+		thinkingAllowed: optedIn && policy.IncludeThinking && !policy.NoModelThinking,
 		toolsAllowed:    optedIn && policy.IncludeToolCalls,
-		thinking:        jsonwire.NewCursor(turnThinking(&s.Expected)),
+		thinking:        jsonwire.NewCursor(CapThinking(turnThinking(&s.Expected), ThinkingCapBytes)),
 		thinkingOK:      true,
 	}
 	c.tracker = NewTracker(&s.Expected, optedIn, &c.v)
@@ -101,8 +103,10 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk), Tokens: c.tokens.TextBytes(chunk)}
 	}
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && jsonwire.Advance(&c.thinking, text) {
-		// The common case of the thinking path below, decided without decoding.
+		// The common case of the thinking path below, decided without decoding (the capped
+		// script bounds it, so it never crosses R-thinking-cap).
 		c.thinkingFrames++
+		c.thinkingBytes += len(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
@@ -134,6 +138,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			c.v.Add(protocol.RFraming, "expected an error terminal with an \"error\" message, saw %s", Clip(string(data), 80))
 		}
 		c.onTerminal("error", true, deref(f.Error))
+		c.judgeErrorSeeds(deref(f.Error))
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	case "stream_error":
 		c.afterTerminal("stream_error")
@@ -165,7 +170,9 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	}
 	c.afterTerminal("a thinking frame")
 	c.thinkingFrames++
-	if !c.thinkingAllowed {
+	if c.thinkingSeeds(len(text), text) {
+		// R-thinking-capability or R-thinking-cap: judged there alone.
+	} else if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.optedIn, c.policy.IncludeThinking, Clip(text, 60))
 	} else if c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
@@ -231,6 +238,7 @@ func (c *Checker) onFinal(f *frame, data []byte) protocol.Observation {
 	if path := findRedacted(f.Data); path != "" {
 		c.v.Add(protocol.RToolRedaction, "expected the final envelope's tool entries reduced to name and status, saw %s in %s", path, Clip(string(f.Data), 120))
 	}
+	c.judgeFinalSeeds(&d)
 	c.onTerminal("final", !*d.Success, d.Error)
 	return protocol.Observation{Kind: protocol.FrameTerminal}
 }

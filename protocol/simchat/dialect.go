@@ -43,6 +43,10 @@ func (*Dialect) Name() string { return Name }
 type Policy struct {
 	IncludeThinking  bool `json:"includeThinking" yaml:"includeThinking"`
 	IncludeToolCalls bool `json:"includeToolCalls" yaml:"includeToolCalls"`
+	// NoModelThinking is the model's capability, not a toggle: the deployment's model has no
+	// thinking in its registry entry, so no thinking frame ever flows, includeThinking or not
+	// (R-thinking-capability).
+	NoModelThinking bool `json:"noModelThinking,omitempty" yaml:"-"`
 }
 
 // ParsePolicy reads a policy name: none, thinking, tools or all.
@@ -80,6 +84,7 @@ func (*Dialect) Options() []protocol.OptionSpec {
 		{Key: "includeThinking", Help: "the policy's includeThinking alone (overrides policy)"},
 		{Key: "includeToolCalls", Help: "the policy's includeToolCalls alone (overrides policy)"},
 		{Key: "path", Help: "the stream path template, placeholder {slug} (default " + DefaultPath + ")"},
+		{Key: "modelThinking", Help: "whether the deployment's model can think at all (default: false for a slug with a \"nothink\" part, else true); without it no thinking frame may flow (R-thinking-capability)"},
 	}
 }
 
@@ -111,6 +116,11 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 	if c.path, err = o.String("path", DefaultPath); err != nil {
 		return nil, err
 	}
+	thinks, err := o.Bool("modelThinking", ModelThinksForSlug(target))
+	if err != nil {
+		return nil, err
+	}
+	c.policy.NoModelThinking = !thinks
 	if _, err := protocol.ExpandPath(c.path, "slug", target); err != nil {
 		return nil, fmt.Errorf("option path: %w", err)
 	}
@@ -143,7 +153,7 @@ func (c *Client) Label() string {
 func (c *Client) Sees(k protocol.FrameKind) bool {
 	switch k {
 	case protocol.FrameThinking:
-		return c.optedIn && c.policy.IncludeThinking
+		return c.optedIn && c.policy.IncludeThinking && !c.policy.NoModelThinking
 	case protocol.FrameToolStart, protocol.FrameToolEnd:
 		return c.optedIn && c.policy.IncludeToolCalls
 	case protocol.FrameReset:

@@ -31,6 +31,7 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 	thinking := optedIn && pol.IncludeThinking
 	tools := optedIn && pol.IncludeToolCalls
 	var summaries []ToolSummary
+	var budget ThinkingBudget
 	for _, turn := range script.Turns {
 		if turn.HTTPStatus != 0 {
 			must(w.Error(turn.ErrorMessage))
@@ -41,8 +42,8 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 		for i, step := range turn.Steps {
 			switch step.Kind {
 			case scenarios.StepThinking:
-				if thinking {
-					must(w.Thinking(block, step.Text))
+				if piece := budget.Admit(step.Text); thinking && piece != "" {
+					must(w.Thinking(block, piece))
 				}
 			case scenarios.StepText:
 				text.WriteString(step.Text)
@@ -82,6 +83,18 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 				must(w.ToolEnd(block, call.ID, call.Name, call.Outcome))
 			}
 			summaries = append(summaries, ToolSummary{ID: call.ID, Name: call.Name, Status: call.Outcome})
+		}
+		for _, call := range turn.ToolCalls {
+			switch {
+			case call.Pause:
+				must(w.FinalPaused(FinalOutput{ToolCalls: summaries}))
+				must(w.Done())
+				return rec.Frames
+			case call.TimesOut:
+				must(w.Error(scenarios.ExecutionTimeoutResult))
+				must(w.Done())
+				return rec.Frames
+			}
 		}
 	}
 	t.Fatalf("script %s ends without a final turn", script.Scenario)

@@ -1,0 +1,84 @@
+package agentruntime
+
+import (
+	_ "embed"
+	"fmt"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+//go:embed models.yaml
+var defaultModelsYAML []byte
+
+// ModelInfo is one model registry entry: what the model can do.
+type ModelInfo struct {
+	// Name is the model name deployments use.
+	Name string `yaml:"name" json:"name"`
+	// Thinking says whether the model exposes thinking at all (R-thinking-capability).
+	Thinking bool `yaml:"thinking" json:"thinking"`
+}
+
+// modelsFile is models.yaml's shape (and the optional "models:" list of a deployments file).
+type modelsFile struct {
+	Models []ModelInfo `yaml:"models"`
+}
+
+// modelRegistry maps model names to their capabilities.
+type modelRegistry map[string]ModelInfo
+
+// defaultModels parses the embedded registry; it is tested, so a failure is a build defect.
+func defaultModels() modelRegistry {
+	var f modelsFile
+	if err := yaml.UnmarshalWithOptions(defaultModelsYAML, &f, yaml.Strict()); err != nil {
+		panic(fmt.Sprintf("agentruntime: embedded models.yaml is invalid: %v", err))
+	}
+	reg := modelRegistry{}
+	for _, m := range f.Models {
+		reg[m.Name] = m
+	}
+	return reg
+}
+
+// withModels returns the registry with extra entries added or replaced; an entry without a
+// name is an error naming its index.
+func (reg modelRegistry) withModels(name string, extra []ModelInfo) (modelRegistry, error) {
+	out := modelRegistry{}
+	for k, v := range reg {
+		out[k] = v
+	}
+	for i, m := range extra {
+		if m.Name == "" {
+			return nil, fmt.Errorf("%s: models[%d].name: missing (every registry entry names a model)", name, i)
+		}
+		out[m.Name] = m
+	}
+	return out, nil
+}
+
+// thinks reports whether model can think; a model missing from the registry is taken to.
+func (reg modelRegistry) thinks(model string) bool {
+	m, ok := reg[model]
+	return !ok || m.Thinking
+}
+
+// ModelThinks reports whether the deployment's model can think (its registry entry); without
+// it no thinking frame reaches any client, whatever IncludeThinking says.
+func (d *Deployment) ModelThinks() bool { return !d.noModelThinking }
+
+// admitThinking is what the run forwards of a thinking piece: nothing from a model without
+// thinking (unless the nothink-thinking fault), and at most
+// simchat.ThinkingCapBytes per Sim execution (unless the uncapped-thinking fault), the piece
+// that crosses the cap cut on a UTF-8 boundary. The answer is never capped.
+func (rn *run) admitThinking(piece string) string {
+	f := rn.faults
+	if !rn.dep.ModelThinks() && !f.ThinkingWithoutCapability {
+		return ""
+	}
+	if f.UncappedThinking || (rn.dialect != simchat.Name && rn.dialect != simcanvas.Name) {
+		return piece // the cap is the Sim seed's rule; compose streams its reasoning whole
+	}
+	return rn.seeds.thinking.Admit(piece)
+}

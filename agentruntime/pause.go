@@ -1,0 +1,187 @@
+package agentruntime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// The Sim seeds' run endings (docs/PROTOCOLS.md): a run that pauses for human input, an
+// execution timeout, a user cancel of a canvas execution, and the final output's text.
+
+// errExecutionTimeout is the cause of a run whose execution timeout fired. Its message is the
+// error terminal's, which names the timeout (R-cancel-not-timeout).
+var errExecutionTimeout = errors.New(scenarios.ExecutionTimeoutResult)
+
+// cancelledMessage is what the timeout-as-cancel fault reports an execution timeout as.
+const cancelledMessage = "Execution cancelled"
+
+// runSeeds is a run's state for the seed rules.
+type runSeeds struct {
+	// thinking is the execution's thinking budget (R-thinking-cap).
+	thinking simchat.ThinkingBudget
+	// preambles are the intermediate turns' texts, which only the preamble-in-output fault
+	// puts in the final output.
+	preambles strings.Builder
+}
+
+// notePreamble records an intermediate turn's text.
+func (rn *run) notePreamble(text string) { rn.seeds.preambles.WriteString(text) }
+
+// finalOutputText is the final output's content: the final turn's text only (R-final-output),
+// or, with the preamble-in-output fault, every turn's.
+func (rn *run) finalOutputText(final string) string {
+	if rn.faults.PreambleInOutput {
+		return rn.seeds.preambles.String() + final
+	}
+	return final
+}
+
+// toolContext is the context a turn's tools run under: the run's, which a timesOut tool
+// expires with errExecutionTimeout.
+func (rn *run) toolContext(calls []*toolRun) (context.Context, context.CancelCauseFunc) {
+	ctx, expire := context.WithCancelCause(rn.ctx)
+	for _, c := range calls {
+		c.expire = expire
+	}
+	return ctx, expire
+}
+
+// endByTools ends the run after a turn's tools when they say so: the execution timeout fired
+// (a failure whose message names it), or a human-input tool settled and the run pauses. nil
+// means the loop goes on (or ends for the run's own cancellation).
+func (rn *run) endByTools(toolCtx context.Context, calls, tools []*toolRun) *runResult {
+	if rn.ctx.Err() != nil {
+		return nil
+	}
+	if errors.Is(context.Cause(toolCtx), errExecutionTimeout) {
+		return &runResult{outcome: outcomeFailed, err: errExecutionTimeout, tools: tools}
+	}
+	for _, c := range calls {
+		if c.Pause {
+			return &runResult{outcome: outcomePaused, finalText: rn.finalOutputText(""), tools: tools}
+		}
+	}
+	return nil
+}
+
+// runUntilTimeout plays a timesOut tool: it runs for its scripted (scaled) duration and never
+// settles on its own; then the execution timeout fires, cutting it and every other tool of the
+// turn.
+func (s *Server) runUntilTimeout(ctx context.Context, t *toolRun, d scenarios.SimDirective) {
+	wait := time.Duration(float64(time.Duration(d.DurationMs)*time.Millisecond) * s.opts.ToolTimeScale)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
+		if t.expire != nil {
+			t.expire(errExecutionTimeout)
+		}
+	}
+	s.settleCut(ctx, t)
+}
+
+// settleCut settles a tool its context ended: error for the execution timeout, cancelled for a
+// client that left or a stop.
+func (s *Server) settleCut(ctx context.Context, t *toolRun) {
+	if errors.Is(context.Cause(ctx), errExecutionTimeout) {
+		t.Status, t.Result = scenarios.OutcomeError, scenarios.ExecutionTimeoutResult
+		return
+	}
+	t.Status, t.Result = scenarios.OutcomeCancelled, "cancelled"
+}
+
+// failureMessage is the error terminal's message, with the timeout-as-cancel fault applied.
+func (rn *run) failureMessage(err error) string {
+	if rn.faults.TimeoutAsCancel && errors.Is(err, errExecutionTimeout) {
+		return cancelledMessage
+	}
+	return errorMessage(err)
+}
+
+// paused writes a paused run's terminal: success with status paused, the tools reduced to name
+// and status (the pause-not-reported fault writes a plain final instead).
+func (e *simChatEmitter) paused(res *runResult) {
+	if e.rn.faults.PauseNotReported {
+		e.final(res)
+		return
+	}
+	out := simchat.FinalOutput{Content: res.finalText}
+	for _, t := range res.tools {
+		out.ToolCalls = append(out.ToolCalls, simchat.ToolSummary{ID: t.ID, Name: t.Name, Status: t.Status})
+	}
+	_ = e.w.FinalPaused(out)
+}
+
+// paused writes a paused execution's terminal: execution:completed with status paused (no
+// block:completed: the block waits for the human).
+func (e *simCanvasEmitter) paused(res *runResult, elapsed time.Duration) {
+	out := e.output(res)
+	if e.rn.faults.PauseNotReported {
+		_ = e.w.ExecutionCompleted(out, elapsed)
+		return
+	}
+	_ = e.w.ExecutionPaused(out, elapsed)
+}
+
+// output is the agent block's output for res.
+func (e *simCanvasEmitter) output(res *runResult) canvasOutput {
+	out := canvasOutput{Content: res.finalText, Model: e.rn.dep.Model, Tokens: map[string]int{
+		"prompt": res.usage.InputTokens, "completion": res.usage.OutputTokens, "total": res.usage.InputTokens + res.usage.OutputTokens,
+	}}
+	for _, t := range res.tools {
+		out.ToolCalls = append(out.ToolCalls, canvasToolCall{t.ID, t.Name, t.Args, string(t.Status), t.Result})
+	}
+	return out
+}
+
+// stopped writes the terminal of an execution the user cancelled: execution:cancelled (the
+// cancel-as-timeout fault reports it as the execution timeout).
+func (e *simCanvasEmitter) stopped(elapsed time.Duration) {
+	if e.rn.faults.CancelAsTimeout {
+		_ = e.w.ExecutionError(scenarios.ExecutionTimeoutResult, elapsed)
+		return
+	}
+	_ = e.w.ExecutionCancelled(elapsed)
+}
+
+// failed writes a failed execution's terminal: execution:error (the timeout-as-cancel fault
+// reports an execution timeout as execution:cancelled).
+func (e *simCanvasEmitter) failed(res *runResult, elapsed time.Duration) {
+	if e.rn.faults.TimeoutAsCancel && errors.Is(res.err, errExecutionTimeout) {
+		_ = e.w.ExecutionCancelled(elapsed)
+		return
+	}
+	_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
+}
+
+// canvasExecIDPrefix starts every canvas execution id.
+const canvasExecIDPrefix = "exec_"
+
+// handleSimCanvasCancel is the user cancel of a canvas execution,
+// POST /api/workflows/{id}/executions/{executionId}/cancel: the provider stream and running
+// tools are cancelled at once and the execution's stream ends execution:cancelled.
+func (s *Server) handleSimCanvasCancel(w http.ResponseWriter, r *http.Request) {
+	workflowID, execID := r.PathValue("id"), r.PathValue("executionId")
+	if !strings.HasPrefix(execID, canvasExecIDPrefix) || !validRunID(runIDPrefix+execID[len(canvasExecIDPrefix):]) {
+		s.writeError(w, http.StatusBadRequest, "execution id "+strconv.Quote(execID)+" is not an execution id of this runtime (want "+canvasExecIDPrefix+" and 20 characters A-Z2-7, as in the X-Execution-Id header)")
+		return
+	}
+	e, ok := s.runs.get(execID)
+	if !ok || e.agentID != workflowID {
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no open execution %q of workflow %q (it may have finished already)", execID, workflowID))
+		return
+	}
+	e.stop(errStopped)
+	s.metrics.runsStopped.Inc()
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"success":true}` + "\n"))
+}

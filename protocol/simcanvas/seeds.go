@@ -1,0 +1,166 @@
+package simcanvas
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
+)
+
+// The canvas side of the Sim seed rules (docs/PROTOCOLS.md): a paused execution's terminal
+// (R-paused), the output's final-turn text (R-final-output), capability honesty
+// (R-thinking-capability), the thinking cap (R-thinking-cap), and cancel versus execution
+// timeout (R-cancel-not-timeout), with the cancel request that makes a user cancel observable.
+
+var (
+	_ protocol.Stopper      = (*Client)(nil)
+	_ protocol.StopObserver = (*Checker)(nil)
+)
+
+// ExecutionIDHeader is the execute response's header naming the execution, which the cancel
+// request needs (streambench's: the upstream page names no cancel request).
+const ExecutionIDHeader = "X-Execution-Id"
+
+// DefaultCancelPath is the cancel request's path template: {workflow} is the workflow id,
+// {execution} the ExecutionIDHeader of the stream's response.
+const DefaultCancelPath = "/api/workflows/{workflow}/executions/{execution}/cancel"
+
+// NewStopRequest builds the user cancel of the execution whose stream answered with resp:
+// POST {baseURL}{cancelPath} with body {}. The stream then ends execution:cancelled.
+func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
+	id := resp.Header.Get(ExecutionIDHeader)
+	if id == "" {
+		return nil, fmt.Errorf("sim-canvas: cancel session %s: the stream response has no %s header", s.ID, ExecutionIDHeader)
+	}
+	path, err := protocol.ExpandPath(c.cancelPathOrDefault(), "workflow", s.Target, "execution", id)
+	if err != nil {
+		return nil, fmt.Errorf("sim-canvas: cancel session %s: %w", s.ID, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), strings.NewReader("{}"))
+	if err != nil {
+		return nil, fmt.Errorf("sim-canvas: cancel request for session %s: %w", s.ID, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req, nil
+}
+
+func (c *Client) cancelPathOrDefault() string {
+	if c.cancelPath == "" {
+		return DefaultCancelPath
+	}
+	return c.cancelPath
+}
+
+// configureSeeds reads the seed options: modelThinking and cancelPath.
+func (c *Client) configureSeeds(target string, o protocol.Options) error {
+	thinks, err := o.Bool("modelThinking", simchat.ModelThinksForSlug(target))
+	if err != nil {
+		return err
+	}
+	c.noModelThinking = !thinks
+	if c.cancelPath, err = o.String("cancelPath", DefaultCancelPath); err != nil {
+		return err
+	}
+	if _, err := protocol.ExpandPath(c.cancelPath, "workflow", target, "execution", "x"); err != nil {
+		return fmt.Errorf("option cancelPath: %w", err)
+	}
+	return nil
+}
+
+// seedOptions documents the seed options.
+func seedOptions() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "modelThinking", Help: "whether the workflow's model can think at all (default: false for an id with a \"nothink\" part, else true); without it no stream:thinking may flow (R-thinking-capability)"},
+		{Key: "cancelPath", Help: "the user cancel path template, placeholders {workflow} and {execution} (default " + DefaultCancelPath + ")"},
+	}
+}
+
+// StopSent records that the client cancelled the execution: from then on it must end
+// execution:cancelled (or completed, if it finished first), never with a timeout error.
+func (c *Checker) StopSent() { c.stopSent = true }
+
+// thinkingSeeds applies R-thinking-capability and R-thinking-cap to a stream:thinking text.
+func (c *Checker) thinkingSeeds(text string) {
+	c.thinkingBytes += len(text)
+	switch {
+	case c.noModelThinking:
+		c.v.Add(protocol.RThinkingCapability, "expected no stream:thinking: the workflow's model has no thinking capability, saw %s", simchat.Clip(text, 60))
+	case c.thinkingBytes > simchat.ThinkingCapBytes:
+		c.v.Add(protocol.RThinkingCap, "expected at most %d bytes of thinking per execution, saw %d", simchat.ThinkingCapBytes, c.thinkingBytes)
+	}
+}
+
+// completedSeeds applies R-paused and R-final-output to execution:completed (and
+// R-final-output to block:completed, terminal false).
+func (c *Checker) completedSeeds(p *payload, terminal bool) {
+	if c.s.NoGroundTruth {
+		return // the target's run is not the script's: whether it pauses is its own
+	}
+	exp := &c.s.Expected
+	success := p.Success != nil && *p.Success
+	if terminal {
+		switch {
+		case exp.Paused && !c.stopSent && (!success || p.Status != simchat.StatusPaused):
+			c.v.Add(protocol.RPaused, "expected the execution to pause for human input: execution:completed with success true and status %q, saw success %t, status %q", simchat.StatusPaused, success, p.Status)
+		case !exp.Paused && p.Status == simchat.StatusPaused:
+			c.v.Add(protocol.RPaused, "expected a completed execution, saw status %q though the script never pauses", p.Status)
+		}
+		if exp.Paused {
+			for _, tool := range c.tracker.Tools() {
+				if !tool.Ended {
+					c.v.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
+				}
+			}
+		}
+	}
+	// A PII-redacting workflow's output is judged by R-redact-output (the final-turn text,
+	// redacted), so it is not judged twice here.
+	if (success || !terminal) && exp.ProviderError == "" && !c.redacted {
+		where := TypeBlockCompleted
+		if terminal {
+			where = TypeExecutionCompleted
+		}
+		simchat.JudgeFinalOutput(&c.v, where, p.Output, exp.FinalText())
+	}
+}
+
+// terminalSeeds judges a failure terminal under R-cancel-not-timeout. It reports whether it
+// decided the terminal, so R-terminal does not judge the same cause again.
+func (c *Checker) terminalSeeds(typ, msg string) bool {
+	exp := c.s.Expected
+	if c.s.NoGroundTruth {
+		exp.ExecutionTimeout = false // only the client's own cancel is known
+	}
+	switch {
+	case typ == TypeExecutionError && c.stopSent && simchat.SaysTimedOut(msg):
+		c.v.Add(protocol.RCancelNotTimeout, "the client cancelled the execution: expected execution:cancelled, saw execution:error %s", simchat.Clip(msg, 80))
+		return true
+	case exp.ExecutionTimeout && !c.stopSent && typ == TypeExecutionCancelled:
+		c.v.Add(protocol.RCancelNotTimeout, "expected the execution timeout to fail the run with execution:error, saw execution:cancelled (no cancel was sent)")
+		c.timeoutAsCancel = true
+		return true
+	case exp.ExecutionTimeout && !c.stopSent && typ == TypeExecutionError && !simchat.SaysTimedOut(msg):
+		c.v.Add(protocol.RCancelNotTimeout, "expected the execution timeout's execution:error (a message saying it timed out), saw %s", simchat.Clip(msg, 80))
+		return true
+	}
+	return false
+}
+
+// ExecutionPaused writes the terminal of an execution paused for human input:
+// execution:completed {success:true, status:"paused", output, duration} (R-paused).
+func (w *Writer) ExecutionPaused(output any, duration time.Duration) error {
+	out, err := json.Marshal(output)
+	if err != nil {
+		return fmt.Errorf("simcanvas: encode paused output: %w", err)
+	}
+	b := w.begin(TypeExecutionCompleted)
+	b = append(b, `{"success":true,"status":"paused","output":`...)
+	b = append(b, out...)
+	b = appendDuration(b, duration)
+	return w.end(b)
+}

@@ -1,0 +1,165 @@
+package simchat
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+)
+
+// TestSeedRules: each Sim seed rule fails on a broken stream (and only that rule, unless the
+// row says why another one follows), and a conforming stream of the same kind passes.
+func TestSeedRules(t *testing.T) {
+	t.Parallel()
+	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
+	nothink := Policy{IncludeThinking: true, IncludeToolCalls: true, NoModelThinking: true}
+	tools := Policy{IncludeToolCalls: true}
+	for _, tc := range []struct {
+		name     string
+		scenario string
+		optedIn  bool
+		relayPol Policy // the policy the stream is produced with
+		checkPol Policy // the policy (and capability) the client assumes
+		edit     edit
+		want     []protocol.Rule
+	}{
+		// The conforming paused run: tools settled, final with status paused.
+		{"paused", "paused-for-input", true, all, all, nil, nil},
+		// A paused run reported as a completed one.
+		{"paused reported as completed", "paused-for-input", true, all, all, func(t *testing.T, f []string) []string {
+			i := dialecttest.Index(t, f, `"status":"paused"`, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"status":"paused",`, "", 1))
+		}, []protocol.Rule{protocol.RPaused}},
+		// A tool still open at the paused terminal: R-paused, and R-tool-lifecycle at the end.
+		{"tool open at pause", "paused-for-input", true, all, all, func(t *testing.T, f []string) []string {
+			return dialecttest.Remove(f, dialecttest.Index(t, f, `"phase":"end"`, 0))
+		}, []protocol.Rule{protocol.RPaused, protocol.RToolLifecycle}},
+		// A legacy client sees the paused final too.
+		{"paused legacy", "paused-for-input", false, Policy{}, Policy{}, nil, nil},
+		// A run that completes reported as paused.
+		{"paused though never scripted", "plain-answer", true, all, all, func(t *testing.T, f []string) []string {
+			i := dialecttest.Index(t, f, `"event":"final"`, 0)
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"success":true,`, `"success":true,"status":"paused",`, 1))
+		}, []protocol.Rule{protocol.RPaused}},
+		// The preamble persisted in the final output, though the chunks converge.
+		{"preamble in output", "preamble-tool", true, all, all, func(t *testing.T, f []string) []string {
+			exp := dialecttest.Script(t, "preamble-tool", 1).Expected()
+			i := dialecttest.Index(t, f, `"event":"final"`, 0)
+			final := string(jsonwire.AppendString(nil, exp.FinalText()))
+			both := string(jsonwire.AppendString(nil, exp.Turns[0].Text+exp.FinalText()))
+			return dialecttest.Replace(f, i, strings.Replace(f[i], `"content":`+final, `"content":`+both, 1))
+		}, []protocol.Rule{protocol.RFinalOutput}},
+		// A legacy client's final output is judged the same way.
+		{"preamble in legacy output", "preamble-tool", false, Policy{}, Policy{}, func(t *testing.T, f []string) []string {
+			i := dialecttest.Index(t, f, `"event":"final"`, 0)
+			return dialecttest.Replace(f, i, dialecttest.Raw(`{"event":"final","data":{"success":true,"output":{"content":"Let me check"}}}`))
+		}, []protocol.Rule{protocol.RFinalOutput}},
+		// A model without thinking: no thinking frames is right, whatever the policy.
+		{"nothink", "thinking-answer", true, tools, nothink, nil, nil},
+		// Thinking from it is capability's finding, not the gate's.
+		{"thinking from nothink model", "thinking-answer", true, all, nothink, nil, []protocol.Rule{protocol.RThinkingCapability}},
+		// Without the policy it stays the gate's finding.
+		{"thinking without policy", "thinking-answer", true, all, Policy{NoModelThinking: true}, nil, []protocol.Rule{protocol.RThinkingGate}},
+		// The execution timeout: the error must name it.
+		{"timeout", "execution-timeout", true, all, all, nil, nil},
+		// The timeout reported as a cancel.
+		{"timeout as cancel", "execution-timeout", true, all, all, func(t *testing.T, f []string) []string {
+			return dialecttest.Replace(f, dialecttest.Index(t, f, `"event":"error"`, 0), dialecttest.Raw(`{"event":"error","error":"Execution cancelled"}`))
+		}, []protocol.Rule{protocol.RCancelNotTimeout}},
+		// The capped thinking passes.
+		{"thinking at the cap", "thinking-over-cap", true, all, all, nil, nil},
+		// One more thinking frame crosses the cap.
+		{"thinking over the cap", "thinking-over-cap", true, all, all, func(t *testing.T, f []string) []string {
+			return dialecttest.Insert(f, dialecttest.LastIndex(t, f, `"event":"thinking"`)+1, dialecttest.Raw(`{"blockId":"b1","event":"thinking","data":" more"}`))
+		}, []protocol.Rule{protocol.RThinkingCap}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc := dialecttest.Script(t, tc.scenario, 1)
+			frames := relay(t, sc, tc.optedIn, tc.relayPol)
+			if tc.edit != nil {
+				frames = tc.edit(t, frames)
+			}
+			dialecttest.WantRules(t, check(t, frames, session(sc, tc.optedIn, tc.checkPol)), tc.want, frames)
+		})
+	}
+}
+
+// TestCapThinkingAndSlugs: the cap cuts on a UTF-8 boundary across parts, and the capability
+// is read from the slug's nothink part.
+func TestCapThinkingAndSlugs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		parts []string
+		limit int
+		want  []string
+	}{
+		// Under the cap: unchanged.
+		{[]string{"ab", "cd"}, 10, []string{"ab", "cd"}},
+		// Cut in the second part; the rest is empty.
+		{[]string{"ab", "cd", "ef"}, 3, []string{"ab", "c", ""}},
+		// Never inside a rune: "é" is two bytes.
+		{[]string{"aé"}, 2, []string{"a"}},
+	} {
+		if got := CapThinking(tc.parts, tc.limit); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("CapThinking(%q, %d) = %q, want %q", tc.parts, tc.limit, got, tc.want)
+		}
+	}
+	var b ThinkingBudget
+	if got := b.Admit(strings.Repeat("x", ThinkingCapBytes-1) + "é"); len(got) != ThinkingCapBytes-1 {
+		t.Errorf("budget admitted %d bytes across a rune at the cap, want %d", len(got), ThinkingCapBytes-1)
+	}
+	if got := b.Admit("y"); got != "y" {
+		t.Errorf("budget with 1 byte left admitted %q, want y", got)
+	}
+	if got := b.Admit("z"); got != "" {
+		t.Errorf("budget at the cap admitted %q", got)
+	}
+	for slug, want := range map[string]bool{"openai-nothink-all": false, "nothink": false, "openai-all": true, "nothinking-all": true} {
+		if got := ModelThinksForSlug(slug); got != want {
+			t.Errorf("ModelThinksForSlug(%q) = %v, want %v", slug, got, want)
+		}
+	}
+	c, err := New().Configure("openai-nothink-all", protocol.Options{"optedIn": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sees(protocol.FrameThinking) {
+		t.Error("an opted-in client of a nothink deployment expects thinking frames")
+	}
+	if c, _ = New().Configure("openai-nothink-all", protocol.Options{"optedIn": true, "modelThinking": true}); !c.Sees(protocol.FrameThinking) {
+		t.Error("modelThinking: true does not override the slug")
+	}
+}
+
+// TestSeedRulesWithoutGroundTruth: against a target whose runs are not the script's, a run that
+// does not pause where the script does, and an error that names no timeout, are no findings.
+func TestSeedRulesWithoutGroundTruth(t *testing.T) {
+	t.Parallel()
+	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
+	for name, terminal := range map[string]string{
+		"paused-for-input":  `{"event":"final","data":{"success":true,"output":{"content":""}}}`,
+		"execution-timeout": `{"event":"error","error":"boom"}`,
+	} {
+		sc := dialecttest.Script(t, name, 1)
+		frames := relay(t, sc, true, all)
+		i := dialecttest.LastIndex(t, frames, `"event":`)
+		frames = dialecttest.Replace(frames, i, dialecttest.Raw(terminal))
+		s := session(sc, true, all)
+		s.NoGroundTruth = true
+		for _, v := range check(t, frames, s) {
+			if v.Rule == protocol.RPaused || v.Rule == protocol.RCancelNotTimeout {
+				t.Errorf("%s without ground truth: %v", name, v)
+			}
+		}
+		s = session(sc, true, all)
+		if vs := check(t, frames, s); !slices.ContainsFunc(vs, func(v protocol.Violation) bool {
+			return v.Rule == protocol.RPaused || v.Rule == protocol.RCancelNotTimeout
+		}) {
+			t.Errorf("%s with ground truth: %v, want the seed rule", name, vs)
+		}
+	}
+}
