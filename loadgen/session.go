@@ -516,13 +516,18 @@ func (s *streamState) read() {
 		if m.firstEvent == 0 {
 			m.firstEvent = observed(now.Sub(s.intended))
 		}
-		m.tokens.observe(now, now.Sub(s.intended), &obs, m)
+		// Once a stop request went out, what still streams measures the stop (m.stop), not the
+		// stream: how much arrives before it lands is the runtime's race, not a token rate.
+		streaming := !stopNoted
+		if streaming {
+			m.tokens.observe(now, now.Sub(s.intended), &obs, m)
+		}
 		switch obs.Kind {
 		case protocol.FrameAnswer:
 			s.chunks++
 			if s.chunks == 1 {
 				m.firstChunk = observed(now.Sub(s.intended))
-			} else if !lastChunk.IsZero() {
+			} else if !lastChunk.IsZero() && streaming {
 				m.gap(now.Sub(lastChunk)) // within a turn: the client's own turnaround is no gap
 			}
 			lastChunk = now
