@@ -99,6 +99,12 @@ type ToolCall struct {
 	Outcome Outcome `yaml:"outcome" json:"outcome,omitempty"`
 	// Result is the tool's output text; generated when empty.
 	Result string `yaml:"result" json:"result,omitempty"`
+	// Plan makes the call a compose plan proposal that waits for the client's approval
+	// (scenarios/plan.go).
+	Plan *PlanProposal `yaml:"plan" json:"plan,omitempty"`
+	// Events are compose side events (task.*, action, conclave, trace) the runtime emits while
+	// the tool runs (scenarios/plan.go).
+	Events []ComposeEvent `yaml:"events" json:"events,omitempty"`
 }
 
 // Faults are provider misbehaviours. Turn indexes are zero-based.

@@ -101,6 +101,7 @@ func (s *Scenario) Render(seed uint64) *Script {
 			break
 		}
 	}
+	script.Plan = s.scriptPlan(seed, script)
 	return script
 }
 
@@ -114,7 +115,7 @@ func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn) ScriptTurn {
 	text, cuts = textCuts(turn.Text, rng(seed, "text", ti))
 	segments = append(segments, segment{kind: StepText, text: text, cuts: cuts})
 	for ci, tc := range turn.ToolCalls {
-		call := renderToolCall(seed, ti, ci, tc)
+		call, _ := renderToolCall(seed, ti, ci, tc)
 		st.ToolCalls = append(st.ToolCalls, call)
 		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, "tool-split", ti, ci), call.Arguments)})
 	}
@@ -199,7 +200,7 @@ func stepWithToken(steps []Step, n int) int {
 }
 
 // renderToolCall resolves one scripted tool call.
-func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
+func renderToolCall(seed uint64, ti, ci int, tc ToolCall) (ScriptToolCall, *ScriptPlan) {
 	call := ScriptToolCall{
 		ID:       toolCallID(seed, ti, ci),
 		Name:     tc.Name,
@@ -224,9 +225,10 @@ func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
 		r := rng(seed, "tool-args", ti, ci)
 		args["query"] = generatePhrase(r, 2+r.IntN(5))
 	}
+	plan := addComposeDirective(seed, ti, ci, tc, &call, args)
 	args["_sim"] = SimDirective{DurationMs: call.Duration.Milliseconds(), Outcome: call.Outcome, Result: call.Result}
 	call.Arguments = encodeArguments(args)
-	return call
+	return call, plan
 }
 
 // encodeArguments is compact JSON with sorted keys (encoding/json sorts map keys) and without
@@ -276,6 +278,9 @@ func (s *Script) Expected() Expected {
 		}
 		et.Final = i == len(s.Turns)-1 && len(st.ToolCalls) == 0
 		e.Turns = append(e.Turns, et)
+	}
+	if s.Plan != nil && e.ProviderError == "" {
+		e.applyPlan(s.Plan)
 	}
 	return e
 }

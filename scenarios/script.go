@@ -32,6 +32,8 @@ type Script struct {
 	Seed     uint64
 	Turns    []ScriptTurn
 	Client   Client
+	// Plan is the scenario's plan proposal (nil: none).
+	Plan *ScriptPlan `json:",omitempty"`
 }
 
 // ScriptTurn is one turn's provider stream.
@@ -102,6 +104,9 @@ type Expected struct {
 	// FailedTurn is the turn the provider fails at (-1 when it does not).
 	FailedTurn int
 	Client     Client
+	// Plan is the plan the agent proposes and the client's scripted decisions (nil: none).
+	// A plan that ends the run in error cuts Turns after its own.
+	Plan *ScriptPlan `json:",omitempty"`
 }
 
 // ExpectedTurn is the exact text a turn produces. For a failed turn it is what was streamed

@@ -79,6 +79,10 @@ func (s *Scenario) validate() []*FieldError {
 		}
 	}
 
+	if pt := s.planEndTurn(); pt >= 0 && pt <= end {
+		end, endsByFault = pt, true
+	}
+
 	for ti, turn := range s.Turns {
 		path := fmt.Sprintf("turns[%d]", ti)
 		errs = append(errs, turn.Thinking.validate(path+".thinking")...)
@@ -86,7 +90,7 @@ func (s *Scenario) validate() []*FieldError {
 		empty := turn.Thinking == (Text{}) && turn.Text == (Text{}) && len(turn.ToolCalls) == 0
 		switch {
 		case ti > end:
-			bad(path, "unreachable: the scripted fault fails turn %d, so no turn may follow it", end)
+			bad(path, "unreachable: the scripted fault (or a plan that ends the run in error) ends the script at turn %d, so no turn may follow it", end)
 		case empty:
 			bad(path, "empty turn; expected thinking, text or tool calls")
 		case ti < end && len(turn.ToolCalls) == 0:
@@ -99,6 +103,7 @@ func (s *Scenario) validate() []*FieldError {
 		}
 	}
 
+	errs = append(errs, s.validatePlans()...)
 	errs = append(errs, s.Client.validate()...)
 	errs = append(errs, s.validateTriggerReachable(end)...)
 	return errs
