@@ -39,6 +39,24 @@ type Faults struct {
 	// LeakGoroutine leaves one goroutine blocked per aborted request, until Shutdown (R-abort,
 	// leak check).
 	LeakGoroutine bool
+	// ApprovalBeforeProposal sends approval.requested before plan.proposed (R-plan-order).
+	ApprovalBeforeProposal bool
+	// PlanVersionStuck proposes every revised plan as version 1 again (R-plan-version).
+	PlanVersionStuck bool
+	// PlanRejectDone ends a run its plan ends in error (rejected with onReject error, or
+	// undecided) with done instead (R-plan-outcome).
+	PlanRejectDone bool
+	// TaskBeforeApproval sends a task.heartbeat while the approval is pending (R-plan-tasks).
+	TaskBeforeApproval bool
+	// ActionNoStatus omits the status of action events (R-compose-action).
+	ActionNoStatus bool
+	// ConclaveVersionReset reports every conclave write as version 1 (R-conclave-version).
+	ConclaveVersionReset bool
+	// TraceBadSource reports traces with the unlisted source "runtime" (R-trace-source).
+	TraceBadSource bool
+	// TimingOutOfOrder sends the first_text_delta mark before the first model_start
+	// (R-timing-order).
+	TimingOutOfOrder bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -70,6 +88,14 @@ func FaultSwitches() []FaultInfo {
 		{"missing-done", []protocol.Rule{protocol.RTerminal}, "omit the [DONE] end marker", func(f *Faults) *bool { return &f.MissingDone }},
 		{"no-cancel", []protocol.Rule{protocol.RAbort}, "ignore client disconnects: read the provider stream to the end, finish tools", func(f *Faults) *bool { return &f.NoCancel }},
 		{"leak-goroutine", []protocol.Rule{protocol.RAbort}, "leave one goroutine blocked per aborted request", func(f *Faults) *bool { return &f.LeakGoroutine }},
+		{"approval-before-proposal", []protocol.Rule{protocol.RPlanOrder}, "compose: send approval.requested before plan.proposed", func(f *Faults) *bool { return &f.ApprovalBeforeProposal }},
+		{"plan-version-stuck", []protocol.Rule{protocol.RPlanVersion}, "compose: propose every revised plan as version 1 again", func(f *Faults) *bool { return &f.PlanVersionStuck }},
+		{"plan-reject-done", []protocol.Rule{protocol.RPlanOutcome}, "compose: end a rejected (onReject: error) or undecided plan's run with done", func(f *Faults) *bool { return &f.PlanRejectDone }},
+		{"task-before-approval", []protocol.Rule{protocol.RPlanTasks}, "compose: send a task.heartbeat while the approval is pending", func(f *Faults) *bool { return &f.TaskBeforeApproval }},
+		{"action-no-status", []protocol.Rule{protocol.RComposeAction}, "compose: omit the status of action events", func(f *Faults) *bool { return &f.ActionNoStatus }},
+		{"conclave-version-reset", []protocol.Rule{protocol.RConclaveVersion}, "compose: report every conclave write as version 1", func(f *Faults) *bool { return &f.ConclaveVersionReset }},
+		{"trace-bad-source", []protocol.Rule{protocol.RTraceSource}, "compose: send traces with the unlisted source \"runtime\"", func(f *Faults) *bool { return &f.TraceBadSource }},
+		{"timing-out-of-order", []protocol.Rule{protocol.RTimingOrder}, "compose: send the first_text_delta mark before model_start", func(f *Faults) *bool { return &f.TimingOutOfOrder }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }
@@ -131,7 +157,7 @@ func FaultHelp() string {
 		if len(rules) == 0 {
 			r = "(no rule: latency)"
 		}
-		fmt.Fprintf(&b, "  %-18s %-37s %s\n", s.Name, r, s.Help)
+		fmt.Fprintf(&b, "  %-24s %-37s %s\n", s.Name, r, s.Help)
 	}
 	return b.String()
 }

@@ -61,12 +61,13 @@ const (
 
 // Rules returns every rule above, for validating rule names users write (gate --allow).
 func Rules() []Rule {
-	return []Rule{RConverge, RResetScope, RLegacySettled, RThinkingGate, RToolGate, RNoThinkingAnswer,
+	rules := []Rule{RConverge, RResetScope, RLegacySettled, RThinkingGate, RToolGate, RNoThinkingAnswer,
 		RToolRedaction, RToolLifecycle, RTerminal, RAbort, RComposeAnswer, RComposeArgs, RComposeThinking,
 		RFraming, RHeaders,
 		ROpenAIToolCall, ROpenAIFinish, ROpenAIUsage, ROpenAIDone, ROpenAIError, ROpenAIContent,
 		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent,
 		RAISDKParts, RAISDKText, RAISDKTool}
+	return append(rules, planRules()...)
 }
 
 // ParseRule returns the rule named s, or an error naming s and the known rules.
