@@ -433,9 +433,6 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 		if st.phase != phaseProposed {
 			c.v.Add(protocol.RPlanOrder, "approval.requested version %d: expected it right after plan.proposed, saw it %s", ver, st.phase.after())
 		}
-		if st.version == 0 {
-			st.version = ver
-		}
 		st.phase = phaseRequested
 		st.requests++
 		st.requestedAt = time.Now()
