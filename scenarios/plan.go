@@ -28,8 +28,8 @@ const (
 
 // Approval timeouts: the default and the cap, so an undecided approval ends within a bound.
 const (
-	DefaultApprovalTimeout = 2 * time.Second
-	MaxApprovalTimeout     = 10 * time.Second
+	DefaultApprovalTimeout = 10 * time.Second
+	MaxApprovalTimeout     = 30 * time.Second
 )
 
 // PlanProposal makes a tool call the agent's plan proposal: the runtime proposes the plan

@@ -71,7 +71,7 @@ func TestPlanValidation(t *testing.T) {
 		// onReject is done or error.
 		{"bad onReject", func(s *Scenario) { plan(s).OnReject = "stop" }, "turns[0].toolCalls[0].plan.onReject", `"stop"`},
 		// The timeout is bounded.
-		{"timeout too long", func(s *Scenario) { plan(s).Timeout = time.Minute }, "turns[0].toolCalls[0].plan.timeout", "10s"},
+		{"timeout too long", func(s *Scenario) { plan(s).Timeout = time.Minute }, "turns[0].toolCalls[0].plan.timeout", "30s"},
 		// A think time is a distribution like any other.
 		{"bad think time", func(s *Scenario) { plan(s).Decisions[0].ThinkTime = Dist{Kind: "zipf"} }, "turns[0].toolCalls[0].plan.decisions[0].thinkTime.kind", "zipf"},
 		// A plan call is alone in its turn.
@@ -167,7 +167,7 @@ func TestPlanRender(t *testing.T) {
 	if err := json.Unmarshal([]byte(sc.Turns[0].ToolCalls[0].Arguments), &args); err != nil {
 		t.Fatal(err)
 	}
-	if d := args.Compose.Plan; d == nil || len(d.Versions) != 2 || d.TimeoutMs != 2000 || d.OnReject != OnRejectDone {
+	if d := args.Compose.Plan; d == nil || len(d.Versions) != 2 || d.TimeoutMs != DefaultApprovalTimeout.Milliseconds() || d.OnReject != OnRejectDone {
 		t.Errorf("_compose.plan %+v", args.Compose.Plan)
 	}
 	if strings.Contains(sc.Turns[0].ToolCalls[0].Arguments, "decisions") {
