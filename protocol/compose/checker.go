@@ -641,6 +641,9 @@ func (c *Checker) finishArgs(all bool) {
 	}
 }
 
+// Measures returns the stream's compose measures: approval_rtt (plan.go).
+func (c *Checker) Measures() []protocol.Measure { return c.planMeasures() }
+
 // clip quotes s for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
 func clip(s string, n int) string { return simchat.Clip(s, n) }
 
