@@ -214,21 +214,19 @@ func (p *ScriptPlan) directive() *PlanDirective {
 // addComposeDirective adds "_compose" to a tool call's arguments when it proposes a plan or
 // emits side events; a plan that ends the run in error makes the call's scripted outcome
 // error (the runtime settles it cancelled, reported failed).
-func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolCall, args map[string]any) *ScriptPlan {
+func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolCall, args map[string]any) {
 	if tc.Plan == nil && len(tc.Events) == 0 {
-		return nil
+		return
 	}
 	d := ComposeDirective{Events: tc.Events}
-	var sp *ScriptPlan
 	if tc.Plan != nil {
-		sp = renderPlan(seed, ti, ci, tc.Plan)
+		sp := renderPlan(seed, ti, ci, tc.Plan)
 		d.Plan = sp.directive()
 		if sp.EndsInError() {
 			call.Outcome = OutcomeError
 		}
 	}
 	args["_compose"] = d
-	return sp
 }
 
 // applyPlan cuts the ground truth at a plan that ends the run in error: no later turn is

@@ -82,6 +82,9 @@ type segment struct {
 //     Script there. A mid-stream error keeps the steps up to and including the one carrying the
 //     AfterTokens-th token (ErrorAfterStep is the last kept step) and ends the Script there.
 //   - Usage: InputTokens = 20 + 10*turn; OutputTokens = the tokens of the turn's emitted steps.
+//   - Compose plans and side events (plan.go): a call with a plan or events gets "_compose"
+//     (ComposeDirective) in its arguments; the plan's think times come from (seed, "plan-think",
+//     turn, call); Script.Plan is the plan when the script reaches its turn without a fault.
 func (s *Scenario) Render(seed uint64) *Script {
 	script := &Script{Scenario: s.Name, Seed: seed, Client: s.Client}
 	for ti, turn := range s.Turns {
@@ -115,7 +118,7 @@ func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn) ScriptTurn {
 	text, cuts = textCuts(turn.Text, rng(seed, "text", ti))
 	segments = append(segments, segment{kind: StepText, text: text, cuts: cuts})
 	for ci, tc := range turn.ToolCalls {
-		call, _ := renderToolCall(seed, ti, ci, tc)
+		call := renderToolCall(seed, ti, ci, tc)
 		st.ToolCalls = append(st.ToolCalls, call)
 		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, "tool-split", ti, ci), call.Arguments)})
 	}
@@ -200,7 +203,7 @@ func stepWithToken(steps []Step, n int) int {
 }
 
 // renderToolCall resolves one scripted tool call.
-func renderToolCall(seed uint64, ti, ci int, tc ToolCall) (ScriptToolCall, *ScriptPlan) {
+func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
 	call := ScriptToolCall{
 		ID:       toolCallID(seed, ti, ci),
 		Name:     tc.Name,
@@ -225,10 +228,10 @@ func renderToolCall(seed uint64, ti, ci int, tc ToolCall) (ScriptToolCall, *Scri
 		r := rng(seed, "tool-args", ti, ci)
 		args["query"] = generatePhrase(r, 2+r.IntN(5))
 	}
-	plan := addComposeDirective(seed, ti, ci, tc, &call, args)
+	addComposeDirective(seed, ti, ci, tc, &call, args)
 	args["_sim"] = SimDirective{DurationMs: call.Duration.Milliseconds(), Outcome: call.Outcome, Result: call.Result}
 	call.Arguments = encodeArguments(args)
-	return call, plan
+	return call
 }
 
 // encodeArguments is compact JSON with sorted keys (encoding/json sorts map keys) and without

@@ -12,7 +12,8 @@ import (
 // no turn may follow it); fault turns in range; HTTP status 429, 500 or 503; well-formed
 // distributions; tokensPerFrame >= 0; tool outcome success or error; a Trigger sets exactly one
 // field and can fire (duringThinking needs thinking, duringTool a tool call); at most one of
-// client.abort and client.stop.
+// client.abort and client.stop; compose plans and side events as validatePlans says (a plan
+// that ends the run in error ends the script at its turn, like a fault).
 func (s *Scenario) Validate() error {
 	return joinFieldErrors(s.validate())
 }
