@@ -105,7 +105,7 @@ const (
 	EventTrace         = "trace"
 )
 
-// ConclaveActions are the conclave operations of the seed.
+// conclaveActions are the conclave operations of the seed.
 var conclaveActions = []string{"write", "read", "list", "delete"}
 
 // TraceSources are the trace sources the seed lists.
@@ -350,7 +350,7 @@ func (c PlanContent) validate(path string) []*FieldError {
 
 // validatePlans checks the scenario-wide plan rules: at most one plan, alone in its turn, not
 // in the last turn, no abort or stop with it; and every call's plan and events, with task events
-// judged against the plan approved before them. end is the turn that ends the script.
+// judged against the plan approved in an earlier turn.
 func (s *Scenario) validatePlans() []*FieldError {
 	var errs []*FieldError
 	var approved []string
