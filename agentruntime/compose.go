@@ -27,9 +27,10 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 	}
 	rn := s.newRun(w, r, dep, compose.Name, *body.Message)
 	rn.id = newRunID()
-	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel})
+	gate := &planGate{}
+	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel, plan: gate})
 	defer s.runs.remove(rn.id)
-	rn.execute(&composeEmitter{rn: rn, w: compose.NewWriter(rn.cs)})
+	rn.execute(&composeEmitter{rn: rn, w: compose.NewWriter(rn.cs), side: composeSide{gate: gate}})
 }
 
 // handleComposeStop ends a run with "stopped": the provider stream and running tools are
@@ -60,6 +61,7 @@ type composeEmitter struct {
 	inThinking bool
 	firstText  bool
 	droppedEnd bool
+	side       composeSide // plan approval and conclave state (plan.go)
 }
 
 func (e *composeEmitter) open() {
@@ -68,6 +70,10 @@ func (e *composeEmitter) open() {
 	// The runtime has no memory service: its memory phase is empty but still marked.
 	_ = e.w.Timing(compose.MarkMSMStart, e.rn.elapsedMs())
 	_ = e.w.Timing(compose.MarkMSMEnd, e.rn.elapsedMs())
+	if e.rn.faults.TimingOutOfOrder {
+		e.firstText = true // the fault: first_text_delta before any model_start
+		_ = e.w.Timing(compose.MarkFirstTextDelta, e.rn.elapsedMs())
+	}
 	_ = e.rn.cs.flush()
 }
 
@@ -117,6 +123,7 @@ func (e *composeEmitter) toolStart(t *toolRun) {
 		input, _ = json.Marshal(t.Args)
 	}
 	_ = e.w.ToolStart(t.Name, input, "<invoke>\n"+t.Name+"\n</invoke>", compose.Display{Kind: "tool", Name: t.Name, Summary: t.Name})
+	e.sideEvents(t) // a plan proposal (waits for approval) or scripted side events (plan.go)
 }
 
 func (e *composeEmitter) toolEnd(t *toolRun) {

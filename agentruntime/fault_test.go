@@ -77,6 +77,9 @@ func TestFaultSwitches(t *testing.T) {
 		{"missing-done", simCanvas, "openai-all", "plain-answer", `data: [DONE]`, "", protocol.RTerminal},
 		// ...and in compose.
 		{"missing-done", composeClient, "anthropic-all", "plain-answer", `data: [DONE]`, "", protocol.RTerminal},
+		// first_text_delta before model_start (the plan and side-event faults need a client that
+		// answers approvals: loadgen TestSelfProofPlanFaults).
+		{"timing-out-of-order", composeClient, "openai-all", "plain-answer", "", "", protocol.RTimingOrder},
 	} {
 		t.Run(tc.fault+"/"+tc.client.String(), func(t *testing.T) {
 			t.Parallel()

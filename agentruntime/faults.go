@@ -63,6 +63,24 @@ type Faults struct {
 	CancelAsTimeout bool
 	// UncappedThinking forwards thinking past 512 KiB per execution (R-thinking-cap).
 	UncappedThinking bool
+	// ApprovalBeforeProposal sends approval.requested before plan.proposed (R-plan-order).
+	ApprovalBeforeProposal bool
+	// PlanVersionStuck proposes every revised plan as version 1 again (R-plan-version).
+	PlanVersionStuck bool
+	// PlanRejectDone ends a run its plan ends in error (rejected with onReject error, or
+	// undecided) with done instead (R-plan-outcome).
+	PlanRejectDone bool
+	// TaskBeforeApproval sends a task.heartbeat while the approval is pending (R-plan-tasks).
+	TaskBeforeApproval bool
+	// ActionNoStatus omits the status of action events (R-compose-action).
+	ActionNoStatus bool
+	// ConclaveVersionReset reports every conclave write as version 1 (R-conclave-version).
+	ConclaveVersionReset bool
+	// TraceBadSource reports traces with the unlisted source "runtime" (R-trace-source).
+	TraceBadSource bool
+	// TimingOutOfOrder sends the first_text_delta mark before the first model_start
+	// (R-timing-order).
+	TimingOutOfOrder bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -104,6 +122,14 @@ func FaultSwitches() []FaultInfo {
 		{"timeout-as-cancel", []protocol.Rule{protocol.RCancelNotTimeout}, "report an execution timeout as a cancel", func(f *Faults) *bool { return &f.TimeoutAsCancel }},
 		{"cancel-as-timeout", []protocol.Rule{protocol.RCancelNotTimeout}, "report a canvas user cancel as the execution timeout", func(f *Faults) *bool { return &f.CancelAsTimeout }},
 		{"uncapped-thinking", []protocol.Rule{protocol.RThinkingCap}, "forward thinking past 512 KiB per execution", func(f *Faults) *bool { return &f.UncappedThinking }},
+		{"approval-before-proposal", []protocol.Rule{protocol.RPlanOrder}, "compose: send approval.requested before plan.proposed", func(f *Faults) *bool { return &f.ApprovalBeforeProposal }},
+		{"plan-version-stuck", []protocol.Rule{protocol.RPlanVersion}, "compose: propose every revised plan as version 1 again", func(f *Faults) *bool { return &f.PlanVersionStuck }},
+		{"plan-reject-done", []protocol.Rule{protocol.RPlanOutcome}, "compose: end a rejected (onReject: error) or undecided plan's run with done", func(f *Faults) *bool { return &f.PlanRejectDone }},
+		{"task-before-approval", []protocol.Rule{protocol.RPlanTasks}, "compose: send a task.heartbeat while the approval is pending", func(f *Faults) *bool { return &f.TaskBeforeApproval }},
+		{"action-no-status", []protocol.Rule{protocol.RComposeAction}, "compose: omit the status of action events", func(f *Faults) *bool { return &f.ActionNoStatus }},
+		{"conclave-version-reset", []protocol.Rule{protocol.RConclaveVersion}, "compose: report every conclave write as version 1", func(f *Faults) *bool { return &f.ConclaveVersionReset }},
+		{"trace-bad-source", []protocol.Rule{protocol.RTraceSource}, "compose: send traces with the unlisted source \"runtime\"", func(f *Faults) *bool { return &f.TraceBadSource }},
+		{"timing-out-of-order", []protocol.Rule{protocol.RTimingOrder}, "compose: send the first_text_delta mark before model_start", func(f *Faults) *bool { return &f.TimingOutOfOrder }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }
@@ -165,7 +191,7 @@ func FaultHelp() string {
 		if len(rules) == 0 {
 			r = "(no rule: latency)"
 		}
-		fmt.Fprintf(&b, "  %-18s %-37s %s\n", s.Name, r, s.Help)
+		fmt.Fprintf(&b, "  %-24s %-37s %s\n", s.Name, r, s.Help)
 	}
 	return b.String()
 }

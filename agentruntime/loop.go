@@ -180,6 +180,10 @@ func (rn *run) cancelOutcome() runOutcome {
 		return outcomeStopped
 	case errors.Is(cause, errShutdown):
 		return outcomeShutdown
+	case errors.Is(cause, errPlanEnded): // a rejected or undecided plan (plan.go)
+		return outcomeFailed
+	case errors.Is(cause, errPlanEndedDone):
+		return outcomeDone
 	default:
 		return outcomeGone
 	}

@@ -352,6 +352,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/agent/{agentId}/stream", s.post(s.handleCompose))
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/stop", s.post(s.handleComposeStop))
 	mux.HandleFunc("/api/workflows/{id}/executions/{executionId}/cancel", s.post(s.handleSimCanvasCancel))
+	mux.HandleFunc("/agent/{agentId}/runs/{runId}/approval", s.post(s.handleComposeApproval))
 	mux.Handle("GET /metrics", s.Metrics())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -363,7 +364,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST /api/chat/{slug}, POST /api/workflows/{id}/execute, GET /api/workflows/{id}/executions/{execution}/stream, POST /api/workflows/{id}/executions/{executionId}/cancel, POST /agent/{agentId}/stream, POST /agent/{agentId}/runs/{runId}/stop, GET /metrics, GET /healthz)", r.Method, r.URL.Path))
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST /api/chat/{slug}, POST /api/workflows/{id}/execute, GET /api/workflows/{id}/executions/{execution}/stream, POST /api/workflows/{id}/executions/{executionId}/cancel, POST /agent/{agentId}/stream, POST /agent/{agentId}/runs/{runId}/stop, POST /agent/{agentId}/runs/{runId}/approval, GET /metrics, GET /healthz)", r.Method, r.URL.Path))
 	})
 	return mux
 }
@@ -510,6 +511,8 @@ func validRunID(id string) bool {
 type runEntry struct {
 	agentID string
 	stop    context.CancelCauseFunc
+	// plan is the run's approval slot, for the approval endpoint (plan.go).
+	plan *planGate
 }
 
 // runRegistry maps run ids to open compose runs; safe for concurrent use.

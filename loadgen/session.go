@@ -243,6 +243,7 @@ type streamState struct {
 	chunks        int // answer chunks so far, over every turn
 	act           *clientAction
 	checker       protocol.Checker
+	appr          *approver // plays scripted plan decisions (approval.go); nil for most clients
 	dec           *sse.Decoder
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
@@ -262,6 +263,9 @@ type streamState struct {
 
 // close releases what open acquired.
 func (s *streamState) close() {
+	if s.appr != nil {
+		s.appr.wait()
+	}
 	if s.body != nil {
 		_ = s.body.Close()
 	}
@@ -421,6 +425,7 @@ func (s *streamState) request() bool {
 	}
 	s.checker = p.client.NewChecker(p.session)
 	s.resp = resp
+	s.appr = s.newApprover(resp)
 	s.dec = sse.NewDecoder(resp.Body)
 	s.contentLength = resp.ContentLength
 	return true
@@ -513,6 +518,9 @@ func (s *streamState) read() {
 			}
 		}
 		obs := checker.Observe(&ev)
+		if obs.Kind == protocol.FrameOther && s.appr != nil {
+			s.appr.due()
+		}
 		if m.firstEvent == 0 {
 			m.firstEvent = observed(now.Sub(s.intended))
 		}
@@ -570,6 +578,9 @@ func (s *streamState) read() {
 	if s.counting {
 		s.r.rec.frames.Add(pending)
 		s.r.rec.bytes.Add(dec.BytesRead())
+	}
+	if s.appr != nil {
+		s.appr.wait()
 	}
 }
 

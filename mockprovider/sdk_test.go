@@ -118,9 +118,10 @@ func playScenarios(t *testing.T, wireName string, play func(t *testing.T, sessio
 					if want.FailedTurn >= 0 {
 						t.Fatalf("scenario should have failed at turn %d", want.FailedTurn)
 					}
-					// A Sim pause or execution timeout ends the script at a turn with tool calls:
-					// the provider played every turn, and the runtime stops asking.
-					if n := len(want.Turns); (n == 0 || !want.Turns[n-1].Final) && !want.EndsByTool() {
+					// A Sim pause or execution timeout ends the script at a turn with tool calls, and so
+					// does a compose plan that ends the run in error (scenarios.ScriptPlan): the
+					// provider played every turn, and the runtime stops asking.
+					if n := len(want.Turns); n == 0 || (!want.Turns[n-1].Final && !want.EndsByTool() && !want.Plan.EndsInError()) {
 						t.Fatalf("ground truth has no final turn: %+v", want)
 					}
 				})

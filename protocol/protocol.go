@@ -74,7 +74,8 @@ func Rules() []Rule {
 		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent,
 		RAISDKParts, RAISDKText, RAISDKTool,
 		RRedactLive, RRedactOutput, RReconnectLiveOnly, RReconnectReplay}
-	return append(rules, simSeedRules()...)
+	rules = append(rules, simSeedRules()...)
+	return append(rules, planRules()...)
 }
 
 // ParseRule returns the rule named s, or an error naming s and the known rules.

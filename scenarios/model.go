@@ -104,6 +104,12 @@ type ToolCall struct {
 	// tool still runs.
 	Pause    bool `yaml:"pause" json:"pause,omitempty"`
 	TimesOut bool `yaml:"timesOut" json:"timesOut,omitempty"`
+	// Plan makes the call a compose plan proposal that waits for the client's approval
+	// (scenarios/plan.go).
+	Plan *PlanProposal `yaml:"plan" json:"plan,omitempty"`
+	// Events are compose side events (task.*, action, conclave, trace) the runtime emits while
+	// the tool runs (scenarios/plan.go).
+	Events []ComposeEvent `yaml:"events" json:"events,omitempty"`
 }
 
 // Faults are provider misbehaviours. Turn indexes are zero-based.

@@ -82,6 +82,9 @@ type segment struct {
 //     Script there. A mid-stream error keeps the steps up to and including the one carrying the
 //     AfterTokens-th token (ErrorAfterStep is the last kept step) and ends the Script there.
 //   - Usage: InputTokens = 20 + 10*turn; OutputTokens = the tokens of the turn's emitted steps.
+//   - Compose plans and side events (plan.go): a call with a plan or events gets "_compose"
+//     (ComposeDirective) in its arguments; the plan's think times come from (seed, "plan-think",
+//     turn, call); Script.Plan is the plan when the script reaches its turn without a fault.
 func (s *Scenario) Render(seed uint64) *Script {
 	script := &Script{Scenario: s.Name, Seed: seed, Client: s.Client}
 	for ti, turn := range s.Turns {
@@ -101,6 +104,7 @@ func (s *Scenario) Render(seed uint64) *Script {
 			break
 		}
 	}
+	script.Plan = s.scriptPlan(seed, script)
 	return script
 }
 
@@ -228,6 +232,7 @@ func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
 	if tc.TimesOut {
 		call.Outcome, call.Result = OutcomeError, ExecutionTimeoutResult
 	}
+	addComposeDirective(seed, ti, ci, tc, &call, args)
 	args["_sim"] = SimDirective{DurationMs: call.Duration.Milliseconds(), Outcome: call.Outcome, Result: call.Result, Pause: tc.Pause, TimesOut: tc.TimesOut}
 	call.Arguments = encodeArguments(args)
 	return call
@@ -283,6 +288,9 @@ func (s *Script) Expected() Expected {
 		if e.endsByTool(st.ToolCalls) {
 			break
 		}
+	}
+	if s.Plan != nil && e.ProviderError == "" {
+		e.applyPlan(s.Plan)
 	}
 	return e
 }

@@ -32,6 +32,8 @@ type Script struct {
 	Seed     uint64
 	Turns    []ScriptTurn
 	Client   Client
+	// Plan is the scenario's plan proposal (nil: none).
+	Plan *ScriptPlan `json:",omitempty"`
 }
 
 // ScriptTurn is one turn's provider stream.
@@ -113,6 +115,9 @@ type Expected struct {
 	// which also sets ProviderError (the run fails with the dialect's error terminal).
 	Paused           bool `json:",omitempty"`
 	ExecutionTimeout bool `json:",omitempty"`
+	// Plan is the plan the agent proposes and the client's scripted decisions (nil: none).
+	// A plan that ends the run in error cuts Turns after its own.
+	Plan *ScriptPlan `json:",omitempty"`
 }
 
 // ExpectedTurn is the exact text a turn produces. For a failed turn it is what was streamed

@@ -12,7 +12,8 @@ import (
 // no turn may follow it); fault turns in range; HTTP status 429, 500 or 503; well-formed
 // distributions; tokensPerFrame >= 0; tool outcome success or error; a Trigger sets exactly one
 // field and can fire (duringThinking needs thinking, duringTool a tool call); at most one of
-// client.abort and client.stop.
+// client.abort and client.stop; compose plans and side events as validatePlans says (a plan
+// that ends the run in error ends the script at its turn, like a fault).
 func (s *Scenario) Validate() error {
 	return joinFieldErrors(s.validate())
 }
@@ -83,6 +84,9 @@ func (s *Scenario) validate() []*FieldError {
 		end, endsByFault = t, true
 	}
 	errs = append(errs, s.validateToolEnds()...)
+	if pt := s.planEndTurn(); pt >= 0 && pt <= end {
+		end, endsByFault = pt, true
+	}
 
 	for ti, turn := range s.Turns {
 		path := fmt.Sprintf("turns[%d]", ti)
@@ -91,7 +95,7 @@ func (s *Scenario) validate() []*FieldError {
 		empty := turn.Thinking == (Text{}) && turn.Text == (Text{}) && len(turn.ToolCalls) == 0
 		switch {
 		case ti > end:
-			bad(path, "unreachable: the scripted fault fails turn %d, so no turn may follow it", end)
+			bad(path, "unreachable: the scripted fault (or a plan that ends the run in error) ends the script at turn %d, so no turn may follow it", end)
 		case empty:
 			bad(path, "empty turn; expected thinking, text or tool calls")
 		case ti < end && len(turn.ToolCalls) == 0:
@@ -104,6 +108,7 @@ func (s *Scenario) validate() []*FieldError {
 		}
 	}
 
+	errs = append(errs, s.validatePlans()...)
 	errs = append(errs, s.Client.validate()...)
 	errs = append(errs, s.validateTriggerReachable(end)...)
 	return errs

@@ -156,6 +156,7 @@ func BadInputClasses(l BadInputLimits) []BadInputClass {
 			Probes: []BadInputProbe{
 				rt("POST", chat, `{"conversationId":"c1"}`, `missing "input"`),
 				rt("POST", agent, `{"threadId":"t1"}`, `missing "message"`),
+				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"version":1,"decision":"approved"}`, `missing "proposalId"`),
 				mk("POST", openai, `{"messages":[{"role":"user","content":"hi"}]}`, "model: required"),
 				mk("POST", anthrop, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: required"),
 			},
@@ -226,6 +227,7 @@ func BadInputClasses(l BadInputLimits) []BadInputClass {
 			Probes: []BadInputProbe{
 				rt("POST", canvas, `{"input":"hi","stream":false}`, `send "stream": true`),
 				rt("POST", agent, `{"message":""}`, `missing "message"`),
+				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
 				mk("POST", anthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
 				mk("POST", openai, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`),
 			},
@@ -265,19 +267,21 @@ func BadInputClasses(l BadInputLimits) []BadInputClass {
 			},
 		},
 		{
-			// A stop for something that cannot be a run id of this runtime.
+			// A stop (or an approval) for something that cannot be a run id of this runtime.
 			Name: "bad-stop-run-id", Runtime: 400,
 			Probes: []BadInputProbe{
 				rt("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
 				rt("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
+				rt("POST", "/agent/openai-none/runs/run_short/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, `run id "run_short" is not a run id`),
 			},
 		},
 		{
-			// A stop for a run that has ended (or that another agent owns).
+			// A stop (or an approval) for a run that has ended (or that another agent owns).
 			Name: "stop-finished-run", Runtime: 404,
 			Probes: []BadInputProbe{
 				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
 				rt("POST", "/agent/anthropic-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, "no open run"),
 			},
 		},
 		{

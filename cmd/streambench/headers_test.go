@@ -95,9 +95,12 @@ func TestLoadHeadersOverHTTPS(t *testing.T) {
 			http.Error(w, "bad token", http.StatusUnauthorized)
 			return
 		}
-		if strings.HasSuffix(r.URL.Path, "/stop") {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/stop"):
 			stops.Add(1)
-		} else {
+		case strings.HasSuffix(r.URL.Path, "/approval"):
+			// a plan decision: a request of the run, like a stop (not a stream)
+		default:
 			streams.Add(1)
 		}
 		inner.ServeHTTP(w, r)

@@ -110,6 +110,7 @@ type Checker struct {
 	scratch            []byte                 // decoded string of the frame being judged on the fast path
 	generalOnly        bool                   // tests turn the fast path off to compare it with the general path
 	tokens             scenarios.TokenCounter // output tokens per frame, for the token metrics
+	side               sideState              // plan approval and side events (plan.go)
 }
 
 // StopSent tells the checker the client sent a stop request: from then on the stream must end
@@ -174,6 +175,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
 	default:
+		if c.observeSide(typ, data) { // plan.*, approval.*, task.*, action, conclave, trace, timing (plan.go)
+			return protocol.Observation{Kind: protocol.FrameOther}
+		}
 		if ignoredType(typ) {
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
@@ -529,7 +533,7 @@ func (c *Checker) judgeTerminal() {
 			c.v.Add(protocol.RTerminal, "expected %s, saw stopped (reason %q) without a stop request", c.wantTerminal(), c.terminalDetail)
 		}
 	case "error":
-		if perr == "" {
+		if perr == "" && !c.s.Expected.Plan.EndsInError() { // a plan's error is R-plan-outcome's (plan.go)
 			c.v.Add(protocol.RTerminal, "expected %s, saw error %s", c.wantTerminal(), clip(c.terminalDetail, 80))
 		}
 	}
@@ -539,7 +543,7 @@ func (c *Checker) wantTerminal() string {
 	switch {
 	case c.stopped:
 		return "stopped"
-	case c.s.Expected.ProviderError != "":
+	case c.s.Expected.ProviderError != "", c.s.Expected.Plan.EndsInError():
 		return "error"
 	}
 	return "done"
@@ -603,6 +607,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	c.judgeTerminal()
 	c.judgeOutcomes()
 	c.finishArgs(clean && !c.stopped && (c.terminal == "done" || c.terminal == "error"))
+	c.finishSide(clean)
 	return c.v.List()
 }
 
@@ -635,6 +640,9 @@ func (c *Checker) finishArgs(all bool) {
 		}
 	}
 }
+
+// Measures returns the stream's compose measures: approval_rtt (plan.go).
+func (c *Checker) Measures() []protocol.Measure { return c.planMeasures() }
 
 // clip quotes s for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
 func clip(s string, n int) string { return simchat.Clip(s, n) }

@@ -1,0 +1,333 @@
+package agentruntime
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Compose plan approval and side events. A tool call whose arguments carry "_compose"
+// (scenarios.ComposeDirective) makes the compose emitter, right after its tool_start, either
+// propose a plan and wait for the client's decision on the approval endpoint, or emit the
+// scripted task.*, action, conclave and trace events. Other dialects run such a call as a plain
+// tool.
+
+// errPlanEnded is the cancel cause of a run that a plan ends in error: rejected with
+// onReject error, or an approval nobody decided within its timeout.
+var errPlanEnded = errors.New("plan ended the run")
+
+// errPlanEndedDone is the plan-reject-done fault's cause: the run ends done instead.
+var errPlanEndedDone = errors.New("plan ended the run (reported as done: plan-reject-done fault)")
+
+// Runtime identities in plan and conclave frames (the reference runtime has no wallets).
+const (
+	runtimeWallet = "0xstreambench"
+	clientWallet  = "0xclient"
+)
+
+// planGate is a compose run's approval slot: the version awaiting a decision and the channel
+// the approval endpoint delivers it on. Safe for concurrent use.
+type planGate struct {
+	mu         sync.Mutex
+	proposalID string
+	version    int
+	ch         chan compose.ApprovalRequest // nil: no approval pending
+}
+
+// errors the approval endpoint answers with, by status.
+var (
+	errNoApprovalPending = errors.New("no approval is pending for this run")
+	errStaleApproval     = errors.New("stale approval")
+)
+
+// open makes version of proposal id await a decision and returns where it arrives.
+func (g *planGate) open(id string, version int) <-chan compose.ApprovalRequest {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.proposalID, g.version = id, version
+	g.ch = make(chan compose.ApprovalRequest, 1)
+	return g.ch
+}
+
+// close ends the wait: later decisions are refused.
+func (g *planGate) close() {
+	g.mu.Lock()
+	g.ch = nil
+	g.mu.Unlock()
+}
+
+// decide delivers req if it answers the pending version, once.
+func (g *planGate) decide(req compose.ApprovalRequest) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.ch == nil:
+		return errNoApprovalPending
+	case req.ProposalID != g.proposalID:
+		return fmt.Errorf("%w: proposal %q is not the pending proposal %q", errStaleApproval, req.ProposalID, g.proposalID)
+	case req.Version != g.version:
+		return fmt.Errorf("%w: version %d is not the pending version %d of proposal %q", errStaleApproval, req.Version, g.version, g.proposalID)
+	}
+	g.ch <- req
+	g.ch = nil
+	return nil
+}
+
+// handleComposeApproval takes the client's decision on a run's pending plan approval:
+// POST /agent/{agentId}/runs/{runId}/approval with {proposalId, version, decision, reason}.
+// 400 for a bad body or run id, 404 for an unknown run, 409 when nothing is pending or the
+// proposal or version is not the pending one.
+func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
+	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
+	if !validRunID(runID) {
+		s.writeError(w, http.StatusBadRequest, "run id "+strconv.Quote(runID)+" is not a run id of this runtime (want "+runIDPrefix+" and 20 characters A-Z2-7, as in the x-compose-run-id header)")
+		return
+	}
+	var req compose.ApprovalRequest
+	if !s.readBody(w, r, &req) {
+		return
+	}
+	switch {
+	case req.ProposalID == "":
+		s.writeError(w, http.StatusBadRequest, `request body: missing "proposalId" (from approval.requested)`)
+		return
+	case req.Version < 1:
+		s.writeError(w, http.StatusBadRequest, fmt.Sprintf(`request body: "version" %d, want the version approval.requested named (>= 1)`, req.Version))
+		return
+	}
+	switch req.Decision {
+	case scenarios.DecisionApproved, scenarios.DecisionRejected, scenarios.DecisionChangesRequested:
+	default:
+		s.writeError(w, http.StatusBadRequest, fmt.Sprintf(`request body: "decision" %q, want approved, rejected or changes_requested`, req.Decision))
+		return
+	}
+	e, ok := s.runs.get(runID)
+	if !ok || e.agentID != agentID || e.plan == nil {
+		s.writeError(w, http.StatusNotFound, "no open run "+strconv.Quote(runID)+" for agent "+strconv.Quote(agentID)+" (it may have finished already)")
+		return
+	}
+	if err := e.plan.decide(req); err != nil {
+		s.writeError(w, http.StatusConflict, fmt.Sprintf("run %s: %v", runID, err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(struct {
+		Accepted   bool   `json:"accepted"`
+		ProposalID string `json:"proposalId"`
+		Version    int    `json:"version"`
+		Decision   string `json:"decision"`
+	}{true, req.ProposalID, req.Version, req.Decision})
+}
+
+// composeSide is the compose emitter's plan and conclave state for one run.
+type composeSide struct {
+	gate *planGate
+	// approved is the approved proposal's id (task events name it as their planId).
+	approved string
+	// conclave is each key's version.
+	conclave map[string]int64
+}
+
+// composeDirectiveOf reads a tool call's "_compose" member (nil: none, or not decodable; a
+// call the runtime cannot read runs as a plain tool).
+func composeDirectiveOf(args string) *scenarios.ComposeDirective {
+	if !strings.Contains(args, `"_compose"`) {
+		return nil
+	}
+	var v struct {
+		Compose *scenarios.ComposeDirective `json:"_compose"`
+	}
+	if json.Unmarshal([]byte(args), &v) != nil {
+		return nil
+	}
+	return v.Compose
+}
+
+// sideEvents plays t's "_compose" directive right after its tool_start.
+func (e *composeEmitter) sideEvents(t *toolRun) {
+	d := composeDirectiveOf(t.Args)
+	if d == nil {
+		return
+	}
+	if d.Plan != nil {
+		e.runPlan(d.Plan)
+	}
+	for _, ev := range d.Events {
+		e.sideEvent(ev)
+	}
+}
+
+// runPlan proposes the plan, version by version, until the client approves or rejects it, the
+// approval times out, or the run ends. A rejection with onReject error and a timeout cancel
+// the run with errPlanEnded, which ends it with an error terminal after the tool settles.
+func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
+	rn, f := e.rn, e.rn.faults
+	if len(d.Versions) == 0 || e.side.gate == nil {
+		return
+	}
+	timeout := time.Duration(d.TimeoutMs) * time.Millisecond
+	if timeout <= 0 || timeout > scenarios.MaxApprovalTimeout {
+		timeout = scenarios.DefaultApprovalTimeout
+	}
+	id := "proposal_" + rand.Text()[:16]
+	end := func(format string, args ...any) {
+		cause := errPlanEnded
+		if f.PlanRejectDone {
+			cause = errPlanEndedDone
+		}
+		rn.cancel(fmt.Errorf("%w: "+format, append([]any{cause}, args...)...))
+	}
+	for v := 1; ; v++ {
+		content := d.Versions[min(v-1, len(d.Versions)-1)]
+		version := v
+		if f.PlanVersionStuck {
+			version = 1
+		}
+		decided := e.side.gate.open(id, version)
+		proposed := e.planProposed(id, version, content)
+		requested := compose.PlanEvent{Type: compose.TypeApprovalRequested, ProposalID: id, Version: version, State: compose.StateAwaitingApproval, RootRunID: rn.id, RunID: rn.id, TimeoutMs: timeout.Milliseconds()}
+		if f.ApprovalBeforeProposal {
+			_ = e.w.Event(requested)
+			_ = e.w.Event(proposed)
+		} else {
+			_ = e.w.Event(proposed)
+			_ = e.w.Event(requested)
+		}
+		if f.TaskBeforeApproval && len(content.Tasks) > 0 {
+			_ = e.w.Event(compose.TaskEvent{Type: scenarios.EventTaskHeartbeat, Action: "plan", Source: "runtime", Status: "running", PlanID: id, TaskID: content.Tasks[0].ID, Result: compose.TaskResult{Success: true}})
+		}
+		rn.flush()
+		timer := time.NewTimer(timeout)
+		var req compose.ApprovalRequest
+		select {
+		case req = <-decided:
+			timer.Stop()
+		case <-timer.C:
+			e.side.gate.close()
+			end("approval of %s version %d not decided within %v", id, version, timeout)
+			return
+		case <-rn.ctx.Done():
+			timer.Stop()
+			e.side.gate.close()
+			return
+		}
+		_ = e.w.Event(compose.PlanEvent{Type: compose.TypeApprovalDecided, ProposalID: id, Version: version, State: req.Decision, Decision: req.Decision, Approver: clientWallet, Reason: req.Reason})
+		switch req.Decision {
+		case scenarios.DecisionApproved:
+			e.side.approved = id
+			return
+		case scenarios.DecisionRejected:
+			if d.OnReject == scenarios.OnRejectError {
+				end("plan %s rejected: %s", id, req.Reason)
+			}
+			return
+		}
+		_ = e.w.Event(compose.PlanEvent{Type: compose.TypePlanFeedbackRequested, ProposalID: id, Version: version, State: scenarios.DecisionChangesRequested, Feedback: req.Reason})
+	}
+}
+
+// planProposed is the plan.proposed frame of one version.
+func (e *composeEmitter) planProposed(id string, version int, c scenarios.PlanContent) compose.PlanEvent {
+	p := &compose.Proposal{Goal: c.Goal, Participants: c.Participants, Tasks: make([]compose.ProposalTask, len(c.Tasks))}
+	if p.Participants == nil {
+		p.Participants = []string{}
+	}
+	var md strings.Builder
+	md.WriteString("# Plan\n\nGoal: " + c.Goal + "\n")
+	for i, t := range c.Tasks {
+		p.Tasks[i] = compose.ProposalTask{ID: t.ID, Title: t.Title}
+		md.WriteString("\n- " + t.ID + ": " + t.Title)
+	}
+	now := time.Now().UnixMilli()
+	return compose.PlanEvent{
+		Type: compose.TypePlanProposed, ProposalID: id, Version: version, State: compose.StateAwaitingApproval,
+		RootRunID: e.rn.id, RunID: e.rn.id, RequestedBy: runtimeWallet, Proposal: p, Markdown: md.String(),
+		TS: now, UpdatedAt: now, Display: &compose.PlanDisplay{Kind: "swarm", ID: id, Name: "plan proposal"},
+	}
+}
+
+// taskStatus is the status a task event reports.
+func taskStatus(kind string) string {
+	switch kind {
+	case scenarios.EventTaskCompleted:
+		return "completed"
+	case scenarios.EventTaskBlocked:
+		return "blocked"
+	case scenarios.EventTaskFailed:
+		return "failed"
+	}
+	return "running"
+}
+
+// sideEvent writes one scripted task.*, action, conclave or trace event.
+func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
+	f := e.rn.faults
+	switch ev.Kind {
+	case scenarios.EventAction:
+		status := ev.Status
+		if status == "" {
+			status = "completed"
+		}
+		a := compose.ActionEvent{Type: "action", Action: ev.Action, Source: "runtime", Status: &status, Result: compose.TaskResult{Success: true}}
+		if f.ActionNoStatus {
+			a.Status = nil
+		}
+		_ = e.w.Event(a)
+	case scenarios.EventConclave:
+		_ = e.w.Event(e.conclave(ev))
+	case scenarios.EventTrace:
+		source := ev.Source
+		if f.TraceBadSource {
+			source = "runtime"
+		}
+		_ = e.w.Event(compose.TraceEvent{Type: "trace", Source: source, Stage: ev.Stage, Action: ev.Stage, Message: ev.Message,
+			Display: &compose.Display{Kind: ev.Source, Name: ev.Source, Summary: ev.Message}})
+	default: // task.*
+		_ = e.w.Event(compose.TaskEvent{Type: ev.Kind, Action: "plan", Source: "runtime", Status: taskStatus(ev.Kind), PlanID: e.side.approved, TaskID: ev.TaskID,
+			Result: compose.TaskResult{Success: ev.Kind != scenarios.EventTaskFailed}})
+	}
+}
+
+// conclave applies one operation to the run's shared workspace: a write or a delete of a key
+// moves its version on; a read reports it; list has neither key nor version.
+func (e *composeEmitter) conclave(ev scenarios.ComposeEvent) compose.ConclaveEvent {
+	if e.side.conclave == nil {
+		e.side.conclave = map[string]int64{}
+	}
+	out := compose.ConclaveEvent{Type: "conclave", Action: ev.Action, RootRunID: e.rn.id, Success: true}
+	if ev.Action == "list" {
+		return out
+	}
+	out.Key = ev.Key
+	v, exists := e.side.conclave[ev.Key]
+	switch ev.Action {
+	case "write":
+		v++
+		out.WrittenBy = runtimeWallet
+		if e.rn.faults.ConclaveVersionReset {
+			v = 1
+		}
+	case "delete":
+		if exists {
+			v++
+		} else {
+			out.Success = false
+		}
+	case "read":
+		out.Success = exists
+	}
+	e.side.conclave[ev.Key] = v
+	if exists || ev.Action == "write" {
+		out.Version = &v
+	}
+	return out
+}

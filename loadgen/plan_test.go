@@ -1,0 +1,82 @@
+package loadgen
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// planScenarios are the compose plan-approval and side-event scenarios of the library.
+var planScenarios = []string{"plan-approve", "plan-reject", "plan-reject-answer", "plan-request-changes", "plan-no-decision", "compose-side-events"}
+
+// TestPlanApprovalClean: against a correct runtime the compose client plays every scripted
+// decision (approve, reject, request changes, none) on the approval endpoint and the plan
+// scenarios end as scripted, with no violation.
+func TestPlanApprovalClean(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, testScale)
+	cfg := s.config(mixOf(t, planScenarios, composeAll()), 6, 24)
+	cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
+	run := runLoad(t, cfg)
+	sum := run.Summary
+	if n := sum.TotalViolations(); n != 0 || !sum.Verdict.Pass {
+		t.Fatalf("plan scenarios on a clean runtime: %d violations, verdict %v\n%s", n, sum.Verdict.Pass, describe(run))
+	}
+	if sum.Counters.SessionsStarted != 24 {
+		t.Errorf("started %d sessions, want 24", sum.Counters.SessionsStarted)
+	}
+}
+
+// TestSelfProofPlanFaults: each plan and side-event fault switch is reported as its rule and
+// nothing else.
+func TestSelfProofPlanFaults(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		fault     string
+		scenarios []string
+		want      protocol.Rule
+	}{
+		// approval.requested ahead of its plan.proposed.
+		{"approval-before-proposal", []string{"plan-approve"}, protocol.RPlanOrder},
+		// Version 2 proposed as version 1 again.
+		{"plan-version-stuck", []string{"plan-request-changes"}, protocol.RPlanVersion},
+		// A rejection (onReject: error) and an undecided approval end the run done.
+		{"plan-reject-done", []string{"plan-reject", "plan-no-decision"}, protocol.RPlanOutcome},
+		// A task event while the approval is pending.
+		{"task-before-approval", []string{"plan-approve"}, protocol.RPlanTasks},
+		// Action events without a status.
+		{"action-no-status", []string{"compose-side-events"}, protocol.RComposeAction},
+		// plan.md written twice, both as version 1.
+		{"conclave-version-reset", []string{"compose-side-events"}, protocol.RConclaveVersion},
+		// Traces from an unlisted source.
+		{"trace-bad-source", []string{"compose-side-events"}, protocol.RTraceSource},
+		// first_text_delta before model_start, on every compose stream.
+		{"timing-out-of-order", []string{"plain-answer"}, protocol.RTimingOrder},
+	}
+	for _, c := range cases {
+		t.Run(c.fault, func(t *testing.T) {
+			t.Parallel()
+			s := newStack(t, testScale, c.fault)
+			cfg := s.config(mixOf(t, c.scenarios, composeAll()), 4, 8)
+			cfg.NoLeakCheck = true
+			run := runLoad(t, cfg)
+			got := run.Summary.Violations
+			if got[c.want] == 0 {
+				t.Errorf("fault %s: rule %s not reported", c.fault, c.want)
+			}
+			for rule, n := range got {
+				if rule != c.want {
+					t.Errorf("fault %s: unrelated rule %s reported %d times", c.fault, rule, n)
+				}
+			}
+			if run.Summary.Verdict.Pass {
+				t.Errorf("fault %s: verdict passed", c.fault)
+			}
+			if t.Failed() {
+				t.Logf("rules %v\n%s", slices.Sorted(maps.Keys(got)), describe(run))
+			}
+		})
+	}
+}

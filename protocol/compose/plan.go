@@ -1,0 +1,608 @@
+package compose
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Plan approval and side events: the frames (plan.*, approval.*, task.*, action, conclave,
+// trace), the approval request and the checker's rules R-plan-order, R-plan-version,
+// R-plan-outcome, R-plan-tasks, R-compose-action, R-conclave-version, R-trace-source and
+// R-timing-order (docs/PROTOCOLS.md, compose).
+
+var (
+	_ protocol.Approver         = (*Client)(nil)
+	_ protocol.ApprovalObserver = (*Checker)(nil)
+	_ protocol.Measurer         = (*Checker)(nil)
+)
+
+// Plan and approval event types.
+const (
+	TypePlanProposed          = "plan.proposed"
+	TypeApprovalRequested     = "approval.requested"
+	TypeApprovalDecided       = "approval.decided"
+	TypePlanFeedbackRequested = "plan.feedback_requested"
+)
+
+// StateAwaitingApproval is a proposal's state until it is decided; afterwards the state is the
+// decision.
+const StateAwaitingApproval = "awaiting_approval"
+
+// UndecidedSlack is how much later than its timeout an undecided approval may end the run in
+// error (the runtime's timer and scheduling under load): R-plan-outcome's bound is the scripted
+// timeout plus this.
+const UndecidedSlack = 5 * time.Second
+
+// PlanEvent is a plan.* or approval.* frame; fields a type does not use are omitted.
+type PlanEvent struct {
+	Type        string       `json:"type"`
+	ProposalID  string       `json:"proposalId"`
+	Version     int          `json:"version"`
+	State       string       `json:"state"`
+	RootRunID   string       `json:"rootRunId,omitempty"`
+	RunID       string       `json:"runId,omitempty"`
+	RequestedBy string       `json:"requestedBy,omitempty"`
+	Proposal    *Proposal    `json:"proposal,omitempty"`
+	Markdown    string       `json:"markdown,omitempty"`
+	Decision    string       `json:"decision,omitempty"`
+	Approver    string       `json:"approver,omitempty"`
+	Reason      string       `json:"reason,omitempty"`
+	Feedback    string       `json:"feedback,omitempty"`
+	TimeoutMs   int64        `json:"timeoutMs,omitempty"`
+	TS          int64        `json:"ts,omitempty"`
+	UpdatedAt   int64        `json:"updatedAt,omitempty"`
+	Display     *PlanDisplay `json:"display,omitempty"`
+}
+
+// Proposal is a plan's content as plan.proposed carries it.
+type Proposal struct {
+	Goal         string         `json:"goal"`
+	Participants []string       `json:"participants"`
+	Tasks        []ProposalTask `json:"tasks"`
+}
+
+// ProposalTask is one task of a proposal.
+type ProposalTask struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+}
+
+// PlanDisplay is plan.proposed's UI hint.
+type PlanDisplay struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// TaskEvent is a task.* frame.
+type TaskEvent struct {
+	Type   string     `json:"type"`
+	Action string     `json:"action"`
+	Source string     `json:"source"`
+	Status string     `json:"status"`
+	PlanID string     `json:"planId"`
+	TaskID string     `json:"taskId"`
+	Result TaskResult `json:"result"`
+}
+
+// TaskResult is a task event's result.
+type TaskResult struct {
+	Success bool `json:"success"`
+}
+
+// ActionEvent is an action frame; Status is a pointer so a runtime that omits it can be
+// written (and caught).
+type ActionEvent struct {
+	Type   string     `json:"type"`
+	Action string     `json:"action"`
+	Source string     `json:"source"`
+	Status *string    `json:"status,omitempty"`
+	Result TaskResult `json:"result"`
+}
+
+// ConclaveEvent is a conclave frame; list has no key and no version.
+type ConclaveEvent struct {
+	Type      string `json:"type"`
+	Action    string `json:"action"`
+	RootRunID string `json:"rootRunId"`
+	Key       string `json:"key,omitempty"`
+	Success   bool   `json:"success"`
+	Version   *int64 `json:"version,omitempty"`
+	WrittenBy string `json:"writtenBy,omitempty"`
+}
+
+// TraceEvent is a trace frame.
+type TraceEvent struct {
+	Type    string   `json:"type"`
+	Source  string   `json:"source"`
+	Stage   string   `json:"stage"`
+	Action  string   `json:"action"`
+	Message string   `json:"message"`
+	Display *Display `json:"display,omitempty"`
+}
+
+// Event writes one JSON frame of v (a PlanEvent, TaskEvent, ...): rare frames, encoded with
+// encoding/json, without HTML escaping.
+func (w *Writer) Event(v any) error {
+	var b bytes.Buffer
+	b.WriteString("data: ")
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("compose: encode %T: %w", v, err)
+	}
+	b.WriteString("\n") // Encode ended the line; the blank line ends the event
+	return w.write(b.Bytes())
+}
+
+// ApprovalRequest is the body of streambench's approval endpoint,
+// POST /agent/{agentId}/runs/{runId}/approval. The reference runtime decodes the same type.
+type ApprovalRequest struct {
+	ProposalID string `json:"proposalId"`
+	Version    int    `json:"version"`
+	Decision   string `json:"decision"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// ApprovalPathFor is the approval path template of a stop path template: the stop path's
+// /stop replaced by /approval (the default is /agent/{agent}/runs/{run}/approval).
+func ApprovalPathFor(stopPath string) (string, error) {
+	if !strings.HasSuffix(stopPath, "/stop") {
+		return "", fmt.Errorf("approval path: stop path %q does not end in /stop, so the approval path cannot be derived", stopPath)
+	}
+	return strings.TrimSuffix(stopPath, "/stop") + "/approval", nil
+}
+
+// NewApprovalRequest builds POST {baseURL}{approval path} with d, for the run the stream's
+// response header named.
+func (c *Client) NewApprovalRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response, d protocol.ApprovalDecision) (*http.Request, error) {
+	runID := resp.Header.Get(RunIDHeader)
+	if runID == "" {
+		return nil, fmt.Errorf("compose: approval for session %s: the stream response has no %s header", s.ID, RunIDHeader)
+	}
+	tmpl, err := ApprovalPathFor(c.stopPath)
+	if err != nil {
+		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
+	}
+	path, err := protocol.ExpandPath(tmpl, "agent", s.Target, "run", runID)
+	if err != nil {
+		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
+	}
+	body, err := json.Marshal(ApprovalRequest{ProposalID: d.ProposalID, Version: d.Version, Decision: d.Decision, Reason: d.Reason})
+	if err != nil {
+		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req, nil
+}
+
+// planPhase is where a proposal version stands.
+type planPhase uint8
+
+const (
+	phaseNone      planPhase = iota // no proposal yet
+	phaseProposed                   // plan.proposed seen
+	phaseRequested                  // approval.requested seen
+	phaseDecided                    // approval.decided seen
+	phaseFeedback                   // plan.feedback_requested seen (after changes_requested)
+)
+
+// sideState is the checker's state for plan approval and the side events.
+type sideState struct {
+	proposalID string
+	version    int // the current (latest proposed) version; 0 before any
+	phase      planPhase
+	decision   string   // the current version's decision, once decided
+	tasks      []string // task ids of the current version's proposal
+	approved   []string // task ids of the approved version (nil until approved)
+	planSeen   bool
+
+	requests    int // approval.requested frames seen
+	due         *protocol.ApprovalDecision
+	requestedAt time.Time // the last approval.requested
+	decidedAt   []time.Time
+	decided     []protocol.ApprovalDecision // decisions the runtime reported, in order
+
+	conclave map[string]int64 // last version per key
+
+	lastElapsed                                       float64
+	sawElapsed                                        bool
+	sawMSMStart, sawModelStart, sawFirst, sawDoneMark bool
+	modelBeforeFirst                                  bool // a model_start preceded first_text_delta
+
+	log approvalLog
+}
+
+// approvalLog is what the generator's approval goroutine reports; safe for concurrent use.
+type approvalLog struct {
+	mu      sync.Mutex
+	sent    []sentApproval
+	refused []string
+}
+
+type sentApproval struct {
+	d  protocol.ApprovalDecision
+	at time.Time
+}
+
+// sideFrame holds the fields of every side event the checker judges.
+type sideFrame struct {
+	ProposalID *string `json:"proposalId"`
+	Version    *int    `json:"version"`
+	Decision   string  `json:"decision"`
+	Reason     string  `json:"reason"`
+	Proposal   *struct {
+		Tasks []ProposalTask `json:"tasks"`
+	} `json:"proposal"`
+	PlanID    string   `json:"planId"`
+	TaskID    string   `json:"taskId"`
+	Status    *string  `json:"status"`
+	Action    string   `json:"action"`
+	Key       string   `json:"key"`
+	Success   *bool    `json:"success"`
+	Source    *string  `json:"source"`
+	Mark      string   `json:"mark"`
+	ElapsedMs *float64 `json:"elapsedMs"`
+}
+
+// observeSide judges a side event; it reports false for types it does not own (swarm_*).
+func (c *Checker) observeSide(typ string, data []byte) bool {
+	switch {
+	case typ == "timing", typ == "trace", typ == "action", typ == "conclave",
+		strings.HasPrefix(typ, "plan."), strings.HasPrefix(typ, "approval."), strings.HasPrefix(typ, "task."):
+	default:
+		return false
+	}
+	var f sideFrame
+	if err := json.Unmarshal(data, &f); err != nil {
+		c.v.Add(protocol.RFraming, "%s: %v in %s", typ, err, clip(string(data), 80))
+		return true
+	}
+	switch {
+	case typ == "timing":
+		c.onTiming(&f)
+	case typ == "trace":
+		if f.Source == nil || !slices.Contains(scenarios.TraceSources(), *f.Source) {
+			c.v.Add(protocol.RTraceSource, "trace: expected a source in %v, saw %s", scenarios.TraceSources(), clip(string(data), 80))
+		}
+	case typ == "action":
+		if f.Status == nil || *f.Status == "" {
+			c.v.Add(protocol.RComposeAction, "action %q: expected a status, saw %s", f.Action, clip(string(data), 80))
+		}
+	case typ == "conclave":
+		c.onConclave(&f)
+	case strings.HasPrefix(typ, "task."):
+		c.onTask(typ, &f)
+	default:
+		c.onPlan(typ, &f, data)
+	}
+	return true
+}
+
+// onTiming judges one timing mark: elapsedMs never decreases, and the chain msm_start ≤
+// model_start ≤ first_text_delta ≤ done holds in arrival order. Marks are optional; only
+// those present are ordered, other marks (msm_end, a runtime's own) only by elapsedMs, and
+// model_start may repeat after first_text_delta (each later turn).
+func (c *Checker) onTiming(f *sideFrame) {
+	st := &c.side
+	if e := f.ElapsedMs; e != nil {
+		switch {
+		case *e < 0:
+			c.v.Add(protocol.RTimingOrder, "timing %s: expected elapsedMs >= 0, saw %g", f.Mark, *e)
+		case st.sawElapsed && *e < st.lastElapsed:
+			c.v.Add(protocol.RTimingOrder, "timing %s: elapsedMs went back from %g to %g", f.Mark, st.lastElapsed, *e)
+		}
+		st.lastElapsed, st.sawElapsed = max(st.lastElapsed, *e), true
+	}
+	after := func(what string) {
+		c.v.Add(protocol.RTimingOrder, "timing: expected %s before the done mark, saw it after", what)
+	}
+	switch f.Mark {
+	case MarkMSMStart:
+		if st.sawModelStart || st.sawFirst {
+			c.v.Add(protocol.RTimingOrder, "timing: expected msm_start before model_start and first_text_delta, saw it after")
+		}
+		if st.sawDoneMark {
+			after(MarkMSMStart)
+		}
+		st.sawMSMStart = true
+	case MarkModelStart:
+		if st.sawFirst && !st.modelBeforeFirst {
+			c.v.Add(protocol.RTimingOrder, "timing: expected the first model_start before first_text_delta, saw first_text_delta first")
+			st.modelBeforeFirst = true // reported once
+		}
+		if st.sawDoneMark {
+			after(MarkModelStart)
+		}
+		st.sawModelStart = true
+	case MarkFirstTextDelta:
+		st.modelBeforeFirst = st.modelBeforeFirst || st.sawModelStart
+		if st.sawDoneMark {
+			after(MarkFirstTextDelta)
+		}
+		st.sawFirst = true
+	case MarkDone:
+		st.sawDoneMark = true
+	}
+}
+
+// onConclave judges per-key versions: never lower than one seen before for the key, and a
+// successful write or delete moves the key's version on. list (no key) and events without a
+// version are not judged.
+func (c *Checker) onConclave(f *sideFrame) {
+	if f.Key == "" || f.Version == nil {
+		return
+	}
+	st := &c.side
+	if st.conclave == nil {
+		st.conclave = map[string]int64{}
+	}
+	last, seen := st.conclave[f.Key]
+	ver := int64(*f.Version)
+	switch {
+	case seen && ver < last:
+		c.v.Add(protocol.RConclaveVersion, "conclave %s %q: version went back from %d to %d", f.Action, f.Key, last, ver)
+	case seen && ver == last && (f.Action == "write" || f.Action == "delete") && (f.Success == nil || *f.Success):
+		c.v.Add(protocol.RConclaveVersion, "conclave %s %q: expected a version after %d, saw %d again", f.Action, f.Key, last, ver)
+	}
+	st.conclave[f.Key] = max(last, ver)
+}
+
+// onTask judges a task event: after the plan was approved, for one of its tasks. A stream
+// without any plan (none scripted, none proposed) is not judged: such tasks belong to plans
+// of earlier runs.
+func (c *Checker) onTask(typ string, f *sideFrame) {
+	st := &c.side
+	if !st.planSeen && c.s.Expected.Plan == nil {
+		return
+	}
+	switch {
+	case st.approved == nil:
+		c.v.Add(protocol.RPlanTasks, "%s for task %q: expected task events only after the plan was approved, saw one before", typ, f.TaskID)
+	case !slices.Contains(st.approved, f.TaskID):
+		c.v.Add(protocol.RPlanTasks, "%s: expected a task of the approved plan %v, saw task %q", typ, st.approved, f.TaskID)
+	case f.PlanID != "" && f.PlanID != st.proposalID:
+		c.v.Add(protocol.RPlanTasks, "%s for task %q: expected planId %q (the approved proposal), saw %q", typ, f.TaskID, st.proposalID, f.PlanID)
+	}
+}
+
+// onPlan judges a plan.* or approval.* frame: its place in the sequence (R-plan-order), its
+// proposalId and version (R-plan-version) and, for approval.decided, the decision against the
+// one the client sent (R-plan-outcome).
+func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
+	st := &c.side
+	st.planSeen = true
+	id, ver := "", 0
+	if f.ProposalID != nil {
+		id = *f.ProposalID
+	}
+	if f.Version != nil {
+		ver = *f.Version
+	}
+	switch {
+	case id == "":
+		c.v.Add(protocol.RPlanVersion, "%s: expected a proposalId, saw %s", typ, clip(string(data), 80))
+	case st.proposalID == "":
+		st.proposalID = id
+	case id != st.proposalID:
+		c.v.Add(protocol.RPlanVersion, "%s: expected proposalId %q (the run's proposal), saw %q", typ, st.proposalID, id)
+	}
+	if ver < 1 {
+		c.v.Add(protocol.RPlanVersion, "%s: expected a version >= 1, saw %s", typ, clip(string(data), 80))
+	}
+	if typ != TypePlanProposed && st.version > 0 && ver != st.version {
+		c.v.Add(protocol.RPlanVersion, "%s: expected version %d (the latest proposed), saw %d", typ, st.version, ver)
+	}
+	switch typ {
+	case TypePlanProposed:
+		switch st.phase {
+		case phaseProposed, phaseRequested:
+			c.v.Add(protocol.RPlanOrder, "plan.proposed version %d: expected approval.decided of version %d first", ver, st.version)
+		case phaseDecided:
+			if st.decision == scenarios.DecisionChangesRequested {
+				c.v.Add(protocol.RPlanOrder, "plan.proposed version %d: expected plan.feedback_requested after changes_requested, saw the new version first", ver)
+			} else {
+				c.v.Add(protocol.RPlanOrder, "plan.proposed version %d: the plan was already %s", ver, st.decision)
+			}
+		}
+		if st.version > 0 && ver <= st.version {
+			c.v.Add(protocol.RPlanVersion, "plan.proposed: expected a version after %d, saw %d", st.version, ver)
+		}
+		st.version = max(st.version, ver)
+		st.phase, st.decision, st.tasks = phaseProposed, "", nil
+		if f.Proposal != nil {
+			for _, t := range f.Proposal.Tasks {
+				st.tasks = append(st.tasks, t.ID)
+			}
+		}
+	case TypeApprovalRequested:
+		if st.phase != phaseProposed {
+			c.v.Add(protocol.RPlanOrder, "approval.requested version %d: expected it right after plan.proposed, saw it %s", ver, st.phase.after())
+		}
+		st.phase = phaseRequested
+		st.requests++
+		st.requestedAt = time.Now()
+		c.dueDecision(id, ver)
+	case TypeApprovalDecided:
+		if st.phase != phaseRequested {
+			c.v.Add(protocol.RPlanOrder, "approval.decided version %d: expected it after approval.requested, saw it %s", ver, st.phase.after())
+		}
+		st.phase, st.decision = phaseDecided, f.Decision
+		st.decidedAt = append(st.decidedAt, time.Now())
+		st.decided = append(st.decided, protocol.ApprovalDecision{ProposalID: id, Version: ver, Decision: f.Decision, Reason: f.Reason})
+		switch f.Decision {
+		case scenarios.DecisionApproved:
+			st.approved = append([]string{}, st.tasks...)
+		case scenarios.DecisionRejected, scenarios.DecisionChangesRequested:
+		default:
+			c.v.Add(protocol.RPlanOutcome, "approval.decided: expected decision approved, rejected or changes_requested, saw %q", f.Decision)
+		}
+		c.judgeDecision(len(st.decided)-1, f)
+	case TypePlanFeedbackRequested:
+		if st.phase != phaseDecided || st.decision != scenarios.DecisionChangesRequested {
+			c.v.Add(protocol.RPlanOrder, "plan.feedback_requested version %d: expected it after a changes_requested decision, saw it %s", ver, st.phase.after())
+		}
+		st.phase = phaseFeedback
+	default:
+		c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, clip(string(data), 80))
+	}
+}
+
+// after names the phase for a violation detail.
+func (p planPhase) after() string {
+	switch p {
+	case phaseProposed:
+		return "after plan.proposed"
+	case phaseRequested:
+		return "while an approval was pending"
+	case phaseDecided:
+		return "after approval.decided"
+	case phaseFeedback:
+		return "after plan.feedback_requested"
+	}
+	return "before any plan.proposed"
+}
+
+// dueDecision makes the next scripted decision due for the approval request just seen; a
+// scripted none (and no script) leaves the request unanswered.
+func (c *Checker) dueDecision(id string, ver int) {
+	p := c.s.Expected.Plan
+	i := c.side.requests - 1
+	// The decisions are the client's script, not ground truth: they are played even without it.
+	if p == nil || i >= len(p.Decisions) || p.Decisions[i].Decision == scenarios.DecisionNone {
+		return
+	}
+	d := p.Decisions[i]
+	c.side.due = &protocol.ApprovalDecision{ProposalID: id, Version: ver, Decision: d.Decision, Reason: d.Reason, ThinkTime: d.ThinkTime}
+}
+
+// judgeDecision compares the i-th approval.decided with the decision the client was scripted
+// to send for that request (R-plan-outcome): a runtime must decide as told, not by itself.
+func (c *Checker) judgeDecision(i int, f *sideFrame) {
+	p := c.s.Expected.Plan
+	if p == nil || c.s.NoGroundTruth {
+		return
+	}
+	if i >= len(p.Decisions) || p.Decisions[i].Decision == scenarios.DecisionNone {
+		c.v.Add(protocol.RPlanOutcome, "approval.decided %q: the client sent no decision for this request (the approval must time out into error)", f.Decision)
+		return
+	}
+	want := p.Decisions[i]
+	if f.Decision != want.Decision || f.Reason != want.Reason {
+		c.v.Add(protocol.RPlanOutcome, "approval.decided: expected decision %q with reason %q (as the client sent it), saw %q with %q", want.Decision, want.Reason, f.Decision, clip(f.Reason, 60))
+	}
+}
+
+// finishSide judges how the plan ended the run, when the run ended on its own with done or
+// error and the provider did not fail: every scripted decision was asked for, the approval was
+// decided as scripted, and the terminal is the one the script says (R-plan-outcome).
+func (c *Checker) finishSide(clean bool) {
+	p := c.s.Expected.Plan
+	st := &c.side
+	st.log.mu.Lock()
+	for _, r := range st.log.refused {
+		c.v.Add(protocol.RPlanOutcome, "%s", r)
+	}
+	st.log.mu.Unlock()
+	if p == nil || c.s.NoGroundTruth || !clean || c.stopped || c.s.Expected.ProviderError != "" || (c.terminal != "done" && c.terminal != "error") {
+		return
+	}
+	if st.requests < len(p.Decisions) {
+		c.v.Add(protocol.RPlanOutcome, "expected %d approval requests (one per scripted decision), saw %d before %s", len(p.Decisions), st.requests, c.terminal)
+		return
+	}
+	var final string
+	if n := len(st.decided); n > 0 {
+		final = st.decided[n-1].Decision
+	}
+	switch p.Outcome {
+	case scenarios.PlanApproved, scenarios.PlanRejected:
+		if final != p.Outcome {
+			c.v.Add(protocol.RPlanOutcome, "expected the plan to end %s, saw its last decision %q", p.Outcome, final)
+		}
+	}
+	if p.EndsInError() && c.terminal != "error" {
+		why := "a rejected plan ends the run with error (onReject: error)"
+		if p.Outcome == scenarios.PlanUndecided {
+			why = fmt.Sprintf("an undecided approval times out into error after %v", p.Timeout)
+		}
+		c.v.Add(protocol.RPlanOutcome, "expected error: %s, saw %s", why, c.terminal)
+	}
+	if p.Outcome == scenarios.PlanUndecided && c.terminal == "error" && !st.requestedAt.IsZero() {
+		if took, bound := time.Since(st.requestedAt), p.Timeout+UndecidedSlack; took > bound {
+			c.v.Add(protocol.RPlanOutcome, "undecided approval: the error came %v after approval.requested, expected within %v (timeout %v + %v)", took.Round(time.Millisecond), bound, p.Timeout, UndecidedSlack)
+		}
+	}
+}
+
+// ApprovalDue returns the decision the last approval.requested asks for, once.
+func (c *Checker) ApprovalDue() (protocol.ApprovalDecision, bool) {
+	if c.side.due == nil {
+		return protocol.ApprovalDecision{}, false
+	}
+	d := *c.side.due
+	c.side.due = nil
+	return d, true
+}
+
+// ApprovalSending records when d went out, for approval_rtt. Safe to call from another
+// goroutine.
+func (c *Checker) ApprovalSending(d protocol.ApprovalDecision, at time.Time) {
+	c.side.log.mu.Lock()
+	c.side.log.sent = append(c.side.log.sent, sentApproval{d: d, at: at})
+	c.side.log.mu.Unlock()
+}
+
+// ApprovalAnswered records a refused decision (a non-2xx answer or no answer) for
+// R-plan-outcome: the runtime would not take the decision the client was scripted to send.
+// Safe to call from another goroutine.
+func (c *Checker) ApprovalAnswered(d protocol.ApprovalDecision, status int, err error) {
+	if err == nil && status >= 200 && status < 300 {
+		return
+	}
+	detail := fmt.Sprintf("approval request (%s, version %d) refused: HTTP %d", d.Decision, d.Version, status)
+	if err != nil {
+		detail += ": " + err.Error()
+	}
+	c.side.log.mu.Lock()
+	c.side.log.refused = append(c.side.log.refused, detail)
+	c.side.log.mu.Unlock()
+}
+
+// planMeasures returns approval_rtt for every decision whose approval.decided arrived: from
+// the moment the client sent it to the frame (matched by version, in order).
+func (c *Checker) planMeasures() []protocol.Measure {
+	st := &c.side
+	st.log.mu.Lock()
+	defer st.log.mu.Unlock()
+	var out []protocol.Measure
+	used := 0
+	for i, d := range st.decided {
+		for j := used; j < len(st.log.sent); j++ {
+			s := st.log.sent[j]
+			if s.d.Version != d.Version {
+				continue
+			}
+			used = j + 1
+			if rtt := st.decidedAt[i].Sub(s.at); rtt >= 0 {
+				out = append(out, protocol.Measure{Name: protocol.MeasureApprovalRTT, Kind: protocol.MeasureLatency, Duration: rtt})
+			}
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+package protocol
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Rules of compose plan approval and side events (docs/PROTOCOLS.md, compose).
+const (
+	RPlanOrder       Rule = "R-plan-order"       // plan.proposed → approval.requested → approval.decided (→ plan.feedback_requested → next version)
+	RPlanVersion     Rule = "R-plan-version"     // one proposalId, every frame on the current version, versions increase
+	RPlanOutcome     Rule = "R-plan-outcome"     // the decision as sent, the run ends as the script says, an undecided approval errors within its bound
+	RPlanTasks       Rule = "R-plan-tasks"       // task.* only after approval, for a task of the approved plan
+	RComposeAction   Rule = "R-compose-action"   // an action event carries a status
+	RConclaveVersion Rule = "R-conclave-version" // per-key conclave versions never go backwards; a write or delete moves them on
+	RTraceSource     Rule = "R-trace-source"     // a trace's source is one the seed lists
+	RTimingOrder     Rule = "R-timing-order"     // msm_start ≤ model_start ≤ first_text_delta ≤ done, elapsedMs never decreasing
+)
+
+// planRules are the rules above, for Rules().
+func planRules() []Rule {
+	return []Rule{RPlanOrder, RPlanVersion, RPlanOutcome, RPlanTasks, RComposeAction, RConclaveVersion, RTraceSource, RTimingOrder}
+}
+
+// ApprovalDecision is the client's scripted answer to one approval request.
+type ApprovalDecision struct {
+	// ProposalID and Version are the ones approval.requested named.
+	ProposalID string
+	Version    int
+	// Decision is approved, rejected or changes_requested; Reason goes with it.
+	Decision string
+	Reason   string
+	// ThinkTime is how long the client waits after approval.requested before it sends.
+	ThinkTime time.Duration
+}
+
+// Approver is implemented by clients that can answer an agent's approval request (compose
+// plan approval): like Stopper, a request of its own beside the stream.
+type Approver interface {
+	// NewApprovalRequest builds the request that sends d for the run whose stream answered
+	// with resp.
+	NewApprovalRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response, d ApprovalDecision) (*http.Request, error)
+}
+
+// ApprovalObserver is implemented by checkers of Approver clients. After each Observe of a
+// FrameOther frame the generator asks ApprovalDue; when it returns a decision, the generator
+// waits its think time, calls ApprovalSending (just before the request goes out) and sends it,
+// then calls ApprovalAnswered with the outcome. ApprovalSending and ApprovalAnswered are called
+// from another goroutine than Observe and Finish: implementations synchronise them.
+type ApprovalObserver interface {
+	// ApprovalDue returns the decision the frame just observed asks for, once (ok false: none).
+	ApprovalDue() (d ApprovalDecision, ok bool)
+	// ApprovalSending records that d is being sent now (the start of the approval round trip).
+	ApprovalSending(d ApprovalDecision, at time.Time)
+	// ApprovalAnswered records the approval request's outcome: its HTTP status (0 when none
+	// came back) and error, for the checker to report a refused decision.
+	ApprovalAnswered(d ApprovalDecision, status int, err error)
+}
+
+// MeasureApprovalRTT is the approval round trip measure: decision sent → approval.decided.
+const MeasureApprovalRTT = "approval_rtt"
