@@ -60,6 +60,10 @@ type composeEmitter struct {
 	inThinking bool
 	firstText  bool
 	droppedEnd bool
+	// Swarm fault state (swarm.go).
+	mangled                          []string
+	droppedChildDone, deltaAfterDone bool
+	heldChildDone                    *compose.ChildDone
 }
 
 func (e *composeEmitter) open() {
@@ -146,6 +150,7 @@ func (e *composeEmitter) finish(res *runResult) {
 			_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 		}
 		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
+		e.afterDone()
 	case outcomeStopped:
 		_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 		if f.DoubleTerminal {

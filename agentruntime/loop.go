@@ -209,7 +209,7 @@ func (rn *run) loop(em emitter) *runResult {
 		}
 		em.turnEnd(false)
 		res.tools = append(res.tools, calls...)
-		rn.s.runTools(rn.ctx, rn.dep, calls, em.toolStart, em.toolEnd, rn.flush)
+		rn.runTurnTools(em, calls) // swarm.go: delegations run child agents
 		if rn.ctx.Err() != nil {
 			return &runResult{tools: res.tools}
 		}

@@ -66,7 +66,8 @@ func Rules() []Rule {
 		RFraming, RHeaders,
 		ROpenAIToolCall, ROpenAIFinish, ROpenAIUsage, ROpenAIDone, ROpenAIError, ROpenAIContent,
 		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent,
-		RAISDKParts, RAISDKText, RAISDKTool}
+		RAISDKParts, RAISDKText, RAISDKTool,
+		RSwarmClose, RSwarmOrder, RSwarmChain, RSwarmParentDone, RSwarmContent, RSwarmCancel}
 }
 
 // ParseRule returns the rule named s, or an error naming s and the known rules.

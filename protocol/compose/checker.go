@@ -81,7 +81,7 @@ type settledTool struct {
 }
 
 // Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
-// R-compose-thinking, R-terminal and R-framing. Not safe for concurrent use; one per stream.
+// R-compose-thinking, R-terminal, R-framing and the swarm rules (swarm.go). Not safe for concurrent use; one per stream.
 type Checker struct {
 	s *protocol.Session
 	// stopped: the client sent a stop request (StopSent), so the stream must end stopped.
@@ -110,6 +110,7 @@ type Checker struct {
 	scratch            []byte                 // decoded string of the frame being judged on the fast path
 	generalOnly        bool                   // tests turn the fast path off to compare it with the general path
 	tokens             scenarios.TokenCounter // output tokens per frame, for the token metrics
+	swarm              swarmState             // swarm children (swarm.go)
 }
 
 // StopSent tells the checker the client sent a stop request: from then on the stream must end
@@ -174,6 +175,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
 	default:
+		if obs, ok := c.observeSwarm(typ, data); ok { // swarm.go
+			return obs
+		}
 		if ignoredType(typ) {
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
@@ -499,6 +503,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 		return
 	}
 	c.terminal = typ
+	c.swarmTerminal(typ)
 	c.terminalDetail = t.Reason
 	c.completeAtTerminal = c.textOK && c.text.Done()
 	if c.receipts > 0 {
@@ -603,6 +608,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	c.judgeTerminal()
 	c.judgeOutcomes()
 	c.finishArgs(clean && !c.stopped && (c.terminal == "done" || c.terminal == "error"))
+	c.finishSwarm(clean)
 	return c.v.List()
 }
 
