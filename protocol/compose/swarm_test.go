@@ -144,7 +144,9 @@ func TestSwarmRules(t *testing.T) {
 		}, []protocol.Rule{protocol.RSwarmContent}},
 		// A scripted child that never started (its frames removed).
 		{"missing child", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
-			return slices.DeleteFunc(f, func(fr string) bool { return strings.Contains(fr, `researcher-b"`) && strings.Contains(fr, "swarm_child") })
+			return slices.DeleteFunc(f, func(fr string) bool {
+				return strings.Contains(fr, `researcher-b"`) && strings.Contains(fr, "swarm_child")
+			})
 		}, []protocol.Rule{protocol.RSwarmContent}},
 		// A stop while children run: the delegation settles cancelled and the stream stops with
 		// children still open (lenient: their cancellation is judged at the mock).
