@@ -152,7 +152,7 @@ func FaultHelp() string {
 		if len(rules) == 0 {
 			r = "(no rule: latency)"
 		}
-		fmt.Fprintf(&b, "  %-18s %-37s %s\n", s.Name, r, s.Help)
+		fmt.Fprintf(&b, "  %-22s %-33s %s\n", s.Name, r, s.Help)
 	}
 	return b.String()
 }
