@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -306,4 +307,31 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// writeSwarmOutline writes each child (and its children, indented) for WriteOutline.
+func writeSwarmOutline(w io.Writer, children []ScriptChild) {
+	for _, c := range children {
+		indent := strings.Repeat("  ", c.Depth)
+		fmt.Fprintf(w, "%schild %s %s (depth %d, starts after %v, %s", indent, c.Path, c.Name, c.Depth, c.Delay.Round(time.Millisecond), c.Outcome)
+		if c.Outcome == ChildError {
+			fmt.Fprintf(w, " %q", c.Error)
+		}
+		fmt.Fprintf(w, ", about %v)\n", c.estimatedDuration().Round(time.Millisecond))
+		for _, st := range c.Turns {
+			for _, tc := range st.ToolCalls {
+				fmt.Fprintf(w, "%s  tool call %s (%v, %s)\n", indent, tc.Name, tc.Duration.Round(time.Millisecond), tc.Outcome)
+			}
+			writeSwarmOutline(w, st.Swarm)
+			var text strings.Builder
+			for _, step := range st.Steps {
+				if step.Kind == StepText {
+					text.WriteString(step.Text)
+				}
+			}
+			if text.Len() > 0 {
+				fmt.Fprintf(w, "%s  text: %q\n", indent, text.String())
+			}
+		}
+	}
 }

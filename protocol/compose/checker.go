@@ -685,6 +685,10 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 			c.tokens.Break()
 			return protocol.Observation{Kind: protocol.FrameOther}, true
 		}
+	case bytes.HasPrefix(data, []byte(childDeltaOpen)):
+		if c.fastChildDelta(data[len(childDeltaOpen):]) { // swarm.go
+			return protocol.Observation{Kind: protocol.FrameOther}, true
+		}
 	case bytes.HasPrefix(data, []byte(argsOnlyOpen)):
 		if c.fastIndexArgs(data[len(argsOnlyOpen):]) {
 			c.tokens.Break()

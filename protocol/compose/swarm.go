@@ -1,12 +1,14 @@
 package compose
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -353,3 +355,32 @@ func (c *Checker) Measures() []protocol.Measure {
 }
 
 var _ protocol.Measurer = (*Checker)(nil)
+
+// childDeltaOpen starts a child delta in the exact shape the Writer encodes it; fastChildDelta
+// follows it without decoding JSON (child deltas are per token, like the parent's text).
+const childDeltaOpen = `{"type":"swarm_child_delta","runKey":"`
+
+// fastChildDelta judges {"type":"swarm_child_delta","runKey":"…","delta":"…"} (from after the
+// runKey's opening quote) for a started, open child; anything else takes the general path.
+func (c *Checker) fastChildDelta(b []byte) bool {
+	key, rest, ok := jsonwire.CutPlainString(b)
+	if !ok || len(key) == 0 {
+		return false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`","delta":"`)); !ok {
+		return false
+	}
+	i, known := c.swarm.byKey[string(key)]
+	if !known || c.swarm.children[i].closed > 0 {
+		return false // the general path reports it
+	}
+	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], rest); !ok || string(rest) != `"}` {
+		return false
+	}
+	ch := c.swarm.children[i]
+	if ch.firstDelta == 0 && len(c.scratch) > 0 {
+		ch.firstDelta = max(c.swarm.clock().Sub(ch.started), 1)
+	}
+	ch.text.Write(c.scratch)
+	return true
+}
