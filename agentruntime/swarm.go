@@ -118,7 +118,13 @@ func delegation(t *toolRun) []scenarios.SimChild {
 // runTurnTools runs a turn's tools, the way runTools does, except that delegations run their
 // children and relay their events through em between the tools' own frames.
 func (rn *run) runTurnTools(em emitter, calls []*toolRun) {
-	if !slices.ContainsFunc(calls, func(t *toolRun) bool { return delegation(t) != nil }) {
+	delegates := func(t *toolRun) []scenarios.SimChild {
+		if !rn.dep.allowsTool(t.Name) {
+			return nil // runTool answers a tool the deployment does not enable
+		}
+		return delegation(t)
+	}
+	if !slices.ContainsFunc(calls, func(t *toolRun) bool { return delegates(t) != nil }) {
 		rn.s.runTools(rn.ctx, rn.dep, calls, em.toolStart, em.toolEnd, rn.flush)
 		return
 	}
@@ -130,7 +136,7 @@ func (rn *run) runTurnTools(em emitter, calls []*toolRun) {
 	rn.flush()
 	settled := make(chan *toolRun, len(calls))
 	for _, t := range calls {
-		children := delegation(t)
+		children := delegates(t)
 		go func() {
 			if children != nil {
 				sw.delegate(t, children, nil)
@@ -150,10 +156,27 @@ func (rn *run) runTurnTools(em emitter, calls []*toolRun) {
 			if sem != nil {
 				relay(sem, ev)
 			}
+			// Children stream concurrently: relay what is ready now (a bounded batch, so the
+			// client is never starved by busy children), then flush once, as the parent's own
+			// frames go out per provider read rather than per frame.
+			for n := 0; n < maxRelayBatch; n++ {
+				select {
+				case ev := <-sw.events:
+					if sem != nil {
+						relay(sem, ev)
+					}
+					continue
+				default:
+				}
+				break
+			}
 		}
 		rn.flush()
 	}
 }
+
+// maxRelayBatch bounds how many ready child events are written between flushes.
+const maxRelayBatch = 64
 
 // relay writes one child event.
 func relay(em swarmEmitter, ev swarmEvent) {
