@@ -339,13 +339,19 @@ func (c *Checker) finishSwarm(clean bool) {
 	}
 }
 
-// Measures reports the stream's swarm measures: each child's time to first delta, and how
-// many children the run started (none when it started none). Call after Finish.
+// Measures reports the stream's compose measures (protocol.Measurer); call after Finish. Each
+// family of frames appends its own: the swarm's here; others (the approval round trip) add a
+// line.
 func (c *Checker) Measures() []protocol.Measure {
+	return c.swarmMeasures(nil)
+}
+
+// swarmMeasures appends each child's time to first delta and how many children the run
+// started (nothing when it started none).
+func (c *Checker) swarmMeasures(out []protocol.Measure) []protocol.Measure {
 	if len(c.swarm.children) == 0 {
-		return nil
+		return out
 	}
-	out := make([]protocol.Measure, 0, len(c.swarm.children)+1)
 	for _, ch := range c.swarm.children {
 		if ch.firstDelta > 0 {
 			out = append(out, protocol.Measure{Name: MeasureChildTTFD, Kind: protocol.MeasureLatency, Duration: ch.firstDelta})
