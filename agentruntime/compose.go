@@ -62,6 +62,10 @@ type composeEmitter struct {
 	firstText  bool
 	droppedEnd bool
 	side       composeSide // plan approval and conclave state (plan.go)
+	// Swarm fault state (swarm.go).
+	mangled                          []string
+	droppedChildDone, deltaAfterDone bool
+	heldChildDone                    *compose.ChildDone
 }
 
 func (e *composeEmitter) open() {
@@ -153,6 +157,7 @@ func (e *composeEmitter) finish(res *runResult) {
 			_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 		}
 		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
+		e.afterDone()
 	case outcomeStopped:
 		_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 		if f.DoubleTerminal {

@@ -81,6 +81,21 @@ type Faults struct {
 	// TimingOutOfOrder sends the first_text_delta mark before the first model_start
 	// (R-timing-order).
 	TimingOutOfOrder bool
+	// ChildNoDone drops the first swarm_child_done of every stream (R-swarm-close).
+	ChildNoDone bool
+	// ChildBadChain sends every swarm child's runKeyChain reversed (R-swarm-chain).
+	ChildBadChain bool
+	// ChildDeltaAfterDone sends one more swarm_child_delta after the first child's done
+	// (R-swarm-order).
+	ChildDeltaAfterDone bool
+	// DoneBeforeChildren holds the last swarm_child_done back until after the parent's done
+	// (R-swarm-parent-done).
+	DoneBeforeChildren bool
+	// ChildWrongText appends a character to each child's first delta (R-swarm-content).
+	ChildWrongText bool
+	// ChildNotCancelled lets swarm children play on when their run is aborted or stopped
+	// (R-swarm-cancel, seen at the mock).
+	ChildNotCancelled bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -130,6 +145,12 @@ func FaultSwitches() []FaultInfo {
 		{"conclave-version-reset", []protocol.Rule{protocol.RConclaveVersion}, "compose: report every conclave write as version 1", func(f *Faults) *bool { return &f.ConclaveVersionReset }},
 		{"trace-bad-source", []protocol.Rule{protocol.RTraceSource}, "compose: send traces with the unlisted source \"runtime\"", func(f *Faults) *bool { return &f.TraceBadSource }},
 		{"timing-out-of-order", []protocol.Rule{protocol.RTimingOrder}, "compose: send the first_text_delta mark before model_start", func(f *Faults) *bool { return &f.TimingOutOfOrder }},
+		{"child-no-done", []protocol.Rule{protocol.RSwarmClose}, "drop the first swarm_child_done of each stream", func(f *Faults) *bool { return &f.ChildNoDone }},
+		{"child-bad-chain", []protocol.Rule{protocol.RSwarmChain}, "send each swarm child's runKeyChain reversed", func(f *Faults) *bool { return &f.ChildBadChain }},
+		{"child-delta-after-done", []protocol.Rule{protocol.RSwarmOrder}, "send a swarm_child_delta after the first child's done", func(f *Faults) *bool { return &f.ChildDeltaAfterDone }},
+		{"done-before-children", []protocol.Rule{protocol.RSwarmParentDone}, "send the last swarm_child_done after the parent's done", func(f *Faults) *bool { return &f.DoneBeforeChildren }},
+		{"child-wrong-text", []protocol.Rule{protocol.RSwarmContent}, "append a character to each swarm child's first delta", func(f *Faults) *bool { return &f.ChildWrongText }},
+		{"child-not-cancelled", []protocol.Rule{protocol.RSwarmCancel}, "let swarm children play on when their run is aborted or stopped", func(f *Faults) *bool { return &f.ChildNotCancelled }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }
@@ -192,6 +213,7 @@ func FaultHelp() string {
 			r = "(no rule: latency)"
 		}
 		fmt.Fprintf(&b, "  %-24s %-37s %s\n", s.Name, r, s.Help)
+		fmt.Fprintf(&b, "  %-22s %-33s %s\n", s.Name, r, s.Help)
 	}
 	return b.String()
 }

@@ -218,7 +218,7 @@ func (rn *run) loop(em emitter) *runResult {
 		rn.notePreamble(text)
 		res.tools = append(res.tools, calls...)
 		toolCtx, expire := rn.toolContext(calls)
-		rn.s.runTools(toolCtx, rn.dep, calls, em.toolStart, em.toolEnd, rn.flush)
+		rn.runTurnTools(toolCtx, em, calls) // swarm.go: delegations run child agents
 		end := rn.endByTools(toolCtx, calls, res.tools)
 		expire(nil)
 		if end != nil {

@@ -40,7 +40,10 @@ func (l *abortLog) all() []abortRecord {
 // cancelFinding is the verdict on one aborted session from the mock's point of view.
 type cancelFinding struct {
 	latency   time.Duration // abort → the mock saw the client go away; 0 when not applicable
-	violation string        // non-empty: R-abort broken, with the reason
+	violation string        // non-empty: rule broken, with the reason
+	// rule is R-abort, or R-swarm-cancel when the stream that ran on was a swarm child's
+	// (the mock's record names its path).
+	rule protocol.Rule
 }
 
 // judgeCancel compares one abort with the mock's records of that session. Every provider
@@ -53,8 +56,13 @@ func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance tim
 	var f cancelFinding
 	deadline := a.at.Add(tolerance)
 	for _, r := range recs {
+		who := fmt.Sprintf("turn %d", r.Turn)
+		f.rule = protocol.RAbort
+		if r.Child != "" {
+			f.rule, who = protocol.RSwarmCancel, fmt.Sprintf("swarm child %s turn %d", r.Child, r.Turn)
+		}
 		if r.Start.After(deadline) {
-			f.violation = fmt.Sprintf("provider request for turn %d started %v after the client left", r.Turn, r.Start.Sub(a.at).Round(time.Millisecond))
+			f.violation = fmt.Sprintf("provider request for %s started %v after the client left", who, r.Start.Sub(a.at).Round(time.Millisecond))
 			return f
 		}
 		if !r.End.IsZero() && !r.End.After(a.at) {
@@ -64,17 +72,17 @@ func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance tim
 		case !r.ClientGone.IsZero():
 			lat := max(r.ClientGone.Sub(a.at), 0)
 			if lat > tolerance {
-				f.violation = fmt.Sprintf("provider saw the client go away %v after the abort (tolerance %v)", lat.Round(time.Millisecond), tolerance)
+				f.violation = fmt.Sprintf("provider (%s) saw the client go away %v after the abort (tolerance %v)", who, lat.Round(time.Millisecond), tolerance)
 				return f
 			}
 			f.latency = max(f.latency, observed(lat))
 		case !r.End.IsZero():
 			if ran := r.End.Sub(a.at); ran > tolerance {
-				f.violation = fmt.Sprintf("provider stream for turn %d ran on %v after the client left and ended %q", r.Turn, ran.Round(time.Millisecond), r.Outcome)
+				f.violation = fmt.Sprintf("provider stream for %s ran on %v after the client left and ended %q", who, ran.Round(time.Millisecond), r.Outcome)
 				return f
 			}
 		case now.After(deadline):
-			f.violation = fmt.Sprintf("provider stream for turn %d still open %v after the client left", r.Turn, now.Sub(a.at).Round(time.Millisecond))
+			f.violation = fmt.Sprintf("provider stream for %s still open %v after the client left", who, now.Sub(a.at).Round(time.Millisecond))
 			return f
 		}
 	}
@@ -122,8 +130,8 @@ func (r *runner) checkCancels(ctx context.Context) error {
 			r.rec.recordOne(measure.Key{Metric: measure.CancelLatency, Scenario: a.scenario, Dialect: a.dialect}, f.latency)
 		}
 		if f.violation != "" {
-			r.rec.violation(protocol.RAbort)
-			r.samples.offer(pendingSample{index: a.index, id: a.session, rule: protocol.RAbort, detail: f.violation})
+			r.rec.violation(f.rule)
+			r.samples.offer(pendingSample{index: a.index, id: a.session, rule: f.rule, detail: f.violation})
 		}
 	}
 	return nil

@@ -337,6 +337,7 @@ func (c *Config) withDefaults() (Config, error) {
 			errs = append(errs, fmt.Errorf("mix %s: scenario %q is not in the library (known: %v)", cfg.MixName, name, cfg.Library.Names()))
 		}
 	}
+	errs = append(errs, swarmMixErrors(&cfg)...) // swarm.go
 	return cfg, errors.Join(errs...)
 }
 

@@ -37,6 +37,8 @@ type recorder struct {
 
 	// onLatencies is Config.OnLatencies (nil: none), called after a flush, outside the lock.
 	onLatencies func(Latencies)
+	// measureKinds maps each dialect measure's name to its kind (measures.go).
+	measureKinds sync.Map
 
 	mu         sync.Mutex // guards the fields below (touched at session end, not per event)
 	httpStatus map[int]int64
@@ -88,6 +90,10 @@ type sessionMetrics struct {
 	tokens tokenClock
 	itl    [gapBuffer]tokenGapEntry
 	nITL   int
+
+	// measurer is the stream's checker when it measures; measures what it measured (measures.go).
+	measurer protocol.Measurer
+	measures []protocol.Measure
 }
 
 func (r *recorder) session(index uint64, scenario, dialect string, record bool) *sessionMetrics {
@@ -140,10 +146,13 @@ func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
 func (m *sessionMetrics) flush() {
 	m.flushGaps()
 	m.flushTokenGaps()
+	m.takeMeasures()
 	if !m.record {
 		return
 	}
+	m.noteMeasureKinds()
 	m.shard.mu.Lock()
+	m.putMeasures()
 	m.put(measure.Connect, time.Duration(m.connect.Load()))
 	m.put(measure.Headers, m.headers)
 	m.put(measure.FirstEvent, m.firstEvent)

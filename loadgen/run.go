@@ -384,6 +384,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			Config:      r.recordedConfig(),
 			Environment: environment(cfg.Target),
 			Metrics:     measure.Summarize(hist),
+			Measures:    r.rec.measureInfos(),
 			Counters:    r.rec.counters(),
 			Violations:  r.rec.violationCounts(),
 			Leaks:       leaks,

@@ -426,6 +426,7 @@ func (s *streamState) request() bool {
 	s.checker = p.client.NewChecker(p.session)
 	s.resp = resp
 	s.appr = s.newApprover(resp)
+	s.m.watch(s.checker) // dialect measures (measures.go)
 	s.dec = sse.NewDecoder(resp.Body)
 	s.contentLength = resp.ContentLength
 	return true

@@ -152,6 +152,7 @@ func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *mea
 			Environment: environment(r.cfg.Target),
 			Counters:    r.rec.counters(),
 			Violations:  r.rec.violationCounts(),
+			Measures:    r.rec.measureInfos(),
 		},
 	}
 	v := r.verdict(&run.Summary, nil)

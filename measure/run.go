@@ -296,6 +296,9 @@ type Summary struct {
 	LeaksNotChecked []LeakNotChecked `json:"leaks_not_checked,omitempty"`
 	// Tokens is the aggregate token throughput and goodput (nil in runs recorded before it).
 	Tokens *TokenSummary `json:"tokens,omitempty"`
+	// Measures lists the dialect measures (protocol.Measurer) the run recorded, with their
+	// kinds; their statistics are in Metrics under their names (dialect.go).
+	Measures []MeasureInfo `json:"measures,omitempty"`
 	// Shard is set in the results of one shard of a sharded run (load --shard I/N); Shards
 	// in a run merged from shards (streambench merge), one entry per shard.
 	Shard   *ShardInfo     `json:"shard,omitempty"`

@@ -97,6 +97,16 @@ func (q *request) serve() {
 		return
 	}
 	q.script = sc.Render(dir.Seed)
+	if path := q.r.Header.Get(HeaderChild); path != "" {
+		child, ok := q.script.Child(path)
+		if !ok || len(path) > MaxSelectorBytes {
+			q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("scenario %s has no swarm child at path %q (header %s)",
+				dir.Scenario, clipSelector(path), HeaderChild))
+			return
+		}
+		q.ref.update(func(rec *SessionRecord) { rec.Child = path })
+		q.script = child
+	}
 	q.turnIdx = parsed.AssistantTurns
 	if q.turnIdx >= len(q.script.Turns) {
 		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf(
@@ -521,4 +531,12 @@ func writePlainError(w http.ResponseWriter, status int, message string) {
 		errType = "not_found_error"
 	}
 	openai.WriteError(w, status, errType, message)
+}
+
+// clipSelector bounds a selector echoed in an error message.
+func clipSelector(s string) string {
+	if len(s) > MaxSelectorBytes {
+		return s[:MaxSelectorBytes] + "…"
+	}
+	return s
 }

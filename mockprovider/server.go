@@ -52,6 +52,8 @@ const (
 	HeaderScenario = "X-Streambench-Scenario"
 	HeaderSeed     = "X-Streambench-Seed"
 	HeaderSession  = "X-Streambench-Session"
+	// HeaderChild selects a swarm child's script by its path (scenarios.ChildHeader).
+	HeaderChild = scenarios.ChildHeader
 	// HeaderFault is set on error responses the scenario scripted ("http-429", "midstream"),
 	// so a runtime's logs can tell injected faults from real ones.
 	HeaderFault = "X-Streambench-Fault"

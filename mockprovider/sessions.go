@@ -60,6 +60,9 @@ type SessionRecord struct {
 	Status int
 	// Error describes an http-error or provider-error outcome.
 	Error string
+	// Child is the swarm child's path when the request was a child agent's (the
+	// X-Streambench-Child header); "" for the root conversation.
+	Child string
 }
 
 // sessionJSON is the wire form of a SessionRecord: RFC3339Nano times, null for unset ones.
@@ -79,6 +82,7 @@ type sessionJSON struct {
 	Outcome    Outcome    `json:"outcome"`
 	Status     int        `json:"status"`
 	Error      string     `json:"error,omitempty"`
+	Child      string     `json:"child,omitempty"`
 }
 
 // MarshalJSON writes the record in the documented JSON shape of GET /_streambench/sessions.
@@ -95,6 +99,7 @@ func (r SessionRecord) MarshalJSON() ([]byte, error) {
 		Start: r.Start.Round(0), QueuedMs: float64(r.Queued) / float64(time.Millisecond),
 		FirstByte: opt(r.FirstByte), End: opt(r.End), ClientGone: opt(r.ClientGone),
 		Tokens: r.Tokens, Frames: r.Frames, Outcome: r.Outcome, Status: r.Status, Error: r.Error,
+		Child: r.Child,
 	})
 }
 
@@ -116,6 +121,7 @@ func (r *SessionRecord) UnmarshalJSON(b []byte) error {
 		Start: j.Start, Queued: time.Duration(j.QueuedMs * float64(time.Millisecond)),
 		FirstByte: val(j.FirstByte), End: val(j.End), ClientGone: val(j.ClientGone),
 		Tokens: j.Tokens, Frames: j.Frames, Outcome: j.Outcome, Status: j.Status, Error: j.Error,
+		Child: j.Child,
 	}
 	return nil
 }

@@ -73,7 +73,8 @@ func Rules() []Rule {
 		ROpenAIToolCall, ROpenAIFinish, ROpenAIUsage, ROpenAIDone, ROpenAIError, ROpenAIContent,
 		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent,
 		RAISDKParts, RAISDKText, RAISDKTool,
-		RRedactLive, RRedactOutput, RReconnectLiveOnly, RReconnectReplay}
+		RRedactLive, RRedactOutput, RReconnectLiveOnly, RReconnectReplay,
+		RSwarmClose, RSwarmOrder, RSwarmChain, RSwarmParentDone, RSwarmContent, RSwarmCancel}
 	rules = append(rules, simSeedRules()...)
 	return append(rules, planRules()...)
 }

@@ -123,6 +123,10 @@ func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
 		return m, nil
 	case kindLeaks:
 		return measured{value: float64(sum.FailedLeaks()), samples: 1}, nil
+	case kindMeasure:
+		if err := s.checkMeasure(sum); err != nil { // measures.go
+			return measured{}, err
+		}
 	case kindTokenRate, kindGoodput:
 		if sum.Tokens == nil {
 			return measured{}, fmt.Errorf("%s: %w: the run recorded no token figures", s, errNoData)
@@ -173,7 +177,7 @@ func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
 // format shows a value in the selector's unit.
 func (s Selector) format(v float64, percent bool) string {
 	switch {
-	case s.kind == kindLatency:
+	case s.kind == kindLatency, s.kind == kindMeasure && s.unit == measure.MeasureKindLatency:
 		return msf(v) + " ms"
 	case s.kind == kindRate:
 		return strconv.FormatFloat(v/measure.RateScale, 'f', 1, 64) + " tokens/s"

@@ -56,6 +56,7 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
 		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
 	writeTokens(w, run)
+	writeMeasures(w, run)
 	if c.SessionsHung > 0 {
 		fmt.Fprintf(w, "%d sessions hung: no terminal frame within --grace or --stream-timeout; counted as failed (R-terminal)\n", c.SessionsHung)
 	}

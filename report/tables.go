@@ -122,6 +122,9 @@ func metricsTable(s *measure.Summary) table {
 	metrics := slices.Clone(s.Metrics)
 	slices.SortStableFunc(metrics, func(a, b measure.MetricSummary) int { return a.Key.Compare(b.Key) })
 	for _, m := range metrics {
+		if isDialectMeasure(s, m.Metric) {
+			continue // measures.go
+		}
 		t.Rows = append(t.Rows, []string{metricLabel(m.Metric), m.Scenario, m.Dialect, num(m.Count),
 			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P99), ms(m.P999), ms(m.Max), msf(m.Mean)})
 	}
@@ -151,6 +154,9 @@ func overviewMetricsTable(r *measure.Run) table {
 		return t
 	}
 	for _, m := range metricsOf(r.Histograms) {
+		if isDialectMeasure(&r.Summary, m) {
+			continue // measures.go
+		}
 		merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
 		s := measure.SummarizeOne(measure.Key{Metric: m}, merged)
 		t.Rows = append(t.Rows, []string{metricLabel(m), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P99),

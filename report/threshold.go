@@ -35,6 +35,7 @@ const (
 	kindRate                        // a statistic of a rate histogram (×measure.RateScale); limit is tokens/s
 	kindTokenRate                   // the run's aggregate output tokens/s; limit is tokens/s
 	kindGoodput                     // sessions that succeeded and met every goodput SLO; percentage of the judged or a count
+	kindMeasure                     // a statistic of a dialect measure (measures.go); limit a duration or a count
 )
 
 var gateNames = []gateName{
@@ -64,7 +65,7 @@ var gateNames = []gateName{
 }
 
 // hasStats tells whether the kind is a histogram, whose checks name a statistic.
-func (k valueKind) hasStats() bool { return k == kindLatency || k == kindRate }
+func (k valueKind) hasStats() bool { return k == kindLatency || k == kindRate || k == kindMeasure }
 
 // perSession tells whether the kind counts sessions, so a limit may be a percentage of them.
 func (k valueKind) perSession() bool { return k == kindErrors || k == kindFailed || k == kindHung }
@@ -98,6 +99,9 @@ func MetricsHelp() string {
 		}
 		fmt.Fprintf(&b, "  %-20s %-17s %-34s %s\n", name, strings.Join(n.Scopes, ","), n.Example, n.Doc)
 	}
+	b.WriteString("\n  dialect measures (the run's summary.json \"measures\", e.g. compose's child_ttfd and children_per_run):\n" +
+		"  NAME[{scenario=,dialect=}].STAT (or NAME_STAT) with a duration LIMIT for a latency measure, a number for a\n" +
+		"  count, e.g. child_ttfd.p99<500ms, children_per_run.max<=3; a measure the run did not record fails\n")
 	b.WriteString("\nRegressions: NAME[{...}].STAT=N% (or =DURATION): current may exceed the baseline by at most that much,\n" +
 		"  compared per scenario × dialect: fails when the median key is over, or any key with 10 samples\n" +
 		"  above the statistic (p99: 1,000 samples) is over.\n")
@@ -128,6 +132,9 @@ type Selector struct {
 	Stat   string            // latency statistic ("p99"); empty for counts
 	kind   valueKind
 	metric measure.Metric
+	// unit is a dialect measure's kind as its limit was written (measure.MeasureKindLatency
+	// for a duration, measure.MeasureKindCount for a number); the run must agree.
+	unit string
 }
 
 // String writes the selector back in threshold syntax, scope keys sorted.
@@ -172,7 +179,9 @@ func parseSelector(expr, text string) (Selector, error) {
 	rest := text[nameEnd:]
 	gn, ok := lookupName(name)
 	if !ok {
-		return bad("unknown name %q: want one of %s", name, knownNames())
+		if gn, name, rest, ok = measureName(name, rest); !ok { // measures.go
+			return bad("unknown name %q: want one of %s, or a dialect measure (snake_case of two words or more, e.g. child_ttfd)", name, knownNames())
+		}
 	}
 	sel := Selector{Name: gn.Name, kind: gn.Kind, metric: gn.Metric}
 	if strings.HasPrefix(rest, "{") {
@@ -278,6 +287,10 @@ func ParseThreshold(expr string) (Threshold, error) {
 		return bad("missing limit after %s", op)
 	}
 	switch sel.kind {
+	case kindMeasure:
+		if t.Limit, t.Selector.unit, err = parseMeasureLimit(limit); err != nil {
+			return bad("limit %q: %v", limit, err)
+		}
 	case kindLatency:
 		d, err := time.ParseDuration(limit)
 		if err != nil || d < 0 {

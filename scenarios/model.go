@@ -69,6 +69,10 @@ type Turn struct {
 	Thinking  Text       `yaml:"thinking" json:"thinking,omitempty"`
 	Text      Text       `yaml:"text" json:"text,omitempty"`
 	ToolCalls []ToolCall `yaml:"toolCalls" json:"toolCalls,omitempty"`
+	// Swarm delegates to child agents that run in parallel (compose only; see Child). A turn
+	// with a swarm ends like one with tool calls: the delegation is a tool call (DelegateTool)
+	// that settles when every child finished.
+	Swarm []Child `yaml:"swarm" json:"swarm,omitempty"`
 }
 
 // Text is either literal text or a number of word-like tokens generated from the seed.

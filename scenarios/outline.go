@@ -39,6 +39,7 @@ func (s *Scenario) WriteOutline(w io.Writer, seed uint64) error {
 		for _, c := range st.ToolCalls {
 			fmt.Fprintf(w, "tool call %s %s (%v, %s): %s\n", c.ID, c.Name, c.Duration.Round(time.Millisecond), c.Outcome, c.Arguments)
 		}
+		writeSwarmOutline(w, st.Swarm) // swarm.go
 		if st.ErrorAfterStep >= 0 {
 			fmt.Fprintf(w, "provider error after step %d: %q\n", st.ErrorAfterStep, st.ErrorMessage)
 		}

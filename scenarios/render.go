@@ -43,8 +43,8 @@ func rng(seed uint64, purpose string, indexes ...int) *rand.Rand {
 }
 
 // toolCallID is the stable provider id of tool call index of turn.
-func toolCallID(seed uint64, turn, index int) string {
-	r := rng(seed, "tool-id", turn, index)
+func toolCallID(seed uint64, ns string, turn, index int) string {
+	r := rng(seed, ns+"tool-id", turn, index)
 	return fmt.Sprintf("call_%016x%08x", r.Uint64(), r.Uint32())
 }
 
@@ -110,17 +110,31 @@ func (s *Scenario) Render(seed uint64) *Script {
 
 // renderTurn builds one turn's steps, tool calls, faults and usage.
 func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn) ScriptTurn {
+	return s.renderTurnIn(seed, "", strconv.Itoa(ti), ti, turn)
+}
+
+// renderTurnIn renders a turn of the root conversation (ns "") or of a swarm child (ns names
+// its random streams apart, see renderChild); path is the swarm path prefix of the turn's
+// children.
+func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn) ScriptTurn {
 	st := ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: inputTokensBase + inputTokensPerTurn*ti}
 
 	segments := make([]segment, 0, 2+len(turn.ToolCalls))
-	text, cuts := textCuts(turn.Thinking, rng(seed, "thinking", ti))
+	text, cuts := textCuts(turn.Thinking, rng(seed, ns+"thinking", ti))
 	segments = append(segments, segment{kind: StepThinking, text: text, cuts: cuts})
-	text, cuts = textCuts(turn.Text, rng(seed, "text", ti))
+	text, cuts = textCuts(turn.Text, rng(seed, ns+"text", ti))
 	segments = append(segments, segment{kind: StepText, text: text, cuts: cuts})
 	for ci, tc := range turn.ToolCalls {
-		call := renderToolCall(seed, ti, ci, tc)
+		call := renderToolCall(seed, ns, ti, ci, tc)
 		st.ToolCalls = append(st.ToolCalls, call)
-		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, "tool-split", ti, ci), call.Arguments)})
+		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, ns+"tool-split", ti, ci), call.Arguments)})
+	}
+	if len(turn.Swarm) > 0 {
+		ci := len(st.ToolCalls)
+		st.Swarm = s.renderSwarm(seed, path, turn.Swarm)
+		call := delegateCall(seed, ns, ti, ci, st.Swarm)
+		st.ToolCalls = append(st.ToolCalls, call)
+		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, ns+"tool-split", ti, ci), call.Arguments)})
 	}
 	perFrame := max(s.Timing.TokensPerFrame, 1)
 	total := 0
@@ -129,7 +143,7 @@ func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn) ScriptTurn {
 	}
 
 	st.Steps = make([]Step, 0, total)
-	timing := rng(seed, "timing", ti)
+	timing := rng(seed, ns+"timing", ti)
 	var at time.Duration
 	first := true
 	for _, seg := range segments {
@@ -203,11 +217,11 @@ func stepWithToken(steps []Step, n int) int {
 }
 
 // renderToolCall resolves one scripted tool call.
-func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
+func renderToolCall(seed uint64, ns string, ti, ci int, tc ToolCall) ScriptToolCall {
 	call := ScriptToolCall{
-		ID:       toolCallID(seed, ti, ci),
+		ID:       toolCallID(seed, ns, ti, ci),
 		Name:     tc.Name,
-		Duration: tc.Duration.Sample(rng(seed, "tool-duration", ti, ci)),
+		Duration: tc.Duration.Sample(rng(seed, ns+"tool-duration", ti, ci)),
 		Outcome:  tc.Outcome,
 		Result:   tc.Result,
 	}
@@ -215,7 +229,7 @@ func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
 		call.Outcome = OutcomeSuccess
 	}
 	if call.Result == "" {
-		r := rng(seed, "tool-result", ti, ci)
+		r := rng(seed, ns+"tool-result", ti, ci)
 		if call.Outcome == OutcomeError {
 			call.Result = "error: " + generatePhrase(r, 4+r.IntN(4))
 		} else {
@@ -225,7 +239,7 @@ func renderToolCall(seed uint64, ti, ci int, tc ToolCall) ScriptToolCall {
 	args := make(map[string]any, len(tc.Arguments)+1)
 	maps.Copy(args, tc.Arguments)
 	if len(tc.Arguments) == 0 {
-		r := rng(seed, "tool-args", ti, ci)
+		r := rng(seed, ns+"tool-args", ti, ci)
 		args["query"] = generatePhrase(r, 2+r.IntN(5))
 	}
 	call.Pause, call.TimesOut = tc.Pause, tc.TimesOut
@@ -285,6 +299,7 @@ func (s *Script) Expected() Expected {
 		}
 		et.Final = i == len(s.Turns)-1 && len(st.ToolCalls) == 0
 		e.Turns = append(e.Turns, et)
+		e.Children = appendExpectedChildren(e.Children, st.Swarm, nil)
 		if e.endsByTool(st.ToolCalls) {
 			break
 		}

@@ -55,6 +55,8 @@ type ScriptTurn struct {
 	StallFor       time.Duration
 	// InputTokens and OutputTokens are the usage the provider reports for this turn.
 	InputTokens, OutputTokens int
+	// Swarm are the child agents the turn's DelegateTool call starts (nil: none).
+	Swarm []ScriptChild
 }
 
 // Step is one provider frame: a piece of text with its scheduled emission time.
@@ -118,6 +120,9 @@ type Expected struct {
 	// Plan is the plan the agent proposes and the client's scripted decisions (nil: none).
 	// A plan that ends the run in error cuts Turns after its own.
 	Plan *ScriptPlan `json:",omitempty"`
+	// Children are the swarm's child agents at every depth, parents before their children
+	// (nil: the scenario has no swarm).
+	Children []ExpectedChild `json:",omitempty"`
 }
 
 // ExpectedTurn is the exact text a turn produces. For a failed turn it is what was streamed

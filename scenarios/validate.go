@@ -88,22 +88,31 @@ func (s *Scenario) validate() []*FieldError {
 		end, endsByFault = pt, true
 	}
 
+	swarmNames := map[string]string{}
 	for ti, turn := range s.Turns {
 		path := fmt.Sprintf("turns[%d]", ti)
 		errs = append(errs, turn.Thinking.validate(path+".thinking")...)
 		errs = append(errs, turn.Text.validate(path+".text")...)
-		empty := turn.Thinking == (Text{}) && turn.Text == (Text{}) && len(turn.ToolCalls) == 0
+		// A swarm is a tool call (DelegateTool) for the turn structure.
+		calls := len(turn.ToolCalls) + min(len(turn.Swarm), 1)
+		empty := turn.Thinking == (Text{}) && turn.Text == (Text{}) && calls == 0
 		switch {
 		case ti > end:
 			bad(path, "unreachable: the scripted fault (or a plan that ends the run in error) ends the script at turn %d, so no turn may follow it", end)
 		case empty:
 			bad(path, "empty turn; expected thinking, text or tool calls")
-		case ti < end && len(turn.ToolCalls) == 0:
+		case ti < end && calls == 0:
 			bad(path+".toolCalls", "missing; every turn but the last must end in tool calls (the model answers only in the last turn)")
+		case ti == end && !endsByFault && len(turn.Swarm) > 0:
+			bad(path+".swarm", "the last turn delegates to children; expected a later turn with the answer (a swarm ends its turn like a tool call)")
 		case ti == end && !endsByFault && len(turn.ToolCalls) > 0:
 			bad(path+".toolCalls", "the last turn has tool calls; expected none (the last turn is the answer)")
 		}
+		errs = append(errs, validateSwarm(path+".swarm", turn.Swarm, 1, swarmNames)...)
 		for ci, tc := range turn.ToolCalls {
+			if tc.Name == DelegateTool {
+				bad(fmt.Sprintf("%s.toolCalls[%d].name", path, ci), "%q is reserved for the swarm delegation; expected another name (or swarm:)", DelegateTool)
+			}
 			errs = append(errs, tc.validate(fmt.Sprintf("%s.toolCalls[%d]", path, ci))...)
 		}
 	}
@@ -129,7 +138,7 @@ func (s *Scenario) validateTriggerReachable(end int) []*FieldError {
 				break
 			}
 			thinks = thinks || turn.Thinking != (Text{})
-			tools = tools || len(turn.ToolCalls) > 0
+			tools = tools || len(turn.ToolCalls) > 0 || len(turn.Swarm) > 0
 		}
 		if t.DuringThinking && !thinks {
 			errs = append(errs, &FieldError{Path: path + ".duringThinking", Problem: "no turn thinks, so the trigger never fires; expected a turn with thinking"})

@@ -81,7 +81,7 @@ type settledTool struct {
 }
 
 // Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
-// R-compose-thinking, R-terminal and R-framing. Not safe for concurrent use; one per stream.
+// R-compose-thinking, R-terminal, R-framing and the swarm rules (swarm.go). Not safe for concurrent use; one per stream.
 type Checker struct {
 	s *protocol.Session
 	// stopped: the client sent a stop request (StopSent), so the stream must end stopped.
@@ -111,6 +111,7 @@ type Checker struct {
 	generalOnly        bool                   // tests turn the fast path off to compare it with the general path
 	tokens             scenarios.TokenCounter // output tokens per frame, for the token metrics
 	side               sideState              // plan approval and side events (plan.go)
+	swarm              swarmState             // swarm children (swarm.go)
 }
 
 // StopSent tells the checker the client sent a stop request: from then on the stream must end
@@ -177,6 +178,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	default:
 		if c.observeSide(typ, data) { // plan.*, approval.*, task.*, action, conclave, trace, timing (plan.go)
 			return protocol.Observation{Kind: protocol.FrameOther}
+		}
+		if obs, ok := c.observeSwarm(typ, data); ok { // swarm.go
+			return obs
 		}
 		if ignoredType(typ) {
 			return protocol.Observation{Kind: protocol.FrameOther}
@@ -503,6 +507,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 		return
 	}
 	c.terminal = typ
+	c.swarmTerminal(typ)
 	c.terminalDetail = t.Reason
 	c.completeAtTerminal = c.textOK && c.text.Done()
 	if c.receipts > 0 {
@@ -608,6 +613,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	c.judgeOutcomes()
 	c.finishArgs(clean && !c.stopped && (c.terminal == "done" || c.terminal == "error"))
 	c.finishSide(clean)
+	c.finishSwarm(clean)
 	return c.v.List()
 }
 
@@ -640,9 +646,6 @@ func (c *Checker) finishArgs(all bool) {
 		}
 	}
 }
-
-// Measures returns the stream's compose measures: approval_rtt (plan.go).
-func (c *Checker) Measures() []protocol.Measure { return c.planMeasures() }
 
 // clip quotes s for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
 func clip(s string, n int) string { return simchat.Clip(s, n) }
@@ -685,6 +688,10 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	case bytes.HasPrefix(data, []byte(argsOpen)):
 		if c.fastArgs(data[len(argsOpen):]) {
 			c.tokens.Break()
+			return protocol.Observation{Kind: protocol.FrameOther}, true
+		}
+	case bytes.HasPrefix(data, []byte(childDeltaOpen)):
+		if c.fastChildDelta(data[len(childDeltaOpen):]) { // swarm.go
 			return protocol.Observation{Kind: protocol.FrameOther}, true
 		}
 	case bytes.HasPrefix(data, []byte(argsOnlyOpen)):

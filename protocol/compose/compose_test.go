@@ -109,6 +109,7 @@ func relay(t testing.TB, sc *scenarios.Script, opt relayOptions) []string {
 			}
 			must(w.ToolStart(call.Name, input, "<invoke>"+call.Name+"</invoke>", Display{Kind: "tool", Name: call.Name, Summary: call.Name}))
 		}
+		relaySwarm(t, w, turn.Swarm, []string{relayRunID}) // swarm_test.go
 		for _, call := range turn.ToolCalls {
 			ok := call.Outcome == scenarios.OutcomeSuccess
 			must(w.ToolEnd(call.Name, ok, call.Result, "done", Display{Kind: "tool", Name: call.Name, Summary: "done"}))
@@ -301,10 +302,10 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			return dialecttest.Insert(f, 1, "event: surprise\ndata: {}\n\n")
 		}, []protocol.Rule{protocol.RFraming}},
 		// The seed's other event families are accepted as they are (a task of a plan this stream
-		// never proposed, a conclave write without a version; plan.go's rules: plan_test.go).
+		// never proposed, a conclave write without a version; plan.go's rules: plan_test.go;
+		// swarm frames are judged: swarm_test.go).
 		{"seed events", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Insert(f, 1,
-				dialecttest.Raw(`{"type":"swarm_child_delta","runKey":"child_1","delta":"Analyzing..."}`),
 				dialecttest.Raw(`{"type":"trace","source":"model","stage":"execute"}`),
 				dialecttest.Raw(`{"type":"conclave","action":"write","key":"plan.md"}`),
 				dialecttest.Raw(`{"type":"task.heartbeat","taskId":"t1"}`))

@@ -1,0 +1,478 @@
+package agentruntime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Swarms: a tool call of scenarios.DelegateTool whose arguments list children under
+// scenarios.SwarmArgument runs those child agents in parallel instead of a simulated tool.
+// Each child is a small tool loop of its own against the provider (the parent's X-Streambench-*
+// selection plus scenarios.ChildHeader naming the child's path), so the mock sees, and records,
+// one provider request per child turn: that is where "children of an aborted or stopped run
+// are cancelled too" is checked. The delegation settles when every child finished; a child's
+// children are its own delegation, so depth comes for free.
+
+// swarmEmitter is implemented by emitters whose dialect streams swarm children (compose).
+// Like every emitter method, these are called on the run's goroutine, in order.
+type swarmEmitter interface {
+	childStart(c *childRun)
+	childDelta(c *childRun, text string)
+	childToolStart(c *childRun, t *toolRun)
+	childToolEnd(c *childRun, t *toolRun)
+	childDone(c *childRun)
+	childError(c *childRun, msg string)
+}
+
+// childRun is one child agent of a run.
+type childRun struct {
+	name, path string
+	// runKey is the child's key on the wire (its scripted name); parentRunID the parent
+	// child's runKey, or the run id for a child of the root run; chain the run id then every
+	// runKey down to this child's.
+	runKey, parentRunID string
+	chain               []string
+	depth               int
+	started             time.Time
+	usage               protocol.Usage
+	toolBatches         int
+}
+
+// swarmEventKind is what a child reported.
+type swarmEventKind uint8
+
+const (
+	childEvStart swarmEventKind = iota + 1
+	childEvDelta
+	childEvToolStart
+	childEvToolEnd
+	childEvDone
+	childEvError
+)
+
+// swarmEvent is one child event on its way to the run's goroutine.
+type swarmEvent struct {
+	kind  swarmEventKind
+	child *childRun
+	text  string
+	tool  *toolRun
+}
+
+// swarm runs the delegations of one turn. Children report on events (unbuffered, so an event
+// is written before the child goes on, and every event of a delegation is written before the
+// delegation settles); abandon is closed when the run's goroutine stops listening.
+type swarm struct {
+	rn          *run
+	events      chan swarmEvent
+	abandon     chan struct{}
+	abandonOnce sync.Once
+}
+
+// send hands ev to the run's goroutine, or drops it once nobody listens.
+func (sw *swarm) send(ev swarmEvent) {
+	select {
+	case sw.events <- ev:
+	case <-sw.abandon:
+	}
+}
+
+// delegation returns the children a tool call delegates to (nil for an ordinary tool).
+func delegation(t *toolRun) []scenarios.SimChild {
+	if t.Name != scenarios.DelegateTool {
+		return nil
+	}
+	if t.Input == nil {
+		if json.Unmarshal([]byte(t.Args), &t.Input) != nil {
+			return nil
+		}
+	}
+	raw, ok := t.Input[scenarios.SwarmArgument]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var children []scenarios.SimChild
+	if json.Unmarshal(b, &children) != nil {
+		return nil
+	}
+	return children
+}
+
+// runTurnTools runs a turn's tools, the way runTools does, except that delegations run their
+// children and relay their events through em between the tools' own frames.
+func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
+	delegates := func(t *toolRun) []scenarios.SimChild {
+		if !rn.dep.allowsTool(t.Name) {
+			return nil // runTool answers a tool the deployment does not enable
+		}
+		return delegation(t)
+	}
+	if !slices.ContainsFunc(calls, func(t *toolRun) bool { return delegates(t) != nil }) {
+		rn.s.runTools(ctx, rn.dep, calls, em.toolStart, em.toolEnd, rn.flush)
+		return
+	}
+	sw := &swarm{rn: rn, events: make(chan swarmEvent), abandon: make(chan struct{})}
+	defer sw.abandonOnce.Do(func() { close(sw.abandon) })
+	for _, t := range calls {
+		em.toolStart(t)
+	}
+	rn.flush()
+	settled := make(chan *toolRun, len(calls))
+	for _, t := range calls {
+		children := delegates(t)
+		go func() {
+			if children != nil {
+				sw.delegate(t, children, nil)
+			} else {
+				rn.s.runTool(ctx, rn.dep, t)
+			}
+			settled <- t
+		}()
+	}
+	sem, _ := em.(swarmEmitter)
+	for left := len(calls); left > 0; {
+		select {
+		case t := <-settled:
+			em.toolEnd(t)
+			left--
+		case ev := <-sw.events:
+			if sem != nil {
+				relay(sem, ev)
+			}
+			// Children stream concurrently: relay what is ready now (a bounded batch, so the
+			// client is never starved by busy children), then flush once, as the parent's own
+			// frames go out per provider read rather than per frame.
+			for n := 0; n < maxRelayBatch; n++ {
+				select {
+				case ev := <-sw.events:
+					if sem != nil {
+						relay(sem, ev)
+					}
+					continue
+				default:
+				}
+				break
+			}
+		}
+		rn.flush()
+	}
+}
+
+// maxRelayBatch bounds how many ready child events are written between flushes.
+const maxRelayBatch = 64
+
+// relay writes one child event.
+func relay(em swarmEmitter, ev swarmEvent) {
+	switch ev.kind {
+	case childEvStart:
+		em.childStart(ev.child)
+	case childEvDelta:
+		em.childDelta(ev.child, ev.text)
+	case childEvToolStart:
+		em.childToolStart(ev.child, ev.tool)
+	case childEvToolEnd:
+		em.childToolEnd(ev.child, ev.tool)
+	case childEvDone:
+		em.childDone(ev.child)
+	case childEvError:
+		em.childError(ev.child, ev.text)
+	}
+}
+
+// delegate runs children (of parent; nil for the root run) in parallel and settles t when
+// every one finished. With the child-not-cancelled fault the children ignore the run's
+// cancellation and the delegation stops waiting for them when the run ends.
+func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *childRun) {
+	rn := sw.rn
+	ctx := rn.ctx
+	if rn.faults.ChildNotCancelled {
+		ctx = context.WithoutCancel(ctx)
+	}
+	var wg sync.WaitGroup
+	for _, sc := range children {
+		c := &childRun{name: sc.Name, path: sc.Path, runKey: sc.Name, parentRunID: rn.id, chain: []string{rn.id}}
+		if parent != nil {
+			c.parentRunID, c.chain = parent.runKey, parent.chain
+		}
+		c.chain = append(slices.Clip(c.chain), c.runKey)
+		c.depth = len(c.chain) - 1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sw.runChild(ctx, c, time.Duration(float64(time.Duration(sc.DelayMs)*time.Millisecond)*rn.s.opts.ToolTimeScale))
+		}()
+	}
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-rn.ctx.Done():
+		if rn.faults.ChildNotCancelled {
+			// The fault: the run ends while its children play on, unheard.
+			sw.abandonOnce.Do(func() { close(sw.abandon) })
+			break
+		}
+		<-all
+	}
+	t.Status, t.Result = scenarios.OutcomeSuccess, fmt.Sprintf("%d child agents finished", len(children))
+	if d, err := simDirectiveOf(t.Input); err == nil && d.Result != "" {
+		t.Result = d.Result
+	}
+	if rn.ctx.Err() != nil {
+		t.Status, t.Result = scenarios.OutcomeCancelled, "cancelled"
+	}
+}
+
+// runChild plays one child agent: after its delay, its start, then its turns (tools and
+// delegations between them), then done, or error when the provider fails it or the run ends.
+func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration) {
+	if delay > 0 {
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return // never started: nothing to report
+		}
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	rn := sw.rn
+	c.started = time.Now()
+	sw.send(swarmEvent{kind: childEvStart, child: c})
+	msgs := []protocol.Message{{Role: "user", Text: rn.input}}
+	for turn := 0; ; turn++ {
+		if turn >= rn.s.maxTurns {
+			sw.send(swarmEvent{kind: childEvError, child: c, text: fmt.Sprintf("child still calling tools after %d turns", rn.s.maxTurns)})
+			return
+		}
+		text, calls, err := sw.childTurn(ctx, c, msgs)
+		if err != nil {
+			msg := errorMessage(err)
+			if ctx.Err() != nil {
+				msg = "cancelled"
+			}
+			sw.send(swarmEvent{kind: childEvError, child: c, text: msg})
+			return
+		}
+		if len(calls) == 0 {
+			sw.send(swarmEvent{kind: childEvDone, child: c})
+			return
+		}
+		c.toolBatches++
+		sw.childTools(ctx, c, calls)
+		if ctx.Err() != nil {
+			sw.send(swarmEvent{kind: childEvError, child: c, text: "cancelled"})
+			return
+		}
+		assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
+		for i, t := range calls {
+			assistant.ToolCalls[i] = protocol.ToolCall{ID: t.ID, Name: t.Name, Arguments: t.Args}
+		}
+		msgs = append(msgs, assistant)
+		for _, t := range calls {
+			msgs = append(msgs, protocol.Message{Role: "tool", Text: t.Result, ToolCallID: t.ID, IsError: t.Status != scenarios.OutcomeSuccess})
+		}
+	}
+}
+
+// childTools runs a child's tool batch in parallel: its delegation, if any, starts its own
+// children.
+func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) {
+	for _, t := range calls {
+		sw.send(swarmEvent{kind: childEvToolStart, child: c, tool: t})
+	}
+	var wg sync.WaitGroup
+	for _, t := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if children := delegation(t); children != nil {
+				sw.delegate(t, children, c)
+			} else {
+				sw.rn.s.runTool(ctx, sw.rn.dep, t)
+			}
+			sw.send(swarmEvent{kind: childEvToolEnd, child: c, tool: t})
+		}()
+	}
+	wg.Wait()
+}
+
+// childTurn requests one of a child's provider turns and relays its text as deltas. It
+// returns the turn's text and tool calls (none for the child's answer turn).
+func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Message) (string, []*toolRun, error) {
+	rn, s := sw.rn, sw.rn.s
+	wire := s.wires[rn.dep.Wire]
+	base := rn.dep.Provider
+	if base == "" {
+		base = s.opts.ProviderURL
+	}
+	header := rn.header.Clone()
+	if header == nil {
+		header = make(http.Header)
+	}
+	header.Set(scenarios.ChildHeader, c.path)
+	req, err := wire.NewRequest(ctx, base, &protocol.ModelRequest{
+		Model: rn.dep.Model, Messages: msgs, Tools: rn.dep.Tools, Header: header,
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("child %s: building provider request: %w", c.runKey, err)
+	}
+	for k, vs := range s.opts.ProviderHeader {
+		req.Header[k] = slices.Clone(vs)
+	}
+	s.metrics.providerRequests.Inc()
+	s.metrics.providerInFlight.Inc()
+	defer s.metrics.providerInFlight.Dec()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return "", nil, fmt.Errorf("child %s: provider %s: %w", c.runKey, base, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", nil, wire.ParseError(resp)
+	}
+	var text strings.Builder
+	var calls []*toolRun
+	var args []strings.Builder
+	stream := wire.NewStream(resp.Body)
+	var ev protocol.ModelEvent
+	for {
+		err := stream.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("child %s: provider stream: %w", c.runKey, err)
+		}
+		switch ev.Kind {
+		case protocol.ModelText:
+			if ev.Text != "" {
+				text.WriteString(ev.Text)
+				sw.send(swarmEvent{kind: childEvDelta, child: c, text: ev.Text})
+			}
+		case protocol.ModelToolStart:
+			for len(calls) <= ev.ToolIndex {
+				calls = append(calls, nil)
+				args = append(args, strings.Builder{})
+			}
+			calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
+		case protocol.ModelToolArgs:
+			if ev.ToolIndex >= len(calls) || calls[ev.ToolIndex] == nil {
+				return "", nil, fmt.Errorf("child %s: provider stream: arguments for tool index %d before its start", c.runKey, ev.ToolIndex)
+			}
+			args[ev.ToolIndex].WriteString(ev.Text)
+		case protocol.ModelTurnEnd:
+			c.usage.InputTokens += ev.Usage.InputTokens
+			c.usage.OutputTokens += ev.Usage.OutputTokens
+		case protocol.ModelError:
+			return "", nil, &protocol.ProviderError{Status: http.StatusOK, Type: "stream_error", Message: ev.Text}
+		}
+	}
+	for i, t := range calls {
+		if t == nil {
+			return "", nil, fmt.Errorf("child %s: provider stream: tool index %d never started", c.runKey, i)
+		}
+		t.Args = args[i].String()
+	}
+	return text.String(), calls, nil
+}
+
+// agentWallet is a child's made-up, stable wallet address.
+func agentWallet(runKey string) string {
+	sum := sha256.Sum256([]byte(runKey))
+	return "0x" + hex.EncodeToString(sum[:20])
+}
+
+// The compose emitter streams children; its faults break one swarm rule each.
+
+func (e *composeEmitter) childStart(c *childRun) {
+	e.endThinking()
+	chain := c.chain
+	if e.rn.faults.ChildBadChain {
+		chain = slices.Clone(chain)
+		slices.Reverse(chain)
+	}
+	_ = e.w.ChildStart(compose.ChildStart{
+		RootRunID: e.rn.id, ParentRunID: c.parentRunID, SubID: c.name, Depth: c.depth,
+		AgentWallet: agentWallet(c.runKey), RunKey: c.runKey, RunKeyChain: chain,
+	})
+}
+
+func (e *composeEmitter) childDelta(c *childRun, text string) {
+	if e.rn.faults.ChildWrongText && !slices.Contains(e.mangled, c.runKey) {
+		e.mangled = append(e.mangled, c.runKey)
+		text += "~"
+	}
+	_ = e.w.ChildDelta(c.runKey, text)
+}
+
+func (e *composeEmitter) childToolStart(c *childRun, t *toolRun) {
+	input := json.RawMessage(t.Args)
+	if !json.Valid(input) {
+		input, _ = json.Marshal(t.Args)
+	}
+	_ = e.w.ChildToolStart(c.runKey, t.Name, input)
+}
+
+func (e *composeEmitter) childToolEnd(c *childRun, t *toolRun) {
+	_ = e.w.ChildToolEnd(c.runKey, t.Name, t.Status != scenarios.OutcomeSuccess, t.Result)
+}
+
+func (e *composeEmitter) childDone(c *childRun) {
+	f := e.rn.faults
+	if f.ChildNoDone && !e.droppedChildDone {
+		e.droppedChildDone = true
+		return
+	}
+	frame := compose.ChildDone{
+		RunKey: c.runKey, ToolBatches: c.toolBatches, StopReason: compose.StopReasonCompleted,
+		Usage:  compose.ChildUsage{InputTokens: c.usage.InputTokens, OutputTokens: c.usage.OutputTokens, TotalTokens: c.usage.InputTokens + c.usage.OutputTokens},
+		WallMs: time.Since(c.started).Milliseconds(),
+	}
+	if f.DoneBeforeChildren {
+		// Hold the latest child's done back until after the parent's done (afterDone).
+		if e.heldChildDone != nil {
+			_ = e.w.ChildDone(*e.heldChildDone)
+		}
+		e.heldChildDone = &frame
+		return
+	}
+	_ = e.w.ChildDone(frame)
+	if f.ChildDeltaAfterDone && !e.deltaAfterDone {
+		e.deltaAfterDone = true
+		_ = e.w.ChildDelta(c.runKey, " (late)")
+	}
+}
+
+func (e *composeEmitter) childError(c *childRun, msg string) {
+	_ = e.w.ChildError(c.runKey, msg)
+}
+
+// afterDone writes what the done-before-children fault held back, right after the parent's done.
+func (e *composeEmitter) afterDone() {
+	if e.heldChildDone != nil {
+		_ = e.w.ChildDone(*e.heldChildDone)
+		e.heldChildDone = nil
+	}
+}
+
+var _ swarmEmitter = (*composeEmitter)(nil)

@@ -1,0 +1,98 @@
+package agentruntime
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// TestSwarmStream: swarms stream every child's start, deltas, tools and done (or error)
+// between the parent's delegation tool_start and tool_end, and the compose checker finds
+// nothing wrong; every child turn was one provider request, recorded with its path.
+func TestSwarmStream(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0, Options{})
+	dep, _ := e.rt.deps.Lookup("openai-all")
+	for _, tc := range []struct {
+		scenario string
+		// frames must each appear in the stream.
+		frames []string
+		// requests is how many child provider requests the mock records.
+		requests int
+	}{
+		// Depth 2: researcher-a calls a tool and delegates to analyst-a1 (2 turns), analyst-a1
+		// and researcher-b answer at once (1 turn each).
+		{"swarm-depth2", []string{`"depth":2`, `"runKeyChain":["run_`, `"type":"swarm_child_tool_end","runKey":"researcher-a","toolName":"web_search"`}, 4},
+		// A failing child: swarm_child_error with the scripted message; the parent still ends done.
+		{"swarm-child-error", []string{`"type":"swarm_child_error","runKey":"windows-check","error":"windows runner unavailable"`, `"type":"done"`}, 3},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			t.Parallel()
+			session := strings.ReplaceAll(t.Name(), "/", "-")
+			sr := e.open(composeClient, "openai-all", tc.scenario, 3, session)
+			body := string(sr.body)
+			if vs := check(t, composeClient, dep, tc.scenario, 3, sr); len(vs) > 0 {
+				t.Errorf("violations: %+v", vs)
+			}
+			for _, f := range tc.frames {
+				if !strings.Contains(body, f) {
+					t.Errorf("stream lacks %s", f)
+				}
+			}
+			children := 0
+			for _, rec := range e.mock.Sessions(session) {
+				if rec.Child != "" {
+					children++
+				}
+			}
+			if children != tc.requests {
+				t.Errorf("mock recorded %d child requests, want %d", children, tc.requests)
+			}
+		})
+	}
+}
+
+// TestSwarmFaults is the self-proof of the swarm rules checked on the stream: each fault is
+// reported as its rule and nothing else, on a scenario the clean runtime passes.
+func TestSwarmFaults(t *testing.T) {
+	t.Parallel()
+	clean := newEnv(t, 0, Options{})
+	dep, _ := clean.rt.deps.Lookup("anthropic-all")
+	for _, tc := range []struct {
+		fault, scenario string
+		rule            protocol.Rule
+	}{
+		// A child's done never comes: the run ends done with the child open.
+		{"child-no-done", "swarm-depth2", protocol.RSwarmClose},
+		// Reversed chains: the chain does not end with the runKey.
+		{"child-bad-chain", "swarm-depth2", protocol.RSwarmChain},
+		// A delta for a child that already finished.
+		{"child-delta-after-done", "swarm-depth2", protocol.RSwarmOrder},
+		// The last child's done arrives after the parent's done.
+		{"done-before-children", "swarm-depth2", protocol.RSwarmParentDone},
+		// Every child's text differs from its script by one character.
+		{"child-wrong-text", "swarm-child-error", protocol.RSwarmContent},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			t.Parallel()
+			f, err := ParseFaults([]string{tc.fault})
+			if err != nil {
+				t.Fatal(err)
+			}
+			faulty := newEnv(t, 0, Options{Faults: f})
+			good := clean.open(composeClient, dep.Slug, tc.scenario, 5, t.Name())
+			bad := faulty.open(composeClient, dep.Slug, tc.scenario, 5, t.Name())
+			if vs := check(t, composeClient, dep, tc.scenario, 5, good); len(vs) > 0 {
+				t.Errorf("clean stream has violations: %+v", vs)
+			}
+			vs := check(t, composeClient, dep, tc.scenario, 5, bad)
+			rules := rulesOf(vs)
+			if !slices.Equal(rules, []protocol.Rule{tc.rule}) {
+				t.Errorf("checker reported %v (%+v), want %s alone", rules, vs, tc.rule)
+			}
+			t.Logf("%s: %+v", tc.fault, vs)
+		})
+	}
+}

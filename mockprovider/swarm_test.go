@@ -1,0 +1,39 @@
+package mockprovider
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestChildHeader: X-Streambench-Child plays a swarm child's script (its text, not the
+// conversation's), records the child's path, and a path the scenario lacks is a 400 naming it.
+func TestChildHeader(t *testing.T) {
+	t.Parallel()
+	srv, ts := newTestMock(t, Options{TimeScale: 0})
+	client := ts.Client()
+	body := openaiBody(directive("swarm-depth2", 1, "kid"), true)
+
+	resp := post(t, client, ts.URL+PathOpenAI, body, map[string]string{HeaderChild: "0.1"})
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `" B"`) || !strings.Contains(string(got), "Vendor") {
+		t.Fatalf("child 0.1: HTTP %d, want researcher-b's scripted text:\n%s", resp.StatusCode, got)
+	}
+	if rec := onlySession(t, srv, "kid"); rec.Child != "0.1" {
+		t.Errorf("record child %q, want 0.1", rec.Child)
+	}
+	b, _ := json.Marshal(srv.Sessions("kid")[0])
+	if !strings.Contains(string(b), `"child":"0.1"`) {
+		t.Errorf("record JSON lacks the child: %s", b)
+	}
+
+	resp = post(t, client, ts.URL+PathOpenAI, openaiBody(directive("swarm-depth2", 1, "nokid"), true), map[string]string{HeaderChild: "0.9"})
+	got, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(got), `no swarm child at path \"0.9\"`) {
+		t.Errorf("unknown child: HTTP %d %s, want 400 naming the path", resp.StatusCode, got)
+	}
+}

@@ -1,0 +1,162 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// Dialect measures (summary.json "measures", protocol.Measurer) have a table of their own: a
+// count's histogram holds the count itself, not microseconds, so the latency tables leave every
+// dialect measure out and this one reads each by its kind.
+
+// isDialectMeasure tells whether m is one of the run's dialect measures.
+func isDialectMeasure(s *measure.Summary, m measure.Metric) bool {
+	_, ok := s.Measure(string(m))
+	return ok
+}
+
+// measureValue formats a statistic of a dialect measure: milliseconds for a latency, the
+// count for a count.
+func measureValue(count bool, v float64) string {
+	if count {
+		return float(v)
+	}
+	return msf(v)
+}
+
+// measuresTable lists every dialect measure over every scenario and dialect merged, then per
+// scenario × dialect.
+func measuresTable(r *measure.Run) table {
+	s := &r.Summary
+	t := table{
+		Title:  "Dialect measures (latency in ms, count as is)",
+		Header: []string{"measure", "kind", "scenario", "dialect", "samples", "min", "p50", "p90", "p99", "max", "mean"},
+		Right:  []bool{false, false, false, false, true, true, true, true, true, true, true},
+	}
+	row := func(info measure.MeasureInfo, scenario, dialect string, m measure.MetricSummary) {
+		c := info.Kind == measure.MeasureKindCount
+		f := func(v int64) string { return measureValue(c, float64(v)) }
+		t.Rows = append(t.Rows, []string{info.Name, info.Kind, scenario, dialect, num(m.Count),
+			f(m.Min), f(m.P50), f(m.P90), f(m.P99), f(m.Max), measureValue(c, m.Mean)})
+	}
+	for _, info := range s.Measures {
+		if r.Histograms != nil {
+			merged, n := r.Histograms.Merged(func(k measure.Key) bool { return string(k.Metric) == info.Name })
+			if n > 0 {
+				row(info, "(all)", "(all)", measure.SummarizeOne(measure.Key{Metric: measure.Metric(info.Name)}, merged))
+			}
+		}
+		for _, m := range s.Metrics {
+			if string(m.Metric) == info.Name {
+				row(info, m.Scenario, m.Dialect, m)
+			}
+		}
+	}
+	return t
+}
+
+// withMeasures inserts the dialect measures table at index at, for runs that recorded any.
+func withMeasures(r *measure.Run, tables []table, at int) []table {
+	if len(r.Summary.Measures) == 0 {
+		return tables
+	}
+	return slices.Insert(tables, min(at, len(tables)), measuresTable(r))
+}
+
+// writeMeasures prints each dialect measure's p50 and p99 over every scenario and dialect
+// (from the merged histograms, or the worst key's when the run has none).
+func writeMeasures(w io.Writer, run *measure.Run) {
+	s := &run.Summary
+	var parts []string
+	for _, info := range s.Measures {
+		var st measure.MetricSummary
+		if run.Histograms != nil {
+			h, n := run.Histograms.Merged(func(k measure.Key) bool { return string(k.Metric) == info.Name })
+			if n == 0 {
+				continue
+			}
+			st = measure.SummarizeOne(measure.Key{}, h)
+		} else {
+			for _, m := range s.Metrics {
+				if string(m.Metric) == info.Name {
+					st.Count += m.Count
+					st.P50, st.P99 = max(st.P50, m.P50), max(st.P99, m.P99)
+				}
+			}
+		}
+		if info.Kind == measure.MeasureKindCount {
+			parts = append(parts, fmt.Sprintf("%s p50 %d p99 %d", info.Name, st.P50, st.P99))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s p50 %.1fms p99 %.1fms", info.Name, float64(st.P50)/1000, float64(st.P99)/1000))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "measures: %s\n", strings.Join(parts, ", "))
+	}
+}
+
+// measureStats are the statistics a dialect measure's NAME_STAT spelling may end in.
+var measureStats = map[string]string{"min": "min", "p50": "p50", "p90": "p90", "p99": "p99", "p999": "p99.9", "max": "max", "mean": "mean"}
+
+// measureName makes a gate name of a name that is not in the table: a dialect measure, which
+// only the run can confirm (Selector.checkMeasure). Measure names are snake_case of at least
+// two words (child_ttfd, children_per_run, approval_rtt), so a misspelt one-word name is still
+// an unknown name at once; "child_ttfd_p99" is read as "child_ttfd.p99" when no statistic follows.
+func measureName(name, rest string) (gateName, string, string, bool) {
+	if name == "" || name[0] < 'a' || name[0] > 'z' || !strings.Contains(strings.Trim(name, "_"), "_") ||
+		strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return gateName{}, name, rest, false
+	}
+	if !strings.Contains(rest, ".") {
+		if i := strings.LastIndexByte(name, '_'); i > 0 {
+			if stat, ok := measureStats[name[i+1:]]; ok && strings.Contains(name[:i], "_") {
+				name, rest = name[:i], rest+"."+stat
+			}
+		}
+	}
+	return gateName{Name: name, Metric: measure.Metric(name), Kind: kindMeasure, Scopes: []string{"scenario", "dialect"}}, name, rest, true
+}
+
+// parseMeasureLimit reads a dialect measure's limit: a duration for a latency, a number for a
+// count.
+func parseMeasureLimit(limit string) (float64, string, error) {
+	if d, err := time.ParseDuration(limit); err == nil && d >= 0 {
+		return float64(d) / float64(time.Microsecond), measure.MeasureKindLatency, nil
+	}
+	if v, err := strconv.ParseFloat(limit, 64); err == nil && v >= 0 {
+		return v, measure.MeasureKindCount, nil
+	}
+	return 0, "", errors.New("want a duration such as 500ms (a latency measure) or a number such as 3 (a count measure)")
+}
+
+// checkMeasure confirms that the run recorded the measure, of the kind its limit was written
+// in; the error names what the run has instead.
+func (s Selector) checkMeasure(sum *measure.Summary) error {
+	info, ok := sum.Measure(s.Name)
+	if !ok {
+		names := make([]string, len(sum.Measures))
+		for i, m := range sum.Measures {
+			names[i] = m.Name
+		}
+		have := "none"
+		if len(names) > 0 {
+			have = strings.Join(names, ", ")
+		}
+		return fmt.Errorf("%s: %w: %q is neither a gate name (%s) nor a dialect measure this run recorded (measures: %s)", s, errNoData, s.Name, knownNames(), have)
+	}
+	if info.Kind != s.unit {
+		want := "a duration such as 500ms"
+		if info.Kind == measure.MeasureKindCount {
+			want = "a number such as 3"
+		}
+		return fmt.Errorf("%s: %s is a %s measure: write its limit as %s", s, s.Name, info.Kind, want)
+	}
+	return nil
+}
