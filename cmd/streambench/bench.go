@@ -23,6 +23,9 @@ func runBench(args []string) error {
 	if len(args) > 0 && args[0] == selfbench.PacedServerCommand {
 		return runPacedServer(args[1:])
 	}
+	if len(args) > 0 && args[0] == selfbench.NaiveServerCommand {
+		return runNaiveServer(args[1:])
+	}
 	measurements, names := selfbench.Measurements(), selfbench.Names()
 	fs := newFlagSet("bench", "bench ["+strings.Join(names, "|")+"|all] [flags]")
 	var o selfbench.Options
@@ -43,7 +46,7 @@ func runBench(args []string) error {
 	fs.BoolVar(&o.HTTP2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
 	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate: the runtime talks HTTP/1.1 to the mock instead of h2c")
 	fs.BoolVar(&o.KeepDir, "keep", false, "keep the generated scenario directory (its path is printed)")
-	fs.StringVar(&o.ProfileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open")
+	fs.StringVar(&o.ProfileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open; pacing: the mock's CPU profile")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: streambench bench [%s|all] [flags]\n\nMeasurements:\n", strings.Join(names, "|"))
@@ -143,6 +146,30 @@ func runPacedServer(args []string) error {
 		return usageError("--text-file: %v", err)
 	}
 	defer hrtimer.SpareProcs()()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := stack.Listen(*addr, "http", os.Stderr)
+	if err != nil {
+		return usageError("--addr: %v", err)
+	}
+	return stack.ServeUntilDone(ctx, stop, srv, ln, 5*time.Second, os.Stderr)
+}
+
+// runNaiveServer is `bench naive-server`, the pacing measurement's yardstick child process: it
+// serves selfbench.NaiveServer until interrupted, at Go's default GOMAXPROCS.
+func runNaiveServer(args []string) error {
+	fs := newFlagSet("bench "+selfbench.NaiveServerCommand, "bench "+selfbench.NaiveServerCommand+" [--ttft D] [--itl D] [--tokens N] [--addr HOST:PORT]")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
+	ttft := fs.Duration("ttft", 100*time.Millisecond, "sleep from request arrival to the first token")
+	itl := fs.Duration("itl", 50*time.Millisecond, "sleep between tokens")
+	tokens := fs.Int("tokens", 100, "tokens per stream")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	srv, err := selfbench.NewNaiveServer(*ttft, *itl, *tokens)
+	if err != nil {
+		return usageError("%v", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ln, err := stack.Listen(*addr, "http", os.Stderr)
