@@ -14,6 +14,7 @@ package hrtimer
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -160,10 +161,24 @@ func (c *Clock) fallBack(a alarm) {
 type Waiter struct {
 	clock *Clock
 	wake  chan struct{}
+	// interrupted is set by Interrupt, for good.
+	interrupted atomic.Bool
 }
 
-// Until blocks until due or until done closes (a nil done never closes), and reports whether
-// due was reached. A wait abandoned when done closed leaves its deadline pending; when it fires
+// Interrupt ends the wait in progress and every later one: they return false. It is safe to
+// call from any goroutine, any number of times. Passing it to context.AfterFunc once per
+// stream lets each wait block on the waiter's own channel alone (Until with a nil done), which
+// costs less than selecting on the context's channel too at every token.
+func (w *Waiter) Interrupt() {
+	w.interrupted.Store(true)
+	select {
+	case w.wake <- struct{}{}:
+	default: // a wake is already pending: the waiter sees the flag when it takes it
+	}
+}
+
+// Until blocks until due, until done closes (a nil done never closes) or until Interrupt, and
+// reports whether due was reached. A wait abandoned when done closed leaves its deadline pending; when it fires
 // later, the next Until finds its own time has not come and waits on.
 func (w *Waiter) Until(done <-chan struct{}, due time.Time) bool {
 	return w.until(done, due, 0)
@@ -184,6 +199,9 @@ func (w *Waiter) UntilSpinning(done <-chan struct{}, due time.Time, spin time.Du
 
 func (w *Waiter) until(done <-chan struct{}, due time.Time, spin time.Duration) bool {
 	for {
+		if w.interrupted.Load() {
+			return false
+		}
 		left := time.Until(due)
 		switch {
 		case left <= 0:
@@ -198,6 +216,10 @@ func (w *Waiter) until(done <-chan struct{}, due time.Time, spin time.Duration) 
 			continue
 		}
 		w.clock.add(due.Add(-spin), w)
+		if done == nil {
+			<-w.wake
+			continue
+		}
 		select {
 		case <-w.wake:
 		case <-done:

@@ -145,6 +145,31 @@ func TestPortableClockKeepsVirtualTime(t *testing.T) {
 	})
 }
 
+// TestInterruptEndsWaits interrupts a waiter blocked with a nil done (the mock's per-token
+// wait, hooked to its request's context by context.AfterFunc): that wait and every later one
+// return false, while a waiter nobody interrupts still reaches its deadline.
+func TestInterruptEndsWaits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range clocks {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.new()
+			w := c.NewWaiter()
+			time.AfterFunc(2*time.Millisecond, w.Interrupt)
+			if w.Until(nil, time.Now().Add(time.Hour)) {
+				t.Fatal("Until = true for a deadline an hour away")
+			}
+			if w.Until(nil, time.Now().Add(time.Millisecond)) {
+				t.Error("a wait after Interrupt reached its deadline; want false at once")
+			}
+			w.Interrupt() // again: no effect, no block
+			if !c.NewWaiter().Until(nil, time.Now().Add(time.Millisecond)) {
+				t.Error("an uninterrupted waiter's wait returned false")
+			}
+		})
+	}
+}
+
 // TestCoalescingWindow runs a portable clock with and without a window inside a synctest
 // bubble: a deadline crowding the last wake waits for the window, one after a quiet spell is
 // woken on its deadline, and none is woken early.

@@ -223,7 +223,8 @@ func (q *request) stream(base time.Time) {
 	}
 	q.firstByte(time.Now())
 
-	waiter := s.opts.Clock.NewWaiter()
+	waiter, unhook := q.newWaiter()
+	defer unhook()
 	sched := newSchedule(base, s.opts.TimeScale, s.admission)
 	turn := q.turn
 	for i := range turn.Steps {
@@ -264,7 +265,15 @@ func (q *request) stream(base time.Time) {
 	q.finish(OutcomeCompleted, http.StatusOK, "")
 }
 
-// waitUntil sleeps on the stream's waiter until due, sending a keep-alive ping through sw
+// newWaiter returns a waiter on the server's clock that the request's context interrupts, and
+// the function that unhooks it: each wait then blocks on the waiter's channel alone, where
+// selecting on the context's channel as well cost more at every token.
+func (q *request) newWaiter() (*hrtimer.Waiter, func() bool) {
+	w := q.srv.opts.Clock.NewWaiter()
+	return w, context.AfterFunc(q.r.Context(), w.Interrupt)
+}
+
+// waitUntil sleeps on the stream's waiter (from newWaiter) until due, sending a keep-alive ping through sw
 // (on wires that have one) when the silence would exceed pingInterval. It returns gone=true,
 // with the time it noticed, as soon as the client goes away or a ping cannot be written.
 func (q *request) waitUntil(ctx context.Context, waiter *hrtimer.Waiter, due time.Time, sw streamWriter) (gone bool, at time.Time) {
@@ -274,7 +283,7 @@ func (q *request) waitUntil(ctx context.Context, waiter *hrtimer.Waiter, due tim
 		if ping {
 			wake = time.Now().Add(pingInterval)
 		}
-		if !waiter.Until(ctx.Done(), wake) {
+		if !waiter.Until(nil, wake) { // interrupted: the context is done
 			return true, time.Now()
 		}
 		if !ping {
@@ -327,7 +336,9 @@ func (q *request) respond(base time.Time) {
 		for i := 0; i <= last; i++ {
 			due = sched.due(turn.Steps[i].At)
 		}
-		if gone, at := q.waitUntil(q.r.Context(), s.opts.Clock.NewWaiter(), due, nil); gone {
+		waiter, unhook := q.newWaiter()
+		defer unhook()
+		if gone, at := q.waitUntil(q.r.Context(), waiter, due, nil); gone {
 			q.clientGone(at, nil)
 			return
 		}
