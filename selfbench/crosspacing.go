@@ -33,7 +33,7 @@ const (
 
 // crossPacingMethod says how crossPacing measures, for the report.
 const crossPacingMethod = "cross-process: `streambench mock` and the naive reference server (bench naive-server: one goroutine per stream, time.Sleep per token, " +
-	"HTTP/1.1, encoding/json per chunk, default GOMAXPROCS) each in a child process, one after the other, played by the same minimal client in this process: " +
+	"HTTP/1.1, chunks framed as cheaply as the mock's, default GOMAXPROCS) each in a child process, one after the other, played by the same minimal client in this process: " +
 	"--streams streams (2,000) of 100 tokens, TTFT 100 ms, then one token per 1/--tokens-per-second (50 ms), starts spread over 1 s, one HTTP/1.1 connection each; " +
 	"every read timestamped: TTFT error = first content chunk − (request written + TTFT), gap error = |gap − ITL|, end of stream late by = data: [DONE] − its scheduled time; " +
 	"server CPU = its /proc/PID/stat user+system from before the first stream to after the last, per token received; RSS = its VmHWM"
