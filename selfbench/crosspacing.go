@@ -88,7 +88,7 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	}
 	var profile func() error
 	if o.ProfileDir != "" {
-		profile = startMockProfile(ctx, mock.URL(), filepath.Join(o.ProfileDir, "mock-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
+		profile = startProfile(ctx, mock.URL(), filepath.Join(o.ProfileDir, "mock-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
 	}
 	m, err := playCross(ctx, "mock", mock, streams, itl)
 	if profile != nil {
@@ -100,12 +100,20 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	naive, err := stack.StartChild(exe, naiveServerArgs(crossTTFT, itl, crossTokens))
+	naive, err := stack.StartChild(exe, naiveServerArgs(crossTTFT, itl, crossTokens, o.ProfileDir != ""))
 	if err != nil {
 		return fmt.Errorf("start naive server: %w", err)
 	}
 	defer naive.Stop()
+	if o.ProfileDir != "" {
+		profile = startProfile(ctx, naive.URL(), filepath.Join(o.ProfileDir, "naive-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
+	}
 	n, err := playCross(ctx, "naive", naive, streams, itl)
+	if profile != nil {
+		if perr := profile(); perr != nil && err == nil {
+			err = fmt.Errorf("naive server CPU profile: %w", perr)
+		}
+	}
 	naive.Stop()
 	if err != nil {
 		return err
@@ -140,7 +148,7 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	rep.addTarget("mock ÷ naive: gap error p99", gap, "×", "≤ 1.0×", gap <= 1)
 	rep.addTarget("mock ÷ naive: TTFT error p99", ttft, "×", "≤ 0.5×", ttft <= 0.5)
 	if o.ProfileDir != "" {
-		rep.note("the mock's CPU profile over the streams (%s) is in %s; profiling costs the mock a few %% of CPU", "mock-cpu.pprof", o.ProfileDir)
+		rep.note("the servers' CPU profiles over the streams (mock-cpu.pprof, naive-cpu.pprof) are in %s; profiling costs each a few %% of CPU", o.ProfileDir)
 	}
 	return nil
 }
@@ -164,9 +172,9 @@ func msQ(h *hdrhistogram.Histogram, q float64) float64 {
 	return float64(h.ValueAtQuantile(q)) / 1000
 }
 
-// startMockProfile fetches a CPU profile of the mock from its /debug/pprof endpoint for about
-// length (whole seconds) into file; the returned function waits for it.
-func startMockProfile(ctx context.Context, mockURL, file string, length time.Duration) func() error {
+// startProfile fetches a CPU profile of a server child from its /debug/pprof endpoint for
+// about length (whole seconds) into file; the returned function waits for it.
+func startProfile(ctx context.Context, mockURL, file string, length time.Duration) func() error {
 	done := make(chan error, 1)
 	go func() {
 		seconds := max(1, int(length/time.Second))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -18,8 +19,12 @@ import (
 const NaiveServerCommand = "naive-server"
 
 // naiveServerArgs is the naive server child's command line, the one place it is spelled.
-func naiveServerArgs(ttft, itl time.Duration, tokens int) []string {
-	return []string{"bench", NaiveServerCommand, "--addr", "127.0.0.1:0", "--ttft", ttft.String(), "--itl", itl.String(), "--tokens", strconv.Itoa(tokens)}
+func naiveServerArgs(ttft, itl time.Duration, tokens int, pprof bool) []string {
+	args := []string{"bench", NaiveServerCommand, "--addr", "127.0.0.1:0", "--ttft", ttft.String(), "--itl", itl.String(), "--tokens", strconv.Itoa(tokens)}
+	if pprof {
+		args = append(args, "--pprof")
+	}
+	return args
 }
 
 // NaiveServer is the yardstick the mock's cost and pacing are held to: the OpenAI streaming
@@ -87,6 +92,16 @@ func NewNaiveServer(ttft, itl time.Duration, tokens int) (*NaiveServer, error) {
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	})
 	return &NaiveServer{srv: &http.Server{Handler: handler}}, nil
+}
+
+// ServeProfile has the server answer GET /debug/pprof/profile (a CPU profile, as the mock
+// does), so bench pacing --profile can set the yardstick's profile beside the mock's. Call it
+// before Serve.
+func (n *NaiveServer) ServeProfile() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.Handle("/", n.srv.Handler)
+	n.srv.Handler = mux
 }
 
 // Serve serves on ln until Shutdown; it returns http.ErrServerClosed after Shutdown.

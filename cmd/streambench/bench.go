@@ -46,7 +46,7 @@ func runBench(args []string) error {
 	fs.BoolVar(&o.HTTP2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
 	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate: the runtime talks HTTP/1.1 to the mock instead of h2c")
 	fs.BoolVar(&o.KeepDir, "keep", false, "keep the generated scenario directory (its path is printed)")
-	fs.StringVar(&o.ProfileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open; pacing: the mock's CPU profile")
+	fs.StringVar(&o.ProfileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open; pacing: the mock's and the naive server's CPU profiles")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: streambench bench [%s|all] [flags]\n\nMeasurements:\n", strings.Join(names, "|"))
@@ -163,12 +163,16 @@ func runNaiveServer(args []string) error {
 	ttft := fs.Duration("ttft", 100*time.Millisecond, "sleep from request arrival to the first token")
 	itl := fs.Duration("itl", 50*time.Millisecond, "sleep between tokens")
 	tokens := fs.Int("tokens", 100, "tokens per stream")
+	profile := fs.Bool("pprof", false, "also serve GET /debug/pprof/profile")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	srv, err := selfbench.NewNaiveServer(*ttft, *itl, *tokens)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	if *profile {
+		srv.ServeProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

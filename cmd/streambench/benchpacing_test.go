@@ -8,7 +8,7 @@ import (
 
 // TestBenchPacingSmall runs the pacing measurement small: the mock and the naive server each in
 // a child process (this test binary as `mock` and `bench naive-server`), both measured by the
-// same client, the ratios with their targets, the mock's CPU profile, then the self-test.
+// same client, the ratios with their targets, both servers' CPU profiles, then the self-test.
 func TestBenchPacingSmall(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -38,7 +38,9 @@ func TestBenchPacingSmall(t *testing.T) {
 	if f := figure(t, rep, "self-test: streams completed"); f.Value != 20 {
 		t.Errorf("self-test: %v streams completed, want 20", f.Value)
 	}
-	if st, err := os.Stat(filepath.Join(dir, "mock-cpu.pprof")); err != nil || st.Size() == 0 {
-		t.Errorf("mock CPU profile: %v", err)
+	for _, file := range []string{"mock-cpu.pprof", "naive-cpu.pprof"} {
+		if st, err := os.Stat(filepath.Join(dir, file)); err != nil || st.Size() == 0 {
+			t.Errorf("CPU profile %s: %v", file, err)
+		}
 	}
 }
