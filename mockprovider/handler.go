@@ -65,10 +65,22 @@ func (s *Server) newRequest(wr *wire, w http.ResponseWriter, r *http.Request) *r
 	return req
 }
 
-// serve validates and selects (prepare), applies admission, then plays the turn.
+// serve reads the body, validates and selects (prepare), applies admission, then plays the
+// turn.
 func (q *request) serve() {
 	s := q.srv
-	if !q.prepare() {
+	if q.r.Method != http.MethodPost {
+		q.refuseMethod()
+		return
+	}
+	// The body is read here rather than in prepare: net/http's read path is deep, and under
+	// prepare's frame it could still outgrow the first stack.
+	body, err := q.readBody()
+	if err != nil {
+		q.bodyFailed(err, len(body))
+		return
+	}
+	if !q.prepare(body) {
 		return
 	}
 	queued, err := s.admission.acquire(q.r.Context())
@@ -99,33 +111,34 @@ func (q *request) serve() {
 	}
 }
 
-// prepare reads, validates and selects the request's turn, and answers the errors: bad input
-// and scripted HTTP faults. It reports whether the turn is to be played. It is a function of
+// refuseMethod answers a request that is not a POST.
+func (q *request) refuseMethod() {
+	q.w.Header().Set("Allow", http.MethodPost)
+	q.fail(http.StatusMethodNotAllowed, errInvalidRequest,
+		fmt.Sprintf("method %s is not allowed on %s: use POST", q.r.Method, q.r.URL.Path))
+}
+
+// bodyFailed answers a request whose body could not be read (got bytes of it).
+func (q *request) bodyFailed(err error, got int) {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		q.fail(http.StatusRequestEntityTooLarge, errRequestTooLarge,
+			fmt.Sprintf("request body is larger than the mock's limit of %d bytes", tooBig.Limit))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		q.fail(http.StatusRequestTimeout, errInvalidRequest,
+			fmt.Sprintf("request body not received within %v (got %d bytes)", q.srv.opts.BodyReadTimeout, got))
+	default:
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("reading request body: %v", err))
+	}
+}
+
+// prepare parses the body, validates and selects the request's turn, and answers the
+// errors: bad input and scripted HTTP faults. It reports whether the turn is to be played. It is a function of
 // its own so that its frame (every error message's formatting) is gone while the turn plays
 // (see newRequest).
-func (q *request) prepare() bool {
+func (q *request) prepare(body []byte) bool {
 	s := q.srv
-	if q.r.Method != http.MethodPost {
-		q.w.Header().Set("Allow", http.MethodPost)
-		q.fail(http.StatusMethodNotAllowed, errInvalidRequest,
-			fmt.Sprintf("method %s is not allowed on %s: use POST", q.r.Method, q.r.URL.Path))
-		return false
-	}
-	body, err := q.readBody()
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
-			q.fail(http.StatusRequestEntityTooLarge, errRequestTooLarge,
-				fmt.Sprintf("request body is larger than the mock's limit of %d bytes", tooBig.Limit))
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			q.fail(http.StatusRequestTimeout, errInvalidRequest,
-				fmt.Sprintf("request body not received within %v (got %d bytes)", s.opts.BodyReadTimeout, len(body)))
-		default:
-			q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("reading request body: %v", err))
-		}
-		return false
-	}
 	parsed, err := q.wire.parse(body)
 	if err != nil {
 		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("invalid request body: %v", err))
