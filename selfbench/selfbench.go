@@ -26,7 +26,8 @@ import (
 type Options struct {
 	// Streams is the number of concurrent streams (pacing 2,000, scale 5,000, fidelity 2,000).
 	Streams int
-	// Duration is pacing: each stream's length (10 s); fidelity: how long sessions start
+	// Duration is pacing: each self-test stream's length (10 s; the cross-process run plays
+	// 100 tokens per stream); fidelity: how long sessions start
 	// (30 s); rate: the run's length (20 s).
 	Duration time.Duration
 	// Ramp is scale: the period the streams open over (20 s).

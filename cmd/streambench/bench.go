@@ -31,7 +31,7 @@ func runBench(args []string) error {
 	var o selfbench.Options
 	jsonFile := fs.String("json", "", "also write the figures to this JSON file")
 	fs.IntVar(&o.Streams, "streams", 0, "concurrent streams (default: pacing 2000, scale 5000, fidelity 2000, abuse abort-storm 2000, abuse stalled-readers 1000 normal clients)")
-	fs.DurationVar(&o.Duration, "duration", 0, "pacing: each stream's length (default 10s); fidelity: how long sessions start (default 30s); rate: the run's length (default 20s); abuse stalled-readers: each of its two runs' length (default 15s); abuse bad-input: how long requests are sent (default 30s)")
+	fs.DurationVar(&o.Duration, "duration", 0, "pacing: each self-test stream's length (default 10s; the cross-process run plays 100 tokens per stream); fidelity: how long sessions start (default 30s); rate: the run's length (default 20s); abuse stalled-readers: each of its two runs' length (default 15s); abuse bad-input: how long requests are sent (default 30s)")
 	fs.DurationVar(&o.Ramp, "ramp", 0, "scale: open the streams over this period (default 20s)")
 	fs.DurationVar(&o.StreamLength, "stream-length", 0, "scale: how long each stream lasts (default 30s); fidelity: roughly how long each session lasts (default 15s: 2,000 open streams at 133 new sessions/s)")
 	fs.DurationVar(&o.InterToken, "itl", 0, "scale: the scripted inter-token latency (default 500ms: 2 tokens/s per stream)")
