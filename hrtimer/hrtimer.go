@@ -57,7 +57,8 @@ func New() *Clock { return &Clock{} }
 // as by New. It is for processes with tens of thousands of deadlines a second, such as the mock
 // pacing every token of 2,000 streams: re-arming the timerfd is a system call (and, on a
 // virtual machine, a trap to the hypervisor to reprogram the timer), and arming it once per
-// deadline cost more CPU than the tokens' writes; once per window, each wake serves a batch.
+// deadline cost the mock 15% of its CPU, the alarm's whole wake path three quarters of what
+// writing the tokens cost; once per window, each wake serves a batch.
 func NewCoalescing(window time.Duration) *Clock { return &Clock{window: max(window, 0)} }
 
 // NewPortable returns a Clock paced by Go timers only: precise while the process is busy,
