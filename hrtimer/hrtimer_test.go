@@ -15,6 +15,7 @@ var clocks = []struct {
 }{
 	{"precise", New},
 	{"portable", NewPortable},
+	{"coalescing", func() *Clock { return NewCoalescing(250 * time.Microsecond) }},
 }
 
 // TestUntilNeverWakesEarly has many goroutines wait, repeatedly, for deadlines spread over a
@@ -142,6 +143,70 @@ func TestPortableClockKeepsVirtualTime(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestInterruptEndsWaits interrupts a waiter blocked with a nil done (the mock's per-token
+// wait, hooked to its request's context by context.AfterFunc): that wait and every later one
+// return false, while a waiter nobody interrupts still reaches its deadline.
+func TestInterruptEndsWaits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range clocks {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.new()
+			w := c.NewWaiter()
+			time.AfterFunc(2*time.Millisecond, w.Interrupt)
+			if w.Until(nil, time.Now().Add(time.Hour)) {
+				t.Fatal("Until = true for a deadline an hour away")
+			}
+			if w.Until(nil, time.Now().Add(time.Millisecond)) {
+				t.Error("a wait after Interrupt reached its deadline; want false at once")
+			}
+			w.Interrupt() // again: no effect, no block
+			if !c.NewWaiter().Until(nil, time.Now().Add(time.Millisecond)) {
+				t.Error("an uninterrupted waiter's wait returned false")
+			}
+		})
+	}
+}
+
+// TestCoalescingWindow runs a portable clock with and without a window inside a synctest
+// bubble: a deadline crowding the last wake waits for the window, one after a quiet spell is
+// woken on its deadline, and none is woken early.
+func TestCoalescingWindow(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		window time.Duration
+		// want is when each of the deadlines 10 ms, 10.1 ms and 20 ms woke.
+		want []time.Duration
+	}{
+		{"no window", 0, []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 100*time.Microsecond, 20 * time.Millisecond}},                        // every deadline on time
+		{"1 ms window", time.Millisecond, []time.Duration{10 * time.Millisecond, 11 * time.Millisecond, 20 * time.Millisecond}},                            // 10.1 ms waits for 11 ms
+		{"50 µs window", 50 * time.Microsecond, []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 100*time.Microsecond, 20 * time.Millisecond}}, // 10.1 ms is past the window
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				c := &Clock{portable: true, window: tc.window}
+				start := time.Now()
+				woke := make([]time.Duration, len(tc.want))
+				var wg sync.WaitGroup
+				for i, off := range []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 100*time.Microsecond, 20 * time.Millisecond} {
+					wg.Go(func() {
+						c.NewWaiter().Until(nil, start.Add(off))
+						woke[i] = time.Since(start)
+					})
+				}
+				wg.Wait()
+				for i := range tc.want {
+					if woke[i] != tc.want[i] {
+						t.Fatalf("woke at %v, want %v", woke, tc.want)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestDeadlinesHeapOrder pushes random deadlines and pops them in order.

@@ -40,93 +40,49 @@ type request struct {
 
 func (s *Server) modelHandler(wr *wire) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req := &request{srv: s, wire: wr, w: w, r: r, seq: s.requests.Add(1), arrival: time.Now()}
-		session := r.Header.Get(HeaderSession)
-		if len(session) > MaxSelectorBytes {
-			session = "" // refused by selectScenario; an oversized id is never stored
-		}
-		req.ref = s.sessions.add(SessionRecord{
-			Session: session, Wire: wr.name, Start: req.arrival, Outcome: OutcomeStreaming,
-		})
-		req.serve()
+		s.newRequest(wr, w, r).serve()
 	})
 }
 
-// serve validates and selects, applies faults and admission, then plays the turn.
+// newRequest starts the request's session record.
+//
+// The stack frames under which a stream plays stay small: a handler goroutine starts with an
+// 8 KiB stack, and the first flush (net/http formats the Date header there) is the deepest
+// point of a request. With the session record and serve's validation in the frames below it,
+// every stream outgrew its stack and copied it, ~7% of the mock's CPU at 2,000 new streams a
+// second (issue 15's profile). Kept out of line so that its record's frame is gone by then.
+//
+//go:noinline
+func (s *Server) newRequest(wr *wire, w http.ResponseWriter, r *http.Request) *request {
+	req := &request{srv: s, wire: wr, w: w, r: r, seq: s.requests.Add(1), arrival: time.Now()}
+	session := r.Header.Get(HeaderSession)
+	if len(session) > MaxSelectorBytes {
+		session = "" // refused by selectScenario; an oversized id is never stored
+	}
+	req.ref = s.sessions.add(SessionRecord{
+		Session: session, Wire: wr.name, Start: req.arrival, Outcome: OutcomeStreaming,
+	})
+	return req
+}
+
+// serve reads the body, validates and selects (prepare), applies admission, then plays the
+// turn.
 func (q *request) serve() {
 	s := q.srv
 	if q.r.Method != http.MethodPost {
-		q.w.Header().Set("Allow", http.MethodPost)
-		q.fail(http.StatusMethodNotAllowed, errInvalidRequest,
-			fmt.Sprintf("method %s is not allowed on %s: use POST", q.r.Method, q.r.URL.Path))
+		q.refuseMethod()
 		return
 	}
+	// The body is read here rather than in prepare: net/http's read path is deep, and under
+	// prepare's frame it could still outgrow the first stack.
 	body, err := q.readBody()
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
-			q.fail(http.StatusRequestEntityTooLarge, errRequestTooLarge,
-				fmt.Sprintf("request body is larger than the mock's limit of %d bytes", tooBig.Limit))
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			q.fail(http.StatusRequestTimeout, errInvalidRequest,
-				fmt.Sprintf("request body not received within %v (got %d bytes)", s.opts.BodyReadTimeout, len(body)))
-		default:
-			q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("reading request body: %v", err))
-		}
+		q.bodyFailed(err, len(body))
 		return
 	}
-	parsed, err := q.wire.parse(body)
-	if err != nil {
-		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("invalid request body: %v", err))
+	if !q.prepare(body) {
 		return
 	}
-	q.parsed = parsed
-	dir, err := s.selectScenario(q.r.Header, parsed.LastUserText)
-	if err != nil {
-		q.fail(http.StatusBadRequest, errInvalidRequest, err.Error())
-		return
-	}
-	q.ref.update(func(rec *SessionRecord) {
-		rec.Session, rec.Scenario, rec.Seed, rec.Turn = dir.Session, dir.Scenario, dir.Seed, parsed.AssistantTurns
-	})
-	sc, ok := s.library.Get(dir.Scenario)
-	if !ok {
-		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("unknown scenario %q; known scenarios: %s",
-			dir.Scenario, strings.Join(s.library.Names(), ", ")))
-		return
-	}
-	q.script = sc.Render(dir.Seed)
-	if path := q.r.Header.Get(HeaderChild); path != "" {
-		child, ok := q.script.Child(path)
-		if !ok || len(path) > MaxSelectorBytes {
-			q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("scenario %s has no swarm child at path %q (header %s)",
-				dir.Scenario, clipSelector(path), HeaderChild))
-			return
-		}
-		q.ref.update(func(rec *SessionRecord) { rec.Child = path })
-		q.script = child
-	}
-	q.turnIdx = parsed.AssistantTurns
-	if q.turnIdx >= len(q.script.Turns) {
-		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf(
-			"scenario %s has %d turn(s) but the request already holds %d assistant message(s): there is no turn %d to play",
-			dir.Scenario, len(q.script.Turns), q.turnIdx, q.turnIdx))
-		return
-	}
-	q.turn = &q.script.Turns[q.turnIdx]
-
-	if status := q.turn.HTTPStatus; status != 0 {
-		s.metrics.providerErrors.WithLabelValues(q.wire.name, "http-"+strconv.Itoa(status)).Inc()
-		if status == http.StatusTooManyRequests {
-			q.w.Header().Set("Retry-After", "1")
-		}
-		q.w.Header().Set(HeaderFault, "http-"+strconv.Itoa(status))
-		q.fail(status, faultErrorKind(status), fmt.Sprintf(
-			"%s [streambench scenario %s, turn %d: scripted HTTP %d fault]", q.turn.ErrorMessage, dir.Scenario, q.turnIdx, status))
-		return
-	}
-
 	queued, err := s.admission.acquire(q.r.Context())
 	if err != nil {
 		if errors.Is(err, errQueueFull) || errors.Is(err, errQueueTimeout) {
@@ -148,11 +104,92 @@ func (q *request) serve() {
 	if queued > 0 {
 		base = time.Now()
 	}
-	if parsed.Stream {
+	if q.parsed.Stream {
 		q.stream(base)
 	} else {
 		q.respond(base)
 	}
+}
+
+// refuseMethod answers a request that is not a POST.
+func (q *request) refuseMethod() {
+	q.w.Header().Set("Allow", http.MethodPost)
+	q.fail(http.StatusMethodNotAllowed, errInvalidRequest,
+		fmt.Sprintf("method %s is not allowed on %s: use POST", q.r.Method, q.r.URL.Path))
+}
+
+// bodyFailed answers a request whose body could not be read (got bytes of it).
+func (q *request) bodyFailed(err error, got int) {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		q.fail(http.StatusRequestEntityTooLarge, errRequestTooLarge,
+			fmt.Sprintf("request body is larger than the mock's limit of %d bytes", tooBig.Limit))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		q.fail(http.StatusRequestTimeout, errInvalidRequest,
+			fmt.Sprintf("request body not received within %v (got %d bytes)", q.srv.opts.BodyReadTimeout, got))
+	default:
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("reading request body: %v", err))
+	}
+}
+
+// prepare parses the body, validates and selects the request's turn, and answers the
+// errors: bad input and scripted HTTP faults. It reports whether the turn is to be played. It is a function of
+// its own so that its frame (every error message's formatting) is gone while the turn plays
+// (see newRequest).
+func (q *request) prepare(body []byte) bool {
+	s := q.srv
+	parsed, err := q.wire.parse(body)
+	if err != nil {
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("invalid request body: %v", err))
+		return false
+	}
+	q.parsed = parsed
+	dir, err := s.selectScenario(q.r.Header, parsed.LastUserText)
+	if err != nil {
+		q.fail(http.StatusBadRequest, errInvalidRequest, err.Error())
+		return false
+	}
+	q.ref.update(func(rec *SessionRecord) {
+		rec.Session, rec.Scenario, rec.Seed, rec.Turn = dir.Session, dir.Scenario, dir.Seed, parsed.AssistantTurns
+	})
+	sc, ok := s.library.Get(dir.Scenario)
+	if !ok {
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("unknown scenario %q; known scenarios: %s",
+			dir.Scenario, strings.Join(s.library.Names(), ", ")))
+		return false
+	}
+	q.script = sc.Render(dir.Seed)
+	if path := q.r.Header.Get(HeaderChild); path != "" {
+		child, ok := q.script.Child(path)
+		if !ok || len(path) > MaxSelectorBytes {
+			q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("scenario %s has no swarm child at path %q (header %s)",
+				dir.Scenario, clipSelector(path), HeaderChild))
+			return false
+		}
+		q.ref.update(func(rec *SessionRecord) { rec.Child = path })
+		q.script = child
+	}
+	q.turnIdx = parsed.AssistantTurns
+	if q.turnIdx >= len(q.script.Turns) {
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf(
+			"scenario %s has %d turn(s) but the request already holds %d assistant message(s): there is no turn %d to play",
+			dir.Scenario, len(q.script.Turns), q.turnIdx, q.turnIdx))
+		return false
+	}
+	q.turn = &q.script.Turns[q.turnIdx]
+
+	if status := q.turn.HTTPStatus; status != 0 {
+		s.metrics.providerErrors.WithLabelValues(q.wire.name, "http-"+strconv.Itoa(status)).Inc()
+		if status == http.StatusTooManyRequests {
+			q.w.Header().Set("Retry-After", "1")
+		}
+		q.w.Header().Set(HeaderFault, "http-"+strconv.Itoa(status))
+		q.fail(status, faultErrorKind(status), fmt.Sprintf(
+			"%s [streambench scenario %s, turn %d: scripted HTTP %d fault]", q.turn.ErrorMessage, dir.Scenario, q.turnIdx, status))
+		return false
+	}
+	return true
 }
 
 // readBody reads the whole body within the size limit and the body read timeout. After a
@@ -233,7 +270,8 @@ func (q *request) stream(base time.Time) {
 	}
 	q.firstByte(time.Now())
 
-	waiter := s.opts.Clock.NewWaiter()
+	waiter, unhook := q.newWaiter()
+	defer unhook()
 	sched := newSchedule(base, s.opts.TimeScale, s.admission)
 	turn := q.turn
 	for i := range turn.Steps {
@@ -274,7 +312,15 @@ func (q *request) stream(base time.Time) {
 	q.finish(OutcomeCompleted, http.StatusOK, "")
 }
 
-// waitUntil sleeps on the stream's waiter until due, sending a keep-alive ping through sw
+// newWaiter returns a waiter on the server's clock that the request's context interrupts, and
+// the function that unhooks it: each wait then blocks on the waiter's channel alone, where
+// selecting on the context's channel as well cost more at every token.
+func (q *request) newWaiter() (*hrtimer.Waiter, func() bool) {
+	w := q.srv.opts.Clock.NewWaiter()
+	return w, context.AfterFunc(q.r.Context(), w.Interrupt)
+}
+
+// waitUntil sleeps on the stream's waiter (from newWaiter) until due, sending a keep-alive ping through sw
 // (on wires that have one) when the silence would exceed pingInterval. It returns gone=true,
 // with the time it noticed, as soon as the client goes away or a ping cannot be written.
 func (q *request) waitUntil(ctx context.Context, waiter *hrtimer.Waiter, due time.Time, sw streamWriter) (gone bool, at time.Time) {
@@ -284,7 +330,7 @@ func (q *request) waitUntil(ctx context.Context, waiter *hrtimer.Waiter, due tim
 		if ping {
 			wake = time.Now().Add(pingInterval)
 		}
-		if !waiter.Until(ctx.Done(), wake) {
+		if !waiter.Until(nil, wake) { // interrupted: the context is done
 			return true, time.Now()
 		}
 		if !ping {
@@ -337,7 +383,9 @@ func (q *request) respond(base time.Time) {
 		for i := 0; i <= last; i++ {
 			due = sched.due(turn.Steps[i].At)
 		}
-		if gone, at := q.waitUntil(q.r.Context(), s.opts.Clock.NewWaiter(), due, nil); gone {
+		waiter, unhook := q.newWaiter()
+		defer unhook()
+		if gone, at := q.waitUntil(q.r.Context(), waiter, due, nil); gone {
 			q.clientGone(at, nil)
 			return
 		}

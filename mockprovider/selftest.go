@@ -19,7 +19,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -134,7 +133,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	if err != nil {
 		return SelfTestResult{}, err
 	}
-	srv, err := New(Options{Library: lib, TimeScale: 1, Clock: hrtimer.New()})
+	srv, err := New(Options{Library: lib, TimeScale: 1})
 	if err != nil {
 		return SelfTestResult{}, err
 	}

@@ -26,7 +26,8 @@ import (
 type Options struct {
 	// Streams is the number of concurrent streams (pacing 2,000, scale 5,000, fidelity 2,000).
 	Streams int
-	// Duration is pacing: each stream's length (10 s); fidelity: how long sessions start
+	// Duration is pacing: each self-test stream's length (10 s; the cross-process run plays
+	// 100 tokens per stream); fidelity: how long sessions start
 	// (30 s); rate: the run's length (20 s).
 	Duration time.Duration
 	// Ramp is scale: the period the streams open over (20 s).
@@ -65,7 +66,7 @@ type Options struct {
 	// KeepDir keeps scale's generated scenario directory (its path is noted in the report).
 	KeepDir bool
 	// ProfileDir, when set, receives scale's heap and goroutine profiles of the generator once
-	// every stream is open.
+	// every stream is open, and pacing's CPU profiles of the mock and naive server children.
 	ProfileDir string
 	// Progress, when set, is called before each load run a measurement makes; it returns the
 	// run's progress callback and a function called once the run has ended.
@@ -99,7 +100,7 @@ func Measurements() []Measurement {
 		{"rate", "an open-loop run's achieved session rate against its target", Rate},
 		{"codec", "SSE decode of ~60-byte data frames: events/s per core, ns and allocations per event", Codec},
 		{"abuse", "abort storm and stalled readers against mock + runtime in separate processes (leaks, cancel latency, R-abort, the others' latency, slow-client drops), and bad input at load (parts: --part)", Abuse},
-		{"pacing", "the mock's pacing error and CPU per token at 2,000 streams × 20 tokens/s (its self-test)", Pacing},
+		{"pacing", "the mock beside a naive reference server, each in its own process, at 2,000 streams × 20 tokens/s (TTFT, gap and end-of-stream error, CPU per token, RSS), then the mock's in-process self-test", Pacing},
 	}
 }
 

@@ -1,0 +1,389 @@
+package selfbench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/stack"
+)
+
+// The cross-process pacing run: each stream's shape, as issue 15 set it.
+const (
+	crossTokens = 100
+	crossTTFT   = 100 * time.Millisecond
+	crossRamp   = time.Second
+	// crossScenario is the scenario the mock child plays, written to its scenario directory.
+	crossScenario = "pacing"
+)
+
+// crossPacingMethod says how crossPacing measures, for the report.
+const crossPacingMethod = "cross-process: `streambench mock` and the naive reference server (bench naive-server: one goroutine per stream, time.Sleep per token, " +
+	"HTTP/1.1, chunks framed as cheaply as the mock's, default GOMAXPROCS) each in a child process, one after the other, played by the same minimal client in this process: " +
+	"--streams streams (2,000) of 100 tokens, TTFT 100 ms, then one token per 1/--tokens-per-second (50 ms), starts spread over 1 s, one HTTP/1.1 connection each; " +
+	"every read timestamped: TTFT error = first content chunk − (request written + TTFT), gap error = |gap − ITL|, end of stream late by = data: [DONE] − its scheduled time; " +
+	"server CPU = its /proc/PID/stat user+system from before the first stream to after the last, per token received; RSS = its VmHWM"
+
+// serverPacing is what the client measured of one server, and what the server process cost.
+type serverPacing struct {
+	name               string
+	streams, completed int
+	failed             int
+	firstFailure       string
+	tokens             int64
+	// ttftError is first content chunk − (request sent + TTFT), gapError |gap − ITL| between
+	// successive content chunks, endLate the [DONE] frame − (request sent + TTFT + (tokens−1)
+	// × ITL); all in µs as the client read them.
+	ttftError, gapError, endLate *hdrhistogram.Histogram
+	serverCPU, clientCPU         time.Duration
+	serverPeakRSSKiB             int64
+	elapsed                      time.Duration
+}
+
+// cpuPerToken is the server's CPU time per token received, in µs.
+func (p *serverPacing) cpuPerToken() float64 {
+	if p.tokens == 0 {
+		return 0
+	}
+	return float64(p.serverCPU.Nanoseconds()) / 1e3 / float64(p.tokens)
+}
+
+// crossPacing plays the same streams against the mock and the naive server, each in a child
+// process of its own, from a minimal client in this process, and adds both servers' figures,
+// side by side, and the ratios issue 15 targets to rep.
+func crossPacing(ctx context.Context, o Options, rep *Report) error {
+	streams := orDefault(o.Streams, 2000)
+	itl := time.Duration(float64(time.Second) / orDefault(o.TokensPerSecond, 20))
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
+	}
+	dir, _, err := writeScenarioDir(map[string]string{crossScenario: crossScenarioYAML(crossTTFT, itl, crossTokens)})
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	mock, err := stack.StartChild(exe, []string{"mock", "--addr", "127.0.0.1:0", "--scenarios", dir})
+	if err != nil {
+		return fmt.Errorf("start mock: %w", err)
+	}
+	defer mock.Stop()
+	if err := stack.WaitHealthy(mock.URL()); err != nil {
+		return err
+	}
+	var profile func() error
+	if o.ProfileDir != "" {
+		profile = startProfile(ctx, mock.URL(), filepath.Join(o.ProfileDir, "mock-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
+	}
+	m, err := playCross(ctx, "mock", mock, streams, itl)
+	if profile != nil {
+		if perr := profile(); perr != nil && err == nil {
+			err = fmt.Errorf("mock CPU profile: %w", perr)
+		}
+	}
+	mock.Stop()
+	if err != nil {
+		return err
+	}
+	naive, err := stack.StartChild(exe, naiveServerArgs(crossTTFT, itl, crossTokens, o.ProfileDir != ""))
+	if err != nil {
+		return fmt.Errorf("start naive server: %w", err)
+	}
+	defer naive.Stop()
+	if o.ProfileDir != "" {
+		profile = startProfile(ctx, naive.URL(), filepath.Join(o.ProfileDir, "naive-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
+	}
+	n, err := playCross(ctx, "naive", naive, streams, itl)
+	if profile != nil {
+		if perr := profile(); perr != nil && err == nil {
+			err = fmt.Errorf("naive server CPU profile: %w", perr)
+		}
+	}
+	naive.Stop()
+	if err != nil {
+		return err
+	}
+
+	for _, p := range []*serverPacing{m, n} {
+		rep.add(p.name+": TTFT error p99", msQ(p.ttftError, 99), "ms")
+		rep.add(p.name+": gap error p99", msQ(p.gapError, 99), "ms")
+		if end := msQ(p.endLate, 50); p == m {
+			rep.addTarget(p.name+": end of stream late by p50", end, "ms", "≤ 10 ms", end <= 10)
+		} else {
+			rep.add(p.name+": end of stream late by p50", end, "ms")
+		}
+		rep.add(p.name+": end of stream late by p99", msQ(p.endLate, 99), "ms")
+		rep.add(p.name+": server CPU per token", p.cpuPerToken(), "µs")
+		rep.add(p.name+": server peak RSS", float64(p.serverPeakRSSKiB)/1024, "MiB")
+		rep.add(p.name+": client CPU per token", float64(p.clientCPU.Nanoseconds())/1e3/float64(max(p.tokens, 1)), "µs")
+		if p.failed > 0 {
+			rep.fail("%s: %d of %d streams failed; first: %s", p.name, p.failed, p.streams, p.firstFailure)
+		}
+	}
+	ratio := func(a, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return a / b
+	}
+	cpu := ratio(m.cpuPerToken(), n.cpuPerToken())
+	gap := ratio(msQ(m.gapError, 99), msQ(n.gapError, 99))
+	ttft := ratio(msQ(m.ttftError, 99), msQ(n.ttftError, 99))
+	rep.addTarget("mock ÷ naive: server CPU per token", cpu, "×", "≤ 1.0×", cpu <= 1 && cpu > 0)
+	rep.addTarget("mock ÷ naive: gap error p99", gap, "×", "≤ 1.0×", gap <= 1)
+	rep.addTarget("mock ÷ naive: TTFT error p99", ttft, "×", "≤ 0.5×", ttft <= 0.5)
+	if o.ProfileDir != "" {
+		rep.note("the servers' CPU profiles over the streams (mock-cpu.pprof, naive-cpu.pprof) are in %s; profiling costs each a few %% of CPU", o.ProfileDir)
+	}
+	return nil
+}
+
+// crossScenarioYAML is the one scenario the mock child plays: tokens one-token frames, the
+// first at ttft, then one every itl.
+func crossScenarioYAML(ttft, itl time.Duration, tokens int) string {
+	return fmt.Sprintf(`name: %s
+description: one answer turn paced at a constant rate, for bench pacing's cross-process run
+timing:
+  ttft: %s
+  itl: %s
+  tokensPerFrame: 1
+turns:
+  - text: {tokens: %d}
+`, crossScenario, ttft, itl, tokens)
+}
+
+// msQ is h's quantile q in milliseconds.
+func msQ(h *hdrhistogram.Histogram, q float64) float64 {
+	return float64(h.ValueAtQuantile(q)) / 1000
+}
+
+// startProfile fetches a CPU profile of a server child from its /debug/pprof endpoint for
+// about length (whole seconds) into file; the returned function waits for it.
+func startProfile(ctx context.Context, mockURL, file string, length time.Duration) func() error {
+	done := make(chan error, 1)
+	go func() {
+		seconds := max(1, int(length/time.Second))
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, mockURL+"/debug/pprof/profile?seconds="+strconv.Itoa(seconds), nil)
+		if err != nil {
+			done <- err
+			return
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			done <- fmt.Errorf("GET %s: HTTP %d", req.URL, resp.StatusCode)
+			return
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = os.WriteFile(file, b, 0o644)
+		}
+		done <- err
+	}()
+	return func() error { return <-done }
+}
+
+// crossShards is how many locks the client's histograms are split over: a stream records
+// into the shard of its index, so 2,000 streams rarely meet on one.
+const crossShards = 16
+
+// crossHistograms are one shard of the client's three histograms.
+type crossHistograms struct {
+	mu                           sync.Mutex
+	ttftError, gapError, endLate *hdrhistogram.Histogram
+	outOfRange                   int64
+}
+
+func newCrossHistograms() *crossHistograms {
+	h := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, 60_000_000, 3) }
+	return &crossHistograms{ttftError: h(), gapError: h(), endLate: h()}
+}
+
+func (c *crossHistograms) record(h *hdrhistogram.Histogram, micros int64) {
+	c.mu.Lock()
+	if h.RecordValue(max(micros, 0)) != nil {
+		c.outOfRange++
+	}
+	c.mu.Unlock()
+}
+
+// playCross plays streams streams against child, starts spread uniformly over crossRamp, and
+// measures the server process's CPU (/proc/PID/stat) from before the first to after the last.
+func playCross(ctx context.Context, name string, child *stack.Child, streams int, itl time.Duration) (*serverPacing, error) {
+	u, err := url.Parse(child.URL())
+	if err != nil {
+		return nil, fmt.Errorf("%s: address %q: %w", name, child.URL(), err)
+	}
+	addr := u.Host
+	request := crossRequest(addr)
+	shards := make([]*crossHistograms, crossShards)
+	for i := range shards {
+		shards[i] = newCrossHistograms()
+	}
+	cpuBefore, err := procCPU(child.PID())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	clientBefore := ProcessCPU()
+	var (
+		wg         sync.WaitGroup
+		completed  atomic.Int64
+		failed     atomic.Int64
+		tokens     atomic.Int64
+		failOnce   sync.Once
+		firstError string
+	)
+	rng := rand.New(rand.NewPCG(1, 0x9ace))
+	start := time.Now()
+	for i := range streams {
+		offset := time.Duration(rng.Int64N(int64(crossRamp) + 1))
+		wg.Go(func() {
+			select {
+			case <-time.After(time.Until(start.Add(offset))):
+			case <-ctx.Done():
+				return
+			}
+			n, err := crossStream(ctx, addr, request, itl, shards[i%crossShards])
+			tokens.Add(int64(n))
+			if err != nil {
+				failed.Add(1)
+				failOnce.Do(func() { firstError = fmt.Sprintf("stream %d: %v", i, err) })
+				return
+			}
+			completed.Add(1)
+		})
+	}
+	wg.Wait()
+	p := &serverPacing{name: name, streams: streams, elapsed: time.Since(start), clientCPU: ProcessCPU() - clientBefore}
+	cpuAfter, err := procCPU(child.PID())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: interrupted: %w", name, err)
+	}
+	p.serverCPU = cpuAfter - cpuBefore
+	if p.serverPeakRSSKiB, err = procStatusKiB(child.PID(), "VmHWM"); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p.completed, p.failed, p.firstFailure, p.tokens = int(completed.Load()), int(failed.Load()), firstError, tokens.Load()
+	p.ttftError, p.gapError, p.endLate = shards[0].ttftError, shards[0].gapError, shards[0].endLate
+	var lost int64
+	for _, s := range shards {
+		lost += s.outOfRange
+		if s != shards[0] {
+			lost += p.ttftError.Merge(s.ttftError) + p.gapError.Merge(s.gapError) + p.endLate.Merge(s.endLate)
+		}
+	}
+	if lost > 0 {
+		return nil, fmt.Errorf("%s: %d values beyond the histograms' 60 s range", name, lost)
+	}
+	return p, nil
+}
+
+// crossRequest is every stream's request: a streamed chat completion selecting the pacing
+// scenario (the naive server ignores it), on a connection closed after the response.
+func crossRequest(addr string) []byte {
+	body := `{"model":"pacing","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=` + crossScenario + ` seed=1]]"}]}`
+	return []byte(fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		mockprovider.PathOpenAI, addr, len(body), body))
+}
+
+// crossStream plays one stream on its own HTTP/1.1 connection with as little client work as
+// there can be: it writes the request, then reads, timestamping each read and finding the
+// frames that read completed (a frame ends at a blank line; HTTP's chunked framing never holds
+// one). A content chunk is a frame whose delta starts with a non-empty "content"; the stream
+// ends at data: [DONE]. It returns the content chunks read.
+func crossStream(ctx context.Context, addr string, request []byte, itl time.Duration, h *crossHistograms) (int, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	sent := time.Now()
+	if _, err := conn.Write(request); err != nil {
+		return 0, fmt.Errorf("writing the request: %w", err)
+	}
+	const okStatus = "HTTP/1.1 200 "
+	var (
+		buf     = make([]byte, 0, 8192)
+		tokens  int
+		last    time.Time
+		checked bool
+	)
+	for {
+		if len(buf) == cap(buf) {
+			return tokens, fmt.Errorf("a frame longer than %d bytes", cap(buf))
+		}
+		n, err := conn.Read(buf[len(buf):cap(buf)])
+		now := time.Now()
+		buf = buf[:len(buf)+n]
+		if !checked && len(buf) >= len(okStatus) {
+			if !bytes.HasPrefix(buf, []byte(okStatus)) {
+				return 0, fmt.Errorf("response %q", buf[:min(len(buf), 200)])
+			}
+			checked = true
+		}
+		rest := buf
+		for {
+			end := bytes.Index(rest, []byte("\n\n"))
+			if end < 0 {
+				break
+			}
+			frame := rest[:end]
+			rest = rest[end+2:]
+			switch {
+			case isContentChunk(frame):
+				if tokens == 0 {
+					h.record(h.ttftError, now.Sub(sent.Add(crossTTFT)).Microseconds())
+				} else {
+					h.record(h.gapError, (now.Sub(last) - itl).Abs().Microseconds())
+				}
+				tokens++
+				last = now
+			case bytes.Contains(frame, []byte("data: [DONE]")):
+				if tokens != crossTokens {
+					return tokens, fmt.Errorf("[DONE] after %d content chunks, want %d", tokens, crossTokens)
+				}
+				h.record(h.endLate, now.Sub(sent.Add(crossTTFT+time.Duration(tokens-1)*itl)).Microseconds())
+				return tokens, nil
+			}
+		}
+		buf = buf[:copy(buf, rest)]
+		if err != nil {
+			return tokens, fmt.Errorf("after %d content chunks: %w", tokens, err)
+		}
+	}
+}
+
+// contentDelta opens a content chunk's delta, in the mock's and the naive server's chunks.
+var contentDelta = []byte(`"delta":{"content":"`)
+
+// isContentChunk reports whether frame is a chunk whose delta carries non-empty content (the
+// role chunk's content is empty).
+func isContentChunk(frame []byte) bool {
+	i := bytes.Index(frame, contentDelta)
+	return i >= 0 && i+len(contentDelta) < len(frame) && frame[i+len(contentDelta)] != '"'
+}
