@@ -99,6 +99,8 @@ func Measurements() []Measurement {
 		{"rate", "an open-loop run's achieved session rate against its target", Rate},
 		{"codec", "SSE decode of ~60-byte data frames: events/s per core, ns and allocations per event", Codec},
 		{"abuse", "abort storm and stalled readers against mock + runtime in separate processes (leaks, cancel latency, R-abort, the others' latency, slow-client drops), and bad input at load (parts: --part)", Abuse},
+		{"floor", "the bare SSE floors: a naive server to a minimal client, direct and through a line-copying relay, at 1,000 and 2,000 streams × 20 events/s (CPU per event, memory per stream)", Floor},
+		{"path", "mock → runtime → generator against the two-hop floor in the same run, at 1,000 and 2,000 streams × 20 tokens/s (CPU per answer chunk ÷ floor, target ≤ 1.25×)", Path},
 		{"pacing", "the mock's pacing error and CPU per token at 2,000 streams × 20 tokens/s (its self-test)", Pacing},
 	}
 }

@@ -23,6 +23,9 @@ func runBench(args []string) error {
 	if len(args) > 0 && args[0] == selfbench.PacedServerCommand {
 		return runPacedServer(args[1:])
 	}
+	if child := benchChild(args); child != nil {
+		return child()
+	}
 	measurements, names := selfbench.Measurements(), selfbench.Names()
 	fs := newFlagSet("bench", "bench ["+strings.Join(names, "|")+"|all] [flags]")
 	var o selfbench.Options
