@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +49,15 @@ func (r *floorRun) cpuPerEvent(names ...string) float64 {
 		return 0
 	}
 	return float64(cpu.Nanoseconds()) / 1e3 / float64(r.events)
+}
+
+// cpuSummary lists each role's CPU over the run ("server 1.23 s, client 0.98 s").
+func (r *floorRun) cpuSummary() string {
+	var parts []string
+	for _, role := range r.roles {
+		parts = append(parts, fmt.Sprintf("%s %.2f s", role.name, role.cpu.Seconds()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // rssPerStream is a role's memory per open stream at the peak, in KiB.
@@ -340,6 +350,7 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 		pm, fm := path.rssPerStream(pair[0]), floor.rssPerStream(pair[1])
 		rep.add(fmt.Sprintf("%s: %s RSS per open stream (floor %s %.2f KiB)", prefix, pair[0], pair[1], fm), pm, "KiB")
 	}
+	rep.note("%s: CPU over the runs: floor %s; path %s", prefix, floor.cpuSummary(), path.cpuSummary())
 	if floor.failed > 0 {
 		rep.fail("%s: floor: %d of %d streams failed; first: %s", prefix, floor.failed, floor.streams, floor.failure)
 	}

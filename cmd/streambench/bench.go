@@ -101,6 +101,12 @@ func runBench(args []string) error {
 			return fmt.Errorf("%s: interrupted", m.Name)
 		}
 	}
+	if ratios := selfbench.FloorRatios(reports); ratios != nil && len(reports) > 1 {
+		if err := ratios.WriteText(os.Stdout); err != nil {
+			return err
+		}
+		reports = append(reports, ratios)
+	}
 	if *jsonFile != "" {
 		if err := selfbench.WriteFile(*jsonFile, reports); err != nil {
 			return fmt.Errorf("--json: %w", err)
