@@ -2,9 +2,14 @@ package selfbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +40,8 @@ type floorRun struct {
 	roles   []*floorRole
 	failed  int
 	failure string
+	// profileErr is why the path's CPU profiles (Options.ProfileDir) were not written.
+	profileErr error
 }
 
 // cpuPerEvent is the CPU of the named roles (all when none are named) per delivered event, in µs.
@@ -202,6 +209,8 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "generator"}}
 	m := startMeter(roles...)
 	update, done := o.progress()
+	var profiled sync.Once
+	profiles := make(chan error, 1)
 	length := time.Duration(events+1) * itl
 	run, err := loadgen.Run(ctx, loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-path", Library: lib,
@@ -212,6 +221,11 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		OnProgress: func(p loadgen.Progress) {
 			update(p)
 			m.sample(p.Active)
+			if o.ProfileDir != "" && p.Active >= int64(streams) {
+				profiled.Do(func() {
+					go func() { profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.MockURL, st.RuntimeURL) }()
+				})
+			}
 		},
 	})
 	done()
@@ -219,6 +233,14 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		return nil, err
 	}
 	fr := &floorRun{streams: streams, peak: m.stop(), events: run.Summary.Counters.OutputTokens, roles: roles}
+	if o.ProfileDir != "" {
+		select {
+		case err := <-profiles:
+			fr.profileErr = err
+		default:
+			fr.profileErr = fmt.Errorf("not all %d streams were open at once: no profiles", streams)
+		}
+	}
 	fr.failed = int(run.Summary.Counters.SessionsFailed)
 	if !run.Summary.Verdict.Pass && len(run.Summary.Verdict.Reasons) > 0 {
 		fr.failure = run.Summary.Verdict.Reasons[0]
@@ -351,6 +373,9 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 		rep.add(fmt.Sprintf("%s: %s RSS per open stream (floor %s %.2f KiB)", prefix, pair[0], pair[1], fm), pm, "KiB")
 	}
 	rep.note("%s: CPU over the runs: floor %s; path %s", prefix, floor.cpuSummary(), path.cpuSummary())
+	if path.profileErr != nil {
+		rep.note("%s: profiles: %v", prefix, path.profileErr)
+	}
 	if floor.failed > 0 {
 		rep.fail("%s: floor: %d of %d streams failed; first: %s", prefix, floor.failed, floor.streams, floor.failure)
 	}
@@ -362,4 +387,61 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 			rep.note("%s: only %d of %d streams were open at once in one run", prefix, r.peak, r.streams)
 		}
 	}
+}
+
+// pathProfileSeconds is how long the path's CPU profiles sample, once every stream is open.
+const pathProfileSeconds = 5
+
+// pathProfiles writes CPU profiles of the mock, the runtime (their /debug/pprof/profile) and
+// this process (the generator) over the same pathProfileSeconds into dir as
+// path-N-{mock,runtime,generator}.cpu.pprof (go tool pprof -top FILE).
+func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtimeURL string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	name := func(role string) string {
+		return filepath.Join(dir, fmt.Sprintf("path-%d-%s.cpu.pprof", streams, role))
+	}
+	errs := make(chan error, 2)
+	for role, base := range map[string]string{"mock": mockURL, "runtime": runtimeURL} {
+		go func() { errs <- fetchProfile(ctx, base, name(role)) }()
+	}
+	w, err := os.Create(name("generator"))
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(w); err != nil {
+		w.Close()
+		return fmt.Errorf("generator profile: %w", err)
+	}
+	select {
+	case <-time.After(pathProfileSeconds * time.Second):
+	case <-ctx.Done():
+	}
+	pprof.StopCPUProfile()
+	err = w.Close()
+	return errors.Join(err, <-errs, <-errs)
+}
+
+// fetchProfile saves base's /debug/pprof/profile over pathProfileSeconds to file.
+func fetchProfile(ctx context.Context, base, file string) error {
+	ctx, cancel := context.WithTimeout(ctx, (pathProfileSeconds+10)*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, pathProfileSeconds), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("profile of %s: %w", base, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile of %s: HTTP %d", base, resp.StatusCode)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("profile of %s: %w", base, err)
+	}
+	return os.WriteFile(file, b, 0o644)
 }

@@ -65,7 +65,7 @@ type Options struct {
 	// KeepDir keeps scale's generated scenario directory (its path is noted in the report).
 	KeepDir bool
 	// ProfileDir, when set, receives scale's heap and goroutine profiles of the generator once
-	// every stream is open.
+	// every stream is open, and path's CPU profiles of mock, runtime and generator (5 s).
 	ProfileDir string
 	// Progress, when set, is called before each load run a measurement makes; it returns the
 	// run's progress callback and a function called once the run has ended.
