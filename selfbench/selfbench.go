@@ -24,10 +24,11 @@ import (
 // Options are every measurement's settings; zero values mean the measurement's default, so
 // running them all runs each at its own documented size.
 type Options struct {
-	// Streams is the number of concurrent streams (pacing 2,000, scale 5,000, fidelity 2,000).
+	// Streams is the number of concurrent streams (pacing 2,000, scale 5,000, fidelity 2,000;
+	// floor and path 1,000 and 2,000, each size a run).
 	Streams int
 	// Duration is pacing: each stream's length (10 s); fidelity: how long sessions start
-	// (30 s); rate: the run's length (20 s).
+	// (30 s); rate: the run's length (20 s); floor, path: each stream's length (10 s).
 	Duration time.Duration
 	// Ramp is scale: the period the streams open over (20 s).
 	Ramp time.Duration
@@ -40,7 +41,7 @@ type Options struct {
 	TTFT time.Duration
 	// Rate is rate: the target sessions per second (200).
 	Rate float64
-	// TokensPerSecond is pacing: tokens per second per stream (20).
+	// TokensPerSecond is pacing, floor and path: tokens (events) per second per stream (20).
 	TokensPerSecond float64
 	// Sessions is abort-storm: how many sessions abort in all (10,000; Streams, 2,000, at a
 	// time).
