@@ -363,14 +363,16 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 	}
 	for _, pair := range [][2]string{{"mock", "server"}, {"runtime", "relay"}, {"generator", "client"}} {
 		pp, ff := path.cpuPerEvent(pair[0]), floor.cpuPerEvent(pair[1])
-		rep.add(fmt.Sprintf("%s: %s CPU per chunk (floor %s %.2f µs)", prefix, pair[0], pair[1], ff), pp, "µs")
+		rep.add(fmt.Sprintf("%s: %s CPU per chunk", prefix, pair[0]), pp, "µs")
+		rep.add(fmt.Sprintf("%s: floor %s CPU per event", prefix, pair[1]), ff, "µs")
 		if ff > 0 {
 			rep.add(fmt.Sprintf("%s: %s ÷ floor %s, CPU", prefix, pair[0], pair[1]), pp/ff, "×")
 		}
 	}
 	for _, pair := range [][2]string{{"generator", "client"}, {"runtime", "relay"}, {"mock", "server"}} {
 		pm, fm := path.rssPerStream(pair[0]), floor.rssPerStream(pair[1])
-		rep.add(fmt.Sprintf("%s: %s RSS per open stream (floor %s %.2f KiB)", prefix, pair[0], pair[1], fm), pm, "KiB")
+		rep.add(fmt.Sprintf("%s: %s RSS per open stream", prefix, pair[0]), pm, "KiB")
+		rep.add(fmt.Sprintf("%s: floor %s RSS per open stream", prefix, pair[1]), fm, "KiB")
 	}
 	rep.note("%s: CPU over the runs: floor %s; path %s", prefix, floor.cpuSummary(), path.cpuSummary())
 	if path.profileErr != nil {
