@@ -23,6 +23,10 @@ import (
 // multiple of the two-hop floor's CPU per event measured in the same run.
 const pathTarget = 1.25
 
+// busyStreamKiB is issue 15's bound on the generator's memory per open stream at 20 tokens/s
+// (VmRSS at the peak minus before the load, per open stream).
+const busyStreamKiB = 20.0
+
 // floorRole is one process of a floor or path run: what it did, and what that cost.
 type floorRole struct {
 	name   string // "server", "relay", "client"; "mock", "runtime", "generator"
@@ -371,7 +375,12 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 	}
 	for _, pair := range [][2]string{{"generator", "client"}, {"runtime", "relay"}, {"mock", "server"}} {
 		pm, fm := path.rssPerStream(pair[0]), floor.rssPerStream(pair[1])
-		rep.add(fmt.Sprintf("%s: %s RSS per open stream", prefix, pair[0]), pm, "KiB")
+		if pair[0] == "generator" {
+			// Issue 15's target 3: a busy stream (20 tokens/s) costs the generator ≤ 20 KiB.
+			rep.addTarget(fmt.Sprintf("%s: %s RSS per open stream", prefix, pair[0]), pm, "KiB", fmt.Sprintf("≤ %g KiB", busyStreamKiB), pm > 0 && pm <= busyStreamKiB)
+		} else {
+			rep.add(fmt.Sprintf("%s: %s RSS per open stream", prefix, pair[0]), pm, "KiB")
+		}
 		rep.add(fmt.Sprintf("%s: floor %s RSS per open stream", prefix, pair[1]), fm, "KiB")
 	}
 	rep.note("%s: CPU over the runs: floor %s; path %s", prefix, floor.cpuSummary(), path.cpuSummary())

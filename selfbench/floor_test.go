@@ -178,3 +178,34 @@ func TestFloorRatios(t *testing.T) {
 		t.Errorf("the path's missed target lost its verdict: %+v", f)
 	}
 }
+
+// TestPathBusyStreamMemory marks the generator's memory per busy stream against 20 KiB.
+func TestPathBusyStreamMemory(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		kib  int64 // the generator's RSS growth for 10 open streams
+		met  bool
+	}{
+		{"under", 150, true},     // 15 KiB per stream
+		{"at", 200, true},        // exactly 20 KiB
+		{"over", 290, false},     // 29 KiB, the figure issue 15 started from
+		{"unmeasured", 0, false}, // no growth read: not a pass
+	} {
+		roles := func(names ...string) []*floorRole {
+			var out []*floorRole
+			for _, n := range names {
+				out = append(out, &floorRole{name: n, cpu: time.Millisecond})
+			}
+			return out
+		}
+		floor := &floorRun{streams: 10, peak: 10, events: 100, roles: roles("server", "relay", "client")}
+		path := &floorRun{streams: 10, peak: 10, events: 100, roles: roles("mock", "runtime", "generator")}
+		path.roles[2].rssKiB = tc.kib
+		rep := &Report{}
+		addPathFigures(rep, 10, floor, path)
+		if f := figure(t, rep, "10 streams: generator RSS per open stream"); f.Met == nil || *f.Met != tc.met {
+			t.Errorf("%s: %+v, want met=%v", tc.name, f, tc.met)
+		}
+	}
+}
