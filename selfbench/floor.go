@@ -213,7 +213,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "generator"}}
 	m := startMeter(roles...)
 	update, done := o.progress()
-	var profiled sync.Once
+	profiling := false // set on the run's collector goroutine (OnProgress), read after Run
 	profiles := make(chan error, 1)
 	length := time.Duration(events+1) * itl
 	run, err := loadgen.Run(ctx, loadgen.Config{
@@ -225,10 +225,9 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		OnProgress: func(p loadgen.Progress) {
 			update(p)
 			m.sample(p.Active)
-			if o.ProfileDir != "" && p.Active >= int64(streams) {
-				profiled.Do(func() {
-					go func() { profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.MockURL, st.RuntimeURL) }()
-				})
+			if o.ProfileDir != "" && p.Active >= int64(streams) && !profiling {
+				profiling = true
+				go func() { profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.MockURL, st.RuntimeURL) }()
 			}
 		},
 	})
@@ -237,13 +236,11 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		return nil, err
 	}
 	fr := &floorRun{streams: streams, peak: m.stop(), events: run.Summary.Counters.OutputTokens, roles: roles}
-	if o.ProfileDir != "" {
-		select {
-		case err := <-profiles:
-			fr.profileErr = err
-		default:
-			fr.profileErr = fmt.Errorf("not all %d streams were open at once: no profiles", streams)
-		}
+	switch {
+	case profiling:
+		fr.profileErr = <-profiles // within pathProfileSeconds + 10 s
+	case o.ProfileDir != "":
+		fr.profileErr = fmt.Errorf("not all %d streams were open at once: no profiles", streams)
 	}
 	fr.failed = int(run.Summary.Counters.SessionsFailed)
 	if !run.Summary.Verdict.Pass && len(run.Summary.Verdict.Reasons) > 0 {
