@@ -1,6 +1,7 @@
 package selfbench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -332,13 +333,15 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 	rep := &Report{
 		Name:    fmt.Sprintf("path: mock → runtime → generator against the two-hop floor at %v streams × %g tokens/s", sizes, tps),
 		Command: fmt.Sprintf("streambench bench path --tokens-per-second %g --duration %s%s", tps, time.Duration(events)*itl, o.transportFlags()),
-		Method: fmt.Sprintf("per size, the two-hop floor (as bench floor) then the whole path with the same load: scenario TTFT %s then %d tokens %s apart, one token per frame; "+
+		Method: fmt.Sprintf("per size, the two-hop floor (as bench floor) before and after the whole path with the same load (CPU pooled over both): scenario TTFT %s then %d tokens %s apart, one token per frame; "+
 			"closed loop, users ramped 0→N over 1 s, one session each; sim-chat opted in on openai-none and anthropic-none; the runtime talks %s to the mock (the floor relay the same); "+
 			"the generator uses %s. CPU of all three processes over the whole run per delivered answer chunk (output tokens), ÷ the floor's per event",
 			itl, events, itl, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2]),
 	}
 	for _, streams := range sizes {
-		floor, err := runFloor(ctx, 2, streams, events, itl, o.ProviderHTTP1)
+		// The floor runs before and after the path, so a machine whose load moves during the
+		// measurement moves both sides of the ratio alike.
+		before, err := runFloor(ctx, 2, streams, events, itl, o.ProviderHTTP1)
 		if err != nil {
 			return nil, fmt.Errorf("two-hop floor at %d streams: %w", streams, err)
 		}
@@ -346,9 +349,34 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("path at %d streams: %w", streams, err)
 		}
-		addPathFigures(rep, streams, floor, path)
+		after, err := runFloor(ctx, 2, streams, events, itl, o.ProviderHTTP1)
+		if err != nil {
+			return nil, fmt.Errorf("two-hop floor at %d streams, after the path: %w", streams, err)
+		}
+		a, b := before.cpuPerEvent(), after.cpuPerEvent()
+		rep.add(fmt.Sprintf("%d streams: two-hop floor CPU per event, before the path", streams), a, "µs")
+		rep.add(fmt.Sprintf("%d streams: two-hop floor CPU per event, after the path", streams), b, "µs")
+		if lo, hi := min(a, b), max(a, b); lo > 0 && hi > floorDriftNote*lo {
+			rep.note("%d streams: the floor before and after the path differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", streams, 100*(hi/lo-1))
+		}
+		addPathFigures(rep, streams, mergeFloorRuns(before, after), path)
 	}
 	return rep, nil
+}
+
+// floorDriftNote is how far apart (as a factor) the floors before and after the path may be
+// before the report says the machine's load moved under the measurement.
+const floorDriftNote = 1.2
+
+// mergeFloorRuns pools two runs of the same floor: CPU and events summed (so CPU per event is
+// over both), memory per stream averaged, failures summed.
+func mergeFloorRuns(a, b *floorRun) *floorRun {
+	m := &floorRun{streams: a.streams, peak: min(a.peak, b.peak), events: a.events + b.events,
+		failed: a.failed + b.failed, failure: cmp.Or(a.failure, b.failure)}
+	for i, r := range a.roles {
+		m.roles = append(m.roles, &floorRole{name: r.name, cpu: r.cpu + b.roles[i].cpu, rssKiB: (r.rssKiB + b.roles[i].rssKiB) / 2})
+	}
+	return m
 }
 
 // addPathFigures adds one size's path figures beside its floor's, and their ratios.

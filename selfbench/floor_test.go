@@ -209,3 +209,19 @@ func TestPathBusyStreamMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeFloorRuns pools the floors before and after the path: CPU per event over both.
+func TestMergeFloorRuns(t *testing.T) {
+	t.Parallel()
+	run := func(events int64, cpu time.Duration, rss int64) *floorRun {
+		return &floorRun{streams: 10, peak: 10, events: events, roles: []*floorRole{{name: "server", cpu: cpu, rssKiB: rss}}}
+	}
+	// 10 µs per event before, 30 µs after: 20 µs over both; memory averaged.
+	m := mergeFloorRuns(run(1000, 10*time.Millisecond, 100), run(1000, 30*time.Millisecond, 300))
+	if got := m.cpuPerEvent(); got != 20 {
+		t.Errorf("pooled CPU per event %v µs, want 20", got)
+	}
+	if got := m.rssPerStream("server"); got != 20 {
+		t.Errorf("pooled RSS per stream %v KiB, want 20", got)
+	}
+}
