@@ -91,7 +91,7 @@ func (s *Scenario) Render(seed uint64) *Script {
 // renders a script per session and keeps only what it derives from it (the load generator
 // keeps Expected) reuses one script's memory instead of leaving a step per token as garbage.
 // The result is identical to Render's and may be prev itself, overwritten: the caller must
-// hold nothing of prev (its steps, their texts) when it passes it.
+// not hold prev's Turns or Steps slices when it passes it (strings taken from them stay valid).
 func (s *Scenario) RenderReusing(seed uint64, prev *Script) *Script {
 	var spare [][]Step
 	if prev != nil {
