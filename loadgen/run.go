@@ -57,6 +57,11 @@ type runner struct {
 	reqOpts  [][]profileRequest
 	redactor *strings.Replacer
 
+	// scripts holds rendered scripts whose steps the next plan renders into: a session keeps
+	// only what plan derives from its script, and a step per token of garbage per session is
+	// what made a busy stream's memory grow past an idle one's (GC headroom over the ramp).
+	scripts sync.Pool
+
 	errMu     sync.Mutex
 	errSeen   int
 	errSample []string // the first few unscripted errors, for the verdict

@@ -44,7 +44,9 @@ type sessionPlan struct {
 func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 	pick := r.cfg.Mix.Pick(r.cfg.Seed, index)
 	sc, _ := r.cfg.Library.Get(pick.Scenario)
-	script := sc.Render(pick.Seed)
+	prev, _ := r.scripts.Get().(*scenarios.Script)
+	script := sc.RenderReusing(pick.Seed, prev)
+	defer r.scripts.Put(script)
 	id := r.runID + "-" + strconv.FormatUint(index, 10) + suffix
 	input := scenarios.Directive{Scenario: pick.Scenario, Seed: pick.Seed, Session: id}.String()
 	if sc.Prompt != "" {

@@ -86,7 +86,30 @@ type segment struct {
 //     (ComposeDirective) in its arguments; the plan's think times come from (seed, "plan-think",
 //     turn, call); Script.Plan is the plan when the script reaches its turn without a fault.
 func (s *Scenario) Render(seed uint64) *Script {
+	return s.RenderReusing(seed, nil)
+}
+
+// RenderReusing is Render into the step arrays of prev, a Script this or another scenario
+// rendered earlier and the caller no longer uses (nil: allocate, as Render). A caller that
+// renders a script per session and keeps only what it derives from it (the load generator
+// keeps Expected) reuses one script's memory instead of leaving a step per token as garbage.
+// The result is identical to Render's and may be prev itself, overwritten: the caller must
+// not hold prev's Turns or Steps slices when it passes it (strings taken from them stay valid).
+func (s *Scenario) RenderReusing(seed uint64, prev *Script) *Script {
+	var spare [][]Step
+	if prev != nil {
+		for i := range prev.Turns {
+			if steps := prev.Turns[i].Steps; cap(steps) > 0 {
+				clear(steps[:cap(steps)]) // drop the old texts, so they can be collected
+				spare = append(spare, steps[:0])
+			}
+		}
+	}
 	script := &Script{Scenario: s.Name, Seed: seed, Client: s.Client}
+	if prev != nil {
+		*prev = Script{Scenario: s.Name, Seed: seed, Client: s.Client, Turns: prev.Turns[:0]}
+		script = prev
+	}
 	for ti, turn := range s.Turns {
 		if f := s.Faults.HTTPError; f != nil && f.Turn == ti {
 			script.Turns = append(script.Turns, ScriptTurn{
@@ -98,7 +121,11 @@ func (s *Scenario) Render(seed uint64) *Script {
 			})
 			break
 		}
-		st := s.renderTurn(seed, ti, turn)
+		var reuse []Step
+		if len(spare) > 0 {
+			reuse, spare = spare[0], spare[1:]
+		}
+		st := s.renderTurn(seed, ti, turn, reuse)
 		script.Turns = append(script.Turns, st)
 		if st.ErrorAfterStep >= 0 {
 			break
@@ -109,14 +136,14 @@ func (s *Scenario) Render(seed uint64) *Script {
 }
 
 // renderTurn builds one turn's steps, tool calls, faults and usage.
-func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn) ScriptTurn {
-	return s.renderTurnIn(seed, "", strconv.Itoa(ti), ti, turn)
+func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn, reuse []Step) ScriptTurn {
+	return s.renderTurnIn(seed, "", strconv.Itoa(ti), ti, turn, reuse)
 }
 
 // renderTurnIn renders a turn of the root conversation (ns "") or of a swarm child (ns names
 // its random streams apart, see renderChild); path is the swarm path prefix of the turn's
-// children.
-func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn) ScriptTurn {
+// children. Its steps go into reuse when it is large enough (RenderReusing).
+func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn, reuse []Step) ScriptTurn {
 	st := ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: inputTokensBase + inputTokensPerTurn*ti}
 
 	segments := make([]segment, 0, 2+len(turn.ToolCalls))
@@ -142,7 +169,11 @@ func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn)
 		total += (len(seg.cuts) + perFrame - 1) / perFrame
 	}
 
-	st.Steps = make([]Step, 0, total)
+	if cap(reuse) >= total {
+		st.Steps = reuse[:0]
+	} else {
+		st.Steps = make([]Step, 0, total)
+	}
 	timing := rng(seed, ns+"timing", ti)
 	var at time.Duration
 	first := true
@@ -278,7 +309,20 @@ func (s *Script) Expected() Expected {
 			e.FailedTurn = i
 			break
 		}
+		// Sized first: an open stream holds its expected text until the session ends, and a
+		// builder grown by appending keeps up to a quarter more than the text.
 		var thinking, text strings.Builder
+		thinkingLen, textLen := 0, 0
+		for _, step := range st.Steps {
+			switch step.Kind {
+			case StepThinking:
+				thinkingLen += len(step.Text)
+			case StepText:
+				textLen += len(step.Text)
+			}
+		}
+		thinking.Grow(thinkingLen)
+		text.Grow(textLen)
 		for _, step := range st.Steps {
 			switch step.Kind {
 			case StepThinking:

@@ -137,7 +137,7 @@ func (s *Scenario) renderChild(seed uint64, path string, c Child) ScriptChild {
 	}
 	turns = append(turns, Turn{Text: c.Text})
 	for ti, t := range turns {
-		st := s.renderTurnIn(seed, ns, path, ti, t)
+		st := s.renderTurnIn(seed, ns, path, ti, t, nil)
 		if ti == len(turns)-1 && sc.Outcome == ChildError {
 			st.ErrorMessage = sc.Error
 			st.ErrorAfterStep = max(len(st.Steps)-1, 0)

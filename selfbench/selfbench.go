@@ -24,11 +24,12 @@ import (
 // Options are every measurement's settings; zero values mean the measurement's default, so
 // running them all runs each at its own documented size.
 type Options struct {
-	// Streams is the number of concurrent streams (pacing 2,000, scale 5,000, fidelity 2,000).
+	// Streams is the number of concurrent streams (pacing 2,000, scale 5,000, fidelity 2,000;
+	// floor and path 1,000 and 2,000, each size a run).
 	Streams int
 	// Duration is pacing: each self-test stream's length (10 s; the cross-process run plays
-	// 100 tokens per stream); fidelity: how long sessions start
-	// (30 s); rate: the run's length (20 s).
+	// 100 tokens per stream); fidelity: how long sessions start (30 s); rate: the run's length
+	// (20 s); floor, path: each stream's length (10 s).
 	Duration time.Duration
 	// Ramp is scale: the period the streams open over (20 s).
 	Ramp time.Duration
@@ -41,7 +42,7 @@ type Options struct {
 	TTFT time.Duration
 	// Rate is rate: the target sessions per second (200).
 	Rate float64
-	// TokensPerSecond is pacing: tokens per second per stream (20).
+	// TokensPerSecond is pacing, floor and path: tokens (events) per second per stream (20).
 	TokensPerSecond float64
 	// Sessions is abort-storm: how many sessions abort in all (10,000; Streams, 2,000, at a
 	// time).
@@ -66,7 +67,8 @@ type Options struct {
 	// KeepDir keeps scale's generated scenario directory (its path is noted in the report).
 	KeepDir bool
 	// ProfileDir, when set, receives scale's heap and goroutine profiles of the generator once
-	// every stream is open, and pacing's CPU profiles of the mock and naive server children.
+	// every stream is open, pacing's CPU profiles of the mock and naive server children, and
+	// path's CPU profiles of mock, runtime and generator (5 s).
 	ProfileDir string
 	// Progress, when set, is called before each load run a measurement makes; it returns the
 	// run's progress callback and a function called once the run has ended.
@@ -100,6 +102,8 @@ func Measurements() []Measurement {
 		{"rate", "an open-loop run's achieved session rate against its target", Rate},
 		{"codec", "SSE decode of ~60-byte data frames: events/s per core, ns and allocations per event", Codec},
 		{"abuse", "abort storm and stalled readers against mock + runtime in separate processes (leaks, cancel latency, R-abort, the others' latency, slow-client drops), and bad input at load (parts: --part)", Abuse},
+		{"floor", "the bare SSE floors: a naive server to a minimal client, direct and through a line-copying relay, at 1,000 and 2,000 streams × 20 events/s (CPU per event, memory per stream)", Floor},
+		{"path", "mock → runtime → generator against the two-hop floor in the same run, at 1,000 and 2,000 streams × 20 tokens/s (CPU per answer chunk ÷ floor, target ≤ 1.25×)", Path},
 		{"pacing", "the mock beside a naive reference server, each in its own process, at 2,000 streams × 20 tokens/s (TTFT, gap and end-of-stream error, CPU per token, RSS), then the mock's in-process self-test", Pacing},
 	}
 }

@@ -23,30 +23,35 @@ func runBench(args []string) error {
 	if len(args) > 0 && args[0] == selfbench.PacedServerCommand {
 		return runPacedServer(args[1:])
 	}
-	if len(args) > 0 && args[0] == selfbench.NaiveServerCommand {
-		return runNaiveServer(args[1:])
+	if len(args) > 0 { // a hidden child process of a measurement (selfbench.RunChild)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ran, err := selfbench.RunChild(ctx, args, os.Stderr)
+		stop()
+		if ran {
+			return err
+		}
 	}
 	measurements, names := selfbench.Measurements(), selfbench.Names()
 	fs := newFlagSet("bench", "bench ["+strings.Join(names, "|")+"|all] [flags]")
 	var o selfbench.Options
 	jsonFile := fs.String("json", "", "also write the figures to this JSON file")
-	fs.IntVar(&o.Streams, "streams", 0, "concurrent streams (default: pacing 2000, scale 5000, fidelity 2000, abuse abort-storm 2000, abuse stalled-readers 1000 normal clients)")
-	fs.DurationVar(&o.Duration, "duration", 0, "pacing: each self-test stream's length (default 10s; the cross-process run plays 100 tokens per stream); fidelity: how long sessions start (default 30s); rate: the run's length (default 20s); abuse stalled-readers: each of its two runs' length (default 15s); abuse bad-input: how long requests are sent (default 30s)")
+	fs.IntVar(&o.Streams, "streams", 0, "concurrent streams (default: pacing 2000, scale 5000, fidelity 2000, abuse abort-storm 2000, abuse stalled-readers 1000 normal clients; floor and path 1000 and 2000, one run each)")
+	fs.DurationVar(&o.Duration, "duration", 0, "pacing: each self-test stream's length (default 10s; the cross-process run plays 100 tokens per stream); fidelity: how long sessions start (default 30s); rate: the run's length (default 20s); abuse stalled-readers: each of its two runs' length (default 15s); abuse bad-input: how long requests are sent (default 30s); floor, path: each stream's length (default 10s)")
 	fs.DurationVar(&o.Ramp, "ramp", 0, "scale: open the streams over this period (default 20s)")
 	fs.DurationVar(&o.StreamLength, "stream-length", 0, "scale: how long each stream lasts (default 30s); fidelity: roughly how long each session lasts (default 15s: 2,000 open streams at 133 new sessions/s)")
 	fs.DurationVar(&o.InterToken, "itl", 0, "scale: the scripted inter-token latency (default 500ms: 2 tokens/s per stream)")
 	fs.DurationVar(&o.TTFT, "ttft", 0, "fidelity: the scripted constant time to first token (default 200ms)")
 	fs.Float64Var(&o.Rate, "rate", 0, "rate: target sessions per second (default 200); abuse bad-input: requests per second (default 500)")
-	fs.Float64Var(&o.TokensPerSecond, "tokens-per-second", 0, "pacing: tokens per second per stream (default 20)")
+	fs.Float64Var(&o.TokensPerSecond, "tokens-per-second", 0, "pacing, floor, path: tokens (events) per second per stream (default 20)")
 	fs.IntVar(&o.Sessions, "sessions", 0, "abuse abort-storm: sessions in all, each aborted at a random point (default 10000)")
 	fs.IntVar(&o.Stalled, "stalled", 0, "abuse stalled-readers: clients that stop reading mid-stream (default 1000; --streams normal ones, default 1000)")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 0, "abuse stalled-readers: the runtime's client idle timeout, after which it drops a stalled client (default 30s)")
 	fs.StringSliceVar(&o.Parts, "part", nil, "abuse: run only these parts ("+strings.Join(selfbench.AbusePartNames(), ", ")+"; default all)")
 	fs.StringSliceVar(&o.Wires, "wire", nil, "fidelity: measure TTFT − scripted TTFT with the generator speaking these provider wires ("+strings.Join(selfbench.FidelityWires(), ", ")+"; comma-separated) straight to the mock, instead of the sim-chat paths")
 	fs.BoolVar(&o.HTTP2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
-	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate: the runtime talks HTTP/1.1 to the mock instead of h2c")
+	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate, path: the runtime talks HTTP/1.1 to the mock instead of h2c (floor, path: the floor relay to its server too)")
 	fs.BoolVar(&o.KeepDir, "keep", false, "keep the generated scenario directory (its path is printed)")
-	fs.StringVar(&o.ProfileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open; pacing: the mock's and the naive server's CPU profiles")
+	fs.StringVar(&o.ProfileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open; pacing: the mock's and the naive server's CPU profiles; path: CPU profiles of mock, runtime and generator over 5 s")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: streambench bench [%s|all] [flags]\n\nMeasurements:\n", strings.Join(names, "|"))
@@ -101,6 +106,12 @@ func runBench(args []string) error {
 			return fmt.Errorf("%s: interrupted", m.Name)
 		}
 	}
+	if ratios := selfbench.FloorRatios(reports); ratios != nil && len(reports) > 1 {
+		if err := ratios.WriteText(os.Stdout); err != nil {
+			return err
+		}
+		reports = append(reports, ratios)
+	}
 	if *jsonFile != "" {
 		if err := selfbench.WriteFile(*jsonFile, reports); err != nil {
 			return fmt.Errorf("--json: %w", err)
@@ -146,34 +157,6 @@ func runPacedServer(args []string) error {
 		return usageError("--text-file: %v", err)
 	}
 	defer hrtimer.SpareProcs()()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ln, err := stack.Listen(*addr, "http", os.Stderr)
-	if err != nil {
-		return usageError("--addr: %v", err)
-	}
-	return stack.ServeUntilDone(ctx, stop, srv, ln, 5*time.Second, os.Stderr)
-}
-
-// runNaiveServer is `bench naive-server`, the pacing measurement's yardstick child process: it
-// serves selfbench.NaiveServer until interrupted, at Go's default GOMAXPROCS.
-func runNaiveServer(args []string) error {
-	fs := newFlagSet("bench "+selfbench.NaiveServerCommand, "bench "+selfbench.NaiveServerCommand+" [--ttft D] [--itl D] [--tokens N] [--addr HOST:PORT]")
-	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
-	ttft := fs.Duration("ttft", 100*time.Millisecond, "sleep from request arrival to the first token")
-	itl := fs.Duration("itl", 50*time.Millisecond, "sleep between tokens")
-	tokens := fs.Int("tokens", 100, "tokens per stream")
-	profile := fs.Bool("pprof", false, "also serve GET /debug/pprof/profile")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	srv, err := selfbench.NewNaiveServer(*ttft, *itl, *tokens)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	if *profile {
-		srv.ServeProfile()
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ln, err := stack.Listen(*addr, "http", os.Stderr)

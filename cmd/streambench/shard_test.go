@@ -138,10 +138,13 @@ func TestShardedRunMergesToTheSingleRun(t *testing.T) {
 	mc, sc := m.Summary.Counters, single.Summary.Counters
 	// Frames may differ by what still streams after a stop request (compose stop, canvas
 	// cancel) before the runtime acts on it: a race of the runtime's, a few frames per stop.
+	// Output tokens likewise by what a client that acts on a clock (a trigger whose frame it is
+	// not sent) saw before it left.
 	framesOff := max(mc.Frames-sc.Frames, sc.Frames-mc.Frames)
+	tokensOff := max(mc.OutputTokens-sc.OutputTokens, sc.OutputTokens-mc.OutputTokens)
 	if mc.SessionsStarted != 48 || mc.SessionsStarted != sc.SessionsStarted || mc.SessionsOK != sc.SessionsOK ||
 		mc.SessionsFailed != sc.SessionsFailed || mc.SessionsAborted != sc.SessionsAborted ||
-		framesOff > 5*sc.SessionsAborted || mc.OutputTokens != sc.OutputTokens || mc.ScriptedErrors != sc.ScriptedErrors {
+		framesOff > 5*sc.SessionsAborted || tokensOff > 20*sc.SessionsAborted || mc.ScriptedErrors != sc.ScriptedErrors {
 		t.Errorf("merged counters %+v\nsingle %+v", mc, sc)
 	}
 	if m.Summary.TotalViolations() != single.Summary.TotalViolations() {

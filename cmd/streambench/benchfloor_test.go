@@ -1,0 +1,47 @@
+package main
+
+import (
+	"testing"
+)
+
+// TestBenchFloorSmall runs the floor through the command: the naive server and the relay as
+// child processes of this binary (`bench floor-server`, `bench floor-relay`), every event
+// delivered over one hop and two.
+func TestBenchFloorSmall(t *testing.T) {
+	t.Parallel()
+	code, out := runBenchJSON(t, "floor", "--streams", "20", "--duration", "1s")
+	if code != exitOK || len(out.Reports) != 1 {
+		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
+	}
+	rep := out.Reports[0]
+	for _, hop := range []string{"one-hop", "two-hop"} {
+		if f := figure(t, rep, "20 streams, "+hop+": events delivered"); f.Value != 20*20 {
+			t.Errorf("%s: %v events delivered, want 20 streams × 20", hop, f.Value)
+		}
+		if f := figure(t, rep, "20 streams, "+hop+": CPU per event, all processes"); f.Value <= 0 {
+			t.Errorf("%s: CPU per event %v", hop, f.Value)
+		}
+	}
+	if f := figure(t, rep, "20 streams, two-hop: relay CPU per event"); f.Value <= 0 {
+		t.Errorf("relay CPU per event %v: the relay's CPU was not read", f.Value)
+	}
+}
+
+// TestBenchPathSmall runs the path beside its floor and checks the ratio carries a verdict.
+func TestBenchPathSmall(t *testing.T) {
+	t.Parallel()
+	code, out := runBenchJSON(t, "path", "--streams", "20", "--duration", "1s")
+	if code != exitOK || len(out.Reports) != 1 {
+		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
+	}
+	rep := out.Reports[0]
+	if len(rep.Failures) > 0 {
+		t.Errorf("failures: %v", rep.Failures)
+	}
+	if f := figure(t, rep, "20 streams: answer chunks delivered"); f.Value != 20*20 {
+		t.Errorf("%v answer chunks, want 20 streams × 20 tokens", f.Value)
+	}
+	if f := figure(t, rep, "20 streams: path ÷ two-hop floor, CPU"); f.Value <= 0 || f.Met == nil || f.Target == "" {
+		t.Errorf("path ÷ floor: %+v", f)
+	}
+}

@@ -1,0 +1,483 @@
+package selfbench
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/stack"
+)
+
+// pathTarget is issue 15's bound on the whole path's CPU per delivered answer chunk, as a
+// multiple of the two-hop floor's CPU per event measured in the same run.
+const pathTarget = 1.25
+
+// busyStreamKiB is issue 15's bound on the generator's memory per open stream at 20 tokens/s
+// (VmRSS at the peak minus before the load, per open stream).
+const busyStreamKiB = 20.0
+
+// floorRole is one process of a floor or path run: what it did, and what that cost.
+type floorRole struct {
+	name   string // "server", "relay", "client"; "mock", "runtime", "generator"
+	pid    int    // 0: this process
+	cpu    time.Duration
+	rssKiB int64 // VmRSS when the most streams were open, minus before the load
+}
+
+// floorRun is what one run of streams cost: every process's CPU and memory, and what was
+// delivered.
+type floorRun struct {
+	streams int
+	peak    int64 // most streams open at once
+	events  int64 // data events (floor) or answer chunks (path) the client received
+	roles   []*floorRole
+	failed  int
+	failure string
+	// profileErr is why the path's CPU profiles (Options.ProfileDir) were not written.
+	profileErr error
+}
+
+// cpuPerEvent is the CPU of the named roles (all when none are named) per delivered event, in µs.
+func (r *floorRun) cpuPerEvent(names ...string) float64 {
+	var cpu time.Duration
+	for _, role := range r.roles {
+		if len(names) == 0 || slices.Contains(names, role.name) {
+			cpu += role.cpu
+		}
+	}
+	if r.events == 0 {
+		return 0
+	}
+	return float64(cpu.Nanoseconds()) / 1e3 / float64(r.events)
+}
+
+// cpuSummary lists each role's CPU over the run ("server 1.23 s, client 0.98 s").
+func (r *floorRun) cpuSummary() string {
+	var parts []string
+	for _, role := range r.roles {
+		parts = append(parts, fmt.Sprintf("%s %.2f s", role.name, role.cpu.Seconds()))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rssPerStream is a role's memory per open stream at the peak, in KiB.
+func (r *floorRun) rssPerStream(name string) float64 {
+	for _, role := range r.roles {
+		if role.name == name && r.peak > 0 {
+			return float64(role.rssKiB) / float64(r.peak)
+		}
+	}
+	return 0
+}
+
+// meter samples the roles' memory while a run holds its streams, keeping the sample with
+// the most open streams, and takes their CPU before and after.
+type meter struct {
+	roles []*floorRole
+	cpu0  []time.Duration
+	rss0  []int64
+
+	mu   sync.Mutex
+	peak int64
+}
+
+// startMeter notes each role's CPU and memory before the load (after returning this
+// process's free pages to the OS, so its RSS baseline holds no garbage the load would reuse).
+func startMeter(roles ...*floorRole) *meter {
+	debug.FreeOSMemory()
+	m := &meter{roles: roles}
+	for _, r := range roles {
+		m.cpu0 = append(m.cpu0, roleCPU(r.pid))
+		rss, _ := procStatusKiB(r.pid, "VmRSS")
+		m.rss0 = append(m.rss0, rss)
+	}
+	return m
+}
+
+// sample records the roles' memory if active is the most streams open so far.
+func (m *meter) sample(active int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if active < m.peak || active == 0 {
+		return
+	}
+	m.peak = active
+	for i, r := range m.roles {
+		if rss, err := procStatusKiB(r.pid, "VmRSS"); err == nil {
+			r.rssKiB = rss - m.rss0[i]
+		}
+	}
+}
+
+// stop takes each role's CPU since startMeter and returns the peak.
+func (m *meter) stop() int64 {
+	for i, r := range m.roles {
+		r.cpu = roleCPU(r.pid) - m.cpu0[i]
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.peak
+}
+
+// roleCPU is a process's CPU so far: getrusage for this one, /proc for a child.
+func roleCPU(pid int) time.Duration {
+	if pid == 0 {
+		return ProcessCPU()
+	}
+	cpu, _ := procCPU(pid)
+	return cpu
+}
+
+// runFloor streams events events (itl apart) on each of streams streams from the minimal
+// server to the minimal client in this process, through the minimal relay when hops is 2.
+func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration, upstreamHTTP1 bool) (*floorRun, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable: %w", err)
+	}
+	srv, err := stack.StartChild(exe, floorServerArgs(events, itl))
+	if err != nil {
+		return nil, fmt.Errorf("start floor server: %w", err)
+	}
+	defer srv.Stop()
+	url := srv.URL()
+	roles := []*floorRole{{name: "server", pid: srv.PID()}}
+	if hops == 2 {
+		relay, err := stack.StartChild(exe, floorRelayArgs(url, upstreamHTTP1))
+		if err != nil {
+			return nil, fmt.Errorf("start floor relay: %w", err)
+		}
+		defer relay.Stop()
+		url = relay.URL()
+		roles = append(roles, &floorRole{name: "relay", pid: relay.PID()})
+	}
+	roles = append(roles, &floorRole{name: "client"})
+	client := new(floorClient)
+	m := startMeter(roles...)
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopSampling:
+				return
+			case <-tick.C:
+				m.sample(client.active.Load())
+			}
+		}
+	}()
+	res := client.run(ctx, url, streams, time.Second)
+	close(stopSampling)
+	<-sampled
+	run := &floorRun{streams: streams, peak: m.stop(), events: res.events, roles: roles, failed: res.failed, failure: res.firstFailure}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// runPath streams the same load through the whole path: the mock and the runtime in child
+// processes, the load generator in this one, sim-chat opted in (openai-none and
+// anthropic-none, as scale), one answer chunk per token.
+func runPath(ctx context.Context, streams, events int, itl time.Duration, o Options) (*floorRun, error) {
+	yaml := fmt.Sprintf("name: path-stream\ndescription: a paced answer, one token per frame\n"+
+		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", itl, itl, events)
+	dir, lib, err := writeScenarioDir(map[string]string{"path-stream": yaml})
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	mix, err := chatMix("bench-path", "path-stream", "openai-none", "anthropic-none")
+	if err != nil {
+		return nil, err
+	}
+	st, err := startStack(dir, o.ProviderHTTP1)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Stop()
+	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "generator"}}
+	m := startMeter(roles...)
+	update, done := o.progress()
+	profiling := false // set on the run's collector goroutine (OnProgress), read after Run
+	profiles := make(chan error, 1)
+	length := time.Duration(events+1) * itl
+	run, err := loadgen.Run(ctx, loadgen.Config{
+		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-path", Library: lib,
+		RunID:    "bench-path-" + time.Now().UTC().Format("150405"),
+		Stages:   loadgen.Stages{{Duration: time.Second, Target: float64(streams)}, {Duration: time.Second, Target: float64(streams)}},
+		Sessions: int64(streams), Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: o.HTTP2,
+		NoLeakCheck: true,
+		OnProgress: func(p loadgen.Progress) {
+			update(p)
+			m.sample(p.Active)
+			if o.ProfileDir != "" && p.Active >= int64(streams) && !profiling {
+				profiling = true
+				go func() { profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.MockURL, st.RuntimeURL) }()
+			}
+		},
+	})
+	done()
+	if err != nil {
+		return nil, err
+	}
+	fr := &floorRun{streams: streams, peak: m.stop(), events: run.Summary.Counters.OutputTokens, roles: roles}
+	switch {
+	case profiling:
+		fr.profileErr = <-profiles // within pathProfileSeconds + 10 s
+	case o.ProfileDir != "":
+		fr.profileErr = fmt.Errorf("not all %d streams were open at once: no profiles", streams)
+	}
+	fr.failed = int(run.Summary.Counters.SessionsFailed)
+	if !run.Summary.Verdict.Pass && len(run.Summary.Verdict.Reasons) > 0 {
+		fr.failure = run.Summary.Verdict.Reasons[0]
+		fr.failed = max(fr.failed, 1)
+	}
+	return fr, nil
+}
+
+// floorEvents is how many events each floor or path stream carries: Options.Duration (10 s)
+// at Options.TokensPerSecond (20).
+func floorEvents(o Options) (events int, itl time.Duration) {
+	tps := orDefault(o.TokensPerSecond, 20)
+	duration := orDefault(o.Duration, 10*time.Second)
+	return max(1, int(duration.Seconds()*tps)), time.Duration(float64(time.Second) / tps)
+}
+
+// floorSizes are the concurrencies the floor and the path are measured at: Options.Streams
+// when given, else 1,000 and 2,000.
+func (o Options) floorSizes() []int {
+	if o.Streams > 0 {
+		return []int{o.Streams}
+	}
+	return []int{1000, 2000}
+}
+
+// Floor measures the bare SSE floors: the minimal server straight to the minimal client (one
+// hop), and through the minimal line-copying relay (two hops), at 1,000 and 2,000 streams ×
+// 20 events/s: CPU per delivered event of every process, and memory per open stream.
+func Floor(ctx context.Context, o Options) (*Report, error) {
+	events, itl := floorEvents(o)
+	sizes := o.floorSizes()
+	rep := &Report{
+		Name:    fmt.Sprintf("floor: the bare one-hop and two-hop SSE floors at %v streams × %g events/s", sizes, float64(time.Second)/float64(itl)),
+		Command: fmt.Sprintf("streambench bench floor --tokens-per-second %g --duration %s%s", float64(time.Second)/float64(itl), time.Duration(events)*itl, o.transportFlags()),
+		Method: fmt.Sprintf("a naive Go SSE server (goroutine per stream, time.Sleep to each event's time, write + flush; child process) sends %d events of %d bytes %s apart per stream "+
+			"to a minimal client in this process (goroutine and HTTP/1.1 connection per stream, request written by hand, http.ReadResponse on a 4 KiB bufio, counts data lines), starts spread over 1 s; two-hop puts a minimal line-copying relay "+
+			"(child process; %s to the server, flush when nothing is buffered) between them. CPU: getrusage (client), /proc/PID/stat (children), over the whole run, per delivered event; "+
+			"memory: VmRSS when the most streams were open minus before the load, per open stream",
+			events, len(floorFrame), itl, map[bool]string{false: "h2c on 4 pooled connections, as the runtime", true: "HTTP/1.1, one connection per stream"}[o.ProviderHTTP1]),
+	}
+	for _, streams := range sizes {
+		for _, hops := range []int{1, 2} {
+			run, err := runFloor(ctx, hops, streams, events, itl, o.ProviderHTTP1)
+			if err != nil {
+				return nil, fmt.Errorf("%d-hop floor at %d streams: %w", hops, streams, err)
+			}
+			addFloorFigures(rep, fmt.Sprintf("%d streams, %s", streams, hopName(hops)), run)
+		}
+	}
+	return rep, nil
+}
+
+// hopName names a floor by its hops.
+func hopName(hops int) string {
+	if hops == 1 {
+		return "one-hop"
+	}
+	return "two-hop"
+}
+
+// addFloorFigures adds a run's CPU per event (all processes, then each) and memory per
+// stream under prefix, and fails the report if any stream failed.
+func addFloorFigures(rep *Report, prefix string, run *floorRun) {
+	rep.add(prefix+": peak open streams", float64(run.peak), "streams")
+	rep.add(prefix+": events delivered", float64(run.events), "events")
+	rep.add(prefix+": CPU per event, all processes", run.cpuPerEvent(), "µs")
+	for _, r := range run.roles {
+		rep.add(prefix+": "+r.name+" CPU per event", run.cpuPerEvent(r.name), "µs")
+	}
+	for _, r := range run.roles {
+		rep.add(prefix+": "+r.name+" RSS per open stream", run.rssPerStream(r.name), "KiB")
+	}
+	if run.failed > 0 {
+		rep.fail("%s: %d of %d streams failed; first: %s", prefix, run.failed, run.streams, run.failure)
+	}
+	if run.peak < int64(run.streams) {
+		rep.note("%s: only %d of %d streams were open at once", prefix, run.peak, run.streams)
+	}
+}
+
+// Path measures the whole path (mock → runtime → load generator, sim-chat opted in) at 1,000
+// and 2,000 streams × 20 tokens/s, each size right after the two-hop floor at the same load,
+// and reports its CPU per delivered answer chunk as a multiple of the floor's per event.
+func Path(ctx context.Context, o Options) (*Report, error) {
+	events, itl := floorEvents(o)
+	sizes := o.floorSizes()
+	tps := float64(time.Second) / float64(itl)
+	rep := &Report{
+		Name:    fmt.Sprintf("path: mock → runtime → generator against the two-hop floor at %v streams × %g tokens/s", sizes, tps),
+		Command: fmt.Sprintf("streambench bench path --tokens-per-second %g --duration %s%s", tps, time.Duration(events)*itl, o.transportFlags()),
+		Method: fmt.Sprintf("per size, the two-hop floor (as bench floor) before and after the whole path with the same load (CPU pooled over both): scenario TTFT %s then %d tokens %s apart, one token per frame; "+
+			"closed loop, users ramped 0→N over 1 s, one session each; sim-chat opted in on openai-none and anthropic-none; the runtime talks %s to the mock (the floor relay the same); "+
+			"the generator uses %s. CPU of all three processes over the whole run per delivered answer chunk (output tokens), ÷ the floor's per event",
+			itl, events, itl, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2]),
+	}
+	for _, streams := range sizes {
+		// The floor runs before and after the path, so a machine whose load moves during the
+		// measurement moves both sides of the ratio alike.
+		before, err := runFloor(ctx, 2, streams, events, itl, o.ProviderHTTP1)
+		if err != nil {
+			return nil, fmt.Errorf("two-hop floor at %d streams: %w", streams, err)
+		}
+		path, err := runPath(ctx, streams, events, itl, o)
+		if err != nil {
+			return nil, fmt.Errorf("path at %d streams: %w", streams, err)
+		}
+		after, err := runFloor(ctx, 2, streams, events, itl, o.ProviderHTTP1)
+		if err != nil {
+			return nil, fmt.Errorf("two-hop floor at %d streams, after the path: %w", streams, err)
+		}
+		a, b := before.cpuPerEvent(), after.cpuPerEvent()
+		rep.add(fmt.Sprintf("%d streams: two-hop floor CPU per event, before the path", streams), a, "µs")
+		rep.add(fmt.Sprintf("%d streams: two-hop floor CPU per event, after the path", streams), b, "µs")
+		if lo, hi := min(a, b), max(a, b); lo > 0 && hi > floorDriftNote*lo {
+			rep.note("%d streams: the floor before and after the path differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", streams, 100*(hi/lo-1))
+		}
+		addPathFigures(rep, streams, mergeFloorRuns(before, after), path)
+	}
+	return rep, nil
+}
+
+// floorDriftNote is how far apart (as a factor) the floors before and after the path may be
+// before the report says the machine's load moved under the measurement.
+const floorDriftNote = 1.2
+
+// mergeFloorRuns pools two runs of the same floor: CPU and events summed (so CPU per event is
+// over both), memory per stream averaged, failures summed.
+func mergeFloorRuns(a, b *floorRun) *floorRun {
+	m := &floorRun{streams: a.streams, peak: min(a.peak, b.peak), events: a.events + b.events,
+		failed: a.failed + b.failed, failure: cmp.Or(a.failure, b.failure)}
+	for i, r := range a.roles {
+		m.roles = append(m.roles, &floorRole{name: r.name, cpu: r.cpu + b.roles[i].cpu, rssKiB: (r.rssKiB + b.roles[i].rssKiB) / 2})
+	}
+	return m
+}
+
+// addPathFigures adds one size's path figures beside its floor's, and their ratios.
+func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
+	prefix := fmt.Sprintf("%d streams", streams)
+	rep.add(prefix+": answer chunks delivered", float64(path.events), "chunks")
+	f, p := floor.cpuPerEvent(), path.cpuPerEvent()
+	rep.add(prefix+": two-hop floor CPU per event, all processes", f, "µs")
+	rep.add(prefix+": path CPU per answer chunk, all processes", p, "µs")
+	if f > 0 && p > 0 {
+		ratio := p / f
+		rep.addTarget(prefix+": path ÷ two-hop floor, CPU", ratio, "×", fmt.Sprintf("≤ %g×", pathTarget), ratio <= pathTarget)
+	}
+	for _, pair := range [][2]string{{"mock", "server"}, {"runtime", "relay"}, {"generator", "client"}} {
+		pp, ff := path.cpuPerEvent(pair[0]), floor.cpuPerEvent(pair[1])
+		rep.add(fmt.Sprintf("%s: %s CPU per chunk", prefix, pair[0]), pp, "µs")
+		rep.add(fmt.Sprintf("%s: floor %s CPU per event", prefix, pair[1]), ff, "µs")
+		if ff > 0 {
+			rep.add(fmt.Sprintf("%s: %s ÷ floor %s, CPU", prefix, pair[0], pair[1]), pp/ff, "×")
+		}
+	}
+	for _, pair := range [][2]string{{"generator", "client"}, {"runtime", "relay"}, {"mock", "server"}} {
+		pm, fm := path.rssPerStream(pair[0]), floor.rssPerStream(pair[1])
+		if pair[0] == "generator" {
+			// Issue 15's target 3: a busy stream (20 tokens/s) costs the generator ≤ 20 KiB.
+			rep.addTarget(fmt.Sprintf("%s: %s RSS per open stream", prefix, pair[0]), pm, "KiB", fmt.Sprintf("≤ %g KiB", busyStreamKiB), pm > 0 && pm <= busyStreamKiB)
+		} else {
+			rep.add(fmt.Sprintf("%s: %s RSS per open stream", prefix, pair[0]), pm, "KiB")
+		}
+		rep.add(fmt.Sprintf("%s: floor %s RSS per open stream", prefix, pair[1]), fm, "KiB")
+	}
+	rep.note("%s: CPU over the runs: floor %s; path %s", prefix, floor.cpuSummary(), path.cpuSummary())
+	if path.profileErr != nil {
+		rep.note("%s: profiles: %v", prefix, path.profileErr)
+	}
+	if floor.failed > 0 {
+		rep.fail("%s: floor: %d of %d streams failed; first: %s", prefix, floor.failed, floor.streams, floor.failure)
+	}
+	if path.failed > 0 {
+		rep.fail("%s: path: %d of %d sessions failed; first: %s", prefix, path.failed, path.streams, path.failure)
+	}
+	for _, r := range []*floorRun{floor, path} {
+		if r.peak < int64(r.streams) {
+			rep.note("%s: only %d of %d streams were open at once in one run", prefix, r.peak, r.streams)
+		}
+	}
+}
+
+// pathProfileSeconds is how long the path's CPU profiles sample, once every stream is open.
+const pathProfileSeconds = 5
+
+// pathProfiles writes CPU profiles of the mock, the runtime (their /debug/pprof/profile) and
+// this process (the generator) over the same pathProfileSeconds into dir as
+// path-N-{mock,runtime,generator}.cpu.pprof (go tool pprof -top FILE).
+func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtimeURL string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	name := func(role string) string {
+		return filepath.Join(dir, fmt.Sprintf("path-%d-%s.cpu.pprof", streams, role))
+	}
+	errs := make(chan error, 2)
+	for role, base := range map[string]string{"mock": mockURL, "runtime": runtimeURL} {
+		go func() { errs <- fetchProfile(ctx, base, name(role)) }()
+	}
+	w, err := os.Create(name("generator"))
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(w); err != nil {
+		w.Close()
+		return fmt.Errorf("generator profile: %w", err)
+	}
+	select {
+	case <-time.After(pathProfileSeconds * time.Second):
+	case <-ctx.Done():
+	}
+	pprof.StopCPUProfile()
+	err = w.Close()
+	return errors.Join(err, <-errs, <-errs)
+}
+
+// fetchProfile saves base's /debug/pprof/profile over pathProfileSeconds to file.
+func fetchProfile(ctx context.Context, base, file string) error {
+	ctx, cancel := context.WithTimeout(ctx, (pathProfileSeconds+10)*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, pathProfileSeconds), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("profile of %s: %w", base, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile of %s: HTTP %d", base, resp.StatusCode)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("profile of %s: %w", base, err)
+	}
+	return os.WriteFile(file, b, 0o644)
+}

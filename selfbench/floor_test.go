@@ -1,0 +1,227 @@
+package selfbench
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serveFloor serves srv on a fresh loopback port for the test's lifetime and returns its URL.
+func serveFloor(t *testing.T, srv interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+}) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// TestFloorDelivers runs the floor's three pieces in process: every event the server sends
+// reaches the minimal client, directly and through the relay over either upstream protocol.
+func TestFloorDelivers(t *testing.T) {
+	t.Parallel()
+	const streams, events = 5, 7
+	for _, tc := range []struct {
+		name          string
+		relay         bool
+		upstreamHTTP1 bool
+	}{
+		{"one hop", false, false},
+		// The runtime's default: h2c to the provider on pooled connections.
+		{"two hops, h2c upstream", true, false},
+		// --provider-http1: one HTTP/1.1 connection per stream upstream.
+		{"two hops, HTTP/1.1 upstream", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, err := NewFloorServer(events, time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := serveFloor(t, srv)
+			if tc.relay {
+				relay, err := NewFloorRelay(url, tc.upstreamHTTP1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				url = serveFloor(t, relay)
+			}
+			res := new(floorClient).run(context.Background(), url, streams, 10*time.Millisecond)
+			if res.failed != 0 || res.completed != streams || res.events != streams*events {
+				t.Errorf("completed %d, failed %d (%s), events %d; want %d streams of %d events", res.completed, res.failed, res.firstFailure, res.events, streams, events)
+			}
+		})
+	}
+}
+
+// TestFloorClientNeedsDone fails a stream that ends without [DONE]: the floor counts only
+// streams that were delivered whole.
+func TestFloorClientNeedsDone(t *testing.T) {
+	t.Parallel()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, floorFrame+floorFrame)
+	})}
+	url := serveFloor(t, srv)
+	res := new(floorClient).run(context.Background(), url, 1, 0)
+	if res.failed != 1 || !strings.Contains(res.firstFailure, "after 2 events without [DONE]") {
+		t.Errorf("failed %d, first failure %q", res.failed, res.firstFailure)
+	}
+}
+
+func TestFloorConstructorsReject(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		// A stream needs at least one event.
+		{"no events", func() error { _, err := NewFloorServer(0, time.Millisecond); return err }, "want events > 0"},
+		// A negative interval is a typo, not a burst.
+		{"negative itl", func() error { _, err := NewFloorServer(1, -time.Millisecond); return err }, "itl ≥ 0"},
+		// The relay speaks plain HTTP (h2c or HTTP/1.1) only.
+		{"https upstream", func() error { _, err := NewFloorRelay("https://127.0.0.1:1", false); return err }, `upstream "https://127.0.0.1:1"`},
+	} {
+		if err := tc.err(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestPathVerdict checks the path's ratio against the floor and its met/MISSED verdict.
+func TestPathVerdict(t *testing.T) {
+	t.Parallel()
+	run := func(events int64, cpu ...time.Duration) *floorRun {
+		r := &floorRun{streams: 10, peak: 10, events: events}
+		for i, name := range []string{"a", "b", "c"} {
+			r.roles = append(r.roles, &floorRole{name: name, cpu: cpu[i]})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name  string
+		path  time.Duration // total path CPU for 1,000 chunks against a floor of 30 ms for 1,000 events
+		ratio float64
+		met   bool
+	}{
+		// 36 µs against 30 µs per event: 1.2×, within 1.25×.
+		{"within", 36 * time.Millisecond, 1.2, true},
+		// Exactly at the bound counts as met.
+		{"at the bound", 37500 * time.Microsecond, 1.25, true},
+		// 45 µs: 1.5×, missed.
+		{"over", 45 * time.Millisecond, 1.5, false},
+	} {
+		floor := run(1000, 10*time.Millisecond, 10*time.Millisecond, 10*time.Millisecond)
+		floor.roles[0].name, floor.roles[1].name, floor.roles[2].name = "server", "relay", "client"
+		path := run(1000, tc.path/3, tc.path/3, tc.path-2*(tc.path/3))
+		path.roles[0].name, path.roles[1].name, path.roles[2].name = "mock", "runtime", "generator"
+		rep := &Report{}
+		addPathFigures(rep, 10, floor, path)
+		f := figure(t, rep, "10 streams: path ÷ two-hop floor, CPU")
+		if f.Met == nil || *f.Met != tc.met || f.Value < tc.ratio-1e-9 || f.Value > tc.ratio+1e-9 {
+			t.Errorf("%s: %+v, want %.2f× met=%v", tc.name, f, tc.ratio, tc.met)
+		}
+		if g := figure(t, rep, "10 streams: runtime ÷ floor relay, CPU"); g.Value <= 0 {
+			t.Errorf("%s: runtime ÷ relay %+v", tc.name, g)
+		}
+	}
+}
+
+// TestFloorRatios divides the figures that have a floor by the floor's at its largest size,
+// and prints nothing without a floor report.
+func TestFloorRatios(t *testing.T) {
+	t.Parallel()
+	floor := &Report{Name: "floor: test"}
+	floor.add("1000 streams, two-hop: client CPU per event", 100, "µs") // a smaller size: not the one used
+	floor.add("2000 streams, two-hop: client CPU per event", 10, "µs")
+	floor.add("2000 streams, two-hop: relay CPU per event", 20, "µs")
+	scale := &Report{Name: "scale: test"}
+	scale.add("generator CPU per received frame", 12, "µs")
+	scale.add("runtime CPU per relayed frame", 30, "µs")
+	path := &Report{Name: "path: test"}
+	path.addTarget("2000 streams: path ÷ two-hop floor, CPU", 1.3, "×", "≤ 1.25×", false)
+
+	if r := FloorRatios([]*Report{scale, path}); r != nil {
+		t.Errorf("ratios without a floor report: %+v", r)
+	}
+	r := FloorRatios([]*Report{scale, floor, path})
+	if r == nil {
+		t.Fatal("no ratios")
+	}
+	for _, want := range []struct {
+		name  string
+		value float64
+	}{
+		{"scale: generator CPU per frame ÷ floor client", 1.2},
+		{"scale: runtime CPU per frame ÷ floor relay", 1.5},
+		{"path: 2000 streams: path ÷ two-hop floor, CPU", 1.3},
+	} {
+		if f := figure(t, r, want.name); f.Value < want.value-1e-9 || f.Value > want.value+1e-9 {
+			t.Errorf("%s = %v, want %v", want.name, f.Value, want.value)
+		}
+	}
+	if f := figure(t, r, "path: 2000 streams: path ÷ two-hop floor, CPU"); f.Met == nil || *f.Met {
+		t.Errorf("the path's missed target lost its verdict: %+v", f)
+	}
+}
+
+// TestPathBusyStreamMemory marks the generator's memory per busy stream against 20 KiB.
+func TestPathBusyStreamMemory(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		kib  int64 // the generator's RSS growth for 10 open streams
+		met  bool
+	}{
+		{"under", 150, true},     // 15 KiB per stream
+		{"at", 200, true},        // exactly 20 KiB
+		{"over", 290, false},     // 29 KiB, the figure issue 15 started from
+		{"unmeasured", 0, false}, // no growth read: not a pass
+	} {
+		roles := func(names ...string) []*floorRole {
+			var out []*floorRole
+			for _, n := range names {
+				out = append(out, &floorRole{name: n, cpu: time.Millisecond})
+			}
+			return out
+		}
+		floor := &floorRun{streams: 10, peak: 10, events: 100, roles: roles("server", "relay", "client")}
+		path := &floorRun{streams: 10, peak: 10, events: 100, roles: roles("mock", "runtime", "generator")}
+		path.roles[2].rssKiB = tc.kib
+		rep := &Report{}
+		addPathFigures(rep, 10, floor, path)
+		if f := figure(t, rep, "10 streams: generator RSS per open stream"); f.Met == nil || *f.Met != tc.met {
+			t.Errorf("%s: %+v, want met=%v", tc.name, f, tc.met)
+		}
+	}
+}
+
+// TestMergeFloorRuns pools the floors before and after the path: CPU per event over both.
+func TestMergeFloorRuns(t *testing.T) {
+	t.Parallel()
+	run := func(events int64, cpu time.Duration, rss int64) *floorRun {
+		return &floorRun{streams: 10, peak: 10, events: events, roles: []*floorRole{{name: "server", cpu: cpu, rssKiB: rss}}}
+	}
+	// 10 µs per event before, 30 µs after: 20 µs over both; memory averaged.
+	m := mergeFloorRuns(run(1000, 10*time.Millisecond, 100), run(1000, 30*time.Millisecond, 300))
+	if got := m.cpuPerEvent(); got != 20 {
+		t.Errorf("pooled CPU per event %v µs, want 20", got)
+	}
+	if got := m.rssPerStream("server"); got != 20 {
+		t.Errorf("pooled RSS per stream %v KiB, want 20", got)
+	}
+}

@@ -1,0 +1,116 @@
+package selfbench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// floorClientResult is what the minimal client's streams received.
+type floorClientResult struct {
+	streams, completed int
+	events             int64 // data events before [DONE]
+	firstFailure       string
+	failed             int
+}
+
+// floorClient is the floor's minimal SSE client: one goroutine and one TCP connection per
+// stream, the request written by hand, http.ReadResponse on a 4 KiB bufio.Reader (which
+// undoes the chunked framing), and a count of the data lines up to [DONE]. No transport, no
+// pool, no checking: the load generator's cost beyond it is its checking and measuring.
+type floorClient struct {
+	active atomic.Int64
+}
+
+// run opens streams streams to url, their starts spread evenly over ramp, and waits for all
+// of them to end (or ctx).
+func (c *floorClient) run(ctx context.Context, url string, streams int, ramp time.Duration) floorClientResult {
+	res := floorClientResult{streams: streams}
+	var (
+		mu     sync.Mutex
+		events atomic.Int64
+		wg     sync.WaitGroup
+	)
+	addr := strings.TrimPrefix(url, "http://")
+	request := []byte("POST / HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n" +
+		"Content-Length: 15\r\n\r\n{\"stream\":true}")
+	start := time.Now()
+	for i := range streams {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * ramp / time.Duration(streams))))
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			n, err := c.stream(ctx, addr, request)
+			events.Add(n)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				res.failed++
+				if res.firstFailure == "" {
+					res.firstFailure = err.Error()
+				}
+				return
+			}
+			res.completed++
+		})
+	}
+	wg.Wait()
+	res.events = events.Load()
+	return res
+}
+
+// stream sends request on a new connection to addr, reads the response to its [DONE] and
+// returns how many data events came before it.
+func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (int64, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	if _, err := conn.Write(request); err != nil {
+		return 0, err
+	}
+	br := bufio.NewReaderSize(conn, 4<<10)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	c.active.Add(1)
+	defer c.active.Add(-1)
+	// The chunked body reader hands out at most what one chunk holds, so lines are read
+	// through a second small buffer.
+	body := bufio.NewReaderSize(resp.Body, 1<<10)
+	var events int64
+	for {
+		line, err := body.ReadSlice('\n')
+		if rest, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			if bytes.HasPrefix(rest, []byte("[DONE]")) {
+				return events, nil
+			}
+			events++
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return events, fmt.Errorf("stream ended after %d events without [DONE]", events)
+			}
+			return events, err
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package selfbench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// floorRatio is one figure that has a floor: where to find it, and which floor figure it is
+// divided by.
+type floorRatio struct {
+	report, figure string // the measurement's report name prefix ("scale:") and figure name
+	floor          string // the floor figure's name after "N streams, "
+	label          string
+}
+
+// floorRatios are the figures of other measurements that have a floor in `bench floor`.
+func floorRatios() []floorRatio {
+	return []floorRatio{
+		{"scale:", "generator CPU per received frame", "two-hop: client CPU per event", "scale: generator CPU per frame ÷ floor client"},
+		{"scale:", "runtime CPU per relayed frame", "two-hop: relay CPU per event", "scale: runtime CPU per frame ÷ floor relay"},
+		{"scale:", "mock CPU per frame", "two-hop: server CPU per event", "scale: mock CPU per frame ÷ floor server"},
+		{"scale:", "generator RSS per open stream", "two-hop: client RSS per open stream", "scale: generator RSS per stream ÷ floor client"},
+		{"pacing:", "CPU per token", "one-hop: CPU per event, all processes", "pacing: mock self-test CPU per token ÷ one-hop floor (server + client)"},
+	}
+}
+
+// FloorRatios is `bench all`'s closing table: every figure that has a floor divided by it,
+// the floor taken from the floor report at its largest size, and the path's ratios (measured
+// against their own floor in the same run) repeated. It returns nil when reports hold no floor.
+func FloorRatios(reports []*Report) *Report {
+	byPrefix := func(prefix string) *Report {
+		for _, r := range reports {
+			if strings.HasPrefix(r.Name, prefix) {
+				return r
+			}
+		}
+		return nil
+	}
+	floor := byPrefix("floor:")
+	if floor == nil {
+		return nil
+	}
+	size := largestFloorSize(floor)
+	rep := &Report{
+		Name:    "ratios: every figure that has a floor, divided by it",
+		Command: "streambench bench all",
+		Method: fmt.Sprintf("floors from this run's bench floor at %d streams × 20 events/s; scale and pacing run at their own sizes and rates "+
+			"(scale 5,000 streams × 2 tokens/s by default), so their ratios compare a busier or idler process with the floor's; "+
+			"the path's ratios are against the two-hop floor measured beside it at the same load", size),
+	}
+	for _, fr := range floorRatios() {
+		src := byPrefix(fr.report)
+		if src == nil {
+			continue
+		}
+		v, ok1 := figureValue(src, fr.figure)
+		f, ok2 := figureValue(floor, fmt.Sprintf("%d streams, %s", size, fr.floor))
+		if ok1 && ok2 && f > 0 {
+			rep.add(fr.label, v/f, "×")
+		}
+	}
+	if path := byPrefix("path:"); path != nil {
+		for _, f := range path.Figures {
+			if strings.Contains(f.Name, "÷") {
+				rep.Figures = append(rep.Figures, Figure{Name: "path: " + f.Name, Value: f.Value, Unit: f.Unit, Target: f.Target, Met: f.Met})
+			}
+		}
+	}
+	if len(rep.Figures) == 0 {
+		return nil
+	}
+	return rep
+}
+
+// figureValue is the value of rep's figure named name.
+func figureValue(rep *Report, name string) (float64, bool) {
+	i := slices.IndexFunc(rep.Figures, func(f Figure) bool { return f.Name == name })
+	if i < 0 {
+		return 0, false
+	}
+	return rep.Figures[i].Value, true
+}
+
+// largestFloorSize is the most streams the floor report measured ("2000 streams, ..."), 0
+// when it measured none.
+func largestFloorSize(floor *Report) int {
+	largest := 0
+	for _, f := range floor.Figures {
+		var n int
+		if _, err := fmt.Sscanf(f.Name, "%d streams,", &n); err == nil {
+			largest = max(largest, n)
+		}
+	}
+	return largest
+}
