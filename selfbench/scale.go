@@ -12,6 +12,7 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
 )
@@ -181,7 +182,14 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 	rep.addTarget("leak checks over tolerance", float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
 	if peak.active > 0 {
 		perStream := float64(peak.generatorKiB-rssBefore) * 1024 / float64(peak.active)
-		rep.addTarget("generator RSS per open stream", perStream/1024, "KiB", "≤ 16 KiB", perStream > 0 && perStream <= 16<<10)
+		if families == nil {
+			rep.addTarget("generator RSS per open stream", perStream/1024, "KiB", "≤ 16 KiB", perStream > 0 && perStream <= 16<<10)
+		} else {
+			// The target is the long stream's; the mix's sessions are in this figure too.
+			rep.add("generator RSS per open stream", perStream/1024, "KiB")
+			rep.note("memory per open stream includes the mix's sessions (thinking-over-cap's 512 KiB of thinking, swarm children, " +
+				"canvas reconnects' checker state): the ≤ 16 KiB target is the plain scale run's, one long stream per user")
+		}
 		if perStream <= 0 {
 			rep.note("the generator's RSS fell during the load: the baseline held memory the load reused; run scale on its own for this figure")
 		}
@@ -213,6 +221,19 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 		h := mergedMetric(run, m.metric)
 		rep.add(m.label+" p50", quantileMs(h, 50, 0), "ms")
 		rep.add(m.label+" p99", quantileMs(h, 99, 0), "ms")
+	}
+	if families != nil {
+		// The merged TTFC holds the mix's own TTFTs (slow-ttft) and PII-redacted canvas blocks,
+		// whose text comes only with block:completed, and legacy sim-chat clients, sent settled
+		// text only, both at a long stream's end; opted-in sim-chat's long streams are the
+		// plain run's figure (their histogram label is the client's, simchat.Client.Label).
+		h, _ := run.Histograms.Merged(func(k measure.Key) bool {
+			return k.Metric == measure.FirstChunk && k.Scenario == scaleStreamName && k.Dialect == simchat.Name+"-optedin"
+		})
+		rep.add("TTFC p50, scale-stream on opted-in sim-chat", quantileMs(h, 50, 0), "ms")
+		rep.add("TTFC p99, scale-stream on opted-in sim-chat", quantileMs(h, 99, 0), "ms")
+		rep.note("TTFC and gaps above are merged over every scenario and dialect: the mix's own TTFTs, legacy sim-chat clients and "+
+			"PII-redacted canvas blocks (their text arrives at the end, ~%s into a scale-stream) widen them", length)
 	}
 	if records, err := mockSessions(ctx, st.MockURL); err != nil {
 		rep.note("mock records: %v", err)

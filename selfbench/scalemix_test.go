@@ -169,6 +169,9 @@ func TestScaleDefaultMixRun(t *testing.T) {
 	if families == 0 || figure(t, rep, "scale-stream sessions").Value == 0 {
 		t.Errorf("no session of the new families, or no long stream:\n%s", text.String())
 	}
+	if f := figure(t, rep, "TTFC p50, scale-stream on opted-in sim-chat"); f.Value < 200 {
+		t.Errorf("opted-in sim-chat's long streams: TTFC p50 %v ms, want at least the scripted 200 ms\n%s", f.Value, text.String())
+	}
 	if !strings.Contains(rep.Command, "--default-mix") {
 		t.Errorf("command %q lacks --default-mix", rep.Command)
 	}
