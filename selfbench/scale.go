@@ -187,8 +187,9 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 		} else {
 			// The target is the long stream's; the mix's sessions are in this figure too.
 			rep.add("generator RSS per open stream", perStream/1024, "KiB")
-			rep.note("memory per open stream includes the mix's sessions (thinking-over-cap's 512 KiB of thinking, swarm children, " +
-				"canvas reconnects' checker state): the ≤ 16 KiB target is the plain scale run's, one long stream per user")
+			rep.note("memory per open stream includes what the mix holds beyond its streams: the dense histograms of its many " +
+				"scenario × client keys (a fixed cost spread over the streams) and the expected text of the thinking-over-cap " +
+				"sessions in flight (over 512 KiB of thinking each); the ≤ 16 KiB target is the plain scale run's, one long stream per user")
 		}
 		if perStream <= 0 {
 			rep.note("the generator's RSS fell during the load: the baseline held memory the load reused; run scale on its own for this figure")
