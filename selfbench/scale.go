@@ -32,10 +32,11 @@ func Scale(ctx context.Context, o Options) (*Report, error) {
 	})
 }
 
-// stackStarter starts the system under test on a scenario directory, whose library lib is
-// (the tests serve it in process; the bench starts children that load dir).
+// stackStarter starts the system under test on a scenario directory; lib is that directory
+// loaded (the tests serve it in process; the bench starts children that load dir themselves).
 type stackStarter func(dir string, lib *scenarios.Library, providerHTTP1 bool) (*stack.Stack, error)
 
+// scale is Scale on the stack start starts.
 func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) {
 	streams := orDefault(o.Streams, 5000)
 	ramp := orDefault(o.Ramp, 20*time.Second)
