@@ -64,6 +64,10 @@ type Options struct {
 	// ProviderHTTP1 has the runtime talk HTTP/1.1 to the mock instead of h2c (scale,
 	// fidelity, rate).
 	ProviderHTTP1 bool
+	// DefaultMix has scale play the default mix (every profile, dialect and scenario) among
+	// its long streams, users playing sessions back to back, instead of one session each of
+	// the long stream alone.
+	DefaultMix bool
 	// KeepDir keeps scale's generated scenario directory (its path is noted in the report).
 	KeepDir bool
 	// ProfileDir, when set, receives scale's heap and goroutine profiles of the generator once

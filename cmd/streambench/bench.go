@@ -50,6 +50,7 @@ func runBench(args []string) error {
 	fs.StringSliceVar(&o.Wires, "wire", nil, "fidelity: measure TTFT − scripted TTFT with the generator speaking these provider wires ("+strings.Join(selfbench.FidelityWires(), ", ")+"; comma-separated) straight to the mock, instead of the sim-chat paths")
 	fs.BoolVar(&o.HTTP2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
 	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate, path: the runtime talks HTTP/1.1 to the mock instead of h2c (floor, path: the floor relay to its server too)")
+	fs.BoolVar(&o.DefaultMix, "default-mix", false, "scale: play the default mix (every profile, dialect and scenario; scale-stream added at 60% of each profile's sessions) among the long streams, users playing sessions back to back for --stream-length after the ramp; reports how many sessions of each newer scenario family ran")
 	fs.BoolVar(&o.KeepDir, "keep", false, "keep the generated scenario directory (its path is printed)")
 	fs.StringVar(&o.ProfileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open; pacing: the mock's and the naive server's CPU profiles; path: CPU profiles of mock, runtime and generator over 5 s")
 	quiet := fs.Bool("quiet", false, "no progress output")

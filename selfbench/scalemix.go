@@ -1,0 +1,166 @@
+package selfbench
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// scaleStreamShare is how often a session of the default-mix scale run plays the long
+// scale-stream, in every profile: the mix's own scenarios last a few seconds against its 30,
+// so at 60 % of the sessions about nine users in ten are in a long stream at any moment and
+// the rest play the whole default mix among them.
+const scaleStreamShare = 0.6
+
+// scaleDefaultMix is the default mix with scale-stream added to every profile at
+// scaleStreamShare of that profile's scenario weight: every dialect, every profile's own
+// scenarios and every target stay as they are.
+func scaleDefaultMix() (*loadgen.Mix, error) {
+	def := loadgen.DefaultMix()
+	profiles := slices.Clone(def.Profiles)
+	for i, p := range profiles {
+		weights := maps.Clone(def.Scenarios)
+		if weights == nil {
+			weights = map[string]float64{}
+		}
+		maps.Copy(weights, p.Scenarios)
+		var total float64
+		for _, w := range weights {
+			total += w
+		}
+		own := maps.Clone(p.Scenarios)
+		if own == nil {
+			own = map[string]float64{}
+		}
+		// w / (total + w) = share  ⇔  w = total · share / (1 − share)
+		own[scaleStreamName] = total * scaleStreamShare / (1 - scaleStreamShare)
+		profiles[i].Scenarios = own
+	}
+	mix, err := loadgen.NewMix("bench-scale-default-mix", def.Seed, def.Scenarios, profiles)
+	if err != nil {
+		return nil, fmt.Errorf("bench scale --default-mix: %w", err)
+	}
+	return mix, nil
+}
+
+// scaleStreamName is the scale measurement's generated long-stream scenario.
+const scaleStreamName = "scale-stream"
+
+// embeddedDocs is the embedded library's scenario files by scenario name, to be written next
+// to the generated ones: the child mock loads one directory.
+func embeddedDocs() map[string]string {
+	lib := scenarios.Embedded()
+	docs := map[string]string{}
+	for _, name := range lib.Names() {
+		docs[name] = string(lib.Source(name))
+	}
+	return docs
+}
+
+// scaleFamily is one kind of session issue 12 added to the default mix, counted by the
+// default-mix scale run to show it was played among the long streams.
+type scaleFamily struct {
+	name string
+	// match says whether a session of scenario on target belongs to the family.
+	match func(scenario string, target loadgen.Target) bool
+}
+
+// scaleFamilies are the counted families; redacted and nothink are deployments (targets)
+// rather than scenarios: any scenario played on them is theirs.
+func scaleFamilies() []scaleFamily {
+	prefix := func(p string) func(string, loadgen.Target) bool {
+		return func(s string, _ loadgen.Target) bool { return strings.HasPrefix(s, p) }
+	}
+	is := func(name string) func(string, loadgen.Target) bool {
+		return func(s string, _ loadgen.Target) bool { return s == name }
+	}
+	return []scaleFamily{
+		{"compose swarms (swarm-*)", prefix("swarm-")},
+		{"compose plan approvals (plan-*)", prefix("plan-")},
+		{"compose tasks/actions/conclave/trace (compose-side-events)", is("compose-side-events")},
+		{"canvas reconnects (reconnect-*)", prefix("reconnect-")},
+		{"PII scenarios (pii-*)", prefix("pii-")},
+		{"sessions on PII-redacted workflows", func(_ string, t loadgen.Target) bool { return t.Options["redacted"] == true }},
+		{"Sim paused runs (paused-for-input)", is("paused-for-input")},
+		{"execution timeouts (execution-timeout)", is("execution-timeout")},
+		{"thinking cap (thinking-over-cap)", is("thinking-over-cap")},
+		{"sessions on nothink deployments", func(_ string, t loadgen.Target) bool { return strings.Contains(t.Slug, "nothink") }},
+	}
+}
+
+// familyCounter counts ended sessions per scaleFamily, and how many of them failed; it is fed
+// from Config.OnSessionEnd (every session's goroutine).
+type familyCounter struct {
+	families []scaleFamily
+	targets  map[string]loadgen.Target // by slug, over every profile (options of the first)
+
+	mu             sync.Mutex
+	ended, failed  []int64
+	other, streams int64 // other default-mix sessions; scale-stream sessions
+}
+
+// newFamilyCounter counts the sessions of mix.
+func newFamilyCounter(mix *loadgen.Mix) *familyCounter {
+	c := &familyCounter{families: scaleFamilies(), targets: map[string]loadgen.Target{}}
+	for _, p := range mix.Profiles {
+		for _, t := range p.Targets {
+			if _, seen := c.targets[t.Slug]; !seen {
+				c.targets[t.Slug] = t
+			}
+		}
+	}
+	c.ended, c.failed = make([]int64, len(c.families)), make([]int64, len(c.families))
+	return c
+}
+
+// add counts one ended session.
+func (c *familyCounter) add(e loadgen.SessionEnd) {
+	c.count(e.Scenario, e.Target, e.Outcome.Failed())
+}
+
+// count counts one session of scenario on the target called slug.
+func (c *familyCounter) count(scenario, slug string, failed bool) {
+	t, ok := c.targets[slug]
+	if !ok {
+		t = loadgen.Target{Slug: slug, Options: protocol.Options{}}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if scenario == scaleStreamName {
+		c.streams++
+		return
+	}
+	matched := false
+	for i, f := range c.families {
+		if f.match(scenario, t) {
+			matched = true
+			c.ended[i]++
+			if failed {
+				c.failed[i]++
+			}
+		}
+	}
+	if !matched {
+		c.other++
+	}
+}
+
+// report adds the counts to rep. A family that never ran misses its target (> 0) without
+// failing the run: at a few streams the run is too short to reach every family (with the
+// default seed the first session of each has come by the 300th), which says nothing about the
+// system under test.
+func (c *familyCounter) report(rep *Report) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rep.add("scale-stream sessions", float64(c.streams), "sessions")
+	for i, f := range c.families {
+		rep.addTarget("sessions: "+f.name, float64(c.ended[i]), fmt.Sprintf("sessions (%d failed)", c.failed[i]), "> 0", c.ended[i] > 0)
+	}
+	rep.add("sessions: other default-mix scenarios", float64(c.other), "sessions")
+}
