@@ -258,7 +258,10 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 	rn := sw.rn
 	c.started = time.Now()
 	sw.send(swarmEvent{kind: childEvStart, child: c})
-	msgs := []protocol.Message{{Role: "user", Text: rn.input}}
+	// The child's user message is the run's, its directive naming the child: a gateway between
+	// here and the provider may drop the ChildHeader this also sends.
+	input, _ := scenarios.WithChild(rn.input, c.path)
+	msgs := []protocol.Message{{Role: "user", Text: input}}
 	for turn := 0; ; turn++ {
 		if turn >= rn.s.maxTurns {
 			sw.send(swarmEvent{kind: childEvError, child: c, text: fmt.Sprintf("child still calling tools after %d turns", rn.s.maxTurns)})
@@ -306,7 +309,13 @@ func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) 
 		go func() {
 			defer wg.Done()
 			if children := delegation(t); children != nil {
-				sw.delegate(t, children, c)
+				if c.depth >= scenarios.MaxSwarmDepth {
+					// No script nests deeper: a provider that plays a child the wrong script
+					// (its run's, say) must not make the runtime fan out without end.
+					t.Status, t.Result = scenarios.OutcomeError, fmt.Sprintf("delegation refused: child %s is at depth %d, the most a swarm nests", c.path, c.depth)
+				} else {
+					sw.delegate(t, children, c)
+				}
 			} else {
 				sw.rn.s.runTool(ctx, sw.rn.dep, t)
 			}

@@ -1,11 +1,18 @@
 package agentruntime
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
 )
 
 // TestSwarmStream: swarms stream every child's start, deltas, tools and done (or error)
@@ -96,3 +103,57 @@ func TestSwarmFaults(t *testing.T) {
 		})
 	}
 }
+
+// A gateway that drops the child selection (header and directive) makes the mock play every
+// child its run's script, which delegates again: the runtime refuses delegations past
+// scenarios.MaxSwarmDepth, so the stream still ends instead of fanning out without end, and the
+// children the directive names are played right when only the header is dropped.
+func TestSwarmChildSelectionThroughAGateway(t *testing.T) {
+	t.Parallel()
+	childKey := regexp.MustCompile(` child=[0-9.]+`)
+	for _, tc := range []struct {
+		name string
+		// dropDirective also strips child= from the request body (a gateway that rewrites
+		// the prompt, or a runtime of another make).
+		dropDirective bool
+	}{{"header dropped", false}, {"header and directive dropped", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gateway := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				r.Header.Del(scenarios.ChildHeader)
+				body, _ := io.ReadAll(r.Body)
+				if tc.dropDirective {
+					body = childKey.ReplaceAll(body, nil)
+				}
+				r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+				mock.ServeHTTP(w, r)
+			}))
+			gateway.Config.Protocols = mockprovider.Protocols()
+			gateway.Start()
+			t.Cleanup(gateway.Close)
+			rt, err := New(Options{ProviderURL: gateway.URL, Heartbeat: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rts := httptest.NewServer(rt.Handler())
+			t.Cleanup(func() { rts.Close(); _ = rt.Close() })
+			e := &env{t: t, mock: mock, mockURL: gateway.URL, rt: rt, url: rts.URL, client: rts.Client()}
+			sr := e.open(composeClient, "openai-all", "swarm-depth2", 3, "gw")
+			body := string(sr.body)
+			if !strings.Contains(body, `"type":"done"`) {
+				t.Fatalf("stream did not end done:\n%s", clipTail(body))
+			}
+			refused := strings.Contains(body, "delegation refused")
+			if refused != tc.dropDirective {
+				t.Errorf("a delegation refused at the depth limit: %v, want %v", refused, tc.dropDirective)
+			}
+		})
+	}
+}
+
+// clipTail is the last 2 KiB of s, for a failure message.
+func clipTail(s string) string { return s[max(0, len(s)-2048):] }

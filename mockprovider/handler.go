@@ -1,6 +1,7 @@
 package mockprovider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -160,10 +161,19 @@ func (q *request) prepare(body []byte) bool {
 		return false
 	}
 	q.script = sc.Render(dir.Seed)
-	if path := q.r.Header.Get(HeaderChild); path != "" {
+	// A swarm child is named by the header or by the directive's child= (which survives a
+	// gateway that drops custom headers); when both are there they must agree.
+	path := q.r.Header.Get(HeaderChild)
+	if dir.Child != "" && path != "" && dir.Child != path {
+		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("swarm child %q in header %s but %q in the directive: name one",
+			clipSelector(path), HeaderChild, clipSelector(dir.Child)))
+		return false
+	}
+	path = cmp.Or(path, dir.Child)
+	if path != "" {
 		child, ok := q.script.Child(path)
 		if !ok || len(path) > MaxSelectorBytes {
-			q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("scenario %s has no swarm child at path %q (header %s)",
+			q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("scenario %s has no swarm child at path %q (header %s or directive child=)",
 				dir.Scenario, clipSelector(path), HeaderChild))
 			return false
 		}

@@ -2,6 +2,7 @@ package mockprovider
 
 import (
 	"encoding/json"
+	"github.com/streambench/streambench/scenarios"
 	"io"
 	"net/http"
 	"strings"
@@ -35,5 +36,26 @@ func TestChildHeader(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(got), `no swarm child at path \"0.9\"`) {
 		t.Errorf("unknown child: HTTP %d %s, want 400 naming the path", resp.StatusCode, got)
+	}
+}
+
+// A gateway may drop X-Streambench-Child: the directive's child= selects the same script, and a
+// header and a directive that disagree are refused, naming both.
+func TestChildDirective(t *testing.T) {
+	t.Parallel()
+	_, ts := newTestMock(t, Options{TimeScale: 0})
+	client := ts.Client()
+	text, _ := scenarios.WithChild(directive("swarm-depth2", 1, "kid"), "0.1")
+	resp := post(t, client, ts.URL+PathOpenAI, openaiBody(text, true), nil)
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `" B"`) || !strings.Contains(string(got), "Vendor") {
+		t.Fatalf("child=0.1 in the directive: HTTP %d, want researcher-b's scripted text:\n%s", resp.StatusCode, got)
+	}
+	resp = post(t, client, ts.URL+PathOpenAI, openaiBody(text, true), map[string]string{HeaderChild: "0"})
+	got, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(got), `in the directive`) {
+		t.Errorf("header 0, directive 0.1: HTTP %d %s, want 400 naming both", resp.StatusCode, got)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // Directive selects a scenario from inside a user message, so any agent runtime that forwards
 // the user's text verbatim can be load-tested against the mock provider without sharing state.
-// Its text form is "[[streambench scenario=NAME seed=N session=ID]]".
+// Its text form is "[[streambench scenario=NAME seed=N session=ID child=PATH]]".
 type Directive struct {
 	// Scenario is the scenario name to play.
 	Scenario string
@@ -16,6 +16,10 @@ type Directive struct {
 	Seed uint64
 	// Session identifies the conversation in the mock's records; optional.
 	Session string
+	// Child selects a swarm child's script by its path (as ChildHeader does); optional. A
+	// runtime writes it into a child agent's user message, so the selection survives a
+	// gateway that drops custom headers.
+	Child string
 }
 
 // directiveOpen and directiveClose delimit a directive in text.
@@ -36,6 +40,10 @@ func (d Directive) String() string {
 		b.WriteString(" session=")
 		b.WriteString(d.Session)
 	}
+	if d.Child != "" {
+		b.WriteString(" child=")
+		b.WriteString(d.Child)
+	}
 	b.WriteString(directiveClose)
 	return b.String()
 }
@@ -43,7 +51,8 @@ func (d Directive) String() string {
 // ParseDirective finds the first "[[streambench ...]]" directive anywhere in text. It returns
 // ok=false and no error when text holds none, and an error naming the problem when the
 // directive is present but malformed (unterminated, unknown or repeated key, missing scenario,
-// bad seed). Keys: scenario (required, no spaces), seed (required, decimal uint64), session.
+// bad seed). Keys: scenario (required, no spaces), seed (required, decimal uint64), session,
+// child.
 func ParseDirective(text string) (Directive, bool, error) {
 	start := strings.Index(text, directiveOpen)
 	if start < 0 {
@@ -59,7 +68,7 @@ func ParseDirective(text string) (Directive, bool, error) {
 		return Directive{}, true, fmt.Errorf("streambench directive at byte %d: expected a space after %q, got %q", start, directiveOpen, body)
 	}
 	var d Directive
-	var haveScenario, haveSeed, haveSession bool
+	var haveScenario, haveSeed, haveSession, haveChild bool
 	for _, field := range strings.Fields(body) {
 		key, value, found := strings.Cut(field, "=")
 		if !found || value == "" {
@@ -88,8 +97,14 @@ func ParseDirective(text string) (Directive, bool, error) {
 			}
 			haveSession = true
 			d.Session = value
+		case "child":
+			if haveChild {
+				return Directive{}, true, fmt.Errorf("streambench directive: child given twice")
+			}
+			haveChild = true
+			d.Child = value
 		default:
-			return Directive{}, true, fmt.Errorf("streambench directive: unknown key %q (expected scenario, seed or session)", key)
+			return Directive{}, true, fmt.Errorf("streambench directive: unknown key %q (expected scenario, seed, session or child)", key)
 		}
 	}
 	if !haveScenario {
@@ -99,4 +114,18 @@ func ParseDirective(text string) (Directive, bool, error) {
 		return Directive{}, true, fmt.Errorf("streambench directive: missing seed=N")
 	}
 	return d, true, nil
+}
+
+// WithChild returns text with its first directive naming child as well (Directive.Child), and
+// false when text holds no well-formed directive: a swarm child's user message is its run's,
+// selecting the child's script even where a gateway drops ChildHeader.
+func WithChild(text, child string) (string, bool) {
+	d, found, err := ParseDirective(text)
+	if !found || err != nil {
+		return text, false
+	}
+	start := strings.Index(text, directiveOpen)
+	end := start + len(directiveOpen) + strings.Index(text[start+len(directiveOpen):], directiveClose) + len(directiveClose)
+	d.Child = child
+	return text[:start] + d.String() + text[end:], true
 }

@@ -17,13 +17,13 @@ func TestParseDirective(t *testing.T) {
 		// No directive at all is not an error.
 		{"absent", "just a question", Directive{}, false, ""},
 		// The canonical form.
-		{"full", "[[streambench scenario=plain-answer seed=7 session=s-1]]", Directive{"plain-answer", 7, "s-1"}, true, ""},
+		{"full", "[[streambench scenario=plain-answer seed=7 session=s-1]]", Directive{"plain-answer", 7, "s-1", ""}, true, ""},
 		// Anywhere in the text, with keys in any order and extra spaces.
-		{"embedded", "hi there [[streambench  session=abc seed=18446744073709551615 scenario=x ]] please", Directive{"x", 18446744073709551615, "abc"}, true, ""},
+		{"embedded", "hi there [[streambench  session=abc seed=18446744073709551615 scenario=x ]] please", Directive{"x", 18446744073709551615, "abc", ""}, true, ""},
 		// Session is optional.
-		{"no session", "[[streambench scenario=x seed=0]]", Directive{"x", 0, ""}, true, ""},
+		{"no session", "[[streambench scenario=x seed=0]]", Directive{"x", 0, "", ""}, true, ""},
 		// Only the first directive counts.
-		{"first wins", "[[streambench scenario=a seed=1]] [[streambench scenario=b seed=2]]", Directive{"a", 1, ""}, true, ""},
+		{"first wins", "[[streambench scenario=a seed=1]] [[streambench scenario=b seed=2]]", Directive{"a", 1, "", ""}, true, ""},
 		// Unterminated.
 		{"unterminated", "[[streambench scenario=x seed=1", Directive{}, true, "missing closing"},
 		// Seed must be a number.
@@ -70,7 +70,7 @@ func TestParseDirective(t *testing.T) {
 
 func TestDirectiveRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, d := range []Directive{{"plain-answer", 1, "sess-1"}, {"x", 0, ""}, {"tool-chain", 1<<64 - 1, "a/b:c"}} {
+	for _, d := range []Directive{{"plain-answer", 1, "sess-1", ""}, {"x", 0, "", ""}, {"tool-chain", 1<<64 - 1, "a/b:c", "0.1"}} {
 		text := "please answer " + d.String() + " thanks"
 		got, ok, err := ParseDirective(text)
 		if err != nil || !ok || got != d {
@@ -103,4 +103,25 @@ func FuzzParseDirective(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A swarm child's directive carries its path, and WithChild writes it into a message's
+// directive in place, leaving the rest of the text as it was.
+func TestDirectiveChild(t *testing.T) {
+	t.Parallel()
+	in := "hi [[streambench scenario=swarm-depth2 seed=7 session=s-1]] there"
+	out, ok := WithChild(in, "0.1")
+	if !ok || out != "hi [[streambench scenario=swarm-depth2 seed=7 session=s-1 child=0.1]] there" {
+		t.Fatalf("WithChild: %q, %v", out, ok)
+	}
+	d, found, err := ParseDirective(out)
+	if err != nil || !found || d.Child != "0.1" || d.Session != "s-1" {
+		t.Fatalf("parse %q: %+v %v %v", out, d, found, err)
+	}
+	if _, ok := WithChild("no directive here", "0"); ok {
+		t.Error("WithChild found a directive in text without one")
+	}
+	if _, _, err := ParseDirective("[[streambench scenario=a seed=1 child=0 child=1]]"); err == nil || !strings.Contains(err.Error(), "child given twice") {
+		t.Errorf("repeated child: %v", err)
+	}
 }
