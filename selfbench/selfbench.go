@@ -9,6 +9,7 @@
 package selfbench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -120,12 +121,14 @@ func (m Measurement) Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.note("load average before %s, after %s (%d CPUs)", before, loadAverage(), runtime.NumCPU())
+	rep.note("load average before %s, after %s (%d CPUs: %s)", before, loadAverage(), runtime.NumCPU(), cmp.Or(CPUModel(), "model unknown"))
 	return rep, nil
 }
 
-// Environment records where the figures were measured: Go version, CPUs, time, open-files
-// limit, /proc/loadavg and the git revision of the working directory when known.
+// Environment records where the figures were measured: Go version, CPUs and their model (as
+// /proc/cpuinfo names it: absolute figures move 1.6–1.8× between the machines this project
+// ran on), time, open-files limit, /proc/loadavg and the git revision of the working directory
+// when known.
 func Environment() map[string]string {
 	env := map[string]string{
 		"go":       runtime.Version(),
@@ -135,6 +138,9 @@ func Environment() map[string]string {
 	}
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		env["loadavg"] = strings.TrimSpace(string(b))
+	}
+	if m := CPUModel(); m != "" {
+		env["cpu"] = m
 	}
 	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
 		env["git"] = strings.TrimSpace(string(out))
@@ -181,4 +187,19 @@ func (o Options) providerProtocol() string {
 		return "HTTP/1.1 (one connection per stream)"
 	}
 	return "h2c (streams multiplexed on pooled connections)"
+}
+
+// CPUModel is the first "model name" of /proc/cpuinfo ("" where there is none): which machine
+// a figure was measured on.
+func CPUModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }

@@ -263,3 +263,15 @@ func TestSelect(t *testing.T) {
 		})
 	}
 }
+
+// Every figure file says which machine it was measured on: the CPU model where Linux names it.
+func TestEnvironmentNamesTheMachine(t *testing.T) {
+	t.Parallel()
+	env := Environment()
+	if _, err := os.Stat("/proc/cpuinfo"); err == nil && env["cpu"] == "" {
+		t.Errorf("environment %v lacks the CPU model /proc/cpuinfo names", env)
+	}
+	if env["cpus"] == "" || env["go"] == "" {
+		t.Errorf("environment %v lacks the CPU count or the Go version", env)
+	}
+}
