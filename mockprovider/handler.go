@@ -159,7 +159,7 @@ func (q *request) prepare(body []byte) bool {
 			dir.Scenario, strings.Join(s.library.Names(), ", ")))
 		return false
 	}
-	q.script = sc.Render(dir.Seed)
+	q.script = s.scripts.render(sc, dir.Seed)
 	if path := q.r.Header.Get(HeaderChild); path != "" {
 		child, ok := q.script.Child(path)
 		if !ok || len(path) > MaxSelectorBytes {

@@ -128,6 +128,7 @@ type Server struct {
 	admission *admission
 	sessions  *sessionLog
 	pacing    *pacingRecorder
+	scripts   scriptCache
 	requests  atomic.Uint64 // sequence for response ids and pacing shards
 
 	httpServer atomic.Pointer[http.Server]
