@@ -32,6 +32,9 @@ type Clock struct {
 	armedAt   time.Time // when alarm goes off
 	lingering bool      // nothing pending: armedAt is when the idle alarm is released
 	lastWake  time.Time // when the alarm last woke a waiter
+	// epoch is what pending deadlines count from (set by the first add): the heap compares
+	// int64 nanoseconds, half the bytes of a time.Time to move at every sift.
+	epoch time.Time
 }
 
 // linger is how long a Clock keeps its alarm with nothing pending, so that a waiter that waits
@@ -73,7 +76,7 @@ func (c *Clock) NewWaiter() *Waiter { return &Waiter{clock: c, wake: make(chan s
 func (c *Clock) add(due time.Time, w *Waiter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending.push(deadline{due: due, waiter: w})
+	c.pending.push(c.deadline(due, w))
 	c.lingering = false
 	at := c.coalesce(due)
 	if c.alarm == nil {
@@ -120,7 +123,7 @@ func (c *Clock) fire(a alarm) bool {
 	if c.alarm != a {
 		return false // released earlier, its last wake raced with that
 	}
-	for len(c.pending) > 0 && !c.pending[0].due.After(now) {
+	for at := now.Sub(c.epoch); len(c.pending) > 0 && c.pending[0].at <= at; {
 		d := c.pending.pop()
 		c.lastWake = now
 		select {
@@ -139,7 +142,7 @@ func (c *Clock) fire(a alarm) bool {
 		c.alarm.arm(c.armedAt)
 		return true
 	}
-	c.armedAt = c.coalesce(c.pending[0].due)
+	c.armedAt = c.coalesce(c.epoch.Add(c.pending[0].at))
 	c.alarm.arm(c.armedAt)
 	return true
 }
@@ -237,8 +240,16 @@ func (c *Clock) isPortable() bool {
 
 // deadline is one pending wake.
 type deadline struct {
-	due    time.Time
+	at     time.Duration // from the clock's epoch
 	waiter *Waiter
+}
+
+// deadline returns the pending wake of w at due. c.mu must be held.
+func (c *Clock) deadline(due time.Time, w *Waiter) deadline {
+	if c.epoch.IsZero() {
+		c.epoch = time.Now()
+	}
+	return deadline{at: due.Sub(c.epoch), waiter: w}
 }
 
 // deadlines is a binary min-heap by due time (written out rather than container/heap, which
@@ -250,7 +261,7 @@ func (h *deadlines) push(d deadline) {
 	q := *h
 	for i := len(q) - 1; i > 0; {
 		parent := (i - 1) / 2
-		if !q[i].due.Before(q[parent].due) {
+		if q[i].at >= q[parent].at {
 			break
 		}
 		q[i], q[parent] = q[parent], q[i]
@@ -267,10 +278,10 @@ func (h *deadlines) pop() deadline {
 	q = q[:last]
 	for i := 0; ; {
 		least, l, r := i, 2*i+1, 2*i+2
-		if l < len(q) && q[l].due.Before(q[least].due) {
+		if l < len(q) && q[l].at < q[least].at {
 			least = l
 		}
-		if r < len(q) && q[r].due.Before(q[least].due) {
+		if r < len(q) && q[r].at < q[least].at {
 			least = r
 		}
 		if least == i {
