@@ -64,6 +64,16 @@ func New() *Clock { return &Clock{} }
 // writing the tokens cost; once per window, each wake serves a batch.
 func NewCoalescing(window time.Duration) *Clock { return &Clock{window: max(window, 0)} }
 
+// NewCoalescingPortable returns a Clock like NewCoalescing paced by Go timers only, as
+// NewPortable: no timerfd to re-arm by system call, no poller wake-up and no reader goroutine
+// per batch; the Go runtime checks its timers at every scheduling point, so in a busy process
+// a batch is as timely, and only while the process idles may it be up to a millisecond late.
+// It is for a process whose deadlines keep it busy, such as the serving mock: at 2,000 streams
+// × 20 tokens/s it cost 15–30% less CPU per token than NewCoalescing (bench pacing, 4 pairs).
+func NewCoalescingPortable(window time.Duration) *Clock {
+	return &Clock{window: max(window, 0), portable: true}
+}
+
 // NewPortable returns a Clock paced by Go timers only: precise while the process is busy,
 // up to a millisecond late while it idles. Use it inside a testing/synctest bubble, where a
 // goroutine blocked on a file descriptor would keep virtual time from advancing.
