@@ -51,9 +51,9 @@ func runMock(args []string) error {
 		// Spare Ps (hrtimer.SpareProcs) for the self-test only, whose client shares the
 		// process and timestamps every frame. The serving mock runs with the default: with
 		// its client in another process, the spare Ps cost it CPU and kept no better time
-		// (bench path, 1,000 streams, 2 pairs: mock ÷ floor server 1.57/1.88× with,
-		// 1.33/1.39× without; bench pacing, 5 pairs: CPU per token no different, TTFT error
-		// p99 and end-of-stream lateness p50 better without in 4 of 5).
+		// (bench path, 1,000 streams, 4 pairs: mock ÷ floor server 1.57/1.88/1.16/1.13× with,
+		// 1.33/1.39/1.08/1.25× without; bench pacing, 5 pairs: CPU per token no different,
+		// TTFT error p99 and end-of-stream lateness p50 better without in 4 of 5).
 		defer hrtimer.SpareProcs()()
 		if *streams <= 0 || *tokensPerSecond <= 0 || *duration <= 0 || *conns < 0 || *ramp < 0 {
 			return usageError("--streams, --tokens-per-second and --duration must be positive, --conns and --ramp not negative")
