@@ -126,35 +126,50 @@ func (c *Clock) newAlarm() alarm {
 // fire wakes every waiter whose deadline has passed and re-arms a for the earliest one left;
 // with none left it lingers, and releases a when it goes off still lingering. It reports
 // whether a is still the clock's alarm.
+//
+// The waiters are woken after the lock is released: waking one readies its goroutine (and may
+// wake an idle thread), and while fire held the lock through a batch of them, every stream on
+// another P adding its next deadline waited for it (the lock was 3% of the mock's CPU).
 func (c *Clock) fire(a alarm) bool {
+	var buf [64]*Waiter
+	due, still := c.take(a, buf[:0])
+	for _, w := range due {
+		select {
+		case w.wake <- struct{}{}:
+		default: // a wake is already pending: the waiter re-checks the time anyway
+		}
+	}
+	return still
+}
+
+// take pops every deadline that has passed, appending its waiter to due, and re-arms a for
+// the earliest one left; with none left it lingers, and releases a when it goes off still
+// lingering. It reports whether a is still the clock's alarm.
+func (c *Clock) take(a alarm, due []*Waiter) ([]*Waiter, bool) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.alarm != a {
-		return false // released earlier, its last wake raced with that
+		return due, false // released earlier, its last wake raced with that
 	}
 	for at := now.Sub(c.epoch); len(c.pending) > 0 && c.pending[0].at <= at; {
-		d := c.pending.pop()
+		due = append(due, c.pending.pop().waiter)
 		c.lastWake = now
-		select {
-		case d.waiter.wake <- struct{}{}:
-		default: // a wake is already pending: the waiter re-checks the time anyway
-		}
 	}
 	switch {
 	case len(c.pending) == 0 && c.lingering:
 		c.alarm.release()
 		c.alarm, c.armedAt, c.lingering = nil, time.Time{}, false
-		return false
+		return due, false
 	case len(c.pending) == 0:
 		c.lingering = true
 		c.armedAt = now.Add(linger)
 		c.alarm.arm(c.armedAt)
-		return true
+		return due, true
 	}
 	c.armedAt = c.coalesce(c.epoch.Add(c.pending[0].at))
 	c.alarm.arm(c.armedAt)
-	return true
+	return due, true
 }
 
 // fallBack replaces a failing alarm a with a Go timer, for good.
