@@ -59,3 +59,21 @@ func BenchmarkWakeLateness(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDeadlines pushes and pops one deadline on a heap of 2,000 pending ones (the mock's
+// streams), in the order paced streams add them: each new one about one interval after the
+// earliest.
+func BenchmarkDeadlines(b *testing.B) {
+	c := &Clock{}
+	base := time.Now()
+	w := c.NewWaiter()
+	for i := range 2000 {
+		c.pending.push(c.deadline(base.Add(time.Duration(i)*25*time.Microsecond), w))
+	}
+	next := base.Add(50 * time.Millisecond)
+	for b.Loop() {
+		c.pending.pop()
+		c.pending.push(c.deadline(next, w))
+		next = next.Add(25 * time.Microsecond)
+	}
+}

@@ -32,6 +32,9 @@ type Clock struct {
 	armedAt   time.Time // when alarm goes off
 	lingering bool      // nothing pending: armedAt is when the idle alarm is released
 	lastWake  time.Time // when the alarm last woke a waiter
+	// epoch is what pending deadlines count from (set by the first add): the heap compares
+	// int64 nanoseconds, half the bytes of a time.Time to move at every sift.
+	epoch time.Time
 }
 
 // linger is how long a Clock keeps its alarm with nothing pending, so that a waiter that waits
@@ -61,6 +64,16 @@ func New() *Clock { return &Clock{} }
 // writing the tokens cost; once per window, each wake serves a batch.
 func NewCoalescing(window time.Duration) *Clock { return &Clock{window: max(window, 0)} }
 
+// NewCoalescingPortable returns a Clock like NewCoalescing paced by Go timers only, as
+// NewPortable: no timerfd to re-arm by system call, no poller wake-up and no reader goroutine
+// per batch; the Go runtime checks its timers at every scheduling point, so in a busy process
+// a batch is as timely, and only while the process idles may it be up to a millisecond late.
+// It is for a process whose deadlines keep it busy, such as the serving mock: at 2,000 streams
+// × 20 tokens/s it cost 15–30% less CPU per token than NewCoalescing (bench pacing, 4 pairs).
+func NewCoalescingPortable(window time.Duration) *Clock {
+	return &Clock{window: max(window, 0), portable: true}
+}
+
 // NewPortable returns a Clock paced by Go timers only: precise while the process is busy,
 // up to a millisecond late while it idles. Use it inside a testing/synctest bubble, where a
 // goroutine blocked on a file descriptor would keep virtual time from advancing.
@@ -73,7 +86,7 @@ func (c *Clock) NewWaiter() *Waiter { return &Waiter{clock: c, wake: make(chan s
 func (c *Clock) add(due time.Time, w *Waiter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending.push(deadline{due: due, waiter: w})
+	c.pending.push(c.deadline(due, w))
 	c.lingering = false
 	at := c.coalesce(due)
 	if c.alarm == nil {
@@ -113,35 +126,50 @@ func (c *Clock) newAlarm() alarm {
 // fire wakes every waiter whose deadline has passed and re-arms a for the earliest one left;
 // with none left it lingers, and releases a when it goes off still lingering. It reports
 // whether a is still the clock's alarm.
+//
+// The waiters are woken after the lock is released: waking one readies its goroutine (and may
+// wake an idle thread), and while fire held the lock through a batch of them, every stream on
+// another P adding its next deadline waited for it (the lock was 3% of the mock's CPU).
 func (c *Clock) fire(a alarm) bool {
+	var buf [64]*Waiter
+	due, still := c.take(a, buf[:0])
+	for _, w := range due {
+		select {
+		case w.wake <- struct{}{}:
+		default: // a wake is already pending: the waiter re-checks the time anyway
+		}
+	}
+	return still
+}
+
+// take pops every deadline that has passed, appending its waiter to due, and re-arms a for
+// the earliest one left; with none left it lingers, and releases a when it goes off still
+// lingering. It reports whether a is still the clock's alarm.
+func (c *Clock) take(a alarm, due []*Waiter) ([]*Waiter, bool) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.alarm != a {
-		return false // released earlier, its last wake raced with that
+		return due, false // released earlier, its last wake raced with that
 	}
-	for len(c.pending) > 0 && !c.pending[0].due.After(now) {
-		d := c.pending.pop()
+	for at := now.Sub(c.epoch); len(c.pending) > 0 && c.pending[0].at <= at; {
+		due = append(due, c.pending.pop().waiter)
 		c.lastWake = now
-		select {
-		case d.waiter.wake <- struct{}{}:
-		default: // a wake is already pending: the waiter re-checks the time anyway
-		}
 	}
 	switch {
 	case len(c.pending) == 0 && c.lingering:
 		c.alarm.release()
 		c.alarm, c.armedAt, c.lingering = nil, time.Time{}, false
-		return false
+		return due, false
 	case len(c.pending) == 0:
 		c.lingering = true
 		c.armedAt = now.Add(linger)
 		c.alarm.arm(c.armedAt)
-		return true
+		return due, true
 	}
-	c.armedAt = c.coalesce(c.pending[0].due)
+	c.armedAt = c.coalesce(c.epoch.Add(c.pending[0].at))
 	c.alarm.arm(c.armedAt)
-	return true
+	return due, true
 }
 
 // fallBack replaces a failing alarm a with a Go timer, for good.
@@ -237,8 +265,16 @@ func (c *Clock) isPortable() bool {
 
 // deadline is one pending wake.
 type deadline struct {
-	due    time.Time
+	at     time.Duration // from the clock's epoch
 	waiter *Waiter
+}
+
+// deadline returns the pending wake of w at due. c.mu must be held.
+func (c *Clock) deadline(due time.Time, w *Waiter) deadline {
+	if c.epoch.IsZero() {
+		c.epoch = time.Now()
+	}
+	return deadline{at: due.Sub(c.epoch), waiter: w}
 }
 
 // deadlines is a binary min-heap by due time (written out rather than container/heap, which
@@ -250,7 +286,7 @@ func (h *deadlines) push(d deadline) {
 	q := *h
 	for i := len(q) - 1; i > 0; {
 		parent := (i - 1) / 2
-		if !q[i].due.Before(q[parent].due) {
+		if q[i].at >= q[parent].at {
 			break
 		}
 		q[i], q[parent] = q[parent], q[i]
@@ -267,10 +303,10 @@ func (h *deadlines) pop() deadline {
 	q = q[:last]
 	for i := 0; ; {
 		least, l, r := i, 2*i+1, 2*i+2
-		if l < len(q) && q[l].due.Before(q[least].due) {
+		if l < len(q) && q[l].at < q[least].at {
 			least = l
 		}
-		if r < len(q) && q[r].due.Before(q[least].due) {
+		if r < len(q) && q[r].at < q[least].at {
 			least = r
 		}
 		if least == i {

@@ -213,17 +213,42 @@ func TestCoalescingWindow(t *testing.T) {
 func TestDeadlinesHeapOrder(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
-	base := time.Now()
 	var h deadlines
 	for range 1000 {
-		h.push(deadline{due: base.Add(time.Duration(rng.IntN(500)) * time.Microsecond)})
+		h.push(deadline{at: time.Duration(rng.IntN(500)) * time.Microsecond})
 	}
-	prev := base.Add(-time.Hour)
+	prev := time.Duration(-1)
 	for len(h) > 0 {
 		d := h.pop()
-		if d.due.Before(prev) {
-			t.Fatalf("popped %s after %s", d.due.Sub(base), prev.Sub(base))
+		if d.at < prev {
+			t.Fatalf("popped %s after %s", d.at, prev)
 		}
-		prev = d.due
+		prev = d.at
 	}
+}
+
+// TestCoalescingPortable: NewCoalescingPortable's clock runs on Go timers (so it works inside
+// a synctest bubble) and coalesces: a deadline 100 µs after a wake waits for the 1 ms window.
+func TestCoalescingPortable(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c := NewCoalescingPortable(time.Millisecond)
+		if !c.isPortable() {
+			t.Fatal("NewCoalescingPortable's clock is not portable")
+		}
+		start := time.Now()
+		offsets := []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 100*time.Microsecond}
+		woke := make([]time.Duration, len(offsets))
+		var wg sync.WaitGroup
+		for i, off := range offsets {
+			wg.Go(func() {
+				c.NewWaiter().Until(nil, start.Add(off))
+				woke[i] = time.Since(start)
+			})
+		}
+		wg.Wait()
+		if want := []time.Duration{10 * time.Millisecond, 11 * time.Millisecond}; woke[0] != want[0] || woke[1] != want[1] {
+			t.Fatalf("woke at %v, want %v", woke, want)
+		}
+	})
 }

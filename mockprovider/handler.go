@@ -160,7 +160,7 @@ func (q *request) prepare(body []byte) bool {
 			dir.Scenario, strings.Join(s.library.Names(), ", ")))
 		return false
 	}
-	q.script = sc.Render(dir.Seed)
+	q.script = s.scripts.render(sc, dir.Seed)
 	// A swarm child is named by the header or by the directive's child= (which survives a
 	// gateway that drops custom headers); when both are there they must agree.
 	path := q.r.Header.Get(HeaderChild)
