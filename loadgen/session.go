@@ -111,11 +111,15 @@ type clientAction struct {
 
 // fire performs the action unless it already happened. It reports whether this call fired.
 func (a *clientAction) fire() bool {
-	if !a.fired.CompareAndSwap(false, true) {
+	// The time is set before fired, under the lock: a reader that sees fired reads firedAt
+	// (the reader goroutine times the stop from it, while a timer goroutine may fire).
+	a.mu.Lock()
+	if a.fired.Load() {
+		a.mu.Unlock()
 		return false
 	}
-	a.mu.Lock()
 	a.at = time.Now()
+	a.fired.Store(true)
 	stop := a.stop
 	a.mu.Unlock()
 	if stop != nil {

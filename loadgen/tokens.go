@@ -89,7 +89,7 @@ func (tc *tokenClock) rate(duration time.Duration) int64 {
 	if n == 0 || duration < time.Microsecond {
 		return 0
 	}
-	return max(int64(float64(n)*measure.RateScale/duration.Seconds()), 1)
+	return min(max(int64(float64(n)*measure.RateScale/duration.Seconds()), 1), measure.MaxRate)
 }
 
 // sessionValue is the session's own value of an SLO's metric, in the metric's histogram unit.

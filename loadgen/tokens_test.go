@@ -336,3 +336,36 @@ func TestTokenClockWithoutGroundTruth(t *testing.T) {
 		t.Errorf("output tokens %d, want 11 from usage", n)
 	}
 }
+
+// A stream faster than the rate histogram's top (a gateway that buffers a whole answer, a
+// scaled-down test) records at measure.MaxRate instead of an out-of-range error that would fail
+// the run; a stream that took under a microsecond has no rate.
+func TestTokenRateSaturates(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		tokens   int64
+		duration time.Duration
+		want     int64
+	}{
+		// 100 tokens in a second: 100 tokens/s, stored ×RateScale.
+		{"ordinary", 100, time.Second, 100 * measure.RateScale},
+		// 130,000 tokens in 30 ms is 4.3 M tokens/s, above the 3.6 M top.
+		{"burst", 130_000, 30 * time.Millisecond, measure.MaxRate},
+		// No measurable time: no rate.
+		{"instant", 10, 0, 0},
+	} {
+		clock := tokenClock{tokens: tc.tokens}
+		if got := clock.rate(tc.duration); got != tc.want {
+			t.Errorf("%s: rate %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	rec := newRecorder(1)
+	m := rec.session(0, "s", "d", true)
+	m.tokens.tokens, m.duration = 130_000, 30*time.Millisecond
+	m.tokens.firstAt, m.tokens.lastAt = time.Unix(0, 0), time.Unix(0, int64(30*time.Millisecond))
+	m.flush()
+	if n := rec.recordErrs.Load(); n != 0 {
+		t.Errorf("a burst stream counted %d record errors, want 0", n)
+	}
+}

@@ -52,6 +52,12 @@ const (
 // of such a metric are therefore milli-tokens/s; IsRate tells readers which metrics these are.
 const RateScale = 1000
 
+// MaxRate is the largest stored rate (3.6 million tokens/s, the histogram's top). A stream
+// faster than that (a short burst: a gateway that buffers a whole answer, a scaled-down test)
+// records at MaxRate rather than as an out-of-range error, which would fail the run for a
+// figure no SLO can be about.
+const MaxRate = int64(time.Hour / time.Microsecond)
+
 // IsRate tells whether m's histogram holds a rate (×RateScale) rather than microseconds.
 func (m Metric) IsRate() bool { return m == StreamTokensPerSecond }
 
