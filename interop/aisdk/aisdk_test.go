@@ -175,8 +175,7 @@ func TestAISDKRoute(t *testing.T) {
 
 	var names []string
 	for _, name := range lib.Names() {
-		// A Sim pause or execution timeout is a Sim runtime's ending; the route has none.
-		if sc, _ := lib.Get(name); !sc.Render(1).Expected().EndsByTool() {
+		if sc, _ := lib.Get(name); routePlays(sc) {
 			names = append(names, name)
 		}
 	}
@@ -236,7 +235,7 @@ func TestAISDKRouteCancel(t *testing.T) {
 	cancels := hdrhistogram.New(1, 60_000_000, 3)
 	for _, name := range lib.Names() {
 		sc, _ := lib.Get(name)
-		if sc.Client.Abort == nil && sc.Client.Stop == nil {
+		if (sc.Client.Abort == nil && sc.Client.Stop == nil) || !routePlays(sc) {
 			continue
 		}
 		for seed := uint64(1); seed <= 6; seed++ {
@@ -402,4 +401,12 @@ func cancelLatency(mock *mockprovider.Server, session string, abortAt time.Time)
 		}
 		<-tick.C
 	}
+}
+
+// routePlays tells whether an AI SDK route can play sc: a Sim pause or execution timeout is a
+// Sim runtime's ending, swarms and plan approvals are compose's (the mix plays them on compose
+// alone), and the route has none of them.
+func routePlays(sc *scenarios.Scenario) bool {
+	exp := sc.Render(1).Expected()
+	return !exp.EndsByTool() && !sc.HasSwarm() && exp.Plan == nil
 }
