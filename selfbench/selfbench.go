@@ -117,11 +117,17 @@ func Measurements() []Measurement {
 // on how much of the cores the measurement got.
 func (m Measurement) Run(ctx context.Context, o Options) (*Report, error) {
 	before := loadAverage()
+	cpu0, stat := machineCPU()
 	rep, err := m.run(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	rep.note("load average before %s, after %s (%d CPUs: %s)", before, loadAverage(), runtime.NumCPU(), cmp.Or(CPUModel(), "model unknown"))
+	if cpu1, ok := machineCPU(); stat && ok {
+		// On a virtual machine whose host is busy, the hypervisor runs others on these vCPUs:
+		// every latency tail then grows with it, whatever the code does.
+		rep.note("CPU steal during the measurement: %.1f%% of the machine's CPU time (the hypervisor running others on this VM's vCPUs; latency tails grow with it)", 100*stealShare(cpu0, cpu1))
+	}
 	return rep, nil
 }
 
