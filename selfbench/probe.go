@@ -32,10 +32,11 @@ func probeClientArgs() []string {
 
 // A ProbeClient is fidelity's yardstick: the least client an open loop can be, in a process
 // of its own, sampling the same server at the same time as the load generator. On POST /run
-// (a probeRequest) it starts one stream every 1/Rate from Delay on for Duration, each on its
-// own HTTP/1.1 connection with a request written by hand, timestamps the first read that
-// completes a frame carrying a token, closes the connection, and answers with a probeResult:
-// TTFT − scripted TTFT, measured like the generator's from each start's intended time. What
+// (a probeRequest) it starts one stream every 1/Rate from Delay on for Duration, each on an
+// HTTP/1.1 connection of its own dialled ahead, with a request written by hand, timestamps
+// the first read that completes a frame carrying a token, closes the connection, and answers
+// with a probeResult: TTFT − scripted TTFT, measured like the generator's from each start's
+// intended time. What
 // it sees is the machine's own floor at that moment (the server's lateness, the loopback, the
 // kernel waking two processes), so the generator's error beyond it is what the harness adds.
 type ProbeClient struct {
@@ -145,6 +146,8 @@ func (p *probePlan) run(ctx context.Context) probeResult {
 		wg  sync.WaitGroup
 	)
 	h := hdrhistogram.New(1, 60_000_000, 3)
+	conns, closeConns := p.dialAhead(ctx)
+	defer closeConns()
 	clock := hrtimer.New()
 	waiter := clock.NewWaiter()
 	start := time.Now().Add(p.req.Delay)
@@ -159,8 +162,13 @@ func (p *probePlan) run(ctx context.Context) probeResult {
 		if wait := time.Until(intended); wait > 0 && !waiter.UntilSpinning(ctx.Done(), intended, min(250*time.Microsecond, wait/20)) {
 			break
 		}
+		var conn net.Conn
+		select {
+		case conn = <-conns:
+		default: // none dialled yet: the stream dials its own
+		}
 		wg.Go(func() {
-			at, err := p.stream(ctx)
+			at, err := p.stream(ctx, conn)
 			mu.Lock()
 			defer mu.Unlock()
 			res.Streams++
@@ -181,21 +189,74 @@ func (p *probePlan) run(ctx context.Context) probeResult {
 	return res
 }
 
-// stream plays one stream up to its first token frame and returns when that frame's read
-// completed.
-func (p *probePlan) stream(ctx context.Context) (time.Time, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", p.addr)
-	if err != nil {
-		return time.Time{}, err
+// dialAhead keeps a few connections dialled ahead of the starts, as the generator's pool has
+// connections of ended streams ready, so no start pays for a TCP handshake the generator's
+// would not. The returned function stops it and closes what is left.
+func (p *probePlan) dialAhead(ctx context.Context) (<-chan net.Conn, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	conns := make(chan net.Conn, 4)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var d net.Dialer
+		for {
+			c, err := d.DialContext(ctx, "tcp", p.addr)
+			if err != nil {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(10 * time.Millisecond):
+					continue
+				}
+			}
+			select {
+			case conns <- c:
+			case <-ctx.Done():
+				c.Close()
+				return
+			}
+		}
+	}()
+	return conns, func() {
+		cancel()
+		<-done
+		close(conns)
+		for c := range conns {
+			c.Close()
+		}
 	}
-	defer conn.Close()
+}
+
+// stream plays one stream up to its first token frame, on conn (dialled ahead) or, when nil
+// or closed meanwhile by the server, on a connection of its own, and returns when that
+// frame's read completed.
+func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error) {
+	var d net.Dialer
+	dial := func() (err error) {
+		conn, err = d.DialContext(ctx, "tcp", p.addr)
+		return err
+	}
+	if conn == nil {
+		if err := dial(); err != nil {
+			return time.Time{}, err
+		}
+	}
+	_, err := conn.Write(p.request)
+	if err != nil {
+		// The server closed the idle connection dialled ahead: once more on a fresh one.
+		conn.Close()
+		if err := dial(); err != nil {
+			return time.Time{}, err
+		}
+		_, err = conn.Write(p.request)
+	}
+	defer func() { conn.Close() }()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("writing the request: %w", err)
+	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	_ = conn.SetDeadline(time.Now().Add(p.req.TTFT + 30*time.Second))
-	if _, err := conn.Write(p.request); err != nil {
-		return time.Time{}, fmt.Errorf("writing the request: %w", err)
-	}
 	const okStatus = "HTTP/1.1 200 "
 	buf := make([]byte, 0, 8192)
 	for {
