@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/stack"
 )
 
 // stormPoint is one place in a stream where the abort storm's clients leave, and the scenarios
@@ -20,8 +22,18 @@ type stormPoint struct {
 	scenarios map[string]string // scenario name → YAML
 }
 
-// stormTiming is the storm's pace: short TTFTs and gaps, so 10,000 sessions abort in seconds.
-const stormTiming = "timing:\n  ttft: {kind: uniform, min: 100ms, max: 400ms}\n  itl: {kind: uniform, min: 10ms, max: 30ms}\n"
+// stormTiming is the storm's pace: 5 tokens/s per stream (gaps 100–300 ms) after a TTFT of
+// 1–4 s, so 2,000 open streams and ~500 new sessions a second leave the 2 cores ~30% idle.
+// Cancel latency is a property of the cancel path only while the processes have CPU to run
+// it: at the storm's first pace (TTFT 100–400 ms, gaps 10–30 ms, every user at once) the
+// three processes kept both cores 100% busy and the latency measured their run queues
+// (p50 ~220 ms, p99 0.8–1.5 s on this machine).
+const stormTiming = "timing:\n  ttft: {kind: uniform, min: 1000ms, max: 4000ms}\n  itl: {kind: uniform, min: 100ms, max: 300ms}\n"
+
+// stormRamp is how long the storm's users take to arrive: 2,000 requests in the same instant
+// queue behind one another in all three processes, and the first aborts would measure that
+// queue rather than the cancel path.
+const stormRamp = 5 * time.Second
 
 // stormPoints are the abort storm's trigger points. Every scenario ends with the client
 // leaving (abort) or stopping (compose stop; other dialects abort instead) before the stream's
@@ -47,7 +59,7 @@ func stormPoints() []stormPoint {
 	}
 	// The first token comes 500 ms or more after the latest of these aborts, so an abort timer
 	// that an overloaded generator fires late still fires before it.
-	slowTTFT := "timing:\n  ttft: {kind: uniform, min: 800ms, max: 1000ms}\n  itl: {kind: uniform, min: 10ms, max: 30ms}\n"
+	slowTTFT := "timing:\n  ttft: {kind: uniform, min: 800ms, max: 1000ms}\n  itl: {kind: uniform, min: 100ms, max: 300ms}\n"
 	for _, after := range []string{"1ms", "50ms", "150ms", "300ms"} {
 		name := "storm-ttft-" + after
 		points[1].scenarios[name] = fmt.Sprintf("name: %s\ndescription: abort %s after the request, before the first token\n%sturns:\n%sclient:\n  abort: {after: %s}\n", name, after, slowTTFT, answer, after)
@@ -105,10 +117,10 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 		Name:    fmt.Sprintf("abort storm: %d sessions aborted at random points, %d concurrent", sessions, streams),
 		Command: fmt.Sprintf("streambench bench abuse --part abort-storm --sessions %d --streams %d%s", sessions, streams, o.transportFlags()),
 		Method: fmt.Sprintf("%d scenarios, equally weighted, each ending with the client leaving: %s; "+
-			"closed loop, %d users back to back until %d sessions; opted-in sim-chat (every frame kind visible), sim-canvas and compose (stop scenarios stop for real, elsewhere they abort). "+
+			"closed loop, %d users (arriving over %s) back to back until %d sessions, 5 tokens/s per stream; opted-in sim-chat (every frame kind visible), sim-canvas and compose (stop scenarios stop for real, elsewhere they abort). "+
 			"Mock and runtime are child processes (the runtime talks %s to the mock). Cancel latency: the client's abort → the mock saw its client go (mock session records); "+
 			"leaks: every live-thing gauge of runtime, mock and generator before the load and after the drain",
-			len(docs), pointList(points), streams, sessions, o.providerProtocol()),
+			len(docs), pointList(points), streams, stormRamp, sessions, o.providerProtocol()),
 	}
 	dir, lib, err := writeScenarioDir(docs)
 	if err != nil {
@@ -134,10 +146,13 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 		aborted = map[string]int{} // point → sessions that ended aborted or stopped
 	)
 	started := time.Now()
+	cpu0 := stackCPU(st)
 	run, peak, err := runWithPeak(ctx, loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "abort-storm", Library: lib,
-		RunID: "bench-storm-" + time.Now().UTC().Format("150405"), Clients: streams, Sessions: int64(sessions),
-		Grace: time.Minute, StreamTimeout: time.Minute, HTTP2: o.HTTP2,
+		RunID: "bench-storm-" + time.Now().UTC().Format("150405"), Sessions: int64(sessions),
+		// Users arrive over stormRamp, then stay until the sessions are played.
+		Stages: loadgen.Stages{{Duration: stormRamp, Target: float64(streams)}, {Duration: time.Hour, Target: float64(streams)}},
+		Grace:  time.Minute, StreamTimeout: time.Minute, HTTP2: o.HTTP2,
 		OnSessionEnd: func(e loadgen.SessionEnd) {
 			if e.Outcome == loadgen.OutcomeAborted {
 				mu.Lock()
@@ -149,7 +164,10 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	busy := (stackCPU(st) - cpu0).Seconds() / time.Since(started).Seconds() / float64(runtime.NumCPU())
 	c := run.Summary.Counters
+	// How busy the machine was: a cancel latency measured on saturated cores is their run queue.
+	rep.add("CPU of generator + runtime + mock, share of the machine's cores (start → drain)", 100*busy, "%")
 	rep.add("sessions started", float64(c.SessionsStarted), "sessions")
 	rep.add("peak concurrent streams", float64(peak), "streams")
 	rep.addTarget("sessions aborted or stopped by the client", float64(c.SessionsAborted), "sessions", fmt.Sprintf("= %d", sessions), c.SessionsAborted == int64(sessions))
@@ -211,4 +229,18 @@ func pointList(points []stormPoint) string {
 		out = append(out, fmt.Sprintf("%s (%d)", p.name, len(p.scenarios)))
 	}
 	return strings.Join(out, ", ")
+}
+
+// stackCPU is the CPU time so far of this process (the generator) and the stack's mock and
+// runtime children (0 for a child whose /proc entry cannot be read).
+func stackCPU(st *stack.Stack) time.Duration {
+	total := ProcessCPU()
+	for _, c := range []*stack.Child{st.Mock, st.Runtime} {
+		if c != nil {
+			if cpu, err := procCPU(c.PID()); err == nil {
+				total += cpu
+			}
+		}
+	}
+	return total
 }

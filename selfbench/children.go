@@ -13,9 +13,10 @@ import (
 
 // RunChild runs the hidden `bench` child mode args name — the floor's naive SSE server
 // (FloorServerCommand) and line-copying relay (FloorRelayCommand), pacing's naive reference
-// server (NaiveServerCommand) — until ctx ends, logging to stderr. ok is false when args name
-// none. These are processes the measurements start themselves, not user commands, so their
-// flags live here beside the code that passes them.
+// server (NaiveServerCommand), fidelity's probe client (ProbeClientCommand) — until ctx
+// ends, logging to stderr. ok is false when args name none. These are processes the
+// measurements start themselves, not user commands, so their flags live here beside the code
+// that passes them.
 func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, err error) {
 	if len(args) == 0 {
 		return false, nil
@@ -45,6 +46,8 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 			}
 			return srv, err
 		}
+	case ProbeClientCommand:
+		build = func() (stack.Server, error) { return NewProbeClient(), nil }
 	default:
 		return false, nil
 	}

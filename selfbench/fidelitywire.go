@@ -40,8 +40,11 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 		Method: fmt.Sprintf("constant TTFT %s, %d-word answer %s apart (sessions ~%s), open loop at %.0f sessions/s for %s (~%d open streams, the first %s a warm-up); "+
 			"per wire, the generator speaks its client dialect (openai: openai-chat, POST /v1/chat/completions; anthropic: anthropic-messages, POST /v1/messages) "+
 			"straight to the mock in a child process, which paces the script. TTFT runs from the intended start to the first frame carrying a token "+
-			"(HdrHistogram, 3 digits: ~%dµs buckets at this TTFT); the mock's records give its own stream start latency.",
-			p.ttft, fidelityWords, p.itl, p.length, p.rate, p.duration, p.streams, p.warmup, bucketWidthMicros(p.ttft)),
+			"(HdrHistogram, 3 digits: ~%dµs buckets at this TTFT); the mock's records give its own stream start latency. "+
+			"Alongside, a probe client (a minimal open-loop client in a process of its own, %.0f starts/s from the warm-up's end, the request written by hand, "+
+			"the first token frame timestamped at its read) samples the same mock: its TTFT error is the floor of this machine at that moment "+
+			"(the mock's pacing, the loopback, the kernel waking the processes), and the generator's p99 beyond the floor's is the harness's own error.",
+			p.ttft, fidelityWords, p.itl, p.length, p.rate, p.duration, p.streams, p.warmup, bucketWidthMicros(p.ttft), p.probeRate),
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -72,7 +75,16 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 			MaxInflight: 4 * p.streams, HTTP2: o.HTTP2, Grace: p.length + 30*time.Second,
 			Target: mock.URL(), MockURL: mock.URL(), RuntimeMetricsURL: "-", RunID: "bench-fidelity-" + wire,
 		}
+		probe, err := probeDuring(ctx, exe, p.probe(mock.URL(), wire))
+		if err != nil {
+			mock.Stop()
+			return nil, fmt.Errorf("wire %s: %w", wire, err)
+		}
 		run, peak, err := runWithPeak(ctx, cfg, o)
+		floor, probeErr := probe()
+		if err == nil {
+			err = probeErr
+		}
 		if err != nil {
 			mock.Stop()
 			return nil, fmt.Errorf("wire %s run: %w", wire, err)
@@ -88,6 +100,8 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 		rep.add(wire+": TTFT − scripted TTFT p50", quantileMs(ttft, 50, p.ttft), "ms")
 		rep.addTarget(wire+": TTFT − scripted TTFT p99", p99, "ms", "≤ 1 ms", p99 <= 1)
 		rep.add(wire+": TTFT − scripted TTFT max", quantileMs(ttft, 100, p.ttft), "ms")
+		beyond := addFloor(rep, wire, floor, p99)
+		rep.addTarget(wire+": harness error p99 beyond the machine's floor (generator − probe)", beyond, "ms", "≤ 1 ms", beyond <= 1)
 		lag := mergedMetric(run, measure.StartLag)
 		rep.add(wire+": start lag p99", quantileMs(lag, 99, 0), "ms")
 		rep.add(wire+": late starts (> 1 ms behind schedule)", float64(run.Summary.Counters.LateStarts), "sessions")

@@ -154,11 +154,14 @@ func TestFloorRatios(t *testing.T) {
 	scale.add("runtime CPU per relayed frame", 30, "µs")
 	path := &Report{Name: "path: test"}
 	path.addTarget("2000 streams: path ÷ two-hop floor, CPU", 1.3, "×", "≤ 1.25×", false)
+	fid := &Report{Name: "fidelity per wire: test"}
+	fid.add("openai: TTFT − scripted TTFT p99", 5, "ms")
+	fid.addTarget("openai: harness error p99 beyond the machine's floor (generator − probe)", 0.2, "ms", "≤ 1 ms", true)
 
-	if r := FloorRatios([]*Report{scale, path}); r != nil {
+	if r := FloorRatios([]*Report{scale, path, fid}); r != nil {
 		t.Errorf("ratios without a floor report: %+v", r)
 	}
-	r := FloorRatios([]*Report{scale, floor, path})
+	r := FloorRatios([]*Report{scale, floor, path, fid})
 	if r == nil {
 		t.Fatal("no ratios")
 	}
@@ -169,6 +172,7 @@ func TestFloorRatios(t *testing.T) {
 		{"scale: generator CPU per frame ÷ floor client", 1.2},
 		{"scale: runtime CPU per frame ÷ floor relay", 1.5},
 		{"path: 2000 streams: path ÷ two-hop floor, CPU", 1.3},
+		{"fidelity: openai: harness error p99 beyond the machine's floor (generator − probe)", 0.2},
 	} {
 		if f := figure(t, r, want.name); f.Value < want.value-1e-9 || f.Value > want.value+1e-9 {
 			t.Errorf("%s = %v, want %v", want.name, f.Value, want.value)

@@ -101,3 +101,42 @@ func loadAverage() string {
 	}
 	return "?"
 }
+
+// cpuTimes are the machine's CPU times from /proc/stat's first line, in USER_HZ ticks: all of
+// them, and steal (the time a hypervisor ran something else while this VM's vCPUs wanted to
+// run).
+type cpuTimes struct{ total, steal uint64 }
+
+// machineCPU reads cpuTimes; ok is false where /proc/stat is unreadable (not Linux).
+func machineCPU() (t cpuTimes, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return t, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return t, false
+	}
+	// user nice system idle iowait irq softirq steal [guest guest_nice]: guest time is
+	// already counted in user, so the sum stops at steal.
+	for i, s := range f[1:9] {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return t, false
+		}
+		t.total += v
+		if i == 7 {
+			t.steal = v
+		}
+	}
+	return t, true
+}
+
+// stealShare is the share (0–1) of the machine's CPU time between a and b that was stolen.
+func stealShare(a, b cpuTimes) float64 {
+	if b.total <= a.total {
+		return 0
+	}
+	return float64(b.steal-a.steal) / float64(b.total-a.total)
+}

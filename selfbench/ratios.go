@@ -67,6 +67,17 @@ func FloorRatios(reports []*Report) *Report {
 			}
 		}
 	}
+	// Fidelity measures its own floor (the probe client) beside the generator.
+	for _, r := range reports {
+		if !strings.HasPrefix(r.Name, "fidelity") {
+			continue
+		}
+		for _, f := range r.Figures {
+			if strings.Contains(f.Name, "beyond the machine's floor") {
+				rep.Figures = append(rep.Figures, Figure{Name: "fidelity: " + f.Name, Value: f.Value, Unit: f.Unit, Target: f.Target, Met: f.Met})
+			}
+		}
+	}
 	if len(rep.Figures) == 0 {
 		return nil
 	}

@@ -203,6 +203,31 @@ func TestProcReadsThisProcess(t *testing.T) {
 	}
 }
 
+// TestMachineCPUSteal reads /proc/stat's totals, which only grow, and takes steal's share of
+// their growth.
+func TestMachineCPUSteal(t *testing.T) {
+	t.Parallel()
+	a, ok := machineCPU()
+	if !ok {
+		t.Skip("no /proc/stat")
+	}
+	for start := time.Now(); time.Since(start) < 30*time.Millisecond; {
+	}
+	b, ok := machineCPU()
+	if !ok || b.total <= a.total || b.steal < a.steal || a.steal > a.total {
+		t.Errorf("CPU times %+v then %+v: want totals that grow, steal within them", a, b)
+	}
+	if s := stealShare(a, b); s < 0 || s > 1 {
+		t.Errorf("steal share %v: want 0–1", s)
+	}
+	if s := stealShare(cpuTimes{total: 100, steal: 10}, cpuTimes{total: 300, steal: 60}); s != 0.25 {
+		t.Errorf("steal share %v, want 50 of 200 ticks = 0.25", s)
+	}
+	if s := stealShare(b, a); s != 0 {
+		t.Errorf("steal share backwards %v, want 0", s)
+	}
+}
+
 // TestStreamStartLatency takes first byte − arrival of one scenario's records, skipping other
 // scenarios and records without a first byte.
 func TestStreamStartLatency(t *testing.T) {

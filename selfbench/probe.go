@@ -1,0 +1,343 @@
+package selfbench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/stack"
+)
+
+// ProbeClientCommand is the hidden `bench` mode fidelity starts as a child process
+// (`streambench bench probe-client`): a ProbeClient that prints "listening on http://ADDR" and
+// serves until interrupted.
+const ProbeClientCommand = "probe-client"
+
+// probeClientArgs is the probe child's command line, the one place it is spelled.
+func probeClientArgs() []string {
+	return []string{"bench", ProbeClientCommand, "--addr", "127.0.0.1:0"}
+}
+
+// A ProbeClient is fidelity's yardstick: the least client an open loop can be, in a process
+// of its own, sampling the same server at the same time as the load generator. On POST /run
+// (a probeRequest) it starts one stream every 1/Rate from Delay on for Duration, each on an
+// HTTP/1.1 connection of its own dialled ahead, with a request written by hand, timestamps
+// the first read that completes a frame carrying a token, closes the connection, and answers
+// with a probeResult: TTFT − scripted TTFT, measured like the generator's from each start's
+// intended time. What
+// it sees is the machine's own floor at that moment (the server's lateness, the loopback, the
+// kernel waking two processes), so the generator's error beyond it is what the harness adds.
+type ProbeClient struct {
+	srv *http.Server
+}
+
+// probeRequest is a probe run: wire is the server's ("openai", "anthropic" or "sim-chat", the
+// paced server's), Target its base URL.
+type probeRequest struct {
+	Target   string        `json:"target"`
+	Wire     string        `json:"wire"`
+	Rate     float64       `json:"rate"`
+	Delay    time.Duration `json:"delay"`
+	Duration time.Duration `json:"duration"`
+	TTFT     time.Duration `json:"ttft"`
+}
+
+// probeResult is what a probe run measured, in microseconds.
+type probeResult struct {
+	Streams      int    `json:"streams"`
+	Failed       int    `json:"failed"`
+	FirstFailure string `json:"firstFailure,omitempty"`
+	P50          int64  `json:"p50Micros"`
+	P99          int64  `json:"p99Micros"`
+	Max          int64  `json:"maxMicros"`
+}
+
+// NewProbeClient returns the probe's server.
+func NewProbeClient() *ProbeClient {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /run", func(w http.ResponseWriter, r *http.Request) {
+		var req probeRequest
+		dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			http.Error(w, "probe request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		plan, err := newProbePlan(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		res := plan.run(r.Context())
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(res)
+	})
+	return &ProbeClient{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+}
+
+// Serve serves on ln until Shutdown.
+func (p *ProbeClient) Serve(ln net.Listener) error { return p.srv.Serve(ln) }
+
+// Shutdown stops the probe's server.
+func (p *ProbeClient) Shutdown(ctx context.Context) error { return p.srv.Shutdown(ctx) }
+
+// probePlan is a validated probeRequest: the request bytes every stream writes and the marker
+// of a frame that carries a token.
+type probePlan struct {
+	req     probeRequest
+	addr    string
+	request []byte
+	token   func(frame []byte) bool
+}
+
+// textDelta marks an Anthropic content_block_delta carrying text; chunkField a sim-chat
+// chunk frame.
+var (
+	textDelta  = []byte(`"type":"text_delta"`)
+	chunkField = []byte(`"chunk":"`)
+)
+
+func newProbePlan(req probeRequest) (*probePlan, error) {
+	u, err := url.Parse(req.Target)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return nil, fmt.Errorf("probe target %q: want http://HOST:PORT", req.Target)
+	}
+	if req.Rate <= 0 || req.Rate > 1000 || req.Duration <= 0 || req.Duration > time.Hour || req.Delay < 0 || req.TTFT < 0 {
+		return nil, fmt.Errorf("probe: rate %g/s (want 0 < rate ≤ 1000), duration %s (0 < d ≤ 1h), delay %s and TTFT %s (≥ 0)", req.Rate, req.Duration, req.Delay, req.TTFT)
+	}
+	p := &probePlan{req: req, addr: u.Host}
+	directive := `[[streambench scenario=fidelity seed=1]]`
+	var path, body string
+	switch req.Wire {
+	case "openai":
+		path, body = mockprovider.PathOpenAI, `{"model":"probe","stream":true,"messages":[{"role":"user","content":"`+directive+`"}]}`
+		p.token = isContentChunk
+	case "anthropic":
+		path, body = mockprovider.PathAnthropic, `{"model":"probe","max_tokens":4096,"stream":true,"messages":[{"role":"user","content":"`+directive+`"}]}`
+		p.token = func(frame []byte) bool { return bytes.Contains(frame, textDelta) }
+	case "sim-chat":
+		path, body = "/", `{"message":"probe"}`
+		p.token = func(frame []byte) bool { return bytes.Contains(frame, chunkField) }
+	default:
+		return nil, fmt.Errorf("probe wire %q: want openai, anthropic or sim-chat", req.Wire)
+	}
+	p.request = fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		path, p.addr, len(body), body)
+	return p, nil
+}
+
+// run plays the plan's open loop and waits for every stream.
+func (p *probePlan) run(ctx context.Context) probeResult {
+	var (
+		mu  sync.Mutex
+		res probeResult
+		wg  sync.WaitGroup
+	)
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	conns, closeConns := p.dialAhead(ctx)
+	defer closeConns()
+	clock := hrtimer.New()
+	waiter := clock.NewWaiter()
+	start := time.Now().Add(p.req.Delay)
+	every := time.Duration(float64(time.Second) / p.req.Rate)
+	for i := 0; ; i++ {
+		intended := start.Add(time.Duration(i) * every)
+		if intended.Sub(start) >= p.req.Duration {
+			break
+		}
+		// As the generator's open loop: spin the last stretch so the poller's wake-up is not
+		// counted against the floor.
+		if wait := time.Until(intended); wait > 0 && !waiter.UntilSpinning(ctx.Done(), intended, min(250*time.Microsecond, wait/20)) {
+			break
+		}
+		var conn net.Conn
+		select {
+		case conn = <-conns:
+		default: // none dialled yet: the stream dials its own
+		}
+		wg.Go(func() {
+			at, err := p.stream(ctx, conn)
+			mu.Lock()
+			defer mu.Unlock()
+			res.Streams++
+			if err != nil {
+				res.Failed++
+				if res.FirstFailure == "" {
+					res.FirstFailure = err.Error()
+				}
+				return
+			}
+			_ = h.RecordValue(max(at.Sub(intended.Add(p.req.TTFT)).Microseconds(), 0))
+		})
+	}
+	wg.Wait()
+	if h.TotalCount() > 0 {
+		res.P50, res.P99, res.Max = h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.Max()
+	}
+	return res
+}
+
+// dialAhead keeps a few connections dialled ahead of the starts, as the generator's pool has
+// connections of ended streams ready, so no start pays for a TCP handshake the generator's
+// would not. The returned function stops it and closes what is left.
+func (p *probePlan) dialAhead(ctx context.Context) (<-chan net.Conn, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	conns := make(chan net.Conn, 4)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var d net.Dialer
+		for {
+			c, err := d.DialContext(ctx, "tcp", p.addr)
+			if err != nil {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(10 * time.Millisecond):
+					continue
+				}
+			}
+			select {
+			case conns <- c:
+			case <-ctx.Done():
+				c.Close()
+				return
+			}
+		}
+	}()
+	return conns, func() {
+		cancel()
+		<-done
+		close(conns)
+		for c := range conns {
+			c.Close()
+		}
+	}
+}
+
+// stream plays one stream up to its first token frame, on conn (dialled ahead) or, when nil
+// or closed meanwhile by the server, on a connection of its own, and returns when that
+// frame's read completed.
+func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error) {
+	var d net.Dialer
+	dial := func() (err error) {
+		conn, err = d.DialContext(ctx, "tcp", p.addr)
+		return err
+	}
+	if conn == nil {
+		if err := dial(); err != nil {
+			return time.Time{}, err
+		}
+	}
+	_, err := conn.Write(p.request)
+	if err != nil {
+		// The server closed the idle connection dialled ahead: once more on a fresh one.
+		conn.Close()
+		if err := dial(); err != nil {
+			return time.Time{}, err
+		}
+		_, err = conn.Write(p.request)
+	}
+	defer func() { conn.Close() }()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("writing the request: %w", err)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	_ = conn.SetDeadline(time.Now().Add(p.req.TTFT + 30*time.Second))
+	const okStatus = "HTTP/1.1 200 "
+	buf := make([]byte, 0, 8192)
+	for {
+		if len(buf) == cap(buf) {
+			return time.Time{}, fmt.Errorf("no token in the first %d bytes", cap(buf))
+		}
+		n, err := conn.Read(buf[len(buf):cap(buf)])
+		now := time.Now()
+		buf = buf[:len(buf)+n]
+		if len(buf) >= len(okStatus) && !bytes.HasPrefix(buf, []byte(okStatus)) {
+			return time.Time{}, fmt.Errorf("response %q", buf[:min(len(buf), 200)])
+		}
+		for rest := buf; ; {
+			end := bytes.Index(rest, []byte("\n\n"))
+			if end < 0 {
+				break
+			}
+			if p.token(rest[:end]) {
+				return now, nil
+			}
+			rest = rest[end+2:]
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = errors.New("the stream ended before a token")
+			}
+			return time.Time{}, err
+		}
+	}
+}
+
+// probeDuring starts the probe child and its run of req at once, and returns the function
+// that waits for the run's result and stops the child.
+func probeDuring(ctx context.Context, exe string, req probeRequest) (wait func() (probeResult, error), err error) {
+	child, err := stack.StartChild(exe, probeClientArgs())
+	if err != nil {
+		return nil, fmt.Errorf("start probe client: %w", err)
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		child.Stop()
+		return nil, err
+	}
+	type outcome struct {
+		res probeResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.res, o.err = postProbe(ctx, child.URL()+"/run", body)
+		done <- o
+	}()
+	return func() (probeResult, error) {
+		o := <-done
+		child.Stop()
+		return o.res, o.err
+	}, nil
+}
+
+// postProbe sends a probe run and decodes its result.
+func postProbe(ctx context.Context, url string, body []byte) (probeResult, error) {
+	var res probeResult
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return res, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return res, fmt.Errorf("probe client: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if err != nil {
+		return res, fmt.Errorf("probe client: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return res, fmt.Errorf("probe client: %s: %s", resp.Status, bytes.TrimSpace(b))
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return res, fmt.Errorf("probe client's result: %w", err)
+	}
+	return res, nil
+}
