@@ -24,7 +24,7 @@ type stormPoint struct {
 
 // stormTiming is the storm's pace: 5 tokens/s per stream (gaps 100–300 ms) after a TTFT of
 // 1–4 s, so 2,000 open streams and ~500 new sessions a second keep the three processes at
-// 40–45% of the 2 cores over the storm (~70% at its busiest second).
+// 40–45% of the 2 cores over the storm (70–80% at its busiest seconds).
 // Cancel latency is a property of the cancel path only while the processes have CPU to run
 // it: at the storm's first pace (TTFT 100–400 ms, gaps 10–30 ms, every user at once) the
 // three processes kept both cores 100% busy and the latency measured their run queues
