@@ -12,7 +12,8 @@ import (
 )
 
 // Conn is a TCP connection whose reads record the kernel's receive time of what they return.
-// One goroutine reads at a time (as net.Conn's readers do); Arrived may be called from any.
+// One goroutine reads at a time (as net.Conn's readers do), and Arrived is called by the
+// goroutine that reads.
 type Conn struct {
 	*net.TCPConn
 	raw syscall.RawConn
@@ -54,6 +55,10 @@ func Wrap(c net.Conn) (net.Conn, bool) {
 // when that read carried no stamp. Pass time.Now() taken after the read.
 func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }
 
+// Kernel reports whether the newest read was timed by the kernel's stamp (false: at its
+// return).
+func (c *Conn) Kernel() bool { return c.kernel }
+
 // recvmsg is one attempt of a read; false asks raw.Read to wait until the socket is readable.
 func (c *Conn) recvmsg(fd uintptr) bool {
 	for {
@@ -86,7 +91,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	c.p = nil
 	n := max(c.n, 0)
 	if err == nil && c.rerr != nil {
-		err = os.NewSyscallError("recvmsg", c.rerr)
+		err = os.NewSyscallError("read", c.rerr) // as net.TCPConn says it
 	}
 	if err != nil {
 		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
@@ -94,9 +99,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if n == 0 {
 		return 0, io.EOF
 	}
-	if k := timestampNS(c.oob[:c.oobn]); k != 0 {
-		c.last.Store(k)
-	}
+	c.note(timestampNS(c.oob[:c.oobn]))
 	return n, nil
 }
 

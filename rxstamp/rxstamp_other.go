@@ -17,5 +17,8 @@ type Conn struct {
 // Wrap returns c and false: receive timestamps are read on Linux only.
 func Wrap(c net.Conn) (net.Conn, bool) { return c, false }
 
+// Kernel reports false: there are no kernel stamps.
+func (c *Conn) Kernel() bool { return false }
+
 // Arrived returns now.
 func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }
