@@ -58,6 +58,7 @@ func (s *streamState) resume() bool {
 		return false
 	}
 	s.body = resp.Body
+	s.arrivals, _ = resp.Body.(arrivals) // the new connection's, never the dropped one's
 	if resp.StatusCode != http.StatusOK {
 		s.httpError(req, resp)
 		return false

@@ -122,7 +122,9 @@ func (m *sessionMetrics) flushGaps() {
 	}
 	m.shard.mu.Lock()
 	for _, g := range m.gaps[:m.nGaps] {
-		m.put(measure.ChunkGap, g)
+		// A gap of 0 is measured, not missing: two frames that came in one read arrived
+		// together (they share its receive stamp).
+		m.putZero(measure.ChunkGap, g)
 	}
 	m.shard.mu.Unlock()
 	if f := m.rec.onLatencies; f != nil {
@@ -131,11 +133,16 @@ func (m *sessionMetrics) flushGaps() {
 	m.nGaps = 0
 }
 
-// put records one value; the shard lock must be held.
+// put records one value, 0 meaning none was measured; the shard lock must be held.
 func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
 	if d == 0 {
 		return
 	}
+	m.putZero(metric, d)
+}
+
+// putZero records one value, 0 included; the shard lock must be held.
+func (m *sessionMetrics) putZero(metric measure.Metric, d time.Duration) {
 	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
 	if err := m.shard.hist.Record(k, d); err != nil {
 		m.rec.recordErrs.Add(1)

@@ -251,6 +251,9 @@ type streamState struct {
 	checker       protocol.Checker
 	appr          *approver // plays scripted plan decisions (approval.go); nil for most clients
 	dec           *sse.Decoder
+	// arrivals times what the stream reads by the kernel's receive time (rxstamp, on the
+	// HTTP/1.1 transport on Linux); nil where that is not known.
+	arrivals arrivals
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
 	// resp is the current stream's response (its head); dropped is set by read when the
@@ -265,6 +268,22 @@ type streamState struct {
 	timer     *time.Timer // time-triggered abort
 	stopTimer *time.Timer // time-triggered stop
 	body      io.Closer
+}
+
+// arrivals is a response body that knows when its connection's newest read arrived
+// (streamBody).
+type arrivals interface{ Arrived(now time.Time) time.Time }
+
+// arrived is when what the stream read last reached this host: the kernel's receive time of
+// the connection's newest read where known, else now. A frame is timed by it, so the
+// generator's own delay in getting to a read (its goroutines waiting for a CPU, a GC pause) is
+// not counted against the target.
+func (s *streamState) arrived() time.Time {
+	now := time.Now()
+	if s.arrivals == nil {
+		return now
+	}
+	return s.arrivals.Arrived(now)
 }
 
 // close releases what open acquired.
@@ -397,8 +416,9 @@ func (s *streamState) request() bool {
 		s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
 		return false
 	}
+	s.arrivals, _ = resp.Body.(arrivals)
 	if m.headers == 0 {
-		m.headers = observed(time.Since(intended))
+		m.headers = observed(s.arrived().Sub(intended))
 	}
 	if resp.StatusCode != http.StatusOK {
 		s.httpError(req, resp)
@@ -507,7 +527,7 @@ func (s *streamState) read() {
 			}
 			break
 		}
-		now := time.Now()
+		now := s.arrived()
 		pending++
 		if pending == 32 && s.counting {
 			s.r.rec.frames.Add(pending)

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/streambench/streambench/rxstamp"
 )
 
 // streamTransport is an HTTP/1.1 RoundTripper built for thousands of long-lived event streams:
@@ -42,10 +44,11 @@ type streamTransport struct {
 
 // streamConn is one connection and its response reader, which reads through head.
 type streamConn struct {
-	conn net.Conn
-	raw  net.Conn // the TCP connection under conn (conn itself without TLS)
-	br   *bufio.Reader
-	head headLimiter
+	conn   net.Conn
+	raw    net.Conn      // the TCP connection under conn (conn itself without TLS)
+	stamps *rxstamp.Conn // raw read with the kernel's receive times; nil where there are none
+	br     *bufio.Reader
+	head   headLimiter
 }
 
 // maxResponseHead bounds a response head (status line and header lines): the reader would
@@ -178,13 +181,14 @@ func (t *streamTransport) dial(ctx context.Context, req *http.Request) (*streamC
 		trace.ConnectStart("tcp", addr)
 	}
 	conn, err := t.dialer.DialContext(ctx, "tcp", addr)
-	raw := conn
 	if trace != nil && trace.ConnectDone != nil {
 		trace.ConnectDone("tcp", addr, err)
 	}
 	if err != nil {
 		return nil, err // a *net.OpError already says "dial tcp ADDR: ..."
 	}
+	conn, _ = rxstamp.Wrap(conn)
+	raw := conn
 	if req.URL.Scheme == "https" {
 		tc := tls.Client(conn, t.configFor(req.URL.Hostname()))
 		if trace != nil && trace.TLSHandshakeStart != nil {
@@ -201,6 +205,7 @@ func (t *streamTransport) dial(ctx context.Context, req *http.Request) (*streamC
 		conn = tc
 	}
 	c := &streamConn{conn: conn, raw: raw, head: headLimiter{conn: conn, left: -1}}
+	c.stamps, _ = raw.(*rxstamp.Conn)
 	c.br = bufio.NewReaderSize(&c.head, streamReadBuffer)
 	return c, nil
 }
@@ -311,6 +316,16 @@ type streamBody struct {
 	reusable bool
 	eof      bool
 	closed   bool
+}
+
+// Arrived returns when the data of the connection's newest read reached this host (the
+// kernel's receive time, rxstamp), on now's clock: now when it is not known. Pass the
+// time.Now() taken after the read that completed what is being timed.
+func (b *streamBody) Arrived(now time.Time) time.Time {
+	if b.c.stamps == nil {
+		return now
+	}
+	return b.c.stamps.Arrived(now)
 }
 
 // Read reads the response body, noting when it reached its end.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -319,5 +320,64 @@ func TestStreamTransportChunkedBody(t *testing.T) {
 				t.Errorf("server saw %d connections, want %d", n, tc.conns)
 			}
 		})
+	}
+}
+
+// A stream's frames are timed when they reached this host, not when the generator got to read
+// them: the body's Arrived gives the kernel's receive time of the newest read (rxstamp). The
+// reader here reads each frame 60 ms after it was sent; a generator timing by time.Now()
+// would count those 60 ms against the server.
+func TestStreamTransportTimesFramesByArrival(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("receive timestamps are read on Linux only")
+	}
+	t.Parallel()
+	next := make(chan struct{})
+	sent := make(chan time.Time, 1)
+	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		for range next {
+			sent <- time.Now()
+			_, _ = io.WriteString(w, "data: x\n\n")
+			w.(http.Flusher).Flush()
+		}
+	})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/s", strings.NewReader("hi"))
+	resp, err := (&http.Client{Transport: newStreamTransport(4, nil)}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	defer close(next)
+	body, ok := resp.Body.(arrivals)
+	if !ok || resp.Body.(*streamBody).c.stamps == nil {
+		t.Fatal("the HTTP/1.1 transport's body on Linux has no receive stamps")
+	}
+	br := bufio.NewReader(resp.Body)
+	// The kernel starts stamping a moment after the first socket asks; frames until it does.
+	for i := 0; ; i++ {
+		next <- struct{}{}
+		at := <-sent
+		time.Sleep(60 * time.Millisecond)
+		if line, err := br.ReadString('\n'); err != nil || line != "data: x\n" {
+			t.Fatalf("frame %d: %q, %v", i, line, err)
+		}
+		_, _ = br.ReadString('\n')
+		now := time.Now()
+		got := body.Arrived(now)
+		if !resp.Body.(*streamBody).c.stamps.Kernel() {
+			if i == 100 {
+				t.Fatal("no read carried a kernel receive stamp in 100 frames")
+			}
+			continue
+		}
+		if late := now.Sub(got); late < 50*time.Millisecond {
+			t.Errorf("frame timed %v before the read returned; it waited 60ms in the socket", late)
+		}
+		if got.Before(at) {
+			t.Errorf("frame timed %v before the server sent it", at.Sub(got))
+		}
+		return
 	}
 }

@@ -61,6 +61,10 @@ func addFloor(rep *Report, name string, floor probeResult, p99 float64) (beyond 
 	rep.add(fmt.Sprintf("%s: floor (probe client, %d streams): TTFT − scripted TTFT p50", name, floor.Streams-floor.Failed), ms(floor.P50), "ms")
 	rep.add(name+": floor p99", ms(floor.P99), "ms")
 	rep.add(name+": floor max", ms(floor.Max), "ms")
+	if floor.Sleeps > 0 {
+		rep.add(fmt.Sprintf("%s: timer floor (the probe's own sleeps of the TTFT, %d): late by p50", name, floor.Sleeps), ms(floor.SleepP50), "ms")
+		rep.add(name+": timer floor late by p99", ms(floor.SleepP99), "ms")
+	}
 	if floor.Failed > 0 {
 		rep.fail("%s: %d of %d probe streams failed, the first: %s", name, floor.Failed, floor.Streams, floor.FirstFailure)
 	}
@@ -97,7 +101,8 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 			"(a minimal open-loop client in a process of its own, %.0f starts/s, from the warm-up's end) samples the same server, and its TTFT error is the machine's floor "+
 			"(the loopback and the kernel waking the processes); the generator's p99 beyond the floor's is the harness's own. (2) runtime: generator → runtime → mock, "+
 			"each its own process (runtime to mock over "+o.providerProtocol()+") — the difference to (1) is what the runtime and the mock add (the mock's records show how fast it started each stream). "+
-			"TTFC is measured from the intended start (HdrHistogram, 3 digits: ~%dµs buckets at this TTFT).",
+			"TTFC is measured from the intended start to the chunk's arrival (the kernel's receive stamp of the read that completed it, generator and probe alike; "+
+			"HdrHistogram, 3 digits: ~%dµs buckets at this TTFT).",
 			ttft, fidelityWords, itl, length, rate, duration, streams, warmup, p.probeRate, bucketWidthMicros(ttft)),
 	}
 	text, dir, lib := p.text, p.dir, p.lib

@@ -39,10 +39,10 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 			strings.Join(o.Wires, ","), p.streams, p.ttft, p.length, p.duration, o.transportFlags()),
 		Method: fmt.Sprintf("constant TTFT %s, %d-word answer %s apart (sessions ~%s), open loop at %.0f sessions/s for %s (~%d open streams, the first %s a warm-up); "+
 			"per wire, the generator speaks its client dialect (openai: openai-chat, POST /v1/chat/completions; anthropic: anthropic-messages, POST /v1/messages) "+
-			"straight to the mock in a child process, which paces the script. TTFT runs from the intended start to the first frame carrying a token "+
-			"(HdrHistogram, 3 digits: ~%dµs buckets at this TTFT); the mock's records give its own stream start latency. "+
+			"straight to the mock in a child process, which paces the script. TTFT runs from the intended start to the arrival of the first frame carrying a token "+
+			"(the kernel's receive stamp of the read that completed it; HdrHistogram, 3 digits: ~%dµs buckets at this TTFT); the mock's records give its own stream start latency. "+
 			"Alongside, a probe client (a minimal open-loop client in a process of its own, %.0f starts/s from the warm-up's end, the request written by hand, "+
-			"the first token frame timestamped at its read) samples the same mock: its TTFT error is the floor of this machine at that moment "+
+			"the first token frame timed the same way) samples the same mock: its TTFT error is the floor of this machine at that moment "+
 			"(the mock's pacing, the loopback, the kernel waking the processes), and the generator's p99 beyond the floor's is the harness's own error.",
 			p.ttft, fidelityWords, p.itl, p.length, p.rate, p.duration, p.streams, p.warmup, bucketWidthMicros(p.ttft), p.probeRate),
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/rxstamp"
 	"github.com/streambench/streambench/stack"
 )
 
@@ -34,7 +35,8 @@ func probeClientArgs() []string {
 // of its own, sampling the same server at the same time as the load generator. On POST /run
 // (a probeRequest) it starts one stream every 1/Rate from Delay on for Duration, each on an
 // HTTP/1.1 connection of its own dialled ahead, with a request written by hand, timestamps
-// the first read that completes a frame carrying a token, closes the connection, and answers
+// the first read that completes a frame carrying a token (by the kernel's receive stamp, as the
+// generator's reads are), closes the connection, and answers
 // with a probeResult: TTFT − scripted TTFT, measured like the generator's from each start's
 // intended time. What
 // it sees is the machine's own floor at that moment (the server's lateness, the loopback, the
@@ -62,7 +64,15 @@ type probeResult struct {
 	P50          int64  `json:"p50Micros"`
 	P99          int64  `json:"p99Micros"`
 	Max          int64  `json:"maxMicros"`
+	// Sleeps, SleepP50 and SleepP99: the probe's own timer floor over the same run,
+	// probeSleepers goroutines each sleeping the scripted TTFT over and over, late by.
+	Sleeps   int64 `json:"sleeps"`
+	SleepP50 int64 `json:"sleepP50Micros"`
+	SleepP99 int64 `json:"sleepP99Micros"`
 }
+
+// probeSleepers is how many goroutines sample the probe's timer floor.
+const probeSleepers = 20
 
 // NewProbeClient returns the probe's server.
 func NewProbeClient() *ProbeClient {
@@ -146,6 +156,7 @@ func (p *probePlan) run(ctx context.Context) probeResult {
 		wg  sync.WaitGroup
 	)
 	h := hdrhistogram.New(1, 60_000_000, 3)
+	sleeps := p.sampleSleeps(ctx)
 	conns, closeConns := p.dialAhead(ctx)
 	defer closeConns()
 	clock := hrtimer.New()
@@ -186,7 +197,52 @@ func (p *probePlan) run(ctx context.Context) probeResult {
 	if h.TotalCount() > 0 {
 		res.P50, res.P99, res.Max = h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.Max()
 	}
+	if sh := sleeps(); sh.TotalCount() > 0 {
+		res.Sleeps, res.SleepP50, res.SleepP99 = sh.TotalCount(), sh.ValueAtQuantile(50), sh.ValueAtQuantile(99)
+	}
 	return res
+}
+
+// sampleSleeps starts the timer floor's sleepers: from the plan's delay on, each sleeps the
+// scripted TTFT (200 ms by default; 10 ms if it is 0) and records how late it woke, as a
+// server pacing a first token on a Go timer would wake. The returned function stops them and
+// returns what they recorded.
+func (p *probePlan) sampleSleeps(ctx context.Context) func() *hdrhistogram.Histogram {
+	ctx, cancel := context.WithCancel(ctx)
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	d := p.req.TTFT
+	if d <= 0 {
+		d = 10 * time.Millisecond
+	}
+	begin := time.Now().Add(p.req.Delay)
+	for i := range probeSleepers {
+		wg.Go(func() {
+			// Spread over one sleep so the wake-ups do not come in a burst.
+			due := begin.Add(d * time.Duration(i) / probeSleepers)
+			t := time.NewTimer(time.Until(due))
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+				late := time.Since(due)
+				mu.Lock()
+				_ = h.RecordValue(max(late.Microseconds(), 0))
+				mu.Unlock()
+				due = time.Now().Add(d)
+				t.Reset(d)
+			}
+		})
+	}
+	return func() *hdrhistogram.Histogram {
+		cancel()
+		wg.Wait()
+		return h
+	}
 }
 
 // dialAhead keeps a few connections dialled ahead of the starts, as the generator's pool has
@@ -254,6 +310,9 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 	if err != nil {
 		return time.Time{}, fmt.Errorf("writing the request: %w", err)
 	}
+	// Timed like the generator's reads: by the kernel's receive stamp where there is one.
+	conn, _ = rxstamp.Wrap(conn)
+	stamped, _ := conn.(*rxstamp.Conn)
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	_ = conn.SetDeadline(time.Now().Add(p.req.TTFT + 30*time.Second))
@@ -265,6 +324,9 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 		}
 		n, err := conn.Read(buf[len(buf):cap(buf)])
 		now := time.Now()
+		if stamped != nil {
+			now = stamped.Arrived(now)
+		}
 		buf = buf[:len(buf)+n]
 		if len(buf) >= len(okStatus) && !bytes.HasPrefix(buf, []byte(okStatus)) {
 			return time.Time{}, fmt.Errorf("response %q", buf[:min(len(buf), 200)])

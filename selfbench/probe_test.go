@@ -57,6 +57,10 @@ func TestProbeMeasuresTheServersLateness(t *testing.T) {
 	if res.P50 >= 15_000 || res.P99 > res.Max {
 		t.Errorf("told the scripted TTFT: p50 %d µs, p99 %d µs, max %d µs: want an error well under the 20 ms TTFT", res.P50, res.P99, res.Max)
 	}
+	// The timer floor: 20 sleepers of 20 ms over 0.4 s wake ~400 times, a few ms late at most.
+	if res.Sleeps < 100 || res.SleepP50 >= 15_000 || res.SleepP99 < res.SleepP50 {
+		t.Errorf("timer floor: %d sleeps, late by p50 %d µs, p99 %d µs: want ≥ 100 sleeps, well under 15 ms", res.Sleeps, res.SleepP50, res.SleepP99)
+	}
 	req.TTFT = 0
 	res, _, _ = probeRun(t, req)
 	if res.P50 < 20_000 {

@@ -103,7 +103,7 @@ type Measurement struct {
 func Measurements() []Measurement {
 	return []Measurement{
 		{"scale", "N concurrent streams through mock, runtime and generator in separate processes: errors, violations, leaks, memory per stream, CPU per frame", Scale},
-		{"fidelity", "TTFC − scripted TTFT at 2,000 streams, through the runtime and against a paced server, beside a probe client's floor sampled at the same time (the harness's own error is the excess over it)", Fidelity},
+		{"fidelity", "TTFC − scripted TTFT at 2,000 streams, through the runtime and against a paced server, beside a probe client's floor and the timer floor sampled at the same time (the harness's own error is the excess over it); frames timed at arrival (the kernel's receive stamp)", Fidelity},
 		{"rate", "an open-loop run's achieved session rate against its target", Rate},
 		{"codec", "SSE decode of ~60-byte data frames: events/s per core, ns and allocations per event", Codec},
 		{"abuse", "abort storm and stalled readers against mock + runtime in separate processes (leaks, cancel latency, R-abort, the others' latency, slow-client drops), and bad input at load (parts: --part)", Abuse},

@@ -1,0 +1,24 @@
+//go:build !linux
+
+package rxstamp
+
+import (
+	"net"
+	"time"
+)
+
+// Conn is a connection read with receive timestamps; off Linux there are none, and Wrap
+// never returns one.
+type Conn struct {
+	net.Conn
+	stamps
+}
+
+// Wrap returns c and false: receive timestamps are read on Linux only.
+func Wrap(c net.Conn) (net.Conn, bool) { return c, false }
+
+// Kernel reports false: there are no kernel stamps.
+func (c *Conn) Kernel() bool { return false }
+
+// Arrived returns now.
+func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }

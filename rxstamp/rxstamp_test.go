@@ -1,0 +1,231 @@
+//go:build linux
+
+package rxstamp
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// pair returns a wrapped client connection and the server's end of it.
+func pair(t *testing.T) (*Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := <-accepted
+	if srv == nil {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { c.Close(); srv.Close() })
+	w, ok := Wrap(c)
+	if !ok {
+		if runtime.GOOS != "linux" {
+			t.Skip("receive timestamps are read on Linux only")
+		}
+		t.Fatal("Wrap refused a loopback TCP connection")
+	}
+	sc := w.(*Conn)
+	// The kernel turns receive stamping on a moment after the first socket asks (a deferred
+	// work item flips a static key): until then reads carry no stamp. Exchange bytes until one
+	// does.
+	buf := make([]byte, 8)
+	for deadline := time.Now().Add(5 * time.Second); !sc.kernel; {
+		if time.Now().After(deadline) {
+			t.Fatal("no read carried a receive timestamp within 5s")
+		}
+		if _, err := srv.Write([]byte("w")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sc.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return sc, srv
+}
+
+// A read that happens well after its data arrived is timed at the arrival: the reader's delay
+// is not counted. Without stamps Arrived would return now, and the test fails.
+func TestArrivedIsWhenTheDataCameNotWhenItWasRead(t *testing.T) {
+	c, srv := pair(t)
+	const late = 80 * time.Millisecond
+	sent := time.Now()
+	if _, err := srv.Write([]byte("data: one\n\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(late) // the reader is busy elsewhere
+	buf := make([]byte, 64)
+	n, err := c.Read(buf)
+	now := time.Now()
+	if err != nil || string(buf[:n]) != "data: one\n\n" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	at := c.Arrived(now)
+	if got := now.Sub(at); got < late-10*time.Millisecond {
+		t.Errorf("Arrived is %v before the read returned; the data waited %v in the socket", got, late)
+	}
+	if at.Before(sent) {
+		t.Errorf("Arrived %v before the write (%v)", sent.Sub(at), sent)
+	}
+	if c.Arrived(at) != at {
+		t.Errorf("Arrived(t) for a t before the stamp must be t: never later than it is given")
+	}
+}
+
+// Each read gets its own stamp: two reads, each long after its data came, are timed as far
+// apart as the data was sent, not as they were read.
+func TestEachReadHasItsOwnStamp(t *testing.T) {
+	c, srv := pair(t)
+	buf := make([]byte, 64)
+	read := func() time.Time {
+		time.Sleep(30 * time.Millisecond)
+		if _, err := c.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		return c.Arrived(time.Now())
+	}
+	sentA := time.Now()
+	_, _ = srv.Write([]byte("a"))
+	first := read()
+	time.Sleep(40 * time.Millisecond)
+	sentB := time.Now()
+	_, _ = srv.Write([]byte("b"))
+	second := read()
+	apart, sentApart := second.Sub(first), sentB.Sub(sentA)
+	if d := apart - sentApart; d < -5*time.Millisecond || d > 5*time.Millisecond {
+		t.Errorf("the reads are timed %v apart, the data was sent %v apart", apart, sentApart)
+	}
+}
+
+// Errors are net.TCPConn's: io.EOF at the peer's close, a deadline's os.ErrDeadlineExceeded,
+// net.ErrClosed after Close, each in a *net.OpError naming the read.
+func TestReadErrorsAreTheConnections(t *testing.T) {
+	c, srv := pair(t)
+	buf := make([]byte, 8)
+	if n, err := c.Read(nil); n != 0 || err != nil {
+		t.Errorf("empty read: %d, %v", n, err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	_, err := c.Read(buf)
+	var op *net.OpError
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &op) || op.Op != "read" {
+		t.Errorf("deadline: %v, want a read *net.OpError with os.ErrDeadlineExceeded", err)
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	_, _ = srv.Write([]byte("xy"))
+	srv.Close()
+	if n, err := io.ReadFull(c, buf[:2]); n != 2 || err != nil {
+		t.Fatalf("read before EOF: %d, %v", n, err)
+	}
+	if _, err := c.Read(buf); err != io.EOF {
+		t.Errorf("after the peer's close: %v, want io.EOF", err)
+	}
+	c.Close()
+	if _, err := c.Read(buf); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("after Close: %v, want net.ErrClosed", err)
+	}
+}
+
+// A read blocked on an idle socket returns when another goroutine closes the connection, as
+// a net.TCPConn's does (the generator's contexts cancel streams this way).
+func TestCloseUnblocksARead(t *testing.T) {
+	c, _ := pair(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 8))
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	c.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Errorf("read after Close: %v, want net.ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not unblock the read")
+	}
+}
+
+// Wrap leaves what is not TCP alone.
+func TestWrapRefusesWhatIsNotTCP(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if got, ok := Wrap(a); ok || got != a {
+		t.Errorf("Wrap(pipe) = %T, %v; want the pipe itself and false", got, ok)
+	}
+}
+
+func TestTimestampNSIgnoresMalformedControlData(t *testing.T) {
+	for _, oob := range [][]byte{nil, make([]byte, 8), make([]byte, 64)} {
+		if k := timestampNS(oob); k != 0 {
+			t.Errorf("timestampNS(%d zero bytes) = %d, want 0", len(oob), k)
+		}
+	}
+	junk := make([]byte, 64)
+	junk[0] = 0xff // a length past the buffer
+	if k := timestampNS(junk); k != 0 {
+		t.Errorf("a length past the buffer gave %d", k)
+	}
+}
+
+// BenchmarkRead is a 64-byte read from a socket kept full, plain against stamped.
+func BenchmarkRead(b *testing.B) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				msg := make([]byte, 64)
+				for {
+					if _, err := c.Write(msg); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	for _, wrap := range []bool{false, true} {
+		name := "plain"
+		if wrap {
+			name = "stamped"
+		}
+		b.Run(name, func(b *testing.B) {
+			raw, _ := net.Dial("tcp", ln.Addr().String())
+			defer raw.Close()
+			c := raw
+			if wrap {
+				c, _ = Wrap(raw)
+			}
+			buf := make([]byte, 64)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Read(buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
