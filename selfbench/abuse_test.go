@@ -25,6 +25,42 @@ func TestAbuseUnknownPart(t *testing.T) {
 	}
 }
 
+// TestAbuseNotesOnce: each part notes its own load and steal when several run; a part run alone
+// leaves them to the whole run's notes, so they are not printed twice.
+func TestAbuseNotesOnce(t *testing.T) {
+	t.Parallel()
+	part := func(name string) Measurement {
+		return Measurement{name, "a part", func(context.Context, Options) (*Report, error) {
+			rep := &Report{Command: name}
+			rep.note("%s's own note", name)
+			return rep, nil
+		}}
+	}
+	parts := []Measurement{part("one"), part("two")}
+	count := func(rep *Report, sub string) (n int) {
+		for _, note := range rep.Notes {
+			if strings.Contains(note, sub) {
+				n++
+			}
+		}
+		return n
+	}
+	rep, err := abuse(context.Background(), Options{Parts: []string{"two"}}, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count(rep, "load average") != 0 || count(rep, "two: two's own note") != 1 || count(rep, "one's") != 0 {
+		t.Errorf("one part: notes %q, want its own note only (the whole run adds load and steal)", rep.Notes)
+	}
+	rep, err = abuse(context.Background(), Options{}, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count(rep, "one: load average") != 1 || count(rep, "two: load average") != 1 {
+		t.Errorf("two parts: notes %q, want each part's load noted once", rep.Notes)
+	}
+}
+
 // TestStormScenarios: every abort-storm scenario is valid, every trigger point has one, and
 // each scenario's client leaves (abort or stop) before its natural end.
 func TestStormScenarios(t *testing.T) {
