@@ -25,7 +25,9 @@
 package rxstamp
 
 import (
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -82,30 +84,64 @@ type clockStep struct{ low, high, delta int64 }
 
 // clockSteps samples the offset wall − monotonic at every read's return and keeps the latest
 // steps, so that a wall-clock stamp can be put on the monotonic clock with the offset that held
-// when it was taken.
+// when it was taken. Every read of every connection passes through it, so the usual case (no
+// step since the latest sample, none logged after the stamp) takes no lock: the mutex is for
+// logging a step and for converting a stamp that a logged step may lie after.
 type clockSteps struct {
+	off      atomic.Int64 // the offset at the latest sample
+	last     atomic.Int64 // the latest sample's monotonic time (a stale, earlier one only widens a step's window)
+	stepHigh atomic.Int64 // the newest step's high; stored before off, so a reader that sees an offset sees its step
+
 	mu   sync.Mutex
-	off  int64 // the offset at the latest sample
-	last int64 // the latest sample's monotonic time
+	now  func() (mono, off int64) // sampleClocks; the tests' own clock
 	ring [32]clockStep
 	n    int // steps logged, ever; the newest is ring[(n-1)%len]
 }
 
-func newClockSteps(off int64) *clockSteps { return &clockSteps{off: off} }
+func newClockSteps(off int64) *clockSteps {
+	c := &clockSteps{now: sampleClocks}
+	c.off.Store(off)
+	c.stepHigh.Store(math.MinInt64)
+	return c
+}
 
-// arrival samples the offset off at monotonic time mono and returns the monotonic time of the
-// wall-clock stamp k (0: none, and false), false also when the log no longer reaches back to k.
+// sampleClocks reads the two clocks: monotonic ns since clockBase, and wall − monotonic.
+func sampleClocks() (mono, off int64) {
+	now := time.Now()
+	mono = int64(now.Sub(clockBase))
+	return mono, now.UnixNano() - mono
+}
+
+// arrival takes the clocks' sample (mono, off) of a read's return and returns the monotonic
+// time of the read's wall-clock stamp k (0: none, and false); false also when the log no longer
+// reaches back to k.
 func (c *clockSteps) arrival(mono, off, k int64) (int64, bool) {
+	if d := off - c.off.Load(); d <= stepJitter && d >= -stepJitter {
+		c.last.Store(mono)
+		if k == 0 {
+			return 0, false
+		}
+		if a := k - off; a > c.stepHigh.Load() {
+			return a, true // no step since the latest sample, and none logged after the stamp
+		}
+	}
+	return c.arrivalLocked(k)
+}
+
+// arrivalLocked is arrival when the sample shows a step, or a logged step may lie after the
+// stamp. It samples the clocks again under the lock: a sample taken before a step that another
+// reader logged meanwhile would otherwise log the step backwards.
+func (c *clockSteps) arrivalLocked(k int64) (int64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if d := off - c.off; d > stepJitter || d < -stepJitter {
-		c.ring[c.n%len(c.ring)] = clockStep{low: c.last, high: mono, delta: d}
+	mono, off := c.now()
+	if d := off - c.off.Load(); d > stepJitter || d < -stepJitter {
+		c.ring[c.n%len(c.ring)] = clockStep{low: c.last.Load(), high: mono, delta: d}
 		c.n++
+		c.stepHigh.Store(mono)
+		c.off.Store(off)
 	}
-	if mono > c.last {
-		c.last = mono
-	}
-	c.off = off
+	c.last.Store(max(mono, c.last.Load()))
 	if k == 0 {
 		return 0, false
 	}

@@ -89,7 +89,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	c.p = p
 	err := c.raw.Read(c.readFn)
 	c.p = nil
-	n := max(c.n, 0)
+	n := c.n
 	if err == nil && c.rerr != nil {
 		err = os.NewSyscallError("read", c.rerr) // as net.TCPConn says it
 	}
