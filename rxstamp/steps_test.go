@@ -26,7 +26,7 @@ func TestClockStepsUndoesAStepAfterTheStamp(t *testing.T) {
 	c := newClockSteps(offO)
 	at(c, 100_000, offO, 0)      // a read returns: offset O
 	at(c, 200_000, offO+step, 0) // another: the clock stepped in between
-	stamp := offO + 150_000          // an arrival at mono 150 µs, before the step
+	stamp := offO + 150_000      // an arrival at mono 150 µs, before the step
 	a, ok := at(c, 300_000, offO+step, stamp)
 	// With the offset at return, 150_000 − 500_000 < 100_000: before the window, so the step came
 	// after the stamp and is undone.
