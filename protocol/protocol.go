@@ -149,6 +149,13 @@ type Observation struct {
 	// openai-chat usage chunk's completion_tokens, anthropic-messages message_delta's
 	// usage.output_tokens); 0 on every other frame.
 	UsageTokens int
+	// Error is set on the dialect's error terminal (Kind FrameTerminal): the stream ends in an
+	// error the target reported in-band (sim-chat's error event, an OpenAI {"error":…} chunk,
+	// Anthropic's event: error, the AI SDK's error part, compose's error terminal). It holds the
+	// error's message ("error" when the frame carries none). The load generator, not the
+	// checker, decides whether it was scripted: an unscripted one is the session's outcome
+	// (in_band_error), so a checker never restates it as a violation.
+	Error string
 }
 
 // Checker judges one stream against the session's ground truth. Not safe for concurrent use:

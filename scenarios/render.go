@@ -306,6 +306,7 @@ func (s *Script) Expected() Expected {
 	for i, st := range s.Turns {
 		if st.HTTPStatus != 0 {
 			e.ProviderError = st.ErrorMessage
+			e.ProviderStatus = st.HTTPStatus
 			e.FailedTurn = i
 			break
 		}

@@ -109,6 +109,10 @@ type Expected struct {
 	// ProviderError is non-empty when the provider fails the conversation (HTTP error or
 	// mid-stream error); the stream must then end with the dialect's error terminal.
 	ProviderError string
+	// ProviderStatus is the HTTP status the provider fails with when it fails before any
+	// stream (provider-429: 429); 0 for a mid-stream error or none. A client talking to the
+	// provider directly expects exactly this status; any other is not the script.
+	ProviderStatus int `json:",omitempty"`
 	// FailedTurn is the turn the provider fails at (-1 when it does not).
 	FailedTurn int
 	Client     Client
