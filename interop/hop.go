@@ -99,7 +99,7 @@ func JudgeHop(direct, via *measure.Run, exp HopExpectation) HopOutcome {
 		fail("%s histograms: %d values dropped merging (direct %d, via %d)", o.Metric, dropped[0]+dropped[1], dropped[0], dropped[1])
 	}
 	o.KeyMedianP50, o.Keys = keyMedianP50(direct.Histograms, via.Histograms, o.Metric)
-	o.Aborted = via.Summary.Counters.SessionsAborted
+	o.Aborted = via.Summary.Counters.Outcome(measure.OutcomeAborted)
 	o.ViaAbortViolations = via.Summary.Violations[protocol.RAbort]
 	o.DirectAbortViolations = direct.Summary.Violations[protocol.RAbort]
 	o.ViaCancels = cancelCount(via.Histograms)
@@ -114,7 +114,7 @@ func JudgeHop(direct, via *measure.Run, exp HopExpectation) HopOutcome {
 			fail("%s run: no session started", r.name)
 		}
 		if n := s.Counters.Errors(); n > 0 {
-			fail("%s run: %d unscripted errors (HTTP %v, transport %d, decode %d)", r.name, n, s.Counters.HTTPErrors, s.Counters.TransportErrors, s.Counters.DecodeErrors)
+			fail("%s run: %d sessions with an error outcome (%v; HTTP %v)", r.name, n, s.Counters.Outcomes, s.Counters.HTTPErrors)
 		}
 		if n := s.FailedLeaks(); n > 0 {
 			fail("%s run: %d leak-check gauges over tolerance", r.name, n)

@@ -29,7 +29,7 @@ func fakeRun(t *testing.T, ttfcMs []int, cancels int, violations map[protocol.Ru
 		record(measure.Key{Metric: measure.CancelLatency, Scenario: "abort-mid-answer", Dialect: "compose"}, 2*time.Millisecond)
 	}
 	return &measure.Run{Histograms: h, Summary: measure.Summary{
-		Counters:   measure.Counters{SessionsStarted: 100, SessionsOK: 90, SessionsAborted: 10},
+		Counters:   measure.Counters{SessionsStarted: 100, SessionsOK: 100, Outcomes: map[measure.Outcome]int64{measure.OutcomeCompleted: 90, measure.OutcomeAborted: 10}},
 		Violations: violations,
 	}}
 }
@@ -88,9 +88,10 @@ func TestJudgeHopFailsOnErrorsAndLeaks(t *testing.T) {
 	ttfc := []int{200, 210}
 	direct, via := fakeRun(t, ttfc, 6, nil), fakeRun(t, ttfc, 0, map[protocol.Rule]int64{protocol.RAbort: 6})
 	via.Summary.Counters.HTTPErrors = map[int]int64{500: 3}
+	via.Summary.Counters.Outcomes[measure.OutcomeHTTPError] = 3
 	direct.Summary.Leaks = []measure.Leak{{Source: "runtime", Name: "go_goroutines", Delta: 50, Tolerance: 16}}
 	got := strings.Join(JudgeHop(direct, via, HopExpectation{}).Failures, "; ")
-	for _, want := range []string{"via run: 3 unscripted errors", "direct run: 1 leak-check gauges over tolerance"} {
+	for _, want := range []string{"via run: 3 sessions with an error outcome", "direct run: 1 leak-check gauges over tolerance"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("failures %q lack %q", got, want)
 		}

@@ -34,7 +34,7 @@ func JudgeRoute(run *measure.Run) RouteOutcome {
 	var o RouteOutcome
 	fail := func(format string, args ...any) { o.Failures = append(o.Failures, fmt.Sprintf(format, args...)) }
 	s := &run.Summary
-	o.Sessions, o.Aborted = s.Counters.SessionsStarted, s.Counters.SessionsAborted
+	o.Sessions, o.Aborted = s.Counters.SessionsStarted, s.Counters.Outcome(measure.OutcomeAborted)
 	// Merged cannot drop values: every histogram of a run shares NewHistogram's range.
 	cancel, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.CancelLatency })
 	ttft, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.TimeToFirstToken })
@@ -43,7 +43,7 @@ func JudgeRoute(run *measure.Run) RouteOutcome {
 		fail("no session started")
 	}
 	if n := s.Counters.Errors(); n > 0 {
-		fail("%d unscripted errors (HTTP %v, transport %d, decode %d)", n, s.Counters.HTTPErrors, s.Counters.TransportErrors, s.Counters.DecodeErrors)
+		fail("%d sessions with an error outcome (%v; HTTP %v)", n, s.Counters.Outcomes, s.Counters.HTTPErrors)
 	}
 	if n := s.FailedLeaks(); n > 0 {
 		fail("%d leak-check gauges over tolerance", n)

@@ -27,10 +27,10 @@ func TestJudgeRoute(t *testing.T) {
 		// Any content rule broken fails.
 		{"content rule", 6, map[protocol.Rule]int64{protocol.RAISDKText: 2}, 0, "violations: R-aisdk-text×2"},
 		// Unscripted transport errors fail.
-		{"errors", 6, nil, 3, "3 unscripted errors"},
+		{"errors", 6, nil, 3, "3 sessions with an error outcome"},
 	} {
 		run := fakeRun(t, []int{200}, c.cancels, c.violations)
-		run.Summary.Counters.TransportErrors = c.errors
+		run.Summary.Counters.Outcomes[measure.OutcomeTransportError] = c.errors
 		o := JudgeRoute(run)
 		got := strings.Join(o.Failures, "; ")
 		switch {

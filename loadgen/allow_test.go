@@ -2,13 +2,17 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
 )
 
 // TestAllowedRulesDoNotFailTheRun: violations of rules the mix (or Config.Allow) declares as
@@ -22,16 +26,30 @@ func TestAllowedRulesDoNotFailTheRun(t *testing.T) {
 		allow    []protocol.Rule
 		wantPass bool
 	}{
-		// nothing allowed: R-terminal and R-converge fail the run
+		// nothing allowed: R-framing and R-converge fail the run
 		{"none", "", nil, false},
 		// the mix allows one of the two rules: the other still fails the run
-		{"one", "allow: [R-terminal]\n", nil, false},
+		{"one", "allow: [R-framing]\n", nil, false},
 		// the mix and Config.Allow together allow both
-		{"both", "allow: [R-terminal, R-abort]\n", []protocol.Rule{protocol.RConverge}, true},
+		{"both", "allow: [R-framing, R-abort]\n", []protocol.Rule{protocol.RConverge}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := httptest.NewServer(&historyServer{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				// A stream that ends as it should but breaks two rules: text off the script
+				// (R-converge) and a frame that is not JSON (R-framing).
+				var body struct {
+					Input string `json:"input"`
+				}
+				_ = json.NewDecoder(r.Body).Decode(&body)
+				d, _, _ := scenarios.ParseDirective(body.Input)
+				sc, _ := scenarios.Embedded().Get(d.Scenario)
+				final, _ := json.Marshal(sc.Render(d.Seed).Expected().FinalText())
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+				_, _ = w.Write([]byte("data: {\"blockId\":\"b1\",\"chunk\":\"nope\"}\n\ndata: {not json\n\n" +
+					"data: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{\"content\":" + string(final) + "}}}\n\ndata: \"[DONE]\"\n\n"))
+			}))
 			defer srv.Close()
 			run, err := Run(context.Background(), Config{
 				Target: srv.URL, Mix: stallMix(t, tc.mixAllow), MixName: "allow", Rate: 50, Sessions: 1,
@@ -41,11 +59,11 @@ func TestAllowedRulesDoNotFailTheRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := run.Summary
-			if s.Violations[protocol.RTerminal] != 1 || s.Violations[protocol.RConverge] != 1 {
-				t.Fatalf("violations %v: want R-terminal and R-converge once each, allowed or not", s.Violations)
+			if s.Violations[protocol.RFraming] != 1 || s.Violations[protocol.RConverge] != 1 || s.Counters.Outcome(measure.OutcomeCompleted) != 1 {
+				t.Fatalf("violations %v, outcomes %v: want R-framing and R-converge once each, allowed or not, on a completed session", s.Violations, s.Counters.Outcomes)
 			}
-			if got := s.Counters.FailedByRules; len(got) != 1 || got["R-converge,R-terminal"] != 1 {
-				t.Errorf("failed by rules %v, want the session under R-converge,R-terminal", got)
+			if got := s.Counters.FailedByRules; len(got) != 1 || got["R-converge,R-framing"] != 1 {
+				t.Errorf("failed by rules %v, want the session under R-converge,R-framing", got)
 			}
 			if s.Verdict.Pass != tc.wantPass {
 				t.Errorf("verdict %+v, want pass %v", s.Verdict, tc.wantPass)

@@ -42,7 +42,7 @@ func TestAbortBeforeHeaders(t *testing.T) {
 			cfg.Library = lib
 			run := runLoad(t, cfg)
 			c := run.Summary.Counters
-			if c.SessionsAborted != tc.wantAborted || c.Errors() != 0 || !run.Summary.Verdict.Pass {
+			if c.Outcome(measure.OutcomeAborted) != tc.wantAborted || c.Errors() != 0 || !run.Summary.Verdict.Pass {
 				t.Errorf("want %d aborted, no errors, a pass:\n%s", tc.wantAborted, describe(run))
 			}
 			heads, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.Headers })

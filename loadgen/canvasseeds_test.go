@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -30,7 +31,7 @@ func TestCanvasSeedsClean(t *testing.T) {
 	if n := sum.TotalViolations(); n != 0 || !sum.Verdict.Pass {
 		t.Fatalf("clean runtime: %d violations, verdict %v\n%s", n, sum.Verdict.Pass, describe(run))
 	}
-	if sum.Counters.SessionsAborted != 0 {
+	if sum.Counters.Outcome(measure.OutcomeAborted) != 0 {
 		t.Errorf("a reconnect is not an abort: %+v", sum.Counters)
 	}
 }

@@ -55,9 +55,12 @@ type Config struct {
 	// Grace is how long in-flight streams may finish after the last start before they are
 	// cancelled (default 30 s).
 	Grace time.Duration
-	// StreamTimeout bounds one session (default 2 min). A stream with no terminal frame when
-	// it (or Grace) ends is hung: failed, R-terminal, counted apart (Counters.SessionsHung).
+	// StreamTimeout bounds one session (default 2 min). A stream still open when it ends is
+	// over_time (slow, not a violation); one still open when Grace ends is cut.
 	StreamTimeout time.Duration
+	// IdleTimeout ends a stream that delivered no byte for this long (default 20 s): the
+	// session is stalled. Negative turns it off.
+	IdleTimeout time.Duration
 
 	// HTTP2 uses HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1
 	// connection per stream.
@@ -185,15 +188,14 @@ type SessionEnd struct {
 	Scenario, Dialect string
 	// Session is the session's id; Target its target's slug.
 	Session, Target string
-	// Outcome is how the session ended; OutcomeHung sessions are failures too.
-	Outcome    Outcome
+	// Outcome is how the session ended (error outcomes are failures whatever the
+	// violations).
+	Outcome    measure.Outcome
 	Violations []protocol.Violation
-	// Err is the unscripted error counted for the session (what failed it, or an aborted
-	// session's failed stop request), naming the session, the host and what was wrong; nil
-	// when there was none. ErrKind is the counter it is in. A session failed by violations
-	// alone, or hung, has no Err: its Violations say why.
-	Err     error
-	ErrKind ErrorKind
+	// Err says what ended the session in an error outcome, naming the session, the host
+	// and what was wrong; nil for the others (a session failed by violations alone has
+	// none: its Violations say why).
+	Err error
 }
 
 // Latencies are one session's measured values handed to Config.OnLatencies: either a batch
@@ -227,6 +229,7 @@ const (
 	DefaultMaxInflight   = 10_000
 	DefaultGrace         = 30 * time.Second
 	DefaultStreamTimeout = 2 * time.Minute
+	DefaultIdleTimeout   = 20 * time.Second
 	DefaultLeakGrace     = 5 * time.Second
 	DefaultLeakPerStream = 0.05
 )
@@ -260,6 +263,9 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.StreamTimeout <= 0 {
 		cfg.StreamTimeout = DefaultStreamTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = hrtimer.New()

@@ -147,8 +147,8 @@ func TestThrowawayDialect(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := run.Summary.Counters
-			if c.SessionsStarted != 6 || run.Summary.Violations[rEchoText] != tc.want || c.TransportErrors != 0 {
-				t.Fatalf("started %d, violations %v, transport errors %d: want 6 sessions and %d %s", c.SessionsStarted, run.Summary.Violations, c.TransportErrors, tc.want, rEchoText)
+			if c.SessionsStarted != 6 || run.Summary.Violations[rEchoText] != tc.want || c.Outcome(measure.OutcomeTransportError) != 0 {
+				t.Fatalf("started %d, violations %v, transport errors %d: want 6 sessions and %d %s", c.SessionsStarted, run.Summary.Violations, c.Outcome(measure.OutcomeTransportError), tc.want, rEchoText)
 			}
 			if tc.want == 0 && c.SessionsOK != 6 {
 				t.Errorf("ok %d of 6", c.SessionsOK)

@@ -58,7 +58,7 @@ var (
 func NewLive() *Live {
 	l := &Live{registry: prometheus.NewRegistry()}
 	l.sessions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: LiveSessions, Help: "Sessions ended, by outcome (ok, failed, hung, aborted, cut).",
+		Name: LiveSessions, Help: "Sessions ended, by outcome (completed, scripted_error, aborted, in_band_error, http_error, transport_error, decode_error, truncated, stalled, over_time, cut).",
 	}, []string{"outcome"})
 	l.violations = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: LiveViolations, Help: "Protocol violations, by rule.",
@@ -87,7 +87,7 @@ func NewLive() *Live {
 		l.sessions, l.violations, l.firstChunk, l.chunkGap,
 		progress(LiveOpenStreams, "Streams open now (updated once a second).", false, func(p Progress) float64 { return float64(p.Active) }),
 		progress(LiveSessionsStarted, "Sessions started.", true, func(p Progress) float64 { return float64(p.Started) }),
-		progress(LiveErrors, "Unscripted errors (HTTP, transport, decode).", true, func(p Progress) float64 { return float64(p.Errors) }),
+		progress(LiveErrors, "Sessions with an error outcome (every outcome but completed, scripted_error, aborted).", true, func(p Progress) float64 { return float64(p.Errors) }),
 		progress(LiveFrames, "SSE frames received.", true, func(p Progress) float64 { return float64(p.Frames) }),
 		progress(LiveDraining, "1 once no new session starts and in-flight ones are finishing.", false, func(p Progress) float64 {
 			if p.Draining {
@@ -99,8 +99,8 @@ func NewLive() *Live {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	// Every outcome from zero, so rate() has a series before the first of each kind.
-	for _, o := range []Outcome{OutcomeOK, OutcomeFailed, OutcomeHung, OutcomeAborted, OutcomeCut} {
-		l.sessions.WithLabelValues(o.String())
+	for _, o := range outcomeList {
+		l.sessions.WithLabelValues(string(o))
 	}
 	return l
 }
@@ -130,7 +130,7 @@ func (l *Live) Attach(cfg *Config) {
 
 // SessionEnd counts a session's outcome and its violations (Config.OnSessionEnd).
 func (l *Live) SessionEnd(e SessionEnd) {
-	l.sessions.WithLabelValues(e.Outcome.String()).Inc()
+	l.sessions.WithLabelValues(string(e.Outcome)).Inc()
 	for _, v := range e.Violations {
 		l.violations.WithLabelValues(string(v.Rule)).Inc()
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	sbstack "github.com/streambench/streambench/stack"
 )
@@ -103,7 +104,7 @@ func TestLiveScrapeMidRun(t *testing.T) {
 	liveEnd, liveProgress := cfg.OnSessionEnd, cfg.OnProgress
 	cfg.OnSessionEnd = func(e SessionEnd) {
 		liveEnd(e)
-		if e.Outcome == OutcomeFailed && len(e.Violations) > 0 {
+		if len(e.Violations) > 0 {
 			endOnce.Do(func() { close(ended) })
 		}
 	}
@@ -140,7 +141,7 @@ func TestLiveScrapeMidRun(t *testing.T) {
 		{LiveSessionsStarted, nil},
 		{LiveFrames, nil},
 		// Every session fails on the doubled terminal.
-		{LiveSessions, map[string]string{"outcome": "failed"}},
+		{LiveSessions, map[string]string{"outcome": "completed"}},
 		{LiveViolations, map[string]string{"rule": string(protocol.RTerminal)}},
 		// The histograms have observations, labelled by the client's dialect.
 		{LiveTimeToFirstChunk, map[string]string{"dialect": "sim-chat-optedin"}},
@@ -152,8 +153,8 @@ func TestLiveScrapeMidRun(t *testing.T) {
 		}
 	}
 	// Outcomes that did not happen are exported from zero, so rate() has them.
-	if v, ok := sample(fams, LiveSessions, map[string]string{"outcome": "ok"}); !ok || v != 0 {
-		t.Errorf("%s{outcome=ok}: got %g (present %v), want 0", LiveSessions, v, ok)
+	if v, ok := sample(fams, LiveSessions, map[string]string{"outcome": "over_time"}); !ok || v != 0 {
+		t.Errorf("%s{outcome=over_time}: got %g (present %v), want 0", LiveSessions, v, ok)
 	}
 	if _, ok := sample(fams, "go_goroutines", nil); !ok {
 		t.Error("no Go runtime metrics on the registry")
@@ -176,8 +177,8 @@ func TestLiveFeeds(t *testing.T) {
 	cfg.OnSessionEnd = func(SessionEnd) { before++ }
 	live.Attach(&cfg)
 
-	cfg.OnSessionEnd(SessionEnd{Dialect: "compose", Outcome: OutcomeOK})
-	cfg.OnSessionEnd(SessionEnd{Dialect: "compose", Outcome: OutcomeHung, Violations: []protocol.Violation{{Rule: protocol.RTerminal}, {Rule: protocol.RTerminal}}})
+	cfg.OnSessionEnd(SessionEnd{Dialect: "compose", Outcome: measure.OutcomeCompleted})
+	cfg.OnSessionEnd(SessionEnd{Dialect: "compose", Outcome: measure.OutcomeStalled, Violations: []protocol.Violation{{Rule: protocol.RTerminal}, {Rule: protocol.RTerminal}}})
 	cfg.OnLatencies(Latencies{Dialect: "compose", TimeToFirstChunk: 120 * time.Millisecond})
 	cfg.OnLatencies(Latencies{Dialect: "compose"}) // no chunk: nothing observed
 	cfg.OnLatencies(Latencies{Dialect: "compose", ChunkGaps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 3 * time.Second}})
@@ -192,9 +193,9 @@ func TestLiveFeeds(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{LiveSessions, map[string]string{"outcome": "ok"}, 1},
-		{LiveSessions, map[string]string{"outcome": "hung"}, 1},
-		{LiveSessions, map[string]string{"outcome": "failed"}, 0},
+		{LiveSessions, map[string]string{"outcome": "completed"}, 1},
+		{LiveSessions, map[string]string{"outcome": "stalled"}, 1},
+		{LiveSessions, map[string]string{"outcome": "cut"}, 0},
 		// Each violation counts, as in the run's summary.
 		{LiveViolations, map[string]string{"rule": string(protocol.RTerminal)}, 2},
 		{LiveTimeToFirstChunk, map[string]string{"dialect": "compose"}, 1},

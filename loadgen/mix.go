@@ -14,6 +14,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/verdict"
 )
 
 //go:embed mix.yaml
@@ -31,7 +32,8 @@ type Mix struct {
 	Scenarios map[string]float64 `yaml:"scenarios"`
 	// Profiles are the client kinds, picked by weight.
 	Profiles []Profile `yaml:"profiles"`
-	// Thresholds are gate expressions, stored in the results for `streambench gate`.
+	// Thresholds are checks (package verdict) added to the defaults: the run's verdict and
+	// `streambench gate` both apply them.
 	Thresholds []string `yaml:"thresholds"`
 	// Allow lists rule IDs whose violations are known findings of the target (e.g. R-abort for
 	// a runtime that does not cancel its provider stream): still counted and shown as allowed,
@@ -208,6 +210,12 @@ func (m *Mix) validate() error {
 	for i, rule := range m.Allow {
 		if _, err := protocol.ParseRule(string(rule)); err != nil {
 			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
+		}
+	}
+	for i, expr := range m.Thresholds {
+		// Parsed now, before any run: a bad threshold found after the run wastes it.
+		if _, err := verdict.ParseThreshold(expr); err != nil {
+			errs = append(errs, fmt.Errorf("thresholds[%d]: %w", i, err))
 		}
 	}
 	for i, expr := range m.GoodputSLOs {

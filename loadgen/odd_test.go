@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -164,8 +165,8 @@ func TestBrokenServerIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := run.Summary
-	if s.Violations[protocol.RTerminal] == 0 {
-		t.Errorf("no R-terminal violation for streams without a terminal: %v", s.Violations)
+	if s.Counters.Outcome(measure.OutcomeTruncated) != 4 || s.Violations[protocol.RTerminal] != 0 {
+		t.Errorf("outcomes %v, violations %v: want every stream truncated (no terminal), not R-terminal restating it", s.Counters.Outcomes, s.Violations)
 	}
 	if s.Verdict.Pass {
 		t.Errorf("verdict passed a broken server")

@@ -73,7 +73,7 @@ func TestProviderDialectsAgainstTheMock(t *testing.T) {
 				t.Errorf("violations %v, want %v\n%s", run.Summary.Violations, tc.want, describe(run))
 			}
 			c := run.Summary.Counters
-			if c.SessionsStarted != 120 || c.TransportErrors != 0 || c.DecodeErrors != 0 || len(c.HTTPErrors) != 0 {
+			if c.SessionsStarted != 120 || c.Errors() != 0 {
 				t.Errorf("counters: %s", describe(run))
 			}
 			if tc.want == nil {

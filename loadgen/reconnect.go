@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/sse"
 )
@@ -17,21 +18,23 @@ import (
 //
 //go:noinline
 func (s *streamState) resume() bool {
-	r, p, m := s.r, s.p, s.m
+	r, p := s.r, s.p
 	s.dropped, s.reconnected = false, true
 	last := s.dec.LastEventID()
 	if s.body != nil {
 		_ = s.body.Close()
 		s.body = nil
 	}
+	s.turnTerminal, s.inBand = false, ""
 	if d := time.Duration(float64(p.reconnect.Delay) * r.cfg.ScriptTimeScale); d > 0 {
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
+			s.touch() // away on purpose: the idle timeout counts from the resume
 		case <-s.sctx.Done():
 			t.Stop()
-			if limit := s.hangLimit(); limit != "" {
-				s.res = s.finishHung(limit + " (while away before the scripted reconnect)")
+			if s.limit() != nil {
+				s.res = s.finishUnfinished("while away before the scripted reconnect")
 			} else {
 				s.res = s.finishCut()
 			}
@@ -41,7 +44,7 @@ func (s *streamState) resume() bool {
 	rc := p.client.(protocol.Reconnector)
 	req, err := rc.NewReconnectRequest(s.sctx, r.cfg.Target, p.session, s.resp, last)
 	if err != nil {
-		s.res = r.finishFailed(p, m, &s.res, s.counting, fmt.Errorf("session %s: %w", p.id, err), ErrorTransport)
+		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.id, err))
 		return false
 	}
 	applyHeader(req, p.header)
@@ -54,11 +57,13 @@ func (s *streamState) resume() bool {
 			s.res = s.finishCut()
 			return false
 		}
-		s.res = r.finishFailed(p, m, &s.res, s.counting, fmt.Errorf("session %s: reconnect: %w", p.id, err), ErrorTransport)
+		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: reconnect: %w", p.id, err))
 		return false
 	}
-	s.body = resp.Body
 	s.arrivals, _ = resp.Body.(arrivals) // the new connection's, never the dropped one's
+	s.touch()
+	resp.Body = s.watchBody(resp.Body)
+	s.body = resp.Body
 	if resp.StatusCode != http.StatusOK {
 		s.httpError(req, resp)
 		return false

@@ -28,12 +28,13 @@ type recorder struct {
 	// Only the run's collector goroutine touches it during the run.
 	taken *measure.Histograms
 
-	started, ok, failed, aborted, scripted atomic.Int64
-	hung, cut                              atomic.Int64
-	transport, decode, frames, bytes       atomic.Int64
-	late, dropped, recordErrs              atomic.Int64
-	active, violations, httpErrs           atomic.Int64
-	outputTokens, good, goodJudged         atomic.Int64 // token metrics and goodput (tokens.go)
+	started, ok, failed            atomic.Int64
+	frames, bytes                  atomic.Int64
+	late, dropped, recordErrs      atomic.Int64
+	active, violations, errs       atomic.Int64 // errs: sessions with an error outcome
+	outputTokens, good, goodJudged atomic.Int64 // token metrics and goodput (tokens.go)
+	// outcomes counts sessions by outcome, indexed as outcomeList.
+	outcomes [16]atomic.Int64
 
 	// onLatencies is Config.OnLatencies (nil: none), called after a flush, outside the lock.
 	onLatencies func(Latencies)
@@ -186,8 +187,19 @@ func (r *recorder) recordOne(k measure.Key, d time.Duration) {
 	s.mu.Unlock()
 }
 
+// outcome counts one session's outcome.
+func (r *recorder) outcome(o measure.Outcome) {
+	i := slices.Index(outcomeList, o)
+	if i < 0 {
+		panic("loadgen: outcome " + string(o) + " is not in measure.Outcomes")
+	}
+	r.outcomes[i].Add(1)
+	if o.IsError() {
+		r.errs.Add(1)
+	}
+}
+
 func (r *recorder) httpError(status int) {
-	r.httpErrs.Add(1)
 	r.mu.Lock()
 	r.httpStatus[status]++
 	r.mu.Unlock()
@@ -213,15 +225,17 @@ func (r *recorder) violation(rule protocol.Rule) {
 	r.mu.Unlock()
 }
 
-// completed is every session that ended, however it ended (hung ones are in failed).
+// completed is every session that ended, however it ended.
 func (r *recorder) completed() int64 {
-	return r.ok.Load() + r.failed.Load() + r.aborted.Load() + r.cut.Load()
+	var n int64
+	for i := range r.outcomes {
+		n += r.outcomes[i].Load()
+	}
+	return n
 }
 
-// errorsSoFar is every unscripted failure, for the timeline and progress.
-func (r *recorder) errorsSoFar() int64 {
-	return r.transport.Load() + r.decode.Load() + r.httpErrs.Load()
-}
+// errorsSoFar is every session with an error outcome, for the timeline and progress.
+func (r *recorder) errorsSoFar() int64 { return r.errs.Load() }
 
 // merge returns every shard merged (and what snapshots took out of them), counting values
 // the merge dropped.
@@ -241,12 +255,17 @@ func (r *recorder) merge() *measure.Histograms {
 func (r *recorder) counters() measure.Counters {
 	c := measure.Counters{
 		SessionsStarted: r.started.Load(), SessionsOK: r.ok.Load(), SessionsFailed: r.failed.Load(),
-		SessionsAborted: r.aborted.Load(), SessionsHung: r.hung.Load(), SessionsCut: r.cut.Load(),
-		ScriptedErrors:  r.scripted.Load(),
-		TransportErrors: r.transport.Load(), DecodeErrors: r.decode.Load(),
 		Frames: r.frames.Load(), Bytes: r.bytes.Load(),
 		LateStarts: r.late.Load(), DroppedStarts: r.dropped.Load(), RecordErrors: r.recordErrs.Load(),
 		OutputTokens: r.outputTokens.Load(), GoodputSessions: r.good.Load(), GoodputJudged: r.goodJudged.Load(),
+	}
+	for i, o := range outcomeList {
+		if n := r.outcomes[i].Load(); n > 0 {
+			if c.Outcomes == nil {
+				c.Outcomes = map[measure.Outcome]int64{}
+			}
+			c.Outcomes[o] = n
+		}
 	}
 	r.mu.Lock()
 	if len(r.httpStatus) > 0 {

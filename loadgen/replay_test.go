@@ -44,7 +44,9 @@ func (h *historyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
-	_, _ = w.Write([]byte(`data: {"blockId":"b1","chunk":"nope"}` + "\n\n"))
+	// Two rules broken, so two samples replay the session: text off the script (R-converge)
+	// and a frame that is not JSON (R-framing).
+	_, _ = w.Write([]byte(`data: {"blockId":"b1","chunk":"nope"}` + "\n\n" + "data: {not json\n\n"))
 }
 
 func (h *historyServer) seen() []string {

@@ -356,7 +356,7 @@ func TestHTTPSTargets(t *testing.T) {
 				}
 				return
 			}
-			if c.SessionsFailed != 6 || c.TransportErrors != 6 {
+			if c.SessionsFailed != 6 || c.Outcome(measure.OutcomeTransportError) != 6 {
 				t.Fatalf("want 6 failed sessions with transport errors\n%s", describe(run))
 			}
 			host := strings.TrimPrefix(target, "https://")
@@ -421,7 +421,7 @@ func TestHTTPSExpiredCertificate(t *testing.T) {
 	})
 	c := run.Summary.Counters
 	reasons := strings.Join(run.Summary.Verdict.Reasons, "; ")
-	if c.TransportErrors != 3 || !strings.Contains(reasons, "TLS handshake with "+ts.Listener.Addr().String()) ||
+	if c.Outcome(measure.OutcomeTransportError) != 3 || !strings.Contains(reasons, "TLS handshake with "+ts.Listener.Addr().String()) ||
 		!strings.Contains(reasons, "certificate has expired") {
 		t.Errorf("want 3 transport errors naming the host and the expiry\n%s", describe(run))
 	}

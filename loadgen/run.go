@@ -32,6 +32,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/verdict"
 )
 
 // runner is one run's shared state.
@@ -403,12 +404,10 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		measuredFrom = r.warmupEnd
 	}
 	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), ended.Sub(measuredFrom))
-	run.Summary.Verdict = r.verdict(&run.Summary, postErrs)
+	run.Summary.Judging = r.judging(postErrs)
 	if cfg.Shard.Count > 0 {
-		j := r.judging(postErrs)
 		run.Summary.Shard = &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count,
-			StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy, FirstErrors: j.FirstErrors, PostRun: j.PostRun,
-			GraceNs: cfg.Grace, StreamTimeoutNs: cfg.StreamTimeout}
+			StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}
 	}
 	if r.lateBy > lateStart {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, fmt.Sprintf(
@@ -418,6 +417,10 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	paced.LateStarts -= r.lateAtBegin.Load() // a late start is not an overloaded generator
 	if w := overloadWarning(lagHist, paced); w != "" {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
+	}
+	if err := verdict.Stamp(run); err != nil {
+		// The mix's thresholds were parsed before the run (ParseMix): this is a defect.
+		return run, fmt.Errorf("judge the run: %w", err)
 	}
 	return run, nil
 }
@@ -695,15 +698,10 @@ func environment(target string) measure.Environment {
 	return env
 }
 
-// verdict is measure.Judge over the run's own error samples, post-run failures and settings.
-func (r *runner) verdict(s *measure.Summary, postErrs []error) measure.Verdict {
-	return measure.Judge(s, r.judging(postErrs))
-}
-
 // judging is what the verdict quotes beyond the summary (also kept in a shard's summary, so
 // a merge judges the merged run alike).
 func (r *runner) judging(postErrs []error) measure.Judging {
-	j := measure.Judging{Grace: r.cfg.Grace, StreamTimeout: r.cfg.StreamTimeout, MaxInflight: r.cfg.MaxInflight}
+	j := measure.Judging{Grace: r.cfg.Grace, StreamTimeout: r.cfg.StreamTimeout, IdleTimeout: r.cfg.IdleTimeout, MaxInflight: r.cfg.MaxInflight}
 	r.errMu.Lock()
 	j.FirstErrors = slices.Clone(r.errSample)
 	r.errMu.Unlock()

@@ -161,7 +161,7 @@ func TestSelfProofCleanRuntime(t *testing.T) {
 	if sum.Counters.SessionsStarted != 60 {
 		t.Errorf("started %d sessions, want 60", sum.Counters.SessionsStarted)
 	}
-	if sum.Counters.SessionsAborted == 0 || sum.Counters.ScriptedErrors == 0 {
+	if sum.Counters.Outcome(measure.OutcomeAborted) == 0 || sum.Counters.Outcome(measure.OutcomeScriptedError) == 0 {
 		t.Errorf("the default mix should abort some sessions and script some errors: %+v", sum.Counters)
 	}
 	if len(sum.Leaks) == 0 {

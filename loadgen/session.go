@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
@@ -88,10 +88,10 @@ func (r *runner) planShallow(index uint64) *sessionPlan {
 type sessionResult struct {
 	violations []protocol.Violation
 	frames     []string // only when capturing (replays for violation samples)
-	outcome    Outcome
-	// err is the unscripted error counted for the session (nil: none), errKind its counter.
-	err     error
-	errKind ErrorKind
+	outcome    measure.Outcome
+	// err says what ended the session in an error outcome (or an aborted session's failed
+	// stop request); nil when there was none.
+	err error
 }
 
 // clientAction is the scripted abort or stop of one session. It fires at most once, from the
@@ -153,7 +153,7 @@ func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.T
 	if capture == 0 && r.cfg.OnSessionEnd != nil {
 		r.cfg.OnSessionEnd(SessionEnd{
 			Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
-			Outcome: res.outcome, Violations: res.violations, Err: res.err, ErrKind: res.errKind,
+			Outcome: res.outcome, Violations: res.violations, Err: res.err,
 		})
 	}
 	return res
@@ -175,21 +175,21 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	}
 	defer s.close()
 	if !onFreshStack(s.open) {
-		s.m.judgeGoodput(s.res.outcome, r.cfg.GoodputSLOs)
+		s.m.judgeGoodput(s.res, r.cfg.GoodputSLOs)
 		return s.res
 	}
 	for {
 		s.read()
 		if s.dropped {
 			if !onFreshStack(s.resume) {
-				s.m.judgeGoodput(s.res.outcome, r.cfg.GoodputSLOs)
+				s.m.judgeGoodput(s.res, r.cfg.GoodputSLOs)
 				return s.res
 			}
 			continue
 		}
 		more, ended := s.nextTurn()
 		if ended {
-			s.m.judgeGoodput(s.res.outcome, r.cfg.GoodputSLOs)
+			s.m.judgeGoodput(s.res, r.cfg.GoodputSLOs)
 			return s.res
 		}
 		if !more {
@@ -197,7 +197,7 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 		}
 	}
 	res := s.finish()
-	s.m.judgeGoodput(res.outcome, r.cfg.GoodputSLOs)
+	s.m.judgeGoodput(res, r.cfg.GoodputSLOs)
 	return res
 }
 
@@ -209,9 +209,13 @@ func (s *streamState) nextTurn() (more, ended bool) {
 	if s.p.session.Turn+1 >= s.turns || s.streamErr != nil || s.act.fired.Load() || s.ctx.Err() != nil || s.sctx.Err() != nil {
 		return false, false
 	}
+	if s.inBand != "" || !s.turnTerminal {
+		return false, false // the turn ended in an error or without its terminal: finish judges it
+	}
 	s.res.violations = append(s.res.violations, s.checker.Finish(nil)...)
 	_ = s.body.Close()
 	s.body = nil
+	s.turnTerminal = false
 	s.p.session.Turn++
 	if !onFreshStack(s.request) {
 		return false, true
@@ -262,6 +266,16 @@ type streamState struct {
 	dropped     bool
 	reconnected bool
 
+	// turnTerminal is set when the current turn's stream delivered its terminal frame;
+	// inBand holds the first in-band error frame's message (protocol.Observation.Error).
+	turnTerminal bool
+	inBand       string
+	// lastRead is when the stream last delivered bytes (unix ns), watched by idle.
+	lastRead atomic.Int64
+	idle     *time.Timer
+	// cancelCause ends the stream's context with a cause (errIdle).
+	cancelCause context.CancelCauseFunc
+
 	// Released by close, in reverse order of acquisition.
 	active    bool
 	cancel    context.CancelFunc
@@ -300,6 +314,9 @@ func (s *streamState) close() {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
+	if s.idle != nil {
+		s.idle.Stop()
+	}
 	if s.cancel != nil {
 		s.cancel()
 	}
@@ -332,10 +349,14 @@ func (s *streamState) open() bool {
 			}
 		}
 	}
-	s.res = sessionResult{outcome: OutcomeOK}
-	sctx, cancel := context.WithTimeoutCause(s.ctx, r.cfg.StreamTimeout, errStreamTimeout)
-	s.sctx, s.cancel = sctx, cancel
-	s.act = &clientAction{cancel: cancel}
+	s.res = sessionResult{}
+	tctx, cancelTimeout := context.WithTimeoutCause(s.ctx, r.cfg.StreamTimeout, errStreamTimeout)
+	sctx, cancel := context.WithCancelCause(tctx)
+	s.sctx = sctx
+	s.cancel = func() { cancel(nil); cancelTimeout() }
+	s.cancelCause = cancel
+	s.act = &clientAction{cancel: func() { cancel(nil) }}
+	s.startIdleWatch()
 	if p.trigger != nil && !p.stop && p.timed {
 		act := s.act
 		s.timer = time.AfterFunc(p.triggerAt, func() { act.fire() })
@@ -348,13 +369,13 @@ func (s *streamState) open() bool {
 //
 //go:noinline
 func (s *streamState) request() bool {
-	r, p, intended, counting, m, act := s.r, s.p, s.intended, s.counting, s.m, s.act
+	r, p, intended, m, act := s.r, s.p, s.intended, s.m, s.act
 	res := &s.res
 	isStop := p.stop
 	stopper, _ := p.client.(protocol.Stopper)
 	if act.fired.Load() {
 		// The client left between two turns: nothing more was asked for.
-		s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
+		s.res = s.finishAborted(false, nil)
 		return false
 	}
 
@@ -380,7 +401,7 @@ func (s *streamState) request() bool {
 	if err != nil {
 		// A request we cannot even build is a generator defect, reported as a transport error
 		// so it is never silent.
-		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), ErrorTransport)
+		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.id, err))
 		return false
 	}
 	applyHeader(req, p.header)
@@ -391,32 +412,35 @@ func (s *streamState) request() bool {
 	}
 	s.host = req.URL.Host
 	sent := time.Now()
+	s.touch()
 	resp, err := r.client.Do(req)
 	if err != nil {
 		switch {
 		case act.fired.Load():
-			s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
+			s.res = s.finishAborted(false, nil)
 			return false
-		case s.hangLimit() != "":
+		case s.limit() != nil:
 			// No response head before the limit: the user saw nothing at all.
 			s.streamErr = err
-			s.res = s.finishHung(s.hangLimit() + " (no response headers)")
+			s.res = s.finishUnfinished("no response headers")
 			return false
 		case s.ctx.Err() != nil:
 			s.res = s.finishCut()
 			return false
 		}
-		s.res = r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: %w", p.id, err), ErrorTransport)
+		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.id, err))
 		return false
 	}
+	s.touch()
+	s.arrivals, _ = resp.Body.(arrivals)
+	resp.Body = s.watchBody(resp.Body)
 	s.body = resp.Body
 	if !isStop && act.fired.Load() {
 		// The client left before the head arrived (Do may still return a response that came
 		// in the same instant): it never saw the head, so none is measured.
-		s.res = r.finishAborted(s.ctx, p, m, res, counting, act, nil, nil)
+		s.res = s.finishAborted(false, nil)
 		return false
 	}
-	s.arrivals, _ = resp.Body.(arrivals)
 	if m.headers == 0 {
 		m.headers = observed(s.arrived().Sub(intended))
 	}
@@ -434,7 +458,7 @@ func (s *streamState) request() bool {
 		if s.capture > 0 {
 			res.frames = append(res.frames, "headers: "+detail)
 		}
-		s.res = s.judge()
+		s.res = s.end(measure.OutcomeCompleted, nil)
 		return false
 	}
 	if isStop {
@@ -456,52 +480,6 @@ func (s *streamState) request() bool {
 	s.dec = sse.NewDecoder(resp.Body)
 	s.contentLength = resp.ContentLength
 	return true
-}
-
-// httpError ends the session on a non-200 answer. A client that judges error answers
-// (protocol.ErrorChecker: the provider wires) reads up to 64 KiB of it; the others 512 bytes,
-// quoted in the error. A scripted provider error answered as an HTTP error is the script, not
-// an error of the run.
-func (s *streamState) httpError(req *http.Request, resp *http.Response) {
-	r, p, m, res := s.r, s.p, s.m, &s.res
-	rec := r.rec
-	limit := int64(512)
-	ec, judges := p.client.(protocol.ErrorChecker)
-	if judges {
-		limit = 64 << 10
-	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
-	if judges {
-		res.violations = append(res.violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.session)...)
-	} else {
-		res.violations = nil // the error's headers are not the stream's
-	}
-	scripted := p.session.Expected.ProviderError != "" && resp.StatusCode >= 400
-	res.outcome = OutcomeFailed
-	if scripted && len(res.violations) == 0 {
-		res.outcome = OutcomeOK
-	}
-	if s.counting {
-		switch {
-		case scripted:
-			rec.scripted.Add(1)
-			if res.outcome == OutcomeOK {
-				rec.ok.Add(1)
-			} else {
-				rec.failed.Add(1)
-				rec.failedByViolations(res.violations)
-			}
-		default:
-			res.err, res.errKind = httpStatusError(p.id, req, resp, body[:min(len(body), 512)]), ErrorHTTP
-			rec.httpError(resp.StatusCode)
-			rec.failed.Add(1)
-			r.noteError(res.err)
-		}
-		r.noteViolations(p, res.violations)
-	} else if !scripted || res.outcome != OutcomeOK {
-		res.frames = append(res.frames, r.redact(fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body[:min(len(body), 512)])))
-	}
-	m.flush()
 }
 
 // read reads the stream to its end (or the client's scripted action), feeding the checker
@@ -588,6 +566,10 @@ func (s *streamState) read() {
 				m.toolCancel = observed(now.Sub(act.firedAt()))
 			}
 		case protocol.FrameTerminal:
+			s.turnTerminal = true
+			if obs.Error != "" && s.inBand == "" {
+				s.inBand = obs.Error
+			}
 			if act.terminalAt.IsZero() {
 				act.terminalAt = now
 			}
@@ -620,79 +602,6 @@ func (s *streamState) captureFrame(ev *sse.Event) {
 	}
 }
 
-// finish judges the stream read by read and counts the session's outcome.
-//
-//go:noinline
-func (s *streamState) finish() sessionResult {
-	r, p, m, res, counting, streamErr := s.r, s.p, s.m, &s.res, s.counting, s.streamErr
-	m.duration = observed(time.Since(s.intended))
-	sawTerminal := !s.act.terminalAt.IsZero()
-	hungBy := ""
-	if streamErr != nil {
-		hungBy = s.hangLimit()
-	}
-	if s.act.fired.Load() {
-		if p.stop && hungBy != "" && !sawTerminal {
-			// A stop asks the runtime to end the stream; one that never does is hung.
-			return s.finishHung(hungBy + " (after the stop request)")
-		}
-		return r.finishAborted(s.ctx, p, m, res, counting, s.act, s.checker, streamErr)
-	}
-	switch {
-	case hungBy != "" && !sawTerminal:
-		return s.finishHung(hungBy)
-	case hungBy != "":
-		// The terminal came but the runtime held the connection open until the limit: the
-		// user has the answer, so the stream is judged as if it ended there (a dialect that
-		// wants [DONE] after its terminal still says so), not counted as hung or an error.
-		streamErr = nil
-	case s.ctx.Err() != nil && streamErr != nil:
-		return s.finishCut()
-	}
-	res.violations = append(res.violations, s.checker.Finish(streamErr)...)
-	var limit *sse.LimitError
-	switch {
-	case streamErr != nil && errors.As(streamErr, &limit):
-		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: decode stream from %s: %w", p.id, s.host, streamErr), ErrorDecode)
-	case streamErr != nil:
-		if s.contentLength >= 0 && errors.Is(streamErr, io.ErrUnexpectedEOF) {
-			// net/http says only "unexpected EOF" for a body cut short of its length.
-			streamErr = fmt.Errorf("body ended before its Content-Length of %d bytes: %w", s.contentLength, streamErr)
-		}
-		return r.finishFailed(p, m, res, counting, fmt.Errorf("session %s: read stream from %s: %w", p.id, s.host, streamErr), ErrorTransport)
-	case s.dec.Truncated():
-		// WHATWG discards an event cut by the end of the stream, so no checker ever sees it;
-		// every dialect ends its streams on a complete event, so the cut is a framing fault.
-		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RFraming, Detail: fmt.Sprintf(
-			"the stream ended inside an undispatched event or an unterminated line (after %d bytes; its data was discarded)", s.dec.BytesRead())})
-	}
-	return s.judge()
-}
-
-// judge counts a session that ended without an error by its violations: failed with any,
-// ok without.
-func (s *streamState) judge() sessionResult {
-	r, p, res := s.r, s.p, &s.res
-	if s.counting {
-		rec := r.rec
-		if p.session.Expected.ProviderError != "" {
-			rec.scripted.Add(1)
-		}
-		if len(res.violations) > 0 {
-			rec.failed.Add(1)
-			rec.failedByViolations(res.violations)
-		} else {
-			rec.ok.Add(1)
-		}
-		r.noteViolations(p, res.violations)
-	}
-	if len(res.violations) > 0 {
-		res.outcome = OutcomeFailed
-	}
-	s.m.flush()
-	return *res
-}
-
 // httpStatusError describes a response other than 200 to the stream request: the status and
 // the start of its body, or for a redirect where it pointed (never followed).
 func httpStatusError(id string, req *http.Request, resp *http.Response, body []byte) error {
@@ -703,147 +612,9 @@ func httpStatusError(id string, req *http.Request, resp *http.Response, body []b
 	return fmt.Errorf("session %s: %s %s: HTTP %d: %s", id, req.Method, req.URL.Redacted(), resp.StatusCode, bytes.TrimSpace(body))
 }
 
-// hangLimit names the limit that ended the stream's context (the run's grace period or the
-// stream timeout), or returns "" when none did: the stream ended by itself, the client left,
-// or the caller cancelled the run.
-func (s *streamState) hangLimit() string {
-	if s.sctx == nil {
-		return ""
-	}
-	switch cause := context.Cause(s.sctx); {
-	case errors.Is(cause, errGraceEnded):
-		return "the " + s.r.cfg.Grace.String() + " grace period"
-	case errors.Is(cause, errStreamTimeout):
-		return "the " + s.r.cfg.StreamTimeout.String() + " stream timeout"
-	case errors.Is(cause, errReplayLimit):
-		return "the replay's " + s.r.replayLimit().String() + " limit"
-	}
-	return ""
-}
-
-// finishHung closes out a session whose stream had no terminal frame when limit ended it: a
-// failure, raised as R-terminal and counted apart as hung. The checker judges only what
-// arrived (a cut stream is partial), so the missing end is R-terminal's finding alone.
-func (s *streamState) finishHung(limit string) sessionResult {
-	r, p, m, res := s.r, s.p, s.m, &s.res
-	res.outcome = OutcomeHung
-	acted := s.act != nil && s.act.fired.Load()
-	if acted {
-		// The checker judges what arrived in the light of the client's scripted action.
-		p.session.Aborted = true
-		s.noteStop()
-	}
-	if s.checker != nil {
-		res.violations = append(res.violations, s.checker.Finish(cmp.Or(s.streamErr, context.Cause(s.sctx)))...)
-	}
-	detail := fmt.Sprintf("no terminal within %s (stream open %v)", limit, time.Since(s.intended).Round(time.Millisecond))
-	res.violations = append(res.violations, protocol.Violation{Rule: protocol.RTerminal, Detail: detail})
-	if s.counting {
-		r.rec.hung.Add(1)
-		r.rec.failed.Add(1)
-		r.noteHungViolations(p, res.violations)
-		if acted {
-			// The client stopped: whether the provider saw it go is still worth knowing.
-			r.aborts.add(abortRecord{
-				index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: s.act.firedAt(),
-				duringTool: duringTool(p.session.Expected.Client),
-			})
-		}
-	} else {
-		res.frames = append(res.frames, "hung: "+detail)
-	}
-	m.flush()
-	return *res
-}
-
-// noteStop tells the checker of a stop session that the stop request was sent (it may already
-// know: StopSent may be called more than once).
-func (s *streamState) noteStop() {
-	if !s.p.stop || s.checker == nil {
-		return
-	}
-	if so, ok := s.checker.(protocol.StopObserver); ok {
-		so.StopSent()
-	}
-}
-
-// finishCut closes out a session the caller cancelled (Run's context) before it ended:
-// nothing is judged, and it is counted apart, not as an abort or a failure.
-func (s *streamState) finishCut() sessionResult {
-	s.res.outcome = OutcomeCut
-	if s.counting {
-		s.r.rec.cut.Add(1)
-	}
-	s.m.flush()
-	return s.res
-}
-
 // lateStart is how far behind its intended time an open-loop start may be before it counts as
 // late: scheduler wake-up jitter under a millisecond is not a missed schedule.
 const lateStart = time.Millisecond
-
-// finishFailed counts a transport or decode failure.
-func (r *runner) finishFailed(p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, err error, kind ErrorKind) sessionResult {
-	res.outcome = OutcomeFailed
-	res.err, res.errKind = err, kind
-	if counting {
-		if kind == ErrorDecode {
-			r.rec.decode.Add(1)
-		} else {
-			r.rec.transport.Add(1)
-		}
-		r.rec.failed.Add(1)
-		r.noteError(err)
-		r.noteViolations(p, res.violations)
-	} else {
-		res.frames = append(res.frames, "error: "+r.redact(err.Error()))
-	}
-	m.flush()
-	return *res
-}
-
-// finishAborted closes out a session the client aborted or stopped on purpose.
-func (r *runner) finishAborted(ctx context.Context, p *sessionPlan, m *sessionMetrics, res *sessionResult, counting bool, act *clientAction, checker protocol.Checker, streamErr error) sessionResult {
-	res.outcome = OutcomeAborted
-	p.session.Aborted = true
-	stopped := act.stopDone != nil
-	if stopped {
-		if so, ok := checker.(protocol.StopObserver); ok {
-			so.StopSent() // again is harmless: a stop fired after the last frame was read
-		}
-		select {
-		case out := <-act.stopDone:
-			// A 404 for a run whose terminal we had already received is a stop that arrived
-			// after the run finished on its own: a race, not an error.
-			late := out.status == http.StatusNotFound && !act.terminalAt.IsZero() && !act.terminalAt.After(out.at)
-			if out.err != nil && !late {
-				res.err, res.errKind = out.err, ErrorTransport
-				if counting {
-					r.rec.transport.Add(1)
-					r.noteError(out.err)
-				}
-			}
-		case <-ctx.Done():
-		}
-	}
-	if checker != nil {
-		if stopped {
-			res.violations = append(res.violations, checker.Finish(streamErr)...)
-		} else {
-			res.violations = append(res.violations, checker.Finish(nil)...)
-		}
-	}
-	if counting {
-		r.rec.aborted.Add(1)
-		r.noteViolations(p, res.violations)
-		r.aborts.add(abortRecord{
-			index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: act.firedAt(),
-			duringTool: duringTool(p.session.Expected.Client),
-		})
-	}
-	m.flush()
-	return *res
-}
 
 // stopOutcome is how the stop request went: the HTTP status (0 when none came back), when
 // the answer arrived, and an error for anything but 200.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/verdict"
 )
 
 // DefaultSnapshotInterval is how often a run hands Config.OnSnapshot its results so far when
@@ -155,7 +156,16 @@ func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *mea
 			Measures:    r.rec.measureInfos(),
 		},
 	}
-	v := r.verdict(&run.Summary, nil)
+	run.Summary.Judging = r.judging(nil)
+	// Judged as if finished (the judge refuses snapshots), then marked as what it is.
+	finished := *run
+	finished.Summary.Incomplete = false
+	var v measure.Verdict
+	if res, err := verdict.Judge(&finished, verdict.Config{}); err == nil {
+		v = res.Verdict(nil)
+	} else {
+		v.Reasons = []string{err.Error()}
+	}
 	v.Pass = false
 	v.Reasons = append([]string{fmt.Sprintf("incomplete: a snapshot taken %s into the run, at %s; the run was killed or is still running",
 		now.Sub(r.start).Round(time.Second), now.UTC().Format(time.TimeOnly)+" UTC")}, v.Reasons...)

@@ -77,8 +77,8 @@ func TestSwarmChildrenCancelled(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("rules %v, want %v\n%s", got, tc.want, describe(run))
 			}
-			if run.Summary.Counters.SessionsAborted != 4 {
-				t.Errorf("%d sessions aborted or stopped, want 4", run.Summary.Counters.SessionsAborted)
+			if run.Summary.Counters.Outcome(measure.OutcomeAborted) != 4 {
+				t.Errorf("%d sessions aborted or stopped, want 4", run.Summary.Counters.Outcome(measure.OutcomeAborted))
 			}
 		})
 	}

@@ -117,15 +117,15 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 	return float64(d.Microseconds()), d > 0
 }
 
-// judgeGoodput counts a measured session toward goodput once it ended: judged when it ended OK
-// or failed (an abort on purpose or a cut run is neither good nor bad), good when OK and every
-// SLO holds on its own values.
-func (m *sessionMetrics) judgeGoodput(outcome Outcome, slos []measure.SessionSLO) {
-	if !m.record || (outcome != OutcomeOK && !outcome.Failed()) {
+// judgeGoodput counts a measured session toward goodput once it ended: judged unless aborted
+// on purpose or cut by the run's end (neither good nor bad), good when it ended completed or
+// as its scripted error, broke no rule, and every SLO holds on its own values.
+func (m *sessionMetrics) judgeGoodput(res sessionResult, slos []measure.SessionSLO) {
+	if !m.record || res.outcome == measure.OutcomeAborted || res.outcome == measure.OutcomeCut {
 		return
 	}
 	m.rec.goodJudged.Add(1)
-	if outcome != OutcomeOK {
+	if res.outcome.IsError() || len(res.violations) > 0 {
 		return
 	}
 	for _, s := range slos {

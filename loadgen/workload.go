@@ -45,6 +45,7 @@ type Workload struct {
 	Sessions               int64
 	Warmup, Grace          time.Duration
 	StreamTimeout          time.Duration
+	IdleTimeout            time.Duration
 	LeakGrace              time.Duration
 	LeakPerStream          float64
 	NoLeakCheck            bool
@@ -68,7 +69,7 @@ func (w Workload) Config() (Config, error) {
 		Seed: w.Seed, RunID: w.RunID, Clients: w.Clients, ThinkTime: w.ThinkTime,
 		Rate: w.Rate, Arrival: w.Arrival, MaxInflight: w.MaxInflight, RateStages: w.RateStages,
 		Duration: w.Duration, Sessions: w.Sessions, Warmup: w.Warmup, Grace: w.Grace,
-		StreamTimeout: w.StreamTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
+		StreamTimeout: w.StreamTimeout, IdleTimeout: w.IdleTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
 		SnapshotInterval: w.SnapshotEvery,
 		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
 	}

@@ -49,7 +49,7 @@ func seededRun(t testing.TB) *measure.Run {
 			Environment: measure.Environment{GoVersion: "go1.26", OS: "linux", Arch: "amd64", CPUs: 2},
 			Metrics:     measure.Summarize(h),
 			Counters: measure.Counters{SessionsStarted: 1000, SessionsOK: 990, SessionsFailed: 10,
-				HTTPErrors: map[int]int64{503: 4}, TransportErrors: 6, Frames: 50000, Bytes: 1 << 20},
+				HTTPErrors: map[int]int64{503: 4}, Outcomes: map[measure.Outcome]int64{measure.OutcomeHTTPError: 4, measure.OutcomeTransportError: 6}, Frames: 50000, Bytes: 1 << 20},
 			Violations: map[protocol.Rule]int64{protocol.RConverge: 2},
 			Leaks:      []measure.Leak{{Source: "runtime", Name: "go_goroutines", Before: 10, After: 12, Delta: 2, Tolerance: 5, OK: true}},
 			Verdict:    measure.Verdict{Pass: false, Reasons: []string{"2 violations"}},
@@ -219,9 +219,9 @@ func TestReadRunErrors(t *testing.T) {
 		// a summary from a future schema
 		{"schema", func(t *testing.T) string {
 			dir := good(t)
-			write(t, dir, measure.SummaryFile, `{"schema": 2}`)
+			write(t, dir, measure.SummaryFile, `{"schema": 1}`)
 			return dir
-		}, "schema version 2"},
+		}, "schema version 1, this streambench reads version 2"},
 		// broken JSON names the line
 		{"bad json", func(t *testing.T) string {
 			dir := good(t)
@@ -331,8 +331,8 @@ func BenchmarkWriteReadRun(b *testing.B) {
 // FuzzReadRun feeds arbitrary bytes as each file of a run directory: ReadRun returns a run or
 // an error naming the file, never panics.
 func FuzzReadRun(f *testing.F) {
-	f.Add(uint8(0), []byte(`{"schema":1,"run_id":"x","config":{"duration":"30s"}}`))
-	f.Add(uint8(0), []byte(`{"schema":1,"config":{"duration":"thirty"}}`))
+	f.Add(uint8(0), []byte(`{"schema":2,"run_id":"x","config":{"duration":"30s"}}`))
+	f.Add(uint8(0), []byte(`{"schema":2,"config":{"duration":"thirty"}}`))
 	f.Add(uint8(1), []byte("second,active,started,completed,frames,errors,violations\n0,1,2,3,4,5,6\n"))
 	f.Add(uint8(1), []byte("second,active\n\"0"))
 	f.Add(uint8(2), []byte(`{"session":"s","rule":"R-terminal","frames":["data: x"]}`+"\n"))
@@ -342,7 +342,7 @@ func FuzzReadRun(f *testing.F) {
 		dir := t.TempDir()
 		name := files[int(which)%len(files)]
 		if name != measure.SummaryFile {
-			if err := os.WriteFile(filepath.Join(dir, measure.SummaryFile), []byte(`{"schema":1}`), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, measure.SummaryFile), []byte(`{"schema":2}`), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

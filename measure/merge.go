@@ -30,8 +30,9 @@ func (e *MergeError) Error() string { return "merge: " + e.Field + ": " + e.Deta
 // histograms merged losslessly (every count and percentile is that of one histogram of all
 // the values), counters and violations summed, violation samples kept (per rule, as many as
 // the shard that kept most, so the generator's bound holds), timelines summed per second of
-// wall clock, the shards' key figures kept in Summary.Shards, and the verdict judged anew by
-// Judge, with each shard's warnings quoted. It refuses (a *MergeError) shards of different
+// wall clock, the shards' key figures kept in Summary.Shards, and what the verdict quotes in
+// Summary.Judging; the caller judges the merged run (package verdict), each shard's warnings
+// already quoted in Summary.Verdict.Warnings. It refuses (a *MergeError) shards of different
 // runs, seeds, mixes, shard counts or versions, a repeated shard and a missing one.
 //
 // leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
@@ -80,11 +81,12 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 			hosts = append(hosts, h)
 		}
 		info := sum.Shard
-		judging.FirstErrors = append(judging.FirstErrors, info.FirstErrors...)
-		for _, p := range info.PostRun {
+		judging.FirstErrors = append(judging.FirstErrors, sum.Judging.FirstErrors...)
+		for _, p := range sum.Judging.PostRun {
 			judging.PostRun = append(judging.PostRun, fmt.Sprintf("shard %d: %s", info.Index, p))
 		}
-		judging.Grace, judging.StreamTimeout = max(judging.Grace, info.GraceNs), max(judging.StreamTimeout, info.StreamTimeoutNs)
+		judging.Grace, judging.StreamTimeout = max(judging.Grace, sum.Judging.Grace), max(judging.StreamTimeout, sum.Judging.StreamTimeout)
+		judging.IdleTimeout = max(judging.IdleTimeout, sum.Judging.IdleTimeout)
 		for _, w := range sum.Verdict.Warnings {
 			s.Verdict.Warnings = append(s.Verdict.Warnings, fmt.Sprintf("shard %d: %s", info.Index, w))
 		}
@@ -118,9 +120,7 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	out.Samples = mergeSamples(shards)
 	measured := s.Ended.Sub(s.Started.Add(s.Config.Warmup))
 	s.Tokens = NewTokenSummary(s.Counters, slos, measured)
-	warnings := s.Verdict.Warnings
-	s.Verdict = Judge(s, judging)
-	s.Verdict.Warnings = warnings
+	s.Judging = judging
 	return out, nil
 }
 
@@ -214,13 +214,20 @@ func addCounters(a, b Counters) Counters {
 			http[k] += v
 		}
 	}
+	var outcomes map[Outcome]int64
+	if len(a.Outcomes)+len(b.Outcomes) > 0 {
+		outcomes = maps.Clone(a.Outcomes)
+		if outcomes == nil {
+			outcomes = map[Outcome]int64{}
+		}
+		for k, v := range b.Outcomes {
+			outcomes[k] += v
+		}
+	}
 	return Counters{
-		SessionsStarted: a.SessionsStarted + b.SessionsStarted, SessionsOK: a.SessionsOK + b.SessionsOK,
+		SessionsStarted: a.SessionsStarted + b.SessionsStarted, Outcomes: outcomes, SessionsOK: a.SessionsOK + b.SessionsOK,
 		SessionsFailed: a.SessionsFailed + b.SessionsFailed, FailedByRules: sumMap(a.FailedByRules, b.FailedByRules),
-		SessionsHung: a.SessionsHung + b.SessionsHung, SessionsAborted: a.SessionsAborted + b.SessionsAborted,
-		SessionsCut: a.SessionsCut + b.SessionsCut, ScriptedErrors: a.ScriptedErrors + b.ScriptedErrors,
-		HTTPErrors: http, TransportErrors: a.TransportErrors + b.TransportErrors,
-		DecodeErrors: a.DecodeErrors + b.DecodeErrors, Frames: a.Frames + b.Frames, Bytes: a.Bytes + b.Bytes,
+		HTTPErrors: http, Frames: a.Frames + b.Frames, Bytes: a.Bytes + b.Bytes,
 		LateStarts: a.LateStarts + b.LateStarts, DroppedStarts: a.DroppedStarts + b.DroppedStarts,
 		RecordErrors: a.RecordErrors + b.RecordErrors, OutputTokens: a.OutputTokens + b.OutputTokens,
 		GoodputSessions: a.GoodputSessions + b.GoodputSessions, GoodputJudged: a.GoodputJudged + b.GoodputJudged,

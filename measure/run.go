@@ -12,47 +12,45 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// SchemaVersion is the summary.json schema this package writes and reads.
-const SchemaVersion = 1
+// SchemaVersion is the summary.json schema this package writes and reads. Version 2 counts
+// every session by its outcome (Counters.Outcomes) and records what the verdict quotes
+// (Summary.Judging); version 1 results are refused with a message that says so.
+const SchemaVersion = 2
 
-// Counters are a run's event counts. Sessions started = OK + failed + aborted + cut once the
-// run has drained (hung sessions are among the failed).
+// Counters are a run's event counts. Once the run has drained, the Outcomes add up to
+// SessionsStarted.
 type Counters struct {
 	SessionsStarted int64 `json:"sessions_started"`
-	SessionsOK      int64 `json:"sessions_ok"`
-	// SessionsFailed counts sessions that failed without the scenario asking for it: an HTTP,
-	// transport or decode error, or a protocol violation. Scripted failures count as OK.
+	// Outcomes counts the sessions by how they ended (Outcome; only those that occurred).
+	Outcomes map[Outcome]int64 `json:"outcomes"`
+	// SessionsOK counts sessions that ended completed or as their scripted error and broke no
+	// rule; SessionsFailed those with an error outcome or a protocol violation. An aborted
+	// session that broke no rule is neither (the client left on purpose).
+	SessionsOK     int64 `json:"sessions_ok"`
 	SessionsFailed int64 `json:"sessions_failed"`
 	// FailedByRules counts the failed sessions whose only failure was protocol violations, by
 	// the rules they broke (sorted, comma-separated: "R-abort,R-terminal"), so a gate that
 	// allows rules can leave out the sessions that failed by allowed rules alone.
 	FailedByRules map[string]int64 `json:"sessions_failed_by_rules,omitempty"`
-	// SessionsHung counts the failed sessions whose stream had no terminal frame when the
-	// run's grace period or the stream timeout ended (each also raised R-terminal).
-	SessionsHung    int64 `json:"sessions_hung"`
-	SessionsAborted int64 `json:"sessions_aborted"` // closed by the client on purpose (scripted abort or stop)
-	// SessionsCut counts sessions cancelled unjudged because the run itself was cancelled
-	// (second Ctrl-C) while they streamed.
-	SessionsCut    int64 `json:"sessions_cut"`
-	ScriptedErrors int64 `json:"scripted_errors"` // failures the scenario asked for; not counted as errors
-	// HTTPErrors counts non-2xx responses by status code.
-	HTTPErrors      map[int]int64 `json:"http_errors,omitempty"`
-	TransportErrors int64         `json:"transport_errors"`
-	DecodeErrors    int64         `json:"decode_errors"`
-	Frames          int64         `json:"frames"`
-	Bytes           int64         `json:"bytes"`
-	LateStarts      int64         `json:"late_starts"`    // open loop: sessions started after their intended time
-	DroppedStarts   int64         `json:"dropped_starts"` // open loop: sessions never started (max in-flight)
-	RecordErrors    int64         `json:"record_errors"`  // latencies outside the histogram range
+	// HTTPErrors counts the http_error sessions by status code.
+	HTTPErrors    map[int]int64 `json:"http_errors,omitempty"`
+	Frames        int64         `json:"frames"`
+	Bytes         int64         `json:"bytes"`
+	LateStarts    int64         `json:"late_starts"`    // open loop: sessions started after their intended time
+	DroppedStarts int64         `json:"dropped_starts"` // open loop: sessions never started (max in-flight)
+	RecordErrors  int64         `json:"record_errors"`  // latencies outside the histogram range
 	// OutputTokens is every thinking and answer token the measured sessions received (from the
 	// ground truth, or the usage report without it).
 	OutputTokens int64 `json:"output_tokens"`
-	// GoodputSessions counts the judged sessions (ended OK or failed; not aborted on purpose or
-	// cut) that succeeded and met every per-session SLO (Tokens.Goodput.SLOs); GoodputJudged
-	// counts the judged ones.
+	// GoodputSessions counts the judged sessions (those not aborted on purpose or cut) that
+	// succeeded and met every per-session SLO (Tokens.Goodput.SLOs); GoodputJudged counts the
+	// judged ones.
 	GoodputSessions int64 `json:"goodput_sessions"`
 	GoodputJudged   int64 `json:"goodput_judged"`
 }
+
+// Outcome is how many sessions ended with o.
+func (c Counters) Outcome(o Outcome) int64 { return c.Outcomes[o] }
 
 // TokenSummary is the run's aggregate token figures (summary.json "tokens"); the per-session
 // and per-token distributions are the ttft, ttfo, itl, tpot and stream_tokens_per_s metrics.
@@ -88,12 +86,16 @@ func NewTokenSummary(c Counters, slos []string, d time.Duration) *TokenSummary {
 	return t
 }
 
-// Errors is the number of sessions that failed for reasons the scenario did not script:
-// HTTP errors, transport errors and decode errors.
-func (c Counters) Errors() int64 {
-	n := c.TransportErrors + c.DecodeErrors
-	for _, v := range c.HTTPErrors {
-		n += v
+// Errors is the number of sessions whose outcome is an error (Outcome.IsError).
+func (c Counters) Errors() int64 { return c.ErrorsExcept(nil) }
+
+// ErrorsExcept is Errors without the outcomes listed (those a threshold judges by name).
+func (c Counters) ErrorsExcept(except []Outcome) int64 {
+	var n int64
+	for o, k := range c.Outcomes {
+		if o.IsError() && !slices.Contains(except, o) {
+			n += k
+		}
 	}
 	return n
 }
@@ -301,9 +303,23 @@ type Summary struct {
 	Measures []MeasureInfo `json:"measures,omitempty"`
 	// Shard is set in the results of one shard of a sharded run (load --shard I/N); Shards
 	// in a run merged from shards (streambench merge), one entry per shard.
-	Shard   *ShardInfo     `json:"shard,omitempty"`
-	Shards  []ShardFigures `json:"shards,omitempty"`
-	Verdict Verdict        `json:"verdict"`
+	Shard  *ShardInfo     `json:"shard,omitempty"`
+	Shards []ShardFigures `json:"shards,omitempty"`
+	// Judging is what the verdict quotes beyond the figures, kept so that any command
+	// (load, merge, gate, sweep) judges the saved run exactly as the run did.
+	Judging Judging `json:"judging"`
+	Verdict Verdict `json:"verdict"`
+}
+
+// Judging is what a verdict quotes beyond the summary's figures: the first error messages,
+// the post-run checks that failed, and the settings its reasons name.
+type Judging struct {
+	FirstErrors   []string      `json:"first_errors,omitempty"`
+	PostRun       []string      `json:"post_run,omitempty"`
+	Grace         time.Duration `json:"grace_ns,omitempty"`
+	StreamTimeout time.Duration `json:"stream_timeout_ns,omitempty"`
+	IdleTimeout   time.Duration `json:"idle_timeout_ns,omitempty"`
+	MaxInflight   int           `json:"max_inflight,omitempty"`
 }
 
 // Metric returns the summary of k, if recorded.

@@ -14,14 +14,6 @@ type ShardInfo struct {
 	// how long after it this shard began, when it did (0: on time or no StartAt).
 	StartAt time.Time     `json:"start_at,omitzero"`
 	LateBy  time.Duration `json:"late_by_ns,omitempty"`
-	// FirstErrors are the first unscripted errors' messages (as the verdict quotes them),
-	// PostRun the post-run checks' failures (cancel latency): neither is in the counters.
-	FirstErrors []string `json:"first_errors,omitempty"`
-	PostRun     []string `json:"post_run,omitempty"`
-	// GraceNs and StreamTimeoutNs are the run's grace period and stream timeout, quoted in
-	// the verdict's hung-sessions reason.
-	GraceNs         time.Duration `json:"grace_ns,omitempty"`
-	StreamTimeoutNs time.Duration `json:"stream_timeout_ns,omitempty"`
 }
 
 // ShardFigures are one shard's key figures, kept in a merged run's summary ("shards") so a

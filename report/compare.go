@@ -103,7 +103,7 @@ func Compare(a, b *measure.Run) Comparison {
 	}
 	count("sessions started", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsStarted) })
 	count("sessions ok", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsOK) })
-	count("unscripted errors", func(s *measure.Summary) float64 { return float64(s.Counters.Errors()) })
+	count("errors (error outcomes)", func(s *measure.Summary) float64 { return float64(s.Counters.Errors()) })
 	c.Rows = append(c.Rows, CompareRow{Name: "error rate", Unit: "%", A: a.Summary.Counters.ErrorRate() * 100,
 		B: b.Summary.Counters.ErrorRate() * 100, HasA: true, HasB: true})
 	count("frames", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })

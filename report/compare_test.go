@@ -7,14 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/internal/fixture"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 )
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
-	a := fixtureRun(t, runOptions{seed: 8})
-	b := fixtureRun(t, runOptions{seed: 8, ttfcShift: 100 * time.Millisecond, httpErrors: 10})
+	a := fixture.Run(t, fixture.Options{Seed: 8})
+	b := fixture.Run(t, fixture.Options{Seed: 8, TTFCShift: 100 * time.Millisecond, HTTPErrors: 10})
 	b.Summary.RunID = "fixture-2"
 	// a metric only B recorded
 	if err := b.Histograms.Record(measure.Key{Metric: measure.StopLatency, Scenario: "stop", Dialect: "compose"}, time.Millisecond); err != nil {
@@ -44,7 +45,7 @@ func TestCompare(t *testing.T) {
 	if stop := find("stop p99 stop/compose"); stop.HasA || !stop.HasB || !math.IsNaN(stop.Change()) {
 		t.Errorf("stop row = %+v, want only B", stop)
 	}
-	if errs := find("unscripted errors"); errs.A != 0 || errs.B != 10 {
+	if errs := find("errors (error outcomes)"); errs.A != 0 || errs.B != 10 {
 		t.Errorf("errors row = %+v", errs)
 	}
 	// A rate metric is compared in tokens/s, not ms; the aggregate figures have rows of their own.

@@ -1,13 +1,13 @@
 package report_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/internal/fixture"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 )
@@ -28,7 +28,7 @@ func TestRenderIncompleteRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := fixtureRun(t, runOptions{seed: 14})
+			r := fixture.Run(t, fixture.Options{Seed: 14})
 			r.Summary.Ended = r.Summary.Started.Add(17 * time.Second)
 			dir := t.TempDir()
 			write := measure.WriteRun
@@ -61,41 +61,6 @@ func TestRenderIncompleteRun(t *testing.T) {
 			}
 			if tc.incomplete && !strings.Contains(string(md), "| ttfc |") {
 				t.Errorf("report.md has no ttfc row: the snapshot's metrics were not computed from its histograms:\n%s", md)
-			}
-		})
-	}
-}
-
-// TestGateRefusesIncompleteRuns: the gate judges no snapshot, as the current run or as the
-// baseline, and says which and why.
-func TestGateRefusesIncompleteRuns(t *testing.T) {
-	t.Parallel()
-	snap := fixtureRun(t, runOptions{seed: 15})
-	snap.Summary.Incomplete, snap.Summary.RunID = true, "killed"
-	done := fixtureRun(t, runOptions{seed: 16})
-	for _, tc := range []struct {
-		name          string
-		current, base *measure.Run
-		want          string // in the error; "" for none
-	}{
-		// the run itself was killed
-		{"current", snap, nil, "current run killed: the run is incomplete"},
-		// the baseline was
-		{"baseline", done, snap, "baseline run killed: the run is incomplete"},
-		// both finished: the gate judges
-		{"finished", done, done, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := report.Gate(tc.current, report.GateConfig{Baseline: tc.base})
-			if tc.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if !errors.Is(err, report.ErrIncomplete) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "finished runs only") {
-				t.Errorf("gate: %v, want ErrIncomplete saying %q", err, tc.want)
 			}
 		})
 	}

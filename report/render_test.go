@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/internal/fixture"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/report"
@@ -54,8 +55,8 @@ func firstDiff(got, want string) string {
 }
 
 func goldenRun(t *testing.T) string {
-	return writeFixture(t, runOptions{seed: 1, violations: map[protocol.Rule]int64{protocol.RConverge: 3, protocol.RToolGate: 1},
-		leak: true, httpErrors: 4})
+	return fixture.Write(t, fixture.Options{Seed: 1, Violations: map[protocol.Rule]int64{protocol.RConverge: 3, protocol.RToolGate: 1},
+		Leak: true, HTTPErrors: 4})
 }
 
 func TestSummaryGolden(t *testing.T) {
@@ -170,23 +171,23 @@ func TestRenderMissingDir(t *testing.T) {
 	}
 }
 
-// TestRenderShowsHungAndAllowed: hung sessions have their counter row, and an allowed rule's
+// TestRenderShowsOutcomesAndAllowed: error outcomes have their counter rows, and an allowed rule's
 // violations are shown as allowed in the verdict, the run table and the violations table of
 // both report.md and report.html, never dropped.
-func TestRenderShowsHungAndAllowed(t *testing.T) {
+func TestRenderShowsOutcomesAndAllowed(t *testing.T) {
 	t.Parallel()
-	r := fixtureRun(t, runOptions{seed: 12, violations: map[protocol.Rule]int64{protocol.RAbort: 12, protocol.RTerminal: 2}})
-	r.Summary.Counters.SessionsHung = 2
+	r := fixture.Run(t, fixture.Options{Seed: 12, Violations: map[protocol.Rule]int64{protocol.RAbort: 12, protocol.RTerminal: 2}})
+	r.Summary.Counters.Outcomes[measure.OutcomeStalled] = 2
 	r.Summary.Config.Allow = []protocol.Rule{protocol.RAbort}
-	r.Summary.Verdict = measure.Verdict{Pass: false, Reasons: []string{"2 sessions hung"}, Allowed: []string{"R-abort×12"}}
+	r.Summary.Verdict = measure.Verdict{Pass: false, Reasons: []string{"errors==0: 2 (limit == 0): stalled×2"}, Allowed: []string{"R-abort×12"}}
 	dir := t.TempDir()
 	if err := report.RenderRun(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	for file, wants := range map[string][]string{
-		report.MarkdownFile: {"| sessions hung (no terminal; among the failed) | 2 |", "- allowed (known findings, not failing the run): R-abort×12",
+		report.MarkdownFile: {"| outcome stalled (error) | 2 |", "- allowed (known findings, not failing the run): R-abort×12",
 			"| allowed rules | R-abort |", "| R-abort | 12 | allowed (known finding) |", "| R-terminal | 2 | FAIL |"},
-		report.HTMLFile: {"<td>sessions hung (no terminal; among the failed)</td>", "Allowed (known findings, not failing the run): R-abort×12",
+		report.HTMLFile: {"<td>outcome stalled (error)</td>", "Allowed (known findings, not failing the run): R-abort×12",
 			"<td>allowed (known finding)</td>"},
 	} {
 		data, err := os.ReadFile(filepath.Join(dir, file))
@@ -236,7 +237,7 @@ func TestRenderLeaksNotChecked(t *testing.T) {
 func TestRenderShowsWarnings(t *testing.T) {
 	t.Parallel()
 	const warning = "the generator was overloaded: its scheduling lag p99 was 40ms"
-	r := fixtureRun(t, runOptions{seed: 13})
+	r := fixture.Run(t, fixture.Options{Seed: 13})
 	r.Summary.Verdict = measure.Verdict{Pass: true, Warnings: []string{warning}}
 	dir := t.TempDir()
 	if err := report.RenderRun(dir, r); err != nil {

@@ -13,32 +13,31 @@ import (
 )
 
 // SessionTally is what a live run counts as its sessions end and its saved results do not
-// hold: sessions, hung sessions (no terminal within --grace or --stream-timeout) and
-// violations per scenario × dialect (Key.Metric empty), and the generator process's CPU time
+// hold: sessions, sessions with an error outcome and violations per scenario × dialect (Key.Metric empty), and the generator process's CPU time
 // during the run.
 type SessionTally struct {
-	Sessions, Hung, Violations map[measure.Key]int64
-	CPU                        time.Duration
+	Sessions, Errors, Violations map[measure.Key]int64
+	CPU                          time.Duration
 }
 
 // NewSessionTally returns an empty tally.
 func NewSessionTally() SessionTally {
-	return SessionTally{Sessions: map[measure.Key]int64{}, Hung: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}
+	return SessionTally{Sessions: map[measure.Key]int64{}, Errors: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}
 }
 
 // WriteSummary writes the terminal summary of a run that just ended: a table per scenario ×
-// dialect (sessions, hung, TTFC and gap quantiles, violations), the counters, violations by rule,
+// dialect (sessions, errors, TTFC and gap quantiles, violations), the counters, violations by rule,
 // leaks and the verdict.
 func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 	s := &run.Summary
 	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
 	sorted := slices.SortedFunc(maps.Keys(table.Sessions), measure.Key.Compare)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tdialect\tsessions\thung\tttfc p50\tttfc p99\tgap p99\tviolations\t")
+	fmt.Fprintln(tw, "scenario\tdialect\tsessions\terrors\tttfc p50\tttfc p99\tgap p99\tviolations\t")
 	for _, k := range sorted {
 		ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
 		gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
-		row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.Sessions[k]), fmt.Sprint(table.Hung[k]), "-", "-", "-", fmt.Sprint(table.Violations[k])}
+		row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.Sessions[k]), fmt.Sprint(table.Errors[k]), "-", "-", "-", fmt.Sprint(table.Violations[k])}
 		if ttfc.Count > 0 {
 			row[4], row[5] = ms(ttfc.P50), ms(ttfc.P99)
 		}
@@ -51,18 +50,11 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		return err
 	}
 	c := s.Counters
-	fmt.Fprintf(w, "\nrun %s: %s, sessions started %d, ok %d, failed %d (hung %d), aborted on purpose %d (scripted errors %d), frames %d, bytes %d\n",
-		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.SessionsHung, c.SessionsAborted, c.ScriptedErrors, c.Frames, c.Bytes)
-	fmt.Fprintf(w, "errors: http %v, transport %d, decode %d; late starts %d, dropped starts %d\n",
-		c.HTTPErrors, c.TransportErrors, c.DecodeErrors, c.LateStarts, c.DroppedStarts)
+	fmt.Fprintf(w, "\nrun %s: %s, sessions started %d, ok %d, failed %d (by an error outcome or a violation), frames %d, bytes %d\n",
+		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.Frames, c.Bytes)
+	fmt.Fprintf(w, "outcomes: %s; late starts %d, dropped starts %d\n", OutcomeLine(c), c.LateStarts, c.DroppedStarts)
 	writeTokens(w, run)
 	writeMeasures(w, run)
-	if c.SessionsHung > 0 {
-		fmt.Fprintf(w, "%d sessions hung: no terminal frame within --grace or --stream-timeout; counted as failed (R-terminal)\n", c.SessionsHung)
-	}
-	if c.SessionsCut > 0 {
-		fmt.Fprintf(w, "%d sessions were cancelled unjudged when the run was interrupted\n", c.SessionsCut)
-	}
 	if c.Frames > 0 && table.CPU > 0 {
 		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
 			float64(table.CPU.Microseconds())/float64(c.Frames), table.CPU.Round(time.Millisecond), c.Frames)
@@ -156,4 +148,32 @@ func writeTokens(w io.Writer, run *measure.Run) {
 		slos = strings.Join(g.SLOs, ", ")
 	}
 	fmt.Fprintf(w, "goodput: %d of %d judged sessions (%.1f%%), %.2f/s (%s)\n", g.Sessions, g.Judged, 100*g.Share, g.PerSecond, slos)
+}
+
+// OutcomeLine lists every outcome that occurred as NAME COUNT, in measure.Outcomes order,
+// errors marked, HTTP errors by status: "completed 950, aborted 40, http_error 10 (503×10) ERROR".
+func OutcomeLine(c measure.Counters) string {
+	var parts []string
+	for _, o := range measure.Outcomes() {
+		n := c.Outcomes[o]
+		if n == 0 {
+			continue
+		}
+		p := fmt.Sprintf("%s %d", o, n)
+		if o == measure.OutcomeHTTPError && len(c.HTTPErrors) > 0 {
+			var st []string
+			for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
+				st = append(st, fmt.Sprintf("%d×%d", code, c.HTTPErrors[code]))
+			}
+			p += " (" + strings.Join(st, ", ") + ")"
+		}
+		if o.IsError() {
+			p += " ERROR"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -5,20 +5,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/internal/fixture"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/report"
 )
 
 // TestWriteSummary prints a failed run's terminal summary: one row per tallied scenario ×
-// dialect with its quantiles and hung sessions, CPU per frame, violations, the leak and the
+// dialect with its quantiles and error outcomes, the outcomes, CPU per frame, violations, the leak and the
 // reasons; a passing run says PASS and prints no cut line.
 func TestWriteSummary(t *testing.T) {
 	t.Parallel()
-	run := fixtureRun(t, runOptions{seed: 1, leak: true, violations: map[protocol.Rule]int64{protocol.RTerminal: 2}})
+	run := fixture.Run(t, fixture.Options{Seed: 1, Leak: true, Violations: map[protocol.Rule]int64{protocol.RTerminal: 2}})
 	tally := report.SessionTally{
 		Sessions:   map[measure.Key]int64{{Scenario: "plain-answer", Dialect: "sim-chat"}: 600, {Scenario: "tool-loop", Dialect: "sim-chat"}: 500},
-		Hung:       map[measure.Key]int64{{Scenario: "tool-loop", Dialect: "sim-chat"}: 1},
+		Errors:     map[measure.Key]int64{{Scenario: "tool-loop", Dialect: "sim-chat"}: 1},
 		Violations: map[measure.Key]int64{{Scenario: "tool-loop", Dialect: "sim-chat"}: 2},
 		CPU:        time.Second,
 	}
@@ -27,7 +28,7 @@ func TestWriteSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"scenario", "plain-answer", "tool-loop", "ms", "hung", "µs CPU per received frame",
+	for _, want := range []string{"scenario", "plain-answer", "tool-loop", "ms", "errors", "outcomes: completed 1670, scripted_error 30, aborted 300", "µs CPU per received frame",
 		"violations: " + string(protocol.RTerminal) + "=2", "LEAK ", "verdict: FAIL",
 		"tokens: 72000 output, 2400.0 tokens/s; ttft p50", "tpot p50", "goodput: 1670 of 1700 judged sessions (98.2%), 55.67/s (ttft<100ms, tpot<10ms)"} {
 		if !strings.Contains(out, want) {
@@ -38,7 +39,7 @@ func TestWriteSummary(t *testing.T) {
 		t.Errorf("a dialect with no tallied sessions got a row:\n%s", out)
 	}
 
-	pass := fixtureRun(t, runOptions{seed: 2})
+	pass := fixture.Run(t, fixture.Options{Seed: 2})
 	b.Reset()
 	if err := report.WriteSummary(&b, pass, report.SessionTally{}); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/verdict"
 )
 
 // Step is one load level of a capacity sweep: closed-loop virtual users or an open-loop rate.
@@ -85,10 +86,14 @@ func StepsFrom(clients []int, rates []float64) ([]Step, error) {
 
 // StepResult is one step's run judged against the SLOs.
 type StepResult struct {
-	Step   Step    `json:"step"`
-	RunID  string  `json:"run_id"`
-	Checks []Check `json:"checks"` // one per SLO, in SLO order
-	Pass   bool    `json:"pass"`
+	Step   Step            `json:"step"`
+	RunID  string          `json:"run_id"`
+	Checks []verdict.Check `json:"checks"` // one per SLO, in SLO order
+	// Failures are the other checks the step failed (verdict.Judge's defaults, the mix's
+	// thresholds, the run's integrity), by name: a step that meets its SLOs while breaking
+	// rules or erring is no capacity.
+	Failures []string `json:"failures,omitempty"`
+	Pass     bool     `json:"pass"`
 	// Sessions, the merged time to first chunk (µs; NaN without samples), the error and failure
 	// rates, for the plot and the table.
 	Sessions   int64   `json:"sessions"`
@@ -120,12 +125,9 @@ type SweepResult struct {
 	PassedAgain []int `json:"passed_again,omitempty"`
 }
 
-// Sweep runs each step with runStep (in ascending load), judges each run against the SLOs and
-// finds the knee. It stops at the first runStep error and returns it with the steps done so far.
-func Sweep(steps []Step, runStep func(Step) (*measure.Run, error), slos []Threshold) (*SweepResult, error) {
-	if len(slos) == 0 {
-		return nil, errors.New("a sweep needs at least one SLO (--slo 'ttfc.p99<500ms')")
-	}
+// Sweep runs each step with runStep (in ascending load), judges each run (verdict.Judge: the
+// defaults and the SLOs, which may be none) and finds the knee. It stops at the first runStep error and returns it with the steps done so far.
+func Sweep(steps []Step, runStep func(Step) (*measure.Run, error), slos []verdict.Threshold) (*SweepResult, error) {
 	var results []StepResult
 	for _, st := range steps {
 		run, err := runStep(st)
@@ -141,7 +143,7 @@ func Sweep(steps []Step, runStep func(Step) (*measure.Run, error), slos []Thresh
 // Rejudge re-reads the step runs of a sweep written in dir (sweep.json names them; each is in
 // dir/RUN-ID) and judges them against slos, without running anything: to try other SLOs on the
 // same measurements. It writes nothing; call Write for that.
-func Rejudge(dir string, slos []Threshold) (*SweepResult, error) {
+func Rejudge(dir string, slos []verdict.Threshold) (*SweepResult, error) {
 	data, err := os.ReadFile(filepath.Join(dir, SweepJSONFile))
 	if err != nil {
 		return nil, fmt.Errorf("read sweep: %w", err)
@@ -152,7 +154,7 @@ func Rejudge(dir string, slos []Threshold) (*SweepResult, error) {
 	}
 	if len(slos) == 0 {
 		for _, expr := range saved.SLOs {
-			t, err := ParseThreshold(expr)
+			t, err := verdict.ParseThreshold(expr)
 			if err != nil {
 				return nil, fmt.Errorf("%s: slos: %w", filepath.Join(dir, SweepJSONFile), err)
 			}
@@ -170,33 +172,35 @@ func Rejudge(dir string, slos []Threshold) (*SweepResult, error) {
 	return Analyze(steps, slos), nil
 }
 
-// JudgeStep evaluates every SLO on one step's run.
-func JudgeStep(st Step, run *measure.Run, slos []Threshold) StepResult {
+// JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds.
+func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN(),
 		TTFTP99: math.NaN(), TPOTP50: math.NaN(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN()}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
-	for _, s := range slos {
-		c := s.Evaluate(run, "slo")
-		r.Checks = append(r.Checks, c)
-		r.Pass = r.Pass && c.Pass
+	res, err := verdict.Judge(run, verdict.Config{Thresholds: slos})
+	if err != nil {
+		r.Pass, r.Failures = false, []string{err.Error()}
+	} else {
+		r.Pass = res.Pass
+		for _, c := range res.Checks {
+			switch {
+			case c.Source == "threshold":
+				r.Checks = append(r.Checks, c)
+			case !c.Pass:
+				r.Failures = append(r.Failures, c.Name)
+			}
+		}
 	}
-	ttfc := Selector{Name: "ttfc", kind: kindLatency, metric: measure.FirstChunk}
-	ttfc.Stat = "p50"
-	if v, err := ttfc.Measure(run, false); err == nil {
-		r.TTFCP50 = v
-	}
-	ttfc.Stat = "p99"
-	if v, err := ttfc.Measure(run, false); err == nil {
-		r.TTFCP99 = v
-	}
-	if v, err := (Selector{Name: "ttft", kind: kindLatency, metric: measure.TimeToFirstToken, Stat: "p99"}).Measure(run, false); err == nil {
-		r.TTFTP99 = v
-	}
-	if v, err := (Selector{Name: "tpot", kind: kindLatency, metric: measure.TimePerOutputToken, Stat: "p50"}).Measure(run, false); err == nil {
-		r.TPOTP50 = v
+	for _, v := range []struct {
+		sel string
+		dst *float64
+	}{{"ttfc.p50", &r.TTFCP50}, {"ttfc.p99", &r.TTFCP99}, {"ttft.p99", &r.TTFTP99}, {"tpot.p50", &r.TPOTP50}} {
+		if x, err := verdict.Value(run, v.sel); err == nil {
+			*v.dst = x
+		}
 	}
 	if t := run.Summary.Tokens; t != nil {
 		r.TokensPerSecond = t.OutputTokensPerSecond
@@ -209,7 +213,7 @@ func JudgeStep(st Step, run *measure.Run, slos []Threshold) StepResult {
 
 // overBy is how far a failed check is over its limit, relative to the limit, for ranking which
 // SLO broke first; a check without data ranks first (it broke outright).
-func overBy(c Check, t Threshold) float64 {
+func overBy(c verdict.Check, t verdict.Threshold) float64 {
 	if math.IsNaN(c.Measured) {
 		return math.Inf(1)
 	}
@@ -221,7 +225,7 @@ func overBy(c Check, t Threshold) float64 {
 
 // Analyze finds the knee, the first failing step and what broke there. Pure: it only reads the
 // step results, so it is table-tested without any network.
-func Analyze(steps []StepResult, slos []Threshold) *SweepResult {
+func Analyze(steps []StepResult, slos []verdict.Threshold) *SweepResult {
 	r := &SweepResult{Steps: steps, Knee: -1, BrokenAt: -1}
 	for _, s := range slos {
 		r.SLOs = append(r.SLOs, s.Expr)
@@ -259,6 +263,7 @@ func Analyze(steps []StepResult, slos []Threshold) *SweepResult {
 		for _, b := range bs {
 			r.Broken = append(r.Broken, b.name)
 		}
+		r.Broken = append(r.Broken, steps[r.BrokenAt].Failures...)
 	}
 	return r
 }
@@ -525,12 +530,12 @@ func (r *SweepResult) figure() figure {
 	// Each SLO's limit, and for a latency SLO that is not one of the lines above (scoped, or
 	// another metric or statistic) its own measured value, so every limit has its line.
 	for j, expr := range r.SLOs {
-		t, err := ParseThreshold(expr)
+		t, err := verdict.ParseThreshold(expr)
 		if err != nil {
 			continue
 		}
-		switch t.Selector.kind {
-		case kindLatency:
+		switch {
+		case t.Selector.IsLatency():
 			sel := t.Selector.String()
 			if sel != "ttfc.p50" && sel != "ttfc.p99" {
 				addLine(latency, sel, xy(func(s StepResult) float64 {
@@ -541,7 +546,7 @@ func (r *SweepResult) figure() figure {
 				}))
 			}
 			hline(latency, expr, t.Limit/1000)
-		case kindErrors, kindFailed, kindHung:
+		case t.Selector.CountsSessions():
 			if t.Percent {
 				hline(errs, expr, t.Limit*100)
 			}

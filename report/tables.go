@@ -203,20 +203,21 @@ func countersTable(s *measure.Summary) table {
 	row := func(name, v string) { t.Rows = append(t.Rows, []string{name, v}) }
 	row("sessions started", num(c.SessionsStarted))
 	row("sessions ok", num(c.SessionsOK))
-	row("sessions failed", num(c.SessionsFailed))
-	row("sessions hung (no terminal; among the failed)", num(c.SessionsHung))
-	row("sessions aborted (on purpose)", num(c.SessionsAborted))
-	if c.SessionsCut > 0 {
-		row("sessions cut (run interrupted, not judged)", num(c.SessionsCut))
+	row("sessions failed (error outcome or violation)", num(c.SessionsFailed))
+	for _, o := range measure.Outcomes() {
+		if n := c.Outcomes[o]; n > 0 || o == measure.OutcomeCompleted {
+			name := "outcome " + string(o)
+			if o.IsError() {
+				name += " (error)"
+			}
+			row(name, num(n))
+		}
 	}
-	row("scripted errors", num(c.ScriptedErrors))
-	row("unscripted errors", num(c.Errors()))
-	row("error rate", pct(c.ErrorRate()))
 	for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
-		row(fmt.Sprintf("HTTP %d", code), num(c.HTTPErrors[code]))
+		row(fmt.Sprintf("http_error: HTTP %d", code), num(c.HTTPErrors[code]))
 	}
-	row("transport errors", num(c.TransportErrors))
-	row("decode errors", num(c.DecodeErrors))
+	row("errors (sessions with an error outcome)", num(c.Errors()))
+	row("error rate", pct(c.ErrorRate()))
 	row("frames", num(c.Frames))
 	row("bytes", num(c.Bytes))
 	row("late starts", num(c.LateStarts))

@@ -17,12 +17,12 @@ type LiveTally struct {
 // NewLiveTally returns an empty live tally.
 func NewLiveTally() *LiveTally { return &LiveTally{SessionTally: NewSessionTally()} }
 
-// Add counts one ended session: its scenario × dialect's sessions, hung sessions and violations.
+// Add counts one ended session: its scenario × dialect's sessions, errors and violations.
 func (t *LiveTally) Add(e loadgen.SessionEnd) {
 	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
 	t.mu.Lock()
-	if e.Outcome == loadgen.OutcomeHung {
-		t.Hung[k]++
+	if e.Outcome.IsError() {
+		t.Errors[k]++
 	}
 	t.Sessions[k]++
 	t.Violations[k] += int64(len(e.Violations))
@@ -30,7 +30,7 @@ func (t *LiveTally) Add(e loadgen.SessionEnd) {
 }
 
 // SavedTally is the tally of a run read back from its results (a merged run): the sessions
-// per scenario × dialect are its stream-duration histograms' counts; hung sessions,
+// per scenario × dialect are its stream-duration histograms' counts; errors,
 // violations per key and CPU were not saved, so they are zero.
 func SavedTally(run *measure.Run) SessionTally {
 	tally := NewSessionTally()

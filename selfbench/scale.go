@@ -175,9 +175,10 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 	rep.addTarget("peak concurrent streams", float64(peak.active), "streams", fmt.Sprintf("= %d", streams), peak.active >= int64(streams))
 	rep.add("sessions ok", float64(c.SessionsOK), "sessions")
 	rep.add("sessions failed", float64(c.SessionsFailed), "sessions")
-	rep.addTarget("transport errors", float64(c.TransportErrors), "errors", "0", c.TransportErrors == 0)
-	httpErrs := c.Errors() - c.TransportErrors - c.DecodeErrors
-	rep.addTarget("HTTP + decode errors", float64(httpErrs+c.DecodeErrors), "errors", "0", httpErrs+c.DecodeErrors == 0)
+	transport := c.Outcome(measure.OutcomeTransportError)
+	rep.addTarget("transport errors", float64(transport), "errors", "0", transport == 0)
+	others := c.Errors() - transport
+	rep.addTarget("other error outcomes", float64(others), "errors", "0", others == 0)
 	rep.addTarget("violations", float64(run.Summary.TotalViolations()), "violations", "0", run.Summary.TotalViolations() == 0)
 	checked, leaked := leakCount(run)
 	rep.addTarget("leak checks over tolerance", float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)

@@ -121,7 +121,7 @@ func newFamilyCounter(mix *loadgen.Mix) *familyCounter {
 
 // add counts one ended session.
 func (c *familyCounter) add(e loadgen.SessionEnd) {
-	c.count(e.Scenario, e.Target, e.Outcome.Failed())
+	c.count(e.Scenario, e.Target, e.Outcome.IsError() || len(e.Violations) > 0)
 }
 
 // count counts one session of scenario on the target called slug.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
 )
@@ -96,17 +98,18 @@ func TestFamilyCounter(t *testing.T) {
 	c := newFamilyCounter(mix)
 	for _, s := range []struct {
 		scenario, slug string
-		outcome        loadgen.Outcome
+		outcome        measure.Outcome
+		violations     []protocol.Violation
 	}{
-		{"scale-stream", "openai-all", loadgen.OutcomeOK},           // a long stream, not a family
-		{"swarm-depth2", "openai-all", loadgen.OutcomeOK},           // a swarm
-		{"swarm-stop", "anthropic-all", loadgen.OutcomeAborted},     // a stopped swarm: a swarm, not failed
-		{"plan-approve", "openai-all", loadgen.OutcomeFailed},       // a failed plan approval
-		{"pii-answer", "openai-redacted", loadgen.OutcomeOK},        // a PII scenario on a redacted workflow: both
-		{"plain-answer", "openai-nothink-all", loadgen.OutcomeHung}, // a nothink deployment, hung: failed
-		{"plain-answer", "openai-all", loadgen.OutcomeOK},           // none of them
+		{"scale-stream", "openai-all", measure.OutcomeCompleted, nil},                                              // a long stream, not a family
+		{"swarm-depth2", "openai-all", measure.OutcomeCompleted, nil},                                              // a swarm
+		{"swarm-stop", "anthropic-all", measure.OutcomeAborted, nil},                                               // a stopped swarm: a swarm, not failed
+		{"plan-approve", "openai-all", measure.OutcomeCompleted, []protocol.Violation{{Rule: protocol.RTerminal}}}, // a failed plan approval
+		{"pii-answer", "openai-redacted", measure.OutcomeCompleted, nil},                                           // a PII scenario on a redacted workflow: both
+		{"plain-answer", "openai-nothink-all", measure.OutcomeStalled, nil},                                        // a nothink deployment, stalled: failed
+		{"plain-answer", "openai-all", measure.OutcomeCompleted, nil},                                              // none of them
 	} {
-		c.add(loadgen.SessionEnd{Scenario: s.scenario, Target: s.slug, Outcome: s.outcome})
+		c.add(loadgen.SessionEnd{Scenario: s.scenario, Target: s.slug, Outcome: s.outcome, Violations: s.violations})
 	}
 	rep := &Report{}
 	c.report(rep)

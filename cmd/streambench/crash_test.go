@@ -20,6 +20,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
+	"github.com/streambench/streambench/verdict"
 )
 
 // liveMain is this test binary running as streambench (TestMain's child mode) in a process of
@@ -116,7 +117,11 @@ func snapshotWith(t *testing.T, m *liveMain, dir string, ok func(*measure.Summar
 }
 
 func completed(c measure.Counters) int64 {
-	return c.SessionsOK + c.SessionsFailed + c.SessionsAborted + c.SessionsCut
+	var n int64
+	for _, k := range c.Outcomes {
+		n += k
+	}
+	return n
 }
 
 // streamsSeen is how many client streams the runtime at url opened (its
@@ -206,7 +211,7 @@ func TestLoadKilledLeavesRenderableRun(t *testing.T) {
 		t.Errorf("the last snapshot is from %s before the kill, want within the interval (%s, plus slack)", lost, every)
 	}
 	err = gateMain([]string{"--current", dir}, io.Discard)
-	if code := exitCode(err); code != exitUsage || !errors.Is(err, report.ErrIncomplete) || !strings.Contains(err.Error(), "current run killed") {
+	if code := exitCode(err); code != exitUsage || !errors.Is(err, verdict.ErrIncomplete) || !strings.Contains(err.Error(), "current run killed") {
 		t.Errorf("gate on the killed run: exit %d (%v), want %d naming it incomplete", code, err, exitUsage)
 	}
 }
@@ -299,7 +304,7 @@ func TestCtrlC(t *testing.T) {
 			}
 			s := run.Summary
 			c := s.Counters
-			if !s.Interrupted || s.Incomplete || c.SessionsStarted == 0 || completed(c) != c.SessionsStarted || (c.SessionsCut > 0) != tc.wantCut {
+			if !s.Interrupted || s.Incomplete || c.SessionsStarted == 0 || completed(c) != c.SessionsStarted || (c.Outcome(measure.OutcomeCut) > 0) != tc.wantCut {
 				t.Errorf("results: interrupted %v, incomplete %v, counters %+v: want interrupted, complete, every session ended, cut sessions %v",
 					s.Interrupted, s.Incomplete, c, tc.wantCut)
 			}

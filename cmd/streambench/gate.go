@@ -8,26 +8,31 @@ import (
 	"strings"
 
 	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/verdict"
 )
 
 // runGate passes or fails a run against thresholds and a baseline: exit 0 when every check
-// passes, 99 when one fails, 2 for bad input (an incomplete run among it).
+// passes, 99 when one fails, 104 for bad input (an incomplete run among it).
 func runGate(args []string) error { return gateMain(args, os.Stdout) }
 
 func gateMain(args []string, out io.Writer) error {
 	fs := newFlagSet("gate", "gate --current DIR [--baseline DIR] [--threshold CHECK]... [--max-regression NAME.STAT=N%]... [--allow RULE]... [--junit FILE] [--markdown]\n\n"+
-		"Exit 0 when every check passes, 99 when one fails, 2 for bad input, which includes an incomplete\n"+
+		"Exit 0 when every check passes, 99 when one fails, 104 for bad input, which includes an incomplete\n"+
 		"run: one killed before it finished, whose summary.json still says \"incomplete\": true (the\n"+
-		"snapshot written as it went); its figures stop at the kill, so the gate judges none of them.\n"+
-		"Without --threshold, the run's own (mix file) thresholds apply, and when it has none:\n"+strings.Join(report.DefaultThresholds(), ", ")+".\n"+
-		report.HungThreshold+" always applies unless a threshold names hung: a session with no terminal is a failure.\n"+
+		"snapshot written as it went); its figures stop at the kill, so the gate judges none of them.\n\n"+
+		"The gate judges exactly as load and run judged the run (one judge, package verdict), adding the\n"+
+		"checks given here. The defaults always apply: "+strings.Join(verdict.DefaultChecks(), ", ")+",\n"+
+		"and the run's integrity (a session started, every session ended with an outcome, every latency\n"+
+		"recorded, not interrupted, post-run checks passed). The run's mix thresholds are added too.\n"+
+		"Relax a default only by naming its measure: 'errors<0.1%', 'outcome.over_time<1%' (that outcome\n"+
+		"out of errors), 'violations{rule=R-abort}<5' (that rule out of violations), 'failed<1%'.\n"+
 		"--allow RULE (and the mix's allow:) declares a known finding: its violations are left out of\n"+
 		"violations and failed and shown with the verdict \"allowed\", never dropped; they do not fail the\n"+
 		"gate (load and run take --allow too, and the mix's allow:, so they do not fail the run either).")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
-		fmt.Fprint(os.Stderr, "\n"+report.MetricsHelp())
+		fmt.Fprint(os.Stderr, "\n"+verdict.MetricsHelp())
 	}
 	current := fs.String("current", "", "the run directory to judge (or give it as the argument)")
 	baseline := fs.String("baseline", "", "a reference run directory for --max-regression (e.g. results/baseline)")
@@ -47,7 +52,7 @@ func gateMain(args []string, out io.Writer) error {
 	case *current == "":
 		return usageError("missing --current DIR: the run to judge")
 	}
-	cfg, err := report.ParseGateFlags(*thresholds, *regressions, *allow)
+	cfg, err := verdict.ParseFlags(*thresholds, *regressions, *allow)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -63,18 +68,18 @@ func gateMain(args []string, out io.Writer) error {
 			return err
 		}
 	}
-	res, err := report.Gate(run, cfg)
+	res, err := verdict.Judge(run, cfg)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	if *markdown {
-		res.WriteMarkdown(out)
-	} else if err := res.WriteTable(out); err != nil {
+		report.WriteGateMarkdown(out, res)
+	} else if err := report.WriteGateTable(out, res); err != nil {
 		return err
 	}
 	if *junit != "" {
 		var buf bytes.Buffer
-		if err := res.WriteJUnit(&buf); err != nil {
+		if err := report.WriteGateJUnit(&buf, res); err != nil {
 			return err
 		}
 		if err := os.WriteFile(*junit, buf.Bytes(), 0o644); err != nil {

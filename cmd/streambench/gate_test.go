@@ -191,6 +191,10 @@ func TestGateCatchesRuntimeFaults(t *testing.T) {
 		{"slow", []string{slow, "--baseline", clean, "--max-regression", "ttfc.p99=10%", "--threshold", "violations==0"}, exitThreshold, "checks failed: ttfc.p99=10%"},
 		// a rule fault
 		{"rule fault", []string{broken, "--threshold", "violations==0"}, exitThreshold, "violations==0"},
+		// the false PASS: no flags at all still fails the rule fault, on the default
+		{"rule fault, no flags", []string{broken}, exitThreshold, "violations==0"},
+		// and the clean run passes the defaults alone
+		{"clean, no flags", []string{clean}, exitOK, "gate: PASS"},
 	} {
 		var buf bytes.Buffer
 		err := gateMain(tc.args, &buf)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
@@ -43,11 +44,12 @@ func stallingTarget(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// TestHungRunFailsTheGate is the acceptance of hung streams end to end: `load` against a
-// target that never sends a terminal fails its run, shows the sessions as hung, and `gate` on
-// the saved run exits 99 on hung==0, even with R-terminal allowed and thresholds that say
-// nothing about hangs.
-func TestHungRunFailsTheGate(t *testing.T) {
+// TestStalledRunFailsTheGate is the acceptance of unfinished streams end to end: `load`
+// against a target that goes silent without a terminal fails its run, shows the sessions as
+// stalled (an error outcome, not a violation), and `gate` on the saved run exits 99 on the
+// default errors==0, even with R-terminal allowed and a threshold that says nothing about it;
+// with the grace period shorter than the idle timeout the sessions are cut, and fail alike.
+func TestStalledRunFailsTheGate(t *testing.T) {
 	t.Parallel()
 	srv := stallingTarget(t)
 	dir := t.TempDir()
@@ -56,37 +58,51 @@ func TestHungRunFailsTheGate(t *testing.T) {
 		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: stall}]}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := runLoad([]string{"--target", srv.URL, "--mix", mix, "--rate", "20", "--sessions", "2", "--grace", "300ms",
-		"--no-leak-check", "--quiet", "--out", dir, "--run-id", "hung"})
-	if code := exitCode(err); code != exitFailure || !strings.Contains(err.Error(), "2 sessions hung") {
-		t.Fatalf("load: exit %d (%v), want %d and the hung sessions named", code, err, exitFailure)
-	}
-	run, err := readRunArg(filepath.Join(dir, "hung"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var table bytes.Buffer
-	if err := report.WriteSummary(&table, run, report.NewSessionTally()); err != nil {
-		t.Fatal(err)
-	}
-	if c := run.Summary.Counters; c.SessionsHung != 2 || c.SessionsFailed != 2 || run.Summary.Violations[protocol.RTerminal] != 2 ||
-		!strings.Contains(table.String(), "failed 2 (hung 2)") {
-		t.Errorf("counters %+v, violations %v: want 2 hung among 2 failed, R-terminal twice; summary:\n%s", c, run.Summary.Violations, table.String())
-	}
 	for _, tc := range []struct {
-		name string
-		args []string
+		name    string
+		limits  []string
+		outcome measure.Outcome
 	}{
-		// the defaults
-		{"defaults", nil},
-		// a latency threshold alone, and R-terminal allowed: hung==0 still applies
-		{"allowed R-terminal", []string{"--threshold", "duration.p99<1h", "--allow", "R-terminal"}},
+		// silent for the idle timeout, long before the grace period ends
+		{"stalled", []string{"--idle-timeout", "300ms", "--grace", "20s"}, measure.OutcomeStalled},
+		// the grace period ends first: cut by the run's end
+		{"cut", []string{"--idle-timeout", "20s", "--grace", "300ms"}, measure.OutcomeCut},
 	} {
-		var out bytes.Buffer
-		err := gateMain(append([]string{filepath.Join(dir, "hung")}, tc.args...), &out)
-		if code := exitCode(err); code != exitThreshold || !strings.Contains(out.String(), "hung==0") {
-			t.Errorf("gate %s: exit %d, want %d naming hung==0:\n%s", tc.name, code, exitThreshold, out.String())
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := runLoad(append([]string{"--target", srv.URL, "--mix", mix, "--rate", "20", "--sessions", "2",
+				"--no-leak-check", "--quiet", "--out", dir, "--run-id", tc.name}, tc.limits...))
+			if code := exitCode(err); code != exitFailure || !strings.Contains(err.Error(), string(tc.outcome)+"×2") {
+				t.Fatalf("load: exit %d (%v), want %d and %s×2 named", code, err, exitFailure, tc.outcome)
+			}
+			run, err := readRunArg(filepath.Join(dir, tc.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var table bytes.Buffer
+			if err := report.WriteSummary(&table, run, report.NewSessionTally()); err != nil {
+				t.Fatal(err)
+			}
+			if c := run.Summary.Counters; c.Outcome(tc.outcome) != 2 || c.SessionsFailed != 2 || run.Summary.TotalViolations() != 0 ||
+				!strings.Contains(table.String(), string(tc.outcome)+" 2 ERROR") {
+				t.Errorf("counters %+v, violations %v: want 2 %s among 2 failed, no violation; summary:\n%s", c, run.Summary.Violations, tc.outcome, table.String())
+			}
+			for _, g := range []struct {
+				name string
+				args []string
+			}{
+				// the defaults
+				{"defaults", nil},
+				// a latency threshold alone, and R-terminal allowed: errors==0 still applies
+				{"allowed R-terminal", []string{"--threshold", "duration.p99<1h", "--allow", "R-terminal"}},
+			} {
+				var out bytes.Buffer
+				err := gateMain(append([]string{filepath.Join(dir, tc.name)}, g.args...), &out)
+				if code := exitCode(err); code != exitThreshold || !strings.Contains(out.String(), "errors==0") || !strings.Contains(out.String(), string(tc.outcome)+"×2") {
+					t.Errorf("gate %s: exit %d, want %d naming errors==0 and %s×2:\n%s", g.name, code, exitThreshold, tc.outcome, out.String())
+				}
+			}
+		})
 	}
 }
 

@@ -45,13 +45,24 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Exit codes shared by every subcommand.
+// Exit codes shared by every subcommand (exitCodesHelp is their table, in --help and the
+// README). Bad input has a code of its own, never 2: Go exits 2 on a panic or a fatal
+// runtime error, and a crash of the instrument must never read as a typo in a flag.
 const (
 	exitOK        = 0
-	exitFailure   = 1  // the command ran and found a problem (violations, leaks, errors)
-	exitUsage     = 2  // bad flags or input
-	exitThreshold = 99 // gate: a threshold or regression check failed (as k6 does)
+	exitFailure   = 1   // the command ran and found a problem (the run's verdict FAIL), or could not finish
+	exitThreshold = 99  // gate: a check failed (as k6 does)
+	exitUsage     = 104 // bad input: flags, files, a run directory that is not a finished run (as k6's invalid config)
 )
+
+// exitCodesHelp is the one table of exit codes.
+const exitCodesHelp = `Exit codes:
+  0    PASS, or the command did what it was asked
+  1    the run's verdict is FAIL (load, run, merge, bench), or the command could not finish (the error says why)
+  2    streambench crashed (a Go panic or fatal error): a bug in streambench, please report it
+  99   gate: a check failed
+  104  bad input: a flag, a file, a scenario or mix, a run directory that is not a finished run
+`
 
 func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
@@ -103,7 +114,8 @@ func printUsage(cmds []command) {
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
 	}
-	b.WriteString("\nRun 'streambench <command> --help' for a command's flags.\n")
+	b.WriteString("\nRun 'streambench <command> --help' for a command's flags.\n\n")
+	b.WriteString(exitCodesHelp)
 	fmt.Fprint(os.Stderr, b.String())
 }
 

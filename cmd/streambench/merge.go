@@ -9,6 +9,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/verdict"
 )
 
 // runMerge makes one run directory of a sharded run's shard directories.
@@ -55,6 +56,9 @@ func mergeMain(args []string, out io.Writer) error {
 	run, err := measure.Merge(shards, leaks)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	if err := verdict.Stamp(run); err != nil {
+		return usageError("judge the merged run: %v", err)
 	}
 	if err := measure.WriteRun(*dst, run); err != nil {
 		return fmt.Errorf("write merged run: %w", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
+	"github.com/streambench/streambench/verdict"
 )
 
 // runSweep runs one load per step and finds the highest step that meets every SLO.
@@ -23,7 +24,9 @@ const sweepUsage = `sweep (--clients N,N,... | --rate R,R,...) --slo CHECK [--sl
 Runs one load per step, lowest first, each with a fresh mock and runtime (or against --target),
 writes each step's results and report under OUT/SWEEP-ID/, then sweep.md, sweep.html, sweep.json
 and sweep.png there: the knee (the highest step meeting every SLO, with every lower step meeting
-them too) and which SLO broke first. Exit 0 when the sweep ran, whatever the knee; 2 for bad input.
+them too) and which SLO broke first. Each step is judged as load judges a run (no violation, no
+error outcome, no leak: the defaults) plus the --slo checks, which may be none. Exit 0 when the
+sweep ran, whatever the knee; 104 for bad input.
 To see the mock's capacity model, start 'streambench mock --max-concurrent N' and a runtime
 yourself and pass --target and --mock.`
 
@@ -32,11 +35,11 @@ func sweepMain(args []string, out io.Writer) error {
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
-		fmt.Fprint(os.Stderr, "\nSLOs use the gate's syntax:\n"+report.MetricsHelp())
+		fmt.Fprint(os.Stderr, "\nSLOs use the gate's syntax:\n"+verdict.MetricsHelp())
 	}
 	clients := fs.IntSlice("clients", nil, "closed-loop steps: virtual users, e.g. 250,500,1000")
 	rates := fs.Float64Slice("rate", nil, "open-loop steps: sessions per second, e.g. 10,20,40")
-	slos := fs.StringArray("slo", nil, "a service-level objective every step is judged on, e.g. 'ttfc.p99<500ms' (repeatable)")
+	slos := fs.StringArray("slo", nil, "a service-level objective every step is judged on besides the defaults, e.g. 'ttfc.p99<500ms' (repeatable; none: the defaults alone)")
 	target := fs.String("target", "", "sweep this runtime instead of starting a mock and runtime per step")
 	mockURL := fs.String("mock", "", "with --target: the mock provider whose records give cancel latency")
 	outDir := fs.String("out", "results", "write the sweep to OUT/SWEEP-ID")
@@ -64,10 +67,7 @@ func sweepMain(args []string, out io.Writer) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if len(*slos) == 0 {
-		return usageError("give at least one --slo, e.g. --slo 'ttfc.p99<500ms' --slo 'errors<0.1%%'")
-	}
-	thresholds, err := report.ParseThresholds(*slos)
+	thresholds, err := verdict.ParseThresholds(*slos)
 	if err != nil {
 		return usageError("--slo: %v", err)
 	}
@@ -136,7 +136,7 @@ func sweepMain(args []string, out io.Writer) error {
 
 // rejudgeSweep re-judges a saved sweep's steps and rewrites its sweep report.
 func rejudgeSweep(dir string, slos []string, out io.Writer) error {
-	thresholds, err := report.ParseThresholds(slos)
+	thresholds, err := verdict.ParseThresholds(slos)
 	if err != nil {
 		return usageError("--slo: %v", err)
 	}

@@ -1,10 +1,10 @@
-package report_test
+package verdict_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/verdict"
 )
 
 // FuzzParseThreshold: any text either parses into a threshold that writes back to a selector
@@ -15,14 +15,14 @@ func FuzzParseThreshold(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		th, err := report.ParseThreshold(expr)
+		th, err := verdict.ParseThreshold(expr)
 		if err != nil {
 			if !strings.Contains(err.Error(), "threshold ") {
 				t.Fatalf("error %q does not say which threshold", err)
 			}
 			return
 		}
-		again, err := report.ParseThreshold(th.Selector.String() + th.Op + "0")
+		again, err := verdict.ParseThreshold(th.Selector.String() + th.Op + "0")
 		if err != nil && !strings.Contains(err.Error(), "limit") {
 			t.Fatalf("selector %q of %q does not parse back: %v", th.Selector, expr, err)
 		}
@@ -38,7 +38,7 @@ func FuzzParseRegression(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		if _, err := report.ParseRegression(expr); err != nil && !strings.Contains(err.Error(), "threshold ") {
+		if _, err := verdict.ParseRegression(expr); err != nil && !strings.Contains(err.Error(), "threshold ") {
 			t.Fatalf("error %q does not say which expression", err)
 		}
 	})

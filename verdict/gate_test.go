@@ -1,4 +1,4 @@
-package report_test
+package verdict_test
 
 import (
 	"bytes"
@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/internal/fixture"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/verdict"
 )
 
 func TestParseThresholdErrors(t *testing.T) {
@@ -43,8 +45,8 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"tokens_per_s.p50>1", "takes no statistic"},                // the aggregate rate is one figure
 		{"goodput>=150%", "between 0% and 100%"},                    // impossible share
 	} {
-		_, err := report.ParseThreshold(tc.expr)
-		var te *report.ThresholdError
+		_, err := verdict.ParseThreshold(tc.expr)
+		var te *verdict.ThresholdError
 		if !errors.As(err, &te) {
 			t.Errorf("ParseThreshold(%q) = %v, want a *ThresholdError", tc.expr, err)
 			continue
@@ -78,7 +80,7 @@ func TestParseThreshold(t *testing.T) {
 		{"goodput>=99%", "goodput", ">=", 0.99, true},                                     // goodput share
 		{"ttfc{dialect=sim-chat, scenario=plain-answer}.p99 < 300ms", "ttfc{dialect=sim-chat,scenario=plain-answer}.p99", "<", 300_000, false}, // spaces, scope
 	} {
-		th, err := report.ParseThreshold(tc.expr)
+		th, err := verdict.ParseThreshold(tc.expr)
 		if err != nil {
 			t.Errorf("ParseThreshold(%q): %v", tc.expr, err)
 			continue
@@ -103,18 +105,18 @@ func TestParseRegression(t *testing.T) {
 		{"ttfc.p99=ten", "allowance \"ten\""},       // not a number
 		{"ttfc.p99==10%", "want NAME.STAT=PERCENT"}, // double equals
 	} {
-		_, err := report.ParseRegression(tc.expr)
+		_, err := verdict.ParseRegression(tc.expr)
 		if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("ParseRegression(%q) = %v, want error containing %q", tc.expr, err, tc.wantErr)
 		}
 	}
 }
 
-func mustThresholds(t *testing.T, exprs ...string) []report.Threshold {
+func mustThresholds(t *testing.T, exprs ...string) []verdict.Threshold {
 	t.Helper()
-	var out []report.Threshold
+	var out []verdict.Threshold
 	for _, e := range exprs {
-		th, err := report.ParseThreshold(e)
+		th, err := verdict.ParseThreshold(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,11 +125,11 @@ func mustThresholds(t *testing.T, exprs ...string) []report.Threshold {
 	return out
 }
 
-func mustRegressions(t *testing.T, exprs ...string) []report.Regression {
+func mustRegressions(t *testing.T, exprs ...string) []verdict.Regression {
 	t.Helper()
-	var out []report.Regression
+	var out []verdict.Regression
 	for _, e := range exprs {
-		g, err := report.ParseRegression(e)
+		g, err := verdict.ParseRegression(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,11 +140,11 @@ func mustRegressions(t *testing.T, exprs ...string) []report.Regression {
 
 func TestGate(t *testing.T) {
 	t.Parallel()
-	base := fixtureRun(t, runOptions{seed: 3})
-	slow := fixtureRun(t, runOptions{seed: 3, ttfcShift: 200 * time.Millisecond})
-	broken := fixtureRun(t, runOptions{seed: 3, violations: map[protocol.Rule]int64{protocol.RTerminal: 2}})
-	leaky := fixtureRun(t, runOptions{seed: 3, leak: true})
-	erring := fixtureRun(t, runOptions{seed: 3, httpErrors: 40})
+	base := fixture.Run(t, fixture.Options{Seed: 3})
+	slow := fixture.Run(t, fixture.Options{Seed: 3, TTFCShift: 200 * time.Millisecond})
+	broken := fixture.Run(t, fixture.Options{Seed: 3, Violations: map[protocol.Rule]int64{protocol.RTerminal: 2}})
+	leaky := fixture.Run(t, fixture.Options{Seed: 3, Leak: true})
+	erring := fixture.Run(t, fixture.Options{Seed: 3, HTTPErrors: 40})
 	for _, tc := range []struct {
 		name       string
 		run        *measure.Run
@@ -156,14 +158,16 @@ func TestGate(t *testing.T) {
 		{"slower", slow, []string{"violations==0"}, []string{"ttfc.p99=10%", "gap.p99=10%"}, []string{"ttfc.p99=10%"}},
 		// an absolute allowance below the shift fails too
 		{"slower absolute", slow, nil, []string{"ttfc.p50=150ms"}, []string{"ttfc.p50=150ms"}},
-		// violations fail violations==0 (the mix's errors<1% still passes)
+		// violations fail violations==0 (given, it replaces the default)
 		{"violations", broken, []string{"violations==0", "violations{rule=R-converge}==0"}, nil, []string{"violations==0"}},
 		// a leak fails leaks==0
 		{"leak", leaky, []string{"leaks==0"}, nil, []string{"leaks==0"}},
-		// 40 errors in 2000 sessions is 2%: fails errors<0.1% from the flags and errors<1% from the mix
-		{"errors", erring, []string{"errors<0.1%"}, nil, []string{"errors<0.1%", "errors<1%"}},
-		// failed counts every unscripted failed session: 40 of 2000 is 2%
-		{"failed", erring, []string{"failed<1%", "failed<=40"}, nil, []string{"failed<1%", "errors<1%"}},
+		// 40 errors in 2000 sessions is 2%: fails errors<0.1% (given, it replaces errors==0)
+		{"errors", erring, []string{"errors<0.1%"}, nil, []string{"errors<0.1%"}},
+		// failed counts every failed session: 40 of 2000 is 2%; naming it relaxes errors==0
+		{"failed", erring, []string{"failed<1%", "failed<=40"}, nil, []string{"failed<1%"}},
+		// without a threshold naming them, the 40 errors fail the default errors==0
+		{"errors by default", erring, []string{"ttfc.p99<1s"}, nil, []string{"errors==0"}},
 		// a scoped threshold sees only its scenario: tool-loop's p99 is ~300 ms, plain-answer's lower
 		{"scoped", base, []string{"ttfc{scenario=plain-answer}.p99<250ms", "ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}, nil,
 			[]string{"ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}},
@@ -179,13 +183,13 @@ func TestGate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := report.Gate(tc.run, report.GateConfig{
+			res, err := verdict.Judge(tc.run, verdict.Config{
 				Thresholds: mustThresholds(t, tc.thresholds...), Regressions: mustRegressions(t, tc.regress...), Baseline: base})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := res.WriteTable(&out); err != nil {
+			if err := report.WriteGateTable(&out, res); err != nil {
 				t.Fatal(err)
 			}
 			got := res.Failed()
@@ -201,36 +205,105 @@ func TestGate(t *testing.T) {
 	}
 }
 
-func TestGateDefaultsAndBadMixThreshold(t *testing.T) {
+// TestJudgeDefaults: the defaults apply whatever else is checked (a mix threshold, a flag),
+// and only a threshold naming a default's measure relaxes it; the run's integrity is always
+// judged. Each row fails or passes one way.
+func TestJudgeDefaults(t *testing.T) {
 	t.Parallel()
-	r := fixtureRun(t, runOptions{seed: 4})
-	r.Summary.Config.Thresholds = nil
-	res, err := report.Gate(r, report.GateConfig{})
-	if err != nil {
-		t.Fatal(err)
+	run := func(mod func(r *measure.Run)) *measure.Run {
+		r := fixture.Run(t, fixture.Options{Seed: 4})
+		mod(r)
+		return r
 	}
-	// the defaults, and hung==0, which every gate applies
-	if len(res.Checks) != len(report.DefaultThresholds())+1 || !res.Pass || res.Checks[len(res.Checks)-1].Name != report.HungThreshold {
-		t.Errorf("defaults: %d checks, pass %v; want %d passing, the last %s", len(res.Checks), res.Pass, len(report.DefaultThresholds())+1, report.HungThreshold)
+	violating := func(r *measure.Run) { r.Summary.Violations = map[protocol.Rule]int64{protocol.RConverge: 13} }
+	inBand := func(r *measure.Run) {
+		r.Summary.Counters.Outcomes[measure.OutcomeCompleted] -= 5
+		r.Summary.Counters.Outcomes[measure.OutcomeInBandError] = 5
 	}
+	for _, tc := range []struct {
+		name       string
+		run        *measure.Run
+		mix, flags []string
+		wantFailed []string
+	}{
+		// a clean run passes the defaults alone
+		{"clean", run(func(*measure.Run) {}), nil, nil, nil},
+		// the issue's false PASS: a mix threshold on errors replaced violations==0
+		{"violations under a mix errors threshold", run(violating), []string{"errors<0.1%"}, nil, []string{"violations==0"}},
+		// and an unrelated flag does not replace it either
+		{"violations under a latency flag", run(violating), nil, []string{"ttfc.p99<1s"}, []string{"violations==0"}},
+		// naming the rule relaxes that rule alone
+		{"rule relaxed by name", run(violating), nil, []string{"violations{rule=R-converge}<20"}, nil},
+		{"other rule still counted", run(func(r *measure.Run) {
+			violating(r)
+			r.Summary.Violations[protocol.RAbort] = 1
+		}), nil, []string{"violations{rule=R-converge}<20"}, []string{"violations==0"}},
+		// in-band errors are errors: errors==0 fails
+		{"in-band errors", run(inBand), nil, nil, []string{"errors==0"}},
+		// the outcome named takes it out of errors, judged by its own limit
+		{"outcome relaxed by name", run(inBand), nil, []string{"outcome.in_band_error<1%"}, nil},
+		{"outcome over its limit", run(inBand), nil, []string{"outcome.in_band_error<=4"}, []string{"outcome.in_band_error<=4"}},
+		// a relaxed errors threshold from the mix
+		{"errors relaxed in the mix", run(inBand), []string{"errors<1%"}, nil, nil},
+		// integrity: interrupted, outcomes not adding up, nothing started
+		{"interrupted", run(func(r *measure.Run) { r.Summary.Interrupted = true }), nil, nil, []string{"ran to its planned end"}},
+		{"outcomes missing", run(func(r *measure.Run) { r.Summary.Counters.SessionsStarted++ }), nil, nil, []string{"every session ended"}},
+		{"nothing started", run(func(r *measure.Run) { r.Summary.Counters = measure.Counters{} }), nil, nil, []string{"a session started"}},
+		{"post-run failure", run(func(r *measure.Run) { r.Summary.Judging.PostRun = []string{"cancel latency: mock unreachable"} }), nil, nil, []string{"post-run checks passed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run.Summary.Config.Thresholds = tc.mix
+			res, err := verdict.Judge(tc.run, verdict.Config{Thresholds: mustThresholds(t, tc.flags...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Failed(); strings.Join(got, "|") != strings.Join(tc.wantFailed, "|") || res.Pass != (len(tc.wantFailed) == 0) {
+				var out bytes.Buffer
+				_ = report.WriteGateTable(&out, res)
+				t.Errorf("failed %q (pass %v), want %q\n%s", got, res.Pass, tc.wantFailed, out.String())
+			}
+			// Stamp (what load, run and merge save) agrees with the gate without flags.
+			if len(tc.flags) == 0 {
+				if err := verdict.Stamp(tc.run); err != nil {
+					t.Fatal(err)
+				}
+				if tc.run.Summary.Verdict.Pass != res.Pass {
+					t.Errorf("Stamp says pass %v, Judge %v", tc.run.Summary.Verdict.Pass, res.Pass)
+				}
+			}
+		})
+	}
+}
+
+func TestJudgeBadInput(t *testing.T) {
+	t.Parallel()
+	r := fixture.Run(t, fixture.Options{Seed: 4})
 	r.Summary.Config.Thresholds = []string{"ttfc.p99<fast"}
-	if _, err := report.Gate(r, report.GateConfig{}); err == nil || !strings.Contains(err.Error(), "config.thresholds[0]") {
+	if _, err := verdict.Judge(r, verdict.Config{}); err == nil || !strings.Contains(err.Error(), "config.thresholds[0]") {
 		t.Errorf("a bad mix threshold: %v, want an error naming config.thresholds[0]", err)
 	}
-	if _, err := report.Gate(r, report.GateConfig{Regressions: mustRegressions(t, "ttfc.p99=5%")}); err == nil {
+	r.Summary.Config.Thresholds = nil
+	if _, err := verdict.Judge(r, verdict.Config{Regressions: mustRegressions(t, "ttfc.p99=5%")}); err == nil {
 		t.Error("regressions without a baseline must be an error")
+	}
+	if _, err := verdict.ParseThreshold("hung==0"); err == nil || !strings.Contains(err.Error(), "outcome.stalled") {
+		t.Errorf("hung==0: %v, want an error pointing at the outcomes", err)
+	}
+	if _, err := verdict.ParseThreshold("outcome.hung<1%"); err == nil || !strings.Contains(err.Error(), "in_band_error") {
+		t.Errorf("outcome.hung: %v, want an error listing the outcomes", err)
 	}
 }
 
 func TestGateJUnit(t *testing.T) {
 	t.Parallel()
-	r := fixtureRun(t, runOptions{seed: 5, violations: map[protocol.Rule]int64{protocol.RAbort: 1}})
-	res, err := report.Gate(r, report.GateConfig{Thresholds: mustThresholds(t, "violations==0", "leaks==0")})
+	r := fixture.Run(t, fixture.Options{Seed: 5, Violations: map[protocol.Rule]int64{protocol.RAbort: 1}})
+	res, err := verdict.Judge(r, verdict.Config{Thresholds: mustThresholds(t, "violations==0", "leaks==0")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := res.WriteJUnit(&buf); err != nil {
+	if err := report.WriteGateJUnit(&buf, res); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -247,44 +320,15 @@ func TestGateJUnit(t *testing.T) {
 		t.Fatalf("JUnit does not parse: %v\n%s", err, buf.String())
 	}
 	s := doc.Suites[0]
-	// four checks: two from flags, errors<1% from the mix, hung==0 always; only violations fails
-	if s.Tests != 4 || s.Failures != 1 || s.Cases[0].Name != "violations==0" || s.Cases[0].Failure == nil || s.Cases[1].Failure != nil {
+	// every check a case; only violations==0 fails
+	failing := slices.IndexFunc(s.Cases, func(c struct {
+		Name    string    `xml:"name,attr"`
+		Failure *struct{} `xml:"failure"`
+	}) bool {
+		return c.Failure != nil
+	})
+	if s.Tests != len(res.Checks) || s.Failures != 1 || failing < 0 || s.Cases[failing].Name != "violations==0" {
 		t.Errorf("JUnit suite = %+v\n%s", s, buf.String())
-	}
-}
-
-// TestGateHung: a hung session fails every gate by default, even one whose thresholds say
-// nothing about it; a threshold that names hung replaces the default.
-func TestGateHung(t *testing.T) {
-	t.Parallel()
-	hung := fixtureRun(t, runOptions{seed: 7})
-	hung.Summary.Counters.SessionsHung, hung.Summary.Counters.SessionsFailed = 2, 2
-	clean := fixtureRun(t, runOptions{seed: 7})
-	for _, tc := range []struct {
-		name       string
-		run        *measure.Run
-		thresholds []string
-		wantFailed []string
-	}{
-		// two hung sessions fail the default hung==0 next to an unrelated latency threshold
-		{"default", hung, []string{"ttfc.p99<1s"}, []string{report.HungThreshold}},
-		// without hung sessions the default passes
-		{"clean", clean, []string{"ttfc.p99<1s"}, nil},
-		// naming hung replaces the default: 2 of 2000 sessions is under 1%
-		{"named", hung, []string{"hung<1%"}, nil},
-		// and a count limit below the hung sessions fails, named
-		{"named count", hung, []string{"hung<=1"}, []string{"hung<=1"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			res, err := report.Gate(tc.run, report.GateConfig{Thresholds: mustThresholds(t, tc.thresholds...)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := res.Failed(); strings.Join(got, "|") != strings.Join(tc.wantFailed, "|") {
-				t.Errorf("failed %q, want %q", got, tc.wantFailed)
-			}
-		})
 	}
 }
 
@@ -295,7 +339,7 @@ func TestGateAllow(t *testing.T) {
 	t.Parallel()
 	abort := map[protocol.Rule]int64{protocol.RAbort: 12}
 	both := map[protocol.Rule]int64{protocol.RAbort: 12, protocol.RTerminal: 1}
-	fromMix := fixtureRun(t, runOptions{seed: 8, violations: abort})
+	fromMix := fixture.Run(t, fixture.Options{Seed: 8, Violations: abort})
 	fromMix.Summary.Config.Allow = []protocol.Rule{protocol.RAbort}
 	for _, tc := range []struct {
 		name       string
@@ -305,22 +349,22 @@ func TestGateAllow(t *testing.T) {
 		wantText   string // in the table
 	}{
 		// without --allow, R-abort fails violations==0
-		{"not allowed", fixtureRun(t, runOptions{seed: 8, violations: abort}), nil, []string{"violations==0"}, "FAIL"},
+		{"not allowed", fixture.Run(t, fixture.Options{Seed: 8, Violations: abort}), nil, []string{"violations==0"}, "FAIL"},
 		// allowed: the gate passes and shows the count as allowed
-		{"allowed", fixtureRun(t, runOptions{seed: 8, violations: abort}), []protocol.Rule{protocol.RAbort}, nil, "allowed: R-abort×12"},
+		{"allowed", fixture.Run(t, fixture.Options{Seed: 8, Violations: abort}), []protocol.Rule{protocol.RAbort}, nil, "allowed: R-abort×12"},
 		// another rule still fails while R-abort is allowed
-		{"other rule", fixtureRun(t, runOptions{seed: 8, violations: both}), []protocol.Rule{protocol.RAbort}, []string{"violations==0"}, "allow R-abort"},
+		{"other rule", fixture.Run(t, fixture.Options{Seed: 8, Violations: both}), []protocol.Rule{protocol.RAbort}, []string{"violations==0"}, "allow R-abort"},
 		// the mix's allow list, recorded in the run, allows as --allow does
 		{"mix", fromMix, nil, nil, "allowed: R-abort×12"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := report.Gate(tc.run, report.GateConfig{Thresholds: mustThresholds(t, "violations==0"), Allow: tc.allow})
+			res, err := verdict.Judge(tc.run, verdict.Config{Thresholds: mustThresholds(t, "violations==0"), Allow: tc.allow})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := res.WriteTable(&out); err != nil {
+			if err := report.WriteGateTable(&out, res); err != nil {
 				t.Fatal(err)
 			}
 			if got := res.Failed(); strings.Join(got, "|") != strings.Join(tc.wantFailed, "|") || !strings.Contains(out.String(), tc.wantText) {
@@ -329,7 +373,7 @@ func TestGateAllow(t *testing.T) {
 		})
 	}
 	// failed leaves out the sessions that failed by allowed rules alone, and says so
-	failing := fixtureRun(t, runOptions{seed: 8, violations: both})
+	failing := fixture.Run(t, fixture.Options{Seed: 8, Violations: both})
 	failing.Summary.Counters.SessionsFailed = 13
 	failing.Summary.Counters.FailedByRules = map[string]int64{"R-abort": 12, "R-abort,R-terminal": 1}
 	for _, tc := range []struct {
@@ -341,17 +385,17 @@ func TestGateAllow(t *testing.T) {
 		{[]protocol.Rule{protocol.RAbort}, true, "not counting 12 failed only by allowed rules"},                      // 1 failed by R-terminal too
 		{[]protocol.Rule{protocol.RAbort, protocol.RTerminal}, false, "not counting 13 failed only by allowed rules"}, // none left
 	} {
-		res, err := report.Gate(failing, report.GateConfig{Thresholds: mustThresholds(t, "failed==0"), Allow: tc.allow})
+		res, err := verdict.Judge(failing, verdict.Config{Thresholds: mustThresholds(t, "failed==0"), Allow: tc.allow})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := res.Checks[0]; c.Pass == tc.wantFailed || !strings.Contains(c.Detail, tc.wantDetail) {
+		if c, _ := res.Find("failed==0"); c.Pass == tc.wantFailed || !strings.Contains(c.Detail, tc.wantDetail) {
 			t.Errorf("allow %v: failed==0 check %+v, want failing %v with detail %q", tc.allow, c, tc.wantFailed, tc.wantDetail)
 		}
 	}
-	bad := fixtureRun(t, runOptions{seed: 8})
+	bad := fixture.Run(t, fixture.Options{Seed: 8})
 	bad.Summary.Config.Allow = []protocol.Rule{"R-abrot"}
-	if _, err := report.Gate(bad, report.GateConfig{}); err == nil || !strings.Contains(err.Error(), `config.allow[0]`) || !strings.Contains(err.Error(), `unknown rule "R-abrot"`) {
+	if _, err := verdict.Judge(bad, verdict.Config{}); err == nil || !strings.Contains(err.Error(), `config.allow[0]`) || !strings.Contains(err.Error(), `unknown rule "R-abrot"`) {
 		t.Errorf("an unknown allowed rule in the run: %v, want an error naming config.allow[0] and the rule", err)
 	}
 }
@@ -360,14 +404,14 @@ func TestGateAllow(t *testing.T) {
 // (it is read raw in a terminal too) and escapes only what GitHub would render as HTML.
 func TestGateMarkdownReadsInATerminal(t *testing.T) {
 	t.Parallel()
-	r := fixtureRun(t, runOptions{seed: 9})
-	res, err := report.Gate(r, report.GateConfig{Thresholds: mustThresholds(t, "ttfc.p99<1s", "errors<=0.1%")})
+	r := fixture.Run(t, fixture.Options{Seed: 9})
+	res, err := verdict.Judge(r, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<1s", "errors<=0.1%")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Checks[0].Detail = "<script>alert(1)</script> & &amp; a|b"
+	res.Checks[slices.IndexFunc(res.Checks, func(c verdict.Check) bool { return c.Name == "ttfc.p99<1s" })].Detail = "<script>alert(1)</script> & &amp; a|b"
 	var out bytes.Buffer
-	res.WriteMarkdown(&out)
+	report.WriteGateMarkdown(&out, res)
 	s := out.String()
 	for _, want := range []string{"| ttfc.p99<1s |", "| errors<=0.1% |", "&lt;script>alert(1)&lt;/script> & &amp;amp; a\\|b"} {
 		if !strings.Contains(s, want) {
@@ -381,20 +425,20 @@ func TestGateMarkdownReadsInATerminal(t *testing.T) {
 
 func TestGateWithoutHistogramsFallsBackToSummary(t *testing.T) {
 	t.Parallel()
-	r := fixtureRun(t, runOptions{seed: 6})
+	r := fixture.Run(t, fixture.Options{Seed: 6})
 	r.Histograms = nil
-	res, err := report.Gate(r, report.GateConfig{Thresholds: mustThresholds(t, "ttfc.p99<1ms")})
+	res, err := verdict.Judge(r, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<1ms")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pass || !strings.Contains(res.Checks[0].Detail, "worst of 4") {
-		t.Errorf("check = %+v, want a failure computed from the worst of 4 summaries", res.Checks[0])
+	if c, _ := res.Find("ttfc.p99<1ms"); res.Pass || !strings.Contains(c.Detail, "worst of 4") {
+		t.Errorf("check = %+v, want a failure computed from the worst of 4 summaries", c)
 	}
 }
 
 func TestMetricsHelpListsEveryName(t *testing.T) {
 	t.Parallel()
-	help := report.MetricsHelp()
+	help := verdict.MetricsHelp()
 	for _, name := range []string{"ttfc", "gap|chunk_gap", "cancel", "errors", "violations", "leaks", "start_lag", "p99.9",
 		"ttft", "ttfo", "itl", "tpot", "stream_tokens_per_s", "tokens_per_s", "goodput"} {
 		if !strings.Contains(help, name) {

@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"cmp"
@@ -84,27 +84,29 @@ func statOf(m measure.MetricSummary, stat string) float64 {
 // dialect histograms merged), a fraction or count for errors, a count for violations and leaks.
 // It wraps an error naming the selector when there are no samples.
 func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
-	m, err := s.measure(r, percent)
+	m, err := s.measure(r, percent, &relaxed{})
 	return m.value, err
 }
 
-// sessionCount is what an errors, failed or hung check counts; failed leaves out the sessions
-// that failed only by allowed rules.
-func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule) int64 {
+// sessionCount is what an errors, failed or outcome check counts; failed leaves out the
+// sessions that failed only by allowed rules, errors the outcomes judged by name.
+func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule, rel *relaxed) int64 {
 	switch s.kind {
 	case kindFailed:
 		return c.FailedExcept(allowed)
-	case kindHung:
-		return c.SessionsHung
+	case kindOutcome:
+		return c.Outcome(measure.Outcome(s.Stat))
 	}
-	return c.Errors()
+	return c.ErrorsExcept(rel.outcomes)
 }
 
-func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
+func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured, error) {
 	sum := &r.Summary
 	switch s.kind {
-	case kindErrors, kindFailed, kindHung:
-		n := s.sessionCount(&sum.Counters, sum.Config.Allow)
+	case kindDropped:
+		return measured{value: float64(sum.Counters.DroppedStarts), samples: 1}, nil
+	case kindErrors, kindFailed, kindOutcome:
+		n := s.sessionCount(&sum.Counters, sum.Config.Allow, rel)
 		if percent {
 			if sum.Counters.SessionsStarted == 0 {
 				return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
@@ -116,13 +118,24 @@ func (s Selector) measure(r *measure.Run, percent bool) (measured, error) {
 		if rule, ok := s.Scope["rule"]; ok {
 			return measured{value: float64(sum.Violations[protocol.Rule(rule)]), samples: 1}, nil
 		}
-		m := measured{value: float64(sum.ViolationsExcept(sum.Config.Allow)), samples: 1}
-		if allowed := allowedCounts(sum); len(allowed) > 0 {
-			m.note = "not counting allowed " + strings.Join(allowed, ", ")
+		m := measured{value: float64(sum.ViolationsExcept(append(slices.Clone(sum.Config.Allow), rel.rules...))), samples: 1}
+		var notes []string // allowed rules are checks of their own, not named here
+		if len(rel.rules) > 0 {
+			notes = append(notes, fmt.Sprintf("not counting %v (judged by their own thresholds)", rel.rules))
 		}
+		if by := violationBreakdown(sum, rel.rules); by != "" && m.value > 0 {
+			notes = append(notes, by)
+		}
+		m.note = strings.Join(notes, "; ")
 		return m, nil
 	case kindLeaks:
-		return measured{value: float64(sum.FailedLeaks()), samples: 1}, nil
+		var over []string
+		for _, l := range sum.Leaks {
+			if !l.OK {
+				over = append(over, fmt.Sprintf("%s %s grew by %g (from %g to %g, tolerance %g)", l.Source, l.Name, l.Delta, l.Before, l.After, l.Tolerance))
+			}
+		}
+		return measured{value: float64(len(over)), samples: 1, note: strings.Join(over, "; ")}, nil
 	case kindMeasure:
 		if err := s.checkMeasure(sum); err != nil { // measures.go
 			return measured{}, err
@@ -208,8 +221,14 @@ func compare(v float64, op string, limit float64) bool {
 // Evaluate checks t against r. A latency threshold with no samples fails: a check that cannot
 // see its metric must not pass silently (scope it to the scenarios that record it).
 func (t Threshold) Evaluate(r *measure.Run, source string) Check {
+	return t.evaluate(r, source, &relaxed{})
+}
+
+// evaluate is Evaluate with what the run's other thresholds judge by name (rel), which the
+// errors and violations counts leave out.
+func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	c := Check{Name: t.Expr, Source: source, Limit: t.Op + " " + t.Selector.format(t.Limit, t.Percent)}
-	m, err := t.Selector.measure(r, t.Percent)
+	m, err := t.Selector.measure(r, t.Percent, rel)
 	if err != nil {
 		c.Value, c.Detail, c.Measured = "n/a", err.Error(), nan()
 		return c
@@ -219,7 +238,14 @@ func (t Threshold) Evaluate(r *measure.Run, source string) Check {
 	c.Pass = compare(m.value, t.Op, t.Limit)
 	c.Detail = m.note
 	if t.Selector.kind.perSession() && t.Percent {
-		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters, r.Summary.Config.Allow), r.Summary.Counters.SessionsStarted)
+		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters, r.Summary.Config.Allow, rel), r.Summary.Counters.SessionsStarted)
+	}
+	if t.Selector.kind == kindErrors && m.value > 0 {
+		detail := outcomeBreakdown(r.Summary.Counters, rel.outcomes)
+		if first := r.Summary.Judging.FirstErrors; len(first) > 0 {
+			detail += "; first: " + strings.Join(first, "; ")
+		}
+		c.Detail = strings.TrimPrefix(c.Detail+"; "+detail, "; ")
 	}
 	if t.Selector.kind == kindFailed {
 		if n := r.Summary.Counters.SessionsFailed - r.Summary.Counters.FailedExcept(r.Summary.Config.Allow); n > 0 {
@@ -337,6 +363,26 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 
 func nan() float64 { return math.NaN() }
 
+// violationBreakdown lists the counted rules' violations as RULE×COUNT, most first.
+func violationBreakdown(s *measure.Summary, except []protocol.Rule) string {
+	type rc struct {
+		rule protocol.Rule
+		n    int64
+	}
+	var rules []rc
+	for rule, n := range s.Violations {
+		if n > 0 && !slices.Contains(s.Config.Allow, rule) && !slices.Contains(except, rule) {
+			rules = append(rules, rc{rule, n})
+		}
+	}
+	slices.SortFunc(rules, func(a, b rc) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.rule, b.rule)) })
+	var parts []string
+	for _, r := range rules {
+		parts = append(parts, fmt.Sprintf("%s×%d", r.rule, r.n))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Verdict is the check's verdict as printed: pass, FAIL or allowed.
 func (c Check) Verdict() string {
 	switch {
@@ -358,3 +404,9 @@ func allowedCounts(s *measure.Summary) []string {
 	}
 	return out
 }
+
+// msf formats microseconds as milliseconds with three decimals.
+func msf(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
+
+// pct formats a fraction as a percentage.
+func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }

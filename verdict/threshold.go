@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"fmt"
@@ -29,7 +29,8 @@ const (
 	kindLatency    valueKind = iota // a statistic of a histogram; limit is a duration
 	kindErrors                      // unscripted errors; limit is a percentage of sessions or a count
 	kindFailed                      // failed sessions (errors or violations); percentage or count
-	kindHung                        // hung sessions (no terminal within grace or stream timeout); percentage or count
+	kindOutcome                     // sessions that ended with one outcome (the "statistic"); percentage or count
+	kindDropped                     // open loop: scheduled starts never made; a count
 	kindViolations                  // protocol violations; limit is a count
 	kindLeaks                       // leak-check gauges over tolerance; limit is a count
 	kindRate                        // a statistic of a rate histogram (×measure.RateScale); limit is tokens/s
@@ -57,18 +58,28 @@ var gateNames = []gateName{
 	{Name: "stream_tokens_per_s", Metric: measure.StreamTokensPerSecond, Kind: kindRate, Scopes: []string{"scenario", "dialect"}, Example: "stream_tokens_per_s.p50>=20", Doc: "output tokens/s of each stream (tokens / stream duration); LIMIT in tokens/s"},
 	{Name: "tokens_per_s", Kind: kindTokenRate, Example: "tokens_per_s>=1000", Doc: "aggregate output tokens/s: every session's tokens over the measured wall time"},
 	{Name: "goodput", Kind: kindGoodput, Example: "goodput>=99%", Doc: "sessions that succeeded and met every load --goodput-slo: % of the judged sessions (ended ok or failed), or a count without %"},
-	{Name: "errors", Kind: kindErrors, Example: "errors<0.1%", Doc: "unscripted errors (HTTP, transport, decode): % of sessions started, or a count without %"},
-	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions that failed unscripted, by an error, a hang or a protocol violation (the user's view; what breaks first at capacity); not those failed only by allowed rules"},
-	{Name: "hung", Kind: kindHung, Example: "hung==0", Doc: "sessions whose stream had no terminal within --grace or --stream-timeout (among the failed); hung==0 applies unless a threshold names hung"},
-	{Name: "violations", Kind: kindViolations, Scopes: []string{"rule"}, Example: "violations{rule=R-converge}==0", Doc: "protocol violations (streams × rules broken), without those of allowed rules (--allow, the mix's allow:) unless scoped to one"},
-	{Name: "leaks", Kind: kindLeaks, Example: "leaks==0", Doc: "leak-check gauges over their tolerance"},
+	{Name: "errors", Kind: kindErrors, Example: "errors<0.1%", Doc: "sessions with an error outcome (every outcome but completed, scripted_error, aborted; less those a threshold names as outcome.NAME): % of sessions started, or a count without %; default errors==0"},
+	{Name: "outcome", Kind: kindOutcome, Example: "outcome.in_band_error<1%", Doc: "sessions that ended with one outcome (.NAME: " + outcomeNames() + "); naming an error outcome takes it out of errors"},
+	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions failed by an error outcome or a protocol violation (the user's view; what breaks first at capacity), not those failed only by allowed rules; naming it relaxes the errors and violations defaults"},
+	{Name: "violations", Kind: kindViolations, Scopes: []string{"rule"}, Example: "violations{rule=R-converge}<5", Doc: "protocol violations (streams × rules broken), without those of allowed rules (--allow, the mix's allow:) unless scoped to one; default violations==0; a {rule=R} threshold takes R out of the default"},
+	{Name: "leaks", Kind: kindLeaks, Example: "leaks==0", Doc: "leak-check gauges over their tolerance; default leaks==0"},
+	{Name: "dropped_starts", Kind: kindDropped, Example: "dropped_starts<10", Doc: "open loop: scheduled sessions never started at --max-inflight; default dropped_starts==0"},
 }
 
 // hasStats tells whether the kind is a histogram, whose checks name a statistic.
 func (k valueKind) hasStats() bool { return k == kindLatency || k == kindRate || k == kindMeasure }
 
 // perSession tells whether the kind counts sessions, so a limit may be a percentage of them.
-func (k valueKind) perSession() bool { return k == kindErrors || k == kindFailed || k == kindHung }
+func (k valueKind) perSession() bool { return k == kindErrors || k == kindFailed || k == kindOutcome }
+
+// outcomeNames lists every outcome, for --help and errors.
+func outcomeNames() string {
+	var names []string
+	for _, o := range measure.Outcomes() {
+		names = append(names, string(o))
+	}
+	return strings.Join(names, ", ")
+}
 
 func (g gateName) withAlias(alias string) gateName {
 	g.Alias = alias
@@ -177,6 +188,9 @@ func parseSelector(expr, text string) (Selector, error) {
 	}
 	name := text[:nameEnd]
 	rest := text[nameEnd:]
+	if name == "hung" {
+		return bad("hung is no longer a measure: a stream with no terminal ends as outcome.truncated (the body ended), outcome.stalled (no byte for --idle-timeout), outcome.over_time (still delivering at --stream-timeout) or outcome.cut (still delivering when the run ended), each counted by errors")
+	}
 	gn, ok := lookupName(name)
 	if !ok {
 		if gn, name, rest, ok = measureName(name, rest); !ok { // measures.go
@@ -215,6 +229,12 @@ func parseSelector(expr, text string) (Selector, error) {
 	}
 	if rest != "" {
 		return bad("unexpected %q after %s", rest, name)
+	}
+	if gn.Kind == kindOutcome {
+		if !measure.Outcome(sel.Stat).Valid() {
+			return bad("outcome needs one of .%s", strings.ReplaceAll(outcomeNames(), ", ", ", ."))
+		}
+		return sel, nil
 	}
 	switch {
 	case gn.Kind.hasStats() && sel.Stat == "":
@@ -306,7 +326,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 		if sel.kind == kindRate {
 			t.Limit = v * measure.RateScale
 		}
-	case kindErrors, kindFailed, kindHung, kindGoodput:
+	case kindErrors, kindFailed, kindOutcome, kindGoodput:
 		if p, ok := strings.CutSuffix(limit, "%"); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 			if err != nil || v < 0 || v > 100 {
@@ -381,3 +401,20 @@ func ParseRegression(expr string) (Regression, error) {
 	r.MaxIncreaseMicros, r.Absolute = float64(d)/float64(time.Microsecond), true
 	return r, nil
 }
+
+// Value is the value of a selector such as "ttfc.p99" or "errors" in run, in its unit
+// (microseconds for a latency); an error when the run has no data for it.
+func Value(run *measure.Run, selector string) (float64, error) {
+	sel, err := parseSelector(selector, selector)
+	if err != nil {
+		return 0, err
+	}
+	return sel.Measure(run, false)
+}
+
+// IsLatency tells whether the selector is a latency statistic (its limit in microseconds).
+func (s Selector) IsLatency() bool { return s.kind == kindLatency }
+
+// CountsSessions tells whether the selector counts sessions (errors, failed, outcome.NAME),
+// so that a limit may be a share of them.
+func (s Selector) CountsSessions() bool { return s.kind.perSession() }

@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ParseGateFlags makes the gate's config from its flags' expressions: --threshold checks,
+// ParseFlags makes the judge's config from its flags' expressions: --threshold checks,
 // --max-regression allowances and --allow rules. The first bad one is the error, naming its
-// flag; a regression needs a baseline, which the caller sets (GateConfig.Baseline).
-func ParseGateFlags(thresholds, regressions, allow []string) (GateConfig, error) {
-	var cfg GateConfig
+// flag; a regression needs a baseline, which the caller sets (Config.Baseline).
+func ParseFlags(thresholds, regressions, allow []string) (Config, error) {
+	var cfg Config
 	for _, expr := range thresholds {
 		t, err := ParseThreshold(expr)
 		if err != nil {

@@ -1,13 +1,13 @@
-package report
+package verdict
 
 import (
 	"strings"
 	"testing"
 )
 
-// TestParseGateFlags: good expressions of each flag make the config; a bad one is an error
+// TestParseFlags: good expressions of each flag make the config; a bad one is an error
 // naming its flag.
-func TestParseGateFlags(t *testing.T) {
+func TestParseFlags(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name                              string
@@ -28,7 +28,7 @@ func TestParseGateFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg, err := ParseGateFlags(tc.thresholds, tc.regressions, tc.allow)
+			cfg, err := ParseFlags(tc.thresholds, tc.regressions, tc.allow)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)

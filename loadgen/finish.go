@@ -1,0 +1,356 @@
+package loadgen
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/sse"
+)
+
+// How a session ends. Every path ends in end, which gives the session exactly one outcome
+// (measure.Outcome) and counts it: an error outcome is the session's one root cause, so the
+// checker then judges only what arrived before it (Finish gets a non-nil error) and no rule
+// restates it (a missing terminal after a transport error, tool calls never reached).
+
+// errInBand, errTruncated and errStalled are what a checker's Finish is told when the stream
+// ended in an unscripted in-band error, without its terminal, or silent: like a transport
+// error, the stream is judged on what arrived.
+var (
+	errInBand    = errors.New("the stream ended in an in-band error")
+	errTruncated = errors.New("the stream ended without its terminal")
+	errIdle      = errors.New("no byte within the idle timeout")
+)
+
+// end closes out the session with outcome o (err says what went wrong for an error outcome,
+// or an aborted session's failed stop request): it counts the outcome, the session as ok or
+// failed, its violations and error, and flushes its metrics.
+func (s *streamState) end(o measure.Outcome, err error) sessionResult {
+	r, p, res := s.r, s.p, &s.res
+	res.outcome = o
+	if err != nil {
+		res.err = err
+	}
+	if s.counting {
+		rec := r.rec
+		rec.outcome(o)
+		switch {
+		case o.IsError():
+			rec.failed.Add(1)
+		case len(res.violations) > 0:
+			rec.failed.Add(1)
+			rec.failedByViolations(res.violations)
+		case o == measure.OutcomeAborted:
+			// Left on purpose: neither a success nor a failure of the target.
+		default:
+			rec.ok.Add(1)
+		}
+		if res.err != nil {
+			r.noteError(res.err)
+		}
+		if unfinished(o) {
+			r.noteHungViolations(p, res.violations)
+		} else {
+			r.noteViolations(p, res.violations)
+		}
+	} else if res.err != nil {
+		res.frames = append(res.frames, "error: "+r.redact(res.err.Error()))
+	}
+	s.m.flush()
+	return *res
+}
+
+// unfinished tells whether the outcome left the stream open (a replay of it would be too, so
+// it is bounded).
+func unfinished(o measure.Outcome) bool {
+	return o == measure.OutcomeStalled || o == measure.OutcomeOverTime || o == measure.OutcomeCut
+}
+
+// finish judges the stream read by read and gives the session its outcome.
+//
+//go:noinline
+func (s *streamState) finish() sessionResult {
+	p, res, streamErr := s.p, &s.res, s.streamErr
+	s.m.duration = observed(time.Since(s.intended))
+	limit := s.limit()
+	if s.act.fired.Load() {
+		if p.stop && limit != nil && !s.turnTerminal {
+			// A stop asks the runtime to end the stream; one that never does is not aborted.
+			return s.finishUnfinished("after the stop request")
+		}
+		return s.finishAborted(true, streamErr)
+	}
+	switch {
+	case limit != nil && !s.turnTerminal:
+		return s.finishUnfinished("")
+	case limit != nil:
+		// The terminal came but the runtime held the connection open until the limit: the
+		// user has the answer, so the stream is judged as if it ended there (a dialect that
+		// wants [DONE] after its terminal still says so).
+		streamErr = nil
+	case s.ctx.Err() != nil && streamErr != nil:
+		return s.finishCut()
+	}
+	var limitErr *sse.LimitError
+	switch {
+	case streamErr != nil && errors.As(streamErr, &limitErr):
+		res.violations = append(res.violations, s.checker.Finish(streamErr)...)
+		return s.end(measure.OutcomeDecodeError, fmt.Errorf("session %s: decode stream from %s: %w", p.id, s.host, streamErr))
+	case streamErr != nil:
+		res.violations = append(res.violations, s.checker.Finish(streamErr)...)
+		if s.contentLength >= 0 && errors.Is(streamErr, io.ErrUnexpectedEOF) {
+			// net/http says only "unexpected EOF" for a body cut short of its length.
+			streamErr = fmt.Errorf("body ended before its Content-Length of %d bytes: %w", s.contentLength, streamErr)
+		}
+		return s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: read stream from %s after %d bytes: %w", p.id, s.host, s.dec.BytesRead(), streamErr))
+	case s.inBand != "" && s.scriptedInBand():
+		res.violations = append(res.violations, s.checker.Finish(nil)...)
+		return s.end(measure.OutcomeScriptedError, nil)
+	case s.inBand != "":
+		res.violations = append(res.violations, s.checker.Finish(errInBand)...)
+		return s.end(measure.OutcomeInBandError, fmt.Errorf("session %s: %s answered 200, then an in-band error: %s", p.id, s.host, clip(s.inBand, 200)))
+	case !s.turnTerminal:
+		res.violations = append(res.violations, s.checker.Finish(errTruncated)...)
+		detail := ""
+		if s.dec.Truncated() {
+			detail = ", inside an undispatched event or an unterminated line (its data discarded)"
+		}
+		return s.end(measure.OutcomeTruncated, fmt.Errorf("session %s: the stream from %s ended after %d bytes without its terminal%s", p.id, s.host, s.dec.BytesRead(), detail))
+	}
+	res.violations = append(res.violations, s.checker.Finish(nil)...)
+	if s.dec.Truncated() {
+		// WHATWG discards an event cut by the end of the stream, so no checker ever sees it;
+		// every dialect ends its streams on a complete event, so the cut is a framing fault.
+		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RFraming, Detail: fmt.Sprintf(
+			"the stream ended inside an undispatched event or an unterminated line (after %d bytes; its data was discarded)", s.dec.BytesRead())})
+	}
+	return s.end(measure.OutcomeCompleted, nil)
+}
+
+// scriptedInBand tells whether an in-band error is the script's: the scenario fails the
+// provider, judged against ground truth, and the client is not one that talks to the
+// provider directly while the script wants an HTTP status (that must come as the status).
+func (s *streamState) scriptedInBand() bool {
+	e := &s.p.session.Expected
+	if s.p.session.NoGroundTruth || e.ProviderError == "" {
+		return false
+	}
+	_, direct := s.p.client.(protocol.ErrorChecker)
+	return !(direct && e.ProviderStatus != 0)
+}
+
+// scriptedStatus tells whether an HTTP status is the script's provider failure: the very
+// status scripted (a 429 for provider-429, not any 4xx), judged against ground truth.
+func (s *streamState) scriptedStatus(status int) bool {
+	e := &s.p.session.Expected
+	return !s.p.session.NoGroundTruth && e.ProviderStatus != 0 && status == e.ProviderStatus
+}
+
+// httpError ends the session on a non-200 answer. A client that judges error answers
+// (protocol.ErrorChecker: the provider wires) reads up to 64 KiB of it; the others 512 bytes,
+// quoted in the error. Only the scripted status is the script; any other is an http_error.
+func (s *streamState) httpError(req *http.Request, resp *http.Response) {
+	p, res := s.p, &s.res
+	limit := int64(512)
+	ec, judges := p.client.(protocol.ErrorChecker)
+	if judges {
+		limit = 64 << 10
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
+	scripted := s.scriptedStatus(resp.StatusCode)
+	if judges && scripted {
+		res.violations = append(res.violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.session)...)
+	} else {
+		res.violations = nil // the error's headers are not the stream's
+	}
+	if scripted {
+		s.res = s.end(measure.OutcomeScriptedError, nil)
+		return
+	}
+	if s.counting {
+		s.r.rec.httpError(resp.StatusCode)
+	}
+	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.id, req, resp, body[:min(len(body), 512)]))
+}
+
+// limit is the cause that ended the stream's context when a limit did (the idle timeout, the
+// stream timeout, the run's grace period, a replay's limit), else nil: the stream ended by
+// itself, the client left, or the caller cancelled the run.
+func (s *streamState) limit() error {
+	if s.sctx == nil {
+		return nil
+	}
+	switch cause := context.Cause(s.sctx); {
+	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, errGraceEnded), errors.Is(cause, errReplayLimit):
+		return cause
+	}
+	return nil
+}
+
+// finishUnfinished closes out a session whose stream was still open when a limit ended it:
+// stalled (silent for the idle timeout), over time (still delivering at the stream timeout)
+// or cut (the run's grace period ended). The checker judges only what arrived; no rule
+// restates the missing end.
+func (s *streamState) finishUnfinished(when string) sessionResult {
+	r, p, res := s.r, s.p, &s.res
+	cause := s.limit()
+	acted := s.act != nil && s.act.fired.Load()
+	if acted {
+		// The checker judges what arrived in the light of the client's scripted action.
+		p.session.Aborted = true
+		s.noteStop()
+	}
+	if s.checker != nil {
+		res.violations = append(res.violations, s.checker.Finish(cmp.Or(s.streamErr, cause))...)
+	}
+	open := time.Since(s.intended).Round(time.Millisecond)
+	if when != "" {
+		when = " (" + when + ")"
+	}
+	var o measure.Outcome
+	var err error
+	switch {
+	case errors.Is(cause, errIdle):
+		o = measure.OutcomeStalled
+		err = fmt.Errorf("session %s: stalled: no byte from %s for the %s idle timeout%s (stream open %v)", p.id, s.host, r.cfg.IdleTimeout, when, open)
+	case errors.Is(cause, errGraceEnded):
+		o = measure.OutcomeCut
+		err = fmt.Errorf("session %s: cut: still open when the run's %s grace period ended%s (stream open %v)", p.id, r.cfg.Grace, when, open)
+	default:
+		o = measure.OutcomeOverTime
+		err = fmt.Errorf("session %s: over time: still delivering at the %s stream timeout%s (stream open %v)", p.id, r.cfg.StreamTimeout, when, open)
+		if errors.Is(cause, errReplayLimit) {
+			err = fmt.Errorf("session %s: the replay's %s limit ended it", p.id, r.replayLimit())
+		}
+	}
+	if acted && s.counting {
+		// The client stopped: whether the provider saw it go is still worth knowing.
+		r.aborts.add(abortRecord{
+			index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: s.act.firedAt(),
+			duringTool: duringTool(p.session.Expected.Client),
+		})
+	}
+	return s.end(o, err)
+}
+
+// noteStop tells the checker of a stop session that the stop request was sent (it may already
+// know: StopSent may be called more than once).
+func (s *streamState) noteStop() {
+	if !s.p.stop || s.checker == nil {
+		return
+	}
+	if so, ok := s.checker.(protocol.StopObserver); ok {
+		so.StopSent()
+	}
+}
+
+// finishCut closes out a session the caller cancelled (Run's context: the second Ctrl-C)
+// before it ended: not judged, and an error outcome (the run is interrupted anyway).
+func (s *streamState) finishCut() sessionResult {
+	s.res.violations = nil
+	return s.end(measure.OutcomeCut, nil)
+}
+
+// finishAborted closes out a session the client aborted or stopped on purpose; judge says
+// whether the current turn's checker judges what arrived (not when the client left between
+// turns or before any stream). A stop request that failed makes the session a transport
+// error: the client's stop is part of the stream it judges.
+func (s *streamState) finishAborted(judge bool, streamErr error) sessionResult {
+	r, p, res, act := s.r, s.p, &s.res, s.act
+	p.session.Aborted = true
+	stopped := act.stopDone != nil
+	var stopErr error
+	if stopped {
+		if so, ok := s.checker.(protocol.StopObserver); ok && s.checker != nil {
+			so.StopSent() // again is harmless: a stop fired after the last frame was read
+		}
+		select {
+		case out := <-act.stopDone:
+			// A 404 for a run whose terminal we had already received is a stop that arrived
+			// after the run finished on its own: a race, not an error.
+			late := out.status == http.StatusNotFound && !act.terminalAt.IsZero() && !act.terminalAt.After(out.at)
+			if out.err != nil && !late {
+				stopErr = out.err
+			}
+		case <-s.ctx.Done():
+		}
+	}
+	if judge && s.checker != nil {
+		if stopped {
+			res.violations = append(res.violations, s.checker.Finish(streamErr)...)
+		} else {
+			res.violations = append(res.violations, s.checker.Finish(nil)...)
+		}
+	}
+	if s.counting {
+		r.aborts.add(abortRecord{
+			index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: act.firedAt(),
+			duringTool: duringTool(p.session.Expected.Client),
+		})
+	}
+	if stopErr != nil {
+		return s.end(measure.OutcomeTransportError, stopErr)
+	}
+	return s.end(measure.OutcomeAborted, nil)
+}
+
+// touch records that the stream delivered something now.
+func (s *streamState) touch() { s.lastRead.Store(time.Now().UnixNano()) }
+
+// startIdleWatch ends the stream's context with errIdle once nothing arrived for the idle
+// timeout: a timer that re-arms itself for the rest of the timeout while bytes keep coming,
+// so a busy stream costs one timer firing per idle timeout, not one per read.
+func (s *streamState) startIdleWatch() {
+	idle := s.r.cfg.IdleTimeout
+	if idle <= 0 {
+		return
+	}
+	s.touch()
+	var check func()
+	check = func() {
+		since := time.Since(time.Unix(0, s.lastRead.Load()))
+		if since >= idle {
+			s.cancelCause(errIdle)
+			return
+		}
+		s.idle.Reset(idle - since)
+	}
+	// Armed only once assigned: check re-arms s.idle, so it must not run before.
+	s.idle = time.AfterFunc(time.Hour, check)
+	s.idle.Reset(idle)
+}
+
+// watchBody wraps a response body so that every read that delivers bytes touches the stream.
+func (s *streamState) watchBody(body io.ReadCloser) io.ReadCloser {
+	if s.r.cfg.IdleTimeout <= 0 {
+		return body
+	}
+	return &watchedBody{ReadCloser: body, s: s}
+}
+
+type watchedBody struct {
+	io.ReadCloser
+	s *streamState
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.s.touch()
+	}
+	return n, err
+}
+
+// clip shortens s to at most n bytes for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

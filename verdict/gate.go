@@ -1,0 +1,319 @@
+// Package verdict is streambench's one judge: it owns the names a run can be checked by
+// (gate names, outcomes, dialect measures), parses thresholds and regressions, and decides
+// a run's PASS or FAIL. load, run, merge, gate and sweep all call Judge, so no two commands
+// can disagree about one run.
+//
+// The defaults always apply: no protocol violation, no leak, no session with an error
+// outcome, every value recorded, every planned start made, a session started, the run not
+// interrupted, every post-run check passed. A user relaxes a default only by naming its
+// measure: an explicit threshold on violations (or violations{rule=R}, relaxing rule R),
+// errors, outcome.NAME (relaxing that outcome out of errors), failed (relaxing errors and
+// violations), leaks or dropped_starts; or --allow RULE. Thresholds from the mix file and
+// the command line are added, never replacing a default that they do not name.
+package verdict
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+)
+
+// Config says what to check beyond the run's own settings (its mix's thresholds and allow
+// list, which always apply).
+type Config struct {
+	// Thresholds from the command line, added to the mix's and the defaults.
+	Thresholds []Threshold
+	// Regressions compare against Baseline, which must be set when there are any.
+	Regressions []Regression
+	Baseline    *measure.Run
+	// Allow lists rules whose violations are known findings, in addition to the run's own
+	// (Config.Allow, from the mix or load --allow): they are left out of the violations
+	// count, and every allowed rule is reported as a check of its own with the verdict
+	// "allowed".
+	Allow []protocol.Rule
+}
+
+// Result is every check, in order, and whether all passed.
+type Result struct {
+	RunID  string
+	Checks []Check
+	Pass   bool
+}
+
+// Allowed returns the allowed checks with violations, as "RULE×COUNT".
+func (g *Result) Allowed() []string {
+	var out []string
+	for _, c := range g.Checks {
+		if c.Allowed && c.Measured > 0 {
+			out = append(out, c.Value)
+		}
+	}
+	return out
+}
+
+// Failed returns the names of the failing checks.
+func (g *Result) Failed() []string {
+	var out []string
+	for _, c := range g.Checks {
+		if !c.Pass {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// Reasons are the failing checks as sentences, for the console and summary.json.
+func (g *Result) Reasons() []string {
+	var out []string
+	for _, c := range g.Checks {
+		if c.Pass {
+			continue
+		}
+		r := c.Name
+		if c.Source != sourceRun {
+			r = fmt.Sprintf("%s: %s (limit %s)", c.Name, c.Value, c.Limit)
+		}
+		if c.Detail != "" {
+			r += ": " + c.Detail
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Verdict is the result as summary.json records it, keeping warnings.
+func (g *Result) Verdict(warnings []string) measure.Verdict {
+	return measure.Verdict{Pass: g.Pass, Reasons: g.Reasons(), Allowed: g.Allowed(), Warnings: warnings}
+}
+
+// Check sources: where a check came from.
+const (
+	sourceDefault   = "default"   // the defaults every run is judged by
+	sourceRun       = "run"       // the run's integrity: it ran as planned and measured all
+	sourceThreshold = "threshold" // the command line
+	sourceMix       = "mix"       // the mix file
+)
+
+// Judge checks run against the defaults, the run's mix thresholds and cfg. It returns an
+// error (bad input, not a failed check) when the run's stored thresholds or allow list do
+// not parse, regressions are asked without a baseline, or the run or the baseline is an
+// incomplete snapshot (ErrIncomplete).
+func Judge(run *measure.Run, cfg Config) (*Result, error) {
+	if err := checkComplete("current", run); err != nil {
+		return nil, err
+	}
+	if cfg.Baseline != nil {
+		if err := checkComplete("baseline", cfg.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.Regressions) > 0 && cfg.Baseline == nil {
+		return nil, errors.New("regression checks need a baseline run")
+	}
+	fromMix := run.Summary.Config.Allow
+	for i, rule := range fromMix {
+		if _, err := protocol.ParseRule(string(rule)); err != nil {
+			return nil, fmt.Errorf("%s config.allow[%d] (from the mix file): %w", measure.SummaryFile, i, err)
+		}
+	}
+	if extra := slices.DeleteFunc(slices.Clone(cfg.Allow), func(r protocol.Rule) bool { return slices.Contains(fromMix, r) }); len(extra) > 0 {
+		// Judge a copy whose allow list has the command line's too: the checks read it there.
+		judged := *run
+		judged.Summary.Config.Allow = append(slices.Clone(fromMix), extra...)
+		run = &judged
+	}
+	type sourced struct {
+		t      Threshold
+		source string
+	}
+	var given []sourced
+	for _, t := range cfg.Thresholds {
+		given = append(given, sourced{t, sourceThreshold})
+	}
+	for i, expr := range run.Summary.Config.Thresholds {
+		t, err := ParseThreshold(expr)
+		if err != nil {
+			return nil, fmt.Errorf("%s config.thresholds[%d] (from the mix file): %w", measure.SummaryFile, i, err)
+		}
+		given = append(given, sourced{t, sourceMix})
+	}
+	var rel relaxed
+	for _, g := range given {
+		rel.note(g.t.Selector)
+	}
+	res := &Result{RunID: run.Summary.RunID, Pass: true}
+	add := func(c Check) {
+		res.Checks = append(res.Checks, c)
+		res.Pass = res.Pass && c.Pass
+	}
+	for _, c := range defaultChecks(run, &rel) {
+		add(c)
+	}
+	for _, g := range given {
+		add(g.t.evaluate(run, g.source, &rel))
+	}
+	for _, g := range cfg.Regressions {
+		add(g.Evaluate(run, cfg.Baseline))
+	}
+	for _, c := range integrityChecks(&run.Summary) {
+		add(c)
+	}
+	for _, rule := range run.Summary.Config.Allow {
+		source := "allow"
+		if slices.Contains(fromMix, rule) {
+			source = sourceMix
+		}
+		n := run.Summary.Violations[rule]
+		add(Check{Name: "allow " + string(rule), Source: source, Value: fmt.Sprintf("%s×%d", rule, n), Limit: "any (known finding)",
+			Pass: true, Allowed: true, Measured: float64(n), Detail: "counted and shown, not failing the gate"})
+	}
+	return res, nil
+}
+
+// Stamp judges run with its own settings alone (what load, run and merge print and save)
+// and records the verdict in its summary, keeping the warnings already there.
+func Stamp(run *measure.Run) error {
+	res, err := Judge(run, Config{})
+	if err != nil {
+		return err
+	}
+	run.Summary.Verdict = res.Verdict(run.Summary.Verdict.Warnings)
+	return nil
+}
+
+// relaxed is what the given thresholds name, and so take out of the defaults.
+type relaxed struct {
+	violations, errors, leaks, dropped bool
+	rules                              []protocol.Rule   // violations{rule=R}: R out of the default
+	outcomes                           []measure.Outcome // outcome.NAME: NAME out of errors
+}
+
+func (r *relaxed) note(s Selector) {
+	switch s.kind {
+	case kindViolations:
+		if rule, ok := s.Scope["rule"]; ok {
+			r.rules = append(r.rules, protocol.Rule(rule))
+		} else {
+			r.violations = true
+		}
+	case kindErrors:
+		r.errors = true
+	case kindFailed:
+		r.errors, r.violations = true, true
+	case kindOutcome:
+		r.outcomes = append(r.outcomes, measure.Outcome(s.Stat))
+	case kindLeaks:
+		r.leaks = true
+	case kindDropped:
+		r.dropped = true
+	}
+}
+
+// defaultChecks are violations==0, errors==0, leaks==0 and dropped_starts==0, each left out
+// when a given threshold names its measure.
+func defaultChecks(run *measure.Run, rel *relaxed) []Check {
+	var out []Check
+	for _, expr := range DefaultChecks() {
+		t, err := ParseThreshold(expr)
+		if err != nil {
+			panic(err) // the expressions above are constants
+		}
+		switch t.Selector.kind {
+		case kindViolations:
+			if rel.violations {
+				continue
+			}
+		case kindErrors:
+			if rel.errors {
+				continue
+			}
+		case kindLeaks:
+			if rel.leaks {
+				continue
+			}
+		case kindDropped:
+			if rel.dropped {
+				continue
+			}
+		}
+		out = append(out, t.evaluate(run, sourceDefault, rel))
+	}
+	return out
+}
+
+// integrityChecks fail a run that did not run as planned or did not measure all it saw;
+// no threshold relaxes them.
+func integrityChecks(s *measure.Summary) []Check {
+	var out []Check
+	check := func(name string, pass bool, detail string) {
+		c := Check{Name: name, Source: sourceRun, Value: boolWord(pass), Limit: "yes", Pass: pass, Measured: nan()}
+		if !pass {
+			c.Detail = detail
+		}
+		out = append(out, c)
+	}
+	c := s.Counters
+	check("a session started", c.SessionsStarted > 0, "no session started")
+	check("every session ended", c.SessionsStarted == 0 || sumOutcomes(c) == c.SessionsStarted,
+		fmt.Sprintf("%d sessions started, %d outcomes counted", c.SessionsStarted, sumOutcomes(c)))
+	check("every latency recorded", c.RecordErrors == 0, fmt.Sprintf("%d latencies outside the histogram range", c.RecordErrors))
+	check("ran to its planned end", !s.Interrupted, "interrupted before the planned end")
+	check("post-run checks passed", len(s.Judging.PostRun) == 0, strings.Join(s.Judging.PostRun, "; "))
+	return out
+}
+
+func sumOutcomes(c measure.Counters) int64 {
+	var n int64
+	for _, k := range c.Outcomes {
+		n += k
+	}
+	return n
+}
+
+func boolWord(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// outcomeBreakdown lists the error outcomes counted, as NAME×COUNT, with HTTP statuses.
+func outcomeBreakdown(c measure.Counters, except []measure.Outcome) string {
+	var parts []string
+	for _, o := range measure.Outcomes() {
+		n := c.Outcomes[o]
+		if n == 0 || !o.IsError() || slices.Contains(except, o) {
+			continue
+		}
+		p := fmt.Sprintf("%s×%d", o, n)
+		if o == measure.OutcomeHTTPError && len(c.HTTPErrors) > 0 {
+			var st []string
+			for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
+				st = append(st, fmt.Sprintf("%d×%d", code, c.HTTPErrors[code]))
+			}
+			p += " (" + strings.Join(st, ", ") + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// DefaultChecks are the checks every run is judged by unless a threshold names their measure.
+func DefaultChecks() []string {
+	return []string{"violations==0", "errors==0", "leaks==0", "dropped_starts==0"}
+}
+
+// Find returns the first check named name (the expression as written, or a default's).
+func (g *Result) Find(name string) (Check, bool) {
+	for _, c := range g.Checks {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Check{}, false
+}

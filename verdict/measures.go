@@ -1,0 +1,70 @@
+package verdict
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// measureStats are the statistics a dialect measure's NAME_STAT spelling may end in.
+var measureStats = map[string]string{"min": "min", "p50": "p50", "p90": "p90", "p99": "p99", "p999": "p99.9", "max": "max", "mean": "mean"}
+
+// measureName makes a gate name of a name that is not in the table: a dialect measure, which
+// only the run can confirm (Selector.checkMeasure). Measure names are snake_case of at least
+// two words (child_ttfd, children_per_run, approval_rtt), so a misspelt one-word name is still
+// an unknown name at once; "child_ttfd_p99" is read as "child_ttfd.p99" when no statistic follows.
+func measureName(name, rest string) (gateName, string, string, bool) {
+	if name == "" || name[0] < 'a' || name[0] > 'z' || !strings.Contains(strings.Trim(name, "_"), "_") ||
+		strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return gateName{}, name, rest, false
+	}
+	if !strings.Contains(rest, ".") {
+		if i := strings.LastIndexByte(name, '_'); i > 0 {
+			if stat, ok := measureStats[name[i+1:]]; ok && strings.Contains(name[:i], "_") {
+				name, rest = name[:i], rest+"."+stat
+			}
+		}
+	}
+	return gateName{Name: name, Metric: measure.Metric(name), Kind: kindMeasure, Scopes: []string{"scenario", "dialect"}}, name, rest, true
+}
+
+// parseMeasureLimit reads a dialect measure's limit: a duration for a latency, a number for a
+// count.
+func parseMeasureLimit(limit string) (float64, string, error) {
+	if d, err := time.ParseDuration(limit); err == nil && d >= 0 {
+		return float64(d) / float64(time.Microsecond), measure.MeasureKindLatency, nil
+	}
+	if v, err := strconv.ParseFloat(limit, 64); err == nil && v >= 0 {
+		return v, measure.MeasureKindCount, nil
+	}
+	return 0, "", errors.New("want a duration such as 500ms (a latency measure) or a number such as 3 (a count measure)")
+}
+
+// checkMeasure confirms that the run recorded the measure, of the kind its limit was written
+// in; the error names what the run has instead.
+func (s Selector) checkMeasure(sum *measure.Summary) error {
+	info, ok := sum.Measure(s.Name)
+	if !ok {
+		names := make([]string, len(sum.Measures))
+		for i, m := range sum.Measures {
+			names[i] = m.Name
+		}
+		have := "none"
+		if len(names) > 0 {
+			have = strings.Join(names, ", ")
+		}
+		return fmt.Errorf("%s: %w: %q is neither a gate name (%s) nor a dialect measure this run recorded (measures: %s)", s, errNoData, s.Name, knownNames(), have)
+	}
+	if info.Kind != s.unit {
+		want := "a duration such as 500ms"
+		if info.Kind == measure.MeasureKindCount {
+			want = "a number such as 3"
+		}
+		return fmt.Errorf("%s: %s is a %s measure: write its limit as %s", s, s.Name, info.Kind, want)
+	}
+	return nil
+}
