@@ -1,32 +1,47 @@
 package rxstamp
 
 import (
+	"encoding/binary"
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // Conn is a TCP connection whose reads record the kernel's receive time of what they return.
-// One goroutine reads at a time (as net.Conn's readers do), and Arrived is called by the
-// goroutine that reads.
+//
+// It is safe for concurrent use, as a net.Conn must be: Reads take turns (the socket's own
+// read lock would serialize them anyway), and Arrived and Kernel may be called from any
+// goroutine, though they describe "the newest read" only to the goroutine that made it.
+//
+// It has no unsafe code of its own. The system call is the standard library's
+// syscall.Recvmsg (the one under internal/poll's FD.ReadMsg, hence net's ReadMsgUnix): it
+// builds the msghdr on its own stack from the two slices it is given, the read's buffer and
+// oob, so the kernel writes only within their lengths, and nothing of it outlives the call.
+// The control data is parsed with x/sys/unix's ParseOneSocketControlMessage (only once a
+// header is known to fit) and bounds-checked slices.
 type Conn struct {
 	*net.TCPConn
 	raw syscall.RawConn
-	stamps
-	// The read in progress, kept here so that the function given to raw.Read is made once,
-	// not per read.
+	// readFn is c.recvmsg, made once: a closure per read given to raw.Read would be an
+	// allocation per read.
+	readFn func(fd uintptr) bool
+
+	// mu is held for a whole Read: the fields below it are that read's, filled by readFn on
+	// the same goroutine (raw.Read calls it synchronously).
+	mu      sync.Mutex
 	p       []byte
 	n, oobn int
 	rerr    error
 	oob     [64]byte // one SCM_TIMESTAMPNS control message needs 32
-	iov     unix.Iovec
-	msg     unix.Msghdr // unix.Recvmsg would allocate a sockaddr per read
-	readFn  func(fd uintptr) bool
+
+	// smu guards stamps, so that Arrived need not wait for a Read blocked on an idle socket.
+	smu sync.Mutex
+	stamps
 }
 
 // Wrap returns c with receive timestamps on, and true; or c itself and false when c is not a
@@ -53,30 +68,37 @@ func Wrap(c net.Conn) (net.Conn, bool) {
 
 // Arrived returns when the newest read's data reached this host, on now's clock; now itself
 // when that read carried no stamp. Pass time.Now() taken after the read.
-func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }
+func (c *Conn) Arrived(now time.Time) time.Time {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	return c.arrived(now)
+}
 
 // Kernel reports whether the newest read was timed by the kernel's stamp (false: at its
 // return).
-func (c *Conn) Kernel() bool { return c.kernel }
+func (c *Conn) Kernel() bool {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	return c.kernel
+}
 
 // recvmsg is one attempt of a read; false asks raw.Read to wait until the socket is readable.
+// It runs on the goroutine in Read, with c.mu held.
 func (c *Conn) recvmsg(fd uintptr) bool {
 	for {
-		c.iov.Base = &c.p[0]
-		c.iov.SetLen(len(c.p))
-		c.msg = unix.Msghdr{Iov: &c.iov, Control: &c.oob[0]}
-		c.msg.SetIovlen(1)
-		c.msg.SetControllen(len(c.oob))
-		n, _, errno := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&c.msg)), 0)
-		c.n, c.oobn, c.rerr = int(n), int(c.msg.Controllen), nil
-		if errno != 0 {
-			c.n, c.oobn, c.rerr = 0, 0, errno
+		// A connected TCP socket has no source address to report: from stays nil. The
+		// standard library's Recvmsg allocates nothing here (x/sys/unix's allocates its
+		// sockaddr buffer on every call); TestReadAllocatesNothing holds it to that.
+		n, oobn, _, _, err := syscall.Recvmsg(int(fd), c.p, c.oob[:], 0)
+		if err == syscall.EINTR {
+			continue
 		}
-		if c.rerr != unix.EINTR {
-			break
+		if err != nil {
+			n, oobn = 0, 0
 		}
+		c.n, c.oobn, c.rerr = n, oobn, err
+		return err != syscall.EAGAIN
 	}
-	return c.rerr != unix.EAGAIN
 }
 
 // Read reads like net.TCPConn's Read (its errors are *net.OpError, io.EOF at the peer's close,
@@ -86,12 +108,14 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.p = p
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.p, c.n, c.oobn, c.rerr = p, 0, 0, nil
 	err := c.raw.Read(c.readFn)
-	c.p = nil
-	n := c.n
-	if err == nil && c.rerr != nil {
-		err = os.NewSyscallError("read", c.rerr) // as net.TCPConn says it
+	c.p = nil // the caller's buffer is not kept past the read
+	n, rerr, oob := c.n, c.rerr, c.oob[:min(max(c.oobn, 0), len(c.oob))]
+	if err == nil && rerr != nil {
+		err = os.NewSyscallError("read", rerr) // as net.TCPConn says it
 	}
 	if err != nil {
 		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
@@ -99,28 +123,41 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if n == 0 {
 		return 0, io.EOF
 	}
-	c.note(timestampNS(c.oob[:c.oobn]))
+	k := timestampNS(oob)
+	c.smu.Lock()
+	c.note(k)
+	c.smu.Unlock()
 	return n, nil
 }
 
-// timestampNS returns the SCM_TIMESTAMPNS time in oob (Unix ns), 0 when there is none.
+// timestampNS returns the SCM_TIMESTAMPNS time in oob (Unix ns), 0 when there is none or oob
+// is malformed.
 func timestampNS(oob []byte) int64 {
-	hdr := unix.CmsgLen(0) // the header, aligned: where a message's data starts
-	for len(oob) >= hdr {
-		h := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
-		l := int(h.Len)
-		if l < hdr || l > len(oob) {
+	// ParseOneSocketControlMessage reads a header without checking that one fits: check here.
+	for len(oob) >= unix.CmsgLen(0) {
+		h, data, rest, err := unix.ParseOneSocketControlMessage(oob)
+		if err != nil {
 			return 0
 		}
-		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS && l-hdr >= int(unsafe.Sizeof(unix.Timespec{})) {
-			ts := (*unix.Timespec)(unsafe.Pointer(&oob[hdr]))
-			return ts.Nano()
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS {
+			return timespecNS(data)
 		}
-		next := unix.CmsgSpace(l - hdr)
-		if next > len(oob) {
-			return 0
-		}
-		oob = oob[next:]
+		oob = rest
+	}
+	return 0
+}
+
+// timespecNS decodes a struct timespec of the platform's ABI (two 64-bit words on 64-bit
+// Linux, two 32-bit ones on 32-bit Linux for SCM_TIMESTAMPNS) to Unix ns; 0 for any other
+// length.
+func timespecNS(b []byte) int64 {
+	switch len(b) {
+	case 16:
+		sec, nsec := int64(binary.NativeEndian.Uint64(b)), int64(binary.NativeEndian.Uint64(b[8:]))
+		return sec*1e9 + nsec
+	case 8:
+		sec, nsec := int64(int32(binary.NativeEndian.Uint32(b))), int64(int32(binary.NativeEndian.Uint32(b[4:])))
+		return sec*1e9 + nsec
 	}
 	return 0
 }

@@ -3,6 +3,8 @@
 package rxstamp
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -10,6 +12,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // pair returns a wrapped client connection and the server's end of it.
@@ -184,6 +188,69 @@ func TestTimestampNSIgnoresMalformedControlData(t *testing.T) {
 	junk[0] = 0xff // a length past the buffer
 	if k := timestampNS(junk); k != 0 {
 		t.Errorf("a length past the buffer gave %d", k)
+	}
+}
+
+// cmsg encodes one control message as the kernel lays it out, padded to its space.
+func cmsg(t *testing.T, level, typ int32, data any) []byte {
+	t.Helper()
+	var d bytes.Buffer
+	if err := binary.Write(&d, binary.NativeEndian, data); err != nil {
+		t.Fatal(err)
+	}
+	var h unix.Cmsghdr
+	h.Level, h.Type = level, typ
+	h.SetLen(unix.CmsgLen(d.Len()))
+	var b bytes.Buffer
+	if err := binary.Write(&b, binary.NativeEndian, h); err != nil {
+		t.Fatal(err)
+	}
+	b.Write(make([]byte, unix.CmsgLen(0)-b.Len())) // the header's alignment
+	b.Write(d.Bytes())
+	b.Write(make([]byte, unix.CmsgSpace(d.Len())-b.Len()))
+	return b.Bytes()
+}
+
+// The stamp is found behind other control messages, and no prefix of the control data (a
+// truncated message) yields anything but 0 or that stamp, or reads past its end.
+func TestTimestampNSFindsTheStamp(t *testing.T) {
+	ts := unix.NsecToTimespec(1_800_000_000_123_456_789)
+	oob := append(cmsg(t, unix.SOL_SOCKET, unix.SCM_RIGHTS, []int32{7}),
+		cmsg(t, unix.SOL_SOCKET, unix.SCM_TIMESTAMPNS, ts)...)
+	if got := timestampNS(oob); got != ts.Nano() {
+		t.Fatalf("timestampNS = %d, want %d", got, ts.Nano())
+	}
+	for n := range len(oob) {
+		if got := timestampNS(oob[:n:n]); got != 0 && got != ts.Nano() {
+			t.Errorf("timestampNS(first %d of %d bytes) = %d", n, len(oob), got)
+		}
+	}
+	other := cmsg(t, unix.SOL_SOCKET, unix.SCM_TIMESTAMP, unix.NsecToTimeval(ts.Nano()))
+	if got := timestampNS(other); got != 0 {
+		t.Errorf("an SCM_TIMESTAMP (µs) message read as SCM_TIMESTAMPNS: %d", got)
+	}
+}
+
+// A stamped read allocates nothing: the generator reads every frame through it. (x/sys/unix's
+// Recvmsg would allocate a sockaddr buffer per read; the standard library's does not.)
+func TestReadAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	c, srv := pair(t)
+	msg := []byte("data: x\n\n")
+	buf := make([]byte, len(msg))
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := srv.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.Arrived(time.Now())
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per stamped read, want 0", allocs)
 	}
 }
 
