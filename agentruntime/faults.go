@@ -213,7 +213,6 @@ func FaultHelp() string {
 			r = "(no rule: latency)"
 		}
 		fmt.Fprintf(&b, "  %-24s %-37s %s\n", s.Name, r, s.Help)
-		fmt.Fprintf(&b, "  %-22s %-33s %s\n", s.Name, r, s.Help)
 	}
 	return b.String()
 }
