@@ -419,6 +419,11 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	if w := overloadWarning(lagHist, paced); w != "" {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
 	}
+	if st, ok := rt.(*streamTransport); ok {
+		// Bytes a target sent between responses were nobody's: the sessions were not judged
+		// on them, but the target's keep-alive connections were not reused after.
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, st.strayWarnings()...)
+	}
 	return run, nil
 }
 
