@@ -104,9 +104,16 @@ func (s *streamState) finish() sessionResult {
 		return s.end(measure.OutcomeDecodeError, fmt.Errorf("session %s: decode stream from %s: %w", p.id, s.host, streamErr))
 	case streamErr != nil:
 		res.violations = append(res.violations, s.checker.Finish(streamErr)...)
-		if s.contentLength >= 0 && errors.Is(streamErr, io.ErrUnexpectedEOF) {
+		switch {
+		case s.contentLength >= 0 && errors.Is(streamErr, io.ErrUnexpectedEOF):
 			// net/http says only "unexpected EOF" for a body cut short of its length.
 			streamErr = fmt.Errorf("body ended before its Content-Length of %d bytes: %w", s.contentLength, streamErr)
+		case errors.Is(streamErr, io.ErrUnexpectedEOF) && s.dec.BytesRead() == 0:
+			// The response was cut before its first byte. Go's stock httputil.ReverseProxy does
+			// this when its server closes a request body its transport still reads
+			// (golang/go#40747: "invalid Read on closed Body", then "use of closed network
+			// connection"): loadgen TestStockReverseProxy traces every such cut to it.
+			streamErr = fmt.Errorf("%w (the target closed the response before its first byte; a Go httputil.ReverseProxy in the path does so when it races its own request body, golang/go#40747)", streamErr)
 		}
 		return s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: read stream from %s after %d bytes: %w", p.id, s.host, s.dec.BytesRead(), streamErr))
 	case s.inBand != "" && s.scriptedInBand():

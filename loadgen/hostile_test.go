@@ -233,11 +233,17 @@ func junk(n int) []byte {
 // startHostile starts a hostile server on 127.0.0.1; the test's cleanup closes it.
 func startHostile(t *testing.T) *hostileServer {
 	t.Helper()
+	return startHostileWith(t, hostileBehaviours())
+}
+
+// startHostileWith is startHostile with the given behaviours by slug.
+func startHostileWith(t *testing.T, behaviours map[string]hostileBehaviour) *hostileServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &hostileServer{ln: ln, lib: scenarios.Embedded(), behaviours: hostileBehaviours(), done: make(chan struct{}),
+	s := &hostileServer{ln: ln, lib: scenarios.Embedded(), behaviours: behaviours, done: make(chan struct{}),
 		conns: map[net.Conn]struct{}{}, hits: map[string]int{}}
 	s.wg.Add(1)
 	go s.accept()

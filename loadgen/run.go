@@ -418,6 +418,11 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	if w := overloadWarning(lagHist, paced); w != "" {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
 	}
+	if st, ok := rt.(*streamTransport); ok {
+		// Bytes a target sent between responses were nobody's: the sessions were not judged
+		// on them, but the target's keep-alive connections were not reused after.
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, st.strayWarnings()...)
+	}
 	if err := verdict.Stamp(run); err != nil {
 		// The mix's thresholds were parsed before the run (ParseMix): this is a defect.
 		return run, fmt.Errorf("judge the run: %w", err)

@@ -2,16 +2,19 @@ package loadgen
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/http/httputil"
 	"net/textproto"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -30,25 +33,55 @@ import (
 // verified name from the URL's host) each stream still has its own connection. A parked
 // connection is checked before reuse, and a request is never sent twice (see RoundTrip).
 // Safe for concurrent use.
+//
+// A session is never judged on bytes that were not its response. A connection is parked only
+// when nothing follows the response's end (idle: not in the read buffers, not in the
+// socket), rests settle before it is reused, and is checked again then; a target found
+// sending bytes on a connection between responses (an unsolicited second response) has its
+// connection closed, and none of its connections is reused again (strays), since bytes that
+// arrive after the next request was sent could not be told from that request's response.
 type streamTransport struct {
 	dialer  net.Dialer
 	maxIdle int // parked connections kept per host
 	tls     *tls.Config
+	settle  time.Duration // how long a parked connection rests before reuse (connSettle)
 
 	mu   sync.Mutex
-	idle map[string][]*streamConn
+	idle map[string][]*streamConn // oldest first
 	// hostTLS is tls with ServerName set, one per host: every connection keeps a pointer to
 	// its config, so a per-connection clone would cost ~1 KiB per open stream.
 	hostTLS map[string]*tls.Config
+	// strays are the pools (connKey) whose connections carried bytes between responses: never
+	// parked again.
+	strays map[string]*strayNote
 }
+
+// connSettle is how long a parked connection rests before it is reused. A target that writes
+// something after a complete response (an unsolicited second response, an error page after
+// the stream) has it found by the check before reuse (idle) if it came within this time of the
+// response's end; a connection reused sooner would send its request first and take those bytes
+// for the answer. The closed loop reuses a connection the moment its session ends, so without
+// the rest every such target would race it. The cost is a few more connections: about the
+// session rate × connSettle, each dialled once.
+const connSettle = 50 * time.Millisecond
+
+// strayNote is what one pool's connections carried between responses.
+type strayNote struct {
+	conns int    // connections found with bytes between responses
+	first []byte // the start of the first of them
+}
+
+// strayQuote is how much of the bytes found between responses a note keeps.
+const strayQuote = 64
 
 // streamConn is one connection and its response reader, which reads through head.
 type streamConn struct {
-	conn   net.Conn
-	raw    net.Conn      // the TCP connection under conn (conn itself without TLS)
-	stamps *rxstamp.Conn // raw read with the kernel's receive times; nil where there are none
-	br     *bufio.Reader
-	head   headLimiter
+	conn     net.Conn
+	raw      net.Conn      // the TCP connection under conn (conn itself without TLS)
+	stamps   *rxstamp.Conn // raw read with the kernel's receive times; nil where there are none
+	br       *bufio.Reader
+	head     headLimiter
+	parkedAt time.Time // when it was last parked
 }
 
 // maxResponseHead bounds a response head (status line and header lines): the reader would
@@ -107,8 +140,10 @@ func newStreamTransport(maxIdle int, tlsConf *tls.Config) *streamTransport {
 		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
 		maxIdle: maxIdle,
 		tls:     tlsConf,
+		settle:  connSettle,
 		idle:    make(map[string][]*streamConn),
 		hostTLS: make(map[string]*tls.Config),
+		strays:  make(map[string]*strayNote),
 	}
 }
 
@@ -152,7 +187,7 @@ func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	key := connKey(req)
 	ctx := req.Context()
-	c, _ := t.take(key)
+	c := t.take(key)
 	if c == nil {
 		var err error
 		if c, err = t.dial(ctx, req); err != nil {
@@ -162,7 +197,8 @@ func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// A request is never sent twice: a server may have acted on the first, and a resend would
 	// carry the same session id, so a runtime that keeps thread history would see the thread
-	// twice. A parked connection the server closed is found before it is used instead (take).
+	// twice. A parked connection the server closed, or sent anything on, is found before it is
+	// used instead (take).
 	return t.exchange(ctx, c, req)
 }
 
@@ -337,70 +373,162 @@ func (b *streamBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close releases the connection (parked or closed); further calls do nothing.
+// Close releases the connection (parked or closed); further calls do nothing. Only a
+// response read to its end with nothing after it parks its connection.
 func (b *streamBody) Close() error {
 	if b.closed {
 		return nil
 	}
 	b.closed = true
 	ctxLive := b.stop() // false: the context already ended and closed the connection
-	if ctxLive && b.eof && b.reusable && b.c.br.Buffered() == 0 {
-		b.t.park(b.addr, b.c)
-		return nil
+	if ctxLive && b.eof && b.reusable {
+		switch st, stray := b.c.idle(); st {
+		case connQuiet:
+			b.t.park(b.addr, b.c)
+			return nil
+		case connStray:
+			b.t.noteStray(b.addr, stray)
+		}
 	}
 	return b.c.conn.Close()
 }
 
-// take returns a parked connection for addr that the server has not closed, if any; the
-// closed ones it finds are closed on this side too.
-func (t *streamTransport) take(addr string) (*streamConn, bool) {
+// take returns a parked connection for addr that has rested t.settle and on which the server
+// has neither closed nor sent anything, if any; the others it looks at are closed (and the
+// bytes found on one noted: noteStray). The newest rested connection is taken.
+func (t *streamTransport) take(addr string) *streamConn {
 	for {
 		t.mu.Lock()
 		list := t.idle[addr]
-		if len(list) == 0 {
-			t.mu.Unlock()
-			return nil, false
+		now := time.Now()
+		i := len(list) - 1
+		for i >= 0 && now.Sub(list[i].parkedAt) < t.settle {
+			i--
 		}
-		c := list[len(list)-1]
-		t.idle[addr] = list[:len(list)-1]
+		if i < 0 {
+			t.mu.Unlock()
+			return nil
+		}
+		c := list[i]
+		t.idle[addr] = slices.Delete(list, i, i+1)
 		t.mu.Unlock()
-		if c.idleOpen() {
-			return c, true
+		st, stray := c.idle()
+		if st == connQuiet {
+			return c
 		}
 		_ = c.conn.Close()
+		if st == connStray {
+			t.noteStray(addr, stray)
+		}
 	}
 }
 
-// idleOpen reports whether a parked connection is still open: a non-blocking peek at its
-// socket finds nothing to read. A server's close (EOF), or anything it sent on an idle
-// connection (a TLS close_notify, stray bytes), means it is not reused. One system call per
-// reuse, not per frame.
-func (c *streamConn) idleOpen() bool {
+// connState is what a look at a connection between responses found.
+type connState int
+
+const (
+	connQuiet  connState = iota // nothing to read: it may carry the next request
+	connClosed                  // the server closed it (EOF, a TLS close_notify) or it failed
+	connStray                   // bytes that answer no request
+)
+
+// idle looks, without waiting, for anything to read on a connection between responses: in
+// the response reader's buffer, in what TLS read but did not hand over, and in the socket (a
+// non-blocking peek: one system call per response, not per frame). For stray bytes it
+// returns their start.
+func (c *streamConn) idle() (connState, []byte) {
+	if c.br.Buffered() > 0 {
+		return connStray, c.buffered()
+	}
+	_, isTLS := c.conn.(*tls.Conn)
+	if isTLS {
+		// A read past its deadline makes no system call: it returns only what TLS holds (a
+		// whole record read with the response's end), or times out.
+		if st, stray := c.readUntil(time.Unix(1, 0)); st != connQuiet {
+			return st, stray
+		}
+	}
+	st, peeked := c.peek()
+	if st != connStray || !isTLS {
+		return st, peeked
+	}
+	// Bytes in the socket under TLS: a close_notify alert (a server closing an idle
+	// connection, no stray) or data. Only decrypting tells; the record is there or nearly.
+	switch st, stray := c.readUntil(time.Now().Add(tlsRecordWait)); st {
+	case connQuiet:
+		return connClosed, nil // a record that did not complete: not reused, not judged
+	default:
+		return st, stray
+	}
+}
+
+// tlsRecordWait bounds the wait for the rest of a TLS record found in a parked connection's
+// socket.
+const tlsRecordWait = 5 * time.Millisecond
+
+// buffered returns the start of what the response reader holds.
+func (c *streamConn) buffered() []byte {
+	b, _ := c.br.Peek(min(c.br.Buffered(), strayQuote))
+	return bytes.Clone(b)
+}
+
+// readUntil reads through the connection (TLS) into the response reader until deadline:
+// connQuiet when the read timed out with nothing, connStray with what it got, connClosed at
+// EOF (a close_notify) or another error. A timeout is not sticky in crypto/tls or bufio.
+func (c *streamConn) readUntil(deadline time.Time) (connState, []byte) {
+	if err := c.conn.SetReadDeadline(deadline); err != nil {
+		return connClosed, nil
+	}
+	_, err := c.br.Peek(1)
+	if derr := c.conn.SetReadDeadline(time.Time{}); derr != nil {
+		return connClosed, nil
+	}
+	var ne net.Error
+	switch {
+	case c.br.Buffered() > 0:
+		return connStray, c.buffered()
+	case errors.As(err, &ne) && ne.Timeout():
+		return connQuiet, nil
+	}
+	return connClosed, nil
+}
+
+// peek looks at the socket without reading it: nothing there (EAGAIN) is quiet, 0 bytes the
+// server's close, anything else bytes sent between responses (returned, up to strayQuote).
+func (c *streamConn) peek() (connState, []byte) {
 	sc, ok := c.raw.(syscall.Conn)
 	if !ok {
-		return true // not a socket (tests): nothing to peek at
+		return connQuiet, nil // not a socket (tests): nothing to peek at
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return false
+		return connClosed, nil
 	}
-	open := false
-	var buf [1]byte
+	var (
+		buf  [strayQuote]byte
+		n    int
+		rerr error
+	)
 	if err := rc.Read(func(fd uintptr) bool {
-		// Nothing to read (EAGAIN) is an open connection; 0 bytes is the server's close, and
-		// any byte is something sent on an idle connection.
-		_, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		open = rerr == syscall.EAGAIN || rerr == syscall.EWOULDBLOCK
+		n, _, rerr = syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		return true // never wait: this is a peek, not a read
 	}); err != nil {
-		return false
+		return connClosed, nil
 	}
-	return open
+	switch {
+	case rerr == syscall.EAGAIN || rerr == syscall.EWOULDBLOCK:
+		return connQuiet, nil
+	case rerr != nil || n <= 0:
+		return connClosed, nil
+	}
+	return connStray, bytes.Clone(buf[:n])
 }
 
+// park keeps c for reuse, unless its pool is full or its target sends strays.
 func (t *streamTransport) park(addr string, c *streamConn) {
 	t.mu.Lock()
-	if len(t.idle[addr]) < t.maxIdle {
+	if t.strays[addr] == nil && len(t.idle[addr]) < t.maxIdle {
+		c.parkedAt = time.Now()
 		t.idle[addr] = append(t.idle[addr], c)
 		c = nil
 	}
@@ -408,6 +536,41 @@ func (t *streamTransport) park(addr string, c *streamConn) {
 	if c != nil {
 		_ = c.conn.Close()
 	}
+}
+
+// noteStray records bytes found on a connection of addr's pool between responses, and stops
+// that pool's reuse: the target sends what no request asked for, and what it sends after the
+// next request went out would be taken for that request's answer. The connections parked in
+// it are closed.
+func (t *streamTransport) noteStray(addr string, stray []byte) {
+	t.mu.Lock()
+	n := t.strays[addr]
+	if n == nil {
+		n = &strayNote{first: stray}
+		t.strays[addr] = n
+	}
+	n.conns++
+	parked := t.idle[addr]
+	delete(t.idle, addr)
+	t.mu.Unlock()
+	for _, c := range parked {
+		_ = c.conn.Close()
+	}
+}
+
+// strayWarnings describes, per target, the bytes its connections carried between responses
+// (none: nil).
+func (t *streamTransport) strayWarnings() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, addr := range slices.Sorted(maps.Keys(t.strays)) {
+		n := t.strays[addr]
+		out = append(out, fmt.Sprintf("%s sent bytes no request asked for on %d keep-alive connection(s), after a complete response "+
+			"(an unsolicited response?), starting %q: no session was judged on them, and no connection to it was reused after the first",
+			addr, n.conns, n.first))
+	}
+	return out
 }
 
 // CloseIdleConnections closes every parked connection (http.Client.CloseIdleConnections

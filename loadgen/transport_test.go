@@ -3,6 +3,8 @@ package loadgen
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -43,8 +45,12 @@ func TestStreamTransportReusesAndStreams(t *testing.T) {
 			w.(http.Flusher).Flush() // chunked, flushed frame by frame
 		}
 	})
-	client := &http.Client{Transport: newStreamTransport(4, nil)}
+	tr := newStreamTransport(4, nil)
+	client := &http.Client{Transport: tr}
 	for i := range 5 {
+		if i > 0 {
+			time.Sleep(tr.settle) // a parked connection rests before reuse
+		}
 		var connected bool
 		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
 			ConnectDone: func(_, _ string, err error) { connected = err == nil },
@@ -141,13 +147,15 @@ func TestStreamTransportSkipsClosedParkedConnection(t *testing.T) {
 	post()
 	srv.CloseClientConnections() // the server drops the parked connection
 	// The next request must take a connection known to be dead, the case under test: wait
-	// until the client's end has read the server's FIN rather than racing it.
+	// until the client's end has read the server's FIN rather than racing it, and until the
+	// connection has rested long enough to be reused.
 	key := srv.URL // the pool's key: scheme://host:port
 	for deadline := time.Now().Add(5 * time.Second); !parkedAtEOF(tr, key); {
 		if time.Now().After(deadline) {
 			t.Fatal("the parked connection never saw the server close it")
 		}
 	}
+	time.Sleep(tr.settle)
 	if got := post(); got != "again" {
 		t.Errorf("after the server closed the parked connection: body %q, want the request served", got)
 	}
@@ -191,7 +199,8 @@ func TestStreamTransportNeverResends(t *testing.T) {
 			}()
 		}
 	}()
-	client := &http.Client{Transport: newStreamTransport(4, nil)}
+	tr := newStreamTransport(4, nil)
+	client := &http.Client{Transport: tr}
 	post := func() error {
 		resp, err := client.Post("http://"+ln.Addr().String(), "text/plain", strings.NewReader("once"))
 		if err != nil {
@@ -204,6 +213,7 @@ func TestStreamTransportNeverResends(t *testing.T) {
 	if err := post(); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(tr.settle) // the second request goes on the parked connection
 	if err := post(); err == nil {
 		t.Errorf("a request the server read and never answered: no error")
 	}
@@ -301,8 +311,12 @@ func TestStreamTransportChunkedBody(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			url, conns := rawServer(t, tc.replies...)
-			client := &http.Client{Transport: newStreamTransport(4, nil)}
+			tr := newStreamTransport(4, nil)
+			client := &http.Client{Transport: tr}
 			for i, want := range tc.want {
+				if i > 0 {
+					time.Sleep(tr.settle) // a parked connection rests before reuse
+				}
 				resp, err := client.Get(url)
 				if err != nil {
 					t.Fatalf("request %d: %v", i, err)
@@ -379,5 +393,183 @@ func TestStreamTransportTimesFramesByArrival(t *testing.T) {
 			t.Errorf("frame timed %v before the server sent it", at.Sub(got))
 		}
 		return
+	}
+}
+
+// strayServer answers every request with a chunked response. On the first connection it
+// writes all but the last chunk, then calls after with the connection (TLS when conf is set)
+// and its coalescer; after writes the rest, and returns false to close the connection. On the
+// others it writes the whole response and keeps the connection open. It counts the
+// connections it accepted.
+func strayServer(t *testing.T, conf *tls.Config, after func(c net.Conn, co *coalescer) bool) (string, *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	scheme := "http"
+	if conf != nil {
+		scheme = "https"
+	}
+	var conns atomic.Int64
+	go func() {
+		for {
+			raw, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			first := conns.Add(1) == 1
+			co := &coalescer{Conn: raw}
+			var c net.Conn = co
+			if conf != nil {
+				c = tls.Server(co, conf)
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
+						"9\r\ndata: a\n\n\r\n"); err != nil {
+						return
+					}
+					if !first {
+						if _, err := io.WriteString(c, "0\r\n\r\n"); err != nil {
+							return
+						}
+					} else if !after(c, co) {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return scheme + "://" + ln.Addr().String(), &conns
+}
+
+// coalescer passes writes through or, while held, keeps them for one write at release: what a
+// server wrote in several writes (over TLS, several records) then reaches the client in one
+// segment. One goroutine writes.
+type coalescer struct {
+	net.Conn
+	hold bool
+	held []byte
+}
+
+func (c *coalescer) Write(p []byte) (int, error) {
+	if c.hold {
+		c.held = append(c.held, p...)
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *coalescer) release() error {
+	c.hold = false
+	_, err := c.Conn.Write(c.held)
+	c.held = nil
+	return err
+}
+
+// TestStreamTransportStrayBytes: a connection on which the server sent anything after a
+// complete response (an unsolicited second response, in the response's last write or a moment
+// later) is never reused, over http and https: the next request goes on a new connection and
+// gets its own answer, and the stray is noted. A server that merely closes an idle connection
+// (a TLS close_notify included) is no stray.
+func TestStreamTransportStrayBytes(t *testing.T) {
+	t.Parallel()
+	certSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	serverTLS := certSrv.TLS.Clone()
+	roots := x509.NewCertPool()
+	roots.AddCert(certSrv.Certificate())
+	certSrv.Close()
+	const end = "0\r\n\r\n"
+	sameWrite := func(c net.Conn, _ *coalescer) bool {
+		_, err := io.WriteString(c, end+strayReply)
+		return err == nil
+	}
+	// Over TLS: the response's end and the stray in records of their own, read by one read:
+	// TLS holds the stray's record, neither the response reader nor the socket has it.
+	ownRecord := func(c net.Conn, co *coalescer) bool {
+		co.hold = true
+		_, _ = io.WriteString(c, end)
+		_, _ = io.WriteString(c, strayReply)
+		return co.release() == nil
+	}
+	later := func(c net.Conn, _ *coalescer) bool {
+		if _, err := io.WriteString(c, end); err != nil {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+		_, err := io.WriteString(c, strayReply)
+		return err == nil
+	}
+	closeIdle := func(c net.Conn, _ *coalescer) bool {
+		_, _ = io.WriteString(c, end)
+		time.Sleep(5 * time.Millisecond)
+		return false // closed: over TLS with a close_notify first
+	}
+	for _, tc := range []struct {
+		name  string
+		tls   bool
+		after func(net.Conn, *coalescer) bool
+		stray bool
+	}{
+		{"http stray in the response's last write", false, sameWrite, true},
+		{"https stray in a record of its own", true, ownRecord, true},
+		{"http stray after the response", false, later, true},
+		{"http idle close", false, closeIdle, false},
+		{"https stray in the response's last write", true, sameWrite, true},
+		{"https stray after the response", true, later, true},
+		{"https idle close", true, closeIdle, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var conf *tls.Config
+			clientTLS := &tls.Config{RootCAs: roots}
+			if tc.tls {
+				conf = serverTLS.Clone()
+			}
+			url, conns := strayServer(t, conf, tc.after)
+			tr := newStreamTransport(4, clientTLS)
+			client := &http.Client{Transport: tr}
+			for i := range 2 {
+				if i > 0 {
+					time.Sleep(tr.settle + 10*time.Millisecond) // rested: reused unless found unfit
+				}
+				resp, err := client.Get(url)
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				got, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || string(got) != "data: a\n\n" || err != nil {
+					t.Fatalf("request %d: HTTP %d body %q err %v, want its own answer", i, resp.StatusCode, got, err)
+				}
+			}
+			if n := conns.Load(); n != 2 {
+				t.Errorf("the server saw %d connections, want 2 (the first one not reused)", n)
+			}
+			w := tr.strayWarnings()
+			switch {
+			case tc.stray && (len(w) != 1 || !strings.Contains(w[0], `starting "HTTP/1.1 503 Service Unavailable`)):
+				t.Errorf("warnings %q, want one quoting the stray response", w)
+			case !tc.stray && len(w) != 0:
+				t.Errorf("warnings %q for a server that only closed an idle connection, want none", w)
+			}
+			// A target found sending strays has no connection parked again, though the second
+			// one ended its response cleanly: a stray could come later still.
+			tr.mu.Lock()
+			parked := len(tr.idle[url])
+			tr.mu.Unlock()
+			if want := map[bool]int{true: 0, false: 1}[tc.stray]; parked != want {
+				t.Errorf("%d connections parked after the second response, want %d", parked, want)
+			}
+		})
 	}
 }
