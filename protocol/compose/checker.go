@@ -91,9 +91,9 @@ type Checker struct {
 	// unscripted: the terminal was an error the script does not call for (the session's
 	// in_band_error outcome): Finish judges the stream as a partial one.
 	unscripted bool
-	v       simchat.Violations
-	text    jsonwire.Cursor // text deltas against every turn's text
-	textOK  bool
+	v          simchat.Violations
+	text       jsonwire.Cursor // text deltas against every turn's text
+	textOK     bool
 	// thinking: the reasoning text cursor and the thinking_start/end balance.
 	thinking     jsonwire.Cursor // reasoning against every turn's thinking
 	thinkingOK   bool
