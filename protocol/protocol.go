@@ -121,14 +121,15 @@ type Session struct {
 	NoGroundTruth bool
 }
 
-// ScriptedError reports whether the session's script ends the run in an error terminal: the
-// provider fails (Expected.ProviderError, an execution timeout included) or the scripted plan
-// ends the run in error (compose). Never without ground truth: nothing is scripted then. An
-// error terminal the script does not call for is the session's outcome (in_band_error), which
-// the load generator decides from Observation.Error; a checker then judges the stream as a
-// partial one and does not restate the error as a violation.
+// ScriptedError reports whether the session's script fails the run at the provider
+// (Expected.ProviderError, an execution timeout included), so that the stream ends in the
+// dialect's error terminal. Never without ground truth: nothing is scripted then. (A scripted
+// plan that ends the run in error, Expected.Plan.EndsInError, is compose's own: only its
+// client answers approvals.) An error terminal the script does not call for is the session's
+// outcome (in_band_error), which the load generator decides from Observation.Error; a checker
+// then judges the stream as a partial one and does not restate the error as a violation.
 func (s *Session) ScriptedError() bool {
-	return !s.NoGroundTruth && (s.Expected.ProviderError != "" || s.Expected.Plan.EndsInError())
+	return !s.NoGroundTruth && s.Expected.ProviderError != ""
 }
 
 // FrameKind classifies an observed frame for the load generator's metrics.

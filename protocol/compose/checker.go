@@ -538,8 +538,15 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 		c.terminalDetail = deref(t.Error)
 		// An error the script does not call for is the session's outcome (in_band_error,
 		// from Observation.Error), not a violation: the stream is judged partial.
-		c.unscripted = !c.s.ScriptedError()
+		c.unscripted = !c.errorScripted()
 	}
+}
+
+// errorScripted reports whether the script ends the run in an error terminal: the provider
+// fails, or the scripted plan ends the run in error (a rejection with onReject error, an
+// approval nobody decides). Never without ground truth.
+func (c *Checker) errorScripted() bool {
+	return c.s.ScriptedError() || (!c.noTruth && c.s.Expected.Plan.EndsInError())
 }
 
 // errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
@@ -577,7 +584,7 @@ func (c *Checker) wantTerminal() string {
 	switch {
 	case c.stopped:
 		return "stopped"
-	case c.s.ScriptedError():
+	case c.errorScripted():
 		return "error"
 	}
 	return "done"
