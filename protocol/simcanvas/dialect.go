@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -443,9 +442,6 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		mode = simchat.EndPartial
 	case c.s.ScriptedError():
 		mode = simchat.EndFailed
-	}
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
 	if mode != simchat.EndPartial && !c.missedTerminalOnReplay() {
 		if c.terminals == 0 {

@@ -3,7 +3,6 @@ package simchat
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -360,9 +359,6 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		mode = EndPartial
 	case c.s.ScriptedError():
 		mode = EndFailed
-	}
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
 	if mode != EndPartial {
 		if c.terminals == 0 {

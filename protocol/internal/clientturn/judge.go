@@ -1,13 +1,10 @@
 package clientturn
 
 import (
-	"errors"
-
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
 // Rules are a wire's names for the judgements every provider-wire checker makes alike.
@@ -98,15 +95,12 @@ func (j *Judge) ProviderError(v *simchat.Violations, message []byte) protocol.Ob
 }
 
 // Ended judges what every wire's Finish judges first, and reports whether the stream ran to
-// its end so that the wire may judge its end too: a stream the decoder broke off breaks
-// R-framing; a cut stream (aborted by the client, a read error, a stall, a truncation: any
-// streamErr) or one ended by an unscripted error frame is judged no further; against the
-// script, a stream where an HTTP error was due, or that ended without its error frame
-// (errored: one came), breaks the error rule.
+// its end so that the wire may judge its end too: a cut stream (aborted by the client, or any
+// streamErr: a read or decode error, a stall, a truncation, each the session's outcome) or one
+// ended by an unscripted error frame is judged no further; against the script, a stream where
+// an HTTP error was due, or that ended without its error frame (errored: one came), breaks the
+// error rule.
 func (j *Judge) Ended(v *simchat.Violations, streamErr error, errored bool) bool {
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		v.Add(protocol.RFraming, "stream broke: %v", streamErr)
-	}
 	if j.S.Aborted || streamErr != nil || j.unscripted {
 		return false // only what was seen before the cut was judged
 	}
