@@ -121,6 +121,17 @@ type Session struct {
 	NoGroundTruth bool
 }
 
+// ScriptedError reports whether the session's script fails the run at the provider
+// (Expected.ProviderError, an execution timeout included), so that the stream ends in the
+// dialect's error terminal. Never without ground truth: nothing is scripted then. (A scripted
+// plan that ends the run in error, Expected.Plan.EndsInError, is compose's own: only its
+// client answers approvals.) An error terminal the script does not call for is the session's
+// outcome (in_band_error), which the load generator decides from Observation.Error; a checker
+// then judges the stream as a partial one and does not restate the error as a violation.
+func (s *Session) ScriptedError() bool {
+	return !s.NoGroundTruth && s.Expected.ProviderError != ""
+}
+
 // FrameKind classifies an observed frame for the load generator's metrics.
 type FrameKind uint8
 
@@ -163,8 +174,13 @@ type Observation struct {
 type Checker interface {
 	// Observe consumes one decoded SSE event (comments are not passed) and classifies it.
 	Observe(ev *sse.Event) Observation
-	// Finish is called once when the stream ended: streamErr is nil at a clean EOF, otherwise
-	// the transport or decode error. It returns every violation found.
+	// Finish is called once when the stream ended and returns every violation found.
+	// streamErr is nil when the stream ran to its end (a clean EOF), otherwise what cut it:
+	// the transport or decode error, a stall, a truncation (any non-nil error: checkers do not
+	// tell them apart). A cut stream, like an aborted one or one ended by an error terminal
+	// the script does not call for (Observation.Error), is judged on what arrived only: no
+	// missing terminal or end marker, no scripted content or tool call owed. The cut itself is
+	// the session's outcome, never a violation.
 	Finish(streamErr error) []Violation
 }
 

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,5 +92,30 @@ func TestEveryRuleIsDocumented(t *testing.T) {
 	without := strings.Replace(string(doc), "| `"+string(RComposeArgs)+"` |", "| compose args |", 1)
 	if got := missingFromIndex(without, rules); len(got) != 1 || got[0] != RComposeArgs {
 		t.Errorf("with the R-compose-args row removed: missing %v, want [R-compose-args]", got)
+	}
+}
+
+// TestDocumentedRuleKinds: every table row of the document that names a rule (the rule index,
+// the provider-wire dialects' tables) gives its kind as RuleKindOf does, and the rule index
+// gives one for every rule.
+func TestDocumentedRuleKinds(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(protocolDoc)
+	if err != nil {
+		t.Fatalf("the protocol document: %v", err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `(R-[a-z0-9-]+)` \\| ([a-z]+) \\|")
+	seen := map[Rule]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		r := Rule(m[1])
+		seen[r] = true
+		if want := RuleKindOf(r).String(); m[2] != want {
+			t.Errorf("%s: %s says %s, RuleKindOf says %s", r, protocolDoc, m[2], want)
+		}
+	}
+	for _, r := range Rules() {
+		if !seen[r] {
+			t.Errorf("%s: no row | `%s` | kind | in %s", r, r, protocolDoc)
+		}
 	}
 }

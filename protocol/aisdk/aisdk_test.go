@@ -232,8 +232,9 @@ func TestPartRules(t *testing.T) {
 		{"after finish", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, part("type", "text-start", "id", "b"), end}, protocol.RTerminal},
 		// finish then abort: two terminals.
 		{"finish then abort", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, part("type", "abort"), end}, protocol.RTerminal},
-		// An error part although the script does not fail.
-		{"unscripted error", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), part("type", "error", "errorText", "boom"), start, end}, protocol.RTerminal},
+		// An error part although the script does not fail: the session's in_band_error outcome
+		// (Observation.Error), not a violation (TestUnscriptedErrorIsTheOutcome).
+		{"unscripted error", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), part("type", "error", "errorText", "boom"), start, end}, ""},
 		// The JSON string "[DONE]" instead of the raw marker.
 		{"quoted done", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, `"[DONE]"`}, protocol.RFraming},
 		// reset-step discards the step: the retried step's text is judged from the step start.

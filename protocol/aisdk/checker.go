@@ -3,7 +3,6 @@ package aisdk
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"reflect"
 
 	"github.com/streambench/streambench/protocol"
@@ -69,8 +68,11 @@ type Checker struct {
 	script []scenarios.ScriptToolCall // every scripted call, in turn order
 	used   []bool
 
-	errorSeen    bool
-	errorText    string
+	errorSeen bool
+	errorText string
+	// unscripted: the error part is one the script does not call for (the session's
+	// in_band_error outcome): Finish judges the stream as a partial one.
+	unscripted   bool
 	terminal     string // "finish" or "abort", once seen
 	finishReason string
 	done         bool
@@ -205,16 +207,23 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case typeToolApprovalRequest, typeToolApprovalResponse:
 		// Human-in-the-loop approval: accepted, not judged (the mock's scripts never ask).
 	case typeError:
-		if !c.need(hasErrorText, "errorText") {
-			return other
-		}
+		// Without its errorText the part is still the error terminal (R-framing says what
+		// it lacks), so the stream is not also one without a terminal.
+		c.need(hasErrorText, "errorText")
 		if c.errorSeen {
 			c.v.Add(protocol.RTerminal, "expected at most one error part, saw a second: %s", clip(f.errorText, 60))
 			return other
 		}
 		c.errorSeen = true
 		c.errorText = string(f.errorText)
-		return protocol.Observation{Kind: protocol.FrameTerminal}
+		// An error the script does not call for is the session's outcome (in_band_error, from
+		// Observation.Error), not a violation: the stream is judged partial.
+		c.unscripted = !c.ground || !c.s.ScriptedError()
+		msg := c.errorText
+		if msg == "" {
+			msg = "error"
+		}
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
 	case typeFinish, typeAbort:
 		c.terminal = string(f.typ)
 		c.finishReason = string(f.finishReason)
@@ -294,7 +303,7 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 	if c.findOpen(reasoning, f.id) < 0 {
 		c.v.Add(protocol.RAISDKParts, "%s-delta %q: expected its %s-start first (and no %s-end yet), saw no open part with that id", kindName(reasoning), f.id, kindName(reasoning), kindName(reasoning))
 	}
-	if c.ground {
+	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
 		if reasoning {
 			if c.reasoningOK && !jsonwire.Advance(&c.reasoning, f.delta) {
 				c.reasoningOK = false
@@ -375,7 +384,7 @@ func (c *Checker) onToolInput() protocol.Observation {
 	if len(cl.args) > 0 && !isError && !jsonEqual(cl.args, f.input) {
 		c.v.Add(protocol.RAISDKParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, clip(cl.args, 80), clip(f.input, 80))
 	}
-	if c.ground {
+	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
 		c.judgeInput(cl, f.input)
 	}
 	if isError {
@@ -452,10 +461,9 @@ func (c *Checker) onDone() protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
-	}
-	clean := streamErr == nil && !c.s.Aborted
+	// clean: the stream ran to its end. A cut (streamErr: a transport or decode error, a stall,
+	// a truncation), an abort and an unscripted error are judged on what arrived only.
+	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	ended := c.terminal != "" || c.errorSeen
 	if clean {
 		switch {
@@ -478,6 +486,9 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			}
 		}
 	}
+	if c.terminal == typeAbort && !c.s.Aborted {
+		c.v.Add(protocol.RTerminal, "expected finish, saw abort although the client did not abort")
+	}
 	if c.ground {
 		stopped := c.judgeTerminal(clean)
 		c.judgeComplete(clean && !stopped && (c.terminal == typeFinish || c.errorSeen))
@@ -493,21 +504,16 @@ func (c *Checker) lastTerminal() string {
 	return "error"
 }
 
-// judgeTerminal checks the terminal against the session: error exactly when the provider
-// fails, abort only when the client left, and a finish that says the tool loop stopped while
-// the script goes on (a route without the tools or a stopWhen). It reports whether the loop
-// stopped, whose missing turns are then R-terminal's finding alone.
+// judgeTerminal checks the terminal against the script: an error part where the provider
+// fails, and a finish that says the tool loop stopped while the script goes on (a route
+// without the tools or a stopWhen). It reports whether the loop stopped, whose missing turns
+// are then R-terminal's finding alone. An error part the script does not call for is the
+// session's outcome, not judged here.
 func (c *Checker) judgeTerminal(clean bool) bool {
 	exp := &c.s.Expected
 	perr := exp.ProviderError
-	switch {
-	case perr != "" && !c.errorSeen && clean && c.terminal != "":
+	if c.s.ScriptedError() && !c.errorSeen && clean && c.terminal != "" {
 		c.v.Add(protocol.RTerminal, "expected an error part (the provider fails with %s), saw %s without one", clip([]byte(perr), 60), c.terminal)
-	case perr == "" && c.errorSeen:
-		c.v.Add(protocol.RTerminal, "expected no error part (the script does not fail), saw error %s", clip([]byte(c.errorText), 80))
-	}
-	if c.terminal == typeAbort && !c.s.Aborted {
-		c.v.Add(protocol.RTerminal, "expected finish, saw abort although the client did not abort")
 	}
 	if c.terminal == typeFinish && c.finishReason == "tool-calls" && perr == "" && !c.s.Aborted {
 		c.v.Add(protocol.RTerminal, "expected the route to run the tool loop to the script's %d turns, saw finish with finishReason tool-calls after %d step(s) (give streamText the tools and a stopWhen)", len(exp.Turns), c.steps)
@@ -549,7 +555,7 @@ func (c *Checker) judgeComplete(full bool) {
 // judgeOutcomes checks each settled call against its scripted outcome, unless the client
 // aborted (the route then cancels running tools).
 func (c *Checker) judgeOutcomes() {
-	if c.s.Aborted {
+	if c.s.Aborted || c.unscripted {
 		return
 	}
 	for i := range c.calls {

@@ -46,6 +46,7 @@ func TestCheckError(t *testing.T) {
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
 	failing := clienttest.NewSession(t, "provider-429", 1)
 	plain := clienttest.NewSession(t, "plain-answer", 1)
+	later := clienttest.NewSession(t, "provider-503-after-tool", 1) // its HTTP 503 is at turn 1
 	clienttest.CheckErrors(t, New(), protocol.RAnthropicError, []clienttest.ErrorCase{
 		// The scripted 429 in the API's shape.
 		{Name: "scripted", S: failing, H: jsonHeader, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
@@ -55,8 +56,11 @@ func TestCheckError(t *testing.T) {
 		{Name: "content type", S: failing, H: http.Header{"Content-Type": {"text/plain"}}, Body: `{"type":"error","error":{"type":"api_error","message":"x"}}`, Broken: true},
 		// The OpenAI error shape on the Anthropic wire.
 		{Name: "openai shape", S: failing, H: jsonHeader, Body: `{"error":{"message":"x","type":"server_error"}}`, Broken: true},
-		// A well-formed error where the script streams.
-		{Name: "unscripted", S: plain, H: jsonHeader, Body: `{"type":"error","error":{"type":"api_error","message":"boom"}}`, Broken: true},
+		// A well-formed error in a session whose script does not fail: the session's
+		// http_error outcome, not a violation.
+		{Name: "unscripted", S: plain, H: jsonHeader, Body: `{"type":"error","error":{"type":"api_error","message":"boom"}}`},
+		// A session whose script fails, at another turn: the wrong turn is a violation.
+		{Name: "wrong turn", S: later, H: jsonHeader, Body: `{"type":"error","error":{"type":"overloaded_error","message":"boom"}}`, Broken: true},
 	})
 	// Without ground truth any well-formed error is the server's right.
 	if vs := New(WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"type":"error","error":{"type":"api_error","message":"x"}}`), plain); len(vs) > 0 {

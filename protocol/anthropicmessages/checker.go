@@ -296,8 +296,7 @@ func (c *Checker) onError(e *eventView, data []byte) protocol.Observation {
 	if !e.hasError || e.errMessage == nil {
 		c.v.Add(protocol.RAnthropicError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
 	}
-	c.j.ProviderError(&c.v, e.errMessage)
-	return protocol.Observation{Kind: protocol.FrameTerminal}
+	return c.j.ProviderError(&c.v, e.errMessage)
 }
 
 // Finish judges the end of the stream and returns every violation found.

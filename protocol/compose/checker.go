@@ -3,7 +3,6 @@ package compose
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"maps"
 	"reflect"
 	"strings"
@@ -84,11 +83,16 @@ type settledTool struct {
 // R-compose-thinking, R-terminal, R-framing and the swarm rules (swarm.go). Not safe for concurrent use; one per stream.
 type Checker struct {
 	s *protocol.Session
+	// noTruth: Session.NoGroundTruth, structure only.
+	noTruth bool
 	// stopped: the client sent a stop request (StopSent), so the stream must end stopped.
 	stopped bool
-	v       simchat.Violations
-	text    jsonwire.Cursor // text deltas against every turn's text
-	textOK  bool
+	// unscripted: the terminal was an error the script does not call for (the session's
+	// in_band_error outcome): Finish judges the stream as a partial one.
+	unscripted bool
+	v          simchat.Violations
+	text       jsonwire.Cursor // text deltas against every turn's text
+	textOK     bool
 	// thinking: the reasoning text cursor and the thinking_start/end balance.
 	thinking     jsonwire.Cursor // reasoning against every turn's thinking
 	thinkingOK   bool
@@ -120,13 +124,12 @@ func (c *Checker) StopSent() { c.stopped = true }
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session) *Checker {
-	return &Checker{
-		s:          s,
-		text:       jsonwire.NewCursor(turnParts(&s.Expected, false)),
-		textOK:     true,
-		thinking:   jsonwire.NewCursor(turnParts(&s.Expected, true)),
-		thinkingOK: true,
+	c := &Checker{s: s, noTruth: s.NoGroundTruth, textOK: true, thinkingOK: true}
+	if !c.noTruth {
+		c.text = jsonwire.NewCursor(turnParts(&s.Expected, false))
+		c.thinking = jsonwire.NewCursor(turnParts(&s.Expected, true))
 	}
+	return c
 }
 
 // Observe classifies one event and judges what can be decided now.
@@ -191,9 +194,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	switch typ {
 	case "done", "stopped", "error":
 		c.onTerminal(typ, &t, data)
+		if typ == "error" {
+			return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(t.Error))}
+		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	}
-	c.afterTerminal(typ)
+	if c.afterTerminal(typ) {
+		return protocol.Observation{Kind: protocol.FrameOther} // R-terminal's finding alone
+	}
 	switch typ {
 	case "reasoning_delta":
 		return c.onReasoning(&t, data)
@@ -228,8 +236,10 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	text := *h.Choices[0].Delta.Content
-	c.afterTerminal("a text delta")
-	if c.textOK && !jsonwire.Advance(&c.text, text) {
+	if c.afterTerminal("a text delta") {
+		return protocol.Observation{Kind: protocol.FrameOther} // R-terminal's finding alone
+	}
+	if !c.noTruth && c.textOK && !jsonwire.Advance(&c.text, text) {
 		c.textOK = false
 		c.v.Add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
 			c.text.Matched(), clip(c.text.Next(60), 60), clip(text, 60))
@@ -245,7 +255,7 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 		c.v.Add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", clip(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if c.thinkingOK && !jsonwire.Advance(&c.thinking, *t.Delta) {
+	if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, *t.Delta) {
 		c.thinkingOK = false
 		c.v.Add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
 			c.thinking.Matched(), clip(c.thinking.Next(60), 60), clip(*t.Delta, 60))
@@ -380,12 +390,16 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 	}
 }
 
-// judgeArgs parses a call's streamed arguments and compares them with the script.
+// judgeArgs parses a call's streamed arguments and compares them with the script (with ground
+// truth).
 func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	var got any
 	if err := json.Unmarshal(cl.args, &got); err != nil {
 		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected the concatenated argsDelta to be JSON, saw %s (%v)", cl.id, cl.toolName, clip(string(cl.args), 80), err)
 		return nil, false
+	}
+	if c.noTruth {
+		return got, true
 	}
 	sc, ok := c.scripted(cl.id)
 	if !ok && c.s.Expected.ProviderError != "" {
@@ -479,7 +493,7 @@ func (c *Checker) outcomeAgrees(ci int, failed bool) bool {
 // judgeOutcomes checks each settled tool against its scripted outcome, unless the client
 // stopped or aborted (tools then settle cancelled, reported as failed).
 func (c *Checker) judgeOutcomes() {
-	if c.stopped || c.s.Aborted {
+	if c.stopped || c.s.Aborted || c.noTruth {
 		return
 	}
 	for _, st := range c.settled {
@@ -493,11 +507,14 @@ func (c *Checker) judgeOutcomes() {
 	}
 }
 
-// afterTerminal reports a frame that arrived after the terminal (only a receipt and [DONE] may).
-func (c *Checker) afterTerminal(what string) {
+// afterTerminal reports a frame that arrived after the terminal (only a receipt and [DONE]
+// may), and whether it did: such a frame is R-terminal's finding alone, not judged further.
+func (c *Checker) afterTerminal(what string) bool {
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only a receipt and [DONE] after %s, saw %s", c.terminal, what)
+		return true
 	}
+	return false
 }
 
 func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
@@ -518,16 +535,38 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 			c.v.Add(protocol.RFraming, "error: expected an error message, saw %s", clip(string(data), 80))
 		}
 		c.terminalDetail = deref(t.Error)
+		// An error the script does not call for is the session's outcome (in_band_error,
+		// from Observation.Error), not a violation: the stream is judged partial.
+		c.unscripted = !c.errorScripted()
 	}
 }
 
+// errorScripted reports whether the script ends the run in an error terminal: the provider
+// fails, or the scripted plan ends the run in error (a rejection with onReject error, an
+// approval nobody decides). Never without ground truth.
+func (c *Checker) errorScripted() bool {
+	return c.s.ScriptedError() || (!c.noTruth && c.s.Expected.Plan.EndsInError())
+}
+
+// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
+func errorOf(msg string) string {
+	if msg == "" {
+		return "error"
+	}
+	return msg
+}
+
 // judgeTerminal checks the terminal against the session. It runs in Finish because the client
-// sets Aborted only when the stream is over.
+// sets Aborted only when the stream is over. An error terminal is never judged here: a scripted
+// one is what the script says (a plan's is R-plan-outcome's, plan.go), an unscripted one the
+// session's outcome.
 func (c *Checker) judgeTerminal() {
 	perr := c.s.Expected.ProviderError
 	switch c.terminal {
 	case "done":
 		switch {
+		case c.noTruth:
+			// Whether the provider fails, and when the answer is complete, is the script's.
 		case perr != "":
 			c.v.Add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
 		case c.stopped && !c.completeAtTerminal:
@@ -537,10 +576,6 @@ func (c *Checker) judgeTerminal() {
 		if !c.stopped {
 			c.v.Add(protocol.RTerminal, "expected %s, saw stopped (reason %q) without a stop request", c.wantTerminal(), c.terminalDetail)
 		}
-	case "error":
-		if perr == "" && !c.s.Expected.Plan.EndsInError() { // a plan's error is R-plan-outcome's (plan.go)
-			c.v.Add(protocol.RTerminal, "expected %s, saw error %s", c.wantTerminal(), clip(c.terminalDetail, 80))
-		}
 	}
 }
 
@@ -548,7 +583,7 @@ func (c *Checker) wantTerminal() string {
 	switch {
 	case c.stopped:
 		return "stopped"
-	case c.s.Expected.ProviderError != "", c.s.Expected.Plan.EndsInError():
+	case c.errorScripted():
 		return "error"
 	}
 	return "done"
@@ -581,13 +616,12 @@ func (c *Checker) onDone() protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	clean := streamErr == nil && !c.s.Aborted
+	// clean: the stream ran to its end. A cut (streamErr: a transport or decode error, a stall,
+	// a truncation), an abort and an unscripted error are judged on what arrived only.
+	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	// full: the run claims to have finished normally, so everything scripted must have arrived.
 	// A wrong terminal (stopped unasked, done despite a stop) is R-terminal's finding alone.
-	full := clean && c.s.Expected.ProviderError == "" && c.terminal == "done" && !c.stopped
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
-	}
+	full := clean && !c.noTruth && c.s.Expected.ProviderError == "" && c.terminal == "done" && !c.stopped
 	if clean {
 		if c.terminals == 0 {
 			c.v.Add(protocol.RTerminal, "expected %s then [DONE], the stream ended without a terminal", c.wantTerminal())
@@ -634,6 +668,9 @@ func (c *Checker) finishArgs(all bool) {
 			c.judgeArgs(&c.calls[i])
 		}
 	}
+	if c.noTruth {
+		return // which calls must come is the script's
+	}
 	for _, turn := range c.s.Expected.Turns {
 		for _, tc := range turn.ToolCalls {
 			found := false
@@ -677,12 +714,12 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	switch {
 	case bytes.HasPrefix(data, []byte(textOpen)):
 		text, ok := c.stringField(data[len(textOpen):], textEnd)
-		if ok && len(text) > 0 && c.textOK && jsonwire.Advance(&c.text, text) {
+		if ok && len(text) > 0 && (c.noTruth || c.textOK && jsonwire.Advance(&c.text, text)) {
 			return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.TextBytes(text)}, true
 		}
 	case bytes.HasPrefix(data, []byte(reasoningOpen)):
 		delta, ok := c.stringField(data[len(reasoningOpen):], reasoningEnd)
-		if ok && c.thinkingOK && jsonwire.Advance(&c.thinking, delta) {
+		if ok && (c.noTruth || c.thinkingOK && jsonwire.Advance(&c.thinking, delta)) {
 			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta), Tokens: c.tokens.ThinkingBytes(delta)}, true
 		}
 	case bytes.HasPrefix(data, []byte(argsOpen)):

@@ -363,11 +363,11 @@ func (c *Checker) onConclave(f *sideFrame) {
 }
 
 // onTask judges a task event: after the plan was approved, for one of its tasks. A stream
-// without any plan (none scripted, none proposed) is not judged: such tasks belong to plans
-// of earlier runs.
+// without any plan (none scripted, none proposed; without ground truth none is scripted) is
+// not judged: such tasks belong to plans of earlier runs.
 func (c *Checker) onTask(typ string, f *sideFrame) {
 	st := &c.side
-	if !st.planSeen && c.s.Expected.Plan == nil {
+	if !st.planSeen && (c.s.Expected.Plan == nil || c.noTruth) {
 		return
 	}
 	switch {

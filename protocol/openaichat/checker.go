@@ -216,8 +216,7 @@ func (c *Checker) onError(v *chunkView, data []byte) protocol.Observation {
 	if v.errMessage == nil {
 		c.v.Add(protocol.ROpenAIError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
 	}
-	c.j.ProviderError(&c.v, v.errMessage)
-	return protocol.Observation{Kind: protocol.FrameTerminal}
+	return c.j.ProviderError(&c.v, v.errMessage)
 }
 
 func (c *Checker) onDone() protocol.Observation {

@@ -50,6 +50,7 @@ func TestCheckError(t *testing.T) {
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
 	failing := clienttest.NewSession(t, "provider-429", 1)
 	plain := clienttest.NewSession(t, "plain-answer", 1)
+	later := clienttest.NewSession(t, "provider-503-after-tool", 1) // its HTTP 503 is at turn 1
 	clienttest.CheckErrors(t, New(), protocol.ROpenAIError, []clienttest.ErrorCase{
 		// The scripted 429 in the API's shape.
 		{Name: "scripted", S: failing, H: jsonHeader, Body: `{"error":{"message":"slow down","type":"rate_limit_error"}}`},
@@ -57,8 +58,11 @@ func TestCheckError(t *testing.T) {
 		{Name: "html", S: failing, H: http.Header{"Content-Type": {"text/html"}}, Body: `<html>502</html>`, Broken: true},
 		// The error JSON with a text/plain content type.
 		{Name: "content type", S: failing, H: http.Header{"Content-Type": {"text/plain"}}, Body: `{"error":{"message":"x"}}`, Broken: true},
-		// A well-formed error where the script streams.
-		{Name: "unscripted", S: plain, H: jsonHeader, Body: `{"error":{"message":"boom","type":"server_error"}}`, Broken: true},
+		// A well-formed error in a session whose script does not fail: the session's
+		// http_error outcome, not a violation.
+		{Name: "unscripted", S: plain, H: jsonHeader, Body: `{"error":{"message":"boom","type":"server_error"}}`},
+		// A session whose script fails, at another turn: the wrong turn is a violation.
+		{Name: "wrong turn", S: later, H: jsonHeader, Body: `{"error":{"message":"boom","type":"server_error"}}`, Broken: true},
 	})
 	// Without ground truth any well-formed error is the server's right.
 	if vs := New(WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"error":{"message":"x"}}`), plain); len(vs) > 0 {

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -203,6 +202,11 @@ type Checker struct {
 	frames      int
 	terminals   int
 	cancelled   bool // the terminal was execution:cancelled
+	// unscripted: the terminal was a failure the script does not call for (the session's
+	// in_band_error outcome): Finish judges the stream as a partial one.
+	unscripted bool
+	// completedOK: the terminal was execution:completed, successful and not paused.
+	completedOK bool
 	generalOnly bool // the fast path is off: tests comparing it with the general path, redacted and resumed streams
 	done        bool
 	afterDone   int
@@ -222,7 +226,11 @@ type Checker struct {
 // NewChecker returns a checker for one stream of s. The canvas is always opted in.
 func NewChecker(s *protocol.Session) *Checker {
 	c := &Checker{s: s}
-	c.tracker = simchat.NewTracker(&s.Expected, true, &c.v)
+	exp := &s.Expected
+	if s.NoGroundTruth {
+		exp = nil // structure only
+	}
+	c.tracker = simchat.NewTracker(exp, true, &c.v)
 	return c
 }
 
@@ -275,6 +283,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only [DONE] after the execution terminal, saw %s", e.Type)
+		switch e.Type {
+		case TypeExecutionCompleted, TypeExecutionError, TypeExecutionCancelled:
+			// A second terminal: onTerminal says so.
+		default:
+			return protocol.Observation{Kind: protocol.FrameOther} // R-terminal's finding alone
+		}
 	}
 	if c.redacted {
 		if obs, consumed := c.redactedFrame(e.Type, &p); consumed {
@@ -336,11 +350,16 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	case TypeExecutionCompleted:
 		c.completedSeeds(&p, true)
-		c.onTerminal(e.Type, p.Success != nil && !*p.Success, deref(p.Error))
+		failed := p.Success != nil && !*p.Success
+		c.completedOK = c.terminals == 0 && !failed && p.Status != simchat.StatusPaused
+		c.onTerminal(e.Type, failed, deref(p.Error))
+		if failed {
+			return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
+		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	case TypeExecutionError:
 		c.onTerminal(e.Type, true, deref(p.Error))
-		return protocol.Observation{Kind: protocol.FrameTerminal}
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
 	case TypeExecutionCancelled:
 		c.onTerminal(e.Type, true, "cancelled")
 		return protocol.Observation{Kind: protocol.FrameTerminal}
@@ -372,6 +391,10 @@ func (c *Checker) checkEnvelope(e *envelope, clip func() string) {
 	}
 }
 
+// onTerminal judges an execution terminal: exactly one, and against the script
+// execution:error where the provider fails. A failure the script does not call for is the
+// session's outcome (in_band_error, from Observation.Error), not a violation: the stream is
+// judged as a partial one.
 func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	c.terminals++
 	switch {
@@ -381,15 +404,23 @@ func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	case typ == TypeExecutionCancelled:
 		// Judged in Finish: the client sets Aborted only when the stream is over.
 		c.cancelled = true
-	case c.s.Expected.ProviderError != "" && !failed:
+	case c.s.ScriptedError() && !failed:
 		c.v.Add(protocol.RTerminal, "expected execution:error (the provider fails with %s), saw %s", simchat.Clip(c.s.Expected.ProviderError, 60), typ)
-	case c.s.Expected.ProviderError == "" && failed:
-		c.v.Add(protocol.RTerminal, "expected execution:completed, saw %s %s", typ, simchat.Clip(msg, 80))
+	case !c.s.ScriptedError() && failed:
+		c.unscripted = true
 	}
 }
 
+// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
+func errorOf(msg string) string {
+	if msg == "" {
+		return "error"
+	}
+	return msg
+}
+
 func (c *Checker) wantTerminal() string {
-	if c.s.Expected.ProviderError != "" {
+	if c.s.ScriptedError() {
 		return TypeExecutionError
 	}
 	return TypeExecutionCompleted
@@ -407,13 +438,10 @@ func (c *Checker) onDone() protocol.Observation {
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	mode := simchat.EndComplete
 	switch {
-	case c.s.Aborted || streamErr != nil:
+	case c.s.Aborted || streamErr != nil || c.unscripted:
 		mode = simchat.EndPartial
-	case c.s.Expected.ProviderError != "":
+	case c.s.ScriptedError():
 		mode = simchat.EndFailed
-	}
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
 	if mode != simchat.EndPartial && !c.missedTerminalOnReplay() {
 		if c.terminals == 0 {

@@ -157,9 +157,15 @@ func findPII(v any, path string) (string, string, bool) {
 
 // finishRedacted judges the end of a redacted workflow's stream: a completed execution must
 // have delivered the block's output with block:completed (its only way to the client). A run
-// that pauses for human input has no block:completed (R-paused judges its terminal).
+// that pauses for human input has no block:completed (R-paused judges its terminal). Against
+// the script a completed execution is one the script completes; without it, one whose
+// terminal says it completed.
 func (c *Checker) finishRedacted(mode simchat.EndMode) {
-	if mode == simchat.EndComplete && c.redact.blockCompleted == 0 && c.s.Expected.ProviderError == "" && !c.s.Expected.Paused {
+	completed := c.s.Expected.ProviderError == "" && !c.s.Expected.Paused
+	if c.s.NoGroundTruth {
+		completed = c.completedOK
+	}
+	if mode == simchat.EndComplete && c.redact.blockCompleted == 0 && completed {
 		c.v.Add(protocol.RRedactOutput, "workflow redacts PII: expected the block's redacted output with block:completed, saw no block:completed")
 	}
 }

@@ -99,7 +99,12 @@ func (c *Checker) thinkingSeeds(text string) {
 // R-final-output to block:completed, terminal false).
 func (c *Checker) completedSeeds(p *payload, terminal bool) {
 	if c.s.NoGroundTruth {
-		return // the target's run is not the script's: whether it pauses is its own
+		// The target's run is not the script's: whether it pauses is its own, but a run that
+		// says it paused has settled every tool.
+		if terminal && p.Success != nil && *p.Success && p.Status == simchat.StatusPaused {
+			c.openToolsAtPause()
+		}
+		return
 	}
 	exp := &c.s.Expected
 	success := p.Success != nil && *p.Success
@@ -111,11 +116,7 @@ func (c *Checker) completedSeeds(p *payload, terminal bool) {
 			c.v.Add(protocol.RPaused, "expected a completed execution, saw status %q though the script never pauses", p.Status)
 		}
 		if exp.Paused {
-			for _, tool := range c.tracker.Tools() {
-				if !tool.Ended {
-					c.v.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
-				}
-			}
+			c.openToolsAtPause()
 		}
 	}
 	// A PII-redacting workflow's output is judged by R-redact-output (the final-turn text,
@@ -126,6 +127,15 @@ func (c *Checker) completedSeeds(p *payload, terminal bool) {
 			where = TypeExecutionCompleted
 		}
 		simchat.JudgeFinalOutput(&c.v, where, p.Output, exp.FinalText())
+	}
+}
+
+// openToolsAtPause reports, under R-paused, every tool still open at a paused terminal.
+func (c *Checker) openToolsAtPause() {
+	for _, tool := range c.tracker.Tools() {
+		if !tool.Ended {
+			c.v.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package simchat
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -55,10 +54,14 @@ type Checker struct {
 	thinkingBytes   int // thinking text seen, for R-thinking-cap
 	terminals       int
 	failed          bool // the terminal was a failure (error, or final with success false)
-	done            bool
-	afterDone       int
-	generalOnly     bool // tests turn the fast paths off to compare them with the general path
-	tokens          scenarios.TokenCounter
+	// unscripted: the first terminal was a failure the script does not call for (the session's
+	// in_band_error outcome): Finish judges the stream as a partial one.
+	unscripted  bool
+	noTruth     bool // Session.NoGroundTruth: structure only
+	done        bool
+	afterDone   int
+	generalOnly bool // tests turn the fast paths off to compare them with the general path
+	tokens      scenarios.TokenCounter
 }
 
 // NewChecker returns a checker for one stream of s, from a client that opted in or not, to a
@@ -70,9 +73,14 @@ func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 		policy:          policy,
 		thinkingAllowed: optedIn && policy.IncludeThinking && !policy.NoModelThinking,
 		toolsAllowed:    optedIn && policy.IncludeToolCalls,
-		thinking:        jsonwire.NewCursor(CapThinking(turnThinking(&s.Expected), ThinkingCapBytes)),
 		thinkingOK:      true,
+		noTruth:         s.NoGroundTruth,
 	}
+	if c.noTruth {
+		c.tracker = NewTracker(nil, optedIn, &c.v)
+		return c
+	}
+	c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(&s.Expected), ThinkingCapBytes))
 	c.tracker = NewTracker(&s.Expected, optedIn, &c.v)
 	return c
 }
@@ -98,13 +106,13 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return c.onDone()
 	}
 	if blockID, chunk, ok := plainChunk(data); ok && !c.generalOnly {
-		c.afterTerminal("an answer chunk")
-		c.tracker.ChunkBytes(blockID, chunk)
+		if !c.afterTerminal("an answer chunk") {
+			c.tracker.ChunkBytes(blockID, chunk)
+		}
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk), Tokens: c.tokens.TextBytes(chunk)}
 	}
-	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.thinkingOK && jsonwire.Advance(&c.thinking, text) {
-		// The common case of the thinking path below, decided without decoding (the capped
-		// script bounds it, so it never crosses R-thinking-cap).
+	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.fastThinking(text) {
+		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
 		c.thinkingBytes += len(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
@@ -123,8 +131,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	blockID := deref(f.BlockID)
 	switch *f.Event {
 	case "chunk_reset":
-		c.afterTerminal("chunk_reset")
-		c.tracker.Reset(blockID)
+		if !c.afterTerminal("chunk_reset") {
+			c.tracker.Reset(blockID)
+		}
 		c.tokens.Break()
 		return protocol.Observation{Kind: protocol.FrameReset}
 	case "thinking":
@@ -139,13 +148,23 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 		c.onTerminal("error", true, deref(f.Error))
 		c.judgeErrorSeeds(deref(f.Error))
-		return protocol.Observation{Kind: protocol.FrameTerminal}
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(f.Error))}
 	case "stream_error":
 		c.afterTerminal("stream_error")
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	c.v.Add(protocol.RFraming, "unknown event %q in frame %s", *f.Event, Clip(string(data), 80))
 	return protocol.Observation{Kind: protocol.FrameOther}
+}
+
+// fastThinking reports whether a thinking piece needs no judging beyond counting it: without
+// ground truth one within R-thinking-cap, with it one that continues the capped script (which
+// bounds it, so it never crosses the cap).
+func (c *Checker) fastThinking(text []byte) bool {
+	if c.noTruth {
+		return c.thinkingBytes+len(text) <= ThinkingCapBytes
+	}
+	return c.thinkingOK && jsonwire.Advance(&c.thinking, text)
 }
 
 func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
@@ -157,8 +176,9 @@ func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
 		c.v.Add(protocol.RFraming, "expected a non-empty chunk, saw %s", Clip(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	c.afterTerminal("an answer chunk")
-	c.tracker.Chunk(deref(f.BlockID), *f.Chunk)
+	if !c.afterTerminal("an answer chunk") {
+		c.tracker.Chunk(deref(f.BlockID), *f.Chunk)
+	}
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*f.Chunk), Tokens: c.tokens.Text(*f.Chunk)}
 }
 
@@ -168,14 +188,16 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 		c.v.Add(protocol.RFraming, "expected thinking text as a JSON string in \"data\", saw %s", Clip(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	c.afterTerminal("a thinking frame")
+	if c.afterTerminal("a thinking frame") {
+		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
+	}
 	c.thinkingFrames++
 	if c.thinkingSeeds(len(text), text) {
 		// R-thinking-capability or R-thinking-cap: judged there alone.
 	} else if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.optedIn, c.policy.IncludeThinking, Clip(text, 60))
-	} else if c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
+	} else if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
 		c.thinkingOK = false
 		c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
 			c.thinking.Matched(), Clip(c.thinking.Next(40), 40), Clip(text, 40))
@@ -188,9 +210,9 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	if f.ID == "" || f.Name == "" {
 		c.v.Add(protocol.RFraming, "expected a tool frame with id and name, saw %s", Clip(string(data), 80))
 	}
-	c.afterTerminal("a tool frame")
+	after := c.afterTerminal("a tool frame")
 	c.tokens.Break()
-	if !c.toolsAllowed {
+	if !c.toolsAllowed && !after {
 		c.v.Add(protocol.RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}
@@ -199,10 +221,14 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 		// A status on start is not judged: only end settles a tool (the seed's tool frame has
 		// "status?" with no phase named, and the canvas, fed by the same sink, never judged it).
 		// See docs/PROTOCOLS.md, "Variants real runtimes send".
-		c.tracker.ToolStart(f.ID, f.Name)
+		if !after {
+			c.tracker.ToolStart(f.ID, f.Name)
+		}
 		return protocol.Observation{Kind: protocol.FrameToolStart}
 	case "end":
-		c.tracker.ToolEnd(f.ID, f.Name, f.Status)
+		if !after {
+			c.tracker.ToolEnd(f.ID, f.Name, f.Status)
+		}
 		return protocol.Observation{Kind: protocol.FrameToolEnd}
 	}
 	c.v.Add(protocol.RFraming, "expected tool phase start or end, saw %q", f.Phase)
@@ -240,7 +266,18 @@ func (c *Checker) onFinal(f *frame, data []byte) protocol.Observation {
 	}
 	c.judgeFinalSeeds(&d)
 	c.onTerminal("final", !*d.Success, d.Error)
+	if !*d.Success {
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(d.Error)}
+	}
 	return protocol.Observation{Kind: protocol.FrameTerminal}
+}
+
+// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
+func errorOf(msg string) string {
+	if msg == "" {
+		return "error"
+	}
+	return msg
 }
 
 // findRedacted walks a final envelope and returns the path of the first arguments, input,
@@ -278,13 +315,19 @@ func walkRedacted(v any, path string, inTool bool) string {
 	return ""
 }
 
-// afterTerminal reports a frame that arrived between the terminal and "[DONE]".
-func (c *Checker) afterTerminal(what string) {
+// afterTerminal reports a frame that arrived between the terminal and "[DONE]", and whether it
+// did: such a frame is R-terminal's finding alone, not followed into the answer model.
+func (c *Checker) afterTerminal(what string) bool {
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only \"[DONE]\" after the terminal, saw %s", what)
+		return true
 	}
+	return false
 }
 
+// onTerminal judges a terminal: exactly one, and against the script the error terminal where
+// the provider fails. An error terminal the script does not call for is the session's outcome
+// (in_band_error, from Observation.Error), not a violation: the stream is judged partial.
 func (c *Checker) onTerminal(kind string, failed bool, msg string) {
 	c.terminals++
 	switch {
@@ -292,10 +335,10 @@ func (c *Checker) onTerminal(kind string, failed bool, msg string) {
 		c.v.Add(protocol.RTerminal, "expected exactly one terminal, saw final after error")
 	case c.terminals > 1:
 		c.v.Add(protocol.RTerminal, "expected exactly one terminal, saw a second (%s)", kind)
-	case c.s.Expected.ProviderError != "" && !failed:
+	case c.s.ScriptedError() && !failed:
 		c.v.Add(protocol.RTerminal, "expected an error terminal (the provider fails with %s), saw a successful %s", Clip(c.s.Expected.ProviderError, 60), kind)
-	case c.s.Expected.ProviderError == "" && failed:
-		c.v.Add(protocol.RTerminal, "expected a successful final, saw %s %s", kind, Clip(msg, 80))
+	case !c.s.ScriptedError() && failed:
+		c.unscripted = true
 	}
 	c.failed = c.failed || failed
 }
@@ -312,13 +355,10 @@ func (c *Checker) onDone() protocol.Observation {
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	mode := EndComplete
 	switch {
-	case c.s.Aborted || streamErr != nil:
+	case c.s.Aborted || streamErr != nil || c.unscripted:
 		mode = EndPartial
-	case c.s.Expected.ProviderError != "":
+	case c.s.ScriptedError():
 		mode = EndFailed
-	}
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		c.v.Add(protocol.RFraming, "stream broke: %v", streamErr)
 	}
 	if mode != EndPartial {
 		if c.terminals == 0 {
@@ -334,7 +374,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 }
 
 func (c *Checker) finishThinking(mode EndMode) {
-	if !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinking.Done() {
+	if c.noTruth || !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinking.Done() {
 		return
 	}
 	if c.thinkingFrames == 0 {
@@ -347,8 +387,8 @@ func (c *Checker) finishThinking(mode EndMode) {
 // finishTools checks the tool frames against the script when the policy lets them through:
 // one start per scripted call with its id and name, and the scripted outcome as the end status.
 func (c *Checker) finishTools(mode EndMode) {
-	if !c.toolsAllowed {
-		return
+	if !c.toolsAllowed || c.noTruth {
+		return // without ground truth the gate is judged frame by frame (onTool) alone
 	}
 	seen := c.tracker.Tools()
 	var scripted []scenarios.ScriptToolCall

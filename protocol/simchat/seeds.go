@@ -92,7 +92,12 @@ func JudgeFinalOutput(v *Violations, where string, output json.RawMessage, want 
 // judgeFinalSeeds applies the seed rules to a success final: R-paused and R-final-output.
 func (c *Checker) judgeFinalSeeds(d *finalData) {
 	if c.s.NoGroundTruth {
-		return // the target's run is not the script's: whether it pauses is its own
+		// The target's run is not the script's: whether it pauses is its own, but a run that
+		// says it paused has settled every tool.
+		if *d.Success && d.Status == StatusPaused {
+			c.openToolsAtPause()
+		}
+		return
 	}
 	exp := &c.s.Expected
 	switch {
@@ -102,14 +107,19 @@ func (c *Checker) judgeFinalSeeds(d *finalData) {
 		c.v.Add(protocol.RPaused, "expected a completed final, saw status %q though the script never pauses", d.Status)
 	}
 	if exp.Paused {
-		for _, tool := range c.tracker.Tools() {
-			if !tool.Ended {
-				c.v.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
-			}
-		}
+		c.openToolsAtPause()
 	}
 	if *d.Success && exp.ProviderError == "" {
 		JudgeFinalOutput(&c.v, "final", d.Output, exp.FinalText())
+	}
+}
+
+// openToolsAtPause reports, under R-paused, every tool still open at a paused terminal.
+func (c *Checker) openToolsAtPause() {
+	for _, tool := range c.tracker.Tools() {
+		if !tool.Ended {
+			c.v.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
+		}
 	}
 }
 

@@ -103,12 +103,14 @@ func runeCut(s string, n int) int {
 //
 // The scenario's ground truth describes one agent block; every block is judged against it.
 // Rules: R-converge, R-reset-scope, R-legacy-settled (when not opted in), R-no-thinking-in-answer,
-// R-tool-lifecycle. Not safe for concurrent use.
+// R-tool-lifecycle. Without ground truth (a nil exp) only their structural parts: a reset with
+// no text since the last one, a legacy client's reset or second chunk, the tool lifecycle.
+// Not safe for concurrent use.
 type Tracker struct {
 	// Violations receives everything the tracker finds.
 	Violations *Violations
 	optedIn    bool
-	exp        *scenarios.Expected
+	exp        *scenarios.Expected // nil: no ground truth
 	// segments are the texts of the text-bearing turns in order: every intermediate turn's
 	// preamble (each followed by a chunk_reset) and then the final (or failed) turn's text.
 	segments []string
@@ -122,6 +124,9 @@ type Tracker struct {
 	toolsEnded int
 	// legacyChunks counts a legacy client's answer chunks: one settled chunk is allowed.
 	legacyChunks int
+	// pendingLegacy is the R-legacy-settled detail of a chunk that is part of a turn's text,
+	// decided at Finish: not a violation of a stream judged partial.
+	pendingLegacy string
 }
 
 type blockState struct {
@@ -139,10 +144,15 @@ type toolState struct {
 	ended            bool
 }
 
-// NewTracker returns a tracker for a stream judged against exp; optedIn selects the live
-// (agent-events) or the legacy settled-text model.
+// NewTracker returns a tracker for a stream judged against exp, or for structure only when exp
+// is nil (no ground truth); optedIn selects the live (agent-events) or the legacy settled-text
+// model.
 func NewTracker(exp *scenarios.Expected, optedIn bool, v *Violations) *Tracker {
-	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, leak: jsonwire.NewCursor(turnThinking(exp))}
+	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp}
+	if exp == nil {
+		return t
+	}
+	t.leak = jsonwire.NewCursor(turnThinking(exp))
 	for _, turn := range exp.Turns {
 		t.toolCalls += len(turn.ToolCalls)
 		if turn.Text == "" {
@@ -202,6 +212,10 @@ func (t *Tracker) Chunk(blockID, chunk string) {
 		return
 	}
 	b := t.block(blockID)
+	if t.exp == nil {
+		b.n += len(chunk)
+		return
+	}
 	want := t.segment(b.resets)
 	continues := b.ok && strings.HasPrefix(want[b.n:], chunk)
 	if !continues && t.leaked(chunk) {
@@ -224,6 +238,10 @@ func (t *Tracker) ChunkBytes(blockID, chunk []byte) {
 			if b.id != string(blockID) || !b.ok {
 				continue
 			}
+			if t.exp == nil {
+				b.n += len(chunk)
+				return
+			}
 			if want := t.segment(b.resets); len(want)-b.n >= len(chunk) && want[b.n:b.n+len(chunk)] == string(chunk) {
 				b.n += len(chunk)
 				return
@@ -235,6 +253,13 @@ func (t *Tracker) ChunkBytes(blockID, chunk []byte) {
 }
 
 func (t *Tracker) legacyChunk(chunk string) {
+	if t.exp == nil {
+		// Only the structure: one settled chunk.
+		if t.legacyChunks++; t.legacyChunks > 1 {
+			t.Violations.Add(protocol.RLegacySettled, "legacy client: expected the final text in one chunk, saw a second chunk %s", Clip(chunk, 60))
+		}
+		return
+	}
 	final := t.exp.FinalText()
 	settled := chunk == final
 	if failed := t.exp.FailedTurn; !settled && t.exp.ProviderError != "" && failed >= 0 && failed < len(t.exp.Turns) {
@@ -250,9 +275,24 @@ func (t *Tracker) legacyChunk(chunk string) {
 	switch {
 	case t.legacyChunks > 1:
 		t.Violations.Add(protocol.RLegacySettled, "legacy client: expected the final text %s in one chunk, saw a second chunk %s", Clip(final, 60), Clip(chunk, 60))
+	case !settled && t.turnPrefix(chunk):
+		// What a turn streamed before it failed, which a runtime may settle: wrong unless the
+		// stream fails in a way the script does not say (the session's error outcome), which
+		// only Finish knows.
+		t.pendingLegacy = fmt.Sprintf("legacy client: expected only the settled final text %s, saw chunk %s", Clip(final, 60), Clip(chunk, 60))
 	case !settled:
 		t.Violations.Add(protocol.RLegacySettled, "legacy client: expected only the settled final text %s, saw chunk %s", Clip(final, 60), Clip(chunk, 60))
 	}
+}
+
+// turnPrefix reports whether chunk begins some turn's scripted text.
+func (t *Tracker) turnPrefix(chunk string) bool {
+	for _, turn := range t.exp.Turns {
+		if chunk != "" && strings.HasPrefix(turn.Text, chunk) {
+			return true
+		}
+	}
+	return false
 }
 
 // Reset follows a chunk_reset of a block.
@@ -269,6 +309,11 @@ func (t *Tracker) Reset(blockID string) {
 		return
 	case b.n == 0:
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset with no text streamed since the last reset", blockID)
+		return
+	case t.exp == nil:
+		// Which turn is the final one is the script's: only the structure is judged.
+		b.resets++
+		b.n, b.ok, b.leaked = 0, true, 0
 		return
 	case b.resets >= t.intermediate:
 		// Out of scope. A client honours it all the same, so the text is cleared and the
@@ -360,7 +405,13 @@ func (t *Tracker) Finish(mode EndMode) {
 			}
 		}
 	}
+	if t.exp == nil {
+		return // convergence is the script's
+	}
 	if !t.optedIn {
+		if t.pendingLegacy != "" && mode != EndPartial {
+			t.Violations.Add(protocol.RLegacySettled, "%s", t.pendingLegacy)
+		}
 		if mode == EndComplete && t.legacyChunks == 0 && t.exp.FinalText() != "" {
 			t.Violations.Add(protocol.RLegacySettled, "legacy client: expected the final text %s in one chunk, saw no answer chunk", Clip(t.exp.FinalText(), 80))
 		}

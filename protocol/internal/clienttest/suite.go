@@ -1,7 +1,9 @@
 package clienttest
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -216,4 +218,200 @@ func BenchObserveFrame(b *testing.B, newWriter func(io.Writer) TurnWriter, newCh
 	for b.Loop() {
 		c.Observe(frame)
 	}
+}
+
+// errorWriter is a TurnWriter that can fail a turn mid-stream (both provider wires' writers).
+type errorWriter interface {
+	TurnWriter
+	Error(message string) error
+}
+
+// turnStream is the stream newWriter writes for turn, its mid-stream error included.
+func turnStream(t testing.TB, newWriter func(io.Writer) TurnWriter, turn *scenarios.ScriptTurn) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := newWriter(&buf)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.Start())
+	for i := range turn.Steps {
+		must(w.Step(turn, &turn.Steps[i]))
+		if i == turn.ErrorAfterStep {
+			must(w.(errorWriter).Error(turn.ErrorMessage))
+			return buf.Bytes()
+		}
+	}
+	if turn.ErrorAfterStep >= len(turn.Steps) {
+		must(w.(errorWriter).Error(turn.ErrorMessage))
+		return buf.Bytes()
+	}
+	must(w.Finish(turn))
+	return buf.Bytes()
+}
+
+// OtherText plays conforming turns of other content than the session's script, written by
+// the provider wire's own encoder (newWriter), to a checker from newChecker, as a target whose
+// model is not the mock sends them: for every embedded scenario (plans aside) and every turn
+// both scripts stream, the turn of seed 2 judged against a session scripted for seed 1 at that
+// turn, and the turn of the library's next scenario against it. Without ground truth a stream
+// must break no rule; with it, every violation must be of a content or mixed rule
+// (protocol.RuleKindOf), and a same-scenario turn whose text differs from the script's must
+// break one, so the check can fail.
+func OtherText(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
+	t.Helper()
+	lib := scenarios.Embedded()
+	var names []string
+	for _, name := range lib.Names() {
+		if sc, _ := lib.Get(name); sc.Render(1).Plan == nil {
+			names = append(names, name)
+		}
+	}
+	judge := func(stream []byte, s *protocol.Session) []protocol.Violation {
+		c := newChecker(s)
+		dec := sse.NewDecoder(bytes.NewReader(stream))
+		var ev sse.Event
+		for dec.Next(&ev) == nil {
+			c.Observe(&ev)
+		}
+		return c.Finish(nil)
+	}
+	for i, name := range names {
+		sc, _ := lib.Get(name)
+		want := sc.Render(1)
+		next, _ := lib.Get(names[(i+1)%len(names)])
+		for _, other := range []struct {
+			script   *scenarios.Script
+			sameName bool
+		}{{sc.Render(2), true}, {next.Render(3), false}} {
+			for turn := range min(len(want.Turns), len(other.script.Turns)) {
+				ot := &other.script.Turns[turn]
+				if ot.HTTPStatus != 0 || want.Turns[turn].HTTPStatus != 0 {
+					continue // no stream: CheckError's
+				}
+				stream := turnStream(t, newWriter, ot)
+				label := fmt.Sprintf("%s seed %d turn %d judged as %s seed 1", other.script.Scenario, other.script.Seed, turn, name)
+				s := NewSession(t, name, 1)
+				s.Turn, s.NoGroundTruth = turn, true
+				if vs := judge(stream, s); len(vs) != 0 {
+					t.Errorf("%s without ground truth: violations %v\nstream:\n%s", label, vs, stream)
+				}
+				s = NewSession(t, name, 1)
+				s.Turn = turn
+				vs := judge(stream, s)
+				for _, v := range vs {
+					if k := protocol.RuleKindOf(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
+						t.Errorf("%s with ground truth: %s is a %s rule, want only content findings: %v", label, v.Rule, k, v)
+					}
+				}
+				if other.sameName && stepText(ot) != stepText(&want.Turns[turn]) && len(vs) == 0 {
+					t.Errorf("%s with ground truth: no violation, want the content findings the other text breaks", label)
+				}
+			}
+		}
+	}
+}
+
+// stepText is the answer text a turn streams.
+func stepText(turn *scenarios.ScriptTurn) string {
+	var b strings.Builder
+	for _, st := range turn.Steps {
+		if st.Kind == scenarios.StepText {
+			b.WriteString(st.Text)
+		}
+	}
+	return b.String()
+}
+
+// Outcome is one row of a dialect's error-outcome table: a hand-written stream of a turn of
+// scenario (seed 1), with or without ground truth, ended by Cut (nil: a clean end), the
+// Observation.Error of each error frame it must report and the rules it must break.
+type Outcome struct {
+	Name     string
+	Scenario string
+	Turn     int
+	NoTruth  bool
+	Stream   string
+	Cut      error
+	Errors   []string
+	Want     []protocol.Rule
+}
+
+// CheckOutcomes feeds each row's stream to a checker from newChecker and fails t unless the
+// error frames report exactly the row's Observation.Error (each on a FrameTerminal) and exactly
+// the row's rules break.
+func CheckOutcomes(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, tests []Outcome) {
+	t.Helper()
+	for _, tt := range tests {
+		s := NewSession(t, tt.Scenario, 1)
+		s.Turn, s.NoGroundTruth = tt.Turn, tt.NoTruth
+		c := newChecker(s)
+		dec := sse.NewDecoder(strings.NewReader(tt.Stream))
+		var ev sse.Event
+		var errs []string
+		for dec.Next(&ev) == nil {
+			if obs := c.Observe(&ev); obs.Error != "" {
+				if obs.Kind != protocol.FrameTerminal {
+					t.Errorf("%s: Observation.Error %q on a frame of kind %d, want FrameTerminal", tt.Name, obs.Error, obs.Kind)
+				}
+				errs = append(errs, obs.Error)
+			}
+		}
+		if !slices.Equal(errs, tt.Errors) {
+			t.Errorf("%s: Observation.Error %q, want %q", tt.Name, errs, tt.Errors)
+		}
+		vs := c.Finish(tt.Cut)
+		if got := Rules(vs); !slices.Equal(got, tt.Want) {
+			t.Errorf("%s: rules %v, want %v; violations %v", tt.Name, got, tt.Want, vs)
+		}
+	}
+}
+
+// FailingTurn is the stream newWriter writes for turn of scenario (seed 1) up to and
+// including step afterStep: then the error frame with msg, or, when msg is "", nothing (a
+// cut stream).
+func FailingTurn(t testing.TB, newWriter func(io.Writer) TurnWriter, scenario string, turn, afterStep int, msg string) string {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(scenario)
+	if !ok {
+		t.Fatalf("no embedded scenario %q", scenario)
+	}
+	st := sc.Render(1).Turns[turn]
+	st.Steps = st.Steps[:afterStep+1]
+	if msg == "" {
+		var buf bytes.Buffer
+		w := newWriter(&buf)
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range st.Steps {
+			if err := w.Step(&st, &st.Steps[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return buf.String()
+	}
+	st.ErrorAfterStep, st.ErrorMessage = afterStep, msg
+	return string(turnStream(t, newWriter, &st))
+}
+
+// StepIndex is the index of the nth (from 0) step of kind in turn of scenario (seed 1).
+func StepIndex(t testing.TB, scenario string, turn int, kind scenarios.StepKind, nth int) int {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(scenario)
+	if !ok {
+		t.Fatalf("no embedded scenario %q", scenario)
+	}
+	for i, st := range sc.Render(1).Turns[turn].Steps {
+		if st.Kind == kind {
+			if nth == 0 {
+				return i
+			}
+			nth--
+		}
+	}
+	t.Fatalf("%s turn %d has no step #%d of kind %v", scenario, turn, nth, kind)
+	return -1
 }

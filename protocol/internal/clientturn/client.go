@@ -129,7 +129,9 @@ func (*Client) CheckHeaders(h http.Header, s *protocol.Session) []protocol.Viola
 }
 
 // CheckError judges a non-200 answer by the wire's error rule: the body must be the API's
-// error JSON, and against ground truth the script must fail this turn with an HTTP error.
+// error JSON, and when the script fails the session, it must fail this turn with an HTTP error.
+// An HTTP error in a session whose script does not fail (any, without ground truth) is the
+// session's outcome (http_error), not a violation.
 func (c *Client) CheckError(status int, h http.Header, body []byte, s *protocol.Session) []protocol.Violation {
 	s = c.session(s)
 	rule := c.wire.ErrorRule
@@ -141,9 +143,9 @@ func (c *Client) CheckError(status int, h http.Header, body []byte, s *protocol.
 		v.Add(rule, "HTTP %d: expected Content-Type application/json on the error, saw %q (%s)",
 			status, h.Get("Content-Type"), simchat.Clip(msg, 60))
 	}
-	if e := Expect(s); e.Truth && !e.HTTPError {
-		v.Add(rule, "turn %d: expected a stream, the script has no HTTP error here; saw HTTP %d %s",
-			s.Turn, status, simchat.Clip(string(bytes.TrimSpace(body)), 80))
+	if e := Expect(s); s.ScriptedError() && !e.HTTPError {
+		v.Add(rule, "turn %d: expected a stream, the script has no HTTP error here (it fails at turn %d); saw HTTP %d %s",
+			s.Turn, s.Expected.FailedTurn, status, simchat.Clip(string(bytes.TrimSpace(body)), 80))
 	}
 	return v.List()
 }

@@ -1,13 +1,10 @@
 package clientturn
 
 import (
-	"errors"
-
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
 // Rules are a wire's names for the judgements every provider-wire checker makes alike.
@@ -30,6 +27,7 @@ type Judge struct {
 	Exp Expectation
 
 	rules           *Rules
+	unscripted      bool // an error frame the script does not call for came (ProviderError)
 	text, think     jsonwire.Cursor
 	textOK, thinkOK bool // the text (thinking) so far is a prefix of the script's
 	tokens          scenarios.TokenCounter
@@ -74,24 +72,36 @@ func (j *Judge) Answer(v *simchat.Violations, p []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
 }
 
-// ProviderError judges a mid-stream error frame carrying message against the script: one the
-// script does not call for breaks the error rule.
-func (j *Judge) ProviderError(v *simchat.Violations, message []byte) {
-	if j.Exp.Truth && !j.Exp.StreamError {
-		v.Add(j.rules.Error, "turn %d: expected no provider error, saw %s", j.S.Turn, simchat.Clip(string(message), 80))
+// ProviderError judges a mid-stream error frame carrying message against the script and
+// returns the frame's Observation (FrameTerminal, Error the message or "error"). An error in a
+// session whose script does not fail (any error without ground truth) is the session's outcome
+// (in_band_error), not a violation: the stream is judged partial from there (Ended). In a
+// session whose script fails, an error at another turn than the scripted one, or where the
+// script has an HTTP error, breaks the error rule.
+func (j *Judge) ProviderError(v *simchat.Violations, message []byte) protocol.Observation {
+	switch {
+	case !j.S.ScriptedError():
+		j.unscripted = true
+	case j.Exp.HTTPError:
+		v.Add(j.rules.Error, "turn %d: expected the scripted HTTP error, the server streamed instead (%s %s)", j.S.Turn, j.rules.ErrorFrame, simchat.Clip(string(message), 80))
+	case !j.Exp.StreamError:
+		v.Add(j.rules.Error, "turn %d: expected no provider error (the script fails at turn %d), saw %s", j.S.Turn, j.S.Expected.FailedTurn, simchat.Clip(string(message), 80))
 	}
+	msg := string(message)
+	if msg == "" {
+		msg = "error"
+	}
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
 }
 
 // Ended judges what every wire's Finish judges first, and reports whether the stream ran to
-// its end so that the wire may judge its end too: a stream the decoder broke off breaks
-// R-framing; a cut stream (aborted by the client, or a read error) is judged no further;
-// against the script, a stream where an HTTP error was due, or that ended without its error
-// frame (errored: one came), breaks the error rule.
+// its end so that the wire may judge its end too: a cut stream (aborted by the client, or any
+// streamErr: a read or decode error, a stall, a truncation, each the session's outcome) or one
+// ended by an unscripted error frame is judged no further; against the script, a stream where
+// an HTTP error was due, or that ended without its error frame (errored: one came), breaks the
+// error rule.
 func (j *Judge) Ended(v *simchat.Violations, streamErr error, errored bool) bool {
-	if errors.Is(streamErr, sse.ErrLineTooLong) || errors.Is(streamErr, sse.ErrEventTooLarge) {
-		v.Add(protocol.RFraming, "stream broke: %v", streamErr)
-	}
-	if j.S.Aborted || streamErr != nil {
+	if j.S.Aborted || streamErr != nil || j.unscripted {
 		return false // only what was seen before the cut was judged
 	}
 	switch {

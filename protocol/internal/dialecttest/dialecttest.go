@@ -274,3 +274,52 @@ func FastPathAgrees(t testing.TB, stream []byte, fast, general protocol.Checker)
 		t.Fatalf("verdicts differ:\nfast    %v\ngeneral %v", a, b)
 	}
 }
+
+// OtherText plays conforming streams of other content than the session's script, as a target
+// whose model is not the mock sends them: for every scenario of the embedded library (plans
+// aside), the stream relay sends for it at seed 2 judged against a session scripted for seed
+// 1, and the stream of the library's next scenario against it. judge gets the frames and the
+// session (NoGroundTruth set or not). Without ground truth a stream must break no rule; with
+// it, every violation must be of a content or mixed rule (protocol.RuleKindOf), and a
+// same-scenario stream whose final text differs from the script's must break one, so the
+// check can fail. A script relay returns no frames for (one its dialect cannot play) is left
+// out.
+func OtherText(t *testing.T, relay func(sc *scenarios.Script) []string, judge func(frames []string, s *protocol.Session) []protocol.Violation) {
+	t.Helper()
+	var names []string
+	for _, name := range scenarios.Embedded().Names() {
+		if Script(t, name, 1).Plan == nil {
+			names = append(names, name)
+		}
+	}
+	for i, name := range names {
+		want := Script(t, name, 1)
+		for _, other := range []struct {
+			sc      *scenarios.Script
+			content bool // the stream must break a content rule against the script
+		}{
+			{Script(t, name, 2), Script(t, name, 2).Expected().FinalText() != want.Expected().FinalText()},
+			{Script(t, names[(i+1)%len(names)], 3), false},
+		} {
+			frames := relay(other.sc)
+			if frames == nil {
+				continue
+			}
+			label := fmt.Sprintf("%s seed %d judged as %s seed 1", other.sc.Scenario, other.sc.Seed, name)
+			s := Session(want)
+			s.NoGroundTruth = true
+			if vs := judge(frames, s); len(vs) != 0 {
+				t.Errorf("%s without ground truth: violations %v\nframes:\n%s", label, vs, strings.Join(frames, ""))
+			}
+			vs := judge(frames, Session(want))
+			for _, v := range vs {
+				if k := protocol.RuleKindOf(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
+					t.Errorf("%s with ground truth: %s is a %s rule, want only content findings: %v", label, v.Rule, k, v)
+				}
+			}
+			if other.content && len(vs) == 0 {
+				t.Errorf("%s with ground truth: no violation, want the content findings the other text breaks", label)
+			}
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package aisdk
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// frames makes SSE frames of parts (data payloads).
+func frames(parts []string) []string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = dialecttest.Raw(p)
+	}
+	return out
+}
+
+// TestNoGroundTruthOtherText: a valid stream of other text, reasoning and tool calls than the
+// script breaks no rule without ground truth (every content rule is off), and only content
+// rules with it; with reasoning forwarded or not.
+func TestNoGroundTruthOtherText(t *testing.T) {
+	t.Parallel()
+	for _, reasoning := range []bool{false, true} {
+		dialecttest.OtherText(t, func(sc *scenarios.Script) []string {
+			if sc.Expected().EndsByTool() {
+				return nil // a Sim pause or execution timeout: no streamText route scripts them
+			}
+			return frames(scriptParts(sc, reasoning, false))
+		}, func(f []string, s *protocol.Session) []protocol.Violation {
+			d := New(Options{NoReasoning: !reasoning})
+			return dialecttest.Check(t, f, s, func() protocol.Checker { return d.NewChecker(s) })
+		})
+	}
+}
+
+// TestUnscriptedErrorIsTheOutcome: an error part the script does not call for is reported in
+// Observation.Error (the load generator's in_band_error outcome) and is no violation; the
+// stream is judged as a partial one from there (no missing finish or [DONE], no parts left
+// open, no scripted call owed). What follows it is still judged (no new content), a scripted
+// error keeps its checks, and with ground truth off no error is scripted.
+func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
+	t.Parallel()
+	script := func(name string) *scenarios.Script { return dialecttest.Script(t, name, 1) }
+	plain, chain, failing := script("plain-answer"), script("tool-chain"), script("provider-error-midstream")
+	crash := part("type", "error", "errorText", "runtime crashed")
+	// upTo keeps sc's parts before the nth part containing sub, then tail.
+	upTo := func(sc *scenarios.Script, sub string, nth int, tail ...string) []string {
+		p := scriptParts(sc, false, false)
+		i := dialecttest.Index(t, p, sub, nth)
+		return frames(append(p[:i:i], tail...))
+	}
+	for _, tc := range []struct {
+		name    string
+		sc      *scenarios.Script
+		noTruth bool
+		frames  []string
+		errs    []string
+		want    []protocol.Rule
+	}{
+		// The route's error mid step: the open text ended, the step and the run finished.
+		{"mid text", plain, false, upTo(plain, `"text-delta"`, 2, crash, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), []string{"runtime crashed"}, nil},
+		// In a tool call's input, with nothing after: text and call left open, no [DONE].
+		{"mid tool input", chain, false, upTo(chain, `"tool-input-delta"`, 1, crash), []string{"runtime crashed"}, nil},
+		// The SDK's masked message.
+		{"masked", chain, false, upTo(chain, `"start-step"`, 1, part("type", "error", "errorText", "An error occurred."), "[DONE]"), []string{"An error occurred."}, nil},
+		// The error part's own shape: errorText is required.
+		{"no errorText", chain, false, upTo(chain, `"start-step"`, 1, part("type", "error"), "[DONE]"), []string{"error"}, []protocol.Rule{protocol.RFraming}},
+		// New content after it is R-terminal's (and is not compared with the script).
+		{"content after error", chain, false, upTo(chain, `"start-step"`, 1, crash, part("type", "text-start", "id", "x"), part("type", "text-delta", "id", "x", "delta", "late"), part("type", "text-end", "id", "x"), "[DONE]"), []string{"runtime crashed"}, []protocol.Rule{protocol.RTerminal}},
+		// A scripted error keeps its checks: [DONE] must follow.
+		{"scripted, no done", failing, false, upTo(failing, "[DONE]", 0), []string{failing.Expected().ProviderError}, []protocol.Rule{protocol.RTerminal}},
+		// Without ground truth nothing is scripted.
+		{"no ground truth, no done", failing, true, upTo(failing, "[DONE]", 0), []string{failing.Expected().ProviderError}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := dialecttest.Session(tc.sc)
+			s.NoGroundTruth = tc.noTruth
+			c := New(Options{NoReasoning: true}).NewChecker(s)
+			var errs []string
+			for _, ev := range dialecttest.DecodeAll(t, tc.frames) {
+				if obs := c.Observe(&ev); obs.Error != "" {
+					if obs.Kind != protocol.FrameTerminal {
+						t.Errorf("Observation.Error %q on a part of kind %d, want FrameTerminal", obs.Error, obs.Kind)
+					}
+					errs = append(errs, obs.Error)
+				}
+			}
+			if !slices.Equal(errs, tc.errs) {
+				t.Errorf("Observation.Error %q, want %q", errs, tc.errs)
+			}
+			dialecttest.WantRules(t, c.Finish(nil), tc.want, tc.frames)
+		})
+	}
+	// A cut (any non-nil streamErr) is judged partial too: no scripted call owed.
+	c := New(Options{NoReasoning: true}).NewChecker(dialecttest.Session(chain))
+	for _, ev := range dialecttest.DecodeAll(t, upTo(chain, `"tool-input-delta"`, 1)) {
+		c.Observe(&ev)
+	}
+	if vs := c.Finish(errors.Join(io.ErrUnexpectedEOF, errors.New("stalled"))); len(vs) != 0 {
+		t.Errorf("cut stream: %v, want none", vs)
+	}
+}
