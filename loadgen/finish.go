@@ -24,7 +24,7 @@ import (
 // error, the stream is judged on what arrived.
 var (
 	errInBand    = errors.New("the stream ended in an in-band error")
-	errTruncated = errors.New("the stream ended without its terminal")
+	errTruncated = protocol.ErrTruncated
 	errIdle      = errors.New("no byte within the idle timeout")
 )
 
@@ -141,11 +141,12 @@ func (s *streamState) finish() sessionResult {
 }
 
 // scriptedInBand tells whether an in-band error is the script's: the scenario fails the
-// provider, judged against ground truth, and the client is not one that talks to the
+// provider (or its plan ends the run in error), judged against ground truth, and the client is not one that talks to the
 // provider directly while the script wants an HTTP status (that must come as the status).
 func (s *streamState) scriptedInBand() bool {
 	e := &s.p.session.Expected
-	if s.p.session.NoGroundTruth || e.ProviderError == "" {
+	planned := !s.p.session.NoGroundTruth && e.Plan != nil && e.Plan.EndsInError()
+	if !s.p.session.ScriptedError() && !planned {
 		return false
 	}
 	_, direct := s.p.client.(protocol.ErrorChecker)

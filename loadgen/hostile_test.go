@@ -515,13 +515,13 @@ func hostileTable(h2 bool) map[string]hostileWant {
 		"garbage-body": {outcome: measure.OutcomeTruncated,
 			text: "without its terminal, inside an undispatched event or an unterminated line"},
 		// The decoder's line limit.
-		"long-line": {outcome: measure.OutcomeDecodeError, rules: []protocol.Rule{protocol.RFraming},
+		"long-line": {outcome: measure.OutcomeDecodeError,
 			text: "decode stream from 127.0.0.1:PORT: sse: line exceeds limit of 65536 bytes"},
 		// Data that never becomes an event: no answer, no terminal, and the cut event is named.
 		"never-dispatch": {outcome: measure.OutcomeTruncated,
 			text: "without its terminal, inside an undispatched event or an unterminated line"},
 		// The decoder's event limit.
-		"huge-event": {outcome: measure.OutcomeDecodeError, rules: []protocol.Rule{protocol.RFraming},
+		"huge-event": {outcome: measure.OutcomeDecodeError,
 			text: "decode stream from 127.0.0.1:PORT: sse: event exceeds limit of 1048576 bytes"},
 		// No response head: stalled at the idle timeout (the user saw nothing at all).
 		"headers-never": {outcome: measure.OutcomeStalled,

@@ -59,7 +59,7 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 		session: &protocol.Session{
 			ID: id, Target: pick.Target.Slug, Input: input,
 			Expected:      script.Expected(),
-			NoGroundTruth: r.cfg.NoGroundTruth,
+			NoGroundTruth: r.cfg.NoGroundTruth || structureOnly(ro.client),
 		},
 	}
 	p.trigger = script.Client.Abort
@@ -74,6 +74,12 @@ func (r *runner) plan(index uint64, suffix string) *sessionPlan {
 		p.reconnect = script.Client.Reconnect
 	}
 	return p
+}
+
+// structureOnly tells whether the client judges structure only by an option of its own.
+func structureOnly(c protocol.Client) bool {
+	so, ok := c.(protocol.StructureOnly)
+	return ok && so.StructureOnly()
 }
 
 // planShallow is plan(index, "") run on a fresh goroutine (see onFreshStack): rendering the

@@ -8,6 +8,7 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -193,6 +194,20 @@ type Checker interface {
 type MultiTurn interface {
 	// Turns is how many requests session s takes.
 	Turns(s *Session) int
+}
+
+// ErrTruncated is the error Checker.Finish is given when the stream ended cleanly without the
+// dialect's terminal (the session's truncated outcome). Like any error it means "judge only
+// what arrived"; a checker that can name why the terminal is missing (sim-canvas: a reconnect
+// that did not replay it) may still say so.
+var ErrTruncated = errors.New("the stream ended without its terminal")
+
+// StructureOnly is implemented by clients with a noGroundTruth option of their own (ai-sdk,
+// openai-chat, anthropic-messages): when it reports true, the load generator judges their
+// sessions as under --no-ground-truth (Session.NoGroundTruth), so that nothing, an error
+// included, is taken for the script's.
+type StructureOnly interface {
+	StructureOnly() bool
 }
 
 // ErrorChecker is implemented by clients whose target may answer with an HTTP error before

@@ -149,6 +149,9 @@ func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Viol
 	return out
 }
 
+// StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
+func (d *Dialect) StructureOnly() bool { return d.opts.NoGroundTruth }
+
 // NewChecker returns a fresh checker for one stream of s.
 func (d *Dialect) NewChecker(s *protocol.Session) protocol.Checker {
 	opts := d.opts

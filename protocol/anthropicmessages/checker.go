@@ -120,16 +120,27 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			}
 		}
 	case "message_delta":
+		// The message_delta carrying the stop_reason is the turn's terminal (as openai-chat's
+		// finish_reason is): it says how the turn ended. message_stop after it is the end
+		// marker, like [DONE]: a stream without it is R-anthropic-message's finding, not a
+		// truncated one.
 		c.onMessageDelta(e, data)
-		if e.hasOutput && e.output > 0 {
-			return protocol.Observation{Kind: protocol.FrameOther, UsageTokens: e.output}
+		obs := protocol.Observation{Kind: protocol.FrameOther}
+		if c.deltas == 1 {
+			obs.Kind = protocol.FrameTerminal
 		}
+		if e.hasOutput && e.output > 0 {
+			obs.UsageTokens = e.output
+		}
+		return obs
 	case "message_stop":
 		c.stopped = true
 		if c.deltas == 0 {
 			c.v.Add(protocol.RAnthropicMessage, "expected a message_delta with the stop_reason before message_stop, saw none")
+			// No terminal came before it: this is the end the stream has.
+			return protocol.Observation{Kind: protocol.FrameTerminal}
 		}
-		return protocol.Observation{Kind: protocol.FrameTerminal}
+		return protocol.Observation{Kind: protocol.FrameDone}
 	}
 	// Unknown event types are skipped: the API may add some at any time.
 	return other

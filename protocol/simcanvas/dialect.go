@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -438,6 +439,9 @@ func (c *Checker) onDone() protocol.Observation {
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	mode := simchat.EndComplete
 	switch {
+	case errors.Is(streamErr, protocol.ErrTruncated) && c.missedTerminalOnReplay() && !c.s.Aborted && !c.unscripted:
+		// The terminal is missing because the reconnect did not replay it: that is the
+		// finding (R-reconnect-replay), judged as at a clean end.
 	case c.s.Aborted || streamErr != nil || c.unscripted:
 		mode = simchat.EndPartial
 	case c.s.ScriptedError():

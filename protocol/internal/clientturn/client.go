@@ -54,6 +54,9 @@ func SetModel(c *Client, model string) { c.model = model }
 // SetNoGroundTruth judges every session for structure only.
 func SetNoGroundTruth(c *Client) { c.noGroundTruth = true }
 
+// StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
+func (c *Client) StructureOnly() bool { return c.noGroundTruth }
+
 // AddHeader adds a header to every request.
 func AddHeader(c *Client, key, value string) { c.header.Add(key, value) }
 
