@@ -509,10 +509,18 @@ func TestStreamTransportStrayBytes(t *testing.T) {
 		_, err := io.WriteString(c, strayReply)
 		return err == nil
 	}
-	closeIdle := func(c net.Conn, _ *coalescer) bool {
-		_, _ = io.WriteString(c, end)
-		time.Sleep(5 * time.Millisecond)
-		return false // closed: over TLS with a close_notify first
+	// closeIdle closes the connection once the response ended (over TLS with a close_notify
+	// first) and says so on idleClosed, so the test's next request comes after the close
+	// however busy the machine: a close that races a reused request is another case.
+	idleClosed := map[bool]chan struct{}{false: make(chan struct{}, 4), true: make(chan struct{}, 4)}
+	closeIdle := func(tlsConn bool) func(net.Conn, *coalescer) bool {
+		return func(c net.Conn, _ *coalescer) bool {
+			_, _ = io.WriteString(c, end)
+			time.Sleep(5 * time.Millisecond)
+			_ = c.Close()
+			idleClosed[tlsConn] <- struct{}{}
+			return false
+		}
 	}
 	for _, tc := range []struct {
 		name  string
@@ -523,10 +531,10 @@ func TestStreamTransportStrayBytes(t *testing.T) {
 		{"http stray in the response's last write", false, sameWrite, true},
 		{"https stray in a record of its own", true, ownRecord, true},
 		{"http stray after the response", false, later, true},
-		{"http idle close", false, closeIdle, false},
+		{"http idle close", false, closeIdle(false), false},
 		{"https stray in the response's last write", true, sameWrite, true},
 		{"https stray after the response", true, later, true},
-		{"https idle close", true, closeIdle, false},
+		{"https idle close", true, closeIdle(true), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -541,6 +549,13 @@ func TestStreamTransportStrayBytes(t *testing.T) {
 			for i := range 2 {
 				if i > 0 {
 					time.Sleep(tr.settle + 10*time.Millisecond) // rested: reused unless found unfit
+					if !tc.stray {
+						select {
+						case <-idleClosed[tc.tls]:
+						case <-time.After(10 * time.Second):
+							t.Fatal("the server never closed the idle connection")
+						}
+					}
 				}
 				resp, err := client.Get(url)
 				if err != nil {

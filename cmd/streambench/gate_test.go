@@ -35,7 +35,8 @@ func savedRun(t *testing.T, id string, shift time.Duration, violations map[proto
 	start := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	run := &measure.Run{
 		Summary: measure.Summary{RunID: id, Started: start, Ended: start.Add(10 * time.Second),
-			Counters:   measure.Counters{SessionsStarted: 800, SessionsOK: 800, Frames: 8000},
+			Counters: measure.Counters{SessionsStarted: 800, SessionsOK: 800, Frames: 8000,
+				Outcomes: map[measure.Outcome]int64{measure.OutcomeCompleted: 800}},
 			Violations: violations, Verdict: measure.Verdict{Pass: len(violations) == 0}},
 		Histograms: h,
 		Timeline:   []measure.TimelinePoint{{Second: 0, Active: 5, Started: 5}, {Second: 1, Active: 3, Completed: 2, Frames: 40}},

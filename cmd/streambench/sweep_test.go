@@ -19,7 +19,6 @@ func TestSweepCommandBadInput(t *testing.T) {
 	}{
 		{[]string{"--slo", "errors<1%"}, "either --clients"},                                          // no steps
 		{[]string{"--clients", "1,2", "--rate", "5", "--slo", "errors<1%"}, "not both"},               // both kinds of steps
-		{[]string{"--clients", "1,2"}, "at least one --slo"},                                          // no SLO
 		{[]string{"--clients", "1,2", "--slo", "ttfc.p99<soon"}, `threshold "ttfc.p99<soon"`},         // bad SLO
 		{[]string{"--clients", "1,x", "--slo", "errors<1%"}, "clients"},                               // not a number
 		{[]string{"--clients", "2,2", "--slo", "errors<1%"}, "given twice"},                           // duplicate step
