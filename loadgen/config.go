@@ -58,8 +58,10 @@ type Config struct {
 	// StreamTimeout bounds one session (default 2 min). A stream still open when it ends is
 	// over_time (slow, not a violation); one still open when Grace ends is cut.
 	StreamTimeout time.Duration
-	// IdleTimeout ends a stream that delivered no byte for this long (default 20 s): the
-	// session is stalled. Negative turns it off.
+	// IdleTimeout ends a stream that delivered no byte for this long: the session is stalled.
+	// 0 (the default) never ends a stream for silence: a legacy sim-chat client gets nothing
+	// until the answer is complete, and a tool may run for minutes. A stream the stream
+	// timeout or the run's end finds silent for StallWindow is stalled all the same.
 	IdleTimeout time.Duration
 
 	// HTTP2 uses HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1
@@ -229,7 +231,9 @@ const (
 	DefaultMaxInflight   = 10_000
 	DefaultGrace         = 30 * time.Second
 	DefaultStreamTimeout = 2 * time.Minute
-	DefaultIdleTimeout   = 20 * time.Second
+	// StallWindow is how long a stream found open at a limit must have been silent to be
+	// called stalled rather than over_time or cut.
+	StallWindow = 10 * time.Second
 	DefaultLeakGrace     = 5 * time.Second
 	DefaultLeakPerStream = 0.05
 )
@@ -264,9 +268,7 @@ func (c *Config) withDefaults() (Config, error) {
 	if cfg.StreamTimeout <= 0 {
 		cfg.StreamTimeout = DefaultStreamTimeout
 	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
+
 	if cfg.Clock == nil {
 		cfg.Clock = hrtimer.New()
 	}

@@ -223,10 +223,14 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 	}
 	var o measure.Outcome
 	var err error
+	silent := time.Since(time.Unix(0, s.lastRead.Load()))
 	switch {
 	case errors.Is(cause, errIdle):
 		o = measure.OutcomeStalled
 		err = fmt.Errorf("session %s: stalled: no byte from %s for the %s idle timeout%s (stream open %v)", p.id, s.host, r.cfg.IdleTimeout, when, open)
+	case !errors.Is(cause, errReplayLimit) && silent >= StallWindow:
+		o = measure.OutcomeStalled
+		err = fmt.Errorf("session %s: stalled: no byte from %s for %v when %s ended it%s (stream open %v)", p.id, s.host, silent.Round(time.Millisecond), limitName(r, cause), when, open)
 	case errors.Is(cause, errGraceEnded):
 		o = measure.OutcomeCut
 		err = fmt.Errorf("session %s: cut: still open when the run's %s grace period ended%s (stream open %v)", p.id, r.cfg.Grace, when, open)
@@ -245,6 +249,14 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 		})
 	}
 	return s.end(o, err)
+}
+
+// limitName names the limit cause stands for.
+func limitName(r *runner, cause error) string {
+	if errors.Is(cause, errGraceEnded) {
+		return "the run's " + r.cfg.Grace.String() + " grace period"
+	}
+	return "the " + r.cfg.StreamTimeout.String() + " stream timeout"
 }
 
 // noteStop tells the checker of a stop session that the stop request was sent (it may already
@@ -315,11 +327,11 @@ func (s *streamState) touch() { s.lastRead.Store(time.Now().UnixNano()) }
 // timeout: a timer that re-arms itself for the rest of the timeout while bytes keep coming,
 // so a busy stream costs one timer firing per idle timeout, not one per read.
 func (s *streamState) startIdleWatch() {
+	s.touch()
 	idle := s.r.cfg.IdleTimeout
 	if idle <= 0 {
 		return
 	}
-	s.touch()
 	var check func()
 	check = func() {
 		since := time.Since(time.Unix(0, s.lastRead.Load()))
@@ -334,11 +346,9 @@ func (s *streamState) startIdleWatch() {
 	s.idle.Reset(idle)
 }
 
-// watchBody wraps a response body so that every read that delivers bytes touches the stream.
+// watchBody wraps a response body so that every read that delivers bytes touches the stream
+// (one atomic store per read: what tells a stalled stream from a slow one at a limit).
 func (s *streamState) watchBody(body io.ReadCloser) io.ReadCloser {
-	if s.r.cfg.IdleTimeout <= 0 {
-		return body
-	}
 	return &watchedBody{ReadCloser: body, s: s}
 }
 

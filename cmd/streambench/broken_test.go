@@ -56,7 +56,8 @@ var brokenTargets = []brokenTarget{
 // TestBrokenTargetsFailLoadAndGate is the proof that nothing broken passes: for every client
 // dialect, with and without ground truth, a target that is broken one way makes `load` exit 1
 // with every session of that outcome (none ok, no goodput), and `gate` on the saved run, with
-// no flags, exit 99. The clean side is TestCleanRunPassesLoadAndGate.
+// no flags, exit 99. The clean side: TestGateCatchesRuntimeFaults ("clean, no flags": every
+// dialect of the default mix against the reference stack passes the run and the gate).
 func TestBrokenTargetsFailLoadAndGate(t *testing.T) {
 	t.Parallel()
 	for dialect := range inBandErrors {

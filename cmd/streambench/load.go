@@ -53,7 +53,8 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.DurationVar(&w.Warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
 	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled")
 	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation)")
-	fs.DurationVar(&w.IdleTimeout, "idle-timeout", loadgen.DefaultIdleTimeout, "end a stream silent this long (no byte, comments and keep-alives included) as outcome stalled; negative: never")
+	fs.DurationVar(&w.IdleTimeout, "idle-timeout", 0, "end a stream silent this long (no byte; comments and keep-alives count) as outcome stalled (default: never, as a legacy client\n"+
+		"or a long tool may be silent for minutes; a stream --stream-timeout or the run's end finds silent for 10s is stalled all the same)")
 	fs.DurationVar(&w.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
 	fs.Float64Var(&w.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
 		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
