@@ -53,7 +53,7 @@ func TestSeedFaultsReportTheirRuleAlone(t *testing.T) {
 		{"timeout-as-cancel", simChatOptIn, "openai-tools", "execution-timeout", cancelledMessage, protocol.RCancelNotTimeout},
 		// On the canvas, execution:cancelled although nobody cancelled.
 		{"timeout-as-cancel", simCanvas, "anthropic-all", "execution-timeout", simcanvas.TypeExecutionCancelled, protocol.RCancelNotTimeout},
-		// Thinking past 512 KiB.
+		// Thinking past 524,288 UTF-16 code units.
 		{"uncapped-thinking", simChatOptIn, "openai-thinking", "thinking-over-cap", `"event":"thinking"`, protocol.RThinkingCap},
 		// On the canvas.
 		{"uncapped-thinking", simCanvas, "anthropic-all", "thinking-over-cap", `stream:thinking`, protocol.RThinkingCap},
@@ -136,18 +136,20 @@ func TestSeedEndings(t *testing.T) {
 		})
 	}
 
-	// The thinking cap: exactly the largest UTF-8 prefix within 512 KiB, answer in full.
+	// The thinking cap: exactly the largest prefix within 524,288 UTF-16 code units (Sim counts
+	// JavaScript string length, not bytes), answer in full. The scenario's thinking holds
+	// multi-byte words, so the forwarded thinking is more bytes than units.
 	sc, _ := scenarios.Embedded().Get("thinking-over-cap")
 	exp := sc.Render(5).Expected()
-	if len(exp.AllThinking()) <= simchat.ThinkingCapBytes {
-		t.Fatalf("thinking-over-cap thinks %d bytes, want more than the %d cap", len(exp.AllThinking()), simchat.ThinkingCapBytes)
+	if simchat.UTF16Len(exp.AllThinking()) <= simchat.ThinkingCapUnits {
+		t.Fatalf("thinking-over-cap thinks %d UTF-16 units, want more than the %d cap", simchat.UTF16Len(exp.AllThinking()), simchat.ThinkingCapUnits)
 	}
 	for _, c := range []clientKind{simChatOptIn, simCanvas} {
 		body := e.open(c, "openai-all", "thinking-over-cap", 5, "cap-"+c.String()).body
 		thinking, answer := thinkingAndAnswer(t, c, body)
-		want := strings.Join(simchat.CapThinking([]string{exp.AllThinking()}, simchat.ThinkingCapBytes), "")
-		if thinking != want {
-			t.Errorf("%s: forwarded %d bytes of thinking, want the first %d (of %d)", c, len(thinking), len(want), len(exp.AllThinking()))
+		if units := simchat.UTF16Len(thinking); units != simchat.ThinkingCapUnits || len(thinking) <= units || !strings.HasPrefix(exp.AllThinking(), thinking) {
+			t.Errorf("%s: forwarded %d bytes = %d UTF-16 units of thinking (a prefix of the script: %t), want the first %d units, more bytes than that",
+				c, len(thinking), units, strings.HasPrefix(exp.AllThinking(), thinking), simchat.ThinkingCapUnits)
 		}
 		if answer != exp.FinalText() {
 			t.Errorf("%s: answer %d bytes, want the full %d", c, len(answer), len(exp.FinalText()))

@@ -40,7 +40,7 @@ func TestSelfProofSeedFaults(t *testing.T) {
 		{"timeout-as-cancel", []string{"execution-timeout"}, []Profile{optedInAll(), legacyAll(), canvas()}, protocol.RCancelNotTimeout},
 		// The canvas user cancel reported as the timeout.
 		{"cancel-as-timeout", []string{"stop-during-tool"}, []Profile{canvas()}, protocol.RCancelNotTimeout},
-		// Thinking past 512 KiB.
+		// Thinking past 524,288 UTF-16 code units.
 		{"uncapped-thinking", []string{"thinking-over-cap"}, []Profile{optedInAll(), canvas()}, protocol.RThinkingCap},
 	}
 	for _, c := range cases {

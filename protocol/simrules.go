@@ -7,7 +7,7 @@ const (
 	RFinalOutput        Rule = "R-final-output"        // the success terminal's output content is the final turn's text only
 	RThinkingCapability Rule = "R-thinking-capability" // a model without thinking yields no thinking frames, whatever the policy
 	RCancelNotTimeout   Rule = "R-cancel-not-timeout"  // an execution timeout is an error naming it; a cancel is never reported as one
-	RThinkingCap        Rule = "R-thinking-cap"        // at most 512 KiB of thinking per execution
+	RThinkingCap        Rule = "R-thinking-cap"        // at most 524,288 UTF-16 code units of thinking per execution
 )
 
 // simSeedRules lists the rules above for Rules.

@@ -51,7 +51,7 @@ type Checker struct {
 	thinking        jsonwire.Cursor // the thinking frames' text against every turn's thinking
 	thinkingOK      bool            // thinking seen so far is a prefix of the scripted thinking
 	thinkingFrames  int
-	thinkingBytes   int // thinking text seen, for R-thinking-cap
+	thinkingUnits   int // thinking text seen in UTF-16 code units, for R-thinking-cap
 	terminals       int
 	failed          bool // the terminal was a failure (error, or final with success false)
 	// unscripted: the first terminal was a failure the script does not call for (the session's
@@ -80,7 +80,7 @@ func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 		c.tracker = NewTracker(nil, optedIn, &c.v)
 		return c
 	}
-	c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(&s.Expected), ThinkingCapBytes))
+	c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(&s.Expected), ThinkingCapUnits))
 	c.tracker = NewTracker(&s.Expected, optedIn, &c.v)
 	return c
 }
@@ -114,7 +114,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.fastThinking(text) {
 		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
-		c.thinkingBytes += len(text)
+		c.thinkingUnits += utf16LenBytes(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
@@ -162,7 +162,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 // bounds it, so it never crosses the cap).
 func (c *Checker) fastThinking(text []byte) bool {
 	if c.noTruth {
-		return c.thinkingBytes+len(text) <= ThinkingCapBytes
+		return c.thinkingUnits+utf16LenBytes(text) <= ThinkingCapUnits
 	}
 	return c.thinkingOK && jsonwire.Advance(&c.thinking, text)
 }
@@ -192,7 +192,7 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
 	}
 	c.thinkingFrames++
-	if c.thinkingSeeds(len(text), text) {
+	if c.thinkingSeeds(text) {
 		// R-thinking-capability or R-thinking-cap: judged there alone.
 	} else if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
