@@ -62,6 +62,9 @@ type Checker struct {
 	afterDone   int
 	generalOnly bool // tests turn the fast paths off to compare them with the general path
 	tokens      scenarios.TokenCounter
+	// toolPrefix is the prefix the target puts before every scripted tool name (the client's
+	// toolPrefix option): R-tool-gate expects the prefixed names.
+	toolPrefix string
 }
 
 // NewChecker returns a checker for one stream of s, from a client that opted in or not, to a
@@ -400,8 +403,8 @@ func (c *Checker) finishTools(mode EndMode) {
 		switch {
 		case i < 0:
 			c.v.Add(protocol.RToolGate, "tool %s (%s): not a scripted call", tool.ID, tool.Name)
-		case scripted[i].Name != tool.Name:
-			c.v.Add(protocol.RToolGate, "tool %s: expected name %q, saw %q", tool.ID, scripted[i].Name, tool.Name)
+		case c.toolPrefix+scripted[i].Name != tool.Name:
+			c.v.Add(protocol.RToolGate, "tool %s: expected name %q, saw %q", tool.ID, c.toolPrefix+scripted[i].Name, tool.Name)
 		case tool.Ended && tool.Status != string(scripted[i].Outcome) && !(mode == EndPartial && tool.Status == string(scenarios.OutcomeCancelled)):
 			c.v.Add(protocol.RToolGate, "tool %s (%s): expected status %q, saw %q", tool.ID, tool.Name, scripted[i].Outcome, tool.Status)
 		}
