@@ -57,6 +57,11 @@ func TestSeedFaultsReportTheirRuleAlone(t *testing.T) {
 		{"uncapped-thinking", simChatOptIn, "openai-thinking", "thinking-over-cap", `"event":"thinking"`, protocol.RThinkingCap},
 		// On the canvas.
 		{"uncapped-thinking", simCanvas, "anthropic-all", "thinking-over-cap", `stream:thinking`, protocol.RThinkingCap},
+		// A provider that runs its tools settled streamed live: tool frames, a reset, the
+		// preamble...
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "preamble-tool", `"event":"tool"`, protocol.RSettledTools},
+		// ...and thinking.
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "thinking-answer", `"event":"thinking"`, protocol.RSettledTools},
 	} {
 		t.Run(tc.fault+"/"+tc.client.String()+"/"+tc.scenario, func(t *testing.T) {
 			t.Parallel()
@@ -340,5 +345,42 @@ func TestModelRegistry(t *testing.T) {
 	}
 	if _, err := ParseDeployments("d.yaml", []byte("deployments:\n  - {slug: a, wire: openai, model: m}\nmodels:\n  - {thinking: true}\n")); err == nil || !strings.Contains(err.Error(), "d.yaml: models[0].name: missing") {
 		t.Errorf("nameless model entry: %v", err)
+	}
+}
+
+// TestSettledToolsDeployment: a deployment whose provider runs its tools settled (liveTools:
+// false, openai-settled-all) sends opted-in and legacy clients alike the final turn's text in
+// one chunk and no thinking, tool or chunk_reset frame, whatever its policy (all), as Sim's
+// vLLM provider does; the sim-chat checker told so (the slug's "settled" part) finds nothing.
+func TestSettledToolsDeployment(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0, Options{})
+	dep, ok := e.rt.deps.Lookup("openai-settled-all")
+	if !ok || !dep.Policy().SettledTools || !dep.IncludeThinking || !dep.IncludeToolCalls {
+		t.Fatalf("openai-settled-all: %+v, want policy all with settled tools", dep)
+	}
+	for _, scenario := range []string{"preamble-tool", "parallel-tools", "thinking-answer", "tool-chain", "provider-503-after-tool"} {
+		for _, c := range []clientKind{simChatOptIn, simChatLegacy} {
+			sc, _ := scenarios.Embedded().Get(scenario)
+			exp := sc.Render(3).Expected()
+			sr := e.open(c, dep.Slug, scenario, 3, "settled-"+scenario+"-"+c.String())
+			body := string(sr.body)
+			for _, not := range []string{`"event":"tool"`, `"event":"thinking"`, `"event":"chunk_reset"`} {
+				if strings.Contains(body, not) {
+					t.Errorf("%s %s: %s in the stream of a settled-tools deployment", scenario, c, not)
+				}
+			}
+			_, answer := thinkingAndAnswer(t, c, sr.body)
+			want, chunks := exp.FinalText(), 1
+			if exp.ProviderError != "" {
+				want, chunks = "", 0
+			}
+			if got := strings.Count(body, `"chunk":`); got != chunks || answer != want {
+				t.Errorf("%s %s: %d chunks %q, want %d: %q", scenario, c, got, answer, chunks, want)
+			}
+			if vs := check(t, c, dep, scenario, 3, sr); len(vs) != 0 {
+				t.Errorf("%s %s: violations %+v", scenario, c, vs)
+			}
+		}
 	}
 }

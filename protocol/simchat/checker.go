@@ -48,12 +48,16 @@ type Checker struct {
 	tracker         *Tracker
 	thinkingAllowed bool
 	toolsAllowed    bool
-	thinking        jsonwire.Cursor // the thinking frames' text against every turn's thinking
-	thinkingOK      bool            // thinking seen so far is a prefix of the scripted thinking
-	thinkingFrames  int
-	thinkingUnits   int // thinking text seen in UTF-16 code units, for R-thinking-cap
-	terminals       int
-	failed          bool // the terminal was a failure (error, or final with success false)
+	// settled: an opted-in client of a provider that runs its tools settled
+	// (Policy.SettledTools) is sent what a legacy client is, and every live frame is
+	// R-settled-tools'.
+	settled        bool
+	thinking       jsonwire.Cursor // the thinking frames' text against every turn's thinking
+	thinkingOK     bool            // thinking seen so far is a prefix of the scripted thinking
+	thinkingFrames int
+	thinkingUnits  int // thinking text seen in UTF-16 code units, for R-thinking-cap
+	terminals      int
+	failed         bool // the terminal was a failure (error, or final with success false)
 	// unscripted: the first terminal was a failure the script does not call for (the session's
 	// in_band_error outcome): Finish judges the stream as a partial one.
 	unscripted  bool
@@ -70,21 +74,27 @@ type Checker struct {
 // NewChecker returns a checker for one stream of s, from a client that opted in or not, to a
 // deployment with policy.
 func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
+	settled := optedIn && policy.SettledTools
 	c := &Checker{
 		s:               s,
 		optedIn:         optedIn,
 		policy:          policy,
-		thinkingAllowed: optedIn && policy.IncludeThinking && !policy.NoModelThinking,
-		toolsAllowed:    optedIn && policy.IncludeToolCalls,
+		thinkingAllowed: optedIn && policy.IncludeThinking && !policy.NoModelThinking && !settled,
+		toolsAllowed:    optedIn && policy.IncludeToolCalls && !settled,
+		settled:         settled,
 		thinkingOK:      true,
 		noTruth:         s.NoGroundTruth,
 	}
+	exp := &s.Expected
 	if c.noTruth {
-		c.tracker = NewTracker(nil, optedIn, &c.v)
-		return c
+		exp = nil
+	} else {
+		c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(exp), ThinkingCapUnits))
 	}
-	c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(&s.Expected), ThinkingCapUnits))
-	c.tracker = NewTracker(&s.Expected, optedIn, &c.v)
+	c.tracker = NewTracker(exp, optedIn && !settled, &c.v)
+	if settled {
+		c.tracker.SettledTools()
+	}
 	return c
 }
 
@@ -197,6 +207,8 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	c.thinkingFrames++
 	if c.thinkingSeeds(text) {
 		// R-thinking-capability or R-thinking-cap: judged there alone.
+	} else if c.settled {
+		c.v.Add(protocol.RSettledTools, "expected no thinking frames: the deployment's provider runs its tools settled (liveTools false), saw %s", Clip(text, 60))
 	} else if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.optedIn, c.policy.IncludeThinking, Clip(text, 60))
@@ -215,7 +227,11 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	}
 	after := c.afterTerminal("a tool frame")
 	c.tokens.Break()
-	if !c.toolsAllowed && !after {
+	switch {
+	case after:
+	case c.settled:
+		c.v.Add(protocol.RSettledTools, "expected no tool frames: the deployment's provider runs its tools settled (liveTools false), saw %s %s %s", f.Phase, f.Name, f.ID)
+	case !c.toolsAllowed:
 		c.v.Add(protocol.RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}

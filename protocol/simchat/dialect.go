@@ -48,6 +48,11 @@ type Policy struct {
 	// thinking in its registry entry, so no thinking frame ever flows, includeThinking or not
 	// (R-thinking-capability).
 	NoModelThinking bool `json:"noModelThinking,omitempty" yaml:"-"`
+	// SettledTools is the provider's capability, not a toggle: it runs the tool loop without
+	// live frames (Sim: every provider but OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq
+	// and Bedrock) and sends only the settled final answer, in one chunk, with no thinking,
+	// tool or chunk_reset frame, to every client (R-settled-tools). The option liveTools=false.
+	SettledTools bool `json:"settledTools,omitempty" yaml:"-"`
 }
 
 // ParsePolicy reads a policy name: none, thinking, tools or all.
@@ -86,6 +91,7 @@ func (*Dialect) Options() []protocol.OptionSpec {
 		{Key: "includeToolCalls", Help: "the policy's includeToolCalls alone (overrides policy)"},
 		{Key: "path", Help: "the stream path template, placeholder {slug} (default " + DefaultPath + ")"},
 		{Key: "modelThinking", Help: "whether the deployment's model can think at all (default: false for a slug with a \"nothink\" part, else true); without it no thinking frame may flow (R-thinking-capability)"},
+		{Key: "liveTools", Help: "whether the deployment's provider runs its tool loop live (default: false for a slug with a \"settled\" part, else true); false: only the settled final text, in one chunk, with no thinking, tool or chunk_reset frame even for opted-in clients, as Sim's providers outside OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq and Bedrock send it (R-settled-tools)"},
 		{Key: "toolPrefix", Help: "the prefix the target puts before the names of the tools it shows the model (Sim: custom_ for custom tools): the directive asks the mock to call them so, and tool frames must carry them (default: none)"},
 	}
 }
@@ -123,6 +129,11 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 		return nil, err
 	}
 	c.policy.NoModelThinking = !thinks
+	live, err := o.Bool("liveTools", LiveToolsForSlug(target))
+	if err != nil {
+		return nil, err
+	}
+	c.policy.SettledTools = !live
 	if c.toolPrefix, err = o.String("toolPrefix", ""); err != nil {
 		return nil, err
 	}
@@ -162,15 +173,16 @@ func (c *Client) Label() string {
 }
 
 // Sees reports whether the client is sent thinking or tool frames: only when opted in and the
-// policy includes them.
+// policy includes them, and never from a provider that runs its tools settled.
 func (c *Client) Sees(k protocol.FrameKind) bool {
+	live := c.optedIn && !c.policy.SettledTools
 	switch k {
 	case protocol.FrameThinking:
-		return c.optedIn && c.policy.IncludeThinking && !c.policy.NoModelThinking
+		return live && c.policy.IncludeThinking && !c.policy.NoModelThinking
 	case protocol.FrameToolStart, protocol.FrameToolEnd:
-		return c.optedIn && c.policy.IncludeToolCalls
+		return live && c.policy.IncludeToolCalls
 	case protocol.FrameReset:
-		return c.optedIn
+		return live
 	}
 	return true
 }

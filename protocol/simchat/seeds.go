@@ -129,6 +129,18 @@ func ModelThinksForSlug(slug string) bool {
 	return true
 }
 
+// LiveToolsForSlug is the provider capability a deployment slug names: false when one of its
+// dash-separated parts is "settled" (the reference runtime's openai-settled-all runs its tools
+// settled, as Sim's vLLM provider does), else true.
+func LiveToolsForSlug(slug string) bool {
+	for _, part := range strings.Split(slug, "-") {
+		if part == "settled" {
+			return false
+		}
+	}
+	return true
+}
+
 // SaysTimedOut reports whether an error terminal's message reports an execution timeout
 // (R-cancel-not-timeout): it contains "timed out" or "timeout", in any case.
 func SaysTimedOut(msg string) bool {
