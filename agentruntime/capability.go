@@ -69,9 +69,9 @@ func (reg modelRegistry) thinks(model string) bool {
 func (d *Deployment) ModelThinks() bool { return !d.noModelThinking }
 
 // admitThinking is what the run forwards of a thinking piece: nothing from a model without
-// thinking (unless the nothink-thinking fault), and at most
-// simchat.ThinkingCapBytes per Sim execution (unless the uncapped-thinking fault), the piece
-// that crosses the cap cut on a UTF-8 boundary. The answer is never capped.
+// thinking (unless the nothink-thinking fault), and at most simchat.ThinkingCapUnits UTF-16
+// code units per Sim execution, as Sim counts them (unless the uncapped-thinking fault), the
+// piece that crosses the cap cut on a rune boundary. The answer is never capped.
 func (rn *run) admitThinking(piece string) string {
 	f := rn.faults
 	if !rn.dep.ModelThinks() && !f.ThinkingWithoutCapability {

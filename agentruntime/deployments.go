@@ -41,13 +41,20 @@ type Deployment struct {
 	// RedactPII redacts PII in the agent block's output (sim-canvas): live stream frames are
 	// then not forwarded, and the output arrives only with block:completed (redact.go).
 	RedactPII bool `yaml:"redactPII" json:"redactPII,omitempty"`
+	// LiveTools says whether the deployment's provider runs its tool loop live (nil: true). A
+	// false one is a provider Sim has no live tool loop for (vLLM, and every provider but
+	// OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq and Bedrock): its public chat sends
+	// every client only the settled final text, in one chunk, with no thinking, tool or
+	// chunk_reset frame (R-settled-tools).
+	LiveTools *bool `yaml:"liveTools" json:"liveTools,omitempty"`
 	// noModelThinking is the model's registry capability, resolved by ParseDeployments.
 	noModelThinking bool
 }
 
 // Policy is the deployment's sim-chat event policy.
 func (d *Deployment) Policy() simchat.Policy {
-	return simchat.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls, NoModelThinking: d.noModelThinking}
+	return simchat.Policy{IncludeThinking: d.IncludeThinking, IncludeToolCalls: d.IncludeToolCalls, NoModelThinking: d.noModelThinking,
+		SettledTools: d.LiveTools != nil && !*d.LiveTools}
 }
 
 // allowsTool reports whether the model may call name in this deployment.

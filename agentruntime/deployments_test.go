@@ -3,6 +3,8 @@ package agentruntime
 import (
 	"strings"
 	"testing"
+
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 func TestDefaultDeployments(t *testing.T) {
@@ -28,8 +30,15 @@ func TestDefaultDeployments(t *testing.T) {
 			t.Errorf("%s-redacted: want a deployment with redactPII on wire %s, got %+v", wire, wire, d)
 		}
 	}
-	if got := len(ds.Slugs()); got != 12 {
-		t.Errorf("default deployments: got %d, want 12", got)
+	if got := len(ds.Slugs()); got != 13 {
+		t.Errorf("default deployments: got %d, want 13", got)
+	}
+	// The provider that runs its tools settled (liveTools: false), and only it; its slug's
+	// "settled" part tells the sim-chat checker.
+	for _, d := range ds.All() {
+		if want := d.Slug == "openai-settled-all"; d.Policy().SettledTools != want || simchat.LiveToolsForSlug(d.Slug) == want {
+			t.Errorf("%s: settled tools %v, slug says live %v; want settled %v", d.Slug, d.Policy().SettledTools, simchat.LiveToolsForSlug(d.Slug), want)
+		}
 	}
 	// Capability honesty: the nothink deployments name models without thinking in the registry,
 	// so their policy (all) cannot let thinking through; every other one thinks.

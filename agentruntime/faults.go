@@ -61,7 +61,11 @@ type Faults struct {
 	// CancelAsTimeout reports a canvas user cancel as the execution timeout
 	// (R-cancel-not-timeout).
 	CancelAsTimeout bool
-	// UncappedThinking forwards thinking past 512 KiB per execution (R-thinking-cap).
+	// LiveSettledTools streams a deployment whose provider runs its tools settled (liveTools:
+	// false) live, as if its provider had a live tool loop (R-settled-tools).
+	LiveSettledTools bool
+	// UncappedThinking forwards thinking past 524,288 UTF-16 code units per execution
+	// (R-thinking-cap).
 	UncappedThinking bool
 	// ApprovalBeforeProposal sends approval.requested before plan.proposed (R-plan-order).
 	ApprovalBeforeProposal bool
@@ -136,7 +140,8 @@ func FaultSwitches() []FaultInfo {
 		{"nothink-thinking", []protocol.Rule{protocol.RThinkingCapability}, "forward thinking from models without thinking", func(f *Faults) *bool { return &f.ThinkingWithoutCapability }},
 		{"timeout-as-cancel", []protocol.Rule{protocol.RCancelNotTimeout}, "report an execution timeout as a cancel", func(f *Faults) *bool { return &f.TimeoutAsCancel }},
 		{"cancel-as-timeout", []protocol.Rule{protocol.RCancelNotTimeout}, "report a canvas user cancel as the execution timeout", func(f *Faults) *bool { return &f.CancelAsTimeout }},
-		{"uncapped-thinking", []protocol.Rule{protocol.RThinkingCap}, "forward thinking past 512 KiB per execution", func(f *Faults) *bool { return &f.UncappedThinking }},
+		{"uncapped-thinking", []protocol.Rule{protocol.RThinkingCap}, "forward thinking past 524,288 UTF-16 code units per execution", func(f *Faults) *bool { return &f.UncappedThinking }},
+		{"live-settled-tools", []protocol.Rule{protocol.RSettledTools}, "stream a liveTools: false deployment's public chat live (thinking, tools, resets)", func(f *Faults) *bool { return &f.LiveSettledTools }},
 		{"approval-before-proposal", []protocol.Rule{protocol.RPlanOrder}, "compose: send approval.requested before plan.proposed", func(f *Faults) *bool { return &f.ApprovalBeforeProposal }},
 		{"plan-version-stuck", []protocol.Rule{protocol.RPlanVersion}, "compose: propose every revised plan as version 1 again", func(f *Faults) *bool { return &f.PlanVersionStuck }},
 		{"plan-reject-done", []protocol.Rule{protocol.RPlanOutcome}, "compose: end a rejected (onReject: error) or undecided plan's run with done", func(f *Faults) *bool { return &f.PlanRejectDone }},

@@ -53,10 +53,15 @@ func TestSeedFaultsReportTheirRuleAlone(t *testing.T) {
 		{"timeout-as-cancel", simChatOptIn, "openai-tools", "execution-timeout", cancelledMessage, protocol.RCancelNotTimeout},
 		// On the canvas, execution:cancelled although nobody cancelled.
 		{"timeout-as-cancel", simCanvas, "anthropic-all", "execution-timeout", simcanvas.TypeExecutionCancelled, protocol.RCancelNotTimeout},
-		// Thinking past 512 KiB.
+		// Thinking past 524,288 UTF-16 code units.
 		{"uncapped-thinking", simChatOptIn, "openai-thinking", "thinking-over-cap", `"event":"thinking"`, protocol.RThinkingCap},
 		// On the canvas.
 		{"uncapped-thinking", simCanvas, "anthropic-all", "thinking-over-cap", `stream:thinking`, protocol.RThinkingCap},
+		// A provider that runs its tools settled streamed live: tool frames, a reset, the
+		// preamble...
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "preamble-tool", `"event":"tool"`, protocol.RSettledTools},
+		// ...and thinking.
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "thinking-answer", `"event":"thinking"`, protocol.RSettledTools},
 	} {
 		t.Run(tc.fault+"/"+tc.client.String()+"/"+tc.scenario, func(t *testing.T) {
 			t.Parallel()
@@ -136,18 +141,20 @@ func TestSeedEndings(t *testing.T) {
 		})
 	}
 
-	// The thinking cap: exactly the largest UTF-8 prefix within 512 KiB, answer in full.
+	// The thinking cap: exactly the largest prefix within 524,288 UTF-16 code units (Sim counts
+	// JavaScript string length, not bytes), answer in full. The scenario's thinking holds
+	// multi-byte words, so the forwarded thinking is more bytes than units.
 	sc, _ := scenarios.Embedded().Get("thinking-over-cap")
 	exp := sc.Render(5).Expected()
-	if len(exp.AllThinking()) <= simchat.ThinkingCapBytes {
-		t.Fatalf("thinking-over-cap thinks %d bytes, want more than the %d cap", len(exp.AllThinking()), simchat.ThinkingCapBytes)
+	if simchat.UTF16Len(exp.AllThinking()) <= simchat.ThinkingCapUnits {
+		t.Fatalf("thinking-over-cap thinks %d UTF-16 units, want more than the %d cap", simchat.UTF16Len(exp.AllThinking()), simchat.ThinkingCapUnits)
 	}
 	for _, c := range []clientKind{simChatOptIn, simCanvas} {
 		body := e.open(c, "openai-all", "thinking-over-cap", 5, "cap-"+c.String()).body
 		thinking, answer := thinkingAndAnswer(t, c, body)
-		want := strings.Join(simchat.CapThinking([]string{exp.AllThinking()}, simchat.ThinkingCapBytes), "")
-		if thinking != want {
-			t.Errorf("%s: forwarded %d bytes of thinking, want the first %d (of %d)", c, len(thinking), len(want), len(exp.AllThinking()))
+		if units := simchat.UTF16Len(thinking); units != simchat.ThinkingCapUnits || len(thinking) <= units || !strings.HasPrefix(exp.AllThinking(), thinking) {
+			t.Errorf("%s: forwarded %d bytes = %d UTF-16 units of thinking (a prefix of the script: %t), want the first %d units, more bytes than that",
+				c, len(thinking), units, strings.HasPrefix(exp.AllThinking(), thinking), simchat.ThinkingCapUnits)
 		}
 		if answer != exp.FinalText() {
 			t.Errorf("%s: answer %d bytes, want the full %d", c, len(answer), len(exp.FinalText()))
@@ -338,5 +345,42 @@ func TestModelRegistry(t *testing.T) {
 	}
 	if _, err := ParseDeployments("d.yaml", []byte("deployments:\n  - {slug: a, wire: openai, model: m}\nmodels:\n  - {thinking: true}\n")); err == nil || !strings.Contains(err.Error(), "d.yaml: models[0].name: missing") {
 		t.Errorf("nameless model entry: %v", err)
+	}
+}
+
+// TestSettledToolsDeployment: a deployment whose provider runs its tools settled (liveTools:
+// false, openai-settled-all) sends opted-in and legacy clients alike the final turn's text in
+// one chunk and no thinking, tool or chunk_reset frame, whatever its policy (all), as Sim's
+// vLLM provider does; the sim-chat checker told so (the slug's "settled" part) finds nothing.
+func TestSettledToolsDeployment(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0, Options{})
+	dep, ok := e.rt.deps.Lookup("openai-settled-all")
+	if !ok || !dep.Policy().SettledTools || !dep.IncludeThinking || !dep.IncludeToolCalls {
+		t.Fatalf("openai-settled-all: %+v, want policy all with settled tools", dep)
+	}
+	for _, scenario := range []string{"preamble-tool", "parallel-tools", "thinking-answer", "tool-chain", "provider-503-after-tool"} {
+		for _, c := range []clientKind{simChatOptIn, simChatLegacy} {
+			sc, _ := scenarios.Embedded().Get(scenario)
+			exp := sc.Render(3).Expected()
+			sr := e.open(c, dep.Slug, scenario, 3, "settled-"+scenario+"-"+c.String())
+			body := string(sr.body)
+			for _, not := range []string{`"event":"tool"`, `"event":"thinking"`, `"event":"chunk_reset"`} {
+				if strings.Contains(body, not) {
+					t.Errorf("%s %s: %s in the stream of a settled-tools deployment", scenario, c, not)
+				}
+			}
+			_, answer := thinkingAndAnswer(t, c, sr.body)
+			want, chunks := exp.FinalText(), 1
+			if exp.ProviderError != "" {
+				want, chunks = "", 0
+			}
+			if got := strings.Count(body, `"chunk":`); got != chunks || answer != want {
+				t.Errorf("%s %s: %d chunks %q, want %d: %q", scenario, c, got, answer, chunks, want)
+			}
+			if vs := check(t, c, dep, scenario, 3, sr); len(vs) != 0 {
+				t.Errorf("%s %s: violations %+v", scenario, c, vs)
+			}
+		}
 	}
 }

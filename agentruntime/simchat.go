@@ -26,7 +26,32 @@ func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rn := s.newRun(w, r, dep, simchat.Name, *body.Input)
-	rn.execute(newSimChatEmitter(rn, simchat.OptedIn(r.Header)))
+	var em emitter = newSimChatEmitter(rn, simchat.OptedIn(r.Header))
+	if dep.Policy().SettledTools && !rn.faults.LiveSettledTools {
+		em = settledEmitter{emitter: em, rn: rn}
+	}
+	rn.execute(em)
+}
+
+// settledEmitter is the public chat of a deployment whose provider runs its tools settled
+// (liveTools: false, R-settled-tools): nothing streams while the run goes on, neither thinking,
+// text nor tools; when the final turn ends its text goes out at once, so an opted-in client
+// gets it in one chunk, as a legacy client does.
+type settledEmitter struct {
+	emitter
+	rn *run
+}
+
+func (settledEmitter) thinking(string)    {}
+func (settledEmitter) text(string)        {}
+func (settledEmitter) toolStart(*toolRun) {}
+func (settledEmitter) toolEnd(*toolRun)   {}
+
+func (e settledEmitter) turnEnd(final bool) {
+	if final {
+		e.emitter.text(e.rn.turnText.String())
+	}
+	e.emitter.turnEnd(final)
 }
 
 // simChatEmitter writes public chat frames. Opted-in clients get live text with chunk_reset

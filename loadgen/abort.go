@@ -89,32 +89,10 @@ func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance tim
 	return f
 }
 
-// checkCancels joins the run's aborts with the mock's records: cancel latency per scenario ×
-// dialect, and an R-abort violation for each session the provider did not see leave.
-func (r *runner) checkCancels(ctx context.Context) error {
-	aborts := r.aborts.all()
-	if r.cfg.MockURL == "" || len(aborts) == 0 {
-		return nil
-	}
-	// Give the last aborts their full tolerance before judging them.
-	var last time.Time
-	for _, a := range aborts {
-		if a.at.After(last) {
-			last = a.at
-		}
-	}
-	if wait := time.Until(last.Add(r.cfg.AbortTolerance)); wait > 0 {
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	recs, err := mockprovider.FetchSessions(ctx, r.client, r.cfg.MockURL)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
+// checkCancels joins the run's aborts with the mock's records recs: cancel latency per
+// scenario × dialect, and an R-abort violation for each session the provider did not see leave.
+// now is when recs were fetched.
+func (r *runner) checkCancels(aborts []abortRecord, recs []mockprovider.SessionRecord, now time.Time) {
 	bySession := make(map[string][]mockprovider.SessionRecord, len(aborts))
 	for _, a := range aborts {
 		bySession[a.session] = nil
@@ -134,5 +112,49 @@ func (r *runner) checkCancels(ctx context.Context) error {
 			r.samples.offer(pendingSample{index: a.index, id: a.session, rule: f.rule, detail: f.violation})
 		}
 	}
-	return nil
+}
+
+// mockChecks are the post-run findings from the mock's session records.
+type mockChecks struct {
+	// providerRequests are the run's provider requests and retries per scenario (nil: the
+	// records were not read).
+	providerRequests []measure.ProviderRequests
+	// warning says why the provider requests were not counted ("" when they were, or when
+	// the run names no mock).
+	warning string
+}
+
+// checkMock reads the mock's session records once the run's aborts had their full tolerance:
+// cancel latency and R-abort for the aborted sessions (checkCancels), and the provider
+// requests of the run's sessions per scenario (providerRequests). Records that cannot be read
+// are an error when there are aborts to judge (the run cannot be judged without them), a
+// warning otherwise (the requests are only reported).
+func (r *runner) checkMock(ctx context.Context) (mockChecks, error) {
+	if r.cfg.MockURL == "" {
+		return mockChecks{}, nil
+	}
+	aborts := r.aborts.all()
+	// Give the last aborts their full tolerance before judging them.
+	var last time.Time
+	for _, a := range aborts {
+		if a.at.After(last) {
+			last = a.at
+		}
+	}
+	if wait := time.Until(last.Add(r.cfg.AbortTolerance)); len(aborts) > 0 && wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return mockChecks{}, ctx.Err()
+		}
+	}
+	recs, err := mockprovider.FetchSessions(ctx, r.client, r.cfg.MockURL)
+	if err != nil {
+		if len(aborts) > 0 {
+			return mockChecks{}, fmt.Errorf("cancel latency: %w", err)
+		}
+		return mockChecks{warning: fmt.Sprintf("provider requests not counted: %v", err)}, nil
+	}
+	r.checkCancels(aborts, recs, time.Now())
+	return mockChecks{providerRequests: providerRequests(recs, r.runID, r.cfg.Shard)}, nil
 }

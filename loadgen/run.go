@@ -358,9 +358,11 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	if snapErr != nil {
 		postErrs = append(postErrs, fmt.Errorf("results were not saved as the run went: %w", snapErr))
 	}
+	var mock mockChecks
 	if ctx.Err() == nil {
-		if err := r.checkCancels(ctx); err != nil {
-			postErrs = append(postErrs, fmt.Errorf("cancel latency: %w", err))
+		var err error
+		if mock, err = r.checkMock(ctx); err != nil {
+			postErrs = append(postErrs, err)
 		}
 		r.replaySamples(ctx)
 	}
@@ -395,8 +397,15 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			Violations:  r.rec.violationCounts(),
 			Leaks:       leaks,
 			// Not checked is reported, never a failure: the verdict reads Leaks alone.
-			LeaksNotChecked: leaksNotChecked,
+			LeaksNotChecked:  leaksNotChecked,
+			ProviderRequests: mock.providerRequests,
 		},
+	}
+	if mock.warning != "" {
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, mock.warning)
+	}
+	if w := retriesWarning(mock.providerRequests); w != "" {
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
 	}
 	// Rates are over the measured wall time: sessions started in the warmup are not counted.
 	measuredFrom := r.start

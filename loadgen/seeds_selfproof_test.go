@@ -19,6 +19,15 @@ func nothinkCanvas() Profile {
 	return Profile{Dialect: "sim-canvas", Weight: 1, Targets: []Target{{Slug: "anthropic-nothink-all"}}}
 }
 
+// settledAll is the opted-in client of a deployment whose provider runs its tools settled,
+// told so by the option (as `load --option liveTools=false` tells it), with a tool prefix: the
+// mock names its calls custom_<name> (the directive's toolPrefix) and the tool frames of a
+// live relay carry them.
+func settledAll() Profile {
+	return Profile{Dialect: "sim-chat", Options: protocol.Options{"optedIn": true, "liveTools": false, "toolPrefix": "custom_"}, Weight: 1,
+		Targets: []Target{{Slug: "openai-settled-all", Options: protocol.Options{"policy": "all"}}}}
+}
+
 // TestSelfProofSeedFaults: each Sim seed fault switch fails a load run with its rule alone, and
 // the same sessions against the clean runtime pass (the canvas stop scenarios send the user
 // cancel request through the generator's Stopper path).
@@ -40,8 +49,11 @@ func TestSelfProofSeedFaults(t *testing.T) {
 		{"timeout-as-cancel", []string{"execution-timeout"}, []Profile{optedInAll(), legacyAll(), canvas()}, protocol.RCancelNotTimeout},
 		// The canvas user cancel reported as the timeout.
 		{"cancel-as-timeout", []string{"stop-during-tool"}, []Profile{canvas()}, protocol.RCancelNotTimeout},
-		// Thinking past 512 KiB.
+		// Thinking past 524,288 UTF-16 code units.
 		{"uncapped-thinking", []string{"thinking-over-cap"}, []Profile{optedInAll(), canvas()}, protocol.RThinkingCap},
+		// A provider that runs its tools settled streamed live (thinking, tool frames with the
+		// prefixed names, resets).
+		{"live-settled-tools", []string{"preamble-tool", "parallel-tools", "thinking-answer", "provider-503-after-tool"}, []Profile{settledAll()}, protocol.RSettledTools},
 	}
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {
@@ -64,5 +76,24 @@ func TestSelfProofSeedFaults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestToolPrefixThroughTheStack: the sim-chat option toolPrefix=custom_ puts toolPrefix in the
+// directive, the mock names its calls custom_<name>, the reference runtime runs them under those
+// names and its tool frames carry them: the checker, expecting the prefixed names (and R-tool-gate
+// for any other), finds nothing, for opted-in and legacy clients.
+func TestToolPrefixThroughTheStack(t *testing.T) {
+	t.Parallel()
+	prefixed := func(p Profile) Profile {
+		p.Options = protocol.MergeOptions(p.Options, protocol.Options{"toolPrefix": "custom_"})
+		return p
+	}
+	s := newStack(t, testScale)
+	cfg := s.config(mixOf(t, []string{"preamble-tool", "parallel-tools", "tool-error", "tool-chain"}, prefixed(optedInAll()), prefixed(legacyAll())), 4, 16)
+	cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
+	run := runLoad(t, cfg)
+	if len(run.Summary.Violations) != 0 || !run.Summary.Verdict.Pass {
+		t.Errorf("toolPrefix=custom_: violations %v, verdict %v\n%s", run.Summary.Violations, run.Summary.Verdict.Pass, describe(run))
 	}
 }

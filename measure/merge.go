@@ -60,6 +60,7 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 			return nil, fmt.Errorf("merge: %s: %d histogram values outside 1µs..1h", sh.Dir, dropped)
 		}
 		s.Counters = addCounters(s.Counters, sum.Counters)
+		s.ProviderRequests = MergeProviderRequests(s.ProviderRequests, sum.ProviderRequests)
 		s.Measures = MergeMeasureInfos(s.Measures, sum.Measures)
 		for rule, n := range sum.Violations {
 			s.Violations[rule] += n

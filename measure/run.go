@@ -296,6 +296,9 @@ type Summary struct {
 	Leaks       []Leak                  `json:"leaks"`
 	// LeaksNotChecked are the sources and gauges the leak check could not compare.
 	LeaksNotChecked []LeakNotChecked `json:"leaks_not_checked,omitempty"`
+	// ProviderRequests are the provider requests and retries the mock saw, per scenario
+	// (sorted); nil when the run did not name the mock (--mock).
+	ProviderRequests []ProviderRequests `json:"provider_requests,omitempty"`
 	// Tokens is the aggregate token throughput and goodput (nil in runs recorded before it).
 	Tokens *TokenSummary `json:"tokens,omitempty"`
 	// Measures lists the dialect measures (protocol.Measurer) the run recorded, with their

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -188,6 +189,16 @@ func (q *request) prepare(body []byte) bool {
 		return false
 	}
 	q.turn = &q.script.Turns[q.turnIdx]
+	if dir.ToolPrefix != "" && len(q.turn.ToolCalls) > 0 {
+		// The runtime shows its tools to the model under prefixed names: the calls carry
+		// them. A copy of the turn: the cached script is shared.
+		turn := *q.turn
+		turn.ToolCalls = slices.Clone(turn.ToolCalls)
+		for i := range turn.ToolCalls {
+			turn.ToolCalls[i].Name = dir.ToolPrefix + turn.ToolCalls[i].Name
+		}
+		q.turn = &turn
+	}
 
 	if status := q.turn.HTTPStatus; status != 0 {
 		s.metrics.providerErrors.WithLabelValues(q.wire.name, "http-"+strconv.Itoa(status)).Inc()
@@ -242,6 +253,12 @@ func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Direc
 	}
 	if v := h.Get(HeaderSession); v != "" {
 		dir.Session = v
+	}
+	if v := h.Get(HeaderToolPrefix); v != "" {
+		if err := scenarios.ValidToolPrefix(v); err != nil {
+			return dir, fmt.Errorf("header %s: %w", HeaderToolPrefix, err)
+		}
+		dir.ToolPrefix = v
 	}
 	if len(dir.Session) > MaxSelectorBytes {
 		return dir, fmt.Errorf("session id is %d bytes, at most %d (directive session= or header %s)", len(dir.Session), MaxSelectorBytes, HeaderSession)

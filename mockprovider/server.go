@@ -54,6 +54,9 @@ const (
 	HeaderSession  = "X-Streambench-Session"
 	// HeaderChild selects a swarm child's script by its path (scenarios.ChildHeader).
 	HeaderChild = scenarios.ChildHeader
+	// HeaderToolPrefix puts a prefix before every tool call's name, as the directive's
+	// toolPrefix= does (scenarios.Directive.ToolPrefix).
+	HeaderToolPrefix = "X-Streambench-Tool-Prefix"
 	// HeaderFault is set on error responses the scenario scripted ("http-429", "midstream"),
 	// so a runtime's logs can tell injected faults from real ones.
 	HeaderFault = "X-Streambench-Fault"

@@ -86,6 +86,7 @@ var ruleKinds = map[Rule]struct {
 	RThinkingCapability: {RuleStructure, ""},
 	RCancelNotTimeout:   {RuleMixed, "the scripted execution timeout is reported as a timeout"},
 	RThinkingCap:        {RuleStructure, ""},
+	RSettledTools:       {RuleMixed, "the one chunk is the scripted final text, and it comes"},
 
 	RPlanOrder:       {RuleStructure, ""},
 	RPlanVersion:     {RuleStructure, ""},

@@ -76,7 +76,7 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 	}
 	ov := overviewTable(s)
 	ov.Header = []string{"setting", "value"}
-	for _, t := range withMeasures(r, withTokens(s, []table{ov, overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s), samplesTable(r.Samples)}, 2), 2) {
+	for _, t := range withMeasures(r, withTokens(s, withProvider(s, []table{ov, overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s), samplesTable(r.Samples)}), 2), 2) {
 		t.writeMarkdown(w, "##")
 	}
 	fmt.Fprint(w, "## Plots\n\n")
@@ -176,7 +176,7 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
 		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,
 			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))})
 	}
-	for _, t := range withMeasures(r, withTokens(s, []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)}, 1), 1) {
+	for _, t := range withMeasures(r, withTokens(s, withProvider(s, []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)}), 1), 1) {
 		data.Tables = append(data.Tables, htmlTable{t})
 	}
 	if err := reportTemplate.Execute(w, data); err != nil {

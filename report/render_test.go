@@ -264,3 +264,46 @@ func TestRenderShowsWarnings(t *testing.T) {
 		t.Errorf("a warning turned the verdict:\n%s", console.String())
 	}
 }
+
+// TestRenderShowsProviderRequests: a run that read the mock's records shows its provider
+// requests and retries per scenario in report.md, report.html and the console summary, with
+// the total; a run without them shows no such table.
+func TestRenderShowsProviderRequests(t *testing.T) {
+	t.Parallel()
+	r := fixture.Run(t, fixture.Options{Seed: 13})
+	r.Summary.ProviderRequests = []measure.ProviderRequests{
+		{Scenario: "plain-answer", Sessions: 4, Requests: 4},
+		{Scenario: "provider-429", Sessions: 2, Requests: 6, Retries: 4, RetriesByStatus: map[int]int64{429: 4}},
+	}
+	dir := t.TempDir()
+	if err := report.RenderRun(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	var console strings.Builder
+	if err := report.WriteSummary(&console, r, report.SessionTally{}); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	html, _ := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	for name, out := range map[string]string{"report.md": string(md), "report.html": string(html)} {
+		for _, want := range []string{"Provider requests (the mock&#39;s records)", "provider-429", "3.00", "429 ×4", "(all)", "1.67"} {
+			if name == "report.md" {
+				want = strings.ReplaceAll(want, "&#39;", "'")
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+	if want := "provider requests (mock): 10 for 6 sessions, 4 retries (after HTTP 429 ×4)"; !strings.Contains(console.String(), want) {
+		t.Errorf("console summary lacks %q:\n%s", want, console.String())
+	}
+	r.Summary.ProviderRequests = nil
+	dir = t.TempDir()
+	if err := report.RenderRun(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	if md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile)); strings.Contains(string(md), "Provider requests") {
+		t.Error("a run without the mock's records shows a provider requests table")
+	}
+}

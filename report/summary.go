@@ -67,6 +67,14 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		fmt.Fprintln(w)
 	}
 	writeLeakCheck(w, s)
+	if s.ProviderRequests != nil {
+		p := measure.TotalProviderRequests(s.ProviderRequests)
+		retried := ""
+		if p.Retries > 0 {
+			retried = " (after HTTP " + measure.RetriesText(p.RetriesByStatus) + ")"
+		}
+		fmt.Fprintf(w, "provider requests (mock): %d for %d sessions, %d retries%s\n", p.Requests, p.Sessions, p.Retries, retried)
+	}
 	if s.Verdict.Pass {
 		fmt.Fprintln(w, "verdict: PASS")
 	} else {

@@ -252,6 +252,35 @@ func violationsTable(s *measure.Summary) table {
 	return t
 }
 
+// providerTable is the provider requests and retries per scenario the mock saw (runs with
+// --mock), with their total.
+func providerTable(s *measure.Summary) table {
+	t := table{Title: "Provider requests (the mock's records)", Header: []string{"scenario", "sessions", "requests", "requests/session", "retries", "retried after HTTP"},
+		Right: []bool{false, true, true, true, true, false}}
+	row := func(p measure.ProviderRequests) {
+		per := "-"
+		if p.Sessions > 0 {
+			per = strconv.FormatFloat(float64(p.Requests)/float64(p.Sessions), 'f', 2, 64)
+		}
+		t.Rows = append(t.Rows, []string{p.Scenario, num(p.Sessions), num(p.Requests), per, num(p.Retries), measure.RetriesText(p.RetriesByStatus)})
+	}
+	for _, p := range s.ProviderRequests {
+		row(p)
+	}
+	total := measure.TotalProviderRequests(s.ProviderRequests)
+	total.Scenario = "(all)"
+	row(total)
+	return t
+}
+
+// withProvider appends the provider requests table for runs that read the mock's records.
+func withProvider(s *measure.Summary, tables []table) []table {
+	if s.ProviderRequests == nil {
+		return tables
+	}
+	return append(tables, providerTable(s))
+}
+
 func leaksTable(s *measure.Summary) table {
 	t := table{Title: "Leak check", Header: []string{"source", "gauge", "before", "after", "delta", "tolerance", "verdict"},
 		Right: []bool{false, false, true, true, true, true, false}}

@@ -17,13 +17,13 @@ func TestParseDirective(t *testing.T) {
 		// No directive at all is not an error.
 		{"absent", "just a question", Directive{}, false, ""},
 		// The canonical form.
-		{"full", "[[streambench scenario=plain-answer seed=7 session=s-1]]", Directive{"plain-answer", 7, "s-1", ""}, true, ""},
+		{"full", "[[streambench scenario=plain-answer seed=7 session=s-1]]", Directive{"plain-answer", 7, "s-1", "", ""}, true, ""},
 		// Anywhere in the text, with keys in any order and extra spaces.
-		{"embedded", "hi there [[streambench  session=abc seed=18446744073709551615 scenario=x ]] please", Directive{"x", 18446744073709551615, "abc", ""}, true, ""},
+		{"embedded", "hi there [[streambench  session=abc seed=18446744073709551615 scenario=x ]] please", Directive{"x", 18446744073709551615, "abc", "", ""}, true, ""},
 		// Session is optional.
-		{"no session", "[[streambench scenario=x seed=0]]", Directive{"x", 0, "", ""}, true, ""},
+		{"no session", "[[streambench scenario=x seed=0]]", Directive{"x", 0, "", "", ""}, true, ""},
 		// Only the first directive counts.
-		{"first wins", "[[streambench scenario=a seed=1]] [[streambench scenario=b seed=2]]", Directive{"a", 1, "", ""}, true, ""},
+		{"first wins", "[[streambench scenario=a seed=1]] [[streambench scenario=b seed=2]]", Directive{"a", 1, "", "", ""}, true, ""},
 		// Unterminated.
 		{"unterminated", "[[streambench scenario=x seed=1", Directive{}, true, "missing closing"},
 		// Seed must be a number.
@@ -70,7 +70,7 @@ func TestParseDirective(t *testing.T) {
 
 func TestDirectiveRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, d := range []Directive{{"plain-answer", 1, "sess-1", ""}, {"x", 0, "", ""}, {"tool-chain", 1<<64 - 1, "a/b:c", "0.1"}} {
+	for _, d := range []Directive{{"plain-answer", 1, "sess-1", "", ""}, {"x", 0, "", "", ""}, {"tool-chain", 1<<64 - 1, "a/b:c", "0.1", ""}, {"preamble-tool", 7, "s-2", "", "custom_"}} {
 		text := "please answer " + d.String() + " thanks"
 		got, ok, err := ParseDirective(text)
 		if err != nil || !ok || got != d {
@@ -84,6 +84,7 @@ func FuzzParseDirective(f *testing.F) {
 	f.Add("[[streambench scenario=x seed=1")
 	f.Add("text [[streambench]] more")
 	f.Add("[[streambench scenario=日本 seed=99999999999999999999]]")
+	f.Add("[[streambench scenario=x seed=1 toolPrefix=custom_]]")
 	f.Fuzz(func(t *testing.T, text string) {
 		d, ok, err := ParseDirective(text)
 		if !ok && err != nil {
@@ -94,7 +95,7 @@ func FuzzParseDirective(f *testing.F) {
 				t.Fatal("accepted a directive without a scenario")
 			}
 			// What was accepted must survive a round trip.
-			if strings.ContainsAny(d.Scenario+d.Session, " \t\n]") {
+			if strings.ContainsAny(d.Scenario+d.Session+d.Child, " \t\n]") {
 				return
 			}
 			again, ok2, err2 := ParseDirective(d.String())
@@ -123,5 +124,32 @@ func TestDirectiveChild(t *testing.T) {
 	}
 	if _, _, err := ParseDirective("[[streambench scenario=a seed=1 child=0 child=1]]"); err == nil || !strings.Contains(err.Error(), "child given twice") {
 		t.Errorf("repeated child: %v", err)
+	}
+}
+
+// A directive's toolPrefix asks the provider for prefixed tool names; WithToolPrefix writes it
+// into a message's directive in place. Only what every provider wire allows in a tool name may
+// prefix one.
+func TestDirectiveToolPrefix(t *testing.T) {
+	t.Parallel()
+	in := "hi [[streambench scenario=preamble-tool seed=7 session=s-1]] there"
+	out, ok := WithToolPrefix(in, "custom_")
+	if !ok || out != "hi [[streambench scenario=preamble-tool seed=7 session=s-1 toolPrefix=custom_]] there" {
+		t.Fatalf("WithToolPrefix: %q, %v", out, ok)
+	}
+	if d, found, err := ParseDirective(out); err != nil || !found || d.ToolPrefix != "custom_" || d.Session != "s-1" {
+		t.Fatalf("parse %q: %+v %v %v", out, d, found, err)
+	}
+	if _, ok := WithToolPrefix("no directive here", "x_"); ok {
+		t.Error("WithToolPrefix found a directive in text without one")
+	}
+	for text, want := range map[string]string{
+		"[[streambench scenario=a seed=1 toolPrefix=a toolPrefix=b]]":                  "toolPrefix given twice",
+		"[[streambench scenario=a seed=1 toolPrefix=mcp.x]]":                           "only ASCII letters",
+		"[[streambench scenario=a seed=1 toolPrefix=" + strings.Repeat("p", 33) + "]]": "1 to 32",
+	} {
+		if _, _, err := ParseDirective(text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", text, err, want)
+		}
 	}
 }

@@ -219,7 +219,7 @@ type Checker struct {
 	reconnect *reconnectState
 	// The seed rules' state (seeds.go).
 	noModelThinking bool
-	thinkingBytes   int
+	thinkingUnits   int // stream:thinking text seen in UTF-16 code units, for R-thinking-cap
 	stopSent        bool
 	timeoutAsCancel bool
 }

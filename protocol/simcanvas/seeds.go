@@ -86,12 +86,12 @@ func (c *Checker) StopSent() { c.stopSent = true }
 
 // thinkingSeeds applies R-thinking-capability and R-thinking-cap to a stream:thinking text.
 func (c *Checker) thinkingSeeds(text string) {
-	c.thinkingBytes += len(text)
+	c.thinkingUnits += simchat.UTF16Len(text)
 	switch {
 	case c.noModelThinking:
 		c.v.Add(protocol.RThinkingCapability, "expected no stream:thinking: the workflow's model has no thinking capability, saw %s", simchat.Clip(text, 60))
-	case c.thinkingBytes > simchat.ThinkingCapBytes:
-		c.v.Add(protocol.RThinkingCap, "expected at most %d bytes of thinking per execution, saw %d", simchat.ThinkingCapBytes, c.thinkingBytes)
+	case c.thinkingUnits > simchat.ThinkingCapUnits:
+		c.v.Add(protocol.RThinkingCap, "expected at most %d UTF-16 code units of thinking per execution, saw %d", simchat.ThinkingCapUnits, c.thinkingUnits)
 	}
 }
 

@@ -1,6 +1,7 @@
 package simcanvas
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 // terminal writes a canvas terminal frame that continues a stream (its eventId after every
@@ -153,4 +155,37 @@ func TestCancelRequest(t *testing.T) {
 	if _, err := New().Configure("wf", protocol.Options{"cancelPath": "/x/{nope}"}); err == nil || !strings.Contains(err.Error(), "cancelPath") {
 		t.Errorf("bad cancelPath: %v", err)
 	}
+}
+
+// TestThinkingCapCountsUTF16Units: R-thinking-cap counts stream:thinking text as Sim does, in
+// UTF-16 code units (JavaScript string length), not bytes. The scripted thinking capped at
+// 524,288 units holds multi-byte words, so it is more bytes than that, and passes; one unit
+// more ("é", two bytes) fails.
+func TestThinkingCapCountsUTF16Units(t *testing.T) {
+	t.Parallel()
+	sc := dialecttest.Script(t, "thinking-over-cap", 7)
+	frames := relay(t, sc)
+	var thinking strings.Builder
+	for _, ev := range dialecttest.DecodeAll(t, frames) {
+		var env struct {
+			Type string `json:"type"`
+			Data struct {
+				Text string `json:"text"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(ev.Data, &env) == nil && env.Type == TypeThinking {
+			thinking.WriteString(env.Data.Text)
+		}
+	}
+	if units := simchat.UTF16Len(thinking.String()); units != simchat.ThinkingCapUnits || thinking.Len() <= units {
+		t.Fatalf("relayed %d bytes = %d UTF-16 units of thinking, want %d units in more bytes", thinking.Len(), units, simchat.ThinkingCapUnits)
+	}
+	judge := func(frames []string) []protocol.Violation {
+		s := dialecttest.Session(sc)
+		return dialecttest.Check(t, frames, s, func() protocol.Checker { return NewChecker(s) })
+	}
+	dialecttest.WantRules(t, judge(frames), nil, frames[:3])
+	at := dialecttest.LastIndex(t, frames, `"type":"stream:thinking"`)
+	more := dialecttest.Replace(frames, at, strings.Replace(frames[at], `"text":"`, `"text":"é`, 1))
+	dialecttest.WantRules(t, judge(more), []protocol.Rule{protocol.RThinkingCap}, more[:3])
 }

@@ -48,12 +48,16 @@ type Checker struct {
 	tracker         *Tracker
 	thinkingAllowed bool
 	toolsAllowed    bool
-	thinking        jsonwire.Cursor // the thinking frames' text against every turn's thinking
-	thinkingOK      bool            // thinking seen so far is a prefix of the scripted thinking
-	thinkingFrames  int
-	thinkingBytes   int // thinking text seen, for R-thinking-cap
-	terminals       int
-	failed          bool // the terminal was a failure (error, or final with success false)
+	// settled: an opted-in client of a provider that runs its tools settled
+	// (Policy.SettledTools) is sent what a legacy client is, and every live frame is
+	// R-settled-tools'.
+	settled        bool
+	thinking       jsonwire.Cursor // the thinking frames' text against every turn's thinking
+	thinkingOK     bool            // thinking seen so far is a prefix of the scripted thinking
+	thinkingFrames int
+	thinkingUnits  int // thinking text seen in UTF-16 code units, for R-thinking-cap
+	terminals      int
+	failed         bool // the terminal was a failure (error, or final with success false)
 	// unscripted: the first terminal was a failure the script does not call for (the session's
 	// in_band_error outcome): Finish judges the stream as a partial one.
 	unscripted  bool
@@ -62,26 +66,35 @@ type Checker struct {
 	afterDone   int
 	generalOnly bool // tests turn the fast paths off to compare them with the general path
 	tokens      scenarios.TokenCounter
+	// toolPrefix is the prefix the target puts before every scripted tool name (the client's
+	// toolPrefix option): R-tool-gate expects the prefixed names.
+	toolPrefix string
 }
 
 // NewChecker returns a checker for one stream of s, from a client that opted in or not, to a
 // deployment with policy.
 func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
+	settled := optedIn && policy.SettledTools
 	c := &Checker{
 		s:               s,
 		optedIn:         optedIn,
 		policy:          policy,
-		thinkingAllowed: optedIn && policy.IncludeThinking && !policy.NoModelThinking,
-		toolsAllowed:    optedIn && policy.IncludeToolCalls,
+		thinkingAllowed: optedIn && policy.IncludeThinking && !policy.NoModelThinking && !settled,
+		toolsAllowed:    optedIn && policy.IncludeToolCalls && !settled,
+		settled:         settled,
 		thinkingOK:      true,
 		noTruth:         s.NoGroundTruth,
 	}
+	exp := &s.Expected
 	if c.noTruth {
-		c.tracker = NewTracker(nil, optedIn, &c.v)
-		return c
+		exp = nil
+	} else {
+		c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(exp), ThinkingCapUnits))
 	}
-	c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(&s.Expected), ThinkingCapBytes))
-	c.tracker = NewTracker(&s.Expected, optedIn, &c.v)
+	c.tracker = NewTracker(exp, optedIn && !settled, &c.v)
+	if settled {
+		c.tracker.SettledTools()
+	}
 	return c
 }
 
@@ -114,7 +127,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.fastThinking(text) {
 		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
-		c.thinkingBytes += len(text)
+		c.thinkingUnits += utf16LenBytes(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
@@ -162,7 +175,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 // bounds it, so it never crosses the cap).
 func (c *Checker) fastThinking(text []byte) bool {
 	if c.noTruth {
-		return c.thinkingBytes+len(text) <= ThinkingCapBytes
+		return c.thinkingUnits+utf16LenBytes(text) <= ThinkingCapUnits
 	}
 	return c.thinkingOK && jsonwire.Advance(&c.thinking, text)
 }
@@ -192,8 +205,10 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
 	}
 	c.thinkingFrames++
-	if c.thinkingSeeds(len(text), text) {
+	if c.thinkingSeeds(text) {
 		// R-thinking-capability or R-thinking-cap: judged there alone.
+	} else if c.settled {
+		c.v.Add(protocol.RSettledTools, "expected no thinking frames: the deployment's provider runs its tools settled (liveTools false), saw %s", Clip(text, 60))
 	} else if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.optedIn, c.policy.IncludeThinking, Clip(text, 60))
@@ -212,7 +227,11 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	}
 	after := c.afterTerminal("a tool frame")
 	c.tokens.Break()
-	if !c.toolsAllowed && !after {
+	switch {
+	case after:
+	case c.settled:
+		c.v.Add(protocol.RSettledTools, "expected no tool frames: the deployment's provider runs its tools settled (liveTools false), saw %s %s %s", f.Phase, f.Name, f.ID)
+	case !c.toolsAllowed:
 		c.v.Add(protocol.RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}
@@ -400,8 +419,8 @@ func (c *Checker) finishTools(mode EndMode) {
 		switch {
 		case i < 0:
 			c.v.Add(protocol.RToolGate, "tool %s (%s): not a scripted call", tool.ID, tool.Name)
-		case scripted[i].Name != tool.Name:
-			c.v.Add(protocol.RToolGate, "tool %s: expected name %q, saw %q", tool.ID, scripted[i].Name, tool.Name)
+		case c.toolPrefix+scripted[i].Name != tool.Name:
+			c.v.Add(protocol.RToolGate, "tool %s: expected name %q, saw %q", tool.ID, c.toolPrefix+scripted[i].Name, tool.Name)
 		case tool.Ended && tool.Status != string(scripted[i].Outcome) && !(mode == EndPartial && tool.Status == string(scenarios.OutcomeCancelled)):
 			c.v.Add(protocol.RToolGate, "tool %s (%s): expected status %q, saw %q", tool.ID, tool.Name, scripted[i].Outcome, tool.Status)
 		}

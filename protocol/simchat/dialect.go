@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
 )
 
 var (
@@ -47,6 +48,11 @@ type Policy struct {
 	// thinking in its registry entry, so no thinking frame ever flows, includeThinking or not
 	// (R-thinking-capability).
 	NoModelThinking bool `json:"noModelThinking,omitempty" yaml:"-"`
+	// SettledTools is the provider's capability, not a toggle: it runs the tool loop without
+	// live frames (Sim: every provider but OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq
+	// and Bedrock) and sends only the settled final answer, in one chunk, with no thinking,
+	// tool or chunk_reset frame, to every client (R-settled-tools). The option liveTools=false.
+	SettledTools bool `json:"settledTools,omitempty" yaml:"-"`
 }
 
 // ParsePolicy reads a policy name: none, thinking, tools or all.
@@ -85,6 +91,8 @@ func (*Dialect) Options() []protocol.OptionSpec {
 		{Key: "includeToolCalls", Help: "the policy's includeToolCalls alone (overrides policy)"},
 		{Key: "path", Help: "the stream path template, placeholder {slug} (default " + DefaultPath + ")"},
 		{Key: "modelThinking", Help: "whether the deployment's model can think at all (default: false for a slug with a \"nothink\" part, else true); without it no thinking frame may flow (R-thinking-capability)"},
+		{Key: "liveTools", Help: "whether the deployment's provider runs its tool loop live (default: false for a slug with a \"settled\" part, else true); false: only the settled final text, in one chunk, with no thinking, tool or chunk_reset frame even for opted-in clients, as Sim's providers outside OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq and Bedrock send it (R-settled-tools)"},
+		{Key: "toolPrefix", Help: "the prefix the target puts before the names of the tools it shows the model (Sim: custom_ for custom tools): the directive asks the mock to call them so, and tool frames must carry them (default: none)"},
 	}
 }
 
@@ -121,6 +129,19 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 		return nil, err
 	}
 	c.policy.NoModelThinking = !thinks
+	live, err := o.Bool("liveTools", LiveToolsForSlug(target))
+	if err != nil {
+		return nil, err
+	}
+	c.policy.SettledTools = !live
+	if c.toolPrefix, err = o.String("toolPrefix", ""); err != nil {
+		return nil, err
+	}
+	if c.toolPrefix != "" {
+		if err := scenarios.ValidToolPrefix(c.toolPrefix); err != nil {
+			return nil, fmt.Errorf("option toolPrefix: %w", err)
+		}
+	}
 	if _, err := protocol.ExpandPath(c.path, "slug", target); err != nil {
 		return nil, fmt.Errorf("option path: %w", err)
 	}
@@ -138,6 +159,9 @@ type Client struct {
 	optedIn bool
 	policy  Policy
 	path    string
+	// toolPrefix is put before every scripted tool name, in the directive for the mock and in
+	// the names the checker expects.
+	toolPrefix string
 }
 
 // Label is sim-chat-optedin or sim-chat-legacy.
@@ -149,17 +173,28 @@ func (c *Client) Label() string {
 }
 
 // Sees reports whether the client is sent thinking or tool frames: only when opted in and the
-// policy includes them.
+// policy includes them, and never from a provider that runs its tools settled.
 func (c *Client) Sees(k protocol.FrameKind) bool {
+	live := c.optedIn && !c.policy.SettledTools
 	switch k {
 	case protocol.FrameThinking:
-		return c.optedIn && c.policy.IncludeThinking && !c.policy.NoModelThinking
+		return live && c.policy.IncludeThinking && !c.policy.NoModelThinking
 	case protocol.FrameToolStart, protocol.FrameToolEnd:
-		return c.optedIn && c.policy.IncludeToolCalls
+		return live && c.policy.IncludeToolCalls
 	case protocol.FrameReset:
-		return c.optedIn
+		return live
 	}
 	return true
+}
+
+// input is the session's user message, its directive asking for prefixed tool names when the
+// client has a tool prefix.
+func (c *Client) input(s *protocol.Session) string {
+	if c.toolPrefix == "" {
+		return s.Input
+	}
+	in, _ := scenarios.WithToolPrefix(s.Input, c.toolPrefix)
+	return in
 }
 
 // RequestBody is the chat request; conversationId ties the session's requests together. The
@@ -176,7 +211,8 @@ const DefaultPath = "/api/chat/{slug}"
 // NewRequest builds POST {baseURL}{path, default /api/chat/{slug}}, sending the opt-in header
 // iff the client opted in.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(RequestBody{Input: &s.Input, ConversationID: s.ID})
+	input := c.input(s)
+	body, err := json.Marshal(RequestBody{Input: &input, ConversationID: s.ID})
 	if err != nil {
 		return nil, fmt.Errorf("sim-chat: encode request for session %s: %w", s.ID, err)
 	}
@@ -229,5 +265,7 @@ func CheckEventStream(h http.Header) string {
 
 // NewChecker returns a checker for one stream of s.
 func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
-	return NewChecker(s, c.optedIn, c.policy)
+	ch := NewChecker(s, c.optedIn, c.policy)
+	ch.toolPrefix = c.toolPrefix
+	return ch
 }

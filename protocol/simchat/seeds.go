@@ -9,38 +9,112 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ThinkingCapBytes is the most thinking text one execution may forward (R-thinking-cap): 512 KiB
-// summed over every turn. A runtime stops forwarding thinking there, cutting the piece that
-// crosses it on a UTF-8 boundary, and streams the answer in full.
-const ThinkingCapBytes = 512 << 10
+// ThinkingCapUnits is the most thinking text one execution may forward (R-thinking-cap):
+// 524,288 (512 Ki) UTF-16 code units, summed over every turn. Sim counts JavaScript string
+// length (DEFAULT_MAX_THINKING_CHARS in apps/sim/providers/stream-pump.ts, enforced per
+// execution by the chat stream's sendThinking), not bytes: a character of the Basic
+// Multilingual Plane is one unit however many UTF-8 bytes it takes ("é" 2, "日" 3), one
+// outside it (an emoji) two. A runtime stops forwarding thinking there, cutting the piece that
+// crosses it, and streams the answer in full.
+const ThinkingCapUnits = 512 << 10
 
 // StatusPaused is the final envelope's status for a run that paused for human input
 // (R-paused): {"event":"final","data":{"success":true,"status":"paused","output":…}}.
 const StatusPaused = "paused"
 
+// UTF16Len is the length of s in UTF-16 code units, JavaScript's string length: 1 per rune of
+// the Basic Multilingual Plane, 2 per rune above it. A byte that is not valid UTF-8 counts as
+// one unit (a decoder turns it into U+FFFD), as does the U+FFFD a JSON decoder makes of a lone
+// surrogate escape. ASCII, the common case, is counted without decoding.
+func UTF16Len(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		n += utf16Units(r)
+		i += size
+	}
+	return n
+}
+
+// utf16LenBytes is UTF16Len of text still in the decoder's buffer.
+func utf16LenBytes(b []byte) int {
+	n := 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		n += utf16Units(r)
+		i += size
+	}
+	return n
+}
+
+// utf16Units is how many UTF-16 code units r takes.
+func utf16Units(r rune) int {
+	if r > 0xFFFF {
+		return 2
+	}
+	return 1
+}
+
 // CapThinking returns parts cut so that their total is the largest prefix of their
-// concatenation that is at most limit bytes and ends on a UTF-8 boundary: the thinking a
-// capped runtime forwards. The strings are shared, not copied.
+// concatenation that is at most limit UTF-16 code units and ends on a rune boundary: the
+// thinking a capped runtime forwards. The strings are shared, not copied.
 func CapThinking(parts []string, limit int) []string {
 	out := make([]string, len(parts))
 	left := limit
 	for i, p := range parts {
-		if len(p) <= left {
-			out[i], left = p, left-len(p)
-			continue
-		}
-		out[i] = p[:runeFloor(p, left)]
-		left = 0
+		n, units := utf16Prefix(p, left)
+		out[i], left = p[:n], left-units
 	}
 	return out
 }
 
-// runeFloor is the largest n' <= n at which s can be cut without splitting a rune.
-func runeFloor(s string, n int) int {
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
+// utf16Prefix returns the byte length and UTF-16 length of the longest prefix of s, cut on a
+// rune boundary, that is at most limit UTF-16 code units. A rune outside the Basic
+// Multilingual Plane that would cross the limit is left out whole: a JavaScript slice would
+// split its surrogate pair and send the lone first half, which a Go string cannot hold (a
+// JSON decoder makes it U+FFFD, one unit, so the count agrees either way).
+func utf16Prefix(s string, limit int) (n, units int) {
+	if len(s) <= limit && isASCII(s) {
+		return len(s), len(s)
 	}
-	return n
+	for n < len(s) {
+		if c := s[n]; c < utf8.RuneSelf {
+			if units+1 > limit {
+				break
+			}
+			n++
+			units++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[n:])
+		u := utf16Units(r)
+		if units+u > limit {
+			break
+		}
+		n += size
+		units += u
+	}
+	return n, units
+}
+
+// isASCII reports whether s is ASCII only (bytes and UTF-16 units then agree).
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // ModelThinksForSlug is the capability a deployment slug names: false when one of its
@@ -49,6 +123,18 @@ func runeFloor(s string, n int) int {
 func ModelThinksForSlug(slug string) bool {
 	for _, part := range strings.Split(slug, "-") {
 		if part == "nothink" {
+			return false
+		}
+	}
+	return true
+}
+
+// LiveToolsForSlug is the provider capability a deployment slug names: false when one of its
+// dash-separated parts is "settled" (the reference runtime's openai-settled-all runs its tools
+// settled, as Sim's vLLM provider does), else true.
+func LiveToolsForSlug(slug string) bool {
+	for _, part := range strings.Split(slug, "-") {
+		if part == "settled" {
 			return false
 		}
 	}
@@ -131,18 +217,18 @@ func (c *Checker) judgeErrorSeeds(msg string) {
 	}
 }
 
-// thinkingSeeds applies R-thinking-capability and R-thinking-cap to a thinking frame of n
-// bytes. It reports whether it found a violation, in which case the frame is not judged
-// further (one cause, one rule).
-func (c *Checker) thinkingSeeds(n int, text string) bool {
-	c.thinkingBytes += n
+// thinkingSeeds applies R-thinking-capability and R-thinking-cap to a thinking frame's text.
+// It reports whether it found a violation, in which case the frame is not judged further (one
+// cause, one rule).
+func (c *Checker) thinkingSeeds(text string) bool {
+	c.thinkingUnits += UTF16Len(text)
 	if c.optedIn && c.policy.IncludeThinking && c.policy.NoModelThinking {
 		c.v.Add(protocol.RThinkingCapability, "expected no thinking frames: the deployment's model has no thinking capability (includeThinking does not change that), saw %s", Clip(text, 60))
 		c.thinkingOK = false
 		return true
 	}
-	if c.thinkingBytes > ThinkingCapBytes {
-		c.v.Add(protocol.RThinkingCap, "expected at most %d bytes of thinking per execution, saw %d", ThinkingCapBytes, c.thinkingBytes)
+	if c.thinkingUnits > ThinkingCapUnits {
+		c.v.Add(protocol.RThinkingCap, "expected at most %d UTF-16 code units of thinking per execution, saw %d", ThinkingCapUnits, c.thinkingUnits)
 		c.thinkingOK = false
 		return true
 	}
@@ -163,17 +249,14 @@ func (w *Writer) FinalPaused(output any) error {
 	return w.end(b)
 }
 
-// ThinkingBudget forwards at most ThinkingCapBytes of thinking: Admit returns the part of a
-// piece that may still go out ("" once the cap is reached), cut on a UTF-8 boundary. The zero
-// value is ready; one per execution.
+// ThinkingBudget forwards at most ThinkingCapUnits UTF-16 code units of thinking: Admit
+// returns the part of a piece that may still go out ("" once the cap is reached), cut on a
+// rune boundary. The zero value is ready; one per execution.
 type ThinkingBudget struct{ used int }
 
 // Admit returns the forwardable prefix of piece and counts it.
 func (b *ThinkingBudget) Admit(piece string) string {
-	left := ThinkingCapBytes - b.used
-	if len(piece) > left {
-		piece = piece[:runeFloor(piece, left)]
-	}
-	b.used += len(piece)
-	return piece
+	n, units := utf16Prefix(piece, ThinkingCapUnits-b.used)
+	b.used += units
+	return piece[:n]
 }

@@ -1,6 +1,7 @@
 package simchat
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -88,8 +89,8 @@ func TestSeedRules(t *testing.T) {
 	}
 }
 
-// TestCapThinkingAndSlugs: the cap cuts on a UTF-8 boundary across parts, and the capability
-// is read from the slug's nothink part.
+// TestCapThinkingAndSlugs: the cap counts UTF-16 code units and cuts on a rune boundary across
+// parts, and the capability is read from the slug's nothink part.
 func TestCapThinkingAndSlugs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -101,19 +102,23 @@ func TestCapThinkingAndSlugs(t *testing.T) {
 		{[]string{"ab", "cd"}, 10, []string{"ab", "cd"}},
 		// Cut in the second part; the rest is empty.
 		{[]string{"ab", "cd", "ef"}, 3, []string{"ab", "c", ""}},
-		// Never inside a rune: "é" is two bytes.
-		{[]string{"aé"}, 2, []string{"a"}},
+		// The limit is in UTF-16 code units: "é" is two bytes and one unit, "日" three bytes
+		// and one unit.
+		{[]string{"aé", "日b"}, 3, []string{"aé", "日"}},
+		// An astral rune is two units and is never split: with one unit left it stays out.
+		{[]string{"a😀"}, 2, []string{"a"}},
+		{[]string{"a😀"}, 3, []string{"a😀"}},
 	} {
 		if got := CapThinking(tc.parts, tc.limit); strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("CapThinking(%q, %d) = %q, want %q", tc.parts, tc.limit, got, tc.want)
 		}
 	}
 	var b ThinkingBudget
-	if got := b.Admit(strings.Repeat("x", ThinkingCapBytes-1) + "é"); len(got) != ThinkingCapBytes-1 {
-		t.Errorf("budget admitted %d bytes across a rune at the cap, want %d", len(got), ThinkingCapBytes-1)
+	if got := b.Admit(strings.Repeat("x", ThinkingCapUnits-1) + "😀"); len(got) != ThinkingCapUnits-1 {
+		t.Errorf("budget admitted %d bytes across an astral rune (2 UTF-16 units) at the cap, want %d", len(got), ThinkingCapUnits-1)
 	}
-	if got := b.Admit("y"); got != "y" {
-		t.Errorf("budget with 1 byte left admitted %q, want y", got)
+	if got := b.Admit("é"); got != "é" {
+		t.Errorf("budget with 1 UTF-16 unit left admitted %q, want é (2 bytes, 1 unit)", got)
 	}
 	if got := b.Admit("z"); got != "" {
 		t.Errorf("budget at the cap admitted %q", got)
@@ -132,6 +137,73 @@ func TestCapThinkingAndSlugs(t *testing.T) {
 	}
 	if c, _ = New().Configure("openai-nothink-all", protocol.Options{"optedIn": true, "modelThinking": true}); !c.Sees(protocol.FrameThinking) {
 		t.Error("modelThinking: true does not override the slug")
+	}
+}
+
+// TestThinkingCapInUTF16Units: R-thinking-cap counts what Sim counts, JavaScript string
+// length (UTF-16 code units), not bytes. Thinking of exactly 524,288 units in multi-byte
+// characters (far more bytes) passes, and one unit more fails; so does the scripted thinking
+// capped the way Sim caps it, on the fast path and on the general one.
+func TestThinkingCapInUTF16Units(t *testing.T) {
+	t.Parallel()
+	if got := UTF16Len("aé日😀\xff"); got != 1+1+1+2+1 {
+		t.Errorf("UTF16Len = %d, want 6 (a, é, 日 one unit each, 😀 two, a bad byte one)", got)
+	}
+	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
+	// Without ground truth: 64 frames of 2,048 × "é日😀" (4 units, 9 bytes), 524,288 units.
+	rec := &dialecttest.Recorder{}
+	w := NewWriter(rec)
+	for range 64 {
+		if err := w.Thinking(block, strings.Repeat("é日😀", 2048)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := func(frames ...string) []string {
+		out := append(append([]string(nil), rec.Frames...), frames...)
+		return append(out, dialecttest.Raw(`{"blockId":"b1","chunk":"ok"}`), dialecttest.Raw(`{"event":"final","data":{"success":true,"output":{}}}`), dialecttest.Raw(`"[DONE]"`))
+	}
+	sc := dialecttest.Script(t, "plain-answer", 1)
+	for _, general := range []bool{false, true} {
+		judge := func(frames []string) []protocol.Violation {
+			s := session(sc, true, all)
+			s.NoGroundTruth = true
+			return dialecttest.Check(t, frames, s.Session, func() protocol.Checker {
+				c := s.checker()
+				c.generalOnly = general
+				return c
+			})
+		}
+		dialecttest.WantRules(t, judge(end()), nil, nil)
+		dialecttest.WantRules(t, judge(end(dialecttest.Raw(`{"blockId":"b1","event":"thinking","data":"é"}`))), []protocol.Rule{protocol.RThinkingCap}, nil)
+	}
+	// With ground truth: the scenario's thinking capped at 524,288 units, as Sim forwards it,
+	// passes (531,523 bytes at seed 7); one unit more fails.
+	sc = dialecttest.Script(t, "thinking-over-cap", 7)
+	frames := relay(t, sc, true, all)
+	var thinking strings.Builder
+	for _, ev := range dialecttest.DecodeAll(t, frames) {
+		var f frame
+		if json.Unmarshal(ev.Data, &f) == nil && f.Event != nil && *f.Event == "thinking" {
+			var text string
+			_ = json.Unmarshal(f.Data, &text)
+			thinking.WriteString(text)
+		}
+	}
+	if units := UTF16Len(thinking.String()); units != ThinkingCapUnits || thinking.Len() <= ThinkingCapUnits {
+		t.Fatalf("thinking-over-cap seed 7 relayed %d bytes = %d UTF-16 units, want %d units in more bytes", thinking.Len(), units, ThinkingCapUnits)
+	}
+	for _, general := range []bool{false, true} {
+		judge := func(frames []string) []protocol.Violation {
+			s := session(sc, true, all)
+			return dialecttest.Check(t, frames, s.Session, func() protocol.Checker {
+				c := s.checker()
+				c.generalOnly = general
+				return c
+			})
+		}
+		dialecttest.WantRules(t, judge(frames), nil, frames[:3])
+		more := dialecttest.Insert(frames, dialecttest.LastIndex(t, frames, `"event":"thinking"`)+1, dialecttest.Raw(`{"blockId":"b1","event":"thinking","data":"ü"}`))
+		dialecttest.WantRules(t, judge(more), []protocol.Rule{protocol.RThinkingCap}, more[:3])
 	}
 }
 

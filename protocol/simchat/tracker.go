@@ -102,7 +102,8 @@ func runeCut(s string, n int) int {
 // checker's memory does not grow with the answer.
 //
 // The scenario's ground truth describes one agent block; every block is judged against it.
-// Rules: R-converge, R-reset-scope, R-legacy-settled (when not opted in), R-no-thinking-in-answer,
+// Rules: R-converge, R-reset-scope, R-legacy-settled (when not opted in; R-settled-tools
+// instead for a provider that runs its tools settled, SettledTools), R-no-thinking-in-answer,
 // R-tool-lifecycle. Without ground truth (a nil exp) only their structural parts: a reset with
 // no text since the last one, a legacy client's reset or second chunk, the tool lifecycle.
 // Not safe for concurrent use.
@@ -127,6 +128,11 @@ type Tracker struct {
 	// pendingLegacy is the R-legacy-settled detail of a chunk that is part of a turn's text,
 	// decided at Finish: not a violation of a stream judged partial.
 	pendingLegacy string
+	// settledRule and settledWho name the settled-text model's findings: R-legacy-settled for
+	// a client without the header, R-settled-tools for a provider that runs its tools settled
+	// (SettledTools).
+	settledRule protocol.Rule
+	settledWho  string
 }
 
 type blockState struct {
@@ -148,7 +154,7 @@ type toolState struct {
 // is nil (no ground truth); optedIn selects the live (agent-events) or the legacy settled-text
 // model.
 func NewTracker(exp *scenarios.Expected, optedIn bool, v *Violations) *Tracker {
-	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp}
+	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, settledRule: protocol.RLegacySettled, settledWho: "legacy client"}
 	if exp == nil {
 		return t
 	}
@@ -164,6 +170,14 @@ func NewTracker(exp *scenarios.Expected, optedIn bool, v *Violations) *Tracker {
 		}
 	}
 	return t
+}
+
+// SettledTools judges the stream of a provider that runs its tools settled (Sim's providers
+// without a live tool loop): every client, opted in or not, is sent only the settled final
+// text, in one chunk, so the settled-text model applies (the tracker must have been made for a
+// client that did not opt in) and its findings are R-settled-tools'.
+func (t *Tracker) SettledTools() {
+	t.settledRule, t.settledWho = protocol.RSettledTools, "settled-tools deployment"
 }
 
 // segment is the expected text of segment i ("" past the script).
@@ -256,7 +270,7 @@ func (t *Tracker) legacyChunk(chunk string) {
 	if t.exp == nil {
 		// Only the structure: one settled chunk.
 		if t.legacyChunks++; t.legacyChunks > 1 {
-			t.Violations.Add(protocol.RLegacySettled, "legacy client: expected the final text in one chunk, saw a second chunk %s", Clip(chunk, 60))
+			t.Violations.Add(t.settledRule, "%s: expected the final text in one chunk, saw a second chunk %s", t.settledWho, Clip(chunk, 60))
 		}
 		return
 	}
@@ -274,14 +288,14 @@ func (t *Tracker) legacyChunk(chunk string) {
 	t.legacyChunks++
 	switch {
 	case t.legacyChunks > 1:
-		t.Violations.Add(protocol.RLegacySettled, "legacy client: expected the final text %s in one chunk, saw a second chunk %s", Clip(final, 60), Clip(chunk, 60))
+		t.Violations.Add(t.settledRule, "%s: expected the final text %s in one chunk, saw a second chunk %s", t.settledWho, Clip(final, 60), Clip(chunk, 60))
 	case !settled && t.turnPrefix(chunk):
 		// What a turn streamed before it failed, which a runtime may settle: wrong unless the
 		// stream fails in a way the script does not say (the session's error outcome), which
 		// only Finish knows.
-		t.pendingLegacy = fmt.Sprintf("legacy client: expected only the settled final text %s, saw chunk %s", Clip(final, 60), Clip(chunk, 60))
+		t.pendingLegacy = fmt.Sprintf("%s: expected only the settled final text %s, saw chunk %s", t.settledWho, Clip(final, 60), Clip(chunk, 60))
 	case !settled:
-		t.Violations.Add(protocol.RLegacySettled, "legacy client: expected only the settled final text %s, saw chunk %s", Clip(final, 60), Clip(chunk, 60))
+		t.Violations.Add(t.settledRule, "%s: expected only the settled final text %s, saw chunk %s", t.settledWho, Clip(final, 60), Clip(chunk, 60))
 	}
 }
 
@@ -298,7 +312,7 @@ func (t *Tracker) turnPrefix(chunk string) bool {
 // Reset follows a chunk_reset of a block.
 func (t *Tracker) Reset(blockID string) {
 	if !t.optedIn {
-		t.Violations.Add(protocol.RLegacySettled, "legacy client: expected no chunk_reset, saw one for block %s", blockID)
+		t.Violations.Add(t.settledRule, "%s: expected no chunk_reset, saw one for block %s", t.settledWho, blockID)
 		return
 	}
 	b := t.block(blockID)
@@ -410,10 +424,10 @@ func (t *Tracker) Finish(mode EndMode) {
 	}
 	if !t.optedIn {
 		if t.pendingLegacy != "" && mode != EndPartial {
-			t.Violations.Add(protocol.RLegacySettled, "%s", t.pendingLegacy)
+			t.Violations.Add(t.settledRule, "%s", t.pendingLegacy)
 		}
 		if mode == EndComplete && t.legacyChunks == 0 && t.exp.FinalText() != "" {
-			t.Violations.Add(protocol.RLegacySettled, "legacy client: expected the final text %s in one chunk, saw no answer chunk", Clip(t.exp.FinalText(), 80))
+			t.Violations.Add(t.settledRule, "%s: expected the final text %s in one chunk, saw no answer chunk", t.settledWho, Clip(t.exp.FinalText(), 80))
 		}
 		return
 	}
