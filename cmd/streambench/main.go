@@ -59,7 +59,7 @@ const (
 const exitCodesHelp = `Exit codes:
   0    PASS, or the command did what it was asked
   1    the run's verdict is FAIL (load, run, merge, bench), or the command could not finish (the error says why)
-  2    streambench crashed (a Go panic or fatal error): a bug in streambench, please report it
+  2    streambench crashed (a Go panic or fatal error): a bug in streambench, never a verdict; please report it
   99   gate: a check failed
   104  bad input: a flag, a file, a scenario or mix, a run directory that is not a finished run
 `
