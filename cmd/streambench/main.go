@@ -33,6 +33,7 @@ func commands() []command {
 		{"sweep", "run a capacity sweep and find the knee", runSweep},
 		{"scenarios", "list, show and validate scenarios", runScenarios},
 		{"bench", "measure streambench's own costs (codec, pacing, relay, client)", runBench},
+		{"version", "print the module version and git revision (also --version)", runVersion},
 	}
 }
 
@@ -74,6 +75,9 @@ func main() {
 
 func run(args []string) int {
 	cmds := commands()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(cmds)
 		if len(args) == 0 {
@@ -114,7 +118,7 @@ func printUsage(cmds []command) {
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
 	}
-	b.WriteString("\nRun 'streambench <command> --help' for a command's flags.\n\n")
+	b.WriteString("\nRun 'streambench <command> --help' for a command's flags, 'streambench --version' for the build.\n\n")
 	b.WriteString(exitCodesHelp)
 	fmt.Fprint(os.Stderr, b.String())
 }
