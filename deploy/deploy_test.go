@@ -619,7 +619,7 @@ func TestShardedRun(t *testing.T) {
 	}
 }
 
-// Measured per-stream costs (README, "streambench bench scale" and a 500-client default-mix
+// Measured per-stream costs (docs/BENCHMARKS.md, "streambench bench scale", and a 500-client default-mix
 // run): RSS per open stream, the process's own RSS before streams, frames per second per
 // stream, CPU per frame.
 const (

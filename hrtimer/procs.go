@@ -12,7 +12,7 @@ import (
 // holding a P is in a system call or descheduled by the OS (on 2 cores, next to the stack's
 // other processes), a spare P runs the goroutine whose deadline has come. On this project's
 // 2-core machine the mock's self-test pacing p99 went from ~4 ms with 2 Ps to 0.3–0.9 ms with
-// 4, for ~10% more CPU per token (README, "Measured figures").
+// 4, for ~10% more CPU per token (docs/BENCHMARKS.md).
 func SpareProcs() (restore func()) {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return func() {}

@@ -17,7 +17,7 @@ import (
 // each, per iteration (the self-test, shortened; SB_H2C=N multiplexes them over N h2c
 // connections instead) and reports the pacing error percentiles and the CPU cost per token.
 // `streambench mock --self-test` runs the same with flags, and with GOMAXPROCS raised (see
-// the README): run this with GOMAXPROCS=4 on a 2-core machine to compare.
+// docs/BENCHMARKS.md): run this with GOMAXPROCS=4 on a 2-core machine to compare.
 func BenchmarkPacing(b *testing.B) {
 	h2cConns, _ := strconv.Atoi(os.Getenv("SB_H2C"))
 	b.ReportAllocs()

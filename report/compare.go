@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/streambench/streambench/measure"
 )
@@ -17,6 +19,12 @@ type CompareRow struct {
 	A, B float64
 	// HasA and HasB are false when the quantity was not recorded in that run.
 	HasA, HasB bool
+	// NA and NB are how many values the histogram behind a latency statistic holds in each
+	// run (0 for a counter).
+	NA, NB int64
+	// stat is the statistic of a histogram row (p50, ..., max, count); "volume" for a counter
+	// of how much was played (sessions, frames); "" for any other counter.
+	stat string
 }
 
 // Change is (B−A)/A in percent; NaN when either side is missing or A is zero.
@@ -31,6 +39,10 @@ func (r CompareRow) Change() float64 {
 type Comparison struct {
 	A, B string // run IDs
 	Rows []CompareRow
+	// WorkloadDiffs lists how the two runs' workloads differ (config.clients, rate, mix,
+	// dialects, duration, ...), as "clients 100 → 1000": when any does, the changes are not
+	// like for like.
+	WorkloadDiffs []string
 }
 
 // compareStats are the latency statistics a comparison shows per histogram.
@@ -49,7 +61,7 @@ var compareStats = []struct {
 // then per scenario × dialect (p50, p90, p99, p99.9, max, count), then the counters,
 // violations and failed leaks.
 func Compare(a, b *measure.Run) Comparison {
-	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID}
+	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID, WorkloadDiffs: WorkloadDiffs(&a.Summary, &b.Summary)}
 	byKey := func(r *measure.Run) map[measure.Key]measure.MetricSummary {
 		m := map[measure.Key]measure.MetricSummary{}
 		for _, s := range r.Summary.Metrics {
@@ -73,9 +85,9 @@ func Compare(a, b *measure.Run) Comparison {
 		mb, okB := bo[m]
 		for _, st := range compareStats {
 			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s %s (all)", m, st.name), Unit: unitOf(m),
-				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB})
+				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st.name})
 		}
-		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s count (all)", m), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB})
+		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s count (all)", m), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
 	}
 	am, bm := byKey(a), byKey(b)
 	var keys []measure.Key
@@ -94,19 +106,24 @@ func Compare(a, b *measure.Run) Comparison {
 		label := string(k.Metric) + " %s " + k.Scenario + "/" + k.Dialect
 		for _, st := range compareStats {
 			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, st.name), Unit: unitOf(k.Metric),
-				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB})
+				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st.name})
 		}
-		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB})
+		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
 	}
 	count := func(name string, get func(*measure.Summary) float64) {
 		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true})
 	}
-	count("sessions started", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsStarted) })
-	count("sessions ok", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsOK) })
+	// volume is a counter of how much was played: it follows the workload, so it is not ranked
+	// among the largest changes.
+	volume := func(name string, get func(*measure.Summary) float64) {
+		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true, stat: "volume"})
+	}
+	volume("sessions started", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsStarted) })
+	volume("sessions ok", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsOK) })
 	count("errors (error outcomes)", func(s *measure.Summary) float64 { return float64(s.Counters.Errors()) })
 	c.Rows = append(c.Rows, CompareRow{Name: "error rate", Unit: "%", A: a.Summary.Counters.ErrorRate() * 100,
 		B: b.Summary.Counters.ErrorRate() * 100, HasA: true, HasB: true})
-	count("frames", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })
+	volume("frames", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })
 	count("violations", func(s *measure.Summary) float64 { return float64(s.TotalViolations()) })
 	count("leaks over tolerance", func(s *measure.Summary) float64 { return float64(s.FailedLeaks()) })
 	if a.Summary.Tokens != nil || b.Summary.Tokens != nil {
@@ -167,6 +184,8 @@ func (r CompareRow) changeCell() string {
 	switch {
 	case math.IsNaN(ch) && r.HasA && r.HasB && r.A == r.B:
 		return "0.0%"
+	case math.IsNaN(ch) && r.HasA && r.HasB && r.A == 0:
+		return "from 0"
 	case math.IsNaN(ch):
 		return "n/a"
 	default:
@@ -182,11 +201,156 @@ func (c Comparison) table() table {
 	return t
 }
 
-// WriteText prints the comparison as an aligned text table.
-func (c Comparison) WriteText(w io.Writer) error { return c.table().writeText(w) }
+// compareLargest is how many changes the comparison's summary lists.
+const compareLargest = 10
 
-// WriteMarkdown prints the comparison as a GitHub table.
+// compareMinSamples is how many values a latency statistic needs in both runs to be ranked
+// among the largest changes: the percentiles of a handful of values move by chance.
+const compareMinSamples = 30
+
+// rankedStats are the histogram statistics ranked among the largest changes: max and p99.9
+// are single values, and a histogram's count is the workload's, not a change of the target.
+var rankedStats = []string{"p50", "p90", "p99"}
+
+// Largest returns the n rows that changed most, largest |change| first: the p50, p90 and p99
+// of histograms with at least compareMinSamples values in both runs, and the counters other
+// than the volume played (sessions started and ok, frames), which follows the workload. A
+// counter that went from 0 to anything ranks first; rows only one run has are not ranked.
+func (c Comparison) Largest(n int) []CompareRow {
+	type ranked struct {
+		row CompareRow
+		mag float64
+		i   int
+	}
+	var rs []ranked
+	for i, r := range c.Rows {
+		if !r.HasA || !r.HasB || r.A == r.B {
+			continue
+		}
+		if r.stat != "" && (!slices.Contains(rankedStats, r.stat) || r.NA < compareMinSamples || r.NB < compareMinSamples) {
+			continue
+		}
+		mag := math.Inf(1)
+		if r.A != 0 {
+			mag = math.Abs(r.Change())
+		}
+		rs = append(rs, ranked{r, mag, i})
+	}
+	slices.SortStableFunc(rs, func(x, y ranked) int {
+		switch {
+		case x.mag > y.mag:
+			return -1
+		case x.mag < y.mag:
+			return 1
+		}
+		return x.i - y.i
+	})
+	out := make([]CompareRow, 0, min(n, len(rs)))
+	for _, r := range rs[:min(n, len(rs))] {
+		out = append(out, r.row)
+	}
+	return out
+}
+
+// WorkloadDiffs lists the workload settings in which b's run differs from a's, each as
+// "NAME A → B": clients, rate, arrival, max in-flight, stages, duration, sessions, warmup,
+// think time, mix, dialects, HTTP/2, faults and the CPUs the run had.
+func WorkloadDiffs(a, b *measure.Summary) []string {
+	var out []string
+	diff := func(name, x, y string) {
+		if x != y {
+			if x == "" {
+				x = "(none)"
+			}
+			if y == "" {
+				y = "(none)"
+			}
+			out = append(out, name+" "+x+" → "+y)
+		}
+	}
+	dur := func(d time.Duration) string {
+		if d == 0 {
+			return ""
+		}
+		return d.String()
+	}
+	ca, cb := a.Config, b.Config
+	diff("clients", strconv.Itoa(ca.Clients), strconv.Itoa(cb.Clients))
+	diff("rate", float(ca.Rate)+"/s", float(cb.Rate)+"/s")
+	if ca.Rate > 0 || cb.Rate > 0 {
+		diff("arrival", ca.Arrival, cb.Arrival)
+		diff("max in-flight", strconv.Itoa(ca.MaxInflight), strconv.Itoa(cb.MaxInflight))
+	}
+	diff("stages", ca.Stages, cb.Stages)
+	diff("duration", dur(ca.Duration), dur(cb.Duration))
+	diff("sessions", strconv.FormatInt(ca.Sessions, 10), strconv.FormatInt(cb.Sessions, 10))
+	diff("warmup", dur(ca.Warmup), dur(cb.Warmup))
+	diff("think time", dur(ca.ThinkTime), dur(cb.ThinkTime))
+	diff("mix", ca.Mix, cb.Mix)
+	diff("dialects", strings.Join(ca.Dialects, ","), strings.Join(cb.Dialects, ","))
+	diff("http2", strconv.FormatBool(ca.HTTP2), strconv.FormatBool(cb.HTTP2))
+	diff("faults", strings.Join(ca.Faults, ","), strings.Join(cb.Faults, ","))
+	diff("CPUs", strconv.Itoa(a.Environment.CPUs), strconv.Itoa(b.Environment.CPUs))
+	return out
+}
+
+// workloadWarning is the warning for runs whose workloads differ ("" when they do not).
+func (c Comparison) workloadWarning() string {
+	if len(c.WorkloadDiffs) == 0 {
+		return ""
+	}
+	return "the two runs' workloads differ, so their figures are not like for like: " + strings.Join(c.WorkloadDiffs, "; ")
+}
+
+func (c Comparison) largestTable() table {
+	rows := c.Largest(compareLargest)
+	t := table{Title: fmt.Sprintf("Largest changes (the %d largest of: p50, p90 and p99 with at least %d values in both runs; errors, violations, leaks, tokens/s, goodput)", compareLargest, compareMinSamples),
+		Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change", "values A → B"}, Right: []bool{false, true, true, true, true}}
+	for _, r := range rows {
+		n := ""
+		if r.stat != "" {
+			n = fmt.Sprintf("%d → %d", r.NA, r.NB)
+		}
+		t.Rows = append(t.Rows, []string{r.Name, r.cell(r.A, r.HasA), r.cell(r.B, r.HasB), r.changeCell(), n})
+	}
+	return t
+}
+
+// WriteText prints the comparison for a terminal: the workload warning, the largest changes,
+// then every metric as an aligned table.
+func (c Comparison) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "compare: A = %s (the reference), B = %s\n", c.A, c.B)
+	if warning := c.workloadWarning(); warning != "" {
+		fmt.Fprintf(w, "WARNING: %s\n", warning)
+	}
+	fmt.Fprintln(w)
+	if lt := c.largestTable(); len(lt.Rows) > 0 {
+		if err := lt.writeText(w); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(w, "Largest changes: none (no ranked figure changed)")
+	}
+	fmt.Fprintln(w)
+	t := c.table()
+	t.Title = "Every metric"
+	return t.writeText(w)
+}
+
+// WriteMarkdown prints the comparison as GitHub Markdown: the workload warning, the largest
+// changes, then every metric.
 func (c Comparison) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", mdCell(c.A), mdCell(c.B))
-	c.table().writeMarkdown(w, "")
+	if warning := c.workloadWarning(); warning != "" {
+		fmt.Fprintf(w, "> **Warning:** %s\n\n", mdCell(warning))
+	}
+	lt := c.largestTable()
+	if len(lt.Rows) == 0 {
+		fmt.Fprintf(w, "### %s\n\nNone: no ranked figure changed.\n\n", lt.Title)
+	} else {
+		lt.writeMarkdown(w, "###")
+	}
+	t := c.table()
+	t.Title = "Every metric"
+	t.writeMarkdown(w, "###")
 }

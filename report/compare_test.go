@@ -72,3 +72,58 @@ func TestCompare(t *testing.T) {
 		t.Errorf("markdown comparison header wrong:\n%s", md.String())
 	}
 }
+
+// TestCompareSummaryFirst: compare opens with a warning when the workloads differ and the
+// largest changes (a counter from 0 first, then percentiles of well-sampled histograms, never
+// max, p99.9, a histogram's count or the volume played), before every metric.
+func TestCompareSummaryFirst(t *testing.T) {
+	t.Parallel()
+	a := fixture.Run(t, fixture.Options{Seed: 9})
+	b := fixture.Run(t, fixture.Options{Seed: 9, TTFCShift: 100 * time.Millisecond, HTTPErrors: 10})
+	b.Summary.RunID = "fixture-2"
+	b.Summary.Config.Clients = 1000
+	b.Summary.Config.Duration = time.Minute
+	c := report.Compare(a, b)
+	if want := []string{"clients 500 → 1000", "duration 30s → 1m0s"}; strings.Join(c.WorkloadDiffs, "|") != strings.Join(want, "|") {
+		t.Errorf("workload diffs %q, want %q", c.WorkloadDiffs, want)
+	}
+	top := c.Largest(10)
+	if len(top) != 10 || top[0].Name != "errors (error outcomes)" {
+		t.Fatalf("largest changes %+v: want 10, the errors (0 → 10) first", top)
+	}
+	sawTTFC := false
+	for _, r := range top {
+		for _, bad := range []string{" max ", " p99.9 ", " count "} {
+			if strings.Contains(r.Name+" ", bad) {
+				t.Errorf("ranked %q: max, p99.9 and counts are not ranked", r.Name)
+			}
+		}
+		if r.Name == "sessions started" || r.Name == "sessions ok" || r.Name == "frames" {
+			t.Errorf("ranked %q: the volume played follows the workload", r.Name)
+		}
+		if r.NA > 0 && (r.NA < 30 || r.NB < 30) {
+			t.Errorf("ranked %q on %d/%d values", r.Name, r.NA, r.NB)
+		}
+		sawTTFC = sawTTFC || strings.HasPrefix(r.Name, "ttfc ")
+	}
+	if !sawTTFC {
+		t.Errorf("the +100 ms TTFC is not among the largest changes: %+v", top)
+	}
+	var text, md bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	c.WriteMarkdown(&md)
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		w, l, e := strings.Index(out, "clients 500 → 1000"), strings.Index(out, "Largest changes"), strings.Index(out, "Every metric")
+		if w < 0 || l < w || e < l {
+			t.Errorf("%s: want the workload warning, then the largest changes, then every metric:\n%s", name, out[:min(len(out), 2000)])
+		}
+		if !strings.Contains(out, "from 0") {
+			t.Errorf("%s: the errors' change from 0 is not shown as such", name)
+		}
+	}
+	if same := report.Compare(a, a); len(same.WorkloadDiffs) != 0 || len(same.Largest(10)) != 0 {
+		t.Errorf("a run against itself: diffs %q, largest %+v", same.WorkloadDiffs, same.Largest(10))
+	}
+}

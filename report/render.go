@@ -53,27 +53,16 @@ func RenderRun(dir string, r *measure.Run) error {
 	return nil
 }
 
-// WriteMarkdown writes the run's report as GitHub-flavoured Markdown: verdict, run settings,
-// latency, counters, violations, leaks and violation samples (frames are in report.html).
+// WriteMarkdown writes the run's report as GitHub-flavoured Markdown: the headline (as the
+// console and report.html open with it), run settings, latency, counters, violations, leaks and
+// violation samples (frames are in report.html).
 func WriteMarkdown(w io.Writer, r *measure.Run) {
 	s := &r.Summary
 	fmt.Fprintf(w, "# streambench run %s\n\n", mdCell(s.RunID))
 	if b := IncompleteBanner(s); b != "" {
 		fmt.Fprintf(w, "> **%s**\n\n", mdCell(b))
 	}
-	fmt.Fprintf(w, "**Verdict: %s**\n\n", boolText(s.Verdict.Pass, "PASS", "FAIL"))
-	for _, reason := range s.Verdict.Reasons {
-		fmt.Fprintf(w, "- %s\n", mdCell(reason))
-	}
-	if len(s.Verdict.Allowed) > 0 {
-		fmt.Fprintf(w, "- allowed (known findings, not failing the run): %s\n", mdCell(strings.Join(s.Verdict.Allowed, ", ")))
-	}
-	for _, warning := range s.Verdict.Warnings {
-		fmt.Fprintf(w, "- warning (not failing the run): %s\n", mdCell(warning))
-	}
-	if len(s.Verdict.Reasons)+len(s.Verdict.Allowed)+len(s.Verdict.Warnings) > 0 {
-		fmt.Fprint(w, "\n")
-	}
+	NewHeadline(r).writeMarkdown(w)
 	ov := overviewTable(s)
 	ov.Header = []string{"setting", "value"}
 	for _, t := range withMeasures(r, withTokens(s, withProvider(s, []table{ov, overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s), samplesTable(r.Samples)}), 2), 2) {
@@ -105,10 +94,15 @@ type htmlData struct {
 	// Incomplete is IncompleteBanner's line ("" for a finished run).
 	Incomplete string
 	Verdict    string
-	Run        htmlTable
-	Plots      []htmlPlot
-	Tables     []htmlTable
-	Samples    []measure.ViolationSample
+	// Headline is the block the console and report.md open with too; its tables are
+	// HeadlineLatency and HeadlineWorst.
+	Headline        Headline
+	HeadlineLatency htmlTable
+	HeadlineWorst   htmlTable
+	Run             htmlTable
+	Plots           []htmlPlot
+	Tables          []htmlTable
+	Samples         []measure.ViolationSample
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -130,17 +124,23 @@ th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: ta
 img { max-width: 100%; border: 1px solid #eee; }
 figure { margin: 1em 0; } figcaption { font-size: .9em; color: #555; }
 details { margin: .4em 0; } summary { cursor: pointer; }
+.headline ul.figures { list-style: none; padding-left: 0; } .headline ul.figures li { margin: .2em 0; }
+.headline .tables { display: flex; flex-wrap: wrap; gap: 0 2em; } h3 { font-size: 1.05em; margin: .8em 0 .3em; }
 pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; white-space: pre-wrap; word-break: break-all; }
 </style>
 </head>
 <body>
 <h1>streambench run {{.Summary.RunID}}</h1>
 {{with .Incomplete}}<p class="verdict INCOMPLETE">{{.}}</p>
-{{end}}<p class="verdict {{.Verdict}}">Verdict: {{.Verdict}}</p>
-{{with .Summary.Verdict.Reasons}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{with .Summary.Verdict.Allowed}}<p>Allowed (known findings, not failing the run): {{range $i, $a := .}}{{if $i}}, {{end}}{{$a}}{{end}}</p>{{end}}
-{{range .Summary.Verdict.Warnings}}<p>Warning (not failing the run): {{.}}</p>{{end}}
-{{template "table" .Run}}
+{{end}}{{with .Headline}}<section class="headline">
+<p class="verdict {{.Verdict}}">Verdict: {{.Verdict}}</p>
+{{with .Reasons}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Allowed}}<p>Allowed (known findings, not failing the run): {{range $i, $a := .}}{{if $i}}, {{end}}{{$a}}{{end}}</p>{{end}}
+{{range .Warnings}}<p>Warning (not failing the run): {{.}}</p>{{end}}
+<ul class="figures">{{range .Lines}}<li><b>{{index . 0}}</b>: {{index . 1}}</li>{{end}}</ul>
+<div class="tables">{{template "table3" $.HeadlineLatency}}{{if $.HeadlineWorst.Rows}}{{template "table3" $.HeadlineWorst}}{{end}}</div>
+</section>
+{{end}}{{template "table" .Run}}
 <h2>Plots</h2>
 {{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png, {{.Name}}.svg). {{.Caption}}</figcaption></figure>
 {{end}}
@@ -154,7 +154,10 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 </body>
 </html>
 {{define "table"}}<h2>{{.Title}}</h2>
-{{if .Rows}}<table>
+{{template "rows" .}}{{end}}
+{{define "table3"}}<div><h3>{{.Title}}</h3>
+{{template "rows" .}}</div>{{end}}
+{{define "rows"}}{{if .Rows}}<table>
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</table>
@@ -165,12 +168,16 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
 	s := &r.Summary
 	ov := overviewTable(s)
 	ov.Header = []string{"setting", "value"}
+	hl := NewHeadline(r)
 	data := htmlData{
-		Summary:    s,
-		Incomplete: IncompleteBanner(s),
-		Verdict:    boolText(s.Verdict.Pass, "PASS", "FAIL"),
-		Run:        htmlTable{ov},
-		Samples:    r.Samples,
+		Summary:         s,
+		Incomplete:      IncompleteBanner(s),
+		Verdict:         boolText(s.Verdict.Pass, "PASS", "FAIL"),
+		Headline:        hl,
+		HeadlineLatency: htmlTable{hl.Latency},
+		HeadlineWorst:   htmlTable{hl.Worst},
+		Run:             htmlTable{ov},
+		Samples:         r.Samples,
 	}
 	for _, p := range plots {
 		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,

@@ -25,46 +25,52 @@ func NewSessionTally() SessionTally {
 	return SessionTally{Sessions: map[measure.Key]int64{}, Errors: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}
 }
 
-// WriteSummary writes the terminal summary of a run that just ended: a table per scenario ×
-// dialect (sessions, errors, TTFC and gap quantiles, violations), the counters, violations by rule,
-// leaks and the verdict.
+// WriteSummary writes the terminal summary of a run that just ended: the headline first (the
+// verdict and why, outcomes, latencies, errors, violations, leaks, the worst keys: the block
+// report.md and report.html open with too), then a table per scenario × dialect (sessions,
+// errors, TTFC and gap quantiles, violations), then the run's counters, tokens, dialect
+// measures, this process's CPU and what the leak check compared.
 func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 	s := &run.Summary
-	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
-	sorted := slices.SortedFunc(maps.Keys(table.Sessions), measure.Key.Compare)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tdialect\tsessions\terrors\tttfc p50\tttfc p99\tgap p99\tviolations\t")
-	for _, k := range sorted {
-		ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
-		gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
-		row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.Sessions[k]), fmt.Sprint(table.Errors[k]), "-", "-", "-", fmt.Sprint(table.Violations[k])}
-		if ttfc.Count > 0 {
-			row[4], row[5] = ms(ttfc.P50), ms(ttfc.P99)
-		}
-		if gap.Count > 0 {
-			row[6] = ms(gap.P99)
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-	}
-	if err := tw.Flush(); err != nil {
+	if err := NewHeadline(run).writeText(w); err != nil {
 		return err
 	}
+	fmt.Fprintln(w)
+	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
+	sorted := slices.SortedFunc(maps.Keys(table.Sessions), measure.Key.Compare)
+	if len(sorted) > 0 {
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "scenario\tdialect\tsessions\terrors\tttfc p50\tttfc p99\tgap p99\tviolations\t")
+		dash := false
+		for _, k := range sorted {
+			ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
+			gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
+			row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.Sessions[k]), fmt.Sprint(table.Errors[k]), "-", "-", "-", fmt.Sprint(table.Violations[k])}
+			if ttfc.Count > 0 {
+				row[4], row[5] = ms(ttfc.P50), ms(ttfc.P99)
+			}
+			if gap.Count > 0 {
+				row[6] = ms(gap.P99)
+			}
+			dash = dash || slices.Contains(row, "-")
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if dash {
+			fmt.Fprintln(w, "(-: the key recorded none: no live answer chunk, as from a PII-redacted canvas block or an abort before the answer; no gap, as for a legacy client's single chunk)")
+		}
+		fmt.Fprintln(w)
+	}
 	c := s.Counters
-	fmt.Fprintf(w, "\nrun %s: %s, sessions started %d, ok %d, failed %d (by an error outcome or a violation), frames %d, bytes %d\n",
-		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.Frames, c.Bytes)
-	fmt.Fprintf(w, "outcomes: %s; late starts %d, dropped starts %d\n", OutcomeLine(c), c.LateStarts, c.DroppedStarts)
+	fmt.Fprintf(w, "run %s: %s, sessions started %d, ok %d, failed %d (by an error outcome or a violation), late starts %d, dropped starts %d, frames %d, bytes %d\n",
+		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.LateStarts, c.DroppedStarts, c.Frames, c.Bytes)
 	writeTokens(w, run)
 	writeMeasures(w, run)
 	if c.Frames > 0 && table.CPU > 0 {
 		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
 			float64(table.CPU.Microseconds())/float64(c.Frames), table.CPU.Round(time.Millisecond), c.Frames)
-	}
-	if len(s.Violations) > 0 {
-		fmt.Fprint(w, "violations:")
-		for _, r := range slices.Sorted(maps.Keys(s.Violations)) {
-			fmt.Fprintf(w, " %s=%d", r, s.Violations[r])
-		}
-		fmt.Fprintln(w)
 	}
 	writeLeakCheck(w, s)
 	if s.ProviderRequests != nil {
@@ -74,20 +80,6 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 			retried = " (after HTTP " + measure.RetriesText(p.RetriesByStatus) + ")"
 		}
 		fmt.Fprintf(w, "provider requests (mock): %d for %d sessions, %d retries%s\n", p.Requests, p.Sessions, p.Retries, retried)
-	}
-	if s.Verdict.Pass {
-		fmt.Fprintln(w, "verdict: PASS")
-	} else {
-		fmt.Fprintln(w, "verdict: FAIL")
-		for _, r := range s.Verdict.Reasons {
-			fmt.Fprintf(w, "  - %s\n", r)
-		}
-	}
-	if len(s.Verdict.Allowed) > 0 {
-		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(s.Verdict.Allowed, ", "))
-	}
-	for _, warning := range s.Verdict.Warnings {
-		fmt.Fprintf(w, "  warning (not failing the run): %s\n", warning)
 	}
 	return nil
 }

@@ -29,14 +29,22 @@ func TestWriteSummary(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{"scenario", "plain-answer", "tool-loop", "ms", "errors", "outcomes: completed 1670, scripted_error 30, aborted 300", "µs CPU per received frame",
-		"violations: " + string(protocol.RTerminal) + "=2", "LEAK ", "verdict: FAIL",
+		"violations: 2: " + string(protocol.RTerminal) + " 2", "LEAK ", "verdict: FAIL",
 		"tokens: 72000 output, 2400.0 tokens/s; ttft p50", "tpot p50", "goodput: 1670 of 1700 judged sessions (98.2%), 55.67/s (ttft<100ms, tpot<10ms)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "compose") {
-		t.Errorf("a dialect with no tallied sessions got a row:\n%s", out)
+	if !strings.HasPrefix(out, "verdict: FAIL\n") {
+		t.Errorf("the summary does not open with the headline's verdict:\n%s", out)
+	}
+	_, perKey, _ := strings.Cut(out, "sessions  errors")
+	perKey, _, _ = strings.Cut(perKey, "\n\n")
+	if strings.Contains(perKey, "compose") {
+		t.Errorf("a dialect with no tallied sessions got a row in the per-key table:\n%s", out)
+	}
+	if strings.Index(out, "Worst keys") > strings.Index(out, "sessions  errors") {
+		t.Errorf("the per-key table comes before the headline's worst keys:\n%s", out)
 	}
 
 	pass := fixture.Run(t, fixture.Options{Seed: 2})

@@ -7,7 +7,7 @@
 // reads split anywhere, even inside a multibyte rune, decode the same as one big read.
 //
 // Decoding ~60-byte data frames costs about 50 ns of CPU and no allocations per event when the
-// caller reuses its Event (BenchmarkDecodeData; figures in README.md).
+// caller reuses its Event (BenchmarkDecodeData; figures in docs/BENCHMARKS.md).
 package sse
 
 import (

@@ -11,7 +11,11 @@ import (
 func runCompare(args []string) error { return compareMain(args, os.Stdout) }
 
 func compareMain(args []string, out io.Writer) error {
-	fs := newFlagSet("compare", "compare DIR_A DIR_B [--markdown]\n\nPrint every metric of run A (the reference) and run B with the change in percent.")
+	fs := newFlagSet("compare", "compare DIR_A DIR_B [--markdown]\n\n"+
+		"Print run A (the reference) against run B: first a warning when their workloads differ (clients, rate,\n"+
+		"stages, duration, sessions, mix, dialects, ...), then the 10 largest changes (p50, p90 and p99 of\n"+
+		"histograms with at least 30 values in both runs, and errors, violations, leaks, tokens/s and goodput),\n"+
+		"then every metric with its change in percent.")
 	markdown := fs.Bool("markdown", false, "print a GitHub-flavoured Markdown table (for CI job summaries)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -90,9 +90,15 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 	return cfg, nil
 }
 
+// loadUsage is load's usage line; its dialects are the registry's, every one of them.
+func loadUsage() string {
+	return "load --target URL [--dialect " + strings.Join(dialects.Default().Names(), "|") + "] [--slug S] [--opted-in] [--mock URL] [--runtime-metrics URL] [--mix FILE] [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--out DIR] ..."
+}
+
 // runLoad runs a load against any runtime.
 func runLoad(args []string) error {
-	fs := newFlagSet("load", "load --target URL [--dialect sim-chat|sim-canvas|compose] [--slug S] [--opted-in] [--mock URL] [--runtime-metrics URL] [--mix FILE] [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--out DIR] ...")
+	fs := newFlagSet("load", loadUsage())
+	withGlossary(fs)
 	target := fs.String("target", "", "the runtime's base URL, e.g. http://127.0.0.1:8080 (required)")
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency, R-abort, and the provider requests and retries per scenario (summary.json provider_requests)")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")

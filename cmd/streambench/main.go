@@ -33,6 +33,7 @@ func commands() []command {
 		{"sweep", "run a capacity sweep and find the knee", runSweep},
 		{"scenarios", "list, show and validate scenarios", runScenarios},
 		{"bench", "measure streambench's own costs (codec, pacing, relay, client)", runBench},
+		{"version", "print the module version and git revision (also --version)", runVersion},
 	}
 }
 
@@ -59,7 +60,7 @@ const (
 const exitCodesHelp = `Exit codes:
   0    PASS, or the command did what it was asked
   1    the run's verdict is FAIL (load, run, merge, bench), or the command could not finish (the error says why)
-  2    streambench crashed (a Go panic or fatal error): a bug in streambench, please report it
+  2    streambench crashed (a Go panic or fatal error): a bug in streambench, never a verdict; please report it
   99   gate: a check failed
   104  bad input: a flag, a file, a scenario or mix, a run directory that is not a finished run
 `
@@ -74,6 +75,9 @@ func main() {
 
 func run(args []string) int {
 	cmds := commands()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(cmds)
 		if len(args) == 0 {
@@ -114,7 +118,7 @@ func printUsage(cmds []command) {
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
 	}
-	b.WriteString("\nRun 'streambench <command> --help' for a command's flags.\n\n")
+	b.WriteString("\nRun 'streambench <command> --help' for a command's flags, 'streambench --version' for the build.\n\n")
 	b.WriteString(exitCodesHelp)
 	fmt.Fprint(os.Stderr, b.String())
 }

@@ -1,0 +1,278 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// The headline is the block every rendering of a run opens with, the same in the console
+// (WriteSummary), report.md and report.html: the verdict and why, the outcomes, the user-felt
+// latencies at p50/p95/p99, errors, violations, leaks and the worst keys. Headline computes it
+// once; each renderer only formats it, so the three never disagree.
+
+// headlineMetrics are the latencies the headline shows, in order.
+var headlineMetrics = []measure.Metric{measure.FirstChunk, measure.TimeToFirstToken, measure.InterTokenLatency, measure.CancelLatency}
+
+// headlineWorstKeys is how many scenario × dialect keys the headline lists by TTFC p99.
+const headlineWorstKeys = 5
+
+// Headline is a run's headline block.
+type Headline struct {
+	Pass bool
+	// Verdict is "PASS" or "FAIL".
+	Verdict                    string
+	Reasons, Allowed, Warnings []string
+	// Lines are the one-line figures, each a name and its text: outcomes, errors, violations,
+	// leaks.
+	Lines [][2]string
+	// Latency is the headline latencies over every scenario and dialect: metric, count, p50,
+	// p95 (only when the run has its histograms), p99, in ms.
+	Latency table
+	// Worst lists the scenario × dialect keys with the highest TTFC p99, worst first.
+	Worst table
+}
+
+// NewHeadline computes r's headline.
+func NewHeadline(r *measure.Run) Headline {
+	s := &r.Summary
+	h := Headline{
+		Pass:     s.Verdict.Pass,
+		Verdict:  boolText(s.Verdict.Pass, "PASS", "FAIL"),
+		Reasons:  s.Verdict.Reasons,
+		Allowed:  s.Verdict.Allowed,
+		Warnings: s.Verdict.Warnings,
+	}
+	c := s.Counters
+	h.Lines = [][2]string{
+		{"outcomes", fmt.Sprintf("%s (%d sessions started)", OutcomeLine(c), c.SessionsStarted)},
+		{"errors", errorsLine(c)},
+		{"violations", violationsLine(s)},
+		{"leaks", leaksLine(s)},
+	}
+	h.Latency = headlineLatency(r)
+	h.Worst = worstKeys(r)
+	return h
+}
+
+// errorsLine counts the sessions with an error outcome, their share and the outcomes.
+func errorsLine(c measure.Counters) string {
+	n := c.Errors()
+	if n == 0 {
+		return fmt.Sprintf("0 of %d sessions", c.SessionsStarted)
+	}
+	var parts []string
+	for _, o := range measure.Outcomes() {
+		if k := c.Outcomes[o]; k > 0 && o.IsError() {
+			parts = append(parts, fmt.Sprintf("%s %d", o, k))
+		}
+	}
+	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, pct(c.ErrorRate()), strings.Join(parts, ", "))
+}
+
+// violationsLine counts the violations, by rule, most frequent first; allowed rules marked.
+func violationsLine(s *measure.Summary) string {
+	total := s.TotalViolations()
+	if total == 0 {
+		return "0"
+	}
+	var parts []string
+	for _, r := range sortedRules(s.Violations) {
+		if n := s.Violations[r]; n > 0 {
+			p := fmt.Sprintf("%s %d", r, n)
+			if slices.Contains(s.Config.Allow, r) {
+				p += " (allowed)"
+			}
+			parts = append(parts, p)
+		}
+	}
+	return fmt.Sprintf("%d: %s", total, strings.Join(parts, ", "))
+}
+
+// leaksLine says how many gauges the leak check compared, which were over their tolerance
+// and what it could not check.
+func leaksLine(s *measure.Summary) string {
+	if len(s.Leaks) == 0 && len(s.LeaksNotChecked) == 0 {
+		return "no leak check in this run"
+	}
+	perSource := map[string]int{}
+	var sources, over []string
+	for _, l := range s.Leaks {
+		if perSource[l.Source] == 0 {
+			sources = append(sources, l.Source)
+		}
+		perSource[l.Source]++
+		if !l.OK {
+			over = append(over, fmt.Sprintf("%s %s %s → %s (tolerance %s)", l.Source, l.Name, float(l.Before), float(l.After), float(l.Tolerance)))
+		}
+	}
+	var per []string
+	for _, src := range sources {
+		per = append(per, fmt.Sprintf("%s %d", src, perSource[src]))
+	}
+	checked := fmt.Sprintf("%d gauges checked: %s", len(s.Leaks), strings.Join(per, ", "))
+	var text string
+	switch {
+	case len(s.Leaks) == 0:
+		text = "no gauge compared"
+	case len(over) == 0:
+		text = "none (" + checked + ")"
+	default:
+		text = fmt.Sprintf("%d over tolerance: %s (%s)", len(over), strings.Join(over, "; "), checked)
+	}
+	if len(s.LeaksNotChecked) > 0 {
+		var nc []string
+		for _, n := range s.LeaksNotChecked {
+			what := n.Source
+			if n.Name != "" {
+				what += " " + n.Name
+			}
+			nc = append(nc, what)
+		}
+		text += "; not checked: " + strings.Join(nc, ", ")
+	}
+	return text
+}
+
+// headlineMS formats microseconds as milliseconds for the headline: three decimals below a
+// millisecond (an ITL of 12 µs is 0.012, not 0.0), one above.
+func headlineMS(us int64) string {
+	if us < 1000 {
+		return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(float64(us)/1000, 'f', 1, 64)
+}
+
+// headlineLatency is each headline metric over every scenario and dialect. With the run's
+// histograms they are merged and p95 is read from them; without (a summary read alone), the
+// summary has no p95 and no merged figure, so the column is left out and each metric shows
+// its worst key's p50 and p99, and says so.
+func headlineLatency(r *measure.Run) table {
+	s := &r.Summary
+	withP95 := r.Histograms != nil
+	t := table{Title: "Latency, all scenarios and dialects (ms)", Header: []string{"metric", "count", "p50", "p95", "p99"}, Right: []bool{false, true, true, true, true}}
+	if !withP95 {
+		t.Title = "Latency, the worst scenario × dialect key of each metric (ms; no histograms, so no p95)"
+		t.Header = []string{"metric", "count", "p50", "p99"}
+		t.Right = t.Right[:4]
+	}
+	for _, m := range headlineMetrics {
+		if withP95 {
+			merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
+			if merged.TotalCount() == 0 {
+				t.Rows = append(t.Rows, []string{string(m), "0", "-", "-", "-"})
+				continue
+			}
+			t.Rows = append(t.Rows, []string{string(m), num(merged.TotalCount()), headlineMS(merged.ValueAtQuantile(50)),
+				headlineMS(merged.ValueAtQuantile(95)), headlineMS(merged.ValueAtQuantile(99))})
+			continue
+		}
+		var worst measure.MetricSummary
+		for _, ms := range s.Metrics {
+			if ms.Metric == m && ms.Count > 0 && ms.P99 >= worst.P99 {
+				worst = ms
+			}
+		}
+		if worst.Count == 0 {
+			t.Rows = append(t.Rows, []string{string(m), "0", "-", "-"})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{string(m), num(worst.Count), headlineMS(worst.P50), headlineMS(worst.P99)})
+	}
+	return t
+}
+
+// worstKeys lists the scenario × dialect keys with the highest TTFC p99, worst first (ties by
+// key), with p95 from the histograms when the run has them.
+func worstKeys(r *measure.Run) table {
+	s := &r.Summary
+	withP95 := r.Histograms != nil
+	t := table{Title: fmt.Sprintf("Worst keys by ttfc p99 (the top %d scenario × dialect keys, ms)", headlineWorstKeys),
+		Header: []string{"scenario", "dialect", "count", "ttfc p50", "p95", "p99"}, Right: []bool{false, false, true, true, true, true}}
+	if !withP95 {
+		t.Header = []string{"scenario", "dialect", "count", "ttfc p50", "p99"}
+		t.Right = t.Right[:5]
+	}
+	var keys []measure.MetricSummary
+	for _, m := range s.Metrics {
+		if m.Metric == measure.FirstChunk && m.Count > 0 {
+			keys = append(keys, m)
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b measure.MetricSummary) int {
+		if c := cmp.Compare(b.P99, a.P99); c != 0 {
+			return c
+		}
+		return a.Key.Compare(b.Key)
+	})
+	for _, m := range keys[:min(len(keys), headlineWorstKeys)] {
+		row := []string{m.Scenario, m.Dialect, num(m.Count), headlineMS(m.P50)}
+		if withP95 {
+			p95 := "-"
+			if hist := r.Histograms.Get(m.Key); hist != nil && hist.TotalCount() > 0 {
+				p95 = headlineMS(hist.ValueAtQuantile(95))
+			}
+			row = append(row, p95)
+		}
+		t.Rows = append(t.Rows, append(row, headlineMS(m.P99)))
+	}
+	return t
+}
+
+// writeText writes the headline for a terminal.
+func (h Headline) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "verdict: %s\n", h.Verdict)
+	for _, r := range h.Reasons {
+		fmt.Fprintf(w, "  - %s\n", r)
+	}
+	if len(h.Allowed) > 0 {
+		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(h.Allowed, ", "))
+	}
+	for _, warning := range h.Warnings {
+		fmt.Fprintf(w, "  warning (not failing the run): %s\n", warning)
+	}
+	for _, l := range h.Lines {
+		fmt.Fprintf(w, "%s: %s\n", l[0], l[1])
+	}
+	fmt.Fprintln(w)
+	if err := h.Latency.writeText(w); err != nil {
+		return err
+	}
+	if len(h.Worst.Rows) > 0 {
+		fmt.Fprintln(w)
+		if err := h.Worst.writeText(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeMarkdown writes the headline as GitHub-flavoured Markdown.
+func (h Headline) writeMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "**Verdict: %s**\n\n", h.Verdict)
+	for _, reason := range h.Reasons {
+		fmt.Fprintf(w, "- %s\n", mdCell(reason))
+	}
+	if len(h.Allowed) > 0 {
+		fmt.Fprintf(w, "- allowed (known findings, not failing the run): %s\n", mdCell(strings.Join(h.Allowed, ", ")))
+	}
+	for _, warning := range h.Warnings {
+		fmt.Fprintf(w, "- warning (not failing the run): %s\n", mdCell(warning))
+	}
+	if len(h.Reasons)+len(h.Allowed)+len(h.Warnings) > 0 {
+		fmt.Fprint(w, "\n")
+	}
+	for _, l := range h.Lines {
+		fmt.Fprintf(w, "- **%s**: %s\n", l[0], mdCell(l[1]))
+	}
+	fmt.Fprint(w, "\n")
+	h.Latency.writeMarkdown(w, "###")
+	if len(h.Worst.Rows) > 0 {
+		h.Worst.writeMarkdown(w, "###")
+	}
+}
