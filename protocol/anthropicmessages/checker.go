@@ -121,7 +121,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 	case "message_delta":
 		c.onMessageDelta(e, data)
-		if e.hasOutput && e.output > 0 {
+		if e.hasOutput && e.output > 0 && e.output <= protocol.MaxUsageTokens {
 			return protocol.Observation{Kind: protocol.FrameOther, UsageTokens: e.output}
 		}
 	case "message_stop":
@@ -266,8 +266,8 @@ func (c *Checker) onMessageDelta(e *eventView, data []byte) {
 		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry delta.stop_reason, saw %s", simchat.Clip(string(data), 80))
 		return
 	}
-	if !e.hasOutput {
-		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, saw %s", simchat.Clip(string(data), 80))
+	if !e.hasOutput || e.output < 0 || e.output > protocol.MaxUsageTokens {
+		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", simchat.Clip(string(data), 80))
 	}
 	c.stop = stopName(e.delta.stopReason)
 	switch c.stop {
