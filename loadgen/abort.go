@@ -89,6 +89,9 @@ func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance tim
 	return f
 }
 
+// mockFetchTimeout bounds reading the mock's session records after the load.
+const mockFetchTimeout = 10 * time.Second
+
 // checkCancels joins the run's aborts with the mock's records: cancel latency per scenario ×
 // dialect, and an R-abort violation for each session the provider did not see leave.
 func (r *runner) checkCancels(ctx context.Context) error {
@@ -110,7 +113,10 @@ func (r *runner) checkCancels(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	recs, err := mockprovider.FetchSessions(ctx, r.client, r.cfg.MockURL)
+	// A mock that never answers must not hold the run past its stated end.
+	fetchCtx, cancel := context.WithTimeout(ctx, mockFetchTimeout)
+	defer cancel()
+	recs, err := mockprovider.FetchSessions(fetchCtx, r.client, r.cfg.MockURL)
 	if err != nil {
 		return err
 	}

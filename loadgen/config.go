@@ -118,8 +118,13 @@ type Config struct {
 
 	// SamplesPerRule is how many offending streams to keep per rule (default 3).
 	SamplesPerRule int
-	// SampleFrames bounds the frames kept per sample (default 200).
+	// SampleFrames bounds the frames kept per sample (default 200); bytes are bounded too
+	// (measure.MaxSampleFrameBytes, MaxSampleBytes, MaxRunSampleBytes).
 	SampleFrames int
+	// ReplayBudget is how long the replays of sessions offered as violation samples may take
+	// together, after the load drained (default DefaultReplayBudget; negative: no replay, no
+	// sample). Sessions not replayed for lack of it are counted (Summary.Replays).
+	ReplayBudget time.Duration
 
 	// Allow lists rules whose violations are known findings, in addition to the mix's allow
 	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
@@ -232,6 +237,7 @@ const (
 	DefaultIdleTimeout   = 20 * time.Second
 	DefaultLeakGrace     = 5 * time.Second
 	DefaultLeakPerStream = 0.05
+	DefaultReplayBudget  = 5 * time.Second
 )
 
 func (c *Config) withDefaults() (Config, error) {
@@ -287,6 +293,9 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.SnapshotInterval <= 0 {
 		cfg.SnapshotInterval = DefaultSnapshotInterval
+	}
+	if cfg.ReplayBudget == 0 {
+		cfg.ReplayBudget = DefaultReplayBudget
 	}
 	if cfg.SampleFrames <= 0 {
 		cfg.SampleFrames = 200

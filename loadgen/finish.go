@@ -59,8 +59,14 @@ func (s *streamState) end(o measure.Outcome, err error) sessionResult {
 		} else {
 			r.noteViolations(p, res.violations)
 		}
-	} else if res.err != nil {
-		res.frames = append(res.frames, "error: "+r.redact(res.err.Error()))
+	} else {
+		if c := &s.captured; c.skippedFrames > 0 {
+			res.frames = append(res.frames, fmt.Sprintf("…[%d more frames (%d bytes) not kept: a sample keeps %d frames and %d KiB]",
+				c.skippedFrames, c.skippedBytes, s.capture, measure.MaxSampleBytes>>10))
+		}
+		if res.err != nil {
+			s.captureNote("error: " + res.err.Error())
+		}
 	}
 	s.m.flush()
 	return *res
@@ -187,7 +193,7 @@ func (s *streamState) limit() error {
 		return nil
 	}
 	switch cause := context.Cause(s.sctx); {
-	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, errGraceEnded), errors.Is(cause, errReplayLimit):
+	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, errGraceEnded), errors.Is(cause, errReplayLimit), errors.Is(cause, errReplayBudget):
 		return cause
 	}
 	return nil
@@ -225,8 +231,11 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 	default:
 		o = measure.OutcomeOverTime
 		err = fmt.Errorf("session %s: over time: still delivering at the %s stream timeout%s (stream open %v)", p.id, r.cfg.StreamTimeout, when, open)
-		if errors.Is(cause, errReplayLimit) {
+		switch {
+		case errors.Is(cause, errReplayLimit):
 			err = fmt.Errorf("session %s: the replay's %s limit ended it", p.id, r.replayLimit())
+		case errors.Is(cause, errReplayBudget):
+			err = fmt.Errorf("session %s: the %s replay budget ended the replay", p.id, r.cfg.ReplayBudget)
 		}
 	}
 	if acted && s.counting {

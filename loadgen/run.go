@@ -355,6 +355,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 
 	var postErrs []error
+	var replays *measure.ReplayInfo
 	if snapErr != nil {
 		postErrs = append(postErrs, fmt.Errorf("results were not saved as the run went: %w", snapErr))
 	}
@@ -362,7 +363,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		if err := r.checkCancels(ctx); err != nil {
 			postErrs = append(postErrs, fmt.Errorf("cancel latency: %w", err))
 		}
-		r.replaySamples(ctx)
+		replays = r.replaySamples(ctx)
 	}
 	var leaks []measure.Leak
 	var leaksNotChecked []measure.LeakNotChecked
@@ -405,6 +406,10 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), ended.Sub(measuredFrom))
 	run.Summary.Judging = r.judging(postErrs)
+	run.Summary.Replays = replays
+	if w := replayWarning(replays); w != "" {
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
+	}
 	if cfg.Shard.Count > 0 {
 		run.Summary.Shard = &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count,
 			StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}

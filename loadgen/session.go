@@ -270,6 +270,8 @@ type streamState struct {
 	// inBand holds the first in-band error frame's message (protocol.Observation.Error).
 	turnTerminal bool
 	inBand       string
+	// captured is what a replay kept of its frames (captureFrame).
+	captured capture
 	// lastRead is when the stream last delivered bytes (unix ns), watched by idle.
 	lastRead atomic.Int64
 	idle     *time.Timer
@@ -456,7 +458,7 @@ func (s *streamState) request() bool {
 			ce, req.Header.Get("Accept-Encoding"))
 		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RHeaders, Detail: detail})
 		if s.capture > 0 {
-			res.frames = append(res.frames, "headers: "+detail)
+			s.captureNote("headers: " + detail)
 		}
 		s.res = s.end(measure.OutcomeCompleted, nil)
 		return false
@@ -593,13 +595,37 @@ func (s *streamState) read() {
 	}
 }
 
-// captureFrame keeps a raw frame of a replayed session.
+// captureFrame keeps a raw frame of a replayed session: redacted, then clipped to
+// measure.MaxSampleFrameBytes; once the sample holds s.capture frames or
+// measure.MaxSampleBytes, frames are only counted (endCapture says how many).
 //
 //go:noinline
 func (s *streamState) captureFrame(ev *sse.Event) {
-	if len(s.res.frames) < s.capture {
-		s.res.frames = append(s.res.frames, s.r.redact(frameCapture(ev)))
+	c := &s.captured
+	if len(s.res.frames) >= s.capture || c.bytes >= measure.MaxSampleBytes {
+		c.skippedFrames++
+		c.skippedBytes += int64(len(ev.Type) + len(ev.Data))
+		return
 	}
+	// Redacted whole, then clipped, so no secret is cut in two by the clip.
+	f := measure.Clip(s.r.redact(frameCapture(ev)), measure.MaxSampleFrameBytes)
+	c.bytes += len(f)
+	s.res.frames = append(s.res.frames, f)
+}
+
+// captureNote keeps a line that is not a frame (a header finding, the session's error) in a
+// replay's sample, bounded like a frame.
+func (s *streamState) captureNote(line string) {
+	f := measure.Clip(s.r.redact(line), measure.MaxSampleFrameBytes)
+	s.captured.bytes += len(f)
+	s.res.frames = append(s.res.frames, f)
+}
+
+// capture is what a replay kept of its frames and what it only counted.
+type capture struct {
+	bytes         int
+	skippedFrames int
+	skippedBytes  int64
 }
 
 // httpStatusError describes a response other than 200 to the stream request: the status and

@@ -46,6 +46,7 @@ type Workload struct {
 	Warmup, Grace          time.Duration
 	StreamTimeout          time.Duration
 	IdleTimeout            time.Duration
+	ReplayBudget           time.Duration // 0 or negative: no replay (Config.ReplayBudget < 0)
 	LeakGrace              time.Duration
 	LeakPerStream          float64
 	NoLeakCheck            bool
@@ -72,6 +73,10 @@ func (w Workload) Config() (Config, error) {
 		StreamTimeout: w.StreamTimeout, IdleTimeout: w.IdleTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
 		SnapshotInterval: w.SnapshotEvery,
 		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
+	}
+	cfg.ReplayBudget = w.ReplayBudget
+	if w.ReplayBudget <= 0 {
+		cfg.ReplayBudget = -1
 	}
 	if w.TimeScale <= 0 {
 		return cfg, fmt.Errorf("--time-scale %g: want a positive factor", w.TimeScale)

@@ -1,14 +1,149 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
+
+// runMainMeasured is runMain that also returns how long the process took and its peak
+// resident memory (the kernel's maxrss of the child: this test process's other tests do not
+// count).
+func runMainMeasured(t *testing.T, args ...string) (code int, output string, wall time.Duration, peakRSS int64) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), benchChildEnv+"=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	wall = time.Since(start)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("%v: %v", args, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		peakRSS = ru.Maxrss << 10 // KiB on Linux
+	}
+	return code, out.String(), wall, peakRSS
+}
+
+// bigFrameTarget is a sim-chat target (opted in) that answers every request with frames
+// valid answer chunks of about size bytes each and no terminal, then ends the response. A
+// line may hold 64 KiB (sse.DefaultMaxLine) and an event 1 MiB, so each frame is a chunk of
+// 60,000 bytes of text on its first data line and JSON whitespace on the next ones.
+func bigFrameTarget(t *testing.T, frames, size int) *httptest.Server {
+	t.Helper()
+	const line = 60_000
+	var b strings.Builder
+	b.WriteString(`data: {"blockId":"b1","chunk":"` + strings.Repeat("x", line) + `"` + "\n")
+	for n := line; n < size; n += line {
+		b.WriteString("data: " + strings.Repeat(" ", line) + "\n")
+	}
+	b.WriteString("data: }\n\n")
+	frame := []byte(b.String())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+		for range frames {
+			if _, err := w.Write(frame); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestBigFramesStayBounded is the hostile case of issue #21's unbounded samples: a target
+// sending 60 valid 900 KB frames and no terminal, 20 clients for 4 s. Every session fails
+// (truncated, R-converge), and each rule's samples replay sessions of 54 MB: the generator
+// kept their frames whole (1.25 GiB RSS, a 162 MB violations.jsonl and report.html, 57 s).
+// Now a kept frame is clipped at 64 KiB, a sample at 256 KiB, the run's samples at 4 MiB, the
+// replays share the replay budget, and the report clips frames again. Measured on 2 vCPUs
+// (AMD EPYC) shared with other work (load average 6–9): peak RSS 73–74 MiB (before: 1,238
+// MiB), violations.jsonl 770 KiB, report.html 305 KiB (before: 164 and 165 MiB), 12.6–29 s
+// (before: 17 s at the same load, for 21 sessions); the bounds below leave room for a slower
+// machine.
+func TestBigFramesStayBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves gigabytes through loopback")
+	}
+	t.Parallel()
+	srv := bigFrameTarget(t, 60, 900<<10)
+	dir := t.TempDir()
+	mix := filepath.Join(dir, "mix.yaml")
+	if err := os.WriteFile(mix, []byte("name: big\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
+		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: big}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, output, wall, rss := runMainMeasured(t, "load", "--target", srv.URL, "--mix", mix, "--clients", "20", "--duration", "4s",
+		"--grace", "20s", "--no-leak-check", "--quiet", "--out", out, "--run-id", "big")
+	t.Logf("load: %s, peak RSS %d MiB", wall.Round(time.Millisecond), rss>>20)
+	if code != exitFailure {
+		t.Fatalf("load exit %d, want %d:\n%s", code, exitFailure, output)
+	}
+	err := filepath.WalkDir(filepath.Join(out, "big"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		t.Logf("%s: %d KiB", d.Name(), info.Size()>>10)
+		if info.Size() > 8<<20 {
+			t.Errorf("%s is %d MiB: over 8 MiB", path, info.Size()>>20)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss > 256<<20 {
+		t.Errorf("peak RSS %d MiB, over 256 MiB", rss>>20)
+	}
+	run, err := readRunArg(filepath.Join(out, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Samples) == 0 {
+		t.Fatal("no violation sample kept")
+	}
+	for _, sm := range run.Samples {
+		if n := sm.SampleBytes(); n > measure.MaxSampleBytes+2*measure.MaxSampleFrameBytes {
+			t.Errorf("sample %s %s keeps %d KiB of frames", sm.Rule, sm.Session, n>>10)
+		}
+		for _, f := range sm.Frames {
+			if len(f) > measure.MaxSampleFrameBytes+100 {
+				t.Errorf("sample %s keeps a frame of %d KiB", sm.Session, len(f)>>10)
+			}
+		}
+	}
+	// 4 s of load, the in-flight sessions' drain (a 54 MB session each) within the grace
+	// period, the replay budget (5 s), the report; generous for a loaded machine.
+	if wall > 45*time.Second {
+		t.Errorf("load took %s, want under 45 s", wall)
+	}
+}
 
 // usageStream is a valid one-turn stream of the provider dialect whose usage report says
 // tokens output tokens (as written on the wire).
@@ -80,5 +215,57 @@ func TestUsageOutOfRangeIsAViolation(t *testing.T) {
 				t.Errorf("output tokens %d, token summary %+v: want 3 (a token per text frame), none from the report", s.Counters.OutputTokens, s.Tokens)
 			}
 		})
+	}
+}
+
+// hangingTarget answers every request 200 with one frame that breaks two sim-chat rules (no
+// protocol echo for an opted-in client: R-headers; not JSON: R-framing), then holds the
+// stream open, silent, until the client leaves.
+func hangingTarget(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("data: {oops\n\n"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestHungTargetEndsOnTime: against a target whose every stream hangs, a run ends within
+// --duration + --grace + --replay-budget (5 s by default) + 10 s for the rest (results,
+// report; generous on a loaded machine). Each rule's samples replayed the hung sessions one at
+// a time, each up to the stream timeout: 2 rules × 3 samples × 5 s made this run last 37 s.
+func TestHungTargetEndsOnTime(t *testing.T) {
+	t.Parallel()
+	srv := hangingTarget(t)
+	dir := t.TempDir()
+	mix := filepath.Join(dir, "mix.yaml")
+	if err := os.WriteFile(mix, []byte("name: hang\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
+		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: hang}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const duration, grace, streamTimeout = 2 * time.Second, 6 * time.Second, 5 * time.Second
+	start := time.Now()
+	err := runLoad([]string{"--target", srv.URL, "--mix", mix, "--clients", "4", "--duration", duration.String(),
+		"--grace", grace.String(), "--stream-timeout", streamTimeout.String(), "--no-leak-check", "--quiet", "--out", dir, "--run-id", "hang"})
+	took := time.Since(start)
+	if code := exitCode(err); code != exitFailure {
+		t.Fatalf("load: exit %d (%v), want %d", code, err, exitFailure)
+	}
+	if limit := duration + grace + loadgen.DefaultReplayBudget + 10*time.Second; took > limit {
+		t.Errorf("the run took %s, over --duration + --grace + --replay-budget + 10 s = %s", took.Round(time.Millisecond), limit)
+	}
+	run, err := readRunArg(filepath.Join(dir, "hang"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := run.Summary.Replays
+	if rp == nil || rp.Budget != loadgen.DefaultReplayBudget || rp.SkippedForBudget == 0 || rp.Took > loadgen.DefaultReplayBudget+2*time.Second {
+		t.Errorf("replays %+v: want the default budget spent, sessions skipped for lack of it", rp)
+	}
+	if !strings.Contains(strings.Join(run.Summary.Verdict.Warnings, "\n"), "for lack of the replay budget") {
+		t.Errorf("warnings %q do not say samples were skipped", run.Summary.Verdict.Warnings)
 	}
 }

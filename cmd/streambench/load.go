@@ -51,8 +51,12 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.DurationVar(&w.Duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", loadgen.DefaultDuration))
 	fs.Int64Var(&w.Sessions, "sessions", 0, "stop after this many sessions")
 	fs.DurationVar(&w.Warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
-	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled")
-	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation)")
+	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled (outcome cut).\n"+
+		longestRunHelp)
+	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation);\n"+
+		"it never lengthens the run: a stream still open when --grace ends is cut. "+longestRunHelp)
+	fs.DurationVar(&w.ReplayBudget, "replay-budget", loadgen.DefaultReplayBudget, "after the load, how long the replays of offending sessions (whose frames make the violation samples) may take\n"+
+		"together; the sessions not replayed for lack of it are counted (summary.json replays) and named in a warning; 0: none")
 	fs.DurationVar(&w.IdleTimeout, "idle-timeout", loadgen.DefaultIdleTimeout, "end a stream silent this long (no byte, comments and keep-alives included) as outcome stalled; negative: never")
 	fs.DurationVar(&w.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
 	fs.Float64Var(&w.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
@@ -78,6 +82,10 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 		"goodput counts the sessions that succeeded and met every one; metrics: "+measure.SessionSLOMetricNames())
 	return w
 }
+
+// longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
+const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget, then the post-run checks:\n" +
+	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
 
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
 func (w *workloadFlags) config() (loadgen.Config, error) {
