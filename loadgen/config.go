@@ -75,6 +75,9 @@ type Config struct {
 	// mix profiles' headers of the same name. Sensitive values (SensitiveHeader) are recorded
 	// and printed as Redacted.
 	Headers http.Header
+	// Redact lists more secrets, of any length, to hide in everything the run writes or
+	// prints, besides the sensitive headers' values and the URLs' userinfo (Redactor).
+	Redact []string
 	// Options are dialect options for every profile, over the mix's (the command line's
 	// --option, --path, ...); the dialect rejects keys it does not know, so options of one
 	// dialect need a mix of that dialect alone.

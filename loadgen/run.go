@@ -56,7 +56,7 @@ type runner struct {
 	// TargetIndex); redactor hides their secret values in text that might quote a request
 	// (nil: no secrets).
 	reqOpts  [][]profileRequest
-	redactor *strings.Replacer
+	redactor *Redactor
 
 	// scripts holds rendered scripts whose steps the next plan renders into: a session keeps
 	// only what plan derives from its script, and a step per token of garbage per session is
@@ -90,14 +90,9 @@ func (r *runner) noteError(err error) {
 	}
 }
 
-// redact replaces the secret header values in s (a server may echo a request's headers in
-// an error body).
-func (r *runner) redact(s string) string {
-	if r.redactor == nil {
-		return s
-	}
-	return r.redactor.Replace(s)
-}
+// redact replaces the run's secrets in s (a server may echo a request's headers in an error
+// body, a redirect, a frame).
+func (r *runner) redact(s string) string { return r.redactor.String(s) }
 
 // noteViolations counts a counted session's violations and offers it as a sample.
 func (r *runner) noteViolations(p *sessionPlan, vs []protocol.Violation) {
@@ -218,7 +213,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	r.redactor = secretValues(r.reqOpts)
+	r.redactor = newRunRedactor(&cfg, r.reqOpts)
 	if r.runID == "" {
 		r.runID = newRunID()
 	}
@@ -427,6 +422,8 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		// The mix's thresholds were parsed before the run (ParseMix): this is a defect.
 		return run, fmt.Errorf("judge the run: %w", err)
 	}
+	// Last, over everything the run holds: its verdict quotes errors and settings.
+	r.redactor.Run(run)
 	return run, nil
 }
 
@@ -670,9 +667,9 @@ func (r *runner) recordedConfig() measure.Config {
 	if c.Insecure {
 		extra["insecure"] = "true"
 	}
-	if len(extra) > 0 || r.redactor != nil {
+	if len(extra) > 0 {
 		for k, v := range c.Info.Extra {
-			extra[k] = r.redact(v)
+			extra[k] = v
 		}
 		mc.Extra = extra
 	}

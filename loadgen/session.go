@@ -153,7 +153,7 @@ func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.T
 	if capture == 0 && r.cfg.OnSessionEnd != nil {
 		r.cfg.OnSessionEnd(SessionEnd{
 			Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
-			Outcome: res.outcome, Violations: res.violations, Err: res.err,
+			Outcome: res.outcome, Violations: res.violations, Err: r.redactor.Error(res.err),
 		})
 	}
 	return res

@@ -53,6 +53,7 @@ type Workload struct {
 	SnapshotEvery          time.Duration
 	HTTP2                  bool
 	Headers                []string // "Name: value" (ParseHeaders)
+	Redact                 []string // more secrets (Config.Redact)
 	CACert                 string
 	Insecure               bool
 	TimeScale              float64
@@ -74,6 +75,7 @@ func (w Workload) Config() (Config, error) {
 		SnapshotInterval: w.SnapshotEvery,
 		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
 	}
+	cfg.Redact = w.Redact
 	cfg.ReplayBudget = w.ReplayBudget
 	if w.ReplayBudget <= 0 {
 		cfg.ReplayBudget = -1

@@ -2,14 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +23,7 @@ import (
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/stack"
 )
 
 // runMainMeasured is runMain that also returns how long the process took and its peak
@@ -267,5 +274,161 @@ func TestHungTargetEndsOnTime(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(run.Summary.Verdict.Warnings, "\n"), "for lack of the replay budget") {
 		t.Errorf("warnings %q do not say samples were skipped", run.Summary.Verdict.Warnings)
+	}
+}
+
+// getStatus GETs url and returns the status and body.
+func getStatus(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestPprofOffByDefault: the mock and the runtime serve no /debug/pprof/ on their ports (the
+// runtime served its --provider-header credential at /debug/pprof/cmdline); --pprof ADDR
+// serves profiles on a listener of its own, on loopback for an ADDR without a host, and never
+// the command line.
+func TestPprofOffByDefault(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-provider-pprof-0123456789"
+	exe := os.Args[0]
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"runtime", []string{"runtime", "--addr", "127.0.0.1:0", "--provider", "http://127.0.0.1:1", "--provider-header", "Authorization: Bearer " + secret}},
+		{"mock", []string{"mock", "--addr", "127.0.0.1:0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			child, err := stack.StartChild(exe, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(child.Stop)
+			for _, path := range []string{"/debug/pprof/", "/debug/pprof/cmdline"} {
+				if code, body := getStatus(t, child.URL()+path); code != http.StatusNotFound || strings.Contains(body, secret) {
+					t.Errorf("GET %s on the %s's port: %d %q, want 404 without the secret", path, tc.name, code, body)
+				}
+			}
+			if child.PprofURL() != "" {
+				t.Errorf("profiles served at %s without --pprof", child.PprofURL())
+			}
+			prof, err := stack.StartChild(exe, append(slices.Clone(tc.args), "--pprof", ":0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(prof.Stop)
+			base := prof.PprofURL()
+			if !strings.HasPrefix(base, "http://127.0.0.1:") || base == prof.URL() {
+				t.Fatalf("--pprof :0 serves at %q (the %s's port %s): want a loopback listener of its own", base, tc.name, prof.URL())
+			}
+			if code, _ := getStatus(t, base+"/debug/pprof/goroutine?debug=1"); code != http.StatusOK {
+				t.Errorf("GET goroutine profile: %d", code)
+			}
+			if code, body := getStatus(t, base+"/debug/pprof/cmdline"); code != http.StatusNotFound || strings.Contains(body, secret) {
+				t.Errorf("GET /debug/pprof/cmdline on the pprof listener: %d %q, want 404 without the secret", code, body)
+			}
+		})
+	}
+}
+
+// secretTarget is a sim-chat target (opted in) that quotes every secret it was sent, one way
+// per slug: "echo" answers 401 with OpenAI's message quoting the bare token, "redirect" 307 to
+// a Location carrying it, "frames" a stream whose chunk quotes it (R-converge: the replay
+// keeps its frames in a sample). Each also quotes the target URL's password and the extra
+// secret. hits counts requests per slug.
+func secretTarget(t *testing.T, quoted string, hits *sync.Map) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slug := r.PathValue("slug")
+		if slug == "" {
+			slug = strings.TrimPrefix(r.URL.Path, "/api/chat/")
+		}
+		n, _ := hits.LoadOrStore(slug, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+		switch slug {
+		case "echo":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s","type":"invalid_request_error"}}`, quoted)
+		case "redirect":
+			w.Header().Set("Location", "https://login.example/callback?access_token="+url.QueryEscape(quoted))
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		case "frames":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+			chunk, _ := json.Marshal("the keys: " + quoted)
+			fmt.Fprintf(w, "data: {\"blockId\":\"b1\",\"chunk\":%s}\n\ndata: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{\"content\":%s}}}\n\ndata: \"[DONE]\"\n\n", chunk, chunk)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestNoSecretWrittenOrPrinted: a run with a secret in every place a hostile or careless
+// target puts one, the target URL's user:password, an Authorization header whose bare token
+// a 401 body echoes ("Incorrect API key provided: T"), a redirect's Location, frames kept in
+// a violation sample, and a --redact value: no file under the run directory and no line the
+// process printed holds any of them. Before, the URL's password was in summary.json
+// (config.target, environment.target) and both reports, and the bare token wherever the
+// target quoted it.
+func TestNoSecretWrittenOrPrinted(t *testing.T) {
+	t.Parallel()
+	const (
+		token    = "sk-bare-token-0123456789"
+		password = "url-pass-word-98765"
+		extra    = "zq-42" // --redact: any length
+	)
+	var hits sync.Map
+	srv := secretTarget(t, token+" "+password+" user:"+password+" "+extra, &hits)
+	dir := t.TempDir()
+	mix := filepath.Join(dir, "mix.yaml")
+	if err := os.WriteFile(mix, []byte("name: secrets\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
+		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: echo}, {slug: redirect}, {slug: frames}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := strings.Replace(srv.URL, "http://", "http://user:"+password+"@", 1)
+	out := filepath.Join(dir, "out")
+	code, output := runMain(t, "load", "--target", target, "--mix", mix, "--rate", "50", "--sessions", "30",
+		"--header", "Authorization: Bearer "+token, "--redact", extra, "--leak-grace", "1s", "--out", out, "--run-id", "secrets")
+	if code != exitFailure {
+		t.Fatalf("load exit %d, want %d:\n%s", code, exitFailure, output)
+	}
+	for _, slug := range []string{"echo", "redirect", "frames"} {
+		if n, ok := hits.Load(slug); !ok || n.(*atomic.Int64).Load() == 0 {
+			t.Errorf("no request reached %s: the run did not meet every case", slug)
+		}
+	}
+	for _, secret := range []string{token, password, extra} {
+		assertSecretNowhere(t, secret, output, out)
+	}
+	run, err := readRunArg(filepath.Join(out, "secrets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := run.Summary
+	if want := "http://" + loadgen.Redacted + "@" + strings.TrimPrefix(srv.URL, "http://"); s.Config.Target != want || s.Environment.Target != want {
+		t.Errorf("recorded targets %q, %q, want %q", s.Config.Target, s.Environment.Target, want)
+	}
+	first := strings.Join(s.Judging.FirstErrors, "\n")
+	for _, want := range []string{"Incorrect API key provided: " + loadgen.Redacted, "access_token=" + loadgen.Redacted} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first errors lack %q (the echo, redacted):\n%s", want, first)
+		}
+	}
+	framed := false
+	for _, sm := range run.Samples {
+		framed = framed || strings.Contains(strings.Join(sm.Frames, "\n"), "the keys: "+loadgen.Redacted)
+	}
+	if !framed {
+		t.Errorf("no sample kept the frames quoting the secrets, redacted: %+v", run.Samples)
 	}
 }
