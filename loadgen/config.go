@@ -129,6 +129,12 @@ type Config struct {
 	// sample). Sessions not replayed for lack of it are counted (Summary.Replays).
 	ReplayBudget time.Duration
 
+	// BreakerSessions is how many first sessions the circuit breaker watches (default
+	// DefaultBreakerSessions; negative: no breaker): when they all end in the same error (the
+	// same outcome and text but for the session id and the URLs), the run stops starting
+	// sessions and says why (Summary.Judging.Stopped, which fails the run).
+	BreakerSessions int
+
 	// Allow lists rules whose violations are known findings, in addition to the mix's allow
 	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
 	Allow []protocol.Rule
@@ -297,6 +303,9 @@ func (c *Config) withDefaults() (Config, error) {
 	if cfg.SnapshotInterval <= 0 {
 		cfg.SnapshotInterval = DefaultSnapshotInterval
 	}
+	if cfg.BreakerSessions == 0 {
+		cfg.BreakerSessions = DefaultBreakerSessions
+	}
 	if cfg.ReplayBudget == 0 {
 		cfg.ReplayBudget = DefaultReplayBudget
 	}
@@ -312,6 +321,18 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.Target == "" {
 		errs = append(errs, errors.New("target: the runtime's base URL is required"))
+	} else if err := CheckURL("target", cfg.Target); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.MockURL != "" {
+		if err := CheckURL("mock", cfg.MockURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if m := cfg.RuntimeMetricsURL; m != "-" && m != cfg.Target+"/metrics" {
+		if err := CheckURL("runtime metrics", m); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	modes := 0
 	if cfg.Clients > 0 {

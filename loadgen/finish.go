@@ -52,8 +52,9 @@ func (s *streamState) end(o measure.Outcome, err error) sessionResult {
 			rec.ok.Add(1)
 		}
 		if res.err != nil {
-			r.noteError(res.err)
+			r.noteError(p.id, res.err)
 		}
+		r.breaker.note(p.id, o, res.err)
 		if unfinished(o) {
 			r.noteHungViolations(p, res.violations)
 		} else {

@@ -66,6 +66,10 @@ type runner struct {
 	errMu     sync.Mutex
 	errSeen   int
 	errSample []string // the first few unscripted errors, for the verdict
+	errKinds  []string // errSample's signatures (errorSignature)
+	stopped   string   // why the run stopped before its planned end (the circuit breaker)
+
+	breaker breaker
 }
 
 // maxErrorSamples bounds how many error messages the verdict quotes, maxErrorSampleBytes
@@ -75,11 +79,19 @@ const (
 	maxErrorSampleBytes = 400
 )
 
-func (r *runner) noteError(err error) {
+// noteError keeps the first few unscripted errors of the run for the verdict, one of each
+// kind: an error alike to one kept but for the session id and the URLs (every session of a
+// dead target) is only counted.
+func (r *runner) noteError(id string, err error) {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	r.errSeen++
 	if len(r.errSample) < maxErrorSamples {
+		sig := errorSignature(id, err.Error())
+		if slices.Contains(r.errKinds, sig) {
+			return
+		}
+		r.errKinds = append(r.errKinds, sig)
 		msg := r.redact(err.Error())
 		if len(msg) > maxErrorSampleBytes {
 			// A hostile target's bytes quoted in an error (a malformed status line) can be
@@ -262,6 +274,12 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			close(stopStarting)
 		})
 	}
+	r.breaker = breaker{n: max(cfg.BreakerSessions, 0), trip: func(reason string) {
+		r.errMu.Lock()
+		r.stopped = reason
+		r.errMu.Unlock()
+		stop("breaker")
+	}}
 	if cfg.Duration > 0 {
 		t := time.AfterFunc(time.Until(r.start.Add(cfg.Duration)), func() { stop("deadline") })
 		defer t.Stop()
@@ -706,6 +724,7 @@ func (r *runner) judging(postErrs []error) measure.Judging {
 	j := measure.Judging{Grace: r.cfg.Grace, StreamTimeout: r.cfg.StreamTimeout, IdleTimeout: r.cfg.IdleTimeout, MaxInflight: r.cfg.MaxInflight}
 	r.errMu.Lock()
 	j.FirstErrors = slices.Clone(r.errSample)
+	j.Stopped = r.stopped
 	r.errMu.Unlock()
 	for _, e := range postErrs {
 		j.PostRun = append(j.PostRun, e.Error())

@@ -42,12 +42,15 @@ type sessionPlan struct {
 
 // plan derives session index's plan. The scenario exists: Config validation checked the mix.
 func (r *runner) plan(index uint64, suffix string) *sessionPlan {
-	pick := r.cfg.Mix.Pick(r.cfg.Seed, index)
+	return r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10)+suffix)
+}
+
+// planOf is the plan of the session pick, named id.
+func (r *runner) planOf(pick Pick, id string) *sessionPlan {
 	sc, _ := r.cfg.Library.Get(pick.Scenario)
 	prev, _ := r.scripts.Get().(*scenarios.Script)
 	script := sc.RenderReusing(pick.Seed, prev)
 	defer r.scripts.Put(script)
-	id := r.runID + "-" + strconv.FormatUint(index, 10) + suffix
 	input := scenarios.Directive{Scenario: pick.Scenario, Seed: pick.Seed, Session: id}.String()
 	if sc.Prompt != "" {
 		input += " " + sc.Prompt

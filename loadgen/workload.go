@@ -47,6 +47,7 @@ type Workload struct {
 	StreamTimeout          time.Duration
 	IdleTimeout            time.Duration
 	ReplayBudget           time.Duration // 0 or negative: no replay (Config.ReplayBudget < 0)
+	BreakerSessions        int           // 0 or negative: no circuit breaker
 	LeakGrace              time.Duration
 	LeakPerStream          float64
 	NoLeakCheck            bool
@@ -76,6 +77,10 @@ func (w Workload) Config() (Config, error) {
 		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
 	}
 	cfg.Redact = w.Redact
+	cfg.BreakerSessions = w.BreakerSessions
+	if w.BreakerSessions <= 0 {
+		cfg.BreakerSessions = -1
+	}
 	cfg.ReplayBudget = w.ReplayBudget
 	if w.ReplayBudget <= 0 {
 		cfg.ReplayBudget = -1

@@ -95,6 +95,9 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 		for _, p := range sum.Judging.PostRun {
 			judging.PostRun = append(judging.PostRun, fmt.Sprintf("shard %d: %s", info.Index, p))
 		}
+		if st := sum.Judging.Stopped; st != "" {
+			judging.Stopped = strings.TrimPrefix(judging.Stopped+"; ", "; ") + fmt.Sprintf("shard %d: %s", info.Index, st)
+		}
 		judging.Grace, judging.StreamTimeout = max(judging.Grace, sum.Judging.Grace), max(judging.StreamTimeout, sum.Judging.StreamTimeout)
 		judging.IdleTimeout = max(judging.IdleTimeout, sum.Judging.IdleTimeout)
 		for _, w := range sum.Verdict.Warnings {

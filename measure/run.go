@@ -332,8 +332,11 @@ type ReplayInfo struct {
 // Judging is what a verdict quotes beyond the summary's figures: the first error messages,
 // the post-run checks that failed, and the settings its reasons name.
 type Judging struct {
-	FirstErrors   []string      `json:"first_errors,omitempty"`
-	PostRun       []string      `json:"post_run,omitempty"`
+	FirstErrors []string `json:"first_errors,omitempty"`
+	PostRun     []string `json:"post_run,omitempty"`
+	// Stopped says why the run stopped before its planned end (the circuit breaker); a run
+	// that did fails as an interrupted one does.
+	Stopped       string        `json:"stopped,omitempty"`
 	Grace         time.Duration `json:"grace_ns,omitempty"`
 	StreamTimeout time.Duration `json:"stream_timeout_ns,omitempty"`
 	IdleTimeout   time.Duration `json:"idle_timeout_ns,omitempty"`

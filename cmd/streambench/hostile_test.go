@@ -432,3 +432,143 @@ func TestNoSecretWrittenOrPrinted(t *testing.T) {
 		t.Errorf("no sample kept the frames quoting the secrets, redacted: %+v", run.Samples)
 	}
 }
+
+// countingServer answers every request with status (and a short body) and counts them.
+func countingServer(t *testing.T, status int, tls bool) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		http.Error(w, fmt.Sprintf(`{"error":"status %d"}`, status), status)
+	})
+	srv := httptest.NewUnstartedServer(h)
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// refusedURL is a loopback URL nothing listens on (a port just released).
+func refusedURL(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u := srv.URL
+	srv.Close()
+	return u
+}
+
+// TestDeadTargetFailsFast: a target that cannot work, whatever the load's size, stops `load`
+// before the load with one line naming the route and why, exit 1, within 5 s, having sent
+// one request in all (the preflight's, fewer than one per client). Before, each fired
+// thousands of requests for the whole --duration (6,611 in 5 s from 5 clients).
+func TestDeadTargetFailsFast(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		url  func(t *testing.T) (string, *atomic.Int64)
+		want string
+	}{
+		// nothing listens
+		{"refused", func(t *testing.T) (string, *atomic.Int64) { return refusedURL(t), nil }, "connection refused"},
+		// the name does not resolve
+		{"dns", func(*testing.T) (string, *atomic.Int64) { return "http://streambench-no-such-host.invalid:8080", nil }, "no such host"},
+		// a certificate the generator does not trust
+		{"tls", func(t *testing.T) (string, *atomic.Int64) {
+			srv, n := countingServer(t, http.StatusOK, true)
+			return srv.URL, n
+		}, "certificate"},
+		// a wrong route
+		{"404", func(t *testing.T) (string, *atomic.Int64) {
+			srv, n := countingServer(t, http.StatusNotFound, false)
+			return srv.URL, n
+		}, "HTTP 404"},
+		// a route that does not take POST
+		{"405", func(t *testing.T) (string, *atomic.Int64) {
+			srv, n := countingServer(t, http.StatusMethodNotAllowed, false)
+			return srv.URL, n
+		}, "HTTP 405"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			target, hits := tc.url(t)
+			dir := t.TempDir()
+			start := time.Now()
+			code, output := runMain(t, "load", "--target", target, "--dialect", "sim-chat", "--mix", writePlainMix(t, dir, "sim-chat"),
+				"--clients", "5", "--duration", "30s", "--no-leak-check", "--quiet", "--out", dir)
+			took := time.Since(start)
+			if code != exitFailure || !strings.Contains(output, "preflight: POST ") || !strings.Contains(output, tc.want) {
+				t.Errorf("load: exit %d, want %d naming the route and %q:\n%s", code, exitFailure, tc.want, output)
+			}
+			if lines := strings.Split(strings.TrimSpace(output), "\n"); len(lines) != 1 || len(output) > 600 {
+				t.Errorf("want one line of at most 600 bytes, got %d lines, %d bytes:\n%s", len(lines), len(output), output)
+			}
+			if took > 5*time.Second {
+				t.Errorf("load took %s, want under 5 s", took.Round(time.Millisecond))
+			}
+			if hits != nil && hits.Load() > 1 {
+				t.Errorf("%d requests reached the target, want the preflight's one at most", hits.Load())
+			}
+		})
+	}
+}
+
+// TestMalformedTargetIsBadInput: a URL that is not an http(s) base URL is bad input (exit
+// 104) named before anything is sent. Before, a scheme-less 127.0.0.1:8080 failed every
+// session at load.
+func TestMalformedTargetIsBadInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// no scheme: not even a URL
+		{[]string{"--target", "127.0.0.1:8080"}, `--target "127.0.0.1:8080": not a URL: want http://HOST:PORT or https://HOST:PORT (the scheme is missing)`},
+		// no scheme: a host read as a scheme
+		{[]string{"--target", "localhost:8080"}, "(the scheme is missing)"},
+		// a scheme streambench does not speak
+		{[]string{"--target", "ftp://127.0.0.1:21"}, `scheme "ftp": want http or https`},
+		// no host
+		{[]string{"--target", "http://"}, "no host"},
+		// the mock's URL too, without quoting its password
+		{[]string{"--target", "http://127.0.0.1:1", "--mock", "ftp://u:mock-password-1@127.0.0.1:2"}, `--mock "ftp://<redacted>@127.0.0.1:2"`},
+	} {
+		code, output := runMain(t, append([]string{"load", "--quiet", "--clients", "1", "--duration", "1s"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(output, tc.want) || strings.Contains(output, "mock-password-1") {
+			t.Errorf("load %q: exit %d, output %q; want %d and %q", tc.args, code, output, exitUsage, tc.want)
+		}
+	}
+}
+
+// TestCircuitBreakerStopsTheRun: a target that refuses every session the same way, past the
+// preflight (a 401: the run counts it), is stopped by the circuit breaker once the first 50
+// sessions all failed alike, saying why; not after the whole --duration.
+func TestCircuitBreakerStopsTheRun(t *testing.T) {
+	t.Parallel()
+	srv, hits := countingServer(t, http.StatusUnauthorized, false)
+	dir := t.TempDir()
+	start := time.Now()
+	err := runLoad([]string{"--target", srv.URL, "--dialect", "sim-chat", "--mix", writePlainMix(t, dir, "sim-chat"),
+		"--clients", "5", "--duration", "60s", "--no-leak-check", "--quiet", "--out", dir, "--run-id", "breaker"})
+	took := time.Since(start)
+	if code := exitCode(err); code != exitFailure || !strings.Contains(err.Error(), "circuit breaker: the first 50 sessions all ended http_error the same way") {
+		t.Fatalf("load: exit %d (%v), want %d naming the circuit breaker", code, err, exitFailure)
+	}
+	if took > 30*time.Second {
+		t.Errorf("load took %s of its 60 s, want it stopped early", took.Round(time.Millisecond))
+	}
+	run, err := readRunArg(filepath.Join(dir, "breaker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 50 sessions, and those the 5 users started while the stop reached them (a few each: a
+	// refused session takes microseconds); and the preflight's request.
+	if n := run.Summary.Counters.SessionsStarted; n < 50 || n > 75 || hits.Load() > n+1 {
+		t.Errorf("%d sessions started, %d requests: want 50 to 75 sessions, one request each and the preflight's", n, hits.Load())
+	}
+	if !strings.Contains(run.Summary.Judging.Stopped, "circuit breaker") {
+		t.Errorf("summary.json judging.stopped %q", run.Summary.Judging.Stopped)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -58,6 +59,8 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.DurationVar(&w.ReplayBudget, "replay-budget", loadgen.DefaultReplayBudget, "after the load, how long the replays of offending sessions (whose frames make the violation samples) may take\n"+
 		"together; the sessions not replayed for lack of it are counted (summary.json replays) and named in a warning; 0: none")
 	fs.DurationVar(&w.IdleTimeout, "idle-timeout", loadgen.DefaultIdleTimeout, "end a stream silent this long (no byte, comments and keep-alives included) as outcome stalled; negative: never")
+	fs.IntVar(&w.BreakerSessions, "breaker-sessions", loadgen.DefaultBreakerSessions, "circuit breaker: when the first N sessions all end in the same error (the same outcome and text but for\n"+
+		"the session id and the URLs), stop starting sessions and say why (the run fails); 0: never")
 	fs.DurationVar(&w.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
 	fs.Float64Var(&w.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
 		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
@@ -106,6 +109,8 @@ func runLoad(args []string) error {
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency and R-abort")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
 	out := fs.String("out", "", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl)")
+	noPreflight := fs.Bool("no-preflight", false, "skip the preflight: before the load, one request per dialect and target (marked "+loadgen.PreflightHeader+": 1)\n"+
+		"whose refused connection, DNS or TLS failure, or 404/405 stops the run at once, exit 1")
 	metricsAddr := addMetricsAddrFlag(fs)
 	w := addWorkloadFlags(fs)
 	sh := addShardFlags(fs)
@@ -119,6 +124,14 @@ func runLoad(args []string) error {
 	if *target == "" {
 		return usageError("--target is required (the runtime's base URL)")
 	}
+	for _, u := range []struct{ flag, value string }{{"--target", *target}, {"--mock", *mock}, {"--runtime-metrics", *metrics}} {
+		if u.value == "" || u.value == "-" {
+			continue
+		}
+		if err := loadgen.CheckURL(u.flag, u.value); err != nil {
+			return usageError("%v", err)
+		}
+	}
 	cfg, err := w.config()
 	if err != nil {
 		return err
@@ -127,7 +140,40 @@ func runLoad(args []string) error {
 	if err := sh.apply(&cfg, os.Getenv); err != nil {
 		return err
 	}
+	if err := cfg.Validate(); err != nil {
+		return usageError("%v", err)
+	}
+	if !*noPreflight {
+		if err := preflight(cfg, w.quiet); err != nil {
+			return err
+		}
+	}
 	return playAndFinish(cfg, *out, *metricsAddr, w.quiet)
+}
+
+// preflight runs loadgen.Preflight with Ctrl-C cancelling it: a route that cannot work is
+// the run's failure (exit 1), said in one line; a route without an answer in time is a
+// warning.
+func preflight(cfg loadgen.Config, quiet bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	warnings, err := loadgen.Preflight(ctx, cfg)
+	if ctx.Err() != nil {
+		return &exitError{code: exitFailure, err: errors.New("interrupted during the preflight: no load was sent")}
+	}
+	if !quiet {
+		for _, w := range warnings {
+			fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+		}
+	}
+	var pe *loadgen.PreflightError
+	switch {
+	case errors.As(err, &pe):
+		return &exitError{code: exitFailure, err: pe}
+	case err != nil:
+		return usageError("%v", err)
+	}
+	return nil
 }
 
 // playAndFinish is the end of load and run: cfg played with snapshots into out and live
