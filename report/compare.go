@@ -29,8 +29,10 @@ func (r CompareRow) Change() float64 {
 
 // Comparison is two runs side by side, A the reference and B the candidate.
 type Comparison struct {
-	A, B string // run IDs
+	A, B string // run IDs, marked "(INCOMPLETE)" for a snapshot of a killed or running run
 	Rows []CompareRow
+	// Notes say what an incomplete run's figures cover (IncompleteBanner), printed first.
+	Notes []string
 }
 
 // compareStats are the latency statistics a comparison shows per histogram.
@@ -50,6 +52,16 @@ var compareStats = []struct {
 // violations and failed leaks.
 func Compare(a, b *measure.Run) Comparison {
 	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID}
+	for _, x := range []struct {
+		id   *string
+		role string
+		s    *measure.Summary
+	}{{&c.A, "A", &a.Summary}, {&c.B, "B", &b.Summary}} {
+		if banner := IncompleteBanner(x.s); banner != "" {
+			*x.id += " (INCOMPLETE)"
+			c.Notes = append(c.Notes, x.role+": "+banner)
+		}
+	}
 	byKey := func(r *measure.Run) map[measure.Key]measure.MetricSummary {
 		m := map[measure.Key]measure.MetricSummary{}
 		for _, s := range r.Summary.Metrics {
@@ -182,11 +194,19 @@ func (c Comparison) table() table {
 	return t
 }
 
-// WriteText prints the comparison as an aligned text table.
-func (c Comparison) WriteText(w io.Writer) error { return c.table().writeText(w) }
+// WriteText prints the comparison as an aligned text table, after its notes.
+func (c Comparison) WriteText(w io.Writer) error {
+	for _, n := range c.Notes {
+		fmt.Fprintln(w, n)
+	}
+	return c.table().writeText(w)
+}
 
-// WriteMarkdown prints the comparison as a GitHub table.
+// WriteMarkdown prints the comparison as a GitHub table, after its notes.
 func (c Comparison) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", mdCell(c.A), mdCell(c.B))
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "> **%s**\n\n", mdCell(n))
+	}
 	c.table().writeMarkdown(w, "")
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/stack"
+	"github.com/streambench/streambench/verdict"
 )
 
 // runMainMeasured is runMain that also returns how long the process took and its peak
@@ -570,5 +571,91 @@ func TestCircuitBreakerStopsTheRun(t *testing.T) {
 	}
 	if !strings.Contains(run.Summary.Judging.Stopped, "circuit breaker") {
 		t.Errorf("summary.json judging.stopped %q", run.Summary.Judging.Stopped)
+	}
+}
+
+// runMainIn is runMain with the working directory dir.
+func runMainIn(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), benchChildEnv+"=1")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String()
+	}
+	t.Fatalf("%v: %v", args, err)
+	return 0, ""
+}
+
+// TestLoadWritesResultsByDefault: `load` without --out writes results/RUN-ID as `run` does
+// (before, it wrote nothing and said nothing), and says where; --out - keeps nothing.
+func TestLoadWritesResultsByDefault(t *testing.T) {
+	t.Parallel()
+	srv, _ := countingServer(t, http.StatusUnauthorized, false)
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		kept  bool
+	}{
+		// the default: results/RUN-ID
+		{"default", nil, true},
+		// --out -: nothing
+		{"dash", []string{"--out", "-"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			wd := t.TempDir()
+			code, output := runMainIn(t, wd, append([]string{"load", "--target", srv.URL, "--dialect", "sim-chat", "--mix", writePlainMix(t, t.TempDir(), "sim-chat"),
+				"--clients", "1", "--sessions", "2", "--no-leak-check", "--run-id", "byDefault"}, tc.extra...)...)
+			if code != exitFailure {
+				t.Fatalf("load: exit %d, want %d (every session a 401):\n%s", code, exitFailure, output)
+			}
+			dir := filepath.Join(wd, "results", "byDefault")
+			_, err := os.Stat(filepath.Join(dir, measure.SummaryFile))
+			if kept := err == nil; kept != tc.kept {
+				t.Errorf("%s kept %v, want %v:\n%s", dir, kept, tc.kept, output)
+			}
+			if said := strings.Contains(output, "results: "+filepath.Join("results", "byDefault")); said != tc.kept {
+				t.Errorf("output says where the results are: %v, want %v:\n%s", said, tc.kept, output)
+			}
+			if entries, _ := os.ReadDir(wd); !tc.kept && len(entries) != 0 {
+				t.Errorf("--out - left %d entries in the working directory", len(entries))
+			}
+		})
+	}
+}
+
+// TestCompareRefusesIncompleteRuns: `compare` refuses a run that did not finish (a snapshot:
+// killed, or still running) as gate does, exit 104 naming it; --allow-incomplete compares it
+// marked INCOMPLETE. Before, it compared a killed run's partial figures without a word.
+func TestCompareRefusesIncompleteRuns(t *testing.T) {
+	t.Parallel()
+	finished := savedRun(t, "finished", 0, nil)
+	run, err := measure.ReadRun(savedRun(t, "killed", 0, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join(t.TempDir(), "killed")
+	if err := measure.WriteSnapshot(killed, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{finished, killed}, {killed, finished}} {
+		var out bytes.Buffer
+		err := compareMain(args, &out)
+		if code := exitCode(err); code != exitUsage || !errors.Is(err, verdict.ErrIncomplete) || !strings.Contains(err.Error(), "run killed ("+killed+")") {
+			t.Errorf("compare %q: exit %d (%v), want %d naming the incomplete run", args, code, err, exitUsage)
+		}
+	}
+	var out bytes.Buffer
+	if err := compareMain([]string{finished, killed, "--allow-incomplete"}, &out); err != nil ||
+		!strings.Contains(out.String(), "B: killed (INCOMPLETE)") || !strings.Contains(out.String(), "B: INCOMPLETE: the run was killed") {
+		t.Errorf("compare --allow-incomplete: %v:\n%s", err, out.String())
 	}
 }

@@ -108,7 +108,7 @@ func runLoad(args []string) error {
 	target := fs.String("target", "", "the runtime's base URL, e.g. http://127.0.0.1:8080 (required)")
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency and R-abort")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
-	out := fs.String("out", "", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl)")
+	out := fs.String("out", defaultOut, outHelp)
 	noPreflight := fs.Bool("no-preflight", false, "skip the preflight: before the load, one request per dialect and target (marked "+loadgen.PreflightHeader+": 1)\n"+
 		"whose refused connection, DNS or TLS failure, or 404/405 stops the run at once, exit 1")
 	metricsAddr := addMetricsAddrFlag(fs)
@@ -148,7 +148,22 @@ func runLoad(args []string) error {
 			return err
 		}
 	}
-	return playAndFinish(cfg, *out, *metricsAddr, w.quiet)
+	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
+}
+
+// defaultOut and outHelp are --out of load and run.
+const (
+	defaultOut = "results"
+	outHelp    = "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl, plots, report.html,\n" +
+		"report.md), written as the run goes; - keeps nothing"
+)
+
+// outDir is --out's directory, "" for "-" (keep nothing).
+func outDir(flag string) string {
+	if flag == "-" {
+		return ""
+	}
+	return flag
 }
 
 // preflight runs loadgen.Preflight with Ctrl-C cancelling it: a route that cannot work is
