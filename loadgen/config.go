@@ -31,9 +31,12 @@ type Config struct {
 	RunID string
 
 	// Clients is the closed-loop number of virtual users (each runs sessions back to back,
-	// ThinkTime apart).
-	Clients   int
-	ThinkTime time.Duration
+	// ThinkTime apart). A user ignores a 429's or 503's Retry-After unless HonorRetryAfter:
+	// then it waits that long (at most MaxRetryAfter, never past the schedule's end) before
+	// its next session, if longer than ThinkTime. The open loop's schedule never waits.
+	Clients         int
+	ThinkTime       time.Duration
+	HonorRetryAfter bool
 	// Rate is the open-loop session rate per second; Arrival is "constant" (default) or
 	// "poisson". MaxInflight caps open streams (0: 10,000); a start that finds the cap reached
 	// is dropped and counted.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/streambench/streambench/measure"
@@ -33,7 +35,7 @@ var (
 // failed, its violations and error, and flushes its metrics.
 func (s *streamState) end(o measure.Outcome, err error) sessionResult {
 	r, p, res := s.r, s.p, &s.res
-	res.outcome = o
+	res.outcome, res.retryAfter = o, s.retryAfter
 	if err != nil {
 		res.err = err
 	}
@@ -170,6 +172,9 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 		limit = 64 << 10
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		s.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
 	scripted := s.scriptedStatus(resp.StatusCode)
 	if judges && scripted {
 		res.violations = append(res.violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.session)...)
@@ -184,6 +189,26 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 		s.r.rec.httpError(resp.StatusCode)
 	}
 	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.id, req, resp, body[:min(len(body), 512)]))
+}
+
+// MaxRetryAfter caps how long a closed-loop user honouring Retry-After waits
+// (Config.HonorRetryAfter).
+const MaxRetryAfter = 30 * time.Second
+
+// retryAfter is a Retry-After header's wait from now (delay-seconds or an HTTP date), capped
+// at MaxRetryAfter; 0 when absent or not understood.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		d = time.Duration(min(max(secs, 0), int64(MaxRetryAfter/time.Second))) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = at.Sub(now)
+	}
+	return min(max(d, 0), MaxRetryAfter)
 }
 
 // limit is the cause that ended the stream's context when a limit did (the idle timeout, the

@@ -638,9 +638,13 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 					r.rec.late.Add(1)
 					r.lateAtBegin.Add(1)
 				}
-				r.runSession(ctx, r.planShallow(index), time.Now(), 0)
-				if r.cfg.ThinkTime > 0 {
-					idle.Reset(r.cfg.ThinkTime)
+				res := r.runSession(ctx, r.planShallow(index), time.Now(), 0)
+				pause := r.cfg.ThinkTime
+				if r.cfg.HonorRetryAfter {
+					pause = max(pause, res.retryAfter)
+				}
+				if pause > 0 {
+					idle.Reset(pause)
 					select {
 					case <-idle.C:
 					case <-ended:
@@ -684,6 +688,9 @@ func (r *runner) recordedConfig() measure.Config {
 	}
 	if c.Insecure {
 		extra["insecure"] = "true"
+	}
+	if c.HonorRetryAfter {
+		extra["honor-retry-after"] = "true"
 	}
 	if len(extra) > 0 {
 		for k, v := range c.Info.Extra {

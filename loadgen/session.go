@@ -92,6 +92,8 @@ type sessionResult struct {
 	violations []protocol.Violation
 	frames     []string // only when capturing (replays for violation samples)
 	outcome    measure.Outcome
+	// retryAfter is the Retry-After of a 429 or 503 answer (retryAfter), 0 without one.
+	retryAfter time.Duration
 	// err says what ended the session in an error outcome (or an aborted session's failed
 	// stop request); nil when there was none.
 	err error
@@ -275,6 +277,8 @@ type streamState struct {
 	inBand       string
 	// captured is what a replay kept of its frames (captureFrame).
 	captured capture
+	// retryAfter is the Retry-After of a 429 or 503 answer, passed on in the result.
+	retryAfter time.Duration
 	// lastRead is when the stream last delivered bytes (unix ns), watched by idle.
 	lastRead atomic.Int64
 	idle     *time.Timer

@@ -36,6 +36,7 @@ type Workload struct {
 	Seed                   uint64
 	Clients                int
 	ThinkTime              time.Duration
+	HonorRetryAfter        bool
 	Rate                   float64
 	Arrival                string
 	MaxInflight            int
@@ -76,7 +77,7 @@ func (w Workload) Config() (Config, error) {
 		SnapshotInterval: w.SnapshotEvery,
 		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
 	}
-	cfg.Redact = w.Redact
+	cfg.Redact, cfg.HonorRetryAfter = w.Redact, w.HonorRetryAfter
 	cfg.BreakerSessions = w.BreakerSessions
 	if w.BreakerSessions <= 0 {
 		cfg.BreakerSessions = -1

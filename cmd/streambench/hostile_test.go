@@ -659,3 +659,45 @@ func TestCompareRefusesIncompleteRuns(t *testing.T) {
 		t.Errorf("compare --allow-incomplete: %v:\n%s", err, out.String())
 	}
 }
+
+// TestHonorRetryAfter: closed-loop users answered 429 with Retry-After: 1 start their next
+// session at once (by design, and --help says so), hundreds in a few seconds; with
+// --honor-retry-after each waits the second first: a few sessions per user.
+func TestHonorRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		honor    bool
+		min, max int64 // sessions started by 2 users in 3 s
+	}{
+		// ignored: back to back
+		{"ignored", false, 50, 1 << 40},
+		// honoured: one a second per user, and the ones under way when the run ends
+		{"honoured", true, 2, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, `{"error":"slow down"}`, http.StatusTooManyRequests)
+			}))
+			t.Cleanup(srv.Close)
+			dir := t.TempDir()
+			args := []string{"--target", srv.URL, "--dialect", "sim-chat", "--mix", writePlainMix(t, dir, "sim-chat"), "--clients", "2",
+				"--duration", "3s", "--breaker-sessions", "0", "--no-leak-check", "--quiet", "--out", dir, "--run-id", "retry"}
+			if tc.honor {
+				args = append(args, "--honor-retry-after")
+			}
+			if code := exitCode(runLoad(args)); code != exitFailure {
+				t.Fatalf("load: exit %d, want %d (every session a 429)", code, exitFailure)
+			}
+			run, err := readRunArg(filepath.Join(dir, "retry"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := run.Summary.Counters.SessionsStarted; n < tc.min || n > tc.max {
+				t.Errorf("%d sessions started, want %d to %d", n, tc.min, tc.max)
+			}
+		})
+	}
+}

@@ -42,8 +42,11 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.BoolVar(&w.OptedIn, "opted-in", false, "sim-chat: send the agent-events-v1 header (--option optedIn=...; default: as the mix's profiles say)")
 	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
 	fs.Uint64Var(&w.Seed, "seed", 0, "session sequence seed (default: the mix's)")
-	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages)", loadgen.DefaultClients))
+	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages);\n"+
+		"a user ignores the Retry-After of a 429 or 503 and starts its next session at once, unless --honor-retry-after", loadgen.DefaultClients))
 	fs.DurationVar(&w.ThinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
+	fs.BoolVar(&w.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
+		"before its next session, when longer than --think-time; the open loop (--rate) keeps its schedule", loadgen.MaxRetryAfter))
 	fs.Float64Var(&w.Rate, "rate", 0, "open loop: sessions started per second")
 	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
 	fs.IntVar(&w.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
