@@ -64,7 +64,8 @@ func (e *PreflightError) Unwrap() error { return e.Err }
 
 // Preflight sends, before a run, one request for each distinct stream route of c's mix (each
 // dialect and target: a session of its profile, marked with PreflightHeader), reads its
-// response head and hangs up. It returns a *PreflightError for a route that cannot work (a
+// response head and hangs up: the first route alone, and the others only if it passed, so a
+// target that is down gets one request. It returns a *PreflightError for a route that cannot work (a
 // refused connection, a DNS or TLS failure, a 404 or 405), and warnings for routes that gave
 // no head within 10 s; any other answer passes (a 200, a scripted error status, a 401 the run
 // will count). A Config that is not valid is returned as Validate's error, nothing sent.
@@ -127,22 +128,33 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, 8)
 	)
-	for _, req := range reqs {
+	check := func(req *http.Request) {
+		route := req.Method + " " + r.redactor.URL(req.URL.String())
+		fail, warn := preflightOne(ctx, client, req)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case fail != nil:
+			failures = append(failures, &PreflightError{Route: route, Err: r.redactor.Error(fail)})
+		case warn != "":
+			warnings = append(warnings, fmt.Sprintf("preflight: %s: %s", route, r.redactor.String(warn)))
+		}
+	}
+	// The first route alone: a target that is down, or a base URL that is wrong, fails every
+	// route alike, and one request says so. Then the others, a few at a time.
+	if len(reqs) > 0 {
+		check(reqs[0])
+	}
+	for _, req := range reqs[min(1, len(reqs)):] {
+		if len(failures) > 0 {
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			route := req.Method + " " + r.redactor.URL(req.URL.String())
-			fail, warn := preflightOne(ctx, client, req)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case fail != nil:
-				failures = append(failures, &PreflightError{Route: route, Err: r.redactor.Error(fail)})
-			case warn != "":
-				warnings = append(warnings, fmt.Sprintf("preflight: %s: %s", route, r.redactor.String(warn)))
-			}
+			check(req)
 		}()
 	}
 	wg.Wait()
