@@ -627,6 +627,11 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 				select {
 				case <-ended:
 					return
+				case <-stop:
+					// Seen at once, not through ended's goroutine: the circuit breaker stops
+					// from a session's end, while the other users race through sessions that
+					// fail in microseconds.
+					return
 				default:
 				}
 				index, ok := r.claim(&next)
