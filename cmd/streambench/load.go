@@ -58,7 +58,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled (outcome cut).\n"+
 		longestRunHelp)
 	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation);\n"+
-		"it never lengthens the run: a stream still open when --grace ends is cut. "+longestRunHelp)
+		"it never lengthens the run: a stream still open when --grace ends is cut.\n"+longestRunHelp)
 	fs.DurationVar(&w.ReplayBudget, "replay-budget", loadgen.DefaultReplayBudget, "after the load, how long the replays of offending sessions (whose frames make the violation samples) may take\n"+
 		"together; the sessions not replayed for lack of it are counted (summary.json replays) and named in a warning; 0: none")
 	fs.DurationVar(&w.IdleTimeout, "idle-timeout", loadgen.DefaultIdleTimeout, "end a stream silent this long (no byte, comments and keep-alives included) as outcome stalled; negative: never")
@@ -112,8 +112,8 @@ func runLoad(args []string) error {
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency and R-abort")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
 	out := fs.String("out", defaultOut, outHelp)
-	noPreflight := fs.Bool("no-preflight", false, "skip the preflight: before the load, one request per dialect and target (marked "+loadgen.PreflightHeader+": 1)\n"+
-		"whose refused connection, DNS or TLS failure, or 404/405 stops the run at once, exit 1")
+	noPreflight := fs.Bool("no-preflight", false, "skip the preflight. Without it, load first sends one request per dialect and target (marked "+loadgen.PreflightHeader+": 1);\n"+
+		"a refused connection, a DNS or TLS failure or a 404/405 stops it there, exit 1, before any load")
 	metricsAddr := addMetricsAddrFlag(fs)
 	w := addWorkloadFlags(fs)
 	sh := addShardFlags(fs)
