@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	runtimepprof "runtime/pprof"
 	"strings"
@@ -251,8 +250,9 @@ func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 	return t
 }
 
-// Handler returns the runtime's HTTP handler: the three dialects, /metrics, /healthz and
-// /debug/pprof/.
+// Handler returns the runtime's HTTP handler: the three dialects, /metrics and /healthz. It
+// serves no /debug/pprof/: profiles go on a listener of their own (streambench runtime
+// --pprof ADDR), never on the port clients reach.
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Metrics returns the handler serving the runtime's Prometheus metrics.
@@ -358,11 +358,6 @@ func (s *Server) routes() *http.ServeMux {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"ok":true}`+"\n")
 	})
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST /api/chat/{slug}, POST /api/workflows/{id}/execute, GET /api/workflows/{id}/executions/{execution}/stream, POST /api/workflows/{id}/executions/{executionId}/cancel, POST /agent/{agentId}/stream, POST /agent/{agentId}/runs/{runId}/stop, POST /agent/{agentId}/runs/{runId}/approval, GET /metrics, GET /healthz)", r.Method, r.URL.Path))
 	})

@@ -812,6 +812,18 @@ func checkArgs(bin string, args []string, env map[string]string) error {
 	}
 }
 
+// pprofArg returns the --pprof argument of args ("" without one): profiles are off unless
+// asked for, and a manifest never asks (the mock and the runtime serve no /debug/pprof/ on
+// their ports, and a --pprof listener reached from the cluster would show their memory).
+func pprofArg(args []string) string {
+	for _, a := range args {
+		if a == "--pprof" || strings.HasPrefix(a, "--pprof=") {
+			return a
+		}
+	}
+	return ""
+}
+
 // TestContainerArgsParse: every streambench container of every workload, its args expanded as
 // the kubelet expands them, parses with the real streambench flag sets (the binary, under
 // STREAMBENCH_CHECK_ARGS=1). Each failing list is reported on its own. The rows after show
@@ -854,7 +866,19 @@ func TestContainerArgsParse(t *testing.T) {
 			if err := checkArgs(bin, args, env); err != nil {
 				t.Errorf("%s container %s: streambench %s\n  %v", w.name, c.Name, strings.Join(args, " "), err)
 			}
+			if a := pprofArg(args); a != "" {
+				t.Errorf("%s container %s: %s serves Go profiles from the pod; keep profiling out of the manifests (kubectl port-forward to a --pprof on loopback instead)", w.name, c.Name, a)
+			}
 		}
+	}
+	// pprofArg catches profiling turned on in a manifest, in either spelling.
+	for _, args := range [][]string{{"runtime", "--pprof=:6060"}, {"mock", "--pprof", "0.0.0.0:6060"}} {
+		if pprofArg(args) == "" {
+			t.Errorf("pprofArg(%q) found no --pprof", args)
+		}
+	}
+	if a := pprofArg([]string{"mock", "--addr=:8081"}); a != "" {
+		t.Errorf("pprofArg found %q in args without --pprof", a)
 	}
 	if checked < 6 {
 		t.Errorf("checked %d streambench containers, want every one of the 6", checked)

@@ -89,6 +89,10 @@ func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance tim
 	return f
 }
 
+// mockFetchTimeout bounds reading the mock's session records after the load: a mock that
+// never answers must not hold the run past its stated end.
+const mockFetchTimeout = 10 * time.Second
+
 // checkCancels joins the run's aborts with the mock's records recs: cancel latency per
 // scenario × dialect, and an R-abort violation for each session the provider did not see leave.
 // now is when recs were fetched.
@@ -148,7 +152,9 @@ func (r *runner) checkMock(ctx context.Context) (mockChecks, error) {
 			return mockChecks{}, ctx.Err()
 		}
 	}
-	recs, err := mockprovider.FetchSessions(ctx, r.client, r.cfg.MockURL)
+	fetchCtx, cancel := context.WithTimeout(ctx, mockFetchTimeout)
+	defer cancel()
+	recs, err := mockprovider.FetchSessions(fetchCtx, r.client, r.cfg.MockURL)
 	if err != nil {
 		if len(aborts) > 0 {
 			return mockChecks{}, fmt.Errorf("cancel latency: %w", err)

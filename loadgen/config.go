@@ -31,9 +31,12 @@ type Config struct {
 	RunID string
 
 	// Clients is the closed-loop number of virtual users (each runs sessions back to back,
-	// ThinkTime apart).
-	Clients   int
-	ThinkTime time.Duration
+	// ThinkTime apart). A user ignores a 429's or 503's Retry-After unless HonorRetryAfter:
+	// then it waits that long (at most MaxRetryAfter, never past the schedule's end) before
+	// its next session, if longer than ThinkTime. The open loop's schedule never waits.
+	Clients         int
+	ThinkTime       time.Duration
+	HonorRetryAfter bool
 	// Rate is the open-loop session rate per second; Arrival is "constant" (default) or
 	// "poisson". MaxInflight caps open streams (0: 10,000); a start that finds the cap reached
 	// is dropped and counted.
@@ -77,6 +80,9 @@ type Config struct {
 	// mix profiles' headers of the same name. Sensitive values (SensitiveHeader) are recorded
 	// and printed as Redacted.
 	Headers http.Header
+	// Redact lists more secrets, of any length, to hide in everything the run writes or
+	// prints, besides the sensitive headers' values and the URLs' userinfo (Redactor).
+	Redact []string
 	// Options are dialect options for every profile, over the mix's (the command line's
 	// --option, --path, ...); the dialect rejects keys it does not know, so options of one
 	// dialect need a mix of that dialect alone.
@@ -120,8 +126,19 @@ type Config struct {
 
 	// SamplesPerRule is how many offending streams to keep per rule (default 3).
 	SamplesPerRule int
-	// SampleFrames bounds the frames kept per sample (default 200).
+	// SampleFrames bounds the frames kept per sample (default 200); bytes are bounded too
+	// (measure.MaxSampleFrameBytes, MaxSampleBytes, MaxRunSampleBytes).
 	SampleFrames int
+	// ReplayBudget is how long the replays of sessions offered as violation samples may take
+	// together, after the load drained (default DefaultReplayBudget; negative: no replay, no
+	// sample). Sessions not replayed for lack of it are counted (Summary.Replays).
+	ReplayBudget time.Duration
+
+	// BreakerSessions is how many first sessions the circuit breaker watches (default
+	// DefaultBreakerSessions; negative: no breaker): when they all end in the same error (the
+	// same outcome and text but for the session id and the URLs), the run stops starting
+	// sessions and says why (Summary.Judging.Stopped, which fails the run).
+	BreakerSessions int
 
 	// Allow lists rules whose violations are known findings, in addition to the mix's allow
 	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
@@ -233,9 +250,10 @@ const (
 	DefaultStreamTimeout = 2 * time.Minute
 	// StallWindow is how long a stream found open at a limit must have been silent to be
 	// called stalled rather than over_time or cut.
-	StallWindow = 10 * time.Second
+	StallWindow          = 10 * time.Second
 	DefaultLeakGrace     = 5 * time.Second
 	DefaultLeakPerStream = 0.05
+	DefaultReplayBudget  = 5 * time.Second
 )
 
 func (c *Config) withDefaults() (Config, error) {
@@ -290,6 +308,12 @@ func (c *Config) withDefaults() (Config, error) {
 	if cfg.SnapshotInterval <= 0 {
 		cfg.SnapshotInterval = DefaultSnapshotInterval
 	}
+	if cfg.BreakerSessions == 0 {
+		cfg.BreakerSessions = DefaultBreakerSessions
+	}
+	if cfg.ReplayBudget == 0 {
+		cfg.ReplayBudget = DefaultReplayBudget
+	}
 	if cfg.SampleFrames <= 0 {
 		cfg.SampleFrames = 200
 	}
@@ -302,6 +326,18 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.Target == "" {
 		errs = append(errs, errors.New("target: the runtime's base URL is required"))
+	} else if err := CheckURL("target", cfg.Target); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.MockURL != "" {
+		if err := CheckURL("mock", cfg.MockURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if m := cfg.RuntimeMetricsURL; m != "-" && m != cfg.Target+"/metrics" {
+		if err := CheckURL("runtime metrics", m); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	modes := 0
 	if cfg.Clients > 0 {

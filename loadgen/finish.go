@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/streambench/streambench/measure"
@@ -33,7 +35,7 @@ var (
 // failed, its violations and error, and flushes its metrics.
 func (s *streamState) end(o measure.Outcome, err error) sessionResult {
 	r, p, res := s.r, s.p, &s.res
-	res.outcome = o
+	res.outcome, res.retryAfter = o, s.retryAfter
 	if err != nil {
 		res.err = err
 	}
@@ -52,15 +54,22 @@ func (s *streamState) end(o measure.Outcome, err error) sessionResult {
 			rec.ok.Add(1)
 		}
 		if res.err != nil {
-			r.noteError(res.err)
+			r.noteError(p.id, res.err)
 		}
+		r.breaker.note(p.id, o, res.err)
 		if unfinished(o) {
 			r.noteHungViolations(p, res.violations)
 		} else {
 			r.noteViolations(p, res.violations)
 		}
-	} else if res.err != nil {
-		res.frames = append(res.frames, "error: "+r.redact(res.err.Error()))
+	} else {
+		if c := &s.captured; c.skippedFrames > 0 {
+			res.frames = append(res.frames, fmt.Sprintf("…[%d more frames (%d bytes) not kept: a sample keeps %d frames and %d KiB]",
+				c.skippedFrames, c.skippedBytes, s.capture, measure.MaxSampleBytes>>10))
+		}
+		if res.err != nil {
+			s.captureNote("error: " + res.err.Error())
+		}
 	}
 	s.m.flush()
 	return *res
@@ -171,6 +180,9 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 		limit = 64 << 10
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		s.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
 	scripted := s.scriptedStatus(resp.StatusCode)
 	if judges && scripted {
 		res.violations = append(res.violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.session)...)
@@ -187,6 +199,26 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.id, req, resp, body[:min(len(body), 512)]))
 }
 
+// MaxRetryAfter caps how long a closed-loop user honouring Retry-After waits
+// (Config.HonorRetryAfter).
+const MaxRetryAfter = 30 * time.Second
+
+// retryAfter is a Retry-After header's wait from now (delay-seconds or an HTTP date), capped
+// at MaxRetryAfter; 0 when absent or not understood.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		d = time.Duration(min(max(secs, 0), int64(MaxRetryAfter/time.Second))) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = at.Sub(now)
+	}
+	return min(max(d, 0), MaxRetryAfter)
+}
+
 // limit is the cause that ended the stream's context when a limit did (the idle timeout, the
 // stream timeout, the run's grace period, a replay's limit), else nil: the stream ended by
 // itself, the client left, or the caller cancelled the run.
@@ -195,7 +227,7 @@ func (s *streamState) limit() error {
 		return nil
 	}
 	switch cause := context.Cause(s.sctx); {
-	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, errGraceEnded), errors.Is(cause, errReplayLimit):
+	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, errGraceEnded), errors.Is(cause, errReplayLimit), errors.Is(cause, errReplayBudget):
 		return cause
 	}
 	return nil
@@ -237,8 +269,11 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 	default:
 		o = measure.OutcomeOverTime
 		err = fmt.Errorf("session %s: over time: still delivering at the %s stream timeout%s (stream open %v)", p.id, r.cfg.StreamTimeout, when, open)
-		if errors.Is(cause, errReplayLimit) {
+		switch {
+		case errors.Is(cause, errReplayLimit):
 			err = fmt.Errorf("session %s: the replay's %s limit ended it", p.id, r.replayLimit())
+		case errors.Is(cause, errReplayBudget):
+			err = fmt.Errorf("session %s: the %s replay budget ended the replay", p.id, r.cfg.ReplayBudget)
 		}
 	}
 	if acted && s.counting {

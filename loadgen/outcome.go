@@ -13,6 +13,7 @@ var (
 	errGraceEnded    = errors.New("the run's grace period ended")
 	errStreamTimeout = errors.New("the stream timeout ended")
 	errReplayLimit   = errors.New("the replay's time limit ended")
+	errReplayBudget  = errors.New("the replay budget ended")
 )
 
 // outcomeList is measure.Outcomes, indexed by the recorder's counters.

@@ -191,33 +191,20 @@ func applyHeader(req *http.Request, header http.Header) {
 	}
 }
 
-// minEchoedSecret is the shortest sensitive header value searched for in free text. A header
-// whose name only looks sensitive (x-portkey-provider: openai) would otherwise blank out a
-// common word in every error message; its value is still redacted wherever the header itself
-// is recorded or printed (RedactedHeaders).
+// minEchoedSecret is the shortest sensitive header value (or part of one) searched for in
+// free text. A header whose name only looks sensitive (x-portkey-provider: openai) would
+// otherwise blank out a common word in every error message; its value is still redacted
+// wherever the header itself is recorded or printed (RedactedHeaders).
 const minEchoedSecret = 8
 
-// secretValues are the sensitive header values of every profile (minEchoedSecret bytes or
-// more), for redacting text that might quote a request (an error body a server echoed).
-func secretValues(opts [][]profileRequest) *strings.Replacer {
-	var pairs []string
+// newRunRedactor is the redactor of a run: the sensitive header values of every profile, the
+// userinfo of its URLs and Config.Redact (Redactor).
+func newRunRedactor(cfg *Config, opts [][]profileRequest) *Redactor {
+	var headers []http.Header
 	for _, prs := range opts {
-		if len(prs) == 0 {
-			continue
-		}
-		for name, vs := range prs[0].header {
-			if !SensitiveHeader(name) {
-				continue
-			}
-			for _, v := range vs {
-				if len(v) >= minEchoedSecret && !slices.Contains(pairs, v) {
-					pairs = append(pairs, v, Redacted)
-				}
-			}
+		if len(prs) > 0 && prs[0].header != nil {
+			headers = append(headers, prs[0].header)
 		}
 	}
-	if len(pairs) == 0 {
-		return nil
-	}
-	return strings.NewReplacer(pairs...)
+	return NewRedactor(headers, []string{cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL}, cfg.Redact)
 }

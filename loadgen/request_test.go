@@ -9,12 +9,15 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -460,20 +463,53 @@ func TestCACertFileErrors(t *testing.T) {
 	}
 }
 
-// TestSecretValuesSkipShortWords: free text is searched for sensitive header values long
-// enough to be secrets; a short value of a header whose name only looks sensitive (Portkey's
-// x-portkey-provider: openai) is left in error messages, while the token is not.
-func TestSecretValuesSkipShortWords(t *testing.T) {
+// TestRedactor: free text is searched for every secret and each part of one: a sensitive
+// header's whole value, the bare credential after its auth scheme (a server echoing "Incorrect
+// API key provided: T"), a Basic credential decoded, a cookie's value, the URLs' userinfo and
+// --redact values; a short value of a header whose name only looks sensitive (Portkey's
+// x-portkey-provider: openai) is left in error messages.
+func TestRedactor(t *testing.T) {
 	t.Parallel()
-	r := secretValues([][]profileRequest{{{header: http.Header{
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:open-sesame-42"))
+	r := NewRedactor([]http.Header{{
 		"X-Portkey-Provider":       {"openai"},
 		"X-Runtime-Internal-Token": {secretToken},
-	}}}})
-	got := r.Replace("openai error: token " + secretToken + " refused")
-	if want := "openai error: token " + Redacted + " refused"; got != want {
-		t.Errorf("redacted %q, want %q", got, want)
+		"Authorization":            {"Bearer sk-bare-0123456789"},
+		"Proxy-Authorization":      {"Basic " + basic},
+		"Cookie":                   {"theme=dark; session=cookie-secret-77"},
+	}}, []string{"http://bob:url-password-99@127.0.0.1:1", "http://127.0.0.1:2"}, []string{"hunter"})
+	for _, tc := range []struct{ in, want string }{
+		// the header's whole value, as sent
+		{"token " + secretToken + " refused", "token <redacted> refused"},
+		// a short value of a header that only looks sensitive stays
+		{"openai error", "openai error"},
+		// the whole Authorization value, and the bare token a server echoes
+		{"got Bearer sk-bare-0123456789", "got <redacted>"},
+		{"Incorrect API key provided: sk-bare-0123456789.", "Incorrect API key provided: <redacted>."},
+		// URL- and JSON-escaped (a redirect's query, an error body)
+		{"Location: https://x/?k=" + url.QueryEscape("sk-bare-0123456789"), "Location: https://x/?k=<redacted>"},
+		// Basic: encoded, decoded, the password alone
+		{basic + " alice:open-sesame-42 open-sesame-42", "<redacted> <redacted> <redacted>"},
+		// a cookie's value, not the short one
+		{"session=cookie-secret-77 theme=dark", "session=<redacted> theme=dark"},
+		// the URL's userinfo, and its password alone
+		{"http://bob:url-password-99@127.0.0.1:1/x; url-password-99", "http://<redacted>@127.0.0.1:1/x; <redacted>"},
+		// --redact, whatever its length
+		{"hunter2", "<redacted>2"},
+	} {
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
-	if secretValues([][]profileRequest{{{header: http.Header{"X-Api-Key": {"short"}}}}}) != nil {
-		t.Errorf("a replacer for values too short to search for")
+	if got := RedactURL("https://u:p@h:8443/a?b=1"); got != "https://<redacted>@h:8443/a?b=1" {
+		t.Errorf("RedactURL = %q", got)
+	}
+	base := errors.New("Incorrect API key provided: sk-bare-0123456789")
+	if err := r.Error(fmt.Errorf("session s-1: %w", base)); err.Error() != "session s-1: Incorrect API key provided: <redacted>" || !errors.Is(err, base) {
+		t.Errorf("Error: %v (Is base: %v)", err, errors.Is(err, base))
+	}
+	var none *Redactor
+	if none.String("x") != "x" || NewRedactor(nil, []string{"http://h"}, nil).String(secretToken) != secretToken {
+		t.Error("a redactor without secrets changed text")
 	}
 }

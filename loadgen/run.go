@@ -56,7 +56,7 @@ type runner struct {
 	// TargetIndex); redactor hides their secret values in text that might quote a request
 	// (nil: no secrets).
 	reqOpts  [][]profileRequest
-	redactor *strings.Replacer
+	redactor *Redactor
 
 	// scripts holds rendered scripts whose steps the next plan renders into: a session keeps
 	// only what plan derives from its script, and a step per token of garbage per session is
@@ -66,6 +66,10 @@ type runner struct {
 	errMu     sync.Mutex
 	errSeen   int
 	errSample []string // the first few unscripted errors, for the verdict
+	errKinds  []string // errSample's signatures (errorSignature)
+	stopped   string   // why the run stopped before its planned end (the circuit breaker)
+
+	breaker breaker
 }
 
 // maxErrorSamples bounds how many error messages the verdict quotes, maxErrorSampleBytes
@@ -75,11 +79,19 @@ const (
 	maxErrorSampleBytes = 400
 )
 
-func (r *runner) noteError(err error) {
+// noteError keeps the first few unscripted errors of the run for the verdict, one of each
+// kind: an error alike to one kept but for the session id and the URLs (every session of a
+// dead target) is only counted.
+func (r *runner) noteError(id string, err error) {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	r.errSeen++
 	if len(r.errSample) < maxErrorSamples {
+		sig := errorSignature(id, err.Error())
+		if slices.Contains(r.errKinds, sig) {
+			return
+		}
+		r.errKinds = append(r.errKinds, sig)
 		msg := r.redact(err.Error())
 		if len(msg) > maxErrorSampleBytes {
 			// A hostile target's bytes quoted in an error (a malformed status line) can be
@@ -90,14 +102,9 @@ func (r *runner) noteError(err error) {
 	}
 }
 
-// redact replaces the secret header values in s (a server may echo a request's headers in
-// an error body).
-func (r *runner) redact(s string) string {
-	if r.redactor == nil {
-		return s
-	}
-	return r.redactor.Replace(s)
-}
+// redact replaces the run's secrets in s (a server may echo a request's headers in an error
+// body, a redirect, a frame).
+func (r *runner) redact(s string) string { return r.redactor.String(s) }
 
 // noteViolations counts a counted session's violations and offers it as a sample.
 func (r *runner) noteViolations(p *sessionPlan, vs []protocol.Violation) {
@@ -218,7 +225,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	r.redactor = secretValues(r.reqOpts)
+	r.redactor = newRunRedactor(&cfg, r.reqOpts)
 	if r.runID == "" {
 		r.runID = newRunID()
 	}
@@ -267,6 +274,12 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			close(stopStarting)
 		})
 	}
+	r.breaker = breaker{n: max(cfg.BreakerSessions, 0), trip: func(reason string) {
+		r.errMu.Lock()
+		r.stopped = reason
+		r.errMu.Unlock()
+		stop("breaker")
+	}}
 	if cfg.Duration > 0 {
 		t := time.AfterFunc(time.Until(r.start.Add(cfg.Duration)), func() { stop("deadline") })
 		defer t.Stop()
@@ -355,6 +368,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 
 	var postErrs []error
+	var replays *measure.ReplayInfo
 	if snapErr != nil {
 		postErrs = append(postErrs, fmt.Errorf("results were not saved as the run went: %w", snapErr))
 	}
@@ -364,7 +378,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		if mock, err = r.checkMock(ctx); err != nil {
 			postErrs = append(postErrs, err)
 		}
-		r.replaySamples(ctx)
+		replays = r.replaySamples(ctx)
 	}
 	var leaks []measure.Leak
 	var leaksNotChecked []measure.LeakNotChecked
@@ -414,6 +428,10 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), ended.Sub(measuredFrom))
 	run.Summary.Judging = r.judging(postErrs)
+	run.Summary.Replays = replays
+	if w := replayWarning(replays); w != "" {
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
+	}
 	if cfg.Shard.Count > 0 {
 		run.Summary.Shard = &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count,
 			StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}
@@ -436,6 +454,8 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		// The mix's thresholds were parsed before the run (ParseMix): this is a defect.
 		return run, fmt.Errorf("judge the run: %w", err)
 	}
+	// Last, over everything the run holds: its verdict quotes errors and settings.
+	r.redactor.Run(run)
 	return run, nil
 }
 
@@ -621,6 +641,11 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 				select {
 				case <-ended:
 					return
+				case <-stop:
+					// Seen at once, not through ended's goroutine: the circuit breaker stops
+					// from a session's end, while the other users race through sessions that
+					// fail in microseconds.
+					return
 				default:
 				}
 				index, ok := r.claim(&next)
@@ -632,9 +657,13 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 					r.rec.late.Add(1)
 					r.lateAtBegin.Add(1)
 				}
-				r.runSession(ctx, r.planShallow(index), time.Now(), 0)
-				if r.cfg.ThinkTime > 0 {
-					idle.Reset(r.cfg.ThinkTime)
+				res := r.runSession(ctx, r.planShallow(index), time.Now(), 0)
+				pause := r.cfg.ThinkTime
+				if r.cfg.HonorRetryAfter {
+					pause = max(pause, res.retryAfter)
+				}
+				if pause > 0 {
+					idle.Reset(pause)
 					select {
 					case <-idle.C:
 					case <-ended:
@@ -679,9 +708,12 @@ func (r *runner) recordedConfig() measure.Config {
 	if c.Insecure {
 		extra["insecure"] = "true"
 	}
-	if len(extra) > 0 || r.redactor != nil {
+	if c.HonorRetryAfter {
+		extra["honor-retry-after"] = "true"
+	}
+	if len(extra) > 0 {
 		for k, v := range c.Info.Extra {
-			extra[k] = r.redact(v)
+			extra[k] = v
 		}
 		mc.Extra = extra
 	}
@@ -718,6 +750,7 @@ func (r *runner) judging(postErrs []error) measure.Judging {
 	j := measure.Judging{Grace: r.cfg.Grace, StreamTimeout: r.cfg.StreamTimeout, IdleTimeout: r.cfg.IdleTimeout, MaxInflight: r.cfg.MaxInflight}
 	r.errMu.Lock()
 	j.FirstErrors = slices.Clone(r.errSample)
+	j.Stopped = r.stopped
 	r.errMu.Unlock()
 	for _, e := range postErrs {
 		j.PostRun = append(j.PostRun, e.Error())

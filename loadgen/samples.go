@@ -2,8 +2,10 @@ package loadgen
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,32 +67,86 @@ func (r *runner) replaySuffix() string {
 // timeout, and the frames up to the stall are what the sample is for.
 func (r *runner) replayLimit() time.Duration { return min(r.cfg.Grace, r.cfg.StreamTimeout) }
 
-// replaySamples replays each queued session with frame capture, one at a time.
-func (r *runner) replaySamples(ctx context.Context) {
+// replaySamples replays each queued session with frame capture, one at a time, within the
+// replay budget (Config.ReplayBudget: all replays together; a replay running when it ends is
+// cut, its frames so far kept) and while the run's samples hold less than
+// measure.MaxRunSampleBytes. It says what the replays cost and how many sessions were not
+// replayed (nil when none was offered).
+func (r *runner) replaySamples(ctx context.Context) *measure.ReplayInfo {
 	r.samples.mu.Lock()
 	pending := r.samples.pending
 	r.samples.pending = nil
 	r.samples.mu.Unlock()
-	for _, ps := range pending {
+	if len(pending) == 0 {
+		return nil
+	}
+	info := &measure.ReplayInfo{Budget: max(r.cfg.ReplayBudget, 0)}
+	if r.cfg.ReplayBudget < 0 {
+		info.SkippedForBudget = len(pending)
+		return info
+	}
+	began := time.Now()
+	defer func() { info.Took = time.Since(began) }()
+	budget, cancelBudget := context.WithTimeoutCause(ctx, r.cfg.ReplayBudget, errReplayBudget)
+	defer cancelBudget()
+	kept := 0
+	for i, ps := range pending {
 		if ctx.Err() != nil {
-			return
+			return info
+		}
+		if budget.Err() != nil {
+			info.SkippedForBudget += len(pending) - i
+			return info
+		}
+		if kept >= measure.MaxRunSampleBytes {
+			info.SkippedForBytes += len(pending) - i
+			return info
 		}
 		p := r.plan(ps.index, r.replaySuffix())
-		rctx, cancel := ctx, context.CancelFunc(func() {})
+		rctx, cancel := budget, context.CancelFunc(func() {})
 		if ps.hung {
-			rctx, cancel = context.WithTimeoutCause(ctx, r.replayLimit(), errReplayLimit)
+			rctx, cancel = context.WithTimeoutCause(budget, r.replayLimit(), errReplayLimit)
 		}
 		res := r.runSession(rctx, p, time.Now(), r.cfg.SampleFrames)
+		cut := budget.Err() != nil
 		cancel()
+		info.Replayed++
 		detail := ps.detail
-		if !slices.ContainsFunc(res.violations, func(v protocol.Violation) bool { return v.Rule == ps.rule }) && ps.rule != protocol.RAbort {
+		switch {
+		case cut:
+			detail += fmt.Sprintf(" (frames from a replay of the session, cut by the %s replay budget)", r.cfg.ReplayBudget)
+		case !slices.ContainsFunc(res.violations, func(v protocol.Violation) bool { return v.Rule == ps.rule }) && ps.rule != protocol.RAbort:
 			detail += " (frames from a replay of the session, which did not reproduce this rule)"
 		}
-		r.samples.mu.Lock()
-		r.samples.done = append(r.samples.done, measure.ViolationSample{
+		sample := measure.ViolationSample{
 			Session: ps.id, Scenario: p.pick.Scenario, Dialect: p.label, Seed: p.pick.Seed,
-			Rule: ps.rule, Detail: detail, Frames: res.frames,
-		})
+			Rule: ps.rule, Detail: measure.Clip(detail, maxSampleDetailBytes), Frames: res.frames,
+		}
+		kept += sample.SampleBytes()
+		r.samples.mu.Lock()
+		r.samples.done = append(r.samples.done, sample)
 		r.samples.mu.Unlock()
 	}
+	return info
+}
+
+// maxSampleDetailBytes bounds a sample's detail (a checker's are short; this one holds the
+// text of a hostile target too).
+const maxSampleDetailBytes = 2 << 10
+
+// replayWarning says, for the verdict, that sessions offered as samples were not replayed.
+func replayWarning(info *measure.ReplayInfo) string {
+	if info == nil || info.SkippedForBudget+info.SkippedForBytes == 0 {
+		return ""
+	}
+	var why []string
+	if n := info.SkippedForBudget; n > 0 {
+		why = append(why, fmt.Sprintf("%d for lack of the replay budget (%s, --replay-budget)", n, info.Budget))
+	}
+	if n := info.SkippedForBytes; n > 0 {
+		why = append(why, fmt.Sprintf("%d because the run's samples reached %d MiB", n, measure.MaxRunSampleBytes>>20))
+	}
+	offered := info.Replayed + info.SkippedForBudget + info.SkippedForBytes
+	return fmt.Sprintf("violation samples: %d of %d offending sessions replayed for their frames; not replayed: %s",
+		info.Replayed, offered, strings.Join(why, ", "))
 }

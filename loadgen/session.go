@@ -42,12 +42,15 @@ type sessionPlan struct {
 
 // plan derives session index's plan. The scenario exists: Config validation checked the mix.
 func (r *runner) plan(index uint64, suffix string) *sessionPlan {
-	pick := r.cfg.Mix.Pick(r.cfg.Seed, index)
+	return r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10)+suffix)
+}
+
+// planOf is the plan of the session pick, named id.
+func (r *runner) planOf(pick Pick, id string) *sessionPlan {
 	sc, _ := r.cfg.Library.Get(pick.Scenario)
 	prev, _ := r.scripts.Get().(*scenarios.Script)
 	script := sc.RenderReusing(pick.Seed, prev)
 	defer r.scripts.Put(script)
-	id := r.runID + "-" + strconv.FormatUint(index, 10) + suffix
 	input := scenarios.Directive{Scenario: pick.Scenario, Seed: pick.Seed, Session: id}.String()
 	if sc.Prompt != "" {
 		input += " " + sc.Prompt
@@ -95,6 +98,8 @@ type sessionResult struct {
 	violations []protocol.Violation
 	frames     []string // only when capturing (replays for violation samples)
 	outcome    measure.Outcome
+	// retryAfter is the Retry-After of a 429 or 503 answer (retryAfter), 0 without one.
+	retryAfter time.Duration
 	// err says what ended the session in an error outcome (or an aborted session's failed
 	// stop request); nil when there was none.
 	err error
@@ -159,7 +164,7 @@ func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.T
 	if capture == 0 && r.cfg.OnSessionEnd != nil {
 		r.cfg.OnSessionEnd(SessionEnd{
 			Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
-			Outcome: res.outcome, Violations: res.violations, Err: res.err,
+			Outcome: res.outcome, Violations: res.violations, Err: r.redactor.Error(res.err),
 		})
 	}
 	return res
@@ -276,6 +281,10 @@ type streamState struct {
 	// inBand holds the first in-band error frame's message (protocol.Observation.Error).
 	turnTerminal bool
 	inBand       string
+	// captured is what a replay kept of its frames (captureFrame).
+	captured capture
+	// retryAfter is the Retry-After of a 429 or 503 answer, passed on in the result.
+	retryAfter time.Duration
 	// lastRead is when the stream last delivered bytes (unix ns), watched by idle.
 	lastRead atomic.Int64
 	idle     *time.Timer
@@ -462,7 +471,7 @@ func (s *streamState) request() bool {
 			ce, req.Header.Get("Accept-Encoding"))
 		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RHeaders, Detail: detail})
 		if s.capture > 0 {
-			res.frames = append(res.frames, "headers: "+detail)
+			s.captureNote("headers: " + detail)
 		}
 		s.res = s.end(measure.OutcomeCompleted, nil)
 		return false
@@ -599,13 +608,37 @@ func (s *streamState) read() {
 	}
 }
 
-// captureFrame keeps a raw frame of a replayed session.
+// captureFrame keeps a raw frame of a replayed session: redacted, then clipped to
+// measure.MaxSampleFrameBytes; once the sample holds s.capture frames or
+// measure.MaxSampleBytes, frames are only counted (endCapture says how many).
 //
 //go:noinline
 func (s *streamState) captureFrame(ev *sse.Event) {
-	if len(s.res.frames) < s.capture {
-		s.res.frames = append(s.res.frames, s.r.redact(frameCapture(ev)))
+	c := &s.captured
+	if len(s.res.frames) >= s.capture || c.bytes >= measure.MaxSampleBytes {
+		c.skippedFrames++
+		c.skippedBytes += int64(len(ev.Type) + len(ev.Data))
+		return
 	}
+	// Redacted whole, then clipped, so no secret is cut in two by the clip.
+	f := measure.Clip(s.r.redact(frameCapture(ev)), measure.MaxSampleFrameBytes)
+	c.bytes += len(f)
+	s.res.frames = append(s.res.frames, f)
+}
+
+// captureNote keeps a line that is not a frame (a header finding, the session's error) in a
+// replay's sample, bounded like a frame.
+func (s *streamState) captureNote(line string) {
+	f := measure.Clip(s.r.redact(line), measure.MaxSampleFrameBytes)
+	s.captured.bytes += len(f)
+	s.res.frames = append(s.res.frames, f)
+}
+
+// capture is what a replay kept of its frames and what it only counted.
+type capture struct {
+	bytes         int
+	skippedFrames int
+	skippedBytes  int64
 }
 
 // httpStatusError describes a response other than 200 to the stream request: the status and

@@ -170,6 +170,7 @@ func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *mea
 	v.Reasons = append([]string{fmt.Sprintf("incomplete: a snapshot taken %s into the run, at %s; the run was killed or is still running",
 		now.Sub(r.start).Round(time.Second), now.UTC().Format(time.TimeOnly)+" UTC")}, v.Reasons...)
 	run.Summary.Verdict = v
+	r.redactor.Run(run)
 	return run
 }
 

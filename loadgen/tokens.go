@@ -34,7 +34,10 @@ type tokenClock struct {
 
 // observe takes one frame's observation at now (since is now − the intended start).
 func (tc *tokenClock) observe(now time.Time, since time.Duration, obs *protocol.Observation, m *sessionMetrics) {
-	if obs.UsageTokens > 0 {
+	if obs.UsageTokens > 0 && obs.UsageTokens <= protocol.MaxUsageTokens {
+		// The checker reports a count outside 0…MaxUsageTokens as a violation and passes none;
+		// the bound is kept here too, so no dialect's report can overflow the totals (a
+		// session's turns add at most a few times 2^40, far from 2^63).
 		tc.usage += int64(obs.UsageTokens)
 	}
 	if obs.Kind != protocol.FrameAnswer && obs.Kind != protocol.FrameThinking {

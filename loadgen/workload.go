@@ -36,6 +36,7 @@ type Workload struct {
 	Seed                   uint64
 	Clients                int
 	ThinkTime              time.Duration
+	HonorRetryAfter        bool
 	Rate                   float64
 	Arrival                string
 	MaxInflight            int
@@ -46,12 +47,15 @@ type Workload struct {
 	Warmup, Grace          time.Duration
 	StreamTimeout          time.Duration
 	IdleTimeout            time.Duration
+	ReplayBudget           time.Duration // 0 or negative: no replay (Config.ReplayBudget < 0)
+	BreakerSessions        int           // 0 or negative: no circuit breaker
 	LeakGrace              time.Duration
 	LeakPerStream          float64
 	NoLeakCheck            bool
 	SnapshotEvery          time.Duration
 	HTTP2                  bool
 	Headers                []string // "Name: value" (ParseHeaders)
+	Redact                 []string // more secrets (Config.Redact)
 	CACert                 string
 	Insecure               bool
 	TimeScale              float64
@@ -72,6 +76,15 @@ func (w Workload) Config() (Config, error) {
 		StreamTimeout: w.StreamTimeout, IdleTimeout: w.IdleTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
 		SnapshotInterval: w.SnapshotEvery,
 		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
+	}
+	cfg.Redact, cfg.HonorRetryAfter = w.Redact, w.HonorRetryAfter
+	cfg.BreakerSessions = w.BreakerSessions
+	if w.BreakerSessions <= 0 {
+		cfg.BreakerSessions = -1
+	}
+	cfg.ReplayBudget = w.ReplayBudget
+	if w.ReplayBudget <= 0 {
+		cfg.ReplayBudget = -1
 	}
 	if w.TimeScale <= 0 {
 		return cfg, fmt.Errorf("--time-scale %g: want a positive factor", w.TimeScale)

@@ -62,11 +62,51 @@ func WriteSnapshot(dir string, r *Run) error {
 	return writeRun(dir, r, &s, false)
 }
 
-// writeRun writes r's files with summary s, syncing each when sync is set.
+// writeRun writes r's files with summary s, syncing each when sync is set. A directory that
+// does not exist yet is written whole under a temporary name beside it and renamed into place,
+// so it is never seen (by report, by a process killed a moment later) without its summary.
 func writeRun(dir string, r *Run, s *Summary, sync bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return writeNewRun(dir, r, s, sync)
+	}
+	return writeRunFiles(dir, r, s, sync)
+}
+
+// writeNewRun is writeRun for a directory that does not exist: the files go into a
+// temporary directory beside it, renamed to dir once complete. Should dir appear meanwhile
+// (another writer), the files are written into it instead.
+func writeNewRun(dir string, r *Run, s *Summary, sync bool) error {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("write run: %w", err)
 	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write run: %w", err)
+	}
+	// MkdirTemp makes the directory private; results are meant to be shared and published.
+	err = os.Chmod(tmp, 0o755)
+	if err == nil {
+		err = writeRunFiles(tmp, r, s, sync)
+	}
+	if err == nil {
+		err = os.Rename(tmp, dir)
+		if err != nil {
+			if _, serr := os.Stat(dir); serr == nil {
+				_ = os.RemoveAll(tmp)
+				return writeRunFiles(dir, r, s, sync)
+			}
+		}
+	}
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+		return fmt.Errorf("write run %s: %w", dir, err)
+	}
+	return nil
+}
+
+// writeRunFiles writes r's files into dir, which exists.
+func writeRunFiles(dir string, r *Run, s *Summary, sync bool) error {
 	hists := r.Histograms
 	if hists == nil {
 		hists = NewHistograms()

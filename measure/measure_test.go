@@ -509,3 +509,24 @@ func TestMergedMergesWhatKeepAccepts(t *testing.T) {
 		t.Errorf("nil set: %v, %d; want an empty histogram", got, n)
 	}
 }
+
+// TestClip: a string over the limit is cut at a rune boundary and says how much was cut.
+func TestClip(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in    string
+		limit int
+		want  string
+	}{
+		// fits: unchanged
+		{"abc", 3, "abc"},
+		// cut, with the count
+		{"abcdef", 4, "abcd…[clipped: 2 of 6 bytes cut]"},
+		// never inside a rune: é is two bytes
+		{"aéb", 2, "a…[clipped: 3 of 4 bytes cut]"},
+	} {
+		if got := measure.Clip(tc.in, tc.limit); got != tc.want {
+			t.Errorf("measure.Clip(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
+		}
+	}
+}

@@ -308,17 +308,38 @@ type Summary struct {
 	// in a run merged from shards (streambench merge), one entry per shard.
 	Shard  *ShardInfo     `json:"shard,omitempty"`
 	Shards []ShardFigures `json:"shards,omitempty"`
+	// Replays is what the violation samples cost after the load (nil in runs recorded
+	// before it, and when no session was offered as a sample).
+	Replays *ReplayInfo `json:"replays,omitempty"`
 	// Judging is what the verdict quotes beyond the figures, kept so that any command
 	// (load, merge, gate, sweep) judges the saved run exactly as the run did.
 	Judging Judging `json:"judging"`
 	Verdict Verdict `json:"verdict"`
 }
 
+// ReplayInfo is what the run's violation samples cost: a sample's frames come from a replay
+// of its session after the load, one at a time. A session offered as a sample is not
+// replayed once the run's samples hold MaxRunSampleBytes, or the replay budget is spent.
+type ReplayInfo struct {
+	// Budget is the longest all replays together may take (0: no budget, as before it).
+	Budget time.Duration `json:"budget_ns"`
+	// Took is how long the replays took.
+	Took     time.Duration `json:"took_ns"`
+	Replayed int           `json:"replayed"`
+	// SkippedForBudget and SkippedForBytes count the sessions not replayed because the
+	// budget was spent, or the run's samples were full.
+	SkippedForBudget int `json:"skipped_for_budget,omitempty"`
+	SkippedForBytes  int `json:"skipped_for_bytes,omitempty"`
+}
+
 // Judging is what a verdict quotes beyond the summary's figures: the first error messages,
 // the post-run checks that failed, and the settings its reasons name.
 type Judging struct {
-	FirstErrors   []string      `json:"first_errors,omitempty"`
-	PostRun       []string      `json:"post_run,omitempty"`
+	FirstErrors []string `json:"first_errors,omitempty"`
+	PostRun     []string `json:"post_run,omitempty"`
+	// Stopped says why the run stopped before its planned end (the circuit breaker); a run
+	// that did fails as an interrupted one does.
+	Stopped       string        `json:"stopped,omitempty"`
 	Grace         time.Duration `json:"grace_ns,omitempty"`
 	StreamTimeout time.Duration `json:"stream_timeout_ns,omitempty"`
 	IdleTimeout   time.Duration `json:"idle_timeout_ns,omitempty"`

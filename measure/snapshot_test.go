@@ -1,6 +1,7 @@
 package measure_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -117,5 +118,60 @@ func TestRunDir(t *testing.T) {
 				t.Fatalf("RunDir = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNewRunDirIsCompleteWhenSeen: the first write of a run (its first snapshot) appears as a
+// whole: a reader watching the parent never sees the run's directory without its summary.json
+// (a process killed between making the directory and writing the summary left an empty one
+// report could not render), and no temporary directory stays behind.
+func TestNewRunDirIsCompleteWhenSeen(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	snap := seededRun(t)
+	snap.Summary.Incomplete = true
+	const runs = 40
+	done := make(chan struct{})
+	seenEmpty := make(chan string, runs)
+	go func() {
+		defer close(seenEmpty)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			for i := range runs {
+				dir := filepath.Join(parent, fmt.Sprint("run-", i))
+				if _, err := os.Stat(dir); err != nil {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(dir, measure.SummaryFile)); err != nil {
+					seenEmpty <- dir
+					return
+				}
+			}
+		}
+	}()
+	for i := range runs {
+		if err := measure.WriteSnapshot(filepath.Join(parent, fmt.Sprint("run-", i)), snap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for dir := range seenEmpty {
+		t.Errorf("%s was visible without its %s", dir, measure.SummaryFile)
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != runs {
+		t.Errorf("%d entries in the parent, want the %d runs and nothing else", len(entries), runs)
+	}
+	for _, e := range entries {
+		if info, err := os.Stat(filepath.Join(parent, e.Name())); err != nil || info.Mode().Perm() != 0o755 {
+			t.Errorf("%s: mode %v (%v), want 0755", e.Name(), info.Mode().Perm(), err)
+		}
 	}
 }

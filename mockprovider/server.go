@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"sync/atomic"
 	"time"
 
@@ -205,17 +204,13 @@ func (s *Server) routes() *http.ServeMux {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
 	})
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/", s.handleNoRoute)
 	return mux
 }
 
-// ServeHTTP routes a request to the provider endpoints, the sessions and metrics endpoints,
-// /healthz and /debug/pprof/.
+// ServeHTTP routes a request to the provider endpoints, the sessions and metrics endpoints
+// and /healthz. It serves no /debug/pprof/: profiles go on a listener of their own
+// (streambench mock --pprof ADDR).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
 // Protocols is the protocol set the mock serves on one port: HTTP/1.1 and cleartext HTTP/2

@@ -147,14 +147,18 @@ func TestMetricsCountOutcomes(t *testing.T) {
 	if got := metricValue(t, ts.URL, "streambench_mock_tokens_sent_total"); got <= 0 {
 		t.Errorf("tokens_sent_total = %v, want > 0", got)
 	}
-	for _, path := range []string{PathHealth, "/debug/pprof/"} {
+	for path, want := range map[string]int{
+		PathHealth: http.StatusOK,
+		// profiles only on a listener of their own (mock --pprof ADDR)
+		"/debug/pprof/": http.StatusNotFound, "/debug/pprof/cmdline": http.StatusNotFound,
+	} {
 		resp, err := http.Get(ts.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("GET %s: %d", path, resp.StatusCode)
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
 		}
 	}
 }

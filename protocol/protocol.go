@@ -148,6 +148,11 @@ const (
 	FrameDone                       // the [DONE] end marker
 )
 
+// MaxUsageTokens is the largest output token count a usage report may carry (2^40, a
+// thousand times any context window): a count beyond it, or below 0, is a violation of the
+// wire's usage rule, never a figure, so a hostile report cannot overflow the run's totals.
+const MaxUsageTokens = 1 << 40
+
 // Observation is what a checker learned from one frame.
 type Observation struct {
 	Kind FrameKind
@@ -159,7 +164,8 @@ type Observation struct {
 	Tokens int
 	// UsageTokens is the turn's output token count when the frame is a usage report (the
 	// openai-chat usage chunk's completion_tokens, anthropic-messages message_delta's
-	// usage.output_tokens); 0 on every other frame.
+	// usage.output_tokens); 0 on every other frame, and on a report outside 0…MaxUsageTokens,
+	// which the dialect's usage rule reports instead, so no absurd count reaches a total.
 	UsageTokens int
 	// Error is set on the dialect's error terminal (Kind FrameTerminal): the stream ends in an
 	// error the target reported in-band (sim-chat's error event, an OpenAI {"error":…} chunk,

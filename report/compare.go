@@ -37,12 +37,14 @@ func (r CompareRow) Change() float64 {
 
 // Comparison is two runs side by side, A the reference and B the candidate.
 type Comparison struct {
-	A, B string // run IDs
+	A, B string // run IDs, marked "(INCOMPLETE)" for a snapshot of a killed or running run
 	Rows []CompareRow
 	// WorkloadDiffs lists how the two runs' workloads differ (config.clients, rate, mix,
 	// dialects, duration, ...), as "clients 100 → 1000": when any does, the changes are not
 	// like for like.
 	WorkloadDiffs []string
+	// Notes say what an incomplete run's figures cover (IncompleteBanner), printed first.
+	Notes []string
 }
 
 // compareStats are the latency statistics a comparison shows per histogram.
@@ -62,6 +64,16 @@ var compareStats = []struct {
 // violations and failed leaks.
 func Compare(a, b *measure.Run) Comparison {
 	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID, WorkloadDiffs: WorkloadDiffs(&a.Summary, &b.Summary)}
+	for _, x := range []struct {
+		id   *string
+		role string
+		s    *measure.Summary
+	}{{&c.A, "A", &a.Summary}, {&c.B, "B", &b.Summary}} {
+		if banner := IncompleteBanner(x.s); banner != "" {
+			*x.id += " (INCOMPLETE)"
+			c.Notes = append(c.Notes, x.role+": "+banner)
+		}
+	}
 	byKey := func(r *measure.Run) map[measure.Key]measure.MetricSummary {
 		m := map[measure.Key]measure.MetricSummary{}
 		for _, s := range r.Summary.Metrics {
@@ -320,6 +332,9 @@ func (c Comparison) largestTable() table {
 // then every metric as an aligned table.
 func (c Comparison) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "compare: A = %s (the reference), B = %s\n", c.A, c.B)
+	for _, n := range c.Notes {
+		fmt.Fprintln(w, n)
+	}
 	if warning := c.workloadWarning(); warning != "" {
 		fmt.Fprintf(w, "WARNING: %s\n", warning)
 	}
@@ -341,6 +356,9 @@ func (c Comparison) WriteText(w io.Writer) error {
 // changes, then every metric.
 func (c Comparison) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", mdCell(c.A), mdCell(c.B))
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "> **%s**\n\n", mdCell(n))
+	}
 	if warning := c.workloadWarning(); warning != "" {
 		fmt.Fprintf(w, "> **Warning:** %s\n\n", mdCell(warning))
 	}

@@ -106,7 +106,8 @@ type htmlData struct {
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"frames": func(f []string) string { return strings.Join(f, "\n") },
+	"frames": reportFrames,
+	"clip":   func(s string) string { return measure.Clip(s, maxReportDetailBytes) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -147,7 +148,7 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 {{range .Tables}}{{template "table" .}}{{end}}
 <h2>Violation samples</h2>
 <p>Rule IDs and what breaks each are in docs/PROTOCOLS.md, the project's protocol document.</p>
-{{range .Samples}}<details><summary><b>{{.Rule}}</b> session {{.Session}} ({{.Scenario}}, {{.Dialect}}, seed {{.Seed}}): {{.Detail}}</summary>
+{{range .Samples}}<details><summary><b>{{.Rule}}</b> session {{.Session}} ({{.Scenario}}, {{.Dialect}}, seed {{.Seed}}): {{clip .Detail}}</summary>
 <pre>{{frames .Frames}}</pre></details>
 {{else}}<p>None.</p>
 {{end}}
@@ -163,6 +164,31 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 {{end}}</table>
 {{else}}<p>None.</p>
 {{end}}{{end}}`))
+
+// The report shows less of a sample than the run keeps (measure.MaxSampleFrameBytes): a
+// frame's first 4 KiB, a sample's first 64 KiB, a detail's first 1 KiB, each clipped with a
+// marker; so a run written by another tool, or edited, renders as quickly.
+const (
+	maxReportFrameBytes  = 4 << 10
+	maxReportSampleBytes = 64 << 10
+	maxReportDetailBytes = 1 << 10
+)
+
+// reportFrames is a sample's frames as the report shows them, one a line, clipped.
+func reportFrames(frames []string) string {
+	var b strings.Builder
+	for i, f := range frames {
+		if b.Len() >= maxReportSampleBytes {
+			fmt.Fprintf(&b, "…[%d more frames not shown: the report shows %d KiB of a sample; violations.jsonl has them]", len(frames)-i, maxReportSampleBytes>>10)
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(measure.Clip(f, maxReportFrameBytes))
+	}
+	return b.String()
+}
 
 func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
 	s := &r.Summary

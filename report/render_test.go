@@ -307,3 +307,37 @@ func TestRenderShowsProviderRequests(t *testing.T) {
 		t.Error("a run without the mock's records shows a provider requests table")
 	}
 }
+
+// TestRenderClipsLongFrames: a run whose samples hold frames of a mebibyte (written by an
+// older streambench, or another tool) renders a report.html of kilobytes, each frame cut with
+// a marker saying how much, the sample's later frames counted, not shown.
+func TestRenderClipsLongFrames(t *testing.T) {
+	t.Parallel()
+	frame := "data: " + strings.Repeat("x", 1<<20)
+	var frames []string
+	for range 60 {
+		frames = append(frames, frame)
+	}
+	run := &measure.Run{Summary: measure.Summary{RunID: "big-frames", Violations: map[protocol.Rule]int64{protocol.RConverge: 1}},
+		Samples: []measure.ViolationSample{{Session: "s-1", Scenario: "plain-answer", Dialect: "sim-chat", Rule: protocol.RConverge,
+			Detail: strings.Repeat("d", 1<<20), Frames: frames}}}
+	dir := t.TempDir()
+	if err := report.RenderRun(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{report.HTMLFile, report.MarkdownFile} {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 1<<20 {
+			t.Errorf("%s is %d KiB for 60 MiB of frames: not clipped", file, len(b)>>10)
+		}
+		if !bytes.Contains(b, []byte("[clipped: ")) {
+			t.Errorf("%s does not say what was clipped", file)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, report.HTMLFile)); !bytes.Contains(b, []byte("more frames not shown")) {
+		t.Errorf("%s does not count the frames it left out", report.HTMLFile)
+	}
+}

@@ -303,7 +303,7 @@ func samplesTable(samples []measure.ViolationSample) table {
 		Right: []bool{false, false, false, false, true, true, false}}
 	for _, v := range samples {
 		t.Rows = append(t.Rows, []string{string(v.Rule), v.Session, v.Scenario, v.Dialect,
-			strconv.FormatUint(v.Seed, 10), strconv.Itoa(len(v.Frames)), v.Detail})
+			strconv.FormatUint(v.Seed, 10), strconv.Itoa(len(v.Frames)), measure.Clip(v.Detail, maxReportDetailBytes)})
 	}
 	return t
 }

@@ -78,7 +78,11 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	}
 	defer os.RemoveAll(dir)
 
-	mock, err := stack.StartChild(exe, []string{"mock", "--addr", "127.0.0.1:0", "--scenarios", dir})
+	mockArgs := []string{"mock", "--addr", "127.0.0.1:0", "--scenarios", dir}
+	if o.ProfileDir != "" {
+		mockArgs = append(mockArgs, "--pprof", "127.0.0.1:0")
+	}
+	mock, err := stack.StartChild(exe, mockArgs)
 	if err != nil {
 		return fmt.Errorf("start mock: %w", err)
 	}
@@ -88,7 +92,7 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	}
 	var profile func() error
 	if o.ProfileDir != "" {
-		profile = startProfile(ctx, mock.URL(), filepath.Join(o.ProfileDir, "mock-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
+		profile = startProfile(ctx, mock.PprofURL(), filepath.Join(o.ProfileDir, "mock-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
 	}
 	m, err := playCross(ctx, "mock", mock, streams, itl)
 	if profile != nil {

@@ -228,7 +228,9 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 			m.sample(p.Active)
 			if o.ProfileDir != "" && p.Active >= int64(streams) && !profiling {
 				profiling = true
-				go func() { profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.MockURL, st.RuntimeURL) }()
+				go func() {
+					profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.Mock.PprofURL(), st.Runtime.PprofURL())
+				}()
 			}
 		},
 	})
@@ -428,9 +430,10 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 // pathProfileSeconds is how long the path's CPU profiles sample, once every stream is open.
 const pathProfileSeconds = 5
 
-// pathProfiles writes CPU profiles of the mock, the runtime (their /debug/pprof/profile) and
-// this process (the generator) over the same pathProfileSeconds into dir as
-// path-N-{mock,runtime,generator}.cpu.pprof (go tool pprof -top FILE).
+// pathProfiles writes CPU profiles of the mock, the runtime (the /debug/pprof/profile of their
+// --pprof listeners, whose base URLs are given) and this process (the generator) over the
+// same pathProfileSeconds into dir as path-N-{mock,runtime,generator}.cpu.pprof
+// (go tool pprof -top FILE).
 func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtimeURL string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

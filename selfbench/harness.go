@@ -20,9 +20,10 @@ import (
 
 // startStack starts `streambench mock --scenarios DIR` and `streambench runtime` as child
 // processes of this binary (as `run` does for big runs) and waits until both are healthy; their
-// process ids let a bench read their memory and CPU from /proc.
+// process ids let a bench read their memory and CPU from /proc, and their profiles are on
+// loopback ports of their own (Child.PprofURL) for the benches that profile them.
 func startStack(scenarioDir string, providerHTTP1 bool) (*stack.Stack, error) {
-	return stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: scenarioDir, ProviderHTTP1: providerHTTP1})
+	return stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: scenarioDir, ProviderHTTP1: providerHTTP1, Pprof: true})
 }
 
 // writeScenarioDir writes each YAML document to DIR/NAME.yaml in a new temporary directory and

@@ -24,8 +24,9 @@ type Child struct {
 	url  string
 	done chan struct{}
 
-	mu   sync.Mutex
-	tail []string // its last lines of output, for error messages
+	mu    sync.Mutex
+	tail  []string // its last lines of output, for error messages
+	pprof string   // the profiles' base URL it announced (ServePprof), if any
 }
 
 // childTailLines is how many of a child's last output lines error messages quote.
@@ -69,6 +70,11 @@ func StartChild(exe string, args []string) (*Child, error) {
 		announced := false
 		for sc.Scan() {
 			line := sc.Text()
+			if rest, ok := strings.CutPrefix(line, PprofAnnounce); ok && !announced {
+				c.mu.Lock()
+				c.pprof = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(rest), "/"), "/debug/pprof")
+				c.mu.Unlock()
+			}
 			if rest, ok := strings.CutPrefix(line, "listening on "); ok && !announced {
 				announced = true
 				urlCh <- strings.TrimSpace(rest)
@@ -95,6 +101,14 @@ func StartChild(exe string, args []string) (*Child, error) {
 
 // URL is the base URL the child announced.
 func (c *Child) URL() string { return c.url }
+
+// PprofURL is the base URL of the profiles the child serves (its --pprof listener:
+// PprofURL()+"/debug/pprof/profile"), "" when it serves none.
+func (c *Child) PprofURL() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pprof
+}
 
 // PID is the child's process id (its memory and CPU are in /proc/PID).
 func (c *Child) PID() int { return c.cmd.Process.Pid }

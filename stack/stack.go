@@ -41,6 +41,10 @@ type Options struct {
 	// ClientIdleTimeout is the runtime's slow-client drop: a client that accepts no bytes for
 	// this long is dropped (0: the runtime's default).
 	ClientIdleTimeout time.Duration
+	// Pprof has child processes serve their profiles on a loopback port of their own
+	// (--pprof 127.0.0.1:0; Child.PprofURL), for the benches that profile them. Served in
+	// process, the caller profiles itself.
+	Pprof bool
 }
 
 // Stack is a started mock and runtime.
@@ -132,6 +136,9 @@ func (o Options) mockArgs() []string {
 	if o.ScenarioDir != "" {
 		args = append(args, "--scenarios", o.ScenarioDir)
 	}
+	if o.Pprof {
+		args = append(args, "--pprof", "127.0.0.1:0")
+	}
 	return args
 }
 
@@ -146,6 +153,9 @@ func (o Options) runtimeArgs(mockURL string, cert *selfSigned) []string {
 	}
 	if cert != nil {
 		args = append(args, "--tls-cert", cert.certFile, "--tls-key", cert.keyFile)
+	}
+	if o.Pprof {
+		args = append(args, "--pprof", "127.0.0.1:0")
 	}
 	return args
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -83,7 +84,7 @@ func TestLoadHeadersOverHTTPS(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rt.Close() })
-	var streams, stops, refused atomic.Int64
+	var streams, stops, refused, preflights atomic.Int64
 	inner := http.StripPrefix("/internal/workflow", rt.Handler())
 	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/metrics" {
@@ -96,6 +97,8 @@ func TestLoadHeadersOverHTTPS(t *testing.T) {
 			return
 		}
 		switch {
+		case r.Header.Get(loadgen.PreflightHeader) == "1":
+			preflights.Add(1) // the route checked before the load, with the header
 		case strings.HasSuffix(r.URL.Path, "/stop"):
 			stops.Add(1)
 		case strings.HasSuffix(r.URL.Path, "/approval"):
@@ -120,8 +123,9 @@ func TestLoadHeadersOverHTTPS(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("load exit %d:\n%s", code, output)
 	}
-	if streams.Load() != 24 || stops.Load() == 0 || refused.Load() != 0 {
-		t.Errorf("streams %d stops %d refused %d: want 24 streams, some stops, none refused", streams.Load(), stops.Load(), refused.Load())
+	if streams.Load() != 24 || stops.Load() == 0 || refused.Load() != 0 || preflights.Load() != 1 {
+		t.Errorf("streams %d stops %d refused %d preflights %d: want 24 streams, some stops, none refused, one preflight",
+			streams.Load(), stops.Load(), refused.Load(), preflights.Load())
 	}
 	if !strings.Contains(output, "verdict: PASS") {
 		t.Errorf("output:\n%s", output)

@@ -22,6 +22,11 @@ type leakFlags struct {
 	peakStreams          int64
 }
 
+// redactor hides the userinfo of the leak check's URLs in what it prints and records.
+func (l *leakFlags) redactor() *loadgen.Redactor {
+	return loadgen.NewRedactor(nil, []string{l.runtimeMetrics, l.mock}, nil)
+}
+
 func addLeakFlags(fs *pflag.FlagSet, verify bool) *leakFlags {
 	l := &leakFlags{}
 	fs.StringVar(&l.runtimeMetrics, "runtime-metrics", "", "the runtime's Prometheus endpoint, e.g. http://runtime:8080/metrics")
@@ -75,13 +80,13 @@ func leaksMain(args []string, out io.Writer) error {
 		}
 		b, err := l.check().Baseline(ctx)
 		if err != nil {
-			return usageError("%v", err)
+			return usageError("%v", l.redactor().Error(err))
 		}
 		if err := loadgen.WriteLeakBaseline(*file, b); err != nil {
 			return err
 		}
 		for _, nc := range b.NotChecked {
-			fmt.Fprintf(out, "not checked: %s: %s\n", nc.Source, nc.Reason)
+			fmt.Fprintf(out, "not checked: %s: %s\n", nc.Source, l.redactor().String(nc.Reason))
 		}
 		fmt.Fprintf(out, "leak baseline: %d sources read, %s\n", len(b.Sources), *file)
 		return nil
@@ -100,7 +105,10 @@ func leaksMain(args []string, out io.Writer) error {
 func verifyLeaks(ctx context.Context, l *leakFlags, file string) ([]measure.Leak, []measure.LeakNotChecked, error) {
 	leaks, notChecked, err := l.check().VerifyFile(ctx, file)
 	if err != nil {
-		return nil, nil, usageError("%v", err)
+		return nil, nil, usageError("%v", l.redactor().Error(err))
+	}
+	for i := range notChecked {
+		notChecked[i].Reason = l.redactor().String(notChecked[i].Reason)
 	}
 	return leaks, notChecked, nil
 }

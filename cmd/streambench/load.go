@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -41,8 +42,11 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.BoolVar(&w.OptedIn, "opted-in", false, "sim-chat: send the agent-events-v1 header (--option optedIn=...; default: as the mix's profiles say)")
 	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
 	fs.Uint64Var(&w.Seed, "seed", 0, "session sequence seed (default: the mix's)")
-	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages)", loadgen.DefaultClients))
+	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages);\n"+
+		"a user ignores the Retry-After of a 429 or 503 and starts its next session at once, unless --honor-retry-after", loadgen.DefaultClients))
 	fs.DurationVar(&w.ThinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
+	fs.BoolVar(&w.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
+		"before its next session, when longer than --think-time; the open loop (--rate) keeps its schedule", loadgen.MaxRetryAfter))
 	fs.Float64Var(&w.Rate, "rate", 0, "open loop: sessions started per second")
 	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
 	fs.IntVar(&w.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
@@ -51,10 +55,16 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.DurationVar(&w.Duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", loadgen.DefaultDuration))
 	fs.Int64Var(&w.Sessions, "sessions", 0, "stop after this many sessions")
 	fs.DurationVar(&w.Warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
-	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled")
-	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation)")
+	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled (outcome cut).\n"+
+		longestRunHelp)
+	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation);\n"+
+		"it never lengthens the run: a stream still open when --grace ends is cut.\n"+longestRunHelp)
+	fs.DurationVar(&w.ReplayBudget, "replay-budget", loadgen.DefaultReplayBudget, "after the load, how long the replays of offending sessions (whose frames make the violation samples) may take\n"+
+		"together; the sessions not replayed for lack of it are counted (summary.json replays) and named in a warning; 0: none")
 	fs.DurationVar(&w.IdleTimeout, "idle-timeout", 0, "end a stream silent this long (no byte; comments and keep-alives count) as outcome stalled (default: never, as a legacy client\n"+
 		"or a long tool may be silent for minutes; a stream --stream-timeout or the run's end finds silent for 10s is stalled all the same)")
+	fs.IntVar(&w.BreakerSessions, "breaker-sessions", loadgen.DefaultBreakerSessions, "circuit breaker: when the first N sessions all end in the same error (the same outcome and text but for\n"+
+		"the session id and the URLs), stop starting sessions and say why (the run fails); 0: never")
 	fs.DurationVar(&w.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
 	fs.Float64Var(&w.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
 		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
@@ -63,7 +73,9 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.BoolVar(&w.HTTP2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
 	fs.StringArrayVar(&w.Headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
 		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
-		"headers are recorded and printed as "+loadgen.Redacted)
+		"headers are recorded and printed as "+loadgen.Redacted+", and so is each part of them (the token after Bearer, any part of\n"+
+		"8 bytes or more) wherever it appears (an error body, a redirect, a frame), as is a target URL's user:password")
+	fs.StringArrayVar(&w.Redact, "redact", nil, "a secret to hide as "+loadgen.Redacted+" in everything written or printed, whatever its length (repeatable)")
 	fs.StringVar(&w.Path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
 		"compose {agent} (default "+compose.DefaultPath+"), sim-chat {slug} (default "+simchat.DefaultPath+"),\n"+
 		"sim-canvas {workflow} (default "+simcanvas.DefaultPath+"); needs a single dialect (--dialect)")
@@ -79,6 +91,10 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 		"goodput counts the sessions that succeeded and met every one; metrics: "+measure.SessionSLOMetricNames())
 	return w
 }
+
+// longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
+const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget, then the post-run checks:\n" +
+	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
 
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
 func (w *workloadFlags) config() (loadgen.Config, error) {
@@ -102,7 +118,9 @@ func runLoad(args []string) error {
 	target := fs.String("target", "", "the runtime's base URL, e.g. http://127.0.0.1:8080 (required)")
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency, R-abort, and the provider requests and retries per scenario (summary.json provider_requests)")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
-	out := fs.String("out", "", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl)")
+	out := fs.String("out", defaultOut, outHelp)
+	noPreflight := fs.Bool("no-preflight", false, "skip the preflight. Without it, load first sends one request per dialect and target (marked "+loadgen.PreflightHeader+": 1);\n"+
+		"a refused connection, a DNS or TLS failure or a 404/405 stops it there, exit 1, before any load")
 	metricsAddr := addMetricsAddrFlag(fs)
 	w := addWorkloadFlags(fs)
 	sh := addShardFlags(fs)
@@ -116,6 +134,14 @@ func runLoad(args []string) error {
 	if *target == "" {
 		return usageError("--target is required (the runtime's base URL)")
 	}
+	for _, u := range []struct{ flag, value string }{{"--target", *target}, {"--mock", *mock}, {"--runtime-metrics", *metrics}} {
+		if u.value == "" || u.value == "-" {
+			continue
+		}
+		if err := loadgen.CheckURL(u.flag, u.value); err != nil {
+			return usageError("%v", err)
+		}
+	}
 	cfg, err := w.config()
 	if err != nil {
 		return err
@@ -124,7 +150,55 @@ func runLoad(args []string) error {
 	if err := sh.apply(&cfg, os.Getenv); err != nil {
 		return err
 	}
-	return playAndFinish(cfg, *out, *metricsAddr, w.quiet)
+	if err := cfg.Validate(); err != nil {
+		return usageError("%v", err)
+	}
+	if !*noPreflight {
+		if err := preflight(cfg, w.quiet); err != nil {
+			return err
+		}
+	}
+	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
+}
+
+// defaultOut and outHelp are --out of load and run.
+const (
+	defaultOut = "results"
+	outHelp    = "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl, plots, report.html,\n" +
+		"report.md), written as the run goes; - keeps nothing"
+)
+
+// outDir is --out's directory, "" for "-" (keep nothing).
+func outDir(flag string) string {
+	if flag == "-" {
+		return ""
+	}
+	return flag
+}
+
+// preflight runs loadgen.Preflight with Ctrl-C cancelling it: a route that cannot work is
+// the run's failure (exit 1), said in one line; a route without an answer in time is a
+// warning.
+func preflight(cfg loadgen.Config, quiet bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	warnings, err := loadgen.Preflight(ctx, cfg)
+	if ctx.Err() != nil {
+		return &exitError{code: exitFailure, err: errors.New("interrupted during the preflight: no load was sent")}
+	}
+	if !quiet {
+		for _, w := range warnings {
+			fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+		}
+	}
+	var pe *loadgen.PreflightError
+	switch {
+	case errors.As(err, &pe):
+		return &exitError{code: exitFailure, err: pe}
+	case err != nil:
+		return usageError("%v", err)
+	}
+	return nil
 }
 
 // playAndFinish is the end of load and run: cfg played with snapshots into out and live

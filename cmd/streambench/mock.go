@@ -36,6 +36,7 @@ func runMock(args []string) error {
 	ramp := fs.Duration("ramp", time.Second, "self-test: spread stream starts over this period")
 	conns := fs.Int("conns", 0, "self-test: multiplex the streams over N h2c connections (0 = one HTTP/1.1 connection per stream)")
 	wire := fs.String("wire", "openai", "self-test: provider wire (openai or anthropic)")
+	pprofAddr := addPprofFlag(fs)
 	faultName := fs.String("fault", "", "break the wire contract in every stream, to prove a client dialect's rule fails; one of:\n  "+strings.Join(mockprovider.Faults(), "\n  "))
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -96,6 +97,11 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	stopPprof, err := startPprof(*pprofAddr)
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
 	ln, err := stack.Listen(*addr, "http", os.Stderr)
 	if err != nil {
 		return usageError("--addr: %v", err)

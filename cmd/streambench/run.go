@@ -15,7 +15,7 @@ import (
 func runRun(args []string) error {
 	fs := newFlagSet("run", "run [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--mix FILE] [--fault NAME]... [--in-process] [--tls] [--out DIR] ...")
 	withGlossary(fs)
-	out := fs.String("out", "results", "write results to OUT/RUN-ID")
+	out := fs.String("out", defaultOut, outHelp)
 	faults := fs.StringArray("fault", nil, "pass a fault switch to the runtime (repeatable):\n"+agentruntime.FaultHelp())
 	inProcess := fs.Bool("in-process", false, "run the mock and the runtime inside this process (default: only for small runs, else child processes)")
 	metricsAddr := addMetricsAddrFlag(fs)
@@ -62,5 +62,5 @@ func runRun(args []string) error {
 	if *useTLS {
 		cfg.Info.Extra["tls"] = "self-signed"
 	}
-	return playAndFinish(cfg, *out, *metricsAddr, w.quiet)
+	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
 }

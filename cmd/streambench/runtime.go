@@ -37,6 +37,7 @@ func runRuntime(args []string) error {
 	toolScale := fs.Float64("tool-time-scale", 1, "multiply simulated tool durations (1 = as scripted, 0 = instant)")
 	grace := fs.Duration("grace", 10*time.Second, "on Ctrl-C, how long open streams may finish before they are cut")
 	verbose := fs.Bool("verbose", false, "log every failed run")
+	pprofAddr := addPprofFlag(fs)
 	tlsCert := fs.String("tls-cert", "", "serve HTTPS (HTTP/1.1 and h2) with this PEM certificate (chain); needs --tls-key")
 	tlsKey := fs.String("tls-key", "", "the PEM private key of --tls-cert")
 	if err := parseFlags(fs, args); err != nil {
@@ -94,6 +95,11 @@ func runRuntime(args []string) error {
 	if tlsConf != nil {
 		scheme = "https"
 	}
+	stopPprof, err := startPprof(*pprofAddr)
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
 	ln, err := stack.Listen(*addr, scheme, os.Stderr)
 	if err != nil {
 		return usageError("--addr: %v", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
@@ -107,7 +108,7 @@ func sweepMain(args []string, out io.Writer) error {
 			defer sut.Stop()
 			cfg.Target, cfg.MockURL = sut.RuntimeURL, sut.MockURL
 		}
-		fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, cfg.Target)
+		fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, loadgen.RedactURL(cfg.Target))
 		run, _, err := executeLoad(cfg, w.quiet)
 		if err != nil {
 			return nil, err

@@ -129,7 +129,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		if c.deltas == 1 {
 			obs.Kind = protocol.FrameTerminal
 		}
-		if e.hasOutput && e.output > 0 {
+		if e.hasOutput && e.output > 0 && e.output <= protocol.MaxUsageTokens {
 			obs.UsageTokens = e.output
 		}
 		return obs
@@ -277,8 +277,8 @@ func (c *Checker) onMessageDelta(e *eventView, data []byte) {
 		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry delta.stop_reason, saw %s", simchat.Clip(string(data), 80))
 		return
 	}
-	if !e.hasOutput {
-		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, saw %s", simchat.Clip(string(data), 80))
+	if !e.hasOutput || e.output < 0 || e.output > protocol.MaxUsageTokens {
+		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", simchat.Clip(string(data), 80))
 	}
 	c.stop = stopName(e.delta.stopReason)
 	switch c.stop {

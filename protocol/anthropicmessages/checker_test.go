@@ -66,6 +66,10 @@ func TestCheckerRules(t *testing.T) {
 		{Name: "two deltas", Stream: start + text + msgDelta + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
 		// message_delta without a stop_reason.
 		{Name: "no stop reason", Stream: start + text + ev("message_delta", `"delta":{},"usage":{"output_tokens":2}`) + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		// A usage past 2^40 (a hostile report that would overflow the run's totals).
+		{Name: "usage overflow", Stream: start + text + ev("message_delta", `"delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9223372036854775807}`) + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		// A negative usage.
+		{Name: "usage negative", Stream: start + text + ev("message_delta", `"delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":-5}`) + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
 		// stop_reason tool_use with no tool_use block.
 		{Name: "tool_use without tool", Stream: start + text + toolDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
 		// message_stop with no message_delta before it.

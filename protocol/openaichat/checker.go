@@ -85,7 +85,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	for i := range v.choices {
 		c.onChoice(&v.choices[i], &obs, data)
 	}
-	if v.hasUsage && v.hasTokens && v.completion > 0 {
+	if v.hasUsage && v.hasTokens && v.completion > 0 && v.completion <= protocol.MaxUsageTokens {
 		obs.UsageTokens = v.completion
 	}
 	return obs
@@ -206,8 +206,8 @@ func (c *Checker) onUsage(v *chunkView, data []byte) {
 		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk with empty choices, saw %s", simchat.Clip(string(data), 80))
 	case c.finish == "":
 		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk after the finish_reason, saw it before")
-	case !v.hasTokens || v.completion < 0:
-		c.v.Add(protocol.ROpenAIUsage, "expected usage.completion_tokens, a count, saw %s", simchat.Clip(string(data), 80))
+	case !v.hasTokens || v.completion < 0 || v.completion > protocol.MaxUsageTokens:
+		c.v.Add(protocol.ROpenAIUsage, "expected usage.completion_tokens, a count in 0…2^40, saw %s", simchat.Clip(string(data), 80))
 	}
 }
 

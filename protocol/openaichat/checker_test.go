@@ -22,6 +22,11 @@ const (
 	done  = "data: [DONE]\n\n"
 )
 
+// usageOf is the usage chunk reporting completion_tokens n (as written on the wire).
+func usageOf(n string) string {
+	return `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":` + n + `,"total_tokens":5}}` + "\n\n"
+}
+
 func tool(index, rest string) string { return `{"tool_calls":[{` + index + rest + `}]}` }
 
 // TestCheckerRules makes each structural check fail (and its leniencies pass) on a
@@ -62,6 +67,12 @@ func TestCheckerRules(t *testing.T) {
 		{Name: "usage twice", Stream: text + chunk(`{}`, `"stop"`) + usage + usage + done, Want: []protocol.Rule{protocol.ROpenAIUsage}},
 		// The usage chunk before the finish_reason.
 		{Name: "usage early", Stream: text + usage + chunk(`{}`, `"stop"`) + done, Want: []protocol.Rule{protocol.ROpenAIUsage}},
+		// A count past 2^40 (a hostile report that would overflow the run's totals).
+		{Name: "usage overflow", Stream: text + chunk(`{}`, `"stop"`) + usageOf("9223372036854775807") + done, Want: []protocol.Rule{protocol.ROpenAIUsage}},
+		// A negative count.
+		{Name: "usage negative", Stream: text + chunk(`{}`, `"stop"`) + usageOf("-5") + done, Want: []protocol.Rule{protocol.ROpenAIUsage}},
+		// 2^40 itself is a count.
+		{Name: "usage at the bound", Stream: text + chunk(`{}`, `"stop"`) + usageOf("1099511627776") + done},
 		// A first tool delta without id and name.
 		{Name: "tool without id", Stream: chunk(tool(`"index":0,`, `"function":{"arguments":"{}"}`), "") + toolEnd, Want: []protocol.Rule{protocol.ROpenAIToolCall}},
 		// Index 2 before index 1.

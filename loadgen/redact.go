@@ -1,0 +1,241 @@
+package loadgen
+
+import (
+	"cmp"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// Redactor hides a run's secrets in everything the generator writes or prints: the results
+// (summary.json, violations.jsonl, and so the reports), the errors it returns and hands to
+// OnSessionEnd, and the console. The secrets are
+//   - the userinfo of the target, mock and runtime-metrics URLs (a URL is recorded with its
+//     userinfo replaced; in free text, the userinfo as written, and its password or user
+//     name when of minEchoedSecret bytes or more);
+//   - the value of every sensitive header (SensitiveHeader) and each of its parts: the
+//     credential after an auth scheme (Bearer T, Basic B and B decoded), and any other part
+//     (split at spaces, commas and semicolons; of NAME=VALUE the value) of minEchoedSecret
+//     bytes or more, for a server may echo the bare token ("Incorrect API key provided: T");
+//   - each value given to Config.Redact (--redact), whatever its length;
+//
+// as written, URL-escaped and JSON-escaped. A nil *Redactor redacts nothing. It is safe for
+// concurrent use.
+type Redactor struct {
+	replacer *strings.Replacer // nil: no secret
+}
+
+// minAuthCredential is the shortest credential after an auth scheme searched for in free text.
+const minAuthCredential = 4
+
+// NewRedactor returns the redactor of the secrets in headers, in the userinfo of urls, and
+// the extra values.
+func NewRedactor(headers []http.Header, urls []string, extra []string) *Redactor {
+	var secrets []string
+	add := func(v string, minLen int) {
+		if len(v) >= max(minLen, 1) {
+			secrets = append(secrets, v)
+		}
+	}
+	for _, h := range headers {
+		for name, vs := range h {
+			if !SensitiveHeader(name) {
+				continue
+			}
+			for _, v := range vs {
+				headerSecrets(v, add)
+			}
+		}
+	}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || u.User == nil {
+			continue
+		}
+		add(u.User.String(), 1) // as written in the URL (escaped)
+		name := u.User.Username()
+		pass, hasPass := u.User.Password()
+		if hasPass {
+			add(name+":"+pass, 1)
+			add(pass, minEchoedSecret)
+		}
+		add(name, minEchoedSecret)
+	}
+	for _, v := range extra {
+		add(v, 1)
+	}
+	return newRedactor(secrets)
+}
+
+// headerSecrets passes a sensitive header's value and its parts to add, with the shortest
+// length each is searched for in free text.
+func headerSecrets(v string, add func(string, int)) {
+	add(v, minEchoedSecret)
+	fields := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' || r == ';' })
+	for i, f := range fields {
+		if i > 0 && isAuthScheme(fields[i-1]) {
+			add(f, minAuthCredential)
+			if strings.EqualFold(fields[i-1], "basic") {
+				if dec, err := base64.StdEncoding.DecodeString(f); err == nil {
+					add(string(dec), minAuthCredential)
+					if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+						add(pass, minEchoedSecret)
+					}
+				}
+			}
+			continue
+		}
+		if _, val, ok := strings.Cut(f, "="); ok {
+			add(val, minEchoedSecret) // a cookie's value, a key=value credential: not its name
+			continue
+		}
+		add(f, minEchoedSecret)
+	}
+}
+
+// isAuthScheme tells whether f is an HTTP authentication scheme word (RFC 9110 §11: Bearer,
+// Basic, Token, Digest, ApiKey...): letters only, followed by the credential.
+func isAuthScheme(f string) bool {
+	switch strings.ToLower(f) {
+	case "bearer", "basic", "token", "digest", "apikey", "api-key", "key":
+		return true
+	}
+	return false
+}
+
+func newRedactor(secrets []string) *Redactor {
+	var all []string
+	for _, s := range secrets {
+		all = append(all, s, url.QueryEscape(s), url.PathEscape(s))
+		if b, err := json.Marshal(s); err == nil {
+			all = append(all, string(b[1:len(b)-1]))
+		}
+		if strings.Contains(s, "/") {
+			all = append(all, strings.ReplaceAll(s, "/", `\/`)) // JSON as some encoders write it
+		}
+	}
+	// Longest first: the replacer tries patterns in argument order at each position, so
+	// "Bearer T" is replaced whole rather than leaving "Bearer " before T's marker.
+	slices.SortFunc(all, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	all = slices.Compact(all)
+	if len(all) == 0 {
+		return &Redactor{}
+	}
+	pairs := make([]string, 0, 2*len(all))
+	for _, s := range all {
+		pairs = append(pairs, s, Redacted)
+	}
+	return &Redactor{replacer: strings.NewReplacer(pairs...)}
+}
+
+// String returns s with every secret replaced by Redacted.
+func (r *Redactor) String(s string) string {
+	if r == nil || r.replacer == nil {
+		return s
+	}
+	return r.replacer.Replace(s)
+}
+
+// URL returns raw with its userinfo replaced by Redacted (scheme://<redacted>@host/...) and
+// any other secret in it redacted.
+func (r *Redactor) URL(raw string) string {
+	return r.String(RedactURL(raw))
+}
+
+// RedactURL returns raw with its userinfo, if any, replaced by Redacted.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	s := u.String()
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	return scheme + "://" + Redacted + "@" + rest
+}
+
+// Error returns err with its message redacted (nil for nil); errors.Is and errors.As still
+// see err.
+func (r *Redactor) Error(err error) error {
+	if err == nil || r == nil || r.replacer == nil {
+		return err
+	}
+	msg := r.String(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// Run redacts every string of run in place: the summary (the recorded target and
+// environment's URLs with their userinfo replaced) and the samples. Run returns its results
+// through it, and each snapshot, so nothing written holds a secret.
+func (r *Redactor) Run(run *measure.Run) {
+	if run == nil {
+		return
+	}
+	s := &run.Summary
+	s.Config.Target = RedactURL(s.Config.Target)
+	s.Environment.Target = RedactURL(s.Environment.Target)
+	if r == nil || r.replacer == nil {
+		return
+	}
+	redactValue(reflect.ValueOf(s).Elem(), r.String)
+	for i := range run.Samples {
+		redactValue(reflect.ValueOf(&run.Samples[i]).Elem(), r.String)
+	}
+}
+
+// redactValue applies f to every string reachable from v (struct fields, slice and array
+// elements, map values, pointers), in place. Map keys are names, never free text.
+func redactValue(v reflect.Value, f func(string) string) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			if s := f(v.String()); s != v.String() {
+				v.SetString(s)
+			}
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			redactValue(v.Elem(), f)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				redactValue(v.Field(i), f)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			redactValue(v.Index(i), f)
+		}
+	case reflect.Map:
+		if v.Type().Elem().Kind() != reflect.String {
+			return // counts and the like
+		}
+		iter := v.MapRange()
+		for iter.Next() {
+			if s := f(iter.Value().String()); s != iter.Value().String() {
+				v.SetMapIndex(iter.Key(), reflect.ValueOf(s).Convert(v.Type().Elem()))
+			}
+		}
+	}
+}
