@@ -42,6 +42,11 @@ type Counters struct {
 	// OutputTokens is every thinking and answer token the measured sessions received (from the
 	// ground truth, or the usage report without it).
 	OutputTokens int64 `json:"output_tokens"`
+	// EstimatedTokens are the OutputTokens estimated from the text (whitespace-delimited
+	// words, the scenario tokenizer) because the session had neither ground truth nor a
+	// usage report; EstimatedTokenSessions the sessions they came from.
+	EstimatedTokens        int64 `json:"estimated_tokens,omitempty"`
+	EstimatedTokenSessions int64 `json:"estimated_token_sessions,omitempty"`
 	// GoodputSessions counts the judged sessions (those not aborted on purpose or cut) that
 	// succeeded and met every per-session SLO (Tokens.Goodput.SLOs); GoodputJudged counts the
 	// judged ones.
@@ -59,7 +64,14 @@ type TokenSummary struct {
 	// OutputTokensPerSecond is OutputTokens over the run's wall time (Ended − Started): the
 	// aggregate throughput AIPerf and GuideLLM call output token throughput.
 	OutputTokensPerSecond float64 `json:"output_tokens_per_s"`
-	Goodput               Goodput `json:"goodput"`
+	// Estimated marks OutputTokens (and every token metric: tpot, itl, tokens/s) as estimated
+	// in part: EstimatedSessions sessions had no usage report and no ground truth, and their
+	// EstimatedTokens were counted from the text by the scenario tokenizer
+	// (whitespace-delimited words), not by the model's tokenizer.
+	Estimated         bool    `json:"estimated,omitempty"`
+	EstimatedTokens   int64   `json:"estimated_tokens,omitempty"`
+	EstimatedSessions int64   `json:"estimated_sessions,omitempty"`
+	Goodput           Goodput `json:"goodput"`
 }
 
 // Goodput is how many sessions succeeded and met every per-session SLO, as a share of the
@@ -75,7 +87,8 @@ type Goodput struct {
 
 // NewTokenSummary derives the aggregate figures from the counters over a run of wall time d.
 func NewTokenSummary(c Counters, slos []string, d time.Duration) *TokenSummary {
-	t := &TokenSummary{OutputTokens: c.OutputTokens, Goodput: Goodput{SLOs: slos, Sessions: c.GoodputSessions, Judged: c.GoodputJudged}}
+	t := &TokenSummary{OutputTokens: c.OutputTokens, Goodput: Goodput{SLOs: slos, Sessions: c.GoodputSessions, Judged: c.GoodputJudged},
+		Estimated: c.EstimatedTokenSessions > 0, EstimatedTokens: c.EstimatedTokens, EstimatedSessions: c.EstimatedTokenSessions}
 	if secs := d.Seconds(); secs > 0 {
 		t.OutputTokensPerSecond = float64(c.OutputTokens) / secs
 		t.Goodput.PerSecond = float64(c.GoodputSessions) / secs

@@ -141,7 +141,11 @@ func writeTokens(w io.Writer, run *measure.Run) {
 		}
 	}
 	t := s.Tokens
-	fmt.Fprintf(w, "tokens: %d output, %.1f tokens/s; %s\n", t.OutputTokens, t.OutputTokensPerSecond, strings.Join(parts, ", "))
+	est := ""
+	if t.Estimated {
+		est = fmt.Sprintf(" (estimated: %d tokens of %d sessions without a usage report, counted as words)", t.EstimatedTokens, t.EstimatedSessions)
+	}
+	fmt.Fprintf(w, "tokens: %d output, %.1f tokens/s%s; %s\n", t.OutputTokens, t.OutputTokensPerSecond, est, strings.Join(parts, ", "))
 	g := t.Goodput
 	slos := "no SLO given"
 	if len(g.SLOs) > 0 {

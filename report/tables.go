@@ -185,6 +185,9 @@ func tokensTable(s *measure.Summary) table {
 	row := func(name, v string) { t.Rows = append(t.Rows, []string{name, v}) }
 	row("output tokens (thinking and answer)", num(tk.OutputTokens))
 	row("output tokens/s (aggregate, over the measured wall time)", strconv.FormatFloat(tk.OutputTokensPerSecond, 'f', 1, 64))
+	if tk.Estimated {
+		row("estimated output tokens (no usage report: counted as words)", fmt.Sprintf("%s of %s sessions", num(tk.EstimatedTokens), num(tk.EstimatedSessions)))
+	}
 	g := tk.Goodput
 	slos := "none given: every successful session"
 	if len(g.SLOs) > 0 {

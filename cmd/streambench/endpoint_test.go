@@ -117,3 +117,47 @@ func TestLoadEndpointWorkload(t *testing.T) {
 	}
 	assertSecretNowhere(t, key, output, out)
 }
+
+// TestLoadNoUsageServerEstimatesTokens: a server that sends no usage chunk (TGI, some
+// gateways) passes with --no-ground-truth, with a warning, its tokens marked estimated in the
+// output and summary.json; the model is the only one GET /v1/models lists.
+func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
+	t.Parallel()
+	m := newEndpointMock(t, mockprovider.FaultOpenAINoUsage)
+	out := filepath.Join(t.TempDir(), "out")
+	code, output := runMain(t, "load", "--target", m.URL, "--dialect", "openai-chat", "--no-ground-truth",
+		"--output-tokens", "16", "--input-tokens", "uniform:8-32", "--clients", "2", "--sessions", "6",
+		"--runtime-metrics", "-", "--run-id", "nu", "--out", out)
+	if code != 0 {
+		t.Fatalf("load exit %d:\n%s", code, output)
+	}
+	for _, want := range []string{"verdict: PASS", "model: " + mockprovider.Model, "no usage report", "tokens: 96 output", "(estimated"} {
+		if !strings.Contains(output, want) {
+			t.Errorf("the output does not say %q:\n%s", want, output)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "nu", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Tokens struct {
+			OutputTokens      int64 `json:"output_tokens"`
+			Estimated         bool  `json:"estimated"`
+			EstimatedSessions int64 `json:"estimated_sessions"`
+		} `json:"tokens"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Tokens.Estimated || s.Tokens.EstimatedSessions != 6 || s.Tokens.OutputTokens != 96 {
+		t.Errorf("summary.json tokens %+v: want 96 output tokens, estimated, from 6 sessions", s.Tokens)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.reqs {
+		if r.path == "/v1/chat/completions" && !bytes.Contains(r.body, []byte(`"model":"`+mockprovider.Model+`"`)) {
+			t.Errorf("the request does not ask for the listed model: %s", r.body)
+		}
+	}
+}
