@@ -64,6 +64,9 @@ type TokenSummary struct {
 	// OutputTokensPerSecond is OutputTokens over the run's wall time (Ended − Started): the
 	// aggregate throughput AIPerf and GuideLLM call output token throughput.
 	OutputTokensPerSecond float64 `json:"output_tokens_per_s"`
+	// RequestsPerSecond is the completed sessions over the same wall time: the request
+	// throughput of vllm bench serve and GuideLLM (one request per session on an endpoint).
+	RequestsPerSecond float64 `json:"requests_per_s"`
 	// Estimated marks OutputTokens (and every token metric: tpot, itl, tokens/s) as estimated
 	// in part: EstimatedSessions sessions had no usage report and no ground truth, and their
 	// EstimatedTokens were counted from the text by the scenario tokenizer
@@ -91,6 +94,7 @@ func NewTokenSummary(c Counters, slos []string, d time.Duration) *TokenSummary {
 		Estimated: c.EstimatedTokenSessions > 0, EstimatedTokens: c.EstimatedTokens, EstimatedSessions: c.EstimatedTokenSessions}
 	if secs := d.Seconds(); secs > 0 {
 		t.OutputTokensPerSecond = float64(c.OutputTokens) / secs
+		t.RequestsPerSecond = float64(c.Outcomes[OutcomeCompleted]) / secs
 		t.Goodput.PerSecond = float64(c.GoodputSessions) / secs
 	}
 	if c.GoodputJudged > 0 {
@@ -271,6 +275,7 @@ type MetricSummary struct {
 	Min   int64   `json:"min_us"`
 	P50   int64   `json:"p50_us"`
 	P90   int64   `json:"p90_us"`
+	P95   int64   `json:"p95_us"`
 	P99   int64   `json:"p99_us"`
 	P999  int64   `json:"p999_us"`
 	Max   int64   `json:"max_us"`
@@ -428,6 +433,7 @@ func SummarizeOne(k Key, hist *hdrhistogram.Histogram) MetricSummary {
 	m.Min = hist.Min()
 	m.P50 = hist.ValueAtQuantile(50)
 	m.P90 = hist.ValueAtQuantile(90)
+	m.P95 = hist.ValueAtQuantile(95)
 	m.P99 = hist.ValueAtQuantile(99)
 	m.P999 = hist.ValueAtQuantile(99.9)
 	m.Max = hist.Max()

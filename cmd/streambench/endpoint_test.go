@@ -101,7 +101,7 @@ func TestLoadEndpointWorkload(t *testing.T) {
 	if streams < 16 {
 		t.Errorf("%d streams, want at least 16 (8 clients for 5 s of ~2.3 s sessions)", streams)
 	}
-	for _, want := range []string{"verdict: PASS", "ttft p50", "itl p50", "tpot p50", "tokens/s"} {
+	for _, want := range []string{"verdict: PASS", "ttft p50", "itl p50", "tpot p50", "e2e (duration) p50", " p90 ", " p95 ", " p99 ", "tokens/s", "requests/s"} {
 		if !strings.Contains(output, want) {
 			t.Errorf("the output does not say %q:\n%s", want, output)
 		}
@@ -110,7 +110,7 @@ func TestLoadEndpointWorkload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, metric := range []string{`"ttft"`, `"itl"`, `"tpot"`, `"duration"`, `"stream_tokens_per_s"`} {
+	for _, metric := range []string{`"ttft"`, `"itl"`, `"tpot"`, `"duration"`, `"stream_tokens_per_s"`, `"p90_us"`, `"p95_us"`, `"p99_us"`, `"requests_per_s"`} {
 		if !bytes.Contains(summary, []byte(metric)) {
 			t.Errorf("summary.json has no %s", metric)
 		}
