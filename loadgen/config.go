@@ -90,6 +90,10 @@ type Config struct {
 	// NoGroundTruth judges every session for structure only: the target's content is not
 	// the script's (a real model behind a gateway), so no content rule applies.
 	NoGroundTruth bool
+	// Endpoint, when set, makes each session one request of an inference endpoint's
+	// workload (synthetic or sampled prompts, max_tokens; no directive, no tools), judged
+	// for structure only (NoGroundTruth). Its mix is EndpointMix's.
+	Endpoint *Endpoint
 	// Dialects resolves the mix's dialect names (nil: dialects.Default()); tests add their
 	// own with Registry.With.
 	Dialects *dialects.Registry
@@ -269,6 +273,12 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if cfg.Library == nil {
 		cfg.Library = scenarios.Embedded()
+	}
+	if cfg.Endpoint != nil {
+		cfg.NoGroundTruth = true
+		if _, ok := cfg.Library.Get(scenarios.EndpointScenario); !ok {
+			cfg.Library = cfg.Library.With(scenarios.Endpoint(scenarios.DefaultTiming(), 1))
+		}
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = cfg.Mix.Seed

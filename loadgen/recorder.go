@@ -33,6 +33,9 @@ type recorder struct {
 	late, dropped, recordErrs      atomic.Int64
 	active, violations, errs       atomic.Int64 // errs: sessions with an error outcome
 	outputTokens, good, goodJudged atomic.Int64 // token metrics and goodput (tokens.go)
+	// estimatedTokens and estimatedSessions are the output tokens estimated from the text
+	// (no usage report, no ground truth) and the sessions they came from.
+	estimatedTokens, estimatedSessions atomic.Int64
 	// outcomes counts sessions by outcome, indexed as outcomeList.
 	outcomes [16]atomic.Int64
 
@@ -258,6 +261,7 @@ func (r *recorder) counters() measure.Counters {
 		Frames: r.frames.Load(), Bytes: r.bytes.Load(),
 		LateStarts: r.late.Load(), DroppedStarts: r.dropped.Load(), RecordErrors: r.recordErrs.Load(),
 		OutputTokens: r.outputTokens.Load(), GoodputSessions: r.good.Load(), GoodputJudged: r.goodJudged.Load(),
+		EstimatedTokens: r.estimatedTokens.Load(), EstimatedTokenSessions: r.estimatedSessions.Load(),
 	}
 	for i, o := range outcomeList {
 		if n := r.outcomes[i].Load(); n > 0 {

@@ -65,6 +65,12 @@ func (r *runner) planOf(pick Pick, id string) *sessionPlan {
 			NoGroundTruth: r.cfg.NoGroundTruth || structureOnly(ro.client),
 		},
 	}
+	if e := r.cfg.Endpoint; e != nil {
+		req := e.request(pick.Seed)
+		p.session.Endpoint, p.session.NoGroundTruth = req, true
+		p.session.Input = req.Messages[len(req.Messages)-1].Text
+		return p // the endpoint scenario scripts no client action
+	}
 	p.trigger = script.Client.Abort
 	if p.trigger == nil && script.Client.Stop != nil {
 		_, canStop := p.client.(protocol.Stopper)

@@ -30,6 +30,7 @@ type tokenClock struct {
 	tokens                  int64         // tokens counted from the ground truth
 	frames                  int64         // thinking and answer frames (usage spreading)
 	usage                   int64         // output tokens reported by usage, summed over turns
+	estimated               int64         // without ground truth: Observation.Tokens, the text's words
 }
 
 // observe takes one frame's observation at now (since is now − the intended start).
@@ -46,6 +47,7 @@ func (tc *tokenClock) observe(now time.Time, since time.Duration, obs *protocol.
 	k := int64(obs.Tokens)
 	if tc.usageOnly {
 		// Every text frame carries at least one token; how many is known only at the end.
+		tc.estimated += k
 		k = 1
 		tc.frames++
 	}
@@ -67,12 +69,23 @@ func (tc *tokenClock) observe(now time.Time, since time.Duration, obs *protocol.
 }
 
 // count is the session's output tokens: counted, or the usage report's without ground truth
-// (at least one per text frame, when the report is missing or short).
+// (at least one per text frame, when the report is short); without a usage report, estimated
+// from the text by the scenario tokenizer (estimatedCount).
 func (tc *tokenClock) count() int64 {
 	if tc.usageOnly {
+		if tc.usage == 0 {
+			return max(tc.estimated, tc.frames)
+		}
 		return max(tc.usage, tc.frames)
 	}
 	return tc.tokens
+}
+
+// estimatedCount reports whether count is an estimate: no ground truth and no usage report,
+// so the tokens are the text's whitespace-delimited words (scenarios.TokenCounter), at least
+// one per text frame.
+func (tc *tokenClock) estimatedCount() bool {
+	return tc.usageOnly && tc.usage == 0 && tc.frames > 0
 }
 
 // tpot is (last token frame − first) / (tokens − 1), or 0 with fewer than two tokens.
@@ -154,6 +167,10 @@ func (m *sessionMetrics) flushTokens() {
 	}
 	if n := tc.count(); n > 0 {
 		m.rec.outputTokens.Add(n)
+		if tc.estimatedCount() {
+			m.rec.estimatedTokens.Add(n)
+			m.rec.estimatedSessions.Add(1)
+		}
 	}
 }
 

@@ -1,8 +1,12 @@
 package loadgen
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +66,20 @@ type Workload struct {
 	RunID                  string
 	Allow                  []string // rule IDs (protocol.ParseRule)
 	GoodputSLOs            []string // METRIC OP LIMIT (measure.ParseSessionSLO)
+
+	// The inference endpoint's workload and target (openai-chat and anthropic-messages only):
+	// Model is the model option; APIKey goes in the dialect's auth header (APIKeyHeader) and
+	// is a secret (Config.Redact); InputTokens and OutputTokens are TokenDist specs and
+	// Prompts a prompt file (LoadPrompts): any of them makes the run an endpoint workload
+	// (Config.Endpoint).
+	Model, APIKey             string
+	InputTokens, OutputTokens string
+	Prompts                   string
+}
+
+// IsEndpoint reports whether the workload is an inference endpoint's (Config.Endpoint).
+func (w Workload) IsEndpoint() bool {
+	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != ""
 }
 
 // Config resolves the workload into a Config (without target, mock and metrics URLs): the
@@ -154,7 +172,16 @@ func (w Workload) Config() (Config, error) {
 			return cfg, fmt.Errorf("--dialect: %w", err)
 		}
 	}
-	if w.Dialect != "" || w.Slug != "" {
+	if err := w.endpoint(&cfg); err != nil {
+		return cfg, err
+	}
+	if cfg.Endpoint != nil {
+		m, err := EndpointMix(w.Dialect, cmp.Or(w.Model, "endpoint"), cfg.Seed)
+		if err != nil {
+			return cfg, err
+		}
+		mix, cfg.MixName = m, "endpoint"
+	} else if w.Dialect != "" || w.Slug != "" {
 		m, err := mix.Restrict(w.Dialect, w.Slug)
 		if err != nil {
 			return cfg, err
@@ -167,6 +194,75 @@ func (w Workload) Config() (Config, error) {
 	}
 	return cfg, nil
 }
+
+// endpoint applies the endpoint flags (--model, --api-key, --input-tokens, --output-tokens,
+// --prompts) to cfg.
+func (w Workload) endpoint(cfg *Config) error {
+	flag := ""
+	switch {
+	case w.Model != "":
+		flag = "--model"
+	case w.APIKey != "":
+		flag = "--api-key"
+	case w.InputTokens != "":
+		flag = "--input-tokens"
+	case w.OutputTokens != "":
+		flag = "--output-tokens"
+	case w.Prompts != "":
+		flag = "--prompts"
+	default:
+		return nil
+	}
+	if !EndpointDialect(w.Dialect) {
+		return fmt.Errorf("%s is for an inference endpoint: give --dialect openai-chat or anthropic-messages", flag)
+	}
+	if w.Model != "" {
+		if cfg.Options == nil {
+			cfg.Options = protocol.Options{}
+		}
+		cfg.Options["model"] = w.Model
+	}
+	if w.APIKey != "" {
+		name, value := APIKeyHeader(w.Dialect, w.APIKey)
+		if cfg.Headers == nil {
+			cfg.Headers = http.Header{}
+		}
+		if cfg.Headers.Get(name) == "" {
+			cfg.Headers.Set(name, value)
+		}
+		cfg.Redact = append(slices.Clone(cfg.Redact), w.APIKey)
+	}
+	if !w.IsEndpoint() {
+		return nil
+	}
+	if w.Mix != "" {
+		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompts): one or the other")
+	}
+	e := &Endpoint{}
+	var err error
+	if e.Input, err = ParseTokenDist(w.InputTokens); err != nil {
+		return fmt.Errorf("--input-tokens %w", err)
+	}
+	if e.Output, err = ParseTokenDist(w.OutputTokens); err != nil {
+		return fmt.Errorf("--output-tokens %w", err)
+	}
+	if w.Prompts != "" {
+		if w.InputTokens != "" {
+			return errors.New("--prompts and --input-tokens: the prompts are the file's; give one or the other")
+		}
+		if e.Prompts, err = LoadPrompts(w.Prompts); err != nil {
+			return fmt.Errorf("--prompts: %w", err)
+		}
+		e.Source = w.Prompts
+	} else if e.Input.Kind == "" {
+		e.Input, _ = ParseTokenDist(strconv.Itoa(DefaultInputTokens))
+	}
+	cfg.Endpoint, cfg.NoGroundTruth = e, true
+	return nil
+}
+
+// DefaultInputTokens is the synthetic prompt's length when only --output-tokens is given.
+const DefaultInputTokens = 512
 
 // dialectOptions gathers the KEY=VALUE options and the shorthands for options.
 func (w Workload) dialectOptions() (protocol.Options, error) {

@@ -244,6 +244,7 @@ func addCounters(a, b Counters) Counters {
 		HTTPErrors: http, Frames: a.Frames + b.Frames, Bytes: a.Bytes + b.Bytes,
 		LateStarts: a.LateStarts + b.LateStarts, DroppedStarts: a.DroppedStarts + b.DroppedStarts,
 		RecordErrors: a.RecordErrors + b.RecordErrors, OutputTokens: a.OutputTokens + b.OutputTokens,
+		EstimatedTokens: a.EstimatedTokens + b.EstimatedTokens, EstimatedTokenSessions: a.EstimatedTokenSessions + b.EstimatedTokenSessions,
 		GoodputSessions: a.GoodputSessions + b.GoodputSessions, GoodputJudged: a.GoodputJudged + b.GoodputJudged,
 	}
 }

@@ -42,6 +42,11 @@ type Counters struct {
 	// OutputTokens is every thinking and answer token the measured sessions received (from the
 	// ground truth, or the usage report without it).
 	OutputTokens int64 `json:"output_tokens"`
+	// EstimatedTokens are the OutputTokens estimated from the text (whitespace-delimited
+	// words, the scenario tokenizer) because the session had neither ground truth nor a
+	// usage report; EstimatedTokenSessions the sessions they came from.
+	EstimatedTokens        int64 `json:"estimated_tokens,omitempty"`
+	EstimatedTokenSessions int64 `json:"estimated_token_sessions,omitempty"`
 	// GoodputSessions counts the judged sessions (those not aborted on purpose or cut) that
 	// succeeded and met every per-session SLO (Tokens.Goodput.SLOs); GoodputJudged counts the
 	// judged ones.
@@ -59,7 +64,17 @@ type TokenSummary struct {
 	// OutputTokensPerSecond is OutputTokens over the run's wall time (Ended − Started): the
 	// aggregate throughput AIPerf and GuideLLM call output token throughput.
 	OutputTokensPerSecond float64 `json:"output_tokens_per_s"`
-	Goodput               Goodput `json:"goodput"`
+	// RequestsPerSecond is the completed sessions over the same wall time: the request
+	// throughput of vllm bench serve and GuideLLM (one request per session on an endpoint).
+	RequestsPerSecond float64 `json:"requests_per_s"`
+	// Estimated marks OutputTokens (and every token metric: tpot, itl, tokens/s) as estimated
+	// in part: EstimatedSessions sessions had no usage report and no ground truth, and their
+	// EstimatedTokens were counted from the text by the scenario tokenizer
+	// (whitespace-delimited words), not by the model's tokenizer.
+	Estimated         bool    `json:"estimated,omitempty"`
+	EstimatedTokens   int64   `json:"estimated_tokens,omitempty"`
+	EstimatedSessions int64   `json:"estimated_sessions,omitempty"`
+	Goodput           Goodput `json:"goodput"`
 }
 
 // Goodput is how many sessions succeeded and met every per-session SLO, as a share of the
@@ -75,9 +90,11 @@ type Goodput struct {
 
 // NewTokenSummary derives the aggregate figures from the counters over a run of wall time d.
 func NewTokenSummary(c Counters, slos []string, d time.Duration) *TokenSummary {
-	t := &TokenSummary{OutputTokens: c.OutputTokens, Goodput: Goodput{SLOs: slos, Sessions: c.GoodputSessions, Judged: c.GoodputJudged}}
+	t := &TokenSummary{OutputTokens: c.OutputTokens, Goodput: Goodput{SLOs: slos, Sessions: c.GoodputSessions, Judged: c.GoodputJudged},
+		Estimated: c.EstimatedTokenSessions > 0, EstimatedTokens: c.EstimatedTokens, EstimatedSessions: c.EstimatedTokenSessions}
 	if secs := d.Seconds(); secs > 0 {
 		t.OutputTokensPerSecond = float64(c.OutputTokens) / secs
+		t.RequestsPerSecond = float64(c.Outcomes[OutcomeCompleted]) / secs
 		t.Goodput.PerSecond = float64(c.GoodputSessions) / secs
 	}
 	if c.GoodputJudged > 0 {
@@ -258,6 +275,7 @@ type MetricSummary struct {
 	Min   int64   `json:"min_us"`
 	P50   int64   `json:"p50_us"`
 	P90   int64   `json:"p90_us"`
+	P95   int64   `json:"p95_us"`
 	P99   int64   `json:"p99_us"`
 	P999  int64   `json:"p999_us"`
 	Max   int64   `json:"max_us"`
@@ -415,6 +433,7 @@ func SummarizeOne(k Key, hist *hdrhistogram.Histogram) MetricSummary {
 	m.Min = hist.Min()
 	m.P50 = hist.ValueAtQuantile(50)
 	m.P90 = hist.ValueAtQuantile(90)
+	m.P95 = hist.ValueAtQuantile(95)
 	m.P99 = hist.ValueAtQuantile(99)
 	m.P999 = hist.ValueAtQuantile(99.9)
 	m.Max = hist.Max()

@@ -148,6 +148,9 @@ func (q *request) prepare(body []byte) bool {
 	}
 	q.parsed = parsed
 	dir, err := s.selectScenario(q.r.Header, parsed.LastUserText)
+	if errors.Is(err, errNoScenario) && parsed.MaxTokens > 0 && parsed.AssistantTurns == 0 {
+		return q.prepareEndpoint()
+	}
 	if err != nil {
 		q.fail(http.StatusBadRequest, errInvalidRequest, err.Error())
 		return false
@@ -234,6 +237,29 @@ func (q *request) readBody() ([]byte, error) {
 	return body, err
 }
 
+// errNoScenario is selectScenario's error for a request that names no scenario.
+var errNoScenario = errors.New("no scenario selected")
+
+// prepareEndpoint selects the turn of a request without a directive that asks for max_tokens,
+// as an application's request to an inference endpoint does: one turn of max_tokens generated
+// tokens (at most MaxEndpointTokens) paced by the library's plain-answer timing
+// (scenarios.DefaultTiming without it), its text drawn from the request's sequence number.
+func (q *request) prepareEndpoint() bool {
+	timing := scenarios.DefaultTiming()
+	if sc, ok := q.srv.library.Get("plain-answer"); ok {
+		timing = sc.Timing
+	}
+	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
+	q.ref.update(func(rec *SessionRecord) { rec.Scenario, rec.Seed = sc.Name, q.seq })
+	// Not through the script cache: its key is the scenario, new for every request here.
+	q.script = sc.Render(q.seq)
+	q.turn = &q.script.Turns[0]
+	return true
+}
+
+// MaxEndpointTokens bounds the answer to a request without a directive (its max_tokens).
+const MaxEndpointTokens = 32_768
+
 // selectScenario resolves the directive in the last user message and the X-Streambench-*
 // headers, field by field, headers winning.
 func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Directive, error) {
@@ -267,9 +293,10 @@ func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Direc
 		return dir, fmt.Errorf("scenario name is %d bytes, at most %d (directive scenario= or header %s)", len(dir.Scenario), MaxSelectorBytes, HeaderScenario)
 	}
 	if !found {
-		return dir, fmt.Errorf("no scenario selected: put a directive like [[streambench scenario=NAME seed=N session=ID]] "+
-			"in the last user message, or send the %s header (with optional %s and %s); known scenarios: %s",
-			HeaderScenario, HeaderSeed, HeaderSession, strings.Join(s.library.Names(), ", "))
+		return dir, fmt.Errorf("%w: put a directive like [[streambench scenario=NAME seed=N session=ID]] "+
+			"in the last user message, or send the %s header (with optional %s and %s), or ask for max_tokens "+
+			"(then the answer is that many generated tokens); known scenarios: %s",
+			errNoScenario, HeaderScenario, HeaderSeed, HeaderSession, strings.Join(s.library.Names(), ", "))
 	}
 	return dir, nil
 }

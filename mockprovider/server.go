@@ -68,7 +68,11 @@ const (
 	PathSessions  = "/_streambench/sessions"
 	PathMetrics   = "/metrics"
 	PathHealth    = "/healthz"
+	PathModels    = "/v1/models"
 )
+
+// Model is the one model GET /v1/models lists (the mock answers any model name).
+const Model = "streambench-mock"
 
 // DefaultMaxStreamsPerConn is the default HTTP/2 stream limit per connection (see
 // Options.MaxConcurrentStreamsPerConn): 2,000 streams then take 8 connections.
@@ -203,6 +207,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET "+PathHealth, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET "+PathModels, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"`+Model+`","object":"model","owned_by":"streambench"}]}`+"\n")
 	})
 	mux.HandleFunc("/", s.handleNoRoute)
 	return mux

@@ -15,6 +15,9 @@ type wireRequest struct {
 	IncludeUsage   bool
 	LastUserText   string
 	AssistantTurns int
+	// MaxTokens is the request's max_tokens (0: none sent): a request without a directive
+	// that has one is answered with that many generated tokens (scenarios.Endpoint).
+	MaxTokens int
 }
 
 // streamMeta identifies one response, the same for every wire.
@@ -96,7 +99,7 @@ func openaiWire() *wire {
 				return wireRequest{}, err
 			}
 			return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: r.IncludeUsage,
-				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns}, nil
+				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns, MaxTokens: r.MaxTokens}, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
 			setStreamHeaders(w)
@@ -135,7 +138,7 @@ func anthropicWire() *wire {
 				return wireRequest{}, err
 			}
 			return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: true,
-				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns}, nil
+				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns, MaxTokens: r.MaxTokens}, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
 			setStreamHeaders(w)

@@ -120,6 +120,20 @@ type Session struct {
 	// NoGroundTruth judges structure only: the target's content is not the script's (a real
 	// model behind a gateway), so no content rule applies.
 	NoGroundTruth bool
+	// Endpoint, when set, is the request of an inference endpoint's workload (load
+	// --input-tokens, --prompts): what an application sends, these messages and at most
+	// MaxTokens output tokens, with no directive, no tools and no reasoning fields. It
+	// comes with NoGroundTruth.
+	Endpoint *EndpointRequest
+}
+
+// EndpointRequest is one request of an endpoint workload (Session.Endpoint).
+type EndpointRequest struct {
+	// Messages are the conversation sent ("system", "user", "assistant" roles).
+	Messages []Message
+	// MaxTokens is the most output tokens asked for (max_tokens); 0: not sent (the wire's
+	// default).
+	MaxTokens int
 }
 
 // ScriptedError reports whether the session's script fails the run at the provider
@@ -267,7 +281,7 @@ type ModelEvent struct {
 
 // Message is one entry of a model conversation, provider-neutral.
 type Message struct {
-	Role string // "user", "assistant" or "tool"
+	Role string // "system", "user", "assistant" or "tool"
 	// Text is the user text, the assistant's text, or the tool result.
 	Text string
 	// ToolCalls are the assistant's tool calls.
@@ -292,6 +306,9 @@ type ModelRequest struct {
 	Tools []string
 	// Thinking asks for thinking/reasoning output where the wire supports it.
 	Thinking bool
+	// MaxTokens is the most output tokens asked for (max_tokens); 0: the wire's default
+	// (none on openai, 4096 on anthropic, which requires one).
+	MaxTokens int
 	// Header carries extra request headers (the X-Streambench-* ones are forwarded).
 	Header http.Header
 	// Timeout, when non-zero, bounds the whole provider call.

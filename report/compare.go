@@ -54,6 +54,7 @@ var compareStats = []struct {
 }{
 	{"p50", func(m measure.MetricSummary) float64 { return float64(m.P50) }},
 	{"p90", func(m measure.MetricSummary) float64 { return float64(m.P90) }},
+	{"p95", func(m measure.MetricSummary) float64 { return float64(m.P95) }},
 	{"p99", func(m measure.MetricSummary) float64 { return float64(m.P99) }},
 	{"p99.9", func(m measure.MetricSummary) float64 { return float64(m.P999) }},
 	{"max", func(m measure.MetricSummary) float64 { return float64(m.Max) }},

@@ -34,14 +34,14 @@ func measuresTable(r *measure.Run) table {
 	s := &r.Summary
 	t := table{
 		Title:  "Dialect measures (latency in ms, count as is)",
-		Header: []string{"measure", "kind", "scenario", "dialect", "samples", "min", "p50", "p90", "p99", "max", "mean"},
-		Right:  []bool{false, false, false, false, true, true, true, true, true, true, true},
+		Header: []string{"measure", "kind", "scenario", "dialect", "samples", "min", "p50", "p90", "p95", "p99", "max", "mean"},
+		Right:  []bool{false, false, false, false, true, true, true, true, true, true, true, true},
 	}
 	row := func(info measure.MeasureInfo, scenario, dialect string, m measure.MetricSummary) {
 		c := info.Kind == measure.MeasureKindCount
 		f := func(v int64) string { return measureValue(c, float64(v)) }
 		t.Rows = append(t.Rows, []string{info.Name, info.Kind, scenario, dialect, num(m.Count),
-			f(m.Min), f(m.P50), f(m.P90), f(m.P99), f(m.Max), measureValue(c, m.Mean)})
+			f(m.Min), f(m.P50), f(m.P90), f(m.P95), f(m.P99), f(m.Max), measureValue(c, m.Mean)})
 	}
 	for _, info := range s.Measures {
 		if r.Histograms != nil {

@@ -112,8 +112,8 @@ func writeLeakCheck(w io.Writer, s *measure.Summary) {
 	}
 }
 
-// writeTokens prints the token metrics' headline: TTFT, TTFO, TPOT and ITL p50 and p99 over
-// every scenario and dialect (merged histograms; the worst key's from the summary when the run
+// writeTokens prints the token metrics' headline: TTFT, TTFO, TPOT, ITL and E2E (duration)
+// p50, p90, p95 and p99 over every scenario and dialect (merged histograms; the worst key's from the summary when the run
 // has none), tokens/s and goodput.
 func writeTokens(w io.Writer, run *measure.Run) {
 	s := &run.Summary
@@ -121,27 +121,36 @@ func writeTokens(w io.Writer, run *measure.Run) {
 		return
 	}
 	var parts []string
-	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.TimeToFirstOutput, measure.TimePerOutputToken, measure.InterTokenLatency} {
-		var p50, p99 int64
+	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.TimeToFirstOutput, measure.TimePerOutputToken, measure.InterTokenLatency, measure.StreamDuration} {
+		var p50, p90, p95, p99 int64
 		found := false
 		if run.Histograms != nil {
 			if h, n := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m }); n > 0 {
 				ms := measure.SummarizeOne(measure.Key{Metric: m}, h)
-				p50, p99, found = ms.P50, ms.P99, true
+				p50, p90, p95, p99, found = ms.P50, ms.P90, ms.P95, ms.P99, true
 			}
 		} else {
 			for _, ms := range s.Metrics {
 				if ms.Metric == m && ms.Count > 0 {
-					p50, p99, found = max(p50, ms.P50), max(p99, ms.P99), true
+					p50, p90, p95, p99, found = max(p50, ms.P50), max(p90, ms.P90), max(p95, ms.P95), max(p99, ms.P99), true
 				}
 			}
 		}
 		if found {
-			parts = append(parts, fmt.Sprintf("%s p50 %.1fms p99 %.1fms", m, float64(p50)/1000, float64(p99)/1000))
+			name := string(m)
+			if m == measure.StreamDuration {
+				name = "e2e (duration)"
+			}
+			parts = append(parts, fmt.Sprintf("%s p50 %.1fms p90 %.1fms p95 %.1fms p99 %.1fms", name,
+				float64(p50)/1000, float64(p90)/1000, float64(p95)/1000, float64(p99)/1000))
 		}
 	}
 	t := s.Tokens
-	fmt.Fprintf(w, "tokens: %d output, %.1f tokens/s; %s\n", t.OutputTokens, t.OutputTokensPerSecond, strings.Join(parts, ", "))
+	est := ""
+	if t.Estimated {
+		est = fmt.Sprintf(" (estimated: %d tokens of %d sessions without a usage report, counted as words)", t.EstimatedTokens, t.EstimatedSessions)
+	}
+	fmt.Fprintf(w, "tokens: %d output, %.1f tokens/s, %.2f requests/s%s; %s\n", t.OutputTokens, t.OutputTokensPerSecond, t.RequestsPerSecond, est, strings.Join(parts, ", "))
 	g := t.Goodput
 	slos := "no SLO given"
 	if len(g.SLOs) > 0 {

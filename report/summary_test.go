@@ -30,7 +30,7 @@ func TestWriteSummary(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{"scenario", "plain-answer", "tool-loop", "ms", "errors", "outcomes: completed 1670, scripted_error 30, aborted 300", "µs CPU per received frame",
 		"violations: 2: " + string(protocol.RTerminal) + " 2", "LEAK ", "verdict: FAIL",
-		"tokens: 72000 output, 2400.0 tokens/s; ttft p50", "tpot p50", "goodput: 1670 of 1700 judged sessions (98.2%), 55.67/s (ttft<100ms, tpot<10ms)"} {
+		"tokens: 72000 output, 2400.0 tokens/s, 55.67 requests/s; ttft p50", "tpot p50", "goodput: 1670 of 1700 judged sessions (98.2%), 55.67/s (ttft<100ms, tpot<10ms)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

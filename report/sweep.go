@@ -107,6 +107,13 @@ type StepResult struct {
 	TPOTP50         float64 `json:"tpot_p50_us"`
 	TokensPerSecond float64 `json:"output_tokens_per_s"`
 	GoodputShare    float64 `json:"goodput_share"`
+	// Request throughput (completed sessions/s) and the p50/p95 of ttft and itl (µs), as
+	// vllm bench serve and GuideLLM tabulate a sweep; NaN when the run recorded none.
+	RequestsPerSecond float64 `json:"requests_per_s"`
+	TTFTP50           float64 `json:"ttft_p50_us"`
+	TTFTP95           float64 `json:"ttft_p95_us"`
+	ITLP50            float64 `json:"itl_p50_us"`
+	ITLP95            float64 `json:"itl_p95_us"`
 }
 
 // SweepResult is a whole sweep and what it found.
@@ -176,7 +183,8 @@ func Rejudge(dir string, slos []verdict.Threshold) (*SweepResult, error) {
 func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN(),
-		TTFTP99: math.NaN(), TPOTP50: math.NaN(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN()}
+		TTFTP99: math.NaN(), TPOTP50: math.NaN(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
+		RequestsPerSecond: math.NaN(), TTFTP50: math.NaN(), TTFTP95: math.NaN(), ITLP50: math.NaN(), ITLP95: math.NaN()}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
@@ -197,13 +205,14 @@ func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 	for _, v := range []struct {
 		sel string
 		dst *float64
-	}{{"ttfc.p50", &r.TTFCP50}, {"ttfc.p99", &r.TTFCP99}, {"ttft.p99", &r.TTFTP99}, {"tpot.p50", &r.TPOTP50}} {
+	}{{"ttfc.p50", &r.TTFCP50}, {"ttfc.p99", &r.TTFCP99}, {"ttft.p99", &r.TTFTP99}, {"tpot.p50", &r.TPOTP50},
+		{"ttft.p50", &r.TTFTP50}, {"ttft.p95", &r.TTFTP95}, {"itl.p50", &r.ITLP50}, {"itl.p95", &r.ITLP95}} {
 		if x, err := verdict.Value(run, v.sel); err == nil {
 			*v.dst = x
 		}
 	}
 	if t := run.Summary.Tokens; t != nil {
-		r.TokensPerSecond = t.OutputTokensPerSecond
+		r.TokensPerSecond, r.RequestsPerSecond = t.OutputTokensPerSecond, t.RequestsPerSecond
 		if t.Goodput.Judged > 0 {
 			r.GoodputShare = t.Goodput.Share
 		}
@@ -298,16 +307,17 @@ func (r *SweepResult) Headline() string {
 }
 
 func (r *SweepResult) table() table {
-	t := table{Header: []string{"step", "run", "sessions", "ttfc p50 (ms)", "ttfc p99 (ms)", "ttft p99 (ms)", "tpot p50 (ms)", "tokens/s", "goodput", "errors", "failed"},
-		Right: []bool{false, false, true, true, true, true, true, true, true, true, true}}
+	t := table{Header: []string{"step", "run", "sessions", "requests/s", "ttfc p50 (ms)", "ttfc p99 (ms)", "ttft p50 (ms)", "ttft p95 (ms)", "ttft p99 (ms)",
+		"itl p50 (ms)", "itl p95 (ms)", "tpot p50 (ms)", "tokens/s", "goodput", "errors", "failed"},
+		Right: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true, true, true, true}}
 	for _, s := range r.SLOs {
 		t.Header = append(t.Header, s)
 		t.Right = append(t.Right, true)
 	}
 	t.Header = append(t.Header, "verdict")
 	for i, st := range r.Steps {
-		row := []string{st.Step.String(), st.RunID, num(st.Sessions), msOrNA(st.TTFCP50), msOrNA(st.TTFCP99),
-			msOrNA(st.TTFTP99), msOrNA(st.TPOTP50), floatOrNA(st.TokensPerSecond), pctOrNA(st.GoodputShare), pct(st.ErrorRate), pct(st.FailedRate)}
+		row := []string{st.Step.String(), st.RunID, num(st.Sessions), floatOrNA(st.RequestsPerSecond), msOrNA(st.TTFCP50), msOrNA(st.TTFCP99),
+			msOrNA(st.TTFTP50), msOrNA(st.TTFTP95), msOrNA(st.TTFTP99), msOrNA(st.ITLP50), msOrNA(st.ITLP95), msOrNA(st.TPOTP50), floatOrNA(st.TokensPerSecond), pctOrNA(st.GoodputShare), pct(st.ErrorRate), pct(st.FailedRate)}
 		for _, c := range st.Checks {
 			row = append(row, c.Value+boolText(c.Pass, "", " ✗"))
 		}
@@ -429,6 +439,11 @@ func (r *SweepResult) jsonSafe() *SweepResult {
 		fix(&s.TTFTP99)
 		fix(&s.TPOTP50)
 		fix(&s.TokensPerSecond)
+		fix(&s.RequestsPerSecond)
+		fix(&s.TTFTP50)
+		fix(&s.TTFTP95)
+		fix(&s.ITLP50)
+		fix(&s.ITLP95)
 		fix(&s.GoodputShare)
 		s.Checks = slices.Clone(s.Checks)
 		for j := range s.Checks {

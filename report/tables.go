@@ -116,8 +116,8 @@ func overviewTable(s *measure.Summary) table {
 func metricsTable(s *measure.Summary) table {
 	t := table{
 		Title:  "Latency by scenario and dialect (ms)",
-		Header: []string{"metric", "scenario", "dialect", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean"},
-		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true},
+		Header: []string{"metric", "scenario", "dialect", "count", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"},
+		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true, true},
 	}
 	metrics := slices.Clone(s.Metrics)
 	slices.SortStableFunc(metrics, func(a, b measure.MetricSummary) int { return a.Key.Compare(b.Key) })
@@ -126,7 +126,7 @@ func metricsTable(s *measure.Summary) table {
 			continue // measures.go
 		}
 		t.Rows = append(t.Rows, []string{metricLabel(m.Metric), m.Scenario, m.Dialect, num(m.Count),
-			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P99), ms(m.P999), ms(m.Max), msf(m.Mean)})
+			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), msf(m.Mean)})
 	}
 	return t
 }
@@ -147,8 +147,8 @@ func metricsOf(hs *measure.Histograms) []measure.Metric {
 func overviewMetricsTable(r *measure.Run) table {
 	t := table{
 		Title:  "Latency overview (ms, all scenarios and dialects merged)",
-		Header: []string{"metric", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean"},
-		Right:  []bool{false, true, true, true, true, true, true, true, true},
+		Header: []string{"metric", "count", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"},
+		Right:  []bool{false, true, true, true, true, true, true, true, true, true},
 	}
 	if r.Histograms == nil {
 		return t
@@ -159,7 +159,7 @@ func overviewMetricsTable(r *measure.Run) table {
 		}
 		merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
 		s := measure.SummarizeOne(measure.Key{Metric: m}, merged)
-		t.Rows = append(t.Rows, []string{metricLabel(m), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P99),
+		t.Rows = append(t.Rows, []string{metricLabel(m), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P95), ms(s.P99),
 			ms(s.P999), ms(s.Max), msf(s.Mean)})
 	}
 	return t
@@ -185,6 +185,10 @@ func tokensTable(s *measure.Summary) table {
 	row := func(name, v string) { t.Rows = append(t.Rows, []string{name, v}) }
 	row("output tokens (thinking and answer)", num(tk.OutputTokens))
 	row("output tokens/s (aggregate, over the measured wall time)", strconv.FormatFloat(tk.OutputTokensPerSecond, 'f', 1, 64))
+	row("requests/s (completed sessions, over the measured wall time)", strconv.FormatFloat(tk.RequestsPerSecond, 'f', 2, 64))
+	if tk.Estimated {
+		row("estimated output tokens (no usage report: counted as words)", fmt.Sprintf("%s of %s sessions", num(tk.EstimatedTokens), num(tk.EstimatedSessions)))
+	}
 	g := tk.Goodput
 	slos := "none given: every successful session"
 	if len(g.SLOs) > 0 {

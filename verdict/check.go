@@ -69,6 +69,8 @@ func statOf(m measure.MetricSummary, stat string) float64 {
 		return float64(m.P50)
 	case "p90":
 		return float64(m.P90)
+	case "p95":
+		return float64(m.P95)
 	case "p99":
 		return float64(m.P99)
 	case "p99.9":
@@ -262,7 +264,7 @@ const minTrustedAbove = 10
 // trustedCount is the sample count at which stat is trusted for a single key; 0 means never
 // (max is always one sample).
 func trustedCount(stat string) int64 {
-	q := map[string]float64{"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "min": 0.5, "mean": 0.5}[stat]
+	q := map[string]float64{"p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99, "p99.9": 0.999, "min": 0.5, "mean": 0.5}[stat]
 	if q == 0 {
 		return 0
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // measureStats are the statistics a dialect measure's NAME_STAT spelling may end in.
-var measureStats = map[string]string{"min": "min", "p50": "p50", "p90": "p90", "p99": "p99", "p999": "p99.9", "max": "max", "mean": "mean"}
+var measureStats = map[string]string{"min": "min", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "p999": "p99.9", "max": "max", "mean": "mean"}
 
 // measureName makes a gate name of a name that is not in the table: a dialect measure, which
 // only the run can confirm (Selector.checkMeasure). Measure names are snake_case of at least

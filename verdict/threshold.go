@@ -92,7 +92,7 @@ func latencyName(name string, m measure.Metric, example, doc string) gateName {
 }
 
 // latencyStats are the statistics a latency threshold can name.
-var latencyStats = []string{"min", "p50", "p90", "p99", "p99.9", "p999", "max", "mean"}
+var latencyStats = []string{"min", "p50", "p90", "p95", "p99", "p99.9", "p999", "max", "mean"}
 
 // MetricsHelp documents every name a threshold can check, its scopes and an example; it is
 // what `streambench gate --help` and `sweep --help` print.

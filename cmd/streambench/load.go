@@ -92,6 +92,22 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	return w
 }
 
+// addEndpointFlags registers the inference endpoint's flags (load only: --model, --api-key,
+// --input-tokens, --output-tokens, --prompts).
+func addEndpointFlags(w *workloadFlags) {
+	fs := w.fs
+	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages: the request's model (--option model=...); with an endpoint workload and none given,\n"+
+		"the only model GET TARGET/v1/models lists (several: an error listing them)")
+	fs.StringVar(&w.APIKey, "api-key", "", "openai-chat, anthropic-messages: the API key, sent as Authorization: Bearer KEY (openai-chat) or x-api-key: KEY\n"+
+		"(anthropic-messages); default $OPENAI_API_KEY or $ANTHROPIC_API_KEY by the dialect. Never written or printed ("+loadgen.Redacted+")")
+	fs.StringVar(&w.InputTokens, "input-tokens", "", "endpoint workload: synthetic prompts of this many tokens: 512, 512±64 (normal: mean ± standard deviation)\n"+
+		"or uniform:256-768 (default 512 when --output-tokens is given without --prompts). Each session is one request as an\n"+
+		"application sends it: no directive, no tools, no reasoning fields; judged for structure only (implies --no-ground-truth)")
+	fs.StringVar(&w.OutputTokens, "output-tokens", "", "endpoint workload: max_tokens of each request, as --input-tokens (default: a --prompts record's reply length, else none)")
+	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
+		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
+}
+
 // longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
 const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget, then the post-run checks:\n" +
 	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
@@ -123,9 +139,15 @@ func runLoad(args []string) error {
 		"a refused connection, a DNS or TLS failure or a 404/405 stops it there, exit 1, before any load")
 	metricsAddr := addMetricsAddrFlag(fs)
 	w := addWorkloadFlags(fs)
+	addEndpointFlags(w)
 	sh := addShardFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if w.APIKey == "" && !fs.Changed("api-key") {
+		if env := loadgen.APIKeyEnv(w.Dialect); env != "" {
+			w.APIKey = os.Getenv(env)
+		}
 	}
 	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
@@ -147,6 +169,11 @@ func runLoad(args []string) error {
 		return err
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
+	if cfg.Endpoint != nil && w.Model == "" && cfg.Options["model"] == nil {
+		if err := discoverModel(&cfg, w); err != nil {
+			return err
+		}
+	}
 	if err := sh.apply(&cfg, os.Getenv); err != nil {
 		return err
 	}
@@ -159,6 +186,35 @@ func runLoad(args []string) error {
 		}
 	}
 	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
+}
+
+// discoverModel sets the model of an endpoint workload given none: the only one the target's
+// GET /v1/models lists; none or several is bad input, naming them.
+func discoverModel(cfg *loadgen.Config, w *workloadFlags) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ids, err := loadgen.ListModels(ctx, *cfg)
+	switch {
+	case err != nil:
+		return usageError("no --model, and the target's models could not be listed: %v; give --model", err)
+	case len(ids) == 0:
+		return usageError("no --model, and GET %s/v1/models lists none; give --model", loadgen.RedactURL(cfg.Target))
+	case len(ids) > 1:
+		return usageError("no --model, and the target serves %d: %s; choose one with --model", len(ids), strings.Join(ids, ", "))
+	}
+	if cfg.Options == nil {
+		cfg.Options = map[string]any{}
+	}
+	cfg.Options["model"] = ids[0]
+	m, err := loadgen.EndpointMix(w.Dialect, ids[0], cfg.Seed)
+	if err != nil {
+		return err
+	}
+	cfg.Mix = m
+	if !w.quiet {
+		fmt.Fprintf(os.Stderr, "model: %s (the only one GET /v1/models lists)\n", ids[0])
+	}
+	return nil
 }
 
 // defaultOut and outHelp are --out of load and run.

@@ -35,6 +35,8 @@ type Request struct {
 	AssistantTurns int
 	// Thinking is set when extended thinking is enabled ("thinking":{"type":"enabled",…}).
 	Thinking bool
+	// MaxTokens is max_tokens (required, at least 1).
+	MaxTokens int
 }
 
 // rawRequest is the JSON shape ParseRequest reads; everything else in the body is ignored.
@@ -90,6 +92,7 @@ func ParseRequest(body []byte) (*Request, error) {
 		Model:        *raw.Model,
 		Stream:       raw.Stream,
 		IncludeUsage: true,
+		MaxTokens:    *raw.MaxTokens,
 		Thinking:     raw.Thinking != nil && (raw.Thinking.Type == "enabled" || raw.Thinking.Type == "adaptive"),
 	}
 	for i, m := range raw.Messages {

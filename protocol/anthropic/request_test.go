@@ -30,13 +30,13 @@ func TestParseRequest(t *testing.T) {
 			// String content, streaming, with a system prompt (ignored).
 			name: "string content",
 			body: `{"model":"m","max_tokens":100,"stream":true,"system":"be brief","messages":[{"role":"user","content":"hi [[streambench scenario=a]]"}]}`,
-			want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "hi [[streambench scenario=a]]"},
+			want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "hi [[streambench scenario=a]]", MaxTokens: 100},
 		},
 		{
 			// Array-of-blocks content joins the text blocks and skips images.
 			name: "block content",
 			body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"a "},{"type":"image","source":{"type":"base64"}},{"type":"text","text":"b"}]}]}`,
-			want: Request{Model: "m", IncludeUsage: true, LastUserText: "a b"},
+			want: Request{Model: "m", IncludeUsage: true, LastUserText: "a b", MaxTokens: 1},
 		},
 		{
 			// A tool loop: assistant turns counted, tool_result-only user messages skipped for the text.
@@ -47,13 +47,13 @@ func TestParseRequest(t *testing.T) {
 				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"r","is_error":true}]},
 				{"role":"assistant","content":[{"type":"text","text":"pre"},{"type":"tool_use","id":"t2","name":"f","input":{"a":1}}]},
 				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"r2"}]}]}]}`,
-			want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "first", AssistantTurns: 2, Thinking: true},
+			want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "first", AssistantTurns: 2, Thinking: true, MaxTokens: 2048},
 		},
 		{
 			// Disabled thinking is not thinking.
 			name: "thinking disabled",
 			body: `{"model":"m","max_tokens":5,"thinking":{"type":"disabled"},"messages":[{"role":"user","content":"x"}]}`,
-			want: Request{Model: "m", IncludeUsage: true, LastUserText: "x"},
+			want: Request{Model: "m", IncludeUsage: true, LastUserText: "x", MaxTokens: 5},
 		},
 		// Missing messages.
 		{name: "missing messages", body: `{"model":"m","max_tokens":5}`, wantErr: "messages: required"},
@@ -297,7 +297,7 @@ func TestNewRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantParsed := Request{Model: "sim-model", Stream: true, IncludeUsage: true, LastUserText: "and then?", AssistantTurns: 2, Thinking: true}
+	wantParsed := Request{Model: "sim-model", Stream: true, IncludeUsage: true, LastUserText: "and then?", AssistantTurns: 2, Thinking: true, MaxTokens: 4096}
 	if *parsed != wantParsed {
 		t.Errorf("ParseRequest of NewRequest's body = %+v, want %+v", *parsed, wantParsed)
 	}
@@ -313,7 +313,7 @@ func TestNewRequestErrors(t *testing.T) {
 		// A tool result must name its call.
 		{"tool without id", protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, "messages[0]: tool result without a tool call id"},
 		// Roles are limited to the three the runtime uses.
-		{"bad role", protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "system"}}}, `messages[1]: unknown role "system"`},
+		{"bad role", protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, `messages[1]: unknown role "developer"`},
 		// Tool arguments must be JSON to become a tool_use input.
 		{"bad arguments", protocol.ModelRequest{Messages: []protocol.Message{{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "t", Name: "f", Arguments: `{"a":`}}}}}, "messages[0].tool_calls[0] (f): arguments are not valid JSON"},
 	}

@@ -35,6 +35,7 @@ func (Wire) Name() string { return "anthropic" }
 type messagesRequest struct {
 	Model     string         `json:"model"`
 	MaxTokens int            `json:"max_tokens"`
+	System    string         `json:"system,omitempty"`
 	Messages  []message      `json:"messages"`
 	Stream    bool           `json:"stream"`
 	Tools     []tool         `json:"tools,omitempty"`
@@ -75,7 +76,8 @@ const anyObjectSchema = `{"type":"object"}`
 // NewRequest builds POST {baseURL}/v1/messages streaming req. Assistant messages become text
 // and tool_use blocks; consecutive tool results become one user message of tool_result blocks
 // (a user text right after them joins that message, as the API wants alternating roles).
-// Thinking enables extended thinking with a 1024-token budget. Earlier turns' thinking blocks
+// System messages become the top-level system prompt; MaxTokens, when set, replaces the
+// default max_tokens of 4096. Thinking enables extended thinking with a 1024-token budget. Earlier turns' thinking blocks
 // are not replayed (protocol.Message has no place for them): the mock does not need them,
 // though the real API wants them back in a tool loop with thinking on. The anthropic-version and a
 // placeholder x-api-key header are set; req.Header is copied last, so callers can forward
@@ -86,6 +88,9 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 		MaxTokens: defaultMaxTokens,
 		Messages:  make([]message, 0, len(req.Messages)),
 		Stream:    true,
+	}
+	if req.MaxTokens > 0 {
+		body.MaxTokens = req.MaxTokens
 	}
 	if req.Thinking {
 		body.Thinking = &thinkingParam{Type: "enabled", BudgetTokens: thinkingBudgetTokens}
@@ -99,6 +104,12 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 		m := &req.Messages[i]
 		text := m.Text
 		switch m.Role {
+		case "system":
+			// The API takes the system prompt apart from the messages.
+			if body.System != "" {
+				body.System += "\n\n"
+			}
+			body.System += text
 		case "user":
 			block := contentBlock{Type: "text", Text: &text}
 			if lastIsToolResults {

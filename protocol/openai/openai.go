@@ -32,6 +32,8 @@ type Request struct {
 	// Thinking is set when reasoning was requested: a reasoning_effort, or a reasoning object,
 	// whose effort is not "none".
 	Thinking bool
+	// MaxTokens is max_completion_tokens, else max_tokens; 0 when neither was sent.
+	MaxTokens int
 }
 
 // rawRequest is the JSON shape ParseRequest reads; everything else in the body is ignored.
@@ -42,7 +44,9 @@ type rawRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	ReasoningEffort string `json:"reasoning_effort"`
+	ReasoningEffort     string `json:"reasoning_effort"`
+	MaxTokens           *int   `json:"max_tokens"`
+	MaxCompletionTokens *int   `json:"max_completion_tokens"`
 	// Reasoning is the object form OpenAI-compatible gateways accept ({"effort": "high"}).
 	Reasoning *struct {
 		Effort string `json:"effort"`
@@ -93,6 +97,18 @@ func ParseRequest(body []byte) (*Request, error) {
 	}
 	if raw.StreamOptions != nil {
 		req.IncludeUsage = raw.StreamOptions.IncludeUsage
+	}
+	for _, f := range []struct {
+		name string
+		v    *int
+	}{{"max_completion_tokens", raw.MaxCompletionTokens}, {"max_tokens", raw.MaxTokens}} {
+		if f.v == nil || req.MaxTokens > 0 {
+			continue
+		}
+		if *f.v < 1 {
+			return nil, fmt.Errorf("%s: must be at least 1, got %d", f.name, *f.v)
+		}
+		req.MaxTokens = *f.v
 	}
 	for i, m := range raw.Messages {
 		var msg rawMessage

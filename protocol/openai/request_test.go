@@ -312,7 +312,7 @@ func TestNewRequestErrors(t *testing.T) {
 		// A tool result must name its call.
 		{"tool without id", protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, "messages[0]: tool result without a tool call id"},
 		// Roles are limited to the three the runtime uses.
-		{"bad role", protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "system"}}}, `messages[1]: unknown role "system"`},
+		{"bad role", protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, `messages[1]: unknown role "developer"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

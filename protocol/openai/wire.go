@@ -32,6 +32,7 @@ type chatRequest struct {
 	StreamOptions   streamOptions `json:"stream_options"`
 	Tools           []chatTool    `json:"tools,omitempty"`
 	ReasoningEffort string        `json:"reasoning_effort,omitempty"`
+	MaxTokens       int           `json:"max_tokens,omitempty"`
 }
 
 type streamOptions struct {
@@ -61,7 +62,8 @@ const anyObjectSchema = `{"type":"object"}`
 
 // NewRequest builds POST {baseURL}/v1/chat/completions streaming req with usage included.
 // Assistant messages carry their tool calls, tool results are "tool" messages with their
-// tool_call_id, and Thinking asks for reasoning with reasoning_effort "medium". req.Header is
+// tool_call_id, MaxTokens is sent as max_tokens (which vLLM, TGI, llama.cpp, Ollama and
+// OpenAI's non-reasoning models take) when set, and Thinking asks for reasoning with reasoning_effort "medium". req.Header is
 // copied onto the request last, so callers can forward X-Streambench-* headers or override
 // the placeholder Authorization. req.Timeout is the caller's to apply through ctx.
 func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelRequest) (*http.Request, error) {
@@ -70,6 +72,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 		Messages:      make([]chatMessage, 0, len(req.Messages)),
 		Stream:        true,
 		StreamOptions: streamOptions{IncludeUsage: true},
+		MaxTokens:     req.MaxTokens,
 	}
 	if req.Thinking {
 		body.ReasoningEffort = "medium"
@@ -81,8 +84,8 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 		m := &req.Messages[i]
 		text := m.Text
 		switch m.Role {
-		case "user":
-			body.Messages = append(body.Messages, chatMessage{Role: "user", Content: &text})
+		case "system", "user":
+			body.Messages = append(body.Messages, chatMessage{Role: m.Role, Content: &text})
 		case "assistant":
 			msg := chatMessage{Role: "assistant"}
 			if text != "" || len(m.ToolCalls) == 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
@@ -116,11 +117,18 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 	s = c.session(s)
 	mr := ModelRequest(s, c.model)
 	mr.Header = c.header
-	req, err := c.wire.Provider.NewRequest(ctx, baseURL, mr)
+	req, err := c.wire.Provider.NewRequest(ctx, BaseURL(baseURL), mr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: session %s turn %d: %w", c.wire.Name, s.ID, s.Turn, err)
 	}
 	return req, nil
+}
+
+// BaseURL is target as the wire's request encoder wants it: without a trailing slash or
+// "/v1", so that the base URL every OpenAI and Anthropic SDK is given (http://host/v1) and the
+// bare host both reach {host}/v1/....
+func BaseURL(target string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(target, "/"), "/v1")
 }
 
 // CheckHeaders checks that the stream is declared text/event-stream (R-headers).

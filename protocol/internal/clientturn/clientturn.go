@@ -67,7 +67,13 @@ func Expect(s *protocol.Session) Expectation {
 // as an agent that ran the tools would send it. Tools offers every scripted tool's name, so a
 // real model behind a gateway may call them too; Thinking asks for reasoning when the script
 // has some.
+//
+// An endpoint session (Session.Endpoint) is sent as an application would: its messages and
+// MaxTokens, nothing else.
 func ModelRequest(s *protocol.Session, model string) *protocol.ModelRequest {
+	if e := s.Endpoint; e != nil {
+		return &protocol.ModelRequest{Model: model, Messages: e.Messages, MaxTokens: e.MaxTokens}
+	}
 	req := &protocol.ModelRequest{Model: model, Messages: []protocol.Message{{Role: "user", Text: s.Input}}}
 	exp := &s.Expected
 	seen := map[string]bool{}
