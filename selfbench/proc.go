@@ -9,16 +9,12 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/streambench/streambench/loadgen"
 )
 
-// ProcessCPU is this process's user + system CPU time so far (getrusage; 0 when unknown).
-func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// ProcessCPU is this process's user + system CPU time so far (loadgen.ProcessCPU).
+func ProcessCPU() time.Duration { return loadgen.ProcessCPU() }
 
 // procStatusKiB reads a "Name:   N kB" line (VmRSS, VmHWM) from /proc/PID/status; pid 0 is
 // this process.

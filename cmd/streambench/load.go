@@ -19,7 +19,6 @@ import (
 	"github.com/streambench/streambench/protocol/simcanvas"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/report"
-	"github.com/streambench/streambench/selfbench"
 )
 
 // workloadFlags are the flags load and run share: what to play and how hard.
@@ -304,7 +303,7 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *report.LiveTall
 		prog = report.NewProgressView(os.Stderr)
 		cfg.OnProgress = chain(cfg.OnProgress, prog.Update)
 	}
-	cpuBefore := selfbench.ProcessCPU()
+	cpuBefore := loadgen.ProcessCPU()
 	run, err := loadgen.Run(ctx, cfg)
 	if prog != nil {
 		prog.Close()
@@ -312,7 +311,7 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *report.LiveTall
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}
-	table.CPU = selfbench.ProcessCPU() - cpuBefore
+	table.CPU = loadgen.ProcessCPU() - cpuBefore
 	return run, table, nil
 }
 
