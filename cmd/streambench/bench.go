@@ -14,7 +14,7 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/report"
-	"github.com/streambench/streambench/selfbench"
+	"github.com/streambench/streambench/internal/selfbench"
 	"github.com/streambench/streambench/stack"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/selfbench"
+	"github.com/streambench/streambench/internal/selfbench"
 )
 
 // benchChildEnv marks a run of this test binary as a streambench child process (mock, runtime,
