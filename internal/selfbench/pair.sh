@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs each `bench` measurement with two streambench binaries, one right after the other, so each
 # pair meets the same machine load; writes OUT/MEASUREMENT-{a,b}.{txt,json}.
-#   selfbench/pair.sh OLD_BINARY NEW_BINARY [OUT]   (OUT defaults to ./bench-pair)
+#   internal/selfbench/pair.sh OLD_BINARY NEW_BINARY [OUT]   (OUT defaults to ./bench-pair)
 set -u
-a=${1:?usage: selfbench/pair.sh OLD_BINARY NEW_BINARY [OUT]}
-b=${2:?usage: selfbench/pair.sh OLD_BINARY NEW_BINARY [OUT]}
+a=${1:?usage: internal/selfbench/pair.sh OLD_BINARY NEW_BINARY [OUT]}
+b=${2:?usage: internal/selfbench/pair.sh OLD_BINARY NEW_BINARY [OUT]}
 out=${3:-bench-pair}
 mkdir -p "$out"
 for m in codec pacing scale fidelity rate; do
