@@ -24,7 +24,16 @@ func SensitiveHeader(name string) bool {
 	case "authorization", "proxy-authorization", "cookie", "set-cookie":
 		return true
 	}
-	return strings.Contains(n, "token") || strings.Contains(n, "key") || strings.Contains(n, "secret")
+	// By the name's words, not its letters: x-api-key and x-portkey-api-key are secrets,
+	// x-portkey-provider (whose value is "anthropic") is not.
+	for _, part := range strings.FieldsFunc(n, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		switch {
+		case part == "key", part == "apikey", part == "auth", part == "signature",
+			strings.Contains(part, "token"), strings.Contains(part, "secret"), strings.Contains(part, "password"):
+			return true
+		}
+	}
+	return false
 }
 
 // ParseHeader parses "Name: value" (the value trimmed; it may be empty). The error never

@@ -74,6 +74,8 @@ func TestSensitiveHeader(t *testing.T) {
 		"Authorization": true, "proxy-authorization": true, "Cookie": true, "Set-Cookie": true,
 		"x-runtime-internal-token": true, "X-Api-Key": true, "X-Client-Secret": true,
 		"X-Tenant": false, "Accept": false, "X-Request-Id": false,
+		// By words, not letters: a gateway's routing header is no secret, its key header is.
+		"x-portkey-provider": false, "x-portkey-custom-host": false, "x-portkey-api-key": true, "x-goog-api-key": true, "apikey": true,
 	} {
 		if got := SensitiveHeader(name); got != want {
 			t.Errorf("SensitiveHeader(%q) = %v, want %v", name, got, want)
