@@ -197,7 +197,10 @@ func (r *Redactor) Run(run *measure.Run) {
 	if r == nil || r.replacer == nil {
 		return
 	}
+	// The run id names the results directory and is the user's own choice: kept as given.
+	id := s.RunID
 	redactValue(reflect.ValueOf(s).Elem(), r.String)
+	s.RunID = id
 	for i := range run.Samples {
 		redactValue(reflect.ValueOf(&run.Samples[i]).Elem(), r.String)
 	}
