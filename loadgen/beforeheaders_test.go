@@ -6,14 +6,17 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/scenarios"
 )
 
 // TestAbortBeforeHeaders: a client scripted to leave as soon as its request is written never
 // sees a response head; the session is an abort, not an error, and the runtime cancels its
-// provider stream (no R-abort) and leaks nothing. The same scenario with `after: 10s` (the
-// stream is over by then) shows the head is measured when the client stays.
+// provider stream (no R-abort) and leaks nothing: its own stream, provider stream and tool
+// gauges, and the mock's, return to their baseline (the stack's config: the process's
+// goroutines are every parallel test's). The same scenario with `after: 10s` (the stream is
+// over by then) shows the head is measured when the client stays.
 func TestAbortBeforeHeaders(t *testing.T) {
 	t.Parallel()
 	const doc = "name: %s\ntiming:\n  ttft: 200ms\n  itl: 10ms\nturns:\n  - text: {tokens: 40}\nclient:\n  abort: %s\n"
@@ -44,6 +47,15 @@ func TestAbortBeforeHeaders(t *testing.T) {
 			c := run.Summary.Counters
 			if c.Outcome(measure.OutcomeAborted) != tc.wantAborted || c.Errors() != 0 || !run.Summary.Verdict.Pass {
 				t.Errorf("want %d aborted, no errors, a pass:\n%s", tc.wantAborted, describe(run))
+			}
+			compared := map[string]bool{}
+			for _, l := range run.Summary.Leaks {
+				compared[l.Source+" "+l.Name] = true
+			}
+			for _, g := range []string{"runtime " + agentruntime.MetricClientStreamsOpen, "runtime " + agentruntime.MetricProviderStreams, "mock streambench_mock_active_streams"} {
+				if !compared[g] {
+					t.Errorf("leak check did not compare %s: %+v", g, run.Summary.Leaks)
+				}
 			}
 			heads, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.Headers })
 			if heads.TotalCount() != tc.wantHeads {

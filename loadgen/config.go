@@ -127,6 +127,9 @@ type Config struct {
 	LeakPerStream float64
 	// NoLeakCheck skips the leak check entirely.
 	NoLeakCheck bool
+	// noSelfLeakGauges leaves the generator's own goroutines and descriptors out of the leak
+	// check. For this package's tests: in a test binary they are every parallel test's.
+	noSelfLeakGauges bool
 
 	// SamplesPerRule is how many offending streams to keep per rule (default 3).
 	SamplesPerRule int

@@ -303,5 +303,5 @@ func (p *leakProbe) leakCheck(ctx context.Context, before *leakBaseline) ([]meas
 // leakProbe is the run's own leak check: its client, the configured sources and its peak.
 func (r *runner) leakProbe() *leakProbe {
 	return &leakProbe{client: r.client, runtimeURL: r.cfg.RuntimeMetricsURL, mockURL: r.cfg.MockURL,
-		perStream: r.cfg.LeakPerStream, grace: r.cfg.LeakGrace, self: true, peak: r.peakActive.Load}
+		perStream: r.cfg.LeakPerStream, grace: r.cfg.LeakGrace, self: !r.cfg.noSelfLeakGauges, peak: r.peakActive.Load}
 }

@@ -105,11 +105,14 @@ func runtimeWithMetrics(t *testing.T, metrics func(scrape int64, w http.Response
 	return srv
 }
 
-// leakRun plays a short valid load against srv with the leak check on.
-func leakRun(t *testing.T, srv *httptest.Server, grace time.Duration) *measure.Summary {
+// leakRun plays a short valid load against srv with the leak check on; self says whether it
+// also reads the generator's own goroutines and descriptors, which are every parallel test's
+// (only a test that runs alone may).
+func leakRun(t *testing.T, srv *httptest.Server, grace time.Duration, self bool) *measure.Summary {
 	t.Helper()
 	run, err := Run(context.Background(), Config{
 		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 2, Sessions: 6, LeakGrace: grace,
+		noSelfLeakGauges: !self,
 	})
 	if err != nil {
 		t.Fatalf("a run must not fail to start over its leak check: %v", err)
@@ -133,10 +136,10 @@ func runtimeLeaks(s *measure.Summary) map[string]measure.Leak {
 }
 
 // TestLeakCheckRuntimeWithoutMetrics: a runtime with no /metrics is "not checked", named with
-// its reason, and the run passes (the generator's own gauges are still checked).
+// its reason, and the run passes (the generator's own gauges are still checked). Not
+// parallel: the generator's gauges are this process's.
 func TestLeakCheckRuntimeWithoutMetrics(t *testing.T) {
-	t.Parallel()
-	s := leakRun(t, runtimeWithMetrics(t, nil), 2*time.Second)
+	s := leakRun(t, runtimeWithMetrics(t, nil), 2*time.Second, true)
 	if len(runtimeLeaks(s)) != 0 {
 		t.Errorf("runtime gauges compared without a /metrics: %+v", s.Leaks)
 	}
@@ -158,7 +161,7 @@ func TestLeakCheckUnreadableMetrics(t *testing.T) {
 	srv := runtimeWithMetrics(t, func(_ int64, w http.ResponseWriter) {
 		_, _ = w.Write([]byte("<html>a dashboard</html>\n"))
 	})
-	s := leakRun(t, srv, 2*time.Second)
+	s := leakRun(t, srv, 2*time.Second, false)
 	i := slices.IndexFunc(s.LeaksNotChecked, func(n measure.LeakNotChecked) bool { return n.Source == "runtime" })
 	if i < 0 || !strings.Contains(s.LeaksNotChecked[i].Reason, "not Prometheus text") {
 		t.Errorf("runtime not reported as unreadable: %+v", s.LeaksNotChecked)
@@ -180,7 +183,7 @@ func TestLeakCheckNodeHandlesGrow(t *testing.T) {
 		}
 		_, _ = w.Write([]byte(after))
 	})
-	s := leakRun(t, srv, 300*time.Millisecond)
+	s := leakRun(t, srv, 300*time.Millisecond, false)
 	got := runtimeLeaks(s)
 	for _, name := range []string{"nodejs_active_handles_total", "process_open_fds"} {
 		if l, ok := got[name]; !ok || l.OK || l.Delta != 200 {
@@ -201,7 +204,7 @@ func TestLeakCheckNodeStable(t *testing.T) {
 	t.Parallel()
 	before := readFixture(t, "node-before.prom")
 	srv := runtimeWithMetrics(t, func(_ int64, w http.ResponseWriter) { _, _ = w.Write([]byte(before)) })
-	s := leakRun(t, srv, 2*time.Second)
+	s := leakRun(t, srv, 2*time.Second, false)
 	got := runtimeLeaks(s)
 	for _, name := range []string{"process_open_fds", "nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"} {
 		if l, ok := got[name]; !ok || !l.OK {
@@ -227,7 +230,7 @@ func TestLeakCheckGaugeComesAndGoes(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("# TYPE go_goroutines gauge\ngo_goroutines 10\n# TYPE new_open_things gauge\nnew_open_things 5\n"))
 	})
-	s := leakRun(t, srv, 2*time.Second)
+	s := leakRun(t, srv, 2*time.Second, false)
 	var names []string
 	for _, n := range s.LeaksNotChecked {
 		if n.Source == "runtime" {

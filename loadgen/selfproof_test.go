@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -38,7 +39,7 @@ func newStackOf(t *testing.T, lib *scenarios.Library, scale float64, faults ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	mts := httptest.NewUnstartedServer(mock)
+	mts := httptest.NewUnstartedServer(ownGauges(mock))
 	mts.Config.Protocols = mockprovider.Protocols()
 	mts.Start()
 	f, err := agentruntime.ParseFaults(faults)
@@ -49,7 +50,7 @@ func newStackOf(t *testing.T, lib *scenarios.Library, scale float64, faults ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	rts := httptest.NewServer(rt.Handler())
+	rts := httptest.NewServer(ownGauges(rt.Handler()))
 	t.Cleanup(func() {
 		rts.CloseClientConnections()
 		rts.Close()
@@ -104,7 +105,53 @@ func composeAll() Profile {
 	return Profile{Dialect: "compose", Weight: 1, Targets: []Target{{Slug: "openai-all"}, {Slug: "anthropic-all"}}}
 }
 
+// processWide are the metric name prefixes of the Go and process collectors: goroutines,
+// descriptors, memory, threads of the whole process.
+var processWide = []string{"go_", "process_", agentruntime.MetricGoroutines}
+
+// ownGauges serves h, and under /own/ the same routes with a /metrics without the process-wide
+// metrics (processWide): in a test binary those count every parallel test's goroutines and
+// descriptors, so only the server's own gauges (its streams, provider streams, tools, queue)
+// say what it left behind.
+func ownGauges(h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.Handle("/own/", http.StripPrefix("/own", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		r.Header.Del("Accept-Encoding") // plain text, to filter by line
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		var kept []string
+		for line := range strings.Lines(rec.Body.String()) {
+			name := strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")
+			if !slices.ContainsFunc(processWide, func(p string) bool { return strings.HasPrefix(name, p) }) {
+				kept = append(kept, line)
+			}
+		}
+		w.Header().Set("Content-Type", rec.Header().Get("Content-Type"))
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write([]byte(strings.Join(kept, "")))
+	})))
+	return mux
+}
+
+// config is a run against the stack whose leak check reads the stack's own gauges only (its
+// runtime's and mock's streams, tools and queue, through ownGauges), not the goroutines and
+// descriptors of this process, which tests running in parallel share.
 func (s *stack) config(m *Mix, clients int, sessions int64) Config {
+	cfg := s.configWholeProcess(m, clients, sessions)
+	cfg.MockURL, cfg.RuntimeMetricsURL = s.mockURL+"/own", s.runtimeURL+"/own/metrics"
+	cfg.noSelfLeakGauges = true
+	return cfg
+}
+
+// configWholeProcess is config whose leak check also reads the process-wide gauges (the
+// runtime's and the mock's goroutines and descriptors, and the generator's own): for tests
+// that run alone (not parallel), where they are this test's.
+func (s *stack) configWholeProcess(m *Mix, clients int, sessions int64) Config {
 	return Config{
 		Target: s.runtimeURL, MockURL: s.mockURL, Mix: m, MixName: m.Name, RunID: "selfproof",
 		Clients: clients, Sessions: sessions, ScriptTimeScale: s.scale,
@@ -153,7 +200,7 @@ func TestSelfProofCleanRuntime(t *testing.T) {
 	if m, err = m.Restrict("", ""); err != nil {
 		t.Fatal(err)
 	}
-	run := runLoad(t, s.config(m, 8, 60))
+	run := runLoad(t, s.configWholeProcess(m, 8, 60))
 	sum := run.Summary
 	if n := sum.TotalViolations(); n != 0 || !sum.Verdict.Pass {
 		t.Fatalf("clean runtime: %d violations, verdict %v\n%s", n, sum.Verdict.Pass, describe(run))
@@ -257,7 +304,7 @@ func TestSelfProofFaults(t *testing.T) {
 // leak check. Not parallel: it reads this process's goroutine count.
 func TestSelfProofLeakGoroutine(t *testing.T) {
 	s := newStack(t, testScale, "leak-goroutine")
-	run := runLoad(t, s.config(mixOf(t, []string{"abort-mid-answer"}, optedInAll()), 2, 40))
+	run := runLoad(t, s.configWholeProcess(mixOf(t, []string{"abort-mid-answer"}, optedInAll()), 2, 40))
 	var leaked bool
 	for _, l := range run.Summary.Leaks {
 		if l.Source == "runtime" && strings.Contains(l.Name, "goroutines") && !l.OK {

@@ -49,17 +49,19 @@ func TestBadInputClassesTable(t *testing.T) {
 // TestBadInput runs the bench briefly: every class is answered with its 4xx and a JSON error
 // naming the problem, by both servers, with no panic, no dropped start and no leak. Not
 // parallel: the leak check counts the whole process's goroutines and file descriptors, which
-// other tests starting and stopping servers meanwhile would move.
+// other tests starting and stopping servers meanwhile would move. The body read timeout is one
+// a whole body meets on a busy machine (at 300 ms a deep-nesting body was cut to a 408 under
+// load); the stalled-body class, which never sends the rest, waits it out.
 func TestBadInput(t *testing.T) {
-	figs, err := BadInput(context.Background(), BadInputOptions{Rate: 100, Duration: 2 * time.Second, BodyReadTimeout: 300 * time.Millisecond})
+	figs, err := BadInput(context.Background(), BadInputOptions{Rate: 100, Duration: time.Second, BodyReadTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := figs.Check(); err != nil {
 		t.Errorf("%v\n%s", err, figs.Table())
 	}
-	if figs.Sent < 150 {
-		t.Errorf("sent %d requests in 2 s at 100/s", figs.Sent)
+	if figs.Sent < 75 {
+		t.Errorf("sent %d requests in 1 s at 100/s", figs.Sent)
 	}
 	for _, c := range figs.Classes {
 		for _, s := range []BadInputServer{BadInputRuntime, BadInputMock} {
