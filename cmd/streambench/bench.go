@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/internal/selfbench"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/report"
-	"github.com/streambench/streambench/internal/selfbench"
 	"github.com/streambench/streambench/stack"
 )
 
