@@ -129,7 +129,8 @@ func TestProviderRetriesReported(t *testing.T) {
 		}
 		rts := httptest.NewServer(rt.Handler())
 		s := &stack{mockURL: mts.URL, runtimeURL: rts.URL, scale: testScale}
-		cfg := s.config(mixOf(t, []string{"provider-429", "provider-503-after-tool", "plain-answer"}, optedInAll()), 3, 9)
+		// Its mock and runtime are not behind ownGauges: the whole process's routes.
+		cfg := s.configWholeProcess(mixOf(t, []string{"provider-429", "provider-503-after-tool", "plain-answer"}, optedInAll()), 3, 9)
 		cfg.NoLeakCheck = true
 		cfg.RunID = "retries-" + map[bool]string{true: "on", false: "off"}[retrying]
 		run := runLoad(t, cfg)
