@@ -49,9 +49,11 @@ func TestSwarmMeasuresRecorded(t *testing.T) {
 // TestSwarmChildrenCancelled is the self-proof of R-swarm-cancel: with child-not-cancelled the
 // children of stopped and aborted runs stream on at the mock, reported as R-swarm-cancel alone
 // (not R-abort: the parent's own provider stream had ended); the clean runtime cancels them.
-// Not parallel with the package's other tests: the faulty runtime's children stream on for
-// seconds on purpose, and the goroutine gauges other tests' leak checks read are the process's.
+// The faulty runtime's children stream on for seconds on purpose; the leak checks of the tests
+// running alongside read their own stack's gauges (stack.config), not this process's
+// goroutines.
 func TestSwarmChildrenCancelled(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		faults []string
 		want   []protocol.Rule
