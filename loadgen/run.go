@@ -452,7 +452,9 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	if st, ok := rt.(*streamTransport); ok {
 		// Bytes a target sent between responses were nobody's: the sessions were not judged
-		// on them, but the target's keep-alive connections were not reused after.
+		// on them, but the target's keep-alive connections were not reused after. The parked
+		// connections are looked at (and closed) first.
+		st.CloseIdleConnections()
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, st.strayWarnings()...)
 	}
 	if err := verdict.Stamp(run); err != nil {

@@ -574,14 +574,19 @@ func (t *streamTransport) strayWarnings() []string {
 }
 
 // CloseIdleConnections closes every parked connection (http.Client.CloseIdleConnections
-// calls it).
+// calls it), after a last look at each for bytes its server sent after the response: a run
+// faster than the settle time never takes a parked connection, and a target's strays would
+// otherwise go unreported.
 func (t *streamTransport) CloseIdleConnections() {
 	t.mu.Lock()
 	idle := t.idle
 	t.idle = make(map[string][]*streamConn)
 	t.mu.Unlock()
-	for _, list := range idle {
+	for addr, list := range idle {
 		for _, c := range list {
+			if st, stray := c.idle(); st == connStray {
+				t.noteStray(addr, stray)
+			}
 			_ = c.conn.Close()
 		}
 	}
