@@ -168,7 +168,19 @@ func (rn *run) execute(em emitter) {
 		}
 		return
 	case outcomeFailed:
-		s.log.Info("run failed", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
+		var (
+			pe *protocol.ProviderError
+			cf *providerConnError
+		)
+		if errors.As(res.err, &cf) && !errors.As(res.err, &pe) {
+			// A provider connection or stream that failed under us (a reset, a cut h2
+			// stream, bytes that do not decode) is logged at the default level, whole: the
+			// client sees only the run's error.
+			s.log.Warn("run failed: provider connection", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
+		} else {
+			// The provider answered with an error, a plan was rejected (scripted, most often).
+			s.log.Info("run failed", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
+		}
 	}
 	em.finish(res)
 }
@@ -262,7 +274,7 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 	defer s.metrics.providerInFlight.Dec()
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("provider %s: %w", base, err)
+		return nil, &providerConnError{fmt.Errorf("provider %s: %w", base, err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -279,7 +291,7 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("provider stream: %w", err)
+			return nil, &providerConnError{fmt.Errorf("provider stream: %w", err)}
 		}
 		switch ev.Kind {
 		case protocol.ModelThinking:
@@ -366,3 +378,10 @@ var (
 	_ emitter   = (*composeEmitter)(nil)
 	_ io.Writer = (*clientStream)(nil)
 )
+
+// providerConnError is a provider request or stream that failed in transport or decoding, not
+// by the provider's answer: the runtime logs it (a run's client sees only its error terminal).
+type providerConnError struct{ err error }
+
+func (e *providerConnError) Error() string { return e.err.Error() }
+func (e *providerConnError) Unwrap() error { return e.err }

@@ -68,6 +68,6 @@ func (b *breaker) note(id string, o measure.Outcome, err error) {
 	b.mu.Unlock()
 	if tripped && b.trip != nil {
 		b.trip(fmt.Sprintf("stopped by the circuit breaker: the first %d sessions all ended %s the same way (e.g. %s); nothing would change by going on (--breaker-sessions)",
-			b.n, o, clip(b.example, 300)))
+			b.n, o, measure.Clip(b.example, 300)))
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/openaichat"
@@ -349,7 +350,7 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 		return nil, red.Error(fmt.Errorf("GET %s: %w", red.URL(url), err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d: %s", red.URL(url), resp.StatusCode, red.String(clip(string(bytes.TrimSpace(body)), 200)))
+		return nil, fmt.Errorf("GET %s: HTTP %d: %s", red.URL(url), resp.StatusCode, red.String(measure.Clip(string(bytes.TrimSpace(body)), 200)))
 	}
 	var list struct {
 		Data []struct {

@@ -130,7 +130,7 @@ func (s *streamState) finish() sessionResult {
 		return s.end(measure.OutcomeScriptedError, nil)
 	case s.inBand != "":
 		res.violations = append(res.violations, s.checker.Finish(errInBand)...)
-		return s.end(measure.OutcomeInBandError, fmt.Errorf("session %s: %s answered 200, then an in-band error: %s", p.id, s.host, clip(s.inBand, 200)))
+		return s.end(measure.OutcomeInBandError, fmt.Errorf("session %s: %s answered 200, then an in-band error: %s", p.id, s.host, measure.Clip(s.inBand, maxInBandQuote)))
 	case !s.turnTerminal:
 		res.violations = append(res.violations, s.checker.Finish(errTruncated)...)
 		detail := ""
@@ -400,10 +400,6 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// clip shortens s to at most n bytes for an error message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+// maxInBandQuote bounds the quote of a target's in-band error in a session's error: enough for
+// a runtime's whole message about a failed provider connection (its cause is at the end).
+const maxInBandQuote = 1 << 10

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/streambench/streambench/measure"
 )
 
 // CheckURL checks that raw, the value of flag, is an http or https base URL with a host:
@@ -193,7 +195,7 @@ func preflightOne(ctx context.Context, client *http.Client, req *http.Request) (
 		}
 		msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
 		if b := strings.Join(strings.Fields(string(body)), " "); b != "" {
-			msg += " " + clip(b, 120)
+			msg += " " + measure.Clip(b, 120)
 		}
 		return fmt.Errorf("%s: %s", msg, what), ""
 	}
