@@ -271,9 +271,24 @@ func playOne(t *testing.T, d *aisdk.Dialect, routeURL string, mock *mockprovider
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var abortAt time.Time
-	var once sync.Once
-	abort := func() { once.Do(func() { abortAt = time.Now(); cancel() }) }
+	// The trigger may fire on a timer's goroutine while this one reads the stream.
+	var (
+		abortMu sync.Mutex
+		abortAt time.Time
+	)
+	abort := func() {
+		abortMu.Lock()
+		defer abortMu.Unlock()
+		if abortAt.IsZero() {
+			abortAt = time.Now()
+			cancel()
+		}
+	}
+	abortedAt := func() time.Time {
+		abortMu.Lock()
+		defer abortMu.Unlock()
+		return abortAt
+	}
 	began := time.Now()
 	req, err := d.NewRequest(ctx, routeURL, s)
 	if err != nil {
@@ -287,10 +302,10 @@ func playOne(t *testing.T, d *aisdk.Dialect, routeURL string, mock *mockprovider
 	}
 	resp, err := http.DefaultClient.Do(req)
 	switch {
-	case err != nil && !abortAt.IsZero():
+	case err != nil && !abortedAt().IsZero():
 		// The trigger fired before the route answered (it sends its head with the first part).
 		res := result{aborted: true, took: time.Since(began)}
-		res.cancel, res.cancelNote = cancelLatency(mock, id, abortAt)
+		res.cancel, res.cancelNote = cancelLatency(mock, id, abortedAt())
 		return res
 	case err != nil:
 		return result{violations: []protocol.Violation{{Rule: "transport", Detail: err.Error()}}}
@@ -327,17 +342,17 @@ func playOne(t *testing.T, d *aisdk.Dialect, routeURL string, mock *mockprovider
 				abort()
 			}
 		}
-		if !abortAt.IsZero() {
+		if !abortedAt().IsZero() {
 			break // the client left: whatever is still buffered was never seen
 		}
 	}
 	resp.Body.Close()
 	res.took = time.Since(began)
-	res.aborted = !abortAt.IsZero()
+	res.aborted = !abortedAt().IsZero()
 	s.Aborted = res.aborted
 	res.violations = append(v, c.Finish(streamErr)...)
 	if res.aborted {
-		res.cancel, res.cancelNote = cancelLatency(mock, id, abortAt)
+		res.cancel, res.cancelNote = cancelLatency(mock, id, abortedAt())
 	}
 	return res
 }
