@@ -20,6 +20,7 @@ type refChunk struct {
 		Delta struct {
 			Content          string `json:"content"`
 			ReasoningContent string `json:"reasoning_content"`
+			Reasoning        string `json:"reasoning"`
 			ToolCalls        []struct {
 				Index    int    `json:"index"`
 				ID       string `json:"id"`
@@ -42,11 +43,11 @@ type refChunk struct {
 }
 
 // refKeys are the keys refChunk knows; encoding/json matches them case-insensitively.
-var refKeys = []string{"choices", "index", "delta", "content", "reasoning_content", "tool_calls", "id", "function",
+var refKeys = []string{"choices", "index", "delta", "content", "reasoning_content", "reasoning", "tool_calls", "id", "function",
 	"name", "arguments", "finish_reason", "usage", "prompt_tokens", "completion_tokens", "error", "message", "type"}
 
 // referenceParse decodes a frame with encoding/json into the same view.
-func referenceParse(_ *jsonwire.Scanner, data []byte, v *chunkView) error {
+func referenceParse(_ *jsonwire.Scanner, data []byte, v *Chunk) error {
 	if wiretest.Quirky(data, refKeys) {
 		return wiretest.ErrQuirk
 	}
@@ -54,31 +55,32 @@ func referenceParse(_ *jsonwire.Scanner, data []byte, v *chunkView) error {
 }
 
 // referenceUnmarshal is referenceParse without the quirk check.
-func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *chunkView) error {
+func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *Chunk) error {
 	var c refChunk
 	if err := json.Unmarshal(data, &c); err != nil {
 		return err
 	}
-	*v = chunkView{}
+	*v = Chunk{}
 	if c.Error != nil {
-		v.hasError, v.errMessage, v.errTyp = true, []byte(c.Error.Message), []byte(c.Error.Type)
+		v.HasError, v.ErrorMessage, v.ErrorType = true, []byte(c.Error.Message), []byte(c.Error.Type)
 	}
 	if c.Usage != nil {
-		v.hasUsage, v.usage = true, protocol.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}
+		v.HasUsage, v.PromptTokens, v.CompletionTokens = true, c.Usage.PromptTokens, c.Usage.CompletionTokens
 	}
 	for _, ch := range c.Choices {
-		cv := choiceView{index: ch.Index, content: []byte(ch.Delta.Content), reasoning: []byte(ch.Delta.ReasoningContent), finishReason: []byte(ch.FinishReason)}
+		cv := Choice{Index: ch.Index, Content: []byte(ch.Delta.Content), ReasoningContent: []byte(ch.Delta.ReasoningContent),
+			Reasoning: []byte(ch.Delta.Reasoning), FinishReason: []byte(ch.FinishReason)}
 		for _, tc := range ch.Delta.ToolCalls {
-			cv.toolCalls = append(cv.toolCalls, toolCallView{index: tc.Index, id: []byte(tc.ID), name: []byte(tc.Function.Name), arguments: []byte(tc.Function.Arguments)})
+			cv.ToolCalls = append(cv.ToolCalls, ToolCall{Index: tc.Index, ID: []byte(tc.ID), Name: []byte(tc.Function.Name), Args: []byte(tc.Function.Arguments)})
 		}
-		v.choices = append(v.choices, cv)
+		v.Choices = append(v.Choices, cv)
 	}
 	return nil
 }
 
 // streamOf is this wire's stream over data with the parser p picks.
 func streamOf(data []byte, p wiretest.Parser) protocol.ModelStream {
-	parse := parseChunk
+	parse := ParseChunk
 	switch p {
 	case wiretest.Reference:
 		parse = referenceParse
@@ -94,6 +96,7 @@ func FuzzParserMatchesReference(f *testing.F) {
 	f.Add(writeTurn(f, smallTurn(), testMeta, true))
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\u00e9\\ud800\",\"x\":[1,{}]},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":1}}\n\ndata: [DONE]\n\n"))
 	f.Add([]byte("data: {\"error\":{\"message\":\"m\",\"type\":null,\"code\":5}}\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"r\",\"reasoning_content\":\"\"}}]}\n\n"))
 	f.Add([]byte("data: {\"choices\":[null,{\"index\":1}],\"usage\":null}\n\ndata: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"arguments\":\"{}\"}}]}}]}\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { wiretest.AssertSameOutcome(t, data, streamOf) })
 }

@@ -179,6 +179,17 @@ func TestStreamTolerance(t *testing.T) {
 				"data: [DONE]\n\n",
 			want: wiretest.Accumulated{Calls: []scenarios.ScriptToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, Stop: protocol.StopToolUse, TurnEnds: 1},
 		},
+		{
+			// vLLM and OpenRouter name the reasoning field "reasoning"; reasoning_content
+			// (DeepSeek) wins when a chunk carries both. The openai-chat checker reads the
+			// same chunks with the same parser (ParseChunk), so the two cannot drift.
+			name: "reasoning field variants",
+			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning":"think "}}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning_content":"more","reasoning":"more"}}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
+				"data: [DONE]\n\n",
+			want: wiretest.Accumulated{Thinking: "think more", Text: "a", Stop: protocol.StopEndTurn, TurnEnds: 1},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,12 +6,10 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/sse"
 )
-
-// maxToolIndex bounds tool call indexes, as the runtime's decoder does.
-const maxToolIndex = 1024
 
 // Checker judges one turn's chat.completion.chunk stream: every openai-chat rule of
 // docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
@@ -19,7 +17,7 @@ type Checker struct {
 	j      clientturn.Judge
 	v      simchat.Violations
 	scan   jsonwire.Scanner
-	view   chunkView
+	view   openai.Chunk
 	tools  clientturn.Tools
 	finish string // the finish_reason seen, "" before
 	usage  int    // usage chunks seen
@@ -67,64 +65,64 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if string(data) == "[DONE]" {
 		return c.onDone()
 	}
-	if err := parseChunk(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
+	if err := openai.ParseChunk(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
 		c.v.Add(protocol.RFraming, "expected a JSON object chunk, saw %s", simchat.Clip(string(data), 80))
 		return other
 	}
 	v := &c.view
-	if v.hasError {
+	if v.HasError {
 		return c.onError(v, data)
 	}
-	if !v.hasChoices || string(v.object) != "chat.completion.chunk" {
+	if !v.HasChoices || string(v.Object) != "chat.completion.chunk" {
 		c.v.Add(protocol.RFraming, "expected a chat.completion.chunk with a choices array, saw %s", simchat.Clip(string(data), 80))
 	}
 	obs := other
-	if v.hasUsage {
+	if v.HasUsage {
 		c.onUsage(v, data)
 	}
-	for i := range v.choices {
-		c.onChoice(&v.choices[i], &obs, data)
+	for i := range v.Choices {
+		c.onChoice(&v.Choices[i], &obs, data)
 	}
-	if v.hasUsage && v.hasTokens && v.completion > 0 && v.completion <= protocol.MaxUsageTokens {
-		obs.UsageTokens = v.completion
+	if v.HasUsage && v.HasCompletionTokens && v.CompletionTokens > 0 && v.CompletionTokens <= protocol.MaxUsageTokens {
+		obs.UsageTokens = v.CompletionTokens
 	}
 	return obs
 }
 
-func (c *Checker) onChoice(ch *choiceView, obs *protocol.Observation, data []byte) {
-	if !ch.hasIndex || ch.index != 0 {
+func (c *Checker) onChoice(ch *openai.Choice, obs *protocol.Observation, data []byte) {
+	if !ch.HasIndex || ch.Index != 0 {
 		c.v.Add(protocol.RFraming, "expected the one choice asked for, index 0, saw %s", simchat.Clip(string(data), 80))
 		return
 	}
-	hasDelta := len(ch.content) > 0 || len(ch.reasoningContent) > 0 || len(ch.reasoning) > 0 || len(ch.toolCalls) > 0
+	hasDelta := len(ch.Content) > 0 || len(ch.ReasoningContent) > 0 || len(ch.Reasoning) > 0 || len(ch.ToolCalls) > 0
 	if hasDelta && c.finish != "" {
 		c.v.Add(protocol.ROpenAIFinish, "expected nothing but usage after finish_reason %q, saw a delta %s", c.finish, simchat.Clip(string(data), 80))
 	}
 	if hasDelta && c.usage > 0 {
 		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk last before [DONE], saw a delta after it")
 	}
-	reasoning := ch.reasoningContent
+	reasoning := ch.ReasoningContent
 	switch {
 	case reasoning == nil:
-		reasoning = ch.reasoning
-	case ch.reasoning != nil && !bytes.Equal(ch.reasoning, reasoning):
+		reasoning = ch.Reasoning
+	case ch.Reasoning != nil && !bytes.Equal(ch.Reasoning, reasoning):
 		c.v.Add(protocol.RFraming, "delta carries reasoning_content %s and a different reasoning %s",
-			simchat.Clip(string(reasoning), 40), simchat.Clip(string(ch.reasoning), 40))
+			simchat.Clip(string(reasoning), 40), simchat.Clip(string(ch.Reasoning), 40))
 	}
 	if len(reasoning) > 0 {
 		*obs = c.j.Thinking(&c.v, reasoning)
 	}
-	if len(ch.content) > 0 {
-		a := c.j.Answer(&c.v, ch.content)
+	if len(ch.Content) > 0 {
+		a := c.j.Answer(&c.v, ch.Content)
 		*obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: a.TextBytes + obs.TextBytes, Tokens: a.Tokens + obs.Tokens}
 	}
-	for i := range ch.toolCalls {
-		if c.onToolCall(&ch.toolCalls[i], data) && obs.Kind == protocol.FrameOther {
+	for i := range ch.ToolCalls {
+		if c.onToolCall(&ch.ToolCalls[i], data) && obs.Kind == protocol.FrameOther {
 			obs.Kind = protocol.FrameToolStart
 		}
 	}
-	if ch.finishReason != nil {
-		c.onFinish(ch.finishReason)
+	if ch.FinishReason != nil {
+		c.onFinish(ch.FinishReason)
 		if obs.Kind == protocol.FrameOther {
 			obs.Kind = protocol.FrameTerminal
 		}
@@ -132,38 +130,38 @@ func (c *Checker) onChoice(ch *choiceView, obs *protocol.Observation, data []byt
 }
 
 // onToolCall assembles one tool_calls element and reports whether it opened a call.
-func (c *Checker) onToolCall(tc *toolCallView, data []byte) bool {
-	if !tc.hasIndex {
+func (c *Checker) onToolCall(tc *openai.ToolCall, data []byte) bool {
+	if !tc.HasIndex {
 		c.toolsLost = true
 		c.v.Add(protocol.ROpenAIToolCall, "expected every tool_calls delta to carry its index, saw %s", simchat.Clip(string(data), 100))
 		return false
 	}
 	n := len(c.tools.List)
 	switch {
-	case tc.index < 0 || tc.index >= maxToolIndex || tc.index > n:
+	case tc.Index < 0 || tc.Index >= openai.MaxToolIndex || tc.Index > n:
 		c.toolsLost = true
-		c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected an open call or the next one, %d", tc.index, n)
+		c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected an open call or the next one, %d", tc.Index, n)
 		return false
-	case tc.index == n:
-		if tc.id == nil || len(tc.name) == 0 {
+	case tc.Index == n:
+		if tc.ID == nil || len(tc.Name) == 0 {
 			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected the first delta to carry id and function.name, saw %s",
-				tc.index, simchat.Clip(string(data), 100))
+				tc.Index, simchat.Clip(string(data), 100))
 		}
-		if tc.typ != nil && string(tc.typ) != "function" {
-			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected type \"function\", saw %q", tc.index, tc.typ)
+		if tc.Type != nil && string(tc.Type) != "function" {
+			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected type \"function\", saw %q", tc.Index, tc.Type)
 		}
-		t := c.tools.Start(tc.id, tc.name)
-		t.Args = append(t.Args, tc.args...)
+		t := c.tools.Start(tc.ID, tc.Name)
+		t.Args = append(t.Args, tc.Args...)
 		return true
 	}
-	t := &c.tools.List[tc.index]
+	t := &c.tools.List[tc.Index]
 	// Repeating the call's own id or name on later deltas is tolerated (some servers do);
 	// a different one is a second call squeezed into the same index.
-	if (len(tc.id) > 0 && string(tc.id) != t.ID) || (len(tc.name) > 0 && string(tc.name) != t.Name) {
+	if (len(tc.ID) > 0 && string(tc.ID) != t.ID) || (len(tc.Name) > 0 && string(tc.Name) != t.Name) {
 		c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected id/name only on the first delta (%s %s), saw %s %s",
-			tc.index, t.ID, t.Name, tc.id, tc.name)
+			tc.Index, t.ID, t.Name, tc.ID, tc.Name)
 	}
-	t.Args = append(t.Args, tc.args...)
+	t.Args = append(t.Args, tc.Args...)
 	return false
 }
 
@@ -197,26 +195,26 @@ func finishName(b []byte) string {
 	return string(b)
 }
 
-func (c *Checker) onUsage(v *chunkView, data []byte) {
+func (c *Checker) onUsage(v *openai.Chunk, data []byte) {
 	c.usage++
 	switch {
 	case c.usage > 1:
 		c.v.Add(protocol.ROpenAIUsage, "expected one usage chunk, saw another: %s", simchat.Clip(string(data), 80))
-	case len(v.choices) > 0:
+	case len(v.Choices) > 0:
 		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk with empty choices, saw %s", simchat.Clip(string(data), 80))
 	case c.finish == "":
 		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk after the finish_reason, saw it before")
-	case !v.hasTokens || v.completion < 0 || v.completion > protocol.MaxUsageTokens:
+	case !v.HasCompletionTokens || v.CompletionTokens < 0 || v.CompletionTokens > protocol.MaxUsageTokens:
 		c.v.Add(protocol.ROpenAIUsage, "expected usage.completion_tokens, a count in 0…2^40, saw %s", simchat.Clip(string(data), 80))
 	}
 }
 
-func (c *Checker) onError(v *chunkView, data []byte) protocol.Observation {
+func (c *Checker) onError(v *openai.Chunk, data []byte) protocol.Observation {
 	c.errored = true
-	if v.errMessage == nil {
+	if v.ErrorMessage == nil {
 		c.v.Add(protocol.ROpenAIError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
 	}
-	return c.j.ProviderError(&c.v, v.errMessage)
+	return c.j.ProviderError(&c.v, v.ErrorMessage)
 }
 
 func (c *Checker) onDone() protocol.Observation {
