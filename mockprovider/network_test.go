@@ -134,12 +134,19 @@ func TestCapacityQueueFullAnswers429(t *testing.T) {
 	t.Parallel()
 	srv, ts := newTestMock(t, Options{TimeScale: 1, Capacity: Capacity{MaxConcurrent: 1, QueueSize: 1}})
 	client := h2cClient(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	// Each client has its own context: B is cancelled while A still holds the slot, so it is
+	// cancelled in the queue whatever the machine's load (with one context, A's slot could
+	// free and admit B before B's cancel reached the server).
+	ctxs := map[string]context.Context{}
+	cancels := map[string]context.CancelFunc{}
+	for _, s := range []string{"a", "b"} {
+		ctxs[s], cancels[s] = context.WithCancel(context.Background())
+		defer cancels[s]()
+	}
 	// A takes the only slot and plays long-answer (>16 s); B waits in the queue.
 	var wg sync.WaitGroup
 	for _, s := range []string{"a", "b"} {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+PathOpenAI, strings.NewReader(openaiBody(directive("long-answer", 1, s), true)))
+		req, _ := http.NewRequestWithContext(ctxs[s], http.MethodPost, ts.URL+PathOpenAI, strings.NewReader(openaiBody(directive("long-answer", 1, s), true)))
 		wg.Go(func() {
 			if resp, err := client.Do(req); err == nil {
 				io.Copy(io.Discard, resp.Body)
@@ -167,9 +174,14 @@ func TestCapacityQueueFullAnswers429(t *testing.T) {
 			t.Errorf("%s: message %q does not say the queue is full", wire.path, msg)
 		}
 	}
-	cancel()
+	cancels["b"]()
+	waitFor(t, 5*time.Second, "B to leave the queue", func() bool { return srv.admission.waiting.Load() == 0 })
+	if n := srv.ActiveStreams(); n != 1 {
+		t.Errorf("%d active streams after B left the queue, want A's alone", n)
+	}
+	cancels["a"]()
 	wg.Wait()
-	waitFor(t, 2*time.Second, "slots to free", func() bool { return srv.ActiveStreams() == 0 && srv.admission.waiting.Load() == 0 })
+	waitFor(t, 5*time.Second, "slots to free", func() bool { return srv.ActiveStreams() == 0 && srv.admission.waiting.Load() == 0 })
 	if rec := onlySession(t, srv, "b"); rec.Outcome != OutcomeClientCancelled || rec.ClientGone.IsZero() {
 		t.Errorf("B, cancelled while queued: %+v, want client-cancelled with ClientGone", rec)
 	}

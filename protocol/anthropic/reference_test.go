@@ -46,16 +46,16 @@ type refUsage struct {
 	OutputTokens *int `json:"output_tokens"`
 }
 
-func (u *refUsage) view() usageView {
+func (u *refUsage) view() Usage {
 	if u == nil {
-		return usageView{}
+		return Usage{}
 	}
-	v := usageView{has: true, hasInput: u.InputTokens != nil, hasOutput: u.OutputTokens != nil}
-	if v.hasInput {
-		v.inputTokens = *u.InputTokens
+	v := Usage{Has: true, HasInput: u.InputTokens != nil, HasOutput: u.OutputTokens != nil}
+	if v.HasInput {
+		v.InputTokens = *u.InputTokens
 	}
-	if v.hasOutput {
-		v.outputs = *u.OutputTokens
+	if v.HasOutput {
+		v.OutputTokens = *u.OutputTokens
 	}
 	return v
 }
@@ -65,7 +65,7 @@ var refKeys = []string{"type", "index", "message", "usage", "content_block", "id
 	"delta", "partial_json", "stop_reason", "error", "input_tokens", "output_tokens"}
 
 // referenceParse decodes an event with encoding/json into the same view.
-func referenceParse(_ *jsonwire.Scanner, data []byte, v *eventView) error {
+func referenceParse(_ *jsonwire.Scanner, data []byte, v *Event) error {
 	if wiretest.Quirky(data, refKeys) {
 		return wiretest.ErrQuirk
 	}
@@ -73,35 +73,35 @@ func referenceParse(_ *jsonwire.Scanner, data []byte, v *eventView) error {
 }
 
 // referenceUnmarshal is referenceParse without the quirk check.
-func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *eventView) error {
+func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *Event) error {
 	var e refEvent
 	if err := json.Unmarshal(data, &e); err != nil {
 		return err
 	}
-	*v = eventView{typ: []byte(e.Type), usage: e.Usage.view()}
+	*v = Event{Type: []byte(e.Type), Usage: e.Usage.view()}
 	if e.Index != nil {
-		v.hasIndex, v.index = true, *e.Index
+		v.HasIndex, v.Index = true, *e.Index
 	}
 	if e.Message != nil {
-		v.hasMessage, v.msgUsage = true, e.Message.Usage.view()
+		v.HasMessage, v.MessageUsage = true, e.Message.Usage.view()
 	}
 	if b := e.ContentBlock; b != nil {
-		v.hasBlock = true
-		v.block = blockView{typ: []byte(b.Type), id: []byte(b.ID), name: []byte(b.Name), text: []byte(b.Text), thinking: []byte(b.Thinking)}
+		v.HasBlock = true
+		v.Block = Block{Type: []byte(b.Type), ID: []byte(b.ID), Name: []byte(b.Name), Text: []byte(b.Text), Thinking: []byte(b.Thinking)}
 	}
 	if d := e.Delta; d != nil {
-		v.hasDelta = true
-		v.delta = deltaView{typ: []byte(d.Type), text: []byte(d.Text), thinking: []byte(d.Thinking), partialJSON: []byte(d.PartialJSON), stopReason: []byte(d.StopReason)}
+		v.HasDelta = true
+		v.Delta = Delta{Type: []byte(d.Type), Text: []byte(d.Text), Thinking: []byte(d.Thinking), PartialJSON: []byte(d.PartialJSON), StopReason: []byte(d.StopReason)}
 	}
 	if e.Error != nil {
-		v.hasError, v.errTyp, v.errMessage = true, []byte(e.Error.Type), []byte(e.Error.Message)
+		v.HasError, v.ErrorType, v.ErrorMessage = true, []byte(e.Error.Type), []byte(e.Error.Message)
 	}
 	return nil
 }
 
 // streamOf is this wire's stream over data with the parser p picks.
 func streamOf(data []byte, p wiretest.Parser) protocol.ModelStream {
-	parse := parseEvent
+	parse := ParseEvent
 	switch p {
 	case wiretest.Reference:
 		parse = referenceParse

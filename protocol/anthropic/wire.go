@@ -204,166 +204,7 @@ func defaultErrorType(status int) string {
 // after it. An error event is returned as a *protocol.ProviderError with Status 200. ping and
 // unknown events are skipped.
 func (Wire) NewStream(body io.Reader) protocol.ModelStream {
-	return &stream{dec: sse.NewDecoder(body), parse: parseEvent}
-}
-
-// eventView is what the decoder needs from one event's JSON. Its byte slices alias the
-// event or the scanner's buffer and are valid until the next event; it is reused. has* flags
-// tell a member that was absent or null from an empty one.
-type eventView struct {
-	typ        []byte
-	hasIndex   bool
-	index      int
-	hasMessage bool
-	msgUsage   usageView // message.usage
-	hasBlock   bool
-	block      blockView // content_block
-	hasDelta   bool
-	delta      deltaView
-	usage      usageView
-	hasError   bool
-	errTyp     []byte
-	errMessage []byte
-}
-
-type usageView struct {
-	has                  bool
-	hasInput, hasOutput  bool
-	inputTokens, outputs int
-}
-
-type blockView struct {
-	typ, id, name, text, thinking []byte
-}
-
-type deltaView struct {
-	typ, text, thinking, partialJSON, stopReason []byte
-}
-
-// parseEvent fills v from one event's JSON with the scanner: only the fields the stream
-// needs are decoded, everything else is validated and skipped.
-func parseEvent(sc *jsonwire.Scanner, data []byte, v *eventView) error {
-	sc.Reset(data)
-	*v = eventView{}
-	if sc.Object("event") {
-		for first := true; ; {
-			key, ok := sc.Member(&first)
-			if !ok {
-				break
-			}
-			switch string(key) {
-			case "type":
-				setStr(&v.typ, sc.Str("type"))
-			case "index":
-				v.index, v.hasIndex = sc.Integer("index")
-			case "message":
-				v.hasMessage = sc.Object("message")
-				for first := v.hasMessage; v.hasMessage; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
-					if string(key) == "usage" {
-						parseUsage(sc, "message.usage", &v.msgUsage)
-					} else {
-						sc.Skip()
-					}
-				}
-			case "content_block":
-				v.hasBlock = sc.Object("content_block")
-				for first := v.hasBlock; v.hasBlock; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
-					switch string(key) {
-					case "type":
-						setStr(&v.block.typ, sc.Str("content_block.type"))
-					case "id":
-						setStr(&v.block.id, sc.Str("content_block.id"))
-					case "name":
-						setStr(&v.block.name, sc.Str("content_block.name"))
-					case "text":
-						setStr(&v.block.text, sc.Str("content_block.text"))
-					case "thinking":
-						setStr(&v.block.thinking, sc.Str("content_block.thinking"))
-					default:
-						sc.Skip()
-					}
-				}
-			case "delta":
-				v.hasDelta = sc.Object("delta")
-				for first := v.hasDelta; v.hasDelta; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
-					switch string(key) {
-					case "type":
-						setStr(&v.delta.typ, sc.Str("delta.type"))
-					case "text":
-						setStr(&v.delta.text, sc.Str("delta.text"))
-					case "thinking":
-						setStr(&v.delta.thinking, sc.Str("delta.thinking"))
-					case "partial_json":
-						setStr(&v.delta.partialJSON, sc.Str("delta.partial_json"))
-					case "stop_reason":
-						setStr(&v.delta.stopReason, sc.Str("delta.stop_reason"))
-					default:
-						sc.Skip()
-					}
-				}
-			case "usage":
-				parseUsage(sc, "usage", &v.usage)
-			case "error":
-				v.hasError = sc.Object("error")
-				for first := v.hasError; v.hasError; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
-					switch string(key) {
-					case "type":
-						setStr(&v.errTyp, sc.Str("error.type"))
-					case "message":
-						setStr(&v.errMessage, sc.Str("error.message"))
-					default:
-						sc.Skip()
-					}
-				}
-			default:
-				sc.Skip()
-			}
-		}
-	}
-	return sc.Finish()
-}
-
-// parseUsage reads a usage object; absent or null counts stay unset.
-func parseUsage(sc *jsonwire.Scanner, field string, u *usageView) {
-	*u = usageView{has: sc.Object(field)}
-	for first := u.has; u.has; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return
-		}
-		switch string(key) {
-		case "input_tokens":
-			u.inputTokens, u.hasInput = sc.Integer(field + ".input_tokens")
-		case "output_tokens":
-			u.outputs, u.hasOutput = sc.Integer(field + ".output_tokens")
-		default:
-			sc.Skip()
-		}
-	}
-}
-
-// setStr stores a decoded string unless it was null, which (as in encoding/json) leaves the
-// field as it was.
-func setStr(dst *[]byte, b []byte) {
-	if b != nil {
-		*dst = b
-	}
+	return &stream{dec: sse.NewDecoder(body), parse: ParseEvent}
 }
 
 // block is what the decoder knows about one content block.
@@ -382,9 +223,9 @@ type stream struct {
 	dec  *sse.Decoder
 	ev   sse.Event
 	scan jsonwire.Scanner
-	view eventView
-	// parse decodes an event; it is parseEvent, swapped for an encoding/json reference in tests.
-	parse  func(*jsonwire.Scanner, []byte, *eventView) error
+	view Event
+	// parse decodes an event; it is ParseEvent, swapped for an encoding/json reference in tests.
+	parse  func(*jsonwire.Scanner, []byte, *Event) error
 	events int // SSE events read, for error messages
 	// queue holds events decoded from the current SSE event not yet returned.
 	queue  jsonwire.EventQueue
@@ -417,29 +258,29 @@ func (s *stream) readEvent() error {
 }
 
 // apply turns one decoded event into model events.
-func (s *stream) apply(e *eventView) error {
+func (s *stream) apply(e *Event) error {
 	typ := s.ev.Type // the JSON type is authoritative, the SSE event name is the fallback
-	if len(e.typ) > 0 {
-		typ = eventType(e.typ)
+	if len(e.Type) > 0 {
+		typ = eventType(e.Type)
 	}
 	where := func() string { return fmt.Sprintf("anthropic stream: event %d %s", s.events, typ) }
 	switch typ {
 	case "ping":
 	case "error":
 		perr := &protocol.ProviderError{Status: http.StatusOK, Type: "api_error"}
-		if e.hasError {
-			perr.Message = string(e.errMessage)
-			if len(e.errTyp) > 0 {
-				perr.Type = string(e.errTyp)
+		if e.HasError {
+			perr.Message = string(e.ErrorMessage)
+			if len(e.ErrorType) > 0 {
+				perr.Type = string(e.ErrorType)
 			}
 		}
 		return perr
 	case "message_start":
-		if e.hasMessage {
-			s.applyUsage(&e.msgUsage)
+		if e.HasMessage {
+			s.applyUsage(&e.MessageUsage)
 		}
 	case "content_block_start":
-		if !e.hasBlock {
+		if !e.HasBlock {
 			return fmt.Errorf("%s: content_block: required", where())
 		}
 		b, err := s.block(e, true)
@@ -447,24 +288,24 @@ func (s *stream) apply(e *eventView) error {
 			return fmt.Errorf("%s: %w", where(), err)
 		}
 		b.started = true
-		switch string(e.block.typ) {
+		switch string(e.Block.Type) {
 		case "thinking":
 			b.kind = blockThinking
-			s.emitText(protocol.ModelThinking, e.block.thinking)
+			s.emitText(protocol.ModelThinking, e.Block.Thinking)
 		case "text":
 			b.kind = blockText
-			s.emitText(protocol.ModelText, e.block.text)
+			s.emitText(protocol.ModelText, e.Block.Text)
 		case "tool_use":
 			b.kind, b.tool = blockTool, s.tools
 			s.tools++
 			s.queue.Push(protocol.ModelEvent{
-				Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.block.id), ToolName: string(e.block.name),
+				Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.Block.ID), ToolName: string(e.Block.Name),
 			})
 		default:
 			b.kind = blockNone // redacted_thinking, server tools…: not part of the turn's text
 		}
 	case "content_block_delta":
-		if !e.hasDelta {
+		if !e.HasDelta {
 			return fmt.Errorf("%s: delta: required", where())
 		}
 		b, err := s.block(e, false)
@@ -472,7 +313,7 @@ func (s *stream) apply(e *eventView) error {
 			return fmt.Errorf("%s: %w", where(), err)
 		}
 		want := blockNone
-		switch string(e.delta.typ) {
+		switch string(e.Delta.Type) {
 		case "thinking_delta":
 			want = blockThinking
 		case "signature_delta":
@@ -485,16 +326,16 @@ func (s *stream) apply(e *eventView) error {
 			return nil // citations and future delta types carry nothing the runtime relays
 		}
 		if b.kind != want {
-			return fmt.Errorf("%s: %s on block %d, which is not a %s block", where(), e.delta.typ, e.index, kindName(want))
+			return fmt.Errorf("%s: %s on block %d, which is not a %s block", where(), e.Delta.Type, e.Index, kindName(want))
 		}
 		switch want {
 		case blockThinking:
-			s.emitText(protocol.ModelThinking, e.delta.thinking)
+			s.emitText(protocol.ModelThinking, e.Delta.Thinking)
 		case blockText:
-			s.emitText(protocol.ModelText, e.delta.text)
+			s.emitText(protocol.ModelText, e.Delta.Text)
 		case blockTool:
-			if len(e.delta.partialJSON) > 0 {
-				s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.delta.partialJSON)})
+			if len(e.Delta.PartialJSON) > 0 {
+				s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.Delta.PartialJSON)})
 			}
 		}
 	case "content_block_stop":
@@ -504,10 +345,10 @@ func (s *stream) apply(e *eventView) error {
 		}
 		b.stopped = true
 	case "message_delta":
-		if e.hasDelta && len(e.delta.stopReason) > 0 {
-			s.stop = stopReason(string(e.delta.stopReason))
+		if e.HasDelta && len(e.Delta.StopReason) > 0 {
+			s.stop = stopReason(string(e.Delta.StopReason))
 		}
-		s.applyUsage(&e.usage)
+		s.applyUsage(&e.Usage)
 	case "message_stop":
 		if s.stop == "" {
 			return fmt.Errorf("%s: message_stop before any message_delta with a stop_reason", where())
@@ -546,11 +387,11 @@ func eventType(b []byte) string {
 
 // block returns the block an event addresses. Deltas and stops need a started, unstopped
 // block; a start needs a fresh index.
-func (s *stream) block(e *eventView, starting bool) (*block, error) {
-	if !e.hasIndex {
+func (s *stream) block(e *Event, starting bool) (*block, error) {
+	if !e.HasIndex {
 		return nil, errors.New("index: required")
 	}
-	i := e.index
+	i := e.Index
 	if i < 0 || i >= maxBlocks {
 		return nil, fmt.Errorf("index %d out of range [0, %d)", i, maxBlocks)
 	}
@@ -580,12 +421,12 @@ func (s *stream) emitText(kind protocol.ModelEventKind, text []byte) {
 }
 
 // applyUsage overwrites the usage counts an event carries: the API reports running totals.
-func (s *stream) applyUsage(u *usageView) {
-	if u.hasInput {
-		s.usage.InputTokens = u.inputTokens
+func (s *stream) applyUsage(u *Usage) {
+	if u.HasInput {
+		s.usage.InputTokens = u.InputTokens
 	}
-	if u.hasOutput {
-		s.usage.OutputTokens = u.outputs
+	if u.HasOutput {
+		s.usage.OutputTokens = u.OutputTokens
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropic"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
@@ -36,7 +37,7 @@ type Checker struct {
 	j       clientturn.Judge
 	v       simchat.Violations
 	scan    jsonwire.Scanner
-	view    eventView
+	view    anthropic.Event
 	blocks  []block
 	tools   clientturn.Tools
 	started bool   // message_start seen
@@ -66,14 +67,14 @@ func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
 	data := bytes.TrimSpace(ev.Data)
-	if err := parseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
+	if err := anthropic.ParseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
 		c.v.Add(protocol.RFraming, "expected a JSON object event, saw %s", simchat.Clip(string(data), 80))
 		return other
 	}
 	e := &c.view
-	typ := eventType(e.typ)
-	if ev.Type != "" && ev.Type != string(e.typ) {
-		c.v.Add(protocol.RFraming, "event: %q carries data of type %q", ev.Type, e.typ)
+	typ := eventType(e.Type)
+	if ev.Type != "" && ev.Type != string(e.Type) {
+		c.v.Add(protocol.RFraming, "event: %q carries data of type %q", ev.Type, e.Type)
 	}
 	if typ == "ping" {
 		return other // allowed anywhere, even before message_start
@@ -102,7 +103,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			c.v.Add(protocol.RAnthropicMessage, "expected one message_start, first, saw another")
 		}
 		c.started = true
-		if !e.hasMessage {
+		if !e.HasMessage {
 			c.v.Add(protocol.RAnthropicMessage, "expected message_start to carry the message, saw %s", simchat.Clip(string(data), 80))
 		}
 	case "content_block_start":
@@ -115,7 +116,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			if b.kind == blockTool {
 				if t := &c.tools.List[b.tool]; !clientturn.JSONObject(toolInput(t.Args)) {
 					c.v.Add(protocol.RAnthropicBlock, "tool_use block %d (%s %s): input_json_delta pieces do not assemble to a JSON object: %s",
-						e.index, t.ID, t.Name, simchat.Clip(string(t.Args), 80))
+						e.Index, t.ID, t.Name, simchat.Clip(string(t.Args), 80))
 				}
 			}
 		}
@@ -129,8 +130,8 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		if c.deltas == 1 {
 			obs.Kind = protocol.FrameTerminal
 		}
-		if e.hasOutput && e.output > 0 && e.output <= protocol.MaxUsageTokens {
-			obs.UsageTokens = e.output
+		if e.Usage.HasOutput && e.Usage.OutputTokens > 0 && e.Usage.OutputTokens <= protocol.MaxUsageTokens {
+			obs.UsageTokens = e.Usage.OutputTokens
 		}
 		return obs
 	case "message_stop":
@@ -165,34 +166,34 @@ func toolInput(args []byte) []byte {
 	return args
 }
 
-func (c *Checker) onBlockStart(e *eventView, data []byte) protocol.Observation {
+func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
 	if c.deltas > 0 {
-		c.v.Add(protocol.RAnthropicMessage, "expected no content after message_delta, saw content_block_start %d", e.index)
+		c.v.Add(protocol.RAnthropicMessage, "expected no content after message_delta, saw content_block_start %d", e.Index)
 	}
 	switch {
-	case !e.hasIndex || !e.hasBlock:
+	case !e.HasIndex || !e.HasBlock:
 		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start with index and content_block, saw %s", simchat.Clip(string(data), 80))
 		return other
-	case e.index != len(c.blocks) || e.index >= maxBlocks:
-		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start index %d (the next block), saw %d", len(c.blocks), e.index)
+	case e.Index != len(c.blocks) || e.Index >= maxBlocks:
+		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start index %d (the next block), saw %d", len(c.blocks), e.Index)
 		return other
 	}
 	b := block{}
 	obs := other
-	switch string(e.block.typ) {
+	switch string(e.Block.Type) {
 	case "thinking":
 		b.kind = blockThinking
-		obs = c.j.Thinking(&c.v, e.block.thinking)
+		obs = c.j.Thinking(&c.v, e.Block.Thinking)
 	case "text":
 		b.kind = blockText
-		obs = c.j.Answer(&c.v, e.block.text)
+		obs = c.j.Answer(&c.v, e.Block.Text)
 	case "tool_use":
 		b.kind, b.tool = blockTool, len(c.tools.List)
-		if len(e.block.id) == 0 || len(e.block.name) == 0 {
-			c.v.Add(protocol.RAnthropicBlock, "tool_use block %d: expected id and name, saw %s", e.index, simchat.Clip(string(data), 80))
+		if len(e.Block.ID) == 0 || len(e.Block.Name) == 0 {
+			c.v.Add(protocol.RAnthropicBlock, "tool_use block %d: expected id and name, saw %s", e.Index, simchat.Clip(string(data), 80))
 		}
-		c.tools.Start(e.block.id, e.block.name)
+		c.tools.Start(e.Block.ID, e.Block.Name)
 		obs = protocol.Observation{Kind: protocol.FrameToolStart}
 	}
 	c.blocks = append(c.blocks, b)
@@ -200,32 +201,32 @@ func (c *Checker) onBlockStart(e *eventView, data []byte) protocol.Observation {
 }
 
 // block returns the started, unstopped block e addresses, or nil after reporting why not.
-func (c *Checker) block(e *eventView, what string) *block {
+func (c *Checker) block(e *anthropic.Event, what string) *block {
 	switch {
-	case !e.hasIndex:
+	case !e.HasIndex:
 		c.v.Add(protocol.RAnthropicBlock, "expected %s with an index", what)
-	case e.index < 0 || e.index >= len(c.blocks):
-		c.v.Add(protocol.RAnthropicBlock, "%s for block %d, which was never started", what, e.index)
-	case c.blocks[e.index].stopped:
-		c.v.Add(protocol.RAnthropicBlock, "%s for block %d, which was already stopped", what, e.index)
+	case e.Index < 0 || e.Index >= len(c.blocks):
+		c.v.Add(protocol.RAnthropicBlock, "%s for block %d, which was never started", what, e.Index)
+	case c.blocks[e.Index].stopped:
+		c.v.Add(protocol.RAnthropicBlock, "%s for block %d, which was already stopped", what, e.Index)
 	default:
-		return &c.blocks[e.index]
+		return &c.blocks[e.Index]
 	}
 	return nil
 }
 
-func (c *Checker) onBlockDelta(e *eventView, data []byte) protocol.Observation {
+func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
 	b := c.block(e, "content_block_delta")
 	if b == nil {
 		return other
 	}
-	if !e.hasDelta {
+	if !e.HasDelta {
 		c.v.Add(protocol.RAnthropicBlock, "expected content_block_delta with a delta, saw %s", simchat.Clip(string(data), 80))
 		return other
 	}
 	want := blockOther
-	switch string(e.delta.typ) {
+	switch string(e.Delta.Type) {
 	case "thinking_delta", "signature_delta":
 		want = blockThinking
 	case "text_delta", "citations_delta":
@@ -236,17 +237,17 @@ func (c *Checker) onBlockDelta(e *eventView, data []byte) protocol.Observation {
 		return other // future delta types: tolerated
 	}
 	if b.kind != want {
-		c.v.Add(protocol.RAnthropicBlock, "%s on block %d, which is not a %s block", e.delta.typ, e.index, kindName(want))
+		c.v.Add(protocol.RAnthropicBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindName(want))
 		return other
 	}
-	switch string(e.delta.typ) {
+	switch string(e.Delta.Type) {
 	case "thinking_delta":
-		return c.j.Thinking(&c.v, e.delta.thinking)
+		return c.j.Thinking(&c.v, e.Delta.Thinking)
 	case "text_delta":
-		return c.j.Answer(&c.v, e.delta.text)
+		return c.j.Answer(&c.v, e.Delta.Text)
 	case "input_json_delta":
 		t := &c.tools.List[b.tool]
-		t.Args = append(t.Args, e.delta.partialJSON...)
+		t.Args = append(t.Args, e.Delta.PartialJSON...)
 	}
 	return other
 }
@@ -261,7 +262,7 @@ func kindName(k blockKind) string {
 	return "tool_use"
 }
 
-func (c *Checker) onMessageDelta(e *eventView, data []byte) {
+func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 	c.deltas++
 	if c.deltas > 1 {
 		c.v.Add(protocol.RAnthropicMessage, "expected one message_delta, saw another: %s", simchat.Clip(string(data), 80))
@@ -273,16 +274,16 @@ func (c *Checker) onMessageDelta(e *eventView, data []byte) {
 			break
 		}
 	}
-	if !e.hasDelta || len(e.delta.stopReason) == 0 {
+	if !e.HasDelta || len(e.Delta.StopReason) == 0 {
 		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry delta.stop_reason, saw %s", simchat.Clip(string(data), 80))
 		return
 	}
-	if (!e.hasOutput && !c.j.S.NoGroundTruth) || (e.hasOutput && (e.output < 0 || e.output > protocol.MaxUsageTokens)) {
+	if (!e.Usage.HasOutput && !c.j.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
 		// Without ground truth the count is optional (tokens are then estimated from the
 		// text); a count outside the range is always a violation.
 		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", simchat.Clip(string(data), 80))
 	}
-	c.stop = stopName(e.delta.stopReason)
+	c.stop = stopName(e.Delta.StopReason)
 	switch c.stop {
 	case "end_turn", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded":
 	case "tool_use":
@@ -304,12 +305,12 @@ func stopName(b []byte) string {
 	return string(b)
 }
 
-func (c *Checker) onError(e *eventView, data []byte) protocol.Observation {
+func (c *Checker) onError(e *anthropic.Event, data []byte) protocol.Observation {
 	c.errored = true
-	if !e.hasError || e.errMessage == nil {
+	if !e.HasError || e.ErrorMessage == nil {
 		c.v.Add(protocol.RAnthropicError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
 	}
-	return c.j.ProviderError(&c.v, e.errMessage)
+	return c.j.ProviderError(&c.v, e.ErrorMessage)
 }
 
 // Finish judges the end of the stream and returns every violation found.
