@@ -7,7 +7,6 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -47,7 +46,7 @@ type Checker struct {
 	tokens      scenarios.TokenCounter // output tokens per part, for the token metrics
 	ground      bool
 	noReasoning bool
-	v           simchat.Violations
+	v           protocol.Violations
 	sc          jsonwire.Scanner
 	f           frame
 	raw         []byte // the part being judged, for details
@@ -591,4 +590,4 @@ func jsonEqual(a, b []byte) bool {
 }
 
 // clip quotes b for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
-func clip[T ~string | ~[]byte](b T, n int) string { return simchat.Clip(string(b), n) }
+func clip[T ~string | ~[]byte](b T, n int) string { return protocol.Quote(string(b), n) }

@@ -7,7 +7,6 @@ import (
 	"github.com/streambench/streambench/protocol/anthropic"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -35,7 +34,7 @@ type block struct {
 // docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
 	j       clientturn.Judge
-	v       simchat.Violations
+	v       protocol.Violations
 	scan    jsonwire.Scanner
 	view    anthropic.Event
 	blocks  []block
@@ -68,7 +67,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
 	data := bytes.TrimSpace(ev.Data)
 	if err := anthropic.ParseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.Add(protocol.RFraming, "expected a JSON object event, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a JSON object event, saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
 	e := &c.view
@@ -86,7 +85,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			if c.errored {
 				rule, what = protocol.RAnthropicError, "the error event"
 			}
-			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, simchat.Clip(string(data), 80))
+			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
 		}
 		return other
 	}
@@ -95,7 +94,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	if !c.started && typ != "message_start" {
 		c.started = true // reported once; judge the rest as if it had come
-		c.v.Add(protocol.RAnthropicMessage, "expected message_start first, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RAnthropicMessage, "expected message_start first, saw %s", protocol.Quote(string(data), 80))
 	}
 	switch typ {
 	case "message_start":
@@ -104,7 +103,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 		c.started = true
 		if !e.HasMessage {
-			c.v.Add(protocol.RAnthropicMessage, "expected message_start to carry the message, saw %s", simchat.Clip(string(data), 80))
+			c.v.Add(protocol.RAnthropicMessage, "expected message_start to carry the message, saw %s", protocol.Quote(string(data), 80))
 		}
 	case "content_block_start":
 		return c.onBlockStart(e, data)
@@ -116,7 +115,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			if b.kind == blockTool {
 				if t := &c.tools.List[b.tool]; !clientturn.JSONObject(toolInput(t.Args)) {
 					c.v.Add(protocol.RAnthropicBlock, "tool_use block %d (%s %s): input_json_delta pieces do not assemble to a JSON object: %s",
-						e.Index, t.ID, t.Name, simchat.Clip(string(t.Args), 80))
+						e.Index, t.ID, t.Name, protocol.Quote(string(t.Args), 80))
 				}
 			}
 		}
@@ -173,7 +172,7 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 	}
 	switch {
 	case !e.HasIndex || !e.HasBlock:
-		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start with index and content_block, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start with index and content_block, saw %s", protocol.Quote(string(data), 80))
 		return other
 	case e.Index != len(c.blocks) || e.Index >= maxBlocks:
 		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start index %d (the next block), saw %d", len(c.blocks), e.Index)
@@ -191,7 +190,7 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 	case "tool_use":
 		b.kind, b.tool = blockTool, len(c.tools.List)
 		if len(e.Block.ID) == 0 || len(e.Block.Name) == 0 {
-			c.v.Add(protocol.RAnthropicBlock, "tool_use block %d: expected id and name, saw %s", e.Index, simchat.Clip(string(data), 80))
+			c.v.Add(protocol.RAnthropicBlock, "tool_use block %d: expected id and name, saw %s", e.Index, protocol.Quote(string(data), 80))
 		}
 		c.tools.Start(e.Block.ID, e.Block.Name)
 		obs = protocol.Observation{Kind: protocol.FrameToolStart}
@@ -222,7 +221,7 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 		return other
 	}
 	if !e.HasDelta {
-		c.v.Add(protocol.RAnthropicBlock, "expected content_block_delta with a delta, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RAnthropicBlock, "expected content_block_delta with a delta, saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
 	want := blockOther
@@ -265,7 +264,7 @@ func kindName(k blockKind) string {
 func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 	c.deltas++
 	if c.deltas > 1 {
-		c.v.Add(protocol.RAnthropicMessage, "expected one message_delta, saw another: %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RAnthropicMessage, "expected one message_delta, saw another: %s", protocol.Quote(string(data), 80))
 		return
 	}
 	for i := range c.blocks {
@@ -275,13 +274,13 @@ func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 		}
 	}
 	if !e.HasDelta || len(e.Delta.StopReason) == 0 {
-		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry delta.stop_reason, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry delta.stop_reason, saw %s", protocol.Quote(string(data), 80))
 		return
 	}
 	if (!e.Usage.HasOutput && !c.j.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
 		// Without ground truth the count is optional (tokens are then estimated from the
 		// text); a count outside the range is always a violation.
-		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
 	}
 	c.stop = stopName(e.Delta.StopReason)
 	switch c.stop {
@@ -308,7 +307,7 @@ func stopName(b []byte) string {
 func (c *Checker) onError(e *anthropic.Event, data []byte) protocol.Observation {
 	c.errored = true
 	if !e.HasError || e.ErrorMessage == nil {
-		c.v.Add(protocol.RAnthropicError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RAnthropicError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
 	}
 	return c.j.ProviderError(&c.v, e.ErrorMessage)
 }

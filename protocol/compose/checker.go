@@ -10,7 +10,6 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -90,7 +89,7 @@ type Checker struct {
 	// unscripted: the terminal was an error the script does not call for (the session's
 	// in_band_error outcome): Finish judges the stream as a partial one.
 	unscripted bool
-	v          simchat.Violations
+	v          protocol.Violations
 	text       jsonwire.Cursor // text deltas against every turn's text
 	textOK     bool
 	// thinking: the reasoning text cursor and the thinking_start/end balance.
@@ -685,7 +684,7 @@ func (c *Checker) finishArgs(all bool) {
 }
 
 // clip quotes s for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
-func clip(s string, n int) string { return simchat.Clip(s, n) }
+func clip(s string, n int) string { return protocol.Quote(s, n) }
 
 func deref(p *string) string {
 	if p == nil {

@@ -7,7 +7,6 @@ import (
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/openai"
-	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -15,7 +14,7 @@ import (
 // docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
 	j      clientturn.Judge
-	v      simchat.Violations
+	v      protocol.Violations
 	scan   jsonwire.Scanner
 	view   openai.Chunk
 	tools  clientturn.Tools
@@ -56,7 +55,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			if c.errored {
 				rule, what = protocol.ROpenAIError, "the error frame"
 			}
-			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, simchat.Clip(string(data), 80))
+			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
 		}
 		return other
 	case ev.Type != "":
@@ -66,7 +65,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return c.onDone()
 	}
 	if err := openai.ParseChunk(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.Add(protocol.RFraming, "expected a JSON object chunk, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a JSON object chunk, saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
 	v := &c.view
@@ -74,7 +73,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return c.onError(v, data)
 	}
 	if !v.HasChoices || string(v.Object) != "chat.completion.chunk" {
-		c.v.Add(protocol.RFraming, "expected a chat.completion.chunk with a choices array, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a chat.completion.chunk with a choices array, saw %s", protocol.Quote(string(data), 80))
 	}
 	obs := other
 	if v.HasUsage {
@@ -91,12 +90,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 
 func (c *Checker) onChoice(ch *openai.Choice, obs *protocol.Observation, data []byte) {
 	if !ch.HasIndex || ch.Index != 0 {
-		c.v.Add(protocol.RFraming, "expected the one choice asked for, index 0, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected the one choice asked for, index 0, saw %s", protocol.Quote(string(data), 80))
 		return
 	}
 	hasDelta := len(ch.Content) > 0 || len(ch.ReasoningContent) > 0 || len(ch.Reasoning) > 0 || len(ch.ToolCalls) > 0
 	if hasDelta && c.finish != "" {
-		c.v.Add(protocol.ROpenAIFinish, "expected nothing but usage after finish_reason %q, saw a delta %s", c.finish, simchat.Clip(string(data), 80))
+		c.v.Add(protocol.ROpenAIFinish, "expected nothing but usage after finish_reason %q, saw a delta %s", c.finish, protocol.Quote(string(data), 80))
 	}
 	if hasDelta && c.usage > 0 {
 		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk last before [DONE], saw a delta after it")
@@ -107,7 +106,7 @@ func (c *Checker) onChoice(ch *openai.Choice, obs *protocol.Observation, data []
 		reasoning = ch.Reasoning
 	case ch.Reasoning != nil && !bytes.Equal(ch.Reasoning, reasoning):
 		c.v.Add(protocol.RFraming, "delta carries reasoning_content %s and a different reasoning %s",
-			simchat.Clip(string(reasoning), 40), simchat.Clip(string(ch.Reasoning), 40))
+			protocol.Quote(string(reasoning), 40), protocol.Quote(string(ch.Reasoning), 40))
 	}
 	if len(reasoning) > 0 {
 		*obs = c.j.Thinking(&c.v, reasoning)
@@ -133,7 +132,7 @@ func (c *Checker) onChoice(ch *openai.Choice, obs *protocol.Observation, data []
 func (c *Checker) onToolCall(tc *openai.ToolCall, data []byte) bool {
 	if !tc.HasIndex {
 		c.toolsLost = true
-		c.v.Add(protocol.ROpenAIToolCall, "expected every tool_calls delta to carry its index, saw %s", simchat.Clip(string(data), 100))
+		c.v.Add(protocol.ROpenAIToolCall, "expected every tool_calls delta to carry its index, saw %s", protocol.Quote(string(data), 100))
 		return false
 	}
 	n := len(c.tools.List)
@@ -145,7 +144,7 @@ func (c *Checker) onToolCall(tc *openai.ToolCall, data []byte) bool {
 	case tc.Index == n:
 		if tc.ID == nil || len(tc.Name) == 0 {
 			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected the first delta to carry id and function.name, saw %s",
-				tc.Index, simchat.Clip(string(data), 100))
+				tc.Index, protocol.Quote(string(data), 100))
 		}
 		if tc.Type != nil && string(tc.Type) != "function" {
 			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected type \"function\", saw %q", tc.Index, tc.Type)
@@ -199,20 +198,20 @@ func (c *Checker) onUsage(v *openai.Chunk, data []byte) {
 	c.usage++
 	switch {
 	case c.usage > 1:
-		c.v.Add(protocol.ROpenAIUsage, "expected one usage chunk, saw another: %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.ROpenAIUsage, "expected one usage chunk, saw another: %s", protocol.Quote(string(data), 80))
 	case len(v.Choices) > 0:
-		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk with empty choices, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk with empty choices, saw %s", protocol.Quote(string(data), 80))
 	case c.finish == "":
 		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk after the finish_reason, saw it before")
 	case !v.HasCompletionTokens || v.CompletionTokens < 0 || v.CompletionTokens > protocol.MaxUsageTokens:
-		c.v.Add(protocol.ROpenAIUsage, "expected usage.completion_tokens, a count in 0…2^40, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.ROpenAIUsage, "expected usage.completion_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
 	}
 }
 
 func (c *Checker) onError(v *openai.Chunk, data []byte) protocol.Observation {
 	c.errored = true
 	if v.ErrorMessage == nil {
-		c.v.Add(protocol.ROpenAIError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.ROpenAIError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
 	}
 	return c.j.ProviderError(&c.v, v.ErrorMessage)
 }
@@ -256,7 +255,7 @@ func (c *Checker) finishComplete() {
 	for i := range c.tools.List {
 		if t := &c.tools.List[i]; !clientturn.JSONObject(t.Args) {
 			c.v.Add(protocol.ROpenAIToolCall, "tool call %d (%s %s): arguments do not assemble to a JSON object: %s",
-				i, t.ID, t.Name, simchat.Clip(string(t.Args), 80))
+				i, t.ID, t.Name, protocol.Quote(string(t.Args), 80))
 		}
 	}
 }

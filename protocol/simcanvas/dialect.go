@@ -192,7 +192,7 @@ type payload struct {
 // agent-events tracker, R-tool-lifecycle and R-terminal. Not safe for concurrent use.
 type Checker struct {
 	s           *protocol.Session
-	v           simchat.Violations
+	v           protocol.Violations
 	tracker     *simchat.Tracker
 	lastEventID int64
 	// lastSecond is the date and time to the second ("2006-01-02T15:04:05") of the last
@@ -237,7 +237,7 @@ func NewChecker(s *protocol.Session) *Checker {
 
 // Observe classifies one event and judges what can be decided now.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	clip := func() string { return simchat.Clip(string(ev.Data), 100) }
+	clip := func() string { return protocol.Quote(string(ev.Data), 100) }
 	if c.done {
 		c.afterDone++
 		if c.afterDone == 1 {
@@ -406,7 +406,7 @@ func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 		// Judged in Finish: the client sets Aborted only when the stream is over.
 		c.cancelled = true
 	case c.s.ScriptedError() && !failed:
-		c.v.Add(protocol.RTerminal, "expected execution:error (the provider fails with %s), saw %s", simchat.Clip(c.s.Expected.ProviderError, 60), typ)
+		c.v.Add(protocol.RTerminal, "expected execution:error (the provider fails with %s), saw %s", protocol.Quote(c.s.Expected.ProviderError, 60), typ)
 	case !c.s.ScriptedError() && failed:
 		c.unscripted = true
 	}

@@ -112,7 +112,7 @@ func (c *Checker) checkRedactedOutput(typ string, raw json.RawMessage, block boo
 		return
 	}
 	if path, s, ok := findPII(out, "output"); ok {
-		c.v.Add(protocol.RRedactOutput, "%s: expected PII redacted, saw %s = %s", typ, path, simchat.Clip(s, 80))
+		c.v.Add(protocol.RRedactOutput, "%s: expected PII redacted, saw %s = %s", typ, path, protocol.Quote(s, 80))
 		return
 	}
 	if !block || c.s.NoGroundTruth || c.s.Expected.ProviderError != "" {
@@ -122,7 +122,7 @@ func (c *Checker) checkRedactedOutput(typ string, raw json.RawMessage, block boo
 	content, _ := obj["content"].(string)
 	if want := Redact(c.s.Expected.FinalText()); content != want {
 		c.v.Add(protocol.RRedactOutput, "%s: expected output.content %s (the final text, PII redacted), saw %s",
-			typ, simchat.Clip(want, 60), simchat.Clip(content, 60))
+			typ, protocol.Quote(want, 60), protocol.Quote(content, 60))
 	}
 }
 

@@ -89,7 +89,7 @@ func (c *Checker) thinkingSeeds(text string) {
 	c.thinkingUnits += simchat.UTF16Len(text)
 	switch {
 	case c.noModelThinking:
-		c.v.Add(protocol.RThinkingCapability, "expected no stream:thinking: the workflow's model has no thinking capability, saw %s", simchat.Clip(text, 60))
+		c.v.Add(protocol.RThinkingCapability, "expected no stream:thinking: the workflow's model has no thinking capability, saw %s", protocol.Quote(text, 60))
 	case c.thinkingUnits > simchat.ThinkingCapUnits:
 		c.v.Add(protocol.RThinkingCap, "expected at most %d UTF-16 code units of thinking per execution, saw %d", simchat.ThinkingCapUnits, c.thinkingUnits)
 	}
@@ -148,14 +148,14 @@ func (c *Checker) terminalSeeds(typ, msg string) bool {
 	}
 	switch {
 	case typ == TypeExecutionError && c.stopSent && simchat.SaysTimedOut(msg):
-		c.v.Add(protocol.RCancelNotTimeout, "the client cancelled the execution: expected execution:cancelled, saw execution:error %s", simchat.Clip(msg, 80))
+		c.v.Add(protocol.RCancelNotTimeout, "the client cancelled the execution: expected execution:cancelled, saw execution:error %s", protocol.Quote(msg, 80))
 		return true
 	case exp.ExecutionTimeout && !c.stopSent && typ == TypeExecutionCancelled:
 		c.v.Add(protocol.RCancelNotTimeout, "expected the execution timeout to fail the run with execution:error, saw execution:cancelled (no cancel was sent)")
 		c.timeoutAsCancel = true
 		return true
 	case exp.ExecutionTimeout && !c.stopSent && typ == TypeExecutionError && !simchat.SaysTimedOut(msg):
-		c.v.Add(protocol.RCancelNotTimeout, "expected the execution timeout's execution:error (a message saying it timed out), saw %s", simchat.Clip(msg, 80))
+		c.v.Add(protocol.RCancelNotTimeout, "expected the execution timeout's execution:error (a message saying it timed out), saw %s", protocol.Quote(msg, 80))
 		return true
 	}
 	return false

@@ -44,7 +44,7 @@ type Checker struct {
 	s               *protocol.Session
 	optedIn         bool
 	policy          Policy
-	v               Violations
+	v               protocol.Violations
 	tracker         *Tracker
 	thinkingAllowed bool
 	toolsAllowed    bool
@@ -103,7 +103,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.done {
 		c.afterDone++
 		if c.afterDone == 1 {
-			c.v.Add(protocol.RTerminal, "expected nothing after \"[DONE]\", saw %s", Clip(string(ev.Data), 80))
+			c.v.Add(protocol.RTerminal, "expected nothing after \"[DONE]\", saw %s", protocol.Quote(string(ev.Data), 80))
 		}
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
@@ -132,14 +132,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	var f frame
 	if err := json.Unmarshal(data, &f); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.Add(protocol.RFraming, "expected a JSON object frame, saw %s", Clip(string(ev.Data), 80))
+		c.v.Add(protocol.RFraming, "expected a JSON object frame, saw %s", protocol.Quote(string(ev.Data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if f.Event == nil {
 		return c.onChunk(&f, data)
 	}
 	if f.Chunk != nil {
-		c.v.Add(protocol.RFraming, "expected %q frames without a chunk key, saw %s", *f.Event, Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected %q frames without a chunk key, saw %s", *f.Event, protocol.Quote(string(data), 80))
 	}
 	blockID := deref(f.BlockID)
 	switch *f.Event {
@@ -157,7 +157,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return c.onFinal(&f, data)
 	case "error":
 		if f.Error == nil {
-			c.v.Add(protocol.RFraming, "expected an error terminal with an \"error\" message, saw %s", Clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "expected an error terminal with an \"error\" message, saw %s", protocol.Quote(string(data), 80))
 		}
 		c.onTerminal("error", true, deref(f.Error))
 		c.judgeErrorSeeds(deref(f.Error))
@@ -166,7 +166,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.afterTerminal("stream_error")
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	c.v.Add(protocol.RFraming, "unknown event %q in frame %s", *f.Event, Clip(string(data), 80))
+	c.v.Add(protocol.RFraming, "unknown event %q in frame %s", *f.Event, protocol.Quote(string(data), 80))
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
@@ -182,11 +182,11 @@ func (c *Checker) fastThinking(text []byte) bool {
 
 func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
 	if f.Chunk == nil {
-		c.v.Add(protocol.RFraming, "expected a chunk or an event, saw %s", Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a chunk or an event, saw %s", protocol.Quote(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if *f.Chunk == "" {
-		c.v.Add(protocol.RFraming, "expected a non-empty chunk, saw %s", Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a non-empty chunk, saw %s", protocol.Quote(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if !c.afterTerminal("an answer chunk") {
@@ -198,7 +198,7 @@ func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
 func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	var text string
 	if err := json.Unmarshal(f.Data, &text); err != nil {
-		c.v.Add(protocol.RFraming, "expected thinking text as a JSON string in \"data\", saw %s", Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected thinking text as a JSON string in \"data\", saw %s", protocol.Quote(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if c.afterTerminal("a thinking frame") {
@@ -208,14 +208,14 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	if c.thinkingSeeds(text) {
 		// R-thinking-capability or R-thinking-cap: judged there alone.
 	} else if c.settled {
-		c.v.Add(protocol.RSettledTools, "expected no thinking frames: the deployment's provider runs its tools settled (liveTools false), saw %s", Clip(text, 60))
+		c.v.Add(protocol.RSettledTools, "expected no thinking frames: the deployment's provider runs its tools settled (liveTools false), saw %s", protocol.Quote(text, 60))
 	} else if !c.thinkingAllowed {
 		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
-			c.optedIn, c.policy.IncludeThinking, Clip(text, 60))
+			c.optedIn, c.policy.IncludeThinking, protocol.Quote(text, 60))
 	} else if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
 		c.thinkingOK = false
 		c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
-			c.thinking.Matched(), Clip(c.thinking.Next(40), 40), Clip(text, 40))
+			c.thinking.Matched(), protocol.Quote(c.thinking.Next(40), 40), protocol.Quote(text, 40))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
 }
@@ -223,7 +223,7 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	c.checkToolKeys(data)
 	if f.ID == "" || f.Name == "" {
-		c.v.Add(protocol.RFraming, "expected a tool frame with id and name, saw %s", Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a tool frame with id and name, saw %s", protocol.Quote(string(data), 80))
 	}
 	after := c.afterTerminal("a tool frame")
 	c.tokens.Break()
@@ -267,7 +267,7 @@ func (c *Checker) checkToolKeys(data []byte) {
 			allowed = allowed || k == a
 		}
 		if !allowed {
-			c.v.Add(protocol.RToolRedaction, "expected tool frames with only blockId, event, phase, id, name, status; saw key %q in %s", k, Clip(string(data), 120))
+			c.v.Add(protocol.RToolRedaction, "expected tool frames with only blockId, event, phase, id, name, status; saw key %q in %s", k, protocol.Quote(string(data), 120))
 			return
 		}
 	}
@@ -276,12 +276,12 @@ func (c *Checker) checkToolKeys(data []byte) {
 func (c *Checker) onFinal(f *frame, data []byte) protocol.Observation {
 	var d finalData
 	if err := json.Unmarshal(f.Data, &d); err != nil || d.Success == nil {
-		c.v.Add(protocol.RFraming, "expected a final envelope {\"success\":bool,...} in data, saw %s", Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a final envelope {\"success\":bool,...} in data, saw %s", protocol.Quote(string(data), 80))
 		c.onTerminal("final", false, "")
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	}
 	if path := findRedacted(f.Data); path != "" {
-		c.v.Add(protocol.RToolRedaction, "expected the final envelope's tool entries reduced to name and status, saw %s in %s", path, Clip(string(f.Data), 120))
+		c.v.Add(protocol.RToolRedaction, "expected the final envelope's tool entries reduced to name and status, saw %s in %s", path, protocol.Quote(string(f.Data), 120))
 	}
 	c.judgeFinalSeeds(&d)
 	c.onTerminal("final", !*d.Success, d.Error)
@@ -355,7 +355,7 @@ func (c *Checker) onTerminal(kind string, failed bool, msg string) {
 	case c.terminals > 1:
 		c.v.Add(protocol.RTerminal, "expected exactly one terminal, saw a second (%s)", kind)
 	case c.s.ScriptedError() && !failed:
-		c.v.Add(protocol.RTerminal, "expected an error terminal (the provider fails with %s), saw a successful %s", Clip(c.s.Expected.ProviderError, 60), kind)
+		c.v.Add(protocol.RTerminal, "expected an error terminal (the provider fails with %s), saw a successful %s", protocol.Quote(c.s.Expected.ProviderError, 60), kind)
 	case !c.s.ScriptedError() && failed:
 		c.unscripted = true
 	}
@@ -397,10 +397,10 @@ func (c *Checker) finishThinking(mode EndMode) {
 		return
 	}
 	if c.thinkingFrames == 0 {
-		c.v.Add(protocol.RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", Clip(c.thinking.Next(60), 60))
+		c.v.Add(protocol.RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", protocol.Quote(c.thinking.Next(60), 60))
 		return
 	}
-	c.v.Add(protocol.RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", Clip(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
+	c.v.Add(protocol.RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 }
 
 // finishTools checks the tool frames against the script when the policy lets them through:

@@ -163,16 +163,16 @@ func OutputContent(output json.RawMessage) (string, bool) {
 // JudgeFinalOutput reports, under R-final-output, an output whose content is not the final
 // turn's text (want): an intermediate turn's preamble must never be persisted. where names the
 // terminal for the detail.
-func JudgeFinalOutput(v *Violations, where string, output json.RawMessage, want string) {
+func JudgeFinalOutput(v *protocol.Violations, where string, output json.RawMessage, want string) {
 	got, ok := OutputContent(output)
 	if !ok || got == want {
 		return
 	}
-	detail := "saw " + Clip(got, 60)
+	detail := "saw " + protocol.Quote(got, 60)
 	if strings.HasSuffix(got, want) && len(got) > len(want) {
-		detail = "saw " + Clip(got[:len(got)-len(want)], 60) + " (an intermediate turn's text) before it"
+		detail = "saw " + protocol.Quote(got[:len(got)-len(want)], 60) + " (an intermediate turn's text) before it"
 	}
-	v.Add(protocol.RFinalOutput, "%s: expected output content to be the final turn's text %s only, %s", where, Clip(want, 60), detail)
+	v.Add(protocol.RFinalOutput, "%s: expected output content to be the final turn's text %s only, %s", where, protocol.Quote(want, 60), detail)
 }
 
 // judgeFinalSeeds applies the seed rules to a success final: R-paused and R-final-output.
@@ -213,7 +213,7 @@ func (c *Checker) openToolsAtPause() {
 // execution timeout fires, the error must say it timed out.
 func (c *Checker) judgeErrorSeeds(msg string) {
 	if c.s.Expected.ExecutionTimeout && !c.s.NoGroundTruth && !SaysTimedOut(msg) {
-		c.v.Add(protocol.RCancelNotTimeout, "expected the execution timeout's error terminal (a message saying it timed out), saw error %s", Clip(msg, 80))
+		c.v.Add(protocol.RCancelNotTimeout, "expected the execution timeout's error terminal (a message saying it timed out), saw error %s", protocol.Quote(msg, 80))
 	}
 }
 
@@ -223,7 +223,7 @@ func (c *Checker) judgeErrorSeeds(msg string) {
 func (c *Checker) thinkingSeeds(text string) bool {
 	c.thinkingUnits += UTF16Len(text)
 	if c.optedIn && c.policy.IncludeThinking && c.policy.NoModelThinking {
-		c.v.Add(protocol.RThinkingCapability, "expected no thinking frames: the deployment's model has no thinking capability (includeThinking does not change that), saw %s", Clip(text, 60))
+		c.v.Add(protocol.RThinkingCapability, "expected no thinking frames: the deployment's model has no thinking capability (includeThinking does not change that), saw %s", protocol.Quote(text, 60))
 		c.thinkingOK = false
 		return true
 	}

@@ -3,7 +3,6 @@ package simchat
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -26,75 +25,6 @@ const (
 	EndPartial
 )
 
-// Violations collects one violation per rule for a stream: the first occurrence's detail is
-// kept, later ones of the same rule are counted in it, so a single root cause cannot flood the
-// load generator's counters. The zero value is ready to use.
-type Violations struct {
-	list  []protocol.Violation
-	extra []int
-}
-
-// Add records a violation of rule; the detail is formatted only for the first one per rule.
-func (v *Violations) Add(rule protocol.Rule, format string, args ...any) {
-	for i := range v.list {
-		if v.list[i].Rule == rule {
-			v.extra[i]++
-			return
-		}
-	}
-	v.list = append(v.list, protocol.Violation{Rule: rule, Detail: shorten(fmt.Sprintf(format, args...), maxDetail)})
-	v.extra = append(v.extra, 0)
-}
-
-// maxDetail bounds a violation's detail: enough to show what was expected and what was seen.
-const maxDetail = 240
-
-// shorten cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:runeCut(s, n)] + "…"
-}
-
-// Has reports whether rule was already violated.
-func (v *Violations) Has(rule protocol.Rule) bool {
-	for i := range v.list {
-		if v.list[i].Rule == rule {
-			return true
-		}
-	}
-	return false
-}
-
-// List returns the violations, noting how many further occurrences each rule had.
-func (v *Violations) List() []protocol.Violation {
-	for i := range v.list {
-		if v.extra[i] > 0 {
-			v.list[i].Detail += fmt.Sprintf(" (and %d more)", v.extra[i])
-			v.extra[i] = 0
-		}
-	}
-	return v.list
-}
-
-// Clip quotes s for a violation detail, keeping it short: at most n bytes of s are shown, cut
-// on a UTF-8 boundary.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%q…(%d bytes)", s[:runeCut(s, n)], len(s))
-}
-
-// runeCut is the largest cut of s at or below n bytes that does not split a rune.
-func runeCut(s string, n int) int {
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
-
 // Tracker is the agent-events answer model that sim-chat and sim-canvas share (the canvas
 // forwards the same event sink): per block, answer chunks appended and cleared by chunk_reset,
 // thinking leaked into chunks, and the tool lifecycle by call id. It judges them against the scenario as
@@ -109,7 +39,7 @@ func runeCut(s string, n int) int {
 // Not safe for concurrent use.
 type Tracker struct {
 	// Violations receives everything the tracker finds.
-	Violations *Violations
+	Violations *protocol.Violations
 	optedIn    bool
 	exp        *scenarios.Expected // nil: no ground truth
 	// segments are the texts of the text-bearing turns in order: every intermediate turn's
@@ -153,7 +83,7 @@ type toolState struct {
 // NewTracker returns a tracker for a stream judged against exp, or for structure only when exp
 // is nil (no ground truth); optedIn selects the live (agent-events) or the legacy settled-text
 // model.
-func NewTracker(exp *scenarios.Expected, optedIn bool, v *Violations) *Tracker {
+func NewTracker(exp *scenarios.Expected, optedIn bool, v *protocol.Violations) *Tracker {
 	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, settledRule: protocol.RLegacySettled, settledWho: "legacy client"}
 	if exp == nil {
 		return t
@@ -233,7 +163,7 @@ func (t *Tracker) Chunk(blockID, chunk string) {
 	want := t.segment(b.resets)
 	continues := b.ok && strings.HasPrefix(want[b.n:], chunk)
 	if !continues && t.leaked(chunk) {
-		t.Violations.Add(protocol.RNoThinkingAnswer, "block %s: answer chunk %s is scripted thinking text", blockID, Clip(chunk, 80))
+		t.Violations.Add(protocol.RNoThinkingAnswer, "block %s: answer chunk %s is scripted thinking text", blockID, protocol.Quote(chunk, 80))
 		b.leaked++
 		return
 	}
@@ -270,7 +200,7 @@ func (t *Tracker) legacyChunk(chunk string) {
 	if t.exp == nil {
 		// Only the structure: one settled chunk.
 		if t.legacyChunks++; t.legacyChunks > 1 {
-			t.Violations.Add(t.settledRule, "%s: expected the final text in one chunk, saw a second chunk %s", t.settledWho, Clip(chunk, 60))
+			t.Violations.Add(t.settledRule, "%s: expected the final text in one chunk, saw a second chunk %s", t.settledWho, protocol.Quote(chunk, 60))
 		}
 		return
 	}
@@ -282,20 +212,20 @@ func (t *Tracker) legacyChunk(chunk string) {
 		settled = strings.HasPrefix(t.exp.Turns[failed].Text, chunk)
 	}
 	if !settled && t.leaked(chunk) {
-		t.Violations.Add(protocol.RNoThinkingAnswer, "answer chunk %s is scripted thinking text", Clip(chunk, 80))
+		t.Violations.Add(protocol.RNoThinkingAnswer, "answer chunk %s is scripted thinking text", protocol.Quote(chunk, 80))
 		return
 	}
 	t.legacyChunks++
 	switch {
 	case t.legacyChunks > 1:
-		t.Violations.Add(t.settledRule, "%s: expected the final text %s in one chunk, saw a second chunk %s", t.settledWho, Clip(final, 60), Clip(chunk, 60))
+		t.Violations.Add(t.settledRule, "%s: expected the final text %s in one chunk, saw a second chunk %s", t.settledWho, protocol.Quote(final, 60), protocol.Quote(chunk, 60))
 	case !settled && t.turnPrefix(chunk):
 		// What a turn streamed before it failed, which a runtime may settle: wrong unless the
 		// stream fails in a way the script does not say (the session's error outcome), which
 		// only Finish knows.
-		t.pendingLegacy = fmt.Sprintf("%s: expected only the settled final text %s, saw chunk %s", t.settledWho, Clip(final, 60), Clip(chunk, 60))
+		t.pendingLegacy = fmt.Sprintf("%s: expected only the settled final text %s, saw chunk %s", t.settledWho, protocol.Quote(final, 60), protocol.Quote(chunk, 60))
 	case !settled:
-		t.Violations.Add(t.settledRule, "%s: expected only the settled final text %s, saw chunk %s", t.settledWho, Clip(final, 60), Clip(chunk, 60))
+		t.Violations.Add(t.settledRule, "%s: expected only the settled final text %s, saw chunk %s", t.settledWho, protocol.Quote(final, 60), protocol.Quote(chunk, 60))
 	}
 }
 
@@ -344,7 +274,7 @@ func (t *Tracker) Reset(blockID string) {
 	want := t.segment(b.resets)
 	if !b.ok || b.n != len(want) {
 		t.Violations.Add(protocol.RConverge, "block %s: intermediate turn %d: expected preamble %s before chunk_reset, %s",
-			blockID, b.resets, Clip(want, 60), b.describe(want))
+			blockID, b.resets, protocol.Quote(want, 60), b.describe(want))
 	}
 	b.resets++
 	b.n, b.ok, b.leaked = 0, true, 0
@@ -353,7 +283,7 @@ func (t *Tracker) Reset(blockID string) {
 // describe says what a block streamed compared with want.
 func (b *blockState) describe(want string) string {
 	if !b.ok {
-		return fmt.Sprintf("saw text diverge at byte %d with chunk %q (expected %s there)", b.badAt, b.badSeen, Clip(want[min(b.badAt, len(want)):], 40))
+		return fmt.Sprintf("saw text diverge at byte %d with chunk %q (expected %s there)", b.badAt, b.badSeen, protocol.Quote(want[min(b.badAt, len(want)):], 40))
 	}
 	return fmt.Sprintf("saw only its first %d of %d bytes", b.n, len(want))
 }
@@ -427,7 +357,7 @@ func (t *Tracker) Finish(mode EndMode) {
 			t.Violations.Add(t.settledRule, "%s", t.pendingLegacy)
 		}
 		if mode == EndComplete && t.legacyChunks == 0 && t.exp.FinalText() != "" {
-			t.Violations.Add(t.settledRule, "%s: expected the final text %s in one chunk, saw no answer chunk", t.settledWho, Clip(t.exp.FinalText(), 80))
+			t.Violations.Add(t.settledRule, "%s: expected the final text %s in one chunk, saw no answer chunk", t.settledWho, protocol.Quote(t.exp.FinalText(), 80))
 		}
 		return
 	}
@@ -436,18 +366,18 @@ func (t *Tracker) Finish(mode EndMode) {
 		want := t.segment(b.resets)
 		switch {
 		case !b.ok:
-			t.Violations.Add(protocol.RConverge, "block %s after %d resets: expected %s, %s", b.id, b.resets, Clip(want, 60), b.describe(want))
+			t.Violations.Add(protocol.RConverge, "block %s after %d resets: expected %s, %s", b.id, b.resets, protocol.Quote(want, 60), b.describe(want))
 		case mode == EndComplete && b.resets < t.intermediate:
 			t.Violations.Add(protocol.RConverge, "block %s: expected %d chunk_resets (one per intermediate turn with text), saw %d; client ends with the preamble %s",
-				b.id, t.intermediate, b.resets, Clip(want, 60))
+				b.id, t.intermediate, b.resets, protocol.Quote(want, 60))
 		case mode == EndComplete && b.n != len(want):
-			t.Violations.Add(protocol.RConverge, "block %s: expected final text %s, %s", b.id, Clip(want, 60), b.describe(want))
+			t.Violations.Add(protocol.RConverge, "block %s: expected final text %s, %s", b.id, protocol.Quote(want, 60), b.describe(want))
 		}
 	}
 	if mode == EndComplete && len(t.blocks) == 0 && t.exp.FinalText() != "" {
-		t.Violations.Add(protocol.RConverge, "expected final text %s, saw no answer chunk", Clip(t.exp.FinalText(), 80))
+		t.Violations.Add(protocol.RConverge, "expected final text %s, saw no answer chunk", protocol.Quote(t.exp.FinalText(), 80))
 	}
 }
 
 // clipString shortens s to n bytes without quoting.
-func clipString(s string, n int) string { return shorten(s, n) }
+func clipString(s string, n int) string { return protocol.Shorten(s, n) }

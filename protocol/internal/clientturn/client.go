@@ -146,17 +146,17 @@ func (*Client) CheckHeaders(h http.Header, s *protocol.Session) []protocol.Viola
 func (c *Client) CheckError(status int, h http.Header, body []byte, s *protocol.Session) []protocol.Violation {
 	s = c.session(s)
 	rule := c.wire.ErrorRule
-	var v simchat.Violations
+	var v protocol.Violations
 	if msg, ok := c.wire.ErrorMessage(body); !ok {
 		v.Add(rule, "HTTP %d: expected the error JSON %s, saw %s",
-			status, c.wire.ErrorJSON, simchat.Clip(string(bytes.TrimSpace(body)), 80))
+			status, c.wire.ErrorJSON, protocol.Quote(string(bytes.TrimSpace(body)), 80))
 	} else if !IsJSON(h) {
 		v.Add(rule, "HTTP %d: expected Content-Type application/json on the error, saw %q (%s)",
-			status, h.Get("Content-Type"), simchat.Clip(msg, 60))
+			status, h.Get("Content-Type"), protocol.Quote(msg, 60))
 	}
 	if e := Expect(s); s.ScriptedError() && !e.HTTPError {
 		v.Add(rule, "turn %d: expected a stream, the script has no HTTP error here (it fails at turn %d); saw HTTP %d %s",
-			s.Turn, s.Expected.FailedTurn, status, simchat.Clip(string(bytes.TrimSpace(body)), 80))
+			s.Turn, s.Expected.FailedTurn, status, protocol.Quote(string(bytes.TrimSpace(body)), 80))
 	}
 	return v.List()
 }

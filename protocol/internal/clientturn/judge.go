@@ -3,7 +3,6 @@ package clientturn
 import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -46,28 +45,28 @@ func NewJudge(s *protocol.Session, rules *Rules) Judge {
 
 // Thinking judges a piece of thinking against the script; it is FrameThinking, or FrameOther
 // when empty.
-func (j *Judge) Thinking(v *simchat.Violations, p []byte) protocol.Observation {
+func (j *Judge) Thinking(v *protocol.Violations, p []byte) protocol.Observation {
 	if len(p) == 0 {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if j.Exp.Turn != nil && j.thinkOK && !jsonwire.Advance(&j.think, p) {
 		j.thinkOK = false
 		v.Add(j.rules.Content, "%s diverges from the script at byte %d: expected %s, saw %s", j.rules.Thinking,
-			j.think.Matched(), simchat.Clip(j.think.Next(40), 40), simchat.Clip(string(p), 40))
+			j.think.Matched(), protocol.Quote(j.think.Next(40), 40), protocol.Quote(string(p), 40))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: j.tokens.ThinkingBytes(p)}
 }
 
 // Answer judges a piece of answer text against the script; it is FrameAnswer, or FrameOther
 // when empty.
-func (j *Judge) Answer(v *simchat.Violations, p []byte) protocol.Observation {
+func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 	if len(p) == 0 {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if j.Exp.Turn != nil && j.textOK && !jsonwire.Advance(&j.text, p) {
 		j.textOK = false
 		v.Add(j.rules.Content, "text diverges from the script at byte %d: expected %s, saw %s",
-			j.text.Matched(), simchat.Clip(j.text.Next(40), 40), simchat.Clip(string(p), 40))
+			j.text.Matched(), protocol.Quote(j.text.Next(40), 40), protocol.Quote(string(p), 40))
 	}
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
 }
@@ -78,14 +77,14 @@ func (j *Judge) Answer(v *simchat.Violations, p []byte) protocol.Observation {
 // (in_band_error), not a violation: the stream is judged partial from there (Ended). In a
 // session whose script fails, an error at another turn than the scripted one, or where the
 // script has an HTTP error, breaks the error rule.
-func (j *Judge) ProviderError(v *simchat.Violations, message []byte) protocol.Observation {
+func (j *Judge) ProviderError(v *protocol.Violations, message []byte) protocol.Observation {
 	switch {
 	case !j.S.ScriptedError():
 		j.unscripted = true
 	case j.Exp.HTTPError:
-		v.Add(j.rules.Error, "turn %d: expected the scripted HTTP error, the server streamed instead (%s %s)", j.S.Turn, j.rules.ErrorFrame, simchat.Clip(string(message), 80))
+		v.Add(j.rules.Error, "turn %d: expected the scripted HTTP error, the server streamed instead (%s %s)", j.S.Turn, j.rules.ErrorFrame, protocol.Quote(string(message), 80))
 	case !j.Exp.StreamError:
-		v.Add(j.rules.Error, "turn %d: expected no provider error (the script fails at turn %d), saw %s", j.S.Turn, j.S.Expected.FailedTurn, simchat.Clip(string(message), 80))
+		v.Add(j.rules.Error, "turn %d: expected no provider error (the script fails at turn %d), saw %s", j.S.Turn, j.S.Expected.FailedTurn, protocol.Quote(string(message), 80))
 	}
 	msg := string(message)
 	if msg == "" {
@@ -100,7 +99,7 @@ func (j *Judge) ProviderError(v *simchat.Violations, message []byte) protocol.Ob
 // ended by an unscripted error frame is judged no further; against the script, a stream where
 // an HTTP error was due, or that ended without its error frame (errored: one came), breaks the
 // error rule.
-func (j *Judge) Ended(v *simchat.Violations, streamErr error, errored bool) bool {
+func (j *Judge) Ended(v *protocol.Violations, streamErr error, errored bool) bool {
 	if j.S.Aborted || streamErr != nil || j.unscripted {
 		return false // only what was seen before the cut was judged
 	}
@@ -109,7 +108,7 @@ func (j *Judge) Ended(v *simchat.Violations, streamErr error, errored bool) bool
 		v.Add(j.rules.Error, "turn %d: expected the scripted HTTP error, the server streamed instead", j.S.Turn)
 	case j.Exp.StreamError && !errored:
 		v.Add(j.rules.Error, "turn %d: expected the scripted %s (%s), the stream ended without one",
-			j.S.Turn, j.rules.ErrorFrame, simchat.Clip(j.S.Expected.ProviderError, 60))
+			j.S.Turn, j.rules.ErrorFrame, protocol.Quote(j.S.Expected.ProviderError, 60))
 	}
 	return true
 }
@@ -117,24 +116,24 @@ func (j *Judge) Ended(v *simchat.Violations, streamErr error, errored bool) bool
 // FinishScript checks, against ground truth, that the whole of the script's text and
 // thinking came, and returns the scripted turn for the wire's own end checks (nil without
 // ground truth).
-func (j *Judge) FinishScript(v *simchat.Violations) *scenarios.ExpectedTurn {
+func (j *Judge) FinishScript(v *protocol.Violations) *scenarios.ExpectedTurn {
 	t := j.Exp.Turn
 	if t == nil {
 		return nil
 	}
 	if j.textOK && !j.text.Done() {
 		v.Add(j.rules.Content, "expected text %s next, saw only the first %d of %d bytes",
-			simchat.Clip(j.text.Next(40), 40), j.text.Matched(), j.text.Total())
+			protocol.Quote(j.text.Next(40), 40), j.text.Matched(), j.text.Total())
 	}
 	if j.thinkOK && !j.think.Done() {
 		v.Add(j.rules.Content, "expected %s %s next, saw only the first %d of %d bytes", j.rules.Thinking,
-			simchat.Clip(j.think.Next(40), 40), j.think.Matched(), j.think.Total())
+			protocol.Quote(j.think.Next(40), 40), j.think.Matched(), j.think.Total())
 	}
 	return t
 }
 
 // CompareTools checks, against ground truth, that the assembled calls are the script's.
-func (j *Judge) CompareTools(v *simchat.Violations, got []Tool, t *scenarios.ExpectedTurn) {
+func (j *Judge) CompareTools(v *protocol.Violations, got []Tool, t *scenarios.ExpectedTurn) {
 	if detail, ok := CompareTools(got, t.ToolCalls); !ok {
 		v.Add(j.rules.Content, "%s", detail)
 	}

@@ -1,30 +1,28 @@
-package simchat
+package protocol
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/streambench/streambench/protocol"
 )
 
 func TestViolationsOnePerRule(t *testing.T) {
 	t.Parallel()
 	var v Violations
 	long := strings.Repeat("é", 300) // 600 bytes of two-byte runes
-	v.Add(protocol.RConverge, "first: %s", long)
-	v.Add(protocol.RConverge, "second")
-	v.Add(protocol.RTerminal, "other")
-	v.Add(protocol.RConverge, "third")
+	v.Add(RConverge, "first: %s", long)
+	v.Add(RConverge, "second")
+	v.Add(RTerminal, "other")
+	v.Add(RConverge, "third")
 	got := v.List()
-	if len(got) != 2 || got[0].Rule != protocol.RConverge || got[1].Rule != protocol.RTerminal {
+	if len(got) != 2 || got[0].Rule != RConverge || got[1].Rule != RTerminal {
 		t.Fatalf("violations %v, want one R-converge and one R-terminal", got)
 	}
 	d := got[0].Detail
 	if !strings.HasPrefix(d, "first: ") || !strings.HasSuffix(d, "… (and 2 more)") || !utf8.ValidString(d) || len(d) > maxDetail+20 {
 		t.Errorf("detail %q: want the first one, shortened on a rune boundary, with the count of the others", d)
 	}
-	if !v.Has(protocol.RTerminal) || v.Has(protocol.RFraming) {
+	if !v.Has(RTerminal) || v.Has(RFraming) {
 		t.Error("Has disagrees with the list")
 	}
 }

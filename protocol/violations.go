@@ -1,0 +1,78 @@
+package protocol
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// The checker kit every dialect's checker shares: one violation per rule per stream, and
+// short quotes of what was seen.
+
+// Violations collects one violation per rule for a stream: the first occurrence's detail is
+// kept, later ones of the same rule are counted in it, so a single root cause cannot flood the
+// load generator's counters. The zero value is ready to use.
+type Violations struct {
+	list  []Violation
+	extra []int
+}
+
+// Add records a violation of rule; the detail is formatted only for the first one per rule.
+func (v *Violations) Add(rule Rule, format string, args ...any) {
+	for i := range v.list {
+		if v.list[i].Rule == rule {
+			v.extra[i]++
+			return
+		}
+	}
+	v.list = append(v.list, Violation{Rule: rule, Detail: Shorten(fmt.Sprintf(format, args...), maxDetail)})
+	v.extra = append(v.extra, 0)
+}
+
+// maxDetail bounds a violation's detail: enough to show what was expected and what was seen.
+const maxDetail = 240
+
+// Shorten cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:runeCut(s, n)] + "…"
+}
+
+// Has reports whether rule was already violated.
+func (v *Violations) Has(rule Rule) bool {
+	for i := range v.list {
+		if v.list[i].Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// List returns the violations, noting how many further occurrences each rule had.
+func (v *Violations) List() []Violation {
+	for i := range v.list {
+		if v.extra[i] > 0 {
+			v.list[i].Detail += fmt.Sprintf(" (and %d more)", v.extra[i])
+			v.extra[i] = 0
+		}
+	}
+	return v.list
+}
+
+// Quote quotes s for a violation detail, keeping it short: at most n bytes of s are shown,
+// cut on a UTF-8 boundary.
+func Quote(s string, n int) string {
+	if len(s) <= n {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q…(%d bytes)", s[:runeCut(s, n)], len(s))
+}
+
+// runeCut is the largest cut of s at or below n bytes that does not split a rune.
+func runeCut(s string, n int) int {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
