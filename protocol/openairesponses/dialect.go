@@ -17,6 +17,7 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
+	"github.com/streambench/streambench/sse"
 )
 
 var (
@@ -25,6 +26,7 @@ var (
 	_ protocol.MultiTurn     = (*Dialect)(nil)
 	_ protocol.ErrorChecker  = (*Dialect)(nil)
 	_ protocol.StructureOnly = (*Dialect)(nil)
+	_ protocol.DecodeLimiter = (*Dialect)(nil)
 	_ protocol.Checker       = (*Checker)(nil)
 )
 
@@ -118,6 +120,16 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 // NewChecker returns a fresh checker for the stream of s's current turn.
 func (d *Dialect) NewChecker(s *protocol.Session) protocol.Checker {
 	return NewChecker(d.Client.Session(s), d.requireDone)
+}
+
+// maxEventBytes bounds one event of this wire (line and joined data): its .done events and
+// its terminal repeat an item's whole text on one line, which a long answer takes past the
+// SSE decoder's default 64 KiB line.
+const maxEventBytes = 8 << 20
+
+// DecodeLimits lets one event (and its one line) hold up to 8 MiB (protocol.DecodeLimiter).
+func (*Dialect) DecodeLimits() sse.Limits {
+	return sse.Limits{MaxLine: maxEventBytes, MaxEvent: maxEventBytes}
 }
 
 // errorMessage reads the API's error JSON ({"error":{"message":…}}) from a non-200 body; the

@@ -186,8 +186,8 @@ func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 }
 
 // Error fails the response mid-stream as the specification says: an error event, then
-// response.failed with the error in the response. The open item stays as it was. The stream
-// must end after it.
+// response.failed with the error in the response, then data: [DONE]. The open item stays as it
+// was. The stream must end after it.
 func (s *StreamWriter) Error(message string) error {
 	s.out = s.out[:0]
 	s.json = s.appendHead(s.json[:0], "error")
@@ -196,6 +196,7 @@ func (s *StreamWriter) Error(message string) error {
 	s.json = append(s.json, `,"param":null}`...)
 	s.appendFrame("error")
 	s.appendResponseEvent("response.failed", "failed", nil, &message)
+	s.out = append(s.out, "data: [DONE]\n\n"...)
 	return s.flush("error")
 }
 
