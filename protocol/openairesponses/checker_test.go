@@ -103,7 +103,7 @@ func TestCheckerRules(t *testing.T) {
 			ev("response.output_item.done", 7, `,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"hm"}]}`) +
 			ev("response.completed", 8, response("completed", `{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"hm"}]}`, usage))},
 		// Unknown and extension events are ignored; sequence numbers may skip.
-		{Name: "unknown events", Stream: start + ev("response.queued", 2, "") + ev("acme:trace_event", 5, `,"phase":"x"`) + skipped + completed(skippedN + 10)},
+		{Name: "unknown events", Stream: start + ev("response.queued", 2, "") + ev("acme:trace_event", 5, `,"phase":"x"`) + skipped + completed(skippedN+10)},
 		// A cut stream is not required to end.
 		{Name: "aborted", Stream: start + msg, Aborted: true},
 		// A frame that is not JSON.
