@@ -7,7 +7,6 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/sse"
 )
 
 // resume plays a scenario's client.reconnect (protocol.Reconnector clients): read dropped the
@@ -73,6 +72,6 @@ func (s *streamState) resume() bool {
 		ro.Reconnected(last, resp.Header)
 	}
 	s.resp = resp
-	s.dec = sse.NewDecoder(resp.Body)
+	s.dec = protocol.NewDecoder(p.client, resp.Body)
 	return true
 }

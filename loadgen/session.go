@@ -498,7 +498,7 @@ func (s *streamState) request() bool {
 	s.resp = resp
 	s.appr = s.newApprover(resp)
 	s.m.watch(s.checker) // dialect measures (measures.go)
-	s.dec = sse.NewDecoder(resp.Body)
+	s.dec = protocol.NewDecoder(p.client, resp.Body)
 	s.contentLength = resp.ContentLength
 	return true
 }

@@ -31,6 +31,8 @@ type request struct {
 	arrival time.Time
 	ref     sessionRef
 	parsed  wireRequest
+	// dir is the request's resolved directive; the zero value for an endpoint request.
+	dir     scenarios.Directive
 	script  *scenarios.Script
 	turn    *scenarios.ScriptTurn
 	turnIdx int
@@ -155,6 +157,7 @@ func (q *request) prepare(body []byte) bool {
 		q.fail(http.StatusBadRequest, errInvalidRequest, err.Error())
 		return false
 	}
+	q.dir = dir
 	q.ref.update(func(rec *SessionRecord) {
 		rec.Session, rec.Scenario, rec.Seed, rec.Turn = dir.Session, dir.Scenario, dir.Seed, parsed.AssistantTurns
 	})
@@ -466,8 +469,12 @@ func (q *request) respond(base time.Time) {
 
 // meta is the response identity for the wire's writers.
 func (q *request) meta() streamMeta {
+	id := q.wire.idPrefix + strconv.FormatUint(q.seq, 10)
+	if q.wire.responseID != nil && q.dir.Scenario != "" {
+		id = q.wire.responseID(q.seq, q.dir, q.turnIdx)
+	}
 	return streamMeta{
-		ID:          q.wire.idPrefix + strconv.FormatUint(q.seq, 10),
+		ID:          id,
 		Model:       q.parsed.Model,
 		Created:     q.arrival.Unix(),
 		InputTokens: q.turn.InputTokens,
@@ -621,8 +628,8 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 // it does, in the openai error shape (the mock's endpoints outside a wire have no shape of
 // their own).
 func (s *Server) handleNoRoute(w http.ResponseWriter, r *http.Request) {
-	writePlainError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST %s, POST %s, GET %s, GET %s, GET %s)",
-		r.Method, r.URL.Path, PathOpenAI, PathAnthropic, PathSessions, PathMetrics, PathHealth))
+	writePlainError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST %s, POST %s, POST %s, GET %s, GET %s, GET %s)",
+		r.Method, r.URL.Path, PathOpenAI, PathAnthropic, PathResponses, PathSessions, PathMetrics, PathHealth))
 }
 
 // writePlainError answers an error on an endpoint outside the two wires, in the openai error

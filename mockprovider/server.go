@@ -1,12 +1,13 @@
-// Package mockprovider is a scripted LLM provider that speaks the OpenAI chat completions and
-// Anthropic messages wire formats. Every request selects a scenario (a directive in the last
+// Package mockprovider is a scripted LLM provider that speaks the OpenAI chat completions,
+// OpenAI Responses and Anthropic messages wire formats. Every request selects a scenario (a directive in the last
 // user message or X-Streambench-* headers); the mock renders the scenario's Script for the
 // seed and plays the turn the request is at (the number of assistant turns already in it),
 // paced on the script's schedule. It records every session for the load generator, exposes
 // Prometheus metrics, and can model a provider with finite capacity.
 //
 // The mock is stateless across requests: a multi-turn tool loop works because the turn is
-// derived from the request itself, so any agent runtime that forwards the user's text can be
+// derived from the request itself (on the Responses wire, from previous_response_id when the
+// request continues a response: its id carries the turn), so any agent runtime that forwards the user's text can be
 // load-tested against it.
 package mockprovider
 
@@ -65,6 +66,7 @@ const (
 const (
 	PathOpenAI    = "/v1/chat/completions"
 	PathAnthropic = "/v1/messages"
+	PathResponses = "/v1/responses"
 	PathSessions  = "/_streambench/sessions"
 	PathMetrics   = "/metrics"
 	PathHealth    = "/healthz"
@@ -200,6 +202,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle(PathOpenAI, s.modelHandler(openaiWire()))
 	mux.Handle(PathAnthropic, s.modelHandler(anthropicWire()))
+	mux.Handle(PathResponses, s.modelHandler(responsesWire()))
 	mux.HandleFunc(PathSessions, s.handleSessions)
 	mux.Handle("GET "+PathMetrics, promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{
 		Registry: s.metrics.registry, ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),

@@ -38,7 +38,7 @@ type SessionRecord struct {
 	// Scenario and Seed identify the script played ("" and 0 when selection failed).
 	Scenario string
 	Seed     uint64
-	// Wire is "openai" or "anthropic".
+	// Wire is "openai", "anthropic" or "openai-responses".
 	Wire string
 	// Turn is the zero-based turn played.
 	Turn int

@@ -78,6 +78,10 @@ type wire struct {
 	writeResponse func(w http.ResponseWriter, turn *scenarios.ScriptTurn, meta streamMeta) error
 	writeError    func(w http.ResponseWriter, status int, errType, message string)
 	errType       func(kind errorKind) string
+	// responseID, when set, names a scripted turn's response (the Responses wire's ids carry
+	// their conversation); otherwise, and for an endpoint request, it is idPrefix and the
+	// request's sequence number.
+	responseID func(seq uint64, dir scenarios.Directive, turn int) string
 }
 
 // setStreamHeaders sets the event-stream response headers both wires use.

@@ -3,11 +3,14 @@ package protocol
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streambench/streambench/sse"
 )
 
 // Dialect is a client-facing wire format the load generator can drive. A dialect package owns
@@ -160,4 +163,21 @@ type Measure struct {
 	Kind     MeasureKind
 	Duration time.Duration
 	Count    int64
+}
+
+// DecodeLimiter is implemented by clients whose wire legitimately sends events past the SSE
+// decoder's default limits (sse.DefaultMaxLine, sse.DefaultMaxEvent): openai-responses repeats
+// an item's whole text in one line of its .done events and the terminal's output. The load
+// generator decodes their streams with these limits; every other stream keeps the defaults.
+type DecodeLimiter interface {
+	DecodeLimits() sse.Limits
+}
+
+// NewDecoder returns the SSE decoder for a stream of client c: with c's DecodeLimits when it
+// has them, else the defaults.
+func NewDecoder(c Client, r io.Reader) *sse.Decoder {
+	if l, ok := c.(DecodeLimiter); ok {
+		return sse.NewDecoderLimits(r, l.DecodeLimits())
+	}
+	return sse.NewDecoder(r)
 }

@@ -1,7 +1,7 @@
 // Package protocol holds the vocabulary every wire dialect shares: rule IDs and violations,
 // the normalized model events a provider stream decodes into, and the Dialect and Checker
 // contracts the load generator drives. Each dialect lives in its own subpackage (simchat,
-// simcanvas, compose, and openaichat, anthropicmessages on the provider wires, for clients;
+// simcanvas, compose, and openaichat, anthropicmessages, openairesponses on the provider wires, for clients;
 // openai, anthropic for providers) with its frames, encoder, decoder and checker together; a
 // new dialect is one new package.
 package protocol
@@ -77,6 +77,7 @@ func Rules() []Rule {
 		RRedactLive, RRedactOutput, RReconnectLiveOnly, RReconnectReplay,
 		RSwarmClose, RSwarmOrder, RSwarmChain, RSwarmParentDone, RSwarmContent, RSwarmCancel}
 	rules = append(rules, simSeedRules()...)
+	rules = append(rules, responsesRules()...)
 	return append(rules, planRules()...)
 }
 

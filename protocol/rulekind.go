@@ -65,6 +65,15 @@ var ruleKinds = map[Rule]struct {
 	RAnthropicError:   {RuleMixed, "an error (HTTP or event) at another turn than the one the script fails, or none where it fails"},
 	RAnthropicContent: {RuleContent, ""},
 
+	RResponsesEvent:     {RuleStructure, ""},
+	RResponsesSequence:  {RuleStructure, ""},
+	RResponsesLifecycle: {RuleStructure, ""},
+	RResponsesItem:      {RuleStructure, ""},
+	RResponsesText:      {RuleStructure, ""},
+	RResponsesUsage:     {RuleStructure, ""},
+	RResponsesError:     {RuleMixed, "an error (HTTP or event) at another turn than the one the script fails, or none where it fails"},
+	RResponsesContent:   {RuleContent, ""},
+
 	RAISDKParts: {RuleStructure, ""},
 	RAISDKText:  {RuleContent, ""},
 	RAISDKTool:  {RuleContent, ""},

@@ -15,6 +15,7 @@ import (
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/openaichat"
+	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/protocol/simcanvas"
 	"github.com/streambench/streambench/protocol/simchat"
 )
@@ -28,6 +29,7 @@ func Default() *Registry {
 		compose.New(),
 		openaichat.New(),
 		anthropicmessages.New(),
+		openairesponses.New(),
 		aisdk.New(aisdk.Options{}),
 	))
 }

@@ -92,7 +92,7 @@ func Play(t testing.TB, d Dialect, baseURL string, s *protocol.Session) Result {
 		}
 		res.Violations = append(res.Violations, d.CheckHeaders(resp.Header, s)...)
 		checker := d.NewChecker(s)
-		dec := sse.NewDecoder(resp.Body)
+		dec := protocol.NewDecoder(d, resp.Body)
 		var ev sse.Event
 		var streamErr error
 		for {

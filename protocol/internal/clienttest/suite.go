@@ -271,7 +271,7 @@ func OtherText(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecker fu
 	}
 	judge := func(stream []byte, s *protocol.Session) []protocol.Violation {
 		c := newChecker(s)
-		dec := sse.NewDecoder(bytes.NewReader(stream))
+		dec := sse.NewDecoderLimits(bytes.NewReader(stream), writerLimits)
 		var ev sse.Event
 		for dec.Next(&ev) == nil {
 			c.Observe(&ev)
@@ -313,6 +313,12 @@ func OtherText(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecker fu
 		}
 	}
 }
+
+// writerLimits are the decoder limits of the streams a wire's own writer wrote for a test: as
+// large as any event the library's scripts make (openai-responses repeats an item's whole text,
+// thinking-over-cap's 84,000 tokens of it, on one line). What a load decodes is the client's
+// (protocol.NewDecoder), tested with the load generator.
+var writerLimits = sse.Limits{MaxLine: 16 << 20, MaxEvent: 16 << 20}
 
 // stepText is the answer text a turn streams.
 func stepText(turn *scenarios.ScriptTurn) string {

@@ -96,6 +96,10 @@ func (c *Client) Label() string { return c.wire.Name }
 // Sees is true for every frame kind: the wire withholds nothing.
 func (*Client) Sees(protocol.FrameKind) bool { return true }
 
+// Session is s as the client judges it: with NoGroundTruth set when the client's mode says so
+// (it never modifies s itself). A dialect that builds its own checker passes it this.
+func (c *Client) Session(s *protocol.Session) *protocol.Session { return c.session(s) }
+
 // session applies the client's mode to s (it never modifies s itself).
 func (c *Client) session(s *protocol.Session) *protocol.Session {
 	if c.noGroundTruth && !s.NoGroundTruth {

@@ -1,0 +1,91 @@
+package mockprovider
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/streambench/streambench/protocol/openairesponses"
+	"github.com/streambench/streambench/scenarios"
+)
+
+var _ streamWriter = (*openairesponses.StreamWriter)(nil)
+
+// responsesIDPrefix starts every response id the mock gives on the Responses wire.
+const responsesIDPrefix = "resp_sb"
+
+// responsesWire adapts the Responses wire. The mock keeps no state between requests: a
+// response's id carries the directive it played and its turn, so a request that continues it
+// with previous_response_id plays the next turn of the same script (see responseID).
+func responsesWire() *wire {
+	return &wire{
+		name:     openairesponses.Name,
+		idPrefix: responsesIDPrefix,
+		parse: func(body []byte) (wireRequest, error) {
+			r, err := openairesponses.ParseRequest(body)
+			if err != nil {
+				return wireRequest{}, err
+			}
+			req := wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: true,
+				LastUserText: r.LastUserText, AssistantTurns: r.ModelTurns, MaxTokens: r.MaxTokens}
+			if r.PreviousResponseID != "" {
+				dir, turn, err := parseResponseID(r.PreviousResponseID)
+				if err != nil {
+					return wireRequest{}, fmt.Errorf("previous_response_id: %w", err)
+				}
+				// The conversation is the previous response's, then this input: its turns come
+				// first, and its directive stands unless this input's user text names another.
+				req.AssistantTurns += turn + 1
+				req.LastUserText = strings.TrimSpace(req.LastUserText + " " + dir.String())
+			}
+			return req, nil
+		},
+		newStream: func(w http.ResponseWriter, m streamMeta, _ bool) streamWriter {
+			setStreamHeaders(w)
+			return openairesponses.NewStreamWriter(w, openairesponses.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+				InputTokens: m.InputTokens})
+		},
+		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
+			w.Header().Set("Content-Type", "application/json")
+			return openairesponses.WriteResponse(w, turn, openairesponses.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
+				InputTokens: m.InputTokens})
+		},
+		writeError: openairesponses.WriteError,
+		errType:    openaiWire().errType,
+		responseID: responseID,
+	}
+}
+
+// responseID is the id of the response that plays turn of the script dir selects, request
+// seq: resp_sb<seq>_<base64url of "<turn> <directive>">. A client that sends it back as
+// previous_response_id continues that conversation, on this mock or any other serving the same
+// library, as the Open Responses specification's stateful conversations do, with nothing stored.
+func responseID(seq uint64, dir scenarios.Directive, turn int) string {
+	state := strconv.Itoa(turn) + " " + dir.String()
+	return responsesIDPrefix + strconv.FormatUint(seq, 10) + "_" + base64.RawURLEncoding.EncodeToString([]byte(state))
+}
+
+// parseResponseID reads the directive and turn back from a responseID.
+func parseResponseID(id string) (scenarios.Directive, int, error) {
+	rest, ok := strings.CutPrefix(id, responsesIDPrefix)
+	_, encoded, found := strings.Cut(rest, "_")
+	if !ok || !found || len(id) > 4*MaxSelectorBytes {
+		return scenarios.Directive{}, 0, fmt.Errorf("%q is not a response of this mock (resp_sb<n>_<state>)", clipSelector(id))
+	}
+	state, err := base64.RawURLEncoding.DecodeString(encoded)
+	if err != nil {
+		return scenarios.Directive{}, 0, fmt.Errorf("%q: its state is not base64url: %w", clipSelector(id), err)
+	}
+	turnText, directive, _ := strings.Cut(string(state), " ")
+	turn, err := strconv.Atoi(turnText)
+	if err != nil || turn < 0 {
+		return scenarios.Directive{}, 0, fmt.Errorf("%q: no turn in its state", clipSelector(id))
+	}
+	dir, found, err := scenarios.ParseDirective(directive)
+	if err != nil || !found {
+		return scenarios.Directive{}, 0, fmt.Errorf("%q: no directive in its state", clipSelector(id))
+	}
+	return dir, turn, nil
+}

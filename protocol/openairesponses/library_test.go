@@ -1,0 +1,24 @@
+package openairesponses_test
+
+import (
+	"testing"
+
+	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/openairesponses"
+)
+
+// TestLibraryClean plays every embedded scenario, every turn, against the mock's Responses
+// wire: a correct provider breaks no rule, with ground truth and without, and the frames are
+// classified and counted as the load generator's token metrics need.
+func TestLibraryClean(t *testing.T) {
+	t.Parallel()
+	clienttest.LibraryClean(t, openairesponses.New(), openairesponses.New(openairesponses.WithNoGroundTruth()))
+}
+
+// TestLibraryCleanRequireDone: the mock ends every stream with data: [DONE], so the strict
+// mode passes it too.
+func TestLibraryCleanRequireDone(t *testing.T) {
+	t.Parallel()
+	clienttest.LibraryClean(t, openairesponses.New(openairesponses.WithRequireDone()),
+		openairesponses.New(openairesponses.WithNoGroundTruth(), openairesponses.WithRequireDone()))
+}

@@ -1,0 +1,432 @@
+package openairesponses
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// StreamMeta identifies one response: its id, creation time and model, repeated in every
+// response object of the stream.
+type StreamMeta struct {
+	ID      string
+	Model   string
+	Created int64 // Unix seconds
+	// InputTokens is the prompt size reported in usage; when zero the turn's InputTokens is used.
+	InputTokens int
+}
+
+// Item kinds of a scripted turn, in the order a writer opens them.
+const (
+	itemNone      = ""
+	itemReasoning = "reasoning"
+	itemMessage   = "message"
+	itemFunction  = "function_call"
+)
+
+// StreamWriter writes one turn of a scenarios.Script as Responses streaming events onto w:
+// thinking as a reasoning item with one reasoning_text content part, answer text as a message
+// item with one output_text part, each tool call as a function_call item. A step of another
+// kind (or tool) than the open item's closes it and opens the next, so items come one after
+// another, as OpenAI streams them. Every method writes whole SSE frames in one Write, so the
+// caller may flush after each call. Frames are built in reused buffers. Not safe for
+// concurrent use.
+type StreamWriter struct {
+	w    io.Writer
+	meta StreamMeta
+	seq  int
+	// cur is the open item (itemNone when none), index its output_index, tool its tool index
+	// for a function_call item.
+	cur   string
+	index int
+	tool  int
+	// id is the open item's id and text its text (or arguments) so far, both JSON-escaped
+	// (a string's content without its quotes), so that a frame quotes them as they are.
+	id   []byte
+	text []byte
+	// output is the JSON of every closed item, comma-separated, for the terminal's response.
+	output []byte
+	// toolDone marks the tool calls whose items were closed.
+	toolDone []bool
+	json     []byte // the frame's JSON under construction
+	out      []byte // the SSE bytes written
+	event    sse.Event
+}
+
+// NewStreamWriter returns a writer for one streamed turn.
+func NewStreamWriter(w io.Writer, meta StreamMeta) *StreamWriter {
+	return &StreamWriter{w: w, meta: meta, index: -1,
+		json: make([]byte, 0, 512), out: make([]byte, 0, 1024), text: make([]byte, 0, 256)}
+}
+
+// Start writes response.created and response.in_progress, each with the response in
+// progress and no output yet.
+func (s *StreamWriter) Start() error {
+	s.out = s.out[:0]
+	s.appendResponseEvent("response.created", "in_progress", nil, nil)
+	s.appendResponseEvent("response.in_progress", "in_progress", nil, nil)
+	return s.flush("start")
+}
+
+// Step writes one scripted step: thinking as response.reasoning_text.delta, text as
+// response.output_text.delta, tool arguments as response.function_call_arguments.delta, each
+// preceded by the events that close the open item and open the step's own when it is another.
+// A tool call whose item was closed cannot stream again: an error.
+func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
+	s.out = s.out[:0]
+	switch step.Kind {
+	case scenarios.StepThinking:
+		s.open(turn, itemReasoning, 0)
+		s.appendDelta("response.reasoning_text.delta", step.Text, true)
+	case scenarios.StepText:
+		s.open(turn, itemMessage, 0)
+		s.appendDelta("response.output_text.delta", step.Text, true)
+	case scenarios.StepToolArgs:
+		if step.Tool < 0 || step.Tool >= len(turn.ToolCalls) {
+			return fmt.Errorf("openai-responses stream: step for tool %d, but the turn has %d tool calls", step.Tool, len(turn.ToolCalls))
+		}
+		if len(s.toolDone) < len(turn.ToolCalls) {
+			s.toolDone = append(s.toolDone, make([]bool, len(turn.ToolCalls)-len(s.toolDone))...)
+		}
+		if s.toolDone[step.Tool] && !(s.cur == itemFunction && s.tool == step.Tool) {
+			return fmt.Errorf("openai-responses stream: tool %d's arguments resume after its function_call item closed (items stream one at a time)", step.Tool)
+		}
+		s.open(turn, itemFunction, step.Tool)
+		s.appendDelta("response.function_call_arguments.delta", step.Text, false)
+	default:
+		return fmt.Errorf("openai-responses stream: unknown step kind %d", step.Kind)
+	}
+	s.text = appendEscaped(s.text, step.Text)
+	return s.flush(step.Kind.String())
+}
+
+// open makes an item of kind (for tool, a function_call) the open one, closing the open item
+// first when it is another.
+func (s *StreamWriter) open(turn *scenarios.ScriptTurn, kind string, tool int) {
+	if s.cur == kind && (kind != itemFunction || s.tool == tool) {
+		return
+	}
+	s.closeItem(turn)
+	s.cur, s.tool = kind, tool
+	s.index++
+	s.text = s.text[:0]
+	s.id = s.appendItemID(s.id[:0], kind, s.index)
+	s.json = s.appendHead(s.json[:0], "response.output_item.added")
+	s.json = append(s.json, `,"output_index":`...)
+	s.json = strconv.AppendInt(s.json, int64(s.index), 10)
+	s.json = append(s.json, `,"item":`...)
+	s.json = s.appendItem(s.json, turn, "in_progress", nil)
+	s.json = append(s.json, '}')
+	s.appendFrame("response.output_item.added")
+	if kind == itemFunction {
+		return
+	}
+	s.json = s.appendHead(s.json[:0], "response.content_part.added")
+	s.json = s.appendItemRef(s.json, true)
+	s.json = append(s.json, `,"part":`...)
+	s.json = appendPart(s.json, kind, nil)
+	s.json = append(s.json, '}')
+	s.appendFrame("response.content_part.added")
+}
+
+// closeItem writes the events that end the open item: the text's .done, the part's done and
+// the item's done (a function_call's arguments .done and the item's done), and keeps the
+// item for the terminal's output.
+func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
+	switch s.cur {
+	case itemNone:
+		return
+	case itemFunction:
+		s.json = s.appendHead(s.json[:0], "response.function_call_arguments.done")
+		s.json = s.appendItemRef(s.json, false)
+		s.json = append(s.json, `,"arguments":`...)
+		s.json = appendBytes(s.json, s.text)
+		s.json = append(s.json, '}')
+		s.appendFrame("response.function_call_arguments.done")
+		s.toolDone[s.tool] = true
+	default:
+		typ := "response.output_text.done"
+		if s.cur == itemReasoning {
+			typ = "response.reasoning_text.done"
+		}
+		s.json = s.appendHead(s.json[:0], typ)
+		s.json = s.appendItemRef(s.json, true)
+		s.json = append(s.json, `,"text":`...)
+		s.json = appendBytes(s.json, s.text)
+		if s.cur == itemMessage {
+			s.json = append(s.json, `,"logprobs":[]`...)
+		}
+		s.json = append(s.json, '}')
+		s.appendFrame(typ)
+		s.json = s.appendHead(s.json[:0], "response.content_part.done")
+		s.json = s.appendItemRef(s.json, true)
+		s.json = append(s.json, `,"part":`...)
+		s.json = appendPart(s.json, s.cur, s.text)
+		s.json = append(s.json, '}')
+		s.appendFrame("response.content_part.done")
+	}
+	s.json = s.appendHead(s.json[:0], "response.output_item.done")
+	s.json = append(s.json, `,"output_index":`...)
+	s.json = strconv.AppendInt(s.json, int64(s.index), 10)
+	s.json = append(s.json, `,"item":`...)
+	start := len(s.json)
+	s.json = s.appendItem(s.json, turn, "completed", s.text)
+	if len(s.output) > 0 {
+		s.output = append(s.output, ',')
+	}
+	s.output = append(s.output, s.json[start:]...)
+	s.json = append(s.json, '}')
+	s.appendFrame("response.output_item.done")
+	s.cur = itemNone
+}
+
+// Error fails the response mid-stream as the specification says: an error event, then
+// response.failed with the error in the response, then data: [DONE]. The open item stays as it
+// was. The stream must end after it.
+func (s *StreamWriter) Error(message string) error {
+	s.out = s.out[:0]
+	s.json = s.appendHead(s.json[:0], "error")
+	s.json = append(s.json, `,"code":"server_error","message":`...)
+	s.json = jsonwire.AppendString(s.json, message)
+	s.json = append(s.json, `,"param":null}`...)
+	s.appendFrame("error")
+	s.appendResponseEvent("response.failed", "failed", nil, &message)
+	s.out = append(s.out, "data: [DONE]\n\n"...)
+	return s.flush("error")
+}
+
+// Finish closes the open item and writes response.completed, its output every item of the
+// turn and its usage the turn's tokens, then data: [DONE] (the specification's end of
+// stream; OpenAI's own stream ends without it).
+func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
+	s.out = s.out[:0]
+	s.closeItem(turn)
+	s.appendResponseEvent("response.completed", "completed", turn, nil)
+	s.out = append(s.out, "data: [DONE]\n\n"...)
+	return s.flush("finish")
+}
+
+// Ping writes an SSE comment: the Responses wire has no ping event, and a comment keeps
+// intermediaries from timing out an idle stream without clients seeing an event.
+func (s *StreamWriter) Ping() error {
+	s.out = append(s.out[:0], ": ping\n\n"...)
+	return s.flush("ping")
+}
+
+// appendHead appends `{"type":typ,"sequence_number":n` and advances the sequence.
+func (s *StreamWriter) appendHead(b []byte, typ string) []byte {
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","sequence_number":`...)
+	b = strconv.AppendInt(b, int64(s.seq), 10)
+	s.seq++
+	return b
+}
+
+// appendItemRef appends the open item's item_id and output_index, and content_index 0 when
+// part is set.
+func (s *StreamWriter) appendItemRef(b []byte, part bool) []byte {
+	b = append(b, `,"item_id":`...)
+	b = appendBytes(b, s.id)
+	b = append(b, `,"output_index":`...)
+	b = strconv.AppendInt(b, int64(s.index), 10)
+	if part {
+		b = append(b, `,"content_index":0`...)
+	}
+	return b
+}
+
+// appendDelta appends one delta event of the open item.
+func (s *StreamWriter) appendDelta(typ, delta string, part bool) {
+	s.json = s.appendHead(s.json[:0], typ)
+	s.json = s.appendItemRef(s.json, part)
+	s.json = append(s.json, `,"delta":`...)
+	s.json = jsonwire.AppendString(s.json, delta)
+	if typ == "response.output_text.delta" {
+		s.json = append(s.json, `,"logprobs":[]`...)
+	}
+	s.json = append(s.json, '}')
+	s.appendFrame(typ)
+}
+
+// appendItemID appends the id of the item of kind at index: the response's id with a prefix
+// by kind (rs_, msg_, fc_) and the index, unique in the response and stable for a seed.
+func (s *StreamWriter) appendItemID(b []byte, kind string, index int) []byte {
+	switch kind {
+	case itemReasoning:
+		b = append(b, "rs_"...)
+	case itemMessage:
+		b = append(b, "msg_"...)
+	default:
+		b = append(b, "fc_"...)
+	}
+	b = appendEscaped(b, s.meta.ID)
+	b = append(b, '_')
+	return strconv.AppendInt(b, int64(index), 10)
+}
+
+// appendItem appends the open item's JSON with status and text (nil: nothing streamed yet).
+func (s *StreamWriter) appendItem(b []byte, turn *scenarios.ScriptTurn, status string, text []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendBytes(b, s.id)
+	b = append(b, `,"type":"`...)
+	b = append(b, s.cur...)
+	b = append(b, `","status":"`...)
+	b = append(b, status...)
+	b = append(b, '"')
+	switch s.cur {
+	case itemFunction:
+		call := &turn.ToolCalls[s.tool]
+		b = append(b, `,"call_id":`...)
+		b = jsonwire.AppendString(b, call.ID)
+		b = append(b, `,"name":`...)
+		b = jsonwire.AppendString(b, call.Name)
+		b = append(b, `,"arguments":`...)
+		b = appendBytes(b, text)
+	case itemMessage:
+		b = append(b, `,"role":"assistant","content":[`...)
+		if text != nil {
+			b = appendPart(b, itemMessage, text)
+		}
+		b = append(b, ']')
+	case itemReasoning:
+		b = append(b, `,"summary":[],"content":[`...)
+		if text != nil {
+			b = appendPart(b, itemReasoning, text)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendPart appends the content part of an item of kind with text.
+func appendPart(b []byte, kind string, text []byte) []byte {
+	if kind == itemReasoning {
+		b = append(b, `{"type":"reasoning_text","text":`...)
+		b = appendBytes(b, text)
+		return append(b, '}')
+	}
+	b = append(b, `{"type":"output_text","annotations":[],"logprobs":[],"text":`...)
+	b = appendBytes(b, text)
+	return append(b, '}')
+}
+
+// appendBytes appends escaped, a JSON string's escaped content, as the string.
+func appendBytes(b, escaped []byte) []byte {
+	b = append(b, '"')
+	b = append(b, escaped...)
+	return append(b, '"')
+}
+
+// appendEscaped appends the escaped content of text as a JSON string (without its quotes).
+// Pieces escaped one by one concatenate to the whole text's escaping: every escape stands for
+// one character of a piece.
+func appendEscaped(b []byte, text string) []byte {
+	start := len(b)
+	b = jsonwire.AppendString(b, text)
+	copy(b[start:], b[start+1:len(b)-1]) // drop the quotes
+	return b[:len(b)-2]
+}
+
+// appendResponseEvent appends a response lifecycle event: its response object with status,
+// the closed items as output, the turn's usage when turn is set and the error when message is.
+func (s *StreamWriter) appendResponseEvent(typ, status string, turn *scenarios.ScriptTurn, message *string) {
+	s.json = s.appendHead(s.json[:0], typ)
+	s.json = append(s.json, `,"response":`...)
+	s.json = s.appendResponse(s.json, status, turn, message)
+	s.json = append(s.json, '}')
+	s.appendFrame(typ)
+}
+
+// appendResponse appends the response object.
+func (s *StreamWriter) appendResponse(b []byte, status string, turn *scenarios.ScriptTurn, message *string) []byte {
+	b = append(b, `{"id":`...)
+	b = jsonwire.AppendString(b, s.meta.ID)
+	b = append(b, `,"object":"response","created_at":`...)
+	b = strconv.AppendInt(b, s.meta.Created, 10)
+	b = append(b, `,"status":"`...)
+	b = append(b, status...)
+	b = append(b, `","error":`...)
+	if message != nil {
+		b = append(b, `{"code":"server_error","message":`...)
+		b = jsonwire.AppendString(b, *message)
+		b = append(b, '}')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"incomplete_details":null,"model":`...)
+	b = jsonwire.AppendString(b, s.meta.Model)
+	b = append(b, `,"output":[`...)
+	b = append(b, s.output...)
+	b = append(b, `],"parallel_tool_calls":true,"tool_choice":"auto","tools":[],"usage":`...)
+	if turn == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendUsage(b, s.meta.InputTokens, turn)
+	}
+	return append(b, '}')
+}
+
+// appendUsage appends the usage object of turn: its input (input, else the turn's) and output
+// tokens, the thinking steps' tokens as reasoning tokens.
+func appendUsage(b []byte, input int, turn *scenarios.ScriptTurn) []byte {
+	if input == 0 {
+		input = turn.InputTokens
+	}
+	reasoning := 0
+	for i := range turn.Steps {
+		if turn.Steps[i].Kind == scenarios.StepThinking {
+			reasoning += turn.Steps[i].Tokens
+		}
+	}
+	b = append(b, `{"input_tokens":`...)
+	b = strconv.AppendInt(b, int64(input), 10)
+	b = append(b, `,"input_tokens_details":{"cached_tokens":0},"output_tokens":`...)
+	b = strconv.AppendInt(b, int64(turn.OutputTokens), 10)
+	b = append(b, `,"output_tokens_details":{"reasoning_tokens":`...)
+	b = strconv.AppendInt(b, int64(reasoning), 10)
+	b = append(b, `},"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(input+turn.OutputTokens), 10)
+	return append(b, '}')
+}
+
+// appendFrame frames s.json as an SSE event named typ onto s.out.
+func (s *StreamWriter) appendFrame(typ string) {
+	s.event.Type = typ
+	s.event.Data = s.json
+	s.out = sse.AppendEvent(s.out, &s.event)
+}
+
+// flush writes s.out in one Write.
+func (s *StreamWriter) flush(what string) error {
+	if _, err := s.w.Write(s.out); err != nil {
+		return fmt.Errorf("openai-responses stream: write %s: %w", what, err)
+	}
+	return nil
+}
+
+// WriteResponse writes the non-streaming response object of the whole turn: the same items
+// the stream's response.completed carries, and usage. It writes no headers: the caller sets
+// Content-Type when w is an http.ResponseWriter.
+func WriteResponse(w io.Writer, turn *scenarios.ScriptTurn, meta StreamMeta) error {
+	s := NewStreamWriter(io.Discard, meta)
+	for i := range turn.Steps {
+		if err := s.Step(turn, &turn.Steps[i]); err != nil {
+			return err
+		}
+	}
+	s.closeItem(turn)
+	body := s.appendResponse(nil, "completed", turn, nil)
+	if !json.Valid(body) {
+		return fmt.Errorf("openai-responses response: built invalid JSON")
+	}
+	if _, err := w.Write(append(body, '\n')); err != nil {
+		return fmt.Errorf("openai-responses response: %w", err)
+	}
+	return nil
+}
