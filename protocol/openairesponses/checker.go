@@ -7,7 +7,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -52,7 +51,7 @@ type part struct {
 // docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
 type Checker struct {
 	j           clientturn.Judge
-	v           simchat.Violations
+	v           protocol.Violations
 	scan        jsonwire.Scanner
 	view        eventView
 	requireDone bool
@@ -103,18 +102,18 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.done {
 		if !c.after {
 			c.after = true
-			c.v.Add(protocol.RResponsesLifecycle, "expected the stream to end after data: [DONE], saw %s", simchat.Clip(string(data), 80))
+			c.v.Add(protocol.RResponsesLifecycle, "expected the stream to end after data: [DONE], saw %s", protocol.Quote(string(data), 80))
 		}
 		return other
 	}
 	if err := parseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.Add(protocol.RFraming, "expected a JSON object event, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a JSON object event, saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
 	v := &c.view
 	switch {
 	case len(v.typ) == 0:
-		c.v.Add(protocol.RResponsesEvent, "expected a type on every event, saw %s", simchat.Clip(string(data), 80))
+		c.v.Add(protocol.RResponsesEvent, "expected a type on every event, saw %s", protocol.Quote(string(data), 80))
 	case ev.Type != string(v.typ):
 		c.v.Add(protocol.RResponsesEvent, "expected the event: line to equal the type %q, saw event: %q", v.typ, ev.Type)
 	}
@@ -489,7 +488,7 @@ func (c *Checker) onArgs(v *eventView, done bool) {
 	}
 	if !bytes.Equal(v.arguments, it.args) {
 		c.v.Add(protocol.RResponsesText, "%s: arguments %s are not their deltas' concatenation %s",
-			what, simchat.Clip(string(v.arguments), 60), simchat.Clip(string(it.args), 60))
+			what, protocol.Quote(string(v.arguments), 60), protocol.Quote(string(it.args), 60))
 	}
 }
 
@@ -551,7 +550,7 @@ func (c *Checker) compareItem(what string, d *itemView, it *item) {
 	if it.typ == "function_call" {
 		if !d.hasArguments || !bytes.Equal(d.arguments, it.args) {
 			c.v.Add(protocol.RResponsesText, "%s: function_call %s's arguments %s are not the streamed %s",
-				what, it.id, simchat.Clip(string(d.arguments), 60), simchat.Clip(string(it.args), 60))
+				what, it.id, protocol.Quote(string(d.arguments), 60), protocol.Quote(string(it.args), 60))
 		}
 		return
 	}
