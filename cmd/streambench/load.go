@@ -14,6 +14,7 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simcanvas"
@@ -143,11 +144,7 @@ func runLoad(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if w.APIKey == "" && !fs.Changed("api-key") {
-		if env := loadgen.APIKeyEnv(w.Dialect); env != "" {
-			w.APIKey = os.Getenv(env)
-		}
-	}
+	w.apiKeyFromEnv()
 	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
@@ -185,6 +182,35 @@ func runLoad(args []string) error {
 		}
 	}
 	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
+}
+
+// apiKeyFromEnv sets --api-key from the dialect's environment variable (loadgen.APIKeyEnv)
+// when the flag was not given.
+func (w *workloadFlags) apiKeyFromEnv() {
+	if w.APIKey == "" && !w.fs.Changed("api-key") {
+		if env := loadgen.APIKeyEnv(w.Dialect); env != "" {
+			w.APIKey = os.Getenv(env)
+		}
+	}
+}
+
+// resolveModel gives an endpoint workload without a model one, once, in w.Model (so every
+// config made from w after has it): against target the only model GET /v1/models lists
+// (discoverModel), against the mock run and sweep start (target "") the mock's.
+func resolveModel(cfg loadgen.Config, w *workloadFlags, target string) error {
+	if cfg.Endpoint == nil || w.Model != "" || cfg.Options["model"] != nil {
+		return nil
+	}
+	if target == "" {
+		w.Model = mockprovider.Model
+		return nil
+	}
+	cfg.Target = target
+	if err := discoverModel(&cfg, w); err != nil {
+		return err
+	}
+	w.Model, _ = cfg.Options["model"].(string)
+	return nil
 }
 
 // discoverModel sets the model of an endpoint workload given none: the only one the target's
