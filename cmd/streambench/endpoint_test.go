@@ -323,3 +323,34 @@ func TestEndpointSweepAndRunBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadMaxCompletionTokens: --max-tokens-field max_completion_tokens sends the length in
+// that field alone, --min-tokens and --ignore-eos add vLLM's min_tokens (equal) and
+// ignore_eos, and the mock honours max_completion_tokens: each answer has that many tokens.
+func TestLoadMaxCompletionTokens(t *testing.T) {
+	t.Parallel()
+	m := newEndpointMock(t, "")
+	code, output := runMain(t, "load", "--target", m.URL+"/v1", "--dialect", "openai-chat", "--model", "m",
+		"--input-tokens", "16", "--output-tokens", "5", "--max-tokens-field", "max_completion_tokens", "--min-tokens", "--ignore-eos",
+		"--clients", "2", "--sessions", "4", "--runtime-metrics", "-", "--out", "-")
+	if code != 0 {
+		t.Fatalf("load exit %d:\n%s", code, output)
+	}
+	if !strings.Contains(output, "tokens: 20 output") || strings.Contains(output, "estimated") {
+		t.Errorf("want 4 answers of 5 tokens each, counted from usage:\n%s", output)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.reqs {
+		if r.path != "/v1/chat/completions" {
+			continue
+		}
+		var body map[string]any
+		if err := json.Unmarshal(r.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := body["max_tokens"]; ok || body["max_completion_tokens"] != float64(5) || body["min_tokens"] != float64(5) || body["ignore_eos"] != true {
+			t.Errorf("body %s: want max_completion_tokens 5, min_tokens 5, ignore_eos true and no max_tokens", r.body)
+		}
+	}
+}

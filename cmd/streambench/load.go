@@ -104,6 +104,10 @@ func addEndpointFlags(w *workloadFlags) {
 		"or uniform:256-768 (default 512 when --output-tokens is given without --prompts). Each session is one request as an\n"+
 		"application sends it: no directive, no tools, no reasoning fields; judged for structure only (implies --no-ground-truth)")
 	fs.StringVar(&w.OutputTokens, "output-tokens", "", "endpoint workload: max_tokens of each request, as --input-tokens (default: a --prompts record's reply length, else none)")
+	fs.StringVar(&w.MaxTokensField, "max-tokens-field", "", "openai-chat endpoint workload: the field --output-tokens is sent in: max_tokens (default: every OpenAI-compatible\n"+
+		"server takes it), max_completion_tokens (OpenAI's newer name, required by its reasoning models; vllm bench serve's), or both")
+	fs.BoolVar(&w.MinTokens, "min-tokens", false, "openai-chat endpoint workload: also send min_tokens equal to max_tokens, so a vLLM server generates exactly that many")
+	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
 	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
 		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
 }
