@@ -171,7 +171,7 @@ func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 // throughput, output tokens/s, goodput and TTFT, ITL, TPOT and E2E at p50/p90/p95/p99, names no
 // knee, and writes the TTFT and ITL against throughput plot; the key is nowhere.
 func TestSweepEndpointWithoutSLO(t *testing.T) {
-	t.Parallel()
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
 	const key = "sk-sweep-0a1b2c3d4e5f6789"
 	m := newEndpointMock(t, "")
 	out := filepath.Join(t.TempDir(), "out")
@@ -245,7 +245,7 @@ func TestSweepEndpointWithoutSLO(t *testing.T) {
 // TestSweepEndpointRateStepsNameTheKnee: rate steps with an SLO name the knee; an SLO every
 // step meets puts it above the highest step.
 func TestSweepEndpointRateStepsNameTheKnee(t *testing.T) {
-	t.Parallel()
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
 	m := newEndpointMock(t, "")
 	out := filepath.Join(t.TempDir(), "out")
 	code, output := runMain(t, "sweep", "--target", m.URL, "--dialect", "openai-chat", "--model", "m", "--output-tokens", "8",
@@ -279,7 +279,7 @@ func hasRow(output, prefix string, n int) bool {
 // TestRunEndpointOnTheMock: `run` with an endpoint workload plays it against a mock alone (no
 // runtime), with the mock's model, and reports the token metrics.
 func TestRunEndpointOnTheMock(t *testing.T) {
-	t.Parallel()
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
 	out := filepath.Join(t.TempDir(), "out")
 	code, output := runMain(t, "run", "--dialect", "anthropic-messages", "--input-tokens", "16", "--output-tokens", "6",
 		"--clients", "2", "--sessions", "4", "--time-scale", "0.1", "--in-process", "--run-id", "er", "--out", out)
@@ -299,7 +299,7 @@ func TestRunEndpointOnTheMock(t *testing.T) {
 // TestEndpointSweepAndRunBadInput: the endpoint flags on sweep and run reject what cannot work,
 // naming it, with exit 104.
 func TestEndpointSweepAndRunBadInput(t *testing.T) {
-	t.Parallel()
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -328,7 +328,7 @@ func TestEndpointSweepAndRunBadInput(t *testing.T) {
 // that field alone, --min-tokens and --ignore-eos add vLLM's min_tokens (equal) and
 // ignore_eos, and the mock honours max_completion_tokens: each answer has that many tokens.
 func TestLoadMaxCompletionTokens(t *testing.T) {
-	t.Parallel()
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
 	m := newEndpointMock(t, "")
 	code, output := runMain(t, "load", "--target", m.URL+"/v1", "--dialect", "openai-chat", "--model", "m",
 		"--input-tokens", "16", "--output-tokens", "5", "--max-tokens-field", "max_completion_tokens", "--min-tokens", "--ignore-eos",
@@ -354,3 +354,8 @@ func TestLoadMaxCompletionTokens(t *testing.T) {
 		}
 	}
 }
+
+// serialEndpointTests: the sweep, run and load tests above run child processes of their own
+// and are serial, so they run before the package's parallel tests and add no load under those
+// that bound a child's memory or time (TestBigFramesStayBounded's peak RSS grew past its
+// 256 MiB bound, to 373 and 412 MiB, when they ran beside it on 2 busy cores).
