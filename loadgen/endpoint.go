@@ -39,6 +39,12 @@ type Endpoint struct {
 	Prompts []Prompt
 	// Source names where the prompts came from (the file), for the results.
 	Source string
+	// MaxTokensField is the openai-chat field max_tokens is sent in (protocol.MaxTokensField
+	// and its siblings; "": max_tokens). MinTokens sends min_tokens equal to max_tokens and
+	// IgnoreEOS ignore_eos: true, vLLM's way to generate exactly the asked length
+	// (openai-chat only).
+	MaxTokensField       string
+	MinTokens, IgnoreEOS bool
 }
 
 // Prompt is one prompt of a prompt file: the conversation sent, and the length of the answer
@@ -98,6 +104,10 @@ func (e *Endpoint) request(seed uint64) *protocol.EndpointRequest {
 		req.MaxTokens = e.Output.Sample(r)
 	} else {
 		req.MaxTokens = reply
+	}
+	req.MaxTokensField, req.IgnoreEOS = e.MaxTokensField, e.IgnoreEOS
+	if e.MinTokens {
+		req.MinTokens = req.MaxTokens
 	}
 	return req
 }

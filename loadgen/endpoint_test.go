@@ -82,3 +82,40 @@ func TestEndpointWorkloadNeedsAProviderDialect(t *testing.T) {
 		t.Errorf("config headers %v endpoint %+v ngt %v redact %d", RedactedHeaders(cfg.Headers), cfg.Endpoint, cfg.NoGroundTruth, len(cfg.Redact))
 	}
 }
+
+// TestEndpointRequestFields: --max-tokens-field, --min-tokens and --ignore-eos reach the
+// endpoint request (min_tokens equal to the sampled max_tokens), and are refused, naming the
+// flag, where they cannot apply.
+func TestEndpointRequestFields(t *testing.T) {
+	t.Parallel()
+	w := Workload{Dialect: "openai-chat", OutputTokens: "uniform:10-20", MaxTokensField: "max_completion_tokens", MinTokens: true, IgnoreEOS: true, TimeScale: 1, SnapshotEvery: 1}
+	cfg, err := w.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed < 20; seed++ {
+		req := cfg.Endpoint.request(seed)
+		if req.MaxTokens < 10 || req.MaxTokens > 20 || req.MinTokens != req.MaxTokens || !req.IgnoreEOS || req.MaxTokensField != "max_completion_tokens" {
+			t.Fatalf("seed %d: request %+v, want max_completion_tokens in 10..20, min_tokens equal, ignore_eos", seed, req)
+		}
+	}
+	for _, tc := range []struct {
+		w    Workload
+		want string
+	}{
+		// not a field name
+		{Workload{Dialect: "openai-chat", OutputTokens: "8", MaxTokensField: "max_new_tokens"}, `--max-tokens-field "max_new_tokens": want max_tokens, max_completion_tokens or both`},
+		// Anthropic's wire has max_tokens alone
+		{Workload{Dialect: "anthropic-messages", OutputTokens: "8", IgnoreEOS: true}, "--ignore-eos is a field of the OpenAI chat wire"},
+		{Workload{Dialect: "anthropic-messages", OutputTokens: "8", MaxTokensField: "both"}, "--max-tokens-field is a field of the OpenAI chat wire"},
+		// min_tokens equal to nothing
+		{Workload{Dialect: "openai-chat", InputTokens: "8", MinTokens: true}, "--min-tokens sends min_tokens equal to max_tokens: give --output-tokens"},
+		// no endpoint workload to shape
+		{Workload{Dialect: "openai-chat", IgnoreEOS: true}, "--ignore-eos shapes an endpoint workload's request"},
+	} {
+		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
+		if _, err := tc.w.Config(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/dialects"
+	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -75,6 +76,11 @@ type Workload struct {
 	Model, APIKey             string
 	InputTokens, OutputTokens string
 	Prompts                   string
+	// MaxTokensField is the openai-chat field for max_tokens (protocol.MaxTokensField and
+	// its siblings; "": max_tokens); MinTokens and IgnoreEOS send vLLM's min_tokens (equal
+	// to max_tokens) and ignore_eos (Endpoint).
+	MaxTokensField       string
+	MinTokens, IgnoreEOS bool
 }
 
 // IsEndpoint reports whether the workload is an inference endpoint's (Config.Endpoint).
@@ -198,6 +204,16 @@ func (w Workload) Config() (Config, error) {
 // endpoint applies the endpoint flags (--model, --api-key, --input-tokens, --output-tokens,
 // --prompts) to cfg.
 func (w Workload) endpoint(cfg *Config) error {
+	if !w.IsEndpoint() {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}} {
+			if f.set {
+				return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens or --prompts too", f.name)
+			}
+		}
+	}
 	flag := ""
 	switch {
 	case w.Model != "":
@@ -257,7 +273,36 @@ func (w Workload) endpoint(cfg *Config) error {
 	} else if e.Input.Kind == "" {
 		e.Input, _ = ParseTokenDist(strconv.Itoa(DefaultInputTokens))
 	}
+	if err := w.endpointFields(e); err != nil {
+		return err
+	}
 	cfg.Endpoint, cfg.NoGroundTruth = e, true
+	return nil
+}
+
+// endpointFields applies --max-tokens-field, --min-tokens and --ignore-eos to e: OpenAI wire
+// fields, so openai-chat only; min_tokens needs a length to equal.
+func (w Workload) endpointFields(e *Endpoint) error {
+	switch w.MaxTokensField {
+	case "", protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields:
+	default:
+		return fmt.Errorf("--max-tokens-field %q: want %s, %s or %s", w.MaxTokensField,
+			protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields)
+	}
+	if w.Dialect != openaichat.Name {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}} {
+			if f.set {
+				return fmt.Errorf("%s is a field of the OpenAI chat wire: --dialect %s sends max_tokens alone", f.name, w.Dialect)
+			}
+		}
+	}
+	if w.MinTokens && e.Output.Kind == "" && len(e.Prompts) == 0 {
+		return errors.New("--min-tokens sends min_tokens equal to max_tokens: give --output-tokens (or a --prompts file with reply lengths)")
+	}
+	e.MaxTokensField, e.MinTokens, e.IgnoreEOS = w.MaxTokensField, w.MinTokens, w.IgnoreEOS
 	return nil
 }
 

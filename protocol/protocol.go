@@ -135,6 +135,11 @@ type EndpointRequest struct {
 	// MaxTokens is the most output tokens asked for (max_tokens); 0: not sent (the wire's
 	// default).
 	MaxTokens int
+	// MaxTokensField, MinTokens and IgnoreEOS are ModelRequest's (the OpenAI wire's field
+	// for MaxTokens; vLLM's min_tokens and ignore_eos).
+	MaxTokensField string
+	MinTokens      int
+	IgnoreEOS      bool
 }
 
 // ScriptedError reports whether the session's script fails the run at the provider
@@ -310,11 +315,29 @@ type ModelRequest struct {
 	// MaxTokens is the most output tokens asked for (max_tokens); 0: the wire's default
 	// (none on openai, 4096 on anthropic, which requires one).
 	MaxTokens int
+	// MaxTokensField is the OpenAI wire's field for MaxTokens: MaxTokensField* ("": max_tokens).
+	// The Anthropic wire has one field, max_tokens, and ignores it.
+	MaxTokensField string
+	// MinTokens, when positive, is sent as min_tokens and IgnoreEOS as ignore_eos: true, the
+	// sampling parameters vLLM takes to generate a fixed length (OpenAI wire only; OpenAI's
+	// own API rejects them, so they are opt-in).
+	MinTokens int
+	IgnoreEOS bool
 	// Header carries extra request headers (the X-Streambench-* ones are forwarded).
 	Header http.Header
 	// Timeout, when non-zero, bounds the whole provider call.
 	Timeout time.Duration
 }
+
+// The OpenAI wire's fields for ModelRequest.MaxTokens. max_tokens is what every
+// OpenAI-compatible server takes (vLLM, TGI, llama.cpp, Ollama, OpenAI's non-reasoning models);
+// OpenAI deprecated it for max_completion_tokens, which its reasoning models require and
+// vllm bench serve sends; both sends the two, for a gateway in front of servers of either kind.
+const (
+	MaxTokensField           = "max_tokens"
+	MaxCompletionTokensField = "max_completion_tokens"
+	BothMaxTokensFields      = "both"
+)
 
 // ProviderWire is a provider-facing wire format (openai, anthropic): the runtime builds requests
 // with it and decodes the streamed answer into ModelEvents.

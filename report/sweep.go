@@ -114,6 +114,35 @@ type StepResult struct {
 	TTFTP95           float64 `json:"ttft_p95_us"`
 	ITLP50            float64 `json:"itl_p50_us"`
 	ITLP95            float64 `json:"itl_p95_us"`
+	// Latency is, per latency metric of the sweep table (SweepLatencyMetrics) the run
+	// recorded, its p50, p90, p95 and p99 (µs); a metric without samples is absent.
+	Latency map[measure.Metric]Percentiles `json:"latency,omitempty"`
+	// GoodputPerSecond is the goodput sessions per second of wall time (NaN without tokens);
+	// TokensEstimated says the step's token counts were estimated in part (no usage report).
+	GoodputPerSecond float64 `json:"goodput_per_s"`
+	TokensEstimated  bool    `json:"tokens_estimated,omitempty"`
+}
+
+// Percentiles are a latency metric's p50, p90, p95 and p99 in one step (µs).
+type Percentiles struct {
+	P50 float64 `json:"p50_us"`
+	P90 float64 `json:"p90_us"`
+	P95 float64 `json:"p95_us"`
+	P99 float64 `json:"p99_us"`
+}
+
+// SweepLatencyMetrics are the latency metrics a sweep tabulates per step, in table order:
+// the token metrics vllm bench serve, GuideLLM and AIPerf report (TTFT, ITL, TPOT, E2E as
+// duration), then time to first chunk (the runtime's own first-answer latency).
+var SweepLatencyMetrics = []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency,
+	measure.TimePerOutputToken, measure.StreamDuration, measure.FirstChunk}
+
+// sweepMetricLabel names a metric in the sweep's latency table and plot.
+func sweepMetricLabel(m measure.Metric) string {
+	if m == measure.StreamDuration {
+		return "e2e (duration)"
+	}
+	return string(m)
 }
 
 // SweepResult is a whole sweep and what it found.
@@ -184,7 +213,8 @@ func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN(),
 		TTFTP99: math.NaN(), TPOTP50: math.NaN(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
-		RequestsPerSecond: math.NaN(), TTFTP50: math.NaN(), TTFTP95: math.NaN(), ITLP50: math.NaN(), ITLP95: math.NaN()}
+		RequestsPerSecond: math.NaN(), TTFTP50: math.NaN(), TTFTP95: math.NaN(), ITLP50: math.NaN(), ITLP95: math.NaN(),
+		GoodputPerSecond: math.NaN()}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
@@ -211,8 +241,30 @@ func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 			*v.dst = x
 		}
 	}
+	for _, m := range SweepLatencyMetrics {
+		var p Percentiles
+		ok := true
+		for _, q := range []struct {
+			stat string
+			dst  *float64
+		}{{"p50", &p.P50}, {"p90", &p.P90}, {"p95", &p.P95}, {"p99", &p.P99}} {
+			x, err := verdict.Value(run, string(m)+"."+q.stat)
+			if err != nil || math.IsNaN(x) {
+				ok = false
+				break
+			}
+			*q.dst = x
+		}
+		if ok {
+			if r.Latency == nil {
+				r.Latency = map[measure.Metric]Percentiles{}
+			}
+			r.Latency[m] = p
+		}
+	}
 	if t := run.Summary.Tokens; t != nil {
 		r.TokensPerSecond, r.RequestsPerSecond = t.OutputTokensPerSecond, t.RequestsPerSecond
+		r.GoodputPerSecond, r.TokensEstimated = t.Goodput.PerSecond, t.Estimated
 		if t.Goodput.Judged > 0 {
 			r.GoodputShare = t.Goodput.Share
 		}
@@ -232,8 +284,10 @@ func overBy(c verdict.Check, t verdict.Threshold) float64 {
 	return math.Abs(c.Measured-t.Limit) / t.Limit
 }
 
-// Analyze finds the knee, the first failing step and what broke there. Pure: it only reads the
-// step results, so it is table-tested without any network.
+// Analyze finds the knee, the first failing step and what broke there. Without an SLO there
+// is no knee (the defaults alone say whether a step ran cleanly, not what load is too much):
+// only the first failing step and its failures. Pure: it only reads the step results, so it is
+// table-tested without any network.
 func Analyze(steps []StepResult, slos []verdict.Threshold) *SweepResult {
 	r := &SweepResult{Steps: steps, Knee: -1, BrokenAt: -1}
 	for _, s := range slos {
@@ -241,6 +295,9 @@ func Analyze(steps []StepResult, slos []verdict.Threshold) *SweepResult {
 	}
 	for i, st := range steps {
 		if st.Pass {
+			if len(slos) == 0 {
+				continue
+			}
 			if r.BrokenAt < 0 {
 				r.Knee = i
 			} else {
@@ -283,6 +340,8 @@ func (r *SweepResult) Headline() string {
 	switch {
 	case len(r.Steps) == 0:
 		return "no step ran"
+	case len(r.SLOs) == 0:
+		return r.headlineWithoutSLO()
 	case r.Knee < 0:
 		fmt.Fprintf(&b, "no knee: the lowest step, %s, already misses an SLO", r.Steps[0].Step)
 	case r.BrokenAt < 0:
@@ -306,26 +365,77 @@ func (r *SweepResult) Headline() string {
 	return b.String()
 }
 
+// headlineWithoutSLO is the headline of a sweep given no SLO: where request throughput peaked
+// and the first step that failed the run's defaults, if any.
+func (r *SweepResult) headlineWithoutSLO() string {
+	var b strings.Builder
+	b.WriteString("no SLO given, so no knee (--slo adds one)")
+	peak := -1
+	for i, st := range r.Steps {
+		if !math.IsNaN(st.RequestsPerSecond) && (peak < 0 || st.RequestsPerSecond > r.Steps[peak].RequestsPerSecond) {
+			peak = i
+		}
+	}
+	if peak >= 0 {
+		st := r.Steps[peak]
+		fmt.Fprintf(&b, "; peak request throughput %s requests/s at %s", floatOrNA(st.RequestsPerSecond), st.Step)
+		if !math.IsNaN(st.TokensPerSecond) {
+			fmt.Fprintf(&b, " (%s output tokens/s)", floatOrNA(st.TokensPerSecond))
+		}
+	}
+	if r.BrokenAt >= 0 {
+		fmt.Fprintf(&b, "; %s failed first", r.Steps[r.BrokenAt].Step)
+		if len(r.Broken) > 0 {
+			fmt.Fprintf(&b, ": %s", strings.Join(r.Broken, ", "))
+		}
+	}
+	return b.String()
+}
+
+// table is the sweep's per-step throughput, goodput, errors, SLO checks and verdict.
 func (r *SweepResult) table() table {
-	t := table{Header: []string{"step", "run", "sessions", "requests/s", "ttfc p50 (ms)", "ttfc p99 (ms)", "ttft p50 (ms)", "ttft p95 (ms)", "ttft p99 (ms)",
-		"itl p50 (ms)", "itl p95 (ms)", "tpot p50 (ms)", "tokens/s", "goodput", "errors", "failed"},
-		Right: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true, true, true, true}}
+	t := table{Header: []string{"step", "run", "sessions", "requests/s", "output tokens/s", "goodput", "goodput/s", "errors", "failed"},
+		Right: []bool{false, false, true, true, true, true, true, true, true}}
 	for _, s := range r.SLOs {
 		t.Header = append(t.Header, s)
 		t.Right = append(t.Right, true)
 	}
 	t.Header = append(t.Header, "verdict")
 	for i, st := range r.Steps {
-		row := []string{st.Step.String(), st.RunID, num(st.Sessions), floatOrNA(st.RequestsPerSecond), msOrNA(st.TTFCP50), msOrNA(st.TTFCP99),
-			msOrNA(st.TTFTP50), msOrNA(st.TTFTP95), msOrNA(st.TTFTP99), msOrNA(st.ITLP50), msOrNA(st.ITLP95), msOrNA(st.TPOTP50), floatOrNA(st.TokensPerSecond), pctOrNA(st.GoodputShare), pct(st.ErrorRate), pct(st.FailedRate)}
+		tokens := floatOrNA(st.TokensPerSecond)
+		if st.TokensEstimated {
+			tokens += " (estimated)"
+		}
+		row := []string{st.Step.String(), st.RunID, num(st.Sessions), floatOrNA(st.RequestsPerSecond), tokens,
+			pctOrNA(st.GoodputShare), floatOrNA(st.GoodputPerSecond), pct(st.ErrorRate), pct(st.FailedRate)}
 		for _, c := range st.Checks {
 			row = append(row, c.Value+boolText(c.Pass, "", " ✗"))
 		}
 		verdict := boolText(st.Pass, "meets SLOs", "misses SLO")
+		if len(r.SLOs) == 0 {
+			verdict = boolText(st.Pass, "pass", "fail")
+		}
 		if i == r.Knee {
 			verdict += " (knee)"
 		}
 		t.Rows = append(t.Rows, append(row, verdict))
+	}
+	return t
+}
+
+// latencyTable is each step's latency percentiles, a row per step and metric
+// (SweepLatencyMetrics, those the step recorded).
+func (r *SweepResult) latencyTable() table {
+	t := table{Title: "Latency per step (ms)", Header: []string{"step", "metric", "p50", "p90", "p95", "p99"},
+		Right: []bool{false, false, true, true, true, true}}
+	for _, st := range r.Steps {
+		for _, m := range SweepLatencyMetrics {
+			p, ok := st.Latency[m]
+			if !ok {
+				continue
+			}
+			t.Rows = append(t.Rows, []string{st.Step.String(), sweepMetricLabel(m), msf(p.P50), msf(p.P90), msf(p.P95), msf(p.P99)})
+		}
 	}
 	return t
 }
@@ -353,10 +463,16 @@ func msOrNA(us float64) string {
 	return msf(us)
 }
 
-// WriteText prints the sweep table and the headline for a terminal.
+// WriteText prints the sweep table, the latency table and the headline for a terminal.
 func (r *SweepResult) WriteText(w io.Writer) error {
 	if err := r.table().writeText(w); err != nil {
 		return err
+	}
+	if lt := r.latencyTable(); len(lt.Rows) > 0 {
+		fmt.Fprintln(w)
+		if err := lt.writeText(w); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", r.Headline())
 	return err
@@ -368,15 +484,21 @@ const (
 	SweepHTMLFile     = "sweep.html"
 	SweepJSONFile     = "sweep.json"
 	PlotSweep         = "sweep"
+	// PlotSweepLatency is TTFT and ITL percentiles against request throughput, a point per
+	// step: the chart vllm bench serve and GuideLLM users read a sweep by.
+	PlotSweepLatency = "sweep-latency"
 )
 
 // WriteMarkdown writes the sweep report as GitHub-flavoured Markdown.
 func (r *SweepResult) WriteMarkdown(w io.Writer) {
 	fmt.Fprint(w, "# streambench capacity sweep\n\n")
 	fmt.Fprintf(w, "**%s.**\n\n", mdCell(capitalize(r.Headline())))
-	fmt.Fprintf(w, "SLOs: %s\n\n", mdCell(strings.Join(r.SLOs, ", ")))
+	fmt.Fprintf(w, "SLOs: %s\n\n", mdCell(cmp.Or(strings.Join(r.SLOs, ", "), "none")))
 	r.table().writeMarkdown(w, "")
-	fmt.Fprintf(w, "Plot: [%s.png](%s.png) ([SVG](%s.svg)); each step's full report is in its run directory.\n", PlotSweep, PlotSweep, PlotSweep)
+	r.latencyTable().writeMarkdown(w, "##")
+	fmt.Fprintf(w, "Plots: [%s.png](%s.png) ([SVG](%s.svg)), latency and failures against load; [%s.png](%s.png) ([SVG](%s.svg)), "+
+		"TTFT and ITL percentiles against request throughput. Each step's full report is in its run directory.\n",
+		PlotSweep, PlotSweep, PlotSweep, PlotSweepLatency, PlotSweepLatency, PlotSweepLatency)
 }
 
 func capitalize(s string) string {
@@ -391,8 +513,8 @@ func (r *SweepResult) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write sweep: %w", err)
 	}
-	fig := r.figure()
-	plots, err := writeFigures(dir, []figure{fig}, map[string]string{PlotSweep: "Capacity sweep"})
+	plots, err := writeFigures(dir, []figure{r.figure(), r.latencyFigure()},
+		map[string]string{PlotSweep: "Capacity sweep", PlotSweepLatency: "TTFT and ITL against request throughput"})
 	if err != nil {
 		return err
 	}
@@ -410,10 +532,12 @@ func (r *SweepResult) Write(dir string) error {
 	}
 	var html bytes.Buffer
 	if err := sweepTemplate.Execute(&html, map[string]any{
-		"Headline": capitalize(r.Headline()),
-		"SLOs":     strings.Join(r.SLOs, ", "),
-		"Table":    htmlTable{r.table()},
-		"Plot":     template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(plots[0].PNG)),
+		"Headline":    capitalize(r.Headline()),
+		"SLOs":        cmp.Or(strings.Join(r.SLOs, ", "), "none"),
+		"Table":       htmlTable{r.table()},
+		"Latency":     htmlTable{r.latencyTable()},
+		"Plot":        template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(plots[0].PNG)),
+		"LatencyPlot": template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(plots[1].PNG)),
 	}); err != nil {
 		return fmt.Errorf("render %s: %w", SweepHTMLFile, err)
 	}
@@ -445,6 +569,7 @@ func (r *SweepResult) jsonSafe() *SweepResult {
 		fix(&s.ITLP50)
 		fix(&s.ITLP95)
 		fix(&s.GoodputShare)
+		fix(&s.GoodputPerSecond)
 		s.Checks = slices.Clone(s.Checks)
 		for j := range s.Checks {
 			fix(&s.Checks[j].Measured)
@@ -476,6 +601,12 @@ img { max-width: 100%; border: 1px solid #eee; }
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.Table.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
+<h2>{{.Latency.Title}}</h2>
+<figure><img src="{{.LatencyPlot}}" alt="TTFT and ITL percentiles against request throughput"></figure>
+{{with .Latency}}{{if .Rows}}<table>
+<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.Latency.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>{{else}}<p>No latency was recorded.</p>{{end}}{{end}}
 </body>
 </html>
 `))
@@ -625,4 +756,75 @@ func IsSweepDir(dir string) bool {
 	_, errSweep := os.Stat(filepath.Join(dir, SweepJSONFile))
 	_, errRun := os.Stat(filepath.Join(dir, measure.SummaryFile))
 	return errSweep == nil && errRun != nil
+}
+
+// latencyFigure plots TTFT (top) and ITL (bottom) at p50, p90, p95 and p99 against request
+// throughput, a point per step joined in step order (a saturated server's throughput may fall
+// back while its latency climbs: the line then turns left), each p50 point labelled with its step.
+func (r *SweepResult) latencyFigure() figure {
+	var panels []*plot.Plot
+	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency} {
+		p := newPlot(fmt.Sprintf("%s percentiles against request throughput", strings.ToUpper(string(m))))
+		p.X.Label.Text = "request throughput (completed requests per second)"
+		p.Y.Label.Text = string(m) + " (ms)"
+		stats := []struct {
+			name string
+			get  func(Percentiles) float64
+		}{{"p50", func(q Percentiles) float64 { return q.P50 }}, {"p90", func(q Percentiles) float64 { return q.P90 }},
+			{"p95", func(q Percentiles) float64 { return q.P95 }}, {"p99", func(q Percentiles) float64 { return q.P99 }}}
+		drawn := false
+		for i, stat := range stats {
+			var pts plotter.XYs
+			var labels []string
+			for _, st := range r.Steps {
+				q, ok := st.Latency[m]
+				if !ok || math.IsNaN(st.RequestsPerSecond) {
+					continue
+				}
+				pts = append(pts, plotter.XY{X: st.RequestsPerSecond, Y: stat.get(q) / 1000})
+				labels = append(labels, st.Step.String())
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			l, s, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				continue
+			}
+			lineStyle(l, i)
+			s.Color, s.Shape, s.Radius = l.Color, draw.CircleGlyph{}, vg.Points(3)
+			p.Add(l, s)
+			p.Legend.Add(string(m)+" "+stat.name, l, s)
+			if i == 0 {
+				if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels}); err == nil {
+					for j := range lb.TextStyle {
+						lb.TextStyle[j].Font.Size = vg.Points(8)
+						lb.TextStyle[j].YAlign = draw.YTop
+					}
+					lb.Offset = vg.Point{X: vg.Points(4), Y: -vg.Points(4)}
+					p.Add(lb)
+				}
+			}
+			drawn = true
+		}
+		if !drawn {
+			noData(p, "no step recorded "+string(m)+" and request throughput")
+		} else {
+			p.X.Min, p.Y.Min = 0, 0
+			p.Y.Max = math.Max(p.Y.Max*1.25, 0.1) // headroom for the legend above the lines
+			p.X.Max = math.Max(p.X.Max*1.1, 0.1)  // room for the step labels
+			p.X.Tick.Marker = plot.TickerFunc(plainTicks)
+			p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
+		}
+		panels = append(panels, p)
+	}
+	rows := [][]*plot.Plot{{panels[0]}, {panels[1]}}
+	return figure{name: PlotSweepLatency, width: figureWidth, height: 9 * vg.Inch, draw: func(c draw.Canvas) {
+		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
+			PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(16)}
+		canvases := plot.Align(rows, tiles, c)
+		for i := range rows {
+			rows[i][0].Draw(canvases[i][0])
+		}
+	}}
 }

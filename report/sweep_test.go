@@ -248,3 +248,74 @@ func mustThresholds(t testing.TB, exprs ...string) []verdict.Threshold {
 	}
 	return out
 }
+
+// TestSweepWithoutSLO: a sweep given no SLO names no knee, says where request throughput
+// peaked and which step failed the defaults first, tabulates every step's TTFT, ITL, TPOT and
+// E2E at p50/p90/p95/p99, and writes the TTFT and ITL against throughput plot.
+func TestSweepWithoutSLO(t *testing.T) {
+	t.Parallel()
+	steps, err := report.StepsFrom([]int{250, 500, 1000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
+		run := capacityRun(t, s) // 1000 clients: HTTP errors, failing the default errors==0
+		return run, measure.WriteRun(filepath.Join(dir, run.Summary.RunID), run)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Knee != -1 || res.BrokenAt != 2 || len(res.SLOs) != 0 {
+		t.Errorf("knee %d, broken at %d, SLOs %v: want no knee, broken at 2 (1000 clients), no SLO", res.Knee, res.BrokenAt, res.SLOs)
+	}
+	h := res.Headline()
+	for _, want := range []string{"no SLO given, so no knee", "peak request throughput", "1000 clients failed first: errors==0"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("headline %q does not say %q", h, want)
+		}
+	}
+	for _, st := range res.Steps {
+		for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency, measure.TimePerOutputToken, measure.StreamDuration} {
+			p, ok := st.Latency[m]
+			if !ok || !(p.P50 > 0 && p.P50 <= p.P90 && p.P90 <= p.P95 && p.P95 <= p.P99) {
+				t.Errorf("step %s %s: %+v (recorded %v), want 0 < p50 <= p90 <= p95 <= p99", st.Step, m, p, ok)
+			}
+		}
+		if !(st.RequestsPerSecond > 0 && st.TokensPerSecond > 0 && st.GoodputPerSecond > 0) {
+			t.Errorf("step %s: requests/s %v, tokens/s %v, goodput/s %v; want all positive", st.Step, st.RequestsPerSecond, st.TokensPerSecond, st.GoodputPerSecond)
+		}
+	}
+	var text strings.Builder
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"requests/s", "output tokens/s", "goodput/s", "Latency per step (ms)", "p90", "p95", "e2e (duration)", "tpot", "itl", " pass", " fail"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the sweep's text does not say %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "knee)") {
+		t.Errorf("a sweep without SLO marks a knee:\n%s", text.String())
+	}
+	if err := res.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{report.PlotSweep, report.PlotSweepLatency} {
+		f, err := os.Open(filepath.Join(dir, name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s.png: %v", name, err)
+		}
+		f.Close()
+		if _, err := os.Stat(filepath.Join(dir, name+".svg")); err != nil {
+			t.Error(err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, report.SweepMarkdownFile))
+	if err != nil || !strings.Contains(string(md), "SLOs: none") || !strings.Contains(string(md), report.PlotSweepLatency+".png") || !strings.Contains(string(md), "| 500 clients | ttft |") {
+		t.Errorf("sweep.md: %v\n%s", err, md)
+	}
+}

@@ -45,6 +45,9 @@ type Options struct {
 	// (--pprof 127.0.0.1:0; Child.PprofURL), for the benches that profile them. Served in
 	// process, the caller profiles itself.
 	Pprof bool
+	// MockOnly starts the mock alone (RuntimeURL stays empty): the system under test of an
+	// inference endpoint's workload, which the load generator sends to the mock directly.
+	MockOnly bool
 }
 
 // Stack is a started mock and runtime.
@@ -76,6 +79,9 @@ func (s *Stack) waitHealthy(cert *selfSigned) error {
 	client := &http.Client{Timeout: time.Second}
 	if cert != nil {
 		client = cert.client()
+	}
+	if s.RuntimeURL == "" {
+		return waitHealthy(client, startTimeout, s.MockURL)
 	}
 	return waitHealthy(client, startTimeout, s.RuntimeURL, s.MockURL)
 }
@@ -115,6 +121,13 @@ func StartChildren(opts Options) (*Stack, error) {
 	}
 	s.MockURL = s.Mock.URL()
 	s.stops = append(s.stops, s.Mock.Stop)
+	if opts.MockOnly {
+		if err := s.waitHealthy(nil); err != nil {
+			s.Stop()
+			return nil, err
+		}
+		return s, nil
+	}
 	if s.Runtime, err = StartChild(exe, opts.runtimeArgs(s.MockURL, cert)); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("start runtime: %w", err)
@@ -181,6 +194,13 @@ func StartInProcess(opts Options) (*Stack, error) {
 		return nil, fmt.Errorf("mock: %w", err)
 	}
 	s.stops = append(s.stops, func() { shutdown(mock.Shutdown) })
+	if opts.MockOnly {
+		if err := s.waitHealthy(nil); err != nil {
+			s.Stop()
+			return nil, err
+		}
+		return s, nil
+	}
 	rtOpts := agentruntime.Options{ProviderURL: s.MockURL, Faults: opts.Faults,
 		ToolTimeScale: opts.TimeScale, ProviderHTTP1: opts.ProviderHTTP1, ClientIdleTimeout: opts.ClientIdleTimeout}
 	scheme := "http"

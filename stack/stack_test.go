@@ -111,6 +111,28 @@ func TestStartInProcessServesBothAndStops(t *testing.T) {
 	}
 }
 
+// TestStartMockOnly: MockOnly serves the mock alone (an endpoint workload's system under
+// test), and Stop stops it. (Its child-process path is StartChildren's, returning after the
+// mock: the children here are fakes, so cmd/streambench's endpoint sweep covers it.)
+func TestStartMockOnly(t *testing.T) {
+	t.Parallel()
+	s, err := StartInProcess(Options{TimeScale: 0, MockOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RuntimeURL != "" || s.Runtime != nil || s.Mock != nil {
+		t.Errorf("runtime %q %v, mock child %v: want the mock alone, in process", s.RuntimeURL, s.Runtime, s.Mock)
+	}
+	if err := WaitHealthy(s.MockURL); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+	client := &http.Client{Timeout: time.Second}
+	if _, err := client.Get(s.MockURL + "/healthz"); err == nil {
+		t.Error("the mock still answers after Stop")
+	}
+}
+
 // TestChildArgsCarryEveryOption: the runtime child's --fault values parse back to the same
 // switches, and each option reaches the flag that sets it.
 func TestChildArgsCarryEveryOption(t *testing.T) {

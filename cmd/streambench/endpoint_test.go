@@ -8,11 +8,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -161,3 +164,198 @@ func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepEndpointWithoutSLO is issue 24's sweep acceptance: `sweep --clients 1,2` against an
+// OpenAI-compatible base URL, with a key from OPENAI_API_KEY, the model from GET /v1/models and
+// synthetic lengths, needs no SLO: it sends what an application sends, prints per step request
+// throughput, output tokens/s, goodput and TTFT, ITL, TPOT and E2E at p50/p90/p95/p99, names no
+// knee, and writes the TTFT and ITL against throughput plot; the key is nowhere.
+func TestSweepEndpointWithoutSLO(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	const key = "sk-sweep-0a1b2c3d4e5f6789"
+	m := newEndpointMock(t, "")
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := []string{"sweep", "--target", m.URL + "/v1", "--dialect", "openai-chat", "--input-tokens", "32", "--output-tokens", "8",
+		"--clients", "1,2", "--sessions", "4", "--no-leak-check", "--quiet", "--run-id", "esw", "--out", out}
+	code, output := runMainEnv(t, []string{"OPENAI_API_KEY=" + key}, cmd...)
+	if code != 0 {
+		t.Fatalf("sweep exit %d:\n%s", code, output)
+	}
+	for _, want := range []string{"requests/s", "output tokens/s", "goodput/s", "Latency per step (ms)",
+		"p50", "p90", "p95", "p99", "no SLO given, so no knee", "peak request throughput"} {
+		if !strings.Contains(output, want) {
+			t.Errorf("the sweep's output does not say %q:\n%s", want, output)
+		}
+	}
+	for _, step := range []string{"1 clients", "2 clients"} {
+		for _, metric := range []string{"ttft", "itl", "tpot", "e2e (duration)"} {
+			if !hasRow(output, step+" "+metric, 4) {
+				t.Errorf("the latency table has no row %q with p50, p90, p95 and p99:\n%s", step+" "+metric, output)
+			}
+		}
+	}
+	if strings.Contains(output, "(knee)") {
+		t.Errorf("a sweep without SLO names a knee:\n%s", output)
+	}
+	var res report.SweepResult
+	b, err := os.ReadFile(filepath.Join(out, "esw", report.SweepJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 2 || res.Knee != -1 {
+		t.Fatalf("sweep.json: %d steps, knee %d; want 2 steps and no knee", len(res.Steps), res.Knee)
+	}
+	for _, st := range res.Steps {
+		if !st.Pass || st.Sessions != 4 || st.RequestsPerSecond <= 0 || st.TokensPerSecond <= 0 || st.GoodputShare != 1 {
+			t.Errorf("step %s: pass %v, %d sessions, %v requests/s, %v tokens/s, goodput %v", st.Step, st.Pass, st.Sessions, st.RequestsPerSecond, st.TokensPerSecond, st.GoodputShare)
+		}
+		for _, metric := range []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency, measure.TimePerOutputToken, measure.StreamDuration} {
+			if p, ok := st.Latency[metric]; !ok || p.P50 <= 0 || p.P99 < p.P50 {
+				t.Errorf("step %s: %s %+v (recorded %v)", st.Step, metric, p, ok)
+			}
+		}
+	}
+	for _, f := range []string{"sweep-latency.png", "sweep-latency.svg", "sweep.png", "sweep.md", "esw-c2/summary.json"} {
+		if _, err := os.Stat(filepath.Join(out, "esw", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	m.mu.Lock()
+	streams := 0
+	for _, r := range m.reqs {
+		if r.path != "/v1/chat/completions" {
+			continue
+		}
+		streams++
+		if r.auth != "Bearer "+key || bytes.Contains(r.body, []byte("[[streambench")) || bytes.Contains(r.body, []byte(`"tools"`)) ||
+			!bytes.Contains(r.body, []byte(`"max_tokens":8`)) || !bytes.Contains(r.body, []byte(`"model":"`+mockprovider.Model+`"`)) {
+			t.Errorf("auth %q, body %s: want the key as a bearer token, the listed model, max_tokens 8, no directive, no tools", r.auth, r.body)
+		}
+	}
+	m.mu.Unlock()
+	if streams < 8 {
+		t.Errorf("%d streams, want the 8 of the two steps", streams)
+	}
+	assertSecretNowhere(t, key, output, out)
+}
+
+// TestSweepEndpointRateStepsNameTheKnee: rate steps with an SLO name the knee; an SLO every
+// step meets puts it above the highest step.
+func TestSweepEndpointRateStepsNameTheKnee(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	m := newEndpointMock(t, "")
+	out := filepath.Join(t.TempDir(), "out")
+	code, output := runMain(t, "sweep", "--target", m.URL, "--dialect", "openai-chat", "--model", "m", "--output-tokens", "8",
+		"--rate", "2,4", "--sessions", "4", "--slo", "errors<50%", "--no-leak-check", "--quiet", "--run-id", "esr", "--out", out)
+	if code != 0 {
+		t.Fatalf("sweep exit %d:\n%s", code, output)
+	}
+	for _, want := range []string{"the knee is above 4/s", "(knee)", "errors<50%"} {
+		if !strings.Contains(output, want) {
+			t.Errorf("the sweep's output does not say %q:\n%s", want, output)
+		}
+	}
+	if !hasRow(output, "4/s ttft", 4) {
+		t.Errorf("the latency table has no 4/s ttft row:\n%s", output)
+	}
+}
+
+// hasRow reports whether a line of a text table starts with the words of prefix, followed by
+// at least n more cells.
+func hasRow(output, prefix string, n int) bool {
+	want := strings.Fields(prefix)
+	for _, line := range strings.Split(output, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= len(want)+n && slices.Equal(f[:len(want)], want) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRunEndpointOnTheMock: `run` with an endpoint workload plays it against a mock alone (no
+// runtime), with the mock's model, and reports the token metrics.
+func TestRunEndpointOnTheMock(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	out := filepath.Join(t.TempDir(), "out")
+	code, output := runMain(t, "run", "--dialect", "anthropic-messages", "--input-tokens", "16", "--output-tokens", "6",
+		"--clients", "2", "--sessions", "4", "--time-scale", "0.1", "--in-process", "--run-id", "er", "--out", out)
+	if code != 0 {
+		t.Fatalf("run exit %d:\n%s", code, output)
+	}
+	for _, want := range []string{"as the endpoint, model " + mockprovider.Model, "verdict: PASS", "tokens: 24 output", "ttft p50", "itl p50"} {
+		if !strings.Contains(output, want) {
+			t.Errorf("the output does not say %q:\n%s", want, output)
+		}
+	}
+	if strings.Contains(output, "runtime http") {
+		t.Errorf("run started a runtime for an endpoint workload:\n%s", output)
+	}
+}
+
+// TestEndpointSweepAndRunBadInput: the endpoint flags on sweep and run reject what cannot work,
+// naming it, with exit 104.
+func TestEndpointSweepAndRunBadInput(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// an endpoint flag without a provider dialect
+		{[]string{"sweep", "--clients", "1", "--model", "m"}, "--model is for an inference endpoint"},
+		// a bad length
+		{[]string{"sweep", "--clients", "1", "--dialect", "openai-chat", "--input-tokens", "lots"}, "--input-tokens"},
+		// a fault switch for a runtime the endpoint workload does not start
+		{[]string{"sweep", "--clients", "1", "--dialect", "openai-chat", "--output-tokens", "8", "--fault", "no-reset"}, "--fault switches the reference runtime"},
+		// a target that is no URL
+		{[]string{"sweep", "--clients", "1", "--dialect", "openai-chat", "--output-tokens", "8", "--target", "host:8000"}, "--target"},
+		// --tls serves the runtime, which run does not start for an endpoint workload
+		{[]string{"run", "--dialect", "openai-chat", "--output-tokens", "8", "--tls"}, "--tls"},
+		// a prompt file that is not there
+		{[]string{"run", "--dialect", "openai-chat", "--prompts", "/nonexistent/prompts.jsonl"}, "--prompts"},
+	} {
+		code, output := runMain(t, tc.args...)
+		if code != exitUsage || !strings.Contains(output, tc.want) {
+			t.Errorf("%q: exit %d, want %d and %q:\n%s", tc.args, code, exitUsage, tc.want, output)
+		}
+	}
+}
+
+// TestLoadMaxCompletionTokens: --max-tokens-field max_completion_tokens sends the length in
+// that field alone, --min-tokens and --ignore-eos add vLLM's min_tokens (equal) and
+// ignore_eos, and the mock honours max_completion_tokens: each answer has that many tokens.
+func TestLoadMaxCompletionTokens(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	m := newEndpointMock(t, "")
+	code, output := runMain(t, "load", "--target", m.URL+"/v1", "--dialect", "openai-chat", "--model", "m",
+		"--input-tokens", "16", "--output-tokens", "5", "--max-tokens-field", "max_completion_tokens", "--min-tokens", "--ignore-eos",
+		"--clients", "2", "--sessions", "4", "--runtime-metrics", "-", "--out", "-")
+	if code != 0 {
+		t.Fatalf("load exit %d:\n%s", code, output)
+	}
+	if !strings.Contains(output, "tokens: 20 output") || strings.Contains(output, "estimated") {
+		t.Errorf("want 4 answers of 5 tokens each, counted from usage:\n%s", output)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.reqs {
+		if r.path != "/v1/chat/completions" {
+			continue
+		}
+		var body map[string]any
+		if err := json.Unmarshal(r.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := body["max_tokens"]; ok || body["max_completion_tokens"] != float64(5) || body["min_tokens"] != float64(5) || body["ignore_eos"] != true {
+			t.Errorf("body %s: want max_completion_tokens 5, min_tokens 5, ignore_eos true and no max_tokens", r.body)
+		}
+	}
+}
+
+// serialEndpointTests: the sweep, run and load tests above run child processes of their own
+// and are serial, so they run before the package's parallel tests and add no load under those
+// that bound a child's memory or time (TestBigFramesStayBounded's peak RSS grew past its
+// 256 MiB bound, to 373 and 412 MiB, when they ran beside it on 2 busy cores).

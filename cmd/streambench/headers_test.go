@@ -23,8 +23,14 @@ import (
 // its exit code and everything it printed.
 func runMain(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	return runMainEnv(t, nil, args...)
+}
+
+// runMainEnv is runMain with more environment variables (NAME=value) for the child.
+func runMainEnv(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), benchChildEnv+"=1")
+	cmd.Env = append(append(os.Environ(), benchChildEnv+"=1"), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -14,6 +14,7 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simcanvas"
@@ -103,6 +104,10 @@ func addEndpointFlags(w *workloadFlags) {
 		"or uniform:256-768 (default 512 when --output-tokens is given without --prompts). Each session is one request as an\n"+
 		"application sends it: no directive, no tools, no reasoning fields; judged for structure only (implies --no-ground-truth)")
 	fs.StringVar(&w.OutputTokens, "output-tokens", "", "endpoint workload: max_tokens of each request, as --input-tokens (default: a --prompts record's reply length, else none)")
+	fs.StringVar(&w.MaxTokensField, "max-tokens-field", "", "openai-chat endpoint workload: the field --output-tokens is sent in: max_tokens (default: every OpenAI-compatible\n"+
+		"server takes it), max_completion_tokens (OpenAI's newer name, required by its reasoning models; vllm bench serve's), or both")
+	fs.BoolVar(&w.MinTokens, "min-tokens", false, "openai-chat endpoint workload: also send min_tokens equal to max_tokens, so a vLLM server generates exactly that many")
+	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
 	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
 		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
 }
@@ -143,11 +148,7 @@ func runLoad(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if w.APIKey == "" && !fs.Changed("api-key") {
-		if env := loadgen.APIKeyEnv(w.Dialect); env != "" {
-			w.APIKey = os.Getenv(env)
-		}
-	}
+	w.apiKeyFromEnv()
 	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
@@ -185,6 +186,35 @@ func runLoad(args []string) error {
 		}
 	}
 	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
+}
+
+// apiKeyFromEnv sets --api-key from the dialect's environment variable (loadgen.APIKeyEnv)
+// when the flag was not given.
+func (w *workloadFlags) apiKeyFromEnv() {
+	if w.APIKey == "" && !w.fs.Changed("api-key") {
+		if env := loadgen.APIKeyEnv(w.Dialect); env != "" {
+			w.APIKey = os.Getenv(env)
+		}
+	}
+}
+
+// resolveModel gives an endpoint workload without a model one, once, in w.Model (so every
+// config made from w after has it): against target the only model GET /v1/models lists
+// (discoverModel), against the mock run and sweep start (target "") the mock's.
+func resolveModel(cfg loadgen.Config, w *workloadFlags, target string) error {
+	if cfg.Endpoint == nil || w.Model != "" || cfg.Options["model"] != nil {
+		return nil
+	}
+	if target == "" {
+		w.Model = mockprovider.Model
+		return nil
+	}
+	cfg.Target = target
+	if err := discoverModel(&cfg, w); err != nil {
+		return err
+	}
+	w.Model, _ = cfg.Options["model"].(string)
+	return nil
 }
 
 // discoverModel sets the model of an endpoint workload given none: the only one the target's

@@ -13,7 +13,8 @@ import (
 // runRun is the main job: start a mock provider and the reference runtime, run the load
 // against them, print the summary, write the results and stop everything it started.
 func runRun(args []string) error {
-	fs := newFlagSet("run", "run [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--mix FILE] [--fault NAME]... [--in-process] [--tls] [--out DIR] ...")
+	fs := newFlagSet("run", "run [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--mix FILE] [--fault NAME]... [--in-process] [--tls] [--out DIR] ...\n"+
+		"an endpoint workload on the mock alone: run --dialect openai-chat|anthropic-messages --input-tokens SPEC --output-tokens SPEC ...")
 	withGlossary(fs)
 	out := fs.String("out", defaultOut, outHelp)
 	faults := fs.StringArray("fault", nil, "pass a fault switch to the runtime (repeatable):\n"+agentruntime.FaultHelp())
@@ -21,9 +22,11 @@ func runRun(args []string) error {
 	metricsAddr := addMetricsAddrFlag(fs)
 	useTLS := fs.Bool("tls", false, "the runtime serves HTTPS (HTTP/1.1, and h2 with --http2) with a self-signed certificate made at start, which the generator trusts")
 	w := addWorkloadFlags(fs)
+	addEndpointFlags(w)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	w.apiKeyFromEnv()
 	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
@@ -36,6 +39,19 @@ func runRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	endpoint := cfg.Endpoint != nil
+	if endpoint {
+		// An inference endpoint's workload plays against the mock itself: no runtime.
+		if len(*faults) > 0 || *useTLS {
+			return usageError("--fault and --tls configure the reference runtime, which an endpoint workload on the mock does not use")
+		}
+		if err := resolveModel(cfg, w, ""); err != nil {
+			return err
+		}
+		if cfg, err = w.config(); err != nil {
+			return err
+		}
+	}
 	local := *inProcess
 	if !fs.Changed("in-process") {
 		local = cfg.Small()
@@ -43,7 +59,7 @@ func runRun(args []string) error {
 	if *useTLS && (cfg.CACertFile != "" || cfg.Insecure) {
 		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
 	}
-	opts := stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS}
+	opts := stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS, MockOnly: endpoint}
 	st, err := stack.Start(opts, local)
 	if err != nil {
 		return err
@@ -53,11 +69,22 @@ func runRun(args []string) error {
 	if local {
 		where = "in process"
 	}
-	fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
-	if st.Mock != nil {
-		fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
+	if endpoint {
+		fmt.Fprintf(os.Stderr, "mock %s as the endpoint, model %s (%s)\n", st.MockURL, w.Model, where)
+		if st.Mock != nil {
+			fmt.Fprintf(os.Stderr, "child pid: mock %d (it dies with this process)\n", st.Mock.PID())
+		}
+	} else {
+		fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
+		if st.Mock != nil {
+			fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
+		}
 	}
 	cfg.Target, cfg.MockURL, cfg.CACertFile = st.RuntimeURL, st.MockURL, st.CACertFile
+	if endpoint {
+		// The mock is the endpoint; its leak check reads it as the mock, not twice.
+		cfg.Target, cfg.RuntimeMetricsURL = st.MockURL, "-"
+	}
 	cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)}}
 	if *useTLS {
 		cfg.Info.Extra["tls"] = "self-signed"

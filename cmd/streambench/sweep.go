@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -20,14 +21,19 @@ import (
 // runSweep runs one load per step and finds the highest step that meets every SLO.
 func runSweep(args []string) error { return sweepMain(args, os.Stdout) }
 
-const sweepUsage = `sweep (--clients N,N,... | --rate R,R,...) --slo CHECK [--slo CHECK]... [--target URL [--mock URL]] [--out DIR] [run flags...]
+const sweepUsage = `sweep (--clients N,N,... | --rate R,R,...) [--slo CHECK]... [--target URL [--mock URL]] [--out DIR] [run flags...]
 
 Runs one load per step, lowest first, each with a fresh mock and runtime (or against --target),
-writes each step's results and report under OUT/SWEEP-ID/, then sweep.md, sweep.html, sweep.json
-and sweep.png there: the knee (the highest step meeting every SLO, with every lower step meeting
-them too) and which SLO broke first. Each step is judged as load judges a run (no violation, no
-error outcome, no leak: the defaults) plus the --slo checks, which may be none. Exit 0 when the
-sweep ran, whatever the knee; 104 for bad input.
+writes each step's results and report under OUT/SWEEP-ID/, then sweep.md, sweep.html, sweep.json,
+sweep.png (latency and failures against load) and sweep-latency.png (TTFT and ITL p50/p90/p95/p99
+against request throughput) there. The table gives per step request throughput, output tokens/s,
+goodput, and TTFT, ITL, TPOT and E2E at p50/p90/p95/p99. Each step is judged as load judges a run
+(no violation, no error outcome, no leak: the defaults) plus the --slo checks; with SLOs the sweep
+names the knee (the highest step meeting every SLO, with every lower step meeting them too) and
+which SLO broke first; without, no knee. Exit 0 when the sweep ran, whatever the knee; 104 for bad input.
+An inference endpoint: --target URL --dialect openai-chat|anthropic-messages with --model, --api-key,
+--input-tokens, --output-tokens or --prompts (docs/ENDPOINTS.md); without --target, that workload
+plays against a fresh mock per step (no runtime).
 To see the mock's capacity model, start 'streambench mock --max-concurrent N' and a runtime
 yourself and pass --target and --mock.`
 
@@ -50,14 +56,17 @@ func sweepMain(args []string, out io.Writer) error {
 	// Every workload flag of run, except the two that become the steps.
 	wfs := pflag.NewFlagSet("workload", pflag.ContinueOnError)
 	w := addWorkloadFlags(wfs)
+	addEndpointFlags(w)
 	wfs.VisitAll(func(f *pflag.Flag) {
 		if f.Name != "clients" && f.Name != "rate" {
 			fs.AddFlag(f)
 		}
 	})
+	w.fs = fs // the parsed set: w.config asks it which flags were given
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	w.apiKeyFromEnv()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
@@ -85,7 +94,21 @@ func sweepMain(args []string, out io.Writer) error {
 	if w.Stages != "" {
 		return usageError("--stages ramps the load, but a sweep's steps set it: give --clients or --rate steps instead")
 	}
-	if _, err := w.config(); err != nil {
+	*target = strings.TrimSuffix(*target, "/")
+	if *target != "" {
+		if err := loadgen.CheckURL("--target", *target); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	cfg, err := w.config()
+	if err != nil {
+		return err
+	}
+	endpoint := cfg.Endpoint != nil
+	if endpoint && *target == "" && len(*faults) > 0 {
+		return usageError("--fault switches the reference runtime, which an endpoint workload on the mock does not use")
+	}
+	if err := resolveModel(cfg, w, *target); err != nil {
 		return err
 	}
 	sweepID := report.SweepID(w.RunID, time.Now())
@@ -101,12 +124,17 @@ func sweepMain(args []string, out io.Writer) error {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
 			local := *inProcess || (!fs.Changed("in-process") && cfg.Small())
-			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library, Faults: parsedFaults}, local)
+			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library,
+				Faults: parsedFaults, MockOnly: endpoint}, local)
 			if err != nil {
 				return nil, err
 			}
 			defer sut.Stop()
 			cfg.Target, cfg.MockURL = sut.RuntimeURL, sut.MockURL
+			if endpoint {
+				// The mock is the endpoint; its leak check reads it as the mock, not twice.
+				cfg.Target, cfg.RuntimeMetricsURL = sut.MockURL, "-"
+			}
 		}
 		fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, loadgen.RedactURL(cfg.Target))
 		run, _, err := executeLoad(cfg, w.quiet)

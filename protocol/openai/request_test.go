@@ -302,6 +302,38 @@ func TestNewRequest(t *testing.T) {
 	}
 }
 
+// TestNewRequestMaxTokensFields: MaxTokens goes in the field MaxTokensField names, min_tokens
+// and ignore_eos only when asked, and the mock's parser reads the length back from each.
+func TestNewRequestMaxTokensFields(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		field     string
+		minTokens int
+		ignoreEOS bool
+		want      string // the body's length fields, in encoding order
+	}{
+		{"", 0, false, `"max_tokens":12}`},                                                                             // the default
+		{protocol.MaxTokensField, 0, false, `"max_tokens":12}`},                                                        // named
+		{protocol.MaxCompletionTokensField, 0, false, `"max_completion_tokens":12}`},                                   // OpenAI's newer name alone
+		{protocol.BothMaxTokensFields, 0, false, `"max_tokens":12,"max_completion_tokens":12}`},                        // both
+		{protocol.MaxCompletionTokensField, 12, true, `"max_completion_tokens":12,"min_tokens":12,"ignore_eos":true}`}, // vLLM's fixed length
+	} {
+		hr, err := Wire{}.NewRequest(context.Background(), "http://x", &protocol.ModelRequest{Model: "m",
+			Messages: []protocol.Message{{Role: "user", Text: "hi"}}, MaxTokens: 12, MaxTokensField: tc.field, MinTokens: tc.minTokens, IgnoreEOS: tc.ignoreEOS})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(hr.Body)
+		if !bytes.HasSuffix(body, []byte(`"stream_options":{"include_usage":true},`+tc.want)) {
+			t.Errorf("field %q: body %s, want it to end %s", tc.field, body, tc.want)
+		}
+		parsed, err := ParseRequest(body)
+		if err != nil || parsed.MaxTokens != 12 {
+			t.Errorf("field %q: ParseRequest = %+v, %v; want max tokens 12", tc.field, parsed, err)
+		}
+	}
+}
+
 func TestNewRequestErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -313,6 +345,8 @@ func TestNewRequestErrors(t *testing.T) {
 		{"tool without id", protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, "messages[0]: tool result without a tool call id"},
 		// Roles are limited to the three the runtime uses.
 		{"bad role", protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, `messages[1]: unknown role "developer"`},
+		// The max tokens field is one of three names.
+		{"bad field", protocol.ModelRequest{MaxTokens: 3, MaxTokensField: "max_new_tokens"}, `max tokens field "max_new_tokens"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

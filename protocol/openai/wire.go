@@ -33,6 +33,11 @@ type chatRequest struct {
 	Tools           []chatTool    `json:"tools,omitempty"`
 	ReasoningEffort string        `json:"reasoning_effort,omitempty"`
 	MaxTokens       int           `json:"max_tokens,omitempty"`
+	// MaxCompletionTokens is OpenAI's newer name for max_tokens (protocol.MaxTokensField).
+	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
+	// MinTokens and IgnoreEOS are vLLM's sampling parameters, sent only when asked.
+	MinTokens int  `json:"min_tokens,omitempty"`
+	IgnoreEOS bool `json:"ignore_eos,omitempty"`
 }
 
 type streamOptions struct {
@@ -62,8 +67,10 @@ const anyObjectSchema = `{"type":"object"}`
 
 // NewRequest builds POST {baseURL}/v1/chat/completions streaming req with usage included.
 // Assistant messages carry their tool calls, tool results are "tool" messages with their
-// tool_call_id, MaxTokens is sent as max_tokens (which vLLM, TGI, llama.cpp, Ollama and
-// OpenAI's non-reasoning models take) when set, and Thinking asks for reasoning with reasoning_effort "medium". req.Header is
+// tool_call_id, MaxTokens is sent when set as max_tokens (which vLLM, TGI, llama.cpp, Ollama and
+// OpenAI's non-reasoning models take), max_completion_tokens or both, as MaxTokensField says,
+// MinTokens and IgnoreEOS as vLLM's min_tokens and ignore_eos when set, and Thinking asks for
+// reasoning with reasoning_effort "medium". req.Header is
 // copied onto the request last, so callers can forward X-Streambench-* headers or override
 // the placeholder Authorization. req.Timeout is the caller's to apply through ctx.
 func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelRequest) (*http.Request, error) {
@@ -72,7 +79,19 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 		Messages:      make([]chatMessage, 0, len(req.Messages)),
 		Stream:        true,
 		StreamOptions: streamOptions{IncludeUsage: true},
-		MaxTokens:     req.MaxTokens,
+		MinTokens:     req.MinTokens,
+		IgnoreEOS:     req.IgnoreEOS,
+	}
+	switch req.MaxTokensField {
+	case "", protocol.MaxTokensField:
+		body.MaxTokens = req.MaxTokens
+	case protocol.MaxCompletionTokensField:
+		body.MaxCompletionTokens = req.MaxTokens
+	case protocol.BothMaxTokensFields:
+		body.MaxTokens, body.MaxCompletionTokens = req.MaxTokens, req.MaxTokens
+	default:
+		return nil, fmt.Errorf("openai request: max tokens field %q: want %s, %s or %s", req.MaxTokensField,
+			protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields)
 	}
 	if req.Thinking {
 		body.ReasoningEffort = "medium"

@@ -69,10 +69,11 @@ func Expect(s *protocol.Session) Expectation {
 // has some.
 //
 // An endpoint session (Session.Endpoint) is sent as an application would: its messages and
-// MaxTokens, nothing else.
+// MaxTokens (in the field it names), and vLLM's min_tokens and ignore_eos when asked, nothing else.
 func ModelRequest(s *protocol.Session, model string) *protocol.ModelRequest {
 	if e := s.Endpoint; e != nil {
-		return &protocol.ModelRequest{Model: model, Messages: e.Messages, MaxTokens: e.MaxTokens}
+		return &protocol.ModelRequest{Model: model, Messages: e.Messages, MaxTokens: e.MaxTokens,
+			MaxTokensField: e.MaxTokensField, MinTokens: e.MinTokens, IgnoreEOS: e.IgnoreEOS}
 	}
 	req := &protocol.ModelRequest{Model: model, Messages: []protocol.Message{{Role: "user", Text: s.Input}}}
 	exp := &s.Expected
