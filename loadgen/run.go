@@ -406,6 +406,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			Config:      r.recordedConfig(),
 			Environment: environment(cfg.Target),
 			Metrics:     measure.Summarize(hist),
+			Overall:     measure.SummarizeOverall(hist),
 			Measures:    r.rec.measureInfos(),
 			Counters:    r.rec.counters(),
 			Violations:  r.rec.violationCounts(),

@@ -309,6 +309,10 @@ type Summary struct {
 	Config      Config                  `json:"config"`
 	Environment Environment             `json:"environment"`
 	Metrics     []MetricSummary         `json:"metrics"`
+	// Overall is each metric over every scenario and dialect (scenario and dialect empty):
+	// the histograms of Metrics merged, in report order. WriteRun and ReadRun compute it from
+	// the histograms when it is empty (runs recorded before it).
+	Overall []MetricSummary `json:"overall,omitempty"`
 	Counters    Counters                `json:"counters"`
 	Violations  map[protocol.Rule]int64 `json:"violations"`
 	Leaks       []Leak                  `json:"leaks"`
@@ -420,6 +424,36 @@ func Summarize(h *Histograms) []MetricSummary {
 		out = append(out, SummarizeOne(k, h.Get(k)))
 	}
 	return out
+}
+
+// SummarizeOverall computes each metric's statistics over every scenario and dialect, in
+// report order; the keys have only a metric.
+func SummarizeOverall(h *Histograms) []MetricSummary {
+	if h == nil {
+		return nil
+	}
+	var metrics []Metric
+	for _, k := range h.Keys() {
+		if len(metrics) == 0 || metrics[len(metrics)-1] != k.Metric {
+			metrics = append(metrics, k.Metric)
+		}
+	}
+	out := make([]MetricSummary, 0, len(metrics))
+	for _, m := range metrics {
+		merged, _ := h.Merged(func(k Key) bool { return k.Metric == m })
+		out = append(out, SummarizeOne(Key{Metric: m}, merged))
+	}
+	return out
+}
+
+// OverallMetric returns m over every scenario and dialect, if recorded.
+func (s *Summary) OverallMetric(m Metric) (MetricSummary, bool) {
+	for _, o := range s.Overall {
+		if o.Metric == m {
+			return o, true
+		}
+	}
+	return MetricSummary{}, false
 }
 
 // SummarizeOne computes one histogram's statistics.
