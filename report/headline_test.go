@@ -27,6 +27,13 @@ func TestHeadlineSameEverywhere(t *testing.T) {
 	if got := h.Latency.Rows[0]; got[0] != "ttfc" || got[3] != formatMS(merged.ValueAtQuantile(95)) {
 		t.Errorf("ttfc row %q: want p95 %s ms from the merged histograms", got, formatMS(merged.ValueAtQuantile(95)))
 	}
+	if got := h.Latency.Rows[1]; got[0] != "ttfc.overhead" || got[1] != "1800" {
+		t.Errorf("second latency row %q: want ttfc.overhead, next to ttfc, over its 1800 values", got)
+	}
+	toolOver, _ := r.Summary.Metric(measure.Key{Metric: measure.FirstChunkOverhead, Scenario: "tool-loop", Dialect: "sim-chat"})
+	if got, want := h.Worst.Rows[0], strconv.FormatFloat(float64(toolOver.P99)/1000, 'f', 1, 64); got[len(got)-1] != want {
+		t.Errorf("worst key %q: want tool-loop's ttfc.overhead p99 (%s ms) in its last column", got, want)
+	}
 	if len(h.Worst.Rows) != 4 || h.Worst.Rows[0][0] != "tool-loop" {
 		t.Errorf("worst keys %q: want the fixture's 4 keys, tool-loop (the slowest TTFC) first", h.Worst.Rows)
 	}
