@@ -305,17 +305,17 @@ type Summary struct {
 	// in package loadgen), whose figures cover the run from Started up to Ended. The final
 	// write clears it, so a run directory whose summary still says so belongs to a run that
 	// was killed (or is still running).
-	Incomplete  bool                    `json:"incomplete,omitempty"`
-	Config      Config                  `json:"config"`
-	Environment Environment             `json:"environment"`
-	Metrics     []MetricSummary         `json:"metrics"`
+	Incomplete  bool            `json:"incomplete,omitempty"`
+	Config      Config          `json:"config"`
+	Environment Environment     `json:"environment"`
+	Metrics     []MetricSummary `json:"metrics"`
 	// Overall is each metric over every scenario and dialect (scenario and dialect empty):
 	// the histograms of Metrics merged, in report order. WriteRun and ReadRun compute it from
 	// the histograms when it is empty (runs recorded before it).
-	Overall []MetricSummary `json:"overall,omitempty"`
-	Counters    Counters                `json:"counters"`
-	Violations  map[protocol.Rule]int64 `json:"violations"`
-	Leaks       []Leak                  `json:"leaks"`
+	Overall    []MetricSummary         `json:"overall,omitempty"`
+	Counters   Counters                `json:"counters"`
+	Violations map[protocol.Rule]int64 `json:"violations"`
+	Leaks      []Leak                  `json:"leaks"`
 	// LeaksNotChecked are the sources and gauges the leak check could not compare.
 	LeaksNotChecked []LeakNotChecked `json:"leaks_not_checked,omitempty"`
 	// ProviderRequests are the provider requests and retries the mock saw, per scenario
