@@ -147,6 +147,19 @@ type Leak struct {
 	OK        bool    `json:"ok"` // Delta within Tolerance
 }
 
+// ProcessLoad is the CPU one process of the system under test, or the generator, used while
+// the load ran: how the run tells a target that was slow from a machine that was saturated.
+type ProcessLoad struct {
+	// Name is "mock", "runtime" or "generator"; several joined with "+" when they are one
+	// process (run --in-process).
+	Name       string  `json:"name"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// Cores is CPUSeconds over the load's wall time: 1.0 is one core busy all along.
+	Cores float64 `json:"cores"`
+	// Saturated marks the process the run found saturated (Summary.Verdict says why).
+	Saturated bool `json:"saturated,omitempty"`
+}
+
 // LeakNotChecked is a process, or one gauge of it, that the leak check could not compare, and
 // why (no /metrics, an unreadable one, a gauge with no baseline). It is reported and never
 // fails a run: a runtime the check cannot read is not judged, neither clean nor leaking.
@@ -321,6 +334,11 @@ type Summary struct {
 	// ProviderRequests are the provider requests and retries the mock saw, per scenario
 	// (sorted); nil when the run did not name the mock (--mock).
 	ProviderRequests []ProviderRequests `json:"provider_requests,omitempty"`
+	// Processes is the CPU each local process used during the load (the generator always;
+	// the mock and the runtime when their /metrics report it); nil in runs recorded before it.
+	// MachineCores is the generator machine's core count they are measured against.
+	Processes    []ProcessLoad `json:"processes,omitempty"`
+	MachineCores int           `json:"machine_cores,omitempty"`
 	// Tokens is the aggregate token throughput and goodput (nil in runs recorded before it).
 	Tokens *TokenSummary `json:"tokens,omitempty"`
 	// Measures lists the dialect measures (protocol.Measurer) the run recorded, with their

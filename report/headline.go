@@ -57,9 +57,31 @@ func NewHeadline(r *measure.Run) Headline {
 		{"violations", violationsLine(s)},
 		{"leaks", leaksLine(s)},
 	}
+	if len(s.Processes) > 0 {
+		h.Lines = append(h.Lines, [2]string{"cpu", cpuLine(s)})
+	}
 	h.Latency = headlineLatency(r)
 	h.Worst = worstKeys(r)
 	return h
+}
+
+// cpuLine is the cores each process used during the load, the saturated ones named.
+func cpuLine(s *measure.Summary) string {
+	var parts, saturated []string
+	for _, p := range s.Processes {
+		parts = append(parts, fmt.Sprintf("%s %.2f", p.Name, p.Cores))
+		if p.Saturated {
+			saturated = append(saturated, p.Name)
+		}
+	}
+	text := fmt.Sprintf("cores used: %s", strings.Join(parts, ", "))
+	if s.MachineCores > 0 {
+		text += fmt.Sprintf(" (of %d)", s.MachineCores)
+	}
+	if len(saturated) > 0 {
+		return text + "; saturated: " + strings.Join(saturated, ", ")
+	}
+	return text + "; none saturated"
 }
 
 // errorsLine counts the sessions with an error outcome, their share and the outcomes.

@@ -21,7 +21,12 @@ func TestHeadlineSameEverywhere(t *testing.T) {
 	t.Parallel()
 	r := fixture.Run(t, fixture.Options{Seed: 21, Leak: true, HTTPErrors: 4, Violations: map[protocol.Rule]int64{protocol.RConverge: 3}})
 	r.Summary.Verdict.Warnings = []string{"the generator was overloaded"}
+	r.Summary.Processes = []measure.ProcessLoad{{Name: "generator", Cores: 0.4}, {Name: "mock", Cores: 0.5}, {Name: "runtime", Cores: 1.02, Saturated: true}}
+	r.Summary.MachineCores = 2
 	h := report.NewHeadline(r)
+	if l := h.Lines[len(h.Lines)-1]; l[0] != "cpu" || l[1] != "cores used: generator 0.40, mock 0.50, runtime 1.02 (of 2); saturated: runtime" {
+		t.Errorf("last headline line %q: want the cores each process used, the saturated one named", l)
+	}
 
 	merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.FirstChunk })
 	if got := h.Latency.Rows[0]; got[0] != "ttfc" || got[3] != formatMS(merged.ValueAtQuantile(95)) {
