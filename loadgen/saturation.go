@@ -210,7 +210,10 @@ func saturation(loads []measure.ProcessLoad, cores int, lag *hdrhistogram.Histog
 	if len(named) == 0 {
 		return ""
 	}
-	why := fmt.Sprintf("cores used: %s, %.2f of the machine's %d", strings.Join(figures, ", "), total, cores)
+	why := fmt.Sprintf("cores used: %s, of the machine's %d", strings.Join(figures, ", "), cores)
+	if len(loads) > 1 {
+		why = fmt.Sprintf("cores used: %s, %.2f in all of the machine's %d", strings.Join(figures, ", "), total, cores)
+	}
 	if lagP99 > OverloadLag {
 		why += fmt.Sprintf("; the generator's scheduling lag p99 %v", lagP99.Round(100*time.Microsecond))
 	}
