@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 	"slices"
+	"strconv"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"gonum.org/v1/plot"
@@ -40,7 +40,7 @@ type plotLine struct {
 	// Metric, when set, picks the colour instead (a plot of metrics, not keys).
 	Metric  measure.Metric
 	Samples int64
-	hist     *hdrhistogram.Histogram
+	hist    *hdrhistogram.Histogram
 }
 
 // plotPanel is one panel of a small-multiples figure; never empty.

@@ -109,8 +109,8 @@ type htmlData struct {
 	Plots     []htmlPlot
 	// PlotNotes say what a plot with nothing to show would have shown ("no cancels in this run").
 	PlotNotes []string
-	Tables          []htmlTable
-	Samples         []measure.ViolationSample
+	Tables    []htmlTable
+	Samples   []measure.ViolationSample
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
