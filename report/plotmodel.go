@@ -57,6 +57,8 @@ type spectrumModel struct {
 	Name, Title string
 	Panels      []plotPanel
 	Empty       string
+	// Notes say which panels were left out, and why (every key under minLineSamples).
+	Notes []string
 	// LogY draws latency on a log scale: lines of ms and of seconds on one axis (the
 	// overview's overheads beside their raw figures). Compact draws one smaller panel.
 	LogY, Compact bool
@@ -100,6 +102,8 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 		}
 		if p, ok := panelOf(panelTitle, byGroup[g], hs, len(metrics) > 1); ok {
 			m.Panels = append(m.Panels, p)
+		} else {
+			m.Notes = append(m.Notes, fmt.Sprintf("%s: no panel for %s: %s", name, panelTitle, p.Left))
 		}
 	}
 	if len(m.Panels) == 0 {
@@ -153,11 +157,11 @@ func panelOf(title string, keys []measure.Key, hs *measure.Histograms, withDiale
 		if n := other.TotalCount(); n >= minLineSamples {
 			label := fmt.Sprintf("other (%d keys)", len(rest))
 			if len(own) == 0 {
-				label = fmt.Sprintf("all %d keys (each under %d samples)", len(rest), minLineSamples)
+				label = fmt.Sprintf("all %d keys, each n<%d", len(rest), minLineSamples)
 			}
 			p.Lines = append(p.Lines, plotLine{Label: label, Samples: n, hist: other})
 		} else {
-			p.Left = fmt.Sprintf("%d keys with %d samples in all not drawn (under %d)", len(rest), n, minLineSamples)
+			p.Left = fmt.Sprintf("%d keys with %d samples in all, under %d", len(rest), n, minLineSamples)
 		}
 	}
 	return p, len(p.Lines) > 0

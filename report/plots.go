@@ -143,8 +143,11 @@ func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes 
 		spectrumModelOf(PlotChunkGap, titles[PlotChunkGap], "no gap between answer chunks in this run", hs, measure.ChunkGap),
 		spectrumModelOf(PlotCancel, titles[PlotCancel], "no cancels or stops in this run", hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency),
 	} {
+		notes = append(notes, m.Notes...)
 		if len(m.Panels) == 0 {
-			notes = append(notes, m.Empty)
+			if m.Empty != "" {
+				notes = append(notes, m.Empty)
+			}
 			continue
 		}
 		figs = append(figs, drawSpectrum(m, colors))

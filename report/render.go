@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
+	"io/fs"
 	"fmt"
 	"html/template"
 	"io"
@@ -38,6 +40,9 @@ func RenderRun(dir string, r *measure.Run) error {
 	if err != nil {
 		return err
 	}
+	if err := removeUndrawn(dir, figs); err != nil {
+		return err
+	}
 	var md bytes.Buffer
 	WriteMarkdown(&md, r)
 	if err := os.WriteFile(filepath.Join(dir, MarkdownFile), md.Bytes(), 0o644); err != nil {
@@ -49,6 +54,22 @@ func RenderRun(dir string, r *measure.Run) error {
 	}
 	if err := os.WriteFile(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", HTMLFile, err)
+	}
+	return nil
+}
+
+// removeUndrawn deletes the files of plots this rendering did not draw (nothing to show), so a
+// re-rendered run keeps no stale plot of an earlier rendering.
+func removeUndrawn(dir string, drawn []figure) error {
+	for _, name := range []string{PlotOverview, PlotTimeToFirstChunk, PlotChunkGap, PlotCancel, PlotTimeline, PlotViolations} {
+		if slices.ContainsFunc(drawn, func(f figure) bool { return f.name == name }) {
+			continue
+		}
+		for _, ext := range []string{".png", ".svg"} {
+			if err := os.Remove(filepath.Join(dir, name+ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove stale plot: %w", err)
+			}
+		}
 	}
 	return nil
 }
