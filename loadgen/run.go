@@ -246,7 +246,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	if leakCheck {
 		before = r.leakProbe().readLeakBaseline(ctx)
 	}
-	cpuSources := r.cpuSources()
+	cpuSources := r.cpuSources(leakCheck)
 	cpuBefore, cpuFrom := r.readCPU(ctx, cpuSources), time.Now()
 
 	r.start = time.Now()

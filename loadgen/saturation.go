@@ -49,9 +49,14 @@ type cpuReading struct {
 	cpu, start map[string]float64
 }
 
-// cpuSources are the generator and the local mock and runtime whose /metrics the run reads.
-func (r *runner) cpuSources() []cpuSource {
+// cpuSources are the generator and the local mock and runtime whose /metrics the run reads:
+// only when the leak check reads them too (scrape is true), so a target that was asked for
+// no leak check is sent no request beyond the load's.
+func (r *runner) cpuSources(scrape bool) []cpuSource {
 	out := []cpuSource{{name: "generator"}}
+	if !scrape {
+		return out
+	}
 	if u := r.cfg.MockURL; u != "" && isLoopback(u) {
 		out = append(out, cpuSource{name: "mock", url: strings.TrimSuffix(u, "/") + "/metrics"})
 	}
@@ -171,7 +176,8 @@ func processLoads(sources []cpuSource, before, after cpuReading, wall time.Durat
 
 // saturation marks the saturated processes in loads and says why, "" when none was: one
 // process that used nearly every core, or a machine whose cores the processes together kept
-// busy (the busiest named); the generator too when its scheduling lag was over OverloadLag.
+// busy (the busiest named). The generator is marked too when its scheduling lag was over
+// OverloadLag, but that alone makes no warning here: overloadWarning already says it.
 func saturation(loads []measure.ProcessLoad, cores int, lag *hdrhistogram.Histogram) string {
 	if cores <= 0 {
 		return ""
@@ -200,14 +206,16 @@ func saturation(loads []measure.ProcessLoad, cores int, lag *hdrhistogram.Histog
 		}
 	}
 	var named, figures []string
+	byCPU := false
 	for _, l := range loads {
 		f := fmt.Sprintf("%s %.2f", l.Name, l.Cores)
 		if l.Saturated {
 			named = append(named, l.Name)
 		}
+		byCPU = byCPU || machine || l.Cores >= saturatedProcess*float64(cores)
 		figures = append(figures, f)
 	}
-	if len(named) == 0 {
+	if len(named) == 0 || !byCPU {
 		return ""
 	}
 	why := fmt.Sprintf("cores used: %s, of the machine's %d", strings.Join(figures, ", "), cores)
