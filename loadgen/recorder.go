@@ -95,6 +95,9 @@ type sessionMetrics struct {
 	itl    [gapBuffer]tokenGapEntry
 	nITL   int
 
+	// scripted is when the script has the first chunk and token due (overhead.go).
+	scripted scriptedLatency
+
 	// measurer is the stream's checker when it measures; measures what it measured (measures.go).
 	measurer protocol.Measurer
 	measures []protocol.Measure
@@ -168,6 +171,8 @@ func (m *sessionMetrics) flush() {
 	m.put(measure.Headers, m.headers)
 	m.put(measure.FirstEvent, m.firstEvent)
 	m.put(measure.FirstChunk, m.firstChunk)
+	m.putOverhead(measure.FirstChunkOverhead, m.firstChunk, m.scripted.chunk)
+	m.putOverhead(measure.FirstTokenOverhead, m.tokens.firstToken, m.scripted.token)
 	m.put(measure.FirstThinking, m.firstThinking)
 	m.put(measure.StreamDuration, m.duration)
 	m.put(measure.StopLatency, m.stop)

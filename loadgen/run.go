@@ -246,6 +246,8 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	if leakCheck {
 		before = r.leakProbe().readLeakBaseline(ctx)
 	}
+	cpuSources := r.cpuSources(leakCheck)
+	cpuBefore, cpuFrom := r.readCPU(ctx, cpuSources), time.Now()
 
 	r.start = time.Now()
 	if !cfg.StartAt.IsZero() {
@@ -362,6 +364,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	close(drained)
 	<-collectorDone
 	lagHist := lag.stop()
+	loads := processLoads(cpuSources, cpuBefore, r.readCPU(ctx, cpuSources), ended.Sub(cpuFrom))
 	var snapErr error
 	if snaps != nil {
 		snapErr = snaps.close()
@@ -406,6 +409,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			Config:      r.recordedConfig(),
 			Environment: environment(cfg.Target),
 			Metrics:     measure.Summarize(hist),
+			Overall:     measure.SummarizeOverall(hist),
 			Measures:    r.rec.measureInfos(),
 			Counters:    r.rec.counters(),
 			Violations:  r.rec.violationCounts(),
@@ -450,6 +454,11 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	if w := overloadWarning(lagHist, paced); w != "" {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
 	}
+	if w := saturation(loads, machineCores(), lagHist); w != "" {
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
+	}
+	roundCores(loads)
+	run.Summary.Processes, run.Summary.MachineCores = loads, machineCores()
 	if st, ok := rt.(*streamTransport); ok {
 		// Bytes a target sent between responses were nobody's: the sessions were not judged
 		// on them, but the target's keep-alive connections were not reused after. The parked

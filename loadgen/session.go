@@ -38,6 +38,8 @@ type sessionPlan struct {
 	timed     bool
 	// reconnect is the scripted drop and resume (reconnect.go), for clients that can.
 	reconnect *scenarios.Reconnect
+	// scripted is when the script has the first chunk and token due (overhead.go).
+	scripted scriptedLatency
 }
 
 // plan derives session index's plan. The scenario exists: Config validation checked the mix.
@@ -70,6 +72,9 @@ func (r *runner) planOf(pick Pick, id string) *sessionPlan {
 		p.session.Endpoint, p.session.NoGroundTruth = req, true
 		p.session.Input = req.Messages[len(req.Messages)-1].Text
 		return p // the endpoint scenario scripts no client action
+	}
+	if !p.session.NoGroundTruth {
+		p.scripted = scriptedFirst(script, p.client, r.cfg.ScriptTimeScale)
 	}
 	p.trigger = script.Client.Abort
 	if p.trigger == nil && script.Client.Stop != nil {
@@ -356,6 +361,7 @@ func (s *streamState) open() bool {
 	m := rec.session(p.pick.Index, p.pick.Scenario, p.label, counting && !intended.Before(r.warmupEnd))
 	s.m = m
 	m.tokens.usageOnly = p.session.NoGroundTruth
+	m.scripted = p.scripted
 	if counting {
 		rec.started.Add(1)
 		rec.active.Add(1)

@@ -120,6 +120,16 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 		d = m.firstChunk
 	case measure.TimeToFirstToken:
 		d = m.tokens.firstToken
+	case measure.FirstChunkOverhead, measure.FirstTokenOverhead:
+		// A session whose script does not say when the frame was due has no overhead.
+		measured, scripted := m.firstChunk, m.scripted.chunk
+		if metric == measure.FirstTokenOverhead {
+			measured, scripted = m.tokens.firstToken, m.scripted.token
+		}
+		if measured == 0 || scripted == 0 {
+			return 0, false
+		}
+		return float64(max(measured-scripted, 0).Microseconds()), true
 	case measure.TimeToFirstOutput:
 		d = m.tokens.firstAnswer
 	case measure.TimePerOutputToken:

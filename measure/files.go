@@ -45,6 +45,9 @@ func WriteRun(dir string, r *Run) error {
 		}
 		s.Metrics = Summarize(hists)
 	}
+	if len(s.Overall) == 0 {
+		s.Overall = SummarizeOverall(r.Histograms)
+	}
 	return writeRun(dir, r, &s, true)
 }
 
@@ -58,7 +61,7 @@ func WriteSnapshot(dir string, r *Run) error {
 		return errors.New("write snapshot: nil run")
 	}
 	s := r.Summary
-	s.Incomplete, s.Metrics = true, nil
+	s.Incomplete, s.Metrics, s.Overall = true, nil, nil
 	return writeRun(dir, r, &s, false)
 }
 
@@ -227,6 +230,9 @@ func ReadRun(dir string) (*Run, error) {
 	}
 	if s.Incomplete && len(s.Metrics) == 0 {
 		r.Summary.Metrics = Summarize(r.Histograms) // a snapshot's (WriteSnapshot)
+	}
+	if len(r.Summary.Overall) == 0 && r.Histograms.Len() > 0 {
+		r.Summary.Overall = SummarizeOverall(r.Histograms)
 	}
 	if err := readOptional(dir, TimelineFile, func(f io.Reader) (err error) {
 		r.Timeline, err = readTimeline(f)

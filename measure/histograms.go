@@ -44,6 +44,14 @@ const (
 	TimePerOutputToken    Metric = "tpot"                // per session: (last token frame − first token frame) / (tokens − 1)
 	StreamTokensPerSecond Metric = "stream_tokens_per_s" // per session: output tokens / stream duration, recorded in milli-tokens/s (see RateScale)
 	GeneratorLag          Metric = "generator_lag"       // how late the generator's own 10 ms timer woke (its scheduling lag)
+
+	// The target's own latency: a session's measured value less the value its script
+	// scheduled (the mock's delay before that frame), so the figure is what the runtime, the
+	// network and the mock's serving added, not the scenario's thinking time. Recorded only for
+	// sessions whose script says when the frame was due (loadgen/overhead.go); a measured value
+	// under the scripted one records 0.
+	FirstChunkOverhead Metric = "ttfc.overhead" // ttfc − the scripted ttfc
+	FirstTokenOverhead Metric = "ttft.overhead" // ttft − the scripted ttft
 )
 
 // RateScale is how rate metrics (StreamTokensPerSecond) are stored in histograms that hold
@@ -61,9 +69,21 @@ const MaxRate = int64(time.Hour / time.Microsecond)
 // IsRate tells whether m's histogram holds a rate (×RateScale) rather than microseconds.
 func (m Metric) IsRate() bool { return m == StreamTokensPerSecond }
 
+// Overhead is the overhead metric of a scripted latency (ttfc → ttfc.overhead), and ok false
+// for a metric the script does not schedule.
+func (m Metric) Overhead() (Metric, bool) {
+	switch m {
+	case FirstChunk:
+		return FirstChunkOverhead, true
+	case TimeToFirstToken:
+		return FirstTokenOverhead, true
+	}
+	return "", false
+}
+
 // Metrics lists every known metric in report order.
-var metricOrder = []Metric{Connect, Headers, FirstEvent, FirstChunk, FirstThinking, ChunkGap,
-	TimeToFirstToken, TimeToFirstOutput, InterTokenLatency, TimePerOutputToken, StreamTokensPerSecond,
+var metricOrder = []Metric{Connect, Headers, FirstEvent, FirstChunk, FirstChunkOverhead, FirstThinking, ChunkGap,
+	TimeToFirstToken, FirstTokenOverhead, TimeToFirstOutput, InterTokenLatency, TimePerOutputToken, StreamTokensPerSecond,
 	StreamDuration, CancelLatency, ToolCancelSettle, StopLatency, StartLag, GeneratorLag}
 
 // AllMetrics returns every known metric in report order (a fresh slice each call).

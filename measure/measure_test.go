@@ -48,6 +48,7 @@ func seededRun(t testing.TB) *measure.Run {
 				Thresholds: []string{"ttfc.p99<300ms"}},
 			Environment: measure.Environment{GoVersion: "go1.26", OS: "linux", Arch: "amd64", CPUs: 2},
 			Metrics:     measure.Summarize(h),
+			Overall:     measure.SummarizeOverall(h),
 			Counters: measure.Counters{SessionsStarted: 1000, SessionsOK: 990, SessionsFailed: 10,
 				HTTPErrors: map[int]int64{503: 4}, Outcomes: map[measure.Outcome]int64{measure.OutcomeHTTPError: 4, measure.OutcomeTransportError: 6}, Frames: 50000, Bytes: 1 << 20},
 			Violations: map[protocol.Rule]int64{protocol.RConverge: 2},
@@ -528,5 +529,44 @@ func TestClip(t *testing.T) {
 		if got := measure.Clip(tc.in, tc.limit); got != tc.want {
 			t.Errorf("measure.Clip(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
 		}
+	}
+}
+
+// TestSummarizeOverall: a metric's overall figures are its keys' histograms merged, one entry
+// per metric in report order, and a run written without them reads back with them.
+func TestSummarizeOverall(t *testing.T) {
+	t.Parallel()
+	run := seededRun(t)
+	got := measure.SummarizeOverall(run.Histograms)
+	var metrics []measure.Metric
+	for _, o := range got {
+		metrics = append(metrics, o.Metric)
+		if o.Scenario != "" || o.Dialect != "" {
+			t.Errorf("overall %s is scoped to %s/%s", o.Metric, o.Scenario, o.Dialect)
+		}
+		var count int64
+		for _, m := range run.Summary.Metrics {
+			if m.Metric == o.Metric {
+				count += m.Count
+			}
+		}
+		if o.Count != count {
+			t.Errorf("overall %s counts %d, its keys %d", o.Metric, o.Count, count)
+		}
+	}
+	if want := []measure.Metric{measure.FirstChunk, measure.ChunkGap}; !reflect.DeepEqual(metrics, want) {
+		t.Errorf("overall metrics %v, want %v", metrics, want)
+	}
+	run.Summary.Overall = nil
+	dir := t.TempDir()
+	if err := measure.WriteRun(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	read, err := measure.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(read.Summary.Overall, got) {
+		t.Errorf("overall read back %+v, want %+v", read.Summary.Overall, got)
 	}
 }

@@ -130,6 +130,7 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	}
 	s.Environment.Hostname = strings.Join(hosts, ",")
 	s.Metrics = Summarize(out.Histograms)
+	s.Overall = SummarizeOverall(out.Histograms)
 	out.Timeline = mergeTimelines(shards, s.Started)
 	out.Samples = mergeSamples(shards)
 	measured := s.Ended.Sub(s.Started.Add(s.Config.Warmup))

@@ -147,6 +147,19 @@ type Leak struct {
 	OK        bool    `json:"ok"` // Delta within Tolerance
 }
 
+// ProcessLoad is the CPU one process of the system under test, or the generator, used while
+// the load ran: how the run tells a target that was slow from a machine that was saturated.
+type ProcessLoad struct {
+	// Name is "mock", "runtime" or "generator"; several joined with "+" when they are one
+	// process (run --in-process).
+	Name       string  `json:"name"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// Cores is CPUSeconds over the load's wall time: 1.0 is one core busy all along.
+	Cores float64 `json:"cores"`
+	// Saturated marks the process the run found saturated (Summary.Verdict says why).
+	Saturated bool `json:"saturated,omitempty"`
+}
+
 // LeakNotChecked is a process, or one gauge of it, that the leak check could not compare, and
 // why (no /metrics, an unreadable one, a gauge with no baseline). It is reported and never
 // fails a run: a runtime the check cannot read is not judged, neither clean nor leaking.
@@ -305,18 +318,27 @@ type Summary struct {
 	// in package loadgen), whose figures cover the run from Started up to Ended. The final
 	// write clears it, so a run directory whose summary still says so belongs to a run that
 	// was killed (or is still running).
-	Incomplete  bool                    `json:"incomplete,omitempty"`
-	Config      Config                  `json:"config"`
-	Environment Environment             `json:"environment"`
-	Metrics     []MetricSummary         `json:"metrics"`
-	Counters    Counters                `json:"counters"`
-	Violations  map[protocol.Rule]int64 `json:"violations"`
-	Leaks       []Leak                  `json:"leaks"`
+	Incomplete  bool            `json:"incomplete,omitempty"`
+	Config      Config          `json:"config"`
+	Environment Environment     `json:"environment"`
+	Metrics     []MetricSummary `json:"metrics"`
+	// Overall is each metric over every scenario and dialect (scenario and dialect empty):
+	// the histograms of Metrics merged, in report order. WriteRun and ReadRun compute it from
+	// the histograms when it is empty (runs recorded before it).
+	Overall    []MetricSummary         `json:"overall,omitempty"`
+	Counters   Counters                `json:"counters"`
+	Violations map[protocol.Rule]int64 `json:"violations"`
+	Leaks      []Leak                  `json:"leaks"`
 	// LeaksNotChecked are the sources and gauges the leak check could not compare.
 	LeaksNotChecked []LeakNotChecked `json:"leaks_not_checked,omitempty"`
 	// ProviderRequests are the provider requests and retries the mock saw, per scenario
 	// (sorted); nil when the run did not name the mock (--mock).
 	ProviderRequests []ProviderRequests `json:"provider_requests,omitempty"`
+	// Processes is the CPU each local process used during the load (the generator always;
+	// the mock and the runtime when their /metrics report it); nil in runs recorded before it.
+	// MachineCores is the generator machine's core count they are measured against.
+	Processes    []ProcessLoad `json:"processes,omitempty"`
+	MachineCores int           `json:"machine_cores,omitempty"`
 	// Tokens is the aggregate token throughput and goodput (nil in runs recorded before it).
 	Tokens *TokenSummary `json:"tokens,omitempty"`
 	// Measures lists the dialect measures (protocol.Measurer) the run recorded, with their
@@ -420,6 +442,36 @@ func Summarize(h *Histograms) []MetricSummary {
 		out = append(out, SummarizeOne(k, h.Get(k)))
 	}
 	return out
+}
+
+// SummarizeOverall computes each metric's statistics over every scenario and dialect, in
+// report order; the keys have only a metric.
+func SummarizeOverall(h *Histograms) []MetricSummary {
+	if h == nil {
+		return nil
+	}
+	var metrics []Metric
+	for _, k := range h.Keys() {
+		if len(metrics) == 0 || metrics[len(metrics)-1] != k.Metric {
+			metrics = append(metrics, k.Metric)
+		}
+	}
+	out := make([]MetricSummary, 0, len(metrics))
+	for _, m := range metrics {
+		merged, _ := h.Merged(func(k Key) bool { return k.Metric == m })
+		out = append(out, SummarizeOne(Key{Metric: m}, merged))
+	}
+	return out
+}
+
+// OverallMetric returns m over every scenario and dialect, if recorded.
+func (s *Summary) OverallMetric(m Metric) (MetricSummary, bool) {
+	for _, o := range s.Overall {
+		if o.Metric == m {
+			return o, true
+		}
+	}
+	return MetricSummary{}, false
 }
 
 // SummarizeOne computes one histogram's statistics.

@@ -21,8 +21,8 @@ type SessionSLO struct {
 }
 
 // SessionSLOMetrics are the metrics a session has one value of, which an SLO can name.
-var sessionSLOMetrics = []Metric{Headers, FirstEvent, FirstChunk, TimeToFirstToken, TimeToFirstOutput,
-	TimePerOutputToken, StreamTokensPerSecond, StreamDuration}
+var sessionSLOMetrics = []Metric{Headers, FirstEvent, FirstChunk, FirstChunkOverhead, TimeToFirstToken, FirstTokenOverhead,
+	TimeToFirstOutput, TimePerOutputToken, StreamTokensPerSecond, StreamDuration}
 
 // SessionSLOMetrics returns the metrics ParseSessionSLO accepts (a fresh slice).
 func SessionSLOMetrics() []Metric { return slices.Clone(sessionSLOMetrics) }

@@ -222,6 +222,15 @@ type MultiTurn interface {
 	Turns(s *Session) int
 }
 
+// SettledAnswer is implemented by clients that may be sent the answer only once it is settled:
+// one chunk with the final text when the run ends, instead of chunks as the model streams
+// them (a sim-chat legacy client, a PII-redacted canvas). The load generator reads it to know
+// when the script has such a client's first chunk due (loadgen/overhead.go).
+type SettledAnswer interface {
+	// AnswerSettled tells whether this client gets the answer settled, not streamed.
+	AnswerSettled() bool
+}
+
 // ErrTruncated is the error Checker.Finish is given when the stream ended cleanly without the
 // dialect's terminal (the session's truncated outcome). Like any error it means "judge only
 // what arrived"; a checker that can name why the terminal is missing (sim-canvas: a reconnect

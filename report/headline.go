@@ -16,8 +16,10 @@ import (
 // latencies at p50/p95/p99, errors, violations, leaks and the worst keys. Headline computes it
 // once; each renderer only formats it, so the three never disagree.
 
-// headlineMetrics are the latencies the headline shows, in order.
-var headlineMetrics = []measure.Metric{measure.FirstChunk, measure.TimeToFirstToken, measure.InterTokenLatency, measure.CancelLatency}
+// headlineMetrics are the latencies the headline shows, in order; an overhead row (the
+// target's own part, measured less scripted) follows its raw figure when the run recorded it.
+var headlineMetrics = []measure.Metric{measure.FirstChunk, measure.FirstChunkOverhead, measure.TimeToFirstToken, measure.FirstTokenOverhead,
+	measure.InterTokenLatency, measure.CancelLatency}
 
 // headlineWorstKeys is how many scenario × dialect keys the headline lists by TTFC p99.
 const headlineWorstKeys = 5
@@ -55,9 +57,31 @@ func NewHeadline(r *measure.Run) Headline {
 		{"violations", violationsLine(s)},
 		{"leaks", leaksLine(s)},
 	}
+	if len(s.Processes) > 0 {
+		h.Lines = append(h.Lines, [2]string{"cpu", cpuLine(s)})
+	}
 	h.Latency = headlineLatency(r)
 	h.Worst = worstKeys(r)
 	return h
+}
+
+// cpuLine is the cores each process used during the load, the saturated ones named.
+func cpuLine(s *measure.Summary) string {
+	var parts, saturated []string
+	for _, p := range s.Processes {
+		parts = append(parts, fmt.Sprintf("%s %.2f", p.Name, p.Cores))
+		if p.Saturated {
+			saturated = append(saturated, p.Name)
+		}
+	}
+	text := fmt.Sprintf("cores used: %s", strings.Join(parts, ", "))
+	if s.MachineCores > 0 {
+		text += fmt.Sprintf(" (of %d)", s.MachineCores)
+	}
+	if len(saturated) > 0 {
+		return text + "; saturated: " + strings.Join(saturated, ", ")
+	}
+	return text + "; none saturated"
 }
 
 // errorsLine counts the sessions with an error outcome, their share and the outcomes.
@@ -162,6 +186,9 @@ func headlineLatency(r *measure.Run) table {
 		t.Right = t.Right[:4]
 	}
 	for _, m := range headlineMetrics {
+		if isOverhead(m) && !recorded(s, m) {
+			continue // no script said when frames were due (an endpoint, no ground truth)
+		}
 		if withP95 {
 			merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
 			if merged.TotalCount() == 0 {
@@ -187,17 +214,31 @@ func headlineLatency(r *measure.Run) table {
 	return t
 }
 
+// isOverhead tells whether m is the overhead of a scripted latency.
+func isOverhead(m measure.Metric) bool {
+	return m == measure.FirstChunkOverhead || m == measure.FirstTokenOverhead
+}
+
+// recorded tells whether any key of the summary holds values of m.
+func recorded(s *measure.Summary, m measure.Metric) bool {
+	return slices.ContainsFunc(s.Metrics, func(ms measure.MetricSummary) bool { return ms.Metric == m && ms.Count > 0 })
+}
+
 // worstKeys lists the scenario × dialect keys with the highest TTFC p99, worst first (ties by
 // key), with p95 from the histograms when the run has them.
 func worstKeys(r *measure.Run) table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil
 	t := table{Title: fmt.Sprintf("Worst keys by ttfc p99 (the top %d scenario × dialect keys, ms)", headlineWorstKeys),
-		Header: []string{"scenario", "dialect", "count", "ttfc p50", "p95", "p99"}, Right: []bool{false, false, true, true, true, true}}
+		Header: []string{"scenario", "dialect", "count", "ttfc p50", "p95", "p99"}, Right: []bool{false, false, true, true, true, true, true}}
 	if !withP95 {
 		t.Header = []string{"scenario", "dialect", "count", "ttfc p50", "p99"}
-		t.Right = t.Right[:5]
 	}
+	overhead := recorded(s, measure.FirstChunkOverhead)
+	if overhead {
+		t.Header = append(t.Header, "ttfc.overhead p99")
+	}
+	t.Right = t.Right[:len(t.Header)]
 	var keys []measure.MetricSummary
 	for _, m := range s.Metrics {
 		if m.Metric == measure.FirstChunk && m.Count > 0 {
@@ -219,7 +260,12 @@ func worstKeys(r *measure.Run) table {
 			}
 			row = append(row, p95)
 		}
-		t.Rows = append(t.Rows, append(row, headlineMS(m.P99)))
+		row = append(row, headlineMS(m.P99))
+		if overhead {
+			o, ok := s.Metric(measure.Key{Metric: measure.FirstChunkOverhead, Scenario: m.Scenario, Dialect: m.Dialect})
+			row = append(row, boolText(ok && o.Count > 0, headlineMS(o.P99), "-"))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

@@ -21,11 +21,23 @@ func TestHeadlineSameEverywhere(t *testing.T) {
 	t.Parallel()
 	r := fixture.Run(t, fixture.Options{Seed: 21, Leak: true, HTTPErrors: 4, Violations: map[protocol.Rule]int64{protocol.RConverge: 3}})
 	r.Summary.Verdict.Warnings = []string{"the generator was overloaded"}
+	r.Summary.Processes = []measure.ProcessLoad{{Name: "generator", Cores: 0.4}, {Name: "mock", Cores: 0.5}, {Name: "runtime", Cores: 1.02, Saturated: true}}
+	r.Summary.MachineCores = 2
 	h := report.NewHeadline(r)
+	if l := h.Lines[len(h.Lines)-1]; l[0] != "cpu" || l[1] != "cores used: generator 0.40, mock 0.50, runtime 1.02 (of 2); saturated: runtime" {
+		t.Errorf("last headline line %q: want the cores each process used, the saturated one named", l)
+	}
 
 	merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.FirstChunk })
 	if got := h.Latency.Rows[0]; got[0] != "ttfc" || got[3] != formatMS(merged.ValueAtQuantile(95)) {
 		t.Errorf("ttfc row %q: want p95 %s ms from the merged histograms", got, formatMS(merged.ValueAtQuantile(95)))
+	}
+	if got := h.Latency.Rows[1]; got[0] != "ttfc.overhead" || got[1] != "1800" {
+		t.Errorf("second latency row %q: want ttfc.overhead, next to ttfc, over its 1800 values", got)
+	}
+	toolOver, _ := r.Summary.Metric(measure.Key{Metric: measure.FirstChunkOverhead, Scenario: "tool-loop", Dialect: "sim-chat"})
+	if got, want := h.Worst.Rows[0], strconv.FormatFloat(float64(toolOver.P99)/1000, 'f', 1, 64); got[len(got)-1] != want {
+		t.Errorf("worst key %q: want tool-loop's ttfc.overhead p99 (%s ms) in its last column", got, want)
 	}
 	if len(h.Worst.Rows) != 4 || h.Worst.Rows[0][0] != "tool-loop" {
 		t.Errorf("worst keys %q: want the fixture's 4 keys, tool-loop (the slowest TTFC) first", h.Worst.Rows)

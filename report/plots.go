@@ -24,6 +24,7 @@ import (
 
 // Plot names (without extension); each is written as .png and .svg.
 const (
+	PlotOverview         = "latency"
 	PlotTimeToFirstChunk = "ttfc"
 	PlotChunkGap         = "chunk_gap"
 	PlotCancel           = "cancel"
@@ -47,60 +48,6 @@ type figure struct {
 
 func single(name string, p *plot.Plot) figure {
 	return figure{name: name, width: figureWidth, height: figureHeight, draw: p.Draw}
-}
-
-// maxInsideLegend is the most legend entries drawn inside the data area; more would hide the
-// lines, so they move to a column on the right.
-const maxInsideLegend = 6
-
-// legendColumn is the width of a legend drawn beside its plot.
-const legendColumn = 3.4 * vg.Inch
-
-// panel is one plot of a multi-panel figure, with its legend inside or beside it.
-type panel struct {
-	plot    *plot.Plot
-	entries int
-}
-
-// stackPanels draws panels top to bottom, each panelHeight tall. A panel with a long legend
-// gets it in a column on its right; the figure is widened for the column when any needs one.
-func stackPanels(name string, panelHeight vg.Length, panels []panel) figure {
-	side := false
-	for _, p := range panels {
-		side = side || p.entries > maxInsideLegend
-	}
-	width := figureWidth
-	if side {
-		width += legendColumn
-	}
-	return figure{name: name, width: width, height: panelHeight * vg.Length(len(panels)), draw: func(c draw.Canvas) {
-		for i, pn := range panels {
-			top := c.Max.Y - panelHeight*vg.Length(i)
-			row := vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - panelHeight}, Max: vg.Point{X: c.Max.X, Y: top}}
-			if i > 0 {
-				row.Max.Y -= vg.Points(12) // breathing room under the previous panel's axis label
-			}
-			if pn.entries <= maxInsideLegend {
-				if side {
-					row.Max.X -= legendColumn
-				}
-				pn.plot.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: row})
-				continue
-			}
-			leg := pn.plot.Legend
-			leg.TextStyle.Font.Size = vg.Points(10)
-			if pn.entries > 20 {
-				leg.TextStyle.Font.Size = vg.Points(8)
-			}
-			leg.Top, leg.Left = true, true
-			leg.XOffs, leg.YOffs = 0, -vg.Points(24)
-			p := *pn.plot
-			p.Legend = plot.NewLegend() // drawn beside, not inside
-			split := row.Max.X - legendColumn
-			p.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: row.Min, Max: vg.Point{X: split, Y: row.Max.Y}}})
-			leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: split + vg.Points(8), Y: row.Min.Y}, Max: row.Max}})
-		}
-	}}
 }
 
 // png renders f as PNG bytes.
@@ -135,8 +82,10 @@ type renderedPlot struct {
 // plotCaption says how to read a plot, under it in report.html.
 func plotCaption(name string) string {
 	switch name {
+	case PlotOverview:
+		return "Every stream's time to first answer chunk (ttfc) and first token (ttft), and the same less what the script scheduled before that frame (overhead): the part the runtime, the network and the mock's serving added. x in nines: 90% means 9 in 10 streams were at or below."
 	case PlotTimeToFirstChunk:
-		return "Each line is the share of streams (x, in nines: 90% means 9 in 10 were at or below) against the time from the request to the first answer chunk (y). Flat and low is good; a line that shoots up at 99% is a tail."
+		return "One panel per dialect; in each, the scenarios of worst p99 and the rest merged as other (a scenario has the same colour in every plot). x is the share of streams in nines (90% means 9 in 10 were at or below), y the time from the request to the first answer chunk. Flat and low is good; a line that shoots up at 99% is a tail."
 	case PlotChunkGap:
 		return "Time between consecutive answer chunks of a stream, as a percentile spectrum: the right end is the worst stall a reader saw."
 	case PlotCancel:
@@ -172,11 +121,13 @@ func writeFigures(dir string, figs []figure, titles map[string]string) ([]render
 	return out, nil
 }
 
-// runFigures builds every plot of a run, in report order, with their titles.
-func runFigures(r *measure.Run) ([]figure, map[string]string) {
-	titles := map[string]string{
-		PlotTimeToFirstChunk: "Time to first answer chunk: percentile spectrum",
-		PlotChunkGap:         "Gap between answer chunks: percentile spectrum",
+// runFigures builds every plot of a run that has something to show, in report order, with
+// their titles; notes are what the report says in place of a plot with nothing to show.
+func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes []string) {
+	titles = map[string]string{
+		PlotOverview:         "Time to first chunk and token, and the target's own part",
+		PlotTimeToFirstChunk: "Time to first answer chunk by dialect: percentile spectrum",
+		PlotChunkGap:         "Gap between answer chunks by dialect: percentile spectrum",
 		PlotCancel:           "Cancel and stop latency: percentile spectrum",
 		PlotTimeline:         "Timeline",
 		PlotViolations:       "Protocol violations by rule",
@@ -185,14 +136,33 @@ func runFigures(r *measure.Run) ([]figure, map[string]string) {
 	if hs == nil {
 		hs = measure.NewHistograms()
 	}
-	figs := []figure{
-		spectrumFigure(PlotTimeToFirstChunk, titles[PlotTimeToFirstChunk], hs, measure.FirstChunk),
-		spectrumFigure(PlotChunkGap, titles[PlotChunkGap], hs, measure.ChunkGap),
-		spectrumFigure(PlotCancel, titles[PlotCancel], hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency),
-		timelineFigure(titles[PlotTimeline], r.Timeline),
-		violationsFigure(titles[PlotViolations], &r.Summary),
+	colors := colorsOf(hs)
+	for _, m := range []spectrumModel{
+		overviewModel(hs),
+		spectrumModelOf(PlotTimeToFirstChunk, titles[PlotTimeToFirstChunk], "no answer chunk in this run", hs, measure.FirstChunk),
+		spectrumModelOf(PlotChunkGap, titles[PlotChunkGap], "no gap between answer chunks in this run", hs, measure.ChunkGap),
+		spectrumModelOf(PlotCancel, titles[PlotCancel], "no cancels or stops in this run", hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency),
+	} {
+		notes = append(notes, m.Notes...)
+		if len(m.Panels) == 0 {
+			if m.Empty != "" {
+				notes = append(notes, m.Empty)
+			}
+			continue
+		}
+		figs = append(figs, drawSpectrum(m, colors))
 	}
-	return figs, titles
+	if len(r.Timeline) > 0 {
+		figs = append(figs, timelineFigure(titles[PlotTimeline], r.Timeline))
+	} else {
+		notes = append(notes, "no timeline recorded in this run")
+	}
+	if r.Summary.TotalViolations() > 0 {
+		figs = append(figs, violationsFigure(titles[PlotViolations], &r.Summary))
+	} else {
+		notes = append(notes, "no protocol violations in this run: every checked rule held")
+	}
+	return figs, titles, notes
 }
 
 // nines labels the percentile axis at 1/(1−q) = 10^i, as HdrHistogram's plotter does.
@@ -236,19 +206,6 @@ func spectrumPoints(h *hdrhistogram.Histogram) plotter.XYs {
 	return pts
 }
 
-// seriesLabel names a line: the scenario, plus the dialect when the plot has several dialects,
-// plus the metric when it has several metrics.
-func seriesLabel(k measure.Key, manyDialects, manyMetrics bool) string {
-	label := k.Scenario
-	if manyDialects {
-		label += " (" + k.Dialect + ")"
-	}
-	if manyMetrics {
-		label = string(k.Metric) + ": " + label
-	}
-	return label
-}
-
 func newPlot(title string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -279,116 +236,6 @@ func lineStyle(l *plotter.Line, i int) {
 	l.Color = plotutil.Color(i)
 	l.Width = vg.Points(1.5)
 	l.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
-}
-
-// spectrumSeries is one line of a percentile spectrum.
-type spectrumSeries struct {
-	label string
-	hist  *hdrhistogram.Histogram
-}
-
-// spectrumFigure is the percentile spectrum of metrics: one line per scenario (per dialect and
-// metric when several). When that is more lines than a reader can follow, the figure becomes an
-// overview panel with one line per dialect (all its scenarios merged) above one panel per
-// dialect with a line per scenario.
-func spectrumFigure(name, title string, hs *measure.Histograms, metrics ...measure.Metric) figure {
-	var keys []measure.Key
-	var dialects []string
-	metricSet := map[measure.Metric]bool{}
-	for _, k := range hs.Keys() {
-		if slices.Contains(metrics, k.Metric) && hs.Count(k) > 0 {
-			keys = append(keys, k)
-			if !slices.Contains(dialects, k.Dialect) {
-				dialects = append(dialects, k.Dialect)
-			}
-			metricSet[k.Metric] = true
-		}
-	}
-	slices.Sort(dialects)
-	manyMetrics := len(metricSet) > 1
-	if len(keys) <= maxInsideLegend || len(dialects) == 1 {
-		var series []spectrumSeries
-		for _, k := range keys {
-			series = append(series, spectrumSeries{seriesLabel(k, len(dialects) > 1, manyMetrics), hs.Get(k)})
-		}
-		return stackPanels(name, figureHeight, []panel{{spectrumPlot(title, series), len(series)}})
-	}
-	// Overview: every dialect's scenarios merged (per metric when several).
-	type group struct {
-		metric  measure.Metric
-		dialect string
-	}
-	var groups []group
-	for _, k := range keys {
-		if g := (group{k.Metric, k.Dialect}); !slices.Contains(groups, g) {
-			groups = append(groups, g)
-		}
-	}
-	slices.SortFunc(groups, func(a, b group) int {
-		return measure.Key{Metric: a.metric, Dialect: a.dialect}.Compare(measure.Key{Metric: b.metric, Dialect: b.dialect})
-	})
-	var overview []spectrumSeries
-	for _, g := range groups {
-		label := g.dialect + " (all scenarios)"
-		if manyMetrics {
-			label = string(g.metric) + ": " + label
-		}
-		merged, _ := hs.Merged(func(k measure.Key) bool { return k.Metric == g.metric && k.Dialect == g.dialect })
-		overview = append(overview, spectrumSeries{label, merged})
-	}
-	panels := []panel{{spectrumPlot(title+": by dialect", overview), len(overview)}}
-	for _, d := range dialects {
-		var series []spectrumSeries
-		for _, k := range keys {
-			if k.Dialect == d {
-				series = append(series, spectrumSeries{seriesLabel(k, false, manyMetrics), hs.Get(k)})
-			}
-		}
-		panels = append(panels, panel{spectrumPlot(title+": "+d+", by scenario", series), len(series)})
-	}
-	return stackPanels(name, 5*vg.Inch, panels)
-}
-
-// spectrumPlot draws the percentile spectrum of each series: x is 1/(1−q) on a log axis
-// labelled in nines, y the latency in milliseconds.
-func spectrumPlot(title string, series []spectrumSeries) *plot.Plot {
-	p := newPlot(title)
-	p.X.Label.Text = "percentile (log scale of 1/(1−q))"
-	p.Y.Label.Text = "latency (ms)"
-	if len(series) == 0 {
-		noData(p, "no samples recorded")
-		return p
-	}
-	maxX := 1.0
-	for i, s := range series {
-		pts := spectrumPoints(s.hist)
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			continue
-		}
-		lineStyle(l, i)
-		p.Add(l)
-		if s.hist.TotalCount() < 3 {
-			// One or two samples make a line too short to see: mark them.
-			if sc, err := plotter.NewScatter(pts); err == nil {
-				sc.Color = l.Color
-				sc.Shape = draw.CircleGlyph{}
-				sc.Radius = vg.Points(3)
-				p.Add(sc)
-				p.Legend.Add(s.label, l, sc)
-			}
-		} else {
-			p.Legend.Add(s.label, l)
-		}
-		maxX = math.Max(maxX, pts[len(pts)-1].X)
-	}
-	p.X.Scale = plot.LogScale{}
-	p.X.Min = 1
-	p.X.Max = math.Max(10, math.Pow(10, math.Ceil(math.Log10(maxX))))
-	p.X.Tick.Marker = plot.TickerFunc(ninesTicker)
-	p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
-	p.Y.Min = 0
-	return p
 }
 
 // timelineFigure stacks three plots sharing the time axis: streams, frames per second, and
@@ -441,12 +288,11 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 			line{"errors/s", func(p measure.TimelinePoint) int64 { return p.Errors }},
 			line{"violations/s", func(p measure.TimelinePoint) int64 { return p.Violations }})},
 	}
-	return figure{name: PlotTimeline, width: figureWidth, height: 10 * vg.Inch, draw: func(c draw.Canvas) {
-		tiles := draw.Tiles{Rows: 3, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
-			PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(16)}
-		canvases := plot.Align(rows, tiles, c)
+	rowHeight := 2.4 * vg.Inch
+	return figure{name: PlotTimeline, width: figureWidth, height: rowHeight * vg.Length(len(rows)), draw: func(c draw.Canvas) {
 		for i := range rows {
-			rows[i][0].Draw(canvases[i][0])
+			top := c.Max.Y - rowHeight*vg.Length(i)
+			drawWithSideLegend(c, rows[i][0], vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
 		}
 	}}
 }

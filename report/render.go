@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,9 +35,12 @@ func Render(dir string) error {
 
 // RenderRun writes r's plots, report.html and report.md into dir.
 func RenderRun(dir string, r *measure.Run) error {
-	figs, titles := runFigures(r)
+	figs, titles, notes := runFigures(r)
 	plots, err := writeFigures(dir, figs, titles)
 	if err != nil {
+		return err
+	}
+	if err := removeUndrawn(dir, figs); err != nil {
 		return err
 	}
 	var md bytes.Buffer
@@ -44,11 +49,27 @@ func RenderRun(dir string, r *measure.Run) error {
 		return fmt.Errorf("write %s: %w", MarkdownFile, err)
 	}
 	var html bytes.Buffer
-	if err := writeHTML(&html, r, plots); err != nil {
+	if err := writeHTML(&html, r, plots, notes); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", HTMLFile, err)
+	}
+	return nil
+}
+
+// removeUndrawn deletes the files of plots this rendering did not draw (nothing to show), so a
+// re-rendered run keeps no stale plot of an earlier rendering.
+func removeUndrawn(dir string, drawn []figure) error {
+	for _, name := range []string{PlotOverview, PlotTimeToFirstChunk, PlotChunkGap, PlotCancel, PlotTimeline, PlotViolations} {
+		if slices.ContainsFunc(drawn, func(f figure) bool { return f.name == name }) {
+			continue
+		}
+		for _, ext := range []string{".png", ".svg"} {
+			if err := os.Remove(filepath.Join(dir, name+ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove stale plot: %w", err)
+			}
+		}
 	}
 	return nil
 }
@@ -69,9 +90,12 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 		t.writeMarkdown(w, "##")
 	}
 	fmt.Fprint(w, "## Plots\n\n")
-	figs, titles := runFigures(&measure.Run{})
+	figs, titles, notes := runFigures(r)
 	for _, f := range figs {
 		fmt.Fprintf(w, "- [%s](%s.png) ([SVG](%s.svg))\n", titles[f.name], f.name, f.name)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "- %s\n", mdCell(n))
 	}
 }
 
@@ -100,9 +124,14 @@ type htmlData struct {
 	HeadlineLatency htmlTable
 	HeadlineWorst   htmlTable
 	Run             htmlTable
-	Plots           []htmlPlot
-	Tables          []htmlTable
-	Samples         []measure.ViolationSample
+	// FirstPlot is the overview plot, shown in the headline beside its figures (nil: none);
+	// Plots are the others.
+	FirstPlot *htmlPlot
+	Plots     []htmlPlot
+	// PlotNotes say what a plot with nothing to show would have shown ("no cancels in this run").
+	PlotNotes []string
+	Tables    []htmlTable
+	Samples   []measure.ViolationSample
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -114,7 +143,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 <meta charset="utf-8">
 <title>streambench run {{.Summary.RunID}}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; padding: 0 1em; }
+body { font-family: system-ui, sans-serif; margin: 1em auto; max-width: 1300px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 .verdict { padding: .6em 1em; border-radius: 4px; font-weight: bold; }
 .PASS { background: #e3f6e3; color: #135e13; } .FAIL { background: #fbe4e4; color: #8a1212; }
@@ -126,7 +155,8 @@ img { max-width: 100%; border: 1px solid #eee; }
 figure { margin: 1em 0; } figcaption { font-size: .9em; color: #555; }
 details { margin: .4em 0; } summary { cursor: pointer; }
 .headline ul.figures { list-style: none; padding-left: 0; } .headline ul.figures li { margin: .2em 0; }
-.headline .tables { display: flex; flex-wrap: wrap; gap: 0 2em; } h3 { font-size: 1.05em; margin: .8em 0 .3em; }
+.headline .top { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; } .headline .top > div { flex: 0 1 auto; }
+figure.first { flex: 1 1 560px; max-width: 640px; margin: 0; } .warning { font-size: .85em; margin: .3em 0; color: #6b4b00; } h1 { margin: .2em 0 .4em; } h3 { font-size: 1.05em; margin: .8em 0 .3em; }
 pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; white-space: pre-wrap; word-break: break-all; }
 </style>
 </head>
@@ -137,14 +167,16 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 <p class="verdict {{.Verdict}}">Verdict: {{.Verdict}}</p>
 {{with .Reasons}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{with .Allowed}}<p>Allowed (known findings, not failing the run): {{range $i, $a := .}}{{if $i}}, {{end}}{{$a}}{{end}}</p>{{end}}
-{{range .Warnings}}<p>Warning (not failing the run): {{.}}</p>{{end}}
+{{range .Warnings}}<p class="warning">Warning (not failing the run): {{.}}</p>{{end}}
 <ul class="figures">{{range .Lines}}<li><b>{{index . 0}}</b>: {{index . 1}}</li>{{end}}</ul>
-<div class="tables">{{template "table3" $.HeadlineLatency}}{{if $.HeadlineWorst.Rows}}{{template "table3" $.HeadlineWorst}}{{end}}</div>
+<div class="top">{{template "table3" $.HeadlineLatency}}
+{{with $.FirstPlot}}<figure class="first"><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png). {{.Caption}}</figcaption></figure>{{end}}</div>
+{{if $.HeadlineWorst.Rows}}{{template "table3" $.HeadlineWorst}}{{end}}
 </section>
-{{end}}{{template "table" .Run}}
-<h2>Plots</h2>
+{{end}}<h2>Plots</h2>
 {{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png, {{.Name}}.svg). {{.Caption}}</figcaption></figure>
-{{end}}
+{{end}}{{with .PlotNotes}}<ul class="notes">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{template "table" .Run}}
 {{range .Tables}}{{template "table" .}}{{end}}
 <h2>Violation samples</h2>
 <p>Rule IDs and what breaks each are in docs/PROTOCOLS.md, the project's protocol document.</p>
@@ -190,7 +222,7 @@ func reportFrames(frames []string) string {
 	return b.String()
 }
 
-func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
+func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string) error {
 	s := &r.Summary
 	ov := overviewTable(s)
 	ov.Header = []string{"setting", "value"}
@@ -204,10 +236,16 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot) error {
 		HeadlineWorst:   htmlTable{hl.Worst},
 		Run:             htmlTable{ov},
 		Samples:         r.Samples,
+		PlotNotes:       notes,
 	}
 	for _, p := range plots {
-		data.Plots = append(data.Plots, htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,
-			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))})
+		hp := htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,
+			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))}
+		if p.Name == PlotOverview {
+			data.FirstPlot = &hp
+			continue
+		}
+		data.Plots = append(data.Plots, hp)
 	}
 	for _, t := range withMeasures(r, withTokens(s, withProvider(s, []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)}), 1), 1) {
 		data.Tables = append(data.Tables, htmlTable{t})

@@ -81,7 +81,7 @@ func TestRenderGoldenMarkdownAndPlots(t *testing.T) {
 	}
 	golden(t, "report.md", md)
 
-	for _, name := range []string{report.PlotTimeToFirstChunk, report.PlotChunkGap, report.PlotCancel, report.PlotTimeline, report.PlotViolations} {
+	for _, name := range []string{report.PlotOverview, report.PlotTimeToFirstChunk, report.PlotChunkGap, report.PlotCancel, report.PlotTimeline, report.PlotViolations} {
 		f, err := os.Open(filepath.Join(dir, name+".png"))
 		if err != nil {
 			t.Fatal(err)
@@ -91,8 +91,8 @@ func TestRenderGoldenMarkdownAndPlots(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s.png: %v", name, err)
 		}
-		if b := img.Bounds(); b.Dx() < 900 || b.Dy() < 250 {
-			t.Errorf("%s.png is %dx%d, want at least 900x250", name, b.Dx(), b.Dy())
+		if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 250 {
+			t.Errorf("%s.png is %dx%d, want at least 600x250 (one panel)", name, b.Dx(), b.Dy())
 		}
 		st, err := os.Stat(filepath.Join(dir, name+".png"))
 		if err != nil || st.Size() < 10_000 {
@@ -140,8 +140,8 @@ func TestRenderHTML(t *testing.T) {
 	if strings.Contains(s, "<script>") {
 		t.Error("report.html contains an unescaped <script> from a frame")
 	}
-	if n := strings.Count(s, "<img "); n != 5 {
-		t.Errorf("report.html has %d images, want 5", n)
+	if n := strings.Count(s, "<img "); n != 6 {
+		t.Errorf("report.html has %d images, want 6 (the overview, ttfc, chunk_gap, cancel, timeline, violations)", n)
 	}
 	if strings.Contains(s, `src="#ZgotmplZ"`) {
 		t.Error("html/template rejected an embedded image URL")

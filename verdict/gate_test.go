@@ -66,18 +66,20 @@ func TestParseThreshold(t *testing.T) {
 		limit     float64
 		isPercent bool
 	}{
-		{"ttfc.p99<300ms", "ttfc.p99", "<", 300_000, false},                               // latency in µs
-		{"gap.p99<=50ms", "gap.p99", "<=", 50_000, false},                                 // short name
-		{"chunk_gap.p999<=1s", "gap.p99.9", "<=", 1e6, false},                             // alias and p999 spelling
-		{"errors<0.1%", "errors", "<", 0.001, true},                                       // error rate
-		{"errors==0", "errors", "==", 0, false},                                           // error count
-		{"violations==0", "violations", "==", 0, false},                                   // count
-		{"failed<0.5%", "failed", "<", 0.005, true},                                       // failed-session rate
-		{"violations{rule=R-converge}==0", "violations{rule=R-converge}", "==", 0, false}, // scoped count
-		{"ttft.p99<500ms", "ttft.p99", "<", 500_000, false},                               // token latency in µs
-		{"stream_tokens_per_s.p50>=20", "stream_tokens_per_s.p50", ">=", 20_000, false},   // rate, kept ×RateScale like its histogram
-		{"tokens_per_s>=1000", "tokens_per_s", ">=", 1000, false},                         // aggregate tokens/s
-		{"goodput>=99%", "goodput", ">=", 0.99, true},                                     // goodput share
+		{"ttfc.p99<300ms", "ttfc.p99", "<", 300_000, false},                                                                                    // latency in µs
+		{"gap.p99<=50ms", "gap.p99", "<=", 50_000, false},                                                                                      // short name
+		{"chunk_gap.p999<=1s", "gap.p99.9", "<=", 1e6, false},                                                                                  // alias and p999 spelling
+		{"errors<0.1%", "errors", "<", 0.001, true},                                                                                            // error rate
+		{"errors==0", "errors", "==", 0, false},                                                                                                // error count
+		{"violations==0", "violations", "==", 0, false},                                                                                        // count
+		{"failed<0.5%", "failed", "<", 0.005, true},                                                                                            // failed-session rate
+		{"violations{rule=R-converge}==0", "violations{rule=R-converge}", "==", 0, false},                                                      // scoped count
+		{"ttft.p99<500ms", "ttft.p99", "<", 500_000, false},                                                                                    // token latency in µs
+		{"ttft.overhead.p99<50ms", "ttft.overhead.p99", "<", 50_000, false},                                                                    // the target's own ttft: a dotted name
+		{"ttfc.overhead{scenario=plain-answer}.p50<=5ms", "ttfc.overhead{scenario=plain-answer}.p50", "<=", 5_000, false},                      // dotted name, scoped
+		{"stream_tokens_per_s.p50>=20", "stream_tokens_per_s.p50", ">=", 20_000, false},                                                        // rate, kept ×RateScale like its histogram
+		{"tokens_per_s>=1000", "tokens_per_s", ">=", 1000, false},                                                                              // aggregate tokens/s
+		{"goodput>=99%", "goodput", ">=", 0.99, true},                                                                                          // goodput share
 		{"ttfc{dialect=sim-chat, scenario=plain-answer}.p99 < 300ms", "ttfc{dialect=sim-chat,scenario=plain-answer}.p99", "<", 300_000, false}, // spaces, scope
 	} {
 		th, err := verdict.ParseThreshold(tc.expr)
@@ -202,6 +204,30 @@ func TestGate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOverheadThreshold: a threshold on ttft.overhead judges the overhead histogram, not ttft:
+// a run whose ttft is far over 50 ms but whose overhead is 20 ms passes ttft.overhead.p99<50ms
+// and fails ttft.overhead.p99<10ms.
+func TestOverheadThreshold(t *testing.T) {
+	t.Parallel()
+	run := fixture.Run(t, fixture.Options{Seed: 3})
+	k := measure.Key{Metric: measure.FirstTokenOverhead, Scenario: "plain-answer", Dialect: "sim-chat"}
+	for range 100 {
+		if err := run.Histograms.Record(k, 20*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := verdict.Judge(run, verdict.Config{Thresholds: mustThresholds(t, "ttft.overhead.p99<50ms", "ttft.overhead.p99<10ms", "ttft.p99>50ms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Failed(), "|"); got != "ttft.overhead.p99<10ms" {
+		t.Errorf("failed checks %q, want only ttft.overhead.p99<10ms", got)
+	}
+	if _, err := verdict.ParseThreshold("ttft.overheads.p99<50ms"); err == nil {
+		t.Error("ttft.overheads.p99<50ms parsed: a misspelt dotted name must be refused")
 	}
 }
 

@@ -44,6 +44,7 @@ var gateNames = []gateName{
 	latencyName("headers", measure.Headers, "headers.p99<200ms", "request sent → response headers"),
 	latencyName("first_event", measure.FirstEvent, "first_event.p99<300ms", "request → first SSE event of any kind"),
 	latencyName("ttfc", measure.FirstChunk, "ttfc.p99<300ms", "request → first answer chunk (thinking does not count); ttfo is the first answer token"),
+	latencyName("ttfc.overhead", measure.FirstChunkOverhead, "ttfc.overhead.p99<50ms", "the target's own time to first chunk: ttfc less the scripted ttfc (the mock's scheduled delay), for sessions whose script says when it was due"),
 	latencyName("first_thinking", measure.FirstThinking, "first_thinking.p99<300ms", "request → first thinking frame"),
 	latencyName("gap", measure.ChunkGap, "gap.p99<=50ms", "between consecutive answer chunks").withAlias("chunk_gap"),
 	latencyName("duration", measure.StreamDuration, "duration.p99<10s", "request → end of stream"),
@@ -52,6 +53,7 @@ var gateNames = []gateName{
 	latencyName("stop", measure.StopLatency, "stop.p99<500ms", "compose stop request → stopped terminal"),
 	latencyName("start_lag", measure.StartLag, "start_lag.p99<10ms", "open loop: actual start − intended start"),
 	latencyName("ttft", measure.TimeToFirstToken, "ttft.p99<500ms", "time to first token: request → first thinking or answer token"),
+	latencyName("ttft.overhead", measure.FirstTokenOverhead, "ttft.overhead.p99<50ms", "the target's own time to first token: ttft less the scripted ttft"),
 	latencyName("ttfo", measure.TimeToFirstOutput, "ttfo.p99<800ms", "time to first output token: request → first answer token (reasoning excluded)"),
 	latencyName("itl", measure.InterTokenLatency, "itl.p99<50ms", "inter-token latency, per token: a frame of k tokens after a gap g counts k gaps of g/k"),
 	latencyName("tpot", measure.TimePerOutputToken, "tpot.p50<20ms", "time per output token, per session: (last token − first token) / (tokens − 1)"),
@@ -188,6 +190,16 @@ func parseSelector(expr, text string) (Selector, error) {
 	}
 	name := text[:nameEnd]
 	rest := text[nameEnd:]
+	if seg, ok := strings.CutPrefix(rest, "."); ok {
+		// A dotted name (ttft.overhead) is one name when the table has it.
+		end := strings.IndexAny(seg, "{.")
+		if end < 0 {
+			end = len(seg)
+		}
+		if _, known := lookupName(name + "." + seg[:end]); known {
+			name, rest = name+"."+seg[:end], seg[end:]
+		}
+	}
 	if name == "hung" {
 		return bad("hung is no longer a measure: a stream with no terminal ends as outcome.truncated (the body ended), outcome.stalled (no byte for --idle-timeout), outcome.over_time (still delivering at --stream-timeout) or outcome.cut (still delivering when the run ended), each counted by errors")
 	}

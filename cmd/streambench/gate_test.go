@@ -125,10 +125,13 @@ func TestReportAndCompareCommands(t *testing.T) {
 	if err := reportMain([]string{a}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"report.html", "report.md", "ttfc.png", "ttfc.svg", "timeline.png", "violations.png"} {
+	for _, f := range []string{"report.html", "report.md", "latency.png", "ttfc.png", "ttfc.svg", "timeline.png"} {
 		if _, err := os.Stat(filepath.Join(a, f)); err != nil {
 			t.Errorf("report did not write %s: %v", f, err)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(a, "violations.png")); err == nil {
+		t.Error("report drew violations.png for a run without violations: an empty plot")
 	}
 	out.Reset()
 	if err := compareMain([]string{a, b}, &out); err != nil {

@@ -110,6 +110,10 @@ func (c *Client) Sees(k protocol.FrameKind) bool {
 	return k != protocol.FrameThinking || !c.noModelThinking
 }
 
+// AnswerSettled is true for a workflow that redacts PII: its answer comes settled, with
+// block:completed, never streamed.
+func (c *Client) AnswerSettled() bool { return c.redacted }
+
 // RequestBody is the workflow execute request. The reference runtime decodes the same type.
 type RequestBody struct {
 	Input  *string `json:"input"`

@@ -187,6 +187,10 @@ func (c *Client) Sees(k protocol.FrameKind) bool {
 	return true
 }
 
+// AnswerSettled is true for a legacy client and for a provider that runs its tools settled:
+// either is sent only the settled final text, in one chunk.
+func (c *Client) AnswerSettled() bool { return !c.optedIn || c.policy.SettledTools }
+
 // input is the session's user message, its directive asking for prefixed tool names when the
 // client has a tool prefix.
 func (c *Client) input(s *protocol.Session) string {
