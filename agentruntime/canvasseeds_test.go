@@ -243,6 +243,34 @@ func TestCanvasReconnectAfterEnd(t *testing.T) {
 	}
 }
 
+// TestCanvasReconnectAfterUnnoticedDrop: an execution whose run ended with its first stream
+// still attached is what a client sees whose drop the server had not noticed yet (on a busy
+// machine it reads the close late): a reconnect right after still gets the replay and the
+// end, not a 404; the execution is released after a short grace.
+func TestCanvasReconnectAfterUnnoticedDrop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 0.05, Options{ToolTimeScale: 0.05})
+	cs := e.startResumable(t, "openai-all", "reconnect-after-end", t.Name())
+	exec := cs.resp.Header.Get(simcanvas.ExecutionIDHeader)
+	cs.readChunks(5)
+	last := cs.dec.LastEventID()
+	// The first stream stays attached to its end: the server never sees it go.
+	if _, err := io.Copy(io.Discard, cs.resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	cs.resp.Body.Close()
+	resp, body := e.reconnect(t, "openai-all", exec, last)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("reconnect after the run ended with its first stream attached: status %d: %s", resp.StatusCode, body)
+	}
+	if _, _, done := frameTypes(t, body); !done {
+		t.Errorf("replay without [DONE]: %s", body)
+	}
+	eventually(t, 10*time.Second, "the execution released", func() bool {
+		return gauge(t, e.rt.metrics.registry, MetricCanvasResumableOpen) == 0
+	})
+}
+
 // TestCanvasReconnectMidAnswer: a reconnect at once goes on live: the answer's remaining
 // chunks, then the end; nothing at or before the Last-Event-ID comes again.
 func TestCanvasReconnectMidAnswer(t *testing.T) {

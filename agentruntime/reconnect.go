@@ -184,17 +184,15 @@ func (x *canvasExec) detach(cs *clientStream) {
 		return
 	}
 	x.attached, x.wake = nil, nil
-	if x.timer == nil {
-		x.timer = time.AfterFunc(x.s.reconnectWindow(), x.expire)
-	} else {
-		x.timer.Reset(x.s.reconnectWindow())
-	}
+	x.startTimerLocked(x.s.reconnectWindow())
 }
 
-// expire ends a window with no client: the buffer goes, and a run still going is cancelled.
+// expire ends a window with no client (or the end grace of a run whose first stream stayed
+// attached): the buffer goes, and a run still going is cancelled.
 func (x *canvasExec) expire() {
 	x.mu.Lock()
-	if x.attached != nil || x.released {
+	endGraceOver := x.runDone && x.attached == x.first
+	if (x.attached != nil && !endGraceOver) || x.released {
 		x.mu.Unlock()
 		return
 	}
@@ -213,10 +211,26 @@ func (x *canvasExec) runEnded() {
 	defer x.mu.Unlock()
 	x.runDone = true
 	if x.attached == x.first {
-		x.releaseLocked()
+		// The execute request's own stream saw the end, or its client dropped and the server
+		// has not noticed yet (on a busy machine the close is read late): a reconnect may still
+		// come, so the execution is kept a moment (endGrace) for it, then released.
+		x.startTimerLocked(min(endGrace, x.s.reconnectWindow()))
 		return
 	}
 	x.signal()
+}
+
+// endGrace is how long an execution whose run ended with its first stream attached stays
+// resumable: long enough for a client whose drop the server had not noticed to reconnect.
+const endGrace = 2 * time.Second
+
+// startTimerLocked (re)starts the timer that releases the execution (expire). x.mu is held.
+func (x *canvasExec) startTimerLocked(d time.Duration) {
+	if x.timer == nil {
+		x.timer = time.AfterFunc(d, x.expire)
+	} else {
+		x.timer.Reset(d)
+	}
 }
 
 func (x *canvasExec) releaseLocked() {
