@@ -350,6 +350,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/api/workflows/{id}/execute", s.post(s.handleSimCanvas))
 	mux.HandleFunc("GET /api/workflows/{id}/executions/{execution}/stream", s.labelled(s.handleCanvasReconnect))
 	mux.HandleFunc("/agent/{agentId}/stream", s.post(s.handleCompose))
+	mux.HandleFunc("/agui/{agentId}", s.post(s.handleAGUI))
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/stop", s.post(s.handleComposeStop))
 	mux.HandleFunc("/api/workflows/{id}/executions/{executionId}/cancel", s.post(s.handleSimCanvasCancel))
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/approval", s.post(s.handleComposeApproval))

@@ -464,6 +464,11 @@ func (c *Checker) judgeComplete() {
 	if c.thoughtOK && !c.thought.Done() {
 		c.v.Add(protocol.RAGUIContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thought.Next(60), 60), c.thought.Matched(), c.thought.Total())
 	}
+	for i := range c.calls {
+		if !c.calls[i].ended { // never ended (R-agui-tool): its arguments are judged as they came
+			c.judgeArgs(&c.calls[i])
+		}
+	}
 	var missing []string
 	for i, u := range c.used {
 		if !u {
