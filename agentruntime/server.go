@@ -1,5 +1,5 @@
 // Package agentruntime is streambench's reference agent runtime: it serves the client-facing
-// dialects (sim-chat, sim-canvas, compose) over a real tool loop against a model provider
+// dialects (sim-chat, sim-canvas, compose, ag-ui) over a real tool loop against a model provider
 // (openai or anthropic wire), the way a production agent runtime does, so that its behaviour is
 // the reference every protocol rule is checked against. Fault switches (Faults) break one rule
 // each on purpose, which is how the load generator proves each of its checks can fail.
