@@ -100,6 +100,20 @@ type Faults struct {
 	// ChildNotCancelled lets swarm children play on when their run is aborted or stopped
 	// (R-swarm-cancel, seen at the mock).
 	ChildNotCancelled bool
+	// AGUINoRunStarted omits RUN_STARTED (R-agui-run).
+	AGUINoRunStarted bool
+	// AGUIOpenMessage never ends the first text message of every stream (R-agui-message).
+	AGUIOpenMessage bool
+	// AGUIOpenReasoning never ends the first reasoning message of every stream
+	// (R-agui-reasoning).
+	AGUIOpenReasoning bool
+	// AGUIOpenTool never ends the first tool call of every stream (R-agui-tool).
+	AGUIOpenTool bool
+	// AGUIOpenStep never finishes the first step of every stream (R-agui-step).
+	AGUIOpenStep bool
+	// AGUIBadStateDelta sends a first STATE_DELTA that replaces a member the state lacks
+	// (R-agui-state).
+	AGUIBadStateDelta bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -156,6 +170,12 @@ func FaultSwitches() []FaultInfo {
 		{"done-before-children", []protocol.Rule{protocol.RSwarmParentDone}, "send the last swarm_child_done after the parent's done", func(f *Faults) *bool { return &f.DoneBeforeChildren }},
 		{"child-wrong-text", []protocol.Rule{protocol.RSwarmContent}, "append a character to each swarm child's first delta", func(f *Faults) *bool { return &f.ChildWrongText }},
 		{"child-not-cancelled", []protocol.Rule{protocol.RSwarmCancel}, "let swarm children play on when their run is aborted or stopped", func(f *Faults) *bool { return &f.ChildNotCancelled }},
+		{"agui-no-run-started", []protocol.Rule{protocol.RAGUIRun}, "ag-ui: omit RUN_STARTED", func(f *Faults) *bool { return &f.AGUINoRunStarted }},
+		{"agui-open-message", []protocol.Rule{protocol.RAGUIMessage}, "ag-ui: never end the first text message", func(f *Faults) *bool { return &f.AGUIOpenMessage }},
+		{"agui-open-reasoning", []protocol.Rule{protocol.RAGUIReasoning}, "ag-ui: never end the first reasoning message", func(f *Faults) *bool { return &f.AGUIOpenReasoning }},
+		{"agui-open-tool", []protocol.Rule{protocol.RAGUITool}, "ag-ui: never end the first tool call (its result still comes)", func(f *Faults) *bool { return &f.AGUIOpenTool }},
+		{"agui-open-step", []protocol.Rule{protocol.RAGUIStep}, "ag-ui: never finish the first step", func(f *Faults) *bool { return &f.AGUIOpenStep }},
+		{"agui-bad-state-delta", []protocol.Rule{protocol.RAGUIState}, "ag-ui: a first STATE_DELTA that replaces a member the state lacks", func(f *Faults) *bool { return &f.AGUIBadStateDelta }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }

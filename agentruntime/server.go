@@ -1,5 +1,5 @@
 // Package agentruntime is streambench's reference agent runtime: it serves the client-facing
-// dialects (sim-chat, sim-canvas, compose) over a real tool loop against a model provider
+// dialects (sim-chat, sim-canvas, compose, ag-ui) over a real tool loop against a model provider
 // (openai or anthropic wire), the way a production agent runtime does, so that its behaviour is
 // the reference every protocol rule is checked against. Fault switches (Faults) break one rule
 // each on purpose, which is how the load generator proves each of its checks can fail.
@@ -350,6 +350,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/api/workflows/{id}/execute", s.post(s.handleSimCanvas))
 	mux.HandleFunc("GET /api/workflows/{id}/executions/{execution}/stream", s.labelled(s.handleCanvasReconnect))
 	mux.HandleFunc("/agent/{agentId}/stream", s.post(s.handleCompose))
+	mux.HandleFunc("/agui/{agentId}", s.post(s.handleAGUI))
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/stop", s.post(s.handleComposeStop))
 	mux.HandleFunc("/api/workflows/{id}/executions/{executionId}/cancel", s.post(s.handleSimCanvasCancel))
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/approval", s.post(s.handleComposeApproval))

@@ -74,6 +74,15 @@ var ruleKinds = map[Rule]struct {
 	RResponsesError:     {RuleMixed, "an error (HTTP or event) at another turn than the one the script fails, or none where it fails"},
 	RResponsesContent:   {RuleContent, ""},
 
+	RAGUIRun:       {RuleStructure, ""},
+	RAGUIMessage:   {RuleStructure, ""},
+	RAGUIReasoning: {RuleStructure, ""},
+	RAGUITool:      {RuleStructure, ""},
+	RAGUIStep:      {RuleStructure, ""},
+	RAGUIState:     {RuleStructure, ""},
+	RAGUIError:     {RuleMixed, "RUN_ERROR where the script fails (RUN_FINISHED there is a violation)"},
+	RAGUIContent:   {RuleContent, ""},
+
 	RAISDKParts: {RuleStructure, ""},
 	RAISDKText:  {RuleContent, ""},
 	RAISDKTool:  {RuleContent, ""},

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/agui"
 	"github.com/streambench/streambench/protocol/aisdk"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/compose"
@@ -31,6 +32,7 @@ func Default() *Registry {
 		anthropicmessages.New(),
 		openairesponses.New(),
 		aisdk.New(aisdk.Options{}),
+		agui.New(agui.Options{}),
 	))
 }
 

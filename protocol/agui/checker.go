@@ -1,0 +1,503 @@
+package agui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// toolCall is one tool call by toolCallId, from TOOL_CALL_START to its result.
+type toolCall struct {
+	id, name string
+	args     []byte
+	ended    bool
+	result   bool
+}
+
+// Checker judges one AG-UI event stream: R-agui-run, -message, -reasoning, -tool, -step,
+// -state, -error, R-framing always, and R-agui-content against the script (unless
+// NoGroundTruth). Not safe for concurrent use; one per stream.
+type Checker struct {
+	s      *protocol.Session
+	ground bool
+	tokens scenarios.TokenCounter
+	v      protocol.Violations
+
+	events   int
+	started  bool
+	threadID string
+	runID    string
+	ended    string // RUN_FINISHED or RUN_ERROR once seen
+	after    int    // events after ended
+	// unscripted: a RUN_ERROR the script does not call for (the session's in_band_error).
+	unscripted bool
+
+	messages  map[string]bool // open text messages
+	reasoning map[string]bool // open reasoning phases (REASONING_START … END)
+	reasonMsg map[string]bool // open reasoning messages
+	thinking  bool            // THINKING_START … THINKING_END open
+	thinkMsg  bool            // THINKING_TEXT_MESSAGE_START … END open
+	calls     []toolCall
+	steps     map[string]bool
+	state     any
+
+	text, thought     jsonwire.Cursor
+	textOK, thoughtOK bool
+	script            []scenarios.ScriptToolCall
+	used              []bool
+}
+
+// NewChecker returns a checker for one stream of s, sent RunAgentInput with threadID and runID.
+func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
+	c := &Checker{s: s, ground: !noGroundTruth && !s.NoGroundTruth, textOK: true, thoughtOK: true,
+		messages: map[string]bool{}, reasoning: map[string]bool{}, reasonMsg: map[string]bool{}, steps: map[string]bool{},
+		state: map[string]any{}}
+	if c.ground {
+		text := make([]string, len(s.Expected.Turns))
+		thinking := make([]string, len(s.Expected.Turns))
+		for i, t := range s.Expected.Turns {
+			text[i], thinking[i] = t.Text, t.Thinking
+			c.script = append(c.script, t.ToolCalls...)
+		}
+		c.text, c.thought = jsonwire.NewCursor(text), jsonwire.NewCursor(thinking)
+		c.used = make([]bool, len(c.script))
+	}
+	return c
+}
+
+var other = protocol.Observation{Kind: protocol.FrameOther}
+
+// Observe classifies one event and judges what can be decided now.
+func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
+	if ev.Type != "" && ev.Type != "message" {
+		c.v.Add(protocol.RFraming, "unexpected named event %q: AG-UI sends data: frames only", ev.Type)
+		return other
+	}
+	var e Event
+	data := bytes.TrimSpace(ev.Data)
+	if err := json.Unmarshal(data, &e); err != nil || len(data) == 0 || data[0] != '{' {
+		c.v.Add(protocol.RFraming, "expected a JSON event object, saw %s", clip(data, 80))
+		return other
+	}
+	if e.Type == "" {
+		c.v.Add(protocol.RFraming, "expected an event with a type, saw %s", clip(data, 80))
+		return other
+	}
+	c.events++
+	if c.ended != "" {
+		c.after++
+		if c.after == 1 {
+			c.v.Add(protocol.RAGUIRun, "expected nothing after %s, saw %s", c.ended, e.Type)
+		}
+		return other
+	}
+	if c.events == 1 && e.Type != TypeRunStarted && e.Type != TypeRunError {
+		c.v.Add(protocol.RAGUIRun, "expected RUN_STARTED as the first event, saw %s", e.Type)
+	}
+	switch e.Type {
+	case TypeRunStarted:
+		if c.started {
+			c.v.Add(protocol.RAGUIRun, "expected one RUN_STARTED per run, saw another")
+			return other
+		}
+		c.started = true
+		if c.need(&e, e.ThreadID, "threadId") && c.need(&e, e.RunID, "runId") {
+			c.threadID, c.runID = *e.ThreadID, *e.RunID
+		}
+	case TypeRunFinished:
+		return c.onRunFinished(&e)
+	case TypeRunError:
+		c.ended = TypeRunError
+		msg := "error"
+		if e.Message == nil {
+			c.v.Add(protocol.RAGUIError, "RUN_ERROR: expected a string message, saw none")
+		} else if *e.Message != "" {
+			msg = *e.Message
+		}
+		c.unscripted = !c.ground || !c.s.ScriptedError()
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+	case TypeStepStarted, TypeStepFinished:
+		if !c.need(&e, e.StepName, "stepName") {
+			return other
+		}
+		name := *e.StepName
+		if e.Type == TypeStepStarted {
+			if c.steps[name] {
+				c.v.Add(protocol.RAGUIStep, "STEP_STARTED %q: expected a step not already active, saw it active", name)
+			}
+			c.steps[name] = true
+		} else {
+			if !c.steps[name] {
+				c.v.Add(protocol.RAGUIStep, "STEP_FINISHED %q: expected its STEP_STARTED first, saw no active step of that name", name)
+			}
+			delete(c.steps, name)
+		}
+	case TypeTextMessageStart, TypeTextMessageContent, TypeTextMessageEnd:
+		return c.onMessage(&e, protocol.RAGUIMessage, c.messages, TypeTextMessageStart, TypeTextMessageContent)
+	case TypeReasoningMessageStart, TypeReasoningMessageContent, TypeReasoningMessageEnd:
+		return c.onMessage(&e, protocol.RAGUIReasoning, c.reasonMsg, TypeReasoningMessageStart, TypeReasoningMessageContent)
+	case TypeReasoningStart, TypeReasoningEnd:
+		if !c.need(&e, e.MessageID, "messageId") {
+			return other
+		}
+		id := *e.MessageID
+		if e.Type == TypeReasoningStart {
+			if c.reasoning[id] {
+				c.v.Add(protocol.RAGUIReasoning, "REASONING_START %q: expected a new reasoning phase, saw one already open", id)
+			}
+			c.reasoning[id] = true
+		} else {
+			if !c.reasoning[id] {
+				c.v.Add(protocol.RAGUIReasoning, "REASONING_END %q: expected its REASONING_START first, saw no open phase", id)
+			}
+			delete(c.reasoning, id)
+		}
+	case TypeThinkingStart, TypeThinkingEnd:
+		open := e.Type == TypeThinkingStart
+		if c.thinking == open {
+			c.v.Add(protocol.RAGUIReasoning, "%s: expected THINKING_START and THINKING_END to alternate, saw %s twice", e.Type, e.Type)
+		}
+		c.thinking = open
+	case TypeThinkingMessageStart, TypeThinkingMessageEnd:
+		open := e.Type == TypeThinkingMessageStart
+		if c.thinkMsg == open {
+			c.v.Add(protocol.RAGUIReasoning, "%s: expected THINKING_TEXT_MESSAGE_START and _END to alternate, saw %s twice", e.Type, e.Type)
+		}
+		c.thinkMsg = open
+	case TypeThinkingMessageContent:
+		if !c.thinkMsg {
+			c.v.Add(protocol.RAGUIReasoning, "THINKING_TEXT_MESSAGE_CONTENT: expected THINKING_TEXT_MESSAGE_START first, saw none open")
+		}
+		return c.content(&e, true, protocol.RAGUIReasoning)
+	case TypeTextMessageChunk, TypeReasoningMessageChunk:
+		// Convenience events the client expands into START/CONTENT/END itself.
+		return c.content(&e, e.Type == TypeReasoningMessageChunk, "")
+	case TypeToolCallStart, TypeToolCallArgs, TypeToolCallEnd, TypeToolCallChunk:
+		return c.onTool(&e)
+	case TypeToolCallResult:
+		return c.onToolResult(&e)
+	case TypeStateSnapshot:
+		if e.Snapshot == nil {
+			c.v.Add(protocol.RFraming, "STATE_SNAPSHOT: expected a snapshot, saw none")
+			return other
+		}
+		var st any
+		if json.Unmarshal(e.Snapshot, &st) == nil {
+			c.state = st
+		}
+	case TypeStateDelta:
+		if len(e.Delta) == 0 || e.Delta[0] != '[' {
+			c.v.Add(protocol.RAGUIState, "STATE_DELTA: expected a JSON Patch array as delta, saw %s", clip(e.Delta, 60))
+			return other
+		}
+		st, err := applyPatch(c.state, e.Delta)
+		if err != nil {
+			c.v.Add(protocol.RAGUIState, "STATE_DELTA %s does not apply to the last snapshot: %v", clip(e.Delta, 80), err)
+			return other
+		}
+		c.state = st
+	case TypeReasoningEncrypted, TypeMessagesSnapshot, TypeActivitySnapshot, TypeActivityDelta, TypeRaw, TypeCustom:
+		// Accepted, not judged.
+	default:
+		c.v.Add(protocol.RFraming, "unknown event type %q (@ag-ui/core's EventType has no such member)", e.Type)
+	}
+	return other
+}
+
+// need reports whether a required string field is present, reporting R-framing when not.
+func (c *Checker) need(e *Event, field *string, name string) bool {
+	if field != nil {
+		return true
+	}
+	c.v.Add(protocol.RFraming, "%s: expected a string %s, saw none", e.Type, name)
+	return false
+}
+
+func (c *Checker) onRunFinished(e *Event) protocol.Observation {
+	c.ended = TypeRunFinished
+	if e.ThreadID == nil || e.RunID == nil || (c.started && (*e.ThreadID != c.threadID || *e.RunID != c.runID)) {
+		c.v.Add(protocol.RAGUIRun, "RUN_FINISHED: expected threadId %q and runId %q as RUN_STARTED said, saw %s and %s", c.threadID, c.runID, quoted(e.ThreadID), quoted(e.RunID))
+	}
+	for _, open := range []struct {
+		rule protocol.Rule
+		what string
+		ids  map[string]bool
+	}{
+		{protocol.RAGUIMessage, "text message", c.messages},
+		{protocol.RAGUIReasoning, "reasoning message", c.reasonMsg},
+		{protocol.RAGUIReasoning, "reasoning phase", c.reasoning},
+		{protocol.RAGUIStep, "step", c.steps},
+	} {
+		for id := range open.ids {
+			c.v.Add(open.rule, "RUN_FINISHED: expected every %s closed, saw %q still open", open.what, id)
+		}
+	}
+	if c.thinking || c.thinkMsg {
+		c.v.Add(protocol.RAGUIReasoning, "RUN_FINISHED: expected THINKING_* closed, saw it open")
+	}
+	for i := range c.calls {
+		if !c.calls[i].ended {
+			c.v.Add(protocol.RAGUITool, "RUN_FINISHED: expected every tool call ended, saw %q (%s) without TOOL_CALL_END", c.calls[i].id, c.calls[i].name)
+		}
+	}
+	return protocol.Observation{Kind: protocol.FrameTerminal}
+}
+
+// onMessage judges a text or reasoning message's START, CONTENT or END by messageId.
+func (c *Checker) onMessage(e *Event, rule protocol.Rule, open map[string]bool, start, content string) protocol.Observation {
+	if !c.need(e, e.MessageID, "messageId") {
+		return other
+	}
+	id := *e.MessageID
+	switch e.Type {
+	case start:
+		if open[id] {
+			c.v.Add(rule, "%s %q: expected a new message, saw one already in progress", e.Type, id)
+		}
+		open[id] = true
+		c.tokens.Break()
+	case content:
+		if !open[id] {
+			c.v.Add(rule, "%s %q: expected its START first (and no END yet), saw no active message with that id", e.Type, id)
+		}
+		return c.content(e, rule == protocol.RAGUIReasoning, rule)
+	default:
+		if !open[id] {
+			c.v.Add(rule, "%s %q: expected an active message with that id, saw none (never started, or ended already)", e.Type, id)
+		}
+		delete(open, id)
+	}
+	return other
+}
+
+// content judges a text or reasoning delta against the script. rule "" is a CHUNK event,
+// whose delta may be absent or empty.
+func (c *Checker) content(e *Event, reasoning bool, rule protocol.Rule) protocol.Observation {
+	var delta string
+	if e.Delta != nil && json.Unmarshal(e.Delta, &delta) != nil {
+		c.v.Add(protocol.RFraming, "%s: expected a string delta, saw %s", e.Type, clip(e.Delta, 60))
+		return other
+	}
+	if delta == "" {
+		if rule != "" {
+			c.v.Add(rule, "%s: expected a non-empty delta (the schema refuses an empty one), saw %s", e.Type, clip(e.Delta, 20))
+		}
+		return other
+	}
+	if c.ground {
+		if reasoning {
+			if c.thoughtOK && !jsonwire.Advance(&c.thought, delta) {
+				c.thoughtOK = false
+				c.v.Add(protocol.RAGUIContent, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.thought.Matched(), clip(c.thought.Next(60), 60), clip(delta, 60))
+			}
+		} else if c.textOK && !jsonwire.Advance(&c.text, delta) {
+			c.textOK = false
+			c.v.Add(protocol.RAGUIContent, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), clip(c.text.Next(60), 60), clip(delta, 60))
+		}
+	}
+	if reasoning {
+		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta), Tokens: c.tokens.ThinkingBytes([]byte(delta))}
+	}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(delta), Tokens: c.tokens.TextBytes([]byte(delta))}
+}
+
+func (c *Checker) findCall(id string) int {
+	for i := range c.calls {
+		if c.calls[i].id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *Checker) onTool(e *Event) protocol.Observation {
+	if !c.need(e, e.ToolCallID, "toolCallId") {
+		return other
+	}
+	id := *e.ToolCallID
+	i := c.findCall(id)
+	switch e.Type {
+	case TypeToolCallStart, TypeToolCallChunk:
+		if e.Type == TypeToolCallChunk && i >= 0 {
+			return c.toolArgs(e, i)
+		}
+		if e.Type == TypeToolCallStart && !c.need(e, e.ToolCallName, "toolCallName") {
+			return other
+		}
+		if i >= 0 {
+			c.v.Add(protocol.RAGUITool, "TOOL_CALL_START %q: expected a new toolCallId, saw one already started", id)
+			return other
+		}
+		name := ""
+		if e.ToolCallName != nil {
+			name = *e.ToolCallName
+		}
+		c.calls = append(c.calls, toolCall{id: id, name: name})
+		c.tokens.Break()
+		if e.Type == TypeToolCallChunk {
+			c.toolArgs(e, len(c.calls)-1)
+		}
+		return protocol.Observation{Kind: protocol.FrameToolStart}
+	case TypeToolCallArgs:
+		if i < 0 {
+			c.v.Add(protocol.RAGUITool, "TOOL_CALL_ARGS %q: expected its TOOL_CALL_START first, saw no such tool call", id)
+			return other
+		}
+		return c.toolArgs(e, i)
+	}
+	// TOOL_CALL_END
+	if i < 0 || c.calls[i].ended {
+		c.v.Add(protocol.RAGUITool, "TOOL_CALL_END %q: expected an active tool call with that id, saw none (never started, or ended already)", id)
+		return other
+	}
+	cl := &c.calls[i]
+	cl.ended = true
+	if len(cl.args) > 0 && !json.Valid(cl.args) {
+		c.v.Add(protocol.RAGUITool, "tool call %q (%s): expected its arguments to be JSON, saw %s", cl.id, cl.name, clip(cl.args, 80))
+	}
+	if c.ground {
+		c.judgeArgs(cl)
+	}
+	return other
+}
+
+func (c *Checker) toolArgs(e *Event, i int) protocol.Observation {
+	cl := &c.calls[i]
+	if cl.ended {
+		c.v.Add(protocol.RAGUITool, "%s %q: expected every argument delta before TOOL_CALL_END, saw one after", e.Type, cl.id)
+		return other
+	}
+	var delta string
+	if e.Delta != nil && json.Unmarshal(e.Delta, &delta) != nil {
+		c.v.Add(protocol.RFraming, "%s: expected a string delta, saw %s", e.Type, clip(e.Delta, 60))
+	} else if e.Delta == nil && e.Type == TypeToolCallArgs {
+		c.v.Add(protocol.RFraming, "TOOL_CALL_ARGS: expected a string delta, saw none")
+	}
+	cl.args = append(cl.args, delta...)
+	return other
+}
+
+// judgeArgs matches an ended call to the script, by toolCallId, else the earliest unmatched
+// scripted call of its name, and compares the arguments as JSON.
+func (c *Checker) judgeArgs(cl *toolCall) {
+	si := -1
+	for i := range c.script {
+		if c.script[i].ID == cl.id {
+			si = i
+			break
+		}
+	}
+	for i := range c.script {
+		if si < 0 && !c.used[i] && c.script[i].Name == cl.name {
+			si = i
+		}
+	}
+	if si < 0 || c.used[si] {
+		c.v.Add(protocol.RAGUIContent, "tool call %q (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
+		return
+	}
+	c.used[si] = true
+	sc := &c.script[si]
+	if sc.Name != cl.name {
+		c.v.Add(protocol.RAGUIContent, "tool call %q: expected toolCallName %q, saw %q", cl.id, sc.Name, cl.name)
+	} else if !jsonEqual([]byte(sc.Arguments), cl.args) {
+		c.v.Add(protocol.RAGUIContent, "tool call %q (%s): expected arguments %s, saw %s", cl.id, cl.name, clip(sc.Arguments, 80), clip(cl.args, 80))
+	}
+}
+
+func (c *Checker) onToolResult(e *Event) protocol.Observation {
+	if !c.need(e, e.ToolCallID, "toolCallId") || !c.need(e, e.MessageID, "messageId") || !c.need(e, e.Content, "content") {
+		return other
+	}
+	id := *e.ToolCallID
+	i := c.findCall(id)
+	switch {
+	case i < 0:
+		c.v.Add(protocol.RAGUITool, "TOOL_CALL_RESULT %q: expected a result for a tool call of this run, saw one for an unknown toolCallId", id)
+		return other
+	case !c.calls[i].ended:
+		c.v.Add(protocol.RAGUITool, "TOOL_CALL_RESULT %q: expected TOOL_CALL_END before the result, saw the call still streaming its arguments", id)
+	case c.calls[i].result:
+		c.v.Add(protocol.RAGUITool, "TOOL_CALL_RESULT %q: expected one result per tool call, saw another", id)
+		return other
+	}
+	if e.Role != nil && *e.Role != "tool" {
+		c.v.Add(protocol.RAGUITool, "TOOL_CALL_RESULT %q: expected role tool, saw %q", id, *e.Role)
+	}
+	c.calls[i].result = true
+	return protocol.Observation{Kind: protocol.FrameToolEnd}
+}
+
+// Finish judges the end of the stream and returns every violation found.
+func (c *Checker) Finish(streamErr error) []protocol.Violation {
+	// clean: the stream ran to its terminal. A cut (a transport error, a stall, a stream
+	// without RUN_FINISHED or RUN_ERROR: the truncated outcome), an abort and an unscripted
+	// RUN_ERROR are judged on what arrived only.
+	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
+	if clean && c.ended == "" && c.events > 0 && !c.started {
+		c.v.Add(protocol.RAGUIRun, "expected RUN_STARTED, the stream never sent it")
+	}
+	if c.ground && clean {
+		if c.s.ScriptedError() && c.ended == TypeRunFinished {
+			c.v.Add(protocol.RAGUIError, "expected RUN_ERROR (the provider fails with %s), saw RUN_FINISHED", clip(c.s.Expected.ProviderError, 60))
+		}
+		if c.ended == TypeRunFinished || c.ended == TypeRunError {
+			c.judgeComplete()
+		}
+	}
+	return c.v.List()
+}
+
+// judgeComplete checks, at a clean end, that every scripted byte of text and reasoning and
+// every scripted tool call came.
+func (c *Checker) judgeComplete() {
+	if c.textOK && !c.text.Done() {
+		c.v.Add(protocol.RAGUIContent, "expected the text to continue with %s, saw only the first %d of %d bytes", clip(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
+	}
+	if c.thoughtOK && !c.thought.Done() {
+		c.v.Add(protocol.RAGUIContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thought.Next(60), 60), c.thought.Matched(), c.thought.Total())
+	}
+	for i := range c.calls {
+		if !c.calls[i].ended { // never ended (R-agui-tool): its arguments are judged as they came
+			c.judgeArgs(&c.calls[i])
+		}
+	}
+	var missing []string
+	for i, u := range c.used {
+		if !u {
+			missing = append(missing, c.script[i].ID+" ("+c.script[i].Name+")")
+		}
+	}
+	if len(missing) > 0 {
+		c.v.Add(protocol.RAGUIContent, "expected the script's tool calls %s, saw none for them", strings.Join(missing, ", "))
+	}
+}
+
+// jsonEqual reports whether a and b are the same JSON value.
+func jsonEqual(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+func quoted(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%q", *s)
+}
+
+// clip quotes b for a violation detail, showing at most n bytes of it.
+func clip[T ~string | ~[]byte](b T, n int) string { return protocol.Quote(string(b), n) }

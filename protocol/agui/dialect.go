@@ -1,0 +1,147 @@
+// Package agui is the ag-ui dialect: the Agent–User Interaction protocol
+// (github.com/ag-ui-protocol/ag-ui, @ag-ui/core and @ag-ui/client), the event stream an AG-UI
+// agent server sends an AG-UI client (CopilotKit and others). A client POSTs a RunAgentInput
+// (threadId, runId, messages, tools, state, context, forwardedProps) and reads SSE data:
+// frames of JSON events: RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, REASONING_* (THINKING_* in
+// older servers), STEP_*, STATE_SNAPSHOT/DELTA, then RUN_FINISHED or RUN_ERROR. The package
+// holds the events, the Writer the reference runtime serves them with, the request, and the
+// Checker: everything @ag-ui/client's verifyEvents judges, and what it leaves out (a stream
+// without RUN_FINISHED or RUN_ERROR is truncated, reasoning and tool results are checked,
+// STATE_DELTA patches must apply, text and tool arguments equal the script). See
+// docs/PROTOCOLS.md, "ag-ui".
+package agui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
+)
+
+// Name is the dialect's CLI name.
+const Name = "ag-ui"
+
+// DefaultPath is the reference runtime's AG-UI route ({agent}: the deployment slug).
+const DefaultPath = "/agui/{agent}"
+
+var (
+	_ protocol.Dialect       = (*Dialect)(nil)
+	_ protocol.Client        = (*Dialect)(nil)
+	_ protocol.StructureOnly = (*Dialect)(nil)
+	_ protocol.Checker       = (*Checker)(nil)
+)
+
+// Options configure the dialect. The zero value judges the reference runtime's route against
+// the script.
+type Options struct {
+	// Path is the route's path template ({agent}); DefaultPath when empty.
+	Path string
+	// NoGroundTruth judges structure only: the agent's model is not the mock.
+	NoGroundTruth bool
+}
+
+// Dialect is the ag-ui client side. It holds only its options and is safe for concurrent use.
+type Dialect struct {
+	opts  Options
+	agent string
+}
+
+// New returns the ag-ui dialect with opts.
+func New(opts Options) *Dialect {
+	if opts.Path == "" {
+		opts.Path = DefaultPath
+	}
+	return &Dialect{opts: opts}
+}
+
+// Name is the dialect's CLI name.
+func (*Dialect) Name() string { return Name }
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "path", Help: "the agent route's path template, {agent} the target (default " + DefaultPath + ")"},
+		{Key: "noGroundTruth", Help: "judge structure only: the agent's model is not the mock (also --no-ground-truth)"},
+	}
+}
+
+// Configure returns the client for target (the agent, {agent} in the path).
+func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
+	if err := o.Check(Name, d.Options()); err != nil {
+		return nil, err
+	}
+	opts := d.opts
+	var err error
+	if opts.Path, err = o.String("path", opts.Path); err != nil {
+		return nil, err
+	}
+	if opts.NoGroundTruth, err = o.Bool("noGroundTruth", opts.NoGroundTruth); err != nil {
+		return nil, err
+	}
+	if _, err := protocol.ExpandPath(opts.Path, "agent", target); err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	c := New(opts)
+	c.agent = target
+	return c, nil
+}
+
+// Label is the dialect's name.
+func (*Dialect) Label() string { return Name }
+
+// Sees reports that an AG-UI agent sends every kind of frame.
+func (*Dialect) Sees(protocol.FrameKind) bool { return true }
+
+// StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
+func (d *Dialect) StructureOnly() bool { return d.opts.NoGroundTruth }
+
+// ThreadID and RunID are the ids a session's RunAgentInput carries.
+func ThreadID(s *protocol.Session) string { return "thread-" + s.ID }
+
+// RunID is the run id of a session's RunAgentInput.
+func RunID(s *protocol.Session) string { return "run-" + s.ID }
+
+// NewRequest builds what HttpAgent sends: POST {baseURL}{path} with Accept: text/event-stream
+// and a RunAgentInput whose one message is the user's input, no tools, empty state, context
+// and forwardedProps.
+func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
+	path, err := protocol.ExpandPath(d.opts.Path, "agent", d.agent)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	body := make([]byte, 0, 192+len(s.Input)+3*len(s.ID))
+	body = append(body, `{"threadId":`...)
+	body = jsonwire.AppendString(body, ThreadID(s))
+	body = append(body, `,"runId":`...)
+	body = jsonwire.AppendString(body, RunID(s))
+	body = append(body, `,"state":{},"messages":[{"id":`...)
+	body = jsonwire.AppendString(body, "msg-"+s.ID)
+	body = append(body, `,"role":"user","content":`...)
+	body = jsonwire.AppendString(body, s.Input)
+	body = append(body, `}],"tools":[],"context":[],"forwardedProps":{}}`...)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%s: request for session %s: %w", Name, s.ID, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	return req, nil
+}
+
+// CheckHeaders checks the content type (R-headers).
+func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
+	ct := h.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
+		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
+	}
+	return nil
+}
+
+// NewChecker returns a fresh checker for one stream of s.
+func (d *Dialect) NewChecker(s *protocol.Session) protocol.Checker {
+	return NewChecker(s, d.opts.NoGroundTruth)
+}
