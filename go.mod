@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/goccy/go-yaml v1.19.2
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/prometheus/client_golang v1.25.0

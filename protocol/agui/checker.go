@@ -46,7 +46,7 @@ type Checker struct {
 	thinkMsg  bool            // THINKING_TEXT_MESSAGE_START … END open
 	calls     []toolCall
 	steps     map[string]bool
-	state     any
+	state     []byte // the state's JSON: {} until a snapshot
 
 	text, thought     jsonwire.Cursor
 	textOK, thoughtOK bool
@@ -58,7 +58,7 @@ type Checker struct {
 func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
 	c := &Checker{s: s, ground: !noGroundTruth && !s.NoGroundTruth, textOK: true, thoughtOK: true,
 		messages: map[string]bool{}, reasoning: map[string]bool{}, reasonMsg: map[string]bool{}, steps: map[string]bool{},
-		state: map[string]any{}}
+		state: []byte("{}")}
 	if c.ground {
 		text := make([]string, len(s.Expected.Turns))
 		thinking := make([]string, len(s.Expected.Turns))
@@ -188,9 +188,8 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			c.v.Add(protocol.RFraming, "STATE_SNAPSHOT: expected a snapshot, saw none")
 			return other
 		}
-		var st any
-		if json.Unmarshal(e.Snapshot, &st) == nil {
-			c.state = st
+		if json.Valid(e.Snapshot) {
+			c.state = append(c.state[:0], e.Snapshot...)
 		}
 	case TypeStateDelta:
 		if len(e.Delta) == 0 || e.Delta[0] != '[' {

@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -176,20 +177,28 @@ func TestCheckerEnds(t *testing.T) {
 
 func TestApplyPatch(t *testing.T) {
 	t.Parallel()
-	doc := map[string]any{"a": []any{1.0, 2.0}, "b": map[string]any{"c": "x"}}
-	out, err := applyPatch(doc, []byte(`[{"op":"add","path":"/a/1","value":9},{"op":"remove","path":"/b/c"},{"op":"copy","from":"/a","path":"/d"},{"op":"move","from":"/d","path":"/b/e"},{"op":"test","path":"/a/1","value":9},{"op":"replace","path":"/a/-1","value":0}]`))
-	if err == nil {
-		t.Fatalf("replace at /a/-1 applied: %v", out)
+	doc := []byte(`{"a":[1,2],"b":{"c":"x"}}`)
+	// replace at "-" (past the end) fails, and the whole patch with it.
+	if out, err := applyPatch(doc, []byte(`[{"op":"add","path":"/a/1","value":9},{"op":"remove","path":"/b/c"},{"op":"copy","from":"/a","path":"/d"},{"op":"move","from":"/d","path":"/b/e"},{"op":"test","path":"/a/1","value":9},{"op":"replace","path":"/a/-","value":0}]`)); err == nil {
+		t.Fatalf("replace at /a/- applied: %s", out)
 	}
-	out, err = applyPatch(doc, []byte(`[{"op":"add","path":"/a/1","value":9},{"op":"remove","path":"/b/c"},{"op":"copy","from":"/a","path":"/d"},{"op":"move","from":"/d","path":"/b/e"},{"op":"test","path":"/b/e/1","value":9}]`))
+	out, err := applyPatch(doc, []byte(`[{"op":"add","path":"/a/1","value":9},{"op":"remove","path":"/b/c"},{"op":"copy","from":"/a","path":"/d"},{"op":"move","from":"/d","path":"/b/e"},{"op":"test","path":"/b/e/1","value":9}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `map[a:[1 9 2] b:map[e:[1 9 2]]]`; fmtAny(out) != want {
-		t.Errorf("got %s, want %s", fmtAny(out), want)
+	var got, want any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
 	}
-	if fmtAny(doc) != `map[a:[1 2] b:map[c:x]]` {
-		t.Errorf("the patched document changed: %s", fmtAny(doc))
+	_ = json.Unmarshal([]byte(`{"a":[1,9,2],"b":{"e":[1,9,2]}}`), &want)
+	if fmtAny(got) != fmtAny(want) {
+		t.Errorf("got %s, want %v", out, want)
+	}
+	if string(doc) != `{"a":[1,2],"b":{"c":"x"}}` {
+		t.Errorf("the patched document changed: %s", doc)
+	}
+	if _, err := applyPatch(doc, []byte(`[{"op":"test","path":"/a/0","value":2}]`)); err == nil {
+		t.Error("a failing test op applied")
 	}
 }
 
