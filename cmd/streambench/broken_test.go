@@ -22,6 +22,8 @@ var inBandErrors = map[string]string{
 	"ai-sdk":             "data: {\"type\":\"start\"}\n\ndata: {\"type\":\"error\",\"errorText\":\"upstream provider failed\"}\n\ndata: [DONE]\n\n",
 	"openai-chat":        "data: {\"error\":{\"message\":\"upstream provider failed\",\"type\":\"server_error\"}}\n\ndata: [DONE]\n\n",
 	"anthropic-messages": "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"upstream provider failed\"}}\n\n",
+	"ag-ui": "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
+		"data: {\"type\":\"RUN_ERROR\",\"message\":\"upstream provider failed\"}\n\n",
 	"openai-responses": "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_1\",\"status\":\"in_progress\",\"output\":[]}}\n\n" +
 		"event: error\ndata: {\"type\":\"error\",\"sequence_number\":1,\"code\":\"server_error\",\"message\":\"upstream provider failed\",\"param\":null}\n\n" +
 		"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":2,\"response\":{\"id\":\"resp_1\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"upstream provider failed\"}}}\n\ndata: [DONE]\n\n",
