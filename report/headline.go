@@ -245,6 +245,16 @@ func worstKeys(r *measure.Run) table {
 			keys = append(keys, m)
 		}
 	}
+	// A tail percentile of a handful of samples is their maximum: keys under minLineSamples
+	// are ranked only when no key has enough, and then show no p95 or p99.
+	enough := slices.DeleteFunc(slices.Clone(keys), func(m measure.MetricSummary) bool { return m.Count < minLineSamples })
+	switch {
+	case len(enough) > 0 && len(enough) < len(keys):
+		t.Title += fmt.Sprintf("; not ranked: %d key(s) of fewer than %d sessions", len(keys)-len(enough), minLineSamples)
+		keys = enough
+	case len(enough) == 0 && len(keys) > 0:
+		t.Title += fmt.Sprintf("; every key has fewer than %d sessions: no tail percentiles", minLineSamples)
+	}
 	slices.SortStableFunc(keys, func(a, b measure.MetricSummary) int {
 		if c := cmp.Compare(b.P99, a.P99); c != 0 {
 			return c
@@ -252,18 +262,19 @@ func worstKeys(r *measure.Run) table {
 		return a.Key.Compare(b.Key)
 	})
 	for _, m := range keys[:min(len(keys), headlineWorstKeys)] {
+		tail := m.Count >= minLineSamples
 		row := []string{m.Scenario, m.Dialect, num(m.Count), headlineMS(m.P50)}
 		if withP95 {
 			p95 := "-"
-			if hist := r.Histograms.Get(m.Key); hist != nil && hist.TotalCount() > 0 {
+			if hist := r.Histograms.Get(m.Key); tail && hist != nil && hist.TotalCount() > 0 {
 				p95 = headlineMS(hist.ValueAtQuantile(95))
 			}
 			row = append(row, p95)
 		}
-		row = append(row, headlineMS(m.P99))
+		row = append(row, boolText(tail, headlineMS(m.P99), "-"))
 		if overhead {
 			o, ok := s.Metric(measure.Key{Metric: measure.FirstChunkOverhead, Scenario: m.Scenario, Dialect: m.Dialect})
-			row = append(row, boolText(ok && o.Count > 0, headlineMS(o.P99), "-"))
+			row = append(row, boolText(tail && ok && o.Count > 0, headlineMS(o.P99), "-"))
 		}
 		t.Rows = append(t.Rows, row)
 	}

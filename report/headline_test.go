@@ -135,3 +135,40 @@ func formatMS(us int64) string {
 	}
 	return strconv.FormatFloat(float64(us)/1000, 'f', 1, 64)
 }
+
+// TestHeadlineWorstKeysNeedSamples: a key of a few sessions is not ranked by a p99 that is its
+// maximum: with keys of enough sessions it is left out (the title says how many), and when
+// every key is small they are listed with no p95 or p99.
+func TestHeadlineWorstKeysNeedSamples(t *testing.T) {
+	t.Parallel()
+	r := fixture.Run(t, fixture.Options{Seed: 23})
+	var small string
+	for i := range r.Summary.Metrics {
+		m := &r.Summary.Metrics[i]
+		if m.Metric == measure.FirstChunk && small == "" {
+			// The slowest key on paper, from 3 sessions.
+			m.Count, m.P99, small = 3, m.P99*100, m.Scenario
+		}
+	}
+	h := report.NewHeadline(r)
+	for _, row := range h.Worst.Rows {
+		if row[0] == small {
+			t.Errorf("a 3-session key ranked among the worst: %q", row)
+		}
+	}
+	if !strings.Contains(h.Worst.Title, "not ranked: 1 key(s) of fewer than 20 sessions") {
+		t.Errorf("title %q: want it to say a small key was left out", h.Worst.Title)
+	}
+	for i := range r.Summary.Metrics {
+		r.Summary.Metrics[i].Count = min(r.Summary.Metrics[i].Count, 5)
+	}
+	h = report.NewHeadline(r)
+	if len(h.Worst.Rows) == 0 || !strings.Contains(h.Worst.Title, "no tail percentiles") {
+		t.Fatalf("all keys small: rows %q, title %q", h.Worst.Rows, h.Worst.Title)
+	}
+	for _, row := range h.Worst.Rows {
+		if row[4] != "-" || row[5] != "-" {
+			t.Errorf("small key %q shows a p95 or p99", row)
+		}
+	}
+}
