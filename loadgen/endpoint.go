@@ -37,7 +37,10 @@ type Endpoint struct {
 	Output TokenDist
 	// Prompts, when not empty, are sampled with the session's seed instead of synthetic ones.
 	Prompts []Prompt
-	// Source names where the prompts came from (the file), for the results.
+	// Conversations, when not empty, are sampled with the session's seed instead of prompts:
+	// each session replays one turn by turn (load --conversations; Conversation).
+	Conversations []Conversation
+	// Source names where the prompts or conversations came from (the file), for the results.
 	Source string
 	// MaxTokensField is the openai-chat field max_tokens is sent in (protocol.MaxTokensField
 	// and its siblings; "": max_tokens). MinTokens sends min_tokens equal to max_tokens and
@@ -88,12 +91,21 @@ func EndpointMix(dialect, model string, seed uint64) (*Mix, error) {
 		[]Profile{{Name: dialect, Dialect: dialect, Weight: 1, Targets: []Target{{Slug: model}}}})
 }
 
-// request is session pick's endpoint request, drawn from its seed.
-func (e *Endpoint) request(seed uint64) *protocol.EndpointRequest {
+// request is session pick's endpoint request, drawn from its seed, and for a conversation
+// workload the conversation it begins (nil otherwise).
+func (e *Endpoint) request(seed uint64) (*protocol.EndpointRequest, *Conversation) {
 	r := rand.New(rand.NewPCG(seed, 0x656e64706f696e74)) // "endpoint"
 	req := &protocol.EndpointRequest{}
 	reply := 0
-	if len(e.Prompts) > 0 {
+	var conv *Conversation
+	if len(e.Conversations) > 0 {
+		conv = e.conversation(r)
+		if conv.System != "" {
+			req.Messages = append(req.Messages, protocol.Message{Role: "system", Text: conv.System})
+		}
+		req.Messages = append(req.Messages, protocol.Message{Role: "user", Text: conv.Turns[0]})
+		req.Conversation, reply = true, conv.ReplyTokens[0]
+	} else if len(e.Prompts) > 0 {
 		p := &e.Prompts[r.IntN(len(e.Prompts))]
 		req.Messages, reply = p.Messages, p.ReplyTokens
 	} else {
@@ -109,7 +121,7 @@ func (e *Endpoint) request(seed uint64) *protocol.EndpointRequest {
 	if e.MinTokens {
 		req.MinTokens = req.MaxTokens
 	}
-	return req
+	return req, conv
 }
 
 // TokenDist is a distribution of token counts: fixed ("512"), normal ("512±64" or "512+-64":

@@ -93,7 +93,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 }
 
 // addEndpointFlags registers the inference endpoint's flags (load only: --model, --api-key,
-// --input-tokens, --output-tokens, --prompts).
+// --input-tokens, --output-tokens, --prompts, --conversations).
 func addEndpointFlags(w *workloadFlags) {
 	fs := w.fs
 	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages: the request's model (--option model=...); with an endpoint workload and none given,\n"+
@@ -110,6 +110,10 @@ func addEndpointFlags(w *workloadFlags) {
 	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
 	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
 		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
+	fs.StringVar(&w.Conversations, "conversations", "", "endpoint workload: multi-turn conversations sampled with the seed from this file, JSON Lines of\n"+
+		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
+		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
+		"each turn is a request measured on its own, the conversation is the session (a failed turn ends it with that outcome)")
 }
 
 // longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
