@@ -84,6 +84,7 @@ func TestConversationReplay(t *testing.T) {
 	}{
 		{"openai-chat", 0},
 		{"anthropic-messages", 0},
+		{"openai-responses", 0},
 		// the second turn fails: the conversation ends there, with its outcome
 		{"openai-chat", 2},
 	} {
@@ -165,16 +166,25 @@ type conversationTap struct {
 
 func (c *conversationTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	type message struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
 	var req struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
+		Messages []message `json:"messages"`
+		Input    []message `json:"input"` // openai-responses
 	}
 	json.Unmarshal(body, &req)
 	var msgs []string
-	for _, m := range req.Messages {
-		text, _ := contentString(m.Content)
+	for _, m := range append(req.Messages, req.Input...) {
+		var parts []struct{ Text string }
+		text, err := contentString(m.Content)
+		if err != nil || json.Unmarshal(m.Content, &parts) == nil {
+			text = ""
+			for _, p := range parts {
+				text += p.Text
+			}
+		}
 		msgs = append(msgs, m.Role+":"+text)
 	}
 	c.mu.Lock()
@@ -225,10 +235,8 @@ func answerText(stream []byte) string {
 					Content string `json:"content"`
 				} `json:"delta"`
 			} `json:"choices"`
-			Delta struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"delta"`
+			Type  string          `json:"type"`
+			Delta json.RawMessage `json:"delta"`
 		}
 		if json.Unmarshal([]byte(data), &f) != nil {
 			continue
@@ -236,8 +244,13 @@ func answerText(stream []byte) string {
 		for _, ch := range f.Choices {
 			b.WriteString(ch.Delta.Content)
 		}
-		if f.Delta.Type == "text_delta" {
-			b.WriteString(f.Delta.Text)
+		var block struct{ Type, Text string } // anthropic-messages
+		var delta string                      // openai-responses
+		switch {
+		case f.Type == "response.output_text.delta" && json.Unmarshal(f.Delta, &delta) == nil:
+			b.WriteString(delta)
+		case json.Unmarshal(f.Delta, &block) == nil && block.Type == "text_delta":
+			b.WriteString(block.Text)
 		}
 	}
 	return b.String()

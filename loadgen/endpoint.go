@@ -22,6 +22,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/openaichat"
+	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -58,16 +59,16 @@ type Prompt struct {
 }
 
 // EndpointDialect reports whether dialect takes the endpoint workload, --model and --api-key:
-// the provider wires, openai-chat and anthropic-messages.
+// the provider wires, openai-chat, anthropic-messages and openai-responses.
 func EndpointDialect(dialect string) bool {
-	return dialect == openaichat.Name || dialect == anthropicmessages.Name
+	return dialect == openaichat.Name || dialect == anthropicmessages.Name || dialect == openairesponses.Name
 }
 
 // APIKeyEnv is the environment variable an API key is read from for dialect when --api-key is
 // not given ("" for a dialect without one).
 func APIKeyEnv(dialect string) string {
 	switch dialect {
-	case openaichat.Name:
+	case openaichat.Name, openairesponses.Name:
 		return "OPENAI_API_KEY"
 	case anthropicmessages.Name:
 		return "ANTHROPIC_API_KEY"

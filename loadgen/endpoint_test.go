@@ -70,7 +70,7 @@ func TestLoadPrompts(t *testing.T) {
 func TestEndpointWorkloadNeedsAProviderDialect(t *testing.T) {
 	t.Parallel()
 	w := Workload{Dialect: "sim-chat", InputTokens: "64", TimeScale: 1, SnapshotEvery: 1}
-	if _, err := w.Config(); err == nil || !strings.Contains(err.Error(), "--dialect openai-chat or anthropic-messages") {
+	if _, err := w.Config(); err == nil || !strings.Contains(err.Error(), "--dialect openai-chat, anthropic-messages or openai-responses") {
 		t.Errorf("sim-chat with --input-tokens: %v", err)
 	}
 	w = Workload{Dialect: "anthropic-messages", APIKey: "sk-ant-abcdef123456", OutputTokens: "32", TimeScale: 1, SnapshotEvery: 1}

@@ -68,7 +68,7 @@ type Workload struct {
 	Allow                  []string // rule IDs (protocol.ParseRule)
 	GoodputSLOs            []string // METRIC OP LIMIT (measure.ParseSessionSLO)
 
-	// The inference endpoint's workload and target (openai-chat and anthropic-messages only):
+	// The inference endpoint's workload and target (openai-chat, anthropic-messages and openai-responses only):
 	// Model is the model option; APIKey goes in the dialect's auth header (APIKeyHeader) and
 	// is a secret (Config.Redact); InputTokens and OutputTokens are TokenDist specs and
 	// Prompts a prompt file (LoadPrompts): any of them makes the run an endpoint workload
@@ -235,7 +235,7 @@ func (w Workload) endpoint(cfg *Config) error {
 		return nil
 	}
 	if !EndpointDialect(w.Dialect) {
-		return fmt.Errorf("%s is for an inference endpoint: give --dialect openai-chat or anthropic-messages", flag)
+		return fmt.Errorf("%s is for an inference endpoint: give --dialect openai-chat, anthropic-messages or openai-responses", flag)
 	}
 	if w.Model != "" {
 		if cfg.Options == nil {

@@ -96,9 +96,9 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 // --input-tokens, --output-tokens, --prompts, --conversations).
 func addEndpointFlags(w *workloadFlags) {
 	fs := w.fs
-	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages: the request's model (--option model=...); with an endpoint workload and none given,\n"+
+	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages, openai-responses: the request's model (--option model=...); with an endpoint workload and none given,\n"+
 		"the only model GET TARGET/v1/models lists (several: an error listing them)")
-	fs.StringVar(&w.APIKey, "api-key", "", "openai-chat, anthropic-messages: the API key, sent as Authorization: Bearer KEY (openai-chat) or x-api-key: KEY\n"+
+	fs.StringVar(&w.APIKey, "api-key", "", "openai-chat, anthropic-messages, openai-responses: the API key, sent as Authorization: Bearer KEY (the OpenAI wires) or x-api-key: KEY\n"+
 		"(anthropic-messages); default $OPENAI_API_KEY or $ANTHROPIC_API_KEY by the dialect. Never written or printed ("+loadgen.Redacted+")")
 	fs.StringVar(&w.InputTokens, "input-tokens", "", "endpoint workload: synthetic prompts of this many tokens: 512, 512±64 (normal: mean ± standard deviation)\n"+
 		"or uniform:256-768 (default 512 when --output-tokens is given without --prompts). Each session is one request as an\n"+
