@@ -168,8 +168,9 @@ func (s *streamState) nextConversationTurn() {
 	e.Messages = append(e.Messages,
 		protocol.Message{Role: "assistant", Text: answer},
 		protocol.Message{Role: "user", Text: p.conversation.Turns[next]})
-	e.MaxTokens = s.r.cfg.Endpoint.turnMaxTokens(p.conversation, p.pick.Seed, next)
-	if e.MinTokens > 0 {
+	ep := s.r.cfg.Endpoint
+	e.MaxTokens = ep.turnMaxTokens(p.conversation, p.pick.Seed, next)
+	if ep.MinTokens {
 		e.MinTokens = e.MaxTokens
 	}
 	p.session.Input = p.conversation.Turns[next]
