@@ -22,6 +22,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/openaichat"
+	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -37,7 +38,10 @@ type Endpoint struct {
 	Output TokenDist
 	// Prompts, when not empty, are sampled with the session's seed instead of synthetic ones.
 	Prompts []Prompt
-	// Source names where the prompts came from (the file), for the results.
+	// Conversations, when not empty, are sampled with the session's seed instead of prompts:
+	// each session replays one turn by turn (load --conversations; Conversation).
+	Conversations []Conversation
+	// Source names where the prompts or conversations came from (the file), for the results.
 	Source string
 	// MaxTokensField is the openai-chat field max_tokens is sent in (protocol.MaxTokensField
 	// and its siblings; "": max_tokens). MinTokens sends min_tokens equal to max_tokens and
@@ -55,16 +59,16 @@ type Prompt struct {
 }
 
 // EndpointDialect reports whether dialect takes the endpoint workload, --model and --api-key:
-// the provider wires, openai-chat and anthropic-messages.
+// the provider wires, openai-chat, anthropic-messages and openai-responses.
 func EndpointDialect(dialect string) bool {
-	return dialect == openaichat.Name || dialect == anthropicmessages.Name
+	return dialect == openaichat.Name || dialect == anthropicmessages.Name || dialect == openairesponses.Name
 }
 
 // APIKeyEnv is the environment variable an API key is read from for dialect when --api-key is
 // not given ("" for a dialect without one).
 func APIKeyEnv(dialect string) string {
 	switch dialect {
-	case openaichat.Name:
+	case openaichat.Name, openairesponses.Name:
 		return "OPENAI_API_KEY"
 	case anthropicmessages.Name:
 		return "ANTHROPIC_API_KEY"
@@ -88,12 +92,21 @@ func EndpointMix(dialect, model string, seed uint64) (*Mix, error) {
 		[]Profile{{Name: dialect, Dialect: dialect, Weight: 1, Targets: []Target{{Slug: model}}}})
 }
 
-// request is session pick's endpoint request, drawn from its seed.
-func (e *Endpoint) request(seed uint64) *protocol.EndpointRequest {
+// request is session pick's endpoint request, drawn from its seed, and for a conversation
+// workload the conversation it begins (nil otherwise).
+func (e *Endpoint) request(seed uint64) (*protocol.EndpointRequest, *Conversation) {
 	r := rand.New(rand.NewPCG(seed, 0x656e64706f696e74)) // "endpoint"
 	req := &protocol.EndpointRequest{}
 	reply := 0
-	if len(e.Prompts) > 0 {
+	var conv *Conversation
+	if len(e.Conversations) > 0 {
+		conv = e.conversation(r)
+		if conv.System != "" {
+			req.Messages = append(req.Messages, protocol.Message{Role: "system", Text: conv.System})
+		}
+		req.Messages = append(req.Messages, protocol.Message{Role: "user", Text: conv.Turns[0]})
+		req.Conversation, reply = true, conv.ReplyTokens[0]
+	} else if len(e.Prompts) > 0 {
 		p := &e.Prompts[r.IntN(len(e.Prompts))]
 		req.Messages, reply = p.Messages, p.ReplyTokens
 	} else {
@@ -109,7 +122,7 @@ func (e *Endpoint) request(seed uint64) *protocol.EndpointRequest {
 	if e.MinTokens {
 		req.MinTokens = req.MaxTokens
 	}
-	return req
+	return req, conv
 }
 
 // TokenDist is a distribution of token counts: fixed ("512"), normal ("512±64" or "512+-64":

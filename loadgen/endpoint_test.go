@@ -62,7 +62,7 @@ func TestLoadPrompts(t *testing.T) {
 	// The endpoint request samples a prompt with the seed and takes the reply's length as
 	// max_tokens when no --output-tokens is given.
 	e := &Endpoint{Prompts: ps[3:]}
-	if req := e.request(7); req.MaxTokens != 3 || req.Messages[0].Text != "hi there" {
+	if req, _ := e.request(7); req.MaxTokens != 3 || req.Messages[0].Text != "hi there" {
 		t.Errorf("request %+v", req)
 	}
 }
@@ -70,7 +70,7 @@ func TestLoadPrompts(t *testing.T) {
 func TestEndpointWorkloadNeedsAProviderDialect(t *testing.T) {
 	t.Parallel()
 	w := Workload{Dialect: "sim-chat", InputTokens: "64", TimeScale: 1, SnapshotEvery: 1}
-	if _, err := w.Config(); err == nil || !strings.Contains(err.Error(), "--dialect openai-chat or anthropic-messages") {
+	if _, err := w.Config(); err == nil || !strings.Contains(err.Error(), "--dialect openai-chat, anthropic-messages or openai-responses") {
 		t.Errorf("sim-chat with --input-tokens: %v", err)
 	}
 	w = Workload{Dialect: "anthropic-messages", APIKey: "sk-ant-abcdef123456", OutputTokens: "32", TimeScale: 1, SnapshotEvery: 1}
@@ -94,7 +94,7 @@ func TestEndpointRequestFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed < 20; seed++ {
-		req := cfg.Endpoint.request(seed)
+		req, _ := cfg.Endpoint.request(seed)
 		if req.MaxTokens < 10 || req.MaxTokens > 20 || req.MinTokens != req.MaxTokens || !req.IgnoreEOS || req.MaxTokensField != "max_completion_tokens" {
 			t.Fatalf("seed %d: request %+v, want max_completion_tokens in 10..20, min_tokens equal, ignore_eos", seed, req)
 		}

@@ -36,6 +36,9 @@ type recorder struct {
 	// estimatedTokens and estimatedSessions are the output tokens estimated from the text
 	// (no usage report, no ground truth) and the sessions they came from.
 	estimatedTokens, estimatedSessions atomic.Int64
+	// turnRequests counts conversation turns that completed before their conversation's last
+	// (measure.Counters.TurnRequests).
+	turnRequests atomic.Int64
 	// outcomes counts sessions by outcome, indexed as outcomeList.
 	outcomes [16]atomic.Int64
 
@@ -97,6 +100,10 @@ type sessionMetrics struct {
 
 	// scripted is when the script has the first chunk and token due (overhead.go).
 	scripted scriptedLatency
+
+	// missedSLO is set when a conversation turn before the last missed a goodput SLO
+	// (endTurn): the conversation is then not good.
+	missedSLO bool
 
 	// measurer is the stream's checker when it measures; measures what it measured (measures.go).
 	measurer protocol.Measurer
@@ -267,6 +274,7 @@ func (r *recorder) counters() measure.Counters {
 		LateStarts: r.late.Load(), DroppedStarts: r.dropped.Load(), RecordErrors: r.recordErrs.Load(),
 		OutputTokens: r.outputTokens.Load(), GoodputSessions: r.good.Load(), GoodputJudged: r.goodJudged.Load(),
 		EstimatedTokens: r.estimatedTokens.Load(), EstimatedTokenSessions: r.estimatedSessions.Load(),
+		TurnRequests: r.turnRequests.Load(),
 	}
 	for i, o := range outcomeList {
 		if n := r.outcomes[i].Load(); n > 0 {

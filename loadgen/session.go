@@ -40,6 +40,9 @@ type sessionPlan struct {
 	reconnect *scenarios.Reconnect
 	// scripted is when the script has the first chunk and token due (overhead.go).
 	scripted scriptedLatency
+	// conversation is the conversation an endpoint session replays, turn by turn (nil: one
+	// request); session.Endpoint.Messages grows by each answer and the next user turn.
+	conversation *Conversation
 }
 
 // plan derives session index's plan. The scenario exists: Config validation checked the mix.
@@ -68,8 +71,8 @@ func (r *runner) planOf(pick Pick, id string) *sessionPlan {
 		},
 	}
 	if e := r.cfg.Endpoint; e != nil {
-		req := e.request(pick.Seed)
-		p.session.Endpoint, p.session.NoGroundTruth = req, true
+		req, conv := e.request(pick.Seed)
+		p.session.Endpoint, p.session.NoGroundTruth, p.conversation = req, true, conv
 		p.session.Input = req.Messages[len(req.Messages)-1].Text
 		return p // the endpoint scenario scripts no client action
 	}
@@ -189,11 +192,16 @@ func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.T
 //
 // A multi-turn client (protocol.MultiTurn: the client plays the tool loop) reads one stream
 // per model turn: each turn is judged by its own checker as it ends, and finish judges the
-// last; the session's latencies count from its intended start, its gaps within a turn.
+// last; the session's latencies count from its intended start, its gaps within a turn. A
+// conversation (sessionPlan.conversation) reads one stream per user turn too, but each turn is
+// a request measured on its own, from when it was sent (nextConversationTurn).
 func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
 	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, capture: capture, counting: capture == 0, turns: 1}
 	if mt, ok := p.client.(protocol.MultiTurn); ok {
 		s.turns = max(mt.Turns(p.session), 1)
+	}
+	if p.conversation != nil {
+		s.turns = len(p.conversation.Turns)
 	}
 	defer s.close()
 	if !onFreshStack(s.open) {
@@ -238,6 +246,9 @@ func (s *streamState) nextTurn() (more, ended bool) {
 	_ = s.body.Close()
 	s.body = nil
 	s.turnTerminal = false
+	if s.p.conversation != nil {
+		s.nextConversationTurn()
+	}
 	s.p.session.Turn++
 	if !onFreshStack(s.request) {
 		return false, true

@@ -151,7 +151,7 @@ func (m *sessionMetrics) judgeGoodput(res sessionResult, slos []measure.SessionS
 		return
 	}
 	m.rec.goodJudged.Add(1)
-	if res.outcome.IsError() || len(res.violations) > 0 {
+	if res.outcome.IsError() || len(res.violations) > 0 || m.missedSLO {
 		return
 	}
 	for _, s := range slos {

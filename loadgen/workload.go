@@ -68,7 +68,7 @@ type Workload struct {
 	Allow                  []string // rule IDs (protocol.ParseRule)
 	GoodputSLOs            []string // METRIC OP LIMIT (measure.ParseSessionSLO)
 
-	// The inference endpoint's workload and target (openai-chat and anthropic-messages only):
+	// The inference endpoint's workload and target (openai-chat, anthropic-messages and openai-responses only):
 	// Model is the model option; APIKey goes in the dialect's auth header (APIKeyHeader) and
 	// is a secret (Config.Redact); InputTokens and OutputTokens are TokenDist specs and
 	// Prompts a prompt file (LoadPrompts): any of them makes the run an endpoint workload
@@ -76,6 +76,9 @@ type Workload struct {
 	Model, APIKey             string
 	InputTokens, OutputTokens string
 	Prompts                   string
+	// Conversations is a conversation file (LoadConversations): each session replays one,
+	// turn by turn, each request carrying the answers received so far.
+	Conversations string
 	// MaxTokensField is the openai-chat field for max_tokens (protocol.MaxTokensField and
 	// its siblings; "": max_tokens); MinTokens and IgnoreEOS send vLLM's min_tokens (equal
 	// to max_tokens) and ignore_eos (Endpoint).
@@ -85,7 +88,7 @@ type Workload struct {
 
 // IsEndpoint reports whether the workload is an inference endpoint's (Config.Endpoint).
 func (w Workload) IsEndpoint() bool {
-	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != ""
+	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != "" || w.Conversations != ""
 }
 
 // Config resolves the workload into a Config (without target, mock and metrics URLs): the
@@ -226,11 +229,13 @@ func (w Workload) endpoint(cfg *Config) error {
 		flag = "--output-tokens"
 	case w.Prompts != "":
 		flag = "--prompts"
+	case w.Conversations != "":
+		flag = "--conversations"
 	default:
 		return nil
 	}
 	if !EndpointDialect(w.Dialect) {
-		return fmt.Errorf("%s is for an inference endpoint: give --dialect openai-chat or anthropic-messages", flag)
+		return fmt.Errorf("%s is for an inference endpoint: give --dialect openai-chat, anthropic-messages or openai-responses", flag)
 	}
 	if w.Model != "" {
 		if cfg.Options == nil {
@@ -252,7 +257,7 @@ func (w Workload) endpoint(cfg *Config) error {
 		return nil
 	}
 	if w.Mix != "" {
-		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompts): one or the other")
+		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompts, --conversations): one or the other")
 	}
 	e := &Endpoint{}
 	var err error
@@ -262,7 +267,15 @@ func (w Workload) endpoint(cfg *Config) error {
 	if e.Output, err = ParseTokenDist(w.OutputTokens); err != nil {
 		return fmt.Errorf("--output-tokens %w", err)
 	}
-	if w.Prompts != "" {
+	if w.Conversations != "" {
+		if w.InputTokens != "" || w.Prompts != "" {
+			return errors.New("--conversations and --input-tokens or --prompts: the conversations' turns are the prompts; give one or the other")
+		}
+		if e.Conversations, err = LoadConversations(w.Conversations); err != nil {
+			return fmt.Errorf("--conversations: %w", err)
+		}
+		e.Source = w.Conversations
+	} else if w.Prompts != "" {
 		if w.InputTokens != "" {
 			return errors.New("--prompts and --input-tokens: the prompts are the file's; give one or the other")
 		}
@@ -299,7 +312,7 @@ func (w Workload) endpointFields(e *Endpoint) error {
 			}
 		}
 	}
-	if w.MinTokens && e.Output.Kind == "" && len(e.Prompts) == 0 {
+	if w.MinTokens && e.Output.Kind == "" && len(e.Prompts) == 0 && len(e.Conversations) == 0 {
 		return errors.New("--min-tokens sends min_tokens equal to max_tokens: give --output-tokens (or a --prompts file with reply lengths)")
 	}
 	e.MaxTokensField, e.MinTokens, e.IgnoreEOS = w.MaxTokensField, w.MinTokens, w.IgnoreEOS

@@ -52,7 +52,15 @@ type Counters struct {
 	// judged ones.
 	GoodputSessions int64 `json:"goodput_sessions"`
 	GoodputJudged   int64 `json:"goodput_judged"`
+	// TurnRequests counts the conversation turns (load --conversations) that completed before
+	// their conversation's last: each is a request of its own, measured like a session's, while
+	// a conversation is one session with one outcome, its last request's (or its failed one's).
+	TurnRequests int64 `json:"turn_requests,omitempty"`
 }
+
+// CompletedRequests is the requests that completed: the completed sessions, and the
+// conversation turns that completed before their conversation's last (TurnRequests).
+func (c Counters) CompletedRequests() int64 { return c.Outcomes[OutcomeCompleted] + c.TurnRequests }
 
 // Outcome is how many sessions ended with o.
 func (c Counters) Outcome(o Outcome) int64 { return c.Outcomes[o] }
@@ -64,8 +72,9 @@ type TokenSummary struct {
 	// OutputTokensPerSecond is OutputTokens over the run's wall time (Ended − Started): the
 	// aggregate throughput AIPerf and GuideLLM call output token throughput.
 	OutputTokensPerSecond float64 `json:"output_tokens_per_s"`
-	// RequestsPerSecond is the completed sessions over the same wall time: the request
-	// throughput of vllm bench serve and GuideLLM (one request per session on an endpoint).
+	// RequestsPerSecond is the completed requests (Counters.CompletedRequests) over the same
+	// wall time: the request throughput of vllm bench serve and GuideLLM (one request per
+	// session on an endpoint, one per turn of a conversation).
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// Estimated marks OutputTokens (and every token metric: tpot, itl, tokens/s) as estimated
 	// in part: EstimatedSessions sessions had no usage report and no ground truth, and their
@@ -94,7 +103,7 @@ func NewTokenSummary(c Counters, slos []string, d time.Duration) *TokenSummary {
 		Estimated: c.EstimatedTokenSessions > 0, EstimatedTokens: c.EstimatedTokens, EstimatedSessions: c.EstimatedTokenSessions}
 	if secs := d.Seconds(); secs > 0 {
 		t.OutputTokensPerSecond = float64(c.OutputTokens) / secs
-		t.RequestsPerSecond = float64(c.Outcomes[OutcomeCompleted]) / secs
+		t.RequestsPerSecond = float64(c.CompletedRequests()) / secs
 		t.Goodput.PerSecond = float64(c.GoodputSessions) / secs
 	}
 	if c.GoodputJudged > 0 {

@@ -150,7 +150,9 @@ func (q *request) prepare(body []byte) bool {
 	}
 	q.parsed = parsed
 	dir, err := s.selectScenario(q.r.Header, parsed.LastUserText)
-	if errors.Is(err, errNoScenario) && parsed.MaxTokens > 0 && parsed.AssistantTurns == 0 {
+	if errors.Is(err, errNoScenario) && parsed.MaxTokens > 0 {
+		// Earlier assistant messages are a conversation's history (load --conversations, a
+		// --prompts record of messages), not a scripted tool loop: answered alike.
 		return q.prepareEndpoint()
 	}
 	if err != nil {

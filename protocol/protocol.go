@@ -141,6 +141,17 @@ type EndpointRequest struct {
 	MaxTokensField string
 	MinTokens      int
 	IgnoreEOS      bool
+	// Conversation marks a turn of a conversation replayed turn by turn (load
+	// --conversations): the checker keeps the answer's text (AnswerKeeper) for the next
+	// turn's history. Other sessions keep nothing.
+	Conversation bool
+}
+
+// AnswerKeeper is implemented by the checkers of the provider wires: Answer is the answer
+// text a conversation turn's stream carried (EndpointRequest.Conversation; "" otherwise),
+// decoded, in order, thinking and tool calls left out.
+type AnswerKeeper interface {
+	Answer() string
 }
 
 // ScriptedError reports whether the session's script fails the run at the provider

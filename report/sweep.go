@@ -30,7 +30,16 @@ import (
 type Step struct {
 	Clients int     `json:"clients,omitempty"`
 	Rate    float64 `json:"rate,omitempty"` // sessions per second
+	// Profile names the two closed-loop steps of a rate sweep (RateSweep) that measure its
+	// range: ProfileSynchronous (one client) and ProfileThroughput; "" for every other step.
+	Profile string `json:"profile,omitempty"`
 }
+
+// The measuring steps of a rate sweep (Step.Profile), as GuideLLM names its strategies.
+const (
+	ProfileSynchronous = "synchronous"
+	ProfileThroughput  = "throughput"
+)
 
 // Load is the step's size on the sweep's axis.
 func (s Step) Load() float64 {
@@ -40,16 +49,31 @@ func (s Step) Load() float64 {
 	return float64(s.Clients)
 }
 
-// String names the step: "250 clients" or "50/s".
+// String names the step: "250 clients" or "50/s"; a rate sweep's measuring steps
+// "synchronous (1 client)" and "throughput (64 clients)".
 func (s Step) String() string {
+	if s.Profile != "" {
+		unit := " clients)"
+		if s.Clients == 1 {
+			unit = " client)"
+		}
+		return s.Profile + " (" + strconv.Itoa(s.Clients) + unit
+	}
 	if s.Rate > 0 {
 		return strconv.FormatFloat(s.Rate, 'f', -1, 64) + "/s"
 	}
 	return strconv.Itoa(s.Clients) + " clients"
 }
 
-// ID is the step's short name for run ids and directories: "c250" or "r50".
+// ID is the step's short name for run ids and directories: "c250" or "r50"; "sync" and
+// "throughput" for a rate sweep's measuring steps.
 func (s Step) ID() string {
+	switch s.Profile {
+	case ProfileSynchronous:
+		return "sync"
+	case ProfileThroughput:
+		return "throughput"
+	}
 	if s.Rate > 0 {
 		return "r" + strconv.FormatFloat(s.Rate, 'f', -1, 64)
 	}
@@ -159,6 +183,106 @@ type SweepResult struct {
 	// PassedAgain lists steps above BrokenAt that met every SLO again: the results are noisy
 	// near the knee and the sweep should be repeated or its steps refined.
 	PassedAgain []int `json:"passed_again,omitempty"`
+	// RateSweep is set for a saturation sweep (sweep --rate sweep; RateSweep): the rates its
+	// measuring steps found.
+	RateSweep *RateSweepInfo `json:"rate_sweep,omitempty"`
+}
+
+// RateSweepInfo is what a saturation sweep measured before its open-loop steps: the request
+// throughput (completed requests/s) of its synchronous and throughput steps.
+type RateSweepInfo struct {
+	SynchronousRate   float64 `json:"synchronous_rate"`
+	ThroughputRate    float64 `json:"throughput_rate"`
+	ThroughputClients int     `json:"throughput_clients"`
+	// Rates are the open-loop steps' rates, evenly spaced strictly between the two.
+	Rates []float64 `json:"rates"`
+}
+
+// DefaultRateSweepSteps is how many open-loop rates sweep --rate sweep runs between its
+// synchronous and throughput steps (--steps).
+const DefaultRateSweepSteps = 5
+
+// RateSweep finds where the target saturates, as GuideLLM's sweep profile does: a synchronous
+// step (one closed-loop client, one request at a time) measures the request throughput a
+// client alone gets, a throughput step (throughputClients closed-loop clients) the most the
+// target serves; then n open-loop steps run at rates evenly spaced strictly between the two
+// (sync + (throughput − sync)·i/(n+1), i = 1…n). Each step is judged as Sweep judges it; the
+// result lists the steps in ascending request rate (synchronous, the rates, throughput). It
+// stops at the first runStep error, and when the throughput step is no faster than the
+// synchronous one (there is no range to sweep).
+func RateSweep(n, throughputClients int, runStep func(Step) (*measure.Run, error), slos []verdict.Threshold) (*SweepResult, error) {
+	if n < 1 || throughputClients < 2 {
+		return nil, fmt.Errorf("a rate sweep needs at least 1 step and 2 throughput clients, got %d and %d", n, throughputClients)
+	}
+	info := &RateSweepInfo{ThroughputClients: throughputClients}
+	var results []StepResult
+	done := func(err error) (*SweepResult, error) {
+		slices.SortStableFunc(results, func(a, b StepResult) int { return cmp.Compare(a.rateOrder(), b.rateOrder()) })
+		res := Analyze(results, slos)
+		res.RateSweep = info
+		return res, err
+	}
+	measureStep := func(st Step) (float64, error) {
+		run, err := runStep(st)
+		if err != nil {
+			return 0, fmt.Errorf("step %s: %w", st, err)
+		}
+		r := JudgeStep(st, run, slos)
+		results = append(results, r)
+		if math.IsNaN(r.RequestsPerSecond) || r.RequestsPerSecond <= 0 {
+			return 0, fmt.Errorf("step %s completed no request: no rate to sweep from", st)
+		}
+		return r.RequestsPerSecond, nil
+	}
+	var err error
+	if info.SynchronousRate, err = measureStep(Step{Clients: 1, Profile: ProfileSynchronous}); err != nil {
+		return done(err)
+	}
+	if info.ThroughputRate, err = measureStep(Step{Clients: throughputClients, Profile: ProfileThroughput}); err != nil {
+		return done(err)
+	}
+	lo, hi := info.SynchronousRate, info.ThroughputRate
+	if hi <= lo {
+		return done(fmt.Errorf("the throughput step (%d clients) completed %.3g requests/s, no more than the synchronous step's %.3g: the target does not serve more at once, so there is no range of rates to sweep", throughputClients, hi, lo))
+	}
+	for i := 1; i <= n; i++ {
+		rate := lo + (hi-lo)*float64(i)/float64(n+1)
+		rate = math.Round(rate*1000) / 1000 // a step's name and run id show it
+		if len(info.Rates) > 0 && rate <= info.Rates[len(info.Rates)-1] {
+			continue // the range is too narrow for n distinct rates at this precision
+		}
+		info.Rates = append(info.Rates, rate)
+	}
+	for _, rate := range info.Rates {
+		st := Step{Rate: rate}
+		run, err := runStep(st)
+		if err != nil {
+			return done(fmt.Errorf("step %s: %w", st, err))
+		}
+		results = append(results, JudgeStep(st, run, slos))
+	}
+	return done(nil)
+}
+
+// load is the step's place on the sweep plot's axis: its load, or for a rate sweep's
+// measuring steps the request rate they reached (NaN when none).
+func (r StepResult) load() float64 {
+	if r.Step.Profile != "" {
+		return r.RequestsPerSecond
+	}
+	return r.Step.Load()
+}
+
+// rateOrder places a step of a rate sweep by request rate: its measured throughput for the
+// measuring steps, its rate for the open-loop ones.
+func (r StepResult) rateOrder() float64 {
+	switch r.Step.Profile {
+	case ProfileSynchronous:
+		return math.Inf(-1)
+	case ProfileThroughput:
+		return math.Inf(1)
+	}
+	return r.Step.Rate
 }
 
 // Sweep runs each step with runStep (in ascending load), judges each run (verdict.Judge: the
@@ -205,7 +329,9 @@ func Rejudge(dir string, slos []verdict.Threshold) (*SweepResult, error) {
 		}
 		steps = append(steps, JudgeStep(st.Step, run, slos))
 	}
-	return Analyze(steps, slos), nil
+	res := Analyze(steps, slos)
+	res.RateSweep = saved.RateSweep
+	return res, nil
 }
 
 // JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds.
@@ -336,6 +462,20 @@ func Analyze(steps []StepResult, slos []verdict.Threshold) *SweepResult {
 
 // Headline says in one sentence what the sweep found.
 func (r *SweepResult) Headline() string {
+	h := r.headline()
+	if rs := r.RateSweep; rs != nil {
+		rates := make([]string, len(rs.Rates))
+		for i, x := range rs.Rates {
+			rates[i] = strconv.FormatFloat(x, 'f', -1, 64)
+		}
+		h = fmt.Sprintf("rate sweep: synchronous %.3g requests/s, throughput (%d clients) %.3g requests/s, open-loop rates between: %s/s; %s",
+			rs.SynchronousRate, rs.ThroughputClients, rs.ThroughputRate, cmp.Or(strings.Join(rates, ", "), "none"), h)
+	}
+	return h
+}
+
+// headline is Headline without a rate sweep's measured range.
+func (r *SweepResult) headline() string {
 	var b strings.Builder
 	switch {
 	case len(r.Steps) == 0:
@@ -618,11 +758,15 @@ func (r *SweepResult) figure() figure {
 	if len(r.Steps) > 0 && r.Steps[0].Step.Rate > 0 {
 		loadLabel = "sessions per second (open loop)"
 	}
+	if r.RateSweep != nil {
+		loadLabel = "sessions per second (synchronous and throughput: measured)"
+	}
 	xy := func(get func(StepResult) float64) plotter.XYs {
 		var pts plotter.XYs
 		for _, s := range r.Steps {
-			if v := get(s); !math.IsNaN(v) {
-				pts = append(pts, plotter.XY{X: s.Step.Load(), Y: v})
+			x := s.load()
+			if v := get(s); !math.IsNaN(v) && !math.IsNaN(x) {
+				pts = append(pts, plotter.XY{X: x, Y: v})
 			}
 		}
 		return pts
@@ -660,7 +804,7 @@ func (r *SweepResult) figure() figure {
 	}
 	minX, maxX := 0.0, 1.0
 	if len(r.Steps) > 0 {
-		minX, maxX = r.Steps[0].Step.Load(), r.Steps[len(r.Steps)-1].Step.Load()
+		minX, maxX = r.Steps[0].load(), r.Steps[len(r.Steps)-1].load()
 	}
 	hline := func(p *plot.Plot, label string, y float64) {
 		l, err := plotter.NewLine(plotter.XYs{{X: minX, Y: y}, {X: maxX, Y: y}})
@@ -699,7 +843,7 @@ func (r *SweepResult) figure() figure {
 		}
 	}
 	if r.Knee >= 0 {
-		x := r.Steps[r.Knee].Step.Load()
+		x := r.Steps[r.Knee].load()
 		for _, p := range []*plot.Plot{latency, errs} {
 			p.Add(kneeMarker{x: x, label: "knee: " + r.Steps[r.Knee].Step.String()})
 		}

@@ -319,3 +319,61 @@ func TestSweepWithoutSLO(t *testing.T) {
 		t.Errorf("sweep.md: %v\n%s", err, md)
 	}
 }
+
+// TestRateSweep: GuideLLM's sweep profile without a network. The synchronous step (1 client)
+// reaches 2 requests/s, the throughput step (16 clients) 10; the 3 open-loop steps run at 4,
+// 6 and 8/s, strictly between, and the result lists the steps in ascending request rate. A
+// throughput step no faster than the synchronous one leaves nothing to sweep: an error, the
+// two measuring steps kept.
+func TestRateSweep(t *testing.T) {
+	t.Parallel()
+	fake := func(syncRate, throughputRate float64) func(report.Step) (*measure.Run, error) {
+		return func(s report.Step) (*measure.Run, error) {
+			r := fixture.Run(t, fixture.Options{Seed: 1})
+			r.Summary.RunID = "rs-" + s.ID()
+			r.Summary.Config.Thresholds = nil
+			rate := s.Rate
+			switch s.Profile {
+			case report.ProfileSynchronous:
+				rate = syncRate
+			case report.ProfileThroughput:
+				rate = throughputRate
+			}
+			r.Summary.Tokens = &measure.TokenSummary{RequestsPerSecond: rate}
+			return r, nil
+		}
+	}
+	var ran []string
+	run := fake(2, 10)
+	res, err := report.RateSweep(3, 16, func(s report.Step) (*measure.Run, error) {
+		ran = append(ran, s.ID())
+		return run(s)
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ran, ","); got != "sync,throughput,r4,r6,r8" {
+		t.Errorf("ran %s, want sync,throughput,r4,r6,r8", got)
+	}
+	var order []string
+	for _, st := range res.Steps {
+		order = append(order, st.Step.String())
+	}
+	if got := strings.Join(order, ","); got != "synchronous (1 client),4/s,6/s,8/s,throughput (16 clients)" {
+		t.Errorf("steps %s", got)
+	}
+	if rs := res.RateSweep; rs == nil || rs.SynchronousRate != 2 || rs.ThroughputRate != 10 || !reflect.DeepEqual(rs.Rates, []float64{4, 6, 8}) {
+		t.Errorf("rate sweep %+v", res.RateSweep)
+	}
+	if h := res.Headline(); !strings.Contains(h, "synchronous 2 requests/s, throughput (16 clients) 10 requests/s, open-loop rates between: 4, 6, 8/s") {
+		t.Errorf("headline %q", h)
+	}
+	dir := t.TempDir()
+	if err := res.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	res, err = report.RateSweep(3, 16, fake(5, 5), nil)
+	if err == nil || !strings.Contains(err.Error(), "no range of rates to sweep") || len(res.Steps) != 2 {
+		t.Errorf("a flat target: %v, %d steps", err, len(res.Steps))
+	}
+}

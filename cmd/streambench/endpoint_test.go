@@ -322,6 +322,112 @@ func TestEndpointSweepAndRunBadInput(t *testing.T) {
 			t.Errorf("%q: exit %d, want %d and %q:\n%s", tc.args, code, exitUsage, tc.want, output)
 		}
 	}
+	// A conversation file with a bad line: its file:line and what was expected.
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"turns":["hello"]}`+"\n"+`{"turns":[]}`+"\n"), 0o600)
+	for _, cmd := range []string{"load", "run", "sweep"} {
+		args := map[string][]string{
+			"load":  {"load", "--target", "http://127.0.0.1:1", "--dialect", "openai-chat", "--conversations", bad},
+			"run":   {"run", "--dialect", "openai-chat", "--conversations", bad},
+			"sweep": {"sweep", "--dialect", "openai-chat", "--conversations", bad, "--rate", "sweep"},
+		}[cmd]
+		code, output := runMain(t, args...)
+		if want := bad + `:2: want {"turns":["first user message"`; code != exitUsage || !strings.Contains(output, want) {
+			t.Errorf("%s --conversations with a bad line 2: exit %d, want %d and %q:\n%s", cmd, code, exitUsage, want, output)
+		}
+	}
+}
+
+// TestLoadConversations: load --conversations replays each conversation turn by turn against
+// the mock (which honours max_tokens): each request carries the history, the mock's real
+// answers included; every turn is a request (three per conversation, each measured), the
+// conversation the session.
+func TestLoadConversations(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	m := newEndpointMock(t, "")
+	path := filepath.Join(t.TempDir(), "conversations.jsonl")
+	os.WriteFile(path, []byte(`{"conversations":[{"from":"human","value":"first turn"},{"from":"gpt","value":"not sent"},{"from":"human","value":"second turn"},{"from":"gpt","value":"x"},{"from":"human","value":"third turn"}]}`+"\n"), 0o600)
+	out := filepath.Join(t.TempDir(), "out")
+	code, output := runMain(t, "load", "--target", m.URL+"/v1", "--dialect", "openai-chat", "--model", "m", "--conversations", path,
+		"--output-tokens", "4", "--clients", "2", "--sessions", "2", "--runtime-metrics", "-", "--run-id", "conv", "--out", out)
+	if code != 0 {
+		t.Fatalf("load exit %d:\n%s", code, output)
+	}
+	if !strings.Contains(output, "tokens: 24 output") {
+		t.Errorf("want 2 conversations of 3 answers of 4 tokens:\n%s", output)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	byTurns := map[int]int{}
+	for _, r := range m.reqs {
+		if r.path != "/v1/chat/completions" {
+			continue
+		}
+		var body struct {
+			Messages []struct{ Role, Content string } `json:"messages"`
+		}
+		if err := json.Unmarshal(r.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		n := len(body.Messages)
+		byTurns[n]++
+		if bytes.Contains(r.body, []byte("not sent")) || body.Messages[n-1].Role != "user" {
+			t.Errorf("request %s: want the history ending in the user's turn, never the file's gpt text", r.body)
+		}
+		if n > 1 && (body.Messages[1].Role != "assistant" || len(strings.Fields(body.Messages[1].Content)) != 4) {
+			t.Errorf("request %s: want the mock's 4-token answer as the second message", r.body)
+		}
+	}
+	if byTurns[1] < 2 || byTurns[3] != 2 || byTurns[5] != 2 {
+		// (a first turn more: load's preflight request)
+		t.Errorf("requests by message count %v; want 2 each of 1, 3 and 5 (three turns of two conversations)", byTurns)
+	}
+	run, err := measure.ReadRun(filepath.Join(out, "conv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := run.Summary.Counters; c.SessionsStarted != 2 || c.Outcome(measure.OutcomeCompleted) != 2 || c.TurnRequests != 4 {
+		t.Errorf("counters %+v; want 2 completed conversations and 4 turn requests besides", c)
+	}
+}
+
+// TestSweepRateSweep: sweep --rate sweep against the mock runs a synchronous step and a
+// throughput step, then open-loop rates strictly between the request rates they measured.
+func TestSweepRateSweep(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	m := newEndpointMock(t, "")
+	out := filepath.Join(t.TempDir(), "out")
+	code, output := runMain(t, "sweep", "--target", m.URL, "--dialect", "openai-chat", "--model", "m", "--output-tokens", "4",
+		"--rate", "sweep", "--steps", "2", "--throughput-clients", "6", "--sessions", "6", "--no-leak-check", "--quiet", "--run-id", "ers", "--out", out)
+	if code != 0 {
+		t.Fatalf("sweep exit %d:\n%s", code, output)
+	}
+	var res report.SweepResult
+	b, err := os.ReadFile(filepath.Join(out, "ers", report.SweepJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	rs := res.RateSweep
+	if rs == nil || len(rs.Rates) != 2 || len(res.Steps) != 4 {
+		t.Fatalf("sweep.json: rate sweep %+v, %d steps; want 2 rates and 4 steps", rs, len(res.Steps))
+	}
+	if !(rs.SynchronousRate < rs.Rates[0] && rs.Rates[0] < rs.Rates[1] && rs.Rates[1] < rs.ThroughputRate) {
+		t.Errorf("want synchronous < rates < throughput: %v < %v < %v", rs.SynchronousRate, rs.Rates, rs.ThroughputRate)
+	}
+	if first, last := res.Steps[0].Step, res.Steps[3].Step; first.Profile != report.ProfileSynchronous || last.Profile != report.ProfileThroughput || res.Steps[1].Step.Rate != rs.Rates[0] {
+		t.Errorf("steps %v, %v, …, %v; want synchronous, the rates, throughput", first, res.Steps[1].Step, last)
+	}
+	for _, want := range []string{"rate sweep: synchronous", "throughput (6 clients)"} {
+		if !strings.Contains(output, want) {
+			t.Errorf("the sweep's output does not say %q:\n%s", want, output)
+		}
+	}
+	if !hasRow(output, "synchronous (1 client) ttft", 4) {
+		t.Errorf("the latency table has no synchronous ttft row:\n%s", output)
+	}
 }
 
 // TestLoadMaxCompletionTokens: --max-tokens-field max_completion_tokens sends the length in

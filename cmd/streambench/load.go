@@ -93,12 +93,12 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 }
 
 // addEndpointFlags registers the inference endpoint's flags (load only: --model, --api-key,
-// --input-tokens, --output-tokens, --prompts).
+// --input-tokens, --output-tokens, --prompts, --conversations).
 func addEndpointFlags(w *workloadFlags) {
 	fs := w.fs
-	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages: the request's model (--option model=...); with an endpoint workload and none given,\n"+
+	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages, openai-responses: the request's model (--option model=...); with an endpoint workload and none given,\n"+
 		"the only model GET TARGET/v1/models lists (several: an error listing them)")
-	fs.StringVar(&w.APIKey, "api-key", "", "openai-chat, anthropic-messages: the API key, sent as Authorization: Bearer KEY (openai-chat) or x-api-key: KEY\n"+
+	fs.StringVar(&w.APIKey, "api-key", "", "openai-chat, anthropic-messages, openai-responses: the API key, sent as Authorization: Bearer KEY (the OpenAI wires) or x-api-key: KEY\n"+
 		"(anthropic-messages); default $OPENAI_API_KEY or $ANTHROPIC_API_KEY by the dialect. Never written or printed ("+loadgen.Redacted+")")
 	fs.StringVar(&w.InputTokens, "input-tokens", "", "endpoint workload: synthetic prompts of this many tokens: 512, 512±64 (normal: mean ± standard deviation)\n"+
 		"or uniform:256-768 (default 512 when --output-tokens is given without --prompts). Each session is one request as an\n"+
@@ -110,6 +110,10 @@ func addEndpointFlags(w *workloadFlags) {
 	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
 	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
 		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
+	fs.StringVar(&w.Conversations, "conversations", "", "endpoint workload: multi-turn conversations sampled with the seed from this file, JSON Lines of\n"+
+		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
+		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
+		"each turn is a request measured on its own, the conversation is the session (a failed turn ends it with that outcome)")
 }
 
 // longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.

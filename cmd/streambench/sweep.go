@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 // runSweep runs one load per step and finds the highest step that meets every SLO.
 func runSweep(args []string) error { return sweepMain(args, os.Stdout) }
 
-const sweepUsage = `sweep (--clients N,N,... | --rate R,R,...) [--slo CHECK]... [--target URL [--mock URL]] [--out DIR] [run flags...]
+const sweepUsage = `sweep (--clients N,N,... | --rate R,R,... | --rate sweep [--steps N]) [--slo CHECK]... [--target URL [--mock URL]] [--out DIR] [run flags...]
 
 Runs one load per step, lowest first, each with a fresh mock and runtime (or against --target),
 writes each step's results and report under OUT/SWEEP-ID/, then sweep.md, sweep.html, sweep.json,
@@ -31,6 +32,9 @@ goodput, and TTFT, ITL, TPOT and E2E at p50/p90/p95/p99. Each step is judged as 
 (no violation, no error outcome, no leak: the defaults) plus the --slo checks; with SLOs the sweep
 names the knee (the highest step meeting every SLO, with every lower step meeting them too) and
 which SLO broke first; without, no knee. Exit 0 when the sweep ran, whatever the knee; 104 for bad input.
+--rate sweep finds the saturation rate as GuideLLM's sweep profile does: a synchronous step (1 client)
+and a throughput step (--throughput-clients) measure the request throughput, then --steps open-loop
+rates evenly spaced strictly between the two run (docs/ENDPOINTS.md).
 An inference endpoint: --target URL --dialect openai-chat|anthropic-messages with --model, --api-key,
 --input-tokens, --output-tokens or --prompts (docs/ENDPOINTS.md); without --target, that workload
 plays against a fresh mock per step (no runtime).
@@ -45,7 +49,10 @@ func sweepMain(args []string, out io.Writer) error {
 		fmt.Fprint(os.Stderr, "\nSLOs use the gate's syntax:\n"+verdict.MetricsHelp())
 	}
 	clients := fs.IntSlice("clients", nil, "closed-loop steps: virtual users, e.g. 250,500,1000")
-	rates := fs.Float64Slice("rate", nil, "open-loop steps: sessions per second, e.g. 10,20,40")
+	rateList := fs.StringSlice("rate", nil, "open-loop steps: sessions per second, e.g. 10,20,40; or sweep: find the saturation rate as GuideLLM's\n"+
+		"sweep profile does (a synchronous step of 1 client, a throughput step of --throughput-clients, then --steps rates between)")
+	rateSteps := fs.Int("steps", report.DefaultRateSweepSteps, "--rate sweep: the open-loop rates run between the synchronous and the throughput request rates")
+	throughputClients := fs.Int("throughput-clients", defaultThroughputClients, "--rate sweep: the throughput step's closed-loop clients (raise it for a server that batches more)")
 	slos := fs.StringArray("slo", nil, "a service-level objective every step is judged on besides the defaults, e.g. 'ttfc.p99<500ms' (repeatable; none: the defaults alone)")
 	target := fs.String("target", "", "sweep this runtime instead of starting a mock and runtime per step")
 	mockURL := fs.String("mock", "", "with --target: the mock provider whose records give cancel latency")
@@ -73,9 +80,24 @@ func sweepMain(args []string, out io.Writer) error {
 	if *rejudge != "" {
 		return rejudgeSweep(*rejudge, *slos, out)
 	}
-	steps, err := report.StepsFrom(*clients, *rates)
+	rateSweep, rates, err := parseRates(*rateList)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	var steps []report.Step
+	switch {
+	case rateSweep && len(*clients) > 0:
+		return usageError("--rate sweep finds its own steps: give it without --clients")
+	case rateSweep && *rateSteps < 1:
+		return usageError("--steps %d: want at least 1 rate between the synchronous and throughput steps", *rateSteps)
+	case rateSweep && *throughputClients < 2:
+		return usageError("--throughput-clients %d: want at least 2 (the synchronous step has 1)", *throughputClients)
+	case !rateSweep && (fs.Changed("steps") || fs.Changed("throughput-clients")):
+		return usageError("--steps and --throughput-clients shape --rate sweep; give --rate sweep too")
+	case !rateSweep:
+		if steps, err = report.StepsFrom(*clients, rates); err != nil {
+			return usageError("%v", err)
+		}
 	}
 	thresholds, err := verdict.ParseThresholds(*slos)
 	if err != nil {
@@ -153,7 +175,13 @@ func sweepMain(args []string, out io.Writer) error {
 		}
 		return run, nil
 	}
-	res, sweepErr := report.Sweep(steps, runStep, thresholds)
+	var res *report.SweepResult
+	var sweepErr error
+	if rateSweep {
+		res, sweepErr = report.RateSweep(*rateSteps, *throughputClients, runStep, thresholds)
+	} else {
+		res, sweepErr = report.Sweep(steps, runStep, thresholds)
+	}
 	if res != nil && len(res.Steps) > 0 {
 		fmt.Fprintln(out)
 		if err := writeSweep(res, dir, out); err != nil {
@@ -161,6 +189,27 @@ func sweepMain(args []string, out io.Writer) error {
 		}
 	}
 	return sweepErr
+}
+
+// defaultThroughputClients is the throughput step's clients of sweep --rate sweep.
+const defaultThroughputClients = 64
+
+// parseRates reads --rate: "sweep" (alone), or rates in sessions per second.
+func parseRates(list []string) (sweep bool, rates []float64, err error) {
+	for _, v := range list {
+		if strings.TrimSpace(v) == "sweep" {
+			if len(list) > 1 {
+				return false, nil, fmt.Errorf("--rate sweep finds its own rates: give it alone, not with %q", strings.Join(list, ","))
+			}
+			return true, nil, nil
+		}
+		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return false, nil, fmt.Errorf("--rate %q: want sessions per second (10,20,40) or sweep", v)
+		}
+		rates = append(rates, r)
+	}
+	return false, rates, nil
 }
 
 // rejudgeSweep re-judges a saved sweep's steps and rewrites its sweep report.

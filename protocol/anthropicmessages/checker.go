@@ -312,6 +312,9 @@ func (c *Checker) onError(e *anthropic.Event, data []byte) protocol.Observation 
 	return c.j.ProviderError(&c.v, e.ErrorMessage)
 }
 
+// Answer is the answer text of a conversation turn (protocol.AnswerKeeper).
+func (c *Checker) Answer() string { return c.j.AnswerText() }
+
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if !c.j.Ended(&c.v, streamErr, c.errored) {

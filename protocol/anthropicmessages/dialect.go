@@ -21,6 +21,7 @@ var (
 	_ protocol.MultiTurn    = (*Dialect)(nil)
 	_ protocol.ErrorChecker = (*Dialect)(nil)
 	_ protocol.Checker      = (*Checker)(nil)
+	_ protocol.AnswerKeeper = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name.

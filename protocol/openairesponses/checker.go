@@ -659,6 +659,9 @@ func (c *Checker) onDone() protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
+// Answer is the answer text of a conversation turn (protocol.AnswerKeeper).
+func (c *Checker) Answer() string { return c.j.AnswerText() }
+
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if c.errorEvent && !c.failed && !c.noFailed && streamErr == nil && !c.j.S.Aborted {

@@ -28,6 +28,7 @@ var (
 	_ protocol.StructureOnly = (*Dialect)(nil)
 	_ protocol.DecodeLimiter = (*Dialect)(nil)
 	_ protocol.Checker       = (*Checker)(nil)
+	_ protocol.AnswerKeeper  = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name, and the wire's.

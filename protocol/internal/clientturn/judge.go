@@ -30,12 +30,17 @@ type Judge struct {
 	text, think     jsonwire.Cursor
 	textOK, thinkOK bool // the text (thinking) so far is a prefix of the script's
 	tokens          scenarios.TokenCounter
+	// keep is set for a conversation turn (EndpointRequest.Conversation): answer gathers
+	// the answer text for the next turn's history.
+	keep   bool
+	answer []byte
 }
 
 // NewJudge returns the judge of s's current turn (s.Turn) under the wire's rules, which it
 // keeps and never modifies.
 func NewJudge(s *protocol.Session, rules *Rules) Judge {
 	j := Judge{S: s, Exp: Expect(s), rules: rules, textOK: true, thinkOK: true}
+	j.keep = s.Endpoint != nil && s.Endpoint.Conversation
 	if t := j.Exp.Turn; t != nil {
 		j.text = jsonwire.NewCursor([]string{t.Text})
 		j.think = jsonwire.NewCursor([]string{t.Thinking})
@@ -68,8 +73,15 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 		v.Add(j.rules.Content, "text diverges from the script at byte %d: expected %s, saw %s",
 			j.text.Matched(), protocol.Quote(j.text.Next(40), 40), protocol.Quote(string(p), 40))
 	}
+	if j.keep {
+		j.answer = append(j.answer, p...) // p is the frame's buffer: copied
+	}
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
 }
+
+// AnswerText is the answer text so far of a conversation turn (protocol.AnswerKeeper); "" for
+// any other session.
+func (j *Judge) AnswerText() string { return string(j.answer) }
 
 // ProviderError judges a mid-stream error frame carrying message against the script and
 // returns the frame's Observation (FrameTerminal, Error the message or "error"). An error in a

@@ -1,0 +1,195 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Conversation is one conversation of a conversation file (load --conversations): the user's
+// turns, replayed one by one by one client, each request carrying the whole history with the
+// answers the target really gave (never the file's).
+type Conversation struct {
+	// System is the system message sent first in every request ("": none).
+	System string
+	// Turns are the user's messages, in order (at least one).
+	Turns []string
+	// ReplyTokens is, per turn, the length of the reply the file recorded (a ShareGPT gpt
+	// turn, by the scenario tokenizer; 0: none): max_tokens without --output-tokens.
+	ReplyTokens []int
+}
+
+// conversationShape says what a conversation file's line must be, for errors.
+const conversationShape = `want {"turns":["first user message","second",…]} or a ShareGPT {"conversations":[{"from":"human","value":"…"},{"from":"gpt","value":"…"},…]} with at least one human turn`
+
+// LoadConversations reads a conversation file: JSON Lines, one conversation a line, each
+// {"turns":["…",…]} or a ShareGPT record ({"conversations":[{"from":"human","value":…},
+// {"from":"gpt",…}]}, of which the human turns are sent, its system turn kept); or one JSON
+// array of such records (the ShareGPT JSON file). A bad line is an error naming the file,
+// the line and what was expected. At most MaxPrompts conversations are read.
+func LoadConversations(path string) ([]Conversation, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Conversation
+	add := func(where string, raw []byte) error {
+		c, err := parseConversation(raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		out = append(out, c)
+		return nil
+	}
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(t, &raws); err != nil {
+			return nil, fmt.Errorf("%s: a JSON array of conversations: %w", path, err)
+		}
+		for i, raw := range raws[:min(len(raws), MaxPrompts)] {
+			if err := add(fmt.Sprintf("%s: conversation %d", path, i+1), raw); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
+		for line := 1; sc.Scan() && len(out) < MaxPrompts; line++ {
+			if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
+				if err := add(fmt.Sprintf("%s:%d", path, line), l); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w (a line holds at most 16 MiB)", path, err)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no conversation (%s, one a line)", path, conversationShape)
+	}
+	return out, nil
+}
+
+// parseConversation reads one record.
+func parseConversation(raw []byte) (Conversation, error) {
+	var rec struct {
+		Turns         []json.RawMessage `json:"turns"`
+		Conversations []struct {
+			From  string `json:"from"`
+			Value string `json:"value"`
+		} `json:"conversations"`
+	}
+	if !json.Valid(raw) {
+		return Conversation{}, fmt.Errorf("not a JSON value: %s", conversationShape)
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return Conversation{}, fmt.Errorf("%s (%v)", conversationShape, err)
+	}
+	var c Conversation
+	switch {
+	case len(rec.Turns) > 0:
+		for i, t := range rec.Turns {
+			var s string
+			if err := json.Unmarshal(t, &s); err != nil || strings.TrimSpace(s) == "" {
+				return c, fmt.Errorf("turns[%d] is %s: want a non-empty string, the user's message", i, protocol.Quote(string(t), 40))
+			}
+			c.Turns = append(c.Turns, s)
+		}
+		c.ReplyTokens = make([]int, len(c.Turns))
+	case len(rec.Conversations) > 0:
+		var tc scenarios.TokenCounter
+		for i, t := range rec.Conversations {
+			switch t.From {
+			case "system":
+				c.System = t.Value
+			case "human", "user":
+				c.Turns = append(c.Turns, t.Value)
+				c.ReplyTokens = append(c.ReplyTokens, 0)
+			case "gpt", "assistant", "chatgpt", "bard", "model":
+				if n := len(c.ReplyTokens); n > 0 && c.ReplyTokens[n-1] == 0 {
+					c.ReplyTokens[n-1] = tc.Text(t.Value)
+				}
+			default:
+				return c, fmt.Errorf("conversations[%d].from %q: want human (sent), gpt (not sent: the target's own answer is) or system", i, t.From)
+			}
+		}
+		if len(c.Turns) == 0 {
+			return c, errors.New("a ShareGPT record without a human turn: " + conversationShape)
+		}
+	default:
+		return c, errors.New(conversationShape)
+	}
+	return c, nil
+}
+
+// conversation is session seed's conversation, drawn like a prompt (request).
+func (e *Endpoint) conversation(r *rand.Rand) *Conversation {
+	return &e.Conversations[r.IntN(len(e.Conversations))]
+}
+
+// turnMaxTokens is max_tokens of turn (from 1) of conversation c in session seed: drawn from
+// Output with a source of the turn's own, else the file's reply length.
+func (e *Endpoint) turnMaxTokens(c *Conversation, seed uint64, turn int) int {
+	if e.Output.Kind != "" {
+		return e.Output.Sample(rand.New(rand.NewPCG(seed, 0x7475726e+uint64(turn)))) // "turn"
+	}
+	return c.ReplyTokens[turn]
+}
+
+// nextConversationTurn ends a conversation turn that completed before the conversation's
+// last: it records the turn as a request of its own (endTurn), then puts the answer the
+// target gave and the next user message into the history, and times the next request from
+// now: the client sends it as soon as the answer is complete (a closed loop within the
+// conversation).
+func (s *streamState) nextConversationTurn() {
+	p, m := s.p, s.m
+	now := time.Now()
+	m.duration = observed(now.Sub(s.intended))
+	m.endTurn(s.r.cfg.GoodputSLOs)
+	if s.counting {
+		s.r.rec.turnRequests.Add(1)
+	}
+	answer := ""
+	if k, ok := s.checker.(protocol.AnswerKeeper); ok {
+		answer = k.Answer()
+	}
+	e, next := p.session.Endpoint, p.session.Turn+1
+	e.Messages = append(e.Messages,
+		protocol.Message{Role: "assistant", Text: answer},
+		protocol.Message{Role: "user", Text: p.conversation.Turns[next]})
+	ep := s.r.cfg.Endpoint
+	e.MaxTokens = ep.turnMaxTokens(p.conversation, p.pick.Seed, next)
+	if ep.MinTokens {
+		e.MinTokens = e.MaxTokens
+	}
+	p.session.Input = p.conversation.Turns[next]
+	s.intended, s.chunks = now, 0
+}
+
+// endTurn records a conversation turn that completed as a request of its own, and clears the
+// per-request values for the next turn (the connection's set-up and the start lag are the
+// first request's). A turn that misses a goodput SLO costs the conversation its goodput.
+func (m *sessionMetrics) endTurn(slos []measure.SessionSLO) {
+	for _, slo := range slos {
+		if !slo.Met(m.sessionValue(slo.Metric)) {
+			m.missedSLO = true
+		}
+	}
+	m.flush()
+	m.connect.Store(0)
+	m.headers, m.firstEvent, m.firstChunk, m.firstThinking, m.duration, m.startLag = 0, 0, 0, 0, 0, 0
+	m.tokens = tokenClock{usageOnly: m.tokens.usageOnly}
+	m.scripted = scriptedLatency{}
+	m.measures = m.measures[:0]
+}
