@@ -78,6 +78,7 @@ func Rules() []Rule {
 		RSwarmClose, RSwarmOrder, RSwarmChain, RSwarmParentDone, RSwarmContent, RSwarmCancel}
 	rules = append(rules, simSeedRules()...)
 	rules = append(rules, responsesRules()...)
+	rules = append(rules, langGraphRules()...)
 	return append(rules, planRules()...)
 }
 

@@ -74,6 +74,12 @@ var ruleKinds = map[Rule]struct {
 	RResponsesError:     {RuleMixed, "an error (HTTP or event) at another turn than the one the script fails, or none where it fails"},
 	RResponsesContent:   {RuleContent, ""},
 
+	RLangGraphEvent:     {RuleStructure, ""},
+	RLangGraphLifecycle: {RuleStructure, ""},
+	RLangGraphMessage:   {RuleStructure, ""},
+	RLangGraphError:     {RuleMixed, "an error event in a session whose script does not fail at the provider, or none where it fails"},
+	RLangGraphContent:   {RuleContent, ""},
+
 	RAISDKParts: {RuleStructure, ""},
 	RAISDKText:  {RuleContent, ""},
 	RAISDKTool:  {RuleContent, ""},

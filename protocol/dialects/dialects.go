@@ -14,6 +14,7 @@ import (
 	"github.com/streambench/streambench/protocol/aisdk"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/langgraph"
 	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/protocol/simcanvas"
@@ -31,6 +32,7 @@ func Default() *Registry {
 		anthropicmessages.New(),
 		openairesponses.New(),
 		aisdk.New(aisdk.Options{}),
+		langgraph.New(langgraph.Options{}),
 	))
 }
 
