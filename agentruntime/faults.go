@@ -100,6 +100,18 @@ type Faults struct {
 	// ChildNotCancelled lets swarm children play on when their run is aborted or stopped
 	// (R-swarm-cancel, seen at the mock).
 	ChildNotCancelled bool
+	// LangGraphBadID sends langgraph event ids that go backwards (R-langgraph-event).
+	LangGraphBadID bool
+	// LangGraphNoMetadata omits the langgraph metadata event (R-langgraph-lifecycle).
+	LangGraphNoMetadata bool
+	// LangGraphStateMismatch puts each AI message in the langgraph states without its last
+	// text chunk (R-langgraph-message).
+	LangGraphStateMismatch bool
+	// LangGraphBadError sends the langgraph error event as {"detail": …} (R-langgraph-error).
+	LangGraphBadError bool
+	// LangGraphCancelOnContinue cancels a langgraph run whose request said on_disconnect
+	// continue when its client leaves (R-abort).
+	LangGraphCancelOnContinue bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -156,6 +168,11 @@ func FaultSwitches() []FaultInfo {
 		{"done-before-children", []protocol.Rule{protocol.RSwarmParentDone}, "send the last swarm_child_done after the parent's done", func(f *Faults) *bool { return &f.DoneBeforeChildren }},
 		{"child-wrong-text", []protocol.Rule{protocol.RSwarmContent}, "append a character to each swarm child's first delta", func(f *Faults) *bool { return &f.ChildWrongText }},
 		{"child-not-cancelled", []protocol.Rule{protocol.RSwarmCancel}, "let swarm children play on when their run is aborted or stopped", func(f *Faults) *bool { return &f.ChildNotCancelled }},
+		{"langgraph-bad-id", []protocol.Rule{protocol.RLangGraphEvent}, "langgraph: send event ids that go backwards", func(f *Faults) *bool { return &f.LangGraphBadID }},
+		{"langgraph-no-metadata", []protocol.Rule{protocol.RLangGraphLifecycle}, "langgraph: omit the metadata event", func(f *Faults) *bool { return &f.LangGraphNoMetadata }},
+		{"langgraph-state-mismatch", []protocol.Rule{protocol.RLangGraphMessage}, "langgraph: states hold each AI message without its last text chunk", func(f *Faults) *bool { return &f.LangGraphStateMismatch }},
+		{"langgraph-bad-error", []protocol.Rule{protocol.RLangGraphError}, "langgraph: send the error event as {\"detail\": …}", func(f *Faults) *bool { return &f.LangGraphBadError }},
+		{"langgraph-cancel-on-continue", []protocol.Rule{protocol.RAbort}, "langgraph: cancel a run whose request said on_disconnect continue", func(f *Faults) *bool { return &f.LangGraphCancelOnContinue }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }

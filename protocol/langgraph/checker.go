@@ -103,6 +103,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return other
 		}
 		c.onState(st.Messages, true)
+		if c.final {
+			// The state ends in the AI's answer: the ReAct loop reached its end, and the
+			// server closes the stream next (nothing more is owed).
+			return protocol.Observation{Kind: protocol.FrameTerminal}
+		}
 	case EventUpdates:
 		var up map[string]json.RawMessage
 		if !c.decode(ev, &up, "an object of node updates") {

@@ -20,6 +20,9 @@ type Writer struct {
 	seq   int
 	// Compact writes each event's JSON on one data: line (langgraph-api's orjson output).
 	Compact bool
+	// DescendingIDs counts the ids' sequence down instead of up: a broken server whose ids a
+	// resuming client cannot resume from (the runtime's langgraph-bad-id fault).
+	DescendingIDs bool
 }
 
 // NewWriter returns a writer to w whose event ids start with start (the run's start time in
@@ -45,7 +48,11 @@ func (w *Writer) Event(name string, v any) error {
 
 // Raw writes one event with data as is (which may hold newlines: one data: line each).
 func (w *Writer) Raw(name string, data []byte) error {
-	w.ev = sse.Event{Type: name, Data: data, ID: w.start + "-" + strconv.Itoa(w.seq)}
+	seq := w.seq
+	if w.DescendingIDs {
+		seq = 1_000_000 - w.seq
+	}
+	w.ev = sse.Event{Type: name, Data: data, ID: w.start + "-" + strconv.Itoa(seq)}
 	w.seq++
 	w.buf = sse.AppendEvent(w.buf[:0], &w.ev)
 	_, err := w.w.Write(w.buf)
