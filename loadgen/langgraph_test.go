@@ -2,11 +2,15 @@ package loadgen
 
 import (
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/langgraph"
 )
 
 // langGraphProfile is the langgraph dialect against both providers' deployments, with opts.
@@ -79,6 +83,80 @@ func TestLangGraphAgainstTheRuntime(t *testing.T) {
 				if ttft.TotalCount() == 0 {
 					t.Errorf("no time to first token measured: %s", describe(run))
 				}
+			}
+		})
+	}
+}
+
+// fakeLangGraph is a LangGraph server whose model is not the mock: a valid run stream whose
+// answer is its own text, or (failing) one that ends in an error event.
+func fakeLangGraph(failing bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		lw := langgraph.NewWriter(w, 1700000000000)
+		human := langgraph.Message{Type: langgraph.TypeHuman, ID: "h1", Content: langgraph.TextContent("hi")}
+		state := langgraph.State{Messages: []langgraph.Message{human}}
+		_ = lw.Metadata("run-1", 1)
+		_ = lw.Values(&state)
+		meta := &langgraph.ChunkMetadata{Node: "agent", Step: 1}
+		for _, piece := range []string{"Hello", " from", " a real", " model."} {
+			_ = lw.Message(&langgraph.Message{Type: langgraph.TypeAIChunk, ID: "ai1", Content: langgraph.TextContent(piece)}, meta)
+		}
+		if failing {
+			_ = lw.Error("ValueError", "the graph failed")
+			return
+		}
+		ai := langgraph.Message{Type: langgraph.TypeAI, ID: "ai1", Content: langgraph.TextContent("Hello from a real model.")}
+		state.Messages = append(state.Messages, ai)
+		_ = lw.Updates("agent", []langgraph.Message{ai})
+		_ = lw.Values(&state)
+	})
+}
+
+// TestLangGraphOtherModel: a server whose model is not the mock passes with --no-ground-truth
+// (structure only) and fails the content rule without it; an error event the script does not
+// call for is the in_band_error outcome, and the run fails, with or without ground truth.
+func TestLangGraphOtherModel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		failing, ngt  bool
+		wantRules     []protocol.Rule
+		wantInBand    bool
+		wantCompleted bool
+	}{
+		// Valid, other text, structure only: clean.
+		{"no-ground-truth", false, true, nil, false, true},
+		// Valid, other text, against the script: the content rule.
+		{"ground-truth", false, false, []protocol.Rule{protocol.RLangGraphContent}, false, true},
+		// An unscripted error event: in_band_error, and a failed run.
+		{"error-no-ground-truth", true, true, nil, true, false},
+		// Against the script the text before the error is not the script's either.
+		{"error-ground-truth", true, false, []protocol.Rule{protocol.RLangGraphContent}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(fakeLangGraph(tc.failing))
+			t.Cleanup(srv.Close)
+			profile := Profile{Dialect: "langgraph", Weight: 1, Targets: []Target{{Slug: "agent"}}}
+			run := runLoad(t, Config{
+				Target: srv.URL, Mix: mixOf(t, []string{"plain-answer"}, profile), MixName: "langgraph-other",
+				Clients: 2, Sessions: 4, NoGroundTruth: tc.ngt, NoLeakCheck: true, StreamTimeout: 10 * time.Second,
+			})
+			got, want := slices.Sorted(maps.Keys(run.Summary.Violations)), slices.Sorted(slices.Values(tc.wantRules))
+			if !slices.Equal(got, want) {
+				t.Errorf("violations %v, want %v\n%s", run.Summary.Violations, tc.wantRules, describe(run))
+			}
+			c := run.Summary.Counters
+			if tc.wantInBand && c.Outcome(measure.OutcomeInBandError) != 4 {
+				t.Errorf("want 4 in_band_error outcomes: %s", describe(run))
+			}
+			if tc.wantCompleted && c.Outcome(measure.OutcomeCompleted) != 4 {
+				t.Errorf("want 4 completed sessions: %s", describe(run))
+			}
+			if pass := tc.wantRules == nil && !tc.wantInBand; run.Summary.Verdict.Pass != pass || c.SessionsStarted != 4 {
+				t.Errorf("verdict pass %v, want %v\n%s", run.Summary.Verdict.Pass, pass, describe(run))
 			}
 		})
 	}
