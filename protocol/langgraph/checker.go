@@ -21,7 +21,8 @@ const maxMessages = 4096
 type streamed struct {
 	text    []byte
 	calls   []chunkCall
-	checked bool // compared with the state that first held it
+	checked bool // a state held it
+	differs bool // a state held it otherwise than streamed: reported once
 	broken  bool // a chunk could not be placed: no comparison (one defect, one violation)
 }
 
@@ -290,12 +291,12 @@ func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 }
 
 // onState compares each message of a state (values) or node update with the chunks streamed
-// for it, the first time it appears, and judges new AI messages' tool calls against the
+// for it, every time it appears (reporting the first difference), and judges new AI messages' tool calls against the
 // script.
 func (c *Checker) onState(msgs []Message, values bool) {
 	for i := range msgs {
 		m := &msgs[i]
-		if st := c.msgs[m.ID]; st != nil && !st.checked && m.ID != "" {
+		if st := c.msgs[m.ID]; st != nil && m.ID != "" && !st.differs {
 			st.checked = true
 			c.compare(m, st)
 		}
@@ -324,12 +325,14 @@ func (c *Checker) compare(m *Message, st *streamed) {
 		return
 	}
 	if text != string(st.text) {
+		st.differs = true
 		c.v.Add(protocol.RLangGraphMessage, "message %s: expected the state's content to be its chunks' %s, saw %s", m.ID, clip(st.text, 60), clip(text, 60))
 	}
 	if !isAI(m.Type) {
 		return
 	}
 	if len(m.ToolCalls) != len(st.calls) {
+		st.differs = true
 		c.v.Add(protocol.RLangGraphMessage, "message %s: expected the %d tool call(s) its chunks streamed, the state holds %d", m.ID, len(st.calls), len(m.ToolCalls))
 		return
 	}
@@ -340,6 +343,7 @@ func (c *Checker) compare(m *Message, st *streamed) {
 			args = []byte("{}")
 		}
 		if tc.ID != cl.id || tc.Name != cl.name || !jsonEqual(tc.Args, args) {
+			st.differs = true
 			c.v.Add(protocol.RLangGraphMessage, "message %s: tool call %d: expected id %q, name %q, args %s as streamed, the state holds id %q, name %q, args %s",
 				m.ID, i, cl.id, cl.name, clip(args, 60), tc.ID, tc.Name, clip(tc.Args, 60))
 		}
