@@ -13,6 +13,12 @@
 # dialect sends on_disconnect cancel, so the server must cancel the run's model call when the
 # client leaves). Exit 0 pass (or SKIP without node/npm), 1 fail. STREAMBENCH_CACHE overrides
 # the cache root (default ${XDG_CACHE_HOME:-~/.cache}/streambench); OUT keeps the results.
+#
+# The runs go to the thread route, /threads/{thread}/runs/stream (a thread per session, created
+# with the run). PATH_TEMPLATE=/runs/stream loads the stateless route instead, which fails
+# R-abort on @langchain/langgraph-api 1.5.1: its stream join cancels a disconnected run only
+# when it was given a thread id, and the stateless route passes none, so the model call runs
+# to its end after the client left (and the mock's open streams grow: the leak check too).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,6 +29,8 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
 CLIENTS=${CLIENTS:-10}
+thread_route='/threads/{thread}/runs/stream'
+PATH_TEMPLATE=${PATH_TEMPLATE:-$thread_route}
 DURATION=${DURATION:-20s}
 
 key="$(sha256sum "$here/package.json" | cut -c1-12)"
@@ -93,9 +101,9 @@ curl -fsS "$server/ok" >/dev/null 2>&1 || die "the dev server did not answer $se
 echo "run.sh: mock $mock, LangGraph dev server $server (tools $tools)"
 
 # --runtime-metrics -: the dev server has no Prometheus /metrics; the mock's gauges are checked.
-echo "run.sh: load: $CLIENTS clients for $DURATION → $server (langgraph, assistant agent)"
+echo "run.sh: load: $CLIENTS clients for $DURATION → $server$PATH_TEMPLATE (langgraph, assistant agent)"
 rc=0
-"$work/streambench" load --dialect langgraph --slug agent --target "$server" --mock "$mock" \
+"$work/streambench" load --dialect langgraph --slug agent --option "path=$PATH_TEMPLATE" --target "$server" --mock "$mock" \
 	--runtime-metrics - --leak-per-stream 1 --clients "$CLIENTS" --duration "$DURATION" \
 	--out "$out" --run-id langgraph-dev --quiet >"$work/load.log" 2>&1 || rc=$?
 grep -E '^(run |errors:|tokens:|violations:|leak check|LEAK|verdict|  - )' "$work/load.log" || true
