@@ -114,6 +114,18 @@ type Faults struct {
 	// AGUIBadStateDelta sends a first STATE_DELTA that replaces a member the state lacks
 	// (R-agui-state).
 	AGUIBadStateDelta bool
+	// LangGraphBadID sends langgraph event ids that go backwards (R-langgraph-event).
+	LangGraphBadID bool
+	// LangGraphNoMetadata omits the langgraph metadata event (R-langgraph-lifecycle).
+	LangGraphNoMetadata bool
+	// LangGraphStateMismatch puts each AI message in the langgraph states without its last
+	// text chunk (R-langgraph-message).
+	LangGraphStateMismatch bool
+	// LangGraphBadError sends the langgraph error event as {"detail": …} (R-langgraph-error).
+	LangGraphBadError bool
+	// LangGraphCancelOnContinue cancels a langgraph run whose request said on_disconnect
+	// continue when its client leaves (R-abort).
+	LangGraphCancelOnContinue bool
 	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
 	// chunk; no rule, a latency regression).
 	SlowFirstChunk time.Duration
@@ -176,6 +188,11 @@ func FaultSwitches() []FaultInfo {
 		{"agui-open-tool", []protocol.Rule{protocol.RAGUITool}, "ag-ui: never end the first tool call (its result still comes)", func(f *Faults) *bool { return &f.AGUIOpenTool }},
 		{"agui-open-step", []protocol.Rule{protocol.RAGUIStep}, "ag-ui: never finish the first step", func(f *Faults) *bool { return &f.AGUIOpenStep }},
 		{"agui-bad-state-delta", []protocol.Rule{protocol.RAGUIState}, "ag-ui: a first STATE_DELTA that replaces a member the state lacks", func(f *Faults) *bool { return &f.AGUIBadStateDelta }},
+		{"langgraph-bad-id", []protocol.Rule{protocol.RLangGraphEvent}, "langgraph: send event ids that go backwards", func(f *Faults) *bool { return &f.LangGraphBadID }},
+		{"langgraph-no-metadata", []protocol.Rule{protocol.RLangGraphLifecycle}, "langgraph: omit the metadata event", func(f *Faults) *bool { return &f.LangGraphNoMetadata }},
+		{"langgraph-state-mismatch", []protocol.Rule{protocol.RLangGraphMessage}, "langgraph: states hold each AI message without its last text chunk", func(f *Faults) *bool { return &f.LangGraphStateMismatch }},
+		{"langgraph-bad-error", []protocol.Rule{protocol.RLangGraphError}, "langgraph: send the error event as {\"detail\": …}", func(f *Faults) *bool { return &f.LangGraphBadError }},
+		{"langgraph-cancel-on-continue", []protocol.Rule{protocol.RAbort}, "langgraph: cancel a run whose request said on_disconnect continue", func(f *Faults) *bool { return &f.LangGraphCancelOnContinue }},
 		{"slow-first-chunk", nil, "=DURATION: delay each stream's first answer chunk (a latency regression)", nil},
 	}
 }

@@ -93,8 +93,16 @@ type run struct {
 // newRun prepares a run for r. With the no-cancel fault the run's context ignores the client
 // (a disconnect is not propagated); every run still ends at a hard shutdown.
 func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string) *run {
+	return s.newRunDetached(w, r, dep, dialect, input, false)
+}
+
+// newRunDetached is newRun for a run that, when detached, goes on when its client leaves (a
+// langgraph request with on_disconnect continue): neither the request's end nor a failed
+// write cancels it.
+func (s *Server) newRunDetached(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string, detached bool) *run {
 	parent := r.Context()
-	if s.opts.Faults.NoCancel {
+	noCancel := s.opts.Faults.NoCancel || detached
+	if noCancel {
 		parent = context.WithoutCancel(parent)
 	}
 	ctx, cancel := context.WithCancelCause(parent)
@@ -111,7 +119,7 @@ func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment,
 		if errors.Is(cause, errSlowClient) {
 			s.metrics.slowClientsDropped.Inc()
 		}
-		if !s.opts.Faults.NoCancel {
+		if !noCancel {
 			cancel(cause)
 		}
 	})
@@ -376,6 +384,7 @@ var (
 	_ emitter   = (*simChatEmitter)(nil)
 	_ emitter   = (*simCanvasEmitter)(nil)
 	_ emitter   = (*composeEmitter)(nil)
+	_ emitter   = (*langGraphEmitter)(nil)
 	_ io.Writer = (*clientStream)(nil)
 )
 

@@ -7,13 +7,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/langgraph"
 	"github.com/streambench/streambench/protocol/simcanvas"
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
 // servedDialects are the client dialects the runtime serves (its routes in Server.routes), by
 // the names their packages give them: the "dialect" metric label.
-func servedDialects() []string { return []string{simchat.Name, simcanvas.Name, compose.Name} }
+func servedDialects() []string {
+	return []string{simchat.Name, simcanvas.Name, compose.Name, langgraph.Name}
+}
 
 // metrics are the runtime's Prometheus metrics, on a registry of its own so that several
 // runtimes in one process (tests, benchmarks) never collide.

@@ -101,19 +101,21 @@ type Options struct {
 
 // Server is the reference runtime. Create it with New; it is safe for concurrent use.
 type Server struct {
-	opts     Options
-	deps     *Deployments
-	wires    map[string]protocol.ProviderWire
-	client   *http.Client
-	log      *slog.Logger
-	metrics  *metrics
-	mux      *http.ServeMux
-	runs     runRegistry
-	execs    execRegistry // resumable canvas executions (reconnect.go)
-	idle     time.Duration
-	beat     time.Duration
-	maxBody  int64
-	maxTurns int
+	opts    Options
+	deps    *Deployments
+	wires   map[string]protocol.ProviderWire
+	client  *http.Client
+	log     *slog.Logger
+	metrics *metrics
+	mux     *http.ServeMux
+	runs    runRegistry
+	execs   execRegistry // resumable canvas executions (reconnect.go)
+	// lgThreads are the langgraph threads with a run streaming (langgraph.go).
+	lgThreads busyThreads
+	idle      time.Duration
+	beat      time.Duration
+	maxBody   int64
+	maxTurns  int
 	// bodyTimeout is the resolved BodyReadTimeout (0: none).
 	bodyTimeout time.Duration
 
@@ -354,6 +356,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/stop", s.post(s.handleComposeStop))
 	mux.HandleFunc("/api/workflows/{id}/executions/{executionId}/cancel", s.post(s.handleSimCanvasCancel))
 	mux.HandleFunc("/agent/{agentId}/runs/{runId}/approval", s.post(s.handleComposeApproval))
+	mux.HandleFunc("/runs/stream", s.post(s.handleLangGraph))
+	mux.HandleFunc("/threads/{thread_id}/runs/stream", s.post(s.handleLangGraph))
 	mux.Handle("GET /metrics", s.Metrics())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

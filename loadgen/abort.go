@@ -17,6 +17,16 @@ type abortRecord struct {
 	session, scenario, dialect string
 	at                         time.Time // wall clock of the abort
 	duringTool                 bool
+	// continues: the request asked the target to finish the run when the client leaves
+	// (protocol.DisconnectContinuer), so R-abort is judged the other way round.
+	continues bool
+}
+
+// continuesOnDisconnect reports whether c's requests ask the target to go on with a run the
+// client leaves.
+func continuesOnDisconnect(c protocol.Client) bool {
+	dc, ok := c.(protocol.DisconnectContinuer)
+	return ok && dc.ContinuesOnDisconnect()
 }
 
 // abortLog collects abort records from sessions; appended once per aborted session.
@@ -54,6 +64,9 @@ type cancelFinding struct {
 // means the runtime carried on the conversation for a client that had left.
 func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance time.Duration, now time.Time) cancelFinding {
 	var f cancelFinding
+	if a.continues {
+		return judgeContinue(a, recs)
+	}
 	deadline := a.at.Add(tolerance)
 	for _, r := range recs {
 		who := fmt.Sprintf("turn %d", r.Turn)
@@ -83,6 +96,21 @@ func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance tim
 			}
 		case now.After(deadline):
 			f.violation = fmt.Sprintf("provider stream for %s still open %v after the client left", who, now.Sub(a.at).Round(time.Millisecond))
+			return f
+		}
+	}
+	return f
+}
+
+// judgeContinue judges an abort whose request asked the run to go on (on_disconnect
+// continue): no provider stream of the session may see the client go away, since the target
+// was asked not to cancel; later turns' requests are the run going on, as asked. No cancel
+// latency is measured.
+func judgeContinue(a abortRecord, recs []mockprovider.SessionRecord) cancelFinding {
+	f := cancelFinding{rule: protocol.RAbort}
+	for _, r := range recs {
+		if !r.ClientGone.IsZero() && r.ClientGone.After(a.at) {
+			f.violation = fmt.Sprintf("provider (turn %d) saw the client go away %v after the abort, although the request asked the run to continue (on_disconnect continue)", r.Turn, r.ClientGone.Sub(a.at).Round(time.Millisecond))
 			return f
 		}
 	}

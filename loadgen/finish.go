@@ -280,7 +280,7 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 		// The client stopped: whether the provider saw it go is still worth knowing.
 		r.aborts.add(abortRecord{
 			index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: s.act.firedAt(),
-			duringTool: duringTool(p.session.Expected.Client),
+			duringTool: duringTool(p.session.Expected.Client), continues: continuesOnDisconnect(p.client),
 		})
 	}
 	return s.end(o, err)
@@ -346,7 +346,7 @@ func (s *streamState) finishAborted(judge bool, streamErr error) sessionResult {
 	if s.counting {
 		r.aborts.add(abortRecord{
 			index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: act.firedAt(),
-			duringTool: duringTool(p.session.Expected.Client),
+			duringTool: duringTool(p.session.Expected.Client), continues: continuesOnDisconnect(p.client),
 		})
 	}
 	if stopErr != nil {

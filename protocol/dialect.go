@@ -62,6 +62,14 @@ type StopObserver interface {
 	StopSent()
 }
 
+// DisconnectContinuer is implemented by clients whose requests may ask the target to go on
+// with a run when the client leaves (langgraph's on_disconnect continue). When
+// ContinuesOnDisconnect is true, R-abort is judged the other way round: the provider must not
+// see the aborting client go away, since the run was asked to finish.
+type DisconnectContinuer interface {
+	ContinuesOnDisconnect() bool
+}
+
 // OptionSpec documents one dialect option.
 type OptionSpec struct {
 	Key  string

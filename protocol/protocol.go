@@ -79,6 +79,7 @@ func Rules() []Rule {
 	rules = append(rules, simSeedRules()...)
 	rules = append(rules, responsesRules()...)
 	rules = append(rules, aguiRules()...)
+	rules = append(rules, langGraphRules()...)
 	return append(rules, planRules()...)
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/streambench/streambench/protocol/aisdk"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/langgraph"
 	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/protocol/simcanvas"
@@ -33,6 +34,7 @@ func Default() *Registry {
 		openairesponses.New(),
 		aisdk.New(aisdk.Options{}),
 		agui.New(agui.Options{}),
+		langgraph.New(langgraph.Options{}),
 	))
 }
 

@@ -25,7 +25,7 @@ var _ protocol.Dialect = stub{}
 func TestDefault(t *testing.T) {
 	t.Parallel()
 	r := Default()
-	want := []string{"sim-chat", "sim-canvas", "compose", "openai-chat", "anthropic-messages", "openai-responses", "ai-sdk", "ag-ui"}
+	want := []string{"sim-chat", "sim-canvas", "compose", "openai-chat", "anthropic-messages", "openai-responses", "ai-sdk", "ag-ui", "langgraph"}
 	if got := r.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}

@@ -1,0 +1,234 @@
+package agentruntime
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/streambench/streambench/protocol/langgraph"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// handleLangGraph serves the LangGraph Agent Server's run stream, POST /runs/stream and
+// /threads/{thread_id}/runs/stream: a ReAct graph (agent node, tools node) whose model is the
+// deployment named by assistant_id. A second run on a thread that is running one is rejected
+// with 409 (multitask_strategy reject, the only strategy served).
+func (s *Server) handleLangGraph(w http.ResponseWriter, r *http.Request) {
+	var body langgraph.RunRequest
+	if !s.readBody(w, r, &body) {
+		return
+	}
+	dep, ok := s.deployment(w, "assistant", body.AssistantID)
+	if !ok {
+		return
+	}
+	var input string
+	if body.Input != nil {
+		for _, m := range body.Input.Messages {
+			if m.Role == "user" || m.Role == "human" {
+				input = m.Content
+			}
+		}
+	}
+	if input == "" {
+		s.writeError(w, http.StatusUnprocessableEntity, `request body: expected input.messages with a user message`)
+		return
+	}
+	switch body.OnDisconnect {
+	case "", langgraph.OnDisconnectCancel, langgraph.OnDisconnectContinue:
+	default:
+		s.writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("request body: on_disconnect %q, want cancel or continue", body.OnDisconnect))
+		return
+	}
+	if thread := r.PathValue("thread_id"); thread != "" {
+		if !s.lgThreads.acquire(thread) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusConflict)
+			_, _ = fmt.Fprintf(w, `{"detail":"Thread %s is busy with another run (multitask_strategy reject)"}`+"\n", thread)
+			return
+		}
+		defer s.lgThreads.release(thread)
+	}
+	detached := body.OnDisconnect == langgraph.OnDisconnectContinue && !s.opts.Faults.LangGraphCancelOnContinue
+	rn := s.newRunDetached(w, r, dep, langgraph.Name, input, detached)
+	rn.id = newUUID()
+	rn.execute(&langGraphEmitter{rn: rn, w: langgraph.NewWriter(rn.cs, rn.started.UnixMilli()),
+		state: langgraph.State{Messages: []langgraph.Message{{Type: langgraph.TypeHuman, ID: newUUID(), Content: langgraph.TextContent(input)}}}})
+}
+
+// busyThreads are the langgraph threads running a run; safe for concurrent use.
+type busyThreads struct {
+	mu   sync.Mutex
+	busy map[string]bool
+}
+
+func (b *busyThreads) acquire(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.busy[id] {
+		return false
+	}
+	if b.busy == nil {
+		b.busy = map[string]bool{}
+	}
+	b.busy[id] = true
+	return true
+}
+
+func (b *busyThreads) release(id string) {
+	b.mu.Lock()
+	delete(b.busy, id)
+	b.mu.Unlock()
+}
+
+// newUUID returns a random version 4 UUID, the shape of LangGraph's run and message ids.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// langGraphEmitter writes the run stream with stream_mode messages-tuple, values and updates:
+// metadata, the input state, then per model turn the AI message's chunks, the agent node's
+// update and the state, and per tool its tool message, the tools node's update and the state.
+// Reasoning is not forwarded (a chat model adapter drops it). A completed run's stream just
+// closes; a failed one ends with an error event.
+type langGraphEmitter struct {
+	rn    *run
+	w     *langgraph.Writer
+	state langgraph.State
+	step  int
+
+	// The AI message of the current turn.
+	aiID      string
+	aiText    strings.Builder
+	lastChunk string
+	calls     []langgraph.ToolCall
+	callArgs  []strings.Builder
+	// tools are the current turn's tool messages, for the tools node's update.
+	tools []langgraph.Message
+}
+
+func (e *langGraphEmitter) meta(node string) *langgraph.ChunkMetadata {
+	return &langgraph.ChunkMetadata{RunID: e.rn.id, Node: node, Step: e.step}
+}
+
+func (e *langGraphEmitter) message(m *langgraph.Message, node string) {
+	_ = e.w.Message(m, e.meta(node))
+}
+
+func (e *langGraphEmitter) open() {
+	h := e.rn.w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Content-Location", "/runs/"+e.rn.id)
+	e.rn.w.WriteHeader(http.StatusOK)
+	e.w.DescendingIDs = e.rn.faults.LangGraphBadID
+	if !e.rn.faults.LangGraphNoMetadata {
+		_ = e.w.Metadata(e.rn.id, 1)
+	}
+	_ = e.w.Values(&e.state)
+	_ = e.rn.cs.flush()
+}
+
+func (e *langGraphEmitter) modelStart(int) {
+	e.flushTools()
+	e.step++
+	e.aiID = "run-" + newUUID()
+	e.aiText.Reset()
+	e.lastChunk = ""
+	e.calls, e.callArgs = nil, nil
+}
+
+func (e *langGraphEmitter) thinking(string) {}
+
+func (e *langGraphEmitter) text(text string) {
+	if text == "" {
+		return
+	}
+	e.rn.beforeFirstChunk()
+	e.aiText.WriteString(text)
+	e.lastChunk = text
+	e.message(&langgraph.Message{Type: langgraph.TypeAIChunk, ID: e.aiID, Content: langgraph.TextContent(text)}, "agent")
+}
+
+func (e *langGraphEmitter) toolArgs(t *toolRun, piece string) {
+	index := t.Index
+	ch := langgraph.ToolCallChunk{Args: &piece, Index: &index, Type: "tool_call_chunk"}
+	for len(e.calls) <= t.Index {
+		e.calls = append(e.calls, langgraph.ToolCall{})
+		e.callArgs = append(e.callArgs, strings.Builder{})
+	}
+	if e.calls[t.Index].ID == "" {
+		id, name := t.ID, t.Name
+		ch.ID, ch.Name = &id, &name
+		e.calls[t.Index] = langgraph.ToolCall{ID: t.ID, Name: t.Name, Type: "tool_call"}
+	}
+	e.callArgs[t.Index].WriteString(piece)
+	e.message(&langgraph.Message{Type: langgraph.TypeAIChunk, ID: e.aiID, Content: langgraph.TextContent(""),
+		ToolCallChunks: []langgraph.ToolCallChunk{ch}}, "agent")
+}
+
+// turnEnd writes the agent node's update and the state with the turn's whole AI message.
+func (e *langGraphEmitter) turnEnd(bool) {
+	text := e.aiText.String()
+	if e.rn.faults.LangGraphStateMismatch {
+		text = strings.TrimSuffix(text, e.lastChunk)
+	}
+	ai := langgraph.Message{Type: langgraph.TypeAI, ID: e.aiID, Content: langgraph.TextContent(text)}
+	for i, c := range e.calls {
+		args := json.RawMessage(e.callArgs[i].String())
+		if !json.Valid(args) {
+			args = json.RawMessage("{}")
+		}
+		c.Args = args
+		ai.ToolCalls = append(ai.ToolCalls, c)
+	}
+	e.state.Messages = append(e.state.Messages, ai)
+	_ = e.w.Updates("agent", []langgraph.Message{ai})
+	_ = e.w.Values(&e.state)
+}
+
+func (e *langGraphEmitter) toolStart(*toolRun) {}
+
+// toolEnd streams the tool's message whole, as LangGraph streams a node's returned messages.
+func (e *langGraphEmitter) toolEnd(t *toolRun) {
+	status := "success"
+	if t.Status != scenarios.OutcomeSuccess {
+		status = "error"
+	}
+	m := langgraph.Message{Type: langgraph.TypeTool, ID: newUUID(), Content: langgraph.TextContent(t.Result),
+		ToolCallID: t.ID, Name: t.Name, Status: status}
+	e.message(&m, "tools")
+	e.tools = append(e.tools, m)
+}
+
+// flushTools writes the tools node's update and the state once the turn's tools settled.
+func (e *langGraphEmitter) flushTools() {
+	if len(e.tools) == 0 {
+		return
+	}
+	e.step++
+	e.state.Messages = append(e.state.Messages, e.tools...)
+	_ = e.w.Updates("tools", e.tools)
+	_ = e.w.Values(&e.state)
+	e.tools = nil
+}
+
+func (e *langGraphEmitter) finish(res *runResult) {
+	e.flushTools()
+	if res.outcome == outcomeFailed {
+		msg := errorMessage(res.err)
+		if e.rn.faults.LangGraphBadError {
+			_ = e.w.Event(langgraph.EventError, map[string]string{"detail": msg})
+		} else {
+			_ = e.w.Error("ProviderError", msg)
+		}
+	}
+	_ = e.rn.cs.flush()
+}

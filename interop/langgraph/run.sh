@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The LangGraph interop: the real LangGraph dev server (npm @langchain/langgraph-cli, in
+# memory, offline) serving a small ReAct graph (graph.mjs: createReactAgent over
+# @langchain/openai's ChatOpenAI) whose model is the streambench mock, loaded with
+# `streambench load --dialect langgraph`, content rules on:
+#
+#   bash interop/langgraph/run.sh      # from anywhere in a clone; needs go, node and npm
+#
+# It installs the pinned packages with npm into a cache directory (reused when present), links
+# them next to graph.mjs, starts the mock and `langgraphjs dev` (TOOLS: every tool the embedded
+# scenarios call), and runs the load for DURATION (default 20s) with CLIENTS (default 10)
+# clients; interop/cmd/routecheck then requires every rule to pass, R-abort included (the
+# dialect sends on_disconnect cancel, so the server must cancel the run's model call when the
+# client leaves). Exit 0 pass (or SKIP without node/npm), 1 fail. STREAMBENCH_CACHE overrides
+# the cache root (default ${XDG_CACHE_HOME:-~/.cache}/streambench); OUT keeps the results.
+#
+# The runs go to the thread route, /threads/{thread}/runs/stream (a thread per session, created
+# with the run). PATH_TEMPLATE=/runs/stream loads the stateless route instead, which fails
+# R-abort on @langchain/langgraph-api 1.5.1: its stream join cancels a disconnected run only
+# when it was given a thread id, and the stateless route passes none, so the model call runs
+# to its end after the client left (and the mock's open streams grow: the leak check too).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	echo "SKIP: node/npm not found (the LangGraph interop installs and runs the dev server with them)"
+	exit 0
+fi
+command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+CLIENTS=${CLIENTS:-10}
+thread_route='/threads/{thread}/runs/stream'
+PATH_TEMPLATE=${PATH_TEMPLATE:-$thread_route}
+DURATION=${DURATION:-20s}
+
+key="$(sha256sum "$here/package.json" | cut -c1-12)"
+cache="${STREAMBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streambench}/langgraph-$key"
+mkdir -p "$cache"
+if [[ ! -x "$cache/node_modules/.bin/langgraphjs" ]]; then
+	echo "run.sh: installing the LangGraph packages into $cache"
+	cp "$here/package.json" "$cache/"
+	start=$SECONDS
+	(cd "$cache" && npm_config_cache="$cache/npm-cache" npm install --no-audit --no-fund --loglevel=error)
+	echo "run.sh: npm install took $((SECONDS - start)) s"
+else
+	echo "run.sh: reusing $cache"
+fi
+
+cd "$root"
+work=$(mktemp -d)
+out=${OUT:-$work/results}
+# The dev server writes its in-memory state under the graph's directory: run it from a copy.
+app="$work/app"
+mkdir -p "$app"
+cp "$here/graph.mjs" "$here/langgraph.json" "$here/package.json" "$app/"
+ln -sfn "$cache/node_modules" "$app/node_modules"
+pids=()
+cleanup() {
+	local rc=$?
+	for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	if [ "$rc" -ne 0 ]; then
+		for log in "$work"/*.log; do
+			[ -s "$log" ] && { echo "--- $(basename "$log") (last 20 lines)" >&2; tail -n 20 "$log" >&2; }
+		done
+	fi
+	rm -rf "$work"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+die() { echo "FAIL: $*" >&2; exit 1; }
+
+echo "run.sh: building streambench"
+go build -o "$work/streambench" ./cmd/streambench
+go build -o "$work/routecheck" ./interop/cmd/routecheck
+
+"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
+pids+=($!)
+mock=""
+for _ in $(seq 100); do
+	mock=$(grep -o -m1 'listening on http://[0-9.:]*' "$work/mock.log" 2>/dev/null | awk '{print $3}') && [ -n "$mock" ] && break
+	sleep 0.1
+done
+[ -n "$mock" ] || die "the mock did not listen within 10 s"
+tools=$(for name in $("$work/streambench" scenarios list | awk 'NR > 1 {print $1}'); do
+	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print $4}'
+done | sort -u | paste -sd, -)
+[ -n "$tools" ] || die "no tool names found in the embedded scenarios"
+port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+(cd "$app" && MOCK_URL=$mock TOOLS=$tools LANGSMITH_TRACING=false LANGCHAIN_TRACING_V2=false \
+	setsid node_modules/.bin/langgraphjs dev --port "$port" --host 127.0.0.1 --no-browser --config langgraph.json) >"$work/server.log" 2>&1 &
+pids+=($!)
+server="http://127.0.0.1:$port"
+for _ in $(seq 600); do
+	curl -fsS "$server/ok" >/dev/null 2>&1 && break
+	kill -0 "${pids[-1]}" 2>/dev/null || die "the dev server exited: $(tail -n 5 "$work/server.log")"
+	sleep 0.1
+done
+curl -fsS "$server/ok" >/dev/null 2>&1 || die "the dev server did not answer $server/ok within 60 s"
+echo "run.sh: mock $mock, LangGraph dev server $server (tools $tools)"
+
+# --runtime-metrics -: the dev server has no Prometheus /metrics; the mock's gauges are checked.
+echo "run.sh: load: $CLIENTS clients for $DURATION → $server$PATH_TEMPLATE (langgraph, assistant agent)"
+rc=0
+"$work/streambench" load --dialect langgraph --slug agent --option "path=$PATH_TEMPLATE" --target "$server" --mock "$mock" \
+	--runtime-metrics - --leak-per-stream 1 --clients "$CLIENTS" --duration "$DURATION" \
+	--out "$out" --run-id langgraph-dev --quiet >"$work/load.log" 2>&1 || rc=$?
+grep -E '^(run |errors:|tokens:|violations:|leak check|LEAK|verdict|  - )' "$work/load.log" || true
+[ -f "$out/langgraph-dev/summary.json" ] || die "the load wrote no results (exit $rc)"
+"$work/routecheck" --name langgraph-dev "$out/langgraph-dev"
+if [ -n "${OUT:-}" ]; then
+	echo "results: $out/langgraph-dev"
+fi

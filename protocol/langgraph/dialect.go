@@ -1,0 +1,227 @@
+// Package langgraph is the langgraph dialect: the LangGraph Agent Server's run stream,
+// POST /runs/stream (a stateless run) or /threads/{thread_id}/runs/stream, with stream_mode
+// messages-tuple, values and updates. It holds the request a LangGraph SDK client sends, the
+// writer of the stream (for the reference runtime and tests) and the Checker that judges it:
+// the metadata event first, every event of a requested mode with that mode's JSON (spread
+// over data: lines or not), the chunks of each message adding up to the message the state
+// then holds, an error event only where scripted, and against the script the AI text and
+// tool calls. See docs/PROTOCOLS.md, "langgraph".
+//
+// The graph is expected to be a ReAct agent (an agent node calling the model, a tools node
+// running its tool calls) over a messages state, so one run carries every scripted turn.
+package langgraph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// Name is the dialect's CLI name.
+const Name = "langgraph"
+
+// Default paths of the two run stream routes.
+const (
+	StatelessPath = "/runs/stream"
+	ThreadPath    = "/threads/{thread}/runs/stream"
+)
+
+var (
+	_ protocol.Dialect = (*Dialect)(nil)
+	_ protocol.Client  = (*Dialect)(nil)
+	_ protocol.Checker = (*Checker)(nil)
+)
+
+// Options configure the dialect. The zero value runs stateless runs, cancelled when the
+// client leaves, judged against the script.
+type Options struct {
+	// Path is the run stream route: StatelessPath (default) or a template with {thread},
+	// which is filled with a thread id per session and sent with if_not_exists "create".
+	Path string
+	// OnDisconnect is the request's on_disconnect: OnDisconnectCancel (default) or
+	// OnDisconnectContinue. R-abort follows it: with continue, the run must go on when the
+	// client aborts.
+	OnDisconnect string
+	// NoGroundTruth judges structure only: the graph's model is not the mock.
+	NoGroundTruth bool
+}
+
+// Dialect is the langgraph client side. It holds only its options and is safe for concurrent
+// use.
+type Dialect struct {
+	opts Options
+}
+
+// New returns the langgraph dialect with opts; an empty OnDisconnect is cancel.
+func New(opts Options) *Dialect {
+	if opts.Path == "" {
+		opts.Path = StatelessPath
+	}
+	if !strings.HasPrefix(opts.Path, "/") {
+		opts.Path = "/" + opts.Path
+	}
+	if opts.OnDisconnect == "" {
+		opts.OnDisconnect = OnDisconnectCancel
+	}
+	return &Dialect{opts: opts}
+}
+
+// Name is the dialect's CLI name.
+func (*Dialect) Name() string { return Name }
+
+// Settings returns the options the dialect was built with, defaults filled in.
+func (d *Dialect) Settings() Options { return d.opts }
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec {
+	return []protocol.OptionSpec{
+		{Key: "path", Help: "the run stream route: " + StatelessPath + " (default) or a thread route such as " + ThreadPath + " ({thread}: a new thread per session)"},
+		{Key: "onDisconnect", Help: "on_disconnect sent with each run: cancel (default) or continue; R-abort follows it"},
+		{Key: "noGroundTruth", Help: "judge structure only: the graph's model is not the mock (also --no-ground-truth)"},
+	}
+}
+
+// Configure returns the dialect with a profile's options applied; target is the assistant_id
+// (a graph id of the server's langgraph.json, or the runtime's deployment).
+func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
+	if err := o.Check(Name, d.Options()); err != nil {
+		return nil, err
+	}
+	opts := d.opts
+	var err error
+	if opts.Path, err = o.String("path", opts.Path); err != nil {
+		return nil, err
+	}
+	if opts.OnDisconnect, err = o.String("onDisconnect", opts.OnDisconnect); err != nil {
+		return nil, err
+	}
+	if opts.OnDisconnect != OnDisconnectCancel && opts.OnDisconnect != OnDisconnectContinue {
+		return nil, fmt.Errorf("%s: option onDisconnect: %q, want cancel or continue", Name, opts.OnDisconnect)
+	}
+	if opts.NoGroundTruth, err = o.Bool("noGroundTruth", opts.NoGroundTruth); err != nil {
+		return nil, err
+	}
+	if _, err := protocol.ExpandPath(opts.Path, "thread", "t"); err != nil {
+		return nil, fmt.Errorf("%s: option path: %w", Name, err)
+	}
+	return New(opts), nil
+}
+
+// Label names the client in results: langgraph, or langgraph-continue when runs go on after
+// the client leaves (their aborts are judged the other way round).
+func (d *Dialect) Label() string {
+	if d.opts.OnDisconnect == OnDisconnectContinue {
+		return Name + "-continue"
+	}
+	return Name
+}
+
+// Sees reports whether the server sends frames of kind k: no reasoning (a ReAct graph's chat
+// model adapter does not forward it).
+func (*Dialect) Sees(k protocol.FrameKind) bool { return k != protocol.FrameThinking }
+
+// ContinuesOnDisconnect reports whether the runs go on when the client leaves
+// (protocol.DisconnectContinuer): R-abort then requires the provider to see no cancel.
+func (d *Dialect) ContinuesOnDisconnect() bool { return d.opts.OnDisconnect == OnDisconnectContinue }
+
+// RunRequest is the body of a run stream request (the fields the dialect sends).
+type RunRequest struct {
+	AssistantID  string   `json:"assistant_id"`
+	Input        *Input   `json:"input,omitempty"`
+	StreamMode   []string `json:"stream_mode,omitempty"`
+	OnDisconnect string   `json:"on_disconnect,omitempty"`
+	// IfNotExists is "create" on a thread route: the thread is made for the run.
+	IfNotExists string `json:"if_not_exists,omitempty"`
+	// MultitaskStrategy is what the server does with a run on a busy thread (reject: 409).
+	MultitaskStrategy string `json:"multitask_strategy,omitempty"`
+}
+
+// Input is a ReAct graph's input: messages appended to the state.
+type Input struct {
+	Messages []InputMessage `json:"messages"`
+}
+
+// InputMessage is a message of the input, in the role/content form LangChain coerces.
+type InputMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// StreamModes are the modes the dialect requests, in the order it lists them.
+var StreamModes = []string{ModeMessagesTuple, ModeValues, ModeUpdates}
+
+// NewRequest builds what a LangGraph SDK client's runs.stream sends: POST the run with the
+// session's input as one user message, the three stream modes and on_disconnect. On a thread
+// route the thread id is derived from the session id (a UUID shape, as the server requires)
+// and the thread is created with the run.
+func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
+	thread := ThreadID(s.ID)
+	path, err := protocol.ExpandPath(d.opts.Path, "thread", thread)
+	if err != nil {
+		return nil, fmt.Errorf("langgraph: request for session %s: %w", s.ID, err)
+	}
+	body := RunRequest{
+		AssistantID:  s.Target,
+		Input:        &Input{Messages: []InputMessage{{Role: "user", Content: s.Input}}},
+		StreamMode:   StreamModes,
+		OnDisconnect: d.opts.OnDisconnect,
+	}
+	if strings.Contains(d.opts.Path, "{thread}") {
+		body.IfNotExists = "create"
+		body.MultitaskStrategy = "reject"
+	}
+	b, err := json.Marshal(&body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("langgraph: request for session %s: %w", s.ID, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	return req, nil
+}
+
+// ThreadID returns a UUID-shaped thread id derived from a session id, so a session's thread
+// is the same on every attempt and distinct between sessions.
+func ThreadID(session string) string {
+	var h [16]byte
+	// FNV-1a over the id, spread over 16 bytes: stable and dependency-free.
+	var x uint64 = 14695981039346656037
+	for i := 0; i < 16; i++ {
+		for _, c := range []byte(session) {
+			x ^= uint64(c)
+			x *= 1099511628211
+		}
+		x ^= uint64(i)
+		x *= 1099511628211
+		h[i] = byte(x >> 56)
+	}
+	h[6] = h[6]&0x0f | 0x40
+	h[8] = h[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+// CheckHeaders checks the content type (R-headers).
+func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
+	ct := h.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
+		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
+	}
+	return nil
+}
+
+// StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
+func (d *Dialect) StructureOnly() bool { return d.opts.NoGroundTruth }
+
+// NewChecker returns a fresh checker for one stream of s.
+func (d *Dialect) NewChecker(s *protocol.Session) protocol.Checker {
+	return NewChecker(s, d.opts.NoGroundTruth || s.NoGroundTruth)
+}
