@@ -14,7 +14,6 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/internal/selfbench"
 	"github.com/streambench/streambench/loadgen"
-	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
 )
 
@@ -78,7 +77,7 @@ func runBench(args []string) error {
 	}
 	if !*quiet {
 		o.Progress = func() (func(loadgen.Progress), func()) {
-			v := report.NewProgressView(os.Stderr)
+			v := NewProgressView(os.Stderr)
 			return v.Update, v.Close
 		}
 	}

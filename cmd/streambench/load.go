@@ -308,7 +308,7 @@ func playAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) erro
 
 // executeLoad runs cfg with progress output and Ctrl-C handling: the first interrupt stops new
 // sessions and drains, the second cancels in-flight streams; results are returned either way.
-func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *report.LiveTally, error) {
+func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *LiveTally, error) {
 	interrupt := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -330,11 +330,11 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *report.LiveTall
 		}
 	}()
 	cfg.Interrupt = interrupt
-	table := report.NewLiveTally()
+	table := NewLiveTally()
 	cfg.OnSessionEnd = chain(cfg.OnSessionEnd, table.Add)
-	var prog *report.ProgressView
+	var prog *ProgressView
 	if !quiet {
-		prog = report.NewProgressView(os.Stderr)
+		prog = NewProgressView(os.Stderr)
 		cfg.OnProgress = chain(cfg.OnProgress, prog.Update)
 	}
 	cpuBefore := loadgen.ProcessCPU()
@@ -364,7 +364,7 @@ func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
 
 // finishRun prints the summary, writes the results and turns the verdict into the exit code.
 // render, when set, renders the report into the run's directory.
-func finishRun(run *measure.Run, table *report.LiveTally, out string, render func(dir string) error) error {
+func finishRun(run *measure.Run, table *LiveTally, out string, render func(dir string) error) error {
 	if err := report.WriteSummary(os.Stdout, run, table.SessionTally); err != nil {
 		return err
 	}

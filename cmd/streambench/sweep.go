@@ -141,7 +141,7 @@ func sweepMain(args []string, out io.Writer) error {
 		if err != nil {
 			return nil, err
 		}
-		st.Configure(&cfg, sweepID, parsedFaults.Names())
+		configureStep(&cfg, st, sweepID, parsedFaults.Names())
 		if *target != "" {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
@@ -235,4 +235,12 @@ func writeSweep(res *report.SweepResult, dir string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, report.SweepHTMLFile))
 	return nil
+}
+
+// configureStep sets cfg to play step s of sweep sweepID: the step's clients or rate, the run
+// id SWEEP-ID-STEP-ID, and run info naming the faults, the sweep and the step.
+func configureStep(cfg *loadgen.Config, s report.Step, sweepID string, faults []string) {
+	cfg.Clients, cfg.Rate = s.Clients, s.Rate
+	cfg.RunID = sweepID + "-" + s.ID()
+	cfg.Info = loadgen.RunInfo{Faults: faults, Extra: map[string]string{"sweep": sweepID, "step": s.String()}}
 }
