@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,8 +38,33 @@ func runMainMeasured(t *testing.T, args ...string) (code int, output string, wal
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	// The child's own peak, read from its /proc status (VmHWM, the high-water mark of the
+	// memory it exec'd into) until it exits. Not the rusage's Maxrss: the child was cloned
+	// sharing this test process's memory until exec, and the kernel keeps that mm's peak in
+	// Maxrss, so a busy test process (parallel tests) made a 73 MiB child read 400 MiB.
+	var hwm int64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			hwm = max(hwm, vmHWM(cmd.Process.Pid))
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err = cmd.Wait()
 	wall = time.Since(start)
+	close(stop)
+	<-done
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -47,8 +73,9 @@ func runMainMeasured(t *testing.T, args ...string) (code int, output string, wal
 	default:
 		t.Fatalf("%v: %v", args, err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		peakRSS = ru.Maxrss << 10 // KiB on Linux
+	peakRSS = hwm << 10
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && peakRSS == 0 {
+		peakRSS = ru.Maxrss << 10 // no /proc: the rusage's figure, an upper bound
 	}
 	return code, out.String(), wall, peakRSS
 }
@@ -700,4 +727,20 @@ func TestHonorRetryAfter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// vmHWM is process pid's peak resident set (VmHWM in /proc/PID/status) in KiB, 0 when it cannot
+// be read (no /proc, or the process is gone).
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb
+		}
+	}
+	return 0
 }

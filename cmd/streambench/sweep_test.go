@@ -40,7 +40,8 @@ func TestSweepCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a mock and a runtime per step")
 	}
-	t.Parallel()
+	// Not parallel: each step's leak check reads this process's gauges (the mock and runtime
+	// run in it), and a parallel test's goroutines and descriptors would count as its leaks.
 	out := t.TempDir()
 	var buf bytes.Buffer
 	err := sweepMain([]string{"--clients", "3,1", "--sessions", "6", "--time-scale", "0.05", "--in-process", "--quiet",
