@@ -62,7 +62,8 @@ func (v *Violations) List() []Violation {
 
 // Quote quotes s for a violation detail, keeping it short: at most n bytes of s are shown,
 // cut on a UTF-8 boundary.
-func Quote(s string, n int) string {
+func Quote[T ~string | ~[]byte](b T, n int) string {
+	s := string(b)
 	if len(s) <= n {
 		return fmt.Sprintf("%q", s)
 	}

@@ -83,11 +83,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	var e Event
 	data := bytes.TrimSpace(ev.Data)
 	if err := json.Unmarshal(data, &e); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.Add(protocol.RFraming, "expected a JSON event object, saw %s", clip(data, 80))
+		c.v.Add(protocol.RFraming, "expected a JSON event object, saw %s", protocol.Quote(data, 80))
 		return other
 	}
 	if e.Type == "" {
-		c.v.Add(protocol.RFraming, "expected an event with a type, saw %s", clip(data, 80))
+		c.v.Add(protocol.RFraming, "expected an event with a type, saw %s", protocol.Quote(data, 80))
 		return other
 	}
 	c.events++
@@ -193,12 +193,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 	case TypeStateDelta:
 		if len(e.Delta) == 0 || e.Delta[0] != '[' {
-			c.v.Add(protocol.RAGUIState, "STATE_DELTA: expected a JSON Patch array as delta, saw %s", clip(e.Delta, 60))
+			c.v.Add(protocol.RAGUIState, "STATE_DELTA: expected a JSON Patch array as delta, saw %s", protocol.Quote(e.Delta, 60))
 			return other
 		}
 		st, err := applyPatch(c.state, e.Delta)
 		if err != nil {
-			c.v.Add(protocol.RAGUIState, "STATE_DELTA %s does not apply to the last snapshot: %v", clip(e.Delta, 80), err)
+			c.v.Add(protocol.RAGUIState, "STATE_DELTA %s does not apply to the last snapshot: %v", protocol.Quote(e.Delta, 80), err)
 			return other
 		}
 		c.state = st
@@ -281,12 +281,12 @@ func (c *Checker) onMessage(e *Event, rule protocol.Rule, open map[string]bool, 
 func (c *Checker) content(e *Event, reasoning bool, rule protocol.Rule) protocol.Observation {
 	var delta string
 	if e.Delta != nil && json.Unmarshal(e.Delta, &delta) != nil {
-		c.v.Add(protocol.RFraming, "%s: expected a string delta, saw %s", e.Type, clip(e.Delta, 60))
+		c.v.Add(protocol.RFraming, "%s: expected a string delta, saw %s", e.Type, protocol.Quote(e.Delta, 60))
 		return other
 	}
 	if delta == "" {
 		if rule != "" {
-			c.v.Add(rule, "%s: expected a non-empty delta (the schema refuses an empty one), saw %s", e.Type, clip(e.Delta, 20))
+			c.v.Add(rule, "%s: expected a non-empty delta (the schema refuses an empty one), saw %s", e.Type, protocol.Quote(e.Delta, 20))
 		}
 		return other
 	}
@@ -294,11 +294,11 @@ func (c *Checker) content(e *Event, reasoning bool, rule protocol.Rule) protocol
 		if reasoning {
 			if c.thoughtOK && !jsonwire.Advance(&c.thought, delta) {
 				c.thoughtOK = false
-				c.v.Add(protocol.RAGUIContent, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.thought.Matched(), clip(c.thought.Next(60), 60), clip(delta, 60))
+				c.v.Add(protocol.RAGUIContent, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.thought.Matched(), protocol.Quote(c.thought.Next(60), 60), protocol.Quote(delta, 60))
 			}
 		} else if c.textOK && !jsonwire.Advance(&c.text, delta) {
 			c.textOK = false
-			c.v.Add(protocol.RAGUIContent, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), clip(c.text.Next(60), 60), clip(delta, 60))
+			c.v.Add(protocol.RAGUIContent, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(delta, 60))
 		}
 	}
 	if reasoning {
@@ -359,7 +359,7 @@ func (c *Checker) onTool(e *Event) protocol.Observation {
 	cl := &c.calls[i]
 	cl.ended = true
 	if len(cl.args) > 0 && !json.Valid(cl.args) {
-		c.v.Add(protocol.RAGUITool, "tool call %q (%s): expected its arguments to be JSON, saw %s", cl.id, cl.name, clip(cl.args, 80))
+		c.v.Add(protocol.RAGUITool, "tool call %q (%s): expected its arguments to be JSON, saw %s", cl.id, cl.name, protocol.Quote(cl.args, 80))
 	}
 	if c.ground {
 		c.judgeArgs(cl)
@@ -375,7 +375,7 @@ func (c *Checker) toolArgs(e *Event, i int) protocol.Observation {
 	}
 	var delta string
 	if e.Delta != nil && json.Unmarshal(e.Delta, &delta) != nil {
-		c.v.Add(protocol.RFraming, "%s: expected a string delta, saw %s", e.Type, clip(e.Delta, 60))
+		c.v.Add(protocol.RFraming, "%s: expected a string delta, saw %s", e.Type, protocol.Quote(e.Delta, 60))
 	} else if e.Delta == nil && e.Type == TypeToolCallArgs {
 		c.v.Add(protocol.RFraming, "TOOL_CALL_ARGS: expected a string delta, saw none")
 	}
@@ -407,7 +407,7 @@ func (c *Checker) judgeArgs(cl *toolCall) {
 	if sc.Name != cl.name {
 		c.v.Add(protocol.RAGUIContent, "tool call %q: expected toolCallName %q, saw %q", cl.id, sc.Name, cl.name)
 	} else if !jsonEqual([]byte(sc.Arguments), cl.args) {
-		c.v.Add(protocol.RAGUIContent, "tool call %q (%s): expected arguments %s, saw %s", cl.id, cl.name, clip(sc.Arguments, 80), clip(cl.args, 80))
+		c.v.Add(protocol.RAGUIContent, "tool call %q (%s): expected arguments %s, saw %s", cl.id, cl.name, protocol.Quote(sc.Arguments, 80), protocol.Quote(cl.args, 80))
 	}
 }
 
@@ -445,7 +445,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	}
 	if c.ground && clean {
 		if c.s.ScriptedError() && c.ended == TypeRunFinished {
-			c.v.Add(protocol.RAGUIError, "expected RUN_ERROR (the provider fails with %s), saw RUN_FINISHED", clip(c.s.Expected.ProviderError, 60))
+			c.v.Add(protocol.RAGUIError, "expected RUN_ERROR (the provider fails with %s), saw RUN_FINISHED", protocol.Quote(c.s.Expected.ProviderError, 60))
 		}
 		if c.ended == TypeRunFinished || c.ended == TypeRunError {
 			c.judgeComplete()
@@ -458,10 +458,10 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 // every scripted tool call came.
 func (c *Checker) judgeComplete() {
 	if c.textOK && !c.text.Done() {
-		c.v.Add(protocol.RAGUIContent, "expected the text to continue with %s, saw only the first %d of %d bytes", clip(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
+		c.v.Add(protocol.RAGUIContent, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
 	}
 	if c.thoughtOK && !c.thought.Done() {
-		c.v.Add(protocol.RAGUIContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thought.Next(60), 60), c.thought.Matched(), c.thought.Total())
+		c.v.Add(protocol.RAGUIContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thought.Next(60), 60), c.thought.Matched(), c.thought.Total())
 	}
 	for i := range c.calls {
 		if !c.calls[i].ended { // never ended (R-agui-tool): its arguments are judged as they came
@@ -497,6 +497,3 @@ func quoted(s *string) string {
 	}
 	return fmt.Sprintf("%q", *s)
 }
-
-// clip quotes b for a violation detail, showing at most n bytes of it.
-func clip[T ~string | ~[]byte](b T, n int) string { return protocol.Quote(string(b), n) }

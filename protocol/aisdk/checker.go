@@ -106,7 +106,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.done {
 		c.afterDone++
 		if c.afterDone == 1 {
-			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip(ev.Data, 80))
+			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", protocol.Quote(ev.Data, 80))
 		}
 		return other
 	}
@@ -125,11 +125,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	f := &c.f
 	c.raw = data
 	if err := f.parse(&c.sc, data); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.Add(protocol.RFraming, "expected a JSON object part, saw %s", clip(ev.Data, 80))
+		c.v.Add(protocol.RFraming, "expected a JSON object part, saw %s", protocol.Quote(ev.Data, 80))
 		return other
 	}
 	if f.has&hasType == 0 {
-		c.v.Add(protocol.RFraming, "expected a part with a string type, saw %s", clip(data, 80))
+		c.v.Add(protocol.RFraming, "expected a part with a string type, saw %s", protocol.Quote(data, 80))
 		return other
 	}
 	c.parts++
@@ -210,7 +210,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		// it lacks), so the stream is not also one without a terminal.
 		c.need(hasErrorText, "errorText")
 		if c.errorSeen {
-			c.v.Add(protocol.RTerminal, "expected at most one error part, saw a second: %s", clip(f.errorText, 60))
+			c.v.Add(protocol.RTerminal, "expected at most one error part, saw a second: %s", protocol.Quote(f.errorText, 60))
 			return other
 		}
 		c.errorSeen = true
@@ -240,7 +240,7 @@ func (c *Checker) need(want fieldSet, what string) bool {
 	if c.f.has&want == want {
 		return true
 	}
-	c.v.Add(protocol.RFraming, "%s: expected %s (strings; input any value), saw %s", c.f.typ, what, clip(c.raw, 80))
+	c.v.Add(protocol.RFraming, "%s: expected %s (strings; input any value), saw %s", c.f.typ, what, protocol.Quote(c.raw, 80))
 	return false
 }
 
@@ -306,11 +306,11 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 		if reasoning {
 			if c.reasoningOK && !jsonwire.Advance(&c.reasoning, f.delta) {
 				c.reasoningOK = false
-				c.v.Add(protocol.RAISDKText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), clip(c.reasoning.Next(60), 60), clip(f.delta, 60))
+				c.v.Add(protocol.RAISDKText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), protocol.Quote(c.reasoning.Next(60), 60), protocol.Quote(f.delta, 60))
 			}
 		} else if c.textOK && !jsonwire.Advance(&c.text, f.delta) {
 			c.textOK = false
-			c.v.Add(protocol.RAISDKText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), clip(c.text.Next(60), 60), clip(f.delta, 60))
+			c.v.Add(protocol.RAISDKText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(f.delta, 60))
 		}
 	}
 	switch {
@@ -381,7 +381,7 @@ func (c *Checker) onToolInput() protocol.Observation {
 		c.v.Add(protocol.RAISDKParts, "%s %s: expected toolName %q as at its tool-input-start, saw %q", f.typ, cl.id, cl.name, f.toolName)
 	}
 	if len(cl.args) > 0 && !isError && !jsonEqual(cl.args, f.input) {
-		c.v.Add(protocol.RAISDKParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, clip(cl.args, 80), clip(f.input, 80))
+		c.v.Add(protocol.RAISDKParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, protocol.Quote(cl.args, 80), protocol.Quote(f.input, 80))
 	}
 	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
 		c.judgeInput(cl, f.input)
@@ -419,7 +419,7 @@ func (c *Checker) judgeInput(cl *call, input []byte) {
 	case sc.Name != cl.name:
 		c.v.Add(protocol.RAISDKTool, "tool call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.name)
 	case !jsonEqual([]byte(sc.Arguments), input):
-		c.v.Add(protocol.RAISDKTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, clip([]byte(sc.Arguments), 80), clip(input, 80))
+		c.v.Add(protocol.RAISDKTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, protocol.Quote([]byte(sc.Arguments), 80), protocol.Quote(input, 80))
 	}
 }
 
@@ -512,7 +512,7 @@ func (c *Checker) judgeTerminal(clean bool) bool {
 	exp := &c.s.Expected
 	perr := exp.ProviderError
 	if c.s.ScriptedError() && !c.errorSeen && clean && c.terminal != "" {
-		c.v.Add(protocol.RTerminal, "expected an error part (the provider fails with %s), saw %s without one", clip([]byte(perr), 60), c.terminal)
+		c.v.Add(protocol.RTerminal, "expected an error part (the provider fails with %s), saw %s without one", protocol.Quote([]byte(perr), 60), c.terminal)
 	}
 	if c.terminal == typeFinish && c.finishReason == "tool-calls" && perr == "" && !c.s.Aborted {
 		c.v.Add(protocol.RTerminal, "expected the route to run the tool loop to the script's %d turns, saw finish with finishReason tool-calls after %d step(s) (give streamText the tools and a stopWhen)", len(exp.Turns), c.steps)
@@ -529,10 +529,10 @@ func (c *Checker) judgeComplete(full bool) {
 		return
 	}
 	if c.textOK && !c.text.Done() {
-		c.v.Add(protocol.RAISDKText, "expected the text to continue with %s, saw only the first %d of %d bytes", clip([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
+		c.v.Add(protocol.RAISDKText, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
 	}
 	if c.reasoningOK && !c.reasoning.Done() {
-		c.v.Add(protocol.RAISDKText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", clip([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
+		c.v.Add(protocol.RAISDKText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
 	}
 	for si := range c.script {
 		sc := &c.script[si]
@@ -588,6 +588,3 @@ func jsonEqual(a, b []byte) bool {
 	}
 	return reflect.DeepEqual(va, vb)
 }
-
-// clip quotes b for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
-func clip[T ~string | ~[]byte](b T, n int) string { return protocol.Quote(string(b), n) }

@@ -136,7 +136,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.done {
 		c.afterDone++
 		if c.afterDone == 1 {
-			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip(string(ev.Data), 80))
+			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", protocol.Quote(string(ev.Data), 80))
 		}
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
@@ -163,7 +163,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	var h head
 	if err := json.Unmarshal(data, &h); err != nil || len(data) == 0 || data[0] != '{' {
-		c.v.Add(protocol.RFraming, "expected a JSON object frame, saw %s", clip(string(ev.Data), 80))
+		c.v.Add(protocol.RFraming, "expected a JSON object frame, saw %s", protocol.Quote(string(ev.Data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if h.Type == nil {
@@ -174,7 +174,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	switch typ {
 	case "reasoning_delta", "thinking_start", "thinking_end", "tool_args_delta", "tool_start", "tool_end", "done", "stopped", "error":
 		if err := json.Unmarshal(data, &t); err != nil {
-			c.v.Add(protocol.RFraming, "%s: %v in %s", typ, err, clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "%s: %v in %s", typ, err, protocol.Quote(string(data), 80))
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
 	default:
@@ -187,7 +187,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		if ignoredType(typ) {
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
-		c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, protocol.Quote(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	switch typ {
@@ -231,7 +231,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 
 func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	if len(h.Choices) != 1 || h.Choices[0].Delta.Content == nil {
-		c.v.Add(protocol.RFraming, "expected a typed frame or {\"choices\":[{\"delta\":{\"content\":…}}]}, saw %s", clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "expected a typed frame or {\"choices\":[{\"delta\":{\"content\":…}}]}, saw %s", protocol.Quote(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	text := *h.Choices[0].Delta.Content
@@ -241,7 +241,7 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	if !c.noTruth && c.textOK && !jsonwire.Advance(&c.text, text) {
 		c.textOK = false
 		c.v.Add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
-			c.text.Matched(), clip(c.text.Next(60), 60), clip(text, 60))
+			c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
 	}
 	if text == "" {
 		return protocol.Observation{Kind: protocol.FrameOther}
@@ -251,13 +251,13 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 
 func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 	if t.Delta == nil {
-		c.v.Add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", protocol.Quote(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, *t.Delta) {
 		c.thinkingOK = false
 		c.v.Add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
-			c.thinking.Matched(), clip(c.thinking.Next(60), 60), clip(*t.Delta, 60))
+			c.thinking.Matched(), protocol.Quote(c.thinking.Next(60), 60), protocol.Quote(*t.Delta, 60))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta), Tokens: c.tokens.Thinking(*t.Delta)}
 }
@@ -270,9 +270,9 @@ func (c *Checker) onArgsDelta(t *typed, data []byte) {
 	ci := c.findCall(t.ID, t.Index)
 	if ci < 0 && t.ID == "" {
 		if t.Index == nil {
-			c.v.Add(protocol.RFraming, "tool_args_delta: expected an id or an index, saw neither in %s", clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "tool_args_delta: expected an id or an index, saw neither in %s", protocol.Quote(string(data), 80))
 		} else {
-			c.v.Add(protocol.RFraming, "tool_args_delta: index %d was never introduced by a delta with an id, saw %s", *t.Index, clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "tool_args_delta: index %d was never introduced by a delta with an id, saw %s", *t.Index, protocol.Quote(string(data), 80))
 		}
 		return
 	}
@@ -342,7 +342,7 @@ func (c *Checker) bindIndex(index *int, ci int) {
 // the protocol allows, so it must not capture a later call's tool_start.
 func (c *Checker) onToolStart(t *typed, data []byte) {
 	if t.ToolName == "" {
-		c.v.Add(protocol.RFraming, "tool_start: expected a toolName, saw %s", clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "tool_start: expected a toolName, saw %s", protocol.Quote(string(data), 80))
 	}
 	c.openTools = append(c.openTools, t.ToolName)
 	var input any
@@ -380,12 +380,12 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 		return
 	}
 	if inputErr != nil {
-		c.v.Add(protocol.RComposeArgs, "tool_start %s (call %s): expected input equal to the streamed arguments, saw %s", t.ToolName, cl.id, clip(string(t.Input), 80))
+		c.v.Add(protocol.RComposeArgs, "tool_start %s (call %s): expected input equal to the streamed arguments, saw %s", t.ToolName, cl.id, protocol.Quote(string(t.Input), 80))
 		return
 	}
 	if !sameArgs(args, input) {
 		c.v.Add(protocol.RComposeArgs, "tool_start %s (call %s): expected input %s (the streamed arguments), saw %s",
-			t.ToolName, cl.id, clip(string(cl.args), 80), clip(string(t.Input), 80))
+			t.ToolName, cl.id, protocol.Quote(string(cl.args), 80), protocol.Quote(string(t.Input), 80))
 	}
 }
 
@@ -394,7 +394,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	var got any
 	if err := json.Unmarshal(cl.args, &got); err != nil {
-		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected the concatenated argsDelta to be JSON, saw %s (%v)", cl.id, cl.toolName, clip(string(cl.args), 80), err)
+		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected the concatenated argsDelta to be JSON, saw %s (%v)", cl.id, cl.toolName, protocol.Quote(string(cl.args), 80), err)
 		return nil, false
 	}
 	if c.noTruth {
@@ -411,7 +411,7 @@ func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	}
 	var want any
 	if err := json.Unmarshal([]byte(sc.Arguments), &want); err == nil && !reflect.DeepEqual(got, want) {
-		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected arguments %s, saw %s", cl.id, cl.toolName, clip(sc.Arguments, 80), clip(string(cl.args), 80))
+		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected arguments %s, saw %s", cl.id, cl.toolName, protocol.Quote(sc.Arguments, 80), protocol.Quote(string(cl.args), 80))
 	}
 	if sc.Name != cl.toolName {
 		c.v.Add(protocol.RComposeArgs, "call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.toolName)
@@ -453,7 +453,7 @@ func (c *Checker) scripted(id string) (scenarios.ScriptToolCall, bool) {
 func (c *Checker) onToolEnd(t *typed, data []byte) {
 	if t.Failed == nil {
 		// failed is how the seed says to read a tool's result; output is informational.
-		c.v.Add(protocol.RFraming, "tool_end: expected failed, saw %s", clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "tool_end: expected failed, saw %s", protocol.Quote(string(data), 80))
 	}
 	open := -1
 	for i, name := range c.openTools {
@@ -531,7 +531,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 	}
 	if typ == "error" {
 		if t.Error == nil {
-			c.v.Add(protocol.RFraming, "error: expected an error message, saw %s", clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "error: expected an error message, saw %s", protocol.Quote(string(data), 80))
 		}
 		c.terminalDetail = deref(t.Error)
 		// An error the script does not call for is the session's outcome (in_band_error,
@@ -567,7 +567,7 @@ func (c *Checker) judgeTerminal() {
 		case c.noTruth:
 			// Whether the provider fails, and when the answer is complete, is the script's.
 		case perr != "":
-			c.v.Add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", clip(perr, 60))
+			c.v.Add(protocol.RTerminal, "expected error (the provider fails with %s), saw done", protocol.Quote(perr, 60))
 		case c.stopped && !c.completeAtTerminal:
 			c.v.Add(protocol.RTerminal, "expected stopped after the stop request, saw done before the answer was complete (%d of %d bytes)", c.text.Matched(), c.text.Total())
 		}
@@ -593,7 +593,7 @@ func (c *Checker) onReceipt(name string, data []byte) protocol.Observation {
 		ID *string `json:"id"`
 	}
 	if err := json.Unmarshal(data, &r); err != nil || r.ID == nil {
-		c.v.Add(protocol.RFraming, "%s: expected a JSON object with an id, saw %s", name, clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "%s: expected a JSON object with an id, saw %s", name, protocol.Quote(string(data), 80))
 	}
 	c.receipts++
 	switch {
@@ -636,10 +636,10 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	}
 	if full {
 		if c.textOK && !c.text.Done() {
-			c.v.Add(protocol.RComposeAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", clip(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
+			c.v.Add(protocol.RComposeAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
 		}
 		if c.thinkingOK && !c.thinking.Done() {
-			c.v.Add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", clip(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
+			c.v.Add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 		}
 	}
 	c.judgeTerminal()
@@ -682,9 +682,6 @@ func (c *Checker) finishArgs(all bool) {
 		}
 	}
 }
-
-// clip quotes s for a violation detail, showing at most n bytes of it, cut on a UTF-8 boundary.
-func clip(s string, n int) string { return protocol.Quote(s, n) }
 
 func deref(p *string) string {
 	if p == nil {

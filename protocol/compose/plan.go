@@ -269,7 +269,7 @@ func (c *Checker) observeSide(typ string, data []byte) bool {
 	}
 	var f sideFrame
 	if err := json.Unmarshal(data, &f); err != nil {
-		c.v.Add(protocol.RFraming, "%s: %v in %s", typ, err, clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "%s: %v in %s", typ, err, protocol.Quote(string(data), 80))
 		return true
 	}
 	switch {
@@ -277,11 +277,11 @@ func (c *Checker) observeSide(typ string, data []byte) bool {
 		c.onTiming(&f)
 	case typ == "trace":
 		if f.Source == nil || !slices.Contains(scenarios.TraceSources(), *f.Source) {
-			c.v.Add(protocol.RTraceSource, "trace: expected a source in %v, saw %s", scenarios.TraceSources(), clip(string(data), 80))
+			c.v.Add(protocol.RTraceSource, "trace: expected a source in %v, saw %s", scenarios.TraceSources(), protocol.Quote(string(data), 80))
 		}
 	case typ == "action":
 		if f.Status == nil || *f.Status == "" {
-			c.v.Add(protocol.RComposeAction, "action %q: expected a status, saw %s", f.Action, clip(string(data), 80))
+			c.v.Add(protocol.RComposeAction, "action %q: expected a status, saw %s", f.Action, protocol.Quote(string(data), 80))
 		}
 	case typ == "conclave":
 		c.onConclave(&f)
@@ -395,14 +395,14 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 	}
 	switch {
 	case id == "":
-		c.v.Add(protocol.RPlanVersion, "%s: expected a proposalId, saw %s", typ, clip(string(data), 80))
+		c.v.Add(protocol.RPlanVersion, "%s: expected a proposalId, saw %s", typ, protocol.Quote(string(data), 80))
 	case st.proposalID == "":
 		st.proposalID = id
 	case id != st.proposalID:
 		c.v.Add(protocol.RPlanVersion, "%s: expected proposalId %q (the run's proposal), saw %q", typ, st.proposalID, id)
 	}
 	if ver < 1 {
-		c.v.Add(protocol.RPlanVersion, "%s: expected a version >= 1, saw %s", typ, clip(string(data), 80))
+		c.v.Add(protocol.RPlanVersion, "%s: expected a version >= 1, saw %s", typ, protocol.Quote(string(data), 80))
 	}
 	if typ != TypePlanProposed && st.version > 0 && ver != st.version {
 		c.v.Add(protocol.RPlanVersion, "%s: expected version %d (the latest proposed), saw %d", typ, st.version, ver)
@@ -458,7 +458,7 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 		}
 		st.phase = phaseFeedback
 	default:
-		c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, protocol.Quote(string(data), 80))
 	}
 }
 
@@ -503,7 +503,7 @@ func (c *Checker) judgeDecision(i int, f *sideFrame) {
 	}
 	want := p.Decisions[i]
 	if f.Decision != want.Decision || f.Reason != want.Reason {
-		c.v.Add(protocol.RPlanOutcome, "approval.decided: expected decision %q with reason %q (as the client sent it), saw %q with %q", want.Decision, want.Reason, f.Decision, clip(f.Reason, 60))
+		c.v.Add(protocol.RPlanOutcome, "approval.decided: expected decision %q with reason %q (as the client sent it), saw %q with %q", want.Decision, want.Reason, f.Decision, protocol.Quote(f.Reason, 60))
 	}
 }
 

@@ -86,11 +86,11 @@ func (c *Checker) observeSwarm(typ string, data []byte) (protocol.Observation, b
 	obs := protocol.Observation{Kind: protocol.FrameOther}
 	var f swarmFrame
 	if err := json.Unmarshal(data, &f); err != nil {
-		c.v.Add(protocol.RFraming, "%s: %v in %s", typ, err, clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "%s: %v in %s", typ, err, protocol.Quote(string(data), 80))
 		return obs, true
 	}
 	if f.RunKey == nil || *f.RunKey == "" {
-		c.v.Add(protocol.RFraming, "%s: expected a runKey, saw %s", typ, clip(string(data), 80))
+		c.v.Add(protocol.RFraming, "%s: expected a runKey, saw %s", typ, protocol.Quote(string(data), 80))
 		return obs, true
 	}
 	sw := &c.swarm
@@ -119,7 +119,7 @@ func (c *Checker) observeSwarm(typ string, data []byte) (protocol.Observation, b
 	switch typ {
 	case TypeChildDelta:
 		if f.Delta == nil {
-			c.v.Add(protocol.RFraming, "%s: expected a string delta, saw %s", typ, clip(string(data), 80))
+			c.v.Add(protocol.RFraming, "%s: expected a string delta, saw %s", typ, protocol.Quote(string(data), 80))
 			return obs, true
 		}
 		if ch.firstDelta == 0 && *f.Delta != "" {
@@ -158,7 +158,7 @@ func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 		return
 	}
 	if f.Depth == nil || f.ParentRunID == nil || f.RootRunID == nil || f.SubID == nil || f.RunKeyChain == nil {
-		c.v.Add(protocol.RFraming, "swarm_child_start: expected rootRunId, parentRunId, subId, depth, runKey and runKeyChain, saw %s", clip(string(data), 120))
+		c.v.Add(protocol.RFraming, "swarm_child_start: expected rootRunId, parentRunId, subId, depth, runKey and runKeyChain, saw %s", protocol.Quote(string(data), 120))
 	}
 	ch := &swarmChild{runKey: key, subID: deref(f.SubID), parent: deref(f.ParentRunID), chain: f.RunKeyChain, started: sw.clock()}
 	if f.Depth != nil {
@@ -282,9 +282,9 @@ func (c *Checker) onChildClose(ch *swarmChild, errored bool, msg string) {
 	got := ch.text.String()
 	switch {
 	case cut && !strings.HasPrefix(want.Text, got):
-		c.v.Add(protocol.RSwarmContent, "child %s: deltas diverge from the script: expected a prefix of %s, saw %s", ch.runKey, clip(want.Text, 60), clip(got, 60))
+		c.v.Add(protocol.RSwarmContent, "child %s: deltas diverge from the script: expected a prefix of %s, saw %s", ch.runKey, protocol.Quote(want.Text, 60), protocol.Quote(got, 60))
 	case !cut && got != want.Text:
-		c.v.Add(protocol.RSwarmContent, "child %s: expected deltas %s, saw %s", ch.runKey, clip(want.Text, 60), clip(got, 60))
+		c.v.Add(protocol.RSwarmContent, "child %s: expected deltas %s, saw %s", ch.runKey, protocol.Quote(want.Text, 60), protocol.Quote(got, 60))
 	}
 	if cut {
 		return
@@ -294,11 +294,11 @@ func (c *Checker) onChildClose(ch *swarmChild, errored bool, msg string) {
 	}
 	switch {
 	case errored && want.Outcome != scenarios.ChildError:
-		c.v.Add(protocol.RSwarmContent, "child %s: expected swarm_child_done, saw swarm_child_error %s", ch.runKey, clip(msg, 60))
+		c.v.Add(protocol.RSwarmContent, "child %s: expected swarm_child_done, saw swarm_child_error %s", ch.runKey, protocol.Quote(msg, 60))
 	case !errored && want.Outcome == scenarios.ChildError:
-		c.v.Add(protocol.RSwarmContent, "child %s: expected swarm_child_error (%s), saw swarm_child_done", ch.runKey, clip(want.Error, 60))
+		c.v.Add(protocol.RSwarmContent, "child %s: expected swarm_child_error (%s), saw swarm_child_done", ch.runKey, protocol.Quote(want.Error, 60))
 	case errored && !strings.Contains(msg, want.Error):
-		c.v.Add(protocol.RSwarmContent, "child %s: expected an error naming %s, saw %s", ch.runKey, clip(want.Error, 60), clip(msg, 60))
+		c.v.Add(protocol.RSwarmContent, "child %s: expected an error naming %s, saw %s", ch.runKey, protocol.Quote(want.Error, 60), protocol.Quote(msg, 60))
 	}
 }
 

@@ -120,7 +120,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			}
 			var st State
 			if err := json.Unmarshal(raw, &st); err != nil {
-				c.v.Add(protocol.RLangGraphEvent, "updates: node %q: expected an object with messages, saw %s", node, clip(raw, 80))
+				c.v.Add(protocol.RLangGraphEvent, "updates: node %q: expected an object with messages, saw %s", node, protocol.Quote(raw, 80))
 				continue
 			}
 			c.onState(st.Messages, false)
@@ -175,7 +175,7 @@ func parseStreamID(id string) ([2]uint64, bool) {
 
 func (c *Checker) decode(ev *sse.Event, v any, want string) bool {
 	if err := json.Unmarshal(ev.Data, v); err != nil {
-		c.v.Add(protocol.RLangGraphEvent, "%s: expected %s (JSON, joined over its data: lines), saw %s", ev.Type, want, clip(ev.Data, 80))
+		c.v.Add(protocol.RLangGraphEvent, "%s: expected %s (JSON, joined over its data: lines), saw %s", ev.Type, want, protocol.Quote(ev.Data, 80))
 		return false
 	}
 	return true
@@ -191,7 +191,7 @@ func (c *Checker) onMetadata(ev *sse.Event) {
 		return
 	}
 	if m.RunID == "" {
-		c.v.Add(protocol.RLangGraphLifecycle, "metadata: expected the run's run_id, saw %s", clip(ev.Data, 80))
+		c.v.Add(protocol.RLangGraphLifecycle, "metadata: expected the run's run_id, saw %s", protocol.Quote(ev.Data, 80))
 	}
 }
 
@@ -205,12 +205,12 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	}
 	var m Message
 	if len(tuple) != 2 || json.Unmarshal(tuple[0], &m) != nil || m.Type == "" || !isObject(tuple[1]) {
-		c.v.Add(protocol.RLangGraphEvent, "messages: expected a [message chunk with a type, metadata object] pair, saw %s", clip(ev.Data, 80))
+		c.v.Add(protocol.RLangGraphEvent, "messages: expected a [message chunk with a type, metadata object] pair, saw %s", protocol.Quote(ev.Data, 80))
 		return other
 	}
 	text, ok := ContentText(m.Content)
 	if !ok {
-		c.v.Add(protocol.RLangGraphEvent, "messages: message %q: expected content as a string or text blocks, saw %s", m.ID, clip(m.Content, 80))
+		c.v.Add(protocol.RLangGraphEvent, "messages: message %q: expected content as a string or text blocks, saw %s", m.ID, protocol.Quote(m.Content, 80))
 		return other
 	}
 	if m.ID == "" {
@@ -245,7 +245,7 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 		obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.Text(text)}
 		if c.ground && c.textOK && !c.unscripted && !jsonwire.Advance(&c.text, text) {
 			c.textOK = false
-			c.v.Add(protocol.RLangGraphContent, "AI text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), clip(c.text.Next(60), 60), clip(text, 60))
+			c.v.Add(protocol.RLangGraphContent, "AI text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
 		}
 	}
 	for _, ch := range m.ToolCallChunks {
@@ -321,12 +321,12 @@ func (c *Checker) compare(m *Message, st *streamed) {
 	}
 	text, ok := ContentText(m.Content)
 	if !ok {
-		c.v.Add(protocol.RLangGraphEvent, "state message %s: expected content as a string or text blocks, saw %s", m.ID, clip(m.Content, 80))
+		c.v.Add(protocol.RLangGraphEvent, "state message %s: expected content as a string or text blocks, saw %s", m.ID, protocol.Quote(m.Content, 80))
 		return
 	}
 	if text != string(st.text) {
 		st.differs = true
-		c.v.Add(protocol.RLangGraphMessage, "message %s: expected the state's content to be its chunks' %s, saw %s", m.ID, clip(st.text, 60), clip(text, 60))
+		c.v.Add(protocol.RLangGraphMessage, "message %s: expected the state's content to be its chunks' %s, saw %s", m.ID, protocol.Quote(st.text, 60), protocol.Quote(text, 60))
 	}
 	if !isAI(m.Type) {
 		return
@@ -345,7 +345,7 @@ func (c *Checker) compare(m *Message, st *streamed) {
 		if tc.ID != cl.id || tc.Name != cl.name || !jsonEqual(tc.Args, args) {
 			st.differs = true
 			c.v.Add(protocol.RLangGraphMessage, "message %s: tool call %d: expected id %q, name %q, args %s as streamed, the state holds id %q, name %q, args %s",
-				m.ID, i, cl.id, cl.name, clip(args, 60), tc.ID, tc.Name, clip(tc.Args, 60))
+				m.ID, i, cl.id, cl.name, protocol.Quote(args, 60), tc.ID, tc.Name, protocol.Quote(tc.Args, 60))
 		}
 	}
 }
@@ -364,7 +364,7 @@ func (c *Checker) judgeCalls(m *Message) {
 		sc := &c.script[c.nextCall]
 		c.nextCall++
 		if tc.Name != sc.Name || !jsonEqual(tc.Args, []byte(sc.Arguments)) {
-			c.v.Add(protocol.RLangGraphContent, "tool call %s: expected %s with args %s, saw %s with args %s", tc.ID, sc.Name, clip(sc.Arguments, 60), tc.Name, clip(tc.Args, 60))
+			c.v.Add(protocol.RLangGraphContent, "tool call %s: expected %s with args %s, saw %s with args %s", tc.ID, sc.Name, protocol.Quote(sc.Arguments, 60), tc.Name, protocol.Quote(tc.Args, 60))
 		}
 	}
 }
@@ -374,7 +374,7 @@ func (c *Checker) onError(ev *sse.Event) protocol.Observation {
 	var e RunError
 	msg := "error"
 	if err := json.Unmarshal(ev.Data, &e); err != nil || e.Error == "" && e.Message == "" {
-		c.v.Add(protocol.RLangGraphError, `error: expected {"error": name, "message": text}, saw %s`, clip(ev.Data, 80))
+		c.v.Add(protocol.RLangGraphError, `error: expected {"error": name, "message": text}, saw %s`, protocol.Quote(ev.Data, 80))
 	} else if e.Message != "" {
 		msg = e.Message
 	} else {
@@ -412,15 +412,15 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	}
 	if c.ground && clean {
 		if c.s.ScriptedError() && c.ended != EventError {
-			c.v.Add(protocol.RLangGraphError, "expected an error event (the provider fails with %s), the run ended without one", clip(c.s.Expected.ProviderError, 60))
+			c.v.Add(protocol.RLangGraphError, "expected an error event (the provider fails with %s), the run ended without one", protocol.Quote(c.s.Expected.ProviderError, 60))
 		}
 		if !c.s.ScriptedError() && c.ended != EventError {
 			if c.textOK && !c.text.Done() {
-				c.v.Add(protocol.RLangGraphContent, "expected the AI text to continue with %s, saw only the first %d of %d bytes", clip(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
+				c.v.Add(protocol.RLangGraphContent, "expected the AI text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
 			}
 			if c.nextCall < len(c.script) {
 				sc := &c.script[c.nextCall]
-				c.v.Add(protocol.RLangGraphContent, "expected the script's %d tool call(s), saw %d (next: %s %s)", len(c.script), c.nextCall, sc.Name, clip(sc.Arguments, 60))
+				c.v.Add(protocol.RLangGraphContent, "expected the script's %d tool call(s), saw %d (next: %s %s)", len(c.script), c.nextCall, sc.Name, protocol.Quote(sc.Arguments, 60))
 			}
 		}
 	}
@@ -443,6 +443,3 @@ func jsonEqual(a, b []byte) bool {
 	}
 	return reflect.DeepEqual(va, vb)
 }
-
-// clip quotes b for a violation detail, showing at most n bytes of it.
-func clip[T ~string | ~[]byte](b T, n int) string { return protocol.Quote(string(b), n) }

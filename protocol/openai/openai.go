@@ -69,15 +69,9 @@ type rawPart struct {
 // the real API does ("messages: required", "messages[2].content: expected string or array of
 // parts"), so a misbehaving runtime under test learns what it sent wrong.
 func ParseRequest(body []byte) (*Request, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, errors.New("request body: empty, want a JSON object")
-	}
-	if err := jsonwire.CheckUTF8("request body", body); err != nil {
-		return nil, err
-	}
 	var raw rawRequest
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, jsonwire.DescribeError("request body", err)
+	if err := jsonwire.DecodeRequest(body, &raw); err != nil {
+		return nil, err
 	}
 	if raw.Model == nil || *raw.Model == "" {
 		return nil, errors.New("model: required")

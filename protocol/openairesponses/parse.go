@@ -147,24 +147,25 @@ func parseItem(sc *jsonwire.Scanner, field string, it *itemView) bool {
 			it.arguments = sc.Str("item.arguments")
 			it.hasArguments = sc.Err() == nil
 		case "content":
-			content = parseParts(sc, "item.content", content)
+			content = parseParts(sc, "item.content", "item.content[]", content)
 		case "summary":
-			summary = parseParts(sc, "item.summary", summary)
+			summary = parseParts(sc, "item.summary", "item.summary[]", summary)
 		default:
 			sc.Skip()
 		}
 	}
 }
 
-// parseParts reads an array of parts into parts[:0] (null or absent: none).
-func parseParts(sc *jsonwire.Scanner, field string, parts []partView) []partView {
+// parseParts reads an array of parts into parts[:0] (null or absent: none); elem names an
+// element in errors (a constant: no string is built per event).
+func parseParts(sc *jsonwire.Scanner, field, elem string, parts []partView) []partView {
 	parts = parts[:0]
 	if !sc.Array(field) {
 		return parts
 	}
 	for first := true; sc.Element(&first); {
 		parts = append(parts, partView{})
-		parsePart(sc, field+"[]", &parts[len(parts)-1])
+		parsePart(sc, elem, &parts[len(parts)-1])
 	}
 	return parts
 }

@@ -60,15 +60,9 @@ type rawItem struct {
 // ParseRequest reads a create-response request body. Errors name the offending field, as the
 // real API does ("input: required", "input[2].content: expected string or array of parts").
 func ParseRequest(body []byte) (*Request, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, errors.New("request body: empty, want a JSON object")
-	}
-	if err := jsonwire.CheckUTF8("request body", body); err != nil {
-		return nil, err
-	}
 	var raw rawRequest
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, jsonwire.DescribeError("request body", err)
+	if err := jsonwire.DecodeRequest(body, &raw); err != nil {
+		return nil, err
 	}
 	if raw.Model == nil || *raw.Model == "" {
 		return nil, errors.New("model: required")

@@ -1,6 +1,7 @@
 package jsonwire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,4 +48,20 @@ func CheckUTF8(where string, b []byte) error {
 		i += size
 	}
 	return fmt.Errorf("%s: not valid UTF-8", where)
+}
+
+// DecodeRequest decodes a request body into v (a pointer to the wire's raw request struct):
+// an empty body, invalid UTF-8 and malformed JSON are errors that name the body and what was
+// wrong, as every wire's ParseRequest reports them.
+func DecodeRequest(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errors.New("request body: empty, want a JSON object")
+	}
+	if err := CheckUTF8("request body", body); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return DescribeError("request body", err)
+	}
+	return nil
 }
