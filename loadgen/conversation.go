@@ -175,6 +175,7 @@ func (s *streamState) nextConversationTurn() {
 	}
 	p.session.Input = p.conversation.Turns[next]
 	s.intended, s.chunks = now, 0
+	m.intended = now
 }
 
 // endTurn records a conversation turn that completed as a request of its own, and clears the

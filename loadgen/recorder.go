@@ -24,6 +24,9 @@ import (
 // Counters are atomics, read every second by the timeline ticker.
 type recorder struct {
 	shards []recShard
+	// start is the run's start, which the windows of latency over time count from; set
+	// before the first session.
+	start time.Time
 	// taken holds what snapshots took out of the shards (see takeShards); nil until the first.
 	// Only the run's collector goroutine touches it during the run.
 	taken *measure.Histograms
@@ -53,11 +56,12 @@ type recorder struct {
 	failedBy   map[string]int64 // sessions failed by violations alone, by their sorted rules
 }
 
-// recShard is one lock-protected histogram set.
+// recShard is one lock-protected histogram set, and the same shard's latencies over time.
 type recShard struct {
-	mu   sync.Mutex
-	hist *measure.Histograms
-	_    [40]byte // keep neighbouring shards' mutexes off one cache line
+	mu      sync.Mutex
+	hist    *measure.Histograms
+	windows *measure.Windows
+	_       [32]byte // keep neighbouring shards' mutexes off one cache line
 }
 
 func newRecorder(shards int) *recorder {
@@ -69,6 +73,7 @@ func newRecorder(shards int) *recorder {
 	}
 	for i := range r.shards {
 		r.shards[i].hist = measure.NewHistograms()
+		r.shards[i].windows = measure.NewWindows()
 	}
 	return r
 }
@@ -84,6 +89,9 @@ type sessionMetrics struct {
 	shard             *recShard
 	rec               *recorder
 	record            bool // false during warmup: measured but not kept
+	// intended is when the request's schedule wanted it sent, which the latencies count from
+	// (a conversation's turn: when the turn's request was sent).
+	intended time.Time
 
 	// connect is set from the transport's dial goroutine, which may outlive the request (a
 	// dial the request did not wait for), hence atomic.
@@ -180,6 +188,7 @@ func (m *sessionMetrics) flush() {
 	m.put(measure.FirstChunk, m.firstChunk)
 	m.putOverhead(measure.FirstChunkOverhead, m.firstChunk, m.scripted.chunk)
 	m.putOverhead(measure.FirstTokenOverhead, m.tokens.firstToken, m.scripted.token)
+	m.putOverTime()
 	m.put(measure.FirstThinking, m.firstThinking)
 	m.put(measure.StreamDuration, m.duration)
 	m.put(measure.StopLatency, m.stop)
@@ -190,6 +199,44 @@ func (m *sessionMetrics) flush() {
 	if f := m.rec.onLatencies; f != nil {
 		f(Latencies{Scenario: m.scenario, Dialect: m.dialect, TimeToFirstChunk: m.firstChunk})
 	}
+}
+
+// putOverTime records the first chunk and token, and their overhead, in the shard's windows
+// at the moment each arrived; the shard lock must be held.
+func (m *sessionMetrics) putOverTime() {
+	if m.rec.start.IsZero() {
+		return // not a run's session (a preflight request)
+	}
+	put := func(metric measure.Metric, measured, value time.Duration) {
+		if measured == 0 {
+			return
+		}
+		at := m.intended.Add(measured).Sub(m.rec.start)
+		if err := m.shard.windows.Record(metric, max(at, 0), value); err != nil {
+			m.rec.recordErrs.Add(1)
+		}
+	}
+	put(measure.FirstChunk, m.firstChunk, m.firstChunk)
+	put(measure.TimeToFirstToken, m.tokens.firstToken, m.tokens.firstToken)
+	if m.scripted.chunk != 0 {
+		put(measure.FirstChunkOverhead, m.firstChunk, max(m.firstChunk-m.scripted.chunk, 0))
+	}
+	if m.scripted.token != 0 {
+		put(measure.FirstTokenOverhead, m.tokens.firstToken, max(m.tokens.firstToken-m.scripted.token, 0))
+	}
+}
+
+// overTime merges every shard's windows into one series per metric. Each shard's lock is held
+// for its merge: a few hundred small packed histograms at most.
+func (r *recorder) overTime() []measure.LatencySeries {
+	out := measure.NewWindows()
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		r.recordErrs.Add(out.Merge(s.windows))
+		s.mu.Unlock()
+	}
+	return out.Series()
 }
 
 // recordOne records a single value outside any session (cancel latency joined after the run).

@@ -261,6 +261,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 		}
 	}
 	r.warmupEnd = r.start.Add(cfg.Warmup)
+	r.rec.start = r.start
 	// hard ends in-flight streams; cancelled at the end of the grace period with errGraceEnded
 	// as its cause, so a session still without a terminal then knows it hung.
 	hard, hardCancel := context.WithCancelCause(ctx)
@@ -410,6 +411,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			Environment: environment(cfg.Target),
 			Metrics:     measure.Summarize(hist),
 			Overall:     measure.SummarizeOverall(hist),
+			OverTime:    r.rec.overTime(),
 			Measures:    r.rec.measureInfos(),
 			Counters:    r.rec.counters(),
 			Violations:  r.rec.violationCounts(),

@@ -371,6 +371,7 @@ func (s *streamState) open() bool {
 	rec := r.rec
 	m := rec.session(p.pick.Index, p.pick.Scenario, p.label, counting && !intended.Before(r.warmupEnd))
 	s.m = m
+	m.intended = intended
 	m.tokens.usageOnly = p.session.NoGroundTruth
 	m.scripted = p.scripted
 	if counting {

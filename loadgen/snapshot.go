@@ -154,6 +154,7 @@ func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *mea
 			Counters:    r.rec.counters(),
 			Violations:  r.rec.violationCounts(),
 			Measures:    r.rec.measureInfos(),
+			OverTime:    r.rec.overTime(),
 		},
 	}
 	run.Summary.Judging = r.judging(nil)

@@ -334,7 +334,11 @@ type Summary struct {
 	// Overall is each metric over every scenario and dialect (scenario and dialect empty):
 	// the histograms of Metrics merged, in report order. WriteRun and ReadRun compute it from
 	// the histograms when it is empty (runs recorded before it).
-	Overall    []MetricSummary         `json:"overall,omitempty"`
+	Overall []MetricSummary `json:"overall,omitempty"`
+	// OverTime is the time to first chunk and token (and their overhead) as percentiles per
+	// window of the run (Windows), so a reader sees when the tail came; nil in runs recorded
+	// before it and in runs merged from shards (percentiles do not add).
+	OverTime   []LatencySeries         `json:"latency_over_time,omitempty"`
 	Counters   Counters                `json:"counters"`
 	Violations map[protocol.Rule]int64 `json:"violations"`
 	Leaks      []Leak                  `json:"leaks"`

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"gonum.org/v1/plot"
@@ -29,6 +30,7 @@ const (
 	PlotChunkGap         = "chunk_gap"
 	PlotCancel           = "cancel"
 	PlotTimeline         = "timeline"
+	PlotLatencyOverTime  = "latency_over_time"
 	PlotViolations       = "violations"
 )
 
@@ -92,6 +94,8 @@ func plotCaption(name string) string {
 		return "From the client closing a stream (or sending stop) to the provider seeing it go away (cancel), the runtime settling open tools (tool_cancel) or the stopped terminal (stop)."
 	case PlotTimeline:
 		return "Per second of the run: open streams and sessions started and completed; frames received; errors and protocol violations."
+	case PlotLatencyOverTime:
+		return "Time to first answer chunk per window of the run (the window's width on the x axis label), as p50, p95 and p99 of the sessions whose first chunk came in that window; with a second panel for the same less what the script scheduled (overhead), when the script said. A line that climbs is a target that slowed down as the run went on; the whole run's percentiles cannot show when."
 	case PlotViolations:
 		return "Streams that broke each protocol rule (rule IDs as in docs/PROTOCOLS.md); the samples below show their frames."
 	}
@@ -130,6 +134,7 @@ func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes 
 		PlotChunkGap:         "Gap between answer chunks by dialect: percentile spectrum",
 		PlotCancel:           "Cancel and stop latency: percentile spectrum",
 		PlotTimeline:         "Timeline",
+		PlotLatencyOverTime:  "Time to first chunk over the run: p50, p95, p99 per window",
 		PlotViolations:       "Protocol violations by rule",
 	}
 	hs := r.Histograms
@@ -156,6 +161,11 @@ func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes 
 		figs = append(figs, timelineFigure(titles[PlotTimeline], r.Timeline))
 	} else {
 		notes = append(notes, "no timeline recorded in this run")
+	}
+	if f, ok := latencyOverTimeFigure(titles[PlotLatencyOverTime], &r.Summary); ok {
+		figs = append(figs, f)
+	} else {
+		notes = append(notes, "no latency over time in this run (no first chunk, a run merged from shards, or one recorded before it)")
 	}
 	if r.Summary.TotalViolations() > 0 {
 		figs = append(figs, violationsFigure(titles[PlotViolations], &r.Summary))
@@ -399,4 +409,55 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 	}
 	p.X.Max = slices.Max(counts) * 1.3
 	return p
+}
+
+// latencyOverTimeFigure stacks a panel per series of the first chunk (ttfc, then its overhead
+// when recorded): p50, p95 and p99 per window, each drawn at its window's middle. ok is false
+// when the run has neither.
+func latencyOverTimeFigure(title string, s *measure.Summary) (f figure, ok bool) {
+	var rows []*plot.Plot
+	for _, m := range []measure.Metric{measure.FirstChunk, measure.FirstChunkOverhead} {
+		ls, found := s.LatencyOverTime(m)
+		if !found || len(ls.Windows) == 0 {
+			continue
+		}
+		p := newPlot(fmt.Sprintf("%s: %s", title, m))
+		p.Title.TextStyle.Font.Size = vg.Points(12)
+		p.X.Label.Text = fmt.Sprintf("time since start (s), windows of %s", time.Duration(ls.WindowMs)*time.Millisecond)
+		p.Y.Label.Text = "ms"
+		for i, q := range []struct {
+			label string
+			get   func(measure.LatencyWindow) int64
+		}{
+			{"p50", func(w measure.LatencyWindow) int64 { return w.P50 }},
+			{"p95", func(w measure.LatencyWindow) int64 { return w.P95 }},
+			{"p99", func(w measure.LatencyWindow) int64 { return w.P99 }},
+		} {
+			xy := make(plotter.XYs, len(ls.Windows))
+			for j, w := range ls.Windows {
+				xy[j] = plotter.XY{X: float64(w.StartMs+ls.WindowMs/2) / 1000, Y: float64(q.get(w)) / 1000}
+			}
+			l, pts, err := plotter.NewLinePoints(xy)
+			if err != nil {
+				continue
+			}
+			lineStyle(l, i)
+			pts.Color = l.Color
+			p.Add(l, pts)
+			p.Legend.Add(q.label, l, pts)
+		}
+		p.X.Min, p.Y.Min = 0, 0
+		p.X.Tick.Marker = plot.TickerFunc(countTicks)
+		rows = append(rows, p)
+	}
+	if len(rows) == 0 {
+		return figure{}, false
+	}
+	rowHeight := 3 * vg.Inch
+	return figure{name: PlotLatencyOverTime, width: figureWidth, height: rowHeight * vg.Length(len(rows)), draw: func(c draw.Canvas) {
+		for i, p := range rows {
+			top := c.Max.Y - rowHeight*vg.Length(i)
+			drawWithSideLegend(c, p, vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
+		}
+	}}, true
 }

@@ -61,7 +61,7 @@ func RenderRun(dir string, r *measure.Run) error {
 // removeUndrawn deletes the files of plots this rendering did not draw (nothing to show), so a
 // re-rendered run keeps no stale plot of an earlier rendering.
 func removeUndrawn(dir string, drawn []figure) error {
-	for _, name := range []string{PlotOverview, PlotTimeToFirstChunk, PlotChunkGap, PlotCancel, PlotTimeline, PlotViolations} {
+	for _, name := range []string{PlotOverview, PlotTimeToFirstChunk, PlotChunkGap, PlotCancel, PlotTimeline, PlotLatencyOverTime, PlotViolations} {
 		if slices.ContainsFunc(drawn, func(f figure) bool { return f.name == name }) {
 			continue
 		}

@@ -81,7 +81,7 @@ func TestRenderGoldenMarkdownAndPlots(t *testing.T) {
 	}
 	golden(t, "report.md", md)
 
-	for _, name := range []string{report.PlotOverview, report.PlotTimeToFirstChunk, report.PlotChunkGap, report.PlotCancel, report.PlotTimeline, report.PlotViolations} {
+	for _, name := range []string{report.PlotOverview, report.PlotTimeToFirstChunk, report.PlotChunkGap, report.PlotCancel, report.PlotTimeline, report.PlotLatencyOverTime, report.PlotViolations} {
 		f, err := os.Open(filepath.Join(dir, name+".png"))
 		if err != nil {
 			t.Fatal(err)
@@ -140,8 +140,8 @@ func TestRenderHTML(t *testing.T) {
 	if strings.Contains(s, "<script>") {
 		t.Error("report.html contains an unescaped <script> from a frame")
 	}
-	if n := strings.Count(s, "<img "); n != 6 {
-		t.Errorf("report.html has %d images, want 6 (the overview, ttfc, chunk_gap, cancel, timeline, violations)", n)
+	if n := strings.Count(s, "<img "); n != 7 {
+		t.Errorf("report.html has %d images, want 7 (the overview, ttfc, chunk_gap, cancel, timeline, latency over time, violations)", n)
 	}
 	if strings.Contains(s, `src="#ZgotmplZ"`) {
 		t.Error("html/template rejected an embedded image URL")
@@ -339,5 +339,50 @@ func TestRenderClipsLongFrames(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, report.HTMLFile)); !bytes.Contains(b, []byte("more frames not shown")) {
 		t.Errorf("%s does not count the frames it left out", report.HTMLFile)
+	}
+}
+
+// TestRenderLatencyOverTime: a run with its latency over time gets the plot, as PNG and SVG,
+// listed in report.md and shown in report.html under its file name; the same run without the
+// series (recorded before it, or merged from shards) gets no plot, no stale file from an
+// earlier rendering, and a note saying why.
+func TestRenderLatencyOverTime(t *testing.T) {
+	t.Parallel()
+	dir := goldenRun(t)
+	if err := report.Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(dir, report.PlotLatencyOverTime+".png")
+	for _, ext := range []string{".png", ".svg"} {
+		if st, err := os.Stat(filepath.Join(dir, report.PlotLatencyOverTime+ext)); err != nil || st.Size() < 5_000 {
+			t.Fatalf("%s%s: %v, want a drawn plot", report.PlotLatencyOverTime, ext, err)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if !strings.Contains(string(html), "("+report.PlotLatencyOverTime+".png, ") {
+		t.Errorf("report.html does not show %s.png", report.PlotLatencyOverTime)
+	}
+	if !strings.Contains(string(md), "]("+report.PlotLatencyOverTime+".png)") {
+		t.Errorf("report.md does not list %s.png", report.PlotLatencyOverTime)
+	}
+
+	run, err := measure.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Summary.OverTime = nil
+	if err := measure.WriteRun(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(png); err == nil {
+		t.Errorf("%s is left from the earlier rendering of a run that has no latency over time", png)
+	}
+	md, _ = os.ReadFile(filepath.Join(dir, report.MarkdownFile))
+	if !strings.Contains(string(md), "no latency over time in this run") {
+		t.Errorf("report.md does not say why there is no latency over time plot:\n%s", md)
 	}
 }

@@ -1,0 +1,171 @@
+package measure
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Latency over time. A run's histograms say how its latencies were distributed; they cannot
+// say when the tail came (a target that slows down halfway has the same p99 as one that is
+// slow now and then). Windows keeps a few metrics' latencies by the moment each was measured,
+// in a fixed number of windows, so memory stays bounded however long the run: when a value
+// lands past the last window, adjacent windows merge pairwise and the width doubles.
+
+// MaxWindows is how many windows a series holds at most: a run of up to a minute gets 1 s
+// windows, a longer one windows of 2, 4, 8 … s.
+const MaxWindows = 60
+
+// FirstWindow is the width a series starts with.
+const FirstWindow = time.Second
+
+// OverTimeMetrics are the metrics recorded by window: the time to first chunk and token, and
+// the target's own part of each.
+var OverTimeMetrics = []Metric{FirstChunk, FirstChunkOverhead, TimeToFirstToken, FirstTokenOverhead}
+
+// Windows is a few metrics' latencies by the moment they were measured, over every scenario and
+// dialect: per metric at most MaxWindows packed HdrHistograms (1 µs .. 1 h, 3 digits, as
+// NewHistogram), each Width wide from the run's start. Not safe for concurrent use: keep one
+// per worker and merge them, as Histograms.
+type Windows struct {
+	width    time.Duration
+	byMetric map[Metric][]*hdrhistogram.PackedHistogram
+}
+
+// NewWindows returns an empty set of FirstWindow wide windows.
+func NewWindows() *Windows {
+	return &Windows{width: FirstWindow, byMetric: map[Metric][]*hdrhistogram.PackedHistogram{}}
+}
+
+// Width is the windows' current width.
+func (w *Windows) Width() time.Duration { return w.width }
+
+// Record adds d to m's window holding at (since the run started), with Histograms.Record's
+// range rules: d outside 0 .. 1 h, or a negative at, is an error wrapping ErrOutOfRange.
+func (w *Windows) Record(m Metric, at, d time.Duration) error {
+	if d < 0 || d > time.Hour || at < 0 {
+		return fmt.Errorf("record %s = %v at %v: %w", m, d, at, ErrOutOfRange)
+	}
+	for at/w.width >= MaxWindows {
+		w.coarsen()
+	}
+	i := int(at / w.width)
+	ws := w.byMetric[m]
+	if len(ws) <= i {
+		ws = append(ws, make([]*hdrhistogram.PackedHistogram, i+1-len(ws))...)
+		w.byMetric[m] = ws
+	}
+	if ws[i] == nil {
+		ws[i] = hdrhistogram.NewPacked(lowestMicros, highestMicros, sigFigs)
+	}
+	if err := ws[i].RecordValue(d.Microseconds()); err != nil {
+		return fmt.Errorf("record %s = %v at %v: %w: %w", m, d, at, ErrOutOfRange, err)
+	}
+	return nil
+}
+
+// coarsen doubles the width, merging windows 2i and 2i+1 into window i.
+func (w *Windows) coarsen() {
+	w.width *= 2
+	for m, ws := range w.byMetric {
+		out := make([]*hdrhistogram.PackedHistogram, (len(ws)+1)/2)
+		for i, h := range ws {
+			switch {
+			case h == nil:
+			case out[i/2] == nil:
+				out[i/2] = h
+			default:
+				out[i/2].Merge(h) // same geometry: nothing is dropped
+			}
+		}
+		w.byMetric[m] = out
+	}
+}
+
+// Merge adds from into w (from is not modified), first bringing both to the wider of their
+// widths (every width is FirstWindow doubled, so one divides the other), and returns how many
+// values fell outside w's range (always 0 for sets from NewWindows).
+func (w *Windows) Merge(from *Windows) (dropped int64) {
+	if from == nil {
+		return 0
+	}
+	for w.width < from.width {
+		w.coarsen()
+	}
+	ratio := int(w.width / from.width) // from's windows per window of w
+	for m, ws := range from.byMetric {
+		for i, h := range ws {
+			if h == nil {
+				continue
+			}
+			j := i / ratio
+			dst := w.byMetric[m]
+			if len(dst) <= j {
+				dst = append(dst, make([]*hdrhistogram.PackedHistogram, j+1-len(dst))...)
+				w.byMetric[m] = dst
+			}
+			if dst[j] == nil {
+				dst[j] = hdrhistogram.NewPacked(lowestMicros, highestMicros, sigFigs)
+			}
+			dropped += dst[j].Merge(h)
+		}
+	}
+	return dropped
+}
+
+// Series is each recorded metric's percentiles per window, in OverTimeMetrics order; windows
+// with no value are left out. Nil when nothing was recorded.
+func (w *Windows) Series() []LatencySeries {
+	if w == nil {
+		return nil
+	}
+	metrics := slices.SortedFunc(maps.Keys(w.byMetric), func(a, b Metric) int { return a.Rank() - b.Rank() })
+	var out []LatencySeries
+	for _, m := range metrics {
+		s := LatencySeries{Metric: m, WindowMs: w.width.Milliseconds()}
+		for i, h := range w.byMetric[m] {
+			if h == nil || h.TotalCount() == 0 {
+				continue
+			}
+			// ValueAtPercentile takes a percentage (99, not 0.99).
+			s.Windows = append(s.Windows, LatencyWindow{
+				StartMs: int64(i) * s.WindowMs, Count: h.TotalCount(),
+				P50: h.ValueAtPercentile(50), P95: h.ValueAtPercentile(95), P99: h.ValueAtPercentile(99),
+			})
+		}
+		if len(s.Windows) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// LatencySeries is one metric's percentiles per window of the run (summary.json
+// latency_over_time), over every scenario and dialect.
+type LatencySeries struct {
+	Metric   Metric          `json:"metric"`
+	WindowMs int64           `json:"window_ms"` // every window's width
+	Windows  []LatencyWindow `json:"windows"`   // in time order; a window with no value is absent
+}
+
+// LatencyWindow is one window's percentiles, in microseconds, of the values measured in it.
+type LatencyWindow struct {
+	StartMs int64 `json:"start_ms"` // since the run started
+	Count   int64 `json:"count"`
+	P50     int64 `json:"p50_us"`
+	P95     int64 `json:"p95_us"`
+	P99     int64 `json:"p99_us"`
+}
+
+// LatencyOverTime returns the series of m, if recorded.
+func (s *Summary) LatencyOverTime(m Metric) (LatencySeries, bool) {
+	for _, ls := range s.OverTime {
+		if ls.Metric == m {
+			return ls, true
+		}
+	}
+	return LatencySeries{}, false
+}
