@@ -169,10 +169,24 @@ func sweepMetricLabel(m measure.Metric) string {
 	return string(m)
 }
 
+// Objectives are a sweep's SLOs and how it judges those on a latency the scripts schedule.
+type Objectives struct {
+	SLOs []verdict.Threshold
+	// Measured judges SLOs on ttfc and ttft on the latency as measured, the scripts' delays
+	// included. By default (false) a step that recorded their overhead (its scenarios script
+	// when each frame is due) is judged on it (verdict.OnOverhead): what load adds to the
+	// target's own part, not the thinking time a scenario scripts.
+	Measured bool
+}
+
 // SweepResult is a whole sweep and what it found.
 type SweepResult struct {
-	SLOs  []string     `json:"slos"`
-	Steps []StepResult `json:"steps"`
+	SLOs []string `json:"slos"`
+	// Measured says the SLOs were judged as measured (Objectives.Measured); OnOverhead lists
+	// the SLOs judged on their overhead instead, in at least one step.
+	Measured   bool         `json:"measured,omitempty"`
+	OnOverhead []string     `json:"on_overhead,omitempty"`
+	Steps      []StepResult `json:"steps"`
 	// Knee is the index of the highest step meeting every SLO with every lower step meeting
 	// them too; -1 when the first step already fails.
 	Knee int `json:"knee"`
@@ -210,7 +224,7 @@ const DefaultRateSweepSteps = 5
 // result lists the steps in ascending request rate (synchronous, the rates, throughput). It
 // stops at the first runStep error, and when the throughput step is no faster than the
 // synchronous one (there is no range to sweep).
-func RateSweep(n, throughputClients int, runStep func(Step) (*measure.Run, error), slos []verdict.Threshold) (*SweepResult, error) {
+func RateSweep(n, throughputClients int, runStep func(Step) (*measure.Run, error), obj Objectives) (*SweepResult, error) {
 	if n < 1 || throughputClients < 2 {
 		return nil, fmt.Errorf("a rate sweep needs at least 1 step and 2 throughput clients, got %d and %d", n, throughputClients)
 	}
@@ -218,7 +232,7 @@ func RateSweep(n, throughputClients int, runStep func(Step) (*measure.Run, error
 	var results []StepResult
 	done := func(err error) (*SweepResult, error) {
 		slices.SortStableFunc(results, func(a, b StepResult) int { return cmp.Compare(a.rateOrder(), b.rateOrder()) })
-		res := Analyze(results, slos)
+		res := Analyze(results, obj)
 		res.RateSweep = info
 		return res, err
 	}
@@ -227,7 +241,7 @@ func RateSweep(n, throughputClients int, runStep func(Step) (*measure.Run, error
 		if err != nil {
 			return 0, fmt.Errorf("step %s: %w", st, err)
 		}
-		r := JudgeStep(st, run, slos)
+		r := JudgeStep(st, run, obj)
 		results = append(results, r)
 		if math.IsNaN(r.RequestsPerSecond) || r.RequestsPerSecond <= 0 {
 			return 0, fmt.Errorf("step %s completed no request: no rate to sweep from", st)
@@ -259,7 +273,7 @@ func RateSweep(n, throughputClients int, runStep func(Step) (*measure.Run, error
 		if err != nil {
 			return done(fmt.Errorf("step %s: %w", st, err))
 		}
-		results = append(results, JudgeStep(st, run, slos))
+		results = append(results, JudgeStep(st, run, obj))
 	}
 	return done(nil)
 }
@@ -287,23 +301,23 @@ func (r StepResult) rateOrder() float64 {
 
 // Sweep runs each step with runStep (in ascending load), judges each run (verdict.Judge: the
 // defaults and the SLOs, which may be none) and finds the knee. It stops at the first runStep error and returns it with the steps done so far.
-func Sweep(steps []Step, runStep func(Step) (*measure.Run, error), slos []verdict.Threshold) (*SweepResult, error) {
+func Sweep(steps []Step, runStep func(Step) (*measure.Run, error), obj Objectives) (*SweepResult, error) {
 	var results []StepResult
 	for _, st := range steps {
 		run, err := runStep(st)
 		if err != nil {
-			res := Analyze(results, slos)
+			res := Analyze(results, obj)
 			return res, fmt.Errorf("step %s: %w", st, err)
 		}
-		results = append(results, JudgeStep(st, run, slos))
+		results = append(results, JudgeStep(st, run, obj))
 	}
-	return Analyze(results, slos), nil
+	return Analyze(results, obj), nil
 }
 
 // Rejudge re-reads the step runs of a sweep written in dir (sweep.json names them; each is in
 // dir/RUN-ID) and judges them against slos, without running anything: to try other SLOs on the
 // same measurements. It writes nothing; call Write for that.
-func Rejudge(dir string, slos []verdict.Threshold) (*SweepResult, error) {
+func Rejudge(dir string, obj Objectives) (*SweepResult, error) {
 	data, err := os.ReadFile(filepath.Join(dir, SweepJSONFile))
 	if err != nil {
 		return nil, fmt.Errorf("read sweep: %w", err)
@@ -312,14 +326,15 @@ func Rejudge(dir string, slos []verdict.Threshold) (*SweepResult, error) {
 	if err := json.Unmarshal(data, &saved); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SweepJSONFile), err)
 	}
-	if len(slos) == 0 {
+	if len(obj.SLOs) == 0 {
 		for _, expr := range saved.SLOs {
 			t, err := verdict.ParseThreshold(expr)
 			if err != nil {
 				return nil, fmt.Errorf("%s: slos: %w", filepath.Join(dir, SweepJSONFile), err)
 			}
-			slos = append(slos, t)
+			obj.SLOs = append(obj.SLOs, t)
 		}
+		obj.Measured = obj.Measured || saved.Measured
 	}
 	var steps []StepResult
 	for _, st := range saved.Steps {
@@ -327,15 +342,16 @@ func Rejudge(dir string, slos []verdict.Threshold) (*SweepResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("step %s: %w", st.Step, err)
 		}
-		steps = append(steps, JudgeStep(st.Step, run, slos))
+		steps = append(steps, JudgeStep(st.Step, run, obj))
 	}
-	res := Analyze(steps, slos)
+	res := Analyze(steps, obj)
 	res.RateSweep = saved.RateSweep
 	return res, nil
 }
 
-// JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds.
-func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
+// JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds: those on
+// ttfc and ttft on their overhead when the run recorded it, unless obj.Measured.
+func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN(),
 		TTFTP99: math.NaN(), TPOTP50: math.NaN(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
@@ -343,6 +359,13 @@ func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 		GoodputPerSecond: math.NaN()}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
+	}
+	slos := obj.SLOs
+	if !obj.Measured {
+		slos = make([]verdict.Threshold, len(obj.SLOs))
+		for i, t := range obj.SLOs {
+			slos[i], _ = verdict.OnOverhead(t, run)
+		}
 	}
 	res, err := verdict.Judge(run, verdict.Config{Thresholds: slos})
 	if err != nil {
@@ -414,10 +437,14 @@ func overBy(c verdict.Check, t verdict.Threshold) float64 {
 // is no knee (the defaults alone say whether a step ran cleanly, not what load is too much):
 // only the first failing step and its failures. Pure: it only reads the step results, so it is
 // table-tested without any network.
-func Analyze(steps []StepResult, slos []verdict.Threshold) *SweepResult {
-	r := &SweepResult{Steps: steps, Knee: -1, BrokenAt: -1}
-	for _, s := range slos {
+func Analyze(steps []StepResult, obj Objectives) *SweepResult {
+	slos := obj.SLOs
+	r := &SweepResult{Steps: steps, Knee: -1, BrokenAt: -1, Measured: obj.Measured}
+	for j, s := range slos {
 		r.SLOs = append(r.SLOs, s.Expr)
+		if slices.ContainsFunc(steps, func(st StepResult) bool { return j < len(st.Checks) && st.Checks[j].Name != s.Expr }) {
+			r.OnOverhead = append(r.OnOverhead, s.Expr)
+		}
 	}
 	for i, st := range steps {
 		if st.Pass {
@@ -501,6 +528,10 @@ func (r *SweepResult) headline() string {
 			names = append(names, r.Steps[i].Step.String())
 		}
 		fmt.Fprintf(&b, " (warning: %s met every SLO again above that: noisy, repeat the sweep)", strings.Join(names, ", "))
+	}
+	if len(r.OnOverhead) > 0 {
+		fmt.Fprintf(&b, "; %s judged on the overhead (the target's own part, the script's delays taken out; --knee-on measured judges the latency as measured)",
+			strings.Join(r.OnOverhead, ", "))
 	}
 	return b.String()
 }

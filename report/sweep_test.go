@@ -96,7 +96,7 @@ func TestAnalyze(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := report.Analyze(tc.steps, slos)
+			r := report.Analyze(tc.steps, report.Objectives{SLOs: slos})
 			if r.Knee != tc.knee || r.BrokenAt != tc.brokenAt || !reflect.DeepEqual(r.Broken, tc.broken) || !reflect.DeepEqual(r.PassedAgain, tc.passedAgain) {
 				t.Errorf("Analyze = knee %d, broken at %d %v, passed again %v; want %d, %d %v, %v",
 					r.Knee, r.BrokenAt, r.Broken, r.PassedAgain, tc.knee, tc.brokenAt, tc.broken, tc.passedAgain)
@@ -112,7 +112,8 @@ func TestAnalyze(t *testing.T) {
 // the mock's capacity model produces.
 func capacityRun(t testing.TB, s report.Step) *measure.Run {
 	over := max(0, float64(s.Clients)/600-1)
-	r := fixture.Run(t, fixture.Options{Seed: uint64(s.Clients), TTFCShift: time.Duration(over * float64(800*time.Millisecond)),
+	// The target slows down: what it adds shows in ttfc and in its overhead alike.
+	r := fixture.Run(t, fixture.Options{Seed: uint64(s.Clients), OverheadShift: time.Duration(over * float64(800*time.Millisecond)),
 		HTTPErrors: int64(over * 100)})
 	r.Summary.RunID = "sweep-" + s.ID()
 	r.Summary.Config.Thresholds = nil
@@ -131,7 +132,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		ran = append(ran, s.ID())
 		run := capacityRun(t, s)
 		return run, measure.WriteRun(filepath.Join(dir, run.Summary.RunID), run)
-	}, mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%"))
+	}, report.Objectives{SLOs: mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,19 +168,19 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	// Re-judging the saved steps with their own SLOs finds the same knee; with looser latency
 	// and error SLOs the knee moves up to 1000 clients; with the latency SLO alone the default
 	// errors==0 holds it at 500 (a step with errors is no capacity).
-	again, err := report.Rejudge(dir, nil)
+	again, err := report.Rejudge(dir, report.Objectives{})
 	if err != nil || again.Knee != 1 || strings.Join(again.SLOs, ",") != "ttfc.p99<500ms,errors<0.1%" {
 		t.Fatalf("Rejudge with the saved SLOs: %v, knee %d, SLOs %v", err, again.Knee, again.SLOs)
 	}
-	looser, err := report.Rejudge(dir, mustThresholds(t, "ttfc.p99<1s", "errors<5%"))
+	looser, err := report.Rejudge(dir, report.Objectives{SLOs: mustThresholds(t, "ttfc.p99<1s", "errors<5%")})
 	if err != nil || looser.Knee != 2 {
 		t.Errorf("Rejudge with ttfc.p99<1s, errors<5%%: %v, knee %v, want 2 (1000 clients): %s", err, looser.Knee, looser.Headline())
 	}
-	strict, err := report.Rejudge(dir, mustThresholds(t, "ttfc.p99<1s"))
+	strict, err := report.Rejudge(dir, report.Objectives{SLOs: mustThresholds(t, "ttfc.p99<1s")})
 	if err != nil || strict.Knee != 1 || !strings.Contains(strict.Headline(), "errors==0") {
 		t.Errorf("Rejudge with ttfc.p99<1s alone: %v, knee %v, want 1 (500 clients) broken by errors==0: %s", err, strict.Knee, strict.Headline())
 	}
-	if _, err := report.Rejudge(t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "sweep.json") {
+	if _, err := report.Rejudge(t.TempDir(), report.Objectives{}); err == nil || !strings.Contains(err.Error(), "sweep.json") {
 		t.Errorf("Rejudge of a directory without a sweep: %v", err)
 	}
 }
@@ -193,7 +194,7 @@ func TestSweepStopsAtRunError(t *testing.T) {
 			return nil, boom
 		}
 		return capacityRun(t, s), nil
-	}, mustThresholds(t, "errors<1%"))
+	}, report.Objectives{SLOs: mustThresholds(t, "errors<1%")})
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "step 2 clients") {
 		t.Errorf("Sweep error = %v, want the step's error naming the step", err)
 	}
@@ -262,7 +263,7 @@ func TestSweepWithoutSLO(t *testing.T) {
 	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
 		run := capacityRun(t, s) // 1000 clients: HTTP errors, failing the default errors==0
 		return run, measure.WriteRun(filepath.Join(dir, run.Summary.RunID), run)
-	}, nil)
+	}, report.Objectives{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestRateSweep(t *testing.T) {
 	res, err := report.RateSweep(3, 16, func(s report.Step) (*measure.Run, error) {
 		ran = append(ran, s.ID())
 		return run(s)
-	}, nil)
+	}, report.Objectives{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,8 +373,88 @@ func TestRateSweep(t *testing.T) {
 	if err := res.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	res, err = report.RateSweep(3, 16, fake(5, 5), nil)
+	res, err = report.RateSweep(3, 16, fake(5, 5), report.Objectives{})
 	if err == nil || !strings.Contains(err.Error(), "no range of rates to sweep") || len(res.Steps) != 2 {
 		t.Errorf("a flat target: %v, %d steps", err, len(res.Steps))
+	}
+}
+
+// TestSweepKneeOnOverhead: the scenarios script a 500 ms wait before the first chunk, and the
+// target adds a few milliseconds until the last step, where it adds 500 ms. An SLO of
+// ttfc.p99<400ms is judged on ttfc.overhead by default, so the knee is the step before the
+// target slowed down (and the headline says how it was judged); judged as measured
+// (Objectives.Measured, sweep --knee-on measured) every step misses it, the script's wait
+// alone being over the limit, and a re-judged sweep keeps the basis it was saved with. A run
+// whose scripts say nothing of when frames were due (no overhead recorded) is judged as
+// measured either way.
+func TestSweepKneeOnOverhead(t *testing.T) {
+	t.Parallel()
+	steps, err := report.StepsFrom([]int{10, 20, 40}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(s report.Step) *measure.Run {
+		o := fixture.Options{Seed: uint64(s.Clients), TTFCShift: 500 * time.Millisecond}
+		if s.Clients == 40 {
+			o.OverheadShift = 500 * time.Millisecond
+		}
+		r := fixture.Run(t, o)
+		r.Summary.RunID = "knee-" + s.ID()
+		r.Summary.Config.Thresholds = nil
+		return r
+	}
+	slos := mustThresholds(t, "ttfc.p99<400ms")
+	for _, tc := range []struct {
+		measured   bool
+		knee       int
+		onOverhead []string
+		check      string // the first step's check, as judged
+	}{
+		{false, 1, []string{"ttfc.p99<400ms"}, "ttfc.overhead.p99<400ms"}, // default: the target's own part
+		{true, -1, nil, "ttfc.p99<400ms"},                                 // --knee-on measured
+	} {
+		dir := t.TempDir()
+		res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
+			r := run(s)
+			return r, measure.WriteRun(filepath.Join(dir, r.Summary.RunID), r)
+		}, report.Objectives{SLOs: slos, Measured: tc.measured})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Knee != tc.knee || !reflect.DeepEqual(res.OnOverhead, tc.onOverhead) || res.Steps[0].Checks[0].Name != tc.check {
+			t.Errorf("measured %v: knee %d, on overhead %v, first check %q; want %d, %v, %q: %s",
+				tc.measured, res.Knee, res.OnOverhead, res.Steps[0].Checks[0].Name, tc.knee, tc.onOverhead, tc.check, res.Headline())
+		}
+		if judged := strings.Contains(res.Headline(), "judged on the overhead"); judged != !tc.measured {
+			t.Errorf("measured %v: headline %q, want it to say so only when judged on the overhead", tc.measured, res.Headline())
+		}
+		if err := res.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		again, err := report.Rejudge(dir, report.Objectives{})
+		if err != nil || again.Knee != tc.knee || again.Measured != tc.measured {
+			t.Errorf("measured %v: re-judged with the saved SLOs: %v, knee %d, measured %v", tc.measured, err, again.Knee, again.Measured)
+		}
+	}
+
+	// The same runs without overhead (the scripts say nothing of when frames are due): the
+	// SLO is judged as measured by default too.
+	noOverhead := func(r *measure.Run) *measure.Run {
+		h := measure.NewHistograms()
+		for _, k := range r.Histograms.Keys() {
+			if _, isOverhead := map[measure.Metric]bool{measure.FirstChunkOverhead: true, measure.FirstTokenOverhead: true}[k.Metric]; !isOverhead {
+				h.Set(k, r.Histograms.Get(k))
+			}
+		}
+		r.Histograms, r.Summary.Metrics = h, measure.Summarize(h)
+		return r
+	}
+	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) { return noOverhead(run(s)), nil }, report.Objectives{SLOs: slos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Knee != -1 || len(res.OnOverhead) != 0 || res.Steps[0].Checks[0].Name != "ttfc.p99<400ms" {
+		t.Errorf("without overhead: knee %d, on overhead %v, first check %q; want -1, none, the SLO as given: %s",
+			res.Knee, res.OnOverhead, res.Steps[0].Checks[0].Name, res.Headline())
 	}
 }

@@ -219,8 +219,8 @@ func TestShardedRunMergesToTheSingleRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := report.JudgeStep(report.Step{Clients: 8}, m, slos)
-	if err := report.Analyze([]report.StepResult{step}, slos).Write(sweepDir); err != nil {
+	step := report.JudgeStep(report.Step{Clients: 8}, m, report.Objectives{SLOs: slos})
+	if err := report.Analyze([]report.StepResult{step}, report.Objectives{SLOs: slos}).Write(sweepDir); err != nil {
 		t.Fatal(err)
 	}
 	var sweepOut bytes.Buffer

@@ -1,0 +1,60 @@
+package verdict
+
+import (
+	"strings"
+
+	"github.com/streambench/streambench/measure"
+)
+
+// OnOverhead is t judged on the target's own part of the latency: a threshold on ttfc or ttft
+// (any scope, any statistic) becomes the same threshold on ttfc.overhead or ttft.overhead,
+// when run recorded that overhead within t's scope (its scripts say when each frame was due).
+// At a load the target copes with, ttfc is mostly the script's thinking time, which no
+// capacity changes; the overhead is what load adds, so a sweep's knee is judged on it by
+// default. Any other threshold, or a run without the overhead, gives t itself and false.
+func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
+	if t.Selector.kind != kindLatency {
+		return t, false
+	}
+	over, ok := t.Selector.metric.Overhead()
+	if !ok || !recordedIn(run, over, t.Selector.Scope) {
+		return t, false
+	}
+	expr := strings.TrimSpace(t.Expr)
+	name := t.Selector.Name
+	if !strings.HasPrefix(expr, name) {
+		return t, false
+	}
+	o, err := ParseThreshold(string(over) + expr[len(name):])
+	if err != nil {
+		return t, false
+	}
+	return o, true
+}
+
+// recordedIn tells whether run holds values of m in the scenario and dialect scope asks for.
+func recordedIn(run *measure.Run, m measure.Metric, scope map[string]string) bool {
+	in := func(k measure.Key) bool {
+		if s, ok := scope["scenario"]; ok && k.Scenario != s {
+			return false
+		}
+		if d, ok := scope["dialect"]; ok && k.Dialect != d {
+			return false
+		}
+		return k.Metric == m
+	}
+	if run.Histograms != nil && run.Histograms.Len() > 0 {
+		for _, k := range run.Histograms.Keys() {
+			if in(k) && run.Histograms.Count(k) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, ms := range run.Summary.Metrics {
+		if in(ms.Key) && ms.Count > 0 {
+			return true
+		}
+	}
+	return false
+}
