@@ -42,8 +42,10 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.BoolVar(&w.OptedIn, "opted-in", false, "sim-chat: send the agent-events-v1 header (--option optedIn=...; default: as the mix's profiles say)")
 	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
 	fs.Uint64Var(&w.Seed, "seed", 0, "session sequence seed (default: the mix's)")
-	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default %d when no --rate or --stages);\n"+
-		"a user ignores the Retry-After of a 429 or 503 and starts its next session at once, unless --honor-retry-after", loadgen.DefaultClients))
+	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default when no --rate or --stages: load %d;\n"+
+		"run %d per core of this machine, at most %d, as its mock and runtime share the cores);\n"+
+		"a user ignores the Retry-After of a 429 or 503 and starts its next session at once, unless --honor-retry-after",
+		loadgen.DefaultClients, loadgen.ClientsPerCore, loadgen.DefaultClients))
 	fs.DurationVar(&w.ThinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
 	fs.BoolVar(&w.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
 		"before its next session, when longer than --think-time; the open loop (--rate) keeps its schedule", loadgen.MaxRetryAfter))

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/hrtimer"
@@ -27,6 +28,9 @@ func runRun(args []string) error {
 		return err
 	}
 	w.apiKeyFromEnv()
+	if note := sizeToMachine(w, runtime.NumCPU()); note != "" {
+		fmt.Fprintln(os.Stderr, note)
+	}
 	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
@@ -90,4 +94,18 @@ func runRun(args []string) error {
 		cfg.Info.Extra["tls"] = "self-signed"
 	}
 	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
+}
+
+// sizeToMachine gives run's workload its default clients for a machine of cores cores
+// (loadgen.ClientsForCores): the mock and the runtime share those cores with the generator,
+// and a default that overloads them measures the queue for the CPU, not the target. It
+// returns the line saying what it chose and why, or "" when the flags shape the load
+// (--clients, --rate, --stages).
+func sizeToMachine(w *workloadFlags, cores int) string {
+	w.DefaultClients = loadgen.ClientsForCores(cores)
+	if w.Clients != 0 || w.Rate != 0 || w.Stages != "" {
+		return ""
+	}
+	return fmt.Sprintf("clients: %d, sized to this machine's %d cores (%d a core, at most %d): the generator, mock and runtime share them, "+
+		"and more clients would measure a queue for the CPU, not the target; --clients N to choose", w.DefaultClients, cores, loadgen.ClientsPerCore, loadgen.DefaultClients)
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/loadgen"
+)
+
+// TestRunSizedToMachine: run with no shape gets clients from the machine's cores (40 a core,
+// at most 1,000) and says so in one line; --clients, --rate or --stages shape the load
+// themselves, and load keeps its fixed default.
+func TestRunSizedToMachine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args    []string
+		cores   int
+		clients int    // the config's clients
+		note    string // in the line printed; "" for none
+	}{
+		{nil, 2, 80, "sized to this machine's 2 cores"},   // this VM
+		{nil, 1, 40, "1 cores"},                           // one core still gets its share
+		{nil, 8, 320, "8 cores"},                          // grows with the cores
+		{nil, 64, loadgen.DefaultClients, "at most 1000"}, // capped at the fixed default
+		{[]string{"--sessions", "10"}, 2, 80, "2 cores"},  // a length is not a shape
+		{[]string{"--clients", "7"}, 2, 7, ""},            // explicit clients win
+		{[]string{"--clients", "500"}, 2, 500, ""},        // even above the machine's size
+		{[]string{"--rate", "5"}, 2, 0, ""},               // an open loop has no clients
+		{[]string{"--stages", "1s:10,1s:0"}, 2, 0, ""},    // nor a ramp
+	} {
+		fs := newFlagSet("run", "test")
+		w := addWorkloadFlags(fs)
+		if err := parseFlags(fs, tc.args); err != nil {
+			t.Fatal(err)
+		}
+		note := sizeToMachine(w, tc.cores)
+		cfg, err := w.config()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Clients != tc.clients || (tc.note == "") != (note == "") || !strings.Contains(note, tc.note) {
+			t.Errorf("run %q on %d cores: %d clients, line %q; want %d clients and a line with %q", tc.args, tc.cores, cfg.Clients, note, tc.clients, tc.note)
+		}
+	}
+	// load is not sized: its target is elsewhere, its default stays DefaultClients.
+	fs := newFlagSet("load", "test")
+	w := addWorkloadFlags(fs)
+	if err := parseFlags(fs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := w.config(); err != nil || cfg.Clients != loadgen.DefaultClients {
+		t.Errorf("load with no shape: %d clients, %v; want %d", cfg.Clients, err, loadgen.DefaultClients)
+	}
+}
