@@ -431,6 +431,10 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 		if err := res.Write(dir); err != nil {
 			t.Fatal(err)
 		}
+		md, err := os.ReadFile(filepath.Join(dir, report.SweepMarkdownFile))
+		if err != nil || strings.Contains(string(md), "ttfc.p99<400ms (on its overhead)") != !tc.measured {
+			t.Errorf("measured %v: sweep.md (%v) should mark the SLO's column as judged on its overhead only when it was:\n%s", tc.measured, err, md)
+		}
 		again, err := report.Rejudge(dir, report.Objectives{})
 		if err != nil || again.Knee != tc.knee || again.Measured != tc.measured {
 			t.Errorf("measured %v: re-judged with the saved SLOs: %v, knee %d, measured %v", tc.measured, err, again.Knee, again.Measured)
