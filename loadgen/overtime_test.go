@@ -2,9 +2,6 @@ package loadgen
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,10 +12,11 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// TestLatencyOverTimeShowsASlowdown: a target that adds 300 ms before every response once the
-// run is 1.5 s old shows it in the series of latency over time: the windows after the switch
-// have a p50 of at least the added delay, above the first window's, for ttfc and for its
-// overhead (the script is the same throughout). The run's overall p50 could not say when.
+// TestLatencyOverTimeShowsASlowdown: a target whose provider adds 300 ms before every
+// response once the run is 1.5 s old shows it in the series of latency over time: the windows
+// after the switch have a p50 of at least the added delay, above the first window's, for ttfc
+// and for its overhead (the script is the same throughout). The run's overall p50 could not
+// say when.
 func TestLatencyOverTimeShowsASlowdown(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -30,27 +28,26 @@ func TestLatencyOverTimeShowsASlowdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newStackOf(t, lib, testScale)
-	runtimeURL, err := url.Parse(st.runtimeURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The provider slows down: past the switch, every request waits before the mock serves it,
+	// so the runtime's first chunk comes that much after the script's time.
 	const added = 300 * time.Millisecond
-	proxy := httputil.NewSingleHostReverseProxy(runtimeURL)
-	proxy.FlushInterval = -1 // stream each frame as it comes
 	var once sync.Once
 	var first time.Time
-	slowing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		once.Do(func() { first = time.Now() })
-		if time.Since(first) > 1500*time.Millisecond {
-			time.Sleep(added)
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(slowing.Close)
+	slowing := func(mock http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				once.Do(func() { first = time.Now() })
+				if time.Since(first) > 1500*time.Millisecond {
+					time.Sleep(added)
+				}
+			}
+			mock.ServeHTTP(w, r)
+		})
+	}
+	st := newStackWrapped(t, lib, testScale, slowing)
 
 	cfg := st.config(mixOf(t, []string{"fixed"}, optedInNone()), 4, 0)
-	cfg.Target, cfg.Library, cfg.NoLeakCheck = slowing.URL, lib, true
+	cfg.Library, cfg.NoLeakCheck = lib, true
 	cfg.Duration = 3500 * time.Millisecond
 	run := runLoad(t, cfg)
 	if run.Summary.Counters.SessionsStarted == 0 || run.Summary.Counters.Errors() > 0 {

@@ -37,11 +37,22 @@ func newStack(t *testing.T, scale float64, faults ...string) *stack {
 // newStackOf is newStack with the mock playing lib's scenarios.
 func newStackOf(t *testing.T, lib *scenarios.Library, scale float64, faults ...string) *stack {
 	t.Helper()
+	return newStackWrapped(t, lib, scale, nil, faults...)
+}
+
+// newStackWrapped is newStackOf with the mock's handler wrapped by wrapMock (nil: as it is),
+// for a test that changes how the provider behaves.
+func newStackWrapped(t *testing.T, lib *scenarios.Library, scale float64, wrapMock func(http.Handler) http.Handler, faults ...string) *stack {
+	t.Helper()
 	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: scale})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mts := httptest.NewUnstartedServer(ownGauges(mock))
+	var mh http.Handler = mock
+	if wrapMock != nil {
+		mh = wrapMock(mock)
+	}
+	mts := httptest.NewUnstartedServer(ownGauges(mh))
 	mts.Config.Protocols = mockprovider.Protocols()
 	mts.Start()
 	f, err := agentruntime.ParseFaults(faults)
