@@ -106,6 +106,7 @@ func sizeToMachine(w *workloadFlags, cores int) string {
 	if w.Clients != 0 || w.Rate != 0 || w.Stages != "" {
 		return ""
 	}
-	return fmt.Sprintf("clients: %d, sized to this machine's %d cores (%d a core, at most %d): the generator, mock and runtime share them, "+
-		"and more clients would measure a queue for the CPU, not the target; --clients N to choose", w.DefaultClients, cores, loadgen.ClientsPerCore, loadgen.DefaultClients)
+	return fmt.Sprintf("clients: %d, sized to this machine's %d cores (%d a core, at most %d): the generator shares them with the stack "+
+		"it starts (the mock, the runtime), and more clients would measure a queue for the CPU, not the target; --clients N to choose",
+		w.DefaultClients, cores, loadgen.ClientsPerCore, loadgen.DefaultClients)
 }
