@@ -169,22 +169,18 @@ func sweepMetricLabel(m measure.Metric) string {
 	return string(m)
 }
 
-// Objectives are a sweep's SLOs and how it judges those on a latency the scripts schedule.
+// Objectives are a sweep's SLOs. One on ttfc or ttft is judged on its overhead in a step that
+// recorded it (its scenarios script when each frame is due; verdict.OnOverhead): what load adds
+// to the target's own part, not the thinking time a scenario scripts. ttfc.measured and
+// ttft.measured judge the latency as measured.
 type Objectives struct {
 	SLOs []verdict.Threshold
-	// Measured judges SLOs on ttfc and ttft on the latency as measured, the scripts' delays
-	// included. By default (false) a step that recorded their overhead (its scenarios script
-	// when each frame is due) is judged on it (verdict.OnOverhead): what load adds to the
-	// target's own part, not the thinking time a scenario scripts.
-	Measured bool
 }
 
 // SweepResult is a whole sweep and what it found.
 type SweepResult struct {
 	SLOs []string `json:"slos"`
-	// Measured says the SLOs were judged as measured (Objectives.Measured); OnOverhead lists
-	// the SLOs judged on their overhead instead, in at least one step.
-	Measured   bool         `json:"measured,omitempty"`
+	// OnOverhead lists the SLOs judged on their overhead, in at least one step.
 	OnOverhead []string     `json:"on_overhead,omitempty"`
 	Steps      []StepResult `json:"steps"`
 	// Knee is the index of the highest step meeting every SLO with every lower step meeting
@@ -334,7 +330,6 @@ func Rejudge(dir string, obj Objectives) (*SweepResult, error) {
 			}
 			obj.SLOs = append(obj.SLOs, t)
 		}
-		obj.Measured = obj.Measured || saved.Measured
 	}
 	var steps []StepResult
 	for _, st := range saved.Steps {
@@ -350,7 +345,7 @@ func Rejudge(dir string, obj Objectives) (*SweepResult, error) {
 }
 
 // JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds: those on
-// ttfc and ttft on their overhead when the run recorded it, unless obj.Measured.
+// ttfc and ttft on their overhead when the run recorded it.
 func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN(),
@@ -360,12 +355,11 @@ func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
-	slos := obj.SLOs
-	if !obj.Measured {
-		slos = make([]verdict.Threshold, len(obj.SLOs))
-		for i, t := range obj.SLOs {
-			slos[i], _ = verdict.OnOverhead(t, run)
-		}
+	// Judge would judge them on the overhead too, under their own names; the sweep gives it
+	// the overhead's names, by which its table and plot tell the two apart.
+	slos := make([]verdict.Threshold, len(obj.SLOs))
+	for i, t := range obj.SLOs {
+		slos[i], _ = verdict.OnOverhead(t, run)
 	}
 	res, err := verdict.Judge(run, verdict.Config{Thresholds: slos})
 	if err != nil {
@@ -439,7 +433,7 @@ func overBy(c verdict.Check, t verdict.Threshold) float64 {
 // table-tested without any network.
 func Analyze(steps []StepResult, obj Objectives) *SweepResult {
 	slos := obj.SLOs
-	r := &SweepResult{Steps: steps, Knee: -1, BrokenAt: -1, Measured: obj.Measured}
+	r := &SweepResult{Steps: steps, Knee: -1, BrokenAt: -1}
 	for j, s := range slos {
 		r.SLOs = append(r.SLOs, s.Expr)
 		if slices.ContainsFunc(steps, func(st StepResult) bool { return j < len(st.Checks) && st.Checks[j].Name != s.Expr }) {
@@ -530,7 +524,7 @@ func (r *SweepResult) headline() string {
 		fmt.Fprintf(&b, " (warning: %s met every SLO again above that: noisy, repeat the sweep)", strings.Join(names, ", "))
 	}
 	if len(r.OnOverhead) > 0 {
-		fmt.Fprintf(&b, "; %s judged on the overhead (the target's own part, the script's delays taken out; --knee-on measured judges the latency as measured)",
+		fmt.Fprintf(&b, "; %s judged on the overhead (the target's own part, the script's delays taken out; an SLO on ttfc.measured or ttft.measured judges the latency as measured)",
 			strings.Join(r.OnOverhead, ", "))
 	}
 	return b.String()

@@ -382,9 +382,9 @@ func TestRateSweep(t *testing.T) {
 // TestSweepKneeOnOverhead: the scenarios script a 500 ms wait before the first chunk, and the
 // target adds a few milliseconds until the last step, where it adds 500 ms. An SLO of
 // ttfc.p99<400ms is judged on ttfc.overhead by default, so the knee is the step before the
-// target slowed down (and the headline says how it was judged); judged as measured
-// (Objectives.Measured, sweep --knee-on measured) every step misses it, the script's wait
-// alone being over the limit, and a re-judged sweep keeps the basis it was saved with. A run
+// target slowed down (and the headline says how it was judged); ttfc.measured.p99<400ms is
+// judged as measured, and every step misses it, the script's wait alone being over the limit;
+// a re-judged sweep keeps what it was judged on. A run
 // whose scripts say nothing of when frames were due (no overhead recorded) is judged as
 // measured either way.
 func TestSweepKneeOnOverhead(t *testing.T) {
@@ -403,7 +403,6 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 		r.Summary.Config.Thresholds = nil
 		return r
 	}
-	slos := mustThresholds(t, "ttfc.p99<400ms")
 	for _, tc := range []struct {
 		measured   bool
 		knee       int
@@ -411,13 +410,17 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 		check      string // the first step's check, as judged
 	}{
 		{false, 1, []string{"ttfc.p99<400ms"}, "ttfc.overhead.p99<400ms"}, // default: the target's own part
-		{true, -1, nil, "ttfc.p99<400ms"},                                 // --knee-on measured
+		{true, -1, nil, "ttfc.measured.p99<400ms"},                        // as measured, by name
 	} {
+		slos := mustThresholds(t, "ttfc.p99<400ms")
+		if tc.measured {
+			slos = mustThresholds(t, "ttfc.measured.p99<400ms")
+		}
 		dir := t.TempDir()
 		res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
 			r := run(s)
 			return r, measure.WriteRun(filepath.Join(dir, r.Summary.RunID), r)
-		}, report.Objectives{SLOs: slos, Measured: tc.measured})
+		}, report.Objectives{SLOs: slos})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,8 +439,8 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 			t.Errorf("measured %v: sweep.md (%v) should mark the SLO's column as judged on its overhead only when it was:\n%s", tc.measured, err, md)
 		}
 		again, err := report.Rejudge(dir, report.Objectives{})
-		if err != nil || again.Knee != tc.knee || again.Measured != tc.measured {
-			t.Errorf("measured %v: re-judged with the saved SLOs: %v, knee %d, measured %v", tc.measured, err, again.Knee, again.Measured)
+		if err != nil || again.Knee != tc.knee || !reflect.DeepEqual(again.OnOverhead, tc.onOverhead) {
+			t.Errorf("measured %v: re-judged with the saved SLOs: %v, knee %d, on overhead %v", tc.measured, err, again.Knee, again.OnOverhead)
 		}
 	}
 
@@ -453,7 +456,7 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 		r.Histograms, r.Summary.Metrics = h, measure.Summarize(h)
 		return r
 	}
-	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) { return noOverhead(run(s)), nil }, report.Objectives{SLOs: slos})
+	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) { return noOverhead(run(s)), nil }, report.Objectives{SLOs: mustThresholds(t, "ttfc.p99<400ms")})
 	if err != nil {
 		t.Fatal(err)
 	}

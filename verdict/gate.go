@@ -155,7 +155,7 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 		add(c)
 	}
 	for _, g := range given {
-		add(g.t.evaluate(run, g.source, &rel))
+		add(judgeOnOverhead(g.t, run, g.source, &rel))
 	}
 	for _, g := range cfg.Regressions {
 		add(g.Evaluate(run, cfg.Baseline))
@@ -173,6 +173,25 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 			Pass: true, Allowed: true, Measured: float64(n), Detail: "counted and shown, not failing the gate"})
 	}
 	return res, nil
+}
+
+// judgeOnOverhead evaluates t, a threshold on ttfc or ttft on its overhead when the run
+// recorded it (OnOverhead): the check keeps t's name, and its detail says what was judged and
+// what the latency was as measured, so a reader never mistakes one for the other.
+func judgeOnOverhead(t Threshold, run *measure.Run, source string, rel *relaxed) Check {
+	on, ok := OnOverhead(t, run)
+	if !ok {
+		return t.evaluate(run, source, rel)
+	}
+	c := on.evaluate(run, source, rel)
+	c.Name = t.Expr
+	detail := "judged on " + on.Selector.String() + ", the target's own part (the script's delays taken out)"
+	if m, err := t.Selector.measure(run, t.Percent, rel); err == nil {
+		detail += "; as measured " + t.Selector.format(m.value, t.Percent)
+	}
+	detail += "; " + strings.TrimSuffix(t.Selector.Name, ".overhead") + measuredSuffix + " judges it as measured"
+	c.Detail = strings.TrimPrefix(c.Detail+"; "+detail, "; ")
+	return c
 }
 
 // Stamp judges run with its own settings alone (what load, run and merge print and save)

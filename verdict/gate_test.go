@@ -170,9 +170,11 @@ func TestGate(t *testing.T) {
 		{"failed", erring, []string{"failed<1%", "failed<=40"}, nil, []string{"failed<1%"}},
 		// without a threshold naming them, the 40 errors fail the default errors==0
 		{"errors by default", erring, []string{"ttfc.p99<1s"}, nil, []string{"errors==0"}},
-		// a scoped threshold sees only its scenario: tool-loop's p99 is ~300 ms, plain-answer's lower
-		{"scoped", base, []string{"ttfc{scenario=plain-answer}.p99<250ms", "ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}, nil,
-			[]string{"ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}},
+		// a scoped threshold sees only its scenario: tool-loop's p99 is ~300 ms as measured, plain-answer's lower
+		{"scoped", base, []string{"ttfc.measured{scenario=plain-answer}.p99<250ms", "ttfc.measured{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}, nil,
+			[]string{"ttfc.measured{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}},
+		// on ttfc, the same limits judge the overhead (the script's 300 ms taken out): both pass
+		{"scoped on overhead", base, []string{"ttfc{scenario=plain-answer}.p99<250ms", "ttfc{scenario=tool-loop,dialect=sim-chat}.p99<250ms"}, nil, nil},
 		// a threshold on a metric never recorded fails rather than passing blind
 		{"no data", base, []string{"stop.p99<1s"}, nil, []string{"stop.p99<1s"}},
 		// token metrics within their limits: ttft p99 ~134 ms, tpot p50 ~8 ms, itl p99 ~24 ms,
@@ -219,7 +221,7 @@ func TestOverheadThreshold(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := verdict.Judge(run, verdict.Config{Thresholds: mustThresholds(t, "ttft.overhead.p99<50ms", "ttft.overhead.p99<10ms", "ttft.p99>50ms")})
+	res, err := verdict.Judge(run, verdict.Config{Thresholds: mustThresholds(t, "ttft.overhead.p99<50ms", "ttft.overhead.p99<10ms", "ttft.measured.p99>50ms")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,6 +230,42 @@ func TestOverheadThreshold(t *testing.T) {
 	}
 	if _, err := verdict.ParseThreshold("ttft.overheads.p99<50ms"); err == nil {
 		t.Error("ttft.overheads.p99<50ms parsed: a misspelt dotted name must be refused")
+	}
+}
+
+// TestThresholdsJudgedOnOverhead: a threshold on ttfc judges the target's own part when the run
+// recorded it, saying so and giving the latency as measured; ttfc.measured judges the latency
+// as measured; a run without the overhead (a target with no script) is judged as measured.
+func TestThresholdsJudgedOnOverhead(t *testing.T) {
+	t.Parallel()
+	run := fixture.Run(t, fixture.Options{Seed: 5})
+	res, err := verdict.Judge(run, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<150ms", "ttfc.measured.p99<150ms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Failed(), "|"); got != "ttfc.measured.p99<150ms" {
+		t.Errorf("failed checks %q, want only ttfc.measured.p99<150ms (the fixture's ttfc p99 is ~300 ms, its overhead far less)", got)
+	}
+	c, _ := res.Find("ttfc.p99<150ms")
+	if !strings.Contains(c.Detail, "judged on ttfc.overhead.p99") || !strings.Contains(c.Detail, "as measured") {
+		t.Errorf("the check does not say it judged the overhead and what was measured: %q", c.Detail)
+	}
+
+	// Without the overhead recorded, ttfc is judged as measured: it fails.
+	bare := fixture.Run(t, fixture.Options{Seed: 5})
+	kept := measure.NewHistograms()
+	for _, k := range bare.Histograms.Keys() {
+		if k.Metric != measure.FirstChunkOverhead {
+			kept.Set(k, bare.Histograms.Get(k))
+		}
+	}
+	bare.Histograms = kept
+	res, err = verdict.Judge(bare, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<150ms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Failed(), "|"); got != "ttfc.p99<150ms" {
+		t.Errorf("without an overhead recorded: failed checks %q, want ttfc.p99<150ms", got)
 	}
 }
 

@@ -12,8 +12,11 @@ import (
 // At a load the target copes with, ttfc is mostly the script's thinking time, which no
 // capacity changes; the overhead is what load adds, so a sweep's knee is judged on it by
 // default. Any other threshold, or a run without the overhead, gives t itself and false.
+//
+// Judge applies it to every threshold of the command line and the mix: a user who wants the
+// latency as measured names ttfc.measured or ttft.measured, which OnOverhead leaves alone.
 func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
-	if t.Selector.kind != kindLatency {
+	if t.Selector.kind != kindLatency || strings.HasSuffix(t.Selector.Name, measuredSuffix) {
 		return t, false
 	}
 	over, ok := t.Selector.metric.Overhead()
@@ -31,6 +34,9 @@ func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
 	}
 	return o, true
 }
+
+// measuredSuffix names a latency as measured (ttfc.measured), never judged on its overhead.
+const measuredSuffix = ".measured"
 
 // recordedIn tells whether run holds values of m in the scenario and dialect scope asks for.
 func recordedIn(run *measure.Run, m measure.Metric, scope map[string]string) bool {

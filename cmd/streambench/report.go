@@ -24,7 +24,7 @@ func reportMain(args []string, out io.Writer) error {
 	for _, dir := range fs.Args() {
 		if report.IsSweepDir(dir) {
 			// A sweep directory: re-judge its saved steps with their own SLOs and re-render.
-			if err := rejudgeSweep(dir, nil, false, out); err != nil {
+			if err := rejudgeSweep(dir, nil, out); err != nil {
 				return err
 			}
 			continue

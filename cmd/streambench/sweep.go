@@ -33,8 +33,8 @@ goodput, and TTFT, ITL, TPOT and E2E at p50/p90/p95/p99. Each step is judged as 
 names the knee (the highest step meeting every SLO, with every lower step meeting them too) and
 which SLO broke first; without, no knee. An SLO on ttfc or ttft is judged on its overhead (ttfc.overhead:
 the latency less what the script scheduled, the target's own part) in a step whose scenarios script
-it, so the knee is where load makes the target slower, not where the scenario thinks; --knee-on
-measured judges the latency as measured. Exit 0 when the sweep ran, whatever the knee; 104 for bad input.
+it, so the knee is where load makes the target slower, not where the scenario thinks (as gate and
+load judge a threshold); an SLO on ttfc.measured or ttft.measured judges the latency as measured. Exit 0 when the sweep ran, whatever the knee; 104 for bad input.
 --rate sweep finds the saturation rate as GuideLLM's sweep profile does: a synchronous step (1 client)
 and a throughput step (--throughput-clients) measure the request throughput, then --steps open-loop
 rates evenly spaced strictly between the two run (docs/ENDPOINTS.md).
@@ -62,8 +62,6 @@ func sweepMain(args []string, out io.Writer) error {
 	outDir := fs.String("out", "results", "write the sweep to OUT/SWEEP-ID")
 	faults := fs.StringArray("fault", nil, "pass a fault switch to each step's runtime (repeatable)")
 	inProcess := fs.Bool("in-process", false, "run each step's mock and runtime inside this process (default: only for small steps)")
-	kneeOn := fs.String("knee-on", kneeOnOverhead, "how an SLO on ttfc or ttft is judged: overhead (the target's own part, when the scenarios script the latency;\n"+
-		"as measured otherwise) or measured (the latency as measured, the script's delays included)")
 	rejudge := fs.String("rejudge", "", "run nothing: re-judge the saved sweep in this directory (with --slo, or its own SLOs) and rewrite its report")
 	// Every workload flag of run, except the two that become the steps.
 	wfs := pflag.NewFlagSet("workload", pflag.ContinueOnError)
@@ -82,12 +80,8 @@ func sweepMain(args []string, out io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
-	if *kneeOn != kneeOnOverhead && *kneeOn != kneeOnMeasured {
-		return usageError("--knee-on %q: want %s or %s", *kneeOn, kneeOnOverhead, kneeOnMeasured)
-	}
-	measured := *kneeOn == kneeOnMeasured
 	if *rejudge != "" {
-		return rejudgeSweep(*rejudge, *slos, measured, out)
+		return rejudgeSweep(*rejudge, *slos, out)
 	}
 	rateSweep, rates, err := parseRates(*rateList)
 	if err != nil {
@@ -112,7 +106,7 @@ func sweepMain(args []string, out io.Writer) error {
 	if err != nil {
 		return usageError("--slo: %v", err)
 	}
-	objectives := report.Objectives{SLOs: thresholds, Measured: measured}
+	objectives := report.Objectives{SLOs: thresholds}
 	parsedFaults, err := agentruntime.ParseFaults(*faults)
 	if err != nil {
 		return usageError("--fault: %v", err)
@@ -201,12 +195,6 @@ func sweepMain(args []string, out io.Writer) error {
 	return sweepErr
 }
 
-// The values of sweep --knee-on.
-const (
-	kneeOnOverhead = "overhead"
-	kneeOnMeasured = "measured"
-)
-
 // defaultThroughputClients is the throughput step's clients of sweep --rate sweep.
 const defaultThroughputClients = 64
 
@@ -228,14 +216,13 @@ func parseRates(list []string) (sweep bool, rates []float64, err error) {
 	return false, rates, nil
 }
 
-// rejudgeSweep re-judges a saved sweep's steps and rewrites its sweep report; measured is
-// --knee-on measured (without --slo, a sweep saved as measured stays so).
-func rejudgeSweep(dir string, slos []string, measured bool, out io.Writer) error {
+// rejudgeSweep re-judges a saved sweep's steps and rewrites its sweep report.
+func rejudgeSweep(dir string, slos []string, out io.Writer) error {
 	thresholds, err := verdict.ParseThresholds(slos)
 	if err != nil {
 		return usageError("--slo: %v", err)
 	}
-	res, err := report.Rejudge(dir, report.Objectives{SLOs: thresholds, Measured: measured})
+	res, err := report.Rejudge(dir, report.Objectives{SLOs: thresholds})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
