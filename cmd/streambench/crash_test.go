@@ -325,3 +325,39 @@ func TestSnapshotEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestClosedStdoutLosesNothing: a run whose reader went away (`streambench run | head`, the
+// pipe closed before the run printed its headline) finishes and writes its results whole.
+// Before, the first print after the close raised SIGPIPE, which killed the run and left the
+// directory marked incomplete.
+func TestClosedStdoutLosesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "--clients", "5", "--duration", "2s", "--grace", "20s", "--out", dir, "--run-id", "piped")
+	cmd.Env = append(os.Environ(), benchChildEnv+"=1")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	pr.Close() // nobody reads: every write the run makes fails
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		t.Fatalf("the run was killed by %v", ws.Signal())
+	}
+	run, err := measure.ReadRun(filepath.Join(dir, "piped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary.Incomplete || run.Summary.Counters.SessionsStarted == 0 {
+		t.Errorf("results incomplete %v with %d sessions, want the run's final write", run.Summary.Incomplete, run.Summary.Counters.SessionsStarted)
+	}
+}

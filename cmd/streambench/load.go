@@ -364,18 +364,17 @@ func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
 	})
 }
 
-// finishRun prints the summary, writes the results and turns the verdict into the exit code.
-// render, when set, renders the report into the run's directory.
+// finishRun writes the results, prints the summary and turns the verdict into the exit code.
+// render, when set, renders the report into the run's directory. The results are written
+// before anything is printed, and a failed print (a reader gone: `run | head`) is said on
+// stderr but changes neither the files nor the exit code: the verdict decides that.
 func finishRun(run *measure.Run, table *LiveTally, out string, render func(dir string) error) error {
-	if err := report.WriteSummary(os.Stdout, run, table.SessionTally); err != nil {
-		return err
-	}
+	dir := ""
 	if out != "" {
-		dir := measure.RunDir(out, &run.Summary)
+		dir = measure.RunDir(out, &run.Summary)
 		if err := measure.WriteRun(dir, run); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
-		fmt.Printf("results: %s\n", dir)
 		if run.Summary.Shard != nil {
 			// A shard's report would be a fraction of the run's: the merged run has the report.
 			render = nil
@@ -385,6 +384,13 @@ func finishRun(run *measure.Run, table *LiveTally, out string, render func(dir s
 				return fmt.Errorf("render report in %s: %w", dir, err)
 			}
 		}
+	}
+	err := report.WriteSummary(os.Stdout, run, table.SessionTally)
+	if err == nil && dir != "" {
+		_, err = fmt.Printf("results: %s\n", dir)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "streambench: printing the summary: %v (the results are written whole)\n", err)
 	}
 	if !run.Summary.Verdict.Pass {
 		return &exitError{code: exitFailure, err: fmt.Errorf("run failed: %s", strings.Join(run.Summary.Verdict.Reasons, "; "))}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 )
@@ -74,6 +76,10 @@ func main() {
 }
 
 func run(args []string) int {
+	// A reader that goes away (`streambench run | head`) must not kill a run before it has
+	// written its results: with SIGPIPE ignored, a write to the closed pipe fails (EPIPE) and
+	// the run goes on to its end, its files complete.
+	signal.Ignore(syscall.SIGPIPE)
 	cmds := commands()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
 		args = append([]string{"version"}, args[1:]...)
