@@ -93,3 +93,34 @@ func TestBenchRenderRefuses(t *testing.T) {
 		t.Errorf("--out without markers was changed: %q", b)
 	}
 }
+
+// TestBenchmarksDocRenders: docs/BENCHMARKS.md keeps its markers, so `bench render --out`
+// can fill it, and filling it leaves the hand-kept history after them as it was.
+func TestBenchmarksDocRenders(t *testing.T) {
+	t.Parallel()
+	const docPath = "../../docs/BENCHMARKS.md"
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(benchFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := selfbench.RenderMarkdown(benchFixture, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := selfbench.ReplaceGenerated(docPath, string(doc), md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, historyBefore, _ := strings.Cut(string(doc), selfbench.GeneratedEnd)
+	_, historyAfter, _ := strings.Cut(got, selfbench.GeneratedEnd)
+	if historyAfter != historyBefore || !strings.Contains(historyAfter, "## History (hand-kept, before the renderer)") {
+		t.Errorf("rendering into %s changed what follows the generated section, or it has no hand-kept history", docPath)
+	}
+	if !strings.Contains(got, md) {
+		t.Errorf("the rendered figures are not in the document")
+	}
+}
