@@ -22,6 +22,9 @@ func runBench(args []string) error {
 	if len(args) > 0 && args[0] == selfbench.PacedServerCommand {
 		return runPacedServer(args[1:])
 	}
+	if len(args) > 0 && args[0] == benchRenderCommand {
+		return runBenchRender(args[1:])
+	}
 	if len(args) > 0 { // a hidden child process of a measurement (selfbench.RunChild)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		ran, err := selfbench.RunChild(ctx, args, os.Stderr)
@@ -33,7 +36,7 @@ func runBench(args []string) error {
 	measurements, names := selfbench.Measurements(), selfbench.Names()
 	fs := newFlagSet("bench", "bench ["+strings.Join(names, "|")+"|all] [flags]")
 	var o selfbench.Options
-	jsonFile := fs.String("json", "", "also write the figures to this JSON file")
+	jsonFile := fs.String("json", "", "also write the figures to this JSON file (bench render FILE turns it into Markdown)")
 	fs.IntVar(&o.Streams, "streams", 0, "concurrent streams (default: pacing 2000, scale 5000, fidelity 2000, abuse abort-storm 2000, abuse stalled-readers 1000 normal clients; floor and path 1000 and 2000, one run each)")
 	fs.DurationVar(&o.Duration, "duration", 0, "pacing: each self-test stream's length (default 10s; the cross-process run plays 100 tokens per stream); fidelity: how long sessions start (default 30s); rate: the run's length (default 20s); abuse stalled-readers: each of its two runs' length (default 15s); abuse bad-input: how long requests are sent (default 30s); floor, path: each stream's length (default 10s)")
 	fs.DurationVar(&o.Ramp, "ramp", 0, "scale: open the streams over this period (default 20s)")
@@ -58,7 +61,8 @@ func runBench(args []string) error {
 		for _, m := range measurements {
 			fmt.Fprintf(os.Stderr, "  %-9s %s\n", m.Name, m.Summary)
 		}
-		fmt.Fprintf(os.Stderr, "  %-9s every measurement above, in this order\n\nFlags:\n", "all")
+		fmt.Fprintf(os.Stderr, "  %-9s every measurement above, in this order\n\n", "all")
+		fmt.Fprintf(os.Stderr, "Rendering (measures nothing):\n  streambench bench %s FILE [FILE...] [--out docs/BENCHMARKS.md]\n            each --json figures file as Markdown (machine, date, commit; per bench: figure, value, target, met, yardstick)\n\nFlags:\n", benchRenderCommand)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

@@ -148,9 +148,13 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	cpu := ratio(m.cpuPerToken(), n.cpuPerToken())
 	gap := ratio(msQ(m.gapError, 99), msQ(n.gapError, 99))
 	ttft := ratio(msQ(m.ttftError, 99), msQ(n.ttftError, 99))
+	rep.pairYardsticks(m.name+": ", n.name+": ")
 	rep.addTarget("mock ÷ naive: server CPU per token", cpu, "×", "≤ 1.0×", cpu <= 1 && cpu > 0)
+	rep.against("naive: server CPU per token", n.cpuPerToken(), "µs")
 	rep.addTarget("mock ÷ naive: gap error p99", gap, "×", "≤ 1.0×", gap <= 1)
+	rep.against("naive: gap error p99", msQ(n.gapError, 99), "ms")
 	rep.addTarget("mock ÷ naive: TTFT error p99", ttft, "×", "≤ 0.5×", ttft <= 0.5)
+	rep.against("naive: TTFT error p99", msQ(n.ttftError, 99), "ms")
 	if o.ProfileDir != "" {
 		rep.note("the servers' CPU profiles over the streams (mock-cpu.pprof, naive-cpu.pprof) are in %s; profiling costs each a few %% of CPU", o.ProfileDir)
 	}

@@ -54,10 +54,18 @@ func (p fidelityParams) probe(target, wire string) probeRequest {
 	return probeRequest{Target: target, Wire: wire, Rate: p.probeRate, Delay: p.warmup, Duration: p.duration - p.warmup, TTFT: p.ttft}
 }
 
-// addFloor reports the probe client's figures as the floor under name's, and returns the
-// generator's p99 (ms) beyond the floor's; a probe that measured nothing fails the report.
-func addFloor(rep *Report, name string, floor probeResult, p99 float64) (beyond float64) {
+// addFloor reports the probe client's figures as the floor under name's, makes them the
+// yardsticks of the generator's figures named measured+"p50", "p99" and "max", and returns
+// the generator's p99 (ms) beyond the floor's; a probe that measured nothing fails the report.
+func addFloor(rep *Report, name, measured string, floor probeResult, p99 float64) (beyond float64) {
 	ms := func(us int64) float64 { return float64(us) / 1000 }
+	for i, f := range rep.Figures {
+		for q, v := range map[string]int64{"p50": floor.P50, "p99": floor.P99, "max": floor.Max} {
+			if f.Name == measured+q {
+				rep.Figures[i].Yardstick = Yardstick{Name: fmt.Sprintf("%s: floor %s (probe client)", name, q), Value: new(ms(v)), Unit: "ms"}
+			}
+		}
+	}
 	rep.add(fmt.Sprintf("%s: floor (probe client, %d streams): TTFT − scripted TTFT p50", name, floor.Streams-floor.Failed), ms(floor.P50), "ms")
 	rep.add(name+": floor p99", ms(floor.P99), "ms")
 	rep.add(name+": floor max", ms(floor.Max), "ms")
@@ -150,7 +158,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	rep.add("paced: TTFC − TTFT p50", quantileMs(pacedTTFC, 50, ttft), "ms")
 	rep.addTarget("paced: TTFC − TTFT p99", pacedP99, "ms", "≤ 1 ms", pacedP99 <= 1)
 	rep.add("paced: TTFC − TTFT max", quantileMs(pacedTTFC, 100, ttft), "ms")
-	beyond := addFloor(rep, "paced", floor, pacedP99)
+	beyond := addFloor(rep, "paced", "paced: TTFC − TTFT ", floor, pacedP99)
 	rep.add("paced: late starts (> 1 ms behind schedule)", float64(pacedRun.Summary.Counters.LateStarts), "sessions")
 	// What the error is made of: the generator's own scheduling lag (counted in TTFC, which runs
 	// from the intended start), and the time to response headers, which the paced server sends
@@ -180,6 +188,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	rep.add("runtime: peak open streams", float64(rtPeak), "streams")
 	rep.add("runtime: TTFC − TTFT p50", quantileMs(rtTTFC, 50, ttft), "ms")
 	rep.add("runtime: TTFC − TTFT p99", rtP99, "ms")
+	rep.against("paced: TTFC − TTFT p99 (no runtime or mock between)", pacedP99, "ms")
 	rep.add("runtime: TTFC − TTFT max", quantileMs(rtTTFC, 100, ttft), "ms")
 	records, err := mockSessions(ctx, st.MockURL)
 	if err != nil {
@@ -192,7 +201,9 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	rep.add("mock: stream start − request arrival p99", quantileMs(mockStart, 99, 0), "ms")
 	added := rtP99 - pacedP99
 	rep.add("runtime path p99 − paced p99 (what runtime + mock add)", added, "ms")
+	rep.against("paced: TTFC − TTFT p99", pacedP99, "ms")
 	rep.addTarget("harness error p99 beyond the machine's floor (paced − probe)", beyond, "ms", "≤ 1 ms", beyond <= 1)
+	rep.against("paced: floor p99 (probe client)", pacedP99-beyond, "ms")
 	runFailures(rep, rtRun)
 	if mockStart.TotalCount() == 0 {
 		rep.fail("the mock recorded no fidelity session with a first byte")

@@ -138,6 +138,17 @@ func TestPathVerdict(t *testing.T) {
 		if g := figure(t, rep, "10 streams: runtime ÷ floor relay, CPU"); g.Value <= 0 {
 			t.Errorf("%s: runtime ÷ relay %+v", tc.name, g)
 		}
+		// Each ratio names its denominator, the floor measured beside it: 30 µs per event in all,
+		// 10 µs for the relay.
+		if y := f.Yardstick; y.Name != "10 streams: two-hop floor CPU per event, all processes" || y.Value == nil || *y.Value != 30 || y.Unit != "µs" {
+			t.Errorf("%s: path ratio's yardstick %+v, want the two-hop floor's 30 µs", tc.name, y)
+		}
+		if y := figure(t, rep, "10 streams: runtime ÷ floor relay, CPU").Yardstick; y.Name != "10 streams: floor relay CPU per event" || y.Value == nil || *y.Value != 10 {
+			t.Errorf("%s: runtime ratio's yardstick %+v, want the floor relay's 10 µs", tc.name, y)
+		}
+		if y := figure(t, rep, "10 streams: answer chunks delivered").Yardstick; y.Name != NoYardstick || y.Value != nil {
+			t.Errorf("%s: a count has yardstick %+v, want none", tc.name, y)
+		}
 	}
 }
 
@@ -180,6 +191,10 @@ func TestFloorRatios(t *testing.T) {
 	}
 	if f := figure(t, r, "path: 2000 streams: path ÷ two-hop floor, CPU"); f.Met == nil || *f.Met {
 		t.Errorf("the path's missed target lost its verdict: %+v", f)
+	}
+	// A ratio's yardstick is the floor figure it was divided by, at the largest size.
+	if y := figure(t, r, "scale: runtime CPU per frame ÷ floor relay").Yardstick; y.Name != "floor: 2000 streams, two-hop: relay CPU per event" || y.Value == nil || *y.Value != 20 || y.Unit != "µs" {
+		t.Errorf("runtime ratio's yardstick %+v, want the 2000-stream floor relay's 20 µs", y)
 	}
 }
 
@@ -227,5 +242,25 @@ func TestMergeFloorRuns(t *testing.T) {
 	}
 	if got := m.rssPerStream("server"); got != 20 {
 		t.Errorf("pooled RSS per stream %v KiB, want 20", got)
+	}
+}
+
+// TestPairYardsticks reads each of one side's figures against the other side's same figure,
+// and leaves figures without a partner at none.
+func TestPairYardsticks(t *testing.T) {
+	t.Parallel()
+	rep := &Report{}
+	rep.add("mock: gap error p99", 6, "ms")
+	rep.add("mock: server peak RSS", 40, "MiB") // the naive side measured no RSS here
+	rep.add("naive: gap error p99", 4, "ms")
+	rep.pairYardsticks("mock: ", "naive: ")
+	if y := figure(t, rep, "mock: gap error p99").Yardstick; y.String() != "naive: gap error p99: 4 ms" {
+		t.Errorf("paired yardstick %q, want the naive server's 4 ms", y)
+	}
+	if y := figure(t, rep, "mock: server peak RSS").Yardstick; y.String() != NoYardstick {
+		t.Errorf("unpaired yardstick %q, want none", y)
+	}
+	if y := figure(t, rep, "naive: gap error p99").Yardstick; y.String() != NoYardstick {
+		t.Errorf("the yardstick itself got yardstick %q, want none", y)
 	}
 }

@@ -146,7 +146,11 @@ func TestProbeReportsFailedStreams(t *testing.T) {
 		t.Errorf("status %d %s, result %+v: want 5 streams, all failed with the 503 named", status, body, res)
 	}
 	rep := &Report{}
-	addFloor(rep, "x", res, 1)
+	rep.add("x: TTFT p99", 1, "ms")
+	addFloor(rep, "x", "x: TTFT ", res, 1)
+	if y := figure(t, rep, "x: TTFT p99").Yardstick; y.Name != "x: floor p99 (probe client)" || y.Value == nil || y.Unit != "ms" {
+		t.Errorf("the generator's p99 has yardstick %+v, want the probe's floor p99", y)
+	}
 	if len(rep.Failures) != 2 {
 		t.Errorf("report failures %q: want the failed streams and the empty floor both named", rep.Failures)
 	}

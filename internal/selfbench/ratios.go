@@ -58,12 +58,13 @@ func FloorRatios(reports []*Report) *Report {
 		f, ok2 := figureValue(floor, fmt.Sprintf("%d streams, %s", size, fr.floor))
 		if ok1 && ok2 && f > 0 {
 			rep.add(fr.label, v/f, "×")
+			rep.against(fmt.Sprintf("floor: %d streams, %s", size, fr.floor), f, floorUnit(floor, fmt.Sprintf("%d streams, %s", size, fr.floor)))
 		}
 	}
 	if path := byPrefix("path:"); path != nil {
 		for _, f := range path.Figures {
 			if strings.Contains(f.Name, "÷") {
-				rep.Figures = append(rep.Figures, Figure{Name: "path: " + f.Name, Value: f.Value, Unit: f.Unit, Target: f.Target, Met: f.Met})
+				rep.Figures = append(rep.Figures, Figure{Name: "path: " + f.Name, Value: f.Value, Unit: f.Unit, Target: f.Target, Met: f.Met, Yardstick: f.Yardstick})
 			}
 		}
 	}
@@ -74,7 +75,7 @@ func FloorRatios(reports []*Report) *Report {
 		}
 		for _, f := range r.Figures {
 			if strings.Contains(f.Name, "beyond the machine's floor") {
-				rep.Figures = append(rep.Figures, Figure{Name: "fidelity: " + f.Name, Value: f.Value, Unit: f.Unit, Target: f.Target, Met: f.Met})
+				rep.Figures = append(rep.Figures, Figure{Name: "fidelity: " + f.Name, Value: f.Value, Unit: f.Unit, Target: f.Target, Met: f.Met, Yardstick: f.Yardstick})
 			}
 		}
 	}
@@ -91,6 +92,15 @@ func figureValue(rep *Report, name string) (float64, bool) {
 		return 0, false
 	}
 	return rep.Figures[i].Value, true
+}
+
+// floorUnit is the unit of rep's figure named name ("" when there is none).
+func floorUnit(rep *Report, name string) string {
+	i := slices.IndexFunc(rep.Figures, func(f Figure) bool { return f.Name == name })
+	if i < 0 {
+		return ""
+	}
+	return rep.Figures[i].Unit
 }
 
 // largestFloorSize is the most streams the floor report measured ("2000 streams, ..."), 0

@@ -3,6 +3,7 @@ package selfbench
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -15,6 +16,31 @@ type Figure struct {
 	// empty for figures that are context rather than goals.
 	Target string `json:"target,omitempty"`
 	Met    *bool  `json:"met,omitempty"`
+	// Yardstick is what the figure is measured against; every figure has one, "none" when
+	// nothing was measured beside it.
+	Yardstick Yardstick `json:"yardstick"`
+}
+
+// NoYardstick is the Yardstick name of a figure that was measured against nothing.
+const NoYardstick = "none"
+
+// Yardstick is what a figure is read against, measured in the same run: the bare SSE floor, a
+// naive reference server, the run without the disturbance, the probe client beside the
+// generator. For a ratio it is the denominator, named for what it is.
+type Yardstick struct {
+	// Name says what the yardstick is ("naive server: server CPU per token"), or NoYardstick.
+	Name string `json:"name"`
+	// Value and Unit are the yardstick's own figure; Value is nil when Name is NoYardstick.
+	Value *float64 `json:"value,omitempty"`
+	Unit  string   `json:"unit,omitempty"`
+}
+
+// String is the yardstick as a table cell: "none", or its name and value with unit.
+func (y Yardstick) String() string {
+	if y.Value == nil {
+		return y.Name
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s: %s %s", y.Name, formatFigure(*y.Value), y.Unit))
 }
 
 // Report is what one measurement found: its figures, how it measured them, and whether the
@@ -34,12 +60,36 @@ type Report struct {
 
 // add appends a figure without a target.
 func (r *Report) add(name string, value float64, unit string) {
-	r.Figures = append(r.Figures, Figure{Name: name, Value: value, Unit: unit})
+	r.Figures = append(r.Figures, Figure{Name: name, Value: value, Unit: unit, Yardstick: Yardstick{Name: NoYardstick}})
 }
 
 // addTarget appends a figure with its target; met is whether the value reached it.
 func (r *Report) addTarget(name string, value float64, unit, target string, met bool) {
-	r.Figures = append(r.Figures, Figure{Name: name, Value: value, Unit: unit, Target: target, Met: &met})
+	r.Figures = append(r.Figures, Figure{Name: name, Value: value, Unit: unit, Target: target, Met: &met, Yardstick: Yardstick{Name: NoYardstick}})
+}
+
+// against sets the last added figure's yardstick: the figure named name, measured in the same
+// run, whose value is value in unit.
+func (r *Report) against(name string, value float64, unit string) {
+	r.Figures[len(r.Figures)-1].Yardstick = Yardstick{Name: name, Value: &value, Unit: unit}
+}
+
+// pairYardsticks reads each figure named prefix+X against the figure named yardPrefix+X of the
+// same report, where there is one: the mock's figures against the naive server's, the
+// generator's against the probe client's.
+func (r *Report) pairYardsticks(prefix, yardPrefix string) {
+	for i, f := range r.Figures {
+		rest, ok := strings.CutPrefix(f.Name, prefix)
+		if !ok {
+			continue
+		}
+		for _, y := range r.Figures {
+			if y.Name == yardPrefix+rest {
+				v := y.Value
+				r.Figures[i].Yardstick = Yardstick{Name: y.Name, Value: &v, Unit: y.Unit}
+			}
+		}
+	}
 }
 
 func (r *Report) fail(format string, args ...any) {

@@ -185,14 +185,17 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 		y, l := mergedMetric(yard, m.metric), mergedMetric(loaded, m.metric)
 		rep.add(m.label+" p50 yardstick", quantileMs(y, 50, 0), "ms")
 		rep.add(m.label+" p50 among stalled readers", quantileMs(l, 50, 0), "ms")
+		rep.against(m.label+" p50 yardstick (the run without stalled readers)", quantileMs(y, 50, 0), "ms")
 		yp, lp := quantileMs(y, 99, 0), quantileMs(l, 99, 0)
 		rep.add(m.label+" p99 yardstick", yp, "ms")
 		rep.add(m.label+" p99 among stalled readers", lp, "ms")
+		rep.against(m.label+" p99 yardstick (the run without stalled readers)", yp, "ms")
 		change := 0.0
 		if yp > 0 {
 			change = (lp - yp) / yp * 100
 		}
 		rep.addTarget(m.label+" p99 change", change, "%", "< 5%", yp > 0 && change < 5)
+		rep.against(m.label+" p99 yardstick (the run without stalled readers)", yp, "ms")
 	}
 	for _, r := range []struct {
 		label string
