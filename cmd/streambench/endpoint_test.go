@@ -461,6 +461,44 @@ func TestLoadMaxCompletionTokens(t *testing.T) {
 	}
 }
 
+// TestLoadOnePrompt: load --prompt sends that text as the one user message of every request
+// and passes; an empty --prompt is refused before anything is sent, naming the flag.
+func TestLoadOnePrompt(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	const prompt = "Name three rivers of Europe."
+	m := newEndpointMock(t, "")
+	code, output := runMain(t, "load", "--target", m.URL+"/v1", "--dialect", "openai-chat", "--model", "m",
+		"--prompt", prompt, "--output-tokens", "8", "--clients", "2", "--sessions", "4", "--runtime-metrics", "-", "--out", "-")
+	if code != 0 || !strings.Contains(output, "verdict: PASS") {
+		t.Fatalf("load exit %d:\n%s", code, output)
+	}
+	m.mu.Lock()
+	streams := 0
+	for _, r := range m.reqs {
+		if r.path != "/v1/chat/completions" {
+			continue
+		}
+		streams++
+		var body struct {
+			Messages []struct{ Role, Content string } `json:"messages"`
+		}
+		if err := json.Unmarshal(r.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if len(body.Messages) != 1 || body.Messages[0].Role != "user" || body.Messages[0].Content != prompt {
+			t.Errorf("messages %+v, want the one user message %q", body.Messages, prompt)
+		}
+	}
+	m.mu.Unlock()
+	if streams < 4 {
+		t.Errorf("%d streams, want the 4 sessions' (and the preflight's)", streams)
+	}
+	code, output = runMain(t, "load", "--target", m.URL, "--dialect", "openai-chat", "--prompt", " ")
+	if code != exitUsage || !strings.Contains(output, `--prompt " ": want the user's message`) {
+		t.Errorf("an empty --prompt: exit %d, want %d and the flag named:\n%s", code, exitUsage, output)
+	}
+}
+
 // serialEndpointTests: the sweep, run and load tests above run child processes of their own
 // and are serial, so they run before the package's parallel tests and add no load under those
 // that bound a child's memory or time (TestBigFramesStayBounded's peak RSS grew past its

@@ -92,8 +92,8 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	return w
 }
 
-// addEndpointFlags registers the inference endpoint's flags (load only: --model, --api-key,
-// --input-tokens, --output-tokens, --prompts, --conversations).
+// addEndpointFlags registers the inference endpoint's flags (load, run and sweep: --model,
+// --api-key, --input-tokens, --output-tokens, --prompt, --prompts, --conversations).
 func addEndpointFlags(w *workloadFlags) {
 	fs := w.fs
 	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages, openai-responses: the request's model (--option model=...); with an endpoint workload and none given,\n"+
@@ -110,6 +110,7 @@ func addEndpointFlags(w *workloadFlags) {
 	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
 	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
 		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
+	fs.StringVar(&w.Prompt, "prompt", "", "endpoint workload: this text as the user's message of every request (not with --prompts, --input-tokens or --conversations)")
 	fs.StringVar(&w.Conversations, "conversations", "", "endpoint workload: multi-turn conversations sampled with the seed from this file, JSON Lines of\n"+
 		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
 		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
@@ -123,6 +124,9 @@ const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
 func (w *workloadFlags) config() (loadgen.Config, error) {
 	w.OptedInSet = w.fs.Changed("opted-in")
+	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
+		return loadgen.Config{}, usageError("--prompt %q: want the user's message, a non-empty text", w.Prompt)
+	}
 	cfg, err := w.Workload.Config()
 	if err != nil {
 		return cfg, usageError("%v", err)

@@ -36,7 +36,7 @@ which SLO broke first; without, no knee. Exit 0 when the sweep ran, whatever the
 and a throughput step (--throughput-clients) measure the request throughput, then --steps open-loop
 rates evenly spaced strictly between the two run (docs/ENDPOINTS.md).
 An inference endpoint: --target URL --dialect openai-chat|anthropic-messages with --model, --api-key,
---input-tokens, --output-tokens or --prompts (docs/ENDPOINTS.md); without --target, that workload
+--input-tokens, --output-tokens, --prompt or --prompts (docs/ENDPOINTS.md); without --target, that workload
 plays against a fresh mock per step (no runtime).
 To see the mock's capacity model, start 'streambench mock --max-concurrent N' and a runtime
 yourself and pass --target and --mock.`
