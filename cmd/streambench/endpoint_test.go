@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,8 +123,10 @@ func TestLoadEndpointWorkload(t *testing.T) {
 }
 
 // TestLoadNoUsageServerEstimatesTokens: a server that sends no usage chunk (TGI, some
-// gateways) passes with --no-ground-truth, with a warning, its tokens marked estimated in the
-// output and summary.json; the model is the only one GET /v1/models lists.
+// gateways) passes with --no-ground-truth, with a warning, its tokens counted by tiktoken's
+// cl100k_base and marked estimated, saying how, in the output and summary.json; the model is
+// the only one GET /v1/models lists. (The count itself is pinned against known strings in
+// loadgen's TestUsagelessSessionCountedByTokenizer.)
 func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 	t.Parallel()
 	m := newEndpointMock(t, mockprovider.FaultOpenAINoUsage)
@@ -134,7 +137,7 @@ func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("load exit %d:\n%s", code, output)
 	}
-	for _, want := range []string{"verdict: PASS", "model: " + mockprovider.Model, "no usage report", "tokens: 96 output", "(estimated"} {
+	for _, want := range []string{"verdict: PASS", "model: " + mockprovider.Model, "no usage report", "(estimated with tiktoken cl100k_base: "} {
 		if !strings.Contains(output, want) {
 			t.Errorf("the output does not say %q:\n%s", want, output)
 		}
@@ -145,16 +148,21 @@ func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 	}
 	var s struct {
 		Tokens struct {
-			OutputTokens      int64 `json:"output_tokens"`
-			Estimated         bool  `json:"estimated"`
-			EstimatedSessions int64 `json:"estimated_sessions"`
+			OutputTokens      int64  `json:"output_tokens"`
+			Estimated         bool   `json:"estimated"`
+			EstimatedTokens   int64  `json:"estimated_tokens"`
+			EstimatedSessions int64  `json:"estimated_sessions"`
+			EstimatedWith     string `json:"estimated_with"`
 		} `json:"tokens"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	if !s.Tokens.Estimated || s.Tokens.EstimatedSessions != 6 || s.Tokens.OutputTokens != 96 {
-		t.Errorf("summary.json tokens %+v: want 96 output tokens, estimated, from 6 sessions", s.Tokens)
+	if tk := s.Tokens; !tk.Estimated || tk.EstimatedSessions != 6 || tk.OutputTokens < 6*16 || tk.EstimatedTokens != tk.OutputTokens || tk.EstimatedWith != "tiktoken cl100k_base" {
+		t.Errorf("summary.json tokens %+v: want every output token (at least 16 a session) estimated with tiktoken cl100k_base, from 6 sessions", tk)
+	}
+	if !strings.Contains(output, fmt.Sprintf("tokens: %d output", s.Tokens.OutputTokens)) {
+		t.Errorf("the console's tokens line is not summary.json's %d:\n%s", s.Tokens.OutputTokens, output)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
