@@ -32,6 +32,9 @@ type Workload struct {
 	// ("": the embedded library); Dialect and Slug restrict the mix to one dialect or send
 	// every session to one slug.
 	Mix, ScenarioDir, Dialect, Slug string
+	// ScenarioFiles are scenario YAML files played as the whole mix, equally weighted,
+	// through the mix's profiles; they join the library (load --scenario).
+	ScenarioFiles []string
 	// Options are KEY=VALUE dialect options; Policy, Path and StopPath ("": not given) and
 	// OptedIn (when OptedInSet) are shorthands for the options of those names.
 	Options                []string
@@ -172,6 +175,21 @@ func (w Workload) Config() (Config, error) {
 			return cfg, fmt.Errorf("--mix: %w", err)
 		}
 		mix, cfg.MixName = m, w.Mix
+	}
+	if len(w.ScenarioFiles) > 0 {
+		if w.IsEndpoint() {
+			return cfg, errors.New("--scenario and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): a scripted scenario or a real model's requests, not both")
+		}
+		base := cmp.Or(cfg.Library, scenarios.Embedded())
+		lib, names, err := base.WithFiles(w.ScenarioFiles)
+		if err != nil {
+			return cfg, fmt.Errorf("--scenario: %w", err)
+		}
+		if mix, err = mix.WithScenarios(names); err != nil {
+			return cfg, fmt.Errorf("--scenario: %w", err)
+		}
+		cfg.Library = lib
+		cfg.MixName += " with --scenario " + strings.Join(names, ",")
 	}
 	if w.Policy != "" && w.Slug == "" {
 		return cfg, errors.New("--policy describes --slug's deployment; give --slug too")

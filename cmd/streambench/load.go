@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -34,6 +35,9 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	w := &workloadFlags{fs: fs}
 	fs.StringVar(&w.Mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
 	fs.StringVar(&w.ScenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
+	fs.StringSliceVar(&w.ScenarioFiles, "scenario", nil, "play these scenario YAML files as the whole mix, equally weighted, through the mix's profiles (repeatable or FILE,FILE;\n"+
+		"docs/SCENARIOS.md). run and sweep hand them to the mock they start; a mock you started must be given the same files\n"+
+		"(streambench mock --scenario FILE), or its sessions fail with its \"unknown scenario\" error")
 	fs.StringVar(&w.Dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
 	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id")
 	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
@@ -120,6 +124,19 @@ func addEndpointFlags(w *workloadFlags) {
 // longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
 const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget, then the post-run checks:\n" +
 	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
+
+// scenarioFiles is --scenario as absolute paths, for a child mock whose working directory
+// may differ; a path that cannot be made absolute is passed as given.
+func (w *workloadFlags) scenarioFiles() []string {
+	out := make([]string, len(w.ScenarioFiles))
+	for i, f := range w.ScenarioFiles {
+		if abs, err := filepath.Abs(f); err == nil {
+			f = abs
+		}
+		out[i] = f
+	}
+	return out
+}
 
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
 func (w *workloadFlags) config() (loadgen.Config, error) {

@@ -146,7 +146,7 @@ func sweepMain(args []string, out io.Writer) error {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
 			local := *inProcess || (!fs.Changed("in-process") && cfg.Small())
-			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library,
+			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.scenarioFiles(), Library: cfg.Library,
 				Faults: parsedFaults, MockOnly: endpoint}, local)
 			if err != nil {
 				return nil, err
