@@ -68,7 +68,7 @@ func (tc *tokenClock) keepText(c protocol.Checker) {
 // model's encoding over its whole text, once, replacing the words; a session with a usage
 // report, or whose text no checker kept, is left as it is. Call it after the last turn's
 // keepText and before the metrics are flushed, outside any lock: the run's first count loads
-// the encoding (up to 1.3 s), and a count takes about 1.8 µs a token.
+// the encoding (up to 1.3 s on a busy machine), and a count takes about 1 µs a token.
 func (tc *tokenClock) settle(encoding string) {
 	if !tc.estimatedCount() || !tc.kept || tc.method != "" {
 		return
