@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,5 +96,32 @@ func TestUsagelessSessionCountedByTokenizer(t *testing.T) {
 				t.Errorf("warnings %q: want one naming %q: %v", run.Summary.Verdict.Warnings, tc.estimatedWith, tc.wantEstimation)
 			}
 		})
+	}
+}
+
+// TestUsagelessConversationTurnsCountedByTokenizer: each turn of a conversation is a request
+// counted on its own: two usage-less turns of the Dodgers sentence are 2 × 13 tokens.
+func TestUsagelessConversationTurnsCountedByTokenizer(t *testing.T) {
+	t.Parallel()
+	srv := usagelessChat(t, "m", []string{"The Los Ange", "les Dodgers won the World Series in 2020."}, 0)
+	file := filepath.Join(t.TempDir(), "chats.jsonl")
+	os.WriteFile(file, []byte(`{"turns":["Who won in 2020?","And in 2024?"]}`+"\n"), 0o600)
+	w := Workload{Dialect: "openai-chat", Model: "m", Conversations: file, OutputTokens: "32",
+		Clients: 1, Sessions: 2, TimeScale: 1, SnapshotEvery: 1, NoLeakCheck: true}
+	cfg, err := w.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Target, cfg.RuntimeMetricsURL = srv.URL, "-"
+	run, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Summary.Counters
+	if c.SessionsOK != 2 || c.TurnRequests != 2 {
+		t.Fatalf("%d of 2 conversations ok, %d earlier turns: %+v", c.SessionsOK, c.TurnRequests, c.Outcomes)
+	}
+	if c.OutputTokens != 4*13 || c.EstimatedBy["tiktoken cl100k_base"] != 4 {
+		t.Errorf("output tokens %d estimated by %v, want 4 turns × 13 by tiktoken cl100k_base", c.OutputTokens, c.EstimatedBy)
 	}
 }
