@@ -35,7 +35,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	w := &workloadFlags{fs: fs}
 	fs.StringVar(&w.Mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
 	fs.StringVar(&w.ScenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
-	fs.StringSliceVar(&w.ScenarioFiles, "scenario", nil, "play these scenario YAML files as the whole mix, equally weighted, through the mix's profiles (repeatable or FILE,FILE;\n"+
+	fs.StringSliceVar(&w.ScenarioFiles, "scenario", nil, "play the scenario YAML `FILE`s as the whole mix, equally weighted, through the mix's profiles (repeatable or FILE,FILE;\n"+
 		"docs/SCENARIOS.md). run and sweep hand them to the mock they start; a mock you started must be given the same files\n"+
 		"(streambench mock --scenario FILE), or its sessions fail with its \"unknown scenario\" error")
 	fs.StringVar(&w.Dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
@@ -114,7 +114,7 @@ func addEndpointFlags(w *workloadFlags) {
 	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
 	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
 		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
-	fs.StringVar(&w.Prompt, "prompt", "", "endpoint workload: this text as the user's message of every request (not with --prompts, --input-tokens or --conversations)")
+	fs.StringVar(&w.Prompt, "prompt", "", "endpoint workload: this `TEXT` as the user's message of every request (not with --prompts, --input-tokens or --conversations)")
 	fs.StringVar(&w.Conversations, "conversations", "", "endpoint workload: multi-turn conversations sampled with the seed from this file, JSON Lines of\n"+
 		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
 		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
