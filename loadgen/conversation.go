@@ -156,6 +156,7 @@ func (s *streamState) nextConversationTurn() {
 	p, m := s.p, s.m
 	now := time.Now()
 	m.duration = observed(now.Sub(s.intended))
+	m.tokens.settle(p.encoding)
 	m.endTurn(s.r.cfg.GoodputSLOs)
 	if s.counting {
 		s.r.rec.turnRequests.Add(1)
@@ -174,8 +175,10 @@ func (s *streamState) nextConversationTurn() {
 		e.MinTokens = e.MaxTokens
 	}
 	p.session.Input = p.conversation.Turns[next]
-	s.intended, s.chunks = now, 0
-	m.intended = now
+	// From now, not the answer's end: a usage-less turn's count (settle) may have loaded the
+	// tokenizer in between, once per process, and the next turn is sent only after it.
+	s.intended, s.chunks = time.Now(), 0
+	m.intended = s.intended
 }
 
 // endTurn records a conversation turn that completed as a request of its own, and clears the
@@ -190,7 +193,7 @@ func (m *sessionMetrics) endTurn(slos []measure.SessionSLO) {
 	m.flush()
 	m.connect.Store(0)
 	m.headers, m.firstEvent, m.firstChunk, m.firstThinking, m.duration, m.startLag = 0, 0, 0, 0, 0, 0
-	m.tokens = tokenClock{usageOnly: m.tokens.usageOnly}
+	m.tokens = tokenClock{usageOnly: m.tokens.usageOnly, text: m.tokens.text[:0]}
 	m.scripted = scriptedLatency{}
 	m.measures = m.measures[:0]
 }

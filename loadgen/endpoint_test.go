@@ -119,3 +119,41 @@ func TestEndpointRequestFields(t *testing.T) {
 		}
 	}
 }
+
+// TestOnePrompt: --prompt is the user's message of every request, whatever the seed, with
+// --output-tokens as max_tokens; with another prompt source it is refused, naming both flags.
+func TestOnePrompt(t *testing.T) {
+	t.Parallel()
+	w := Workload{Dialect: "openai-chat", Prompt: "Summarise the plot of Hamlet.", OutputTokens: "32", TimeScale: 1, SnapshotEvery: 1}
+	cfg, err := w.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Endpoint == nil || !cfg.NoGroundTruth || cfg.MixName != "endpoint" {
+		t.Fatalf("--prompt made no endpoint workload: endpoint %+v, no ground truth %v, mix %q", cfg.Endpoint, cfg.NoGroundTruth, cfg.MixName)
+	}
+	for seed := uint64(1); seed < 10; seed++ {
+		req, conv := cfg.Endpoint.request(seed)
+		if conv != nil || len(req.Messages) != 1 || req.Messages[0].Role != "user" || req.Messages[0].Text != w.Prompt || req.MaxTokens != 32 {
+			t.Fatalf("seed %d: request %+v, want the one user message %q and max_tokens 32", seed, req, w.Prompt)
+		}
+	}
+	for _, tc := range []struct {
+		w    Workload
+		want string
+	}{
+		// two prompt sources
+		{Workload{Dialect: "openai-chat", Prompt: "hi", Prompts: "p.jsonl"}, "--prompt and --prompts"},
+		// one prompt, or synthetic prompts of a length
+		{Workload{Dialect: "openai-chat", Prompt: "hi", InputTokens: "64"}, "--prompt and --input-tokens"},
+		// conversations bring their own turns
+		{Workload{Dialect: "openai-chat", Prompt: "hi", Conversations: "c.jsonl"}, "--prompt and --conversations"},
+		// not an inference endpoint's dialect
+		{Workload{Dialect: "sim-chat", Prompt: "hi"}, "--prompt is for an inference endpoint"},
+	} {
+		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
+		if _, err := tc.w.Config(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
+		}
+	}
+}

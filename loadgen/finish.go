@@ -71,6 +71,8 @@ func (s *streamState) end(o measure.Outcome, err error) sessionResult {
 			s.captureNote("error: " + res.err.Error())
 		}
 	}
+	s.m.tokens.keepText(s.checker)
+	s.m.tokens.settle(p.encoding)
 	s.m.flush()
 	return *res
 }

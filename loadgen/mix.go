@@ -274,6 +274,26 @@ func (m *Mix) Restrict(dialect, slug string) (*Mix, error) {
 	return &out, nil
 }
 
+// WithScenarios returns a copy of the mix that plays names alone, equally weighted, through
+// its profiles (load --scenario): the mix's scenario weights and the profiles' own scenarios
+// are dropped.
+func (m *Mix) WithScenarios(names []string) (*Mix, error) {
+	out := *m
+	out.Scenarios = make(map[string]float64, len(names))
+	for _, n := range names {
+		out.Scenarios[n] = 1
+	}
+	out.Profiles = slices.Clone(m.Profiles)
+	for i := range out.Profiles {
+		out.Profiles[i].Scenarios = nil
+	}
+	out.scenarioNames = nil
+	if err := out.validate(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Pick is one session's identity, a pure function of (mix, seed, index).
 type Pick struct {
 	Index    uint64

@@ -54,6 +54,9 @@ type recorder struct {
 	httpStatus map[int]int64
 	byRule     map[protocol.Rule]int64
 	failedBy   map[string]int64 // sessions failed by violations alone, by their sorted rules
+	// estimatedBy counts the estimated sessions by how their tokens were counted
+	// (measure.Counters.EstimatedBy).
+	estimatedBy map[string]int64
 }
 
 // recShard is one lock-protected histogram set, and the same shard's latencies over time.
@@ -341,8 +344,21 @@ func (r *recorder) counters() measure.Counters {
 	if len(r.failedBy) > 0 {
 		c.FailedByRules = maps.Clone(r.failedBy)
 	}
+	if len(r.estimatedBy) > 0 {
+		c.EstimatedBy = maps.Clone(r.estimatedBy)
+	}
 	r.mu.Unlock()
 	return c
+}
+
+// estimated counts a session whose output tokens were estimated, by method.
+func (r *recorder) estimated(method string) {
+	r.mu.Lock()
+	if r.estimatedBy == nil {
+		r.estimatedBy = map[string]int64{}
+	}
+	r.estimatedBy[method]++
+	r.mu.Unlock()
 }
 
 // violationCounts snapshots violations by rule.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -114,6 +115,9 @@ func RedactedHeaders(h http.Header) []string {
 type profileRequest struct {
 	client protocol.Client
 	header http.Header
+	// encoding is the model tokenizer's encoding for its model option
+	// (modeltokens.ForModel), which counts a usage-less session's tokens.
+	encoding string
 }
 
 // resolve configures every profile × target of the mix once, before the run: errors name the
@@ -155,10 +159,12 @@ func (c *Config) resolve() ([][]profileRequest, error) {
 		var firstErr error
 		var more int // targets after it with the same error (command-line options: all of them)
 		for j, t := range p.Targets {
-			cl, err := d.Configure(t.Slug, protocol.MergeOptions(p.Options, t.Options, cli))
+			opts := protocol.MergeOptions(p.Options, t.Options, cli)
+			cl, err := d.Configure(t.Slug, opts)
 			switch {
 			case err == nil:
-				out[i][j] = profileRequest{client: cl, header: header}
+				model, _ := opts["model"].(string)
+				out[i][j] = profileRequest{client: cl, header: header, encoding: modeltokens.ForModel(model)}
 			case firstErr != nil && err.Error() == firstErr.Error():
 				more++
 			default:

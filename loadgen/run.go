@@ -435,8 +435,8 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), ended.Sub(measuredFrom))
 	if t := run.Summary.Tokens; t.Estimated {
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, fmt.Sprintf(
-			"%d of %d sessions had no usage report: their %d output tokens are estimated from the text (whitespace-delimited words), "+
-				"so output tokens, tpot, itl and tokens/s are marked estimated", t.EstimatedSessions, run.Summary.Counters.SessionsStarted, t.EstimatedTokens))
+			"%d of %d sessions had no usage report: their %d output tokens are estimated from the text (counted with %s), "+
+				"so output tokens, tpot, itl and tokens/s are marked estimated", t.EstimatedSessions, run.Summary.Counters.SessionsStarted, t.EstimatedTokens, t.EstimatedMethod()))
 	}
 	run.Summary.Judging = r.judging(postErrs)
 	run.Summary.Replays = replays

@@ -29,6 +29,9 @@ type sessionPlan struct {
 	session *protocol.Session
 	// header is the profile's request headers (nil: none).
 	header http.Header
+	// encoding counts the session's output tokens if no usage report comes
+	// (profileRequest.encoding).
+	encoding string
 	// trigger is the scripted client action (abort, or stop when stop is set); triggerAt is
 	// when it fires, from the request, for time-based triggers (timed). The rendered Script
 	// itself is not kept: at thousands of open streams its steps would dominate memory.
@@ -62,7 +65,7 @@ func (r *runner) planOf(pick Pick, id string) *sessionPlan {
 	}
 	ro := r.reqOpts[pick.ProfileIndex][pick.TargetIndex]
 	p := &sessionPlan{
-		pick: pick, id: id, client: ro.client, header: ro.header,
+		pick: pick, id: id, client: ro.client, header: ro.header, encoding: ro.encoding,
 		label: ro.client.Label(),
 		session: &protocol.Session{
 			ID: id, Target: pick.Target.Slug, Input: input,
@@ -243,6 +246,7 @@ func (s *streamState) nextTurn() (more, ended bool) {
 		return false, false // the turn ended in an error or without its terminal: finish judges it
 	}
 	s.res.violations = append(s.res.violations, s.checker.Finish(nil)...)
+	s.m.tokens.keepText(s.checker)
 	_ = s.body.Close()
 	s.body = nil
 	s.turnTerminal = false

@@ -1,9 +1,11 @@
 package loadgen
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -20,6 +22,11 @@ import (
 // but per-frame counts are unknown, so itl records tokens−1 values of the session's tpot (the
 // per-request inter-token latency AIPerf reports) instead of k values of gap/k per frame.
 //
+// A session without ground truth and without a usage report (TGI, some gateways) has its
+// output tokens counted once, at its end, by a model tokenizer over its whole text (settle,
+// modeltokens), when its checker kept the text (protocol.OutputKeeper: the provider wires);
+// until then, and for the other dialects, they are the text's words (Observation.Tokens).
+//
 // What counts as an output token: thinking and answer text. Tool-call argument deltas do not
 // (a gateway's usage counts them, so a tool turn's usage exceeds the ground-truth count).
 type tokenClock struct {
@@ -30,7 +37,46 @@ type tokenClock struct {
 	tokens                  int64         // tokens counted from the ground truth
 	frames                  int64         // thinking and answer frames (usage spreading)
 	usage                   int64         // output tokens reported by usage, summed over turns
-	estimated               int64         // without ground truth: Observation.Tokens, the text's words
+	estimated               int64         // without ground truth: the text's words, or its model tokens once settled
+	// text is the output text of the turns that ended without a usage report, while none came
+	// (keepText); kept says a checker kept it; gathered is the checker it was last taken
+	// from (a turn's text is taken once); method is how estimated was counted once settled
+	// (modeltokens.Method; "": words).
+	text     []byte
+	kept     bool
+	gathered protocol.Checker
+	method   string
+}
+
+// estimatedByWords is the method of a usage-less session's count when no model tokenizer
+// counted it: whitespace-delimited words (scenarios.TokenCounter).
+const estimatedByWords = "words"
+
+// keepText takes the output text of c's turn, which just ended, while the session is usage-less
+// so far: the text settle counts. Nothing is copied once a usage report came.
+func (tc *tokenClock) keepText(c protocol.Checker) {
+	if !tc.usageOnly || tc.usage > 0 || c == nil || c == tc.gathered {
+		return
+	}
+	tc.gathered = c
+	if k, ok := c.(protocol.OutputKeeper); ok {
+		tc.text, tc.kept = append(tc.text, k.OutputText()...), true
+	}
+}
+
+// settle counts the output tokens of a session that ended without a usage report with the
+// model's encoding over its whole text, once, replacing the words; a session with a usage
+// report, or whose text no checker kept, is left as it is. Call it after the last turn's
+// keepText and before the metrics are flushed, outside any lock: the run's first count loads
+// the encoding (up to 1.3 s on a busy machine), and a count takes about 1 µs a token.
+func (tc *tokenClock) settle(encoding string) {
+	if !tc.estimatedCount() || !tc.kept || tc.method != "" {
+		return
+	}
+	if n, err := modeltokens.Count(encoding, string(tc.text)); err == nil {
+		tc.estimated, tc.method = int64(n), modeltokens.Method(encoding)
+	}
+	tc.text = tc.text[:0]
 }
 
 // observe takes one frame's observation at now (since is now − the intended start).
@@ -70,7 +116,7 @@ func (tc *tokenClock) observe(now time.Time, since time.Duration, obs *protocol.
 
 // count is the session's output tokens: counted, or the usage report's without ground truth
 // (at least one per text frame, when the report is short); without a usage report, estimated
-// from the text by the scenario tokenizer (estimatedCount).
+// from the text (estimatedCount): by the model's tokenizer once settled, else as words.
 func (tc *tokenClock) count() int64 {
 	if tc.usageOnly {
 		if tc.usage == 0 {
@@ -82,8 +128,8 @@ func (tc *tokenClock) count() int64 {
 }
 
 // estimatedCount reports whether count is an estimate: no ground truth and no usage report,
-// so the tokens are the text's whitespace-delimited words (scenarios.TokenCounter), at least
-// one per text frame.
+// so the tokens are counted from the text (a model tokenizer's count once settled, else
+// whitespace-delimited words), at least one per text frame.
 func (tc *tokenClock) estimatedCount() bool {
 	return tc.usageOnly && tc.usage == 0 && tc.frames > 0
 }
@@ -180,6 +226,7 @@ func (m *sessionMetrics) flushTokens() {
 		if tc.estimatedCount() {
 			m.rec.estimatedTokens.Add(n)
 			m.rec.estimatedSessions.Add(1)
+			m.rec.estimated(cmp.Or(tc.method, estimatedByWords))
 		}
 	}
 }

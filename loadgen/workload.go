@@ -46,6 +46,9 @@ type Workload struct {
 	// ("": the embedded library); Dialect and Slug restrict the mix to one dialect or send
 	// every session to one slug.
 	Mix, ScenarioDir, Dialect, Slug string
+	// ScenarioFiles are scenario YAML files played as the whole mix, equally weighted,
+	// through the mix's profiles; they join the library (load --scenario).
+	ScenarioFiles []string
 	// Options are KEY=VALUE dialect options; Policy, Path and StopPath ("": not given) and
 	// OptedIn (when OptedInSet) are shorthands for the options of those names.
 	Options                []string
@@ -88,11 +91,11 @@ type Workload struct {
 	// The inference endpoint's workload and target (openai-chat, anthropic-messages and openai-responses only):
 	// Model is the model option; APIKey goes in the dialect's auth header (APIKeyHeader) and
 	// is a secret (Config.Redact); InputTokens and OutputTokens are TokenDist specs and
-	// Prompts a prompt file (LoadPrompts): any of them makes the run an endpoint workload
-	// (Config.Endpoint).
+	// Prompts a prompt file (LoadPrompts), Prompt one prompt sent as the user's message of
+	// every request: any of them makes the run an endpoint workload (Config.Endpoint).
 	Model, APIKey             string
 	InputTokens, OutputTokens string
-	Prompts                   string
+	Prompts, Prompt           string
 	// Conversations is a conversation file (LoadConversations): each session replays one,
 	// turn by turn, each request carrying the answers received so far.
 	Conversations string
@@ -105,7 +108,7 @@ type Workload struct {
 
 // IsEndpoint reports whether the workload is an inference endpoint's (Config.Endpoint).
 func (w Workload) IsEndpoint() bool {
-	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != "" || w.Conversations != ""
+	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != "" || w.Prompt != "" || w.Conversations != ""
 }
 
 // Config resolves the workload into a Config (without target, mock and metrics URLs): the
@@ -190,6 +193,21 @@ func (w Workload) Config() (Config, error) {
 		}
 		mix, cfg.MixName = m, w.Mix
 	}
+	if len(w.ScenarioFiles) > 0 {
+		if w.IsEndpoint() {
+			return cfg, errors.New("--scenario and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): a scripted scenario or a real model's requests, not both")
+		}
+		base := cmp.Or(cfg.Library, scenarios.Embedded())
+		lib, names, err := base.WithFiles(w.ScenarioFiles)
+		if err != nil {
+			return cfg, fmt.Errorf("--scenario: %w", err)
+		}
+		if mix, err = mix.WithScenarios(names); err != nil {
+			return cfg, fmt.Errorf("--scenario: %w", err)
+		}
+		cfg.Library = lib
+		cfg.MixName += " with --scenario " + strings.Join(names, ",")
+	}
 	if w.Policy != "" && w.Slug == "" {
 		return cfg, errors.New("--policy describes --slug's deployment; give --slug too")
 	}
@@ -222,7 +240,7 @@ func (w Workload) Config() (Config, error) {
 }
 
 // endpoint applies the endpoint flags (--model, --api-key, --input-tokens, --output-tokens,
-// --prompts) to cfg.
+// --prompts, --prompt, --conversations) to cfg.
 func (w Workload) endpoint(cfg *Config) error {
 	if !w.IsEndpoint() {
 		for _, f := range []struct {
@@ -230,7 +248,7 @@ func (w Workload) endpoint(cfg *Config) error {
 			set  bool
 		}{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}} {
 			if f.set {
-				return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens or --prompts too", f.name)
+				return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens, --prompt or --prompts too", f.name)
 			}
 		}
 	}
@@ -246,6 +264,8 @@ func (w Workload) endpoint(cfg *Config) error {
 		flag = "--output-tokens"
 	case w.Prompts != "":
 		flag = "--prompts"
+	case w.Prompt != "":
+		flag = "--prompt"
 	case w.Conversations != "":
 		flag = "--conversations"
 	default:
@@ -274,7 +294,7 @@ func (w Workload) endpoint(cfg *Config) error {
 		return nil
 	}
 	if w.Mix != "" {
-		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompts, --conversations): one or the other")
+		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): one or the other")
 	}
 	e := &Endpoint{}
 	var err error
@@ -284,7 +304,17 @@ func (w Workload) endpoint(cfg *Config) error {
 	if e.Output, err = ParseTokenDist(w.OutputTokens); err != nil {
 		return fmt.Errorf("--output-tokens %w", err)
 	}
-	if w.Conversations != "" {
+	if w.Prompt != "" {
+		// One prompt is the whole prompt source: with a file or synthetic lengths, which
+		// prompt a session sends would be ambiguous.
+		for _, f := range []struct{ name, value string }{{"--prompts", w.Prompts}, {"--input-tokens", w.InputTokens}, {"--conversations", w.Conversations}} {
+			if f.value != "" {
+				return fmt.Errorf("--prompt and %s: --prompt is the one prompt every request sends; give one or the other", f.name)
+			}
+		}
+		e.Prompts = []Prompt{{Messages: []protocol.Message{{Role: "user", Text: w.Prompt}}}}
+		e.Source = "--prompt"
+	} else if w.Conversations != "" {
 		if w.InputTokens != "" || w.Prompts != "" {
 			return errors.New("--conversations and --input-tokens or --prompts: the conversations' turns are the prompts; give one or the other")
 		}

@@ -1,6 +1,8 @@
 package loadgen
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +91,51 @@ func TestConfigSmall(t *testing.T) {
 				t.Fatalf("Small() = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestWorkloadScenarioFiles: --scenario files are the whole mix, equally weighted, through
+// the mix's profiles (here the one of --dialect), and join the library; beside an endpoint
+// workload, or when a file is bad, the error names the flag and the file.
+func TestWorkloadScenarioFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.yaml")
+	os.WriteFile(file, []byte("name: my-answer\ntiming: {ttft: 10ms, itl: 1ms}\nturns:\n  - text: {tokens: 5}\n"), 0o600)
+	w := Workload{ScenarioFiles: []string{file}, Dialect: "sim-chat", TimeScale: 1, SnapshotEvery: 1}
+	cfg, err := w.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Mix.ScenarioNames(); len(got) != 1 || got[0] != "my-answer" {
+		t.Errorf("the mix plays %v, want only my-answer", got)
+	}
+	if _, ok := cfg.Library.Get("my-answer"); !ok {
+		t.Error("the library lacks the file's scenario")
+	}
+	for _, p := range cfg.Mix.Profiles {
+		if p.Dialect != "sim-chat" || len(p.Scenarios) != 0 {
+			t.Errorf("profile %s (%s) keeps scenarios of its own: %v", p.Name, p.Dialect, p.Scenarios)
+		}
+	}
+	cfg.Target = "http://127.0.0.1:1"
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("validate: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: bad\ntiming: {ttft: 10ms, itl: 1ms}\nturns:\n  - text: {tokens: -3}\n"), 0o600)
+	for _, tc := range []struct {
+		w    Workload
+		want string
+	}{
+		// a bad file: the flag, the file and its line
+		{Workload{ScenarioFiles: []string{bad}}, "--scenario: " + bad + ":4"},
+		// a script and a real model's requests
+		{Workload{ScenarioFiles: []string{file}, Dialect: "openai-chat", OutputTokens: "8"}, "--scenario and the endpoint workload"},
+	} {
+		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
+		if _, err := tc.w.Config(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
+		}
 	}
 }

@@ -246,6 +246,7 @@ func addCounters(a, b Counters) Counters {
 		LateStarts: a.LateStarts + b.LateStarts, DroppedStarts: a.DroppedStarts + b.DroppedStarts,
 		RecordErrors: a.RecordErrors + b.RecordErrors, OutputTokens: a.OutputTokens + b.OutputTokens,
 		EstimatedTokens: a.EstimatedTokens + b.EstimatedTokens, EstimatedTokenSessions: a.EstimatedTokenSessions + b.EstimatedTokenSessions,
+		EstimatedBy:     sumMap(a.EstimatedBy, b.EstimatedBy),
 		GoodputSessions: a.GoodputSessions + b.GoodputSessions, GoodputJudged: a.GoodputJudged + b.GoodputJudged,
 		TurnRequests: a.TurnRequests + b.TurnRequests,
 	}

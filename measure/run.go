@@ -1,8 +1,10 @@
 package measure
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -42,11 +44,14 @@ type Counters struct {
 	// OutputTokens is every thinking and answer token the measured sessions received (from the
 	// ground truth, or the usage report without it).
 	OutputTokens int64 `json:"output_tokens"`
-	// EstimatedTokens are the OutputTokens estimated from the text (whitespace-delimited
-	// words, the scenario tokenizer) because the session had neither ground truth nor a
-	// usage report; EstimatedTokenSessions the sessions they came from.
-	EstimatedTokens        int64 `json:"estimated_tokens,omitempty"`
-	EstimatedTokenSessions int64 `json:"estimated_token_sessions,omitempty"`
+	// EstimatedTokens are the OutputTokens counted from the text because the session had
+	// neither ground truth nor a usage report; EstimatedTokenSessions the sessions they came
+	// from, and EstimatedBy those sessions by how they were counted: "tiktoken cl100k_base"
+	// (a model tokenizer over the session's whole text, the provider wires) or "words"
+	// (whitespace-delimited, the scenario tokenizer: the other dialects).
+	EstimatedTokens        int64            `json:"estimated_tokens,omitempty"`
+	EstimatedTokenSessions int64            `json:"estimated_token_sessions,omitempty"`
+	EstimatedBy            map[string]int64 `json:"estimated_by,omitempty"`
 	// GoodputSessions counts the judged sessions (those not aborted on purpose or cut) that
 	// succeeded and met every per-session SLO (Tokens.Goodput.SLOs); GoodputJudged counts the
 	// judged ones.
@@ -78,11 +83,12 @@ type TokenSummary struct {
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// Estimated marks OutputTokens (and every token metric: tpot, itl, tokens/s) as estimated
 	// in part: EstimatedSessions sessions had no usage report and no ground truth, and their
-	// EstimatedTokens were counted from the text by the scenario tokenizer
-	// (whitespace-delimited words), not by the model's tokenizer.
+	// EstimatedTokens were counted from the text, not reported by the server; EstimatedWith
+	// says how (Counters.EstimatedBy's methods, e.g. "tiktoken cl100k_base", or "words").
 	Estimated         bool    `json:"estimated,omitempty"`
 	EstimatedTokens   int64   `json:"estimated_tokens,omitempty"`
 	EstimatedSessions int64   `json:"estimated_sessions,omitempty"`
+	EstimatedWith     string  `json:"estimated_with,omitempty"`
 	Goodput           Goodput `json:"goodput"`
 }
 
@@ -97,10 +103,31 @@ type Goodput struct {
 	PerSecond float64  `json:"per_s"`
 }
 
+// EstimatedWith names the methods of by (Counters.EstimatedBy), the most used first, each
+// with its share of the sessions when there are several: "tiktoken cl100k_base", or
+// "tiktoken cl100k_base (5 sessions), words (2 sessions)"; "" when none.
+func EstimatedWith(by map[string]int64) string {
+	methods := slices.Collect(maps.Keys(by))
+	slices.SortFunc(methods, func(a, b string) int { return cmp.Or(cmp.Compare(by[b], by[a]), cmp.Compare(a, b)) })
+	if len(methods) < 2 {
+		return strings.Join(methods, "")
+	}
+	parts := make([]string, len(methods))
+	for i, m := range methods {
+		parts[i] = fmt.Sprintf("%s (%d sessions)", m, by[m])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// EstimatedMethod is how the estimated tokens were counted (EstimatedWith): "words" for
+// results written before the field, when words were the only method.
+func (t *TokenSummary) EstimatedMethod() string { return cmp.Or(t.EstimatedWith, "words") }
+
 // NewTokenSummary derives the aggregate figures from the counters over a run of wall time d.
 func NewTokenSummary(c Counters, slos []string, d time.Duration) *TokenSummary {
 	t := &TokenSummary{OutputTokens: c.OutputTokens, Goodput: Goodput{SLOs: slos, Sessions: c.GoodputSessions, Judged: c.GoodputJudged},
-		Estimated: c.EstimatedTokenSessions > 0, EstimatedTokens: c.EstimatedTokens, EstimatedSessions: c.EstimatedTokenSessions}
+		Estimated: c.EstimatedTokenSessions > 0, EstimatedTokens: c.EstimatedTokens, EstimatedSessions: c.EstimatedTokenSessions,
+		EstimatedWith: EstimatedWith(c.EstimatedBy)}
 	if secs := d.Seconds(); secs > 0 {
 		t.OutputTokensPerSecond = float64(c.OutputTokens) / secs
 		t.RequestsPerSecond = float64(c.CompletedRequests()) / secs

@@ -155,6 +155,15 @@ type AnswerKeeper interface {
 	Answer() string
 }
 
+// OutputKeeper is implemented by the checkers of the provider wires: without ground truth
+// (Session.NoGroundTruth) OutputText is the thinking and answer text the turn's stream
+// carried, in order, so that a session whose server sent no usage report has its output tokens
+// counted by a model tokenizer at its end, over the whole text; nil with ground truth. The
+// slice is the checker's: valid until its next Observe.
+type OutputKeeper interface {
+	OutputText() []byte
+}
+
 // ScriptedError reports whether the session's script fails the run at the provider
 // (Expected.ProviderError, an execution timeout included), so that the stream ends in the
 // dialect's error terminal. Never without ground truth: nothing is scripted then. (A scripted

@@ -148,7 +148,7 @@ func writeTokens(w io.Writer, run *measure.Run) {
 	t := s.Tokens
 	est := ""
 	if t.Estimated {
-		est = fmt.Sprintf(" (estimated: %d tokens of %d sessions without a usage report, counted as words)", t.EstimatedTokens, t.EstimatedSessions)
+		est = fmt.Sprintf(" (estimated with %s: %d tokens of %d sessions without a usage report)", t.EstimatedMethod(), t.EstimatedTokens, t.EstimatedSessions)
 	}
 	fmt.Fprintf(w, "tokens: %d output, %.1f tokens/s, %.2f requests/s%s; %s\n", t.OutputTokens, t.OutputTokensPerSecond, t.RequestsPerSecond, est, strings.Join(parts, ", "))
 	g := t.Goodput

@@ -187,7 +187,7 @@ func tokensTable(s *measure.Summary) table {
 	row("output tokens/s (aggregate, over the measured wall time)", strconv.FormatFloat(tk.OutputTokensPerSecond, 'f', 1, 64))
 	row("requests/s (completed sessions, over the measured wall time)", strconv.FormatFloat(tk.RequestsPerSecond, 'f', 2, 64))
 	if tk.Estimated {
-		row("estimated output tokens (no usage report: counted as words)", fmt.Sprintf("%s of %s sessions", num(tk.EstimatedTokens), num(tk.EstimatedSessions)))
+		row("estimated output tokens (no usage report: counted with "+tk.EstimatedMethod()+")", fmt.Sprintf("%s of %s sessions", num(tk.EstimatedTokens), num(tk.EstimatedSessions)))
 	}
 	g := tk.Goodput
 	slos := "none given: every successful session"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -109,3 +110,38 @@ func (l *Library) Len() int { return len(l.names) }
 // Source returns the YAML the scenario was loaded from (nil if unknown). The caller must not
 // modify it.
 func (l *Library) Source(name string) []byte { return l.source[name] }
+
+// WithFiles returns a copy of l with the scenarios of the files at paths added (load
+// --scenario), and their names in the order given. A file that does not parse is an error
+// naming it (and, from Parse, its line and field); a name l already has, or that two files
+// share, is an error naming both places, since a mock given the same files must resolve each
+// name to one script.
+func (l *Library) WithFiles(paths []string) (*Library, []string, error) {
+	n := &Library{byName: maps.Clone(l.byName), files: maps.Clone(l.files), source: maps.Clone(l.source), names: slices.Clone(l.names)}
+	var names []string
+	var errs []error
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s, err := Parse(p, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if prev, dup := n.files[s.Name]; dup {
+			errs = append(errs, fmt.Errorf("%s: scenario %q is already defined in %s; expected a name of its own (rename it, e.g. name: my-%s)", p, s.Name, prev, s.Name))
+			continue
+		}
+		n.byName[s.Name], n.files[s.Name], n.source[s.Name] = s, p, data
+		n.names = append(n.names, s.Name)
+		names = append(names, s.Name)
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	slices.Sort(n.names)
+	return n, names, nil
+}

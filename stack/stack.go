@@ -26,6 +26,9 @@ type Options struct {
 	TimeScale float64
 	// ScenarioDir is the directory a child mock loads its scenarios from ("" = embedded).
 	ScenarioDir string
+	// ScenarioFiles are more scenario files a child mock loads (its --scenario); the
+	// in-process mock finds them in Library.
+	ScenarioFiles []string
 	// Library is the in-process mock's scenarios (nil = embedded).
 	Library *scenarios.Library
 	// Faults are the runtime's fault switches, parsed once by the caller: served in process
@@ -148,6 +151,9 @@ func (o Options) mockArgs() []string {
 	args := []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", fmt.Sprint(o.TimeScale)}
 	if o.ScenarioDir != "" {
 		args = append(args, "--scenarios", o.ScenarioDir)
+	}
+	for _, f := range o.ScenarioFiles {
+		args = append(args, "--scenario", f)
 	}
 	if o.Pprof {
 		args = append(args, "--pprof", "127.0.0.1:0")

@@ -141,8 +141,8 @@ func TestChildArgsCarryEveryOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{TimeScale: 0.5, ScenarioDir: "/tmp/sc", Faults: faults, ProviderHTTP1: true, ClientIdleTimeout: 7 * time.Second}
-	if got, want := strings.Join(opts.mockArgs(), " "), "mock --addr 127.0.0.1:0 --time-scale 0.5 --scenarios /tmp/sc"; got != want {
+	opts := Options{TimeScale: 0.5, ScenarioDir: "/tmp/sc", ScenarioFiles: []string{"/tmp/a.yaml", "/tmp/b.yaml"}, Faults: faults, ProviderHTTP1: true, ClientIdleTimeout: 7 * time.Second}
+	if got, want := strings.Join(opts.mockArgs(), " "), "mock --addr 127.0.0.1:0 --time-scale 0.5 --scenarios /tmp/sc --scenario /tmp/a.yaml --scenario /tmp/b.yaml"; got != want {
 		t.Errorf("mock args %q, want %q", got, want)
 	}
 	rt := opts.runtimeArgs("http://127.0.0.1:9", nil)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,8 +123,10 @@ func TestLoadEndpointWorkload(t *testing.T) {
 }
 
 // TestLoadNoUsageServerEstimatesTokens: a server that sends no usage chunk (TGI, some
-// gateways) passes with --no-ground-truth, with a warning, its tokens marked estimated in the
-// output and summary.json; the model is the only one GET /v1/models lists.
+// gateways) passes with --no-ground-truth, with a warning, its tokens counted by tiktoken's
+// cl100k_base and marked estimated, saying how, in the output and summary.json; the model is
+// the only one GET /v1/models lists. (The count itself is pinned against known strings in
+// loadgen's TestUsagelessSessionCountedByTokenizer.)
 func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 	t.Parallel()
 	m := newEndpointMock(t, mockprovider.FaultOpenAINoUsage)
@@ -134,7 +137,7 @@ func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("load exit %d:\n%s", code, output)
 	}
-	for _, want := range []string{"verdict: PASS", "model: " + mockprovider.Model, "no usage report", "tokens: 96 output", "(estimated"} {
+	for _, want := range []string{"verdict: PASS", "model: " + mockprovider.Model, "no usage report", "(estimated with tiktoken cl100k_base: "} {
 		if !strings.Contains(output, want) {
 			t.Errorf("the output does not say %q:\n%s", want, output)
 		}
@@ -145,16 +148,21 @@ func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 	}
 	var s struct {
 		Tokens struct {
-			OutputTokens      int64 `json:"output_tokens"`
-			Estimated         bool  `json:"estimated"`
-			EstimatedSessions int64 `json:"estimated_sessions"`
+			OutputTokens      int64  `json:"output_tokens"`
+			Estimated         bool   `json:"estimated"`
+			EstimatedTokens   int64  `json:"estimated_tokens"`
+			EstimatedSessions int64  `json:"estimated_sessions"`
+			EstimatedWith     string `json:"estimated_with"`
 		} `json:"tokens"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	if !s.Tokens.Estimated || s.Tokens.EstimatedSessions != 6 || s.Tokens.OutputTokens != 96 {
-		t.Errorf("summary.json tokens %+v: want 96 output tokens, estimated, from 6 sessions", s.Tokens)
+	if tk := s.Tokens; !tk.Estimated || tk.EstimatedSessions != 6 || tk.OutputTokens < 6*16 || tk.EstimatedTokens != tk.OutputTokens || tk.EstimatedWith != "tiktoken cl100k_base" {
+		t.Errorf("summary.json tokens %+v: want every output token (at least 16 a session) estimated with tiktoken cl100k_base, from 6 sessions", tk)
+	}
+	if !strings.Contains(output, fmt.Sprintf("tokens: %d output", s.Tokens.OutputTokens)) {
+		t.Errorf("the console's tokens line is not summary.json's %d:\n%s", s.Tokens.OutputTokens, output)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -458,6 +466,44 @@ func TestLoadMaxCompletionTokens(t *testing.T) {
 		if _, ok := body["max_tokens"]; ok || body["max_completion_tokens"] != float64(5) || body["min_tokens"] != float64(5) || body["ignore_eos"] != true {
 			t.Errorf("body %s: want max_completion_tokens 5, min_tokens 5, ignore_eos true and no max_tokens", r.body)
 		}
+	}
+}
+
+// TestLoadOnePrompt: load --prompt sends that text as the one user message of every request
+// and passes; an empty --prompt is refused before anything is sent, naming the flag.
+func TestLoadOnePrompt(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	const prompt = "Name three rivers of Europe."
+	m := newEndpointMock(t, "")
+	code, output := runMain(t, "load", "--target", m.URL+"/v1", "--dialect", "openai-chat", "--model", "m",
+		"--prompt", prompt, "--output-tokens", "8", "--clients", "2", "--sessions", "4", "--runtime-metrics", "-", "--out", "-")
+	if code != 0 || !strings.Contains(output, "verdict: PASS") {
+		t.Fatalf("load exit %d:\n%s", code, output)
+	}
+	m.mu.Lock()
+	streams := 0
+	for _, r := range m.reqs {
+		if r.path != "/v1/chat/completions" {
+			continue
+		}
+		streams++
+		var body struct {
+			Messages []struct{ Role, Content string } `json:"messages"`
+		}
+		if err := json.Unmarshal(r.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if len(body.Messages) != 1 || body.Messages[0].Role != "user" || body.Messages[0].Content != prompt {
+			t.Errorf("messages %+v, want the one user message %q", body.Messages, prompt)
+		}
+	}
+	m.mu.Unlock()
+	if streams < 4 {
+		t.Errorf("%d streams, want the 4 sessions' (and the preflight's)", streams)
+	}
+	code, output = runMain(t, "load", "--target", m.URL, "--dialect", "openai-chat", "--prompt", " ")
+	if code != exitUsage || !strings.Contains(output, `--prompt " ": want the user's message`) {
+		t.Errorf("an empty --prompt: exit %d, want %d and the flag named:\n%s", code, exitUsage, output)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -34,6 +35,9 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	w := &workloadFlags{fs: fs}
 	fs.StringVar(&w.Mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
 	fs.StringVar(&w.ScenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
+	fs.StringSliceVar(&w.ScenarioFiles, "scenario", nil, "play the scenario YAML `FILE`s as the whole mix, equally weighted, through the mix's profiles (repeatable or FILE,FILE;\n"+
+		"docs/SCENARIOS.md). run and sweep hand them to the mock they start; a mock you started must be given the same files\n"+
+		"(streambench mock --scenario FILE), or its sessions fail with its \"unknown scenario\" error")
 	fs.StringVar(&w.Dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
 	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id")
 	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
@@ -94,8 +98,8 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	return w
 }
 
-// addEndpointFlags registers the inference endpoint's flags (load only: --model, --api-key,
-// --input-tokens, --output-tokens, --prompts, --conversations).
+// addEndpointFlags registers the inference endpoint's flags (load, run and sweep: --model,
+// --api-key, --input-tokens, --output-tokens, --prompt, --prompts, --conversations).
 func addEndpointFlags(w *workloadFlags) {
 	fs := w.fs
 	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages, openai-responses: the request's model (--option model=...); with an endpoint workload and none given,\n"+
@@ -112,6 +116,7 @@ func addEndpointFlags(w *workloadFlags) {
 	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
 	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
 		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
+	fs.StringVar(&w.Prompt, "prompt", "", "endpoint workload: this `TEXT` as the user's message of every request (not with --prompts, --input-tokens or --conversations)")
 	fs.StringVar(&w.Conversations, "conversations", "", "endpoint workload: multi-turn conversations sampled with the seed from this file, JSON Lines of\n"+
 		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
 		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
@@ -122,9 +127,25 @@ func addEndpointFlags(w *workloadFlags) {
 const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget, then the post-run checks:\n" +
 	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
 
+// scenarioFiles is --scenario as absolute paths, for a child mock whose working directory
+// may differ; a path that cannot be made absolute is passed as given.
+func (w *workloadFlags) scenarioFiles() []string {
+	out := make([]string, len(w.ScenarioFiles))
+	for i, f := range w.ScenarioFiles {
+		if abs, err := filepath.Abs(f); err == nil {
+			f = abs
+		}
+		out[i] = f
+	}
+	return out
+}
+
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
 func (w *workloadFlags) config() (loadgen.Config, error) {
 	w.OptedInSet = w.fs.Changed("opted-in")
+	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
+		return loadgen.Config{}, usageError("--prompt %q: want the user's message, a non-empty text", w.Prompt)
+	}
 	cfg, err := w.Workload.Config()
 	if err != nil {
 		return cfg, usageError("%v", err)

@@ -19,9 +19,10 @@ import (
 // runMock serves the scripted mock provider until interrupted, or with --self-test measures
 // its pacing under load and exits.
 func runMock(args []string) error {
-	fs := newFlagSet("mock", "mock [--addr HOST:PORT] [--scenarios DIR] [--time-scale F] [--max-concurrent N --queue N --slowdown F] | --self-test [--streams N --tokens-per-second F --duration D]")
+	fs := newFlagSet("mock", "mock [--addr HOST:PORT] [--scenarios DIR] [--scenario FILE]... [--time-scale F] [--max-concurrent N --queue N --slowdown F] | --self-test [--streams N --tokens-per-second F --duration D]")
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (HTTP/1.1 and cleartext HTTP/2)")
 	dir := fs.String("scenarios", "", "load scenarios from this directory instead of the embedded library")
+	files := fs.StringSlice("scenario", nil, "also serve the scenarios of these YAML `FILE`s (repeatable or FILE,FILE): the files load --scenario plays")
 	timeScale := fs.Float64("time-scale", 1, "multiply every scripted delay (1 = as scripted, 0 = no delays)")
 	maxConcurrent := fs.Int("max-concurrent", 0, "capacity model: streams played at once (0 = unlimited)")
 	queue := fs.Int("queue", 0, "capacity model: requests that may wait for a slot; beyond that 429")
@@ -80,6 +81,11 @@ func runMock(args []string) error {
 	lib, err := scenarios.Open(*dir)
 	if err != nil {
 		return usageError("--scenarios %s: %v", *dir, err)
+	}
+	if len(*files) > 0 {
+		if lib, _, err = lib.WithFiles(*files); err != nil {
+			return usageError("--scenario: %v", err)
+		}
 	}
 	level := slog.LevelInfo
 	if *verbose {

@@ -63,7 +63,7 @@ func runRun(args []string) error {
 	if *useTLS && (cfg.CACertFile != "" || cfg.Insecure) {
 		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
 	}
-	opts := stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS, MockOnly: endpoint}
+	opts := stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.scenarioFiles(), Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS, MockOnly: endpoint}
 	st, err := stack.Start(opts, local)
 	if err != nil {
 		return err

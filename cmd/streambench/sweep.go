@@ -39,7 +39,7 @@ load judge a threshold); an SLO on ttfc.measured or ttft.measured judges the lat
 and a throughput step (--throughput-clients) measure the request throughput, then --steps open-loop
 rates evenly spaced strictly between the two run (docs/ENDPOINTS.md).
 An inference endpoint: --target URL --dialect openai-chat|anthropic-messages with --model, --api-key,
---input-tokens, --output-tokens or --prompts (docs/ENDPOINTS.md); without --target, that workload
+--input-tokens, --output-tokens, --prompt or --prompts (docs/ENDPOINTS.md); without --target, that workload
 plays against a fresh mock per step (no runtime).
 To see the mock's capacity model, start 'streambench mock --max-concurrent N' and a runtime
 yourself and pass --target and --mock.`
@@ -150,7 +150,7 @@ func sweepMain(args []string, out io.Writer) error {
 			cfg.Target, cfg.MockURL = *target, *mockURL
 		} else {
 			local := *inProcess || (!fs.Changed("in-process") && cfg.Small())
-			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, Library: cfg.Library,
+			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.scenarioFiles(), Library: cfg.Library,
 				Faults: parsedFaults, MockOnly: endpoint}, local)
 			if err != nil {
 				return nil, err

@@ -34,6 +34,11 @@ type Judge struct {
 	// the answer text for the next turn's history.
 	keep   bool
 	answer []byte
+	// output gathers, without ground truth, the thinking and answer text in order
+	// (protocol.OutputKeeper): a server may send no usage report, and then the session's
+	// tokens are counted from it.
+	keepOutput bool
+	output     []byte
 }
 
 // NewJudge returns the judge of s's current turn (s.Turn) under the wire's rules, which it
@@ -41,6 +46,7 @@ type Judge struct {
 func NewJudge(s *protocol.Session, rules *Rules) Judge {
 	j := Judge{S: s, Exp: Expect(s), rules: rules, textOK: true, thinkOK: true}
 	j.keep = s.Endpoint != nil && s.Endpoint.Conversation
+	j.keepOutput = s.NoGroundTruth
 	if t := j.Exp.Turn; t != nil {
 		j.text = jsonwire.NewCursor([]string{t.Text})
 		j.think = jsonwire.NewCursor([]string{t.Thinking})
@@ -59,6 +65,9 @@ func (j *Judge) Thinking(v *protocol.Violations, p []byte) protocol.Observation 
 		v.Add(j.rules.Content, "%s diverges from the script at byte %d: expected %s, saw %s", j.rules.Thinking,
 			j.think.Matched(), protocol.Quote(j.think.Next(40), 40), protocol.Quote(string(p), 40))
 	}
+	if j.keepOutput {
+		j.output = append(j.output, p...) // p is the frame's buffer: copied
+	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: j.tokens.ThinkingBytes(p)}
 }
 
@@ -76,12 +85,19 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 	if j.keep {
 		j.answer = append(j.answer, p...) // p is the frame's buffer: copied
 	}
+	if j.keepOutput {
+		j.output = append(j.output, p...)
+	}
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
 }
 
 // AnswerText is the answer text so far of a conversation turn (protocol.AnswerKeeper); "" for
 // any other session.
 func (j *Judge) AnswerText() string { return string(j.answer) }
+
+// OutputText is the thinking and answer text so far without ground truth
+// (protocol.OutputKeeper); nil with it.
+func (j *Judge) OutputText() []byte { return j.output }
 
 // ProviderError judges a mid-stream error frame carrying message against the script and
 // returns the frame's Observation (FrameTerminal, Error the message or "error"). An error in a
