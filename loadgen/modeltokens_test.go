@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/streambench/streambench/modeltokens"
+	"github.com/streambench/streambench/protocol"
 )
 
 // usagelessChat serves every chat completion as text split into chunks, and no usage chunk
@@ -123,5 +127,28 @@ func TestUsagelessConversationTurnsCountedByTokenizer(t *testing.T) {
 	}
 	if c.OutputTokens != 4*13 || c.EstimatedBy["tiktoken cl100k_base"] != 4 {
 		t.Errorf("output tokens %d estimated by %v, want 4 turns × 13 by tiktoken cl100k_base", c.OutputTokens, c.EstimatedBy)
+	}
+}
+
+// TestUsagelessTextScaled: a usage-less session keeps at most protocol.MaxOutputText bytes of
+// its text (clientturn's TestOutputTextIsBounded), and its count is the kept part's scaled to
+// every byte the stream carried.
+func TestUsagelessTextScaled(t *testing.T) {
+	t.Parallel()
+	sentence := "The Los Angeles Dodgers won the World Series in 2020. "
+	whole := strings.Repeat(sentence, 60000) // 3.24 MB
+	tc := tokenClock{usageOnly: true, frames: 60, kept: true, text: []byte(whole[:protocol.MaxOutputText]), textTotal: int64(len(whole))}
+	tc.settle("cl100k_base")
+	want, err := modeltokens.Count("cl100k_base", whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Scaled by bytes from a cut that may split a word: within a tenth of a percent.
+	if diff := math.Abs(float64(tc.estimated-int64(want))) / float64(want); diff > 0.001 || tc.method == "" {
+		t.Errorf("estimated %d tokens (%s), the whole text has %d (%.3f%% apart)", tc.estimated, tc.method, want, diff*100)
+	}
+	// Without the scaling, the count would be the kept megabyte's: about a third.
+	if tc.estimated < int64(want)/2 {
+		t.Errorf("estimated %d tokens: the kept part's count, not scaled to the whole %d", tc.estimated, want)
 	}
 }

@@ -42,8 +42,9 @@ type tokenClock struct {
 	// (keepText); kept says a checker kept it; gathered is the checker it was last taken
 	// from (a turn's text is taken once); method is how estimated was counted once settled
 	// (modeltokens.Method; "": words).
-	text     []byte
-	kept     bool
+	text      []byte
+	textTotal int64 // bytes of output text the kept turns carried; text holds at most protocol.MaxOutputText of them
+	kept      bool
 	gathered protocol.Checker
 	method   string
 }
@@ -60,7 +61,11 @@ func (tc *tokenClock) keepText(c protocol.Checker) {
 	}
 	tc.gathered = c
 	if k, ok := c.(protocol.OutputKeeper); ok {
-		tc.text, tc.kept = append(tc.text, k.OutputText()...), true
+		text, total := k.OutputText()
+		if room := protocol.MaxOutputText - len(tc.text); len(text) > room {
+			text = text[:max(room, 0)]
+		}
+		tc.text, tc.textTotal, tc.kept = append(tc.text, text...), tc.textTotal+total, true
 	}
 }
 
@@ -74,6 +79,10 @@ func (tc *tokenClock) settle(encoding string) {
 		return
 	}
 	if n, err := modeltokens.Count(encoding, string(tc.text)); err == nil {
+		if kept := int64(len(tc.text)); kept > 0 && tc.textTotal > kept {
+			// More text than a session keeps: the count of what was kept, scaled to the whole.
+			n = int(int64(n) * tc.textTotal / kept)
+		}
 		tc.estimated, tc.method = int64(n), modeltokens.Method(encoding)
 	}
 	tc.text = tc.text[:0]

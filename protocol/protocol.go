@@ -159,10 +159,17 @@ type AnswerKeeper interface {
 // (Session.NoGroundTruth) OutputText is the thinking and answer text the turn's stream
 // carried, in order, so that a session whose server sent no usage report has its output tokens
 // counted by a model tokenizer at its end, over the whole text; nil with ground truth. The
-// slice is the checker's: valid until its next Observe.
+// slice is the checker's: valid until its next Observe. The text kept is bounded
+// (MaxOutputText); total is how many bytes of text the stream carried, so a count over the
+// kept part can be scaled to the whole.
 type OutputKeeper interface {
-	OutputText() []byte
+	OutputText() (kept []byte, total int64)
 }
+
+// MaxOutputText is the most output text a checker keeps of one turn (OutputKeeper), and of a
+// conversation turn's answer for the next turn's history: whatever a target sends, a session
+// holds at most this much of its text.
+const MaxOutputText = 1 << 20
 
 // ScriptedError reports whether the session's script fails the run at the provider
 // (Expected.ProviderError, an execution timeout included), so that the stream ends in the

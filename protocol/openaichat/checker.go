@@ -233,7 +233,7 @@ func (c *Checker) onDone() protocol.Observation {
 func (c *Checker) Answer() string { return c.j.AnswerText() }
 
 // OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
-func (c *Checker) OutputText() []byte { return c.j.OutputText() }
+func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
 
 var (
 	_ protocol.AnswerKeeper = (*Checker)(nil)

@@ -37,8 +37,9 @@ type Judge struct {
 	// output gathers, without ground truth, the thinking and answer text in order
 	// (protocol.OutputKeeper): a server may send no usage report, and then the session's
 	// tokens are counted from it.
-	keepOutput bool
-	output     []byte
+	keepOutput  bool
+	output      []byte
+	outputTotal int64 // bytes of output text seen; output keeps the first MaxOutputText
 }
 
 // NewJudge returns the judge of s's current turn (s.Turn) under the wire's rules, which it
@@ -65,9 +66,7 @@ func (j *Judge) Thinking(v *protocol.Violations, p []byte) protocol.Observation 
 		v.Add(j.rules.Content, "%s diverges from the script at byte %d: expected %s, saw %s", j.rules.Thinking,
 			j.think.Matched(), protocol.Quote(j.think.Next(40), 40), protocol.Quote(string(p), 40))
 	}
-	if j.keepOutput {
-		j.output = append(j.output, p...) // p is the frame's buffer: copied
-	}
+	j.keepOutputText(p) // p is the frame's buffer: copied
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: j.tokens.ThinkingBytes(p)}
 }
 
@@ -83,11 +82,9 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 			j.text.Matched(), protocol.Quote(j.text.Next(40), 40), protocol.Quote(string(p), 40))
 	}
 	if j.keep {
-		j.answer = append(j.answer, p...) // p is the frame's buffer: copied
+		j.answer = appendBounded(j.answer, p) // p is the frame's buffer: copied
 	}
-	if j.keepOutput {
-		j.output = append(j.output, p...)
-	}
+	j.keepOutputText(p)
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
 }
 
@@ -95,9 +92,26 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 // any other session.
 func (j *Judge) AnswerText() string { return string(j.answer) }
 
-// OutputText is the thinking and answer text so far without ground truth
-// (protocol.OutputKeeper); nil with it.
-func (j *Judge) OutputText() []byte { return j.output }
+// OutputText is the thinking and answer text so far without ground truth, its first
+// protocol.MaxOutputText bytes, and how many bytes there were in all (protocol.OutputKeeper);
+// nil, 0 with it.
+func (j *Judge) OutputText() ([]byte, int64) { return j.output, j.outputTotal }
+
+// keepOutputText keeps p as output text when the session has no ground truth.
+func (j *Judge) keepOutputText(p []byte) {
+	if j.keepOutput {
+		j.output = appendBounded(j.output, p)
+		j.outputTotal += int64(len(p))
+	}
+}
+
+// appendBounded appends p to b up to protocol.MaxOutputText bytes in all.
+func appendBounded(b, p []byte) []byte {
+	if room := protocol.MaxOutputText - len(b); len(p) > room {
+		p = p[:max(room, 0)]
+	}
+	return append(b, p...)
+}
 
 // ProviderError judges a mid-stream error frame carrying message against the script and
 // returns the frame's Observation (FrameTerminal, Error the message or "error"). An error in a
