@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
 )
@@ -13,14 +14,14 @@ import (
 // provider breaks no rule, with ground truth and without.
 func TestLibraryClean(t *testing.T) {
 	t.Parallel()
-	clienttest.LibraryClean(t, New(), New(WithNoGroundTruth()))
+	clienttest.LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), New(), New(WithNoGroundTruth()))
 }
 
 // TestFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	clienttest.Faults(t, New(), New(WithNoGroundTruth()), []clienttest.Fault{
+	clienttest.Faults(t, mocktest.Start, New(), New(WithNoGroundTruth()), []clienttest.Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{protocol.ROpenAIContent}},
 		// Without ground truth the same stream is structurally fine.

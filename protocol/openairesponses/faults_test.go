@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
 	"github.com/streambench/streambench/protocol/openairesponses"
@@ -14,7 +15,7 @@ import (
 func TestFaults(t *testing.T) {
 	t.Parallel()
 	truth, noTruth := openairesponses.New(), openairesponses.New(openairesponses.WithNoGroundTruth())
-	clienttest.Faults(t, truth, noTruth, []clienttest.Fault{
+	clienttest.Faults(t, mocktest.Start, truth, noTruth, []clienttest.Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it (the .done text is
 		// the changed deltas' concatenation).
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RResponsesContent}},
@@ -53,7 +54,7 @@ func TestFaults(t *testing.T) {
 	// With requireDone, the Open Responses specification's [DONE] is owed.
 	strict, strictNoTruth := openairesponses.New(openairesponses.WithRequireDone()),
 		openairesponses.New(openairesponses.WithRequireDone(), openairesponses.WithNoGroundTruth())
-	clienttest.Faults(t, strict, strictNoTruth, []clienttest.Fault{
+	clienttest.Faults(t, mocktest.Start, strict, strictNoTruth, []clienttest.Fault[mockprovider.Fault]{
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RResponsesLifecycle}},
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "provider-error-midstream", Want: []protocol.Rule{protocol.RResponsesLifecycle}},
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{protocol.RResponsesLifecycle}},

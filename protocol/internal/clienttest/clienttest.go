@@ -1,8 +1,9 @@
 // Package clienttest is the test kit of the provider-wire client dialects (openaichat,
-// anthropicmessages): an in-process mock provider with an optional fault switch, and a driver
+// anthropicmessages, openairesponses): a driver
 // that plays a whole session (every turn of the tool loop) through a dialect's requests and
 // checker as the load generator does, and the bodies of the table tests and benchmarks every
-// dialect runs over its own rows (suite.go). Only tests import it.
+// dialect runs over its own rows (suite.go), against a mock provider the dialect's test starts
+// (mockprovider/mocktest): the kit itself imports nothing above protocol. Only tests import it.
 package clienttest
 
 import (
@@ -12,10 +13,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
-	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
@@ -26,19 +25,6 @@ type Dialect interface {
 	protocol.Client
 	protocol.MultiTurn
 	protocol.ErrorChecker
-}
-
-// StartMock serves the embedded library with no delays and fault on its own httptest server,
-// closed when the test ends; it returns the base URL.
-func StartMock(t testing.TB, fault mockprovider.Fault) string {
-	t.Helper()
-	srv, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0, Fault: fault})
-	if err != nil {
-		t.Fatalf("mockprovider.New: %v", err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return ts.URL
 }
 
 // NewSession is the session the load generator would plan for scenario at seed.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
@@ -20,11 +19,11 @@ import (
 // keeps its own rows (faults, rules, error shapes, with a comment each) and hands them here,
 // so the wires are held to the same procedure.
 
-// LibraryClean plays every embedded scenario, every turn, against the mock with truth (ground
-// truth) and noTruth (WithNoGroundTruth): a correct provider breaks no rule in either mode.
-func LibraryClean(t *testing.T, truth, noTruth Dialect) {
+// LibraryClean plays every embedded scenario, every turn, against the mock at url (no fault)
+// with truth (ground truth) and noTruth (WithNoGroundTruth): a correct provider breaks no rule
+// in either mode.
+func LibraryClean(t *testing.T, url string, truth, noTruth Dialect) {
 	t.Helper()
-	url := StartMock(t, mockprovider.FaultNone)
 	multi := 0
 	for _, mode := range []struct {
 		name  string
@@ -55,24 +54,25 @@ func LibraryClean(t *testing.T, truth, noTruth Dialect) {
 	}
 }
 
-// Fault is one row of a dialect's fault table: the mock's fault switch, the scenario that
-// exercises it, whether the client judges without ground truth, and the rules it must break.
-type Fault struct {
-	Fault    mockprovider.Fault
+// Fault is one row of a dialect's fault table: the mock's fault switch (F, the mock's fault
+// type), the scenario that exercises it, whether the client judges without ground truth, and
+// the rules it must break.
+type Fault[F ~string] struct {
+	Fault    F
 	Scenario string
 	NoTruth  bool
 	Want     []protocol.Rule
 }
 
-// Faults plays each row's scenario at seed 7 against a mock with the row's fault, with truth
-// or, for a NoTruth row, noTruth (WithNoGroundTruth), and fails t unless exactly the row's
-// rules break.
-func Faults(t *testing.T, truth, noTruth Dialect, tests []Fault) {
+// Faults plays each row's scenario at seed 7 against a mock that start serves with the row's
+// fault (mocktest.Start), with truth or, for a NoTruth row, noTruth (WithNoGroundTruth), and
+// fails t unless exactly the row's rules break.
+func Faults[F ~string](t *testing.T, start func(testing.TB, F) string, truth, noTruth Dialect, tests []Fault[F]) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(string(tt.Fault)+"/"+tt.Scenario, func(t *testing.T) {
 			t.Parallel()
-			url := StartMock(t, tt.Fault)
+			url := start(t, tt.Fault)
 			d := truth
 			if tt.NoTruth {
 				d = noTruth
