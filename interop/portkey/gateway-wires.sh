@@ -13,7 +13,8 @@
 # gateway and no cancel reaching the mock through it, and prints the gateway's added TTFT at
 # p50 and p99. Exit 0 pass (or SKIP without node/npm), 1 fail.
 #
-# Environment: WIRES (default "openai-chat anthropic-messages"), CLIENTS (default 40),
+# Environment: WIRES (default "openai-chat anthropic-messages"; openai-responses, routed as
+# openai, is the Responses wire: interop/openai-responses/run.sh runs it), CLIENTS (default 40),
 # DURATION (default 20s), WARMUP (default 3s: sessions started then are checked, not measured;
 # the freshly started gateway's first requests are slow), OUT, STREAMBENCH_CACHE (as run.sh).
 set -euo pipefail
