@@ -164,7 +164,9 @@ for fault in $FAULTS; do
 		die "sdk.mjs under $fault: unexpected output: $(tail -n 3 "$work/sdk-$fault.txt")"
 	fi
 	first=$(grep -m1 -v '^ok ' "$work/sdk-$fault.txt" | cut -c1-90 || true)
-	# The checker: a short load of the openai-responses dialect straight at the faulty mock.
+	# The checker: a short load of the openai-responses dialect straight at the faulty mock. A
+	# session's scenario is a function of the mix's seed and its index, so these 40 are the
+	# same every run (provider-error-midstream twice, for drop-error and responses-no-failed).
 	"$work/streambench" load --dialect openai-responses ${option:+--option "$option"} --target "$mock" \
 		--runtime-metrics - --no-leak-check --sessions 40 --clients "$CLIENTS" \
 		--out "$out" --run-id "fault-$fault" --quiet >"$work/load-$fault.log" 2>&1 || true
@@ -178,6 +180,7 @@ for fault in $FAULTS; do
 	[[ ",$rules" == *",$rule×"* ]] || { echo "  FAIL: streambench's checker did not report $rule on $fault" >&2; failed+=("$fault"); }
 done
 [ ${#failed[@]} -eq 0 ] || die "faults not as recorded: ${failed[*]}"
+echo "run.sh: the SDK and the faults: $SECONDS s since the start"
 
 if [ "$PORTKEY" = 0 ]; then
 	echo "== 3. Portkey: skipped (PORTKEY=0)"
@@ -188,4 +191,4 @@ fi
 if [ -n "${OUT:-}" ]; then
 	echo "results: $out"
 fi
-echo "== openai-responses interop PASS"
+echo "== openai-responses interop PASS ($SECONDS s)"
