@@ -19,6 +19,7 @@
 #    interop/cmd/hopcheck (no errors, no leaks, no violation but R-abort).
 # Exit 0 pass (or SKIP without node/npm), 1 fail, 2 bad setup.
 #
+# SCENARIOS, SEED (default 3) and FAULTS choose what parts 1 and 2 play (defaults below).
 # STREAMBENCH_CACHE overrides the cache root (default ${XDG_CACHE_HOME:-~/.cache}/streambench);
 # OUT keeps the results and logs there.
 set -euo pipefail
