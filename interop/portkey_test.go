@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// TestPortkey runs the standing Portkey interop scripts when STREAMBENCH_INTEROP is set: they
-// install a gateway from npm (once, into a cache) and take ~1.5–3 minutes each, so `go test
-// ./...` skips them. CI runs the scripts themselves when node and npm exist.
+// TestPortkey runs the standing interop scripts that use Portkey when STREAMBENCH_INTEROP is
+// set: they install a gateway from npm (once, into a cache) and take ~1.5–3 minutes each, so
+// `go test ./...` skips them. CI runs the scripts themselves when node and npm exist.
 func TestPortkey(t *testing.T) {
 	if os.Getenv("STREAMBENCH_INTEROP") == "" {
-		t.Skip("set STREAMBENCH_INTEROP=1 to run the Portkey interop tests (needs node, npm and ~5 minutes)")
+		t.Skip("set STREAMBENCH_INTEROP=1 to run the Portkey interop tests (needs node, npm and ~7 minutes)")
 	}
 	for _, c := range []struct {
 		script string
@@ -24,6 +24,9 @@ func TestPortkey(t *testing.T) {
 		{"portkey/run.sh", "\nPASS\n"},
 		// The load generator as the gateway's client, on both provider wires.
 		{"portkey/gateway-wires.sh", "\n== all wires PASS"},
+		// The openai npm SDK on the mock's Responses wire, its faults, and the load through
+		// Portkey's /v1/responses.
+		{"openai-responses/run.sh", "\n== openai-responses interop PASS"},
 	} {
 		t.Run(c.script, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

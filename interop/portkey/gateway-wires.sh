@@ -13,7 +13,8 @@
 # gateway and no cancel reaching the mock through it, and prints the gateway's added TTFT at
 # p50 and p99. Exit 0 pass (or SKIP without node/npm), 1 fail.
 #
-# Environment: WIRES (default "openai-chat anthropic-messages"), CLIENTS (default 40),
+# Environment: WIRES (default "openai-chat anthropic-messages"; openai-responses, routed as
+# openai, is the Responses wire: interop/openai-responses/run.sh runs it), CLIENTS (default 40),
 # DURATION (default 20s), WARMUP (default 3s: sessions started then are checked, not measured;
 # the freshly started gateway's first requests are slow), OUT, STREAMBENCH_CACHE (as run.sh).
 set -euo pipefail
@@ -34,13 +35,13 @@ echo "== mock $mock, gateway $gateway (Portkey $PORTKEY_VERSION, pid $gwpid)"
 failed=()
 for wire in $WIRES; do
   case $wire in
-  openai-chat) provider=openai known=() ;;
+  openai-chat | openai-responses) provider=openai known=() ;;
   # Portkey passes /v1/messages and its event stream through byte for byte, but answers a
   # provider's HTTP error with {"error":{"message":"anthropic error: …",…},"provider":…}
   # instead of Anthropic's {"type":"error","error":{…}}: R-anthropic-error on each scripted
   # HTTP error (provider-429, provider-503-after-tool).
   anthropic-messages) provider=anthropic known=(--known R-anthropic-error) ;;
-  *) die "WIRES: unknown wire $wire (expected openai-chat or anthropic-messages)" ;;
+  *) die "WIRES: unknown wire $wire (expected openai-chat, anthropic-messages or openai-responses)" ;;
   esac
   # The gateway has no /metrics (--runtime-metrics -); the mock's gauges are checked (--mock).
   # --leak-per-stream 1 through the gateway: its upstream pool keeps an idle keep-alive
