@@ -3,8 +3,8 @@
 # adapter CopilotKit puts in front of LangGraph) served as AG-UI by server.mjs, in front of the
 # LangGraph dev server running interop/langgraph/graph.mjs, whose model is the streambench mock;
 # loaded with `streambench load --dialect ag-ui`, content rules on, then judged by routecheck;
-# then @ag-ui/client's verifyEvents (verify.mjs) over a few streams captured from the server,
-# and TestVerifyEventsAgrees (the recorded runtime streams, verifyEvents against the checker):
+# then a few streams captured from the server judged by both the checker and @ag-ui/client's
+# verifyEvents (verify.mjs; TestCapturedStreams), and TestVerifyEventsAgrees (the recorded runtime streams, verifyEvents against the checker):
 #
 #   bash interop/agui/run.sh      # from anywhere in a clone; needs go, node and npm
 #
@@ -144,11 +144,11 @@ grep -E '^(run |errors:|tokens:|violations:|leak check|LEAK|verdict|  - )' "$wor
 verdict=0
 "$work/routecheck" --name agui-langgraph "$out/agui-langgraph" || verdict=1
 
-echo "run.sh: verifyEvents over streams captured from the server"
-for name in preamble-tool thinking-answer provider-error-midstream; do
+echo "run.sh: streams captured from the server, judged by the checker and by verifyEvents (TestCapturedStreams)"
+for name in preamble-tool thinking-answer provider-error-midstream tool-error parallel-tools tool-chain unicode-answer; do
 	capture "$name"
 done
-(cd "$here" && node verify.mjs "$captured"/*.frames) | sed "s|$captured/||"
+AGUI_CAPTURED=$captured go test ./interop/agui/ -run TestCapturedStreams -count=1 -v 2>&1 | grep -E 'verify_test.go:[0-9]+: [a-z-]+\.frames +streambench|^(ok|FAIL|---)' || verdict=1
 echo "run.sh: verifyEvents against the checker on the recorded runtime streams (TestVerifyEventsAgrees)"
 go test ./interop/agui/ -run TestVerifyEventsAgrees -count=1 || verdict=1
 exit "$verdict"

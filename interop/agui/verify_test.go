@@ -207,13 +207,7 @@ var disagreements = map[string]disagreement{
 // differ the file must be in disagreements, with the same two verdicts.
 func TestVerifyEventsAgrees(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the verifyEvents cross-check runs @ag-ui/client with node (run interop/agui/run.sh)")
-	}
-	if _, err := os.Stat(filepath.Join("node_modules", "@ag-ui", "client", "package.json")); err != nil {
-		t.Skip("interop/agui/node_modules has no @ag-ui/client: run interop/agui/run.sh, which installs it with npm")
-	}
+	node := needNode(t)
 	paths, err := filepath.Glob(filepath.Join(recordedDir, "*.frames"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no recordings in %s: %v", recordedDir, err)
@@ -233,24 +227,7 @@ func TestVerifyEventsAgrees(t *testing.T) {
 		paths = append(paths, path)
 	}
 
-	cmd := exec.Command(node, append([]string{"verify.mjs"}, paths...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node verify.mjs: %v\n%s", err, stderr.String())
-	}
-	verdicts := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if path, ok := strings.CutPrefix(line, "PASS "); ok {
-			verdicts[path] = "PASS"
-		} else if rest, ok := strings.CutPrefix(line, "FAIL "); ok {
-			path, msg, _ := strings.Cut(rest, ": ")
-			verdicts[path] = msg
-		} else {
-			t.Fatalf("verify.mjs: unexpected line %q", line)
-		}
-	}
+	verdicts := verifyEvents(t, node, paths)
 
 	t.Logf("%-36s %-28s %s", "file", "streambench", "verifyEvents")
 	seen := map[string]bool{}
@@ -284,6 +261,75 @@ func TestVerifyEventsAgrees(t *testing.T) {
 	for name := range disagreements {
 		if !seen[name] {
 			t.Errorf("disagreements names %s, which is neither recorded nor an edit", name)
+		}
+	}
+}
+
+// verifyEvents runs verify.mjs over paths and returns each file's verdict: "PASS" or the
+// error verifyEvents (or the client's parsing) raised.
+func verifyEvents(t *testing.T, node string, paths []string) map[string]string {
+	t.Helper()
+	cmd := exec.Command(node, append([]string{"verify.mjs"}, paths...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node verify.mjs: %v\n%s", err, stderr.String())
+	}
+	verdicts := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if path, ok := strings.CutPrefix(line, "PASS "); ok {
+			verdicts[path] = "PASS"
+		} else if rest, ok := strings.CutPrefix(line, "FAIL "); ok {
+			path, msg, _ := strings.Cut(rest, ": ")
+			verdicts[path] = msg
+		} else {
+			t.Fatalf("verify.mjs: unexpected line %q", line)
+		}
+	}
+
+	return verdicts
+}
+
+// needNode returns node's path, or skips the test when node or @ag-ui/client is missing.
+func needNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the verifyEvents cross-check runs @ag-ui/client with node (run interop/agui/run.sh)")
+	}
+	if _, err := os.Stat(filepath.Join("node_modules", "@ag-ui", "client", "package.json")); err != nil {
+		t.Skip("interop/agui/node_modules has no @ag-ui/client: run interop/agui/run.sh, which installs it with npm")
+	}
+	return node
+}
+
+// TestCapturedStreams judges the streams run.sh captured from a real AG-UI server
+// (AGUI_CAPTURED names their directory; skipped without it) with both the checker and
+// verifyEvents, and fails where either does.
+func TestCapturedStreams(t *testing.T) {
+	dir := os.Getenv("AGUI_CAPTURED")
+	if dir == "" {
+		t.Skip("AGUI_CAPTURED is not set: run.sh sets it to the streams it captured from the server")
+	}
+	node := needNode(t)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.frames"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no captured streams in %s: %v", dir, err)
+	}
+	verdicts := verifyEvents(t, node, paths)
+	for _, path := range paths {
+		rec, err := readRecording(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := judge(rec)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		t.Logf("%-28s streambench %-28s verifyEvents %s", filepath.Base(path), or(sb, "pass"), verdicts[path])
+		if sb != "" || verdicts[path] != "PASS" {
+			t.Errorf("%s: streambench %s, verifyEvents %s", filepath.Base(path), or(sb, "pass"), verdicts[path])
 		}
 	}
 }
