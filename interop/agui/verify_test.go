@@ -196,8 +196,6 @@ var disagreements = map[string]disagreement{
 		"streambench: one call, two results (the client appends two tool messages for one call); verifyEvents does not judge TOOL_CALL_RESULT"},
 	"args-not-json.frames": {"R-agui-content,R-agui-tool", "PASS",
 		"streambench: the call's arguments are not JSON when it ends (the client's legacy bridge throws on them later); verifyEvents does not parse arguments"},
-	"empty-delta.frames": {"R-agui-message", "PASS",
-		"verifyEvents: @ag-ui/core 1.0.0's schema takes any string as a delta (0.0.x refused an empty one, which R-agui-message still follows; transformChunks itself makes empty deltas): streambench is stricter than the protocol now"},
 	"wrong-text.frames": {"R-agui-content", "PASS",
 		"streambench: the text is not the script's (a content rule; verifyEvents has no script to compare with)"},
 }
