@@ -17,22 +17,29 @@ func TestJudgeRoute(t *testing.T) {
 		violations map[protocol.Rule]int64
 		errors     int64
 		wantFail   string // "" passes
+		known      []protocol.Rule
 	}{
 		// A route that cancels: clean, cancel latencies measured.
-		{"cancelling route", 6, nil, 0, ""},
+		{"cancelling route", 6, nil, 0, "", nil},
 		// Aborts never reached the mock: nothing proves the route cancels.
-		{"no cancel measured", 0, nil, 0, "no cancel latency measured"},
+		{"no cancel measured", 0, nil, 0, "no cancel latency measured", nil},
 		// R-abort fails a route (unlike a gateway, it is meant to cancel).
-		{"R-abort", 5, map[protocol.Rule]int64{protocol.RAbort: 1}, 0, "violations: R-abort×1"},
+		{"R-abort", 5, map[protocol.Rule]int64{protocol.RAbort: 1}, 0, "violations: R-abort×1", nil},
 		// Any content rule broken fails.
-		{"content rule", 6, map[protocol.Rule]int64{protocol.RAISDKText: 2}, 0, "violations: R-aisdk-text×2"},
+		{"content rule", 6, map[protocol.Rule]int64{protocol.RAISDKText: 2}, 0, "violations: R-aisdk-text×2", nil},
 		// Unscripted transport errors fail.
-		{"errors", 6, nil, 3, "3 sessions with an error outcome"},
+		{"errors", 6, nil, 3, "3 sessions with an error outcome", nil},
+		// A known finding is reported and passes; another rule still fails beside it.
+		{"known", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9}, 0, "", []protocol.Rule{protocol.RAGUIRun}},
+		{"known and another", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9, protocol.RAGUIContent: 1}, 0, "violations: R-agui-content×1", []protocol.Rule{protocol.RAGUIRun}},
 	} {
 		run := fakeRun(t, []int{200}, c.cancels, c.violations)
 		run.Summary.Counters.Outcomes[measure.OutcomeTransportError] = c.errors
-		o := JudgeRoute(run)
+		o := JudgeRoute(run, c.known...)
 		got := strings.Join(o.Failures, "; ")
+		if len(c.known) > 0 && c.violations[c.known[0]] > 0 && !strings.Contains(o.Report("route"), "known findings (reported, not failing; docs/INTEROP.md): "+string(c.known[0])) {
+			t.Errorf("%s: the report does not name the known finding:\n%s", c.name, o.Report("route"))
+		}
 		switch {
 		case c.wantFail == "" && !o.Pass():
 			t.Errorf("%s: failed: %s", c.name, got)

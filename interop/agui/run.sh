@@ -142,13 +142,18 @@ rc=0
 grep -E '^(run |errors:|tokens:|violations:|leak check|LEAK|verdict|  - )' "$work/load.log" || true
 [ -f "$out/agui-langgraph/summary.json" ] || die "the load wrote no results (exit $rc)"
 verdict=0
-"$work/routecheck" --name agui-langgraph "$out/agui-langgraph" || verdict=1
+# The adapter's known findings (docs/INTEROP.md "AG-UI"): RUN_FINISHED carries LangGraph's own
+# run id, not the request's runId that RUN_STARTED echoed, and after RUN_ERROR the run goes on
+# (R-agui-run); a failing tool's call is never streamed, only in the closing MESSAGES_SNAPSHOT
+# (R-agui-content). Reported, not failing; any other rule fails the script.
+known=(R-agui-run R-agui-content)
+"$work/routecheck" --name agui-langgraph $(printf -- '--known %s ' "${known[@]}") "$out/agui-langgraph" || verdict=1
 
 echo "run.sh: streams captured from the server, judged by the checker and by verifyEvents (TestCapturedStreams)"
 for name in preamble-tool thinking-answer provider-error-midstream tool-error parallel-tools tool-chain unicode-answer; do
 	capture "$name"
 done
-AGUI_CAPTURED=$captured go test ./interop/agui/ -run TestCapturedStreams -count=1 -v 2>&1 | grep -E 'verify_test.go:[0-9]+: [a-z-]+\.frames +streambench|^(ok|FAIL|---)' || verdict=1
+AGUI_KNOWN=$(IFS=,; echo "${known[*]}") AGUI_CAPTURED=$captured go test ./interop/agui/ -run TestCapturedStreams -count=1 -v 2>&1 | grep -E 'verify_test.go:[0-9]+: [a-z-]+\.frames:? +(streambench|verifyEvents)|^(ok|FAIL|---)' || verdict=1
 echo "run.sh: verifyEvents against the checker on the recorded runtime streams (TestVerifyEventsAgrees)"
 go test ./interop/agui/ -run TestVerifyEventsAgrees -count=1 || verdict=1
 exit "$verdict"
