@@ -45,8 +45,8 @@ type tokenClock struct {
 	text      []byte
 	textTotal int64 // bytes of output text the kept turns carried; text holds at most protocol.MaxOutputText of them
 	kept      bool
-	gathered protocol.Checker
-	method   string
+	gathered  protocol.Checker
+	method    string
 }
 
 // estimatedByWords is the method of a usage-less session's count when no model tokenizer

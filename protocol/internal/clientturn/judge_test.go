@@ -16,7 +16,7 @@ func TestOutputTextIsBounded(t *testing.T) {
 	j := NewJudge(&s, &Rules{})
 	var v protocol.Violations
 	frame := []byte(strings.Repeat("0123456789", 5400)) // 54,000 bytes
-	const frames = 60                                    // 3.24 MB in all
+	const frames = 60                                   // 3.24 MB in all
 	for i := range frames {
 		if i%2 == 0 {
 			j.Answer(&v, frame)
