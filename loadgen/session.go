@@ -297,8 +297,10 @@ type streamState struct {
 	arrivals arrivals
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
-	// resp is the current stream's response (its head); dropped is set by read when the
-	// scripted reconnect drops the stream, reconnected once it was resumed (reconnect.go).
+	// resp is the current stream's response (its head), kept only for a scripted reconnect,
+	// its one reader: the head and its request (headers, URL, body) are ~2 KiB a stream would
+	// otherwise hold for its whole life. dropped is set by read when the scripted reconnect
+	// drops the stream, reconnected once it was resumed (reconnect.go).
 	resp        *http.Response
 	dropped     bool
 	reconnected bool
@@ -517,7 +519,10 @@ func (s *streamState) request() bool {
 		}
 	}
 	s.checker = p.client.NewChecker(p.session)
-	s.resp = resp
+	s.resp = nil
+	if p.reconnect != nil {
+		s.resp = resp
+	}
 	s.appr = s.newApprover(resp)
 	s.m.watch(s.checker) // dialect measures (measures.go)
 	s.dec = protocol.NewDecoder(p.client, resp.Body)
