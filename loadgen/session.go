@@ -243,7 +243,11 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 			break
 		}
 	}
-	res := s.finish()
+	// The verdict calls deep (the checker's end of stream, the metrics' flush): on a fresh
+	// stack, so that a user playing sessions back to back does not read its next stream on a
+	// stack grown to 8 KiB by this one's end.
+	var res sessionResult
+	onFreshStack(func() bool { res = s.finish(); return true })
 	s.m.judgeGoodput(res, r.cfg.GoodputSLOs)
 	return res
 }
