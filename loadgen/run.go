@@ -648,23 +648,16 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 			defer idle.Stop()
 			for {
 				if int64(u) >= target.Load() {
-					idle.Reset(50 * time.Millisecond)
-					select {
-					case <-idle.C:
-						continue
-					case <-ended:
+					if !sleepUnless(idle, 50*time.Millisecond, ended) {
 						return
 					}
+					continue
 				}
-				select {
-				case <-ended:
+				// stop is seen at once, not through ended's goroutine: the circuit breaker
+				// stops from a session's end, while the other users race through sessions
+				// that fail in microseconds.
+				if closedAny(ended, stop) {
 					return
-				case <-stop:
-					// Seen at once, not through ended's goroutine: the circuit breaker stops
-					// from a session's end, while the other users race through sessions that
-					// fail in microseconds.
-					return
-				default:
 				}
 				index, ok := r.claim(&next)
 				if !ok {
@@ -680,13 +673,8 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 				if r.cfg.HonorRetryAfter {
 					pause = max(pause, res.retryAfter)
 				}
-				if pause > 0 {
-					idle.Reset(pause)
-					select {
-					case <-idle.C:
-					case <-ended:
-						return
-					}
+				if pause > 0 && !sleepUnless(idle, pause, ended) {
+					return
 				}
 			}
 		}()
@@ -774,4 +762,34 @@ func (r *runner) judging(postErrs []error) measure.Judging {
 		j.PostRun = append(j.PostRun, e.Error())
 	}
 	return j
+}
+
+// sleepUnless waits d on idle (a stopped or fired timer), and reports false when ended closed
+// first. It and closedAny are apart from the closed loop's user goroutine, and not inlined,
+// so that their selects' frames are not part of the user's frame, which sits under the
+// session's blocking read for the stream's life (see runner.stream).
+//
+//go:noinline
+func sleepUnless(idle *time.Timer, d time.Duration, ended <-chan struct{}) bool {
+	idle.Reset(d)
+	select {
+	case <-idle.C:
+		return true
+	case <-ended:
+		return false
+	}
+}
+
+// closedAny reports whether either channel is closed, without waiting.
+//
+//go:noinline
+func closedAny(a, b <-chan struct{}) bool {
+	select {
+	case <-a:
+		return true
+	case <-b:
+		return true
+	default:
+		return false
+	}
 }

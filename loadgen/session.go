@@ -179,12 +179,21 @@ func frameCapture(ev *sse.Event) string {
 func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
 	res := r.stream(ctx, p, intended, capture)
 	if capture == 0 && r.cfg.OnSessionEnd != nil {
-		r.cfg.OnSessionEnd(SessionEnd{
-			Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
-			Outcome: res.outcome, Violations: res.violations, Err: r.redactor.Error(res.err),
-		})
+		r.sessionEnded(p, &res)
 	}
 	return res
+}
+
+// sessionEnded tells Config.OnSessionEnd how the session ended. It is apart from runSession,
+// and not inlined, so that runSession's frame, under every open stream's read, stays small
+// (see stream).
+//
+//go:noinline
+func (r *runner) sessionEnded(p *sessionPlan, res *sessionResult) {
+	r.cfg.OnSessionEnd(SessionEnd{
+		Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
+		Outcome: res.outcome, Violations: res.violations, Err: r.redactor.Error(res.err),
+	})
 }
 
 // stream is runSession's body. It keeps the frames that stay on the goroutine's stack while
@@ -192,6 +201,11 @@ func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.T
 // or run after the read loop, so only streamState.read's small frame sits under the blocking
 // read. A goroutine parked on a deep stack keeps an 8 KiB stack (GC halves a stack only when
 // under a quarter of it is in use), which was half the generator's memory per open stream.
+// The whole chain parked in a read (the user's loop, this, read, the SSE decoder, the body
+// readers, rxstamp) must stay under ~3 KiB of a 4 KiB stack (the runtime keeps 928 bytes of
+// guard, and starts new goroutines at the average parked depth plus that guard, rounded up to
+// a power of two): at 3.2 KiB every stream had an 8 KiB stack. Rare paths with big frames
+// (error wrapping, callbacks, selects) live in functions of their own, not inlined.
 //
 // A multi-turn client (protocol.MultiTurn: the client plays the tool loop) reads one stream
 // per model turn: each turn is judged by its own checker as it ends, and finish judges the
@@ -229,7 +243,11 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 			break
 		}
 	}
-	res := s.finish()
+	// The verdict calls deep (the checker's end of stream, the metrics' flush): on a fresh
+	// stack, so that a user playing sessions back to back does not read its next stream on a
+	// stack grown to 8 KiB by this one's end.
+	var res sessionResult
+	onFreshStack(func() bool { res = s.finish(); return true })
 	s.m.judgeGoodput(res, r.cfg.GoodputSLOs)
 	return res
 }
@@ -297,8 +315,10 @@ type streamState struct {
 	arrivals arrivals
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
-	// resp is the current stream's response (its head); dropped is set by read when the
-	// scripted reconnect drops the stream, reconnected once it was resumed (reconnect.go).
+	// resp is the current stream's response (its head), kept only for a scripted reconnect,
+	// its one reader: the head and its request (headers, URL, body) are ~2 KiB a stream would
+	// otherwise hold for its whole life. dropped is set by read when the scripted reconnect
+	// drops the stream, reconnected once it was resumed (reconnect.go).
 	resp        *http.Response
 	dropped     bool
 	reconnected bool
@@ -517,7 +537,10 @@ func (s *streamState) request() bool {
 		}
 	}
 	s.checker = p.client.NewChecker(p.session)
-	s.resp = resp
+	s.resp = nil
+	if p.reconnect != nil {
+		s.resp = resp
+	}
 	s.appr = s.newApprover(resp)
 	s.m.watch(s.checker) // dialect measures (measures.go)
 	s.dec = protocol.NewDecoder(p.client, resp.Body)

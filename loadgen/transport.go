@@ -317,7 +317,19 @@ func (b *chunkedBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	n, err := b.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err != nil {
+		return b.end(n, err)
+	}
+	return n, nil
+}
+
+// end is Read when the chunk reader returned err with n bytes: the body's end (the trailer is
+// read) or its failure. It is apart from Read, and not inlined, so that Read's frame stays
+// small: Read sits under every blocked stream's read (see runner.stream).
+//
+//go:noinline
+func (b *chunkedBody) end(n int, err error) (int, error) {
+	if !errors.Is(err, io.EOF) {
 		// A cut or malformed chunk (httputil says only "unexpected EOF" or "invalid byte in
 		// chunk length"): name the framing that broke.
 		err = fmt.Errorf("chunked body: %w", err)
@@ -331,7 +343,7 @@ func (b *chunkedBody) Read(p []byte) (int, error) {
 		}
 	}
 	b.err = err
-	if err != nil && n > 0 && !errors.Is(err, io.EOF) {
+	if n > 0 && !errors.Is(err, io.EOF) {
 		// Hand over the data first; the error comes with the next call.
 		return n, nil
 	}

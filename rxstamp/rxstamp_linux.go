@@ -114,11 +114,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 	err := c.raw.Read(c.readFn)
 	c.p = nil // the caller's buffer is not kept past the read
 	n, rerr, oob := c.n, c.rerr, c.oob[:min(max(c.oobn, 0), len(c.oob))]
-	if err == nil && rerr != nil {
-		err = os.NewSyscallError("read", rerr) // as net.TCPConn says it
-	}
-	if err != nil {
-		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+	if err != nil || rerr != nil {
+		return 0, c.readError(err, rerr)
 	}
 	if n == 0 {
 		return 0, io.EOF
@@ -128,6 +125,20 @@ func (c *Conn) Read(p []byte) (int, error) {
 	c.note(k)
 	c.smu.Unlock()
 	return n, nil
+}
+
+// readError is a failed read's error as net.TCPConn gives it: err from the poller (a deadline,
+// a closed connection), else rerr from the system call. It is apart from Read, and not
+// inlined, so that Read's frame stays small: Read sits under every blocked stream's read, and
+// a deeper parked stack costs a goroutine a stack twice the size (see loadgen's
+// runner.stream).
+//
+//go:noinline
+func (c *Conn) readError(err, rerr error) error {
+	if err == nil {
+		err = os.NewSyscallError("read", rerr) // as net.TCPConn says it
+	}
+	return &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }
 
 // timestampNS returns the SCM_TIMESTAMPNS time in oob (Unix ns), 0 when there is none or oob

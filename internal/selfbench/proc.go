@@ -67,14 +67,22 @@ func procCPU(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * time.Second / userHZ, nil
 }
 
-// liveMemory is this process's live heap plus goroutine stacks after a full collection, the
+// liveMem is what of this process's memory is in use after a full collection.
+type liveMem struct {
+	heap, stacks uint64 // live heap bytes; goroutine stack bytes (StackInuse)
+}
+
+// total is the live heap plus the stacks.
+func (l liveMem) total() uint64 { return l.heap + l.stacks }
+
+// liveMemory is this process's live heap and goroutine stacks after a full collection, the
 // part of RSS that scales with open streams (RSS also holds freed pages the runtime has not
-// returned yet).
-func liveMemory() uint64 {
+// returned yet, and the garbage the heap may grow to before the next collection).
+func liveMemory() liveMem {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc + ms.StackInuse
+	return liveMem{heap: ms.HeapAlloc, stacks: ms.StackInuse}
 }
 
 // openFileLimit is this process's open-files soft limit (0 when unknown).

@@ -125,7 +125,7 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 	var (
 		mu        sync.Mutex
 		peak      scaleSample
-		liveAtTop uint64 // live heap+stacks once every stream was open (0 if never)
+		liveAtTop liveMem // live heap and stacks once every stream was open (zero if never)
 	)
 	update, done := o.progress()
 	sample := func(p loadgen.Progress) {
@@ -141,7 +141,7 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 		if s.active >= peak.active {
 			peak = s
 		}
-		if liveAtTop == 0 && s.active >= int64(streams) {
+		if liveAtTop.total() == 0 && s.active >= int64(streams) {
 			liveAtTop = liveMemory()
 			if o.ProfileDir != "" {
 				if err := writeProfiles(o.ProfileDir); err != nil {
@@ -196,8 +196,11 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 		if perStream <= 0 {
 			rep.note("the generator's RSS fell during the load: the baseline held memory the load reused; run scale on its own for this figure")
 		}
-		if liveAtTop > 0 {
-			rep.add("generator live heap+stacks per open stream", (float64(liveAtTop)-float64(liveBefore))/float64(peak.active)/1024, "KiB")
+		if liveAtTop.total() > 0 {
+			per := func(at, before uint64) float64 { return (float64(at) - float64(before)) / float64(peak.active) / 1024 }
+			rep.add("generator live heap+stacks per open stream", per(liveAtTop.total(), liveBefore.total()), "KiB")
+			rep.add("generator live heap per open stream", per(liveAtTop.heap, liveBefore.heap), "KiB")
+			rep.add("generator goroutine stacks per open stream", per(liveAtTop.stacks, liveBefore.stacks), "KiB")
 		}
 		rep.add("generator RSS at peak", float64(peak.generatorKiB)/1024, "MiB")
 		if children {
