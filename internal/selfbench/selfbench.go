@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -142,7 +143,7 @@ func (m Measurement) Run(ctx context.Context, o Options) (*Report, error) {
 
 // Environment records where the figures were measured: Go version, CPUs and their model (as
 // /proc/cpuinfo names it: absolute figures move 1.6–1.8× between the machines this project
-// ran on), time, open-files limit, /proc/loadavg and the git revision of the working directory
+// ran on), time, open-files limit, /proc/loadavg and the git revision the binary was built from
 // when known.
 func Environment() map[string]string {
 	env := map[string]string{
@@ -157,10 +158,40 @@ func Environment() map[string]string {
 	if m := CPUModel(); m != "" {
 		env["cpu"] = m
 	}
-	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
-		env["git"] = strings.TrimSpace(string(out))
+	env["git"] = revision()
+	if env["git"] == "" {
+		delete(env, "git")
 	}
 	return env
+}
+
+// revision is the git revision this binary was built from (its VCS stamp, "-modified" for a
+// tree with uncommitted changes); without a stamp (go run, GOFLAGS=-buildvcs=false) the
+// working directory's HEAD, said to be that: the figures are the binary's, and the working
+// directory may have moved on since it was built.
+func revision() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" {
+			rev = rev[:min(len(rev), 7)]
+			if modified == "true" {
+				rev += "-modified"
+			}
+			return rev
+		}
+	}
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		return strings.TrimSpace(string(out)) + " (the working directory's HEAD: the binary has no VCS stamp)"
+	}
+	return ""
 }
 
 // RaiseOpenFileLimit lifts this process's open-files soft limit to its hard limit (children
