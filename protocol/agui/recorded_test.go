@@ -2,6 +2,7 @@ package agui_test
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"errors"
 	"flag"
@@ -77,7 +78,7 @@ type Recording struct {
 	Frames   []string
 }
 
-// ReadRecording reads a testdata/runtime file.
+// ReadRecording reads a testdata/runtime file, or a gzipped one (NAME.frames.gz).
 func ReadRecording(path string) (Recording, error) {
 	rec := Recording{Path: path}
 	f, err := os.Open(path)
@@ -85,7 +86,16 @@ func ReadRecording(path string) (Recording, error) {
 		return rec, err
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
+	var in io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return rec, fmt.Errorf("%s: %w", path, err)
+		}
+		defer z.Close()
+		in = z
+	}
+	r := bufio.NewReader(in)
 	for line := 1; ; line++ {
 		text, err := r.ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -162,6 +172,38 @@ func Judge(rec Recording) (rules []protocol.Rule, end string, err error) {
 func scriptFails(rec Recording) bool {
 	s, err := session(rec.Scenario, rec.Seed)
 	return err == nil && s.Expected.FailedTurn >= 0
+}
+
+// TestRecordedRealServerStreams: streams a real AG-UI server sent, @ag-ui/langgraph 0.0.43 in
+// front of the LangGraph dev server and the mock (interop/agui/run.sh with OUT set keeps them;
+// testdata/agui-langgraph, gzipped), break the rules of its known findings and no other
+// (docs/INTEROP.md, "AG-UI"): RUN_FINISHED carries LangGraph's own run id, not the request's
+// (R-agui-run, every stream; after RUN_ERROR it also goes on), and a failing tool's call is
+// never streamed (R-agui-content, tool-error). A checker that stopped seeing them, or saw
+// more, fails this test.
+func TestRecordedRealServerStreams(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob(filepath.Join("testdata", "agui-langgraph", "*.frames.gz"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no recordings in testdata/agui-langgraph: %v", err)
+	}
+	for _, path := range paths {
+		rec, err := ReadRecording(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := Judge(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []protocol.Rule{protocol.RAGUIRun}
+		if rec.Scenario == "tool-error" {
+			want = []protocol.Rule{protocol.RAGUIContent, protocol.RAGUIRun}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: rules %v, want %v", filepath.Base(path), got, want)
+		}
+	}
 }
 
 // TestRecordedRuntimeStreams: the streams the reference runtime served pass every rule, the
