@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -69,14 +70,12 @@ func TestScriptedFirst(t *testing.T) {
 	}
 }
 
-// TestOverheadIsMeasuredLessScripted: in a seeded run against the reference runtime, the
-// ttfc.overhead and ttft.overhead histograms hold exactly each session's measured ttfc less its
-// scripted one, worked out here from the scenario alone (a constant 400 ms ttft at the test's
-// time scale) and each session's own ttfc, as the run reported it.
-func TestOverheadIsMeasuredLessScripted(t *testing.T) {
-	t.Parallel()
+// fixedLibrary is a library of one scenario, "fixed": a constant 400 ms ttft, then tokens
+// tokens 20 ms apart.
+func fixedLibrary(t *testing.T, tokens int) *scenarios.Library {
+	t.Helper()
 	dir := t.TempDir()
-	doc := "name: fixed\ntiming:\n  ttft: 400ms\n  itl: 20ms\nturns:\n  - text: {tokens: 20}\n"
+	doc := fmt.Sprintf("name: fixed\ntiming:\n  ttft: 400ms\n  itl: 20ms\nturns:\n  - text: {tokens: %d}\n", tokens)
 	if err := os.WriteFile(filepath.Join(dir, "fixed.yaml"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +83,16 @@ func TestOverheadIsMeasuredLessScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return lib
+}
+
+// TestOverheadIsMeasuredLessScripted: in a seeded run against the reference runtime, the
+// ttfc.overhead and ttft.overhead histograms hold exactly each session's measured ttfc less its
+// scripted one, worked out here from the scenario alone (a constant 400 ms ttft at the test's
+// time scale) and each session's own ttfc, as the run reported it.
+func TestOverheadIsMeasuredLessScripted(t *testing.T) {
+	t.Parallel()
+	lib := fixedLibrary(t, 20)
 	scripted := time.Duration(float64(400*time.Millisecond) * testScale)
 	st := newStackOf(t, lib, testScale)
 	cfg := st.config(mixOf(t, []string{"fixed"}, optedInNone()), 4, 24)

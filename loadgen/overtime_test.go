@@ -2,14 +2,11 @@ package loadgen
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // TestLatencyOverTimeShowsASlowdown: a target whose provider adds 300 ms before every
@@ -19,15 +16,7 @@ import (
 // say when.
 func TestLatencyOverTimeShowsASlowdown(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	doc := "name: fixed\ntiming:\n  ttft: 400ms\n  itl: 20ms\nturns:\n  - text: {tokens: 10}\n"
-	if err := os.WriteFile(filepath.Join(dir, "fixed.yaml"), []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib, err := scenarios.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := fixedLibrary(t, 10)
 	// The provider slows down: past the switch, every request waits before the mock serves it,
 	// so the runtime's first chunk comes that much after the script's time.
 	const added = 300 * time.Millisecond

@@ -189,7 +189,7 @@ func judgeOnOverhead(t Threshold, run *measure.Run, source string, rel *relaxed)
 	if m, err := t.Selector.measure(run, t.Percent, rel); err == nil {
 		detail += "; as measured " + t.Selector.format(m.value, t.Percent)
 	}
-	detail += "; " + strings.TrimSuffix(t.Selector.Name, ".overhead") + measuredSuffix + " judges it as measured"
+	detail += "; " + t.Selector.Name + measuredSuffix + " judges it as measured"
 	c.Detail = strings.TrimPrefix(c.Detail+"; "+detail, "; ")
 	return c
 }
