@@ -97,7 +97,7 @@ listen_url() {
 pids+=($!)
 mock=$(listen_url "$work/mock.log" "$!" 'listening on' 10)
 tools=$(for name in $("$work/streambench" scenarios list | awk 'NR > 1 {print $1}'); do
-	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print $4}'
+	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print ($4 ~ /^\(/) ? $3 : $4}'
 done | sort -u | paste -sd, -)
 [ -n "$tools" ] || die "no tool names found in the embedded scenarios"
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')

@@ -89,7 +89,7 @@ pids+=($!)
 mock=$(listen_url "$work/mock.log" "$!" 'listening on')
 # The route must define every tool a scenario calls (a route runs only the tools it knows).
 tools=$(for name in $("$work/streambench" scenarios list | awk 'NR > 1 {print $1}'); do
-	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print $4}'
+	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print ($4 ~ /^\(/) ? $3 : $4}'
 done | sort -u | paste -sd, -)
 [ -n "$tools" ] || die "no tool names found in the embedded scenarios"
 MOCK_URL=$mock PORT=0 TOOLS=$tools node "$here/route.mjs" >"$work/route.log" 2>&1 &

@@ -84,7 +84,7 @@ for _ in $(seq 100); do
 done
 [ -n "$mock" ] || die "the mock did not listen within 10 s"
 tools=$(for name in $("$work/streambench" scenarios list | awk 'NR > 1 {print $1}'); do
-	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print $4}'
+	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print ($4 ~ /^\(/) ? $3 : $4}'
 done | sort -u | paste -sd, -)
 [ -n "$tools" ] || die "no tool names found in the embedded scenarios"
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
@@ -112,3 +112,23 @@ grep -E '^(run |errors:|tokens:|violations:|leak check|LEAK|verdict|  - )' "$wor
 if [ -n "${OUT:-}" ]; then
 	echo "results: $out/langgraph-dev"
 fi
+
+# capture NAME: one stream of scenario NAME at seed 1, as the langgraph dialect requests it (the
+# thread route, on_disconnect cancel), into $captured/NAME.sse: the SSE as the server sent it,
+# after a first comment line naming the scenario. protocol/langgraph's tests judge the copies
+# kept in its testdata (TestRecordedDevServerStreams).
+captured=${OUT:+$OUT/captured}
+captured=${captured:-$work/captured}
+mkdir -p "$captured"
+capture() {
+	local name=$1 file="$captured/$1.sse" thread
+	thread=$(printf '%08x-0000-4000-8000-%012x' "$RANDOM$RANDOM" "$SECONDS$RANDOM")
+	printf ': scenario %s seed 1 (the LangGraph dev server, @langchain/langgraph-api, in front of the streambench mock)\n\n' "$name" >"$file"
+	curl -fsS -N --max-time 120 -X POST "$server/threads/$thread/runs/stream" -H 'Content-Type: application/json' -H 'Accept: text/event-stream' \
+		-d "{\"assistant_id\":\"agent\",\"input\":{\"messages\":[{\"role\":\"user\",\"content\":\"[[streambench scenario=$name seed=1 session=capture-$name]] go\"}]},\"stream_mode\":[\"messages-tuple\",\"values\",\"updates\"],\"on_disconnect\":\"cancel\",\"if_not_exists\":\"create\",\"multitask_strategy\":\"reject\"}" \
+		>>"$file" || die "capture $name: no stream from $server"
+}
+echo "run.sh: streams captured from the server into $captured"
+for name in plain-answer preamble-tool thinking-answer provider-error-midstream tool-error parallel-tools tool-chain unicode-answer; do
+	capture "$name"
+done
