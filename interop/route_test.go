@@ -17,28 +17,36 @@ func TestJudgeRoute(t *testing.T) {
 		violations map[protocol.Rule]int64
 		errors     int64
 		wantFail   string // "" passes
-		known      []protocol.Rule
+		known      Known
 	}{
 		// A route that cancels: clean, cancel latencies measured.
-		{"cancelling route", 6, nil, 0, "", nil},
+		{"cancelling route", 6, nil, 0, "", Known{}},
 		// Aborts never reached the mock: nothing proves the route cancels.
-		{"no cancel measured", 0, nil, 0, "no cancel latency measured", nil},
+		{"no cancel measured", 0, nil, 0, "no cancel latency measured", Known{}},
+		// A route whose model is not the mock: no cancel latency to measure.
+		{"no mock", 0, nil, 0, "", Known{NoMock: true}},
 		// R-abort fails a route (unlike a gateway, it is meant to cancel).
-		{"R-abort", 5, map[protocol.Rule]int64{protocol.RAbort: 1}, 0, "violations: R-abort×1", nil},
+		{"R-abort", 5, map[protocol.Rule]int64{protocol.RAbort: 1}, 0, "violations: R-abort×1", Known{}},
 		// Any content rule broken fails.
-		{"content rule", 6, map[protocol.Rule]int64{protocol.RAISDKText: 2}, 0, "violations: R-aisdk-text×2", nil},
+		{"content rule", 6, map[protocol.Rule]int64{protocol.RAISDKText: 2}, 0, "violations: R-aisdk-text×2", Known{}},
 		// Unscripted transport errors fail.
-		{"errors", 6, nil, 3, "3 sessions with an error outcome", nil},
+		{"errors", 6, nil, 3, "3 sessions with an error outcome", Known{}},
+		// A known error outcome is reported and passes; only that outcome.
+		{"known outcome", 6, nil, 3, "", Known{Outcomes: []measure.Outcome{measure.OutcomeTransportError}}},
+		{"other known outcome", 6, nil, 3, "3 sessions with an error outcome", Known{Outcomes: []measure.Outcome{measure.OutcomeTruncated}}},
 		// A known finding is reported and passes; another rule still fails beside it.
-		{"known", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9}, 0, "", []protocol.Rule{protocol.RAGUIRun}},
-		{"known and another", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9, protocol.RAGUIContent: 1}, 0, "violations: R-agui-content×1", []protocol.Rule{protocol.RAGUIRun}},
+		{"known", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9}, 0, "", Known{Rules: []protocol.Rule{protocol.RAGUIRun}}},
+		{"known and another", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9, protocol.RAGUIContent: 1}, 0, "violations: R-agui-content×1", Known{Rules: []protocol.Rule{protocol.RAGUIRun}}},
 	} {
 		run := fakeRun(t, []int{200}, c.cancels, c.violations)
 		run.Summary.Counters.Outcomes[measure.OutcomeTransportError] = c.errors
-		o := JudgeRoute(run, c.known...)
+		o := JudgeRoute(run, c.known)
 		got := strings.Join(o.Failures, "; ")
-		if len(c.known) > 0 && c.violations[c.known[0]] > 0 && !strings.Contains(o.Report("route"), "known findings (reported, not failing; docs/INTEROP.md): "+string(c.known[0])) {
+		if len(c.known.Rules) > 0 && c.violations[c.known.Rules[0]] > 0 && !strings.Contains(o.Report("route"), "known findings (reported, not failing; docs/INTEROP.md): "+string(c.known.Rules[0])) {
 			t.Errorf("%s: the report does not name the known finding:\n%s", c.name, o.Report("route"))
+		}
+		if len(c.known.Outcomes) > 0 && c.wantFail == "" && !strings.Contains(o.Report("route"), string(c.known.Outcomes[0])+"×") {
+			t.Errorf("%s: the report does not name the known outcome:\n%s", c.name, o.Report("route"))
 		}
 		switch {
 		case c.wantFail == "" && !o.Pass():
@@ -59,7 +67,7 @@ func TestJudgeRouteReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o := JudgeRoute(run)
+	o := JudgeRoute(run, Known{})
 	if !o.Pass() || o.Cancel.Count != 3 {
 		t.Fatalf("failed %v over %d cancels, want a pass over 3", o.Failures, o.Cancel.Count)
 	}

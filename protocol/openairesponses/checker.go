@@ -249,8 +249,12 @@ func (c *Checker) findPart(it *item, v *eventView, summary bool, what string) *p
 		c.v.Add(protocol.RResponsesEvent, "%s: expected a %s, saw none", what, field)
 		return nil
 	case index < 0 || index >= len(parts) || !parts[index].open:
-		c.v.Add(protocol.RResponsesItem, "%s: %s %d of item %s is not an open part (content_part.added opens one, content_part.done closes it)",
-			what, field, index, it.id)
+		opens := "content_part"
+		if summary {
+			opens = "reasoning_summary_part"
+		}
+		c.v.Add(protocol.RResponsesItem, "%s: %s %d of item %s is not an open part (response.%s.added opens one, .done closes it)",
+			what, field, index, it.id, opens)
 		return nil
 	}
 	return &parts[index]

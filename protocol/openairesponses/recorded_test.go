@@ -1,0 +1,137 @@
+package openairesponses_test
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/openairesponses"
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
+)
+
+// recorded is one stream a real Responses server sent (testdata/ollama): the scenario and
+// seed its first comment line names, and the SSE as it arrived.
+type recorded struct {
+	path, scenario, raw string
+	seed                uint64
+}
+
+func readRecorded(t *testing.T, path string) recorded {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	var name, seed string
+	if _, err := fmt.Sscanf(first, ": scenario %s seed %s", &name, &seed); err != nil {
+		t.Fatalf("%s: first line %q: want ': scenario NAME seed N ...'", path, first)
+	}
+	n, err := strconv.ParseUint(seed, 10, 64)
+	if err != nil {
+		t.Fatalf("%s: seed %q: %v", path, seed, err)
+	}
+	return recorded{path: path, scenario: name, seed: n, raw: string(b)}
+}
+
+// judgeRecorded feeds r's first turn to a checker against its script and returns the rules
+// broken (each detail logged) and whether the stream reached its terminal.
+func judgeRecorded(t *testing.T, r recorded) ([]protocol.Rule, bool) {
+	t.Helper()
+	sc, ok := scenarios.Embedded().Get(r.scenario)
+	if !ok {
+		t.Fatalf("%s: unknown scenario %s", r.path, r.scenario)
+	}
+	id := "capture-" + r.scenario
+	s := &protocol.Session{ID: id, Target: "streambench-mock", Expected: sc.Render(r.seed).Expected(),
+		Input: scenarios.Directive{Scenario: r.scenario, Seed: r.seed, Session: id}.String() + " go"}
+	c := openairesponses.NewChecker(s, false)
+	d := sse.NewDecoderLimits(strings.NewReader(r.raw), (&openairesponses.Dialect{}).DecodeLimits())
+	ended := false
+	for {
+		var e sse.Event
+		err := d.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", r.path, err)
+		}
+		if c.Observe(&e).Kind == protocol.FrameTerminal {
+			ended = true
+		}
+	}
+	var streamErr error
+	if !ended {
+		streamErr = protocol.ErrTruncated
+	}
+	set := map[protocol.Rule]bool{}
+	for _, v := range c.Finish(streamErr) {
+		set[v.Rule] = true
+		t.Logf("%s: %s: %s", filepath.Base(r.path), v.Rule, v.Detail)
+	}
+	return slices.Sorted(maps.Keys(set)), ended
+}
+
+// TestRecordedOllama: streams a real Responses server sent, Ollama v0.17.4's own
+// implementation of POST /v1/responses (middleware.ResponsesMiddleware and its
+// ResponsesStreamConverter) in front of the scripted model of interop/ollama-responses, the
+// first turn of eight scenarios at seed 1 (captured by `OUT=DIR bash
+// interop/ollama-responses/run.sh`; testdata/ollama, gzipped). The checker must find exactly
+// Ollama's known findings (docs/INTEROP.md, "Ollama's Responses API"), each tied to what the
+// turn holds, and nothing on the rest:
+//   - thinking: streamed as reasoning_summary_text deltas with no summary part opened
+//     (R-responses-item), and never as reasoning text, so the script's reasoning does not arrive
+//     (R-responses-content);
+//   - text before a tool call: the message item is never closed and the function_call item
+//     takes its output_index (R-responses-item, R-responses-text);
+//   - a provider error mid-stream: dropped, the stream ends with no terminal (truncated, an
+//     outcome rather than a rule).
+//
+// A checker that stopped seeing one of them, or saw more, fails this test.
+func TestRecordedOllama(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob(filepath.Join("testdata", "ollama", "*.sse.gz"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no recordings in testdata/ollama: %v", err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			rec := readRecorded(t, path)
+			got, ended := judgeRecorded(t, rec)
+			sc, _ := scenarios.Embedded().Get(rec.scenario)
+			exp := sc.Render(rec.seed).Expected()
+			want := map[protocol.Rule]bool{}
+			if turn := exp.Turns[0]; turn.Thinking != "" {
+				want[protocol.RResponsesItem], want[protocol.RResponsesContent] = true, true
+			}
+			if turn := exp.Turns[0]; turn.Text != "" && len(turn.ToolCalls) > 0 {
+				want[protocol.RResponsesItem], want[protocol.RResponsesText] = true, true
+			}
+			if w := slices.Sorted(maps.Keys(want)); !slices.Equal(got, w) {
+				t.Errorf("rules %v, want %v", got, w)
+			}
+			if fails := exp.FailedTurn == 0; ended == fails {
+				t.Errorf("ended with a terminal: %v; the script fails in this turn: %v (Ollama drops the error)", ended, fails)
+			}
+		})
+	}
+}
