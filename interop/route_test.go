@@ -1,6 +1,8 @@
 package interop
 
 import (
+	"github.com/streambench/streambench/protocol/agui"
+	"github.com/streambench/streambench/protocol/aisdk"
 	"strings"
 	"testing"
 	"time"
@@ -26,12 +28,12 @@ func TestJudgeRoute(t *testing.T) {
 		// R-abort fails a route (unlike a gateway, it is meant to cancel).
 		{"R-abort", 5, map[protocol.Rule]int64{protocol.RAbort: 1}, 0, "violations: R-abort×1", nil},
 		// Any content rule broken fails.
-		{"content rule", 6, map[protocol.Rule]int64{protocol.RAISDKText: 2}, 0, "violations: R-aisdk-text×2", nil},
+		{"content rule", 6, map[protocol.Rule]int64{aisdk.RText: 2}, 0, "violations: R-aisdk-text×2", nil},
 		// Unscripted transport errors fail.
 		{"errors", 6, nil, 3, "3 sessions with an error outcome", nil},
 		// A known finding is reported and passes; another rule still fails beside it.
-		{"known", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9}, 0, "", []protocol.Rule{protocol.RAGUIRun}},
-		{"known and another", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9, protocol.RAGUIContent: 1}, 0, "violations: R-agui-content×1", []protocol.Rule{protocol.RAGUIRun}},
+		{"known", 6, map[protocol.Rule]int64{agui.RRun: 9}, 0, "", []protocol.Rule{agui.RRun}},
+		{"known and another", 6, map[protocol.Rule]int64{agui.RRun: 9, agui.RContent: 1}, 0, "violations: R-agui-content×1", []protocol.Rule{agui.RRun}},
 	} {
 		run := fakeRun(t, []int{200}, c.cancels, c.violations)
 		run.Summary.Counters.Outcomes[measure.OutcomeTransportError] = c.errors

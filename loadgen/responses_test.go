@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"github.com/streambench/streambench/protocol/openairesponses"
 	"maps"
 	"slices"
 	"testing"
@@ -26,9 +27,9 @@ func TestResponsesDialectAgainstTheMock(t *testing.T) {
 		// The mock as it is: every scenario, clean.
 		{mockprovider.FaultNone, nil},
 		// Text that is not the script's: the content rule.
-		{mockprovider.FaultTextDiffers, []protocol.Rule{protocol.RResponsesContent}},
+		{mockprovider.FaultTextDiffers, []protocol.Rule{openairesponses.RContent}},
 		// Items never closed: the item rule.
-		{mockprovider.FaultResponsesNoItemDone, []protocol.Rule{protocol.RResponsesItem}},
+		{mockprovider.FaultResponsesNoItemDone, []protocol.Rule{openairesponses.RItem}},
 		// OpenAI's own stream ends without [DONE]: tolerated by default.
 		{mockprovider.FaultResponsesNoDone, nil},
 	} {

@@ -82,7 +82,7 @@ type Workload struct {
 	Insecure               bool
 	TimeScale              float64
 	RunID                  string
-	Allow                  []string // rule IDs (protocol.ParseRule)
+	Allow                  []string // rule IDs (the registry's, dialects.Registry.Rules)
 	GoodputSLOs            []string // METRIC OP LIMIT (measure.ParseSessionSLO)
 	// DefaultClients are the closed-loop clients when neither Clients, Rate nor Stages is
 	// given (0: the package's DefaultClients); run sizes it to the machine (ClientsForCores).
@@ -140,7 +140,7 @@ func (w Workload) Config() (Config, error) {
 		return cfg, fmt.Errorf("--snapshot-every %s: want a positive duration", w.SnapshotEvery)
 	}
 	for _, name := range w.Allow {
-		rule, err := protocol.ParseRule(name)
+		rule, err := dialects.Default().Rules().Parse(name)
 		if err != nil {
 			return cfg, fmt.Errorf("--allow: %w", err)
 		}

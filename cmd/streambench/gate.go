@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/streambench/streambench/protocol/dialects"
 	"io"
 	"os"
 	"strings"
@@ -52,7 +53,7 @@ func gateMain(args []string, out io.Writer) error {
 	case *current == "":
 		return usageError("missing --current DIR: the run to judge")
 	}
-	cfg, err := verdict.ParseFlags(*thresholds, *regressions, *allow)
+	cfg, err := verdict.ParseFlags(dialects.Default().Rules(), *thresholds, *regressions, *allow)
 	if err != nil {
 		return usageError("%v", err)
 	}

@@ -8,6 +8,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/streambench/streambench/protocol/dialects"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -27,7 +28,7 @@ func main() {
 	}
 	var known []protocol.Rule
 	for _, n := range *knownNames {
-		r, err := protocol.ParseRule(n)
+		r, err := dialects.Default().Rules().Parse(n)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "routecheck: --known: %v\n", err)
 			os.Exit(2)
