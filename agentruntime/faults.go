@@ -2,16 +2,16 @@ package agentruntime
 
 import (
 	"fmt"
-	"github.com/streambench/streambench/protocol/agui"
-	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/protocol/langgraph"
-	"github.com/streambench/streambench/protocol/simcanvas"
-	"github.com/streambench/streambench/protocol/simchat"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/agui"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/langgraph"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 // Faults are the runtime's fault switches. Each breaks one protocol rule on purpose, so the load

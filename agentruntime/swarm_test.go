@@ -2,7 +2,6 @@ package agentruntime
 
 import (
 	"bytes"
-	"github.com/streambench/streambench/protocol/compose"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/scenarios"
 )
 

@@ -1,13 +1,13 @@
 package interop
 
 import (
-	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropicmessages"
 )
 
 // fakeRun is a run with plain-answer TTFCs of ttfcMs on two live dialects and on the legacy

@@ -1,14 +1,14 @@
 package interop
 
 import (
-	"github.com/streambench/streambench/protocol/agui"
-	"github.com/streambench/streambench/protocol/aisdk"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/agui"
+	"github.com/streambench/streambench/protocol/aisdk"
 )
 
 func TestJudgeRoute(t *testing.T) {

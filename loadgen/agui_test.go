@@ -1,13 +1,13 @@
 package loadgen
 
 import (
-	"github.com/streambench/streambench/protocol/agui"
 	"maps"
 	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/agui"
 )
 
 // aguiAll is ag-ui against both providers' deployments.

@@ -1,13 +1,13 @@
 package loadgen
 
 import (
-	"github.com/streambench/streambench/protocol/simcanvas"
 	"maps"
 	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simcanvas"
 )
 
 // canvasRedacted is sim-canvas against both providers' PII-redacting workflows.

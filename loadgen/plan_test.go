@@ -1,12 +1,12 @@
 package loadgen
 
 import (
-	"github.com/streambench/streambench/protocol/compose"
 	"maps"
 	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
 )
 
 // planScenarios are the compose plan-approval and side-event scenarios of the library.

@@ -2,8 +2,6 @@ package loadgen
 
 import (
 	"context"
-	"github.com/streambench/streambench/protocol/anthropicmessages"
-	"github.com/streambench/streambench/protocol/openaichat"
 	"maps"
 	"net/http/httptest"
 	"slices"
@@ -12,6 +10,8 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropicmessages"
+	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/scenarios"
 )
 

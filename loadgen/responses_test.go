@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"github.com/streambench/streambench/protocol/openairesponses"
 	"maps"
 	"slices"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/openairesponses"
 )
 
 // TestResponsesDialectAgainstTheMock: openai-responses, the client playing each scenario's

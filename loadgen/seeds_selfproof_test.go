@@ -1,12 +1,12 @@
 package loadgen
 
 import (
-	"github.com/streambench/streambench/protocol/simchat"
 	"maps"
 	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 // nothinkAll is the opted-in client of a deployment whose model has no thinking.

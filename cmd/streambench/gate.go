@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/streambench/streambench/protocol/dialects"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/verdict"
 )

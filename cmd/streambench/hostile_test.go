@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/streambench/streambench/protocol/anthropicmessages"
-	"github.com/streambench/streambench/protocol/openaichat"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +24,8 @@ import (
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropicmessages"
+	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/stack"
 	"github.com/streambench/streambench/verdict"
 )

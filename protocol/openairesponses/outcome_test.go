@@ -2,12 +2,12 @@ package openairesponses_test
 
 import (
 	"errors"
-	"github.com/streambench/streambench/protocol/openairesponses"
 	"io"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/scenarios"
 )
 

@@ -7,13 +7,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/streambench/streambench/protocol/dialects"
 	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/interop"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol/dialects"
 )
 
 func main() {

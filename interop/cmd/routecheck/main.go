@@ -8,7 +8,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/streambench/streambench/protocol/dialects"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -16,6 +15,7 @@ import (
 	"github.com/streambench/streambench/interop"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 )
 
 func main() {
