@@ -50,15 +50,15 @@ func TestFaultSwitches(t *testing.T) {
 		// ...and as stream:chunk instead of stream:thinking on the canvas.
 		{"leak-thinking", simCanvas, "openai-all", "thinking-answer", `stream:thinking`, "", protocol.RNoThinkingAnswer},
 		// A legacy client gets live preamble text and a reset.
-		{"ignore-header", simChatLegacy, "openai-none", "preamble-tool", "", `"event":"chunk_reset"`, protocol.RLegacySettled},
+		{"ignore-header", simChatLegacy, "openai-none", "preamble-tool", "", `"event":"chunk_reset"`, simchat.RLegacySettled},
 		// Thinking frames on a deployment whose policy hides them.
-		{"ignore-policy", simChatOptIn, "openai-none", "thinking-answer", "", `"event":"thinking"`, protocol.RThinkingGate},
+		{"ignore-policy", simChatOptIn, "openai-none", "thinking-answer", "", `"event":"thinking"`, simchat.RThinkingGate},
 		// Tool frames on a deployment whose policy hides them.
-		{"ignore-policy", simChatOptIn, "anthropic-none", "preamble-tool", "", `"event":"tool"`, protocol.RToolGate},
+		{"ignore-policy", simChatOptIn, "anthropic-none", "preamble-tool", "", `"event":"tool"`, simchat.RToolGate},
 		// Tool arguments in the public tool frame and final envelope.
-		{"expose-tool-args", simChatOptIn, "openai-tools", "preamble-tool", "", `"arguments"`, protocol.RToolRedaction},
+		{"expose-tool-args", simChatOptIn, "openai-tools", "preamble-tool", "", `"arguments"`, simchat.RToolRedaction},
 		// Even a legacy client's final envelope leaks them.
-		{"expose-tool-args", simChatLegacy, "openai-none", "preamble-tool", "", `"arguments"`, protocol.RToolRedaction},
+		{"expose-tool-args", simChatLegacy, "openai-none", "preamble-tool", "", `"arguments"`, simchat.RToolRedaction},
 		// A tool start without its end.
 		{"unbalanced-tool", simChatOptIn, "openai-tools", "preamble-tool", `"phase":"end"`, "", protocol.RToolLifecycle},
 		// On the canvas.
@@ -79,7 +79,7 @@ func TestFaultSwitches(t *testing.T) {
 		{"missing-done", composeClient, "anthropic-all", "plain-answer", `data: [DONE]`, "", protocol.RTerminal},
 		// first_text_delta before model_start (the plan and side-event faults need a client that
 		// answers approvals: loadgen TestSelfProofPlanFaults).
-		{"timing-out-of-order", composeClient, "openai-all", "plain-answer", "", "", protocol.RTimingOrder},
+		{"timing-out-of-order", composeClient, "openai-all", "plain-answer", "", "", compose.RTimingOrder},
 	} {
 		t.Run(tc.fault+"/"+tc.client.String(), func(t *testing.T) {
 			t.Parallel()

@@ -59,9 +59,9 @@ func TestSeedFaultsReportTheirRuleAlone(t *testing.T) {
 		{"uncapped-thinking", simCanvas, "anthropic-all", "thinking-over-cap", `stream:thinking`, protocol.RThinkingCap},
 		// A provider that runs its tools settled streamed live: tool frames, a reset, the
 		// preamble...
-		{"live-settled-tools", simChatOptIn, "openai-settled-all", "preamble-tool", `"event":"tool"`, protocol.RSettledTools},
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "preamble-tool", `"event":"tool"`, simchat.RSettledTools},
 		// ...and thinking.
-		{"live-settled-tools", simChatOptIn, "openai-settled-all", "thinking-answer", `"event":"thinking"`, protocol.RSettledTools},
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "thinking-answer", `"event":"thinking"`, simchat.RSettledTools},
 	} {
 		t.Run(tc.fault+"/"+tc.client.String()+"/"+tc.scenario, func(t *testing.T) {
 			t.Parallel()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -72,15 +73,15 @@ func TestSwarmFaults(t *testing.T) {
 		rule            protocol.Rule
 	}{
 		// A child's done never comes: the run ends done with the child open.
-		{"child-no-done", "swarm-depth2", protocol.RSwarmClose},
+		{"child-no-done", "swarm-depth2", compose.RSwarmClose},
 		// Reversed chains: the chain does not end with the runKey.
-		{"child-bad-chain", "swarm-depth2", protocol.RSwarmChain},
+		{"child-bad-chain", "swarm-depth2", compose.RSwarmChain},
 		// A delta for a child that already finished.
-		{"child-delta-after-done", "swarm-depth2", protocol.RSwarmOrder},
+		{"child-delta-after-done", "swarm-depth2", compose.RSwarmOrder},
 		// The last child's done arrives after the parent's done.
-		{"done-before-children", "swarm-depth2", protocol.RSwarmParentDone},
+		{"done-before-children", "swarm-depth2", compose.RSwarmParentDone},
 		// Every child's text differs from its script by one character.
-		{"child-wrong-text", "swarm-child-error", protocol.RSwarmContent},
+		{"child-wrong-text", "swarm-child-error", compose.RSwarmContent},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropicmessages"
 )
 
 // fakeRun is a run with plain-answer TTFCs of ttfcMs on two live dialects and on the legacy
@@ -63,11 +64,11 @@ func TestJudgeHop(t *testing.T) {
 		// A workload without judged aborts proves nothing about cancels.
 		{"no aborts judged", fakeRun(t, ttfc, 0, nil), fakeRun(t, slower, 0, abort), HopExpectation{}, "no cancel latency measured"},
 		// Portkey on the anthropic wire: its re-wrapped HTTP error bodies are a known finding.
-		{"known rule broken", fakeRun(t, ttfc, 6, nil), fakeRun(t, slower, 0, map[protocol.Rule]int64{protocol.RAbort: 6, protocol.RAnthropicError: 4}), HopExpectation{Known: []protocol.Rule{protocol.RAnthropicError}}, ""},
+		{"known rule broken", fakeRun(t, ttfc, 6, nil), fakeRun(t, slower, 0, map[protocol.Rule]int64{protocol.RAbort: 6, anthropicmessages.RError: 4}), HopExpectation{Known: []protocol.Rule{anthropicmessages.RError}}, ""},
 		// A known rule no longer broken: the expectation is stale.
-		{"known rule not broken", fakeRun(t, ttfc, 6, nil), fakeRun(t, slower, 0, abort), HopExpectation{Known: []protocol.Rule{protocol.RAnthropicError}}, "no R-anthropic-error"},
+		{"known rule not broken", fakeRun(t, ttfc, 6, nil), fakeRun(t, slower, 0, abort), HopExpectation{Known: []protocol.Rule{anthropicmessages.RError}}, "no R-anthropic-error"},
 		// A known rule excuses the hop, not the yardstick.
-		{"known rule in the direct run", fakeRun(t, ttfc, 6, map[protocol.Rule]int64{protocol.RAnthropicError: 1}), fakeRun(t, slower, 0, map[protocol.Rule]int64{protocol.RAbort: 6, protocol.RAnthropicError: 4}), HopExpectation{Known: []protocol.Rule{protocol.RAnthropicError}}, "direct run: violations other than R-abort: R-anthropic-error×1"},
+		{"known rule in the direct run", fakeRun(t, ttfc, 6, map[protocol.Rule]int64{anthropicmessages.RError: 1}), fakeRun(t, slower, 0, map[protocol.Rule]int64{protocol.RAbort: 6, anthropicmessages.RError: 4}), HopExpectation{Known: []protocol.Rule{anthropicmessages.RError}}, "direct run: violations other than R-abort: R-anthropic-error×1"},
 		// Comparing TTFT on runs that recorded only TTFC: nothing measured.
 		{"metric not recorded", fakeRun(t, ttfc, 6, nil), fakeRun(t, slower, 0, abort), HopExpectation{Metric: measure.TimeToFirstToken}, "direct run: no ttft measured"},
 	} {

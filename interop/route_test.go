@@ -7,6 +7,8 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/agui"
+	"github.com/streambench/streambench/protocol/aisdk"
 )
 
 func TestJudgeRoute(t *testing.T) {
@@ -28,15 +30,15 @@ func TestJudgeRoute(t *testing.T) {
 		// R-abort fails a route (unlike a gateway, it is meant to cancel).
 		{"R-abort", 5, map[protocol.Rule]int64{protocol.RAbort: 1}, 0, "violations: R-abort×1", Known{}},
 		// Any content rule broken fails.
-		{"content rule", 6, map[protocol.Rule]int64{protocol.RAISDKText: 2}, 0, "violations: R-aisdk-text×2", Known{}},
+		{"content rule", 6, map[protocol.Rule]int64{aisdk.RText: 2}, 0, "violations: R-aisdk-text×2", Known{}},
 		// Unscripted transport errors fail.
 		{"errors", 6, nil, 3, "3 sessions with an error outcome", Known{}},
 		// A known error outcome is reported and passes; only that outcome.
 		{"known outcome", 6, nil, 3, "", Known{Outcomes: []measure.Outcome{measure.OutcomeTransportError}}},
 		{"other known outcome", 6, nil, 3, "3 sessions with an error outcome", Known{Outcomes: []measure.Outcome{measure.OutcomeTruncated}}},
 		// A known finding is reported and passes; another rule still fails beside it.
-		{"known", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9}, 0, "", Known{Rules: []protocol.Rule{protocol.RAGUIRun}}},
-		{"known and another", 6, map[protocol.Rule]int64{protocol.RAGUIRun: 9, protocol.RAGUIContent: 1}, 0, "violations: R-agui-content×1", Known{Rules: []protocol.Rule{protocol.RAGUIRun}}},
+		{"known", 6, map[protocol.Rule]int64{agui.RRun: 9}, 0, "", Known{Rules: []protocol.Rule{agui.RRun}}},
+		{"known and another", 6, map[protocol.Rule]int64{agui.RRun: 9, agui.RContent: 1}, 0, "violations: R-agui-content×1", Known{Rules: []protocol.Rule{agui.RRun}}},
 	} {
 		run := fakeRun(t, []int{200}, c.cancels, c.violations)
 		run.Summary.Counters.Outcomes[measure.OutcomeTransportError] = c.errors

@@ -7,6 +7,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/agui"
 )
 
 // aguiAll is ag-ui against both providers' deployments.
@@ -47,12 +48,12 @@ func TestAGUIFaults(t *testing.T) {
 		scenarios []string
 		want      protocol.Rule
 	}{
-		{"agui-no-run-started", []string{"plain-answer"}, protocol.RAGUIRun},
-		{"agui-open-message", []string{"plain-answer"}, protocol.RAGUIMessage},
-		{"agui-open-reasoning", []string{"thinking-answer"}, protocol.RAGUIReasoning},
-		{"agui-open-tool", []string{"preamble-tool"}, protocol.RAGUITool},
-		{"agui-open-step", []string{"plain-answer"}, protocol.RAGUIStep},
-		{"agui-bad-state-delta", []string{"preamble-tool"}, protocol.RAGUIState},
+		{"agui-no-run-started", []string{"plain-answer"}, agui.RRun},
+		{"agui-open-message", []string{"plain-answer"}, agui.RMessage},
+		{"agui-open-reasoning", []string{"thinking-answer"}, agui.RReasoning},
+		{"agui-open-tool", []string{"preamble-tool"}, agui.RTool},
+		{"agui-open-step", []string{"plain-answer"}, agui.RStep},
+		{"agui-bad-state-delta", []string{"preamble-tool"}, agui.RState},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()

@@ -88,8 +88,12 @@ func TestAllowedRulesDoNotFailTheRun(t *testing.T) {
 // TestAllowNamesKnownRules: a misspelt rule is bad input, named, in the mix and in Config.
 func TestAllowNamesKnownRules(t *testing.T) {
 	t.Parallel()
-	_, err := ParseMix("typo.yaml", []byte("scenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: x}]}\nallow: [R-abrot]\n"))
-	if err == nil || !strings.Contains(err.Error(), `typo.yaml: allow[0]: unknown rule "R-abrot"`) {
+	m, err := ParseMix("typo.yaml", []byte("scenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: x}]}\nallow: [R-abrot]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Mix: m, MixName: "typo.yaml", NoLeakCheck: true})
+	if err == nil || !strings.Contains(err.Error(), `mix typo.yaml: allow[0]: unknown rule "R-abrot"`) {
 		t.Errorf("mix with allow: [R-abrot]: %v, want an error naming the file, allow[0] and the rule", err)
 	}
 	_, err = Run(context.Background(), Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Allow: []protocol.Rule{"abort"}, NoLeakCheck: true})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simcanvas"
 )
 
 // canvasRedacted is sim-canvas against both providers' PII-redacting workflows.
@@ -47,13 +48,13 @@ func TestCanvasSeedsFaults(t *testing.T) {
 		rule      protocol.Rule
 	}{
 		// Live chunks, resets, thinking and tool frames for a redacted block.
-		{"redact-live", []string{"pii-answer", "pii-tool"}, []Profile{canvasRedacted()}, protocol.RRedactLive},
+		{"redact-live", []string{"pii-answer", "pii-tool"}, []Profile{canvasRedacted()}, simcanvas.RRedactLive},
 		// The block's output with its PII.
-		{"unredacted-output", []string{"pii-answer", "pii-tool"}, []Profile{canvasRedacted()}, protocol.RRedactOutput},
+		{"unredacted-output", []string{"pii-answer", "pii-tool"}, []Profile{canvasRedacted()}, simcanvas.RRedactOutput},
 		// The chunks, reset, thinking and tool frames missed while away, replayed.
-		{"replay-live-only", []string{"reconnect-after-end"}, []Profile{canvas()}, protocol.RReconnectLiveOnly},
+		{"replay-live-only", []string{"reconnect-after-end"}, []Profile{canvas()}, simcanvas.RReconnectLiveOnly},
 		// The stream:done, block:completed and terminal missed while away, not replayed.
-		{"drop-replay", []string{"reconnect-after-end"}, []Profile{canvas()}, protocol.RReconnectReplay},
+		{"drop-replay", []string{"reconnect-after-end"}, []Profile{canvas()}, simcanvas.RReconnectReplay},
 	}
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {

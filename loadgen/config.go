@@ -384,9 +384,15 @@ func (c *Config) withDefaults() (Config, error) {
 	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" {
 		errs = append(errs, fmt.Errorf("arrival: %q, want constant or poisson", cfg.Arrival))
 	}
+	// Rule names are checked against the registry's rules: a dialect's own are known with it.
 	for i, rule := range cfg.Allow {
-		if _, err := protocol.ParseRule(string(rule)); err != nil {
+		if _, err := cfg.Dialects.Rules().Parse(string(rule)); err != nil {
 			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
+		}
+	}
+	for i, rule := range cfg.Mix.Allow {
+		if _, err := cfg.Dialects.Rules().Parse(string(rule)); err != nil {
+			errs = append(errs, fmt.Errorf("mix %s: allow[%d]: %w", cfg.MixName, i, err))
 		}
 	}
 	for _, name := range cfg.Mix.ScenarioNames() {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,17 +17,22 @@ import (
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
+	"github.com/streambench/streambench/verdict"
 )
 
 // echo is a throwaway dialect defined here, outside loadgen, agentruntime and cmd: POST
 // /echo/{target} with the user's input, answered by `data: {"text": …}` frames and `data: end`.
-// Registering it with Registry.With is all the generator needs to drive it.
+// Registering it with Registry.With is all the generator needs to drive it, and to know its
+// rule.
 type echo struct{}
 
 // rEchoText is the throwaway dialect's one content rule.
 const rEchoText protocol.Rule = "R-echo-text"
 
 func (echo) Name() string { return "echo" }
+func (echo) Rules() []protocol.RuleSpec {
+	return []protocol.RuleSpec{{ID: rEchoText, Kind: protocol.RuleContent, Text: "the echoed text is the script's"}}
+}
 func (echo) Options() []protocol.OptionSpec {
 	return []protocol.OptionSpec{{Key: "shout", Help: "label the client echo-shout"}}
 }
@@ -114,8 +120,9 @@ func echoServer(t *testing.T, wrong bool) *httptest.Server {
 
 // TestThrowawayDialect: a dialect registered by a test is driven by the generator like the
 // built-in ones: options from the mix configure its client and label, every session is judged
-// by its checker, its latencies are measured under its label, and a broken target fails with
-// its own rule.
+// by its checker, its latencies are measured under its label, a broken target fails with its
+// own rule, and that rule is known (its kind, an allow list naming it) through the dialect
+// alone.
 func TestThrowawayDialect(t *testing.T) {
 	t.Parallel()
 	reg, err := dialects.Default().With(echo{})
@@ -158,6 +165,35 @@ func TestThrowawayDialect(t *testing.T) {
 				t.Errorf("time to first chunk under the label echo-shout: %d histograms, %d values; want all 6 sessions", n, ttfc.TotalCount())
 			}
 		})
+	}
+	// The dialect's rule is in the registry's list with the kind it declares, and an allow
+	// list may name it: the run counts it as allowed, and the gate, given the registry's rules,
+	// takes the results file. Without the registration the rule is unknown to both.
+	if k := reg.Rules().Kind(rEchoText); k != protocol.RuleContent {
+		t.Errorf("the registry says %s is %s, want content", rEchoText, k)
+	}
+	if _, err := dialects.Default().Rules().Parse(string(rEchoText)); err == nil {
+		t.Errorf("%s known without the echo dialect", rEchoText)
+	}
+	allowed, err := loadgen.Run(context.Background(), loadgen.Config{
+		Target: echoServer(t, true).URL, Mix: mix, MixName: "echo.yaml", Dialects: reg, Allow: []protocol.Rule{rEchoText},
+		Clients: 1, Sessions: 2, NoLeakCheck: true,
+	})
+	if err != nil {
+		t.Fatalf("allow [%s] with the echo dialect registered: %v", rEchoText, err)
+	}
+	if allowed.Summary.Violations[rEchoText] != 2 || !slices.Contains(allowed.Summary.Config.Allow, rEchoText) {
+		t.Errorf("allowed run: violations %v, allow %v; want 2 %s, allowed", allowed.Summary.Violations, allowed.Summary.Config.Allow, rEchoText)
+	}
+	if res, err := verdict.Judge(allowed, verdict.Config{Rules: reg.Rules()}); err != nil || !slices.Contains(res.Allowed(), string(rEchoText)+"×2") {
+		t.Errorf("gate with the registry's rules: %v, %v; want %s×2 allowed", res, err, rEchoText)
+	}
+	if _, err := verdict.Judge(allowed, verdict.Config{Rules: dialects.Default().Rules()}); err == nil || !strings.Contains(err.Error(), `unknown rule "R-echo-text"`) {
+		t.Errorf("gate without the echo dialect: %v, want the rule unknown", err)
+	}
+	_, err = loadgen.Run(context.Background(), loadgen.Config{Target: "http://127.0.0.1:1", Mix: mix, MixName: "echo.yaml", Allow: []protocol.Rule{rEchoText}, Clients: 1, Sessions: 1, NoLeakCheck: true})
+	if err == nil || !strings.Contains(err.Error(), `unknown rule "R-echo-text"`) {
+		t.Errorf("allow [%s] without the registration: %v, want the rule unknown", rEchoText, err)
 	}
 	// An option the dialect does not know is an error naming the profile, the target and the
 	// option, before anything is sent.

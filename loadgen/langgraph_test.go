@@ -37,13 +37,13 @@ func TestLangGraphAgainstTheRuntime(t *testing.T) {
 		// Thread runs that go on when the client leaves: clean too, aborts judged turned round.
 		{"clean-thread-continue", "", all, protocol.Options{"path": "/threads/{thread}/runs/stream", "onDisconnect": "continue"}, nil},
 		// Event ids that go backwards.
-		{"bad-id", "langgraph-bad-id", []string{"plain-answer", "preamble-tool"}, nil, []protocol.Rule{protocol.RLangGraphEvent}},
+		{"bad-id", "langgraph-bad-id", []string{"plain-answer", "preamble-tool"}, nil, []protocol.Rule{langgraph.REvent}},
 		// No metadata event.
-		{"no-metadata", "langgraph-no-metadata", []string{"plain-answer", "preamble-tool"}, nil, []protocol.Rule{protocol.RLangGraphLifecycle}},
+		{"no-metadata", "langgraph-no-metadata", []string{"plain-answer", "preamble-tool"}, nil, []protocol.Rule{langgraph.RLifecycle}},
 		// States that do not hold what the chunks streamed.
-		{"state-mismatch", "langgraph-state-mismatch", []string{"plain-answer", "preamble-tool"}, nil, []protocol.Rule{protocol.RLangGraphMessage}},
+		{"state-mismatch", "langgraph-state-mismatch", []string{"plain-answer", "preamble-tool"}, nil, []protocol.Rule{langgraph.RMessage}},
 		// An error event without its fields, where the script fails.
-		{"bad-error", "langgraph-bad-error", []string{"provider-error-midstream"}, nil, []protocol.Rule{protocol.RLangGraphError}},
+		{"bad-error", "langgraph-bad-error", []string{"provider-error-midstream"}, nil, []protocol.Rule{langgraph.RError}},
 		// A run cancelled although the request said continue.
 		{"cancel-on-continue", "langgraph-cancel-on-continue", []string{"abort-mid-answer"}, protocol.Options{"onDisconnect": "continue"}, []protocol.Rule{protocol.RAbort}},
 		// The runtime ignores disconnects: a cancel run runs on.
@@ -129,11 +129,11 @@ func TestLangGraphOtherModel(t *testing.T) {
 		// Valid, other text, structure only: clean.
 		{"no-ground-truth", false, true, nil, false, true},
 		// Valid, other text, against the script: the content rule.
-		{"ground-truth", false, false, []protocol.Rule{protocol.RLangGraphContent}, false, true},
+		{"ground-truth", false, false, []protocol.Rule{langgraph.RContent}, false, true},
 		// An unscripted error event: in_band_error, and a failed run.
 		{"error-no-ground-truth", true, true, nil, true, false},
 		// Against the script the text before the error is not the script's either.
-		{"error-ground-truth", true, false, []protocol.Rule{protocol.RLangGraphContent}, true, false},
+		{"error-ground-truth", true, false, []protocol.Rule{langgraph.RContent}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

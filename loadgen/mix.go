@@ -37,7 +37,9 @@ type Mix struct {
 	Thresholds []string `yaml:"thresholds"`
 	// Allow lists rule IDs whose violations are known findings of the target (e.g. R-abort for
 	// a runtime that does not cancel its provider stream): still counted and shown as allowed,
-	// they fail neither the run nor `streambench gate`.
+	// they fail neither the run nor `streambench gate`. The names are checked against the
+	// dialect registry's rules (Config.Dialects) when the run is configured, like the
+	// scenarios against the library.
 	Allow []protocol.Rule `yaml:"allow"`
 	// GoodputSLOs are per-session objectives (measure.ParseSessionSLO, e.g. "ttft<500ms"): a
 	// session that succeeded and met every one, and every load --goodput-slo, is goodput.
@@ -207,11 +209,6 @@ func (m *Mix) validate() error {
 		}
 	}
 	slices.Sort(m.scenarioNames)
-	for i, rule := range m.Allow {
-		if _, err := protocol.ParseRule(string(rule)); err != nil {
-			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
-		}
-	}
 	for i, expr := range m.Thresholds {
 		// Parsed now, before any run: a bad threshold found after the run wastes it.
 		if _, err := verdict.ParseThreshold(expr); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
 )
 
 // planScenarios are the compose plan-approval and side-event scenarios of the library.
@@ -39,21 +40,21 @@ func TestSelfProofPlanFaults(t *testing.T) {
 		want      protocol.Rule
 	}{
 		// approval.requested ahead of its plan.proposed.
-		{"approval-before-proposal", []string{"plan-approve"}, protocol.RPlanOrder},
+		{"approval-before-proposal", []string{"plan-approve"}, compose.RPlanOrder},
 		// Version 2 proposed as version 1 again.
-		{"plan-version-stuck", []string{"plan-request-changes"}, protocol.RPlanVersion},
+		{"plan-version-stuck", []string{"plan-request-changes"}, compose.RPlanVersion},
 		// A rejection (onReject: error) and an undecided approval end the run done.
-		{"plan-reject-done", []string{"plan-reject", "plan-no-decision"}, protocol.RPlanOutcome},
+		{"plan-reject-done", []string{"plan-reject", "plan-no-decision"}, compose.RPlanOutcome},
 		// A task event while the approval is pending.
-		{"task-before-approval", []string{"plan-approve"}, protocol.RPlanTasks},
+		{"task-before-approval", []string{"plan-approve"}, compose.RPlanTasks},
 		// Action events without a status.
-		{"action-no-status", []string{"compose-side-events"}, protocol.RComposeAction},
+		{"action-no-status", []string{"compose-side-events"}, compose.RAction},
 		// plan.md written twice, both as version 1.
-		{"conclave-version-reset", []string{"compose-side-events"}, protocol.RConclaveVersion},
+		{"conclave-version-reset", []string{"compose-side-events"}, compose.RConclaveVersion},
 		// Traces from an unlisted source.
-		{"trace-bad-source", []string{"compose-side-events"}, protocol.RTraceSource},
+		{"trace-bad-source", []string{"compose-side-events"}, compose.RTraceSource},
 		// first_text_delta before model_start, on every compose stream.
-		{"timing-out-of-order", []string{"plain-answer"}, protocol.RTimingOrder},
+		{"timing-out-of-order", []string{"plain-answer"}, compose.RTimingOrder},
 	}
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropicmessages"
+	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -53,11 +55,11 @@ func TestProviderDialectsAgainstTheMock(t *testing.T) {
 		// The mock as it is: every scenario, both wires, clean.
 		{mockprovider.FaultNone, nil},
 		// Text that is not the script's: each wire's content rule.
-		{mockprovider.FaultTextDiffers, []protocol.Rule{protocol.ROpenAIContent, protocol.RAnthropicContent}},
+		{mockprovider.FaultTextDiffers, []protocol.Rule{openaichat.RContent, anthropicmessages.RContent}},
 		// No usage chunk: the openai wire's usage rule only.
-		{mockprovider.FaultOpenAINoUsage, []protocol.Rule{protocol.ROpenAIUsage}},
+		{mockprovider.FaultOpenAINoUsage, []protocol.Rule{openaichat.RUsage}},
 		// No message_stop: the anthropic wire's message rule only.
-		{mockprovider.FaultAnthropicNoMessageStop, []protocol.Rule{protocol.RAnthropicMessage}},
+		{mockprovider.FaultAnthropicNoMessageStop, []protocol.Rule{anthropicmessages.RMessage}},
 		// A tolerated variant (reasoning as delta.reasoning): clean.
 		{mockprovider.FaultOpenAIReasoningField, nil},
 	} {

@@ -8,6 +8,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/openairesponses"
 )
 
 // TestResponsesDialectAgainstTheMock: openai-responses, the client playing each scenario's
@@ -26,9 +27,9 @@ func TestResponsesDialectAgainstTheMock(t *testing.T) {
 		// The mock as it is: every scenario, clean.
 		{mockprovider.FaultNone, nil},
 		// Text that is not the script's: the content rule.
-		{mockprovider.FaultTextDiffers, []protocol.Rule{protocol.RResponsesContent}},
+		{mockprovider.FaultTextDiffers, []protocol.Rule{openairesponses.RContent}},
 		// Items never closed: the item rule.
-		{mockprovider.FaultResponsesNoItemDone, []protocol.Rule{protocol.RResponsesItem}},
+		{mockprovider.FaultResponsesNoItemDone, []protocol.Rule{openairesponses.RItem}},
 		// OpenAI's own stream ends without [DONE]: tolerated by default.
 		{mockprovider.FaultResponsesNoDone, nil},
 	} {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
 )
 
 // nothinkAll is the opted-in client of a deployment whose model has no thinking.
@@ -53,7 +54,7 @@ func TestSelfProofSeedFaults(t *testing.T) {
 		{"uncapped-thinking", []string{"thinking-over-cap"}, []Profile{optedInAll(), canvas()}, protocol.RThinkingCap},
 		// A provider that runs its tools settled streamed live (thinking, tool frames with the
 		// prefixed names, resets).
-		{"live-settled-tools", []string{"preamble-tool", "parallel-tools", "thinking-answer", "provider-503-after-tool"}, []Profile{settledAll()}, protocol.RSettledTools},
+		{"live-settled-tools", []string{"preamble-tool", "parallel-tools", "thinking-answer", "provider-503-after-tool"}, []Profile{settledAll()}, simchat.RSettledTools},
 	}
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {

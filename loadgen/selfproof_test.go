@@ -17,6 +17,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -265,13 +266,13 @@ func TestSelfProofFaults(t *testing.T) {
 		{"reset-in-final", []string{"plain-answer"}, []Profile{optedInAll(), canvas()}, []protocol.Rule{protocol.RResetScope}, nil},
 		// Thinking sent as chunks: it pollutes the answer, and the thinking frames the policy
 		// promises are missing.
-		{"leak-thinking", []string{"thinking-answer"}, []Profile{optedInAll()}, []protocol.Rule{protocol.RNoThinkingAnswer}, []protocol.Rule{protocol.RConverge, protocol.RThinkingGate}},
+		{"leak-thinking", []string{"thinking-answer"}, []Profile{optedInAll()}, []protocol.Rule{protocol.RNoThinkingAnswer}, []protocol.Rule{protocol.RConverge, simchat.RThinkingGate}},
 		// Live text to legacy clients.
-		{"ignore-header", []string{"plain-answer", "preamble-tool"}, []Profile{legacyAll()}, []protocol.Rule{protocol.RLegacySettled}, nil},
+		{"ignore-header", []string{"plain-answer", "preamble-tool"}, []Profile{legacyAll()}, []protocol.Rule{simchat.RLegacySettled}, nil},
 		// Thinking and tool frames whatever the policy.
-		{"ignore-policy", []string{"thinking-answer", "preamble-tool"}, []Profile{optedInNone()}, []protocol.Rule{protocol.RThinkingGate, protocol.RToolGate}, nil},
+		{"ignore-policy", []string{"thinking-answer", "preamble-tool"}, []Profile{optedInNone()}, []protocol.Rule{simchat.RThinkingGate, simchat.RToolGate}, nil},
 		// Tool arguments in public chat.
-		{"expose-tool-args", []string{"preamble-tool"}, []Profile{optedInAll()}, []protocol.Rule{protocol.RToolRedaction}, nil},
+		{"expose-tool-args", []string{"preamble-tool"}, []Profile{optedInAll()}, []protocol.Rule{simchat.RToolRedaction}, nil},
 		// A tool start without its end.
 		{"unbalanced-tool", []string{"preamble-tool"}, []Profile{optedInAll(), composeAll()}, []protocol.Rule{protocol.RToolLifecycle}, nil},
 		// Two terminals.

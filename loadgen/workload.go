@@ -49,41 +49,40 @@ type Workload struct {
 	// ScenarioFiles are scenario YAML files played as the whole mix, equally weighted,
 	// through the mix's profiles; they join the library (load --scenario).
 	ScenarioFiles []string
-	// Options are KEY=VALUE dialect options; Policy, Path and StopPath ("": not given) and
-	// OptedIn (when OptedInSet) are shorthands for the options of those names.
-	Options                []string
-	Policy, Path, StopPath string
-	OptedIn, OptedInSet    bool
-	NoGroundTruth          bool
-	Seed                   uint64
-	Clients                int
-	ThinkTime              time.Duration
-	HonorRetryAfter        bool
-	Rate                   float64
-	Arrival                string
-	MaxInflight            int
-	Stages                 string // DURATION:TARGET,... (ParseStages)
-	RateStages             bool
-	Duration               time.Duration
-	Sessions               int64
-	Warmup, Grace          time.Duration
-	StreamTimeout          time.Duration
-	IdleTimeout            time.Duration
-	ReplayBudget           time.Duration // 0 or negative: no replay (Config.ReplayBudget < 0)
-	BreakerSessions        int           // 0 or negative: no circuit breaker
-	LeakGrace              time.Duration
-	LeakPerStream          float64
-	NoLeakCheck            bool
-	SnapshotEvery          time.Duration
-	HTTP2                  bool
-	Headers                []string // "Name: value" (ParseHeaders)
-	Redact                 []string // more secrets (Config.Redact)
-	CACert                 string
-	Insecure               bool
-	TimeScale              float64
-	RunID                  string
-	Allow                  []string // rule IDs (protocol.ParseRule)
-	GoodputSLOs            []string // METRIC OP LIMIT (measure.ParseSessionSLO)
+	// Options are KEY=VALUE dialect options; Path and StopPath ("": not given) are
+	// shorthands for the options of those names, which several dialects take.
+	Options         []string
+	Path, StopPath  string
+	NoGroundTruth   bool
+	Seed            uint64
+	Clients         int
+	ThinkTime       time.Duration
+	HonorRetryAfter bool
+	Rate            float64
+	Arrival         string
+	MaxInflight     int
+	Stages          string // DURATION:TARGET,... (ParseStages)
+	RateStages      bool
+	Duration        time.Duration
+	Sessions        int64
+	Warmup, Grace   time.Duration
+	StreamTimeout   time.Duration
+	IdleTimeout     time.Duration
+	ReplayBudget    time.Duration // 0 or negative: no replay (Config.ReplayBudget < 0)
+	BreakerSessions int           // 0 or negative: no circuit breaker
+	LeakGrace       time.Duration
+	LeakPerStream   float64
+	NoLeakCheck     bool
+	SnapshotEvery   time.Duration
+	HTTP2           bool
+	Headers         []string // "Name: value" (ParseHeaders)
+	Redact          []string // more secrets (Config.Redact)
+	CACert          string
+	Insecure        bool
+	TimeScale       float64
+	RunID           string
+	Allow           []string // rule IDs (the registry's, dialects.Registry.Rules)
+	GoodputSLOs     []string // METRIC OP LIMIT (measure.ParseSessionSLO)
 	// DefaultClients are the closed-loop clients when neither Clients, Rate nor Stages is
 	// given (0: the package's DefaultClients); run sizes it to the machine (ClientsForCores).
 	DefaultClients int
@@ -140,7 +139,7 @@ func (w Workload) Config() (Config, error) {
 		return cfg, fmt.Errorf("--snapshot-every %s: want a positive duration", w.SnapshotEvery)
 	}
 	for _, name := range w.Allow {
-		rule, err := protocol.ParseRule(name)
+		rule, err := dialects.Default().Rules().Parse(name)
 		if err != nil {
 			return cfg, fmt.Errorf("--allow: %w", err)
 		}
@@ -207,9 +206,6 @@ func (w Workload) Config() (Config, error) {
 		}
 		cfg.Library = lib
 		cfg.MixName += " with --scenario " + strings.Join(names, ",")
-	}
-	if w.Policy != "" && w.Slug == "" {
-		return cfg, errors.New("--policy describes --slug's deployment; give --slug too")
 	}
 	if w.Dialect != "" {
 		if _, err := dialects.Default().Lookup(w.Dialect); err != nil {
@@ -379,10 +375,7 @@ func (w Workload) dialectOptions() (protocol.Options, error) {
 		}
 		opts[k] = v
 	}
-	if w.OptedInSet {
-		opts["optedIn"] = w.OptedIn
-	}
-	for key, v := range map[string]string{"policy": w.Policy, "path": w.Path, "stopPath": w.StopPath} {
+	for key, v := range map[string]string{"path": w.Path, "stopPath": w.StopPath} {
 		if v != "" {
 			opts[key] = v
 		}

@@ -31,16 +31,14 @@ func TestWorkloadConfig(t *testing.T) {
 		}, ""},
 		// --option and the shorthands become one option set
 		{"options", with(func(w *Workload) {
-			w.Options, w.OptedIn, w.OptedInSet, w.Slug, w.Policy = []string{"k=v"}, true, true, "s", "tools"
+			w.Options, w.Dialect, w.Slug, w.Path = []string{"k=v", "optedIn=true", "policy=tools"}, "sim-chat", "s", "/p/{slug}"
 		}), func(c Config) bool {
-			return c.Options["k"] == "v" && c.Options["optedIn"] == true && c.Options["policy"] == "tools"
+			return c.Options["k"] == "v" && c.Options["optedIn"] == "true" && c.Options["policy"] == "tools" && c.Options["path"] == "/p/{slug}"
 		}, ""},
 		// a time scale that is no factor
 		{"time scale", with(func(w *Workload) { w.TimeScale = 0 }), nil, "--time-scale 0"},
 		// an option without a value
 		{"option", with(func(w *Workload) { w.Options = []string{"k"} }), nil, `--option "k"`},
-		// a policy for no slug
-		{"policy", with(func(w *Workload) { w.Policy = "tools" }), nil, "--policy describes --slug"},
 		// an unknown dialect
 		{"dialect", with(func(w *Workload) { w.Dialect = "nope" }), nil, "--dialect:"},
 		// a path for a mix of several dialects

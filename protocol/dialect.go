@@ -14,10 +14,10 @@ import (
 )
 
 // Dialect is a client-facing wire format the load generator can drive. A dialect package owns
-// everything about it: its CLI name, the options a mix profile may set for it, the labels its
-// clients record results under, the request, the header check and the checker. The generator,
-// the CLI and the reports only ask (see package protocol/dialects for the registry). A Dialect is
-// immutable and safe for concurrent use.
+// everything about it: its CLI name, the options a mix profile may set for it, the rules only
+// it checks, the labels its clients record results under, the request, the header check and
+// the checker. The generator, the CLI and the reports only ask (see package protocol/dialects
+// for the registry). A Dialect is immutable and safe for concurrent use.
 type Dialect interface {
 	// Name is the dialect's CLI and mix name (sim-chat, compose, openai-chat, ...).
 	Name() string
@@ -28,6 +28,11 @@ type Dialect interface {
 	// the target's and the command line's. An unknown option or a bad value is an error naming
 	// it.
 	Configure(target string, opts Options) (Client, error)
+	// Rules declares the rules only this dialect checks: their IDs, kinds and texts (the
+	// rules several dialects check are SharedRules). The registry assembles the full rule
+	// list from them (protocol/dialects), so a new dialect's rules are known to gate --allow,
+	// mix files and the kind checks through its package alone.
+	Rules() []RuleSpec
 }
 
 // Client is a configured dialect: what one profile × target's sessions send and how their

@@ -6,23 +6,6 @@ import (
 	"time"
 )
 
-// Rules of compose plan approval and side events (docs/PROTOCOLS.md, compose).
-const (
-	RPlanOrder       Rule = "R-plan-order"       // plan.proposed → approval.requested → approval.decided (→ plan.feedback_requested → next version)
-	RPlanVersion     Rule = "R-plan-version"     // one proposalId, every frame on the current version, versions increase
-	RPlanOutcome     Rule = "R-plan-outcome"     // the decision as sent, the run ends as the script says, an undecided approval errors within its bound
-	RPlanTasks       Rule = "R-plan-tasks"       // task.* only after approval, for a task of the approved plan
-	RComposeAction   Rule = "R-compose-action"   // an action event carries a status
-	RConclaveVersion Rule = "R-conclave-version" // per-key conclave versions never go backwards; a write or delete moves them on
-	RTraceSource     Rule = "R-trace-source"     // a trace's source is one the seed lists
-	RTimingOrder     Rule = "R-timing-order"     // msm_start ≤ model_start ≤ first_text_delta ≤ done, elapsedMs never decreasing
-)
-
-// planRules are the rules above, for Rules().
-func planRules() []Rule {
-	return []Rule{RPlanOrder, RPlanVersion, RPlanOutcome, RPlanTasks, RComposeAction, RConclaveVersion, RTraceSource, RTimingOrder}
-}
-
 // ApprovalDecision is the client's scripted answer to one approval request.
 type ApprovalDecision struct {
 	// ProposalID and Version are the ones approval.requested named.

@@ -1,9 +1,10 @@
-// Package protocol holds the vocabulary every wire dialect shares: rule IDs and violations,
-// the normalized model events a provider stream decodes into, and the Dialect and Checker
-// contracts the load generator drives. Each dialect lives in its own subpackage (simchat,
-// simcanvas, compose, and openaichat, anthropicmessages, openairesponses on the provider wires, for clients;
-// openai, anthropic for providers) with its frames, encoder, decoder and checker together; a
-// new dialect is one new package.
+// Package protocol holds the vocabulary every wire dialect shares: the rules several dialects
+// check and the RuleSpec a dialect declares its own with, violations, the normalized model
+// events a provider stream decodes into, and the Dialect and Checker contracts the load
+// generator drives. Each dialect lives in its own subpackage (simchat, simcanvas, compose, and
+// openaichat, anthropicmessages, openairesponses on the provider wires, for clients; openai,
+// anthropic for providers) with its frames, encoder, decoder, rules and checker together; a new
+// dialect is one new package.
 package protocol
 
 import (
@@ -19,83 +20,6 @@ import (
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
-
-// Rule is a correctness rule ID; docs/PROTOCOLS.md lists every one with what breaks it and
-// which fault switch proves it (a test fails when a constant here is missing from it).
-type Rule string
-
-// Every rule streambench checks.
-const (
-	RConverge         Rule = "R-converge"
-	RResetScope       Rule = "R-reset-scope"
-	RLegacySettled    Rule = "R-legacy-settled"
-	RThinkingGate     Rule = "R-thinking-gate"
-	RToolGate         Rule = "R-tool-gate"
-	RNoThinkingAnswer Rule = "R-no-thinking-in-answer"
-	RToolRedaction    Rule = "R-tool-redaction"
-	RToolLifecycle    Rule = "R-tool-lifecycle"
-	RTerminal         Rule = "R-terminal"
-	RAbort            Rule = "R-abort"
-	RComposeAnswer    Rule = "R-compose-answer"
-	RComposeArgs      Rule = "R-compose-args"
-	RComposeThinking  Rule = "R-compose-thinking"
-	RFraming          Rule = "R-framing" // a frame that does not decode as the dialect says
-	RHeaders          Rule = "R-headers" // missing or wrong response headers
-
-	// Provider wires spoken by a client (openai-chat, anthropic-messages): docs/PROTOCOLS.md.
-	ROpenAIToolCall   Rule = "R-openai-tool-call"  // tool_calls deltas: index, id/name first, JSON arguments
-	ROpenAIFinish     Rule = "R-openai-finish"     // one finish_reason, last, naming what the turn did
-	ROpenAIUsage      Rule = "R-openai-usage"      // the usage chunk asked for by stream_options.include_usage
-	ROpenAIDone       Rule = "R-openai-done"       // data: [DONE] ends a completed stream, nothing after
-	ROpenAIError      Rule = "R-openai-error"      // a provider error: its shape, and only where scripted
-	ROpenAIContent    Rule = "R-openai-content"    // ground truth: text, reasoning and tool calls equal the script
-	RAnthropicMessage Rule = "R-anthropic-message" // message_start first, one message_delta with stop_reason, message_stop last
-	RAnthropicBlock   Rule = "R-anthropic-block"   // each block start, deltas of its type, stop, by index
-	RAnthropicError   Rule = "R-anthropic-error"   // a provider error: its shape, and only where scripted
-	RAnthropicContent Rule = "R-anthropic-content" // ground truth: thinking, text and tool_use equal the script
-
-	// The ai-sdk dialect's own rules (protocol/aisdk; docs/PROTOCOLS.md, "ai-sdk").
-	RAISDKParts Rule = "R-aisdk-parts" // a part's lifecycle: opened before its deltas, closed once, by id
-	RAISDKText  Rule = "R-aisdk-text"  // text and reasoning deltas against the script
-	RAISDKTool  Rule = "R-aisdk-tool"  // a tool call's input and outcome against the script
-
-	// sim-canvas PII redaction and reconnect (protocol/simcanvas; docs/PROTOCOLS.md, "sim-canvas").
-	RRedactLive        Rule = "R-redact-live"         // a PII-redacted block sends no live stream:* frames
-	RRedactOutput      Rule = "R-redact-output"       // a PII-redacted block's output arrives redacted, with block:completed
-	RReconnectLiveOnly Rule = "R-reconnect-live-only" // a reconnect never replays stream:chunk, chunk_reset, thinking, tool
-	RReconnectReplay   Rule = "R-reconnect-replay"    // a reconnect replays the buffered execution:*/block:* events missed
-)
-
-// Rules returns every rule above, for validating rule names users write (gate --allow).
-func Rules() []Rule {
-	rules := []Rule{RConverge, RResetScope, RLegacySettled, RThinkingGate, RToolGate, RNoThinkingAnswer,
-		RToolRedaction, RToolLifecycle, RTerminal, RAbort, RComposeAnswer, RComposeArgs, RComposeThinking,
-		RFraming, RHeaders,
-		ROpenAIToolCall, ROpenAIFinish, ROpenAIUsage, ROpenAIDone, ROpenAIError, ROpenAIContent,
-		RAnthropicMessage, RAnthropicBlock, RAnthropicError, RAnthropicContent,
-		RAISDKParts, RAISDKText, RAISDKTool,
-		RRedactLive, RRedactOutput, RReconnectLiveOnly, RReconnectReplay,
-		RSwarmClose, RSwarmOrder, RSwarmChain, RSwarmParentDone, RSwarmContent, RSwarmCancel}
-	rules = append(rules, simSeedRules()...)
-	rules = append(rules, responsesRules()...)
-	rules = append(rules, aguiRules()...)
-	rules = append(rules, langGraphRules()...)
-	return append(rules, planRules()...)
-}
-
-// ParseRule returns the rule named s, or an error naming s and the known rules.
-func ParseRule(s string) (Rule, error) {
-	for _, r := range Rules() {
-		if string(r) == s {
-			return r, nil
-		}
-	}
-	known := make([]string, 0, len(Rules()))
-	for _, r := range Rules() {
-		known = append(known, string(r))
-	}
-	return "", fmt.Errorf("unknown rule %q: want one of %s", s, strings.Join(known, ", "))
-}
 
 // Violation is one broken rule on one stream.
 type Violation struct {

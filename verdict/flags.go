@@ -7,10 +7,11 @@ import (
 )
 
 // ParseFlags makes the judge's config from its flags' expressions: --threshold checks,
-// --max-regression allowances and --allow rules. The first bad one is the error, naming its
-// flag; a regression needs a baseline, which the caller sets (Config.Baseline).
-func ParseFlags(thresholds, regressions, allow []string) (Config, error) {
-	var cfg Config
+// --max-regression allowances and --allow rules, which must be of rules (the dialect
+// registry's; it becomes Config.Rules). The first bad one is the error, naming its flag; a
+// regression needs a baseline, which the caller sets (Config.Baseline).
+func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string) (Config, error) {
+	cfg := Config{Rules: rules}
 	for _, expr := range thresholds {
 		t, err := ParseThreshold(expr)
 		if err != nil {
@@ -26,7 +27,7 @@ func ParseFlags(thresholds, regressions, allow []string) (Config, error) {
 		cfg.Regressions = append(cfg.Regressions, g)
 	}
 	for _, name := range allow {
-		rule, err := protocol.ParseRule(name)
+		rule, err := rules.Parse(name)
 		if err != nil {
 			return cfg, fmt.Errorf("--allow: %w", err)
 		}

@@ -3,12 +3,18 @@ package verdict
 import (
 	"strings"
 	"testing"
+
+	"github.com/streambench/streambench/protocol"
 )
 
 // TestParseFlags: good expressions of each flag make the config; a bad one is an error
 // naming its flag.
 func TestParseFlags(t *testing.T) {
 	t.Parallel()
+	shared, err := protocol.NewRuleSet(protocol.SharedRules())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name                              string
 		thresholds, regressions, allow    []string
@@ -25,15 +31,20 @@ func TestParseFlags(t *testing.T) {
 		{"regression", nil, []string{"ttfc.p99"}, nil, 0, 0, 0, "--max-regression:"},
 		// an unknown rule
 		{"allow", nil, nil, []string{"R-nope"}, 0, 0, 0, "--allow:"},
+		// a rule the set given does not have (a dialect's, with the shared rules only)
+		{"allow other", nil, nil, []string{"R-agui-run"}, 0, 0, 0, `unknown rule "R-agui-run"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg, err := ParseFlags(tc.thresholds, tc.regressions, tc.allow)
+			cfg, err := ParseFlags(shared, tc.thresholds, tc.regressions, tc.allow)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
 				}
 				return
+			}
+			if cfg.Rules != shared {
+				t.Error("the config does not keep the rules")
 			}
 			if err != nil || len(cfg.Thresholds) != tc.wantThresholds || len(cfg.Regressions) != tc.wantRegs || len(cfg.Allow) != tc.wantAll {
 				t.Fatalf("config %+v, err %v", cfg, err)

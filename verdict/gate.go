@@ -36,6 +36,10 @@ type Config struct {
 	// count, and every allowed rule is reported as a check of its own with the verdict
 	// "allowed".
 	Allow []protocol.Rule
+	// Rules, when set, are the rules streambench knows (the dialect registry's,
+	// protocol/dialects): a rule of the run's allow list that is not one is an error. Nil
+	// leaves the list unchecked (verdict does not know the dialects; the command line does).
+	Rules *protocol.RuleSet
 }
 
 // Result is every check, in order, and whether all passed.
@@ -101,7 +105,7 @@ const (
 
 // Judge checks run against the defaults, the run's mix thresholds and cfg. It returns an
 // error (bad input, not a failed check) when the run's stored thresholds or allow list do
-// not parse, regressions are asked without a baseline, or the run or the baseline is an
+// not parse (the allow list against cfg.Rules), regressions are asked without a baseline, or the run or the baseline is an
 // incomplete snapshot (ErrIncomplete).
 func Judge(run *measure.Run, cfg Config) (*Result, error) {
 	if err := checkComplete("current", run); err != nil {
@@ -117,7 +121,10 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 	}
 	fromMix := run.Summary.Config.Allow
 	for i, rule := range fromMix {
-		if _, err := protocol.ParseRule(string(rule)); err != nil {
+		if cfg.Rules == nil {
+			break
+		}
+		if _, err := cfg.Rules.Parse(string(rule)); err != nil {
 			return nil, fmt.Errorf("%s config.allow[%d] (from the mix file): %w", measure.SummaryFile, i, err)
 		}
 	}

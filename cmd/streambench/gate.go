@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/verdict"
 )
@@ -52,7 +53,7 @@ func gateMain(args []string, out io.Writer) error {
 	case *current == "":
 		return usageError("missing --current DIR: the run to judge")
 	}
-	cfg, err := verdict.ParseFlags(*thresholds, *regressions, *allow)
+	cfg, err := verdict.ParseFlags(dialects.Default().Rules(), *thresholds, *regressions, *allow)
 	if err != nil {
 		return usageError("%v", err)
 	}

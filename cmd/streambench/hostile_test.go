@@ -24,6 +24,8 @@ import (
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropicmessages"
+	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/stack"
 	"github.com/streambench/streambench/verdict"
 )
@@ -218,10 +220,10 @@ func TestUsageOutOfRangeIsAViolation(t *testing.T) {
 		rule            protocol.Rule
 	}{
 		// 2^63−1: summed over sessions, it wrapped the totals negative
-		{"openai-chat", "9223372036854775807", protocol.ROpenAIUsage},
-		{"anthropic-messages", "9223372036854775807", protocol.RAnthropicMessage},
+		{"openai-chat", "9223372036854775807", openaichat.RUsage},
+		{"anthropic-messages", "9223372036854775807", anthropicmessages.RMessage},
 		// a negative count
-		{"anthropic-messages", "-5", protocol.RAnthropicMessage},
+		{"anthropic-messages", "-5", anthropicmessages.RMessage},
 	} {
 		t.Run(tc.dialect+"/"+tc.tokens, func(t *testing.T) {
 			t.Parallel()

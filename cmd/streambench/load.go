@@ -42,8 +42,6 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id")
 	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
 		"the dialects and their options:\n"+dialects.Default().Help())
-	fs.StringVar(&w.Policy, "policy", "", "sim-chat: the deployment policy the checker assumes, none, thinking, tools or all (--option policy=...;\ndefault: from the slug's suffix, else none)")
-	fs.BoolVar(&w.OptedIn, "opted-in", false, "sim-chat: send the agent-events-v1 header (--option optedIn=...; default: as the mix's profiles say)")
 	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
 	fs.Uint64Var(&w.Seed, "seed", 0, "session sequence seed (default: the mix's)")
 	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default when no --rate or --stages: load %d;\n"+
@@ -142,7 +140,6 @@ func (w *workloadFlags) scenarioFiles() []string {
 
 // config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
 func (w *workloadFlags) config() (loadgen.Config, error) {
-	w.OptedInSet = w.fs.Changed("opted-in")
 	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
 		return loadgen.Config{}, usageError("--prompt %q: want the user's message, a non-empty text", w.Prompt)
 	}
@@ -155,7 +152,7 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 
 // loadUsage is load's usage line; its dialects are the registry's, every one of them.
 func loadUsage() string {
-	return "load --target URL [--dialect " + strings.Join(dialects.Default().Names(), "|") + "] [--slug S] [--opted-in] [--mock URL] [--runtime-metrics URL] [--mix FILE] [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--out DIR] ..."
+	return "load --target URL [--dialect " + strings.Join(dialects.Default().Names(), "|") + "] [--slug S] [--option KEY=VALUE] [--mock URL] [--runtime-metrics URL] [--mix FILE] [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--out DIR] ..."
 }
 
 // runLoad runs a load against any runtime.

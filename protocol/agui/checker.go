@@ -94,17 +94,17 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.ended != "" {
 		c.after++
 		if c.after == 1 {
-			c.v.Add(protocol.RAGUIRun, "expected nothing after %s, saw %s", c.ended, e.Type)
+			c.v.Add(RRun, "expected nothing after %s, saw %s", c.ended, e.Type)
 		}
 		return other
 	}
 	if c.events == 1 && e.Type != TypeRunStarted && e.Type != TypeRunError {
-		c.v.Add(protocol.RAGUIRun, "expected RUN_STARTED as the first event, saw %s", e.Type)
+		c.v.Add(RRun, "expected RUN_STARTED as the first event, saw %s", e.Type)
 	}
 	switch e.Type {
 	case TypeRunStarted:
 		if c.started {
-			c.v.Add(protocol.RAGUIRun, "expected one RUN_STARTED per run, saw another")
+			c.v.Add(RRun, "expected one RUN_STARTED per run, saw another")
 			return other
 		}
 		c.started = true
@@ -117,7 +117,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.ended = TypeRunError
 		msg := "error"
 		if e.Message == nil {
-			c.v.Add(protocol.RAGUIError, "RUN_ERROR: expected a string message, saw none")
+			c.v.Add(RError, "RUN_ERROR: expected a string message, saw none")
 		} else if *e.Message != "" {
 			msg = *e.Message
 		}
@@ -130,19 +130,19 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		name := *e.StepName
 		if e.Type == TypeStepStarted {
 			if c.steps[name] {
-				c.v.Add(protocol.RAGUIStep, "STEP_STARTED %q: expected a step not already active, saw it active", name)
+				c.v.Add(RStep, "STEP_STARTED %q: expected a step not already active, saw it active", name)
 			}
 			c.steps[name] = true
 		} else {
 			if !c.steps[name] {
-				c.v.Add(protocol.RAGUIStep, "STEP_FINISHED %q: expected its STEP_STARTED first, saw no active step of that name", name)
+				c.v.Add(RStep, "STEP_FINISHED %q: expected its STEP_STARTED first, saw no active step of that name", name)
 			}
 			delete(c.steps, name)
 		}
 	case TypeTextMessageStart, TypeTextMessageContent, TypeTextMessageEnd:
-		return c.onMessage(&e, protocol.RAGUIMessage, c.messages, TypeTextMessageStart, TypeTextMessageContent)
+		return c.onMessage(&e, RMessage, c.messages, TypeTextMessageStart, TypeTextMessageContent)
 	case TypeReasoningMessageStart, TypeReasoningMessageContent, TypeReasoningMessageEnd:
-		return c.onMessage(&e, protocol.RAGUIReasoning, c.reasonMsg, TypeReasoningMessageStart, TypeReasoningMessageContent)
+		return c.onMessage(&e, RReasoning, c.reasonMsg, TypeReasoningMessageStart, TypeReasoningMessageContent)
 	case TypeReasoningStart, TypeReasoningEnd:
 		if !c.need(&e, e.MessageID, "messageId") {
 			return other
@@ -150,30 +150,30 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		id := *e.MessageID
 		if e.Type == TypeReasoningStart {
 			if c.reasoning[id] {
-				c.v.Add(protocol.RAGUIReasoning, "REASONING_START %q: expected a new reasoning phase, saw one already open", id)
+				c.v.Add(RReasoning, "REASONING_START %q: expected a new reasoning phase, saw one already open", id)
 			}
 			c.reasoning[id] = true
 		} else {
 			if !c.reasoning[id] {
-				c.v.Add(protocol.RAGUIReasoning, "REASONING_END %q: expected its REASONING_START first, saw no open phase", id)
+				c.v.Add(RReasoning, "REASONING_END %q: expected its REASONING_START first, saw no open phase", id)
 			}
 			delete(c.reasoning, id)
 		}
 	case TypeThinkingStart, TypeThinkingEnd:
 		open := e.Type == TypeThinkingStart
 		if c.thinking == open {
-			c.v.Add(protocol.RAGUIReasoning, "%s: expected THINKING_START and THINKING_END to alternate, saw %s twice", e.Type, e.Type)
+			c.v.Add(RReasoning, "%s: expected THINKING_START and THINKING_END to alternate, saw %s twice", e.Type, e.Type)
 		}
 		c.thinking = open
 	case TypeThinkingMessageStart, TypeThinkingMessageEnd:
 		open := e.Type == TypeThinkingMessageStart
 		if c.thinkMsg == open {
-			c.v.Add(protocol.RAGUIReasoning, "%s: expected THINKING_TEXT_MESSAGE_START and _END to alternate, saw %s twice", e.Type, e.Type)
+			c.v.Add(RReasoning, "%s: expected THINKING_TEXT_MESSAGE_START and _END to alternate, saw %s twice", e.Type, e.Type)
 		}
 		c.thinkMsg = open
 	case TypeThinkingMessageContent:
 		if !c.thinkMsg {
-			c.v.Add(protocol.RAGUIReasoning, "THINKING_TEXT_MESSAGE_CONTENT: expected THINKING_TEXT_MESSAGE_START first, saw none open")
+			c.v.Add(RReasoning, "THINKING_TEXT_MESSAGE_CONTENT: expected THINKING_TEXT_MESSAGE_START first, saw none open")
 		}
 		return c.content(&e, true)
 	case TypeTextMessageChunk, TypeReasoningMessageChunk:
@@ -193,12 +193,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		}
 	case TypeStateDelta:
 		if len(e.Delta) == 0 || e.Delta[0] != '[' {
-			c.v.Add(protocol.RAGUIState, "STATE_DELTA: expected a JSON Patch array as delta, saw %s", protocol.Quote(e.Delta, 60))
+			c.v.Add(RState, "STATE_DELTA: expected a JSON Patch array as delta, saw %s", protocol.Quote(e.Delta, 60))
 			return other
 		}
 		st, err := applyPatch(c.state, e.Delta)
 		if err != nil {
-			c.v.Add(protocol.RAGUIState, "STATE_DELTA %s does not apply to the last snapshot: %v", protocol.Quote(e.Delta, 80), err)
+			c.v.Add(RState, "STATE_DELTA %s does not apply to the last snapshot: %v", protocol.Quote(e.Delta, 80), err)
 			return other
 		}
 		c.state = st
@@ -222,28 +222,28 @@ func (c *Checker) need(e *Event, field *string, name string) bool {
 func (c *Checker) onRunFinished(e *Event) protocol.Observation {
 	c.ended = TypeRunFinished
 	if e.ThreadID == nil || e.RunID == nil || (c.started && (*e.ThreadID != c.threadID || *e.RunID != c.runID)) {
-		c.v.Add(protocol.RAGUIRun, "RUN_FINISHED: expected threadId %q and runId %q as RUN_STARTED said, saw %s and %s", c.threadID, c.runID, quoted(e.ThreadID), quoted(e.RunID))
+		c.v.Add(RRun, "RUN_FINISHED: expected threadId %q and runId %q as RUN_STARTED said, saw %s and %s", c.threadID, c.runID, quoted(e.ThreadID), quoted(e.RunID))
 	}
 	for _, open := range []struct {
 		rule protocol.Rule
 		what string
 		ids  map[string]bool
 	}{
-		{protocol.RAGUIMessage, "text message", c.messages},
-		{protocol.RAGUIReasoning, "reasoning message", c.reasonMsg},
-		{protocol.RAGUIReasoning, "reasoning phase", c.reasoning},
-		{protocol.RAGUIStep, "step", c.steps},
+		{RMessage, "text message", c.messages},
+		{RReasoning, "reasoning message", c.reasonMsg},
+		{RReasoning, "reasoning phase", c.reasoning},
+		{RStep, "step", c.steps},
 	} {
 		for id := range open.ids {
 			c.v.Add(open.rule, "RUN_FINISHED: expected every %s closed, saw %q still open", open.what, id)
 		}
 	}
 	if c.thinking || c.thinkMsg {
-		c.v.Add(protocol.RAGUIReasoning, "RUN_FINISHED: expected THINKING_* closed, saw it open")
+		c.v.Add(RReasoning, "RUN_FINISHED: expected THINKING_* closed, saw it open")
 	}
 	for i := range c.calls {
 		if !c.calls[i].ended {
-			c.v.Add(protocol.RAGUITool, "RUN_FINISHED: expected every tool call ended, saw %q (%s) without TOOL_CALL_END", c.calls[i].id, c.calls[i].name)
+			c.v.Add(RTool, "RUN_FINISHED: expected every tool call ended, saw %q (%s) without TOOL_CALL_END", c.calls[i].id, c.calls[i].name)
 		}
 	}
 	return protocol.Observation{Kind: protocol.FrameTerminal}
@@ -266,7 +266,7 @@ func (c *Checker) onMessage(e *Event, rule protocol.Rule, open map[string]bool, 
 		if !open[id] {
 			c.v.Add(rule, "%s %q: expected its START first (and no END yet), saw no active message with that id", e.Type, id)
 		}
-		return c.content(e, rule == protocol.RAGUIReasoning)
+		return c.content(e, rule == RReasoning)
 	default:
 		if !open[id] {
 			c.v.Add(rule, "%s %q: expected an active message with that id, saw none (never started, or ended already)", e.Type, id)
@@ -292,11 +292,11 @@ func (c *Checker) content(e *Event, reasoning bool) protocol.Observation {
 		if reasoning {
 			if c.thoughtOK && !jsonwire.Advance(&c.thought, delta) {
 				c.thoughtOK = false
-				c.v.Add(protocol.RAGUIContent, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.thought.Matched(), protocol.Quote(c.thought.Next(60), 60), protocol.Quote(delta, 60))
+				c.v.Add(RContent, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.thought.Matched(), protocol.Quote(c.thought.Next(60), 60), protocol.Quote(delta, 60))
 			}
 		} else if c.textOK && !jsonwire.Advance(&c.text, delta) {
 			c.textOK = false
-			c.v.Add(protocol.RAGUIContent, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(delta, 60))
+			c.v.Add(RContent, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(delta, 60))
 		}
 	}
 	if reasoning {
@@ -329,7 +329,7 @@ func (c *Checker) onTool(e *Event) protocol.Observation {
 			return other
 		}
 		if i >= 0 {
-			c.v.Add(protocol.RAGUITool, "TOOL_CALL_START %q: expected a new toolCallId, saw one already started", id)
+			c.v.Add(RTool, "TOOL_CALL_START %q: expected a new toolCallId, saw one already started", id)
 			return other
 		}
 		name := ""
@@ -344,20 +344,20 @@ func (c *Checker) onTool(e *Event) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameToolStart}
 	case TypeToolCallArgs:
 		if i < 0 {
-			c.v.Add(protocol.RAGUITool, "TOOL_CALL_ARGS %q: expected its TOOL_CALL_START first, saw no such tool call", id)
+			c.v.Add(RTool, "TOOL_CALL_ARGS %q: expected its TOOL_CALL_START first, saw no such tool call", id)
 			return other
 		}
 		return c.toolArgs(e, i)
 	}
 	// TOOL_CALL_END
 	if i < 0 || c.calls[i].ended {
-		c.v.Add(protocol.RAGUITool, "TOOL_CALL_END %q: expected an active tool call with that id, saw none (never started, or ended already)", id)
+		c.v.Add(RTool, "TOOL_CALL_END %q: expected an active tool call with that id, saw none (never started, or ended already)", id)
 		return other
 	}
 	cl := &c.calls[i]
 	cl.ended = true
 	if len(cl.args) > 0 && !json.Valid(cl.args) {
-		c.v.Add(protocol.RAGUITool, "tool call %q (%s): expected its arguments to be JSON, saw %s", cl.id, cl.name, protocol.Quote(cl.args, 80))
+		c.v.Add(RTool, "tool call %q (%s): expected its arguments to be JSON, saw %s", cl.id, cl.name, protocol.Quote(cl.args, 80))
 	}
 	if c.ground {
 		c.judgeArgs(cl)
@@ -368,7 +368,7 @@ func (c *Checker) onTool(e *Event) protocol.Observation {
 func (c *Checker) toolArgs(e *Event, i int) protocol.Observation {
 	cl := &c.calls[i]
 	if cl.ended {
-		c.v.Add(protocol.RAGUITool, "%s %q: expected every argument delta before TOOL_CALL_END, saw one after", e.Type, cl.id)
+		c.v.Add(RTool, "%s %q: expected every argument delta before TOOL_CALL_END, saw one after", e.Type, cl.id)
 		return other
 	}
 	var delta string
@@ -397,15 +397,15 @@ func (c *Checker) judgeArgs(cl *toolCall) {
 		}
 	}
 	if si < 0 || c.used[si] {
-		c.v.Add(protocol.RAGUIContent, "tool call %q (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
+		c.v.Add(RContent, "tool call %q (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
 		return
 	}
 	c.used[si] = true
 	sc := &c.script[si]
 	if sc.Name != cl.name {
-		c.v.Add(protocol.RAGUIContent, "tool call %q: expected toolCallName %q, saw %q", cl.id, sc.Name, cl.name)
+		c.v.Add(RContent, "tool call %q: expected toolCallName %q, saw %q", cl.id, sc.Name, cl.name)
 	} else if !jsonEqual([]byte(sc.Arguments), cl.args) {
-		c.v.Add(protocol.RAGUIContent, "tool call %q (%s): expected arguments %s, saw %s", cl.id, cl.name, protocol.Quote(sc.Arguments, 80), protocol.Quote(cl.args, 80))
+		c.v.Add(RContent, "tool call %q (%s): expected arguments %s, saw %s", cl.id, cl.name, protocol.Quote(sc.Arguments, 80), protocol.Quote(cl.args, 80))
 	}
 }
 
@@ -417,16 +417,16 @@ func (c *Checker) onToolResult(e *Event) protocol.Observation {
 	i := c.findCall(id)
 	switch {
 	case i < 0:
-		c.v.Add(protocol.RAGUITool, "TOOL_CALL_RESULT %q: expected a result for a tool call of this run, saw one for an unknown toolCallId", id)
+		c.v.Add(RTool, "TOOL_CALL_RESULT %q: expected a result for a tool call of this run, saw one for an unknown toolCallId", id)
 		return other
 	case !c.calls[i].ended:
-		c.v.Add(protocol.RAGUITool, "TOOL_CALL_RESULT %q: expected TOOL_CALL_END before the result, saw the call still streaming its arguments", id)
+		c.v.Add(RTool, "TOOL_CALL_RESULT %q: expected TOOL_CALL_END before the result, saw the call still streaming its arguments", id)
 	case c.calls[i].result:
-		c.v.Add(protocol.RAGUITool, "TOOL_CALL_RESULT %q: expected one result per tool call, saw another", id)
+		c.v.Add(RTool, "TOOL_CALL_RESULT %q: expected one result per tool call, saw another", id)
 		return other
 	}
 	if e.Role != nil && *e.Role != "tool" {
-		c.v.Add(protocol.RAGUITool, "TOOL_CALL_RESULT %q: expected role tool, saw %q", id, *e.Role)
+		c.v.Add(RTool, "TOOL_CALL_RESULT %q: expected role tool, saw %q", id, *e.Role)
 	}
 	c.calls[i].result = true
 	return protocol.Observation{Kind: protocol.FrameToolEnd}
@@ -439,11 +439,11 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	// RUN_ERROR are judged on what arrived only.
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	if clean && c.ended == "" && c.events > 0 && !c.started {
-		c.v.Add(protocol.RAGUIRun, "expected RUN_STARTED, the stream never sent it")
+		c.v.Add(RRun, "expected RUN_STARTED, the stream never sent it")
 	}
 	if c.ground && clean {
 		if c.s.ScriptedError() && c.ended == TypeRunFinished {
-			c.v.Add(protocol.RAGUIError, "expected RUN_ERROR (the provider fails with %s), saw RUN_FINISHED", protocol.Quote(c.s.Expected.ProviderError, 60))
+			c.v.Add(RError, "expected RUN_ERROR (the provider fails with %s), saw RUN_FINISHED", protocol.Quote(c.s.Expected.ProviderError, 60))
 		}
 		if c.ended == TypeRunFinished || c.ended == TypeRunError {
 			c.judgeComplete()
@@ -456,10 +456,10 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 // every scripted tool call came.
 func (c *Checker) judgeComplete() {
 	if c.textOK && !c.text.Done() {
-		c.v.Add(protocol.RAGUIContent, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
+		c.v.Add(RContent, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
 	}
 	if c.thoughtOK && !c.thought.Done() {
-		c.v.Add(protocol.RAGUIContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thought.Next(60), 60), c.thought.Matched(), c.thought.Total())
+		c.v.Add(RContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thought.Next(60), 60), c.thought.Matched(), c.thought.Total())
 	}
 	for i := range c.calls {
 		if !c.calls[i].ended { // never ended (R-agui-tool): its arguments are judged as they came
@@ -473,7 +473,7 @@ func (c *Checker) judgeComplete() {
 		}
 	}
 	if len(missing) > 0 {
-		c.v.Add(protocol.RAGUIContent, "expected the script's tool calls %s, saw none for them", strings.Join(missing, ", "))
+		c.v.Add(RContent, "expected the script's tool calls %s, saw none for them", strings.Join(missing, ", "))
 	}
 }
 

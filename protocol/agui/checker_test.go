@@ -94,38 +94,38 @@ func TestCheckerRules(t *testing.T) {
 		// The older THINKING_* events for the reasoning.
 		{"thinking events", append(append(slices.Clone(good[:3]), `{"type":"THINKING_START"}`, `{"type":"THINKING_TEXT_MESSAGE_START"}`, `{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hmm"}`, `{"type":"THINKING_TEXT_MESSAGE_END"}`, `{"type":"THINKING_END"}`), good[8:]...), nil},
 		// verifyEvents: the first event must be RUN_STARTED.
-		{"no RUN_STARTED", edit(0, ""), []protocol.Rule{protocol.RAGUIRun}},
+		{"no RUN_STARTED", edit(0, ""), []protocol.Rule{RRun}},
 		// verifyEvents: nothing after RUN_FINISHED.
-		{"event after RUN_FINISHED", edit(-1, "", `{"type":"CUSTOM","name":"x","value":1}`), []protocol.Rule{protocol.RAGUIRun}},
+		{"event after RUN_FINISHED", edit(-1, "", `{"type":"CUSTOM","name":"x","value":1}`), []protocol.Rule{RRun}},
 		// verifyEvents misses: a second run in one request.
-		{"two runs", edit(-1, "", `{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`), []protocol.Rule{protocol.RAGUIRun}},
+		{"two runs", edit(-1, "", `{"type":"RUN_STARTED","threadId":"t","runId":"r2"}`), []protocol.Rule{RRun}},
 		// RUN_FINISHED's ids are not RUN_STARTED's.
-		{"RUN_FINISHED other run", edit(len(good)-1, `{"type":"RUN_FINISHED","threadId":"t","runId":"other"}`), []protocol.Rule{protocol.RAGUIRun}},
+		{"RUN_FINISHED other run", edit(len(good)-1, `{"type":"RUN_FINISHED","threadId":"t","runId":"other"}`), []protocol.Rule{RRun}},
 		// verifyEvents: a message left open at RUN_FINISHED.
-		{"text not ended", edit(at(`{"type":"TEXT_MESSAGE_END","messageId":"m1"`), ""), []protocol.Rule{protocol.RAGUIMessage}},
+		{"text not ended", edit(at(`{"type":"TEXT_MESSAGE_END","messageId":"m1"`), ""), []protocol.Rule{RMessage}},
 		// verifyEvents: content for an id never started.
-		{"content for unknown id", edit(at(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"`), `{"type":"TEXT_MESSAGE_CONTENT","messageId":"zz","delta":"Done."}`), []protocol.Rule{protocol.RAGUIMessage}},
+		{"content for unknown id", edit(at(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"`), `{"type":"TEXT_MESSAGE_CONTENT","messageId":"zz","delta":"Done."}`), []protocol.Rule{RMessage}},
 		// An empty delta is no fault: @ag-ui/core 1.0.0's schema takes any string, and its
 		// client makes empty deltas itself (0.0.x refused one; interop/agui).
 		{"empty delta", slices.Insert(slices.Clone(good), at(`{"type":"TEXT_MESSAGE_END","messageId":"m1"`), `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":""}`), nil},
 		// A reasoning message left open (verifyEvents 1.0.0 catches it too).
-		{"reasoning not ended", edit(at(`{"type":"REASONING_MESSAGE_END"`), ""), []protocol.Rule{protocol.RAGUIReasoning}},
+		{"reasoning not ended", edit(at(`{"type":"REASONING_MESSAGE_END"`), ""), []protocol.Rule{RReasoning}},
 		// verifyEvents: a tool call left open (its result then comes before its end).
-		{"tool not ended", edit(at(`{"type":"TOOL_CALL_END"`), ""), []protocol.Rule{protocol.RAGUITool}},
+		{"tool not ended", edit(at(`{"type":"TOOL_CALL_END"`), ""), []protocol.Rule{RTool}},
 		// verifyEvents misses: a result for an unknown call.
-		{"result for unknown call", edit(at(`{"type":"TOOL_CALL_RESULT"`), `{"type":"TOOL_CALL_RESULT","messageId":"res1","toolCallId":"nope","content":"ok"}`), []protocol.Rule{protocol.RAGUITool}},
+		{"result for unknown call", edit(at(`{"type":"TOOL_CALL_RESULT"`), `{"type":"TOOL_CALL_RESULT","messageId":"res1","toolCallId":"nope","content":"ok"}`), []protocol.Rule{RTool}},
 		// verifyEvents misses: two results for one call.
-		{"two results", edit(at(`{"type":"STATE_DELTA"`), `{"type":"TOOL_CALL_RESULT","messageId":"res2","toolCallId":"call_1","content":"ok"}`), []protocol.Rule{protocol.RAGUITool}},
+		{"two results", edit(at(`{"type":"STATE_DELTA"`), `{"type":"TOOL_CALL_RESULT","messageId":"res2","toolCallId":"call_1","content":"ok"}`), []protocol.Rule{RTool}},
 		// verifyEvents: a step never finished.
-		{"step not finished", edit(at(`{"type":"STEP_FINISHED","stepName":"turn-1"`), ""), []protocol.Rule{protocol.RAGUIStep}},
+		{"step not finished", edit(at(`{"type":"STEP_FINISHED","stepName":"turn-1"`), ""), []protocol.Rule{RStep}},
 		// verifyEvents: a step finished that never started.
-		{"step finished unstarted", edit(at(`{"type":"STEP_STARTED","stepName":"turn-1"`), `{"type":"STEP_STARTED","stepName":"other"}`), []protocol.Rule{protocol.RAGUIStep}},
+		{"step finished unstarted", edit(at(`{"type":"STEP_STARTED","stepName":"turn-1"`), `{"type":"STEP_STARTED","stepName":"other"}`), []protocol.Rule{RStep}},
 		// verifyEvents misses: a patch that does not apply to the snapshot.
-		{"bad state delta", edit(at(`{"type":"STATE_DELTA"`), `{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/nothing"}]}`), []protocol.Rule{protocol.RAGUIState}},
+		{"bad state delta", edit(at(`{"type":"STATE_DELTA"`), `{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/nothing"}]}`), []protocol.Rule{RState}},
 		// verifyEvents misses: text not the script's.
-		{"wrong text", edit(at(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"`), `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Nope."}`), []protocol.Rule{protocol.RAGUIContent}},
+		{"wrong text", edit(at(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"`), `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Nope."}`), []protocol.Rule{RContent}},
 		// verifyEvents misses: tool arguments not the script's.
-		{"wrong args", edit(at(`{"type":"TOOL_CALL_ARGS","toolCallId":"call_1","delta":"\"x`), `{"type":"TOOL_CALL_ARGS","toolCallId":"call_1","delta":"\"y\"}"}`), []protocol.Rule{protocol.RAGUIContent}},
+		{"wrong args", edit(at(`{"type":"TOOL_CALL_ARGS","toolCallId":"call_1","delta":"\"x`), `{"type":"TOOL_CALL_ARGS","toolCallId":"call_1","delta":"\"y\"}"}`), []protocol.Rule{RContent}},
 		// Not JSON at all.
 		{"not json", edit(at(`{"type":"STATE_DELTA"`), `not json`), []protocol.Rule{protocol.RFraming}},
 		// An unknown event type.
@@ -162,7 +162,7 @@ func TestCheckerEnds(t *testing.T) {
 	// A scripted failure that ends in RUN_FINISHED.
 	s := session()
 	s.Expected.ProviderError, s.Expected.FailedTurn = "overloaded", 1
-	if got, _ = play(s, false, good, nil); !slices.Equal(got, []protocol.Rule{protocol.RAGUIError}) {
+	if got, _ = play(s, false, good, nil); !slices.Equal(got, []protocol.Rule{RError}) {
 		t.Errorf("scripted error, RUN_FINISHED: %v", got)
 	}
 	// Without ground truth, other text and arguments are not judged.
@@ -171,7 +171,7 @@ func TestCheckerEnds(t *testing.T) {
 	if got, _ = play(session(), true, other, nil); len(got) != 0 {
 		t.Errorf("no ground truth: %v", got)
 	}
-	if got, _ = play(session(), false, other, nil); !slices.Equal(got, []protocol.Rule{protocol.RAGUIContent}) {
+	if got, _ = play(session(), false, other, nil); !slices.Equal(got, []protocol.Rule{RContent}) {
 		t.Errorf("ground truth: %v", got)
 	}
 }

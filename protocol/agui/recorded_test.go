@@ -196,9 +196,9 @@ func TestRecordedRealServerStreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []protocol.Rule{protocol.RAGUIRun}
+		want := []protocol.Rule{agui.RRun}
 		if rec.Scenario == "tool-error" {
-			want = []protocol.Rule{protocol.RAGUIContent, protocol.RAGUIRun}
+			want = []protocol.Rule{agui.RContent, agui.RRun}
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: rules %v, want %v", filepath.Base(path), got, want)

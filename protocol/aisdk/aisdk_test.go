@@ -131,25 +131,25 @@ func TestBreakages(t *testing.T) {
 		// The stream marker header missing.
 		{breakHeader, "plain-answer", Options{NoReasoning: true}, []protocol.Rule{protocol.RHeaders}, []protocol.Rule{protocol.RHeaders}},
 		// A text-delta before its text-start.
-		{breakDeltaBeforeStart, "plain-answer", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKParts}, []protocol.Rule{protocol.RAISDKParts}},
+		{breakDeltaBeforeStart, "plain-answer", Options{NoReasoning: true}, []protocol.Rule{RParts}, []protocol.Rule{RParts}},
 		// A text-end repeated.
-		{breakClosedTwice, "preamble-tool", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKParts}, []protocol.Rule{protocol.RAISDKParts}},
+		{breakClosedTwice, "preamble-tool", Options{NoReasoning: true}, []protocol.Rule{RParts}, []protocol.Rule{RParts}},
 		// A text part never ended.
-		{breakUnclosed, "plain-answer", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKParts}, []protocol.Rule{protocol.RAISDKParts}},
+		{breakUnclosed, "plain-answer", Options{NoReasoning: true}, []protocol.Rule{RParts}, []protocol.Rule{RParts}},
 		// A tool-input-delta before its tool-input-start.
-		{breakToolDeltaFirst, "preamble-tool", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKParts}, []protocol.Rule{protocol.RAISDKParts}},
+		{breakToolDeltaFirst, "preamble-tool", Options{NoReasoning: true}, []protocol.Rule{RParts}, []protocol.Rule{RParts}},
 		// tool-input-available with an input the deltas did not assemble (and not the script's).
-		{breakInputVsDeltas, "preamble-tool", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKParts, protocol.RAISDKTool}, []protocol.Rule{protocol.RAISDKParts}},
+		{breakInputVsDeltas, "preamble-tool", Options{NoReasoning: true}, []protocol.Rule{RParts, RTool}, []protocol.Rule{RParts}},
 		// Deltas and input agree with each other but not with the script.
-		{breakToolInput, "parallel-tools", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKTool}, nil},
+		{breakToolInput, "parallel-tools", Options{NoReasoning: true}, []protocol.Rule{RTool}, nil},
 		// A tool scripted to fail settles as a success.
-		{breakToolOutcome, "tool-error", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKTool}, nil},
+		{breakToolOutcome, "tool-error", Options{NoReasoning: true}, []protocol.Rule{RTool}, nil},
 		// A text delta that is not the script's.
-		{breakText, "plain-answer", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKText}, nil},
+		{breakText, "plain-answer", Options{NoReasoning: true}, []protocol.Rule{RText}, nil},
 		// Reasoning forwarded to a dialect told the route sends none.
-		{breakReasoning, "thinking-answer", Options{NoReasoning: true}, []protocol.Rule{protocol.RAISDKText}, nil},
+		{breakReasoning, "thinking-answer", Options{NoReasoning: true}, []protocol.Rule{RText}, nil},
 		// Reasoning expected (the default) but not forwarded: incomplete.
-		{breakNone, "thinking-answer", Options{}, []protocol.Rule{protocol.RAISDKText}, nil},
+		{breakNone, "thinking-answer", Options{}, []protocol.Rule{RText}, nil},
 		// finish twice.
 		{breakTwoTerminals, "plain-answer", Options{NoReasoning: true}, []protocol.Rule{protocol.RTerminal}, []protocol.Rule{protocol.RTerminal}},
 		// No [DONE] at the end.
@@ -219,13 +219,13 @@ func TestPartRules(t *testing.T) {
 		{"id reused after end", []string{part("type", "text-start", "id", "0"), part("type", "text-delta", "id", "0", "delta", text[:cut]), part("type", "text-end", "id", "0"),
 			part("type", "text-start", "id", "0"), part("type", "text-delta", "id", "0", "delta", text[cut:]), part("type", "text-end", "id", "0"), start, end}, ""},
 		// An id opened again while open.
-		{"reopened", []string{part("type", "text-start", "id", "a"), part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, protocol.RAISDKParts},
+		{"reopened", []string{part("type", "text-start", "id", "a"), part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, RParts},
 		// start not first.
-		{"late start", []string{part("type", "text-start", "id", "a"), part("type", "start"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, protocol.RAISDKParts},
+		{"late start", []string{part("type", "text-start", "id", "a"), part("type", "start"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, RParts},
 		// finish-step without start-step.
-		{"finish-step alone", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), part("type", "finish-step"), start, end}, protocol.RAISDKParts},
+		{"finish-step alone", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), part("type", "finish-step"), start, end}, RParts},
 		// A tool output for a call whose input never came.
-		{"output without input", []string{part("type", "tool-output-available", "toolCallId", "c1", "output", "x"), part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, protocol.RAISDKParts},
+		{"output without input", []string{part("type", "tool-output-available", "toolCallId", "c1", "output", "x"), part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, RParts},
 		// A text delta without a delta field.
 		{"delta missing", []string{part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, protocol.RFraming},
 		// Content after finish.
@@ -245,7 +245,7 @@ func TestPartRules(t *testing.T) {
 			part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text), part("type", "text-end", "id", "a"), start, end}, ""},
 		// After reset-step the retried step must still be the script's.
 		{"reset-step then wrong", []string{part("type", "start-step"), part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", text[:cut]), part("type", "reset-step"),
-			part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", "x"+text), part("type", "text-end", "id", "a"), part("type", "finish-step"), start, end}, protocol.RAISDKText},
+			part("type", "text-start", "id", "a"), part("type", "text-delta", "id", "a", "delta", "x"+text), part("type", "text-end", "id", "a"), part("type", "finish-step"), start, end}, RText},
 	} {
 		v := observeAll(&protocol.Session{Expected: exp}, Options{NoReasoning: true}, tc.frames, false)
 		var want []protocol.Rule
@@ -273,7 +273,7 @@ func TestToolOutputs(t *testing.T) {
 		// A preliminary output before the final one (a tool with an async generator execute).
 		{"preliminary first", strings.Replace(clean[i], `"output":`, `"preliminary":true,"output":`, 1), nil},
 		// The final output twice.
-		{"final twice", clean[i], []protocol.Rule{protocol.RAISDKParts}},
+		{"final twice", clean[i], []protocol.Rule{RParts}},
 	} {
 		frames := slices.Clone(clean)
 		if tc.name == "final twice" {
@@ -303,7 +303,7 @@ func TestAborted(t *testing.T) {
 		t.Errorf("the same prefix not aborted: rules %v, want [R-terminal]", rules(v))
 	}
 	wrong, _ := breakParts(slices.Clone(prefix), script, breakText)
-	if got := rules(observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, wrong, true)); !slices.Equal(got, []protocol.Rule{protocol.RAISDKText}) {
+	if got := rules(observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, wrong, true)); !slices.Equal(got, []protocol.Rule{RText}) {
 		t.Errorf("aborted wrong prefix: rules %v, want [R-aisdk-text]", got)
 	}
 }

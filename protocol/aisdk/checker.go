@@ -140,7 +140,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	switch string(f.typ) {
 	case typeStart:
 		if c.parts > 1 {
-			c.v.Add(protocol.RAISDKParts, "expected start as the first part (and only once), saw it as part %d", c.parts)
+			c.v.Add(RParts, "expected start as the first part (and only once), saw it as part %d", c.parts)
 		}
 		c.started = true
 	case typeTextStart, typeReasoningStart:
@@ -158,7 +158,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case typeStartStep:
 		c.content()
 		if c.stepOpen {
-			c.v.Add(protocol.RAISDKParts, "expected finish-step before the next start-step, saw start-step inside step %d", c.steps)
+			c.v.Add(RParts, "expected finish-step before the next start-step, saw start-step inside step %d", c.steps)
 		}
 		c.stepOpen = true
 		c.steps++
@@ -166,7 +166,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
 	case typeFinishStep:
 		if !c.stepOpen {
-			c.v.Add(protocol.RAISDKParts, "expected start-step before finish-step, saw finish-step with no open step")
+			c.v.Add(RParts, "expected start-step before finish-step, saw finish-step with no open step")
 		}
 		c.stepOpen = false
 	case typeResetStep:
@@ -271,7 +271,7 @@ func kindName(reasoning bool) string {
 func (c *Checker) openPart(reasoning bool, id []byte) {
 	c.content()
 	if c.findOpen(reasoning, id) >= 0 {
-		c.v.Add(protocol.RAISDKParts, "%s-start %q: expected a new id, saw one whose part is still open", kindName(reasoning), id)
+		c.v.Add(RParts, "%s-start %q: expected a new id, saw one whose part is still open", kindName(reasoning), id)
 		return
 	}
 	if c.nOpen == len(c.open) {
@@ -288,7 +288,7 @@ func (c *Checker) openPart(reasoning bool, id []byte) {
 func (c *Checker) closePart(reasoning bool, id []byte) {
 	i := c.findOpen(reasoning, id)
 	if i < 0 {
-		c.v.Add(protocol.RAISDKParts, "%s-end %q: expected an open %s part with that id, saw none (never started, or ended already)", kindName(reasoning), id, kindName(reasoning))
+		c.v.Add(RParts, "%s-end %q: expected an open %s part with that id, saw none (never started, or ended already)", kindName(reasoning), id, kindName(reasoning))
 		return
 	}
 	last := c.nOpen - 1
@@ -300,17 +300,17 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 	c.content()
 	f := &c.f
 	if c.findOpen(reasoning, f.id) < 0 {
-		c.v.Add(protocol.RAISDKParts, "%s-delta %q: expected its %s-start first (and no %s-end yet), saw no open part with that id", kindName(reasoning), f.id, kindName(reasoning), kindName(reasoning))
+		c.v.Add(RParts, "%s-delta %q: expected its %s-start first (and no %s-end yet), saw no open part with that id", kindName(reasoning), f.id, kindName(reasoning), kindName(reasoning))
 	}
 	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
 		if reasoning {
 			if c.reasoningOK && !jsonwire.Advance(&c.reasoning, f.delta) {
 				c.reasoningOK = false
-				c.v.Add(protocol.RAISDKText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), protocol.Quote(c.reasoning.Next(60), 60), protocol.Quote(f.delta, 60))
+				c.v.Add(RText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), protocol.Quote(c.reasoning.Next(60), 60), protocol.Quote(f.delta, 60))
 			}
 		} else if c.textOK && !jsonwire.Advance(&c.text, f.delta) {
 			c.textOK = false
-			c.v.Add(protocol.RAISDKText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(f.delta, 60))
+			c.v.Add(RText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(f.delta, 60))
 		}
 	}
 	switch {
@@ -335,7 +335,7 @@ func (c *Checker) onToolInputStart() protocol.Observation {
 	c.content()
 	f := &c.f
 	if c.findCall(f.toolCallID) >= 0 {
-		c.v.Add(protocol.RAISDKParts, "tool-input-start %s: expected a new toolCallId, saw one already started", f.toolCallID)
+		c.v.Add(RParts, "tool-input-start %s: expected a new toolCallId, saw one already started", f.toolCallID)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	c.calls = append(c.calls, call{id: string(f.toolCallID), name: string(f.toolName), started: true, scripted: -1})
@@ -349,9 +349,9 @@ func (c *Checker) onToolInputDelta() {
 	i := c.findCall(f.toolCallID)
 	switch {
 	case i < 0 || !c.calls[i].started:
-		c.v.Add(protocol.RAISDKParts, "tool-input-delta %s: expected its tool-input-start first, saw none", f.toolCallID)
+		c.v.Add(RParts, "tool-input-delta %s: expected its tool-input-start first, saw none", f.toolCallID)
 	case c.calls[i].inputDone:
-		c.v.Add(protocol.RAISDKParts, "tool-input-delta %s: expected every delta before tool-input-available, saw one after", f.toolCallID)
+		c.v.Add(RParts, "tool-input-delta %s: expected every delta before tool-input-available, saw one after", f.toolCallID)
 	default:
 		c.calls[i].args = append(c.calls[i].args, f.inputTextDelta...)
 	}
@@ -373,15 +373,15 @@ func (c *Checker) onToolInput() protocol.Observation {
 	}
 	cl := &c.calls[i]
 	if cl.inputDone {
-		c.v.Add(protocol.RAISDKParts, "%s %s: expected the call's input once, saw it again", f.typ, cl.id)
+		c.v.Add(RParts, "%s %s: expected the call's input once, saw it again", f.typ, cl.id)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	cl.inputDone = true
 	if cl.name != string(f.toolName) {
-		c.v.Add(protocol.RAISDKParts, "%s %s: expected toolName %q as at its tool-input-start, saw %q", f.typ, cl.id, cl.name, f.toolName)
+		c.v.Add(RParts, "%s %s: expected toolName %q as at its tool-input-start, saw %q", f.typ, cl.id, cl.name, f.toolName)
 	}
 	if len(cl.args) > 0 && !isError && !jsonEqual(cl.args, f.input) {
-		c.v.Add(protocol.RAISDKParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, protocol.Quote(cl.args, 80), protocol.Quote(f.input, 80))
+		c.v.Add(RParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, protocol.Quote(cl.args, 80), protocol.Quote(f.input, 80))
 	}
 	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
 		c.judgeInput(cl, f.input)
@@ -410,16 +410,16 @@ func (c *Checker) judgeInput(cl *call, input []byte) {
 		}
 	}
 	if si < 0 || c.used[si] {
-		c.v.Add(protocol.RAISDKTool, "tool call %s (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
+		c.v.Add(RTool, "tool call %s (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
 		return
 	}
 	c.used[si], cl.scripted = true, si
 	sc := &c.script[si]
 	switch {
 	case sc.Name != cl.name:
-		c.v.Add(protocol.RAISDKTool, "tool call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.name)
+		c.v.Add(RTool, "tool call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.name)
 	case !jsonEqual([]byte(sc.Arguments), input):
-		c.v.Add(protocol.RAISDKTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, protocol.Quote([]byte(sc.Arguments), 80), protocol.Quote(input, 80))
+		c.v.Add(RTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, protocol.Quote([]byte(sc.Arguments), 80), protocol.Quote(input, 80))
 	}
 }
 
@@ -428,12 +428,12 @@ func (c *Checker) onToolOutput() protocol.Observation {
 	f := &c.f
 	i := c.findCall(f.toolCallID)
 	if i < 0 || !c.calls[i].inputDone {
-		c.v.Add(protocol.RAISDKParts, "%s %s: expected the call's tool-input-available first, saw none", f.typ, f.toolCallID)
+		c.v.Add(RParts, "%s %s: expected the call's tool-input-available first, saw none", f.typ, f.toolCallID)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	cl := &c.calls[i]
 	if cl.settled {
-		c.v.Add(protocol.RAISDKParts, "%s %s: expected one final output per call, saw another", f.typ, cl.id)
+		c.v.Add(RParts, "%s %s: expected one final output per call, saw another", f.typ, cl.id)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	switch string(f.typ) {
@@ -474,14 +474,14 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	}
 	if clean && c.terminal == typeFinish {
 		for _, p := range c.open[:c.nOpen] {
-			c.v.Add(protocol.RAISDKParts, "%s part %q: expected its %s-end before finish, saw none", kindName(p.reasoning), p.id, kindName(p.reasoning))
+			c.v.Add(RParts, "%s part %q: expected its %s-end before finish, saw none", kindName(p.reasoning), p.id, kindName(p.reasoning))
 		}
 		if c.stepOpen {
-			c.v.Add(protocol.RAISDKParts, "step %d: expected finish-step before finish, saw none", c.steps)
+			c.v.Add(RParts, "step %d: expected finish-step before finish, saw none", c.steps)
 		}
 		for i := range c.calls {
 			if cl := &c.calls[i]; !cl.inputDone && !c.errorSeen {
-				c.v.Add(protocol.RAISDKParts, "tool call %s (%s): expected tool-input-available before finish, saw only its start and deltas", cl.id, cl.name)
+				c.v.Add(RParts, "tool call %s (%s): expected tool-input-available before finish, saw only its start and deltas", cl.id, cl.name)
 			}
 		}
 	}
@@ -529,10 +529,10 @@ func (c *Checker) judgeComplete(full bool) {
 		return
 	}
 	if c.textOK && !c.text.Done() {
-		c.v.Add(protocol.RAISDKText, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
+		c.v.Add(RText, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
 	}
 	if c.reasoningOK && !c.reasoning.Done() {
-		c.v.Add(protocol.RAISDKText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
+		c.v.Add(RText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
 	}
 	for si := range c.script {
 		sc := &c.script[si]
@@ -544,9 +544,9 @@ func (c *Checker) judgeComplete(full bool) {
 		}
 		switch {
 		case ci < 0:
-			c.v.Add(protocol.RAISDKTool, "scripted tool call %s (%s): expected its input, saw no part for it", sc.ID, sc.Name)
+			c.v.Add(RTool, "scripted tool call %s (%s): expected its input, saw no part for it", sc.ID, sc.Name)
 		case !c.calls[ci].settled:
-			c.v.Add(protocol.RAISDKTool, "scripted tool call %s (%s): expected tool-output-available or tool-output-error before the next step, saw neither", sc.ID, sc.Name)
+			c.v.Add(RTool, "scripted tool call %s (%s): expected tool-output-available or tool-output-error before the next step, saw neither", sc.ID, sc.Name)
 		}
 	}
 }
@@ -564,7 +564,7 @@ func (c *Checker) judgeOutcomes() {
 		}
 		sc := &c.script[cl.scripted]
 		if want := sc.Outcome == scenarios.OutcomeError; cl.failed != want {
-			c.v.Add(protocol.RAISDKTool, "tool call %s (%s): expected %s (outcome %s), saw %s", cl.id, cl.name, outputName(want), sc.Outcome, outputName(cl.failed))
+			c.v.Add(RTool, "tool call %s (%s): expected %s (outcome %s), saw %s", cl.id, cl.name, outputName(want), sc.Outcome, outputName(cl.failed))
 		}
 	}
 }

@@ -114,7 +114,7 @@ func TestRecordedRouteStreams(t *testing.T) {
 			i := at(t, f, `"inputTextDelta":"\"Lyon`)
 			f[i] = strings.Replace(f[i], "Lyon", "Lille", 1)
 			return f
-		}, []protocol.Rule{protocol.RAISDKParts}},
+		}, []protocol.Rule{RParts}},
 		// The two parallel inputs swapped between their calls: each disagrees with its deltas
 		// and with its scripted arguments.
 		{"inputs swapped", "parallel-tools", func(t *testing.T, f []string) []string {
@@ -124,7 +124,7 @@ func TestRecordedRouteStreams(t *testing.T) {
 			f[i] = strings.Replace(f[i], inI, inJ, 1)
 			f[j] = strings.Replace(f[j], inJ, inI, 1)
 			return f
-		}, []protocol.Rule{protocol.RAISDKParts, protocol.RAISDKTool}},
+		}, []protocol.Rule{RParts, RTool}},
 		// New text after the provider's error: R-terminal's alone (not also compared with the
 		// script).
 		{"text after error", "provider-error-midstream", func(t *testing.T, f []string) []string {
@@ -140,14 +140,14 @@ func TestRecordedRouteStreams(t *testing.T) {
 		{"second text-start lost", "tool-chain", func(t *testing.T, f []string) []string {
 			i := at(t, f, `"text-start","id":"aitxt-`)
 			return slices.Delete(f, i, i+1)
-		}, []protocol.Rule{protocol.RAISDKParts}},
+		}, []protocol.Rule{RParts}},
 		// The failed tool reported as a success.
 		{"tool error as output", "tool-error", func(t *testing.T, f []string) []string {
 			i := at(t, f, `"tool-output-error"`)
 			id := f[i][strings.Index(f[i], `"toolCallId":`):strings.Index(f[i], `,"errorText"`)]
 			f[i] = `{"type":"tool-output-available",` + id + `,"output":"ok"}`
 			return f
-		}, []protocol.Rule{protocol.RAISDKTool}},
+		}, []protocol.Rule{RTool}},
 	} {
 		rec := readRecording(t, filepath.Join(dir, tc.file+".frames"))
 		v := replay(recordedSession(t, rec), tc.edit(t, slices.Clone(rec.frames)))

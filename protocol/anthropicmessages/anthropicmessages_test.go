@@ -23,17 +23,17 @@ func TestFaults(t *testing.T) {
 	t.Parallel()
 	clienttest.Faults(t, mocktest.Start, New(), New(WithNoGroundTruth()), []clienttest.Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it.
-		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RAnthropicContent}},
+		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{RContent}},
 		// Without ground truth the same stream is structurally fine.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", NoTruth: true},
 		// A scripted mid-stream failure that never comes.
-		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{protocol.RAnthropicError}},
+		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{RError}},
 		// Blocks never stopped: message_delta arrives with blocks open.
-		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "tool-chain", Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "tool-chain", Want: []protocol.Rule{RBlock}},
 		// The same without ground truth, on interleaved parallel tool blocks.
-		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "parallel-tools", NoTruth: true, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "parallel-tools", NoTruth: true, Want: []protocol.Rule{RBlock}},
 		// The stream ends after message_delta without message_stop.
-		{Fault: mockprovider.FaultAnthropicNoMessageStop, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Fault: mockprovider.FaultAnthropicNoMessageStop, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{RMessage}},
 		// A ping before every event, message_start included, is accepted (leniency).
 		{Fault: mockprovider.FaultAnthropicPingStorm, Scenario: "thinking-answer"},
 		// OpenAI faults leave this wire alone.
@@ -48,7 +48,7 @@ func TestCheckError(t *testing.T) {
 	failing := clienttest.NewSession(t, "provider-429", 1)
 	plain := clienttest.NewSession(t, "plain-answer", 1)
 	later := clienttest.NewSession(t, "provider-503-after-tool", 1) // its HTTP 503 is at turn 1
-	clienttest.CheckErrors(t, New(), protocol.RAnthropicError, []clienttest.ErrorCase{
+	clienttest.CheckErrors(t, New(), RError, []clienttest.ErrorCase{
 		// The scripted 429 in the API's shape.
 		{Name: "scripted", S: failing, H: jsonHeader, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
 		// An error page instead of the error JSON.

@@ -50,7 +50,7 @@ type Checker struct {
 // judgeRules name this wire's rules in the judgements every provider wire makes alike; read
 // only, shared by every checker so that none carries a copy.
 var judgeRules = clientturn.Rules{
-	Error: protocol.RAnthropicError, Content: protocol.RAnthropicContent,
+	Error: RError, Content: RContent,
 	ErrorFrame: "error event", Thinking: "thinking",
 }
 
@@ -81,9 +81,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.stopped || c.errored {
 		if !c.after {
 			c.after = true
-			rule, what := protocol.RAnthropicMessage, "message_stop"
+			rule, what := RMessage, "message_stop"
 			if c.errored {
-				rule, what = protocol.RAnthropicError, "the error event"
+				rule, what = RError, "the error event"
 			}
 			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
 		}
@@ -94,16 +94,16 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	if !c.started && typ != "message_start" {
 		c.started = true // reported once; judge the rest as if it had come
-		c.v.Add(protocol.RAnthropicMessage, "expected message_start first, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RMessage, "expected message_start first, saw %s", protocol.Quote(string(data), 80))
 	}
 	switch typ {
 	case "message_start":
 		if c.started {
-			c.v.Add(protocol.RAnthropicMessage, "expected one message_start, first, saw another")
+			c.v.Add(RMessage, "expected one message_start, first, saw another")
 		}
 		c.started = true
 		if !e.HasMessage {
-			c.v.Add(protocol.RAnthropicMessage, "expected message_start to carry the message, saw %s", protocol.Quote(string(data), 80))
+			c.v.Add(RMessage, "expected message_start to carry the message, saw %s", protocol.Quote(string(data), 80))
 		}
 	case "content_block_start":
 		return c.onBlockStart(e, data)
@@ -114,7 +114,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			b.stopped = true
 			if b.kind == blockTool {
 				if t := &c.tools.List[b.tool]; !clientturn.JSONObject(toolInput(t.Args)) {
-					c.v.Add(protocol.RAnthropicBlock, "tool_use block %d (%s %s): input_json_delta pieces do not assemble to a JSON object: %s",
+					c.v.Add(RBlock, "tool_use block %d (%s %s): input_json_delta pieces do not assemble to a JSON object: %s",
 						e.Index, t.ID, t.Name, protocol.Quote(string(t.Args), 80))
 				}
 			}
@@ -136,7 +136,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "message_stop":
 		c.stopped = true
 		if c.deltas == 0 {
-			c.v.Add(protocol.RAnthropicMessage, "expected a message_delta with the stop_reason before message_stop, saw none")
+			c.v.Add(RMessage, "expected a message_delta with the stop_reason before message_stop, saw none")
 			// No terminal came before it: this is the end the stream has.
 			return protocol.Observation{Kind: protocol.FrameTerminal}
 		}
@@ -168,14 +168,14 @@ func toolInput(args []byte) []byte {
 func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
 	if c.deltas > 0 {
-		c.v.Add(protocol.RAnthropicMessage, "expected no content after message_delta, saw content_block_start %d", e.Index)
+		c.v.Add(RMessage, "expected no content after message_delta, saw content_block_start %d", e.Index)
 	}
 	switch {
 	case !e.HasIndex || !e.HasBlock:
-		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start with index and content_block, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RBlock, "expected content_block_start with index and content_block, saw %s", protocol.Quote(string(data), 80))
 		return other
 	case e.Index != len(c.blocks) || e.Index >= maxBlocks:
-		c.v.Add(protocol.RAnthropicBlock, "expected content_block_start index %d (the next block), saw %d", len(c.blocks), e.Index)
+		c.v.Add(RBlock, "expected content_block_start index %d (the next block), saw %d", len(c.blocks), e.Index)
 		return other
 	}
 	b := block{}
@@ -190,7 +190,7 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 	case "tool_use":
 		b.kind, b.tool = blockTool, len(c.tools.List)
 		if len(e.Block.ID) == 0 || len(e.Block.Name) == 0 {
-			c.v.Add(protocol.RAnthropicBlock, "tool_use block %d: expected id and name, saw %s", e.Index, protocol.Quote(string(data), 80))
+			c.v.Add(RBlock, "tool_use block %d: expected id and name, saw %s", e.Index, protocol.Quote(string(data), 80))
 		}
 		c.tools.Start(e.Block.ID, e.Block.Name)
 		obs = protocol.Observation{Kind: protocol.FrameToolStart}
@@ -203,11 +203,11 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 func (c *Checker) block(e *anthropic.Event, what string) *block {
 	switch {
 	case !e.HasIndex:
-		c.v.Add(protocol.RAnthropicBlock, "expected %s with an index", what)
+		c.v.Add(RBlock, "expected %s with an index", what)
 	case e.Index < 0 || e.Index >= len(c.blocks):
-		c.v.Add(protocol.RAnthropicBlock, "%s for block %d, which was never started", what, e.Index)
+		c.v.Add(RBlock, "%s for block %d, which was never started", what, e.Index)
 	case c.blocks[e.Index].stopped:
-		c.v.Add(protocol.RAnthropicBlock, "%s for block %d, which was already stopped", what, e.Index)
+		c.v.Add(RBlock, "%s for block %d, which was already stopped", what, e.Index)
 	default:
 		return &c.blocks[e.Index]
 	}
@@ -221,7 +221,7 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 		return other
 	}
 	if !e.HasDelta {
-		c.v.Add(protocol.RAnthropicBlock, "expected content_block_delta with a delta, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RBlock, "expected content_block_delta with a delta, saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
 	want := blockOther
@@ -236,7 +236,7 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 		return other // future delta types: tolerated
 	}
 	if b.kind != want {
-		c.v.Add(protocol.RAnthropicBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindName(want))
+		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindName(want))
 		return other
 	}
 	switch string(e.Delta.Type) {
@@ -264,33 +264,33 @@ func kindName(k blockKind) string {
 func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 	c.deltas++
 	if c.deltas > 1 {
-		c.v.Add(protocol.RAnthropicMessage, "expected one message_delta, saw another: %s", protocol.Quote(string(data), 80))
+		c.v.Add(RMessage, "expected one message_delta, saw another: %s", protocol.Quote(string(data), 80))
 		return
 	}
 	for i := range c.blocks {
 		if !c.blocks[i].stopped {
-			c.v.Add(protocol.RAnthropicBlock, "block %d is still open at message_delta: expected content_block_stop first", i)
+			c.v.Add(RBlock, "block %d is still open at message_delta: expected content_block_stop first", i)
 			break
 		}
 	}
 	if !e.HasDelta || len(e.Delta.StopReason) == 0 {
-		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry delta.stop_reason, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RMessage, "expected message_delta to carry delta.stop_reason, saw %s", protocol.Quote(string(data), 80))
 		return
 	}
 	if (!e.Usage.HasOutput && !c.j.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
 		// Without ground truth the count is optional (tokens are then estimated from the
 		// text); a count outside the range is always a violation.
-		c.v.Add(protocol.RAnthropicMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
 	}
 	c.stop = stopName(e.Delta.StopReason)
 	switch c.stop {
 	case "end_turn", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded":
 	case "tool_use":
 		if len(c.tools.List) == 0 {
-			c.v.Add(protocol.RAnthropicMessage, "stop_reason \"tool_use\" without a tool_use block")
+			c.v.Add(RMessage, "stop_reason \"tool_use\" without a tool_use block")
 		}
 	default:
-		c.v.Add(protocol.RAnthropicMessage, "unknown stop_reason %q", c.stop)
+		c.v.Add(RMessage, "unknown stop_reason %q", c.stop)
 	}
 }
 
@@ -307,7 +307,7 @@ func stopName(b []byte) string {
 func (c *Checker) onError(e *anthropic.Event, data []byte) protocol.Observation {
 	c.errored = true
 	if !e.HasError || e.ErrorMessage == nil {
-		c.v.Add(protocol.RAnthropicError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
 	}
 	return c.j.ProviderError(&c.v, e.ErrorMessage)
 }
@@ -331,14 +331,14 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if !c.errored {
 		switch {
 		case !c.started:
-			c.v.Add(protocol.RAnthropicMessage, "expected message_start … message_stop, the stream was empty")
+			c.v.Add(RMessage, "expected message_start … message_stop, the stream was empty")
 		case !c.stopped:
-			c.v.Add(protocol.RAnthropicMessage, "expected message_stop last, the stream ended without it")
+			c.v.Add(RMessage, "expected message_stop last, the stream ended without it")
 		}
 		if c.deltas == 0 {
 			for i := range c.blocks {
 				if !c.blocks[i].stopped {
-					c.v.Add(protocol.RAnthropicBlock, "block %d was never stopped", i)
+					c.v.Add(RBlock, "block %d was never stopped", i)
 					break
 				}
 			}
@@ -360,6 +360,6 @@ func (c *Checker) finishContent() {
 		want = "tool_use"
 	}
 	if c.stop != "" && c.stop != want {
-		c.v.Add(protocol.RAnthropicMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.stop)
+		c.v.Add(RMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.stop)
 	}
 }

@@ -59,49 +59,49 @@ func TestCheckerRules(t *testing.T) {
 		// The event name and the data's type disagree.
 		{Name: "event name", Stream: start + "event: content_block_delta\ndata: {\"type\":\"ping\"}\n\n" + text + msgDelta + msgStop, Want: []protocol.Rule{protocol.RFraming}},
 		// A block before message_start.
-		{Name: "start not first", Stream: text + start + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "start not first", Stream: text + start + msgDelta + msgStop, Want: []protocol.Rule{RMessage}},
 		// message_start twice.
-		{Name: "two starts", Stream: start + start + text + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "two starts", Stream: start + start + text + msgDelta + msgStop, Want: []protocol.Rule{RMessage}},
 		// Two message_delta events.
-		{Name: "two deltas", Stream: start + text + msgDelta + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "two deltas", Stream: start + text + msgDelta + msgDelta + msgStop, Want: []protocol.Rule{RMessage}},
 		// message_delta without a stop_reason.
-		{Name: "no stop reason", Stream: start + text + ev("message_delta", `"delta":{},"usage":{"output_tokens":2}`) + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "no stop reason", Stream: start + text + ev("message_delta", `"delta":{},"usage":{"output_tokens":2}`) + msgStop, Want: []protocol.Rule{RMessage}},
 		// A usage past 2^40 (a hostile report that would overflow the run's totals).
-		{Name: "usage overflow", Stream: start + text + ev("message_delta", `"delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9223372036854775807}`) + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "usage overflow", Stream: start + text + ev("message_delta", `"delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9223372036854775807}`) + msgStop, Want: []protocol.Rule{RMessage}},
 		// A negative usage.
-		{Name: "usage negative", Stream: start + text + ev("message_delta", `"delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":-5}`) + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "usage negative", Stream: start + text + ev("message_delta", `"delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":-5}`) + msgStop, Want: []protocol.Rule{RMessage}},
 		// stop_reason tool_use with no tool_use block.
-		{Name: "tool_use without tool", Stream: start + text + toolDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "tool_use without tool", Stream: start + text + toolDelta + msgStop, Want: []protocol.Rule{RMessage}},
 		// message_stop with no message_delta before it.
-		{Name: "stop without delta", Stream: start + text + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "stop without delta", Stream: start + text + msgStop, Want: []protocol.Rule{RMessage}},
 		// A block after message_delta.
-		{Name: "block after delta", Stream: start + msgDelta + text + msgStop, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "block after delta", Stream: start + msgDelta + text + msgStop, Want: []protocol.Rule{RMessage}},
 		// An event after message_stop.
-		{Name: "after stop", Stream: start + text + msgDelta + msgStop + textDelta, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "after stop", Stream: start + text + msgDelta + msgStop + textDelta, Want: []protocol.Rule{RMessage}},
 		// The stream ends after message_delta.
-		{Name: "no message_stop", Stream: start + text + msgDelta, Want: []protocol.Rule{protocol.RAnthropicMessage}},
+		{Name: "no message_stop", Stream: start + text + msgDelta, Want: []protocol.Rule{RMessage}},
 		// Block index 1 started first.
-		{Name: "index skipped", Stream: start + ev("content_block_start", `"index":1,"content_block":{"type":"text","text":""}`) + stop(1) + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Name: "index skipped", Stream: start + ev("content_block_start", `"index":1,"content_block":{"type":"text","text":""}`) + stop(1) + msgDelta + msgStop, Want: []protocol.Rule{RBlock}},
 		// A delta for a block never started.
-		{Name: "delta unstarted", Stream: start + text + ev("content_block_delta", `"index":3,"delta":{"type":"text_delta","text":"x"}`) + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Name: "delta unstarted", Stream: start + text + ev("content_block_delta", `"index":3,"delta":{"type":"text_delta","text":"x"}`) + msgDelta + msgStop, Want: []protocol.Rule{RBlock}},
 		// A delta after its block's stop.
-		{Name: "delta after stop", Stream: start + text + textDelta + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Name: "delta after stop", Stream: start + text + textDelta + msgDelta + msgStop, Want: []protocol.Rule{RBlock}},
 		// A stop for a block already stopped.
-		{Name: "stop twice", Stream: start + text + stop0 + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Name: "stop twice", Stream: start + text + stop0 + msgDelta + msgStop, Want: []protocol.Rule{RBlock}},
 		// input_json_delta on a text block.
-		{Name: "delta type", Stream: start + textStart + toolArgs(0, "{}") + stop0 + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Name: "delta type", Stream: start + textStart + toolArgs(0, "{}") + stop0 + msgDelta + msgStop, Want: []protocol.Rule{RBlock}},
 		// A tool_use block without id.
-		{Name: "tool without id", Stream: start + toolStart(0, "") + toolArgs(0, "{}") + stop(0) + toolDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Name: "tool without id", Stream: start + toolStart(0, "") + toolArgs(0, "{}") + stop(0) + toolDelta + msgStop, Want: []protocol.Rule{RBlock}},
 		// partial_json that does not assemble to an object.
-		{Name: "bad input", Stream: start + toolStart(0, "a") + toolArgs(0, `{"q":`) + stop(0) + toolDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Name: "bad input", Stream: start + toolStart(0, "a") + toolArgs(0, `{"q":`) + stop(0) + toolDelta + msgStop, Want: []protocol.Rule{RBlock}},
 		// A block still open at message_delta.
-		{Name: "open at delta", Stream: start + textStart + textDelta + msgDelta + msgStop, Want: []protocol.Rule{protocol.RAnthropicBlock}},
+		{Name: "open at delta", Stream: start + textStart + textDelta + msgDelta + msgStop, Want: []protocol.Rule{RBlock}},
 		// The stream ends with a block open and no message_delta.
-		{Name: "open at end", Stream: start + textStart + textDelta, Want: []protocol.Rule{protocol.RAnthropicMessage, protocol.RAnthropicBlock}},
+		{Name: "open at end", Stream: start + textStart + textDelta, Want: []protocol.Rule{RMessage, RBlock}},
 		// An error event without a message.
-		{Name: "error without message", Stream: start + ev("error", `"error":{"type":"overloaded_error"}`), Want: []protocol.Rule{protocol.RAnthropicError}},
+		{Name: "error without message", Stream: start + ev("error", `"error":{"type":"overloaded_error"}`), Want: []protocol.Rule{RError}},
 		// An event after the error.
-		{Name: "after error", Stream: start + ev("error", `"error":{"type":"overloaded_error","message":"x"}`) + msgStop, Want: []protocol.Rule{protocol.RAnthropicError}},
+		{Name: "after error", Stream: start + ev("error", `"error":{"type":"overloaded_error","message":"x"}`) + msgStop, Want: []protocol.Rule{RError}},
 	})
 }
 

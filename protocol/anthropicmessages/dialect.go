@@ -65,7 +65,7 @@ func New(opts ...Option) *Dialect {
 	d := &Dialect{clientturn.NewClient(clientturn.Wire{
 		Name:         Name,
 		Provider:     anthropic.Wire{},
-		ErrorRule:    protocol.RAnthropicError,
+		ErrorRule:    RError,
 		ErrorJSON:    `{"type":"error","error":{"type":…,"message":…}}`,
 		ErrorMessage: errorMessage,
 		NewChecker:   newChecker,

@@ -15,7 +15,7 @@ import (
 // content rule is off), and only content rules with it.
 func TestNoGroundTruthOtherText(t *testing.T) {
 	t.Parallel()
-	clienttest.OtherText(t, newWriter, newChecker)
+	clienttest.OtherText(t, Rules(), newWriter, newChecker)
 }
 
 // TestUnscriptedErrorIsTheOutcome: a mid-stream event: error in a session whose script
@@ -40,17 +40,17 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 		{Name: "mid tool call", Scenario: "parallel-tools", Stream: crash("parallel-tools", 0, args), Errors: []string{"runtime crashed"}},
 		// The error event without a message: its shape is judged; "error" is its message.
 		{Name: "no message", Scenario: "plain-answer", Stream: clienttest.FailingTurn(t, newWriter, "plain-answer", 0, text("plain-answer", 0, 5), "") + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\n\n",
-			Errors: []string{"error"}, Want: []protocol.Rule{protocol.RAnthropicError}},
+			Errors: []string{"error"}, Want: []protocol.Rule{RError}},
 		// Something after it: the stream must end there.
 		{Name: "after error", Scenario: "plain-answer", Stream: crash("plain-answer", 0, text("plain-answer", 0, 5)) + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
-			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{protocol.RAnthropicError}},
+			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{RError}},
 		// The scripted error: no violation, and its message reported all the same.
 		{Name: "scripted", Scenario: "provider-error-midstream", Stream: clienttest.FailingTurn(t, newWriter, "provider-error-midstream", 0, text("provider-error-midstream", 0, 39), "upstream model crashed (scripted)"),
 			Errors: []string{"upstream model crashed (scripted)"}},
 		// A script that fails at turn 1 (HTTP 503), an error frame at turn 0: the wrong turn,
 		// and the turn's text short of the script.
 		{Name: "wrong turn", Scenario: "provider-503-after-tool", Stream: crash("provider-503-after-tool", 0, text("provider-503-after-tool", 0, 0)),
-			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{protocol.RAnthropicError, protocol.RAnthropicContent}},
+			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{RError, RContent}},
 		// Without ground truth nothing is scripted.
 		{Name: "no ground truth", Scenario: "provider-503-after-tool", NoTruth: true, Stream: crash("provider-503-after-tool", 0, text("provider-503-after-tool", 0, 0)), Errors: []string{"runtime crashed"}},
 		// Cut inside the tool calls (a transport error, a stall, a truncation).

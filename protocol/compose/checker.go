@@ -206,12 +206,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return c.onReasoning(&t, data)
 	case "thinking_start":
 		if c.thinkingOpen {
-			c.v.Add(protocol.RComposeThinking, "expected thinking_end before another thinking_start, saw a second thinking_start")
+			c.v.Add(RThinking, "expected thinking_end before another thinking_start, saw a second thinking_start")
 		}
 		c.thinkingOpen = true
 	case "thinking_end":
 		if !c.thinkingOpen {
-			c.v.Add(protocol.RComposeThinking, "expected thinking_start before thinking_end, saw thinking_end with no open thinking")
+			c.v.Add(RThinking, "expected thinking_start before thinking_end, saw thinking_end with no open thinking")
 		}
 		c.thinkingOpen = false
 	case "tool_args_delta":
@@ -240,7 +240,7 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	}
 	if !c.noTruth && c.textOK && !jsonwire.Advance(&c.text, text) {
 		c.textOK = false
-		c.v.Add(protocol.RComposeAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
+		c.v.Add(RAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
 			c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
 	}
 	if text == "" {
@@ -256,7 +256,7 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 	}
 	if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, *t.Delta) {
 		c.thinkingOK = false
-		c.v.Add(protocol.RComposeThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
+		c.v.Add(RThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
 			c.thinking.Matched(), protocol.Quote(c.thinking.Next(60), 60), protocol.Quote(*t.Delta, 60))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta), Tokens: c.tokens.Thinking(*t.Delta)}
@@ -287,13 +287,13 @@ func (c *Checker) onArgsDelta(t *typed, data []byte) {
 	case cl.toolName == "":
 		cl.toolName = t.ToolName
 	default:
-		c.v.Add(protocol.RComposeArgs, "call %s: expected toolName %q on every delta that names one, saw %q", cl.id, cl.toolName, t.ToolName)
+		c.v.Add(RArgs, "call %s: expected toolName %q on every delta that names one, saw %q", cl.id, cl.toolName, t.ToolName)
 	}
 	if t.ArgsDelta == nil || *t.ArgsDelta == "" {
 		return // nothing to add: absent and empty argsDelta are both allowed
 	}
 	if cl.started {
-		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected every argsDelta before tool_start, saw one after", cl.id, cl.toolName)
+		c.v.Add(RArgs, "call %s (%s): expected every argsDelta before tool_start, saw one after", cl.id, cl.toolName)
 	}
 	cl.args = append(cl.args, *t.ArgsDelta...)
 }
@@ -370,7 +370,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 	}
 	c.startedCalls = append(c.startedCalls, ci)
 	if ci < 0 {
-		c.v.Add(protocol.RComposeArgs, "tool_start %s: expected tool_args_delta frames for it first, saw none", t.ToolName)
+		c.v.Add(RArgs, "tool_start %s: expected tool_args_delta frames for it first, saw none", t.ToolName)
 		return
 	}
 	cl := &c.calls[ci]
@@ -380,11 +380,11 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 		return
 	}
 	if inputErr != nil {
-		c.v.Add(protocol.RComposeArgs, "tool_start %s (call %s): expected input equal to the streamed arguments, saw %s", t.ToolName, cl.id, protocol.Quote(string(t.Input), 80))
+		c.v.Add(RArgs, "tool_start %s (call %s): expected input equal to the streamed arguments, saw %s", t.ToolName, cl.id, protocol.Quote(string(t.Input), 80))
 		return
 	}
 	if !sameArgs(args, input) {
-		c.v.Add(protocol.RComposeArgs, "tool_start %s (call %s): expected input %s (the streamed arguments), saw %s",
+		c.v.Add(RArgs, "tool_start %s (call %s): expected input %s (the streamed arguments), saw %s",
 			t.ToolName, cl.id, protocol.Quote(string(cl.args), 80), protocol.Quote(string(t.Input), 80))
 	}
 }
@@ -394,7 +394,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	var got any
 	if err := json.Unmarshal(cl.args, &got); err != nil {
-		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected the concatenated argsDelta to be JSON, saw %s (%v)", cl.id, cl.toolName, protocol.Quote(string(cl.args), 80), err)
+		c.v.Add(RArgs, "call %s (%s): expected the concatenated argsDelta to be JSON, saw %s (%v)", cl.id, cl.toolName, protocol.Quote(string(cl.args), 80), err)
 		return nil, false
 	}
 	if c.noTruth {
@@ -406,15 +406,15 @@ func (c *Checker) judgeArgs(cl *call) (any, bool) {
 		return got, false
 	}
 	if !ok {
-		c.v.Add(protocol.RComposeArgs, "call %s (%s): not a scripted tool call", cl.id, cl.toolName)
+		c.v.Add(RArgs, "call %s (%s): not a scripted tool call", cl.id, cl.toolName)
 		return got, true
 	}
 	var want any
 	if err := json.Unmarshal([]byte(sc.Arguments), &want); err == nil && !reflect.DeepEqual(got, want) {
-		c.v.Add(protocol.RComposeArgs, "call %s (%s): expected arguments %s, saw %s", cl.id, cl.toolName, protocol.Quote(sc.Arguments, 80), protocol.Quote(string(cl.args), 80))
+		c.v.Add(RArgs, "call %s (%s): expected arguments %s, saw %s", cl.id, cl.toolName, protocol.Quote(sc.Arguments, 80), protocol.Quote(string(cl.args), 80))
 	}
 	if sc.Name != cl.toolName {
-		c.v.Add(protocol.RComposeArgs, "call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.toolName)
+		c.v.Add(RArgs, "call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.toolName)
 	}
 	return got, true
 }
@@ -628,7 +628,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.terminal)
 		}
 		if c.thinkingOpen {
-			c.v.Add(protocol.RComposeThinking, "expected thinking_end for every thinking_start, the stream ended inside thinking")
+			c.v.Add(RThinking, "expected thinking_end for every thinking_start, the stream ended inside thinking")
 		}
 		for _, name := range c.openTools {
 			c.v.Add(protocol.RToolLifecycle, "tool_start %s: expected a tool_end, the stream ended without one", name)
@@ -636,10 +636,10 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	}
 	if full {
 		if c.textOK && !c.text.Done() {
-			c.v.Add(protocol.RComposeAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
+			c.v.Add(RAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
 		}
 		if c.thinkingOK && !c.thinking.Done() {
-			c.v.Add(protocol.RComposeThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
+			c.v.Add(RThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 		}
 	}
 	c.judgeTerminal()
@@ -677,7 +677,7 @@ func (c *Checker) finishArgs(all bool) {
 				found = found || c.calls[i].id == tc.ID
 			}
 			if !found {
-				c.v.Add(protocol.RComposeArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
+				c.v.Add(RArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
 			}
 		}
 	}

@@ -189,11 +189,11 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		// One text delta altered.
 		{"wrong text", "plain-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Replace(f, dialecttest.Index(t, f, text, 2), dialecttest.Raw(`{"choices":[{"delta":{"content":" WRONG"}}]}`))
-		}, []protocol.Rule{protocol.RComposeAnswer}},
+		}, []protocol.Rule{RAnswer}},
 		// A text delta lost: the answer ends short.
 		{"text missing", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Remove(f, len(f)-5) // the last text delta before timing, done, receipt, [DONE]
-		}, []protocol.Rule{protocol.RComposeAnswer}},
+		}, []protocol.Rule{RAnswer}},
 		// Thinking text streamed as answer text.
 		{"reasoning as text", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, reasoning, 0)
@@ -202,18 +202,18 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 				t.Fatal(err)
 			}
 			return dialecttest.Insert(f, dialecttest.Index(t, f, text, 0), dialecttest.Raw(`{"choices":[{"delta":{"content":`+string(jsonwire.AppendString(nil, d.Delta))+`}}]}`))
-		}, []protocol.Rule{protocol.RComposeAnswer}},
+		}, []protocol.Rule{RAnswer}},
 		// A piece of the arguments altered.
 		{"wrong args", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, argsDelta, 0)
 			return dialecttest.Insert(f, i+1, dialecttest.Raw(`{"type":"tool_args_delta","id":"`+dialecttest.Script(t, "preamble-tool", 1).Turns[0].ToolCalls[0].ID+`","toolName":"get_weather","argsDelta":" ","index":0}`),
 				dialecttest.Raw(`{"type":"tool_args_delta","id":"`+dialecttest.Script(t, "preamble-tool", 1).Turns[0].ToolCalls[0].ID+`","toolName":"get_weather","argsDelta":"x","index":0}`))
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// tool_start input differs from the streamed arguments.
 		{"input differs", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, toolStart, 0)
 			return dialecttest.Replace(f, i, strings.Replace(f[i], `"city":"Paris"`, `"city":"Lyon"`, 1))
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// No argument deltas at all for a scripted call.
 		{"args missing", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			var out []string
@@ -223,7 +223,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 				}
 			}
 			return out
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// A tool never settles.
 		{"tool end dropped", "preamble-tool", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Remove(f, dialecttest.Index(t, f, toolEnd, 0))
@@ -241,16 +241,16 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		// thinking_end lost.
 		{"thinking unbalanced", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Remove(f, dialecttest.Index(t, f, `"type":"thinking_end"`, 0))
-		}, []protocol.Rule{protocol.RComposeThinking}},
+		}, []protocol.Rule{RThinking}},
 		// Two thinking_start in a row.
 		{"thinking started twice", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"thinking_start"`, 0)
 			return dialecttest.Insert(f, i+1, f[i])
-		}, []protocol.Rule{protocol.RComposeThinking}},
+		}, []protocol.Rule{RThinking}},
 		// Reasoning text altered.
 		{"reasoning altered", "thinking-answer", relayOptions{}, false, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Replace(f, dialecttest.Index(t, f, reasoning, 1), dialecttest.Raw(`{"type":"reasoning_delta","delta":" bogus"}`))
-		}, []protocol.Rule{protocol.RComposeThinking}},
+		}, []protocol.Rule{RThinking}},
 		// stopped then done (runtime fault double-terminal).
 		{"stopped then done", "stop-mid-answer", stopped, true, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Insert(f, dialecttest.Index(t, f, receipt, 0), dialecttest.Raw(`{"type":"done","model":"m","usage":{}}`))
@@ -313,7 +313,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		// An aborted stream whose text so far is wrong.
 		{"aborted with wrong text", "abort-mid-answer", relayOptions{}, false, true, func(t *testing.T, f []string) []string {
 			return []string{f[0], dialecttest.Raw(`{"choices":[{"delta":{"content":"WRONG"}}]}`)}
-		}, []protocol.Rule{protocol.RComposeAnswer}},
+		}, []protocol.Rule{RAnswer}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

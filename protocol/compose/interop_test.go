@@ -105,16 +105,16 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 		{"args altered", "preamble-tool", func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"argsDelta":"y\":\"Pari"`, 0)
 			return dialecttest.Replace(f, i, strings.Replace(f[i], "Pari", "Lyo", 1))
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// A parallel call's first delta loses its id: its pieces name an index never introduced.
 		{"second call without id", "parallel-tools", func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"index":1`, 0)
 			return dialecttest.Replace(f, i, dialecttest.Raw(`{"type":"tool_args_delta","toolName":"lookup_population","index":1}`))
-		}, []protocol.Rule{protocol.RFraming, protocol.RComposeArgs}},
+		}, []protocol.Rule{protocol.RFraming, RArgs}},
 		// The final text loses a piece.
 		{"answer short", "tool-error", func(t *testing.T, f []string) []string {
 			return dialecttest.Remove(f, len(f)-3)
-		}, []protocol.Rule{protocol.RComposeAnswer}},
+		}, []protocol.Rule{RAnswer}},
 		// The stream ends without its end marker.
 		{"no [DONE]", "preamble-tool", func(t *testing.T, f []string) []string {
 			return f[:len(f)-1]
@@ -214,7 +214,7 @@ func TestToolArgsVariants(t *testing.T) {
 			return rewrite(t, "preamble-tool", func(id, name string, index int, pieces []string) []string {
 				return firstOnly(id, name, index, append(pieces[:len(pieces)-1:len(pieces)-1], `,"extra":1}`))
 			})
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// argsDelta absent on every delta but the ones that carry a piece.
 		{"argsDelta absent", "tool-chain", func(t *testing.T) []string {
 			return rewrite(t, "tool-chain", func(id, name string, index int, pieces []string) []string {
@@ -230,7 +230,7 @@ func TestToolArgsVariants(t *testing.T) {
 			return rewrite(t, "preamble-tool", func(id, name string, index int, pieces []string) []string {
 				return []string{frame(id, name, "", index, false), frame(id, name, "", index, false)}
 			})
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// argsDelta empty on some deltas, including after tool_start (it adds nothing).
 		{"argsDelta empty", "preamble-tool", func(t *testing.T) []string {
 			f := rewrite(t, "preamble-tool", func(id, name string, index int, pieces []string) []string {
@@ -246,7 +246,7 @@ func TestToolArgsVariants(t *testing.T) {
 		{"argsDelta after tool_start", "preamble-tool", func(t *testing.T) []string {
 			f := rewrite(t, "preamble-tool", firstOnly)
 			return dialecttest.Insert(f, dialecttest.Index(t, f, toolStart, 0)+1, frame("", "", " ", 0, true))
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// Parallel calls correlated by index only, their pieces interleaved.
 		{"parallel calls interleaved by index", "parallel-tools", func(t *testing.T) []string {
 			return interleave(t, rewrite(t, "parallel-tools", firstOnly))
@@ -265,7 +265,7 @@ func TestToolArgsVariants(t *testing.T) {
 				}
 			}
 			return f
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// A piece for an index no delta with an id introduced: it belongs to no call.
 		{"index never introduced", "preamble-tool", func(t *testing.T) []string {
 			f := rewrite(t, "preamble-tool", firstOnly)
@@ -280,7 +280,7 @@ func TestToolArgsVariants(t *testing.T) {
 		{"toolName changes", "preamble-tool", func(t *testing.T) []string {
 			f := rewrite(t, "preamble-tool", firstOnly)
 			return dialecttest.Insert(f, dialecttest.Index(t, f, argsDelta, 1), frame("", "other_tool", "", 0, false))
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// A runtime that does not have the tool streams its arguments and never starts it.
 		{"call declined (no tool_start/tool_end)", "preamble-tool", func(t *testing.T) []string {
 			return dropLifecycle(rewrite(t, "preamble-tool", firstOnly))
@@ -290,7 +290,7 @@ func TestToolArgsVariants(t *testing.T) {
 			f := dropLifecycle(rewrite(t, "preamble-tool", firstOnly))
 			i := dialecttest.Index(t, f, argsDelta, 1)
 			return dialecttest.Insert(f, i, frame("", "", `{"wrong":true}`, 0, true))
-		}, []protocol.Rule{protocol.RComposeArgs}},
+		}, []protocol.Rule{RArgs}},
 		// tool_end without an id, parallel tools of one name settling in reverse order.
 		{"tool_end without id, reverse order", "parallel-tools", func(t *testing.T) []string {
 			f := relay(t, dialecttest.Script(t, "parallel-tools", 1), relayOptions{})
@@ -425,7 +425,7 @@ func TestDeclinedCallDoesNotCaptureToolStart(t *testing.T) {
 	// A tool_start whose input is neither call's arguments is still reported.
 	i := dialecttest.Index(t, frames, toolStart, 0)
 	wrong := dialecttest.Replace(frames, i, dialecttest.Raw(`{"type":"tool_start","toolName":"`+sc.Turns[0].ToolCalls[0].Name+`","input":{"other":1}}`))
-	if vs := check(t, wrong, dialecttest.Session(sc)); !dialecttest.SameRules(vs, []protocol.Rule{protocol.RComposeArgs}) {
+	if vs := check(t, wrong, dialecttest.Session(sc)); !dialecttest.SameRules(vs, []protocol.Rule{RArgs}) {
 		t.Errorf("wrong input: violations %v, want R-compose-args", vs)
 	}
 }

@@ -277,11 +277,11 @@ func (c *Checker) observeSide(typ string, data []byte) bool {
 		c.onTiming(&f)
 	case typ == "trace":
 		if f.Source == nil || !slices.Contains(scenarios.TraceSources(), *f.Source) {
-			c.v.Add(protocol.RTraceSource, "trace: expected a source in %v, saw %s", scenarios.TraceSources(), protocol.Quote(string(data), 80))
+			c.v.Add(RTraceSource, "trace: expected a source in %v, saw %s", scenarios.TraceSources(), protocol.Quote(string(data), 80))
 		}
 	case typ == "action":
 		if f.Status == nil || *f.Status == "" {
-			c.v.Add(protocol.RComposeAction, "action %q: expected a status, saw %s", f.Action, protocol.Quote(string(data), 80))
+			c.v.Add(RAction, "action %q: expected a status, saw %s", f.Action, protocol.Quote(string(data), 80))
 		}
 	case typ == "conclave":
 		c.onConclave(&f)
@@ -302,19 +302,19 @@ func (c *Checker) onTiming(f *sideFrame) {
 	if e := f.ElapsedMs; e != nil {
 		switch {
 		case *e < 0:
-			c.v.Add(protocol.RTimingOrder, "timing %s: expected elapsedMs >= 0, saw %g", f.Mark, *e)
+			c.v.Add(RTimingOrder, "timing %s: expected elapsedMs >= 0, saw %g", f.Mark, *e)
 		case st.sawElapsed && *e < st.lastElapsed:
-			c.v.Add(protocol.RTimingOrder, "timing %s: elapsedMs went back from %g to %g", f.Mark, st.lastElapsed, *e)
+			c.v.Add(RTimingOrder, "timing %s: elapsedMs went back from %g to %g", f.Mark, st.lastElapsed, *e)
 		}
 		st.lastElapsed, st.sawElapsed = max(st.lastElapsed, *e), true
 	}
 	after := func(what string) {
-		c.v.Add(protocol.RTimingOrder, "timing: expected %s before the done mark, saw it after", what)
+		c.v.Add(RTimingOrder, "timing: expected %s before the done mark, saw it after", what)
 	}
 	switch f.Mark {
 	case MarkMSMStart:
 		if st.sawModelStart || st.sawFirst {
-			c.v.Add(protocol.RTimingOrder, "timing: expected msm_start before model_start and first_text_delta, saw it after")
+			c.v.Add(RTimingOrder, "timing: expected msm_start before model_start and first_text_delta, saw it after")
 		}
 		if st.sawDoneMark {
 			after(MarkMSMStart)
@@ -322,7 +322,7 @@ func (c *Checker) onTiming(f *sideFrame) {
 		st.sawMSMStart = true
 	case MarkModelStart:
 		if st.sawFirst && !st.modelBeforeFirst {
-			c.v.Add(protocol.RTimingOrder, "timing: expected the first model_start before first_text_delta, saw first_text_delta first")
+			c.v.Add(RTimingOrder, "timing: expected the first model_start before first_text_delta, saw first_text_delta first")
 			st.modelBeforeFirst = true // reported once
 		}
 		if st.sawDoneMark {
@@ -355,9 +355,9 @@ func (c *Checker) onConclave(f *sideFrame) {
 	ver := int64(*f.Version)
 	switch {
 	case seen && ver < last:
-		c.v.Add(protocol.RConclaveVersion, "conclave %s %q: version went back from %d to %d", f.Action, f.Key, last, ver)
+		c.v.Add(RConclaveVersion, "conclave %s %q: version went back from %d to %d", f.Action, f.Key, last, ver)
 	case seen && ver == last && (f.Action == "write" || f.Action == "delete") && (f.Success == nil || *f.Success):
-		c.v.Add(protocol.RConclaveVersion, "conclave %s %q: expected a version after %d, saw %d again", f.Action, f.Key, last, ver)
+		c.v.Add(RConclaveVersion, "conclave %s %q: expected a version after %d, saw %d again", f.Action, f.Key, last, ver)
 	}
 	st.conclave[f.Key] = max(last, ver)
 }
@@ -372,11 +372,11 @@ func (c *Checker) onTask(typ string, f *sideFrame) {
 	}
 	switch {
 	case st.approved == nil:
-		c.v.Add(protocol.RPlanTasks, "%s for task %q: expected task events only after the plan was approved, saw one before", typ, f.TaskID)
+		c.v.Add(RPlanTasks, "%s for task %q: expected task events only after the plan was approved, saw one before", typ, f.TaskID)
 	case !slices.Contains(st.approved, f.TaskID):
-		c.v.Add(protocol.RPlanTasks, "%s: expected a task of the approved plan %v, saw task %q", typ, st.approved, f.TaskID)
+		c.v.Add(RPlanTasks, "%s: expected a task of the approved plan %v, saw task %q", typ, st.approved, f.TaskID)
 	case f.PlanID != "" && f.PlanID != st.proposalID:
-		c.v.Add(protocol.RPlanTasks, "%s for task %q: expected planId %q (the approved proposal), saw %q", typ, f.TaskID, st.proposalID, f.PlanID)
+		c.v.Add(RPlanTasks, "%s for task %q: expected planId %q (the approved proposal), saw %q", typ, f.TaskID, st.proposalID, f.PlanID)
 	}
 }
 
@@ -395,32 +395,32 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 	}
 	switch {
 	case id == "":
-		c.v.Add(protocol.RPlanVersion, "%s: expected a proposalId, saw %s", typ, protocol.Quote(string(data), 80))
+		c.v.Add(RPlanVersion, "%s: expected a proposalId, saw %s", typ, protocol.Quote(string(data), 80))
 	case st.proposalID == "":
 		st.proposalID = id
 	case id != st.proposalID:
-		c.v.Add(protocol.RPlanVersion, "%s: expected proposalId %q (the run's proposal), saw %q", typ, st.proposalID, id)
+		c.v.Add(RPlanVersion, "%s: expected proposalId %q (the run's proposal), saw %q", typ, st.proposalID, id)
 	}
 	if ver < 1 {
-		c.v.Add(protocol.RPlanVersion, "%s: expected a version >= 1, saw %s", typ, protocol.Quote(string(data), 80))
+		c.v.Add(RPlanVersion, "%s: expected a version >= 1, saw %s", typ, protocol.Quote(string(data), 80))
 	}
 	if typ != TypePlanProposed && st.version > 0 && ver != st.version {
-		c.v.Add(protocol.RPlanVersion, "%s: expected version %d (the latest proposed), saw %d", typ, st.version, ver)
+		c.v.Add(RPlanVersion, "%s: expected version %d (the latest proposed), saw %d", typ, st.version, ver)
 	}
 	switch typ {
 	case TypePlanProposed:
 		switch st.phase {
 		case phaseProposed, phaseRequested:
-			c.v.Add(protocol.RPlanOrder, "plan.proposed version %d: expected approval.decided of version %d first", ver, st.version)
+			c.v.Add(RPlanOrder, "plan.proposed version %d: expected approval.decided of version %d first", ver, st.version)
 		case phaseDecided:
 			if st.decision == scenarios.DecisionChangesRequested {
-				c.v.Add(protocol.RPlanOrder, "plan.proposed version %d: expected plan.feedback_requested after changes_requested, saw the new version first", ver)
+				c.v.Add(RPlanOrder, "plan.proposed version %d: expected plan.feedback_requested after changes_requested, saw the new version first", ver)
 			} else {
-				c.v.Add(protocol.RPlanOrder, "plan.proposed version %d: the plan was already %s", ver, st.decision)
+				c.v.Add(RPlanOrder, "plan.proposed version %d: the plan was already %s", ver, st.decision)
 			}
 		}
 		if st.version > 0 && ver <= st.version {
-			c.v.Add(protocol.RPlanVersion, "plan.proposed: expected a version after %d, saw %d", st.version, ver)
+			c.v.Add(RPlanVersion, "plan.proposed: expected a version after %d, saw %d", st.version, ver)
 		}
 		st.version = max(st.version, ver)
 		st.phase, st.decision, st.tasks = phaseProposed, "", nil
@@ -431,7 +431,7 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 		}
 	case TypeApprovalRequested:
 		if st.phase != phaseProposed {
-			c.v.Add(protocol.RPlanOrder, "approval.requested version %d: expected it right after plan.proposed, saw it %s", ver, st.phase.after())
+			c.v.Add(RPlanOrder, "approval.requested version %d: expected it right after plan.proposed, saw it %s", ver, st.phase.after())
 		}
 		st.phase = phaseRequested
 		st.requests++
@@ -439,7 +439,7 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 		c.dueDecision(id, ver)
 	case TypeApprovalDecided:
 		if st.phase != phaseRequested {
-			c.v.Add(protocol.RPlanOrder, "approval.decided version %d: expected it after approval.requested, saw it %s", ver, st.phase.after())
+			c.v.Add(RPlanOrder, "approval.decided version %d: expected it after approval.requested, saw it %s", ver, st.phase.after())
 		}
 		st.phase, st.decision = phaseDecided, f.Decision
 		st.decidedAt = append(st.decidedAt, time.Now())
@@ -449,12 +449,12 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 			st.approved = append([]string{}, st.tasks...)
 		case scenarios.DecisionRejected, scenarios.DecisionChangesRequested:
 		default:
-			c.v.Add(protocol.RPlanOutcome, "approval.decided: expected decision approved, rejected or changes_requested, saw %q", f.Decision)
+			c.v.Add(RPlanOutcome, "approval.decided: expected decision approved, rejected or changes_requested, saw %q", f.Decision)
 		}
 		c.judgeDecision(len(st.decided)-1, f)
 	case TypePlanFeedbackRequested:
 		if st.phase != phaseDecided || st.decision != scenarios.DecisionChangesRequested {
-			c.v.Add(protocol.RPlanOrder, "plan.feedback_requested version %d: expected it after a changes_requested decision, saw it %s", ver, st.phase.after())
+			c.v.Add(RPlanOrder, "plan.feedback_requested version %d: expected it after a changes_requested decision, saw it %s", ver, st.phase.after())
 		}
 		st.phase = phaseFeedback
 	default:
@@ -498,12 +498,12 @@ func (c *Checker) judgeDecision(i int, f *sideFrame) {
 		return
 	}
 	if i >= len(p.Decisions) || p.Decisions[i].Decision == scenarios.DecisionNone {
-		c.v.Add(protocol.RPlanOutcome, "approval.decided %q: the client sent no decision for this request (the approval must time out into error)", f.Decision)
+		c.v.Add(RPlanOutcome, "approval.decided %q: the client sent no decision for this request (the approval must time out into error)", f.Decision)
 		return
 	}
 	want := p.Decisions[i]
 	if f.Decision != want.Decision || f.Reason != want.Reason {
-		c.v.Add(protocol.RPlanOutcome, "approval.decided: expected decision %q with reason %q (as the client sent it), saw %q with %q", want.Decision, want.Reason, f.Decision, protocol.Quote(f.Reason, 60))
+		c.v.Add(RPlanOutcome, "approval.decided: expected decision %q with reason %q (as the client sent it), saw %q with %q", want.Decision, want.Reason, f.Decision, protocol.Quote(f.Reason, 60))
 	}
 }
 
@@ -515,14 +515,14 @@ func (c *Checker) finishSide(clean bool) {
 	st := &c.side
 	st.log.mu.Lock()
 	for _, r := range st.log.refused {
-		c.v.Add(protocol.RPlanOutcome, "%s", r)
+		c.v.Add(RPlanOutcome, "%s", r)
 	}
 	st.log.mu.Unlock()
 	if p == nil || c.s.NoGroundTruth || !clean || c.stopped || c.s.Expected.ProviderError != "" || (c.terminal != "done" && c.terminal != "error") {
 		return
 	}
 	if st.requests < len(p.Decisions) {
-		c.v.Add(protocol.RPlanOutcome, "expected %d approval requests (one per scripted decision), saw %d before %s", len(p.Decisions), st.requests, c.terminal)
+		c.v.Add(RPlanOutcome, "expected %d approval requests (one per scripted decision), saw %d before %s", len(p.Decisions), st.requests, c.terminal)
 		return
 	}
 	var final string
@@ -532,7 +532,7 @@ func (c *Checker) finishSide(clean bool) {
 	switch p.Outcome {
 	case scenarios.PlanApproved, scenarios.PlanRejected:
 		if final != p.Outcome {
-			c.v.Add(protocol.RPlanOutcome, "expected the plan to end %s, saw its last decision %q", p.Outcome, final)
+			c.v.Add(RPlanOutcome, "expected the plan to end %s, saw its last decision %q", p.Outcome, final)
 		}
 	}
 	if p.EndsInError() && c.terminal != "error" {
@@ -540,11 +540,11 @@ func (c *Checker) finishSide(clean bool) {
 		if p.Outcome == scenarios.PlanUndecided {
 			why = fmt.Sprintf("an undecided approval times out into error after %v", p.Timeout)
 		}
-		c.v.Add(protocol.RPlanOutcome, "expected error: %s, saw %s", why, c.terminal)
+		c.v.Add(RPlanOutcome, "expected error: %s, saw %s", why, c.terminal)
 	}
 	if p.Outcome == scenarios.PlanUndecided && c.terminal == "error" && !st.requestedAt.IsZero() {
 		if took, bound := time.Since(st.requestedAt), p.Timeout+UndecidedSlack; took > bound {
-			c.v.Add(protocol.RPlanOutcome, "undecided approval: the error came %v after approval.requested, expected within %v (timeout %v + %v)", took.Round(time.Millisecond), bound, p.Timeout, UndecidedSlack)
+			c.v.Add(RPlanOutcome, "undecided approval: the error came %v after approval.requested, expected within %v (timeout %v + %v)", took.Round(time.Millisecond), bound, p.Timeout, UndecidedSlack)
 		}
 	}
 }

@@ -106,63 +106,63 @@ func TestPlanRules(t *testing.T) {
 			`{"type":"conclave","action":"write","key":"k","success":false,"version":1}`}, nil, nil},
 
 		// approval.requested before its plan.proposed.
-		{"requested before proposed", approve(), "done", []string{requested1, proposed1, approved1}, nil, []protocol.Rule{protocol.RPlanOrder}},
+		{"requested before proposed", approve(), "done", []string{requested1, proposed1, approved1}, nil, []protocol.Rule{RPlanOrder}},
 		// A decision nobody asked for.
-		{"decided before requested", approve(), "done", []string{proposed1, approved1, requested1}, nil, []protocol.Rule{protocol.RPlanOrder}},
+		{"decided before requested", approve(), "done", []string{proposed1, approved1, requested1}, nil, []protocol.Rule{RPlanOrder}},
 		// Version 2 without plan.feedback_requested.
-		{"no feedback before version 2", planOf("", "changes_requested", "approved"), "done", []string{proposed1, requested1, changes1, proposed2, requested2, approved2}, nil, []protocol.Rule{protocol.RPlanOrder}},
+		{"no feedback before version 2", planOf("", "changes_requested", "approved"), "done", []string{proposed1, requested1, changes1, proposed2, requested2, approved2}, nil, []protocol.Rule{RPlanOrder}},
 		// A second proposal after approval.
-		{"proposed after approval", approve(), "done", []string{proposed1, requested1, approved1, proposed2}, nil, []protocol.Rule{protocol.RPlanOrder}},
+		{"proposed after approval", approve(), "done", []string{proposed1, requested1, approved1, proposed2}, nil, []protocol.Rule{RPlanOrder}},
 		// Version 1 proposed again after changes.
-		{"version does not increase", planOf("", "changes_requested", "approved"), "done", []string{proposed1, requested1, changes1, feedback1, proposed1, requested1, approved1}, nil, []protocol.Rule{protocol.RPlanVersion}},
+		{"version does not increase", planOf("", "changes_requested", "approved"), "done", []string{proposed1, requested1, changes1, feedback1, proposed1, requested1, approved1}, nil, []protocol.Rule{RPlanVersion}},
 		// Another proposal id mid-way.
-		{"proposal id changes", approve(), "done", []string{proposed1, strings.Replace(requested1, "p1", "p2", 1), strings.Replace(approved1, "p1", "p2", 1)}, nil, []protocol.Rule{protocol.RPlanVersion}},
+		{"proposal id changes", approve(), "done", []string{proposed1, strings.Replace(requested1, "p1", "p2", 1), strings.Replace(approved1, "p1", "p2", 1)}, nil, []protocol.Rule{RPlanVersion}},
 		// The request names another version than the one proposed.
-		{"requested version differs", approve(), "done", []string{proposed1, requested2, approved2}, nil, []protocol.Rule{protocol.RPlanVersion}},
+		{"requested version differs", approve(), "done", []string{proposed1, requested2, approved2}, nil, []protocol.Rule{RPlanVersion}},
 		// No version at all.
-		{"no version", approve(), "done", []string{strings.Replace(proposed1, `"version":1,`, "", 1), requested1, approved1}, nil, []protocol.Rule{protocol.RPlanVersion}},
+		{"no version", approve(), "done", []string{strings.Replace(proposed1, `"version":1,`, "", 1), requested1, approved1}, nil, []protocol.Rule{RPlanVersion}},
 		// Decided otherwise than the client sent.
-		{"decision differs", approve(), "done", []string{proposed1, requested1, rejected1}, nil, []protocol.Rule{protocol.RPlanOutcome}},
+		{"decision differs", approve(), "done", []string{proposed1, requested1, rejected1}, nil, []protocol.Rule{RPlanOutcome}},
 		// The reason is not the client's.
-		{"reason differs", approve(), "done", []string{proposed1, requested1, strings.Replace(approved1, "because", "auto", 1), taskA}, nil, []protocol.Rule{protocol.RPlanOutcome}},
+		{"reason differs", approve(), "done", []string{proposed1, requested1, strings.Replace(approved1, "because", "auto", 1), taskA}, nil, []protocol.Rule{RPlanOutcome}},
 		// No approval asked for at all.
-		{"no approval requested", approve(), "done", nil, nil, []protocol.Rule{protocol.RPlanOutcome}},
+		{"no approval requested", approve(), "done", nil, nil, []protocol.Rule{RPlanOutcome}},
 		// Rejected (onReject error) but the run ends done.
-		{"rejected but done", planOf("error", "rejected"), "done", []string{proposed1, requested1, rejected1}, nil, []protocol.Rule{protocol.RPlanOutcome}},
+		{"rejected but done", planOf("error", "rejected"), "done", []string{proposed1, requested1, rejected1}, nil, []protocol.Rule{RPlanOutcome}},
 		// Undecided but done.
-		{"undecided but done", planOf("", "none"), "done", []string{proposed1, requested1}, nil, []protocol.Rule{protocol.RPlanOutcome}},
+		{"undecided but done", planOf("", "none"), "done", []string{proposed1, requested1}, nil, []protocol.Rule{RPlanOutcome}},
 		// Undecided, yet the runtime decided by itself.
-		{"undecided but decided", planOf("", "none"), "error", []string{proposed1, requested1, approved1}, nil, []protocol.Rule{protocol.RPlanOutcome}},
+		{"undecided but decided", planOf("", "none"), "error", []string{proposed1, requested1, approved1}, nil, []protocol.Rule{RPlanOutcome}},
 		// Undecided, the error far past the bound.
-		{"undecided too late", planOf("", "none"), "error", []string{proposed1, requested1}, func(c *Checker) { c.side.requestedAt = time.Now().Add(-time.Minute) }, []protocol.Rule{protocol.RPlanOutcome}},
+		{"undecided too late", planOf("", "none"), "error", []string{proposed1, requested1}, func(c *Checker) { c.side.requestedAt = time.Now().Add(-time.Minute) }, []protocol.Rule{RPlanOutcome}},
 		// The runtime refused the scripted decision.
 		{"decision refused", approve(), "done", []string{proposed1, requested1, approved1}, func(c *Checker) {
 			c.ApprovalAnswered(protocol.ApprovalDecision{Decision: "approved", Version: 1}, 409, errors.New("stale"))
-		}, []protocol.Rule{protocol.RPlanOutcome}},
+		}, []protocol.Rule{RPlanOutcome}},
 		// A task before approval.
-		{"task before approval", approve(), "done", []string{proposed1, requested1, taskA, approved1}, nil, []protocol.Rule{protocol.RPlanTasks}},
+		{"task before approval", approve(), "done", []string{proposed1, requested1, taskA, approved1}, nil, []protocol.Rule{RPlanTasks}},
 		// A task the plan does not have.
-		{"unknown task", approve(), "done", []string{proposed1, requested1, approved1, strings.Replace(taskA, `"a"`, `"z"`, 1)}, nil, []protocol.Rule{protocol.RPlanTasks}},
+		{"unknown task", approve(), "done", []string{proposed1, requested1, approved1, strings.Replace(taskA, `"a"`, `"z"`, 1)}, nil, []protocol.Rule{RPlanTasks}},
 		// A task of another plan id.
-		{"task of another plan", approve(), "done", []string{proposed1, requested1, approved1, strings.Replace(taskA, `"p1"`, `"p9"`, 1)}, nil, []protocol.Rule{protocol.RPlanTasks}},
+		{"task of another plan", approve(), "done", []string{proposed1, requested1, approved1, strings.Replace(taskA, `"p1"`, `"p9"`, 1)}, nil, []protocol.Rule{RPlanTasks}},
 		// A rejected plan's task.
-		{"task after rejection", planOf("done", "rejected"), "done", []string{proposed1, requested1, rejected1, taskA}, nil, []protocol.Rule{protocol.RPlanTasks}},
+		{"task after rejection", planOf("done", "rejected"), "done", []string{proposed1, requested1, rejected1, taskA}, nil, []protocol.Rule{RPlanTasks}},
 		// An action without a status, and one with an empty status.
-		{"action without status", nil, "done", []string{`{"type":"action","action":"goal","source":"runtime"}`, `{"type":"action","action":"goal","status":""}`}, nil, []protocol.Rule{protocol.RComposeAction}},
+		{"action without status", nil, "done", []string{`{"type":"action","action":"goal","source":"runtime"}`, `{"type":"action","action":"goal","status":""}`}, nil, []protocol.Rule{RAction}},
 		// A conclave version that goes back.
-		{"conclave version back", nil, "done", []string{`{"type":"conclave","action":"write","key":"k","success":true,"version":3}`, `{"type":"conclave","action":"read","key":"k","success":true,"version":2}`}, nil, []protocol.Rule{protocol.RConclaveVersion}},
+		{"conclave version back", nil, "done", []string{`{"type":"conclave","action":"write","key":"k","success":true,"version":3}`, `{"type":"conclave","action":"read","key":"k","success":true,"version":2}`}, nil, []protocol.Rule{RConclaveVersion}},
 		// A write that does not move the version on.
-		{"conclave write same version", nil, "done", []string{`{"type":"conclave","action":"write","key":"k","success":true,"version":1}`, `{"type":"conclave","action":"write","key":"k","success":true,"version":1}`}, nil, []protocol.Rule{protocol.RConclaveVersion}},
+		{"conclave write same version", nil, "done", []string{`{"type":"conclave","action":"write","key":"k","success":true,"version":1}`, `{"type":"conclave","action":"write","key":"k","success":true,"version":1}`}, nil, []protocol.Rule{RConclaveVersion}},
 		// A trace source the seed does not list, and none.
-		{"trace source", nil, "done", []string{`{"type":"trace","source":"runtime"}`, `{"type":"trace","stage":"x"}`}, nil, []protocol.Rule{protocol.RTraceSource}},
+		{"trace source", nil, "done", []string{`{"type":"trace","source":"runtime"}`, `{"type":"trace","stage":"x"}`}, nil, []protocol.Rule{RTraceSource}},
 		// elapsedMs going back.
-		{"elapsed back", nil, "done", []string{`{"type":"timing","source":"runtime","mark":"msm_end","elapsedMs":1}`}, nil, []protocol.Rule{protocol.RTimingOrder}},
+		{"elapsed back", nil, "done", []string{`{"type":"timing","source":"runtime","mark":"msm_end","elapsedMs":1}`}, nil, []protocol.Rule{RTimingOrder}},
 		// msm_start after model_start.
-		{"msm_start late", nil, "done", []string{`{"type":"timing","source":"runtime","mark":"msm_start","elapsedMs":5}`}, nil, []protocol.Rule{protocol.RTimingOrder}},
+		{"msm_start late", nil, "done", []string{`{"type":"timing","source":"runtime","mark":"msm_start","elapsedMs":5}`}, nil, []protocol.Rule{RTimingOrder}},
 		// A model_start after the done mark.
 		{"model_start after done", nil, "done", nil, func(c *Checker) {
 			c.observeSide("timing", []byte(`{"type":"timing","mark":"model_start","elapsedMs":10}`))
-		}, []protocol.Rule{protocol.RTimingOrder}},
+		}, []protocol.Rule{RTimingOrder}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -213,7 +213,7 @@ func TestFirstTextBeforeModelStart(t *testing.T) {
 	s := planSession(&scenarios.ScriptPlan{})
 	s.Expected.Plan = nil
 	s.Expected.Turns[0].Final = true
-	dialecttest.WantRules(t, dialecttest.Check(t, frames, s, func() protocol.Checker { return NewChecker(s) }), []protocol.Rule{protocol.RTimingOrder}, frames)
+	dialecttest.WantRules(t, dialecttest.Check(t, frames, s, func() protocol.Checker { return NewChecker(s) }), []protocol.Rule{RTimingOrder}, frames)
 }
 
 // TestApprovalDueAndRTT: approval.requested makes the scripted decision due once, with the

@@ -104,15 +104,15 @@ func (c *Checker) observeSwarm(typ string, data []byte) (protocol.Observation, b
 	}
 	i, known := sw.byKey[key]
 	if !known {
-		c.v.Add(protocol.RSwarmOrder, "%s for runKey %q: expected a swarm_child_start for it first, saw none", typ, key)
+		c.v.Add(RSwarmOrder, "%s for runKey %q: expected a swarm_child_start for it first, saw none", typ, key)
 		return obs, true
 	}
 	ch := sw.children[i]
 	if ch.closed > 0 {
 		if typ == TypeChildDone || typ == TypeChildError {
-			c.v.Add(protocol.RSwarmClose, "child %s: expected exactly one swarm_child_done or swarm_child_error, saw %s after the first", key, typ)
+			c.v.Add(RSwarmClose, "child %s: expected exactly one swarm_child_done or swarm_child_error, saw %s after the first", key, typ)
 		} else {
-			c.v.Add(protocol.RSwarmOrder, "child %s: expected no %s after its swarm_child_done/error", key, typ)
+			c.v.Add(RSwarmOrder, "child %s: expected no %s after its swarm_child_done/error", key, typ)
 		}
 		return obs, true
 	}
@@ -132,7 +132,7 @@ func (c *Checker) observeSwarm(typ string, data []byte) (protocol.Observation, b
 	case TypeChildToolEnd:
 		j := slices.Index(ch.openTools, f.ToolName)
 		if j < 0 {
-			c.v.Add(protocol.RSwarmOrder, "child %s: swarm_child_tool_end %s: expected an open swarm_child_tool_start of that toolName, saw none", key, f.ToolName)
+			c.v.Add(RSwarmOrder, "child %s: swarm_child_tool_end %s: expected an open swarm_child_tool_start of that toolName, saw none", key, f.ToolName)
 			return obs, true
 		}
 		ch.openTools = slices.Delete(ch.openTools, j, j+1)
@@ -154,7 +154,7 @@ func (sw *swarmState) clock() time.Time {
 func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 	sw := &c.swarm
 	if _, dup := sw.byKey[key]; dup {
-		c.v.Add(protocol.RSwarmOrder, "swarm_child_start for runKey %q: expected each runKey to start once, saw it again", key)
+		c.v.Add(RSwarmOrder, "swarm_child_start for runKey %q: expected each runKey to start once, saw it again", key)
 		return
 	}
 	if f.Depth == nil || f.ParentRunID == nil || f.RootRunID == nil || f.SubID == nil || f.RunKeyChain == nil {
@@ -165,7 +165,7 @@ func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 		ch.depth = *f.Depth
 	}
 	if c.terminal == "done" {
-		c.v.Add(protocol.RSwarmParentDone, "child %s: expected every child to start before the parent's done, saw swarm_child_start after it", key)
+		c.v.Add(RSwarmParentDone, "child %s: expected every child to start before the parent's done, saw swarm_child_start after it", key)
 		ch.parentDone = "the run"
 	}
 	ch.chainOK = c.judgeChain(ch, deref(f.RootRunID))
@@ -182,7 +182,7 @@ func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 func (c *Checker) judgeChain(ch *swarmChild, root string) bool {
 	sw := &c.swarm
 	bad := func(format string, args ...any) bool {
-		c.v.Add(protocol.RSwarmChain, "child %s: "+format, append([]any{ch.runKey}, args...)...)
+		c.v.Add(RSwarmChain, "child %s: "+format, append([]any{ch.runKey}, args...)...)
 		return false
 	}
 	if sw.rootRunID == "" {
@@ -212,7 +212,7 @@ func (c *Checker) judgeChain(ch *swarmChild, root string) bool {
 		return bad("expected runKeyChain %q + %q (the parent's chain plus the child), saw %q", p.chain, ch.runKey, ch.chain)
 	}
 	if p.closed > 0 {
-		c.v.Add(protocol.RSwarmOrder, "child %s: expected its parent %s to be running, saw the start after the parent finished", ch.runKey, p.runKey)
+		c.v.Add(RSwarmOrder, "child %s: expected its parent %s to be running, saw the start after the parent finished", ch.runKey, p.runKey)
 	}
 	return true
 }
@@ -222,11 +222,11 @@ func (c *Checker) judgeChain(ch *swarmChild, root string) bool {
 func (c *Checker) judgeChildIdentity(ch *swarmChild) {
 	want, ok := c.s.Expected.ChildByName(ch.subID)
 	if !ok {
-		c.v.Add(protocol.RSwarmContent, "child %s: subId %q is not a scripted child (expected one of %s)", ch.runKey, ch.subID, strings.Join(c.childNames(), ", "))
+		c.v.Add(RSwarmContent, "child %s: subId %q is not a scripted child (expected one of %s)", ch.runKey, ch.subID, strings.Join(c.childNames(), ", "))
 		return
 	}
 	if ch.depth != want.Depth {
-		c.v.Add(protocol.RSwarmContent, "child %s: expected depth %d as scripted, saw %d", ch.runKey, want.Depth, ch.depth)
+		c.v.Add(RSwarmContent, "child %s: expected depth %d as scripted, saw %d", ch.runKey, want.Depth, ch.depth)
 	}
 	parentSub := ""
 	if ch.depth > 1 {
@@ -235,7 +235,7 @@ func (c *Checker) judgeChildIdentity(ch *swarmChild) {
 		}
 	}
 	if parentSub != want.Parent {
-		c.v.Add(protocol.RSwarmContent, "child %s: expected it under %s as scripted, saw it under %s", ch.runKey, orRoot(want.Parent), orRoot(parentSub))
+		c.v.Add(RSwarmContent, "child %s: expected it under %s as scripted, saw it under %s", ch.runKey, orRoot(want.Parent), orRoot(parentSub))
 	}
 }
 
@@ -260,7 +260,7 @@ func (c *Checker) onChildClose(ch *swarmChild, errored bool, msg string) {
 	ch.closed++
 	ch.errored, ch.errMsg = errored, msg
 	if ch.parentDone != "" {
-		c.v.Add(protocol.RSwarmParentDone, "child %s: expected it to finish before %s's done, saw its swarm_child_%s after it", ch.runKey, ch.parentDone, map[bool]string{true: "error", false: "done"}[errored])
+		c.v.Add(RSwarmParentDone, "child %s: expected it to finish before %s's done, saw its swarm_child_%s after it", ch.runKey, ch.parentDone, map[bool]string{true: "error", false: "done"}[errored])
 	}
 	if !errored {
 		// A child's done, like the run's, comes after its own children finished.
@@ -282,23 +282,23 @@ func (c *Checker) onChildClose(ch *swarmChild, errored bool, msg string) {
 	got := ch.text.String()
 	switch {
 	case cut && !strings.HasPrefix(want.Text, got):
-		c.v.Add(protocol.RSwarmContent, "child %s: deltas diverge from the script: expected a prefix of %s, saw %s", ch.runKey, protocol.Quote(want.Text, 60), protocol.Quote(got, 60))
+		c.v.Add(RSwarmContent, "child %s: deltas diverge from the script: expected a prefix of %s, saw %s", ch.runKey, protocol.Quote(want.Text, 60), protocol.Quote(got, 60))
 	case !cut && got != want.Text:
-		c.v.Add(protocol.RSwarmContent, "child %s: expected deltas %s, saw %s", ch.runKey, protocol.Quote(want.Text, 60), protocol.Quote(got, 60))
+		c.v.Add(RSwarmContent, "child %s: expected deltas %s, saw %s", ch.runKey, protocol.Quote(want.Text, 60), protocol.Quote(got, 60))
 	}
 	if cut {
 		return
 	}
 	if gotTools, wantTools := slices.Sorted(slices.Values(ch.tools)), slices.Sorted(slices.Values(want.Tools)); !slices.Equal(gotTools, wantTools) {
-		c.v.Add(protocol.RSwarmContent, "child %s: expected tools %q, saw %q", ch.runKey, want.Tools, ch.tools)
+		c.v.Add(RSwarmContent, "child %s: expected tools %q, saw %q", ch.runKey, want.Tools, ch.tools)
 	}
 	switch {
 	case errored && want.Outcome != scenarios.ChildError:
-		c.v.Add(protocol.RSwarmContent, "child %s: expected swarm_child_done, saw swarm_child_error %s", ch.runKey, protocol.Quote(msg, 60))
+		c.v.Add(RSwarmContent, "child %s: expected swarm_child_done, saw swarm_child_error %s", ch.runKey, protocol.Quote(msg, 60))
 	case !errored && want.Outcome == scenarios.ChildError:
-		c.v.Add(protocol.RSwarmContent, "child %s: expected swarm_child_error (%s), saw swarm_child_done", ch.runKey, protocol.Quote(want.Error, 60))
+		c.v.Add(RSwarmContent, "child %s: expected swarm_child_error (%s), saw swarm_child_done", ch.runKey, protocol.Quote(want.Error, 60))
 	case errored && !strings.Contains(msg, want.Error):
-		c.v.Add(protocol.RSwarmContent, "child %s: expected an error naming %s, saw %s", ch.runKey, protocol.Quote(want.Error, 60), protocol.Quote(msg, 60))
+		c.v.Add(RSwarmContent, "child %s: expected an error naming %s, saw %s", ch.runKey, protocol.Quote(want.Error, 60), protocol.Quote(msg, 60))
 	}
 }
 
@@ -326,7 +326,7 @@ func (c *Checker) finishSwarm(clean bool) {
 	}
 	for _, ch := range c.swarm.children {
 		if ch.closed == 0 {
-			c.v.Add(protocol.RSwarmClose, "child %s: expected a swarm_child_done or swarm_child_error, the stream ended without one", ch.runKey)
+			c.v.Add(RSwarmClose, "child %s: expected a swarm_child_done or swarm_child_error, the stream ended without one", ch.runKey)
 		}
 	}
 	if c.s.NoGroundTruth || c.stopped || c.s.Expected.ProviderError != "" {
@@ -334,7 +334,7 @@ func (c *Checker) finishSwarm(clean bool) {
 	}
 	for _, ec := range c.s.Expected.Children {
 		if !slices.ContainsFunc(c.swarm.children, func(ch *swarmChild) bool { return ch.subID == ec.Name }) {
-			c.v.Add(protocol.RSwarmContent, "scripted child %s (depth %d) never started", ec.Name, ec.Depth)
+			c.v.Add(RSwarmContent, "scripted child %s (depth %d) never started", ec.Name, ec.Depth)
 		}
 	}
 }

@@ -73,65 +73,65 @@ func TestSwarmRules(t *testing.T) {
 		// A child's done removed: the run's done comes with the child still open.
 		{"no done", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Remove(f, dialecttest.Index(t, f, `"type":"swarm_child_done","runKey":"researcher-b"`, 0))
-		}, []protocol.Rule{protocol.RSwarmClose}},
+		}, []protocol.Rule{RSwarmClose}},
 		// A child finished twice.
 		{"double done", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"swarm_child_done","runKey":"researcher-b"`, 0)
 			return dialecttest.Insert(f, i+1, dialecttest.Raw(`{"type":"swarm_child_error","runKey":"researcher-b","error":"again"}`))
-		}, []protocol.Rule{protocol.RSwarmClose}},
+		}, []protocol.Rule{RSwarmClose}},
 		// A delta for a runKey that never started.
 		{"delta before start", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Insert(f, 1, dialecttest.Raw(`{"type":"swarm_child_delta","runKey":"ghost","delta":"boo"}`))
-		}, []protocol.Rule{protocol.RSwarmOrder}},
+		}, []protocol.Rule{RSwarmOrder}},
 		// A tool event after the child's done.
 		{"tool after done", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"swarm_child_done","runKey":"researcher-b"`, 0)
 			return dialecttest.Insert(f, i+1, dialecttest.Raw(`{"type":"swarm_child_tool_start","runKey":"researcher-b","toolName":"x","input":{}}`))
-		}, []protocol.Rule{protocol.RSwarmOrder}},
+		}, []protocol.Rule{RSwarmOrder}},
 		// A tool end with no tool start.
 		{"tool end without start", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"swarm_child_delta","runKey":"researcher-b"`, 0)
 			return dialecttest.Insert(f, i, dialecttest.Raw(`{"type":"swarm_child_tool_end","runKey":"researcher-b","toolName":"x","failed":false}`))
-		}, []protocol.Rule{protocol.RSwarmOrder}},
+		}, []protocol.Rule{RSwarmOrder}},
 		// A runKey started twice.
 		{"start twice", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, start, 0)
 			return dialecttest.Insert(f, i+1, f[i])
-		}, []protocol.Rule{protocol.RSwarmOrder}},
+		}, []protocol.Rule{RSwarmOrder}},
 		// The grandchild's chain skips its parent.
 		{"chain skips parent", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"subId":"analyst-a1"`, 0)
 			return dialecttest.Replace(f, i, strings.Replace(f[i], `"runKeyChain":["run_RELAY","researcher-a","analyst-a1"]`, `"runKeyChain":["run_RELAY","other","analyst-a1"]`, 1))
-		}, []protocol.Rule{protocol.RSwarmChain}},
+		}, []protocol.Rule{RSwarmChain}},
 		// A depth that does not match the chain.
 		{"wrong depth", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"subId":"analyst-a1"`, 0)
 			return dialecttest.Replace(f, i, strings.Replace(f[i], `"depth":2`, `"depth":1`, 1))
-		}, []protocol.Rule{protocol.RSwarmChain}},
+		}, []protocol.Rule{RSwarmChain}},
 		// A child under another root run.
 		{"other root", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"subId":"researcher-b"`, 0)
 			return dialecttest.Replace(f, i, strings.Replace(f[i], `"rootRunId":"run_RELAY"`, `"rootRunId":"run_OTHER"`, 1))
-		}, []protocol.Rule{protocol.RSwarmChain}},
+		}, []protocol.Rule{RSwarmChain}},
 		// The last child's done moved after the parent's done.
 		{"done before children", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"swarm_child_done","runKey":"researcher-b"`, 0)
 			done := f[i]
 			f = dialecttest.Remove(f, i)
 			return dialecttest.Insert(f, dialecttest.Index(t, f, `"type":"done"`, 0)+1, done)
-		}, []protocol.Rule{protocol.RSwarmParentDone}},
+		}, []protocol.Rule{RSwarmParentDone}},
 		// A child's done before its own child's.
 		{"child done before its child", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"swarm_child_done","runKey":"analyst-a1"`, 0)
 			done := f[i]
 			f = dialecttest.Remove(f, i)
 			return dialecttest.Insert(f, dialecttest.Index(t, f, `"type":"swarm_child_done","runKey":"researcher-a"`, 0)+1, done)
-		}, []protocol.Rule{protocol.RSwarmParentDone}},
+		}, []protocol.Rule{RSwarmParentDone}},
 		// A child's text differs from its script.
 		{"wrong text", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"swarm_child_delta","runKey":"researcher-b"`, 0)
 			return dialecttest.Replace(f, i, dialecttest.Raw(`{"type":"swarm_child_delta","runKey":"researcher-b","delta":"Wendor"}`))
-		}, []protocol.Rule{protocol.RSwarmContent}},
+		}, []protocol.Rule{RSwarmContent}},
 		// Without ground truth the text is not judged.
 		{"wrong text, no ground truth", "swarm-depth2", false, true, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"swarm_child_delta","runKey":"researcher-b"`, 0)
@@ -141,13 +141,13 @@ func TestSwarmRules(t *testing.T) {
 		{"error as done", "swarm-child-error", false, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"type":"swarm_child_error"`, 0)
 			return dialecttest.Replace(f, i, dialecttest.Raw(`{"type":"swarm_child_done","runKey":"windows-check","usage":{},"toolBatches":0,"stopReason":"completed","wallMs":1}`))
-		}, []protocol.Rule{protocol.RSwarmContent}},
+		}, []protocol.Rule{RSwarmContent}},
 		// A scripted child that never started (its frames removed).
 		{"missing child", "swarm-depth2", false, false, func(t *testing.T, f []string) []string {
 			return slices.DeleteFunc(f, func(fr string) bool {
 				return strings.Contains(fr, `researcher-b"`) && strings.Contains(fr, "swarm_child")
 			})
-		}, []protocol.Rule{protocol.RSwarmContent}},
+		}, []protocol.Rule{RSwarmContent}},
 		// A stop while children run: the delegation settles cancelled and the stream stops with
 		// children still open (lenient: their cancellation is judged at the mock).
 		{"stopped with open children", "swarm-depth2", true, false, func(t *testing.T, f []string) []string {

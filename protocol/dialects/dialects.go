@@ -1,7 +1,7 @@
 // Package dialects is the registry of client dialects: the one list the load generator, the
-// command line and the reports ask for the dialects streambench can drive. A dialect is one
-// package (see protocol.Dialect); adding it to Default is the one line that makes it
-// available everywhere. A Registry is immutable and safe for concurrent use; tests and
+// command line and the reports ask for the dialects streambench can drive, and for the rules
+// they check. A dialect is one package (see protocol.Dialect) with its own rules; adding it to
+// Default is the one line that makes it, and them, available everywhere. A Registry is immutable and safe for concurrent use; tests and
 // library users build their own with New or With, so nothing global is ever changed.
 package dialects
 
@@ -38,15 +38,19 @@ func Default() *Registry {
 	))
 }
 
-// Registry is a set of dialects by name.
+// Registry is a set of dialects by name, and the rules they check.
 type Registry struct {
 	byName map[string]protocol.Dialect
 	names  []string
+	rules  *protocol.RuleSet
 }
 
-// New returns a registry of ds; two dialects with one name are an error.
+// New returns a registry of ds; two dialects with one name are an error, and so is a rule
+// two of them declare (or one that protocol.SharedRules has), or one declared amiss
+// (protocol.NewRuleSet).
 func New(ds ...protocol.Dialect) (*Registry, error) {
 	r := &Registry{byName: make(map[string]protocol.Dialect, len(ds))}
+	groups := [][]protocol.RuleSpec{protocol.SharedRules()}
 	for _, d := range ds {
 		name := d.Name()
 		if name == "" {
@@ -57,7 +61,13 @@ func New(ds ...protocol.Dialect) (*Registry, error) {
 		}
 		r.byName[name] = d
 		r.names = append(r.names, name)
+		groups = append(groups, d.Rules())
 	}
+	rules, err := protocol.NewRuleSet(groups...)
+	if err != nil {
+		return nil, fmt.Errorf("dialects: %w", err)
+	}
+	r.rules = rules
 	return r, nil
 }
 
@@ -80,6 +90,11 @@ func (r *Registry) Lookup(name string) (protocol.Dialect, error) {
 
 // Names lists the dialects in registration order.
 func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// Rules is every rule the registry's dialects check: protocol.SharedRules, then each
+// dialect's own in registration order. It validates the rule names users write (gate
+// --allow, a mix's allow list) and says each rule's kind.
+func (r *Registry) Rules() *protocol.RuleSet { return r.rules }
 
 // Help describes every dialect and its options, one block each, for --help.
 func (r *Registry) Help() string {

@@ -83,7 +83,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.ended != "" {
 		c.after++
 		if c.after == 1 {
-			c.v.Add(protocol.RLangGraphLifecycle, "expected nothing after the %s event, saw event %q", c.ended, ev.Type)
+			c.v.Add(RLifecycle, "expected nothing after the %s event, saw event %q", c.ended, ev.Type)
 		}
 		return other
 	}
@@ -91,7 +91,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	c.checkID(ev.ID)
 	base, _, _ := strings.Cut(ev.Type, "|")
 	if c.events == 1 && base != EventMetadata {
-		c.v.Add(protocol.RLangGraphLifecycle, "expected the metadata event first, saw %s", eventName(ev.Type))
+		c.v.Add(RLifecycle, "expected the metadata event first, saw %s", eventName(ev.Type))
 	}
 	switch base {
 	case EventMetadata:
@@ -120,7 +120,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			}
 			var st State
 			if err := json.Unmarshal(raw, &st); err != nil {
-				c.v.Add(protocol.RLangGraphEvent, "updates: node %q: expected an object with messages, saw %s", node, protocol.Quote(raw, 80))
+				c.v.Add(REvent, "updates: node %q: expected an object with messages, saw %s", node, protocol.Quote(raw, 80))
 				continue
 			}
 			c.onState(st.Messages, false)
@@ -131,7 +131,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.ended = EventEnd
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	default:
-		c.v.Add(protocol.RLangGraphEvent, "expected an event of the requested stream modes (messages, values, updates) or metadata, error, end; saw %s", eventName(ev.Type))
+		c.v.Add(REvent, "expected an event of the requested stream modes (messages, values, updates) or metadata, error, end; saw %s", eventName(ev.Type))
 	}
 	return other
 }
@@ -154,7 +154,7 @@ func (c *Checker) checkID(id string) {
 	if c.prevID != "" {
 		if a, ok := parseStreamID(c.prevID); ok {
 			if b, ok := parseStreamID(id); ok && (b[0] < a[0] || b[0] == a[0] && b[1] <= a[1]) {
-				c.v.Add(protocol.RLangGraphEvent, "expected event ids to increase (a resuming client sends the last back), saw %q after %q", id, c.prevID)
+				c.v.Add(REvent, "expected event ids to increase (a resuming client sends the last back), saw %q after %q", id, c.prevID)
 			}
 		}
 	}
@@ -175,7 +175,7 @@ func parseStreamID(id string) ([2]uint64, bool) {
 
 func (c *Checker) decode(ev *sse.Event, v any, want string) bool {
 	if err := json.Unmarshal(ev.Data, v); err != nil {
-		c.v.Add(protocol.RLangGraphEvent, "%s: expected %s (JSON, joined over its data: lines), saw %s", ev.Type, want, protocol.Quote(ev.Data, 80))
+		c.v.Add(REvent, "%s: expected %s (JSON, joined over its data: lines), saw %s", ev.Type, want, protocol.Quote(ev.Data, 80))
 		return false
 	}
 	return true
@@ -183,7 +183,7 @@ func (c *Checker) decode(ev *sse.Event, v any, want string) bool {
 
 func (c *Checker) onMetadata(ev *sse.Event) {
 	if c.metadata || c.events != 1 {
-		c.v.Add(protocol.RLangGraphLifecycle, "expected one metadata event, first; saw one as event %d", c.events)
+		c.v.Add(RLifecycle, "expected one metadata event, first; saw one as event %d", c.events)
 	}
 	c.metadata = true
 	var m Metadata
@@ -191,7 +191,7 @@ func (c *Checker) onMetadata(ev *sse.Event) {
 		return
 	}
 	if m.RunID == "" {
-		c.v.Add(protocol.RLangGraphLifecycle, "metadata: expected the run's run_id, saw %s", protocol.Quote(ev.Data, 80))
+		c.v.Add(RLifecycle, "metadata: expected the run's run_id, saw %s", protocol.Quote(ev.Data, 80))
 	}
 }
 
@@ -205,16 +205,16 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	}
 	var m Message
 	if len(tuple) != 2 || json.Unmarshal(tuple[0], &m) != nil || m.Type == "" || !isObject(tuple[1]) {
-		c.v.Add(protocol.RLangGraphEvent, "messages: expected a [message chunk with a type, metadata object] pair, saw %s", protocol.Quote(ev.Data, 80))
+		c.v.Add(REvent, "messages: expected a [message chunk with a type, metadata object] pair, saw %s", protocol.Quote(ev.Data, 80))
 		return other
 	}
 	text, ok := ContentText(m.Content)
 	if !ok {
-		c.v.Add(protocol.RLangGraphEvent, "messages: message %q: expected content as a string or text blocks, saw %s", m.ID, protocol.Quote(m.Content, 80))
+		c.v.Add(REvent, "messages: message %q: expected content as a string or text blocks, saw %s", m.ID, protocol.Quote(m.Content, 80))
 		return other
 	}
 	if m.ID == "" {
-		c.v.Add(protocol.RLangGraphMessage, "messages: expected every chunk to carry its message's id, saw a %s chunk without one", m.Type)
+		c.v.Add(RMessage, "messages: expected every chunk to carry its message's id, saw a %s chunk without one", m.Type)
 		return other
 	}
 	st := c.msgs[m.ID]
@@ -226,7 +226,7 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 		c.msgs[m.ID] = st
 		c.order = append(c.order, m.ID)
 	} else if st.checked {
-		c.v.Add(protocol.RLangGraphMessage, "message %s: expected its chunks before the state that holds it, saw one after", m.ID)
+		c.v.Add(RMessage, "message %s: expected its chunks before the state that holds it, saw one after", m.ID)
 	}
 	switch {
 	case m.Type == TypeTool:
@@ -236,7 +236,7 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 		st.text = append(st.text, text...)
 		return other
 	case !isAI(m.Type):
-		c.v.Add(protocol.RLangGraphEvent, "messages: message %s: expected an AI, tool or human message, saw type %q", m.ID, m.Type)
+		c.v.Add(REvent, "messages: message %s: expected an AI, tool or human message, saw type %q", m.ID, m.Type)
 		return other
 	}
 	obs := other
@@ -245,7 +245,7 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 		obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.Text(text)}
 		if c.ground && c.textOK && !c.unscripted && !jsonwire.Advance(&c.text, text) {
 			c.textOK = false
-			c.v.Add(protocol.RLangGraphContent, "AI text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
+			c.v.Add(RContent, "AI text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
 		}
 	}
 	for _, ch := range m.ToolCallChunks {
@@ -260,7 +260,7 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 	if ch.Index == nil {
 		if !st.broken {
-			c.v.Add(protocol.RLangGraphMessage, "message %s: expected each tool_call_chunk to carry its call's index, saw one without", id)
+			c.v.Add(RMessage, "message %s: expected each tool_call_chunk to carry its call's index, saw one without", id)
 		}
 		st.broken = true
 		return false
@@ -284,7 +284,7 @@ func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 		cl.args = append(cl.args, *ch.Args...)
 	}
 	if cl.id == "" || cl.name == "" {
-		c.v.Add(protocol.RLangGraphMessage, "message %s: tool call index %d: expected its first chunk to carry the call's id and name, saw id %q name %q", id, cl.index, cl.id, cl.name)
+		c.v.Add(RMessage, "message %s: tool call index %d: expected its first chunk to carry the call's id and name, saw id %q name %q", id, cl.index, cl.id, cl.name)
 	}
 	st.calls = append(st.calls, cl)
 	return true
@@ -321,19 +321,19 @@ func (c *Checker) compare(m *Message, st *streamed) {
 	}
 	text, ok := ContentText(m.Content)
 	if !ok {
-		c.v.Add(protocol.RLangGraphEvent, "state message %s: expected content as a string or text blocks, saw %s", m.ID, protocol.Quote(m.Content, 80))
+		c.v.Add(REvent, "state message %s: expected content as a string or text blocks, saw %s", m.ID, protocol.Quote(m.Content, 80))
 		return
 	}
 	if text != string(st.text) {
 		st.differs = true
-		c.v.Add(protocol.RLangGraphMessage, "message %s: expected the state's content to be its chunks' %s, saw %s", m.ID, protocol.Quote(st.text, 60), protocol.Quote(text, 60))
+		c.v.Add(RMessage, "message %s: expected the state's content to be its chunks' %s, saw %s", m.ID, protocol.Quote(st.text, 60), protocol.Quote(text, 60))
 	}
 	if !isAI(m.Type) {
 		return
 	}
 	if len(m.ToolCalls) != len(st.calls) {
 		st.differs = true
-		c.v.Add(protocol.RLangGraphMessage, "message %s: expected the %d tool call(s) its chunks streamed, the state holds %d", m.ID, len(st.calls), len(m.ToolCalls))
+		c.v.Add(RMessage, "message %s: expected the %d tool call(s) its chunks streamed, the state holds %d", m.ID, len(st.calls), len(m.ToolCalls))
 		return
 	}
 	for i, tc := range m.ToolCalls {
@@ -344,7 +344,7 @@ func (c *Checker) compare(m *Message, st *streamed) {
 		}
 		if tc.ID != cl.id || tc.Name != cl.name || !jsonEqual(tc.Args, args) {
 			st.differs = true
-			c.v.Add(protocol.RLangGraphMessage, "message %s: tool call %d: expected id %q, name %q, args %s as streamed, the state holds id %q, name %q, args %s",
+			c.v.Add(RMessage, "message %s: tool call %d: expected id %q, name %q, args %s as streamed, the state holds id %q, name %q, args %s",
 				m.ID, i, cl.id, cl.name, protocol.Quote(args, 60), tc.ID, tc.Name, protocol.Quote(tc.Args, 60))
 		}
 	}
@@ -358,13 +358,13 @@ func (c *Checker) judgeCalls(m *Message) {
 	}
 	for _, tc := range m.ToolCalls {
 		if c.nextCall >= len(c.script) {
-			c.v.Add(protocol.RLangGraphContent, "tool call %s (%s): expected no more calls (the script has %d), saw another", tc.ID, tc.Name, len(c.script))
+			c.v.Add(RContent, "tool call %s (%s): expected no more calls (the script has %d), saw another", tc.ID, tc.Name, len(c.script))
 			return
 		}
 		sc := &c.script[c.nextCall]
 		c.nextCall++
 		if tc.Name != sc.Name || !jsonEqual(tc.Args, []byte(sc.Arguments)) {
-			c.v.Add(protocol.RLangGraphContent, "tool call %s: expected %s with args %s, saw %s with args %s", tc.ID, sc.Name, protocol.Quote(sc.Arguments, 60), tc.Name, protocol.Quote(tc.Args, 60))
+			c.v.Add(RContent, "tool call %s: expected %s with args %s, saw %s with args %s", tc.ID, sc.Name, protocol.Quote(sc.Arguments, 60), tc.Name, protocol.Quote(tc.Args, 60))
 		}
 	}
 }
@@ -374,7 +374,7 @@ func (c *Checker) onError(ev *sse.Event) protocol.Observation {
 	var e RunError
 	msg := "error"
 	if err := json.Unmarshal(ev.Data, &e); err != nil || e.Error == "" && e.Message == "" {
-		c.v.Add(protocol.RLangGraphError, `error: expected {"error": name, "message": text}, saw %s`, protocol.Quote(ev.Data, 80))
+		c.v.Add(RError, `error: expected {"error": name, "message": text}, saw %s`, protocol.Quote(ev.Data, 80))
 	} else if e.Message != "" {
 		msg = e.Message
 	} else {
@@ -394,33 +394,33 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if clean {
 		switch {
 		case c.events == 0:
-			c.v.Add(protocol.RLangGraphLifecycle, "expected the metadata event and the run's events, the stream closed with none")
+			c.v.Add(RLifecycle, "expected the metadata event and the run's events, the stream closed with none")
 		case c.ended == "" && !c.final:
 			last := "no values event"
 			if c.sawState {
 				last = "a last values state that does not end in the AI's answer (an AI message without tool calls)"
 			}
-			c.v.Add(protocol.RLangGraphLifecycle, "expected the run's final state, an error or an end event before the stream closed, saw %s", last)
+			c.v.Add(RLifecycle, "expected the run's final state, an error or an end event before the stream closed, saw %s", last)
 		}
 		if c.ended != EventError {
 			for _, id := range c.order {
 				if st := c.msgs[id]; !st.checked && !st.broken {
-					c.v.Add(protocol.RLangGraphMessage, "message %s: streamed, expected it in a later state, saw none hold it", id)
+					c.v.Add(RMessage, "message %s: streamed, expected it in a later state, saw none hold it", id)
 				}
 			}
 		}
 	}
 	if c.ground && clean {
 		if c.s.ScriptedError() && c.ended != EventError {
-			c.v.Add(protocol.RLangGraphError, "expected an error event (the provider fails with %s), the run ended without one", protocol.Quote(c.s.Expected.ProviderError, 60))
+			c.v.Add(RError, "expected an error event (the provider fails with %s), the run ended without one", protocol.Quote(c.s.Expected.ProviderError, 60))
 		}
 		if !c.s.ScriptedError() && c.ended != EventError {
 			if c.textOK && !c.text.Done() {
-				c.v.Add(protocol.RLangGraphContent, "expected the AI text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
+				c.v.Add(RContent, "expected the AI text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
 			}
 			if c.nextCall < len(c.script) {
 				sc := &c.script[c.nextCall]
-				c.v.Add(protocol.RLangGraphContent, "expected the script's %d tool call(s), saw %d (next: %s %s)", len(c.script), c.nextCall, sc.Name, protocol.Quote(sc.Arguments, 60))
+				c.v.Add(RContent, "expected the script's %d tool call(s), saw %d (next: %s %s)", len(c.script), c.nextCall, sc.Name, protocol.Quote(sc.Arguments, 60))
 			}
 		}
 	}

@@ -149,53 +149,53 @@ func TestChecker(t *testing.T) {
 		// A subgraph's namespaced events are their mode's.
 		{name: "subgraph values", s: script(), evs: with(v, 1, ev{"values|sub:1", inputEv})},
 		// Another model's text, structure only: clean.
-		{name: "no ground truth", s: script(), ngt: true, evs: with(with(v, 11, chunk("ai2", `"Other"`)), 12, chunk("ai2", `" words."`)), want: []protocol.Rule{protocol.RLangGraphMessage}},
+		{name: "no ground truth", s: script(), ngt: true, evs: with(with(v, 11, chunk("ai2", `"Other"`)), 12, chunk("ai2", `" words."`)), want: []protocol.Rule{RMessage}},
 		// No metadata first.
-		{name: "no metadata", s: script(), evs: v[1:], want: []protocol.Rule{protocol.RLangGraphLifecycle}},
+		{name: "no metadata", s: script(), evs: v[1:], want: []protocol.Rule{RLifecycle}},
 		// Metadata without a run_id.
-		{name: "metadata without run_id", s: script(), evs: with(v, 0, ev{EventMetadata, `{"attempt":1}`}), want: []protocol.Rule{protocol.RLangGraphLifecycle}},
+		{name: "metadata without run_id", s: script(), evs: with(v, 0, ev{EventMetadata, `{"attempt":1}`}), want: []protocol.Rule{RLifecycle}},
 		// Closed while the state still waits for its tools.
-		{name: "closed mid-loop", s: script(), ngt: true, evs: v[:8], want: []protocol.Rule{protocol.RLangGraphLifecycle}},
+		{name: "closed mid-loop", s: script(), ngt: true, evs: v[:8], want: []protocol.Rule{RLifecycle}},
 		// The same cut by the transport: judged on what arrived, no violation.
 		{name: "cut mid-loop", s: script(), evs: v[:8], err: cut},
 		// Something after the end event.
-		{name: "after end", s: script(), evs: append(slices.Clone(v), ev{EventEnd, "null"}, ev{EventValues, state3}), want: []protocol.Rule{protocol.RLangGraphLifecycle}},
+		{name: "after end", s: script(), evs: append(slices.Clone(v), ev{EventEnd, "null"}, ev{EventValues, state3}), want: []protocol.Rule{RLifecycle}},
 		// The legacy messages/partial name.
 		{name: "legacy event name", s: script(), ngt: true, evs: with(v, 2, ev{"messages/partial", `[{"type":"AIMessageChunk","id":"ai1","content":"Let me"},{}]`}),
-			want: []protocol.Rule{protocol.RLangGraphEvent, protocol.RLangGraphMessage}},
+			want: []protocol.Rule{REvent, RMessage}},
 		// A values event that is not JSON.
-		{name: "bad json", s: script(), ngt: true, evs: with(v, 1, ev{EventValues, `{"messages":[`}), want: []protocol.Rule{protocol.RLangGraphEvent}},
+		{name: "bad json", s: script(), ngt: true, evs: with(v, 1, ev{EventValues, `{"messages":[`}), want: []protocol.Rule{REvent}},
 		// A messages event that is not a pair.
-		{name: "not a pair", s: script(), ngt: true, evs: with(v, 1, ev{EventMessages, `{"type":"AIMessageChunk"}`}), want: []protocol.Rule{protocol.RLangGraphEvent}},
+		{name: "not a pair", s: script(), ngt: true, evs: with(v, 1, ev{EventMessages, `{"type":"AIMessageChunk"}`}), want: []protocol.Rule{REvent}},
 		// Ids that go backwards.
-		{name: "ids backwards", s: script(), raw: strings.Replace(render(v), "id: 1000-3\n", "id: 999-3\n", 1), want: []protocol.Rule{protocol.RLangGraphEvent}},
+		{name: "ids backwards", s: script(), raw: strings.Replace(render(v), "id: 1000-3\n", "id: 999-3\n", 1), want: []protocol.Rule{REvent}},
 		// The state's content is not what the chunks streamed.
 		{name: "state differs", s: script(), evs: with(v, last, ev{EventValues, strings.Replace(state3, "Found it.", "Found it!", 1)}),
-			want: []protocol.Rule{protocol.RLangGraphMessage}},
+			want: []protocol.Rule{RMessage}},
 		// A tool call's args in the state are not its chunks'.
 		{name: "args differ", s: script(), evs: with(v, 6, ev{EventUpdates, strings.Replace(upAgent0, `"go"`, `"no"`, 1)}),
-			want: []protocol.Rule{protocol.RLangGraphContent, protocol.RLangGraphMessage}},
+			want: []protocol.Rule{RContent, RMessage}},
 		// A chunk without its message id.
-		{name: "chunk without id", s: script(), ngt: true, evs: with(v, 2, chunk("", `"Let me"`)), want: []protocol.Rule{protocol.RLangGraphMessage}},
+		{name: "chunk without id", s: script(), ngt: true, evs: with(v, 2, chunk("", `"Let me"`)), want: []protocol.Rule{RMessage}},
 		// A call's first chunk without its name.
-		{name: "call without name", s: script(), ngt: true, evs: with(v, 4, callChunk("ai1", `{"index":0,"id":"call_1","args":"{\"q\":"}`)), want: []protocol.Rule{protocol.RLangGraphMessage}},
+		{name: "call without name", s: script(), ngt: true, evs: with(v, 4, callChunk("ai1", `{"index":0,"id":"call_1","args":"{\"q\":"}`)), want: []protocol.Rule{RMessage}},
 		// A message streamed that no state holds.
-		{name: "streamed never held", s: script(), ngt: true, evs: with(v, 12, chunk("ai2", `" it."`), chunk("ai9", `"stray"`)), want: []protocol.Rule{protocol.RLangGraphMessage}},
+		{name: "streamed never held", s: script(), ngt: true, evs: with(v, 12, chunk("ai2", `" it."`), chunk("ai9", `"stray"`)), want: []protocol.Rule{RMessage}},
 		// Text that is not the script's.
 		{name: "text differs", s: script(), evs: with(with(v, 2, chunk("ai1", `"Let us"`)), 6, ev{EventUpdates, strings.Replace(upAgent0, "Let me look.", "Let us look.", 1)}),
-			want: []protocol.Rule{protocol.RLangGraphContent, protocol.RLangGraphMessage}},
+			want: []protocol.Rule{RContent, RMessage}},
 		// The scripted failure as an error event: the scripted error, clean.
 		{name: "scripted error", s: scripted(), evs: append(slices.Clone(v[:11]), chunk("ai2", `"Found"`), ev{EventError, errorEv}), inBand: true},
 		// The scripted failure never comes.
-		{name: "scripted error missing", s: scripted(), evs: v, want: []protocol.Rule{protocol.RLangGraphError}},
+		{name: "scripted error missing", s: scripted(), evs: v, want: []protocol.Rule{RError}},
 		// An error event of another shape.
-		{name: "error shape", s: scripted(), evs: append(slices.Clone(v[:11]), ev{EventError, `{"detail":"overloaded"}`}), want: []protocol.Rule{protocol.RLangGraphError}, inBand: true},
+		{name: "error shape", s: scripted(), evs: append(slices.Clone(v[:11]), ev{EventError, `{"detail":"overloaded"}`}), want: []protocol.Rule{RError}, inBand: true},
 		// An unscripted error: the session's outcome, not a violation here.
 		{name: "unscripted error", s: script(), evs: append(slices.Clone(v[:8]), ev{EventError, errorEv}), inBand: true},
 		// Nothing after an error.
-		{name: "after error", s: scripted(), evs: append(slices.Clone(v[:11]), ev{EventError, errorEv}, ev{EventValues, state3}), want: []protocol.Rule{protocol.RLangGraphLifecycle}, inBand: true},
+		{name: "after error", s: scripted(), evs: append(slices.Clone(v[:11]), ev{EventError, errorEv}, ev{EventValues, state3}), want: []protocol.Rule{RLifecycle}, inBand: true},
 		// An empty stream.
-		{name: "empty", s: script(), ngt: true, raw: "", want: []protocol.Rule{protocol.RLangGraphLifecycle}},
+		{name: "empty", s: script(), ngt: true, raw: "", want: []protocol.Rule{RLifecycle}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -100,7 +100,7 @@ func TestRecordedDevServerStreams(t *testing.T) {
 				t.Skip("no AI text chunk to drop")
 			}
 			rules, _ = judge(t, rec.session(t), false, dropped, nil)
-			want := []protocol.Rule{protocol.RLangGraphContent, protocol.RLangGraphMessage}
+			want := []protocol.Rule{RContent, RMessage}
 			if s.Expected.FailedTurn >= 0 {
 				// The error ends the run before a state holds the message: only the script
 				// tells what is missing.

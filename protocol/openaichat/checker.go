@@ -31,7 +31,7 @@ type Checker struct {
 // judgeRules name this wire's rules in the judgements every provider wire makes alike; read
 // only, shared by every checker so that none carries a copy.
 var judgeRules = clientturn.Rules{
-	Error: protocol.ROpenAIError, Content: protocol.ROpenAIContent,
+	Error: RError, Content: RContent,
 	ErrorFrame: "provider error frame", Thinking: "reasoning",
 }
 
@@ -51,9 +51,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case c.done || c.errored:
 		if !c.after {
 			c.after = true
-			rule, what := protocol.ROpenAIDone, "data: [DONE]"
+			rule, what := RDone, "data: [DONE]"
 			if c.errored {
-				rule, what = protocol.ROpenAIError, "the error frame"
+				rule, what = RError, "the error frame"
 			}
 			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
 		}
@@ -95,10 +95,10 @@ func (c *Checker) onChoice(ch *openai.Choice, obs *protocol.Observation, data []
 	}
 	hasDelta := len(ch.Content) > 0 || len(ch.ReasoningContent) > 0 || len(ch.Reasoning) > 0 || len(ch.ToolCalls) > 0
 	if hasDelta && c.finish != "" {
-		c.v.Add(protocol.ROpenAIFinish, "expected nothing but usage after finish_reason %q, saw a delta %s", c.finish, protocol.Quote(string(data), 80))
+		c.v.Add(RFinish, "expected nothing but usage after finish_reason %q, saw a delta %s", c.finish, protocol.Quote(string(data), 80))
 	}
 	if hasDelta && c.usage > 0 {
-		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk last before [DONE], saw a delta after it")
+		c.v.Add(RUsage, "expected the usage chunk last before [DONE], saw a delta after it")
 	}
 	reasoning := ch.ReasoningContent
 	switch {
@@ -132,22 +132,22 @@ func (c *Checker) onChoice(ch *openai.Choice, obs *protocol.Observation, data []
 func (c *Checker) onToolCall(tc *openai.ToolCall, data []byte) bool {
 	if !tc.HasIndex {
 		c.toolsLost = true
-		c.v.Add(protocol.ROpenAIToolCall, "expected every tool_calls delta to carry its index, saw %s", protocol.Quote(string(data), 100))
+		c.v.Add(RToolCall, "expected every tool_calls delta to carry its index, saw %s", protocol.Quote(string(data), 100))
 		return false
 	}
 	n := len(c.tools.List)
 	switch {
 	case tc.Index < 0 || tc.Index >= openai.MaxToolIndex || tc.Index > n:
 		c.toolsLost = true
-		c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected an open call or the next one, %d", tc.Index, n)
+		c.v.Add(RToolCall, "tool_calls index %d: expected an open call or the next one, %d", tc.Index, n)
 		return false
 	case tc.Index == n:
 		if tc.ID == nil || len(tc.Name) == 0 {
-			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected the first delta to carry id and function.name, saw %s",
+			c.v.Add(RToolCall, "tool_calls index %d: expected the first delta to carry id and function.name, saw %s",
 				tc.Index, protocol.Quote(string(data), 100))
 		}
 		if tc.Type != nil && string(tc.Type) != "function" {
-			c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected type \"function\", saw %q", tc.Index, tc.Type)
+			c.v.Add(RToolCall, "tool_calls index %d: expected type \"function\", saw %q", tc.Index, tc.Type)
 		}
 		t := c.tools.Start(tc.ID, tc.Name)
 		t.Args = append(t.Args, tc.Args...)
@@ -157,7 +157,7 @@ func (c *Checker) onToolCall(tc *openai.ToolCall, data []byte) bool {
 	// Repeating the call's own id or name on later deltas is tolerated (some servers do);
 	// a different one is a second call squeezed into the same index.
 	if (len(tc.ID) > 0 && string(tc.ID) != t.ID) || (len(tc.Name) > 0 && string(tc.Name) != t.Name) {
-		c.v.Add(protocol.ROpenAIToolCall, "tool_calls index %d: expected id/name only on the first delta (%s %s), saw %s %s",
+		c.v.Add(RToolCall, "tool_calls index %d: expected id/name only on the first delta (%s %s), saw %s %s",
 			tc.Index, t.ID, t.Name, tc.ID, tc.Name)
 	}
 	t.Args = append(t.Args, tc.Args...)
@@ -166,7 +166,7 @@ func (c *Checker) onToolCall(tc *openai.ToolCall, data []byte) bool {
 
 func (c *Checker) onFinish(reason []byte) {
 	if c.finish != "" {
-		c.v.Add(protocol.ROpenAIFinish, "expected one finish_reason, saw %q after %q", reason, c.finish)
+		c.v.Add(RFinish, "expected one finish_reason, saw %q after %q", reason, c.finish)
 		return
 	}
 	c.finish = finishName(reason)
@@ -174,10 +174,10 @@ func (c *Checker) onFinish(reason []byte) {
 	case "stop", "length", "content_filter", "function_call":
 	case "tool_calls":
 		if len(c.tools.List) == 0 && !c.toolsLost {
-			c.v.Add(protocol.ROpenAIFinish, "finish_reason \"tool_calls\" without any tool call")
+			c.v.Add(RFinish, "finish_reason \"tool_calls\" without any tool call")
 		}
 	default:
-		c.v.Add(protocol.ROpenAIFinish, "expected finish_reason stop, length, tool_calls or content_filter, saw %q", reason)
+		c.v.Add(RFinish, "expected finish_reason stop, length, tool_calls or content_filter, saw %q", reason)
 	}
 }
 
@@ -198,20 +198,20 @@ func (c *Checker) onUsage(v *openai.Chunk, data []byte) {
 	c.usage++
 	switch {
 	case c.usage > 1:
-		c.v.Add(protocol.ROpenAIUsage, "expected one usage chunk, saw another: %s", protocol.Quote(string(data), 80))
+		c.v.Add(RUsage, "expected one usage chunk, saw another: %s", protocol.Quote(string(data), 80))
 	case len(v.Choices) > 0:
-		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk with empty choices, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RUsage, "expected the usage chunk with empty choices, saw %s", protocol.Quote(string(data), 80))
 	case c.finish == "":
-		c.v.Add(protocol.ROpenAIUsage, "expected the usage chunk after the finish_reason, saw it before")
+		c.v.Add(RUsage, "expected the usage chunk after the finish_reason, saw it before")
 	case !v.HasCompletionTokens || v.CompletionTokens < 0 || v.CompletionTokens > protocol.MaxUsageTokens:
-		c.v.Add(protocol.ROpenAIUsage, "expected usage.completion_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RUsage, "expected usage.completion_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
 	}
 }
 
 func (c *Checker) onError(v *openai.Chunk, data []byte) protocol.Observation {
 	c.errored = true
 	if v.ErrorMessage == nil {
-		c.v.Add(protocol.ROpenAIError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(RError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
 	}
 	return c.j.ProviderError(&c.v, v.ErrorMessage)
 }
@@ -219,12 +219,12 @@ func (c *Checker) onError(v *openai.Chunk, data []byte) protocol.Observation {
 func (c *Checker) onDone() protocol.Observation {
 	c.done = true
 	if c.finish == "" {
-		c.v.Add(protocol.ROpenAIFinish, "expected a finish_reason before data: [DONE], saw none")
+		c.v.Add(RFinish, "expected a finish_reason before data: [DONE], saw none")
 	}
 	if c.usage == 0 && !c.j.S.NoGroundTruth {
 		// Without ground truth (a real server: TGI and some gateways send no usage chunk)
 		// the usage chunk is optional: tokens are then estimated from the text.
-		c.v.Add(protocol.ROpenAIUsage, "expected a usage chunk (stream_options.include_usage) before data: [DONE], saw none")
+		c.v.Add(RUsage, "expected a usage chunk (stream_options.include_usage) before data: [DONE], saw none")
 	}
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
@@ -256,16 +256,16 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 func (c *Checker) finishComplete() {
 	if !c.done {
 		if c.finish == "" {
-			c.v.Add(protocol.ROpenAIFinish, "expected a finish_reason, the stream ended without one")
+			c.v.Add(RFinish, "expected a finish_reason, the stream ended without one")
 		}
 		if c.usage == 0 && !c.j.S.NoGroundTruth {
-			c.v.Add(protocol.ROpenAIUsage, "expected a usage chunk (stream_options.include_usage), the stream ended without one")
+			c.v.Add(RUsage, "expected a usage chunk (stream_options.include_usage), the stream ended without one")
 		}
-		c.v.Add(protocol.ROpenAIDone, "expected data: [DONE] at the end, the stream ended without it")
+		c.v.Add(RDone, "expected data: [DONE] at the end, the stream ended without it")
 	}
 	for i := range c.tools.List {
 		if t := &c.tools.List[i]; !clientturn.JSONObject(t.Args) {
-			c.v.Add(protocol.ROpenAIToolCall, "tool call %d (%s %s): arguments do not assemble to a JSON object: %s",
+			c.v.Add(RToolCall, "tool call %d (%s %s): arguments do not assemble to a JSON object: %s",
 				i, t.ID, t.Name, protocol.Quote(string(t.Args), 80))
 		}
 	}
@@ -283,6 +283,6 @@ func (c *Checker) finishContent() {
 		want = "tool_calls"
 	}
 	if c.finish != "" && c.finish != want {
-		c.v.Add(protocol.ROpenAIFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.finish)
+		c.v.Add(RFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.finish)
 	}
 }

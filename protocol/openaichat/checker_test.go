@@ -56,38 +56,38 @@ func TestCheckerRules(t *testing.T) {
 		// Two reasoning fields that disagree.
 		{Name: "reasoning differs", Stream: chunk(`{"reasoning_content":"a","reasoning":"b"}`, "") + text + end, Want: []protocol.Rule{protocol.RFraming}},
 		// Content after the finish_reason.
-		{Name: "delta after finish", Stream: chunk(`{}`, `"stop"`) + chunk(`{"content":"late"}`, "") + usage + done, Want: []protocol.Rule{protocol.ROpenAIFinish}},
+		{Name: "delta after finish", Stream: chunk(`{}`, `"stop"`) + chunk(`{"content":"late"}`, "") + usage + done, Want: []protocol.Rule{RFinish}},
 		// Two finish_reasons.
-		{Name: "two finishes", Stream: text + chunk(`{}`, `"stop"`) + end, Want: []protocol.Rule{protocol.ROpenAIFinish}},
+		{Name: "two finishes", Stream: text + chunk(`{}`, `"stop"`) + end, Want: []protocol.Rule{RFinish}},
 		// A finish_reason the API does not have.
-		{Name: "unknown finish", Stream: text + chunk(`{}`, `"done"`) + usage + done, Want: []protocol.Rule{protocol.ROpenAIFinish}},
+		{Name: "unknown finish", Stream: text + chunk(`{}`, `"done"`) + usage + done, Want: []protocol.Rule{RFinish}},
 		// [DONE] with neither finish_reason nor usage (usage is optional without ground
 		// truth: TGI and some gateways send none).
-		{Name: "done early", Stream: text + done, Want: []protocol.Rule{protocol.ROpenAIFinish}},
+		{Name: "done early", Stream: text + done, Want: []protocol.Rule{RFinish}},
 		// The usage chunk twice.
-		{Name: "usage twice", Stream: text + chunk(`{}`, `"stop"`) + usage + usage + done, Want: []protocol.Rule{protocol.ROpenAIUsage}},
+		{Name: "usage twice", Stream: text + chunk(`{}`, `"stop"`) + usage + usage + done, Want: []protocol.Rule{RUsage}},
 		// The usage chunk before the finish_reason.
-		{Name: "usage early", Stream: text + usage + chunk(`{}`, `"stop"`) + done, Want: []protocol.Rule{protocol.ROpenAIUsage}},
+		{Name: "usage early", Stream: text + usage + chunk(`{}`, `"stop"`) + done, Want: []protocol.Rule{RUsage}},
 		// A count past 2^40 (a hostile report that would overflow the run's totals).
-		{Name: "usage overflow", Stream: text + chunk(`{}`, `"stop"`) + usageOf("9223372036854775807") + done, Want: []protocol.Rule{protocol.ROpenAIUsage}},
+		{Name: "usage overflow", Stream: text + chunk(`{}`, `"stop"`) + usageOf("9223372036854775807") + done, Want: []protocol.Rule{RUsage}},
 		// A negative count.
-		{Name: "usage negative", Stream: text + chunk(`{}`, `"stop"`) + usageOf("-5") + done, Want: []protocol.Rule{protocol.ROpenAIUsage}},
+		{Name: "usage negative", Stream: text + chunk(`{}`, `"stop"`) + usageOf("-5") + done, Want: []protocol.Rule{RUsage}},
 		// 2^40 itself is a count.
 		{Name: "usage at the bound", Stream: text + chunk(`{}`, `"stop"`) + usageOf("1099511627776") + done},
 		// A first tool delta without id and name.
-		{Name: "tool without id", Stream: chunk(tool(`"index":0,`, `"function":{"arguments":"{}"}`), "") + toolEnd, Want: []protocol.Rule{protocol.ROpenAIToolCall}},
+		{Name: "tool without id", Stream: chunk(tool(`"index":0,`, `"function":{"arguments":"{}"}`), "") + toolEnd, Want: []protocol.Rule{RToolCall}},
 		// Index 2 before index 1.
-		{Name: "index gap", Stream: chunk(call0, "") + chunk(args0, "") + chunk(tool(`"index":2,`, `"id":"call_c","function":{"name":"x","arguments":"{}"}`), "") + toolEnd, Want: []protocol.Rule{protocol.ROpenAIToolCall}},
+		{Name: "index gap", Stream: chunk(call0, "") + chunk(args0, "") + chunk(tool(`"index":2,`, `"id":"call_c","function":{"name":"x","arguments":"{}"}`), "") + toolEnd, Want: []protocol.Rule{RToolCall}},
 		// A different id on a later delta of the same index.
-		{Name: "id changes", Stream: chunk(call0, "") + chunk(tool(`"index":0,`, `"id":"call_b","function":{"arguments":"{}"}`), "") + toolEnd, Want: []protocol.Rule{protocol.ROpenAIToolCall}},
+		{Name: "id changes", Stream: chunk(call0, "") + chunk(tool(`"index":0,`, `"id":"call_b","function":{"arguments":"{}"}`), "") + toolEnd, Want: []protocol.Rule{RToolCall}},
 		// Arguments that are not a JSON object.
-		{Name: "bad arguments", Stream: chunk(call0, "") + chunk(tool(`"index":0,`, `"function":{"arguments":"{\"q\":"}`), "") + toolEnd, Want: []protocol.Rule{protocol.ROpenAIToolCall}},
+		{Name: "bad arguments", Stream: chunk(call0, "") + chunk(tool(`"index":0,`, `"function":{"arguments":"{\"q\":"}`), "") + toolEnd, Want: []protocol.Rule{RToolCall}},
 		// A frame after [DONE].
-		{Name: "after done", Stream: text + end + chunk(`{"content":"x"}`, ""), Want: []protocol.Rule{protocol.ROpenAIDone}},
+		{Name: "after done", Stream: text + end + chunk(`{"content":"x"}`, ""), Want: []protocol.Rule{RDone}},
 		// An error frame without a message.
-		{Name: "error without message", Stream: text + `data: {"error":{"type":"server_error"}}` + "\n\n", Want: []protocol.Rule{protocol.ROpenAIError}},
+		{Name: "error without message", Stream: text + `data: {"error":{"type":"server_error"}}` + "\n\n", Want: []protocol.Rule{RError}},
 		// A frame after the error frame.
-		{Name: "after error", Stream: text + `data: {"error":{"message":"x"}}` + "\n\n" + done, Want: []protocol.Rule{protocol.ROpenAIError}},
+		{Name: "after error", Stream: text + `data: {"error":{"message":"x"}}` + "\n\n" + done, Want: []protocol.Rule{RError}},
 	})
 }
 

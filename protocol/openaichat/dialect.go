@@ -62,7 +62,7 @@ func New(opts ...Option) *Dialect {
 	d := &Dialect{clientturn.NewClient(clientturn.Wire{
 		Name:         Name,
 		Provider:     openai.Wire{},
-		ErrorRule:    protocol.ROpenAIError,
+		ErrorRule:    RError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
 		ErrorMessage: errorMessage,
 		NewChecker:   newChecker,

@@ -23,24 +23,24 @@ func TestFaults(t *testing.T) {
 	t.Parallel()
 	clienttest.Faults(t, mocktest.Start, New(), New(WithNoGroundTruth()), []clienttest.Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it.
-		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{protocol.ROpenAIContent}},
+		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{RContent}},
 		// Without ground truth the same stream is structurally fine.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", NoTruth: true},
 		// A scripted mid-stream failure that never comes.
-		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{protocol.ROpenAIError}},
+		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{RError}},
 		// Tool call deltas without their index cannot be assembled.
-		{Fault: mockprovider.FaultOpenAIToolNoIndex, Scenario: "parallel-tools", Want: []protocol.Rule{protocol.ROpenAIToolCall}},
+		{Fault: mockprovider.FaultOpenAIToolNoIndex, Scenario: "parallel-tools", Want: []protocol.Rule{RToolCall}},
 		// finish_reason stop on a tool turn (ground truth) …
-		{Fault: mockprovider.FaultOpenAIWrongFinish, Scenario: "tool-chain", Want: []protocol.Rule{protocol.ROpenAIFinish}},
+		{Fault: mockprovider.FaultOpenAIWrongFinish, Scenario: "tool-chain", Want: []protocol.Rule{RFinish}},
 		// … and tool_calls on a plain answer, wrong even without ground truth.
-		{Fault: mockprovider.FaultOpenAIWrongFinish, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{protocol.ROpenAIFinish}},
+		{Fault: mockprovider.FaultOpenAIWrongFinish, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{RFinish}},
 		// include_usage asked for, no usage chunk sent: against the script a violation …
-		{Fault: mockprovider.FaultOpenAINoUsage, Scenario: "plain-answer", Want: []protocol.Rule{protocol.ROpenAIUsage}},
+		{Fault: mockprovider.FaultOpenAINoUsage, Scenario: "plain-answer", Want: []protocol.Rule{RUsage}},
 		// … and without ground truth (a real server: TGI, some gateways) allowed, the
 		// tokens then estimated from the text.
 		{Fault: mockprovider.FaultOpenAINoUsage, Scenario: "plain-answer", NoTruth: true},
 		// The stream closes after the usage chunk without data: [DONE].
-		{Fault: mockprovider.FaultOpenAINoDone, Scenario: "plain-answer", Want: []protocol.Rule{protocol.ROpenAIDone}},
+		{Fault: mockprovider.FaultOpenAINoDone, Scenario: "plain-answer", Want: []protocol.Rule{RDone}},
 		// delta.reasoning instead of delta.reasoning_content is accepted (leniency).
 		{Fault: mockprovider.FaultOpenAIReasoningField, Scenario: "thinking-answer"},
 		// Anthropic faults leave this wire alone.
@@ -55,7 +55,7 @@ func TestCheckError(t *testing.T) {
 	failing := clienttest.NewSession(t, "provider-429", 1)
 	plain := clienttest.NewSession(t, "plain-answer", 1)
 	later := clienttest.NewSession(t, "provider-503-after-tool", 1) // its HTTP 503 is at turn 1
-	clienttest.CheckErrors(t, New(), protocol.ROpenAIError, []clienttest.ErrorCase{
+	clienttest.CheckErrors(t, New(), RError, []clienttest.ErrorCase{
 		// The scripted 429 in the API's shape.
 		{Name: "scripted", S: failing, H: jsonHeader, Body: `{"error":{"message":"slow down","type":"rate_limit_error"}}`},
 		// An error page instead of the error JSON.

@@ -78,7 +78,7 @@ type Checker struct {
 // judgeRules name this wire's rules in the judgements every provider wire makes alike; read
 // only, shared by every checker so that none carries a copy.
 var judgeRules = clientturn.Rules{
-	Error: protocol.RResponsesError, Content: protocol.RResponsesContent,
+	Error: RError, Content: RContent,
 	ErrorFrame: "error event", Thinking: "reasoning",
 }
 
@@ -102,7 +102,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.done {
 		if !c.after {
 			c.after = true
-			c.v.Add(protocol.RResponsesLifecycle, "expected the stream to end after data: [DONE], saw %s", protocol.Quote(string(data), 80))
+			c.v.Add(RLifecycle, "expected the stream to end after data: [DONE], saw %s", protocol.Quote(string(data), 80))
 		}
 		return other
 	}
@@ -113,15 +113,15 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	v := &c.view
 	switch {
 	case len(v.typ) == 0:
-		c.v.Add(protocol.RResponsesEvent, "expected a type on every event, saw %s", protocol.Quote(string(data), 80))
+		c.v.Add(REvent, "expected a type on every event, saw %s", protocol.Quote(string(data), 80))
 	case ev.Type != string(v.typ):
-		c.v.Add(protocol.RResponsesEvent, "expected the event: line to equal the type %q, saw event: %q", v.typ, ev.Type)
+		c.v.Add(REvent, "expected the event: line to equal the type %q, saw event: %q", v.typ, ev.Type)
 	}
 	switch {
 	case !v.hasSeq:
-		c.v.Add(protocol.RResponsesSequence, "%s: expected a sequence_number, saw none", v.typ)
+		c.v.Add(RSequence, "%s: expected a sequence_number, saw none", v.typ)
 	case c.haveSeq && v.seq <= c.seq:
-		c.v.Add(protocol.RResponsesSequence, "%s: expected a sequence_number above %d, saw %d", v.typ, c.seq, v.seq)
+		c.v.Add(RSequence, "%s: expected a sequence_number above %d, saw %d", v.typ, c.seq, v.seq)
 		c.seq = v.seq
 	default:
 		c.seq, c.haveSeq = v.seq, true
@@ -129,25 +129,25 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.terminal != "" {
 		if !c.after {
 			c.after = true
-			c.v.Add(protocol.RResponsesLifecycle, "expected nothing but data: [DONE] after %s, saw %s", c.terminal, v.typ)
+			c.v.Add(RLifecycle, "expected nothing but data: [DONE] after %s, saw %s", c.terminal, v.typ)
 		}
 		return other
 	}
 	typ := string(v.typ)
 	if c.errorEvent && typ != "response.failed" && !c.noFailed {
 		c.noFailed = true
-		c.v.Add(protocol.RResponsesError, "expected response.failed right after the error event, saw %s", v.typ)
+		c.v.Add(RError, "expected response.failed right after the error event, saw %s", v.typ)
 	}
 	if !c.created && !c.notFirst && typ != "response.created" && typ != "error" {
 		c.notFirst = true
-		c.v.Add(protocol.RResponsesLifecycle, "expected response.created first, saw %s", v.typ)
+		c.v.Add(RLifecycle, "expected response.created first, saw %s", v.typ)
 	}
 	switch typ {
 	case "response.created":
 		c.onCreated(v)
 	case "response.in_progress":
 		if c.progress {
-			c.v.Add(protocol.RResponsesLifecycle, "expected one response.in_progress, saw another")
+			c.v.Add(RLifecycle, "expected one response.in_progress, saw another")
 		}
 		c.progress = true
 	case "response.output_item.added":
@@ -196,15 +196,15 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 func (c *Checker) onCreated(v *eventView) {
 	switch {
 	case c.created:
-		c.v.Add(protocol.RResponsesLifecycle, "expected one response.created, saw another")
+		c.v.Add(RLifecycle, "expected one response.created, saw another")
 	case c.notFirst:
-		c.v.Add(protocol.RResponsesLifecycle, "expected response.created first, saw it after other events")
+		c.v.Add(RLifecycle, "expected response.created first, saw it after other events")
 	}
 	c.created = true
 	if !v.hasResponse {
-		c.v.Add(protocol.RResponsesLifecycle, "expected response.created to carry the response, saw none")
+		c.v.Add(RLifecycle, "expected response.created to carry the response, saw none")
 	} else if s := string(v.response.status); s != "in_progress" && s != "queued" {
-		c.v.Add(protocol.RResponsesLifecycle, "expected response.created's response in_progress or queued, saw status %q", s)
+		c.v.Add(RLifecycle, "expected response.created's response in_progress or queued, saw status %q", s)
 	}
 }
 
@@ -216,22 +216,22 @@ func (c *Checker) findItem(v *eventView, what string, needID bool) *item {
 	}
 	switch {
 	case !v.hasOutputIndex:
-		c.v.Add(protocol.RResponsesEvent, "%s: expected an output_index, saw none", what)
+		c.v.Add(REvent, "%s: expected an output_index, saw none", what)
 		return nil
 	case v.outputIndex < 0 || v.outputIndex >= len(c.items):
-		c.v.Add(protocol.RResponsesItem, "%s: output_index %d names no item added (%d so far)", what, v.outputIndex, len(c.items))
+		c.v.Add(RItem, "%s: output_index %d names no item added (%d so far)", what, v.outputIndex, len(c.items))
 		return nil
 	}
 	it := &c.items[v.outputIndex]
 	switch {
 	case needID && v.itemID == nil:
-		c.v.Add(protocol.RResponsesEvent, "%s: expected an item_id, saw none", what)
+		c.v.Add(REvent, "%s: expected an item_id, saw none", what)
 	case needID && string(v.itemID) != it.id:
-		c.v.Add(protocol.RResponsesItem, "%s: item_id %q, but output_index %d is item %q", what, v.itemID, v.outputIndex, it.id)
+		c.v.Add(RItem, "%s: item_id %q, but output_index %d is item %q", what, v.itemID, v.outputIndex, it.id)
 		return nil
 	}
 	if !it.open {
-		c.v.Add(protocol.RResponsesItem, "%s: item %d (%s) is not open (output_item.added opens it, output_item.done closes it)", what, v.outputIndex, it.id)
+		c.v.Add(RItem, "%s: item %d (%s) is not open (output_item.added opens it, output_item.done closes it)", what, v.outputIndex, it.id)
 		return nil
 	}
 	return it
@@ -246,14 +246,14 @@ func (c *Checker) findPart(it *item, v *eventView, summary bool, what string) *p
 	}
 	switch {
 	case !has:
-		c.v.Add(protocol.RResponsesEvent, "%s: expected a %s, saw none", what, field)
+		c.v.Add(REvent, "%s: expected a %s, saw none", what, field)
 		return nil
 	case index < 0 || index >= len(parts) || !parts[index].open:
 		opens := "content_part"
 		if summary {
 			opens = "reasoning_summary_part"
 		}
-		c.v.Add(protocol.RResponsesItem, "%s: %s %d of item %s is not an open part (response.%s.added opens one, .done closes it)",
+		c.v.Add(RItem, "%s: %s %d of item %s is not an open part (response.%s.added opens one, .done closes it)",
 			what, field, index, it.id, opens)
 		return nil
 	}
@@ -263,7 +263,7 @@ func (c *Checker) findPart(it *item, v *eventView, summary bool, what string) *p
 func (c *Checker) onItemAdded(v *eventView) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
 	if !v.hasItem {
-		c.v.Add(protocol.RResponsesEvent, "response.output_item.added: expected an item, saw none")
+		c.v.Add(REvent, "response.output_item.added: expected an item, saw none")
 		return other
 	}
 	if c.itemsLost || len(c.items) >= maxItems {
@@ -273,26 +273,26 @@ func (c *Checker) onItemAdded(v *eventView) protocol.Observation {
 	it := &v.item
 	switch {
 	case !v.hasOutputIndex || v.outputIndex != len(c.items):
-		c.v.Add(protocol.RResponsesItem, "response.output_item.added: expected output_index %d (the next), saw %s", len(c.items), indexText(v))
+		c.v.Add(RItem, "response.output_item.added: expected output_index %d (the next), saw %s", len(c.items), indexText(v))
 	case len(c.items) > 0 && c.items[len(c.items)-1].incomplete:
-		c.v.Add(protocol.RResponsesItem, "response.output_item.added: item %d was incomplete, so it must be the last", len(c.items)-1)
+		c.v.Add(RItem, "response.output_item.added: item %d was incomplete, so it must be the last", len(c.items)-1)
 	}
 	if len(it.id) == 0 || len(it.typ) == 0 {
-		c.v.Add(protocol.RResponsesItem, "response.output_item.added: expected the item's id and type, saw id %q type %q", it.id, it.typ)
+		c.v.Add(RItem, "response.output_item.added: expected the item's id and type, saw id %q type %q", it.id, it.typ)
 	}
 	if it.status != nil && string(it.status) != "in_progress" {
-		c.v.Add(protocol.RResponsesItem, "response.output_item.added: expected item %s in_progress, saw status %q", it.id, it.status)
+		c.v.Add(RItem, "response.output_item.added: expected item %s in_progress, saw status %q", it.id, it.status)
 	}
 	n := item{id: string(it.id), typ: string(it.typ), open: true, tool: -1}
 	kind := protocol.FrameOther
 	switch n.typ {
 	case "message":
 		if len(it.role) == 0 {
-			c.v.Add(protocol.RResponsesItem, "response.output_item.added: message %s without its role", it.id)
+			c.v.Add(RItem, "response.output_item.added: message %s without its role", it.id)
 		}
 	case "function_call":
 		if len(it.name) == 0 || len(it.callID) == 0 {
-			c.v.Add(protocol.RResponsesItem, "response.output_item.added: function_call %s without its name and call_id (saw %q, %q)", it.id, it.name, it.callID)
+			c.v.Add(RItem, "response.output_item.added: function_call %s without its name and call_id (saw %q, %q)", it.id, it.name, it.callID)
 		}
 		n.callID, n.name = string(it.callID), string(it.name)
 		n.tool = len(c.tools.List)
@@ -313,7 +313,7 @@ func (c *Checker) onPartAdded(v *eventView, summary bool) {
 		return
 	}
 	if !v.hasPart {
-		c.v.Add(protocol.RResponsesEvent, "%s: expected a part, saw none", what)
+		c.v.Add(REvent, "%s: expected a part, saw none", what)
 		return
 	}
 	parts, index, has := &it.parts, v.contentIndex, v.hasContentIndex
@@ -321,16 +321,16 @@ func (c *Checker) onPartAdded(v *eventView, summary bool) {
 	case summary:
 		parts, index, has = &it.summary, v.summaryIndex, v.hasSummaryIndex
 		if it.typ != "reasoning" {
-			c.v.Add(protocol.RResponsesItem, "%s: a summary part in a %s item (%s), only reasoning items have them", what, it.typ, it.id)
+			c.v.Add(RItem, "%s: a summary part in a %s item (%s), only reasoning items have them", what, it.typ, it.id)
 		}
 	case it.typ == "function_call":
-		c.v.Add(protocol.RResponsesItem, "%s: a content part in function_call %s, which streams its arguments without one", what, it.id)
+		c.v.Add(RItem, "%s: a content part in function_call %s, which streams its arguments without one", what, it.id)
 	}
 	switch {
 	case !has || index != len(*parts):
-		c.v.Add(protocol.RResponsesItem, "%s: expected index %d (the item's next part), saw %d", what, len(*parts), index)
+		c.v.Add(RItem, "%s: expected index %d (the item's next part), saw %d", what, len(*parts), index)
 	case len(*parts) > 0 && (*parts)[len(*parts)-1].open:
-		c.v.Add(protocol.RResponsesItem, "%s: part %d of item %s is still open", what, len(*parts)-1, it.id)
+		c.v.Add(RItem, "%s: part %d of item %s is still open", what, len(*parts)-1, it.id)
 	}
 	*parts = append(*parts, part{typ: string(v.part.typ), open: true})
 }
@@ -351,10 +351,10 @@ func (c *Checker) onPartDone(v *eventView, summary bool) {
 	}
 	p.open = false
 	if !p.textDone && streamable(p.typ) {
-		c.v.Add(protocol.RResponsesItem, "%s: the %s part of item %s closed without its response.%s.done", what, p.typ, it.id, p.typ)
+		c.v.Add(RItem, "%s: the %s part of item %s closed without its response.%s.done", what, p.typ, it.id, p.typ)
 	}
 	if v.hasPart && v.part.hasText && !bytes.Equal(v.part.text, p.text) {
-		c.v.Add(protocol.RResponsesText, "%s: the part's text (%d bytes) is not its deltas' concatenation (%d bytes)%s",
+		c.v.Add(RText, "%s: the part's text (%d bytes) is not its deltas' concatenation (%d bytes)%s",
 			what, len(v.part.text), len(p.text), firstDiff(v.part.text, p.text))
 	}
 }
@@ -372,7 +372,7 @@ func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Obser
 	other := protocol.Observation{Kind: protocol.FrameOther}
 	what := deltaName(typ)
 	if !v.hasDelta {
-		c.v.Add(protocol.RResponsesEvent, "%s: expected a delta, saw none", what)
+		c.v.Add(REvent, "%s: expected a delta, saw none", what)
 		return other
 	}
 	// The text reached the client wherever the event put it: where is this function's
@@ -381,9 +381,9 @@ func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Obser
 		if p := c.findPart(it, v, summary, what); p != nil {
 			switch {
 			case p.typ != typ:
-				c.v.Add(protocol.RResponsesItem, "%s: in a part of type %q, want %q", what, p.typ, typ)
+				c.v.Add(RItem, "%s: in a part of type %q, want %q", what, p.typ, typ)
 			case p.textDone:
-				c.v.Add(protocol.RResponsesItem, "%s: after the part's response.%s.done", what, typ)
+				c.v.Add(RItem, "%s: after the part's response.%s.done", what, typ)
 			}
 			p.text = append(p.text, v.delta...)
 		} else {
@@ -444,17 +444,17 @@ func (c *Checker) onTextDone(v *eventView, summary bool, typ string) {
 	}
 	switch {
 	case p.typ != typ:
-		c.v.Add(protocol.RResponsesItem, "%s: in a part of type %q", what, p.typ)
+		c.v.Add(RItem, "%s: in a part of type %q", what, p.typ)
 	case p.textDone:
-		c.v.Add(protocol.RResponsesItem, "%s: the part's text is done already", what)
+		c.v.Add(RItem, "%s: the part's text is done already", what)
 	}
 	p.textDone = true
 	if !v.hasText {
-		c.v.Add(protocol.RResponsesEvent, "%s: expected the text, saw none", what)
+		c.v.Add(REvent, "%s: expected the text, saw none", what)
 		return
 	}
 	if !bytes.Equal(v.text, p.text) {
-		c.v.Add(protocol.RResponsesText, "%s: text (%d bytes) is not its deltas' concatenation (%d bytes)%s", what, len(v.text), len(p.text), firstDiff(v.text, p.text))
+		c.v.Add(RText, "%s: text (%d bytes) is not its deltas' concatenation (%d bytes)%s", what, len(v.text), len(p.text), firstDiff(v.text, p.text))
 	}
 }
 
@@ -470,15 +470,15 @@ func (c *Checker) onArgs(v *eventView, done bool) {
 	}
 	if it.typ != "function_call" {
 		c.toolsLost = true
-		c.v.Add(protocol.RResponsesItem, "%s: item %s is a %s, not a function_call", what, it.id, it.typ)
+		c.v.Add(RItem, "%s: item %s is a %s, not a function_call", what, it.id, it.typ)
 		return
 	}
 	if it.argsDone {
-		c.v.Add(protocol.RResponsesItem, "%s: after the call's arguments were done", what)
+		c.v.Add(RItem, "%s: after the call's arguments were done", what)
 	}
 	if !done {
 		if !v.hasDelta {
-			c.v.Add(protocol.RResponsesEvent, "%s: expected a delta, saw none", what)
+			c.v.Add(REvent, "%s: expected a delta, saw none", what)
 			return
 		}
 		it.args = append(it.args, v.delta...)
@@ -487,11 +487,11 @@ func (c *Checker) onArgs(v *eventView, done bool) {
 	}
 	it.argsDone = true
 	if !v.hasArguments {
-		c.v.Add(protocol.RResponsesEvent, "%s: expected the arguments, saw none", what)
+		c.v.Add(REvent, "%s: expected the arguments, saw none", what)
 		return
 	}
 	if !bytes.Equal(v.arguments, it.args) {
-		c.v.Add(protocol.RResponsesText, "%s: arguments %s are not their deltas' concatenation %s",
+		c.v.Add(RText, "%s: arguments %s are not their deltas' concatenation %s",
 			what, protocol.Quote(string(v.arguments), 60), protocol.Quote(string(it.args), 60))
 	}
 }
@@ -499,47 +499,47 @@ func (c *Checker) onArgs(v *eventView, done bool) {
 func (c *Checker) onItemDone(v *eventView) {
 	const what = "response.output_item.done"
 	if !v.hasItem {
-		c.v.Add(protocol.RResponsesEvent, "%s: expected an item, saw none", what)
+		c.v.Add(REvent, "%s: expected an item, saw none", what)
 		return
 	}
 	d := &v.item
 	if !v.hasOutputIndex || v.outputIndex < 0 || v.outputIndex >= len(c.items) {
 		if !c.itemsLost {
-			c.v.Add(protocol.RResponsesItem, "%s: output_index %s names no item added", what, indexText(v))
+			c.v.Add(RItem, "%s: output_index %s names no item added", what, indexText(v))
 		}
 		return
 	}
 	it := &c.items[v.outputIndex]
 	switch {
 	case !it.open:
-		c.v.Add(protocol.RResponsesItem, "%s: item %d (%s) is not open", what, v.outputIndex, it.id)
+		c.v.Add(RItem, "%s: item %d (%s) is not open", what, v.outputIndex, it.id)
 		return
 	case string(d.id) != it.id || string(d.typ) != it.typ:
-		c.v.Add(protocol.RResponsesItem, "%s: item %d was added as %s %q, done as %s %q", what, v.outputIndex, it.typ, it.id, d.typ, d.id)
+		c.v.Add(RItem, "%s: item %d was added as %s %q, done as %s %q", what, v.outputIndex, it.typ, it.id, d.typ, d.id)
 	}
 	it.open = false
 	for i := range it.parts {
 		if it.parts[i].open {
-			c.v.Add(protocol.RResponsesItem, "%s: item %s closed with its content part %d still open", what, it.id, i)
+			c.v.Add(RItem, "%s: item %s closed with its content part %d still open", what, it.id, i)
 		}
 	}
 	for i := range it.summary {
 		if it.summary[i].open {
-			c.v.Add(protocol.RResponsesItem, "%s: item %s closed with its summary part %d still open", what, it.id, i)
+			c.v.Add(RItem, "%s: item %s closed with its summary part %d still open", what, it.id, i)
 		}
 	}
 	switch s := string(d.status); s {
 	case "in_progress":
-		c.v.Add(protocol.RResponsesItem, "%s: item %s still in_progress, want completed or incomplete", what, it.id)
+		c.v.Add(RItem, "%s: item %s still in_progress, want completed or incomplete", what, it.id)
 	case "incomplete":
 		it.incomplete = true
 	}
 	if it.typ == "function_call" {
 		if !it.argsDone {
-			c.v.Add(protocol.RResponsesItem, "%s: function_call %s closed without response.function_call_arguments.done", what, it.id)
+			c.v.Add(RItem, "%s: function_call %s closed without response.function_call_arguments.done", what, it.id)
 		}
 		if string(d.callID) != it.callID || string(d.name) != it.name {
-			c.v.Add(protocol.RResponsesItem, "%s: function_call %s was added as %s %q, done as %s %q", what, it.id, it.callID, it.name, d.callID, d.name)
+			c.v.Add(RItem, "%s: function_call %s was added as %s %q, done as %s %q", what, it.id, it.callID, it.name, d.callID, d.name)
 		}
 	}
 	c.compareItem(what, d, it)
@@ -553,7 +553,7 @@ func (c *Checker) compareItem(what string, d *itemView, it *item) {
 	}
 	if it.typ == "function_call" {
 		if !d.hasArguments || !bytes.Equal(d.arguments, it.args) {
-			c.v.Add(protocol.RResponsesText, "%s: function_call %s's arguments %s are not the streamed %s",
+			c.v.Add(RText, "%s: function_call %s's arguments %s are not the streamed %s",
 				what, it.id, protocol.Quote(string(d.arguments), 60), protocol.Quote(string(it.args), 60))
 		}
 		return
@@ -564,12 +564,12 @@ func (c *Checker) compareItem(what string, d *itemView, it *item) {
 		streamed []part
 	}{{"content", d.content, it.parts}, {"summary", d.summary, it.summary}} {
 		if len(side.final) != len(side.streamed) {
-			c.v.Add(protocol.RResponsesText, "%s: item %s has %d %s part(s), %d streamed", what, it.id, len(side.final), side.name, len(side.streamed))
+			c.v.Add(RText, "%s: item %s has %d %s part(s), %d streamed", what, it.id, len(side.final), side.name, len(side.streamed))
 			continue
 		}
 		for i := range side.final {
 			if !bytes.Equal(side.final[i].text, side.streamed[i].text) {
-				c.v.Add(protocol.RResponsesText, "%s: item %s's %s part %d (%d bytes) is not the streamed text (%d bytes)%s",
+				c.v.Add(RText, "%s: item %s's %s part %d (%d bytes) is not the streamed text (%d bytes)%s",
 					what, it.id, side.name, i, len(side.final[i].text), len(side.streamed[i].text), firstDiff(side.final[i].text, side.streamed[i].text))
 			}
 		}
@@ -582,9 +582,9 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 	r := &v.response
 	switch {
 	case !v.hasResponse:
-		c.v.Add(protocol.RResponsesLifecycle, "%s: expected the response, saw none", typ)
+		c.v.Add(RLifecycle, "%s: expected the response, saw none", typ)
 	case string(r.status) != want:
-		c.v.Add(protocol.RResponsesLifecycle, "%s: expected the response's status %q, saw %q", typ, want, r.status)
+		c.v.Add(RLifecycle, "%s: expected the response's status %q, saw %q", typ, want, r.status)
 	}
 	if typ == "response.failed" {
 		c.failed = true
@@ -592,7 +592,7 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 			return protocol.Observation{Kind: protocol.FrameTerminal}
 		}
 		if !r.hasError || len(r.errMessage) == 0 {
-			c.v.Add(protocol.RResponsesError, "response.failed: expected the response's error with a message, saw none")
+			c.v.Add(RError, "response.failed: expected the response's error with a message, saw none")
 		}
 		return c.j.ProviderError(&c.v, r.errMessage)
 	}
@@ -600,12 +600,12 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 		incomplete := false
 		for i := range c.items {
 			if c.items[i].open {
-				c.v.Add(protocol.RResponsesItem, "%s: item %d (%s) never closed by response.output_item.done", typ, i, c.items[i].id)
+				c.v.Add(RItem, "%s: item %d (%s) never closed by response.output_item.done", typ, i, c.items[i].id)
 			}
 			incomplete = incomplete || c.items[i].incomplete
 		}
 		if incomplete && typ == "response.completed" {
-			c.v.Add(protocol.RResponsesItem, "response.completed: an item ended incomplete, so the response must be incomplete")
+			c.v.Add(RItem, "response.completed: an item ended incomplete, so the response must be incomplete")
 		}
 		if v.hasResponse && r.hasOutput {
 			c.compareOutput(typ, r.output)
@@ -614,13 +614,13 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 	obs := protocol.Observation{Kind: protocol.FrameTerminal}
 	switch {
 	case r.hasUsage && r.hasTokens && (r.outputTokens < 0 || r.outputTokens > protocol.MaxUsageTokens):
-		c.v.Add(protocol.RResponsesUsage, "%s: expected usage.output_tokens, a count in 0…2^40, saw %d", typ, r.outputTokens)
+		c.v.Add(RUsage, "%s: expected usage.output_tokens, a count in 0…2^40, saw %d", typ, r.outputTokens)
 	case r.hasUsage && r.hasTokens:
 		obs.UsageTokens = r.outputTokens
 	case typ == "response.completed" && !c.j.S.NoGroundTruth:
 		// Without ground truth (a real server, a gateway) usage may be null: tokens are then
 		// estimated from the text.
-		c.v.Add(protocol.RResponsesUsage, "response.completed: expected usage.output_tokens, saw none")
+		c.v.Add(RUsage, "response.completed: expected usage.output_tokens, saw none")
 	}
 	return obs
 }
@@ -628,12 +628,12 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 // compareOutput checks the terminal's output items against the items streamed.
 func (c *Checker) compareOutput(typ string, output []itemView) {
 	if len(output) != len(c.items) {
-		c.v.Add(protocol.RResponsesText, "%s: the response's output has %d item(s), %d streamed", typ, len(output), len(c.items))
+		c.v.Add(RText, "%s: the response's output has %d item(s), %d streamed", typ, len(output), len(c.items))
 		return
 	}
 	for i := range output {
 		if string(output[i].id) != c.items[i].id {
-			c.v.Add(protocol.RResponsesText, "%s: output[%d] is %q, the item streamed there %q", typ, i, output[i].id, c.items[i].id)
+			c.v.Add(RText, "%s: output[%d] is %q, the item streamed there %q", typ, i, output[i].id, c.items[i].id)
 			continue
 		}
 		c.compareItem(typ, &output[i], &c.items[i])
@@ -647,7 +647,7 @@ func (c *Checker) onError(v *eventView) protocol.Observation {
 		msg = v.errMessage
 	}
 	if len(msg) == 0 {
-		c.v.Add(protocol.RResponsesError, "expected an error event with a message ({\"type\":\"error\",\"message\":…}), saw none")
+		c.v.Add(RError, "expected an error event with a message ({\"type\":\"error\",\"message\":…}), saw none")
 	}
 	return c.j.ProviderError(&c.v, msg)
 }
@@ -655,9 +655,9 @@ func (c *Checker) onError(v *eventView) protocol.Observation {
 func (c *Checker) onDone() protocol.Observation {
 	switch {
 	case c.done:
-		c.v.Add(protocol.RResponsesLifecycle, "expected one data: [DONE], saw another")
+		c.v.Add(RLifecycle, "expected one data: [DONE], saw another")
 	case c.terminal == "" && !c.errorEvent:
-		c.v.Add(protocol.RResponsesLifecycle, "expected data: [DONE] after response.completed, incomplete or failed, saw it before")
+		c.v.Add(RLifecycle, "expected data: [DONE] after response.completed, incomplete or failed, saw it before")
 	}
 	c.done = true
 	return protocol.Observation{Kind: protocol.FrameDone}
@@ -677,17 +677,17 @@ var (
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if c.errorEvent && !c.failed && !c.noFailed && streamErr == nil && !c.j.S.Aborted {
-		c.v.Add(protocol.RResponsesError, "expected response.failed after the error event, the stream ended")
+		c.v.Add(RError, "expected response.failed after the error event, the stream ended")
 	}
 	errored := c.errorEvent || c.failed
 	if !c.j.Ended(&c.v, streamErr, errored) {
 		return c.v.List()
 	}
 	if !errored && c.terminal == "" {
-		c.v.Add(protocol.RResponsesLifecycle, "expected response.completed, incomplete or failed, the stream ended without one")
+		c.v.Add(RLifecycle, "expected response.completed, incomplete or failed, the stream ended without one")
 	}
 	if c.requireDone && !c.done {
-		c.v.Add(protocol.RResponsesLifecycle, "expected data: [DONE] at the end (requireDone: the Open Responses specification's end of stream), the stream ended without it")
+		c.v.Add(RLifecycle, "expected data: [DONE] at the end (requireDone: the Open Responses specification's end of stream), the stream ended without it")
 	}
 	c.finishContent(errored)
 	return c.v.List()
@@ -701,7 +701,7 @@ func (c *Checker) finishContent(errored bool) {
 	}
 	c.j.CompareTools(&c.v, c.tools.List, t)
 	if c.terminal == "response.incomplete" {
-		c.v.Add(protocol.RResponsesContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.j.S.Turn)
+		c.v.Add(RContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.j.S.Turn)
 	}
 }
 

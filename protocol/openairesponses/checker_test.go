@@ -110,43 +110,43 @@ func TestCheckerRules(t *testing.T) {
 		{Name: "not json", Stream: start + "event: x\ndata: {oops\n\n" + msg + completed(n), Want: []protocol.Rule{protocol.RFraming}},
 		// The event: line is not the type.
 		{Name: "event line", Stream: start + strings.Replace(msg, "event: response.output_text.delta\n", "event: response.text.delta\n", 1) + completed(n),
-			Want: []protocol.Rule{protocol.RResponsesEvent}},
+			Want: []protocol.Rule{openairesponses.REvent}},
 		// No event: line at all.
-		{Name: "no event line", Stream: strings.Replace(start, "event: response.in_progress\n", "", 1) + msg + completed(n), Want: []protocol.Rule{protocol.RResponsesEvent}},
+		{Name: "no event line", Stream: strings.Replace(start, "event: response.in_progress\n", "", 1) + msg + completed(n), Want: []protocol.Rule{openairesponses.REvent}},
 		// A delta without its delta member.
-		{Name: "no delta", Stream: start + strings.Replace(msg, `,"delta":"i"`, "", 1) + completed(n), Want: []protocol.Rule{protocol.RResponsesEvent, protocol.RResponsesText}},
+		{Name: "no delta", Stream: start + strings.Replace(msg, `,"delta":"i"`, "", 1) + completed(n), Want: []protocol.Rule{openairesponses.REvent, openairesponses.RText}},
 		// A repeated sequence_number.
 		{Name: "sequence repeats", Stream: start + strings.Replace(msg, `"sequence_number":3`, `"sequence_number":2`, 1) + completed(n),
-			Want: []protocol.Rule{protocol.RResponsesSequence}},
+			Want: []protocol.Rule{openairesponses.RSequence}},
 		// A missing sequence_number.
-		{Name: "no sequence", Stream: strings.Replace(start, `,"sequence_number":1`, "", 1) + msg + completed(n), Want: []protocol.Rule{protocol.RResponsesSequence}},
+		{Name: "no sequence", Stream: strings.Replace(start, `,"sequence_number":1`, "", 1) + msg + completed(n), Want: []protocol.Rule{openairesponses.RSequence}},
 		// response.created missing.
-		{Name: "no created", Stream: ev("response.in_progress", 1, response("in_progress", "", "")) + msg + completed(n), Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Name: "no created", Stream: ev("response.in_progress", 1, response("in_progress", "", "")) + msg + completed(n), Want: []protocol.Rule{openairesponses.RLifecycle}},
 		// Two terminals.
-		{Name: "two terminals", Stream: clean + completed(n+1), Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Name: "two terminals", Stream: clean + completed(n+1), Want: []protocol.Rule{openairesponses.RLifecycle}},
 		// A terminal whose response says otherwise.
-		{Name: "status differs", Stream: start + msg + ev("response.completed", n, response("in_progress", textItem("completed", "Hi"), usage)), Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Name: "status differs", Stream: start + msg + ev("response.completed", n, response("in_progress", textItem("completed", "Hi"), usage)), Want: []protocol.Rule{openairesponses.RLifecycle}},
 		// [DONE] before the terminal.
-		{Name: "done early", Stream: start + msg + done + completed(n), Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Name: "done early", Stream: start + msg + done + completed(n), Want: []protocol.Rule{openairesponses.RLifecycle}},
 		// The stream ends without a terminal (the load generator's truncated outcome; judged
 		// here when Finish is told the stream ended cleanly).
-		{Name: "no terminal", Stream: start + msg, Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Name: "no terminal", Stream: start + msg, Want: []protocol.Rule{openairesponses.RLifecycle}},
 		// A delta before its item is added.
 		{Name: "delta before item", Stream: start + ev("response.output_text.delta", 2, ","+msgRef+`,"delta":"x"`) + completed(3),
-			Want: []protocol.Rule{protocol.RResponsesItem, protocol.RResponsesText}},
+			Want: []protocol.Rule{openairesponses.RItem, openairesponses.RText}},
 		// Text outside a content part.
-		{Name: "event line of another type", Stream: start + strings.Replace(msg, `event: response.content_part.added`, `event: response.other`, 1) + completed(n), Want: []protocol.Rule{protocol.RResponsesEvent}},
-		{Name: "no part added", Stream: start + dropEvent(msg, "response.content_part.added") + completed(n), Want: []protocol.Rule{protocol.RResponsesItem}},
+		{Name: "event line of another type", Stream: start + strings.Replace(msg, `event: response.content_part.added`, `event: response.other`, 1) + completed(n), Want: []protocol.Rule{openairesponses.REvent}},
+		{Name: "no part added", Stream: start + dropEvent(msg, "response.content_part.added") + completed(n), Want: []protocol.Rule{openairesponses.RItem}},
 		// The item never closed.
-		{Name: "item open", Stream: start + dropEvent(msg, "response.output_item.done") + completed(n), Want: []protocol.Rule{protocol.RResponsesItem}},
+		{Name: "item open", Stream: start + dropEvent(msg, "response.output_item.done") + completed(n), Want: []protocol.Rule{openairesponses.RItem}},
 		// An item at the wrong output_index.
 		{Name: "output index", Stream: start + strings.Replace(msg, `,"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress"`, `,"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress"`, 1) + completed(n),
-			Want: []protocol.Rule{protocol.RResponsesItem}},
+			Want: []protocol.Rule{openairesponses.RItem}},
 		// The part closed without its output_text.done.
-		{Name: "no text done", Stream: start + dropEvent(msg, "response.output_text.done") + completed(n), Want: []protocol.Rule{protocol.RResponsesItem}},
+		{Name: "no text done", Stream: start + dropEvent(msg, "response.output_text.done") + completed(n), Want: []protocol.Rule{openairesponses.RItem}},
 		// An incomplete item in a completed response.
 		{Name: "incomplete item", Stream: start + strings.Replace(msg, `"item":{"id":"msg_1","type":"message","status":"completed"`, `"item":{"id":"msg_1","type":"message","status":"incomplete"`, 1) + completed(n),
-			Want: []protocol.Rule{protocol.RResponsesItem}},
+			Want: []protocol.Rule{openairesponses.RItem}},
 		// … and in an incomplete one, last: fine.
 		{Name: "incomplete response", Stream: start + strings.Replace(msg, `"item":{"id":"msg_1","type":"message","status":"completed"`, `"item":{"id":"msg_1","type":"message","status":"incomplete"`, 1) +
 			ev("response.incomplete", n, response("incomplete", textItem("incomplete", "Hi"), usage))},
@@ -155,39 +155,39 @@ func TestCheckerRules(t *testing.T) {
 			ev("response.output_item.added", n, `,"output_index":1,"item":{"id":"msg_2","type":"message","status":"in_progress","role":"assistant","content":[]}`) +
 			ev("response.output_item.done", n+1, `,"output_index":1,"item":{"id":"msg_2","type":"message","status":"completed","role":"assistant","content":[]}`) +
 			ev("response.incomplete", n+2, `,"response":{"id":"resp_1","status":"incomplete","`+usage[1:]+`}`),
-			Want: []protocol.Rule{protocol.RResponsesItem}},
+			Want: []protocol.Rule{openairesponses.RItem}},
 		// The .done text is not the deltas'.
 		{Name: "done text", Stream: start + strings.Replace(msg, `"delta":"i"`, `"delta":"o"`, 1) + ev("response.completed", n, response("completed", textItem("completed", "Hi"), usage)),
-			Want: []protocol.Rule{protocol.RResponsesText}},
+			Want: []protocol.Rule{openairesponses.RText}},
 		// The terminal's output is not what was streamed.
-		{Name: "output text", Stream: start + msg + ev("response.completed", n, response("completed", textItem("completed", "Ho"), usage)), Want: []protocol.Rule{protocol.RResponsesText}},
-		{Name: "output count", Stream: start + msg + ev("response.completed", n, response("completed", "", usage)), Want: []protocol.Rule{protocol.RResponsesText}},
+		{Name: "output text", Stream: start + msg + ev("response.completed", n, response("completed", textItem("completed", "Ho"), usage)), Want: []protocol.Rule{openairesponses.RText}},
+		{Name: "output count", Stream: start + msg + ev("response.completed", n, response("completed", "", usage)), Want: []protocol.Rule{openairesponses.RText}},
 		// A function call's arguments .done differs from its deltas.
 		{Name: "arguments done", Stream: start + strings.Replace(fc, `"arguments":"{\"q\":1}"`, `"arguments":"{\"q\":2}"`, 1) + ev("response.completed", fn, response("completed", callItem, usage)),
-			Want: []protocol.Rule{protocol.RResponsesText}},
+			Want: []protocol.Rule{openairesponses.RText}},
 		// A function call without its name.
 		{Name: "call without name", Stream: start + strings.Replace(fc, `"call_id":"call_a","name":"search","arguments":""`, `"call_id":"call_a","arguments":""`, 1) + ev("response.completed", fn, response("completed", callItem, usage)),
-			Want: []protocol.Rule{protocol.RResponsesItem}},
+			Want: []protocol.Rule{openairesponses.RItem}},
 		// A usage count past 2^40 (a hostile report that would overflow the run's totals).
 		{Name: "usage overflow", Stream: start + msg + ev("response.completed", n, response("completed", textItem("completed", "Hi"), `"usage":{"output_tokens":9223372036854775807}`)),
-			Want: []protocol.Rule{protocol.RResponsesUsage}},
+			Want: []protocol.Rule{openairesponses.RUsage}},
 		// Without ground truth usage may be null.
 		{Name: "usage null", Stream: start + msg + ev("response.completed", n, response("completed", textItem("completed", "Hi"), `"usage":null`))},
 		// An error event, then response.failed and [DONE]: the error is the session's outcome.
 		{Name: "error then failed", Stream: start + msg + errorEvent + strings.Replace(failed, fmt.Sprintf(`"sequence_number":%d`, n), fmt.Sprintf(`"sequence_number":%d`, n+1), 1) + done},
 		// An error event without response.failed.
-		{Name: "error without failed", Stream: start + msg + errorEvent + done, Want: []protocol.Rule{protocol.RResponsesError}},
+		{Name: "error without failed", Stream: start + msg + errorEvent + done, Want: []protocol.Rule{openairesponses.RError}},
 		// An error event without a message.
 		{Name: "error without message", Stream: start + msg + ev("error", n, `,"code":"server_error"`) + strings.Replace(failed, fmt.Sprintf(`"sequence_number":%d`, n), fmt.Sprintf(`"sequence_number":%d`, n+1), 1),
-			Want: []protocol.Rule{protocol.RResponsesError}},
+			Want: []protocol.Rule{openairesponses.RError}},
 		// The specification's error shape ({"error":{…}}) is read too.
 		{Name: "nested error", Stream: start + msg + ev("error", n, `,"error":{"type":"server_error","message":"boom"}`) + strings.Replace(failed, fmt.Sprintf(`"sequence_number":%d`, n), fmt.Sprintf(`"sequence_number":%d`, n+1), 1)},
 		// response.failed without its error.
-		{Name: "failed without error", Stream: start + msg + ev("response.failed", n, `,"response":{"id":"resp_1","status":"failed"}`), Want: []protocol.Rule{protocol.RResponsesError}},
+		{Name: "failed without error", Stream: start + msg + ev("response.failed", n, `,"response":{"id":"resp_1","status":"failed"}`), Want: []protocol.Rule{openairesponses.RError}},
 		// Something after the terminal.
-		{Name: "after terminal", Stream: clean + ev("response.output_text.delta", n+1, ","+msgRef+`,"delta":"x"`), Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Name: "after terminal", Stream: clean + ev("response.output_text.delta", n+1, ","+msgRef+`,"delta":"x"`), Want: []protocol.Rule{openairesponses.RLifecycle}},
 		// Something after [DONE].
-		{Name: "after done", Stream: clean + done + ev("response.in_progress", n+1, ""), Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Name: "after done", Stream: clean + done + ev("response.in_progress", n+1, ""), Want: []protocol.Rule{openairesponses.RLifecycle}},
 	})
 }
 
@@ -210,7 +210,7 @@ func TestRequireDone(t *testing.T) {
 	strict := func(s *protocol.Session) protocol.Checker { return openairesponses.NewChecker(s, true) }
 	clienttest.CheckRules(t, strict, []clienttest.Rule{
 		{Name: "with [DONE]", Stream: start + msg + completed(n) + done},
-		{Name: "without [DONE]", Stream: start + msg + completed(n), Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Name: "without [DONE]", Stream: start + msg + completed(n), Want: []protocol.Rule{openairesponses.RLifecycle}},
 	})
 }
 

@@ -76,7 +76,7 @@ func New(opts ...Option) *Dialect {
 	d := &Dialect{Client: clientturn.NewClient(clientturn.Wire{
 		Name:         Name,
 		Provider:     Wire{},
-		ErrorRule:    protocol.RResponsesError,
+		ErrorRule:    RError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
 		ErrorMessage: errorMessage,
 		NewChecker:   newChecker,

@@ -18,33 +18,33 @@ func TestFaults(t *testing.T) {
 	clienttest.Faults(t, mocktest.Start, truth, noTruth, []clienttest.Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it (the .done text is
 		// the changed deltas' concatenation).
-		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RResponsesContent}},
+		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.RContent}},
 		// Without ground truth the same stream is structurally fine.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", NoTruth: true},
 		// A scripted mid-stream failure that never comes.
-		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{protocol.RResponsesError}},
+		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{openairesponses.RError}},
 		// The event: line of the text deltas is not their type.
-		{Fault: mockprovider.FaultResponsesEventName, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RResponsesEvent}},
+		{Fault: mockprovider.FaultResponsesEventName, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.REvent}},
 		// sequence_number stuck at 1.
-		{Fault: mockprovider.FaultResponsesSequence, Scenario: "tool-chain", Want: []protocol.Rule{protocol.RResponsesSequence}},
+		{Fault: mockprovider.FaultResponsesSequence, Scenario: "tool-chain", Want: []protocol.Rule{openairesponses.RSequence}},
 		// No response.created: the lifecycle does not start.
-		{Fault: mockprovider.FaultResponsesNoCreated, Scenario: "thinking-answer", Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Fault: mockprovider.FaultResponsesNoCreated, Scenario: "thinking-answer", Want: []protocol.Rule{openairesponses.RLifecycle}},
 		// Items never closed, reasoning, message and function calls alike.
-		{Fault: mockprovider.FaultResponsesNoItemDone, Scenario: "tool-chain", Want: []protocol.Rule{protocol.RResponsesItem}},
+		{Fault: mockprovider.FaultResponsesNoItemDone, Scenario: "tool-chain", Want: []protocol.Rule{openairesponses.RItem}},
 		// Text and reasoning streamed outside a content part (their content still judged,
 		// and right).
-		{Fault: mockprovider.FaultResponsesNoPart, Scenario: "thinking-answer", Want: []protocol.Rule{protocol.RResponsesItem}},
+		{Fault: mockprovider.FaultResponsesNoPart, Scenario: "thinking-answer", Want: []protocol.Rule{openairesponses.RItem}},
 		// An incomplete item that is not the last, in a completed response.
-		{Fault: mockprovider.FaultResponsesIncompleteItem, Scenario: "thinking-answer", Want: []protocol.Rule{protocol.RResponsesItem}},
+		{Fault: mockprovider.FaultResponsesIncompleteItem, Scenario: "thinking-answer", Want: []protocol.Rule{openairesponses.RItem}},
 		// output_text.done's text is not the deltas'.
-		{Fault: mockprovider.FaultResponsesDoneText, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RResponsesText}},
-		{Fault: mockprovider.FaultResponsesDoneText, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{protocol.RResponsesText}},
+		{Fault: mockprovider.FaultResponsesDoneText, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.RText}},
+		{Fault: mockprovider.FaultResponsesDoneText, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{openairesponses.RText}},
 		// response.completed without usage: against the script a violation …
-		{Fault: mockprovider.FaultResponsesNoUsage, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RResponsesUsage}},
+		{Fault: mockprovider.FaultResponsesNoUsage, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.RUsage}},
 		// … and without ground truth (a gateway that drops it) allowed, tokens estimated.
 		{Fault: mockprovider.FaultResponsesNoUsage, Scenario: "plain-answer", NoTruth: true},
 		// The scripted error event without response.failed after it.
-		{Fault: mockprovider.FaultResponsesNoFailed, Scenario: "provider-error-midstream", Want: []protocol.Rule{protocol.RResponsesError}},
+		{Fault: mockprovider.FaultResponsesNoFailed, Scenario: "provider-error-midstream", Want: []protocol.Rule{openairesponses.RError}},
 		// No data: [DONE], as OpenAI's own stream: the default (lenient) mode accepts it.
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "tool-chain"},
 		// Other wires' faults leave this wire alone.
@@ -55,8 +55,8 @@ func TestFaults(t *testing.T) {
 	strict, strictNoTruth := openairesponses.New(openairesponses.WithRequireDone()),
 		openairesponses.New(openairesponses.WithRequireDone(), openairesponses.WithNoGroundTruth())
 	clienttest.Faults(t, mocktest.Start, strict, strictNoTruth, []clienttest.Fault[mockprovider.Fault]{
-		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", Want: []protocol.Rule{protocol.RResponsesLifecycle}},
-		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "provider-error-midstream", Want: []protocol.Rule{protocol.RResponsesLifecycle}},
-		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{protocol.RResponsesLifecycle}},
+		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.RLifecycle}},
+		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "provider-error-midstream", Want: []protocol.Rule{openairesponses.RLifecycle}},
+		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{openairesponses.RLifecycle}},
 	})
 }

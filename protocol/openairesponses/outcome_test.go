@@ -7,6 +7,7 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -15,7 +16,7 @@ import (
 // content rule is off), and only content rules with it.
 func TestNoGroundTruthOtherText(t *testing.T) {
 	t.Parallel()
-	clienttest.OtherText(t, newWriter, newChecker)
+	clienttest.OtherText(t, openairesponses.Rules(), newWriter, newChecker)
 }
 
 // TestUnscriptedErrorIsTheOutcome: an error event (then response.failed) in a session whose
@@ -44,18 +45,18 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 		// An error event without a message: its shape is judged; "error" is its message.
 		{Name: "no message", Scenario: "plain-answer", Stream: clienttest.FailingTurn(t, newWriter, "plain-answer", 0, text("plain-answer", 0, 5), "") +
 			ev("error", 1000, `,"code":"server_error"`) + ev("response.failed", 1001, `,"response":{"status":"failed","error":{"message":"x"}}`),
-			Errors: []string{"error"}, Want: []protocol.Rule{protocol.RResponsesError}},
+			Errors: []string{"error"}, Want: []protocol.Rule{openairesponses.RError}},
 		// The error event not followed by response.failed.
 		{Name: "no failed", Scenario: "plain-answer", Stream: clienttest.FailingTurn(t, newWriter, "plain-answer", 0, text("plain-answer", 0, 5), "") +
 			ev("error", 1000, `,"message":"runtime crashed"`) + ev("response.queued", 1001, ""),
-			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{protocol.RResponsesError}},
+			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{openairesponses.RError}},
 		// The scripted error: no violation, and its message reported all the same.
 		{Name: "scripted", Scenario: "provider-error-midstream", Stream: clienttest.FailingTurn(t, newWriter, "provider-error-midstream", 0, text("provider-error-midstream", 0, 39), "upstream model crashed (scripted)"),
 			Errors: []string{"upstream model crashed (scripted)"}},
 		// A script that fails at turn 1 (HTTP 503), an error event at turn 0: the wrong turn,
 		// and the turn's text short of the script.
 		{Name: "wrong turn", Scenario: "provider-503-after-tool", Stream: crash("provider-503-after-tool", 0, text("provider-503-after-tool", 0, 0)),
-			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{protocol.RResponsesError, protocol.RResponsesContent}},
+			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{openairesponses.RError, openairesponses.RContent}},
 		// Without ground truth nothing is scripted.
 		{Name: "no ground truth", Scenario: "provider-503-after-tool", NoTruth: true, Stream: crash("provider-503-after-tool", 0, text("provider-503-after-tool", 0, 0)), Errors: []string{"runtime crashed"}},
 		// Cut inside the function calls (a transport error, a stall, a truncation).

@@ -121,10 +121,10 @@ func TestRecordedOllama(t *testing.T) {
 			exp := sc.Render(rec.seed).Expected()
 			want := map[protocol.Rule]bool{}
 			if turn := exp.Turns[0]; turn.Thinking != "" {
-				want[protocol.RResponsesItem], want[protocol.RResponsesContent] = true, true
+				want[openairesponses.RItem], want[openairesponses.RContent] = true, true
 			}
 			if turn := exp.Turns[0]; turn.Text != "" && len(turn.ToolCalls) > 0 {
-				want[protocol.RResponsesItem], want[protocol.RResponsesText] = true, true
+				want[openairesponses.RItem], want[openairesponses.RText] = true, true
 			}
 			if w := slices.Sorted(maps.Keys(want)); !slices.Equal(got, w) {
 				t.Errorf("rules %v, want %v", got, w)

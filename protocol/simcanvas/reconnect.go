@@ -122,7 +122,7 @@ func (c *Checker) reconnectedFrame(e *envelope) (protocol.Observation, bool) {
 	if LiveOnly(e.Type) && id <= r.replayThrough {
 		r.liveReplayed++
 		if r.liveReplayed == 1 {
-			c.v.Add(protocol.RReconnectLiveOnly, "reconnect after Last-Event-ID %d: expected no live-only frames in the replay (through eventId %d), saw %s eventId %d",
+			c.v.Add(RReconnectLiveOnly, "reconnect after Last-Event-ID %d: expected no live-only frames in the replay (through eventId %d), saw %s eventId %d",
 				r.lastEventID, r.replayThrough, e.Type, id)
 		}
 		return protocol.Observation{Kind: protocol.FrameOther}, true
@@ -166,7 +166,7 @@ func (c *Checker) finishReconnected(mode simchat.EndMode) {
 		missing = append(missing, c.wantTerminal())
 	}
 	if len(missing) > 0 {
-		c.v.Add(protocol.RReconnectReplay, "reconnect after Last-Event-ID %d: expected the buffered events through eventId %d replayed, missing %s",
+		c.v.Add(RReconnectReplay, "reconnect after Last-Event-ID %d: expected the buffered events through eventId %d replayed, missing %s",
 			r.lastEventID, r.replayThrough, strings.Join(missing, ", "))
 	}
 }

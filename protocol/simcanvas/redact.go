@@ -82,7 +82,7 @@ func (c *Checker) redactedFrame(typ string, p *payload) (protocol.Observation, b
 	if LiveOnly(typ) {
 		c.redact.liveFrames++
 		if c.redact.liveFrames == 1 {
-			c.v.Add(protocol.RRedactLive, "workflow redacts PII: expected no live %s frames (output only with block:completed), saw %s for block %s",
+			c.v.Add(RRedactLive, "workflow redacts PII: expected no live %s frames (output only with block:completed), saw %s for block %s",
 				typ, typ, p.BlockID)
 		}
 		return protocol.Observation{Kind: protocol.FrameOther}, true
@@ -102,17 +102,17 @@ func (c *Checker) redactedFrame(typ string, p *payload) (protocol.Observation, b
 func (c *Checker) checkRedactedOutput(typ string, raw json.RawMessage, block bool) {
 	if len(raw) == 0 {
 		if block {
-			c.v.Add(protocol.RRedactOutput, "%s: expected the block's redacted output, saw none", typ)
+			c.v.Add(RRedactOutput, "%s: expected the block's redacted output, saw none", typ)
 		}
 		return
 	}
 	var out any
 	if err := json.Unmarshal(raw, &out); err != nil {
-		c.v.Add(protocol.RRedactOutput, "%s: output is not JSON: %v", typ, err)
+		c.v.Add(RRedactOutput, "%s: output is not JSON: %v", typ, err)
 		return
 	}
 	if path, s, ok := findPII(out, "output"); ok {
-		c.v.Add(protocol.RRedactOutput, "%s: expected PII redacted, saw %s = %s", typ, path, protocol.Quote(s, 80))
+		c.v.Add(RRedactOutput, "%s: expected PII redacted, saw %s = %s", typ, path, protocol.Quote(s, 80))
 		return
 	}
 	if !block || c.s.NoGroundTruth || c.s.Expected.ProviderError != "" {
@@ -121,7 +121,7 @@ func (c *Checker) checkRedactedOutput(typ string, raw json.RawMessage, block boo
 	obj, _ := out.(map[string]any)
 	content, _ := obj["content"].(string)
 	if want := Redact(c.s.Expected.FinalText()); content != want {
-		c.v.Add(protocol.RRedactOutput, "%s: expected output.content %s (the final text, PII redacted), saw %s",
+		c.v.Add(RRedactOutput, "%s: expected output.content %s (the final text, PII redacted), saw %s",
 			typ, protocol.Quote(want, 60), protocol.Quote(content, 60))
 	}
 }
@@ -166,6 +166,6 @@ func (c *Checker) finishRedacted(mode simchat.EndMode) {
 		completed = c.completedOK
 	}
 	if mode == simchat.EndComplete && c.redact.blockCompleted == 0 && completed {
-		c.v.Add(protocol.RRedactOutput, "workflow redacts PII: expected the block's redacted output with block:completed, saw no block:completed")
+		c.v.Add(RRedactOutput, "workflow redacts PII: expected the block's redacted output with block:completed, saw no block:completed")
 	}
 }

@@ -143,13 +143,13 @@ func TestRedactedChecker(t *testing.T) {
 		// PII in the ground truth arrives redacted: clean.
 		{"pii redacted", pii, execution(t, nil, "mail "+RedactedEmail, false), nil},
 		// Live chunks for a redacted block.
-		{"live chunks", s, execution(t, pieces, final, true), []protocol.Rule{protocol.RRedactLive}},
+		{"live chunks", s, execution(t, pieces, final, true), []protocol.Rule{RRedactLive}},
 		// The block's output with its PII.
-		{"unredacted", pii, execution(t, nil, "mail jane@example.com", false), []protocol.Rule{protocol.RRedactOutput}},
+		{"unredacted", pii, execution(t, nil, "mail jane@example.com", false), []protocol.Rule{RRedactOutput}},
 		// Redacted, but not the final text.
-		{"wrong content", s, execution(t, nil, "something else", false), []protocol.Rule{protocol.RRedactOutput}},
+		{"wrong content", s, execution(t, nil, "something else", false), []protocol.Rule{RRedactOutput}},
 		// No block:completed: the output never arrives.
-		{"no block:completed", s, slices.Delete(execution(t, nil, final, false), 3, 4), []protocol.Rule{protocol.RRedactOutput}},
+		{"no block:completed", s, slices.Delete(execution(t, nil, final, false), 3, 4), []protocol.Rule{RRedactOutput}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -235,11 +235,11 @@ func TestReconnectChecker(t *testing.T) {
 		// Buffered events the client had are sent again: allowed, not counted twice.
 		{"buffered sent again", strconv.Itoa(n - 1), sel(append([]int{1, 2}, n-3, n-2, n-1, n)...), nil},
 		// A chunk of the gap replayed.
-		{"chunk replayed", "6", sel(rest(5)...), []protocol.Rule{protocol.RReconnectLiveOnly}},
+		{"chunk replayed", "6", sel(rest(5)...), []protocol.Rule{RReconnectLiveOnly}},
 		// The chunks of the gap replayed after an execution that ended while away.
-		{"chunks replayed at the end", strconv.Itoa(n - 1), sel(rest(5)...), []protocol.Rule{protocol.RReconnectLiveOnly}},
+		{"chunks replayed at the end", strconv.Itoa(n - 1), sel(rest(5)...), []protocol.Rule{RReconnectLiveOnly}},
 		// The buffered events of an execution that ended while away, dropped.
-		{"replay dropped", strconv.Itoa(n - 1), sel(n), []protocol.Rule{protocol.RReconnectReplay}},
+		{"replay dropped", strconv.Itoa(n - 1), sel(n), []protocol.Rule{RReconnectReplay}},
 		// The terminal missing although the stream went on live: the execution's fault.
 		{"no terminal live", "6", sel(append(rest(7)[:len(rest(7))-2], n)...), []protocol.Rule{protocol.RTerminal}},
 	} {

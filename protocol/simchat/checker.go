@@ -208,13 +208,13 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	if c.thinkingSeeds(text) {
 		// R-thinking-capability or R-thinking-cap: judged there alone.
 	} else if c.settled {
-		c.v.Add(protocol.RSettledTools, "expected no thinking frames: the deployment's provider runs its tools settled (liveTools false), saw %s", protocol.Quote(text, 60))
+		c.v.Add(RSettledTools, "expected no thinking frames: the deployment's provider runs its tools settled (liveTools false), saw %s", protocol.Quote(text, 60))
 	} else if !c.thinkingAllowed {
-		c.v.Add(protocol.RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
+		c.v.Add(RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.optedIn, c.policy.IncludeThinking, protocol.Quote(text, 60))
 	} else if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
 		c.thinkingOK = false
-		c.v.Add(protocol.RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
+		c.v.Add(RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
 			c.thinking.Matched(), protocol.Quote(c.thinking.Next(40), 40), protocol.Quote(text, 40))
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
@@ -230,9 +230,9 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	switch {
 	case after:
 	case c.settled:
-		c.v.Add(protocol.RSettledTools, "expected no tool frames: the deployment's provider runs its tools settled (liveTools false), saw %s %s %s", f.Phase, f.Name, f.ID)
+		c.v.Add(RSettledTools, "expected no tool frames: the deployment's provider runs its tools settled (liveTools false), saw %s %s %s", f.Phase, f.Name, f.ID)
 	case !c.toolsAllowed:
-		c.v.Add(protocol.RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
+		c.v.Add(RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}
 	switch f.Phase {
@@ -267,7 +267,7 @@ func (c *Checker) checkToolKeys(data []byte) {
 			allowed = allowed || k == a
 		}
 		if !allowed {
-			c.v.Add(protocol.RToolRedaction, "expected tool frames with only blockId, event, phase, id, name, status; saw key %q in %s", k, protocol.Quote(string(data), 120))
+			c.v.Add(RToolRedaction, "expected tool frames with only blockId, event, phase, id, name, status; saw key %q in %s", k, protocol.Quote(string(data), 120))
 			return
 		}
 	}
@@ -281,7 +281,7 @@ func (c *Checker) onFinal(f *frame, data []byte) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	}
 	if path := findRedacted(f.Data); path != "" {
-		c.v.Add(protocol.RToolRedaction, "expected the final envelope's tool entries reduced to name and status, saw %s in %s", path, protocol.Quote(string(f.Data), 120))
+		c.v.Add(RToolRedaction, "expected the final envelope's tool entries reduced to name and status, saw %s in %s", path, protocol.Quote(string(f.Data), 120))
 	}
 	c.judgeFinalSeeds(&d)
 	c.onTerminal("final", !*d.Success, d.Error)
@@ -397,10 +397,10 @@ func (c *Checker) finishThinking(mode EndMode) {
 		return
 	}
 	if c.thinkingFrames == 0 {
-		c.v.Add(protocol.RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", protocol.Quote(c.thinking.Next(60), 60))
+		c.v.Add(RThinkingGate, "expected thinking frames (opted in, includeThinking) carrying %s, saw none", protocol.Quote(c.thinking.Next(60), 60))
 		return
 	}
-	c.v.Add(protocol.RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
+	c.v.Add(RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 }
 
 // finishTools checks the tool frames against the script when the policy lets them through:
@@ -418,11 +418,11 @@ func (c *Checker) finishTools(mode EndMode) {
 		i := indexCall(scripted, tool.ID)
 		switch {
 		case i < 0:
-			c.v.Add(protocol.RToolGate, "tool %s (%s): not a scripted call", tool.ID, tool.Name)
+			c.v.Add(RToolGate, "tool %s (%s): not a scripted call", tool.ID, tool.Name)
 		case c.toolPrefix+scripted[i].Name != tool.Name:
-			c.v.Add(protocol.RToolGate, "tool %s: expected name %q, saw %q", tool.ID, c.toolPrefix+scripted[i].Name, tool.Name)
+			c.v.Add(RToolGate, "tool %s: expected name %q, saw %q", tool.ID, c.toolPrefix+scripted[i].Name, tool.Name)
 		case tool.Ended && tool.Status != string(scripted[i].Outcome) && !(mode == EndPartial && tool.Status == string(scenarios.OutcomeCancelled)):
-			c.v.Add(protocol.RToolGate, "tool %s (%s): expected status %q, saw %q", tool.ID, tool.Name, scripted[i].Outcome, tool.Status)
+			c.v.Add(RToolGate, "tool %s (%s): expected status %q, saw %q", tool.ID, tool.Name, scripted[i].Outcome, tool.Status)
 		}
 	}
 	if mode == EndPartial {
@@ -434,7 +434,7 @@ func (c *Checker) finishTools(mode EndMode) {
 			found = found || tool.ID == call.ID
 		}
 		if !found {
-			c.v.Add(protocol.RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, call.Name)
+			c.v.Add(RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, call.Name)
 		}
 	}
 }

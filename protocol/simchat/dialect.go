@@ -86,7 +86,7 @@ func PolicyForSlug(slug string) Policy {
 func (*Dialect) Options() []protocol.OptionSpec {
 	return []protocol.OptionSpec{
 		{Key: "optedIn", Help: "send " + ProtocolHeader + ": " + ProtocolToken + " (live chunks, chunk_reset, thinking and tool frames); default false"},
-		{Key: "policy", Help: "the deployment's event policy the checker assumes: none, thinking, tools or all (default: from the slug's suffix, else none)"},
+		{Key: "policy", Help: "the deployment's event policy the checker assumes: none, thinking, tools or all (default: from the slug's suffix, else none); given on the command line it holds for every target, so give --slug with it"},
 		{Key: "includeThinking", Help: "the policy's includeThinking alone (overrides policy)"},
 		{Key: "includeToolCalls", Help: "the policy's includeToolCalls alone (overrides policy)"},
 		{Key: "path", Help: "the stream path template, placeholder {slug} (default " + DefaultPath + ")"},

@@ -63,7 +63,7 @@ func TestToolPrefixOption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dialecttest.WantRules(t, judge(plain), []protocol.Rule{protocol.RToolGate}, frames)
+		dialecttest.WantRules(t, judge(plain), []protocol.Rule{RToolGate}, frames)
 	}
 	for _, bad := range []string{"mcp.tools", "has space", strings.Repeat("x", 33)} {
 		if _, err := New().Configure("anthropic-all", protocol.Options{"toolPrefix": bad}); err == nil || !strings.Contains(err.Error(), "toolPrefix") {
@@ -123,10 +123,10 @@ func TestLiveToolsOption(t *testing.T) {
 		// The live stream of a provider with a live tool loop: R-settled-tools alone (a plain
 		// answer streamed in pieces too).
 		frames = relay(t, sc, true, all)
-		dialecttest.WantRules(t, judge(settled, frames), []protocol.Rule{protocol.RSettledTools}, frames)
+		dialecttest.WantRules(t, judge(settled, frames), []protocol.Rule{RSettledTools}, frames)
 		if name == "preamble-tool" {
 			// Today's verdict without the option: the settled stream is wrongly judged live.
-			dialecttest.WantRules(t, judge(live, settle(t, sc)), []protocol.Rule{protocol.RConverge, protocol.RToolGate}, nil)
+			dialecttest.WantRules(t, judge(live, settle(t, sc)), []protocol.Rule{protocol.RConverge, RToolGate}, nil)
 		}
 	}
 	// A legacy client of such a deployment is judged as any legacy client: a live stream is
@@ -139,5 +139,5 @@ func TestLiveToolsOption(t *testing.T) {
 	s := dialecttest.Session(sc)
 	frames := relay(t, sc, true, all)
 	dialecttest.WantRules(t, dialecttest.Check(t, frames, s, func() protocol.Checker { return legacy.NewChecker(s) }),
-		[]protocol.Rule{protocol.RLegacySettled, protocol.RToolGate}, frames)
+		[]protocol.Rule{RLegacySettled, RToolGate}, frames)
 }

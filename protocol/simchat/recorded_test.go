@@ -90,38 +90,38 @@ func TestRecordedSimStreamsEdited(t *testing.T) {
 				f = dialecttest.Replace(f, i, strings.Replace(f[i], `"name":"custom_`, `"name":"`, 1))
 			}
 			return f
-		}, []protocol.Rule{protocol.RToolGate}},
+		}, []protocol.Rule{RToolGate}},
 		// The tool that fails reported as a success.
 		{"tool status flipped", "tool-error", func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"status":"error"`, 0)
 			return dialecttest.Replace(f, i, strings.Replace(f[i], `"status":"error"`, `"status":"success"`, 1))
-		}, []protocol.Rule{protocol.RToolGate}},
+		}, []protocol.Rule{RToolGate}},
 		// The settled-tools provider sending a live tool frame.
 		{"vllm live tool", "vllm-preamble-tool", func(t *testing.T, f []string) []string {
 			return dialecttest.Insert(f, 0, dialecttest.Raw(`{"blockId":"ca3edd9c-c071-4a6f-b1b7-4899201ef57b","event":"tool","phase":"start","id":"call_1","name":"custom_get_weather"}`),
 				dialecttest.Raw(`{"blockId":"ca3edd9c-c071-4a6f-b1b7-4899201ef57b","event":"tool","phase":"end","id":"call_1","name":"custom_get_weather","status":"success"}`))
-		}, []protocol.Rule{protocol.RSettledTools}},
+		}, []protocol.Rule{RSettledTools}},
 		// The settled-tools provider's answer in two chunks (together still the final text).
 		{"vllm answer split", "vllm-preamble-tool", func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"chunk":`, 0)
 			head, tail, _ := strings.Cut(f[i], " fugiat") // tail ends with the frame's `"}` and blank line
 			second := `data: {"blockId":"ca3edd9c-c071-4a6f-b1b7-4899201ef57b","chunk":" fugiat` + tail
 			return dialecttest.Insert(dialecttest.Replace(f, i, head+"\"}\n\n"), i+1, second)
-		}, []protocol.Rule{protocol.RSettledTools}},
+		}, []protocol.Rule{RSettledTools}},
 		// A legacy client's settled answer in two chunks.
 		{"legacy answer split", "plain-answer-legacy", func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"chunk":`, 0)
 			return dialecttest.Insert(f, i+1, dialecttest.Raw(`{"blockId":"6dea086a-5483-4dc9-a670-95768753f849","chunk":" more"}`))
-		}, []protocol.Rule{protocol.RLegacySettled}},
+		}, []protocol.Rule{RLegacySettled}},
 		// Thinking that is not the scripted thinking.
 		{"thinking altered", "thinking-answer", func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"event":"thinking"`, 3)
 			return dialecttest.Replace(f, i, strings.Replace(f[i], `"data":"`, `"data":"x`, 1))
-		}, []protocol.Rule{protocol.RThinkingGate}},
+		}, []protocol.Rule{RThinkingGate}},
 		// Thinking to a chat whose policy is none.
 		{"thinking through policy none", "thinking-answer-policy-none", func(t *testing.T, f []string) []string {
 			return dialecttest.Insert(f, 0, dialecttest.Raw(`{"blockId":"68169efc-63b2-4139-b846-bd181c75f8e0","event":"thinking","data":"ex;"}`))
-		}, []protocol.Rule{protocol.RThinkingGate}},
+		}, []protocol.Rule{RThinkingGate}},
 		// The scripted 429 reported as a success.
 		{"429 as success", "provider-429", func(t *testing.T, f []string) []string {
 			return dialecttest.Replace(f, dialecttest.Index(t, f, `"event":"error"`, 0), dialecttest.Raw(`{"event":"final","data":{"success":true,"output":{}}}`))

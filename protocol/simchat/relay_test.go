@@ -249,7 +249,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		// Live text and resets to a client without the header (runtime fault ignore-header).
 		{"live text to legacy client", "preamble-tool", false, none, none, false, func(t *testing.T, _ []string) []string {
 			return relay(t, dialecttest.Script(t, "preamble-tool", 1), true, Policy{})
-		}, []protocol.Rule{protocol.RLegacySettled}},
+		}, []protocol.Rule{RLegacySettled}},
 		// The settled text arrives in two pieces.
 		{"legacy text split", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"chunk"`, 0)
@@ -257,7 +257,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			f = dialecttest.Remove(f, i)
 			return dialecttest.Insert(f, i, dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text[:5]))+`}`),
 				dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text[5:]))+`}`))
-		}, []protocol.Rule{protocol.RLegacySettled}},
+		}, []protocol.Rule{RLegacySettled}},
 		// A runtime may settle the text a failed turn streamed before the error...
 		{"legacy settles failed turn", "provider-error-midstream", false, none, none, false, func(t *testing.T, f []string) []string {
 			text := dialecttest.Script(t, "provider-error-midstream", 1).Expected().Turns[0].Text
@@ -267,51 +267,51 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		{"legacy gets preamble on failure", "provider-503-after-tool", false, none, none, false, func(t *testing.T, f []string) []string {
 			text := dialecttest.Script(t, "provider-503-after-tool", 1).Expected().Turns[0].Text
 			return dialecttest.Insert(f, 0, dialecttest.Raw(`{"blockId":"b1","chunk":`+string(jsonwire.AppendString(nil, text))+`}`))
-		}, []protocol.Rule{protocol.RLegacySettled}},
+		}, []protocol.Rule{RLegacySettled}},
 		// A legacy stream that never delivers the answer.
 		{"legacy text missing", "plain-answer", false, none, none, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Remove(f, dialecttest.Index(t, f, `"chunk"`, 0))
-		}, []protocol.Rule{protocol.RLegacySettled}},
+		}, []protocol.Rule{RLegacySettled}},
 		// Thinking frames for a deployment without includeThinking (runtime fault ignore-policy).
-		{"thinking without policy", "thinking-answer", true, all, none, false, nil, []protocol.Rule{protocol.RThinkingGate}},
+		{"thinking without policy", "thinking-answer", true, all, none, false, nil, []protocol.Rule{RThinkingGate}},
 		// Thinking frames to a legacy client even though the policy allows them.
 		{"thinking to legacy", "thinking-answer", false, all, all, false, func(t *testing.T, _ []string) []string {
 			f := relay(t, dialecttest.Script(t, "thinking-answer", 1), false, none)
 			return dialecttest.Insert(f, 0, dialecttest.Raw(`{"blockId":"b1","event":"thinking","data":"hmm"}`))
-		}, []protocol.Rule{protocol.RThinkingGate}},
+		}, []protocol.Rule{RThinkingGate}},
 		// The policy and header allow thinking, but none arrives.
-		{"thinking missing", "thinking-answer", true, none, all, false, nil, []protocol.Rule{protocol.RThinkingGate}},
+		{"thinking missing", "thinking-answer", true, none, all, false, nil, []protocol.Rule{RThinkingGate}},
 		// Thinking frames whose text is not the script's.
 		{"thinking altered", "thinking-answer", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
 			f[dialecttest.Index(t, f, `"event":"thinking"`, 1)] = dialecttest.Raw(`{"blockId":"b1","event":"thinking","data":" bogus"}`)
 			return f
-		}, []protocol.Rule{protocol.RThinkingGate}},
+		}, []protocol.Rule{RThinkingGate}},
 		// Tool frames for a deployment without includeToolCalls.
-		{"tools without policy", "preamble-tool", true, all, none, false, nil, []protocol.Rule{protocol.RToolGate}},
+		{"tools without policy", "preamble-tool", true, all, none, false, nil, []protocol.Rule{RToolGate}},
 		// The policy allows tools, but none arrive.
-		{"tools missing", "preamble-tool", true, none, all, false, nil, []protocol.Rule{protocol.RToolGate}},
+		{"tools missing", "preamble-tool", true, none, all, false, nil, []protocol.Rule{RToolGate}},
 		// A tool settles with the wrong status.
 		{"tool wrong status", "tool-error", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
 			i := dialecttest.Index(t, f, `"phase":"end"`, 0)
 			f[i] = strings.Replace(f[i], `"status":"error"`, `"status":"success"`, 1)
 			return f
-		}, []protocol.Rule{protocol.RToolGate}},
+		}, []protocol.Rule{RToolGate}},
 		// Tool arguments in a lifecycle frame (runtime fault expose-tool-args).
 		{"tool args in frame", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
 			i := dialecttest.Index(t, f, `"phase":"start"`, 0)
 			f[i] = strings.Replace(f[i], `"event":"tool"`, `"event":"tool","arguments":{"city":"Paris"}`, 1)
 			return f
-		}, []protocol.Rule{protocol.RToolRedaction}},
+		}, []protocol.Rule{RToolRedaction}},
 		// Tool results in the final envelope.
 		{"tool result in final", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			f = append([]string(nil), f...)
 			i := dialecttest.Index(t, f, `"event":"final"`, 0)
 			f[i] = strings.Replace(f[i], `"status":"success"`, `"status":"success","result":"14°C"`, 1)
 			return f
-		}, []protocol.Rule{protocol.RToolRedaction}},
+		}, []protocol.Rule{RToolRedaction}},
 		// A tool never settles (runtime fault unbalanced-tool).
 		{"tool end dropped", "preamble-tool", true, all, all, false, func(t *testing.T, f []string) []string {
 			return dialecttest.Remove(f, dialecttest.Index(t, f, `"phase":"end"`, 0))
@@ -342,7 +342,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 			i := dialecttest.Index(t, f, `"phase":"end"`, 0)
 			f[i] = strings.Replace(f[i], `"status":"success"`, `"status":"done"`, 1)
 			return f
-		}, []protocol.Rule{protocol.RToolLifecycle, protocol.RToolGate}},
+		}, []protocol.Rule{protocol.RToolLifecycle, RToolGate}},
 		// Two terminals (runtime fault double-terminal).
 		{"double final", "plain-answer", true, none, none, false, func(t *testing.T, f []string) []string {
 			i := dialecttest.Index(t, f, `"event":"final"`, 0)
@@ -408,7 +408,7 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 		// An aborted stream still may not carry thinking without the policy.
 		{"aborted with gated thinking", "abort-during-thinking", true, all, none, true, func(t *testing.T, f []string) []string {
 			return f[:2]
-		}, []protocol.Rule{protocol.RThinkingGate}},
+		}, []protocol.Rule{RThinkingGate}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

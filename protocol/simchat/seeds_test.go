@@ -63,7 +63,7 @@ func TestSeedRules(t *testing.T) {
 		// Thinking from it is capability's finding, not the gate's.
 		{"thinking from nothink model", "thinking-answer", true, all, nothink, nil, []protocol.Rule{protocol.RThinkingCapability}},
 		// Without the policy it stays the gate's finding.
-		{"thinking without policy", "thinking-answer", true, all, Policy{NoModelThinking: true}, nil, []protocol.Rule{protocol.RThinkingGate}},
+		{"thinking without policy", "thinking-answer", true, all, Policy{NoModelThinking: true}, nil, []protocol.Rule{RThinkingGate}},
 		// The execution timeout: the error must name it.
 		{"timeout", "execution-timeout", true, all, all, nil, nil},
 		// The timeout reported as a cancel.

@@ -84,7 +84,7 @@ type toolState struct {
 // is nil (no ground truth); optedIn selects the live (agent-events) or the legacy settled-text
 // model.
 func NewTracker(exp *scenarios.Expected, optedIn bool, v *protocol.Violations) *Tracker {
-	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, settledRule: protocol.RLegacySettled, settledWho: "legacy client"}
+	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, settledRule: RLegacySettled, settledWho: "legacy client"}
 	if exp == nil {
 		return t
 	}
@@ -107,7 +107,7 @@ func NewTracker(exp *scenarios.Expected, optedIn bool, v *protocol.Violations) *
 // text, in one chunk, so the settled-text model applies (the tracker must have been made for a
 // client that did not opt in) and its findings are R-settled-tools'.
 func (t *Tracker) SettledTools() {
-	t.settledRule, t.settledWho = protocol.RSettledTools, "settled-tools deployment"
+	t.settledRule, t.settledWho = RSettledTools, "settled-tools deployment"
 }
 
 // segment is the expected text of segment i ("" past the script).

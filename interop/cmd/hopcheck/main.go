@@ -13,7 +13,7 @@ import (
 
 	"github.com/streambench/streambench/interop"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 )
 
 func main() {
@@ -32,7 +32,7 @@ func main() {
 		os.Exit(2)
 	}
 	for _, name := range *known {
-		r, err := protocol.ParseRule(name)
+		r, err := dialects.Default().Rules().Parse(name)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "hopcheck: --known: %v\n", err)
 			os.Exit(2)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/streambench/streambench/interop"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 )
 
 func main() {
@@ -29,7 +29,7 @@ func main() {
 	}
 	known := interop.Known{NoMock: *noMock}
 	for _, n := range *knownNames {
-		r, err := protocol.ParseRule(n)
+		r, err := dialects.Default().Rules().Parse(n)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "routecheck: --known: %v\n", err)
 			os.Exit(2)

@@ -257,11 +257,15 @@ func turnStream(t testing.TB, newWriter func(io.Writer) TurnWriter, turn *scenar
 // model is not the mock sends them: for every embedded scenario (plans aside) and every turn
 // both scripts stream, the turn of seed 2 judged against a session scripted for seed 1 at that
 // turn, and the turn of the library's next scenario against it. Without ground truth a stream
-// must break no rule; with it, every violation must be of a content or mixed rule
-// (protocol.RuleKindOf), and a same-scenario turn whose text differs from the script's must
-// break one, so the check can fail.
-func OtherText(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
+// must break no rule; with it, every violation must be of a content or mixed rule (a kind of
+// protocol.SharedRules or of rules, the dialect's own), and a same-scenario turn whose text
+// differs from the script's must break one, so the check can fail.
+func OtherText(t *testing.T, rules []protocol.RuleSpec, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
 	t.Helper()
+	kinds, err := protocol.NewRuleSet(protocol.SharedRules(), rules)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lib := scenarios.Embedded()
 	var names []string
 	for _, name := range lib.Names() {
@@ -302,7 +306,7 @@ func OtherText(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecker fu
 				s.Turn = turn
 				vs := judge(stream, s)
 				for _, v := range vs {
-					if k := protocol.RuleKindOf(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
+					if k := kinds.Kind(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
 						t.Errorf("%s with ground truth: %s is a %s rule, want only content findings: %v", label, v.Rule, k, v)
 					}
 				}

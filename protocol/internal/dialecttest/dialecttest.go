@@ -280,12 +280,13 @@ func FastPathAgrees(t testing.TB, stream []byte, fast, general protocol.Checker)
 // aside), the stream relay sends for it at seed 2 judged against a session scripted for seed
 // 1, and the stream of the library's next scenario against it. judge gets the frames and the
 // session (NoGroundTruth set or not). Without ground truth a stream must break no rule; with
-// it, every violation must be of a content or mixed rule (protocol.RuleKindOf), and a
-// same-scenario stream whose final text differs from the script's must break one, so the
-// check can fail. A script relay returns no frames for (one its dialect cannot play) is left
+// it, every violation must be of a content or mixed rule (a kind of protocol.SharedRules or
+// of rules, the dialect's own), and a same-scenario stream whose final text differs from the
+// script's must break one, so the check can fail. A script relay returns no frames for (one its dialect cannot play) is left
 // out.
-func OtherText(t *testing.T, relay func(sc *scenarios.Script) []string, judge func(frames []string, s *protocol.Session) []protocol.Violation) {
+func OtherText(t *testing.T, rules []protocol.RuleSpec, relay func(sc *scenarios.Script) []string, judge func(frames []string, s *protocol.Session) []protocol.Violation) {
 	t.Helper()
+	kinds := ruleSet(t, rules)
 	var names []string
 	for _, name := range scenarios.Embedded().Names() {
 		if Script(t, name, 1).Plan == nil {
@@ -313,7 +314,7 @@ func OtherText(t *testing.T, relay func(sc *scenarios.Script) []string, judge fu
 			}
 			vs := judge(frames, Session(want))
 			for _, v := range vs {
-				if k := protocol.RuleKindOf(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
+				if k := kinds.Kind(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
 					t.Errorf("%s with ground truth: %s is a %s rule, want only content findings: %v", label, v.Rule, k, v)
 				}
 			}
@@ -322,4 +323,14 @@ func OtherText(t *testing.T, relay func(sc *scenarios.Script) []string, judge fu
 			}
 		}
 	}
+}
+
+// ruleSet is the shared rules and a dialect's own (its package's Rules).
+func ruleSet(t testing.TB, rules []protocol.RuleSpec) *protocol.RuleSet {
+	t.Helper()
+	set, err := protocol.NewRuleSet(protocol.SharedRules(), rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }

@@ -1,0 +1,197 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Rule is a correctness rule ID; docs/PROTOCOLS.md lists every one with what breaks it and
+// which fault switch proves it (a test fails when a rule of the registry is missing from it).
+// The rules more than one dialect checks are declared here (SharedRules); a rule only one
+// dialect checks is declared by that dialect's package and listed by its Dialect.Rules. The
+// full set is the registry's (protocol/dialects: Registry.Rules).
+type Rule string
+
+// The rules shared by several dialects, or judged by the load generator rather than a checker.
+const (
+	RConverge         Rule = "R-converge"
+	RResetScope       Rule = "R-reset-scope"
+	RNoThinkingAnswer Rule = "R-no-thinking-in-answer"
+	RToolLifecycle    Rule = "R-tool-lifecycle"
+	RTerminal         Rule = "R-terminal"
+	RAbort            Rule = "R-abort"
+	RFraming          Rule = "R-framing" // a frame that does not decode as the dialect says
+	RHeaders          Rule = "R-headers" // missing or wrong response headers
+
+	// The Sim seed rules of issue 12 (sim-chat and sim-canvas): paused runs, final-turn output,
+	// capability honesty, cancel versus execution timeout, and the thinking cap.
+	RPaused             Rule = "R-paused"              // a paused run ends success with status "paused", every tool settled; only then
+	RFinalOutput        Rule = "R-final-output"        // the success terminal's output content is the final turn's text only
+	RThinkingCapability Rule = "R-thinking-capability" // a model without thinking yields no thinking frames, whatever the policy
+	RCancelNotTimeout   Rule = "R-cancel-not-timeout"  // an execution timeout is an error naming it; a cancel is never reported as one
+	RThinkingCap        Rule = "R-thinking-cap"        // at most 524,288 UTF-16 code units of thinking per execution
+
+	// RSwarmCancel is judged by the load generator from the mock's records, not by a checker.
+	RSwarmCancel Rule = "R-swarm-cancel" // children of an aborted or stopped run are cancelled at the provider
+)
+
+// SharedRules declares the rules above.
+func SharedRules() []RuleSpec {
+	return []RuleSpec{
+		{ID: RConverge, Kind: RuleContent, Text: "an opted-in client's blocks, chunks appended and cleared on chunk_reset, end with the final-turn text"},
+		{ID: RResetScope, Kind: RuleMixed, Text: "chunk_reset only for a block with text since its last reset, not in the final turn",
+			Content: "a reset in the final turn by the script's count of intermediate turns, or after every scripted tool call settled"},
+		{ID: RNoThinkingAnswer, Kind: RuleContent, Text: "no scripted thinking text inside an answer chunk"},
+		{ID: RToolLifecycle, Kind: RuleMixed, Text: "every tool start has exactly one later end with a known status, no end without a start",
+			Content: "compose: tool_end's failed agrees with the scripted outcome"},
+		{ID: RTerminal, Kind: RuleMixed, Text: "exactly one terminal, the right one for the session, then the end marker, then nothing",
+			Content: "the error terminal where the script fails (a success terminal then), ai-sdk's finish with tool-calls while the script has more turns"},
+		{ID: RAbort, Kind: RuleStructure, Text: "after a client abort or stop the provider stream is cancelled within the tolerance and the runtime's gauges return to baseline"},
+		{ID: RFraming, Kind: RuleStructure, Text: "every frame decodes as the dialect says"},
+		{ID: RHeaders, Kind: RuleStructure, Text: "the response headers the dialect requires"},
+		{ID: RPaused, Kind: RuleMixed, Text: "a paused run ends success with status \"paused\", every tool settled; only then",
+			Content: "the run pauses exactly when the script pauses"},
+		{ID: RFinalOutput, Kind: RuleContent, Text: "the success terminal's output content is the final turn's text only"},
+		{ID: RThinkingCapability, Kind: RuleStructure, Text: "a model without thinking yields no thinking frames, whatever the policy"},
+		{ID: RCancelNotTimeout, Kind: RuleMixed, Text: "an execution timeout is an error naming it; a cancel is never reported as one",
+			Content: "the scripted execution timeout is reported as a timeout"},
+		{ID: RThinkingCap, Kind: RuleStructure, Text: "at most 524,288 UTF-16 code units of thinking per execution"},
+		{ID: RSwarmCancel, Kind: RuleStructure, Text: "children of an aborted or stopped run are cancelled at the provider (mock's records)"},
+	}
+}
+
+// RuleKind says what a rule judges: the stream's structure, which every target must get
+// right, or its content against the script's ground truth, which only a target in front of
+// the mock can (Session.NoGroundTruth, `--no-ground-truth`, turns every content judgement
+// off).
+type RuleKind uint8
+
+// Rule kinds.
+const (
+	// RuleStructure: framing, lifecycle and order, one terminal and the end marker, headers,
+	// policies and limits of the deployment, the client's own actions. Judged with and without
+	// ground truth.
+	RuleStructure RuleKind = iota + 1
+	// RuleContent: text, thinking, tool calls, outcomes or counts compared with the script.
+	// Not judged without ground truth.
+	RuleContent
+	// RuleMixed: a rule with a structural part, judged always, and a content part (against
+	// the script), judged only with ground truth. RuleSpec.Content says which is which.
+	RuleMixed
+)
+
+func (k RuleKind) String() string {
+	switch k {
+	case RuleStructure:
+		return "structure"
+	case RuleContent:
+		return "content"
+	case RuleMixed:
+		return "mixed"
+	}
+	return "unknown"
+}
+
+// RuleSpec declares one rule: its ID, what it judges, and what it asks, in one line
+// (docs/PROTOCOLS.md has the long form). docs/PROTOCOLS.md gives the same kind in each
+// dialect's rule list (a test holds it to that).
+type RuleSpec struct {
+	ID   Rule
+	Kind RuleKind
+	// Text is what the rule asks, one line.
+	Text string
+	// Content is a mixed rule's part judged against the script, the part a checker skips
+	// without ground truth ("" for a rule that is not mixed).
+	Content string
+}
+
+// RuleSet is a set of rules by ID: the shared ones and every dialect's (protocol/dialects
+// assembles it). Immutable and safe for concurrent use.
+type RuleSet struct {
+	specs []RuleSpec
+	byID  map[Rule]int
+}
+
+// NewRuleSet returns the set of every group's rules, in order. A rule declared twice, one
+// without an ID or a text, of no known kind, a mixed rule that does not name its content part
+// or another that does, is an error naming it.
+func NewRuleSet(groups ...[]RuleSpec) (*RuleSet, error) {
+	s := &RuleSet{byID: map[Rule]int{}}
+	var errs []error
+	for _, g := range groups {
+		for _, r := range g {
+			switch {
+			case !strings.HasPrefix(string(r.ID), "R-"):
+				errs = append(errs, fmt.Errorf("rule %q: an ID starts with R-", r.ID))
+			case r.Text == "":
+				errs = append(errs, fmt.Errorf("rule %s: no text", r.ID))
+			case r.Kind != RuleStructure && r.Kind != RuleContent && r.Kind != RuleMixed:
+				errs = append(errs, fmt.Errorf("rule %s: no kind (structure, content or mixed)", r.ID))
+			case r.Kind == RuleMixed && r.Content == "":
+				errs = append(errs, fmt.Errorf("rule %s is mixed but does not say which part is content", r.ID))
+			case r.Kind != RuleMixed && r.Content != "":
+				errs = append(errs, fmt.Errorf("rule %s is %s but names a content part %q", r.ID, r.Kind, r.Content))
+			}
+			if _, dup := s.byID[r.ID]; dup {
+				errs = append(errs, fmt.Errorf("rule %s is declared twice", r.ID))
+				continue
+			}
+			s.byID[r.ID] = len(s.specs)
+			s.specs = append(s.specs, r)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// Specs returns every rule's declaration, in order.
+func (s *RuleSet) Specs() []RuleSpec { return slices.Clone(s.specs) }
+
+// Rules returns every rule ID, in order.
+func (s *RuleSet) Rules() []Rule {
+	out := make([]Rule, len(s.specs))
+	for i, r := range s.specs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// Lookup returns r's declaration (ok false: r is not in the set).
+func (s *RuleSet) Lookup(r Rule) (RuleSpec, bool) {
+	i, ok := s.byID[r]
+	if !ok {
+		return RuleSpec{}, false
+	}
+	return s.specs[i], true
+}
+
+// Kind says whether r judges structure, content against the script, or both (0 for a rule
+// not in the set).
+func (s *RuleSet) Kind(r Rule) RuleKind {
+	spec, _ := s.Lookup(r)
+	return spec.Kind
+}
+
+// ContentPart is the part of a mixed rule judged against the script ("" for a rule that is
+// not mixed or not in the set).
+func (s *RuleSet) ContentPart(r Rule) string {
+	spec, _ := s.Lookup(r)
+	return spec.Content
+}
+
+// Parse returns the rule named name, or an error naming it and the known rules (for the rule
+// names users write: gate --allow, a mix's allow list).
+func (s *RuleSet) Parse(name string) (Rule, error) {
+	if _, ok := s.byID[Rule(name)]; ok {
+		return Rule(name), nil
+	}
+	known := make([]string, len(s.specs))
+	for i, r := range s.specs {
+		known[i] = string(r.ID)
+	}
+	return "", fmt.Errorf("unknown rule %q: want one of %s", name, strings.Join(known, ", "))
+}

@@ -1,0 +1,26 @@
+package simcanvas
+
+import "github.com/streambench/streambench/protocol"
+
+// The sim-canvas dialect's own rules (docs/PROTOCOLS.md, "sim-canvas"): PII redaction and
+// reconnect. The rules sim-canvas shares with sim-chat are protocol's.
+const (
+	RRedactLive        protocol.Rule = "R-redact-live"
+	RRedactOutput      protocol.Rule = "R-redact-output"
+	RReconnectLiveOnly protocol.Rule = "R-reconnect-live-only"
+	RReconnectReplay   protocol.Rule = "R-reconnect-replay"
+)
+
+// Rules declares the rules above, for the registry (protocol.Dialect).
+func Rules() []protocol.RuleSpec {
+	return []protocol.RuleSpec{
+		{ID: RRedactLive, Kind: protocol.RuleStructure, Text: "a PII-redacted block sends no live stream:* frames"},
+		{ID: RRedactOutput, Kind: protocol.RuleMixed, Text: "a PII-redacted block's output arrives redacted, with block:completed",
+			Content: "output.content is the scripted final text redacted"},
+		{ID: RReconnectLiveOnly, Kind: protocol.RuleStructure, Text: "a reconnect never replays stream:chunk, chunk_reset, thinking, tool"},
+		{ID: RReconnectReplay, Kind: protocol.RuleStructure, Text: "a reconnect replays the buffered execution:*/block:* events missed"},
+	}
+}
+
+// Rules lists the rules only sim-canvas checks (Rules).
+func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }
