@@ -7,7 +7,8 @@ a=${1:?usage: internal/selfbench/pair.sh OLD_BINARY NEW_BINARY [OUT]}
 b=${2:?usage: internal/selfbench/pair.sh OLD_BINARY NEW_BINARY [OUT]}
 out=${3:-bench-pair}
 mkdir -p "$out"
-for m in codec pacing scale fidelity rate; do
+# Every measurement of `bench all`.
+for m in codec floor path pacing scale fidelity rate abuse; do
   for which in a b; do
     bin=$a; [ "$which" = b ] && bin=$b
     echo "=== $m $which ($bin) $(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
