@@ -32,6 +32,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/streambench/streambench/loadgen/transport"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/verdict"
@@ -148,7 +149,7 @@ func (c *Config) concurrency() int {
 }
 
 // newTransport builds the generator's HTTP transport: HTTP/1.1 with one connection per open
-// stream (as browsers with EventSource) on the goroutine-free streamTransport, over TLS for
+// stream (as browsers with EventSource) on the goroutine-free transport.Transport, over TLS for
 // https; or HTTP/2 on net/http's Transport (h2c for http, h2 by ALPN for https),
 // multiplexing streams over a few connections.
 func newTransport(cfg *Config) (http.RoundTripper, error) {
@@ -158,7 +159,7 @@ func newTransport(cfg *Config) (http.RoundTripper, error) {
 	}
 	conc := cfg.concurrency()
 	if !cfg.HTTP2 {
-		return newStreamTransport(conc+16, tlsConf), nil
+		return transport.New(conc+16, tlsConf), nil
 	}
 	p := new(http.Protocols)
 	p.SetUnencryptedHTTP2(true)
@@ -567,12 +568,12 @@ func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
 
 // judge adds what the transport saw between responses, stamps the verdict and redacts the run.
 func (r *runner) judge(run *measure.Run) (*measure.Run, error) {
-	if st, ok := r.transport.(*streamTransport); ok {
+	if st, ok := r.transport.(*transport.Transport); ok {
 		// Bytes a target sent between responses were nobody's: the sessions were not judged
 		// on them, but the target's keep-alive connections were not reused after. The parked
 		// connections are looked at (and closed) first.
 		st.CloseIdleConnections()
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, st.strayWarnings()...)
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, st.StrayWarnings()...)
 	}
 	if err := verdict.Stamp(run); err != nil {
 		// The mix's thresholds were parsed before the run (ParseMix): this is a defect.
