@@ -32,6 +32,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/streambench/streambench/loadgen/leakcheck"
 	"github.com/streambench/streambench/loadgen/transport"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
@@ -266,9 +267,9 @@ func newRunner(c Config) (*runner, error) {
 // preRun is what a run reads before its first session, to compare with after its last.
 type preRun struct {
 	// leakCheck: this run checks for leaks itself. A shard's own leak check would see the
-	// other shards' streams: LeakCheck judges the whole run instead.
+	// other shards' streams: leakcheck.Check judges the whole run instead.
 	leakCheck  bool
-	leaks      *leakBaseline
+	leaks      *leakcheck.Reading
 	cpuSources []cpuSource
 	cpu        cpuReading
 	cpuFrom    time.Time
@@ -278,7 +279,7 @@ type preRun struct {
 func (r *runner) baseline(ctx context.Context) preRun {
 	b := preRun{leakCheck: !r.cfg.NoLeakCheck && !r.cfg.Shard.Sharded()}
 	if b.leakCheck {
-		b.leaks = r.leakProbe().readLeakBaseline(ctx)
+		b.leaks = r.leakProbe().Baseline(ctx)
 	}
 	b.cpuSources = r.cpuSources(b.leakCheck)
 	b.cpu, b.cpuFrom = r.readCPU(ctx, b.cpuSources), time.Now()
@@ -482,13 +483,19 @@ func (r *runner) postRunChecks(ctx context.Context, b preRun, snapErr error) pos
 		p.replays = r.replaySamples(ctx)
 	}
 	if b.leakCheck && ctx.Err() == nil {
-		p.leaks, p.leaksNotChecked = r.leakProbe().leakCheck(ctx, b.leaks)
+		p.leaks, p.leaksNotChecked = r.leakProbe().Check(ctx, b.leaks)
 	}
 	if !r.cfg.NoLeakCheck && r.cfg.Shard.Sharded() {
 		p.leaksNotChecked = append(p.leaksNotChecked, measure.LeakNotChecked{Source: "run",
 			Reason: fmt.Sprintf("shard %s: one leak check judges the whole sharded run (streambench leaks baseline/verify, or merge --leak-baseline)", r.cfg.Shard)})
 	}
 	return p
+}
+
+// leakProbe is the run's own leak check: its client, the configured sources and its peak.
+func (r *runner) leakProbe() *leakcheck.Probe {
+	return &leakcheck.Probe{Client: r.client, RuntimeURL: r.cfg.RuntimeMetricsURL, MockURL: r.cfg.MockURL,
+		PerStream: r.cfg.LeakPerStream, Grace: r.cfg.LeakGrace, Self: !r.cfg.noSelfLeakGauges, Peak: r.peakActive.Load}
 }
 
 // results is the run as measured, not yet judged.
