@@ -463,6 +463,7 @@ func (k kneeMarker) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return k.x, k.x, math.Inf(1), math.Inf(-1)
 }
 
+// latencyFigure plots TTFT (top) and ITL (bottom) at p50, p90, p95 and p99 against request
 // throughput, a point per step joined in step order (a saturated server's throughput may fall
 // back while its latency climbs: the line then turns left), each p50 point labelled with its step.
 func (r *Result) latencyFigure() report.Figure {

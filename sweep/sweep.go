@@ -484,5 +484,3 @@ func IsDir(dir string) bool {
 	_, errRun := os.Stat(filepath.Join(dir, measure.SummaryFile))
 	return errSweep == nil && errRun != nil
 }
-
-// latencyFigure plots TTFT (top) and ITL (bottom) at p50, p90, p95 and p99 against request
