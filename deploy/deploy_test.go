@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/loadgen/live"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -931,11 +931,11 @@ func TestLoadMetricsMatchDashboard(t *testing.T) {
 		t.Fatalf("grafana/streambench.json: %v", err)
 	}
 	served := map[string]bool{}
-	for _, n := range []string{loadgen.LiveOpenStreams, loadgen.LiveSessionsStarted, loadgen.LiveSessions, loadgen.LiveViolations,
-		loadgen.LiveErrors, loadgen.LiveFrames, loadgen.LiveDraining} {
+	for _, n := range []string{live.OpenStreams, live.SessionsStarted, live.Sessions, live.Violations,
+		live.Errors, live.Frames, live.Draining} {
 		served[n] = true
 	}
-	for _, h := range []string{loadgen.LiveTimeToFirstChunk, loadgen.LiveChunkGap} {
+	for _, h := range []string{live.TimeToFirstChunk, live.ChunkGap} {
 		served[h+"_bucket"], served[h+"_sum"], served[h+"_count"] = true, true, true
 	}
 	name := regexp.MustCompile(`streambench_[a-z_]+`)
@@ -955,12 +955,12 @@ func TestLoadMetricsMatchDashboard(t *testing.T) {
 	}
 	all := strings.Join(exprs, "\n")
 	for _, want := range []string{
-		loadgen.LiveOpenStreams,
-		loadgen.LiveSessions,
-		loadgen.LiveViolations,
-		"histogram_quantile(0.5, sum by (le) (rate(" + loadgen.LiveTimeToFirstChunk + "_bucket",
-		"histogram_quantile(0.99, sum by (le) (rate(" + loadgen.LiveTimeToFirstChunk + "_bucket",
-		"histogram_quantile(0.99, sum by (le) (rate(" + loadgen.LiveChunkGap + "_bucket",
+		live.OpenStreams,
+		live.Sessions,
+		live.Violations,
+		"histogram_quantile(0.5, sum by (le) (rate(" + live.TimeToFirstChunk + "_bucket",
+		"histogram_quantile(0.99, sum by (le) (rate(" + live.TimeToFirstChunk + "_bucket",
+		"histogram_quantile(0.99, sum by (le) (rate(" + live.ChunkGap + "_bucket",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no panel queries %s", want)

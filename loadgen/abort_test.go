@@ -48,35 +48,3 @@ func TestJudgeCancel(t *testing.T) {
 		}
 	}
 }
-
-func TestParseGauges(t *testing.T) {
-	t.Parallel()
-	g, err := parseGauges(`# HELP go_goroutines Goroutines.
-# TYPE go_goroutines gauge
-go_goroutines 42
-# TYPE streambench_runtime_client_streams_open gauge
-streambench_runtime_client_streams_open{dialect="sim-chat"} 3
-streambench_runtime_client_streams_open{dialect="compose"} 2
-# TYPE process_max_fds gauge
-process_max_fds 1024
-# TYPE streambench_runtime_tools_cancelled_total counter
-streambench_runtime_tools_cancelled_total 7
-# TYPE go_memstats_alloc_bytes gauge
-go_memstats_alloc_bytes 1e6
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := gauges{"go_goroutines": 42, "streambench_runtime_client_streams_open": 5}
-	if len(g) != len(want) {
-		t.Errorf("gauges %v, want %v (counters, limits and memory are not leak gauges)", g, want)
-	}
-	for k, v := range want {
-		if g[k] != v {
-			t.Errorf("%s = %v, want %v (summed over labels)", k, g[k], v)
-		}
-	}
-	if _, err := parseGauges("go_goroutines{ 1"); err == nil {
-		t.Errorf("malformed metrics text parsed without error")
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/loadgen/leakcheck"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/dialects"
@@ -158,7 +159,7 @@ type Config struct {
 
 	// Shard is this process's part of a sharded run (zero: the whole run). A sharded run
 	// needs RunID (or StartAt, from which one is derived) shared by every shard, and skips
-	// its own leak check: LeakCheck judges the whole run.
+	// its own leak check: leakcheck.Check judges the whole run.
 	Shard Shard
 	// StartAt, when set, is when the run begins: Run waits until then, so the shards of a
 	// run start together. A run that begins after it keeps it as its start, so its open-loop
@@ -258,8 +259,8 @@ const (
 	// StallWindow is how long a stream found open at a limit must have been silent to be
 	// called stalled rather than over_time or cut.
 	StallWindow          = 10 * time.Second
-	DefaultLeakGrace     = 5 * time.Second
-	DefaultLeakPerStream = 0.05
+	DefaultLeakGrace     = leakcheck.DefaultGrace
+	DefaultLeakPerStream = leakcheck.DefaultPerStream
 	DefaultReplayBudget  = 5 * time.Second
 )
 

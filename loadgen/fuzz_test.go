@@ -42,13 +42,3 @@ func FuzzParseStages(f *testing.F) {
 		}
 	})
 }
-
-// FuzzParseGauges: arbitrary /metrics text never panics the leak check.
-func FuzzParseGauges(f *testing.F) {
-	f.Add("# TYPE go_goroutines gauge\ngo_goroutines 12\n")
-	f.Add("# TYPE x_open gauge\nx_open{a=\"1\"} 1\nx_open{a=\"2\"} 2\n")
-	f.Add("garbage {{{")
-	f.Fuzz(func(t *testing.T, text string) {
-		_, _ = parseGauges(text)
-	})
-}

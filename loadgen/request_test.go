@@ -381,18 +381,6 @@ func TestHTTPSTargets(t *testing.T) {
 	}
 }
 
-func TestTLSErrorUnwraps(t *testing.T) {
-	t.Parallel()
-	ts := httptest.NewTLSServer(http.NotFoundHandler())
-	t.Cleanup(ts.Close)
-	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, ts.URL, nil)
-	_, err := newStreamTransport(1, &tls.Config{ServerName: "other.example"}).RoundTrip(req)
-	var te *TLSError
-	if !errors.As(err, &te) || !strings.Contains(err.Error(), "TLS handshake with "+ts.Listener.Addr().String()) {
-		t.Errorf("error %v: want a *TLSError naming %s", err, ts.Listener.Addr())
-	}
-}
-
 // TestHTTPSExpiredCertificate: a trusted certificate past its NotAfter fails every session
 // with a transport error naming the host and "expired"; the run itself goes on.
 func TestHTTPSExpiredCertificate(t *testing.T) {

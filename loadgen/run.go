@@ -30,6 +30,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/streambench/streambench/loadgen/leakcheck"
+	"github.com/streambench/streambench/loadgen/transport"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/verdict"
@@ -39,6 +43,7 @@ import (
 type runner struct {
 	cfg        Config
 	client     *http.Client
+	transport  http.RoundTripper // the client's: Config.Transport or the generator's own
 	rec        *recorder
 	runID      string
 	start      time.Time
@@ -145,7 +150,7 @@ func (c *Config) concurrency() int {
 }
 
 // newTransport builds the generator's HTTP transport: HTTP/1.1 with one connection per open
-// stream (as browsers with EventSource) on the goroutine-free streamTransport, over TLS for
+// stream (as browsers with EventSource) on the goroutine-free transport.Transport, over TLS for
 // https; or HTTP/2 on net/http's Transport (h2c for http, h2 by ALPN for https),
 // multiplexing streams over a few connections.
 func newTransport(cfg *Config) (http.RoundTripper, error) {
@@ -155,7 +160,7 @@ func newTransport(cfg *Config) (http.RoundTripper, error) {
 	}
 	conc := cfg.concurrency()
 	if !cfg.HTTP2 {
-		return newStreamTransport(conc+16, tlsConf), nil
+		return transport.New(conc+16, tlsConf), nil
 	}
 	p := new(http.Protocols)
 	p.SetUnencryptedHTTP2(true)
@@ -212,9 +217,27 @@ func newRunID() string {
 // in-flight sessions at once and skips the post-run checks; what was measured is still
 // returned, marked interrupted.
 func Run(ctx context.Context, c Config) (*measure.Run, error) {
-	cfg, err := c.withDefaults()
+	r, err := newRunner(c)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
+	}
+	defer r.client.CloseIdleConnections()
+	pre := r.baseline(ctx)
+	r.begin(ctx)
+	l := r.startLoad(ctx)
+	defer l.end()
+	r.loadLoop(l)
+	after := r.drain(ctx, l, pre)
+	post := r.postRunChecks(ctx, pre, after.snapErr)
+	return r.judge(r.results(ctx, l, after, post))
+}
+
+// newRunner checks the config and sets up what every session shares: the recorder, the
+// requests, the redactor, the run id and the HTTP client.
+func newRunner(c Config) (*runner, error) {
+	cfg, err := c.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	r := &runner{
 		cfg:   cfg,
@@ -223,7 +246,7 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	r.rec.onLatencies = cfg.OnLatencies
 	if r.reqOpts, err = cfg.resolve(); err != nil {
-		return nil, fmt.Errorf("load: %w", err)
+		return nil, err
 	}
 	r.redactor = newRunRedactor(&cfg, r.reqOpts)
 	if r.runID == "" {
@@ -232,23 +255,40 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	rt := cfg.Transport
 	if rt == nil {
 		if rt, err = newTransport(&cfg); err != nil {
-			return nil, fmt.Errorf("load: %w", err)
+			return nil, err
 		}
 	}
+	r.transport = rt
 	r.client = &http.Client{Transport: rt, CheckRedirect: noRedirects}
 	r.samples.perRule = cfg.SamplesPerRule
-	defer r.client.CloseIdleConnections()
+	return r, nil
+}
 
-	// A shard's own leak check would see the other shards' streams: LeakCheck judges the
-	// whole run instead.
-	leakCheck := !cfg.NoLeakCheck && !cfg.Shard.Sharded()
-	var before *leakBaseline
-	if leakCheck {
-		before = r.leakProbe().readLeakBaseline(ctx)
+// preRun is what a run reads before its first session, to compare with after its last.
+type preRun struct {
+	// leakCheck: this run checks for leaks itself. A shard's own leak check would see the
+	// other shards' streams: leakcheck.Check judges the whole run instead.
+	leakCheck  bool
+	leaks      *leakcheck.Reading
+	cpuSources []cpuSource
+	cpu        cpuReading
+	cpuFrom    time.Time
+}
+
+// baseline reads the leak baseline and the processes' CPU time before the load.
+func (r *runner) baseline(ctx context.Context) preRun {
+	b := preRun{leakCheck: !r.cfg.NoLeakCheck && !r.cfg.Shard.Sharded()}
+	if b.leakCheck {
+		b.leaks = r.leakProbe().Baseline(ctx)
 	}
-	cpuSources := r.cpuSources(leakCheck)
-	cpuBefore, cpuFrom := r.readCPU(ctx, cpuSources), time.Now()
+	b.cpuSources = r.cpuSources(b.leakCheck)
+	b.cpu, b.cpuFrom = r.readCPU(ctx, b.cpuSources), time.Now()
+	return b
+}
 
+// begin sets the run's start: now, or a shard's shared --start-at once it comes.
+func (r *runner) begin(ctx context.Context) {
+	cfg := &r.cfg
 	r.start = time.Now()
 	if !cfg.StartAt.IsZero() {
 		// Every shard keeps the shared start as its own, so one that begins late is behind
@@ -262,151 +302,219 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	}
 	r.warmupEnd = r.start.Add(cfg.Warmup)
 	r.rec.start = r.start
-	// hard ends in-flight streams; cancelled at the end of the grace period with errGraceEnded
-	// as its cause, so a session still without a terminal then knows it hung.
-	hard, hardCancel := context.WithCancelCause(ctx)
-	defer hardCancel(nil)
-	stopStarting := make(chan struct{})
-	var interrupted atomic.Bool
-	var stopOnce sync.Once
-	stop := func(why string) {
-		stopOnce.Do(func() {
-			if why == "interrupt" {
-				interrupted.Store(true)
-			}
-			close(stopStarting)
-		})
+}
+
+// load is a run's schedule under way: what stops it starting sessions, what ends the
+// sessions in flight, and the collector beside it.
+type load struct {
+	// hard ends in-flight streams; cancelled at the end of the grace period with
+	// errGraceEnded as its cause, so a session still without a terminal then knows it hung.
+	hard         context.Context
+	hardCancel   context.CancelCauseFunc
+	stopStarting chan struct{}
+	stopOnce     sync.Once
+	interrupted  atomic.Bool
+	deadline     *time.Timer
+	sessions     sync.WaitGroup
+
+	// The collector: a per-second timeline and progress, and the snapshots, until the run
+	// has drained.
+	tl            timeline
+	snaps         *snapshotter
+	collectorDone chan struct{}
+	drained       chan struct{}
+	draining      atomic.Bool
+	lag           *lagProbe
+}
+
+// stop stops sessions starting, once, for why ("interrupt" marks the run interrupted).
+func (l *load) stop(why string) {
+	l.stopOnce.Do(func() {
+		if why == "interrupt" {
+			l.interrupted.Store(true)
+		}
+		close(l.stopStarting)
+	})
+}
+
+// end releases the load's timer and context when Run returns.
+func (l *load) end() {
+	if l.deadline != nil {
+		l.deadline.Stop()
 	}
+	l.hardCancel(nil)
+}
+
+// startLoad arms what stops the schedule (the deadline, an interrupt, the circuit breaker)
+// and starts the collector, the peak tracker and the lag probe.
+func (r *runner) startLoad(ctx context.Context) *load {
+	cfg := &r.cfg
+	l := &load{stopStarting: make(chan struct{}), collectorDone: make(chan struct{}), drained: make(chan struct{})}
+	l.hard, l.hardCancel = context.WithCancelCause(ctx)
 	r.breaker = breaker{n: max(cfg.BreakerSessions, 0), trip: func(reason string) {
 		r.errMu.Lock()
 		r.stopped = reason
 		r.errMu.Unlock()
-		stop("breaker")
+		l.stop("breaker")
 	}}
 	if cfg.Duration > 0 {
-		t := time.AfterFunc(time.Until(r.start.Add(cfg.Duration)), func() { stop("deadline") })
-		defer t.Stop()
+		l.deadline = time.AfterFunc(time.Until(r.start.Add(cfg.Duration)), func() { l.stop("deadline") })
 	}
 	go func() {
 		select {
 		case <-cfg.Interrupt:
-			stop("interrupt")
+			l.stop("interrupt")
 		case <-ctx.Done():
-			stop("interrupt")
-		case <-stopStarting:
+			l.stop("interrupt")
+		case <-l.stopStarting:
 		}
 	}()
-
-	// Collector: a per-second timeline and progress, and the snapshots, until the run has
-	// drained.
-	var tl timeline
-	collectorDone := make(chan struct{})
-	drained := make(chan struct{})
-	draining := atomic.Bool{}
-	var snaps *snapshotter
 	if cfg.OnSnapshot != nil {
-		snaps = newSnapshotter(cfg.OnSnapshot, cfg.SnapshotInterval, threadCPU)
+		l.snaps = newSnapshotter(cfg.OnSnapshot, cfg.SnapshotInterval, threadCPU)
 	}
-	snapshot := func(wait bool) {
-		if snaps != nil {
-			snaps.offer(func() *measure.Run { return r.snapshot(tl.points, interrupted.Load()) }, wait)
-		}
-	}
-	snapshot(true) // the run's directory exists, marked incomplete, before the first session
-	go func() {
-		defer close(collectorDone)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		var snapTick <-chan time.Time
-		if snaps != nil {
-			t := time.NewTicker(cfg.SnapshotInterval)
-			defer t.Stop()
-			snapTick = t.C
-		}
-		second := 0
-		for {
-			select {
-			case <-tick.C:
-				second++
-				tl.tick(r.rec, second)
-				r.progress(second, draining.Load())
-			case <-snapTick:
-				snapshot(false)
-			case <-drained:
-				second++
-				tl.tick(r.rec, second)
-				snapshot(true) // everything measured, should the post-run checks be killed
-				return
-			}
-		}
-	}()
-	go r.trackPeak(drained)
-	lag := startLagProbe(lagInterval)
+	r.offerSnapshot(l, true) // the run's directory exists, marked incomplete, before the first session
+	go r.collect(l)
+	go r.trackPeak(l.drained)
+	l.lag = startLagProbe(lagInterval)
+	return l
+}
 
-	var sessions sync.WaitGroup
-	if cfg.openLoop() {
-		r.openLoop(hard, stopStarting, &sessions)
-	} else {
-		r.closedLoop(hard, stopStarting, &sessions)
+// offerSnapshot hands the snapshotter the run so far, if the run saves snapshots.
+func (r *runner) offerSnapshot(l *load, wait bool) {
+	if l.snaps != nil {
+		l.snaps.offer(func() *measure.Run { return r.snapshot(l.tl.points, l.interrupted.Load()) }, wait)
 	}
-	stop("end of schedule")
-	draining.Store(true)
+}
+
+// collect ticks the timeline and the progress every second and offers snapshots, until the
+// run has drained.
+func (r *runner) collect(l *load) {
+	defer close(l.collectorDone)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var snapTick <-chan time.Time
+	if l.snaps != nil {
+		t := time.NewTicker(r.cfg.SnapshotInterval)
+		defer t.Stop()
+		snapTick = t.C
+	}
+	second := 0
+	for {
+		select {
+		case <-tick.C:
+			second++
+			l.tl.tick(r.rec, second)
+			r.progress(second, l.draining.Load())
+		case <-snapTick:
+			r.offerSnapshot(l, false)
+		case <-l.drained:
+			second++
+			l.tl.tick(r.rec, second)
+			r.offerSnapshot(l, true) // everything measured, should the post-run checks be killed
+			return
+		}
+	}
+}
+
+// loadLoop starts sessions on the schedule (open or closed loop) until it ends or is stopped.
+func (r *runner) loadLoop(l *load) {
+	if r.cfg.openLoop() {
+		r.openLoop(l.hard, l.stopStarting, &l.sessions)
+	} else {
+		r.closedLoop(l.hard, l.stopStarting, &l.sessions)
+	}
+	l.stop("end of schedule")
+}
+
+// afterLoad is what a run measured as it drained.
+type afterLoad struct {
+	ended   time.Time
+	lag     *hdrhistogram.Histogram
+	loads   []measure.ProcessLoad
+	snapErr error
+}
+
+// drain gives the sessions in flight the grace period, then cancels them; it stops the
+// collector, the lag probe and the snapshots, and reads the processes' CPU time.
+func (r *runner) drain(ctx context.Context, l *load, b preRun) afterLoad {
+	l.draining.Store(true)
 	allDone := make(chan struct{})
-	go func() { sessions.Wait(); close(allDone) }()
+	go func() { l.sessions.Wait(); close(allDone) }()
 	select {
 	case <-allDone:
-	case <-time.After(cfg.Grace):
-		hardCancel(errGraceEnded)
+	case <-time.After(r.cfg.Grace):
+		l.hardCancel(errGraceEnded)
 		<-allDone
 	case <-ctx.Done():
 		<-allDone
 	}
-	ended := time.Now()
-	close(drained)
-	<-collectorDone
-	lagHist := lag.stop()
-	loads := processLoads(cpuSources, cpuBefore, r.readCPU(ctx, cpuSources), ended.Sub(cpuFrom))
-	var snapErr error
-	if snaps != nil {
-		snapErr = snaps.close()
+	a := afterLoad{ended: time.Now()}
+	close(l.drained)
+	<-l.collectorDone
+	a.lag = l.lag.stop()
+	a.loads = processLoads(b.cpuSources, b.cpu, r.readCPU(ctx, b.cpuSources), a.ended.Sub(b.cpuFrom))
+	if l.snaps != nil {
+		a.snapErr = l.snaps.close()
 	}
+	return a
+}
 
-	var postErrs []error
-	var replays *measure.ReplayInfo
+// postRun is what the checks after the load found.
+type postRun struct {
+	errs            []error
+	mock            mockChecks
+	replays         *measure.ReplayInfo
+	leaks           []measure.Leak
+	leaksNotChecked []measure.LeakNotChecked
+}
+
+// postRunChecks, unless ctx was cancelled: the mock's records (cancel latency, R-abort), the
+// replays of offending sessions for samples, the leak check.
+func (r *runner) postRunChecks(ctx context.Context, b preRun, snapErr error) postRun {
+	var p postRun
 	if snapErr != nil {
-		postErrs = append(postErrs, fmt.Errorf("results were not saved as the run went: %w", snapErr))
+		p.errs = append(p.errs, fmt.Errorf("results were not saved as the run went: %w", snapErr))
 	}
-	var mock mockChecks
 	if ctx.Err() == nil {
 		var err error
-		if mock, err = r.checkMock(ctx); err != nil {
-			postErrs = append(postErrs, err)
+		if p.mock, err = r.checkMock(ctx); err != nil {
+			p.errs = append(p.errs, err)
 		}
-		replays = r.replaySamples(ctx)
+		p.replays = r.replaySamples(ctx)
 	}
-	var leaks []measure.Leak
-	var leaksNotChecked []measure.LeakNotChecked
-	if leakCheck && ctx.Err() == nil {
-		leaks, leaksNotChecked = r.leakProbe().leakCheck(ctx, before)
+	if b.leakCheck && ctx.Err() == nil {
+		p.leaks, p.leaksNotChecked = r.leakProbe().Check(ctx, b.leaks)
 	}
-	if !cfg.NoLeakCheck && cfg.Shard.Sharded() {
-		leaksNotChecked = append(leaksNotChecked, measure.LeakNotChecked{Source: "run",
-			Reason: fmt.Sprintf("shard %s: one leak check judges the whole sharded run (streambench leaks baseline/verify, or merge --leak-baseline)", cfg.Shard)})
+	if !r.cfg.NoLeakCheck && r.cfg.Shard.Sharded() {
+		p.leaksNotChecked = append(p.leaksNotChecked, measure.LeakNotChecked{Source: "run",
+			Reason: fmt.Sprintf("shard %s: one leak check judges the whole sharded run (streambench leaks baseline/verify, or merge --leak-baseline)", r.cfg.Shard)})
 	}
+	return p
+}
+
+// leakProbe is the run's own leak check: its client, the configured sources and its peak.
+func (r *runner) leakProbe() *leakcheck.Probe {
+	return &leakcheck.Probe{Client: r.client, RuntimeURL: r.cfg.RuntimeMetricsURL, MockURL: r.cfg.MockURL,
+		PerStream: r.cfg.LeakPerStream, Grace: r.cfg.LeakGrace, Self: !r.cfg.noSelfLeakGauges, Peak: r.peakActive.Load}
+}
+
+// results is the run as measured, not yet judged.
+func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *measure.Run {
+	cfg := &r.cfg
 	hist := r.rec.merge()
-	if dropped := hist.Set(generatorLagKey, lagHist); dropped > 0 {
+	if dropped := hist.Set(generatorLagKey, a.lag); dropped > 0 {
 		r.rec.recordErrs.Add(dropped)
 	}
 	run := &measure.Run{
 		Histograms: hist,
-		Timeline:   tl.points,
+		Timeline:   l.tl.points,
 		Samples:    r.samples.collected(),
 		Summary: measure.Summary{
 			Schema:      measure.SchemaVersion,
 			RunID:       r.runID,
 			Started:     r.start,
-			Ended:       ended,
-			Interrupted: interrupted.Load() || ctx.Err() != nil,
+			Ended:       a.ended,
+			Interrupted: l.interrupted.Load() || ctx.Err() != nil,
 			Config:      r.recordedConfig(),
 			Environment: environment(cfg.Target),
 			Metrics:     measure.Summarize(hist),
@@ -415,58 +523,64 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 			Measures:    r.rec.measureInfos(),
 			Counters:    r.rec.counters(),
 			Violations:  r.rec.violationCounts(),
-			Leaks:       leaks,
+			Leaks:       p.leaks,
 			// Not checked is reported, never a failure: the verdict reads Leaks alone.
-			LeaksNotChecked:  leaksNotChecked,
-			ProviderRequests: mock.providerRequests,
+			LeaksNotChecked:  p.leaksNotChecked,
+			ProviderRequests: p.mock.providerRequests,
 		},
-	}
-	if mock.warning != "" {
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, mock.warning)
-	}
-	if w := retriesWarning(mock.providerRequests); w != "" {
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
 	}
 	// Rates are over the measured wall time: sessions started in the warmup are not counted.
 	measuredFrom := r.start
 	if r.warmupEnd.After(measuredFrom) {
 		measuredFrom = r.warmupEnd
 	}
-	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), ended.Sub(measuredFrom))
-	if t := run.Summary.Tokens; t.Estimated {
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, fmt.Sprintf(
-			"%d of %d sessions had no usage report: their %d output tokens are estimated from the text (counted with %s), "+
-				"so output tokens, tpot, itl and tokens/s are marked estimated", t.EstimatedSessions, run.Summary.Counters.SessionsStarted, t.EstimatedTokens, t.EstimatedMethod()))
-	}
-	run.Summary.Judging = r.judging(postErrs)
-	run.Summary.Replays = replays
-	if w := replayWarning(replays); w != "" {
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
-	}
+	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
+	run.Summary.Judging = r.judging(p.errs)
+	run.Summary.Replays = p.replays
 	if cfg.Shard.Count > 0 {
 		run.Summary.Shard = &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count,
 			StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}
 	}
+	run.Summary.Verdict.Warnings = r.warnings(&run.Summary, a, p)
+	roundCores(a.loads)
+	run.Summary.Processes, run.Summary.MachineCores = a.loads, machineCores()
+	return run
+}
+
+// warnings are what the verdict warns of in a run's measurements, in the order they are shown.
+func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
+	var ws []string
+	add := func(w string) {
+		if w != "" {
+			ws = append(ws, w)
+		}
+	}
+	add(p.mock.warning)
+	add(retriesWarning(p.mock.providerRequests))
+	if t := s.Tokens; t.Estimated {
+		add(fmt.Sprintf("%d of %d sessions had no usage report: their %d output tokens are estimated from the text (counted with %s), "+
+			"so output tokens, tpot, itl and tokens/s are marked estimated", t.EstimatedSessions, s.Counters.SessionsStarted, t.EstimatedTokens, t.EstimatedMethod()))
+	}
+	add(replayWarning(p.replays))
 	if r.lateBy > lateStart {
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, fmt.Sprintf(
-			"started %s after --start-at %s: %d starts already due then were late (counted in late_starts)", r.lateBy.Round(time.Millisecond), cfg.StartAt.UTC().Format(time.RFC3339Nano), r.lateAtBegin.Load()))
+		add(fmt.Sprintf("started %s after --start-at %s: %d starts already due then were late (counted in late_starts)",
+			r.lateBy.Round(time.Millisecond), r.cfg.StartAt.UTC().Format(time.RFC3339Nano), r.lateAtBegin.Load()))
 	}
-	paced := run.Summary.Counters
+	paced := s.Counters
 	paced.LateStarts -= r.lateAtBegin.Load() // a late start is not an overloaded generator
-	if w := overloadWarning(lagHist, paced); w != "" {
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
-	}
-	if w := saturation(loads, machineCores(), lagHist); w != "" {
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, w)
-	}
-	roundCores(loads)
-	run.Summary.Processes, run.Summary.MachineCores = loads, machineCores()
-	if st, ok := rt.(*streamTransport); ok {
+	add(overloadWarning(a.lag, paced))
+	add(saturation(a.loads, machineCores(), a.lag)) // before roundCores: it reads the loads unrounded
+	return ws
+}
+
+// judge adds what the transport saw between responses, stamps the verdict and redacts the run.
+func (r *runner) judge(run *measure.Run) (*measure.Run, error) {
+	if st, ok := r.transport.(*transport.Transport); ok {
 		// Bytes a target sent between responses were nobody's: the sessions were not judged
 		// on them, but the target's keep-alive connections were not reused after. The parked
 		// connections are looked at (and closed) first.
 		st.CloseIdleConnections()
-		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, st.strayWarnings()...)
+		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, st.StrayWarnings()...)
 	}
 	if err := verdict.Stamp(run); err != nil {
 		// The mix's thresholds were parsed before the run (ParseMix): this is a defect.

@@ -346,7 +346,7 @@ type streamState struct {
 }
 
 // arrivals is a response body that knows when its connection's newest read arrived
-// (streamBody).
+// (transport.Transport's bodies).
 type arrivals interface{ Arrived(now time.Time) time.Time }
 
 // arrived is when what the stream read last reached this host: the kernel's receive time of

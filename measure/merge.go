@@ -139,7 +139,7 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	return out, nil
 }
 
-// MergeLeaks is a sharded run's one leak check (loadgen.LeakCheck's Verify).
+// MergeLeaks is a sharded run's one leak check (leakcheck.Check's Verify).
 type MergeLeaks struct {
 	Leaks      []Leak
 	NotChecked []LeakNotChecked

@@ -1,5 +1,6 @@
 // Package report turns a run's saved results into what people read: plots (PNG and SVG),
-// report.html, report.md, a comparison of two runs, the CI gate and the capacity sweep. It only
+// report.html, report.md, a comparison of two runs and the CI gate; its kit (kit.go: tables,
+// figures, plot styles, cell formats) draws the capacity sweep's report (package sweep). It only
 // reads measure.Run values, so any run can be re-rendered without re-running the load.
 //
 // All output is deterministic for a given run: no current time, fixed number formats, sorted

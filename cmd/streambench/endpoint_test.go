@@ -16,8 +16,8 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
-	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sweep"
 )
 
 // endpointMock is the mock behind a recorder of what it was sent: each request's path,
@@ -205,8 +205,8 @@ func TestSweepEndpointWithoutSLO(t *testing.T) {
 	if strings.Contains(output, "(knee)") {
 		t.Errorf("a sweep without SLO names a knee:\n%s", output)
 	}
-	var res report.SweepResult
-	b, err := os.ReadFile(filepath.Join(out, "esw", report.SweepJSONFile))
+	var res sweep.Result
+	b, err := os.ReadFile(filepath.Join(out, "esw", sweep.JSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,8 +410,8 @@ func TestSweepRateSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep exit %d:\n%s", code, output)
 	}
-	var res report.SweepResult
-	b, err := os.ReadFile(filepath.Join(out, "ers", report.SweepJSONFile))
+	var res sweep.Result
+	b, err := os.ReadFile(filepath.Join(out, "ers", sweep.JSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +425,7 @@ func TestSweepRateSweep(t *testing.T) {
 	if !(rs.SynchronousRate < rs.Rates[0] && rs.Rates[0] < rs.Rates[1] && rs.Rates[1] < rs.ThroughputRate) {
 		t.Errorf("want synchronous < rates < throughput: %v < %v < %v", rs.SynchronousRate, rs.Rates, rs.ThroughputRate)
 	}
-	if first, last := res.Steps[0].Step, res.Steps[3].Step; first.Profile != report.ProfileSynchronous || last.Profile != report.ProfileThroughput || res.Steps[1].Step.Rate != rs.Rates[0] {
+	if first, last := res.Steps[0].Step, res.Steps[3].Step; first.Profile != sweep.ProfileSynchronous || last.Profile != sweep.ProfileThroughput || res.Steps[1].Step.Rate != rs.Rates[0] {
 		t.Errorf("steps %v, %v, …, %v; want synchronous, the rates, throughput", first, res.Steps[1].Step, last)
 	}
 	for _, want := range []string{"rate sweep: synchronous", "throughput (6 clients)"} {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/loadgen/leakcheck"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -32,15 +33,15 @@ func addLeakFlags(fs *pflag.FlagSet, verify bool) *leakFlags {
 	fs.StringVar(&l.runtimeMetrics, "runtime-metrics", "", "the runtime's Prometheus endpoint, e.g. http://runtime:8080/metrics")
 	fs.StringVar(&l.mock, "mock", "", "the mock provider's base URL (its /metrics is read)")
 	if verify {
-		fs.DurationVar(&l.grace, "leak-grace", loadgen.DefaultLeakGrace, "how long gauges may take to return to their baseline")
-		fs.Float64Var(&l.perStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep, on top of 16")
+		fs.DurationVar(&l.grace, "leak-grace", leakcheck.DefaultGrace, "how long gauges may take to return to their baseline")
+		fs.Float64Var(&l.perStream, "leak-per-stream", leakcheck.DefaultPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep, on top of 16")
 		fs.Int64Var(&l.peakStreams, "peak-streams", 0, "the run's peak open streams over every shard, for that tolerance (merge: default the sum of the shards' peaks in their timelines)")
 	}
 	return l
 }
 
-func (l *leakFlags) check() loadgen.LeakCheck {
-	return loadgen.LeakCheck{RuntimeMetricsURL: l.runtimeMetrics, MockURL: strings.TrimSuffix(l.mock, "/"),
+func (l *leakFlags) check() leakcheck.Check {
+	return leakcheck.Check{RuntimeMetricsURL: l.runtimeMetrics, MockURL: strings.TrimSuffix(l.mock, "/"),
 		Grace: l.grace, PerStream: l.perStream, PeakStreams: l.peakStreams}
 }
 
@@ -82,7 +83,7 @@ func leaksMain(args []string, out io.Writer) error {
 		if err != nil {
 			return usageError("%v", l.redactor().Error(err))
 		}
-		if err := loadgen.WriteLeakBaseline(*file, b); err != nil {
+		if err := leakcheck.WriteBaseline(*file, b); err != nil {
 			return err
 		}
 		for _, nc := range b.NotChecked {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/loadgen/live"
 )
 
 // TestLiveMetricsServer: --metrics-addr serves the Live fed by the config's hooks, after the
@@ -26,14 +27,14 @@ func TestLiveMetricsServer(t *testing.T) {
 	if earlier != 1 {
 		t.Errorf("the hook set before ran %d times, want 1", earlier)
 	}
-	resp, err := http.Get("http://" + addr + loadgen.LivePath)
+	resp, err := http.Get("http://" + addr + live.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), "\n"+loadgen.LiveOpenStreams+" 3\n") {
-		t.Errorf("GET %s: no %s 3 in:\n%s", loadgen.LivePath, loadgen.LiveOpenStreams, body)
+	if !strings.Contains(string(body), "\n"+live.OpenStreams+" 3\n") {
+		t.Errorf("GET %s: no %s 3 in:\n%s", live.Path, live.OpenStreams, body)
 	}
 
 	_, _, err = startLiveMetrics("127.0.0.1:notaport", &loadgen.Config{})

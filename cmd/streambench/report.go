@@ -8,6 +8,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/sweep"
 )
 
 // runReport re-renders the plots, report.html and report.md of saved runs.
@@ -22,7 +23,7 @@ func reportMain(args []string, out io.Writer) error {
 		return usageError("missing run directory; usage: streambench report DIR...")
 	}
 	for _, dir := range fs.Args() {
-		if report.IsSweepDir(dir) {
+		if sweep.IsDir(dir) {
 			// A sweep directory: re-judge its saved steps with their own SLOs and re-render.
 			if err := rejudgeSweep(dir, nil, out); err != nil {
 				return err

@@ -18,9 +18,9 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
+	"github.com/streambench/streambench/sweep"
 	"github.com/streambench/streambench/verdict"
 )
 
@@ -219,8 +219,8 @@ func TestShardedRunMergesToTheSingleRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := report.JudgeStep(report.Step{Clients: 8}, m, report.Objectives{SLOs: slos})
-	if err := report.Analyze([]report.StepResult{step}, report.Objectives{SLOs: slos}).Write(sweepDir); err != nil {
+	step := sweep.JudgeStep(sweep.Step{Clients: 8}, m, sweep.Objectives{SLOs: slos})
+	if err := sweep.Analyze([]sweep.StepResult{step}, sweep.Objectives{SLOs: slos}).Write(sweepDir); err != nil {
 		t.Fatal(err)
 	}
 	var sweepOut bytes.Buffer

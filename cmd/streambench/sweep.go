@@ -16,6 +16,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
+	"github.com/streambench/streambench/sweep"
 	"github.com/streambench/streambench/verdict"
 )
 
@@ -54,7 +55,7 @@ func sweepMain(args []string, out io.Writer) error {
 	clients := fs.IntSlice("clients", nil, "closed-loop steps: virtual users, e.g. 250,500,1000")
 	rateList := fs.StringSlice("rate", nil, "open-loop steps: sessions per second, e.g. 10,20,40; or sweep: find the saturation rate as GuideLLM's\n"+
 		"sweep profile does (a synchronous step of 1 client, a throughput step of --throughput-clients, then --steps rates between)")
-	rateSteps := fs.Int("steps", report.DefaultRateSweepSteps, "--rate sweep: the open-loop rates run between the synchronous and the throughput request rates")
+	rateSteps := fs.Int("steps", sweep.DefaultRateSteps, "--rate sweep: the open-loop rates run between the synchronous and the throughput request rates")
 	throughputClients := fs.Int("throughput-clients", defaultThroughputClients, "--rate sweep: the throughput step's closed-loop clients (raise it for a server that batches more)")
 	slos := fs.StringArray("slo", nil, "a service-level objective every step is judged on besides the defaults, e.g. 'ttfc.p99<500ms' (repeatable; none: the defaults alone)")
 	target := fs.String("target", "", "sweep this runtime instead of starting a mock and runtime per step")
@@ -87,7 +88,7 @@ func sweepMain(args []string, out io.Writer) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	var steps []report.Step
+	var steps []sweep.Step
 	switch {
 	case rateSweep && len(*clients) > 0:
 		return usageError("--rate sweep finds its own steps: give it without --clients")
@@ -98,7 +99,7 @@ func sweepMain(args []string, out io.Writer) error {
 	case !rateSweep && (fs.Changed("steps") || fs.Changed("throughput-clients")):
 		return usageError("--steps and --throughput-clients shape --rate sweep; give --rate sweep too")
 	case !rateSweep:
-		if steps, err = report.StepsFrom(*clients, rates); err != nil {
+		if steps, err = sweep.StepsFrom(*clients, rates); err != nil {
 			return usageError("%v", err)
 		}
 	}
@@ -106,7 +107,7 @@ func sweepMain(args []string, out io.Writer) error {
 	if err != nil {
 		return usageError("--slo: %v", err)
 	}
-	objectives := report.Objectives{SLOs: thresholds}
+	objectives := sweep.Objectives{SLOs: thresholds}
 	parsedFaults, err := agentruntime.ParseFaults(*faults)
 	if err != nil {
 		return usageError("--fault: %v", err)
@@ -137,10 +138,10 @@ func sweepMain(args []string, out io.Writer) error {
 	if err := resolveModel(cfg, w, *target); err != nil {
 		return err
 	}
-	sweepID := report.SweepID(w.RunID, time.Now())
+	sweepID := sweep.ID(w.RunID, time.Now())
 	dir := filepath.Join(*outDir, sweepID)
 
-	runStep := func(st report.Step) (*measure.Run, error) {
+	runStep := func(st sweep.Step) (*measure.Run, error) {
 		cfg, err := w.config()
 		if err != nil {
 			return nil, err
@@ -179,12 +180,12 @@ func sweepMain(args []string, out io.Writer) error {
 		}
 		return run, nil
 	}
-	var res *report.SweepResult
+	var res *sweep.Result
 	var sweepErr error
 	if rateSweep {
-		res, sweepErr = report.RateSweep(*rateSteps, *throughputClients, runStep, objectives)
+		res, sweepErr = sweep.RunRate(*rateSteps, *throughputClients, runStep, objectives)
 	} else {
-		res, sweepErr = report.Sweep(steps, runStep, objectives)
+		res, sweepErr = sweep.Run(steps, runStep, objectives)
 	}
 	if res != nil && len(res.Steps) > 0 {
 		fmt.Fprintln(out)
@@ -222,7 +223,7 @@ func rejudgeSweep(dir string, slos []string, out io.Writer) error {
 	if err != nil {
 		return usageError("--slo: %v", err)
 	}
-	res, err := report.Rejudge(dir, report.Objectives{SLOs: thresholds})
+	res, err := sweep.Rejudge(dir, sweep.Objectives{SLOs: thresholds})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -230,20 +231,20 @@ func rejudgeSweep(dir string, slos []string, out io.Writer) error {
 }
 
 // writeSweep writes the sweep's files into dir and prints its table and where the report is.
-func writeSweep(res *report.SweepResult, dir string, out io.Writer) error {
+func writeSweep(res *sweep.Result, dir string, out io.Writer) error {
 	if err := res.Write(dir); err != nil {
 		return err
 	}
 	if err := res.WriteText(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, report.SweepHTMLFile))
+	fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, sweep.HTMLFile))
 	return nil
 }
 
 // configureStep sets cfg to play step s of sweep sweepID: the step's clients or rate, the run
 // id SWEEP-ID-STEP-ID, and run info naming the faults, the sweep and the step.
-func configureStep(cfg *loadgen.Config, s report.Step, sweepID string, faults []string) {
+func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []string) {
 	cfg.Clients, cfg.Rate = s.Clients, s.Rate
 	cfg.RunID = sweepID + "-" + s.ID()
 	cfg.Info = loadgen.RunInfo{Faults: faults, Extra: map[string]string{"sweep": sweepID, "step": s.String()}}

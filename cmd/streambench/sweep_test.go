@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/sweep"
 )
 
 func TestSweepCommandBadInput(t *testing.T) {
@@ -53,11 +53,11 @@ func TestSweepCommand(t *testing.T) {
 	if !strings.Contains(buf.String(), "the knee is above 3 clients") {
 		t.Errorf("sweep output:\n%s", buf.String())
 	}
-	data, err := os.ReadFile(filepath.Join(out, "sw", report.SweepJSONFile))
+	data, err := os.ReadFile(filepath.Join(out, "sw", sweep.JSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res report.SweepResult
+	var res sweep.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}

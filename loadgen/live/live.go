@@ -1,4 +1,6 @@
-package loadgen
+// Package live exposes a run as Prometheus metrics while it runs (load --metrics-addr): an
+// Exporter fed by the run's hooks (loadgen.Config's OnSessionEnd, OnProgress, OnLatencies).
+package live
 
 import (
 	"context"
@@ -11,9 +13,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
 )
 
-// Live exposes a run as Prometheus metrics while it runs (`load --metrics-addr`), so a run of
+// Exporter exposes a run as Prometheus metrics while it runs (`load --metrics-addr`), so a run of
 // many shards on a cluster can be watched in Grafana: open streams, sessions by outcome,
 // violations by rule, and time-to-first-chunk and chunk-gap histograms by dialect. The run's
 // results stay the record of truth (HdrHistograms, exact); these are for watching.
@@ -22,10 +27,10 @@ import (
 // open streams come from the once-a-second progress, outcomes and violations from each
 // session's end, TTFT once per session and chunk gaps in the batches of 8 the recorder
 // already flushes. Prometheus histograms observe with atomics, so no lock is taken either.
-// Every metric is on the Live's own registry, none on the global one. Safe for concurrent use.
-type Live struct {
+// Every metric is on the Exporter's own registry, none on the global one. Safe for concurrent use.
+type Exporter struct {
 	registry   *prometheus.Registry
-	last       atomic.Pointer[Progress]
+	last       atomic.Pointer[loadgen.Progress]
 	sessions   *prometheus.CounterVec
 	violations *prometheus.CounterVec
 	firstChunk *prometheus.HistogramVec
@@ -34,15 +39,15 @@ type Live struct {
 
 // Live metric names, as the Grafana dashboard (deploy/grafana/streambench.json) queries them.
 const (
-	LiveOpenStreams      = "streambench_open_streams"
-	LiveSessionsStarted  = "streambench_sessions_started_total"
-	LiveSessions         = "streambench_sessions_total"
-	LiveViolations       = "streambench_violations_total"
-	LiveErrors           = "streambench_errors_total"
-	LiveFrames           = "streambench_frames_total"
-	LiveDraining         = "streambench_draining"
-	LiveTimeToFirstChunk = "streambench_time_to_first_chunk_seconds"
-	LiveChunkGap         = "streambench_chunk_gap_seconds"
+	OpenStreams      = "streambench_open_streams"
+	SessionsStarted  = "streambench_sessions_started_total"
+	Sessions         = "streambench_sessions_total"
+	Violations       = "streambench_violations_total"
+	Errors           = "streambench_errors_total"
+	Frames           = "streambench_frames_total"
+	Draining         = "streambench_draining"
+	TimeToFirstChunk = "streambench_time_to_first_chunk_seconds"
+	ChunkGap         = "streambench_chunk_gap_seconds"
 )
 
 // Histogram buckets in seconds. Time to first chunk spans a fast mock (tens of ms) to a
@@ -53,25 +58,25 @@ var (
 	chunkGapBuckets   = []float64{.001, .0025, .005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 15}
 )
 
-// NewLive makes the metrics on a registry of their own, with the Go runtime's and the
+// New makes the metrics on a registry of their own, with the Go runtime's and the
 // process's collectors (memory and CPU per pod are what sizes a shard).
-func NewLive() *Live {
-	l := &Live{registry: prometheus.NewRegistry()}
+func New() *Exporter {
+	l := &Exporter{registry: prometheus.NewRegistry()}
 	l.sessions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: LiveSessions, Help: "Sessions ended, by outcome (completed, scripted_error, aborted, in_band_error, http_error, transport_error, decode_error, truncated, stalled, over_time, cut).",
+		Name: Sessions, Help: "Sessions ended, by outcome (completed, scripted_error, aborted, in_band_error, http_error, transport_error, decode_error, truncated, stalled, over_time, cut).",
 	}, []string{"outcome"})
 	l.violations = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: LiveViolations, Help: "Protocol violations, by rule.",
+		Name: Violations, Help: "Protocol violations, by rule.",
 	}, []string{"rule"})
 	l.firstChunk = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: LiveTimeToFirstChunk, Help: "Time from a measured session's intended start to its first answer chunk, observed at the session's end.",
+		Name: TimeToFirstChunk, Help: "Time from a measured session's intended start to its first answer chunk, observed at the session's end.",
 		Buckets: firstChunkBuckets,
 	}, []string{"dialect"})
 	l.chunkGap = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: LiveChunkGap, Help: "Gaps between answer chunks within a turn of measured sessions.",
+		Name: ChunkGap, Help: "Gaps between answer chunks within a turn of measured sessions.",
 		Buckets: chunkGapBuckets,
 	}, []string{"dialect"})
-	progress := func(name, help string, counter bool, v func(Progress) float64) prometheus.Collector {
+	progress := func(name, help string, counter bool, v func(loadgen.Progress) float64) prometheus.Collector {
 		read := func() float64 {
 			if p := l.last.Load(); p != nil {
 				return v(*p)
@@ -85,11 +90,11 @@ func NewLive() *Live {
 	}
 	l.registry.MustRegister(
 		l.sessions, l.violations, l.firstChunk, l.chunkGap,
-		progress(LiveOpenStreams, "Streams open now (updated once a second).", false, func(p Progress) float64 { return float64(p.Active) }),
-		progress(LiveSessionsStarted, "Sessions started.", true, func(p Progress) float64 { return float64(p.Started) }),
-		progress(LiveErrors, "Sessions with an error outcome (every outcome but completed, scripted_error, aborted).", true, func(p Progress) float64 { return float64(p.Errors) }),
-		progress(LiveFrames, "SSE frames received.", true, func(p Progress) float64 { return float64(p.Frames) }),
-		progress(LiveDraining, "1 once no new session starts and in-flight ones are finishing.", false, func(p Progress) float64 {
+		progress(OpenStreams, "Streams open now (updated once a second).", false, func(p loadgen.Progress) float64 { return float64(p.Active) }),
+		progress(SessionsStarted, "Sessions started.", true, func(p loadgen.Progress) float64 { return float64(p.Started) }),
+		progress(Errors, "Sessions with an error outcome (every outcome but completed, scripted_error, aborted).", true, func(p loadgen.Progress) float64 { return float64(p.Errors) }),
+		progress(Frames, "SSE frames received.", true, func(p loadgen.Progress) float64 { return float64(p.Frames) }),
+		progress(Draining, "1 once no new session starts and in-flight ones are finishing.", false, func(p loadgen.Progress) float64 {
 			if p.Draining {
 				return 1
 			}
@@ -99,28 +104,28 @@ func NewLive() *Live {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	// Every outcome from zero, so rate() has a series before the first of each kind.
-	for _, o := range outcomeList {
+	for _, o := range measure.Outcomes() {
 		l.sessions.WithLabelValues(string(o))
 	}
 	return l
 }
 
-// Attach feeds the Live from cfg's hooks, keeping the ones already set (called after them).
-func (l *Live) Attach(cfg *Config) {
+// Attach feeds the Exporter from cfg's hooks, keeping the ones already set (called after them).
+func (l *Exporter) Attach(cfg *loadgen.Config) {
 	prevEnd, prevProgress, prevLatencies := cfg.OnSessionEnd, cfg.OnProgress, cfg.OnLatencies
-	cfg.OnSessionEnd = func(e SessionEnd) {
+	cfg.OnSessionEnd = func(e loadgen.SessionEnd) {
 		if prevEnd != nil {
 			prevEnd(e)
 		}
 		l.SessionEnd(e)
 	}
-	cfg.OnProgress = func(p Progress) {
+	cfg.OnProgress = func(p loadgen.Progress) {
 		if prevProgress != nil {
 			prevProgress(p)
 		}
 		l.Progress(p)
 	}
-	cfg.OnLatencies = func(v Latencies) {
+	cfg.OnLatencies = func(v loadgen.Latencies) {
 		if prevLatencies != nil {
 			prevLatencies(v)
 		}
@@ -128,8 +133,8 @@ func (l *Live) Attach(cfg *Config) {
 	}
 }
 
-// SessionEnd counts a session's outcome and its violations (Config.OnSessionEnd).
-func (l *Live) SessionEnd(e SessionEnd) {
+// SessionEnd counts a session's outcome and its violations (loadgen.Config.OnSessionEnd).
+func (l *Exporter) SessionEnd(e loadgen.SessionEnd) {
 	l.sessions.WithLabelValues(string(e.Outcome)).Inc()
 	for _, v := range e.Violations {
 		l.violations.WithLabelValues(string(v.Rule)).Inc()
@@ -137,12 +142,12 @@ func (l *Live) SessionEnd(e SessionEnd) {
 }
 
 // Progress keeps the run's latest progress for the open streams and the counters
-// (Config.OnProgress).
-func (l *Live) Progress(p Progress) { l.last.Store(&p) }
+// (loadgen.Config.OnProgress).
+func (l *Exporter) Progress(p loadgen.Progress) { l.last.Store(&p) }
 
 // Latencies observes a session's time to first chunk or a batch of its chunk gaps
-// (Config.OnLatencies): one label lookup per call, an atomic observation per value.
-func (l *Live) Latencies(v Latencies) {
+// (loadgen.Config.OnLatencies): one label lookup per call, an atomic observation per value.
+func (l *Exporter) Latencies(v loadgen.Latencies) {
 	if v.TimeToFirstChunk > 0 {
 		l.firstChunk.WithLabelValues(v.Dialect).Observe(v.TimeToFirstChunk.Seconds())
 	}
@@ -155,21 +160,21 @@ func (l *Live) Latencies(v Latencies) {
 	}
 }
 
-// LivePath is where Handler serves the metrics.
-const LivePath = "/metrics"
+// Path is where Handler serves the metrics.
+const Path = "/metrics"
 
 // Handler serves GET /metrics in the Prometheus exposition format, and 404 elsewhere.
-func (l *Live) Handler() http.Handler {
+func (l *Exporter) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET "+LivePath, promhttp.HandlerFor(l.registry, promhttp.HandlerOpts{Registry: l.registry, Timeout: 10 * time.Second}))
+	mux.Handle("GET "+Path, promhttp.HandlerFor(l.registry, promhttp.HandlerOpts{Registry: l.registry, Timeout: 10 * time.Second}))
 	return mux
 }
 
-// ServeLive serves a Live fed by cfg's hooks (Attach) on addr until stop, which closes the
+// Serve serves an Exporter fed by cfg's hooks (Attach) on addr until stop, which closes the
 // server (call it after the run). It returns the address it listens on; a server error after
 // the start goes to logf.
-func ServeLive(addr string, cfg *Config, logf func(format string, args ...any)) (listening string, stop func(), err error) {
-	live := NewLive()
+func Serve(addr string, cfg *loadgen.Config, logf func(format string, args ...any)) (listening string, stop func(), err error) {
+	live := New()
 	live.Attach(cfg)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -1,4 +1,4 @@
-package report_test
+package sweep_test
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/streambench/streambench/internal/fixture"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/report"
+	"github.com/streambench/streambench/sweep"
 	"github.com/streambench/streambench/verdict"
 )
 
@@ -32,7 +32,7 @@ func TestStepsFrom(t *testing.T) {
 		{nil, []float64{-1}, "--rate -1"},                                    // negative rate
 		{[]int{250, 250}, nil, "given twice"},                                // duplicate
 	} {
-		steps, err := report.StepsFrom(tc.clients, tc.rates)
+		steps, err := sweep.StepsFrom(tc.clients, tc.rates)
 		got := ""
 		if err != nil {
 			got = err.Error()
@@ -49,8 +49,8 @@ func TestStepsFrom(t *testing.T) {
 }
 
 // step builds a judged step: pass or fail per SLO, with measured values for ranking.
-func step(clients int, checks ...verdict.Check) report.StepResult {
-	s := report.StepResult{Step: report.Step{Clients: clients}, Checks: checks, Pass: true}
+func step(clients int, checks ...verdict.Check) sweep.StepResult {
+	s := sweep.StepResult{Step: sweep.Step{Clients: clients}, Checks: checks, Pass: true}
 	for _, c := range checks {
 		s.Pass = s.Pass && c.Pass
 	}
@@ -66,7 +66,7 @@ func TestAnalyze(t *testing.T) {
 	erring := func(v float64) verdict.Check { return verdict.Check{Name: "errors<1%", Measured: v} }
 	for _, tc := range []struct {
 		name        string
-		steps       []report.StepResult
+		steps       []sweep.StepResult
 		knee        int
 		brokenAt    int
 		broken      []string
@@ -74,29 +74,29 @@ func TestAnalyze(t *testing.T) {
 		headline    string
 	}{
 		// the classic knee: pass, pass, fail on latency
-		{"knee", []report.StepResult{step(250, ok(100e3), fine), step(500, ok(300e3), fine), step(1000, slow(900e3), fine)},
+		{"knee", []sweep.StepResult{step(250, ok(100e3), fine), step(500, ok(300e3), fine), step(1000, slow(900e3), fine)},
 			1, 2, []string{"ttfc.p99<500ms"}, nil, "knee: 500 clients, the highest load meeting every SLO; at 1000 clients ttfc.p99<500ms broke first"},
 		// every step passes: the knee is above the last step
-		{"all pass", []report.StepResult{step(250, ok(1), fine), step(500, ok(2), fine)},
+		{"all pass", []sweep.StepResult{step(250, ok(1), fine), step(500, ok(2), fine)},
 			1, -1, nil, nil, "the knee is above 500 clients"},
 		// the first step fails: no knee
-		{"first fails", []report.StepResult{step(250, slow(600e3), fine), step(500, slow(800e3), fine)},
+		{"first fails", []sweep.StepResult{step(250, slow(600e3), fine), step(500, slow(800e3), fine)},
 			-1, 0, []string{"ttfc.p99<500ms"}, nil, "no knee: the lowest step, 250 clients, already misses"},
 		// both SLOs break at once: the one further over its limit is named first (errors 5% vs 1% limit = 4×; ttfc 600 vs 500 = 0.2×)
-		{"both break", []report.StepResult{step(250, ok(1), fine), step(500, slow(600e3), erring(0.05))},
+		{"both break", []sweep.StepResult{step(250, ok(1), fine), step(500, slow(600e3), erring(0.05))},
 			0, 1, []string{"errors<1%", "ttfc.p99<500ms"}, nil, "at 500 clients errors<1% broke first (also missed there: ttfc.p99<500ms)"},
 		// a step above the first failure passes again: the knee stays below the first failure, with a warning
-		{"noisy", []report.StepResult{step(250, ok(1), fine), step(500, slow(510e3), fine), step(1000, ok(490e3), fine), step(2000, slow(2e6), fine)},
+		{"noisy", []sweep.StepResult{step(250, ok(1), fine), step(500, slow(510e3), fine), step(1000, ok(490e3), fine), step(2000, slow(2e6), fine)},
 			0, 1, []string{"ttfc.p99<500ms"}, []int{2}, "1000 clients met every SLO again"},
 		// a check without data ranks as broken outright
-		{"no data", []report.StepResult{step(250, verdict.Check{Name: "ttfc.p99<500ms", Measured: math.NaN()}, erring(0.02))},
+		{"no data", []sweep.StepResult{step(250, verdict.Check{Name: "ttfc.p99<500ms", Measured: math.NaN()}, erring(0.02))},
 			-1, 0, []string{"ttfc.p99<500ms", "errors<1%"}, nil, "no knee"},
 		// nothing ran
 		{"empty", nil, -1, -1, nil, nil, "no step ran"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := report.Analyze(tc.steps, report.Objectives{SLOs: slos})
+			r := sweep.Analyze(tc.steps, sweep.Objectives{SLOs: slos})
 			if r.Knee != tc.knee || r.BrokenAt != tc.brokenAt || !reflect.DeepEqual(r.Broken, tc.broken) || !reflect.DeepEqual(r.PassedAgain, tc.passedAgain) {
 				t.Errorf("Analyze = knee %d, broken at %d %v, passed again %v; want %d, %d %v, %v",
 					r.Knee, r.BrokenAt, r.Broken, r.PassedAgain, tc.knee, tc.brokenAt, tc.broken, tc.passedAgain)
@@ -110,7 +110,7 @@ func TestAnalyze(t *testing.T) {
 
 // capacityRun is a run whose latency and errors grow past a capacity of 600 clients, the shape
 // the mock's capacity model produces.
-func capacityRun(t testing.TB, s report.Step) *measure.Run {
+func capacityRun(t testing.TB, s sweep.Step) *measure.Run {
 	over := max(0, float64(s.Clients)/600-1)
 	// The target slows down: what it adds shows in ttfc and in its overhead alike.
 	r := fixture.Run(t, fixture.Options{Seed: uint64(s.Clients), OverheadShift: time.Duration(over * float64(800*time.Millisecond)),
@@ -122,17 +122,17 @@ func capacityRun(t testing.TB, s report.Step) *measure.Run {
 
 func TestSweepFindsTheKnee(t *testing.T) {
 	t.Parallel()
-	steps, err := report.StepsFrom([]int{250, 500, 1000, 2000}, nil)
+	steps, err := sweep.StepsFrom([]int{250, 500, 1000, 2000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ran []string
 	dir := t.TempDir()
-	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
+	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
 		ran = append(ran, s.ID())
 		run := capacityRun(t, s)
 		return run, measure.WriteRun(filepath.Join(dir, run.Summary.RunID), run)
-	}, report.Objectives{SLOs: mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%")})
+	}, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,15 +145,15 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	if err := res.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.SweepMarkdownFile))
+	md, err := os.ReadFile(filepath.Join(dir, sweep.MarkdownFile))
 	if err != nil || !strings.Contains(string(md), "Knee: 500 clients") || !strings.Contains(string(md), "| 500 clients | sweep-c500 |") {
 		t.Errorf("sweep.md: %v\n%s", err, md)
 	}
-	html, err := os.ReadFile(filepath.Join(dir, report.SweepHTMLFile))
+	html, err := os.ReadFile(filepath.Join(dir, sweep.HTMLFile))
 	if err != nil || !strings.Contains(string(html), "data:image/png;base64,") {
 		t.Errorf("sweep.html: %v", err)
 	}
-	f, err := os.Open(filepath.Join(dir, report.PlotSweep+".png"))
+	f, err := os.Open(filepath.Join(dir, sweep.Plot+".png"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,40 +161,40 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	if _, err := png.Decode(f); err != nil {
 		t.Errorf("sweep.png: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, report.SweepJSONFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, sweep.JSONFile)); err != nil {
 		t.Error(err)
 	}
 
 	// Re-judging the saved steps with their own SLOs finds the same knee; with looser latency
 	// and error SLOs the knee moves up to 1000 clients; with the latency SLO alone the default
 	// errors==0 holds it at 500 (a step with errors is no capacity).
-	again, err := report.Rejudge(dir, report.Objectives{})
+	again, err := sweep.Rejudge(dir, sweep.Objectives{})
 	if err != nil || again.Knee != 1 || strings.Join(again.SLOs, ",") != "ttfc.p99<500ms,errors<0.1%" {
 		t.Fatalf("Rejudge with the saved SLOs: %v, knee %d, SLOs %v", err, again.Knee, again.SLOs)
 	}
-	looser, err := report.Rejudge(dir, report.Objectives{SLOs: mustThresholds(t, "ttfc.p99<1s", "errors<5%")})
+	looser, err := sweep.Rejudge(dir, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<1s", "errors<5%")})
 	if err != nil || looser.Knee != 2 {
 		t.Errorf("Rejudge with ttfc.p99<1s, errors<5%%: %v, knee %v, want 2 (1000 clients): %s", err, looser.Knee, looser.Headline())
 	}
-	strict, err := report.Rejudge(dir, report.Objectives{SLOs: mustThresholds(t, "ttfc.p99<1s")})
+	strict, err := sweep.Rejudge(dir, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<1s")})
 	if err != nil || strict.Knee != 1 || !strings.Contains(strict.Headline(), "errors==0") {
 		t.Errorf("Rejudge with ttfc.p99<1s alone: %v, knee %v, want 1 (500 clients) broken by errors==0: %s", err, strict.Knee, strict.Headline())
 	}
-	if _, err := report.Rejudge(t.TempDir(), report.Objectives{}); err == nil || !strings.Contains(err.Error(), "sweep.json") {
+	if _, err := sweep.Rejudge(t.TempDir(), sweep.Objectives{}); err == nil || !strings.Contains(err.Error(), "sweep.json") {
 		t.Errorf("Rejudge of a directory without a sweep: %v", err)
 	}
 }
 
 func TestSweepStopsAtRunError(t *testing.T) {
 	t.Parallel()
-	steps, _ := report.StepsFrom([]int{1, 2, 3}, nil)
+	steps, _ := sweep.StepsFrom([]int{1, 2, 3}, nil)
 	boom := errors.New("runtime did not start")
-	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
+	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
 		if s.Clients == 2 {
 			return nil, boom
 		}
 		return capacityRun(t, s), nil
-	}, report.Objectives{SLOs: mustThresholds(t, "errors<1%")})
+	}, sweep.Objectives{SLOs: mustThresholds(t, "errors<1%")})
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "step 2 clients") {
 		t.Errorf("Sweep error = %v, want the step's error naming the step", err)
 	}
@@ -212,10 +212,10 @@ func TestIsSweepDir(t *testing.T) {
 		files []string
 		want  bool
 	}{
-		{"sweep", []string{report.SweepJSONFile}, true},                      // what sweep writes
-		{"run", []string{measure.SummaryFile}, false},                        // one run
-		{"both", []string{report.SweepJSONFile, measure.SummaryFile}, false}, // a run wins
-		{"empty", nil, false},                                                // neither
+		{"sweep", []string{sweep.JSONFile}, true},                      // what sweep writes
+		{"run", []string{measure.SummaryFile}, false},                  // one run
+		{"both", []string{sweep.JSONFile, measure.SummaryFile}, false}, // a run wins
+		{"empty", nil, false},                                          // neither
 	} {
 		dir := t.TempDir()
 		for _, f := range tc.files {
@@ -223,8 +223,8 @@ func TestIsSweepDir(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := report.IsSweepDir(dir); got != tc.want {
-			t.Errorf("%s: IsSweepDir = %v, want %v", tc.name, got, tc.want)
+		if got := sweep.IsDir(dir); got != tc.want {
+			t.Errorf("%s: IsDir = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
@@ -255,15 +255,15 @@ func mustThresholds(t testing.TB, exprs ...string) []verdict.Threshold {
 // E2E at p50/p90/p95/p99, and writes the TTFT and ITL against throughput plot.
 func TestSweepWithoutSLO(t *testing.T) {
 	t.Parallel()
-	steps, err := report.StepsFrom([]int{250, 500, 1000}, nil)
+	steps, err := sweep.StepsFrom([]int{250, 500, 1000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
+	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
 		run := capacityRun(t, s) // 1000 clients: HTTP errors, failing the default errors==0
 		return run, measure.WriteRun(filepath.Join(dir, run.Summary.RunID), run)
-	}, report.Objectives{})
+	}, sweep.Objectives{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestSweepWithoutSLO(t *testing.T) {
 	if err := res.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{report.PlotSweep, report.PlotSweepLatency} {
+	for _, name := range []string{sweep.Plot, sweep.PlotLatency} {
 		f, err := os.Open(filepath.Join(dir, name+".png"))
 		if err != nil {
 			t.Fatal(err)
@@ -315,8 +315,8 @@ func TestSweepWithoutSLO(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.SweepMarkdownFile))
-	if err != nil || !strings.Contains(string(md), "SLOs: none") || !strings.Contains(string(md), report.PlotSweepLatency+".png") || !strings.Contains(string(md), "| 500 clients | ttft |") {
+	md, err := os.ReadFile(filepath.Join(dir, sweep.MarkdownFile))
+	if err != nil || !strings.Contains(string(md), "SLOs: none") || !strings.Contains(string(md), sweep.PlotLatency+".png") || !strings.Contains(string(md), "| 500 clients | ttft |") {
 		t.Errorf("sweep.md: %v\n%s", err, md)
 	}
 }
@@ -328,16 +328,16 @@ func TestSweepWithoutSLO(t *testing.T) {
 // two measuring steps kept.
 func TestRateSweep(t *testing.T) {
 	t.Parallel()
-	fake := func(syncRate, throughputRate float64) func(report.Step) (*measure.Run, error) {
-		return func(s report.Step) (*measure.Run, error) {
+	fake := func(syncRate, throughputRate float64) func(sweep.Step) (*measure.Run, error) {
+		return func(s sweep.Step) (*measure.Run, error) {
 			r := fixture.Run(t, fixture.Options{Seed: 1})
 			r.Summary.RunID = "rs-" + s.ID()
 			r.Summary.Config.Thresholds = nil
 			rate := s.Rate
 			switch s.Profile {
-			case report.ProfileSynchronous:
+			case sweep.ProfileSynchronous:
 				rate = syncRate
-			case report.ProfileThroughput:
+			case sweep.ProfileThroughput:
 				rate = throughputRate
 			}
 			r.Summary.Tokens = &measure.TokenSummary{RequestsPerSecond: rate}
@@ -346,10 +346,10 @@ func TestRateSweep(t *testing.T) {
 	}
 	var ran []string
 	run := fake(2, 10)
-	res, err := report.RateSweep(3, 16, func(s report.Step) (*measure.Run, error) {
+	res, err := sweep.RunRate(3, 16, func(s sweep.Step) (*measure.Run, error) {
 		ran = append(ran, s.ID())
 		return run(s)
-	}, report.Objectives{})
+	}, sweep.Objectives{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestRateSweep(t *testing.T) {
 	if err := res.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	res, err = report.RateSweep(3, 16, fake(5, 5), report.Objectives{})
+	res, err = sweep.RunRate(3, 16, fake(5, 5), sweep.Objectives{})
 	if err == nil || !strings.Contains(err.Error(), "no range of rates to sweep") || len(res.Steps) != 2 {
 		t.Errorf("a flat target: %v, %d steps", err, len(res.Steps))
 	}
@@ -389,11 +389,11 @@ func TestRateSweep(t *testing.T) {
 // measured either way.
 func TestSweepKneeOnOverhead(t *testing.T) {
 	t.Parallel()
-	steps, err := report.StepsFrom([]int{10, 20, 40}, nil)
+	steps, err := sweep.StepsFrom([]int{10, 20, 40}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(s report.Step) *measure.Run {
+	run := func(s sweep.Step) *measure.Run {
 		o := fixture.Options{Seed: uint64(s.Clients), TTFCShift: 500 * time.Millisecond}
 		if s.Clients == 40 {
 			o.OverheadShift = 500 * time.Millisecond
@@ -417,10 +417,10 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 			slos = mustThresholds(t, "ttfc.measured.p99<400ms")
 		}
 		dir := t.TempDir()
-		res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) {
+		res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
 			r := run(s)
 			return r, measure.WriteRun(filepath.Join(dir, r.Summary.RunID), r)
-		}, report.Objectives{SLOs: slos})
+		}, sweep.Objectives{SLOs: slos})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,11 +434,11 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 		if err := res.Write(dir); err != nil {
 			t.Fatal(err)
 		}
-		md, err := os.ReadFile(filepath.Join(dir, report.SweepMarkdownFile))
+		md, err := os.ReadFile(filepath.Join(dir, sweep.MarkdownFile))
 		if err != nil || strings.Contains(string(md), "ttfc.p99<400ms (on its overhead)") != !tc.measured {
 			t.Errorf("measured %v: sweep.md (%v) should mark the SLO's column as judged on its overhead only when it was:\n%s", tc.measured, err, md)
 		}
-		again, err := report.Rejudge(dir, report.Objectives{})
+		again, err := sweep.Rejudge(dir, sweep.Objectives{})
 		if err != nil || again.Knee != tc.knee || !reflect.DeepEqual(again.OnOverhead, tc.onOverhead) {
 			t.Errorf("measured %v: re-judged with the saved SLOs: %v, knee %d, on overhead %v", tc.measured, err, again.Knee, again.OnOverhead)
 		}
@@ -456,7 +456,7 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 		r.Histograms, r.Summary.Metrics = h, measure.Summarize(h)
 		return r
 	}
-	res, err := report.Sweep(steps, func(s report.Step) (*measure.Run, error) { return noOverhead(run(s)), nil }, report.Objectives{SLOs: mustThresholds(t, "ttfc.p99<400ms")})
+	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) { return noOverhead(run(s)), nil }, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<400ms")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package loadgen
+// Package transport is the load generator's HTTP/1.1 client for event streams (Transport):
+// one connection per open stream and no goroutine of its own, each body timed by the kernel's
+// receive stamps (package rxstamp, under it), a target's bytes between responses never read as
+// a session's. loadgen uses it for every HTTP/1.1 run; HTTP/2 runs use net/http's.
+package transport
 
 import (
 	"bufio"
@@ -19,15 +23,15 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/streambench/streambench/rxstamp"
+	"github.com/streambench/streambench/loadgen/transport/rxstamp"
 )
 
-// streamTransport is an HTTP/1.1 RoundTripper built for thousands of long-lived event streams:
+// Transport is an HTTP/1.1 RoundTripper built for thousands of long-lived event streams:
 // one connection per open stream, as browsers' EventSource, and no goroutine of its own. The
 // caller's goroutine writes the request and reads the response; an idle connection is parked
 // with its small read buffer and reused by the next request. net/http's Transport keeps two
 // goroutines and two buffers per connection, which at 10,000 open streams is most of the
-// generator's memory (see BenchmarkOpenStreamMemory).
+// generator's memory (see loadgen's BenchmarkOpenStreamMemory).
 //
 // It speaks http and https: over TLS (crypto/tls, ALPN offering http/1.1 only, SNI and the
 // verified name from the URL's host) each stream still has its own connection. A parked
@@ -40,7 +44,7 @@ import (
 // sending bytes on a connection between responses (an unsolicited second response) has its
 // connection closed, and none of its connections is reused again (strays), since bytes that
 // arrive after the next request was sent could not be told from that request's response.
-type streamTransport struct {
+type Transport struct {
 	dialer  net.Dialer
 	maxIdle int // parked connections kept per host
 	tls     *tls.Config
@@ -127,16 +131,16 @@ const (
 
 var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamWriteBuffer) }}
 
-// newStreamTransport returns a transport parking up to maxIdle connections per host. tlsConf
+// New returns a transport parking up to maxIdle connections per host. tlsConf
 // (nil: system roots, verified) is the base TLS config for https; NextProtos is set to
 // http/1.1, the only protocol this transport speaks.
-func newStreamTransport(maxIdle int, tlsConf *tls.Config) *streamTransport {
+func New(maxIdle int, tlsConf *tls.Config) *Transport {
 	if tlsConf == nil {
 		tlsConf = &tls.Config{}
 	}
 	tlsConf = tlsConf.Clone()
 	tlsConf.NextProtos = []string{"http/1.1"}
-	return &streamTransport{
+	return &Transport{
 		dialer:  net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
 		maxIdle: maxIdle,
 		tls:     tlsConf,
@@ -164,7 +168,7 @@ func hostPort(req *http.Request) string {
 func connKey(req *http.Request) string { return req.URL.Scheme + "://" + hostPort(req) }
 
 // configFor returns the TLS config for host (SNI and the name the certificate must carry).
-func (t *streamTransport) configFor(host string) *tls.Config {
+func (t *Transport) configFor(host string) *tls.Config {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := t.hostTLS[host]
@@ -180,7 +184,7 @@ func (t *streamTransport) configFor(host string) *tls.Config {
 
 // RoundTrip sends req on a parked or new connection and returns the response; its body
 // releases the connection when closed (parked again only if it was read to the end).
-func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		closeBody(req)
 		return nil, fmt.Errorf("loadgen HTTP/1.1 transport: scheme %q not supported (http or https)", req.URL.Scheme)
@@ -210,7 +214,7 @@ func closeBody(req *http.Request) {
 
 // dial opens a new connection for req (TLS for https, the handshake included), reporting it
 // to the request's httptrace hooks.
-func (t *streamTransport) dial(ctx context.Context, req *http.Request) (*streamConn, error) {
+func (t *Transport) dial(ctx context.Context, req *http.Request) (*streamConn, error) {
 	addr := hostPort(req)
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.ConnectStart != nil {
@@ -261,7 +265,7 @@ func (e *TLSError) Unwrap() error { return e.Err }
 
 // exchange writes req and reads the response head on c. The request's context closes the
 // connection when it ends, which unblocks any read or write on it.
-func (t *streamTransport) exchange(ctx context.Context, c *streamConn, req *http.Request) (*http.Response, error) {
+func (t *Transport) exchange(ctx context.Context, c *streamConn, req *http.Request) (*http.Response, error) {
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.Close() })
 	// The errors say in which step the exchange failed; http.Client names the request.
 	fail := func(step string, err error) (*http.Response, error) {
@@ -358,7 +362,7 @@ func (b *chunkedBody) Close() error { return nil }
 type streamBody struct {
 	body     io.ReadCloser
 	c        *streamConn
-	t        *streamTransport
+	t        *Transport
 	stop     func() bool
 	addr     string
 	reusable bool
@@ -408,7 +412,7 @@ func (b *streamBody) Close() error {
 // take returns a parked connection for addr that has rested t.settle and on which the server
 // has neither closed nor sent anything, if any; the others it looks at are closed (and the
 // bytes found on one noted: noteStray). The newest rested connection is taken.
-func (t *streamTransport) take(addr string) *streamConn {
+func (t *Transport) take(addr string) *streamConn {
 	for {
 		t.mu.Lock()
 		list := t.idle[addr]
@@ -537,7 +541,7 @@ func (c *streamConn) peek() (connState, []byte) {
 }
 
 // park keeps c for reuse, unless its pool is full or its target sends strays.
-func (t *streamTransport) park(addr string, c *streamConn) {
+func (t *Transport) park(addr string, c *streamConn) {
 	t.mu.Lock()
 	if t.strays[addr] == nil && len(t.idle[addr]) < t.maxIdle {
 		c.parkedAt = time.Now()
@@ -554,7 +558,7 @@ func (t *streamTransport) park(addr string, c *streamConn) {
 // that pool's reuse: the target sends what no request asked for, and what it sends after the
 // next request went out would be taken for that request's answer. The connections parked in
 // it are closed.
-func (t *streamTransport) noteStray(addr string, stray []byte) {
+func (t *Transport) noteStray(addr string, stray []byte) {
 	t.mu.Lock()
 	n := t.strays[addr]
 	if n == nil {
@@ -570,9 +574,9 @@ func (t *streamTransport) noteStray(addr string, stray []byte) {
 	}
 }
 
-// strayWarnings describes, per target, the bytes its connections carried between responses
+// StrayWarnings describes, per target, the bytes its connections carried between responses
 // (none: nil).
-func (t *streamTransport) strayWarnings() []string {
+func (t *Transport) StrayWarnings() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []string
@@ -589,7 +593,7 @@ func (t *streamTransport) strayWarnings() []string {
 // calls it), after a last look at each for bytes its server sent after the response: a run
 // faster than the settle time never takes a parked connection, and a target's strays would
 // otherwise go unreported.
-func (t *streamTransport) CloseIdleConnections() {
+func (t *Transport) CloseIdleConnections() {
 	t.mu.Lock()
 	idle := t.idle
 	t.idle = make(map[string][]*streamConn)

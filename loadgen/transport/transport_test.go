@@ -1,4 +1,4 @@
-package loadgen
+package transport
 
 import (
 	"bufio"
@@ -18,7 +18,11 @@ import (
 	"time"
 )
 
-var _ http.RoundTripper = (*streamTransport)(nil)
+var _ http.RoundTripper = (*Transport)(nil)
+
+// strayReply is an unsolicited second response a target sends after a complete one (as
+// loadgen's hostile-target tests send it).
+const strayReply = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 27\r\n\r\nUNSOLICITED second response"
 
 // countingServer counts the connections it accepted.
 func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
@@ -45,7 +49,7 @@ func TestStreamTransportReusesAndStreams(t *testing.T) {
 			w.(http.Flusher).Flush() // chunked, flushed frame by frame
 		}
 	})
-	tr := newStreamTransport(4, nil)
+	tr := New(4, nil)
 	client := &http.Client{Transport: tr}
 	for i := range 5 {
 		if i > 0 {
@@ -81,7 +85,7 @@ func TestStreamTransportUnreadBodyClosesConnection(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done() // an endless stream
 	})
-	client := &http.Client{Transport: newStreamTransport(4, nil)}
+	client := &http.Client{Transport: New(4, nil)}
 	for range 2 {
 		resp, err := client.Get(srv.URL)
 		if err != nil {
@@ -105,7 +109,7 @@ func TestStreamTransportCancelUnblocksRead(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-	resp, err := (&http.Client{Transport: newStreamTransport(4, nil)}).Do(req)
+	resp, err := (&http.Client{Transport: New(4, nil)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +137,7 @@ func TestStreamTransportSkipsClosedParkedConnection(t *testing.T) {
 		served.Add(1)
 		_, _ = w.Write(body)
 	})
-	tr := newStreamTransport(4, nil)
+	tr := New(4, nil)
 	client := &http.Client{Transport: tr}
 	post := func() string {
 		resp, err := client.Post(srv.URL, "text/plain", strings.NewReader("again"))
@@ -199,7 +203,7 @@ func TestStreamTransportNeverResends(t *testing.T) {
 			}()
 		}
 	}()
-	tr := newStreamTransport(4, nil)
+	tr := New(4, nil)
 	client := &http.Client{Transport: tr}
 	post := func() error {
 		resp, err := client.Post("http://"+ln.Addr().String(), "text/plain", strings.NewReader("once"))
@@ -225,7 +229,7 @@ func TestStreamTransportNeverResends(t *testing.T) {
 // parkedAtEOF reports whether the one parked connection under key has read the peer's close. It
 // blocks for at most a millisecond and leaves the connection as it was (a Peek at EOF keeps
 // nothing buffered, and the deadline is cleared).
-func parkedAtEOF(t *streamTransport, key string) bool {
+func parkedAtEOF(t *Transport, key string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.idle[key]) != 1 {
@@ -241,7 +245,7 @@ func parkedAtEOF(t *streamTransport, key string) bool {
 func TestStreamTransportRejectsOtherSchemes(t *testing.T) {
 	t.Parallel()
 	req, _ := http.NewRequest(http.MethodGet, "ftp://127.0.0.1:1/", nil)
-	_, err := newStreamTransport(1, nil).RoundTrip(req)
+	_, err := New(1, nil).RoundTrip(req)
 	if err == nil || !strings.Contains(err.Error(), `scheme "ftp" not supported`) {
 		t.Errorf("ftp: error %v, want one naming the scheme", err)
 	}
@@ -311,7 +315,7 @@ func TestStreamTransportChunkedBody(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			url, conns := rawServer(t, tc.replies...)
-			tr := newStreamTransport(4, nil)
+			tr := New(4, nil)
 			client := &http.Client{Transport: tr}
 			for i, want := range tc.want {
 				if i > 0 {
@@ -358,13 +362,13 @@ func TestStreamTransportTimesFramesByArrival(t *testing.T) {
 		}
 	})
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/s", strings.NewReader("hi"))
-	resp, err := (&http.Client{Transport: newStreamTransport(4, nil)}).Do(req)
+	resp, err := (&http.Client{Transport: New(4, nil)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	defer close(next)
-	body, ok := resp.Body.(arrivals)
+	body, ok := resp.Body.(interface{ Arrived(now time.Time) time.Time })
 	if !ok || resp.Body.(*streamBody).c.stamps == nil {
 		t.Fatal("the HTTP/1.1 transport's body on Linux has no receive stamps")
 	}
@@ -544,7 +548,7 @@ func TestStreamTransportStrayBytes(t *testing.T) {
 				conf = serverTLS.Clone()
 			}
 			url, conns := strayServer(t, conf, tc.after)
-			tr := newStreamTransport(4, clientTLS)
+			tr := New(4, clientTLS)
 			client := &http.Client{Transport: tr}
 			for i := range 2 {
 				if i > 0 {
@@ -570,7 +574,7 @@ func TestStreamTransportStrayBytes(t *testing.T) {
 			if n := conns.Load(); n != 2 {
 				t.Errorf("the server saw %d connections, want 2 (the first one not reused)", n)
 			}
-			w := tr.strayWarnings()
+			w := tr.StrayWarnings()
 			switch {
 			case tc.stray && (len(w) != 1 || !strings.Contains(w[0], `starting "HTTP/1.1 503 Service Unavailable`)):
 				t.Errorf("warnings %q, want one quoting the stray response", w)
@@ -586,5 +590,17 @@ func TestStreamTransportStrayBytes(t *testing.T) {
 				t.Errorf("%d connections parked after the second response, want %d", parked, want)
 			}
 		})
+	}
+}
+
+func TestTLSErrorUnwraps(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(ts.Close)
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, ts.URL, nil)
+	_, err := New(1, &tls.Config{ServerName: "other.example"}).RoundTrip(req)
+	var te *TLSError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "TLS handshake with "+ts.Listener.Addr().String()) {
+		t.Errorf("error %v: want a *TLSError naming %s", err, ts.Listener.Addr())
 	}
 }

@@ -1,4 +1,8 @@
-package loadgen
+// Package leakcheck compares a runtime's (and the mock's, and the generator's own) resource
+// gauges before a load and after it drained. A run's own check is a Probe over the run's
+// client and peak (loadgen); a sharded run's one check is a Check, its Baseline saved to a
+// file between the steps (streambench leaks baseline/verify).
+package leakcheck
 
 import (
 	"context"
@@ -131,23 +135,23 @@ func parseGauges(text string) (gauges, error) {
 	return out, nil
 }
 
-// leakProbe is what a leak check needs: how to read the sources and how much they may keep.
-// A run builds one over its own client and peak concurrency; LeakCheck builds one for a check
+// Probe is what a leak check needs: how to read the sources and how much they may keep.
+// A run builds one over its own client and peak concurrency; Check builds one for a check
 // that spans several generator processes (a sharded run), where the generator's own gauges
 // mean nothing and are left out.
-type leakProbe struct {
-	client     *http.Client
-	runtimeURL string // "-": not read
-	mockURL    string // "": not read
-	perStream  float64
-	grace      time.Duration
-	self       bool         // read the generator's own gauges too
-	peak       func() int64 // peak open streams, for the pooled tolerance
+type Probe struct {
+	Client     *http.Client
+	RuntimeURL string        // the runtime's Prometheus endpoint; "" or "-": not read
+	MockURL    string        // the mock's base URL, whose /metrics is read; "": not read
+	PerStream  float64       // the pooled tolerance per peak open stream
+	Grace      time.Duration // how long Check waits for the gauges to settle
+	Self       bool          // read the generator's own gauges too
+	Peak       func() int64  // peak open streams, for the pooled tolerance
 }
 
 // scrape reads one source. Its errors name the URL and what went wrong; they become the
 // reason a source is not checked.
-func (p *leakProbe) scrape(ctx context.Context, src leakSource) (gauges, error) {
+func (p *Probe) scrape(ctx context.Context, src leakSource) (gauges, error) {
 	if src.url == "" {
 		return selfGauges(), nil
 	}
@@ -157,7 +161,7 @@ func (p *leakProbe) scrape(ctx context.Context, src leakSource) (gauges, error) 
 	if err != nil {
 		return nil, fmt.Errorf("metrics URL %q: %w", src.url, err)
 	}
-	resp, err := p.client.Do(req)
+	resp, err := p.Client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", src.url, err)
 	}
@@ -192,7 +196,7 @@ func selfGauges() gauges {
 // and queue gauges must return exactly to their baseline. Goroutines, descriptors, threads and
 // handles may keep a little: pooled idle connections between the runtime and the provider stay
 // open (a handful of goroutines or handles each) and scale with the run's peak concurrency.
-func (p *leakProbe) tolerance(src, name string) float64 {
+func (p *Probe) tolerance(src, name string) float64 {
 	if c, _ := leakGaugeClass(name, dto.MetricType_GAUGE); c != pooled {
 		return 0
 	}
@@ -200,40 +204,40 @@ func (p *leakProbe) tolerance(src, name string) float64 {
 		return 8
 	}
 	var peak int64
-	if p.peak != nil {
-		peak = p.peak()
+	if p.Peak != nil {
+		peak = p.Peak()
 	}
-	return 16 + p.perStream*float64(peak)
+	return 16 + p.PerStream*float64(peak)
 }
 
 // leakSources lists what the check reads.
-func (p *leakProbe) leakSources() []leakSource {
+func (p *Probe) sources() []leakSource {
 	var out []leakSource
-	if p.runtimeURL != "-" && p.runtimeURL != "" {
-		out = append(out, leakSource{name: "runtime", url: p.runtimeURL})
+	if p.RuntimeURL != "-" && p.RuntimeURL != "" {
+		out = append(out, leakSource{name: "runtime", url: p.RuntimeURL})
 	}
-	if p.mockURL != "" {
-		out = append(out, leakSource{name: "mock", url: strings.TrimSuffix(p.mockURL, "/") + "/metrics"})
+	if p.MockURL != "" {
+		out = append(out, leakSource{name: "mock", url: strings.TrimSuffix(p.MockURL, "/") + "/metrics"})
 	}
-	if p.self {
+	if p.Self {
 		out = append(out, leakSource{name: "generator"})
 	}
 	return out
 }
 
-// leakBaseline is what the check read before the load: the gauges of each source it could
+// Reading is what a probe read before the load: the gauges of each source it could
 // read, and the sources it could not (reported as not checked).
-type leakBaseline struct {
+type Reading struct {
 	sources    []leakSource
 	gauges     map[string]gauges
 	notChecked []measure.LeakNotChecked
 }
 
-// readLeakBaseline reads every source before the load. A source that cannot be read, or that
+// Baseline reads every source before the load. A source that cannot be read, or that
 // exports no gauge the check knows, is not checked; the run goes ahead either way.
-func (p *leakProbe) readLeakBaseline(ctx context.Context) *leakBaseline {
-	b := &leakBaseline{gauges: map[string]gauges{}}
-	for _, src := range p.leakSources() {
+func (p *Probe) Baseline(ctx context.Context) *Reading {
+	b := &Reading{gauges: map[string]gauges{}}
+	for _, src := range p.sources() {
 		g, err := p.scrape(ctx, src)
 		switch {
 		case err != nil:
@@ -249,15 +253,15 @@ func (p *leakProbe) readLeakBaseline(ctx context.Context) *leakBaseline {
 	return b
 }
 
-// leakCheck reads every baseline source again until each delta is within tolerance or
+// Check reads every baseline source again until each delta is within tolerance or
 // the grace has passed, and returns one Leak per compared gauge and what it could not compare:
 // the sources unreadable before the load, those unreadable after it, and gauges gone after the
 // load or only there after it.
-func (p *leakProbe) leakCheck(ctx context.Context, before *leakBaseline) ([]measure.Leak, []measure.LeakNotChecked) {
-	if t, ok := p.client.Transport.(interface{ CloseIdleConnections() }); ok {
+func (p *Probe) Check(ctx context.Context, before *Reading) ([]measure.Leak, []measure.LeakNotChecked) {
+	if t, ok := p.Client.Transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections() // our idle keep-alive connections are not the target's leak
 	}
-	deadline := time.Now().Add(p.grace)
+	deadline := time.Now().Add(p.Grace)
 	for {
 		var leaks []measure.Leak
 		notChecked := slices.Clone(before.notChecked)
@@ -298,10 +302,4 @@ func (p *leakProbe) leakCheck(ctx context.Context, before *leakBaseline) ([]meas
 			return leaks, notChecked
 		}
 	}
-}
-
-// leakProbe is the run's own leak check: its client, the configured sources and its peak.
-func (r *runner) leakProbe() *leakProbe {
-	return &leakProbe{client: r.client, runtimeURL: r.cfg.RuntimeMetricsURL, mockURL: r.cfg.MockURL,
-		perStream: r.cfg.LeakPerStream, grace: r.cfg.LeakGrace, self: !r.cfg.noSelfLeakGauges, peak: r.peakActive.Load}
 }

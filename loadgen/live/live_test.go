@@ -1,4 +1,4 @@
-package loadgen
+package live
 
 import (
 	"context"
@@ -13,10 +13,14 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	sbstack "github.com/streambench/streambench/stack"
 )
+
+// testScale speeds the scripts up, as in loadgen's tests.
+const testScale = 0.05
 
 // scrape reads url's metrics, by family name.
 func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
@@ -85,12 +89,12 @@ func TestLiveScrapeMidRun(t *testing.T) {
 	}
 	t.Cleanup(st.Stop)
 
-	live := NewLive()
+	live := New()
 	srv := httptest.NewServer(live.Handler())
 	t.Cleanup(srv.Close)
 
-	cfg := Config{
-		Target: st.RuntimeURL, Mix: mixOf(t, []string{"plain-answer"}, optedInAll()), RunID: "live",
+	cfg := loadgen.Config{
+		Target: st.RuntimeURL, Mix: plainAnswerOptedIn(t), RunID: "live",
 		// Long enough that the scrape happens mid-run; the test cancels it once it has.
 		Clients: 4, Duration: 5 * time.Minute, ScriptTimeScale: testScale, NoLeakCheck: true,
 		SamplesPerRule: 1,
@@ -102,13 +106,13 @@ func TestLiveScrapeMidRun(t *testing.T) {
 	ticked := make(chan struct{})
 	var endOnce, tickOnce sync.Once
 	liveEnd, liveProgress := cfg.OnSessionEnd, cfg.OnProgress
-	cfg.OnSessionEnd = func(e SessionEnd) {
+	cfg.OnSessionEnd = func(e loadgen.SessionEnd) {
 		liveEnd(e)
 		if len(e.Violations) > 0 {
 			endOnce.Do(func() { close(ended) })
 		}
 	}
-	cfg.OnProgress = func(p Progress) {
+	cfg.OnProgress = func(p loadgen.Progress) {
 		liveProgress(p)
 		select {
 		case <-ended:
@@ -122,7 +126,7 @@ func TestLiveScrapeMidRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { _, err := Run(ctx, cfg); done <- err }()
+	go func() { _, err := loadgen.Run(ctx, cfg); done <- err }()
 	select {
 	case <-ticked:
 	case err := <-done:
@@ -137,15 +141,15 @@ func TestLiveScrapeMidRun(t *testing.T) {
 		labels map[string]string
 	}{
 		// Streams are open mid-run (4 users back to back).
-		{LiveOpenStreams, nil},
-		{LiveSessionsStarted, nil},
-		{LiveFrames, nil},
+		{OpenStreams, nil},
+		{SessionsStarted, nil},
+		{Frames, nil},
 		// Every session fails on the doubled terminal.
-		{LiveSessions, map[string]string{"outcome": "completed"}},
-		{LiveViolations, map[string]string{"rule": string(protocol.RTerminal)}},
+		{Sessions, map[string]string{"outcome": "completed"}},
+		{Violations, map[string]string{"rule": string(protocol.RTerminal)}},
 		// The histograms have observations, labelled by the client's dialect.
-		{LiveTimeToFirstChunk, map[string]string{"dialect": "sim-chat-optedin"}},
-		{LiveChunkGap, map[string]string{"dialect": "sim-chat-optedin"}},
+		{TimeToFirstChunk, map[string]string{"dialect": "sim-chat-optedin"}},
+		{ChunkGap, map[string]string{"dialect": "sim-chat-optedin"}},
 	} {
 		v, ok := sample(fams, c.family, c.labels)
 		if !ok || v <= 0 {
@@ -153,8 +157,8 @@ func TestLiveScrapeMidRun(t *testing.T) {
 		}
 	}
 	// Outcomes that did not happen are exported from zero, so rate() has them.
-	if v, ok := sample(fams, LiveSessions, map[string]string{"outcome": "over_time"}); !ok || v != 0 {
-		t.Errorf("%s{outcome=over_time}: got %g (present %v), want 0", LiveSessions, v, ok)
+	if v, ok := sample(fams, Sessions, map[string]string{"outcome": "over_time"}); !ok || v != 0 {
+		t.Errorf("%s{outcome=over_time}: got %g (present %v), want 0", Sessions, v, ok)
 	}
 	if _, ok := sample(fams, "go_goroutines", nil); !ok {
 		t.Error("no Go runtime metrics on the registry")
@@ -169,20 +173,20 @@ func TestLiveScrapeMidRun(t *testing.T) {
 // violation adds none, a batch of gaps is observed value by value.
 func TestLiveFeeds(t *testing.T) {
 	t.Parallel()
-	live := NewLive()
+	live := New()
 	srv := httptest.NewServer(live.Handler())
 	t.Cleanup(srv.Close)
-	var cfg Config
+	var cfg loadgen.Config
 	var before int
-	cfg.OnSessionEnd = func(SessionEnd) { before++ }
+	cfg.OnSessionEnd = func(loadgen.SessionEnd) { before++ }
 	live.Attach(&cfg)
 
-	cfg.OnSessionEnd(SessionEnd{Dialect: "compose", Outcome: measure.OutcomeCompleted})
-	cfg.OnSessionEnd(SessionEnd{Dialect: "compose", Outcome: measure.OutcomeStalled, Violations: []protocol.Violation{{Rule: protocol.RTerminal}, {Rule: protocol.RTerminal}}})
-	cfg.OnLatencies(Latencies{Dialect: "compose", TimeToFirstChunk: 120 * time.Millisecond})
-	cfg.OnLatencies(Latencies{Dialect: "compose"}) // no chunk: nothing observed
-	cfg.OnLatencies(Latencies{Dialect: "compose", ChunkGaps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 3 * time.Second}})
-	cfg.OnProgress(Progress{Active: 7, Started: 9, Frames: 40, Draining: true})
+	cfg.OnSessionEnd(loadgen.SessionEnd{Dialect: "compose", Outcome: measure.OutcomeCompleted})
+	cfg.OnSessionEnd(loadgen.SessionEnd{Dialect: "compose", Outcome: measure.OutcomeStalled, Violations: []protocol.Violation{{Rule: protocol.RTerminal}, {Rule: protocol.RTerminal}}})
+	cfg.OnLatencies(loadgen.Latencies{Dialect: "compose", TimeToFirstChunk: 120 * time.Millisecond})
+	cfg.OnLatencies(loadgen.Latencies{Dialect: "compose"}) // no chunk: nothing observed
+	cfg.OnLatencies(loadgen.Latencies{Dialect: "compose", ChunkGaps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 3 * time.Second}})
+	cfg.OnProgress(loadgen.Progress{Active: 7, Started: 9, Frames: 40, Draining: true})
 	if before != 2 {
 		t.Errorf("the hook set before Attach ran %d times, want 2", before)
 	}
@@ -193,28 +197,43 @@ func TestLiveFeeds(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{LiveSessions, map[string]string{"outcome": "completed"}, 1},
-		{LiveSessions, map[string]string{"outcome": "stalled"}, 1},
-		{LiveSessions, map[string]string{"outcome": "cut"}, 0},
+		{Sessions, map[string]string{"outcome": "completed"}, 1},
+		{Sessions, map[string]string{"outcome": "stalled"}, 1},
+		{Sessions, map[string]string{"outcome": "cut"}, 0},
 		// Each violation counts, as in the run's summary.
-		{LiveViolations, map[string]string{"rule": string(protocol.RTerminal)}, 2},
-		{LiveTimeToFirstChunk, map[string]string{"dialect": "compose"}, 1},
-		{LiveChunkGap, map[string]string{"dialect": "compose"}, 3},
-		{LiveOpenStreams, nil, 7},
-		{LiveSessionsStarted, nil, 9},
-		{LiveFrames, nil, 40},
-		{LiveErrors, nil, 0},
-		{LiveDraining, nil, 1},
+		{Violations, map[string]string{"rule": string(protocol.RTerminal)}, 2},
+		{TimeToFirstChunk, map[string]string{"dialect": "compose"}, 1},
+		{ChunkGap, map[string]string{"dialect": "compose"}, 3},
+		{OpenStreams, nil, 7},
+		{SessionsStarted, nil, 9},
+		{Frames, nil, 40},
+		{Errors, nil, 0},
+		{Draining, nil, 1},
 	} {
 		if v, ok := sample(fams, c.family, c.labels); !ok || v != c.want {
 			t.Errorf("%s%v: got %g (present %v), want %g", c.family, c.labels, v, ok, c.want)
 		}
 	}
 	// The 3 s gap lands above the 2.5 s bucket: the buckets reach a stall's tail.
-	h := fams[LiveChunkGap].GetMetric()[0].GetHistogram()
+	h := fams[ChunkGap].GetMetric()[0].GetHistogram()
 	for _, b := range h.GetBucket() {
 		if b.GetUpperBound() == 2.5 && b.GetCumulativeCount() != 2 {
 			t.Errorf("chunk gaps ≤ 2.5 s: %d, want 2", b.GetCumulativeCount())
 		}
 	}
+}
+
+// plainAnswerOptedIn is a mix of plain-answer only, played by opted-in sim-chat against
+// deployments that send every event.
+func plainAnswerOptedIn(t *testing.T) *loadgen.Mix {
+	t.Helper()
+	all := protocol.Options{"policy": "all"}
+	m, err := loadgen.NewMix("test", 3, map[string]float64{"plain-answer": 1}, []loadgen.Profile{{
+		Dialect: "sim-chat", Options: protocol.Options{"optedIn": true}, Weight: 1,
+		Targets: []loadgen.Target{{Slug: "openai-all", Options: all}, {Slug: "anthropic-all", Options: all}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
