@@ -1,70 +1,30 @@
 package langgraph
 
 import (
-	"compress/gzip"
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/scenarios"
 )
 
-// devServerStream is one stream the LangGraph dev server sent (testdata/langgraph-dev): the
-// scenario and seed its first comment line names, and the SSE as it arrived.
-type devServerStream struct {
-	path     string
-	scenario string
-	seed     uint64
-	raw      string
-}
-
-func readDevServerStream(t *testing.T, path string) devServerStream {
+// session is the session a capture played: interop/langgraph/run.sh sends the directive with
+// the prompt "go" to the agent graph.
+func session(t *testing.T, c dialecttest.Capture) *protocol.Session {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	b, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	var name, seed string
-	if _, err := fmt.Sscanf(first, ": scenario %s seed %s", &name, &seed); err != nil {
-		t.Fatalf("%s: first line %q: want ': scenario NAME seed N ...'", path, first)
-	}
-	n, err := strconv.ParseUint(seed, 10, 64)
-	if err != nil {
-		t.Fatalf("%s: seed %q: %v", path, seed, err)
-	}
-	return devServerStream{path: path, scenario: name, seed: n, raw: string(b)}
-}
-
-// session is the session the capture played: interop/langgraph/run.sh sends the directive
-// with the prompt "go" to the agent graph.
-func (r devServerStream) session(t *testing.T) *protocol.Session {
-	t.Helper()
-	sc, ok := scenarios.Embedded().Get(r.scenario)
+	sc, ok := scenarios.Embedded().Get(c.Scenario)
 	if !ok {
-		t.Fatalf("%s: unknown scenario %s", r.path, r.scenario)
+		t.Fatalf("%s: unknown scenario %s", c.Path, c.Scenario)
 	}
-	id := "capture-" + r.scenario
+	id := "capture-" + c.Scenario
 	return &protocol.Session{
 		ID:       id,
 		Target:   "agent",
-		Input:    scenarios.Directive{Scenario: r.scenario, Seed: r.seed, Session: id}.String() + " go",
-		Expected: sc.Render(r.seed).Expected(),
+		Input:    scenarios.Directive{Scenario: c.Scenario, Seed: c.Seed, Session: id}.String() + " go",
+		Expected: sc.Render(c.Seed).Expected(),
 	}
 }
 
@@ -85,9 +45,9 @@ func TestRecordedDevServerStreams(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			rec := readDevServerStream(t, path)
-			s := rec.session(t)
-			rules, inBand := judge(t, s, false, rec.raw, nil)
+			rec := dialecttest.ReadCapture(t, path)
+			s := session(t, rec)
+			rules, inBand := judge(t, s, false, rec.Raw, nil)
 			if len(rules) != 0 {
 				t.Errorf("rules %v on the dev server's stream, want none", rules)
 			}
@@ -95,11 +55,11 @@ func TestRecordedDevServerStreams(t *testing.T) {
 				t.Errorf("in-band error %q, the script fails: %v", inBand, fails)
 			}
 
-			dropped, ok := dropTextChunk(rec.raw)
+			dropped, ok := dropTextChunk(rec.Raw)
 			if !ok {
 				t.Skip("no AI text chunk to drop")
 			}
-			rules, _ = judge(t, rec.session(t), false, dropped, nil)
+			rules, _ = judge(t, session(t, rec), false, dropped, nil)
 			want := []protocol.Rule{RContent, RMessage}
 			if s.Expected.FailedTurn >= 0 {
 				// The error ends the run before a state holds the message: only the script

@@ -1,70 +1,33 @@
 package openairesponses_test
 
 import (
-	"compress/gzip"
-	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
-// recorded is one stream a real Responses server sent (testdata/ollama): the scenario and
-// seed its first comment line names, and the SSE as it arrived.
-type recorded struct {
-	path, scenario, raw string
-	seed                uint64
-}
-
-func readRecorded(t *testing.T, path string) recorded {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	b, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	var name, seed string
-	if _, err := fmt.Sscanf(first, ": scenario %s seed %s", &name, &seed); err != nil {
-		t.Fatalf("%s: first line %q: want ': scenario NAME seed N ...'", path, first)
-	}
-	n, err := strconv.ParseUint(seed, 10, 64)
-	if err != nil {
-		t.Fatalf("%s: seed %q: %v", path, seed, err)
-	}
-	return recorded{path: path, scenario: name, seed: n, raw: string(b)}
-}
-
 // judgeRecorded feeds r's first turn to a checker against its script and returns the rules
 // broken (each detail logged) and whether the stream reached its terminal.
-func judgeRecorded(t *testing.T, r recorded) ([]protocol.Rule, bool) {
+func judgeRecorded(t *testing.T, r dialecttest.Capture) ([]protocol.Rule, bool) {
 	t.Helper()
-	sc, ok := scenarios.Embedded().Get(r.scenario)
+	sc, ok := scenarios.Embedded().Get(r.Scenario)
 	if !ok {
-		t.Fatalf("%s: unknown scenario %s", r.path, r.scenario)
+		t.Fatalf("%s: unknown scenario %s", r.Path, r.Scenario)
 	}
-	id := "capture-" + r.scenario
-	s := &protocol.Session{ID: id, Target: "streambench-mock", Expected: sc.Render(r.seed).Expected(),
-		Input: scenarios.Directive{Scenario: r.scenario, Seed: r.seed, Session: id}.String() + " go"}
+	id := "capture-" + r.Scenario
+	s := &protocol.Session{ID: id, Target: "streambench-mock", Expected: sc.Render(r.Seed).Expected(),
+		Input: scenarios.Directive{Scenario: r.Scenario, Seed: r.Seed, Session: id}.String() + " go"}
 	c := openairesponses.NewChecker(s, false)
-	d := sse.NewDecoderLimits(strings.NewReader(r.raw), (&openairesponses.Dialect{}).DecodeLimits())
+	d := sse.NewDecoderLimits(strings.NewReader(r.Raw), (&openairesponses.Dialect{}).DecodeLimits())
 	ended := false
 	for {
 		var e sse.Event
@@ -73,7 +36,7 @@ func judgeRecorded(t *testing.T, r recorded) ([]protocol.Rule, bool) {
 			break
 		}
 		if err != nil {
-			t.Fatalf("%s: %v", r.path, err)
+			t.Fatalf("%s: %v", r.Path, err)
 		}
 		if c.Observe(&e).Kind == protocol.FrameTerminal {
 			ended = true
@@ -86,7 +49,7 @@ func judgeRecorded(t *testing.T, r recorded) ([]protocol.Rule, bool) {
 	set := map[protocol.Rule]bool{}
 	for _, v := range c.Finish(streamErr) {
 		set[v.Rule] = true
-		t.Logf("%s: %s: %s", filepath.Base(r.path), v.Rule, v.Detail)
+		t.Logf("%s: %s: %s", filepath.Base(r.Path), v.Rule, v.Detail)
 	}
 	return slices.Sorted(maps.Keys(set)), ended
 }
@@ -115,10 +78,10 @@ func TestRecordedOllama(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			rec := readRecorded(t, path)
+			rec := dialecttest.ReadCapture(t, path)
 			got, ended := judgeRecorded(t, rec)
-			sc, _ := scenarios.Embedded().Get(rec.scenario)
-			exp := sc.Render(rec.seed).Expected()
+			sc, _ := scenarios.Embedded().Get(rec.Scenario)
+			exp := sc.Render(rec.Seed).Expected()
 			want := map[protocol.Rule]bool{}
 			if turn := exp.Turns[0]; turn.Thinking != "" {
 				want[openairesponses.RItem], want[openairesponses.RContent] = true, true

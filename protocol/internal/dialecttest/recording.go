@@ -2,6 +2,8 @@ package dialecttest
 
 import (
 	"bufio"
+	"compress/gzip"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -73,4 +75,44 @@ func (r *Recording) HeaderSays(s string) bool {
 		}
 	}
 	return false
+}
+
+// Capture is one stream captured from a real server as it arrived (the interop scripts'
+// captures, kept gzipped in a dialect's testdata): one SSE comment line first, ": scenario NAME
+// seed N (...)", then the server's bytes.
+type Capture struct {
+	Path     string
+	Scenario string
+	Seed     uint64
+	// Raw is the whole stream, the comment line included (an SSE decoder skips it).
+	Raw string
+}
+
+// ReadCapture reads the gzipped capture at path; one that is not gzip or lacks the scenario
+// line fails t.
+func ReadCapture(t testing.TB, path string) Capture {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	m := recordingHeader.FindStringSubmatch(first)
+	if !strings.HasPrefix(first, ": ") || m == nil {
+		t.Fatalf("%s: first line %q: want ': scenario NAME seed N ...'", path, first)
+	}
+	seed, err := strconv.ParseUint(m[2], 10, 64)
+	if err != nil {
+		t.Fatalf("%s: seed %q: %v", path, m[2], err)
+	}
+	return Capture{Path: path, Scenario: m[1], Seed: seed, Raw: string(b)}
 }
