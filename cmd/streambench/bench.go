@@ -76,6 +76,9 @@ func runBench(args []string) error {
 	if err := validateBenchFlags(fs); err != nil {
 		return err
 	}
+	if o.Shards > 1 && fs.Arg(0) != "scale" {
+		return usageError("--shards is for scale alone (got %s)", fs.Arg(0))
+	}
 	todo, err := selfbench.Select(fs.Arg(0), o.Parts, o.Wires)
 	if err != nil {
 		return usageError("%v", err)

@@ -2,6 +2,7 @@ package selfbench
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func TestScaleShards(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	rep, err := scaleShards(ctx, Options{Shards: 2, Streams: 80, Ramp: time.Second, StreamLength: 3 * time.Second,
-		InterToken: 250 * time.Millisecond}, exe)
+		InterToken: 250 * time.Millisecond, KeepDir: true}, exe)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +35,25 @@ func TestScaleShards(t *testing.T) {
 	t.Log(text.String())
 	if len(rep.Failures) > 0 {
 		t.Errorf("failures: %v; notes %v", rep.Failures, rep.Notes)
+	}
+	// The children's output is kept: each runtime's log holds its whole standard error.
+	var work string
+	for _, n := range rep.Notes {
+		if rest, ok := strings.CutPrefix(n, "children's logs, shard results and the scenario directory kept: "); ok {
+			work, _, _ = strings.Cut(rest, " ")
+			if _, scen, ok := strings.Cut(rest, "scenarios in "); ok {
+				defer os.RemoveAll(strings.TrimSuffix(scen, ")"))
+			}
+		}
+	}
+	if work == "" {
+		t.Fatalf("no note names the kept directory: %v", rep.Notes)
+	}
+	defer os.RemoveAll(work)
+	for _, name := range []string{"mock", "runtime-0", "runtime-1"} {
+		if b, err := os.ReadFile(filepath.Join(work, "logs", name+".log")); err != nil || !strings.Contains(string(b), "listening on") {
+			t.Errorf("%s.log: %v, no listening line in %q", name, err, b)
+		}
 	}
 	if !strings.Contains(rep.Command, "--shards 2") || !strings.Contains(rep.Command, "--streams 80") {
 		t.Errorf("command %q lacks --shards 2 or --streams 80", rep.Command)
