@@ -3,6 +3,7 @@ package stack
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -34,7 +35,11 @@ const childTailLines = 20
 
 // StartChild runs exe with args in its own process group, killed by the kernel should this
 // process die first (on Linux), and waits for its "listening on" line. A child that exits first, or is silent for 15 s, is an error quoting its output.
-func StartChild(exe string, args []string) (*Child, error) {
+func StartChild(exe string, args []string) (*Child, error) { return StartChildLogged(exe, args, nil) }
+
+// StartChildLogged is StartChild that also copies every line of the child's standard error
+// to log (nil: none), so a failure's cause can be read after the run.
+func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) {
 	name := exe
 	if len(args) > 0 {
 		name = args[0]
@@ -70,6 +75,9 @@ func StartChild(exe string, args []string) (*Child, error) {
 		announced := false
 		for sc.Scan() {
 			line := sc.Text()
+			if log != nil {
+				fmt.Fprintln(log, line)
+			}
 			if rest, ok := strings.CutPrefix(line, PprofAnnounce); ok && !announced {
 				c.mu.Lock()
 				c.pprof = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(rest), "/"), "/debug/pprof")

@@ -53,6 +53,7 @@ func runBench(args []string) error {
 	fs.BoolVar(&o.HTTP2, "http2", false, "scale, fidelity: the generator uses h2c instead of one HTTP/1.1 connection per stream")
 	fs.BoolVar(&o.ProviderHTTP1, "provider-http1", false, "scale, fidelity, rate, path: the runtime talks HTTP/1.1 to the mock instead of h2c (floor, path: the floor relay to its server too)")
 	fs.BoolVar(&o.DefaultMix, "default-mix", false, "scale: play the default mix (every profile, dialect and scenario; scale-stream added at 60% of each profile's sessions) among the long streams, users playing sessions back to back for --stream-length after the ramp; reports how many sessions of each newer scenario family ran")
+	fs.IntVar(&o.Shards, "shards", 0, "scale: split the load over N generator processes (streambench load --shard I/N), each against a runtime of its own, one mock; the shards' results merged (default 1: the generator in this process)")
 	fs.BoolVar(&o.KeepDir, "keep", false, "keep the generated scenario directory (its path is printed)")
 	fs.StringVar(&o.ProfileDir, "profile", "", "scale: write the generator's heap and goroutine profiles to this directory once every stream is open; pacing: the mock's and the naive server's CPU profiles; path: CPU profiles of mock, runtime and generator over 5 s")
 	quiet := fs.Bool("quiet", false, "no progress output")
@@ -74,6 +75,9 @@ func runBench(args []string) error {
 	}
 	if err := validateBenchFlags(fs); err != nil {
 		return err
+	}
+	if o.Shards > 1 && fs.Arg(0) != "scale" {
+		return usageError("--shards is for scale alone (got %s)", fs.Arg(0))
 	}
 	todo, err := selfbench.Select(fs.Arg(0), o.Parts, o.Wires)
 	if err != nil {
@@ -130,7 +134,7 @@ func runBench(args []string) error {
 // validateBenchFlags rejects negative sizes; zero (or leaving the flag out) means "the
 // measurement's default".
 func validateBenchFlags(fs *pflag.FlagSet) error {
-	for _, name := range []string{"streams", "duration", "ramp", "stream-length", "itl", "ttft", "rate", "tokens-per-second", "sessions", "stalled", "idle-timeout"} {
+	for _, name := range []string{"streams", "duration", "ramp", "stream-length", "itl", "ttft", "rate", "tokens-per-second", "sessions", "stalled", "idle-timeout", "shards"} {
 		if v := fs.Lookup(name).Value.String(); strings.HasPrefix(v, "-") {
 			return usageError("--%s %s: want a positive value (or leave it out for the default)", name, v)
 		}

@@ -27,6 +27,13 @@ type scaleSample struct {
 // the generator in this process, holds them, and reports what the run cost each process.
 // With Options.DefaultMix the users play the whole default mix among the long streams.
 func Scale(ctx context.Context, o Options) (*Report, error) {
+	if o.Shards > 1 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find own executable: %w", err)
+		}
+		return scaleShards(ctx, o, exe)
+	}
 	return scale(ctx, o, func(dir string, _ *scenarios.Library, providerHTTP1 bool) (*stack.Stack, error) {
 		return startStack(dir, providerHTTP1)
 	})

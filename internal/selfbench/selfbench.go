@@ -72,6 +72,9 @@ type Options struct {
 	DefaultMix bool
 	// KeepDir keeps scale's generated scenario directory (its path is noted in the report).
 	KeepDir bool
+	// Shards is scale's generator count (0 or 1: the generator in this process): with N ≥ 2,
+	// N `streambench load --shard I/N` children, each against a runtime of its own, one mock.
+	Shards int
 	// ProfileDir, when set, receives scale's heap and goroutine profiles of the generator once
 	// every stream is open, pacing's CPU profiles of the mock and naive server children, and
 	// path's CPU profiles of mock, runtime and generator (5 s).
