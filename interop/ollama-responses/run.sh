@@ -79,8 +79,8 @@ for name in plain-answer thinking-answer unicode-answer preamble-tool parallel-t
 		-d "{\"model\":\"streambench-mock\",\"stream\":true,\"input\":[{\"role\":\"user\",\"content\":\"[[streambench scenario=$name seed=1 session=capture-$name]] go\"}]}" \
 		>>"$file" || die "capture $name: no stream from $server"
 done
-echo "run.sh: streams captured into $captured"
 if [ -n "${OUT:-}" ]; then
+	echo "run.sh: streams captured into $captured"
 	echo "results: $out/ollama-responses"
 fi
 exit "$verdict"
