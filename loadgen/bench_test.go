@@ -169,7 +169,7 @@ func BenchmarkTTFCFidelity(b *testing.B) {
 		run, err := Run(context.Background(), Config{
 			Target: url, Library: lib, Mix: mix, RunID: "fidelity", Rate: 400, Duration: 10 * time.Second,
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
-			OnProgress: func(p Progress) { peak = max(peak, p.Active) },
+			Outputs: []Output{ProgressFunc(func(p Progress) { peak = max(peak, p.Active) })},
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -322,14 +322,14 @@ func openStreamMemory(b *testing.B, streams int, mode string) float64 {
 			Target: url, Mix: mix, RunID: "hold", Clients: streams, Sessions: int64(streams),
 			NoLeakCheck: true, RuntimeMetricsURL: "-", StreamTimeout: time.Minute,
 			HTTP2: mode == "h2c" || mode == "h2", CACertFile: ca,
-			OnProgress: func(p Progress) {
+			Outputs: []Output{ProgressFunc(func(p Progress) {
 				if p.Active == int64(streams) {
 					select {
 					case measured <- 0:
 					default:
 					}
 				}
-			},
+			})},
 		})
 	}()
 	select {

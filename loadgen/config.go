@@ -170,29 +170,14 @@ type Config struct {
 	// Info is recorded in the results as is; the generator does not act on it.
 	Info RunInfo
 
-	// OnSessionEnd, when set, is called once per measured session as it ends, from the
-	// session's goroutine: it must be safe for concurrent use and quick.
-	OnSessionEnd func(SessionEnd)
-	// OnProgress, when set, is called once a second from the run's collector goroutine.
-	OnProgress func(Progress)
-	// OnSnapshot, when set, receives the results so far, marked incomplete
-	// (Summary.Incomplete; Summary.Metrics left to the reader), when the load starts, every
-	// SnapshotInterval while it runs and once when it has drained, so that a process killed
-	// mid-run leaves them behind (measure.WriteSnapshot into the run's directory). It is
-	// called from one goroutine, one snapshot at a time, and Run returns after the last call;
-	// the Run it gets is its own until it returns. An interval is skipped when the previous
-	// call is still running, or when snapshots would take more than a tenth of the time (up
-	// to 5 intervals in a row). An error stops the snapshots and fails the run (the verdict
-	// names it).
-	OnSnapshot func(*measure.Run) error
-	// SnapshotInterval is how often OnSnapshot is called (default DefaultSnapshotInterval).
+	// Outputs take what the run produces while it runs: each session's end, the progress once
+	// a second, latencies as they are measured and snapshots of the results so far (Output).
+	// Each goes to every output that takes it, in this order; what no output takes costs the
+	// run nothing.
+	Outputs []Output
+	// SnapshotInterval is how often a SnapshotOutput is called (default
+	// DefaultSnapshotInterval).
 	SnapshotInterval time.Duration
-	// OnLatencies, when set, receives measured sessions' latencies as they reach the run's
-	// histograms, for live views (Live): chunk gaps in the batches a session already flushes
-	// (one call per 8 chunks, never per frame), and the time to first chunk once, at the
-	// session's end. Warmup sessions are not passed. Called from the session's goroutine: it
-	// must be safe for concurrent use and quick, and must not keep ChunkGaps.
-	OnLatencies func(Latencies)
 	// Interrupt, when closed, stops new sessions early (first Ctrl-C): in-flight ones get the
 	// grace period, and the results are marked interrupted. Cancelling Run's context instead
 	// cancels in-flight streams at once (second Ctrl-C); results are still returned.
@@ -225,7 +210,7 @@ type SessionEnd struct {
 	Err error
 }
 
-// Latencies are one session's measured values handed to Config.OnLatencies: either a batch
+// Latencies are one session's measured values handed to a LatencyOutput: either a batch
 // of ChunkGaps, or (at the session's end) its TimeToFirstChunk, 0 when it had no answer chunk.
 type Latencies struct {
 	Scenario, Dialect string
@@ -335,6 +320,9 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.RuntimeMetricsURL = cfg.Target + "/metrics"
 	}
 	var errs []error
+	if err := checkOutputs(cfg.Outputs); err != nil {
+		errs = append(errs, err)
+	}
 	if cfg.CACertFile != "" && cfg.Insecure {
 		errs = append(errs, errors.New("ca cert and insecure: verify against the CA file, or skip verification, not both"))
 	}

@@ -95,7 +95,7 @@ func TestUnsolicitedResponseNeverJudged(t *testing.T) {
 			var ends sessionEnds
 			run, err := Run(context.Background(), Config{
 				Target: srv.URL(), Mix: m, MixName: "hostile", Clients: 10, Sessions: sessions,
-				StreamTimeout: 10 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", OnSessionEnd: ends.add,
+				StreamTimeout: 10 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", Outputs: []Output{SessionEndFunc(ends.add)},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -279,7 +279,7 @@ func playThroughProxy(t *testing.T, tc proxyCase) {
 	cfg := s.config(m, 10, tc.sessions)
 	cfg.Target, cfg.NoLeakCheck, cfg.RunID = proxy.URL, true, "proxy"
 	var ends sessionEnds
-	cfg.OnSessionEnd = ends.add
+	cfg.Outputs = append(cfg.Outputs, SessionEndFunc(ends.add))
 	run := runLoad(t, cfg)
 	c := run.Summary.Counters
 	if c.SessionsStarted != tc.sessions || (!tc.slowWrites && c.Outcome(measure.OutcomeAborted) == 0) {

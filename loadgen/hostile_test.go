@@ -592,7 +592,7 @@ func playHostile(t *testing.T, url string, h2 bool, table map[string]hostileWant
 	run, err := Run(context.Background(), Config{
 		Target: url, Mix: m, MixName: "hostile", Rate: 2000, Sessions: sessions, HTTP2: h2,
 		StreamTimeout: hostileStreamTimeout, IdleTimeout: hostileIdle, Grace: 3 * hostileStall, NoLeakCheck: true, RuntimeMetricsURL: "-",
-		SamplesPerRule: 1, OnSessionEnd: ends.add,
+		SamplesPerRule: 1, Outputs: []Output{SessionEndFunc(ends.add)},
 	})
 	took := time.Since(began)
 	if err != nil {

@@ -93,7 +93,7 @@ profiles:
 	return m
 }
 
-// outcomes collects OnSessionEnd outcomes.
+// outcomes collects session outcomes (add, as a SessionEndFunc).
 type outcomes struct {
 	mu  sync.Mutex
 	got []measure.Outcome
@@ -139,7 +139,7 @@ func TestUnfinishedStreamOutcomes(t *testing.T) {
 			run, err := Run(context.Background(), Config{
 				Target: srv.URL, Mix: stallMix(t, ""), MixName: "stall", Rate: 50, Sessions: 2,
 				Grace: tc.grace, StreamTimeout: tc.stream, IdleTimeout: tc.idle, NoLeakCheck: true, RuntimeMetricsURL: "-",
-				OnSessionEnd: ends.add, SamplesPerRule: 1,
+				Outputs: []Output{SessionEndFunc(ends.add)}, SamplesPerRule: 1,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -99,7 +99,7 @@ func TestOverheadIsMeasuredLessScripted(t *testing.T) {
 	cfg.Library, cfg.NoLeakCheck = lib, true
 	want := measure.NewHistograms()
 	var mu sync.Mutex
-	cfg.OnLatencies = func(l Latencies) {
+	cfg.Outputs = append(cfg.Outputs, LatencyFunc(func(l Latencies) {
 		if l.TimeToFirstChunk == 0 {
 			return
 		}
@@ -111,7 +111,7 @@ func TestOverheadIsMeasuredLessScripted(t *testing.T) {
 				t.Error(err)
 			}
 		}
-	}
+	}))
 	run := runLoad(t, cfg)
 	if !run.Summary.Verdict.Pass {
 		t.Fatalf("the run failed:\n%s", describe(run))

@@ -137,12 +137,12 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 			Mix: legacyPlainMix(t), RunID: "stages",
 			Stages:      Stages{{4 * time.Second, 20}, {4 * time.Second, 20}, {2 * time.Second, 0}},
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
-			OnProgress: func(p Progress) {
+			Outputs: []Output{ProgressFunc(func(p Progress) {
 				peak = max(peak, p.Active)
 				if p.Elapsed >= 5*time.Second && p.Elapsed <= 8*time.Second {
 					atHold = append(atHold, p.Active)
 				}
-			},
+			})},
 		})
 		if err != nil {
 			t.Fatal(err)

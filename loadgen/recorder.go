@@ -45,7 +45,7 @@ type recorder struct {
 	// outcomes counts sessions by outcome, indexed as outcomeList.
 	outcomes [16]atomic.Int64
 
-	// onLatencies is Config.OnLatencies (nil: none), called after a flush, outside the lock.
+	// onLatencies fans out to the run's LatencyOutputs (nil: none), called after a flush, outside the lock.
 	onLatencies func(Latencies)
 	// measureKinds maps each dialect measure's name to its kind (measures.go).
 	measureKinds sync.Map

@@ -15,7 +15,7 @@ import (
 
 // Redactor hides a run's secrets in everything the generator writes or prints: the results
 // (summary.json, violations.jsonl, and so the reports), the errors it returns and hands to
-// OnSessionEnd, and the console. The secrets are
+// SessionEndOutputs, and the console. The secrets are
 //   - the userinfo of the target, mock and runtime-metrics URLs (a URL is recorded with its
 //     userinfo replaced; in free text, the userinfo as written, and its password or user
 //     name when of minEchoedSecret bytes or more);

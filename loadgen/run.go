@@ -7,7 +7,9 @@
 // of virtual users (closed loop) decides when a session starts; each session then runs on its
 // own goroutine. Latency is measured from the intended start, so a target that cannot keep up
 // shows it instead of slowing the schedule down (no coordinated omission). Measurements go to
-// the measure package's data model; rendering is the report package's job.
+// the measure package's data model; rendering is the report package's job. What a run produces
+// while it runs (each session's end, progress, latencies, snapshots) goes to its Outputs
+// (Config.Outputs, Output); its final results are Run's return value.
 package loadgen
 
 import (
@@ -45,6 +47,7 @@ type runner struct {
 	client     *http.Client
 	transport  http.RoundTripper // the client's: Config.Transport or the generator's own
 	rec        *recorder
+	out        outputs // Config.Outputs by what they take
 	runID      string
 	start      time.Time
 	warmupEnd  time.Time
@@ -242,9 +245,10 @@ func newRunner(c Config) (*runner, error) {
 	r := &runner{
 		cfg:   cfg,
 		rec:   newRecorder(runtime.GOMAXPROCS(0)),
+		out:   outputsOf(cfg.Outputs),
 		runID: cfg.RunID,
 	}
-	r.rec.onLatencies = cfg.OnLatencies
+	r.rec.onLatencies = r.out.latencies
 	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, err
 	}
@@ -369,8 +373,8 @@ func (r *runner) startLoad(ctx context.Context) *load {
 		case <-l.stopStarting:
 		}
 	}()
-	if cfg.OnSnapshot != nil {
-		l.snaps = newSnapshotter(cfg.OnSnapshot, cfg.SnapshotInterval, threadCPU)
+	if r.out.snapshot != nil {
+		l.snaps = newSnapshotter(r.out.snapshot, cfg.SnapshotInterval, threadCPU)
 	}
 	r.offerSnapshot(l, true) // the run's directory exists, marked incomplete, before the first session
 	go r.collect(l)
@@ -619,7 +623,7 @@ func (r *runner) trackPeak(done <-chan struct{}) {
 }
 
 func (r *runner) progress(second int, draining bool) {
-	if r.cfg.OnProgress == nil {
+	if r.out.progress == nil {
 		return
 	}
 	planned := r.cfg.Duration
@@ -627,7 +631,7 @@ func (r *runner) progress(second int, draining bool) {
 		planned = r.cfg.Stages.Duration()
 	}
 	rec := r.rec
-	r.cfg.OnProgress(Progress{
+	r.out.progress(Progress{
 		Elapsed: time.Duration(second) * time.Second, Planned: planned, PlannedSessions: r.cfg.Sessions,
 		Active: rec.active.Load(), Started: rec.started.Load(),
 		Completed: rec.completed(),

@@ -178,19 +178,19 @@ func frameCapture(ev *sse.Event) string {
 // frames and makes the session a replay (nothing counted, violations only returned).
 func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
 	res := r.stream(ctx, p, intended, capture)
-	if capture == 0 && r.cfg.OnSessionEnd != nil {
+	if capture == 0 && r.out.sessionEnd != nil {
 		r.sessionEnded(p, &res)
 	}
 	return res
 }
 
-// sessionEnded tells Config.OnSessionEnd how the session ended. It is apart from runSession,
+// sessionEnded tells the run's SessionEndOutputs how the session ended. It is apart from runSession,
 // and not inlined, so that runSession's frame, under every open stream's read, stays small
 // (see stream).
 //
 //go:noinline
 func (r *runner) sessionEnded(p *sessionPlan, res *sessionResult) {
-	r.cfg.OnSessionEnd(SessionEnd{
+	r.out.sessionEnd(SessionEnd{
 		Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
 		Outcome: res.outcome, Violations: res.violations, Err: r.redactor.Error(res.err),
 	})

@@ -143,7 +143,7 @@ func sessionIDs(t *testing.T, cfg Config) ([]string, *measure.Run) {
 	var ids []string
 	cfg.Clock, cfg.Target, cfg.Transport = hrtimer.NewPortable(), "http://in-memory", handlerTransport{oddSimChat(t)}
 	cfg.Mix, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = legacyPlainMix(t), true, "-"
-	cfg.OnSessionEnd = func(e SessionEnd) { mu.Lock(); ids = append(ids, e.Session); mu.Unlock() }
+	cfg.Outputs = append(cfg.Outputs, SessionEndFunc(func(e SessionEnd) { mu.Lock(); ids = append(ids, e.Session); mu.Unlock() }))
 	run, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

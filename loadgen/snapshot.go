@@ -10,12 +10,12 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// DefaultSnapshotInterval is how often a run hands Config.OnSnapshot its results so far when
+// DefaultSnapshotInterval is how often a run hands its SnapshotOutputs its results so far when
 // Config.SnapshotInterval is zero: a process killed mid-run loses about this much (up to
 // maxBackoff intervals on a machine where writing snapshots takes long).
 const DefaultSnapshotInterval = 2 * time.Second
 
-// snapshotter hands the run's snapshots to Config.OnSnapshot on a goroutine of its own, so
+// snapshotter hands the run's snapshots to its SnapshotOutputs on a goroutine of its own, so
 // that a slow disk never holds up the per-second timeline.
 //
 // A snapshot is built only while the writer is idle, and the writer owns it until it is done:

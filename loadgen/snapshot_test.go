@@ -49,17 +49,17 @@ func TestSnapshotsDuringRun(t *testing.T) {
 		views []snapshotView
 		busy  bool
 	)
-	cfg.OnSnapshot = func(r *measure.Run) error {
+	cfg.Outputs = append(cfg.Outputs, SnapshotFunc(func(r *measure.Run) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if busy {
-			t.Error("OnSnapshot called while a call was running")
+			t.Error("Snapshot called while a call was running")
 		}
 		busy = true
 		views = append(views, viewOf(r))
 		busy = false
 		return nil
-	}
+	}))
 	run := runLoad(t, cfg)
 	mu.Lock()
 	defer mu.Unlock()
@@ -109,7 +109,7 @@ func TestSnapshotsDuringRun(t *testing.T) {
 }
 
 // TestSnapshotErrorFailsTheRun: a snapshot that cannot be written stops the snapshots and
-// fails the run, naming the error; without OnSnapshot a run takes none and passes.
+// fails the run, naming the error; without a SnapshotOutput a run takes none and passes.
 func TestSnapshotErrorFailsTheRun(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, testScale)
@@ -129,7 +129,7 @@ func TestSnapshotErrorFailsTheRun(t *testing.T) {
 			cfg.NoLeakCheck, cfg.SnapshotInterval = true, 20*time.Millisecond
 			var calls int
 			var mu sync.Mutex
-			cfg.OnSnapshot = func(*measure.Run) error {
+			cfg.Outputs = append(cfg.Outputs, SnapshotFunc(func(*measure.Run) error {
 				mu.Lock()
 				defer mu.Unlock()
 				calls++
@@ -137,7 +137,7 @@ func TestSnapshotErrorFailsTheRun(t *testing.T) {
 					return errors.New("disk full")
 				}
 				return nil
-			}
+			}))
 			run := runLoad(t, cfg)
 			reasons := strings.Join(run.Summary.Verdict.Reasons, "; ")
 			failed := strings.Contains(reasons, "results were not saved as the run went: snapshot 1, 0s into the run: disk full")

@@ -16,7 +16,7 @@ func addMetricsAddrFlag(fs *pflag.FlagSet) *string {
 		"(open streams, sessions by outcome, violations by rule, TTFT and chunk-gap histograms; deploy/grafana has a dashboard)")
 }
 
-// startLiveMetrics serves a live.Exporter fed by cfg's hooks on addr; "" serves nothing. It
+// startLiveMetrics serves a live.Exporter added to cfg's outputs on addr; "" serves nothing. It
 // returns the address it listens on and stop, which closes the server (call it after the run).
 func startLiveMetrics(addr string, cfg *loadgen.Config) (listening string, stop func(), err error) {
 	if addr == "" {
@@ -28,13 +28,4 @@ func startLiveMetrics(addr string, cfg *loadgen.Config) (listening string, stop 
 	}
 	fmt.Fprintf(os.Stderr, "live metrics on http://%s%s\n", listening, live.Path)
 	return listening, stop, nil
-}
-
-// chain returns a hook that calls first (when set), then then: executeLoad's own hooks go
-// after the ones the caller attached (live metrics).
-func chain[T any](first, then func(T)) func(T) {
-	if first == nil {
-		return then
-	}
-	return func(v T) { first(v); then(v) }
 }

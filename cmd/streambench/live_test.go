@@ -11,22 +11,25 @@ import (
 	"github.com/streambench/streambench/loadgen/live"
 )
 
-// TestLiveMetricsServer: --metrics-addr serves the Live fed by the config's hooks, after the
-// hooks already set (both run), and a bad address is a usage error naming the flag.
+// TestLiveMetricsServer: --metrics-addr serves the Live added to the config's outputs, after
+// the outputs already set, and a bad address is a usage error naming the flag.
 func TestLiveMetricsServer(t *testing.T) {
 	t.Parallel()
-	var cfg loadgen.Config
-	var earlier int
-	cfg.OnProgress = func(loadgen.Progress) { earlier++ }
+	earlier := loadgen.ProgressFunc(func(loadgen.Progress) {})
+	cfg := loadgen.Config{Outputs: []loadgen.Output{earlier}}
 	addr, stop, err := startLiveMetrics("127.0.0.1:0", &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
-	cfg.OnProgress(loadgen.Progress{Active: 3})
-	if earlier != 1 {
-		t.Errorf("the hook set before ran %d times, want 1", earlier)
+	if len(cfg.Outputs) != 2 {
+		t.Fatalf("outputs %v, want the one set before and the Live", cfg.Outputs)
 	}
+	exp, ok := cfg.Outputs[1].(loadgen.ProgressOutput)
+	if !ok {
+		t.Fatalf("the output added is a %T, not a ProgressOutput", cfg.Outputs[1])
+	}
+	exp.Progress(loadgen.Progress{Active: 3})
 	resp, err := http.Get("http://" + addr + live.Path)
 	if err != nil {
 		t.Fatal(err)
@@ -42,10 +45,10 @@ func TestLiveMetricsServer(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "--metrics-addr 127.0.0.1:notaport") {
 		t.Errorf("bad address: got %v, want a usage error naming --metrics-addr", err)
 	}
-	// No address, no server, and the hooks are left alone.
+	// No address, no server, and the outputs are left alone.
 	var none loadgen.Config
-	if _, stop, err := startLiveMetrics("", &none); err != nil || none.OnProgress != nil {
-		t.Errorf("empty address: err %v, hooks set %v", err, none.OnProgress != nil)
+	if _, stop, err := startLiveMetrics("", &none); err != nil || none.Outputs != nil {
+		t.Errorf("empty address: err %v, outputs %v", err, none.Outputs)
 	} else {
 		stop()
 	}

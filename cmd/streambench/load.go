@@ -313,7 +313,9 @@ func preflight(cfg loadgen.Config, quiet bool) error {
 // playAndFinish is the end of load and run: cfg played with snapshots into out and live
 // metrics on metricsAddr, then finishRun with the report rendered.
 func playAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) error {
-	cfg.OnSnapshot = snapshotWriter(out, quiet)
+	if w := snapshotWriter(out, quiet); w != nil {
+		cfg.Outputs = append(cfg.Outputs, w)
+	}
 	_, stopMetrics, err := startLiveMetrics(metricsAddr, &cfg)
 	if err != nil {
 		return err
@@ -351,11 +353,12 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *LiveTally, erro
 	}()
 	cfg.Interrupt = interrupt
 	table := NewLiveTally()
-	cfg.OnSessionEnd = chain(cfg.OnSessionEnd, table.Add)
+	// After the outputs the caller set (live metrics), so the run calls those first.
+	cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(table.Add))
 	var prog *ProgressView
 	if !quiet {
 		prog = NewProgressView(os.Stderr)
-		cfg.OnProgress = chain(cfg.OnProgress, prog.Update)
+		cfg.Outputs = append(cfg.Outputs, loadgen.ProgressFunc(prog.Update))
 	}
 	cpuBefore := loadgen.ProcessCPU()
 	run, err := loadgen.Run(ctx, cfg)
@@ -369,17 +372,17 @@ func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *LiveTally, erro
 	return run, table, nil
 }
 
-// snapshotWriter writes each snapshot of a run where its results go and says where once;
-// nil without --out.
-func snapshotWriter(out string, quiet bool) func(*measure.Run) error {
+// snapshotWriter is the run's output that writes each snapshot of it where its results go and
+// says where once; nil without --out.
+func snapshotWriter(out string, quiet bool) loadgen.SnapshotOutput {
 	if out == "" {
 		return nil
 	}
-	return measure.SnapshotWriter(out, func(dir string) {
+	return loadgen.SnapshotFunc(measure.SnapshotWriter(out, func(dir string) {
 		if !quiet {
 			fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir)
 		}
-	})
+	}))
 }
 
 // finishRun writes the results, prints the summary and turns the verdict into the exit code.

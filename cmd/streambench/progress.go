@@ -61,7 +61,7 @@ func (v *ProgressView) describe() string {
 	return s
 }
 
-// Update is the run's OnProgress: it moves the bar, or prints a line every 5 s.
+// Update takes the run's progress (as a loadgen.ProgressFunc, one of its outputs): it moves the bar, or prints a line every 5 s.
 func (v *ProgressView) Update(p loadgen.Progress) {
 	v.mu.Lock()
 	v.last = p

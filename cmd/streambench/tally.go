@@ -8,8 +8,8 @@ import (
 	"github.com/streambench/streambench/report"
 )
 
-// LiveTally is a SessionTally that a running load fills as its sessions end (its Add is a
-// loadgen.Config.OnSessionEnd), safe for the generator's concurrent callbacks.
+// LiveTally is a SessionTally that a running load fills as its sessions end (its Add, as a
+// loadgen.SessionEndFunc, is one of the run's outputs), safe for the generator's concurrent calls.
 type LiveTally struct {
 	mu sync.Mutex
 	report.SessionTally

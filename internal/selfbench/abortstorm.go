@@ -154,13 +154,13 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 		// Users arrive over stormRamp, then stay until the sessions are played.
 		Stages: loadgen.Stages{{Duration: stormRamp, Target: float64(streams)}, {Duration: time.Hour, Target: float64(streams)}},
 		Grace:  time.Minute, StreamTimeout: time.Minute, HTTP2: o.HTTP2,
-		OnSessionEnd: func(e loadgen.SessionEnd) {
+		Outputs: []loadgen.Output{loadgen.SessionEndFunc(func(e loadgen.SessionEnd) {
 			if e.Outcome == measure.OutcomeAborted {
 				mu.Lock()
 				aborted[pointOf[e.Scenario]]++
 				mu.Unlock()
 			}
-		},
+		})},
 	}, o)
 	if err != nil {
 		return nil, err

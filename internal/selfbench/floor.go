@@ -214,7 +214,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "generator"}}
 	m := startMeter(roles...)
 	update, done := o.progress()
-	profiling := false // set on the run's collector goroutine (OnProgress), read after Run
+	profiling := false // set on the run's collector goroutine (the ProgressFunc), read after Run
 	profiles := make(chan error, 1)
 	length := time.Duration(events+1) * itl
 	run, err := loadgen.Run(ctx, loadgen.Config{
@@ -223,7 +223,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		Stages:   loadgen.Stages{{Duration: time.Second, Target: float64(streams)}, {Duration: time.Second, Target: float64(streams)}},
 		Sessions: int64(streams), Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: o.HTTP2,
 		NoLeakCheck: true,
-		OnProgress: func(p loadgen.Progress) {
+		Outputs: []loadgen.Output{loadgen.ProgressFunc(func(p loadgen.Progress) {
 			update(p)
 			m.sample(p.Active)
 			if o.ProfileDir != "" && p.Active >= int64(streams) && !profiling {
@@ -232,7 +232,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 					profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.Mock.PprofURL(), st.Runtime.PprofURL())
 				}()
 			}
-		},
+		})},
 	})
 	done()
 	if err != nil {

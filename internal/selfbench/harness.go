@@ -133,10 +133,10 @@ func bucketWidthMicros(d time.Duration) int64 {
 func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options) (*measure.Run, int64, error) {
 	update, done := o.progress()
 	var peak int64 // written and read only on the run's collector goroutine, then after Run
-	cfg.OnProgress = func(p loadgen.Progress) {
+	cfg.Outputs = append(cfg.Outputs, loadgen.ProgressFunc(func(p loadgen.Progress) {
 		peak = max(peak, p.Active)
 		update(p)
-	}
+	}))
 	run, err := loadgen.Run(ctx, cfg)
 	done()
 	return run, peak, err

@@ -162,10 +162,10 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 	cfg := loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: mix.Name, Library: lib,
 		RunID: "bench-scale-" + time.Now().UTC().Format("150405"), Stages: stages, Sessions: sessions,
-		Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: o.HTTP2, OnProgress: sample,
+		Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: o.HTTP2, Outputs: []loadgen.Output{loadgen.ProgressFunc(sample)},
 	}
 	if families != nil {
-		cfg.OnSessionEnd = families.add
+		cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(families.add))
 	}
 	cpu0 := ProcessCPU()
 	run, err := loadgen.Run(ctx, cfg)

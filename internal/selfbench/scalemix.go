@@ -95,7 +95,7 @@ func scaleFamilies() []scaleFamily {
 }
 
 // familyCounter counts ended sessions per scaleFamily, and how many of them failed; it is fed
-// from Config.OnSessionEnd (every session's goroutine).
+// the run's session ends (add, as a loadgen.SessionEndFunc, on every session's goroutine).
 type familyCounter struct {
 	families []scaleFamily
 	targets  map[string]loadgen.Target // by slug, over every profile (options of the first)

@@ -1,5 +1,5 @@
 // Package live exposes a run as Prometheus metrics while it runs (load --metrics-addr): an
-// Exporter fed by the run's hooks (loadgen.Config's OnSessionEnd, OnProgress, OnLatencies).
+// Exporter that is one of the run's outputs (loadgen.Output: session ends, progress, latencies).
 package live
 
 import (
@@ -23,7 +23,7 @@ import (
 // violations by rule, and time-to-first-chunk and chunk-gap histograms by dialect. The run's
 // results stay the record of truth (HdrHistograms, exact); these are for watching.
 //
-// It is fed by the run's own hooks (Attach), never from the per-frame path: the counters and
+// It is one of the run's outputs (Attach), fed never from the per-frame path: the counters and
 // open streams come from the once-a-second progress, outcomes and violations from each
 // session's end, TTFT once per session and chunk gaps in the batches of 8 the recorder
 // already flushes. Prometheus histograms observe with atomics, so no lock is taken either.
@@ -110,31 +110,19 @@ func New() *Exporter {
 	return l
 }
 
-// Attach feeds the Exporter from cfg's hooks, keeping the ones already set (called after them).
-func (l *Exporter) Attach(cfg *loadgen.Config) {
-	prevEnd, prevProgress, prevLatencies := cfg.OnSessionEnd, cfg.OnProgress, cfg.OnLatencies
-	cfg.OnSessionEnd = func(e loadgen.SessionEnd) {
-		if prevEnd != nil {
-			prevEnd(e)
-		}
-		l.SessionEnd(e)
-	}
-	cfg.OnProgress = func(p loadgen.Progress) {
-		if prevProgress != nil {
-			prevProgress(p)
-		}
-		l.Progress(p)
-	}
-	cfg.OnLatencies = func(v loadgen.Latencies) {
-		if prevLatencies != nil {
-			prevLatencies(v)
-		}
-		l.Latencies(v)
-	}
-}
+// Attach adds the Exporter to cfg's outputs (loadgen.Config.Outputs), after the ones already
+// there.
+func (l *Exporter) Attach(cfg *loadgen.Config) { cfg.Outputs = append(cfg.Outputs, l) }
 
-// SessionEnd counts a session's outcome and its violations (loadgen.Config.OnSessionEnd).
-func (l *Exporter) SessionEnd(e loadgen.SessionEnd) {
+// The Exporter takes session ends, progress and latencies, never snapshots.
+var (
+	_ loadgen.SessionEndOutput = (*Exporter)(nil)
+	_ loadgen.ProgressOutput   = (*Exporter)(nil)
+	_ loadgen.LatencyOutput    = (*Exporter)(nil)
+)
+
+// SessionEnded counts a session's outcome and its violations (loadgen.SessionEndOutput).
+func (l *Exporter) SessionEnded(e loadgen.SessionEnd) {
 	l.sessions.WithLabelValues(string(e.Outcome)).Inc()
 	for _, v := range e.Violations {
 		l.violations.WithLabelValues(string(v.Rule)).Inc()
@@ -142,11 +130,11 @@ func (l *Exporter) SessionEnd(e loadgen.SessionEnd) {
 }
 
 // Progress keeps the run's latest progress for the open streams and the counters
-// (loadgen.Config.OnProgress).
+// (loadgen.ProgressOutput).
 func (l *Exporter) Progress(p loadgen.Progress) { l.last.Store(&p) }
 
 // Latencies observes a session's time to first chunk or a batch of its chunk gaps
-// (loadgen.Config.OnLatencies): one label lookup per call, an atomic observation per value.
+// (loadgen.LatencyOutput): one label lookup per call, an atomic observation per value.
 func (l *Exporter) Latencies(v loadgen.Latencies) {
 	if v.TimeToFirstChunk > 0 {
 		l.firstChunk.WithLabelValues(v.Dialect).Observe(v.TimeToFirstChunk.Seconds())
@@ -170,7 +158,7 @@ func (l *Exporter) Handler() http.Handler {
 	return mux
 }
 
-// Serve serves an Exporter fed by cfg's hooks (Attach) on addr until stop, which closes the
+// Serve serves an Exporter added to cfg's outputs (Attach) on addr until stop, which closes the
 // server (call it after the run). It returns the address it listens on; a server error after
 // the start goes to logf.
 func Serve(addr string, cfg *loadgen.Config, logf func(format string, args ...any)) (listening string, stop func(), err error) {

@@ -100,20 +100,16 @@ func TestLiveScrapeMidRun(t *testing.T) {
 		SamplesPerRule: 1,
 	}
 	live.Attach(&cfg)
-	// Wait on the Live's own hooks (they run before these): a failed session whose values
-	// have all been observed, then a progress tick with streams open.
+	// Wait on an output after the Live (the run calls outputs in order): a failed session
+	// whose values have all been observed, then a progress tick with streams open.
 	ended := make(chan struct{})
 	ticked := make(chan struct{})
 	var endOnce, tickOnce sync.Once
-	liveEnd, liveProgress := cfg.OnSessionEnd, cfg.OnProgress
-	cfg.OnSessionEnd = func(e loadgen.SessionEnd) {
-		liveEnd(e)
+	cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(func(e loadgen.SessionEnd) {
 		if len(e.Violations) > 0 {
 			endOnce.Do(func() { close(ended) })
 		}
-	}
-	cfg.OnProgress = func(p loadgen.Progress) {
-		liveProgress(p)
+	}), loadgen.ProgressFunc(func(p loadgen.Progress) {
 		select {
 		case <-ended:
 			if p.Active > 0 {
@@ -121,7 +117,7 @@ func TestLiveScrapeMidRun(t *testing.T) {
 			}
 		default:
 		}
-	}
+	}))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -169,27 +165,27 @@ func TestLiveScrapeMidRun(t *testing.T) {
 	}
 }
 
-// TestLiveFeeds: each hook moves the series it feeds and nothing else; a session without a
-// violation adds none, a batch of gaps is observed value by value.
+// TestLiveFeeds: Attach adds the Exporter after the outputs already set; each output it is
+// moves the series it feeds and nothing else; a session without a violation adds none, a batch
+// of gaps is observed value by value.
 func TestLiveFeeds(t *testing.T) {
 	t.Parallel()
 	live := New()
 	srv := httptest.NewServer(live.Handler())
 	t.Cleanup(srv.Close)
-	var cfg loadgen.Config
-	var before int
-	cfg.OnSessionEnd = func(loadgen.SessionEnd) { before++ }
+	earlier := loadgen.SessionEndFunc(func(loadgen.SessionEnd) {})
+	cfg := loadgen.Config{Outputs: []loadgen.Output{earlier}}
 	live.Attach(&cfg)
-
-	cfg.OnSessionEnd(loadgen.SessionEnd{Dialect: "compose", Outcome: measure.OutcomeCompleted})
-	cfg.OnSessionEnd(loadgen.SessionEnd{Dialect: "compose", Outcome: measure.OutcomeStalled, Violations: []protocol.Violation{{Rule: protocol.RTerminal}, {Rule: protocol.RTerminal}}})
-	cfg.OnLatencies(loadgen.Latencies{Dialect: "compose", TimeToFirstChunk: 120 * time.Millisecond})
-	cfg.OnLatencies(loadgen.Latencies{Dialect: "compose"}) // no chunk: nothing observed
-	cfg.OnLatencies(loadgen.Latencies{Dialect: "compose", ChunkGaps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 3 * time.Second}})
-	cfg.OnProgress(loadgen.Progress{Active: 7, Started: 9, Frames: 40, Draining: true})
-	if before != 2 {
-		t.Errorf("the hook set before Attach ran %d times, want 2", before)
+	if len(cfg.Outputs) != 2 || cfg.Outputs[1] != loadgen.Output(live) {
+		t.Errorf("Attach: outputs %v, want the one set before and then the Exporter", cfg.Outputs)
 	}
+
+	live.SessionEnded(loadgen.SessionEnd{Dialect: "compose", Outcome: measure.OutcomeCompleted})
+	live.SessionEnded(loadgen.SessionEnd{Dialect: "compose", Outcome: measure.OutcomeStalled, Violations: []protocol.Violation{{Rule: protocol.RTerminal}, {Rule: protocol.RTerminal}}})
+	live.Latencies(loadgen.Latencies{Dialect: "compose", TimeToFirstChunk: 120 * time.Millisecond})
+	live.Latencies(loadgen.Latencies{Dialect: "compose"}) // no chunk: nothing observed
+	live.Latencies(loadgen.Latencies{Dialect: "compose", ChunkGaps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 3 * time.Second}})
+	live.Progress(loadgen.Progress{Active: 7, Started: 9, Frames: 40, Draining: true})
 
 	fams := scrape(t, srv.URL+"/metrics")
 	for _, c := range []struct {
