@@ -1,0 +1,77 @@
+package docs
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/streambench/streambench/"
+
+// runsOrServes are the packages that run a load or serve one: the mock, the runtime, the
+// generator, the system under test and the lab.
+var runsOrServes = []string{"loadgen", "mockprovider", "agentruntime", "stack", "internal/selfbench"}
+
+// arrows are docs/ARCHITECTURE.md's import rules: the packages under dir (subdirectories
+// included, their test kits' test files too when kits is set) import none of banned (a module
+// package and everything under it).
+var arrows = []struct {
+	dir    string
+	banned []string
+	kits   string // a subdirectory whose files, tests included, are held to the rule
+	why    string
+}{
+	{"protocol", append(runsOrServes[:len(runsOrServes):len(runsOrServes)], "report"), "protocol/internal",
+		"protocol's arrows point down: a dialect's own tests may start a mock (mockprovider/mocktest), its code and the test kits may not"},
+	{"report", runsOrServes, "", "report renders saved results only"},
+	{"sweep", runsOrServes, "", "sweep judges and renders the runs its caller hands it or it reads from disk"},
+	{"verdict", []string{"protocol/"}, "", "verdict needs no dialect: a rule list reaches it as Config.Rules"},
+	{"measure", []string{"protocol/"}, "", "measure needs no dialect"},
+	{"report", []string{"protocol/"}, "", "report needs no dialect"},
+}
+
+// TestArrowsPointDown: each package keeps to its arrows (above), so saved results re-render
+// and re-judge without the load generator or any dialect, and the protocol packages and their
+// kits import nothing that serves or runs a load. Its non-test files are read (a kit's, tests
+// too); a package that would break a rule fails with the import and the reason.
+func TestArrowsPointDown(t *testing.T) {
+	t.Parallel()
+	for _, a := range arrows {
+		files := 0
+		err := filepath.WalkDir(filepath.Join("..", a.dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+				return err
+			}
+			rel, _ := filepath.Rel("..", path)
+			rel = filepath.ToSlash(rel)
+			kit := a.kits != "" && strings.HasPrefix(rel, a.kits+"/")
+			if strings.HasSuffix(path, "_test.go") && !kit {
+				return nil
+			}
+			files++
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				for _, b := range a.banned {
+					if p == module+strings.TrimSuffix(b, "/") && !strings.HasSuffix(b, "/") || strings.HasPrefix(p, module+strings.TrimSuffix(b, "/")+"/") {
+						t.Errorf("%s imports %s: %s", rel, p, a.why)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files == 0 {
+			t.Errorf("%s: no Go files read: the walk went wrong", a.dir)
+		}
+	}
+}
