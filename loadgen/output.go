@@ -92,68 +92,35 @@ func checkOutputs(outs []Output) error {
 // outputsOf sorts outs by what they take, once, at the run's start.
 func outputsOf(outs []Output) outputs {
 	var (
-		ends  []SessionEndOutput
-		progs []ProgressOutput
-		lats  []LatencyOutput
-		snaps []SnapshotOutput
+		ends  []func(SessionEnd)
+		progs []func(Progress)
+		lats  []func(Latencies)
+		snaps []func(*measure.Run) error
 	)
 	for _, o := range outs {
 		if x, ok := o.(SessionEndOutput); ok {
-			ends = append(ends, x)
+			ends = append(ends, x.SessionEnded)
 		}
 		if x, ok := o.(ProgressOutput); ok {
-			progs = append(progs, x)
+			progs = append(progs, x.Progress)
 		}
 		if x, ok := o.(LatencyOutput); ok {
-			lats = append(lats, x)
+			lats = append(lats, x.Latencies)
 		}
 		if x, ok := o.(SnapshotOutput); ok {
-			snaps = append(snaps, x)
+			snaps = append(snaps, x.Snapshot)
 		}
 	}
-	var out outputs
-	switch len(ends) {
-	case 0:
-	case 1:
-		out.sessionEnd = ends[0].SessionEnded
-	default:
-		out.sessionEnd = func(e SessionEnd) {
-			for _, x := range ends {
-				x.SessionEnded(e)
-			}
-		}
-	}
-	switch len(progs) {
-	case 0:
-	case 1:
-		out.progress = progs[0].Progress
-	default:
-		out.progress = func(p Progress) {
-			for _, x := range progs {
-				x.Progress(p)
-			}
-		}
-	}
-	switch len(lats) {
-	case 0:
-	case 1:
-		out.latencies = lats[0].Latencies
-	default:
-		out.latencies = func(l Latencies) {
-			for _, x := range lats {
-				x.Latencies(l)
-			}
-		}
-	}
+	out := outputs{sessionEnd: fanOut(ends), progress: fanOut(progs), latencies: fanOut(lats)}
 	switch len(snaps) {
 	case 0:
 	case 1:
-		out.snapshot = snaps[0].Snapshot
+		out.snapshot = snaps[0]
 	default:
 		out.snapshot = func(r *measure.Run) error {
 			var first error
-			for _, x := range snaps {
-				if err := x.Snapshot(r); err != nil && first == nil {
+			for _, f := range snaps {
+				if err := f(r); err != nil && first == nil {
 					first = err
 				}
 			}
@@ -161,4 +128,20 @@ func outputsOf(outs []Output) outputs {
 		}
 	}
 	return out
+}
+
+// fanOut is one function that calls each of fns in turn: nil for none (the run's fast path),
+// the function itself for one.
+func fanOut[V any](fns []func(V)) func(V) {
+	switch len(fns) {
+	case 0:
+		return nil
+	case 1:
+		return fns[0]
+	}
+	return func(v V) {
+		for _, f := range fns {
+			f(v)
+		}
+	}
 }

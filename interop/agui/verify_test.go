@@ -5,116 +5,37 @@
 package aguiinterop
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/agui"
-	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
 // recordedDir holds the reference runtime's recorded streams (protocol/agui/testdata/README.md).
 var recordedDir = filepath.Join("..", "..", "protocol", "agui", "testdata", "runtime")
 
-// recording is one recorded stream: its scenario and seed and each frame's data.
-type recording struct {
-	scenario string
-	seed     uint64
-	header   []string // the # lines, as they are
-	frames   []string
-}
-
-func readRecording(path string) (recording, error) {
-	var rec recording
-	f, err := os.Open(path)
-	if err != nil {
-		return rec, err
-	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	for line := 1; ; line++ {
-		text, err := r.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return rec, err
-		}
-		text = strings.TrimSuffix(text, "\n")
-		switch {
-		case strings.HasPrefix(text, "# scenario "):
-			name, seed, _ := strings.Cut(strings.TrimPrefix(text, "# scenario "), " seed ")
-			n, perr := strconv.ParseUint(seed, 10, 64)
-			if perr != nil {
-				return rec, fmt.Errorf("%s:%d: expected '# scenario NAME seed N', got %q", path, line, text)
-			}
-			rec.scenario, rec.seed = name, n
-			rec.header = append(rec.header, text)
-		case strings.HasPrefix(text, "#"):
-			rec.header = append(rec.header, text)
-		case text == "":
-		case strings.HasPrefix(text, "data: "):
-			rec.frames = append(rec.frames, strings.TrimPrefix(text, "data: "))
-		default:
-			return rec, fmt.Errorf("%s:%d: expected a data: frame or a # line, got %q", path, line, text)
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-	}
-	if rec.scenario == "" {
-		return rec, fmt.Errorf("%s: no '# scenario NAME seed N' line", path)
-	}
-	return rec, nil
-}
-
-func (rec recording) write(path string) error {
-	var b bytes.Buffer
-	for _, h := range rec.header {
-		b.WriteString(h + "\n")
-	}
-	for _, f := range rec.frames {
-		b.WriteString("data: " + f + "\n")
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
-}
-
 // judge is streambench's verdict on rec: the rules it breaks against its script, and
 // "truncated" when it ends without RUN_FINISHED or RUN_ERROR (the truncated outcome, which
 // fails a run). An empty verdict passes.
-func judge(rec recording) (string, error) {
-	sc, ok := scenarios.Embedded().Get(rec.scenario)
-	if !ok {
-		return "", fmt.Errorf("unknown scenario %s", rec.scenario)
+func judge(rec agui.Recording) (string, error) {
+	rules, end, err := agui.JudgeRecording(rec)
+	if err != nil {
+		return "", err
 	}
-	c := agui.NewChecker(&protocol.Session{ID: "agui-" + rec.scenario, Expected: sc.Render(rec.seed).Expected()}, false)
-	terminal := false
-	for _, f := range rec.frames {
-		if c.Observe(&sse.Event{Data: []byte(f)}).Kind == protocol.FrameTerminal {
-			terminal = true
-		}
+	var names []string
+	for _, r := range rules {
+		names = append(names, string(r))
 	}
-	var streamErr error
-	if !terminal {
-		streamErr = protocol.ErrTruncated
+	if end == "truncated" {
+		names = append(names, "truncated")
 	}
-	set := map[string]bool{}
-	for _, v := range c.Finish(streamErr) {
-		set[string(v.Rule)] = true
-	}
-	if !terminal {
-		set["truncated"] = true
-	}
-	return strings.Join(slices.Sorted(maps.Keys(set)), ","), nil
+	slices.Sort(names)
+	return strings.Join(names, ","), nil
 }
 
 // edit is a stream derived from a clean recording to reach what the runtime's faults do not.
@@ -212,14 +133,14 @@ func TestVerifyEventsAgrees(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, e := range edits {
-		rec, err := readRecording(filepath.Join(recordedDir, e.from+".frames"))
+		rec, err := agui.ReadRecording(filepath.Join(recordedDir, e.from+".frames"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec.header = append(rec.header, "# edited: "+e.name)
-		rec.frames = e.apply(t, slices.Clone(rec.frames))
+		rec.Header = append(rec.Header, "# edited: "+e.name)
+		rec.Frames = e.apply(t, slices.Clone(rec.Frames))
 		path := filepath.Join(dir, e.name+".frames")
-		if err := rec.write(path); err != nil {
+		if err := rec.Write(path); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, path)
@@ -230,7 +151,7 @@ func TestVerifyEventsAgrees(t *testing.T) {
 	t.Logf("%-36s %-28s %s", "file", "streambench", "verifyEvents")
 	seen := map[string]bool{}
 	for _, path := range paths {
-		rec, err := readRecording(path)
+		rec, err := agui.ReadRecording(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +241,7 @@ func TestCapturedStreams(t *testing.T) {
 	verdicts := verifyEvents(t, node, paths)
 	known := strings.Split(os.Getenv("AGUI_KNOWN"), ",")
 	for _, path := range paths {
-		rec, err := readRecording(path)
+		rec, err := agui.ReadRecording(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,6 @@
 package agui_test
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"flag"
@@ -14,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,109 +65,9 @@ func aguiFaults(t *testing.T) map[string]protocol.Rule {
 	return out
 }
 
-// Recording is one recorded stream: the scenario and seed it played, the fault switch the
-// runtime had on ("" for none), and each frame's data.
-type Recording struct {
-	Path     string
-	Scenario string
-	Seed     uint64
-	Fault    string
-	Frames   []string
-}
-
-// ReadRecording reads a testdata/runtime file, or a gzipped one (NAME.frames.gz).
-func ReadRecording(path string) (Recording, error) {
-	rec := Recording{Path: path}
-	f, err := os.Open(path)
-	if err != nil {
-		return rec, err
-	}
-	defer f.Close()
-	var in io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			return rec, fmt.Errorf("%s: %w", path, err)
-		}
-		defer z.Close()
-		in = z
-	}
-	r := bufio.NewReader(in)
-	for line := 1; ; line++ {
-		text, err := r.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return rec, err
-		}
-		text = strings.TrimSuffix(text, "\n")
-		switch {
-		case strings.HasPrefix(text, "# scenario "):
-			name, seed, ok := strings.Cut(strings.TrimPrefix(text, "# scenario "), " seed ")
-			n, perr := strconv.ParseUint(seed, 10, 64)
-			if !ok || perr != nil {
-				return rec, fmt.Errorf("%s:%d: expected '# scenario NAME seed N', got %q", path, line, text)
-			}
-			rec.Scenario, rec.Seed = name, n
-		case strings.HasPrefix(text, "# fault "):
-			rec.Fault = strings.TrimPrefix(text, "# fault ")
-		case strings.HasPrefix(text, "#"), text == "":
-		case strings.HasPrefix(text, "data: "):
-			rec.Frames = append(rec.Frames, strings.TrimPrefix(text, "data: "))
-		default:
-			return rec, fmt.Errorf("%s:%d: expected a data: frame or a # line, got %q", path, line, text)
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-	}
-	if rec.Scenario == "" {
-		return rec, fmt.Errorf("%s: no '# scenario NAME seed N' line", path)
-	}
-	return rec, nil
-}
-
-// session is the protocol session a recording was made for.
-func session(name string, seed uint64) (*protocol.Session, error) {
-	sc, ok := scenarios.Embedded().Get(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown scenario %s", name)
-	}
-	id := "agui-" + name
-	return &protocol.Session{
-		ID:       id,
-		Input:    scenarios.Directive{Scenario: name, Seed: seed, Session: id}.String() + " " + sc.Prompt,
-		Expected: sc.Render(seed).Expected(),
-	}, nil
-}
-
-// Judge replays rec through the checker against its script and returns the rules broken and
-// how the stream ended as the load generator would count it: "" for RUN_FINISHED, the
-// message of a RUN_ERROR, "truncated" for neither (an outcome, not a rule).
-func Judge(rec Recording) (rules []protocol.Rule, end string, err error) {
-	s, err := session(rec.Scenario, rec.Seed)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", rec.Path, err)
-	}
-	c := agui.NewChecker(s, false)
-	end = "truncated"
-	for _, f := range rec.Frames {
-		if obs := c.Observe(&sse.Event{Data: []byte(f)}); obs.Kind == protocol.FrameTerminal {
-			end = obs.Error
-		}
-	}
-	var streamErr error
-	if end == "truncated" {
-		streamErr = protocol.ErrTruncated
-	}
-	set := map[protocol.Rule]bool{}
-	for _, v := range c.Finish(streamErr) {
-		set[v.Rule] = true
-	}
-	return slices.Sorted(maps.Keys(set)), end, nil
-}
-
 // scriptFails reports whether the recording's script ends in a provider error (RUN_ERROR).
-func scriptFails(rec Recording) bool {
-	s, err := session(rec.Scenario, rec.Seed)
+func scriptFails(rec agui.Recording) bool {
+	s, err := agui.RecordingSession(rec.Scenario, rec.Seed)
 	return err == nil && s.Expected.FailedTurn >= 0
 }
 
@@ -188,11 +85,11 @@ func TestRecordedRealServerStreams(t *testing.T) {
 		t.Fatalf("no recordings in testdata/agui-langgraph: %v", err)
 	}
 	for _, path := range paths {
-		rec, err := ReadRecording(path)
+		rec, err := agui.ReadRecording(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := Judge(rec)
+		got, _, err := agui.JudgeRecording(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,11 +121,11 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, path := range paths {
-		rec, err := ReadRecording(path)
+		rec, err := agui.ReadRecording(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, end, err := Judge(rec)
+		got, end, err := agui.JudgeRecording(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +206,7 @@ func record(t *testing.T, faults map[string]protocol.Rule) {
 // on) against the runtime's /agui/openai-all and writes the frames to file.
 func recordOne(t *testing.T, runtimeURL, name, fault, file string) {
 	t.Helper()
-	s, err := session(name, 1)
+	s, err := agui.RecordingSession(name, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
