@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,8 @@ const (
 	crossTokens = 100
 	crossTTFT   = 100 * time.Millisecond
 	crossRamp   = time.Second
+	// crossReadBuffer is each stream's read buffer: the longest frame it can hold.
+	crossReadBuffer = 8192
 	// crossScenario is the scenario the mock child plays, written to its scenario directory.
 	crossScenario = "pacing"
 )
@@ -260,17 +263,28 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 		failOnce   sync.Once
 		firstError string
 	)
+	// Every stream's read buffer is allocated, and the heap collected, before the clock
+	// starts: allocated at each stream's start they grew this process's heap during the ramp,
+	// and its collections then delayed the timestamps of whichever server played first (the
+	// mock) more than the second one's, whose streams found the heap already grown.
+	bufs := make([][]byte, streams)
+	for i := range bufs {
+		bufs[i] = make([]byte, 0, crossReadBuffer)
+	}
+	runtime.GC()
 	rng := rand.New(rand.NewPCG(1, 0x9ace))
 	start := time.Now()
 	for i := range streams {
 		offset := time.Duration(rng.Int64N(int64(crossRamp) + 1))
+		buf := bufs[i]
+		bufs[i] = nil
 		wg.Go(func() {
 			select {
 			case <-time.After(time.Until(start.Add(offset))):
 			case <-ctx.Done():
 				return
 			}
-			n, err := crossStream(ctx, addr, request, itl, shards[i%crossShards])
+			n, err := crossStream(ctx, addr, request, itl, buf, shards[i%crossShards])
 			tokens.Add(int64(n))
 			if err != nil {
 				failed.Add(1)
@@ -320,8 +334,9 @@ func crossRequest(addr string) []byte {
 // there can be: it writes the request, then reads, timestamping each read and finding the
 // frames that read completed (a frame ends at a blank line; HTTP's chunked framing never holds
 // one). A content chunk is a frame whose delta starts with a non-empty "content"; the stream
-// ends at data: [DONE]. It returns the content chunks read.
-func crossStream(ctx context.Context, addr string, request []byte, itl time.Duration, h *crossHistograms) (int, error) {
+// ends at data: [DONE]. buf (empty, its capacity the longest frame) is its read buffer. It
+// returns the content chunks read.
+func crossStream(ctx context.Context, addr string, request []byte, itl time.Duration, buf []byte, h *crossHistograms) (int, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -336,7 +351,6 @@ func crossStream(ctx context.Context, addr string, request []byte, itl time.Dura
 	}
 	const okStatus = "HTTP/1.1 200 "
 	var (
-		buf     = make([]byte, 0, 8192)
 		tokens  int
 		last    time.Time
 		checked bool

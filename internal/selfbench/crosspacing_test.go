@@ -150,7 +150,7 @@ func TestCrossStreamMeasuresANaiveStream(t *testing.T) {
 	t.Parallel()
 	addr := serveNaive(t, 0, time.Millisecond, crossTokens)
 	h := newCrossHistograms()
-	n, err := crossStream(context.Background(), addr, crossRequest(addr), time.Millisecond, h)
+	n, err := crossStream(context.Background(), addr, crossRequest(addr), time.Millisecond, make([]byte, 0, crossReadBuffer), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestCrossStreamFailsShortOrRefusedStreams(t *testing.T) {
 		{"one token short", short, "[DONE] after 99 content chunks, want 100"},                     // the naive server sent 99
 		{"HTTP 503", strings.TrimPrefix(refused.URL, "http://"), `response "HTTP/1.1 503 Service`}, // not a stream
 	} {
-		_, err := crossStream(context.Background(), tc.addr, crossRequest(tc.addr), time.Millisecond, newCrossHistograms())
+		_, err := crossStream(context.Background(), tc.addr, crossRequest(tc.addr), time.Millisecond, make([]byte, 0, crossReadBuffer), newCrossHistograms())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
