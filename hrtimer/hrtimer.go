@@ -9,6 +9,9 @@
 // the kernel's high-resolution timer expires. The fd's read deadline, a Go timer armed for the
 // same instant, covers the busy case, where the scheduler runs timers more often than it polls.
 // Elsewhere than Linux, and in portable clocks, Go timers alone pace.
+//
+// A per-waiter clock (NewPerWaiter) has no heap: each Waiter waits on a Go timer of its own,
+// as time.Sleep does, and is for processes with thousands of waiters that keep it busy.
 package hrtimer
 
 import (
@@ -23,6 +26,9 @@ import (
 // timer), and releases it once no deadline has been pending for linger.
 type Clock struct {
 	portable bool
+	// perWaiter is NewPerWaiter's: every Waiter has a Go timer of its own, and the fields
+	// below stay unused.
+	perWaiter bool
 	// window is NewCoalescing's: the least time between two wakes of the alarm (0: none).
 	window time.Duration
 
@@ -74,13 +80,29 @@ func NewCoalescingPortable(window time.Duration) *Clock {
 	return &Clock{window: max(window, 0), portable: true}
 }
 
+// NewPerWaiter returns a Clock whose Waiters each wait on a Go timer of their own, as
+// time.Sleep does: no shared heap, lock or alarm goroutine, so a late wake delays only its own
+// waiter. It is for a process whose thousands of waiters keep it busy, such as the serving
+// mock: there the Go runtime checks its timers at every scheduling point, so a wake is as
+// timely as on a shared alarm, while a shared alarm, under load, is late for every waiter of
+// its batch at once (mockprovider's README has the figures). It works inside a
+// testing/synctest bubble, and never spins (UntilSpinning waits as Until).
+func NewPerWaiter() *Clock { return &Clock{perWaiter: true} }
+
 // NewPortable returns a Clock paced by Go timers only: precise while the process is busy,
 // up to a millisecond late while it idles. Use it inside a testing/synctest bubble, where a
 // goroutine blocked on a file descriptor would keep virtual time from advancing.
 func NewPortable() *Clock { return &Clock{portable: true} }
 
 // NewWaiter returns a Waiter for one goroutine's successive waits.
-func (c *Clock) NewWaiter() *Waiter { return &Waiter{clock: c, wake: make(chan struct{}, 1)} }
+func (c *Clock) NewWaiter() *Waiter {
+	w := &Waiter{clock: c, wake: make(chan struct{}, 1)}
+	if c.perWaiter {
+		w.timer = time.NewTimer(time.Hour)
+		w.timer.Stop()
+	}
+	return w
+}
 
 // add schedules w's wake at due.
 func (c *Clock) add(due time.Time, w *Waiter) {
@@ -192,6 +214,8 @@ type Waiter struct {
 	wake  chan struct{}
 	// interrupted is set by Interrupt, for good.
 	interrupted atomic.Bool
+	// timer is a per-waiter clock's (NewPerWaiter), nil on the others.
+	timer *time.Timer
 }
 
 // Interrupt ends the wait in progress and every later one: they return false. It is safe to
@@ -200,6 +224,12 @@ type Waiter struct {
 // costs less than selecting on the context's channel too at every token.
 func (w *Waiter) Interrupt() {
 	w.interrupted.Store(true)
+	if w.timer != nil {
+		// Fires at once: a wait blocked on it wakes and sees the flag. A wait that re-arms the
+		// timer after this checks the flag after re-arming (until), so none is lost.
+		w.timer.Reset(0)
+		return
+	}
 	select {
 	case w.wake <- struct{}{}:
 	default: // a wake is already pending: the waiter sees the flag when it takes it
@@ -220,7 +250,7 @@ func (w *Waiter) Until(done <-chan struct{}, due time.Time) bool {
 // Portable clocks do not spin: inside a synctest bubble a spinning goroutine would keep
 // virtual time from advancing.
 func (w *Waiter) UntilSpinning(done <-chan struct{}, due time.Time, spin time.Duration) bool {
-	if w.clock.isPortable() {
+	if w.timer != nil || w.clock.isPortable() {
 		spin = 0
 	}
 	return w.until(done, due, spin)
@@ -244,6 +274,12 @@ func (w *Waiter) until(done <-chan struct{}, due time.Time, spin time.Duration) 
 			}
 			continue
 		}
+		if w.timer != nil {
+			if !w.timerWait(done, left) {
+				return false
+			}
+			continue
+		}
 		w.clock.add(due.Add(-spin), w)
 		if done == nil {
 			<-w.wake
@@ -254,6 +290,26 @@ func (w *Waiter) until(done <-chan struct{}, due time.Time, spin time.Duration) 
 		case <-done:
 			return false
 		}
+	}
+}
+
+// timerWait waits on a per-waiter clock's timer for d, and reports false when done closed or
+// Interrupt came. The flag is read after the timer is armed: an Interrupt whose immediate
+// firing this arming overrode has set it by then.
+func (w *Waiter) timerWait(done <-chan struct{}, d time.Duration) bool {
+	w.timer.Reset(d)
+	if w.interrupted.Load() {
+		return false
+	}
+	if done == nil {
+		<-w.timer.C
+		return true
+	}
+	select {
+	case <-w.timer.C:
+		return true
+	case <-done:
+		return false
 	}
 }
 

@@ -16,6 +16,7 @@ var clocks = []struct {
 	{"precise", New},
 	{"portable", NewPortable},
 	{"coalescing", func() *Clock { return NewCoalescing(250 * time.Microsecond) }},
+	{"per-waiter", NewPerWaiter},
 }
 
 // TestUntilNeverWakesEarly has many goroutines wait, repeatedly, for deadlines spread over a
@@ -112,12 +113,18 @@ func TestUntilSpinningStopsWhenDoneCloses(t *testing.T) {
 	}
 }
 
-// TestPortableClockKeepsVirtualTime runs the portable clock inside a synctest bubble: every
-// wake lands exactly on its deadline in virtual time, in deadline order.
+// TestPortableClockKeepsVirtualTime runs the portable and the per-waiter clock inside a
+// synctest bubble: every wake lands exactly on its deadline in virtual time, in deadline order.
 func TestPortableClockKeepsVirtualTime(t *testing.T) {
 	t.Parallel()
+	for _, newClock := range []func() *Clock{NewPortable, NewPerWaiter} {
+		portableKeepsVirtualTime(t, newClock)
+	}
+}
+
+func portableKeepsVirtualTime(t *testing.T, newClock func() *Clock) {
 	synctest.Test(t, func(t *testing.T) {
-		c := NewPortable()
+		c := newClock()
 		start := time.Now()
 		offsets := []time.Duration{30 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 10 * time.Millisecond}
 		var mu sync.Mutex
@@ -167,6 +174,34 @@ func TestInterruptEndsWaits(t *testing.T) {
 				t.Error("an uninterrupted waiter's wait returned false")
 			}
 		})
+	}
+}
+
+// TestInterruptBeforeArming plays the race a per-waiter clock must not lose: an Interrupt that
+// lands after a wait checked the flag but before it armed its timer, whose immediate firing
+// the arming then overrides. The wait must still end at once, not an hour later.
+func TestInterruptBeforeArming(t *testing.T) {
+	t.Parallel()
+	w := NewPerWaiter().NewWaiter()
+	w.Interrupt()
+	ended := make(chan bool, 1)
+	go func() { ended <- w.timerWait(nil, time.Hour) }()
+	select {
+	case ok := <-ended:
+		if ok {
+			t.Fatal("timerWait = true after Interrupt; want false")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a wait armed after Interrupt still waits a minute later: the Interrupt was lost")
+	}
+	// And the wake that Interrupt left in the timer's channel does not end a later wait of a
+	// waiter that was not interrupted.
+	v := NewPerWaiter().NewWaiter()
+	v.timer.Reset(0)
+	time.Sleep(time.Millisecond)
+	due := time.Now().Add(20 * time.Millisecond)
+	if !v.Until(nil, due) || time.Now().Before(due) {
+		t.Fatal("a stale firing ended a later wait before its deadline")
 	}
 }
 

@@ -80,12 +80,6 @@ const Model = "streambench-mock"
 // Options.MaxConcurrentStreamsPerConn): 2,000 streams then take 8 connections.
 const DefaultMaxStreamsPerConn = 250
 
-// PacingWindow is the default Clock's coalescing window: at 2,000 streams × 20 tokens/s a
-// deadline falls due every 25 µs, and re-arming the timer for each cost 15% of the mock's CPU
-// (issue 15's profile); batched to one wake per window, a token is at most
-// this much later than scheduled, never early, and the pacing error stays well under 1 ms.
-const PacingWindow = 250 * time.Microsecond
-
 // pingInterval is how long an Anthropic stream may stay silent before the mock sends a ping,
 // as the real API does during long pauses (stalls, slow time to first token). The OpenAI wire
 // has no keep-alive and gets none.
@@ -110,15 +104,11 @@ type Options struct {
 	// streams sharing a connection; past the limit Go clients open another connection, which
 	// keeps thousands of streams on a handful of connections at a flat cost per frame.
 	MaxConcurrentStreamsPerConn int
-	// Clock paces every stream (nil: hrtimer.NewCoalescingPortable(PacingWindow): Go timers,
-	// batched to one wake per PacingWindow when thousands of streams crowd it; up to ~1 ms
-	// late only while the process idles). Pass hrtimer.NewCoalescing(PacingWindow) for wakes
-	// within microseconds of their deadline on Linux (a timerfd) at 15–30% more CPU per token
-	// under load: on 2026-12-01, 3 runs of bench pacing each gave mock ÷ naive CPU per token
-	// 1.57–1.63× on the timerfd clock, 1.13–1.21× on this one (bench path: path ÷ floor
-	// 1.14–1.23× and 1.09–1.17×), while their latency errors did not separate at load 2–5
-	// (self-test pacing p50 0.3 ms vs 0.7 ms, p99 3–19 ms vs 1.8–4.5 ms). Tests inside a
-	// testing/synctest bubble pass hrtimer.NewPortable().
+	// Clock paces every stream (nil: hrtimer.NewPerWaiter(): each stream waits on a Go timer
+	// of its own, so a late wake delays only its stream). Pass hrtimer.New() for wakes within
+	// microseconds of their deadline while the process idles (a timerfd), at more CPU per
+	// token under load. Tests inside a testing/synctest bubble may pass either
+	// hrtimer.NewPerWaiter() or hrtimer.NewPortable().
 	Clock *hrtimer.Clock
 	// MaxBody is the largest request body in bytes (0: MaxBodyBytes).
 	MaxBody int64
@@ -172,7 +162,7 @@ func New(opts Options) (*Server, error) {
 		opts.MaxConcurrentStreamsPerConn = DefaultMaxStreamsPerConn
 	}
 	if opts.Clock == nil {
-		opts.Clock = hrtimer.NewCoalescingPortable(PacingWindow)
+		opts.Clock = hrtimer.NewPerWaiter()
 	}
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = MaxBodyBytes
