@@ -11,7 +11,7 @@ import (
 
 // BenchmarkWakeLateness has 200 goroutines each wait for deadlines 0–20 ms ahead, the way
 // paced streams do on a mostly idle process, and reports how late they woke (p50, p99, in
-// µs) with the precise clock, the portable clock, a coalescing one (the mock's) and a plain
+// µs) with the precise clock, the portable clock, a per-waiter one (the mock's) and a plain
 // time.Timer per goroutine.
 // (UntilSpinning is for a few waiters, such as one open-loop scheduler: 200 spinning
 // goroutines would starve each other; `streambench bench fidelity` shows its start lag.)
@@ -22,7 +22,7 @@ func BenchmarkWakeLateness(b *testing.B) {
 	}{
 		{"precise", func(w *Waiter, _ *time.Timer, due time.Time) { w.Until(nil, due) }},
 		{"portable", func(w *Waiter, _ *time.Timer, due time.Time) { w.Until(nil, due) }},
-		{"coalescing-250µs", func(w *Waiter, _ *time.Timer, due time.Time) { w.Until(nil, due) }},
+		{"per-waiter", func(w *Waiter, _ *time.Timer, due time.Time) { w.Until(nil, due) }},
 		{"time.Timer", func(_ *Waiter, t *time.Timer, due time.Time) { t.Reset(time.Until(due)); <-t.C }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -30,8 +30,8 @@ func BenchmarkWakeLateness(b *testing.B) {
 			switch bc.name { // the others use the precise clock or none
 			case "portable":
 				c = NewPortable()
-			case "coalescing-250µs":
-				c = NewCoalescing(250 * time.Microsecond)
+			case "per-waiter":
+				c = NewPerWaiter()
 			}
 			late := hdrhistogram.New(1, 10_000_000, 3)
 			var mu sync.Mutex

@@ -29,15 +29,12 @@ type Clock struct {
 	// perWaiter is NewPerWaiter's: every Waiter has a Go timer of its own, and the fields
 	// below stay unused.
 	perWaiter bool
-	// window is NewCoalescing's: the least time between two wakes of the alarm (0: none).
-	window time.Duration
 
 	mu        sync.Mutex
 	pending   deadlines
 	alarm     alarm     // nil while idle
 	armedAt   time.Time // when alarm goes off
 	lingering bool      // nothing pending: armedAt is when the idle alarm is released
-	lastWake  time.Time // when the alarm last woke a waiter
 	// epoch is what pending deadlines count from (set by the first add): the heap compares
 	// int64 nanoseconds, half the bytes of a time.Time to move at every sift.
 	epoch time.Time
@@ -59,26 +56,6 @@ type alarm interface {
 // New returns a Clock that wakes waiters within microseconds of their deadline on Linux (a
 // timerfd), falling back to Go timers where that is unavailable.
 func New() *Clock { return &Clock{} }
-
-// NewCoalescing returns a Clock like New whose alarm goes off at most once per window: a
-// deadline due less than window after the alarm last woke anyone waits for the next wake, at
-// most window late, and never early. A lone deadline after a quiet spell is woken as precisely
-// as by New. It is for processes with tens of thousands of deadlines a second, such as the mock
-// pacing every token of 2,000 streams: re-arming the timerfd is a system call (and, on a
-// virtual machine, a trap to the hypervisor to reprogram the timer), and arming it once per
-// deadline cost the mock 15% of its CPU, the alarm's whole wake path three quarters of what
-// writing the tokens cost; once per window, each wake serves a batch.
-func NewCoalescing(window time.Duration) *Clock { return &Clock{window: max(window, 0)} }
-
-// NewCoalescingPortable returns a Clock like NewCoalescing paced by Go timers only, as
-// NewPortable: no timerfd to re-arm by system call, no poller wake-up and no reader goroutine
-// per batch; the Go runtime checks its timers at every scheduling point, so in a busy process
-// a batch is as timely, and only while the process idles may it be up to a millisecond late.
-// It is for a process whose deadlines keep it busy, such as the serving mock: at 2,000 streams
-// × 20 tokens/s it cost 15–30% less CPU per token than NewCoalescing (bench pacing, 4 pairs).
-func NewCoalescingPortable(window time.Duration) *Clock {
-	return &Clock{window: max(window, 0), portable: true}
-}
 
 // NewPerWaiter returns a Clock whose Waiters each wait on a Go timer of their own, as
 // time.Sleep does: no shared heap, lock or alarm goroutine, so a late wake delays only its own
@@ -110,25 +87,13 @@ func (c *Clock) add(due time.Time, w *Waiter) {
 	defer c.mu.Unlock()
 	c.pending.push(c.deadline(due, w))
 	c.lingering = false
-	at := c.coalesce(due)
 	if c.alarm == nil {
 		c.alarm = c.newAlarm()
-	} else if !at.Before(c.armedAt) {
+	} else if !due.Before(c.armedAt) {
 		return // the alarm goes off first; a lingering one then re-arms for due
 	}
-	c.armedAt = at
-	c.alarm.arm(at)
-}
-
-// coalesce returns when the alarm should go off for a deadline due: due, or one window after
-// the last wake if that is later. c.mu must be held.
-func (c *Clock) coalesce(due time.Time) time.Time {
-	if c.window > 0 {
-		if next := c.lastWake.Add(c.window); due.Before(next) {
-			return next
-		}
-	}
-	return due
+	c.armedAt = due
+	c.alarm.arm(due)
 }
 
 // newAlarm returns a timerfd alarm unless the clock is portable or timerfds are unavailable,
@@ -150,8 +115,9 @@ func (c *Clock) newAlarm() alarm {
 // whether a is still the clock's alarm.
 //
 // The waiters are woken after the lock is released: waking one readies its goroutine (and may
-// wake an idle thread), and while fire held the lock through a batch of them, every stream on
-// another P adding its next deadline waited for it (the lock was 3% of the mock's CPU).
+// wake an idle thread), and while fire held the lock through a batch of them, every waiter on
+// another P adding its next deadline waited for it (3% of the mock's CPU when it paced on a
+// shared clock).
 func (c *Clock) fire(a alarm) bool {
 	var buf [64]*Waiter
 	due, still := c.take(a, buf[:0])
@@ -176,7 +142,6 @@ func (c *Clock) take(a alarm, due []*Waiter) ([]*Waiter, bool) {
 	}
 	for at := now.Sub(c.epoch); len(c.pending) > 0 && c.pending[0].at <= at; {
 		due = append(due, c.pending.pop().waiter)
-		c.lastWake = now
 	}
 	switch {
 	case len(c.pending) == 0 && c.lingering:
@@ -189,7 +154,7 @@ func (c *Clock) take(a alarm, due []*Waiter) ([]*Waiter, bool) {
 		c.alarm.arm(c.armedAt)
 		return due, true
 	}
-	c.armedAt = c.coalesce(c.epoch.Add(c.pending[0].at))
+	c.armedAt = c.epoch.Add(c.pending[0].at)
 	c.alarm.arm(c.armedAt)
 	return due, true
 }

@@ -15,7 +15,6 @@ var clocks = []struct {
 }{
 	{"precise", New},
 	{"portable", NewPortable},
-	{"coalescing", func() *Clock { return NewCoalescing(250 * time.Microsecond) }},
 	{"per-waiter", NewPerWaiter},
 }
 
@@ -205,45 +204,6 @@ func TestInterruptBeforeArming(t *testing.T) {
 	}
 }
 
-// TestCoalescingWindow runs a portable clock with and without a window inside a synctest
-// bubble: a deadline crowding the last wake waits for the window, one after a quiet spell is
-// woken on its deadline, and none is woken early.
-func TestCoalescingWindow(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name   string
-		window time.Duration
-		// want is when each of the deadlines 10 ms, 10.1 ms and 20 ms woke.
-		want []time.Duration
-	}{
-		{"no window", 0, []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 100*time.Microsecond, 20 * time.Millisecond}},                        // every deadline on time
-		{"1 ms window", time.Millisecond, []time.Duration{10 * time.Millisecond, 11 * time.Millisecond, 20 * time.Millisecond}},                            // 10.1 ms waits for 11 ms
-		{"50 µs window", 50 * time.Microsecond, []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 100*time.Microsecond, 20 * time.Millisecond}}, // 10.1 ms is past the window
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				c := &Clock{portable: true, window: tc.window}
-				start := time.Now()
-				woke := make([]time.Duration, len(tc.want))
-				var wg sync.WaitGroup
-				for i, off := range []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 100*time.Microsecond, 20 * time.Millisecond} {
-					wg.Go(func() {
-						c.NewWaiter().Until(nil, start.Add(off))
-						woke[i] = time.Since(start)
-					})
-				}
-				wg.Wait()
-				for i := range tc.want {
-					if woke[i] != tc.want[i] {
-						t.Fatalf("woke at %v, want %v", woke, tc.want)
-					}
-				}
-			})
-		})
-	}
-}
-
 // TestDeadlinesHeapOrder pushes random deadlines and pops them in order.
 func TestDeadlinesHeapOrder(t *testing.T) {
 	t.Parallel()
@@ -260,30 +220,4 @@ func TestDeadlinesHeapOrder(t *testing.T) {
 		}
 		prev = d.at
 	}
-}
-
-// TestCoalescingPortable: NewCoalescingPortable's clock runs on Go timers (so it works inside
-// a synctest bubble) and coalesces: a deadline 100 µs after a wake waits for the 1 ms window.
-func TestCoalescingPortable(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		c := NewCoalescingPortable(time.Millisecond)
-		if !c.isPortable() {
-			t.Fatal("NewCoalescingPortable's clock is not portable")
-		}
-		start := time.Now()
-		offsets := []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 100*time.Microsecond}
-		woke := make([]time.Duration, len(offsets))
-		var wg sync.WaitGroup
-		for i, off := range offsets {
-			wg.Go(func() {
-				c.NewWaiter().Until(nil, start.Add(off))
-				woke[i] = time.Since(start)
-			})
-		}
-		wg.Wait()
-		if want := []time.Duration{10 * time.Millisecond, 11 * time.Millisecond}; woke[0] != want[0] || woke[1] != want[1] {
-			t.Fatalf("woke at %v, want %v", woke, want)
-		}
-	})
 }
