@@ -309,7 +309,6 @@ func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Direc
 // stream plays the turn as an event stream, each step at base + its scripted offset.
 func (q *request) stream(base time.Time) {
 	s := q.srv
-	ctx := q.r.Context()
 	rc := http.NewResponseController(q.w)
 	fault := s.opts.Fault
 	var w http.ResponseWriter = q.w
@@ -336,7 +335,7 @@ func (q *request) stream(base time.Time) {
 	for i := range turn.Steps {
 		step := &turn.Steps[i]
 		due := sched.due(step.At)
-		if gone, at := q.waitUntil(ctx, waiter, due, sw); gone {
+		if gone, at := q.waitUntil(waiter, due, sw); gone {
 			q.clientGone(at, nil)
 			return
 		}
@@ -382,24 +381,21 @@ func (q *request) newWaiter() (*hrtimer.Waiter, func() bool) {
 // waitUntil sleeps on the stream's waiter (from newWaiter) until due, sending a keep-alive ping through sw
 // (on wires that have one) when the silence would exceed pingInterval. It returns gone=true,
 // with the time it noticed, as soon as the client goes away or a ping cannot be written.
-func (q *request) waitUntil(ctx context.Context, waiter *hrtimer.Waiter, due time.Time, sw streamWriter) (gone bool, at time.Time) {
+func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWriter) (gone bool, at time.Time) {
 	for {
 		wake := due
 		ping := sw != nil && q.wire.pings && time.Until(due) > pingInterval
 		if ping {
 			wake = time.Now().Add(pingInterval)
 		}
-		if !waiter.Until(nil, wake) { // interrupted: the context is done
+		// Until returns false once the context's AfterFunc interrupted the waiter, and checks
+		// that after every wake: a client gone meanwhile is noticed here, not by a write into
+		// the void. (Selecting on ctx.Done() as well cost 2% of the mock's CPU per token.)
+		if !waiter.Until(nil, wake) {
 			return true, time.Now()
 		}
 		if !ping {
-			// Due, but the client may have gone meanwhile: say so rather than write into the void.
-			select {
-			case <-ctx.Done():
-				return true, time.Now()
-			default:
-				return false, time.Time{}
-			}
+			return false, time.Time{}
 		}
 		err := sw.Ping()
 		if err == nil {
@@ -444,7 +440,7 @@ func (q *request) respond(base time.Time) {
 		}
 		waiter, unhook := q.newWaiter()
 		defer unhook()
-		if gone, at := q.waitUntil(q.r.Context(), waiter, due, nil); gone {
+		if gone, at := q.waitUntil(waiter, due, nil); gone {
 			q.clientGone(at, nil)
 			return
 		}
