@@ -191,7 +191,7 @@ func (w *Waiter) Interrupt() {
 	w.interrupted.Store(true)
 	if w.timer != nil {
 		// Fires at once: a wait blocked on it wakes and sees the flag. A wait that re-arms the
-		// timer after this checks the flag after re-arming (until), so none is lost.
+		// timer after this checks the flag after re-arming (timerWait), so none is lost.
 		w.timer.Reset(0)
 		return
 	}
