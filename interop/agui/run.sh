@@ -52,28 +52,11 @@ langgraph_modules=$(install "$root/interop/langgraph" langgraph .bin/langgraphjs
 ln -sfn "$agui_modules" "$here/node_modules"
 
 cd "$root"
-work=$(mktemp -d)
-out=${OUT:-$work/results}
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die
 app="$work/app" # the dev server writes its in-memory state under the graph's directory
 mkdir -p "$app"
 cp interop/langgraph/graph.mjs interop/langgraph/langgraph.json interop/langgraph/package.json "$app/"
 ln -sfn "$langgraph_modules" "$app/node_modules"
-pids=()
-cleanup() {
-	local rc=$?
-	for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-	if [ "$rc" -ne 0 ]; then
-		for log in "$work"/*.log; do
-			[ -s "$log" ] && { echo "--- $(basename "$log") (last 20 lines)" >&2; tail -n 20 "$log" >&2; }
-		done
-	fi
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-die() { echo "FAIL: $*" >&2; exit 1; }
 
 echo "run.sh: building streambench"
 go build -o "$work/streambench" ./cmd/streambench

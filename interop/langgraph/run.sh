@@ -47,29 +47,12 @@ else
 fi
 
 cd "$root"
-work=$(mktemp -d)
-out=${OUT:-$work/results}
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die
 # The dev server writes its in-memory state under the graph's directory: run it from a copy.
 app="$work/app"
 mkdir -p "$app"
 cp "$here/graph.mjs" "$here/langgraph.json" "$here/package.json" "$app/"
 ln -sfn "$cache/node_modules" "$app/node_modules"
-pids=()
-cleanup() {
-	local rc=$?
-	for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-	if [ "$rc" -ne 0 ]; then
-		for log in "$work"/*.log; do
-			[ -s "$log" ] && { echo "--- $(basename "$log") (last 20 lines)" >&2; tail -n 20 "$log" >&2; }
-		done
-	fi
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-die() { echo "FAIL: $*" >&2; exit 1; }
 
 echo "run.sh: building streambench"
 go build -o "$work/streambench" ./cmd/streambench
@@ -128,7 +111,9 @@ capture() {
 		-d "{\"assistant_id\":\"agent\",\"input\":{\"messages\":[{\"role\":\"user\",\"content\":\"[[streambench scenario=$name seed=1 session=capture-$name]] go\"}]},\"stream_mode\":[\"messages-tuple\",\"values\",\"updates\"],\"on_disconnect\":\"cancel\",\"if_not_exists\":\"create\",\"multitask_strategy\":\"reject\"}" \
 		>>"$file" || die "capture $name: no stream from $server"
 }
-echo "run.sh: streams captured from the server into $captured"
+if [ -n "${OUT:-}" ]; then
+	echo "run.sh: streams captured from the server into $captured"
+fi
 for name in plain-answer preamble-tool thinking-answer provider-error-midstream tool-error parallel-tools tool-chain unicode-answer; do
 	capture "$name"
 done

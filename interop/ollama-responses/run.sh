@@ -23,24 +23,7 @@ command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
 CLIENTS=${CLIENTS:-10}
 DURATION=${DURATION:-15s}
 
-work=$(mktemp -d)
-out=${OUT:-$work/results}
-pids=()
-cleanup() {
-	local rc=$?
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-	if [ "$rc" -ne 0 ]; then
-		for log in "$work"/*.log; do
-			[ -s "$log" ] && { echo "--- $(basename "$log") (last 20 lines)" >&2; tail -n 20 "$log" >&2; }
-		done
-	fi
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-die() { echo "FAIL: $*" >&2; exit 1; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die
 
 echo "run.sh: building streambench, routecheck and the Ollama server (its module's first build downloads Ollama's dependencies)"
 start=$SECONDS
