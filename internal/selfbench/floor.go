@@ -140,6 +140,29 @@ func roleCPU(pid int) time.Duration {
 	return cpu
 }
 
+// sampleEvery calls f every interval on a goroutine of its own until the returned stop, which
+// returns once f will not be called again.
+func sampleEvery(interval time.Duration, f func()) (stop func()) {
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				f()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
 // runFloor streams events events (itl apart) on each of streams streams from the minimal
 // server to the minimal client in this process, through the minimal relay when hops is 2.
 func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration, upstreamHTTP1 bool) (*floorRun, error) {
@@ -166,24 +189,9 @@ func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration,
 	roles = append(roles, &floorRole{name: "client"})
 	client := new(floorClient)
 	m := startMeter(roles...)
-	stopSampling := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-tick.C:
-				m.sample(client.active.Load())
-			}
-		}
-	}()
+	stopSampling := sampleEvery(200*time.Millisecond, func() { m.sample(client.active.Load()) })
 	res := client.run(ctx, url, streams, time.Second)
-	close(stopSampling)
-	<-sampled
+	stopSampling()
 	run := &floorRun{streams: streams, peak: m.stop(), events: res.events, roles: roles, failed: res.failed, failure: res.firstFailure}
 	if err := ctx.Err(); err != nil {
 		return nil, err

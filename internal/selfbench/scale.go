@@ -227,14 +227,7 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 	}
 	// Where the time to first chunk goes: connection, response headers (the runtime answered),
 	// first chunk; and the mock's own first byte, to tell a slow mock from a slow relay.
-	for _, m := range []struct {
-		metric measure.Metric
-		label  string
-	}{{measure.Connect, "connect"}, {measure.Headers, "response headers"}, {measure.FirstChunk, "TTFC"}, {measure.ChunkGap, "inter-chunk gap"}} {
-		h := mergedMetric(run, m.metric)
-		rep.add(m.label+" p50", quantileMs(h, 50, 0), "ms")
-		rep.add(m.label+" p99", quantileMs(h, 99, 0), "ms")
-	}
+	addLatencyFigures(rep, run)
 	if families != nil {
 		// The merged TTFC holds the mix's own TTFTs (slow-ttft) and PII-redacted canvas blocks,
 		// whose text comes only with block:completed, and legacy sim-chat clients, sent settled
@@ -292,4 +285,17 @@ func writeProfiles(dir string) error {
 		}
 	}
 	return nil
+}
+
+// addLatencyFigures adds the p50 and p99 of connect, response headers, TTFC and inter-chunk
+// gap over every key of run.
+func addLatencyFigures(rep *Report, run *measure.Run) {
+	for _, m := range []struct {
+		metric measure.Metric
+		label  string
+	}{{measure.Connect, "connect"}, {measure.Headers, "response headers"}, {measure.FirstChunk, "TTFC"}, {measure.ChunkGap, "inter-chunk gap"}} {
+		h := mergedMetric(run, m.metric)
+		rep.add(m.label+" p50", quantileMs(h, 50, 0), "ms")
+		rep.add(m.label+" p99", quantileMs(h, 99, 0), "ms")
+	}
 }

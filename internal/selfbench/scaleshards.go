@@ -234,37 +234,25 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 		rtCPU0[i], _ = procCPU(r.PID())
 	}
 	heldUntil := startAt.Add(ramp + 2*time.Second + min(length/2, 10*time.Second))
-	stopSampling := make(chan struct{})
-	sampled := make(chan struct{})
 	var mockCPU1 time.Duration
 	rtCPU1 := make([]time.Duration, shards)
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-tick.C:
-			}
-			s := sum()
-			m, _ := procCPU(mock.PID())
-			mu.Lock()
-			// Memory counts while streams are started and held, not the writing of the
-			// results after them.
-			if time.Now().Before(heldUntil) && s.generatorKiB >= peak.generatorKiB {
-				peak = s
-			}
-			sampledOnce = true
-			mockCPU1 = max(mockCPU1, m)
-			for i, r := range runtimes {
-				c, _ := procCPU(r.PID())
-				rtCPU1[i] = max(rtCPU1[i], c)
-			}
-			mu.Unlock()
+	stopSampling := sampleEvery(250*time.Millisecond, func() {
+		s := sum()
+		m, _ := procCPU(mock.PID())
+		mu.Lock()
+		defer mu.Unlock()
+		// Memory counts while streams are started and held, not the writing of the results
+		// after them.
+		if time.Now().Before(heldUntil) && s.generatorKiB >= peak.generatorKiB {
+			peak = s
 		}
-	}()
+		sampledOnce = true
+		mockCPU1 = max(mockCPU1, m)
+		for i, r := range runtimes {
+			c, _ := procCPU(r.PID())
+			rtCPU1[i] = max(rtCPU1[i], c)
+		}
+	})
 
 	var genCPU time.Duration
 	var failed []string
@@ -274,8 +262,7 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 		case werr = <-g.done:
 			g.done <- werr
 		case <-ctx.Done():
-			close(stopSampling)
-			<-sampled
+			stopSampling()
 			return nil, ctx.Err()
 		}
 		if st := g.cmd.ProcessState; st != nil {
@@ -285,8 +272,7 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 			failed = append(failed, fmt.Sprintf("shard %d: %v (its output: %s)", i, werr, g.log.Name()))
 		}
 	}
-	close(stopSampling)
-	<-sampled
+	stopSampling()
 	if m, err := procCPU(mock.PID()); err == nil {
 		mockCPU1 = max(mockCPU1, m)
 	}
@@ -355,14 +341,7 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 		rep.add("runtime CPU per relayed frame (all runtimes)", float64(rtCPU.Nanoseconds())/1e3/float64(c.Frames), "µs")
 		rep.add("mock CPU per frame", float64((mockCPU1-mockCPU0).Nanoseconds())/1e3/float64(c.Frames), "µs")
 	}
-	for _, m := range []struct {
-		metric measure.Metric
-		label  string
-	}{{measure.Connect, "connect"}, {measure.Headers, "response headers"}, {measure.FirstChunk, "TTFC"}, {measure.ChunkGap, "inter-chunk gap"}} {
-		h := mergedMetric(run, m.metric)
-		rep.add(m.label+" p50", quantileMs(h, 50, 0), "ms")
-		rep.add(m.label+" p99", quantileMs(h, 99, 0), "ms")
-	}
+	addLatencyFigures(rep, run)
 	rep.add("open-files limit per process", float64(openFileLimit()), "files")
 	rep.note("no leak check in a sharded run: each shard runs with --no-leak-check")
 	runFailures(rep, run)
