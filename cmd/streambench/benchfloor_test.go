@@ -44,4 +44,12 @@ func TestBenchPathSmall(t *testing.T) {
 	if f := figure(t, rep, "20 streams: path ÷ two-hop floor, CPU"); f.Value <= 0 || f.Met == nil || f.Target == "" {
 		t.Errorf("path ÷ floor: %+v", f)
 	}
+	// The minimal client played the same streams through the same mock and runtime, before
+	// and after the generator: its answer chunks, not the final frames.
+	if f := figure(t, rep, "20 streams: minimal client on the same path, answer chunks delivered (two runs)"); f.Value != 2*20*20 {
+		t.Errorf("%v answer chunks to the minimal client, want 2 runs × 20 streams × 20 tokens", f.Value)
+	}
+	if f := figure(t, rep, "20 streams: generator ÷ minimal client on the same path, CPU"); f.Value <= 0 || f.Met == nil || f.Target == "" {
+		t.Errorf("generator ÷ minimal client: %+v", f)
+	}
 }

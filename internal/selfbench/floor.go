@@ -3,6 +3,7 @@ package selfbench
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,12 +18,18 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
 )
 
 // pathTarget is issue 15's bound on the whole path's CPU per delivered answer chunk, as a
 // multiple of the two-hop floor's CPU per event measured in the same run.
 const pathTarget = 1.25
+
+// clientTarget is issue 29's bound on the generator's CPU per answer chunk, as a multiple of
+// the minimal client's playing the same streams through the same mock and runtime.
+const clientTarget = 1.1
 
 // busyStreamKiB is issue 15's bound on the generator's memory per open stream at 20 tokens/s
 // (VmRSS at the peak minus before the load, per open stream).
@@ -190,7 +197,7 @@ func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration,
 	client := new(floorClient)
 	m := startMeter(roles...)
 	stopSampling := sampleEvery(200*time.Millisecond, func() { m.sample(client.active.Load()) })
-	res := client.run(ctx, url, streams, time.Second)
+	res := client.run(ctx, url, streams, time.Second, floorRequest(url))
 	stopSampling()
 	run := &floorRun{streams: streams, peak: m.stop(), events: res.events, roles: roles, failed: res.failed, failure: res.firstFailure}
 	if err := ctx.Err(); err != nil {
@@ -199,26 +206,46 @@ func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration,
 	return run, nil
 }
 
+// pathSlugs are the deployments the path's sessions talk to (as scale).
+var pathSlugs = []string{"openai-none", "anthropic-none"}
+
 // runPath streams the same load through the whole path: the mock and the runtime in child
 // processes, the load generator in this one, sim-chat opted in (openai-none and
-// anthropic-none, as scale), one answer chunk per token.
-func runPath(ctx context.Context, streams, events int, itl time.Duration, o Options) (*floorRun, error) {
-	yaml := fmt.Sprintf("name: path-stream\ndescription: a paced answer, one token per frame\n"+
-		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", itl, itl, events)
-	dir, lib, err := writeScenarioDir(map[string]string{"path-stream": yaml})
+// anthropic-none, as scale), one answer chunk per token. Before and after the generator, the
+// minimal client plays the same streams through the same mock and runtime (minimal: the run
+// before, then the one after), so the generator's own cost is measured against a client that
+// only reads; a short unmeasured minimal run first warms the mock and the runtime, so neither
+// client meets them cold.
+func runPath(ctx context.Context, streams, events int, itl time.Duration, o Options) (path *floorRun, minimal []*floorRun, err error) {
+	scenario := func(name string, tokens int) string {
+		return fmt.Sprintf("name: %s\ndescription: a paced answer, one token per frame\n"+
+			"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", name, itl, itl, tokens)
+	}
+	dir, lib, err := writeScenarioDir(map[string]string{"path-stream": scenario("path-stream", events), "path-warm-up": scenario("path-warm-up", pathWarmUpTokens)})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
-	mix, err := chatMix("bench-path", "path-stream", "openai-none", "anthropic-none")
+	mix, err := chatMix("bench-path", "path-stream", pathSlugs...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := startStack(dir, o.ProviderHTTP1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer st.Stop()
+	warm, err := runPathMinimal(ctx, st, streams, "path-warm-up", "warm-up")
+	if err != nil {
+		return nil, nil, err
+	}
+	if warm.failed > 0 {
+		return nil, nil, fmt.Errorf("warm-up: %d of %d streams failed; first: %s", warm.failed, streams, warm.failure)
+	}
+	before, err := runPathMinimal(ctx, st, streams, "path-stream", "before")
+	if err != nil {
+		return nil, nil, err
+	}
 	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "generator"}}
 	m := startMeter(roles...)
 	update, done := o.progress()
@@ -244,7 +271,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	})
 	done()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fr := &floorRun{streams: streams, peak: m.stop(), events: run.Summary.Counters.OutputTokens, roles: roles}
 	switch {
@@ -257,6 +284,39 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	if !run.Summary.Verdict.Pass && len(run.Summary.Verdict.Reasons) > 0 {
 		fr.failure = run.Summary.Verdict.Reasons[0]
 		fr.failed = max(fr.failed, 1)
+	}
+	after, err := runPathMinimal(ctx, st, streams, "path-stream", "after")
+	if err != nil {
+		return nil, nil, err
+	}
+	return fr, []*floorRun{before, after}, nil
+}
+
+// pathWarmUpTokens is the length of the path's warm-up streams: a second of tokens at 20/s.
+const pathWarmUpTokens = 20
+
+// runPathMinimal plays streams sessions of scenario through st's runtime with the minimal
+// client (floorClient): the requests the generator sends (sim-chat opted in, the deployments
+// alternating), answer chunks counted and nothing checked. run names the run in the sessions'
+// IDs.
+func runPathMinimal(ctx context.Context, st *stack.Stack, streams int, scenario, run string) (*floorRun, error) {
+	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "client"}}
+	client := &floorClient{count: []byte(`{"blockId":`)} // answer chunks; not the final frame
+	addr := strings.TrimPrefix(st.RuntimeURL, "http://")
+	request := func(i int) []byte {
+		id := fmt.Sprintf("bench-path-minimal-%s-%d", run, i)
+		input := scenarios.Directive{Scenario: scenario, Seed: uint64(i) + 1, Session: id}.String()
+		body, _ := json.Marshal(simchat.RequestBody{Input: &input, ConversationID: id}) // strings only: cannot fail
+		return fmt.Appendf(nil, "POST /api/chat/%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n%s: %s\r\nContent-Length: %d\r\n\r\n%s",
+			pathSlugs[i%len(pathSlugs)], addr, simchat.ProtocolHeader, simchat.ProtocolToken, len(body), body)
+	}
+	m := startMeter(roles...)
+	stopSampling := sampleEvery(200*time.Millisecond, func() { m.sample(client.active.Load()) })
+	res := client.run(ctx, st.RuntimeURL, streams, time.Second, request)
+	stopSampling()
+	fr := &floorRun{streams: streams, peak: m.stop(), events: res.events, roles: roles, failed: res.failed, failure: res.firstFailure}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return fr, nil
 }
@@ -345,7 +405,9 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 		Command: fmt.Sprintf("streambench bench path --tokens-per-second %g --duration %s%s", tps, time.Duration(events)*itl, o.transportFlags()),
 		Method: fmt.Sprintf("per size, the two-hop floor (as bench floor) before and after the whole path with the same load (CPU pooled over both): scenario TTFT %s then %d tokens %s apart, one token per frame; "+
 			"closed loop, users ramped 0→N over 1 s, one session each; sim-chat opted in on openai-none and anthropic-none; the runtime talks %s to the mock (the floor relay the same); "+
-			"the generator uses %s. CPU of all three processes over the whole run per delivered answer chunk (output tokens), ÷ the floor's per event",
+			"the generator uses %s. CPU of all three processes over the whole run per delivered answer chunk (output tokens), ÷ the floor's per event. "+
+			"Before and after the generator, the minimal client (the floor's: request written by hand, http.ReadResponse, data lines counted, nothing checked; one HTTP/1.1 connection per stream) "+
+			"plays the same streams through the same mock and runtime, its two runs pooled: generator CPU per answer chunk ÷ the minimal client's (answer chunks: the data lines before the final frame)",
 			itl, events, itl, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2]),
 	}
 	for _, streams := range sizes {
@@ -355,7 +417,7 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("two-hop floor at %d streams: %w", streams, err)
 		}
-		path, err := runPath(ctx, streams, events, itl, o)
+		path, minimal, err := runPath(ctx, streams, events, itl, o)
 		if err != nil {
 			return nil, fmt.Errorf("path at %d streams: %w", streams, err)
 		}
@@ -370,6 +432,7 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 			rep.note("%d streams: the floor before and after the path differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", streams, 100*(hi/lo-1))
 		}
 		addPathFigures(rep, streams, mergeFloorRuns(before, after), path)
+		addMinimalFigures(rep, streams, minimal[0], minimal[1], path)
 	}
 	return rep, nil
 }
@@ -387,6 +450,40 @@ func mergeFloorRuns(a, b *floorRun) *floorRun {
 		m.roles = append(m.roles, &floorRole{name: r.name, cpu: r.cpu + b.roles[i].cpu, rssKiB: (r.rssKiB + b.roles[i].rssKiB) / 2})
 	}
 	return m
+}
+
+// addMinimalFigures adds the generator's CPU and memory beside the minimal client's on the
+// same path (issue 29's side by side; its runs before and after the generator pooled), and
+// fails the report if a minimal stream failed.
+func addMinimalFigures(rep *Report, streams int, before, after, path *floorRun) {
+	prefix := fmt.Sprintf("%d streams", streams)
+	b, a := before.cpuPerEvent("client"), after.cpuPerEvent("client")
+	rep.add(prefix+": minimal client on the same path, CPU per chunk, before the generator", b, "µs")
+	rep.add(prefix+": minimal client on the same path, CPU per chunk, after the generator", a, "µs")
+	if lo, hi := min(a, b), max(a, b); lo > 0 && hi > floorDriftNote*lo {
+		rep.note("%s: the minimal client before and after the generator differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", prefix, 100*(hi/lo-1))
+	}
+	minimal := mergeFloorRuns(before, after)
+	rep.add(prefix+": minimal client on the same path, answer chunks delivered (two runs)", float64(minimal.events), "chunks")
+	name := prefix + ": minimal client on the same path, CPU per chunk"
+	g, c := path.cpuPerEvent("generator"), minimal.cpuPerEvent("client")
+	rep.add(name, c, "µs")
+	if c > 0 && g > 0 {
+		rep.addTarget(prefix+": generator ÷ minimal client on the same path, CPU", g/c, "×", fmt.Sprintf("≤ %g×", clientTarget), g/c <= clientTarget)
+		rep.against(name, c, "µs")
+	}
+	rssName := prefix + ": minimal client on the same path, RSS per open stream"
+	rep.add(rssName, minimal.rssPerStream("client"), "KiB")
+	rep.add(prefix+": generator − minimal client on the same path, RSS per open stream", path.rssPerStream("generator")-minimal.rssPerStream("client"), "KiB")
+	rep.against(rssName, minimal.rssPerStream("client"), "KiB")
+	rep.note("%s: the minimal client's runs (before and after the generator, pooled): %s; mock and runtime %.2f µs per chunk with it, %.2f with the generator",
+		prefix, minimal.cpuSummary(), minimal.cpuPerEvent("mock", "runtime"), path.cpuPerEvent("mock", "runtime"))
+	if minimal.failed > 0 {
+		rep.fail("%s: minimal client on the path: %d of %d streams failed; first: %s", prefix, minimal.failed, 2*minimal.streams, minimal.failure)
+	}
+	if minimal.peak < int64(minimal.streams) {
+		rep.note("%s: the minimal client had only %d of %d streams open at once in one run", prefix, minimal.peak, minimal.streams)
+	}
 }
 
 // addPathFigures adds one size's path figures beside its floor's, and their ratios.

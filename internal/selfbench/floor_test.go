@@ -59,7 +59,7 @@ func TestFloorDelivers(t *testing.T) {
 				}
 				url = serveFloor(t, relay)
 			}
-			res := new(floorClient).run(context.Background(), url, streams, 10*time.Millisecond)
+			res := new(floorClient).run(context.Background(), url, streams, 10*time.Millisecond, floorRequest(url))
 			if res.failed != 0 || res.completed != streams || res.events != streams*events {
 				t.Errorf("completed %d, failed %d (%s), events %d; want %d streams of %d events", res.completed, res.failed, res.firstFailure, res.events, streams, events)
 			}
@@ -76,7 +76,7 @@ func TestFloorClientNeedsDone(t *testing.T) {
 		_, _ = io.WriteString(w, floorFrame+floorFrame)
 	})}
 	url := serveFloor(t, srv)
-	res := new(floorClient).run(context.Background(), url, 1, 0)
+	res := new(floorClient).run(context.Background(), url, 1, 0, floorRequest(url))
 	if res.failed != 1 || !strings.Contains(res.firstFailure, "after 2 events without [DONE]") {
 		t.Errorf("failed %d, first failure %q", res.failed, res.firstFailure)
 	}
@@ -262,5 +262,58 @@ func TestPairYardsticks(t *testing.T) {
 	}
 	if y := figure(t, rep, "naive: gap error p99").Yardstick; y.String() != NoYardstick {
 		t.Errorf("the yardstick itself got yardstick %q, want none", y)
+	}
+}
+
+// TestMinimalClientVerdict judges the generator's CPU per chunk against the minimal client's
+// on the same path: within 1.1× is met, over it is missed, and a failed minimal stream fails
+// the report.
+func TestMinimalClientVerdict(t *testing.T) {
+	t.Parallel()
+	run := func(client string, cpu time.Duration, failed int) *floorRun {
+		return &floorRun{streams: 10, peak: 10, events: 500, failed: failed, failure: "HTTP 404",
+			roles: []*floorRole{{name: "mock"}, {name: "runtime"}, {name: client, cpu: cpu, rssKiB: 160}}}
+	}
+	for _, tc := range []struct {
+		name      string
+		generator time.Duration // for 500 chunks, against the minimal client's 10 ms for 500 in each of two runs
+		failed    int
+		ratio     float64
+		met       bool
+	}{
+		{"within", 10500 * time.Microsecond, 0, 1.05, true},
+		{"at the bound", 11 * time.Millisecond, 0, 1.1, true},
+		{"over", 12500 * time.Microsecond, 0, 1.25, false},
+		{"minimal streams failed", 10500 * time.Microsecond, 3, 1.05, true},
+	} {
+		rep := &Report{}
+		addMinimalFigures(rep, 10, run("client", 10*time.Millisecond, tc.failed), run("client", 10*time.Millisecond, 0), run("generator", tc.generator, 0))
+		f := figure(t, rep, "10 streams: generator ÷ minimal client on the same path, CPU")
+		if f.Met == nil || *f.Met != tc.met || f.Value < tc.ratio-1e-9 || f.Value > tc.ratio+1e-9 {
+			t.Errorf("%s: %+v, want %.2f× met=%v", tc.name, f, tc.ratio, tc.met)
+		}
+		if y := f.Yardstick; y.Name != "10 streams: minimal client on the same path, CPU per chunk" || y.Value == nil || *y.Value != 20 {
+			t.Errorf("%s: yardstick %+v, want the minimal client's 20 µs", tc.name, y)
+		}
+		if got := len(rep.Failures) > 0; got != (tc.failed > 0) {
+			t.Errorf("%s: failures %v", tc.name, rep.Failures)
+		}
+	}
+}
+
+// TestFloorClientCountsAndSkipsLongLines counts only the data lines the client is told to
+// (the path's answer chunks, not its final frame), reads past a line longer than its buffer,
+// and ends at the JSON-string end marker sim-chat sends.
+func TestFloorClientCountsAndSkipsLongLines(t *testing.T) {
+	t.Parallel()
+	final := `data: {"event":"final","data":{"output":"` + strings.Repeat("x", 5000) + `"}}` + "\n\n"
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"blockId\":\"b\",\"chunk\":\"a\"}\n\n"+final+"data: {\"blockId\":\"b\",\"chunk\":\"c\"}\n\ndata: \"[DONE]\"\n\n")
+	})}
+	url := serveFloor(t, srv)
+	res := (&floorClient{count: []byte(`{"blockId":`)}).run(context.Background(), url, 2, 0, floorRequest(url))
+	if res.failed != 0 || res.completed != 2 || res.events != 4 {
+		t.Errorf("completed %d, failed %d (%s), events %d; want 2 streams of 2 answer chunks", res.completed, res.failed, res.firstFailure, res.events)
 	}
 }

@@ -25,15 +25,27 @@ type floorClientResult struct {
 
 // floorClient is the floor's minimal SSE client: one goroutine and one TCP connection per
 // stream, the request written by hand, http.ReadResponse on a 4 KiB bufio.Reader (which
-// undoes the chunked framing), and a count of the data lines up to [DONE]. No transport, no
-// pool, no checking: the load generator's cost beyond it is its checking and measuring.
+// undoes the chunked framing), and a count of the data lines up to the end marker ([DONE],
+// bare or as the JSON string "[DONE]"). No transport, no pool, no checking: the load
+// generator's cost beyond it is its checking and measuring.
 type floorClient struct {
+	// count, when set, counts only the data lines whose payload begins with it (the path's
+	// answer chunks, not its final frame); nil counts every data line.
+	count  []byte
 	active atomic.Int64
 }
 
-// run opens streams streams to url, their starts spread evenly over ramp, and waits for all
-// of them to end (or ctx).
-func (c *floorClient) run(ctx context.Context, url string, streams int, ramp time.Duration) floorClientResult {
+// floorRequest is the floor server's request: the same for every stream.
+func floorRequest(url string) func(int) []byte {
+	addr := strings.TrimPrefix(url, "http://")
+	request := []byte("POST / HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n" +
+		"Content-Length: 15\r\n\r\n{\"stream\":true}")
+	return func(int) []byte { return request }
+}
+
+// run opens streams streams to url, stream i sending request(i) (a whole HTTP/1.1 request),
+// their starts spread evenly over ramp, and waits for all of them to end (or ctx).
+func (c *floorClient) run(ctx context.Context, url string, streams int, ramp time.Duration, request func(i int) []byte) floorClientResult {
 	res := floorClientResult{streams: streams}
 	var (
 		mu     sync.Mutex
@@ -41,8 +53,6 @@ func (c *floorClient) run(ctx context.Context, url string, streams int, ramp tim
 		wg     sync.WaitGroup
 	)
 	addr := strings.TrimPrefix(url, "http://")
-	request := []byte("POST / HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n" +
-		"Content-Length: 15\r\n\r\n{\"stream\":true}")
 	start := time.Now()
 	for i := range streams {
 		time.Sleep(time.Until(start.Add(time.Duration(i) * ramp / time.Duration(streams))))
@@ -50,7 +60,7 @@ func (c *floorClient) run(ctx context.Context, url string, streams int, ramp tim
 			break
 		}
 		wg.Go(func() {
-			n, err := c.stream(ctx, addr, request)
+			n, err := c.stream(ctx, addr, request(i))
 			events.Add(n)
 			mu.Lock()
 			defer mu.Unlock()
@@ -69,8 +79,8 @@ func (c *floorClient) run(ctx context.Context, url string, streams int, ramp tim
 	return res
 }
 
-// stream sends request on a new connection to addr, reads the response to its [DONE] and
-// returns how many data events came before it.
+// stream sends request on a new connection to addr, reads the response to its end marker and
+// returns how many data events (those c counts) came before it.
 func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (int64, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
@@ -101,10 +111,15 @@ func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (
 	for {
 		line, err := body.ReadSlice('\n')
 		if rest, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
-			if bytes.HasPrefix(rest, []byte("[DONE]")) {
+			if bytes.HasPrefix(rest, []byte("[DONE]")) || bytes.HasPrefix(rest, []byte(`"[DONE]"`)) {
 				return events, nil
 			}
-			events++
+			if c.count == nil || bytes.HasPrefix(rest, c.count) {
+				events++
+			}
+		}
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = body.ReadSlice('\n') // the rest of a line longer than the buffer (a final frame): its head was read
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {

@@ -112,7 +112,7 @@ func Measurements() []Measurement {
 		{"codec", "SSE decode of ~60-byte data frames: events/s per core, ns and allocations per event", Codec},
 		{"abuse", "abort storm and stalled readers against mock + runtime in separate processes (leaks, cancel latency, R-abort, the others' latency, slow-client drops), and bad input at load (parts: --part)", Abuse},
 		{"floor", "the bare SSE floors: a naive server to a minimal client, direct and through a line-copying relay, at 1,000 and 2,000 streams × 20 events/s (CPU per event, memory per stream)", Floor},
-		{"path", "mock → runtime → generator against the two-hop floor in the same run, at 1,000 and 2,000 streams × 20 tokens/s (CPU per answer chunk ÷ floor, target ≤ 1.25×)", Path},
+		{"path", "mock → runtime → generator against the two-hop floor in the same run, at 1,000 and 2,000 streams × 20 tokens/s (CPU per answer chunk ÷ floor, target ≤ 1.25×), and the generator against a minimal client playing the same streams through the same mock and runtime (CPU, target ≤ 1.1×; memory per busy stream)", Path},
 		{"pacing", "the mock beside a naive reference server, each in its own process, at 2,000 streams × 20 tokens/s (TTFT, gap and end-of-stream error, CPU per token, RSS), then the mock's in-process self-test", Pacing},
 	}
 }
