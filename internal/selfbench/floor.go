@@ -195,9 +195,17 @@ func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration,
 	}
 	roles = append(roles, &floorRole{name: "client"})
 	client := new(floorClient)
+	// Unmeasured, as the path's: the servers and this process meet the measured streams warm.
+	warm := client.run(ctx, url, streams, time.Second, floorRequest(url, warmUpEvents))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if warm.failed > 0 {
+		return nil, fmt.Errorf("warm-up: %d of %d streams failed; first: %s", warm.failed, streams, warm.firstFailure)
+	}
 	m := startMeter(roles...)
 	stopSampling := sampleEvery(200*time.Millisecond, func() { m.sample(client.active.Load()) })
-	res := client.run(ctx, url, streams, time.Second, floorRequest(url))
+	res := client.run(ctx, url, streams, time.Second, floorRequest(url, 0))
 	stopSampling()
 	run := &floorRun{streams: streams, peak: m.stop(), events: res.events, roles: roles, failed: res.failed, failure: res.firstFailure}
 	if err := ctx.Err(); err != nil {
@@ -221,7 +229,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		return fmt.Sprintf("name: %s\ndescription: a paced answer, one token per frame\n"+
 			"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", name, itl, itl, tokens)
 	}
-	dir, lib, err := writeScenarioDir(map[string]string{"path-stream": scenario("path-stream", events), "path-warm-up": scenario("path-warm-up", pathWarmUpTokens)})
+	dir, lib, err := writeScenarioDir(map[string]string{"path-stream": scenario("path-stream", events), "path-warm-up": scenario("path-warm-up", warmUpEvents)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -235,7 +243,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		return nil, nil, err
 	}
 	defer st.Stop()
-	warm, err := runPathMinimal(ctx, st, streams, "path-warm-up", "warm-up")
+	warm, err := runPathMinimal(ctx, st, streams, "path-warm-up", "warm-up") // unmeasured
 	if err != nil {
 		return nil, nil, err
 	}
@@ -292,8 +300,9 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	return fr, []*floorRun{before, after}, nil
 }
 
-// pathWarmUpTokens is the length of the path's warm-up streams: a second of tokens at 20/s.
-const pathWarmUpTokens = 20
+// warmUpEvents is the length of the floor's and the path's warm-up streams: a second of
+// tokens at 20/s.
+const warmUpEvents = 20
 
 // runPathMinimal plays streams sessions of scenario through st's runtime with the minimal
 // client (floorClient): the requests the generator sends (sim-chat opted in, the deployments
@@ -349,9 +358,9 @@ func Floor(ctx context.Context, o Options) (*Report, error) {
 		Command: fmt.Sprintf("streambench bench floor --tokens-per-second %g --duration %s%s", float64(time.Second)/float64(itl), time.Duration(events)*itl, o.transportFlags()),
 		Method: fmt.Sprintf("a naive Go SSE server (goroutine per stream, time.Sleep to each event's time, write + flush; child process) sends %d events of %d bytes %s apart per stream "+
 			"to a minimal client in this process (goroutine and HTTP/1.1 connection per stream, request written by hand, http.ReadResponse on a 4 KiB bufio, counts data lines), starts spread over 1 s; two-hop puts a minimal line-copying relay "+
-			"(child process; %s to the server, flush when nothing is buffered) between them. CPU: getrusage (client), /proc/PID/stat (children), over the whole run, per delivered event; "+
+			"(child process; %s to the server, flush when nothing is buffered) between them. An unmeasured warm-up of the same streams %d events long goes first. CPU: getrusage (client), /proc/PID/stat (children), over the whole run, per delivered event; "+
 			"memory: VmRSS when the most streams were open minus before the load, per open stream",
-			events, len(floorFrame), itl, map[bool]string{false: "h2c on 4 pooled connections, as the runtime", true: "HTTP/1.1, one connection per stream"}[o.ProviderHTTP1]),
+			events, len(floorFrame), itl, map[bool]string{false: "h2c on 4 pooled connections, as the runtime", true: "HTTP/1.1, one connection per stream"}[o.ProviderHTTP1], warmUpEvents),
 	}
 	for _, streams := range sizes {
 		for _, hops := range []int{1, 2} {
@@ -407,8 +416,9 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 			"closed loop, users ramped 0→N over 1 s, one session each; sim-chat opted in on openai-none and anthropic-none; the runtime talks %s to the mock (the floor relay the same); "+
 			"the generator uses %s. CPU of all three processes over the whole run per delivered answer chunk (output tokens), ÷ the floor's per event. "+
 			"Before and after the generator, the minimal client (the floor's: request written by hand, http.ReadResponse, data lines counted, nothing checked; one HTTP/1.1 connection per stream) "+
-			"plays the same streams through the same mock and runtime, its two runs pooled: generator CPU per answer chunk ÷ the minimal client's (answer chunks: the data lines before the final frame)",
-			itl, events, itl, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2]),
+			"plays the same streams through the same mock and runtime, its two runs pooled: generator CPU per answer chunk ÷ the minimal client's (answer chunks: the data lines before the final frame). "+
+			"Every stack (floor or path) first plays an unmeasured warm-up of the same streams, %d tokens long",
+			itl, events, itl, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2], warmUpEvents),
 	}
 	for _, streams := range sizes {
 		// The floor runs before and after the path, so a machine whose load moves during the

@@ -59,7 +59,7 @@ func TestFloorDelivers(t *testing.T) {
 				}
 				url = serveFloor(t, relay)
 			}
-			res := new(floorClient).run(context.Background(), url, streams, 10*time.Millisecond, floorRequest(url))
+			res := new(floorClient).run(context.Background(), url, streams, 10*time.Millisecond, floorRequest(url, 0))
 			if res.failed != 0 || res.completed != streams || res.events != streams*events {
 				t.Errorf("completed %d, failed %d (%s), events %d; want %d streams of %d events", res.completed, res.failed, res.firstFailure, res.events, streams, events)
 			}
@@ -76,7 +76,7 @@ func TestFloorClientNeedsDone(t *testing.T) {
 		_, _ = io.WriteString(w, floorFrame+floorFrame)
 	})}
 	url := serveFloor(t, srv)
-	res := new(floorClient).run(context.Background(), url, 1, 0, floorRequest(url))
+	res := new(floorClient).run(context.Background(), url, 1, 0, floorRequest(url, 0))
 	if res.failed != 1 || !strings.Contains(res.firstFailure, "after 2 events without [DONE]") {
 		t.Errorf("failed %d, first failure %q", res.failed, res.firstFailure)
 	}
@@ -312,8 +312,25 @@ func TestFloorClientCountsAndSkipsLongLines(t *testing.T) {
 		_, _ = io.WriteString(w, "data: {\"blockId\":\"b\",\"chunk\":\"a\"}\n\n"+final+"data: {\"blockId\":\"b\",\"chunk\":\"c\"}\n\ndata: \"[DONE]\"\n\n")
 	})}
 	url := serveFloor(t, srv)
-	res := (&floorClient{count: []byte(`{"blockId":`)}).run(context.Background(), url, 2, 0, floorRequest(url))
+	res := (&floorClient{count: []byte(`{"blockId":`)}).run(context.Background(), url, 2, 0, floorRequest(url, 0))
 	if res.failed != 0 || res.completed != 2 || res.events != 4 {
 		t.Errorf("completed %d, failed %d (%s), events %d; want 2 streams of 2 answer chunks", res.completed, res.failed, res.firstFailure, res.events)
+	}
+}
+
+// TestFloorServerShorterStream serves the warm-up's shorter stream when a request asks for one,
+// and the whole stream for a request that asks for none or for more than it has.
+func TestFloorServerShorterStream(t *testing.T) {
+	t.Parallel()
+	srv, err := NewFloorServer(5, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serveFloor(t, srv)
+	for _, tc := range []struct{ ask, want int }{{0, 5}, {2, 2}, {9, 5}} {
+		res := new(floorClient).run(context.Background(), url, 1, 0, floorRequest(url, tc.ask))
+		if res.failed != 0 || res.events != int64(tc.want) {
+			t.Errorf("asking for %d: %d events (failed %d: %s), want %d", tc.ask, res.events, res.failed, res.firstFailure, tc.want)
+		}
 	}
 }

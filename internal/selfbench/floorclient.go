@@ -35,11 +35,15 @@ type floorClient struct {
 	active atomic.Int64
 }
 
-// floorRequest is the floor server's request: the same for every stream.
-func floorRequest(url string) func(int) []byte {
-	addr := strings.TrimPrefix(url, "http://")
-	request := []byte("POST / HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n" +
-		"Content-Length: 15\r\n\r\n{\"stream\":true}")
+// floorRequest is the floor server's request: the same for every stream, asking for the
+// server's whole stream, or for events events when events > 0 (the warm-up's).
+func floorRequest(url string, events int) func(int) []byte {
+	body := `{"stream":true}`
+	if events > 0 {
+		body = fmt.Sprintf(`{"stream":true,"events":%d}`, events)
+	}
+	request := fmt.Appendf(nil, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: %d\r\n\r\n%s",
+		strings.TrimPrefix(url, "http://"), len(body), body)
 	return func(int) []byte { return request }
 }
 

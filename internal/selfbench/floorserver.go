@@ -3,6 +3,7 @@ package selfbench
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,13 +64,18 @@ type FloorServer struct {
 }
 
 // NewFloorServer serves events events per stream, the first itl after the request and the
-// others itl apart, then [DONE]; events must be positive and itl not negative.
+// others itl apart, then [DONE]; events must be positive and itl not negative. A request body
+// {"events":N} with 0 < N < events asks for a shorter stream (the warm-up's).
 func NewFloorServer(events int, itl time.Duration) (*FloorServer, error) {
 	if events <= 0 || itl < 0 {
 		return nil, fmt.Errorf("floor server: want events > 0 and itl ≥ 0, got %d and %s", events, itl)
 	}
 	frame := []byte(floorFrame)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Events int }
+		if json.NewDecoder(io.LimitReader(r.Body, 1<<10)).Decode(&req) != nil || req.Events <= 0 || req.Events >= events {
+			req.Events = events
+		}
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
@@ -78,7 +84,7 @@ func NewFloorServer(events int, itl time.Duration) (*FloorServer, error) {
 			return
 		}
 		start := time.Now()
-		for i := range events {
+		for i := range req.Events {
 			time.Sleep(time.Until(start.Add(time.Duration(i+1) * itl)))
 			if _, err := w.Write(frame); err != nil || rc.Flush() != nil {
 				return
