@@ -257,7 +257,7 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 	}
 	var o measure.Outcome
 	var err error
-	silent := time.Since(time.Unix(0, s.lastRead.Load()))
+	silent := s.silent()
 	switch {
 	case errors.Is(cause, errIdle):
 		o = measure.OutcomeStalled
@@ -358,7 +358,20 @@ func (s *streamState) finishAborted(judge bool, streamErr error) sessionResult {
 }
 
 // touch records that the stream delivered something now.
-func (s *streamState) touch() { s.lastRead.Store(time.Now().UnixNano()) }
+func (s *streamState) touch() { s.lastRead.Store(int64(time.Since(monoBase))) }
+
+// touchRead notes a read that delivered bytes, timed by its data's arrival (arrived: where the
+// connection keeps receive stamps, the read already took the time).
+func (s *streamState) touchRead() { s.lastRead.Store(int64(s.arrived().Sub(monoBase))) }
+
+// silent is how long ago the stream last delivered bytes (or was touched).
+func (s *streamState) silent() time.Duration {
+	return time.Since(monoBase) - time.Duration(s.lastRead.Load())
+}
+
+// monoBase is the origin of lastRead's monotonic nanoseconds: a wall-clock stamp would move
+// with every step of the wall clock.
+var monoBase = time.Now()
 
 // startIdleWatch ends the stream's context with errIdle once nothing arrived for the idle
 // timeout: a timer that re-arms itself for the rest of the timeout while bytes keep coming,
@@ -371,7 +384,7 @@ func (s *streamState) startIdleWatch() {
 	}
 	var check func()
 	check = func() {
-		since := time.Since(time.Unix(0, s.lastRead.Load()))
+		since := s.silent()
 		if since >= idle {
 			s.cancelCause(errIdle)
 			return
@@ -397,7 +410,7 @@ type watchedBody struct {
 func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
-		b.s.touch()
+		b.s.touchRead()
 	}
 	return n, err
 }

@@ -331,7 +331,8 @@ type streamState struct {
 	captured capture
 	// retryAfter is the Retry-After of a 429 or 503 answer, passed on in the result.
 	retryAfter time.Duration
-	// lastRead is when the stream last delivered bytes (unix ns), watched by idle.
+	// lastRead is when the stream last delivered bytes (monotonic ns since monoBase), watched
+	// by idle.
 	lastRead atomic.Int64
 	idle     *time.Timer
 	// cancelCause ends the stream's context with a cause (errIdle).
@@ -347,18 +348,19 @@ type streamState struct {
 
 // arrivals is a response body that knows when its connection's newest read arrived
 // (transport.Transport's bodies).
-type arrivals interface{ Arrived(now time.Time) time.Time }
+type arrivals interface{ Latest() (time.Time, bool) }
 
 // arrived is when what the stream read last reached this host: the kernel's receive time of
 // the connection's newest read where known, else now. A frame is timed by it, so the
 // generator's own delay in getting to a read (its goroutines waiting for a CPU, a GC pause) is
-// not counted against the target.
+// not counted against the target. With stamps it reads no clock: the read took the time.
 func (s *streamState) arrived() time.Time {
-	now := time.Now()
-	if s.arrivals == nil {
-		return now
+	if s.arrivals != nil {
+		if t, ok := s.arrivals.Latest(); ok {
+			return t
+		}
 	}
-	return s.arrivals.Arrived(now)
+	return time.Now()
 }
 
 // close releases what open acquired.

@@ -370,14 +370,14 @@ type streamBody struct {
 	closed   bool
 }
 
-// Arrived returns when the data of the connection's newest read reached this host (the
-// kernel's receive time, rxstamp), on now's clock: now when it is not known. Pass the
-// time.Now() taken after the read that completed what is being timed.
-func (b *streamBody) Arrived(now time.Time) time.Time {
+// Latest returns when the data of the connection's newest read reached this host (the
+// kernel's receive time, rxstamp; the read's return where it carried none), and false when
+// that is not known (no stamps on this connection, or nothing read yet).
+func (b *streamBody) Latest() (time.Time, bool) {
 	if b.c.stamps == nil {
-		return now
+		return time.Time{}, false
 	}
-	return b.c.stamps.Arrived(now)
+	return b.c.stamps.Latest()
 }
 
 // Read reads the response body, noting when it reached its end.

@@ -60,6 +60,9 @@ func (s *stamps) note(k int64) {
 	s.at = t
 }
 
+// latest returns the newest read's arrival, and false when nothing was read yet.
+func (s *stamps) latest() (time.Time, bool) { return s.at, !s.at.IsZero() }
+
 // arrived returns the newest read's arrival, or now when that is later (or none was read).
 func (s *stamps) arrived(now time.Time) time.Time {
 	if s.at.IsZero() || now.Before(s.at) {

@@ -74,6 +74,15 @@ func (c *Conn) Arrived(now time.Time) time.Time {
 	return c.arrived(now)
 }
 
+// Latest returns when the newest read's data reached this host (its return where it carried
+// no stamp), and false when nothing was read yet: Arrived without a clock read, for a reader
+// that asks after every read (the time is never after the read's return).
+func (c *Conn) Latest() (time.Time, bool) {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	return c.latest()
+}
+
 // Kernel reports whether the newest read was timed by the kernel's stamp (false: at its
 // return).
 func (c *Conn) Kernel() bool {

@@ -20,5 +20,8 @@ func Wrap(c net.Conn) (net.Conn, bool) { return c, false }
 // Kernel reports false: there are no kernel stamps.
 func (c *Conn) Kernel() bool { return false }
 
+// Latest returns false: nothing is stamped.
+func (c *Conn) Latest() (time.Time, bool) { return time.Time{}, false }
+
 // Arrived returns now.
 func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }

@@ -91,6 +91,10 @@ func TestArrivedIsWhenTheDataCameNotWhenItWasRead(t *testing.T) {
 	if c.Arrived(at) != at {
 		t.Errorf("Arrived(t) for a t before the stamp must be t: never later than it is given")
 	}
+	// Latest is the same time without a clock read.
+	if latest, ok := c.Latest(); !ok || !latest.Equal(at) {
+		t.Errorf("Latest = %v, %v; want %v (Arrived's), true", latest, ok, at)
+	}
 }
 
 // Each read gets its own stamp: two reads, each long after its data came, are each timed
@@ -295,5 +299,17 @@ func BenchmarkRead(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestLatestBeforeAnyRead says nothing is known until a read is noted.
+func TestLatestBeforeAnyRead(t *testing.T) {
+	var s stamps
+	if _, ok := s.latest(); ok {
+		t.Error("latest before any read must say it knows nothing")
+	}
+	s.note(0)
+	if at, ok := s.latest(); !ok || at.IsZero() {
+		t.Errorf("latest after a read without a stamp = %v, %v; want its return, true", at, ok)
 	}
 }
