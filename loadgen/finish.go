@@ -361,8 +361,15 @@ func (s *streamState) finishAborted(judge bool, streamErr error) sessionResult {
 func (s *streamState) touch() { s.lastRead.Store(int64(time.Since(monoBase))) }
 
 // touchRead notes a read that delivered bytes, timed by its data's arrival (arrived: where the
-// connection keeps receive stamps, the read already took the time).
-func (s *streamState) touchRead() { s.lastRead.Store(int64(s.arrived().Sub(monoBase))) }
+// connection keeps receive stamps, the read already took the time), so the stream's silence
+// counts from when the target's bytes reached this host, not from when the generator got to
+// them. It never moves the time back: bytes that came with the response head arrived before
+// the touch that followed the request.
+func (s *streamState) touchRead() {
+	if t := int64(s.arrived().Sub(monoBase)); t > s.lastRead.Load() {
+		s.lastRead.Store(t)
+	}
+}
 
 // silent is how long ago the stream last delivered bytes (or was touched).
 func (s *streamState) silent() time.Duration {

@@ -287,7 +287,7 @@ func TestMinimalClientVerdict(t *testing.T) {
 		{"minimal streams failed", 10500 * time.Microsecond, 3, 1.05, true},
 	} {
 		rep := &Report{}
-		addMinimalFigures(rep, 10, run("client", 10*time.Millisecond, tc.failed), run("client", 10*time.Millisecond, 0), run("generator", tc.generator, 0))
+		addMinimalFigures(rep, 10, run("client", 10*time.Millisecond, tc.failed), run("client", 10*time.Millisecond, 0), run("generator", tc.generator, 0), true)
 		f := figure(t, rep, "10 streams: generator ÷ minimal client on the same path, CPU")
 		if f.Met == nil || *f.Met != tc.met || f.Value < tc.ratio-1e-9 || f.Value > tc.ratio+1e-9 {
 			t.Errorf("%s: %+v, want %.2f× met=%v", tc.name, f, tc.ratio, tc.met)
@@ -298,6 +298,13 @@ func TestMinimalClientVerdict(t *testing.T) {
 		if got := len(rep.Failures) > 0; got != (tc.failed > 0) {
 			t.Errorf("%s: failures %v", tc.name, rep.Failures)
 		}
+	}
+	// Under --http2 the generator spoke h2c and the minimal client HTTP/1.1: the ratio is
+	// reported without the target, which would compare two transports.
+	rep := &Report{}
+	addMinimalFigures(rep, 10, run("client", 10*time.Millisecond, 0), run("client", 10*time.Millisecond, 0), run("generator", 15*time.Millisecond, 0), false)
+	if f := figure(t, rep, "10 streams: generator ÷ minimal client on the same path, CPU"); f.Met != nil || f.Target != "" || f.Value != 1.5 {
+		t.Errorf("--http2: %+v, want 1.5× without a target", f)
 	}
 }
 

@@ -30,7 +30,8 @@ type floorClientResult struct {
 // generator's cost beyond it is its checking and measuring.
 type floorClient struct {
 	// count, when set, counts only the data lines whose payload begins with it (the path's
-	// answer chunks, not its final frame); nil counts every data line.
+	// frames that carry a block: its answer chunks, its scenario streaming text only; not its
+	// final frame); nil counts every data line.
 	count  []byte
 	active atomic.Int64
 }

@@ -342,7 +342,7 @@ func TestStreamTransportChunkedBody(t *testing.T) {
 }
 
 // A stream's frames are timed when they reached this host, not when the generator got to read
-// them: the body's Arrived gives the kernel's receive time of the newest read (rxstamp). The
+// them: the body's Latest gives the kernel's receive time of the newest read (rxstamp). The
 // reader here reads each frame 60 ms after it was sent; a generator timing by time.Now()
 // would count those 60 ms against the server.
 func TestStreamTransportTimesFramesByArrival(t *testing.T) {
