@@ -1,16 +1,12 @@
 # Shared by the Portkey interop scripts (run.sh, gateway-wires.sh); source it from bash with
-# set -euo pipefail, from the repository root. It installs @portkey-ai/gateway@1.15.2 into a
-# cache directory (reused), applies the overrideGlobalObjects fix, builds streambench and
-# hopcheck into $work, installs the cleanup trap (ends every process in $pids, prints the logs'
-# tails on failure, copies them to $OUT/logs), and starts a mock ($mock) and the gateway
-# ($gateway, pid $gwpid). It defines die, listening_url, start and fds for the caller.
-# Environment: STREAMBENCH_CACHE, OUT (see the callers).
+# set -euo pipefail, from the repository root. It sources interop/lib.sh ($work, $out, $pids,
+# the cleanup trap, die), installs @portkey-ai/gateway@1.15.2 into a cache directory (reused),
+# applies the overrideGlobalObjects fix, builds streambench and hopcheck into $work, and starts
+# a mock ($mock) and the gateway ($gateway, pid $gwpid). It defines listening_url, start and
+# fds for the caller. Environment: STREAMBENCH_CACHE, OUT (see the callers).
+. interop/lib.sh
 
 PORTKEY_VERSION=1.15.2
-die() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 # --- the gateway, installed once per version --------------------------------------------------
 cache=${STREAMBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streambench}/portkey-$PORTKEY_VERSION
@@ -39,36 +35,6 @@ installed=$(node -p "require('$cache/node_modules/@portkey-ai/gateway/package.js
 node interop/portkey/patch-gateway.cjs "$bundle" || die "could not apply the overrideGlobalObjects fix to $bundle"
 
 # --- streambench -------------------------------------------------------------------------------
-work=$(mktemp -d)
-out=${OUT:-$work/results}
-pids=()
-cleanup() {
-  local rc=$?
-  for pid in "${pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-  # streambench stops gracefully on the first signal (a load drains for its --grace) and at
-  # once on the second: an interrupted test should not wait for that.
-  sleep 0.5
-  for pid in "${pids[@]}"; do
-    kill -0 "$pid" 2>/dev/null && kill "$pid" 2>/dev/null
-  done
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-  if [ "$rc" -ne 0 ]; then
-    for log in "$work"/*.log; do
-      [ -s "$log" ] && { echo "--- $(basename "$log") (last 20 lines)" >&2; tail -n 20 "$log" >&2; }
-    done
-  fi
-  if [ -n "${OUT:-}" ]; then
-    mkdir -p "$OUT/logs" && cp "$work"/*.log "$OUT/logs/" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 echo "== building streambench"
 go build -o "$work/streambench" ./cmd/streambench
