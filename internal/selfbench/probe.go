@@ -16,8 +16,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/streambench/streambench/hrtimer"
-	"github.com/streambench/streambench/loadgen/transport/rxstamp"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/rxstamp"
 	"github.com/streambench/streambench/stack"
 )
 

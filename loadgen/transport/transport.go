@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/streambench/streambench/loadgen/transport/rxstamp"
+	"github.com/streambench/streambench/rxstamp"
 )
 
 // Transport is an HTTP/1.1 RoundTripper built for thousands of long-lived event streams:
