@@ -58,7 +58,7 @@ func (s *Server) modelHandler(wr *wire) http.Handler {
 //
 //go:noinline
 func (s *Server) newRequest(wr *wire, w http.ResponseWriter, r *http.Request) *request {
-	req := &request{srv: s, wire: wr, w: w, r: r, seq: s.requests.Add(1), arrival: arrivalOf(r, time.Now())}
+	req := &request{srv: s, wire: wr, w: w, r: r, seq: s.requests.Add(1), arrival: time.Now()}
 	session := r.Header.Get(HeaderSession)
 	if len(session) > MaxSelectorBytes {
 		session = "" // refused by selectScenario; an oversized id is never stored
@@ -332,10 +332,9 @@ func (q *request) stream(base time.Time) {
 	defer unhook()
 	sched := newSchedule(base, s.opts.TimeScale, s.admission)
 	turn := q.turn
-	var sent time.Time // when the previous step's frame went out
 	for i := range turn.Steps {
 		step := &turn.Steps[i]
-		due := sched.due(step.At, sent)
+		due := sched.due(step.At)
 		if gone, at := q.waitUntil(waiter, due, sw); gone {
 			q.clientGone(at, nil)
 			return
@@ -348,8 +347,7 @@ func (q *request) stream(base time.Time) {
 			q.writeFailed(err)
 			return
 		}
-		sent = time.Now()
-		s.pacing.record(q.seq, sent.Sub(due).Microseconds())
+		s.pacing.record(q.seq, time.Since(due).Microseconds())
 		q.frames++
 		q.tokens += step.Tokens
 		if turn.ErrorAfterStep == i && fault != FaultDropError {
@@ -438,7 +436,7 @@ func (q *request) respond(base time.Time) {
 		sched := newSchedule(base, s.opts.TimeScale, s.admission)
 		var due time.Time
 		for i := 0; i <= last; i++ {
-			due = sched.due(turn.Steps[i].At, time.Time{})
+			due = sched.due(turn.Steps[i].At)
 		}
 		waiter, unhook := q.newWaiter()
 		defer unhook()
@@ -553,11 +551,8 @@ func (q *request) finish(outcome Outcome, status int, message string) {
 // schedule turns scripted offsets into wall-clock due times. Offsets are scaled by TimeScale
 // and by the capacity model's slowdown at the moment each step is scheduled: when the factor
 // changes, the schedule re-anchors at the previous step, so a change stretches later gaps
-// only, never retroactively. Due times come from the intended schedule, so lateness does not
-// accumulate; but a step after a late one makes up the lateness a little at a time, never
-// due sooner than its gap less 1/catchUpDiv of it after the previous frame went out. Due at
-// once instead, it would arrive after a short gap as far off the script as the long one
-// before it: a late wake would count twice in the client's gaps.
+// only, never retroactively. Due times come from the intended schedule, never from when the
+// previous frame actually went out, so lateness does not accumulate.
 type schedule struct {
 	timeScale float64
 	adm       *admission
@@ -575,15 +570,9 @@ func newSchedule(base time.Time, timeScale float64, adm *admission) *schedule {
 	return &schedule{timeScale: timeScale, adm: adm, base: base, anchor: base, last: base, factor: -1}
 }
 
-// catchUpDiv sets how fast a stream makes up lateness: by at most 1/catchUpDiv of each gap
-// (2.5 ms of a 50 ms gap), which is all of a wake's usual lateness and within the gaps'
-// own jitter at load (bench pacing).
-const catchUpDiv = 20
-
-// due returns when a step scripted at `at` (from the request's arrival) must be emitted, given
-// when the previous step's frame went out (zero for the first step, or when no frame did).
+// due returns when a step scripted at `at` (from the request's arrival) must be emitted.
 // Offsets must not decrease.
-func (sc *schedule) due(at time.Duration, sent time.Time) time.Time {
+func (sc *schedule) due(at time.Duration) time.Time {
 	if sc.timeScale == 0 {
 		return sc.base
 	}
@@ -593,16 +582,8 @@ func (sc *schedule) due(at time.Duration, sent time.Time) time.Time {
 	if f := sc.timeScale * sc.adm.slowdown(); f != sc.factor {
 		sc.anchor, sc.anchorAt, sc.factor = sc.last, sc.lastAt, f
 	}
-	prev := sc.last
 	sc.last = sc.anchor.Add(time.Duration(float64(at-sc.anchorAt) * sc.factor))
 	sc.lastAt = at
-	if sent.IsZero() {
-		return sc.last
-	}
-	gap := sc.last.Sub(prev)
-	if earliest := sent.Add(gap - gap/catchUpDiv); earliest.After(sc.last) {
-		return earliest
-	}
 	return sc.last
 }
 

@@ -3,14 +3,10 @@ package mockprovider
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -252,46 +248,12 @@ func TestScheduleScalesGapsNotAbsoluteTimes(t *testing.T) {
 	}
 	for i, s := range steps {
 		adm.active.Store(s.active)
-		if got := sched.due(s.at, time.Time{}).Sub(base); got != s.want {
+		if got := sched.due(s.at).Sub(base); got != s.want {
 			t.Errorf("step %d: due at +%s, want +%s", i, got, s.want)
 		}
 	}
-	if got := newSchedule(base, 0, adm).due(time.Hour, base.Add(time.Minute)); !got.Equal(base) {
+	if got := newSchedule(base, 0, adm).due(time.Hour); !got.Equal(base) {
 		t.Errorf("time scale 0: due %s, want base", got)
-	}
-}
-
-func TestScheduleMakesUpLatenessAFractionOfAGapAtATime(t *testing.T) {
-	t.Parallel()
-	adm := newAdmission(Capacity{}, newMetrics())
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	sched := newSchedule(base, 1, adm)
-	ms := time.Millisecond
-	// Steps every 100 ms from +100 ms; the frame of +200 ms goes out 12 ms late. Each later
-	// gap gives up at most 5 ms (1/20 of it) until the schedule is met again; a frame on time
-	// leaves the next step on the script; a zero gap after a late frame is due at once.
-	steps := []struct {
-		at   time.Duration
-		sent time.Duration // when the previous frame went out; -1: none
-		want time.Duration
-	}{
-		{100 * ms, -1, 100 * ms},
-		{200 * ms, 100 * ms, 200 * ms}, // on time: as scripted
-		{300 * ms, 212 * ms, 307 * ms}, // 12 ms late: 95 ms after it, 7 ms behind
-		{400 * ms, 307 * ms, 402 * ms}, // 2 ms behind
-		{500 * ms, 402 * ms, 500 * ms}, // met again
-		{500 * ms, 503 * ms, 503 * ms}, // a zero gap: at once, never before the previous
-		{600 * ms, 510 * ms, 605 * ms}, // 10 ms late: 95 ms after it
-		{700 * ms, 590 * ms, 700 * ms}, // early frames pull nothing forward
-	}
-	for i, s := range steps {
-		var sent time.Time
-		if s.sent >= 0 {
-			sent = base.Add(s.sent)
-		}
-		if got := sched.due(s.at, sent).Sub(base); got != s.want {
-			t.Errorf("step %d (+%s, previous sent +%s): due at +%s, want +%s", i, s.at, s.sent, got, s.want)
-		}
 	}
 }
 
@@ -384,51 +346,4 @@ func TestCapacitySlowdownStretchesUnderLoad(t *testing.T) {
 			t.Errorf("a lone stream took %s, want 1.1 s", took)
 		}
 	})
-}
-
-// A request's schedule starts when its bytes reached the host, not when its handler ran: the
-// second of two pipelined requests (one write) waits in the server's buffer for the first to
-// finish, yet arrived with it, and its record says so. Timed from its handler's start, it
-// would have arrived after the first one ended.
-func TestArrivalIsWhenTheRequestReachedTheHost(t *testing.T) {
-	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("receive stamps (rxstamp) are Linux's")
-	}
-	srv, err := New(Options{Library: constantLibrary(t), TimeScale: 0.3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-
-	request := func(session, connection string) string {
-		body := openaiBody(directive("one-second", 1, session), true)
-		return fmt.Sprintf("POST %s HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\nConnection: %s\r\nContent-Length: %d\r\n\r\n%s",
-			PathOpenAI, connection, len(body), body)
-	}
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Minute))
-	if _, err := io.WriteString(c, request("first", "keep-alive")+request("second", "close")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(io.Discard, c); err != nil { // both streams, then the server's close
-		t.Fatal(err)
-	}
-	first, second := onlySession(t, srv, "first"), onlySession(t, srv, "second")
-	if first.Outcome != OutcomeCompleted || second.Outcome != OutcomeCompleted {
-		t.Fatalf("outcomes %s and %s, want both completed", first.Outcome, second.Outcome)
-	}
-	if !second.Start.Before(first.End) {
-		t.Errorf("the pipelined request arrived at +%s, after the first one ended (+%s): timed when its handler ran",
-			second.Start.Sub(first.Start), first.End.Sub(first.Start))
-	}
 }
