@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,8 +37,8 @@ const (
 
 // crossPacingMethod says how crossPacing measures, for the report.
 const crossPacingMethod = "cross-process: `streambench mock` and the naive reference server (bench naive-server: one goroutine per stream, time.Sleep per token, " +
-	"HTTP/1.1, chunks framed as cheaply as the mock's, default GOMAXPROCS) each in a child process, one after the other, played by the same minimal client in this process: " +
-	"--streams streams (2,000) of 100 tokens, TTFT 100 ms, then one token per 1/--tokens-per-second (50 ms), starts spread over 1 s, one HTTP/1.1 connection each; " +
+	"HTTP/1.1, chunks framed as cheaply as the mock's, default GOMAXPROCS) each in a child process, played in turn by the same minimal client in this process, twice each (mock, naive, naive, mock; " +
+	"each server's two rounds pooled, after an unmeasured 1.6 s warm-up round against each): --streams streams (2,000) of 100 tokens per round, TTFT 100 ms, then one token per 1/--tokens-per-second (50 ms), starts spread over 1 s, one HTTP/1.1 connection each; " +
 	"every read timestamped: TTFT error = first content chunk − (request written + TTFT), gap error = |gap − ITL|, end of stream late by = data: [DONE] − its scheduled time; " +
 	"server CPU = its /proc/PID/stat user+system from before the first stream to after the last, per token received; RSS = its VmHWM"
 
@@ -55,6 +56,51 @@ type serverPacing struct {
 	serverCPU, clientCPU         time.Duration
 	serverPeakRSSKiB             int64
 	elapsed                      time.Duration
+}
+
+// crossOrder is the order the two servers (0 the mock, 1 the naive server) are played in:
+// twice each, pooled, the order reversed for the second round, so that neither server meets
+// the machine's drift or the client's first run alone. One round each put the p99 ratios
+// anywhere from half to twice the median from one bench run to the next.
+var crossOrder = []int{0, 1, 1, 0}
+
+// crossWarmUp is how long a server's unmeasured warm-up round plays: every stream opened
+// (the ramp), its first token and a few more, then the client leaves. Without it the round
+// played first was the slowest in 3 of 4 bench runs (its TTFT error p99 up to 3× the same
+// server's last round): the client process, and each server process, meeting 2,000 streams
+// for the first time (threads, heap, sockets) is not pacing.
+const crossWarmUp = crossRamp + crossTTFT + 500*time.Millisecond
+
+// warmCross plays one unmeasured round against child for crossWarmUp, then lets the server
+// wind the streams down before the next round starts. Only an interrupt of ctx is an error.
+func warmCross(ctx context.Context, child *stack.Child, streams int, itl time.Duration) error {
+	wctx, cancel := context.WithTimeout(ctx, crossWarmUp)
+	defer cancel()
+	_, _ = playCross(wctx, "warm-up", child, streams, itl)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(itl + 200*time.Millisecond): // the naive server notices at its next token
+		return nil
+	}
+}
+
+// pool adds another round's figures of the same server to p.
+func (p *serverPacing) pool(q *serverPacing) {
+	p.streams += q.streams
+	p.completed += q.completed
+	p.failed += q.failed
+	if p.firstFailure == "" {
+		p.firstFailure = q.firstFailure
+	}
+	p.tokens += q.tokens
+	p.ttftError.Merge(q.ttftError)
+	p.gapError.Merge(q.gapError)
+	p.endLate.Merge(q.endLate)
+	p.serverCPU += q.serverCPU
+	p.clientCPU += q.clientCPU
+	p.serverPeakRSSKiB = max(p.serverPeakRSSKiB, q.serverPeakRSSKiB)
+	p.elapsed += q.elapsed
 }
 
 // cpuPerToken is the server's CPU time per token received, in µs.
@@ -93,38 +139,53 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	if err := stack.WaitHealthy(mock.URL()); err != nil {
 		return err
 	}
-	var profile func() error
-	if o.ProfileDir != "" {
-		profile = startProfile(ctx, mock.PprofURL(), filepath.Join(o.ProfileDir, "mock-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
-	}
-	m, err := playCross(ctx, "mock", mock, streams, itl)
-	if profile != nil {
-		if perr := profile(); perr != nil && err == nil {
-			err = fmt.Errorf("mock CPU profile: %w", perr)
-		}
-	}
-	mock.Stop()
-	if err != nil {
-		return err
-	}
 	naive, err := stack.StartChild(exe, naiveServerArgs(crossTTFT, itl, crossTokens, o.ProfileDir != ""))
 	if err != nil {
 		return fmt.Errorf("start naive server: %w", err)
 	}
 	defer naive.Stop()
-	if o.ProfileDir != "" {
-		profile = startProfile(ctx, naive.URL(), filepath.Join(o.ProfileDir, "naive-cpu.pprof"), crossRamp+crossTTFT+crossTokens*itl)
+	servers := []struct {
+		name, profile string
+		child         *stack.Child
+		profileURL    string
+		played        *serverPacing
+	}{
+		{name: "mock", profile: "mock-cpu.pprof", child: mock, profileURL: mock.PprofURL()},
+		{name: "naive", profile: "naive-cpu.pprof", child: naive, profileURL: naive.URL()},
 	}
-	n, err := playCross(ctx, "naive", naive, streams, itl)
-	if profile != nil {
-		if perr := profile(); perr != nil && err == nil {
-			err = fmt.Errorf("naive server CPU profile: %w", perr)
+	// Warm-ups, unmeasured: each server, then the client, has had a round like the measured
+	// ones before any is measured (see crossWarmUp).
+	for _, sv := range servers {
+		if err := warmCross(ctx, sv.child, streams, itl); err != nil {
+			return fmt.Errorf("%s: warm-up: %w", sv.name, err)
 		}
 	}
-	naive.Stop()
-	if err != nil {
-		return err
+	rounds := make([]string, 0, len(crossOrder))
+	for _, i := range crossOrder {
+		sv := &servers[i]
+		var profile func() error
+		if o.ProfileDir != "" && sv.played == nil {
+			profile = startProfile(ctx, sv.profileURL, filepath.Join(o.ProfileDir, sv.profile), crossRamp+crossTTFT+crossTokens*itl)
+		}
+		p, err := playCross(ctx, sv.name, sv.child, streams, itl)
+		if profile != nil {
+			if perr := profile(); perr != nil && err == nil {
+				err = fmt.Errorf("%s CPU profile: %w", sv.name, perr)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		rounds = append(rounds, fmt.Sprintf("%s %.2f / %.2f ms", sv.name, msQ(p.ttftError, 99), msQ(p.gapError, 99)))
+		if sv.played == nil {
+			sv.played = p
+		} else {
+			sv.played.pool(p)
+		}
 	}
+	mock.Stop()
+	naive.Stop()
+	m, n := servers[0].played, servers[1].played
 
 	for _, p := range []*serverPacing{m, n} {
 		rep.add(p.name+": TTFT error p99", msQ(p.ttftError, 99), "ms")
@@ -158,6 +219,7 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	rep.against("naive: gap error p99", msQ(n.gapError, 99), "ms")
 	rep.addTarget("mock ÷ naive: TTFT error p99", ttft, "×", "≤ 0.5×", ttft <= 0.5)
 	rep.against("naive: TTFT error p99", msQ(n.ttftError, 99), "ms")
+	rep.note("TTFT / gap error p99 of each round, in the order played: %s", strings.Join(rounds, ", "))
 	if o.ProfileDir != "" {
 		rep.note("the servers' CPU profiles over the streams (mock-cpu.pprof, naive-cpu.pprof) are in %s; profiling costs each a few %% of CPU", o.ProfileDir)
 	}

@@ -185,3 +185,40 @@ func TestCrossStreamFailsShortOrRefusedStreams(t *testing.T) {
 		}
 	}
 }
+
+// A server's two rounds pool: counts and CPU add, histograms merge (the p99 is over both
+// rounds' streams), the first failure is kept, the peak RSS is the larger.
+func TestServerPacingPools(t *testing.T) {
+	round := func(ttftMicros int64, failure string, rss int64) *serverPacing {
+		h := newCrossHistograms()
+		for range 99 {
+			h.record(h.ttftError, ttftMicros)
+		}
+		h.record(h.gapError, 1000)
+		h.record(h.endLate, 2000)
+		p := &serverPacing{name: "mock", streams: 100, completed: 99, tokens: 9900,
+			ttftError: h.ttftError, gapError: h.gapError, endLate: h.endLate,
+			serverCPU: time.Second, clientCPU: 2 * time.Second, serverPeakRSSKiB: rss, elapsed: 7 * time.Second}
+		if failure != "" {
+			p.failed, p.firstFailure = 1, failure
+		}
+		return p
+	}
+	p := round(100, "", 500)
+	p.pool(round(10_000, "stream 3: refused", 400))
+	if p.streams != 200 || p.completed != 198 || p.failed != 1 || p.firstFailure != "stream 3: refused" || p.tokens != 19800 {
+		t.Errorf("counts after pooling: %+v", p)
+	}
+	if p.serverCPU != 2*time.Second || p.clientCPU != 4*time.Second || p.serverPeakRSSKiB != 500 || p.elapsed != 14*time.Second {
+		t.Errorf("CPU %s / %s, RSS %d KiB, elapsed %s: want 2s / 4s, 500, 14s", p.serverCPU, p.clientCPU, p.serverPeakRSSKiB, p.elapsed)
+	}
+	if got := p.ttftError.TotalCount(); got != 198 {
+		t.Errorf("TTFT errors pooled: %d, want 198", got)
+	}
+	if got := msQ(p.ttftError, 99); got < 9.9 || got > 10.1 {
+		t.Errorf("pooled TTFT error p99 %.2f ms, want the second round's 10 ms", got)
+	}
+	if got := p.cpuPerToken(); got < 101 || got > 102 {
+		t.Errorf("CPU per token %.1f µs, want 2 s / 19,800 = 101 µs", got)
+	}
+}
