@@ -58,7 +58,7 @@ func (s *Server) modelHandler(wr *wire) http.Handler {
 //
 //go:noinline
 func (s *Server) newRequest(wr *wire, w http.ResponseWriter, r *http.Request) *request {
-	req := &request{srv: s, wire: wr, w: w, r: r, seq: s.requests.Add(1), arrival: time.Now()}
+	req := &request{srv: s, wire: wr, w: w, r: r, seq: s.requests.Add(1), arrival: arrivalOf(r, time.Now())}
 	session := r.Header.Get(HeaderSession)
 	if len(session) > MaxSelectorBytes {
 		session = "" // refused by selectScenario; an oversized id is never stored

@@ -3,10 +3,14 @@ package mockprovider
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -346,4 +350,51 @@ func TestCapacitySlowdownStretchesUnderLoad(t *testing.T) {
 			t.Errorf("a lone stream took %s, want 1.1 s", took)
 		}
 	})
+}
+
+// A request's schedule starts when its bytes reached the host, not when its handler ran: the
+// second of two pipelined requests (one write) waits in the server's buffer for the first to
+// finish, yet arrived with it, and its record says so. Timed from its handler's start, it
+// would have arrived after the first one ended.
+func TestArrivalIsWhenTheRequestReachedTheHost(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("receive stamps (rxstamp) are Linux's")
+	}
+	srv, err := New(Options{Library: constantLibrary(t), TimeScale: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+
+	request := func(session, connection string) string {
+		body := openaiBody(directive("one-second", 1, session), true)
+		return fmt.Sprintf("POST %s HTTP/1.1\r\nHost: mock\r\nContent-Type: application/json\r\nConnection: %s\r\nContent-Length: %d\r\n\r\n%s",
+			PathOpenAI, connection, len(body), body)
+	}
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Minute))
+	if _, err := io.WriteString(c, request("first", "keep-alive")+request("second", "close")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, c); err != nil { // both streams, then the server's close
+		t.Fatal(err)
+	}
+	first, second := onlySession(t, srv, "first"), onlySession(t, srv, "second")
+	if first.Outcome != OutcomeCompleted || second.Outcome != OutcomeCompleted {
+		t.Fatalf("outcomes %s and %s, want both completed", first.Outcome, second.Outcome)
+	}
+	if !second.Start.Before(first.End) {
+		t.Errorf("the pipelined request arrived at +%s, after the first one ended (+%s): timed when its handler ran",
+			second.Start.Sub(first.Start), first.End.Sub(first.Start))
+	}
 }

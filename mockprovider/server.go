@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/rxstamp"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -233,18 +234,64 @@ func (s *Server) HTTPServer() *http.Server {
 		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: s.opts.MaxConcurrentStreamsPerConn},
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelDebug),
+		ConnContext:       withStampedConn,
 	}
 }
 
-// Serve serves on ln until Shutdown. It returns http.ErrServerClosed after Shutdown.
+// Serve serves on ln until Shutdown. It returns http.ErrServerClosed after Shutdown. Its
+// connections' reads carry the kernel's receive stamps (rxstamp), so that a request's
+// schedule starts when the request reached this host, not when its handler got to run.
 func (s *Server) Serve(ln net.Listener) error {
 	hs := s.HTTPServer()
 	if !s.httpServer.CompareAndSwap(nil, hs) {
 		return errors.New("mockprovider: Serve called twice")
 	}
 	s.logger.Info("mock provider serving", "addr", ln.Addr().String())
-	return hs.Serve(ln)
+	return hs.Serve(stampingListener{ln})
 }
+
+// stampingListener turns on receive stamps for every TCP connection it accepts.
+type stampingListener struct{ net.Listener }
+
+func (l stampingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	sc, _ := rxstamp.Wrap(c)
+	return sc, nil
+}
+
+// stampedConnKey is the context key of a request's *rxstamp.Conn.
+type stampedConnKey struct{}
+
+// withStampedConn is the server's ConnContext: it keeps a stamped connection where the
+// request's handler finds it (arrivalOf).
+func withStampedConn(ctx context.Context, c net.Conn) context.Context {
+	if sc, ok := c.(*rxstamp.Conn); ok {
+		return context.WithValue(ctx, stampedConnKey{}, sc)
+	}
+	return ctx
+}
+
+// arrivalOf returns when r reached this host: the receive stamp of its connection's newest
+// read, which at the handler's start is the read that brought the request's head (a
+// pipelined request's came with the one before it; on h2c it may be a later frame's: never
+// before the request arrived). now when there is none (the handler mounted in another server,
+// no stamp from the kernel) or the stamp is implausible (after now, or maxArrivalLag before).
+func arrivalOf(r *http.Request, now time.Time) time.Time {
+	sc, ok := r.Context().Value(stampedConnKey{}).(*rxstamp.Conn)
+	if !ok {
+		return now
+	}
+	if t, ok := sc.Latest(); ok && !t.After(now) && now.Sub(t) < maxArrivalLag {
+		return t
+	}
+	return now
+}
+
+// maxArrivalLag bounds how long before its handler ran a request is taken to have arrived.
+const maxArrivalLag = 10 * time.Second
 
 // ListenAndServe listens on addr (host:port) and serves until Shutdown.
 func (s *Server) ListenAndServe(addr string) error {
