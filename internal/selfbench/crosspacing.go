@@ -65,9 +65,9 @@ type serverPacing struct {
 var crossOrder = []int{0, 1, 1, 0}
 
 // crossWarmUp is how long a server's unmeasured warm-up round plays: every stream opened
-// (the ramp), its first token and a few more, then the client leaves. Without it the round
-// played first was the slowest in 3 of 4 bench runs (its TTFT error p99 up to 3× the same
-// server's last round): the client process, and each server process, meeting 2,000 streams
+// (the ramp), its first token and a few more, then the client leaves. Without it each
+// server's first round had the higher TTFT error p99 of its two in 7 of 8 (up to 2.9× its
+// second; 4 bench runs): the client process, and each server process, meeting 2,000 streams
 // for the first time (threads, heap, sockets) is not pacing.
 const crossWarmUp = crossRamp + crossTTFT + 500*time.Millisecond
 
