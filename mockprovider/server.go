@@ -277,8 +277,9 @@ func withStampedConn(ctx context.Context, c net.Conn) context.Context {
 // arrivalOf returns when r reached this host: the receive stamp of its connection's newest
 // read, which at the handler's start is the read that brought the request's head (a
 // pipelined request's came with the one before it; on h2c it may be a later frame's: never
-// before the request arrived). now when there is none (the handler mounted in another server,
-// no stamp from the kernel) or the stamp is implausible (after now, or maxArrivalLag before).
+// before the request arrived); that read's return when it carried no kernel stamp. now when
+// the connection is not stamped (the handler mounted in another server, not Linux) or the
+// time is implausible (after now, or maxArrivalLag before).
 func arrivalOf(r *http.Request, now time.Time) time.Time {
 	sc, ok := r.Context().Value(stampedConnKey{}).(*rxstamp.Conn)
 	if !ok {

@@ -36,9 +36,10 @@ const (
 )
 
 // crossPacingMethod says how crossPacing measures, for the report.
-const crossPacingMethod = "cross-process: `streambench mock` and the naive reference server (bench naive-server: one goroutine per stream, time.Sleep per token, " +
-	"HTTP/1.1, chunks framed as cheaply as the mock's, default GOMAXPROCS) each in a child process, played in turn by the same minimal client in this process, twice each (mock, naive, naive, mock; " +
-	"each server's two rounds pooled, after an unmeasured 1.6 s warm-up round against each): --streams streams (2,000) of 100 tokens per round, TTFT 100 ms, then one token per 1/--tokens-per-second (50 ms), starts spread over 1 s, one HTTP/1.1 connection each; " +
+var crossPacingMethod = "cross-process: `streambench mock` and the naive reference server (bench naive-server: one goroutine per stream, time.Sleep per token, " +
+	"HTTP/1.1, chunks framed as cheaply as the mock's, default GOMAXPROCS) each in a child process, both up for the whole measurement, played in turn by the same minimal client in this process: " +
+	fmt.Sprintf("an unmeasured %s warm-up round against each, then rounds %s, each server's rounds pooled; ", crossWarmUp, crossOrderNames()) +
+	"--streams streams (2,000) of 100 tokens per round, TTFT 100 ms, then one token per 1/--tokens-per-second (50 ms), starts spread over 1 s, one HTTP/1.1 connection each; " +
 	"every read timestamped: TTFT error = first content chunk − (request written + TTFT), gap error = |gap − ITL|, end of stream late by = data: [DONE] − its scheduled time; " +
 	"server CPU = its /proc/PID/stat user+system from before the first stream to after the last, per token received; RSS = its VmHWM"
 
@@ -66,7 +67,7 @@ var crossOrder = []int{0, 1, 1, 0}
 
 // crossWarmUp is how long a server's unmeasured warm-up round plays: every stream opened
 // (the ramp), its first token and a few more, then the client leaves. Without it each
-// server's first round had the higher TTFT error p99 of its two in 7 of 8 (up to 2.9× its
+// server's first round had the higher TTFT error p99 of its two in 7 of 8 (up to 3.0× its
 // second; 4 bench runs): the client process, and each server process, meeting 2,000 streams
 // for the first time (threads, heap, sockets) is not pacing.
 const crossWarmUp = crossRamp + crossTTFT + 500*time.Millisecond
@@ -83,6 +84,15 @@ func warmCross(ctx context.Context, child *stack.Child, streams int, itl time.Du
 	case <-time.After(itl + 200*time.Millisecond): // the naive server notices at its next token
 		return nil
 	}
+}
+
+// crossOrderNames is crossOrder in words: "mock, naive, naive, mock".
+func crossOrderNames() string {
+	names := make([]string, len(crossOrder))
+	for i, server := range crossOrder {
+		names[i] = [...]string{"mock", "naive"}[server]
+	}
+	return strings.Join(names, ", ")
 }
 
 // pool adds another round's figures of the same server to p.
@@ -327,8 +337,8 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 	)
 	// Every stream's read buffer is allocated, and the heap collected, before the clock
 	// starts: allocated at each stream's start they grew this process's heap during the ramp,
-	// and its collections then delayed the timestamps of whichever server played first (the
-	// mock) more than the second one's, whose streams found the heap already grown.
+	// and its collections then delayed the timestamps of whichever server played first more
+	// than the next one's, whose streams found the heap already grown.
 	bufs := make([][]byte, streams)
 	for i := range bufs {
 		bufs[i] = make([]byte, 0, crossReadBuffer)

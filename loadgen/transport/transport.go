@@ -1,6 +1,6 @@
 // Package transport is the load generator's HTTP/1.1 client for event streams (Transport):
 // one connection per open stream and no goroutine of its own, each body timed by the kernel's
-// receive stamps (package rxstamp, under it), a target's bytes between responses never read as
+// receive stamps (package rxstamp), a target's bytes between responses never read as
 // a session's. loadgen uses it for every HTTP/1.1 run; HTTP/2 runs use net/http's.
 package transport
 
