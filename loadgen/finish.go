@@ -360,20 +360,27 @@ func (s *streamState) finishAborted(judge bool, streamErr error) sessionResult {
 // touch records that the stream delivered something now.
 func (s *streamState) touch() { s.lastRead.Store(int64(time.Since(monoBase))) }
 
-// touchRead notes a read that delivered bytes, timed by its data's arrival (arrived: where the
-// connection keeps receive stamps, the read already took the time), so the stream's silence
-// counts from when the target's bytes reached this host, not from when the generator got to
-// them. It never moves the time back: bytes that came with the response head arrived before
-// the touch that followed the request.
+// touchRead notes a read that delivered bytes on a stream without receive stamps (watchBody),
+// timed when it returned. It never moves the time back.
 func (s *streamState) touchRead() {
 	if t := int64(s.arrived().Sub(monoBase)); t > s.lastRead.Load() {
 		s.lastRead.Store(t)
 	}
 }
 
-// silent is how long ago the stream last delivered bytes (or was touched).
+// silent is how long ago the stream last delivered bytes (or was touched). Where the
+// connection keeps receive stamps, its newest read is asked (no read touches the stream), so
+// the silence counts from when the target's bytes reached this host, not from when the
+// generator got to them; bytes read before the latest touch (a response head, a reused
+// connection's earlier response) do not move the time back.
 func (s *streamState) silent() time.Duration {
-	return time.Since(monoBase) - time.Duration(s.lastRead.Load())
+	last := s.lastRead.Load()
+	if w := s.watched.Load(); w != nil {
+		if t, ok := w.Latest(); ok {
+			last = max(last, int64(t.Sub(monoBase)))
+		}
+	}
+	return time.Since(monoBase) - time.Duration(last)
 }
 
 // monoBase is the origin of lastRead's monotonic nanoseconds: a wall-clock stamp would move
@@ -403,9 +410,14 @@ func (s *streamState) startIdleWatch() {
 	s.idle.Reset(idle)
 }
 
-// watchBody wraps a response body so that every read that delivers bytes touches the stream
-// (one atomic store per read: what tells a stalled stream from a slow one at a limit).
+// watchBody wraps a response body without receive stamps so that every read that delivers
+// bytes touches the stream (one atomic store per read: what tells a stalled stream from a slow
+// one at a limit). A body with stamps (setArrivals first) is returned as it is: its
+// connection keeps the time of its newest read, which silent asks.
 func (s *streamState) watchBody(body io.ReadCloser) io.ReadCloser {
+	if s.arrivals != nil {
+		return body
+	}
 	return &watchedBody{ReadCloser: body, s: s}
 }
 

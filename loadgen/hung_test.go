@@ -123,6 +123,9 @@ func TestUnfinishedStreamOutcomes(t *testing.T) {
 		{"idle", stallMidAnswer, time.Minute, time.Minute, time.Second, measure.OutcomeStalled, "stalled: no byte from"},
 		// still delivering a byte every 100 ms when the stream timeout ends it: slow, not hung
 		{"slow", trickle, time.Minute, time.Second, 30 * time.Second, measure.OutcomeOverTime, "over time: still delivering at the 1s stream timeout"},
+		// a byte every 100 ms keeps a 1 s idle timeout from firing (on HTTP/1.1 on Linux no read
+		// touches the stream: the idle watch asks the connection when its newest bytes arrived)
+		{"slow under an idle timeout", trickle, time.Minute, 3 * time.Second, time.Second, measure.OutcomeOverTime, "over time: still delivering at the 3s stream timeout"},
 		// the run ends and the grace period runs out while the streams are open
 		{"grace", trickle, time.Second, time.Minute, 30 * time.Second, measure.OutcomeCut, "cut: still open when the run's 1s grace period ended"},
 		// the terminal and [DONE] came; the runtime only failed to close: judged as delivered

@@ -1,6 +1,8 @@
 package loadgen
 
 import (
+	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -9,31 +11,31 @@ import (
 type arrivedAt time.Time
 
 func (a arrivedAt) Latest() (time.Time, bool) { return time.Time(a), true }
+func (arrivedAt) Read([]byte) (int, error)    { return 0, io.EOF }
+func (arrivedAt) Close() error                { return nil }
 
-// TestIdleClockFollowsArrivals: a read's touch counts the stream's silence from when its bytes
-// arrived, on the monotonic clock, and never moves the clock back past a later touch.
+// TestIdleClockFollowsArrivals: the stream's silence counts from when its connection's newest
+// bytes arrived, on the monotonic clock, and never moves the clock back past a later touch.
 func TestIdleClockFollowsArrivals(t *testing.T) {
 	t.Parallel()
 	var s streamState
 	s.touch()
 	// The response head's bytes arrived a minute before the touch after the request: reading
 	// them keeps the touch.
-	s.arrivals = arrivedAt(time.Now().Add(-time.Minute))
-	s.touchRead()
+	s.setArrivals(arrivedAt(time.Now().Add(-time.Minute)))
 	if got := s.silent(); got >= 30*time.Second {
 		t.Errorf("silent %v after a touch: a read of earlier bytes moved the clock back", got)
 	}
 	// An hour of silence, then a read whose bytes arrived 2 s ago (the generator got to them
 	// late): silent since their arrival, not since the read.
 	s.lastRead.Store(int64(time.Since(monoBase) - time.Hour))
-	s.arrivals = arrivedAt(time.Now().Add(-2 * time.Second))
-	s.touchRead()
+	s.setArrivals(arrivedAt(time.Now().Add(-2 * time.Second)))
 	if got := s.silent(); got < 2*time.Second || got >= 30*time.Second {
 		t.Errorf("silent %v, want from the bytes' arrival 2 s ago", got)
 	}
 	// Without receive stamps a read is timed when it returned.
 	s.lastRead.Store(int64(time.Since(monoBase) - time.Hour))
-	s.arrivals = nil
+	s.setArrivals(io.NopCloser(strings.NewReader("")))
 	s.touchRead()
 	if got := s.silent(); got >= 30*time.Second {
 		t.Errorf("silent %v right after an unstamped read", got)

@@ -59,7 +59,7 @@ func (s *streamState) resume() bool {
 		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: reconnect: %w", p.id, err))
 		return false
 	}
-	s.arrivals, _ = resp.Body.(arrivals) // the new connection's, never the dropped one's
+	s.setArrivals(resp.Body) // the new connection's, never the dropped one's
 	s.touch()
 	resp.Body = s.watchBody(resp.Body)
 	s.body = resp.Body

@@ -311,8 +311,10 @@ type streamState struct {
 	appr          *approver // plays scripted plan decisions (approval.go); nil for most clients
 	dec           *sse.Decoder
 	// arrivals times what the stream reads by the kernel's receive time (rxstamp, on the
-	// HTTP/1.1 transport on Linux); nil where that is not known.
+	// HTTP/1.1 transport on Linux); nil where that is not known. watched is the same for the
+	// idle watch, which runs on a timer's goroutine (setArrivals sets both).
 	arrivals arrivals
+	watched  atomic.Pointer[arrivalsRef]
 	// streamErr is how reading the stream ended (nil: at its end, or the client left).
 	streamErr error
 	// resp is the current stream's response (its head), kept only for a scripted reconnect,
@@ -349,6 +351,21 @@ type streamState struct {
 // arrivals is a response body that knows when its connection's newest read arrived
 // (transport.Transport's bodies).
 type arrivals interface{ Latest() (time.Time, bool) }
+
+// arrivalsRef holds an arrivals for an atomic pointer.
+type arrivalsRef struct{ arrivals }
+
+// setArrivals makes body's receive times (none unless it is an arrivals) the stream's, for
+// its frames and its idle watch.
+func (s *streamState) setArrivals(body io.ReadCloser) {
+	a, _ := body.(arrivals)
+	s.arrivals = a
+	if a == nil {
+		s.watched.Store(nil)
+		return
+	}
+	s.watched.Store(&arrivalsRef{a})
+}
 
 // arrived is when what the stream read last reached this host: the kernel's receive time of
 // the connection's newest read where known, else now. A frame is timed by it, so the
@@ -497,7 +514,7 @@ func (s *streamState) request() bool {
 		return false
 	}
 	s.touch()
-	s.arrivals, _ = resp.Body.(arrivals)
+	s.setArrivals(resp.Body)
 	resp.Body = s.watchBody(resp.Body)
 	s.body = resp.Body
 	if !isStop && act.fired.Load() {

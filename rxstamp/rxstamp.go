@@ -32,10 +32,14 @@ import (
 )
 
 // stamps is the receive time of a connection's newest read, shared by Linux's Conn and the
-// portable fallback. Only the reading goroutine uses it.
+// portable fallback. Only the reading goroutine writes it (Conn's Read holds its lock); any
+// goroutine may read it, without a lock: a stream's reader asks after every read, and a lock
+// per read (with its cache line) was a measurable share of a load generator's CPU per frame.
 type stamps struct {
-	at     time.Time // when the newest read's data arrived, on the reader's clock; zero: no read yet
-	kernel bool      // the newest read's time is the kernel's stamp, not the read's return
+	// at is when the newest read's data arrived, in monotonic ns since clockBase, plus one
+	// (0: no read yet; the first read of the process may land at clockBase itself).
+	at     atomic.Int64
+	kernel atomic.Bool // the newest read's time is the kernel's stamp, not the read's return
 }
 
 // maxLag bounds a stamp's distance from the read's return: beyond it the stamp is not used.
@@ -45,30 +49,38 @@ const maxLag = time.Minute
 // monotonic clock. A read without a usable stamp is timed at its return. Times never go back:
 // the next read's data may have arrived just before an unstamped read returned, and it is
 // timed no earlier, so the times a reader gets from one connection are in the order it read.
+// Only one goroutine at a time may call it.
 func (s *stamps) note(k int64) {
 	now := time.Now()
 	mono := int64(now.Sub(clockBase))
 	a, ok := steps.arrival(mono, now.UnixNano()-mono, k)
-	s.kernel = ok && a <= mono && mono-a <= int64(maxLag)
-	t := now
-	if s.kernel {
-		t = clockBase.Add(time.Duration(a))
+	kernel := ok && a <= mono && mono-a <= int64(maxLag)
+	t := mono
+	if kernel {
+		t = a
 	}
-	if t.Before(s.at) {
-		t = s.at
+	s.kernel.Store(kernel)
+	if t+1 > s.at.Load() {
+		s.at.Store(t + 1)
 	}
-	s.at = t
 }
 
 // latest returns the newest read's arrival, and false when nothing was read yet.
-func (s *stamps) latest() (time.Time, bool) { return s.at, !s.at.IsZero() }
+func (s *stamps) latest() (time.Time, bool) {
+	at := s.at.Load()
+	if at == 0 {
+		return time.Time{}, false
+	}
+	return clockBase.Add(time.Duration(at - 1)), true
+}
 
 // arrived returns the newest read's arrival, or now when that is later (or none was read).
 func (s *stamps) arrived(now time.Time) time.Time {
-	if s.at.IsZero() || now.Before(s.at) {
+	at, ok := s.latest()
+	if !ok || now.Before(at) {
 		return now
 	}
-	return s.at
+	return at
 }
 
 // clockBase is the origin of the monotonic nanoseconds clockSteps keeps.

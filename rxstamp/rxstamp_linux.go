@@ -15,8 +15,9 @@ import (
 // Conn is a TCP connection whose reads record the kernel's receive time of what they return.
 //
 // It is safe for concurrent use, as a net.Conn must be: Reads take turns (the socket's own
-// read lock would serialize them anyway), and Arrived and Kernel may be called from any
-// goroutine, though they describe "the newest read" only to the goroutine that made it.
+// read lock would serialize them anyway), and Latest, Arrived and Kernel may be called from
+// any goroutine without waiting for a Read, though they describe "the newest read" only to the
+// goroutine that made it.
 //
 // It has no unsafe code of its own. The system call is the standard library's
 // syscall.Recvmsg (the one under internal/poll's FD.ReadMsg, hence net's ReadMsgUnix): it
@@ -32,16 +33,15 @@ type Conn struct {
 	readFn func(fd uintptr) bool
 
 	// mu is held for a whole Read: the fields below it are that read's, filled by readFn on
-	// the same goroutine (raw.Read calls it synchronously).
+	// the same goroutine (raw.Read calls it synchronously), and the read's stamp is noted
+	// under it.
 	mu      sync.Mutex
 	p       []byte
 	n, oobn int
 	rerr    error
 	oob     [64]byte // one SCM_TIMESTAMPNS control message needs 32
 
-	// smu guards stamps, so that Arrived need not wait for a Read blocked on an idle socket.
-	smu sync.Mutex
-	stamps
+	stamps // lock-free for its readers, so Latest never waits for a Read blocked on an idle socket
 }
 
 // Wrap returns c with receive timestamps on, and true; or c itself and false when c is not a
@@ -68,28 +68,16 @@ func Wrap(c net.Conn) (net.Conn, bool) {
 
 // Arrived returns when the newest read's data reached this host, on now's clock; now itself
 // when that read carried no stamp. Pass time.Now() taken after the read.
-func (c *Conn) Arrived(now time.Time) time.Time {
-	c.smu.Lock()
-	defer c.smu.Unlock()
-	return c.arrived(now)
-}
+func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }
 
 // Latest returns when the newest read's data reached this host (its return where it carried
 // no stamp), and false when nothing was read yet: Arrived without a clock read, for a reader
 // that asks after every read (the time is never after the read's return).
-func (c *Conn) Latest() (time.Time, bool) {
-	c.smu.Lock()
-	defer c.smu.Unlock()
-	return c.latest()
-}
+func (c *Conn) Latest() (time.Time, bool) { return c.latest() }
 
 // Kernel reports whether the newest read was timed by the kernel's stamp (false: at its
 // return).
-func (c *Conn) Kernel() bool {
-	c.smu.Lock()
-	defer c.smu.Unlock()
-	return c.kernel
-}
+func (c *Conn) Kernel() bool { return c.kernel.Load() }
 
 // recvmsg is one attempt of a read; false asks raw.Read to wait until the socket is readable.
 // It runs on the goroutine in Read, with c.mu held.
@@ -129,10 +117,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if n == 0 {
 		return 0, io.EOF
 	}
-	k := timestampNS(oob)
-	c.smu.Lock()
-	c.note(k)
-	c.smu.Unlock()
+	c.note(timestampNS(oob))
 	return n, nil
 }
 

@@ -50,7 +50,7 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 	// work item flips a static key): until then reads carry no stamp. Exchange bytes until one
 	// does.
 	buf := make([]byte, 8)
-	for deadline := time.Now().Add(5 * time.Second); !sc.kernel; {
+	for deadline := time.Now().Add(5 * time.Second); !sc.Kernel(); {
 		if time.Now().After(deadline) {
 			t.Fatal("no read carried a receive timestamp within 5s")
 		}

@@ -301,7 +301,7 @@ func (t *Transport) exchange(ctx context.Context, c *streamConn, req *http.Reque
 		// directly and let the response go once the caller is done with its head.
 		body = &chunkedBody{r: httputil.NewChunkedReader(c.br), br: c.br}
 	}
-	resp.Body = &streamBody{body: body, c: c, t: t, stop: stop, addr: connKey(req),
+	resp.Body = &streamBody{body: body, c: c, stamps: c.stamps, t: t, stop: stop, addr: connKey(req),
 		reusable: !resp.Close && resp.ProtoAtLeast(1, 1)}
 	return resp, nil
 }
@@ -362,6 +362,7 @@ func (b *chunkedBody) Close() error { return nil }
 type streamBody struct {
 	body     io.ReadCloser
 	c        *streamConn
+	stamps   *rxstamp.Conn // c.stamps, asked after every frame: kept here, where a read just was
 	t        *Transport
 	stop     func() bool
 	addr     string
@@ -374,10 +375,10 @@ type streamBody struct {
 // kernel's receive time, rxstamp; the read's return where it carried none), and false when
 // that is not known (no stamps on this connection, or nothing read yet).
 func (b *streamBody) Latest() (time.Time, bool) {
-	if b.c.stamps == nil {
+	if b.stamps == nil {
 		return time.Time{}, false
 	}
-	return b.c.stamps.Latest()
+	return b.stamps.Latest()
 }
 
 // Read reads the response body, noting when it reached its end.
