@@ -11,8 +11,15 @@ import (
 type arrivedAt time.Time
 
 func (a arrivedAt) Latest() (time.Time, bool) { return time.Time(a), true }
+func (arrivedAt) Stamped() bool               { return true }
 func (arrivedAt) Read([]byte) (int, error)    { return 0, io.EOF }
 func (arrivedAt) Close() error                { return nil }
+
+// unstamped is a transport body whose connection keeps no receive times (off Linux).
+type unstamped struct{ io.ReadCloser }
+
+func (unstamped) Stamped() bool             { return false }
+func (unstamped) Latest() (time.Time, bool) { return time.Time{}, false }
 
 // TestIdleClockFollowsArrivals: the stream's silence counts from when its connection's newest
 // bytes arrived, on the monotonic clock, and never moves the clock back past a later touch.
@@ -33,11 +40,20 @@ func TestIdleClockFollowsArrivals(t *testing.T) {
 	if got := s.silent(); got < 2*time.Second || got >= 30*time.Second {
 		t.Errorf("silent %v, want from the bytes' arrival 2 s ago", got)
 	}
-	// Without receive stamps a read is timed when it returned.
-	s.lastRead.Store(int64(time.Since(monoBase) - time.Hour))
-	s.setArrivals(io.NopCloser(strings.NewReader("")))
-	s.touchRead()
-	if got := s.silent(); got >= 30*time.Second {
-		t.Errorf("silent %v right after an unstamped read", got)
+	// A stamped body is read as it is: its connection keeps the time.
+	if _, wrapped := s.watchBody(arrivedAt(time.Now())).(*watchedBody); wrapped {
+		t.Error("a body with receive stamps was wrapped to touch the stream on every read")
+	}
+	// Without receive stamps (a body of another transport, or the transport's off Linux) every
+	// read touches the stream, timed when it returned.
+	for _, body := range []io.ReadCloser{io.NopCloser(strings.NewReader("x")), unstamped{io.NopCloser(strings.NewReader("x"))}} {
+		s.lastRead.Store(int64(time.Since(monoBase) - time.Hour))
+		s.setArrivals(body)
+		if _, err := s.watchBody(body).Read(make([]byte, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.silent(); got >= 30*time.Second {
+			t.Errorf("%T: silent %v right after a read: the read did not touch the stream", body, got)
+		}
 	}
 }

@@ -349,16 +349,23 @@ type streamState struct {
 }
 
 // arrivals is a response body that knows when its connection's newest read arrived
-// (transport.Transport's bodies).
-type arrivals interface{ Latest() (time.Time, bool) }
+// (transport.Transport's bodies): Stamped says whether its connection keeps receive times at
+// all (not off Linux, nor where the kernel refused), Latest gives the newest.
+type arrivals interface {
+	Stamped() bool
+	Latest() (time.Time, bool)
+}
 
 // arrivalsRef holds an arrivals for an atomic pointer.
 type arrivalsRef struct{ arrivals }
 
-// setArrivals makes body's receive times (none unless it is an arrivals) the stream's, for
-// its frames and its idle watch.
+// setArrivals makes body's receive times (none unless it is a stamped arrivals) the
+// stream's, for its frames and its idle watch.
 func (s *streamState) setArrivals(body io.ReadCloser) {
 	a, _ := body.(arrivals)
+	if a != nil && !a.Stamped() {
+		a = nil
+	}
 	s.arrivals = a
 	if a == nil {
 		s.watched.Store(nil)

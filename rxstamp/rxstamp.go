@@ -33,8 +33,8 @@ import (
 
 // stamps is the receive time of a connection's newest read, shared by Linux's Conn and the
 // portable fallback. Only the reading goroutine writes it (Conn's Read holds its lock); any
-// goroutine may read it, without a lock: a stream's reader asks after every read, and a lock
-// per read (with its cache line) was a measurable share of a load generator's CPU per frame.
+// goroutine may read it without a lock (a stream's reader asks after every read, its idle
+// watch now and then).
 type stamps struct {
 	// at is when the newest read's data arrived, in monotonic ns since clockBase, plus one
 	// (0: no read yet; the first read of the process may land at clockBase itself).

@@ -381,6 +381,10 @@ func (b *streamBody) Latest() (time.Time, bool) {
 	return b.stamps.Latest()
 }
 
+// Stamped reports whether the connection keeps its reads' receive times (rxstamp: on Linux,
+// where the kernel agreed), so that Latest knows when data arrived once a read was made.
+func (b *streamBody) Stamped() bool { return b.stamps != nil }
+
 // Read reads the response body, noting when it reached its end.
 func (b *streamBody) Read(p []byte) (int, error) {
 	n, err := b.body.Read(p)

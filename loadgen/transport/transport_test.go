@@ -368,8 +368,11 @@ func TestStreamTransportTimesFramesByArrival(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	defer close(next)
-	body, ok := resp.Body.(interface{ Latest() (time.Time, bool) })
-	if !ok || resp.Body.(*streamBody).c.stamps == nil {
+	body, ok := resp.Body.(interface {
+		Stamped() bool
+		Latest() (time.Time, bool)
+	})
+	if !ok || !body.Stamped() || resp.Body.(*streamBody).c.stamps == nil {
 		t.Fatal("the HTTP/1.1 transport's body on Linux has no receive stamps")
 	}
 	br := bufio.NewReader(resp.Body)
