@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -106,6 +107,10 @@ func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) 
 		return nil, fmt.Errorf("%s did not print its listening address within %s: %s", c.name, startTimeout, c.Output())
 	}
 }
+
+// ProcAttr is the process attributes StartChild gives a child (its own process group; on
+// Linux, killed when its parent dies), for a caller that starts a process of its own.
+func ProcAttr() *syscall.SysProcAttr { return childAttr() }
 
 // URL is the base URL the child announced.
 func (c *Child) URL() string { return c.url }

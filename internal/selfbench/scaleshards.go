@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/goccy/go-yaml"
@@ -171,7 +170,7 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 		}
 		cmd := exec.Command(exe, args...)
 		cmd.Stdout, cmd.Stderr = f, f
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = stack.ProcAttr()
 		if err := cmd.Start(); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("start shard %d: %w", i, err)
