@@ -145,11 +145,13 @@ func TestStalledBody(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
+			// Taken before the write: the server's timeout starts once it has the head, which
+			// on a busy machine can be before this goroutine runs again after the write.
+			start := time.Now()
 			if _, err := io.WriteString(conn, tc.head); err != nil {
 				t.Fatal(err)
 			}
 			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-			start := time.Now()
 			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 			if err != nil {
 				t.Fatalf("no response to a stalled body: %v", err)
