@@ -372,7 +372,8 @@ func (s *streamState) touchRead() {
 // connection keeps receive stamps, its newest read is asked (no read touches the stream), so
 // the silence counts from when the target's bytes reached this host, not from when the
 // generator got to them; bytes read before the latest touch (a response head, a reused
-// connection's earlier response) do not move the time back.
+// connection's earlier response) do not move the time back. Between a multi-turn session's
+// turns the connection is forgotten (closeBody): parked, another stream may read from it.
 func (s *streamState) silent() time.Duration {
 	last := s.lastRead.Load()
 	if w := s.watched.Load(); w != nil {

@@ -40,8 +40,19 @@ func TestIdleClockFollowsArrivals(t *testing.T) {
 	if got := s.silent(); got < 2*time.Second || got >= 30*time.Second {
 		t.Errorf("silent %v, want from the bytes' arrival 2 s ago", got)
 	}
+	// Closing the body between turns forgets its connection, which another stream may take
+	// and read from: its reads are not this stream's bytes.
+	s.lastRead.Store(int64(time.Since(monoBase) - time.Hour))
+	body := arrivedAt(time.Now())
+	s.setArrivals(body)
+	s.body = body
+	s.closeBody()
+	if got := s.silent(); got < 30*time.Minute {
+		t.Errorf("silent %v after the body was closed: its connection's later reads (another stream's) counted", got)
+	}
 	// A stamped body is read as it is: its connection keeps the time.
-	if _, wrapped := s.watchBody(arrivedAt(time.Now())).(*watchedBody); wrapped {
+	s.setArrivals(body)
+	if _, wrapped := s.watchBody(body).(*watchedBody); wrapped {
 		t.Error("a body with receive stamps was wrapped to touch the stream on every read")
 	}
 	// Without receive stamps (a body of another transport, or the transport's off Linux) every

@@ -20,10 +20,7 @@ func (s *streamState) resume() bool {
 	r, p := s.r, s.p
 	s.dropped, s.reconnected = false, true
 	last := s.dec.LastEventID()
-	if s.body != nil {
-		_ = s.body.Close()
-		s.body = nil
-	}
+	s.closeBody()
 	s.turnTerminal, s.inBand = false, ""
 	if d := time.Duration(float64(p.reconnect.Delay) * r.cfg.ScriptTimeScale); d > 0 {
 		t := time.NewTimer(d)

@@ -265,8 +265,7 @@ func (s *streamState) nextTurn() (more, ended bool) {
 	}
 	s.res.violations = append(s.res.violations, s.checker.Finish(nil)...)
 	s.m.tokens.keepText(s.checker)
-	_ = s.body.Close()
-	s.body = nil
+	s.closeBody()
 	s.turnTerminal = false
 	if s.p.conversation != nil {
 		s.nextConversationTurn()
@@ -333,8 +332,9 @@ type streamState struct {
 	captured capture
 	// retryAfter is the Retry-After of a 429 or 503 answer, passed on in the result.
 	retryAfter time.Duration
-	// lastRead is when the stream last delivered bytes (monotonic ns since monoBase), watched
-	// by idle.
+	// lastRead is when the stream was last touched (its request sent, its response head
+	// received) or, without receive stamps, last delivered bytes (monotonic ns since
+	// monoBase); with stamps its connection keeps the time of its reads (silent takes both).
 	lastRead atomic.Int64
 	idle     *time.Timer
 	// cancelCause ends the stream's context with a cause (errIdle).
@@ -374,6 +374,18 @@ func (s *streamState) setArrivals(body io.ReadCloser) {
 	s.watched.Store(&arrivalsRef{a})
 }
 
+// closeBody closes the stream's current body, if any, first forgetting its connection's
+// receive times: a body read to its end parks its connection, which another stream may take
+// and read from while this one waits for its next response head.
+func (s *streamState) closeBody() {
+	if s.body == nil {
+		return
+	}
+	s.setArrivals(nil)
+	_ = s.body.Close()
+	s.body = nil
+}
+
 // arrived is when what the stream read last reached this host: the kernel's receive time of
 // the connection's newest read where known, else now. A frame is timed by it, so the
 // generator's own delay in getting to a read (its goroutines waiting for a CPU, a GC pause) is
@@ -392,9 +404,7 @@ func (s *streamState) close() {
 	if s.appr != nil {
 		s.appr.wait()
 	}
-	if s.body != nil {
-		_ = s.body.Close()
-	}
+	s.closeBody()
 	if s.stopTimer != nil {
 		s.stopTimer.Stop()
 	}
