@@ -279,13 +279,14 @@ func withStampedConn(ctx context.Context, c net.Conn) context.Context {
 // pipelined request's came with the one before it; on h2c it may be a later frame's: never
 // before the request arrived); that read's return when it carried no kernel stamp. now when
 // the connection is not stamped (the handler mounted in another server, not Linux) or the
-// time is implausible (after now, or maxArrivalLag before).
+// time is implausible (after now, or maxArrivalLag before: rxstamp.Conn.Arrived's now, and
+// a bound of its own).
 func arrivalOf(r *http.Request, now time.Time) time.Time {
 	sc, ok := r.Context().Value(stampedConnKey{}).(*rxstamp.Conn)
 	if !ok {
 		return now
 	}
-	if t, ok := sc.Latest(); ok && !t.After(now) && now.Sub(t) < maxArrivalLag {
+	if t := sc.Arrived(now); now.Sub(t) < maxArrivalLag {
 		return t
 	}
 	return now

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -46,7 +45,7 @@ func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) 
 		name = args[0]
 	}
 	c := &Child{name: name, cmd: exec.Command(exe, args...), done: make(chan struct{})}
-	c.cmd.SysProcAttr = childAttr()
+	c.cmd.SysProcAttr = ProcAttr()
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -107,10 +106,6 @@ func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) 
 		return nil, fmt.Errorf("%s did not print its listening address within %s: %s", c.name, startTimeout, c.Output())
 	}
 }
-
-// ProcAttr is the process attributes StartChild gives a child (its own process group; on
-// Linux, killed when its parent dies), for a caller that starts a process of its own.
-func ProcAttr() *syscall.SysProcAttr { return childAttr() }
 
 // URL is the base URL the child announced.
 func (c *Child) URL() string { return c.url }
