@@ -2,6 +2,7 @@ package sse
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -66,6 +67,36 @@ func BenchmarkDecodeData(b *testing.B) { benchDecode(b, dataFrame, 1, 0) }
 // BenchmarkDecodeDataFrameReads decodes the same frames arriving one frame per Read, as on a
 // live stream where each frame is flushed separately.
 func BenchmarkDecodeDataFrameReads(b *testing.B) { benchDecode(b, dataFrame, 1, len(dataFrame)) }
+
+// BenchmarkDecodeManyStreams decodes the same frames, one frame per Read, from many streams in
+// turn: one event from each decoder before the next event from the first, as a load generator
+// holding thousands of busy streams does, so each event finds its decoder out of the cache.
+func BenchmarkDecodeManyStreams(b *testing.B) {
+	for _, streams := range []int{2000, 20000} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			decs := make([]*Decoder, streams)
+			for i := range decs {
+				decs[i] = NewDecoder(&repeatReader{block: []byte(strings.Repeat(dataFrame, 4)), chunk: len(dataFrame)})
+			}
+			var e Event
+			b.SetBytes(int64(len(dataFrame)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0, cpuOK := processCPUNanos()
+			i := 0
+			for range b.N {
+				if err := decs[i].Next(&e); err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == streams {
+					i = 0
+				}
+			}
+			b.StopTimer()
+			reportCPU(b, cpu0, cpuOK)
+		})
+	}
+}
 
 // BenchmarkDecodeDataCRLF decodes the same frames with CRLF line ends.
 func BenchmarkDecodeDataCRLF(b *testing.B) {

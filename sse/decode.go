@@ -112,10 +112,11 @@ type Decoder struct {
 	r      io.Reader
 	limits Limits
 
-	buf  []byte // read buffer; buf[pos:end] is not yet parsed
-	pos  int
-	end  int
-	base int64 // stream offset of buf[0]
+	buf       []byte // read buffer; buf[pos:end] is not yet parsed
+	pos       int
+	end       int
+	base      int64 // stream offset of buf[0]
+	bytesRead int64
 
 	// nextLF caches where the next '\n' is (absolute index in buf) so streams that use lone CR
 	// line endings do not rescan the buffer for '\n' once per line; -1 with lfScanned means
@@ -127,22 +128,26 @@ type Decoder struct {
 	skipLF     bool // the previous line ended in CR, so a '\n' right now is part of that line end
 	bomChecked bool
 	eof        bool
+	pending    bool // some field line has been seen since the last dispatch
+	aliased    bool // alias holds the pending event's data
+	truncated  bool
 	err        error // sticky
 	readErr    error // a read error that came with data, reported after that data is parsed
 
-	data     []byte // data buffer: each data line followed by '\n'
-	typ      []byte // event type buffer
-	lastID   string
-	retry    time.Duration // retry carried by the pending event
-	retryAll time.Duration // latest valid retry seen on the stream
-	pending  bool          // some field line has been seen since the last dispatch
+	// alias is the pending event's only data line while it still sits in buf (aliased): the
+	// common one-line event is then dispatched from the read buffer without a copy. fill,
+	// which moves buf's contents, first copies it into data.
+	alias  []byte
+	data   []byte // data buffer: each data line followed by '\n'
+	typ    []byte // event type buffer
+	lastID string
+	retry  time.Duration // retry carried by the pending event
 
+	// Cold: read only when the stream names its events, or asked for.
+	retryAll time.Duration // latest valid retry seen on the stream
+	comments int64
 	types    [typeCacheSize]string
 	typeNext int
-
-	comments  int64
-	bytesRead int64
-	truncated bool
 }
 
 // NewDecoder returns a decoder reading from r with the default limits.
@@ -327,6 +332,9 @@ func (d *Decoder) fill() error {
 	if d.readErr != nil {
 		return d.readErr
 	}
+	if d.aliased {
+		d.unalias()
+	}
 	if d.pos > 0 {
 		n := copy(d.buf, d.buf[d.pos:d.end])
 		d.base += int64(d.pos)
@@ -404,10 +412,17 @@ func (d *Decoder) field(line []byte) error {
 	}
 	switch string(name) {
 	case "data":
+		if d.aliased {
+			d.unalias()
+		}
 		if len(d.data)+len(value) > d.limits.MaxEvent {
 			// d.pos is just past the one-byte terminator (CR or LF) of this line.
 			start := d.base + int64(d.pos) - int64(len(line)) - 1
 			return &LimitError{What: "event", Limit: d.limits.MaxEvent, Offset: start}
+		}
+		if len(d.data) == 0 {
+			d.alias, d.aliased = value, true
+			return nil
 		}
 		d.data = append(d.data, value...)
 		d.data = append(d.data, '\n')
@@ -453,17 +468,29 @@ func (d *Decoder) dispatch(ev *Event) bool {
 	retry := d.retry
 	d.retry = 0
 	d.pending = false
-	if len(d.data) == 0 {
+	if d.aliased {
+		ev.Data = d.alias
+		d.alias, d.aliased = nil, false
+	} else if len(d.data) == 0 {
 		d.typ = d.typ[:0]
 		return false
+	} else {
+		ev.Data = d.data[:len(d.data)-1]
 	}
 	ev.Type = d.internType()
-	ev.Data = d.data[:len(d.data)-1]
 	ev.ID = d.lastID
 	ev.Retry = retry
 	d.data = d.data[:0]
 	d.typ = d.typ[:0]
 	return true
+}
+
+// unalias copies the pending event's one data line out of the read buffer into the data
+// buffer, before the read buffer's contents move or a second data line joins it.
+func (d *Decoder) unalias() {
+	d.data = append(d.data, d.alias...)
+	d.data = append(d.data, '\n')
+	d.alias, d.aliased = nil, false
 }
 
 // internType returns the pending event type as a string, reusing a cached string for names
