@@ -143,7 +143,7 @@ type Decoder struct {
 	lastID string
 	retry  time.Duration // retry carried by the pending event
 
-	// Cold: read only when the stream names its events, or asked for.
+	// Cold: touched only by comment lines, retry fields and named events.
 	retryAll time.Duration // latest valid retry seen on the stream
 	comments int64
 	types    [typeCacheSize]string
