@@ -34,6 +34,10 @@ func ParseShard(s string) (Shard, error) {
 	if err1 != nil || err2 != nil {
 		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT as integers, e.g. 0/4", s)
 	}
+	if cnt < 1 {
+		// The zero Shard means "not sharded"; a count given must split the run.
+		return Shard{}, fmt.Errorf("shard %q: the count must be at least 1", s)
+	}
 	sh := Shard{Index: idx, Count: cnt}
 	return sh, sh.validate()
 }

@@ -95,6 +95,7 @@ func TestParseShard(t *testing.T) {
 		{"4/4", Shard{}, true},      // the index is 0-based: 4 is out of range
 		{"-1/4", Shard{}, true},     // negative index
 		{"1/0", Shard{}, true},      // no shards
+		{"0/0", Shard{}, true},      // no shards either, though 0/0 is the zero (unsharded) Shard
 		{"2", Shard{}, true},        // no count
 		{"a/b", Shard{}, true},      // not integers
 		{"1/4/2", Shard{}, true},    // one slash only

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -131,6 +132,18 @@ func (w Workload) Config() (Config, error) {
 	cfg.ReplayBudget = w.ReplayBudget
 	if w.ReplayBudget <= 0 {
 		cfg.ReplayBudget = -1
+	}
+	// Zero means "not given" here (the defaults below); a negative or non-finite value is
+	// never one, and is named rather than read as missing.
+	switch {
+	case w.Clients < 0:
+		return cfg, fmt.Errorf("--clients %d: want a positive number of virtual users", w.Clients)
+	case w.Rate < 0 || math.IsNaN(w.Rate) || math.IsInf(w.Rate, 0):
+		return cfg, fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.Rate)
+	case w.Duration < 0:
+		return cfg, fmt.Errorf("--duration %s: want a positive duration", w.Duration)
+	case w.Sessions < 0:
+		return cfg, fmt.Errorf("--sessions %d: want a positive number of sessions", w.Sessions)
 	}
 	if w.TimeScale <= 0 {
 		return cfg, fmt.Errorf("--time-scale %g: want a positive factor", w.TimeScale)

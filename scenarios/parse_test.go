@@ -58,6 +58,10 @@ func TestParseErrors(t *testing.T) {
 		{"last turn with tools", validHeader + "turns:\n  - text: hi\n    toolCalls:\n      - name: x\n", 8, "turns[0].toolCalls", "expected none"},
 		// A turn with nothing in it.
 		{"empty turn", validHeader + "turns:\n  - thinking: {tokens: 0}\n", 6, "turns[0]", "empty turn"},
+		// One text beyond what any stream could hold (a run of it once died out of memory).
+		{"text too long", validHeader + "turns:\n  - text: {tokens: 100000000000}\n", 6, "turns[0].text.tokens", "at most 131072"},
+		// Texts each within the bound, too many together.
+		{"script too long", validHeader + "turns:\n  - thinking: {tokens: 131072}\n    text: {tokens: 131072}\n    toolCalls:\n      - name: x\n  - text: {tokens: 10}\n", 6, "turns", "at most 262144"},
 		// Literal and generated text at once.
 		{"literal and tokens", validHeader + "turns:\n  - text: {literal: hi, tokens: 3}\n", 6, "turns[0].text", "both literal and tokens"},
 		// Tool outcome must be success or error.

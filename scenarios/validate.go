@@ -88,6 +88,17 @@ func (s *Scenario) validate() []*FieldError {
 		end, endsByFault = pt, true
 	}
 
+	total, textTooLong := 0, false
+	for _, turn := range s.Turns {
+		for _, n := range []int{turn.Thinking.Tokens, turn.Text.Tokens} {
+			total = min(total+max(n, 0), MaxScriptTokens+1) // no overflow
+			textTooLong = textTooLong || n > MaxTextTokens
+		}
+	}
+	if total > MaxScriptTokens && !textTooLong { // a text too long is named where it is
+		bad("turns", "the texts and thinking of all turns are more than %d tokens together; expected at most %d", MaxScriptTokens, MaxScriptTokens)
+	}
+
 	swarmNames := map[string]string{}
 	for ti, turn := range s.Turns {
 		path := fmt.Sprintf("turns[%d]", ti)
@@ -161,8 +172,19 @@ func (t Text) validate(path string) []*FieldError {
 	if t.Tokens < 0 {
 		errs = append(errs, &FieldError{Path: path + ".tokens", Problem: fmt.Sprintf("%d is negative; expected >= 0", t.Tokens)})
 	}
+	if t.Tokens > MaxTextTokens {
+		errs = append(errs, &FieldError{Path: path + ".tokens", Problem: fmt.Sprintf("%d is more than one text may script; expected at most %d", t.Tokens, MaxTextTokens)})
+	}
 	return errs
 }
+
+// MaxTextTokens bounds one scripted text (an answer or its thinking): 128 Ki tokens, as long
+// as the longest output today's models offer. Every stream renders its script, and the
+// generator keeps each stream's expected text, so an unbounded count is unbounded memory.
+const MaxTextTokens = 1 << 17
+
+// MaxScriptTokens bounds the tokens of all of a scenario's turns together.
+const MaxScriptTokens = 1 << 18
 
 // validate checks one tool call.
 func (tc ToolCall) validate(path string) []*FieldError {

@@ -190,6 +190,33 @@ func TestRequestFlagErrors(t *testing.T) {
 	}
 }
 
+// TestLoadShapeFlagErrors: a load shape or length given as zero, negative or not finite is
+// refused and named, not read as "not given" (which runs the default: 1,000 clients for 30 s)
+// nor lost after the load (--rate Inf once ran, then could not write its results).
+func TestLoadShapeFlagErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--clients", "0"}, "--clients 0: want a positive value"},
+		{[]string{"--rate", "0"}, "--rate 0: want a positive value"},
+		{[]string{"--clients", "2", "--duration", "0s"}, "--duration 0s: want a positive value"},
+		{[]string{"--clients", "2", "--sessions", "0"}, "--sessions 0: want a positive value"},
+		{[]string{"--clients", "-5"}, "--clients -5: want a positive number of virtual users"},
+		{[]string{"--rate", "-3"}, "--rate -3: want a positive, finite number"},
+		{[]string{"--rate", "NaN"}, "--rate NaN: want a positive, finite number"},
+		{[]string{"--rate", "Inf"}, "--rate +Inf: want a positive, finite number"},
+		{[]string{"--clients", "2", "--duration", "-1s"}, "--duration -1s: want a positive duration"},
+		{[]string{"--clients", "2", "--shard", "0/0", "--run-id", "x"}, `shard "0/0": the count must be at least 1`},
+	} {
+		code, output := runMain(t, append([]string{"load", "--target", "http://127.0.0.1:1", "--no-preflight"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(output, tc.want) {
+			t.Errorf("load %v: exit %d, output %q; want %d and %q", tc.args, code, output, exitUsage, tc.want)
+		}
+	}
+}
+
 // pemCert is ts's certificate in PEM.
 func pemCert(ts *httptest.Server) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})

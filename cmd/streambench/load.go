@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -143,11 +145,27 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
 		return loadgen.Config{}, usageError("--prompt %q: want the user's message, a non-empty text", w.Prompt)
 	}
+	// A zero given on purpose is not the default the zero stands for otherwise: --clients 0
+	// would otherwise run the default load.
+	for _, name := range []string{"clients", "rate", "duration", "sessions"} {
+		if f := w.fs.Lookup(name); f != nil && f.Changed && isZeroFlag(f.Value.String()) {
+			return loadgen.Config{}, usageError("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
+		}
+	}
 	cfg, err := w.Workload.Config()
 	if err != nil {
 		return cfg, usageError("%v", err)
 	}
 	return cfg, nil
+}
+
+// isZeroFlag tells whether a numeric or duration flag's value reads as zero.
+func isZeroFlag(v string) bool {
+	if d, err := time.ParseDuration(v); err == nil {
+		return d == 0
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	return err == nil && f == 0
 }
 
 // loadUsage is load's usage line; its dialects are the registry's, every one of them.
