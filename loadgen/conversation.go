@@ -177,7 +177,7 @@ func (s *streamState) nextConversationTurn() {
 	p.session.Input = p.conversation.Turns[next]
 	// From now, not the answer's end: a usage-less turn's count (settle) may have loaded the
 	// tokenizer in between, once per process, and the next turn is sent only after it.
-	s.intended, s.chunks = time.Now(), 0
+	s.intended, s.chunks, s.output = time.Now(), 0, false
 	m.intended = s.intended
 }
 

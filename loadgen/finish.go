@@ -148,7 +148,19 @@ func (s *streamState) finish() sessionResult {
 		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RFraming, Detail: fmt.Sprintf(
 			"the stream ended inside an undispatched event or an unterminated line (after %d bytes; its data was discarded)", s.dec.BytesRead())})
 	}
+	s.judgeOutput()
 	return s.end(measure.OutcomeCompleted, nil)
+}
+
+// judgeOutput judges an endpoint request's answer that ended as it should: one with no text,
+// no thinking and no tool call measured nothing (no first token) and answered nothing, though
+// the request asked for an answer; a gateway that answers every request so passes otherwise.
+func (s *streamState) judgeOutput() {
+	if s.p.session.Endpoint == nil || s.output {
+		return
+	}
+	s.res.violations = append(s.res.violations, protocol.Violation{Rule: protocol.REndpointOutput, Detail: fmt.Sprintf(
+		"the answer from %s ended without any text, thinking or tool call (%d bytes of stream)", s.host, s.dec.BytesRead())})
 }
 
 // scriptedInBand tells whether an in-band error is the script's: the scenario fails the

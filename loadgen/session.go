@@ -264,6 +264,7 @@ func (s *streamState) nextTurn() (more, ended bool) {
 		return false, false // the turn ended in an error or without its terminal: finish judges it
 	}
 	s.res.violations = append(s.res.violations, s.checker.Finish(nil)...)
+	s.judgeOutput()
 	s.m.tokens.keepText(s.checker)
 	s.closeBody()
 	s.turnTerminal = false
@@ -305,10 +306,12 @@ type streamState struct {
 	contentLength int64
 	turns         int // requests the session takes (MultiTurn), else 1
 	chunks        int // answer chunks so far, over every turn
-	act           *clientAction
-	checker       protocol.Checker
-	appr          *approver // plays scripted plan decisions (approval.go); nil for most clients
-	dec           *sse.Decoder
+	// output: the request's answer so far carried text, thinking or a tool call (R-endpoint-output).
+	output  bool
+	act     *clientAction
+	checker protocol.Checker
+	appr    *approver // plays scripted plan decisions (approval.go); nil for most clients
+	dec     *sse.Decoder
 	// arrivals times what the stream reads by the kernel's receive time (rxstamp, on the
 	// HTTP/1.1 transport on Linux); nil where that is not known. watched is the same for the
 	// idle watch, which runs on a timer's goroutine (setArrivals sets both).
@@ -639,6 +642,7 @@ func (s *streamState) read() {
 		}
 		switch obs.Kind {
 		case protocol.FrameAnswer:
+			s.output = true
 			s.chunks++
 			if s.chunks == 1 {
 				m.firstChunk = observed(now.Sub(s.intended))
@@ -651,6 +655,7 @@ func (s *streamState) read() {
 			}
 			s.dropped = p.reconnect != nil && !s.reconnected && s.chunks >= p.reconnect.AfterChunks
 		case protocol.FrameThinking:
+			s.output = true
 			if m.firstThinking == 0 {
 				m.firstThinking = observed(now.Sub(s.intended))
 				if trig != nil && trig.DuringThinking && seesThinking {
@@ -658,6 +663,7 @@ func (s *streamState) read() {
 				}
 			}
 		case protocol.FrameToolStart:
+			s.output = true
 			if trig != nil && trig.DuringTool && seesTools {
 				act.fire()
 			}

@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sweep"
 )
@@ -511,3 +513,50 @@ func TestLoadOnePrompt(t *testing.T) {
 // and are serial, so they run before the package's parallel tests and add no load under those
 // that bound a child's memory or time (TestBigFramesStayBounded's peak RSS grew past its
 // 256 MiB bound, to 373 and 412 MiB, when they ran beside it on 2 busy cores).
+
+// TestEmptyEndpointAnswerFails: an OpenAI-compatible endpoint whose every answer ends as it
+// should (finish_reason stop, a usage chunk, [DONE]) but carries no text measured nothing and
+// answered nothing: R-endpoint-output fails the run, and gate with no flags fails it too. The
+// same stream with text passes.
+func TestEmptyEndpointAnswerFails(t *testing.T) {
+	t.Parallel()
+	stream := func(content string, tokens int) string {
+		chunk := func(body string) string {
+			return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",` + body + "}\n\n"
+		}
+		return chunk(`"choices":[{"index":0,"delta":{"role":"assistant","content":`+strconv.Quote(content)+`},"finish_reason":null}]`) +
+			chunk(`"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]`) +
+			chunk(fmt.Sprintf(`"choices":[],"usage":{"prompt_tokens":8,"completion_tokens":%d,"total_tokens":%d}`, tokens, 8+tokens)) +
+			"data: [DONE]\n\n"
+	}
+	for _, tc := range []struct {
+		name, body string
+		want       int
+	}{
+		{"empty", stream("", 0), exitFailure},
+		{"answered", stream("Hi", 1), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, tc.body)
+			}))
+			t.Cleanup(srv.Close)
+			out := t.TempDir()
+			code, output := runMain(t, "load", "--target", srv.URL+"/v1", "--dialect", "openai-chat", "--model", "m",
+				"--input-tokens", "16", "--output-tokens", "16", "--min-tokens", "--ignore-eos", "--clients", "2", "--sessions", "6",
+				"--runtime-metrics", "-", "--quiet", "--run-id", "e", "--out", out)
+			if code != tc.want {
+				t.Fatalf("load exit %d, want %d:\n%s", code, tc.want, output)
+			}
+			gateCode, gateOutput := runMain(t, "gate", filepath.Join(out, "e"))
+			if gateCode == 0 != (tc.want == 0) {
+				t.Errorf("gate exit %d after load exit %d:\n%s", gateCode, code, gateOutput)
+			}
+			if has := strings.Contains(output, string(protocol.REndpointOutput)); has != (tc.want != 0) {
+				t.Errorf("%s named: %t, want %t:\n%s", protocol.REndpointOutput, has, tc.want != 0, output)
+			}
+		})
+	}
+}
