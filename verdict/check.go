@@ -18,7 +18,7 @@ import (
 // Check is one evaluated threshold or regression.
 type Check struct {
 	Name   string // the expression as written
-	Source string // where it came from: "threshold", "mix", "regression", "slo", "default"
+	Source string // where it came from: "threshold", "mix", "regression", "slo", "default", "run", "allow" (gate --allow), "load" (the run's own allow list)
 	Value  string // what was measured, formatted
 	Limit  string // the limit, formatted
 	Pass   bool

@@ -101,6 +101,9 @@ const (
 	sourceRun       = "run"       // the run's integrity: it ran as planned and measured all
 	sourceThreshold = "threshold" // the command line
 	sourceMix       = "mix"       // the mix file
+	// sourceLoad is the run's own allow list, as recorded: its mix's allow: and load --allow
+	// together (the run does not keep them apart).
+	sourceLoad = "load"
 )
 
 // Judge checks run against the defaults, the run's mix thresholds and cfg. It returns an
@@ -125,7 +128,7 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 			break
 		}
 		if _, err := cfg.Rules.Parse(string(rule)); err != nil {
-			return nil, fmt.Errorf("%s config.allow[%d] (from the mix file): %w", measure.SummaryFile, i, err)
+			return nil, fmt.Errorf("%s config.allow[%d] (the run's: its mix file or load --allow): %w", measure.SummaryFile, i, err)
 		}
 	}
 	if extra := slices.DeleteFunc(slices.Clone(cfg.Allow), func(r protocol.Rule) bool { return slices.Contains(fromMix, r) }); len(extra) > 0 {
@@ -171,9 +174,9 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 		add(c)
 	}
 	for _, rule := range run.Summary.Config.Allow {
-		source := "allow"
+		source := "allow" // gate --allow
 		if slices.Contains(fromMix, rule) {
-			source = sourceMix
+			source = sourceLoad
 		}
 		n := run.Summary.Violations[rule]
 		add(Check{Name: "allow " + string(rule), Source: source, Value: fmt.Sprintf("%s×%d", rule, n), Limit: "any (known finding)",

@@ -420,6 +420,9 @@ func TestGateAllow(t *testing.T) {
 		{"other rule", fixture.Run(t, fixture.Options{Seed: 8, Violations: both}), []protocol.Rule{protocol.RAbort}, []string{"violations==0"}, "allow R-abort"},
 		// the mix's allow list, recorded in the run, allows as --allow does
 		{"mix", fromMix, nil, nil, "allowed: R-abort×12"},
+		// its check's source is the load's (the run keeps its mix's allow: and load --allow
+		// together), not "mix": load --allow put it there as often
+		{"mix source", fromMix, nil, nil, "load"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
