@@ -290,6 +290,9 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 			err = fmt.Errorf("session %s: the %s replay budget ended the replay", p.id, r.cfg.ReplayBudget)
 		}
 	}
+	if n := s.undecoded(); n > 0 {
+		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event", err, n)
+	}
 	if acted && s.counting {
 		// The client stopped: whether the provider saw it go is still worth knowing.
 		r.aborts.add(abortRecord{
@@ -298,6 +301,15 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 		})
 	}
 	return s.end(o, err)
+}
+
+// undecoded is how many bytes of the current response's body arrived when none of them made
+// an event (a target sending something that is not SSE, then holding the stream), else 0.
+func (s *streamState) undecoded() int64 {
+	if s.dec == nil || s.m.firstEvent != 0 {
+		return 0
+	}
+	return s.dec.BytesRead()
 }
 
 // limitName names the limit cause stands for.

@@ -174,6 +174,17 @@ func hostileBehaviours() map[string]hostileBehaviour {
 			_ = c.(*net.TCPConn).SetLinger(0)
 			return false
 		},
+		// A valid head and 4 KiB of binary junk on one unterminated line, then nothing for
+		// hostileStall: not a byte of it is SSE.
+		"garbage-stall": func(s *hostileServer, c net.Conn, _ string) bool {
+			writeHead(c, "text/event-stream", "Transfer-Encoding: chunked")
+			writeChunk(c, string(junk(4<<10)))
+			select {
+			case <-time.After(hostileStall):
+			case <-s.done:
+			}
+			return false
+		},
 		// Half the answer, then nothing for hostileStall (the rest comes if anyone still listens).
 		"stall": func(s *hostileServer, c net.Conn, final string) bool {
 			writeHead(c, "text/event-stream", "Transfer-Encoding: chunked")
@@ -415,6 +426,13 @@ func hostileH2(t *testing.T) (url string, hits func() map[string]int) {
 		case "reset":
 			write(frames[0])
 			panic(http.ErrAbortHandler) // RST_STREAM, the connection stays up
+		case "garbage-stall":
+			write(string(junk(4 << 10)))
+			select {
+			case <-time.After(hostileStall):
+			case <-r.Context().Done():
+			case <-done:
+			}
 		case "stall":
 			write(frames[0])
 			select {
@@ -542,6 +560,8 @@ func hostileTable(h2 bool) map[string]hostileWant {
 			text: "HTTP 307 redirect to /api/chat/redirect-loop (not followed: a stream request is never redirected)"},
 		// A TCP reset after the head and one frame.
 		"reset": {outcome: measure.OutcomeTransportError, text: "read: connection reset by peer"},
+		// Junk, then silence: stalled, and the message says that bytes came and none was SSE.
+		"garbage-stall": {outcome: measure.OutcomeStalled, text: "s); 4096 bytes of its body arrived and made no SSE event"},
 		// Half an answer, then silence: stalled at the idle timeout, long before the stall ends.
 		"stall": {outcome: measure.OutcomeStalled, text: "stalled: no byte from 127.0.0.1:PORT for the " + hostileIdle.String() + " idle timeout (stream open"},
 	}

@@ -480,6 +480,7 @@ func (s *streamState) request() bool {
 		s.res = s.finishAborted(false, nil)
 		return false
 	}
+	s.dec = nil // an earlier turn's: this request's response has none yet
 
 	var connectStart time.Time
 	trace := &httptrace.ClientTrace{
