@@ -52,4 +52,11 @@ func TestBenchPathSmall(t *testing.T) {
 	if f := figure(t, rep, "20 streams: generator ÷ minimal client on the same path, CPU"); f.Value <= 0 || f.Met == nil || f.Target == "" {
 		t.Errorf("generator ÷ minimal client: %+v", f)
 	}
+	// So did the client written on net/http, whose ratio is reported without a target.
+	if f := figure(t, rep, "20 streams: net/http client on the same path, answer chunks delivered (two runs)"); f.Value != 2*20*20 {
+		t.Errorf("%v answer chunks to the net/http client, want 2 runs × 20 streams × 20 tokens", f.Value)
+	}
+	if f := figure(t, rep, "20 streams: generator ÷ net/http client on the same path, CPU"); f.Value <= 0 || f.Met != nil {
+		t.Errorf("generator ÷ net/http client: %+v", f)
+	}
 }

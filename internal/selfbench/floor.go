@@ -230,31 +230,33 @@ var pathSlugs = []string{"openai-none", "anthropic-none"}
 // before, then the one after), so the generator's own cost is measured against a client that
 // only reads; a short unmeasured minimal run first warms the mock and the runtime, so neither
 // client meets them cold.
-func runPath(ctx context.Context, streams, events int, itl time.Duration, o Options) (path *floorRun, minimal []*floorRun, err error) {
+func runPath(ctx context.Context, streams, events int, itl time.Duration, o Options) (path *floorRun, minimal, viaHTTP [2]*floorRun, err error) {
 	scenario := func(name string, tokens int) string {
 		return fmt.Sprintf("name: %s\ndescription: a paced answer, one token per frame\n"+
 			"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", name, itl, itl, tokens)
 	}
 	dir, lib, err := writeScenarioDir(map[string]string{"path-stream": scenario("path-stream", events), "path-warm-up": scenario("path-warm-up", warmUpEvents)})
 	if err != nil {
-		return nil, nil, err
+		return nil, minimal, viaHTTP, err
 	}
 	defer os.RemoveAll(dir)
 	mix, err := chatMix("bench-path", "path-stream", pathSlugs...)
 	if err != nil {
-		return nil, nil, err
+		return nil, minimal, viaHTTP, err
 	}
 	st, err := startStack(dir, o.ProviderHTTP1)
 	if err != nil {
-		return nil, nil, err
+		return nil, minimal, viaHTTP, err
 	}
 	defer st.Stop()
-	if _, err := runPathMinimal(ctx, st, streams, "path-warm-up", "warm-up"); err != nil {
-		return nil, nil, err
+	if _, err := runPathMinimal(ctx, st, streams, "path-warm-up", "warm-up", false); err != nil {
+		return nil, minimal, viaHTTP, err
 	}
-	before, err := runPathMinimal(ctx, st, streams, "path-stream", "before")
-	if err != nil {
-		return nil, nil, err
+	if minimal[0], err = runPathMinimal(ctx, st, streams, "path-stream", "before", false); err != nil {
+		return nil, minimal, viaHTTP, err
+	}
+	if viaHTTP[0], err = runPathMinimal(ctx, st, streams, "path-stream", "http-before", true); err != nil {
+		return nil, minimal, viaHTTP, err
 	}
 	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "generator"}}
 	m := startMeter(roles...)
@@ -281,7 +283,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	})
 	done()
 	if err != nil {
-		return nil, nil, err
+		return nil, minimal, viaHTTP, err
 	}
 	fr := &floorRun{streams: streams, peak: m.stop(), events: run.Summary.Counters.OutputTokens, roles: roles}
 	switch {
@@ -295,11 +297,13 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		fr.failure = run.Summary.Verdict.Reasons[0]
 		fr.failed = max(fr.failed, 1)
 	}
-	after, err := runPathMinimal(ctx, st, streams, "path-stream", "after")
-	if err != nil {
-		return nil, nil, err
+	if viaHTTP[1], err = runPathMinimal(ctx, st, streams, "path-stream", "http-after", true); err != nil {
+		return nil, minimal, viaHTTP, err
 	}
-	return fr, []*floorRun{before, after}, nil
+	if minimal[1], err = runPathMinimal(ctx, st, streams, "path-stream", "after", false); err != nil {
+		return nil, minimal, viaHTTP, err
+	}
+	return fr, minimal, viaHTTP, nil
 }
 
 // warmUpEvents is the length of the floor's and the path's warm-up streams: a second of
@@ -310,7 +314,7 @@ const warmUpEvents = 20
 // client (floorClient): the requests the generator sends (sim-chat opted in, the deployments
 // alternating), answer chunks counted and nothing checked. run names the run in the sessions'
 // IDs; the warm-up ("warm-up") is not measured, and its failed streams are the error.
-func runPathMinimal(ctx context.Context, st *stack.Stack, streams int, scenario, run string) (*floorRun, error) {
+func runPathMinimal(ctx context.Context, st *stack.Stack, streams int, scenario, run string, viaHTTP bool) (*floorRun, error) {
 	var roles []*floorRole
 	if run != "warm-up" {
 		roles = []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "client"}}
@@ -318,6 +322,9 @@ func runPathMinimal(ctx context.Context, st *stack.Stack, streams int, scenario,
 	// The frames that carry a block: the answer chunks, the path's scenario streaming text
 	// only (thinking and tool frames would count too); not the final frame.
 	client := &floorClient{count: []byte(`{"blockId":`)}
+	if viaHTTP {
+		client.http = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
 	addr := strings.TrimPrefix(st.RuntimeURL, "http://")
 	request := func(i int) []byte {
 		id := fmt.Sprintf("bench-path-minimal-%s-%d", run, i)
@@ -416,6 +423,7 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 			"the generator uses %s. CPU of all three processes over the whole run per delivered answer chunk (output tokens), ÷ the floor's per event. "+
 			"Before and after the generator, the minimal client (the floor's: request written by hand, http.ReadResponse, data lines counted, nothing checked; one HTTP/1.1 connection per stream) "+
 			"plays the same streams through the same mock and runtime, its two runs pooled: generator CPU per answer chunk ÷ the minimal client's (its answer chunks: the data lines that carry a block, the scenario streaming text only). "+
+			"Between those two runs and the generator, a client written the common way (net/http's Client with a clone of its default Transport, a bufio.Scanner over the body, data lines counted) plays them too, before and after: its ratio is reported beside, without a target. "+
 			"Every stack (floor or path) first plays an unmeasured warm-up of the same streams, %d tokens long",
 			itl, events, itl, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2], warmUpEvents),
 	}
@@ -426,7 +434,7 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("two-hop floor at %d streams: %w", streams, err)
 		}
-		path, minimal, err := runPath(ctx, streams, events, itl, o)
+		path, minimal, viaHTTP, err := runPath(ctx, streams, events, itl, o)
 		if err != nil {
 			return nil, fmt.Errorf("path at %d streams: %w", streams, err)
 		}
@@ -441,7 +449,8 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 			rep.note("%d streams: the floor before and after the path differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", streams, 100*(hi/lo-1))
 		}
 		addPathFigures(rep, streams, mergeFloorRuns(before, after), path)
-		addMinimalFigures(rep, streams, minimal[0], minimal[1], path, !o.HTTP2)
+		addMinimalFigures(rep, streams, minimalClient, minimal[0], minimal[1], path, !o.HTTP2)
+		addMinimalFigures(rep, streams, httpClient, viaHTTP[0], viaHTTP[1], path, !o.HTTP2)
 	}
 	return rep, nil
 }
@@ -461,46 +470,59 @@ func mergeFloorRuns(a, b *floorRun) *floorRun {
 	return m
 }
 
-// addMinimalFigures adds the generator's CPU and memory beside the minimal client's on the
-// same path (issue 29's side by side; its runs before and after the generator pooled), and
-// fails the report if a minimal stream failed. The CPU ratio is held to its target only when
-// both clients spoke HTTP/1.1 (sameTransport): the minimal client has no h2c.
-func addMinimalFigures(rep *Report, streams int, before, after, path *floorRun, sameTransport bool) {
-	prefix := fmt.Sprintf("%d streams", streams)
+// addMinimalFigures adds the generator's CPU and memory beside a yardstick client's on the
+// same path (issue 29's side by side; the client's runs before and after the generator
+// pooled), and fails the report if one of its streams failed. The CPU ratio is held to its
+// target only for the minimal client, and only when both clients spoke HTTP/1.1
+// (sameTransport): the yardstick clients have no h2c.
+func addMinimalFigures(rep *Report, streams int, client string, before, after, path *floorRun, sameTransport bool) {
+	prefix := fmt.Sprintf("%d streams: ", streams)
+	on := client + " on the same path"
 	b, a := before.cpuPerEvent("client"), after.cpuPerEvent("client")
-	rep.add(prefix+": minimal client on the same path, CPU per chunk, before the generator", b, "µs")
-	rep.add(prefix+": minimal client on the same path, CPU per chunk, after the generator", a, "µs")
+	rep.add(prefix+on+", CPU per chunk, before the generator", b, "µs")
+	rep.add(prefix+on+", CPU per chunk, after the generator", a, "µs")
 	if lo, hi := min(a, b), max(a, b); lo > 0 && hi > floorDriftNote*lo {
-		rep.note("%s: the minimal client before and after the generator differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", prefix, 100*(hi/lo-1))
+		rep.note("%sthe %s before and after the generator differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", prefix, client, 100*(hi/lo-1))
 	}
-	minimal := mergeFloorRuns(before, after)
-	rep.add(prefix+": minimal client on the same path, answer chunks delivered (two runs)", float64(minimal.events), "chunks")
-	name := prefix + ": minimal client on the same path, CPU per chunk"
-	g, c := path.cpuPerEvent("generator"), minimal.cpuPerEvent("client")
+	runs := mergeFloorRuns(before, after)
+	rep.add(prefix+on+", answer chunks delivered (two runs)", float64(runs.events), "chunks")
+	name := prefix + on + ", CPU per chunk"
+	g, c := path.cpuPerEvent("generator"), runs.cpuPerEvent("client")
 	rep.add(name, c, "µs")
-	switch ratio := prefix + ": generator ÷ minimal client on the same path, CPU"; {
+	switch ratio := prefix + "generator ÷ " + on + ", CPU"; {
 	case c <= 0 || g <= 0:
-	case sameTransport:
+	case sameTransport && client == minimalClient:
 		rep.addTarget(ratio, g/c, "×", fmt.Sprintf("≤ %g×", clientTarget), g/c <= clientTarget)
+		rep.against(name, c, "µs")
+	case sameTransport:
+		rep.add(ratio, g/c, "×")
 		rep.against(name, c, "µs")
 	default:
 		rep.add(ratio, g/c, "×")
 		rep.against(name, c, "µs")
-		rep.note("%s: the generator spoke h2c (--http2), the minimal client HTTP/1.1: the CPU ratio is not held to its %g× target", prefix, clientTarget)
+		rep.note("%sthe generator spoke h2c (--http2), the %s HTTP/1.1: the CPU ratio is not held to its %g× target", prefix, client, clientTarget)
 	}
-	rssName := prefix + ": minimal client on the same path, RSS per open stream"
-	rep.add(rssName, minimal.rssPerStream("client"), "KiB")
-	rep.add(prefix+": generator − minimal client on the same path, RSS per open stream", path.rssPerStream("generator")-minimal.rssPerStream("client"), "KiB")
-	rep.against(rssName, minimal.rssPerStream("client"), "KiB")
-	rep.note("%s: the minimal client's runs (before and after the generator, pooled): %s; mock and runtime %.2f µs per chunk with it, %.2f with the generator",
-		prefix, minimal.cpuSummary(), minimal.cpuPerEvent("mock", "runtime"), path.cpuPerEvent("mock", "runtime"))
-	if minimal.failed > 0 {
-		rep.fail("%s: minimal client on the path: %d of %d streams failed; first: %s", prefix, minimal.failed, 2*minimal.streams, minimal.failure)
+	rssName := prefix + on + ", RSS per open stream"
+	rep.add(rssName, runs.rssPerStream("client"), "KiB")
+	rep.add(prefix+"generator − "+on+", RSS per open stream", path.rssPerStream("generator")-runs.rssPerStream("client"), "KiB")
+	rep.against(rssName, runs.rssPerStream("client"), "KiB")
+	rep.note("%sthe %s's runs (before and after the generator, pooled): %s; mock and runtime %.2f µs per chunk with it, %.2f with the generator",
+		prefix, client, runs.cpuSummary(), runs.cpuPerEvent("mock", "runtime"), path.cpuPerEvent("mock", "runtime"))
+	if runs.failed > 0 {
+		rep.fail("%s%s: %d of %d streams failed; first: %s", prefix, on, runs.failed, 2*runs.streams, runs.failure)
 	}
-	if minimal.peak < int64(minimal.streams) {
-		rep.note("%s: the minimal client had only %d of %d streams open at once in one run", prefix, minimal.peak, minimal.streams)
+	if runs.peak < int64(runs.streams) {
+		rep.note("%sthe %s had only %d of %d streams open at once in one run", prefix, client, runs.peak, runs.streams)
 	}
 }
+
+// The path's two yardstick clients (floorClient): the minimal one (its request written by hand),
+// whose CPU is the generator's target, and one written the way a minimal Go SSE client commonly
+// is (net/http's Client, a bufio.Scanner over the body), reported beside it.
+const (
+	minimalClient = "minimal client"
+	httpClient    = "net/http client"
+)
 
 // addPathFigures adds one size's path figures beside its floor's, and their ratios.
 func addPathFigures(rep *Report, streams int, floor, path *floorRun) {

@@ -76,9 +76,11 @@ func TestFloorClientNeedsDone(t *testing.T) {
 		_, _ = io.WriteString(w, floorFrame+floorFrame)
 	})}
 	url := serveFloor(t, srv)
-	res := new(floorClient).run(context.Background(), url, 1, 0, floorRequest(url, 0))
-	if res.failed != 1 || !strings.Contains(res.firstFailure, "after 2 events without [DONE]") {
-		t.Errorf("failed %d, first failure %q", res.failed, res.firstFailure)
+	for _, c := range []*floorClient{{}, {http: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}}} {
+		res := c.run(context.Background(), url, 1, 0, floorRequest(url, 0))
+		if res.failed != 1 || !strings.Contains(res.firstFailure, "after 2 events without [DONE]") {
+			t.Errorf("net/http %v: failed %d, first failure %q", c.http != nil, res.failed, res.firstFailure)
+		}
 	}
 }
 
@@ -287,7 +289,7 @@ func TestMinimalClientVerdict(t *testing.T) {
 		{"minimal streams failed", 10500 * time.Microsecond, 3, 1.05, true},
 	} {
 		rep := &Report{}
-		addMinimalFigures(rep, 10, run("client", 10*time.Millisecond, tc.failed), run("client", 10*time.Millisecond, 0), run("generator", tc.generator, 0), true)
+		addMinimalFigures(rep, 10, minimalClient, run("client", 10*time.Millisecond, tc.failed), run("client", 10*time.Millisecond, 0), run("generator", tc.generator, 0), true)
 		f := figure(t, rep, "10 streams: generator ÷ minimal client on the same path, CPU")
 		if f.Met == nil || *f.Met != tc.met || f.Value < tc.ratio-1e-9 || f.Value > tc.ratio+1e-9 {
 			t.Errorf("%s: %+v, want %.2f× met=%v", tc.name, f, tc.ratio, tc.met)
@@ -302,9 +304,19 @@ func TestMinimalClientVerdict(t *testing.T) {
 	// Under --http2 the generator spoke h2c and the minimal client HTTP/1.1: the ratio is
 	// reported without the target, which would compare two transports.
 	rep := &Report{}
-	addMinimalFigures(rep, 10, run("client", 10*time.Millisecond, 0), run("client", 10*time.Millisecond, 0), run("generator", 15*time.Millisecond, 0), false)
+	addMinimalFigures(rep, 10, minimalClient, run("client", 10*time.Millisecond, 0), run("client", 10*time.Millisecond, 0), run("generator", 15*time.Millisecond, 0), false)
 	if f := figure(t, rep, "10 streams: generator ÷ minimal client on the same path, CPU"); f.Met != nil || f.Target != "" || f.Value != 1.5 {
 		t.Errorf("--http2: %+v, want 1.5× without a target", f)
+	}
+	// The net/http client's ratio is reported without the target, which is the minimal
+	// client's; its failed streams fail the report all the same.
+	rep = &Report{}
+	addMinimalFigures(rep, 10, httpClient, run("client", 10*time.Millisecond, 2), run("client", 10*time.Millisecond, 0), run("generator", 15*time.Millisecond, 0), true)
+	if f := figure(t, rep, "10 streams: generator ÷ net/http client on the same path, CPU"); f.Met != nil || f.Target != "" || f.Value != 1.5 {
+		t.Errorf("net/http client: %+v, want 1.5× without a target", f)
+	}
+	if len(rep.Failures) != 1 || !strings.Contains(rep.Failures[0], "net/http client on the same path: 2 of 20 streams failed") {
+		t.Errorf("net/http client's failed streams: failures %q", rep.Failures)
 	}
 }
 
@@ -319,9 +331,15 @@ func TestFloorClientCountsAndSkipsLongLines(t *testing.T) {
 		_, _ = io.WriteString(w, "data: {\"blockId\":\"b\",\"chunk\":\"a\"}\n\n"+final+"data: {\"blockId\":\"b\",\"chunk\":\"c\"}\n\ndata: \"[DONE]\"\n\n")
 	})}
 	url := serveFloor(t, srv)
-	res := (&floorClient{count: []byte(`{"blockId":`)}).run(context.Background(), url, 2, 0, floorRequest(url, 0))
-	if res.failed != 0 || res.completed != 2 || res.events != 4 {
-		t.Errorf("completed %d, failed %d (%s), events %d; want 2 streams of 2 answer chunks", res.completed, res.failed, res.firstFailure, res.events)
+	for _, viaHTTP := range []bool{false, true} {
+		c := &floorClient{count: []byte(`{"blockId":`)}
+		if viaHTTP {
+			c.http = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		}
+		res := c.run(context.Background(), url, 2, 0, floorRequest(url, 0))
+		if res.failed != 0 || res.completed != 2 || res.events != 4 {
+			t.Errorf("net/http %v: completed %d, failed %d (%s), events %d; want 2 streams of 2 answer chunks", viaHTTP, res.completed, res.failed, res.firstFailure, res.events)
+		}
 	}
 }
 

@@ -32,7 +32,12 @@ type floorClient struct {
 	// count, when set, counts only the data lines whose payload begins with it (the path's
 	// frames that carry a block: its answer chunks, its scenario streaming text only; not its
 	// final frame); nil counts every data line.
-	count  []byte
+	count []byte
+	// http, when set, plays each stream the way a minimal Go SSE client is commonly written
+	// instead: the request through this net/http Client (its Transport's connection per
+	// stream, its reader and writer goroutines), the body read by a bufio.Scanner line by
+	// line. nil: the request written by hand on a connection of its own, as above.
+	http   *http.Client
 	active atomic.Int64
 }
 
@@ -58,6 +63,11 @@ func (c *floorClient) run(ctx context.Context, url string, streams int, ramp tim
 		wg     sync.WaitGroup
 	)
 	addr := strings.TrimPrefix(url, "http://")
+	stream := c.stream
+	if c.http != nil {
+		stream = c.streamHTTP
+		defer c.http.CloseIdleConnections()
+	}
 	start := time.Now()
 	for i := range streams {
 		time.Sleep(time.Until(start.Add(time.Duration(i) * ramp / time.Duration(streams))))
@@ -65,7 +75,7 @@ func (c *floorClient) run(ctx context.Context, url string, streams int, ramp tim
 			break
 		}
 		wg.Go(func() {
-			n, err := c.stream(ctx, addr, request(i))
+			n, err := stream(ctx, addr, request(i))
 			events.Add(n)
 			mu.Lock()
 			defer mu.Unlock()
@@ -133,4 +143,44 @@ func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (
 			return events, err
 		}
 	}
+}
+
+// streamHTTP is stream through c.http: request (a whole HTTP/1.1 request, as stream sends it)
+// is parsed back into an http.Request for addr and sent with the Client, and the body's lines
+// are read with a bufio.Scanner (lines up to 1 MiB: a final frame carries the whole answer).
+func (c *floorClient) streamHTTP(ctx context.Context, addr string, request []byte) (int64, error) {
+	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(request)))
+	if err != nil {
+		return 0, fmt.Errorf("the request to send: %w", err)
+	}
+	req.RequestURI, req.URL.Scheme, req.URL.Host = "", "http", addr
+	resp, err := c.http.Do(req.WithContext(ctx))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	c.active.Add(1)
+	defer c.active.Add(-1)
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
+	var events int64
+	for sc.Scan() {
+		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: "))
+		if !ok {
+			continue
+		}
+		if bytes.HasPrefix(rest, []byte("[DONE]")) || bytes.HasPrefix(rest, []byte(`"[DONE]"`)) {
+			return events, nil
+		}
+		if c.count == nil || bytes.HasPrefix(rest, c.count) {
+			events++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return events, err
+	}
+	return events, fmt.Errorf("stream ended after %d events without [DONE]", events)
 }
