@@ -152,14 +152,18 @@ func (s *streamState) finish() sessionResult {
 	return s.end(measure.OutcomeCompleted, nil)
 }
 
-// judgeOutput judges an endpoint request's answer that ended as it should: one with no text,
-// no thinking and no tool call measured nothing (no first token) and answered nothing, though
-// the request asked for an answer; a gateway that answers every request so passes otherwise.
+// judgeOutput judges an answer that ended as it should (R-answer-output): one with no text, no
+// thinking and no tool call measured nothing (no first token) and answered nothing; a gateway
+// or agent that answers every request so passes otherwise. It judges an endpoint request's
+// answer, and any session's without ground truth; with ground truth the dialect's content
+// rules hold the answer to its script, which may script none. A client that is sent no
+// answer frames at all (a PII-redacted canvas: its answer comes settled in its block's
+// output) is not judged by it.
 func (s *streamState) judgeOutput() {
-	if s.p.session.Endpoint == nil || s.output {
+	if s.output || (s.p.session.Endpoint == nil && !s.p.session.NoGroundTruth) || !s.p.client.Sees(protocol.FrameAnswer) {
 		return
 	}
-	s.res.violations = append(s.res.violations, protocol.Violation{Rule: protocol.REndpointOutput, Detail: fmt.Sprintf(
+	s.res.violations = append(s.res.violations, protocol.Violation{Rule: protocol.RAnswerOutput, Detail: fmt.Sprintf(
 		"the answer from %s ended without any text, thinking or tool call (%d bytes of stream)", s.host, s.dec.BytesRead())})
 }
 

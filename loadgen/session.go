@@ -306,7 +306,7 @@ type streamState struct {
 	contentLength int64
 	turns         int // requests the session takes (MultiTurn), else 1
 	chunks        int // answer chunks so far, over every turn
-	// output: the request's answer so far carried text, thinking or a tool call (R-endpoint-output).
+	// output: the request's answer so far carried text, thinking or a tool call (R-answer-output).
 	output  bool
 	act     *clientAction
 	checker protocol.Checker

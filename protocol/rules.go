@@ -33,8 +33,10 @@ const (
 	RCancelNotTimeout   Rule = "R-cancel-not-timeout"  // an execution timeout is an error naming it; a cancel is never reported as one
 	RThinkingCap        Rule = "R-thinking-cap"        // at most 524,288 UTF-16 code units of thinking per execution
 
-	// REndpointOutput is judged by the load generator, for an endpoint workload's requests.
-	REndpointOutput Rule = "R-endpoint-output" // an endpoint request's completed answer carries text, thinking or a tool call
+	// RAnswerOutput is judged by the load generator, for an endpoint workload's requests and
+	// every session without ground truth (with it, each dialect's content rules hold the
+	// answer to its script, which may have no text).
+	RAnswerOutput Rule = "R-answer-output" // a completed answer carries text, thinking or a tool call
 	// RSwarmCancel is judged by the load generator from the mock's records, not by a checker.
 	RSwarmCancel Rule = "R-swarm-cancel" // children of an aborted or stopped run are cancelled at the provider
 )
@@ -60,7 +62,7 @@ func SharedRules() []RuleSpec {
 		{ID: RCancelNotTimeout, Kind: RuleMixed, Text: "an execution timeout is an error naming it; a cancel is never reported as one",
 			Content: "the scripted execution timeout is reported as a timeout"},
 		{ID: RThinkingCap, Kind: RuleStructure, Text: "at most 524,288 UTF-16 code units of thinking per execution"},
-		{ID: REndpointOutput, Kind: RuleStructure, Text: "an endpoint request's completed answer carries text, thinking or a tool call"},
+		{ID: RAnswerOutput, Kind: RuleStructure, Text: "a completed answer (an endpoint request's, or any without ground truth) carries text, thinking or a tool call"},
 		{ID: RSwarmCancel, Kind: RuleStructure, Text: "children of an aborted or stopped run are cancelled at the provider (mock's records)"},
 	}
 }

@@ -516,7 +516,7 @@ func TestLoadOnePrompt(t *testing.T) {
 
 // TestEmptyEndpointAnswerFails: an OpenAI-compatible endpoint whose every answer ends as it
 // should (finish_reason stop, a usage chunk, [DONE]) but carries no text measured nothing and
-// answered nothing: R-endpoint-output fails the run, and gate with no flags fails it too. The
+// answered nothing: R-answer-output fails the run, and gate with no flags fails it too. The
 // same stream with text passes.
 func TestEmptyEndpointAnswerFails(t *testing.T) {
 	t.Parallel()
@@ -554,9 +554,127 @@ func TestEmptyEndpointAnswerFails(t *testing.T) {
 			if gateCode == 0 != (tc.want == 0) {
 				t.Errorf("gate exit %d after load exit %d:\n%s", gateCode, code, gateOutput)
 			}
-			if has := strings.Contains(output, string(protocol.REndpointOutput)); has != (tc.want != 0) {
-				t.Errorf("%s named: %t, want %t:\n%s", protocol.REndpointOutput, has, tc.want != 0, output)
+			if has := strings.Contains(output, string(protocol.RAnswerOutput)); has != (tc.want != 0) {
+				t.Errorf("%s named: %t, want %t:\n%s", protocol.RAnswerOutput, has, tc.want != 0, output)
 			}
 		})
+	}
+}
+
+// emptyAnswerStreams are, per dialect, a stream that ends as its wire says but answers nothing,
+// and the same stream with an answer (as their real servers send them; from a new user's
+// hostile pass, where every empty one passed --no-ground-truth with exit 0).
+var emptyAnswerStreams = map[string]struct{ empty, answered string }{
+	"openai-chat": {
+		empty: sseData(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":0,"total_tokens":5}}`, `[DONE]`),
+		answered: sseData(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}`, `[DONE]`),
+	},
+	"anthropic-messages": {
+		empty: sseEvents("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`,
+			"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":0}}`,
+			"message_stop", `{"type":"message_stop"}`),
+		answered: sseEvents("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`,
+			"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}`,
+			"content_block_stop", `{"type":"content_block_stop","index":0}`,
+			"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`,
+			"message_stop", `{"type":"message_stop"}`),
+	},
+	"openai-responses": {
+		empty: sseEvents("response.created", `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"m","output":[],"usage":null}}`,
+			"response.completed", `{"type":"response.completed","sequence_number":1,"response":{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[],"usage":{"input_tokens":5,"output_tokens":0,"total_tokens":5}}}`),
+		answered: sseEvents("response.created", `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"m","output":[],"usage":null}}`,
+			"response.output_item.added", `{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}`,
+			"response.content_part.added", `{"type":"response.content_part.added","sequence_number":2,"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}`,
+			"response.output_text.delta", `{"type":"response.output_text.delta","sequence_number":3,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hello"}`,
+			"response.output_text.done", `{"type":"response.output_text.done","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"text":"Hello"}`,
+			"response.content_part.done", `{"type":"response.content_part.done","sequence_number":5,"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"Hello","annotations":[]}}`,
+			"response.output_item.done", `{"type":"response.output_item.done","sequence_number":6,"output_index":0,"item":{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hello","annotations":[]}]}}`,
+			"response.completed", `{"type":"response.completed","sequence_number":7,"response":{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hello","annotations":[]}]}],"usage":{"input_tokens":5,"output_tokens":1,"total_tokens":6}}}`),
+	},
+	"ai-sdk": {
+		empty: sseData(`{"type":"start","messageId":"m1"}`, `{"type":"start-step"}`, `{"type":"finish-step"}`, `{"type":"finish","finishReason":"stop"}`, `[DONE]`),
+		answered: sseData(`{"type":"start","messageId":"m1"}`, `{"type":"start-step"}`, `{"type":"text-start","id":"0"}`, `{"type":"text-delta","id":"0","delta":"Hello"}`,
+			`{"type":"text-end","id":"0"}`, `{"type":"finish-step"}`, `{"type":"finish","finishReason":"stop"}`, `[DONE]`),
+	},
+	"ag-ui": {
+		empty: sseData(`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`, `{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`),
+		answered: sseData(`{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}`, `{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hello"}`, `{"type":"TEXT_MESSAGE_END","messageId":"m1"}`, `{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`),
+	},
+	"langgraph": {
+		empty: sseEvents("metadata", `{"run_id":"run-1","attempt":1}`,
+			"values", `{"messages":[{"type":"human","content":"hi","id":"h1"}]}`,
+			"updates", `{"agent":{"messages":[{"type":"ai","content":"","id":"ai1","tool_calls":[]}]}}`,
+			"values", `{"messages":[{"type":"human","content":"hi","id":"h1"},{"type":"ai","content":"","id":"ai1","tool_calls":[]}]}`),
+		answered: sseEvents("metadata", `{"run_id":"run-1","attempt":1}`,
+			"values", `{"messages":[{"type":"human","content":"hi","id":"h1"}]}`,
+			"messages", `[{"type":"AIMessageChunk","id":"ai1","content":"Hello","tool_call_chunks":[]},{"langgraph_node":"agent","langgraph_step":1}]`,
+			"updates", `{"agent":{"messages":[{"type":"ai","content":"Hello","id":"ai1","tool_calls":[]}]}}`,
+			"values", `{"messages":[{"type":"human","content":"hi","id":"h1"},{"type":"ai","content":"Hello","id":"ai1","tool_calls":[]}]}`),
+	},
+}
+
+// sseData is an SSE stream of one data line per event.
+func sseData(data ...string) string {
+	var b strings.Builder
+	for _, d := range data {
+		b.WriteString("data: " + d + "\n\n")
+	}
+	return b.String()
+}
+
+// sseEvents is an SSE stream of named events: name, data, name, data, ...
+func sseEvents(pairs ...string) string {
+	var b strings.Builder
+	for i := 0; i+1 < len(pairs); i += 2 {
+		b.WriteString("event: " + pairs[i] + "\ndata: " + pairs[i+1] + "\n\n")
+	}
+	return b.String()
+}
+
+// TestEmptyAnswerFailsEveryDialect: under --no-ground-truth, a target of any dialect whose
+// every answer ends as its wire says but carries no text, thinking or tool call fails the run
+// on R-answer-output, and gate with no flags fails it too; the same stream with text passes.
+func TestEmptyAnswerFailsEveryDialect(t *testing.T) {
+	t.Parallel()
+	for dialect, streams := range emptyAnswerStreams {
+		for _, tc := range []struct {
+			name, body string
+			want       int
+		}{
+			{"empty", streams.empty, exitFailure},
+			{"answered", streams.answered, 0},
+		} {
+			t.Run(dialect+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Method != http.MethodPost {
+						http.NotFound(w, r)
+						return
+					}
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.Header().Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
+					_, _ = io.WriteString(w, tc.body)
+				}))
+				t.Cleanup(srv.Close)
+				out := t.TempDir()
+				code, output := runMain(t, "load", "--target", srv.URL, "--dialect", dialect, "--no-ground-truth", "--clients", "2", "--sessions", "4",
+					"--runtime-metrics", "-", "--quiet", "--run-id", "e", "--out", out)
+				if code != tc.want {
+					t.Fatalf("load exit %d, want %d:\n%s", code, tc.want, output)
+				}
+				if has := strings.Contains(output, string(protocol.RAnswerOutput)); has != (tc.want != 0) {
+					t.Errorf("%s named: %t, want %t:\n%s", protocol.RAnswerOutput, has, tc.want != 0, output)
+				}
+				if gateCode, gateOutput := runMain(t, "gate", filepath.Join(out, "e")); gateCode == 0 != (tc.want == 0) {
+					t.Errorf("gate exit %d after load exit %d:\n%s", gateCode, code, gateOutput)
+				}
+			})
+		}
 	}
 }
