@@ -226,6 +226,17 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case typeFinish, typeAbort:
 		c.terminal = string(f.typ)
 		c.finishReason = string(f.finishReason)
+		if c.terminal == typeFinish && !c.errorSeen {
+			switch {
+			case c.finishReason == "error" && !(c.ground && c.s.ScriptedError()):
+				// The route says its run failed, without the error part that says why: the
+				// session's in-band error all the same (a scripted one is judgeTerminal's).
+				c.unscripted = true
+				return protocol.Observation{Kind: protocol.FrameTerminal, Error: "finish with finishReason error, and no error part"}
+			case c.finishReason == "tool-calls" && len(c.calls) == 0 && !c.ground: // with ground truth, judgeTerminal's
+				c.v.Add(protocol.RTerminal, "finish with finishReason tool-calls, but no tool part was streamed")
+			}
+		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	default:
 		if !unjudged(f.typ) {

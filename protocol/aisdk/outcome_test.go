@@ -76,6 +76,14 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 		{"scripted, no done", failing, false, upTo(failing, "[DONE]", 0), []string{failing.Expected().ProviderError}, []protocol.Rule{protocol.RTerminal}},
 		// Without ground truth nothing is scripted.
 		{"no ground truth, no done", failing, true, upTo(failing, "[DONE]", 0), []string{failing.Expected().ProviderError}, nil},
+		// A finish that says the run failed, without the error part that says why: the
+		// outcome all the same (it passed as a clean stream before).
+		{"finish error, no error part", plain, false, upTo(plain, `"text-delta"`, 2, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), []string{"finish with finishReason error, and no error part"}, nil},
+		{"finish error, no error part, no ground truth", plain, true, upTo(plain, `"type":"finish"`, 0, part("type", "finish", "finishReason", "error"), "[DONE]"), []string{"finish with finishReason error, and no error part"}, nil},
+		// Where the script fails, the missing error part is judgeTerminal's violation.
+		{"scripted, finish error, no error part", failing, false, upTo(failing, `"type":"error"`, 0, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), nil, []protocol.Rule{protocol.RTerminal}},
+		// Without ground truth, a finish that says the step called tools where none streamed.
+		{"tool-calls without a tool part", plain, true, upTo(plain, `"type":"finish"`, 0, part("type", "finish", "finishReason", "tool-calls"), "[DONE]"), nil, []protocol.Rule{protocol.RTerminal}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
