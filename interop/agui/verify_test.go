@@ -70,6 +70,11 @@ var edits = []edit{
 		f[i] = `{"type":"TOOL_CALL_RESULT","messageId":"result_x","toolCallId":"call_unknown","content":"ok","role":"tool"}`
 		return f
 	}},
+	// The tool's result dropped (a relay that filters TOOL_CALL_RESULT).
+	{"result-dropped", "preamble-tool", func(t *testing.T, f []string) []string {
+		i := index(t, f, `"TOOL_CALL_RESULT"`)
+		return append(f[:i:i], f[i+1:]...)
+	}},
 	// The tool's result twice.
 	{"result-twice", "preamble-tool", func(t *testing.T, f []string) []string {
 		i := index(t, f, `"TOOL_CALL_RESULT"`)
@@ -111,8 +116,10 @@ var disagreements = map[string]disagreement{
 		"streambench: a run that never finished is not a success; verifyEvents judges order only and completes quietly on a stream without RUN_FINISHED"},
 	"second-run.frames": {"R-agui-run", "PASS",
 		"streambench, on purpose: one RunAgentInput asks for one run (its runId); verifyEvents lets a RUN_STARTED follow RUN_FINISHED, as a stream of several runs (a connect replay) may"},
-	"result-unknown-call.frames": {"R-agui-tool", "PASS",
-		"streambench: the result answers no tool call of the run; verifyEvents does not judge TOOL_CALL_RESULT"},
+	"result-unknown-call.frames": {"R-agui-content,R-agui-tool", "PASS",
+		"streambench: the result answers no tool call of the run, and the call the script ran has none; verifyEvents does not judge TOOL_CALL_RESULT"},
+	"result-dropped.frames": {"R-agui-content", "PASS",
+		"streambench: the script ran the call, so its result is owed; verifyEvents does not judge TOOL_CALL_RESULT"},
 	"result-twice.frames": {"R-agui-tool", "PASS",
 		"streambench: one call, two results (the client appends two tool messages for one call); verifyEvents does not judge TOOL_CALL_RESULT"},
 	"args-not-json.frames": {"R-agui-content,R-agui-tool", "PASS",

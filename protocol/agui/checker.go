@@ -19,6 +19,7 @@ type toolCall struct {
 	args     []byte
 	ended    bool
 	result   bool
+	scripted int // the script's call it was matched to (judgeArgs), -1 none
 }
 
 // Checker judges one AG-UI event stream: R-agui-run, -message, -reasoning, -tool, -step,
@@ -336,7 +337,7 @@ func (c *Checker) onTool(e *Event) protocol.Observation {
 		if e.ToolCallName != nil {
 			name = *e.ToolCallName
 		}
-		c.calls = append(c.calls, toolCall{id: id, name: name})
+		c.calls = append(c.calls, toolCall{id: id, name: name, scripted: -1})
 		c.tokens.Break()
 		if e.Type == TypeToolCallChunk {
 			c.toolArgs(e, len(c.calls)-1)
@@ -401,6 +402,7 @@ func (c *Checker) judgeArgs(cl *toolCall) {
 		return
 	}
 	c.used[si] = true
+	cl.scripted = si
 	sc := &c.script[si]
 	if sc.Name != cl.name {
 		c.v.Add(RContent, "tool call %q: expected toolCallName %q, saw %q", cl.id, sc.Name, cl.name)
@@ -464,6 +466,14 @@ func (c *Checker) judgeComplete() {
 	for i := range c.calls {
 		if !c.calls[i].ended { // never ended (R-agui-tool): its arguments are judged as they came
 			c.judgeArgs(&c.calls[i])
+		}
+	}
+	// The runtime runs every scripted call (one that pauses the run or times it out aside):
+	// its result is owed, a failing tool's included.
+	for i := range c.calls {
+		cl := &c.calls[i]
+		if si := cl.scripted; si >= 0 && !cl.result && !c.script[si].Pause && !c.script[si].TimesOut {
+			c.v.Add(RContent, "tool call %q (%s): expected its TOOL_CALL_RESULT (the script runs it, outcome %s), saw none", cl.id, cl.name, c.script[si].Outcome)
 		}
 	}
 	var missing []string

@@ -113,7 +113,11 @@ func TestCheckerRules(t *testing.T) {
 		// verifyEvents: a tool call left open (its result then comes before its end).
 		{"tool not ended", edit(at(`{"type":"TOOL_CALL_END"`), ""), []protocol.Rule{RTool}},
 		// verifyEvents misses: a result for an unknown call.
-		{"result for unknown call", edit(at(`{"type":"TOOL_CALL_RESULT"`), `{"type":"TOOL_CALL_RESULT","messageId":"res1","toolCallId":"nope","content":"ok"}`), []protocol.Rule{RTool}},
+		// (and call_1 then has none: R-agui-content's).
+		{"result for unknown call", edit(at(`{"type":"TOOL_CALL_RESULT"`), `{"type":"TOOL_CALL_RESULT","messageId":"res1","toolCallId":"nope","content":"ok"}`), []protocol.Rule{RContent, RTool}},
+		// verifyEvents misses: the scripted call the runtime ran, and no result for it (a relay
+		// that drops TOOL_CALL_RESULT passed before).
+		{"result missing", edit(at(`{"type":"TOOL_CALL_RESULT"`), ""), []protocol.Rule{RContent}},
 		// verifyEvents misses: two results for one call.
 		{"two results", edit(at(`{"type":"STATE_DELTA"`), `{"type":"TOOL_CALL_RESULT","messageId":"res2","toolCallId":"call_1","content":"ok"}`), []protocol.Rule{RTool}},
 		// verifyEvents: a step never finished.
