@@ -541,14 +541,22 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
 	run.Summary.Judging = r.judging(p.errs)
 	run.Summary.Replays = p.replays
-	if cfg.Shard.Count > 0 {
-		run.Summary.Shard = &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count,
-			StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}
-	}
+	run.Summary.Shard = r.shardInfo()
 	run.Summary.Verdict.Warnings = r.warnings(&run.Summary, a, p)
 	roundCores(a.loads)
 	run.Summary.Processes, run.Summary.MachineCores = a.loads, machineCores()
 	return run
+}
+
+// shardInfo is the run's place in a sharded run, for its summary (nil: not sharded). The
+// snapshots carry it as the final results do, so that both go to the shard's directory
+// (measure.RunDir), never the run's.
+func (r *runner) shardInfo() *measure.ShardInfo {
+	cfg := &r.cfg
+	if cfg.Shard.Count == 0 {
+		return nil
+	}
+	return &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count, StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}
 }
 
 // warnings are what the verdict warns of in a run's measurements, in the order they are shown.

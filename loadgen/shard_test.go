@@ -2,6 +2,9 @@ package loadgen
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -300,5 +303,71 @@ func TestShardFromFlags(t *testing.T) {
 				t.Fatalf("shard %v, err %v; want %v", sh, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestShardSnapshotsGoToTheShardDir: a shard's snapshots are written where its final results
+// go, OUT/RUN-ID/shard-I, as the run goes; after the run the tree holds that directory alone,
+// no summary of its own in OUT/RUN-ID (which shards sharing a volume would write over, and a
+// killed shard's partial results with them).
+func TestShardSnapshotsGoToTheShardDir(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	shardDir := filepath.Join(out, "r", "shard-1")
+	synctest.Test(t, func(t *testing.T) {
+		write := measure.SnapshotWriter(out, nil)
+		var mu sync.Mutex
+		var midRun []string // what each snapshot after the first left in the shard's directory
+		snaps := 0
+		cfg := Config{RunID: "r", Rate: 20, Sessions: 10, Shard: Shard{Index: 1, Count: 2}, SnapshotInterval: 100 * time.Millisecond}
+		cfg.Outputs = append(cfg.Outputs, SnapshotFunc(func(r *measure.Run) error {
+			if err := write(r); err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			snaps++
+			if _, err := os.Stat(filepath.Join(out, "r", measure.SummaryFile)); err == nil {
+				t.Errorf("snapshot %d wrote %s/r/%s: want it in %s", snaps, out, measure.SummaryFile, shardDir)
+			}
+			if s, err := measure.ReadSummary(filepath.Join(shardDir, measure.SummaryFile)); err != nil {
+				t.Errorf("snapshot %d: %v", snaps, err)
+			} else if snaps > 1 {
+				midRun = append(midRun, fmt.Sprintf("incomplete %v, shard %+v, %d sessions", s.Incomplete, s.Shard, s.Counters.SessionsStarted))
+			}
+			return nil
+		}))
+		_, run := sessionIDs(t, cfg)
+		mu.Lock()
+		defer mu.Unlock()
+		if len(midRun) == 0 {
+			t.Fatalf("%d snapshots: want some after the first", snaps)
+		}
+		for _, m := range midRun {
+			if !strings.HasPrefix(m, "incomplete true, shard &{Index:1 Count:2") {
+				t.Errorf("a snapshot in %s: %s, want it incomplete, of shard 1 of 2", shardDir, m)
+			}
+		}
+		// the final write, as load's
+		if dir := measure.RunDir(out, &run.Summary); dir != shardDir {
+			t.Fatalf("results go to %s, want %s", dir, shardDir)
+		}
+		if err := measure.WriteRun(shardDir, run); err != nil {
+			t.Fatal(err)
+		}
+	})
+	entries, err := os.ReadDir(filepath.Join(out, "r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"shard-1"}) {
+		t.Errorf("%s/r holds %q after the run, want shard-1 alone", out, names)
+	}
+	if s, err := measure.ReadSummary(filepath.Join(shardDir, measure.SummaryFile)); err != nil || s.Incomplete {
+		t.Errorf("shard's summary after the run: %+v, %v; want complete", s, err)
 	}
 }

@@ -155,6 +155,7 @@ func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *mea
 			Violations:  r.rec.violationCounts(),
 			Measures:    r.rec.measureInfos(),
 			OverTime:    r.rec.overTime(),
+			Shard:       r.shardInfo(),
 		},
 	}
 	run.Summary.Judging = r.judging(nil)
