@@ -33,7 +33,8 @@ func (e *MergeError) Error() string { return "merge: " + e.Field + ": " + e.Deta
 // wall clock, the shards' key figures kept in Summary.Shards, and what the verdict quotes in
 // Summary.Judging; the caller judges the merged run (package verdict), each shard's warnings
 // already quoted in Summary.Verdict.Warnings. It refuses (a *MergeError) shards of different
-// runs, seeds, mixes, shard counts or versions, a repeated shard and a missing one.
+// runs, seeds, mixes, shard counts or versions, an incomplete shard (a killed one's
+// snapshot), a repeated shard and a missing one.
 //
 // leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
 // would see the others' streams); nil records the run as not checked for leaks.
@@ -145,13 +146,21 @@ type MergeLeaks struct {
 	NotChecked []LeakNotChecked
 }
 
-// CheckShards refuses shards that are not one run's: each field that must agree is compared
-// with the first shard's, and the indices must be 0..count-1, each once.
+// CheckShards refuses shards that are not one finished run's: a shard marked incomplete, each
+// field that must agree unlike the first shard's, and indices other than 0..count-1, each once.
 func CheckShards(shards []ShardRun) error {
 	if len(shards) == 0 {
 		return &MergeError{Field: "shards", Detail: "no shard directory given"}
 	}
 	for _, sh := range shards {
+		if s := &sh.Run.Summary; s.Incomplete {
+			which := ""
+			if s.Shard != nil {
+				which = fmt.Sprintf(" (shard %d of %d)", s.Shard.Index, s.Shard.Count)
+			}
+			return &MergeError{Field: "incomplete", Detail: fmt.Sprintf("%s%s: its %s says \"incomplete\": true, a snapshot taken %s into the run, at %s UTC, when the shard was killed or still running: merge finished shards (gate and compare refuse such a run too)",
+				sh.Dir, which, SummaryFile, s.Ended.Sub(s.Started).Round(time.Second), s.Ended.UTC().Format(time.TimeOnly))}
+		}
 		if sh.Run.Summary.Shard == nil {
 			return &MergeError{Field: "shard", Detail: fmt.Sprintf("%s has no shard field in its summary.json: not the results of load --shard (or --shards)", sh.Dir)}
 		}

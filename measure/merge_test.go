@@ -141,6 +141,9 @@ func TestMergeRefuses(t *testing.T) {
 		{"count", func(s []ShardRun) []ShardRun { s[3].Run.Summary.Shard.Count = 5; return s }, "shard.count"},
 		// nothing given
 		{"none", func([]ShardRun) []ShardRun { return nil }, "no shard directory"},
+		// a killed shard's snapshot
+		{"incomplete", func(s []ShardRun) []ShardRun { s[2].Run.Summary.Incomplete = true; return s },
+			"incomplete: " + filepath.Join("shards", "shard-2") + " (shard 2 of 4)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
