@@ -33,8 +33,10 @@ func (e *MergeError) Error() string { return "merge: " + e.Field + ": " + e.Deta
 // wall clock, the shards' key figures kept in Summary.Shards, and what the verdict quotes in
 // Summary.Judging; the caller judges the merged run (package verdict), each shard's warnings
 // already quoted in Summary.Verdict.Warnings. It refuses (a *MergeError) shards of different
-// runs, seeds, mixes, shard counts or versions, an incomplete shard (a killed one's
-// snapshot), a repeated shard and a missing one.
+// runs, seeds, mixes, shard counts or versions, shards judged by different settings (allow
+// list, thresholds, goodput SLOs, timeouts, request options: the merged run keeps the first
+// shard's config), an incomplete shard (a killed one's snapshot), a repeated shard and a
+// missing one.
 //
 // leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
 // would see the others' streams); nil records the run as not checked for leaks.
@@ -53,7 +55,6 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	s.Violations = map[protocol.Rule]int64{}
 	var hosts []string
 	var judging Judging
-	var slos []string
 	for _, sh := range shards {
 		r := sh.Run
 		sum := &r.Summary
@@ -105,9 +106,6 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 		for _, w := range sum.Verdict.Warnings {
 			s.Verdict.Warnings = append(s.Verdict.Warnings, fmt.Sprintf("shard %d: %s", info.Index, w))
 		}
-		if sum.Tokens != nil && slos == nil {
-			slos = sum.Tokens.Goodput.SLOs
-		}
 		ttfc, _ := r.Histograms.Merged(func(k Key) bool { return k.Metric == FirstChunk })
 		s.Shards = append(s.Shards, ShardFigures{
 			Index: info.Index, Dir: sh.Dir, Hostname: sum.Environment.Hostname,
@@ -135,7 +133,7 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	out.Timeline = mergeTimelines(shards, s.Started)
 	out.Samples = mergeSamples(shards)
 	measured := s.Ended.Sub(s.Started.Add(s.Config.Warmup))
-	s.Tokens = NewTokenSummary(s.Counters, slos, measured)
+	s.Tokens = NewTokenSummary(s.Counters, goodputSLOs(first), measured) // every shard's (CheckShards)
 	s.Judging = judging
 	return out, nil
 }
@@ -146,8 +144,9 @@ type MergeLeaks struct {
 	NotChecked []LeakNotChecked
 }
 
-// CheckShards refuses shards that are not one finished run's: a shard marked incomplete, each
-// field that must agree unlike the first shard's, and indices other than 0..count-1, each once.
+// CheckShards refuses shards that are not one finished run's: a shard marked incomplete, a
+// field that must agree (the run, its workload, what its verdict is judged by, the build)
+// unlike the first shard's, and indices other than 0..count-1, each once.
 func CheckShards(shards []ShardRun) error {
 	if len(shards) == 0 {
 		return &MergeError{Field: "shards", Detail: "no shard directory given"}
@@ -183,9 +182,38 @@ func CheckShards(shards []ShardRun) error {
 			{"environment.git_revision", a.Environment.GitRevision, b.Environment.GitRevision},
 			{"environment.go_version", a.Environment.GoVersion, b.Environment.GoVersion},
 			{"shard.count", fmt.Sprint(a.Shard.Count), fmt.Sprint(b.Shard.Count)},
+			// What the verdict is judged by: the merged run keeps the first shard's, so a
+			// shard judged otherwise (another --allow, mix thresholds, goodput SLOs, timeouts
+			// or request options) would be judged by settings it did not run with.
+			{"config.allow", unordered(a.Config.Allow), unordered(b.Config.Allow)},
+			{"config.thresholds", unordered(a.Config.Thresholds), unordered(b.Config.Thresholds)},
+			{"tokens.goodput.slos", unordered(goodputSLOs(a)), unordered(goodputSLOs(b))},
+			{"config.arrival", a.Config.Arrival, b.Config.Arrival},
+			{"config.max_inflight", fmt.Sprint(a.Config.MaxInflight), fmt.Sprint(b.Config.MaxInflight)},
+			{"config.duration", a.Config.Duration.String(), b.Config.Duration.String()},
+			{"config.warmup", a.Config.Warmup.String(), b.Config.Warmup.String()},
+			{"config.think_time", a.Config.ThinkTime.String(), b.Config.ThinkTime.String()},
+			{"config.faults", unordered(a.Config.Faults), unordered(b.Config.Faults)},
+			{"config.http2", fmt.Sprint(a.Config.HTTP2), fmt.Sprint(b.Config.HTTP2)},
+			{"judging.grace_ns", a.Judging.Grace.String(), b.Judging.Grace.String()},
+			{"judging.stream_timeout_ns", a.Judging.StreamTimeout.String(), b.Judging.StreamTimeout.String()},
+			{"judging.idle_timeout_ns", a.Judging.IdleTimeout.String(), b.Judging.IdleTimeout.String()},
 		} {
 			if f.x != f.y {
 				return &MergeError{Field: f.field, Detail: fmt.Sprintf("%s has %q, %s has %q: not shards of one run", shards[0].Dir, f.x, sh.Dir, f.y)}
+			}
+		}
+		// config.extra: request options, headers (redacted), no-ground-truth, … by key.
+		keys := maps.Clone(a.Config.Extra)
+		if keys == nil {
+			keys = map[string]string{}
+		}
+		maps.Copy(keys, b.Config.Extra)
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			x, xok := a.Config.Extra[k]
+			y, yok := b.Config.Extra[k]
+			if x != y || xok != yok {
+				return &MergeError{Field: "config.extra." + k, Detail: fmt.Sprintf("%s has %s, %s has %s: not shards of one run", shards[0].Dir, extraText(x, xok), sh.Dir, extraText(y, yok))}
 			}
 		}
 	}
@@ -211,6 +239,32 @@ func CheckShards(shards []ShardRun) error {
 		return &MergeError{Field: "shard.index", Detail: fmt.Sprintf("shard %s of %d missing (have %d of %d): merge them all", strings.Join(missing, ", "), count, len(seen), count)}
 	}
 	return nil
+}
+
+// unordered is a list whose order does not matter (an allow list, thresholds, SLOs) as text
+// to compare: its items sorted, joined.
+func unordered[T ~string](list []T) string {
+	s := make([]string, len(list))
+	for i, v := range list {
+		s[i] = string(v)
+	}
+	slices.Sort(s)
+	return strings.Join(s, ", ")
+}
+
+// goodputSLOs are the SLOs a run's goodput was judged by (none recorded: nil).
+func goodputSLOs(s *Summary) []string {
+	if s.Tokens == nil {
+		return nil
+	}
+	return s.Tokens.Goodput.SLOs
+}
+
+func extraText(v string, ok bool) string {
+	if !ok {
+		return "none"
+	}
+	return fmt.Sprintf("%q", v)
 }
 
 // addCounters sums two runs' counters, maps included.

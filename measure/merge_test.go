@@ -144,6 +144,25 @@ func TestMergeRefuses(t *testing.T) {
 		// a killed shard's snapshot
 		{"incomplete", func(s []ShardRun) []ShardRun { s[2].Run.Summary.Incomplete = true; return s },
 			"incomplete: " + filepath.Join("shards", "shard-2") + " (shard 2 of 4)"},
+		// what the verdict is judged by: the merged run keeps the first shard's
+		{"allow", func(s []ShardRun) []ShardRun {
+			s[0].Run.Summary.Config.Allow = []protocol.Rule{protocol.RTerminal}
+			return s
+		}, "config.allow: " + filepath.Join("shards", "shard-0") + ` has "R-terminal", ` + filepath.Join("shards", "shard-1") + ` has ""`},
+		{"thresholds", func(s []ShardRun) []ShardRun {
+			s[3].Run.Summary.Config.Thresholds = []string{"violations<10"}
+			return s
+		}, "config.thresholds"},
+		{"goodput slos", func(s []ShardRun) []ShardRun {
+			s[1].Run.Summary.Tokens = &TokenSummary{Goodput: Goodput{SLOs: []string{"ttft<500ms"}}}
+			return s
+		}, "tokens.goodput.slos"},
+		{"option", func(s []ShardRun) []ShardRun {
+			s[2].Run.Summary.Config.Extra = map[string]string{"option.policy": "all"}
+			return s
+		}, `config.extra.option.policy: ` + filepath.Join("shards", "shard-0") + ` has none, ` + filepath.Join("shards", "shard-2") + ` has "all"`},
+		{"stream timeout", func(s []ShardRun) []ShardRun { s[1].Run.Summary.Judging.StreamTimeout = time.Minute; return s }, "judging.stream_timeout_ns"},
+		{"duration", func(s []ShardRun) []ShardRun { s[1].Run.Summary.Config.Duration = time.Minute; return s }, "config.duration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -158,6 +177,13 @@ func TestMergeRefuses(t *testing.T) {
 	shards, _ := shardRuns(t, 4)
 	if _, err := Merge(shards, nil); err != nil {
 		t.Fatal(err)
+	}
+	// an allow list or thresholds given in another order judge alike
+	shards, _ = shardRuns(t, 2)
+	shards[0].Run.Summary.Config.Allow = []protocol.Rule{protocol.RTerminal, protocol.RConverge}
+	shards[1].Run.Summary.Config.Allow = []protocol.Rule{protocol.RConverge, protocol.RTerminal}
+	if m, err := Merge(shards, nil); err != nil || len(m.Summary.Config.Allow) != 2 {
+		t.Fatalf("allow lists in two orders: %v", err)
 	}
 }
 

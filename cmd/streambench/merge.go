@@ -19,7 +19,8 @@ func mergeMain(args []string, out io.Writer) error {
 	fs := newFlagSet("merge", "merge SHARD-DIR... --out DIR [--leak-baseline FILE --runtime-metrics URL --mock URL]\n\n"+
 		"One run directory from the shard directories of a sharded run (load --shard I/N --out OUT writes OUT/RUN-ID/shard-I):\n"+
 		"histograms merged without loss, counters summed, timelines summed per wall-clock second, the verdict judged anew.\n"+
-		"Refuses (exit 104) shards of different runs, seeds, mixes or versions, an incomplete shard (one killed before it\n"+
+		"Refuses (exit 104) shards of different runs, seeds, mixes or versions, shards judged by different settings (--allow,\n"+
+		"the mix's thresholds, goodput SLOs, timeouts, request options), an incomplete shard (one killed before it\n"+
 		"finished: its summary.json says \"incomplete\": true), and a missing or repeated shard. With --leak-baseline,\n"+
 		"verifies the whole run's leak check against it. Exits 1 when the merged run fails.")
 	dst := fs.String("out", "", "write the merged run into this directory (required)")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
 )
 
 // writeShards writes the two shards of run "sha" under a temporary OUT/sha/shard-I, each with
@@ -55,7 +56,8 @@ func mergeExit(args ...string) (int, string) {
 }
 
 // TestMergeRefusesBadShards: shards merge to one passing run only when they are one finished
-// run's; an incomplete shard is bad input (104) naming it, never merged into a passing run.
+// run's; an incomplete shard, or shards judged by different settings (the merged run keeps the
+// first shard's config), are bad input (104) naming them, never merged into a passing run.
 func TestMergeRefusesBadShards(t *testing.T) {
 	t.Parallel()
 	dirs := writeShards(t, nil)
@@ -73,6 +75,32 @@ func TestMergeRefusesBadShards(t *testing.T) {
 				s.Incomplete, s.Verdict = true, measure.Verdict{}
 			}
 		}, func(dirs []string) string { return "incomplete: " + dirs[1] + " (shard 1 of 2)" }},
+		// shard 0 ran with --allow R-converge, shard 1 without, against a runtime that breaks
+		// R-converge: merged with shard 0's allow list, shard 1's violations passed
+		{"allow", func(i int, s *measure.Summary) {
+			if i == 0 {
+				s.Config.Allow = []protocol.Rule{protocol.RConverge}
+			} else {
+				s.Violations = map[protocol.Rule]int64{protocol.RConverge: 3}
+				s.Counters.SessionsOK, s.Counters.SessionsFailed = 7, 3
+				s.Counters.FailedByRules = map[string]int64{string(protocol.RConverge): 3}
+				s.Verdict.Pass = false
+			}
+		}, func(dirs []string) string {
+			return fmt.Sprintf(`config.allow: %s has "R-converge", %s has ""`, dirs[0], dirs[1])
+		}},
+		// a mix threshold in one shard's config only
+		{"thresholds", func(i int, s *measure.Summary) {
+			if i == 1 {
+				s.Config.Thresholds = []string{"ttfc.p99<1ms"}
+			}
+		}, func([]string) string { return "config.thresholds" }},
+		// a goodput SLO in one shard only
+		{"goodput slos", func(i int, s *measure.Summary) {
+			if i == 1 {
+				s.Tokens = &measure.TokenSummary{Goodput: measure.Goodput{SLOs: []string{"ttft<1ms"}}}
+			}
+		}, func([]string) string { return "tokens.goodput.slos" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
