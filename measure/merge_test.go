@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -237,5 +238,46 @@ func TestReadShards(t *testing.T) {
 	}
 	if _, err := ReadShards(nil); err == nil || !strings.Contains(err.Error(), "no shard directory") {
 		t.Errorf("no shards: err %v", err)
+	}
+}
+
+// TestCheckMergeOut: merge writes into a new directory or an empty one, never over a shard's
+// directory (however named) or a directory that holds a run.
+func TestCheckMergeOut(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	shard := filepath.Join(root, "sha", "shard-0")
+	run := filepath.Join(root, "old")
+	empty := filepath.Join(root, "empty")
+	for _, d := range []string{shard, run, empty} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{shard, run} {
+		if err := os.WriteFile(filepath.Join(d, SummaryFile), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(shard, link); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{shard, filepath.Join(root, "sha", "shard-1")}
+	for _, tc := range []struct {
+		out  string
+		want string // "" for none
+	}{
+		{filepath.Join(root, "merged"), ""},
+		{empty, ""},
+		{shard, "is the shard directory " + shard},
+		{filepath.Join(root, "sha", ".", "shard-0") + "/", "is the shard directory " + shard},
+		{link, "is the shard directory " + shard},
+		{run, "--out " + run + " already holds a run's results"},
+	} {
+		err := CheckMergeOut(tc.out, dirs)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !IsMergeError(err) || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("--out %s: %v, want %q", tc.out, err, tc.want)
+		}
 	}
 }

@@ -1,6 +1,13 @@
 package measure
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
 
 // ShardInfo is a shard's place in a sharded run (summary.json "shard"), recorded by the
 // generator so that merge can check it has every shard of one run, once, and can judge the
@@ -65,4 +72,29 @@ func ReadShards(dirs []string) ([]ShardRun, error) {
 		return nil, err
 	}
 	return shards, nil
+}
+
+// CheckMergeOut refuses out as where to write the merge of the shard directories dirs when
+// the write would replace results: out is one of dirs (the same directory, however named), or
+// out already holds a run's results (a summary.json), whose report and plots a new
+// summary.json would leave beside it, of another run.
+func CheckMergeOut(out string, dirs []string) error {
+	ost, err := os.Stat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &MergeError{Field: "out", Detail: err.Error()}
+	}
+	absOut, _ := filepath.Abs(out)
+	for _, d := range dirs {
+		absD, _ := filepath.Abs(d)
+		if st, err := os.Stat(d); (err == nil && os.SameFile(st, ost)) || absD == absOut {
+			return &MergeError{Field: "out", Detail: fmt.Sprintf("--out %s is the shard directory %s: the merge would write over the shard's results; give a new directory", out, d)}
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(out, SummaryFile)); !errors.Is(err, fs.ErrNotExist) {
+		return &MergeError{Field: "out", Detail: fmt.Sprintf("--out %s already holds a run's results (%s): the merge would write over them; give a new directory, or remove it first", out, SummaryFile)}
+	}
+	return nil
 }

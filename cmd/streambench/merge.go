@@ -23,7 +23,7 @@ func mergeMain(args []string, out io.Writer) error {
 		"the mix's thresholds, goodput SLOs, timeouts, request options), an incomplete shard (one killed before it\n"+
 		"finished: its summary.json says \"incomplete\": true), and a missing or repeated shard. With --leak-baseline,\n"+
 		"verifies the whole run's leak check against it. Exits 1 when the merged run fails.")
-	dst := fs.String("out", "", "write the merged run into this directory (required)")
+	dst := fs.String("out", "", "write the merged run into this directory (required): a new one, not a shard's nor one holding a run")
 	baseline := fs.String("leak-baseline", "", "the file streambench leaks baseline wrote before the shards: verify against it")
 	noRender := fs.Bool("no-render", false, "write the results only, not report.html, report.md and plots")
 	l := addLeakFlags(fs, true)
@@ -40,6 +40,9 @@ func mergeMain(args []string, out io.Writer) error {
 		return usageError("--runtime-metrics and --mock are for the leak check: give --leak-baseline FILE too")
 	}
 	// Refuse before the leak check waits for gauges to settle.
+	if err := measure.CheckMergeOut(*dst, fs.Args()); err != nil {
+		return usageError("%v", err)
+	}
 	shards, err := measure.ReadShards(fs.Args())
 	if err != nil {
 		return usageError("%v", err)

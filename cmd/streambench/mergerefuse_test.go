@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +111,29 @@ func TestMergeRefusesBadShards(t *testing.T) {
 				t.Fatalf("exit %d %q, want 104 saying %q", code, msg, want)
 			}
 		})
+	}
+}
+
+// TestMergeRefusesOut: --out that is a shard's directory, or already holds a run (an earlier
+// merge), is bad input (104) naming it, and the files there are left as they were.
+func TestMergeRefusesOut(t *testing.T) {
+	t.Parallel()
+	dirs := writeShards(t, nil)
+	merged := filepath.Join(t.TempDir(), "m")
+	if code, msg := mergeExit(append(dirs, "--out", merged)...); code != exitOK {
+		t.Fatalf("first merge: exit %d %s", code, msg)
+	}
+	for _, out := range []string{merged, dirs[1]} {
+		summary := filepath.Join(out, measure.SummaryFile)
+		before, err := os.ReadFile(summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, msg := mergeExit(append(dirs, "--out", out)...); code != exitUsage || !strings.Contains(msg, "--out "+out) {
+			t.Errorf("--out %s: exit %d %q, want 104 naming it", out, code, msg)
+		}
+		if after, err := os.ReadFile(summary); err != nil || !bytes.Equal(after, before) {
+			t.Errorf("--out %s: its %s changed (%v)", out, measure.SummaryFile, err)
+		}
 	}
 }
