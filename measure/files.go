@@ -221,12 +221,19 @@ func ReadRun(dir string) (*Run, error) {
 	r.Summary = *s
 
 	r.Histograms = NewHistograms()
+	hlog := false
 	if err := readOptional(dir, HistogramsFile, func(f io.Reader) error {
+		hlog = true
 		h, err := ReadLog(f)
 		r.Histograms = h
 		return err
 	}); err != nil {
 		return nil, err
+	}
+	if hlog {
+		if err := checkHistograms(s, r.Histograms); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, HistogramsFile), err)
+		}
 	}
 	if s.Incomplete && len(s.Metrics) == 0 {
 		r.Summary.Metrics = Summarize(r.Histograms) // a snapshot's (WriteSnapshot)
@@ -247,6 +254,40 @@ func ReadRun(dir string) (*Run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// checkHistograms checks that h, the histograms of a run's hlog, holds every histogram
+// summary s has figures for, with as many values: an hlog cut short, or not the summary's,
+// would otherwise be judged as if the histograms it lacks had never been recorded.
+func checkHistograms(s *Summary, h *Histograms) error {
+	var missing, differ []string
+	with := 0
+	for _, m := range s.Metrics {
+		if m.Count == 0 {
+			continue
+		}
+		with++
+		switch n := h.Count(m.Key); {
+		case n == 0:
+			missing = append(missing, m.Key.String())
+		case n != m.Count:
+			differ = append(differ, fmt.Sprintf("%s (%d values, %s says %d)", m.Key, n, SummaryFile, m.Count))
+		}
+	}
+	list := func(keys []string) string {
+		const most = 5
+		if len(keys) > most {
+			return strings.Join(keys[:most], ", ") + fmt.Sprintf(" and %d more", len(keys)-most)
+		}
+		return strings.Join(keys, ", ")
+	}
+	switch {
+	case len(missing) > 0:
+		return fmt.Errorf("%d of the %d histograms %s has figures for are missing: %s", len(missing), with, SummaryFile, list(missing))
+	case len(differ) > 0:
+		return fmt.Errorf("%d of the %d histograms %s has figures for disagree with it: %s", len(differ), with, SummaryFile, list(differ))
+	}
+	return nil
 }
 
 // ReadSummary reads and validates one summary.json.

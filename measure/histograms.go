@@ -5,12 +5,15 @@
 package measure
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -446,8 +449,16 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 // ReadLog reads an interval log written by WriteLog (or any tagged HdrHistogram log whose tags
 // are metric/scenario/dialect). Intervals with the same tag are merged; untagged intervals are
 // an error because they cannot be attributed to a metric.
+//
+// Every line must be a comment (#…), the column legend, blank, or an interval: the
+// hdrhistogram reader skips any other line, so random bytes would otherwise read as an empty
+// log and a line it cannot read as a histogram missing; both are errors naming the line.
 func ReadLog(r io.Reader) (*Histograms, error) {
-	lr := hdrhistogram.NewHistogramLogReader(r)
+	data, intervals, err := checkLogLines(r)
+	if err != nil {
+		return nil, err
+	}
+	lr := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
 	out := NewHistograms()
 	for n := 1; ; n++ {
 		hist, err := lr.NextIntervalHistogram()
@@ -455,6 +466,9 @@ func ReadLog(r io.Reader) (*Histograms, error) {
 			return nil, fmt.Errorf("interval %d: %w", n, err)
 		}
 		if hist == nil {
+			if n-1 != intervals {
+				return nil, fmt.Errorf("%d interval lines, only %d read as histograms", intervals, n-1)
+			}
 			return out, nil
 		}
 		k, err := parseTag(hist.Tag())
@@ -480,4 +494,42 @@ func ReadLog(r io.Reader) (*Histograms, error) {
 		}
 		kh.dense.SetEndTimeMs(max(kh.dense.EndTimeMs(), hist.EndTimeMs()))
 	}
+}
+
+// logInterval is an interval line as WriteLog (or any HdrHistogram log writer) writes it:
+// an optional tag, start, length and max (seconds), then the encoded histogram.
+var logInterval = regexp.MustCompile(`^(Tag=[^,]*,)?[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,HIST[A-Za-z0-9+/=]+$`)
+
+// checkLogLines reads an interval log whole and checks that each line is one the log format
+// has: a comment, the legend, a blank line or an interval (counted).
+func checkLogLines(r io.Reader) (data []byte, intervals int, err error) {
+	br := bufio.NewReader(r)
+	var buf bytes.Buffer
+	for n := 1; ; n++ {
+		line, rerr := br.ReadBytes('\n')
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return nil, 0, fmt.Errorf("line %d: %w", n, rerr)
+		}
+		text := bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(bytes.TrimSpace(text)) == 0, text[0] == '#', bytes.HasPrefix(text, []byte(`"StartTimestamp"`)):
+		case logInterval.Match(text):
+			intervals++
+		default:
+			return nil, 0, fmt.Errorf("line %d is not an hlog interval or comment: %s", n, quoteStart(text))
+		}
+		buf.Write(line)
+		if rerr != nil {
+			return buf.Bytes(), intervals, nil
+		}
+	}
+}
+
+// quoteStart quotes the first bytes of b, for an error.
+func quoteStart(b []byte) string {
+	const most = 40
+	if len(b) > most {
+		return fmt.Sprintf("%q…", b[:most])
+	}
+	return fmt.Sprintf("%q", b)
 }

@@ -259,6 +259,47 @@ func TestReadRunErrors(t *testing.T) {
 			write(t, dir, measure.HistogramsFile, strings.Replace(buf.String(), "Tag=ttfc/a/b,", "Tag=ttfc,", 1))
 			return dir
 		}, "want metric/scenario/dialect"},
+		// an hlog cut at a line boundary lacks whole histograms the summary has figures for
+		{"hlog cut at a line", func(t *testing.T) string {
+			dir := good(t)
+			data, err := os.ReadFile(filepath.Join(dir, measure.HistogramsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(data), "\n")
+			write(t, dir, measure.HistogramsFile, strings.Join(lines[:len(lines)-2], ""))
+			return dir
+		}, "histograms.hlog: 1 of the 3 histograms summary.json has figures for are missing: chunk_gap/plain-answer/sim-chat"},
+		// an hlog that is not one at all (random bytes) is not read as an empty log
+		{"hlog random bytes", func(t *testing.T) string {
+			dir := good(t)
+			rng := rand.New(rand.NewPCG(3, 4))
+			junk := make([]byte, 5000)
+			for i := range junk {
+				junk[i] = byte(rng.Uint32())
+			}
+			write(t, dir, measure.HistogramsFile, string(junk))
+			return dir
+		}, "histograms.hlog: line 1 is not an hlog interval or comment"},
+		// an empty hlog beside a summary with figures
+		{"hlog empty", func(t *testing.T) string {
+			dir := good(t)
+			write(t, dir, measure.HistogramsFile, "")
+			return dir
+		}, "3 of the 3 histograms summary.json has figures for are missing"},
+		// an hlog whose histogram holds other values than the summary counted
+		{"hlog count differs", func(t *testing.T) string {
+			run := seededRun(t)
+			k := measure.Key{Metric: measure.ChunkGap, Scenario: "plain-answer", Dialect: "sim-chat"}
+			if err := run.Histograms.Record(k, time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := measure.WriteRun(dir, run); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, "chunk_gap/plain-answer/sim-chat (501 values, summary.json says 500)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
