@@ -314,6 +314,9 @@ func ReadSummary(path string) (*Summary, error) {
 	if s.Schema != SchemaVersion {
 		return nil, fmt.Errorf("%s: schema version %d, this streambench reads version %d", path, s.Schema, SchemaVersion)
 	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &s, nil
 }
 

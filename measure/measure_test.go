@@ -611,3 +611,84 @@ func TestSummarizeOverall(t *testing.T) {
 		t.Errorf("overall read back %+v, want %+v", read.Summary.Overall, got)
 	}
 }
+
+// TestReadRunRejectsImpossibleSummary: a summary.json whose figures cannot have been written
+// by a run (a hand edit, a corrupted file) is an error naming the field, so judging it can
+// never turn a FAIL into a PASS.
+func TestReadRunRejectsImpossibleSummary(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		edit    func(s *measure.Summary)
+		wantErr string
+	}{
+		{"negative violations", func(s *measure.Summary) {
+			s.Violations = map[protocol.Rule]int64{protocol.RConverge: 12, protocol.RTerminal: -12}
+		}, "violations.R-terminal is -12"},
+		{"negative outcome", func(s *measure.Summary) {
+			s.Counters.Outcomes[measure.OutcomeTruncated] = 3
+			s.Counters.Outcomes[measure.OutcomeHTTPError] = -3
+		}, "counters.outcomes.http_error is -3"},
+		{"unknown outcome", func(s *measure.Summary) {
+			s.Counters.Outcomes["trunkated"] = 4
+		}, "counters.outcomes.trunkated: not an outcome"},
+		{"negative count", func(s *measure.Summary) { s.Counters.DroppedStarts = -1 }, "counters.dropped_starts is -1"},
+		{"null violations with failed sessions", func(s *measure.Summary) {
+			s.Counters.SessionsFailed += 12
+			s.Counters.SessionsOK -= 12
+			s.Counters.FailedByRules = map[string]int64{"R-converge": 12}
+			s.Violations = nil
+		}, "counters.sessions_failed is 22: 10 sessions with an error outcome, and 0 violations"},
+		{"failed by a rule not violated", func(s *measure.Summary) {
+			s.Counters.SessionsFailed += 2
+			s.Counters.SessionsOK -= 2
+			s.Counters.FailedByRules = map[string]int64{"R-terminal": 2}
+		}, "2 sessions failed by R-terminal, but violations.R-terminal is 0"},
+		{"failed by rules more than failed", func(s *measure.Summary) {
+			s.Counters.FailedByRules = map[string]int64{"R-converge": 11}
+			s.Violations[protocol.RConverge] = 11
+		}, "counters.sessions_failed_by_rules counts 11 sessions, more than sessions_failed (10)"},
+		{"fewer failed than errors", func(s *measure.Summary) {
+			s.Counters.SessionsFailed = 0
+			s.Counters.SessionsOK = 1000
+		}, "counters.sessions_failed is 0, fewer than the 10 sessions with an error outcome"},
+		{"ok and failed over started", func(s *measure.Summary) { s.Counters.SessionsOK = 1000 }, "sessions_ok 1000 + sessions_failed 10 is more than sessions_started 1000"},
+		{"leak ok over its tolerance", func(s *measure.Summary) {
+			s.Leaks = []measure.Leak{{Source: "runtime", Name: "go_goroutines", Before: 10, After: 510, Delta: 500, Tolerance: 5, OK: true}}
+		}, "leaks[0] (runtime go_goroutines): ok is true with a delta of 500 and a tolerance of 5"},
+		{"leak delta not after − before", func(s *measure.Summary) {
+			s.Leaks = []measure.Leak{{Source: "runtime", Name: "go_goroutines", Before: 10, After: 510, Delta: 2, Tolerance: 5, OK: true}}
+		}, "delta 2, but after − before is 500"},
+		{"negative latency", func(s *measure.Summary) { s.Metrics[0].P99 = -5 }, "metrics[0] (ttfc/plain-answer/sim-chat): p99_us is -5"},
+		{"negative overall mean", func(s *measure.Summary) { s.Overall[0].Mean = -1 }, "overall[0] (ttfc//): mean_us is -1"},
+		{"negative goodput", func(s *measure.Summary) {
+			s.Tokens = &measure.TokenSummary{Goodput: measure.Goodput{Sessions: 5, Judged: 3}}
+		}, "tokens.goodput: 5 sessions of 3 judged"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			run := seededRun(t)
+			if err := measure.WriteRun(dir, run); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := measure.ReadRun(dir); err != nil {
+				t.Fatalf("the unedited run: %v", err)
+			}
+			s, err := measure.ReadSummary(filepath.Join(dir, measure.SummaryFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(s)
+			data, err := measure.MarshalSummary(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, dir, measure.SummaryFile, string(data))
+			_, err = measure.ReadRun(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), measure.SummaryFile) {
+				t.Errorf("ReadRun error = %v, want one naming %s and containing %q", err, measure.SummaryFile, tc.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,171 @@
+package measure
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/streambench/streambench/protocol"
+)
+
+// Validate checks what a summary says against itself: no count, latency or token figure is
+// negative, every outcome is one streambench knows, and the counters agree with one another
+// (every session with an error outcome failed, the others failed by a violation; the rules a
+// session failed by were violated; a leak is ok only within its tolerance). A summary that
+// breaks one was not written by streambench (a hand edit, a corrupted file), and judging it
+// could turn a FAIL into a PASS; the error names the field.
+func (s *Summary) Validate() error {
+	c := &s.Counters
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"sessions_started", c.SessionsStarted}, {"sessions_ok", c.SessionsOK}, {"sessions_failed", c.SessionsFailed},
+		{"frames", c.Frames}, {"bytes", c.Bytes}, {"late_starts", c.LateStarts}, {"dropped_starts", c.DroppedStarts},
+		{"record_errors", c.RecordErrors}, {"output_tokens", c.OutputTokens}, {"estimated_tokens", c.EstimatedTokens},
+		{"estimated_token_sessions", c.EstimatedTokenSessions}, {"goodput_sessions", c.GoodputSessions},
+		{"goodput_judged", c.GoodputJudged}, {"turn_requests", c.TurnRequests},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("counters.%s is %d: a count cannot be negative", f.name, f.v)
+		}
+	}
+	for _, o := range slices.Sorted(maps.Keys(c.Outcomes)) {
+		if !o.Valid() {
+			return fmt.Errorf("counters.outcomes.%s: not an outcome (want one of %s)", o, outcomeList())
+		}
+		if n := c.Outcomes[o]; n < 0 {
+			return fmt.Errorf("counters.outcomes.%s is %d: a count cannot be negative", o, n)
+		}
+	}
+	for _, rules := range slices.Sorted(maps.Keys(c.FailedByRules)) {
+		if n := c.FailedByRules[rules]; n < 0 {
+			return fmt.Errorf("counters.sessions_failed_by_rules[%q] is %d: a count cannot be negative", rules, n)
+		}
+	}
+	for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
+		if n := c.HTTPErrors[code]; n < 0 {
+			return fmt.Errorf("counters.http_errors[%d] is %d: a count cannot be negative", code, n)
+		}
+	}
+	for _, m := range slices.Sorted(maps.Keys(c.EstimatedBy)) {
+		if n := c.EstimatedBy[m]; n < 0 {
+			return fmt.Errorf("counters.estimated_by[%q] is %d: a count cannot be negative", m, n)
+		}
+	}
+	for _, rule := range slices.Sorted(maps.Keys(s.Violations)) {
+		if n := s.Violations[rule]; n < 0 {
+			return fmt.Errorf("violations.%s is %d: a count cannot be negative", rule, n)
+		}
+	}
+	// A snapshot's counters are read one by one while sessions end, and so is a run's stopped at
+	// once (a second Ctrl-C): they need not agree with one another yet.
+	if !s.Incomplete && !s.Interrupted {
+		if err := s.validateCounters(); err != nil {
+			return err
+		}
+	}
+	for i, l := range s.Leaks {
+		name := fmt.Sprintf("leaks[%d] (%s %s)", i, l.Source, l.Name)
+		if delta := l.After - l.Before; math.Abs(l.Delta-delta) > 1e-9*max(1, math.Abs(l.Before), math.Abs(l.After)) {
+			return fmt.Errorf("%s: delta %g, but after − before is %g", name, l.Delta, delta)
+		}
+		if l.OK != (l.Delta <= l.Tolerance) {
+			return fmt.Errorf("%s: ok is %t with a delta of %g and a tolerance of %g", name, l.OK, l.Delta, l.Tolerance)
+		}
+	}
+	for _, list := range []struct {
+		name    string
+		metrics []MetricSummary
+	}{{"metrics", s.Metrics}, {"overall", s.Overall}} {
+		for i, m := range list.metrics {
+			if err := m.validate(); err != nil {
+				return fmt.Errorf("%s[%d] (%s): %w", list.name, i, m.Key, err)
+			}
+		}
+	}
+	for i, series := range s.OverTime {
+		for j, w := range series.Windows {
+			if w.Count < 0 || w.StartMs < 0 || w.P50 < 0 || w.P95 < 0 || w.P99 < 0 {
+				return fmt.Errorf("latency_over_time[%d] (%s) window %d: a negative figure", i, series.Metric, j)
+			}
+		}
+	}
+	if t := s.Tokens; t != nil {
+		g := t.Goodput
+		switch {
+		case t.OutputTokens < 0, t.EstimatedTokens < 0, t.EstimatedSessions < 0:
+			return fmt.Errorf("tokens: a negative token count")
+		case !(t.OutputTokensPerSecond >= 0) || !(t.RequestsPerSecond >= 0):
+			return fmt.Errorf("tokens: a negative rate (output_tokens_per_s %g, requests_per_s %g)", t.OutputTokensPerSecond, t.RequestsPerSecond)
+		case g.Sessions < 0 || g.Judged < 0 || g.Sessions > g.Judged:
+			return fmt.Errorf("tokens.goodput: %d sessions of %d judged", g.Sessions, g.Judged)
+		case !(g.Share >= 0 && g.Share <= 1) || !(g.PerSecond >= 0):
+			return fmt.Errorf("tokens.goodput: share %g, per_s %g", g.Share, g.PerSecond)
+		}
+	}
+	return nil
+}
+
+// validateCounters checks that the counters of a finished run agree with one another.
+func (s *Summary) validateCounters() error {
+	c := &s.Counters
+	if c.SessionsOK+c.SessionsFailed > c.SessionsStarted {
+		return fmt.Errorf("counters: sessions_ok %d + sessions_failed %d is more than sessions_started %d", c.SessionsOK, c.SessionsFailed, c.SessionsStarted)
+	}
+	// A session with an error outcome failed; any other failed session failed by at least one
+	// violation, each of the rules it lists in sessions_failed_by_rules.
+	errs := c.Errors()
+	if c.SessionsFailed < errs {
+		return fmt.Errorf("counters.sessions_failed is %d, fewer than the %d sessions with an error outcome (counters.outcomes)", c.SessionsFailed, errs)
+	}
+	if v := s.TotalViolations(); c.SessionsFailed-errs > v {
+		return fmt.Errorf("counters.sessions_failed is %d: %d sessions with an error outcome, and %d violations (violations) cannot fail the other %d",
+			c.SessionsFailed, errs, v, c.SessionsFailed-errs)
+	}
+	byRule := map[protocol.Rule]int64{}
+	var failedByRules int64
+	for rules, n := range c.FailedByRules {
+		failedByRules += n
+		for _, r := range strings.Split(rules, ",") {
+			byRule[protocol.Rule(r)] += n
+		}
+	}
+	if failedByRules > c.SessionsFailed {
+		return fmt.Errorf("counters.sessions_failed_by_rules counts %d sessions, more than sessions_failed (%d)", failedByRules, c.SessionsFailed)
+	}
+	for _, rule := range slices.Sorted(maps.Keys(byRule)) {
+		if n, v := byRule[rule], s.Violations[rule]; n > v {
+			return fmt.Errorf("counters.sessions_failed_by_rules: %d sessions failed by %s, but violations.%s is %d", n, rule, rule, v)
+		}
+	}
+	return nil
+}
+
+// validate checks one histogram's statistics: none negative.
+func (m MetricSummary) validate() error {
+	stats := []struct {
+		name string
+		v    int64
+	}{{"count", m.Count}, {"min_us", m.Min}, {"p50_us", m.P50}, {"p90_us", m.P90}, {"p95_us", m.P95},
+		{"p99_us", m.P99}, {"p999_us", m.P999}, {"max_us", m.Max}}
+	for _, f := range stats {
+		if f.v < 0 {
+			return fmt.Errorf("%s is %d: a count or latency cannot be negative", f.name, f.v)
+		}
+	}
+	if !(m.Mean >= 0) {
+		return fmt.Errorf("mean_us is %g: a latency cannot be negative", m.Mean)
+	}
+	return nil
+}
+
+func outcomeList() string {
+	var names []string
+	for _, o := range Outcomes() {
+		names = append(names, string(o))
+	}
+	return strings.Join(names, ", ")
+}
