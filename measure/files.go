@@ -292,9 +292,14 @@ func checkHistograms(s *Summary, h *Histograms) error {
 
 // ReadSummary reads and validates one summary.json.
 func ReadSummary(path string) (*Summary, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read summary: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(&capReader{r: f, left: readLimits[SummaryFile].bytes, limits: readLimits[SummaryFile]})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var s Summary
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -320,6 +325,77 @@ func ReadSummary(path string) (*Summary, error) {
 	return &s, nil
 }
 
+// readLimit bounds the reading of one file of a run directory: its size, and for a file of
+// lines the length of a line. Each is many times what the largest run writes (the committed
+// baseline's summary.json is 300 KB and its hlog 200 KB; a run's samples are at most 4 MiB, a
+// sample 256 KiB before JSON escaping), so that only a file that is not a run's (a device such
+// as /dev/zero, a runaway write) reaches it, as an error rather than as all the memory there is.
+type readLimit struct {
+	bytes int64
+	line  int // 0: not a file of lines
+}
+
+var readLimits = map[string]readLimit{
+	SummaryFile:    {bytes: 64 << 20},
+	HistogramsFile: {bytes: 256 << 20, line: 16 << 20},
+	SamplesFile:    {bytes: 256 << 20, line: 16 << 20},
+	TimelineFile:   {bytes: 64 << 20, line: 64 << 10},
+}
+
+// LimitError is a run's file over a read limit (its size, or a line's length).
+type LimitError struct{ msg string }
+
+func (e *LimitError) Error() string { return e.msg }
+
+// capReader reads r up to left bytes, then fails saying which limit the file exceeds.
+type capReader struct {
+	r      io.Reader
+	left   int64
+	limits readLimit
+	run    int // bytes since the last newline, for the line limit
+	line   int // newlines seen
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// At the limit: only the file's end may follow.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		return 0, &LimitError{fmt.Sprintf("larger than %s, the most a run's file can be", sizeText(c.limits.bytes))}
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.limits.line > 0 {
+		for i, b := range p[:n] {
+			if b == '\n' {
+				c.run = 0
+				c.line++
+				continue
+			}
+			if c.run++; c.run > c.limits.line {
+				return i, &LimitError{fmt.Sprintf("line %d is longer than %s, the most a line of it can be", c.line+1, sizeText(int64(c.limits.line)))}
+			}
+		}
+	}
+	return n, err
+}
+
+// sizeText writes a limit in MiB, KiB or bytes.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 func readOptional(dir, name string, read func(io.Reader) error) error {
 	path := filepath.Join(dir, name)
 	f, err := os.Open(path)
@@ -330,7 +406,8 @@ func readOptional(dir, name string, read func(io.Reader) error) error {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
 	defer f.Close()
-	if err := read(bufio.NewReader(f)); err != nil {
+	lim := readLimits[name]
+	if err := read(bufio.NewReader(&capReader{r: f, left: lim.bytes, limits: lim})); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -376,6 +453,9 @@ func readSamples(r io.Reader) ([]ViolationSample, error) {
 	var out []ViolationSample
 	for line := 1; ; line++ {
 		text, err := br.ReadBytes('\n')
+		if le := (*LimitError)(nil); errors.As(err, &le) {
+			return nil, err
+		}
 		if len(bytes.TrimSpace(text)) > 0 {
 			var s ViolationSample
 			if jerr := json.Unmarshal(text, &s); jerr != nil {

@@ -507,6 +507,9 @@ func checkLogLines(r io.Reader) (data []byte, intervals int, err error) {
 	var buf bytes.Buffer
 	for n := 1; ; n++ {
 		line, rerr := br.ReadBytes('\n')
+		if le := (*LimitError)(nil); errors.As(rerr, &le) {
+			return nil, 0, rerr
+		}
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return nil, 0, fmt.Errorf("line %d: %w", n, rerr)
 		}

@@ -692,3 +692,38 @@ func TestReadRunRejectsImpossibleSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestReadRunBoundsEachFile: a run file that never ends (here /dev/zero) is read up to a limit
+// and refused, naming the file and the limit, instead of being read into memory whole.
+func TestReadRunBoundsEachFile(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	for _, tc := range []struct{ name, wantErr string }{
+		{measure.SummaryFile, "larger than 64 MiB"},
+		{measure.HistogramsFile, "line 1 is longer than 16 MiB"},
+		{measure.SamplesFile, "line 1 is longer than 16 MiB"},
+		{measure.TimelineFile, "line 1 is longer than 64 KiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := measure.WriteRun(dir, seededRun(t)); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, tc.name)
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+			_, err := measure.ReadRun(dir)
+			var le *measure.LimitError
+			if err == nil || !strings.Contains(err.Error(), path+": "+tc.wantErr) || !errors.As(err, &le) {
+				t.Errorf("ReadRun error = %v, want a LimitError naming %s: %s", err, path, tc.wantErr)
+			}
+		})
+	}
+}
