@@ -7,13 +7,17 @@ import (
 )
 
 // ParseFlags makes the judge's config from its flags' expressions: --threshold checks,
-// --max-regression allowances and --allow rules, which must be of rules (the dialect
+// --max-regression allowances and --allow rules, which must be of rules, as must a
+// threshold's {rule=R} (the dialect
 // registry's; it becomes Config.Rules). The first bad one is the error, naming its flag; a
 // regression needs a baseline, which the caller sets (Config.Baseline).
 func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string) (Config, error) {
 	cfg := Config{Rules: rules}
 	for _, expr := range thresholds {
 		t, err := ParseThreshold(expr)
+		if err == nil {
+			err = checkRule(rules, t)
+		}
 		if err != nil {
 			return cfg, fmt.Errorf("--threshold: %w", err)
 		}
@@ -34,4 +38,18 @@ func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string
 		cfg.Allow = append(cfg.Allow, rule)
 	}
 	return cfg, nil
+}
+
+// checkRule returns an error for a threshold scoped to a rule that rules (nil: any rule) does
+// not have: violations{rule=R-convergence}==0 would otherwise measure no violation at all and
+// pass whatever the run broke.
+func checkRule(rules *protocol.RuleSet, t Threshold) error {
+	rule, ok := t.Selector.Scope["rule"]
+	if !ok || rules == nil || t.Selector.kind != kindViolations {
+		return nil
+	}
+	if _, err := rules.Parse(rule); err != nil {
+		return &ThresholdError{Expr: t.Expr, Reason: err.Error()}
+	}
+	return nil
 }

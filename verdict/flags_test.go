@@ -31,6 +31,10 @@ func TestParseFlags(t *testing.T) {
 		{"regression", nil, []string{"ttfc.p99"}, nil, 0, 0, 0, "--max-regression:"},
 		// an unknown rule
 		{"allow", nil, nil, []string{"R-nope"}, 0, 0, 0, "--allow:"},
+		// a threshold on a rule that does not exist (a typo) would measure nothing and pass
+		{"threshold rule", []string{"violations{rule=R-convergence}==0"}, nil, nil, 0, 0, 0, `--threshold: threshold "violations{rule=R-convergence}==0": unknown rule "R-convergence"`},
+		// a threshold on a known rule
+		{"threshold rule ok", []string{"violations{rule=R-abort}<5"}, nil, nil, 1, 0, 0, ""},
 		// a rule the set given does not have (a dialect's, with the shared rules only)
 		{"allow other", nil, nil, []string{"R-agui-run"}, 0, 0, 0, `unknown rule "R-agui-run"`},
 	} {

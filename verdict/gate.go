@@ -147,6 +147,9 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 	}
 	for i, expr := range run.Summary.Config.Thresholds {
 		t, err := ParseThreshold(expr)
+		if err == nil {
+			err = checkRule(cfg.Rules, t)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s config.thresholds[%d] (from the mix file): %w", measure.SummaryFile, i, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/streambench/streambench/internal/fixture"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/verdict"
 )
@@ -44,6 +45,12 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"stream_tokens_per_s.p50>20ms", "want tokens per second"},  // a rate limit is a number
 		{"tokens_per_s.p50>1", "takes no statistic"},                // the aggregate rate is one figure
 		{"goodput>=150%", "between 0% and 100%"},                    // impossible share
+		{"errors<NaN%", "between 0% and 100%"},                      // not a number
+		{"goodput>=NaN%", "between 0% and 100%"},                    // not a number
+		{"tokens_per_s>=NaN", "want tokens per second"},             // not a number
+		{"tokens_per_s>=Inf", "want tokens per second"},             // no rate is over it
+		{"stream_tokens_per_s.p50>=NaN", "want tokens per second"},  // not a number
+		{"child_ttfd.p99<Inf", "want a duration"},                   // a measure's limit neither
 	} {
 		_, err := verdict.ParseThreshold(tc.expr)
 		var te *verdict.ThresholdError
@@ -106,6 +113,8 @@ func TestParseRegression(t *testing.T) {
 		{"errors=10%", "only latency"},              // counts do not regress here
 		{"ttfc.p99=ten", "allowance \"ten\""},       // not a number
 		{"ttfc.p99==10%", "want NAME.STAT=PERCENT"}, // double equals
+		{"ttfc.p99=NaN%", "allowance \"NaN%\""},     // not a number
+		{"ttfc.p99=+Inf%", "allowance \"+Inf%\""},   // no limit at all
 	} {
 		_, err := verdict.ParseRegression(tc.expr)
 		if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
@@ -346,6 +355,11 @@ func TestJudgeBadInput(t *testing.T) {
 	r.Summary.Config.Thresholds = []string{"ttfc.p99<fast"}
 	if _, err := verdict.Judge(r, verdict.Config{}); err == nil || !strings.Contains(err.Error(), "config.thresholds[0]") {
 		t.Errorf("a bad mix threshold: %v, want an error naming config.thresholds[0]", err)
+	}
+	r.Summary.Config.Thresholds = []string{"violations{rule=R-convergence}==0"}
+	rules := dialects.Default().Rules()
+	if _, err := verdict.Judge(r, verdict.Config{Rules: rules}); err == nil || !strings.Contains(err.Error(), `unknown rule "R-convergence"`) {
+		t.Errorf("a mix threshold on a rule that does not exist: %v, want an error naming it", err)
 	}
 	r.Summary.Config.Thresholds = nil
 	if _, err := verdict.Judge(r, verdict.Config{Regressions: mustRegressions(t, "ttfc.p99=5%")}); err == nil {

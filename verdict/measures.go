@@ -38,7 +38,7 @@ func parseMeasureLimit(limit string) (float64, string, error) {
 	if d, err := time.ParseDuration(limit); err == nil && d >= 0 {
 		return float64(d) / float64(time.Microsecond), measure.MeasureKindLatency, nil
 	}
-	if v, err := strconv.ParseFloat(limit, 64); err == nil && v >= 0 {
+	if v, err := strconv.ParseFloat(limit, 64); err == nil && finite(v) && v >= 0 {
 		return v, measure.MeasureKindCount, nil
 	}
 	return 0, "", errors.New("want a duration such as 500ms (a latency measure) or a number such as 3 (a count measure)")

@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -333,7 +334,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 		t.Limit = float64(d) / float64(time.Microsecond)
 	case kindRate, kindTokenRate:
 		v, err := strconv.ParseFloat(limit, 64)
-		if err != nil || v < 0 {
+		if err != nil || !finite(v) || v < 0 {
 			return bad("limit %q: want tokens per second, a number such as 20", limit)
 		}
 		t.Limit = v
@@ -343,7 +344,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 	case kindErrors, kindFailed, kindOutcome, kindGoodput:
 		if p, ok := strings.CutSuffix(limit, "%"); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || v < 0 || v > 100 {
+			if err != nil || !finite(v) || v < 0 || v > 100 {
 				return bad("limit %q: want a percentage between 0%% and 100%%, e.g. 0.1%%", limit)
 			}
 			t.Limit, t.Percent = v/100, true
@@ -363,6 +364,11 @@ func ParseThreshold(expr string) (Threshold, error) {
 	}
 	return t, nil
 }
+
+// finite tells whether v is a number a limit can be: strconv.ParseFloat reads "NaN" and
+// "Inf", against which every comparison is false (or always true), so a check that names
+// one would judge nothing.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // Regression limits how much worse than a baseline a latency statistic may get.
 type Regression struct {
@@ -402,7 +408,7 @@ func ParseRegression(expr string) (Regression, error) {
 	right = strings.TrimSpace(right)
 	if p, isPct := strings.CutSuffix(right, "%"); isPct {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || v < 0 {
+		if err != nil || !finite(v) || v < 0 {
 			return bad("allowance %q: want a non-negative percentage such as 10%%", right)
 		}
 		r.MaxPercent = v
