@@ -78,17 +78,28 @@ func gateMain(args []string, out io.Writer) error {
 	} else if err := report.WriteGateTable(out, res); err != nil {
 		return err
 	}
+	var junitErr error
 	if *junit != "" {
 		var buf bytes.Buffer
-		if err := report.WriteGateJUnit(&buf, res); err != nil {
-			return err
+		junitErr = report.WriteGateJUnit(&buf, res)
+		if junitErr == nil {
+			junitErr = os.WriteFile(*junit, buf.Bytes(), 0o644)
 		}
-		if err := os.WriteFile(*junit, buf.Bytes(), 0o644); err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--junit: %w", err)}
+		if junitErr != nil {
+			junitErr = fmt.Errorf("--junit: %w", junitErr)
 		}
 	}
+	// A failed check is the verdict: a JUnit file that could not be written is reported beside
+	// it, never in its place (exit 99, not 104).
 	if failed := res.Failed(); len(failed) > 0 {
-		return &exitError{code: exitThreshold, err: fmt.Errorf("%d of %d checks failed: %s", len(failed), len(res.Checks), strings.Join(failed, ", "))}
+		err := fmt.Errorf("%d of %d checks failed: %s", len(failed), len(res.Checks), strings.Join(failed, ", "))
+		if junitErr != nil {
+			err = fmt.Errorf("%w; and %w", err, junitErr)
+		}
+		return &exitError{code: exitThreshold, err: err}
+	}
+	if junitErr != nil {
+		return &exitError{code: exitUsage, err: junitErr}
 	}
 	return nil
 }

@@ -81,6 +81,10 @@ func TestGateCommand(t *testing.T) {
 		{"defaults", []string{broken}, exitThreshold, "violations==0"},
 		// JUnit written alongside
 		{"junit", []string{base, "--threshold", "ttfc.p99<1s", "--junit", junit}, exitOK, "ttfc.p99<1s"},
+		// a JUnit file that cannot be written does not mask a failed check: both said, exit 99
+		{"junit unwritable, checks failed", []string{broken, "--junit", filepath.Join(t.TempDir(), "no", "such", "gate.xml")}, exitThreshold, "checks failed: violations==0; and --junit: open"},
+		// on a run that passes, it is bad input
+		{"junit unwritable, checks passed", []string{base, "--junit", filepath.Join(t.TempDir(), "no", "such", "gate.xml")}, exitUsage, "--junit: open"},
 		// an unparseable threshold is bad input naming the threshold and what was expected
 		{"bad threshold", []string{base, "--threshold", "ttfc.p99<fast"}, exitUsage, `threshold "ttfc.p99<fast": limit "fast": want a duration`},
 		// an unknown metric lists the known ones
