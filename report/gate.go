@@ -18,6 +18,11 @@ func WriteGateTable(w io.Writer, g *verdict.Result) error {
 	if err := t.writeText(w); err != nil {
 		return err
 	}
+	for _, warning := range g.Warnings {
+		if _, err := fmt.Fprintf(w, "\nwarning: %s\n", warning); err != nil {
+			return err
+		}
+	}
 	allowed := ""
 	if a := g.Allowed(); len(a) > 0 {
 		allowed = "; allowed: " + strings.Join(a, ", ")
@@ -36,6 +41,9 @@ func WriteGateMarkdown(w io.Writer, g *verdict.Result) {
 	fmt.Fprintf(w, "**Gate: %s**\n\n", boolText(g.Pass, "PASS", "FAIL"))
 	if a := g.Allowed(); len(a) > 0 {
 		fmt.Fprintf(w, "Allowed (known findings): %s\n\n", mdCell(strings.Join(a, ", ")))
+	}
+	for _, warning := range g.Warnings {
+		fmt.Fprintf(w, "Warning: %s\n\n", mdCell(warning))
 	}
 	t := table{Header: []string{"check", "source", "value", "limit", "verdict", "detail"}}
 	for _, c := range g.Checks {

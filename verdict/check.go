@@ -309,9 +309,14 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 		}
 	}
 	var changes []keyChange
+	onlyCurrent := 0
 	for _, m := range current.Summary.Metrics {
+		if m.Metric != g.Selector.metric || !scopeMatches(g.Selector.Scope, m.Key) || m.Count == 0 {
+			continue
+		}
 		b, ok := base[m.Key]
-		if !ok || m.Metric != g.Selector.metric || m.Count == 0 {
+		if !ok {
+			onlyCurrent++
 			continue
 		}
 		k := keyChange{key: m.Key, base: statOf(b, g.Selector.Stat), cur: statOf(m, g.Selector.Stat), baseN: b.Count, currentN: m.Count}
@@ -329,8 +334,17 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 		k.trusted = need > 0 && k.baseN >= need && k.currentN >= need
 		changes = append(changes, k)
 	}
+	// Keys one run has and the other lacks are not compared; say how many, as a workload that
+	// differs (other dialects, other scenarios) leaves most of either run out.
+	leftOut := ""
+	if onlyBase := len(base) - len(changes); onlyCurrent > 0 || onlyBase > 0 {
+		leftOut = fmt.Sprintf("not compared: %d keys of this run not in the baseline, %d of the baseline not in this run", onlyCurrent, onlyBase)
+	}
 	if len(changes) == 0 {
 		c.Value, c.Detail = "n/a", fmt.Sprintf("no scenario×dialect key of %s has samples in both runs", g.Selector)
+		if leftOut != "" {
+			c.Detail += " (" + leftOut + ")"
+		}
 		return c
 	}
 	slices.SortFunc(changes, func(a, b keyChange) int { return cmp.Compare(b.excess, a.excess) })
@@ -358,6 +372,9 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 	detail := fmt.Sprintf("%d keys; worst %s", len(changes), changes[0].label())
 	if len(failedTrusted) > 0 {
 		detail += "; over the allowance with enough samples: " + strings.Join(failedTrusted, ", ")
+	}
+	if leftOut != "" {
+		detail += "; " + leftOut
 	}
 	c.Detail = detail
 	return c

@@ -47,6 +47,9 @@ type Result struct {
 	RunID  string
 	Checks []Check
 	Pass   bool
+	// Warnings qualify the checks without failing them: a baseline whose workload differs
+	// from the run's, so its regressions compare only the keys both recorded.
+	Warnings []string
 }
 
 // Allowed returns the allowed checks with violations, as "RULE×COUNT".
@@ -172,6 +175,11 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 	}
 	for _, g := range cfg.Regressions {
 		add(g.Evaluate(run, cfg.Baseline))
+	}
+	if len(cfg.Regressions) > 0 {
+		if diffs := measure.WorkloadDiffs(&cfg.Baseline.Summary, &run.Summary); len(diffs) > 0 {
+			res.Warnings = append(res.Warnings, "the baseline's workload differs from this run's, so the regressions compare only the scenario×dialect keys both recorded: "+strings.Join(diffs, "; "))
+		}
 	}
 	for _, c := range integrityChecks(&run.Summary) {
 		add(c)

@@ -583,6 +583,9 @@ func TestRegressionPerKey(t *testing.T) {
 		{"absolute within", few, shift(few, 10), "ttfc.p50=20ms", true, "5 keys"},
 		// scoped to one scenario: only that key is compared
 		{"scoped", few, shift(few, 100, "d/y"), "ttfc{scenario=d}.p99=10%", false, "1 keys; worst d/y"},
+		// another workload shares few keys: the detail says how many of each run were left out
+		{"other workload", few, map[string][3]float64{"a/x": {150, 200, 3}, "e/z": {1, 1, 3}, "f/z": {1, 1, 3}}, "ttfc.p99=10%", true,
+			"1 keys; worst a/x +0.0% (200.000 → 200.000 ms); not compared: 2 keys of this run not in the baseline, 4 of the baseline not in this run"},
 		// different mixes with no key in common cannot be compared: fail, saying why
 		{"no common key", few, map[string][3]float64{"z/z": {1, 1, 5}}, "ttfc.p99=10%", false, "no scenario×dialect key"},
 	} {
@@ -594,5 +597,41 @@ func TestRegressionPerKey(t *testing.T) {
 				t.Errorf("%s: pass %v (%s, %s), want pass %v and detail containing %q", tc.regression, c.Pass, c.Value, c.Detail, tc.pass, tc.detail)
 			}
 		})
+	}
+}
+
+// TestGateWarnsOfAnotherWorkload: regressions against a baseline of another workload (other
+// dialects, other clients) compare only the keys both recorded; the gate says so, as compare
+// does, in its result and in the table it prints.
+func TestGateWarnsOfAnotherWorkload(t *testing.T) {
+	t.Parallel()
+	cur := fixture.Run(t, fixture.Options{Seed: 4})
+	base := fixture.Run(t, fixture.Options{Seed: 4})
+	cfg := verdict.Config{Regressions: mustRegressions(t, "ttfc.p99=10%"), Baseline: base}
+	res, err := verdict.Judge(cur, cfg)
+	if err != nil || len(res.Warnings) != 0 {
+		t.Fatalf("the same workload: warnings %q, err %v", res.Warnings, err)
+	}
+	base.Summary.Config.Dialects = []string{"sim-chat"}
+	base.Summary.Config.Clients = 20
+	res, err = verdict.Judge(cur, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the baseline's workload differs from this run's, so the regressions compare only the scenario×dialect keys both recorded: clients 20 → 500; dialects sim-chat → compose,sim-canvas,sim-chat"
+	if len(res.Warnings) != 1 || res.Warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", res.Warnings, want)
+	}
+	var out bytes.Buffer
+	if err := report.WriteGateTable(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "warning: "+want) {
+		t.Errorf("the gate table does not warn:\n%s", out.String())
+	}
+	out.Reset()
+	report.WriteGateMarkdown(&out, res)
+	if !strings.Contains(out.String(), "Warning: the baseline's workload differs") {
+		t.Errorf("the gate's Markdown does not warn:\n%s", out.String())
 	}
 }

@@ -36,7 +36,7 @@ func gateMain(args []string, out io.Writer) error {
 		fmt.Fprint(os.Stderr, "\n"+verdict.MetricsHelp())
 	}
 	current := fs.String("current", "", "the run directory to judge (or give it as the argument)")
-	baseline := fs.String("baseline", "", "a reference run directory for --max-regression (e.g. results/baseline)")
+	baseline := fs.String("baseline", "", "a reference run directory for --max-regression (e.g. results/baseline); one of another workload (dialects, clients, mix, ...) is compared on the keys both recorded, with a warning")
 	thresholds := fs.StringArray("threshold", nil, "an absolute check such as 'ttfc.p99<300ms' or 'errors<0.1%' (repeatable)")
 	regressions := fs.StringArray("max-regression", nil, "how much worse than --baseline a latency may get: 'ttfc.p99=10%' or 'ttfc.p99=50ms' (repeatable)")
 	junit := fs.String("junit", "", "also write the checks as JUnit XML to this file")
