@@ -197,12 +197,15 @@ type ProcessLoad struct {
 }
 
 // LeakNotChecked is a process, or one gauge of it, that the leak check could not compare, and
-// why (no /metrics, an unreadable one, a gauge with no baseline). It is reported and never
-// fails a run: a runtime the check cannot read is not judged, neither clean nor leaking.
+// why (no /metrics, an unreadable one, a gauge with no baseline). It is reported and does not
+// fail a run (a runtime the check cannot read is not judged, neither clean nor leaking), except
+// when Lost: a process read before the load and unreadable after it died or restarted, which
+// fails the leaks check.
 type LeakNotChecked struct {
 	Source string `json:"source"`         // "runtime", "mock" or "generator"
 	Name   string `json:"name,omitempty"` // the gauge; empty when the whole source was not read
 	Reason string `json:"reason"`
+	Lost   bool   `json:"lost,omitempty"` // read before the load, unreadable after it
 }
 
 // TimelinePoint is one second of a run.

@@ -137,6 +137,11 @@ func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured,
 				over = append(over, fmt.Sprintf("%s %s grew by %g (from %g to %g, tolerance %g)", l.Source, l.Name, l.Delta, l.Before, l.After, l.Tolerance))
 			}
 		}
+		for _, nc := range sum.LeaksNotChecked {
+			if nc.Lost {
+				over = append(over, fmt.Sprintf("%s: %s", nc.Source, nc.Reason))
+			}
+		}
 		return measured{value: float64(len(over)), samples: 1, note: strings.Join(over, "; ")}, nil
 	case kindMeasure:
 		if err := s.checkMeasure(sum); err != nil { // measures.go

@@ -156,6 +156,12 @@ func TestGate(t *testing.T) {
 	broken := fixture.Run(t, fixture.Options{Seed: 3, Violations: map[protocol.Rule]int64{protocol.RTerminal: 2}})
 	leaky := fixture.Run(t, fixture.Options{Seed: 3, Leak: true})
 	erring := fixture.Run(t, fixture.Options{Seed: 3, HTTPErrors: 40})
+	// The runtime read at the baseline and not after the load: it died or restarted.
+	lost := fixture.Run(t, fixture.Options{Seed: 3})
+	lost.Summary.LeaksNotChecked = []measure.LeakNotChecked{{Source: "runtime", Lost: true, Reason: "read before the load, unreadable after it: connection refused"}}
+	// A runtime with no /metrics at all is not judged.
+	unread := fixture.Run(t, fixture.Options{Seed: 3})
+	unread.Summary.LeaksNotChecked = []measure.LeakNotChecked{{Source: "runtime", Reason: "connection refused"}}
 	for _, tc := range []struct {
 		name       string
 		run        *measure.Run
@@ -173,6 +179,10 @@ func TestGate(t *testing.T) {
 		{"violations", broken, []string{"violations==0", "violations{rule=R-converge}==0"}, nil, []string{"violations==0"}},
 		// a leak fails leaks==0
 		{"leak", leaky, []string{"leaks==0"}, nil, []string{"leaks==0"}},
+		// so does a process lost between baseline and verify, by default too; not one never read
+		{"lost", lost, []string{"leaks==0"}, nil, []string{"leaks==0"}},
+		{"lost by default", lost, []string{"ttfc.p99<1s"}, nil, []string{"leaks==0"}},
+		{"never read", unread, []string{"leaks==0"}, nil, nil},
 		// 40 errors in 2000 sessions is 2%: fails errors<0.1% (given, it replaces errors==0)
 		{"errors", erring, []string{"errors<0.1%"}, nil, []string{"errors<0.1%"}},
 		// failed counts every failed session: 40 of 2000 is 2%; naming it relaxes errors==0

@@ -124,11 +124,19 @@ func printLeaks(out io.Writer, leaks []measure.Leak, notChecked []measure.LeakNo
 		}
 		fmt.Fprintf(out, "%-4s %s %s: %g → %g (delta %g, tolerance %g)\n", word, lk.Source, lk.Name, lk.Before, lk.After, lk.Delta, lk.Tolerance)
 	}
+	lost := 0
 	for _, nc := range notChecked {
-		fmt.Fprintf(out, "not checked: %s %s: %s\n", nc.Source, nc.Name, nc.Reason)
+		word := "not checked:"
+		if nc.Lost {
+			word, lost = "LOST", lost+1
+		}
+		fmt.Fprintf(out, "%s %s %s: %s\n", word, nc.Source, nc.Name, nc.Reason)
 	}
-	if failed > 0 {
+	switch {
+	case failed > 0:
 		return &exitError{code: exitFailure, err: fmt.Errorf("%d gauges grew past their tolerance", failed)}
+	case lost > 0:
+		return &exitError{code: exitFailure, err: fmt.Errorf("%d of the processes read at the baseline could not be read after the load", lost)}
 	}
 	return nil
 }

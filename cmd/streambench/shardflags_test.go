@@ -13,7 +13,8 @@ import (
 )
 
 // TestLeaksCommand: the baseline step writes a file the verify step reads; verify passes when
-// the gauges came back, fails (exit 1) when one grew, and refuses another runtime's URL.
+// the gauges came back, fails (exit 1) when one grew or the runtime can no longer be read, and
+// refuses another runtime's URL.
 func TestLeaksCommand(t *testing.T) {
 	t.Parallel()
 	var open atomic.Int64
@@ -38,6 +39,15 @@ func TestLeaksCommand(t *testing.T) {
 	out.Reset()
 	if err := leaksMain(verify, &out); exitCode(err) != exitFailure || !strings.Contains(out.String(), "LEAK runtime demo_streams_open: 0 → 3") {
 		t.Fatalf("leaked: exit %d %v\n%s", exitCode(err), err, out.String())
+	}
+	// The runtime gone between baseline and verify (it crashed, or restarted elsewhere): not a
+	// clean check, which it passed as "not checked".
+	open.Store(0)
+	rt.Close()
+	out.Reset()
+	if err := leaksMain(verify, &out); exitCode(err) != exitFailure || !strings.Contains(out.String(), "LOST runtime") ||
+		!strings.Contains(err.Error(), "1 of the processes read at the baseline could not be read after the load") {
+		t.Fatalf("runtime gone: exit %d %v\n%s", exitCode(err), err, out.String())
 	}
 	err := leaksMain([]string{"verify", "--baseline", file, "--runtime-metrics", rt.URL + "/other"}, &out)
 	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "the baseline read "+rt.URL) {

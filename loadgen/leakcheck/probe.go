@@ -270,7 +270,8 @@ func (p *Probe) Check(ctx context.Context, before *Reading) ([]measure.Leak, []m
 			after, err := p.scrape(ctx, src)
 			if err != nil {
 				clean = false // perhaps a moment's hiccup: read again until the grace ends
-				notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Reason: "after the load: " + err.Error()})
+				notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Lost: true,
+					Reason: "read before the load, unreadable after it (it died or restarted?): " + err.Error()})
 				continue
 			}
 			for _, n := range slices.Sorted(maps.Keys(before.gauges[src.name])) {
