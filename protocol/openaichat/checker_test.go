@@ -68,6 +68,10 @@ func TestCheckerRules(t *testing.T) {
 		{Name: "usage twice", Stream: text + chunk(`{}`, `"stop"`) + usage + usage + done, Want: []protocol.Rule{RUsage}},
 		// The usage chunk before the finish_reason.
 		{Name: "usage early", Stream: text + usage + chunk(`{}`, `"stop"`) + done, Want: []protocol.Rule{RUsage}},
+		// Usage on the finish_reason's chunk, as some compatible servers send it: accepted
+		// without ground truth (it failed R-openai-usage), not on a delta's chunk.
+		{Name: "usage on the finish", Stream: text + `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}` + "\n\n" + done},
+		{Name: "usage on a delta", Stream: `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}` + "\n\n" + chunk(`{}`, `"stop"`) + done, Want: []protocol.Rule{RUsage}},
 		// A count past 2^40 (a hostile report that would overflow the run's totals).
 		{Name: "usage overflow", Stream: text + chunk(`{}`, `"stop"`) + usageOf("9223372036854775807") + done, Want: []protocol.Rule{RUsage}},
 		// A negative count.
