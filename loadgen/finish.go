@@ -139,7 +139,7 @@ func (s *streamState) finish() sessionResult {
 		if s.dec.Truncated() {
 			detail = ", inside an undispatched event or an unterminated line (its data discarded)"
 		}
-		return s.end(measure.OutcomeTruncated, fmt.Errorf("session %s: the stream from %s ended after %d bytes without its terminal%s", p.id, s.host, s.dec.BytesRead(), detail))
+		return s.end(measure.OutcomeTruncated, fmt.Errorf("session %s: the stream from %s ended after %d bytes without its terminal%s%s", p.id, s.host, s.dec.BytesRead(), detail, s.head.note()))
 	}
 	res.violations = append(res.violations, s.checker.Finish(nil)...)
 	if s.dec.Truncated() {
@@ -295,7 +295,7 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 		}
 	}
 	if n := s.undecoded(); n > 0 {
-		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event", err, n)
+		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event%s", err, n, s.head.note())
 	}
 	if acted && s.counting {
 		// The client stopped: whether the provider saw it go is still worth knowing.

@@ -547,7 +547,7 @@ func hostileTable(h2 bool) map[string]hostileWant {
 		// HTML served as 200: R-headers names the type; the page is one line that never makes
 		// an event, so the stream is truncated too (no terminal): a finding and an outcome.
 		"wrong-type": {outcome: measure.OutcomeTruncated, rules: []protocol.Rule{protocol.RHeaders},
-			text: "without its terminal"},
+			text: `without its terminal, inside an undispatched event or an unterminated line (its data discarded); its body (Content-Type "text/html; charset=utf-8", not text/event-stream) began: "<html><body><h1>Upstream unavailable</h1></body></html>"`},
 		// The connection closed inside a chunk.
 		"close-mid-chunk": {outcome: measure.OutcomeTransportError, text: "chunked body: unexpected EOF"},
 		// A malformed chunk size.

@@ -69,6 +69,7 @@ func (s *streamState) resume() bool {
 		ro.Reconnected(last, resp.Header)
 	}
 	s.resp = resp
+	s.head = nil
 	s.dec = protocol.NewDecoder(p.client, resp.Body)
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
@@ -312,6 +313,7 @@ type streamState struct {
 	checker protocol.Checker
 	appr    *approver // plays scripted plan decisions (approval.go); nil for most clients
 	dec     *sse.Decoder
+	head    *bodyHead // the current response's, when it is not an event stream (request)
 	// arrivals times what the stream reads by the kernel's receive time (rxstamp, on the
 	// HTTP/1.1 transport on Linux); nil where that is not known. watched is the same for the
 	// idle watch, which runs on a timer's goroutine (setArrivals sets both).
@@ -583,6 +585,13 @@ func (s *streamState) request() bool {
 	}
 	s.appr = s.newApprover(resp)
 	s.m.watch(s.checker) // dialect measures (measures.go)
+	s.head = nil
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		// Not an event stream (a JSON error answered with 200, an HTML page): its first bytes
+		// are kept for the session's error to quote, as an HTTP error's are.
+		s.head = &bodyHead{ReadCloser: resp.Body, contentType: resp.Header.Get("Content-Type")}
+		resp.Body = s.head
+	}
 	s.dec = protocol.NewDecoder(p.client, resp.Body)
 	s.contentLength = resp.ContentLength
 	return true
@@ -743,6 +752,33 @@ func httpStatusError(id string, req *http.Request, resp *http.Response, body []b
 			id, req.Method, req.URL.Redacted(), resp.StatusCode, loc)
 	}
 	return fmt.Errorf("session %s: %s %s: HTTP %d: %s", id, req.Method, req.URL.Redacted(), resp.StatusCode, bytes.TrimSpace(body))
+}
+
+// bodyHead keeps the first maxBodyHead bytes read from a response body that is not an event
+// stream.
+type bodyHead struct {
+	io.ReadCloser
+	contentType string
+	head        []byte
+}
+
+// maxBodyHead is how much of a body that is not an event stream a session's error quotes.
+const maxBodyHead = 512
+
+func (b *bodyHead) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if room := maxBodyHead - len(b.head); room > 0 && n > 0 {
+		b.head = append(b.head, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
+// note is what a session's error says of the body: its Content-Type and first bytes.
+func (b *bodyHead) note() string {
+	if b == nil {
+		return ""
+	}
+	return fmt.Sprintf("; its body (Content-Type %q, not text/event-stream) began: %q", b.contentType, bytes.TrimSpace(b.head))
 }
 
 // lateStart is how far behind its intended time an open-loop start may be before it counts as
