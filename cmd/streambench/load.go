@@ -124,7 +124,8 @@ func addEndpointFlags(w *workloadFlags) {
 }
 
 // longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
-const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget, then the post-run checks:\n" +
+const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget (with --sessions and no --duration: until its last\n" +
+	"session starts, a closed-loop user's sessions each up to --stream-timeout one after another, then --grace), then the post-run checks:\n" +
 	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
 
 // scenarioFiles is --scenario as absolute paths, for a child mock whose working directory
