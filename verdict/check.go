@@ -127,6 +127,9 @@ func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured,
 		}
 		if by := violationBreakdown(sum, rel.rules); by != "" && m.value > 0 {
 			notes = append(notes, by)
+			if first := firstViolations(r, rel.rules); first != "" {
+				notes = append(notes, "first: "+first)
+			}
 		}
 		m.note = strings.Join(notes, "; ")
 		return m, nil
@@ -406,6 +409,32 @@ func violationBreakdown(s *measure.Summary, except []protocol.Rule) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// firstViolations is the first sample's detail of each counted rule (not allowed, not in
+// except), for at most maxFirstRules rules, each clipped, so that a failed check says what broke
+// where the run kept no files (--out -) and before anyone opens violations.jsonl.
+func firstViolations(r *measure.Run, except []protocol.Rule) string {
+	var parts []string
+	seen := map[protocol.Rule]bool{}
+	for _, v := range r.Samples {
+		if seen[v.Rule] || slices.Contains(r.Summary.Config.Allow, v.Rule) || slices.Contains(except, v.Rule) {
+			continue
+		}
+		seen[v.Rule] = true
+		if len(parts) == maxFirstRules {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s): %s", v.Rule, v.Scenario, v.Dialect, measure.Clip(v.Detail, maxFirstDetail)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// maxFirstRules and maxFirstDetail bound what firstViolations quotes.
+const (
+	maxFirstRules  = 3
+	maxFirstDetail = 200
+)
 
 // Verdict is the check's verdict as printed: pass, FAIL or allowed.
 func (c Check) Verdict() string {

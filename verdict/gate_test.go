@@ -436,8 +436,13 @@ func TestGateAllow(t *testing.T) {
 		wantFailed []string
 		wantText   string // in the table
 	}{
-		// without --allow, R-abort fails violations==0
+		// without --allow, R-abort fails violations==0, and the check quotes its first sample
 		{"not allowed", fixture.Run(t, fixture.Options{Seed: 8, Violations: abort}), nil, []string{"violations==0"}, "FAIL"},
+		{"first sample", fixture.Run(t, fixture.Options{Seed: 8, Violations: abort}), nil, []string{"violations==0"},
+			"R-abort×12; first: R-abort (tool-loop, sim-chat): final text differs at byte 5"},
+		// with R-abort allowed, the other rule's sample is quoted and R-abort's is not
+		{"first sample not allowed", fixture.Run(t, fixture.Options{Seed: 8, Violations: both}), []protocol.Rule{protocol.RAbort}, []string{"violations==0"},
+			"R-terminal×1; first: R-terminal (tool-loop, sim-chat): final"},
 		// allowed: the gate passes and shows the count as allowed
 		{"allowed", fixture.Run(t, fixture.Options{Seed: 8, Violations: abort}), []protocol.Rule{protocol.RAbort}, nil, "allowed: R-abort×12"},
 		// another rule still fails while R-abort is allowed
