@@ -189,6 +189,8 @@ func TestRequestFlagErrors(t *testing.T) {
 		{[]string{"--rate", "0"}, "--rate 0: want a positive value"},
 		{[]string{"--clients", "2", "--duration", "0s"}, "--duration 0s: want a positive value"},
 		{[]string{"--clients", "2", "--sessions", "0"}, "--sessions 0: want a positive value"},
+		{[]string{"--clients", "2", "--grace", "0s"}, "--grace 0s: want a positive value"},
+		{[]string{"--clients", "2", "--stream-timeout", "0"}, "--stream-timeout 0s: want a positive value"},
 		{[]string{"--clients", "-5"}, "--clients -5: want a positive number of virtual users"},
 		{[]string{"--rate", "-3"}, "--rate -3: want a positive, finite number"},
 		{[]string{"--rate", "NaN"}, "--rate NaN: want a positive, finite number"},

@@ -148,7 +148,7 @@ func (w *workloadFlags) config() (loadgen.Config, error) {
 	}
 	// A zero given on purpose is not the default the zero stands for otherwise: --clients 0
 	// would otherwise run the default load.
-	for _, name := range []string{"clients", "rate", "duration", "sessions"} {
+	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout"} {
 		if f := w.fs.Lookup(name); f != nil && f.Changed && isZeroFlag(f.Value.String()) {
 			return loadgen.Config{}, usageError("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
 		}
