@@ -100,4 +100,16 @@ func TestAllowNamesKnownRules(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `allow[0]: unknown rule "abort"`) {
 		t.Errorf("Config.Allow [abort]: %v, want an error naming allow[0] and the rule", err)
 	}
+	// A mix threshold on a misspelt rule would measure nothing and pass: refused before the
+	// run, as gate refuses it after; a known rule's threshold is taken.
+	for _, tc := range []struct{ rule, want string }{{"R-convergence", `mix t.yaml: thresholds[0]: threshold "violations{rule=R-convergence}==0": unknown rule "R-convergence"`}, {"R-converge", ""}} {
+		m, err := ParseMix("t.yaml", []byte("scenarios: {plain-answer: 1}\nprofiles:\n  - {dialect: compose, weight: 1, targets: [{slug: x}]}\nthresholds: ['violations{rule="+tc.rule+"}==0']\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(context.Background(), Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Mix: m, MixName: "t.yaml", NoLeakCheck: true})
+		if got := err != nil && strings.Contains(err.Error(), "thresholds[0]"); got != (tc.want != "") || (tc.want != "" && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("mix threshold on %s: %v, want %q", tc.rule, err, tc.want)
+		}
+	}
 }

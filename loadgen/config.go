@@ -12,6 +12,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/verdict"
 )
 
 // Config is one load run. The zero value is not runnable: set Target and one of Clients, Rate
@@ -382,6 +383,11 @@ func (c *Config) withDefaults() (Config, error) {
 	for i, rule := range cfg.Mix.Allow {
 		if _, err := cfg.Dialects.Rules().Parse(string(rule)); err != nil {
 			errs = append(errs, fmt.Errorf("mix %s: allow[%d]: %w", cfg.MixName, i, err))
+		}
+	}
+	for i, expr := range cfg.Mix.Thresholds {
+		if err := verdict.CheckThresholdRule(cfg.Dialects.Rules(), expr); err != nil {
+			errs = append(errs, fmt.Errorf("mix %s: thresholds[%d]: %w", cfg.MixName, i, err))
 		}
 	}
 	for _, name := range cfg.Mix.ScenarioNames() {

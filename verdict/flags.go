@@ -40,6 +40,17 @@ func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string
 	return cfg, nil
 }
 
+// CheckThresholdRule returns an error when expr, a threshold, does not parse or is scoped to a
+// rule that rules does not have (a mix's thresholds are checked so before its run, as gate
+// checks them after).
+func CheckThresholdRule(rules *protocol.RuleSet, expr string) error {
+	t, err := ParseThreshold(expr)
+	if err != nil {
+		return err
+	}
+	return checkRule(rules, t)
+}
+
 // checkRule returns an error for a threshold scoped to a rule that rules (nil: any rule) does
 // not have: violations{rule=R-convergence}==0 would otherwise measure no violation at all and
 // pass whatever the run broke.
