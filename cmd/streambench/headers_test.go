@@ -197,6 +197,8 @@ func TestRequestFlagErrors(t *testing.T) {
 		{[]string{"--rate", "Inf"}, "--rate +Inf: want a positive, finite number"},
 		{[]string{"--clients", "2", "--duration", "-1s"}, "--duration -1s: want a positive duration"},
 		{[]string{"--clients", "2", "--shard", "0/0", "--run-id", "x"}, `shard "0/0": the count must be at least 1`},
+		// Results that could not be written are refused before the load, not after it.
+		{[]string{"--clients", "2", "--out", "load.go/results"}, "--out load.go/results: load.go is not a directory"},
 	} {
 		code, output := runMain(t, append([]string{"load", "--target", "https://127.0.0.1:1"}, tc.args...)...)
 		if code != exitUsage || !strings.Contains(output, tc.want) || strings.Contains(output, "hunter2") {

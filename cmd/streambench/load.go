@@ -223,12 +223,16 @@ func runLoad(args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return usageError("%v", err)
 	}
+	dir, err := outDir(*out)
+	if err != nil {
+		return err
+	}
 	if !*noPreflight {
 		if err := preflight(cfg, w.quiet); err != nil {
 			return err
 		}
 	}
-	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
+	return playAndFinish(cfg, dir, *metricsAddr, w.quiet)
 }
 
 // apiKeyFromEnv sets --api-key from the dialect's environment variable (loadgen.APIKeyEnv)
@@ -297,11 +301,39 @@ const (
 )
 
 // outDir is --out's directory, "" for "-" (keep nothing).
-func outDir(flag string) string {
+func outDir(flag string) (string, error) {
 	if flag == "-" {
-		return ""
+		return "", nil
 	}
-	return flag
+	return flag, checkWritable("--out", flag)
+}
+
+// checkWritable refuses, before any load, a results directory that cannot be written (a
+// file, /proc, a read-only mount): found only when the run's results were due, it cost the run.
+// It creates nothing: a temporary file in the nearest existing ancestor of dir, removed at once.
+func checkWritable(flag, dir string) error {
+	at := filepath.Clean(dir)
+	for {
+		fi, err := os.Stat(at)
+		if err == nil {
+			if !fi.IsDir() {
+				return usageError("%s %s: %s is not a directory", flag, dir, at)
+			}
+			break
+		}
+		parent := filepath.Dir(at)
+		if parent == at {
+			return usageError("%s %s: %v", flag, dir, err)
+		}
+		at = parent
+	}
+	f, err := os.CreateTemp(at, ".streambench-write-check-*")
+	if err != nil {
+		return usageError("%s %s: cannot write results there: %v", flag, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // preflight runs loadgen.Preflight with Ctrl-C cancelling it: a route that cannot work is

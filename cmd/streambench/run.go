@@ -93,7 +93,11 @@ func runRun(args []string) error {
 	if *useTLS {
 		cfg.Info.Extra["tls"] = "self-signed"
 	}
-	return playAndFinish(cfg, outDir(*out), *metricsAddr, w.quiet)
+	dir, err := outDir(*out)
+	if err != nil {
+		return err
+	}
+	return playAndFinish(cfg, dir, *metricsAddr, w.quiet)
 }
 
 // sizeToMachine gives run's workload its default clients for a machine of cores cores

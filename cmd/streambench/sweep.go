@@ -138,6 +138,9 @@ func sweepMain(args []string, out io.Writer) error {
 	if err := resolveModel(cfg, w, *target); err != nil {
 		return err
 	}
+	if err := checkWritable("--out", *outDir); err != nil {
+		return err
+	}
 	sweepID := sweep.ID(w.RunID, time.Now())
 	dir := filepath.Join(*outDir, sweepID)
 
