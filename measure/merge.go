@@ -24,7 +24,7 @@ type MergeError struct {
 	Detail string
 }
 
-func (e *MergeError) Error() string { return "merge: " + e.Field + ": " + e.Detail }
+func (e *MergeError) Error() string { return e.Field + ": " + e.Detail }
 
 // Merge makes one run of the shards of a sharded run, as if one process had run it all:
 // histograms merged losslessly (every count and percentile is that of one histogram of all
@@ -59,7 +59,7 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 		r := sh.Run
 		sum := &r.Summary
 		if dropped := out.Histograms.Merge(r.Histograms); dropped > 0 {
-			return nil, fmt.Errorf("merge: %s: %d histogram values outside 1µs..1h", sh.Dir, dropped)
+			return nil, fmt.Errorf("%s: %d histogram values outside 1µs..1h", sh.Dir, dropped)
 		}
 		s.Counters = addCounters(s.Counters, sum.Counters)
 		s.ProviderRequests = MergeProviderRequests(s.ProviderRequests, sum.ProviderRequests)
