@@ -41,7 +41,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 		"docs/SCENARIOS.md). run and sweep hand them to the mock they start; a mock you started must be given the same files\n"+
 		"(streambench mock --scenario FILE), or its sessions fail with its \"unknown scenario\" error")
 	fs.StringVar(&w.Dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
-	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id")
+	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id; a --dialect the mix has no profile for (ag-ui, langgraph, ai-sdk in the default mix)\nsends to one named after the dialect unless given: the reference runtime (run) knows openai-all, anthropic-all, openai-none, … (its 404 lists them)")
 	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
 		"the dialects and their options:\n"+dialects.Default().Help())
 	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
