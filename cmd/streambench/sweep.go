@@ -14,6 +14,7 @@ import (
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
 	"github.com/streambench/streambench/sweep"
@@ -103,9 +104,9 @@ func sweepMain(args []string, out io.Writer) error {
 			return usageError("%v", err)
 		}
 	}
-	thresholds, err := verdict.ParseThresholds(*slos)
+	thresholds, err := parseSLOs(*slos)
 	if err != nil {
-		return usageError("--slo: %v", err)
+		return err
 	}
 	objectives := sweep.Objectives{SLOs: thresholds}
 	parsedFaults, err := agentruntime.ParseFaults(*faults)
@@ -222,9 +223,9 @@ func parseRates(list []string) (sweep bool, rates []float64, err error) {
 
 // rejudgeSweep re-judges a saved sweep's steps and rewrites its sweep report.
 func rejudgeSweep(dir string, slos []string, out io.Writer) error {
-	thresholds, err := verdict.ParseThresholds(slos)
+	thresholds, err := parseSLOs(slos)
 	if err != nil {
-		return usageError("--slo: %v", err)
+		return err
 	}
 	res, err := sweep.Rejudge(dir, sweep.Objectives{SLOs: thresholds})
 	if err != nil {
@@ -251,4 +252,19 @@ func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []s
 	cfg.Clients, cfg.Rate = s.Clients, s.Rate
 	cfg.RunID = sweepID + "-" + s.ID()
 	cfg.Info = loadgen.RunInfo{Faults: faults, Extra: map[string]string{"sweep": sweepID, "step": s.String()}}
+}
+
+// parseSLOs parses --slo checks, refusing one on a rule no dialect has (it would measure
+// nothing and pass every step), as gate and load refuse it.
+func parseSLOs(exprs []string) ([]verdict.Threshold, error) {
+	for _, e := range exprs {
+		if err := verdict.CheckThresholdRule(dialects.Default().Rules(), e); err != nil {
+			return nil, usageError("--slo: %v", err)
+		}
+	}
+	thresholds, err := verdict.ParseThresholds(exprs)
+	if err != nil {
+		return nil, usageError("--slo: %v", err)
+	}
+	return thresholds, nil
 }

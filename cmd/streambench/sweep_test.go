@@ -17,14 +17,15 @@ func TestSweepCommandBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--slo", "errors<1%"}, "either --clients"},                                          // no steps
-		{[]string{"--clients", "1,2", "--rate", "5", "--slo", "errors<1%"}, "not both"},               // both kinds of steps
-		{[]string{"--clients", "1,2", "--slo", "ttfc.p99<soon"}, `threshold "ttfc.p99<soon"`},         // bad SLO
-		{[]string{"--clients", "1,x", "--slo", "errors<1%"}, "clients"},                               // not a number
-		{[]string{"--clients", "2,2", "--slo", "errors<1%"}, "given twice"},                           // duplicate step
-		{[]string{"--clients", "1", "--slo", "errors<1%", "--mock", "http://x"}, "give --target too"}, // mock alone
-		{[]string{"--clients", "1", "--slo", "errors<1%", "--fault", "no-such-fault"}, "--fault"},     // unknown fault
-		{[]string{"--clients", "1", "--slo", "errors<1%", "--stages", "bogus"}, "--stages"},           // a bad workload flag
+		{[]string{"--slo", "errors<1%"}, "either --clients"},                                                         // no steps
+		{[]string{"--clients", "1,2", "--rate", "5", "--slo", "errors<1%"}, "not both"},                              // both kinds of steps
+		{[]string{"--clients", "1,2", "--slo", "ttfc.p99<soon"}, `threshold "ttfc.p99<soon"`},                        // bad SLO
+		{[]string{"--clients", "1,2", "--slo", "violations{rule=R-convergence}==0"}, `unknown rule "R-convergence"`}, // a rule no dialect has
+		{[]string{"--clients", "1,x", "--slo", "errors<1%"}, "clients"},                                              // not a number
+		{[]string{"--clients", "2,2", "--slo", "errors<1%"}, "given twice"},                                          // duplicate step
+		{[]string{"--clients", "1", "--slo", "errors<1%", "--mock", "http://x"}, "give --target too"},                // mock alone
+		{[]string{"--clients", "1", "--slo", "errors<1%", "--fault", "no-such-fault"}, "--fault"},                    // unknown fault
+		{[]string{"--clients", "1", "--slo", "errors<1%", "--stages", "bogus"}, "--stages"},                          // a bad workload flag
 	} {
 		var out bytes.Buffer
 		err := sweepMain(tc.args, &out)
