@@ -386,7 +386,7 @@ func (c *Config) withDefaults() (Config, error) {
 		}
 	}
 	for i, expr := range cfg.Mix.Thresholds {
-		if err := verdict.CheckThresholdRule(cfg.Dialects.Rules(), expr); err != nil {
+		if _, err := verdict.ParseThresholdIn(cfg.Dialects.Rules(), expr); err != nil {
 			errs = append(errs, fmt.Errorf("mix %s: thresholds[%d]: %w", cfg.MixName, i, err))
 		}
 	}

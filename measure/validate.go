@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -36,28 +37,16 @@ func (s *Summary) Validate() error {
 		if !o.Valid() {
 			return fmt.Errorf("counters.outcomes.%s: not an outcome (want one of %s)", o, outcomeList())
 		}
-		if n := c.Outcomes[o]; n < 0 {
-			return fmt.Errorf("counters.outcomes.%s is %d: a count cannot be negative", o, n)
-		}
 	}
-	for _, rules := range slices.Sorted(maps.Keys(c.FailedByRules)) {
-		if n := c.FailedByRules[rules]; n < 0 {
-			return fmt.Errorf("counters.sessions_failed_by_rules[%q] is %d: a count cannot be negative", rules, n)
-		}
-	}
-	for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
-		if n := c.HTTPErrors[code]; n < 0 {
-			return fmt.Errorf("counters.http_errors[%d] is %d: a count cannot be negative", code, n)
-		}
-	}
-	for _, m := range slices.Sorted(maps.Keys(c.EstimatedBy)) {
-		if n := c.EstimatedBy[m]; n < 0 {
-			return fmt.Errorf("counters.estimated_by[%q] is %d: a count cannot be negative", m, n)
-		}
-	}
-	for _, rule := range slices.Sorted(maps.Keys(s.Violations)) {
-		if n := s.Violations[rule]; n < 0 {
-			return fmt.Errorf("violations.%s is %d: a count cannot be negative", rule, n)
+	for _, err := range []error{
+		negativeIn("counters.outcomes.%s", c.Outcomes),
+		negativeIn("counters.sessions_failed_by_rules[%q]", c.FailedByRules),
+		negativeIn("counters.http_errors[%d]", c.HTTPErrors),
+		negativeIn("counters.estimated_by[%q]", c.EstimatedBy),
+		negativeIn("violations.%s", s.Violations),
+	} {
+		if err != nil {
+			return err
 		}
 	}
 	// A snapshot's counters are read one by one while sessions end, and so is a run's stopped at
@@ -104,6 +93,17 @@ func (s *Summary) Validate() error {
 			return fmt.Errorf("tokens.goodput: %d sessions of %d judged", g.Sessions, g.Judged)
 		case !(g.Share >= 0 && g.Share <= 1) || !(g.PerSecond >= 0):
 			return fmt.Errorf("tokens.goodput: share %g, per_s %g", g.Share, g.PerSecond)
+		}
+	}
+	return nil
+}
+
+// negativeIn names the first (by key) negative count of m, the field named by format with its
+// key; nil when there is none.
+func negativeIn[K cmp.Ordered](format string, m map[K]int64) error {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if n := m[k]; n < 0 {
+			return fmt.Errorf(format+" is %d: a count cannot be negative", k, n)
 		}
 	}
 	return nil

@@ -63,7 +63,7 @@ var compareStats = []struct {
 // then per scenario × dialect (p50, p90, p99, p99.9, max, count), then the counters,
 // violations and failed leaks.
 func Compare(a, b *measure.Run) Comparison {
-	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID, WorkloadDiffs: WorkloadDiffs(&a.Summary, &b.Summary)}
+	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID, WorkloadDiffs: measure.WorkloadDiffs(&a.Summary, &b.Summary)}
 	for _, x := range []struct {
 		id   *string
 		role string
@@ -263,10 +263,6 @@ func (c Comparison) Largest(n int) []CompareRow {
 	}
 	return out
 }
-
-// WorkloadDiffs lists the workload settings in which b's run differs from a's
-// (measure.WorkloadDiffs, which gate's regressions warn with too).
-func WorkloadDiffs(a, b *measure.Summary) []string { return measure.WorkloadDiffs(a, b) }
 
 // workloadWarning is the warning for runs whose workloads differ ("" when they do not).
 func (c Comparison) workloadWarning() string {

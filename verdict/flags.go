@@ -14,10 +14,7 @@ import (
 func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string) (Config, error) {
 	cfg := Config{Rules: rules}
 	for _, expr := range thresholds {
-		t, err := ParseThreshold(expr)
-		if err == nil {
-			err = checkRule(rules, t)
-		}
+		t, err := ParseThresholdIn(rules, expr)
 		if err != nil {
 			return cfg, fmt.Errorf("--threshold: %w", err)
 		}
@@ -40,15 +37,15 @@ func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string
 	return cfg, nil
 }
 
-// CheckThresholdRule returns an error when expr, a threshold, does not parse or is scoped to a
-// rule that rules does not have (a mix's thresholds are checked so before its run, as gate
-// checks them after).
-func CheckThresholdRule(rules *protocol.RuleSet, expr string) error {
+// ParseThresholdIn is ParseThreshold, refusing too a threshold scoped to a rule that rules
+// (nil: any rule) does not have: gate's --threshold and a run's mix thresholds, a mix's before
+// its run, sweep's --slo.
+func ParseThresholdIn(rules *protocol.RuleSet, expr string) (Threshold, error) {
 	t, err := ParseThreshold(expr)
 	if err != nil {
-		return err
+		return t, err
 	}
-	return checkRule(rules, t)
+	return t, checkRule(rules, t)
 }
 
 // checkRule returns an error for a threshold scoped to a rule that rules (nil: any rule) does

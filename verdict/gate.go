@@ -149,10 +149,7 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 		given = append(given, sourced{t, sourceThreshold})
 	}
 	for i, expr := range run.Summary.Config.Thresholds {
-		t, err := ParseThreshold(expr)
-		if err == nil {
-			err = checkRule(cfg.Rules, t)
-		}
+		t, err := ParseThresholdIn(cfg.Rules, expr)
 		if err != nil {
 			return nil, fmt.Errorf("%s config.thresholds[%d] (from the mix file): %w", measure.SummaryFile, i, err)
 		}

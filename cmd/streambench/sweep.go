@@ -257,14 +257,13 @@ func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []s
 // parseSLOs parses --slo checks, refusing one on a rule no dialect has (it would measure
 // nothing and pass every step), as gate and load refuse it.
 func parseSLOs(exprs []string) ([]verdict.Threshold, error) {
+	var out []verdict.Threshold
 	for _, e := range exprs {
-		if err := verdict.CheckThresholdRule(dialects.Default().Rules(), e); err != nil {
+		t, err := verdict.ParseThresholdIn(dialects.Default().Rules(), e)
+		if err != nil {
 			return nil, usageError("--slo: %v", err)
 		}
+		out = append(out, t)
 	}
-	thresholds, err := verdict.ParseThresholds(exprs)
-	if err != nil {
-		return nil, usageError("--slo: %v", err)
-	}
-	return thresholds, nil
+	return out, nil
 }

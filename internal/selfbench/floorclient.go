@@ -125,13 +125,8 @@ func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (
 	var events int64
 	for {
 		line, err := body.ReadSlice('\n')
-		if rest, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
-			if bytes.HasPrefix(rest, []byte("[DONE]")) || bytes.HasPrefix(rest, []byte(`"[DONE]"`)) {
-				return events, nil
-			}
-			if c.count == nil || bytes.HasPrefix(rest, c.count) {
-				events++
-			}
+		if c.onLine(line, &events) {
+			return events, nil
 		}
 		for errors.Is(err, bufio.ErrBufferFull) {
 			_, err = body.ReadSlice('\n') // the rest of a line longer than the buffer (a final frame): its head was read
@@ -168,19 +163,26 @@ func (c *floorClient) streamHTTP(ctx context.Context, addr string, request []byt
 	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
 	var events int64
 	for sc.Scan() {
-		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: "))
-		if !ok {
-			continue
-		}
-		if bytes.HasPrefix(rest, []byte("[DONE]")) || bytes.HasPrefix(rest, []byte(`"[DONE]"`)) {
+		if c.onLine(sc.Bytes(), &events) {
 			return events, nil
-		}
-		if c.count == nil || bytes.HasPrefix(rest, c.count) {
-			events++
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return events, err
 	}
 	return events, fmt.Errorf("stream ended after %d events without [DONE]", events)
+}
+
+// onLine counts line in events when it is a data line c counts, and reports whether it is the
+// end marker ([DONE], bare or as the JSON string "[DONE]").
+func (c *floorClient) onLine(line []byte, events *int64) (done bool) {
+	rest, ok := bytes.CutPrefix(line, []byte("data: "))
+	switch {
+	case !ok:
+	case bytes.HasPrefix(rest, []byte("[DONE]")) || bytes.HasPrefix(rest, []byte(`"[DONE]"`)):
+		return true
+	case c.count == nil || bytes.HasPrefix(rest, c.count):
+		*events++
+	}
+	return false
 }
