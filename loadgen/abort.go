@@ -6,45 +6,28 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 )
 
-// abortRecord is one session the client aborted or stopped on purpose.
-type abortRecord struct {
-	index                      uint64
-	session, scenario, dialect string
-	at                         time.Time // wall clock of the abort
-	duringTool                 bool
-	// continues: the request asked the target to finish the run when the client leaves
-	// (protocol.DisconnectContinuer), so R-abort is judged the other way round.
-	continues bool
-}
-
-// continuesOnDisconnect reports whether c's requests ask the target to go on with a run the
-// client leaves.
-func continuesOnDisconnect(c protocol.Client) bool {
-	dc, ok := c.(protocol.DisconnectContinuer)
-	return ok && dc.ContinuesOnDisconnect()
-}
-
 // abortLog collects abort records from sessions; appended once per aborted session.
 type abortLog struct {
 	mu      sync.Mutex
-	records []abortRecord
+	records []session.Abort
 }
 
-func (l *abortLog) add(a abortRecord) {
+func (l *abortLog) add(a session.Abort) {
 	l.mu.Lock()
 	l.records = append(l.records, a)
 	l.mu.Unlock()
 }
 
-func (l *abortLog) all() []abortRecord {
+func (l *abortLog) all() []session.Abort {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]abortRecord(nil), l.records...)
+	return append([]session.Abort(nil), l.records...)
 }
 
 // cancelFinding is the verdict on one aborted session from the mock's point of view.
@@ -62,12 +45,12 @@ type cancelFinding struct {
 // were fetched at now) breaks R-abort. A stream that finished on its own within tolerance raced
 // the abort and is fine. A provider request that starts later than tolerance after the abort
 // means the runtime carried on the conversation for a client that had left.
-func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance time.Duration, now time.Time) cancelFinding {
+func judgeCancel(a session.Abort, recs []mockprovider.SessionRecord, tolerance time.Duration, now time.Time) cancelFinding {
 	var f cancelFinding
-	if a.continues {
+	if a.Continues {
 		return judgeContinue(a, recs)
 	}
-	deadline := a.at.Add(tolerance)
+	deadline := a.At.Add(tolerance)
 	for _, r := range recs {
 		who := fmt.Sprintf("turn %d", r.Turn)
 		f.rule = protocol.RAbort
@@ -75,27 +58,27 @@ func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance tim
 			f.rule, who = protocol.RSwarmCancel, fmt.Sprintf("swarm child %s turn %d", r.Child, r.Turn)
 		}
 		if r.Start.After(deadline) {
-			f.violation = fmt.Sprintf("provider request for %s started %v after the client left", who, r.Start.Sub(a.at).Round(time.Millisecond))
+			f.violation = fmt.Sprintf("provider request for %s started %v after the client left", who, r.Start.Sub(a.At).Round(time.Millisecond))
 			return f
 		}
-		if !r.End.IsZero() && !r.End.After(a.at) {
+		if !r.End.IsZero() && !r.End.After(a.At) {
 			continue // finished before the client left: nothing to cancel
 		}
 		switch {
 		case !r.ClientGone.IsZero():
-			lat := max(r.ClientGone.Sub(a.at), 0)
+			lat := max(r.ClientGone.Sub(a.At), 0)
 			if lat > tolerance {
 				f.violation = fmt.Sprintf("provider (%s) saw the client go away %v after the abort (tolerance %v)", who, lat.Round(time.Millisecond), tolerance)
 				return f
 			}
-			f.latency = max(f.latency, observed(lat))
+			f.latency = max(f.latency, lat, 1)
 		case !r.End.IsZero():
-			if ran := r.End.Sub(a.at); ran > tolerance {
+			if ran := r.End.Sub(a.At); ran > tolerance {
 				f.violation = fmt.Sprintf("provider stream for %s ran on %v after the client left and ended %q", who, ran.Round(time.Millisecond), r.Outcome)
 				return f
 			}
 		case now.After(deadline):
-			f.violation = fmt.Sprintf("provider stream for %s still open %v after the client left", who, now.Sub(a.at).Round(time.Millisecond))
+			f.violation = fmt.Sprintf("provider stream for %s still open %v after the client left", who, now.Sub(a.At).Round(time.Millisecond))
 			return f
 		}
 	}
@@ -106,11 +89,11 @@ func judgeCancel(a abortRecord, recs []mockprovider.SessionRecord, tolerance tim
 // continue): no provider stream of the session may see the client go away, since the target
 // was asked not to cancel; later turns' requests are the run going on, as asked. No cancel
 // latency is measured.
-func judgeContinue(a abortRecord, recs []mockprovider.SessionRecord) cancelFinding {
+func judgeContinue(a session.Abort, recs []mockprovider.SessionRecord) cancelFinding {
 	f := cancelFinding{rule: protocol.RAbort}
 	for _, r := range recs {
-		if !r.ClientGone.IsZero() && r.ClientGone.After(a.at) {
-			f.violation = fmt.Sprintf("provider (turn %d) saw the client go away %v after the abort, although the request asked the run to continue (on_disconnect continue)", r.Turn, r.ClientGone.Sub(a.at).Round(time.Millisecond))
+		if !r.ClientGone.IsZero() && r.ClientGone.After(a.At) {
+			f.violation = fmt.Sprintf("provider (turn %d) saw the client go away %v after the abort, although the request asked the run to continue (on_disconnect continue)", r.Turn, r.ClientGone.Sub(a.At).Round(time.Millisecond))
 			return f
 		}
 	}
@@ -124,10 +107,10 @@ const mockFetchTimeout = 10 * time.Second
 // checkCancels joins the run's aborts with the mock's records recs: cancel latency per
 // scenario × dialect, and an R-abort violation for each session the provider did not see leave.
 // now is when recs were fetched.
-func (r *runner) checkCancels(aborts []abortRecord, recs []mockprovider.SessionRecord, now time.Time) {
+func (r *runner) checkCancels(aborts []session.Abort, recs []mockprovider.SessionRecord, now time.Time) {
 	bySession := make(map[string][]mockprovider.SessionRecord, len(aborts))
 	for _, a := range aborts {
-		bySession[a.session] = nil
+		bySession[a.Session] = nil
 	}
 	for _, rec := range recs {
 		if _, ok := bySession[rec.Session]; ok {
@@ -135,13 +118,13 @@ func (r *runner) checkCancels(aborts []abortRecord, recs []mockprovider.SessionR
 		}
 	}
 	for _, a := range aborts {
-		f := judgeCancel(a, bySession[a.session], r.cfg.AbortTolerance, now)
+		f := judgeCancel(a, bySession[a.Session], r.cfg.AbortTolerance, now)
 		if f.latency > 0 {
-			r.rec.recordOne(measure.Key{Metric: measure.CancelLatency, Scenario: a.scenario, Dialect: a.dialect}, f.latency)
+			r.rec.RecordOne(measure.Key{Metric: measure.CancelLatency, Scenario: a.Scenario, Dialect: a.Dialect}, f.latency)
 		}
 		if f.violation != "" {
-			r.rec.violation(f.rule)
-			r.samples.offer(pendingSample{index: a.index, id: a.session, rule: f.rule, detail: f.violation})
+			r.rec.AddViolation(f.rule)
+			r.samples.offer(pendingSample{index: a.Index, id: a.Session, rule: f.rule, detail: f.violation})
 		}
 	}
 }
@@ -169,8 +152,8 @@ func (r *runner) checkMock(ctx context.Context) (mockChecks, error) {
 	// Give the last aborts their full tolerance before judging them.
 	var last time.Time
 	for _, a := range aborts {
-		if a.at.After(last) {
-			last = a.at
+		if a.At.After(last) {
+			last = a.At
 		}
 	}
 	if wait := time.Until(last.Add(r.cfg.AbortTolerance)); len(aborts) > 0 && wait > 0 {

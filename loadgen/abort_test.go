@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/mockprovider"
 )
 
@@ -12,7 +13,7 @@ func TestJudgeCancel(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	at := func(ms int) *time.Time { v := t0.Add(time.Duration(ms) * time.Millisecond); return &v }
-	abort := abortRecord{session: "s", at: t0}
+	abort := session.Abort{Session: "s", At: t0}
 	const tol = 2 * time.Second
 	cases := []struct {
 		name        string

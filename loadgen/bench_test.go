@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -301,10 +303,18 @@ func BenchmarkOpenStreamMemory(b *testing.B) {
 
 func openStreamMemory(b *testing.B, streams int, mode string) float64 {
 	b.Helper()
-	var url, ca string
+	var url string
+	var conf *tls.Config
 	if mode == "https1" || mode == "h2" {
-		ca = filepath.Join(b.TempDir(), "ca.pem")
+		ca := filepath.Join(b.TempDir(), "ca.pem")
 		url = startChildServer(b, "LOADGEN_CHILD_SERVER=hold-tls", "LOADGEN_CERT="+ca)
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pem)
+		conf = &tls.Config{RootCAs: pool}
 	} else {
 		url = startChildServer(b, "LOADGEN_CHILD_SERVER=hold")
 	}
@@ -321,7 +331,7 @@ func openStreamMemory(b *testing.B, streams int, mode string) float64 {
 		_, _ = Run(ctx, Config{
 			Target: url, Mix: mix, RunID: "hold", Clients: streams, Sessions: int64(streams),
 			NoLeakCheck: true, RuntimeMetricsURL: "-", StreamTimeout: time.Minute,
-			HTTP2: mode == "h2c" || mode == "h2", CACertFile: ca,
+			HTTP2: mode == "h2c" || mode == "h2", TLS: conf,
 			Outputs: []Output{ProgressFunc(func(p Progress) {
 				if p.Active == int64(streams) {
 					select {

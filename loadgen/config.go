@@ -1,12 +1,14 @@
 package loadgen
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/loadgen/endpoint"
 	"github.com/streambench/streambench/loadgen/leakcheck"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
@@ -72,11 +74,11 @@ type Config struct {
 	// HTTP2 uses HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1
 	// connection per stream.
 	HTTP2 bool
-	// CACertFile is a PEM file of the certificates an https:// target's chain must lead to,
-	// instead of the system's roots. Insecure skips certificate verification altogether.
-	// The server name checked (and sent as SNI) is the target URL's host.
-	CACertFile string
-	Insecure   bool
+	// TLS is the client TLS configuration for an https:// target (nil: the system's roots):
+	// the roots its chain must lead to, or InsecureSkipVerify. The generator uses a clone,
+	// with its own minimum version and key-exchange curves. The server name checked (and sent
+	// as SNI) is the target URL's host.
+	TLS *tls.Config
 
 	// Headers are sent on every request to the target (streams and stop requests), over the
 	// mix profiles' headers of the same name. Sensitive values (SensitiveHeader) are recorded
@@ -95,7 +97,7 @@ type Config struct {
 	// Endpoint, when set, makes each session one request of an inference endpoint's
 	// workload (synthetic or sampled prompts, max_tokens; no directive, no tools), judged
 	// for structure only (NoGroundTruth). Its mix is EndpointMix's.
-	Endpoint *Endpoint
+	Endpoint *endpoint.Workload
 	// Dialects resolves the mix's dialect names (nil: dialects.Default()); tests add their
 	// own with Registry.With.
 	Dialects *dialects.Registry
@@ -211,14 +213,6 @@ type SessionEnd struct {
 	Err error
 }
 
-// Latencies are one session's measured values handed to a LatencyOutput: either a batch
-// of ChunkGaps, or (at the session's end) its TimeToFirstChunk, 0 when it had no answer chunk.
-type Latencies struct {
-	Scenario, Dialect string
-	TimeToFirstChunk  time.Duration
-	ChunkGaps         []time.Duration
-}
-
 // Progress is the run's state, reported once a second.
 type Progress struct {
 	Elapsed time.Duration
@@ -242,9 +236,6 @@ const (
 	DefaultMaxInflight   = 10_000
 	DefaultGrace         = 30 * time.Second
 	DefaultStreamTimeout = 2 * time.Minute
-	// StallWindow is how long a stream found open at a limit must have been silent to be
-	// called stalled rather than over_time or cut.
-	StallWindow          = 10 * time.Second
 	DefaultLeakGrace     = leakcheck.DefaultGrace
 	DefaultLeakPerStream = leakcheck.DefaultPerStream
 	DefaultReplayBudget  = 5 * time.Second
@@ -324,9 +315,6 @@ func (c *Config) withDefaults() (Config, error) {
 	if err := checkOutputs(cfg.Outputs); err != nil {
 		errs = append(errs, err)
 	}
-	if cfg.CACertFile != "" && cfg.Insecure {
-		errs = append(errs, errors.New("ca cert and insecure: verify against the CA file, or skip verification, not both"))
-	}
 	if cfg.Target == "" {
 		errs = append(errs, errors.New("target: the runtime's base URL is required"))
 	} else if err := CheckURL("target", cfg.Target); err != nil {
@@ -401,3 +389,39 @@ func (c *Config) withDefaults() (Config, error) {
 
 // openLoop tells whether sessions start on a schedule rather than per virtual user.
 func (c *Config) openLoop() bool { return c.Rate > 0 || (len(c.Stages) > 0 && c.RateStages) }
+
+// Defaults of the workload when no shape or length is given: the default mix's 1,000 clients
+// for 30 s.
+const (
+	DefaultClients  = 1000
+	DefaultDuration = 30 * time.Second
+)
+
+// ClientsPerCore is how many closed-loop clients of the default mix run gives each core of
+// the machine when no shape is given (ClientsForCores). Measured with run --clients 100 and 200
+// --duration 10s on a 2-core VM: the generator, the mock and the runtime together spent 32 to
+// 49 ms of CPU per session, and a client ran a session every 3.2 s or so, so each client costs
+// 0.010 to 0.015 cores; 40 clients a core keep the three processes near half of each core
+// (0.4 to 0.6), so the latencies are the target's, not a queue for the CPU.
+const ClientsPerCore = 40
+
+// ClientsForCores is run's default clients on a machine of cores cores: ClientsPerCore a
+// core, at most DefaultClients (25 cores and more), at least ClientsPerCore.
+func ClientsForCores(cores int) int {
+	return min(max(cores, 1)*ClientsPerCore, DefaultClients)
+}
+
+// Small tells whether the run is small enough that run and sweep play the mock and runtime in
+// process (a quicker start, and figures no one would quote): at most 200 sessions, at most 20
+// sessions/s, or at most 50 clients without stages.
+func (c *Config) Small() bool {
+	switch {
+	case c.Sessions > 0 && c.Sessions <= 200:
+		return true
+	case c.Rate > 0:
+		return c.Rate <= 20
+	case len(c.Stages) > 0:
+		return false
+	}
+	return c.Clients <= 50
+}

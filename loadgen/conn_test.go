@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/streambench/streambench/measure"
 	"io"
 	"log"
 	"net"
@@ -19,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/streambench/streambench/measure"
 )
 
 // A session is never judged on bytes that were not its response (issue #28, connections).

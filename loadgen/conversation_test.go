@@ -15,59 +15,12 @@ import (
 	"testing/synctest"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/loadgen/endpoint"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
-
-func TestLoadConversations(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	good := filepath.Join(dir, "c.jsonl")
-	os.WriteFile(good, []byte(`{"turns":["one","two","three"]}
-
-{"conversations":[{"from":"system","value":"be brief"},{"from":"human","value":"q1"},{"from":"gpt","value":"a b c"},{"from":"human","value":"q2"}]}
-`), 0o600)
-	cs, err := LoadConversations(good)
-	if err != nil || len(cs) != 2 {
-		t.Fatalf("%d conversations, %v", len(cs), err)
-	}
-	if got := cs[0].Turns; len(got) != 3 || got[2] != "three" {
-		t.Errorf("turns %q", got)
-	}
-	// ShareGPT: only the human turns are sent; the gpt reply's length is the turn's max_tokens.
-	if c := cs[1]; c.System != "be brief" || len(c.Turns) != 2 || c.Turns[1] != "q2" || c.ReplyTokens[0] != 3 || c.ReplyTokens[1] != 0 {
-		t.Errorf("ShareGPT conversation %+v", c)
-	}
-	for _, tc := range []struct {
-		name, body, want string
-	}{
-		// not JSON, on the third line
-		{"notjson", "{\"turns\":[\"a\"]}\n\nnot json\n", "bad.jsonl:3: not a JSON value: want {\"turns\""},
-		// an empty turn
-		{"emptyturn", `{"turns":["a",""]}`, `bad.jsonl:1: turns[1] is "\"\"": want a non-empty string`},
-		// a turn that is not a string
-		{"number", `{"turns":[1]}`, "bad.jsonl:1: turns[0] is \"1\": want a non-empty string"},
-		// neither shape
-		{"prompt", `{"prompt":"x"}`, `bad.jsonl:1: want {"turns":[`},
-		// a ShareGPT speaker that is neither
-		{"from", `{"conversations":[{"from":"robot","value":"x"}]}`, `bad.jsonl:1: conversations[0].from "robot": want human`},
-		// no human turn
-		{"nohuman", `{"conversations":[{"from":"gpt","value":"x"}]}`, "bad.jsonl:1: a ShareGPT record without a human turn"},
-		// nothing at all
-		{"empty", "\n\n", "bad.jsonl: no conversation"},
-	} {
-		path := filepath.Join(t.TempDir(), "bad.jsonl")
-		os.WriteFile(path, []byte(tc.body), 0o600)
-		if _, err := LoadConversations(path); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
-		}
-	}
-	w := Workload{Dialect: "openai-chat", Conversations: good, Prompts: good, TimeScale: 1, SnapshotEvery: 1}
-	if _, err := w.Config(); err == nil || !strings.Contains(err.Error(), "--conversations and --input-tokens or --prompts") {
-		t.Errorf("--conversations with --prompts: %v", err)
-	}
-}
 
 // TestConversationReplay: one client replays a 3-turn conversation against the mock (which
 // honours max_tokens); each request carries the history with the answers the mock really
@@ -88,11 +41,12 @@ func TestConversationReplay(t *testing.T) {
 		// the second turn fails: the conversation ends there, with its outcome
 		{"openai-chat", 2},
 	} {
-		w := Workload{Dialect: tc.dialect, Model: "m", Conversations: path, OutputTokens: "6", Seed: 3, TimeScale: 1, SnapshotEvery: 1}
-		cfg, err := w.Config()
+		convs, err := endpoint.LoadConversations(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		out, _ := endpoint.ParseTokenDist("6")
+		cfg := endpointConfig(t, tc.dialect, "m", 3, &endpoint.Workload{Conversations: convs, Output: out, Source: path})
 		var run *measure.Run
 		var tap *conversationTap
 		synctest.Test(t, func(t *testing.T) {
@@ -178,8 +132,8 @@ func (c *conversationTap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var msgs []string
 	for _, m := range append(req.Messages, req.Input...) {
 		var parts []struct{ Text string }
-		text, err := contentString(m.Content)
-		if err != nil || json.Unmarshal(m.Content, &parts) == nil {
+		var text string
+		if json.Unmarshal(m.Content, &text) != nil && json.Unmarshal(m.Content, &parts) == nil {
 			text = ""
 			for _, p := range parts {
 				text += p.Text
@@ -254,4 +208,15 @@ func answerText(stream []byte) string {
 		}
 	}
 	return b.String()
+}
+
+// endpointConfig is the Config of an endpoint workload w of dialect against model, as load's
+// flags make it (cmd/streambench's workload.build).
+func endpointConfig(t *testing.T, dialect, model string, seed uint64, w *endpoint.Workload) Config {
+	t.Helper()
+	mix, err := EndpointMix(dialect, model, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{Mix: mix, MixName: "endpoint", Seed: seed, Options: protocol.Options{"model": model}, Endpoint: w, NoGroundTruth: true}
 }

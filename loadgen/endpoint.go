@@ -1,62 +1,23 @@
 package loadgen
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"net/http"
-	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/scenarios"
 )
-
-// Endpoint is an inference endpoint's workload (load --input-tokens, --output-tokens,
-// --prompts): each session is one request as an application sends it (protocol.EndpointRequest:
-// no directive, no tools, no reasoning fields), judged for structure only.
-type Endpoint struct {
-	// Input is the synthetic prompt's length in tokens (by the scenario tokenizer: generated
-	// words); used when Prompts is empty.
-	Input TokenDist
-	// Output is max_tokens; zero (Kind "") sends none, or a prompt's own reply length when the
-	// prompt file has one.
-	Output TokenDist
-	// Prompts, when not empty, are sampled with the session's seed instead of synthetic ones.
-	Prompts []Prompt
-	// Conversations, when not empty, are sampled with the session's seed instead of prompts:
-	// each session replays one turn by turn (load --conversations; Conversation).
-	Conversations []Conversation
-	// Source names where the prompts or conversations came from (the file), for the results.
-	Source string
-	// MaxTokensField is the openai-chat field max_tokens is sent in (protocol.MaxTokensField
-	// and its siblings; "": max_tokens). MinTokens sends min_tokens equal to max_tokens and
-	// IgnoreEOS ignore_eos: true, vLLM's way to generate exactly the asked length
-	// (openai-chat only).
-	MaxTokensField       string
-	MinTokens, IgnoreEOS bool
-}
-
-// Prompt is one prompt of a prompt file: the conversation sent, and the length of the answer
-// the file recorded (ShareGPT's reply; 0 when none).
-type Prompt struct {
-	Messages    []protocol.Message
-	ReplyTokens int
-}
 
 // EndpointDialect reports whether dialect takes the endpoint workload, --model and --api-key:
 // the provider wires, openai-chat, anthropic-messages and openai-responses.
@@ -92,255 +53,6 @@ func EndpointMix(dialect, model string, seed uint64) (*Mix, error) {
 		[]Profile{{Name: dialect, Dialect: dialect, Weight: 1, Targets: []Target{{Slug: model}}}})
 }
 
-// request is session pick's endpoint request, drawn from its seed, and for a conversation
-// workload the conversation it begins (nil otherwise).
-func (e *Endpoint) request(seed uint64) (*protocol.EndpointRequest, *Conversation) {
-	r := rand.New(rand.NewPCG(seed, 0x656e64706f696e74)) // "endpoint"
-	req := &protocol.EndpointRequest{}
-	reply := 0
-	var conv *Conversation
-	if len(e.Conversations) > 0 {
-		conv = e.conversation(r)
-		if conv.System != "" {
-			req.Messages = append(req.Messages, protocol.Message{Role: "system", Text: conv.System})
-		}
-		req.Messages = append(req.Messages, protocol.Message{Role: "user", Text: conv.Turns[0]})
-		req.Conversation, reply = true, conv.ReplyTokens[0]
-	} else if len(e.Prompts) > 0 {
-		p := &e.Prompts[r.IntN(len(e.Prompts))]
-		req.Messages, reply = p.Messages, p.ReplyTokens
-	} else {
-		n := e.Input.Sample(r)
-		req.Messages = []protocol.Message{{Role: "user", Text: scenarios.GenerateText(r.Uint64(), n)}}
-	}
-	if e.Output.Kind != "" {
-		req.MaxTokens = e.Output.Sample(r)
-	} else {
-		req.MaxTokens = reply
-	}
-	req.MaxTokensField, req.IgnoreEOS = e.MaxTokensField, e.IgnoreEOS
-	if e.MinTokens {
-		req.MinTokens = req.MaxTokens
-	}
-	return req, conv
-}
-
-// TokenDist is a distribution of token counts: fixed ("512"), normal ("512±64" or "512+-64":
-// mean 512, standard deviation 64, at least 1) or uniform ("uniform:256-768", both included).
-type TokenDist struct {
-	Kind     string // "fixed", "normal", "uniform"; "": not given
-	Mean     int    // fixed: the count; normal: the mean
-	Stddev   int    // normal
-	Min, Max int    // uniform
-	spec     string
-}
-
-// ParseTokenDist reads a TokenDist; "" is the zero TokenDist (not given).
-func ParseTokenDist(spec string) (TokenDist, error) {
-	s := strings.TrimSpace(spec)
-	d := TokenDist{spec: s}
-	if s == "" {
-		return TokenDist{}, nil
-	}
-	positive := func(v string) (int, error) {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("%q: want a token count of at least 1 (512), a normal 512±64, or uniform:256-768", spec)
-		}
-		return n, nil
-	}
-	var err error
-	if rest, ok := strings.CutPrefix(s, "uniform:"); ok {
-		lo, hi, ok := strings.Cut(rest, "-")
-		if !ok {
-			return d, fmt.Errorf("%q: want uniform:MIN-MAX, e.g. uniform:256-768", spec)
-		}
-		d.Kind = "uniform"
-		if d.Min, err = positive(lo); err != nil {
-			return d, err
-		}
-		if d.Max, err = positive(hi); err != nil {
-			return d, err
-		}
-		if d.Min > d.Max {
-			return d, fmt.Errorf("%q: the minimum is above the maximum", spec)
-		}
-		return d, nil
-	}
-	for _, sep := range []string{"±", "+-"} {
-		if mean, sd, ok := strings.Cut(s, sep); ok {
-			d.Kind = "normal"
-			if d.Mean, err = positive(mean); err != nil {
-				return d, err
-			}
-			if d.Stddev, err = strconv.Atoi(strings.TrimSpace(sd)); err != nil || d.Stddev < 0 {
-				return d, fmt.Errorf("%q: want MEAN±STDDEV, e.g. 512±64", spec)
-			}
-			return d, nil
-		}
-	}
-	d.Kind = "fixed"
-	d.Mean, err = positive(s)
-	return d, err
-}
-
-// String is the distribution as written.
-func (d TokenDist) String() string { return d.spec }
-
-// Sample draws one count from r (at least 1).
-func (d TokenDist) Sample(r *rand.Rand) int {
-	switch d.Kind {
-	case "normal":
-		return max(int(math.Round(float64(d.Mean)+r.NormFloat64()*float64(d.Stddev))), 1)
-	case "uniform":
-		return d.Min + r.IntN(d.Max-d.Min+1)
-	}
-	return max(d.Mean, 1)
-}
-
-// MaxPrompts bounds the prompts read from a file; a larger file is sampled from its first
-// MaxPrompts.
-const MaxPrompts = 100_000
-
-// LoadPrompts reads a prompt file: JSON Lines, one prompt a line, each a JSON string, an
-// object with "prompt" (or "text"), an object with OpenAI-style "messages"
-// ([{"role","content"}]), or a ShareGPT record ({"conversations":[{"from":"human","value":…},
-// {"from":"gpt",…}]}); or one JSON array of such records (the ShareGPT JSON file). A ShareGPT
-// record is sent up to its first human turn (its system turn kept), and its reply's length
-// (by the scenario tokenizer) is the prompt's ReplyTokens.
-func LoadPrompts(path string) ([]Prompt, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var raws []json.RawMessage
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		if err := json.Unmarshal(t, &raws); err != nil {
-			return nil, fmt.Errorf("%s: a JSON array of prompts: %w", path, err)
-		}
-	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-		for line := 1; sc.Scan(); line++ {
-			if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
-				if !json.Valid(l) {
-					return nil, fmt.Errorf("%s:%d: not a JSON value", path, line)
-				}
-				raws = append(raws, slices.Clone(l))
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	var out []Prompt
-	for i, raw := range raws {
-		if len(out) == MaxPrompts {
-			break
-		}
-		p, err := parsePrompt(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: prompt %d: %w", path, i+1, err)
-		}
-		if p != nil {
-			out = append(out, *p)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no prompt (want JSON Lines of strings, {\"prompt\":…}, {\"messages\":[…]} or ShareGPT records)", path)
-	}
-	return out, nil
-}
-
-// parsePrompt reads one record; nil for a ShareGPT record without a human turn (skipped, as
-// vLLM's and GuideLLM's loaders skip them).
-func parsePrompt(raw json.RawMessage) (*Prompt, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return &Prompt{Messages: []protocol.Message{{Role: "user", Text: s}}}, nil
-	}
-	var rec struct {
-		Prompt   *string `json:"prompt"`
-		Text     *string `json:"text"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Conversations []struct {
-			From  string `json:"from"`
-			Value string `json:"value"`
-		} `json:"conversations"`
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return nil, fmt.Errorf("want a string or an object: %w", err)
-	}
-	switch {
-	case rec.Prompt != nil:
-		return &Prompt{Messages: []protocol.Message{{Role: "user", Text: *rec.Prompt}}}, nil
-	case rec.Text != nil:
-		return &Prompt{Messages: []protocol.Message{{Role: "user", Text: *rec.Text}}}, nil
-	case len(rec.Messages) > 0:
-		p := &Prompt{}
-		for j, m := range rec.Messages {
-			text, err := contentString(m.Content)
-			if err != nil {
-				return nil, fmt.Errorf("messages[%d].content: %w", j, err)
-			}
-			switch m.Role {
-			case "system", "user", "assistant":
-			case "developer":
-				m.Role = "system"
-			default:
-				return nil, fmt.Errorf("messages[%d].role %q: want system, user or assistant", j, m.Role)
-			}
-			p.Messages = append(p.Messages, protocol.Message{Role: m.Role, Text: text})
-		}
-		if p.Messages[len(p.Messages)-1].Role != "user" {
-			return nil, fmt.Errorf("the last message is %q: want the user's", p.Messages[len(p.Messages)-1].Role)
-		}
-		return p, nil
-	case len(rec.Conversations) > 0:
-		p := &Prompt{}
-		for j, c := range rec.Conversations {
-			switch c.From {
-			case "system":
-				p.Messages = append(p.Messages, protocol.Message{Role: "system", Text: c.Value})
-			case "human", "user":
-				p.Messages = append(p.Messages, protocol.Message{Role: "user", Text: c.Value})
-				if j+1 < len(rec.Conversations) {
-					var tc scenarios.TokenCounter
-					p.ReplyTokens = tc.Text(rec.Conversations[j+1].Value)
-				}
-				return p, nil
-			}
-		}
-		return nil, nil
-	}
-	return nil, errors.New(`want a string, {"prompt":…}, {"messages":[…]} or a ShareGPT {"conversations":[…]}`)
-}
-
-// contentString is a message content: a string, or an array of parts whose text parts join.
-func contentString(raw json.RawMessage) (string, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("want a string or an array of text parts")
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String(), nil
-}
-
 // ListModels asks the target for its models (GET {target}/v1/models, the OpenAI and Anthropic
 // shape {"data":[{"id":…}]}) with c's headers, and returns their ids.
 func ListModels(ctx context.Context, c Config) ([]string, error) {
@@ -348,10 +60,7 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 	one.Clients, one.Rate, one.Stages, one.MaxInflight = 1, 0, nil, 1
 	rt := c.Transport
 	if rt == nil {
-		var err error
-		if rt, err = newTransport(&one); err != nil {
-			return nil, err
-		}
+		rt = newTransport(&one)
 	}
 	client := &http.Client{Transport: rt, CheckRedirect: noRedirects, Timeout: 15 * time.Second}
 	defer client.CloseIdleConnections()
@@ -360,7 +69,7 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	applyHeader(req, c.Headers)
+	session.ApplyHeader(req, c.Headers)
 	req.Header.Set("anthropic-version", "2023-06-01")
 	red := NewRedactor([]http.Header{c.Headers}, []string{c.Target}, c.Redact)
 	resp, err := client.Do(req)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/loadgen/endpoint"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
@@ -163,8 +164,8 @@ func runEndpointGolden(t *testing.T, lib *scenarios.Library, sloExprs ...string)
 		}
 		slos = append(slos, s)
 	}
-	input, _ := ParseTokenDist("8")
-	output, _ := ParseTokenDist("12")
+	input, _ := endpoint.ParseTokenDist("8")
+	output, _ := endpoint.ParseTokenDist("12")
 	mix, err := EndpointMix("openai-chat", "m", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +179,7 @@ func runEndpointGolden(t *testing.T, lib *scenarios.Library, sloExprs ...string)
 		run, err = Run(context.Background(), Config{
 			Clock: hrtimer.NewPortable(), Target: "http://in-memory", Transport: pipeTransport{mock},
 			Mix: mix, MixName: "endpoint", RunID: "endpoint-golden", Clients: goldenClients, Sessions: goldenSessions,
-			Endpoint: &Endpoint{Input: input, Output: output}, NoGroundTruth: true, GoodputSLOs: slos,
+			Endpoint: &endpoint.Workload{Input: input, Output: output}, NoGroundTruth: true, GoodputSLOs: slos,
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
 		})
 		if err != nil {

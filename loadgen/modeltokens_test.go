@@ -3,7 +3,6 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/modeltokens"
+	"github.com/streambench/streambench/loadgen/endpoint"
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -71,12 +70,10 @@ func TestUsagelessSessionCountedByTokenizer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := usagelessChat(t, tc.model, tc.chunks, tc.usage)
-			w := Workload{Dialect: "openai-chat", Model: tc.model, Prompt: "Who won in 2020?", OutputTokens: "32",
-				Clients: 1, Sessions: 3, TimeScale: 1, SnapshotEvery: 1, NoLeakCheck: true}
-			cfg, err := w.Config()
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, _ := endpoint.ParseTokenDist("32")
+			cfg := endpointConfig(t, "openai-chat", tc.model, 0, &endpoint.Workload{Output: out,
+				Prompts: []endpoint.Prompt{{Messages: []protocol.Message{{Role: "user", Text: "Who won in 2020?"}}}}, Source: "--prompt"})
+			cfg.Clients, cfg.Sessions, cfg.NoLeakCheck = 1, 3, true
 			cfg.Target, cfg.RuntimeMetricsURL = srv.URL, "-"
 			run, err := Run(context.Background(), cfg)
 			if err != nil {
@@ -110,12 +107,13 @@ func TestUsagelessConversationTurnsCountedByTokenizer(t *testing.T) {
 	srv := usagelessChat(t, "m", []string{"The Los Ange", "les Dodgers won the World Series in 2020."}, 0)
 	file := filepath.Join(t.TempDir(), "chats.jsonl")
 	os.WriteFile(file, []byte(`{"turns":["Who won in 2020?","And in 2024?"]}`+"\n"), 0o600)
-	w := Workload{Dialect: "openai-chat", Model: "m", Conversations: file, OutputTokens: "32",
-		Clients: 1, Sessions: 2, TimeScale: 1, SnapshotEvery: 1, NoLeakCheck: true}
-	cfg, err := w.Config()
+	convs, err := endpoint.LoadConversations(file)
 	if err != nil {
 		t.Fatal(err)
 	}
+	out, _ := endpoint.ParseTokenDist("32")
+	cfg := endpointConfig(t, "openai-chat", "m", 0, &endpoint.Workload{Output: out, Conversations: convs, Source: file})
+	cfg.Clients, cfg.Sessions, cfg.NoLeakCheck = 1, 2, true
 	cfg.Target, cfg.RuntimeMetricsURL = srv.URL, "-"
 	run, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -127,28 +125,5 @@ func TestUsagelessConversationTurnsCountedByTokenizer(t *testing.T) {
 	}
 	if c.OutputTokens != 4*13 || c.EstimatedBy["tiktoken cl100k_base"] != 4 {
 		t.Errorf("output tokens %d estimated by %v, want 4 turns × 13 by tiktoken cl100k_base", c.OutputTokens, c.EstimatedBy)
-	}
-}
-
-// TestUsagelessTextScaled: a usage-less session keeps at most protocol.MaxOutputText bytes of
-// its text (clientturn's TestOutputTextIsBounded), and its count is the kept part's scaled to
-// every byte the stream carried.
-func TestUsagelessTextScaled(t *testing.T) {
-	t.Parallel()
-	sentence := "The Los Angeles Dodgers won the World Series in 2020. "
-	whole := strings.Repeat(sentence, 60000) // 3.24 MB
-	tc := tokenClock{usageOnly: true, frames: 60, kept: true, text: []byte(whole[:protocol.MaxOutputText]), textTotal: int64(len(whole))}
-	tc.settle("cl100k_base")
-	want, err := modeltokens.Count("cl100k_base", whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Scaled by bytes from a cut that may split a word: within a tenth of a percent.
-	if diff := math.Abs(float64(tc.estimated-int64(want))) / float64(want); diff > 0.001 || tc.method == "" {
-		t.Errorf("estimated %d tokens (%s), the whole text has %d (%.3f%% apart)", tc.estimated, tc.method, want, diff*100)
-	}
-	// Without the scaling, the count would be the kept megabyte's: about a third.
-	if tc.estimated < int64(want)/2 {
-		t.Errorf("estimated %d tokens: the kept part's count, not scaled to the whole %d", tc.estimated, want)
 	}
 }

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"fmt"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -28,7 +29,7 @@ type ProgressOutput interface{ Progress(Progress) }
 // chunks, never per frame), and the time to first chunk once, at the session's end. Warmup
 // sessions are not passed. Latencies is called from the session's goroutine: it must be safe
 // for concurrent use and quick, and must not keep ChunkGaps.
-type LatencyOutput interface{ Latencies(Latencies) }
+type LatencyOutput interface{ Latencies(session.Latencies) }
 
 // SnapshotOutput receives the results so far, marked incomplete (Summary.Incomplete;
 // Summary.Metrics left to the reader), when the load starts, every Config.SnapshotInterval
@@ -55,10 +56,10 @@ type ProgressFunc func(Progress)
 func (f ProgressFunc) Progress(p Progress) { f(p) }
 
 // LatencyFunc is a function as a LatencyOutput.
-type LatencyFunc func(Latencies)
+type LatencyFunc func(session.Latencies)
 
 // Latencies calls f.
-func (f LatencyFunc) Latencies(l Latencies) { f(l) }
+func (f LatencyFunc) Latencies(l session.Latencies) { f(l) }
 
 // SnapshotFunc is a function as a SnapshotOutput.
 type SnapshotFunc func(*measure.Run) error
@@ -71,7 +72,7 @@ func (f SnapshotFunc) Snapshot(r *measure.Run) error { return f(r) }
 type outputs struct {
 	sessionEnd func(SessionEnd)
 	progress   func(Progress)
-	latencies  func(Latencies)
+	latencies  func(session.Latencies)
 	snapshot   func(*measure.Run) error
 }
 
@@ -94,7 +95,7 @@ func outputsOf(outs []Output) outputs {
 	var (
 		ends  []func(SessionEnd)
 		progs []func(Progress)
-		lats  []func(Latencies)
+		lats  []func(session.Latencies)
 		snaps []func(*measure.Run) error
 	)
 	for _, o := range outs {

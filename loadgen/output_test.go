@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -59,7 +60,7 @@ func TestOutputsChecked(t *testing.T) {
 	}{
 		{[]Output{ProgressFunc(func(Progress) {}), 42}, "Outputs[1] (int) takes nothing"},
 		{[]Output{nil}, "Outputs[0] is nil"},
-		{[]Output{LatencyFunc(func(Latencies) {})}, ""},
+		{[]Output{LatencyFunc(func(session.Latencies) {})}, ""},
 	} {
 		err := checkOutputs(tc.outs)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -84,11 +85,9 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	if rt == nil {
 		one := cfg
 		one.Clients, one.Rate, one.Stages, one.MaxInflight = 1, 0, nil, 1
-		if rt, err = newTransport(&one); err != nil {
-			return nil, fmt.Errorf("load: %w", err)
-		}
+		rt = newTransport(&one)
 	}
-	r := &runner{cfg: cfg, reqOpts: opts, runID: cmp.Or(cfg.RunID, "preflight"), rec: newRecorder(1)}
+	r := &runner{cfg: cfg, reqOpts: opts, runID: cmp.Or(cfg.RunID, "preflight"), planner: cfg.planner()}
 	r.redactor = newRunRedactor(&cfg, opts)
 	client := &http.Client{Transport: rt, CheckRedirect: noRedirects}
 	defer client.CloseIdleConnections()
@@ -107,11 +106,11 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 		for j, t := range prof.Targets {
 			pick := Pick{Scenario: scenario, Seed: 1, Profile: prof, Target: t, ProfileIndex: i, TargetIndex: j}
 			p := r.planOf(pick, fmt.Sprintf("%s-preflight-%d-%d", r.runID, i, j))
-			req, err := p.client.NewRequest(ctx, cfg.Target, p.session)
+			req, err := p.Client.NewRequest(ctx, cfg.Target, p.Session)
 			if err != nil {
 				return nil, fmt.Errorf("load: preflight: profile %d target %s: %w", i, t.Slug, err)
 			}
-			applyHeader(req, p.header)
+			session.ApplyHeader(req, p.Header)
 			req.Header.Set(PreflightHeader, "1")
 			if req.Header.Get("Accept-Encoding") == "" {
 				req.Header.Set("Accept-Encoding", "identity")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
 )
@@ -108,23 +109,11 @@ func RedactedHeaders(h http.Header) []string {
 	return out
 }
 
-// profileRequest is what one mix profile × target sends and how it is judged: the client its
-// dialect configured from the profile's, the target's and the command line's options, and the
-// headers every request carries (the mix profile's, then Config.Headers, which win for the
-// same name; shared by the profile's targets).
-type profileRequest struct {
-	client protocol.Client
-	header http.Header
-	// encoding is the model tokenizer's encoding for its model option
-	// (modeltokens.ForModel), which counts a usage-less session's tokens.
-	encoding string
-}
-
 // resolve configures every profile × target of the mix once, before the run: errors name the
 // mix, the profile and the target. Config.Options go to every profile whose dialect takes
 // them; one that no profile's dialect takes is an error.
-func (c *Config) resolve() ([][]profileRequest, error) {
-	out := make([][]profileRequest, len(c.Mix.Profiles))
+func (c *Config) resolve() ([][]session.Request, error) {
+	out := make([][]session.Request, len(c.Mix.Profiles))
 	var errs []error
 	taken := map[string]bool{}
 	for i := range c.Mix.Profiles {
@@ -154,7 +143,7 @@ func (c *Config) resolve() ([][]profileRequest, error) {
 				cli[spec.Key], taken[spec.Key] = v, true
 			}
 		}
-		out[i] = make([]profileRequest, len(p.Targets))
+		out[i] = make([]session.Request, len(p.Targets))
 		var first string // the first target an error was found at
 		var firstErr error
 		var more int // targets after it with the same error (command-line options: all of them)
@@ -164,7 +153,7 @@ func (c *Config) resolve() ([][]profileRequest, error) {
 			switch {
 			case err == nil:
 				model, _ := opts["model"].(string)
-				out[i][j] = profileRequest{client: cl, header: header, encoding: modeltokens.ForModel(model)}
+				out[i][j] = session.Request{Client: cl, Header: header, Encoding: modeltokens.ForModel(model)}
 			case firstErr != nil && err.Error() == firstErr.Error():
 				more++
 			default:
@@ -195,17 +184,6 @@ func targetError(profile, target string, more int, err error) error {
 	return fmt.Errorf("%s.%s: %w", profile, target, err)
 }
 
-// applyHeader adds a profile's headers to req (Host sets the request's host).
-func applyHeader(req *http.Request, header http.Header) {
-	for name, vs := range header {
-		if name == "Host" && len(vs) > 0 {
-			req.Host = vs[0]
-			continue
-		}
-		req.Header[name] = vs
-	}
-}
-
 // minEchoedSecret is the shortest sensitive header value (or part of one) searched for in
 // free text. A header whose name only looks sensitive (x-portkey-provider: openai) would
 // otherwise blank out a common word in every error message; its value is still redacted
@@ -214,11 +192,11 @@ const minEchoedSecret = 8
 
 // newRunRedactor is the redactor of a run: the sensitive header values of every profile, the
 // userinfo of its URLs and Config.Redact (Redactor).
-func newRunRedactor(cfg *Config, opts [][]profileRequest) *Redactor {
+func newRunRedactor(cfg *Config, opts [][]session.Request) *Redactor {
 	var headers []http.Header
 	for _, prs := range opts {
-		if len(prs) > 0 && prs[0].header != nil {
-			headers = append(headers, prs[0].header)
+		if len(prs) > 0 && prs[0].Header != nil {
+			headers = append(headers, prs[0].Header)
 		}
 	}
 	return NewRedactor(headers, []string{cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL}, cfg.Redact)

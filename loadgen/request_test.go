@@ -10,7 +10,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
@@ -283,15 +282,11 @@ func assertNoSecret(t *testing.T, run *measure.Run, secret string) {
 	}
 }
 
-// writeCert writes ts's certificate as PEM, for CACertFile.
-func writeCert(t *testing.T, ts *httptest.Server) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "ca.pem")
-	b := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+// trusting is a TLS configuration whose one root is ts's certificate.
+func trusting(ts *httptest.Server) *tls.Config {
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	return &tls.Config{RootCAs: pool}
 }
 
 // TestHTTPSTargets: the runtime over TLS, HTTP/1.1 (the stream transport) and h2 (ALPN),
@@ -345,10 +340,13 @@ func TestHTTPSTargets(t *testing.T) {
 			cfg := Config{
 				Target: target, MockURL: mockURL, Mix: mix, MixName: mix.Name, RunID: "tls-" + strings.ReplaceAll(tc.name, " ", "-"),
 				Clients: 2, Sessions: 6, ScriptTimeScale: testScale, NoLeakCheck: true, HTTP2: tc.http2,
-				Insecure: tc.insec, Grace: 10e9, StreamTimeout: 20e9,
+				Grace: 10e9, StreamTimeout: 20e9,
+			}
+			if tc.insec {
+				cfg.TLS = &tls.Config{InsecureSkipVerify: true}
 			}
 			if tc.ca {
-				cfg.CACertFile = writeCert(t, tc.ts)
+				cfg.TLS = trusting(tc.ts)
 			}
 			run := runLoad(t, cfg)
 			c := run.Summary.Counters
@@ -403,14 +401,16 @@ func TestHTTPSExpiredCertificate(t *testing.T) {
 	ts.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
 	ts.StartTLS()
 	t.Cleanup(ts.Close)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
 		t.Fatal(err)
 	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
 	mix := mixOf(t, []string{"plain-answer"}, optedInNone())
 	run := runLoad(t, Config{
 		Target: ts.URL, Mix: mix, MixName: mix.Name, RunID: "expired", Clients: 1, Sessions: 3,
-		NoLeakCheck: true, CACertFile: ca,
+		NoLeakCheck: true, TLS: &tls.Config{RootCAs: pool},
 	})
 	c := run.Summary.Counters
 	reasons := strings.Join(run.Summary.Verdict.Reasons, "; ")
@@ -420,23 +420,15 @@ func TestHTTPSExpiredCertificate(t *testing.T) {
 	}
 }
 
-func TestCACertFileErrors(t *testing.T) {
+// TestPathOptionErrors: a path option whose placeholder is not the dialect's is refused before
+// anything is sent, naming the placeholder and the known ones.
+func TestPathOptionErrors(t *testing.T) {
 	t.Parallel()
 	mix := mixOf(t, []string{"plain-answer"}, optedInNone())
-	notPEM := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		cfg  Config
 		want string
 	}{
-		// A missing file.
-		{Config{CACertFile: "/nonexistent/ca.pem"}, "ca cert: open /nonexistent/ca.pem"},
-		// A file without a PEM certificate.
-		{Config{CACertFile: notPEM}, "no PEM certificate in it"},
-		// Both a CA and no verification.
-		{Config{CACertFile: notPEM, Insecure: true}, "not both"},
 		// A path option for a mix of several dialects: the one whose placeholder differs says so.
 		{Config{Options: protocol.Options{"path": "/x/{slug}"}, Mix: mixOf(t, []string{"plain-answer"}, optedInNone(), canvas())}, "unknown placeholder {slug} (known: {workflow})"},
 		// A path whose placeholder is not the dialect's.

@@ -16,7 +16,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"maps"
@@ -35,6 +34,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/streambench/streambench/loadgen/leakcheck"
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/loadgen/transport"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
@@ -46,7 +46,9 @@ type runner struct {
 	cfg        Config
 	client     *http.Client
 	transport  http.RoundTripper // the client's: Config.Transport or the generator's own
-	rec        *recorder
+	rec        *session.Recorder
+	sessions   *session.Runner
+	planner    *session.Planner
 	out        outputs // Config.Outputs by what they take
 	runID      string
 	start      time.Time
@@ -56,20 +58,12 @@ type runner struct {
 	replays    atomic.Uint64 // replays so far, numbering their session ids
 	peakActive atomic.Int64
 	lateBy     time.Duration // how long after Config.StartAt the run began
-	// lateAtBegin counts the late starts that were due before the run began (lateBy): late
-	// because the shard started late, not because the generator could not keep up.
-	lateAtBegin atomic.Int64
 
 	// reqOpts are each profile × target's client and headers (by Pick.ProfileIndex and
 	// TargetIndex); redactor hides their secret values in text that might quote a request
 	// (nil: no secrets).
-	reqOpts  [][]profileRequest
+	reqOpts  [][]session.Request
 	redactor *Redactor
-
-	// scripts holds rendered scripts whose steps the next plan renders into: a session keeps
-	// only what plan derives from its script, and a step per token of garbage per session is
-	// what made a busy stream's memory grow past an idle one's (GC headroom over the ramp).
-	scripts sync.Pool
 
 	errMu     sync.Mutex
 	errSeen   int
@@ -114,22 +108,22 @@ func (r *runner) noteError(id string, err error) {
 // body, a redirect, a frame).
 func (r *runner) redact(s string) string { return r.redactor.String(s) }
 
-// noteViolations counts a counted session's violations and offers it as a sample.
-func (r *runner) noteViolations(p *sessionPlan, vs []protocol.Violation) {
-	r.noteViolationsOf(p, vs, false)
-}
-
-// noteHungViolations is noteViolations for a hung session, whose replay must be bounded.
-func (r *runner) noteHungViolations(p *sessionPlan, vs []protocol.Violation) {
-	r.noteViolationsOf(p, vs, true)
-}
-
-func (r *runner) noteViolationsOf(p *sessionPlan, vs []protocol.Violation, hung bool) {
-	for i, v := range vs {
-		r.rec.violation(v.Rule)
-		if !slices.ContainsFunc(vs[:i], func(o protocol.Violation) bool { return o.Rule == v.Rule }) {
-			r.samples.offer(pendingSample{index: p.pick.Index, id: p.id, rule: v.Rule, detail: r.redact(v.Detail), hung: hung})
+// endSession is the run's bookkeeping of a measured session's end (session.Runner.Ended):
+// its error, the circuit breaker, its violations (counted, and offered as samples) and its
+// abort.
+func (r *runner) endSession(p *session.Plan, res *session.Result) {
+	if res.Err != nil {
+		r.noteError(p.ID, res.Err)
+	}
+	r.breaker.note(p.ID, res.Outcome, res.Err)
+	for i, v := range res.Violations {
+		r.rec.AddViolation(v.Rule)
+		if !slices.ContainsFunc(res.Violations[:i], func(o protocol.Violation) bool { return o.Rule == v.Rule }) {
+			r.samples.offer(pendingSample{index: p.Pick.Index, id: p.ID, rule: v.Rule, detail: r.redact(v.Detail), hung: res.Hung()})
 		}
+	}
+	if res.Abort != nil {
+		r.aborts.add(*res.Abort)
 	}
 }
 
@@ -156,14 +150,11 @@ func (c *Config) concurrency() int {
 // stream (as browsers with EventSource) on the goroutine-free transport.Transport, over TLS for
 // https; or HTTP/2 on net/http's Transport (h2c for http, h2 by ALPN for https),
 // multiplexing streams over a few connections.
-func newTransport(cfg *Config) (http.RoundTripper, error) {
-	tlsConf, err := cfg.tlsConfig()
-	if err != nil {
-		return nil, err
-	}
+func newTransport(cfg *Config) http.RoundTripper {
+	tlsConf := cfg.tlsConfig()
 	conc := cfg.concurrency()
 	if !cfg.HTTP2 {
-		return transport.New(conc+16, tlsConf), nil
+		return transport.New(conc+16, tlsConf)
 	}
 	p := new(http.Protocols)
 	p.SetUnencryptedHTTP2(true)
@@ -178,31 +169,22 @@ func newTransport(cfg *Config) (http.RoundTripper, error) {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 		Protocols:           p,
-	}, nil
+	}
 }
 
-// tlsConfig is the client TLS config for https targets: the CA file's roots or the system's,
-// or no verification with Insecure.
-func (c *Config) tlsConfig() (*tls.Config, error) {
+// tlsConfig is the client TLS config for https targets: a clone of Config.TLS (nil: the
+// system's roots).
+func (c *Config) tlsConfig() *tls.Config {
+	conf := &tls.Config{}
+	if c.TLS != nil {
+		conf = c.TLS.Clone()
+	}
 	// X25519 and P-256 only: the hybrid post-quantum share Go offers by default
 	// (X25519MLKEM768) keeps ~5 KiB of key material per connection for its life, a quarter of
 	// an open TLS stream's memory, and a load generator's traffic needs no such secrecy.
-	conf := &tls.Config{MinVersion: tls.VersionTLS12, CurvePreferences: []tls.CurveID{tls.X25519, tls.CurveP256}}
-	if c.Insecure {
-		conf.InsecureSkipVerify = true // the user asked: --insecure
-	}
-	if c.CACertFile != "" {
-		pem, err := os.ReadFile(c.CACertFile)
-		if err != nil {
-			return nil, fmt.Errorf("ca cert: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("ca cert %s: no PEM certificate in it", c.CACertFile)
-		}
-		conf.RootCAs = pool
-	}
-	return conf, nil
+	conf.MinVersion = max(conf.MinVersion, tls.VersionTLS12)
+	conf.CurvePreferences = []tls.CurveID{tls.X25519, tls.CurveP256}
+	return conf
 }
 
 func newRunID() string {
@@ -244,11 +226,11 @@ func newRunner(c Config) (*runner, error) {
 	}
 	r := &runner{
 		cfg:   cfg,
-		rec:   newRecorder(runtime.GOMAXPROCS(0)),
+		rec:   session.NewRecorder(runtime.GOMAXPROCS(0)),
 		out:   outputsOf(cfg.Outputs),
 		runID: cfg.RunID,
 	}
-	r.rec.onLatencies = r.out.latencies
+	r.rec.OnLatencies = r.out.latencies
 	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, err
 	}
@@ -258,13 +240,18 @@ func newRunner(c Config) (*runner, error) {
 	}
 	rt := cfg.Transport
 	if rt == nil {
-		if rt, err = newTransport(&cfg); err != nil {
-			return nil, err
-		}
+		rt = newTransport(&cfg)
 	}
 	r.transport = rt
 	r.client = &http.Client{Transport: rt, CheckRedirect: noRedirects}
 	r.samples.perRule = cfg.SamplesPerRule
+	r.planner = cfg.planner()
+	r.sessions = &session.Runner{
+		Client: r.client, Target: cfg.Target, Rec: r.rec,
+		StreamTimeout: cfg.StreamTimeout, IdleTimeout: cfg.IdleTimeout, Grace: cfg.Grace, ReplayBudget: cfg.ReplayBudget,
+		ScriptTimeScale: cfg.ScriptTimeScale, OpenLoop: cfg.openLoop(), GoodputSLOs: cfg.GoodputSLOs, Endpoint: cfg.Endpoint,
+		Redact: r.redact, Ended: r.endSession,
+	}
 	return r, nil
 }
 
@@ -305,14 +292,15 @@ func (r *runner) begin(ctx context.Context) {
 		}
 	}
 	r.warmupEnd = r.start.Add(cfg.Warmup)
-	r.rec.start = r.start
+	r.rec.Start = r.start
+	r.sessions.Start, r.sessions.WarmupEnd, r.sessions.LateBy = r.start, r.warmupEnd, r.lateBy
 }
 
 // load is a run's schedule under way: what stops it starting sessions, what ends the
 // sessions in flight, and the collector beside it.
 type load struct {
 	// hard ends in-flight streams; cancelled at the end of the grace period with
-	// errGraceEnded as its cause, so a session still without a terminal then knows it hung.
+	// session.ErrGraceEnded as its cause, so a session still without a terminal then knows it hung.
 	hard         context.Context
 	hardCancel   context.CancelCauseFunc
 	stopStarting chan struct{}
@@ -447,7 +435,7 @@ func (r *runner) drain(ctx context.Context, l *load, b preRun) afterLoad {
 	select {
 	case <-allDone:
 	case <-time.After(r.cfg.Grace):
-		l.hardCancel(errGraceEnded)
+		l.hardCancel(session.ErrGraceEnded)
 		<-allDone
 	case <-ctx.Done():
 		<-allDone
@@ -505,9 +493,9 @@ func (r *runner) leakProbe() *leakcheck.Probe {
 // results is the run as measured, not yet judged.
 func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *measure.Run {
 	cfg := &r.cfg
-	hist := r.rec.merge()
+	hist := r.rec.Merge()
 	if dropped := hist.Set(generatorLagKey, a.lag); dropped > 0 {
-		r.rec.recordErrs.Add(dropped)
+		r.rec.RecordErrs.Add(dropped)
 	}
 	run := &measure.Run{
 		Histograms: hist,
@@ -523,10 +511,10 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 			Environment: environment(cfg.Target),
 			Metrics:     measure.Summarize(hist),
 			Overall:     measure.SummarizeOverall(hist),
-			OverTime:    r.rec.overTime(),
-			Measures:    r.rec.measureInfos(),
-			Counters:    r.rec.counters(),
-			Violations:  r.rec.violationCounts(),
+			OverTime:    r.rec.OverTime(),
+			Measures:    r.rec.MeasureInfos(),
+			Counters:    r.rec.Counters(),
+			Violations:  r.rec.ViolationCounts(),
 			Leaks:       p.leaks,
 			// Not checked is reported, never a failure: the verdict reads Leaks alone.
 			LeaksNotChecked:  p.leaksNotChecked,
@@ -574,12 +562,12 @@ func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
 			"so output tokens, tpot, itl and tokens/s are marked estimated", t.EstimatedSessions, s.Counters.SessionsStarted, t.EstimatedTokens, t.EstimatedMethod()))
 	}
 	add(replayWarning(p.replays))
-	if r.lateBy > lateStart {
+	if r.lateBy > session.LateStart {
 		add(fmt.Sprintf("started %s after --start-at %s: %d starts already due then were late (counted in late_starts)",
-			r.lateBy.Round(time.Millisecond), r.cfg.StartAt.UTC().Format(time.RFC3339Nano), r.lateAtBegin.Load()))
+			r.lateBy.Round(time.Millisecond), r.cfg.StartAt.UTC().Format(time.RFC3339Nano), r.rec.LateAtBegin.Load()))
 	}
 	paced := s.Counters
-	paced.LateStarts -= r.lateAtBegin.Load() // a late start is not an overloaded generator
+	paced.LateStarts -= r.rec.LateAtBegin.Load() // a late start is not an overloaded generator
 	add(overloadWarning(a.lag, paced))
 	add(saturation(a.loads, machineCores(), a.lag)) // before roundCores: it reads the loads unrounded
 	return ws
@@ -619,7 +607,7 @@ func (r *runner) trackPeak(done <-chan struct{}) {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if a := r.rec.active.Load(); a > r.peakActive.Load() {
+		if a := r.rec.Active.Load(); a > r.peakActive.Load() {
 			r.peakActive.Store(a)
 		}
 		select {
@@ -641,9 +629,9 @@ func (r *runner) progress(second int, draining bool) {
 	rec := r.rec
 	r.out.progress(Progress{
 		Elapsed: time.Duration(second) * time.Second, Planned: planned, PlannedSessions: r.cfg.Sessions,
-		Active: rec.active.Load(), Started: rec.started.Load(),
-		Completed: rec.completed(),
-		Errors:    rec.errorsSoFar(), Violations: rec.violations.Load(), Frames: rec.frames.Load(),
+		Active: rec.Active.Load(), Started: rec.Started.Load(),
+		Completed: rec.Completed(),
+		Errors:    rec.Errors(), Violations: rec.Violations.Load(), Frames: rec.Frames.Load(),
 		Draining: draining,
 	})
 }
@@ -707,7 +695,7 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 		select {
 		case inflight <- struct{}{}:
 		default:
-			r.rec.dropped.Add(1)
+			r.rec.Dropped.Add(1)
 			continue
 		}
 		wg.Add(1)
@@ -767,7 +755,7 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 		running.Add(1)
 		wg.Add(1)
 		go func() {
-			first := r.lateBy > lateStart // a late shard's users start their first session late
+			first := r.lateBy > session.LateStart // a late shard's users start their first session late
 			defer wg.Done()
 			defer running.Done()
 			idle := time.NewTimer(time.Hour)
@@ -791,13 +779,13 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 				}
 				if first {
 					first = false
-					r.rec.late.Add(1)
-					r.lateAtBegin.Add(1)
+					r.rec.Late.Add(1)
+					r.rec.LateAtBegin.Add(1)
 				}
 				res := r.runSession(ctx, r.planShallow(index), time.Now(), 0)
 				pause := r.cfg.ThinkTime
 				if r.cfg.HonorRetryAfter {
-					pause = max(pause, res.retryAfter)
+					pause = max(pause, res.RetryAfter)
 				}
 				if pause > 0 && !sleepUnless(idle, pause, ended) {
 					return
@@ -833,12 +821,6 @@ func (r *runner) recordedConfig() measure.Config {
 	}
 	if c.NoGroundTruth {
 		extra["no-ground-truth"] = "true"
-	}
-	if c.CACertFile != "" {
-		extra["ca-cert"] = c.CACertFile
-	}
-	if c.Insecure {
-		extra["insecure"] = "true"
 	}
 	if c.HonorRetryAfter {
 		extra["honor-retry-after"] = "true"

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
@@ -87,7 +88,7 @@ func (r *runner) replaySamples(ctx context.Context) *measure.ReplayInfo {
 	}
 	began := time.Now()
 	defer func() { info.Took = time.Since(began) }()
-	budget, cancelBudget := context.WithTimeoutCause(ctx, r.cfg.ReplayBudget, errReplayBudget)
+	budget, cancelBudget := context.WithTimeoutCause(ctx, r.cfg.ReplayBudget, session.ErrReplayBudget)
 	defer cancelBudget()
 	kept := 0
 	for i, ps := range pending {
@@ -105,7 +106,7 @@ func (r *runner) replaySamples(ctx context.Context) *measure.ReplayInfo {
 		p := r.plan(ps.index, r.replaySuffix())
 		rctx, cancel := budget, context.CancelFunc(func() {})
 		if ps.hung {
-			rctx, cancel = context.WithTimeoutCause(budget, r.replayLimit(), errReplayLimit)
+			rctx, cancel = context.WithTimeoutCause(budget, r.replayLimit(), session.ErrReplayLimit)
 		}
 		res := r.runSession(rctx, p, time.Now(), r.cfg.SampleFrames)
 		cut := budget.Err() != nil
@@ -115,12 +116,12 @@ func (r *runner) replaySamples(ctx context.Context) *measure.ReplayInfo {
 		switch {
 		case cut:
 			detail += fmt.Sprintf(" (frames from a replay of the session, cut by the %s replay budget)", r.cfg.ReplayBudget)
-		case !slices.ContainsFunc(res.violations, func(v protocol.Violation) bool { return v.Rule == ps.rule }) && ps.rule != protocol.RAbort:
+		case !slices.ContainsFunc(res.Violations, func(v protocol.Violation) bool { return v.Rule == ps.rule }) && ps.rule != protocol.RAbort:
 			detail += " (frames from a replay of the session, which did not reproduce this rule)"
 		}
 		sample := measure.ViolationSample{
-			Session: ps.id, Scenario: p.pick.Scenario, Dialect: p.label, Seed: p.pick.Seed,
-			Rule: ps.rule, Detail: measure.Clip(detail, maxSampleDetailBytes), Frames: res.frames,
+			Session: ps.id, Scenario: p.Pick.Scenario, Dialect: p.Label, Seed: p.Pick.Seed,
+			Rule: ps.rule, Detail: measure.Clip(detail, maxSampleDetailBytes), Frames: res.Frames,
 		}
 		kept += sample.SampleBytes()
 		r.samples.mu.Lock()

@@ -113,25 +113,6 @@ func (s *snapshotter) close() error {
 	return s.err
 }
 
-// takeShards moves every shard's histograms into r.taken and returns it. Each shard's lock is
-// held only to swap its set for an empty one, so sessions flushing at that moment wait for a
-// pointer swap, never for a merge of hundreds of histograms. The set returned is r.taken
-// itself: its reader must be done with it before the next takeShards or merge.
-func (r *recorder) takeShards() *measure.Histograms {
-	if r.taken == nil {
-		r.taken = measure.NewHistograms()
-	}
-	for i := range r.shards {
-		s := &r.shards[i]
-		s.mu.Lock()
-		h := s.hist
-		s.hist = measure.NewHistograms()
-		s.mu.Unlock()
-		r.recordErrs.Add(r.taken.Merge(h))
-	}
-	return r.taken
-}
-
 // snapshot is the run's results so far, marked incomplete: counters, violations by rule, the
 // merged histograms, the timeline's rows and the offending sessions known (without frames,
 // which come from replays after the run). Its verdict fails, saying so, whatever it holds.
@@ -139,7 +120,7 @@ func (r *recorder) takeShards() *measure.Histograms {
 func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *measure.Run {
 	now := time.Now()
 	run := &measure.Run{
-		Histograms: r.rec.takeShards(),
+		Histograms: r.rec.TakeShards(),
 		Timeline:   slices.Clone(points),
 		Samples:    r.knownSamples(),
 		Summary: measure.Summary{
@@ -151,10 +132,10 @@ func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *mea
 			Incomplete:  true,
 			Config:      r.recordedConfig(),
 			Environment: environment(r.cfg.Target),
-			Counters:    r.rec.counters(),
-			Violations:  r.rec.violationCounts(),
-			Measures:    r.rec.measureInfos(),
-			OverTime:    r.rec.overTime(),
+			Counters:    r.rec.Counters(),
+			Violations:  r.rec.ViolationCounts(),
+			Measures:    r.rec.MeasureInfos(),
+			OverTime:    r.rec.OverTime(),
 			Shard:       r.shardInfo(),
 		},
 	}
@@ -187,7 +168,7 @@ func (r *runner) knownSamples() []measure.ViolationSample {
 	for _, ps := range r.samples.pending {
 		pick := r.cfg.Mix.Pick(r.cfg.Seed, ps.index)
 		out = append(out, measure.ViolationSample{
-			Session: ps.id, Scenario: pick.Scenario, Dialect: r.reqOpts[pick.ProfileIndex][pick.TargetIndex].client.Label(), Seed: pick.Seed,
+			Session: ps.id, Scenario: pick.Scenario, Dialect: r.reqOpts[pick.ProfileIndex][pick.TargetIndex].Client.Label(), Seed: pick.Seed,
 			Rule: ps.rule, Detail: ps.detail + noFramesYet,
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
@@ -163,22 +164,23 @@ func TestSnapshotErrorFailsTheRun(t *testing.T) {
 // inflate).
 func BenchmarkSnapshot(b *testing.B) {
 	m := DefaultMix()
-	r := &runner{cfg: Config{Mix: m, MixName: "default", Seed: m.Seed, Target: "http://127.0.0.1:1"}, rec: newRecorder(4), runID: "bench", start: time.Now()}
+	r := &runner{cfg: Config{Mix: m, MixName: "default", Seed: m.Seed, Target: "http://127.0.0.1:1"}, rec: session.NewRecorder(4), runID: "bench", start: time.Now()}
 	const sessions = 3000
 	fill := func() {
 		for i := uint64(0); i < sessions; i++ {
 			pick := m.Pick(m.Seed, i)
-			sm := r.rec.session(i, pick.Scenario, pick.Profile.Dialect, true)
 			d := time.Duration(200+i%50) * time.Millisecond
-			sm.connect.Store(int64(time.Millisecond))
-			sm.headers, sm.firstEvent, sm.firstChunk, sm.firstThinking, sm.duration = d/4, d/2, d, d/3, 10*d
-			sm.startLag, sm.stop, sm.toolCancel = time.Duration(i%300)*time.Microsecond, d/5, d/6
-			for g := 0; g < 40; g++ {
-				sm.gap(time.Duration(50+g*7+int(i%13)) * time.Millisecond)
+			for metric, v := range map[measure.Metric]time.Duration{
+				measure.Connect: time.Millisecond, measure.Headers: d / 4, measure.FirstEvent: d / 2, measure.FirstChunk: d,
+				measure.FirstThinking: d / 3, measure.StreamDuration: 10 * d, measure.StartLag: time.Duration(i%300) * time.Microsecond,
+				measure.StopLatency: d / 5, measure.ToolCancelSettle: d / 6,
+			} {
+				r.rec.Record(i, measure.Key{Metric: metric, Scenario: pick.Scenario, Dialect: pick.Profile.Dialect}, v)
 			}
-			sm.flush()
-			r.rec.started.Add(1)
-			r.rec.ok.Add(1)
+			for g := 0; g < 40; g++ {
+				r.rec.Record(i, measure.Key{Metric: measure.ChunkGap, Scenario: pick.Scenario, Dialect: pick.Profile.Dialect}, time.Duration(50+g*7+int(i%13))*time.Millisecond)
+			}
+			r.rec.Started.Add(1)
 		}
 	}
 	fill()
@@ -201,8 +203,9 @@ func BenchmarkSnapshot(b *testing.B) {
 	b.ReportMetric(ms(collect), "collect-ms/op")
 	b.ReportMetric(ms(write), "write-ms/op")
 	b.ReportMetric(ms(cpu), "cpu-ms/op") // the process's CPU for both, GC included
-	b.ReportMetric(ms(cpu)*1000/float64(r.rec.taken.Len()), "cpu-µs/key")
-	b.ReportMetric(float64(r.rec.taken.Len()), "keys")
+	keys := r.rec.TakeShards().Len()
+	b.ReportMetric(ms(cpu)*1000/float64(keys), "cpu-µs/key")
+	b.ReportMetric(float64(keys), "keys")
 }
 
 // TestSnapshotBackoff: snapshots come on every interval while writing them is quick, less

@@ -51,7 +51,7 @@ const (
 	// The target's own latency: a session's measured value less the value its script
 	// scheduled (the mock's delay before that frame), so the figure is what the runtime, the
 	// network and the mock's serving added, not the scenario's thinking time. Recorded only for
-	// sessions whose script says when the frame was due (loadgen/overhead.go); a measured value
+	// sessions whose script says when the frame was due (loadgen/session/overhead.go); a measured value
 	// under the scripted one records 0.
 	FirstChunkOverhead Metric = "ttfc.overhead" // ttfc − the scripted ttfc
 	FirstTokenOverhead Metric = "ttft.overhead" // ttft − the scripted ttft

@@ -178,7 +178,7 @@ type MultiTurn interface {
 // SettledAnswer is implemented by clients that may be sent the answer only once it is settled:
 // one chunk with the final text when the run ends, instead of chunks as the model streams
 // them (a sim-chat legacy client, a PII-redacted canvas). The load generator reads it to know
-// when the script has such a client's first chunk due (loadgen/overhead.go).
+// when the script has such a client's first chunk due (loadgen/session/overhead.go).
 type SettledAnswer interface {
 	// AnswerSettled tells whether this client gets the answer settled, not streamed.
 	AnswerSettled() bool

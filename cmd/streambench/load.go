@@ -7,167 +7,16 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
-	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/dialects"
-	"github.com/streambench/streambench/protocol/simcanvas"
-	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/report"
 )
-
-// workloadFlags are the flags load and run share: what to play and how hard.
-type workloadFlags struct {
-	loadgen.Workload
-	quiet bool
-	fs    *pflag.FlagSet
-}
-
-// addWorkloadFlags registers the workload flags on fs (load and run share them).
-func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
-	w := &workloadFlags{fs: fs}
-	fs.StringVar(&w.Mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
-	fs.StringVar(&w.ScenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
-	fs.StringSliceVar(&w.ScenarioFiles, "scenario", nil, "play the scenario YAML `FILE`s as the whole mix, equally weighted, through the mix's profiles (repeatable or FILE,FILE;\n"+
-		"docs/SCENARIOS.md). run and sweep hand them to the mock they start; a mock you started must be given the same files\n"+
-		"(streambench mock --scenario FILE), or its sessions fail with its \"unknown scenario\" error")
-	fs.StringVar(&w.Dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
-	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id; a --dialect the mix has no profile for (ag-ui, langgraph, ai-sdk in the default mix)\nsends to one named after the dialect unless given: the reference runtime (run) knows openai-all, anthropic-all, openai-none, … (its 404 lists them)")
-	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
-		"the dialects and their options:\n"+dialects.Default().Help())
-	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
-	fs.Uint64Var(&w.Seed, "seed", 0, "session sequence seed (default: the mix's)")
-	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default when no --rate or --stages: load %d;\n"+
-		"run %d per core of this machine, at most %d, as its mock and runtime share the cores);\n"+
-		"a user ignores the Retry-After of a 429 or 503 and starts its next session at once, unless --honor-retry-after",
-		loadgen.DefaultClients, loadgen.ClientsPerCore, loadgen.DefaultClients))
-	fs.DurationVar(&w.ThinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
-	fs.BoolVar(&w.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
-		"before its next session, when longer than --think-time; the open loop (--rate) keeps its schedule", loadgen.MaxRetryAfter))
-	fs.Float64Var(&w.Rate, "rate", 0, "open loop: sessions started per second")
-	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
-	fs.IntVar(&w.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
-	fs.StringVar(&w.Stages, "stages", "", "ramp as DURATION:TARGET,... e.g. 30s:1000,60s:1000,10s:0 (virtual users; session rates with --rate-stages)")
-	fs.BoolVar(&w.RateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
-	fs.DurationVar(&w.Duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", loadgen.DefaultDuration))
-	fs.Int64Var(&w.Sessions, "sessions", 0, "stop after this many sessions")
-	fs.DurationVar(&w.Warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
-	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled (outcome cut).\n"+
-		longestRunHelp)
-	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation);\n"+
-		"it never lengthens the run: a stream still open when --grace ends is cut.\n"+longestRunHelp)
-	fs.DurationVar(&w.ReplayBudget, "replay-budget", loadgen.DefaultReplayBudget, "after the load, how long the replays of offending sessions (whose frames make the violation samples) may take\n"+
-		"together; the sessions not replayed for lack of it are counted (summary.json replays) and named in a warning; 0: none")
-	fs.DurationVar(&w.IdleTimeout, "idle-timeout", 0, "end a stream silent this long (no byte; comments and keep-alives count) as outcome stalled (default: never, as a legacy client\n"+
-		"or a long tool may be silent for minutes; a stream --stream-timeout or the run's end finds silent for 10s is stalled all the same)")
-	fs.IntVar(&w.BreakerSessions, "breaker-sessions", loadgen.DefaultBreakerSessions, "circuit breaker: when the first N sessions all end in the same error (the same outcome and text but for\n"+
-		"the session id and the URLs), stop starting sessions and say why (the run fails); 0: never")
-	fs.DurationVar(&w.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
-	fs.Float64Var(&w.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
-		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
-	fs.BoolVar(&w.NoLeakCheck, "no-leak-check", false, "skip the leak check")
-	fs.DurationVar(&w.SnapshotEvery, "snapshot-every", loadgen.DefaultSnapshotInterval, "with --out: write the results so far this often, marked incomplete, so a killed run leaves them")
-	fs.BoolVar(&w.HTTP2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
-	fs.StringArrayVar(&w.Headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
-		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
-		"headers are recorded and printed as "+loadgen.Redacted+", and so is each part of them (the token after Bearer, any part of\n"+
-		"8 bytes or more) wherever it appears (an error body, a redirect, a frame), as is a target URL's user:password")
-	fs.StringArrayVar(&w.Redact, "redact", nil, "a secret to hide as "+loadgen.Redacted+" in everything written or printed, whatever its length (repeatable)")
-	fs.StringVar(&w.Path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
-		"compose {agent} (default "+compose.DefaultPath+"), sim-chat {slug} (default "+simchat.DefaultPath+"),\n"+
-		"sim-canvas {workflow} (default "+simcanvas.DefaultPath+"); needs a single dialect (--dialect)")
-	fs.StringVar(&w.StopPath, "stop-path", "", "compose stop path template (--option stopPath=...), placeholders {agent} and {run} (default\n"+
-		compose.DefaultStopPath+"; with a --path ending in /stream, that prefix + /runs/{run}/stop)")
-	fs.StringVar(&w.CACert, "ca-cert", "", "https: trust the certificates in this PEM file instead of the system's roots")
-	fs.BoolVar(&w.Insecure, "insecure", false, "https: do not verify the target's certificate")
-	fs.Float64Var(&w.TimeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
-	fs.StringVar(&w.RunID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
-	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
-	fs.StringArrayVar(&w.Allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
-	fs.StringArrayVar(&w.GoodputSLOs, "goodput-slo", nil, "a per-session objective for goodput, METRIC OP LIMIT, e.g. 'ttft<500ms' or 'tpot<50ms' (repeatable):\n"+
-		"goodput counts the sessions that succeeded and met every one; metrics: "+measure.SessionSLOMetricNames())
-	return w
-}
-
-// addEndpointFlags registers the inference endpoint's flags (load, run and sweep: --model,
-// --api-key, --input-tokens, --output-tokens, --prompt, --prompts, --conversations).
-func addEndpointFlags(w *workloadFlags) {
-	fs := w.fs
-	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages, openai-responses: the request's model (--option model=...); with an endpoint workload and none given,\n"+
-		"the only model GET TARGET/v1/models lists (several: an error listing them)")
-	fs.StringVar(&w.APIKey, "api-key", "", "openai-chat, anthropic-messages, openai-responses: the API key, sent as Authorization: Bearer KEY (the OpenAI wires) or x-api-key: KEY\n"+
-		"(anthropic-messages); default $OPENAI_API_KEY or $ANTHROPIC_API_KEY by the dialect. Never written or printed ("+loadgen.Redacted+")")
-	fs.StringVar(&w.InputTokens, "input-tokens", "", "endpoint workload: synthetic prompts of this many tokens: 512, 512±64 (normal: mean ± standard deviation)\n"+
-		"or uniform:256-768 (default 512 when --output-tokens is given without --prompts). Each session is one request as an\n"+
-		"application sends it: no directive, no tools, no reasoning fields; judged for structure only (implies --no-ground-truth)")
-	fs.StringVar(&w.OutputTokens, "output-tokens", "", "endpoint workload: max_tokens of each request, as --input-tokens (default: a --prompts record's reply length, else none)")
-	fs.StringVar(&w.MaxTokensField, "max-tokens-field", "", "openai-chat endpoint workload: the field --output-tokens is sent in: max_tokens (default: every OpenAI-compatible\n"+
-		"server takes it), max_completion_tokens (OpenAI's newer name, required by its reasoning models; vllm bench serve's), or both")
-	fs.BoolVar(&w.MinTokens, "min-tokens", false, "openai-chat endpoint workload: also send min_tokens equal to max_tokens, so a vLLM server generates exactly that many")
-	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
-	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
-		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
-	fs.StringVar(&w.Prompt, "prompt", "", "endpoint workload: this `TEXT` as the user's message of every request (not with --prompts, --input-tokens or --conversations)")
-	fs.StringVar(&w.Conversations, "conversations", "", "endpoint workload: multi-turn conversations sampled with the seed from this file, JSON Lines of\n"+
-		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
-		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
-		"each turn is a request measured on its own, the conversation is the session (a failed turn ends it with that outcome)")
-}
-
-// longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
-const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget (with --sessions and no --duration: until its last\n" +
-	"session starts, a closed-loop user's sessions each up to --stream-timeout one after another, then --grace), then the post-run checks:\n" +
-	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
-
-// scenarioFiles is --scenario as absolute paths, for a child mock whose working directory
-// may differ; a path that cannot be made absolute is passed as given.
-func (w *workloadFlags) scenarioFiles() []string {
-	out := make([]string, len(w.ScenarioFiles))
-	for i, f := range w.ScenarioFiles {
-		if abs, err := filepath.Abs(f); err == nil {
-			f = abs
-		}
-		out[i] = f
-	}
-	return out
-}
-
-// config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
-func (w *workloadFlags) config() (loadgen.Config, error) {
-	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
-		return loadgen.Config{}, usageError("--prompt %q: want the user's message, a non-empty text", w.Prompt)
-	}
-	// A zero given on purpose is not the default the zero stands for otherwise: --clients 0
-	// would otherwise run the default load.
-	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout"} {
-		if f := w.fs.Lookup(name); f != nil && f.Changed && isZeroFlag(f.Value.String()) {
-			return loadgen.Config{}, usageError("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
-		}
-	}
-	cfg, err := w.Workload.Config()
-	if err != nil {
-		return cfg, usageError("%v", err)
-	}
-	return cfg, nil
-}
-
-// isZeroFlag tells whether a numeric or duration flag's value reads as zero.
-func isZeroFlag(v string) bool {
-	if d, err := time.ParseDuration(v); err == nil {
-		return d == 0
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	return err == nil && f == 0
-}
 
 // loadUsage is load's usage line; its dialects are the registry's, every one of them.
 func loadUsage() string {
@@ -233,16 +82,6 @@ func runLoad(args []string) error {
 		}
 	}
 	return playAndFinish(cfg, dir, *metricsAddr, w.quiet)
-}
-
-// apiKeyFromEnv sets --api-key from the dialect's environment variable (loadgen.APIKeyEnv)
-// when the flag was not given.
-func (w *workloadFlags) apiKeyFromEnv() {
-	if w.APIKey == "" && !w.fs.Changed("api-key") {
-		if env := loadgen.APIKeyEnv(w.Dialect); env != "" {
-			w.APIKey = os.Getenv(env)
-		}
-	}
 }
 
 // resolveModel gives an endpoint workload without a model one, once, in w.Model (so every

@@ -60,7 +60,7 @@ func runRun(args []string) error {
 	if !fs.Changed("in-process") {
 		local = cfg.Small()
 	}
-	if *useTLS && (cfg.CACertFile != "" || cfg.Insecure) {
+	if *useTLS && (w.CACert != "" || w.Insecure) {
 		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
 	}
 	opts := stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.scenarioFiles(), Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS, MockOnly: endpoint}
@@ -84,14 +84,20 @@ func runRun(args []string) error {
 			fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
 		}
 	}
-	cfg.Target, cfg.MockURL, cfg.CACertFile = st.RuntimeURL, st.MockURL, st.CACertFile
+	cfg.Target, cfg.MockURL = st.RuntimeURL, st.MockURL
+	if st.CACertFile != "" {
+		if cfg.TLS, err = trustPEM("the runtime's certificate", st.CACertFile); err != nil {
+			return err
+		}
+	}
 	if endpoint {
 		// The mock is the endpoint; its leak check reads it as the mock, not twice.
 		cfg.Target, cfg.RuntimeMetricsURL = st.MockURL, "-"
 	}
-	cfg.Info = loadgen.RunInfo{Faults: parsedFaults.Names(), Extra: map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)}}
+	cfg.Info.Faults = parsedFaults.Names()
+	cfg.Info.Extra = withExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
 	if *useTLS {
-		cfg.Info.Extra["tls"] = "self-signed"
+		cfg.Info.Extra["tls"], cfg.Info.Extra["ca-cert"] = "self-signed", st.CACertFile
 	}
 	dir, err := outDir(*out)
 	if err != nil {

@@ -251,7 +251,8 @@ func writeSweep(res *sweep.Result, dir string, out io.Writer) error {
 func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []string) {
 	cfg.Clients, cfg.Rate = s.Clients, s.Rate
 	cfg.RunID = sweepID + "-" + s.ID()
-	cfg.Info = loadgen.RunInfo{Faults: faults, Extra: map[string]string{"sweep": sweepID, "step": s.String()}}
+	cfg.Info.Faults = faults
+	cfg.Info.Extra = withExtra(cfg.Info.Extra, map[string]string{"sweep": sweepID, "step": s.String()})
 }
 
 // parseSLOs parses --slo checks, refusing one on a rule no dialect has (it would measure

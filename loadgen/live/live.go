@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -135,7 +136,7 @@ func (l *Exporter) Progress(p loadgen.Progress) { l.last.Store(&p) }
 
 // Latencies observes a session's time to first chunk or a batch of its chunk gaps
 // (loadgen.LatencyOutput): one label lookup per call, an atomic observation per value.
-func (l *Exporter) Latencies(v loadgen.Latencies) {
+func (l *Exporter) Latencies(v session.Latencies) {
 	if v.TimeToFirstChunk > 0 {
 		l.firstChunk.WithLabelValues(v.Dialect).Observe(v.TimeToFirstChunk.Seconds())
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	sbstack "github.com/streambench/streambench/stack"
@@ -182,9 +183,9 @@ func TestLiveFeeds(t *testing.T) {
 
 	live.SessionEnded(loadgen.SessionEnd{Dialect: "compose", Outcome: measure.OutcomeCompleted})
 	live.SessionEnded(loadgen.SessionEnd{Dialect: "compose", Outcome: measure.OutcomeStalled, Violations: []protocol.Violation{{Rule: protocol.RTerminal}, {Rule: protocol.RTerminal}}})
-	live.Latencies(loadgen.Latencies{Dialect: "compose", TimeToFirstChunk: 120 * time.Millisecond})
-	live.Latencies(loadgen.Latencies{Dialect: "compose"}) // no chunk: nothing observed
-	live.Latencies(loadgen.Latencies{Dialect: "compose", ChunkGaps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 3 * time.Second}})
+	live.Latencies(session.Latencies{Dialect: "compose", TimeToFirstChunk: 120 * time.Millisecond})
+	live.Latencies(session.Latencies{Dialect: "compose"}) // no chunk: nothing observed
+	live.Latencies(session.Latencies{Dialect: "compose", ChunkGaps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 3 * time.Second}})
 	live.Progress(loadgen.Progress{Active: 7, Started: 9, Frames: 40, Draining: true})
 
 	fams := scrape(t, srv.URL+"/metrics")

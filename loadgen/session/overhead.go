@@ -1,4 +1,4 @@
-package loadgen
+package session
 
 import (
 	"time"

@@ -1,4 +1,4 @@
-package loadgen
+package endpoint
 
 import (
 	"bufio"
@@ -9,9 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -134,66 +132,15 @@ func parseConversation(raw []byte) (Conversation, error) {
 }
 
 // conversation is session seed's conversation, drawn like a prompt (request).
-func (e *Endpoint) conversation(r *rand.Rand) *Conversation {
+func (e *Workload) conversation(r *rand.Rand) *Conversation {
 	return &e.Conversations[r.IntN(len(e.Conversations))]
 }
 
 // turnMaxTokens is max_tokens of turn (from 1) of conversation c in session seed: drawn from
 // Output with a source of the turn's own, else the file's reply length.
-func (e *Endpoint) turnMaxTokens(c *Conversation, seed uint64, turn int) int {
+func (e *Workload) TurnMaxTokens(c *Conversation, seed uint64, turn int) int {
 	if e.Output.Kind != "" {
 		return e.Output.Sample(rand.New(rand.NewPCG(seed, 0x7475726e+uint64(turn)))) // "turn"
 	}
 	return c.ReplyTokens[turn]
-}
-
-// nextConversationTurn ends a conversation turn that completed before the conversation's
-// last: it records the turn as a request of its own (endTurn), then puts the answer the
-// target gave and the next user message into the history, and times the next request from
-// now: the client sends it as soon as the answer is complete (a closed loop within the
-// conversation).
-func (s *streamState) nextConversationTurn() {
-	p, m := s.p, s.m
-	now := time.Now()
-	m.duration = observed(now.Sub(s.intended))
-	m.tokens.settle(p.encoding)
-	m.endTurn(s.r.cfg.GoodputSLOs)
-	if s.counting {
-		s.r.rec.turnRequests.Add(1)
-	}
-	answer := ""
-	if k, ok := s.checker.(protocol.AnswerKeeper); ok {
-		answer = k.Answer()
-	}
-	e, next := p.session.Endpoint, p.session.Turn+1
-	e.Messages = append(e.Messages,
-		protocol.Message{Role: "assistant", Text: answer},
-		protocol.Message{Role: "user", Text: p.conversation.Turns[next]})
-	ep := s.r.cfg.Endpoint
-	e.MaxTokens = ep.turnMaxTokens(p.conversation, p.pick.Seed, next)
-	if ep.MinTokens {
-		e.MinTokens = e.MaxTokens
-	}
-	p.session.Input = p.conversation.Turns[next]
-	// From now, not the answer's end: a usage-less turn's count (settle) may have loaded the
-	// tokenizer in between, once per process, and the next turn is sent only after it.
-	s.intended, s.chunks, s.output = time.Now(), 0, false
-	m.intended = s.intended
-}
-
-// endTurn records a conversation turn that completed as a request of its own, and clears the
-// per-request values for the next turn (the connection's set-up and the start lag are the
-// first request's). A turn that misses a goodput SLO costs the conversation its goodput.
-func (m *sessionMetrics) endTurn(slos []measure.SessionSLO) {
-	for _, slo := range slos {
-		if !slo.Met(m.sessionValue(slo.Metric)) {
-			m.missedSLO = true
-		}
-	}
-	m.flush()
-	m.connect.Store(0)
-	m.headers, m.firstEvent, m.firstChunk, m.firstThinking, m.duration, m.startLag = 0, 0, 0, 0, 0, 0
-	m.tokens = tokenClock{usageOnly: m.tokens.usageOnly, text: m.tokens.text[:0]}
-	m.scripted = scriptedLatency{}
-	m.measures = m.measures[:0]
 }

@@ -1,4 +1,4 @@
-package loadgen
+package session
 
 import (
 	"maps"
@@ -12,7 +12,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// recorder collects a run's measurements from many concurrent sessions.
+// Recorder collects a run's measurements from many concurrent sessions.
 //
 // Latencies: a session keeps its few values (and a small buffer of chunk gaps) in its own
 // sessionMetrics with no synchronisation on the per-event path, then flushes them into one of a
@@ -22,20 +22,22 @@ import (
 // shard (one per P), never per stream or per virtual user.
 //
 // Counters are atomics, read every second by the timeline ticker.
-type recorder struct {
+type Recorder struct {
 	shards []recShard
-	// start is the run's start, which the windows of latency over time count from; set
+	// Start is the run's start, which the windows of latency over time count from; set
 	// before the first session.
-	start time.Time
-	// taken holds what snapshots took out of the shards (see takeShards); nil until the first.
+	Start time.Time
+	// taken holds what snapshots took out of the shards (see TakeShards); nil until the first.
 	// Only the run's collector goroutine touches it during the run.
 	taken *measure.Histograms
 
-	started, ok, failed            atomic.Int64
-	frames, bytes                  atomic.Int64
-	late, dropped, recordErrs      atomic.Int64
-	active, violations, errs       atomic.Int64 // errs: sessions with an error outcome
-	outputTokens, good, goodJudged atomic.Int64 // token metrics and goodput (tokens.go)
+	// Started, Active, Frames and Violations count sessions started and open, frames read and
+	// violations found; Late and Dropped the open loop's late and dropped starts (LateAtBegin:
+	// those due before a late shard began); RecordErrs the values a histogram refused.
+	Started, Active, Frames, Violations    atomic.Int64
+	Late, Dropped, LateAtBegin, RecordErrs atomic.Int64
+	ok, failed, bytes, errs                atomic.Int64 // errs: sessions with an error outcome
+	outputTokens, good, goodJudged         atomic.Int64 // token metrics and goodput (tokens.go)
 	// estimatedTokens and estimatedSessions are the output tokens estimated from the text
 	// (no usage report, no ground truth) and the sessions they came from.
 	estimatedTokens, estimatedSessions atomic.Int64
@@ -45,8 +47,9 @@ type recorder struct {
 	// outcomes counts sessions by outcome, indexed as outcomeList.
 	outcomes [16]atomic.Int64
 
-	// onLatencies fans out to the run's LatencyOutputs (nil: none), called after a flush, outside the lock.
-	onLatencies func(Latencies)
+	// OnLatencies fans out to the run's LatencyOutputs (nil: none), called after a flush,
+	// outside the lock. Set before the first session.
+	OnLatencies func(Latencies)
 	// measureKinds maps each dialect measure's name to its kind (measures.go).
 	measureKinds sync.Map
 
@@ -67,8 +70,9 @@ type recShard struct {
 	_       [32]byte // keep neighbouring shards' mutexes off one cache line
 }
 
-func newRecorder(shards int) *recorder {
-	r := &recorder{
+// NewRecorder returns a recorder of shards histogram sets (one per P).
+func NewRecorder(shards int) *Recorder {
+	r := &Recorder{
 		shards:     make([]recShard, max(shards, 1)),
 		httpStatus: make(map[int]int64),
 		byRule:     make(map[protocol.Rule]int64),
@@ -90,7 +94,7 @@ const gapBuffer = 8
 type sessionMetrics struct {
 	scenario, dialect string
 	shard             *recShard
-	rec               *recorder
+	rec               *Recorder
 	record            bool // false during warmup: measured but not kept
 	// intended is when the request's schedule wanted it sent, which the latencies count from
 	// (a conversation's turn: when the turn's request was sent).
@@ -121,7 +125,7 @@ type sessionMetrics struct {
 	measures []protocol.Measure
 }
 
-func (r *recorder) session(index uint64, scenario, dialect string, record bool) *sessionMetrics {
+func (r *Recorder) session(index uint64, scenario, dialect string, record bool) *sessionMetrics {
 	return &sessionMetrics{
 		scenario: scenario, dialect: dialect, record: record, rec: r,
 		shard: &r.shards[index%uint64(len(r.shards))],
@@ -152,7 +156,7 @@ func (m *sessionMetrics) flushGaps() {
 		m.putZero(measure.ChunkGap, g)
 	}
 	m.shard.mu.Unlock()
-	if f := m.rec.onLatencies; f != nil {
+	if f := m.rec.OnLatencies; f != nil {
 		f(Latencies{Scenario: m.scenario, Dialect: m.dialect, ChunkGaps: m.gaps[:m.nGaps]})
 	}
 	m.nGaps = 0
@@ -170,7 +174,7 @@ func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
 func (m *sessionMetrics) putZero(metric measure.Metric, d time.Duration) {
 	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
 	if err := m.shard.hist.Record(k, d); err != nil {
-		m.rec.recordErrs.Add(1)
+		m.rec.RecordErrs.Add(1)
 	}
 }
 
@@ -199,7 +203,7 @@ func (m *sessionMetrics) flush() {
 	m.put(measure.StartLag, m.startLag)
 	m.flushTokens()
 	m.shard.mu.Unlock()
-	if f := m.rec.onLatencies; f != nil {
+	if f := m.rec.OnLatencies; f != nil {
 		f(Latencies{Scenario: m.scenario, Dialect: m.dialect, TimeToFirstChunk: m.firstChunk})
 	}
 }
@@ -207,16 +211,16 @@ func (m *sessionMetrics) flush() {
 // putOverTime records the first chunk and token, and their overhead, in the shard's windows
 // at the moment each arrived; the shard lock must be held.
 func (m *sessionMetrics) putOverTime() {
-	if m.rec.start.IsZero() {
+	if m.rec.Start.IsZero() {
 		return // not a run's session (a preflight request)
 	}
 	put := func(metric measure.Metric, measured, value time.Duration) {
 		if measured == 0 {
 			return
 		}
-		at := m.intended.Add(measured).Sub(m.rec.start)
+		at := m.intended.Add(measured).Sub(m.rec.Start)
 		if err := m.shard.windows.Record(metric, max(at, 0), value); err != nil {
-			m.rec.recordErrs.Add(1)
+			m.rec.RecordErrs.Add(1)
 		}
 	}
 	put(measure.FirstChunk, m.firstChunk, m.firstChunk)
@@ -231,29 +235,32 @@ func (m *sessionMetrics) putOverTime() {
 
 // overTime merges every shard's windows into one series per metric. Each shard's lock is held
 // for its merge: a few hundred small packed histograms at most.
-func (r *recorder) overTime() []measure.LatencySeries {
+func (r *Recorder) OverTime() []measure.LatencySeries {
 	out := measure.NewWindows()
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
-		r.recordErrs.Add(out.Merge(s.windows))
+		r.RecordErrs.Add(out.Merge(s.windows))
 		s.mu.Unlock()
 	}
 	return out.Series()
 }
 
-// recordOne records a single value outside any session (cancel latency joined after the run).
-func (r *recorder) recordOne(k measure.Key, d time.Duration) {
-	s := &r.shards[0]
+// RecordOne records a single value outside any session (cancel latency joined after the run).
+func (r *Recorder) RecordOne(k measure.Key, d time.Duration) { r.Record(0, k, d) }
+
+// Record records one value in shard (modulo the shards) outside any session.
+func (r *Recorder) Record(shard uint64, k measure.Key, d time.Duration) {
+	s := &r.shards[shard%uint64(len(r.shards))]
 	s.mu.Lock()
 	if err := s.hist.Record(k, max(d, 0)); err != nil {
-		r.recordErrs.Add(1)
+		r.RecordErrs.Add(1)
 	}
 	s.mu.Unlock()
 }
 
 // outcome counts one session's outcome.
-func (r *recorder) outcome(o measure.Outcome) {
+func (r *Recorder) outcome(o measure.Outcome) {
 	i := slices.Index(outcomeList, o)
 	if i < 0 {
 		panic("loadgen: outcome " + string(o) + " is not in measure.Outcomes")
@@ -264,14 +271,14 @@ func (r *recorder) outcome(o measure.Outcome) {
 	}
 }
 
-func (r *recorder) httpError(status int) {
+func (r *Recorder) httpError(status int) {
 	r.mu.Lock()
 	r.httpStatus[status]++
 	r.mu.Unlock()
 }
 
 // failedByViolations counts a session that failed by its violations alone.
-func (r *recorder) failedByViolations(vs []protocol.Violation) {
+func (r *Recorder) failedByViolations(vs []protocol.Violation) {
 	rules := make([]string, 0, len(vs))
 	for _, v := range vs {
 		rules = append(rules, string(v.Rule))
@@ -283,15 +290,15 @@ func (r *recorder) failedByViolations(vs []protocol.Violation) {
 	r.mu.Unlock()
 }
 
-func (r *recorder) violation(rule protocol.Rule) {
-	r.violations.Add(1)
+func (r *Recorder) AddViolation(rule protocol.Rule) {
+	r.Violations.Add(1)
 	r.mu.Lock()
 	r.byRule[rule]++
 	r.mu.Unlock()
 }
 
 // completed is every session that ended, however it ended.
-func (r *recorder) completed() int64 {
+func (r *Recorder) Completed() int64 {
 	var n int64
 	for i := range r.outcomes {
 		n += r.outcomes[i].Load()
@@ -300,28 +307,28 @@ func (r *recorder) completed() int64 {
 }
 
 // errorsSoFar is every session with an error outcome, for the timeline and progress.
-func (r *recorder) errorsSoFar() int64 { return r.errs.Load() }
+func (r *Recorder) Errors() int64 { return r.errs.Load() }
 
 // merge returns every shard merged (and what snapshots took out of them), counting values
 // the merge dropped.
-func (r *recorder) merge() *measure.Histograms {
+func (r *Recorder) Merge() *measure.Histograms {
 	out := measure.NewHistograms()
-	r.recordErrs.Add(out.Merge(r.taken))
+	r.RecordErrs.Add(out.Merge(r.taken))
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
-		r.recordErrs.Add(out.Merge(s.hist))
+		r.RecordErrs.Add(out.Merge(s.hist))
 		s.mu.Unlock()
 	}
 	return out
 }
 
 // counters snapshots the counters.
-func (r *recorder) counters() measure.Counters {
+func (r *Recorder) Counters() measure.Counters {
 	c := measure.Counters{
-		SessionsStarted: r.started.Load(), SessionsOK: r.ok.Load(), SessionsFailed: r.failed.Load(),
-		Frames: r.frames.Load(), Bytes: r.bytes.Load(),
-		LateStarts: r.late.Load(), DroppedStarts: r.dropped.Load(), RecordErrors: r.recordErrs.Load(),
+		SessionsStarted: r.Started.Load(), SessionsOK: r.ok.Load(), SessionsFailed: r.failed.Load(),
+		Frames: r.Frames.Load(), Bytes: r.bytes.Load(),
+		LateStarts: r.Late.Load(), DroppedStarts: r.Dropped.Load(), RecordErrors: r.RecordErrs.Load(),
 		OutputTokens: r.outputTokens.Load(), GoodputSessions: r.good.Load(), GoodputJudged: r.goodJudged.Load(),
 		EstimatedTokens: r.estimatedTokens.Load(), EstimatedTokenSessions: r.estimatedSessions.Load(),
 		TurnRequests: r.turnRequests.Load(),
@@ -352,7 +359,7 @@ func (r *recorder) counters() measure.Counters {
 }
 
 // estimated counts a session whose output tokens were estimated, by method.
-func (r *recorder) estimated(method string) {
+func (r *Recorder) estimated(method string) {
 	r.mu.Lock()
 	if r.estimatedBy == nil {
 		r.estimatedBy = map[string]int64{}
@@ -362,7 +369,7 @@ func (r *recorder) estimated(method string) {
 }
 
 // violationCounts snapshots violations by rule.
-func (r *recorder) violationCounts() map[protocol.Rule]int64 {
+func (r *Recorder) ViolationCounts() map[protocol.Rule]int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make(map[protocol.Rule]int64, len(r.byRule))
@@ -372,19 +379,29 @@ func (r *recorder) violationCounts() map[protocol.Rule]int64 {
 	return out
 }
 
-// timeline samples the counters once per tick into per-second points.
-type timeline struct {
-	points                                  []measure.TimelinePoint
-	started, completed, frames, errs, viols int64
+// takeShards moves every shard's histograms into r.taken and returns it. Each shard's lock is
+// held only to swap its set for an empty one, so sessions flushing at that moment wait for a
+// pointer swap, never for a merge of hundreds of histograms. The set returned is r.taken
+// itself: its reader must be done with it before the next takeShards or merge.
+func (r *Recorder) TakeShards() *measure.Histograms {
+	if r.taken == nil {
+		r.taken = measure.NewHistograms()
+	}
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		h := s.hist
+		s.hist = measure.NewHistograms()
+		s.mu.Unlock()
+		r.RecordErrs.Add(r.taken.Merge(h))
+	}
+	return r.taken
 }
 
-func (t *timeline) tick(r *recorder, second int) {
-	st, co := r.started.Load(), r.completed()
-	fr, er, vi := r.frames.Load(), r.errorsSoFar(), r.violations.Load()
-	t.points = append(t.points, measure.TimelinePoint{
-		Second: second, Active: r.active.Load(),
-		Started: st - t.started, Completed: co - t.completed, Frames: fr - t.frames,
-		Errors: er - t.errs, Violations: vi - t.viols,
-	})
-	t.started, t.completed, t.frames, t.errs, t.viols = st, co, fr, er, vi
+// Latencies are one session's measured values handed to a LatencyOutput: either a batch
+// of ChunkGaps, or (at the session's end) its TimeToFirstChunk, 0 when it had no answer chunk.
+type Latencies struct {
+	Scenario, Dialect string
+	TimeToFirstChunk  time.Duration
+	ChunkGaps         []time.Duration
 }

@@ -1,4 +1,4 @@
-package loadgen
+package session
 
 import (
 	"cmp"
@@ -201,12 +201,12 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 // judgeGoodput counts a measured session toward goodput once it ended: judged unless aborted
 // on purpose or cut by the run's end (neither good nor bad), good when it ended completed or
 // as its scripted error, broke no rule, and every SLO holds on its own values.
-func (m *sessionMetrics) judgeGoodput(res sessionResult, slos []measure.SessionSLO) {
-	if !m.record || res.outcome == measure.OutcomeAborted || res.outcome == measure.OutcomeCut {
+func (m *sessionMetrics) judgeGoodput(res Result, slos []measure.SessionSLO) {
+	if !m.record || res.Outcome == measure.OutcomeAborted || res.Outcome == measure.OutcomeCut {
 		return
 	}
 	m.rec.goodJudged.Add(1)
-	if res.outcome.IsError() || len(res.violations) > 0 || m.missedSLO {
+	if res.Outcome.IsError() || len(res.Violations) > 0 || m.missedSLO {
 		return
 	}
 	for _, s := range slos {
@@ -274,15 +274,6 @@ type tokenGapEntry struct {
 func (m *sessionMetrics) putN(metric measure.Metric, d time.Duration, n int64) {
 	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
 	if err := m.shard.hist.RecordN(k, d, n); err != nil {
-		m.rec.recordErrs.Add(1)
+		m.rec.RecordErrs.Add(1)
 	}
-}
-
-// sloExprs is the SLOs as written, for the summary.
-func sloExprs(slos []measure.SessionSLO) []string {
-	var out []string
-	for _, s := range slos {
-		out = append(out, s.Expr)
-	}
-	return out
 }

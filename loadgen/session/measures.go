@@ -1,4 +1,4 @@
-package loadgen
+package session
 
 import (
 	"github.com/streambench/streambench/measure"
@@ -8,7 +8,7 @@ import (
 // Dialect measures (protocol.Measurer): a session keeps its checker's measures with its other
 // values and flushes them into its shard's histograms at its end, each under the measure's
 // name (measure.Metric(name) × scenario × dialect), as every latency. Their kinds are kept by
-// the recorder for summary.json's "measures" list, which says how a report or a gate reads them.
+// the Recorder for summary.json's "measures" list, which says how a report or a gate reads them.
 
 // watch notes the stream's checker (a multi-turn session has one per turn): the measures of the
 // one it replaces are taken first.
@@ -30,13 +30,13 @@ func (m *sessionMetrics) putMeasures() {
 	for _, ms := range m.measures {
 		k := measure.Key{Metric: measure.Metric(ms.Name), Scenario: m.scenario, Dialect: m.dialect}
 		if err := m.shard.hist.Record(k, measure.MeasureValue(ms)); err != nil {
-			m.rec.recordErrs.Add(1)
+			m.rec.RecordErrs.Add(1)
 		}
 	}
 }
 
 // noteMeasureKinds remembers the kinds of the session's measures for the summary; it takes
-// the recorder's lock only for a name it has not seen yet.
+// the Recorder's lock only for a name it has not seen yet.
 func (m *sessionMetrics) noteMeasureKinds() {
 	for _, ms := range m.measures {
 		if _, ok := m.rec.measureKinds.Load(ms.Name); !ok {
@@ -46,7 +46,7 @@ func (m *sessionMetrics) noteMeasureKinds() {
 }
 
 // measureInfos lists the measures recorded so far, sorted by name.
-func (r *recorder) measureInfos() []measure.MeasureInfo {
+func (r *Recorder) MeasureInfos() []measure.MeasureInfo {
 	var out []measure.MeasureInfo
 	r.measureKinds.Range(func(k, v any) bool {
 		out = append(out, measure.MeasureInfo{Name: k.(string), Kind: v.(string)})

@@ -1,4 +1,4 @@
-package loadgen
+package session
 
 import (
 	"cmp"
@@ -21,6 +21,10 @@ import (
 // checker then judges only what arrived before it (Finish gets a non-nil error) and no rule
 // restates it (a missing terminal after a transport error, tool calls never reached).
 
+// StallWindow is how long a stream found open at a limit must have been silent to be called
+// stalled rather than over_time or cut.
+const StallWindow = 10 * time.Second
+
 // errInBand, errTruncated and errStalled are what a checker's Finish is told when the stream
 // ended in an unscripted in-band error, without its terminal, or silent: like a transport
 // error, the stream is judged on what arrived.
@@ -33,46 +37,40 @@ var (
 // end closes out the session with outcome o (err says what went wrong for an error outcome,
 // or an aborted session's failed stop request): it counts the outcome, the session as ok or
 // failed, its violations and error, and flushes its metrics.
-func (s *streamState) end(o measure.Outcome, err error) sessionResult {
+func (s *streamState) end(o measure.Outcome, err error) Result {
 	r, p, res := s.r, s.p, &s.res
-	res.outcome, res.retryAfter = o, s.retryAfter
+	res.Outcome, res.RetryAfter = o, s.retryAfter
 	if err != nil {
-		res.err = err
+		res.Err = err
 	}
 	if s.counting {
-		rec := r.rec
+		rec := r.Rec
 		rec.outcome(o)
 		switch {
 		case o.IsError():
 			rec.failed.Add(1)
-		case len(res.violations) > 0:
+		case len(res.Violations) > 0:
 			rec.failed.Add(1)
-			rec.failedByViolations(res.violations)
+			rec.failedByViolations(res.Violations)
 		case o == measure.OutcomeAborted:
 			// Left on purpose: neither a success nor a failure of the target.
 		default:
 			rec.ok.Add(1)
 		}
-		if res.err != nil {
-			r.noteError(p.id, res.err)
-		}
-		r.breaker.note(p.id, o, res.err)
-		if unfinished(o) {
-			r.noteHungViolations(p, res.violations)
-		} else {
-			r.noteViolations(p, res.violations)
+		if r.Ended != nil {
+			r.Ended(p, res)
 		}
 	} else {
 		if c := &s.captured; c.skippedFrames > 0 {
-			res.frames = append(res.frames, fmt.Sprintf("…[%d more frames (%d bytes) not kept: a sample keeps %d frames and %d KiB]",
+			res.Frames = append(res.Frames, fmt.Sprintf("…[%d more frames (%d bytes) not kept: a sample keeps %d frames and %d KiB]",
 				c.skippedFrames, c.skippedBytes, s.capture, measure.MaxSampleBytes>>10))
 		}
-		if res.err != nil {
-			s.captureNote("error: " + res.err.Error())
+		if res.Err != nil {
+			s.captureNote("error: " + res.Err.Error())
 		}
 	}
 	s.m.tokens.keepText(s.checker)
-	s.m.tokens.settle(p.encoding)
+	s.m.tokens.settle(p.Encoding)
 	s.m.flush()
 	return *res
 }
@@ -86,7 +84,7 @@ func unfinished(o measure.Outcome) bool {
 // finish judges the stream read by read and gives the session its outcome.
 //
 //go:noinline
-func (s *streamState) finish() sessionResult {
+func (s *streamState) finish() Result {
 	p, res, streamErr := s.p, &s.res, s.streamErr
 	s.m.duration = observed(time.Since(s.intended))
 	limit := s.limit()
@@ -111,10 +109,10 @@ func (s *streamState) finish() sessionResult {
 	var limitErr *sse.LimitError
 	switch {
 	case streamErr != nil && errors.As(streamErr, &limitErr):
-		res.violations = append(res.violations, s.checker.Finish(streamErr)...)
-		return s.end(measure.OutcomeDecodeError, fmt.Errorf("session %s: decode stream from %s: %w", p.id, s.host, streamErr))
+		res.Violations = append(res.Violations, s.checker.Finish(streamErr)...)
+		return s.end(measure.OutcomeDecodeError, fmt.Errorf("session %s: decode stream from %s: %w", p.ID, s.host, streamErr))
 	case streamErr != nil:
-		res.violations = append(res.violations, s.checker.Finish(streamErr)...)
+		res.Violations = append(res.Violations, s.checker.Finish(streamErr)...)
 		switch {
 		case s.contentLength >= 0 && errors.Is(streamErr, io.ErrUnexpectedEOF):
 			// net/http says only "unexpected EOF" for a body cut short of its length.
@@ -126,26 +124,26 @@ func (s *streamState) finish() sessionResult {
 			// connection"): loadgen TestStockReverseProxy traces every such cut to it.
 			streamErr = fmt.Errorf("%w (the target closed the response before its first byte; a Go httputil.ReverseProxy in the path does so when it races its own request body, golang/go#40747)", streamErr)
 		}
-		return s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: read stream from %s after %d bytes: %w", p.id, s.host, s.dec.BytesRead(), streamErr))
+		return s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: read stream from %s after %d bytes: %w", p.ID, s.host, s.dec.BytesRead(), streamErr))
 	case s.inBand != "" && s.scriptedInBand():
-		res.violations = append(res.violations, s.checker.Finish(nil)...)
+		res.Violations = append(res.Violations, s.checker.Finish(nil)...)
 		return s.end(measure.OutcomeScriptedError, nil)
 	case s.inBand != "":
-		res.violations = append(res.violations, s.checker.Finish(errInBand)...)
-		return s.end(measure.OutcomeInBandError, fmt.Errorf("session %s: %s answered 200, then an in-band error: %s", p.id, s.host, measure.Clip(s.inBand, maxInBandQuote)))
+		res.Violations = append(res.Violations, s.checker.Finish(errInBand)...)
+		return s.end(measure.OutcomeInBandError, fmt.Errorf("session %s: %s answered 200, then an in-band error: %s", p.ID, s.host, measure.Clip(s.inBand, maxInBandQuote)))
 	case !s.turnTerminal:
-		res.violations = append(res.violations, s.checker.Finish(errTruncated)...)
+		res.Violations = append(res.Violations, s.checker.Finish(errTruncated)...)
 		detail := ""
 		if s.dec.Truncated() {
 			detail = ", inside an undispatched event or an unterminated line (its data discarded)"
 		}
-		return s.end(measure.OutcomeTruncated, fmt.Errorf("session %s: the stream from %s ended after %d bytes without its terminal%s%s", p.id, s.host, s.dec.BytesRead(), detail, s.head.note()))
+		return s.end(measure.OutcomeTruncated, fmt.Errorf("session %s: the stream from %s ended after %d bytes without its terminal%s%s", p.ID, s.host, s.dec.BytesRead(), detail, s.head.note()))
 	}
-	res.violations = append(res.violations, s.checker.Finish(nil)...)
+	res.Violations = append(res.Violations, s.checker.Finish(nil)...)
 	if s.dec.Truncated() {
 		// WHATWG discards an event cut by the end of the stream, so no checker ever sees it;
 		// every dialect ends its streams on a complete event, so the cut is a framing fault.
-		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RFraming, Detail: fmt.Sprintf(
+		res.Violations = append(res.Violations, protocol.Violation{Rule: protocol.RFraming, Detail: fmt.Sprintf(
 			"the stream ended inside an undispatched event or an unterminated line (after %d bytes; its data was discarded)", s.dec.BytesRead())})
 	}
 	s.judgeOutput()
@@ -160,10 +158,10 @@ func (s *streamState) finish() sessionResult {
 // answer frames at all (a PII-redacted canvas: its answer comes settled in its block's
 // output) is not judged by it.
 func (s *streamState) judgeOutput() {
-	if s.output || (s.p.session.Endpoint == nil && !s.p.session.NoGroundTruth) || !s.p.client.Sees(protocol.FrameAnswer) {
+	if s.output || (s.p.Session.Endpoint == nil && !s.p.Session.NoGroundTruth) || !s.p.Client.Sees(protocol.FrameAnswer) {
 		return
 	}
-	s.res.violations = append(s.res.violations, protocol.Violation{Rule: protocol.RAnswerOutput, Detail: fmt.Sprintf(
+	s.res.Violations = append(s.res.Violations, protocol.Violation{Rule: protocol.RAnswerOutput, Detail: fmt.Sprintf(
 		"the answer from %s ended without any text, thinking or tool call (%d bytes of stream)", s.host, s.dec.BytesRead())})
 }
 
@@ -171,20 +169,20 @@ func (s *streamState) judgeOutput() {
 // provider (or its plan ends the run in error), judged against ground truth, and the client is not one that talks to the
 // provider directly while the script wants an HTTP status (that must come as the status).
 func (s *streamState) scriptedInBand() bool {
-	e := &s.p.session.Expected
-	planned := !s.p.session.NoGroundTruth && e.Plan != nil && e.Plan.EndsInError()
-	if !s.p.session.ScriptedError() && !planned {
+	e := &s.p.Session.Expected
+	planned := !s.p.Session.NoGroundTruth && e.Plan != nil && e.Plan.EndsInError()
+	if !s.p.Session.ScriptedError() && !planned {
 		return false
 	}
-	_, direct := s.p.client.(protocol.ErrorChecker)
+	_, direct := s.p.Client.(protocol.ErrorChecker)
 	return !(direct && e.ProviderStatus != 0)
 }
 
 // scriptedStatus tells whether an HTTP status is the script's provider failure: the very
 // status scripted (a 429 for provider-429, not any 4xx), judged against ground truth.
 func (s *streamState) scriptedStatus(status int) bool {
-	e := &s.p.session.Expected
-	return !s.p.session.NoGroundTruth && e.ProviderStatus != 0 && status == e.ProviderStatus
+	e := &s.p.Session.Expected
+	return !s.p.Session.NoGroundTruth && e.ProviderStatus != 0 && status == e.ProviderStatus
 }
 
 // httpError ends the session on a non-200 answer. A client that judges error answers
@@ -193,7 +191,7 @@ func (s *streamState) scriptedStatus(status int) bool {
 func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	p, res := s.p, &s.res
 	limit := int64(512)
-	ec, judges := p.client.(protocol.ErrorChecker)
+	ec, judges := p.Client.(protocol.ErrorChecker)
 	if judges {
 		limit = 64 << 10
 	}
@@ -203,18 +201,18 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	}
 	scripted := s.scriptedStatus(resp.StatusCode)
 	if judges && scripted {
-		res.violations = append(res.violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.session)...)
+		res.Violations = append(res.Violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.Session)...)
 	} else {
-		res.violations = nil // the error's headers are not the stream's
+		res.Violations = nil // the error's headers are not the stream's
 	}
 	if scripted {
 		s.res = s.end(measure.OutcomeScriptedError, nil)
 		return
 	}
 	if s.counting {
-		s.r.rec.httpError(resp.StatusCode)
+		s.r.Rec.httpError(resp.StatusCode)
 	}
-	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.id, req, resp, body[:min(len(body), 512)]))
+	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.ID, req, resp, body[:min(len(body), 512)]))
 }
 
 // MaxRetryAfter caps how long a closed-loop user honouring Retry-After waits
@@ -245,7 +243,7 @@ func (s *streamState) limit() error {
 		return nil
 	}
 	switch cause := context.Cause(s.sctx); {
-	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, errGraceEnded), errors.Is(cause, errReplayLimit), errors.Is(cause, errReplayBudget):
+	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, ErrGraceEnded), errors.Is(cause, ErrReplayLimit), errors.Is(cause, ErrReplayBudget):
 		return cause
 	}
 	return nil
@@ -255,17 +253,17 @@ func (s *streamState) limit() error {
 // stalled (silent for the idle timeout), over time (still delivering at the stream timeout)
 // or cut (the run's grace period ended). The checker judges only what arrived; no rule
 // restates the missing end.
-func (s *streamState) finishUnfinished(when string) sessionResult {
+func (s *streamState) finishUnfinished(when string) Result {
 	r, p, res := s.r, s.p, &s.res
 	cause := s.limit()
 	acted := s.act != nil && s.act.fired.Load()
 	if acted {
 		// The checker judges what arrived in the light of the client's scripted action.
-		p.session.Aborted = true
+		p.Session.Aborted = true
 		s.noteStop()
 	}
 	if s.checker != nil {
-		res.violations = append(res.violations, s.checker.Finish(cmp.Or(s.streamErr, cause))...)
+		res.Violations = append(res.Violations, s.checker.Finish(cmp.Or(s.streamErr, cause))...)
 	}
 	open := time.Since(s.intended).Round(time.Millisecond)
 	if when != "" {
@@ -277,32 +275,29 @@ func (s *streamState) finishUnfinished(when string) sessionResult {
 	switch {
 	case errors.Is(cause, errIdle):
 		o = measure.OutcomeStalled
-		err = fmt.Errorf("session %s: stalled: no byte from %s for the %s idle timeout%s (stream open %v)", p.id, s.host, r.cfg.IdleTimeout, when, open)
-	case !errors.Is(cause, errReplayLimit) && silent >= StallWindow:
+		err = fmt.Errorf("session %s: stalled: no byte from %s for the %s idle timeout%s (stream open %v)", p.ID, s.host, r.IdleTimeout, when, open)
+	case !errors.Is(cause, ErrReplayLimit) && silent >= StallWindow:
 		o = measure.OutcomeStalled
-		err = fmt.Errorf("session %s: stalled: no byte from %s for %v when %s ended it%s (stream open %v)", p.id, s.host, silent.Round(time.Millisecond), limitName(r, cause), when, open)
-	case errors.Is(cause, errGraceEnded):
+		err = fmt.Errorf("session %s: stalled: no byte from %s for %v when %s ended it%s (stream open %v)", p.ID, s.host, silent.Round(time.Millisecond), limitName(r, cause), when, open)
+	case errors.Is(cause, ErrGraceEnded):
 		o = measure.OutcomeCut
-		err = fmt.Errorf("session %s: cut: still open when the run's %s grace period ended%s (stream open %v)", p.id, r.cfg.Grace, when, open)
+		err = fmt.Errorf("session %s: cut: still open when the run's %s grace period ended%s (stream open %v)", p.ID, r.Grace, when, open)
 	default:
 		o = measure.OutcomeOverTime
-		err = fmt.Errorf("session %s: over time: still delivering at the %s stream timeout%s (stream open %v)", p.id, r.cfg.StreamTimeout, when, open)
+		err = fmt.Errorf("session %s: over time: still delivering at the %s stream timeout%s (stream open %v)", p.ID, r.StreamTimeout, when, open)
 		switch {
-		case errors.Is(cause, errReplayLimit):
-			err = fmt.Errorf("session %s: the replay's %s limit ended it", p.id, r.replayLimit())
-		case errors.Is(cause, errReplayBudget):
-			err = fmt.Errorf("session %s: the %s replay budget ended the replay", p.id, r.cfg.ReplayBudget)
+		case errors.Is(cause, ErrReplayLimit):
+			err = fmt.Errorf("session %s: the replay's %s limit ended it", p.ID, r.replayLimit())
+		case errors.Is(cause, ErrReplayBudget):
+			err = fmt.Errorf("session %s: the %s replay budget ended the replay", p.ID, r.ReplayBudget)
 		}
 	}
 	if n := s.undecoded(); n > 0 {
 		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event%s", err, n, s.head.note())
 	}
-	if acted && s.counting {
+	if acted {
 		// The client stopped: whether the provider saw it go is still worth knowing.
-		r.aborts.add(abortRecord{
-			index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: s.act.firedAt(),
-			duringTool: duringTool(p.session.Expected.Client), continues: continuesOnDisconnect(p.client),
-		})
+		s.noteAbort()
 	}
 	return s.end(o, err)
 }
@@ -317,11 +312,11 @@ func (s *streamState) undecoded() int64 {
 }
 
 // limitName names the limit cause stands for.
-func limitName(r *runner, cause error) string {
-	if errors.Is(cause, errGraceEnded) {
-		return "the run's " + r.cfg.Grace.String() + " grace period"
+func limitName(r *Runner, cause error) string {
+	if errors.Is(cause, ErrGraceEnded) {
+		return "the run's " + r.Grace.String() + " grace period"
 	}
-	return "the " + r.cfg.StreamTimeout.String() + " stream timeout"
+	return "the " + r.StreamTimeout.String() + " stream timeout"
 }
 
 // noteStop tells the checker of a stop session that the stop request was sent (it may already
@@ -337,8 +332,8 @@ func (s *streamState) noteStop() {
 
 // finishCut closes out a session the caller cancelled (Run's context: the second Ctrl-C)
 // before it ended: not judged, and an error outcome (the run is interrupted anyway).
-func (s *streamState) finishCut() sessionResult {
-	s.res.violations = nil
+func (s *streamState) finishCut() Result {
+	s.res.Violations = nil
 	return s.end(measure.OutcomeCut, nil)
 }
 
@@ -346,9 +341,9 @@ func (s *streamState) finishCut() sessionResult {
 // whether the current turn's checker judges what arrived (not when the client left between
 // turns or before any stream). A stop request that failed makes the session a transport
 // error: the client's stop is part of the stream it judges.
-func (s *streamState) finishAborted(judge bool, streamErr error) sessionResult {
-	r, p, res, act := s.r, s.p, &s.res, s.act
-	p.session.Aborted = true
+func (s *streamState) finishAborted(judge bool, streamErr error) Result {
+	p, res, act := s.p, &s.res, s.act
+	p.Session.Aborted = true
 	stopped := act.stopDone != nil
 	var stopErr error
 	if stopped {
@@ -368,17 +363,12 @@ func (s *streamState) finishAborted(judge bool, streamErr error) sessionResult {
 	}
 	if judge && s.checker != nil {
 		if stopped {
-			res.violations = append(res.violations, s.checker.Finish(streamErr)...)
+			res.Violations = append(res.Violations, s.checker.Finish(streamErr)...)
 		} else {
-			res.violations = append(res.violations, s.checker.Finish(nil)...)
+			res.Violations = append(res.Violations, s.checker.Finish(nil)...)
 		}
 	}
-	if s.counting {
-		r.aborts.add(abortRecord{
-			index: p.pick.Index, session: p.id, scenario: p.pick.Scenario, dialect: p.label, at: act.firedAt(),
-			duringTool: duringTool(p.session.Expected.Client), continues: continuesOnDisconnect(p.client),
-		})
-	}
+	s.noteAbort()
 	if stopErr != nil {
 		return s.end(measure.OutcomeTransportError, stopErr)
 	}
@@ -421,7 +411,7 @@ var monoBase = time.Now()
 // so a busy stream costs one timer firing per idle timeout, not one per read.
 func (s *streamState) startIdleWatch() {
 	s.touch()
-	idle := s.r.cfg.IdleTimeout
+	idle := s.r.IdleTimeout
 	if idle <= 0 {
 		return
 	}
@@ -466,3 +456,47 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 // maxInBandQuote bounds the quote of a target's in-band error in a session's error: enough for
 // a runtime's whole message about a failed provider connection (its cause is at the end).
 const maxInBandQuote = 1 << 10
+
+// The causes a session's context is cancelled with when a limit ends it, so the session can
+// tell a slow stream (over_time), a silent one (stalled, errIdle in finish.go) and the run's
+// end (cut) from the caller cancelling the run.
+var (
+	ErrGraceEnded    = errors.New("the run's grace period ended")
+	errStreamTimeout = errors.New("the stream timeout ended")
+	ErrReplayLimit   = errors.New("the replay's time limit ended")
+	ErrReplayBudget  = errors.New("the replay budget ended")
+)
+
+// outcomeList is measure.Outcomes, indexed by the Recorder's counters.
+var outcomeList = measure.Outcomes()
+
+// Abort is one session the client aborted or stopped on purpose, for the cancel check
+// against the mock's records.
+type Abort struct {
+	Index                      uint64
+	Session, Scenario, Dialect string
+	At                         time.Time // wall clock of the abort
+	DuringTool                 bool
+	// Continues: the request asked the target to finish the run when the client leaves
+	// (protocol.DisconnectContinuer), so R-abort is judged the other way round.
+	Continues bool
+}
+
+// noteAbort records a measured session's scripted abort or stop in its result.
+func (s *streamState) noteAbort() {
+	if !s.counting {
+		return
+	}
+	p := s.p
+	s.res.Abort = &Abort{
+		Index: p.Pick.Index, Session: p.ID, Scenario: p.Pick.Scenario, Dialect: p.Label, At: s.act.firedAt(),
+		DuringTool: duringTool(p.Session.Expected.Client), Continues: continuesOnDisconnect(p.Client),
+	}
+}
+
+// continuesOnDisconnect reports whether c's requests ask the target to go on with a run the
+// client leaves.
+func continuesOnDisconnect(c protocol.Client) bool {
+	dc, ok := c.(protocol.DisconnectContinuer)
+	return ok && dc.ContinuesOnDisconnect()
+}

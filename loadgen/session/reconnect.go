@@ -1,4 +1,4 @@
-package loadgen
+package session
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func (s *streamState) resume() bool {
 	last := s.dec.LastEventID()
 	s.closeBody()
 	s.turnTerminal, s.inBand = false, ""
-	if d := time.Duration(float64(p.reconnect.Delay) * r.cfg.ScriptTimeScale); d > 0 {
+	if d := time.Duration(float64(p.reconnect.Delay) * r.ScriptTimeScale); d > 0 {
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
@@ -37,23 +37,23 @@ func (s *streamState) resume() bool {
 			return false
 		}
 	}
-	rc := p.client.(protocol.Reconnector)
-	req, err := rc.NewReconnectRequest(s.sctx, r.cfg.Target, p.session, s.resp, last)
+	rc := p.Client.(protocol.Reconnector)
+	req, err := rc.NewReconnectRequest(s.sctx, r.Target, p.Session, s.resp, last)
 	if err != nil {
-		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.id, err))
+		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.ID, err))
 		return false
 	}
-	applyHeader(req, p.header)
+	ApplyHeader(req, p.Header)
 	if req.Header.Get("Accept-Encoding") == "" {
 		req.Header.Set("Accept-Encoding", "identity")
 	}
-	resp, err := r.client.Do(req)
+	resp, err := r.Client.Do(req)
 	if err != nil {
 		if s.ctx.Err() != nil {
 			s.res = s.finishCut()
 			return false
 		}
-		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: reconnect: %w", p.id, err))
+		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: reconnect: %w", p.ID, err))
 		return false
 	}
 	s.setArrivals(resp.Body) // the new connection's, never the dropped one's
@@ -64,12 +64,12 @@ func (s *streamState) resume() bool {
 		s.httpError(req, resp)
 		return false
 	}
-	s.res.violations = append(s.res.violations, p.client.CheckHeaders(resp.Header, p.session)...)
+	s.res.Violations = append(s.res.Violations, p.Client.CheckHeaders(resp.Header, p.Session)...)
 	if ro, ok := s.checker.(protocol.ReconnectObserver); ok {
 		ro.Reconnected(last, resp.Header)
 	}
 	s.resp = resp
 	s.head = nil
-	s.dec = protocol.NewDecoder(p.client, resp.Body)
+	s.dec = protocol.NewDecoder(p.Client, resp.Body)
 	return true
 }

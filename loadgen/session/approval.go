@@ -1,4 +1,4 @@
-package loadgen
+package session
 
 import (
 	"io"
@@ -28,7 +28,7 @@ type approver struct {
 // newApprover returns the stream's approver, or nil when its client or checker has no part in
 // plan approval.
 func (s *streamState) newApprover(resp *http.Response) *approver {
-	client, ok := s.p.client.(protocol.Approver)
+	client, ok := s.p.Client.(protocol.Approver)
 	if !ok {
 		return nil
 	}
@@ -62,14 +62,14 @@ func (a *approver) due() {
 func (a *approver) send(d protocol.ApprovalDecision) {
 	r, p := a.s.r, a.s.p
 	ctx := a.s.sctx
-	req, err := a.client.NewApprovalRequest(ctx, r.cfg.Target, p.session, a.resp, d)
+	req, err := a.client.NewApprovalRequest(ctx, r.Target, p.Session, a.resp, d)
 	if err != nil {
 		a.obs.ApprovalAnswered(d, 0, err)
 		return
 	}
-	applyHeader(req, p.header)
+	ApplyHeader(req, p.Header)
 	a.obs.ApprovalSending(d, time.Now())
-	resp, err := r.client.Do(req)
+	resp, err := r.Client.Do(req)
 	if err != nil {
 		if ctx.Err() == nil { // a stream that already ended takes no decision: not a refusal
 			a.obs.ApprovalAnswered(d, 0, err)

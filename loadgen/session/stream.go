@@ -1,4 +1,4 @@
-package loadgen
+package session
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,110 +16,22 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
-// sessionPlan is everything about one session that is known before it starts.
-type sessionPlan struct {
-	pick    Pick
-	id      string
-	client  protocol.Client
-	label   string // dialect part of the histogram keys (sim-chat-optedin, ...)
-	session *protocol.Session
-	// header is the profile's request headers (nil: none).
-	header http.Header
-	// encoding counts the session's output tokens if no usage report comes
-	// (profileRequest.encoding).
-	encoding string
-	// trigger is the scripted client action (abort, or stop when stop is set); triggerAt is
-	// when it fires, from the request, for time-based triggers (timed). The rendered Script
-	// itself is not kept: at thousands of open streams its steps would dominate memory.
-	trigger   *scenarios.Trigger
-	stop      bool
-	triggerAt time.Duration
-	timed     bool
-	// reconnect is the scripted drop and resume (reconnect.go), for clients that can.
-	reconnect *scenarios.Reconnect
-	// scripted is when the script has the first chunk and token due (overhead.go).
-	scripted scriptedLatency
-	// conversation is the conversation an endpoint session replays, turn by turn (nil: one
-	// request); session.Endpoint.Messages grows by each answer and the next user turn.
-	conversation *Conversation
-}
-
-// plan derives session index's plan. The scenario exists: Config validation checked the mix.
-func (r *runner) plan(index uint64, suffix string) *sessionPlan {
-	return r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10)+suffix)
-}
-
-// planOf is the plan of the session pick, named id.
-func (r *runner) planOf(pick Pick, id string) *sessionPlan {
-	sc, _ := r.cfg.Library.Get(pick.Scenario)
-	prev, _ := r.scripts.Get().(*scenarios.Script)
-	script := sc.RenderReusing(pick.Seed, prev)
-	defer r.scripts.Put(script)
-	input := scenarios.Directive{Scenario: pick.Scenario, Seed: pick.Seed, Session: id}.String()
-	if sc.Prompt != "" {
-		input += " " + sc.Prompt
-	}
-	ro := r.reqOpts[pick.ProfileIndex][pick.TargetIndex]
-	p := &sessionPlan{
-		pick: pick, id: id, client: ro.client, header: ro.header, encoding: ro.encoding,
-		label: ro.client.Label(),
-		session: &protocol.Session{
-			ID: id, Target: pick.Target.Slug, Input: input,
-			Expected:      script.Expected(),
-			NoGroundTruth: r.cfg.NoGroundTruth || structureOnly(ro.client),
-		},
-	}
-	if e := r.cfg.Endpoint; e != nil {
-		req, conv := e.request(pick.Seed)
-		p.session.Endpoint, p.session.NoGroundTruth, p.conversation = req, true, conv
-		p.session.Input = req.Messages[len(req.Messages)-1].Text
-		return p // the endpoint scenario scripts no client action
-	}
-	if !p.session.NoGroundTruth {
-		p.scripted = scriptedFirst(script, p.client, r.cfg.ScriptTimeScale)
-	}
-	p.trigger = script.Client.Abort
-	if p.trigger == nil && script.Client.Stop != nil {
-		_, canStop := p.client.(protocol.Stopper)
-		p.trigger, p.stop = script.Client.Stop, canStop
-	}
-	if p.trigger != nil {
-		p.triggerAt, p.timed = r.triggerTime(p, script, p.trigger)
-	}
-	if _, ok := p.client.(protocol.Reconnector); ok {
-		p.reconnect = script.Client.Reconnect
-	}
-	return p
-}
-
-// structureOnly tells whether the client judges structure only by an option of its own.
-func structureOnly(c protocol.Client) bool {
-	so, ok := c.(protocol.StructureOnly)
-	return ok && so.StructureOnly()
-}
-
-// planShallow is plan(index, "") run on a fresh goroutine (see onFreshStack): rendering the
-// script is deep, and the calling goroutine goes on to hold the session's stream.
-func (r *runner) planShallow(index uint64) *sessionPlan {
-	var p *sessionPlan
-	onFreshStack(func() bool { p = r.plan(index, ""); return true })
-	return p
-}
-
-// sessionResult is what a session leaves behind for the run.
-type sessionResult struct {
-	violations []protocol.Violation
-	frames     []string // only when capturing (replays for violation samples)
-	outcome    measure.Outcome
-	// retryAfter is the Retry-After of a 429 or 503 answer (retryAfter), 0 without one.
-	retryAfter time.Duration
-	// err says what ended the session in an error outcome (or an aborted session's failed
+// Result is what a session leaves behind for the run.
+type Result struct {
+	Violations []protocol.Violation
+	Frames     []string // only when capturing (replays for violation samples)
+	Outcome    measure.Outcome
+	// RetryAfter is the Retry-After of a 429 or 503 answer (retryAfter), 0 without one.
+	RetryAfter time.Duration
+	// Err says what ended the session in an error outcome (or an aborted session's failed
 	// stop request); nil when there was none.
-	err error
+	Err error
+	// Abort is the client's scripted abort or stop, for the cancel check against the mock's
+	// records (nil: the client did not act, or the session was a replay).
+	Abort *Abort
 }
 
 // clientAction is the scripted abort or stop of one session. It fires at most once, from the
@@ -173,31 +84,12 @@ func frameCapture(ev *sse.Event) string {
 	return "event: " + ev.Type + "\ndata: " + string(ev.Data)
 }
 
-// runSession opens one stream, reads it to the end (or the scripted abort), feeds the checker
-// and records the session's metrics. intended is when the schedule wanted it to start: latencies
-// count from there, so queueing before the start is not hidden. capture > 0 keeps that many raw
-// frames and makes the session a replay (nothing counted, violations only returned).
-func (r *runner) runSession(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
-	res := r.stream(ctx, p, intended, capture)
-	if capture == 0 && r.out.sessionEnd != nil {
-		r.sessionEnded(p, &res)
-	}
-	return res
-}
-
-// sessionEnded tells the run's SessionEndOutputs how the session ended. It is apart from runSession,
-// and not inlined, so that runSession's frame, under every open stream's read, stays small
-// (see stream).
-//
-//go:noinline
-func (r *runner) sessionEnded(p *sessionPlan, res *sessionResult) {
-	r.out.sessionEnd(SessionEnd{
-		Scenario: p.pick.Scenario, Dialect: p.label, Session: p.id, Target: p.pick.Target.Slug,
-		Outcome: res.outcome, Violations: res.violations, Err: r.redactor.Error(res.err),
-	})
-}
-
-// stream is runSession's body. It keeps the frames that stay on the goroutine's stack while
+// Play opens session p's stream, reads it to the end (or the scripted abort), feeds the
+// checker and records the session's metrics. intended is when the schedule wanted it to start:
+// latencies count from there, so queueing before the start is not hidden. capture > 0 keeps
+// that many raw frames and makes the session a replay (nothing counted, violations only
+// returned).
+// It keeps the frames that stay on the goroutine's stack while
 // the stream is open small: the request set-up (open) and the verdict (finish) return before
 // or run after the read loop, so only streamState.read's small frame sits under the blocking
 // read. A goroutine parked on a deep stack keeps an 8 KiB stack (GC halves a stack only when
@@ -211,33 +103,33 @@ func (r *runner) sessionEnded(p *sessionPlan, res *sessionResult) {
 // A multi-turn client (protocol.MultiTurn: the client plays the tool loop) reads one stream
 // per model turn: each turn is judged by its own checker as it ends, and finish judges the
 // last; the session's latencies count from its intended start, its gaps within a turn. A
-// conversation (sessionPlan.conversation) reads one stream per user turn too, but each turn is
+// conversation (Plan.conversation) reads one stream per user turn too, but each turn is
 // a request measured on its own, from when it was sent (nextConversationTurn).
-func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time, capture int) sessionResult {
+func (r *Runner) Play(ctx context.Context, p *Plan, intended time.Time, capture int) Result {
 	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, capture: capture, counting: capture == 0, turns: 1}
-	if mt, ok := p.client.(protocol.MultiTurn); ok {
-		s.turns = max(mt.Turns(p.session), 1)
+	if mt, ok := p.Client.(protocol.MultiTurn); ok {
+		s.turns = max(mt.Turns(p.Session), 1)
 	}
 	if p.conversation != nil {
 		s.turns = len(p.conversation.Turns)
 	}
 	defer s.close()
-	if !onFreshStack(s.open) {
-		s.m.judgeGoodput(s.res, r.cfg.GoodputSLOs)
+	if !OnFreshStack(s.open) {
+		s.m.judgeGoodput(s.res, r.GoodputSLOs)
 		return s.res
 	}
 	for {
 		s.read()
 		if s.dropped {
-			if !onFreshStack(s.resume) {
-				s.m.judgeGoodput(s.res, r.cfg.GoodputSLOs)
+			if !OnFreshStack(s.resume) {
+				s.m.judgeGoodput(s.res, r.GoodputSLOs)
 				return s.res
 			}
 			continue
 		}
 		more, ended := s.nextTurn()
 		if ended {
-			s.m.judgeGoodput(s.res, r.cfg.GoodputSLOs)
+			s.m.judgeGoodput(s.res, r.GoodputSLOs)
 			return s.res
 		}
 		if !more {
@@ -247,9 +139,9 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 	// The verdict calls deep (the checker's end of stream, the metrics' flush): on a fresh
 	// stack, so that a user playing sessions back to back does not read its next stream on a
 	// stack grown to 8 KiB by this one's end.
-	var res sessionResult
-	onFreshStack(func() bool { res = s.finish(); return true })
-	s.m.judgeGoodput(res, r.cfg.GoodputSLOs)
+	var res Result
+	OnFreshStack(func() bool { res = s.finish(); return true })
+	s.m.judgeGoodput(res, r.GoodputSLOs)
 	return res
 }
 
@@ -258,13 +150,13 @@ func (r *runner) stream(ctx context.Context, p *sessionPlan, intended time.Time,
 // ended (s.res holds its result); neither when the turn just read is the session's last (or
 // ended it: the client left, the stream failed), for finish to judge.
 func (s *streamState) nextTurn() (more, ended bool) {
-	if s.p.session.Turn+1 >= s.turns || s.streamErr != nil || s.act.fired.Load() || s.ctx.Err() != nil || s.sctx.Err() != nil {
+	if s.p.Session.Turn+1 >= s.turns || s.streamErr != nil || s.act.fired.Load() || s.ctx.Err() != nil || s.sctx.Err() != nil {
 		return false, false
 	}
 	if s.inBand != "" || !s.turnTerminal {
 		return false, false // the turn ended in an error or without its terminal: finish judges it
 	}
-	s.res.violations = append(s.res.violations, s.checker.Finish(nil)...)
+	s.res.Violations = append(s.res.Violations, s.checker.Finish(nil)...)
 	s.judgeOutput()
 	s.m.tokens.keepText(s.checker)
 	s.closeBody()
@@ -272,19 +164,19 @@ func (s *streamState) nextTurn() (more, ended bool) {
 	if s.p.conversation != nil {
 		s.nextConversationTurn()
 	}
-	s.p.session.Turn++
-	if !onFreshStack(s.request) {
+	s.p.Session.Turn++
+	if !OnFreshStack(s.request) {
 		return false, true
 	}
 	return true, false
 }
 
-// onFreshStack runs f on a new goroutine and waits for it. The HTTP client and the request's
+// OnFreshStack runs f on a new goroutine and waits for it. The HTTP client and the request's
 // set-up call deep (net/http, TLS-free but still a dozen large frames): run on the session's
 // goroutine they would grow its stack to 8 KiB for the stream's whole life, since a parked
 // reader can never shrink below a quarter in use. A fresh goroutine's stack is freed when it
 // ends; starting one costs about a microsecond per session.
-func onFreshStack(f func() bool) bool {
+func OnFreshStack(f func() bool) bool {
 	done := make(chan bool, 1)
 	go func() { done <- f() }()
 	return <-done
@@ -292,15 +184,15 @@ func onFreshStack(f func() bool) bool {
 
 // streamState is one session's stream between open, read and finish.
 type streamState struct {
-	r        *runner
+	r        *Runner
 	ctx      context.Context
-	p        *sessionPlan
+	p        *Plan
 	intended time.Time
 	capture  int
 	counting bool
 
 	m    *sessionMetrics
-	res  sessionResult
+	res  Result
 	sctx context.Context // the stream's own context: ctx bounded by the stream timeout
 	host string          // the target's host:port, for error messages
 	// contentLength is the response's Content-Length (-1: none, as for most streams).
@@ -423,7 +315,7 @@ func (s *streamState) close() {
 		s.cancel()
 	}
 	if s.active {
-		s.r.rec.active.Add(-1)
+		s.r.Rec.Active.Add(-1)
 	}
 }
 
@@ -433,28 +325,28 @@ func (s *streamState) close() {
 //go:noinline
 func (s *streamState) open() bool {
 	r, p, intended, counting := s.r, s.p, s.intended, s.counting
-	rec := r.rec
-	m := rec.session(p.pick.Index, p.pick.Scenario, p.label, counting && !intended.Before(r.warmupEnd))
+	rec := r.Rec
+	m := rec.session(p.Pick.Index, p.Pick.Scenario, p.Label, counting && !intended.Before(r.WarmupEnd))
 	s.m = m
 	m.intended = intended
-	m.tokens.usageOnly = p.session.NoGroundTruth
+	m.tokens.usageOnly = p.Session.NoGroundTruth
 	m.scripted = p.scripted
 	if counting {
-		rec.started.Add(1)
-		rec.active.Add(1)
+		rec.Started.Add(1)
+		rec.Active.Add(1)
 		s.active = true
-		if lag := time.Since(intended); r.cfg.openLoop() {
+		if lag := time.Since(intended); r.OpenLoop {
 			m.startLag = observed(lag)
-			if lag > lateStart {
-				rec.late.Add(1)
-				if r.lateBy > 0 && intended.Before(r.start.Add(r.lateBy)) {
-					r.lateAtBegin.Add(1) // due before a late --start-at shard began
+			if lag > LateStart {
+				rec.Late.Add(1)
+				if r.LateBy > 0 && intended.Before(r.Start.Add(r.LateBy)) {
+					rec.LateAtBegin.Add(1) // due before a late --start-at shard began
 				}
 			}
 		}
 	}
-	s.res = sessionResult{}
-	tctx, cancelTimeout := context.WithTimeoutCause(s.ctx, r.cfg.StreamTimeout, errStreamTimeout)
+	s.res = Result{}
+	tctx, cancelTimeout := context.WithTimeoutCause(s.ctx, r.StreamTimeout, errStreamTimeout)
 	sctx, cancel := context.WithCancelCause(tctx)
 	s.sctx = sctx
 	s.cancel = func() { cancel(nil); cancelTimeout() }
@@ -476,7 +368,7 @@ func (s *streamState) request() bool {
 	r, p, intended, m, act := s.r, s.p, s.intended, s.m, s.act
 	res := &s.res
 	isStop := p.stop
-	stopper, _ := p.client.(protocol.Stopper)
+	stopper, _ := p.Client.(protocol.Stopper)
 	if act.fired.Load() {
 		// The client left between two turns: nothing more was asked for.
 		s.res = s.finishAborted(false, nil)
@@ -502,14 +394,14 @@ func (s *streamState) request() bool {
 			}
 		}
 	}
-	req, err := p.client.NewRequest(httptrace.WithClientTrace(s.sctx, trace), r.cfg.Target, p.session)
+	req, err := p.Client.NewRequest(httptrace.WithClientTrace(s.sctx, trace), r.Target, p.Session)
 	if err != nil {
 		// A request we cannot even build is a generator defect, reported as a transport error
 		// so it is never silent.
-		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.id, err))
+		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.ID, err))
 		return false
 	}
-	applyHeader(req, p.header)
+	ApplyHeader(req, p.Header)
 	if req.Header.Get("Accept-Encoding") == "" {
 		// Say so rather than leave it implied (no Accept-Encoding allows any coding): an event
 		// stream must reach the client as sent, and a compressed one is a finding (R-headers).
@@ -518,7 +410,7 @@ func (s *streamState) request() bool {
 	s.host = req.URL.Host
 	sent := time.Now()
 	s.touch()
-	resp, err := r.client.Do(req)
+	resp, err := r.Client.Do(req)
 	if err != nil {
 		switch {
 		case act.fired.Load():
@@ -533,7 +425,7 @@ func (s *streamState) request() bool {
 			s.res = s.finishCut()
 			return false
 		}
-		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.id, err))
+		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.ID, err))
 		return false
 	}
 	s.touch()
@@ -553,13 +445,13 @@ func (s *streamState) request() bool {
 		s.httpError(req, resp)
 		return false
 	}
-	res.violations = append(res.violations, p.client.CheckHeaders(resp.Header, p.session)...)
+	res.Violations = append(res.Violations, p.Client.CheckHeaders(resp.Header, p.Session)...)
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		// A compressed body is not an event stream the client can read (and its chunks would
 		// arrive when the compressor flushes, not when sent): judged on its headers alone.
 		detail := fmt.Sprintf("Content-Encoding %q on a request sent with Accept-Encoding: %s: the body is not decoded as an event stream",
 			ce, req.Header.Get("Accept-Encoding"))
-		res.violations = append(res.violations, protocol.Violation{Rule: protocol.RHeaders, Detail: detail})
+		res.Violations = append(res.Violations, protocol.Violation{Rule: protocol.RHeaders, Detail: detail})
 		if s.capture > 0 {
 			s.captureNote("headers: " + detail)
 		}
@@ -578,7 +470,7 @@ func (s *streamState) request() bool {
 			s.stopTimer = time.AfterFunc(max(p.triggerAt-time.Since(sent), 0), func() { act.fire() })
 		}
 	}
-	s.checker = p.client.NewChecker(p.session)
+	s.checker = p.Client.NewChecker(p.Session)
 	s.resp = nil
 	if p.reconnect != nil {
 		s.resp = resp
@@ -592,7 +484,7 @@ func (s *streamState) request() bool {
 		s.head = &bodyHead{ReadCloser: resp.Body, contentType: resp.Header.Get("Content-Type")}
 		resp.Body = s.head
 	}
-	s.dec = protocol.NewDecoder(p.client, resp.Body)
+	s.dec = protocol.NewDecoder(p.Client, resp.Body)
 	s.contentLength = resp.ContentLength
 	return true
 }
@@ -605,7 +497,7 @@ func (s *streamState) request() bool {
 func (s *streamState) read() {
 	p, m, act, checker, dec := s.p, s.m, s.act, s.checker, s.dec
 	trig, isStop := p.trigger, p.stop
-	seesThinking, seesTools := p.client.Sees(protocol.FrameThinking), p.client.Sees(protocol.FrameToolStart)
+	seesThinking, seesTools := p.Client.Sees(protocol.FrameThinking), p.Client.Sees(protocol.FrameToolStart)
 	stopObserver, _ := checker.(protocol.StopObserver)
 	var (
 		ev        sse.Event
@@ -623,7 +515,7 @@ func (s *streamState) read() {
 		now := s.arrived()
 		pending++
 		if pending == 32 && s.counting {
-			s.r.rec.frames.Add(pending)
+			s.r.Rec.Frames.Add(pending)
 			pending = 0
 		}
 		if s.capture > 0 {
@@ -703,8 +595,8 @@ func (s *streamState) read() {
 		}
 	}
 	if s.counting {
-		s.r.rec.frames.Add(pending)
-		s.r.rec.bytes.Add(dec.BytesRead())
+		s.r.Rec.Frames.Add(pending)
+		s.r.Rec.bytes.Add(dec.BytesRead())
 	}
 	if s.appr != nil {
 		s.appr.wait()
@@ -718,7 +610,7 @@ func (s *streamState) read() {
 //go:noinline
 func (s *streamState) captureFrame(ev *sse.Event) {
 	c := &s.captured
-	if len(s.res.frames) >= s.capture || c.bytes >= measure.MaxSampleBytes {
+	if len(s.res.Frames) >= s.capture || c.bytes >= measure.MaxSampleBytes {
 		c.skippedFrames++
 		c.skippedBytes += int64(len(ev.Type) + len(ev.Data))
 		return
@@ -726,7 +618,7 @@ func (s *streamState) captureFrame(ev *sse.Event) {
 	// Redacted whole, then clipped, so no secret is cut in two by the clip.
 	f := measure.Clip(s.r.redact(frameCapture(ev)), measure.MaxSampleFrameBytes)
 	c.bytes += len(f)
-	s.res.frames = append(s.res.frames, f)
+	s.res.Frames = append(s.res.Frames, f)
 }
 
 // captureNote keeps a line that is not a frame (a header finding, the session's error) in a
@@ -734,7 +626,7 @@ func (s *streamState) captureFrame(ev *sse.Event) {
 func (s *streamState) captureNote(line string) {
 	f := measure.Clip(s.r.redact(line), measure.MaxSampleFrameBytes)
 	s.captured.bytes += len(f)
-	s.res.frames = append(s.res.frames, f)
+	s.res.Frames = append(s.res.Frames, f)
 }
 
 // capture is what a replay kept of its frames and what it only counted.
@@ -781,9 +673,9 @@ func (b *bodyHead) note() string {
 	return fmt.Sprintf("; its body (Content-Type %q, not text/event-stream) began: %q", b.contentType, bytes.TrimSpace(b.head))
 }
 
-// lateStart is how far behind its intended time an open-loop start may be before it counts as
+// LateStart is how far behind its intended time an open-loop start may be before it counts as
 // late: scheduler wake-up jitter under a millisecond is not a missed schedule.
-const lateStart = time.Millisecond
+const LateStart = time.Millisecond
 
 // stopOutcome is how the stop request went: the HTTP status (0 when none came back), when
 // the answer arrived, and an error for anything but 200.
@@ -794,109 +686,21 @@ type stopOutcome struct {
 }
 
 // sendStop sends the compose stop request for p's run.
-func (r *runner) sendStop(ctx context.Context, s protocol.Stopper, p *sessionPlan, resp *http.Response) stopOutcome {
-	req, err := s.NewStopRequest(ctx, r.cfg.Target, p.session, resp)
+func (r *Runner) sendStop(ctx context.Context, s protocol.Stopper, p *Plan, resp *http.Response) stopOutcome {
+	req, err := s.NewStopRequest(ctx, r.Target, p.Session, resp)
 	if err != nil {
-		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.id, err)}
+		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.ID, err)}
 	}
-	applyHeader(req, p.header)
-	sr, err := r.client.Do(req)
+	ApplyHeader(req, p.Header)
+	sr, err := r.Client.Do(req)
 	if err != nil {
-		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.id, err)}
+		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.ID, err)}
 	}
 	defer sr.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(sr.Body, 512))
 	out := stopOutcome{status: sr.StatusCode, at: time.Now()}
 	if sr.StatusCode != http.StatusOK {
-		out.err = fmt.Errorf("session %s: stop request: HTTP %d: %s", p.id, sr.StatusCode, body)
+		out.err = fmt.Errorf("session %s: stop request: HTTP %d: %s", p.ID, sr.StatusCode, body)
 	}
 	return out
-}
-
-// triggerTime is when a time-based trigger fires, measured from the request: After as given;
-// during thinking or a tool the client cannot see, the scripted moment (scaled like the mock's
-// clock). Frame-triggered actions return false.
-func (r *runner) triggerTime(p *sessionPlan, script *scenarios.Script, t *scenarios.Trigger) (time.Duration, bool) {
-	switch {
-	case t.After > 0:
-		return t.After, true
-	case t.DuringThinking && !p.client.Sees(protocol.FrameThinking):
-		if at, ok := scriptedThinking(script); ok {
-			return time.Duration(float64(at) * r.cfg.ScriptTimeScale), true
-		}
-	case t.DuringTool && !p.client.Sees(protocol.FrameToolStart):
-		if at, ok := scriptedTool(script); ok {
-			return time.Duration(float64(at) * r.cfg.ScriptTimeScale), true
-		}
-	}
-	return 0, false
-}
-
-// turnLength is how long a turn keeps the conversation busy: its last frame, then its
-// (parallel) tools.
-func turnLength(t *scenarios.ScriptTurn) time.Duration {
-	var d time.Duration
-	if n := len(t.Steps); n > 0 {
-		d = t.Steps[n-1].At
-	}
-	var tools time.Duration
-	for _, c := range t.ToolCalls {
-		tools = max(tools, c.Duration)
-	}
-	return d + tools
-}
-
-// scriptedThinking is the middle of the first thinking span of the script, from the first
-// request: the moment the model is certainly thinking.
-func scriptedThinking(s *scenarios.Script) (time.Duration, bool) {
-	var base time.Duration
-	for ti := range s.Turns {
-		t := &s.Turns[ti]
-		for i, st := range t.Steps {
-			if st.Kind != scenarios.StepThinking {
-				continue
-			}
-			end := st.At + time.Millisecond
-			for _, next := range t.Steps[i+1:] {
-				if next.Kind != scenarios.StepThinking {
-					end = next.At
-					break
-				}
-			}
-			return base + (st.At+end)/2, true
-		}
-		base += turnLength(t)
-	}
-	return 0, false
-}
-
-// scriptedTool is the middle of the first tool run (the shortest tool of the first turn with
-// tools), from the first request.
-func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
-	var base time.Duration
-	for ti := range s.Turns {
-		t := &s.Turns[ti]
-		if len(t.ToolCalls) > 0 {
-			var end time.Duration
-			if n := len(t.Steps); n > 0 {
-				end = t.Steps[n-1].At
-			}
-			shortest := t.ToolCalls[0].Duration
-			for _, c := range t.ToolCalls[1:] {
-				shortest = min(shortest, c.Duration)
-			}
-			return base + end + shortest/2, true
-		}
-		base += turnLength(t)
-	}
-	return 0, false
-}
-
-// duringTool tells whether the client acts while a tool runs.
-func duringTool(c scenarios.Client) bool {
-	t := c.Abort
-	if t == nil {
-		t = c.Stop
-	}
-	return t != nil && t.DuringTool
 }

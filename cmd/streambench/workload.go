@@ -1,0 +1,592 @@
+package main
+
+import (
+	"cmp"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/loadgen/endpoint"
+	"github.com/streambench/streambench/loadgen/session"
+	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/compose"
+	"github.com/streambench/streambench/protocol/dialects"
+	"github.com/streambench/streambench/protocol/openaichat"
+	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// workload is what to play and how hard, as load's, run's and sweep's workload flags give it;
+// build turns it into a loadgen.Config, its errors naming the flag that was wrong.
+type workload struct {
+	// Mix is a mix YAML file ("": the embedded mix), ScenarioDir a directory of scenarios
+	// ("": the embedded library); Dialect and Slug restrict the mix to one dialect or send
+	// every session to one slug.
+	Mix, ScenarioDir, Dialect, Slug string
+	// ScenarioFiles are scenario YAML files played as the whole mix, equally weighted,
+	// through the mix's profiles; they join the library (load --scenario).
+	ScenarioFiles []string
+	// Options are KEY=VALUE dialect options; Path and StopPath ("": not given) are
+	// shorthands for the options of those names, which several dialects take.
+	Options         []string
+	Path, StopPath  string
+	NoGroundTruth   bool
+	Seed            uint64
+	Clients         int
+	ThinkTime       time.Duration
+	HonorRetryAfter bool
+	Rate            float64
+	Arrival         string
+	MaxInflight     int
+	Stages          string // DURATION:TARGET,... (ParseStages)
+	RateStages      bool
+	Duration        time.Duration
+	Sessions        int64
+	Warmup, Grace   time.Duration
+	StreamTimeout   time.Duration
+	IdleTimeout     time.Duration
+	ReplayBudget    time.Duration // 0 or negative: no replay (Config.ReplayBudget < 0)
+	BreakerSessions int           // 0 or negative: no circuit breaker
+	LeakGrace       time.Duration
+	LeakPerStream   float64
+	NoLeakCheck     bool
+	SnapshotEvery   time.Duration
+	HTTP2           bool
+	Headers         []string // "Name: value" (ParseHeaders)
+	Redact          []string // more secrets (Config.Redact)
+	CACert          string
+	Insecure        bool
+	TimeScale       float64
+	RunID           string
+	Allow           []string // rule IDs (the registry's, dialects.Registry.Rules)
+	GoodputSLOs     []string // METRIC OP LIMIT (measure.ParseSessionSLO)
+	// DefaultClients are the closed-loop clients when neither Clients, Rate nor Stages is
+	// given (0: the package's DefaultClients); run sizes it to the machine (ClientsForCores).
+	DefaultClients int
+
+	// The inference endpoint's workload and target (openai-chat, anthropic-messages and openai-responses only):
+	// Model is the model option; APIKey goes in the dialect's auth header (APIKeyHeader) and
+	// is a secret (Config.Redact); InputTokens and OutputTokens are TokenDist specs and
+	// Prompts a prompt file (LoadPrompts), Prompt one prompt sent as the user's message of
+	// every request: any of them makes the run an endpoint workload (loadgen.Config.Endpoint).
+	Model, APIKey             string
+	InputTokens, OutputTokens string
+	Prompts, Prompt           string
+	// Conversations is a conversation file (LoadConversations): each session replays one,
+	// turn by turn, each request carrying the answers received so far.
+	Conversations string
+	// MaxTokensField is the openai-chat field for max_tokens (protocol.MaxTokensField and
+	// its siblings; "": max_tokens); MinTokens and IgnoreEOS send vLLM's min_tokens (equal
+	// to max_tokens) and ignore_eos (endpoint.Workload).
+	MaxTokensField       string
+	MinTokens, IgnoreEOS bool
+}
+
+// workloadFlags are the flags load and run share: what to play and how hard.
+type workloadFlags struct {
+	workload
+	quiet bool
+	fs    *pflag.FlagSet
+}
+
+// addWorkloadFlags registers the workload flags on fs (load and run share them).
+func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
+	w := &workloadFlags{fs: fs}
+	fs.StringVar(&w.Mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
+	fs.StringVar(&w.ScenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
+	fs.StringSliceVar(&w.ScenarioFiles, "scenario", nil, "play the scenario YAML `FILE`s as the whole mix, equally weighted, through the mix's profiles (repeatable or FILE,FILE;\n"+
+		"docs/SCENARIOS.md). run and sweep hand them to the mock they start; a mock you started must be given the same files\n"+
+		"(streambench mock --scenario FILE), or its sessions fail with its \"unknown scenario\" error")
+	fs.StringVar(&w.Dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
+	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id; a --dialect the mix has no profile for (ag-ui, langgraph, ai-sdk in the default mix)\nsends to one named after the dialect unless given: the reference runtime (run) knows openai-all, anthropic-all, openai-none, … (its 404 lists them)")
+	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
+		"the dialects and their options:\n"+dialects.Default().Help())
+	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
+	fs.Uint64Var(&w.Seed, "seed", 0, "session sequence seed (default: the mix's)")
+	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default when no --rate or --stages: load %d;\n"+
+		"run %d per core of this machine, at most %d, as its mock and runtime share the cores);\n"+
+		"a user ignores the Retry-After of a 429 or 503 and starts its next session at once, unless --honor-retry-after",
+		loadgen.DefaultClients, loadgen.ClientsPerCore, loadgen.DefaultClients))
+	fs.DurationVar(&w.ThinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
+	fs.BoolVar(&w.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
+		"before its next session, when longer than --think-time; the open loop (--rate) keeps its schedule", session.MaxRetryAfter))
+	fs.Float64Var(&w.Rate, "rate", 0, "open loop: sessions started per second")
+	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
+	fs.IntVar(&w.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
+	fs.StringVar(&w.Stages, "stages", "", "ramp as DURATION:TARGET,... e.g. 30s:1000,60s:1000,10s:0 (virtual users; session rates with --rate-stages)")
+	fs.BoolVar(&w.RateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
+	fs.DurationVar(&w.Duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", loadgen.DefaultDuration))
+	fs.Int64Var(&w.Sessions, "sessions", 0, "stop after this many sessions")
+	fs.DurationVar(&w.Warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
+	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled (outcome cut).\n"+
+		longestRunHelp)
+	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation);\n"+
+		"it never lengthens the run: a stream still open when --grace ends is cut.\n"+longestRunHelp)
+	fs.DurationVar(&w.ReplayBudget, "replay-budget", loadgen.DefaultReplayBudget, "after the load, how long the replays of offending sessions (whose frames make the violation samples) may take\n"+
+		"together; the sessions not replayed for lack of it are counted (summary.json replays) and named in a warning; 0: none")
+	fs.DurationVar(&w.IdleTimeout, "idle-timeout", 0, "end a stream silent this long (no byte; comments and keep-alives count) as outcome stalled (default: never, as a legacy client\n"+
+		"or a long tool may be silent for minutes; a stream --stream-timeout or the run's end finds silent for 10s is stalled all the same)")
+	fs.IntVar(&w.BreakerSessions, "breaker-sessions", loadgen.DefaultBreakerSessions, "circuit breaker: when the first N sessions all end in the same error (the same outcome and text but for\n"+
+		"the session id and the URLs), stop starting sessions and say why (the run fails); 0: never")
+	fs.DurationVar(&w.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
+	fs.Float64Var(&w.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
+		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
+	fs.BoolVar(&w.NoLeakCheck, "no-leak-check", false, "skip the leak check")
+	fs.DurationVar(&w.SnapshotEvery, "snapshot-every", loadgen.DefaultSnapshotInterval, "with --out: write the results so far this often, marked incomplete, so a killed run leaves them")
+	fs.BoolVar(&w.HTTP2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
+	fs.StringArrayVar(&w.Headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
+		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
+		"headers are recorded and printed as "+loadgen.Redacted+", and so is each part of them (the token after Bearer, any part of\n"+
+		"8 bytes or more) wherever it appears (an error body, a redirect, a frame), as is a target URL's user:password")
+	fs.StringArrayVar(&w.Redact, "redact", nil, "a secret to hide as "+loadgen.Redacted+" in everything written or printed, whatever its length (repeatable)")
+	fs.StringVar(&w.Path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
+		"compose {agent} (default "+compose.DefaultPath+"), sim-chat {slug} (default "+simchat.DefaultPath+"),\n"+
+		"sim-canvas {workflow} (default "+simcanvas.DefaultPath+"); needs a single dialect (--dialect)")
+	fs.StringVar(&w.StopPath, "stop-path", "", "compose stop path template (--option stopPath=...), placeholders {agent} and {run} (default\n"+
+		compose.DefaultStopPath+"; with a --path ending in /stream, that prefix + /runs/{run}/stop)")
+	fs.StringVar(&w.CACert, "ca-cert", "", "https: trust the certificates in this PEM file instead of the system's roots")
+	fs.BoolVar(&w.Insecure, "insecure", false, "https: do not verify the target's certificate")
+	fs.Float64Var(&w.TimeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
+	fs.StringVar(&w.RunID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
+	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
+	fs.StringArrayVar(&w.Allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
+	fs.StringArrayVar(&w.GoodputSLOs, "goodput-slo", nil, "a per-session objective for goodput, METRIC OP LIMIT, e.g. 'ttft<500ms' or 'tpot<50ms' (repeatable):\n"+
+		"goodput counts the sessions that succeeded and met every one; metrics: "+measure.SessionSLOMetricNames())
+	return w
+}
+
+// addEndpointFlags registers the inference endpoint's flags (load, run and sweep: --model,
+// --api-key, --input-tokens, --output-tokens, --prompt, --prompts, --conversations).
+func addEndpointFlags(w *workloadFlags) {
+	fs := w.fs
+	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages, openai-responses: the request's model (--option model=...); with an endpoint workload and none given,\n"+
+		"the only model GET TARGET/v1/models lists (several: an error listing them)")
+	fs.StringVar(&w.APIKey, "api-key", "", "openai-chat, anthropic-messages, openai-responses: the API key, sent as Authorization: Bearer KEY (the OpenAI wires) or x-api-key: KEY\n"+
+		"(anthropic-messages); default $OPENAI_API_KEY or $ANTHROPIC_API_KEY by the dialect. Never written or printed ("+loadgen.Redacted+")")
+	fs.StringVar(&w.InputTokens, "input-tokens", "", "endpoint workload: synthetic prompts of this many tokens: 512, 512±64 (normal: mean ± standard deviation)\n"+
+		"or uniform:256-768 (default 512 when --output-tokens is given without --prompts). Each session is one request as an\n"+
+		"application sends it: no directive, no tools, no reasoning fields; judged for structure only (implies --no-ground-truth)")
+	fs.StringVar(&w.OutputTokens, "output-tokens", "", "endpoint workload: max_tokens of each request, as --input-tokens (default: a --prompts record's reply length, else none)")
+	fs.StringVar(&w.MaxTokensField, "max-tokens-field", "", "openai-chat endpoint workload: the field --output-tokens is sent in: max_tokens (default: every OpenAI-compatible\n"+
+		"server takes it), max_completion_tokens (OpenAI's newer name, required by its reasoning models; vllm bench serve's), or both")
+	fs.BoolVar(&w.MinTokens, "min-tokens", false, "openai-chat endpoint workload: also send min_tokens equal to max_tokens, so a vLLM server generates exactly that many")
+	fs.BoolVar(&w.IgnoreEOS, "ignore-eos", false, "openai-chat endpoint workload: send ignore_eos: true (vLLM: generate past the end-of-sequence token up to max_tokens)")
+	fs.StringVar(&w.Prompts, "prompts", "", "endpoint workload: prompts sampled with the seed from this file: JSON Lines of strings, {\"prompt\":...}\n"+
+		"or {\"messages\":[{\"role\":...,\"content\":...}]}, or ShareGPT records (a JSON array or lines of {\"conversations\":[...]})")
+	fs.StringVar(&w.Prompt, "prompt", "", "endpoint workload: this `TEXT` as the user's message of every request (not with --prompts, --input-tokens or --conversations)")
+	fs.StringVar(&w.Conversations, "conversations", "", "endpoint workload: multi-turn conversations sampled with the seed from this file, JSON Lines of\n"+
+		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
+		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
+		"each turn is a request measured on its own, the conversation is the session (a failed turn ends it with that outcome)")
+}
+
+// longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
+const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget (with --sessions and no --duration: until its last\n" +
+	"session starts, a closed-loop user's sessions each up to --stream-timeout one after another, then --grace), then the post-run checks:\n" +
+	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
+
+// scenarioFiles is --scenario as absolute paths, for a child mock whose working directory
+// may differ; a path that cannot be made absolute is passed as given.
+func (w *workloadFlags) scenarioFiles() []string {
+	out := make([]string, len(w.ScenarioFiles))
+	for i, f := range w.ScenarioFiles {
+		if abs, err := filepath.Abs(f); err == nil {
+			f = abs
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
+func (w *workloadFlags) config() (loadgen.Config, error) {
+	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
+		return loadgen.Config{}, usageError("--prompt %q: want the user's message, a non-empty text", w.Prompt)
+	}
+	// A zero given on purpose is not the default the zero stands for otherwise: --clients 0
+	// would otherwise run the default load.
+	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout"} {
+		if f := w.fs.Lookup(name); f != nil && f.Changed && isZeroFlag(f.Value.String()) {
+			return loadgen.Config{}, usageError("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
+		}
+	}
+	cfg, err := w.workload.build()
+	if err != nil {
+		return cfg, usageError("%v", err)
+	}
+	return cfg, nil
+}
+
+// isZeroFlag tells whether a numeric or duration flag's value reads as zero.
+func isZeroFlag(v string) bool {
+	if d, err := time.ParseDuration(v); err == nil {
+		return d == 0
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	return err == nil && f == 0
+}
+
+// apiKeyFromEnv sets --api-key from the dialect's environment variable (loadgen.APIKeyEnv)
+// when the flag was not given.
+func (w *workloadFlags) apiKeyFromEnv() {
+	if w.APIKey == "" && !w.fs.Changed("api-key") {
+		if env := loadgen.APIKeyEnv(w.Dialect); env != "" {
+			w.APIKey = os.Getenv(env)
+		}
+	}
+}
+
+// IsEndpoint reports whether the workload is an inference endpoint's (Config.endpoint.Workload).
+func (w workload) IsEndpoint() bool {
+	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != "" || w.Prompt != "" || w.Conversations != ""
+}
+
+// build resolves the workload into a loadgen.Config (without target, mock and metrics URLs): the
+// mix (the default, the Mix file, restricted to Dialect and Slug), the scenario library, the
+// rules allowed, the goodput objectives, the headers, the dialect options, and the default
+// shape (Workload.DefaultClients, else DefaultClients) and length (DefaultDuration) when none is given.
+func (w workload) build() (loadgen.Config, error) {
+	cfg := loadgen.Config{
+		Seed: w.Seed, RunID: w.RunID, Clients: w.Clients, ThinkTime: w.ThinkTime,
+		Rate: w.Rate, Arrival: w.Arrival, MaxInflight: w.MaxInflight, RateStages: w.RateStages,
+		Duration: w.Duration, Sessions: w.Sessions, Warmup: w.Warmup, Grace: w.Grace,
+		StreamTimeout: w.StreamTimeout, IdleTimeout: w.IdleTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
+		SnapshotInterval: w.SnapshotEvery,
+		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
+	}
+	cfg.Redact, cfg.HonorRetryAfter = w.Redact, w.HonorRetryAfter
+	cfg.BreakerSessions = w.BreakerSessions
+	if w.BreakerSessions <= 0 {
+		cfg.BreakerSessions = -1
+	}
+	cfg.ReplayBudget = w.ReplayBudget
+	if w.ReplayBudget <= 0 {
+		cfg.ReplayBudget = -1
+	}
+	// Zero means "not given" here (the defaults below); a negative or non-finite value is
+	// never one, and is named rather than read as missing.
+	switch {
+	case w.Clients < 0:
+		return cfg, fmt.Errorf("--clients %d: want a positive number of virtual users", w.Clients)
+	case w.Rate < 0 || math.IsNaN(w.Rate) || math.IsInf(w.Rate, 0):
+		return cfg, fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.Rate)
+	case w.Duration < 0:
+		return cfg, fmt.Errorf("--duration %s: want a positive duration", w.Duration)
+	case w.Sessions < 0:
+		return cfg, fmt.Errorf("--sessions %d: want a positive number of sessions", w.Sessions)
+	}
+	if w.TimeScale <= 0 {
+		return cfg, fmt.Errorf("--time-scale %g: want a positive factor", w.TimeScale)
+	}
+	if w.SnapshotEvery <= 0 {
+		return cfg, fmt.Errorf("--snapshot-every %s: want a positive duration", w.SnapshotEvery)
+	}
+	for _, name := range w.Allow {
+		rule, err := dialects.Default().Rules().Parse(name)
+		if err != nil {
+			return cfg, fmt.Errorf("--allow: %w", err)
+		}
+		cfg.Allow = append(cfg.Allow, rule)
+	}
+	for _, expr := range w.GoodputSLOs {
+		slo, err := measure.ParseSessionSLO(expr)
+		if err != nil {
+			return cfg, fmt.Errorf("--goodput-slo: %w", err)
+		}
+		cfg.GoodputSLOs = append(cfg.GoodputSLOs, slo)
+	}
+	h, err := loadgen.ParseHeaders(w.Headers)
+	if err != nil {
+		return cfg, fmt.Errorf("--header %w", err)
+	}
+	cfg.Headers = h
+	if cfg.Options, err = w.dialectOptions(); err != nil {
+		return cfg, err
+	}
+	if cfg.TLS, err = w.tlsConfig(); err != nil {
+		return cfg, err
+	}
+	cfg.Info.Extra = w.recorded()
+	if w.Stages != "" {
+		st, err := loadgen.ParseStages(w.Stages)
+		if err != nil {
+			return cfg, fmt.Errorf("--stages: %w", err)
+		}
+		cfg.Stages = st
+	}
+	if cfg.Clients == 0 && cfg.Rate == 0 && len(cfg.Stages) == 0 {
+		cfg.Clients = cmp.Or(w.DefaultClients, loadgen.DefaultClients)
+	}
+	if cfg.Duration == 0 && cfg.Sessions == 0 && len(cfg.Stages) == 0 {
+		cfg.Duration = loadgen.DefaultDuration
+	}
+	if w.ScenarioDir != "" {
+		lib, err := scenarios.LoadDir(w.ScenarioDir)
+		if err != nil {
+			return cfg, fmt.Errorf("--scenarios %s: %w", w.ScenarioDir, err)
+		}
+		cfg.Library = lib
+	}
+	mix := loadgen.DefaultMix()
+	if w.Mix != "" {
+		m, err := loadgen.LoadMix(w.Mix)
+		if err != nil {
+			return cfg, fmt.Errorf("--mix: %w", err)
+		}
+		mix, cfg.MixName = m, w.Mix
+	}
+	if len(w.ScenarioFiles) > 0 {
+		if w.IsEndpoint() {
+			return cfg, errors.New("--scenario and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): a scripted scenario or a real model's requests, not both")
+		}
+		base := cmp.Or(cfg.Library, scenarios.Embedded())
+		lib, names, err := base.WithFiles(w.ScenarioFiles)
+		if err != nil {
+			return cfg, fmt.Errorf("--scenario: %w", err)
+		}
+		if mix, err = mix.WithScenarios(names); err != nil {
+			return cfg, fmt.Errorf("--scenario: %w", err)
+		}
+		cfg.Library = lib
+		cfg.MixName += " with --scenario " + strings.Join(names, ",")
+	}
+	if w.Dialect != "" {
+		if _, err := dialects.Default().Lookup(w.Dialect); err != nil {
+			return cfg, fmt.Errorf("--dialect: %w", err)
+		}
+	}
+	if err := w.endpoint(&cfg); err != nil {
+		return cfg, err
+	}
+	if cfg.Endpoint != nil {
+		m, err := loadgen.EndpointMix(w.Dialect, cmp.Or(w.Model, "endpoint"), cfg.Seed)
+		if err != nil {
+			return cfg, err
+		}
+		mix, cfg.MixName = m, "endpoint"
+	} else if w.Dialect != "" || w.Slug != "" {
+		m, err := mix.Restrict(w.Dialect, w.Slug)
+		if err != nil {
+			return cfg, err
+		}
+		mix = m
+	}
+	cfg.Mix = mix
+	if ds := mix.Dialects(); w.Path != "" && len(ds) > 1 {
+		return cfg, fmt.Errorf("--path %q: the mix has profiles of several dialects (%s); choose one with --dialect", w.Path, strings.Join(ds, ", "))
+	}
+	return cfg, nil
+}
+
+// endpoint applies the endpoint flags (--model, --api-key, --input-tokens, --output-tokens,
+// --prompts, --prompt, --conversations) to cfg.
+func (w workload) endpoint(cfg *loadgen.Config) error {
+	if !w.IsEndpoint() {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}} {
+			if f.set {
+				return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens, --prompt or --prompts too", f.name)
+			}
+		}
+	}
+	flag := ""
+	switch {
+	case w.Model != "":
+		flag = "--model"
+	case w.APIKey != "":
+		flag = "--api-key"
+	case w.InputTokens != "":
+		flag = "--input-tokens"
+	case w.OutputTokens != "":
+		flag = "--output-tokens"
+	case w.Prompts != "":
+		flag = "--prompts"
+	case w.Prompt != "":
+		flag = "--prompt"
+	case w.Conversations != "":
+		flag = "--conversations"
+	default:
+		return nil
+	}
+	if !loadgen.EndpointDialect(w.Dialect) {
+		return fmt.Errorf("%s is for an inference endpoint: give --dialect openai-chat, anthropic-messages or openai-responses", flag)
+	}
+	if w.Model != "" {
+		if cfg.Options == nil {
+			cfg.Options = protocol.Options{}
+		}
+		cfg.Options["model"] = w.Model
+	}
+	if w.APIKey != "" {
+		name, value := loadgen.APIKeyHeader(w.Dialect, w.APIKey)
+		if cfg.Headers == nil {
+			cfg.Headers = http.Header{}
+		}
+		if cfg.Headers.Get(name) == "" {
+			cfg.Headers.Set(name, value)
+		}
+		cfg.Redact = append(slices.Clone(cfg.Redact), w.APIKey)
+	}
+	if !w.IsEndpoint() {
+		return nil
+	}
+	if w.Mix != "" {
+		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): one or the other")
+	}
+	e := &endpoint.Workload{}
+	var err error
+	if e.Input, err = endpoint.ParseTokenDist(w.InputTokens); err != nil {
+		return fmt.Errorf("--input-tokens %w", err)
+	}
+	if e.Output, err = endpoint.ParseTokenDist(w.OutputTokens); err != nil {
+		return fmt.Errorf("--output-tokens %w", err)
+	}
+	if w.Prompt != "" {
+		// One prompt is the whole prompt source: with a file or synthetic lengths, which
+		// prompt a session sends would be ambiguous.
+		for _, f := range []struct{ name, value string }{{"--prompts", w.Prompts}, {"--input-tokens", w.InputTokens}, {"--conversations", w.Conversations}} {
+			if f.value != "" {
+				return fmt.Errorf("--prompt and %s: --prompt is the one prompt every request sends; give one or the other", f.name)
+			}
+		}
+		e.Prompts = []endpoint.Prompt{{Messages: []protocol.Message{{Role: "user", Text: w.Prompt}}}}
+		e.Source = "--prompt"
+	} else if w.Conversations != "" {
+		if w.InputTokens != "" || w.Prompts != "" {
+			return errors.New("--conversations and --input-tokens or --prompts: the conversations' turns are the prompts; give one or the other")
+		}
+		if e.Conversations, err = endpoint.LoadConversations(w.Conversations); err != nil {
+			return fmt.Errorf("--conversations: %w", err)
+		}
+		e.Source = w.Conversations
+	} else if w.Prompts != "" {
+		if w.InputTokens != "" {
+			return errors.New("--prompts and --input-tokens: the prompts are the file's; give one or the other")
+		}
+		if e.Prompts, err = endpoint.LoadPrompts(w.Prompts); err != nil {
+			return fmt.Errorf("--prompts: %w", err)
+		}
+		e.Source = w.Prompts
+	} else if e.Input.Kind == "" {
+		e.Input, _ = endpoint.ParseTokenDist(strconv.Itoa(endpoint.DefaultInputTokens))
+	}
+	if err := w.endpointFields(e); err != nil {
+		return err
+	}
+	cfg.Endpoint, cfg.NoGroundTruth = e, true
+	return nil
+}
+
+// endpointFields applies --max-tokens-field, --min-tokens and --ignore-eos to e: OpenAI wire
+// fields, so openai-chat only; min_tokens needs a length to equal.
+func (w workload) endpointFields(e *endpoint.Workload) error {
+	switch w.MaxTokensField {
+	case "", protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields:
+	default:
+		return fmt.Errorf("--max-tokens-field %q: want %s, %s or %s", w.MaxTokensField,
+			protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields)
+	}
+	if w.Dialect != openaichat.Name {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}} {
+			if f.set {
+				return fmt.Errorf("%s is a field of the OpenAI chat wire: --dialect %s sends max_tokens alone", f.name, w.Dialect)
+			}
+		}
+	}
+	if w.MinTokens && e.Output.Kind == "" && len(e.Prompts) == 0 && len(e.Conversations) == 0 {
+		return errors.New("--min-tokens sends min_tokens equal to max_tokens: give --output-tokens (or a --prompts file with reply lengths)")
+	}
+	e.MaxTokensField, e.MinTokens, e.IgnoreEOS = w.MaxTokensField, w.MinTokens, w.IgnoreEOS
+	return nil
+}
+
+// dialectOptions gathers the KEY=VALUE options and the shorthands for options.
+func (w workload) dialectOptions() (protocol.Options, error) {
+	opts := protocol.Options{}
+	for _, kv := range w.Options {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--option %q: want KEY=VALUE", kv)
+		}
+		opts[k] = v
+	}
+	for key, v := range map[string]string{"path": w.Path, "stopPath": w.StopPath} {
+		if v != "" {
+			opts[key] = v
+		}
+	}
+	if len(opts) == 0 {
+		return nil, nil
+	}
+	return opts, nil
+}
+
+// tlsConfig is the TLS configuration --ca-cert or --insecure ask for (nil: neither, the
+// system's roots).
+func (w workload) tlsConfig() (*tls.Config, error) {
+	switch {
+	case w.CACert != "" && w.Insecure:
+		return nil, errors.New("--ca-cert and --insecure: verify against the CA file, or skip verification, not both")
+	case w.Insecure:
+		return &tls.Config{InsecureSkipVerify: true}, nil // the user asked: --insecure
+	case w.CACert != "":
+		return trustPEM("--ca-cert", w.CACert)
+	}
+	return nil, nil
+}
+
+// trustPEM is a TLS configuration whose roots are the certificates in the PEM file path,
+// given by flag.
+func trustPEM(flag, path string) (*tls.Config, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s %s: no PEM certificate in it", flag, path)
+	}
+	return &tls.Config{RootCAs: pool}, nil
+}
+
+// recorded is what the run records of the workload flags that shape no part of its Config
+// it records itself: how it trusts the target.
+func (w workload) recorded() map[string]string {
+	extra := map[string]string{}
+	if w.CACert != "" {
+		extra["ca-cert"] = w.CACert
+	}
+	if w.Insecure {
+		extra["insecure"] = "true"
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	return extra
+}
+
+// withExtra is extra with more's settings added (a new map).
+func withExtra(extra, more map[string]string) map[string]string {
+	out := maps.Clone(more)
+	maps.Copy(out, extra)
+	return out
+}

@@ -1,0 +1,226 @@
+package session
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/streambench/streambench/loadgen/endpoint"
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// Plan is everything about one session that is known before it starts.
+type Plan struct {
+	Pick Pick
+	// ID names the session on the wire (the directive, X-Streambench-Session) and in results.
+	ID     string
+	Client protocol.Client
+	// Label is the dialect part of the histogram keys (sim-chat-optedin, ...).
+	Label   string
+	Session *protocol.Session
+	// Header is the profile's request headers (nil: none).
+	Header http.Header
+	// Encoding counts the session's output tokens if no usage report comes (Request.Encoding).
+	Encoding string
+	// trigger is the scripted client action (abort, or stop when stop is set); triggerAt is
+	// when it fires, from the request, for time-based triggers (timed). The rendered Script
+	// itself is not kept: at thousands of open streams its steps would dominate memory.
+	trigger   *scenarios.Trigger
+	stop      bool
+	triggerAt time.Duration
+	timed     bool
+	// reconnect is the scripted drop and resume (reconnect.go), for clients that can.
+	reconnect *scenarios.Reconnect
+	// scripted is when the script has the first chunk and token due (overhead.go).
+	scripted scriptedLatency
+	// conversation is the conversation an endpoint session replays, turn by turn (nil: one
+	// request); Session.Endpoint.Messages grows by each answer and the next user turn.
+	conversation *endpoint.Conversation
+}
+
+// Pick is which session to play: its index in the run, the scenario and the seed that
+// renders it, and the target (slug, workflow, agent or model route) it is sent to.
+type Pick struct {
+	Index    uint64
+	Scenario string
+	Seed     uint64
+	Target   string
+}
+
+// Request is what one mix profile × target sends and how it is judged: the client its
+// dialect configured from the profile's, the target's and the command line's options, and the
+// headers every request carries.
+type Request struct {
+	Client protocol.Client
+	Header http.Header
+	// Encoding is the model tokenizer's encoding for its model option (modeltokens.ForModel),
+	// which counts a usage-less session's tokens.
+	Encoding string
+}
+
+// Planner makes sessions' plans from their picks. Set its fields before the first Plan; it is
+// safe for concurrent use.
+type Planner struct {
+	// Library holds every scenario a pick may name.
+	Library *scenarios.Library
+	// NoGroundTruth judges every session for structure only (a real model's content).
+	NoGroundTruth bool
+	// Endpoint, when set, makes each session an endpoint workload's request.
+	Endpoint *endpoint.Workload
+	// ScriptTimeScale is the mock's time scale: scripted times scale by it.
+	ScriptTimeScale float64
+
+	// scripts holds rendered scripts whose steps the next plan renders into: a session keeps
+	// only what plan derives from its script, and a step per token of garbage per session is
+	// what made a busy stream's memory grow past an idle one's (GC headroom over the ramp).
+	scripts sync.Pool
+}
+
+// Plan is the plan of the session pick, named id, sent as req. The scenario exists: the run's
+// configuration checked the mix against the library.
+func (pl *Planner) Plan(pick Pick, req Request, id string) *Plan {
+	sc, _ := pl.Library.Get(pick.Scenario)
+	prev, _ := pl.scripts.Get().(*scenarios.Script)
+	script := sc.RenderReusing(pick.Seed, prev)
+	defer pl.scripts.Put(script)
+	input := scenarios.Directive{Scenario: pick.Scenario, Seed: pick.Seed, Session: id}.String()
+	if sc.Prompt != "" {
+		input += " " + sc.Prompt
+	}
+	p := &Plan{
+		Pick: pick, ID: id, Client: req.Client, Header: req.Header, Encoding: req.Encoding,
+		Label: req.Client.Label(),
+		Session: &protocol.Session{
+			ID: id, Target: pick.Target, Input: input,
+			Expected:      script.Expected(),
+			NoGroundTruth: pl.NoGroundTruth || structureOnly(req.Client),
+		},
+	}
+	if e := pl.Endpoint; e != nil {
+		ereq, conv := e.Request(pick.Seed)
+		p.Session.Endpoint, p.Session.NoGroundTruth, p.conversation = ereq, true, conv
+		p.Session.Input = ereq.Messages[len(ereq.Messages)-1].Text
+		return p // the endpoint scenario scripts no client action
+	}
+	if !p.Session.NoGroundTruth {
+		p.scripted = scriptedFirst(script, p.Client, pl.ScriptTimeScale)
+	}
+	p.trigger = script.Client.Abort
+	if p.trigger == nil && script.Client.Stop != nil {
+		_, canStop := p.Client.(protocol.Stopper)
+		p.trigger, p.stop = script.Client.Stop, canStop
+	}
+	if p.trigger != nil {
+		p.triggerAt, p.timed = pl.triggerTime(p, script, p.trigger)
+	}
+	if _, ok := p.Client.(protocol.Reconnector); ok {
+		p.reconnect = script.Client.Reconnect
+	}
+	return p
+}
+
+// structureOnly tells whether the client judges structure only by an option of its own.
+func structureOnly(c protocol.Client) bool {
+	so, ok := c.(protocol.StructureOnly)
+	return ok && so.StructureOnly()
+}
+
+// triggerTime is when a time-based trigger fires, measured from the request: After as given;
+// during thinking or a tool the client cannot see, the scripted moment (scaled like the mock's
+// clock). Frame-triggered actions return false.
+func (pl *Planner) triggerTime(p *Plan, script *scenarios.Script, t *scenarios.Trigger) (time.Duration, bool) {
+	switch {
+	case t.After > 0:
+		return t.After, true
+	case t.DuringThinking && !p.Client.Sees(protocol.FrameThinking):
+		if at, ok := scriptedThinking(script); ok {
+			return time.Duration(float64(at) * pl.ScriptTimeScale), true
+		}
+	case t.DuringTool && !p.Client.Sees(protocol.FrameToolStart):
+		if at, ok := scriptedTool(script); ok {
+			return time.Duration(float64(at) * pl.ScriptTimeScale), true
+		}
+	}
+	return 0, false
+}
+
+// turnLength is how long a turn keeps the conversation busy: its last frame, then its
+// (parallel) tools.
+func turnLength(t *scenarios.ScriptTurn) time.Duration {
+	var d time.Duration
+	if n := len(t.Steps); n > 0 {
+		d = t.Steps[n-1].At
+	}
+	var tools time.Duration
+	for _, c := range t.ToolCalls {
+		tools = max(tools, c.Duration)
+	}
+	return d + tools
+}
+
+// scriptedThinking is the middle of the first thinking span of the script, from the first
+// request: the moment the model is certainly thinking.
+func scriptedThinking(s *scenarios.Script) (time.Duration, bool) {
+	var base time.Duration
+	for ti := range s.Turns {
+		t := &s.Turns[ti]
+		for i, st := range t.Steps {
+			if st.Kind != scenarios.StepThinking {
+				continue
+			}
+			end := st.At + time.Millisecond
+			for _, next := range t.Steps[i+1:] {
+				if next.Kind != scenarios.StepThinking {
+					end = next.At
+					break
+				}
+			}
+			return base + (st.At+end)/2, true
+		}
+		base += turnLength(t)
+	}
+	return 0, false
+}
+
+// scriptedTool is the middle of the first tool run (the shortest tool of the first turn with
+// tools), from the first request.
+func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
+	var base time.Duration
+	for ti := range s.Turns {
+		t := &s.Turns[ti]
+		if len(t.ToolCalls) > 0 {
+			var end time.Duration
+			if n := len(t.Steps); n > 0 {
+				end = t.Steps[n-1].At
+			}
+			shortest := t.ToolCalls[0].Duration
+			for _, c := range t.ToolCalls[1:] {
+				shortest = min(shortest, c.Duration)
+			}
+			return base + end + shortest/2, true
+		}
+		base += turnLength(t)
+	}
+	return 0, false
+}
+
+// duringTool tells whether the client acts while a tool runs.
+func duringTool(c scenarios.Client) bool {
+	t := c.Abort
+	if t == nil {
+		t = c.Stop
+	}
+	return t != nil && t.DuringTool
+}
+
+// ApplyHeader adds a profile's headers to req (Host sets the request's host).
+func ApplyHeader(req *http.Request, header http.Header) {
+	for name, vs := range header {
+		if name == "Host" && len(vs) > 0 {
+			req.Host = vs[0]
+			continue
+		}
+		req.Header[name] = vs
+	}
+}

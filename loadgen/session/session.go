@@ -1,0 +1,63 @@
+// Package session is the load generator's session state machine: one session's request, its
+// stream read through the dialect's checker, the scripted client actions (abort, stop,
+// reconnect, plan decisions), its one outcome, and its measurements into the run's Recorder
+// (per-shard HdrHistograms, counters). The run's orchestration (package loadgen) decides which
+// session to play and when; a Runner plays it.
+package session
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/streambench/streambench/loadgen/endpoint"
+	"github.com/streambench/streambench/measure"
+)
+
+// Runner is what a run's sessions share: the HTTP client, the target, the limits, the
+// recorder and the run's bookkeeping of each session's end. Set its fields before the first
+// Play; it is then read-only and safe for concurrent use.
+type Runner struct {
+	Client *http.Client
+	// Target is the runtime's base URL.
+	Target string
+	Rec    *Recorder
+	// StreamTimeout bounds one session; IdleTimeout (0: none) ends a stream silent that long;
+	// Grace is the run's grace period (named in a cut session's error).
+	StreamTimeout, IdleTimeout, Grace time.Duration
+	// ReplayBudget is the replays' budget, named in an error when it ends one.
+	ReplayBudget time.Duration
+	// ScriptTimeScale is the mock's time scale: scripted client actions scale by it.
+	ScriptTimeScale float64
+	// OpenLoop: sessions start on a schedule, so their start lag is measured.
+	OpenLoop bool
+	// GoodputSLOs are the per-session objectives a good session meets.
+	GoodputSLOs []measure.SessionSLO
+	// Endpoint is the endpoint workload whose conversations' later turns a session sends.
+	Endpoint *endpoint.Workload
+	// Start is the run's start, WarmupEnd the end of its warmup (sessions intended before it
+	// are played but not measured), LateBy how late a shard began after its --start-at.
+	Start, WarmupEnd time.Time
+	LateBy           time.Duration
+	// Redact hides the run's secrets in what a replay captures (nil: nothing to hide).
+	Redact func(string) string
+	// Ended is the run's bookkeeping of a measured session as it ends: its error, the
+	// circuit breaker, its violations' samples, its abort. Called once per measured session,
+	// from the session's goroutine, after the recorder counted it.
+	Ended func(*Plan, *Result)
+}
+
+// redact applies Redact.
+func (r *Runner) redact(s string) string {
+	if r.Redact == nil {
+		return s
+	}
+	return r.Redact(s)
+}
+
+// replayLimit bounds the replay of a hung session: it would hang again, for the whole stream
+// timeout, and the frames up to the stall are what the sample is for.
+func (r *Runner) replayLimit() time.Duration { return min(r.Grace, r.StreamTimeout) }
+
+// Hung tells whether the session's outcome left its stream open (stalled, over time, cut):
+// a replay of it would hang too, so it is bounded.
+func (res *Result) Hung() bool { return unfinished(res.Outcome) }
