@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -241,140 +242,119 @@ const (
 	DefaultReplayBudget  = 5 * time.Second
 )
 
+// withDefaults is c with every field left zero set to its default, and the errors of what
+// cannot run (Validate's), all of them.
 func (c *Config) withDefaults() (Config, error) {
 	cfg := *c
+	cfg.setDefaults()
+	errs := append(cfg.loadErrors(), cfg.mixErrors()...)
+	return cfg, errors.Join(errs...)
+}
+
+// orDefault is v, or d when v is not positive (not given).
+func orDefault[T int | int64 | float64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// setDefaults sets the fields left zero to their defaults.
+func (cfg *Config) setDefaults() {
 	if cfg.Mix == nil {
-		cfg.Mix = DefaultMix()
-		if cfg.MixName == "" {
-			cfg.MixName = "default"
-		}
+		cfg.Mix, cfg.MixName = DefaultMix(), cmp.Or(cfg.MixName, "default")
 	}
-	if cfg.Dialects == nil {
-		cfg.Dialects = dialects.Default()
-	}
-	if cfg.Library == nil {
-		cfg.Library = scenarios.Embedded()
-	}
+	cfg.Dialects = cmp.Or(cfg.Dialects, dialects.Default())
+	cfg.Library = cmp.Or(cfg.Library, scenarios.Embedded())
 	if cfg.Endpoint != nil {
 		cfg.NoGroundTruth = true
 		if _, ok := cfg.Library.Get(scenarios.EndpointScenario); !ok {
 			cfg.Library = cfg.Library.With(scenarios.Endpoint(scenarios.DefaultTiming(), 1))
 		}
 	}
-	if cfg.Seed == 0 {
-		cfg.Seed = cfg.Mix.Seed
-	}
+	cfg.Seed = cmp.Or(cfg.Seed, cfg.Mix.Seed)
 	cfg.GoodputSLOs = cfg.Mix.goodputSLOs(cfg.GoodputSLOs)
-	if cfg.Arrival == "" {
-		cfg.Arrival = DefaultArrival
+	cfg.Arrival = cmp.Or(cfg.Arrival, DefaultArrival)
+	cfg.Clock = cmp.Or(cfg.Clock, hrtimer.New())
+	cfg.MaxInflight = orDefault(cfg.MaxInflight, DefaultMaxInflight)
+	cfg.Grace = orDefault(cfg.Grace, DefaultGrace)
+	cfg.StreamTimeout = orDefault(cfg.StreamTimeout, DefaultStreamTimeout)
+	cfg.ScriptTimeScale = orDefault(cfg.ScriptTimeScale, 1)
+	cfg.AbortTolerance = orDefault(cfg.AbortTolerance, 5*time.Second)
+	cfg.LeakGrace = orDefault(cfg.LeakGrace, DefaultLeakGrace)
+	cfg.LeakPerStream = orDefault(cfg.LeakPerStream, DefaultLeakPerStream)
+	cfg.SamplesPerRule = orDefault(cfg.SamplesPerRule, 3)
+	cfg.SnapshotInterval = orDefault(cfg.SnapshotInterval, DefaultSnapshotInterval)
+	cfg.BreakerSessions = cmp.Or(cfg.BreakerSessions, DefaultBreakerSessions)
+	cfg.ReplayBudget = cmp.Or(cfg.ReplayBudget, DefaultReplayBudget)
+	cfg.SampleFrames = orDefault(cfg.SampleFrames, 200)
+	cfg.RuntimeMetricsURL = cmp.Or(cfg.RuntimeMetricsURL, cfg.Target+"/metrics")
+	if cfg.Shard.Sharded() && cfg.RunID == "" && !cfg.StartAt.IsZero() {
+		cfg.RunID = cfg.StartAt.UTC().Format("20060102-150405")
 	}
-	if cfg.MaxInflight <= 0 {
-		cfg.MaxInflight = DefaultMaxInflight
-	}
-	if cfg.Grace <= 0 {
-		cfg.Grace = DefaultGrace
-	}
-	if cfg.StreamTimeout <= 0 {
-		cfg.StreamTimeout = DefaultStreamTimeout
-	}
+}
 
-	if cfg.Clock == nil {
-		cfg.Clock = hrtimer.New()
-	}
-	if cfg.ScriptTimeScale <= 0 {
-		cfg.ScriptTimeScale = 1
-	}
-	if cfg.AbortTolerance <= 0 {
-		cfg.AbortTolerance = 5 * time.Second
-	}
-	if cfg.LeakGrace <= 0 {
-		cfg.LeakGrace = DefaultLeakGrace
-	}
-	if cfg.LeakPerStream <= 0 {
-		cfg.LeakPerStream = DefaultLeakPerStream
-	}
-	if cfg.SamplesPerRule <= 0 {
-		cfg.SamplesPerRule = 3
-	}
-	if cfg.SnapshotInterval <= 0 {
-		cfg.SnapshotInterval = DefaultSnapshotInterval
-	}
-	if cfg.BreakerSessions == 0 {
-		cfg.BreakerSessions = DefaultBreakerSessions
-	}
-	if cfg.ReplayBudget == 0 {
-		cfg.ReplayBudget = DefaultReplayBudget
-	}
-	if cfg.SampleFrames <= 0 {
-		cfg.SampleFrames = 200
-	}
-	if cfg.RuntimeMetricsURL == "" {
-		cfg.RuntimeMetricsURL = cfg.Target + "/metrics"
-	}
+// loadErrors are what is wrong with the run's outputs, URLs, shape, length and shard.
+func (cfg *Config) loadErrors() []error {
 	var errs []error
-	if err := checkOutputs(cfg.Outputs); err != nil {
-		errs = append(errs, err)
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
+	add(checkOutputs(cfg.Outputs))
 	if cfg.Target == "" {
-		errs = append(errs, errors.New("target: the runtime's base URL is required"))
-	} else if err := CheckURL("target", cfg.Target); err != nil {
-		errs = append(errs, err)
+		add(errors.New("target: the runtime's base URL is required"))
+	} else {
+		add(CheckURL("target", cfg.Target))
 	}
 	if cfg.MockURL != "" {
-		if err := CheckURL("mock", cfg.MockURL); err != nil {
-			errs = append(errs, err)
-		}
+		add(CheckURL("mock", cfg.MockURL))
 	}
 	if m := cfg.RuntimeMetricsURL; m != "-" && m != cfg.Target+"/metrics" {
-		if err := CheckURL("runtime metrics", m); err != nil {
-			errs = append(errs, err)
-		}
+		add(CheckURL("runtime metrics", m))
 	}
-	modes := 0
-	if cfg.Clients > 0 {
-		modes++
+	closed, open, staged := cfg.Clients > 0, cfg.Rate > 0, len(cfg.Stages) > 0
+	if closed && open {
+		add(errors.New("clients and rate: choose closed loop (clients) or open loop (rate), not both"))
 	}
-	if cfg.Rate > 0 {
-		modes++
+	if !closed && !open && !staged {
+		add(errors.New("load shape: set clients, rate or stages"))
 	}
-	if modes > 1 {
-		errs = append(errs, errors.New("clients and rate: choose closed loop (clients) or open loop (rate), not both"))
+	if staged && (closed || open) {
+		add(errors.New("stages: the stages give the users (or rates); do not also set clients or rate"))
 	}
-	if modes == 0 && len(cfg.Stages) == 0 {
-		errs = append(errs, errors.New("load shape: set clients, rate or stages"))
+	if cfg.Duration <= 0 && cfg.Sessions <= 0 && !staged {
+		add(errors.New("run length: set duration, sessions or stages"))
 	}
-	if len(cfg.Stages) > 0 && modes > 0 {
-		errs = append(errs, errors.New("stages: the stages give the users (or rates); do not also set clients or rate"))
-	}
-	if cfg.Duration <= 0 && cfg.Sessions <= 0 && len(cfg.Stages) == 0 {
-		errs = append(errs, errors.New("run length: set duration, sessions or stages"))
-	}
-	if err := cfg.Shard.validate(); err != nil {
-		errs = append(errs, err)
-	}
+	add(cfg.Shard.validate())
 	if cfg.Shard.Sharded() && cfg.RunID == "" {
-		if cfg.StartAt.IsZero() {
-			errs = append(errs, fmt.Errorf("shard %s: a sharded run needs a run id every shard shares (or a start time to derive it from)", cfg.Shard))
-		} else {
-			cfg.RunID = cfg.StartAt.UTC().Format("20060102-150405")
-		}
+		add(fmt.Errorf("shard %s: a sharded run needs a run id every shard shares (or a start time to derive it from)", cfg.Shard))
 	}
 	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" {
-		errs = append(errs, fmt.Errorf("arrival: %q, want constant or poisson", cfg.Arrival))
+		add(fmt.Errorf("arrival: %q, want constant or poisson", cfg.Arrival))
 	}
-	// Rule names are checked against the registry's rules: a dialect's own are known with it.
+	return errs
+}
+
+// mixErrors are what is wrong with the rules allowed, the mix's thresholds and scenarios:
+// rule names are checked against the registry's rules (a dialect's own are known with it),
+// scenarios against the library.
+func (cfg *Config) mixErrors() []error {
+	var errs []error
+	rules := cfg.Dialects.Rules()
 	for i, rule := range cfg.Allow {
-		if _, err := cfg.Dialects.Rules().Parse(string(rule)); err != nil {
+		if _, err := rules.Parse(string(rule)); err != nil {
 			errs = append(errs, fmt.Errorf("allow[%d]: %w", i, err))
 		}
 	}
 	for i, rule := range cfg.Mix.Allow {
-		if _, err := cfg.Dialects.Rules().Parse(string(rule)); err != nil {
+		if _, err := rules.Parse(string(rule)); err != nil {
 			errs = append(errs, fmt.Errorf("mix %s: allow[%d]: %w", cfg.MixName, i, err))
 		}
 	}
 	for i, expr := range cfg.Mix.Thresholds {
-		if _, err := verdict.ParseThresholdIn(cfg.Dialects.Rules(), expr); err != nil {
+		if _, err := verdict.ParseThresholdIn(rules, expr); err != nil {
 			errs = append(errs, fmt.Errorf("mix %s: thresholds[%d]: %w", cfg.MixName, i, err))
 		}
 	}
@@ -383,8 +363,7 @@ func (c *Config) withDefaults() (Config, error) {
 			errs = append(errs, fmt.Errorf("mix %s: scenario %q is not in the library (known: %v)", cfg.MixName, name, cfg.Library.Names()))
 		}
 	}
-	errs = append(errs, swarmMixErrors(&cfg)...) // swarm.go
-	return cfg, errors.Join(errs...)
+	return append(errs, swarmMixErrors(cfg)...) // swarm.go
 }
 
 // openLoop tells whether sessions start on a schedule rather than per virtual user.

@@ -152,51 +152,9 @@ func (m *Mix) validate() error {
 		errs = append(errs, errors.New("profiles: at least one client profile is required"))
 	}
 	var total float64
-	for i, p := range m.Profiles {
-		where := fmt.Sprintf("profiles[%d]", i)
-		if p.Name != "" {
-			where += " (" + p.Name + ")"
-		}
-		if p.Dialect == "" {
-			errs = append(errs, fmt.Errorf("%s.dialect: required (a dialect name: streambench load --help lists them)", where))
-		}
-		if !(p.Weight >= 0) {
-			errs = append(errs, fmt.Errorf("%s.weight: %v must be >= 0", where, p.Weight))
-		}
-		total += max(p.Weight, 0)
-		if len(p.Targets) == 0 {
-			errs = append(errs, fmt.Errorf("%s.targets: at least one target is required", where))
-		}
-		for name, v := range p.Headers {
-			if _, _, err := ParseHeader(name + ": " + v); err != nil {
-				errs = append(errs, fmt.Errorf("%s.headers: %w", where, err))
-			}
-		}
-		for j, t := range p.Targets {
-			if t.Slug == "" {
-				errs = append(errs, fmt.Errorf("%s.targets[%d].slug: required", where, j))
-			}
-		}
-		for name, w := range p.Scenarios {
-			if !(w >= 0) {
-				errs = append(errs, fmt.Errorf("%s.scenarios.%s: weight %v must be >= 0", where, name, w))
-			}
-		}
-		m.Profiles[i].weights = maps.Clone(m.Scenarios)
-		if m.Profiles[i].weights == nil {
-			m.Profiles[i].weights = map[string]float64{}
-		}
-		maps.Copy(m.Profiles[i].weights, p.Scenarios)
-		m.Profiles[i].scenarioNames = nil
-		for name, w := range m.Profiles[i].weights {
-			if w > 0 {
-				m.Profiles[i].scenarioNames = append(m.Profiles[i].scenarioNames, name)
-			}
-		}
-		slices.Sort(m.Profiles[i].scenarioNames)
-		if p.Weight > 0 && len(m.Profiles[i].scenarioNames) == 0 {
-			errs = append(errs, fmt.Errorf("%s.scenarios: the profile plays no scenario (every weight is 0)", where))
-		}
+	for i := range m.Profiles {
+		errs = append(errs, m.validateProfile(i)...)
+		total += max(m.Profiles[i].Weight, 0)
 	}
 	if len(m.Profiles) > 0 && total == 0 {
 		errs = append(errs, errors.New("profiles: every weight is 0"))
@@ -221,6 +179,56 @@ func (m *Mix) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateProfile checks profile i and works out its effective scenarios and weights.
+func (m *Mix) validateProfile(i int) []error {
+	var errs []error
+	p := m.Profiles[i]
+	where := fmt.Sprintf("profiles[%d]", i)
+	if p.Name != "" {
+		where += " (" + p.Name + ")"
+	}
+	if p.Dialect == "" {
+		errs = append(errs, fmt.Errorf("%s.dialect: required (a dialect name: streambench load --help lists them)", where))
+	}
+	if !(p.Weight >= 0) {
+		errs = append(errs, fmt.Errorf("%s.weight: %v must be >= 0", where, p.Weight))
+	}
+	if len(p.Targets) == 0 {
+		errs = append(errs, fmt.Errorf("%s.targets: at least one target is required", where))
+	}
+	for name, v := range p.Headers {
+		if _, _, err := ParseHeader(name + ": " + v); err != nil {
+			errs = append(errs, fmt.Errorf("%s.headers: %w", where, err))
+		}
+	}
+	for j, t := range p.Targets {
+		if t.Slug == "" {
+			errs = append(errs, fmt.Errorf("%s.targets[%d].slug: required", where, j))
+		}
+	}
+	for name, w := range p.Scenarios {
+		if !(w >= 0) {
+			errs = append(errs, fmt.Errorf("%s.scenarios.%s: weight %v must be >= 0", where, name, w))
+		}
+	}
+	m.Profiles[i].weights = maps.Clone(m.Scenarios)
+	if m.Profiles[i].weights == nil {
+		m.Profiles[i].weights = map[string]float64{}
+	}
+	maps.Copy(m.Profiles[i].weights, p.Scenarios)
+	m.Profiles[i].scenarioNames = nil
+	for name, w := range m.Profiles[i].weights {
+		if w > 0 {
+			m.Profiles[i].scenarioNames = append(m.Profiles[i].scenarioNames, name)
+		}
+	}
+	slices.Sort(m.Profiles[i].scenarioNames)
+	if p.Weight > 0 && len(m.Profiles[i].scenarioNames) == 0 {
+		errs = append(errs, fmt.Errorf("%s.scenarios: the profile plays no scenario (every weight is 0)", where))
+	}
+	return errs
 }
 
 // ScenarioNames returns the scenarios some profile of the mix can pick (weight > 0), sorted.
