@@ -32,6 +32,7 @@ var arrows = []struct {
 	{"verdict", []string{"protocol/"}, "", "verdict needs no dialect: a rule list reaches it as Config.Rules"},
 	{"measure", []string{"protocol/"}, "", "measure needs no dialect"},
 	{"report", []string{"protocol/"}, "", "report needs no dialect"},
+	{"loadgen", []string{"console"}, "", "the generator reports to its Outputs; the console is one of them"},
 }
 
 // TestArrowsPointDown: each package keeps to its arrows (above), so saved results re-render

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/streambench/streambench/console"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/internal/selfbench"
 	"github.com/streambench/streambench/loadgen"
@@ -85,7 +86,7 @@ func runBench(args []string) error {
 	}
 	if !*quiet {
 		o.Progress = func() (func(loadgen.Progress), func()) {
-			v := NewProgressView(os.Stderr)
+			v := console.NewProgress(os.Stderr)
 			return v.Update, v.Close
 		}
 	}

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/streambench/streambench/console"
 	"github.com/streambench/streambench/loadgen"
-	"github.com/streambench/streambench/loadgen/live"
 )
 
 // addMetricsAddrFlag registers --metrics-addr (load and run).
@@ -16,16 +15,14 @@ func addMetricsAddrFlag(fs *pflag.FlagSet) *string {
 		"(open streams, sessions by outcome, violations by rule, TTFT and chunk-gap histograms; deploy/grafana has a dashboard)")
 }
 
-// startLiveMetrics serves a live.Exporter added to cfg's outputs on addr; "" serves nothing. It
-// returns the address it listens on and stop, which closes the server (call it after the run).
+// startLiveMetrics serves the run's live metrics on addr (console.ServeMetrics); "" serves
+// nothing. A bad address is a usage error naming --metrics-addr.
 func startLiveMetrics(addr string, cfg *loadgen.Config) (listening string, stop func(), err error) {
 	if addr == "" {
 		return "", func() {}, nil
 	}
-	listening, stop, err = live.Serve(addr, cfg, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format, args...) })
-	if err != nil {
+	if listening, stop, err = console.ServeMetrics(addr, cfg, os.Stderr); err != nil {
 		return "", nil, usageError("--metrics-addr %s: %v", addr, err)
 	}
-	fmt.Fprintf(os.Stderr, "live metrics on http://%s%s\n", listening, live.Path)
 	return listening, stop, nil
 }

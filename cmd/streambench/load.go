@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/streambench/streambench/console"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
@@ -218,47 +219,12 @@ func playAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) erro
 	return finishRun(run, table, out, report.Render)
 }
 
-// executeLoad runs cfg with progress output and Ctrl-C handling: the first interrupt stops new
-// sessions and drains, the second cancels in-flight streams; results are returned either way.
-func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *LiveTally, error) {
-	interrupt := make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		n := 0
-		for range sigs {
-			n++
-			if n == 1 {
-				fmt.Fprintf(os.Stderr, "\ninterrupted: no new sessions; draining in-flight streams for up to %s (Ctrl-C again to stop now)\n", cfg.Grace)
-				close(interrupt)
-				continue
-			}
-			fmt.Fprintln(os.Stderr, "\ninterrupted again: cancelling in-flight streams and writing what was measured")
-			cancel()
-			return
-		}
-	}()
-	cfg.Interrupt = interrupt
-	table := NewLiveTally()
-	// After the outputs the caller set (live metrics), so the run calls those first.
-	cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(table.Add))
-	var prog *ProgressView
-	if !quiet {
-		prog = NewProgressView(os.Stderr)
-		cfg.Outputs = append(cfg.Outputs, loadgen.ProgressFunc(prog.Update))
-	}
-	cpuBefore := loadgen.ProcessCPU()
-	run, err := loadgen.Run(ctx, cfg)
-	if prog != nil {
-		prog.Close()
-	}
+// executeLoad plays cfg through the console (console.Play): progress, tally, Ctrl-C.
+func executeLoad(cfg loadgen.Config, quiet bool) (*measure.Run, *console.Tally, error) {
+	run, table, err := console.Play(cfg, quiet)
 	if err != nil {
 		return nil, nil, usageError("%v", err)
 	}
-	table.CPU = loadgen.ProcessCPU() - cpuBefore
 	return run, table, nil
 }
 
@@ -279,7 +245,7 @@ func snapshotWriter(out string, quiet bool) loadgen.SnapshotOutput {
 // render, when set, renders the report into the run's directory. The results are written
 // before anything is printed, and a failed print (a reader gone: `run | head`) is said on
 // stderr but changes neither the files nor the exit code: the verdict decides that.
-func finishRun(run *measure.Run, table *LiveTally, out string, render func(dir string) error) error {
+func finishRun(run *measure.Run, table *console.Tally, out string, render func(dir string) error) error {
 	dir := ""
 	if out != "" {
 		dir = measure.RunDir(out, &run.Summary)

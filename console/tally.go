@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"sync"
@@ -8,18 +8,18 @@ import (
 	"github.com/streambench/streambench/report"
 )
 
-// LiveTally is a SessionTally that a running load fills as its sessions end (its Add, as a
+// Tally is a SessionTally that a running load fills as its sessions end (its Add, as a
 // loadgen.SessionEndFunc, is one of the run's outputs), safe for the generator's concurrent calls.
-type LiveTally struct {
+type Tally struct {
 	mu sync.Mutex
 	report.SessionTally
 }
 
-// NewLiveTally returns an empty live tally.
-func NewLiveTally() *LiveTally { return &LiveTally{SessionTally: report.NewSessionTally()} }
+// NewTally returns an empty tally.
+func NewTally() *Tally { return &Tally{SessionTally: report.NewSessionTally()} }
 
 // Add counts one ended session: its scenario × dialect's sessions, errors and violations.
-func (t *LiveTally) Add(e loadgen.SessionEnd) {
+func (t *Tally) Add(e loadgen.SessionEnd) {
 	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
 	t.mu.Lock()
 	if e.Outcome.IsError() {

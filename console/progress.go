@@ -1,4 +1,8 @@
-package main
+// Package console is a run's live console: its progress (mpb bars on a terminal, a plain line
+// every 5 s otherwise), the scenario × dialect tally its summary prints, its live metrics'
+// address, and Ctrl-C (the first drains, the second cancels). The command line's load, run and
+// sweep play through it; the generator only reports to its Outputs.
+package console
 
 import (
 	"fmt"
@@ -13,9 +17,9 @@ import (
 	"github.com/streambench/streambench/loadgen"
 )
 
-// ProgressView shows a live run's progress (loadgen.Progress): mpb bars on a terminal, a
+// Progress shows a live run's progress (loadgen.Progress): mpb bars on a terminal, a
 // plain line every 5 s otherwise (logs, CI). Safe for concurrent use.
-type ProgressView struct {
+type Progress struct {
 	w     io.Writer
 	tty   bool
 	p     *mpb.Progress
@@ -31,9 +35,9 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// NewProgressView returns a view writing to f.
-func NewProgressView(f *os.File) *ProgressView {
-	v := &ProgressView{w: f, tty: isTerminal(f)}
+// NewProgress returns a view writing to f.
+func NewProgress(f *os.File) *Progress {
+	v := &Progress{w: f, tty: isTerminal(f)}
 	if v.tty {
 		v.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
 		v.bar = v.p.AddBar(100,
@@ -52,7 +56,7 @@ func NewProgressView(f *os.File) *ProgressView {
 	return v
 }
 
-func (v *ProgressView) describe() string {
+func (v *Progress) describe() string {
 	p := v.last
 	s := fmt.Sprintf("active %d  sessions %d/%d  errors %d  violations %d", p.Active, p.Completed, p.Started, p.Errors, p.Violations)
 	if p.Draining {
@@ -62,7 +66,7 @@ func (v *ProgressView) describe() string {
 }
 
 // Update takes the run's progress (as a loadgen.ProgressFunc, one of its outputs): it moves the bar, or prints a line every 5 s.
-func (v *ProgressView) Update(p loadgen.Progress) {
+func (v *Progress) Update(p loadgen.Progress) {
 	v.mu.Lock()
 	v.last = p
 	line := v.describe()
@@ -84,7 +88,7 @@ func (v *ProgressView) Update(p loadgen.Progress) {
 }
 
 // Close completes the bar and waits for its last redraw.
-func (v *ProgressView) Close() {
+func (v *Progress) Close() {
 	if v.tty {
 		v.bar.SetTotal(-1, true)
 		v.p.Wait()
