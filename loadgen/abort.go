@@ -124,7 +124,11 @@ func (r *runner) checkCancels(aborts []session.Abort, recs []mockprovider.Sessio
 		}
 		if f.violation != "" {
 			r.rec.AddViolation(f.rule)
-			r.samples.offer(pendingSample{index: a.Index, id: a.Session, rule: f.rule, detail: f.violation})
+			if r.samples.wants(f.rule) {
+				// The mock's records are the sample: the client's frames went with its stream.
+				r.samples.add(measure.ViolationSample{Session: a.Session, Scenario: a.Scenario, Dialect: a.Dialect,
+					Seed: r.cfg.Mix.Pick(r.cfg.Seed, a.Index).Seed, Rule: f.rule, Detail: f.violation + " (the mock's records of the session)"})
+			}
 		}
 	}
 }

@@ -138,13 +138,6 @@ type Config struct {
 
 	// SamplesPerRule is how many offending streams to keep per rule (default 3).
 	SamplesPerRule int
-	// SampleFrames bounds the frames kept per sample (default 200); bytes are bounded too
-	// (measure.MaxSampleFrameBytes, MaxSampleBytes, MaxRunSampleBytes).
-	SampleFrames int
-	// ReplayBudget is how long the replays of sessions offered as violation samples may take
-	// together, after the load drained (default DefaultReplayBudget; negative: no replay, no
-	// sample). Sessions not replayed for lack of it are counted (Summary.Replays).
-	ReplayBudget time.Duration
 
 	// BreakerSessions is how many first sessions the circuit breaker watches (default
 	// DefaultBreakerSessions; negative: no breaker): when they all end in the same error (the
@@ -239,7 +232,6 @@ const (
 	DefaultStreamTimeout = 2 * time.Minute
 	DefaultLeakGrace     = leakcheck.DefaultGrace
 	DefaultLeakPerStream = leakcheck.DefaultPerStream
-	DefaultReplayBudget  = 5 * time.Second
 )
 
 // withDefaults is c with every field left zero set to its default, and the errors of what
@@ -286,8 +278,6 @@ func (cfg *Config) setDefaults() {
 	cfg.SamplesPerRule = orDefault(cfg.SamplesPerRule, 3)
 	cfg.SnapshotInterval = orDefault(cfg.SnapshotInterval, DefaultSnapshotInterval)
 	cfg.BreakerSessions = cmp.Or(cfg.BreakerSessions, DefaultBreakerSessions)
-	cfg.ReplayBudget = cmp.Or(cfg.ReplayBudget, DefaultReplayBudget)
-	cfg.SampleFrames = orDefault(cfg.SampleFrames, 200)
 	cfg.RuntimeMetricsURL = cmp.Or(cfg.RuntimeMetricsURL, cfg.Target+"/metrics")
 	if cfg.Shard.Sharded() && cfg.RunID == "" && !cfg.StartAt.IsZero() {
 		cfg.RunID = cfg.StartAt.UTC().Format("20060102-150405")

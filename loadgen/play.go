@@ -34,10 +34,10 @@ func (c *Config) planner() *session.Planner {
 }
 
 // runSession plays session p (session.Runner.Play) and tells the run's SessionEndOutputs how
-// it ended. capture > 0 makes it a replay, which no output hears of.
-func (r *runner) runSession(ctx context.Context, p *session.Plan, intended time.Time, capture int) session.Result {
-	res := r.sessions.Play(ctx, p, intended, capture)
-	if capture == 0 && r.out.sessionEnd != nil {
+// it ended.
+func (r *runner) runSession(ctx context.Context, p *session.Plan, intended time.Time) session.Result {
+	res := r.sessions.Play(ctx, p, intended)
+	if r.out.sessionEnd != nil {
 		r.sessionEnded(p, &res)
 	}
 	return res

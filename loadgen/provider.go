@@ -9,8 +9,7 @@ import (
 )
 
 // providerRequests counts, per scenario, the provider requests the mock recorded for the run's
-// sessions (ids runID-INDEX; with shard set, this shard's indices only; a sample's replay,
-// runID-INDEX-replayN, is not the run's) and the retries among them: every request for a turn
+// sessions (ids runID-INDEX; with shard set, this shard's indices only) and the retries among them: every request for a turn
 // (of the conversation, or of one swarm child) after the first, counted by the status of the
 // attempt it repeated. Records are in arrival order (the mock's ring, oldest first).
 func providerRequests(recs []mockprovider.SessionRecord, runID string, shard Shard) []measure.ProviderRequests {
@@ -60,7 +59,7 @@ func runSession(id, runID string, shard Shard) bool {
 	}
 	index, err := strconv.ParseUint(rest, 10, 64)
 	if err != nil {
-		return false // a replay's suffix, or another run's id that shares the prefix
+		return false // a suffix, or another run's id that shares the prefix
 	}
 	return !shard.Sharded() || index%uint64(shard.Count) == uint64(shard.Index)
 }

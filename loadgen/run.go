@@ -55,7 +55,6 @@ type runner struct {
 	warmupEnd  time.Time
 	aborts     abortLog
 	samples    sampler
-	replays    atomic.Uint64 // replays so far, numbering their session ids
 	peakActive atomic.Int64
 	lateBy     time.Duration // how long after Config.StartAt the run began
 
@@ -116,12 +115,10 @@ func (r *runner) endSession(p *session.Plan, res *session.Result) {
 		r.noteError(p.ID, res.Err)
 	}
 	r.breaker.note(p.ID, res.Outcome, res.Err)
-	for i, v := range res.Violations {
+	for _, v := range res.Violations {
 		r.rec.AddViolation(v.Rule)
-		if !slices.ContainsFunc(res.Violations[:i], func(o protocol.Violation) bool { return o.Rule == v.Rule }) {
-			r.samples.offer(pendingSample{index: p.Pick.Index, id: p.ID, rule: v.Rule, detail: r.redact(v.Detail), hung: res.Hung()})
-		}
 	}
+	r.samples.offer(p, res, r.redact)
 	if res.Abort != nil {
 		r.aborts.add(*res.Abort)
 	}
@@ -248,7 +245,7 @@ func newRunner(c Config) (*runner, error) {
 	r.planner = cfg.planner()
 	r.sessions = &session.Runner{
 		Client: r.client, Target: cfg.Target, Rec: r.rec,
-		StreamTimeout: cfg.StreamTimeout, IdleTimeout: cfg.IdleTimeout, Grace: cfg.Grace, ReplayBudget: cfg.ReplayBudget,
+		StreamTimeout: cfg.StreamTimeout, IdleTimeout: cfg.IdleTimeout, Grace: cfg.Grace,
 		ScriptTimeScale: cfg.ScriptTimeScale, OpenLoop: cfg.openLoop(), GoodputSLOs: cfg.GoodputSLOs, Endpoint: cfg.Endpoint,
 		Redact: r.redact, Ended: r.endSession,
 	}
@@ -455,13 +452,12 @@ func (r *runner) drain(ctx context.Context, l *load, b preRun) afterLoad {
 type postRun struct {
 	errs            []error
 	mock            mockChecks
-	replays         *measure.ReplayInfo
 	leaks           []measure.Leak
 	leaksNotChecked []measure.LeakNotChecked
 }
 
 // postRunChecks, unless ctx was cancelled: the mock's records (cancel latency, R-abort), the
-// replays of offending sessions for samples, the leak check.
+// leak check.
 func (r *runner) postRunChecks(ctx context.Context, b preRun, snapErr error) postRun {
 	var p postRun
 	if snapErr != nil {
@@ -472,7 +468,6 @@ func (r *runner) postRunChecks(ctx context.Context, b preRun, snapErr error) pos
 		if p.mock, err = r.checkMock(ctx); err != nil {
 			p.errs = append(p.errs, err)
 		}
-		p.replays = r.replaySamples(ctx)
 	}
 	if b.leakCheck && ctx.Err() == nil {
 		p.leaks, p.leaksNotChecked = r.leakProbe().Check(ctx, b.leaks)
@@ -528,7 +523,6 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 	}
 	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
 	run.Summary.Judging = r.judging(p.errs)
-	run.Summary.Replays = p.replays
 	run.Summary.Shard = r.shardInfo()
 	run.Summary.Verdict.Warnings = r.warnings(&run.Summary, a, p)
 	roundCores(a.loads)
@@ -561,7 +555,6 @@ func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
 		add(fmt.Sprintf("%d of %d sessions had no usage report: their %d output tokens are estimated from the text (counted with %s), "+
 			"so output tokens, tpot, itl and tokens/s are marked estimated", t.EstimatedSessions, s.Counters.SessionsStarted, t.EstimatedTokens, t.EstimatedMethod()))
 	}
-	add(replayWarning(p.replays))
 	if r.lateBy > session.LateStart {
 		add(fmt.Sprintf("started %s after --start-at %s: %d starts already due then were late (counted in late_starts)",
 			r.lateBy.Round(time.Millisecond), r.cfg.StartAt.UTC().Format(time.RFC3339Nano), r.rec.LateAtBegin.Load()))
@@ -702,7 +695,7 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 		go func() {
 			defer wg.Done()
 			defer func() { <-inflight }()
-			r.runSession(ctx, r.planShallow(index), r.start.Add(due), 0)
+			r.runSession(ctx, r.planShallow(index), r.start.Add(due))
 		}()
 	}
 }
@@ -782,7 +775,7 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 					r.rec.Late.Add(1)
 					r.rec.LateAtBegin.Add(1)
 				}
-				res := r.runSession(ctx, r.planShallow(index), time.Now(), 0)
+				res := r.runSession(ctx, r.planShallow(index), time.Now())
 				pause := r.cfg.ThinkTime
 				if r.cfg.HonorRetryAfter {
 					pause = max(pause, res.RetryAfter)

@@ -114,15 +114,14 @@ func (s *snapshotter) close() error {
 }
 
 // snapshot is the run's results so far, marked incomplete: counters, violations by rule, the
-// merged histograms, the timeline's rows and the offending sessions known (without frames,
-// which come from replays after the run). Its verdict fails, saying so, whatever it holds.
+// merged histograms, the timeline's rows and the samples kept so far. Its verdict fails, saying so, whatever it holds.
 // Called from the collector goroutine only.
 func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *measure.Run {
 	now := time.Now()
 	run := &measure.Run{
 		Histograms: r.rec.TakeShards(),
 		Timeline:   slices.Clone(points),
-		Samples:    r.knownSamples(),
+		Samples:    r.samples.collected(),
 		Summary: measure.Summary{
 			Schema:      measure.SchemaVersion,
 			RunID:       r.runID,
@@ -155,22 +154,4 @@ func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *mea
 	run.Summary.Verdict = v
 	r.redactor.Run(run)
 	return run
-}
-
-// noFramesYet is added to a snapshot's samples: their frames come from replays after the run.
-const noFramesYet = " (no frames: a session's frames are captured by its replay after the run)"
-
-// knownSamples are the offending sessions kept so far, as samples without frames.
-func (r *runner) knownSamples() []measure.ViolationSample {
-	r.samples.mu.Lock()
-	defer r.samples.mu.Unlock()
-	out := slices.Clone(r.samples.done)
-	for _, ps := range r.samples.pending {
-		pick := r.cfg.Mix.Pick(r.cfg.Seed, ps.index)
-		out = append(out, measure.ViolationSample{
-			Session: ps.id, Scenario: pick.Scenario, Dialect: r.reqOpts[pick.ProfileIndex][pick.TargetIndex].Client.Label(), Seed: pick.Seed,
-			Rule: ps.rule, Detail: ps.detail + noFramesYet,
-		})
-	}
-	return out
 }

@@ -59,8 +59,7 @@ type workload struct {
 	Warmup, Grace   time.Duration
 	StreamTimeout   time.Duration
 	IdleTimeout     time.Duration
-	ReplayBudget    time.Duration // 0 or negative: no replay (Config.ReplayBudget < 0)
-	BreakerSessions int           // 0 or negative: no circuit breaker
+	BreakerSessions int // 0 or negative: no circuit breaker
 	LeakGrace       time.Duration
 	LeakPerStream   float64
 	NoLeakCheck     bool
@@ -136,8 +135,8 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 		longestRunHelp)
 	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation);\n"+
 		"it never lengthens the run: a stream still open when --grace ends is cut.\n"+longestRunHelp)
-	fs.DurationVar(&w.ReplayBudget, "replay-budget", loadgen.DefaultReplayBudget, "after the load, how long the replays of offending sessions (whose frames make the violation samples) may take\n"+
-		"together; the sessions not replayed for lack of it are counted (summary.json replays) and named in a warning; 0: none")
+	fs.Duration("replay-budget", 0, "no longer used: a violation's sample is the frames of the run's own session; nothing is sent again")
+	_ = fs.MarkDeprecated("replay-budget", "a violation's sample is the frames of the run's own session; nothing is sent again")
 	fs.DurationVar(&w.IdleTimeout, "idle-timeout", 0, "end a stream silent this long (no byte; comments and keep-alives count) as outcome stalled (default: never, as a legacy client\n"+
 		"or a long tool may be silent for minutes; a stream --stream-timeout or the run's end finds silent for 10s is stalled all the same)")
 	fs.IntVar(&w.BreakerSessions, "breaker-sessions", loadgen.DefaultBreakerSessions, "circuit breaker: when the first N sessions all end in the same error (the same outcome and text but for\n"+
@@ -195,7 +194,7 @@ func addEndpointFlags(w *workloadFlags) {
 }
 
 // longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
-const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace + --replay-budget (with --sessions and no --duration: until its last\n" +
+const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace (with --sessions and no --duration: until its last\n" +
 	"session starts, a closed-loop user's sessions each up to --stream-timeout one after another, then --grace), then the post-run checks:\n" +
 	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
 
@@ -272,10 +271,6 @@ func (w workload) build() (loadgen.Config, error) {
 	cfg.BreakerSessions = w.BreakerSessions
 	if w.BreakerSessions <= 0 {
 		cfg.BreakerSessions = -1
-	}
-	cfg.ReplayBudget = w.ReplayBudget
-	if w.ReplayBudget <= 0 {
-		cfg.ReplayBudget = -1
 	}
 	// Zero means "not given" here (the defaults below); a negative or non-finite value is
 	// never one, and is named rather than read as missing.

@@ -18,9 +18,7 @@ func (s *streamState) nextConversationTurn() {
 	m.duration = observed(now.Sub(s.intended))
 	m.tokens.settle(p.Encoding)
 	m.endTurn(s.r.GoodputSLOs)
-	if s.counting {
-		s.r.Rec.turnRequests.Add(1)
-	}
+	s.r.Rec.turnRequests.Add(1)
 	answer := ""
 	if k, ok := s.checker.(protocol.AnswerKeeper); ok {
 		answer = k.Answer()

@@ -43,42 +43,34 @@ func (s *streamState) end(o measure.Outcome, err error) Result {
 	if err != nil {
 		res.Err = err
 	}
-	if s.counting {
-		rec := r.Rec
-		rec.outcome(o)
-		switch {
-		case o.IsError():
-			rec.failed.Add(1)
-		case len(res.Violations) > 0:
-			rec.failed.Add(1)
-			rec.failedByViolations(res.Violations)
-		case o == measure.OutcomeAborted:
-			// Left on purpose: neither a success nor a failure of the target.
-		default:
-			rec.ok.Add(1)
-		}
-		if r.Ended != nil {
-			r.Ended(p, res)
-		}
-	} else {
-		if c := &s.captured; c.skippedFrames > 0 {
-			res.Frames = append(res.Frames, fmt.Sprintf("…[%d more frames (%d bytes) not kept: a sample keeps %d frames and %d KiB]",
-				c.skippedFrames, c.skippedBytes, s.capture, measure.MaxSampleBytes>>10))
-		}
-		if res.Err != nil {
-			s.captureNote("error: " + res.Err.Error())
-		}
+	rec := r.Rec
+	rec.outcome(o)
+	switch {
+	case o.IsError():
+		rec.failed.Add(1)
+	case len(res.Violations) > 0:
+		rec.failed.Add(1)
+		rec.failedByViolations(res.Violations)
+	case o == measure.OutcomeAborted:
+		// Left on purpose: neither a success nor a failure of the target.
+	default:
+		rec.ok.Add(1)
+	}
+	if r.Ended != nil {
+		res.tape, res.redact = s.tape, r.Redact
+		r.Ended(p, res)
+		res.tape, res.redact = nil, nil
+	}
+	if s.tape != nil {
+		// Back to the pool here, on end's fresh stack (a pool's calls run deep), not at close.
+		s.tape.reset()
+		tapes.Put(s.tape)
+		s.tape = nil
 	}
 	s.m.tokens.keepText(s.checker)
 	s.m.tokens.settle(p.Encoding)
 	s.m.flush()
 	return *res
-}
-
-// unfinished tells whether the outcome left the stream open (a replay of it would be too, so
-// it is bounded).
-func unfinished(o measure.Outcome) bool {
-	return o == measure.OutcomeStalled || o == measure.OutcomeOverTime || o == measure.OutcomeCut
 }
 
 // finish judges the stream read by read and gives the session its outcome.
@@ -209,9 +201,7 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 		s.res = s.end(measure.OutcomeScriptedError, nil)
 		return
 	}
-	if s.counting {
-		s.r.Rec.httpError(resp.StatusCode)
-	}
+	s.r.Rec.httpError(resp.StatusCode)
 	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.ID, req, resp, body[:min(len(body), 512)]))
 }
 
@@ -236,14 +226,14 @@ func retryAfter(v string, now time.Time) time.Duration {
 }
 
 // limit is the cause that ended the stream's context when a limit did (the idle timeout, the
-// stream timeout, the run's grace period, a replay's limit), else nil: the stream ended by
+// stream timeout, the run's grace period), else nil: the stream ended by
 // itself, the client left, or the caller cancelled the run.
 func (s *streamState) limit() error {
 	if s.sctx == nil {
 		return nil
 	}
 	switch cause := context.Cause(s.sctx); {
-	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, ErrGraceEnded), errors.Is(cause, ErrReplayLimit), errors.Is(cause, ErrReplayBudget):
+	case errors.Is(cause, errIdle), errors.Is(cause, errStreamTimeout), errors.Is(cause, ErrGraceEnded):
 		return cause
 	}
 	return nil
@@ -276,7 +266,7 @@ func (s *streamState) finishUnfinished(when string) Result {
 	case errors.Is(cause, errIdle):
 		o = measure.OutcomeStalled
 		err = fmt.Errorf("session %s: stalled: no byte from %s for the %s idle timeout%s (stream open %v)", p.ID, s.host, r.IdleTimeout, when, open)
-	case !errors.Is(cause, ErrReplayLimit) && silent >= StallWindow:
+	case silent >= StallWindow:
 		o = measure.OutcomeStalled
 		err = fmt.Errorf("session %s: stalled: no byte from %s for %v when %s ended it%s (stream open %v)", p.ID, s.host, silent.Round(time.Millisecond), limitName(r, cause), when, open)
 	case errors.Is(cause, ErrGraceEnded):
@@ -285,12 +275,6 @@ func (s *streamState) finishUnfinished(when string) Result {
 	default:
 		o = measure.OutcomeOverTime
 		err = fmt.Errorf("session %s: over time: still delivering at the %s stream timeout%s (stream open %v)", p.ID, r.StreamTimeout, when, open)
-		switch {
-		case errors.Is(cause, ErrReplayLimit):
-			err = fmt.Errorf("session %s: the replay's %s limit ended it", p.ID, r.replayLimit())
-		case errors.Is(cause, ErrReplayBudget):
-			err = fmt.Errorf("session %s: the %s replay budget ended the replay", p.ID, r.ReplayBudget)
-		}
 	}
 	if n := s.undecoded(); n > 0 {
 		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event%s", err, n, s.head.note())
@@ -463,8 +447,6 @@ const maxInBandQuote = 1 << 10
 var (
 	ErrGraceEnded    = errors.New("the run's grace period ended")
 	errStreamTimeout = errors.New("the stream timeout ended")
-	ErrReplayLimit   = errors.New("the replay's time limit ended")
-	ErrReplayBudget  = errors.New("the replay budget ended")
 )
 
 // outcomeList is measure.Outcomes, indexed by the Recorder's counters.
@@ -482,11 +464,8 @@ type Abort struct {
 	Continues bool
 }
 
-// noteAbort records a measured session's scripted abort or stop in its result.
+// noteAbort records the session's scripted abort or stop in its result.
 func (s *streamState) noteAbort() {
-	if !s.counting {
-		return
-	}
 	p := s.p
 	s.res.Abort = &Abort{
 		Index: p.Pick.Index, Session: p.ID, Scenario: p.Pick.Scenario, Dialect: p.Label, At: s.act.firedAt(),

@@ -24,8 +24,6 @@ type Runner struct {
 	// StreamTimeout bounds one session; IdleTimeout (0: none) ends a stream silent that long;
 	// Grace is the run's grace period (named in a cut session's error).
 	StreamTimeout, IdleTimeout, Grace time.Duration
-	// ReplayBudget is the replays' budget, named in an error when it ends one.
-	ReplayBudget time.Duration
 	// ScriptTimeScale is the mock's time scale: scripted client actions scale by it.
 	ScriptTimeScale float64
 	// OpenLoop: sessions start on a schedule, so their start lag is measured.
@@ -38,26 +36,10 @@ type Runner struct {
 	// are played but not measured), LateBy how late a shard began after its --start-at.
 	Start, WarmupEnd time.Time
 	LateBy           time.Duration
-	// Redact hides the run's secrets in what a replay captures (nil: nothing to hide).
+	// Redact hides the run's secrets in a session's frames (Result.Frames; nil: nothing to hide).
 	Redact func(string) string
 	// Ended is the run's bookkeeping of a measured session as it ends: its error, the
 	// circuit breaker, its violations' samples, its abort. Called once per measured session,
 	// from the session's goroutine, after the recorder counted it.
 	Ended func(*Plan, *Result)
 }
-
-// redact applies Redact.
-func (r *Runner) redact(s string) string {
-	if r.Redact == nil {
-		return s
-	}
-	return r.Redact(s)
-}
-
-// replayLimit bounds the replay of a hung session: it would hang again, for the whole stream
-// timeout, and the frames up to the stall are what the sample is for.
-func (r *Runner) replayLimit() time.Duration { return min(r.Grace, r.StreamTimeout) }
-
-// Hung tells whether the session's outcome left its stream open (stalled, over time, cut):
-// a replay of it would hang too, so it is bounded.
-func (res *Result) Hung() bool { return unfinished(res.Outcome) }

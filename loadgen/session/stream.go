@@ -22,7 +22,6 @@ import (
 // Result is what a session leaves behind for the run.
 type Result struct {
 	Violations []protocol.Violation
-	Frames     []string // only when capturing (replays for violation samples)
 	Outcome    measure.Outcome
 	// RetryAfter is the Retry-After of a 429 or 503 answer (retryAfter), 0 without one.
 	RetryAfter time.Duration
@@ -30,9 +29,18 @@ type Result struct {
 	// stop request); nil when there was none.
 	Err error
 	// Abort is the client's scripted abort or stop, for the cancel check against the mock's
-	// records (nil: the client did not act, or the session was a replay).
+	// records (nil: the client did not act).
 	Abort *Abort
+
+	// tape and redact give Frames, inside Runner.Ended only.
+	tape   *tape
+	redact func(string) string
 }
+
+// Frames is what the session's stream carried (bounded: its first and last frames; tape.go),
+// redacted: a failing session's sample, taken from the run itself. Valid inside Runner.Ended
+// only; nil elsewhere.
+func (res *Result) Frames() []string { return res.tape.frames(res.redact) }
 
 // clientAction is the scripted abort or stop of one session. It fires at most once, from the
 // reading goroutine (frame-triggered) or a timer goroutine (time-triggered).
@@ -76,19 +84,9 @@ func (a *clientAction) firedAt() time.Time {
 	return a.at
 }
 
-// frameCapture formats an event as the frame it was on the wire, for violation samples.
-func frameCapture(ev *sse.Event) string {
-	if ev.Type == "" {
-		return "data: " + string(ev.Data)
-	}
-	return "event: " + ev.Type + "\ndata: " + string(ev.Data)
-}
-
 // Play opens session p's stream, reads it to the end (or the scripted abort), feeds the
 // checker and records the session's metrics. intended is when the schedule wanted it to start:
-// latencies count from there, so queueing before the start is not hidden. capture > 0 keeps
-// that many raw frames and makes the session a replay (nothing counted, violations only
-// returned).
+// latencies count from there, so queueing before the start is not hidden.
 // It keeps the frames that stay on the goroutine's stack while
 // the stream is open small: the request set-up (open) and the verdict (finish) return before
 // or run after the read loop, so only streamState.read's small frame sits under the blocking
@@ -105,8 +103,8 @@ func frameCapture(ev *sse.Event) string {
 // last; the session's latencies count from its intended start, its gaps within a turn. A
 // conversation (Plan.conversation) reads one stream per user turn too, but each turn is
 // a request measured on its own, from when it was sent (nextConversationTurn).
-func (r *Runner) Play(ctx context.Context, p *Plan, intended time.Time, capture int) Result {
-	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, capture: capture, counting: capture == 0, turns: 1}
+func (r *Runner) Play(ctx context.Context, p *Plan, intended time.Time) Result {
+	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, turns: 1}
 	if mt, ok := p.Client.(protocol.MultiTurn); ok {
 		s.turns = max(mt.Turns(p.Session), 1)
 	}
@@ -188,8 +186,6 @@ type streamState struct {
 	ctx      context.Context
 	p        *Plan
 	intended time.Time
-	capture  int
-	counting bool
 
 	m    *sessionMetrics
 	res  Result
@@ -225,8 +221,8 @@ type streamState struct {
 	// inBand holds the first in-band error frame's message (protocol.Observation.Error).
 	turnTerminal bool
 	inBand       string
-	// captured is what a replay kept of its frames (captureFrame).
-	captured capture
+	// tape is what the stream carried, bounded: a failing session's sample (tape.go).
+	tape *tape
 	// retryAfter is the Retry-After of a 429 or 503 answer, passed on in the result.
 	retryAfter time.Duration
 	// lastRead is when the stream was last touched (its request sent, its response head
@@ -324,24 +320,23 @@ func (s *streamState) close() {
 //
 //go:noinline
 func (s *streamState) open() bool {
-	r, p, intended, counting := s.r, s.p, s.intended, s.counting
+	r, p, intended := s.r, s.p, s.intended
+	s.tape = tapes.Get().(*tape)
 	rec := r.Rec
-	m := rec.session(p.Pick.Index, p.Pick.Scenario, p.Label, counting && !intended.Before(r.WarmupEnd))
+	m := rec.session(p.Pick.Index, p.Pick.Scenario, p.Label, !intended.Before(r.WarmupEnd))
 	s.m = m
 	m.intended = intended
 	m.tokens.usageOnly = p.Session.NoGroundTruth
 	m.scripted = p.scripted
-	if counting {
-		rec.Started.Add(1)
-		rec.Active.Add(1)
-		s.active = true
-		if lag := time.Since(intended); r.OpenLoop {
-			m.startLag = observed(lag)
-			if lag > LateStart {
-				rec.Late.Add(1)
-				if r.LateBy > 0 && intended.Before(r.Start.Add(r.LateBy)) {
-					rec.LateAtBegin.Add(1) // due before a late --start-at shard began
-				}
+	rec.Started.Add(1)
+	rec.Active.Add(1)
+	s.active = true
+	if lag := time.Since(intended); r.OpenLoop {
+		m.startLag = observed(lag)
+		if lag > LateStart {
+			rec.Late.Add(1)
+			if r.LateBy > 0 && intended.Before(r.Start.Add(r.LateBy)) {
+				rec.LateAtBegin.Add(1) // due before a late --start-at shard began
 			}
 		}
 	}
@@ -452,9 +447,6 @@ func (s *streamState) request() bool {
 		detail := fmt.Sprintf("Content-Encoding %q on a request sent with Accept-Encoding: %s: the body is not decoded as an event stream",
 			ce, req.Header.Get("Accept-Encoding"))
 		res.Violations = append(res.Violations, protocol.Violation{Rule: protocol.RHeaders, Detail: detail})
-		if s.capture > 0 {
-			s.captureNote("headers: " + detail)
-		}
 		s.res = s.end(measure.OutcomeCompleted, nil)
 		return false
 	}
@@ -495,7 +487,7 @@ func (s *streamState) request() bool {
 //
 //go:noinline
 func (s *streamState) read() {
-	p, m, act, checker, dec := s.p, s.m, s.act, s.checker, s.dec
+	p, m, act, checker, dec, tp := s.p, s.m, s.act, s.checker, s.dec, s.tape
 	trig, isStop := p.trigger, p.stop
 	seesThinking, seesTools := p.Client.Sees(protocol.FrameThinking), p.Client.Sees(protocol.FrameToolStart)
 	stopObserver, _ := checker.(protocol.StopObserver)
@@ -514,13 +506,11 @@ func (s *streamState) read() {
 		}
 		now := s.arrived()
 		pending++
-		if pending == 32 && s.counting {
+		if pending == 32 {
 			s.r.Rec.Frames.Add(pending)
 			pending = 0
 		}
-		if s.capture > 0 {
-			s.captureFrame(&ev)
-		}
+		tp.record(&ev)
 		if isStop && !stopNoted && act.fired.Load() {
 			// The checker must know of the stop before any frame the stop request may have
 			// caused is observed.
@@ -594,46 +584,11 @@ func (s *streamState) read() {
 			break // the scripted reconnect: the client drops this stream and resumes it
 		}
 	}
-	if s.counting {
-		s.r.Rec.Frames.Add(pending)
-		s.r.Rec.bytes.Add(dec.BytesRead())
-	}
+	s.r.Rec.Frames.Add(pending)
+	s.r.Rec.bytes.Add(dec.BytesRead())
 	if s.appr != nil {
 		s.appr.wait()
 	}
-}
-
-// captureFrame keeps a raw frame of a replayed session: redacted, then clipped to
-// measure.MaxSampleFrameBytes; once the sample holds s.capture frames or
-// measure.MaxSampleBytes, frames are only counted (endCapture says how many).
-//
-//go:noinline
-func (s *streamState) captureFrame(ev *sse.Event) {
-	c := &s.captured
-	if len(s.res.Frames) >= s.capture || c.bytes >= measure.MaxSampleBytes {
-		c.skippedFrames++
-		c.skippedBytes += int64(len(ev.Type) + len(ev.Data))
-		return
-	}
-	// Redacted whole, then clipped, so no secret is cut in two by the clip.
-	f := measure.Clip(s.r.redact(frameCapture(ev)), measure.MaxSampleFrameBytes)
-	c.bytes += len(f)
-	s.res.Frames = append(s.res.Frames, f)
-}
-
-// captureNote keeps a line that is not a frame (a header finding, the session's error) in a
-// replay's sample, bounded like a frame.
-func (s *streamState) captureNote(line string) {
-	f := measure.Clip(s.r.redact(line), measure.MaxSampleFrameBytes)
-	s.captured.bytes += len(f)
-	s.res.Frames = append(s.res.Frames, f)
-}
-
-// capture is what a replay kept of its frames and what it only counted.
-type capture struct {
-	bytes         int
-	skippedFrames int
-	skippedBytes  int64
 }
 
 // httpStatusError describes a response other than 200 to the stream request: the status and

@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
 
 // historyServer is a sim-chat runtime that keeps a conversation per session id, as a runtime
 // with thread history does: the first request of an id gets a stream that breaks two rules
-// (a wrong chunk, no terminal), a repeated id an HTTP 400, as a thread that already holds an
-// answer would. It records the ids it saw, in order.
+// (a wrong chunk, a frame that is not JSON, no terminal), a repeated id an HTTP 400, as a
+// thread that already holds an answer would. It records the ids it saw, in order.
 type historyServer struct {
 	mu  sync.Mutex
 	ids []string
@@ -44,8 +43,7 @@ func (h *historyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
-	// Two rules broken, so two samples replay the session: text off the script (R-converge)
-	// and a frame that is not JSON (R-framing).
+	// Rules broken: text off the script (R-converge) and a frame that is not JSON (R-framing).
 	_, _ = w.Write([]byte(`data: {"blockId":"b1","chunk":"nope"}` + "\n\n" + "data: {not json\n\n"))
 }
 
@@ -55,38 +53,34 @@ func (h *historyServer) seen() []string {
 	return slices.Clone(h.ids)
 }
 
-// TestReplaysGetFreshIDs: every violation sample of a session is replayed under an id of its
-// own, so a runtime keyed by the id never answers a replay with an earlier replay's history.
-func TestReplaysGetFreshIDs(t *testing.T) {
+// TestSamplesFromTheRun: a session that breaks rules leaves the frames its stream carried as
+// each rule's sample, and nothing is sent to the target again: a runtime keyed by the session
+// id sees each id once (a second request of an id would be answered from the thread's
+// history, HTTP 400 here).
+func TestSamplesFromTheRun(t *testing.T) {
 	t.Parallel()
 	hs := &historyServer{}
 	srv := httptest.NewServer(hs)
 	defer srv.Close()
 	run, err := Run(context.Background(), Config{
-		Target: srv.URL, Mix: stallMix(t, ""), MixName: "history", Rate: 50, Sessions: 1,
+		Target: srv.URL, Mix: stallMix(t, ""), MixName: "history", Rate: 50, Sessions: 3,
 		RunID: "hist", Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(run.Samples) < 2 {
-		t.Fatalf("samples %+v: want one per broken rule, at least two replays of the session", run.Samples)
+		t.Fatalf("samples %+v: want one per broken rule", run.Samples)
 	}
 	for _, s := range run.Samples {
-		if slices.ContainsFunc(s.Frames, func(f string) bool { return strings.Contains(f, "HTTP 400") }) {
-			t.Errorf("sample %s replayed into an earlier request's thread: %q", s.Rule, s.Frames)
-		}
-		if s.Rule == protocol.RTerminal && !strings.Contains(strings.Join(s.Frames, "\n"), "nope") {
-			t.Errorf("sample %s frames %q: want the replayed stream", s.Rule, s.Frames)
+		frames := strings.Join(s.Frames, "\n")
+		if !strings.Contains(frames, `"chunk":"nope"`) || !strings.Contains(frames, "data: {not json") || strings.Contains(frames, "HTTP 400") {
+			t.Errorf("sample %s frames %q: want the run's own stream, both frames", s.Rule, s.Frames)
 		}
 	}
 	ids := hs.seen()
-	if len(ids) != 1+len(run.Samples) || ids[0] != "hist-0" || !strings.HasPrefix(ids[1], "hist-0-replay") {
-		t.Errorf("ids %q: want the session's, then one per replay, each named after the session", ids)
-	}
-	for i, id := range ids {
-		if slices.Contains(ids[:i], id) {
-			t.Errorf("id %s sent twice (ids %q)", id, ids)
-		}
+	slices.Sort(ids)
+	if want := []string{"hist-0", "hist-1", "hist-2"}; !slices.Equal(ids, want) {
+		t.Errorf("the target saw ids %q, want the run's sessions once each: %q", ids, want)
 	}
 }

@@ -1,0 +1,119 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+
+	"github.com/streambench/streambench/sse"
+)
+
+// A tape is what a stream received, bounded: the frames as they were on the wire, its first
+// tapeHead bytes kept for good and its last tapeTail bytes in a ring. Every session keeps one
+// while it streams, so that a session that breaks a rule leaves its own frames as the rule's
+// sample: nothing is sent to the target again to find out what it sent. Frames are written
+// as text ("event: T\ndata: D"), one blank line between two, so the ring's text can be cut
+// back into frames (an SSE event's data never holds a blank line). A session's tape comes from
+// a pool at its first frame and goes back at its end: a tape costs its bytes only while the
+// stream is open.
+type tape struct {
+	buf   [tapeHead + tapeTail]byte // the head, then the ring
+	head  int                       // bytes of the head written
+	ring  int                       // bytes written to the ring so far, ever (the next write goes at ring % tapeTail)
+	total int64                     // bytes of frames (and separators) the stream carried
+	seen  int                       // frames recorded
+}
+
+// tapeHead and tapeTail bound a tape: a stream's first 256 bytes of frames, and its last
+// KiB. Every open stream holds one, so it is small (bench path measures memory per stream).
+const (
+	tapeHead = 256
+	tapeTail = 1024
+)
+
+var tapes = sync.Pool{New: func() any { return new(tape) }}
+
+// record writes ev onto the tape.
+func (t *tape) record(ev *sse.Event) {
+	if t.seen > 0 {
+		t.write(sep)
+	}
+	t.seen++
+	if ev.Type != "" {
+		t.write(eventPrefix)
+		t.write([]byte(ev.Type))
+		t.write(newline)
+	}
+	t.write(dataPrefix)
+	t.write(ev.Data)
+}
+
+var (
+	sep         = []byte("\n\n")
+	newline     = []byte("\n")
+	eventPrefix = []byte("event: ")
+	dataPrefix  = []byte("data: ")
+)
+
+// write appends b to the head while it has room and to the ring always.
+func (t *tape) write(b []byte) {
+	t.total += int64(len(b))
+	if t.head < tapeHead {
+		t.head += copy(t.buf[t.head:tapeHead], b)
+	}
+	ring := t.buf[tapeHead:]
+	if len(b) > tapeTail {
+		t.ring += len(b) - tapeTail
+		b = b[len(b)-tapeTail:]
+	}
+	at := t.ring % tapeTail
+	n := copy(ring[at:], b)
+	copy(ring, b[n:])
+	t.ring += len(b)
+}
+
+// frames is the tape as frames, redacted: the whole stream when the head and the ring hold
+// it, else its first complete frames, a line saying how much was not kept, and its last
+// complete frames. A frame cut by a bound is left out, never shown in part: a secret echoed in
+// it could be cut in two, and half a secret is not redacted.
+func (t *tape) frames(redact func(string) string) []string {
+	if t == nil || t.seen == 0 {
+		return nil
+	}
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	if t.total == int64(t.head) {
+		return split(redact(string(t.buf[:t.head])))
+	}
+	ring := t.buf[tapeHead:]
+	tail := ring[:min(t.ring, tapeTail)]
+	if t.ring > tapeTail {
+		at := t.ring % tapeTail
+		tail = append(append(make([]byte, 0, tapeTail), ring[at:]...), ring[:at]...)
+	}
+	if from := t.total - int64(len(tail)); from <= int64(t.head) {
+		// The ring starts inside the head: together they hold the whole stream.
+		return split(redact(string(t.buf[:t.head]) + string(tail[int64(t.head)-from:])))
+	}
+	head := split(redact(string(t.buf[:t.head])))
+	last := split(redact(string(tail)))
+	out := head[:max(len(head)-1, 0)]
+	out = append(out, fmt.Sprintf("…[%d bytes of frames not kept: a sample keeps the whole frames of a stream's first %d bytes and of its last %d]",
+		t.total-int64(t.head)-int64(len(tail)), tapeHead, tapeTail))
+	return append(out, last[min(1, len(last)):]...)
+}
+
+// split cuts tape text into its frames.
+func split(s string) []string {
+	var out []string
+	for _, f := range bytes.Split([]byte(s), sep) {
+		if len(f) > 0 {
+			out = append(out, string(f))
+		}
+	}
+	return out
+}
+
+// reset empties the tape for the pool.
+func (t *tape) reset() { t.head, t.ring, t.total, t.seen = 0, 0, 0, 0 }
