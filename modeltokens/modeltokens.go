@@ -11,6 +11,7 @@ package modeltokens
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -45,8 +46,12 @@ func ForModel(model string) string {
 
 // Count is the number of tokens of text in encoding (CL100K or O200K), special tokens counted
 // as the plain text they are in a model's answer. The first call for an encoding loads it
-// (up to 1.3 s); later calls reuse it. Safe for concurrent use.
+// (up to 1.3 s); later calls reuse it. Safe for concurrent use: at most GOMAXPROCS counts run
+// at once, the others wait, so the encoder's working memory (tens of bytes per byte of text)
+// stays bounded however many sessions end together.
 func Count(encoding, text string) (int, error) {
+	counting <- struct{}{}
+	defer func() { <-counting }()
 	load, ok := encodings[encoding]
 	if !ok {
 		return 0, fmt.Errorf("modeltokens: unknown encoding %q: want %s or %s", encoding, CL100K, O200K)
@@ -60,6 +65,9 @@ func Count(encoding, text string) (int, error) {
 
 // encodings load each encoding once, on first use: read-only after init, each value loaded
 // under its own sync.Once, so this is a cache, not state a caller can change.
+// counting bounds the counts that run at once.
+var counting = make(chan struct{}, runtime.GOMAXPROCS(0))
+
 var encodings = map[string]func() (*tiktoken.Tiktoken, error){
 	CL100K: sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return getEncoding(CL100K) }),
 	O200K:  sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return getEncoding(O200K) }),

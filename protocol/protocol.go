@@ -90,10 +90,15 @@ type OutputKeeper interface {
 	OutputText() (kept []byte, total int64)
 }
 
-// MaxOutputText is the most output text a checker keeps of one turn (OutputKeeper), and of a
-// conversation turn's answer for the next turn's history: whatever a target sends, a session
-// holds at most this much of its text.
-const MaxOutputText = 1 << 20
+// MaxOutputText is the most output text a checker keeps of one turn for its token count
+// (OutputKeeper): a sample, whose count is scaled to the whole text. MaxAnswerText is the most
+// of a conversation turn's answer kept for the next turn's history (AnswerKeeper). Whatever a
+// target sends, a session holds at most this much of its text: 2,000 usage-less streams that
+// never end hold 32 MiB of samples, where a whole MiB each was 2 GiB.
+const (
+	MaxOutputText = 16 << 10
+	MaxAnswerText = 1 << 20
+)
 
 // ScriptedError reports whether the session's script fails the run at the provider
 // (Expected.ProviderError, an execution timeout included), so that the stream ends in the

@@ -82,7 +82,7 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 			j.text.Matched(), protocol.Quote(j.text.Next(40), 40), protocol.Quote(string(p), 40))
 	}
 	if j.keep {
-		j.answer = appendBounded(j.answer, p) // p is the frame's buffer: copied
+		j.answer = appendBounded(j.answer, p, protocol.MaxAnswerText) // p is the frame's buffer: copied
 	}
 	j.keepOutputText(p)
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
@@ -100,14 +100,14 @@ func (j *Judge) OutputText() ([]byte, int64) { return j.output, j.outputTotal }
 // keepOutputText keeps p as output text when the session has no ground truth.
 func (j *Judge) keepOutputText(p []byte) {
 	if j.keepOutput {
-		j.output = appendBounded(j.output, p)
+		j.output = appendBounded(j.output, p, protocol.MaxOutputText)
 		j.outputTotal += int64(len(p))
 	}
 }
 
-// appendBounded appends p to b up to protocol.MaxOutputText bytes in all.
-func appendBounded(b, p []byte) []byte {
-	if room := protocol.MaxOutputText - len(b); len(p) > room {
+// appendBounded appends p to b up to limit bytes in all.
+func appendBounded(b, p []byte, limit int) []byte {
+	if room := limit - len(b); len(p) > room {
 		p = p[:max(room, 0)]
 	}
 	return append(b, p...)

@@ -9,7 +9,7 @@ import (
 
 // TestOutputTextIsBounded: without ground truth a judge keeps a turn's text for the tokenizer,
 // its first protocol.MaxOutputText bytes however much the target sends, and counts every byte;
-// a conversation turn's answer, which the next turn's history carries, is bounded the same way.
+// a conversation turn's answer, which the next turn's history carries, at protocol.MaxAnswerText.
 func TestOutputTextIsBounded(t *testing.T) {
 	t.Parallel()
 	s := protocol.Session{NoGroundTruth: true, Endpoint: &protocol.EndpointRequest{Conversation: true}}
@@ -28,7 +28,7 @@ func TestOutputTextIsBounded(t *testing.T) {
 	if len(kept) != protocol.MaxOutputText || total != frames*int64(len(frame)) {
 		t.Errorf("kept %d bytes of %d, want %d of %d", len(kept), total, protocol.MaxOutputText, frames*len(frame))
 	}
-	if n := len(j.AnswerText()); n != protocol.MaxOutputText {
-		t.Errorf("the answer kept for the next turn is %d bytes, want at most %d", n, protocol.MaxOutputText)
+	if n := len(j.AnswerText()); n != protocol.MaxAnswerText {
+		t.Errorf("the answer kept for the next turn is %d bytes, want at most %d", n, protocol.MaxAnswerText)
 	}
 }
