@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -246,9 +245,9 @@ func (m *Mix) Dialects() []string {
 }
 
 // Restrict returns a copy of the mix for command-line overrides: only the profiles of dialect
-// (all when empty; a new profile when none matches), and every target replaced by slug when
-// slug is non-empty.
-func (m *Mix) Restrict(dialect, slug string) (*Mix, error) {
+// (all when empty; a new profile when none matches, sent to slug, else to targets, else to one
+// named after the dialect), and every target replaced by slug when slug is non-empty.
+func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 	out := *m
 	out.Profiles = nil
 	for _, p := range m.Profiles {
@@ -261,10 +260,20 @@ func (m *Mix) Restrict(dialect, slug string) (*Mix, error) {
 		out.Profiles = append(out.Profiles, p)
 	}
 	if len(out.Profiles) == 0 {
-		// A dialect the mix lacks gets one profile of its own. Its one target is slug, or the
-		// dialect's name where none is given: the provider-wire dialects send every session
-		// to the target URL itself, so their target only labels results.
-		out.Profiles = []Profile{{Name: dialect, Dialect: dialect, Weight: 1, Targets: []Target{{Slug: cmp.Or(slug, dialect)}}}}
+		// A dialect the mix lacks gets one profile of its own. Its targets are slug, targets, or
+		// the dialect's name where neither is given: the provider-wire dialects send every
+		// session to the target URL itself, so their target only labels results.
+		p := Profile{Name: dialect, Dialect: dialect, Weight: 1}
+		switch {
+		case slug != "":
+			targets = []string{slug}
+		case len(targets) == 0:
+			targets = []string{dialect}
+		}
+		for _, t := range targets {
+			p.Targets = append(p.Targets, Target{Slug: t})
+		}
+		out.Profiles = []Profile{p}
 	}
 	for i := range out.Profiles {
 		if slug != "" {

@@ -28,6 +28,8 @@ func runRun(args []string) error {
 		return err
 	}
 	w.apiKeyFromEnv()
+	// A --dialect the mix has no profile for (ag-ui, langgraph) plays the runtime's agents.
+	w.DefaultTargets = []string{"openai-all", "anthropic-all"}
 	if note := sizeToMachine(w, runtime.NumCPU()); note != "" {
 		fmt.Fprintln(os.Stderr, note)
 	}

@@ -52,3 +52,44 @@ func TestRunSizedToMachine(t *testing.T) {
 		t.Errorf("load with no shape: %d clients, %v; want %d", cfg.Clients, err, loadgen.DefaultClients)
 	}
 }
+
+// TestRunEveryRuntimeDialect: run --dialect D, without --slug, passes for each dialect the
+// reference runtime serves; one the default mix has no profile for (ag-ui, langgraph) plays
+// the runtime's openai-all and anthropic-all agents (it once 404'd every session at the
+// preflight, its one target named after the dialect), while load keeps that name.
+func TestRunEveryRuntimeDialect(t *testing.T) {
+	t.Parallel()
+	for _, d := range []string{"sim-chat", "sim-canvas", "compose", "ag-ui", "langgraph"} {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			code, out := runMain(t, "run", "--dialect", d, "--sessions", "30", "--clients", "6", "--time-scale", "0.2", "--quiet", "--out", "-")
+			if code != exitOK || !strings.Contains(out, "verdict: PASS") {
+				t.Errorf("run --dialect %s: exit %d\n%s", d, code, out)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		cmd     string
+		targets []string
+	}{{"run", []string{"openai-all", "anthropic-all"}}, {"load", []string{"ag-ui"}}} {
+		fs := newFlagSet(tc.cmd, "test")
+		w := addWorkloadFlags(fs)
+		if err := parseFlags(fs, []string{"--dialect", "ag-ui"}); err != nil {
+			t.Fatal(err)
+		}
+		if tc.cmd == "run" {
+			w.DefaultTargets = []string{"openai-all", "anthropic-all"}
+		}
+		cfg, err := w.config()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tg := range cfg.Mix.Profiles[0].Targets {
+			got = append(got, tg.Slug)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.targets, ",") {
+			t.Errorf("%s --dialect ag-ui: targets %q, want %q", tc.cmd, got, tc.targets)
+		}
+	}
+}

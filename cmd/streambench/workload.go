@@ -76,6 +76,9 @@ type workload struct {
 	// DefaultClients are the closed-loop clients when neither Clients, Rate nor Stages is
 	// given (0: the package's DefaultClients); run sizes it to the machine (ClientsForCores).
 	DefaultClients int
+	// DefaultTargets are where a --dialect the mix has no profile for sends its sessions
+	// without --slug (none: one named after the dialect); run's are its runtime's agents.
+	DefaultTargets []string
 
 	// The inference endpoint's workload and target (openai-chat, anthropic-messages and openai-responses only):
 	// Model is the model option; APIKey goes in the dialect's auth header (APIKeyHeader) and
@@ -111,7 +114,7 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 		"docs/SCENARIOS.md). run and sweep hand them to the mock they start; a mock you started must be given the same files\n"+
 		"(streambench mock --scenario FILE), or its sessions fail with its \"unknown scenario\" error")
 	fs.StringVar(&w.Dialect, "dialect", "", "only this client dialect: "+strings.Join(dialects.Default().Names(), ", ")+" (default: the mix's)")
-	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id; a --dialect the mix has no profile for (ag-ui, langgraph, ai-sdk in the default mix)\nsends to one named after the dialect unless given: the reference runtime (run) knows openai-all, anthropic-all, openai-none, … (its 404 lists them)")
+	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id; a --dialect the mix has no profile for (ag-ui, langgraph, ai-sdk in the default mix)\nsends to one named after the dialect unless given (run: to its runtime's openai-all and anthropic-all; it knows openai-none, … too, its 404 lists them)")
 	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
 		"the dialects and their options:\n"+dialects.Default().Help())
 	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
@@ -374,7 +377,7 @@ func (w workload) build() (loadgen.Config, error) {
 		}
 		mix, cfg.MixName = m, "endpoint"
 	} else if w.Dialect != "" || w.Slug != "" {
-		m, err := mix.Restrict(w.Dialect, w.Slug)
+		m, err := mix.Restrict(w.Dialect, w.Slug, w.DefaultTargets...)
 		if err != nil {
 			return cfg, err
 		}
