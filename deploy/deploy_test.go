@@ -22,7 +22,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/streambench/streambench/loadgen/live"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -931,11 +930,11 @@ func TestLoadMetricsMatchDashboard(t *testing.T) {
 		t.Fatalf("grafana/streambench.json: %v", err)
 	}
 	served := map[string]bool{}
-	for _, n := range []string{live.OpenStreams, live.SessionsStarted, live.Sessions, live.Violations,
-		live.Errors, live.Frames, live.Draining} {
+	for _, n := range []string{measure.OpenStreams.Live(), measure.SessionsStarted.Live(), measure.ByOutcome.Live(), measure.Violations.Live(),
+		measure.Errors.Live(), measure.Frames.Live(), measure.Draining.Live()} {
 		served[n] = true
 	}
-	for _, h := range []string{live.TimeToFirstChunk, live.ChunkGap} {
+	for _, h := range []string{measure.FirstChunk.Live(), measure.ChunkGap.Live()} {
 		served[h+"_bucket"], served[h+"_sum"], served[h+"_count"] = true, true, true
 	}
 	name := regexp.MustCompile(`streambench_[a-z_]+`)
@@ -955,12 +954,12 @@ func TestLoadMetricsMatchDashboard(t *testing.T) {
 	}
 	all := strings.Join(exprs, "\n")
 	for _, want := range []string{
-		live.OpenStreams,
-		live.Sessions,
-		live.Violations,
-		"histogram_quantile(0.5, sum by (le) (rate(" + live.TimeToFirstChunk + "_bucket",
-		"histogram_quantile(0.99, sum by (le) (rate(" + live.TimeToFirstChunk + "_bucket",
-		"histogram_quantile(0.99, sum by (le) (rate(" + live.ChunkGap + "_bucket",
+		measure.OpenStreams.Live(),
+		measure.ByOutcome.Live(),
+		measure.Violations.Live(),
+		"histogram_quantile(0.5, sum by (le) (rate(" + measure.FirstChunk.Live() + "_bucket",
+		"histogram_quantile(0.99, sum by (le) (rate(" + measure.FirstChunk.Live() + "_bucket",
+		"histogram_quantile(0.99, sum by (le) (rate(" + measure.ChunkGap.Live() + "_bucket",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no panel queries %s", want)

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/verdict"
 )
 
 // Conversation is one conversation of a conversation file (load --conversations): the user's
@@ -184,9 +184,9 @@ func (s *streamState) nextConversationTurn() {
 // endTurn records a conversation turn that completed as a request of its own, and clears the
 // per-request values for the next turn (the connection's set-up and the start lag are the
 // first request's). A turn that misses a goodput SLO costs the conversation its goodput.
-func (m *sessionMetrics) endTurn(slos []measure.SessionSLO) {
+func (m *sessionMetrics) endTurn(slos []verdict.SessionSLO) {
 	for _, slo := range slos {
-		if !slo.Met(m.sessionValue(slo.Metric)) {
+		if !slo.Met(m.sessionValue(slo.Metric())) {
 			m.missedSLO = true
 		}
 	}

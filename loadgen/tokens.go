@@ -7,6 +7,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/verdict"
 )
 
 // tokenClock follows one session's output tokens for the token metrics (ttft, ttfo, itl, tpot,
@@ -201,7 +202,7 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 // judgeGoodput counts a measured session toward goodput once it ended: judged unless aborted
 // on purpose or cut by the run's end (neither good nor bad), good when it ended completed or
 // as its scripted error, broke no rule, and every SLO holds on its own values.
-func (m *sessionMetrics) judgeGoodput(res sessionResult, slos []measure.SessionSLO) {
+func (m *sessionMetrics) judgeGoodput(res sessionResult, slos []verdict.SessionSLO) {
 	if !m.record || res.outcome == measure.OutcomeAborted || res.outcome == measure.OutcomeCut {
 		return
 	}
@@ -210,7 +211,7 @@ func (m *sessionMetrics) judgeGoodput(res sessionResult, slos []measure.SessionS
 		return
 	}
 	for _, s := range slos {
-		if !s.Met(m.sessionValue(s.Metric)) {
+		if !s.Met(m.sessionValue(s.Metric())) {
 			return
 		}
 	}
@@ -279,7 +280,7 @@ func (m *sessionMetrics) putN(metric measure.Metric, d time.Duration, n int64) {
 }
 
 // sloExprs is the SLOs as written, for the summary.
-func sloExprs(slos []measure.SessionSLO) []string {
+func sloExprs(slos []verdict.SessionSLO) []string {
 	var out []string
 	for _, s := range slos {
 		out = append(out, s.Expr)

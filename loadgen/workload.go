@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/verdict"
 )
 
 // Defaults of the workload when no shape or length is given: the default mix's 1,000 clients
@@ -83,7 +83,7 @@ type Workload struct {
 	TimeScale       float64
 	RunID           string
 	Allow           []string // rule IDs (the registry's, dialects.Registry.Rules)
-	GoodputSLOs     []string // METRIC OP LIMIT (measure.ParseSessionSLO)
+	GoodputSLOs     []string // METRIC OP LIMIT (verdict.ParseSessionSLO)
 	// DefaultClients are the closed-loop clients when neither Clients, Rate nor Stages is
 	// given (0: the package's DefaultClients); run sizes it to the machine (ClientsForCores).
 	DefaultClients int
@@ -159,7 +159,7 @@ func (w Workload) Config() (Config, error) {
 		cfg.Allow = append(cfg.Allow, rule)
 	}
 	for _, expr := range w.GoodputSLOs {
-		slo, err := measure.ParseSessionSLO(expr)
+		slo, err := verdict.ParseSessionSLO(expr)
 		if err != nil {
 			return cfg, fmt.Errorf("--goodput-slo: %w", err)
 		}

@@ -1,5 +1,7 @@
 package measure
 
+import "strings"
+
 // Outcome is how one session ended: exactly one per session started, from the closed set
 // below (docs/PROTOCOLS.md, "Outcomes"). The names are snake_case as summary.json, the
 // console, the report, live metrics and gate thresholds (outcome.NAME) spell them.
@@ -43,6 +45,15 @@ func Outcomes() []Outcome {
 	return []Outcome{OutcomeCompleted, OutcomeScriptedError, OutcomeAborted, OutcomeInBandError,
 		OutcomeHTTPError, OutcomeTransportError, OutcomeDecodeError, OutcomeTruncated,
 		OutcomeStalled, OutcomeOverTime, OutcomeCut}
+}
+
+// OutcomeNames lists Outcomes comma-separated, for help texts and errors.
+func OutcomeNames() string {
+	names := make([]string, 0, 11)
+	for _, o := range Outcomes() {
+		names = append(names, string(o))
+	}
+	return strings.Join(names, ", ")
 }
 
 // IsError tells whether the outcome is a failure of the session by itself: every outcome

@@ -231,22 +231,22 @@ type relaxed struct {
 }
 
 func (r *relaxed) note(s Selector) {
-	switch s.kind {
-	case kindViolations:
+	switch s.def.Name {
+	case measure.Violations:
 		if rule, ok := s.Scope["rule"]; ok {
 			r.rules = append(r.rules, protocol.Rule(rule))
 		} else {
 			r.violations = true
 		}
-	case kindErrors:
+	case measure.Errors:
 		r.errors = true
-	case kindFailed:
+	case measure.Failed:
 		r.errors, r.violations = true, true
-	case kindOutcome:
+	case measure.ByOutcome:
 		r.outcomes = append(r.outcomes, measure.Outcome(s.Stat))
-	case kindLeaks:
+	case measure.Leaks:
 		r.leaks = true
-	case kindDropped:
+	case measure.DroppedStarts:
 		r.dropped = true
 	}
 }
@@ -260,20 +260,20 @@ func defaultChecks(run *measure.Run, rel *relaxed) []Check {
 		if err != nil {
 			panic(err) // the expressions above are constants
 		}
-		switch t.Selector.kind {
-		case kindViolations:
+		switch t.Selector.def.Name {
+		case measure.Violations:
 			if rel.violations {
 				continue
 			}
-		case kindErrors:
+		case measure.Errors:
 			if rel.errors {
 				continue
 			}
-		case kindLeaks:
+		case measure.Leaks:
 			if rel.leaks {
 				continue
 			}
-		case kindDropped:
+		case measure.DroppedStarts:
 			if rel.dropped {
 				continue
 			}

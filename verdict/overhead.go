@@ -16,11 +16,8 @@ import (
 // Judge applies it to every threshold of the command line and the mix: a user who wants the
 // latency as measured names ttfc.measured or ttft.measured, which OnOverhead leaves alone.
 func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
-	if t.Selector.kind != kindLatency || strings.HasSuffix(t.Selector.Name, measuredSuffix) {
-		return t, false
-	}
-	over, ok := t.Selector.metric.Overhead()
-	if !ok || !recordedIn(run, over, t.Selector.Scope) {
+	over := t.Selector.def.Overhead
+	if over == "" || strings.HasSuffix(t.Selector.Name, measuredSuffix) || !recordedIn(run, over, t.Selector.Scope) {
 		return t, false
 	}
 	expr := strings.TrimSpace(t.Expr)
@@ -35,20 +32,9 @@ func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
 	return o, true
 }
 
-// measuredSuffix names a latency as measured (ttfc.measured), never judged on its overhead.
-const measuredSuffix = ".measured"
-
 // recordedIn tells whether run holds values of m in the scenario and dialect scope asks for.
 func recordedIn(run *measure.Run, m measure.Metric, scope map[string]string) bool {
-	in := func(k measure.Key) bool {
-		if s, ok := scope["scenario"]; ok && k.Scenario != s {
-			return false
-		}
-		if d, ok := scope["dialect"]; ok && k.Dialect != d {
-			return false
-		}
-		return k.Metric == m
-	}
+	in := func(k measure.Key) bool { return k.Metric == m && scopeMatches(scope, k) }
 	if run.Histograms != nil && run.Histograms.Len() > 0 {
 		for _, k := range run.Histograms.Keys() {
 			if in(k) && run.Histograms.Count(k) > 0 {
