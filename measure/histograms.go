@@ -135,21 +135,7 @@ func (kh *keyHistogram) densify(force bool) {
 	if kh.dense != nil || (!force && kh.packed.TotalCount() < denseAfter) {
 		return
 	}
-	d := NewHistogram()
-	d.SetTag(kh.packed.Tag())
-	d.SetStartTimeMs(kh.packed.StartTimeMs())
-	d.SetEndTimeMs(kh.packed.EndTimeMs())
-	kh.packed.MergeInto(d) // same geometry: nothing is dropped
-	kh.dense, kh.packed = d, nil
-}
-
-func (kh *keyHistogram) record(v int64) error {
-	if kh.dense != nil {
-		return kh.dense.RecordValue(v)
-	}
-	err := kh.packed.RecordValue(v)
-	kh.densify(false)
-	return err
+	kh.dense, kh.packed = kh.toDense(), nil // same geometry: nothing is dropped
 }
 
 func (kh *keyHistogram) recordN(v, n int64) error {
@@ -208,20 +194,7 @@ var ErrOutOfRange = errors.New("duration outside the histogram range (0 .. 1h)")
 // Record adds d to k's histogram. Durations under a microsecond record as 0 µs. It returns an
 // error wrapping ErrOutOfRange when d is negative or over an hour; the caller counts those
 // (Counters.RecordErrors) rather than dropping them silently.
-func (h *Histograms) Record(k Key, d time.Duration) error {
-	if d < 0 || d > time.Hour {
-		return fmt.Errorf("record %s = %v: %w", k, d, ErrOutOfRange)
-	}
-	kh := h.byKey[k]
-	if kh == nil {
-		kh = newKeyHistogram(k)
-		h.byKey[k] = kh
-	}
-	if err := kh.record(d.Microseconds()); err != nil {
-		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
-	}
-	return nil
-}
+func (h *Histograms) Record(k Key, d time.Duration) error { return h.RecordN(k, d, 1) }
 
 // RecordN adds n values d to k's histogram at once (n copies of one inter-token gap), with
 // Record's range rules. n <= 0 records nothing.

@@ -269,50 +269,32 @@ func extraText(v string, ok bool) string {
 
 // addCounters sums two runs' counters, maps included.
 func addCounters(a, b Counters) Counters {
-	sumMap := func(x, y map[string]int64) map[string]int64 {
-		if len(x)+len(y) == 0 {
-			return nil
-		}
-		out := maps.Clone(x)
-		if out == nil {
-			out = map[string]int64{}
-		}
-		for k, v := range y {
-			out[k] += v
-		}
-		return out
-	}
-	var http map[int]int64
-	if len(a.HTTPErrors)+len(b.HTTPErrors) > 0 {
-		http = maps.Clone(a.HTTPErrors)
-		if http == nil {
-			http = map[int]int64{}
-		}
-		for k, v := range b.HTTPErrors {
-			http[k] += v
-		}
-	}
-	var outcomes map[Outcome]int64
-	if len(a.Outcomes)+len(b.Outcomes) > 0 {
-		outcomes = maps.Clone(a.Outcomes)
-		if outcomes == nil {
-			outcomes = map[Outcome]int64{}
-		}
-		for k, v := range b.Outcomes {
-			outcomes[k] += v
-		}
-	}
 	return Counters{
-		SessionsStarted: a.SessionsStarted + b.SessionsStarted, Outcomes: outcomes, SessionsOK: a.SessionsOK + b.SessionsOK,
-		SessionsFailed: a.SessionsFailed + b.SessionsFailed, FailedByRules: sumMap(a.FailedByRules, b.FailedByRules),
-		HTTPErrors: http, Frames: a.Frames + b.Frames, Bytes: a.Bytes + b.Bytes,
+		SessionsStarted: a.SessionsStarted + b.SessionsStarted, Outcomes: addMaps(a.Outcomes, b.Outcomes), SessionsOK: a.SessionsOK + b.SessionsOK,
+		SessionsFailed: a.SessionsFailed + b.SessionsFailed, FailedByRules: addMaps(a.FailedByRules, b.FailedByRules),
+		HTTPErrors: addMaps(a.HTTPErrors, b.HTTPErrors), Frames: a.Frames + b.Frames, Bytes: a.Bytes + b.Bytes,
 		LateStarts: a.LateStarts + b.LateStarts, DroppedStarts: a.DroppedStarts + b.DroppedStarts,
 		RecordErrors: a.RecordErrors + b.RecordErrors, OutputTokens: a.OutputTokens + b.OutputTokens,
 		EstimatedTokens: a.EstimatedTokens + b.EstimatedTokens, EstimatedTokenSessions: a.EstimatedTokenSessions + b.EstimatedTokenSessions,
-		EstimatedBy:     sumMap(a.EstimatedBy, b.EstimatedBy),
+		EstimatedBy:     addMaps(a.EstimatedBy, b.EstimatedBy),
 		GoodputSessions: a.GoodputSessions + b.GoodputSessions, GoodputJudged: a.GoodputJudged + b.GoodputJudged,
 		TurnRequests: a.TurnRequests + b.TurnRequests,
 	}
+}
+
+// addMaps sums two maps of counts by key; nil when both are empty.
+func addMaps[K comparable](x, y map[K]int64) map[K]int64 {
+	if len(x)+len(y) == 0 {
+		return nil
+	}
+	out := maps.Clone(x)
+	if out == nil {
+		out = map[K]int64{}
+	}
+	for k, v := range y {
+		out[k] += v
+	}
+	return out
 }
 
 // mergeTimelines sums the shards' seconds on the wall clock: a shard's second n is the second

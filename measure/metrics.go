@@ -67,23 +67,15 @@ type Kind int
 
 // Metric kinds.
 const (
-	// KindLatency is a histogram of microseconds per scenario × dialect; a threshold names a
-	// statistic and a duration.
-	KindLatency Kind = iota + 1
-	// KindRate is a histogram of a per-session rate per scenario × dialect, tokens/s ×
-	// RateScale; a threshold names a statistic and tokens/s.
-	KindRate
-	// KindThroughput is the run's aggregate tokens/s.
-	KindThroughput
-	// KindSessions counts sessions: a limit is a share of them (with %) or a count.
-	KindSessions
-	// KindCount is a count.
-	KindCount
-	// KindGauge is a level served live, never judged.
-	KindGauge
+	KindLatency    Kind = iota + 1 // a histogram of microseconds per scenario × dialect
+	KindRate                       // a histogram of a per-session rate per scenario × dialect, tokens/s × RateScale
+	KindThroughput                 // the run's aggregate tokens/s
+	KindSessions                   // a count of sessions: a limit is a share of them (%) or a count
+	KindCount                      // a count
+	KindGauge                      // a level served live, never judged
 	// KindDialectMeasure is a dialect's own measure (dialect.go): a histogram per scenario ×
-	// dialect of microseconds or of a count, as the run's Summary.Measures says. No Def of
-	// Registry has it; a threshold on a measure gets one.
+	// dialect of microseconds or of a count, as the run's Summary.Measures says; no Def of
+	// the registry has it, a threshold on a measure makes one.
 	KindDialectMeasure
 )
 
@@ -108,26 +100,19 @@ func (k Kind) String() string {
 // histograms, the thresholds (gate, sweep --slo, a mix's), goodput SLOs, live metrics,
 // gate --help and the docs' tables (docs/METRICS.md, tested against Registry).
 type Def struct {
-	Name Metric
-	// Alias is a second spelling a threshold accepts (gap for chunk_gap).
-	Alias Metric
-	Kind  Kind
-	// Scopes are the {KEY=VALUE} keys a threshold may narrow it by.
-	Scopes []string
-	// Doc says in one line what it measures.
-	Doc string
-	// Example is a threshold on it, for gate --help; empty for a metric no threshold can
-	// name (the generator's own lag, the live-only figures).
-	Example string
+	Name    Metric
+	Alias   Metric // a second spelling a threshold accepts (gap for chunk_gap)
+	Kind    Kind
+	Scopes  []string // the {KEY=VALUE} keys a threshold may narrow it by
+	Doc     string   // what it measures, in one line
+	Example string   // a threshold on it (gate --help); empty when no threshold can name it
 	// PerSession marks a metric a session has one value of, which a goodput SLO can name
 	// (the load generator evaluates it as each session ends).
 	PerSession bool
 	// Overhead is the metric of the target's own part of it (ttfc → ttfc.overhead): a
 	// threshold on it is judged on that when the run recorded it (package verdict).
 	Overhead Metric
-	// Live is its Prometheus series under load --metrics-addr (package loadgen/live); empty
-	// when it is not served.
-	Live string
+	Live     string // its Prometheus series under load --metrics-addr (loadgen/live); empty when not served
 }
 
 // Judged tells whether a threshold can name the metric.

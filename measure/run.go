@@ -67,6 +67,16 @@ type Counters struct {
 // conversation turns that completed before their conversation's last (TurnRequests).
 func (c Counters) CompletedRequests() int64 { return c.Outcomes[OutcomeCompleted] + c.TurnRequests }
 
+// HTTPStatuses lists the http_error sessions by status, as STATUS×COUNT ("503×10, 500×2",
+// statuses in order); "" when there are none.
+func (c Counters) HTTPStatuses() string {
+	var st []string
+	for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
+		st = append(st, fmt.Sprintf("%d×%d", code, c.HTTPErrors[code]))
+	}
+	return strings.Join(st, ", ")
+}
+
 // Outcome is how many sessions ended with o.
 func (c Counters) Outcome(o Outcome) int64 { return c.Outcomes[o] }
 
@@ -332,6 +342,13 @@ type MetricSummary struct {
 	P999  int64   `json:"p999_us"`
 	Max   int64   `json:"max_us"`
 	Mean  float64 `json:"mean_us"`
+}
+
+// Stat is the statistic named name, as thresholds and reports name them: min, p50, p90, p95,
+// p99, p99.9, max or mean (0 for another name).
+func (m MetricSummary) Stat(name string) float64 {
+	return map[string]float64{"min": float64(m.Min), "p50": float64(m.P50), "p90": float64(m.P90), "p95": float64(m.P95),
+		"p99": float64(m.P99), "p99.9": float64(m.P999), "max": float64(m.Max), "mean": m.Mean}[name]
 }
 
 // Verdict is the run's own pass/fail, with a reason per failure.

@@ -61,27 +61,6 @@ func scopeMatches(scope map[string]string, k measure.Key) bool {
 	return true
 }
 
-func statOf(m measure.MetricSummary, stat string) float64 {
-	switch stat {
-	case "min":
-		return float64(m.Min)
-	case "p50":
-		return float64(m.P50)
-	case "p90":
-		return float64(m.P90)
-	case "p95":
-		return float64(m.P95)
-	case "p99":
-		return float64(m.P99)
-	case "p99.9":
-		return float64(m.P999)
-	case "max":
-		return float64(m.Max)
-	default:
-		return m.Mean
-	}
-}
-
 // Measure returns the selector's value in r: microseconds for latency (all matching scenario ×
 // dialect histograms merged), a fraction or count for errors, a count for violations and leaks.
 // It wraps an error naming the selector when there are no samples.
@@ -198,7 +177,7 @@ func (s Selector) tokens(sum *measure.Summary, percent bool) (measured, error) {
 // histograms (no hlog saved), the worst of the matching summaries.
 func (s Selector) histogram(r *measure.Run) (measured, error) {
 	if h, n := histogramFor(r, s); h != nil && h.TotalCount() > 0 {
-		stat := statOf(measure.SummarizeOne(measure.Key{}, h), s.Stat)
+		stat := measure.SummarizeOne(measure.Key{}, h).Stat(s.Stat)
 		note := ""
 		if n > 1 {
 			note = fmt.Sprintf("%d scenario×dialect histograms merged", n)
@@ -208,7 +187,7 @@ func (s Selector) histogram(r *measure.Run) (measured, error) {
 	worst, count, n := -1.0, int64(0), 0
 	for _, m := range r.Summary.Metrics {
 		if s.matches(m) {
-			worst = max(worst, statOf(m, s.Stat))
+			worst = max(worst, m.Stat(s.Stat))
 			count += m.Count
 			n++
 		}
@@ -358,7 +337,7 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 			onlyCurrent++
 			continue
 		}
-		k := keyChange{key: m.Key, base: statOf(b, g.Selector.Stat), cur: statOf(m, g.Selector.Stat), baseN: b.Count, currentN: m.Count}
+		k := keyChange{key: m.Key, base: b.Stat(g.Selector.Stat), cur: m.Stat(g.Selector.Stat), baseN: b.Count, currentN: m.Count}
 		k.allowed = k.base * (1 + g.MaxPercent/100)
 		if g.Absolute {
 			k.allowed = k.base + g.MaxIncreaseMicros
@@ -476,17 +455,6 @@ func (c Check) Verdict() string {
 		return "pass"
 	}
 	return "FAIL"
-}
-
-// allowedCounts lists the run's allowed rules that were broken, as RULE×COUNT.
-func allowedCounts(s *measure.Summary) []string {
-	var out []string
-	for _, rule := range s.Config.Allow {
-		if n := s.Violations[rule]; n > 0 {
-			out = append(out, fmt.Sprintf("%s×%d", rule, n))
-		}
-	}
-	return out
 }
 
 // msf formats microseconds as milliseconds with three decimals.

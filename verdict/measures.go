@@ -3,15 +3,13 @@ package verdict
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/streambench/streambench/measure"
 )
-
-// measureStats are the statistics a dialect measure's NAME_STAT spelling may end in.
-var measureStats = map[string]string{"min": "min", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "p999": "p99.9", "max": "max", "mean": "mean"}
 
 // measureName makes a metric of a name that is not in the registry: a dialect measure, which
 // only the run can confirm (Selector.checkMeasure). Measure names are snake_case of at least
@@ -24,7 +22,7 @@ func measureName(name, rest string) (measure.Def, string, string, bool) {
 	}
 	if !strings.Contains(rest, ".") {
 		if i := strings.LastIndexByte(name, '_'); i > 0 {
-			if stat, ok := measureStats[name[i+1:]]; ok && strings.Contains(name[:i], "_") {
+			if stat := name[i+1:]; slices.Contains(latencyStats, stat) && strings.Contains(name[:i], "_") {
 				name, rest = name[:i], rest+"."+stat
 			}
 		}

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/measure"
@@ -32,21 +33,11 @@ func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
 	return o, true
 }
 
-// recordedIn tells whether run holds values of m in the scenario and dialect scope asks for.
+// recordedIn tells whether run holds values of m in the scenario and dialect scope asks for:
+// its histograms say, or without them its summaries.
 func recordedIn(run *measure.Run, m measure.Metric, scope map[string]string) bool {
-	in := func(k measure.Key) bool { return k.Metric == m && scopeMatches(scope, k) }
-	if run.Histograms != nil && run.Histograms.Len() > 0 {
-		for _, k := range run.Histograms.Keys() {
-			if in(k) && run.Histograms.Count(k) > 0 {
-				return true
-			}
-		}
-		return false
+	if h := run.Histograms; h != nil && h.Len() > 0 {
+		return slices.ContainsFunc(h.Keys(), func(k measure.Key) bool { return k.Metric == m && scopeMatches(scope, k) && h.Count(k) > 0 })
 	}
-	for _, ms := range run.Summary.Metrics {
-		if in(ms.Key) && ms.Count > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(run.Summary.Metrics, Selector{Scope: scope, def: m.Def()}.matches)
 }

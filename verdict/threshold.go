@@ -282,19 +282,6 @@ type Threshold struct {
 
 var operators = []string{"<=", ">=", "==", "<", ">"}
 
-// ParseThresholds parses each expression with ParseThreshold; the first bad one is the error.
-func ParseThresholds(exprs []string) ([]Threshold, error) {
-	var out []Threshold
-	for _, e := range exprs {
-		t, err := ParseThreshold(e)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
 // ParseThreshold parses a check such as "ttfc.p99<300ms", "errors<0.1%", "violations==0",
 // "leaks==0" or "ttfc{scenario=plain-answer,dialect=sim-chat}.p99<300ms". See MetricsHelp.
 func ParseThreshold(expr string) (Threshold, error) { return parser{expr: expr}.threshold() }
