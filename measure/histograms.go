@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -344,49 +345,41 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 // are metric/scenario/dialect). Intervals with the same tag are merged; untagged intervals are
 // an error because they cannot be attributed to a metric.
 //
-// Every line must be a comment (#…), the column legend, blank, or an interval: the
-// hdrhistogram reader skips any other line, so random bytes would otherwise read as an empty
-// log and a line it cannot read as a histogram missing; both are errors naming the line.
+// Each interval is decoded straight into a packed histogram (hdrhistogram.DecodePacked), kept
+// packed until it holds denseAfter values as a recorded key is: so the memory a log takes is
+// proportional to the values it holds, not 188 KB a key (the dense form the library's log
+// reader decodes into), which made merging a run's shards take hundreds of MB.
+//
+// Every line must be a comment (#…), the column legend, blank, or an interval: random bytes
+// are not an empty log, and a line that is none of these is an error naming the line.
 func ReadLog(r io.Reader) (*Histograms, error) {
-	data, intervals, err := checkLogLines(r)
-	if err != nil {
-		return nil, err
-	}
-	lr := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
+	br := bufio.NewReader(r)
 	out := NewHistograms()
-	for n := 1; ; n++ {
-		hist, err := lr.NextIntervalHistogram()
-		if err != nil {
-			return nil, fmt.Errorf("interval %d: %w", n, err)
+	var times logTimes
+	for n, intervals := 1, 0; ; n++ {
+		line, rerr := br.ReadBytes('\n')
+		if le := (*LimitError)(nil); errors.As(rerr, &le) {
+			return nil, rerr
 		}
-		if hist == nil {
-			if n-1 != intervals {
-				return nil, fmt.Errorf("%d interval lines, only %d read as histograms", intervals, n-1)
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return nil, fmt.Errorf("line %d: %w", n, rerr)
+		}
+		text := bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(bytes.TrimSpace(text)) == 0, bytes.HasPrefix(text, []byte(`"StartTimestamp"`)):
+		case text[0] == '#':
+			times.header(text)
+		case logInterval.Match(text):
+			intervals++
+			if err := out.readInterval(text, &times); err != nil {
+				return nil, fmt.Errorf("interval %d: %w", intervals, err)
 			}
+		default:
+			return nil, fmt.Errorf("line %d is not an hlog interval or comment: %s", n, quoteStart(text))
+		}
+		if rerr != nil {
 			return out, nil
 		}
-		k, err := parseTag(hist.Tag())
-		if err != nil {
-			return nil, fmt.Errorf("interval %d: %w", n, err)
-		}
-		kh := out.byKey[k]
-		if kh == nil {
-			if hist.LowestTrackableValue() == lowestMicros && hist.HighestTrackableValue() == highestMicros &&
-				hist.SignificantFigures() == sigFigs {
-				// Our own geometry: keep the decoded histogram rather than copy it.
-				hist.SetTag(k.String())
-				out.byKey[k] = &keyHistogram{dense: hist}
-				continue
-			}
-			kh = newKeyHistogram(k)
-			kh.densify(true)
-			kh.dense.SetStartTimeMs(hist.StartTimeMs())
-			out.byKey[k] = kh
-		}
-		if dropped := kh.dense.Merge(hist); dropped > 0 {
-			return nil, fmt.Errorf("interval %d (%s): %d values outside 1µs..1h", n, k, dropped)
-		}
-		kh.dense.SetEndTimeMs(max(kh.dense.EndTimeMs(), hist.EndTimeMs()))
 	}
 }
 
@@ -394,32 +387,76 @@ func ReadLog(r io.Reader) (*Histograms, error) {
 // an optional tag, start, length and max (seconds), then the encoded histogram.
 var logInterval = regexp.MustCompile(`^(Tag=[^,]*,)?[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,HIST[A-Za-z0-9+/=]+$`)
 
-// checkLogLines reads an interval log whole and checks that each line is one the log format
-// has: a comment, the legend, a blank line or an interval (counted).
-func checkLogLines(r io.Reader) (data []byte, intervals int, err error) {
-	br := bufio.NewReader(r)
-	var buf bytes.Buffer
-	for n := 1; ; n++ {
-		line, rerr := br.ReadBytes('\n')
-		if le := (*LimitError)(nil); errors.As(rerr, &le) {
-			return nil, 0, rerr
+// logTimes are a log's start and base times (seconds since the epoch), which an interval's
+// start is relative to, read as hdrhistogram's log reader reads them: from the headers, or
+// else deduced from the first interval.
+type logTimes struct {
+	start, base             float64
+	sawStart, sawBase, read bool
+}
+
+var logTimeHeader = regexp.MustCompile(`^#\[(StartTime|BaseTime): ([\d.]*)`)
+
+func (lt *logTimes) header(line []byte) {
+	m := logTimeHeader.FindSubmatch(line)
+	if m == nil {
+		return
+	}
+	v, _ := strconv.ParseFloat(string(m[2]), 64)
+	if string(m[1]) == "StartTime" {
+		lt.start, lt.sawStart = v, true
+	} else {
+		lt.base, lt.sawBase = v, true
+	}
+}
+
+// endMs is when an interval that starts at ts and lasts length ended, in ms since the epoch.
+func (lt *logTimes) endMs(ts, length float64) int64 {
+	if !lt.read {
+		lt.read = true
+		if !lt.sawStart {
+			lt.start = ts
 		}
-		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return nil, 0, fmt.Errorf("line %d: %w", n, rerr)
-		}
-		text := bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(bytes.TrimSpace(text)) == 0, text[0] == '#', bytes.HasPrefix(text, []byte(`"StartTimestamp"`)):
-		case logInterval.Match(text):
-			intervals++
-		default:
-			return nil, 0, fmt.Errorf("line %d is not an hlog interval or comment: %s", n, quoteStart(text))
-		}
-		buf.Write(line)
-		if rerr != nil {
-			return buf.Bytes(), intervals, nil
+		if !lt.sawBase && ts < lt.start-365*24*3600 { // times relative to the start, not absolute
+			lt.base = lt.start
 		}
 	}
+	return int64((ts + lt.base + length) * 1000)
+}
+
+// readInterval adds one interval line (logInterval) to h.
+func (h *Histograms) readInterval(line []byte, times *logTimes) error {
+	var tag string
+	if rest, ok := bytes.CutPrefix(line, []byte("Tag=")); ok {
+		comma := bytes.IndexByte(rest, ',')
+		tag, line = string(rest[:comma]), rest[comma+1:]
+	}
+	f := bytes.SplitN(line, []byte(","), 4) // start, length, max, histogram
+	ts, _ := strconv.ParseFloat(string(f[0]), 64)
+	length, _ := strconv.ParseFloat(string(f[1]), 64)
+	end := times.endMs(ts, length)
+	k, err := parseTag(tag)
+	if err != nil {
+		return err
+	}
+	p, err := hdrhistogram.DecodePacked(f[3])
+	if err != nil {
+		return err
+	}
+	kh := h.byKey[k]
+	if kh == nil {
+		kh = newKeyHistogram(k)
+		h.byKey[k] = kh
+	}
+	if dropped := kh.merge(&keyHistogram{packed: p}); dropped > 0 {
+		return fmt.Errorf("%s: %d values outside 1µs..1h", k, dropped)
+	}
+	if kh.dense != nil {
+		kh.dense.SetEndTimeMs(max(kh.dense.EndTimeMs(), end))
+	} else {
+		kh.packed.SetEndTimeMs(max(kh.packed.EndTimeMs(), end))
+	}
+	return nil
 }
 
 // quoteStart quotes the first bytes of b, for an error.

@@ -11,7 +11,8 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ShardRun is one shard's results and where they were read from (named in errors).
+// ShardRun is one shard's results and where they were read from (named in errors). Its
+// Run.Histograms may be nil (ReadShards): Merge then reads them from Dir.
 type ShardRun struct {
 	Dir string
 	Run *Run
@@ -40,6 +41,10 @@ func (e *MergeError) Error() string { return e.Field + ": " + e.Detail }
 //
 // leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
 // would see the others' streams); nil records the run as not checked for leaks.
+//
+// Memory: a shard whose Run.Histograms is nil (ReadShards) has its histograms read from its
+// directory when its turn comes and let go after, so a merge holds the merged set and one
+// shard's, each key packed until it holds denseAfter values (ReadLog).
 func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	if err := CheckShards(shards); err != nil {
 		return nil, err
@@ -56,9 +61,15 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	var hosts []string
 	var judging Judging
 	for _, sh := range shards {
-		r := sh.Run
-		sum := &r.Summary
-		if dropped := out.Histograms.Merge(r.Histograms); dropped > 0 {
+		sum := &sh.Run.Summary
+		hs := sh.Run.Histograms
+		if hs == nil { // read now, and let go after this shard: one shard's in memory at a time
+			var err error
+			if hs, err = readHistograms(sh.Dir, sum); err != nil {
+				return nil, err
+			}
+		}
+		if dropped := out.Histograms.Merge(hs); dropped > 0 {
 			return nil, fmt.Errorf("%s: %d histogram values outside 1µs..1h", sh.Dir, dropped)
 		}
 		s.Counters = addCounters(s.Counters, sum.Counters)
@@ -106,7 +117,7 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 		for _, w := range sum.Verdict.Warnings {
 			s.Verdict.Warnings = append(s.Verdict.Warnings, fmt.Sprintf("shard %d: %s", info.Index, w))
 		}
-		ttfc, _ := r.Histograms.Merged(func(k Key) bool { return k.Metric == FirstChunk })
+		ttfc, _ := hs.Merged(func(k Key) bool { return k.Metric == FirstChunk })
 		s.Shards = append(s.Shards, ShardFigures{
 			Index: info.Index, Dir: sh.Dir, Hostname: sum.Environment.Hostname,
 			Started: sum.Started, Ended: sum.Ended, LateBy: info.LateBy,

@@ -495,11 +495,16 @@ type Run struct {
 	Samples    []ViolationSample
 }
 
-// Summarize computes every histogram's statistics, in Keys order.
+// Summarize computes every histogram's statistics, in Keys order, each from the form the set
+// holds it in (no dense copy of a packed key).
 func Summarize(h *Histograms) []MetricSummary {
 	out := make([]MetricSummary, 0, h.Len())
 	for _, k := range h.Keys() {
-		out = append(out, SummarizeOne(k, h.Get(k)))
+		if kh := h.byKey[k]; kh.dense != nil {
+			out = append(out, summarize(k, kh.dense))
+		} else {
+			out = append(out, summarize(k, kh.packed))
+		}
 	}
 	return out
 }
@@ -536,18 +541,34 @@ func (s *Summary) OverallMetric(m Metric) (MetricSummary, bool) {
 
 // SummarizeOne computes one histogram's statistics.
 func SummarizeOne(k Key, hist *hdrhistogram.Histogram) MetricSummary {
+	if hist == nil {
+		return MetricSummary{Key: k}
+	}
+	return summarize(k, hist)
+}
+
+// histogramStats is what a summary reads of a histogram, dense or packed.
+type histogramStats interface {
+	TotalCount() int64
+	Min() int64
+	Max() int64
+	Mean() float64
+	ValueAtPercentile(percentile float64) int64
+}
+
+func summarize(k Key, hist histogramStats) MetricSummary {
 	m := MetricSummary{Key: k}
-	if hist == nil || hist.TotalCount() == 0 {
+	if hist.TotalCount() == 0 {
 		return m
 	}
-	// ValueAtQuantile takes a percentage (99, not 0.99).
+	// ValueAtPercentile takes a percentage (99, not 0.99).
 	m.Count = hist.TotalCount()
 	m.Min = hist.Min()
-	m.P50 = hist.ValueAtQuantile(50)
-	m.P90 = hist.ValueAtQuantile(90)
-	m.P95 = hist.ValueAtQuantile(95)
-	m.P99 = hist.ValueAtQuantile(99)
-	m.P999 = hist.ValueAtQuantile(99.9)
+	m.P50 = hist.ValueAtPercentile(50)
+	m.P90 = hist.ValueAtPercentile(90)
+	m.P95 = hist.ValueAtPercentile(95)
+	m.P99 = hist.ValueAtPercentile(99)
+	m.P999 = hist.ValueAtPercentile(99.9)
 	m.Max = hist.Max()
 	m.Mean = hist.Mean()
 	return m
