@@ -608,6 +608,11 @@ func TestShardedRun(t *testing.T) {
 	if argValue(m.Args, "leak-baseline") == "" {
 		t.Error("merge: no --leak-baseline: the run's one leak check would not happen")
 	}
+	if v := envValue(m, "GOMEMLIMIT"); v == "" {
+		t.Error("merge: no GOMEMLIMIT: near its memory limit the GC would not work harder, and the pod is killed")
+	} else if q, err := resource.ParseQuantity(strings.TrimSuffix(v, "B")); err != nil || q.Cmp(*m.Resources.Limits.Memory()) >= 0 {
+		t.Errorf("merge: GOMEMLIMIT %s is not below the memory limit %s", v, m.Resources.Limits.Memory())
+	}
 	baseline := container(t, b.job(t, "streambench-leak-baseline"), "leak-baseline", false)
 	if got, want := argValue(baseline.Args, "out"), argValue(m.Args, "leak-baseline"); got != want {
 		t.Errorf("leak baseline written to %q, merge reads %q", got, want)
