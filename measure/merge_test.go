@@ -64,20 +64,7 @@ func TestMergeIsLossless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !m.Histograms.Equal(all) {
-		t.Fatal("merged histograms differ from the histograms of all values")
-	}
-	for _, k := range all.Keys() {
-		got, want := m.Histograms.Get(k), all.Get(k)
-		for _, q := range []float64{50, 90, 99, 99.9, 100} {
-			if got.ValueAtQuantile(q) != want.ValueAtQuantile(q) {
-				t.Errorf("%s p%g: %d, want %d", k, q, got.ValueAtQuantile(q), want.ValueAtQuantile(q))
-			}
-		}
-		if got.TotalCount() != want.TotalCount() {
-			t.Errorf("%s: count %d, want %d", k, got.TotalCount(), want.TotalCount())
-		}
-	}
+	sameHistograms(t, m.Histograms, all)
 	s := m.Summary
 	c := s.Counters
 	if c.SessionsStarted != 400 || c.SessionsOK != 396 || c.LateStarts != 6 || c.HTTPErrors[503] != 4 || c.FailedByRules["R-terminal"] != 4 {
@@ -112,6 +99,25 @@ func TestMergeIsLossless(t *testing.T) {
 	back, err := ReadRun(dir)
 	if err != nil || !back.Histograms.Equal(all) || len(back.Summary.Shards) != 4 {
 		t.Fatalf("read back: %v", err)
+	}
+}
+
+// sameHistograms fails t unless got holds want's histograms: every count and percentile.
+func sameHistograms(t *testing.T, got, want *Histograms) {
+	t.Helper()
+	if !got.Equal(want) {
+		t.Fatal("merged histograms differ from the histograms of all values")
+	}
+	for _, k := range want.Keys() {
+		g, w := got.Get(k), want.Get(k)
+		for _, q := range []float64{50, 90, 99, 99.9, 100} {
+			if g.ValueAtQuantile(q) != w.ValueAtQuantile(q) {
+				t.Errorf("%s p%g: %d, want %d", k, q, g.ValueAtQuantile(q), w.ValueAtQuantile(q))
+			}
+		}
+		if g.TotalCount() != w.TotalCount() {
+			t.Errorf("%s: count %d, want %d", k, g.TotalCount(), w.TotalCount())
+		}
 	}
 }
 
