@@ -64,6 +64,16 @@ func readFile(t *testing.T, dir, name string) []byte {
 	return b
 }
 
+// renderedRun is goldenRun rendered (report.Render).
+func renderedRun(t *testing.T) string {
+	t.Helper()
+	dir := goldenRun(t)
+	if err := report.Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func goldenRun(t *testing.T) string {
 	// A results file names rules by ID: report needs no dialect package.
 	return fixture.Write(t, fixture.Options{Seed: 1, Violations: map[protocol.Rule]int64{protocol.RConverge: 3, "R-tool-gate": 1},
@@ -79,10 +89,7 @@ func TestSummaryGolden(t *testing.T) {
 
 func TestRenderGoldenMarkdownAndPlots(t *testing.T) {
 	t.Parallel()
-	dir := goldenRun(t)
-	if err := report.Render(dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := renderedRun(t)
 	md := readFile(t, dir, report.MarkdownFile)
 	golden(t, "report.md", md)
 
@@ -120,10 +127,7 @@ func TestRenderGoldenMarkdownAndPlots(t *testing.T) {
 
 func TestRenderHTML(t *testing.T) {
 	t.Parallel()
-	dir := goldenRun(t)
-	if err := report.Render(dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := renderedRun(t)
 	html := readFile(t, dir, report.HTMLFile)
 	s := string(html)
 	for _, want := range []string{
@@ -335,10 +339,7 @@ func TestRenderClipsLongFrames(t *testing.T) {
 // earlier rendering, and a note saying why.
 func TestRenderLatencyOverTime(t *testing.T) {
 	t.Parallel()
-	dir := goldenRun(t)
-	if err := report.Render(dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := renderedRun(t)
 	png := filepath.Join(dir, report.PlotLatencyOverTime+".png")
 	for _, ext := range []string{".png", ".svg"} {
 		if st, err := os.Stat(filepath.Join(dir, report.PlotLatencyOverTime+ext)); err != nil || st.Size() < 5_000 {

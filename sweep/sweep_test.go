@@ -231,15 +231,11 @@ func TestIsSweepDir(t *testing.T) {
 
 func mustThresholds(t testing.TB, exprs ...string) []verdict.Threshold {
 	t.Helper()
-	var out []verdict.Threshold
-	for _, e := range exprs {
-		th, err := verdict.ParseThreshold(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, th)
+	cfg, err := verdict.ParseFlags(nil, exprs, nil, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return cfg.Thresholds
 }
 
 // TestSweepWithoutSLO: a sweep given no SLO names no knee, says where request throughput
