@@ -22,7 +22,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/streambench/streambench/loadgen/live"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -609,6 +608,11 @@ func TestShardedRun(t *testing.T) {
 	if argValue(m.Args, "leak-baseline") == "" {
 		t.Error("merge: no --leak-baseline: the run's one leak check would not happen")
 	}
+	if v := envValue(m, "GOMEMLIMIT"); v == "" {
+		t.Error("merge: no GOMEMLIMIT: near its memory limit the GC would not work harder, and the pod is killed")
+	} else if q, err := resource.ParseQuantity(strings.TrimSuffix(v, "B")); err != nil || q.Cmp(*m.Resources.Limits.Memory()) >= 0 {
+		t.Errorf("merge: GOMEMLIMIT %s is not below the memory limit %s", v, m.Resources.Limits.Memory())
+	}
 	baseline := container(t, b.job(t, "streambench-leak-baseline"), "leak-baseline", false)
 	if got, want := argValue(baseline.Args, "out"), argValue(m.Args, "leak-baseline"); got != want {
 		t.Errorf("leak baseline written to %q, merge reads %q", got, want)
@@ -931,11 +935,11 @@ func TestLoadMetricsMatchDashboard(t *testing.T) {
 		t.Fatalf("grafana/streambench.json: %v", err)
 	}
 	served := map[string]bool{}
-	for _, n := range []string{live.OpenStreams, live.SessionsStarted, live.Sessions, live.Violations,
-		live.Errors, live.Frames, live.Draining} {
+	for _, n := range []string{measure.OpenStreams.Live(), measure.SessionsStarted.Live(), measure.ByOutcome.Live(), measure.Violations.Live(),
+		measure.Errors.Live(), measure.Frames.Live(), measure.Draining.Live()} {
 		served[n] = true
 	}
-	for _, h := range []string{live.TimeToFirstChunk, live.ChunkGap} {
+	for _, h := range []string{measure.FirstChunk.Live(), measure.ChunkGap.Live()} {
 		served[h+"_bucket"], served[h+"_sum"], served[h+"_count"] = true, true, true
 	}
 	name := regexp.MustCompile(`streambench_[a-z_]+`)
@@ -955,12 +959,12 @@ func TestLoadMetricsMatchDashboard(t *testing.T) {
 	}
 	all := strings.Join(exprs, "\n")
 	for _, want := range []string{
-		live.OpenStreams,
-		live.Sessions,
-		live.Violations,
-		"histogram_quantile(0.5, sum by (le) (rate(" + live.TimeToFirstChunk + "_bucket",
-		"histogram_quantile(0.99, sum by (le) (rate(" + live.TimeToFirstChunk + "_bucket",
-		"histogram_quantile(0.99, sum by (le) (rate(" + live.ChunkGap + "_bucket",
+		measure.OpenStreams.Live(),
+		measure.ByOutcome.Live(),
+		measure.Violations.Live(),
+		"histogram_quantile(0.5, sum by (le) (rate(" + measure.FirstChunk.Live() + "_bucket",
+		"histogram_quantile(0.99, sum by (le) (rate(" + measure.FirstChunk.Live() + "_bucket",
+		"histogram_quantile(0.99, sum by (le) (rate(" + measure.ChunkGap.Live() + "_bucket",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no panel queries %s", want)

@@ -149,10 +149,10 @@ type Config struct {
 	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
 	Allow []protocol.Rule
 
-	// GoodputSLOs are per-session objectives (measure.ParseSessionSLO: "ttft<500ms",
+	// GoodputSLOs are per-session objectives (verdict.ParseSessionSLO: "ttft<500ms",
 	// "tpot<50ms"), added to the mix's goodputSLOs: a session that succeeded and met every one
 	// counts toward goodput.
-	GoodputSLOs []measure.SessionSLO
+	GoodputSLOs []verdict.SessionSLO
 
 	// Shard is this process's part of a sharded run (zero: the whole run). A sharded run
 	// needs RunID (or StartAt, from which one is derived) shared by every shard, and skips

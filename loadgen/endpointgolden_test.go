@@ -15,6 +15,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/verdict"
 )
 
 // The endpoint golden run: the mock answers each request of 12 output tokens in frames of 3
@@ -156,9 +157,9 @@ func TestEndpointMetricsGolden(t *testing.T) {
 // virtual time, with the given goodput SLOs.
 func runEndpointGolden(t *testing.T, lib *scenarios.Library, sloExprs ...string) *measure.Run {
 	t.Helper()
-	var slos []measure.SessionSLO
+	var slos []verdict.SessionSLO
 	for _, e := range sloExprs {
-		s, err := measure.ParseSessionSLO(e)
+		s, err := verdict.ParseSessionSLO(e)
 		if err != nil {
 			t.Fatal(err)
 		}

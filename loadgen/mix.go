@@ -11,7 +11,6 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/verdict"
 )
@@ -40,7 +39,7 @@ type Mix struct {
 	// dialect registry's rules (Config.Dialects) when the run is configured, like the
 	// scenarios against the library.
 	Allow []protocol.Rule `yaml:"allow"`
-	// GoodputSLOs are per-session objectives (measure.ParseSessionSLO, e.g. "ttft<500ms"): a
+	// GoodputSLOs are per-session objectives (verdict.ParseSessionSLO, e.g. "ttft<500ms"): a
 	// session that succeeded and met every one, and every load --goodput-slo, is goodput.
 	GoodputSLOs []string `yaml:"goodputSLOs"`
 
@@ -173,7 +172,7 @@ func (m *Mix) validate() error {
 		}
 	}
 	for i, expr := range m.GoodputSLOs {
-		if _, err := measure.ParseSessionSLO(expr); err != nil {
+		if _, err := verdict.ParseSessionSLO(expr); err != nil {
 			errs = append(errs, fmt.Errorf("goodputSLOs[%d]: %w", i, err))
 		}
 	}
@@ -362,10 +361,10 @@ func (m *Mix) Pick(seed, index uint64) Pick {
 }
 
 // goodputSLOs is the mix's goodput SLOs (validated with the mix) followed by extra.
-func (m *Mix) goodputSLOs(extra []measure.SessionSLO) []measure.SessionSLO {
-	var out []measure.SessionSLO
+func (m *Mix) goodputSLOs(extra []verdict.SessionSLO) []verdict.SessionSLO {
+	var out []verdict.SessionSLO
 	for _, expr := range m.GoodputSLOs {
-		if s, err := measure.ParseSessionSLO(expr); err == nil {
+		if s, err := verdict.ParseSessionSLO(expr); err == nil {
 			out = append(out, s)
 		}
 	}

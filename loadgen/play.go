@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/loadgen/session"
-	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/verdict"
 )
 
 // plan derives session index's plan. The scenario exists: Config validation checked the mix.
@@ -56,7 +56,7 @@ func (r *runner) sessionEnded(p *session.Plan, res *session.Result) {
 }
 
 // sloExprs is the SLOs as written, for the summary.
-func sloExprs(slos []measure.SessionSLO) []string {
+func sloExprs(slos []verdict.SessionSLO) []string {
 	var out []string
 	for _, s := range slos {
 		out = append(out, s.Expr)

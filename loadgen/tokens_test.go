@@ -19,6 +19,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/verdict"
 )
 
 // update rewrites the golden files: go test ./loadgen -run TestTokenMetricsGolden -update
@@ -266,9 +267,9 @@ func tokensMix(t *testing.T) (*scenarios.Library, *Mix) {
 // runTokens runs 6 sessions of tokensMix in virtual time with the given goodput SLOs.
 func runTokens(t *testing.T, lib *scenarios.Library, mix *Mix, sloExprs ...string) *measure.Run {
 	t.Helper()
-	var slos []measure.SessionSLO
+	var slos []verdict.SessionSLO
 	for _, e := range sloExprs {
-		s, err := measure.ParseSessionSLO(e)
+		s, err := verdict.ParseSessionSLO(e)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -220,20 +220,8 @@ func ReadRun(dir string) (*Run, error) {
 	}
 	r.Summary = *s
 
-	r.Histograms = NewHistograms()
-	hlog := false
-	if err := readOptional(dir, HistogramsFile, func(f io.Reader) error {
-		hlog = true
-		h, err := ReadLog(f)
-		r.Histograms = h
-		return err
-	}); err != nil {
+	if r.Histograms, err = readHistograms(dir, s); err != nil {
 		return nil, err
-	}
-	if hlog {
-		if err := checkHistograms(s, r.Histograms); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, HistogramsFile), err)
-		}
 	}
 	if s.Incomplete && len(s.Metrics) == 0 {
 		r.Summary.Metrics = Summarize(r.Histograms) // a snapshot's (WriteSnapshot)
@@ -254,6 +242,25 @@ func ReadRun(dir string) (*Run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// readHistograms reads dir's histograms.hlog (an empty set when there is none) and checks it
+// against s, the run's summary.
+func readHistograms(dir string, s *Summary) (*Histograms, error) {
+	h, hlog := NewHistograms(), false
+	if err := readOptional(dir, HistogramsFile, func(f io.Reader) (err error) {
+		hlog = true
+		h, err = ReadLog(f)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if hlog {
+		if err := checkHistograms(s, h); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, HistogramsFile), err)
+		}
+	}
+	return h, nil
 }
 
 // checkHistograms checks that h, the histograms of a run's hlog, holds every histogram

@@ -15,90 +15,12 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
-
-// Metric is a stable latency metric name used in reports, thresholds and hlog tags.
-type Metric string
-
-// The latency metrics a run records (all in microseconds).
-const (
-	Connect          Metric = "connect"        // TCP/HTTP connection established
-	Headers          Metric = "headers"        // request sent → response headers
-	FirstEvent       Metric = "first_event"    // → first SSE event of any kind
-	FirstChunk       Metric = "ttfc"           // → first answer chunk (thinking does not count)
-	FirstThinking    Metric = "first_thinking" // → first thinking frame
-	ChunkGap         Metric = "chunk_gap"      // between consecutive answer chunks
-	StreamDuration   Metric = "duration"       // request → end of stream
-	CancelLatency    Metric = "cancel"         // client abort → provider saw the client go away (mock record)
-	ToolCancelSettle Metric = "tool_cancel"    // compose stop request → first running tool settled (cancelled) on the stream
-	StopLatency      Metric = "stop"           // compose stop request sent → stopped terminal
-	StartLag         Metric = "start_lag"      // open loop: actual start − intended start
-
-	// Token-level metrics, named as AIPerf, GuideLLM and vllm bench serve name them. Tokens
-	// come from the ground truth (the script's tokenizer counts what each frame carries) or,
-	// without it, from the provider wire's usage report (loadgen documents the estimate).
-	TimeToFirstToken      Metric = "ttft"                // request → first frame carrying a thinking or answer token
-	TimeToFirstOutput     Metric = "ttfo"                // request → first frame carrying an answer token (reasoning excluded)
-	InterTokenLatency     Metric = "itl"                 // per token: a frame carrying k tokens after a gap g records k values of g/k
-	TimePerOutputToken    Metric = "tpot"                // per session: (last token frame − first token frame) / (tokens − 1)
-	StreamTokensPerSecond Metric = "stream_tokens_per_s" // per session: output tokens / stream duration, recorded in milli-tokens/s (see RateScale)
-	GeneratorLag          Metric = "generator_lag"       // how late the generator's own 10 ms timer woke (its scheduling lag)
-
-	// The target's own latency: a session's measured value less the value its script
-	// scheduled (the mock's delay before that frame), so the figure is what the runtime, the
-	// network and the mock's serving added, not the scenario's thinking time. Recorded only for
-	// sessions whose script says when the frame was due (loadgen/session/overhead.go); a measured value
-	// under the scripted one records 0.
-	FirstChunkOverhead Metric = "ttfc.overhead" // ttfc − the scripted ttfc
-	FirstTokenOverhead Metric = "ttft.overhead" // ttft − the scripted ttft
-)
-
-// RateScale is how rate metrics (StreamTokensPerSecond) are stored in histograms that hold
-// integers: value = tokens/s × RateScale, so 1 stored unit is 0.001 tokens/s and the
-// histogram's 1 µs .. 1 h range holds 0.001 .. 3.6 million tokens/s. A summary's *_us fields
-// of such a metric are therefore milli-tokens/s; IsRate tells readers which metrics these are.
-const RateScale = 1000
-
-// MaxRate is the largest stored rate (3.6 million tokens/s, the histogram's top). A stream
-// faster than that (a short burst: a gateway that buffers a whole answer, a scaled-down test)
-// records at MaxRate rather than as an out-of-range error, which would fail the run for a
-// figure no SLO can be about.
-const MaxRate = int64(time.Hour / time.Microsecond)
-
-// IsRate tells whether m's histogram holds a rate (×RateScale) rather than microseconds.
-func (m Metric) IsRate() bool { return m == StreamTokensPerSecond }
-
-// Overhead is the overhead metric of a scripted latency (ttfc → ttfc.overhead), and ok false
-// for a metric the script does not schedule.
-func (m Metric) Overhead() (Metric, bool) {
-	switch m {
-	case FirstChunk:
-		return FirstChunkOverhead, true
-	case TimeToFirstToken:
-		return FirstTokenOverhead, true
-	}
-	return "", false
-}
-
-// Metrics lists every known metric in report order.
-var metricOrder = []Metric{Connect, Headers, FirstEvent, FirstChunk, FirstChunkOverhead, FirstThinking, ChunkGap,
-	TimeToFirstToken, FirstTokenOverhead, TimeToFirstOutput, InterTokenLatency, TimePerOutputToken, StreamTokensPerSecond,
-	StreamDuration, CancelLatency, ToolCancelSettle, StopLatency, StartLag, GeneratorLag}
-
-// AllMetrics returns every known metric in report order (a fresh slice each call).
-func AllMetrics() []Metric { return slices.Clone(metricOrder) }
-
-// Rank orders metrics for display: known metrics in report order, unknown ones after, by name.
-func (m Metric) Rank() int {
-	if i := slices.Index(metricOrder, m); i >= 0 {
-		return i
-	}
-	return len(metricOrder)
-}
 
 // Key identifies one histogram: a metric for one scenario on one dialect.
 type Key struct {
@@ -214,21 +136,7 @@ func (kh *keyHistogram) densify(force bool) {
 	if kh.dense != nil || (!force && kh.packed.TotalCount() < denseAfter) {
 		return
 	}
-	d := NewHistogram()
-	d.SetTag(kh.packed.Tag())
-	d.SetStartTimeMs(kh.packed.StartTimeMs())
-	d.SetEndTimeMs(kh.packed.EndTimeMs())
-	kh.packed.MergeInto(d) // same geometry: nothing is dropped
-	kh.dense, kh.packed = d, nil
-}
-
-func (kh *keyHistogram) record(v int64) error {
-	if kh.dense != nil {
-		return kh.dense.RecordValue(v)
-	}
-	err := kh.packed.RecordValue(v)
-	kh.densify(false)
-	return err
+	kh.dense, kh.packed = kh.toDense(), nil // same geometry: nothing is dropped
 }
 
 func (kh *keyHistogram) recordN(v, n int64) error {
@@ -287,20 +195,7 @@ var ErrOutOfRange = errors.New("duration outside the histogram range (0 .. 1h)")
 // Record adds d to k's histogram. Durations under a microsecond record as 0 µs. It returns an
 // error wrapping ErrOutOfRange when d is negative or over an hour; the caller counts those
 // (Counters.RecordErrors) rather than dropping them silently.
-func (h *Histograms) Record(k Key, d time.Duration) error {
-	if d < 0 || d > time.Hour {
-		return fmt.Errorf("record %s = %v: %w", k, d, ErrOutOfRange)
-	}
-	kh := h.byKey[k]
-	if kh == nil {
-		kh = newKeyHistogram(k)
-		h.byKey[k] = kh
-	}
-	if err := kh.record(d.Microseconds()); err != nil {
-		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
-	}
-	return nil
-}
+func (h *Histograms) Record(k Key, d time.Duration) error { return h.RecordN(k, d, 1) }
 
 // RecordN adds n values d to k's histogram at once (n copies of one inter-token gap), with
 // Record's range rules. n <= 0 records nothing.
@@ -450,49 +345,41 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 // are metric/scenario/dialect). Intervals with the same tag are merged; untagged intervals are
 // an error because they cannot be attributed to a metric.
 //
-// Every line must be a comment (#…), the column legend, blank, or an interval: the
-// hdrhistogram reader skips any other line, so random bytes would otherwise read as an empty
-// log and a line it cannot read as a histogram missing; both are errors naming the line.
+// Each interval is decoded straight into a packed histogram (hdrhistogram.DecodePacked), kept
+// packed until it holds denseAfter values as a recorded key is: so the memory a log takes is
+// proportional to the values it holds, not 188 KB a key (the dense form the library's log
+// reader decodes into), which made merging a run's shards take hundreds of MB.
+//
+// Every line must be a comment (#…), the column legend, blank, or an interval: random bytes
+// are not an empty log, and a line that is none of these is an error naming the line.
 func ReadLog(r io.Reader) (*Histograms, error) {
-	data, intervals, err := checkLogLines(r)
-	if err != nil {
-		return nil, err
-	}
-	lr := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
+	br := bufio.NewReader(r)
 	out := NewHistograms()
-	for n := 1; ; n++ {
-		hist, err := lr.NextIntervalHistogram()
-		if err != nil {
-			return nil, fmt.Errorf("interval %d: %w", n, err)
+	var times logTimes
+	for n, intervals := 1, 0; ; n++ {
+		line, rerr := br.ReadBytes('\n')
+		if le := (*LimitError)(nil); errors.As(rerr, &le) {
+			return nil, rerr
 		}
-		if hist == nil {
-			if n-1 != intervals {
-				return nil, fmt.Errorf("%d interval lines, only %d read as histograms", intervals, n-1)
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return nil, fmt.Errorf("line %d: %w", n, rerr)
+		}
+		text := bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(bytes.TrimSpace(text)) == 0, bytes.HasPrefix(text, []byte(`"StartTimestamp"`)):
+		case text[0] == '#':
+			times.header(text)
+		case logInterval.Match(text):
+			intervals++
+			if err := out.readInterval(text, &times); err != nil {
+				return nil, fmt.Errorf("interval %d: %w", intervals, err)
 			}
+		default:
+			return nil, fmt.Errorf("line %d is not an hlog interval or comment: %s", n, quoteStart(text))
+		}
+		if rerr != nil {
 			return out, nil
 		}
-		k, err := parseTag(hist.Tag())
-		if err != nil {
-			return nil, fmt.Errorf("interval %d: %w", n, err)
-		}
-		kh := out.byKey[k]
-		if kh == nil {
-			if hist.LowestTrackableValue() == lowestMicros && hist.HighestTrackableValue() == highestMicros &&
-				hist.SignificantFigures() == sigFigs {
-				// Our own geometry: keep the decoded histogram rather than copy it.
-				hist.SetTag(k.String())
-				out.byKey[k] = &keyHistogram{dense: hist}
-				continue
-			}
-			kh = newKeyHistogram(k)
-			kh.densify(true)
-			kh.dense.SetStartTimeMs(hist.StartTimeMs())
-			out.byKey[k] = kh
-		}
-		if dropped := kh.dense.Merge(hist); dropped > 0 {
-			return nil, fmt.Errorf("interval %d (%s): %d values outside 1µs..1h", n, k, dropped)
-		}
-		kh.dense.SetEndTimeMs(max(kh.dense.EndTimeMs(), hist.EndTimeMs()))
 	}
 }
 
@@ -500,32 +387,76 @@ func ReadLog(r io.Reader) (*Histograms, error) {
 // an optional tag, start, length and max (seconds), then the encoded histogram.
 var logInterval = regexp.MustCompile(`^(Tag=[^,]*,)?[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,HIST[A-Za-z0-9+/=]+$`)
 
-// checkLogLines reads an interval log whole and checks that each line is one the log format
-// has: a comment, the legend, a blank line or an interval (counted).
-func checkLogLines(r io.Reader) (data []byte, intervals int, err error) {
-	br := bufio.NewReader(r)
-	var buf bytes.Buffer
-	for n := 1; ; n++ {
-		line, rerr := br.ReadBytes('\n')
-		if le := (*LimitError)(nil); errors.As(rerr, &le) {
-			return nil, 0, rerr
+// logTimes are a log's start and base times (seconds since the epoch), which an interval's
+// start is relative to, read as hdrhistogram's log reader reads them: from the headers, or
+// else deduced from the first interval.
+type logTimes struct {
+	start, base             float64
+	sawStart, sawBase, read bool
+}
+
+var logTimeHeader = regexp.MustCompile(`^#\[(StartTime|BaseTime): ([\d.]*)`)
+
+func (lt *logTimes) header(line []byte) {
+	m := logTimeHeader.FindSubmatch(line)
+	if m == nil {
+		return
+	}
+	v, _ := strconv.ParseFloat(string(m[2]), 64)
+	if string(m[1]) == "StartTime" {
+		lt.start, lt.sawStart = v, true
+	} else {
+		lt.base, lt.sawBase = v, true
+	}
+}
+
+// endMs is when an interval that starts at ts and lasts length ended, in ms since the epoch.
+func (lt *logTimes) endMs(ts, length float64) int64 {
+	if !lt.read {
+		lt.read = true
+		if !lt.sawStart {
+			lt.start = ts
 		}
-		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return nil, 0, fmt.Errorf("line %d: %w", n, rerr)
-		}
-		text := bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(bytes.TrimSpace(text)) == 0, text[0] == '#', bytes.HasPrefix(text, []byte(`"StartTimestamp"`)):
-		case logInterval.Match(text):
-			intervals++
-		default:
-			return nil, 0, fmt.Errorf("line %d is not an hlog interval or comment: %s", n, quoteStart(text))
-		}
-		buf.Write(line)
-		if rerr != nil {
-			return buf.Bytes(), intervals, nil
+		if !lt.sawBase && ts < lt.start-365*24*3600 { // times relative to the start, not absolute
+			lt.base = lt.start
 		}
 	}
+	return int64((ts + lt.base + length) * 1000)
+}
+
+// readInterval adds one interval line (logInterval) to h.
+func (h *Histograms) readInterval(line []byte, times *logTimes) error {
+	var tag string
+	if rest, ok := bytes.CutPrefix(line, []byte("Tag=")); ok {
+		comma := bytes.IndexByte(rest, ',')
+		tag, line = string(rest[:comma]), rest[comma+1:]
+	}
+	f := bytes.SplitN(line, []byte(","), 4) // start, length, max, histogram
+	ts, _ := strconv.ParseFloat(string(f[0]), 64)
+	length, _ := strconv.ParseFloat(string(f[1]), 64)
+	end := times.endMs(ts, length)
+	k, err := parseTag(tag)
+	if err != nil {
+		return err
+	}
+	p, err := hdrhistogram.DecodePacked(f[3])
+	if err != nil {
+		return err
+	}
+	kh := h.byKey[k]
+	if kh == nil {
+		kh = newKeyHistogram(k)
+		h.byKey[k] = kh
+	}
+	if dropped := kh.merge(&keyHistogram{packed: p}); dropped > 0 {
+		return fmt.Errorf("%s: %d values outside 1µs..1h", k, dropped)
+	}
+	if kh.dense != nil {
+		kh.dense.SetEndTimeMs(max(kh.dense.EndTimeMs(), end))
+	} else {
+		kh.packed.SetEndTimeMs(max(kh.packed.EndTimeMs(), end))
+	}
+	return nil
 }
 
 // quoteStart quotes the first bytes of b, for an error.

@@ -21,17 +21,17 @@ func TestIntervalEncoderMatchesTheLibrary(t *testing.T) {
 		fill func(*keyHistogram)
 	}{
 		// a single value: packed
-		{"one value", func(kh *keyHistogram) { _ = kh.record(1234) }},
+		{"one value", func(kh *keyHistogram) { _ = kh.recordN(1234, 1) }},
 		// a few hundred values over the range: packed
 		{"packed spread", func(kh *keyHistogram) {
 			for range 300 {
-				_ = kh.record(1 + rng.Int64N(int64(time.Hour/time.Microsecond)))
+				_ = kh.recordN(1+rng.Int64N(int64(time.Hour/time.Microsecond)), 1)
 			}
 		}},
 		// more than denseAfter values: dense
 		{"dense", func(kh *keyHistogram) {
 			for range 5000 {
-				_ = kh.record(100 + rng.Int64N(500_000))
+				_ = kh.recordN(100+rng.Int64N(500_000), 1)
 			}
 		}},
 		// a count over 2^56 needs the ninth, 8-bit byte of the ZigZag encoding
@@ -112,8 +112,9 @@ func TestMaxOf(t *testing.T) {
 func BenchmarkWriteLog(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	h := NewHistograms()
+	metrics := AllMetrics()
 	for i := range 400 {
-		k := Key{Metric: metricOrder[i%len(metricOrder)], Scenario: "s" + string(rune('a'+i/len(metricOrder))), Dialect: "d"}
+		k := Key{Metric: metrics[i%len(metrics)], Scenario: "s" + string(rune('a'+i/len(metrics))), Dialect: "d"}
 		n := 300
 		if i%10 == 0 {
 			n = 5000

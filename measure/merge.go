@@ -11,7 +11,8 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ShardRun is one shard's results and where they were read from (named in errors).
+// ShardRun is one shard's results and where they were read from (named in errors). Its
+// Run.Histograms may be nil (ReadShards): Merge then reads them from Dir.
 type ShardRun struct {
 	Dir string
 	Run *Run
@@ -40,6 +41,10 @@ func (e *MergeError) Error() string { return e.Field + ": " + e.Detail }
 //
 // leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
 // would see the others' streams); nil records the run as not checked for leaks.
+//
+// Memory: a shard whose Run.Histograms is nil (ReadShards) has its histograms read from its
+// directory when its turn comes and let go after, so a merge holds the merged set and one
+// shard's, each key packed until it holds denseAfter values (ReadLog).
 func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	if err := CheckShards(shards); err != nil {
 		return nil, err
@@ -56,9 +61,15 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	var hosts []string
 	var judging Judging
 	for _, sh := range shards {
-		r := sh.Run
-		sum := &r.Summary
-		if dropped := out.Histograms.Merge(r.Histograms); dropped > 0 {
+		sum := &sh.Run.Summary
+		hs := sh.Run.Histograms
+		if hs == nil { // read now, and let go after this shard: one shard's in memory at a time
+			var err error
+			if hs, err = readHistograms(sh.Dir, sum); err != nil {
+				return nil, err
+			}
+		}
+		if dropped := out.Histograms.Merge(hs); dropped > 0 {
 			return nil, fmt.Errorf("%s: %d histogram values outside 1µs..1h", sh.Dir, dropped)
 		}
 		s.Counters = addCounters(s.Counters, sum.Counters)
@@ -106,7 +117,7 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 		for _, w := range sum.Verdict.Warnings {
 			s.Verdict.Warnings = append(s.Verdict.Warnings, fmt.Sprintf("shard %d: %s", info.Index, w))
 		}
-		ttfc, _ := r.Histograms.Merged(func(k Key) bool { return k.Metric == FirstChunk })
+		ttfc, _ := hs.Merged(func(k Key) bool { return k.Metric == FirstChunk })
 		s.Shards = append(s.Shards, ShardFigures{
 			Index: info.Index, Dir: sh.Dir, Hostname: sum.Environment.Hostname,
 			Started: sum.Started, Ended: sum.Ended, LateBy: info.LateBy,
@@ -269,50 +280,32 @@ func extraText(v string, ok bool) string {
 
 // addCounters sums two runs' counters, maps included.
 func addCounters(a, b Counters) Counters {
-	sumMap := func(x, y map[string]int64) map[string]int64 {
-		if len(x)+len(y) == 0 {
-			return nil
-		}
-		out := maps.Clone(x)
-		if out == nil {
-			out = map[string]int64{}
-		}
-		for k, v := range y {
-			out[k] += v
-		}
-		return out
-	}
-	var http map[int]int64
-	if len(a.HTTPErrors)+len(b.HTTPErrors) > 0 {
-		http = maps.Clone(a.HTTPErrors)
-		if http == nil {
-			http = map[int]int64{}
-		}
-		for k, v := range b.HTTPErrors {
-			http[k] += v
-		}
-	}
-	var outcomes map[Outcome]int64
-	if len(a.Outcomes)+len(b.Outcomes) > 0 {
-		outcomes = maps.Clone(a.Outcomes)
-		if outcomes == nil {
-			outcomes = map[Outcome]int64{}
-		}
-		for k, v := range b.Outcomes {
-			outcomes[k] += v
-		}
-	}
 	return Counters{
-		SessionsStarted: a.SessionsStarted + b.SessionsStarted, Outcomes: outcomes, SessionsOK: a.SessionsOK + b.SessionsOK,
-		SessionsFailed: a.SessionsFailed + b.SessionsFailed, FailedByRules: sumMap(a.FailedByRules, b.FailedByRules),
-		HTTPErrors: http, Frames: a.Frames + b.Frames, Bytes: a.Bytes + b.Bytes,
+		SessionsStarted: a.SessionsStarted + b.SessionsStarted, Outcomes: addMaps(a.Outcomes, b.Outcomes), SessionsOK: a.SessionsOK + b.SessionsOK,
+		SessionsFailed: a.SessionsFailed + b.SessionsFailed, FailedByRules: addMaps(a.FailedByRules, b.FailedByRules),
+		HTTPErrors: addMaps(a.HTTPErrors, b.HTTPErrors), Frames: a.Frames + b.Frames, Bytes: a.Bytes + b.Bytes,
 		LateStarts: a.LateStarts + b.LateStarts, DroppedStarts: a.DroppedStarts + b.DroppedStarts,
 		RecordErrors: a.RecordErrors + b.RecordErrors, OutputTokens: a.OutputTokens + b.OutputTokens,
 		EstimatedTokens: a.EstimatedTokens + b.EstimatedTokens, EstimatedTokenSessions: a.EstimatedTokenSessions + b.EstimatedTokenSessions,
-		EstimatedBy:     sumMap(a.EstimatedBy, b.EstimatedBy),
+		EstimatedBy:     addMaps(a.EstimatedBy, b.EstimatedBy),
 		GoodputSessions: a.GoodputSessions + b.GoodputSessions, GoodputJudged: a.GoodputJudged + b.GoodputJudged,
 		TurnRequests: a.TurnRequests + b.TurnRequests,
 	}
+}
+
+// addMaps sums two maps of counts by key; nil when both are empty.
+func addMaps[K comparable](x, y map[K]int64) map[K]int64 {
+	if len(x)+len(y) == 0 {
+		return nil
+	}
+	out := maps.Clone(x)
+	if out == nil {
+		out = map[K]int64{}
+	}
+	for k, v := range y {
+		out[k] += v
+	}
+	return out
 }
 
 // mergeTimelines sums the shards' seconds on the wall clock: a shard's second n is the second

@@ -1,5 +1,7 @@
 package measure
 
+import "strings"
+
 // Outcome is how one session ended: exactly one per session started, from the closed set
 // below (docs/PROTOCOLS.md, "Outcomes"). The names are snake_case as summary.json, the
 // console, the report, live metrics and gate thresholds (outcome.NAME) spell them.
@@ -38,59 +40,68 @@ const (
 	OutcomeCut Outcome = "cut"
 )
 
+// outcomes is the closed set, in the order reports list it, each with what it means (for
+// --help and the report) and whether it is an error: a failure of the session by itself.
+var outcomes = []struct {
+	o     Outcome
+	error bool
+	doc   string
+}{
+	{OutcomeCompleted, false, "the stream ended with its terminal"},
+	{OutcomeScriptedError, false, "the provider failure the scenario scripted, as scripted"},
+	{OutcomeAborted, false, "the client aborted or stopped on purpose, as scripted"},
+	{OutcomeInBandError, true, "HTTP 200, then an error frame the script did not plan"},
+	{OutcomeHTTPError, true, "a status other than 200 (and other than the scripted one)"},
+	{OutcomeTransportError, true, "connection, TLS, HTTP framing or read failure"},
+	{OutcomeDecodeError, true, "a line or event over the SSE decoder's limits"},
+	{OutcomeTruncated, true, "the body ended without the dialect's terminal"},
+	{OutcomeStalled, true, "no byte for --idle-timeout"},
+	{OutcomeOverTime, true, "still delivering at --stream-timeout (slow, not hung)"},
+	{OutcomeCut, true, "still delivering when the run ended (grace period or second Ctrl-C); not judged"},
+}
+
 // Outcomes is the closed set, in the order reports list it.
 func Outcomes() []Outcome {
-	return []Outcome{OutcomeCompleted, OutcomeScriptedError, OutcomeAborted, OutcomeInBandError,
-		OutcomeHTTPError, OutcomeTransportError, OutcomeDecodeError, OutcomeTruncated,
-		OutcomeStalled, OutcomeOverTime, OutcomeCut}
+	out := make([]Outcome, len(outcomes))
+	for i, x := range outcomes {
+		out[i] = x.o
+	}
+	return out
+}
+
+// OutcomeNames lists Outcomes comma-separated, for help texts and errors.
+func OutcomeNames() string {
+	names := make([]string, len(outcomes))
+	for i, x := range outcomes {
+		names[i] = string(x.o)
+	}
+	return strings.Join(names, ", ")
 }
 
 // IsError tells whether the outcome is a failure of the session by itself: every outcome
-// but completed, scripted_error and aborted. Errors fail a run unless a threshold relaxes
-// them by name (errors<…, outcome.NAME<…).
+// but completed, scripted_error and aborted (an unknown one too). Errors fail a run unless a
+// threshold relaxes them by name (errors<…, outcome.NAME<…).
 func (o Outcome) IsError() bool {
-	switch o {
-	case OutcomeCompleted, OutcomeScriptedError, OutcomeAborted:
-		return false
-	}
-	return true
+	i := o.index()
+	return i < 0 || outcomes[i].error
 }
 
 // Valid tells whether o is one of Outcomes.
-func (o Outcome) Valid() bool {
-	for _, k := range Outcomes() {
-		if k == o {
-			return true
-		}
-	}
-	return false
-}
+func (o Outcome) Valid() bool { return o.index() >= 0 }
 
 // Doc says in a few words what the outcome means, for --help and the report.
 func (o Outcome) Doc() string {
-	switch o {
-	case OutcomeCompleted:
-		return "the stream ended with its terminal"
-	case OutcomeScriptedError:
-		return "the provider failure the scenario scripted, as scripted"
-	case OutcomeAborted:
-		return "the client aborted or stopped on purpose, as scripted"
-	case OutcomeInBandError:
-		return "HTTP 200, then an error frame the script did not plan"
-	case OutcomeHTTPError:
-		return "a status other than 200 (and other than the scripted one)"
-	case OutcomeTransportError:
-		return "connection, TLS, HTTP framing or read failure"
-	case OutcomeDecodeError:
-		return "a line or event over the SSE decoder's limits"
-	case OutcomeTruncated:
-		return "the body ended without the dialect's terminal"
-	case OutcomeStalled:
-		return "no byte for --idle-timeout"
-	case OutcomeOverTime:
-		return "still delivering at --stream-timeout (slow, not hung)"
-	case OutcomeCut:
-		return "still delivering when the run ended (grace period or second Ctrl-C); not judged"
+	if i := o.index(); i >= 0 {
+		return outcomes[i].doc
 	}
 	return "unknown outcome"
+}
+
+func (o Outcome) index() int {
+	for i, x := range outcomes {
+		if x.o == o {
+			return i
+		}
+	}
+	return -1
 }

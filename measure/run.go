@@ -67,6 +67,16 @@ type Counters struct {
 // conversation turns that completed before their conversation's last (TurnRequests).
 func (c Counters) CompletedRequests() int64 { return c.Outcomes[OutcomeCompleted] + c.TurnRequests }
 
+// HTTPStatuses lists the http_error sessions by status, as STATUS×COUNT ("503×10, 500×2",
+// statuses in order); "" when there are none.
+func (c Counters) HTTPStatuses() string {
+	var st []string
+	for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
+		st = append(st, fmt.Sprintf("%d×%d", code, c.HTTPErrors[code]))
+	}
+	return strings.Join(st, ", ")
+}
+
 // Outcome is how many sessions ended with o.
 func (c Counters) Outcome(o Outcome) int64 { return c.Outcomes[o] }
 
@@ -334,6 +344,13 @@ type MetricSummary struct {
 	Mean  float64 `json:"mean_us"`
 }
 
+// Stat is the statistic named name, as thresholds and reports name them: min, p50, p90, p95,
+// p99, p99.9, max or mean (0 for another name).
+func (m MetricSummary) Stat(name string) float64 {
+	return map[string]float64{"min": float64(m.Min), "p50": float64(m.P50), "p90": float64(m.P90), "p95": float64(m.P95),
+		"p99": float64(m.P99), "p99.9": float64(m.P999), "max": float64(m.Max), "mean": m.Mean}[name]
+}
+
 // Verdict is the run's own pass/fail, with a reason per failure.
 type Verdict struct {
 	Pass    bool     `json:"pass"`
@@ -478,11 +495,16 @@ type Run struct {
 	Samples    []ViolationSample
 }
 
-// Summarize computes every histogram's statistics, in Keys order.
+// Summarize computes every histogram's statistics, in Keys order, each from the form the set
+// holds it in (no dense copy of a packed key).
 func Summarize(h *Histograms) []MetricSummary {
 	out := make([]MetricSummary, 0, h.Len())
 	for _, k := range h.Keys() {
-		out = append(out, SummarizeOne(k, h.Get(k)))
+		if kh := h.byKey[k]; kh.dense != nil {
+			out = append(out, summarize(k, kh.dense))
+		} else {
+			out = append(out, summarize(k, kh.packed))
+		}
 	}
 	return out
 }
@@ -519,18 +541,34 @@ func (s *Summary) OverallMetric(m Metric) (MetricSummary, bool) {
 
 // SummarizeOne computes one histogram's statistics.
 func SummarizeOne(k Key, hist *hdrhistogram.Histogram) MetricSummary {
+	if hist == nil {
+		return MetricSummary{Key: k}
+	}
+	return summarize(k, hist)
+}
+
+// histogramStats is what a summary reads of a histogram, dense or packed.
+type histogramStats interface {
+	TotalCount() int64
+	Min() int64
+	Max() int64
+	Mean() float64
+	ValueAtPercentile(percentile float64) int64
+}
+
+func summarize(k Key, hist histogramStats) MetricSummary {
 	m := MetricSummary{Key: k}
-	if hist == nil || hist.TotalCount() == 0 {
+	if hist.TotalCount() == 0 {
 		return m
 	}
-	// ValueAtQuantile takes a percentage (99, not 0.99).
+	// ValueAtPercentile takes a percentage (99, not 0.99).
 	m.Count = hist.TotalCount()
 	m.Min = hist.Min()
-	m.P50 = hist.ValueAtQuantile(50)
-	m.P90 = hist.ValueAtQuantile(90)
-	m.P95 = hist.ValueAtQuantile(95)
-	m.P99 = hist.ValueAtQuantile(99)
-	m.P999 = hist.ValueAtQuantile(99.9)
+	m.P50 = hist.ValueAtPercentile(50)
+	m.P90 = hist.ValueAtPercentile(90)
+	m.P95 = hist.ValueAtPercentile(95)
+	m.P99 = hist.ValueAtPercentile(99)
+	m.P999 = hist.ValueAtPercentile(99.9)
 	m.Max = hist.Max()
 	m.Mean = hist.Mean()
 	return m

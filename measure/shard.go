@@ -58,7 +58,9 @@ func PeakStreams(shards []ShardRun) int64 {
 }
 
 // ReadShards reads each shard directory (ReadRun) and checks they are the shards of one run,
-// each once (CheckShards): what merge needs before it waits for any gauge.
+// each once (CheckShards): what merge needs before it waits for any gauge. Each shard's
+// histograms are read and checked, then let go (Run.Histograms is nil): Merge reads them again,
+// one shard at a time, so that merging holds the merged set and one shard's, however many.
 func ReadShards(dirs []string) ([]ShardRun, error) {
 	var shards []ShardRun
 	for _, dir := range dirs {
@@ -66,6 +68,7 @@ func ReadShards(dirs []string) ([]ShardRun, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.Histograms = nil
 		shards = append(shards, ShardRun{Dir: dir, Run: r})
 	}
 	if err := CheckShards(shards); err != nil {

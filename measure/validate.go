@@ -18,36 +18,11 @@ import (
 // breaks one was not written by streambench (a hand edit, a corrupted file), and judging it
 // could turn a FAIL into a PASS; the error names the field.
 func (s *Summary) Validate() error {
-	c := &s.Counters
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{
-		{"sessions_started", c.SessionsStarted}, {"sessions_ok", c.SessionsOK}, {"sessions_failed", c.SessionsFailed},
-		{"frames", c.Frames}, {"bytes", c.Bytes}, {"late_starts", c.LateStarts}, {"dropped_starts", c.DroppedStarts},
-		{"record_errors", c.RecordErrors}, {"output_tokens", c.OutputTokens}, {"estimated_tokens", c.EstimatedTokens},
-		{"estimated_token_sessions", c.EstimatedTokenSessions}, {"goodput_sessions", c.GoodputSessions},
-		{"goodput_judged", c.GoodputJudged}, {"turn_requests", c.TurnRequests},
-	} {
-		if f.v < 0 {
-			return fmt.Errorf("counters.%s is %d: a count cannot be negative", f.name, f.v)
-		}
+	if err := s.Counters.validate(); err != nil {
+		return err
 	}
-	for _, o := range slices.Sorted(maps.Keys(c.Outcomes)) {
-		if !o.Valid() {
-			return fmt.Errorf("counters.outcomes.%s: not an outcome (want one of %s)", o, outcomeList())
-		}
-	}
-	for _, err := range []error{
-		negativeIn("counters.outcomes.%s", c.Outcomes),
-		negativeIn("counters.sessions_failed_by_rules[%q]", c.FailedByRules),
-		negativeIn("counters.http_errors[%d]", c.HTTPErrors),
-		negativeIn("counters.estimated_by[%q]", c.EstimatedBy),
-		negativeIn("violations.%s", s.Violations),
-	} {
-		if err != nil {
-			return err
-		}
+	if err := negativeIn("violations.%s", s.Violations); err != nil {
+		return err
 	}
 	// A snapshot's counters are read one by one while sessions end, and so is a run's stopped at
 	// once (a second Ctrl-C): they need not agree with one another yet.
@@ -82,18 +57,53 @@ func (s *Summary) Validate() error {
 			}
 		}
 	}
-	if t := s.Tokens; t != nil {
-		g := t.Goodput
-		switch {
-		case t.OutputTokens < 0, t.EstimatedTokens < 0, t.EstimatedSessions < 0:
-			return fmt.Errorf("tokens: a negative token count")
-		case !(t.OutputTokensPerSecond >= 0) || !(t.RequestsPerSecond >= 0):
-			return fmt.Errorf("tokens: a negative rate (output_tokens_per_s %g, requests_per_s %g)", t.OutputTokensPerSecond, t.RequestsPerSecond)
-		case g.Sessions < 0 || g.Judged < 0 || g.Sessions > g.Judged:
-			return fmt.Errorf("tokens.goodput: %d sessions of %d judged", g.Sessions, g.Judged)
-		case !(g.Share >= 0 && g.Share <= 1) || !(g.PerSecond >= 0):
-			return fmt.Errorf("tokens.goodput: share %g, per_s %g", g.Share, g.PerSecond)
+	return s.Tokens.validate()
+}
+
+// validate checks that no count is negative and every outcome is one streambench knows.
+func (c *Counters) validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"sessions_started", c.SessionsStarted}, {"sessions_ok", c.SessionsOK}, {"sessions_failed", c.SessionsFailed},
+		{"frames", c.Frames}, {"bytes", c.Bytes}, {"late_starts", c.LateStarts}, {"dropped_starts", c.DroppedStarts},
+		{"record_errors", c.RecordErrors}, {"output_tokens", c.OutputTokens}, {"estimated_tokens", c.EstimatedTokens},
+		{"estimated_token_sessions", c.EstimatedTokenSessions}, {"goodput_sessions", c.GoodputSessions},
+		{"goodput_judged", c.GoodputJudged}, {"turn_requests", c.TurnRequests},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("counters.%s is %d: a count cannot be negative", f.name, f.v)
 		}
+	}
+	for _, o := range slices.Sorted(maps.Keys(c.Outcomes)) {
+		if !o.Valid() {
+			return fmt.Errorf("counters.outcomes.%s: not an outcome (want one of %s)", o, OutcomeNames())
+		}
+	}
+	return cmp.Or(
+		negativeIn("counters.outcomes.%s", c.Outcomes),
+		negativeIn("counters.sessions_failed_by_rules[%q]", c.FailedByRules),
+		negativeIn("counters.http_errors[%d]", c.HTTPErrors),
+		negativeIn("counters.estimated_by[%q]", c.EstimatedBy),
+	)
+}
+
+// validate checks the token figures (nil: none recorded): none negative, goodput a share.
+func (t *TokenSummary) validate() error {
+	if t == nil {
+		return nil
+	}
+	g := t.Goodput
+	switch {
+	case t.OutputTokens < 0, t.EstimatedTokens < 0, t.EstimatedSessions < 0:
+		return fmt.Errorf("tokens: a negative token count")
+	case !(t.OutputTokensPerSecond >= 0) || !(t.RequestsPerSecond >= 0):
+		return fmt.Errorf("tokens: a negative rate (output_tokens_per_s %g, requests_per_s %g)", t.OutputTokensPerSecond, t.RequestsPerSecond)
+	case g.Sessions < 0 || g.Judged < 0 || g.Sessions > g.Judged:
+		return fmt.Errorf("tokens.goodput: %d sessions of %d judged", g.Sessions, g.Judged)
+	case !(g.Share >= 0 && g.Share <= 1) || !(g.PerSecond >= 0):
+		return fmt.Errorf("tokens.goodput: share %g, per_s %g", g.Share, g.PerSecond)
 	}
 	return nil
 }
@@ -160,12 +170,4 @@ func (m MetricSummary) validate() error {
 		return fmt.Errorf("mean_us is %g: a latency cannot be negative", m.Mean)
 	}
 	return nil
-}
-
-func outcomeList() string {
-	var names []string
-	for _, o := range Outcomes() {
-		names = append(names, string(o))
-	}
-	return strings.Join(names, ", ")
 }

@@ -52,7 +52,14 @@ func (w *Windows) Record(m Metric, at, d time.Duration) error {
 	for at/w.width >= MaxWindows {
 		w.coarsen()
 	}
-	i := int(at / w.width)
+	if err := w.window(m, int(at/w.width)).RecordValue(d.Microseconds()); err != nil {
+		return fmt.Errorf("record %s = %v at %v: %w: %w", m, d, at, ErrOutOfRange, err)
+	}
+	return nil
+}
+
+// window is m's window i, made empty if it has none.
+func (w *Windows) window(m Metric, i int) *hdrhistogram.PackedHistogram {
 	ws := w.byMetric[m]
 	if len(ws) <= i {
 		ws = append(ws, make([]*hdrhistogram.PackedHistogram, i+1-len(ws))...)
@@ -61,10 +68,7 @@ func (w *Windows) Record(m Metric, at, d time.Duration) error {
 	if ws[i] == nil {
 		ws[i] = hdrhistogram.NewPacked(lowestMicros, highestMicros, sigFigs)
 	}
-	if err := ws[i].RecordValue(d.Microseconds()); err != nil {
-		return fmt.Errorf("record %s = %v at %v: %w: %w", m, d, at, ErrOutOfRange, err)
-	}
-	return nil
+	return ws[i]
 }
 
 // coarsen doubles the width, merging windows 2i and 2i+1 into window i.
@@ -101,16 +105,7 @@ func (w *Windows) Merge(from *Windows) (dropped int64) {
 			if h == nil {
 				continue
 			}
-			j := i / ratio
-			dst := w.byMetric[m]
-			if len(dst) <= j {
-				dst = append(dst, make([]*hdrhistogram.PackedHistogram, j+1-len(dst))...)
-				w.byMetric[m] = dst
-			}
-			if dst[j] == nil {
-				dst[j] = hdrhistogram.NewPacked(lowestMicros, highestMicros, sigFigs)
-			}
-			dropped += dst[j].Merge(h)
+			dropped += w.window(m, i/ratio).Merge(h)
 		}
 	}
 	return dropped

@@ -47,17 +47,7 @@ type Comparison struct {
 }
 
 // compareStats are the latency statistics a comparison shows per histogram.
-var compareStats = []struct {
-	name string
-	get  func(measure.MetricSummary) float64
-}{
-	{"p50", func(m measure.MetricSummary) float64 { return float64(m.P50) }},
-	{"p90", func(m measure.MetricSummary) float64 { return float64(m.P90) }},
-	{"p95", func(m measure.MetricSummary) float64 { return float64(m.P95) }},
-	{"p99", func(m measure.MetricSummary) float64 { return float64(m.P99) }},
-	{"p99.9", func(m measure.MetricSummary) float64 { return float64(m.P999) }},
-	{"max", func(m measure.MetricSummary) float64 { return float64(m.Max) }},
-}
+var compareStats = []string{"p50", "p90", "p95", "p99", "p99.9", "max"}
 
 // Compare lines up every metric of a and b: first each metric over all scenarios and dialects,
 // then per scenario × dialect (p50, p90, p99, p99.9, max, count), then the counters,
@@ -96,8 +86,8 @@ func Compare(a, b *measure.Run) Comparison {
 		ma, okA := ao[m]
 		mb, okB := bo[m]
 		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s %s (all)", m, st.name), Unit: unitOf(m),
-				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st.name})
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s %s (all)", m, st), Unit: unitOf(m),
+				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
 		}
 		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s count (all)", m), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
 	}
@@ -117,8 +107,8 @@ func Compare(a, b *measure.Run) Comparison {
 		mb, okB := bm[k]
 		label := string(k.Metric) + " %s " + k.Scenario + "/" + k.Dialect
 		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, st.name), Unit: unitOf(k.Metric),
-				A: st.get(ma) / 1000, B: st.get(mb) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st.name})
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, st), Unit: unitOf(k.Metric),
+				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
 		}
 		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
 	}
@@ -167,12 +157,8 @@ func unitOf(m measure.Metric) string {
 // mergedByMetric summarizes each metric over every scenario and dialect of r.
 func mergedByMetric(r *measure.Run) map[measure.Metric]measure.MetricSummary {
 	out := map[measure.Metric]measure.MetricSummary{}
-	if r.Histograms == nil {
-		return out
-	}
-	for _, m := range metricsOf(r.Histograms) {
-		merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
-		out[m] = measure.SummarizeOne(measure.Key{Metric: m}, merged)
+	for _, s := range measure.SummarizeOverall(r.Histograms) {
+		out[s.Metric] = s
 	}
 	return out
 }

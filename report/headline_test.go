@@ -2,8 +2,6 @@ package report_test
 
 import (
 	"html"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,14 +49,8 @@ func TestHeadlineSameEverywhere(t *testing.T) {
 	if err := report.WriteSummary(&console, r, report.SavedTally(r)); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := readFile(t, dir, report.MarkdownFile)
+	page := readFile(t, dir, report.HTMLFile)
 	outs := map[string]string{"console": console.String(), "report.md": string(md), "report.html": html.UnescapeString(string(page))}
 	for name, out := range outs {
 		want := []string{"erdict: FAIL", "the generator was overloaded"}

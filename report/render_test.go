@@ -54,6 +54,26 @@ func firstDiff(got, want string) string {
 	return ""
 }
 
+// readFile is dir's file, failing the test when it cannot be read.
+func readFile(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// renderedRun is goldenRun rendered (report.Render).
+func renderedRun(t *testing.T) string {
+	t.Helper()
+	dir := goldenRun(t)
+	if err := report.Render(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func goldenRun(t *testing.T) string {
 	// A results file names rules by ID: report needs no dialect package.
 	return fixture.Write(t, fixture.Options{Seed: 1, Violations: map[protocol.Rule]int64{protocol.RConverge: 3, "R-tool-gate": 1},
@@ -63,23 +83,14 @@ func goldenRun(t *testing.T) string {
 func TestSummaryGolden(t *testing.T) {
 	t.Parallel()
 	dir := goldenRun(t)
-	got, err := os.ReadFile(filepath.Join(dir, measure.SummaryFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readFile(t, dir, measure.SummaryFile)
 	golden(t, "summary.json", got)
 }
 
 func TestRenderGoldenMarkdownAndPlots(t *testing.T) {
 	t.Parallel()
-	dir := goldenRun(t)
-	if err := report.Render(dir); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := renderedRun(t)
+	md := readFile(t, dir, report.MarkdownFile)
 	golden(t, "report.md", md)
 
 	for _, name := range []string{report.PlotOverview, report.PlotTimeToFirstChunk, report.PlotChunkGap, report.PlotCancel, report.PlotTimeline, report.PlotLatencyOverTime, report.PlotViolations} {
@@ -116,14 +127,8 @@ func TestRenderGoldenMarkdownAndPlots(t *testing.T) {
 
 func TestRenderHTML(t *testing.T) {
 	t.Parallel()
-	dir := goldenRun(t)
-	if err := report.Render(dir); err != nil {
-		t.Fatal(err)
-	}
-	html, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := renderedRun(t)
+	html := readFile(t, dir, report.HTMLFile)
 	s := string(html)
 	for _, want := range []string{
 		"data:image/png;base64,",                // plots embedded
@@ -191,10 +196,7 @@ func TestRenderShowsOutcomesAndAllowed(t *testing.T) {
 		report.HTMLFile: {"<td>outcome stalled (error)</td>", "Allowed (known findings, not failing the run): R-abort×12",
 			"<td>allowed (known finding)</td>"},
 	} {
-		data, err := os.ReadFile(filepath.Join(dir, file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, dir, file)
 		for _, w := range wants {
 			if !strings.Contains(string(data), w) {
 				t.Errorf("%s lacks %q", file, w)
@@ -221,10 +223,7 @@ func TestRenderLeaksNotChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, file := range []string{report.MarkdownFile, report.HTMLFile} {
-		b, err := os.ReadFile(filepath.Join(dir, file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, dir, file)
 		for _, want := range []string{"go_goroutines", "not checked: no metrics: GET http://127.0.0.1:1/metrics: HTTP 404", "new_open_things", "not checked: absent before the load"} {
 			if !strings.Contains(string(b), want) {
 				t.Errorf("%s lacks %q", file, want)
@@ -248,14 +247,8 @@ func TestRenderShowsWarnings(t *testing.T) {
 	if err := report.WriteSummary(&console, r, report.SessionTally{}); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	html, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := readFile(t, dir, report.MarkdownFile)
+	html := readFile(t, dir, report.HTMLFile)
 	for name, out := range map[string]string{"console": console.String(), "report.md": string(md), "report.html": string(html)} {
 		if !strings.Contains(out, "arning (not failing the run): "+warning) {
 			t.Errorf("%s lacks the warning:\n%s", name, out)
@@ -327,10 +320,7 @@ func TestRenderClipsLongFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, file := range []string{report.HTMLFile, report.MarkdownFile} {
-		b, err := os.ReadFile(filepath.Join(dir, file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, dir, file)
 		if len(b) > 1<<20 {
 			t.Errorf("%s is %d KiB for 60 MiB of frames: not clipped", file, len(b)>>10)
 		}
@@ -349,10 +339,7 @@ func TestRenderClipsLongFrames(t *testing.T) {
 // earlier rendering, and a note saying why.
 func TestRenderLatencyOverTime(t *testing.T) {
 	t.Parallel()
-	dir := goldenRun(t)
-	if err := report.Render(dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := renderedRun(t)
 	png := filepath.Join(dir, report.PlotLatencyOverTime+".png")
 	for _, ext := range []string{".png", ".svg"} {
 		if st, err := os.Stat(filepath.Join(dir, report.PlotLatencyOverTime+ext)); err != nil || st.Size() < 5_000 {

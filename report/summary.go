@@ -170,11 +170,7 @@ func OutcomeLine(c measure.Counters) string {
 		}
 		p := fmt.Sprintf("%s %d", o, n)
 		if o == measure.OutcomeHTTPError && len(c.HTTPErrors) > 0 {
-			var st []string
-			for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
-				st = append(st, fmt.Sprintf("%d×%d", code, c.HTTPErrors[code]))
-			}
-			p += " (" + strings.Join(st, ", ") + ")"
+			p += " (" + c.HTTPStatuses() + ")"
 		}
 		if o.IsError() {
 			p += " ERROR"

@@ -132,17 +132,6 @@ func metricsTable(s *measure.Summary) table {
 	return t
 }
 
-// metricsOf lists the metrics with a histogram in hs, in report order.
-func metricsOf(hs *measure.Histograms) []measure.Metric {
-	var out []measure.Metric
-	for _, k := range hs.Keys() {
-		if !slices.Contains(out, k.Metric) {
-			out = append(out, k.Metric)
-		}
-	}
-	return out
-}
-
 // overviewMetricsTable merges every scenario and dialect of each metric: the first thing to
 // read, before the per scenario × dialect detail.
 func overviewMetricsTable(r *measure.Run) table {
@@ -151,16 +140,11 @@ func overviewMetricsTable(r *measure.Run) table {
 		Header: []string{"metric", "count", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"},
 		Right:  []bool{false, true, true, true, true, true, true, true, true, true},
 	}
-	if r.Histograms == nil {
-		return t
-	}
-	for _, m := range metricsOf(r.Histograms) {
-		if isDialectMeasure(&r.Summary, m) {
+	for _, s := range measure.SummarizeOverall(r.Histograms) {
+		if isDialectMeasure(&r.Summary, s.Metric) {
 			continue // measures.go
 		}
-		merged, _ := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
-		s := measure.SummarizeOne(measure.Key{Metric: m}, merged)
-		t.Rows = append(t.Rows, []string{metricLabel(m), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P95), ms(s.P99),
+		t.Rows = append(t.Rows, []string{metricLabel(s.Metric), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P95), ms(s.P99),
 			ms(s.P999), ms(s.Max), msf(s.Mean)})
 	}
 	return t

@@ -342,20 +342,9 @@ func (r *Result) figure() report.Figure {
 	errs.Y.Label.Text = "% of sessions started"
 	series := 0
 	addLine := func(p *plot.Plot, label string, pts plotter.XYs) {
-		if len(pts) == 0 {
-			return
+		if addLinePoints(p, label, pts, series) {
+			series++
 		}
-		l, s, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return
-		}
-		report.LineStyle(l, series)
-		series++
-		s.Color = l.Color
-		s.Shape = draw.CircleGlyph{}
-		s.Radius = vg.Points(3)
-		p.Add(l, s)
-		p.Legend.Add(label, l, s)
 	}
 	addLine(latency, "ttfc p50 (all scenarios)", xy(func(s StepResult) float64 { return s.TTFCP50 / 1000 }))
 	addLine(latency, "ttfc p99 (all scenarios)", xy(func(s StepResult) float64 { return s.TTFCP99 / 1000 }))
@@ -489,17 +478,9 @@ func (r *Result) latencyFigure() report.Figure {
 				pts = append(pts, plotter.XY{X: st.RequestsPerSecond, Y: stat.get(q) / 1000})
 				labels = append(labels, st.Step.String())
 			}
-			if len(pts) == 0 {
+			if !addLinePoints(p, string(m)+" "+stat.name, pts, i) {
 				continue
 			}
-			l, s, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				continue
-			}
-			report.LineStyle(l, i)
-			s.Color, s.Shape, s.Radius = l.Color, draw.CircleGlyph{}, vg.Points(3)
-			p.Add(l, s)
-			p.Legend.Add(string(m)+" "+stat.name, l, s)
 			if i == 0 {
 				if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels}); err == nil {
 					for j := range lb.TextStyle {
@@ -539,4 +520,21 @@ func boolText(b bool, yes, no string) string {
 		return yes
 	}
 	return no
+}
+
+// addLinePoints draws pts on p as a line with a circle at each point, in the kit's style i, under
+// label in the legend; false when there is nothing to draw.
+func addLinePoints(p *plot.Plot, label string, pts plotter.XYs, i int) bool {
+	if len(pts) == 0 {
+		return false
+	}
+	l, s, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return false
+	}
+	report.LineStyle(l, i)
+	s.Color, s.Shape, s.Radius = l.Color, draw.CircleGlyph{}, vg.Points(3)
+	p.Add(l, s)
+	p.Legend.Add(label, l, s)
+	return true
 }

@@ -229,25 +229,13 @@ func TestIsSweepDir(t *testing.T) {
 	}
 }
 
-// TestParseThresholds parses every expression, and names the first bad one.
-func TestParseThresholds(t *testing.T) {
-	t.Parallel()
-	got, err := verdict.ParseThresholds([]string{"ttfc.p99<300ms", "errors<0.1%"})
-	if err != nil || len(got) != 2 {
-		t.Fatalf("%v, %v", got, err)
-	}
-	if _, err := verdict.ParseThresholds([]string{"ttfc.p99<300ms", "bogus"}); err == nil || !strings.Contains(err.Error(), "bogus") {
-		t.Errorf("err %v, want one naming the bad expression", err)
-	}
-}
-
 func mustThresholds(t testing.TB, exprs ...string) []verdict.Threshold {
 	t.Helper()
-	out, err := verdict.ParseThresholds(exprs)
+	cfg, err := verdict.ParseFlags(nil, exprs, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return cfg.Thresholds
 }
 
 // TestSweepWithoutSLO: a sweep given no SLO names no knee, says where request throughput

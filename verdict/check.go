@@ -44,7 +44,7 @@ func histogramFor(r *measure.Run, sel Selector) (*hdrhistogram.Histogram, int) {
 	if r.Histograms == nil {
 		return nil, 0
 	}
-	merged, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == sel.metric && scopeMatches(sel.Scope, k) })
+	merged, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == sel.def.Name && scopeMatches(sel.Scope, k) })
 	if n == 0 {
 		return nil, 0
 	}
@@ -61,27 +61,6 @@ func scopeMatches(scope map[string]string, k measure.Key) bool {
 	return true
 }
 
-func statOf(m measure.MetricSummary, stat string) float64 {
-	switch stat {
-	case "min":
-		return float64(m.Min)
-	case "p50":
-		return float64(m.P50)
-	case "p90":
-		return float64(m.P90)
-	case "p95":
-		return float64(m.P95)
-	case "p99":
-		return float64(m.P99)
-	case "p99.9":
-		return float64(m.P999)
-	case "max":
-		return float64(m.Max)
-	default:
-		return m.Mean
-	}
-}
-
 // Measure returns the selector's value in r: microseconds for latency (all matching scenario ×
 // dialect histograms merged), a fraction or count for errors, a count for violations and leaks.
 // It wraps an error naming the selector when there are no samples.
@@ -93,96 +72,122 @@ func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
 // sessionCount is what an errors, failed or outcome check counts; failed leaves out the
 // sessions that failed only by allowed rules, errors the outcomes judged by name.
 func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule, rel *relaxed) int64 {
-	switch s.kind {
-	case kindFailed:
+	switch s.def.Name {
+	case measure.Failed:
 		return c.FailedExcept(allowed)
-	case kindOutcome:
+	case measure.ByOutcome:
 		return c.Outcome(measure.Outcome(s.Stat))
 	}
 	return c.ErrorsExcept(rel.outcomes)
 }
 
+// one is a count's value.
+func one(v int64, note string) measured { return measured{value: float64(v), samples: 1, note: note} }
+
 func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured, error) {
 	sum := &r.Summary
-	switch s.kind {
-	case kindDropped:
-		return measured{value: float64(sum.Counters.DroppedStarts), samples: 1}, nil
-	case kindErrors, kindFailed, kindOutcome:
+	switch s.def.Name {
+	case measure.DroppedStarts:
+		return one(sum.Counters.DroppedStarts, ""), nil
+	case measure.Errors, measure.Failed, measure.ByOutcome:
 		n := s.sessionCount(&sum.Counters, sum.Config.Allow, rel)
-		if percent {
-			if sum.Counters.SessionsStarted == 0 {
-				return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
-			}
-			return measured{value: float64(n) / float64(sum.Counters.SessionsStarted), samples: 1}, nil
+		if !percent {
+			return one(n, ""), nil
 		}
-		return measured{value: float64(n), samples: 1}, nil
-	case kindViolations:
-		if rule, ok := s.Scope["rule"]; ok {
-			return measured{value: float64(sum.Violations[protocol.Rule(rule)]), samples: 1}, nil
+		if sum.Counters.SessionsStarted == 0 {
+			return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
 		}
-		m := measured{value: float64(sum.ViolationsExcept(append(slices.Clone(sum.Config.Allow), rel.rules...))), samples: 1}
-		var notes []string // allowed rules are checks of their own, not named here
-		if len(rel.rules) > 0 {
-			notes = append(notes, fmt.Sprintf("not counting %v (judged by their own thresholds)", rel.rules))
-		}
-		if by := violationBreakdown(sum, rel.rules); by != "" && m.value > 0 {
-			notes = append(notes, by)
-			if first := firstViolations(r, rel.rules); first != "" {
-				notes = append(notes, "first: "+first)
-			}
-		}
-		m.note = strings.Join(notes, "; ")
-		return m, nil
-	case kindLeaks:
-		var over []string
-		for _, l := range sum.Leaks {
-			if !l.OK {
-				over = append(over, fmt.Sprintf("%s %s grew by %g (from %g to %g, tolerance %g)", l.Source, l.Name, l.Delta, l.Before, l.After, l.Tolerance))
-			}
-		}
-		for _, nc := range sum.LeaksNotChecked {
-			if nc.Lost {
-				over = append(over, fmt.Sprintf("%s: %s", nc.Source, nc.Reason))
-			}
-		}
-		return measured{value: float64(len(over)), samples: 1, note: strings.Join(over, "; ")}, nil
-	case kindMeasure:
+		return measured{value: float64(n) / float64(sum.Counters.SessionsStarted), samples: 1}, nil
+	case measure.Violations:
+		return s.violations(r, rel), nil
+	case measure.Leaks:
+		return leaks(sum), nil
+	case measure.TokensPerSecond, measure.GoodputSessions:
+		return s.tokens(sum, percent)
+	}
+	if s.def.Kind == measure.KindDialectMeasure {
 		if err := s.checkMeasure(sum); err != nil { // measures.go
 			return measured{}, err
 		}
-	case kindTokenRate, kindGoodput:
-		if sum.Tokens == nil {
-			return measured{}, fmt.Errorf("%s: %w: the run recorded no token figures", s, errNoData)
-		}
-		if s.kind == kindTokenRate {
-			return measured{value: sum.Tokens.OutputTokensPerSecond, samples: sum.Tokens.OutputTokens}, nil
-		}
-		g := sum.Tokens.Goodput
-		note := fmt.Sprintf("%d of %d judged sessions", g.Sessions, g.Judged)
-		if len(g.SLOs) > 0 {
-			note += " under " + strings.Join(g.SLOs, ", ")
-		}
-		if !percent {
-			return measured{value: float64(g.Sessions), samples: 1, note: note}, nil
-		}
-		if g.Judged == 0 {
-			return measured{}, fmt.Errorf("%s: %w: no session judged", s, errNoData)
-		}
-		return measured{value: g.Share, samples: g.Judged, note: note}, nil
 	}
+	return s.histogram(r)
+}
+
+// violations counts the run's violations: of one rule when scoped to it, else of every rule
+// neither allowed nor judged by a threshold of its own.
+func (s Selector) violations(r *measure.Run, rel *relaxed) measured {
+	sum := &r.Summary
+	if rule, ok := s.Scope["rule"]; ok {
+		return one(sum.Violations[protocol.Rule(rule)], "")
+	}
+	n := sum.ViolationsExcept(append(slices.Clone(sum.Config.Allow), rel.rules...))
+	var notes []string // allowed rules are checks of their own, not named here
+	if len(rel.rules) > 0 {
+		notes = append(notes, fmt.Sprintf("not counting %v (judged by their own thresholds)", rel.rules))
+	}
+	if by := violationBreakdown(sum, rel.rules); by != "" && n > 0 {
+		notes = append(notes, by)
+		if first := firstViolations(r, rel.rules); first != "" {
+			notes = append(notes, "first: "+first)
+		}
+	}
+	return one(n, strings.Join(notes, "; "))
+}
+
+// leaks counts the gauges over their tolerance and the sources lost, naming each.
+func leaks(sum *measure.Summary) measured {
+	var over []string
+	for _, l := range sum.Leaks {
+		if !l.OK {
+			over = append(over, fmt.Sprintf("%s %s grew by %g (from %g to %g, tolerance %g)", l.Source, l.Name, l.Delta, l.Before, l.After, l.Tolerance))
+		}
+	}
+	for _, nc := range sum.LeaksNotChecked {
+		if nc.Lost {
+			over = append(over, fmt.Sprintf("%s: %s", nc.Source, nc.Reason))
+		}
+	}
+	return one(int64(len(over)), strings.Join(over, "; "))
+}
+
+// tokens is the run's aggregate tokens/s, or its goodput: a share of the judged sessions, or
+// a count.
+func (s Selector) tokens(sum *measure.Summary, percent bool) (measured, error) {
+	if sum.Tokens == nil {
+		return measured{}, fmt.Errorf("%s: %w: the run recorded no token figures", s, errNoData)
+	}
+	if s.def.Name == measure.TokensPerSecond {
+		return measured{value: sum.Tokens.OutputTokensPerSecond, samples: sum.Tokens.OutputTokens}, nil
+	}
+	g := sum.Tokens.Goodput
+	note := fmt.Sprintf("%d of %d judged sessions", g.Sessions, g.Judged)
+	if len(g.SLOs) > 0 {
+		note += " under " + strings.Join(g.SLOs, ", ")
+	}
+	switch {
+	case !percent:
+		return one(g.Sessions, note), nil
+	case g.Judged == 0:
+		return measured{}, fmt.Errorf("%s: %w: no session judged", s, errNoData)
+	}
+	return measured{value: g.Share, samples: g.Judged, note: note}, nil
+}
+
+// histogram is the selector's statistic of every histogram its scope matches, merged; without
+// histograms (no hlog saved), the worst of the matching summaries.
+func (s Selector) histogram(r *measure.Run) (measured, error) {
 	if h, n := histogramFor(r, s); h != nil && h.TotalCount() > 0 {
-		stat := statOf(measure.SummarizeOne(measure.Key{}, h), s.Stat)
+		stat := measure.SummarizeOne(measure.Key{}, h).Stat(s.Stat)
 		note := ""
 		if n > 1 {
 			note = fmt.Sprintf("%d scenario×dialect histograms merged", n)
 		}
 		return measured{value: stat, samples: h.TotalCount(), note: note}, nil
 	}
-	// Without histograms (no hlog saved), fall back to the summary: the worst matching value.
 	worst, count, n := -1.0, int64(0), 0
-	for _, m := range sum.Metrics {
-		if m.Metric == s.metric && scopeMatches(s.Scope, m.Key) && m.Count > 0 {
-			worst = max(worst, statOf(m, s.Stat))
+	for _, m := range r.Summary.Metrics {
+		if s.matches(m) {
+			worst = max(worst, m.Stat(s.Stat))
 			count += m.Count
 			n++
 		}
@@ -197,14 +202,19 @@ func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured,
 	return measured{value: worst, samples: count, note: note}, nil
 }
 
+// matches tells whether m is a summary with values of the selector's metric in its scope.
+func (s Selector) matches(m measure.MetricSummary) bool {
+	return m.Metric == s.def.Name && scopeMatches(s.Scope, m.Key) && m.Count > 0
+}
+
 // format shows a value in the selector's unit.
 func (s Selector) format(v float64, percent bool) string {
-	switch {
-	case s.kind == kindLatency, s.kind == kindMeasure && s.unit == measure.MeasureKindLatency:
+	switch k := s.def.Kind; {
+	case k == measure.KindLatency, k == measure.KindDialectMeasure && s.unit == measure.MeasureKindLatency:
 		return msf(v) + " ms"
-	case s.kind == kindRate:
+	case k == measure.KindRate:
 		return strconv.FormatFloat(v/measure.RateScale, 'f', 1, 64) + " tokens/s"
-	case s.kind == kindTokenRate:
+	case k == measure.KindThroughput:
 		return strconv.FormatFloat(v, 'f', 1, 64) + " tokens/s"
 	case percent:
 		return pct(v)
@@ -247,17 +257,17 @@ func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	c.Value = t.Selector.format(m.value, t.Percent)
 	c.Pass = compare(m.value, t.Op, t.Limit)
 	c.Detail = m.note
-	if t.Selector.kind.perSession() && t.Percent {
+	if t.Selector.CountsSessions() && t.Percent {
 		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters, r.Summary.Config.Allow, rel), r.Summary.Counters.SessionsStarted)
 	}
-	if t.Selector.kind == kindErrors && m.value > 0 {
+	if t.Selector.def.Name == measure.Errors && m.value > 0 {
 		detail := outcomeBreakdown(r.Summary.Counters, rel.outcomes)
 		if first := r.Summary.Judging.FirstErrors; len(first) > 0 {
 			detail += "; first: " + strings.Join(first, "; ")
 		}
 		c.Detail = strings.TrimPrefix(c.Detail+"; "+detail, "; ")
 	}
-	if t.Selector.kind == kindFailed {
+	if t.Selector.def.Name == measure.Failed {
 		if n := r.Summary.Counters.SessionsFailed - r.Summary.Counters.FailedExcept(r.Summary.Config.Allow); n > 0 {
 			c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf("; not counting %d failed only by allowed rules", n), "; ")
 		}
@@ -312,14 +322,14 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 	c.Limit = "median key ≤ baseline " + allowance
 	base := map[measure.Key]measure.MetricSummary{}
 	for _, m := range baseline.Summary.Metrics {
-		if m.Metric == g.Selector.metric && scopeMatches(g.Selector.Scope, m.Key) && m.Count > 0 {
+		if g.Selector.matches(m) {
 			base[m.Key] = m
 		}
 	}
 	var changes []keyChange
 	onlyCurrent := 0
 	for _, m := range current.Summary.Metrics {
-		if m.Metric != g.Selector.metric || !scopeMatches(g.Selector.Scope, m.Key) || m.Count == 0 {
+		if !g.Selector.matches(m) {
 			continue
 		}
 		b, ok := base[m.Key]
@@ -327,7 +337,7 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 			onlyCurrent++
 			continue
 		}
-		k := keyChange{key: m.Key, base: statOf(b, g.Selector.Stat), cur: statOf(m, g.Selector.Stat), baseN: b.Count, currentN: m.Count}
+		k := keyChange{key: m.Key, base: b.Stat(g.Selector.Stat), cur: m.Stat(g.Selector.Stat), baseN: b.Count, currentN: m.Count}
 		k.allowed = k.base * (1 + g.MaxPercent/100)
 		if g.Absolute {
 			k.allowed = k.base + g.MaxIncreaseMicros
@@ -445,17 +455,6 @@ func (c Check) Verdict() string {
 		return "pass"
 	}
 	return "FAIL"
-}
-
-// allowedCounts lists the run's allowed rules that were broken, as RULE×COUNT.
-func allowedCounts(s *measure.Summary) []string {
-	var out []string
-	for _, rule := range s.Config.Allow {
-		if n := s.Violations[rule]; n > 0 {
-			out = append(out, fmt.Sprintf("%s×%d", rule, n))
-		}
-	}
-	return out
 }
 
 // msf formats microseconds as milliseconds with three decimals.

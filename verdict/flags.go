@@ -3,6 +3,8 @@ package verdict
 import (
 	"fmt"
 
+	"github.com/streambench/streambench/measure"
+
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -53,7 +55,7 @@ func ParseThresholdIn(rules *protocol.RuleSet, expr string) (Threshold, error) {
 // pass whatever the run broke.
 func checkRule(rules *protocol.RuleSet, t Threshold) error {
 	rule, ok := t.Selector.Scope["rule"]
-	if !ok || rules == nil || t.Selector.kind != kindViolations {
+	if !ok || rules == nil || t.Selector.def.Name != measure.Violations {
 		return nil
 	}
 	if _, err := rules.Parse(rule); err != nil {

@@ -15,7 +15,6 @@ package verdict
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -225,29 +224,24 @@ func Stamp(run *measure.Run) error {
 
 // relaxed is what the given thresholds name, and so take out of the defaults.
 type relaxed struct {
-	violations, errors, leaks, dropped bool
-	rules                              []protocol.Rule   // violations{rule=R}: R out of the default
-	outcomes                           []measure.Outcome // outcome.NAME: NAME out of errors
+	named    map[measure.Metric]bool // a default's measure named (failed names errors and violations)
+	rules    []protocol.Rule         // violations{rule=R}: R out of the default
+	outcomes []measure.Outcome       // outcome.NAME: NAME out of errors
 }
 
 func (r *relaxed) note(s Selector) {
-	switch s.kind {
-	case kindViolations:
-		if rule, ok := s.Scope["rule"]; ok {
-			r.rules = append(r.rules, protocol.Rule(rule))
-		} else {
-			r.violations = true
-		}
-	case kindErrors:
-		r.errors = true
-	case kindFailed:
-		r.errors, r.violations = true, true
-	case kindOutcome:
+	if r.named == nil {
+		r.named = map[measure.Metric]bool{}
+	}
+	switch name := s.def.Name; {
+	case name == measure.Violations && s.Scope["rule"] != "":
+		r.rules = append(r.rules, protocol.Rule(s.Scope["rule"]))
+	case name == measure.Failed:
+		r.named[measure.Errors], r.named[measure.Violations] = true, true
+	case name == measure.ByOutcome:
 		r.outcomes = append(r.outcomes, measure.Outcome(s.Stat))
-	case kindLeaks:
-		r.leaks = true
-	case kindDropped:
-		r.dropped = true
+	default:
+		r.named[name] = true
 	}
 }
 
@@ -260,25 +254,9 @@ func defaultChecks(run *measure.Run, rel *relaxed) []Check {
 		if err != nil {
 			panic(err) // the expressions above are constants
 		}
-		switch t.Selector.kind {
-		case kindViolations:
-			if rel.violations {
-				continue
-			}
-		case kindErrors:
-			if rel.errors {
-				continue
-			}
-		case kindLeaks:
-			if rel.leaks {
-				continue
-			}
-		case kindDropped:
-			if rel.dropped {
-				continue
-			}
+		if !rel.named[t.Selector.def.Name] {
+			out = append(out, t.evaluate(run, sourceDefault, rel))
 		}
-		out = append(out, t.evaluate(run, sourceDefault, rel))
 	}
 	return out
 }
@@ -336,11 +314,7 @@ func outcomeBreakdown(c measure.Counters, except []measure.Outcome) string {
 		}
 		p := fmt.Sprintf("%s×%d", o, n)
 		if o == measure.OutcomeHTTPError && len(c.HTTPErrors) > 0 {
-			var st []string
-			for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
-				st = append(st, fmt.Sprintf("%d×%d", code, c.HTTPErrors[code]))
-			}
-			p += " (" + strings.Join(st, ", ") + ")"
+			p += " (" + c.HTTPStatuses() + ")"
 		}
 		parts = append(parts, p)
 	}

@@ -74,8 +74,8 @@ func TestParseThreshold(t *testing.T) {
 		isPercent bool
 	}{
 		{"ttfc.p99<300ms", "ttfc.p99", "<", 300_000, false},                                                                                    // latency in µs
-		{"gap.p99<=50ms", "gap.p99", "<=", 50_000, false},                                                                                      // short name
-		{"chunk_gap.p999<=1s", "gap.p99.9", "<=", 1e6, false},                                                                                  // alias and p999 spelling
+		{"gap.p99<=50ms", "chunk_gap.p99", "<=", 50_000, false},                                                                                // alias
+		{"chunk_gap.p999<=1s", "chunk_gap.p99.9", "<=", 1e6, false},                                                                            // p999 spelling
 		{"errors<0.1%", "errors", "<", 0.001, true},                                                                                            // error rate
 		{"errors==0", "errors", "==", 0, false},                                                                                                // error count
 		{"violations==0", "violations", "==", 0, false},                                                                                        // count
@@ -543,8 +543,17 @@ func TestGateWithoutHistogramsFallsBackToSummary(t *testing.T) {
 func TestMetricsHelpListsEveryName(t *testing.T) {
 	t.Parallel()
 	help := verdict.MetricsHelp()
-	for _, name := range []string{"ttfc", "gap|chunk_gap", "cancel", "errors", "violations", "leaks", "start_lag", "p99.9",
-		"ttft", "ttfo", "itl", "tpot", "stream_tokens_per_s", "tokens_per_s", "goodput"} {
+	want := []string{"p99.9", "  ttfc.measured ", "  ttft.measured "}
+	for _, d := range measure.Registry() {
+		name := "  " + string(d.Name)
+		if d.Alias != "" {
+			name += "|" + string(d.Alias)
+		}
+		if d.Judged() {
+			want = append(want, name+" ", d.Example)
+		}
+	}
+	for _, name := range want {
 		if !strings.Contains(help, name) {
 			t.Errorf("MetricsHelp lacks %q", name)
 		}

@@ -3,6 +3,7 @@ package verdict
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,26 +11,23 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// measureStats are the statistics a dialect measure's NAME_STAT spelling may end in.
-var measureStats = map[string]string{"min": "min", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "p999": "p99.9", "max": "max", "mean": "mean"}
-
-// measureName makes a gate name of a name that is not in the table: a dialect measure, which
+// measureName makes a metric of a name that is not in the registry: a dialect measure, which
 // only the run can confirm (Selector.checkMeasure). Measure names are snake_case of at least
 // two words (child_ttfd, children_per_run, approval_rtt), so a misspelt one-word name is still
 // an unknown name at once; "child_ttfd_p99" is read as "child_ttfd.p99" when no statistic follows.
-func measureName(name, rest string) (gateName, string, string, bool) {
+func measureName(name, rest string) (measure.Def, string, string, bool) {
 	if name == "" || name[0] < 'a' || name[0] > 'z' || !strings.Contains(strings.Trim(name, "_"), "_") ||
 		strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
-		return gateName{}, name, rest, false
+		return measure.Def{}, name, rest, false
 	}
 	if !strings.Contains(rest, ".") {
 		if i := strings.LastIndexByte(name, '_'); i > 0 {
-			if stat, ok := measureStats[name[i+1:]]; ok && strings.Contains(name[:i], "_") {
+			if stat := name[i+1:]; slices.Contains(latencyStats, stat) && strings.Contains(name[:i], "_") {
 				name, rest = name[:i], rest+"."+stat
 			}
 		}
 	}
-	return gateName{Name: name, Metric: measure.Metric(name), Kind: kindMeasure, Scopes: []string{"scenario", "dialect"}}, name, rest, true
+	return measure.Def{Name: measure.Metric(name), Kind: measure.KindDialectMeasure, Scopes: []string{"scenario", "dialect"}}, name, rest, true
 }
 
 // parseMeasureLimit reads a dialect measure's limit: a duration for a latency, a number for a

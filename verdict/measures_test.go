@@ -3,37 +3,14 @@ package verdict
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/internal/fixture"
 )
-
-// measuresRun is a run with two compose measures: child_ttfd (latency, 100..300 ms) and
-// children_per_run (a count, 3 per run).
-func measuresRun(t *testing.T) *measure.Run {
-	t.Helper()
-	h := measure.NewHistograms()
-	for _, ms := range []protocol.Measure{
-		{Name: "child_ttfd", Kind: protocol.MeasureLatency, Duration: 100 * time.Millisecond},
-		{Name: "child_ttfd", Kind: protocol.MeasureLatency, Duration: 300 * time.Millisecond},
-		{Name: "children_per_run", Kind: protocol.MeasureCount, Count: 3},
-		{Name: "children_per_run", Kind: protocol.MeasureCount, Count: 3},
-	} {
-		if err := h.Record(measure.Key{Metric: measure.Metric(ms.Name), Scenario: "swarm-depth2", Dialect: "compose"}, measure.MeasureValue(ms)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := &measure.Run{Histograms: h}
-	r.Summary.Metrics = measure.Summarize(h)
-	r.Summary.Measures = []measure.MeasureInfo{{Name: "child_ttfd", Kind: measure.MeasureKindLatency}, {Name: "children_per_run", Kind: measure.MeasureKindCount}}
-	return r
-}
 
 // TestMeasureThresholds: gate expressions on dialect measures, read by their kind.
 func TestMeasureThresholds(t *testing.T) {
 	t.Parallel()
-	r := measuresRun(t)
+	r := fixture.Measures(t)
 	for _, tc := range []struct {
 		expr   string
 		pass   bool

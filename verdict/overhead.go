@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/measure"
@@ -16,11 +17,8 @@ import (
 // Judge applies it to every threshold of the command line and the mix: a user who wants the
 // latency as measured names ttfc.measured or ttft.measured, which OnOverhead leaves alone.
 func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
-	if t.Selector.kind != kindLatency || strings.HasSuffix(t.Selector.Name, measuredSuffix) {
-		return t, false
-	}
-	over, ok := t.Selector.metric.Overhead()
-	if !ok || !recordedIn(run, over, t.Selector.Scope) {
+	over := t.Selector.def.Overhead
+	if over == "" || strings.HasSuffix(t.Selector.Name, measuredSuffix) || !recordedIn(run, over, t.Selector.Scope) {
 		return t, false
 	}
 	expr := strings.TrimSpace(t.Expr)
@@ -35,32 +33,11 @@ func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
 	return o, true
 }
 
-// measuredSuffix names a latency as measured (ttfc.measured), never judged on its overhead.
-const measuredSuffix = ".measured"
-
-// recordedIn tells whether run holds values of m in the scenario and dialect scope asks for.
+// recordedIn tells whether run holds values of m in the scenario and dialect scope asks for:
+// its histograms say, or without them its summaries.
 func recordedIn(run *measure.Run, m measure.Metric, scope map[string]string) bool {
-	in := func(k measure.Key) bool {
-		if s, ok := scope["scenario"]; ok && k.Scenario != s {
-			return false
-		}
-		if d, ok := scope["dialect"]; ok && k.Dialect != d {
-			return false
-		}
-		return k.Metric == m
+	if h := run.Histograms; h != nil && h.Len() > 0 {
+		return slices.ContainsFunc(h.Keys(), func(k measure.Key) bool { return k.Metric == m && scopeMatches(scope, k) && h.Count(k) > 0 })
 	}
-	if run.Histograms != nil && run.Histograms.Len() > 0 {
-		for _, k := range run.Histograms.Keys() {
-			if in(k) && run.Histograms.Count(k) > 0 {
-				return true
-			}
-		}
-		return false
-	}
-	for _, ms := range run.Summary.Metrics {
-		if in(ms.Key) && ms.Count > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(run.Summary.Metrics, Selector{Scope: scope, def: m.Def()}.matches)
 }

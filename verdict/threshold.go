@@ -12,108 +12,64 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// gateName is one name a threshold can check. This table is the single place gate metric
-// names are defined and documented; MetricsHelp renders it for `streambench gate --help`.
-type gateName struct {
-	Name    string
-	Alias   string         // another accepted spelling
-	Metric  measure.Metric // latency metrics only
-	Kind    valueKind
-	Scopes  []string // accepted {key=value} scope keys
-	Example string
-	Doc     string
-}
+// The one language of checks: thresholds (gate --threshold, sweep --slo, a mix's thresholds),
+// regressions (gate --max-regression) and goodput SLOs (load --goodput-slo, a mix's
+// goodputSLOs) all name the metrics of measure.Registry, and are parsed here.
 
-type valueKind int
-
-const (
-	kindLatency    valueKind = iota // a statistic of a histogram; limit is a duration
-	kindErrors                      // unscripted errors; limit is a percentage of sessions or a count
-	kindFailed                      // failed sessions (errors or violations); percentage or count
-	kindOutcome                     // sessions that ended with one outcome (the "statistic"); percentage or count
-	kindDropped                     // open loop: scheduled starts never made; a count
-	kindViolations                  // protocol violations; limit is a count
-	kindLeaks                       // leak-check gauges over tolerance; limit is a count
-	kindRate                        // a statistic of a rate histogram (×measure.RateScale); limit is tokens/s
-	kindTokenRate                   // the run's aggregate output tokens/s; limit is tokens/s
-	kindGoodput                     // sessions that succeeded and met every goodput SLO; percentage of the judged or a count
-	kindMeasure                     // a statistic of a dialect measure (measures.go); limit a duration or a count
-)
-
-var gateNames = []gateName{
-	latencyName("connect", measure.Connect, "connect.p99<50ms", "connection established"),
-	latencyName("headers", measure.Headers, "headers.p99<200ms", "request sent → response headers"),
-	latencyName("first_event", measure.FirstEvent, "first_event.p99<300ms", "request → first SSE event of any kind"),
-	latencyName("ttfc", measure.FirstChunk, "ttfc.p99<300ms", "request → first answer chunk (thinking does not count); ttfo is the first answer token. Judged on ttfc.overhead when the run recorded it (the scripts say when each chunk was due); ttfc.measured judges it as measured"),
-	latencyName("ttfc.measured", measure.FirstChunk, "ttfc.measured.p99<800ms", "ttfc as measured, the script's delays included: a threshold on ttfc is judged on ttfc.overhead when the run recorded it"),
-	latencyName("ttfc.overhead", measure.FirstChunkOverhead, "ttfc.overhead.p99<50ms", "the target's own time to first chunk: ttfc less the scripted ttfc (the mock's scheduled delay), for sessions whose script says when it was due"),
-	latencyName("first_thinking", measure.FirstThinking, "first_thinking.p99<300ms", "request → first thinking frame"),
-	latencyName("gap", measure.ChunkGap, "gap.p99<=50ms", "between consecutive answer chunks").withAlias("chunk_gap"),
-	latencyName("duration", measure.StreamDuration, "duration.p99<10s", "request → end of stream"),
-	latencyName("cancel", measure.CancelLatency, "cancel.p99<100ms", "client abort → the provider saw the client go away"),
-	latencyName("tool_cancel", measure.ToolCancelSettle, "tool_cancel.p99<500ms", "compose stop during a tool → the tool settled cancelled on the stream"),
-	latencyName("stop", measure.StopLatency, "stop.p99<500ms", "compose stop request → stopped terminal"),
-	latencyName("start_lag", measure.StartLag, "start_lag.p99<10ms", "open loop: actual start − intended start"),
-	latencyName("ttft", measure.TimeToFirstToken, "ttft.p99<500ms", "time to first token: request → first thinking or answer token; judged on ttft.overhead when recorded, as ttfc"),
-	latencyName("ttft.measured", measure.TimeToFirstToken, "ttft.measured.p99<800ms", "ttft as measured, the script's delays included: a threshold on ttft is judged on ttft.overhead when the run recorded it"),
-	latencyName("ttft.overhead", measure.FirstTokenOverhead, "ttft.overhead.p99<50ms", "the target's own time to first token: ttft less the scripted ttft"),
-	latencyName("ttfo", measure.TimeToFirstOutput, "ttfo.p99<800ms", "time to first output token: request → first answer token (reasoning excluded)"),
-	latencyName("itl", measure.InterTokenLatency, "itl.p99<50ms", "inter-token latency, per token: a frame of k tokens after a gap g counts k gaps of g/k"),
-	latencyName("tpot", measure.TimePerOutputToken, "tpot.p50<20ms", "time per output token, per session: (last token − first token) / (tokens − 1)"),
-	{Name: "stream_tokens_per_s", Metric: measure.StreamTokensPerSecond, Kind: kindRate, Scopes: []string{"scenario", "dialect"}, Example: "stream_tokens_per_s.p50>=20", Doc: "output tokens/s of each stream (tokens / stream duration); LIMIT in tokens/s"},
-	{Name: "tokens_per_s", Kind: kindTokenRate, Example: "tokens_per_s>=1000", Doc: "aggregate output tokens/s: every session's tokens over the measured wall time"},
-	{Name: "goodput", Kind: kindGoodput, Example: "goodput>=99%", Doc: "sessions that succeeded and met every load --goodput-slo: % of the judged sessions (ended ok or failed), or a count without %"},
-	{Name: "errors", Kind: kindErrors, Example: "errors<0.1%", Doc: "sessions with an error outcome (every outcome but completed, scripted_error, aborted; less those a threshold names as outcome.NAME): % of sessions started, or a count without %; default errors==0"},
-	{Name: "outcome", Kind: kindOutcome, Example: "outcome.in_band_error<1%", Doc: "sessions that ended with one outcome (.NAME: " + outcomeNames() + "); naming an error outcome takes it out of errors"},
-	{Name: "failed", Kind: kindFailed, Example: "failed<1%", Doc: "sessions failed by an error outcome or a protocol violation (the user's view; what breaks first at capacity), not those failed only by allowed rules; naming it relaxes the errors and violations defaults"},
-	{Name: "violations", Kind: kindViolations, Scopes: []string{"rule"}, Example: "violations{rule=R-converge}<5", Doc: "protocol violations (streams × rules broken), without those of allowed rules (--allow, the mix's allow:) unless scoped to one; default violations==0; a {rule=R} threshold takes R out of the default"},
-	{Name: "leaks", Kind: kindLeaks, Example: "leaks==0", Doc: "leak-check gauges over their tolerance; default leaks==0"},
-	{Name: "dropped_starts", Kind: kindDropped, Example: "dropped_starts<10", Doc: "open loop: scheduled sessions never started at --max-inflight; default dropped_starts==0"},
-}
-
-// hasStats tells whether the kind is a histogram, whose checks name a statistic.
-func (k valueKind) hasStats() bool { return k == kindLatency || k == kindRate || k == kindMeasure }
-
-// perSession tells whether the kind counts sessions, so a limit may be a percentage of them.
-func (k valueKind) perSession() bool { return k == kindErrors || k == kindFailed || k == kindOutcome }
-
-// outcomeNames lists every outcome, for --help and errors.
-func outcomeNames() string {
-	var names []string
-	for _, o := range measure.Outcomes() {
-		names = append(names, string(o))
-	}
-	return strings.Join(names, ", ")
-}
-
-func (g gateName) withAlias(alias string) gateName {
-	g.Alias = alias
-	return g
-}
-
-// latencyName is a gateNames row for a latency metric, scoped by scenario and dialect.
-func latencyName(name string, m measure.Metric, example, doc string) gateName {
-	return gateName{Name: name, Metric: m, Kind: kindLatency, Scopes: []string{"scenario", "dialect"}, Example: example, Doc: doc}
-}
-
-// latencyStats are the statistics a latency threshold can name.
+// latencyStats are the statistics a threshold on a histogram can name.
 var latencyStats = []string{"min", "p50", "p90", "p95", "p99", "p99.9", "p999", "max", "mean"}
 
-// MetricsHelp documents every name a threshold can check, its scopes and an example; it is
-// what `streambench gate --help` and `sweep --help` print.
+// measuredSuffix names a latency as measured (ttfc.measured), never judged on its overhead.
+const measuredSuffix = ".measured"
+
+// judging says how the judge treats a name beyond what it measures, for gate --help; a name
+// of DefaultChecks says its default there too.
+var judging = map[measure.Metric]string{
+	measure.Errors:     "less those a threshold names as outcome.NAME",
+	measure.ByOutcome:  "outcome.NAME checks one; naming an error outcome takes it out of errors",
+	measure.Failed:     "not those failed only by allowed rules; naming it relaxes the errors and violations defaults",
+	measure.Violations: "without those of allowed rules (--allow, the mix's allow:) unless scoped to one; a {rule=R} threshold takes R out of the default",
+}
+
+// MetricsHelp documents every name a threshold can check (the registry's), its scopes and an
+// example; it is what `streambench gate --help` and `sweep --help` print.
 func MetricsHelp() string {
 	var b strings.Builder
-	b.WriteString("Checks: NAME[{KEY=VALUE,...}][.STAT] OP LIMIT   (OP: < <= == >= >)\n")
-	b.WriteString("  latency STAT: " + strings.Join(latencyStats, ", ") + "; LIMIT a duration (250us, 300ms, 1.5s)\n")
-	b.WriteString("  token metrics (ttft, ttfo, itl, tpot, stream_tokens_per_s, tokens_per_s, goodput) are AIPerf's and\n" +
+	b.WriteString("Checks: NAME[{KEY=VALUE,...}][.STAT] OP LIMIT   (OP: < <= == >= >)\n" +
+		"  STAT of a latency or a rate: " + strings.Join(latencyStats, ", ") + "\n" +
+		"  LIMIT by KIND: latency a duration (250us, 300ms, 1.5s); rate and throughput tokens/s, a number (20);\n" +
+		"  sessions a percentage of the sessions started (goodput: of those judged), e.g. 0.1%, or a count without %;\n" +
+		"  count a count\n" +
+		"  token metrics (ttft, ttfo, itl, tpot, stream_tokens_per_s, tokens_per_s, goodput) are AIPerf's and\n" +
 		"  GuideLLM's: tokens counted from the ground truth (the script), or from usage without it\n\n")
-	fmt.Fprintf(&b, "  %-20s %-17s %-34s %s\n", "NAME", "SCOPES", "EXAMPLE", "WHAT")
-	for _, n := range gateNames {
-		name := n.Name
-		if n.Alias != "" {
-			name += "|" + n.Alias
+	row := func(name, scopes, kind, example, doc string) {
+		fmt.Fprintf(&b, "  %-20s %-17s %-10s %-34s %s\n", name, scopes, kind, example, doc)
+	}
+	row("NAME", "SCOPES", "KIND", "EXAMPLE", "WHAT")
+	for _, d := range measure.Registry() {
+		if !d.Judged() {
+			continue
 		}
-		fmt.Fprintf(&b, "  %-20s %-17s %-34s %s\n", name, strings.Join(n.Scopes, ","), n.Example, n.Doc)
+		name, doc := string(d.Name), d.Doc
+		if d.Alias != "" {
+			name += "|" + string(d.Alias)
+		}
+		if d.Overhead != "" {
+			doc += fmt.Sprintf("; judged on %s when the run recorded it (its scripts say when each frame was due); %s%s judges it as measured", d.Overhead, d.Name, measuredSuffix)
+		}
+		if note := judging[d.Name]; note != "" {
+			doc += "; " + note
+		}
+		if def := string(d.Name) + "==0"; slices.Contains(DefaultChecks(), def) {
+			doc += "; default " + def
+		}
+		scopes, kind := strings.Join(d.Scopes, ","), d.Kind.String()
+		row(name, scopes, kind, d.Example, doc)
+		if d.Overhead != "" {
+			measured := string(d.Name) + measuredSuffix
+			row(measured, scopes, kind, strings.Replace(d.Example, string(d.Name), measured, 1),
+				fmt.Sprintf("%s as measured, the script's delays included: a threshold on %s is judged on %s when the run recorded it", d.Name, d.Name, d.Overhead))
+		}
 	}
 	b.WriteString("\n  dialect measures (the run's summary.json \"measures\", e.g. compose's child_ttfd and children_per_run):\n" +
 		"  NAME[{scenario=,dialect=}].STAT (or NAME_STAT) with a duration LIMIT for a latency measure, a number for a\n" +
@@ -124,30 +80,37 @@ func MetricsHelp() string {
 	return b.String()
 }
 
-func lookupName(name string) (gateName, bool) {
-	for _, n := range gateNames {
-		if n.Name == name || (n.Alias != "" && n.Alias == name) {
-			return n, true
-		}
+// gateDef is the registry's metric a check's name stands for, and the name the check keeps:
+// an alias resolved, NAME.measured (a latency judged on its overhead, as measured) kept whole.
+func gateDef(name string) (measure.Def, string, bool) {
+	base, measured := strings.CutSuffix(name, measuredSuffix)
+	d, ok := measure.Lookup(base)
+	if !ok || !d.Judged() || (measured && d.Overhead == "") {
+		return measure.Def{}, "", false
 	}
-	return gateName{}, false
+	if measured {
+		return d, base + measuredSuffix, true
+	}
+	return d, string(d.Name), true
 }
 
+// knownNames lists every name a threshold can check, for errors.
 func knownNames() string {
 	var names []string
-	for _, n := range gateNames {
-		names = append(names, n.Name)
+	for _, d := range measure.Registry() {
+		if d.Judged() {
+			names = append(names, string(d.Name))
+		}
 	}
 	return strings.Join(names, ", ")
 }
 
-// Selector names what a check measures: a gate name, an optional scope and a statistic.
+// Selector names what a check measures: a metric, an optional scope and a statistic.
 type Selector struct {
-	Name   string            // as in the table above, aliases resolved
-	Scope  map[string]string // e.g. scenario=plain-answer
-	Stat   string            // latency statistic ("p99"); empty for counts
-	kind   valueKind
-	metric measure.Metric
+	Name  string            // the metric's name (aliases resolved), or NAME.measured
+	Scope map[string]string // e.g. scenario=plain-answer
+	Stat  string            // latency statistic ("p99"); empty for counts
+	def   measure.Def
 	// unit is a dialect measure's kind as its limit was written (measure.MeasureKindLatency
 	// for a duration, measure.MeasureKindCount for a number); the run must agree.
 	unit string
@@ -173,96 +136,137 @@ func (s Selector) String() string {
 	return b.String()
 }
 
-// ThresholdError is a threshold or regression that does not parse; Expr is the text as given.
+// ThresholdError is a threshold, regression or goodput SLO that does not parse; Expr is the
+// text as given.
 type ThresholdError struct {
 	Expr   string
 	Reason string
+	SLO    bool // a goodput SLO's
 }
 
-func (e *ThresholdError) Error() string { return fmt.Sprintf("threshold %q: %s", e.Expr, e.Reason) }
+func (e *ThresholdError) Error() string {
+	what := "threshold"
+	if e.SLO {
+		what = "goodput SLO"
+	}
+	return fmt.Sprintf("%s %q: %s", what, e.Expr, e.Reason)
+}
 
-// parseSelector parses NAME[{k=v,...}][.STAT] (the part before the operator).
-func parseSelector(expr, text string) (Selector, error) {
-	bad := func(format string, args ...any) (Selector, error) {
-		return Selector{}, &ThresholdError{Expr: expr, Reason: fmt.Sprintf(format, args...)}
+// parser reads one expression of the language.
+type parser struct {
+	expr string
+	// slo: a goodput SLO, on a metric a session has one value of, with no scope and no
+	// statistic.
+	slo bool
+}
+
+func (p parser) fail(format string, args ...any) error {
+	return &ThresholdError{Expr: p.expr, Reason: fmt.Sprintf(format, args...), SLO: p.slo}
+}
+
+// splitName cuts text after its metric's name: at the first '{' or '.', unless the name with
+// the dotted part that follows is one (ttft.overhead, ttfc.measured).
+func splitName(text string) (name, rest string) {
+	end := strings.IndexAny(text, "{.")
+	if end < 0 {
+		return text, ""
 	}
-	text = strings.TrimSpace(text)
-	nameEnd := strings.IndexAny(text, "{.")
-	if nameEnd < 0 {
-		nameEnd = len(text)
-	}
-	name := text[:nameEnd]
-	rest := text[nameEnd:]
+	name, rest = text[:end], text[end:]
 	if seg, ok := strings.CutPrefix(rest, "."); ok {
-		// A dotted name (ttft.overhead) is one name when the table has it.
 		end := strings.IndexAny(seg, "{.")
 		if end < 0 {
 			end = len(seg)
 		}
-		if _, known := lookupName(name + "." + seg[:end]); known {
-			name, rest = name+"."+seg[:end], seg[end:]
+		if _, _, known := gateDef(name + "." + seg[:end]); known {
+			return name + "." + seg[:end], seg[end:]
 		}
 	}
+	return name, rest
+}
+
+// selector parses NAME[{k=v,...}][.STAT] (the part before the operator).
+func (p parser) selector(text string) (Selector, error) {
+	name, rest := splitName(strings.TrimSpace(text))
 	if name == "hung" {
-		return bad("hung is no longer a measure: a stream with no terminal ends as outcome.truncated (the body ended), outcome.stalled (no byte for --idle-timeout), outcome.over_time (still delivering at --stream-timeout) or outcome.cut (still delivering when the run ended), each counted by errors")
+		return Selector{}, p.fail("hung is no longer a measure: a stream with no terminal ends as outcome.truncated (the body ended), outcome.stalled (no byte for --idle-timeout), outcome.over_time (still delivering at --stream-timeout) or outcome.cut (still delivering when the run ended), each counted by errors")
 	}
-	gn, ok := lookupName(name)
-	if !ok {
-		if gn, name, rest, ok = measureName(name, rest); !ok { // measures.go
-			return bad("unknown name %q: want one of %s, or a dialect measure (snake_case of two words or more, e.g. child_ttfd)", name, knownNames())
+	d, canon, ok := gateDef(name)
+	switch {
+	case p.slo && (!ok || !d.PerSession || canon != string(d.Name)):
+		return Selector{}, p.fail("unknown per-session metric %q: want one of %s", name, measure.SessionSLOMetricNames())
+	case !ok:
+		if d, name, rest, ok = measureName(name, rest); !ok { // measures.go
+			return Selector{}, p.fail("unknown name %q: want one of %s, or a dialect measure (snake_case of two words or more, e.g. child_ttfd)", name, knownNames())
 		}
+		canon = name
 	}
-	sel := Selector{Name: gn.Name, kind: gn.Kind, metric: gn.Metric}
-	if strings.HasPrefix(rest, "{") {
-		end := strings.Index(rest, "}")
-		if end < 0 {
-			return bad("scope opened with '{' is not closed with '}'")
-		}
-		sel.Scope = map[string]string{}
-		for _, kv := range strings.Split(rest[1:end], ",") {
-			k, v, found := strings.Cut(strings.TrimSpace(kv), "=")
-			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-			if !found || k == "" || v == "" {
-				return bad("scope entry %q: want key=value", kv)
-			}
-			if !slices.Contains(gn.Scopes, k) {
-				if len(gn.Scopes) == 0 {
-					return bad("%s takes no scope", gn.Name)
-				}
-				return bad("scope key %q: %s accepts %s", k, gn.Name, strings.Join(gn.Scopes, ", "))
-			}
-			if _, dup := sel.Scope[k]; dup {
-				return bad("scope key %q given twice", k)
-			}
-			sel.Scope[k] = v
-		}
-		rest = rest[end+1:]
+	sel := Selector{Name: canon, def: d}
+	var err error
+	if sel.Scope, rest, err = p.scope(d, rest); err != nil {
+		return Selector{}, err
 	}
 	if strings.HasPrefix(rest, ".") {
-		sel.Stat = rest[1:]
-		rest = ""
+		sel.Stat, rest = rest[1:], ""
 	}
 	if rest != "" {
-		return bad("unexpected %q after %s", rest, name)
+		return Selector{}, p.fail("unexpected %q after %s", rest, name)
 	}
-	if gn.Kind == kindOutcome {
-		if !measure.Outcome(sel.Stat).Valid() {
-			return bad("outcome needs one of .%s", strings.ReplaceAll(outcomeNames(), ", ", ", ."))
-		}
-		return sel, nil
+	return sel, p.checkStat(&sel)
+}
+
+// scope parses a leading {k=v,...} of rest, with keys d accepts.
+func (p parser) scope(d measure.Def, rest string) (map[string]string, string, error) {
+	if !strings.HasPrefix(rest, "{") {
+		return nil, rest, nil
 	}
+	end := strings.Index(rest, "}")
 	switch {
-	case gn.Kind.hasStats() && sel.Stat == "":
-		return bad("%s needs a statistic: .%s", gn.Name, strings.Join(latencyStats, ", ."))
-	case gn.Kind.hasStats() && !slices.Contains(latencyStats, sel.Stat):
-		return bad("unknown statistic %q: want one of %s", sel.Stat, strings.Join(latencyStats, ", "))
-	case !gn.Kind.hasStats() && sel.Stat != "":
-		return bad("%s is a count and takes no statistic (got .%s)", gn.Name, sel.Stat)
+	case p.slo:
+		return nil, "", p.fail("a goodput SLO judges each session's own value, everywhere: it takes no scope")
+	case end < 0:
+		return nil, "", p.fail("scope opened with '{' is not closed with '}'")
+	}
+	scope := map[string]string{}
+	for _, kv := range strings.Split(rest[1:end], ",") {
+		k, v, found := strings.Cut(strings.TrimSpace(kv), "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch _, dup := scope[k]; {
+		case !found || k == "" || v == "":
+			return nil, "", p.fail("scope entry %q: want key=value", kv)
+		case len(d.Scopes) == 0:
+			return nil, "", p.fail("%s takes no scope", d.Name)
+		case !slices.Contains(d.Scopes, k):
+			return nil, "", p.fail("scope key %q: %s accepts %s", k, d.Name, strings.Join(d.Scopes, ", "))
+		case dup:
+			return nil, "", p.fail("scope key %q given twice", k)
+		}
+		scope[k] = v
+	}
+	return scope, rest[end+1:], nil
+}
+
+// checkStat checks the selector's statistic against its kind, and spells p999 as p99.9.
+func (p parser) checkStat(sel *Selector) error {
+	hist := sel.def.Kind.Histogram()
+	switch {
+	case p.slo && sel.Stat != "":
+		return p.fail("a goodput SLO judges each session's own %s: it takes no statistic (got .%s)", sel.Name, sel.Stat)
+	case p.slo:
+	case sel.def.Name == measure.ByOutcome:
+		if !measure.Outcome(sel.Stat).Valid() {
+			return p.fail("outcome needs one of .%s", strings.ReplaceAll(measure.OutcomeNames(), ", ", ", ."))
+		}
+	case hist && sel.Stat == "":
+		return p.fail("%s needs a statistic: .%s", sel.Name, strings.Join(latencyStats, ", ."))
+	case hist && !slices.Contains(latencyStats, sel.Stat):
+		return p.fail("unknown statistic %q: want one of %s", sel.Stat, strings.Join(latencyStats, ", "))
+	case !hist && sel.Stat != "":
+		return p.fail("%s is a count and takes no statistic (got .%s)", sel.Name, sel.Stat)
 	}
 	if sel.Stat == "p999" {
 		sel.Stat = "p99.9"
 	}
-	return sel, nil
+	return nil
 }
 
 // Threshold is one absolute check: a selector, a comparison and a limit.
@@ -270,105 +274,127 @@ type Threshold struct {
 	Expr     string // as written
 	Selector Selector
 	Op       string
-	// Limit is in the selector's unit: microseconds for latency, a fraction for an error rate
-	// (Percent set), otherwise a count.
+	// Limit is in the selector's unit: microseconds for latency, tokens/s × RateScale for a
+	// rate, a fraction for a share of sessions (Percent set), otherwise a count.
 	Limit   float64
 	Percent bool
 }
 
 var operators = []string{"<=", ">=", "==", "<", ">"}
 
-// ParseThresholds parses each expression with ParseThreshold; the first bad one is the error.
-func ParseThresholds(exprs []string) ([]Threshold, error) {
-	var out []Threshold
-	for _, e := range exprs {
-		t, err := ParseThreshold(e)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
 // ParseThreshold parses a check such as "ttfc.p99<300ms", "errors<0.1%", "violations==0",
 // "leaks==0" or "ttfc{scenario=plain-answer,dialect=sim-chat}.p99<300ms". See MetricsHelp.
-func ParseThreshold(expr string) (Threshold, error) {
-	bad := func(format string, args ...any) (Threshold, error) {
-		return Threshold{}, &ThresholdError{Expr: expr, Reason: fmt.Sprintf(format, args...)}
-	}
-	opAt, op := -1, ""
-	for i := 0; i < len(expr) && opAt < 0; i++ {
+func ParseThreshold(expr string) (Threshold, error) { return parser{expr: expr}.threshold() }
+
+func (p parser) threshold() (Threshold, error) {
+	at, op := -1, ""
+	for i := 0; i < len(p.expr) && at < 0; i++ {
 		for _, o := range operators {
-			if strings.HasPrefix(expr[i:], o) {
-				opAt, op = i, o
+			if strings.HasPrefix(p.expr[i:], o) {
+				at, op = i, o
 				break
 			}
 		}
 	}
-	if opAt < 0 {
-		if strings.Contains(expr, "=") {
-			return bad("no comparison: want one of < <= == >= > (a single '=' is for --max-regression)")
-		}
-		return bad("no comparison: want NAME.STAT<LIMIT, e.g. ttfc.p99<300ms")
+	switch {
+	case at < 0 && p.slo:
+		return Threshold{}, p.fail("want METRIC OP LIMIT, e.g. ttft<500ms (OP: < <= == >= >)")
+	case at < 0 && strings.Contains(p.expr, "="):
+		return Threshold{}, p.fail("no comparison: want one of < <= == >= > (a single '=' is for --max-regression)")
+	case at < 0:
+		return Threshold{}, p.fail("no comparison: want NAME.STAT<LIMIT, e.g. ttfc.p99<300ms")
 	}
-	sel, err := parseSelector(expr, expr[:opAt])
+	sel, err := p.selector(p.expr[:at])
 	if err != nil {
 		return Threshold{}, err
 	}
-	t := Threshold{Expr: expr, Selector: sel, Op: op}
-	limit := strings.TrimSpace(expr[opAt+len(op):])
-	if limit == "" {
-		return bad("missing limit after %s", op)
-	}
-	switch sel.kind {
-	case kindMeasure:
-		if t.Limit, t.Selector.unit, err = parseMeasureLimit(limit); err != nil {
-			return bad("limit %q: %v", limit, err)
-		}
-	case kindLatency:
-		d, err := time.ParseDuration(limit)
-		if err != nil || d < 0 {
-			return bad("limit %q: want a duration such as 300ms, 1.5s or 250us", limit)
-		}
-		t.Limit = float64(d) / float64(time.Microsecond)
-	case kindRate, kindTokenRate:
-		v, err := strconv.ParseFloat(limit, 64)
-		if err != nil || !finite(v) || v < 0 {
-			return bad("limit %q: want tokens per second, a number such as 20", limit)
-		}
-		t.Limit = v
-		if sel.kind == kindRate {
-			t.Limit = v * measure.RateScale
-		}
-	case kindErrors, kindFailed, kindOutcome, kindGoodput:
-		if p, ok := strings.CutSuffix(limit, "%"); ok {
-			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || !finite(v) || v < 0 || v > 100 {
-				return bad("limit %q: want a percentage between 0%% and 100%%, e.g. 0.1%%", limit)
-			}
-			t.Limit, t.Percent = v/100, true
-			break
-		}
-		fallthrough
-	default:
-		v, err := strconv.ParseInt(limit, 10, 64)
-		if err != nil || v < 0 {
-			want := "a count such as 0"
-			if sel.kind.perSession() || sel.kind == kindGoodput {
-				want = "a percentage such as 0.1% or a count such as 0"
-			}
-			return bad("limit %q: want %s", limit, want)
-		}
-		t.Limit = float64(v)
+	t := Threshold{Expr: p.expr, Selector: sel, Op: op}
+	if err := p.limit(&t, strings.TrimSpace(p.expr[at+len(op):])); err != nil {
+		return Threshold{}, err
 	}
 	return t, nil
 }
+
+// limit reads LIMIT, in the unit of the selector's kind, into t.
+func (p parser) limit(t *Threshold, limit string) error {
+	if limit == "" {
+		return p.fail("missing limit after %s", t.Op)
+	}
+	var err error
+	switch kind := t.Selector.def.Kind; kind {
+	case measure.KindDialectMeasure:
+		if t.Limit, t.Selector.unit, err = parseMeasureLimit(limit); err != nil {
+			return p.fail("limit %q: %v", limit, err)
+		}
+	case measure.KindLatency:
+		d, err := time.ParseDuration(limit)
+		if err != nil || d < 0 {
+			return p.fail("limit %q: want a duration such as 300ms, 1.5s or 250us", limit)
+		}
+		t.Limit = micros(d)
+	case measure.KindRate, measure.KindThroughput:
+		v, err := strconv.ParseFloat(limit, 64)
+		if err != nil || !finite(v) || v < 0 {
+			return p.fail("limit %q: want tokens per second, a number such as 20", limit)
+		}
+		t.Limit = v
+		if kind == measure.KindRate {
+			t.Limit = v * measure.RateScale
+		}
+	case measure.KindSessions:
+		if pc, ok := strings.CutSuffix(limit, "%"); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(pc), 64)
+			if err != nil || !finite(v) || v < 0 || v > 100 {
+				return p.fail("limit %q: want a percentage between 0%% and 100%%, e.g. 0.1%%", limit)
+			}
+			t.Limit, t.Percent = v/100, true
+			return nil
+		}
+		return p.count(t, limit, "a percentage such as 0.1% or a count such as 0")
+	default:
+		return p.count(t, limit, "a count such as 0")
+	}
+	return nil
+}
+
+// count reads a count LIMIT into t; want says what else the limit could have been.
+func (p parser) count(t *Threshold, limit, want string) error {
+	v, err := strconv.ParseInt(limit, 10, 64)
+	if err != nil || v < 0 {
+		return p.fail("limit %q: want %s", limit, want)
+	}
+	t.Limit = float64(v)
+	return nil
+}
+
+// micros is d in microseconds, the unit of a latency's limit.
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // finite tells whether v is a number a limit can be: strconv.ParseFloat reads "NaN" and
 // "Inf", against which every comparison is false (or always true), so a check that names
 // one would judge nothing.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// SessionSLO is a goodput objective on each session's own value, such as "ttft<500ms",
+// "tpot<=50ms" or "stream_tokens_per_s>=20": a threshold of the same language on a metric a
+// session has one value of (measure.Def.PerSession), without scope or statistic. The load
+// generator evaluates it as each session ends (Met).
+type SessionSLO struct{ Threshold }
+
+// ParseSessionSLO parses METRIC OP LIMIT: a duration limit for latencies (500ms, 1.5s), a plain
+// number of tokens per second for stream_tokens_per_s. Errors name the SLO and what was expected.
+func ParseSessionSLO(expr string) (SessionSLO, error) {
+	t, err := parser{expr: expr, slo: true}.threshold()
+	return SessionSLO{t}, err
+}
+
+// Metric is the metric whose per-session value the SLO judges.
+func (s SessionSLO) Metric() measure.Metric { return s.Selector.def.Name }
+
+// Met tells whether a session's value meets the SLO; value is in the metric's histogram unit
+// (microseconds, or tokens/s × RateScale) and ok says whether the session had one. A session
+// without the value (no token at all for ttft, a single token for tpot) does not meet it.
+func (s SessionSLO) Met(value float64, ok bool) bool { return ok && compare(value, s.Op, s.Limit) }
 
 // Regression limits how much worse than a baseline a latency statistic may get.
 type Regression struct {
@@ -384,9 +410,7 @@ type Regression struct {
 // ParseRegression parses "ttfc.p99=10%" (at most 10% over the baseline) or "ttfc.p99=50ms"
 // (at most 50 ms over it). Only latency statistics can regress.
 func ParseRegression(expr string) (Regression, error) {
-	bad := func(format string, args ...any) (Regression, error) {
-		return Regression{}, &ThresholdError{Expr: expr, Reason: fmt.Sprintf(format, args...)}
-	}
+	p := parser{expr: expr}
 	// The allowance follows the first '=' after any {scope}, which has '=' of its own.
 	from := strings.Index(expr, "}") + 1
 	eq := strings.Index(expr[from:], "=")
@@ -395,37 +419,37 @@ func ParseRegression(expr string) (Regression, error) {
 		left, right = expr[:from+eq], expr[from+eq+1:]
 	}
 	if !ok || strings.ContainsAny(left, "<>") || strings.HasPrefix(right, "=") {
-		return bad("want NAME.STAT=PERCENT%%, e.g. ttfc.p99=10%%")
+		return Regression{}, p.fail("want NAME.STAT=PERCENT%%, e.g. ttfc.p99=10%%")
 	}
-	sel, err := parseSelector(expr, left)
+	sel, err := p.selector(left)
 	if err != nil {
 		return Regression{}, err
 	}
-	if sel.kind != kindLatency {
-		return bad("only latency statistics can be compared to a baseline, not %s", sel.Name)
+	if !sel.IsLatency() {
+		return Regression{}, p.fail("only latency statistics can be compared to a baseline, not %s", sel.Name)
 	}
 	r := Regression{Expr: expr, Selector: sel}
 	right = strings.TrimSpace(right)
-	if p, isPct := strings.CutSuffix(right, "%"); isPct {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+	if pc, isPct := strings.CutSuffix(right, "%"); isPct {
+		v, err := strconv.ParseFloat(strings.TrimSpace(pc), 64)
 		if err != nil || !finite(v) || v < 0 {
-			return bad("allowance %q: want a non-negative percentage such as 10%%", right)
+			return Regression{}, p.fail("allowance %q: want a non-negative percentage such as 10%%", right)
 		}
 		r.MaxPercent = v
 		return r, nil
 	}
 	d, err := time.ParseDuration(right)
 	if err != nil || d < 0 {
-		return bad("allowance %q: want a percentage such as 10%% or a duration such as 50ms", right)
+		return Regression{}, p.fail("allowance %q: want a percentage such as 10%% or a duration such as 50ms", right)
 	}
-	r.MaxIncreaseMicros, r.Absolute = float64(d)/float64(time.Microsecond), true
+	r.MaxIncreaseMicros, r.Absolute = micros(d), true
 	return r, nil
 }
 
 // Value is the value of a selector such as "ttfc.p99" or "errors" in run, in its unit
 // (microseconds for a latency); an error when the run has no data for it.
 func Value(run *measure.Run, selector string) (float64, error) {
-	sel, err := parseSelector(selector, selector)
+	sel, err := parser{expr: selector}.selector(selector)
 	if err != nil {
 		return 0, err
 	}
@@ -433,8 +457,10 @@ func Value(run *measure.Run, selector string) (float64, error) {
 }
 
 // IsLatency tells whether the selector is a latency statistic (its limit in microseconds).
-func (s Selector) IsLatency() bool { return s.kind == kindLatency }
+func (s Selector) IsLatency() bool { return s.def.Kind == measure.KindLatency }
 
 // CountsSessions tells whether the selector counts sessions (errors, failed, outcome.NAME),
-// so that a limit may be a share of them.
-func (s Selector) CountsSessions() bool { return s.kind.perSession() }
+// so that a limit may be a share of the sessions started.
+func (s Selector) CountsSessions() bool {
+	return s.def.Kind == measure.KindSessions && s.def.Name != measure.GoodputSessions
+}

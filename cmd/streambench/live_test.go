@@ -9,6 +9,7 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/loadgen/live"
+	"github.com/streambench/streambench/measure"
 )
 
 // TestLiveMetricsServer: --metrics-addr serves the Live added to the config's outputs, after
@@ -36,8 +37,8 @@ func TestLiveMetricsServer(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), "\n"+live.OpenStreams+" 3\n") {
-		t.Errorf("GET %s: no %s 3 in:\n%s", live.Path, live.OpenStreams, body)
+	if !strings.Contains(string(body), "\n"+measure.OpenStreams.Live()+" 3\n") {
+		t.Errorf("GET %s: no %s 3 in:\n%s", live.Path, measure.OpenStreams.Live(), body)
 	}
 
 	_, _, err = startLiveMetrics("127.0.0.1:notaport", &loadgen.Config{})

@@ -215,10 +215,11 @@ func TestShardedRunMergesToTheSingleRun(t *testing.T) {
 	if err := measure.WriteRun(filepath.Join(sweepDir, m.Summary.RunID), m); err != nil {
 		t.Fatal(err)
 	}
-	slos, err := verdict.ParseThresholds([]string{"errors<1%"})
+	slo, err := verdict.ParseThreshold("errors<1%")
 	if err != nil {
 		t.Fatal(err)
 	}
+	slos := []verdict.Threshold{slo}
 	step := sweep.JudgeStep(sweep.Step{Clients: 8}, m, sweep.Objectives{SLOs: slos})
 	if err := sweep.Analyze([]sweep.StepResult{step}, sweep.Objectives{SLOs: slos}).Write(sweepDir); err != nil {
 		t.Fatal(err)

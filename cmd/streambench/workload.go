@@ -28,6 +28,7 @@ import (
 	"github.com/streambench/streambench/protocol/simcanvas"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/verdict"
 )
 
 // workload is what to play and how hard, as load's, run's and sweep's workload flags give it;
@@ -301,7 +302,7 @@ func (w workload) build() (loadgen.Config, error) {
 		cfg.Allow = append(cfg.Allow, rule)
 	}
 	for _, expr := range w.GoodputSLOs {
-		slo, err := measure.ParseSessionSLO(expr)
+		slo, err := verdict.ParseSessionSLO(expr)
 		if err != nil {
 			return cfg, fmt.Errorf("--goodput-slo: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -21,8 +22,10 @@ import (
 
 // Exporter exposes a run as Prometheus metrics while it runs (`load --metrics-addr`), so a run of
 // many shards on a cluster can be watched in Grafana: open streams, sessions by outcome,
-// violations by rule, and time-to-first-chunk and chunk-gap histograms by dialect. The run's
-// results stay the record of truth (HdrHistograms, exact); these are for watching.
+// violations by rule, and time-to-first-chunk and chunk-gap histograms by dialect, each named
+// as the registry declares it (measure.Def.Live), as the Grafana dashboard
+// (deploy/grafana/streambench.json) queries them. The run's results stay the record of truth
+// (HdrHistograms, exact); these are for watching.
 //
 // It is one of the run's outputs (Attach), fed never from the per-frame path: the counters and
 // open streams come from the once-a-second progress, outcomes and violations from each
@@ -38,19 +41,6 @@ type Exporter struct {
 	chunkGap   *prometheus.HistogramVec
 }
 
-// Live metric names, as the Grafana dashboard (deploy/grafana/streambench.json) queries them.
-const (
-	OpenStreams      = "streambench_open_streams"
-	SessionsStarted  = "streambench_sessions_started_total"
-	Sessions         = "streambench_sessions_total"
-	Violations       = "streambench_violations_total"
-	Errors           = "streambench_errors_total"
-	Frames           = "streambench_frames_total"
-	Draining         = "streambench_draining"
-	TimeToFirstChunk = "streambench_time_to_first_chunk_seconds"
-	ChunkGap         = "streambench_chunk_gap_seconds"
-)
-
 // Histogram buckets in seconds. Time to first chunk spans a fast mock (tens of ms) to a
 // queueing runtime (tens of s); chunk gaps sit around a token's pacing (20 tokens/s is 50 ms),
 // with the tail a stall makes.
@@ -59,43 +49,47 @@ var (
 	chunkGapBuckets   = []float64{.001, .0025, .005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 15}
 )
 
+// opts are m's series name and help, as the registry declares them (measure.Def.Live and
+// Doc), with what else splits or qualifies the series.
+func opts(m measure.Metric, more string) (name, help string) {
+	d := m.Def()
+	return d.Live, strings.ToUpper(d.Doc[:1]) + d.Doc[1:] + more + "."
+}
+
 // New makes the metrics on a registry of their own, with the Go runtime's and the
 // process's collectors (memory and CPU per pod are what sizes a shard).
 func New() *Exporter {
 	l := &Exporter{registry: prometheus.NewRegistry()}
-	l.sessions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: Sessions, Help: "Sessions ended, by outcome (completed, scripted_error, aborted, in_band_error, http_error, transport_error, decode_error, truncated, stalled, over_time, cut).",
-	}, []string{"outcome"})
-	l.violations = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: Violations, Help: "Protocol violations, by rule.",
-	}, []string{"rule"})
-	l.firstChunk = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: TimeToFirstChunk, Help: "Time from a measured session's intended start to its first answer chunk, observed at the session's end.",
-		Buckets: firstChunkBuckets,
-	}, []string{"dialect"})
-	l.chunkGap = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: ChunkGap, Help: "Gaps between answer chunks within a turn of measured sessions.",
-		Buckets: chunkGapBuckets,
-	}, []string{"dialect"})
-	progress := func(name, help string, counter bool, v func(loadgen.Progress) float64) prometheus.Collector {
+	counters := func(m measure.Metric, label string) *prometheus.CounterVec {
+		name, help := opts(m, "")
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{label})
+	}
+	histograms := func(m measure.Metric, buckets []float64) *prometheus.HistogramVec {
+		name, help := opts(m, ": seconds, by dialect, of measured sessions (observed at a session's end, or in the recorder's batches)")
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, []string{"dialect"})
+	}
+	l.sessions, l.violations = counters(measure.ByOutcome, "outcome"), counters(measure.Violations, "rule")
+	l.firstChunk, l.chunkGap = histograms(measure.FirstChunk, firstChunkBuckets), histograms(measure.ChunkGap, chunkGapBuckets)
+	progress := func(m measure.Metric, v func(loadgen.Progress) float64) prometheus.Collector {
 		read := func() float64 {
 			if p := l.last.Load(); p != nil {
 				return v(*p)
 			}
 			return 0
 		}
-		if counter {
-			return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, read)
+		name, help := opts(m, "")
+		if m.Def().Kind == measure.KindGauge {
+			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, read)
 		}
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, read)
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, read)
 	}
 	l.registry.MustRegister(
 		l.sessions, l.violations, l.firstChunk, l.chunkGap,
-		progress(OpenStreams, "Streams open now (updated once a second).", false, func(p loadgen.Progress) float64 { return float64(p.Active) }),
-		progress(SessionsStarted, "Sessions started.", true, func(p loadgen.Progress) float64 { return float64(p.Started) }),
-		progress(Errors, "Sessions with an error outcome (every outcome but completed, scripted_error, aborted).", true, func(p loadgen.Progress) float64 { return float64(p.Errors) }),
-		progress(Frames, "SSE frames received.", true, func(p loadgen.Progress) float64 { return float64(p.Frames) }),
-		progress(Draining, "1 once no new session starts and in-flight ones are finishing.", false, func(p loadgen.Progress) float64 {
+		progress(measure.OpenStreams, func(p loadgen.Progress) float64 { return float64(p.Active) }),
+		progress(measure.SessionsStarted, func(p loadgen.Progress) float64 { return float64(p.Started) }),
+		progress(measure.Errors, func(p loadgen.Progress) float64 { return float64(p.Errors) }),
+		progress(measure.Frames, func(p loadgen.Progress) float64 { return float64(p.Frames) }),
+		progress(measure.Draining, func(p loadgen.Progress) float64 {
 			if p.Draining {
 				return 1
 			}

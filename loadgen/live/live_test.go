@@ -138,15 +138,15 @@ func TestLiveScrapeMidRun(t *testing.T) {
 		labels map[string]string
 	}{
 		// Streams are open mid-run (4 users back to back).
-		{OpenStreams, nil},
-		{SessionsStarted, nil},
-		{Frames, nil},
+		{measure.OpenStreams.Live(), nil},
+		{measure.SessionsStarted.Live(), nil},
+		{measure.Frames.Live(), nil},
 		// Every session fails on the doubled terminal.
-		{Sessions, map[string]string{"outcome": "completed"}},
-		{Violations, map[string]string{"rule": string(protocol.RTerminal)}},
+		{measure.ByOutcome.Live(), map[string]string{"outcome": "completed"}},
+		{measure.Violations.Live(), map[string]string{"rule": string(protocol.RTerminal)}},
 		// The histograms have observations, labelled by the client's dialect.
-		{TimeToFirstChunk, map[string]string{"dialect": "sim-chat-optedin"}},
-		{ChunkGap, map[string]string{"dialect": "sim-chat-optedin"}},
+		{measure.FirstChunk.Live(), map[string]string{"dialect": "sim-chat-optedin"}},
+		{measure.ChunkGap.Live(), map[string]string{"dialect": "sim-chat-optedin"}},
 	} {
 		v, ok := sample(fams, c.family, c.labels)
 		if !ok || v <= 0 {
@@ -154,8 +154,8 @@ func TestLiveScrapeMidRun(t *testing.T) {
 		}
 	}
 	// Outcomes that did not happen are exported from zero, so rate() has them.
-	if v, ok := sample(fams, Sessions, map[string]string{"outcome": "over_time"}); !ok || v != 0 {
-		t.Errorf("%s{outcome=over_time}: got %g (present %v), want 0", Sessions, v, ok)
+	if v, ok := sample(fams, measure.ByOutcome.Live(), map[string]string{"outcome": "over_time"}); !ok || v != 0 {
+		t.Errorf("%s{outcome=over_time}: got %g (present %v), want 0", measure.ByOutcome.Live(), v, ok)
 	}
 	if _, ok := sample(fams, "go_goroutines", nil); !ok {
 		t.Error("no Go runtime metrics on the registry")
@@ -194,25 +194,31 @@ func TestLiveFeeds(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{Sessions, map[string]string{"outcome": "completed"}, 1},
-		{Sessions, map[string]string{"outcome": "stalled"}, 1},
-		{Sessions, map[string]string{"outcome": "cut"}, 0},
+		{measure.ByOutcome.Live(), map[string]string{"outcome": "completed"}, 1},
+		{measure.ByOutcome.Live(), map[string]string{"outcome": "stalled"}, 1},
+		{measure.ByOutcome.Live(), map[string]string{"outcome": "cut"}, 0},
 		// Each violation counts, as in the run's summary.
-		{Violations, map[string]string{"rule": string(protocol.RTerminal)}, 2},
-		{TimeToFirstChunk, map[string]string{"dialect": "compose"}, 1},
-		{ChunkGap, map[string]string{"dialect": "compose"}, 3},
-		{OpenStreams, nil, 7},
-		{SessionsStarted, nil, 9},
-		{Frames, nil, 40},
-		{Errors, nil, 0},
-		{Draining, nil, 1},
+		{measure.Violations.Live(), map[string]string{"rule": string(protocol.RTerminal)}, 2},
+		{measure.FirstChunk.Live(), map[string]string{"dialect": "compose"}, 1},
+		{measure.ChunkGap.Live(), map[string]string{"dialect": "compose"}, 3},
+		{measure.OpenStreams.Live(), nil, 7},
+		{measure.SessionsStarted.Live(), nil, 9},
+		{measure.Frames.Live(), nil, 40},
+		{measure.Errors.Live(), nil, 0},
+		{measure.Draining.Live(), nil, 1},
 	} {
 		if v, ok := sample(fams, c.family, c.labels); !ok || v != c.want {
 			t.Errorf("%s%v: got %g (present %v), want %g", c.family, c.labels, v, ok, c.want)
 		}
 	}
+	// Every series the registry says is live is served.
+	for _, d := range measure.Registry() {
+		if _, ok := fams[d.Live]; d.Live != "" && !ok {
+			t.Errorf("%s: the registry's live series %s is not served", d.Name, d.Live)
+		}
+	}
 	// The 3 s gap lands above the 2.5 s bucket: the buckets reach a stall's tail.
-	h := fams[ChunkGap].GetMetric()[0].GetHistogram()
+	h := fams[measure.ChunkGap.Live()].GetMetric()[0].GetHistogram()
 	for _, b := range h.GetBucket() {
 		if b.GetUpperBound() == 2.5 && b.GetCumulativeCount() != 2 {
 			t.Errorf("chunk gaps ≤ 2.5 s: %d, want 2", b.GetCumulativeCount())

@@ -3,8 +3,8 @@ package session
 import (
 	"time"
 
-	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/verdict"
 )
 
 // nextConversationTurn ends a conversation turn that completed before the conversation's
@@ -42,9 +42,9 @@ func (s *streamState) nextConversationTurn() {
 // endTurn records a conversation turn that completed as a request of its own, and clears the
 // per-request values for the next turn (the connection's set-up and the start lag are the
 // first request's). A turn that misses a goodput SLO costs the conversation its goodput.
-func (m *sessionMetrics) endTurn(slos []measure.SessionSLO) {
+func (m *sessionMetrics) endTurn(slos []verdict.SessionSLO) {
 	for _, slo := range slos {
-		if !slo.Met(m.sessionValue(slo.Metric)) {
+		if !slo.Met(m.sessionValue(slo.Metric())) {
 			m.missedSLO = true
 		}
 	}

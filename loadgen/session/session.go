@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/loadgen/endpoint"
-	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/verdict"
 )
 
 // Runner is what a run's sessions share: the HTTP client, the target, the limits, the
@@ -29,7 +29,7 @@ type Runner struct {
 	// OpenLoop: sessions start on a schedule, so their start lag is measured.
 	OpenLoop bool
 	// GoodputSLOs are the per-session objectives a good session meets.
-	GoodputSLOs []measure.SessionSLO
+	GoodputSLOs []verdict.SessionSLO
 	// Endpoint is the endpoint workload whose conversations' later turns a session sends.
 	Endpoint *endpoint.Workload
 	// Start is the run's start, WarmupEnd the end of its warmup (sessions intended before it

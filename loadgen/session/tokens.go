@@ -7,6 +7,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/verdict"
 )
 
 // tokenClock follows one session's output tokens for the token metrics (ttft, ttfo, itl, tpot,
@@ -201,7 +202,7 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 // judgeGoodput counts a measured session toward goodput once it ended: judged unless aborted
 // on purpose or cut by the run's end (neither good nor bad), good when it ended completed or
 // as its scripted error, broke no rule, and every SLO holds on its own values.
-func (m *sessionMetrics) judgeGoodput(res Result, slos []measure.SessionSLO) {
+func (m *sessionMetrics) judgeGoodput(res Result, slos []verdict.SessionSLO) {
 	if !m.record || res.Outcome == measure.OutcomeAborted || res.Outcome == measure.OutcomeCut {
 		return
 	}
@@ -210,7 +211,7 @@ func (m *sessionMetrics) judgeGoodput(res Result, slos []measure.SessionSLO) {
 		return
 	}
 	for _, s := range slos {
-		if !s.Met(m.sessionValue(s.Metric)) {
+		if !s.Met(m.sessionValue(s.Metric())) {
 			return
 		}
 	}
