@@ -14,7 +14,7 @@ import (
 )
 
 // TestTally: each ended session counts once for its scenario × dialect, its error outcome as
-// an error, its violations one each.
+// an error, its violations one each, and a violation found after the load counts with them.
 func TestTally(t *testing.T) {
 	t.Parallel()
 	tally := NewTally()
@@ -22,8 +22,10 @@ func TestTally(t *testing.T) {
 	tally.Add(loadgen.SessionEnd{Scenario: k.Scenario, Dialect: k.Dialect, Outcome: measure.OutcomeCompleted,
 		Violations: []protocol.Violation{{Rule: "R-a"}, {Rule: "R-b"}}})
 	tally.Add(loadgen.SessionEnd{Scenario: k.Scenario, Dialect: k.Dialect, Outcome: measure.OutcomeTransportError, Err: errors.New("refused")})
-	if tally.Sessions[k] != 2 || tally.Errors[k] != 1 || tally.Violations[k] != 2 {
-		t.Errorf("sessions %d errors %d violations %d, want 2, 1, 2", tally.Sessions[k], tally.Errors[k], tally.Violations[k])
+	// R-abort, judged from the mock's records after the load: a violation, not a session
+	tally.LateViolation(loadgen.SessionEnd{Scenario: k.Scenario, Dialect: k.Dialect, Violations: []protocol.Violation{{Rule: "R-abort"}}})
+	if tally.Sessions[k] != 2 || tally.Errors[k] != 1 || tally.Violations[k] != 3 {
+		t.Errorf("sessions %d errors %d violations %d, want 2, 1, 3", tally.Sessions[k], tally.Errors[k], tally.Violations[k])
 	}
 }
 

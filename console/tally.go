@@ -29,3 +29,10 @@ func (t *Tally) Add(e loadgen.SessionEnd) {
 	t.Violations[k] += int64(len(e.Violations))
 	t.mu.Unlock()
 }
+
+// LateViolation counts a violation found after its session ended (loadgen.LateViolationOutput).
+func (t *Tally) LateViolation(e loadgen.SessionEnd) {
+	t.mu.Lock()
+	t.Violations[measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}] += int64(len(e.Violations))
+	t.mu.Unlock()
+}

@@ -124,6 +124,10 @@ func (r *runner) checkCancels(aborts []session.Abort, recs []mockprovider.Sessio
 		}
 		if f.violation != "" {
 			r.rec.AddViolation(f.rule)
+			if r.out.late != nil {
+				r.out.late(SessionEnd{Scenario: a.Scenario, Dialect: a.Dialect, Session: a.Session, Outcome: measure.OutcomeAborted,
+					Violations: []protocol.Violation{{Rule: f.rule, Detail: f.violation}}})
+			}
 			if r.samples.wants(f.rule) {
 				// The mock's records are the sample: the client's frames went with its stream.
 				r.samples.add(measure.ViolationSample{Session: a.Session, Scenario: a.Scenario, Dialect: a.Dialect,

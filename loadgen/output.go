@@ -8,18 +8,24 @@ import (
 )
 
 // Output takes what a run produces while it runs (Config.Outputs). An output implements one
-// or more of SessionEndOutput, ProgressOutput, LatencyOutput and SnapshotOutput; the run works
+// or more of SessionEndOutput, LateViolationOutput, ProgressOutput, LatencyOutput and
+// SnapshotOutput; the run works
 // out once, at its start, which of them any output takes, so what no output takes costs
 // nothing (no SessionEnd is built, no snapshot merged). The run's final results are Run's
 // return value, not an output's.
 //
 // The func types (SessionEndFunc, ProgressFunc, LatencyFunc, SnapshotFunc) make an Output of a
-// function. An output that implements none of the four is refused (Validate).
+// function. An output that implements none of them is refused (Validate).
 type Output interface{}
 
 // SessionEndOutput is called once per measured session as it ends, from the session's
 // goroutine: SessionEnded must be safe for concurrent use and quick.
 type SessionEndOutput interface{ SessionEnded(SessionEnd) }
+
+// LateViolationOutput takes a violation found after its session ended (R-abort, judged from
+// the mock's records once the load drained), so that what counts violations per session
+// counts these too; called from the run's goroutine, after every SessionEnded.
+type LateViolationOutput interface{ LateViolation(SessionEnd) }
 
 // ProgressOutput is called once a second from the run's collector goroutine.
 type ProgressOutput interface{ Progress(Progress) }
@@ -71,6 +77,7 @@ func (f SnapshotFunc) Snapshot(r *measure.Run) error { return f(r) }
 // no output takes it (the run's fast path: nothing built, nothing called).
 type outputs struct {
 	sessionEnd func(SessionEnd)
+	late       func(SessionEnd)
 	progress   func(Progress)
 	latencies  func(session.Latencies)
 	snapshot   func(*measure.Run) error
@@ -80,11 +87,11 @@ type outputs struct {
 func checkOutputs(outs []Output) error {
 	for i, o := range outs {
 		switch o.(type) {
-		case SessionEndOutput, ProgressOutput, LatencyOutput, SnapshotOutput:
+		case SessionEndOutput, ProgressOutput, LatencyOutput, SnapshotOutput, LateViolationOutput:
 		case nil:
 			return fmt.Errorf("Outputs[%d] is nil", i)
 		default:
-			return fmt.Errorf("Outputs[%d] (%T) takes nothing: it implements none of SessionEndOutput, ProgressOutput, LatencyOutput, SnapshotOutput", i, o)
+			return fmt.Errorf("Outputs[%d] (%T) takes nothing: it implements none of SessionEndOutput, LateViolationOutput, ProgressOutput, LatencyOutput, SnapshotOutput", i, o)
 		}
 	}
 	return nil
@@ -94,6 +101,7 @@ func checkOutputs(outs []Output) error {
 func outputsOf(outs []Output) outputs {
 	var (
 		ends  []func(SessionEnd)
+		lates []func(SessionEnd)
 		progs []func(Progress)
 		lats  []func(session.Latencies)
 		snaps []func(*measure.Run) error
@@ -101,6 +109,9 @@ func outputsOf(outs []Output) outputs {
 	for _, o := range outs {
 		if x, ok := o.(SessionEndOutput); ok {
 			ends = append(ends, x.SessionEnded)
+		}
+		if x, ok := o.(LateViolationOutput); ok {
+			lates = append(lates, x.LateViolation)
 		}
 		if x, ok := o.(ProgressOutput); ok {
 			progs = append(progs, x.Progress)
@@ -112,7 +123,7 @@ func outputsOf(outs []Output) outputs {
 			snaps = append(snaps, x.Snapshot)
 		}
 	}
-	out := outputs{sessionEnd: fanOut(ends), progress: fanOut(progs), latencies: fanOut(lats)}
+	out := outputs{sessionEnd: fanOut(ends), late: fanOut(lates), progress: fanOut(progs), latencies: fanOut(lats)}
 	switch len(snaps) {
 	case 0:
 	case 1:

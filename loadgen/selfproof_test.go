@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -293,8 +294,15 @@ func TestSelfProofFaults(t *testing.T) {
 			s := newStack(t, scale, c.fault)
 			cfg := s.config(mixOf(t, c.scenarios, c.profiles...), 4, 16)
 			cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
+			var outs violationCount
+			cfg.Outputs = append(cfg.Outputs, &outs)
 			run := runLoad(t, cfg)
 			got := run.Summary.Violations
+			// What counts violations per session from the outputs (the console's table) counts
+			// every one, R-abort's too, which the mock's records show only after the load.
+			if n := outs.n.Load(); n != run.Summary.TotalViolations() {
+				t.Errorf("fault %s: the outputs heard of %d violations, the run counted %d", c.fault, n, run.Summary.TotalViolations())
+			}
 			for _, rule := range c.want {
 				if got[rule] == 0 {
 					t.Errorf("fault %s: rule %s not reported", c.fault, rule)
@@ -394,3 +402,10 @@ func TestStopDuringToolLatencies(t *testing.T) {
 		}
 	}
 }
+
+// violationCount counts the violations a run's outputs hear of: at each session's end and after
+// the load (LateViolationOutput).
+type violationCount struct{ n atomic.Int64 }
+
+func (v *violationCount) SessionEnded(e SessionEnd)  { v.n.Add(int64(len(e.Violations))) }
+func (v *violationCount) LateViolation(e SessionEnd) { v.n.Add(int64(len(e.Violations))) }

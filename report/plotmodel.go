@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"gonum.org/v1/plot"
@@ -108,8 +109,27 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 	}
 	if len(m.Panels) == 0 {
 		m.Empty = empty
+		var n int64
+		for _, keys := range byGroup {
+			for _, k := range keys {
+				n += hs.Count(k)
+			}
+		}
+		if n > 0 {
+			// Values were measured, too few for a line: say so, never "none".
+			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", n, metricNames(metrics), minLineSamples)
+		}
 	}
 	return m
+}
+
+// metricNames joins the metrics' names.
+func metricNames(ms []measure.Metric) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
 }
 
 // panelOf is one panel of keys: the worst by p99 as lines, the rest as "other". ok is false

@@ -131,3 +131,20 @@ func TestScenarioColorsAreConsistent(t *testing.T) {
 		t.Errorf("only %d scenarios drawn: the test compares too little", len(seen))
 	}
 }
+
+// TestSpectrumModelTooFewToShow: 12 cancels measured over keys too small for a line are said to
+// be too few, never "no cancels" (a report once said so beside 12 measured cancels).
+func TestSpectrumModelTooFewToShow(t *testing.T) {
+	t.Parallel()
+	hs := measure.NewHistograms()
+	for i := range 12 {
+		k := measure.Key{Metric: measure.CancelLatency, Scenario: fmt.Sprintf("abort-%d", i%3), Dialect: "sim-chat"}
+		if err := hs.Record(k, time.Duration(10+i)*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := spectrumModelOf(PlotCancel, "cancel", "no cancels or stops in this run", hs, measure.CancelLatency, measure.StopLatency)
+	if len(m.Panels) != 0 || !strings.HasPrefix(m.Empty, "12 values measured (cancel, stop), too few for a line") {
+		t.Errorf("panels %d, empty %q: want none, saying 12 were measured", len(m.Panels), m.Empty)
+	}
+}

@@ -65,8 +65,7 @@ func runRun(args []string) error {
 	if *useTLS && (w.CACert != "" || w.Insecure) {
 		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
 	}
-	opts := stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.scenarioFiles(), Library: cfg.Library, Faults: parsedFaults, TLS: *useTLS, MockOnly: endpoint}
-	st, err := stack.Start(opts, local)
+	st, err := startStack(w, &cfg, parsedFaults, *useTLS, local)
 	if err != nil {
 		return err
 	}
@@ -86,16 +85,6 @@ func runRun(args []string) error {
 			fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
 		}
 	}
-	cfg.Target, cfg.MockURL = st.RuntimeURL, st.MockURL
-	if st.CACertFile != "" {
-		if cfg.TLS, err = trustPEM("the runtime's certificate", st.CACertFile); err != nil {
-			return err
-		}
-	}
-	if endpoint {
-		// The mock is the endpoint; its leak check reads it as the mock, not twice.
-		cfg.Target, cfg.RuntimeMetricsURL = st.MockURL, "-"
-	}
 	cfg.Info.Faults = parsedFaults.Names()
 	cfg.Info.Extra = withExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
 	if *useTLS {
@@ -106,6 +95,29 @@ func runRun(args []string) error {
 		return err
 	}
 	return playAndFinish(cfg, dir, *metricsAddr, w.quiet)
+}
+
+// startStack starts a fresh mock and runtime for cfg (the mock alone for an endpoint workload,
+// which is then the target) and points cfg at them; the caller stops the stack.
+func startStack(w *workloadFlags, cfg *loadgen.Config, faults agentruntime.Faults, useTLS, local bool) (*stack.Stack, error) {
+	endpoint := cfg.Endpoint != nil
+	st, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.scenarioFiles(),
+		Library: cfg.Library, Faults: faults, TLS: useTLS, MockOnly: endpoint}, local)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Target, cfg.MockURL = st.RuntimeURL, st.MockURL
+	if endpoint {
+		// The mock is the endpoint; its leak check reads it as the mock, not twice.
+		cfg.Target, cfg.RuntimeMetricsURL = st.MockURL, "-"
+	}
+	if st.CACertFile != "" {
+		if cfg.TLS, err = trustPEM("the runtime's certificate", st.CACertFile); err != nil {
+			st.Stop()
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 // sizeToMachine gives run's workload its default clients for a machine of cores cores

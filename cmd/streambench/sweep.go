@@ -16,7 +16,6 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/report"
-	"github.com/streambench/streambench/stack"
 	"github.com/streambench/streambench/sweep"
 	"github.com/streambench/streambench/verdict"
 )
@@ -85,41 +84,23 @@ func sweepMain(args []string, out io.Writer) error {
 	if *rejudge != "" {
 		return rejudgeSweep(*rejudge, *slos, out)
 	}
-	rateSweep, rates, err := parseRates(*rateList)
+	rateSweep, steps, err := sweepSteps(fs, *clients, *rateList, *rateSteps, *throughputClients)
 	if err != nil {
-		return usageError("%v", err)
-	}
-	var steps []sweep.Step
-	switch {
-	case rateSweep && len(*clients) > 0:
-		return usageError("--rate sweep finds its own steps: give it without --clients")
-	case rateSweep && *rateSteps < 1:
-		return usageError("--steps %d: want at least 1 rate between the synchronous and throughput steps", *rateSteps)
-	case rateSweep && *throughputClients < 2:
-		return usageError("--throughput-clients %d: want at least 2 (the synchronous step has 1)", *throughputClients)
-	case !rateSweep && (fs.Changed("steps") || fs.Changed("throughput-clients")):
-		return usageError("--steps and --throughput-clients shape --rate sweep; give --rate sweep too")
-	case !rateSweep:
-		if steps, err = sweep.StepsFrom(*clients, rates); err != nil {
-			return usageError("%v", err)
-		}
+		return err
 	}
 	thresholds, err := parseSLOs(*slos)
 	if err != nil {
 		return err
 	}
-	objectives := sweep.Objectives{SLOs: thresholds}
 	parsedFaults, err := agentruntime.ParseFaults(*faults)
-	if err != nil {
+	switch {
+	case err != nil:
 		return usageError("--fault: %v", err)
-	}
-	if *target != "" && (len(*faults) > 0 || *inProcess) {
+	case *target != "" && (len(*faults) > 0 || *inProcess):
 		return usageError("--fault and --in-process configure the stack sweep starts; with --target the runtime is yours")
-	}
-	if *mockURL != "" && *target == "" {
+	case *mockURL != "" && *target == "":
 		return usageError("--mock names the mock behind --target; give --target too")
-	}
-	if w.Stages != "" {
+	case w.Stages != "":
 		return usageError("--stages ramps the load, but a sweep's steps set it: give --clients or --rate steps instead")
 	}
 	*target = strings.TrimSuffix(*target, "/")
@@ -132,8 +113,7 @@ func sweepMain(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	endpoint := cfg.Endpoint != nil
-	if endpoint && *target == "" && len(*faults) > 0 {
+	if cfg.Endpoint != nil && *target == "" && len(*faults) > 0 {
 		return usageError("--fault switches the reference runtime, which an endpoint workload on the mock does not use")
 	}
 	if err := resolveModel(cfg, w, *target); err != nil {
@@ -142,62 +122,89 @@ func sweepMain(args []string, out io.Writer) error {
 	if err := checkWritable("--out", *outDir); err != nil {
 		return err
 	}
-	sweepID := sweep.ID(w.RunID, time.Now())
-	dir := filepath.Join(*outDir, sweepID)
-
-	runStep := func(st sweep.Step) (*measure.Run, error) {
-		cfg, err := w.config()
-		if err != nil {
-			return nil, err
-		}
-		configureStep(&cfg, st, sweepID, parsedFaults.Names())
-		if *target != "" {
-			cfg.Target, cfg.MockURL = *target, *mockURL
-		} else {
-			local := *inProcess || (!fs.Changed("in-process") && cfg.Small())
-			sut, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.scenarioFiles(), Library: cfg.Library,
-				Faults: parsedFaults, MockOnly: endpoint}, local)
-			if err != nil {
-				return nil, err
-			}
-			defer sut.Stop()
-			cfg.Target, cfg.MockURL = sut.RuntimeURL, sut.MockURL
-			if endpoint {
-				// The mock is the endpoint; its leak check reads it as the mock, not twice.
-				cfg.Target, cfg.RuntimeMetricsURL = sut.MockURL, "-"
-			}
-		}
-		fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, loadgen.RedactURL(cfg.Target))
-		run, _, err := executeLoad(cfg, w.quiet)
-		if err != nil {
-			return nil, err
-		}
-		stepDir := filepath.Join(dir, run.Summary.RunID)
-		if err := measure.WriteRun(stepDir, run); err != nil {
-			return nil, fmt.Errorf("write results: %w", err)
-		}
-		if err := report.Render(stepDir); err != nil {
-			return nil, fmt.Errorf("render %s: %w", stepDir, err)
-		}
-		if run.Summary.Interrupted {
-			return run, fmt.Errorf("interrupted (results of this step are in %s)", stepDir)
-		}
-		return run, nil
-	}
+	sr := &stepRunner{w: w, target: *target, mock: *mockURL, faults: parsedFaults, sweepID: sweep.ID(w.RunID, time.Now()),
+		inProcess: *inProcess, inProcessSet: fs.Changed("in-process")}
+	sr.dir = filepath.Join(*outDir, sr.sweepID)
 	var res *sweep.Result
-	var sweepErr error
+	objectives := sweep.Objectives{SLOs: thresholds}
 	if rateSweep {
-		res, sweepErr = sweep.RunRate(*rateSteps, *throughputClients, runStep, objectives)
+		res, err = sweep.RunRate(*rateSteps, *throughputClients, sr.run, objectives)
 	} else {
-		res, sweepErr = sweep.Run(steps, runStep, objectives)
+		res, err = sweep.Run(steps, sr.run, objectives)
 	}
 	if res != nil && len(res.Steps) > 0 {
 		fmt.Fprintln(out)
-		if err := writeSweep(res, dir, out); err != nil {
+		if err := writeSweep(res, sr.dir, out); err != nil {
 			return err
 		}
 	}
-	return sweepErr
+	return err
+}
+
+// sweepSteps reads the steps from --clients or --rate (or --rate sweep, which finds its own).
+func sweepSteps(fs *pflag.FlagSet, clients []int, rateList []string, rateSteps, throughputClients int) (rateSweep bool, steps []sweep.Step, err error) {
+	rateSweep, rates, err := parseRates(rateList)
+	switch {
+	case err != nil:
+		return false, nil, usageError("%v", err)
+	case rateSweep && len(clients) > 0:
+		return false, nil, usageError("--rate sweep finds its own steps: give it without --clients")
+	case rateSweep && rateSteps < 1:
+		return false, nil, usageError("--steps %d: want at least 1 rate between the synchronous and throughput steps", rateSteps)
+	case rateSweep && throughputClients < 2:
+		return false, nil, usageError("--throughput-clients %d: want at least 2 (the synchronous step has 1)", throughputClients)
+	case !rateSweep && (fs.Changed("steps") || fs.Changed("throughput-clients")):
+		return false, nil, usageError("--steps and --throughput-clients shape --rate sweep; give --rate sweep too")
+	case rateSweep:
+		return true, nil, nil
+	}
+	if steps, err = sweep.StepsFrom(clients, rates); err != nil {
+		return false, nil, usageError("%v", err)
+	}
+	return false, steps, nil
+}
+
+// stepRunner plays a sweep's steps: each against --target, or a fresh stack of its own.
+type stepRunner struct {
+	w                       *workloadFlags
+	target, mock            string
+	faults                  agentruntime.Faults
+	inProcess, inProcessSet bool // --in-process, and whether it was given (else: small steps in process)
+	sweepID, dir            string
+}
+
+// run plays step st and writes its results and report under the sweep's directory.
+func (sr *stepRunner) run(st sweep.Step) (*measure.Run, error) {
+	cfg, err := sr.w.config()
+	if err != nil {
+		return nil, err
+	}
+	configureStep(&cfg, st, sr.sweepID, sr.faults.Names())
+	if sr.target != "" {
+		cfg.Target, cfg.MockURL = sr.target, sr.mock
+	} else {
+		sut, err := startStack(sr.w, &cfg, sr.faults, false, sr.inProcess || !sr.inProcessSet && cfg.Small())
+		if err != nil {
+			return nil, err
+		}
+		defer sut.Stop()
+	}
+	fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, loadgen.RedactURL(cfg.Target))
+	run, _, err := executeLoad(cfg, sr.w.quiet)
+	if err != nil {
+		return nil, err
+	}
+	stepDir := filepath.Join(sr.dir, run.Summary.RunID)
+	if err := measure.WriteRun(stepDir, run); err != nil {
+		return nil, fmt.Errorf("write results: %w", err)
+	}
+	if err := report.Render(stepDir); err != nil {
+		return nil, fmt.Errorf("render %s: %w", stepDir, err)
+	}
+	if run.Summary.Interrupted {
+		return run, fmt.Errorf("interrupted (results of this step are in %s)", stepDir)
+	}
+	return run, nil
 }
 
 // defaultThroughputClients is the throughput step's clients of sweep --rate sweep.

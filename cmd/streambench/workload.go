@@ -276,54 +276,70 @@ func (w workload) build() (loadgen.Config, error) {
 	if w.BreakerSessions <= 0 {
 		cfg.BreakerSessions = -1
 	}
-	// Zero means "not given" here (the defaults below); a negative or non-finite value is
-	// never one, and is named rather than read as missing.
+	if err := w.checkNumbers(); err != nil {
+		return cfg, err
+	}
+	if err := w.parseLists(&cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, w.chooseMix(&cfg)
+}
+
+// checkNumbers refuses a negative or non-finite number: zero means "not given" (the defaults),
+// anything below is never one, and is named rather than read as missing.
+func (w workload) checkNumbers() error {
 	switch {
 	case w.Clients < 0:
-		return cfg, fmt.Errorf("--clients %d: want a positive number of virtual users", w.Clients)
+		return fmt.Errorf("--clients %d: want a positive number of virtual users", w.Clients)
 	case w.Rate < 0 || math.IsNaN(w.Rate) || math.IsInf(w.Rate, 0):
-		return cfg, fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.Rate)
+		return fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.Rate)
 	case w.Duration < 0:
-		return cfg, fmt.Errorf("--duration %s: want a positive duration", w.Duration)
+		return fmt.Errorf("--duration %s: want a positive duration", w.Duration)
 	case w.Sessions < 0:
-		return cfg, fmt.Errorf("--sessions %d: want a positive number of sessions", w.Sessions)
+		return fmt.Errorf("--sessions %d: want a positive number of sessions", w.Sessions)
 	}
 	if w.TimeScale <= 0 {
-		return cfg, fmt.Errorf("--time-scale %g: want a positive factor", w.TimeScale)
+		return fmt.Errorf("--time-scale %g: want a positive factor", w.TimeScale)
 	}
 	if w.SnapshotEvery <= 0 {
-		return cfg, fmt.Errorf("--snapshot-every %s: want a positive duration", w.SnapshotEvery)
+		return fmt.Errorf("--snapshot-every %s: want a positive duration", w.SnapshotEvery)
 	}
+	return nil
+}
+
+// parseLists reads the flags written as text: rules allowed, goodput SLOs, headers, dialect
+// options, TLS trust, stages, and sets the default shape and length when none is given.
+func (w workload) parseLists(cfg *loadgen.Config) error {
 	for _, name := range w.Allow {
 		rule, err := dialects.Default().Rules().Parse(name)
 		if err != nil {
-			return cfg, fmt.Errorf("--allow: %w", err)
+			return fmt.Errorf("--allow: %w", err)
 		}
 		cfg.Allow = append(cfg.Allow, rule)
 	}
 	for _, expr := range w.GoodputSLOs {
 		slo, err := verdict.ParseSessionSLO(expr)
 		if err != nil {
-			return cfg, fmt.Errorf("--goodput-slo: %w", err)
+			return fmt.Errorf("--goodput-slo: %w", err)
 		}
 		cfg.GoodputSLOs = append(cfg.GoodputSLOs, slo)
 	}
 	h, err := loadgen.ParseHeaders(w.Headers)
 	if err != nil {
-		return cfg, fmt.Errorf("--header %w", err)
+		return fmt.Errorf("--header %w", err)
 	}
 	cfg.Headers = h
 	if cfg.Options, err = w.dialectOptions(); err != nil {
-		return cfg, err
+		return err
 	}
 	if cfg.TLS, err = w.tlsConfig(); err != nil {
-		return cfg, err
+		return err
 	}
 	cfg.Info.Extra = w.recorded()
 	if w.Stages != "" {
 		st, err := loadgen.ParseStages(w.Stages)
 		if err != nil {
-			return cfg, fmt.Errorf("--stages: %w", err)
+			return fmt.Errorf("--stages: %w", err)
 		}
 		cfg.Stages = st
 	}
@@ -333,10 +349,16 @@ func (w workload) build() (loadgen.Config, error) {
 	if cfg.Duration == 0 && cfg.Sessions == 0 && len(cfg.Stages) == 0 {
 		cfg.Duration = loadgen.DefaultDuration
 	}
+	return nil
+}
+
+// chooseMix sets the library and the mix: the default or --mix, played as --scenario files,
+// an endpoint workload's, restricted to --dialect and --slug.
+func (w workload) chooseMix(cfg *loadgen.Config) error {
 	if w.ScenarioDir != "" {
 		lib, err := scenarios.LoadDir(w.ScenarioDir)
 		if err != nil {
-			return cfg, fmt.Errorf("--scenarios %s: %w", w.ScenarioDir, err)
+			return fmt.Errorf("--scenarios %s: %w", w.ScenarioDir, err)
 		}
 		cfg.Library = lib
 	}
@@ -344,51 +366,51 @@ func (w workload) build() (loadgen.Config, error) {
 	if w.Mix != "" {
 		m, err := loadgen.LoadMix(w.Mix)
 		if err != nil {
-			return cfg, fmt.Errorf("--mix: %w", err)
+			return fmt.Errorf("--mix: %w", err)
 		}
 		mix, cfg.MixName = m, w.Mix
 	}
 	if len(w.ScenarioFiles) > 0 {
 		if w.IsEndpoint() {
-			return cfg, errors.New("--scenario and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): a scripted scenario or a real model's requests, not both")
+			return errors.New("--scenario and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): a scripted scenario or a real model's requests, not both")
 		}
 		base := cmp.Or(cfg.Library, scenarios.Embedded())
 		lib, names, err := base.WithFiles(w.ScenarioFiles)
 		if err != nil {
-			return cfg, fmt.Errorf("--scenario: %w", err)
+			return fmt.Errorf("--scenario: %w", err)
 		}
 		if mix, err = mix.WithScenarios(names); err != nil {
-			return cfg, fmt.Errorf("--scenario: %w", err)
+			return fmt.Errorf("--scenario: %w", err)
 		}
 		cfg.Library = lib
 		cfg.MixName += " with --scenario " + strings.Join(names, ",")
 	}
 	if w.Dialect != "" {
 		if _, err := dialects.Default().Lookup(w.Dialect); err != nil {
-			return cfg, fmt.Errorf("--dialect: %w", err)
+			return fmt.Errorf("--dialect: %w", err)
 		}
 	}
-	if err := w.endpoint(&cfg); err != nil {
-		return cfg, err
+	if err := w.endpoint(cfg); err != nil {
+		return err
 	}
 	if cfg.Endpoint != nil {
 		m, err := loadgen.EndpointMix(w.Dialect, cmp.Or(w.Model, "endpoint"), cfg.Seed)
 		if err != nil {
-			return cfg, err
+			return err
 		}
 		mix, cfg.MixName = m, "endpoint"
 	} else if w.Dialect != "" || w.Slug != "" {
 		m, err := mix.Restrict(w.Dialect, w.Slug, w.DefaultTargets...)
 		if err != nil {
-			return cfg, err
+			return err
 		}
 		mix = m
 	}
 	cfg.Mix = mix
 	if ds := mix.Dialects(); w.Path != "" && len(ds) > 1 {
-		return cfg, fmt.Errorf("--path %q: the mix has profiles of several dialects (%s); choose one with --dialect", w.Path, strings.Join(ds, ", "))
+		return fmt.Errorf("--path %q: the mix has profiles of several dialects (%s); choose one with --dialect", w.Path, strings.Join(ds, ", "))
 	}
-	return cfg, nil
+	return nil
 }
 
 // endpoint applies the endpoint flags (--model, --api-key, --input-tokens, --output-tokens,

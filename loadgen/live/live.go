@@ -124,6 +124,13 @@ func (l *Exporter) SessionEnded(e loadgen.SessionEnd) {
 	}
 }
 
+// LateViolation counts a violation found after its session ended (loadgen.LateViolationOutput).
+func (l *Exporter) LateViolation(e loadgen.SessionEnd) {
+	for _, v := range e.Violations {
+		l.violations.WithLabelValues(string(v.Rule)).Inc()
+	}
+}
+
 // Progress keeps the run's latest progress for the open streams and the counters
 // (loadgen.ProgressOutput).
 func (l *Exporter) Progress(p loadgen.Progress) { l.last.Store(&p) }
