@@ -237,9 +237,10 @@ func TestStoppedStreamThatNeverEnds(t *testing.T) {
 	if c.Outcome(measure.OutcomeStalled) != 1 || c.SessionsFailed != 1 || c.Outcome(measure.OutcomeAborted) != 0 {
 		t.Errorf("counters %+v: want the stopped session stalled and failed, not aborted", c)
 	}
+	// The error sample names the stall, and its scenario and dialect.
 	if !slices.ContainsFunc(run.Summary.Judging.FirstErrors, func(e string) bool {
-		return strings.Contains(e, "idle timeout (after the stop request)")
+		return strings.Contains(e, "idle timeout (after the stop request)") && strings.HasSuffix(e, "[scenario stop-mid-answer, compose]")
 	}) {
-		t.Errorf("first errors %q: want the stall named after the stop request", run.Summary.Judging.FirstErrors)
+		t.Errorf("first errors %q: want the stall named after the stop request, and its scenario", run.Summary.Judging.FirstErrors)
 	}
 }

@@ -83,12 +83,12 @@ const (
 // noteError keeps the first few unscripted errors of the run for the verdict, one of each
 // kind: an error alike to one kept but for the session id and the URLs (every session of a
 // dead target) is only counted.
-func (r *runner) noteError(id string, err error) {
+func (r *runner) noteError(p *session.Plan, err error) {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	r.errSeen++
 	if len(r.errSample) < maxErrorSamples {
-		sig := errorSignature(id, err.Error())
+		sig := errorSignature(p.ID, err.Error())
 		if slices.Contains(r.errKinds, sig) {
 			return
 		}
@@ -99,7 +99,7 @@ func (r *runner) noteError(id string, err error) {
 			// long; the start says what was wrong.
 			msg = strings.ToValidUTF8(msg[:maxErrorSampleBytes], "") + fmt.Sprintf("…(%d bytes)", len(msg))
 		}
-		r.errSample = append(r.errSample, msg)
+		r.errSample = append(r.errSample, fmt.Sprintf("%s [scenario %s, %s]", msg, p.Pick.Scenario, p.Label))
 	}
 }
 
@@ -112,7 +112,7 @@ func (r *runner) redact(s string) string { return r.redactor.String(s) }
 // abort.
 func (r *runner) endSession(p *session.Plan, res *session.Result) {
 	if res.Err != nil {
-		r.noteError(p.ID, res.Err)
+		r.noteError(p, res.Err)
 	}
 	r.breaker.note(p.ID, res.Outcome, res.Err)
 	for _, v := range res.Violations {

@@ -112,8 +112,13 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("--addr: %v", err)
 	}
-	fmt.Fprintf(os.Stderr, "%d scenarios; POST %s, POST %s, GET %s, GET %s\n",
-		len(lib.Names()), mockprovider.PathOpenAI, mockprovider.PathAnthropic,
-		mockprovider.PathSessions, mockprovider.PathMetrics)
+	fmt.Fprintln(os.Stderr, mockBanner(len(lib.Names())))
 	return stack.ServeUntilDone(ctx, stop, srv, ln, *grace, os.Stderr)
+}
+
+// mockBanner is what the mock says it serves: its scenarios and every route of its wires.
+func mockBanner(scenarios int) string {
+	return fmt.Sprintf("%d scenarios; POST %s, POST %s, POST %s, GET %s, GET %s, GET %s", scenarios,
+		mockprovider.PathOpenAI, mockprovider.PathAnthropic, mockprovider.PathResponses,
+		mockprovider.PathModels, mockprovider.PathSessions, mockprovider.PathMetrics)
 }

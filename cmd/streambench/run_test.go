@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/mockprovider"
 )
 
 // TestRunSizedToMachine: run with no shape gets clients from the machine's cores (40 a core,
@@ -90,6 +91,18 @@ func TestRunEveryRuntimeDialect(t *testing.T) {
 		}
 		if strings.Join(got, ",") != strings.Join(tc.targets, ",") {
 			t.Errorf("%s --dialect ag-ui: targets %q, want %q", tc.cmd, got, tc.targets)
+		}
+	}
+}
+
+// TestMockBanner: the mock's start-up line names every provider wire it serves, the
+// Responses API's too (it once listed only the chat and messages routes).
+func TestMockBanner(t *testing.T) {
+	t.Parallel()
+	b := mockBanner(3)
+	for _, path := range []string{mockprovider.PathOpenAI, mockprovider.PathAnthropic, mockprovider.PathResponses, mockprovider.PathModels} {
+		if !strings.Contains(b, path) {
+			t.Errorf("banner %q does not name %s", b, path)
 		}
 	}
 }
