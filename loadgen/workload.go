@@ -82,7 +82,7 @@ type Workload struct {
 	Insecure        bool
 	TimeScale       float64
 	RunID           string
-	Allow           []string // rule IDs (the registry's, dialects.Registry.Rules)
+	Allow           []string // rule IDs (the registry's, protocol.Registry.Rules)
 	GoodputSLOs     []string // METRIC OP LIMIT (measure.ParseSessionSLO)
 	// DefaultClients are the closed-loop clients when neither Clients, Rate nor Stages is
 	// given (0: the package's DefaultClients); run sizes it to the machine (ClientsForCores).

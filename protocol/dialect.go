@@ -16,8 +16,8 @@ import (
 // Dialect is a client-facing wire format the load generator can drive. A dialect package owns
 // everything about it: its CLI name, the options a mix profile may set for it, the rules only
 // it checks, the labels its clients record results under, the request, the header check and
-// the checker. The generator, the CLI and the reports only ask (see package protocol/dialects
-// for the registry). A Dialect is immutable and safe for concurrent use.
+// the checker. The generator, the CLI and the reports only ask (see Registry; package
+// protocol/dialects lists the shipped dialects). A Dialect is immutable and safe for concurrent use.
 type Dialect interface {
 	// Name is the dialect's CLI and mix name (sim-chat, compose, openai-chat, ...).
 	Name() string
@@ -30,7 +30,7 @@ type Dialect interface {
 	Configure(target string, opts Options) (Client, error)
 	// Rules declares the rules only this dialect checks: their IDs, kinds and texts (the
 	// rules several dialects check are SharedRules). The registry assembles the full rule
-	// list from them (protocol/dialects), so a new dialect's rules are known to gate --allow,
+	// list from them (Registry), so a new dialect's rules are known to gate --allow,
 	// mix files and the kind checks through its package alone.
 	Rules() []RuleSpec
 }

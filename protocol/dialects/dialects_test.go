@@ -9,21 +9,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// stub is a dialect with only a name and rules, for registry tests.
-type stub struct {
-	name  string
-	rules []protocol.RuleSpec
-}
-
-func (s stub) Name() string                 { return s.name }
-func (stub) Options() []protocol.OptionSpec { return nil }
-func (s stub) Rules() []protocol.RuleSpec   { return s.rules }
-func (stub) Configure(string, protocol.Options) (protocol.Client, error) {
-	return nil, nil
-}
-
-var _ protocol.Dialect = stub{}
-
 // TestDefault: every shipped dialect is registered under its own name, with options that
 // configure a client for a target.
 func TestDefault(t *testing.T) {
@@ -52,44 +37,5 @@ func TestDefault(t *testing.T) {
 		if !strings.Contains(r.Help(), n) {
 			t.Errorf("Help() lacks %s", n)
 		}
-	}
-}
-
-// TestLookupAndWith: an unknown name is an error listing the known ones; With adds a dialect
-// and its rules without changing the original; duplicate names, empty names and a rule
-// another dialect (or protocol) declares are refused.
-func TestLookupAndWith(t *testing.T) {
-	t.Parallel()
-	r := Default()
-	if _, err := r.Lookup("sim-talk"); err == nil || !strings.Contains(err.Error(), `"sim-talk"`) || !strings.Contains(err.Error(), "compose") {
-		t.Errorf("Lookup(unknown): %v, want an error naming it and the known dialects", err)
-	}
-	r2, err := r.With(stub{name: "echo", rules: []protocol.RuleSpec{{ID: "R-echo-text", Kind: protocol.RuleContent, Text: "the echoed text"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r2.Lookup("echo"); err != nil {
-		t.Errorf("With: %v", err)
-	}
-	if k := r2.Rules().Kind("R-echo-text"); k != protocol.RuleContent {
-		t.Errorf("With: the new dialect's rule has kind %s, want content", k)
-	}
-	if _, err := r.Lookup("echo"); err == nil {
-		t.Error("With changed the original registry")
-	}
-	if _, err := r.Rules().Parse("R-echo-text"); err == nil {
-		t.Error("With changed the original registry's rules")
-	}
-	for _, taken := range []protocol.Rule{protocol.RTerminal, "R-agui-run"} {
-		d := stub{name: "echo", rules: []protocol.RuleSpec{{ID: taken, Kind: protocol.RuleStructure, Text: "x"}}}
-		if _, err := r.With(d); err == nil || !strings.Contains(err.Error(), string(taken)+" is declared twice") {
-			t.Errorf("a dialect redeclaring %s: %v, want an error naming it", taken, err)
-		}
-	}
-	if _, err := r.With(stub{name: "compose"}); err == nil || !strings.Contains(err.Error(), `"compose"`) {
-		t.Errorf("duplicate name: %v", err)
-	}
-	if _, err := New(stub{name: ""}); err == nil {
-		t.Error("empty name accepted")
 	}
 }
