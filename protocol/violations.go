@@ -2,7 +2,10 @@ package protocol
 
 import (
 	"fmt"
+	"net/http"
 	"unicode/utf8"
+
+	"github.com/streambench/streambench/sse"
 )
 
 // The checker kit every dialect's checker shares: one violation per rule per stream, and
@@ -76,4 +79,13 @@ func runeCut(s string, n int) int {
 		n--
 	}
 	return n
+}
+
+// CheckEventStream is the R-headers check every dialect makes: h must declare Content-Type
+// text/event-stream (sse.IsEventStream); nil when it does, else the one violation.
+func CheckEventStream(h http.Header) []Violation {
+	if ct := h.Get("Content-Type"); !sse.IsEventStream(ct) {
+		return []Violation{{Rule: RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -24,5 +25,20 @@ func TestViolationsOnePerRule(t *testing.T) {
 	}
 	if !v.Has(RTerminal) || v.Has(RFraming) {
 		t.Error("Has disagrees with the list")
+	}
+}
+
+// TestCheckEventStream: an event stream's Content-Type passes; another, or none, is one
+// R-headers violation quoting what was seen.
+func TestCheckEventStream(t *testing.T) {
+	t.Parallel()
+	if v := CheckEventStream(http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}}); v != nil {
+		t.Errorf("an event stream: %v", v)
+	}
+	for _, ct := range []string{"application/json", ""} {
+		v := CheckEventStream(http.Header{"Content-Type": {ct}})
+		if len(v) != 1 || v[0].Rule != RHeaders || !strings.Contains(v[0].Detail, "expected text/event-stream, saw \""+ct+"\"") {
+			t.Errorf("Content-Type %q: %v, want one R-headers violation quoting it", ct, v)
+		}
 	}
 }

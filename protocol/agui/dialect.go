@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"mime"
 	"net/http"
 
 	"github.com/streambench/streambench/protocol"
@@ -134,11 +133,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 
 // CheckHeaders checks the content type (R-headers).
 func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
-	}
-	return nil
+	return protocol.CheckEventStream(h)
 }
 
 // NewChecker returns a fresh checker for one stream of s.

@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -138,11 +137,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 
 // CheckHeaders checks the content type and the UI message stream marker (R-headers).
 func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	var out []protocol.Violation
-	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)})
-	}
+	out := protocol.CheckEventStream(h)
 	if v := h.Values(StreamHeader); len(v) != 1 || strings.TrimSpace(v[0]) != StreamVersion {
 		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf("%s: expected %q, saw %q", strings.ToLower(StreamHeader), StreamVersion, v)})
 	}

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -155,11 +154,7 @@ func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol
 
 // CheckHeaders checks the content type and the run id header (R-headers).
 func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	var out []protocol.Violation
-	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)})
-	}
+	out := protocol.CheckEventStream(h)
 	if h.Get(RunIDHeader) == "" {
 		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: "expected an x-compose-run-id response header, saw none"})
 	}

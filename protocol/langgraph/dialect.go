@@ -16,7 +16,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -211,11 +210,7 @@ func ThreadID(session string) string {
 
 // CheckHeaders checks the content type (R-headers).
 func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
-	}
-	return nil
+	return protocol.CheckEventStream(h)
 }
 
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).

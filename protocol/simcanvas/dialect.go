@@ -150,10 +150,7 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 
 // CheckHeaders checks the content type (R-headers).
 func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	if v := simchat.CheckEventStream(h); v != "" {
-		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: v}}
-	}
-	return nil
+	return protocol.CheckEventStream(h)
 }
 
 // NewChecker returns a checker for one stream of s.

@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -240,10 +239,7 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 // CheckHeaders checks the content type and that the protocol header is echoed iff the client
 // opted in (R-headers).
 func (c *Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	var out []protocol.Violation
-	if v := CheckEventStream(h); v != "" {
-		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: v})
-	}
+	out := protocol.CheckEventStream(h)
 	echoed := OptedIn(h)
 	switch {
 	case c.optedIn && !echoed:
@@ -254,17 +250,6 @@ func (c *Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Vio
 			"legacy client (no %s) but the response echoes %q", ProtocolHeader, h.Get(ProtocolHeader))})
 	}
 	return out
-}
-
-// CheckEventStream returns "" when h declares Content-Type text/event-stream (parameters such
-// as charset allowed), else what was wrong. Shared by the Sim dialects.
-func CheckEventStream(h http.Header) string {
-	ct := h.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "text/event-stream" {
-		return fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)
-	}
-	return ""
 }
 
 // NewChecker returns a checker for one stream of s.

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/simchat"
 )
 
 // DefaultModel is the model name sent when none is configured; the mock accepts any.
@@ -137,10 +136,7 @@ func BaseURL(target string) string {
 
 // CheckHeaders checks that the stream is declared text/event-stream (R-headers).
 func (*Client) CheckHeaders(h http.Header, s *protocol.Session) []protocol.Violation {
-	if v := simchat.CheckEventStream(h); v != "" {
-		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: v}}
-	}
-	return nil
+	return protocol.CheckEventStream(h)
 }
 
 // CheckError judges a non-200 answer by the wire's error rule: the body must be the API's
