@@ -73,8 +73,110 @@ func (r *Registry) Help() string {
 	for _, n := range r.names {
 		fmt.Fprintf(&b, "  %s\n", n)
 		for _, o := range r.byName[n].Options() {
-			fmt.Fprintf(&b, "      %s: %s\n", o.Key, o.Help)
+			fmt.Fprintf(&b, "      %s: %s%s\n", o.Key, o.Help, optionDefault(o))
 		}
 	}
 	return b.String()
+}
+
+// optionDefault is " (default D)", or "" for an option without a default to show.
+func optionDefault(o OptionSpec) string {
+	if o.Default == "" {
+		return ""
+	}
+	return " (default " + o.Default + ")"
+}
+
+// Taking lists the dialects that take option key, in registration order.
+func (r *Registry) Taking(key string) []string {
+	var out []string
+	for _, n := range r.names {
+		if _, ok := r.option(n, key); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// option returns dialect name's option key.
+func (r *Registry) option(name, key string) (OptionSpec, bool) {
+	for _, o := range r.byName[name].Options() {
+		if o.Key == key {
+			return o, true
+		}
+	}
+	return OptionSpec{}, false
+}
+
+// OptionHelp says which dialects take option key, each with its placeholders and default, in
+// registration order; dialects that say the same share one entry: "sim-chat {slug} (default
+// /api/chat/{slug}), ai-sdk (default /api/chat)", "openai-chat, anthropic-messages (default
+// streambench-mock)". For a command-line flag that sets the option in every dialect.
+func (r *Registry) OptionHelp(key string) string {
+	return groupNames(r.Taking(key), func(n string) string {
+		o, _ := r.option(n, key)
+		var b strings.Builder
+		for _, p := range o.Placeholders {
+			b.WriteString(" {" + p + "}")
+		}
+		return b.String() + optionDefault(o)
+	}, ", ")
+}
+
+// groupNames joins names with what says of each, names that say the same listed together
+// before it, in the order of their first, the groups by sep: "a, c SAYS" + sep + "b OTHER".
+func groupNames(names []string, says func(name string) string, sep string) string {
+	var order []string
+	group := map[string][]string{}
+	for _, n := range names {
+		s := says(n)
+		if _, ok := group[s]; !ok {
+			order = append(order, s)
+		}
+		group[s] = append(group[s], n)
+	}
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = strings.Join(group[s], ", ") + s
+	}
+	return strings.Join(parts, sep)
+}
+
+// Endpoints lists the inference endpoint dialects (EndpointDialect), in registration order.
+func (r *Registry) Endpoints() []string {
+	var out []string
+	for _, n := range r.names {
+		if _, ok := r.byName[n].(EndpointDialect); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Endpoint returns dialect name's EndpointSpec; false when it is no inference endpoint's (or
+// unknown).
+func (r *Registry) Endpoint(name string) (EndpointSpec, bool) {
+	if e, ok := r.byName[name].(EndpointDialect); ok {
+		return e.Endpoint(), true
+	}
+	return EndpointSpec{}, false
+}
+
+// APIKeyHelp says how each endpoint dialect sends an API key and where it reads one when none
+// is given, dialects that do alike together: "openai-chat, openai-responses: Authorization:
+// Bearer KEY, default $OPENAI_API_KEY; anthropic-messages: x-api-key: KEY, default
+// $ANTHROPIC_API_KEY".
+func (r *Registry) APIKeyHelp() string {
+	says := func(n string) string {
+		e, _ := r.Endpoint(n)
+		name, value := e.APIKey("KEY")
+		return ": " + name + ": " + value + ", default $" + e.APIKeyEnv
+	}
+	return groupNames(r.Endpoints(), says, "; ")
+}
+
+// PlaysSwarm reports whether dialect name's clients play swarm scenarios (SwarmPlayer).
+func (r *Registry) PlaysSwarm(name string) bool {
+	p, ok := r.byName[name].(SwarmPlayer)
+	return ok && p.PlaysSwarm()
 }

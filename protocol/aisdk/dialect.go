@@ -73,33 +73,23 @@ func New(opts Options) *Dialect {
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// Settings returns the options the dialect was built with, defaults filled in.
-func (d *Dialect) Settings() Options { return d.opts }
-
-// Options lists the options Configure accepts.
-func (*Dialect) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
-		{Key: "path", Help: "the chat route's path on the target (default " + DefaultPath + ")"},
-		{Key: "noReasoning", Help: "the route forwards no reasoning (sendReasoning: false, or @ai-sdk/openai's chat model): the ground truth has none"},
-		{Key: "noGroundTruth", Help: "judge structure only: the route's model is not the mock (also --no-ground-truth)"},
+// vars binds the options Configure accepts to opts.
+func vars(opts *Options) []protocol.OptionVar {
+	return []protocol.OptionVar{
+		protocol.StringVar(protocol.OptionSpec{Key: "path", Help: "the chat route's path on the target", Default: DefaultPath}, &opts.Path),
+		protocol.BoolVar(protocol.OptionSpec{Key: "noReasoning", Help: "the route forwards no reasoning (sendReasoning: false, or @ai-sdk/openai's chat model): the ground truth has none"}, &opts.NoReasoning),
+		protocol.NoGroundTruthVar("the route's", &opts.NoGroundTruth),
 	}
 }
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Options{})) }
 
 // Configure returns the dialect with a profile's options applied; target names the route's
 // deployment only in results.
 func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(Name, d.Options()); err != nil {
-		return nil, err
-	}
 	opts := d.opts
-	var err error
-	if opts.Path, err = o.String("path", opts.Path); err != nil {
-		return nil, err
-	}
-	if opts.NoReasoning, err = o.Bool("noReasoning", opts.NoReasoning); err != nil {
-		return nil, err
-	}
-	if opts.NoGroundTruth, err = o.Bool("noGroundTruth", opts.NoGroundTruth); err != nil {
+	if err := o.Apply(Name, vars(&opts)); err != nil {
 		return nil, err
 	}
 	return New(opts), nil

@@ -40,9 +40,6 @@ func NewChecker(s *protocol.Session) *Checker {
 	return &Checker{j: clientturn.NewJudge(s, &judgeRules)}
 }
 
-// newChecker is NewChecker as a protocol.Checker, for the Wire and the clienttest kit.
-func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
-
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}

@@ -89,9 +89,6 @@ func NewChecker(s *protocol.Session, requireDone bool) *Checker {
 	return &Checker{j: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
 }
 
-// newChecker is NewChecker in the default, lenient mode as a protocol.Checker.
-func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s, false) }
-
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
@@ -41,39 +42,39 @@ func New() *Dialect { return &Dialect{} }
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// Options lists the options Configure accepts.
-func (*Dialect) Options() []protocol.OptionSpec {
-	return append([]protocol.OptionSpec{
-		{Key: "path", Help: "the execute path template, placeholder {workflow} (default " + DefaultPath + ")"},
-		{Key: "redacted", Help: "the workflow redacts PII in its block output (no live stream frames; default: true for a workflow id ending in -redacted)"},
-		{Key: "reconnectPath", Help: "the reconnect path template, placeholders {workflow} and {execution} (default " + DefaultReconnectPath + ")"},
-	}, seedOptions()...)
+// vars binds the options Configure accepts to c's settings; thinks is modelThinking, which c
+// keeps the other way round.
+func vars(c *Client, thinks *bool) []protocol.OptionVar {
+	return []protocol.OptionVar{
+		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the execute path template, placeholder {workflow}", Default: DefaultPath, Placeholders: []string{"workflow"}}, &c.path),
+		protocol.BoolVar(protocol.OptionSpec{Key: "redacted", Help: "the workflow redacts PII in its block output (no live stream frames; default: true for a workflow id ending in -redacted)"}, &c.redacted),
+		protocol.PathVar(protocol.OptionSpec{Key: "reconnectPath", Help: "the reconnect path template, placeholders {workflow} and {execution}",
+			Default: DefaultReconnectPath, Placeholders: []string{"workflow", "execution"}}, &c.reconnectPath),
+		protocol.BoolVar(protocol.OptionSpec{Key: "modelThinking", Help: "whether the workflow's model can think at all (default: false for an id with a \"nothink\" part, else true); without it no stream:thinking may flow (R-thinking-capability)"}, thinks),
+		protocol.PathVar(protocol.OptionSpec{Key: "cancelPath", Help: "the user cancel path template, placeholders {workflow} and {execution}",
+			Default: DefaultCancelPath, Placeholders: []string{"workflow", "execution"}}, &c.cancelPath),
+	}
 }
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Client{}, new(bool))) }
 
 // Configure returns the client for workflow id target.
 func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(Name, d.Options()); err != nil {
+	c := NewClient()
+	c.redacted = strings.HasSuffix(target, "-redacted")
+	thinks := simchat.ModelThinksForSlug(target)
+	if err := o.Apply(Name, vars(c, &thinks)); err != nil {
 		return nil, err
 	}
-	path, err := o.String("path", DefaultPath)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := protocol.ExpandPath(path, "workflow", target); err != nil {
-		return nil, fmt.Errorf("option path: %w", err)
-	}
-	c := &Client{path: path}
-	if err := c.configureRedactReconnect(target, o); err != nil {
-		return nil, err
-	}
-	if err := c.configureSeeds(target, o); err != nil {
-		return nil, err
-	}
+	c.noModelThinking = !thinks
 	return c, nil
 }
 
 // NewClient returns a client on the default path, for tests and library users.
-func NewClient() *Client { return &Client{path: DefaultPath, reconnectPath: DefaultReconnectPath} }
+func NewClient() *Client {
+	return &Client{path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
+}
 
 // Client is a configured sim-canvas client. The canvas is always opted in: it is sent every
 // frame. Immutable and safe for concurrent use.
