@@ -4,8 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/agui"
-	"github.com/streambench/streambench/sse"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 )
 
 // BenchmarkObserve is the checker's cost per event on recorded streams of the reference
@@ -14,7 +15,7 @@ import (
 func BenchmarkObserve(b *testing.B) {
 	for _, name := range []string{"thinking-answer", "parallel-tools"} {
 		b.Run(name, func(b *testing.B) {
-			rec, err := agui.ReadRecording(filepath.Join("testdata", "runtime", name+".frames"))
+			rec, err := protocol.ReadRecording(filepath.Join("testdata", "runtime", name+".frames"))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -22,10 +23,7 @@ func BenchmarkObserve(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			events := make([]sse.Event, len(rec.Frames))
-			for i, f := range rec.Frames {
-				events[i] = sse.Event{Data: []byte(f)}
-			}
+			events := dialecttest.DecodeAll(b, rec.Frames)
 			b.ReportAllocs()
 			for b.Loop() {
 				c := agui.NewChecker(s, false)
