@@ -298,22 +298,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return obs
 		}
 	}
-	switch e.Type {
+	return c.onEvent(e.Type, &p, clip)
+}
+
+// onEvent judges an envelope's payload p by the event type typ; clip quotes the frame.
+func (c *Checker) onEvent(typ string, p *payload, clip func() string) protocol.Observation {
+	switch typ {
 	case TypeChunk:
-		if p.Chunk == nil {
-			c.v.Add(protocol.RFraming, "stream:chunk: expected a chunk string, saw %s", clip())
-			return protocol.Observation{Kind: protocol.FrameOther}
-		}
-		if *p.Chunk == "" {
-			// Allowed: the canvas protocol (unlike public chat's pinned "never an empty chunk")
-			// does not forbid it and it adds nothing; it is no answer text for TTFC either.
-			// See docs/PROTOCOLS.md, "Variants real runtimes send".
-			return protocol.Observation{Kind: protocol.FrameOther}
-		}
-		if c.reconnect == nil {
-			c.tracker.Chunk(p.BlockID, *p.Chunk)
-		}
-		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk), Tokens: c.tokens.Text(*p.Chunk)}
+		return c.onChunk(p, clip)
 	case TypeChunkReset:
 		if c.reconnect == nil {
 			c.tracker.Reset(p.BlockID)
@@ -328,46 +320,69 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.thinkingSeeds(*p.Text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*p.Text), Tokens: c.tokens.Thinking(*p.Text)}
 	case TypeTool:
-		if p.ID == "" || p.Name == "" {
-			c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())
-		}
-		c.tokens.Break()
-		switch p.Phase {
-		case "start":
-			if c.reconnect == nil {
-				c.tracker.ToolStart(p.ID, p.Name)
-			}
-			return protocol.Observation{Kind: protocol.FrameToolStart}
-		case "end":
-			if c.reconnect == nil {
-				c.tracker.ToolEnd(p.ID, p.Name, p.Status)
-			}
-			return protocol.Observation{Kind: protocol.FrameToolEnd}
-		}
-		c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
-		return protocol.Observation{Kind: protocol.FrameOther}
+		return c.onTool(p, clip)
 	case TypeBlockCompleted:
-		c.completedSeeds(&p, false)
+		c.completedSeeds(p, false)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	case TypeExecutionStarted, TypeBlockStarted, TypeStreamDone:
 		return protocol.Observation{Kind: protocol.FrameOther}
 	case TypeExecutionCompleted:
-		c.completedSeeds(&p, true)
+		c.completedSeeds(p, true)
 		failed := p.Success != nil && !*p.Success
 		c.completedOK = c.terminals == 0 && !failed && p.Status != simchat.StatusPaused
-		c.onTerminal(e.Type, failed, deref(p.Error))
+		c.onTerminal(typ, failed, deref(p.Error))
 		if failed {
 			return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
 		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	case TypeExecutionError:
-		c.onTerminal(e.Type, true, deref(p.Error))
+		c.onTerminal(typ, true, deref(p.Error))
 		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
 	case TypeExecutionCancelled:
-		c.onTerminal(e.Type, true, "cancelled")
+		c.onTerminal(typ, true, "cancelled")
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	}
-	c.v.Add(protocol.RFraming, "unknown event type %q in %s", e.Type, clip())
+	c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, clip())
+	return protocol.Observation{Kind: protocol.FrameOther}
+}
+
+// onChunk judges a stream:chunk the fast path did not take.
+func (c *Checker) onChunk(p *payload, clip func() string) protocol.Observation {
+	if p.Chunk == nil {
+		c.v.Add(protocol.RFraming, "stream:chunk: expected a chunk string, saw %s", clip())
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if *p.Chunk == "" {
+		// Allowed: the canvas protocol (unlike public chat's pinned "never an empty chunk")
+		// does not forbid it and it adds nothing; it is no answer text for TTFC either.
+		// See docs/PROTOCOLS.md, "Variants real runtimes send".
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if c.reconnect == nil {
+		c.tracker.Chunk(p.BlockID, *p.Chunk)
+	}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk), Tokens: c.tokens.Text(*p.Chunk)}
+}
+
+// onTool judges a stream:tool frame, its start or its end.
+func (c *Checker) onTool(p *payload, clip func() string) protocol.Observation {
+	if p.ID == "" || p.Name == "" {
+		c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())
+	}
+	c.tokens.Break()
+	switch p.Phase {
+	case "start":
+		if c.reconnect == nil {
+			c.tracker.ToolStart(p.ID, p.Name)
+		}
+		return protocol.Observation{Kind: protocol.FrameToolStart}
+	case "end":
+		if c.reconnect == nil {
+			c.tracker.ToolEnd(p.ID, p.Name, p.Status)
+		}
+		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	}
+	c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 

@@ -375,9 +375,7 @@ func (s *Scanner) number() (isInt bool) {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = digits(d, i)
 	default:
 		s.pos = i
 		s.fail("invalid number")
@@ -387,14 +385,13 @@ func (s *Scanner) number() (isInt bool) {
 	if i < len(d) && d[i] == '.' {
 		isInt = false
 		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+		j := digits(d, i)
+		if j == i {
 			s.pos = i
 			s.fail("invalid number: no digit after the decimal point")
 			return false
 		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = j
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		isInt = false
@@ -402,17 +399,24 @@ func (s *Scanner) number() (isInt bool) {
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+		j := digits(d, i)
+		if j == i {
 			s.pos = i
 			s.fail("invalid number: no digit in the exponent")
 			return false
 		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = j
 	}
 	s.pos = i
 	return isInt
+}
+
+// digits returns the index after the run of ASCII digits at d[i:].
+func digits(d []byte, i int) int {
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Skip consumes and validates any value, so a decoder can pass over fields it does not read
