@@ -50,11 +50,7 @@ func ParseEvent(sc *jsonwire.Scanner, data []byte, v *Event) error {
 	sc.Reset(data)
 	*v = Event{}
 	if sc.Object("event") {
-		for first := true; ; {
-			key, ok := sc.Member(&first)
-			if !ok {
-				break
-			}
+		for key := range sc.Members() {
 			switch string(key) {
 			case "type":
 				setStr(&v.Type, sc.Str("type"))
@@ -83,17 +79,14 @@ func parseMessage(sc *jsonwire.Scanner, u *Usage) bool {
 	if !sc.Object("message") {
 		return false
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return true
-		}
+	for key := range sc.Members() {
 		if string(key) == "usage" {
 			parseUsage(sc, "message.usage", u)
 		} else {
 			sc.Skip()
 		}
 	}
+	return true
 }
 
 // parseBlock reads a content_block (false: not an object).
@@ -101,11 +94,7 @@ func parseBlock(sc *jsonwire.Scanner, b *Block) bool {
 	if !sc.Object("content_block") {
 		return false
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return true
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "type":
 			setStr(&b.Type, sc.Str("content_block.type"))
@@ -121,6 +110,7 @@ func parseBlock(sc *jsonwire.Scanner, b *Block) bool {
 			sc.Skip()
 		}
 	}
+	return true
 }
 
 // parseDelta reads a delta (false: not an object).
@@ -128,11 +118,7 @@ func parseDelta(sc *jsonwire.Scanner, d *Delta) bool {
 	if !sc.Object("delta") {
 		return false
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return true
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "type":
 			setStr(&d.Type, sc.Str("delta.type"))
@@ -150,6 +136,7 @@ func parseDelta(sc *jsonwire.Scanner, d *Delta) bool {
 			sc.Skip()
 		}
 	}
+	return true
 }
 
 // parseError reads an error event's error object into v (false: not an object).
@@ -157,11 +144,7 @@ func parseError(sc *jsonwire.Scanner, v *Event) bool {
 	if !sc.Object("error") {
 		return false
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return true
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "type":
 			setStr(&v.ErrorType, sc.Str("error.type"))
@@ -171,16 +154,15 @@ func parseError(sc *jsonwire.Scanner, v *Event) bool {
 			sc.Skip()
 		}
 	}
+	return true
 }
 
 // parseUsage reads a usage object; absent or null counts stay unset.
 func parseUsage(sc *jsonwire.Scanner, field string, u *Usage) {
-	*u = Usage{Has: sc.Object(field)}
-	for first := u.Has; u.Has; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return
-		}
+	if *u = (Usage{Has: sc.Object(field)}); !u.Has {
+		return
+	}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "input_tokens":
 			u.InputTokens, u.HasInput = sc.Integer(field + ".input_tokens")

@@ -2,6 +2,7 @@ package jsonwire
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -134,6 +135,20 @@ func (s *Scanner) Member(first *bool) (key []byte, ok bool) {
 	}
 	s.pos++
 	return key, s.err == nil
+}
+
+// Members ranges over the keys of the object just opened with Object (Member in a loop): the
+// loop's body reads or skips each key's value before the next. A decode error ends the loop
+// (Finish reports it).
+func (s *Scanner) Members() iter.Seq[[]byte] {
+	return func(yield func(key []byte) bool) {
+		for first := true; ; {
+			key, ok := s.Member(&first)
+			if !ok || !yield(key) {
+				return
+			}
+		}
+	}
 }
 
 // Element advances to the next element of an array opened with Array. first must start true
@@ -434,10 +449,7 @@ func (s *Scanner) skipDepth(depth int) {
 	switch c := s.peek(); {
 	case c == '{':
 		s.pos++
-		for first := true; ; {
-			if _, ok := s.Member(&first); !ok {
-				return
-			}
+		for range s.Members() {
 			s.skipDepth(depth + 1)
 		}
 	case c == '[':
