@@ -398,18 +398,7 @@ func (c *Checker) toolArgs(e *Event, i int) protocol.Observation {
 // judgeArgs matches an ended call to the script, by toolCallId, else the earliest unmatched
 // scripted call of its name, and compares the arguments as JSON.
 func (c *Checker) judgeArgs(cl *toolCall) {
-	si := -1
-	for i := range c.script {
-		if c.script[i].ID == cl.id {
-			si = i
-			break
-		}
-	}
-	for i := range c.script {
-		if si < 0 && !c.used[i] && c.script[i].Name == cl.name {
-			si = i
-		}
-	}
+	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
 		c.v.Add(RContent, "tool call %q (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
 		return

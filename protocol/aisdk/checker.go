@@ -435,18 +435,7 @@ func (c *Checker) onToolInput() protocol.Observation {
 // through), else to the earliest unmatched scripted call of the same toolName, and compares
 // its input with the scripted arguments as JSON.
 func (c *Checker) judgeInput(cl *call, input []byte) {
-	si := -1
-	for i := range c.script {
-		if c.script[i].ID == cl.id {
-			si = i
-			break
-		}
-	}
-	for i := range c.script {
-		if si < 0 && !c.used[i] && c.script[i].Name == cl.name {
-			si = i
-		}
-	}
+	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
 		c.v.Add(RTool, "tool call %s (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
 		return

@@ -15,11 +15,10 @@ import (
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 )
 
+// Dialect is a clientturn.Client (a protocol.Client, MultiTurn, ErrorChecker, StructureOnly
+// and DecodeLimiter) with this package's rules.
 var (
 	_ protocol.Dialect         = (*Dialect)(nil)
-	_ protocol.Client          = (*Dialect)(nil)
-	_ protocol.MultiTurn       = (*Dialect)(nil)
-	_ protocol.ErrorChecker    = (*Dialect)(nil)
 	_ protocol.EndpointDialect = (*Dialect)(nil)
 	_ protocol.Checker         = (*Checker)(nil)
 	_ protocol.AnswerKeeper    = (*Checker)(nil)

@@ -14,11 +14,10 @@ import (
 	"github.com/streambench/streambench/protocol/openai"
 )
 
+// Dialect is a clientturn.Client (a protocol.Client, MultiTurn, ErrorChecker, StructureOnly
+// and DecodeLimiter) with this package's rules.
 var (
 	_ protocol.Dialect         = (*Dialect)(nil)
-	_ protocol.Client          = (*Dialect)(nil)
-	_ protocol.MultiTurn       = (*Dialect)(nil)
-	_ protocol.ErrorChecker    = (*Dialect)(nil)
 	_ protocol.EndpointDialect = (*Dialect)(nil)
 	_ protocol.Checker         = (*Checker)(nil)
 	_ protocol.AnswerKeeper    = (*Checker)(nil)
@@ -50,7 +49,7 @@ func New(opts ...Option) *Dialect {
 		Provider:     openai.Wire{},
 		ErrorRule:    RError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
-		ErrorMessage: errorMessage,
+		ErrorMessage: clientturn.OpenAIErrorMessage,
 		Endpoint: protocol.EndpointSpec{
 			APIKeyEnv: "OPENAI_API_KEY", APIKeyHeader: "Authorization", APIKeyPrefix: "Bearer ",
 			MaxTokensFields: []string{protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields},

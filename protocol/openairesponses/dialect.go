@@ -13,20 +13,15 @@
 package openairesponses
 
 import (
-	"encoding/json"
-
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/sse"
 )
 
+// Dialect is a clientturn.Client (a protocol.Client, MultiTurn, ErrorChecker, StructureOnly
+// and DecodeLimiter) with this package's rules.
 var (
 	_ protocol.Dialect         = (*Dialect)(nil)
-	_ protocol.Client          = (*Dialect)(nil)
-	_ protocol.MultiTurn       = (*Dialect)(nil)
-	_ protocol.ErrorChecker    = (*Dialect)(nil)
-	_ protocol.StructureOnly   = (*Dialect)(nil)
-	_ protocol.DecodeLimiter   = (*Dialect)(nil)
 	_ protocol.EndpointDialect = (*Dialect)(nil)
 	_ protocol.Checker         = (*Checker)(nil)
 	_ protocol.AnswerKeeper    = (*Checker)(nil)
@@ -65,24 +60,10 @@ func New(opts ...Option) *Dialect {
 		Provider:     Wire{},
 		ErrorRule:    RError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
-		ErrorMessage: errorMessage,
+		ErrorMessage: clientturn.OpenAIErrorMessage,
 		Endpoint:     protocol.EndpointSpec{APIKeyEnv: "OPENAI_API_KEY", APIKeyHeader: "Authorization", APIKeyPrefix: "Bearer "},
 		Limits:       sse.Limits{MaxLine: maxEventBytes, MaxEvent: maxEventBytes},
 		DoneHelp:     "require the final data: [DONE] the Open Responses specification ends a stream with (default false: OpenAI's own stream has none)",
 		NewChecker:   func(s *protocol.Session, requireDone bool) protocol.Checker { return NewChecker(s, requireDone) },
 	}, opts...)}
-}
-
-// errorMessage reads the API's error JSON ({"error":{"message":…}}) from a non-200 body; the
-// rare path, so encoding/json.
-func errorMessage(body []byte) (string, bool) {
-	var e struct {
-		Error *struct {
-			Message *string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &e) != nil || e.Error == nil || e.Error.Message == nil {
-		return "", false
-	}
-	return *e.Error.Message, true
 }

@@ -3,12 +3,23 @@ package clientturn
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/sse"
+)
+
+// A provider-wire dialect is a Client and its package's rules.
+var (
+	_ protocol.Client          = (*Client)(nil)
+	_ protocol.MultiTurn       = (*Client)(nil)
+	_ protocol.ErrorChecker    = (*Client)(nil)
+	_ protocol.StructureOnly   = (*Client)(nil)
+	_ protocol.DecodeLimiter   = (*Client)(nil)
+	_ protocol.EndpointDialect = (*Client)(nil)
 )
 
 // DefaultModel is the model name sent when none is configured; the mock accepts any.
@@ -190,4 +201,18 @@ func (c *Client) CheckError(status int, h http.Header, body []byte, s *protocol.
 // NewChecker returns the wire's checker for the stream of s's current turn.
 func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
 	return c.wire.NewChecker(c.session(s), c.requireDone)
+}
+
+// OpenAIErrorMessage reads the OpenAI APIs' error JSON ({"error":{"message":…}}, chat
+// completions and Responses alike) from a non-200 body; the rare path, so encoding/json.
+func OpenAIErrorMessage(body []byte) (string, bool) {
+	var e struct {
+		Error *struct {
+			Message *string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error == nil || e.Error.Message == nil {
+		return "", false
+	}
+	return *e.Error.Message, true
 }
