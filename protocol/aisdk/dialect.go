@@ -12,6 +12,7 @@ package aisdk
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -61,12 +62,7 @@ type Dialect struct {
 
 // New returns the ai-sdk dialect with opts.
 func New(opts Options) *Dialect {
-	if opts.Path == "" {
-		opts.Path = DefaultPath
-	}
-	if !strings.HasPrefix(opts.Path, "/") {
-		opts.Path = "/" + opts.Path
-	}
+	opts.Path = cmp.Or(opts.Path, DefaultPath)
 	return &Dialect{opts: opts}
 }
 
@@ -116,7 +112,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 	body = append(body, `,"role":"user","parts":[{"type":"text","text":`...)
 	body = jsonwire.AppendString(body, s.Input)
 	body = append(body, `}]}],"trigger":"submit-message"}`...)
-	u := strings.TrimSuffix(baseURL, "/") + d.opts.Path
+	u := protocol.JoinURL(baseURL, d.opts.Path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("ai-sdk: request for session %s: %w", s.ID, err)

@@ -13,6 +13,7 @@ package langgraph
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -59,15 +60,8 @@ type Dialect struct {
 
 // New returns the langgraph dialect with opts; an empty OnDisconnect is cancel.
 func New(opts Options) *Dialect {
-	if opts.Path == "" {
-		opts.Path = StatelessPath
-	}
-	if !strings.HasPrefix(opts.Path, "/") {
-		opts.Path = "/" + opts.Path
-	}
-	if opts.OnDisconnect == "" {
-		opts.OnDisconnect = OnDisconnectCancel
-	}
+	opts.Path = cmp.Or(opts.Path, StatelessPath)
+	opts.OnDisconnect = cmp.Or(opts.OnDisconnect, OnDisconnectCancel)
 	return &Dialect{opts: opts}
 }
 
