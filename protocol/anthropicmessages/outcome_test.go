@@ -12,7 +12,7 @@ import (
 // content rule is off), and only content rules with it.
 func TestNoGroundTruthOtherText(t *testing.T) {
 	t.Parallel()
-	clienttest.OtherText(t, Rules(), newWriter, newChecker)
+	clienttest.OtherText(t, New().Rules(), newWriter, newChecker)
 }
 
 // TestUnscriptedErrorIsTheOutcome: a mid-stream event: error in a session whose script

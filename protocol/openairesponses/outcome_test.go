@@ -13,7 +13,7 @@ import (
 // content rule is off), and only content rules with it.
 func TestNoGroundTruthOtherText(t *testing.T) {
 	t.Parallel()
-	clienttest.OtherText(t, openairesponses.Rules(), newWriter, newChecker)
+	clienttest.OtherText(t, openairesponses.New().Rules(), newWriter, newChecker)
 }
 
 // TestUnscriptedErrorIsTheOutcome: an error event (then response.failed) in a session whose
