@@ -21,6 +21,7 @@ var (
 	_ protocol.EndpointDialect = (*Dialect)(nil)
 	_ protocol.Checker         = (*Checker)(nil)
 	_ protocol.AnswerKeeper    = (*Checker)(nil)
+	_ protocol.OutputKeeper    = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name.

@@ -677,11 +677,6 @@ func (c *Checker) Answer() string { return c.j.AnswerText() }
 // OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
 func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
 
-var (
-	_ protocol.AnswerKeeper = (*Checker)(nil)
-	_ protocol.OutputKeeper = (*Checker)(nil)
-)
-
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if c.errorEvent && !c.failed && !c.noFailed && streamErr == nil && !c.j.S.Aborted {
