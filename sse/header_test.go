@@ -6,24 +6,21 @@ import (
 )
 
 // TestIsEventStream: text/event-stream with or without parameters is an event stream; another
-// type, a missing one or a malformed one is not.
+// type, a missing one or a malformed one is not. SetHeaders declares one.
 func TestIsEventStream(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		ct   string
-		want bool
-	}{
-		{"text/event-stream", true},                // the type alone
-		{"text/event-stream; charset=utf-8", true}, // a parameter
-		{"Text/Event-Stream", true},                // media types are case-insensitive
-		{"application/json", false},                // another type
-		{"", false},                                // none
-		{"text/event-stream; charset", false},      // a malformed parameter
-		{"text/event-stream-extra", false},         // a longer type
-		{"text/html; charset=utf-8", false},        // an HTML page
+	for ct, want := range map[string]bool{
+		"text/event-stream":                true,  // the type alone
+		"text/event-stream; charset=utf-8": true,  // a parameter
+		"Text/Event-Stream":                true,  // media types are case-insensitive
+		"application/json":                 false, // another type
+		"":                                 false, // none
+		"text/event-stream; charset":       false, // a malformed parameter
+		"text/event-stream-extra":          false, // a longer type
+		"text/html; charset=utf-8":         false, // an HTML page
 	} {
-		if got := IsEventStream(tc.ct); got != tc.want {
-			t.Errorf("IsEventStream(%q) = %t, want %t", tc.ct, got, tc.want)
+		if got := IsEventStream(ct); got != want {
+			t.Errorf("IsEventStream(%q) = %t, want %t", ct, got, want)
 		}
 	}
 	h := http.Header{}
