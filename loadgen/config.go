@@ -100,8 +100,8 @@ type Config struct {
 	// for structure only (NoGroundTruth). Its mix is EndpointMix's.
 	Endpoint *endpoint.Workload
 	// Dialects resolves the mix's dialect names (nil: dialects.Default()); tests add their
-	// own with Registry.With.
-	Dialects *dialects.Registry
+	// own with protocol.Registry.With.
+	Dialects *protocol.Registry
 	// Transport, when set, replaces the transport the generator builds (tests).
 	Transport http.RoundTripper
 	// Clock times open-loop starts (nil: hrtimer.New(), which wakes within microseconds

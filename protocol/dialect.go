@@ -16,8 +16,8 @@ import (
 // Dialect is a client-facing wire format the load generator can drive. A dialect package owns
 // everything about it: its CLI name, the options a mix profile may set for it, the rules only
 // it checks, the labels its clients record results under, the request, the header check and
-// the checker. The generator, the CLI and the reports only ask (see package protocol/dialects
-// for the registry). A Dialect is immutable and safe for concurrent use.
+// the checker. The generator, the CLI and the reports only ask (see Registry; package
+// protocol/dialects lists the shipped dialects). A Dialect is immutable and safe for concurrent use.
 type Dialect interface {
 	// Name is the dialect's CLI and mix name (sim-chat, compose, openai-chat, ...).
 	Name() string
@@ -30,7 +30,7 @@ type Dialect interface {
 	Configure(target string, opts Options) (Client, error)
 	// Rules declares the rules only this dialect checks: their IDs, kinds and texts (the
 	// rules several dialects check are SharedRules). The registry assembles the full rule
-	// list from them (protocol/dialects), so a new dialect's rules are known to gate --allow,
+	// list from them (Registry), so a new dialect's rules are known to gate --allow,
 	// mix files and the kind checks through its package alone.
 	Rules() []RuleSpec
 }
@@ -75,10 +75,117 @@ type DisconnectContinuer interface {
 	ContinuesOnDisconnect() bool
 }
 
+// EndpointDialect is implemented by the dialects of an inference endpoint's API (openai-chat,
+// anthropic-messages, openai-responses): they take the endpoint workload (load
+// --input-tokens, --prompts, ...), a model and an API key, which Endpoint describes.
+type EndpointDialect interface {
+	Endpoint() EndpointSpec
+}
+
+// EndpointSpec is what an inference endpoint's dialect sends of an application's request.
+type EndpointSpec struct {
+	// APIKeyEnv is the environment variable an API key is read from when none is given.
+	APIKeyEnv string
+	// APIKeyHeader is the header an API key goes in, APIKeyPrefix what comes before the key
+	// in its value ("Bearer " for Authorization).
+	APIKeyHeader, APIKeyPrefix string
+	// MaxTokensFields are the fields a request's length may be sent in (MaxTokensField,
+	// MaxCompletionTokensField, BothMaxTokensFields: ModelRequest.MaxTokensField); nil:
+	// max_tokens alone.
+	MaxTokensFields []string
+	// VLLMFields: the wire takes vLLM's min_tokens and ignore_eos (ModelRequest.MinTokens,
+	// IgnoreEOS).
+	VLLMFields bool
+}
+
+// APIKey is the header that carries key, as name and value (Authorization: Bearer KEY).
+func (e EndpointSpec) APIKey(key string) (name, value string) {
+	return e.APIKeyHeader, e.APIKeyPrefix + key
+}
+
+// SwarmPlayer is implemented by dialects whose clients play swarm scenarios (a run that
+// spawns children, judged by the swarm rules): compose. A mix profile of another dialect must
+// not play one.
+type SwarmPlayer interface {
+	PlaysSwarm() bool
+}
+
 // OptionSpec documents one dialect option.
 type OptionSpec struct {
 	Key  string
 	Help string
+	// Default is the value the dialect assumes when the option is not given, as it is written
+	// ("" when there is none to show); --help shows it after Help.
+	Default string
+	// Placeholders are the {NAME}s of a path template option, without braces.
+	Placeholders []string
+}
+
+// OptionVar is a dialect option bound to the setting it configures, so one list both
+// documents the options (Options) and reads them (Configure, with Options.Apply).
+type OptionVar struct {
+	OptionSpec
+	// Set reads the option's key from o into its setting; an absent key keeps the setting.
+	Set func(o Options) error
+}
+
+// StringVar binds a string option to dst; dst's value is the default.
+func StringVar(spec OptionSpec, dst *string) OptionVar {
+	return OptionVar{spec, func(o Options) (err error) { *dst, err = o.String(spec.Key, *dst); return err }}
+}
+
+// BoolVar binds a boolean option to dst; dst's value is the default.
+func BoolVar(spec OptionSpec, dst *bool) OptionVar {
+	return OptionVar{spec, func(o Options) (err error) { *dst, err = o.Bool(spec.Key, *dst); return err }}
+}
+
+// PathVar binds a request path template option to dst; dst's value is the default. The
+// template may use spec.Placeholders only (ExpandPath): another is an error naming the option.
+func PathVar(spec OptionSpec, dst *string) OptionVar {
+	return OptionVar{spec, func(o Options) error {
+		tmpl, err := o.String(spec.Key, *dst)
+		if err != nil {
+			return err
+		}
+		vars := make([]string, 0, 2*len(spec.Placeholders))
+		for _, p := range spec.Placeholders {
+			vars = append(vars, p, p)
+		}
+		if _, err := ExpandPath(tmpl, vars...); err != nil {
+			return fmt.Errorf("option %s: %w", spec.Key, err)
+		}
+		*dst = tmpl
+		return nil
+	}}
+}
+
+// NoGroundTruthVar binds option noGroundTruth to dst: judge structure only, as --no-ground-truth
+// does, for a target whose model (whose: "the route's") is not the mock.
+func NoGroundTruthVar(whose string, dst *bool) OptionVar {
+	return BoolVar(OptionSpec{Key: "noGroundTruth", Help: "judge structure only: " + whose + " model is not the mock (also --no-ground-truth)"}, dst)
+}
+
+// Specs lists the specs of vars, for a dialect's Options.
+func Specs(vars []OptionVar) []OptionSpec {
+	out := make([]OptionSpec, len(vars))
+	for i, v := range vars {
+		out[i] = v.OptionSpec
+	}
+	return out
+}
+
+// Apply checks o against vars (Check) and sets every option in vars' order; the first bad
+// value is the error.
+func (o Options) Apply(dialect string, vars []OptionVar) error {
+	if err := o.Check(dialect, Specs(vars)); err != nil {
+		return err
+	}
+	for _, v := range vars {
+		if err := v.Set(o); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Options are a mix profile's (or the command line's) dialect options: YAML scalars (bool,

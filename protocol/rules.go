@@ -11,7 +11,7 @@ import (
 // which fault switch proves it (a test fails when a rule of the registry is missing from it).
 // The rules more than one dialect checks are declared here (SharedRules); a rule only one
 // dialect checks is declared by that dialect's package and listed by its Dialect.Rules. The
-// full set is the registry's (protocol/dialects: Registry.Rules).
+// full set is the registry's (Registry.Rules).
 type Rule string
 
 // The rules shared by several dialects, or judged by the load generator rather than a checker.
@@ -112,7 +112,7 @@ type RuleSpec struct {
 	Content string
 }
 
-// RuleSet is a set of rules by ID: the shared ones and every dialect's (protocol/dialects
+// RuleSet is a set of rules by ID: the shared ones and every dialect's (a Registry
 // assembles it). Immutable and safe for concurrent use.
 type RuleSet struct {
 	specs []RuleSpec

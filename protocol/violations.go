@@ -2,7 +2,11 @@ package protocol
 
 import (
 	"fmt"
+	"net/http"
 	"unicode/utf8"
+
+	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
 )
 
 // The checker kit every dialect's checker shares: one violation per rule per stream, and
@@ -76,4 +80,30 @@ func runeCut(s string, n int) int {
 		n--
 	}
 	return n
+}
+
+// CheckEventStream is the R-headers check every dialect makes: h must declare Content-Type
+// text/event-stream (sse.IsEventStream); nil when it does, else the one violation.
+func CheckEventStream(h http.Header) []Violation {
+	if ct := h.Get("Content-Type"); !sse.IsEventStream(ct) {
+		return []Violation{{Rule: RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
+	}
+	return nil
+}
+
+// MatchToolCall is the index of the scripted call a streamed one (id, name) answers: the one
+// with its id (runtimes pass the provider's ids through), else the earliest unused one of its
+// name; -1 for none. A call the id names may be used already: the caller reports the repeat.
+func MatchToolCall(script []scenarios.ScriptToolCall, used []bool, id, name string) int {
+	for i := range script {
+		if script[i].ID == id {
+			return i
+		}
+	}
+	for i := range script {
+		if !used[i] && script[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }

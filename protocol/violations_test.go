@@ -1,9 +1,12 @@
 package protocol
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/streambench/streambench/scenarios"
 )
 
 func TestViolationsOnePerRule(t *testing.T) {
@@ -24,5 +27,41 @@ func TestViolationsOnePerRule(t *testing.T) {
 	}
 	if !v.Has(RTerminal) || v.Has(RFraming) {
 		t.Error("Has disagrees with the list")
+	}
+}
+
+// TestCheckEventStream: an event stream's Content-Type passes; another, or none, is one
+// R-headers violation quoting what was seen.
+func TestCheckEventStream(t *testing.T) {
+	t.Parallel()
+	if v := CheckEventStream(http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}}); v != nil {
+		t.Errorf("an event stream: %v", v)
+	}
+	for _, ct := range []string{"application/json", ""} {
+		v := CheckEventStream(http.Header{"Content-Type": {ct}})
+		if len(v) != 1 || v[0].Rule != RHeaders || !strings.Contains(v[0].Detail, "expected text/event-stream, saw \""+ct+"\"") {
+			t.Errorf("Content-Type %q: %v, want one R-headers violation quoting it", ct, v)
+		}
+	}
+}
+
+// TestMatchToolCall: a streamed call answers the scripted one of its id, else the earliest
+// unused one of its name, else none.
+func TestMatchToolCall(t *testing.T) {
+	t.Parallel()
+	script := []scenarios.ScriptToolCall{{ID: "a", Name: "search"}, {ID: "b", Name: "search"}, {ID: "c", Name: "fetch"}}
+	used := []bool{true, false, false}
+	for _, tc := range []struct {
+		id, name string
+		want     int
+	}{
+		{"c", "search", 2},   // the id wins over the name
+		{"a", "search", 0},   // a used call's id is still its own (the caller reports the repeat)
+		{"x", "search", 1},   // an unknown id: the earliest unused call of the name
+		{"x", "weather", -1}, // neither
+	} {
+		if got := MatchToolCall(script, used, tc.id, tc.name); got != tc.want {
+			t.Errorf("MatchToolCall(%s, %s) = %d, want %d", tc.id, tc.name, got, tc.want)
+		}
 	}
 }

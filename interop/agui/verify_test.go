@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/agui"
 )
 
@@ -22,7 +23,7 @@ var recordedDir = filepath.Join("..", "..", "protocol", "agui", "testdata", "run
 // judge is streambench's verdict on rec: the rules it breaks against its script, and
 // "truncated" when it ends without RUN_FINISHED or RUN_ERROR (the truncated outcome, which
 // fails a run). An empty verdict passes.
-func judge(rec agui.Recording) (string, error) {
+func judge(rec protocol.Recording) (string, error) {
 	rules, end, err := agui.JudgeRecording(rec)
 	if err != nil {
 		return "", err
@@ -44,6 +45,9 @@ type edit struct {
 	apply      func(t *testing.T, f []string) []string
 }
 
+// frame is an SSE frame of one event's data, as a recording holds it.
+func frame(data string) string { return "data: " + data + "\n\n" }
+
 func index(t *testing.T, f []string, sub string) int {
 	t.Helper()
 	i := slices.IndexFunc(f, func(s string) bool { return strings.Contains(s, sub) })
@@ -58,16 +62,16 @@ var edits = []edit{
 	{"cut-before-run-finished", "plain-answer", func(t *testing.T, f []string) []string { return f[:len(f)-1] }},
 	// A second run in the same response.
 	{"second-run", "plain-answer", func(t *testing.T, f []string) []string {
-		return append(f, `{"type":"RUN_STARTED","threadId":"thread-agui-plain-answer","runId":"run-2"}`, `{"type":"RUN_FINISHED","threadId":"thread-agui-plain-answer","runId":"run-2"}`)
+		return append(f, frame(`{"type":"RUN_STARTED","threadId":"thread-agui-plain-answer","runId":"run-2"}`), frame(`{"type":"RUN_FINISHED","threadId":"thread-agui-plain-answer","runId":"run-2"}`))
 	}},
 	// An event after RUN_ERROR.
 	{"event-after-run-error", "provider-error-midstream", func(t *testing.T, f []string) []string {
-		return append(f, `{"type":"CUSTOM","name":"late","value":1}`)
+		return append(f, frame(`{"type":"CUSTOM","name":"late","value":1}`))
 	}},
 	// A tool result for a call never started.
 	{"result-unknown-call", "preamble-tool", func(t *testing.T, f []string) []string {
 		i := index(t, f, `"TOOL_CALL_RESULT"`)
-		f[i] = `{"type":"TOOL_CALL_RESULT","messageId":"result_x","toolCallId":"call_unknown","content":"ok","role":"tool"}`
+		f[i] = frame(`{"type":"TOOL_CALL_RESULT","messageId":"result_x","toolCallId":"call_unknown","content":"ok","role":"tool"}`)
 		return f
 	}},
 	// The tool's result dropped (a relay that filters TOOL_CALL_RESULT).
@@ -85,7 +89,7 @@ var edits = []edit{
 	{"empty-delta", "plain-answer", func(t *testing.T, f []string) []string {
 		i := index(t, f, `"TEXT_MESSAGE_CONTENT"`)
 		id := f[i][strings.Index(f[i], `"messageId":`):strings.Index(f[i], `,"delta"`)]
-		return slices.Insert(f, i+1, `{"type":"TEXT_MESSAGE_CONTENT",`+id+`,"delta":""}`)
+		return slices.Insert(f, i+1, frame(`{"type":"TEXT_MESSAGE_CONTENT",`+id+`,"delta":""}`))
 	}},
 	// Text that is not the script's.
 	{"wrong-text", "plain-answer", func(t *testing.T, f []string) []string {
@@ -140,7 +144,7 @@ func TestVerifyEventsAgrees(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, e := range edits {
-		rec, err := agui.ReadRecording(filepath.Join(recordedDir, e.from+".frames"))
+		rec, err := protocol.ReadRecording(filepath.Join(recordedDir, e.from+".frames"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +162,7 @@ func TestVerifyEventsAgrees(t *testing.T) {
 	t.Logf("%-36s %-28s %s", "file", "streambench", "verifyEvents")
 	seen := map[string]bool{}
 	for _, path := range paths {
-		rec, err := agui.ReadRecording(path)
+		rec, err := protocol.ReadRecording(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +252,7 @@ func TestCapturedStreams(t *testing.T) {
 	verdicts := verifyEvents(t, node, paths)
 	known := strings.Split(os.Getenv("AGUI_KNOWN"), ",")
 	for _, path := range paths {
-		rec, err := agui.ReadRecording(path)
+		rec, err := protocol.ReadRecording(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -102,64 +102,30 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.events == 1 && e.Type != TypeRunStarted && e.Type != TypeRunError {
 		c.v.Add(RRun, "expected RUN_STARTED as the first event, saw %s", e.Type)
 	}
+	return c.onEvent(&e)
+}
+
+// onEvent judges a well-formed event of the run by its type.
+func (c *Checker) onEvent(e *Event) protocol.Observation {
 	switch e.Type {
 	case TypeRunStarted:
-		if c.started {
-			c.v.Add(RRun, "expected one RUN_STARTED per run, saw another")
-			return other
-		}
-		c.started = true
-		if c.need(&e, e.ThreadID, "threadId") && c.need(&e, e.RunID, "runId") {
-			c.threadID, c.runID = *e.ThreadID, *e.RunID
-		}
+		c.onRunStarted(e)
 	case TypeRunFinished:
-		return c.onRunFinished(&e)
+		return c.onRunFinished(e)
 	case TypeRunError:
-		c.ended = TypeRunError
-		msg := "error"
-		if e.Message == nil {
-			c.v.Add(RError, "RUN_ERROR: expected a string message, saw none")
-		} else if *e.Message != "" {
-			msg = *e.Message
-		}
-		c.unscripted = !c.ground || !c.s.ScriptedError()
-		return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
-	case TypeStepStarted, TypeStepFinished:
-		if !c.need(&e, e.StepName, "stepName") {
-			return other
-		}
-		name := *e.StepName
-		if e.Type == TypeStepStarted {
-			if c.steps[name] {
-				c.v.Add(RStep, "STEP_STARTED %q: expected a step not already active, saw it active", name)
-			}
-			c.steps[name] = true
-		} else {
-			if !c.steps[name] {
-				c.v.Add(RStep, "STEP_FINISHED %q: expected its STEP_STARTED first, saw no active step of that name", name)
-			}
-			delete(c.steps, name)
-		}
+		return c.onRunError(e)
+	case TypeStepStarted:
+		c.pair(e, e.StepName, "stepName", c.steps, true, RStep, "expected a step not already active, saw it active")
+	case TypeStepFinished:
+		c.pair(e, e.StepName, "stepName", c.steps, false, RStep, "expected its STEP_STARTED first, saw no active step of that name")
 	case TypeTextMessageStart, TypeTextMessageContent, TypeTextMessageEnd:
-		return c.onMessage(&e, RMessage, c.messages, TypeTextMessageStart, TypeTextMessageContent)
+		return c.onMessage(e, RMessage, c.messages, TypeTextMessageStart, TypeTextMessageContent)
 	case TypeReasoningMessageStart, TypeReasoningMessageContent, TypeReasoningMessageEnd:
-		return c.onMessage(&e, RReasoning, c.reasonMsg, TypeReasoningMessageStart, TypeReasoningMessageContent)
-	case TypeReasoningStart, TypeReasoningEnd:
-		if !c.need(&e, e.MessageID, "messageId") {
-			return other
-		}
-		id := *e.MessageID
-		if e.Type == TypeReasoningStart {
-			if c.reasoning[id] {
-				c.v.Add(RReasoning, "REASONING_START %q: expected a new reasoning phase, saw one already open", id)
-			}
-			c.reasoning[id] = true
-		} else {
-			if !c.reasoning[id] {
-				c.v.Add(RReasoning, "REASONING_END %q: expected its REASONING_START first, saw no open phase", id)
-			}
-			delete(c.reasoning, id)
-		}
+		return c.onMessage(e, RReasoning, c.reasonMsg, TypeReasoningMessageStart, TypeReasoningMessageContent)
+	case TypeReasoningStart:
+		c.pair(e, e.MessageID, "messageId", c.reasoning, true, RReasoning, "expected a new reasoning phase, saw one already open")
+	case TypeReasoningEnd:
+		c.pair(e, e.MessageID, "messageId", c.reasoning, false, RReasoning, "expected its REASONING_START first, saw no open phase")
 	case TypeThinkingStart, TypeThinkingEnd:
 		open := e.Type == TypeThinkingStart
 		if c.thinking == open {
@@ -176,39 +142,86 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		if !c.thinkMsg {
 			c.v.Add(RReasoning, "THINKING_TEXT_MESSAGE_CONTENT: expected THINKING_TEXT_MESSAGE_START first, saw none open")
 		}
-		return c.content(&e, true)
+		return c.content(e, true)
 	case TypeTextMessageChunk, TypeReasoningMessageChunk:
 		// Convenience events the client expands into START/CONTENT/END itself.
-		return c.content(&e, e.Type == TypeReasoningMessageChunk)
+		return c.content(e, e.Type == TypeReasoningMessageChunk)
 	case TypeToolCallStart, TypeToolCallArgs, TypeToolCallEnd, TypeToolCallChunk:
-		return c.onTool(&e)
+		return c.onTool(e)
 	case TypeToolCallResult:
-		return c.onToolResult(&e)
-	case TypeStateSnapshot:
-		if e.Snapshot == nil {
-			c.v.Add(protocol.RFraming, "STATE_SNAPSHOT: expected a snapshot, saw none")
-			return other
-		}
-		if json.Valid(e.Snapshot) {
-			c.state = append(c.state[:0], e.Snapshot...)
-		}
-	case TypeStateDelta:
-		if len(e.Delta) == 0 || e.Delta[0] != '[' {
-			c.v.Add(RState, "STATE_DELTA: expected a JSON Patch array as delta, saw %s", protocol.Quote(e.Delta, 60))
-			return other
-		}
-		st, err := applyPatch(c.state, e.Delta)
-		if err != nil {
-			c.v.Add(RState, "STATE_DELTA %s does not apply to the last snapshot: %v", protocol.Quote(e.Delta, 80), err)
-			return other
-		}
-		c.state = st
+		return c.onToolResult(e)
+	case TypeStateSnapshot, TypeStateDelta:
+		c.onState(e)
 	case TypeReasoningEncrypted, TypeMessagesSnapshot, TypeActivitySnapshot, TypeActivityDelta, TypeRaw, TypeCustom:
 		// Accepted, not judged.
 	default:
 		c.v.Add(protocol.RFraming, "unknown event type %q (@ag-ui/core's EventType has no such member)", e.Type)
 	}
 	return other
+}
+
+// onRunStarted takes the run's ids, once.
+func (c *Checker) onRunStarted(e *Event) {
+	if c.started {
+		c.v.Add(RRun, "expected one RUN_STARTED per run, saw another")
+		return
+	}
+	c.started = true
+	if c.need(e, e.ThreadID, "threadId") && c.need(e, e.RunID, "runId") {
+		c.threadID, c.runID = *e.ThreadID, *e.RunID
+	}
+}
+
+// onRunError ends the run with its error, the session's in-band error unless scripted.
+func (c *Checker) onRunError(e *Event) protocol.Observation {
+	c.ended = TypeRunError
+	msg := "error"
+	if e.Message == nil {
+		c.v.Add(RError, "RUN_ERROR: expected a string message, saw none")
+	} else if *e.Message != "" {
+		msg = *e.Message
+	}
+	c.unscripted = !c.ground || !c.s.ScriptedError()
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+}
+
+// pair opens (opening) or closes the id in field (name) among open, a step or a reasoning
+// phase, reporting rule with detail when it is already open or not open.
+func (c *Checker) pair(e *Event, field *string, name string, open map[string]bool, opening bool, rule protocol.Rule, detail string) {
+	if !c.need(e, field, name) {
+		return
+	}
+	id := *field
+	if open[id] == opening {
+		c.v.Add(rule, "%s %q: %s", e.Type, id, detail)
+	}
+	if opening {
+		open[id] = true
+	} else {
+		delete(open, id)
+	}
+}
+
+// onState takes a STATE_SNAPSHOT, or applies a STATE_DELTA to the last one (R-agui-state).
+func (c *Checker) onState(e *Event) {
+	if e.Type == TypeStateSnapshot {
+		if e.Snapshot == nil {
+			c.v.Add(protocol.RFraming, "STATE_SNAPSHOT: expected a snapshot, saw none")
+		} else if json.Valid(e.Snapshot) {
+			c.state = append(c.state[:0], e.Snapshot...)
+		}
+		return
+	}
+	if len(e.Delta) == 0 || e.Delta[0] != '[' {
+		c.v.Add(RState, "STATE_DELTA: expected a JSON Patch array as delta, saw %s", protocol.Quote(e.Delta, 60))
+		return
+	}
+	st, err := applyPatch(c.state, e.Delta)
+	if err != nil {
+		c.v.Add(RState, "STATE_DELTA %s does not apply to the last snapshot: %v", protocol.Quote(e.Delta, 80), err)
+		return
+	}
+	c.state = st
 }
 
 // need reports whether a required string field is present, reporting R-framing when not.
@@ -385,18 +398,7 @@ func (c *Checker) toolArgs(e *Event, i int) protocol.Observation {
 // judgeArgs matches an ended call to the script, by toolCallId, else the earliest unmatched
 // scripted call of its name, and compares the arguments as JSON.
 func (c *Checker) judgeArgs(cl *toolCall) {
-	si := -1
-	for i := range c.script {
-		if c.script[i].ID == cl.id {
-			si = i
-			break
-		}
-	}
-	for i := range c.script {
-		if si < 0 && !c.used[i] && c.script[i].Name == cl.name {
-			si = i
-		}
-	}
+	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
 		c.v.Add(RContent, "tool call %q (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
 		return

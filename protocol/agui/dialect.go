@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"mime"
 	"net/http"
 
 	"github.com/streambench/streambench/protocol"
@@ -61,29 +60,22 @@ func New(opts Options) *Dialect {
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// Options lists the options Configure accepts.
-func (*Dialect) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
-		{Key: "path", Help: "the agent route's path template, {agent} the target (default " + DefaultPath + ")"},
-		{Key: "noGroundTruth", Help: "judge structure only: the agent's model is not the mock (also --no-ground-truth)"},
+// vars binds the options Configure accepts to opts.
+func vars(opts *Options) []protocol.OptionVar {
+	return []protocol.OptionVar{
+		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the agent route's path template, {agent} the target", Default: DefaultPath, Placeholders: []string{"agent"}}, &opts.Path),
+		protocol.NoGroundTruthVar("the agent's", &opts.NoGroundTruth),
 	}
 }
 
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Options{})) }
+
 // Configure returns the client for target (the agent, {agent} in the path).
 func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(Name, d.Options()); err != nil {
-		return nil, err
-	}
 	opts := d.opts
-	var err error
-	if opts.Path, err = o.String("path", opts.Path); err != nil {
+	if err := o.Apply(Name, vars(&opts)); err != nil {
 		return nil, err
-	}
-	if opts.NoGroundTruth, err = o.Bool("noGroundTruth", opts.NoGroundTruth); err != nil {
-		return nil, err
-	}
-	if _, err := protocol.ExpandPath(opts.Path, "agent", target); err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	c := New(opts)
 	c.agent = target
@@ -134,11 +126,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 
 // CheckHeaders checks the content type (R-headers).
 func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
-	}
-	return nil
+	return protocol.CheckEventStream(h)
 }
 
 // NewChecker returns a fresh checker for one stream of s.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -66,7 +65,7 @@ func aguiFaults(t *testing.T) map[string]protocol.Rule {
 }
 
 // scriptFails reports whether the recording's script ends in a provider error (RUN_ERROR).
-func scriptFails(rec agui.Recording) bool {
+func scriptFails(rec protocol.Recording) bool {
 	s, err := agui.RecordingSession(rec.Scenario, rec.Seed)
 	return err == nil && s.Expected.FailedTurn >= 0
 }
@@ -85,7 +84,7 @@ func TestRecordedRealServerStreams(t *testing.T) {
 		t.Fatalf("no recordings in testdata/agui-langgraph: %v", err)
 	}
 	for _, path := range paths {
-		rec, err := agui.ReadRecording(path)
+		rec, err := protocol.ReadRecording(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +120,7 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, path := range paths {
-		rec, err := agui.ReadRecording(path)
+		rec, err := protocol.ReadRecording(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,13 +133,13 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 			t.Errorf("%s: ended %q, the script fails: %v", path, end, fails)
 		}
 		var want []protocol.Rule
-		if rec.Fault != "" {
-			rule, ok := faults[rec.Fault]
+		if fault := rec.HeaderValue("fault"); fault != "" {
+			rule, ok := faults[fault]
 			if !ok {
-				t.Fatalf("%s: fault %s is not an ag-ui fault switch", path, rec.Fault)
+				t.Fatalf("%s: fault %s is not an ag-ui fault switch", path, fault)
 			}
 			want = []protocol.Rule{rule}
-			seen[rec.Fault] = true
+			seen[fault] = true
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: rules %v, want %v", path, got, want)
@@ -229,11 +228,12 @@ func recordOne(t *testing.T, runtimeURL, name, fault, file string) {
 		body, _ := io.ReadAll(resp.Body)
 		t.Fatalf("%s: HTTP %d: %s", name, resp.StatusCode, body)
 	}
-	var b strings.Builder
-	b.WriteString("# streambench's reference runtime, POST /agui/openai-all, in front of the streambench mock (protocol/agui/recorded_test.go -update)\n")
-	fmt.Fprintf(&b, "# scenario %s seed 1\n", name)
+	rec := protocol.Recording{Header: []string{
+		"# streambench's reference runtime, POST /agui/openai-all, in front of the streambench mock (protocol/agui/recorded_test.go -update)",
+		"# scenario " + name + " seed 1",
+	}}
 	if fault != "" {
-		fmt.Fprintf(&b, "# fault %s\n", fault)
+		rec.Header = append(rec.Header, "# fault "+fault)
 	}
 	dec := sse.NewDecoder(resp.Body)
 	var ev sse.Event
@@ -245,13 +245,11 @@ func recordOne(t *testing.T, runtimeURL, name, fault, file string) {
 			break
 		}
 		if ev.Type != "" || strings.Contains(string(ev.Data), "\n") {
-			t.Fatalf("%s: a frame this format cannot hold: event %q data %q", name, ev.Type, ev.Data)
+			t.Fatalf("%s: a frame verify.mjs cannot read (data: lines only): event %q data %q", name, ev.Type, ev.Data)
 		}
-		b.WriteString("data: ")
-		b.Write(ev.Data)
-		b.WriteByte('\n')
+		rec.Frames = append(rec.Frames, "data: "+string(ev.Data)+"\n\n")
 	}
-	if err := os.WriteFile(filepath.Join(recordedDir, file), []byte(b.String()), 0o644); err != nil {
+	if err := rec.Write(filepath.Join(recordedDir, file)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -15,8 +15,8 @@ const (
 	RContent   protocol.Rule = "R-agui-content"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only ag-ui checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: RRun, Kind: protocol.RuleStructure, Text: "RUN_STARTED first, one run, RUN_FINISHED with its ids, nothing after RUN_FINISHED or RUN_ERROR"},
 		{ID: RMessage, Kind: protocol.RuleStructure, Text: "text messages: START, non-empty CONTENT and END by messageId, all closed by RUN_FINISHED"},
@@ -29,6 +29,3 @@ func Rules() []protocol.RuleSpec {
 		{ID: RContent, Kind: protocol.RuleContent, Text: "ground truth: text, reasoning and tool arguments equal the script"},
 	}
 }
-
-// Rules lists the rules only ag-ui checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

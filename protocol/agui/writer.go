@@ -7,14 +7,12 @@ import (
 	"net/http"
 
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
+	"github.com/streambench/streambench/sse"
 )
 
 // SetResponseHeaders sets the response headers of an AG-UI event stream.
 func SetResponseHeaders(h http.Header) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
+	sse.SetHeaders(h)
 }
 
 // Writer writes AG-UI events as SSE data: frames (the encoding @ag-ui/encoder uses for

@@ -137,6 +137,12 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.v.Add(protocol.RTerminal, "expected only [DONE] after %s, saw a %s part", c.terminal, f.typ)
 		return other
 	}
+	return c.onPart()
+}
+
+// onPart judges a well-formed part by its type.
+func (c *Checker) onPart() protocol.Observation {
+	f := &c.f
 	switch string(f.typ) {
 	case typeStart:
 		if c.parts > 1 {
@@ -156,29 +162,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			c.closePart(f.typ[0] == 'r', f.id)
 		}
 	case typeStartStep:
-		c.content()
-		if c.stepOpen {
-			c.v.Add(RParts, "expected finish-step before the next start-step, saw start-step inside step %d", c.steps)
-		}
-		c.stepOpen = true
-		c.steps++
-		c.tokens.Break() // a step is a model turn: its first word is a token
-		c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
+		c.onStartStep()
 	case typeFinishStep:
 		if !c.stepOpen {
 			c.v.Add(RParts, "expected start-step before finish-step, saw finish-step with no open step")
 		}
 		c.stepOpen = false
 	case typeResetStep:
-		// The SDK discards the current step's parts and streams the step again.
-		c.text, c.reasoning, c.textOK, c.reasoningOK = c.mark.text, c.mark.reasoning, c.mark.textOK, c.mark.reasoningOK
-		for i := c.mark.calls; i < len(c.calls); i++ {
-			if sc := c.calls[i].scripted; sc >= 0 {
-				c.used[sc] = false
-			}
-		}
-		c.calls = c.calls[:c.mark.calls]
-		c.nOpen = 0
+		c.onResetStep()
 	case typeToolInputStart:
 		if c.need(hasToolCallID|hasToolName, "toolCallId and toolName") {
 			return c.onToolInputStart()
@@ -206,44 +197,80 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case typeToolApprovalRequest, typeToolApprovalResponse:
 		// Human-in-the-loop approval: accepted, not judged (the mock's scripts never ask).
 	case typeError:
-		// Without its errorText the part is still the error terminal (R-framing says what
-		// it lacks), so the stream is not also one without a terminal.
-		c.need(hasErrorText, "errorText")
-		if c.errorSeen {
-			c.v.Add(protocol.RTerminal, "expected at most one error part, saw a second: %s", protocol.Quote(f.errorText, 60))
-			return other
-		}
-		c.errorSeen = true
-		c.errorText = string(f.errorText)
-		// An error the script does not call for is the session's outcome (in_band_error, from
-		// Observation.Error), not a violation: the stream is judged partial.
-		c.unscripted = !c.ground || !c.s.ScriptedError()
-		msg := c.errorText
-		if msg == "" {
-			msg = "error"
-		}
-		return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+		return c.onError()
 	case typeFinish, typeAbort:
-		c.terminal = string(f.typ)
-		c.finishReason = string(f.finishReason)
-		if c.terminal == typeFinish && !c.errorSeen {
-			switch {
-			case c.finishReason == "error" && !(c.ground && c.s.ScriptedError()):
-				// The route says its run failed, without the error part that says why: the
-				// session's in-band error all the same (a scripted one is judgeTerminal's).
-				c.unscripted = true
-				return protocol.Observation{Kind: protocol.FrameTerminal, Error: "finish with finishReason error, and no error part"}
-			case c.finishReason == "tool-calls" && len(c.calls) == 0 && !c.ground: // with ground truth, judgeTerminal's
-				c.v.Add(protocol.RTerminal, "finish with finishReason tool-calls, but no tool part was streamed")
-			}
-		}
-		return protocol.Observation{Kind: protocol.FrameTerminal}
+		return c.onTerminal()
 	default:
 		if !unjudged(f.typ) {
 			c.v.Add(protocol.RFraming, "unknown part type %q (ai 7's uiMessageChunkSchema rejects it)", f.typ)
 		}
 	}
-	return other
+	return protocol.Observation{Kind: protocol.FrameOther}
+}
+
+// onStartStep opens a step: a model turn, whose content state a reset-step restores.
+func (c *Checker) onStartStep() {
+	c.content()
+	if c.stepOpen {
+		c.v.Add(RParts, "expected finish-step before the next start-step, saw start-step inside step %d", c.steps)
+	}
+	c.stepOpen = true
+	c.steps++
+	c.tokens.Break() // a step is a model turn: its first word is a token
+	c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
+}
+
+// onResetStep rewinds to the step's start: the SDK discards the current step's parts and
+// streams the step again.
+func (c *Checker) onResetStep() {
+	c.text, c.reasoning, c.textOK, c.reasoningOK = c.mark.text, c.mark.reasoning, c.mark.textOK, c.mark.reasoningOK
+	for i := c.mark.calls; i < len(c.calls); i++ {
+		if sc := c.calls[i].scripted; sc >= 0 {
+			c.used[sc] = false
+		}
+	}
+	c.calls = c.calls[:c.mark.calls]
+	c.nOpen = 0
+}
+
+// onError judges the error part, a terminal.
+func (c *Checker) onError() protocol.Observation {
+	f := &c.f
+	// Without its errorText the part is still the error terminal (R-framing says what it
+	// lacks), so the stream is not also one without a terminal.
+	c.need(hasErrorText, "errorText")
+	if c.errorSeen {
+		c.v.Add(protocol.RTerminal, "expected at most one error part, saw a second: %s", protocol.Quote(f.errorText, 60))
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	c.errorSeen = true
+	c.errorText = string(f.errorText)
+	// An error the script does not call for is the session's outcome (in_band_error, from
+	// Observation.Error), not a violation: the stream is judged partial.
+	c.unscripted = !c.ground || !c.s.ScriptedError()
+	msg := c.errorText
+	if msg == "" {
+		msg = "error"
+	}
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+}
+
+// onTerminal judges finish or abort.
+func (c *Checker) onTerminal() protocol.Observation {
+	c.terminal = string(c.f.typ)
+	c.finishReason = string(c.f.finishReason)
+	if c.terminal == typeFinish && !c.errorSeen {
+		switch {
+		case c.finishReason == "error" && !(c.ground && c.s.ScriptedError()):
+			// The route says its run failed, without the error part that says why: the
+			// session's in-band error all the same (a scripted one is judgeTerminal's).
+			c.unscripted = true
+			return protocol.Observation{Kind: protocol.FrameTerminal, Error: "finish with finishReason error, and no error part"}
+		case c.finishReason == "tool-calls" && len(c.calls) == 0 && !c.ground: // with ground truth, judgeTerminal's
+			c.v.Add(protocol.RTerminal, "finish with finishReason tool-calls, but no tool part was streamed")
+		}
+	}
+	return protocol.Observation{Kind: protocol.FrameTerminal}
 }
 
 // need reports whether the part carries every field in want, reporting R-framing when not.
@@ -408,18 +435,7 @@ func (c *Checker) onToolInput() protocol.Observation {
 // through), else to the earliest unmatched scripted call of the same toolName, and compares
 // its input with the scripted arguments as JSON.
 func (c *Checker) judgeInput(cl *call, input []byte) {
-	si := -1
-	for i := range c.script {
-		if c.script[i].ID == cl.id {
-			si = i
-			break
-		}
-	}
-	for i := range c.script {
-		if si < 0 && !c.used[i] && c.script[i].Name == cl.name {
-			si = i
-		}
-	}
+	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
 		c.v.Add(RTool, "tool call %s (%s): expected one of the script's calls, saw one it does not have", cl.id, cl.name)
 		return

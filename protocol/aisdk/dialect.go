@@ -12,9 +12,9 @@ package aisdk
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -62,45 +62,30 @@ type Dialect struct {
 
 // New returns the ai-sdk dialect with opts.
 func New(opts Options) *Dialect {
-	if opts.Path == "" {
-		opts.Path = DefaultPath
-	}
-	if !strings.HasPrefix(opts.Path, "/") {
-		opts.Path = "/" + opts.Path
-	}
+	opts.Path = cmp.Or(opts.Path, DefaultPath)
 	return &Dialect{opts: opts}
 }
 
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// Settings returns the options the dialect was built with, defaults filled in.
-func (d *Dialect) Settings() Options { return d.opts }
-
-// Options lists the options Configure accepts.
-func (*Dialect) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
-		{Key: "path", Help: "the chat route's path on the target (default " + DefaultPath + ")"},
-		{Key: "noReasoning", Help: "the route forwards no reasoning (sendReasoning: false, or @ai-sdk/openai's chat model): the ground truth has none"},
-		{Key: "noGroundTruth", Help: "judge structure only: the route's model is not the mock (also --no-ground-truth)"},
+// vars binds the options Configure accepts to opts.
+func vars(opts *Options) []protocol.OptionVar {
+	return []protocol.OptionVar{
+		protocol.StringVar(protocol.OptionSpec{Key: "path", Help: "the chat route's path on the target", Default: DefaultPath}, &opts.Path),
+		protocol.BoolVar(protocol.OptionSpec{Key: "noReasoning", Help: "the route forwards no reasoning (sendReasoning: false, or @ai-sdk/openai's chat model): the ground truth has none"}, &opts.NoReasoning),
+		protocol.NoGroundTruthVar("the route's", &opts.NoGroundTruth),
 	}
 }
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Options{})) }
 
 // Configure returns the dialect with a profile's options applied; target names the route's
 // deployment only in results.
 func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(Name, d.Options()); err != nil {
-		return nil, err
-	}
 	opts := d.opts
-	var err error
-	if opts.Path, err = o.String("path", opts.Path); err != nil {
-		return nil, err
-	}
-	if opts.NoReasoning, err = o.Bool("noReasoning", opts.NoReasoning); err != nil {
-		return nil, err
-	}
-	if opts.NoGroundTruth, err = o.Bool("noGroundTruth", opts.NoGroundTruth); err != nil {
+	if err := o.Apply(Name, vars(&opts)); err != nil {
 		return nil, err
 	}
 	return New(opts), nil
@@ -127,7 +112,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 	body = append(body, `,"role":"user","parts":[{"type":"text","text":`...)
 	body = jsonwire.AppendString(body, s.Input)
 	body = append(body, `}]}],"trigger":"submit-message"}`...)
-	u := strings.TrimSuffix(baseURL, "/") + d.opts.Path
+	u := protocol.JoinURL(baseURL, d.opts.Path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("ai-sdk: request for session %s: %w", s.ID, err)
@@ -138,11 +123,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 
 // CheckHeaders checks the content type and the UI message stream marker (R-headers).
 func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	var out []protocol.Violation
-	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)})
-	}
+	out := protocol.CheckEventStream(h)
 	if v := h.Values(StreamHeader); len(v) != 1 || strings.TrimSpace(v[0]) != StreamVersion {
 		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf("%s: expected %q, saw %q", strings.ToLower(StreamHeader), StreamVersion, v)})
 	}

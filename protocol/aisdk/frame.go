@@ -35,11 +35,7 @@ func (f *frame) parse(sc *jsonwire.Scanner, data []byte) error {
 	sc.Reset(data)
 	*f = frame{}
 	if sc.Object("part") {
-		for first := true; ; {
-			key, ok := sc.Member(&first)
-			if !ok {
-				break
-			}
+		for key := range sc.Members() {
 			switch string(key) {
 			case "type":
 				f.typ = f.str(sc, "type", hasType)

@@ -26,7 +26,7 @@ func frames(parts []string) []string {
 func TestNoGroundTruthOtherText(t *testing.T) {
 	t.Parallel()
 	for _, reasoning := range []bool{false, true} {
-		dialecttest.OtherText(t, Rules(), func(sc *scenarios.Script) []string {
+		dialecttest.OtherText(t, New(Options{}).Rules(), func(sc *scenarios.Script) []string {
 			if sc.Expected().EndsByTool() {
 				return nil // a Sim pause or execution timeout: no streamText route scripts them
 			}

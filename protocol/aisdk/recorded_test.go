@@ -1,82 +1,32 @@
 package aisdk
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
-
-// recording is one recorded stream (testdata/interop/README.md).
-type recording struct {
-	scenario string
-	seed     uint64
-	frames   []string // data payloads
-}
-
-func readRecording(t *testing.T, path string) recording {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rec recording
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		if rest, ok := strings.CutPrefix(text, "# scenario "); ok {
-			name, seed, _ := strings.Cut(rest, " seed ")
-			seed, _, _ = strings.Cut(seed, ";")
-			n, err := strconv.ParseUint(seed, 10, 64)
-			if err != nil {
-				t.Fatalf("%s:%d: seed: %v", path, line, err)
-			}
-			rec.scenario, rec.seed = name, n
-			continue
-		}
-		if strings.HasPrefix(text, "#") {
-			continue
-		}
-		data, ok := strings.CutPrefix(text, "data: ")
-		if !ok {
-			t.Fatalf("%s:%d: expected a data frame, got %q", path, line, text)
-		}
-		rec.frames = append(rec.frames, data)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if rec.scenario == "" {
-		t.Fatalf("%s: no '# scenario NAME seed N' header", path)
-	}
-	return rec
-}
 
 // recordedSession is the session the recording was made for; a scripted abort or stop makes it
 // an aborted one, as the driver that recorded it left there.
-func recordedSession(t *testing.T, rec recording) *protocol.Session {
+func recordedSession(t *testing.T, rec protocol.Recording) *protocol.Session {
 	t.Helper()
-	sc, ok := scenarios.Embedded().Get(rec.scenario)
+	sc, ok := scenarios.Embedded().Get(rec.Scenario)
 	if !ok {
-		t.Fatalf("recording of unknown scenario %s", rec.scenario)
+		t.Fatalf("recording of unknown scenario %s", rec.Scenario)
 	}
-	script := sc.Render(rec.seed)
+	script := sc.Render(rec.Seed)
 	return &protocol.Session{Expected: script.Expected(), Aborted: script.Client.Abort != nil || script.Client.Stop != nil}
 }
 
-func replay(s *protocol.Session, frames []string) []protocol.Violation {
+func replay(t *testing.T, s *protocol.Session, frames []string) []protocol.Violation {
 	c := NewChecker(s, Options{NoReasoning: true})
-	for _, f := range frames {
-		c.Observe(&sse.Event{Data: []byte(f)})
+	for _, ev := range dialecttest.DecodeAll(t, frames) {
+		c.Observe(&ev)
 	}
 	return c.Finish(nil)
 }
@@ -91,8 +41,8 @@ func TestRecordedRouteStreams(t *testing.T) {
 		t.Fatalf("recordings: %d files, %v; want 18", len(paths), err)
 	}
 	for _, path := range paths {
-		rec := readRecording(t, path)
-		if v := replay(recordedSession(t, rec), rec.frames); len(v) != 0 {
+		rec := dialecttest.ReadRecording(t, path)
+		if v := replay(t, recordedSession(t, rec), rec.Frames); len(v) != 0 {
 			t.Errorf("%s: %v", path, v)
 		}
 	}
@@ -129,7 +79,7 @@ func TestRecordedRouteStreams(t *testing.T) {
 		// script).
 		{"text after error", "provider-error-midstream", func(t *testing.T, f []string) []string {
 			i := at(t, f, `"type":"error"`)
-			return slices.Insert(f, i+1, part("type", "text-delta", "id", "0", "delta", " more"))
+			return slices.Insert(f, i+1, dialecttest.Raw(part("type", "text-delta", "id", "0", "delta", " more")))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// The error part dropped: finish "error" alone does not say the provider failed.
 		{"error part dropped", "provider-error-midstream", func(t *testing.T, f []string) []string {
@@ -145,12 +95,12 @@ func TestRecordedRouteStreams(t *testing.T) {
 		{"tool error as output", "tool-error", func(t *testing.T, f []string) []string {
 			i := at(t, f, `"tool-output-error"`)
 			id := f[i][strings.Index(f[i], `"toolCallId":`):strings.Index(f[i], `,"errorText"`)]
-			f[i] = `{"type":"tool-output-available",` + id + `,"output":"ok"}`
+			f[i] = dialecttest.Raw(`{"type":"tool-output-available",` + id + `,"output":"ok"}`)
 			return f
 		}, []protocol.Rule{RTool}},
 	} {
-		rec := readRecording(t, filepath.Join(dir, tc.file+".frames"))
-		v := replay(recordedSession(t, rec), tc.edit(t, slices.Clone(rec.frames)))
+		rec := dialecttest.ReadRecording(t, filepath.Join(dir, tc.file+".frames"))
+		v := replay(t, recordedSession(t, rec), tc.edit(t, slices.Clone(rec.Frames)))
 		if got := rules(v); !slices.Equal(got, sortedRules(tc.want)) {
 			t.Errorf("%s: rules %v, want %v (%v)", tc.name, got, tc.want, v)
 		}

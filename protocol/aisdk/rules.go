@@ -9,14 +9,11 @@ const (
 	RTool  protocol.Rule = "R-aisdk-tool"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only ai-sdk checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: RParts, Kind: protocol.RuleStructure, Text: "a part's lifecycle: opened before its deltas, closed once, by id"},
 		{ID: RText, Kind: protocol.RuleContent, Text: "text and reasoning deltas against the script"},
 		{ID: RTool, Kind: protocol.RuleContent, Text: "a tool call's input and outcome against the script"},
 	}
 }
-
-// Rules lists the rules only ai-sdk checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

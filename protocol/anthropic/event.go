@@ -50,93 +50,22 @@ func ParseEvent(sc *jsonwire.Scanner, data []byte, v *Event) error {
 	sc.Reset(data)
 	*v = Event{}
 	if sc.Object("event") {
-		for first := true; ; {
-			key, ok := sc.Member(&first)
-			if !ok {
-				break
-			}
+		for key := range sc.Members() {
 			switch string(key) {
 			case "type":
 				setStr(&v.Type, sc.Str("type"))
 			case "index":
 				v.Index, v.HasIndex = sc.Integer("index")
 			case "message":
-				v.HasMessage = sc.Object("message")
-				for first := v.HasMessage; v.HasMessage; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
-					if string(key) == "usage" {
-						parseUsage(sc, "message.usage", &v.MessageUsage)
-					} else {
-						sc.Skip()
-					}
-				}
+				v.HasMessage = parseMessage(sc, &v.MessageUsage)
 			case "content_block":
-				v.HasBlock = sc.Object("content_block")
-				for first := v.HasBlock; v.HasBlock; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
-					switch string(key) {
-					case "type":
-						setStr(&v.Block.Type, sc.Str("content_block.type"))
-					case "id":
-						setStr(&v.Block.ID, sc.Str("content_block.id"))
-					case "name":
-						setStr(&v.Block.Name, sc.Str("content_block.name"))
-					case "text":
-						setStr(&v.Block.Text, sc.Str("content_block.text"))
-					case "thinking":
-						setStr(&v.Block.Thinking, sc.Str("content_block.thinking"))
-					default:
-						sc.Skip()
-					}
-				}
+				v.HasBlock = parseBlock(sc, &v.Block)
 			case "delta":
-				v.HasDelta = sc.Object("delta")
-				for first := v.HasDelta; v.HasDelta; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
-					switch string(key) {
-					case "type":
-						setStr(&v.Delta.Type, sc.Str("delta.type"))
-					case "text":
-						setStr(&v.Delta.Text, sc.Str("delta.text"))
-					case "thinking":
-						setStr(&v.Delta.Thinking, sc.Str("delta.thinking"))
-					case "partial_json":
-						setStr(&v.Delta.PartialJSON, sc.Str("delta.partial_json"))
-					case "signature":
-						setStr(&v.Delta.Signature, sc.Str("delta.signature"))
-					case "stop_reason":
-						setStr(&v.Delta.StopReason, sc.Str("delta.stop_reason"))
-					default:
-						sc.Skip()
-					}
-				}
+				v.HasDelta = parseDelta(sc, &v.Delta)
 			case "usage":
 				parseUsage(sc, "usage", &v.Usage)
 			case "error":
-				v.HasError = sc.Object("error")
-				for first := v.HasError; v.HasError; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
-					switch string(key) {
-					case "type":
-						setStr(&v.ErrorType, sc.Str("error.type"))
-					case "message":
-						setStr(&v.ErrorMessage, sc.Str("error.message"))
-					default:
-						sc.Skip()
-					}
-				}
+				v.HasError = parseError(sc, v)
 			default:
 				sc.Skip()
 			}
@@ -145,14 +74,95 @@ func ParseEvent(sc *jsonwire.Scanner, data []byte, v *Event) error {
 	return sc.Finish()
 }
 
+// parseMessage reads message_start's message, its usage alone (false: not an object).
+func parseMessage(sc *jsonwire.Scanner, u *Usage) bool {
+	if !sc.Object("message") {
+		return false
+	}
+	for key := range sc.Members() {
+		if string(key) == "usage" {
+			parseUsage(sc, "message.usage", u)
+		} else {
+			sc.Skip()
+		}
+	}
+	return true
+}
+
+// parseBlock reads a content_block (false: not an object).
+func parseBlock(sc *jsonwire.Scanner, b *Block) bool {
+	if !sc.Object("content_block") {
+		return false
+	}
+	for key := range sc.Members() {
+		switch string(key) {
+		case "type":
+			setStr(&b.Type, sc.Str("content_block.type"))
+		case "id":
+			setStr(&b.ID, sc.Str("content_block.id"))
+		case "name":
+			setStr(&b.Name, sc.Str("content_block.name"))
+		case "text":
+			setStr(&b.Text, sc.Str("content_block.text"))
+		case "thinking":
+			setStr(&b.Thinking, sc.Str("content_block.thinking"))
+		default:
+			sc.Skip()
+		}
+	}
+	return true
+}
+
+// parseDelta reads a delta (false: not an object).
+func parseDelta(sc *jsonwire.Scanner, d *Delta) bool {
+	if !sc.Object("delta") {
+		return false
+	}
+	for key := range sc.Members() {
+		switch string(key) {
+		case "type":
+			setStr(&d.Type, sc.Str("delta.type"))
+		case "text":
+			setStr(&d.Text, sc.Str("delta.text"))
+		case "thinking":
+			setStr(&d.Thinking, sc.Str("delta.thinking"))
+		case "partial_json":
+			setStr(&d.PartialJSON, sc.Str("delta.partial_json"))
+		case "signature":
+			setStr(&d.Signature, sc.Str("delta.signature"))
+		case "stop_reason":
+			setStr(&d.StopReason, sc.Str("delta.stop_reason"))
+		default:
+			sc.Skip()
+		}
+	}
+	return true
+}
+
+// parseError reads an error event's error object into v (false: not an object).
+func parseError(sc *jsonwire.Scanner, v *Event) bool {
+	if !sc.Object("error") {
+		return false
+	}
+	for key := range sc.Members() {
+		switch string(key) {
+		case "type":
+			setStr(&v.ErrorType, sc.Str("error.type"))
+		case "message":
+			setStr(&v.ErrorMessage, sc.Str("error.message"))
+		default:
+			sc.Skip()
+		}
+	}
+	return true
+}
+
 // parseUsage reads a usage object; absent or null counts stay unset.
 func parseUsage(sc *jsonwire.Scanner, field string, u *Usage) {
-	*u = Usage{Has: sc.Object(field)}
-	for first := u.Has; u.Has; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return
-		}
+	if *u = (Usage{Has: sc.Object(field)}); !u.Has {
+		return
+	}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "input_tokens":
 			u.InputTokens, u.HasInput = sc.Integer(field + ".input_tokens")

@@ -128,27 +128,9 @@ func FuzzParserMatchesReference(f *testing.F) {
 // BenchmarkDecodeTextTurnEncodingJSON is BenchmarkDecodeTextTurn with the encoding/json
 // reference parser, to show what the scanner saves.
 func BenchmarkDecodeTextTurnEncodingJSON(b *testing.B) {
-	turn := textTurn()
-	frames := writeTurn(b, turn, testMeta)
-	nframes := bytes.Count(frames, []byte("\n\n"))
-	r := bytes.NewReader(frames)
-	var ev protocol.ModelEvent
-	b.SetBytes(int64(len(frames)))
-	b.ReportAllocs()
-	for b.Loop() {
-		r.Reset(frames)
-		st := &stream{dec: sse.NewDecoder(r), parse: referenceUnmarshal}
-		for {
-			err := st.Next(&ev)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nframes), "ns/frame")
+	wiretest.BenchDecode(b, writeTurn(b, wiretest.TextTurn(), testMeta), func(r io.Reader) protocol.ModelStream {
+		return &stream{dec: sse.NewDecoder(r), parse: referenceUnmarshal}
+	})
 }
 
 // TestParserMatchesReferenceMutations runs wiretest.MutationSweep over a golden stream.

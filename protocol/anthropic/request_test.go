@@ -305,85 +305,50 @@ func TestNewRequest(t *testing.T) {
 
 func TestNewRequestErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		req     protocol.ModelRequest
-		wantErr string
-	}{
+	wiretest.RequestErrors(t, Wire{}, []wiretest.RequestError{
 		// A tool result must name its call.
-		{"tool without id", protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, "messages[0]: tool result without a tool call id"},
+		{Name: "tool without id", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, WantErr: "messages[0]: tool result without a tool call id"},
 		// Roles are limited to the three the runtime uses.
-		{"bad role", protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, `messages[1]: unknown role "developer"`},
+		{Name: "bad role", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, WantErr: `messages[1]: unknown role "developer"`},
 		// Tool arguments must be JSON to become a tool_use input.
-		{"bad arguments", protocol.ModelRequest{Messages: []protocol.Message{{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "t", Name: "f", Arguments: `{"a":`}}}}}, "messages[0].tool_calls[0] (f): arguments are not valid JSON"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := Wire{}.NewRequest(context.Background(), "http://x", &tt.req)
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
-			}
-		})
-	}
+		{Name: "bad arguments", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "t", Name: "f", Arguments: `{"a":`}}}}}, WantErr: "messages[0].tool_calls[0] (f): arguments are not valid JSON"},
+	})
 }
 
 func TestWriteErrorParseError(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		handler http.HandlerFunc
-		want    protocol.ProviderError
-	}{
+	wiretest.ErrorAnswers(t, Wire{}, []wiretest.ErrorAnswer{
 		{
 			// The mock's own error shape round-trips.
-			name: "rate limit",
-			handler: func(w http.ResponseWriter, _ *http.Request) {
+			Name: "rate limit",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
 				WriteError(w, 429, "rate_limit_error", "Number of requests has exceeded your rate limit")
 			},
-			want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Number of requests has exceeded your rate limit"},
+			JSON: true,
+			Want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Number of requests has exceeded your rate limit"},
 		},
 		{
 			// A body that is not the API's JSON is kept as the message.
-			name:    "plain text",
-			handler: func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "bad gateway", http.StatusBadGateway) },
-			want:    protocol.ProviderError{Status: 502, Type: "api_error", Message: "bad gateway"},
+			Name:    "plain text",
+			Handler: func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "bad gateway", http.StatusBadGateway) },
+			Want:    protocol.ProviderError{Status: 502, Type: "api_error", Message: "bad gateway"},
 		},
 		{
 			// An empty 529 is the API's overloaded status.
-			name:    "overloaded",
-			handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(529) },
-			want:    protocol.ProviderError{Status: 529, Type: "overloaded_error", Message: ""},
+			Name:    "overloaded",
+			Handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(529) },
+			Want:    protocol.ProviderError{Status: 529, Type: "overloaded_error", Message: ""},
 		},
 		{
 			// A huge body is read only up to 64 KiB.
-			name: "huge body",
-			handler: func(w http.ResponseWriter, _ *http.Request) {
+			Name: "huge body",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = w.Write([]byte(strings.Repeat("x", 200<<10)))
 			},
-			want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
+			Want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := httptest.NewServer(tt.handler)
-			defer srv.Close()
-			resp, err := srv.Client().Get(srv.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			if tt.name == "rate limit" && resp.Header.Get("Content-Type") != "application/json" {
-				t.Errorf("Content-Type = %q", resp.Header.Get("Content-Type"))
-			}
-			got := Wire{}.ParseError(resp)
-			if *got != tt.want {
-				t.Errorf("got %.200v, want %.200v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestWriteResponse(t *testing.T) {

@@ -203,68 +203,41 @@ func TestStreamErrors(t *testing.T) {
 	t.Parallel()
 	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\n"
 	const textStart = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
-	tests := []struct {
-		name, stream, wantErr string
-	}{
+	wiretest.StreamErrors(t, Wire{}, []wiretest.StreamError{
 		// Malformed JSON names the event and the JSON error.
-		{"malformed json", start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n", `anthropic stream: event 2 "content_block_delta" ("{\"type\":\"content_block_delta\",\"index\":0,"): at byte 40: unexpected end of JSON input`},
+		{Name: "malformed json", Stream: start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n", WantErr: `anthropic stream: event 2 "content_block_delta" ("{\"type\":\"content_block_delta\",\"index\":0,"): at byte 40: unexpected end of JSON input`},
 		// A field of the wrong type is reported.
-		{"wrong type", start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":7}}\n\n", "event 3 \"content_block_delta\""},
+		{Name: "wrong type", Stream: start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":7}}\n\n", WantErr: "event 3 \"content_block_delta\""},
 		// A delta for a block that never started.
-		{"unknown block", start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n", "anthropic stream: event 2 content_block_delta: block 3 was never started"},
+		{Name: "unknown block", Stream: start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n", WantErr: "anthropic stream: event 2 content_block_delta: block 3 was never started"},
 		// A delta after the block stopped.
-		{"stopped block", start + textStart + "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n", "block 0 was already stopped"},
+		{Name: "stopped block", Stream: start + textStart + "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n", WantErr: "block 0 was already stopped"},
 		// A delta of the wrong kind for its block.
-		{"kind mismatch", start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}\n\n", "input_json_delta on block 0, which is not a tool_use block"},
+		{Name: "kind mismatch", Stream: start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}\n\n", WantErr: "input_json_delta on block 0, which is not a tool_use block"},
 		// The same index started twice.
-		{"double start", start + textStart + textStart, "block 0 started twice"},
+		{Name: "double start", Stream: start + textStart + textStart, WantErr: "block 0 started twice"},
 		// A missing index.
-		{"no index", start + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"content_block\":{\"type\":\"text\"}}\n\n", "content_block_start: index: required"},
+		{Name: "no index", Stream: start + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"content_block\":{\"type\":\"text\"}}\n\n", WantErr: "content_block_start: index: required"},
 		// A hostile index is refused rather than allocated.
-		{"huge index", start + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":99999999,\"content_block\":{\"type\":\"text\"}}\n\n", "index 99999999 out of range"},
+		{Name: "huge index", Stream: start + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":99999999,\"content_block\":{\"type\":\"text\"}}\n\n", WantErr: "index 99999999 out of range"},
 		// The body ends before message_stop.
-		{"truncated", start + textStart, "anthropic stream: ended after 2 events without message_stop: unexpected EOF"},
+		{Name: "truncated", Stream: start + textStart, WantErr: "anthropic stream: ended after 2 events without message_stop: unexpected EOF"},
 		// message_stop without a stop reason.
-		{"stop without reason", start + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", "message_stop before any message_delta with a stop_reason"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := decodeAll(t, strings.NewReader(tt.stream))
-			if err == nil || err == io.EOF || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
-			}
-			// The error sticks: Next keeps returning it.
-			st := Wire{}.NewStream(strings.NewReader(tt.stream))
-			var ev protocol.ModelEvent
-			first := st.Next(&ev)
-			for first == nil {
-				first = st.Next(&ev)
-			}
-			if again := st.Next(&ev); again != first {
-				t.Fatalf("Next after %v returned %v", first, again)
-			}
-		})
-	}
+		{Name: "stop without reason", Stream: start + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", WantErr: "message_stop before any message_delta with a stop_reason"},
+	})
 }
 
 func TestStreamWriterBadStep(t *testing.T) {
 	t.Parallel()
 	turn := smallTurn()
 	w := NewStreamWriter(io.Discard, testMeta, true)
-	err := w.Step(turn, &scenarios.Step{Kind: scenarios.StepToolArgs, Tool: 5, Text: "{}"})
-	if err == nil || !strings.Contains(err.Error(), "step for tool 5, but the turn has 2 tool calls") {
-		t.Errorf("error = %v", err)
-	}
-	if err := w.Step(turn, &scenarios.Step{Kind: 99}); err == nil || !strings.Contains(err.Error(), "unknown step kind 99") {
-		t.Errorf("error = %v", err)
-	}
+	wiretest.BadSteps(t, w, turn)
 	for i := 4; i < 6; i++ {
 		if err := w.Step(turn, &turn.Steps[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err = w.Step(turn, &turn.Steps[5])
+	err := w.Step(turn, &turn.Steps[5])
 	if err == nil || !strings.Contains(err.Error(), "tool 0: arguments piece after all 14 bytes of its arguments were sent") {
 		t.Errorf("error = %v", err)
 	}

@@ -263,9 +263,7 @@ func (s *stream) apply(e *Event) error {
 	if len(e.Type) > 0 {
 		typ = eventType(e.Type)
 	}
-	where := func() string { return fmt.Sprintf("anthropic stream: event %d %s", s.events, typ) }
 	switch typ {
-	case "ping":
 	case "error":
 		perr := &protocol.ProviderError{Status: http.StatusOK, Type: "api_error"}
 		if e.HasError {
@@ -280,68 +278,17 @@ func (s *stream) apply(e *Event) error {
 			s.applyUsage(&e.MessageUsage)
 		}
 	case "content_block_start":
-		if !e.HasBlock {
-			return fmt.Errorf("%s: content_block: required", where())
-		}
-		b, err := s.block(e, true)
-		if err != nil {
-			return fmt.Errorf("%s: %w", where(), err)
-		}
-		b.started = true
-		switch string(e.Block.Type) {
-		case "thinking":
-			b.kind = blockThinking
-			s.emitText(protocol.ModelThinking, e.Block.Thinking)
-		case "text":
-			b.kind = blockText
-			s.emitText(protocol.ModelText, e.Block.Text)
-		case "tool_use":
-			b.kind, b.tool = blockTool, s.tools
-			s.tools++
-			s.queue.Push(protocol.ModelEvent{
-				Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.Block.ID), ToolName: string(e.Block.Name),
-			})
-		default:
-			b.kind = blockNone // redacted_thinking, server tools…: not part of the turn's text
+		if err := s.blockStart(e); err != nil {
+			return fmt.Errorf("%s: %w", s.where(typ), err)
 		}
 	case "content_block_delta":
-		if !e.HasDelta {
-			return fmt.Errorf("%s: delta: required", where())
-		}
-		b, err := s.block(e, false)
-		if err != nil {
-			return fmt.Errorf("%s: %w", where(), err)
-		}
-		want := blockNone
-		switch string(e.Delta.Type) {
-		case "thinking_delta":
-			want = blockThinking
-		case "signature_delta":
-			want = blockThinking
-		case "text_delta":
-			want = blockText
-		case "input_json_delta":
-			want = blockTool
-		default:
-			return nil // citations and future delta types carry nothing the runtime relays
-		}
-		if b.kind != want {
-			return fmt.Errorf("%s: %s on block %d, which is not a %s block", where(), e.Delta.Type, e.Index, kindName(want))
-		}
-		switch want {
-		case blockThinking:
-			s.emitText(protocol.ModelThinking, e.Delta.Thinking)
-		case blockText:
-			s.emitText(protocol.ModelText, e.Delta.Text)
-		case blockTool:
-			if len(e.Delta.PartialJSON) > 0 {
-				s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.Delta.PartialJSON)})
-			}
+		if err := s.blockDelta(e); err != nil {
+			return fmt.Errorf("%s: %w", s.where(typ), err)
 		}
 	case "content_block_stop":
 		b, err := s.block(e, false)
 		if err != nil {
-			return fmt.Errorf("%s: %w", where(), err)
+			return fmt.Errorf("%s: %w", s.where(typ), err)
 		}
 		b.stopped = true
 	case "message_delta":
@@ -351,12 +298,82 @@ func (s *stream) apply(e *Event) error {
 		s.applyUsage(&e.Usage)
 	case "message_stop":
 		if s.stop == "" {
-			return fmt.Errorf("%s: message_stop before any message_delta with a stop_reason", where())
+			return fmt.Errorf("%s: message_stop before any message_delta with a stop_reason", s.where(typ))
 		}
 		s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
 		s.queue.Finish()
 	default:
-		// Unknown events are skipped: the API may add event types at any time.
+		// ping, and unknown events: the API may add event types at any time.
+	}
+	return nil
+}
+
+// where names the stream's current event, of type typ, in an error.
+func (s *stream) where(typ string) string {
+	return fmt.Sprintf("anthropic stream: event %d %s", s.events, typ)
+}
+
+// blockStart opens a content block, and relays what its start carries.
+func (s *stream) blockStart(e *Event) error {
+	if !e.HasBlock {
+		return errors.New("content_block: required")
+	}
+	b, err := s.block(e, true)
+	if err != nil {
+		return err
+	}
+	b.started = true
+	switch string(e.Block.Type) {
+	case "thinking":
+		b.kind = blockThinking
+		s.emitText(protocol.ModelThinking, e.Block.Thinking)
+	case "text":
+		b.kind = blockText
+		s.emitText(protocol.ModelText, e.Block.Text)
+	case "tool_use":
+		b.kind, b.tool = blockTool, s.tools
+		s.tools++
+		s.queue.Push(protocol.ModelEvent{
+			Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.Block.ID), ToolName: string(e.Block.Name),
+		})
+	default:
+		b.kind = blockNone // redacted_thinking, server tools…: not part of the turn's text
+	}
+	return nil
+}
+
+// blockDelta relays a content block's delta, which must be of the block's kind.
+func (s *stream) blockDelta(e *Event) error {
+	if !e.HasDelta {
+		return errors.New("delta: required")
+	}
+	b, err := s.block(e, false)
+	if err != nil {
+		return err
+	}
+	want := blockNone
+	switch string(e.Delta.Type) {
+	case "thinking_delta", "signature_delta":
+		want = blockThinking
+	case "text_delta":
+		want = blockText
+	case "input_json_delta":
+		want = blockTool
+	default:
+		return nil // citations and future delta types carry nothing the runtime relays
+	}
+	if b.kind != want {
+		return fmt.Errorf("%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindName(want))
+	}
+	switch want {
+	case blockThinking:
+		s.emitText(protocol.ModelThinking, e.Delta.Thinking)
+	case blockText:
+		s.emitText(protocol.ModelText, e.Delta.Text)
+	case blockTool:
+		if len(e.Delta.PartialJSON) > 0 {
+			s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.Delta.PartialJSON)})
+		}
 	}
 	return nil
 }

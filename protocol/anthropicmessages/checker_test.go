@@ -114,3 +114,6 @@ func FuzzChecker(f *testing.F) {
 		ev("error", `"error":{"type":"x","message":"y"}`),
 	)
 }
+
+// newChecker is NewChecker as a protocol.Checker, for the clienttest kit.
+func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }

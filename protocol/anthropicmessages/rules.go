@@ -10,8 +10,8 @@ const (
 	RContent protocol.Rule = "R-anthropic-content"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only anthropic-messages checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: RMessage, Kind: protocol.RuleMixed, Text: "message_start first, one message_delta with stop_reason, message_stop last",
 			Content: "stop_reason tool_use iff the turn has scripted calls, else end_turn"},
@@ -21,6 +21,3 @@ func Rules() []protocol.RuleSpec {
 		{ID: RContent, Kind: protocol.RuleContent, Text: "ground truth: thinking, text and tool_use equal the script"},
 	}
 }
-
-// Rules lists the rules only anthropic-messages checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

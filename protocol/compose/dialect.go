@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -19,6 +18,7 @@ import (
 
 var (
 	_ protocol.Dialect      = (*Dialect)(nil)
+	_ protocol.SwarmPlayer  = (*Dialect)(nil)
 	_ protocol.Client       = (*Client)(nil)
 	_ protocol.Stopper      = (*Client)(nil)
 	_ protocol.Checker      = (*Checker)(nil)
@@ -38,37 +38,33 @@ func New() *Dialect { return &Dialect{} }
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// Options lists the options Configure accepts.
-func (*Dialect) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
-		{Key: "path", Help: "the stream path template, placeholder {agent} (default " + DefaultPath + ")"},
-		{Key: "stopPath", Help: "the stop path template, placeholders {agent} and {run} (default: derived from path)"},
+// PlaysSwarm is true: a compose run may spawn children (swarm scenarios, the R-swarm rules).
+func (*Dialect) PlaysSwarm() bool { return true }
+
+// vars binds the options Configure accepts to c's paths.
+func vars(c *Client) []protocol.OptionVar {
+	return []protocol.OptionVar{
+		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the stream path template, placeholder {agent}",
+			Default: DefaultPath, Placeholders: []string{"agent"}}, &c.path),
+		protocol.PathVar(protocol.OptionSpec{Key: "stopPath", Help: "the stop path template, placeholders {agent} and {run} (default: derived from path: " +
+			DefaultStopPath + " for the default, the prefix of one ending in /stream + /runs/{run}/stop)", Placeholders: []string{"agent", "run"}}, &c.stopPath),
 	}
 }
 
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Client{})) }
+
 // Configure returns the client for agent id target.
-func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(Name, d.Options()); err != nil {
+func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
+	c := &Client{path: DefaultPath}
+	if err := o.Apply(Name, vars(c)); err != nil {
 		return nil, err
 	}
-	path, err := o.String("path", DefaultPath)
-	if err != nil {
-		return nil, err
-	}
-	stopPath, err := o.String("stopPath", "")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := protocol.ExpandPath(path, "agent", target); err != nil {
-		return nil, fmt.Errorf("option path: %w", err)
-	}
-	if stopPath, err = StopPathFor(path, stopPath); err != nil {
+	var err error
+	if c.stopPath, err = StopPathFor(c.path, c.stopPath); err != nil {
 		return nil, fmt.Errorf("option %w", err)
 	}
-	if _, err := protocol.ExpandPath(stopPath, "agent", target, "run", "run"); err != nil {
-		return nil, fmt.Errorf("option stopPath: %w", err)
-	}
-	return &Client{path: path, stopPath: stopPath}, nil
+	return c, nil
 }
 
 // NewClient returns a client on the default paths, for tests and library users.
@@ -155,11 +151,7 @@ func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol
 
 // CheckHeaders checks the content type and the run id header (R-headers).
 func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	var out []protocol.Violation
-	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)})
-	}
+	out := protocol.CheckEventStream(h)
 	if h.Get(RunIDHeader) == "" {
 		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: "expected an x-compose-run-id response header, saw none"})
 	}

@@ -1,11 +1,8 @@
 package compose
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,58 +12,11 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// recording is one stream recorded from a real runtime (testdata/interop/README.md).
-type recording struct {
-	scenario string
-	seed     uint64
-	frames   []string // SSE frames, each ending in its blank line
-}
-
-var recordingHeader = regexp.MustCompile(`scenario (\S+) seed (\d+)`)
-
-// frameBreak matches the two characters `\n` written for a line break inside a recorded frame:
-// only before a field name, so a JSON `\n` escape inside a data line stays as it is.
-var frameBreak = regexp.MustCompile(`\\n(event|data|id|retry):`)
-
-func readRecording(t testing.TB, path string) recording {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rec recording
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		switch {
-		case strings.HasPrefix(text, "#"):
-			if m := recordingHeader.FindStringSubmatch(text); m != nil {
-				rec.scenario = m[1]
-				if rec.seed, err = strconv.ParseUint(m[2], 10, 64); err != nil {
-					t.Fatalf("%s:%d: seed %q: %v", path, line, m[2], err)
-				}
-			}
-		case text == "":
-		default:
-			rec.frames = append(rec.frames, frameBreak.ReplaceAllString(text, "\n$1:")+"\n\n")
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if rec.scenario == "" || len(rec.frames) == 0 {
-		t.Fatalf("%s: expected a header naming scenario and seed, then frames; saw scenario %q and %d frames", path, rec.scenario, len(rec.frames))
-	}
-	return rec
-}
-
 // recordedSession is the session the load generator had for a recording: the scenario's
 // ground truth, aborted when the script aborts (the client closed the stream on purpose).
-func recordedSession(t testing.TB, rec recording) *protocol.Session {
+func recordedSession(t testing.TB, rec protocol.Recording) *protocol.Session {
 	t.Helper()
-	sc := dialecttest.Script(t, rec.scenario, rec.seed)
+	sc := dialecttest.Script(t, rec.Scenario, rec.Seed)
 	s := dialecttest.Session(sc)
 	s.Aborted = sc.Client.Abort != nil
 	return s
@@ -84,13 +34,13 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			t.Parallel()
-			rec := readRecording(t, path)
+			rec := dialecttest.ReadRecording(t, path)
 			s := recordedSession(t, rec)
-			if rec.scenario == "abort-mid-answer" && !s.Aborted {
+			if rec.Scenario == "abort-mid-answer" && !s.Aborted {
 				t.Fatal("abort-mid-answer: the script does not abort; the session would be judged as complete")
 			}
-			if vs := check(t, rec.frames, s); len(vs) != 0 {
-				t.Errorf("%s (%s seed %d): unexpected violations %v", path, rec.scenario, rec.seed, vs)
+			if vs := check(t, rec.Frames, s); len(vs) != 0 {
+				t.Errorf("%s (%s seed %d): unexpected violations %v", path, rec.Scenario, rec.Seed, vs)
 			}
 		})
 	}
@@ -123,8 +73,8 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rec := readRecording(t, filepath.Join("testdata", "interop", "compose-runtime-48e5908", tc.file+".frames"))
-			frames := tc.edit(t, rec.frames)
+			rec := dialecttest.ReadRecording(t, filepath.Join("testdata", "interop", "compose-runtime-48e5908", tc.file+".frames"))
+			frames := tc.edit(t, rec.Frames)
 			if vs := check(t, frames, recordedSession(t, rec)); !dialecttest.SameRules(vs, tc.want) {
 				t.Errorf("violations %v, want rules %v", vs, tc.want)
 			}
@@ -433,8 +383,8 @@ func TestDeclinedCallDoesNotCaptureToolStart(t *testing.T) {
 // BenchmarkCheckerRecorded judges the recorded parallel-tools stream of compose-market/runtime
 // (index-only argument deltas, a frame per token), general path against the fast path.
 func BenchmarkCheckerRecorded(b *testing.B) {
-	rec := readRecording(b, filepath.Join("testdata", "interop", "compose-runtime-48e5908", "parallel-tools.frames"))
-	events := dialecttest.DecodeAll(b, rec.frames)
+	rec := dialecttest.ReadRecording(b, filepath.Join("testdata", "interop", "compose-runtime-48e5908", "parallel-tools.frames"))
+	events := dialecttest.DecodeAll(b, rec.Frames)
 	s := recordedSession(b, rec)
 	for _, generalOnly := range []bool{false, true} {
 		b.Run(map[bool]string{false: "fast", true: "general"}[generalOnly], func(b *testing.B) {

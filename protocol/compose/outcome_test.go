@@ -17,7 +17,7 @@ import (
 func TestNoGroundTruthOtherText(t *testing.T) {
 	t.Parallel()
 	for _, opt := range []relayOptions{{}, {hideSim: true}} {
-		dialecttest.OtherText(t, Rules(), func(sc *scenarios.Script) []string {
+		dialecttest.OtherText(t, New().Rules(), func(sc *scenarios.Script) []string {
 			if sc.Expected().EndsByTool() {
 				return nil // a Sim pause or execution timeout: compose has no such terminal
 			}

@@ -24,8 +24,8 @@ const (
 	RSwarmContent    protocol.Rule = "R-swarm-content"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only compose checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: RAnswer, Kind: protocol.RuleContent, Text: "the concatenated text deltas are the scripted text of all turns"},
 		{ID: RArgs, Kind: protocol.RuleMixed, Text: "each call's streamed arguments and tool_start input agree",
@@ -48,6 +48,3 @@ func Rules() []protocol.RuleSpec {
 		{ID: RSwarmContent, Kind: protocol.RuleContent, Text: "ground truth: each child's deltas, tools and outcome equal its script"},
 	}
 }
-
-// Rules lists the rules only compose checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

@@ -30,10 +30,7 @@ const ReasonUserStop = "user_stop"
 
 // SetResponseHeaders sets the response headers of an agent stream, including the run id.
 func SetResponseHeaders(h http.Header, runID string) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
+	sse.SetHeaders(h)
 	h.Set(RunIDHeader, runID)
 }
 

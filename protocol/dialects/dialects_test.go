@@ -9,21 +9,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// stub is a dialect with only a name and rules, for registry tests.
-type stub struct {
-	name  string
-	rules []protocol.RuleSpec
-}
-
-func (s stub) Name() string                 { return s.name }
-func (stub) Options() []protocol.OptionSpec { return nil }
-func (s stub) Rules() []protocol.RuleSpec   { return s.rules }
-func (stub) Configure(string, protocol.Options) (protocol.Client, error) {
-	return nil, nil
-}
-
-var _ protocol.Dialect = stub{}
-
 // TestDefault: every shipped dialect is registered under its own name, with options that
 // configure a client for a target.
 func TestDefault(t *testing.T) {
@@ -55,41 +40,44 @@ func TestDefault(t *testing.T) {
 	}
 }
 
-// TestLookupAndWith: an unknown name is an error listing the known ones; With adds a dialect
-// and its rules without changing the original; duplicate names, empty names and a rule
-// another dialect (or protocol) declares are refused.
-func TestLookupAndWith(t *testing.T) {
+// TestDefaultCapabilities: the shipped dialects say what loadgen and the command line used to
+// know by name: the inference endpoint dialects, how they send an API key and a length, which
+// one plays swarm scenarios, and which take a path (with placeholders and defaults) or a model.
+func TestDefaultCapabilities(t *testing.T) {
 	t.Parallel()
 	r := Default()
-	if _, err := r.Lookup("sim-talk"); err == nil || !strings.Contains(err.Error(), `"sim-talk"`) || !strings.Contains(err.Error(), "compose") {
-		t.Errorf("Lookup(unknown): %v, want an error naming it and the known dialects", err)
+	if got := strings.Join(r.Endpoints(), ","); got != "openai-chat,anthropic-messages,openai-responses" {
+		t.Errorf("Endpoints() = %s", got)
 	}
-	r2, err := r.With(stub{name: "echo", rules: []protocol.RuleSpec{{ID: "R-echo-text", Kind: protocol.RuleContent, Text: "the echoed text"}}})
-	if err != nil {
-		t.Fatal(err)
+	chat, _ := r.Endpoint("openai-chat")
+	if name, value := chat.APIKey("k"); name != "Authorization" || value != "Bearer k" || chat.APIKeyEnv != "OPENAI_API_KEY" ||
+		strings.Join(chat.MaxTokensFields, ",") != "max_tokens,max_completion_tokens,both" || !chat.VLLMFields {
+		t.Errorf("openai-chat: %+v", chat)
 	}
-	if _, err := r2.Lookup("echo"); err != nil {
-		t.Errorf("With: %v", err)
-	}
-	if k := r2.Rules().Kind("R-echo-text"); k != protocol.RuleContent {
-		t.Errorf("With: the new dialect's rule has kind %s, want content", k)
-	}
-	if _, err := r.Lookup("echo"); err == nil {
-		t.Error("With changed the original registry")
-	}
-	if _, err := r.Rules().Parse("R-echo-text"); err == nil {
-		t.Error("With changed the original registry's rules")
-	}
-	for _, taken := range []protocol.Rule{protocol.RTerminal, "R-agui-run"} {
-		d := stub{name: "echo", rules: []protocol.RuleSpec{{ID: taken, Kind: protocol.RuleStructure, Text: "x"}}}
-		if _, err := r.With(d); err == nil || !strings.Contains(err.Error(), string(taken)+" is declared twice") {
-			t.Errorf("a dialect redeclaring %s: %v, want an error naming it", taken, err)
+	for _, n := range []string{"anthropic-messages", "openai-responses"} {
+		if e, _ := r.Endpoint(n); e.MaxTokensFields != nil || e.VLLMFields {
+			t.Errorf("%s sends max_tokens alone: %+v", n, e)
 		}
 	}
-	if _, err := r.With(stub{name: "compose"}); err == nil || !strings.Contains(err.Error(), `"compose"`) {
-		t.Errorf("duplicate name: %v", err)
+	if got, want := r.APIKeyHelp(), "openai-chat, openai-responses: Authorization: Bearer KEY, default $OPENAI_API_KEY; anthropic-messages: x-api-key: KEY, default $ANTHROPIC_API_KEY"; got != want {
+		t.Errorf("APIKeyHelp() = %q, want %q", got, want)
 	}
-	if _, err := New(stub{name: ""}); err == nil {
-		t.Error("empty name accepted")
+	for _, n := range r.Names() {
+		if got := r.PlaysSwarm(n); got != (n == "compose") {
+			t.Errorf("PlaysSwarm(%s) = %t", n, got)
+		}
+	}
+	if got := strings.Join(r.Taking("path"), ","); got != "sim-chat,sim-canvas,compose,ai-sdk,ag-ui,langgraph" {
+		t.Errorf("Taking(path) = %s", got)
+	}
+	if got, want := r.OptionHelp("path"), "sim-chat {slug} (default /api/chat/{slug}), sim-canvas {workflow} (default /api/workflows/{workflow}/execute), "+
+		"compose {agent} (default /agent/{agent}/stream), ai-sdk (default /api/chat), ag-ui {agent} (default /agui/{agent}), langgraph {thread} (default /runs/stream)"; got != want {
+		t.Errorf("OptionHelp(path) = %q, want %q", got, want)
+	}
+	if got, want := r.OptionHelp("stopPath"), "compose {agent} {run}"; got != want {
+		t.Errorf("OptionHelp(stopPath) = %q, want %q", got, want)
+	}
+	if got, want := r.OptionHelp("model"), "openai-chat, anthropic-messages, openai-responses (default streambench-mock)"; got != want {
+		t.Errorf("OptionHelp(model) = %q, want %q", got, want)
 	}
 }

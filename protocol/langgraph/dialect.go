@@ -13,10 +13,10 @@ package langgraph
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -60,55 +60,36 @@ type Dialect struct {
 
 // New returns the langgraph dialect with opts; an empty OnDisconnect is cancel.
 func New(opts Options) *Dialect {
-	if opts.Path == "" {
-		opts.Path = StatelessPath
-	}
-	if !strings.HasPrefix(opts.Path, "/") {
-		opts.Path = "/" + opts.Path
-	}
-	if opts.OnDisconnect == "" {
-		opts.OnDisconnect = OnDisconnectCancel
-	}
+	opts.Path = cmp.Or(opts.Path, StatelessPath)
+	opts.OnDisconnect = cmp.Or(opts.OnDisconnect, OnDisconnectCancel)
 	return &Dialect{opts: opts}
 }
 
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// Settings returns the options the dialect was built with, defaults filled in.
-func (d *Dialect) Settings() Options { return d.opts }
-
-// Options lists the options Configure accepts.
-func (*Dialect) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
-		{Key: "path", Help: "the run stream route: " + StatelessPath + " (default) or a thread route such as " + ThreadPath + " ({thread}: a new thread per session)"},
-		{Key: "onDisconnect", Help: "on_disconnect sent with each run: cancel (default) or continue; R-abort follows it"},
-		{Key: "noGroundTruth", Help: "judge structure only: the graph's model is not the mock (also --no-ground-truth)"},
+// vars binds the options Configure accepts to opts.
+func vars(opts *Options) []protocol.OptionVar {
+	return []protocol.OptionVar{
+		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the run stream route: " + StatelessPath + " or a thread route such as " + ThreadPath + " ({thread}: a new thread per session)",
+			Default: StatelessPath, Placeholders: []string{"thread"}}, &opts.Path),
+		protocol.StringVar(protocol.OptionSpec{Key: "onDisconnect", Help: "on_disconnect sent with each run: cancel or continue; R-abort follows it", Default: OnDisconnectCancel}, &opts.OnDisconnect),
+		protocol.NoGroundTruthVar("the graph's", &opts.NoGroundTruth),
 	}
 }
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Options{})) }
 
 // Configure returns the dialect with a profile's options applied; target is the assistant_id
 // (a graph id of the server's langgraph.json, or the runtime's deployment).
 func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(Name, d.Options()); err != nil {
-		return nil, err
-	}
 	opts := d.opts
-	var err error
-	if opts.Path, err = o.String("path", opts.Path); err != nil {
-		return nil, err
-	}
-	if opts.OnDisconnect, err = o.String("onDisconnect", opts.OnDisconnect); err != nil {
+	if err := o.Apply(Name, vars(&opts)); err != nil {
 		return nil, err
 	}
 	if opts.OnDisconnect != OnDisconnectCancel && opts.OnDisconnect != OnDisconnectContinue {
 		return nil, fmt.Errorf("%s: option onDisconnect: %q, want cancel or continue", Name, opts.OnDisconnect)
-	}
-	if opts.NoGroundTruth, err = o.Bool("noGroundTruth", opts.NoGroundTruth); err != nil {
-		return nil, err
-	}
-	if _, err := protocol.ExpandPath(opts.Path, "thread", "t"); err != nil {
-		return nil, fmt.Errorf("%s: option path: %w", Name, err)
 	}
 	return New(opts), nil
 }
@@ -211,11 +192,7 @@ func ThreadID(session string) string {
 
 // CheckHeaders checks the content type (R-headers).
 func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
-	}
-	return nil
+	return protocol.CheckEventStream(h)
 }
 
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).

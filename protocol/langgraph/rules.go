@@ -12,8 +12,8 @@ const (
 	RContent   protocol.Rule = "R-langgraph-content"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only langgraph checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: REvent, Kind: protocol.RuleStructure, Text: "a named event of a requested mode (or metadata, error, end) whose JSON has that mode's shape; no id twice"},
 		{ID: RLifecycle, Kind: protocol.RuleStructure, Text: "metadata first with a run_id, nothing after error or end, a clean close only after the final state"},
@@ -23,6 +23,3 @@ func Rules() []protocol.RuleSpec {
 		{ID: RContent, Kind: protocol.RuleContent, Text: "ground truth: the AI text and tool calls equal the script"},
 	}
 }
-
-// Rules lists the rules only langgraph checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

@@ -60,11 +60,7 @@ func ParseChunk(sc *jsonwire.Scanner, data []byte, v *Chunk) error {
 	choices := v.Choices[:0]
 	*v = Chunk{}
 	if sc.Object("chunk") {
-		for first := true; ; {
-			key, ok := sc.Member(&first)
-			if !ok {
-				break
-			}
+		for key := range sc.Members() {
 			switch string(key) {
 			case "object":
 				setStr(&v.Object, sc.Str("object"))
@@ -84,11 +80,7 @@ func ParseChunk(sc *jsonwire.Scanner, data []byte, v *Chunk) error {
 				if v.HasUsage = sc.Object("usage"); !v.HasUsage {
 					continue
 				}
-				for first := true; ; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
+				for key := range sc.Members() {
 					switch string(key) {
 					case "prompt_tokens":
 						setInt(&v.PromptTokens, nil, sc, "usage.prompt_tokens")
@@ -102,11 +94,7 @@ func ParseChunk(sc *jsonwire.Scanner, data []byte, v *Chunk) error {
 				if v.HasError = sc.Object("error"); !v.HasError {
 					continue
 				}
-				for first := true; ; {
-					key, ok := sc.Member(&first)
-					if !ok {
-						break
-					}
+				for key := range sc.Members() {
 					switch string(key) {
 					case "message":
 						setStr(&v.ErrorMessage, sc.Str("error.message"))
@@ -147,11 +135,7 @@ func parseChoice(sc *jsonwire.Scanner, c *Choice) {
 	if !sc.Object("choices[]") {
 		return
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "index":
 			setInt(&c.Index, &c.HasIndex, sc, "choices[].index")
@@ -161,11 +145,7 @@ func parseChoice(sc *jsonwire.Scanner, c *Choice) {
 			if !sc.Object("choices[].delta") {
 				continue
 			}
-			for first := true; ; {
-				key, ok := sc.Member(&first)
-				if !ok {
-					break
-				}
+			for key := range sc.Members() {
 				switch string(key) {
 				case "content":
 					setStr(&c.Content, sc.Str("delta.content"))
@@ -196,11 +176,7 @@ func parseToolCall(sc *jsonwire.Scanner, tc *ToolCall) {
 	if !sc.Object("tool_calls[]") {
 		return
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "index":
 			setInt(&tc.Index, &tc.HasIndex, sc, "tool_calls[].index")
@@ -212,11 +188,7 @@ func parseToolCall(sc *jsonwire.Scanner, tc *ToolCall) {
 			if tc.HasFunction = sc.Object("tool_calls[].function"); !tc.HasFunction {
 				continue
 			}
-			for first := true; ; {
-				key, ok := sc.Member(&first)
-				if !ok {
-					break
-				}
+			for key := range sc.Members() {
 				switch string(key) {
 				case "name":
 					setStr(&tc.Name, sc.Str("function.name"))

@@ -336,87 +336,52 @@ func TestNewRequestMaxTokensFields(t *testing.T) {
 
 func TestNewRequestErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		req     protocol.ModelRequest
-		wantErr string
-	}{
+	wiretest.RequestErrors(t, Wire{}, []wiretest.RequestError{
 		// A tool result must name its call.
-		{"tool without id", protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, "messages[0]: tool result without a tool call id"},
+		{Name: "tool without id", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, WantErr: "messages[0]: tool result without a tool call id"},
 		// Roles are limited to the three the runtime uses.
-		{"bad role", protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, `messages[1]: unknown role "developer"`},
+		{Name: "bad role", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, WantErr: `messages[1]: unknown role "developer"`},
 		// The max tokens field is one of three names.
-		{"bad field", protocol.ModelRequest{MaxTokens: 3, MaxTokensField: "max_new_tokens"}, `max tokens field "max_new_tokens"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := Wire{}.NewRequest(context.Background(), "http://x", &tt.req)
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
-			}
-		})
-	}
+		{Name: "bad field", Req: protocol.ModelRequest{MaxTokens: 3, MaxTokensField: "max_new_tokens"}, WantErr: `max tokens field "max_new_tokens"`},
+	})
 }
 
 func TestWriteErrorParseError(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		handler http.HandlerFunc
-		want    protocol.ProviderError
-	}{
+	wiretest.ErrorAnswers(t, Wire{}, []wiretest.ErrorAnswer{
 		{
 			// The mock's own error shape round-trips.
-			name: "rate limit",
-			handler: func(w http.ResponseWriter, _ *http.Request) {
+			Name: "rate limit",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
 				WriteError(w, 429, "rate_limit_error", "Rate limit reached")
 			},
-			want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Rate limit reached"},
+			JSON: true,
+			Want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Rate limit reached"},
 		},
 		{
 			// A body that is not the API's JSON is kept as the message.
-			name: "plain text",
-			handler: func(w http.ResponseWriter, _ *http.Request) {
+			Name: "plain text",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
 				http.Error(w, "upstream connect error", http.StatusBadGateway)
 			},
-			want: protocol.ProviderError{Status: 502, Type: "server_error", Message: "upstream connect error"},
+			Want: protocol.ProviderError{Status: 502, Type: "server_error", Message: "upstream connect error"},
 		},
 		{
 			// An empty body falls back to the status text.
-			name:    "empty",
-			handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) },
-			want:    protocol.ProviderError{Status: 503, Type: "server_error", Message: "Service Unavailable"},
+			Name:    "empty",
+			Handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) },
+			Want:    protocol.ProviderError{Status: 503, Type: "server_error", Message: "Service Unavailable"},
 		},
 		{
 			// A huge body is read only up to 64 KiB.
-			name: "huge body",
-			handler: func(w http.ResponseWriter, _ *http.Request) {
+			Name: "huge body",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = w.Write([]byte(strings.Repeat("x", 200<<10)))
 			},
-			want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
+			Want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := httptest.NewServer(tt.handler)
-			defer srv.Close()
-			resp, err := srv.Client().Get(srv.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			if tt.name == "rate limit" && resp.Header.Get("Content-Type") != "application/json" {
-				t.Errorf("Content-Type = %q", resp.Header.Get("Content-Type"))
-			}
-			got := Wire{}.ParseError(resp)
-			if *got != tt.want {
-				t.Errorf("got %.200v, want %.200v", *got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestWriteResponse(t *testing.T) {

@@ -206,54 +206,27 @@ func TestStreamTolerance(t *testing.T) {
 func TestStreamErrors(t *testing.T) {
 	t.Parallel()
 	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
-	tests := []struct {
-		name, stream, wantErr string
-	}{
+	wiretest.StreamErrors(t, Wire{}, []wiretest.StreamError{
 		// Malformed JSON names the frame and the JSON error.
-		{"malformed json", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n" + `data: {"choices":[{"delta":` + "\n\n", `openai stream: frame 2 ("{\"choices\":[{\"delta\":"): at byte 21: unexpected end of JSON input`},
+		{Name: "malformed json", Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n" + `data: {"choices":[{"delta":` + "\n\n", WantErr: `openai stream: frame 2 ("{\"choices\":[{\"delta\":"): at byte 21: unexpected end of JSON input`},
 		// A field of the wrong type is reported, not ignored.
-		{"wrong type", `data: {"choices":[{"index":0,"delta":{"content":5}}]}` + "\n\n", `frame 1 ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}"): at byte 42: delta.content: expected a string, got a number`},
+		{Name: "wrong type", Stream: `data: {"choices":[{"index":0,"delta":{"content":5}}]}` + "\n\n", WantErr: `frame 1 ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}"): at byte 42: delta.content: expected a string, got a number`},
 		// The body ends before [DONE].
-		{"truncated", "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n", "openai stream: ended after 1 frames without a finish_reason or data: [DONE]: unexpected EOF"},
+		{Name: "truncated", Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n", WantErr: "openai stream: ended after 1 frames without a finish_reason or data: [DONE]: unexpected EOF"},
 		// [DONE] without any finish_reason.
-		{"done without finish", "data: [DONE]\n\n", "openai stream: frame 1: data: [DONE] before any finish_reason"},
+		{Name: "done without finish", Stream: "data: [DONE]\n\n", WantErr: "openai stream: frame 1: data: [DONE] before any finish_reason"},
 		// Arguments for a call that never sent its id.
-		{"args before id", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}` + "\n\n", "openai stream: frame 1: tool_calls index 0: arguments before the call's id and name"},
+		{Name: "args before id", Stream: `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}` + "\n\n", WantErr: "openai stream: frame 1: tool_calls index 0: arguments before the call's id and name"},
 		// A hostile tool index is refused rather than allocated.
-		{"huge tool index", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":99999999,"id":"c"}]}}]}` + "\n\n", "tool_calls index 99999999 out of range"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := decodeAll(t, strings.NewReader(tt.stream))
-			if err == nil || err == io.EOF || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
-			}
-			// The error sticks: Next keeps returning it.
-			st := Wire{}.NewStream(strings.NewReader(tt.stream))
-			var ev protocol.ModelEvent
-			first := st.Next(&ev)
-			for first == nil {
-				first = st.Next(&ev)
-			}
-			if again := st.Next(&ev); again != first {
-				t.Fatalf("Next after %v returned %v", first, again)
-			}
-		})
-	}
+		{Name: "huge tool index", Stream: `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":99999999,"id":"c"}]}}]}` + "\n\n", WantErr: "tool_calls index 99999999 out of range"},
+	})
 }
 
 func TestStreamWriterBadStep(t *testing.T) {
 	t.Parallel()
 	turn := smallTurn()
 	w := NewStreamWriter(io.Discard, testMeta, false)
-	err := w.Step(turn, &scenarios.Step{Kind: scenarios.StepToolArgs, Tool: 5, Text: "{}"})
-	if err == nil || !strings.Contains(err.Error(), "step for tool 5, but the turn has 2 tool calls") {
-		t.Errorf("error = %v", err)
-	}
-	if err := w.Step(turn, &scenarios.Step{Kind: 99}); err == nil || !strings.Contains(err.Error(), "unknown step kind 99") {
-		t.Errorf("error = %v", err)
-	}
+	wiretest.BadSteps(t, w, turn)
 }
 
 func TestStreamWriterPing(t *testing.T) {

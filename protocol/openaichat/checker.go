@@ -40,9 +40,6 @@ func NewChecker(s *protocol.Session) *Checker {
 	return &Checker{j: clientturn.NewJudge(s, &judgeRules)}
 }
 
-// newChecker is NewChecker as a protocol.Checker, for the Wire and the clienttest kit.
-func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }
-
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
@@ -237,11 +234,6 @@ func (c *Checker) Answer() string { return c.j.AnswerText() }
 
 // OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
 func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
-
-var (
-	_ protocol.AnswerKeeper = (*Checker)(nil)
-	_ protocol.OutputKeeper = (*Checker)(nil)
-)
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {

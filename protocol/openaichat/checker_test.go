@@ -104,3 +104,6 @@ func FuzzChecker(f *testing.F) {
 		"data: {\"error\":{\"message\":\"x\"}}\n\ndata: [DONE]\n\n",
 	)
 }
+
+// newChecker is NewChecker as a protocol.Checker, for the clienttest kit.
+func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s) }

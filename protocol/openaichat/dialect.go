@@ -14,61 +14,48 @@ import (
 	"github.com/streambench/streambench/protocol/openai"
 )
 
+// Dialect is a clientturn.Client (a protocol.Client, MultiTurn, ErrorChecker, StructureOnly
+// and DecodeLimiter) with this package's rules.
 var (
-	_ protocol.Dialect      = (*Dialect)(nil)
-	_ protocol.Client       = (*Dialect)(nil)
-	_ protocol.MultiTurn    = (*Dialect)(nil)
-	_ protocol.ErrorChecker = (*Dialect)(nil)
-	_ protocol.Checker      = (*Checker)(nil)
-	_ protocol.AnswerKeeper = (*Checker)(nil)
+	_ protocol.Dialect         = (*Dialect)(nil)
+	_ protocol.EndpointDialect = (*Dialect)(nil)
+	_ protocol.Checker         = (*Checker)(nil)
+	_ protocol.AnswerKeeper    = (*Checker)(nil)
+	_ protocol.OutputKeeper    = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name.
 const Name = "openai-chat"
 
-// DefaultModel is the model name sent when none is configured; the mock accepts any.
-const DefaultModel = clientturn.DefaultModel
-
-// Dialect is the openai-chat client side: the provider-wire client (options, Configure,
-// Label, Turns, NewRequest, CheckHeaders, CheckError, NewChecker) over the openai wire, its
-// error rule R-openai-error and its Checker. It holds only its configuration and is safe for
-// concurrent use.
+// Dialect is the openai-chat client side: the provider-wire client (clientturn.Client: options,
+// Configure, Label, Turns, NewRequest, CheckHeaders, CheckError, NewChecker) over the openai
+// wire, its error rule R-openai-error and its Checker. It holds only its configuration and is
+// safe for concurrent use.
 type Dialect struct {
 	clientturn.Client
 }
 
-// Option configures a Dialect.
-type Option func(*Dialect)
-
-// WithModel sets the request's model (a gateway routes on it).
-func WithModel(model string) Option {
-	return func(d *Dialect) { clientturn.SetModel(&d.Client, model) }
-}
-
-// WithNoGroundTruth judges every session for structure only, as if Session.NoGroundTruth
-// were set: the target's model is not the mock, so no content rule applies and each session
-// is one request.
-func WithNoGroundTruth() Option { return func(d *Dialect) { clientturn.SetNoGroundTruth(&d.Client) } }
-
-// WithHeader adds a header to every request (an Authorization for a real gateway).
-func WithHeader(key, value string) Option {
-	return func(d *Dialect) { clientturn.AddHeader(&d.Client, key, value) }
-}
+// Option configures a Dialect (clientturn.WithModel, WithNoGroundTruth, WithHeader; outside
+// package protocol, Configure's options).
+type Option = clientturn.Option
 
 // New returns the openai-chat dialect. Its requests come from the runtime's request encoder
 // (protocol/openai), so streambench sends what its agent does; a non-200 answer must be the
-// API's error JSON, {"error":{"message":…,"type":…}} (R-openai-error).
+// API's error JSON, {"error":{"message":…,"type":…}} (R-openai-error). An application's
+// request may send its length in max_tokens, max_completion_tokens or both, and vLLM's
+// min_tokens and ignore_eos.
 func New(opts ...Option) *Dialect {
-	d := &Dialect{clientturn.NewClient(clientturn.Wire{
+	return &Dialect{clientturn.New(clientturn.Wire{
 		Name:         Name,
 		Provider:     openai.Wire{},
 		ErrorRule:    RError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
-		ErrorMessage: errorMessage,
-		NewChecker:   newChecker,
-	})}
-	for _, o := range opts {
-		o(d)
-	}
-	return d
+		ErrorMessage: clientturn.OpenAIErrorMessage,
+		Endpoint: protocol.EndpointSpec{
+			APIKeyEnv: "OPENAI_API_KEY", APIKeyHeader: "Authorization", APIKeyPrefix: "Bearer ",
+			MaxTokensFields: []string{protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields},
+			VLLMFields:      true,
+		},
+		NewChecker: func(s *protocol.Session, _ bool) protocol.Checker { return NewChecker(s) },
+	}, opts...)}
 }

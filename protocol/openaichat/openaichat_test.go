@@ -8,20 +8,21 @@ import (
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/internal/clientturn"
 )
 
 // TestLibraryClean plays every embedded scenario, every turn, against the mock: a correct
 // provider breaks no rule, with ground truth and without.
 func TestLibraryClean(t *testing.T) {
 	t.Parallel()
-	clienttest.LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), New(), New(WithNoGroundTruth()))
+	clienttest.LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), New(), New(clientturn.WithNoGroundTruth()))
 }
 
 // TestFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	clienttest.Faults(t, mocktest.Start, New(), New(WithNoGroundTruth()), []clienttest.Fault[mockprovider.Fault]{
+	clienttest.Faults(t, mocktest.Start, New(), New(clientturn.WithNoGroundTruth()), []clienttest.Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{RContent}},
 		// Without ground truth the same stream is structurally fine.
@@ -69,7 +70,7 @@ func TestCheckError(t *testing.T) {
 		{Name: "wrong turn", S: later, H: jsonHeader, Body: `{"error":{"message":"boom","type":"server_error"}}`, Broken: true},
 	})
 	// Without ground truth any well-formed error is the server's right.
-	if vs := New(WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"error":{"message":"x"}}`), plain); len(vs) > 0 {
+	if vs := New(clientturn.WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"error":{"message":"x"}}`), plain); len(vs) > 0 {
 		t.Errorf("no ground truth: %v", vs)
 	}
 }

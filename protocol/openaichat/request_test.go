@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openai"
 )
 
@@ -16,7 +17,7 @@ func TestNewRequest(t *testing.T) {
 	t.Parallel()
 	s := clienttest.NewSession(t, "tool-chain", 1)
 	s.Turn = 1
-	d := New(WithModel("gpt-test"), WithHeader("Authorization", "Bearer real"))
+	d := New(clientturn.WithModel("gpt-test"), clientturn.WithHeader("Authorization", "Bearer real"))
 	req, err := d.NewRequest(context.Background(), "http://127.0.0.1:1/", s)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestNewRequest(t *testing.T) {
 		}
 	}
 	// Without ground truth every session is its first turn.
-	if n := New(WithNoGroundTruth()).Turns(s); n != 1 {
+	if n := New(clientturn.WithNoGroundTruth()).Turns(s); n != 1 {
 		t.Errorf("no ground truth: %d turns, want 1", n)
 	}
 }

@@ -12,8 +12,8 @@ const (
 	RContent  protocol.Rule = "R-openai-content"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only openai-chat checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: RToolCall, Kind: protocol.RuleStructure, Text: "tool_calls deltas: index, id/name first, JSON arguments"},
 		{ID: RFinish, Kind: protocol.RuleMixed, Text: "one finish_reason, last, naming what the turn did",
@@ -25,6 +25,3 @@ func Rules() []protocol.RuleSpec {
 		{ID: RContent, Kind: protocol.RuleContent, Text: "ground truth: text, reasoning and tool calls equal the script"},
 	}
 }
-
-// Rules lists the rules only openai-chat checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

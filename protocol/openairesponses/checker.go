@@ -89,9 +89,6 @@ func NewChecker(s *protocol.Session, requireDone bool) *Checker {
 	return &Checker{j: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
 }
 
-// newChecker is NewChecker in the default, lenient mode as a protocol.Checker.
-func newChecker(s *protocol.Session) protocol.Checker { return NewChecker(s, false) }
-
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
@@ -111,21 +108,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return other
 	}
 	v := &c.view
-	switch {
-	case len(v.typ) == 0:
-		c.v.Add(REvent, "expected a type on every event, saw %s", protocol.Quote(string(data), 80))
-	case ev.Type != string(v.typ):
-		c.v.Add(REvent, "expected the event: line to equal the type %q, saw event: %q", v.typ, ev.Type)
-	}
-	switch {
-	case !v.hasSeq:
-		c.v.Add(RSequence, "%s: expected a sequence_number, saw none", v.typ)
-	case c.haveSeq && v.seq <= c.seq:
-		c.v.Add(RSequence, "%s: expected a sequence_number above %d, saw %d", v.typ, c.seq, v.seq)
-		c.seq = v.seq
-	default:
-		c.seq, c.haveSeq = v.seq, true
-	}
+	c.checkHeader(ev, v, data)
 	if c.terminal != "" {
 		if !c.after {
 			c.after = true
@@ -142,6 +125,31 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.notFirst = true
 		c.v.Add(RLifecycle, "expected response.created first, saw %s", v.typ)
 	}
+	return c.onEvent(typ, v)
+}
+
+// checkHeader judges what every event carries: a type equal to its event: line, and a
+// sequence_number above the last.
+func (c *Checker) checkHeader(ev *sse.Event, v *eventView, data []byte) {
+	switch {
+	case len(v.typ) == 0:
+		c.v.Add(REvent, "expected a type on every event, saw %s", protocol.Quote(string(data), 80))
+	case ev.Type != string(v.typ):
+		c.v.Add(REvent, "expected the event: line to equal the type %q, saw event: %q", v.typ, ev.Type)
+	}
+	switch {
+	case !v.hasSeq:
+		c.v.Add(RSequence, "%s: expected a sequence_number, saw none", v.typ)
+	case c.haveSeq && v.seq <= c.seq:
+		c.v.Add(RSequence, "%s: expected a sequence_number above %d, saw %d", v.typ, c.seq, v.seq)
+		c.seq = v.seq
+	default:
+		c.seq, c.haveSeq = v.seq, true
+	}
+}
+
+// onEvent judges an event of the response by its type.
+func (c *Checker) onEvent(typ string, v *eventView) protocol.Observation {
 	switch typ {
 	case "response.created":
 		c.onCreated(v)
@@ -190,7 +198,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	// Any other type (response.queued, annotations, hosted tools' events, a provider's
 	// prefixed extension events) is not judged beyond its event line and sequence_number:
 	// the specification has clients ignore what they do not know.
-	return other
+	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
 func (c *Checker) onCreated(v *eventView) {
@@ -668,11 +676,6 @@ func (c *Checker) Answer() string { return c.j.AnswerText() }
 
 // OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
 func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
-
-var (
-	_ protocol.AnswerKeeper = (*Checker)(nil)
-	_ protocol.OutputKeeper = (*Checker)(nil)
-)
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {

@@ -7,6 +7,7 @@ import (
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openairesponses"
 )
 
@@ -14,7 +15,7 @@ import (
 // else, on a scenario that exercises it.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	truth, noTruth := openairesponses.New(), openairesponses.New(openairesponses.WithNoGroundTruth())
+	truth, noTruth := openairesponses.New(), openairesponses.New(clientturn.WithNoGroundTruth())
 	clienttest.Faults(t, mocktest.Start, truth, noTruth, []clienttest.Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it (the .done text is
 		// the changed deltas' concatenation).
@@ -52,8 +53,8 @@ func TestFaults(t *testing.T) {
 		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "tool-chain"},
 	})
 	// With requireDone, the Open Responses specification's [DONE] is owed.
-	strict, strictNoTruth := openairesponses.New(openairesponses.WithRequireDone()),
-		openairesponses.New(openairesponses.WithRequireDone(), openairesponses.WithNoGroundTruth())
+	strict, strictNoTruth := openairesponses.New(clientturn.WithRequireDone()),
+		openairesponses.New(clientturn.WithRequireDone(), clientturn.WithNoGroundTruth())
 	clienttest.Faults(t, mocktest.Start, strict, strictNoTruth, []clienttest.Fault[mockprovider.Fault]{
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.RLifecycle}},
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "provider-error-midstream", Want: []protocol.Rule{openairesponses.RLifecycle}},

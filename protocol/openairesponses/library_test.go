@@ -6,6 +6,7 @@ import (
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openairesponses"
 )
 
@@ -14,13 +15,13 @@ import (
 // classified and counted as the load generator's token metrics need.
 func TestLibraryClean(t *testing.T) {
 	t.Parallel()
-	clienttest.LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), openairesponses.New(), openairesponses.New(openairesponses.WithNoGroundTruth()))
+	clienttest.LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), openairesponses.New(), openairesponses.New(clientturn.WithNoGroundTruth()))
 }
 
 // TestLibraryCleanRequireDone: the mock ends every stream with data: [DONE], so the strict
 // mode passes it too.
 func TestLibraryCleanRequireDone(t *testing.T) {
 	t.Parallel()
-	clienttest.LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), openairesponses.New(openairesponses.WithRequireDone()),
-		openairesponses.New(openairesponses.WithNoGroundTruth(), openairesponses.WithRequireDone()))
+	clienttest.LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), openairesponses.New(clientturn.WithRequireDone()),
+		openairesponses.New(clientturn.WithNoGroundTruth(), clientturn.WithRequireDone()))
 }

@@ -1,14 +1,11 @@
 package openairesponses_test
 
 import (
-	"errors"
-	"io"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/clienttest"
 	"github.com/streambench/streambench/protocol/openairesponses"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // TestNoGroundTruthOtherText: a valid turn of other reasoning, text and function calls than
@@ -16,7 +13,7 @@ import (
 // content rule is off), and only content rules with it.
 func TestNoGroundTruthOtherText(t *testing.T) {
 	t.Parallel()
-	clienttest.OtherText(t, openairesponses.Rules(), newWriter, newChecker)
+	clienttest.OtherText(t, openairesponses.New().Rules(), newWriter, newChecker)
 }
 
 // TestUnscriptedErrorIsTheOutcome: an error event (then response.failed) in a session whose
@@ -26,40 +23,18 @@ func TestNoGroundTruthOtherText(t *testing.T) {
 // turn too), and with ground truth off no error is scripted. A cut is partial too.
 func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 	t.Parallel()
-	text := func(scenario string, turn, nth int) int {
-		return clienttest.StepIndex(t, scenario, turn, scenarios.StepText, nth)
-	}
-	args := clienttest.StepIndex(t, "parallel-tools", 0, scenarios.StepToolArgs, 1)
-	crash := func(scenario string, turn, after int) string {
-		return clienttest.FailingTurn(t, newWriter, scenario, turn, after, "runtime crashed")
-	}
-	clienttest.CheckOutcomes(t, newChecker, []clienttest.Outcome{
-		// The answer cut short by an error event.
-		{Name: "mid answer", Scenario: "plain-answer", Stream: crash("plain-answer", 0, text("plain-answer", 0, 5)), Errors: []string{"runtime crashed"}},
-		// Inside a function call's arguments.
-		{Name: "mid tool call", Scenario: "parallel-tools", Stream: crash("parallel-tools", 0, args), Errors: []string{"runtime crashed"}},
+	cut := clienttest.CutAnswer(t, newWriter, "")
+	clienttest.ErrorOutcomes(t, newWriter, newChecker, openairesponses.RError, openairesponses.RContent,
 		// response.failed alone (no error event before it) is the error terminal too.
-		{Name: "failed alone", Scenario: "plain-answer", Stream: clienttest.FailingTurn(t, newWriter, "plain-answer", 0, text("plain-answer", 0, 5), "") +
+		clienttest.Outcome{Name: "failed alone", Scenario: "plain-answer", Stream: cut +
 			ev("response.failed", 1000, `,"response":{"id":"r","status":"failed","error":{"code":"server_error","message":"overloaded"}}`),
 			Errors: []string{"overloaded"}},
 		// An error event without a message: its shape is judged; "error" is its message.
-		{Name: "no message", Scenario: "plain-answer", Stream: clienttest.FailingTurn(t, newWriter, "plain-answer", 0, text("plain-answer", 0, 5), "") +
+		clienttest.Outcome{Name: "no message", Scenario: "plain-answer", Stream: cut +
 			ev("error", 1000, `,"code":"server_error"`) + ev("response.failed", 1001, `,"response":{"status":"failed","error":{"message":"x"}}`),
 			Errors: []string{"error"}, Want: []protocol.Rule{openairesponses.RError}},
 		// The error event not followed by response.failed.
-		{Name: "no failed", Scenario: "plain-answer", Stream: clienttest.FailingTurn(t, newWriter, "plain-answer", 0, text("plain-answer", 0, 5), "") +
+		clienttest.Outcome{Name: "no failed", Scenario: "plain-answer", Stream: cut +
 			ev("error", 1000, `,"message":"runtime crashed"`) + ev("response.queued", 1001, ""),
-			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{openairesponses.RError}},
-		// The scripted error: no violation, and its message reported all the same.
-		{Name: "scripted", Scenario: "provider-error-midstream", Stream: clienttest.FailingTurn(t, newWriter, "provider-error-midstream", 0, text("provider-error-midstream", 0, 39), "upstream model crashed (scripted)"),
-			Errors: []string{"upstream model crashed (scripted)"}},
-		// A script that fails at turn 1 (HTTP 503), an error event at turn 0: the wrong turn,
-		// and the turn's text short of the script.
-		{Name: "wrong turn", Scenario: "provider-503-after-tool", Stream: crash("provider-503-after-tool", 0, text("provider-503-after-tool", 0, 0)),
-			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{openairesponses.RError, openairesponses.RContent}},
-		// Without ground truth nothing is scripted.
-		{Name: "no ground truth", Scenario: "provider-503-after-tool", NoTruth: true, Stream: crash("provider-503-after-tool", 0, text("provider-503-after-tool", 0, 0)), Errors: []string{"runtime crashed"}},
-		// Cut inside the function calls (a transport error, a stall, a truncation).
-		{Name: "cut", Scenario: "parallel-tools", Stream: clienttest.FailingTurn(t, newWriter, "parallel-tools", 0, args, ""), Cut: errors.Join(io.ErrUnexpectedEOF, errors.New("stalled"))},
-	})
+			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{openairesponses.RError}})
 }

@@ -72,11 +72,7 @@ func parseEvent(sc *jsonwire.Scanner, data []byte, v *eventView) error {
 	if !sc.Object("event") {
 		return sc.Finish()
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			break
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "type":
 			v.typ = sc.Str("type")
@@ -125,11 +121,7 @@ func parseItem(sc *jsonwire.Scanner, field string, it *itemView) bool {
 	if !sc.Object(field) {
 		return false
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return true
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "id":
 			it.id = sc.Str("item.id")
@@ -154,6 +146,7 @@ func parseItem(sc *jsonwire.Scanner, field string, it *itemView) bool {
 			sc.Skip()
 		}
 	}
+	return true
 }
 
 // parseParts reads an array of parts into parts[:0] (null or absent: none); elem names an
@@ -176,11 +169,7 @@ func parsePart(sc *jsonwire.Scanner, field string, p *partView) bool {
 	if !sc.Object(field) {
 		return false
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return true
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "type":
 			p.typ = sc.Str("part.type")
@@ -191,6 +180,7 @@ func parsePart(sc *jsonwire.Scanner, field string, p *partView) bool {
 			sc.Skip()
 		}
 	}
+	return true
 }
 
 // parseResponse reads the response object of a lifecycle event (false at null).
@@ -201,11 +191,7 @@ func parseResponse(sc *jsonwire.Scanner, r *responseView) bool {
 	if !sc.Object("response") {
 		return false
 	}
-	for first := true; ; {
-		key, ok := sc.Member(&first)
-		if !ok {
-			return true
-		}
+	for key := range sc.Members() {
 		switch string(key) {
 		case "status":
 			r.status = sc.Str("response.status")
@@ -229,4 +215,5 @@ func parseResponse(sc *jsonwire.Scanner, r *responseView) bool {
 			sc.Skip()
 		}
 	}
+	return true
 }

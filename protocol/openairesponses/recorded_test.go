@@ -27,7 +27,7 @@ func judgeRecorded(t *testing.T, r dialecttest.Capture) ([]protocol.Rule, bool) 
 	s := &protocol.Session{ID: id, Target: "streambench-mock", Expected: sc.Render(r.Seed).Expected(),
 		Input: scenarios.Directive{Scenario: r.Scenario, Seed: r.Seed, Session: id}.String() + " go"}
 	c := openairesponses.NewChecker(s, false)
-	d := sse.NewDecoderLimits(strings.NewReader(r.Raw), (&openairesponses.Dialect{}).DecodeLimits())
+	d := sse.NewDecoderLimits(strings.NewReader(r.Raw), openairesponses.New().DecodeLimits())
 	ended := false
 	for {
 		var e sse.Event

@@ -15,8 +15,8 @@ const (
 	RContent   protocol.Rule = "R-responses-content"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only openai-responses checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: REvent, Kind: protocol.RuleStructure, Text: "an event: line on every frame, equal to the body's type"},
 		{ID: RSequence, Kind: protocol.RuleStructure, Text: "sequence_number on every event, strictly increasing"},
@@ -29,6 +29,3 @@ func Rules() []protocol.RuleSpec {
 		{ID: RContent, Kind: protocol.RuleContent, Text: "ground truth: reasoning, text and function calls equal the script"},
 	}
 }
-
-// Rules lists the rules only openai-responses checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

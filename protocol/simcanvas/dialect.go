@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
@@ -41,39 +42,39 @@ func New() *Dialect { return &Dialect{} }
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// Options lists the options Configure accepts.
-func (*Dialect) Options() []protocol.OptionSpec {
-	return append([]protocol.OptionSpec{
-		{Key: "path", Help: "the execute path template, placeholder {workflow} (default " + DefaultPath + ")"},
-		{Key: "redacted", Help: "the workflow redacts PII in its block output (no live stream frames; default: true for a workflow id ending in -redacted)"},
-		{Key: "reconnectPath", Help: "the reconnect path template, placeholders {workflow} and {execution} (default " + DefaultReconnectPath + ")"},
-	}, seedOptions()...)
+// vars binds the options Configure accepts to c's settings; thinks is modelThinking, which c
+// keeps the other way round.
+func vars(c *Client, thinks *bool) []protocol.OptionVar {
+	return []protocol.OptionVar{
+		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the execute path template, placeholder {workflow}", Default: DefaultPath, Placeholders: []string{"workflow"}}, &c.path),
+		protocol.BoolVar(protocol.OptionSpec{Key: "redacted", Help: "the workflow redacts PII in its block output (no live stream frames; default: true for a workflow id ending in -redacted)"}, &c.redacted),
+		protocol.PathVar(protocol.OptionSpec{Key: "reconnectPath", Help: "the reconnect path template, placeholders {workflow} and {execution}",
+			Default: DefaultReconnectPath, Placeholders: []string{"workflow", "execution"}}, &c.reconnectPath),
+		protocol.BoolVar(protocol.OptionSpec{Key: "modelThinking", Help: "whether the workflow's model can think at all (default: false for an id with a \"nothink\" part, else true); without it no stream:thinking may flow (R-thinking-capability)"}, thinks),
+		protocol.PathVar(protocol.OptionSpec{Key: "cancelPath", Help: "the user cancel path template, placeholders {workflow} and {execution}",
+			Default: DefaultCancelPath, Placeholders: []string{"workflow", "execution"}}, &c.cancelPath),
+	}
 }
+
+// Options lists the options Configure accepts.
+func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Client{}, new(bool))) }
 
 // Configure returns the client for workflow id target.
 func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(Name, d.Options()); err != nil {
+	c := NewClient()
+	c.redacted = strings.HasSuffix(target, "-redacted")
+	thinks := simchat.ModelThinksForSlug(target)
+	if err := o.Apply(Name, vars(c, &thinks)); err != nil {
 		return nil, err
 	}
-	path, err := o.String("path", DefaultPath)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := protocol.ExpandPath(path, "workflow", target); err != nil {
-		return nil, fmt.Errorf("option path: %w", err)
-	}
-	c := &Client{path: path}
-	if err := c.configureRedactReconnect(target, o); err != nil {
-		return nil, err
-	}
-	if err := c.configureSeeds(target, o); err != nil {
-		return nil, err
-	}
+	c.noModelThinking = !thinks
 	return c, nil
 }
 
 // NewClient returns a client on the default path, for tests and library users.
-func NewClient() *Client { return &Client{path: DefaultPath, reconnectPath: DefaultReconnectPath} }
+func NewClient() *Client {
+	return &Client{path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
+}
 
 // Client is a configured sim-canvas client. The canvas is always opted in: it is sent every
 // frame. Immutable and safe for concurrent use.
@@ -150,10 +151,7 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 
 // CheckHeaders checks the content type (R-headers).
 func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	if v := simchat.CheckEventStream(h); v != "" {
-		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: v}}
-	}
-	return nil
+	return protocol.CheckEventStream(h)
 }
 
 // NewChecker returns a checker for one stream of s.
@@ -300,22 +298,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return obs
 		}
 	}
-	switch e.Type {
+	return c.onEvent(e.Type, &p, clip)
+}
+
+// onEvent judges an envelope's payload p by the event type typ; clip quotes the frame.
+func (c *Checker) onEvent(typ string, p *payload, clip func() string) protocol.Observation {
+	switch typ {
 	case TypeChunk:
-		if p.Chunk == nil {
-			c.v.Add(protocol.RFraming, "stream:chunk: expected a chunk string, saw %s", clip())
-			return protocol.Observation{Kind: protocol.FrameOther}
-		}
-		if *p.Chunk == "" {
-			// Allowed: the canvas protocol (unlike public chat's pinned "never an empty chunk")
-			// does not forbid it and it adds nothing; it is no answer text for TTFC either.
-			// See docs/PROTOCOLS.md, "Variants real runtimes send".
-			return protocol.Observation{Kind: protocol.FrameOther}
-		}
-		if c.reconnect == nil {
-			c.tracker.Chunk(p.BlockID, *p.Chunk)
-		}
-		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk), Tokens: c.tokens.Text(*p.Chunk)}
+		return c.onChunk(p, clip)
 	case TypeChunkReset:
 		if c.reconnect == nil {
 			c.tracker.Reset(p.BlockID)
@@ -330,46 +320,69 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.thinkingSeeds(*p.Text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*p.Text), Tokens: c.tokens.Thinking(*p.Text)}
 	case TypeTool:
-		if p.ID == "" || p.Name == "" {
-			c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())
-		}
-		c.tokens.Break()
-		switch p.Phase {
-		case "start":
-			if c.reconnect == nil {
-				c.tracker.ToolStart(p.ID, p.Name)
-			}
-			return protocol.Observation{Kind: protocol.FrameToolStart}
-		case "end":
-			if c.reconnect == nil {
-				c.tracker.ToolEnd(p.ID, p.Name, p.Status)
-			}
-			return protocol.Observation{Kind: protocol.FrameToolEnd}
-		}
-		c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
-		return protocol.Observation{Kind: protocol.FrameOther}
+		return c.onTool(p, clip)
 	case TypeBlockCompleted:
-		c.completedSeeds(&p, false)
+		c.completedSeeds(p, false)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	case TypeExecutionStarted, TypeBlockStarted, TypeStreamDone:
 		return protocol.Observation{Kind: protocol.FrameOther}
 	case TypeExecutionCompleted:
-		c.completedSeeds(&p, true)
+		c.completedSeeds(p, true)
 		failed := p.Success != nil && !*p.Success
 		c.completedOK = c.terminals == 0 && !failed && p.Status != simchat.StatusPaused
-		c.onTerminal(e.Type, failed, deref(p.Error))
+		c.onTerminal(typ, failed, deref(p.Error))
 		if failed {
 			return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
 		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	case TypeExecutionError:
-		c.onTerminal(e.Type, true, deref(p.Error))
+		c.onTerminal(typ, true, deref(p.Error))
 		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
 	case TypeExecutionCancelled:
-		c.onTerminal(e.Type, true, "cancelled")
+		c.onTerminal(typ, true, "cancelled")
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	}
-	c.v.Add(protocol.RFraming, "unknown event type %q in %s", e.Type, clip())
+	c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, clip())
+	return protocol.Observation{Kind: protocol.FrameOther}
+}
+
+// onChunk judges a stream:chunk the fast path did not take.
+func (c *Checker) onChunk(p *payload, clip func() string) protocol.Observation {
+	if p.Chunk == nil {
+		c.v.Add(protocol.RFraming, "stream:chunk: expected a chunk string, saw %s", clip())
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if *p.Chunk == "" {
+		// Allowed: the canvas protocol (unlike public chat's pinned "never an empty chunk")
+		// does not forbid it and it adds nothing; it is no answer text for TTFC either.
+		// See docs/PROTOCOLS.md, "Variants real runtimes send".
+		return protocol.Observation{Kind: protocol.FrameOther}
+	}
+	if c.reconnect == nil {
+		c.tracker.Chunk(p.BlockID, *p.Chunk)
+	}
+	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk), Tokens: c.tokens.Text(*p.Chunk)}
+}
+
+// onTool judges a stream:tool frame, its start or its end.
+func (c *Checker) onTool(p *payload, clip func() string) protocol.Observation {
+	if p.ID == "" || p.Name == "" {
+		c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())
+	}
+	c.tokens.Break()
+	switch p.Phase {
+	case "start":
+		if c.reconnect == nil {
+			c.tracker.ToolStart(p.ID, p.Name)
+		}
+		return protocol.Observation{Kind: protocol.FrameToolStart}
+	case "end":
+		if c.reconnect == nil {
+			c.tracker.ToolEnd(p.ID, p.Name, p.Status)
+		}
+		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	}
+	c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 

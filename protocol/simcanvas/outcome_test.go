@@ -16,10 +16,10 @@ import (
 // PII-redacting workflow too.
 func TestNoGroundTruthOtherText(t *testing.T) {
 	t.Parallel()
-	dialecttest.OtherText(t, Rules(), func(sc *scenarios.Script) []string { return relay(t, sc) }, func(frames []string, s *protocol.Session) []protocol.Violation {
+	dialecttest.OtherText(t, New().Rules(), func(sc *scenarios.Script) []string { return relay(t, sc) }, func(frames []string, s *protocol.Session) []protocol.Violation {
 		return check(t, frames, s)
 	})
-	dialecttest.OtherText(t, Rules(), func(sc *scenarios.Script) []string { return redactedRelay(t, sc) }, func(frames []string, s *protocol.Session) []protocol.Violation {
+	dialecttest.OtherText(t, New().Rules(), func(sc *scenarios.Script) []string { return redactedRelay(t, sc) }, func(frames []string, s *protocol.Session) []protocol.Violation {
 		return dialecttest.Check(t, frames, s, func() protocol.Checker {
 			c := NewChecker(s)
 			c.Redacted()

@@ -33,21 +33,6 @@ const DefaultReconnectPath = "/api/workflows/{workflow}/executions/{execution}/s
 // (the execute response names the execution in ExecutionIDHeader).
 const HeaderReplayThrough = "X-Replay-Through"
 
-// configureRedactReconnect reads the redaction and reconnect options.
-func (c *Client) configureRedactReconnect(target string, o protocol.Options) error {
-	var err error
-	if c.redacted, err = o.Bool("redacted", strings.HasSuffix(target, "-redacted")); err != nil {
-		return err
-	}
-	if c.reconnectPath, err = o.String("reconnectPath", DefaultReconnectPath); err != nil {
-		return err
-	}
-	if _, err := protocol.ExpandPath(c.reconnectPath, "workflow", target, "execution", "x"); err != nil {
-		return fmt.Errorf("option reconnectPath: %w", err)
-	}
-	return nil
-}
-
 // NewReconnectRequest builds GET {baseURL}{reconnect path} with Last-Event-ID, for the
 // execution resp named in its X-Execution-Id header.
 func (c *Client) NewReconnectRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response, lastEventID string) (*http.Request, error) {

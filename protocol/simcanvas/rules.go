@@ -11,8 +11,8 @@ const (
 	RReconnectReplay   protocol.Rule = "R-reconnect-replay"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only sim-canvas checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: RRedactLive, Kind: protocol.RuleStructure, Text: "a PII-redacted block sends no live stream:* frames"},
 		{ID: RRedactOutput, Kind: protocol.RuleMixed, Text: "a PII-redacted block's output arrives redacted, with block:completed",
@@ -21,6 +21,3 @@ func Rules() []protocol.RuleSpec {
 		{ID: RReconnectReplay, Kind: protocol.RuleStructure, Text: "a reconnect replays the buffered execution:*/block:* events missed"},
 	}
 }
-
-// Rules lists the rules only sim-canvas checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

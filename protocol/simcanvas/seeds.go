@@ -37,7 +37,7 @@ func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol
 	if id == "" {
 		return nil, fmt.Errorf("sim-canvas: cancel session %s: the stream response has no %s header", s.ID, ExecutionIDHeader)
 	}
-	path, err := protocol.ExpandPath(c.cancelPathOrDefault(), "workflow", s.Target, "execution", id)
+	path, err := protocol.ExpandPath(c.cancelPath, "workflow", s.Target, "execution", id)
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: cancel session %s: %w", s.ID, err)
 	}
@@ -47,37 +47,6 @@ func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return req, nil
-}
-
-func (c *Client) cancelPathOrDefault() string {
-	if c.cancelPath == "" {
-		return DefaultCancelPath
-	}
-	return c.cancelPath
-}
-
-// configureSeeds reads the seed options: modelThinking and cancelPath.
-func (c *Client) configureSeeds(target string, o protocol.Options) error {
-	thinks, err := o.Bool("modelThinking", simchat.ModelThinksForSlug(target))
-	if err != nil {
-		return err
-	}
-	c.noModelThinking = !thinks
-	if c.cancelPath, err = o.String("cancelPath", DefaultCancelPath); err != nil {
-		return err
-	}
-	if _, err := protocol.ExpandPath(c.cancelPath, "workflow", target, "execution", "x"); err != nil {
-		return fmt.Errorf("option cancelPath: %w", err)
-	}
-	return nil
-}
-
-// seedOptions documents the seed options.
-func seedOptions() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
-		{Key: "modelThinking", Help: "whether the workflow's model can think at all (default: false for an id with a \"nothink\" part, else true); without it no stream:thinking may flow (R-thinking-capability)"},
-		{Key: "cancelPath", Help: "the user cancel path template, placeholders {workflow} and {execution} (default " + DefaultCancelPath + ")"},
-	}
 }
 
 // StopSent records that the client cancelled the execution: from then on it must end

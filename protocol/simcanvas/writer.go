@@ -30,10 +30,7 @@ const (
 
 // SetResponseHeaders sets the response headers of an execution-events stream.
 func SetResponseHeaders(h http.Header) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
+	sse.SetHeaders(h)
 }
 
 // Writer writes execution events to an io.Writer, one Write call per frame. Every frame is the

@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -82,68 +81,49 @@ func PolicyForSlug(slug string) Policy {
 	return Policy{}
 }
 
+// vars binds the options Configure accepts to c's settings; thinks and live are modelThinking
+// and liveTools, which c keeps the other way round (Policy).
+func vars(c *Client, thinks, live *bool) []protocol.OptionVar {
+	policy := protocol.OptionVar{OptionSpec: protocol.OptionSpec{Key: "policy", Help: "the deployment's event policy the checker assumes: none, thinking, tools or all (default: from the slug's suffix, else none); given on the command line it holds for every target, so give --slug with it"},
+		Set: func(o protocol.Options) error {
+			name, err := o.String("policy", "")
+			if err != nil || name == "" {
+				return err
+			}
+			if c.policy, err = ParsePolicy(name); err != nil {
+				return fmt.Errorf("option %w", err)
+			}
+			return nil
+		}}
+	return []protocol.OptionVar{
+		protocol.BoolVar(protocol.OptionSpec{Key: "optedIn", Help: "send " + ProtocolHeader + ": " + ProtocolToken + " (live chunks, chunk_reset, thinking and tool frames); default false"}, &c.optedIn),
+		policy,
+		protocol.BoolVar(protocol.OptionSpec{Key: "includeThinking", Help: "the policy's includeThinking alone (overrides policy)"}, &c.policy.IncludeThinking),
+		protocol.BoolVar(protocol.OptionSpec{Key: "includeToolCalls", Help: "the policy's includeToolCalls alone (overrides policy)"}, &c.policy.IncludeToolCalls),
+		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the stream path template, placeholder {slug}", Default: DefaultPath, Placeholders: []string{"slug"}}, &c.path),
+		protocol.BoolVar(protocol.OptionSpec{Key: "modelThinking", Help: "whether the deployment's model can think at all (default: false for a slug with a \"nothink\" part, else true); without it no thinking frame may flow (R-thinking-capability)"}, thinks),
+		protocol.BoolVar(protocol.OptionSpec{Key: "liveTools", Help: "whether the deployment's provider runs its tool loop live (default: false for a slug with a \"settled\" part, else true); false: only the settled final text, in one chunk, with no thinking, tool or chunk_reset frame even for opted-in clients, as Sim's providers outside OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq and Bedrock send it (R-settled-tools)"}, live),
+		protocol.StringVar(protocol.OptionSpec{Key: "toolPrefix", Help: "the prefix the target puts before the names of the tools it shows the model (Sim: custom_ for custom tools): the directive asks the mock to call them so, and tool frames must carry them (default: none)"}, &c.toolPrefix),
+	}
+}
+
 // Options lists the options Configure accepts.
 func (*Dialect) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
-		{Key: "optedIn", Help: "send " + ProtocolHeader + ": " + ProtocolToken + " (live chunks, chunk_reset, thinking and tool frames); default false"},
-		{Key: "policy", Help: "the deployment's event policy the checker assumes: none, thinking, tools or all (default: from the slug's suffix, else none); given on the command line it holds for every target, so give --slug with it"},
-		{Key: "includeThinking", Help: "the policy's includeThinking alone (overrides policy)"},
-		{Key: "includeToolCalls", Help: "the policy's includeToolCalls alone (overrides policy)"},
-		{Key: "path", Help: "the stream path template, placeholder {slug} (default " + DefaultPath + ")"},
-		{Key: "modelThinking", Help: "whether the deployment's model can think at all (default: false for a slug with a \"nothink\" part, else true); without it no thinking frame may flow (R-thinking-capability)"},
-		{Key: "liveTools", Help: "whether the deployment's provider runs its tool loop live (default: false for a slug with a \"settled\" part, else true); false: only the settled final text, in one chunk, with no thinking, tool or chunk_reset frame even for opted-in clients, as Sim's providers outside OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq and Bedrock send it (R-settled-tools)"},
-		{Key: "toolPrefix", Help: "the prefix the target puts before the names of the tools it shows the model (Sim: custom_ for custom tools): the directive asks the mock to call them so, and tool frames must carry them (default: none)"},
-	}
+	return protocol.Specs(vars(&Client{}, new(bool), new(bool)))
 }
 
 // Configure returns the client for deployment slug target.
 func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(Name, d.Options()); err != nil {
-		return nil, err
-	}
 	c := &Client{policy: PolicyForSlug(target), path: DefaultPath}
-	var err error
-	if c.optedIn, err = o.Bool("optedIn", false); err != nil {
+	thinks, live := ModelThinksForSlug(target), LiveToolsForSlug(target)
+	if err := o.Apply(Name, vars(c, &thinks, &live)); err != nil {
 		return nil, err
 	}
-	name, err := o.String("policy", "")
-	if err != nil {
-		return nil, err
-	}
-	if name != "" {
-		if c.policy, err = ParsePolicy(name); err != nil {
-			return nil, fmt.Errorf("option %w", err)
-		}
-	}
-	if c.policy.IncludeThinking, err = o.Bool("includeThinking", c.policy.IncludeThinking); err != nil {
-		return nil, err
-	}
-	if c.policy.IncludeToolCalls, err = o.Bool("includeToolCalls", c.policy.IncludeToolCalls); err != nil {
-		return nil, err
-	}
-	if c.path, err = o.String("path", DefaultPath); err != nil {
-		return nil, err
-	}
-	thinks, err := o.Bool("modelThinking", ModelThinksForSlug(target))
-	if err != nil {
-		return nil, err
-	}
-	c.policy.NoModelThinking = !thinks
-	live, err := o.Bool("liveTools", LiveToolsForSlug(target))
-	if err != nil {
-		return nil, err
-	}
-	c.policy.SettledTools = !live
-	if c.toolPrefix, err = o.String("toolPrefix", ""); err != nil {
-		return nil, err
-	}
+	c.policy.NoModelThinking, c.policy.SettledTools = !thinks, !live
 	if c.toolPrefix != "" {
 		if err := scenarios.ValidToolPrefix(c.toolPrefix); err != nil {
 			return nil, fmt.Errorf("option toolPrefix: %w", err)
 		}
-	}
-	if _, err := protocol.ExpandPath(c.path, "slug", target); err != nil {
-		return nil, fmt.Errorf("option path: %w", err)
 	}
 	return c, nil
 }
@@ -240,10 +220,7 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 // CheckHeaders checks the content type and that the protocol header is echoed iff the client
 // opted in (R-headers).
 func (c *Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	var out []protocol.Violation
-	if v := CheckEventStream(h); v != "" {
-		out = append(out, protocol.Violation{Rule: protocol.RHeaders, Detail: v})
-	}
+	out := protocol.CheckEventStream(h)
 	echoed := OptedIn(h)
 	switch {
 	case c.optedIn && !echoed:
@@ -254,17 +231,6 @@ func (c *Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Vio
 			"legacy client (no %s) but the response echoes %q", ProtocolHeader, h.Get(ProtocolHeader))})
 	}
 	return out
-}
-
-// CheckEventStream returns "" when h declares Content-Type text/event-stream (parameters such
-// as charset allowed), else what was wrong. Shared by the Sim dialects.
-func CheckEventStream(h http.Header) string {
-	ct := h.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "text/event-stream" {
-		return fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)
-	}
-	return ""
 }
 
 // NewChecker returns a checker for one stream of s.

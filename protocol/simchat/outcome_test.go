@@ -19,7 +19,7 @@ func TestNoGroundTruthOtherText(t *testing.T) {
 	for _, cl := range clients {
 		t.Run(cl.name, func(t *testing.T) {
 			t.Parallel()
-			dialecttest.OtherText(t, Rules(), func(sc *scenarios.Script) []string {
+			dialecttest.OtherText(t, New().Rules(), func(sc *scenarios.Script) []string {
 				return relay(t, sc, cl.optedIn, cl.policy)
 			}, func(frames []string, s *protocol.Session) []protocol.Violation {
 				return check(t, frames, &testSession{Session: s, optedIn: cl.optedIn, policy: cl.policy})

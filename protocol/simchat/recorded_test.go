@@ -17,7 +17,7 @@ const simRecordings = "testdata/sim-0b232eb"
 // through the dialect's options as `load --option` configures it: opted in or legacy as the
 // header says, the chat's policy (bench-all: all; bench-none: none), every tool name with
 // Sim's custom_ prefix, and the vLLM chat's provider running its tools settled.
-func recordedClient(t testing.TB, rec *dialecttest.Recording) (protocol.Client, protocol.Options) {
+func recordedClient(t testing.TB, rec *protocol.Recording) (protocol.Client, protocol.Options) {
 	t.Helper()
 	opts := protocol.Options{"optedIn": rec.HeaderSays("client opted in"), "toolPrefix": "custom_"}
 	switch {
@@ -40,7 +40,7 @@ func recordedClient(t testing.TB, rec *dialecttest.Recording) (protocol.Client, 
 
 // replay judges a recording's frames (or edited ones) as the load generator judged the live
 // stream: the scenario's ground truth, aborted where the script aborts.
-func replay(t testing.TB, rec *dialecttest.Recording, frames []string) []protocol.Violation {
+func replay(t testing.TB, rec *protocol.Recording, frames []string) []protocol.Violation {
 	t.Helper()
 	c, _ := recordedClient(t, rec)
 	sc := dialecttest.Script(t, rec.Scenario, rec.Seed)

@@ -14,8 +14,8 @@ const (
 	RSettledTools  protocol.Rule = "R-settled-tools"
 )
 
-// Rules declares the rules above, for the registry (protocol.Dialect).
-func Rules() []protocol.RuleSpec {
+// Rules declares the rules above, the ones only sim-chat checks, for the registry.
+func (*Dialect) Rules() []protocol.RuleSpec {
 	return []protocol.RuleSpec{
 		{ID: RLegacySettled, Kind: protocol.RuleMixed, Text: "a client without the opt-in header gets no chunk_reset, no intermediate-turn text, the final text in one piece",
 			Content: "the one chunk is the scripted final text, and it comes"},
@@ -28,6 +28,3 @@ func Rules() []protocol.RuleSpec {
 			Content: "the one chunk is the scripted final text, and it comes"},
 	}
 }
-
-// Rules lists the rules only sim-chat checks (Rules).
-func (*Dialect) Rules() []protocol.RuleSpec { return Rules() }

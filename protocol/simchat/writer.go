@@ -38,10 +38,7 @@ func OptedIn(h http.Header) bool {
 // SetResponseHeaders sets the response headers of a sim-chat stream; it echoes the protocol
 // header only when the request opted in, which is how a client learns the negotiation worked.
 func SetResponseHeaders(h http.Header, optedIn bool) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
+	sse.SetHeaders(h)
 	if optedIn {
 		h.Set(ProtocolHeader, ProtocolToken)
 	}

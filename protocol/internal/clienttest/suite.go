@@ -379,6 +379,45 @@ func CheckOutcomes(t *testing.T, newChecker func(*protocol.Session) protocol.Che
 	}
 }
 
+// ErrorOutcomes runs CheckOutcomes over the rows every provider wire shares, an error frame
+// where the script has none (mid answer, inside the tool calls' arguments, at the wrong turn,
+// without ground truth), the scripted one and a cut, then the wire's own rows: errRule and
+// contentRule are the wire's error and ground-truth rules.
+func ErrorOutcomes(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker, errRule, contentRule protocol.Rule, own ...Outcome) {
+	t.Helper()
+	text := func(scenario string, turn, nth int) int {
+		return StepIndex(t, scenario, turn, scenarios.StepText, nth)
+	}
+	args := StepIndex(t, "parallel-tools", 0, scenarios.StepToolArgs, 1)
+	crash := func(scenario string, turn, after int) string {
+		return FailingTurn(t, newWriter, scenario, turn, after, "runtime crashed")
+	}
+	CheckOutcomes(t, newChecker, append([]Outcome{
+		// The answer cut short by an error frame.
+		{Name: "mid answer", Scenario: "plain-answer", Stream: crash("plain-answer", 0, text("plain-answer", 0, 5)), Errors: []string{"runtime crashed"}},
+		// Inside the tool calls' arguments.
+		{Name: "mid tool call", Scenario: "parallel-tools", Stream: crash("parallel-tools", 0, args), Errors: []string{"runtime crashed"}},
+		// The scripted error: no violation, and its message reported all the same.
+		{Name: "scripted", Scenario: "provider-error-midstream", Stream: FailingTurn(t, newWriter, "provider-error-midstream", 0, text("provider-error-midstream", 0, 39), "upstream model crashed (scripted)"),
+			Errors: []string{"upstream model crashed (scripted)"}},
+		// A script that fails at turn 1 (HTTP 503), an error frame at turn 0: the wrong turn,
+		// and the turn's text short of the script.
+		{Name: "wrong turn", Scenario: "provider-503-after-tool", Stream: crash("provider-503-after-tool", 0, text("provider-503-after-tool", 0, 0)),
+			Errors: []string{"runtime crashed"}, Want: []protocol.Rule{errRule, contentRule}},
+		// Without ground truth nothing is scripted.
+		{Name: "no ground truth", Scenario: "provider-503-after-tool", NoTruth: true, Stream: crash("provider-503-after-tool", 0, text("provider-503-after-tool", 0, 0)), Errors: []string{"runtime crashed"}},
+		// Cut inside the tool calls (a transport error, a stall, a truncation).
+		{Name: "cut", Scenario: "parallel-tools", Stream: FailingTurn(t, newWriter, "parallel-tools", 0, args, ""), Cut: errors.Join(io.ErrUnexpectedEOF, errors.New("stalled"))},
+	}, own...))
+}
+
+// CutAnswer is plain-answer's turn written by newWriter up to its sixth text piece, then the
+// error frame with msg, or nothing when msg is "": the start of a wire's own ErrorOutcomes rows.
+func CutAnswer(t testing.TB, newWriter func(io.Writer) TurnWriter, msg string) string {
+	t.Helper()
+	return FailingTurn(t, newWriter, "plain-answer", 0, StepIndex(t, "plain-answer", 0, scenarios.StepText, 5), msg)
+}
+
 // FailingTurn is the stream newWriter writes for turn of scenario (seed 1) up to and
 // including step afterStep: then the error frame with msg, or, when msg is "", nothing (a
 // cut stream).

@@ -3,12 +3,23 @@ package clientturn
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/sse"
+)
+
+// A provider-wire dialect is a Client and its package's rules.
+var (
+	_ protocol.Client          = (*Client)(nil)
+	_ protocol.MultiTurn       = (*Client)(nil)
+	_ protocol.ErrorChecker    = (*Client)(nil)
+	_ protocol.StructureOnly   = (*Client)(nil)
+	_ protocol.DecodeLimiter   = (*Client)(nil)
+	_ protocol.EndpointDialect = (*Client)(nil)
 )
 
 // DefaultModel is the model name sent when none is configured; the mock accepts any.
@@ -29,62 +40,91 @@ type Wire struct {
 	// ErrorMessage reads the API's error JSON from a non-200 body: its message, false when the
 	// body is not that shape.
 	ErrorMessage func(body []byte) (message string, ok bool)
+	// Endpoint is how an application's request is sent on the wire (protocol.EndpointDialect).
+	Endpoint protocol.EndpointSpec
+	// Limits are the SSE decoder's limits for the wire's streams (protocol.DecodeLimiter); zero
+	// fields are the defaults.
+	Limits sse.Limits
+	// DoneHelp, when set, offers the option requireDone (WithRequireDone) with this help: the
+	// stream must end with data: [DONE], which the wire's checker otherwise accepts without.
+	DoneHelp string
 	// NewChecker returns the wire's checker for the stream of s's current turn.
-	NewChecker func(s *protocol.Session) protocol.Checker
+	NewChecker func(s *protocol.Session, requireDone bool) protocol.Checker
 }
 
 // Client is a provider-wire client dialect: the model it asks for, whether it judges with
 // ground truth, the extra request headers, and its Wire. Each dialect package embeds one, so
 // the methods below are its methods. It holds only its configuration and is safe for
-// concurrent use; the Set functions are for the dialect's New only.
+// concurrent use.
 type Client struct {
 	wire          *Wire
 	model         string
 	noGroundTruth bool
+	requireDone   bool
 	header        http.Header
 }
 
-// NewClient returns the client of w with the default model, ground truth and no headers.
-func NewClient(w Wire) Client {
-	return Client{wire: &w, model: DefaultModel, header: http.Header{}}
+// Option configures a Client (a dialect's New takes them).
+type Option func(*Client)
+
+// WithModel sets the request's model (a gateway routes on it).
+func WithModel(model string) Option { return func(c *Client) { c.model = model } }
+
+// WithNoGroundTruth judges every session for structure only, as if Session.NoGroundTruth
+// were set: the target's model is not the mock, so no content rule applies and each session
+// is one request.
+func WithNoGroundTruth() Option { return func(c *Client) { c.noGroundTruth = true } }
+
+// WithHeader adds a header to every request (an API key for a real gateway).
+func WithHeader(key, value string) Option { return func(c *Client) { c.header.Add(key, value) } }
+
+// WithRequireDone makes a stream without the final data: [DONE] a violation, on a wire whose
+// Wire.DoneHelp offers it.
+func WithRequireDone() Option { return func(c *Client) { c.requireDone = true } }
+
+// New returns the client of w with opts, by default on DefaultModel, with ground truth and no
+// extra headers.
+func New(w Wire, opts ...Option) Client {
+	c := Client{wire: &w, model: DefaultModel, header: http.Header{}}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
 }
-
-// SetModel sets the request's model (a gateway routes on it).
-func SetModel(c *Client, model string) { c.model = model }
-
-// SetNoGroundTruth judges every session for structure only.
-func SetNoGroundTruth(c *Client) { c.noGroundTruth = true }
 
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
 func (c *Client) StructureOnly() bool { return c.noGroundTruth }
 
-// AddHeader adds a header to every request.
-func AddHeader(c *Client, key, value string) { c.header.Add(key, value) }
+// Endpoint is the wire's EndpointSpec (protocol.EndpointDialect).
+func (c *Client) Endpoint() protocol.EndpointSpec { return c.wire.Endpoint }
+
+// DecodeLimits are the wire's SSE decoder limits (protocol.DecodeLimiter).
+func (c *Client) DecodeLimits() sse.Limits { return c.wire.Limits }
 
 // Name is the dialect's CLI name.
 func (c *Client) Name() string { return c.wire.Name }
 
-// Options lists the options Configure accepts.
-func (*Client) Options() []protocol.OptionSpec {
-	return []protocol.OptionSpec{
-		{Key: "model", Help: "the request's model (a gateway routes on it; default " + DefaultModel + ")"},
-		{Key: "noGroundTruth", Help: "judge structure only, one request per session: the target's model is not the mock (also --no-ground-truth)"},
+// vars binds the options Configure accepts to c's settings.
+func (c *Client) vars() []protocol.OptionVar {
+	vars := []protocol.OptionVar{
+		protocol.StringVar(protocol.OptionSpec{Key: "model", Help: "the request's model, which a gateway routes on", Default: DefaultModel}, &c.model),
+		protocol.BoolVar(protocol.OptionSpec{Key: "noGroundTruth", Help: "judge structure only, one request per session: the target's model is not the mock (also --no-ground-truth)"}, &c.noGroundTruth),
 	}
+	if c.wire.DoneHelp != "" {
+		vars = append(vars, protocol.BoolVar(protocol.OptionSpec{Key: "requireDone", Help: c.wire.DoneHelp}, &c.requireDone))
+	}
+	return vars
 }
+
+// Options lists the options Configure accepts.
+func (c *Client) Options() []protocol.OptionSpec { return protocol.Specs(c.vars()) }
 
 // Configure returns the client with a profile's options applied; the target names the
 // deployment only in results (the request goes to {target URL}/v1/...).
 func (c *Client) Configure(_ string, o protocol.Options) (protocol.Client, error) {
-	if err := o.Check(c.wire.Name, c.Options()); err != nil {
-		return nil, err
-	}
 	n := *c
 	n.header = c.header.Clone()
-	var err error
-	if n.model, err = o.String("model", c.model); err != nil {
-		return nil, err
-	}
-	if n.noGroundTruth, err = o.Bool("noGroundTruth", c.noGroundTruth); err != nil {
+	if err := o.Apply(c.wire.Name, n.vars()); err != nil {
 		return nil, err
 	}
 	return &n, nil
@@ -95,10 +135,6 @@ func (c *Client) Label() string { return c.wire.Name }
 
 // Sees is true for every frame kind: the wire withholds nothing.
 func (*Client) Sees(protocol.FrameKind) bool { return true }
-
-// Session is s as the client judges it: with NoGroundTruth set when the client's mode says so
-// (it never modifies s itself). A dialect that builds its own checker passes it this.
-func (c *Client) Session(s *protocol.Session) *protocol.Session { return c.session(s) }
 
 // session applies the client's mode to s (it never modifies s itself).
 func (c *Client) session(s *protocol.Session) *protocol.Session {
@@ -137,10 +173,7 @@ func BaseURL(target string) string {
 
 // CheckHeaders checks that the stream is declared text/event-stream (R-headers).
 func (*Client) CheckHeaders(h http.Header, s *protocol.Session) []protocol.Violation {
-	if v := simchat.CheckEventStream(h); v != "" {
-		return []protocol.Violation{{Rule: protocol.RHeaders, Detail: v}}
-	}
-	return nil
+	return protocol.CheckEventStream(h)
 }
 
 // CheckError judges a non-200 answer by the wire's error rule: the body must be the API's
@@ -167,5 +200,19 @@ func (c *Client) CheckError(status int, h http.Header, body []byte, s *protocol.
 
 // NewChecker returns the wire's checker for the stream of s's current turn.
 func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
-	return c.wire.NewChecker(c.session(s))
+	return c.wire.NewChecker(c.session(s), c.requireDone)
+}
+
+// OpenAIErrorMessage reads the OpenAI APIs' error JSON ({"error":{"message":…}}, chat
+// completions and Responses alike) from a non-200 body; the rare path, so encoding/json.
+func OpenAIErrorMessage(body []byte) (string, bool) {
+	var e struct {
+		Error *struct {
+			Message *string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error == nil || e.Error.Message == nil {
+		return "", false
+	}
+	return *e.Error.Message, true
 }

@@ -1,7 +1,6 @@
 package dialecttest
 
 import (
-	"bufio"
 	"compress/gzip"
 	"io"
 	"os"
@@ -9,73 +8,26 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/streambench/streambench/protocol"
 )
 
-// Recording is one stream recorded from a real runtime, in the format of the interop
-// recordings (protocol/compose/testdata/interop/README.md): "#" header lines, one of them
-// naming the scenario and seed, then one SSE frame per line as the client received it, without
-// the blank line that ends it, a line break inside a frame written as the two characters \n.
-type Recording struct {
-	Scenario string
-	Seed     uint64
-	// Header is the header lines' text, "#" and the space after it removed, one per line.
-	Header []string
-	// Frames are the SSE frames, each ending in its blank line.
-	Frames []string
-}
-
-var recordingHeader = regexp.MustCompile(`scenario (\S+) seed (\d+)`)
-
-// recordedBreak matches the two characters `\n` written for a line break inside a recorded
-// frame: only before a field name, so a JSON `\n` escape inside a data line stays as it is.
-var recordedBreak = regexp.MustCompile(`\\n(event|data|id|retry):`)
-
-// ReadRecording reads the recording at path; a file without a scenario header or without
-// frames fails t.
-func ReadRecording(t testing.TB, path string) Recording {
+// ReadRecording reads the recording at path (protocol.Recording); an unreadable one, or one
+// without frames, fails t.
+func ReadRecording(t testing.TB, path string) protocol.Recording {
 	t.Helper()
-	f, err := os.Open(path)
+	rec, err := protocol.ReadRecording(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var rec Recording
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		switch {
-		case strings.HasPrefix(text, "#"):
-			rec.Header = append(rec.Header, strings.TrimSpace(strings.TrimPrefix(text, "#")))
-			if m := recordingHeader.FindStringSubmatch(text); m != nil {
-				rec.Scenario = m[1]
-				if rec.Seed, err = strconv.ParseUint(m[2], 10, 64); err != nil {
-					t.Fatalf("%s:%d: seed %q: %v", path, line, m[2], err)
-				}
-			}
-		case text == "":
-		default:
-			rec.Frames = append(rec.Frames, recordedBreak.ReplaceAllString(text, "\n$1:")+"\n\n")
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if rec.Scenario == "" || len(rec.Frames) == 0 {
-		t.Fatalf("%s: expected a header naming scenario and seed, then frames; saw scenario %q and %d frames", path, rec.Scenario, len(rec.Frames))
+	if len(rec.Frames) == 0 {
+		t.Fatalf("%s: expected frames after the header, saw none", path)
 	}
 	return rec
 }
 
-// HeaderSays reports whether a header line of the recording contains s.
-func (r *Recording) HeaderSays(s string) bool {
-	for _, h := range r.Header {
-		if strings.Contains(h, s) {
-			return true
-		}
-	}
-	return false
-}
+// captureHeader is a capture's first line: ": scenario NAME seed N (...)".
+var captureHeader = regexp.MustCompile(`^: scenario (\S+) seed (\d+)`)
 
 // Capture is one stream captured from a real server as it arrived (the interop scripts'
 // captures, kept gzipped in a dialect's testdata): one SSE comment line first, ": scenario NAME
@@ -106,8 +58,8 @@ func ReadCapture(t testing.TB, path string) Capture {
 		t.Fatalf("%s: %v", path, err)
 	}
 	first, _, _ := strings.Cut(string(b), "\n")
-	m := recordingHeader.FindStringSubmatch(first)
-	if !strings.HasPrefix(first, ": ") || m == nil {
+	m := captureHeader.FindStringSubmatch(first)
+	if m == nil {
 		t.Fatalf("%s: first line %q: want ': scenario NAME seed N ...'", path, first)
 	}
 	seed, err := strconv.ParseUint(m[2], 10, 64)

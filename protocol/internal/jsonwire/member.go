@@ -14,17 +14,14 @@ func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool)
 	if !s.Object(field) {
 		return false
 	}
-	for first := true; ; {
-		k, ok := s.Member(&first)
-		if !ok {
-			return true
-		}
+	for k := range s.Members() {
 		if string(k) == key {
 			*value = s.Str(where)
 		} else {
 			s.Skip()
 		}
 	}
+	return true
 }
 
 // IntegerIn reads the object at field (false at null, or on a type error) and its member key
@@ -33,17 +30,14 @@ func (s *Scanner) IntegerIn(field, key, where string, n *int, present *bool) (is
 	if !s.Object(field) {
 		return false
 	}
-	for first := true; ; {
-		k, ok := s.Member(&first)
-		if !ok {
-			return true
-		}
+	for k := range s.Members() {
 		if string(k) == key {
 			*n, *present = s.Integer(where)
 		} else {
 			s.Skip()
 		}
 	}
+	return true
 }
 
 // SkipObject validates and skips the object at field (false at null, or on a type error):
@@ -52,10 +46,8 @@ func (s *Scanner) SkipObject(field string) bool {
 	if !s.Object(field) {
 		return false
 	}
-	for first := true; ; {
-		if _, ok := s.Member(&first); !ok {
-			return true
-		}
+	for range s.Members() {
 		s.Skip()
 	}
+	return true
 }

@@ -129,3 +129,18 @@ func BenchmarkIntegerIn(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSkipNumbers validates and skips an object of numbers of every form (integers,
+// fractions, exponents): no allocation.
+func BenchmarkSkipNumbers(b *testing.B) {
+	data := []byte(`{"a":0,"b":-12,"c":3.25,"d":-0.5e-3,"e":6E+10,"f":1234567890,"g":[1,2.5,3e2]}`)
+	var sc Scanner
+	b.ReportAllocs()
+	for b.Loop() {
+		sc.Reset(data)
+		sc.Skip()
+		if err := sc.Finish(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package jsonwire
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -134,6 +135,20 @@ func (s *Scanner) Member(first *bool) (key []byte, ok bool) {
 	}
 	s.pos++
 	return key, s.err == nil
+}
+
+// Members ranges over the keys of the object just opened with Object (Member in a loop): the
+// loop's body reads or skips each key's value before the next. A decode error ends the loop
+// (Finish reports it).
+func (s *Scanner) Members() iter.Seq[[]byte] {
+	return func(yield func(key []byte) bool) {
+		for first := true; ; {
+			key, ok := s.Member(&first)
+			if !ok || !yield(key) {
+				return
+			}
+		}
+	}
 }
 
 // Element advances to the next element of an array opened with Array. first must start true
@@ -375,9 +390,7 @@ func (s *Scanner) number() (isInt bool) {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = digits(d, i)
 	default:
 		s.pos = i
 		s.fail("invalid number")
@@ -387,14 +400,13 @@ func (s *Scanner) number() (isInt bool) {
 	if i < len(d) && d[i] == '.' {
 		isInt = false
 		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+		j := digits(d, i)
+		if j == i {
 			s.pos = i
 			s.fail("invalid number: no digit after the decimal point")
 			return false
 		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = j
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		isInt = false
@@ -402,17 +414,24 @@ func (s *Scanner) number() (isInt bool) {
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+		j := digits(d, i)
+		if j == i {
 			s.pos = i
 			s.fail("invalid number: no digit in the exponent")
 			return false
 		}
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
+		i = j
 	}
 	s.pos = i
 	return isInt
+}
+
+// digits returns the index after the run of ASCII digits at d[i:].
+func digits(d []byte, i int) int {
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Skip consumes and validates any value, so a decoder can pass over fields it does not read
@@ -430,10 +449,7 @@ func (s *Scanner) skipDepth(depth int) {
 	switch c := s.peek(); {
 	case c == '{':
 		s.pos++
-		for first := true; ; {
-			if _, ok := s.Member(&first); !ok {
-				return
-			}
+		for range s.Members() {
 			s.skipDepth(depth + 1)
 		}
 	case c == '[':

@@ -1,0 +1,119 @@
+package protocol
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Recording is one stream recorded with the script it played, as the checkers' tests and the
+// interop cross-checks keep them (NAME.frames, gzipped NAME.frames.gz): "#" header lines, one
+// naming the scenario and seed ("scenario NAME seed N"), then one SSE frame a line as the
+// client received it, without the blank line that ends it, a line break inside a frame written
+// as the two characters \n (only before a field name, so a JSON \n escape stays as it is). A
+// data-only frame is one line "data: …".
+type Recording struct {
+	Path     string
+	Scenario string
+	Seed     uint64
+	// Header is the # lines, as they are.
+	Header []string
+	// Frames are the SSE frames, each ending in its blank line.
+	Frames []string
+}
+
+var (
+	recordingScript = regexp.MustCompile(`scenario (\S+) seed (\d+)`)
+	// recordedBreak matches the \n written for a line break inside a recorded frame.
+	recordedBreak = regexp.MustCompile(`\\n(event|data|id|retry):`)
+)
+
+// ReadRecording reads the recording at path (gunzipped when it ends in .gz); one without a
+// scenario header is an error.
+func ReadRecording(path string) (Recording, error) {
+	rec := Recording{Path: path}
+	f, err := os.Open(path)
+	if err != nil {
+		return rec, err
+	}
+	defer f.Close()
+	var in io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return rec, fmt.Errorf("%s: %w", path, err)
+		}
+		defer z.Close()
+		in = z
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		switch {
+		case strings.HasPrefix(text, "#"):
+			rec.Header = append(rec.Header, text)
+			if m := recordingScript.FindStringSubmatch(text); m != nil {
+				rec.Scenario = m[1]
+				if rec.Seed, err = strconv.ParseUint(m[2], 10, 64); err != nil {
+					return rec, fmt.Errorf("%s:%d: seed %q: %w", path, line, m[2], err)
+				}
+			}
+		case text != "":
+			rec.Frames = append(rec.Frames, recordedBreak.ReplaceAllString(text, "\n$1:")+"\n\n")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return rec, fmt.Errorf("%s: %w", path, err)
+	}
+	if rec.Scenario == "" {
+		return rec, fmt.Errorf("%s: no header line naming the scenario and seed (# scenario NAME seed N)", path)
+	}
+	return rec, nil
+}
+
+// Write writes rec to path in the recording format, uncompressed. A frame whose data holds
+// the two characters \n before a field name cannot be written (it would read back as two
+// lines).
+func (rec *Recording) Write(path string) error {
+	var b strings.Builder
+	for _, h := range rec.Header {
+		b.WriteString(h + "\n")
+	}
+	for i, f := range rec.Frames {
+		f = strings.TrimRight(f, "\n")
+		if recordedBreak.MatchString(f) {
+			return fmt.Errorf("%s: frame %d holds \\n before a field name: %q", path, i+1, f)
+		}
+		b.WriteString(strings.ReplaceAll(f, "\n", `\n`) + "\n")
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// HeaderSays reports whether a header line of the recording contains s.
+func (rec *Recording) HeaderSays(s string) bool {
+	for _, h := range rec.Header {
+		if strings.Contains(h, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// HeaderValue is the rest of the header line "# KEY VALUE" ("" when there is none).
+func (rec *Recording) HeaderValue(key string) string {
+	for _, h := range rec.Header {
+		if v, ok := strings.CutPrefix(h, "# "+key+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Stream is the recorded stream's bytes: its frames, one after another.
+func (rec *Recording) Stream() string { return strings.Join(rec.Frames, "") }
