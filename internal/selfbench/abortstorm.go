@@ -3,7 +3,6 @@ package selfbench
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -123,15 +122,11 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 			"leaks: every live-thing gauge of runtime, mock and generator before the load and after the drain",
 			len(docs), pointList(points), streams, stormRamp, sessions, o.providerProtocol()),
 	}
-	dir, lib, err := writeScenarioDir(docs)
+	dir, lib, cleanup, err := keptScenarioDir(rep, o.KeepDir, docs)
 	if err != nil {
 		return nil, err
 	}
-	if o.KeepDir {
-		rep.note("scenario directory kept: %s", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer cleanup()
 	mix, err := stormMix(points)
 	if err != nil {
 		return nil, err

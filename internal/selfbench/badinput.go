@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -84,220 +85,254 @@ const badInputDirective = "[[streambench scenario=plain-answer seed=1 session=ba
 // BadInputClasses is the table of the 20 classes of malformed requests, built for limits. The
 // runtime probes use deployment openai-none; the mock probes use both wires.
 func BadInputClasses(l BadInputLimits) []BadInputClass {
-	const (
-		chat    = "/api/chat/openai-none"
-		canvas  = "/api/workflows/openai-none/execute"
-		agent   = "/agent/openai-none/stream"
-		openai  = mockprovider.PathOpenAI
-		anthrop = mockprovider.PathAnthropic
-	)
-	rt := func(method, path, body, says string) BadInputProbe {
-		return BadInputProbe{Server: BadInputRuntime, Method: method, Path: path, Body: body, Says: says}
+	return slices.Concat(badBodyClasses(l), badRequestClasses(l), badSelectionClasses(), badRunClasses(l))
+}
+
+// The probes' paths.
+const (
+	biChat    = "/api/chat/openai-none"
+	biCanvas  = "/api/workflows/openai-none/execute"
+	biAgent   = "/agent/openai-none/stream"
+	biOpenAI  = mockprovider.PathOpenAI
+	biAnthrop = mockprovider.PathAnthropic
+)
+
+// rtProbe and mockProbe are a request to the runtime and to the mock.
+func rtProbe(method, path, body, says string) BadInputProbe {
+	return BadInputProbe{Server: BadInputRuntime, Method: method, Path: path, Body: body, Says: says}
+}
+
+func mockProbe(method, path, body, says string) BadInputProbe {
+	return BadInputProbe{Server: BadInputMock, Method: method, Path: path, Body: body, Says: says}
+}
+
+// withHeader sets header key-value pairs on p.
+func withHeader(p BadInputProbe, kv ...string) BadInputProbe {
+	p.Header = http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Header.Set(kv[i], kv[i+1])
 	}
-	mk := func(method, path, body, says string) BadInputProbe {
-		return BadInputProbe{Server: BadInputMock, Method: method, Path: path, Body: body, Says: says}
-	}
-	withHeader := func(p BadInputProbe, kv ...string) BadInputProbe {
-		p.Header = http.Header{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			p.Header.Set(kv[i], kv[i+1])
-		}
-		return p
-	}
-	raw := func(server BadInputServer, path, rest, says string) BadInputProbe {
-		return BadInputProbe{Server: server, Raw: "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + rest, Says: says}
-	}
-	// openaiMsg and anthropicMsg are valid bodies around one user message text; the mock
-	// classes break one thing in them.
-	openaiMsg := func(text string) string {
-		b, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
-		return string(b)
-	}
-	anthropicMsg := func(text string) string {
-		b, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 64, "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
-		return string(b)
-	}
-	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
-	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
-	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
+	return p
+}
+
+// rawProbe is a POST written by hand: its head, then rest.
+func rawProbe(server BadInputServer, path, rest, says string) BadInputProbe {
+	return BadInputProbe{Server: server, Raw: "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + rest, Says: says}
+}
+
+// openaiMsg and anthropicMsg are valid bodies around one user message text; the mock classes
+// break one thing in them.
+func openaiMsg(text string) string {
+	b, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
+	return string(b)
+}
+
+func anthropicMsg(text string) string {
+	b, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 64, "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
+	return string(b)
+}
+
+// badBodyClasses: bodies that are not the JSON document the endpoint reads.
+func badBodyClasses(l BadInputLimits) []BadInputClass {
 	return []BadInputClass{
 		{
 			// Prose, and a JSON value followed by more bytes, are not one JSON document.
 			Name: "not-json", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", chat, "hello there", "not valid JSON"),
-				rt("POST", agent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
-				mk("POST", openai, "model=m&messages=hi", "invalid JSON at byte"),
-				mk("POST", anthrop, anthropicMsg(badInputDirective)+" trailing", "after top-level value"),
+				rtProbe("POST", biChat, "hello there", "not valid JSON"),
+				rtProbe("POST", biAgent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
+				mockProbe("POST", biOpenAI, "model=m&messages=hi", "invalid JSON at byte"),
+				mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective)+" trailing", "after top-level value"),
 			},
 		},
 		{
 			// A body cut off mid-document.
 			Name: "truncated-json", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", canvas, `{"input":"hi","stream":tr`, "not valid JSON"),
-				mk("POST", openai, openaiMsg(badInputDirective)[:30], "unexpected end of JSON input"),
-				mk("POST", anthrop, anthropicMsg(badInputDirective)[:40], "unexpected end of JSON input"),
+				rtProbe("POST", biCanvas, `{"input":"hi","stream":tr`, "not valid JSON"),
+				mockProbe("POST", biOpenAI, openaiMsg(badInputDirective)[:30], "unexpected end of JSON input"),
+				mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective)[:40], "unexpected end of JSON input"),
 			},
 		},
 		{
 			// A field, or the whole body, of the wrong JSON type.
 			Name: "wrong-type", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", chat, `{"input":42}`, `field "input" must be a JSON string`),
-				rt("POST", agent, `["hi"]`, "must be a JSON object, got array"),
-				mk("POST", openai, `{"model":"m","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, "stream: expected bool"),
-				mk("POST", anthrop, `{"model":"m","max_tokens":"ten","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: expected int"),
+				rtProbe("POST", biChat, `{"input":42}`, `field "input" must be a JSON string`),
+				rtProbe("POST", biAgent, `["hi"]`, "must be a JSON object, got array"),
+				mockProbe("POST", biOpenAI, `{"model":"m","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, "stream: expected bool"),
+				mockProbe("POST", biAnthrop, `{"model":"m","max_tokens":"ten","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: expected int"),
 			},
 		},
 		{
 			// The field the endpoint cannot do without.
 			Name: "missing-field", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", chat, `{"conversationId":"c1"}`, `missing "input"`),
-				rt("POST", agent, `{"threadId":"t1"}`, `missing "message"`),
-				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"version":1,"decision":"approved"}`, `missing "proposalId"`),
-				mk("POST", openai, `{"messages":[{"role":"user","content":"hi"}]}`, "model: required"),
-				mk("POST", anthrop, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: required"),
+				rtProbe("POST", biChat, `{"conversationId":"c1"}`, `missing "input"`),
+				rtProbe("POST", biAgent, `{"threadId":"t1"}`, `missing "message"`),
+				rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"version":1,"decision":"approved"}`, `missing "proposalId"`),
+				mockProbe("POST", biOpenAI, `{"messages":[{"role":"user","content":"hi"}]}`, "model: required"),
+				mockProbe("POST", biAnthrop, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: required"),
 			},
 		},
 		{
 			// No body at all.
 			Name: "empty-body", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", canvas, "", "request body: empty"),
-				mk("POST", anthrop, "  \n", "request body: empty"),
+				rtProbe("POST", biCanvas, "", "request body: empty"),
+				mockProbe("POST", biAnthrop, "  \n", "request body: empty"),
 			},
 		},
 		{
 			// One byte over the server's cap.
 			Name: "body-too-large", Runtime: 413, Mock: 413,
 			Probes: []BadInputProbe{
-				rt("POST", chat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
-				mk("POST", openai, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody)),
+				rtProbe("POST", biChat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
+				mockProbe("POST", biOpenAI, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody)),
 			},
 		},
+	}
+}
+
+// badRequestClasses: requests wrong in method, target or the bytes of a value.
+func badRequestClasses(l BadInputLimits) []BadInputClass {
+	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
+	return []BadInputClass{
 		{
 			// A method the endpoint does not serve.
 			Name: "wrong-method", Runtime: 405, Mock: 405,
 			Probes: []BadInputProbe{
-				rt("GET", chat, "", "method GET not allowed"),
-				rt("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
-				mk("GET", anthrop, "", "use POST"),
-				mk("POST", mockprovider.PathSessions, "{}", "use GET"),
+				rtProbe("GET", biChat, "", "method GET not allowed"),
+				rtProbe("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
+				mockProbe("GET", biAnthrop, "", "use POST"),
+				mockProbe("POST", mockprovider.PathSessions, "{}", "use GET"),
 			},
 		},
 		{
 			// A deployment, workflow or agent that does not exist, or no endpoint at all.
 			Name: "unknown-target", Runtime: 404, Mock: 404,
 			Probes: []BadInputProbe{
-				rt("POST", "/api/chat/no-such-slug", `{"input":"hi"}`, `chat slug "no-such-slug"`),
-				rt("POST", "/api/workflows/no-such-flow/execute", `{"input":"hi","stream":true}`, `workflow "no-such-flow"`),
-				rt("POST", "/v2/chat", `{"input":"hi"}`, "no route for POST /v2/chat"),
-				mk("POST", "/v1/completions", openaiMsg(badInputDirective), "no route for POST /v1/completions"),
+				rtProbe("POST", "/api/chat/no-such-slug", `{"input":"hi"}`, `chat slug "no-such-slug"`),
+				rtProbe("POST", "/api/workflows/no-such-flow/execute", `{"input":"hi","stream":true}`, `workflow "no-such-flow"`),
+				rtProbe("POST", "/v2/chat", `{"input":"hi"}`, "no route for POST /v2/chat"),
+				mockProbe("POST", "/v1/completions", openaiMsg(badInputDirective), "no route for POST /v1/completions"),
 			},
 		},
 		{
 			// Bytes that are not UTF-8 inside a string.
 			Name: "bad-utf8", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", chat, "{\"input\":\"caf\xe9\"}", "not valid UTF-8 at byte 13"),
-				mk("POST", openai, strings.Replace(openaiMsg(badInputDirective), " hi", " h\xffi", 1), "not valid UTF-8"),
+				rtProbe("POST", biChat, "{\"input\":\"caf\xe9\"}", "not valid UTF-8 at byte 13"),
+				mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), " hi", " h\xffi", 1), "not valid UTF-8"),
 			},
 		},
 		{
 			// A raw NUL byte: a control character JSON strings may not hold unescaped.
 			Name: "nul-byte", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", agent, "{\"message\":\"a\x00b\"}", "not valid JSON"),
-				mk("POST", anthrop, strings.Replace(anthropicMsg(badInputDirective), " hi", " h\x00i", 1), "invalid JSON"),
+				rtProbe("POST", biAgent, "{\"message\":\"a\x00b\"}", "not valid JSON"),
+				mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), " hi", " h\x00i", 1), "invalid JSON"),
 			},
 		},
 		{
 			// Nesting deeper than encoding/json's limit of 10,000.
 			Name: "deep-nesting", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", chat, `{"input":"hi","x":`+deep+`}`, "exceeded max depth"),
-				mk("POST", openai, `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":`+deep+`}`, "exceeded max depth"),
+				rtProbe("POST", biChat, `{"input":"hi","x":`+deep+`}`, "exceeded max depth"),
+				mockProbe("POST", biOpenAI, `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":`+deep+`}`, "exceeded max depth"),
 			},
 		},
 		{
 			// Well-formed, well-typed, but a value the endpoint refuses.
 			Name: "invalid-value", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				rt("POST", canvas, `{"input":"hi","stream":false}`, `send "stream": true`),
-				rt("POST", agent, `{"message":""}`, `missing "message"`),
-				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
-				mk("POST", anthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
-				mk("POST", openai, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`),
+				rtProbe("POST", biCanvas, `{"input":"hi","stream":false}`, `send "stream": true`),
+				rtProbe("POST", biAgent, `{"message":""}`, `missing "message"`),
+				rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
+				mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
+				mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`),
 			},
 		},
+	}
+}
+
+// badSelectionClasses: the mock's scenario selection, which the runtime forwards without reading.
+func badSelectionClasses() []BadInputClass {
+	return []BadInputClass{
 		{
 			// A directive that is there but malformed.
 			Name: "bad-directive", Mock: 400,
 			Probes: []BadInputProbe{
-				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
-				mk("POST", anthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
-				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=1 colour=red]]"), `unknown key "colour"`),
+				mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
+				mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
+				mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 colour=red]]"), `unknown key "colour"`),
 			},
 		},
 		{
 			// A scenario the library does not have, in the directive or the header.
 			Name: "unknown-scenario", Mock: 400,
 			Probes: []BadInputProbe{
-				mk("POST", anthrop, anthropicMsg("[[streambench scenario=no-such-scenario seed=1]]"), `unknown scenario "no-such-scenario"`),
-				withHeader(mk("POST", openai, openaiMsg(badInputDirective), `unknown scenario "nope"`), mockprovider.HeaderScenario, "nope"),
+				mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=no-such-scenario seed=1]]"), `unknown scenario "no-such-scenario"`),
+				withHeader(mockProbe("POST", biOpenAI, openaiMsg(badInputDirective), `unknown scenario "nope"`), mockprovider.HeaderScenario, "nope"),
 			},
 		},
 		{
 			// A seed that is not an unsigned 64-bit integer: negative, or too big.
 			Name: "bad-seed", Mock: 400,
 			Probes: []BadInputProbe{
-				withHeader(mk("POST", openai, openaiMsg(badInputDirective), "X-Streambench-Seed \"-1\""), mockprovider.HeaderSeed, "-1"),
-				withHeader(mk("POST", anthrop, anthropicMsg(badInputDirective), "unsigned 64-bit"), mockprovider.HeaderSeed, "18446744073709551616"),
-				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=-5]]"), `seed "-5"`),
+				withHeader(mockProbe("POST", biOpenAI, openaiMsg(badInputDirective), "X-Streambench-Seed \"-1\""), mockprovider.HeaderSeed, "-1"),
+				withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "unsigned 64-bit"), mockprovider.HeaderSeed, "18446744073709551616"),
+				mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=-5]]"), `seed "-5"`),
 			},
 		},
 		{
 			// A session id longer than the mock's log keeps.
 			Name: "oversized-session", Mock: 400,
 			Probes: []BadInputProbe{
-				withHeader(mk("POST", anthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
-				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes"),
+				withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
+				mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes"),
 			},
 		},
+	}
+}
+
+// badRunClasses: stops and approvals of runs that cannot be stopped, and broken framing.
+func badRunClasses(l BadInputLimits) []BadInputClass {
+	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
+	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
+	return []BadInputClass{
 		{
 			// A stop (or an approval) for something that cannot be a run id of this runtime.
 			Name: "bad-stop-run-id", Runtime: 400,
 			Probes: []BadInputProbe{
-				rt("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
-				rt("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
-				rt("POST", "/agent/openai-none/runs/run_short/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, `run id "run_short" is not a run id`),
+				rtProbe("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
+				rtProbe("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
+				rtProbe("POST", "/agent/openai-none/runs/run_short/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, `run id "run_short" is not a run id`),
 			},
 		},
 		{
 			// A stop (or an approval) for a run that has ended (or that another agent owns).
 			Name: "stop-finished-run", Runtime: 404,
 			Probes: []BadInputProbe{
-				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
-				rt("POST", "/agent/anthropic-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
-				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, "no open run"),
+				rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+				rtProbe("POST", "/agent/anthropic-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+				rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, "no open run"),
 			},
 		},
 		{
 			// A body that stops coming: headers promise 100 bytes, 4 arrive.
 			Name: "stalled-body", Runtime: 408, Mock: 408,
 			Probes: []BadInputProbe{
-				raw(BadInputRuntime, agent, stallHead, "request body not received within"),
-				raw(BadInputMock, anthrop, stallHead, "request body not received within"),
+				rawProbe(BadInputRuntime, biAgent, stallHead, "request body not received within"),
+				rawProbe(BadInputMock, biAnthrop, stallHead, "request body not received within"),
 			},
 		},
 		{
 			// A chunked body whose chunk size is not hex.
 			Name: "broken-chunked", Runtime: 400, Mock: 400,
 			Probes: []BadInputProbe{
-				raw(BadInputRuntime, chat, brokenChunk, "reading request body"),
-				raw(BadInputMock, openai, brokenChunk, "reading request body"),
+				rawProbe(BadInputRuntime, biChat, brokenChunk, "reading request body"),
+				rawProbe(BadInputMock, biOpenAI, brokenChunk, "reading request body"),
 			},
 		},
 	}

@@ -425,7 +425,7 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 			"plays the same streams through the same mock and runtime, its two runs pooled: generator CPU per answer chunk ÷ the minimal client's (its answer chunks: the data lines that carry a block, the scenario streaming text only). "+
 			"Between those two runs and the generator, a client written the common way (net/http's Client with a clone of its default Transport, a bufio.Scanner over the body, data lines counted) plays them too, before and after: its ratio is reported beside, without a target. "+
 			"Every stack (floor or path) first plays an unmeasured warm-up of the same streams, %d tokens long",
-			itl, events, itl, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2], warmUpEvents),
+			itl, events, itl, o.providerProtocol(), o.generatorProtocol(), warmUpEvents),
 	}
 	for _, streams := range sizes {
 		// The floor runs before and after the path, so a machine whose load moves during the

@@ -47,6 +47,36 @@ func writeScenarioDir(docs map[string]string) (dir string, lib *scenarios.Librar
 	return dir, lib, nil
 }
 
+// keptScenarioDir is writeScenarioDir for a report: with keep, the directory stays and the
+// report notes it; otherwise cleanup removes it.
+func keptScenarioDir(rep *Report, keep bool, docs map[string]string) (dir string, lib *scenarios.Library, cleanup func(), err error) {
+	dir, lib, err = writeScenarioDir(docs)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if keep {
+		rep.note("scenario directory kept: %s", dir)
+		return dir, lib, func() {}, nil
+	}
+	return dir, lib, func() { os.RemoveAll(dir) }, nil
+}
+
+// pacedScenario is a one-turn scenario document: the first frame at ttft, then one token per
+// frame every itl; text is the turn's text value (a quoted literal or {tokens: N}).
+func pacedScenario(name, description string, ttft, itl time.Duration, text string) string {
+	return fmt.Sprintf("name: %s\ndescription: %s\ntiming:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: %s\n",
+		name, description, ttft, itl, text)
+}
+
+// ownExecutable is the running binary, whose subcommands the measurements start as children.
+func ownExecutable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find own executable: %w", err)
+	}
+	return exe, nil
+}
+
 // chatMix is a workload of one scenario played by opted-in sim-chat clients against the given
 // deployments (policy none, so the checker expects text only).
 func chatMix(name, scenario string, slugs ...string) (*loadgen.Mix, error) {

@@ -238,6 +238,14 @@ func (o Options) providerProtocol() string {
 	return "h2c (streams multiplexed on pooled connections)"
 }
 
+// generatorProtocol names how the generator reaches the runtime.
+func (o Options) generatorProtocol() string {
+	if o.HTTP2 {
+		return "h2c"
+	}
+	return "one HTTP/1.1 connection per stream"
+}
+
 // CPUModel is the first "model name" of /proc/cpuinfo ("" where there is none): which machine
 // a figure was measured on.
 func CPUModel() string {
