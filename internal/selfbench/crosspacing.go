@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,16 +57,13 @@ type serverPacing struct {
 }
 
 // crossOrder is the order the two servers (0 the mock, 1 the naive server) are played in:
-// twice each, pooled, the order reversed for the second round, so that neither server meets
-// the machine's drift or the client's first run alone. One round each put the p99 ratios
-// anywhere from half to twice the median from one bench run to the next.
+// twice each, pooled, reversed for the second round, so neither meets the machine's drift
+// alone (docs/BENCHMARKS.md, "Why the constants").
 var crossOrder = []int{0, 1, 1, 0}
 
-// crossWarmUp is how long a server's unmeasured warm-up round plays: every stream opened
-// (the ramp), its first token and a few more, then the client leaves. Without it each
-// server's first round had the higher TTFT error p99 of its two in 7 of 8 (up to 3.0× its
-// second; 4 bench runs): the client process, and each server process, meeting 2,000 streams
-// for the first time (threads, heap, sockets) is not pacing.
+// crossWarmUp is how long a server's unmeasured warm-up round plays (the ramp, the first
+// token and a few more): meeting 2,000 streams for the first time is not pacing
+// (docs/BENCHMARKS.md, "Why the constants").
 const crossWarmUp = crossRamp + crossTTFT + 500*time.Millisecond
 
 // warmCross plays one unmeasured round against child for crossWarmUp, then lets the server
@@ -127,9 +121,9 @@ func (p *serverPacing) cpuPerToken() float64 {
 func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	streams := orDefault(o.Streams, 2000)
 	itl := time.Duration(float64(time.Second) / orDefault(o.TokensPerSecond, 20))
-	exe, err := os.Executable()
+	exe, err := ownExecutable()
 	if err != nil {
-		return fmt.Errorf("find own executable: %w", err)
+		return err
 	}
 	dir, _, err := writeScenarioDir(map[string]string{crossScenario: crossScenarioYAML(crossTTFT, itl, crossTokens)})
 	if err != nil {
@@ -239,15 +233,7 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 // crossScenarioYAML is the one scenario the mock child plays: tokens one-token frames, the
 // first at ttft, then one every itl.
 func crossScenarioYAML(ttft, itl time.Duration, tokens int) string {
-	return fmt.Sprintf(`name: %s
-description: one answer turn paced at a constant rate, for bench pacing's cross-process run
-timing:
-  ttft: %s
-  itl: %s
-  tokensPerFrame: 1
-turns:
-  - text: {tokens: %d}
-`, crossScenario, ttft, itl, tokens)
+	return pacedScenario(crossScenario, "one answer turn paced at a constant rate, for bench pacing's cross-process run", ttft, itl, fmt.Sprintf("{tokens: %d}", tokens))
 }
 
 // msQ is h's quantile q in milliseconds.
@@ -257,31 +243,9 @@ func msQ(h *hdrhistogram.Histogram, q float64) float64 {
 
 // startProfile fetches a CPU profile of a server child from its /debug/pprof endpoint for
 // about length (whole seconds) into file; the returned function waits for it.
-func startProfile(ctx context.Context, mockURL, file string, length time.Duration) func() error {
+func startProfile(ctx context.Context, base, file string, length time.Duration) func() error {
 	done := make(chan error, 1)
-	go func() {
-		seconds := max(1, int(length/time.Second))
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, mockURL+"/debug/pprof/profile?seconds="+strconv.Itoa(seconds), nil)
-		if err != nil {
-			done <- err
-			return
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			done <- fmt.Errorf("GET %s: HTTP %d", req.URL, resp.StatusCode)
-			return
-		}
-		b, err := io.ReadAll(resp.Body)
-		if err == nil {
-			err = os.WriteFile(file, b, 0o644)
-		}
-		done <- err
-	}()
+	go func() { done <- fetchProfile(ctx, base, file, max(1, int(length/time.Second))) }()
 	return func() error { return <-done }
 }
 
@@ -403,11 +367,9 @@ func crossRequest(addr string) []byte {
 }
 
 // crossStream plays one stream on its own HTTP/1.1 connection with as little client work as
-// there can be: it writes the request, then reads, timestamping each read and finding the
-// frames that read completed (a frame ends at a blank line; HTTP's chunked framing never holds
-// one). A content chunk is a frame whose delta starts with a non-empty "content"; the stream
-// ends at data: [DONE]. buf (empty, its capacity the longest frame) is its read buffer. It
-// returns the content chunks read.
+// there can be, timestamping each read and the frames it completed (HTTP's chunked framing
+// never holds a blank line), until data: [DONE]; buf is its read buffer, and it returns the
+// content chunks read.
 func crossStream(ctx context.Context, addr string, request []byte, itl time.Duration, buf []byte, h *crossHistograms) (int, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)

@@ -41,8 +41,7 @@ func newFidelityParams(o Options) (fidelityParams, error) {
 	p.warmup = min(time.Second, p.duration/5)
 	p.text = literalText(fidelityWords)
 	p.probeRate = max(10, p.rate/5)
-	yaml := fmt.Sprintf("name: fidelity\ndescription: constant TTFT and a short literal answer, for the harness's TTFC error\n"+
-		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: %q\n", p.ttft, p.itl, p.text)
+	yaml := pacedScenario("fidelity", "constant TTFT and a short literal answer, for the harness's TTFC error", p.ttft, p.itl, fmt.Sprintf("%q", p.text))
 	var err error
 	p.dir, p.lib, err = writeScenarioDir(map[string]string{"fidelity": yaml})
 	return p, err
@@ -82,13 +81,9 @@ func addFloor(rep *Report, name, measured string, floor probeResult, p99 float64
 	return p99 - ms(floor.P99)
 }
 
-// Fidelity measures the generator's time-to-first-chunk error at ~N open streams two ways:
-// against a paced sim-chat server in a child process (the harness's own error: nothing else
-// sits between the first byte and the generator's clock), and through the runtime and the mock
-// in child processes (the harness plus what the runtime and the mock add). The mock's session
-// records give its own part (first byte − request arrival − TTFT). With Options.Wires it
-// measures instead each provider wire's client dialect straight against the mock
-// (fidelityWires).
+// Fidelity measures the generator's time-to-first-chunk error at ~N open streams against a
+// paced server (the harness's own error) and through the runtime and the mock; with
+// Options.Wires, each provider wire straight against the mock instead (fidelityWires).
 func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	p, err := newFidelityParams(o)
 	if err != nil {
@@ -128,9 +123,9 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	// (1) The paced server: the harness's own error.
-	exe, err := os.Executable()
+	exe, err := ownExecutable()
 	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
+		return nil, err
 	}
 	paced, err := stack.StartChild(exe, pacedServerArgs(ttft, itl, textFile))
 	if err != nil {
@@ -212,9 +207,8 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 }
 
 // Rate runs an open loop at Options.Rate through the runtime and the mock, and compares the
-// achieved rate with the target: at the generator (sessions started, late and dropped starts,
-// start lag) and at the mock (request arrivals over their span), which sees what the schedule
-// actually delivered to the system under test.
+// achieved rate with the target at the generator and at the mock, which sees what the
+// schedule delivered.
 func Rate(ctx context.Context, o Options) (*Report, error) {
 	rate := orDefault(o.Rate, 200)
 	duration := orDefault(o.Duration, 20*time.Second)
@@ -224,9 +218,7 @@ func Rate(ctx context.Context, o Options) (*Report, error) {
 		Method: "constant arrivals through runtime and mock (child processes), a 0.6 s answer per session; " +
 			"achieved at the generator = sessions started / duration; achieved at the mock = (requests − 1) / (last arrival − first arrival)",
 	}
-	text := literalText(10)
-	yaml := fmt.Sprintf("name: rate-answer\ndescription: a short answer for the open-loop rate check\n"+
-		"timing:\n  ttft: 100ms\n  itl: 50ms\n  tokensPerFrame: 1\nturns:\n  - text: %q\n", text)
+	yaml := pacedScenario("rate-answer", "a short answer for the open-loop rate check", 100*time.Millisecond, 50*time.Millisecond, fmt.Sprintf("%q", literalText(10)))
 	dir, lib, err := writeScenarioDir(map[string]string{"rate-answer": yaml})
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package selfbench
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -27,11 +26,9 @@ func wireDialect(wire string) (string, error) {
 	return "", fmt.Errorf("wire %q: want one of %s", wire, strings.Join(FidelityWires(), ", "))
 }
 
-// fidelityWires is Fidelity with Options.Wires: for each wire the generator speaks its client
-// dialect (openai-chat, anthropic-messages) straight to a mock in a child process, at the same
-// open-loop size, constant scripted TTFT and short answer as the sim-chat measurement, and
-// TTFT (first frame carrying a token) − scripted TTFT is the harness's error on that wire plus
-// the mock's: nothing else sits between them. Every rule must pass.
+// fidelityWires is Fidelity with Options.Wires: per wire, the generator speaks its client
+// dialect straight to a mock child at the sim-chat measurement's size, so TTFT − scripted TTFT
+// is the harness's error on that wire plus the mock's. Every rule must pass.
 func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, error) {
 	rep := &Report{
 		Name: fmt.Sprintf("fidelity per wire: TTFT − scripted TTFT at %d open streams, generator → mock (%s)", p.streams, strings.Join(o.Wires, ", ")),
@@ -46,9 +43,9 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 			"(the mock's pacing, the loopback, the kernel waking the processes), and the generator's p99 beyond the floor's is the harness's own error.",
 			p.ttft, fidelityWords, p.itl, p.length, p.rate, p.duration, p.streams, p.warmup, bucketWidthMicros(p.ttft), p.probeRate),
 	}
-	exe, err := os.Executable()
+	exe, err := ownExecutable()
 	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
+		return nil, err
 	}
 	for _, wire := range o.Wires {
 		dialect, err := wireDialect(wire)

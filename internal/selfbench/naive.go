@@ -1,11 +1,9 @@
 package selfbench
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/pprof"
 	"strconv"
@@ -28,15 +26,10 @@ func naiveServerArgs(ttft, itl time.Duration, tokens int, pprof bool) []string {
 }
 
 // NaiveServer is the yardstick the mock's cost and pacing are held to: the OpenAI streaming
-// server a Go engineer writes in a few minutes. One goroutine per stream (net/http's),
-// HTTP/1.1, a Write and a Flush per chunk and time.Sleep before each token, so its schedule
-// drifts by every write's and every wake-up's delay. Its chunks have the mock's shape (a role
-// chunk at once, one content chunk per token, a finish chunk and data: [DONE]) and are framed
-// as cheaply as the mock's (bytes appended to a reused buffer, no encoding/json, which costs
-// 1–4 µs a chunk here), so the comparison is of pacing and serving, not of JSON encoders.
-type NaiveServer struct {
-	srv *http.Server
-}
+// server a Go engineer writes in a few minutes (a goroutine per stream, time.Sleep before each
+// token, Write and Flush per chunk), its chunks the mock's shape and framed as cheaply, so the
+// comparison is of pacing and serving, not of JSON encoders.
+type NaiveServer struct{ httpServer }
 
 // NewNaiveServer returns a server that answers every request with tokens content chunks, the
 // first ttft after the request arrived, each next one itl after the previous was written.
@@ -91,7 +84,7 @@ func NewNaiveServer(ttft, itl time.Duration, tokens int) (*NaiveServer, error) {
 		}
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	})
-	return &NaiveServer{srv: &http.Server{Handler: handler}}, nil
+	return &NaiveServer{httpServer{&http.Server{Handler: handler}}}, nil
 }
 
 // ServeProfile has the server answer GET /debug/pprof/profile (a CPU profile, as the mock
@@ -103,9 +96,3 @@ func (n *NaiveServer) ServeProfile() {
 	mux.Handle("/", n.srv.Handler)
 	n.srv.Handler = mux
 }
-
-// Serve serves on ln until Shutdown; it returns http.ErrServerClosed after Shutdown.
-func (n *NaiveServer) Serve(ln net.Listener) error { return n.srv.Serve(ln) }
-
-// Shutdown stops accepting and waits for open streams to end, or ctx to.
-func (n *NaiveServer) Shutdown(ctx context.Context) error { return n.srv.Shutdown(ctx) }

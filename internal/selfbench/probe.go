@@ -32,18 +32,11 @@ func probeClientArgs() []string {
 }
 
 // A ProbeClient is fidelity's yardstick: the least client an open loop can be, in a process
-// of its own, sampling the same server at the same time as the load generator. On POST /run
-// (a probeRequest) it starts one stream every 1/Rate from Delay on for Duration, each on an
-// HTTP/1.1 connection of its own dialled ahead, with a request written by hand, timestamps
-// the first read that completes a frame carrying a token (by the kernel's receive stamp, as the
-// generator's reads are), closes the connection, and answers
-// with a probeResult: TTFT − scripted TTFT, measured like the generator's from each start's
-// intended time. What
-// it sees is the machine's own floor at that moment (the server's lateness, the loopback, the
-// kernel waking two processes), so the generator's error beyond it is what the harness adds.
-type ProbeClient struct {
-	srv *http.Server
-}
+// of its own, sampling the same server as the load generator at the same time. On POST /run
+// (a probeRequest) it plays an open loop of streams written by hand on connections dialled
+// ahead and answers with their TTFT − scripted TTFT (a probeResult), timed like the
+// generator's: the machine's floor, beyond which the generator's error is the harness's.
+type ProbeClient struct{ httpServer }
 
 // probeRequest is a probe run: wire is the server's ("openai", "anthropic" or "sim-chat", the
 // paced server's), Target its base URL.
@@ -94,14 +87,8 @@ func NewProbeClient() *ProbeClient {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(res)
 	})
-	return &ProbeClient{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	return &ProbeClient{httpServer{&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}}
 }
-
-// Serve serves on ln until Shutdown.
-func (p *ProbeClient) Serve(ln net.Listener) error { return p.srv.Serve(ln) }
-
-// Shutdown stops the probe's server.
-func (p *ProbeClient) Shutdown(ctx context.Context) error { return p.srv.Shutdown(ctx) }
 
 // probePlan is a validated probeRequest: the request bytes every stream writes and the marker
 // of a frame that carries a token.

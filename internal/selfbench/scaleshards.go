@@ -28,11 +28,9 @@ type shardSample struct {
 	generatorKiB, mockKiB, rtKiB int64 // generators and runtimes summed over the shards
 }
 
-// scaleShards is bench scale with --shards N (N ≥ 2): one mock, N runtimes and N generators,
-// each `streambench load --shard I/N` against its own runtime, all child processes of exe;
-// the shards' results are merged (measure.Merge) and reported as the single-process run's.
-// Every child's standard error goes to a log file in a temporary directory, kept and named in
-// the notes when anything failed (or with Options.KeepDir).
+// scaleShards is bench scale with --shards N (N ≥ 2): one mock, N runtimes and N
+// `streambench load --shard I/N` generators, all children of exe, the shards' results merged.
+// The children's logs are kept and named when anything failed (or with Options.KeepDir).
 func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err error) {
 	if o.DefaultMix {
 		return nil, errors.New("--default-mix is not supported with --shards")

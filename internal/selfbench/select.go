@@ -1,8 +1,10 @@
 package selfbench
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -27,8 +29,13 @@ func AbusePartNames() []string {
 }
 
 // Select returns the measurements `bench WHAT` runs: the one named what, or every one for
-// "all". parts (--part) select parts of abuse and of nothing else; the errors name the flag.
-func Select(what string, parts, wires []string) ([]Measurement, error) {
+// "all". o.Parts (--part) select parts of abuse, o.Wires (--wire) fidelity's wires and
+// o.Shards (--shards) scale's generators, of nothing else; the errors name the flag.
+func Select(what string, o Options) ([]Measurement, error) {
+	parts, wires := o.Parts, o.Wires
+	if o.Shards > 1 && what != "scale" {
+		return nil, fmt.Errorf("--shards is for scale alone (got %s)", what)
+	}
 	if len(parts) > 0 && what != "abuse" {
 		return nil, fmt.Errorf("--part selects parts of the abuse measurement, not of %q", what)
 	}
@@ -55,6 +62,36 @@ func Select(what string, parts, wires []string) ([]Measurement, error) {
 		return nil, fmt.Errorf("unknown measurement %q: want %s or all", what, strings.Join(Names(), ", "))
 	}
 	return todo, nil
+}
+
+// RunAll runs todo in turn (started is called before each), writing each report to w as it
+// ends and, after more than one, the floor ratios; it returns the reports and the names of the
+// measurements that were not clean. An interrupt of ctx ends it after the measurement it cut.
+func RunAll(ctx context.Context, todo []Measurement, o Options, w io.Writer, started func(Measurement)) (reports []*Report, failed []string, err error) {
+	for _, m := range todo {
+		started(m)
+		rep, err := m.Run(ctx, o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		if err := rep.WriteText(w); err != nil {
+			return nil, nil, err
+		}
+		reports = append(reports, rep)
+		if len(rep.Failures) > 0 {
+			failed = append(failed, m.Name)
+		}
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("%s: interrupted", m.Name)
+		}
+	}
+	if ratios := FloorRatios(reports); ratios != nil && len(reports) > 1 {
+		if err := ratios.WriteText(w); err != nil {
+			return nil, nil, err
+		}
+		reports = append(reports, ratios)
+	}
+	return reports, failed, nil
 }
 
 // File is the figures file (`bench --json`): where the figures were measured, and every report.

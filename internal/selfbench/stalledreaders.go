@@ -41,11 +41,8 @@ const (
 )
 
 // StalledReaders measures what clients that stop reading mid-stream cost the others: a
-// yardstick run of o.Streams (1,000) normal clients on a fresh stack, then the same run on
-// another fresh stack with o.Stalled (1,000) raw TCP clients that read the response head and
-// one byte, then nothing. It reports the normal clients' TTFC and gap p99 against the
-// yardstick, whether the runtime dropped every stalled stream after its idle timeout (and
-// counted it), and the runtime's memory per stalled stream.
+// yardstick run of normal clients, then the same run among raw TCP clients that stopped
+// reading, each on a fresh stack (its Method says what it reports).
 func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 	b := stalledBench{o: o, normal: orDefault(o.Streams, 1000), stalled: orDefault(o.Stalled, 1000),
 		length: orDefault(o.Duration, 15*time.Second), idle: orDefault(o.IdleTimeout, agentruntime.DefaultClientIdleTimeout)}
