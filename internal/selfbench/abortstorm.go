@@ -115,20 +115,15 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 			"leaks: every live-thing gauge of runtime, mock and generator before the load and after the drain",
 			len(docs), pointList(points), streams, stormRamp, sessions, o.providerProtocol()),
 	}
-	dir, lib, cleanup, err := keptScenarioDir(rep, o.KeepDir, docs)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
 	mix, err := stormMix(points)
 	if err != nil {
 		return nil, err
 	}
-	st, err := startStack(dir, o.ProviderHTTP1)
+	st, lib, stop, err := startScenarioStack(rep, o.KeepDir, docs, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Stop()
+	defer stop()
 
 	var (
 		mu      sync.Mutex

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -371,14 +370,11 @@ func crossRequest(addr string) []byte {
 // never holds a blank line), until data: [DONE]; buf is its read buffer, and it returns the
 // content chunks read.
 func crossStream(ctx context.Context, addr string, request []byte, itl time.Duration, buf []byte, h *crossHistograms) (int, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, done, err := dialTCP(ctx, addr)
 	if err != nil {
 		return 0, err
 	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
+	defer done()
 	sent := time.Now()
 	if _, err := conn.Write(request); err != nil {
 		return 0, fmt.Errorf("writing the request: %w", err)

@@ -147,23 +147,14 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	if probeErr != nil {
 		return nil, fmt.Errorf("paced run: %w", probeErr)
 	}
-	pacedTTFC := mergedMetric(pacedRun, measure.FirstChunk)
-	pacedP99 := quantileMs(pacedTTFC, 99, ttft)
-	rep.add("paced: peak open streams", float64(pacedPeak), "streams")
-	rep.add("paced: TTFC − TTFT p50", quantileMs(pacedTTFC, 50, ttft), "ms")
-	rep.addTarget("paced: TTFC − TTFT p99", pacedP99, "ms", "≤ 1 ms", pacedP99 <= 1)
-	rep.add("paced: TTFC − TTFT max", quantileMs(pacedTTFC, 100, ttft), "ms")
+	pacedP99 := rep.addDelay("paced: ", "TTFC − TTFT", pacedPeak, mergedMetric(pacedRun, measure.FirstChunk), ttft, rep.withinMs)
 	beyond := addFloor(rep, "paced", "paced: TTFC − TTFT ", floor, pacedP99)
 	rep.add("paced: late starts (> 1 ms behind schedule)", float64(pacedRun.Summary.Counters.LateStarts), "sessions")
 	// What the error is made of: the generator's own scheduling lag (counted in TTFC, which runs
 	// from the intended start), and the time to response headers, which the paced server sends
 	// at once (loopback plus both processes' scheduling).
-	lag := mergedMetric(pacedRun, measure.StartLag)
-	headers := mergedMetric(pacedRun, measure.Headers)
-	rep.add("paced: start lag p50", quantileMs(lag, 50, 0), "ms")
-	rep.add("paced: start lag p99", quantileMs(lag, 99, 0), "ms")
-	rep.add("paced: response headers p50", quantileMs(headers, 50, 0), "ms")
-	rep.add("paced: response headers p99", quantileMs(headers, 99, 0), "ms")
+	rep.addP50P99("paced: start lag", mergedMetric(pacedRun, measure.StartLag))
+	rep.addP50P99("paced: response headers", mergedMetric(pacedRun, measure.Headers))
 	runFailures(rep, pacedRun)
 
 	// (2) Through the runtime and the mock.
@@ -178,13 +169,10 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime run: %w", err)
 	}
-	rtTTFC := mergedMetric(rtRun, measure.FirstChunk)
-	rtP99 := quantileMs(rtTTFC, 99, ttft)
-	rep.add("runtime: peak open streams", float64(rtPeak), "streams")
-	rep.add("runtime: TTFC − TTFT p50", quantileMs(rtTTFC, 50, ttft), "ms")
-	rep.add("runtime: TTFC − TTFT p99", rtP99, "ms")
-	rep.against("paced: TTFC − TTFT p99 (no runtime or mock between)", pacedP99, "ms")
-	rep.add("runtime: TTFC − TTFT max", quantileMs(rtTTFC, 100, ttft), "ms")
+	rtP99 := rep.addDelay("runtime: ", "TTFC − TTFT", rtPeak, mergedMetric(rtRun, measure.FirstChunk), ttft, func(name string, p99 float64) {
+		rep.add(name, p99, "ms")
+		rep.against("paced: TTFC − TTFT p99 (no runtime or mock between)", pacedP99, "ms")
+	})
 	records, err := mockSessions(ctx, st.MockURL)
 	if err != nil {
 		return nil, err
@@ -192,12 +180,11 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	// The mock records when it started each stream (headers and the wire's opening frame), not
 	// when it sent the first token, so this is its start latency under load, not its TTFT error.
 	mockStart := streamStartLatency(records, "fidelity")
-	rep.add("mock: stream start − request arrival p50", quantileMs(mockStart, 50, 0), "ms")
-	rep.add("mock: stream start − request arrival p99", quantileMs(mockStart, 99, 0), "ms")
+	rep.addP50P99("mock: stream start − request arrival", mockStart)
 	added := rtP99 - pacedP99
 	rep.add("runtime path p99 − paced p99 (what runtime + mock add)", added, "ms")
 	rep.against("paced: TTFC − TTFT p99", pacedP99, "ms")
-	rep.addTarget("harness error p99 beyond the machine's floor (paced − probe)", beyond, "ms", "≤ 1 ms", beyond <= 1)
+	rep.withinMs("harness error p99 beyond the machine's floor (paced − probe)", beyond)
 	rep.against("paced: floor p99 (probe client)", pacedP99-beyond, "ms")
 	runFailures(rep, rtRun)
 	if mockStart.TotalCount() == 0 {
@@ -219,20 +206,15 @@ func Rate(ctx context.Context, o Options) (*Report, error) {
 			"achieved at the generator = sessions started / duration; achieved at the mock = (requests − 1) / (last arrival − first arrival)",
 	}
 	yaml := pacedScenario("rate-answer", "a short answer for the open-loop rate check", 100*time.Millisecond, 50*time.Millisecond, fmt.Sprintf("%q", literalText(10)))
-	dir, lib, err := writeScenarioDir(map[string]string{"rate-answer": yaml})
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
 	mix, err := chatMix("bench-rate", "rate-answer", "openai-none")
 	if err != nil {
 		return nil, err
 	}
-	st, err := startStack(dir, o.ProviderHTTP1)
+	st, lib, stop, err := startScenarioStack(rep, false, map[string]string{"rate-answer": yaml}, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Stop()
+	defer stop()
 	run, _, err := runWithPeak(ctx, loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-rate", Library: lib,
 		RunID: "bench-rate", Rate: rate, Duration: duration,

@@ -230,20 +230,16 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	scenario := func(name string, tokens int) string {
 		return pacedScenario(name, "a paced answer, one token per frame", itl, itl, fmt.Sprintf("{tokens: %d}", tokens))
 	}
-	dir, lib, err := writeScenarioDir(map[string]string{"path-stream": scenario("path-stream", events), "path-warm-up": scenario("path-warm-up", warmUpEvents)})
-	if err != nil {
-		return nil, minimal, viaHTTP, err
-	}
-	defer os.RemoveAll(dir)
 	mix, err := chatMix("bench-path", "path-stream", pathSlugs...)
 	if err != nil {
 		return nil, minimal, viaHTTP, err
 	}
-	st, err := startStack(dir, o.ProviderHTTP1)
+	docs := map[string]string{"path-stream": scenario("path-stream", events), "path-warm-up": scenario("path-warm-up", warmUpEvents)}
+	st, lib, stop, err := startScenarioStack(nil, false, docs, o.ProviderHTTP1)
 	if err != nil {
 		return nil, minimal, viaHTTP, err
 	}
-	defer st.Stop()
+	defer stop()
 	if _, err := runPathMinimal(ctx, st, streams, "path-warm-up", "warm-up", false); err != nil {
 		return nil, minimal, viaHTTP, err
 	}

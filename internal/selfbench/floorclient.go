@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -97,14 +96,11 @@ func (c *floorClient) run(ctx context.Context, url string, streams int, ramp tim
 // stream sends request on a new connection to addr, reads the response to its end marker and
 // returns how many data events (those c counts) came before it.
 func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (int64, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, done, err := dialTCP(ctx, addr)
 	if err != nil {
 		return 0, err
 	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
+	defer done()
 	if _, err := conn.Write(request); err != nil {
 		return 0, err
 	}

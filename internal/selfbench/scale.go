@@ -281,9 +281,7 @@ func addScaleFigures(ctx context.Context, rep *Report, s scaleShape, w scaleWork
 	if records, err := mockSessions(ctx, st.MockURL); err != nil {
 		rep.note("mock records: %v", err)
 	} else {
-		h := streamStartLatency(records, "scale-stream")
-		rep.add("mock stream start − request arrival p50", quantileMs(h, 50, 0), "ms")
-		rep.add("mock stream start − request arrival p99", quantileMs(h, 99, 0), "ms")
+		rep.addP50P99("mock stream start − request arrival", streamStartLatency(records, "scale-stream"))
 	}
 	rep.add("open-files limit per process", float64(openFileLimit()), "files")
 	if w.families != nil {
@@ -360,8 +358,6 @@ func addLatencyFigures(rep *Report, run *measure.Run) {
 		metric measure.Metric
 		label  string
 	}{{measure.Connect, "connect"}, {measure.Headers, "response headers"}, {measure.FirstChunk, "TTFC"}, {measure.ChunkGap, "inter-chunk gap"}} {
-		h := mergedMetric(run, m.metric)
-		rep.add(m.label+" p50", quantileMs(h, 50, 0), "ms")
-		rep.add(m.label+" p99", quantileMs(h, 99, 0), "ms")
+		rep.addP50P99(m.label, mergedMetric(run, m.metric))
 	}
 }
