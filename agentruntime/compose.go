@@ -13,12 +13,8 @@ import (
 const weiPerToken = 1_000_000_000
 
 func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
-	dep, ok := s.deployment(w, "agent", r.PathValue("agentId"))
+	dep, body, ok := deploymentBody[compose.RequestBody](s, w, r, "agent", "agentId")
 	if !ok {
-		return
-	}
-	var body compose.RequestBody
-	if !s.readBody(w, r, &body) {
 		return
 	}
 	if body.Message == nil || *body.Message == "" {
@@ -131,8 +127,7 @@ func (e *composeEmitter) toolStart(t *toolRun) {
 }
 
 func (e *composeEmitter) toolEnd(t *toolRun) {
-	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
-		e.droppedEnd = true
+	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	ok := t.Status == scenarios.OutcomeSuccess

@@ -263,3 +263,13 @@ func FaultHelp() string {
 	}
 	return b.String()
 }
+
+// dropOnce reports whether fault drops this frame: true the first time only, so a fault that
+// leaves something open does it once per run.
+func dropOnce(fault bool, dropped *bool) bool {
+	if fault && !*dropped {
+		*dropped = true
+		return true
+	}
+	return false
+}

@@ -289,8 +289,7 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 		return nil, wire.ParseError(resp)
 	}
 	rn.turnText.Reset()
-	var calls []*toolRun
-	var args []strings.Builder
+	var calls turnCalls
 	stream := wire.NewStream(flushBeforeRead{resp.Body, rn})
 	var ev protocol.ModelEvent
 	for {
@@ -310,17 +309,13 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 			rn.turnText.WriteString(ev.Text)
 			em.text(ev.Text)
 		case protocol.ModelToolStart:
-			for len(calls) <= ev.ToolIndex {
-				calls = append(calls, nil)
-				args = append(args, strings.Builder{})
-			}
-			calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
+			calls.start(&ev)
 		case protocol.ModelToolArgs:
-			if ev.ToolIndex >= len(calls) || calls[ev.ToolIndex] == nil {
-				return nil, fmt.Errorf("provider stream: arguments for tool index %d before its start", ev.ToolIndex)
+			call, err := calls.arg(&ev)
+			if err != nil {
+				return nil, err
 			}
-			args[ev.ToolIndex].WriteString(ev.Text)
-			em.toolArgs(calls[ev.ToolIndex], ev.Text)
+			em.toolArgs(call, ev.Text)
 		case protocol.ModelTurnEnd:
 			rn.usage.InputTokens += ev.Usage.InputTokens
 			rn.usage.OutputTokens += ev.Usage.OutputTokens
@@ -328,15 +323,7 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 			return nil, &protocol.ProviderError{Status: http.StatusOK, Type: "stream_error", Message: ev.Text}
 		}
 	}
-	out := calls[:0]
-	for i, c := range calls {
-		if c == nil {
-			return nil, fmt.Errorf("provider stream: tool index %d never started", i)
-		}
-		c.Args = args[i].String()
-		out = append(out, c)
-	}
-	return out, nil
+	return calls.done()
 }
 
 // beforeFirstChunk serves the slow-first-chunk fault: the stream's first answer chunk waits.

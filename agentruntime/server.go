@@ -484,6 +484,15 @@ func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployme
 	return d, true
 }
 
+// deploymentBody resolves the deployment the path names and reads the request body into a
+// T, answering the error itself when either fails (ok false).
+func deploymentBody[T any](s *Server, w http.ResponseWriter, r *http.Request, kind, pathValue string) (dep *Deployment, body T, ok bool) {
+	if dep, ok = s.deployment(w, kind, r.PathValue(pathValue)); ok {
+		ok = s.readBody(w, r, &body)
+	}
+	return dep, body, ok
+}
+
 // runIDPrefix and runIDRandom make up a run id: the prefix and 20 base32 characters.
 const (
 	runIDPrefix = "run_"

@@ -9,12 +9,8 @@ import (
 )
 
 func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
-	dep, ok := s.deployment(w, "workflow", r.PathValue("id"))
+	dep, body, ok := deploymentBody[simcanvas.RequestBody](s, w, r, "workflow", "id")
 	if !ok {
-		return
-	}
-	var body simcanvas.RequestBody
-	if !s.readBody(w, r, &body) {
 		return
 	}
 	if body.Input == nil || *body.Input == "" {
@@ -111,8 +107,7 @@ func (e *simCanvasEmitter) toolEnd(t *toolRun) {
 	if !e.live() {
 		return
 	}
-	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
-		e.droppedEnd = true
+	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)

@@ -13,12 +13,8 @@ import (
 const blockID = "b1"
 
 func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
-	dep, ok := s.deployment(w, "chat slug", r.PathValue("slug"))
+	dep, body, ok := deploymentBody[simchat.RequestBody](s, w, r, "chat slug", "slug")
 	if !ok {
-		return
-	}
-	var body simchat.RequestBody
-	if !s.readBody(w, r, &body) {
 		return
 	}
 	if body.Input == nil || *body.Input == "" {
@@ -163,8 +159,7 @@ func (e *simChatEmitter) toolEnd(t *toolRun) {
 	if !e.showTools {
 		return
 	}
-	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
-		e.droppedEnd = true
+	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)

@@ -360,8 +360,7 @@ func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Mes
 		return "", nil, wire.ParseError(resp)
 	}
 	var text strings.Builder
-	var calls []*toolRun
-	var args []strings.Builder
+	var calls turnCalls
 	stream := wire.NewStream(resp.Body)
 	var ev protocol.ModelEvent
 	for {
@@ -379,16 +378,11 @@ func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Mes
 				sw.send(swarmEvent{kind: childEvDelta, child: c, text: ev.Text})
 			}
 		case protocol.ModelToolStart:
-			for len(calls) <= ev.ToolIndex {
-				calls = append(calls, nil)
-				args = append(args, strings.Builder{})
-			}
-			calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
+			calls.start(&ev)
 		case protocol.ModelToolArgs:
-			if ev.ToolIndex >= len(calls) || calls[ev.ToolIndex] == nil {
-				return "", nil, fmt.Errorf("child %s: provider stream: arguments for tool index %d before its start", c.runKey, ev.ToolIndex)
+			if _, err := calls.arg(&ev); err != nil {
+				return "", nil, fmt.Errorf("child %s: %w", c.runKey, err)
 			}
-			args[ev.ToolIndex].WriteString(ev.Text)
 		case protocol.ModelTurnEnd:
 			c.usage.InputTokens += ev.Usage.InputTokens
 			c.usage.OutputTokens += ev.Usage.OutputTokens
@@ -396,13 +390,11 @@ func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Mes
 			return "", nil, &protocol.ProviderError{Status: http.StatusOK, Type: "stream_error", Message: ev.Text}
 		}
 	}
-	for i, t := range calls {
-		if t == nil {
-			return "", nil, fmt.Errorf("child %s: provider stream: tool index %d never started", c.runKey, i)
-		}
-		t.Args = args[i].String()
+	tools, err := calls.done()
+	if err != nil {
+		return "", nil, fmt.Errorf("child %s: %w", c.runKey, err)
 	}
-	return text.String(), calls, nil
+	return text.String(), tools, nil
 }
 
 // agentWallet is a child's made-up, stable wallet address.
@@ -448,8 +440,7 @@ func (e *composeEmitter) childToolEnd(c *childRun, t *toolRun) {
 
 func (e *composeEmitter) childDone(c *childRun) {
 	f := e.rn.faults
-	if f.ChildNoDone && !e.droppedChildDone {
-		e.droppedChildDone = true
+	if dropOnce(f.ChildNoDone, &e.droppedChildDone) {
 		return
 	}
 	frame := compose.ChildDone{

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -124,4 +126,40 @@ func (s *Server) runTools(ctx context.Context, dep *Deployment, tools []*toolRun
 		onEnd(<-settled)
 		flush()
 	}
+}
+
+// turnCalls collects a model turn's tool calls from its stream, by index.
+type turnCalls struct {
+	calls []*toolRun
+	args  []strings.Builder
+}
+
+// start records a ModelToolStart.
+func (tc *turnCalls) start(ev *protocol.ModelEvent) {
+	for len(tc.calls) <= ev.ToolIndex {
+		tc.calls = append(tc.calls, nil)
+		tc.args = append(tc.args, strings.Builder{})
+	}
+	tc.calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
+}
+
+// arg appends a ModelToolArgs piece to its call and returns the call.
+func (tc *turnCalls) arg(ev *protocol.ModelEvent) (*toolRun, error) {
+	if ev.ToolIndex >= len(tc.calls) || tc.calls[ev.ToolIndex] == nil {
+		return nil, fmt.Errorf("provider stream: arguments for tool index %d before its start", ev.ToolIndex)
+	}
+	tc.args[ev.ToolIndex].WriteString(ev.Text)
+	return tc.calls[ev.ToolIndex], nil
+}
+
+// done returns the calls in index order with their arguments; an index never started is an
+// error.
+func (tc *turnCalls) done() ([]*toolRun, error) {
+	for i, c := range tc.calls {
+		if c == nil {
+			return nil, fmt.Errorf("provider stream: tool index %d never started", i)
+		}
+		c.Args = tc.args[i].String()
+	}
+	return tc.calls, nil
 }
