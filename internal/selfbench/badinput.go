@@ -37,10 +37,8 @@ const (
 
 // BadInputLimits are the server settings the table's requests are built against.
 type BadInputLimits struct {
-	// RuntimeMaxBody and MockMaxBody are the servers' body caps in bytes.
-	RuntimeMaxBody, MockMaxBody int64
-	// FinishedRun is the id of a compose run of agent openai-none that has already ended.
-	FinishedRun string
+	RuntimeMaxBody, MockMaxBody int64  // the servers' body caps in bytes
+	FinishedRun                 string // a compose run of agent openai-none that has ended
 }
 
 // BadInputProbe is one malformed request.
@@ -52,9 +50,8 @@ type BadInputProbe struct {
 	// Raw, when set, is written as is on a new TCP connection instead of Method, Path, Header
 	// and Body: framing an http.Client will not produce (a body that stops coming, a broken
 	// chunked encoding).
-	Raw string
-	// Says must appear in the message of the JSON error that answers the probe.
-	Says string
+	Raw  string
+	Says string // what the message of the JSON error that answers it must contain
 }
 
 // BadInputClass is one kind of malformed request and the status each server must answer it
@@ -66,8 +63,7 @@ type BadInputClass struct {
 	// provider without reading them, so scenario selection is the mock's alone to refuse, and
 	// the mock has no deployments or runs.
 	Runtime, Mock int
-	// Probes are sent in turn, each to its server.
-	Probes []BadInputProbe
+	Probes        []BadInputProbe // sent in turn, each to its server
 }
 
 // Expected is the status server must answer the class with (0: the class has no probe for it).
@@ -341,65 +337,48 @@ func badRunClasses(l BadInputLimits) []BadInputClass {
 // BadInputOptions configure BadInput. The zero value is the documented measurement: 500
 // requests/s for 30 s.
 type BadInputOptions struct {
-	// Rate is the request rate per second (0: 500).
-	Rate float64
-	// Duration is how long requests are started (0: 30 s).
-	Duration time.Duration
+	Rate     float64       // requests per second (0: 500)
+	Duration time.Duration // how long requests are started (0: 30 s)
 	// MaxBody is both servers' body cap (0: 64 KiB; the default 1 and 4 MiB would make the
 	// body-too-large class a bandwidth test).
-	MaxBody int64
-	// BodyReadTimeout is both servers' body read timeout, which the stalled-body class waits
-	// out (0: 1 s).
-	BodyReadTimeout time.Duration
-	// RequestTimeout bounds each request (0: 10 s).
-	RequestTimeout time.Duration
+	MaxBody         int64
+	BodyReadTimeout time.Duration // both servers', which the stalled-body class waits out (0: 1 s)
+	RequestTimeout  time.Duration // bounds each request (0: 10 s)
 	// MaxInFlight caps requests in flight; a start beyond it is dropped and counted, never
 	// queued (0: 4096).
 	MaxInFlight int
-	// Settle is how long goroutines and file descriptors get to return to their level before
-	// the load (0: 5 s).
-	Settle time.Duration
+	Settle      time.Duration // how long goroutines and fds get to return to their level (0: 5 s)
 }
 
 func (o *BadInputOptions) defaults() {
-	if o.Rate <= 0 {
-		o.Rate = 500
-	}
-	if o.Duration <= 0 {
-		o.Duration = 30 * time.Second
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = 64 << 10
-	}
-	if o.BodyReadTimeout <= 0 {
-		o.BodyReadTimeout = time.Second
-	}
-	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = 10 * time.Second
-	}
-	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = 4096
-	}
-	if o.Settle <= 0 {
-		o.Settle = 5 * time.Second
+	positiveOr(&o.Rate, 500)
+	positiveOr(&o.Duration, 30*time.Second)
+	positiveOr(&o.MaxBody, 64<<10)
+	positiveOr(&o.BodyReadTimeout, time.Second)
+	positiveOr(&o.RequestTimeout, 10*time.Second)
+	positiveOr(&o.MaxInFlight, 4096)
+	positiveOr(&o.Settle, 5*time.Second)
+}
+
+// positiveOr sets *v to def unless it is positive.
+func positiveOr[T int | int64 | float64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
 	}
 }
 
 // BadInputClassFigures is what one class got.
 type BadInputClassFigures struct {
-	Name string
-	// Runtime and Mock are the expected statuses (0: not sent there).
-	Runtime, Mock int
-	// Sent counts the requests sent.
-	Sent int
+	Name          string
+	Runtime, Mock int // the expected statuses (0: not sent there)
+	Sent          int // requests sent
 	// Statuses counts the statuses seen per server; status 0 is a request that got no
 	// answer (transport error or timeout).
 	Statuses map[BadInputServer]map[int]int
 	// WrongStatus counts answers whose status was not the expected one; BadError those with
 	// the right status but no JSON error naming the problem.
 	WrongStatus, BadError int
-	// Example describes one wrong answer ("" when none).
-	Example string
+	Example               string // one wrong answer ("" when none)
 }
 
 // BadInputFigures is the result of BadInput.
@@ -412,10 +391,8 @@ type BadInputFigures struct {
 	// Dropped counts starts skipped because MaxInFlight requests were open; Late counts starts
 	// made more than 10 ms after they were due.
 	Dropped, Late int
-	// Elapsed is from the first start until the last answer.
-	Elapsed time.Duration
-	// Panics counts handler panics the servers recovered (net/http's "http: panic serving"
-	// lines on their error logs).
+	Elapsed       time.Duration // from the first start until the last answer
+	// Panics counts handler panics the servers recovered (net/http's "http: panic serving").
 	Panics int
 	// Goroutines and FDs are this process's counts (both servers and the client) before the
 	// load and after it settled; FDs are -1 where /proc/self/fd does not exist.
