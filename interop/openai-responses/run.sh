@@ -68,25 +68,12 @@ for fault in $FAULTS; do
 	checker_rule "$fault" >/dev/null || { echo "run.sh: FAULTS: $fault has no expected rule here (known: see checker_rule)" >&2; exit 2; }
 done
 
-# One cache directory per pinned dependency set: a change to package.json or the lock file
-# installs afresh instead of reusing stale packages.
-key="$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -c1-12)"
-cache="${STREAMBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streambench}/openai-responses-$key"
-mkdir -p "$cache"
-if [[ ! -f "$cache/node_modules/openai/package.json" ]]; then
-	echo "run.sh: installing openai into $cache"
-	cp "$here/package.json" "$here/package-lock.json" "$cache/"
-	# openai 7 declares node >= 22; it runs on node 20 (checked), so the engine check only warns.
-	start=$SECONDS
-	(cd "$cache" && npm_config_cache="$cache/npm-cache" npm ci --no-audit --no-fund --loglevel=error)
-	echo "run.sh: npm ci took $((SECONDS - start)) s"
-else
-	echo "run.sh: reusing $cache"
-fi
-ln -sfn "$cache/node_modules" "$here/node_modules"
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, npm_modules, listen_url
+# openai 7 declares node >= 22; it runs on node 20 (checked), so the engine check only warns.
+modules=$(npm_modules "$here" openai-responses openai/package.json)
+ln -sfn "$modules" "$here/node_modules"
 
 cd "$root"
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die
 
 echo "run.sh: building streambench"
 go build -o "$work/streambench" ./cmd/streambench
