@@ -4,7 +4,8 @@
 # appends every process it starts), and installs the exit trap: each process in $pids is ended
 # (its process group when it leads one, as setsid makes it), on failure the last lines of every
 # $work/*.log are printed, and with OUT set the logs are kept in $OUT/logs. It defines die,
-# npm_modules, listen_url, embedded_tools and start_langgraph_dev.
+# need_node, npm_modules, listen_url, start_mock_routecheck, embedded_tools and
+# start_langgraph_dev.
 work=$(mktemp -d)
 out=${OUT:-$work/results}
 pids=()
@@ -40,6 +41,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 die() { echo "FAIL: $*" >&2; exit 1; }
+# need_node WHY: SKIP (exit 0) without node and npm, WHY saying what they are for; exit 2
+# without go.
+need_node() {
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		echo "SKIP: node/npm not found ($1)"
+		exit 0
+	fi
+	command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+}
 
 # npm_modules DIR NAME CHECK: npm ci (npm install without a lock file) of DIR's pinned packages
 # into ${STREAMBENCH_CACHE:-${XDG_CACHE_HOME:-~/.cache}/streambench}/NAME-KEY, KEY the package
@@ -74,6 +84,17 @@ listen_url() {
 		sleep 0.1
 	done
 	die "$(basename "$log" .log) did not listen within $seconds s"
+}
+# start_mock_routecheck: builds streambench and routecheck into $work (from the repository
+# root) and starts a mock; sets $mock and $tools (embedded_tools).
+start_mock_routecheck() {
+	echo "run.sh: building streambench"
+	go build -o "$work/streambench" ./cmd/streambench
+	go build -o "$work/routecheck" ./interop/cmd/routecheck
+	"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
+	pids+=($!)
+	mock=$(listen_url "$work/mock.log" "$!" 'listening on')
+	tools=$(embedded_tools)
 }
 # embedded_tools: the tool names the embedded scenarios call, comma-separated (a route or a
 # graph must define every tool a scenario calls); needs $work/streambench.

@@ -18,14 +18,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node/npm not found (the AG-UI interop installs and runs the server and @ag-ui/client with them)"
-	exit 0
-fi
-command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, need_node, npm_modules, listen_url
+need_node "the AG-UI interop installs and runs the server and @ag-ui/client with them"
 CLIENTS=${CLIENTS:-4}
 DURATION=${DURATION:-10s}
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, npm_modules, listen_url
 
 # interop/langgraph/run.sh keys its cache on package.json alone (it has no lock file).
 agui_modules=$(npm_modules "$here" agui @ag-ui/langgraph/package.json)
@@ -38,14 +34,7 @@ mkdir -p "$app"
 cp interop/langgraph/graph.mjs interop/langgraph/langgraph.json interop/langgraph/package.json "$app/"
 ln -sfn "$langgraph_modules" "$app/node_modules"
 
-echo "run.sh: building streambench"
-go build -o "$work/streambench" ./cmd/streambench
-go build -o "$work/routecheck" ./interop/cmd/routecheck
-
-"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
-pids+=($!)
-mock=$(listen_url "$work/mock.log" "$!" 'listening on')
-tools=$(embedded_tools)
+start_mock_routecheck
 start_langgraph_dev "$app" "$work/langgraph.log"
 langgraph=$langgraph_url
 LANGGRAPH_URL=$langgraph PORT=0 setsid node interop/agui/server.mjs >"$work/agui.log" 2>&1 &

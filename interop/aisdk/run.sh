@@ -21,29 +21,18 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node/npm not found (the AI SDK interop installs and runs the route with them)"
-	exit 0
-fi
-command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, need_node, npm_modules, listen_url
+need_node "the AI SDK interop installs and runs the route with them"
 CLIENTS=${CLIENTS:-20}
 DURATION=${DURATION:-20s}
 
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, npm_modules, listen_url
 # The packages declare node >= 22; they run on node 20 (checked), so the engine check only warns.
 modules=$(npm_modules "$here" aisdk ai/package.json)
 ln -sfn "$modules" "$here/node_modules"
 
 cd "$root"
 
-echo "run.sh: building streambench"
-go build -o "$work/streambench" ./cmd/streambench
-go build -o "$work/routecheck" ./interop/cmd/routecheck
-
-"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
-pids+=($!)
-mock=$(listen_url "$work/mock.log" "$!" 'listening on')
-tools=$(embedded_tools)
+start_mock_routecheck
 MOCK_URL=$mock PORT=0 TOOLS=$tools node "$here/route.mjs" >"$work/route.log" 2>&1 &
 pids+=($!)
 route=$(listen_url "$work/route.log" "$!" 'listening')

@@ -23,17 +23,13 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node/npm not found (the LangGraph interop installs and runs the dev server with them)"
-	exit 0
-fi
-command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, need_node, npm_modules, listen_url
+need_node "the LangGraph interop installs and runs the dev server with them"
 CLIENTS=${CLIENTS:-10}
 thread_route='/threads/{thread}/runs/stream'
 PATH_TEMPLATE=${PATH_TEMPLATE:-$thread_route}
 DURATION=${DURATION:-20s}
 
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, npm_modules, listen_url
 modules=$(npm_modules "$here" langgraph .bin/langgraphjs)
 
 cd "$root"
@@ -43,14 +39,7 @@ mkdir -p "$app"
 cp "$here/graph.mjs" "$here/langgraph.json" "$here/package.json" "$app/"
 ln -sfn "$modules" "$app/node_modules"
 
-echo "run.sh: building streambench"
-go build -o "$work/streambench" ./cmd/streambench
-go build -o "$work/routecheck" ./interop/cmd/routecheck
-
-"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
-pids+=($!)
-mock=$(listen_url "$work/mock.log" "$!" 'listening on')
-tools=$(embedded_tools)
+start_mock_routecheck
 start_langgraph_dev "$app" "$work/server.log"
 server=$langgraph_url
 echo "run.sh: mock $mock, LangGraph dev server $server (tools $tools)"

@@ -26,11 +26,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node/npm not found (the openai-responses interop installs and runs the openai SDK with them)"
-	exit 0
-fi
-command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, need_node, npm_modules, listen_url
+need_node "the openai-responses interop installs and runs the openai SDK with them"
 SCENARIOS=${SCENARIOS:-plain-answer thinking-answer unicode-answer preamble-tool parallel-tools tool-chain tool-error provider-429 provider-error-midstream provider-503-after-tool}
 SEED=${SEED:-3}
 FAULTS=${FAULTS:-text-differs drop-error responses-event-name responses-sequence responses-no-created responses-no-item-done responses-no-part responses-incomplete-item responses-done-text responses-no-usage responses-no-failed responses-no-done}
@@ -68,7 +65,6 @@ for fault in $FAULTS; do
 	checker_rule "$fault" >/dev/null || { echo "run.sh: FAULTS: $fault has no expected rule here (known: see checker_rule)" >&2; exit 2; }
 done
 
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, npm_modules, listen_url
 # openai 7 declares node >= 22; it runs on node 20 (checked), so the engine check only warns.
 modules=$(npm_modules "$here" openai-responses openai/package.json)
 ln -sfn "$modules" "$here/node_modules"
