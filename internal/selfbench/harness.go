@@ -132,12 +132,12 @@ func mergedMetric(run *measure.Run, m measure.Metric) *hdrhistogram.Histogram {
 	return h
 }
 
-// runFailures copies a failed run's verdict into the report: each reason names what failed
-// (violations by rule, leaks, errors with the first messages).
-func runFailures(rep *Report, run *measure.Run) {
+// runFailures copies a failed run's verdict into the report, each reason after prefix (a
+// reason names what failed: violations by rule, leaks, errors with the first messages).
+func runFailures(rep *Report, run *measure.Run, prefix ...string) {
 	if !run.Summary.Verdict.Pass {
 		for _, r := range run.Summary.Verdict.Reasons {
-			rep.fail("%s", r)
+			rep.fail("%s%s", strings.Join(prefix, ""), r)
 		}
 	}
 }

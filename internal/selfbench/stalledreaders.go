@@ -2,7 +2,6 @@ package selfbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -251,9 +250,7 @@ func addStalledFigures(rep *Report, idle time.Duration, yard *measure.Run, m *st
 		for _, w := range r.run.Summary.Verdict.Warnings {
 			rep.note("%s: %s", r.label, w)
 		}
-		for _, why := range failureReasons(r.run) {
-			rep.fail("%s run: %s", r.label, why)
-		}
+		runFailures(rep, r.run, r.label+" run: ")
 	}
 	n := float64(m.readers)
 	rep.add("stalled readers opened", n, "clients")
@@ -300,14 +297,6 @@ func settleRSS(ctx context.Context, pid int, max time.Duration) (kib int64, sett
 			return 0, false, ctx.Err()
 		}
 	}
-}
-
-// failureReasons is a failed run's verdict reasons (none when it passed).
-func failureReasons(run *measure.Run) []string {
-	if run.Summary.Verdict.Pass {
-		return nil
-	}
-	return run.Summary.Verdict.Reasons
 }
 
 // openStalledReaders opens n stalled readers against the runtime, stalledOpeners at a time.
@@ -364,18 +353,14 @@ func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 	if resp.StatusCode != http.StatusOK {
 		return 0, fmt.Errorf("metrics %s: HTTP %d", url, resp.StatusCode)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return 0, fmt.Errorf("metrics %s: %w", url, err)
-	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+	fams, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
 		return 0, fmt.Errorf("metrics %s: parse Prometheus text: %w", url, err)
 	}
 	f, ok := fams[name]
 	if !ok {
-		return 0, fmt.Errorf("metrics %s: no %s: %w", url, name, errNoMetric)
+		return 0, fmt.Errorf("metrics %s: no %s: the metric is not exported", url, name)
 	}
 	var sum float64
 	for _, m := range f.GetMetric() {
@@ -390,9 +375,6 @@ func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 	}
 	return sum, nil
 }
-
-// errNoMetric is the cause when an endpoint does not export the metric asked for.
-var errNoMetric = errors.New("metric not exported")
 
 // tcpMemoryPages is the kernel's TCP socket memory in pages ("TCP: ... mem N" of
 // /proc/net/sockstat), -1 when unreadable. It is machine-wide: other processes' sockets move it
