@@ -3,22 +3,70 @@ package selfbench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/stack"
 )
+
+// Pacing first plays the mock and the naive server, each in a child process, from one minimal
+// client (crossPacing); then it runs the mock's self-test as `streambench mock --self-test` does (GOMAXPROCS
+// raised, one HTTP/1.1 connection per stream): Options.Streams streams at Options.TokensPerSecond,
+// pacing error from the mock's own histogram (actual − scheduled emission per frame).
+func Pacing(ctx context.Context, o Options) (*Report, error) {
+	streams := orDefault(o.Streams, 2000)
+	tps := orDefault(o.TokensPerSecond, 20)
+	duration := orDefault(o.Duration, 10*time.Second)
+	rep := &Report{
+		Name:    fmt.Sprintf("pacing: the mock at %d streams × %g tokens/s", streams, tps),
+		Command: fmt.Sprintf("streambench bench pacing --streams %d --tokens-per-second %g --duration %s", streams, tps, duration),
+		Method: crossPacingMethod + "; then " +
+			"self-test: mockprovider.SelfTest (as `streambench mock --self-test`, each stream --duration long): streams start over 1 s, one HTTP/1.1 connection each, GOMAXPROCS two above the CPUs; " +
+			"pacing error = actual − scheduled emission of every frame, recorded by the mock, once every stream plays (from one token interval after the last start; the ramp's frames reported apart); CPU is the whole process (mock and client)",
+	}
+	if err := crossPacing(ctx, o, rep); err != nil {
+		return nil, err
+	}
+	res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
+		Streams: streams, TokensPerSecond: tps, Duration: duration, Ramp: time.Second, Seed: 1,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := res.PacingError
+	p99 := float64(h.ValueAtQuantile(99)) / 1000
+	rep.add("self-test: streams completed", float64(res.Completed), "streams")
+	rep.add("self-test: tokens", float64(res.Tokens), "tokens")
+	rep.add("self-test: pacing error p50", float64(h.ValueAtQuantile(50))/1000, "ms")
+	rep.addTarget("self-test: pacing error p99", p99, "ms", "≤ 1 ms", p99 <= 1)
+	rep.add("self-test: pacing error p99.9", float64(h.ValueAtQuantile(99.9))/1000, "ms")
+	rep.add("self-test: pacing error max", float64(h.Max())/1000, "ms")
+	if r := res.PacingErrorWithRamp; r != nil {
+		rep.add("self-test: with the ramp: pacing error p50", float64(r.ValueAtQuantile(50))/1000, "ms")
+		rep.add("self-test: with the ramp: pacing error p99", float64(r.ValueAtQuantile(99))/1000, "ms")
+		rep.add("self-test: with the ramp: pacing error max", float64(r.Max())/1000, "ms")
+	}
+	rep.add("self-test: CPU per token", float64(res.CPUPerToken.Nanoseconds())/1000, "µs")
+	if res.Failed > 0 {
+		rep.fail("%d of %d streams failed; first: %s", res.Failed, res.Streams, res.FirstFailure)
+	}
+	return rep, nil
+}
 
 // The cross-process pacing run: each stream's shape, as issue 15 set it.
 const (
@@ -438,4 +486,90 @@ var contentDelta = []byte(`"delta":{"content":"`)
 func isContentChunk(frame []byte) bool {
 	i := bytes.Index(frame, contentDelta)
 	return i >= 0 && i+len(contentDelta) < len(frame) && frame[i+len(contentDelta)] != '"'
+}
+
+// NaiveServerCommand is the hidden `bench` mode the pacing measurement starts as a child
+// process (`streambench bench naive-server --ttft D --itl D --tokens N`): a NaiveServer that
+// prints "listening on http://ADDR" and serves until interrupted.
+const NaiveServerCommand = "naive-server"
+
+// naiveServerArgs is the naive server child's command line, the one place it is spelled.
+func naiveServerArgs(ttft, itl time.Duration, tokens int, pprof bool) []string {
+	args := []string{"bench", NaiveServerCommand, "--addr", "127.0.0.1:0", "--ttft", ttft.String(), "--itl", itl.String(), "--tokens", strconv.Itoa(tokens)}
+	if pprof {
+		args = append(args, "--pprof")
+	}
+	return args
+}
+
+// NaiveServer is the yardstick the mock's cost and pacing are held to: the OpenAI streaming
+// server a Go engineer writes in a few minutes (a goroutine per stream, time.Sleep before each
+// token, Write and Flush per chunk), its chunks the mock's shape and framed as cheaply, so the
+// comparison is of pacing and serving, not of JSON encoders.
+type NaiveServer struct{ httpServer }
+
+// NewNaiveServer returns a server that answers every request with tokens content chunks, the
+// first ttft after the request arrived, each next one itl after the previous was written.
+func NewNaiveServer(ttft, itl time.Duration, tokens int) (*NaiveServer, error) {
+	if ttft < 0 || itl < 0 || tokens <= 0 {
+		return nil, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)
+	}
+	// The content deltas, tokens about as long as the mock's.
+	var deltas []string
+	for _, word := range []string{" streaming", " tokens", " arrive", " one", " frame", " at", " a", " time"} {
+		b, err := json.Marshal(map[string]string{"content": word})
+		if err != nil {
+			return nil, err
+		}
+		deltas = append(deltas, string(b))
+	}
+	var requests atomic.Uint64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		flusher, ok := w.(http.Flusher)
+		if !ok {
+			http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		head := fmt.Appendf(nil, `data: {"id":"chatcmpl-naive%d","object":"chat.completion.chunk","created":%d,"model":"naive","choices":[{"index":0,"delta":`,
+			requests.Add(1), time.Now().Unix())
+		buf := make([]byte, 0, 256)
+		send := func(delta, finish string) bool {
+			buf = append(append(append(append(append(buf[:0], head...), delta...), `,"logprobs":null,"finish_reason":`...), finish...), "}]}\n\n"...)
+			if _, err := w.Write(buf); err != nil {
+				return false
+			}
+			flusher.Flush()
+			return r.Context().Err() == nil
+		}
+		if !send(`{"role":"assistant","content":""}`, "null") {
+			return
+		}
+		time.Sleep(ttft)
+		for i := range tokens {
+			if i > 0 {
+				time.Sleep(itl)
+			}
+			if !send(deltas[i%len(deltas)], "null") {
+				return
+			}
+		}
+		if !send("{}", `"stop"`) {
+			return
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	})
+	return &NaiveServer{httpServer{&http.Server{Handler: handler}}}, nil
+}
+
+// ServeProfile has the server answer GET /debug/pprof/profile (a CPU profile, as the mock
+// does), so bench pacing --profile can set the yardstick's profile beside the mock's. Call it
+// before Serve.
+func (n *NaiveServer) ServeProfile() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.Handle("/", n.srv.Handler)
+	n.srv.Handler = mux
 }
