@@ -383,17 +383,15 @@ type BadInputClassFigures struct {
 
 // BadInputFigures is the result of BadInput.
 type BadInputFigures struct {
-	Rate     float64
-	Duration time.Duration
-	Classes  []BadInputClassFigures
-	// Sent, WrongStatus and BadError sum the classes.
-	Sent, WrongStatus, BadError int
+	Rate                        float64
+	Duration                    time.Duration
+	Classes                     []BadInputClassFigures
+	Sent, WrongStatus, BadError int // the classes summed
 	// Dropped counts starts skipped because MaxInFlight requests were open; Late counts starts
 	// made more than 10 ms after they were due.
 	Dropped, Late int
 	Elapsed       time.Duration // from the first start until the last answer
-	// Panics counts handler panics the servers recovered (net/http's "http: panic serving").
-	Panics int
+	Panics        int           // counts handler panics the servers recovered (net/http's "http: panic serving").
 	// Goroutines and FDs are this process's counts (both servers and the client) before the
 	// load and after it settled; FDs are -1 where /proc/self/fd does not exist.
 	GoroutinesBefore, GoroutinesAfter int

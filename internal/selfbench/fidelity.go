@@ -134,19 +134,10 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	}
 	cfg := base
 	cfg.Target, cfg.RunID, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = paced.URL(), "bench-fidelity-paced", true, "-"
-	probe, err := probeDuring(ctx, exe, p.probe(paced.URL(), "sim-chat"))
-	if err != nil {
-		paced.Stop()
-		return nil, err
-	}
-	pacedRun, pacedPeak, err := runWithPeak(ctx, cfg, o)
-	floor, probeErr := probe()
+	pacedRun, pacedPeak, floor, err := runWithProbe(ctx, exe, cfg, o, p.probe(paced.URL(), "sim-chat"))
 	paced.Stop()
 	if err != nil {
 		return nil, fmt.Errorf("paced run: %w", err)
-	}
-	if probeErr != nil {
-		return nil, fmt.Errorf("paced run: %w", probeErr)
 	}
 	pacedP99 := rep.addDelay("paced: ", "TTFC − TTFT", pacedPeak, mergedMetric(pacedRun, measure.FirstChunk), ttft, rep.withinMs)
 	beyond := addFloor(rep, "paced", "paced: TTFC − TTFT ", floor, pacedP99)
@@ -318,16 +309,7 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 			MaxInflight: 4 * p.streams, HTTP2: o.HTTP2, Grace: p.length + 30*time.Second,
 			Target: mock.URL(), MockURL: mock.URL(), RuntimeMetricsURL: "-", RunID: "bench-fidelity-" + wire,
 		}
-		probe, err := probeDuring(ctx, exe, p.probe(mock.URL(), wire))
-		if err != nil {
-			mock.Stop()
-			return nil, fmt.Errorf("wire %s: %w", wire, err)
-		}
-		run, peak, err := runWithPeak(ctx, cfg, o)
-		floor, probeErr := probe()
-		if err == nil {
-			err = probeErr
-		}
+		run, peak, floor, err := runWithProbe(ctx, exe, cfg, o, p.probe(mock.URL(), wire))
 		if err != nil {
 			mock.Stop()
 			return nil, fmt.Errorf("wire %s run: %w", wire, err)

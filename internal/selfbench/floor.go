@@ -46,14 +46,13 @@ type floorRole struct {
 // floorRun is what one run of streams cost: every process's CPU and memory, and what was
 // delivered.
 type floorRun struct {
-	streams int
-	peak    int64 // most streams open at once
-	events  int64 // data events (floor) or answer chunks (path) the client received
-	roles   []*floorRole
-	failed  int
-	failure string
-	// profileErr is why the path's CPU profiles (Options.ProfileDir) were not written.
-	profileErr error
+	streams    int
+	peak       int64 // most streams open at once
+	events     int64 // data events (floor) or answer chunks (path) the client received
+	roles      []*floorRole
+	failed     int
+	failure    string
+	profileErr error // why the path's CPU profiles (Options.ProfileDir) were not written.
 }
 
 // cpuPerEvent is the CPU of the named roles (all when none are named) per delivered event, in µs.

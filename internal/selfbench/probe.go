@@ -2,6 +2,7 @@ package selfbench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/rxstamp"
 	"github.com/streambench/streambench/stack"
@@ -364,6 +367,18 @@ func probeDuring(ctx context.Context, exe string, req probeRequest) (wait func()
 		child.Stop()
 		return o.res, o.err
 	}, nil
+}
+
+// runWithProbe runs cfg with the probe client playing req beside it, and returns what both
+// measured.
+func runWithProbe(ctx context.Context, exe string, cfg loadgen.Config, o Options, req probeRequest) (*measure.Run, int64, probeResult, error) {
+	probe, err := probeDuring(ctx, exe, req)
+	if err != nil {
+		return nil, 0, probeResult{}, err
+	}
+	run, peak, err := runWithPeak(ctx, cfg, o)
+	floor, probeErr := probe()
+	return run, peak, floor, cmp.Or(err, probeErr)
 }
 
 // postProbe sends a probe run and decodes its result.

@@ -63,10 +63,8 @@ func (o Options) progress() (update func(loadgen.Progress), done func()) {
 
 // Measurement is one thing the bench command can measure.
 type Measurement struct {
-	// Name is the measurement's subcommand ("scale", "codec", ...).
-	Name string
-	// Summary says in one line what it measures.
-	Summary string
+	Name    string // the measurement's subcommand ("scale", "codec", ...).
+	Summary string // says in one line what it measures.
 	run     func(ctx context.Context, o Options) (*Report, error)
 }
 
