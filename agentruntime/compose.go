@@ -52,14 +52,13 @@ func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 // included), thinking is bracketed by thinking_start/thinking_end, tool arguments stream as
 // they are generated, timing marks flag the phases, and the terminal is followed by a receipt.
 type composeEmitter struct {
-	rn         *run
-	w          *compose.Writer
-	inThinking bool
-	firstText  bool
-	droppedEnd bool
-	side       composeSide // plan approval and conclave state (plan.go)
-	// Swarm fault state (swarm.go).
-	mangled                          []string
+	rn                               *run
+	w                                *compose.Writer
+	inThinking                       bool
+	firstText                        bool
+	droppedEnd                       bool
+	side                             composeSide // plan approval and conclave state (plan.go)
+	mangled                          []string    // Swarm fault state (swarm.go).
 	droppedChildDone, deltaAfterDone bool
 	heldChildDone                    *compose.ChildDone
 }

@@ -56,13 +56,11 @@ const (
 
 // runResult is what a run ended with.
 type runResult struct {
-	outcome runOutcome
-	err     error
-	// finalText is the final turn's text (the answer).
-	finalText string
-	// tools are every tool call of the run, in call order.
-	tools []*toolRun
-	usage protocol.Usage
+	outcome   runOutcome
+	err       error
+	finalText string     // the final turn's text (the answer).
+	tools     []*toolRun // every tool call of the run, in call order.
+	usage     protocol.Usage
 }
 
 // run is one client stream's tool loop.
@@ -77,17 +75,14 @@ type run struct {
 	started time.Time
 	id      string
 	faults  *Faults
-	// header carries the X-Streambench-* request headers to the provider.
-	header http.Header
-	input  string
+	header  http.Header // carries the X-Streambench-* request headers to the provider.
+	input   string
 
-	usage     protocol.Usage
-	turnText  strings.Builder
-	firstText bool
-	// firstChunkDone records that the slow-first-chunk delay was served.
-	firstChunkDone bool
-	// seeds is the state of the Sim seed rules (pause.go, capability.go).
-	seeds runSeeds
+	usage          protocol.Usage
+	turnText       strings.Builder
+	firstText      bool
+	firstChunkDone bool     // records that the slow-first-chunk delay was served.
+	seeds          runSeeds // the state of the Sim seed rules (pause.go, capability.go).
 }
 
 // newRun prepares a run for r. With the no-cancel fault the run's context ignores the client

@@ -25,8 +25,7 @@ const cancelledMessage = "Execution cancelled"
 
 // runSeeds is a run's state for the seed rules.
 type runSeeds struct {
-	// thinking is the execution's thinking budget (R-thinking-cap).
-	thinking simchat.ThinkingBudget
+	thinking simchat.ThinkingBudget // the execution's thinking budget (R-thinking-cap).
 	// preambles are the intermediate turns' texts, which only the preamble-in-output fault
 	// puts in the final output.
 	preambles strings.Builder

@@ -47,8 +47,7 @@ const (
 // Options configure a Server. The zero value plus ProviderURL is a correct runtime whose
 // simulated tools settle at once; set ToolTimeScale to 1 to run them for their scripted time.
 type Options struct {
-	// Deployments are the agents served; nil means DefaultDeployments().
-	Deployments *Deployments
+	Deployments *Deployments // the agents served; nil means DefaultDeployments().
 	// ProviderURL is the model provider's base URL for deployments that name none,
 	// e.g. "http://127.0.0.1:8081".
 	ProviderURL string
@@ -65,20 +64,16 @@ type Options struct {
 	// replace the placeholder Authorization): for gateways that route by header, such as
 	// Portkey's x-portkey-provider and x-portkey-custom-host. Names are canonicalised by New.
 	ProviderHeader http.Header
-	// ProviderClient, when set, replaces the client built from the two fields above.
-	ProviderClient *http.Client
-	// Wires maps a deployment's wire name to its implementation; nil means openai and anthropic.
-	Wires map[string]protocol.ProviderWire
-	// Faults are the fault switches; the zero value breaks nothing.
-	Faults Faults
+	ProviderClient *http.Client                     // when set, replaces the client built from the two fields above.
+	Wires          map[string]protocol.ProviderWire // maps a deployment's wire name to its implementation; nil means openai and anthropic.
+	Faults         Faults                           // the fault switches; the zero value breaks nothing.
 	// ClientIdleTimeout drops a client that accepts no bytes for this long (0: the default;
 	// negative: never).
 	ClientIdleTimeout time.Duration
 	// Heartbeat is the compose ": ping" interval while a stream is idle (0: the default, which
 	// stays under the protocol's 15 s; negative: none).
 	Heartbeat time.Duration
-	// MaxBody caps request bodies in bytes (0: the default, 1 MiB).
-	MaxBody int64
+	MaxBody   int64 // caps request bodies in bytes (0: the default, 1 MiB).
 	// BodyReadTimeout caps how long reading a request body may take (0: the default, 10 s;
 	// negative: no limit), so a client that sends its headers and then stalls or trickles the
 	// body is answered 408 instead of holding a handler forever.
@@ -89,8 +84,7 @@ type Options struct {
 	// ToolTimeScale multiplies simulated tool durations, like the mock's TimeScale: 1 runs
 	// tools as scripted, 0 settles them at once (tests), 0.1 ten times faster.
 	ToolTimeScale float64
-	// Logger receives lifecycle and failure lines; nil discards.
-	Logger *slog.Logger
+	Logger        *slog.Logger // receives lifecycle and failure lines; nil discards.
 	// ReconnectWindow is how long a resumable canvas execution is kept after its client
 	// dropped, running or finished, for a reconnect (0: the default, 10 s).
 	ReconnectWindow time.Duration
@@ -101,34 +95,30 @@ type Options struct {
 
 // Server is the reference runtime. Create it with New; it is safe for concurrent use.
 type Server struct {
-	opts    Options
-	deps    *Deployments
-	wires   map[string]protocol.ProviderWire
-	client  *http.Client
-	log     *slog.Logger
-	metrics *metrics
-	mux     *http.ServeMux
-	runs    runRegistry
-	execs   execRegistry // resumable canvas executions (reconnect.go)
-	// lgThreads are the langgraph threads with a run streaming (langgraph.go).
-	lgThreads busyThreads
-	idle      time.Duration
-	beat      time.Duration
-	maxBody   int64
-	maxTurns  int
-	// bodyTimeout is the resolved BodyReadTimeout (0: none).
-	bodyTimeout time.Duration
+	opts        Options
+	deps        *Deployments
+	wires       map[string]protocol.ProviderWire
+	client      *http.Client
+	log         *slog.Logger
+	metrics     *metrics
+	mux         *http.ServeMux
+	runs        runRegistry
+	execs       execRegistry // resumable canvas executions (reconnect.go)
+	lgThreads   busyThreads  // the langgraph threads with a run streaming (langgraph.go).
+	idle        time.Duration
+	beat        time.Duration
+	maxBody     int64
+	maxTurns    int
+	bodyTimeout time.Duration // the resolved BodyReadTimeout (0: none).
 
-	// hardStop is cancelled when Shutdown's grace period ends (or Close): every stream ends.
-	hardStop    context.Context
+	hardStop    context.Context // cancelled when Shutdown's grace period ends (or Close): every stream ends.
 	cancelHard  context.CancelCauseFunc
 	leakRelease chan struct{} // closed by Shutdown/Close; holds leak-goroutine fault goroutines
 	closeOnce   sync.Once
 
 	httpMu  sync.Mutex
 	servers []*http.Server
-	// active counts running streams, so a hard shutdown can let them write their terminal.
-	active atomic.Int64
+	active  atomic.Int64 // counts running streams, so a hard shutdown can let them write their terminal.
 
 	// labels tag every goroutine a request starts (handler, tools, provider I/O) with this
 	// server's instance id, so a goroutine profile can attribute goroutines to one runtime even
@@ -520,8 +510,7 @@ func validRunID(id string) bool {
 type runEntry struct {
 	agentID string
 	stop    context.CancelCauseFunc
-	// plan is the run's approval slot, for the approval endpoint (plan.go).
-	plan *planGate
+	plan    *planGate // the run's approval slot, for the approval endpoint (plan.go).
 }
 
 // runRegistry maps run ids to open compose runs; safe for concurrent use.

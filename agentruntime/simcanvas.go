@@ -38,10 +38,9 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 // simCanvasEmitter writes execution events. The canvas is always opted in: text streams live
 // with resets for intermediate turns, and thinking and tool frames always flow.
 type simCanvasEmitter struct {
-	rn *run
-	w  *simcanvas.Writer
-	// clock, when set, stamps frames (golden tests).
-	streamed   bool
+	rn         *run
+	w          *simcanvas.Writer
+	streamed   bool // clock, when set, stamps frames (golden tests).
 	droppedEnd bool
 }
 
@@ -128,8 +127,7 @@ type canvasOutput struct {
 	ToolCalls []canvasToolCall `json:"toolCalls,omitempty"`
 	Model     string           `json:"model"`
 	Tokens    map[string]int   `json:"tokens"`
-	// Redacted marks an output whose PII was redacted (redact.go).
-	Redacted bool `json:"redacted,omitempty"`
+	Redacted  bool             `json:"redacted,omitempty"` // marks an output whose PII was redacted (redact.go).
 }
 
 func (e *simCanvasEmitter) finish(res *runResult) {

@@ -58,16 +58,13 @@ type simChatEmitter struct {
 	rn *run
 	w  *simchat.Writer
 
-	optedIn bool
-	// live streams text as it arrives (opted in, or the ignore-header fault).
-	live         bool
+	optedIn      bool
+	live         bool // streams text as it arrives (opted in, or the ignore-header fault).
 	showThinking bool
 	showTools    bool
 
-	// streamed is whether the block streamed text since its last reset.
-	streamed bool
-	// droppedEnd records that the unbalanced-tool fault already dropped its tool end.
-	droppedEnd bool
+	streamed   bool // whether the block streamed text since its last reset.
+	droppedEnd bool // records that the unbalanced-tool fault already dropped its tool end.
 }
 
 func newSimChatEmitter(rn *run, optedIn bool) *simChatEmitter {

@@ -17,17 +17,13 @@ type toolRun struct {
 	Index int
 	ID    string
 	Name  string
-	// Args is the JSON arguments text as the model streamed it.
-	Args string
-	// Input is Args parsed (nil when Args is not a JSON object).
-	Input map[string]any
+	Args  string         // the JSON arguments text as the model streamed it.
+	Input map[string]any // Args parsed (nil when Args is not a JSON object).
 
 	Status scenarios.Outcome
 	Result string
-	// Pause is set when a human-input tool settled: the run pauses after this turn.
-	Pause bool
-	// expire fires the execution timeout of the run (pause.go); nil outside a turn's tools.
-	expire context.CancelCauseFunc
+	Pause  bool                    // set when a human-input tool settled: the run pauses after this turn.
+	expire context.CancelCauseFunc // fires the execution timeout of the run (pause.go); nil outside a turn's tools.
 }
 
 // simDirectiveOf extracts the "_sim" member that tells a simulated tool how to behave. Without

@@ -23,23 +23,21 @@ import (
 
 // request is one model request being served: what was parsed, selected and recorded so far.
 type request struct {
-	srv     *Server
-	wire    *wire
-	w       http.ResponseWriter
-	r       *http.Request
-	seq     uint64
-	arrival time.Time
-	ref     sessionRef
-	parsed  wireRequest
-	// dir is the request's resolved directive; the zero value for an endpoint request.
-	dir     scenarios.Directive
-	script  *scenarios.Script
-	turn    *scenarios.ScriptTurn
-	turnIdx int
-	tokens  int
-	frames  int
-	// responded is set once response bytes were flushed.
-	responded bool
+	srv       *Server
+	wire      *wire
+	w         http.ResponseWriter
+	r         *http.Request
+	seq       uint64
+	arrival   time.Time
+	ref       sessionRef
+	parsed    wireRequest
+	dir       scenarios.Directive // the request's resolved directive; the zero value for an endpoint request.
+	script    *scenarios.Script
+	turn      *scenarios.ScriptTurn
+	turnIdx   int
+	tokens    int
+	frames    int
+	responded bool // set once response bytes were flushed.
 }
 
 func (s *Server) modelHandler(wr *wire) http.Handler {

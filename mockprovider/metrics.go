@@ -77,10 +77,9 @@ type pacingRecorder struct {
 }
 
 type pacingShard struct {
-	mu   sync.Mutex
-	hist *hdrhistogram.Histogram
-	// outOfRange counts values the histogram refused (beyond its range), so none is lost silently.
-	outOfRange int64
+	mu         sync.Mutex
+	hist       *hdrhistogram.Histogram
+	outOfRange int64    // counts values the histogram refused (beyond its range), so none is lost silently.
 	_          [40]byte // keep shards on separate cache lines
 }
 

@@ -25,12 +25,9 @@ import (
 
 // SelfTestOptions configure SelfTest.
 type SelfTestOptions struct {
-	// Streams is how many streams play at once (default 2,000).
-	Streams int
-	// TokensPerSecond is each stream's token rate (default 20).
-	TokensPerSecond float64
-	// Duration is how long each stream plays (default 10 s).
-	Duration time.Duration
+	Streams         int           // how many streams play at once (default 2,000).
+	TokensPerSecond float64       // each stream's token rate (default 20).
+	Duration        time.Duration // how long each stream plays (default 10 s).
 	// Ramp spreads the stream starts uniformly over this period (default 1 s), as clients
 	// arriving independently would, instead of aligning every stream's timer.
 	Ramp time.Duration
@@ -41,20 +38,16 @@ type SelfTestOptions struct {
 	// connections through net/http's client, as a runtime reaches its provider (see
 	// Options.MaxConcurrentStreamsPerConn for why not one).
 	Connections int
-	// Wire is "openai" (default) or "anthropic".
-	Wire string
-	// Seed makes the ramp reproducible.
-	Seed uint64
+	Wire        string // "openai" (default) or "anthropic".
+	Seed        uint64 // makes the ramp reproducible.
 }
 
 // SelfTestResult is what SelfTest measured.
 type SelfTestResult struct {
-	Streams   int
-	Completed int
-	// Failed counts streams that did not complete (HTTP errors, broken connections).
-	Failed int
-	// FirstFailure describes one failure, for the report.
-	FirstFailure string
+	Streams      int
+	Completed    int
+	Failed       int    // counts streams that did not complete (HTTP errors, broken connections).
+	FirstFailure string // describes one failure, for the report.
 	Tokens       int64
 	Frames       int64
 	Elapsed      time.Duration

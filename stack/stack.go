@@ -23,14 +23,12 @@ import (
 type Options struct {
 	// TimeScale multiplies the mock's scripted delays and the runtime's simulated tool
 	// durations (1 = as scripted, 0 = none).
-	TimeScale float64
-	// ScenarioDir is the directory a child mock loads its scenarios from ("" = embedded).
-	ScenarioDir string
+	TimeScale   float64
+	ScenarioDir string // the directory a child mock loads its scenarios from ("" = embedded).
 	// ScenarioFiles are more scenario files a child mock loads (its --scenario); the
 	// in-process mock finds them in Library.
 	ScenarioFiles []string
-	// Library is the in-process mock's scenarios (nil = embedded).
-	Library *scenarios.Library
+	Library       *scenarios.Library // the in-process mock's scenarios (nil = embedded).
 	// Faults are the runtime's fault switches, parsed once by the caller: served in process
 	// they are handed over as they are; a child runtime gets them as --fault Faults.Names().
 	Faults agentruntime.Faults
@@ -56,11 +54,9 @@ type Options struct {
 // Stack is a started mock and runtime.
 type Stack struct {
 	MockURL, RuntimeURL string
-	// Mock and Runtime are the child processes (nil when served in process).
-	Mock, Runtime *Child
-	// CACertFile is the PEM certificate the runtime serves with Options.TLS ("" without).
-	CACertFile string
-	stops      []func()
+	Mock, Runtime       *Child // and Runtime are the child processes (nil when served in process).
+	CACertFile          string // the PEM certificate the runtime serves with Options.TLS ("" without).
+	stops               []func()
 }
 
 // startTLS makes the run's certificate when opts ask for TLS; its files go with the stack.
