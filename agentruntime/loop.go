@@ -242,15 +242,22 @@ func (rn *run) loop(em emitter) *runResult {
 		if rn.ctx.Err() != nil {
 			return &runResult{tools: res.tools}
 		}
-		assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
-		for i, c := range calls {
-			assistant.ToolCalls[i] = protocol.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args}
-		}
-		msgs = append(msgs, assistant)
-		for _, c := range calls {
-			msgs = append(msgs, protocol.Message{Role: "tool", Text: c.Result, ToolCallID: c.ID, IsError: c.Status != scenarios.OutcomeSuccess})
-		}
+		msgs = appendToolTurn(msgs, text, calls)
 	}
+}
+
+// appendToolTurn appends a turn that ended in tool calls to the conversation: the assistant's
+// message with its calls, then each call's result.
+func appendToolTurn(msgs []protocol.Message, text string, calls []*toolRun) []protocol.Message {
+	assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
+	for i, c := range calls {
+		assistant.ToolCalls[i] = protocol.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args}
+	}
+	msgs = append(msgs, assistant)
+	for _, c := range calls {
+		msgs = append(msgs, protocol.Message{Role: "tool", Text: c.Result, ToolCallID: c.ID, IsError: c.Status != scenarios.OutcomeSuccess})
+	}
+	return msgs
 }
 
 // streamTurn requests one model turn and relays its events live. It returns the turn's tool

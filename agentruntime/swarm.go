@@ -286,14 +286,7 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 			sw.send(swarmEvent{kind: childEvError, child: c, text: "cancelled"})
 			return
 		}
-		assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
-		for i, t := range calls {
-			assistant.ToolCalls[i] = protocol.ToolCall{ID: t.ID, Name: t.Name, Arguments: t.Args}
-		}
-		msgs = append(msgs, assistant)
-		for _, t := range calls {
-			msgs = append(msgs, protocol.Message{Role: "tool", Text: t.Result, ToolCallID: t.ID, IsError: t.Status != scenarios.OutcomeSuccess})
-		}
+		msgs = appendToolTurn(msgs, text, calls)
 	}
 }
 
