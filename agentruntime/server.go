@@ -102,9 +102,9 @@ type Server struct {
 	log         *slog.Logger
 	metrics     *metrics
 	mux         *http.ServeMux
-	runs        runRegistry
-	execs       execRegistry // resumable canvas executions (reconnect.go)
-	lgThreads   busyThreads  // the langgraph threads with a run streaming (langgraph.go).
+	runs        registry[*runEntry]   // open compose runs, for stop and approval requests
+	execs       registry[*canvasExec] // resumable canvas executions (reconnect.go)
+	lgThreads   busyThreads           // the langgraph threads with a run streaming (langgraph.go).
 	idle        time.Duration
 	beat        time.Duration
 	maxBody     int64
@@ -216,7 +216,6 @@ func New(opts Options) (*Server, error) {
 	}
 	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
 	s.leakRelease = make(chan struct{})
-	s.runs.m = make(map[string]*runEntry)
 	s.instance = rand.Text()[:12]
 	s.labels = runtimepprof.WithLabels(context.Background(), runtimepprof.Labels(LabelKey, s.instance))
 	s.mux = s.routes()
@@ -513,27 +512,31 @@ type runEntry struct {
 	plan    *planGate // the run's approval slot, for the approval endpoint (plan.go).
 }
 
-// runRegistry maps run ids to open compose runs; safe for concurrent use.
-type runRegistry struct {
+// registry maps ids to what they name (open compose runs, resumable canvas executions); the
+// zero value is ready; safe for concurrent use.
+type registry[T any] struct {
 	mu sync.Mutex
-	m  map[string]*runEntry
+	m  map[string]T
 }
 
-func (rr *runRegistry) add(id string, e *runEntry) {
-	rr.mu.Lock()
-	rr.m[id] = e
-	rr.mu.Unlock()
+func (r *registry[T]) add(id string, v T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = make(map[string]T)
+	}
+	r.m[id] = v
 }
 
-func (rr *runRegistry) remove(id string) {
-	rr.mu.Lock()
-	delete(rr.m, id)
-	rr.mu.Unlock()
+func (r *registry[T]) remove(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, id)
 }
 
-func (rr *runRegistry) get(id string) (*runEntry, bool) {
-	rr.mu.Lock()
-	defer rr.mu.Unlock()
-	e, ok := rr.m[id]
-	return e, ok
+func (r *registry[T]) get(id string) (T, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.m[id]
+	return v, ok
 }
