@@ -170,26 +170,11 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	switch {
-	case s.idle == 0:
-		s.idle = DefaultClientIdleTimeout
-	case s.idle < 0:
-		s.idle = 0
-	}
-	switch {
-	case s.beat == 0:
-		s.beat = DefaultHeartbeat
-	case s.beat < 0:
-		s.beat = 0
-	}
+	s.idle = durationSetting(s.idle, DefaultClientIdleTimeout)
+	s.beat = durationSetting(s.beat, DefaultHeartbeat)
+	s.bodyTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
-	}
-	switch {
-	case opts.BodyReadTimeout == 0:
-		s.bodyTimeout = DefaultBodyReadTimeout
-	case opts.BodyReadTimeout > 0:
-		s.bodyTimeout = opts.BodyReadTimeout
 	}
 	if s.maxTurns <= 0 {
 		s.maxTurns = DefaultMaxTurns
@@ -471,6 +456,14 @@ func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployme
 		return nil, false
 	}
 	return d, true
+}
+
+// durationSetting is an Options duration as used: def for 0, 0 (off) for a negative one.
+func durationSetting(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return max(d, 0)
 }
 
 // deploymentBody resolves the deployment the path names and reads the request body into a
