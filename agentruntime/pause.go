@@ -113,11 +113,7 @@ func (e *simChatEmitter) paused(res *runResult) {
 		e.final(res)
 		return
 	}
-	out := simchat.FinalOutput{Content: res.finalText}
-	for _, t := range res.tools {
-		out.ToolCalls = append(out.ToolCalls, simchat.ToolSummary{ID: t.ID, Name: t.Name, Status: t.Status})
-	}
-	_ = e.w.FinalPaused(out)
+	_ = e.w.FinalPaused(finalOutput(res))
 }
 
 // paused writes a paused execution's terminal: execution:completed with status paused (no

@@ -205,11 +205,16 @@ func (e *simChatEmitter) final(res *runResult) {
 		_ = e.w.Final(out)
 		return
 	}
+	_ = e.w.Final(finalOutput(res))
+}
+
+// finalOutput is a run's sim-chat final: its answer, and its tools reduced to name and status.
+func finalOutput(res *runResult) simchat.FinalOutput {
 	out := simchat.FinalOutput{Content: res.finalText}
 	for _, t := range res.tools {
 		out.ToolCalls = append(out.ToolCalls, simchat.ToolSummary{ID: t.ID, Name: t.Name, Status: t.Status})
 	}
-	_ = e.w.Final(out)
+	return out
 }
 
 // errorMessage is the text a dialect's error terminal carries: the provider's own message
