@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/pprof"
 	"net/url"
@@ -424,53 +425,68 @@ func crossStream(ctx context.Context, addr string, request []byte, itl time.Dura
 	if _, err := conn.Write(request); err != nil {
 		return 0, fmt.Errorf("writing the request: %w", err)
 	}
-	const okStatus = "HTTP/1.1 200 "
 	var (
-		tokens  int
-		last    time.Time
-		checked bool
+		tokens int
+		last   time.Time
 	)
+	err = readFrames(conn, buf, nil, func(frame []byte, now time.Time) (bool, error) {
+		switch {
+		case isContentChunk(frame):
+			if tokens == 0 {
+				h.record(h.ttftError, now.Sub(sent.Add(crossTTFT)).Microseconds())
+			} else {
+				h.record(h.gapError, (now.Sub(last) - itl).Abs().Microseconds())
+			}
+			tokens++
+			last = now
+		case bytes.Contains(frame, []byte("data: [DONE]")):
+			if tokens != crossTokens {
+				return true, fmt.Errorf("[DONE] after %d content chunks, want %d", tokens, crossTokens)
+			}
+			h.record(h.endLate, now.Sub(sent.Add(crossTTFT+time.Duration(tokens-1)*itl)).Microseconds())
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return tokens, fmt.Errorf("after %d content chunks: %w", tokens, err)
+	}
+	return tokens, nil
+}
+
+// readFrames reads an HTTP/1.1 response off conn into buf (empty, its capacity the longest
+// frame) and calls frame with each SSE frame a read completed (HTTP's chunked framing never
+// holds a blank line) and the time that read returned (arrived, when set, adjusts it), until
+// frame is done or fails. A response that is not a 200 is an error.
+func readFrames(conn net.Conn, buf []byte, arrived func(time.Time) time.Time, frame func(f []byte, at time.Time) (done bool, err error)) error {
+	const okStatus = "HTTP/1.1 200 "
+	checked := false
 	for {
 		if len(buf) == cap(buf) {
-			return tokens, fmt.Errorf("a frame longer than %d bytes", cap(buf))
+			return fmt.Errorf("a frame longer than %d bytes", cap(buf))
 		}
 		n, err := conn.Read(buf[len(buf):cap(buf)])
 		now := time.Now()
+		if arrived != nil {
+			now = arrived(now)
+		}
 		buf = buf[:len(buf)+n]
 		if !checked && len(buf) >= len(okStatus) {
 			if !bytes.HasPrefix(buf, []byte(okStatus)) {
-				return 0, fmt.Errorf("response %q", buf[:min(len(buf), 200)])
+				return fmt.Errorf("response %q", buf[:min(len(buf), 200)])
 			}
 			checked = true
 		}
 		rest := buf
-		for {
-			end := bytes.Index(rest, []byte("\n\n"))
-			if end < 0 {
-				break
+		for end := bytes.Index(rest, []byte("\n\n")); end >= 0; end = bytes.Index(rest, []byte("\n\n")) {
+			if done, ferr := frame(rest[:end], now); done || ferr != nil {
+				return ferr
 			}
-			frame := rest[:end]
 			rest = rest[end+2:]
-			switch {
-			case isContentChunk(frame):
-				if tokens == 0 {
-					h.record(h.ttftError, now.Sub(sent.Add(crossTTFT)).Microseconds())
-				} else {
-					h.record(h.gapError, (now.Sub(last) - itl).Abs().Microseconds())
-				}
-				tokens++
-				last = now
-			case bytes.Contains(frame, []byte("data: [DONE]")):
-				if tokens != crossTokens {
-					return tokens, fmt.Errorf("[DONE] after %d content chunks, want %d", tokens, crossTokens)
-				}
-				h.record(h.endLate, now.Sub(sent.Add(crossTTFT+time.Duration(tokens-1)*itl)).Microseconds())
-				return tokens, nil
-			}
 		}
 		buf = buf[:copy(buf, rest)]
 		if err != nil {
-			return tokens, fmt.Errorf("after %d content chunks: %w", tokens, err)
+			return err
 		}
 	}
 }

@@ -306,38 +306,19 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	_ = conn.SetDeadline(time.Now().Add(p.req.TTFT + 30*time.Second))
-	const okStatus = "HTTP/1.1 200 "
-	buf := make([]byte, 0, 8192)
-	for {
-		if len(buf) == cap(buf) {
-			return time.Time{}, fmt.Errorf("no token in the first %d bytes", cap(buf))
-		}
-		n, err := conn.Read(buf[len(buf):cap(buf)])
-		now := time.Now()
-		if stamped != nil {
-			now = stamped.Arrived(now)
-		}
-		buf = buf[:len(buf)+n]
-		if len(buf) >= len(okStatus) && !bytes.HasPrefix(buf, []byte(okStatus)) {
-			return time.Time{}, fmt.Errorf("response %q", buf[:min(len(buf), 200)])
-		}
-		for rest := buf; ; {
-			end := bytes.Index(rest, []byte("\n\n"))
-			if end < 0 {
-				break
-			}
-			if p.token(rest[:end]) {
-				return now, nil
-			}
-			rest = rest[end+2:]
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = errors.New("the stream ended before a token")
-			}
-			return time.Time{}, err
-		}
+	var arrived func(time.Time) time.Time
+	if stamped != nil {
+		arrived = stamped.Arrived
 	}
+	var at time.Time
+	err = readFrames(conn, make([]byte, 0, 8192), arrived, func(frame []byte, now time.Time) (bool, error) {
+		at = now
+		return p.token(frame), nil
+	})
+	if errors.Is(err, io.EOF) {
+		err = errors.New("the stream ended before a token")
+	}
+	return at, err
 }
 
 // probeDuring starts the probe child and its run of req at once, and returns the function
