@@ -218,13 +218,5 @@ func pointList(points []stormPoint) string {
 // stackCPU is the CPU time so far of this process (the generator) and the stack's mock and
 // runtime children (0 for a child whose /proc entry cannot be read).
 func stackCPU(st *stack.Stack) time.Duration {
-	total := ProcessCPU()
-	for _, c := range []*stack.Child{st.Mock, st.Runtime} {
-		if c != nil {
-			if cpu, err := procCPU(c.PID()); err == nil {
-				total += cpu
-			}
-		}
-	}
-	return total
+	return roleCPU(0) + roleCPU(st.Mock.PID()) + roleCPU(st.Runtime.PID())
 }

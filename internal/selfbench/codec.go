@@ -41,7 +41,7 @@ func Codec(ctx context.Context, o Options) (*Report, error) {
 		d := sse.NewDecoder(&repeatReader{block: block})
 		var ev sse.Event
 		b.ReportAllocs()
-		before := ProcessCPU()
+		before := roleCPU(0)
 		b.ResetTimer()
 		for range b.N {
 			if err := d.Next(&ev); err != nil {
@@ -50,7 +50,7 @@ func Codec(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 		b.StopTimer()
-		cpuNanos, events = (ProcessCPU() - before).Nanoseconds(), int64(b.N)
+		cpuNanos, events = (roleCPU(0) - before).Nanoseconds(), int64(b.N)
 	})
 	if decodeErr != nil {
 		return nil, fmt.Errorf("decode: %w", decodeErr)

@@ -155,12 +155,7 @@ func (p *serverPacing) pool(q *serverPacing) {
 }
 
 // cpuPerToken is the server's CPU time per token received, in µs.
-func (p *serverPacing) cpuPerToken() float64 {
-	if p.tokens == 0 {
-		return 0
-	}
-	return float64(p.serverCPU.Nanoseconds()) / 1e3 / float64(p.tokens)
-}
+func (p *serverPacing) cpuPerToken() float64 { return perFrame(p.serverCPU, p.tokens) }
 
 // crossPacing plays the same streams against the mock and the naive server, each in a child
 // process of its own, from a minimal client in this process, and adds both servers' figures,
@@ -249,7 +244,7 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 		rep.add(p.name+": end of stream late by p99", msQ(p.endLate, 99), "ms")
 		rep.add(p.name+": server CPU per token", p.cpuPerToken(), "µs")
 		rep.add(p.name+": server peak RSS", float64(p.serverPeakRSSKiB)/1024, "MiB")
-		rep.add(p.name+": client CPU per token", float64(p.clientCPU.Nanoseconds())/1e3/float64(max(p.tokens, 1)), "µs")
+		rep.add(p.name+": client CPU per token", perFrame(p.clientCPU, max(p.tokens, 1)), "µs")
 		if p.failed > 0 {
 			rep.fail("%s: %d of %d streams failed; first: %s", p.name, p.failed, p.streams, p.firstFailure)
 		}
@@ -335,7 +330,7 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	clientBefore := ProcessCPU()
+	clientBefore := roleCPU(0)
 	var (
 		wg         sync.WaitGroup
 		completed  atomic.Int64
@@ -376,7 +371,7 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 		})
 	}
 	wg.Wait()
-	p := &serverPacing{name: name, streams: streams, elapsed: time.Since(start), clientCPU: ProcessCPU() - clientBefore}
+	p := &serverPacing{name: name, streams: streams, elapsed: time.Since(start), clientCPU: roleCPU(0) - clientBefore}
 	cpuAfter, err := procCPU(child.PID())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

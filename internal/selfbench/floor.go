@@ -63,10 +63,7 @@ func (r *floorRun) cpuPerEvent(names ...string) float64 {
 			cpu += role.cpu
 		}
 	}
-	if r.events == 0 {
-		return 0
-	}
-	return float64(cpu.Nanoseconds()) / 1e3 / float64(r.events)
+	return perFrame(cpu, r.events)
 }
 
 // cpuSummary lists each role's CPU over the run ("server 1.23 s, client 0.98 s").
@@ -137,11 +134,8 @@ func (m *meter) stop() int64 {
 	return m.peak
 }
 
-// roleCPU is a process's CPU so far: getrusage for this one, /proc for a child.
+// roleCPU is a process's CPU so far (0 when unreadable).
 func roleCPU(pid int) time.Duration {
-	if pid == 0 {
-		return ProcessCPU()
-	}
 	cpu, _ := procCPU(pid)
 	return cpu
 }

@@ -210,13 +210,13 @@ func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload,
 	if w.families != nil {
 		cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(w.families.add))
 	}
-	cpu0 := ProcessCPU()
+	cpu0 := roleCPU(0)
 	m.run, err = loadgen.Run(ctx, cfg)
 	done()
 	if err != nil {
 		return nil, err
 	}
-	m.cpu = ProcessCPU() - cpu0
+	m.cpu = roleCPU(0) - cpu0
 	mockCPU1, _ := procCPU(mockPID)
 	rtCPU1, _ := procCPU(rtPID)
 	m.mockCPU, m.rtCPU = mockCPU1-mockCPU0, rtCPU1-rtCPU0
@@ -238,8 +238,11 @@ func addRunOutcomes(rep *Report, peak int64, streams int, run *measure.Run, betw
 	rep.addTarget("violations", float64(run.Summary.TotalViolations()), "violations", "0", run.Summary.TotalViolations() == 0)
 }
 
-// perFrame is CPU per frame in µs.
+// perFrame is CPU per frame (event, token) in µs: 0 for none.
 func perFrame(cpu time.Duration, frames int64) float64 {
+	if frames == 0 {
+		return 0
+	}
 	return float64(cpu.Nanoseconds()) / 1e3 / float64(frames)
 }
 
