@@ -78,6 +78,12 @@ func (c *BadInputClass) Expected(server BadInputServer) int {
 // way its class says.
 const badInputDirective = "[[streambench scenario=plain-answer seed=1 session=bad-input]] hi"
 
+// class is one row of the table: its name, the statuses the runtime and the mock must answer
+// with (0: no probe for that server), and its probes.
+func class(name string, runtime, mock int, probes ...BadInputProbe) BadInputClass {
+	return BadInputClass{Name: name, Runtime: runtime, Mock: mock, Probes: probes}
+}
+
 // BadInputClasses is the table of the 20 classes of malformed requests, built for limits. The
 // runtime probes use deployment openai-none; the mock probes use both wires.
 func BadInputClasses(l BadInputLimits) []BadInputClass {
@@ -131,62 +137,38 @@ func anthropicMsg(text string) string {
 // badBodyClasses: bodies that are not the JSON document the endpoint reads.
 func badBodyClasses(l BadInputLimits) []BadInputClass {
 	return []BadInputClass{
-		{
-			// Prose, and a JSON value followed by more bytes, are not one JSON document.
-			Name: "not-json", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biChat, "hello there", "not valid JSON"),
-				rtProbe("POST", biAgent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
-				mockProbe("POST", biOpenAI, "model=m&messages=hi", "invalid JSON at byte"),
-				mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective)+" trailing", "after top-level value"),
-			},
-		},
-		{
-			// A body cut off mid-document.
-			Name: "truncated-json", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biCanvas, `{"input":"hi","stream":tr`, "not valid JSON"),
-				mockProbe("POST", biOpenAI, openaiMsg(badInputDirective)[:30], "unexpected end of JSON input"),
-				mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective)[:40], "unexpected end of JSON input"),
-			},
-		},
-		{
-			// A field, or the whole body, of the wrong JSON type.
-			Name: "wrong-type", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biChat, `{"input":42}`, `field "input" must be a JSON string`),
-				rtProbe("POST", biAgent, `["hi"]`, "must be a JSON object, got array"),
-				mockProbe("POST", biOpenAI, `{"model":"m","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, "stream: expected bool"),
-				mockProbe("POST", biAnthrop, `{"model":"m","max_tokens":"ten","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: expected int"),
-			},
-		},
-		{
-			// The field the endpoint cannot do without.
-			Name: "missing-field", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biChat, `{"conversationId":"c1"}`, `missing "input"`),
-				rtProbe("POST", biAgent, `{"threadId":"t1"}`, `missing "message"`),
-				rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"version":1,"decision":"approved"}`, `missing "proposalId"`),
-				mockProbe("POST", biOpenAI, `{"messages":[{"role":"user","content":"hi"}]}`, "model: required"),
-				mockProbe("POST", biAnthrop, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: required"),
-			},
-		},
-		{
-			// No body at all.
-			Name: "empty-body", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biCanvas, "", "request body: empty"),
-				mockProbe("POST", biAnthrop, "  \n", "request body: empty"),
-			},
-		},
-		{
-			// One byte over the server's cap.
-			Name: "body-too-large", Runtime: 413, Mock: 413,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biChat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
-				mockProbe("POST", biOpenAI, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody)),
-			},
-		},
+		// Prose, and a JSON value followed by more bytes, are not one JSON document.
+		class("not-json", 400, 400,
+			rtProbe("POST", biChat, "hello there", "not valid JSON"),
+			rtProbe("POST", biAgent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
+			mockProbe("POST", biOpenAI, "model=m&messages=hi", "invalid JSON at byte"),
+			mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective)+" trailing", "after top-level value")),
+		// A body cut off mid-document.
+		class("truncated-json", 400, 400,
+			rtProbe("POST", biCanvas, `{"input":"hi","stream":tr`, "not valid JSON"),
+			mockProbe("POST", biOpenAI, openaiMsg(badInputDirective)[:30], "unexpected end of JSON input"),
+			mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective)[:40], "unexpected end of JSON input")),
+		// A field, or the whole body, of the wrong JSON type.
+		class("wrong-type", 400, 400,
+			rtProbe("POST", biChat, `{"input":42}`, `field "input" must be a JSON string`),
+			rtProbe("POST", biAgent, `["hi"]`, "must be a JSON object, got array"),
+			mockProbe("POST", biOpenAI, `{"model":"m","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, "stream: expected bool"),
+			mockProbe("POST", biAnthrop, `{"model":"m","max_tokens":"ten","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: expected int")),
+		// The field the endpoint cannot do without.
+		class("missing-field", 400, 400,
+			rtProbe("POST", biChat, `{"conversationId":"c1"}`, `missing "input"`),
+			rtProbe("POST", biAgent, `{"threadId":"t1"}`, `missing "message"`),
+			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"version":1,"decision":"approved"}`, `missing "proposalId"`),
+			mockProbe("POST", biOpenAI, `{"messages":[{"role":"user","content":"hi"}]}`, "model: required"),
+			mockProbe("POST", biAnthrop, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: required")),
+		// No body at all.
+		class("empty-body", 400, 400,
+			rtProbe("POST", biCanvas, "", "request body: empty"),
+			mockProbe("POST", biAnthrop, "  \n", "request body: empty")),
+		// One byte over the server's cap.
+		class("body-too-large", 413, 413,
+			rtProbe("POST", biChat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
+			mockProbe("POST", biOpenAI, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody))),
 	}
 }
 
@@ -194,101 +176,61 @@ func badBodyClasses(l BadInputLimits) []BadInputClass {
 func badRequestClasses(l BadInputLimits) []BadInputClass {
 	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
 	return []BadInputClass{
-		{
-			// A method the endpoint does not serve.
-			Name: "wrong-method", Runtime: 405, Mock: 405,
-			Probes: []BadInputProbe{
-				rtProbe("GET", biChat, "", "method GET not allowed"),
-				rtProbe("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
-				mockProbe("GET", biAnthrop, "", "use POST"),
-				mockProbe("POST", mockprovider.PathSessions, "{}", "use GET"),
-			},
-		},
-		{
-			// A deployment, workflow or agent that does not exist, or no endpoint at all.
-			Name: "unknown-target", Runtime: 404, Mock: 404,
-			Probes: []BadInputProbe{
-				rtProbe("POST", "/api/chat/no-such-slug", `{"input":"hi"}`, `chat slug "no-such-slug"`),
-				rtProbe("POST", "/api/workflows/no-such-flow/execute", `{"input":"hi","stream":true}`, `workflow "no-such-flow"`),
-				rtProbe("POST", "/v2/chat", `{"input":"hi"}`, "no route for POST /v2/chat"),
-				mockProbe("POST", "/v1/completions", openaiMsg(badInputDirective), "no route for POST /v1/completions"),
-			},
-		},
-		{
-			// Bytes that are not UTF-8 inside a string.
-			Name: "bad-utf8", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biChat, "{\"input\":\"caf\xe9\"}", "not valid UTF-8 at byte 13"),
-				mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), " hi", " h\xffi", 1), "not valid UTF-8"),
-			},
-		},
-		{
-			// A raw NUL byte: a control character JSON strings may not hold unescaped.
-			Name: "nul-byte", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biAgent, "{\"message\":\"a\x00b\"}", "not valid JSON"),
-				mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), " hi", " h\x00i", 1), "invalid JSON"),
-			},
-		},
-		{
-			// Nesting deeper than encoding/json's limit of 10,000.
-			Name: "deep-nesting", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biChat, `{"input":"hi","x":`+deep+`}`, "exceeded max depth"),
-				mockProbe("POST", biOpenAI, `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":`+deep+`}`, "exceeded max depth"),
-			},
-		},
-		{
-			// Well-formed, well-typed, but a value the endpoint refuses.
-			Name: "invalid-value", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", biCanvas, `{"input":"hi","stream":false}`, `send "stream": true`),
-				rtProbe("POST", biAgent, `{"message":""}`, `missing "message"`),
-				rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
-				mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
-				mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`),
-			},
-		},
+		// A method the endpoint does not serve.
+		class("wrong-method", 405, 405,
+			rtProbe("GET", biChat, "", "method GET not allowed"),
+			rtProbe("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
+			mockProbe("GET", biAnthrop, "", "use POST"),
+			mockProbe("POST", mockprovider.PathSessions, "{}", "use GET")),
+		// A deployment, workflow or agent that does not exist, or no endpoint at all.
+		class("unknown-target", 404, 404,
+			rtProbe("POST", "/api/chat/no-such-slug", `{"input":"hi"}`, `chat slug "no-such-slug"`),
+			rtProbe("POST", "/api/workflows/no-such-flow/execute", `{"input":"hi","stream":true}`, `workflow "no-such-flow"`),
+			rtProbe("POST", "/v2/chat", `{"input":"hi"}`, "no route for POST /v2/chat"),
+			mockProbe("POST", "/v1/completions", openaiMsg(badInputDirective), "no route for POST /v1/completions")),
+		// Bytes that are not UTF-8 inside a string.
+		class("bad-utf8", 400, 400,
+			rtProbe("POST", biChat, "{\"input\":\"caf\xe9\"}", "not valid UTF-8 at byte 13"),
+			mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), " hi", " h\xffi", 1), "not valid UTF-8")),
+		// A raw NUL byte: a control character JSON strings may not hold unescaped.
+		class("nul-byte", 400, 400,
+			rtProbe("POST", biAgent, "{\"message\":\"a\x00b\"}", "not valid JSON"),
+			mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), " hi", " h\x00i", 1), "invalid JSON")),
+		// Nesting deeper than encoding/json's limit of 10,000.
+		class("deep-nesting", 400, 400,
+			rtProbe("POST", biChat, `{"input":"hi","x":`+deep+`}`, "exceeded max depth"),
+			mockProbe("POST", biOpenAI, `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":`+deep+`}`, "exceeded max depth")),
+		// Well-formed, well-typed, but a value the endpoint refuses.
+		class("invalid-value", 400, 400,
+			rtProbe("POST", biCanvas, `{"input":"hi","stream":false}`, `send "stream": true`),
+			rtProbe("POST", biAgent, `{"message":""}`, `missing "message"`),
+			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
+			mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
+			mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`)),
 	}
 }
 
 // badSelectionClasses: the mock's scenario selection, which the runtime forwards without reading.
 func badSelectionClasses() []BadInputClass {
 	return []BadInputClass{
-		{
-			// A directive that is there but malformed.
-			Name: "bad-directive", Mock: 400,
-			Probes: []BadInputProbe{
-				mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
-				mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
-				mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 colour=red]]"), `unknown key "colour"`),
-			},
-		},
-		{
-			// A scenario the library does not have, in the directive or the header.
-			Name: "unknown-scenario", Mock: 400,
-			Probes: []BadInputProbe{
-				mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=no-such-scenario seed=1]]"), `unknown scenario "no-such-scenario"`),
-				withHeader(mockProbe("POST", biOpenAI, openaiMsg(badInputDirective), `unknown scenario "nope"`), mockprovider.HeaderScenario, "nope"),
-			},
-		},
-		{
-			// A seed that is not an unsigned 64-bit integer: negative, or too big.
-			Name: "bad-seed", Mock: 400,
-			Probes: []BadInputProbe{
-				withHeader(mockProbe("POST", biOpenAI, openaiMsg(badInputDirective), "X-Streambench-Seed \"-1\""), mockprovider.HeaderSeed, "-1"),
-				withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "unsigned 64-bit"), mockprovider.HeaderSeed, "18446744073709551616"),
-				mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=-5]]"), `seed "-5"`),
-			},
-		},
-		{
-			// A session id longer than the mock's log keeps.
-			Name: "oversized-session", Mock: 400,
-			Probes: []BadInputProbe{
-				withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
-				mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes"),
-			},
-		},
+		// A directive that is there but malformed.
+		class("bad-directive", 0, 400,
+			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
+			mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
+			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 colour=red]]"), `unknown key "colour"`)),
+		// A scenario the library does not have, in the directive or the header.
+		class("unknown-scenario", 0, 400,
+			mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=no-such-scenario seed=1]]"), `unknown scenario "no-such-scenario"`),
+			withHeader(mockProbe("POST", biOpenAI, openaiMsg(badInputDirective), `unknown scenario "nope"`), mockprovider.HeaderScenario, "nope")),
+		// A seed that is not an unsigned 64-bit integer: negative, or too big.
+		class("bad-seed", 0, 400,
+			withHeader(mockProbe("POST", biOpenAI, openaiMsg(badInputDirective), "X-Streambench-Seed \"-1\""), mockprovider.HeaderSeed, "-1"),
+			withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "unsigned 64-bit"), mockprovider.HeaderSeed, "18446744073709551616"),
+			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=-5]]"), `seed "-5"`)),
+		// A session id longer than the mock's log keeps.
+		class("oversized-session", 0, 400,
+			withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
+			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes")),
 	}
 }
 
@@ -297,40 +239,24 @@ func badRunClasses(l BadInputLimits) []BadInputClass {
 	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
 	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
 	return []BadInputClass{
-		{
-			// A stop (or an approval) for something that cannot be a run id of this runtime.
-			Name: "bad-stop-run-id", Runtime: 400,
-			Probes: []BadInputProbe{
-				rtProbe("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
-				rtProbe("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
-				rtProbe("POST", "/agent/openai-none/runs/run_short/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, `run id "run_short" is not a run id`),
-			},
-		},
-		{
-			// A stop (or an approval) for a run that has ended (or that another agent owns).
-			Name: "stop-finished-run", Runtime: 404,
-			Probes: []BadInputProbe{
-				rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
-				rtProbe("POST", "/agent/anthropic-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
-				rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, "no open run"),
-			},
-		},
-		{
-			// A body that stops coming: headers promise 100 bytes, 4 arrive.
-			Name: "stalled-body", Runtime: 408, Mock: 408,
-			Probes: []BadInputProbe{
-				rawProbe(BadInputRuntime, biAgent, stallHead, "request body not received within"),
-				rawProbe(BadInputMock, biAnthrop, stallHead, "request body not received within"),
-			},
-		},
-		{
-			// A chunked body whose chunk size is not hex.
-			Name: "broken-chunked", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rawProbe(BadInputRuntime, biChat, brokenChunk, "reading request body"),
-				rawProbe(BadInputMock, biOpenAI, brokenChunk, "reading request body"),
-			},
-		},
+		// A stop (or an approval) for something that cannot be a run id of this runtime.
+		class("bad-stop-run-id", 400, 0,
+			rtProbe("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
+			rtProbe("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
+			rtProbe("POST", "/agent/openai-none/runs/run_short/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, `run id "run_short" is not a run id`)),
+		// A stop (or an approval) for a run that has ended (or that another agent owns).
+		class("stop-finished-run", 404, 0,
+			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+			rtProbe("POST", "/agent/anthropic-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, "no open run")),
+		// A body that stops coming: headers promise 100 bytes, 4 arrive.
+		class("stalled-body", 408, 408,
+			rawProbe(BadInputRuntime, biAgent, stallHead, "request body not received within"),
+			rawProbe(BadInputMock, biAnthrop, stallHead, "request body not received within")),
+		// A chunked body whose chunk size is not hex.
+		class("broken-chunked", 400, 400,
+			rawProbe(BadInputRuntime, biChat, brokenChunk, "reading request body"),
+			rawProbe(BadInputMock, biOpenAI, brokenChunk, "reading request body")),
 	}
 }
 
