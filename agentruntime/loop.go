@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -263,22 +264,54 @@ func appendToolTurn(msgs []protocol.Message, text string, calls []*toolRun) []pr
 // streamTurn requests one model turn and relays its events live. It returns the turn's tool
 // calls (in index order; none for a final turn).
 func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, error) {
+	return rn.providerTurn(rn.ctx, &protocol.ModelRequest{Messages: msgs, Thinking: rn.dep.ModelThinks(), Header: rn.header}, turnSink{
+		// What the client has not been sent yet goes before the wait for the provider.
+		beforeRequest: rn.flush,
+		body: func(body io.Reader) io.Reader {
+			rn.turnText.Reset()
+			return flushBeforeRead{body, rn}
+		},
+		thinking: func(text string) {
+			if text := rn.admitThinking(text); text != "" {
+				em.thinking(text)
+			}
+		},
+		text: func(text string) {
+			rn.turnText.WriteString(text)
+			em.text(text)
+		},
+		toolArgs: em.toolArgs,
+		usage:    &rn.usage,
+	})
+}
+
+// turnSink is where a provider turn's events go as they stream (providerTurn).
+type turnSink struct {
+	beforeRequest  func()                    // nil: nothing
+	body           func(io.Reader) io.Reader // wraps the response body (nil: as is)
+	thinking, text func(text string)         // nil: dropped
+	toolArgs       func(call *toolRun, piece string)
+	usage          *protocol.Usage // the turn's usage is added to it
+}
+
+// providerTurn requests one model turn (mr with the deployment's model and tools) from the
+// deployment's provider and feeds its events to sink; it returns the turn's tool calls (in
+// index order). A transport or decoding failure is a providerConnError.
+func (rn *run) providerTurn(ctx context.Context, mr *protocol.ModelRequest, sink turnSink) ([]*toolRun, error) {
 	s := rn.s
 	wire := s.wires[rn.dep.Wire]
-	base := rn.dep.Provider
-	if base == "" {
-		base = s.opts.ProviderURL
-	}
-	req, err := wire.NewRequest(rn.ctx, base, &protocol.ModelRequest{
-		Model: rn.dep.Model, Messages: msgs, Tools: rn.dep.Tools, Thinking: rn.dep.ModelThinks(), Header: rn.header,
-	})
+	base := cmp.Or(rn.dep.Provider, s.opts.ProviderURL)
+	mr.Model, mr.Tools = rn.dep.Model, rn.dep.Tools
+	req, err := wire.NewRequest(ctx, base, mr)
 	if err != nil {
 		return nil, fmt.Errorf("building provider request: %w", err)
 	}
 	for k, vs := range s.opts.ProviderHeader {
 		req.Header[k] = slices.Clone(vs)
 	}
-	rn.flush()
+	if sink.beforeRequest != nil {
+		sink.beforeRequest()
+	}
 	s.metrics.providerRequests.Inc()
 	s.metrics.providerInFlight.Inc()
 	defer s.metrics.providerInFlight.Dec()
@@ -290,13 +323,16 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 	if resp.StatusCode != http.StatusOK {
 		return nil, wire.ParseError(resp)
 	}
-	rn.turnText.Reset()
+	var body io.Reader = resp.Body
+	if sink.body != nil {
+		body = sink.body(body)
+	}
 	var calls turnCalls
-	stream := wire.NewStream(flushBeforeRead{resp.Body, rn})
+	stream := wire.NewStream(body)
 	var ev protocol.ModelEvent
 	for {
 		err := stream.Next(&ev)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -304,12 +340,11 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 		}
 		switch ev.Kind {
 		case protocol.ModelThinking:
-			if text := rn.admitThinking(ev.Text); text != "" {
-				em.thinking(text)
+			if sink.thinking != nil {
+				sink.thinking(ev.Text)
 			}
 		case protocol.ModelText:
-			rn.turnText.WriteString(ev.Text)
-			em.text(ev.Text)
+			sink.text(ev.Text)
 		case protocol.ModelToolStart:
 			calls.start(&ev)
 		case protocol.ModelToolArgs:
@@ -317,10 +352,12 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 			if err != nil {
 				return nil, err
 			}
-			em.toolArgs(call, ev.Text)
+			if sink.toolArgs != nil {
+				sink.toolArgs(call, ev.Text)
+			}
 		case protocol.ModelTurnEnd:
-			rn.usage.InputTokens += ev.Usage.InputTokens
-			rn.usage.OutputTokens += ev.Usage.OutputTokens
+			sink.usage.InputTokens += ev.Usage.InputTokens
+			sink.usage.OutputTokens += ev.Usage.OutputTokens
 		case protocol.ModelError:
 			return nil, &protocol.ProviderError{Status: http.StatusOK, Type: "stream_error", Message: ev.Text}
 		}

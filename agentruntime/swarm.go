@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -321,73 +319,25 @@ func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) 
 // childTurn requests one of a child's provider turns and relays its text as deltas. It
 // returns the turn's text and tool calls (none for the child's answer turn).
 func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Message) (string, []*toolRun, error) {
-	rn, s := sw.rn, sw.rn.s
-	wire := s.wires[rn.dep.Wire]
-	base := rn.dep.Provider
-	if base == "" {
-		base = s.opts.ProviderURL
-	}
-	header := rn.header.Clone()
+	header := sw.rn.header.Clone()
 	if header == nil {
 		header = make(http.Header)
 	}
 	header.Set(scenarios.ChildHeader, c.path)
-	req, err := wire.NewRequest(ctx, base, &protocol.ModelRequest{
-		Model: rn.dep.Model, Messages: msgs, Tools: rn.dep.Tools, Header: header,
-	})
-	if err != nil {
-		return "", nil, fmt.Errorf("child %s: building provider request: %w", c.runKey, err)
-	}
-	for k, vs := range s.opts.ProviderHeader {
-		req.Header[k] = slices.Clone(vs)
-	}
-	s.metrics.providerRequests.Inc()
-	s.metrics.providerInFlight.Inc()
-	defer s.metrics.providerInFlight.Dec()
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return "", nil, fmt.Errorf("child %s: provider %s: %w", c.runKey, base, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", nil, wire.ParseError(resp)
-	}
 	var text strings.Builder
-	var calls turnCalls
-	stream := wire.NewStream(resp.Body)
-	var ev protocol.ModelEvent
-	for {
-		err := stream.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", nil, fmt.Errorf("child %s: provider stream: %w", c.runKey, err)
-		}
-		switch ev.Kind {
-		case protocol.ModelText:
-			if ev.Text != "" {
-				text.WriteString(ev.Text)
-				sw.send(swarmEvent{kind: childEvDelta, child: c, text: ev.Text})
+	calls, err := sw.rn.providerTurn(ctx, &protocol.ModelRequest{Messages: msgs, Header: header}, turnSink{
+		text: func(piece string) {
+			if piece != "" {
+				text.WriteString(piece)
+				sw.send(swarmEvent{kind: childEvDelta, child: c, text: piece})
 			}
-		case protocol.ModelToolStart:
-			calls.start(&ev)
-		case protocol.ModelToolArgs:
-			if _, err := calls.arg(&ev); err != nil {
-				return "", nil, fmt.Errorf("child %s: %w", c.runKey, err)
-			}
-		case protocol.ModelTurnEnd:
-			c.usage.InputTokens += ev.Usage.InputTokens
-			c.usage.OutputTokens += ev.Usage.OutputTokens
-		case protocol.ModelError:
-			return "", nil, &protocol.ProviderError{Status: http.StatusOK, Type: "stream_error", Message: ev.Text}
-		}
-	}
-	tools, err := calls.done()
+		},
+		usage: &c.usage,
+	})
 	if err != nil {
 		return "", nil, fmt.Errorf("child %s: %w", c.runKey, err)
 	}
-	return text.String(), tools, nil
+	return text.String(), calls, nil
 }
 
 // agentWallet is a child's made-up, stable wallet address.
