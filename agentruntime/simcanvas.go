@@ -40,7 +40,7 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 type simCanvasEmitter struct {
 	rn         *run
 	w          *simcanvas.Writer
-	streamed   bool // clock, when set, stamps frames (golden tests).
+	streamed   bool // whether the block streamed text since its last reset
 	droppedEnd bool
 }
 

@@ -34,7 +34,7 @@ const (
 // processes (the load generator, the runtime) can compare them with their own clocks.
 type SessionRecord struct {
 	Session        string // the session id from the directive or X-Streambench-Session ("" when unset).
-	Scenario       string // and Seed identify the script played ("" and 0 when selection failed).
+	Scenario       string // the script played, with Seed ("" and 0 when selection failed).
 	Seed           uint64
 	Wire           string        // "openai", "anthropic" or "openai-responses".
 	Turn           int           // the zero-based turn played.
@@ -43,7 +43,7 @@ type SessionRecord struct {
 	FirstByte      time.Time     // when the first response frame was flushed (zero when none was).
 	End            time.Time     // when the mock finished with the request (zero while it is still streaming).
 	ClientGone     time.Time     // when the mock noticed the client had gone away (zero when it did not).
-	Tokens, Frames int           // and Frames count what was sent.
+	Tokens, Frames int           // count what was sent.
 	Outcome        Outcome       // how the request ended.
 	Status         int           // the HTTP status answered.
 	Error          string        // describes an http-error or provider-error outcome.

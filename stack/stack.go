@@ -54,7 +54,7 @@ type Options struct {
 // Stack is a started mock and runtime.
 type Stack struct {
 	MockURL, RuntimeURL string
-	Mock, Runtime       *Child // and Runtime are the child processes (nil when served in process).
+	Mock, Runtime       *Child // the child processes (nil when served in process).
 	CACertFile          string // the PEM certificate the runtime serves with Options.TLS ("" without).
 	stops               []func()
 }

@@ -29,7 +29,7 @@ const NoYardstick = "none"
 // generator. For a ratio it is the denominator, named for what it is.
 type Yardstick struct {
 	Name  string   `json:"name"`            // says what the yardstick is ("naive server: server CPU per token"), or NoYardstick.
-	Value *float64 `json:"value,omitempty"` // and Unit are the yardstick's own figure; Value is nil when Name is NoYardstick.
+	Value *float64 `json:"value,omitempty"` // with Unit, the yardstick's own figure; nil when Name is NoYardstick.
 	Unit  string   `json:"unit,omitempty"`
 }
 
