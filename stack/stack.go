@@ -49,6 +49,10 @@ type Options struct {
 	// MockOnly starts the mock alone (RuntimeURL stays empty): the system under test of an
 	// inference endpoint's workload, which the load generator sends to the mock directly.
 	MockOnly bool
+	// MockOptions and RuntimeOptions, when set, adjust the in-process servers' options before
+	// they start (StartInProcess only): limits and loggers the children have no flags for.
+	MockOptions    func(*mockprovider.Options)
+	RuntimeOptions func(*agentruntime.Options)
 }
 
 // Stack is a started mock and runtime.
@@ -187,7 +191,11 @@ func StartInProcess(opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: opts.TimeScale})
+	mockOpts := mockprovider.Options{Library: lib, TimeScale: opts.TimeScale}
+	if opts.MockOptions != nil {
+		opts.MockOptions(&mockOpts)
+	}
+	mock, err := mockprovider.New(mockOpts)
 	if err != nil {
 		return nil, fmt.Errorf("mock: %w", err)
 	}
@@ -208,6 +216,9 @@ func StartInProcess(opts Options) (*Stack, error) {
 	scheme := "http"
 	if cert != nil {
 		rtOpts.TLS, scheme = cert.serverConfig(), "https"
+	}
+	if opts.RuntimeOptions != nil {
+		opts.RuntimeOptions(&rtOpts)
 	}
 	rt, err := agentruntime.New(rtOpts)
 	if err != nil {

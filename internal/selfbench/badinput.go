@@ -23,7 +23,7 @@ import (
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/stack"
 )
 
 // BadInputServer names the server a malformed request goes to.
@@ -338,33 +338,19 @@ func BadInput(ctx context.Context, opts BadInputOptions) (BadInputFigures, error
 	opts.defaults()
 	panics := &badInputPanicCounter{}
 	logger := slog.New(panics)
-	mock, err := mockprovider.New(mockprovider.Options{
-		Library: scenarios.Embedded(), TimeScale: 0, Logger: logger,
-		MaxBody: opts.MaxBody, BodyReadTimeout: opts.BodyReadTimeout, SessionHistory: 10_000,
+	st, err := stack.StartInProcess(stack.Options{
+		MockOptions: func(o *mockprovider.Options) {
+			o.Logger, o.MaxBody, o.BodyReadTimeout, o.SessionHistory = logger, opts.MaxBody, opts.BodyReadTimeout, 10_000
+		},
+		RuntimeOptions: func(o *agentruntime.Options) {
+			o.Logger, o.MaxBody, o.BodyReadTimeout, o.Heartbeat = logger, opts.MaxBody, opts.BodyReadTimeout, -1
+		},
 	})
 	if err != nil {
-		return BadInputFigures{}, fmt.Errorf("bad input: mock: %w", err)
+		return BadInputFigures{}, fmt.Errorf("bad input: %w", err)
 	}
-	mockURL, stopMock, err := badInputServe(mock.Serve, mock.Shutdown)
-	if err != nil {
-		return BadInputFigures{}, fmt.Errorf("bad input: mock: %w", err)
-	}
-	defer stopMock()
-	rt, err := agentruntime.New(agentruntime.Options{
-		ProviderURL: mockURL, Logger: logger, MaxBody: opts.MaxBody, BodyReadTimeout: opts.BodyReadTimeout, Heartbeat: -1,
-	})
-	if err != nil {
-		return BadInputFigures{}, fmt.Errorf("bad input: runtime: %w", err)
-	}
-	rtURL, stopRuntime, err := badInputServe(rt.Serve, rt.Shutdown)
-	if err != nil {
-		return BadInputFigures{}, fmt.Errorf("bad input: runtime: %w", err)
-	}
-	defer func() {
-		stopRuntime()
-		_ = rt.Close()
-	}()
-	return badInputRun(ctx, opts, map[BadInputServer]string{BadInputRuntime: rtURL, BadInputMock: mockURL}, panics)
+	defer st.Stop()
+	return badInputRun(ctx, opts, map[BadInputServer]string{BadInputRuntime: st.RuntimeURL, BadInputMock: st.MockURL}, panics)
 }
 
 // badInputRun drives the load against servers already running at urls.
@@ -576,25 +562,6 @@ func badInputCheckError(body []byte, ctype, says string) string {
 		return fmt.Sprintf("error %.300q does not say %q", msg, says)
 	}
 	return ""
-}
-
-// badInputServe serves on a free loopback port; stop drains for at most 5 s.
-func badInputServe(serve func(net.Listener) error, shutdown func(context.Context) error) (url string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = serve(ln)
-	}()
-	return "http://" + ln.Addr().String(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = shutdown(ctx)
-		<-done
-	}, nil
 }
 
 // badInputQuiet returns the goroutine and fd counts once they stop falling (connections of the
