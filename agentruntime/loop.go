@@ -81,7 +81,6 @@ type run struct {
 
 	usage          protocol.Usage
 	turnText       strings.Builder
-	firstText      bool
 	firstChunkDone bool     // records that the slow-first-chunk delay was served.
 	seeds          runSeeds // the state of the Sim seed rules (pause.go, capability.go).
 }
