@@ -11,12 +11,8 @@ import (
 // handleAGUI serves an AG-UI agent run: POST /agui/{agentId} with a RunAgentInput whose last
 // user message is the input, answered with the AG-UI event stream of the tool loop.
 func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
-	dep, ok := s.deployment(w, "agent", r.PathValue("agentId"))
+	dep, body, ok := deploymentBody[agui.RunAgentInput](s, w, r, "agent", "agentId")
 	if !ok {
-		return
-	}
-	var body agui.RunAgentInput
-	if !s.readBody(w, r, &body) {
 		return
 	}
 	input := ""
@@ -111,9 +107,7 @@ func (e *aguiEmitter) endReasoning() {
 	if e.reasonID == "" {
 		return
 	}
-	if e.rn.faults.AGUIOpenReasoning && !e.droppedReasoning {
-		e.droppedReasoning = true // the fault: the message is never ended
-	} else {
+	if !dropOnce(e.rn.faults.AGUIOpenReasoning, &e.droppedReasoning) { // the fault: the message is never ended
 		_ = e.w.ReasoningMessageEnd(e.reasonID)
 	}
 	_ = e.w.ReasoningEnd(e.reasonID)
@@ -137,9 +131,7 @@ func (e *aguiEmitter) endText() {
 	if e.textID == "" {
 		return
 	}
-	if e.rn.faults.AGUIOpenMessage && !e.droppedText {
-		e.droppedText = true // the fault: the message is never ended
-	} else {
+	if !dropOnce(e.rn.faults.AGUIOpenMessage, &e.droppedText) { // the fault: the message is never ended
 		_ = e.w.TextEnd(e.textID)
 	}
 	e.textID = ""
@@ -169,11 +161,9 @@ func (e *aguiEmitter) endCalls() {
 			continue
 		}
 		e.ended[t.ID] = true
-		if e.rn.faults.AGUIOpenTool && !e.droppedTool {
-			e.droppedTool = true // the fault: the call is never ended
-			continue
+		if !dropOnce(e.rn.faults.AGUIOpenTool, &e.droppedTool) { // the fault: the call is never ended
+			_ = e.w.ToolEnd(t.ID)
 		}
-		_ = e.w.ToolEnd(t.ID)
 	}
 }
 
@@ -188,9 +178,7 @@ func (e *aguiEmitter) endStep() {
 	if e.step == "" {
 		return
 	}
-	if e.rn.faults.AGUIOpenStep && !e.droppedStep {
-		e.droppedStep = true // the fault: the step is never finished
-	} else {
+	if !dropOnce(e.rn.faults.AGUIOpenStep, &e.droppedStep) { // the fault: the step is never finished
 		_ = e.w.StepFinished(e.step)
 	}
 	e.step = ""

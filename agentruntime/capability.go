@@ -15,10 +15,8 @@ var defaultModelsYAML []byte
 
 // ModelInfo is one model registry entry: what the model can do.
 type ModelInfo struct {
-	// Name is the model name deployments use.
-	Name string `yaml:"name" json:"name"`
-	// Thinking says whether the model exposes thinking at all (R-thinking-capability).
-	Thinking bool `yaml:"thinking" json:"thinking"`
+	Name     string `yaml:"name" json:"name"`         // the model name deployments use.
+	Thinking bool   `yaml:"thinking" json:"thinking"` // says whether the model exposes thinking at all (R-thinking-capability).
 }
 
 // modelsFile is models.yaml's shape (and the optional "models:" list of a deployments file).

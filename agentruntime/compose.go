@@ -13,12 +13,8 @@ import (
 const weiPerToken = 1_000_000_000
 
 func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
-	dep, ok := s.deployment(w, "agent", r.PathValue("agentId"))
+	dep, body, ok := deploymentBody[compose.RequestBody](s, w, r, "agent", "agentId")
 	if !ok {
-		return
-	}
-	var body compose.RequestBody
-	if !s.readBody(w, r, &body) {
 		return
 	}
 	if body.Message == nil || *body.Message == "" {
@@ -56,14 +52,13 @@ func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 // included), thinking is bracketed by thinking_start/thinking_end, tool arguments stream as
 // they are generated, timing marks flag the phases, and the terminal is followed by a receipt.
 type composeEmitter struct {
-	rn         *run
-	w          *compose.Writer
-	inThinking bool
-	firstText  bool
-	droppedEnd bool
-	side       composeSide // plan approval and conclave state (plan.go)
-	// Swarm fault state (swarm.go).
-	mangled                          []string
+	rn                               *run
+	w                                *compose.Writer
+	inThinking                       bool
+	firstText                        bool
+	droppedEnd                       bool
+	side                             composeSide // plan approval and conclave state (plan.go)
+	mangled                          []string    // Swarm fault state (swarm.go).
 	droppedChildDone, deltaAfterDone bool
 	heldChildDone                    *compose.ChildDone
 }
@@ -131,8 +126,7 @@ func (e *composeEmitter) toolStart(t *toolRun) {
 }
 
 func (e *composeEmitter) toolEnd(t *toolRun) {
-	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
-		e.droppedEnd = true
+	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	ok := t.Status == scenarios.OutcomeSuccess

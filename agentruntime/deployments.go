@@ -24,20 +24,13 @@ var knownWires = []string{"openai", "anthropic"}
 // Deployment is one agent as the runtime serves it: a sim-chat slug, sim-canvas workflow id and
 // compose agent id all resolve to a Deployment by the same name.
 type Deployment struct {
-	// Slug names the deployment in every dialect's URL.
-	Slug string `yaml:"slug" json:"slug"`
-	// Provider is the model provider's base URL; empty means the runtime's default provider.
-	Provider string `yaml:"provider" json:"provider,omitempty"`
-	// Wire is the provider wire format: "openai" or "anthropic".
-	Wire string `yaml:"wire" json:"wire"`
-	// Model is the model name sent to the provider.
-	Model string `yaml:"model" json:"model"`
-	// IncludeThinking lets opted-in sim-chat clients see thinking frames.
-	IncludeThinking bool `yaml:"includeThinking" json:"includeThinking"`
-	// IncludeToolCalls lets opted-in sim-chat clients see tool lifecycle frames.
-	IncludeToolCalls bool `yaml:"includeToolCalls" json:"includeToolCalls"`
-	// Tools are the tools offered to the model; empty allows any tool the model calls.
-	Tools []string `yaml:"tools" json:"tools,omitempty"`
+	Slug             string   `yaml:"slug" json:"slug"`                         // names the deployment in every dialect's URL.
+	Provider         string   `yaml:"provider" json:"provider,omitempty"`       // the model provider's base URL; empty means the runtime's default provider.
+	Wire             string   `yaml:"wire" json:"wire"`                         // the provider wire format: "openai" or "anthropic".
+	Model            string   `yaml:"model" json:"model"`                       // the model name sent to the provider.
+	IncludeThinking  bool     `yaml:"includeThinking" json:"includeThinking"`   // lets opted-in sim-chat clients see thinking frames.
+	IncludeToolCalls bool     `yaml:"includeToolCalls" json:"includeToolCalls"` // lets opted-in sim-chat clients see tool lifecycle frames.
+	Tools            []string `yaml:"tools" json:"tools,omitempty"`             // the tools offered to the model; empty allows any tool the model calls.
 	// RedactPII redacts PII in the agent block's output (sim-canvas): live stream frames are
 	// then not forwarded, and the output arrives only with block:completed (redact.go).
 	RedactPII bool `yaml:"redactPII" json:"redactPII,omitempty"`
@@ -46,9 +39,8 @@ type Deployment struct {
 	// OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq and Bedrock): its public chat sends
 	// every client only the settled final text, in one chunk, with no thinking, tool or
 	// chunk_reset frame (R-settled-tools).
-	LiveTools *bool `yaml:"liveTools" json:"liveTools,omitempty"`
-	// noModelThinking is the model's registry capability, resolved by ParseDeployments.
-	noModelThinking bool
+	LiveTools       *bool `yaml:"liveTools" json:"liveTools,omitempty"`
+	noModelThinking bool  // the model's registry capability, resolved by ParseDeployments.
 }
 
 // Policy is the deployment's sim-chat event policy.
@@ -123,8 +115,7 @@ func LoadDeployments(path string) (*Deployments, error) {
 // deploymentsFile is the YAML document's shape.
 type deploymentsFile struct {
 	Deployments []Deployment `yaml:"deployments"`
-	// Models add to or override the embedded model registry (capability.go).
-	Models []ModelInfo `yaml:"models"`
+	Models      []ModelInfo  `yaml:"models"` // add to or override the embedded model registry (capability.go).
 }
 
 // ParseDeployments parses and validates a deployments document; name (a file name) prefixes

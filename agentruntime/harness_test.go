@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -282,15 +281,6 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// settleGoroutines waits until the process has at most base goroutines (other parallel tests
-// make the count noisy, so callers compare with their own runtime's gauges where they can).
-func settleGoroutines(t testing.TB, base int, within time.Duration) {
-	t.Helper()
-	eventually(t, within, fmt.Sprintf("goroutines back to baseline %d", base), func() bool {
-		return runtime.NumGoroutine() <= base
-	})
 }
 
 // ctxTimeout is a test context bounded so a hang fails instead of stalling the suite.

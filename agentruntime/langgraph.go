@@ -104,14 +104,12 @@ type langGraphEmitter struct {
 	state langgraph.State
 	step  int
 
-	// The AI message of the current turn.
-	aiID      string
+	aiID      string // The AI message of the current turn.
 	aiText    strings.Builder
 	lastChunk string
 	calls     []langgraph.ToolCall
 	callArgs  []strings.Builder
-	// tools are the current turn's tool messages, for the tools node's update.
-	tools []langgraph.Message
+	tools     []langgraph.Message // the current turn's tool messages, for the tools node's update.
 }
 
 func (e *langGraphEmitter) meta(node string) *langgraph.ChunkMetadata {

@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,13 +57,11 @@ const (
 
 // runResult is what a run ended with.
 type runResult struct {
-	outcome runOutcome
-	err     error
-	// finalText is the final turn's text (the answer).
-	finalText string
-	// tools are every tool call of the run, in call order.
-	tools []*toolRun
-	usage protocol.Usage
+	outcome   runOutcome
+	err       error
+	finalText string     // the final turn's text (the answer).
+	tools     []*toolRun // every tool call of the run, in call order.
+	usage     protocol.Usage
 }
 
 // run is one client stream's tool loop.
@@ -77,17 +76,13 @@ type run struct {
 	started time.Time
 	id      string
 	faults  *Faults
-	// header carries the X-Streambench-* request headers to the provider.
-	header http.Header
-	input  string
+	header  http.Header // carries the X-Streambench-* request headers to the provider.
+	input   string
 
-	usage     protocol.Usage
-	turnText  strings.Builder
-	firstText bool
-	// firstChunkDone records that the slow-first-chunk delay was served.
-	firstChunkDone bool
-	// seeds is the state of the Sim seed rules (pause.go, capability.go).
-	seeds runSeeds
+	usage          protocol.Usage
+	turnText       strings.Builder
+	firstChunkDone bool     // records that the slow-first-chunk delay was served.
+	seeds          runSeeds // the state of the Sim seed rules (pause.go, capability.go).
 }
 
 // newRun prepares a run for r. With the no-cancel fault the run's context ignores the client
@@ -247,36 +242,75 @@ func (rn *run) loop(em emitter) *runResult {
 		if rn.ctx.Err() != nil {
 			return &runResult{tools: res.tools}
 		}
-		assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
-		for i, c := range calls {
-			assistant.ToolCalls[i] = protocol.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args}
-		}
-		msgs = append(msgs, assistant)
-		for _, c := range calls {
-			msgs = append(msgs, protocol.Message{Role: "tool", Text: c.Result, ToolCallID: c.ID, IsError: c.Status != scenarios.OutcomeSuccess})
-		}
+		msgs = appendToolTurn(msgs, text, calls)
 	}
+}
+
+// appendToolTurn appends a turn that ended in tool calls to the conversation: the assistant's
+// message with its calls, then each call's result.
+func appendToolTurn(msgs []protocol.Message, text string, calls []*toolRun) []protocol.Message {
+	assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
+	for i, c := range calls {
+		assistant.ToolCalls[i] = protocol.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args}
+	}
+	msgs = append(msgs, assistant)
+	for _, c := range calls {
+		msgs = append(msgs, protocol.Message{Role: "tool", Text: c.Result, ToolCallID: c.ID, IsError: c.Status != scenarios.OutcomeSuccess})
+	}
+	return msgs
 }
 
 // streamTurn requests one model turn and relays its events live. It returns the turn's tool
 // calls (in index order; none for a final turn).
 func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, error) {
+	return rn.providerTurn(rn.ctx, &protocol.ModelRequest{Messages: msgs, Thinking: rn.dep.ModelThinks(), Header: rn.header}, turnSink{
+		// What the client has not been sent yet goes before the wait for the provider.
+		beforeRequest: rn.flush,
+		body: func(body io.Reader) io.Reader {
+			rn.turnText.Reset()
+			return flushBeforeRead{body, rn}
+		},
+		thinking: func(text string) {
+			if text := rn.admitThinking(text); text != "" {
+				em.thinking(text)
+			}
+		},
+		text: func(text string) {
+			rn.turnText.WriteString(text)
+			em.text(text)
+		},
+		toolArgs: em.toolArgs,
+		usage:    &rn.usage,
+	})
+}
+
+// turnSink is where a provider turn's events go as they stream (providerTurn).
+type turnSink struct {
+	beforeRequest  func()                    // nil: nothing
+	body           func(io.Reader) io.Reader // wraps the response body (nil: as is)
+	thinking, text func(text string)         // nil: dropped
+	toolArgs       func(call *toolRun, piece string)
+	usage          *protocol.Usage // the turn's usage is added to it
+}
+
+// providerTurn requests one model turn (mr with the deployment's model and tools) from the
+// deployment's provider and feeds its events to sink; it returns the turn's tool calls (in
+// index order). A transport or decoding failure is a providerConnError.
+func (rn *run) providerTurn(ctx context.Context, mr *protocol.ModelRequest, sink turnSink) ([]*toolRun, error) {
 	s := rn.s
 	wire := s.wires[rn.dep.Wire]
-	base := rn.dep.Provider
-	if base == "" {
-		base = s.opts.ProviderURL
-	}
-	req, err := wire.NewRequest(rn.ctx, base, &protocol.ModelRequest{
-		Model: rn.dep.Model, Messages: msgs, Tools: rn.dep.Tools, Thinking: rn.dep.ModelThinks(), Header: rn.header,
-	})
+	base := cmp.Or(rn.dep.Provider, s.opts.ProviderURL)
+	mr.Model, mr.Tools = rn.dep.Model, rn.dep.Tools
+	req, err := wire.NewRequest(ctx, base, mr)
 	if err != nil {
 		return nil, fmt.Errorf("building provider request: %w", err)
 	}
 	for k, vs := range s.opts.ProviderHeader {
 		req.Header[k] = slices.Clone(vs)
 	}
-	rn.flush()
+	if sink.beforeRequest != nil {
+		sink.beforeRequest()
+	}
 	s.metrics.providerRequests.Inc()
 	s.metrics.providerInFlight.Inc()
 	defer s.metrics.providerInFlight.Dec()
@@ -288,14 +322,16 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 	if resp.StatusCode != http.StatusOK {
 		return nil, wire.ParseError(resp)
 	}
-	rn.turnText.Reset()
-	var calls []*toolRun
-	var args []strings.Builder
-	stream := wire.NewStream(flushBeforeRead{resp.Body, rn})
+	var body io.Reader = resp.Body
+	if sink.body != nil {
+		body = sink.body(body)
+	}
+	var calls turnCalls
+	stream := wire.NewStream(body)
 	var ev protocol.ModelEvent
 	for {
 		err := stream.Next(&ev)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -303,40 +339,29 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 		}
 		switch ev.Kind {
 		case protocol.ModelThinking:
-			if text := rn.admitThinking(ev.Text); text != "" {
-				em.thinking(text)
+			if sink.thinking != nil {
+				sink.thinking(ev.Text)
 			}
 		case protocol.ModelText:
-			rn.turnText.WriteString(ev.Text)
-			em.text(ev.Text)
+			sink.text(ev.Text)
 		case protocol.ModelToolStart:
-			for len(calls) <= ev.ToolIndex {
-				calls = append(calls, nil)
-				args = append(args, strings.Builder{})
-			}
-			calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
+			calls.start(&ev)
 		case protocol.ModelToolArgs:
-			if ev.ToolIndex >= len(calls) || calls[ev.ToolIndex] == nil {
-				return nil, fmt.Errorf("provider stream: arguments for tool index %d before its start", ev.ToolIndex)
+			call, err := calls.arg(&ev)
+			if err != nil {
+				return nil, err
 			}
-			args[ev.ToolIndex].WriteString(ev.Text)
-			em.toolArgs(calls[ev.ToolIndex], ev.Text)
+			if sink.toolArgs != nil {
+				sink.toolArgs(call, ev.Text)
+			}
 		case protocol.ModelTurnEnd:
-			rn.usage.InputTokens += ev.Usage.InputTokens
-			rn.usage.OutputTokens += ev.Usage.OutputTokens
+			sink.usage.InputTokens += ev.Usage.InputTokens
+			sink.usage.OutputTokens += ev.Usage.OutputTokens
 		case protocol.ModelError:
 			return nil, &protocol.ProviderError{Status: http.StatusOK, Type: "stream_error", Message: ev.Text}
 		}
 	}
-	out := calls[:0]
-	for i, c := range calls {
-		if c == nil {
-			return nil, fmt.Errorf("provider stream: tool index %d never started", i)
-		}
-		c.Args = args[i].String()
-		out = append(out, c)
-	}
-	return out, nil
+	return calls.done()
 }
 
 // beforeFirstChunk serves the slow-first-chunk fault: the stream's first answer chunk waits.

@@ -57,55 +57,36 @@ const (
 )
 
 func newMetrics() *metrics {
-	m := &metrics{
-		registry: prometheus.NewRegistry(),
-		clientStreamsOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: MetricClientStreamsOpen, Help: "Client streams currently open, by dialect.",
-		}, []string{"dialect"}),
-		clientStreamsTotal: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: MetricClientStreamsStarted, Help: "Client streams opened, by dialect.",
-		}, []string{"dialect"}),
-		clientAborts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: MetricClientAborts, Help: "Client streams that ended because the client went away, by dialect.",
-		}, []string{"dialect"}),
-		providerInFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: MetricProviderStreams, Help: "Provider requests and streams currently open.",
-		}),
-		providerRequests: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "streambench_runtime_provider_requests_total", Help: "Provider turns requested.",
-		}),
-		providerErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: MetricProviderErrors, Help: "Provider turns that failed (HTTP error, mid-stream error or transport error).",
-		}),
-		toolsRunning: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: MetricToolsRunning, Help: "Simulated tools currently running.",
-		}),
-		toolsSettled: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "streambench_runtime_tools_settled_total", Help: "Simulated tools settled, by status.",
-		}, []string{"status"}),
-		toolsCancelled: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: MetricToolsCancelled, Help: "Simulated tools that settled as cancelled (client gone, stop or shutdown).",
-		}),
-		resetsSent: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: MetricResetsSent, Help: "chunk_reset frames sent (sim-chat and sim-canvas).",
-		}),
-		slowClientsDropped: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: MetricSlowClientsDropped, Help: "Client streams dropped because the client accepted no bytes for the idle timeout.",
-		}),
-		runsStopped: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "streambench_runtime_runs_stopped_total", Help: "Compose runs ended by a stop request.",
-		}),
-		badRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "streambench_runtime_bad_requests_total", Help: "Requests rejected before streaming, by HTTP status.",
-		}, []string{"status"}),
-		canvasResumable: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: MetricCanvasResumableOpen, Help: "Resumable canvas executions held: running, or kept for a reconnect after their client dropped.",
-		}),
+	reg := prometheus.NewRegistry()
+	counter := func(name, help string) prometheus.Counter {
+		return mustRegister(reg, prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help}))
 	}
-	m.registry.MustRegister(
-		m.clientStreamsOpen, m.clientStreamsTotal, m.clientAborts, m.providerInFlight,
-		m.providerRequests, m.providerErrors, m.toolsRunning, m.toolsSettled, m.toolsCancelled,
-		m.resetsSent, m.slowClientsDropped, m.runsStopped, m.badRequests, m.canvasResumable,
+	gauge := func(name, help string) prometheus.Gauge {
+		return mustRegister(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help}))
+	}
+	counterVec := func(name, help, label string) *prometheus.CounterVec {
+		return mustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{label}))
+	}
+	m := &metrics{
+		registry: reg,
+		clientStreamsOpen: mustRegister(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: MetricClientStreamsOpen, Help: "Client streams currently open, by dialect.",
+		}, []string{"dialect"})),
+		clientStreamsTotal: counterVec(MetricClientStreamsStarted, "Client streams opened, by dialect.", "dialect"),
+		clientAborts:       counterVec(MetricClientAborts, "Client streams that ended because the client went away, by dialect.", "dialect"),
+		providerInFlight:   gauge(MetricProviderStreams, "Provider requests and streams currently open."),
+		providerRequests:   counter("streambench_runtime_provider_requests_total", "Provider turns requested."),
+		providerErrors:     counter(MetricProviderErrors, "Provider turns that failed (HTTP error, mid-stream error or transport error)."),
+		toolsRunning:       gauge(MetricToolsRunning, "Simulated tools currently running."),
+		toolsSettled:       counterVec("streambench_runtime_tools_settled_total", "Simulated tools settled, by status.", "status"),
+		toolsCancelled:     counter(MetricToolsCancelled, "Simulated tools that settled as cancelled (client gone, stop or shutdown)."),
+		resetsSent:         counter(MetricResetsSent, "chunk_reset frames sent (sim-chat and sim-canvas)."),
+		slowClientsDropped: counter(MetricSlowClientsDropped, "Client streams dropped because the client accepted no bytes for the idle timeout."),
+		runsStopped:        counter("streambench_runtime_runs_stopped_total", "Compose runs ended by a stop request."),
+		badRequests:        counterVec("streambench_runtime_bad_requests_total", "Requests rejected before streaming, by HTTP status.", "status"),
+		canvasResumable:    gauge(MetricCanvasResumableOpen, "Resumable canvas executions held: running, or kept for a reconnect after their client dropped."),
+	}
+	reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: MetricGoroutines, Help: "Goroutines in the runtime process.",
 		}, func() float64 { return float64(runtime.NumGoroutine()) }),
@@ -119,4 +100,10 @@ func newMetrics() *metrics {
 		m.clientAborts.WithLabelValues(d)
 	}
 	return m
+}
+
+// mustRegister registers c and returns it.
+func mustRegister[C prometheus.Collector](reg *prometheus.Registry, c C) C {
+	reg.MustRegister(c)
+	return c
 }

@@ -25,8 +25,7 @@ const cancelledMessage = "Execution cancelled"
 
 // runSeeds is a run's state for the seed rules.
 type runSeeds struct {
-	// thinking is the execution's thinking budget (R-thinking-cap).
-	thinking simchat.ThinkingBudget
+	thinking simchat.ThinkingBudget // the execution's thinking budget (R-thinking-cap).
 	// preambles are the intermediate turns' texts, which only the preamble-in-output fault
 	// puts in the final output.
 	preambles strings.Builder
@@ -114,11 +113,7 @@ func (e *simChatEmitter) paused(res *runResult) {
 		e.final(res)
 		return
 	}
-	out := simchat.FinalOutput{Content: res.finalText}
-	for _, t := range res.tools {
-		out.ToolCalls = append(out.ToolCalls, simchat.ToolSummary{ID: t.ID, Name: t.Name, Status: t.Status})
-	}
-	_ = e.w.FinalPaused(out)
+	_ = e.w.FinalPaused(finalOutput(res))
 }
 
 // paused writes a paused execution's terminal: execution:completed with status paused (no

@@ -130,11 +130,9 @@ func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 
 // composeSide is the compose emitter's plan and conclave state for one run.
 type composeSide struct {
-	gate *planGate
-	// approved is the approved proposal's id (task events name it as their planId).
-	approved string
-	// conclave is each key's version.
-	conclave map[string]int64
+	gate     *planGate
+	approved string           // the approved proposal's id (task events name it as their planId).
+	conclave map[string]int64 // each key's version.
 }
 
 // composeDirectiveOf reads a tool call's "_compose" member (nil: none, or not decodable; a

@@ -38,35 +38,6 @@ const (
 // doneFrame is the canvas end marker as the Writer writes it.
 var doneFrame = []byte("data: [DONE]\n\n")
 
-// execRegistry maps execution ids to resumable executions; the zero value is ready; safe for
-// concurrent use.
-type execRegistry struct {
-	mu sync.Mutex
-	m  map[string]*canvasExec
-}
-
-func (er *execRegistry) add(x *canvasExec) {
-	er.mu.Lock()
-	if er.m == nil {
-		er.m = make(map[string]*canvasExec)
-	}
-	er.m[x.id] = x
-	er.mu.Unlock()
-}
-
-func (er *execRegistry) remove(id string) {
-	er.mu.Lock()
-	delete(er.m, id)
-	er.mu.Unlock()
-}
-
-func (er *execRegistry) get(id string) (*canvasExec, bool) {
-	er.mu.Lock()
-	defer er.mu.Unlock()
-	x, ok := er.m[id]
-	return x, ok
-}
-
 // bufferedFrame is one kept frame, as written, with its event id.
 type bufferedFrame struct {
 	id    int64
@@ -113,7 +84,7 @@ func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func(
 	stop := context.AfterFunc(r.Context(), func() { x.detach(cs) })
 	em.w = simcanvas.NewWriter(x, rn.id, rn.dep.Slug)
 	em.w.IDs = true
-	s.execs.add(x)
+	s.execs.add(x.id, x)
 	s.metrics.canvasResumable.Inc()
 	return func() {
 		stop()

@@ -47,8 +47,7 @@ const (
 // Options configure a Server. The zero value plus ProviderURL is a correct runtime whose
 // simulated tools settle at once; set ToolTimeScale to 1 to run them for their scripted time.
 type Options struct {
-	// Deployments are the agents served; nil means DefaultDeployments().
-	Deployments *Deployments
+	Deployments *Deployments // the agents served; nil means DefaultDeployments().
 	// ProviderURL is the model provider's base URL for deployments that name none,
 	// e.g. "http://127.0.0.1:8081".
 	ProviderURL string
@@ -65,20 +64,16 @@ type Options struct {
 	// replace the placeholder Authorization): for gateways that route by header, such as
 	// Portkey's x-portkey-provider and x-portkey-custom-host. Names are canonicalised by New.
 	ProviderHeader http.Header
-	// ProviderClient, when set, replaces the client built from the two fields above.
-	ProviderClient *http.Client
-	// Wires maps a deployment's wire name to its implementation; nil means openai and anthropic.
-	Wires map[string]protocol.ProviderWire
-	// Faults are the fault switches; the zero value breaks nothing.
-	Faults Faults
+	ProviderClient *http.Client                     // when set, replaces the client built from the two fields above.
+	Wires          map[string]protocol.ProviderWire // maps a deployment's wire name to its implementation; nil means openai and anthropic.
+	Faults         Faults                           // the fault switches; the zero value breaks nothing.
 	// ClientIdleTimeout drops a client that accepts no bytes for this long (0: the default;
 	// negative: never).
 	ClientIdleTimeout time.Duration
 	// Heartbeat is the compose ": ping" interval while a stream is idle (0: the default, which
 	// stays under the protocol's 15 s; negative: none).
 	Heartbeat time.Duration
-	// MaxBody caps request bodies in bytes (0: the default, 1 MiB).
-	MaxBody int64
+	MaxBody   int64 // caps request bodies in bytes (0: the default, 1 MiB).
 	// BodyReadTimeout caps how long reading a request body may take (0: the default, 10 s;
 	// negative: no limit), so a client that sends its headers and then stalls or trickles the
 	// body is answered 408 instead of holding a handler forever.
@@ -89,8 +84,7 @@ type Options struct {
 	// ToolTimeScale multiplies simulated tool durations, like the mock's TimeScale: 1 runs
 	// tools as scripted, 0 settles them at once (tests), 0.1 ten times faster.
 	ToolTimeScale float64
-	// Logger receives lifecycle and failure lines; nil discards.
-	Logger *slog.Logger
+	Logger        *slog.Logger // receives lifecycle and failure lines; nil discards.
 	// ReconnectWindow is how long a resumable canvas execution is kept after its client
 	// dropped, running or finished, for a reconnect (0: the default, 10 s).
 	ReconnectWindow time.Duration
@@ -101,34 +95,30 @@ type Options struct {
 
 // Server is the reference runtime. Create it with New; it is safe for concurrent use.
 type Server struct {
-	opts    Options
-	deps    *Deployments
-	wires   map[string]protocol.ProviderWire
-	client  *http.Client
-	log     *slog.Logger
-	metrics *metrics
-	mux     *http.ServeMux
-	runs    runRegistry
-	execs   execRegistry // resumable canvas executions (reconnect.go)
-	// lgThreads are the langgraph threads with a run streaming (langgraph.go).
-	lgThreads busyThreads
-	idle      time.Duration
-	beat      time.Duration
-	maxBody   int64
-	maxTurns  int
-	// bodyTimeout is the resolved BodyReadTimeout (0: none).
-	bodyTimeout time.Duration
+	opts        Options
+	deps        *Deployments
+	wires       map[string]protocol.ProviderWire
+	client      *http.Client
+	log         *slog.Logger
+	metrics     *metrics
+	mux         *http.ServeMux
+	runs        registry[*runEntry]   // open compose runs, for stop and approval requests
+	execs       registry[*canvasExec] // resumable canvas executions (reconnect.go)
+	lgThreads   busyThreads           // the langgraph threads with a run streaming (langgraph.go).
+	idle        time.Duration
+	beat        time.Duration
+	maxBody     int64
+	maxTurns    int
+	bodyTimeout time.Duration // the resolved BodyReadTimeout (0: none).
 
-	// hardStop is cancelled when Shutdown's grace period ends (or Close): every stream ends.
-	hardStop    context.Context
+	hardStop    context.Context // cancelled when Shutdown's grace period ends (or Close): every stream ends.
 	cancelHard  context.CancelCauseFunc
 	leakRelease chan struct{} // closed by Shutdown/Close; holds leak-goroutine fault goroutines
 	closeOnce   sync.Once
 
 	httpMu  sync.Mutex
 	servers []*http.Server
-	// active counts running streams, so a hard shutdown can let them write their terminal.
-	active atomic.Int64
+	active  atomic.Int64 // counts running streams, so a hard shutdown can let them write their terminal.
 
 	// labels tag every goroutine a request starts (handler, tools, provider I/O) with this
 	// server's instance id, so a goroutine profile can attribute goroutines to one runtime even
@@ -180,26 +170,11 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	switch {
-	case s.idle == 0:
-		s.idle = DefaultClientIdleTimeout
-	case s.idle < 0:
-		s.idle = 0
-	}
-	switch {
-	case s.beat == 0:
-		s.beat = DefaultHeartbeat
-	case s.beat < 0:
-		s.beat = 0
-	}
+	s.idle = durationSetting(s.idle, DefaultClientIdleTimeout)
+	s.beat = durationSetting(s.beat, DefaultHeartbeat)
+	s.bodyTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
-	}
-	switch {
-	case opts.BodyReadTimeout == 0:
-		s.bodyTimeout = DefaultBodyReadTimeout
-	case opts.BodyReadTimeout > 0:
-		s.bodyTimeout = opts.BodyReadTimeout
 	}
 	if s.maxTurns <= 0 {
 		s.maxTurns = DefaultMaxTurns
@@ -226,7 +201,6 @@ func New(opts Options) (*Server, error) {
 	}
 	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
 	s.leakRelease = make(chan struct{})
-	s.runs.m = make(map[string]*runEntry)
 	s.instance = rand.Text()[:12]
 	s.labels = runtimepprof.WithLabels(context.Background(), runtimepprof.Labels(LabelKey, s.instance))
 	s.mux = s.routes()
@@ -484,6 +458,23 @@ func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployme
 	return d, true
 }
 
+// durationSetting is an Options duration as used: def for 0, 0 (off) for a negative one.
+func durationSetting(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return max(d, 0)
+}
+
+// deploymentBody resolves the deployment the path names and reads the request body into a
+// T, answering the error itself when either fails (ok false).
+func deploymentBody[T any](s *Server, w http.ResponseWriter, r *http.Request, kind, pathValue string) (dep *Deployment, body T, ok bool) {
+	if dep, ok = s.deployment(w, kind, r.PathValue(pathValue)); ok {
+		ok = s.readBody(w, r, &body)
+	}
+	return dep, body, ok
+}
+
 // runIDPrefix and runIDRandom make up a run id: the prefix and 20 base32 characters.
 const (
 	runIDPrefix = "run_"
@@ -511,31 +502,34 @@ func validRunID(id string) bool {
 type runEntry struct {
 	agentID string
 	stop    context.CancelCauseFunc
-	// plan is the run's approval slot, for the approval endpoint (plan.go).
-	plan *planGate
+	plan    *planGate // the run's approval slot, for the approval endpoint (plan.go).
 }
 
-// runRegistry maps run ids to open compose runs; safe for concurrent use.
-type runRegistry struct {
+// registry maps ids to what they name (open compose runs, resumable canvas executions); the
+// zero value is ready; safe for concurrent use.
+type registry[T any] struct {
 	mu sync.Mutex
-	m  map[string]*runEntry
+	m  map[string]T
 }
 
-func (rr *runRegistry) add(id string, e *runEntry) {
-	rr.mu.Lock()
-	rr.m[id] = e
-	rr.mu.Unlock()
+func (r *registry[T]) add(id string, v T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = make(map[string]T)
+	}
+	r.m[id] = v
 }
 
-func (rr *runRegistry) remove(id string) {
-	rr.mu.Lock()
-	delete(rr.m, id)
-	rr.mu.Unlock()
+func (r *registry[T]) remove(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, id)
 }
 
-func (rr *runRegistry) get(id string) (*runEntry, bool) {
-	rr.mu.Lock()
-	defer rr.mu.Unlock()
-	e, ok := rr.m[id]
-	return e, ok
+func (r *registry[T]) get(id string) (T, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.m[id]
+	return v, ok
 }

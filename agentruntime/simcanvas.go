@@ -9,12 +9,8 @@ import (
 )
 
 func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
-	dep, ok := s.deployment(w, "workflow", r.PathValue("id"))
+	dep, body, ok := deploymentBody[simcanvas.RequestBody](s, w, r, "workflow", "id")
 	if !ok {
-		return
-	}
-	var body simcanvas.RequestBody
-	if !s.readBody(w, r, &body) {
 		return
 	}
 	if body.Input == nil || *body.Input == "" {
@@ -42,10 +38,9 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 // simCanvasEmitter writes execution events. The canvas is always opted in: text streams live
 // with resets for intermediate turns, and thinking and tool frames always flow.
 type simCanvasEmitter struct {
-	rn *run
-	w  *simcanvas.Writer
-	// clock, when set, stamps frames (golden tests).
-	streamed   bool
+	rn         *run
+	w          *simcanvas.Writer
+	streamed   bool // whether the block streamed text since its last reset
 	droppedEnd bool
 }
 
@@ -111,8 +106,7 @@ func (e *simCanvasEmitter) toolEnd(t *toolRun) {
 	if !e.live() {
 		return
 	}
-	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
-		e.droppedEnd = true
+	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -133,8 +127,7 @@ type canvasOutput struct {
 	ToolCalls []canvasToolCall `json:"toolCalls,omitempty"`
 	Model     string           `json:"model"`
 	Tokens    map[string]int   `json:"tokens"`
-	// Redacted marks an output whose PII was redacted (redact.go).
-	Redacted bool `json:"redacted,omitempty"`
+	Redacted  bool             `json:"redacted,omitempty"` // marks an output whose PII was redacted (redact.go).
 }
 
 func (e *simCanvasEmitter) finish(res *runResult) {

@@ -13,12 +13,8 @@ import (
 const blockID = "b1"
 
 func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
-	dep, ok := s.deployment(w, "chat slug", r.PathValue("slug"))
+	dep, body, ok := deploymentBody[simchat.RequestBody](s, w, r, "chat slug", "slug")
 	if !ok {
-		return
-	}
-	var body simchat.RequestBody
-	if !s.readBody(w, r, &body) {
 		return
 	}
 	if body.Input == nil || *body.Input == "" {
@@ -62,16 +58,13 @@ type simChatEmitter struct {
 	rn *run
 	w  *simchat.Writer
 
-	optedIn bool
-	// live streams text as it arrives (opted in, or the ignore-header fault).
-	live         bool
+	optedIn      bool
+	live         bool // streams text as it arrives (opted in, or the ignore-header fault).
 	showThinking bool
 	showTools    bool
 
-	// streamed is whether the block streamed text since its last reset.
-	streamed bool
-	// droppedEnd records that the unbalanced-tool fault already dropped its tool end.
-	droppedEnd bool
+	streamed   bool // whether the block streamed text since its last reset.
+	droppedEnd bool // records that the unbalanced-tool fault already dropped its tool end.
 }
 
 func newSimChatEmitter(rn *run, optedIn bool) *simChatEmitter {
@@ -163,8 +156,7 @@ func (e *simChatEmitter) toolEnd(t *toolRun) {
 	if !e.showTools {
 		return
 	}
-	if e.rn.faults.UnbalancedTool && !e.droppedEnd {
-		e.droppedEnd = true
+	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -213,11 +205,16 @@ func (e *simChatEmitter) final(res *runResult) {
 		_ = e.w.Final(out)
 		return
 	}
+	_ = e.w.Final(finalOutput(res))
+}
+
+// finalOutput is a run's sim-chat final: its answer, and its tools reduced to name and status.
+func finalOutput(res *runResult) simchat.FinalOutput {
 	out := simchat.FinalOutput{Content: res.finalText}
 	for _, t := range res.tools {
 		out.ToolCalls = append(out.ToolCalls, simchat.ToolSummary{ID: t.ID, Name: t.Name, Status: t.Status})
 	}
-	_ = e.w.Final(out)
+	return out
 }
 
 // errorMessage is the text a dialect's error terminal carries: the provider's own message

@@ -29,8 +29,7 @@ type clientStream struct {
 	rc   *http.ResponseController
 	idle time.Duration
 
-	// heartbeat is the ": ping" interval when idle (0: no heartbeats).
-	heartbeat time.Duration
+	heartbeat time.Duration // the ": ping" interval when idle (0: no heartbeats).
 	// onFail is called once, outside the lock, with the first write failure's cause
 	// (errSlowClient or errClientGone).
 	onFail func(cause error)

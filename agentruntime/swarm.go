@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -286,14 +284,7 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 			sw.send(swarmEvent{kind: childEvError, child: c, text: "cancelled"})
 			return
 		}
-		assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
-		for i, t := range calls {
-			assistant.ToolCalls[i] = protocol.ToolCall{ID: t.ID, Name: t.Name, Arguments: t.Args}
-		}
-		msgs = append(msgs, assistant)
-		for _, t := range calls {
-			msgs = append(msgs, protocol.Message{Role: "tool", Text: t.Result, ToolCallID: t.ID, IsError: t.Status != scenarios.OutcomeSuccess})
-		}
+		msgs = appendToolTurn(msgs, text, calls)
 	}
 }
 
@@ -328,79 +319,23 @@ func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) 
 // childTurn requests one of a child's provider turns and relays its text as deltas. It
 // returns the turn's text and tool calls (none for the child's answer turn).
 func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Message) (string, []*toolRun, error) {
-	rn, s := sw.rn, sw.rn.s
-	wire := s.wires[rn.dep.Wire]
-	base := rn.dep.Provider
-	if base == "" {
-		base = s.opts.ProviderURL
-	}
-	header := rn.header.Clone()
+	header := sw.rn.header.Clone()
 	if header == nil {
 		header = make(http.Header)
 	}
 	header.Set(scenarios.ChildHeader, c.path)
-	req, err := wire.NewRequest(ctx, base, &protocol.ModelRequest{
-		Model: rn.dep.Model, Messages: msgs, Tools: rn.dep.Tools, Header: header,
+	var text strings.Builder
+	calls, err := sw.rn.providerTurn(ctx, &protocol.ModelRequest{Messages: msgs, Header: header}, turnSink{
+		text: func(piece string) {
+			if piece != "" {
+				text.WriteString(piece)
+				sw.send(swarmEvent{kind: childEvDelta, child: c, text: piece})
+			}
+		},
+		usage: &c.usage,
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("child %s: building provider request: %w", c.runKey, err)
-	}
-	for k, vs := range s.opts.ProviderHeader {
-		req.Header[k] = slices.Clone(vs)
-	}
-	s.metrics.providerRequests.Inc()
-	s.metrics.providerInFlight.Inc()
-	defer s.metrics.providerInFlight.Dec()
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return "", nil, fmt.Errorf("child %s: provider %s: %w", c.runKey, base, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", nil, wire.ParseError(resp)
-	}
-	var text strings.Builder
-	var calls []*toolRun
-	var args []strings.Builder
-	stream := wire.NewStream(resp.Body)
-	var ev protocol.ModelEvent
-	for {
-		err := stream.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", nil, fmt.Errorf("child %s: provider stream: %w", c.runKey, err)
-		}
-		switch ev.Kind {
-		case protocol.ModelText:
-			if ev.Text != "" {
-				text.WriteString(ev.Text)
-				sw.send(swarmEvent{kind: childEvDelta, child: c, text: ev.Text})
-			}
-		case protocol.ModelToolStart:
-			for len(calls) <= ev.ToolIndex {
-				calls = append(calls, nil)
-				args = append(args, strings.Builder{})
-			}
-			calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
-		case protocol.ModelToolArgs:
-			if ev.ToolIndex >= len(calls) || calls[ev.ToolIndex] == nil {
-				return "", nil, fmt.Errorf("child %s: provider stream: arguments for tool index %d before its start", c.runKey, ev.ToolIndex)
-			}
-			args[ev.ToolIndex].WriteString(ev.Text)
-		case protocol.ModelTurnEnd:
-			c.usage.InputTokens += ev.Usage.InputTokens
-			c.usage.OutputTokens += ev.Usage.OutputTokens
-		case protocol.ModelError:
-			return "", nil, &protocol.ProviderError{Status: http.StatusOK, Type: "stream_error", Message: ev.Text}
-		}
-	}
-	for i, t := range calls {
-		if t == nil {
-			return "", nil, fmt.Errorf("child %s: provider stream: tool index %d never started", c.runKey, i)
-		}
-		t.Args = args[i].String()
+		return "", nil, fmt.Errorf("child %s: %w", c.runKey, err)
 	}
 	return text.String(), calls, nil
 }
@@ -448,8 +383,7 @@ func (e *composeEmitter) childToolEnd(c *childRun, t *toolRun) {
 
 func (e *composeEmitter) childDone(c *childRun) {
 	f := e.rn.faults
-	if f.ChildNoDone && !e.droppedChildDone {
-		e.droppedChildDone = true
+	if dropOnce(f.ChildNoDone, &e.droppedChildDone) {
 		return
 	}
 	frame := compose.ChildDone{

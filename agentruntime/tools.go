@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -15,17 +17,13 @@ type toolRun struct {
 	Index int
 	ID    string
 	Name  string
-	// Args is the JSON arguments text as the model streamed it.
-	Args string
-	// Input is Args parsed (nil when Args is not a JSON object).
-	Input map[string]any
+	Args  string         // the JSON arguments text as the model streamed it.
+	Input map[string]any // Args parsed (nil when Args is not a JSON object).
 
 	Status scenarios.Outcome
 	Result string
-	// Pause is set when a human-input tool settled: the run pauses after this turn.
-	Pause bool
-	// expire fires the execution timeout of the run (pause.go); nil outside a turn's tools.
-	expire context.CancelCauseFunc
+	Pause  bool                    // set when a human-input tool settled: the run pauses after this turn.
+	expire context.CancelCauseFunc // fires the execution timeout of the run (pause.go); nil outside a turn's tools.
 }
 
 // simDirectiveOf extracts the "_sim" member that tells a simulated tool how to behave. Without
@@ -124,4 +122,40 @@ func (s *Server) runTools(ctx context.Context, dep *Deployment, tools []*toolRun
 		onEnd(<-settled)
 		flush()
 	}
+}
+
+// turnCalls collects a model turn's tool calls from its stream, by index.
+type turnCalls struct {
+	calls []*toolRun
+	args  []strings.Builder
+}
+
+// start records a ModelToolStart.
+func (tc *turnCalls) start(ev *protocol.ModelEvent) {
+	for len(tc.calls) <= ev.ToolIndex {
+		tc.calls = append(tc.calls, nil)
+		tc.args = append(tc.args, strings.Builder{})
+	}
+	tc.calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
+}
+
+// arg appends a ModelToolArgs piece to its call and returns the call.
+func (tc *turnCalls) arg(ev *protocol.ModelEvent) (*toolRun, error) {
+	if ev.ToolIndex >= len(tc.calls) || tc.calls[ev.ToolIndex] == nil {
+		return nil, fmt.Errorf("provider stream: arguments for tool index %d before its start", ev.ToolIndex)
+	}
+	tc.args[ev.ToolIndex].WriteString(ev.Text)
+	return tc.calls[ev.ToolIndex], nil
+}
+
+// done returns the calls in index order with their arguments; an index never started is an
+// error.
+func (tc *turnCalls) done() ([]*toolRun, error) {
+	for i, c := range tc.calls {
+		if c == nil {
+			return nil, fmt.Errorf("provider stream: tool index %d never started", i)
+		}
+		c.Args = tc.args[i].String()
+	}
+	return tc.calls, nil
 }

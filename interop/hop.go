@@ -262,13 +262,6 @@ func (o *HopOutcome) Report(hop string) string {
 	for _, r := range slices.Sorted(maps.Keys(o.Known)) {
 		fmt.Fprintf(&b, "known finding: via %s %d × %s\n", hop, o.Known[r], r)
 	}
-	if o.Pass() {
-		b.WriteString("PASS\n")
-	} else {
-		b.WriteString("FAIL\n")
-		for _, f := range o.Failures {
-			fmt.Fprintf(&b, "  - %s\n", f)
-		}
-	}
+	writeVerdict(&b, o.Failures)
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 )
 
 // RouteOutcome is the judgement of a run against a route in front of the mock that is meant
@@ -116,13 +117,31 @@ func (o *RouteOutcome) Report(route string) string {
 	if len(o.Known) > 0 {
 		fmt.Fprintf(&b, "%s known findings (reported, not failing; docs/INTEROP.md): %s\n", route, strings.Join(o.Known, ", "))
 	}
-	if o.Pass() {
-		b.WriteString("PASS\n")
-	} else {
-		b.WriteString("FAIL\n")
-		for _, f := range o.Failures {
-			fmt.Fprintf(&b, "  - %s\n", f)
-		}
-	}
+	writeVerdict(&b, o.Failures)
 	return b.String()
+}
+
+// writeVerdict ends a report: PASS, or FAIL and each failure.
+func writeVerdict(b *strings.Builder, failures []string) {
+	if len(failures) == 0 {
+		b.WriteString("PASS\n")
+		return
+	}
+	b.WriteString("FAIL\n")
+	for _, f := range failures {
+		fmt.Fprintf(b, "  - %s\n", f)
+	}
+}
+
+// ParseRules parses rule names (a --known flag's values) against the default dialects' rules.
+func ParseRules(names []string) ([]protocol.Rule, error) {
+	var rules []protocol.Rule
+	for _, n := range names {
+		r, err := dialects.Default().Rules().Parse(n)
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
 }

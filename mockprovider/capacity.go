@@ -11,8 +11,7 @@ import (
 // Capacity models a provider with finite serving capacity, so that a capacity sweep against
 // the mock finds a knee where this model puts it. The zero value is unlimited.
 type Capacity struct {
-	// MaxConcurrent is how many requests play at once (0: unlimited).
-	MaxConcurrent int
+	MaxConcurrent int // how many requests play at once (0: unlimited).
 	// QueueSize is how many requests may wait for a slot when all are busy; a request that
 	// finds the queue full is answered 429 at once. 0 means no queue.
 	QueueSize int

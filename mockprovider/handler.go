@@ -23,23 +23,21 @@ import (
 
 // request is one model request being served: what was parsed, selected and recorded so far.
 type request struct {
-	srv     *Server
-	wire    *wire
-	w       http.ResponseWriter
-	r       *http.Request
-	seq     uint64
-	arrival time.Time
-	ref     sessionRef
-	parsed  wireRequest
-	// dir is the request's resolved directive; the zero value for an endpoint request.
-	dir     scenarios.Directive
-	script  *scenarios.Script
-	turn    *scenarios.ScriptTurn
-	turnIdx int
-	tokens  int
-	frames  int
-	// responded is set once response bytes were flushed.
-	responded bool
+	srv       *Server
+	wire      *wire
+	w         http.ResponseWriter
+	r         *http.Request
+	seq       uint64
+	arrival   time.Time
+	ref       sessionRef
+	parsed    wireRequest
+	dir       scenarios.Directive // the request's resolved directive; the zero value for an endpoint request.
+	script    *scenarios.Script
+	turn      *scenarios.ScriptTurn
+	turnIdx   int
+	tokens    int
+	frames    int
+	responded bool // set once response bytes were flushed.
 }
 
 func (s *Server) modelHandler(wr *wire) http.Handler {
@@ -318,12 +316,7 @@ func (q *request) stream(base time.Time) {
 	includeUsage := q.parsed.IncludeUsage && !(fault == FaultOpenAINoUsage && q.wire.name == "openai")
 	sw := q.wire.newStream(w, q.meta(), includeUsage)
 
-	if err := sw.Start(); err != nil {
-		q.writeFailed(err)
-		return
-	}
-	if err := rc.Flush(); err != nil {
-		q.writeFailed(err)
+	if !q.flushed(rc, sw.Start()) {
 		return
 	}
 	q.firstByte(time.Now())
@@ -339,12 +332,7 @@ func (q *request) stream(base time.Time) {
 			q.clientGone(at, nil)
 			return
 		}
-		if err := sw.Step(turn, fault.step(turn, step)); err != nil {
-			q.writeFailed(err)
-			return
-		}
-		if err := rc.Flush(); err != nil {
-			q.writeFailed(err)
+		if !q.flushed(rc, sw.Step(turn, fault.step(turn, step))) {
 			return
 		}
 		s.pacing.record(q.seq, time.Since(due).Microseconds())
@@ -359,15 +347,22 @@ func (q *request) stream(base time.Time) {
 		q.providerError(sw, rc)
 		return
 	}
-	if err := sw.Finish(turn); err != nil {
-		q.writeFailed(err)
-		return
+	if q.flushed(rc, sw.Finish(turn)) {
+		q.finish(OutcomeCompleted, http.StatusOK, "")
 	}
-	if err := rc.Flush(); err != nil {
-		q.writeFailed(err)
-		return
+}
+
+// flushed flushes what a write (whose error is err) wrote; false, the request failed, when
+// either failed.
+func (q *request) flushed(rc *http.ResponseController, err error) bool {
+	if err == nil {
+		err = rc.Flush()
 	}
-	q.finish(OutcomeCompleted, http.StatusOK, "")
+	if err != nil {
+		q.writeFailed(err)
+		return false
+	}
+	return true
 }
 
 // newWaiter returns a waiter on the server's clock that the request's context interrupts, and
@@ -411,15 +406,9 @@ func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWrit
 // providerError ends the stream with the scripted mid-stream error.
 func (q *request) providerError(sw streamWriter, rc *http.ResponseController) {
 	q.srv.metrics.providerErrors.WithLabelValues(q.wire.name, "midstream").Inc()
-	if err := sw.Error(q.turn.ErrorMessage); err != nil {
-		q.writeFailed(err)
-		return
+	if q.flushed(rc, sw.Error(q.turn.ErrorMessage)) {
+		q.finish(OutcomeProviderError, http.StatusOK, q.turn.ErrorMessage)
 	}
-	if err := rc.Flush(); err != nil {
-		q.writeFailed(err)
-		return
-	}
-	q.finish(OutcomeProviderError, http.StatusOK, q.turn.ErrorMessage)
 }
 
 // respond plays a non-streaming request: it waits until the turn's last step is due (or the

@@ -24,50 +24,41 @@ type metrics struct {
 }
 
 func newMetrics() *metrics {
+	reg := prometheus.NewRegistry()
+	gauge := func(name, help string) prometheus.Gauge {
+		return mustRegister(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help}))
+	}
+	counterVec := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return mustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels))
+	}
 	m := &metrics{
-		registry: prometheus.NewRegistry(),
-		activeStreams: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "streambench_mock_active_streams",
-			Help: "Requests currently being played (admitted by the capacity model).",
-		}),
-		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "streambench_mock_queue_depth",
-			Help: "Requests waiting for a stream slot.",
-		}),
-		started: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "streambench_mock_streams_started_total",
-			Help: "Requests admitted and started, by wire.",
-		}, []string{"wire"}),
-		completed: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "streambench_mock_streams_completed_total",
-			Help: "Requests whose turn was played to its end, by wire.",
-		}, []string{"wire"}),
-		clientCancelled: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "streambench_mock_client_cancelled_total",
-			Help: "Requests whose client went away before the turn ended (queued or streaming), by wire.",
-		}, []string{"wire"}),
-		providerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "streambench_mock_provider_errors_injected_total",
-			Help: "Scripted provider faults injected, by wire and kind (http-429, http-500, http-503, midstream).",
-		}, []string{"wire", "kind"}),
-		httpErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "streambench_mock_http_errors_total",
-			Help: "Requests answered with an HTTP error, by wire and status (bad input, faults, full queue).",
-		}, []string{"wire", "status"}),
-		queuedSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+		registry:        reg,
+		activeStreams:   gauge("streambench_mock_active_streams", "Requests currently being played (admitted by the capacity model)."),
+		queueDepth:      gauge("streambench_mock_queue_depth", "Requests waiting for a stream slot."),
+		started:         counterVec("streambench_mock_streams_started_total", "Requests admitted and started, by wire.", "wire"),
+		completed:       counterVec("streambench_mock_streams_completed_total", "Requests whose turn was played to its end, by wire.", "wire"),
+		clientCancelled: counterVec("streambench_mock_client_cancelled_total", "Requests whose client went away before the turn ended (queued or streaming), by wire.", "wire"),
+		providerErrors: counterVec("streambench_mock_provider_errors_injected_total",
+			"Scripted provider faults injected, by wire and kind (http-429, http-500, http-503, midstream).", "wire", "kind"),
+		httpErrors: counterVec("streambench_mock_http_errors_total",
+			"Requests answered with an HTTP error, by wire and status (bad input, faults, full queue).", "wire", "status"),
+		queuedSeconds: mustRegister(reg, prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "streambench_mock_queued_seconds",
 			Help:    "Time requests waited for a stream slot (only requests that had to wait).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
-		}),
-		tokensSent: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "streambench_mock_tokens_sent_total",
-			Help: "Tokens sent in streamed frames and non-streamed responses.",
-		}),
+		})),
+		tokensSent: mustRegister(reg, prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "streambench_mock_tokens_sent_total", Help: "Tokens sent in streamed frames and non-streamed responses.",
+		})),
 	}
-	m.registry.MustRegister(m.activeStreams, m.queueDepth, m.started, m.completed,
-		m.clientCancelled, m.providerErrors, m.httpErrors, m.queuedSeconds, m.tokensSent,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// mustRegister registers c and returns it.
+func mustRegister[C prometheus.Collector](reg *prometheus.Registry, c C) C {
+	reg.MustRegister(c)
+	return c
 }
 
 // Pacing error is recorded in microseconds, from 1 µs to 10 minutes at 3 significant digits.
@@ -86,10 +77,9 @@ type pacingRecorder struct {
 }
 
 type pacingShard struct {
-	mu   sync.Mutex
-	hist *hdrhistogram.Histogram
-	// outOfRange counts values the histogram refused (beyond its range), so none is lost silently.
-	outOfRange int64
+	mu         sync.Mutex
+	hist       *hdrhistogram.Histogram
+	outOfRange int64    // counts values the histogram refused (beyond its range), so none is lost silently.
 	_          [40]byte // keep shards on separate cache lines
 }
 

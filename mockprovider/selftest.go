@@ -1,6 +1,7 @@
 package mockprovider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,12 +25,9 @@ import (
 
 // SelfTestOptions configure SelfTest.
 type SelfTestOptions struct {
-	// Streams is how many streams play at once (default 2,000).
-	Streams int
-	// TokensPerSecond is each stream's token rate (default 20).
-	TokensPerSecond float64
-	// Duration is how long each stream plays (default 10 s).
-	Duration time.Duration
+	Streams         int           // how many streams play at once (default 2,000).
+	TokensPerSecond float64       // each stream's token rate (default 20).
+	Duration        time.Duration // how long each stream plays (default 10 s).
 	// Ramp spreads the stream starts uniformly over this period (default 1 s), as clients
 	// arriving independently would, instead of aligning every stream's timer.
 	Ramp time.Duration
@@ -40,20 +38,16 @@ type SelfTestOptions struct {
 	// connections through net/http's client, as a runtime reaches its provider (see
 	// Options.MaxConcurrentStreamsPerConn for why not one).
 	Connections int
-	// Wire is "openai" (default) or "anthropic".
-	Wire string
-	// Seed makes the ramp reproducible.
-	Seed uint64
+	Wire        string // "openai" (default) or "anthropic".
+	Seed        uint64 // makes the ramp reproducible.
 }
 
 // SelfTestResult is what SelfTest measured.
 type SelfTestResult struct {
-	Streams   int
-	Completed int
-	// Failed counts streams that did not complete (HTTP errors, broken connections).
-	Failed int
-	// FirstFailure describes one failure, for the report.
-	FirstFailure string
+	Streams      int
+	Completed    int
+	Failed       int    // counts streams that did not complete (HTTP errors, broken connections).
+	FirstFailure string // describes one failure, for the report.
 	Tokens       int64
 	Frames       int64
 	Elapsed      time.Duration
@@ -99,37 +93,11 @@ func (r SelfTestResult) String() string {
 // loopback and measures its pacing error and CPU cost per token. The scenario is one
 // answer turn of Duration × TokensPerSecond tokens, one token per frame.
 func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error) {
-	if opts.Streams == 0 {
-		opts.Streams = 2000
-	}
-	if opts.TokensPerSecond == 0 {
-		opts.TokensPerSecond = 20
-	}
-	if opts.Duration == 0 {
-		opts.Duration = 10 * time.Second
-	}
-	if opts.Ramp == 0 {
-		opts.Ramp = time.Second
-	}
-	if opts.Wire == "" {
-		opts.Wire = "openai"
-	}
-	switch {
-	case opts.Streams < 0, opts.TokensPerSecond < 0, opts.Duration < 0, opts.Ramp < 0, opts.Connections < 0:
-		return SelfTestResult{}, fmt.Errorf("self-test: streams, tokens per second, duration, ramp and connections must be positive")
-	case opts.Wire != "openai" && opts.Wire != "anthropic":
-		return SelfTestResult{}, fmt.Errorf("self-test: wire %q: expected openai or anthropic", opts.Wire)
-	}
-	// Over HTTP/1.1 the client's and the mock's end of every connection live in this process.
-	var files syscall.Rlimit
-	if need := 2*opts.Streams + 64; opts.Connections == 0 && syscall.Getrlimit(syscall.RLIMIT_NOFILE, &files) == nil && uint64(need) > files.Cur {
-		return SelfTestResult{}, fmt.Errorf("self-test: %d streams on their own HTTP/1.1 connections need about %d file descriptors here (both ends are in this process), but the limit is %d: play fewer streams, or multiplex them over h2c connections (--conns N)",
-			opts.Streams, need, files.Cur)
+	if err := opts.withDefaults(); err != nil {
+		return SelfTestResult{}, err
 	}
 	interToken := time.Duration(float64(time.Second) / opts.TokensPerSecond)
-	tokens := max(1, int(opts.Duration/interToken))
-
-	lib, err := selfTestLibrary(interToken, tokens)
+	lib, err := selfTestLibrary(interToken, max(1, int(opts.Duration/interToken)))
 	if err != nil {
 		return SelfTestResult{}, err
 	}
@@ -149,34 +117,107 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 		srv.Shutdown(shutdownCtx)
 		<-serveErr
 	}()
-
-	clients := make([]*http.Client, opts.Connections)
-	for i := range clients {
-		tr := &http.Transport{Protocols: &http.Protocols{}, HTTP2: &http.HTTP2Config{}}
-		tr.Protocols.SetUnencryptedHTTP2(true)
-		defer tr.CloseIdleConnections()
-		clients[i] = &http.Client{Transport: tr}
+	p, err := newSelfTestPlayer(ctx, opts, ln.Addr().String())
+	if err != nil {
+		return SelfTestResult{}, err
 	}
-	path, body := PathOpenAI, `{"model":"self-test","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`
-	if opts.Wire == "anthropic" {
-		path, body = PathAnthropic, `{"model":"self-test","max_tokens":4096,"stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`
-	}
-	addr := ln.Addr().String()
-	url := "http://" + addr + path
-
-	// One request per client first, so each has its connection up before the streams start
-	// (Go's transport dials a connection per request while none is established yet).
-	for _, client := range clients {
-		if err := selfTestWarmUp(ctx, client, "http://"+ln.Addr().String()+PathHealth); err != nil {
-			return SelfTestResult{}, fmt.Errorf("self-test: warm-up: %w", err)
-		}
-	}
+	defer p.close()
 	srv.TakePacingError()
 
 	var before, after syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &before); err != nil {
 		return SelfTestResult{}, fmt.Errorf("self-test: getrusage: %w", err)
 	}
+	res, ramp := p.play(ctx, opts, interToken, srv)
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &after); err != nil {
+		return SelfTestResult{}, fmt.Errorf("self-test: getrusage: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return SelfTestResult{}, fmt.Errorf("self-test interrupted: %w", err)
+	}
+	res.PacingError = srv.PacingError()
+	res.CPU = time.Duration(after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano())
+	res.PacingErrorWithRamp = res.PacingError
+	if ramp != nil {
+		res.PacingErrorWithRamp = hdrhistogram.Import(ramp.Export())
+		res.PacingErrorWithRamp.Merge(res.PacingError)
+	}
+	for _, rec := range srv.Sessions("") {
+		res.Tokens += int64(rec.Tokens)
+		res.Frames += int64(rec.Frames)
+	}
+	if res.Tokens > 0 {
+		res.CPUPerToken = res.CPU / time.Duration(res.Tokens)
+	}
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(data)); len(f) >= 3 {
+			res.LoadAverage = strings.Join(f[:3], " ")
+		}
+	}
+	return res, nil
+}
+
+// withDefaults fills in the defaults and refuses what cannot run.
+func (opts *SelfTestOptions) withDefaults() error {
+	opts.Streams = cmp.Or(opts.Streams, 2000)
+	opts.TokensPerSecond = cmp.Or(opts.TokensPerSecond, 20)
+	opts.Duration = cmp.Or(opts.Duration, 10*time.Second)
+	opts.Ramp = cmp.Or(opts.Ramp, time.Second)
+	opts.Wire = cmp.Or(opts.Wire, "openai")
+	switch {
+	case opts.Streams < 0, opts.TokensPerSecond < 0, opts.Duration < 0, opts.Ramp < 0, opts.Connections < 0:
+		return fmt.Errorf("self-test: streams, tokens per second, duration, ramp and connections must be positive")
+	case opts.Wire != "openai" && opts.Wire != "anthropic":
+		return fmt.Errorf("self-test: wire %q: expected openai or anthropic", opts.Wire)
+	}
+	// Over HTTP/1.1 the client's and the mock's end of every connection live in this process.
+	var files syscall.Rlimit
+	if need := 2*opts.Streams + 64; opts.Connections == 0 && syscall.Getrlimit(syscall.RLIMIT_NOFILE, &files) == nil && uint64(need) > files.Cur {
+		return fmt.Errorf("self-test: %d streams on their own HTTP/1.1 connections need about %d file descriptors here (both ends are in this process), but the limit is %d: play fewer streams, or multiplex them over h2c connections (--conns N)",
+			opts.Streams, need, files.Cur)
+	}
+	return nil
+}
+
+// selfTestPlayer is the self-test's client side: the request every stream sends and, with
+// Connections, the h2c clients the streams share.
+type selfTestPlayer struct {
+	addr, path, body string
+	clients          []*http.Client
+}
+
+// newSelfTestPlayer builds the clients and opens their connections.
+func newSelfTestPlayer(ctx context.Context, opts SelfTestOptions, addr string) (*selfTestPlayer, error) {
+	p := &selfTestPlayer{addr: addr, path: PathOpenAI,
+		body: `{"model":"self-test","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`}
+	if opts.Wire == "anthropic" {
+		p.path, p.body = PathAnthropic, `{"model":"self-test","max_tokens":4096,"stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`
+	}
+	for range opts.Connections {
+		tr := &http.Transport{Protocols: &http.Protocols{}, HTTP2: &http.HTTP2Config{}}
+		tr.Protocols.SetUnencryptedHTTP2(true)
+		p.clients = append(p.clients, &http.Client{Transport: tr})
+	}
+	// One request per client first, so each has its connection up before the streams start
+	// (Go's transport dials a connection per request while none is established yet).
+	for _, client := range p.clients {
+		if err := selfTestWarmUp(ctx, client, "http://"+addr+PathHealth); err != nil {
+			p.close()
+			return nil, fmt.Errorf("self-test: warm-up: %w", err)
+		}
+	}
+	return p, nil
+}
+
+func (p *selfTestPlayer) close() {
+	for _, c := range p.clients {
+		c.CloseIdleConnections()
+	}
+}
+
+// play starts the streams over the ramp and waits for them; it returns the streams' outcomes
+// and the pacing error the mock recorded during the ramp (nil when the streams ended first).
+func (p *selfTestPlayer) play(ctx context.Context, opts SelfTestOptions, interToken time.Duration, srv *Server) (SelfTestResult, *hdrhistogram.Histogram) {
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5e1f))
 	start := time.Now()
 	var (
@@ -197,10 +238,10 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 				}
 			}
 			var err error
-			if len(clients) == 0 {
-				err = selfTestRawStream(ctx, addr, path, body, i)
+			if len(p.clients) == 0 {
+				err = selfTestRawStream(ctx, p.addr, p.path, p.body, i)
 			} else {
-				err = selfTestStream(ctx, clients[i%len(clients)], url, body, i)
+				err = selfTestStream(ctx, p.clients[i%len(p.clients)], "http://"+p.addr+p.path, p.body, i)
 			}
 			if err != nil {
 				failed.Add(1)
@@ -222,36 +263,8 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	case <-ctx.Done():
 	}
 	<-done
-	elapsed := time.Since(start)
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &after); err != nil {
-		return SelfTestResult{}, fmt.Errorf("self-test: getrusage: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return SelfTestResult{}, fmt.Errorf("self-test interrupted: %w", err)
-	}
-	res := SelfTestResult{
-		Streams: opts.Streams, Completed: int(completed.Load()), Failed: int(failed.Load()),
-		FirstFailure: firstError, Elapsed: elapsed, PacingError: srv.PacingError(),
-		CPU: time.Duration(after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano()),
-	}
-	res.PacingErrorWithRamp = res.PacingError
-	if ramp != nil {
-		res.PacingErrorWithRamp = hdrhistogram.Import(ramp.Export())
-		res.PacingErrorWithRamp.Merge(res.PacingError)
-	}
-	for _, rec := range srv.Sessions("") {
-		res.Tokens += int64(rec.Tokens)
-		res.Frames += int64(rec.Frames)
-	}
-	if res.Tokens > 0 {
-		res.CPUPerToken = res.CPU / time.Duration(res.Tokens)
-	}
-	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(data)); len(f) >= 3 {
-			res.LoadAverage = strings.Join(f[:3], " ")
-		}
-	}
-	return res, nil
+	return SelfTestResult{Streams: opts.Streams, Completed: int(completed.Load()), Failed: int(failed.Load()),
+		FirstFailure: firstError, Elapsed: time.Since(start)}, ramp
 }
 
 // selfTestWarmUp opens client's connection with a health check.

@@ -88,17 +88,13 @@ const pingInterval = 5 * time.Second
 
 // Options configure a Server.
 type Options struct {
-	// Library holds the scenarios requests can select. Required.
-	Library *scenarios.Library
+	Library *scenarios.Library // holds the scenarios requests can select. Required.
 	// TimeScale multiplies every scripted delay: 1 plays as scripted, 0 plays with no delay
 	// at all (tests), 0.1 ten times faster.
-	TimeScale float64
-	// Capacity is the optional capacity model; the zero value is unlimited.
-	Capacity Capacity
-	// Logger receives one line per failed request and lifecycle events; nil discards.
-	Logger *slog.Logger
-	// SessionHistory is how many session records to keep (0: DefaultSessionHistory).
-	SessionHistory int
+	TimeScale      float64
+	Capacity       Capacity     // the optional capacity model; the zero value is unlimited.
+	Logger         *slog.Logger // receives one line per failed request and lifecycle events; nil discards.
+	SessionHistory int          // how many session records to keep (0: DefaultSessionHistory).
 	// MaxConcurrentStreamsPerConn is the HTTP/2 stream limit per connection advertised by
 	// Serve (0: DefaultMaxStreamsPerConn). net/http's HTTP/2 write scheduler scans every open
 	// stream of a connection for each frame it sends, so the cost per frame grows with the
@@ -110,9 +106,8 @@ type Options struct {
 	// microseconds of their deadline while the process idles (a timerfd), at more CPU per
 	// token under load. Tests inside a testing/synctest bubble may pass either
 	// hrtimer.NewPerWaiter() or hrtimer.NewPortable().
-	Clock *hrtimer.Clock
-	// MaxBody is the largest request body in bytes (0: MaxBodyBytes).
-	MaxBody int64
+	Clock   *hrtimer.Clock
+	MaxBody int64 // the largest request body in bytes (0: MaxBodyBytes).
 	// BodyReadTimeout caps how long reading one request body may take (0:
 	// DefaultBodyReadTimeout; negative: no limit).
 	BodyReadTimeout time.Duration

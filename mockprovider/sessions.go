@@ -33,33 +33,20 @@ const (
 // SessionRecord is what the mock saw of one request. Times are wall-clock so that other
 // processes (the load generator, the runtime) can compare them with their own clocks.
 type SessionRecord struct {
-	// Session is the session id from the directive or X-Streambench-Session ("" when unset).
-	Session string
-	// Scenario and Seed identify the script played ("" and 0 when selection failed).
-	Scenario string
-	Seed     uint64
-	// Wire is "openai", "anthropic" or "openai-responses".
-	Wire string
-	// Turn is the zero-based turn played.
-	Turn int
-	// Start is when the request arrived.
-	Start time.Time
-	// Queued is how long the request waited for a stream slot (capacity model).
-	Queued time.Duration
-	// FirstByte is when the first response frame was flushed (zero when none was).
-	FirstByte time.Time
-	// End is when the mock finished with the request (zero while it is still streaming).
-	End time.Time
-	// ClientGone is when the mock noticed the client had gone away (zero when it did not).
-	ClientGone time.Time
-	// Tokens and Frames count what was sent.
-	Tokens, Frames int
-	// Outcome is how the request ended.
-	Outcome Outcome
-	// Status is the HTTP status answered.
-	Status int
-	// Error describes an http-error or provider-error outcome.
-	Error string
+	Session        string // the session id from the directive or X-Streambench-Session ("" when unset).
+	Scenario       string // the script played, with Seed ("" and 0 when selection failed).
+	Seed           uint64
+	Wire           string        // "openai", "anthropic" or "openai-responses".
+	Turn           int           // the zero-based turn played.
+	Start          time.Time     // when the request arrived.
+	Queued         time.Duration // how long the request waited for a stream slot (capacity model).
+	FirstByte      time.Time     // when the first response frame was flushed (zero when none was).
+	End            time.Time     // when the mock finished with the request (zero while it is still streaming).
+	ClientGone     time.Time     // when the mock noticed the client had gone away (zero when it did not).
+	Tokens, Frames int           // count what was sent.
+	Outcome        Outcome       // how the request ended.
+	Status         int           // the HTTP status answered.
+	Error          string        // describes an http-error or provider-error outcome.
 	// Child is the swarm child's path when the request was a child agent's (the
 	// X-Streambench-Child header); "" for the root conversation.
 	Child string

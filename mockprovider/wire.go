@@ -69,10 +69,9 @@ func faultErrorKind(status int) errorKind {
 
 // wire adapts one provider wire package to the server.
 type wire struct {
-	name     string
-	idPrefix string
-	// pings is whether the wire sends keep-alive pings during long silences.
-	pings         bool
+	name          string
+	idPrefix      string
+	pings         bool // whether the wire sends keep-alive pings during long silences.
 	parse         func(body []byte) (wireRequest, error)
 	newStream     func(w http.ResponseWriter, meta streamMeta, includeUsage bool) streamWriter
 	writeResponse func(w http.ResponseWriter, turn *scenarios.ScriptTurn, meta streamMeta) error

@@ -14,30 +14,20 @@ import "time"
 
 // Scenario is one scripted conversation as written in a YAML file.
 type Scenario struct {
-	// Name identifies the scenario in directives, mixes and reports.
-	Name string `yaml:"name" json:"name"`
-	// Description says in one sentence what the scenario exercises.
-	Description string `yaml:"description" json:"description,omitempty"`
-	// Prompt is the user text sent after the directive; optional.
-	Prompt string `yaml:"prompt" json:"prompt,omitempty"`
-	// Timing paces every turn's tokens.
-	Timing Timing `yaml:"timing" json:"timing"`
-	// Turns are the model's turns in order; every turn but the last ends in tool calls.
-	Turns []Turn `yaml:"turns" json:"turns"`
-	// Faults are provider misbehaviours the mock injects.
-	Faults Faults `yaml:"faults" json:"faults,omitempty"`
-	// Client scripts what the load generator's client does (abort, stop).
-	Client Client `yaml:"client" json:"client,omitempty"`
+	Name        string `yaml:"name" json:"name"`                         // identifies the scenario in directives, mixes and reports.
+	Description string `yaml:"description" json:"description,omitempty"` // says in one sentence what the scenario exercises.
+	Prompt      string `yaml:"prompt" json:"prompt,omitempty"`           // the user text sent after the directive; optional.
+	Timing      Timing `yaml:"timing" json:"timing"`                     // paces every turn's tokens.
+	Turns       []Turn `yaml:"turns" json:"turns"`                       // the model's turns in order; every turn but the last ends in tool calls.
+	Faults      Faults `yaml:"faults" json:"faults,omitempty"`           // provider misbehaviours the mock injects.
+	Client      Client `yaml:"client" json:"client,omitempty"`           // scripts what the load generator's client does (abort, stop).
 }
 
 // Timing is the provider's pacing for a scenario, the same for every turn.
 type Timing struct {
-	// TimeToFirstToken is the delay from request arrival to the first streamed token of a turn.
-	TimeToFirstToken Dist `yaml:"ttft" json:"ttft"`
-	// InterToken is the delay between consecutive tokens.
-	InterToken Dist `yaml:"itl" json:"itl"`
-	// TokensPerFrame groups tokens into one provider frame (default 1).
-	TokensPerFrame int `yaml:"tokensPerFrame" json:"tokensPerFrame,omitempty"`
+	TimeToFirstToken Dist `yaml:"ttft" json:"ttft"`                               // the delay from request arrival to the first streamed token of a turn.
+	InterToken       Dist `yaml:"itl" json:"itl"`                                 // the delay between consecutive tokens.
+	TokensPerFrame   int  `yaml:"tokensPerFrame" json:"tokensPerFrame,omitempty"` // groups tokens into one provider frame (default 1).
 }
 
 // DistKind names a latency distribution.
@@ -94,15 +84,11 @@ const (
 
 // ToolCall is one scripted tool call.
 type ToolCall struct {
-	Name string `yaml:"name" json:"name"`
-	// Arguments is the JSON object the model passes; generated from the seed when empty.
-	Arguments map[string]any `yaml:"arguments" json:"arguments,omitempty"`
-	// Duration is how long the simulated tool runs.
-	Duration Dist `yaml:"duration" json:"duration"`
-	// Outcome is success (default) or error.
-	Outcome Outcome `yaml:"outcome" json:"outcome,omitempty"`
-	// Result is the tool's output text; generated when empty.
-	Result string `yaml:"result" json:"result,omitempty"`
+	Name      string         `yaml:"name" json:"name"`
+	Arguments map[string]any `yaml:"arguments" json:"arguments,omitempty"` // the JSON object the model passes; generated from the seed when empty.
+	Duration  Dist           `yaml:"duration" json:"duration"`             // how long the simulated tool runs.
+	Outcome   Outcome        `yaml:"outcome" json:"outcome,omitempty"`     // success (default) or error.
+	Result    string         `yaml:"result" json:"result,omitempty"`       // the tool's output text; generated when empty.
 	// Pause and TimesOut end the script at this tool's turn (scenarios/pause.go): the run
 	// pauses for human input once the tool settled, or its execution timeout fires while the
 	// tool still runs.
@@ -118,12 +104,9 @@ type ToolCall struct {
 
 // Faults are provider misbehaviours. Turn indexes are zero-based.
 type Faults struct {
-	// HTTPError answers a turn's request with an HTTP error before any stream.
-	HTTPError *HTTPErrorFault `yaml:"httpError" json:"httpError,omitempty"`
-	// MidStreamError ends a turn's stream with a provider error after some tokens.
-	MidStreamError *MidStreamFault `yaml:"midStreamError" json:"midStreamError,omitempty"`
-	// Stall pauses a turn's stream after some tokens.
-	Stall *StallFault `yaml:"stall" json:"stall,omitempty"`
+	HTTPError      *HTTPErrorFault `yaml:"httpError" json:"httpError,omitempty"`           // answers a turn's request with an HTTP error before any stream.
+	MidStreamError *MidStreamFault `yaml:"midStreamError" json:"midStreamError,omitempty"` // ends a turn's stream with a provider error after some tokens.
+	Stall          *StallFault     `yaml:"stall" json:"stall,omitempty"`                   // pauses a turn's stream after some tokens.
 }
 
 // HTTPErrorFault makes the provider answer with Status (429, 500 or 503) before streaming.
@@ -149,8 +132,7 @@ type StallFault struct {
 // Client is what the load generator's client does during the stream. At most one of Abort and
 // Stop is set.
 type Client struct {
-	// Abort closes the connection.
-	Abort *Trigger `yaml:"abort" json:"abort,omitempty"`
+	Abort *Trigger `yaml:"abort" json:"abort,omitempty"` // closes the connection.
 	// Stop sends the compose stop request (POST /agent/{id}/runs/{runId}/stop); dialects without
 	// a stop request treat it as Abort.
 	Stop *Trigger `yaml:"stop" json:"stop,omitempty"`
@@ -161,16 +143,14 @@ type Client struct {
 
 // Trigger says when a client acts. Exactly one field is set.
 type Trigger struct {
-	// AfterChunks acts after this many answer chunks were received.
-	AfterChunks int `yaml:"afterChunks" json:"afterChunks,omitempty"`
+	AfterChunks int `yaml:"afterChunks" json:"afterChunks,omitempty"` // acts after this many answer chunks were received.
 	// DuringThinking acts while the model is thinking (on the first thinking frame when the
 	// client sees them, else at the scripted time).
 	DuringThinking bool `yaml:"duringThinking" json:"duringThinking,omitempty"`
 	// DuringTool acts while a tool runs (on the first tool start frame when the client sees
 	// them, else at the scripted time).
-	DuringTool bool `yaml:"duringTool" json:"duringTool,omitempty"`
-	// After acts this long after the request was sent.
-	After time.Duration `yaml:"after" json:"after,omitempty"`
+	DuringTool bool          `yaml:"duringTool" json:"duringTool,omitempty"`
+	After      time.Duration `yaml:"after" json:"after,omitempty"` // acts this long after the request was sent.
 	// BeforeHeaders acts as soon as the request is written, before the response head can
 	// arrive (abort only: a stop needs the run id of the response head).
 	BeforeHeaders bool `yaml:"beforeHeaders" json:"beforeHeaders,omitempty"`

@@ -43,8 +43,7 @@ type PlanProposal struct {
 	// Decisions are the client's answers, in order, one per approval request: changes_requested
 	// any number of times, then approved, rejected or none (the client never answers).
 	Decisions []Decision `yaml:"decisions" json:"decisions"`
-	// OnReject is what a rejection does: done (default) or error.
-	OnReject string `yaml:"onReject" json:"onReject,omitempty"`
+	OnReject  string     `yaml:"onReject" json:"onReject,omitempty"` // what a rejection does: done (default) or error.
 	// Timeout is how long the runtime waits for a decision before it ends the run with an
 	// error (default DefaultApprovalTimeout, at most MaxApprovalTimeout).
 	Timeout time.Duration `yaml:"timeout" json:"timeout,omitempty"`
@@ -65,12 +64,9 @@ type PlanTask struct {
 
 // Decision is one scripted client answer to an approval request.
 type Decision struct {
-	// Decision is approved, rejected, changes_requested or none.
-	Decision string `yaml:"decision" json:"decision"`
-	// Reason goes with the decision (and is the feedback of changes_requested).
-	Reason string `yaml:"reason" json:"reason,omitempty"`
-	// ThinkTime is how long the client waits after approval.requested before it answers.
-	ThinkTime Dist `yaml:"thinkTime" json:"thinkTime"`
+	Decision  string `yaml:"decision" json:"decision"`       // approved, rejected, changes_requested or none.
+	Reason    string `yaml:"reason" json:"reason,omitempty"` // goes with the decision (and is the feedback of changes_requested).
+	ThinkTime Dist   `yaml:"thinkTime" json:"thinkTime"`     // how long the client waits after approval.requested before it answers.
 }
 
 // ComposeEvent is one side event the runtime emits while a tool runs (right after its
@@ -78,18 +74,14 @@ type Decision struct {
 type ComposeEvent struct {
 	// Kind is task.completed, task.blocked, task.failed, task.heartbeat, action, conclave or
 	// trace.
-	Kind string `yaml:"kind" json:"kind"`
-	// TaskID names a task of the approved plan (task.*).
-	TaskID string `yaml:"taskId" json:"taskId,omitempty"`
+	Kind   string `yaml:"kind" json:"kind"`
+	TaskID string `yaml:"taskId" json:"taskId,omitempty"` // names a task of the approved plan (task.*).
 	// Action is the slash command (action: goal, plan, ...) or the conclave operation
 	// (write, read, list, delete).
-	Action string `yaml:"action" json:"action,omitempty"`
-	// Status is the action's status (default completed).
-	Status string `yaml:"status" json:"status,omitempty"`
-	// Key is the conclave key (write, read, delete).
-	Key string `yaml:"key" json:"key,omitempty"`
-	// Source, Stage and Message describe a trace; Source is one of TraceSources.
-	Source  string `yaml:"source" json:"source,omitempty"`
+	Action  string `yaml:"action" json:"action,omitempty"`
+	Status  string `yaml:"status" json:"status,omitempty"` // the action's status (default completed).
+	Key     string `yaml:"key" json:"key,omitempty"`       // the conclave key (write, read, delete).
+	Source  string `yaml:"source" json:"source,omitempty"` // Source, Stage and Message describe a trace; Source is one of TraceSources.
 	Stage   string `yaml:"stage" json:"stage,omitempty"`
 	Message string `yaml:"message" json:"message,omitempty"`
 }

@@ -20,66 +20,10 @@ func (s *Scenario) Validate() error {
 
 // validate collects the problems in document order.
 func (s *Scenario) validate() []*FieldError {
-	var errs []*FieldError
-	bad := func(path, format string, args ...any) {
-		errs = append(errs, &FieldError{Path: path, Problem: fmt.Sprintf(format, args...)})
-	}
-	if s.Name == "" {
-		bad("name", "missing; expected a non-empty scenario name")
-	}
-	for _, r := range s.Name {
-		if r == ' ' || r == '\t' || r == '\n' || r == ']' || r == '=' {
-			bad("name", "%q contains %q; expected no whitespace, '=' or ']' so it fits in a directive", s.Name, r)
-			break
-		}
-	}
-	errs = append(errs, s.Timing.TimeToFirstToken.validate("timing.ttft")...)
-	errs = append(errs, s.Timing.InterToken.validate("timing.itl")...)
-	if s.Timing.TokensPerFrame < 0 {
-		bad("timing.tokensPerFrame", "%d is negative; expected >= 0 (0 means 1)", s.Timing.TokensPerFrame)
-	}
-
-	if len(s.Turns) == 0 {
-		bad("turns", "missing; expected at least one turn")
-	}
+	var errs fieldErrors
+	s.validateHead(&errs)
 	// end is the turn that ends the script: the last one, or the one a fault fails.
-	end := len(s.Turns) - 1
-	endsByFault := false
-	if f := s.Faults.HTTPError; f != nil {
-		if f.Turn < 0 || f.Turn >= len(s.Turns) {
-			bad("faults.httpError.turn", "turn %d out of range; expected 0..%d", f.Turn, len(s.Turns)-1)
-		} else {
-			end, endsByFault = f.Turn, true
-		}
-		if f.Status != 429 && f.Status != 500 && f.Status != 503 {
-			bad("faults.httpError.status", "%d is not scriptable; expected 429, 500 or 503", f.Status)
-		}
-	}
-	if f := s.Faults.MidStreamError; f != nil {
-		if s.Faults.HTTPError != nil {
-			bad("faults.midStreamError", "both httpError and midStreamError end the script; expected at most one")
-		}
-		if f.Turn < 0 || f.Turn >= len(s.Turns) {
-			bad("faults.midStreamError.turn", "turn %d out of range; expected 0..%d", f.Turn, len(s.Turns)-1)
-		} else if s.Faults.HTTPError == nil {
-			end, endsByFault = f.Turn, true
-		}
-		if f.AfterTokens < 1 {
-			bad("faults.midStreamError.afterTokens", "%d; expected >= 1", f.AfterTokens)
-		}
-	}
-	if f := s.Faults.Stall; f != nil {
-		if f.Turn < 0 || f.Turn >= len(s.Turns) {
-			bad("faults.stall.turn", "turn %d out of range; expected 0..%d", f.Turn, len(s.Turns)-1)
-		}
-		if f.AfterTokens < 1 {
-			bad("faults.stall.afterTokens", "%d; expected >= 1", f.AfterTokens)
-		}
-		if f.Duration <= 0 {
-			bad("faults.stall.duration", "%v; expected a positive duration", f.Duration)
-		}
-	}
-
+	end, endsByFault := s.validateFaults(&errs)
 	if t, ok := s.toolEnd(); ok && t <= end {
 		end, endsByFault = t, true
 	}
@@ -87,7 +31,87 @@ func (s *Scenario) validate() []*FieldError {
 	if pt := s.planEndTurn(); pt >= 0 && pt <= end {
 		end, endsByFault = pt, true
 	}
+	s.validateTotal(&errs)
+	s.validateTurns(&errs, end, endsByFault)
+	errs = append(errs, s.validatePlans()...)
+	errs = append(errs, s.Client.validate()...)
+	errs = append(errs, s.validateTriggerReachable(end)...)
+	return errs
+}
 
+// fieldErrors collects problems in document order.
+type fieldErrors []*FieldError
+
+// add appends the problem at path.
+func (e *fieldErrors) add(path, format string, args ...any) {
+	*e = append(*e, &FieldError{Path: path, Problem: fmt.Sprintf(format, args...)})
+}
+
+// validateHead checks the name, the timing and that there are turns.
+func (s *Scenario) validateHead(errs *fieldErrors) {
+	if s.Name == "" {
+		errs.add("name", "missing; expected a non-empty scenario name")
+	}
+	for _, r := range s.Name {
+		if r == ' ' || r == '\t' || r == '\n' || r == ']' || r == '=' {
+			errs.add("name", "%q contains %q; expected no whitespace, '=' or ']' so it fits in a directive", s.Name, r)
+			break
+		}
+	}
+	*errs = append(*errs, s.Timing.TimeToFirstToken.validate("timing.ttft")...)
+	*errs = append(*errs, s.Timing.InterToken.validate("timing.itl")...)
+	if s.Timing.TokensPerFrame < 0 {
+		errs.add("timing.tokensPerFrame", "%d is negative; expected >= 0 (0 means 1)", s.Timing.TokensPerFrame)
+	}
+	if len(s.Turns) == 0 {
+		errs.add("turns", "missing; expected at least one turn")
+	}
+}
+
+// validateFaults checks the scripted faults and returns the turn that ends the script: the
+// last, or the one an HTTP or mid-stream fault fails (endsByFault).
+func (s *Scenario) validateFaults(errs *fieldErrors) (end int, endsByFault bool) {
+	end = len(s.Turns) - 1
+	inRange := func(path string, turn int) bool {
+		if turn < 0 || turn >= len(s.Turns) {
+			errs.add(path, "turn %d out of range; expected 0..%d", turn, len(s.Turns)-1)
+			return false
+		}
+		return true
+	}
+	if f := s.Faults.HTTPError; f != nil {
+		if inRange("faults.httpError.turn", f.Turn) {
+			end, endsByFault = f.Turn, true
+		}
+		if f.Status != 429 && f.Status != 500 && f.Status != 503 {
+			errs.add("faults.httpError.status", "%d is not scriptable; expected 429, 500 or 503", f.Status)
+		}
+	}
+	if f := s.Faults.MidStreamError; f != nil {
+		if s.Faults.HTTPError != nil {
+			errs.add("faults.midStreamError", "both httpError and midStreamError end the script; expected at most one")
+		}
+		if inRange("faults.midStreamError.turn", f.Turn) && s.Faults.HTTPError == nil {
+			end, endsByFault = f.Turn, true
+		}
+		if f.AfterTokens < 1 {
+			errs.add("faults.midStreamError.afterTokens", "%d; expected >= 1", f.AfterTokens)
+		}
+	}
+	if f := s.Faults.Stall; f != nil {
+		inRange("faults.stall.turn", f.Turn)
+		if f.AfterTokens < 1 {
+			errs.add("faults.stall.afterTokens", "%d; expected >= 1", f.AfterTokens)
+		}
+		if f.Duration <= 0 {
+			errs.add("faults.stall.duration", "%v; expected a positive duration", f.Duration)
+		}
+	}
+	return end, endsByFault
+}
+
+// validateTotal bounds the tokens of all turns together.
+func (s *Scenario) validateTotal(errs *fieldErrors) {
 	total, textTooLong := 0, false
 	for _, turn := range s.Turns {
 		for _, n := range []int{turn.Thinking.Tokens, turn.Text.Tokens} {
@@ -96,42 +120,41 @@ func (s *Scenario) validate() []*FieldError {
 		}
 	}
 	if total > MaxScriptTokens && !textTooLong { // a text too long is named where it is
-		bad("turns", "the texts and thinking of all turns are more than %d tokens together; expected at most %d", MaxScriptTokens, MaxScriptTokens)
+		errs.add("turns", "the texts and thinking of all turns are more than %d tokens together; expected at most %d", MaxScriptTokens, MaxScriptTokens)
 	}
+}
 
+// validateTurns checks each turn against the script's end: every turn before it ends in tool
+// calls, the last (unless a fault fails it) has none, and none follows it.
+func (s *Scenario) validateTurns(errs *fieldErrors, end int, endsByFault bool) {
 	swarmNames := map[string]string{}
 	for ti, turn := range s.Turns {
 		path := fmt.Sprintf("turns[%d]", ti)
-		errs = append(errs, turn.Thinking.validate(path+".thinking")...)
-		errs = append(errs, turn.Text.validate(path+".text")...)
+		*errs = append(*errs, turn.Thinking.validate(path+".thinking")...)
+		*errs = append(*errs, turn.Text.validate(path+".text")...)
 		// A swarm is a tool call (DelegateTool) for the turn structure.
 		calls := len(turn.ToolCalls) + min(len(turn.Swarm), 1)
 		empty := turn.Thinking == (Text{}) && turn.Text == (Text{}) && calls == 0
 		switch {
 		case ti > end:
-			bad(path, "unreachable: the scripted fault (or a plan that ends the run in error) ends the script at turn %d, so no turn may follow it", end)
+			errs.add(path, "unreachable: the scripted fault (or a plan that ends the run in error) ends the script at turn %d, so no turn may follow it", end)
 		case empty:
-			bad(path, "empty turn; expected thinking, text or tool calls")
+			errs.add(path, "empty turn; expected thinking, text or tool calls")
 		case ti < end && calls == 0:
-			bad(path+".toolCalls", "missing; every turn but the last must end in tool calls (the model answers only in the last turn)")
+			errs.add(path+".toolCalls", "missing; every turn but the last must end in tool calls (the model answers only in the last turn)")
 		case ti == end && !endsByFault && len(turn.Swarm) > 0:
-			bad(path+".swarm", "the last turn delegates to children; expected a later turn with the answer (a swarm ends its turn like a tool call)")
+			errs.add(path+".swarm", "the last turn delegates to children; expected a later turn with the answer (a swarm ends its turn like a tool call)")
 		case ti == end && !endsByFault && len(turn.ToolCalls) > 0:
-			bad(path+".toolCalls", "the last turn has tool calls; expected none (the last turn is the answer)")
+			errs.add(path+".toolCalls", "the last turn has tool calls; expected none (the last turn is the answer)")
 		}
-		errs = append(errs, validateSwarm(path+".swarm", turn.Swarm, 1, swarmNames)...)
+		*errs = append(*errs, validateSwarm(path+".swarm", turn.Swarm, 1, swarmNames)...)
 		for ci, tc := range turn.ToolCalls {
 			if tc.Name == DelegateTool {
-				bad(fmt.Sprintf("%s.toolCalls[%d].name", path, ci), "%q is reserved for the swarm delegation; expected another name (or swarm:)", DelegateTool)
+				errs.add(fmt.Sprintf("%s.toolCalls[%d].name", path, ci), "%q is reserved for the swarm delegation; expected another name (or swarm:)", DelegateTool)
 			}
-			errs = append(errs, tc.validate(fmt.Sprintf("%s.toolCalls[%d]", path, ci))...)
+			*errs = append(*errs, tc.validate(fmt.Sprintf("%s.toolCalls[%d]", path, ci))...)
 		}
 	}
-
-	errs = append(errs, s.validatePlans()...)
-	errs = append(errs, s.Client.validate()...)
-	errs = append(errs, s.validateTriggerReachable(end)...)
-	return errs
 }
 
 // validateTriggerReachable rejects client triggers that can never fire: aborting during

@@ -22,21 +22,24 @@ func isMapping(node ast.Node) bool {
 	return false
 }
 
+// decodePlain decodes a null or a mapping node into a P (a type without UnmarshalYAML; zero
+// for a null).
+func decodePlain[P any](node ast.Node) (P, error) {
+	var p P
+	if node.Type() == ast.NullType {
+		return p, nil
+	}
+	return p, yaml.NodeToValue(node, &p, decodeOptions()...)
+}
+
 // UnmarshalYAML accepts a bare duration ("300ms", a constant) or a mapping with kind and
 // parameters.
 func (d *Dist) UnmarshalYAML(node ast.Node) error {
-	if node.Type() == ast.NullType {
-		*d = Dist{}
-		return nil
-	}
-	if isMapping(node) {
+	if node.Type() == ast.NullType || isMapping(node) {
 		type plain Dist // drops the method set, so decoding the mapping does not recurse
-		var p plain
-		if err := yaml.NodeToValue(node, &p, decodeOptions()...); err != nil {
-			return err
-		}
+		p, err := decodePlain[plain](node)
 		*d = Dist(p)
-		return nil
+		return err
 	}
 	var s string
 	if err := yaml.NodeToValue(node, &s); err != nil {
@@ -52,18 +55,11 @@ func (d *Dist) UnmarshalYAML(node ast.Node) error {
 
 // UnmarshalYAML accepts a bare string (Literal) or a mapping {literal: ..., tokens: N}.
 func (t *Text) UnmarshalYAML(node ast.Node) error {
-	if node.Type() == ast.NullType {
-		*t = Text{}
-		return nil
-	}
-	if isMapping(node) {
+	if node.Type() == ast.NullType || isMapping(node) {
 		type plain Text
-		var p plain
-		if err := yaml.NodeToValue(node, &p, decodeOptions()...); err != nil {
-			return err
-		}
+		p, err := decodePlain[plain](node)
 		*t = Text(p)
-		return nil
+		return err
 	}
 	var s string
 	if err := yaml.NodeToValue(node, &s); err != nil {

@@ -23,14 +23,12 @@ import (
 type Options struct {
 	// TimeScale multiplies the mock's scripted delays and the runtime's simulated tool
 	// durations (1 = as scripted, 0 = none).
-	TimeScale float64
-	// ScenarioDir is the directory a child mock loads its scenarios from ("" = embedded).
-	ScenarioDir string
+	TimeScale   float64
+	ScenarioDir string // the directory a child mock loads its scenarios from ("" = embedded).
 	// ScenarioFiles are more scenario files a child mock loads (its --scenario); the
 	// in-process mock finds them in Library.
 	ScenarioFiles []string
-	// Library is the in-process mock's scenarios (nil = embedded).
-	Library *scenarios.Library
+	Library       *scenarios.Library // the in-process mock's scenarios (nil = embedded).
 	// Faults are the runtime's fault switches, parsed once by the caller: served in process
 	// they are handed over as they are; a child runtime gets them as --fault Faults.Names().
 	Faults agentruntime.Faults
@@ -51,16 +49,18 @@ type Options struct {
 	// MockOnly starts the mock alone (RuntimeURL stays empty): the system under test of an
 	// inference endpoint's workload, which the load generator sends to the mock directly.
 	MockOnly bool
+	// MockOptions and RuntimeOptions, when set, adjust the in-process servers' options before
+	// they start (StartInProcess only): limits and loggers the children have no flags for.
+	MockOptions    func(*mockprovider.Options)
+	RuntimeOptions func(*agentruntime.Options)
 }
 
 // Stack is a started mock and runtime.
 type Stack struct {
 	MockURL, RuntimeURL string
-	// Mock and Runtime are the child processes (nil when served in process).
-	Mock, Runtime *Child
-	// CACertFile is the PEM certificate the runtime serves with Options.TLS ("" without).
-	CACertFile string
-	stops      []func()
+	Mock, Runtime       *Child // the child processes (nil when served in process).
+	CACertFile          string // the PEM certificate the runtime serves with Options.TLS ("" without).
+	stops               []func()
 }
 
 // startTLS makes the run's certificate when opts ask for TLS; its files go with the stack.
@@ -191,7 +191,11 @@ func StartInProcess(opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: opts.TimeScale})
+	mockOpts := mockprovider.Options{Library: lib, TimeScale: opts.TimeScale}
+	if opts.MockOptions != nil {
+		opts.MockOptions(&mockOpts)
+	}
+	mock, err := mockprovider.New(mockOpts)
 	if err != nil {
 		return nil, fmt.Errorf("mock: %w", err)
 	}
@@ -212,6 +216,9 @@ func StartInProcess(opts Options) (*Stack, error) {
 	scheme := "http"
 	if cert != nil {
 		rtOpts.TLS, scheme = cert.serverConfig(), "https"
+	}
+	if opts.RuntimeOptions != nil {
+		opts.RuntimeOptions(&rtOpts)
 	}
 	rt, err := agentruntime.New(rtOpts)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -15,14 +14,10 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/internal/selfbench"
 	"github.com/streambench/streambench/loadgen"
-	"github.com/streambench/streambench/stack"
 )
 
 // runBench measures streambench's own costs and fidelity in the product binary.
 func runBench(args []string) error {
-	if len(args) > 0 && args[0] == selfbench.PacedServerCommand {
-		return runPacedServer(args[1:])
-	}
 	if len(args) > 0 && args[0] == benchRenderCommand {
 		return runBenchRender(args[1:])
 	}
@@ -77,10 +72,7 @@ func runBench(args []string) error {
 	if err := validateBenchFlags(fs); err != nil {
 		return err
 	}
-	if o.Shards > 1 && fs.Arg(0) != "scale" {
-		return usageError("--shards is for scale alone (got %s)", fs.Arg(0))
-	}
-	todo, err := selfbench.Select(fs.Arg(0), o.Parts, o.Wires)
+	todo, err := selfbench.Select(fs.Arg(0), o)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -94,32 +86,13 @@ func runBench(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var reports []*selfbench.Report
-	var failed []string
-	for _, m := range todo {
+	reports, failed, err := selfbench.RunAll(ctx, todo, o, os.Stdout, func(m selfbench.Measurement) {
 		if !*quiet {
 			fmt.Fprintf(os.Stderr, "bench %s: %s\n", m.Name, m.Summary)
 		}
-		rep, err := m.Run(ctx, o)
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.Name, err)
-		}
-		if err := rep.WriteText(os.Stdout); err != nil {
-			return err
-		}
-		reports = append(reports, rep)
-		if len(rep.Failures) > 0 {
-			failed = append(failed, m.Name)
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s: interrupted", m.Name)
-		}
-	}
-	if ratios := selfbench.FloorRatios(reports); ratios != nil && len(reports) > 1 {
-		if err := ratios.WriteText(os.Stdout); err != nil {
-			return err
-		}
-		reports = append(reports, ratios)
+	})
+	if err != nil {
+		return err
 	}
 	if *jsonFile != "" {
 		if err := selfbench.WriteFile(*jsonFile, reports); err != nil {
@@ -141,36 +114,4 @@ func validateBenchFlags(fs *pflag.FlagSet) error {
 		}
 	}
 	return nil
-}
-
-// runPacedServer is `bench paced-server`, the fidelity measurement's child process: it serves
-// selfbench.PacedServer until interrupted.
-func runPacedServer(args []string) error {
-	fs := newFlagSet("bench "+selfbench.PacedServerCommand, "bench "+selfbench.PacedServerCommand+" --text-file FILE [--ttft D] [--itl D] [--addr HOST:PORT]")
-	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
-	ttft := fs.Duration("ttft", 200*time.Millisecond, "delay from request arrival to the first chunk")
-	itl := fs.Duration("itl", 100*time.Millisecond, "delay between chunks")
-	textFile := fs.String("text-file", "", "the answer text (required)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *textFile == "" || *ttft < 0 || *itl < 0 {
-		return usageError("--text-file is required; --ttft and --itl must not be negative")
-	}
-	text, err := os.ReadFile(*textFile)
-	if err != nil {
-		return usageError("--text-file: %v", err)
-	}
-	srv, err := selfbench.NewPacedServer(string(text), *ttft, *itl)
-	if err != nil {
-		return usageError("--text-file: %v", err)
-	}
-	defer hrtimer.SpareProcs()()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ln, err := stack.Listen(*addr, "http", os.Stderr)
-	if err != nil {
-		return usageError("--addr: %v", err)
-	}
-	return stack.ServeUntilDone(ctx, stop, srv, ln, 5*time.Second, os.Stderr)
 }

@@ -3,7 +3,6 @@ package selfbench
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -22,18 +21,13 @@ type stormPoint struct {
 	scenarios map[string]string // scenario name → YAML
 }
 
-// stormTiming is the storm's pace: 5 tokens/s per stream (gaps 100–300 ms) after a TTFT of
-// 1–4 s, so 2,000 open streams and ~500 new sessions a second keep the three processes at
-// 40–45% of the 2 cores over the storm (70–80% at its busiest seconds).
-// Cancel latency is a property of the cancel path only while the processes have CPU to run
-// it: at the storm's first pace (TTFT 100–400 ms, gaps 10–30 ms, every user at once) the
-// three processes kept both cores 100% busy and the latency measured their run queues
-// (p50 ~220 ms, p99 0.8–1.5 s on this machine).
+// stormTiming is the storm's pace, slow enough that the three processes keep CPU to spare:
+// cancel latency measured on saturated cores is their run queue (docs/BENCHMARKS.md, "Why the
+// constants").
 const stormTiming = "timing:\n  ttft: {kind: uniform, min: 1000ms, max: 4000ms}\n  itl: {kind: uniform, min: 100ms, max: 300ms}\n"
 
-// stormRamp is how long the storm's users take to arrive: 2,000 requests in the same instant
-// queue behind one another in all three processes, and the first aborts would measure that
-// queue rather than the cancel path.
+// stormRamp is how long the storm's users take to arrive, so the first aborts do not measure
+// the queue of requests sent in the same instant.
 const stormRamp = 5 * time.Second
 
 // stormPoints are the abort storm's trigger points. Every scenario ends with the client
@@ -99,10 +93,8 @@ func stormMix(points []stormPoint) (*loadgen.Mix, error) {
 	return mix, nil
 }
 
-// AbortStorm plays o.Sessions (10,000) sessions that each abort at a random point of the
-// stream, o.Streams (2,000) at a time, against a mock and a runtime in child processes; after
-// the drain it reports the leak check of all three processes, the cancel latency (client abort
-// → the mock saw its client go) and R-abort.
+// AbortStorm plays o.Sessions sessions that each abort at a random point, o.Streams at a
+// time, against a mock and a runtime in child processes (its Method says what it reports).
 func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	sessions := orDefault(o.Sessions, 10000)
 	streams := orDefault(o.Streams, 2000)
@@ -123,24 +115,15 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 			"leaks: every live-thing gauge of runtime, mock and generator before the load and after the drain",
 			len(docs), pointList(points), streams, stormRamp, sessions, o.providerProtocol()),
 	}
-	dir, lib, err := writeScenarioDir(docs)
-	if err != nil {
-		return nil, err
-	}
-	if o.KeepDir {
-		rep.note("scenario directory kept: %s", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
 	mix, err := stormMix(points)
 	if err != nil {
 		return nil, err
 	}
-	st, err := startStack(dir, o.ProviderHTTP1)
+	st, lib, stop, err := startScenarioStack(rep, o.KeepDir, docs, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Stop()
+	defer stop()
 
 	var (
 		mu      sync.Mutex
@@ -235,13 +218,5 @@ func pointList(points []stormPoint) string {
 // stackCPU is the CPU time so far of this process (the generator) and the stack's mock and
 // runtime children (0 for a child whose /proc entry cannot be read).
 func stackCPU(st *stack.Stack) time.Duration {
-	total := ProcessCPU()
-	for _, c := range []*stack.Child{st.Mock, st.Runtime} {
-		if c != nil {
-			if cpu, err := procCPU(c.PID()); err == nil {
-				total += cpu
-			}
-		}
-	}
-	return total
+	return roleCPU(0) + roleCPU(st.Mock.PID()) + roleCPU(st.Runtime.PID())
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,7 +23,7 @@ import (
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/stack"
 )
 
 // BadInputServer names the server a malformed request goes to.
@@ -36,10 +37,8 @@ const (
 
 // BadInputLimits are the server settings the table's requests are built against.
 type BadInputLimits struct {
-	// RuntimeMaxBody and MockMaxBody are the servers' body caps in bytes.
-	RuntimeMaxBody, MockMaxBody int64
-	// FinishedRun is the id of a compose run of agent openai-none that has already ended.
-	FinishedRun string
+	RuntimeMaxBody, MockMaxBody int64  // the servers' body caps in bytes
+	FinishedRun                 string // a compose run of agent openai-none that has ended
 }
 
 // BadInputProbe is one malformed request.
@@ -51,9 +50,8 @@ type BadInputProbe struct {
 	// Raw, when set, is written as is on a new TCP connection instead of Method, Path, Header
 	// and Body: framing an http.Client will not produce (a body that stops coming, a broken
 	// chunked encoding).
-	Raw string
-	// Says must appear in the message of the JSON error that answers the probe.
-	Says string
+	Raw  string
+	Says string // what the message of the JSON error that answers it must contain
 }
 
 // BadInputClass is one kind of malformed request and the status each server must answer it
@@ -65,8 +63,7 @@ type BadInputClass struct {
 	// provider without reading them, so scenario selection is the mock's alone to refuse, and
 	// the mock has no deployments or runs.
 	Runtime, Mock int
-	// Probes are sent in turn, each to its server.
-	Probes []BadInputProbe
+	Probes        []BadInputProbe // sent in turn, each to its server
 }
 
 // Expected is the status server must answer the class with (0: the class has no probe for it).
@@ -81,307 +78,246 @@ func (c *BadInputClass) Expected(server BadInputServer) int {
 // way its class says.
 const badInputDirective = "[[streambench scenario=plain-answer seed=1 session=bad-input]] hi"
 
+// class is one row of the table: its name, the statuses the runtime and the mock must answer
+// with (0: no probe for that server), and its probes.
+func class(name string, runtime, mock int, probes ...BadInputProbe) BadInputClass {
+	return BadInputClass{Name: name, Runtime: runtime, Mock: mock, Probes: probes}
+}
+
 // BadInputClasses is the table of the 20 classes of malformed requests, built for limits. The
 // runtime probes use deployment openai-none; the mock probes use both wires.
 func BadInputClasses(l BadInputLimits) []BadInputClass {
-	const (
-		chat    = "/api/chat/openai-none"
-		canvas  = "/api/workflows/openai-none/execute"
-		agent   = "/agent/openai-none/stream"
-		openai  = mockprovider.PathOpenAI
-		anthrop = mockprovider.PathAnthropic
-	)
-	rt := func(method, path, body, says string) BadInputProbe {
-		return BadInputProbe{Server: BadInputRuntime, Method: method, Path: path, Body: body, Says: says}
+	return slices.Concat(badBodyClasses(l), badRequestClasses(l), badSelectionClasses(), badRunClasses(l))
+}
+
+// The probes' paths.
+const (
+	biChat    = "/api/chat/openai-none"
+	biCanvas  = "/api/workflows/openai-none/execute"
+	biAgent   = "/agent/openai-none/stream"
+	biOpenAI  = mockprovider.PathOpenAI
+	biAnthrop = mockprovider.PathAnthropic
+)
+
+// rtProbe and mockProbe are a request to the runtime and to the mock.
+func rtProbe(method, path, body, says string) BadInputProbe {
+	return BadInputProbe{Server: BadInputRuntime, Method: method, Path: path, Body: body, Says: says}
+}
+
+func mockProbe(method, path, body, says string) BadInputProbe {
+	return BadInputProbe{Server: BadInputMock, Method: method, Path: path, Body: body, Says: says}
+}
+
+// withHeader sets header key-value pairs on p.
+func withHeader(p BadInputProbe, kv ...string) BadInputProbe {
+	p.Header = http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		p.Header.Set(kv[i], kv[i+1])
 	}
-	mk := func(method, path, body, says string) BadInputProbe {
-		return BadInputProbe{Server: BadInputMock, Method: method, Path: path, Body: body, Says: says}
+	return p
+}
+
+// rawProbe is a POST written by hand: its head, then rest.
+func rawProbe(server BadInputServer, path, rest, says string) BadInputProbe {
+	return BadInputProbe{Server: server, Raw: "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + rest, Says: says}
+}
+
+// openaiMsg and anthropicMsg are valid bodies around one user message text; the mock classes
+// break one thing in them.
+func openaiMsg(text string) string {
+	b, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
+	return string(b)
+}
+
+func anthropicMsg(text string) string {
+	b, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 64, "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
+	return string(b)
+}
+
+// badBodyClasses: bodies that are not the JSON document the endpoint reads.
+func badBodyClasses(l BadInputLimits) []BadInputClass {
+	return []BadInputClass{
+		// Prose, and a JSON value followed by more bytes, are not one JSON document.
+		class("not-json", 400, 400,
+			rtProbe("POST", biChat, "hello there", "not valid JSON"),
+			rtProbe("POST", biAgent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
+			mockProbe("POST", biOpenAI, "model=m&messages=hi", "invalid JSON at byte"),
+			mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective)+" trailing", "after top-level value")),
+		// A body cut off mid-document.
+		class("truncated-json", 400, 400,
+			rtProbe("POST", biCanvas, `{"input":"hi","stream":tr`, "not valid JSON"),
+			mockProbe("POST", biOpenAI, openaiMsg(badInputDirective)[:30], "unexpected end of JSON input"),
+			mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective)[:40], "unexpected end of JSON input")),
+		// A field, or the whole body, of the wrong JSON type.
+		class("wrong-type", 400, 400,
+			rtProbe("POST", biChat, `{"input":42}`, `field "input" must be a JSON string`),
+			rtProbe("POST", biAgent, `["hi"]`, "must be a JSON object, got array"),
+			mockProbe("POST", biOpenAI, `{"model":"m","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, "stream: expected bool"),
+			mockProbe("POST", biAnthrop, `{"model":"m","max_tokens":"ten","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: expected int")),
+		// The field the endpoint cannot do without.
+		class("missing-field", 400, 400,
+			rtProbe("POST", biChat, `{"conversationId":"c1"}`, `missing "input"`),
+			rtProbe("POST", biAgent, `{"threadId":"t1"}`, `missing "message"`),
+			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"version":1,"decision":"approved"}`, `missing "proposalId"`),
+			mockProbe("POST", biOpenAI, `{"messages":[{"role":"user","content":"hi"}]}`, "model: required"),
+			mockProbe("POST", biAnthrop, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: required")),
+		// No body at all.
+		class("empty-body", 400, 400,
+			rtProbe("POST", biCanvas, "", "request body: empty"),
+			mockProbe("POST", biAnthrop, "  \n", "request body: empty")),
+		// One byte over the server's cap.
+		class("body-too-large", 413, 413,
+			rtProbe("POST", biChat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
+			mockProbe("POST", biOpenAI, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody))),
 	}
-	withHeader := func(p BadInputProbe, kv ...string) BadInputProbe {
-		p.Header = http.Header{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			p.Header.Set(kv[i], kv[i+1])
-		}
-		return p
-	}
-	raw := func(server BadInputServer, path, rest, says string) BadInputProbe {
-		return BadInputProbe{Server: server, Raw: "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + rest, Says: says}
-	}
-	// openaiMsg and anthropicMsg are valid bodies around one user message text; the mock
-	// classes break one thing in them.
-	openaiMsg := func(text string) string {
-		b, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
-		return string(b)
-	}
-	anthropicMsg := func(text string) string {
-		b, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 64, "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
-		return string(b)
-	}
+}
+
+// badRequestClasses: requests wrong in method, target or the bytes of a value.
+func badRequestClasses(l BadInputLimits) []BadInputClass {
 	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
+	return []BadInputClass{
+		// A method the endpoint does not serve.
+		class("wrong-method", 405, 405,
+			rtProbe("GET", biChat, "", "method GET not allowed"),
+			rtProbe("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
+			mockProbe("GET", biAnthrop, "", "use POST"),
+			mockProbe("POST", mockprovider.PathSessions, "{}", "use GET")),
+		// A deployment, workflow or agent that does not exist, or no endpoint at all.
+		class("unknown-target", 404, 404,
+			rtProbe("POST", "/api/chat/no-such-slug", `{"input":"hi"}`, `chat slug "no-such-slug"`),
+			rtProbe("POST", "/api/workflows/no-such-flow/execute", `{"input":"hi","stream":true}`, `workflow "no-such-flow"`),
+			rtProbe("POST", "/v2/chat", `{"input":"hi"}`, "no route for POST /v2/chat"),
+			mockProbe("POST", "/v1/completions", openaiMsg(badInputDirective), "no route for POST /v1/completions")),
+		// Bytes that are not UTF-8 inside a string.
+		class("bad-utf8", 400, 400,
+			rtProbe("POST", biChat, "{\"input\":\"caf\xe9\"}", "not valid UTF-8 at byte 13"),
+			mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), " hi", " h\xffi", 1), "not valid UTF-8")),
+		// A raw NUL byte: a control character JSON strings may not hold unescaped.
+		class("nul-byte", 400, 400,
+			rtProbe("POST", biAgent, "{\"message\":\"a\x00b\"}", "not valid JSON"),
+			mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), " hi", " h\x00i", 1), "invalid JSON")),
+		// Nesting deeper than encoding/json's limit of 10,000.
+		class("deep-nesting", 400, 400,
+			rtProbe("POST", biChat, `{"input":"hi","x":`+deep+`}`, "exceeded max depth"),
+			mockProbe("POST", biOpenAI, `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":`+deep+`}`, "exceeded max depth")),
+		// Well-formed, well-typed, but a value the endpoint refuses.
+		class("invalid-value", 400, 400,
+			rtProbe("POST", biCanvas, `{"input":"hi","stream":false}`, `send "stream": true`),
+			rtProbe("POST", biAgent, `{"message":""}`, `missing "message"`),
+			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
+			mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
+			mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`)),
+	}
+}
+
+// badSelectionClasses: the mock's scenario selection, which the runtime forwards without reading.
+func badSelectionClasses() []BadInputClass {
+	return []BadInputClass{
+		// A directive that is there but malformed.
+		class("bad-directive", 0, 400,
+			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
+			mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
+			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 colour=red]]"), `unknown key "colour"`)),
+		// A scenario the library does not have, in the directive or the header.
+		class("unknown-scenario", 0, 400,
+			mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=no-such-scenario seed=1]]"), `unknown scenario "no-such-scenario"`),
+			withHeader(mockProbe("POST", biOpenAI, openaiMsg(badInputDirective), `unknown scenario "nope"`), mockprovider.HeaderScenario, "nope")),
+		// A seed that is not an unsigned 64-bit integer: negative, or too big.
+		class("bad-seed", 0, 400,
+			withHeader(mockProbe("POST", biOpenAI, openaiMsg(badInputDirective), "X-Streambench-Seed \"-1\""), mockprovider.HeaderSeed, "-1"),
+			withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "unsigned 64-bit"), mockprovider.HeaderSeed, "18446744073709551616"),
+			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=-5]]"), `seed "-5"`)),
+		// A session id longer than the mock's log keeps.
+		class("oversized-session", 0, 400,
+			withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
+			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes")),
+	}
+}
+
+// badRunClasses: stops and approvals of runs that cannot be stopped, and broken framing.
+func badRunClasses(l BadInputLimits) []BadInputClass {
 	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
 	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
 	return []BadInputClass{
-		{
-			// Prose, and a JSON value followed by more bytes, are not one JSON document.
-			Name: "not-json", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", chat, "hello there", "not valid JSON"),
-				rt("POST", agent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
-				mk("POST", openai, "model=m&messages=hi", "invalid JSON at byte"),
-				mk("POST", anthrop, anthropicMsg(badInputDirective)+" trailing", "after top-level value"),
-			},
-		},
-		{
-			// A body cut off mid-document.
-			Name: "truncated-json", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", canvas, `{"input":"hi","stream":tr`, "not valid JSON"),
-				mk("POST", openai, openaiMsg(badInputDirective)[:30], "unexpected end of JSON input"),
-				mk("POST", anthrop, anthropicMsg(badInputDirective)[:40], "unexpected end of JSON input"),
-			},
-		},
-		{
-			// A field, or the whole body, of the wrong JSON type.
-			Name: "wrong-type", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", chat, `{"input":42}`, `field "input" must be a JSON string`),
-				rt("POST", agent, `["hi"]`, "must be a JSON object, got array"),
-				mk("POST", openai, `{"model":"m","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, "stream: expected bool"),
-				mk("POST", anthrop, `{"model":"m","max_tokens":"ten","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: expected int"),
-			},
-		},
-		{
-			// The field the endpoint cannot do without.
-			Name: "missing-field", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", chat, `{"conversationId":"c1"}`, `missing "input"`),
-				rt("POST", agent, `{"threadId":"t1"}`, `missing "message"`),
-				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"version":1,"decision":"approved"}`, `missing "proposalId"`),
-				mk("POST", openai, `{"messages":[{"role":"user","content":"hi"}]}`, "model: required"),
-				mk("POST", anthrop, `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "max_tokens: required"),
-			},
-		},
-		{
-			// No body at all.
-			Name: "empty-body", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", canvas, "", "request body: empty"),
-				mk("POST", anthrop, "  \n", "request body: empty"),
-			},
-		},
-		{
-			// One byte over the server's cap.
-			Name: "body-too-large", Runtime: 413, Mock: 413,
-			Probes: []BadInputProbe{
-				rt("POST", chat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
-				mk("POST", openai, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody)),
-			},
-		},
-		{
-			// A method the endpoint does not serve.
-			Name: "wrong-method", Runtime: 405, Mock: 405,
-			Probes: []BadInputProbe{
-				rt("GET", chat, "", "method GET not allowed"),
-				rt("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
-				mk("GET", anthrop, "", "use POST"),
-				mk("POST", mockprovider.PathSessions, "{}", "use GET"),
-			},
-		},
-		{
-			// A deployment, workflow or agent that does not exist, or no endpoint at all.
-			Name: "unknown-target", Runtime: 404, Mock: 404,
-			Probes: []BadInputProbe{
-				rt("POST", "/api/chat/no-such-slug", `{"input":"hi"}`, `chat slug "no-such-slug"`),
-				rt("POST", "/api/workflows/no-such-flow/execute", `{"input":"hi","stream":true}`, `workflow "no-such-flow"`),
-				rt("POST", "/v2/chat", `{"input":"hi"}`, "no route for POST /v2/chat"),
-				mk("POST", "/v1/completions", openaiMsg(badInputDirective), "no route for POST /v1/completions"),
-			},
-		},
-		{
-			// Bytes that are not UTF-8 inside a string.
-			Name: "bad-utf8", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", chat, "{\"input\":\"caf\xe9\"}", "not valid UTF-8 at byte 13"),
-				mk("POST", openai, strings.Replace(openaiMsg(badInputDirective), " hi", " h\xffi", 1), "not valid UTF-8"),
-			},
-		},
-		{
-			// A raw NUL byte: a control character JSON strings may not hold unescaped.
-			Name: "nul-byte", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", agent, "{\"message\":\"a\x00b\"}", "not valid JSON"),
-				mk("POST", anthrop, strings.Replace(anthropicMsg(badInputDirective), " hi", " h\x00i", 1), "invalid JSON"),
-			},
-		},
-		{
-			// Nesting deeper than encoding/json's limit of 10,000.
-			Name: "deep-nesting", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", chat, `{"input":"hi","x":`+deep+`}`, "exceeded max depth"),
-				mk("POST", openai, `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":`+deep+`}`, "exceeded max depth"),
-			},
-		},
-		{
-			// Well-formed, well-typed, but a value the endpoint refuses.
-			Name: "invalid-value", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				rt("POST", canvas, `{"input":"hi","stream":false}`, `send "stream": true`),
-				rt("POST", agent, `{"message":""}`, `missing "message"`),
-				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
-				mk("POST", anthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
-				mk("POST", openai, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`),
-			},
-		},
-		{
-			// A directive that is there but malformed.
-			Name: "bad-directive", Mock: 400,
-			Probes: []BadInputProbe{
-				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
-				mk("POST", anthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
-				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=1 colour=red]]"), `unknown key "colour"`),
-			},
-		},
-		{
-			// A scenario the library does not have, in the directive or the header.
-			Name: "unknown-scenario", Mock: 400,
-			Probes: []BadInputProbe{
-				mk("POST", anthrop, anthropicMsg("[[streambench scenario=no-such-scenario seed=1]]"), `unknown scenario "no-such-scenario"`),
-				withHeader(mk("POST", openai, openaiMsg(badInputDirective), `unknown scenario "nope"`), mockprovider.HeaderScenario, "nope"),
-			},
-		},
-		{
-			// A seed that is not an unsigned 64-bit integer: negative, or too big.
-			Name: "bad-seed", Mock: 400,
-			Probes: []BadInputProbe{
-				withHeader(mk("POST", openai, openaiMsg(badInputDirective), "X-Streambench-Seed \"-1\""), mockprovider.HeaderSeed, "-1"),
-				withHeader(mk("POST", anthrop, anthropicMsg(badInputDirective), "unsigned 64-bit"), mockprovider.HeaderSeed, "18446744073709551616"),
-				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=-5]]"), `seed "-5"`),
-			},
-		},
-		{
-			// A session id longer than the mock's log keeps.
-			Name: "oversized-session", Mock: 400,
-			Probes: []BadInputProbe{
-				withHeader(mk("POST", anthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
-				mk("POST", openai, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes"),
-			},
-		},
-		{
-			// A stop (or an approval) for something that cannot be a run id of this runtime.
-			Name: "bad-stop-run-id", Runtime: 400,
-			Probes: []BadInputProbe{
-				rt("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
-				rt("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
-				rt("POST", "/agent/openai-none/runs/run_short/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, `run id "run_short" is not a run id`),
-			},
-		},
-		{
-			// A stop (or an approval) for a run that has ended (or that another agent owns).
-			Name: "stop-finished-run", Runtime: 404,
-			Probes: []BadInputProbe{
-				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
-				rt("POST", "/agent/anthropic-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
-				rt("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, "no open run"),
-			},
-		},
-		{
-			// A body that stops coming: headers promise 100 bytes, 4 arrive.
-			Name: "stalled-body", Runtime: 408, Mock: 408,
-			Probes: []BadInputProbe{
-				raw(BadInputRuntime, agent, stallHead, "request body not received within"),
-				raw(BadInputMock, anthrop, stallHead, "request body not received within"),
-			},
-		},
-		{
-			// A chunked body whose chunk size is not hex.
-			Name: "broken-chunked", Runtime: 400, Mock: 400,
-			Probes: []BadInputProbe{
-				raw(BadInputRuntime, chat, brokenChunk, "reading request body"),
-				raw(BadInputMock, openai, brokenChunk, "reading request body"),
-			},
-		},
+		// A stop (or an approval) for something that cannot be a run id of this runtime.
+		class("bad-stop-run-id", 400, 0,
+			rtProbe("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
+			rtProbe("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
+			rtProbe("POST", "/agent/openai-none/runs/run_short/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, `run id "run_short" is not a run id`)),
+		// A stop (or an approval) for a run that has ended (or that another agent owns).
+		class("stop-finished-run", 404, 0,
+			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+			rtProbe("POST", "/agent/anthropic-none/runs/"+l.FinishedRun+"/stop", "", "no open run"),
+			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"approved"}`, "no open run")),
+		// A body that stops coming: headers promise 100 bytes, 4 arrive.
+		class("stalled-body", 408, 408,
+			rawProbe(BadInputRuntime, biAgent, stallHead, "request body not received within"),
+			rawProbe(BadInputMock, biAnthrop, stallHead, "request body not received within")),
+		// A chunked body whose chunk size is not hex.
+		class("broken-chunked", 400, 400,
+			rawProbe(BadInputRuntime, biChat, brokenChunk, "reading request body"),
+			rawProbe(BadInputMock, biOpenAI, brokenChunk, "reading request body")),
 	}
 }
 
 // BadInputOptions configure BadInput. The zero value is the documented measurement: 500
 // requests/s for 30 s.
 type BadInputOptions struct {
-	// Rate is the request rate per second (0: 500).
-	Rate float64
-	// Duration is how long requests are started (0: 30 s).
-	Duration time.Duration
+	Rate     float64       // requests per second (0: 500)
+	Duration time.Duration // how long requests are started (0: 30 s)
 	// MaxBody is both servers' body cap (0: 64 KiB; the default 1 and 4 MiB would make the
 	// body-too-large class a bandwidth test).
-	MaxBody int64
-	// BodyReadTimeout is both servers' body read timeout, which the stalled-body class waits
-	// out (0: 1 s).
-	BodyReadTimeout time.Duration
-	// RequestTimeout bounds each request (0: 10 s).
-	RequestTimeout time.Duration
+	MaxBody         int64
+	BodyReadTimeout time.Duration // both servers', which the stalled-body class waits out (0: 1 s)
+	RequestTimeout  time.Duration // bounds each request (0: 10 s)
 	// MaxInFlight caps requests in flight; a start beyond it is dropped and counted, never
 	// queued (0: 4096).
 	MaxInFlight int
-	// Settle is how long goroutines and file descriptors get to return to their level before
-	// the load (0: 5 s).
-	Settle time.Duration
+	Settle      time.Duration // how long goroutines and fds get to return to their level (0: 5 s)
 }
 
 func (o *BadInputOptions) defaults() {
-	if o.Rate <= 0 {
-		o.Rate = 500
-	}
-	if o.Duration <= 0 {
-		o.Duration = 30 * time.Second
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = 64 << 10
-	}
-	if o.BodyReadTimeout <= 0 {
-		o.BodyReadTimeout = time.Second
-	}
-	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = 10 * time.Second
-	}
-	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = 4096
-	}
-	if o.Settle <= 0 {
-		o.Settle = 5 * time.Second
+	positiveOr(&o.Rate, 500)
+	positiveOr(&o.Duration, 30*time.Second)
+	positiveOr(&o.MaxBody, 64<<10)
+	positiveOr(&o.BodyReadTimeout, time.Second)
+	positiveOr(&o.RequestTimeout, 10*time.Second)
+	positiveOr(&o.MaxInFlight, 4096)
+	positiveOr(&o.Settle, 5*time.Second)
+}
+
+// positiveOr sets *v to def unless it is positive.
+func positiveOr[T int | int64 | float64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
 	}
 }
 
 // BadInputClassFigures is what one class got.
 type BadInputClassFigures struct {
-	Name string
-	// Runtime and Mock are the expected statuses (0: not sent there).
-	Runtime, Mock int
-	// Sent counts the requests sent.
-	Sent int
+	Name          string
+	Runtime, Mock int // the expected statuses (0: not sent there)
+	Sent          int // requests sent
 	// Statuses counts the statuses seen per server; status 0 is a request that got no
 	// answer (transport error or timeout).
 	Statuses map[BadInputServer]map[int]int
 	// WrongStatus counts answers whose status was not the expected one; BadError those with
 	// the right status but no JSON error naming the problem.
 	WrongStatus, BadError int
-	// Example describes one wrong answer ("" when none).
-	Example string
+	Example               string // one wrong answer ("" when none)
 }
 
 // BadInputFigures is the result of BadInput.
 type BadInputFigures struct {
-	Rate     float64
-	Duration time.Duration
-	Classes  []BadInputClassFigures
-	// Sent, WrongStatus and BadError sum the classes.
-	Sent, WrongStatus, BadError int
+	Rate                        float64
+	Duration                    time.Duration
+	Classes                     []BadInputClassFigures
+	Sent, WrongStatus, BadError int // the classes summed
 	// Dropped counts starts skipped because MaxInFlight requests were open; Late counts starts
 	// made more than 10 ms after they were due.
 	Dropped, Late int
-	// Elapsed is from the first start until the last answer.
-	Elapsed time.Duration
-	// Panics counts handler panics the servers recovered (net/http's "http: panic serving"
-	// lines on their error logs).
-	Panics int
+	Elapsed       time.Duration // from the first start until the last answer
+	Panics        int           // counts handler panics the servers recovered (net/http's "http: panic serving").
 	// Goroutines and FDs are this process's counts (both servers and the client) before the
 	// load and after it settled; FDs are -1 where /proc/self/fd does not exist.
 	GoroutinesBefore, GoroutinesAfter int
@@ -402,33 +338,19 @@ func BadInput(ctx context.Context, opts BadInputOptions) (BadInputFigures, error
 	opts.defaults()
 	panics := &badInputPanicCounter{}
 	logger := slog.New(panics)
-	mock, err := mockprovider.New(mockprovider.Options{
-		Library: scenarios.Embedded(), TimeScale: 0, Logger: logger,
-		MaxBody: opts.MaxBody, BodyReadTimeout: opts.BodyReadTimeout, SessionHistory: 10_000,
+	st, err := stack.StartInProcess(stack.Options{
+		MockOptions: func(o *mockprovider.Options) {
+			o.Logger, o.MaxBody, o.BodyReadTimeout, o.SessionHistory = logger, opts.MaxBody, opts.BodyReadTimeout, 10_000
+		},
+		RuntimeOptions: func(o *agentruntime.Options) {
+			o.Logger, o.MaxBody, o.BodyReadTimeout, o.Heartbeat = logger, opts.MaxBody, opts.BodyReadTimeout, -1
+		},
 	})
 	if err != nil {
-		return BadInputFigures{}, fmt.Errorf("bad input: mock: %w", err)
+		return BadInputFigures{}, fmt.Errorf("bad input: %w", err)
 	}
-	mockURL, stopMock, err := badInputServe(mock.Serve, mock.Shutdown)
-	if err != nil {
-		return BadInputFigures{}, fmt.Errorf("bad input: mock: %w", err)
-	}
-	defer stopMock()
-	rt, err := agentruntime.New(agentruntime.Options{
-		ProviderURL: mockURL, Logger: logger, MaxBody: opts.MaxBody, BodyReadTimeout: opts.BodyReadTimeout, Heartbeat: -1,
-	})
-	if err != nil {
-		return BadInputFigures{}, fmt.Errorf("bad input: runtime: %w", err)
-	}
-	rtURL, stopRuntime, err := badInputServe(rt.Serve, rt.Shutdown)
-	if err != nil {
-		return BadInputFigures{}, fmt.Errorf("bad input: runtime: %w", err)
-	}
-	defer func() {
-		stopRuntime()
-		_ = rt.Close()
-	}()
-	return badInputRun(ctx, opts, map[BadInputServer]string{BadInputRuntime: rtURL, BadInputMock: mockURL}, panics)
+	defer st.Stop()
+	return badInputRun(ctx, opts, map[BadInputServer]string{BadInputRuntime: st.RuntimeURL, BadInputMock: st.MockURL}, panics)
 }
 
 // badInputRun drives the load against servers already running at urls.
@@ -640,25 +562,6 @@ func badInputCheckError(body []byte, ctype, says string) string {
 		return fmt.Sprintf("error %.300q does not say %q", msg, says)
 	}
 	return ""
-}
-
-// badInputServe serves on a free loopback port; stop drains for at most 5 s.
-func badInputServe(serve func(net.Listener) error, shutdown func(context.Context) error) (url string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = serve(ln)
-	}()
-	return "http://" + ln.Addr().String(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = shutdown(ctx)
-		<-done
-	}, nil
 }
 
 // badInputQuiet returns the goroutine and fd counts once they stop falling (connections of the

@@ -2,18 +2,24 @@ package selfbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/stack"
 )
 
 // RunChild runs the hidden `bench` child mode args name — the floor's naive SSE server
 // (FloorServerCommand) and line-copying relay (FloorRelayCommand), pacing's naive reference
-// server (NaiveServerCommand), fidelity's probe client (ProbeClientCommand) — until ctx
+// server (NaiveServerCommand), fidelity's paced server (PacedServerCommand) and probe client
+// (ProbeClientCommand) — until ctx
 // ends, logging to stderr. ok is false when args name none. These are processes the
 // measurements start themselves, not user commands, so their flags live here beside the code
 // that passes them.
@@ -48,6 +54,21 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 		}
 	case ProbeClientCommand:
 		build = func() (stack.Server, error) { return NewProbeClient(), nil }
+	case PacedServerCommand:
+		ttft := fs.Duration("ttft", 200*time.Millisecond, "delay from request arrival to the first chunk")
+		itl := fs.Duration("itl", 100*time.Millisecond, "delay between chunks")
+		textFile := fs.String("text-file", "", "the answer text (required)")
+		build = func() (stack.Server, error) {
+			if *textFile == "" {
+				return nil, errors.New("--text-file is required")
+			}
+			text, err := os.ReadFile(*textFile)
+			if err != nil {
+				return nil, fmt.Errorf("--text-file: %w", err)
+			}
+			_ = hrtimer.SpareProcs() // for the server's life: the process serves nothing else
+			return NewPacedServer(string(text), *ttft, *itl)
+		}
 	default:
 		return false, nil
 	}
@@ -66,3 +87,12 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 	defer stop()
 	return true, stack.ServeUntilDone(ctx, stop, srv, ln, 5*time.Second, stderr)
 }
+
+// httpServer is a bench child's server (stack.Server).
+type httpServer struct{ srv *http.Server }
+
+// Serve serves on ln until Shutdown; it returns http.ErrServerClosed after Shutdown.
+func (s httpServer) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+
+// Shutdown stops accepting and waits for open streams to end, or ctx to.
+func (s httpServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -43,7 +41,7 @@ func Codec(ctx context.Context, o Options) (*Report, error) {
 		d := sse.NewDecoder(&repeatReader{block: block})
 		var ev sse.Event
 		b.ReportAllocs()
-		before := ProcessCPU()
+		before := roleCPU(0)
 		b.ResetTimer()
 		for range b.N {
 			if err := d.Next(&ev); err != nil {
@@ -52,7 +50,7 @@ func Codec(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 		b.StopTimer()
-		cpuNanos, events = (ProcessCPU() - before).Nanoseconds(), int64(b.N)
+		cpuNanos, events = (roleCPU(0) - before).Nanoseconds(), int64(b.N)
 	})
 	if decodeErr != nil {
 		return nil, fmt.Errorf("decode: %w", decodeErr)
@@ -73,50 +71,6 @@ func Codec(ctx context.Context, o Options) (*Report, error) {
 	rep.add("events decoded", float64(res.N), "events")
 	if wallPerEvent > 1.5*cpuPerEvent {
 		rep.note("wall time exceeds CPU time by %.1fx: other processes were using the cores", wallPerEvent/cpuPerEvent)
-	}
-	return rep, nil
-}
-
-// Pacing first plays the mock and the naive server, each in a child process, from one minimal
-// client (crossPacing); then it runs the mock's self-test as `streambench mock --self-test` does (GOMAXPROCS
-// raised, one HTTP/1.1 connection per stream): Options.Streams streams at Options.TokensPerSecond,
-// pacing error from the mock's own histogram (actual − scheduled emission per frame).
-func Pacing(ctx context.Context, o Options) (*Report, error) {
-	streams := orDefault(o.Streams, 2000)
-	tps := orDefault(o.TokensPerSecond, 20)
-	duration := orDefault(o.Duration, 10*time.Second)
-	rep := &Report{
-		Name:    fmt.Sprintf("pacing: the mock at %d streams × %g tokens/s", streams, tps),
-		Command: fmt.Sprintf("streambench bench pacing --streams %d --tokens-per-second %g --duration %s", streams, tps, duration),
-		Method: crossPacingMethod + "; then " +
-			"self-test: mockprovider.SelfTest (as `streambench mock --self-test`, each stream --duration long): streams start over 1 s, one HTTP/1.1 connection each, GOMAXPROCS two above the CPUs; " +
-			"pacing error = actual − scheduled emission of every frame, recorded by the mock, once every stream plays (from one token interval after the last start; the ramp's frames reported apart); CPU is the whole process (mock and client)",
-	}
-	if err := crossPacing(ctx, o, rep); err != nil {
-		return nil, err
-	}
-	res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
-		Streams: streams, TokensPerSecond: tps, Duration: duration, Ramp: time.Second, Seed: 1,
-	})
-	if err != nil {
-		return nil, err
-	}
-	h := res.PacingError
-	p99 := float64(h.ValueAtQuantile(99)) / 1000
-	rep.add("self-test: streams completed", float64(res.Completed), "streams")
-	rep.add("self-test: tokens", float64(res.Tokens), "tokens")
-	rep.add("self-test: pacing error p50", float64(h.ValueAtQuantile(50))/1000, "ms")
-	rep.addTarget("self-test: pacing error p99", p99, "ms", "≤ 1 ms", p99 <= 1)
-	rep.add("self-test: pacing error p99.9", float64(h.ValueAtQuantile(99.9))/1000, "ms")
-	rep.add("self-test: pacing error max", float64(h.Max())/1000, "ms")
-	if r := res.PacingErrorWithRamp; r != nil {
-		rep.add("self-test: with the ramp: pacing error p50", float64(r.ValueAtQuantile(50))/1000, "ms")
-		rep.add("self-test: with the ramp: pacing error p99", float64(r.ValueAtQuantile(99))/1000, "ms")
-		rep.add("self-test: with the ramp: pacing error max", float64(r.Max())/1000, "ms")
-	}
-	rep.add("self-test: CPU per token", float64(res.CPUPerToken.Nanoseconds())/1000, "µs")
-	if res.Failed > 0 {
-		rep.fail("%d of %d streams failed; first: %s", res.Failed, res.Streams, res.FirstFailure)
 	}
 	return rep, nil
 }

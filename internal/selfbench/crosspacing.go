@@ -3,11 +3,13 @@ package selfbench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,10 +21,52 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/stack"
 )
+
+// Pacing first plays the mock and the naive server, each in a child process, from one minimal
+// client (crossPacing); then it runs the mock's self-test as `streambench mock --self-test` does (GOMAXPROCS
+// raised, one HTTP/1.1 connection per stream): Options.Streams streams at Options.TokensPerSecond,
+// pacing error from the mock's own histogram (actual − scheduled emission per frame).
+func Pacing(ctx context.Context, o Options) (*Report, error) {
+	streams := orDefault(o.Streams, 2000)
+	tps := orDefault(o.TokensPerSecond, 20)
+	duration := orDefault(o.Duration, 10*time.Second)
+	rep := &Report{
+		Name:    fmt.Sprintf("pacing: the mock at %d streams × %g tokens/s", streams, tps),
+		Command: fmt.Sprintf("streambench bench pacing --streams %d --tokens-per-second %g --duration %s", streams, tps, duration),
+		Method: crossPacingMethod + "; then " +
+			"self-test: mockprovider.SelfTest (as `streambench mock --self-test`, each stream --duration long): streams start over 1 s, one HTTP/1.1 connection each, GOMAXPROCS two above the CPUs; " +
+			"pacing error = actual − scheduled emission of every frame, recorded by the mock, once every stream plays (from one token interval after the last start; the ramp's frames reported apart); CPU is the whole process (mock and client)",
+	}
+	if err := crossPacing(ctx, o, rep); err != nil {
+		return nil, err
+	}
+	res, err := mockprovider.SelfTest(ctx, mockprovider.SelfTestOptions{
+		Streams: streams, TokensPerSecond: tps, Duration: duration, Ramp: time.Second, Seed: 1,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := res.PacingError
+	rep.add("self-test: streams completed", float64(res.Completed), "streams")
+	rep.add("self-test: tokens", float64(res.Tokens), "tokens")
+	rep.add("self-test: pacing error p50", msQ(h, 50), "ms")
+	rep.withinMs("self-test: pacing error p99", msQ(h, 99))
+	rep.add("self-test: pacing error p99.9", msQ(h, 99.9), "ms")
+	rep.add("self-test: pacing error max", msQ(h, 100), "ms")
+	if r := res.PacingErrorWithRamp; r != nil {
+		rep.add("self-test: with the ramp: pacing error p50", msQ(r, 50), "ms")
+		rep.add("self-test: with the ramp: pacing error p99", msQ(r, 99), "ms")
+		rep.add("self-test: with the ramp: pacing error max", msQ(r, 100), "ms")
+	}
+	rep.add("self-test: CPU per token", float64(res.CPUPerToken.Nanoseconds())/1000, "µs")
+	if res.Failed > 0 {
+		rep.fail("%d of %d streams failed; first: %s", res.Failed, res.Streams, res.FirstFailure)
+	}
+	return rep, nil
+}
 
 // The cross-process pacing run: each stream's shape, as issue 15 set it.
 const (
@@ -60,16 +104,13 @@ type serverPacing struct {
 }
 
 // crossOrder is the order the two servers (0 the mock, 1 the naive server) are played in:
-// twice each, pooled, the order reversed for the second round, so that neither server meets
-// the machine's drift or the client's first run alone. One round each put the p99 ratios
-// anywhere from half to twice the median from one bench run to the next.
+// twice each, pooled, reversed for the second round, so neither meets the machine's drift
+// alone (docs/BENCHMARKS.md, "Why the constants").
 var crossOrder = []int{0, 1, 1, 0}
 
-// crossWarmUp is how long a server's unmeasured warm-up round plays: every stream opened
-// (the ramp), its first token and a few more, then the client leaves. Without it each
-// server's first round had the higher TTFT error p99 of its two in 7 of 8 (up to 3.0× its
-// second; 4 bench runs): the client process, and each server process, meeting 2,000 streams
-// for the first time (threads, heap, sockets) is not pacing.
+// crossWarmUp is how long a server's unmeasured warm-up round plays (the ramp, the first
+// token and a few more): meeting 2,000 streams for the first time is not pacing
+// (docs/BENCHMARKS.md, "Why the constants").
 const crossWarmUp = crossRamp + crossTTFT + 500*time.Millisecond
 
 // warmCross plays one unmeasured round against child for crossWarmUp, then lets the server
@@ -114,12 +155,7 @@ func (p *serverPacing) pool(q *serverPacing) {
 }
 
 // cpuPerToken is the server's CPU time per token received, in µs.
-func (p *serverPacing) cpuPerToken() float64 {
-	if p.tokens == 0 {
-		return 0
-	}
-	return float64(p.serverCPU.Nanoseconds()) / 1e3 / float64(p.tokens)
-}
+func (p *serverPacing) cpuPerToken() float64 { return perFrame(p.serverCPU, p.tokens) }
 
 // crossPacing plays the same streams against the mock and the naive server, each in a child
 // process of its own, from a minimal client in this process, and adds both servers' figures,
@@ -127,9 +163,9 @@ func (p *serverPacing) cpuPerToken() float64 {
 func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	streams := orDefault(o.Streams, 2000)
 	itl := time.Duration(float64(time.Second) / orDefault(o.TokensPerSecond, 20))
-	exe, err := os.Executable()
+	exe, err := ownExecutable()
 	if err != nil {
-		return fmt.Errorf("find own executable: %w", err)
+		return err
 	}
 	dir, _, err := writeScenarioDir(map[string]string{crossScenario: crossScenarioYAML(crossTTFT, itl, crossTokens)})
 	if err != nil {
@@ -208,7 +244,7 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 		rep.add(p.name+": end of stream late by p99", msQ(p.endLate, 99), "ms")
 		rep.add(p.name+": server CPU per token", p.cpuPerToken(), "µs")
 		rep.add(p.name+": server peak RSS", float64(p.serverPeakRSSKiB)/1024, "MiB")
-		rep.add(p.name+": client CPU per token", float64(p.clientCPU.Nanoseconds())/1e3/float64(max(p.tokens, 1)), "µs")
+		rep.add(p.name+": client CPU per token", perFrame(p.clientCPU, max(p.tokens, 1)), "µs")
 		if p.failed > 0 {
 			rep.fail("%s: %d of %d streams failed; first: %s", p.name, p.failed, p.streams, p.firstFailure)
 		}
@@ -239,49 +275,17 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 // crossScenarioYAML is the one scenario the mock child plays: tokens one-token frames, the
 // first at ttft, then one every itl.
 func crossScenarioYAML(ttft, itl time.Duration, tokens int) string {
-	return fmt.Sprintf(`name: %s
-description: one answer turn paced at a constant rate, for bench pacing's cross-process run
-timing:
-  ttft: %s
-  itl: %s
-  tokensPerFrame: 1
-turns:
-  - text: {tokens: %d}
-`, crossScenario, ttft, itl, tokens)
+	return pacedScenario(crossScenario, "one answer turn paced at a constant rate, for bench pacing's cross-process run", ttft, itl, fmt.Sprintf("{tokens: %d}", tokens))
 }
 
-// msQ is h's quantile q in milliseconds.
-func msQ(h *hdrhistogram.Histogram, q float64) float64 {
-	return float64(h.ValueAtQuantile(q)) / 1000
-}
+// msQ is h's quantile q (100: its max) in milliseconds.
+func msQ(h *hdrhistogram.Histogram, q float64) float64 { return quantileMs(h, q, 0) }
 
 // startProfile fetches a CPU profile of a server child from its /debug/pprof endpoint for
 // about length (whole seconds) into file; the returned function waits for it.
-func startProfile(ctx context.Context, mockURL, file string, length time.Duration) func() error {
+func startProfile(ctx context.Context, base, file string, length time.Duration) func() error {
 	done := make(chan error, 1)
-	go func() {
-		seconds := max(1, int(length/time.Second))
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, mockURL+"/debug/pprof/profile?seconds="+strconv.Itoa(seconds), nil)
-		if err != nil {
-			done <- err
-			return
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			done <- fmt.Errorf("GET %s: HTTP %d", req.URL, resp.StatusCode)
-			return
-		}
-		b, err := io.ReadAll(resp.Body)
-		if err == nil {
-			err = os.WriteFile(file, b, 0o644)
-		}
-		done <- err
-	}()
+	go func() { done <- fetchProfile(ctx, base, file, max(1, int(length/time.Second))) }()
 	return func() error { return <-done }
 }
 
@@ -326,7 +330,7 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	clientBefore := ProcessCPU()
+	clientBefore := roleCPU(0)
 	var (
 		wg         sync.WaitGroup
 		completed  atomic.Int64
@@ -367,7 +371,7 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 		})
 	}
 	wg.Wait()
-	p := &serverPacing{name: name, streams: streams, elapsed: time.Since(start), clientCPU: ProcessCPU() - clientBefore}
+	p := &serverPacing{name: name, streams: streams, elapsed: time.Since(start), clientCPU: roleCPU(0) - clientBefore}
 	cpuAfter, err := procCPU(child.PID())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -403,71 +407,81 @@ func crossRequest(addr string) []byte {
 }
 
 // crossStream plays one stream on its own HTTP/1.1 connection with as little client work as
-// there can be: it writes the request, then reads, timestamping each read and finding the
-// frames that read completed (a frame ends at a blank line; HTTP's chunked framing never holds
-// one). A content chunk is a frame whose delta starts with a non-empty "content"; the stream
-// ends at data: [DONE]. buf (empty, its capacity the longest frame) is its read buffer. It
-// returns the content chunks read.
+// there can be, timestamping each read and the frames it completed (HTTP's chunked framing
+// never holds a blank line), until data: [DONE]; buf is its read buffer, and it returns the
+// content chunks read.
 func crossStream(ctx context.Context, addr string, request []byte, itl time.Duration, buf []byte, h *crossHistograms) (int, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, done, err := dialTCP(ctx, addr)
 	if err != nil {
 		return 0, err
 	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
+	defer done()
 	sent := time.Now()
 	if _, err := conn.Write(request); err != nil {
 		return 0, fmt.Errorf("writing the request: %w", err)
 	}
-	const okStatus = "HTTP/1.1 200 "
 	var (
-		tokens  int
-		last    time.Time
-		checked bool
+		tokens int
+		last   time.Time
 	)
+	err = readFrames(conn, buf, nil, func(frame []byte, now time.Time) (bool, error) {
+		switch {
+		case isContentChunk(frame):
+			if tokens == 0 {
+				h.record(h.ttftError, now.Sub(sent.Add(crossTTFT)).Microseconds())
+			} else {
+				h.record(h.gapError, (now.Sub(last) - itl).Abs().Microseconds())
+			}
+			tokens++
+			last = now
+		case bytes.Contains(frame, []byte("data: [DONE]")):
+			if tokens != crossTokens {
+				return true, fmt.Errorf("[DONE] after %d content chunks, want %d", tokens, crossTokens)
+			}
+			h.record(h.endLate, now.Sub(sent.Add(crossTTFT+time.Duration(tokens-1)*itl)).Microseconds())
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return tokens, fmt.Errorf("after %d content chunks: %w", tokens, err)
+	}
+	return tokens, nil
+}
+
+// readFrames reads an HTTP/1.1 response off conn into buf (empty, its capacity the longest
+// frame) and calls frame with each SSE frame a read completed (HTTP's chunked framing never
+// holds a blank line) and the time that read returned (arrived, when set, adjusts it), until
+// frame is done or fails. A response that is not a 200 is an error.
+func readFrames(conn net.Conn, buf []byte, arrived func(time.Time) time.Time, frame func(f []byte, at time.Time) (done bool, err error)) error {
+	const okStatus = "HTTP/1.1 200 "
+	checked := false
 	for {
 		if len(buf) == cap(buf) {
-			return tokens, fmt.Errorf("a frame longer than %d bytes", cap(buf))
+			return fmt.Errorf("a frame longer than %d bytes", cap(buf))
 		}
 		n, err := conn.Read(buf[len(buf):cap(buf)])
 		now := time.Now()
+		if arrived != nil {
+			now = arrived(now)
+		}
 		buf = buf[:len(buf)+n]
 		if !checked && len(buf) >= len(okStatus) {
 			if !bytes.HasPrefix(buf, []byte(okStatus)) {
-				return 0, fmt.Errorf("response %q", buf[:min(len(buf), 200)])
+				return fmt.Errorf("response %q", buf[:min(len(buf), 200)])
 			}
 			checked = true
 		}
 		rest := buf
-		for {
-			end := bytes.Index(rest, []byte("\n\n"))
-			if end < 0 {
-				break
+		for end := bytes.Index(rest, []byte("\n\n")); end >= 0; end = bytes.Index(rest, []byte("\n\n")) {
+			if done, ferr := frame(rest[:end], now); done || ferr != nil {
+				return ferr
 			}
-			frame := rest[:end]
 			rest = rest[end+2:]
-			switch {
-			case isContentChunk(frame):
-				if tokens == 0 {
-					h.record(h.ttftError, now.Sub(sent.Add(crossTTFT)).Microseconds())
-				} else {
-					h.record(h.gapError, (now.Sub(last) - itl).Abs().Microseconds())
-				}
-				tokens++
-				last = now
-			case bytes.Contains(frame, []byte("data: [DONE]")):
-				if tokens != crossTokens {
-					return tokens, fmt.Errorf("[DONE] after %d content chunks, want %d", tokens, crossTokens)
-				}
-				h.record(h.endLate, now.Sub(sent.Add(crossTTFT+time.Duration(tokens-1)*itl)).Microseconds())
-				return tokens, nil
-			}
 		}
 		buf = buf[:copy(buf, rest)]
 		if err != nil {
-			return tokens, fmt.Errorf("after %d content chunks: %w", tokens, err)
+			return err
 		}
 	}
 }
@@ -480,4 +494,90 @@ var contentDelta = []byte(`"delta":{"content":"`)
 func isContentChunk(frame []byte) bool {
 	i := bytes.Index(frame, contentDelta)
 	return i >= 0 && i+len(contentDelta) < len(frame) && frame[i+len(contentDelta)] != '"'
+}
+
+// NaiveServerCommand is the hidden `bench` mode the pacing measurement starts as a child
+// process (`streambench bench naive-server --ttft D --itl D --tokens N`): a NaiveServer that
+// prints "listening on http://ADDR" and serves until interrupted.
+const NaiveServerCommand = "naive-server"
+
+// naiveServerArgs is the naive server child's command line, the one place it is spelled.
+func naiveServerArgs(ttft, itl time.Duration, tokens int, pprof bool) []string {
+	args := []string{"bench", NaiveServerCommand, "--addr", "127.0.0.1:0", "--ttft", ttft.String(), "--itl", itl.String(), "--tokens", strconv.Itoa(tokens)}
+	if pprof {
+		args = append(args, "--pprof")
+	}
+	return args
+}
+
+// NaiveServer is the yardstick the mock's cost and pacing are held to: the OpenAI streaming
+// server a Go engineer writes in a few minutes (a goroutine per stream, time.Sleep before each
+// token, Write and Flush per chunk), its chunks the mock's shape and framed as cheaply, so the
+// comparison is of pacing and serving, not of JSON encoders.
+type NaiveServer struct{ httpServer }
+
+// NewNaiveServer returns a server that answers every request with tokens content chunks, the
+// first ttft after the request arrived, each next one itl after the previous was written.
+func NewNaiveServer(ttft, itl time.Duration, tokens int) (*NaiveServer, error) {
+	if ttft < 0 || itl < 0 || tokens <= 0 {
+		return nil, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)
+	}
+	// The content deltas, tokens about as long as the mock's.
+	var deltas []string
+	for _, word := range []string{" streaming", " tokens", " arrive", " one", " frame", " at", " a", " time"} {
+		b, err := json.Marshal(map[string]string{"content": word})
+		if err != nil {
+			return nil, err
+		}
+		deltas = append(deltas, string(b))
+	}
+	var requests atomic.Uint64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		flusher, ok := w.(http.Flusher)
+		if !ok {
+			http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		head := fmt.Appendf(nil, `data: {"id":"chatcmpl-naive%d","object":"chat.completion.chunk","created":%d,"model":"naive","choices":[{"index":0,"delta":`,
+			requests.Add(1), time.Now().Unix())
+		buf := make([]byte, 0, 256)
+		send := func(delta, finish string) bool {
+			buf = append(append(append(append(append(buf[:0], head...), delta...), `,"logprobs":null,"finish_reason":`...), finish...), "}]}\n\n"...)
+			if _, err := w.Write(buf); err != nil {
+				return false
+			}
+			flusher.Flush()
+			return r.Context().Err() == nil
+		}
+		if !send(`{"role":"assistant","content":""}`, "null") {
+			return
+		}
+		time.Sleep(ttft)
+		for i := range tokens {
+			if i > 0 {
+				time.Sleep(itl)
+			}
+			if !send(deltas[i%len(deltas)], "null") {
+				return
+			}
+		}
+		if !send("{}", `"stop"`) {
+			return
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	})
+	return &NaiveServer{httpServer{&http.Server{Handler: handler}}}, nil
+}
+
+// ServeProfile has the server answer GET /debug/pprof/profile (a CPU profile, as the mock
+// does), so bench pacing --profile can set the yardstick's profile beside the mock's. Call it
+// before Serve.
+func (n *NaiveServer) ServeProfile() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.Handle("/", n.srv.Handler)
+	n.srv.Handler = mux
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/streambench/streambench/loadgen"
@@ -41,8 +42,7 @@ func newFidelityParams(o Options) (fidelityParams, error) {
 	p.warmup = min(time.Second, p.duration/5)
 	p.text = literalText(fidelityWords)
 	p.probeRate = max(10, p.rate/5)
-	yaml := fmt.Sprintf("name: fidelity\ndescription: constant TTFT and a short literal answer, for the harness's TTFC error\n"+
-		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: %q\n", p.ttft, p.itl, p.text)
+	yaml := pacedScenario("fidelity", "constant TTFT and a short literal answer, for the harness's TTFC error", p.ttft, p.itl, fmt.Sprintf("%q", p.text))
 	var err error
 	p.dir, p.lib, err = writeScenarioDir(map[string]string{"fidelity": yaml})
 	return p, err
@@ -82,13 +82,9 @@ func addFloor(rep *Report, name, measured string, floor probeResult, p99 float64
 	return p99 - ms(floor.P99)
 }
 
-// Fidelity measures the generator's time-to-first-chunk error at ~N open streams two ways:
-// against a paced sim-chat server in a child process (the harness's own error: nothing else
-// sits between the first byte and the generator's clock), and through the runtime and the mock
-// in child processes (the harness plus what the runtime and the mock add). The mock's session
-// records give its own part (first byte − request arrival − TTFT). With Options.Wires it
-// measures instead each provider wire's client dialect straight against the mock
-// (fidelityWires).
+// Fidelity measures the generator's time-to-first-chunk error at ~N open streams against a
+// paced server (the harness's own error) and through the runtime and the mock; with
+// Options.Wires, each provider wire straight against the mock instead (fidelityWires).
 func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	p, err := newFidelityParams(o)
 	if err != nil {
@@ -128,9 +124,9 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	// (1) The paced server: the harness's own error.
-	exe, err := os.Executable()
+	exe, err := ownExecutable()
 	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
+		return nil, err
 	}
 	paced, err := stack.StartChild(exe, pacedServerArgs(ttft, itl, textFile))
 	if err != nil {
@@ -138,37 +134,19 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	}
 	cfg := base
 	cfg.Target, cfg.RunID, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = paced.URL(), "bench-fidelity-paced", true, "-"
-	probe, err := probeDuring(ctx, exe, p.probe(paced.URL(), "sim-chat"))
-	if err != nil {
-		paced.Stop()
-		return nil, err
-	}
-	pacedRun, pacedPeak, err := runWithPeak(ctx, cfg, o)
-	floor, probeErr := probe()
+	pacedRun, pacedPeak, floor, err := runWithProbe(ctx, exe, cfg, o, p.probe(paced.URL(), "sim-chat"))
 	paced.Stop()
 	if err != nil {
 		return nil, fmt.Errorf("paced run: %w", err)
 	}
-	if probeErr != nil {
-		return nil, fmt.Errorf("paced run: %w", probeErr)
-	}
-	pacedTTFC := mergedMetric(pacedRun, measure.FirstChunk)
-	pacedP99 := quantileMs(pacedTTFC, 99, ttft)
-	rep.add("paced: peak open streams", float64(pacedPeak), "streams")
-	rep.add("paced: TTFC − TTFT p50", quantileMs(pacedTTFC, 50, ttft), "ms")
-	rep.addTarget("paced: TTFC − TTFT p99", pacedP99, "ms", "≤ 1 ms", pacedP99 <= 1)
-	rep.add("paced: TTFC − TTFT max", quantileMs(pacedTTFC, 100, ttft), "ms")
+	pacedP99 := rep.addDelay("paced: ", "TTFC − TTFT", pacedPeak, mergedMetric(pacedRun, measure.FirstChunk), ttft, rep.withinMs)
 	beyond := addFloor(rep, "paced", "paced: TTFC − TTFT ", floor, pacedP99)
 	rep.add("paced: late starts (> 1 ms behind schedule)", float64(pacedRun.Summary.Counters.LateStarts), "sessions")
 	// What the error is made of: the generator's own scheduling lag (counted in TTFC, which runs
 	// from the intended start), and the time to response headers, which the paced server sends
 	// at once (loopback plus both processes' scheduling).
-	lag := mergedMetric(pacedRun, measure.StartLag)
-	headers := mergedMetric(pacedRun, measure.Headers)
-	rep.add("paced: start lag p50", quantileMs(lag, 50, 0), "ms")
-	rep.add("paced: start lag p99", quantileMs(lag, 99, 0), "ms")
-	rep.add("paced: response headers p50", quantileMs(headers, 50, 0), "ms")
-	rep.add("paced: response headers p99", quantileMs(headers, 99, 0), "ms")
+	rep.addP50P99("paced: start lag", mergedMetric(pacedRun, measure.StartLag))
+	rep.addP50P99("paced: response headers", mergedMetric(pacedRun, measure.Headers))
 	runFailures(rep, pacedRun)
 
 	// (2) Through the runtime and the mock.
@@ -183,13 +161,10 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime run: %w", err)
 	}
-	rtTTFC := mergedMetric(rtRun, measure.FirstChunk)
-	rtP99 := quantileMs(rtTTFC, 99, ttft)
-	rep.add("runtime: peak open streams", float64(rtPeak), "streams")
-	rep.add("runtime: TTFC − TTFT p50", quantileMs(rtTTFC, 50, ttft), "ms")
-	rep.add("runtime: TTFC − TTFT p99", rtP99, "ms")
-	rep.against("paced: TTFC − TTFT p99 (no runtime or mock between)", pacedP99, "ms")
-	rep.add("runtime: TTFC − TTFT max", quantileMs(rtTTFC, 100, ttft), "ms")
+	rtP99 := rep.addDelay("runtime: ", "TTFC − TTFT", rtPeak, mergedMetric(rtRun, measure.FirstChunk), ttft, func(name string, p99 float64) {
+		rep.add(name, p99, "ms")
+		rep.against("paced: TTFC − TTFT p99 (no runtime or mock between)", pacedP99, "ms")
+	})
 	records, err := mockSessions(ctx, st.MockURL)
 	if err != nil {
 		return nil, err
@@ -197,12 +172,11 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	// The mock records when it started each stream (headers and the wire's opening frame), not
 	// when it sent the first token, so this is its start latency under load, not its TTFT error.
 	mockStart := streamStartLatency(records, "fidelity")
-	rep.add("mock: stream start − request arrival p50", quantileMs(mockStart, 50, 0), "ms")
-	rep.add("mock: stream start − request arrival p99", quantileMs(mockStart, 99, 0), "ms")
+	rep.addP50P99("mock: stream start − request arrival", mockStart)
 	added := rtP99 - pacedP99
 	rep.add("runtime path p99 − paced p99 (what runtime + mock add)", added, "ms")
 	rep.against("paced: TTFC − TTFT p99", pacedP99, "ms")
-	rep.addTarget("harness error p99 beyond the machine's floor (paced − probe)", beyond, "ms", "≤ 1 ms", beyond <= 1)
+	rep.withinMs("harness error p99 beyond the machine's floor (paced − probe)", beyond)
 	rep.against("paced: floor p99 (probe client)", pacedP99-beyond, "ms")
 	runFailures(rep, rtRun)
 	if mockStart.TotalCount() == 0 {
@@ -212,9 +186,8 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 }
 
 // Rate runs an open loop at Options.Rate through the runtime and the mock, and compares the
-// achieved rate with the target: at the generator (sessions started, late and dropped starts,
-// start lag) and at the mock (request arrivals over their span), which sees what the schedule
-// actually delivered to the system under test.
+// achieved rate with the target at the generator and at the mock, which sees what the
+// schedule delivered.
 func Rate(ctx context.Context, o Options) (*Report, error) {
 	rate := orDefault(o.Rate, 200)
 	duration := orDefault(o.Duration, 20*time.Second)
@@ -224,23 +197,16 @@ func Rate(ctx context.Context, o Options) (*Report, error) {
 		Method: "constant arrivals through runtime and mock (child processes), a 0.6 s answer per session; " +
 			"achieved at the generator = sessions started / duration; achieved at the mock = (requests − 1) / (last arrival − first arrival)",
 	}
-	text := literalText(10)
-	yaml := fmt.Sprintf("name: rate-answer\ndescription: a short answer for the open-loop rate check\n"+
-		"timing:\n  ttft: 100ms\n  itl: 50ms\n  tokensPerFrame: 1\nturns:\n  - text: %q\n", text)
-	dir, lib, err := writeScenarioDir(map[string]string{"rate-answer": yaml})
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+	yaml := pacedScenario("rate-answer", "a short answer for the open-loop rate check", 100*time.Millisecond, 50*time.Millisecond, fmt.Sprintf("%q", literalText(10)))
 	mix, err := chatMix("bench-rate", "rate-answer", "openai-none")
 	if err != nil {
 		return nil, err
 	}
-	st, err := startStack(dir, o.ProviderHTTP1)
+	st, lib, stop, err := startScenarioStack(rep, false, map[string]string{"rate-answer": yaml}, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Stop()
+	defer stop()
 	run, _, err := runWithPeak(ctx, loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-rate", Library: lib,
 		RunID: "bench-rate", Rate: rate, Duration: duration,
@@ -279,5 +245,99 @@ func Rate(ctx context.Context, o Options) (*Report, error) {
 	rep.add("start lag p99", quantileMs(lag, 99, 0), "ms")
 	rep.add("start lag max", quantileMs(lag, 100, 0), "ms")
 	runFailures(rep, run)
+	return rep, nil
+}
+
+// FidelityWires lists the provider wires fidelity can measure the generator on, straight to
+// the mock (Options.Wires).
+func FidelityWires() []string { return []string{"openai", "anthropic"} }
+
+// wireDialect is the client dialect that speaks a provider wire.
+func wireDialect(wire string) (string, error) {
+	switch wire {
+	case "openai":
+		return "openai-chat", nil
+	case "anthropic":
+		return "anthropic-messages", nil
+	}
+	return "", fmt.Errorf("wire %q: want one of %s", wire, strings.Join(FidelityWires(), ", "))
+}
+
+// fidelityWires is Fidelity with Options.Wires: per wire, the generator speaks its client
+// dialect straight to a mock child at the sim-chat measurement's size, so TTFT − scripted TTFT
+// is the harness's error on that wire plus the mock's. Every rule must pass.
+func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, error) {
+	rep := &Report{
+		Name: fmt.Sprintf("fidelity per wire: TTFT − scripted TTFT at %d open streams, generator → mock (%s)", p.streams, strings.Join(o.Wires, ", ")),
+		Command: fmt.Sprintf("streambench bench fidelity --wire %s --streams %d --ttft %s --stream-length %s --duration %s%s",
+			strings.Join(o.Wires, ","), p.streams, p.ttft, p.length, p.duration, o.transportFlags()),
+		Method: fmt.Sprintf("constant TTFT %s, %d-word answer %s apart (sessions ~%s), open loop at %.0f sessions/s for %s (~%d open streams, the first %s a warm-up); "+
+			"per wire, the generator speaks its client dialect (openai: openai-chat, POST /v1/chat/completions; anthropic: anthropic-messages, POST /v1/messages) "+
+			"straight to the mock in a child process, which paces the script. TTFT runs from the intended start to the arrival of the first frame carrying a token "+
+			"(the kernel's receive stamp of the read that completed it; HdrHistogram, 3 digits: ~%dµs buckets at this TTFT); the mock's records give its own stream start latency. "+
+			"Alongside, a probe client (a minimal open-loop client in a process of its own, %.0f starts/s from the warm-up's end, the request written by hand, "+
+			"the first token frame timed the same way) samples the same mock: its TTFT error is the floor of this machine at that moment "+
+			"(the mock's pacing, the loopback, the kernel waking the processes), and the generator's p99 beyond the floor's is the harness's own error.",
+			p.ttft, fidelityWords, p.itl, p.length, p.rate, p.duration, p.streams, p.warmup, bucketWidthMicros(p.ttft), p.probeRate),
+	}
+	exe, err := ownExecutable()
+	if err != nil {
+		return nil, err
+	}
+	for _, wire := range o.Wires {
+		dialect, err := wireDialect(wire)
+		if err != nil {
+			return nil, err
+		}
+		mix, err := loadgen.ParseMix("bench-fidelity-"+wire, fmt.Appendf(nil,
+			"name: bench-fidelity-%s\nseed: 1\nscenarios: {fidelity: 1}\nprofiles:\n  - name: %s\n    dialect: %s\n    weight: 1\n    targets:\n      - {slug: %s}\n",
+			wire, dialect, dialect, dialect))
+		if err != nil {
+			return nil, fmt.Errorf("bench mix for wire %s: %w", wire, err)
+		}
+		// A mock of its own per wire: the second run does not start on the first's warm pools.
+		mock, err := stack.StartChild(exe, []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", "1", "--scenarios", p.dir})
+		if err != nil {
+			return nil, fmt.Errorf("wire %s: start mock: %w", wire, err)
+		}
+		if err := stack.WaitHealthy(mock.URL()); err != nil {
+			mock.Stop()
+			return nil, fmt.Errorf("wire %s: %w", wire, err)
+		}
+		cfg := loadgen.Config{
+			Mix: mix, MixName: "bench-fidelity-" + wire, Library: p.lib, Rate: p.rate, Duration: p.duration, Warmup: p.warmup,
+			MaxInflight: 4 * p.streams, HTTP2: o.HTTP2, Grace: p.length + 30*time.Second,
+			Target: mock.URL(), MockURL: mock.URL(), RuntimeMetricsURL: "-", RunID: "bench-fidelity-" + wire,
+		}
+		run, peak, floor, err := runWithProbe(ctx, exe, cfg, o, p.probe(mock.URL(), wire))
+		if err != nil {
+			mock.Stop()
+			return nil, fmt.Errorf("wire %s run: %w", wire, err)
+		}
+		records, err := mockSessions(ctx, mock.URL())
+		mock.Stop()
+		if err != nil {
+			return nil, fmt.Errorf("wire %s: %w", wire, err)
+		}
+		ttft := mergedMetric(run, measure.TimeToFirstToken)
+		p99 := rep.addDelay(wire+": ", "TTFT − scripted TTFT", peak, ttft, p.ttft, rep.withinMs)
+		beyond := addFloor(rep, wire, wire+": TTFT − scripted TTFT ", floor, p99)
+		rep.withinMs(wire+": harness error p99 beyond the machine's floor (generator − probe)", beyond)
+		rep.against(wire+": floor p99 (probe client)", p99-beyond, "ms")
+		lag := mergedMetric(run, measure.StartLag)
+		rep.add(wire+": start lag p99", quantileMs(lag, 99, 0), "ms")
+		rep.add(wire+": late starts (> 1 ms behind schedule)", float64(run.Summary.Counters.LateStarts), "sessions")
+		mockStart := streamStartLatency(records, "fidelity")
+		rep.add(wire+": mock stream start − request arrival p99", quantileMs(mockStart, 99, 0), "ms")
+		var violations int64
+		for _, n := range run.Summary.Violations {
+			violations += n
+		}
+		rep.addTarget(wire+": violations", float64(violations), "", "0", violations == 0)
+		runFailures(rep, run)
+		if ttft.TotalCount() == 0 {
+			rep.fail("wire %s: no time to first token measured", wire)
+		}
+	}
 	return rep, nil
 }

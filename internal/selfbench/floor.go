@@ -46,14 +46,13 @@ type floorRole struct {
 // floorRun is what one run of streams cost: every process's CPU and memory, and what was
 // delivered.
 type floorRun struct {
-	streams int
-	peak    int64 // most streams open at once
-	events  int64 // data events (floor) or answer chunks (path) the client received
-	roles   []*floorRole
-	failed  int
-	failure string
-	// profileErr is why the path's CPU profiles (Options.ProfileDir) were not written.
-	profileErr error
+	streams    int
+	peak       int64 // most streams open at once
+	events     int64 // data events (floor) or answer chunks (path) the client received
+	roles      []*floorRole
+	failed     int
+	failure    string
+	profileErr error // why the path's CPU profiles (Options.ProfileDir) were not written.
 }
 
 // cpuPerEvent is the CPU of the named roles (all when none are named) per delivered event, in µs.
@@ -64,10 +63,7 @@ func (r *floorRun) cpuPerEvent(names ...string) float64 {
 			cpu += role.cpu
 		}
 	}
-	if r.events == 0 {
-		return 0
-	}
-	return float64(cpu.Nanoseconds()) / 1e3 / float64(r.events)
+	return perFrame(cpu, r.events)
 }
 
 // cpuSummary lists each role's CPU over the run ("server 1.23 s, client 0.98 s").
@@ -138,11 +134,8 @@ func (m *meter) stop() int64 {
 	return m.peak
 }
 
-// roleCPU is a process's CPU so far: getrusage for this one, /proc for a child.
+// roleCPU is a process's CPU so far (0 when unreadable).
 func roleCPU(pid int) time.Duration {
-	if pid == 0 {
-		return ProcessCPU()
-	}
 	cpu, _ := procCPU(pid)
 	return cpu
 }
@@ -173,9 +166,9 @@ func sampleEvery(interval time.Duration, f func()) (stop func()) {
 // runFloor streams events events (itl apart) on each of streams streams from the minimal
 // server to the minimal client in this process, through the minimal relay when hops is 2.
 func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration, upstreamHTTP1 bool) (*floorRun, error) {
-	exe, err := os.Executable()
+	exe, err := ownExecutable()
 	if err != nil {
-		return nil, fmt.Errorf("find own executable: %w", err)
+		return nil, err
 	}
 	srv, err := stack.StartChild(exe, floorServerArgs(events, itl))
 	if err != nil {
@@ -223,32 +216,23 @@ func measureClient(ctx context.Context, client *floorClient, url string, streams
 // pathSlugs are the deployments the path's sessions talk to (as scale).
 var pathSlugs = []string{"openai-none", "anthropic-none"}
 
-// runPath streams the same load through the whole path: the mock and the runtime in child
-// processes, the load generator in this one, sim-chat opted in (openai-none and
-// anthropic-none, as scale), one answer chunk per token. Before and after the generator, the
-// minimal client plays the same streams through the same mock and runtime (minimal: the run
-// before, then the one after), so the generator's own cost is measured against a client that
-// only reads; a short unmeasured minimal run first warms the mock and the runtime, so neither
-// client meets them cold.
+// runPath streams the floor's load through the whole path (mock and runtime children, the
+// generator in this process); before and after the generator the minimal and the net/http
+// clients play the same streams through the same stack, after an unmeasured warm-up.
 func runPath(ctx context.Context, streams, events int, itl time.Duration, o Options) (path *floorRun, minimal, viaHTTP [2]*floorRun, err error) {
 	scenario := func(name string, tokens int) string {
-		return fmt.Sprintf("name: %s\ndescription: a paced answer, one token per frame\n"+
-			"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", name, itl, itl, tokens)
+		return pacedScenario(name, "a paced answer, one token per frame", itl, itl, fmt.Sprintf("{tokens: %d}", tokens))
 	}
-	dir, lib, err := writeScenarioDir(map[string]string{"path-stream": scenario("path-stream", events), "path-warm-up": scenario("path-warm-up", warmUpEvents)})
-	if err != nil {
-		return nil, minimal, viaHTTP, err
-	}
-	defer os.RemoveAll(dir)
 	mix, err := chatMix("bench-path", "path-stream", pathSlugs...)
 	if err != nil {
 		return nil, minimal, viaHTTP, err
 	}
-	st, err := startStack(dir, o.ProviderHTTP1)
+	docs := map[string]string{"path-stream": scenario("path-stream", events), "path-warm-up": scenario("path-warm-up", warmUpEvents)}
+	st, lib, stop, err := startScenarioStack(nil, false, docs, o.ProviderHTTP1)
 	if err != nil {
 		return nil, minimal, viaHTTP, err
 	}
-	defer st.Stop()
+	defer stop()
 	if _, err := runPathMinimal(ctx, st, streams, "path-warm-up", "warm-up", false); err != nil {
 		return nil, minimal, viaHTTP, err
 	}
@@ -310,10 +294,9 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 // tokens at 20/s.
 const warmUpEvents = 20
 
-// runPathMinimal plays streams sessions of scenario through st's runtime with the minimal
-// client (floorClient): the requests the generator sends (sim-chat opted in, the deployments
-// alternating), answer chunks counted and nothing checked. run names the run in the sessions'
-// IDs; the warm-up ("warm-up") is not measured, and its failed streams are the error.
+// runPathMinimal plays streams sessions of scenario through st's runtime with a floorClient
+// sending the generator's requests; run names it in the session IDs, and "warm-up" is not
+// measured (its failed streams are the error).
 func runPathMinimal(ctx context.Context, st *stack.Stack, streams int, scenario, run string, viaHTTP bool) (*floorRun, error) {
 	var roles []*floorRole
 	if run != "warm-up" {
@@ -425,7 +408,7 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 			"plays the same streams through the same mock and runtime, its two runs pooled: generator CPU per answer chunk ÷ the minimal client's (its answer chunks: the data lines that carry a block, the scenario streaming text only). "+
 			"Between those two runs and the generator, a client written the common way (net/http's Client with a clone of its default Transport, a bufio.Scanner over the body, data lines counted) plays them too, before and after: its ratio is reported beside, without a target. "+
 			"Every stack (floor or path) first plays an unmeasured warm-up of the same streams, %d tokens long",
-			itl, events, itl, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2], warmUpEvents),
+			itl, events, itl, o.providerProtocol(), o.generatorProtocol(), warmUpEvents),
 	}
 	for _, streams := range sizes {
 		// The floor runs before and after the path, so a machine whose load moves during the
@@ -580,10 +563,9 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 // pathProfileSeconds is how long the path's CPU profiles sample, once every stream is open.
 const pathProfileSeconds = 5
 
-// pathProfiles writes CPU profiles of the mock, the runtime (the /debug/pprof/profile of their
-// --pprof listeners, whose base URLs are given) and this process (the generator) over the
-// same pathProfileSeconds into dir as path-N-{mock,runtime,generator}.cpu.pprof
-// (go tool pprof -top FILE).
+// pathProfiles writes CPU profiles of the mock and the runtime (their --pprof listeners) and
+// of this process over the same pathProfileSeconds into dir as
+// path-N-{mock,runtime,generator}.cpu.pprof.
 func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtimeURL string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -593,7 +575,7 @@ func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtime
 	}
 	errs := make(chan error, 2)
 	for role, base := range map[string]string{"mock": mockURL, "runtime": runtimeURL} {
-		go func() { errs <- fetchProfile(ctx, base, name(role)) }()
+		go func() { errs <- fetchProfile(ctx, base, name(role), pathProfileSeconds) }()
 	}
 	w, err := os.Create(name("generator"))
 	if err != nil {
@@ -612,11 +594,11 @@ func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtime
 	return errors.Join(err, <-errs, <-errs)
 }
 
-// fetchProfile saves base's /debug/pprof/profile over pathProfileSeconds to file.
-func fetchProfile(ctx context.Context, base, file string) error {
-	ctx, cancel := context.WithTimeout(ctx, (pathProfileSeconds+10)*time.Second)
+// fetchProfile saves base's /debug/pprof/profile over seconds to file.
+func fetchProfile(ctx context.Context, base, file string, seconds int) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds+10)*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, pathProfileSeconds), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, seconds), nil)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -97,19 +96,21 @@ func (c *floorClient) run(ctx context.Context, url string, streams int, ramp tim
 // stream sends request on a new connection to addr, reads the response to its end marker and
 // returns how many data events (those c counts) came before it.
 func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (int64, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, done, err := dialTCP(ctx, addr)
 	if err != nil {
 		return 0, err
 	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
+	defer done()
 	if _, err := conn.Write(request); err != nil {
 		return 0, err
 	}
-	br := bufio.NewReaderSize(conn, 4<<10)
-	resp, err := http.ReadResponse(br, nil)
+	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 4<<10), nil)
+	return c.opened(resp, err, c.readLines)
+}
+
+// opened counts the data events of a response with read while it is open (c.active); a failed
+// request or a status other than 200 is an error.
+func (c *floorClient) opened(resp *http.Response, err error, read func(body io.Reader) (int64, error)) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
@@ -119,17 +120,21 @@ func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (
 	}
 	c.active.Add(1)
 	defer c.active.Add(-1)
-	// The chunked body reader hands out at most what one chunk holds, so lines are read
-	// through a second small buffer.
-	body := bufio.NewReaderSize(resp.Body, 1<<10)
+	return read(resp.Body)
+}
+
+// readLines counts body's data events up to the end marker. The chunked body reader hands
+// out at most what one chunk holds, so lines are read through a second small buffer.
+func (c *floorClient) readLines(body io.Reader) (int64, error) {
+	br := bufio.NewReaderSize(body, 1<<10)
 	var events int64
 	for {
-		line, err := body.ReadSlice('\n')
+		line, err := br.ReadSlice('\n')
 		if c.onLine(line, &events) {
 			return events, nil
 		}
 		for errors.Is(err, bufio.ErrBufferFull) {
-			_, err = body.ReadSlice('\n') // the rest of a line longer than the buffer (a final frame): its head was read
+			_, err = br.ReadSlice('\n') // the rest of a line longer than the buffer (a final frame): its head was read
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -150,16 +155,12 @@ func (c *floorClient) streamHTTP(ctx context.Context, addr string, request []byt
 	}
 	req.RequestURI, req.URL.Scheme, req.URL.Host = "", "http", addr
 	resp, err := c.http.Do(req.WithContext(ctx))
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	c.active.Add(1)
-	defer c.active.Add(-1)
-	sc := bufio.NewScanner(resp.Body)
+	return c.opened(resp, err, c.scanLines)
+}
+
+// scanLines counts body's data events up to the end marker with a bufio.Scanner.
+func (c *floorClient) scanLines(body io.Reader) (int64, error) {
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
 	var events int64
 	for sc.Scan() {

@@ -2,12 +2,10 @@ package selfbench
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -59,9 +57,7 @@ func floorProtocols() *http.Protocols {
 // time.Sleep to each event's scheduled time, a write and a flush per event. Sleeping to the
 // schedule rather than for the interval keeps it from drifting, so it emits as many events per
 // second as the mock.
-type FloorServer struct {
-	srv *http.Server
-}
+type FloorServer struct{ httpServer }
 
 // NewFloorServer serves events events per stream, the first itl after the request and the
 // others itl apart, then [DONE]; events must be positive and itl not negative. A request body
@@ -92,14 +88,8 @@ func NewFloorServer(events int, itl time.Duration) (*FloorServer, error) {
 		}
 		_, _ = io.WriteString(w, floorDone)
 	})
-	return &FloorServer{srv: &http.Server{Handler: h, Protocols: floorProtocols(), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}}, nil
+	return &FloorServer{httpServer{&http.Server{Handler: h, Protocols: floorProtocols(), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}}}, nil
 }
-
-// Serve serves on ln until Shutdown; it returns http.ErrServerClosed after Shutdown.
-func (s *FloorServer) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
-
-// Shutdown stops accepting and waits for open streams to end, or ctx to.
-func (s *FloorServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
 
 // floorRelayConns is how many h2c connections the relay pools to its upstream: the runtime's
 // default (agentruntime.DefaultProviderH2CConns), so the floor multiplexes as the runtime does.
@@ -108,9 +98,7 @@ const floorRelayConns = 4
 // FloorRelay is the bare line-copying relay of the two-hop floor: it forwards each request to
 // the upstream and copies the response line by line, flushing whenever nothing more is
 // buffered (the runtime's flush policy), with no decoding or encoding at all.
-type FloorRelay struct {
-	srv *http.Server
-}
+type FloorRelay struct{ httpServer }
 
 // NewFloorRelay relays to upstream (a URL) over h2c on a few pooled connections, or over one
 // HTTP/1.1 connection per stream when upstreamHTTP1 is set (the runtime's --provider-http1).
@@ -156,11 +144,5 @@ func NewFloorRelay(upstream string, upstreamHTTP1 bool) (*FloorRelay, error) {
 			}
 		}
 	})
-	return &FloorRelay{srv: &http.Server{Handler: h, Protocols: floorProtocols()}}, nil
+	return &FloorRelay{httpServer{&http.Server{Handler: h, Protocols: floorProtocols()}}}, nil
 }
-
-// Serve serves on ln until Shutdown; it returns http.ErrServerClosed after Shutdown.
-func (s *FloorRelay) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
-
-// Shutdown stops accepting and waits for open streams to end, or ctx to.
-func (s *FloorRelay) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

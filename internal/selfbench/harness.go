@@ -3,6 +3,7 @@ package selfbench
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,50 @@ func writeScenarioDir(docs map[string]string) (dir string, lib *scenarios.Librar
 	return dir, lib, nil
 }
 
+// keptScenarioDir is writeScenarioDir for a report: with keep, the directory stays and the
+// report notes it; otherwise cleanup removes it.
+func keptScenarioDir(rep *Report, keep bool, docs map[string]string) (dir string, lib *scenarios.Library, cleanup func(), err error) {
+	dir, lib, err = writeScenarioDir(docs)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if keep {
+		rep.note("scenario directory kept: %s", dir)
+		return dir, lib, func() {}, nil
+	}
+	return dir, lib, func() { os.RemoveAll(dir) }, nil
+}
+
+// startScenarioStack writes docs (kept with keep, noted in rep) and starts the mock and the
+// runtime children on them; stop ends both and removes the directory.
+func startScenarioStack(rep *Report, keep bool, docs map[string]string, providerHTTP1 bool) (st *stack.Stack, lib *scenarios.Library, stop func(), err error) {
+	dir, lib, cleanup, err := keptScenarioDir(rep, keep, docs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if st, err = startStack(dir, providerHTTP1); err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	return st, lib, func() { st.Stop(); cleanup() }, nil
+}
+
+// pacedScenario is a one-turn scenario document: the first frame at ttft, then one token per
+// frame every itl; text is the turn's text value (a quoted literal or {tokens: N}).
+func pacedScenario(name, description string, ttft, itl time.Duration, text string) string {
+	return fmt.Sprintf("name: %s\ndescription: %s\ntiming:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: %s\n",
+		name, description, ttft, itl, text)
+}
+
+// ownExecutable is the running binary, whose subcommands the measurements start as children.
+func ownExecutable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find own executable: %w", err)
+	}
+	return exe, nil
+}
+
 // chatMix is a workload of one scenario played by opted-in sim-chat clients against the given
 // deployments (policy none, so the checker expects text only).
 func chatMix(name, scenario string, slugs ...string) (*loadgen.Mix, error) {
@@ -87,12 +132,12 @@ func mergedMetric(run *measure.Run, m measure.Metric) *hdrhistogram.Histogram {
 	return h
 }
 
-// runFailures copies a failed run's verdict into the report: each reason names what failed
-// (violations by rule, leaks, errors with the first messages).
-func runFailures(rep *Report, run *measure.Run) {
+// runFailures copies a failed run's verdict into the report, each reason after prefix (a
+// reason names what failed: violations by rule, leaks, errors with the first messages).
+func runFailures(rep *Report, run *measure.Run, prefix ...string) {
 	if !run.Summary.Verdict.Pass {
 		for _, r := range run.Summary.Verdict.Reasons {
-			rep.fail("%s", r)
+			rep.fail("%s%s", strings.Join(prefix, ""), r)
 		}
 	}
 }
@@ -119,6 +164,37 @@ func quantileMs(h *hdrhistogram.Histogram, q float64, offset time.Duration) floa
 	}
 	return float64(v-offset.Microseconds()) / 1000
 }
+
+// dialTCP connects to addr; the connection closes when ctx ends, and done closes it and
+// releases that hook.
+func dialTCP(ctx context.Context, addr string) (conn net.Conn, done func(), err error) {
+	var d net.Dialer
+	if conn, err = d.DialContext(ctx, "tcp", addr); err != nil {
+		return nil, nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	return conn, func() { stop(); conn.Close() }, nil
+}
+
+// addP50P99 adds h's p50 and p99 in ms as label+" p50" and label+" p99".
+func (r *Report) addP50P99(label string, h *hdrhistogram.Histogram) {
+	r.add(label+" p50", quantileMs(h, 50, 0), "ms")
+	r.add(label+" p99", quantileMs(h, 99, 0), "ms")
+}
+
+// addDelay adds the peak open streams and the p50, p99 (added by addP99) and max of h −
+// offset in ms, under prefix, and returns the p99.
+func (r *Report) addDelay(prefix, what string, peak int64, h *hdrhistogram.Histogram, offset time.Duration, addP99 func(name string, p99 float64)) float64 {
+	p99 := quantileMs(h, 99, offset)
+	r.add(prefix+"peak open streams", float64(peak), "streams")
+	r.add(prefix+what+" p50", quantileMs(h, 50, offset), "ms")
+	addP99(prefix+what+" p99", p99)
+	r.add(prefix+what+" max", quantileMs(h, 100, offset), "ms")
+	return p99
+}
+
+// withinMs adds a figure in ms held to ≤ 1 ms.
+func (r *Report) withinMs(name string, v float64) { r.addTarget(name, v, "ms", "≤ 1 ms", v <= 1) }
 
 // bucketWidthMicros is the width of the 3-significant-digit HdrHistogram bucket holding d.
 func bucketWidthMicros(d time.Duration) int64 {

@@ -1,11 +1,9 @@
 package selfbench
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -28,9 +26,7 @@ func pacedServerArgs(ttft, itl time.Duration, textFile string) []string {
 // response headers at once, the first word TTFT after the request arrived, the others ITL
 // apart, then the final envelope and [DONE]. Nothing else sits between its first byte and the
 // generator's clock, so TTFC − TTFT against it is the harness's own error.
-type PacedServer struct {
-	srv *http.Server
-}
+type PacedServer struct{ httpServer }
 
 // NewPacedServer encodes text (one chunk per word) for a server with the given delays; an
 // empty text is an error.
@@ -42,14 +38,8 @@ func NewPacedServer(text string, ttft, itl time.Duration) (*PacedServer, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &PacedServer{srv: &http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}}, nil
+	return &PacedServer{httpServer{&http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}}}, nil
 }
-
-// Serve serves on ln until Shutdown; it returns http.ErrServerClosed after Shutdown.
-func (p *PacedServer) Serve(ln net.Listener) error { return p.srv.Serve(ln) }
-
-// Shutdown stops accepting and waits for open streams to end, or ctx to.
-func (p *PacedServer) Shutdown(ctx context.Context) error { return p.srv.Shutdown(ctx) }
 
 // pacedFrames encodes text as one chunk frame per word (the space leading the next word), and
 // the final envelope with [DONE] as the tail.

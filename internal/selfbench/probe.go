@@ -2,6 +2,7 @@ package selfbench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/rxstamp"
 	"github.com/streambench/streambench/stack"
@@ -32,18 +35,11 @@ func probeClientArgs() []string {
 }
 
 // A ProbeClient is fidelity's yardstick: the least client an open loop can be, in a process
-// of its own, sampling the same server at the same time as the load generator. On POST /run
-// (a probeRequest) it starts one stream every 1/Rate from Delay on for Duration, each on an
-// HTTP/1.1 connection of its own dialled ahead, with a request written by hand, timestamps
-// the first read that completes a frame carrying a token (by the kernel's receive stamp, as the
-// generator's reads are), closes the connection, and answers
-// with a probeResult: TTFT − scripted TTFT, measured like the generator's from each start's
-// intended time. What
-// it sees is the machine's own floor at that moment (the server's lateness, the loopback, the
-// kernel waking two processes), so the generator's error beyond it is what the harness adds.
-type ProbeClient struct {
-	srv *http.Server
-}
+// of its own, sampling the same server as the load generator at the same time. On POST /run
+// (a probeRequest) it plays an open loop of streams written by hand on connections dialled
+// ahead and answers with their TTFT − scripted TTFT (a probeResult), timed like the
+// generator's: the machine's floor, beyond which the generator's error is the harness's.
+type ProbeClient struct{ httpServer }
 
 // probeRequest is a probe run: wire is the server's ("openai", "anthropic" or "sim-chat", the
 // paced server's), Target its base URL.
@@ -94,14 +90,8 @@ func NewProbeClient() *ProbeClient {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(res)
 	})
-	return &ProbeClient{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	return &ProbeClient{httpServer{&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}}
 }
-
-// Serve serves on ln until Shutdown.
-func (p *ProbeClient) Serve(ln net.Listener) error { return p.srv.Serve(ln) }
-
-// Shutdown stops the probe's server.
-func (p *ProbeClient) Shutdown(ctx context.Context) error { return p.srv.Shutdown(ctx) }
 
 // probePlan is a validated probeRequest: the request bytes every stream writes and the marker
 // of a frame that carries a token.
@@ -316,38 +306,19 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	_ = conn.SetDeadline(time.Now().Add(p.req.TTFT + 30*time.Second))
-	const okStatus = "HTTP/1.1 200 "
-	buf := make([]byte, 0, 8192)
-	for {
-		if len(buf) == cap(buf) {
-			return time.Time{}, fmt.Errorf("no token in the first %d bytes", cap(buf))
-		}
-		n, err := conn.Read(buf[len(buf):cap(buf)])
-		now := time.Now()
-		if stamped != nil {
-			now = stamped.Arrived(now)
-		}
-		buf = buf[:len(buf)+n]
-		if len(buf) >= len(okStatus) && !bytes.HasPrefix(buf, []byte(okStatus)) {
-			return time.Time{}, fmt.Errorf("response %q", buf[:min(len(buf), 200)])
-		}
-		for rest := buf; ; {
-			end := bytes.Index(rest, []byte("\n\n"))
-			if end < 0 {
-				break
-			}
-			if p.token(rest[:end]) {
-				return now, nil
-			}
-			rest = rest[end+2:]
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = errors.New("the stream ended before a token")
-			}
-			return time.Time{}, err
-		}
+	var arrived func(time.Time) time.Time
+	if stamped != nil {
+		arrived = stamped.Arrived
 	}
+	var at time.Time
+	err = readFrames(conn, make([]byte, 0, 8192), arrived, func(frame []byte, now time.Time) (bool, error) {
+		at = now
+		return p.token(frame), nil
+	})
+	if errors.Is(err, io.EOF) {
+		err = errors.New("the stream ended before a token")
+	}
+	return at, err
 }
 
 // probeDuring starts the probe child and its run of req at once, and returns the function
@@ -377,6 +348,18 @@ func probeDuring(ctx context.Context, exe string, req probeRequest) (wait func()
 		child.Stop()
 		return o.res, o.err
 	}, nil
+}
+
+// runWithProbe runs cfg with the probe client playing req beside it, and returns what both
+// measured.
+func runWithProbe(ctx context.Context, exe string, cfg loadgen.Config, o Options, req probeRequest) (*measure.Run, int64, probeResult, error) {
+	probe, err := probeDuring(ctx, exe, req)
+	if err != nil {
+		return nil, 0, probeResult{}, err
+	}
+	run, peak, err := runWithPeak(ctx, cfg, o)
+	floor, probeErr := probe()
+	return run, peak, floor, cmp.Or(err, probeErr)
 }
 
 // postProbe sends a probe run and decodes its result.

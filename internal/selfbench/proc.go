@@ -13,9 +13,6 @@ import (
 	"github.com/streambench/streambench/loadgen"
 )
 
-// ProcessCPU is this process's user + system CPU time so far (loadgen.ProcessCPU).
-func ProcessCPU() time.Duration { return loadgen.ProcessCPU() }
-
 // procStatusKiB reads a "Name:   N kB" line (VmRSS, VmHWM) from /proc/PID/status; pid 0 is
 // this process.
 func procStatusKiB(pid int, field string) (int64, error) {
@@ -43,8 +40,12 @@ func procStatusKiB(pid int, field string) (int64, error) {
 // Go supports.
 const userHZ = 100
 
-// procCPU is a process's user+system CPU time from /proc/PID/stat (10 ms resolution).
+// procCPU is a process's user+system CPU time: from /proc/PID/stat (10 ms resolution), or
+// getrusage for pid 0, this process.
 func procCPU(pid int) (time.Duration, error) {
+	if pid == 0 {
+		return loadgen.ProcessCPU(), nil
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err

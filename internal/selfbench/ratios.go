@@ -54,29 +54,28 @@ func FloorRatios(reports []*Report) *Report {
 		if src == nil {
 			continue
 		}
-		v, ok1 := figureValue(src, fr.figure)
-		f, ok2 := figureValue(floor, fmt.Sprintf("%d streams, %s", size, fr.floor))
-		if ok1 && ok2 && f > 0 {
-			rep.add(fr.label, v/f, "×")
-			rep.against(fmt.Sprintf("floor: %d streams, %s", size, fr.floor), f, floorUnit(floor, fmt.Sprintf("%d streams, %s", size, fr.floor)))
+		v, ok1 := figureNamed(src, fr.figure)
+		f, ok2 := figureNamed(floor, fmt.Sprintf("%d streams, %s", size, fr.floor))
+		if ok1 && ok2 && f.Value > 0 {
+			rep.add(fr.label, v.Value/f.Value, "×")
+			rep.against("floor: "+f.Name, f.Value, f.Unit)
+		}
+	}
+	// The path's ratios, then fidelity's error beyond its own floor (the probe client).
+	repeat := func(r *Report, part, mark string) {
+		for _, f := range r.Figures {
+			if strings.Contains(f.Name, mark) {
+				f.Name = part + ": " + f.Name
+				rep.Figures = append(rep.Figures, f)
+			}
 		}
 	}
 	if path := byPrefix("path:"); path != nil {
-		for _, f := range path.Figures {
-			if strings.Contains(f.Name, "÷") {
-				rep.Figures = append(rep.Figures, Figure{Name: "path: " + f.Name, Value: f.Value, Unit: f.Unit, Target: f.Target, Met: f.Met, Yardstick: f.Yardstick})
-			}
-		}
+		repeat(path, "path", "÷")
 	}
-	// Fidelity measures its own floor (the probe client) beside the generator.
 	for _, r := range reports {
-		if !strings.HasPrefix(r.Name, "fidelity") {
-			continue
-		}
-		for _, f := range r.Figures {
-			if strings.Contains(f.Name, "beyond the machine's floor") {
-				rep.Figures = append(rep.Figures, Figure{Name: "fidelity: " + f.Name, Value: f.Value, Unit: f.Unit, Target: f.Target, Met: f.Met, Yardstick: f.Yardstick})
-			}
+		if strings.HasPrefix(r.Name, "fidelity") {
+			repeat(r, "fidelity", "beyond the machine's floor")
 		}
 	}
 	if len(rep.Figures) == 0 {
@@ -85,22 +84,13 @@ func FloorRatios(reports []*Report) *Report {
 	return rep
 }
 
-// figureValue is the value of rep's figure named name.
-func figureValue(rep *Report, name string) (float64, bool) {
+// figureNamed is rep's figure named name.
+func figureNamed(rep *Report, name string) (Figure, bool) {
 	i := slices.IndexFunc(rep.Figures, func(f Figure) bool { return f.Name == name })
 	if i < 0 {
-		return 0, false
+		return Figure{}, false
 	}
-	return rep.Figures[i].Value, true
-}
-
-// floorUnit is the unit of rep's figure named name ("" when there is none).
-func floorUnit(rep *Report, name string) string {
-	i := slices.IndexFunc(rep.Figures, func(f Figure) bool { return f.Name == name })
-	if i < 0 {
-		return ""
-	}
-	return rep.Figures[i].Unit
+	return rep.Figures[i], true
 }
 
 // largestFloorSize is the most streams the floor report measured ("2000 streams, ..."), 0

@@ -28,10 +28,8 @@ const NoYardstick = "none"
 // naive reference server, the run without the disturbance, the probe client beside the
 // generator. For a ratio it is the denominator, named for what it is.
 type Yardstick struct {
-	// Name says what the yardstick is ("naive server: server CPU per token"), or NoYardstick.
-	Name string `json:"name"`
-	// Value and Unit are the yardstick's own figure; Value is nil when Name is NoYardstick.
-	Value *float64 `json:"value,omitempty"`
+	Name  string   `json:"name"`            // says what the yardstick is ("naive server: server CPU per token"), or NoYardstick.
+	Value *float64 `json:"value,omitempty"` // with Unit, the yardstick's own figure; nil when Name is NoYardstick.
 	Unit  string   `json:"unit,omitempty"`
 }
 
@@ -54,8 +52,7 @@ type Report struct {
 	// Failures are correctness problems (errors, violations, leaks, streams that never
 	// opened); any of them makes the bench command exit non-zero.
 	Failures []string `json:"failures,omitempty"`
-	// Notes explain figures that need it (what limited a run, what a figure includes).
-	Notes []string `json:"notes,omitempty"`
+	Notes    []string `json:"notes,omitempty"` // explain figures that need it (what limited a run, what a figure includes).
 }
 
 // add appends a figure without a target.

@@ -28,9 +28,9 @@ type scaleSample struct {
 // With Options.DefaultMix the users play the whole default mix among the long streams.
 func Scale(ctx context.Context, o Options) (*Report, error) {
 	if o.Shards > 1 {
-		exe, err := os.Executable()
+		exe, err := ownExecutable()
 		if err != nil {
-			return nil, fmt.Errorf("find own executable: %w", err)
+			return nil, err
 		}
 		return scaleShards(ctx, o, exe)
 	}
@@ -43,143 +43,192 @@ func Scale(ctx context.Context, o Options) (*Report, error) {
 // loaded (the tests serve it in process; the bench starts children that load dir themselves).
 type stackStarter func(dir string, lib *scenarios.Library, providerHTTP1 bool) (*stack.Stack, error)
 
-// scale is Scale on the stack start starts.
-func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) {
-	streams := orDefault(o.Streams, 5000)
-	ramp := orDefault(o.Ramp, 20*time.Second)
-	length := orDefault(o.StreamLength, 30*time.Second)
-	itl := orDefault(o.InterToken, 500*time.Millisecond)
-	ttft := min(200*time.Millisecond, length/10)
-	tokens := max(1, int((length-ttft)/itl))
+// scaleShape is a scale run's sizes and the long stream it plays.
+type scaleShape struct {
+	streams                 int
+	ramp, length, itl, ttft time.Duration
+	tokens                  int
+}
+
+func newScaleShape(o Options) scaleShape {
+	s := scaleShape{streams: orDefault(o.Streams, 5000), ramp: orDefault(o.Ramp, 20*time.Second),
+		length: orDefault(o.StreamLength, 30*time.Second), itl: orDefault(o.InterToken, 500*time.Millisecond)}
+	s.ttft = min(200*time.Millisecond, s.length/10)
+	s.tokens = max(1, int((s.length-s.ttft)/s.itl))
+	return s
+}
+
+// lasts is how long one stream lasts.
+func (s scaleShape) lasts() time.Duration { return s.ttft + time.Duration(s.tokens)*s.itl }
+
+// scenario is the scale-stream document.
+func (s scaleShape) scenario() string {
+	return pacedScenario(scaleStreamName, "a long-lived paced answer, so many streams stay open at once", s.ttft, s.itl, fmt.Sprintf("{tokens: %d}", s.tokens))
+}
+
+// command is the bench command line, extra flags before the transport flags.
+func (s scaleShape) command(o Options, extra string) string {
+	return fmt.Sprintf("streambench bench scale --streams %d --ramp %s --stream-length %s --itl %s%s%s", s.streams, s.ramp, s.length, s.itl, extra, o.transportFlags())
+}
+
+// scaleWorkload is what a scale run plays: its scenarios, mix and schedule.
+type scaleWorkload struct {
+	docs     map[string]string
+	mix      *loadgen.Mix
+	families *familyCounter // counts the default mix's new families (DefaultMix only)
+	stages   loadgen.Stages
+	sessions int64
+}
+
+// newScaleWorkload picks the workload and describes it in a new report: one long stream per
+// user, or (Options.DefaultMix) the default mix played among the long streams.
+func newScaleWorkload(o Options, s scaleShape) (*Report, scaleWorkload, error) {
 	rep := &Report{
-		Name: fmt.Sprintf("scale: %d concurrent streams, mock, runtime and generator in separate processes", streams),
-		Command: fmt.Sprintf("streambench bench scale --streams %d --ramp %s --stream-length %s --itl %s%s",
-			streams, ramp, length, itl, o.transportFlags()),
+		Name:    fmt.Sprintf("scale: %d concurrent streams, mock, runtime and generator in separate processes", s.streams),
+		Command: s.command(o, ""),
 		Method: fmt.Sprintf("scenario: TTFT %s then %d tokens %s apart, one token per frame (streams last ~%s); "+
 			"closed loop, one session per user, users ramped 0→%d over %s then held; sim-chat opted in on openai-none and anthropic-none; "+
 			"the runtime talks %s to the mock; the generator uses %s. Generator memory: VmRSS at the peak minus before the load, "+
 			"and live heap+stacks after GC; CPU: getrusage (generator), /proc/PID/stat (children)",
-			ttft, tokens, itl, ttft+time.Duration(tokens)*itl, streams, ramp, o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2]),
+			s.ttft, s.tokens, s.itl, s.lasts(), s.streams, s.ramp, o.providerProtocol(), o.generatorProtocol()),
 	}
-	yaml := fmt.Sprintf("name: scale-stream\ndescription: a long-lived paced answer, so many streams stay open at once\n"+
-		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", ttft, itl, tokens)
-	docs := map[string]string{}
-	var (
-		mix      *loadgen.Mix
-		families *familyCounter // counts the default mix's new families (DefaultMix only)
-		err      error
-		// Users ramp up to one per stream, then hold while the last streams open; each
-		// plays one session.
-		stages   = loadgen.Stages{{Duration: ramp, Target: float64(streams)}, {Duration: 2 * time.Second, Target: float64(streams)}}
-		sessions = int64(streams)
-	)
+	// Users ramp up to one per stream, then hold while the last streams open; each plays one
+	// session.
+	w := scaleWorkload{docs: map[string]string{},
+		stages:   loadgen.Stages{{Duration: s.ramp, Target: float64(s.streams)}, {Duration: 2 * time.Second, Target: float64(s.streams)}},
+		sessions: int64(s.streams)}
+	var err error
 	if o.DefaultMix {
 		// The stack serves the embedded library and scale-stream from one directory; users
 		// play sessions back to back for a stream's length after the ramp (closed loop), so
 		// about N streams stay open while the mix's scenarios come and go among them.
-		docs = embeddedDocs()
-		mix, err = scaleDefaultMix()
-		families = newFamilyCounter(mix)
-		stages[1].Duration, sessions = length, 0
+		w.docs = embeddedDocs()
+		w.mix, err = scaleDefaultMix()
+		w.families = newFamilyCounter(w.mix)
+		w.stages[1].Duration, w.sessions = s.length, 0
 		rep.Command += " --default-mix"
 		rep.Method = fmt.Sprintf("the default mix (every profile and dialect, with its own scenarios and targets) with scale-stream "+
 			"(TTFT %s then %d tokens %s apart, one token per frame, ~%s) added to every profile at %.0f%% of its sessions; "+
 			"closed loop, users ramped 0→%d over %s then held %s, each playing sessions back to back; peak concurrent streams is "+
 			"the generator's sessions in flight; the runtime talks %s to the mock; the generator uses %s",
-			ttft, tokens, itl, ttft+time.Duration(tokens)*itl, scaleStreamShare*100, streams, ramp, length,
-			o.providerProtocol(), map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2])
-		rep.Name = fmt.Sprintf("scale: %d concurrent streams with the default mix played among them, mock, runtime and generator in separate processes", streams)
+			s.ttft, s.tokens, s.itl, s.lasts(), scaleStreamShare*100, s.streams, s.ramp, s.length,
+			o.providerProtocol(), o.generatorProtocol())
+		rep.Name = fmt.Sprintf("scale: %d concurrent streams with the default mix played among them, mock, runtime and generator in separate processes", s.streams)
 	} else {
-		mix, err = chatMix("bench-scale", scaleStreamName, "openai-none", "anthropic-none")
+		w.mix, err = chatMix("bench-scale", scaleStreamName, "openai-none", "anthropic-none")
 	}
+	w.docs[scaleStreamName] = s.scenario()
+	return rep, w, err
+}
+
+// scale is Scale on the stack start starts.
+func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) {
+	s := newScaleShape(o)
+	rep, w, err := newScaleWorkload(o, s)
 	if err != nil {
 		return nil, err
 	}
-	docs[scaleStreamName] = yaml
-	dir, lib, err := writeScenarioDir(docs)
+	dir, lib, cleanup, err := keptScenarioDir(rep, o.KeepDir, w.docs)
 	if err != nil {
 		return nil, err
 	}
-	if o.KeepDir {
-		rep.note("scenario directory kept: %s", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer cleanup()
 	st, err := start(dir, lib, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Stop()
+	m, err := measureScale(ctx, o, s, w, st, lib, rep)
+	if err != nil {
+		return nil, err
+	}
+	addScaleFigures(ctx, rep, s, w, st, m)
+	return rep, nil
+}
+
+// scaleMeasures is what the scale run cost the three processes.
+type scaleMeasures struct {
+	run                   *measure.Run
+	children              bool // mock and runtime are child processes with figures of their own
+	peak                  scaleSample
+	liveBefore, liveAtTop liveMem // live heap and stacks before and once every stream was open (zero if never)
+	rssBefore, hwm        int64
+	cpu, mockCPU, rtCPU   time.Duration
+}
+
+// measureScale plays the workload against st, sampling the processes' memory at each progress
+// report and taking their CPU around the run.
+func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload, st *stack.Stack, lib *scenarios.Library, rep *Report) (*scaleMeasures, error) {
 	// Served in process (tests), the mock and the runtime are this process: no figures of
 	// their own.
-	children := st.Mock != nil && st.Runtime != nil
+	m := &scaleMeasures{children: st.Mock != nil && st.Runtime != nil}
 	var mockPID, rtPID int
-	if children {
+	if m.children {
 		mockPID, rtPID = st.Mock.PID(), st.Runtime.PID()
 	}
-
 	// Return freed pages to the OS first, so the RSS baseline holds no garbage of earlier work
 	// that the load would reuse (which would make the difference per stream too small).
 	debug.FreeOSMemory()
-	liveBefore := liveMemory()
-	rssBefore, err := procStatusKiB(0, "VmRSS")
-	if err != nil {
+	m.liveBefore = liveMemory()
+	var err error
+	if m.rssBefore, err = procStatusKiB(0, "VmRSS"); err != nil {
 		return nil, fmt.Errorf("generator memory: %w", err)
 	}
 	mockCPU0, _ := procCPU(mockPID)
 	rtCPU0, _ := procCPU(rtPID)
-
-	var (
-		mu        sync.Mutex
-		peak      scaleSample
-		liveAtTop liveMem // live heap and stacks once every stream was open (zero if never)
-	)
+	var mu sync.Mutex
 	update, done := o.progress()
 	sample := func(p loadgen.Progress) {
 		update(p)
-		s := scaleSample{active: p.Active}
-		s.generatorKiB, _ = procStatusKiB(0, "VmRSS")
-		if children {
-			s.mockKiB, _ = procStatusKiB(mockPID, "VmRSS")
-			s.rtKiB, _ = procStatusKiB(rtPID, "VmRSS")
+		smp := scaleSample{active: p.Active}
+		smp.generatorKiB, _ = procStatusKiB(0, "VmRSS")
+		if m.children {
+			smp.mockKiB, _ = procStatusKiB(mockPID, "VmRSS")
+			smp.rtKiB, _ = procStatusKiB(rtPID, "VmRSS")
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if s.active >= peak.active {
-			peak = s
+		if smp.active >= m.peak.active {
+			m.peak = smp
 		}
-		if liveAtTop.total() == 0 && s.active >= int64(streams) {
-			liveAtTop = liveMemory()
+		if m.liveAtTop.total() == 0 && smp.active >= int64(s.streams) {
+			m.liveAtTop = liveMemory()
 			if o.ProfileDir != "" {
 				if err := writeProfiles(o.ProfileDir); err != nil {
 					rep.note("profiles: %v", err)
 				} else {
-					rep.note("heap and goroutine profiles at %d open streams in %s", s.active, o.ProfileDir)
+					rep.note("heap and goroutine profiles at %d open streams in %s", smp.active, o.ProfileDir)
 				}
 			}
 		}
 	}
 	cfg := loadgen.Config{
-		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: mix.Name, Library: lib,
-		RunID: "bench-scale-" + time.Now().UTC().Format("150405"), Stages: stages, Sessions: sessions,
-		Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: o.HTTP2, Outputs: []loadgen.Output{loadgen.ProgressFunc(sample)},
+		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: w.mix, MixName: w.mix.Name, Library: lib,
+		RunID: "bench-scale-" + time.Now().UTC().Format("150405"), Stages: w.stages, Sessions: w.sessions,
+		Grace: s.length + time.Minute, StreamTimeout: s.length + time.Minute, HTTP2: o.HTTP2, Outputs: []loadgen.Output{loadgen.ProgressFunc(sample)},
 	}
-	if families != nil {
-		cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(families.add))
+	if w.families != nil {
+		cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(w.families.add))
 	}
-	cpu0 := ProcessCPU()
-	run, err := loadgen.Run(ctx, cfg)
+	cpu0 := roleCPU(0)
+	m.run, err = loadgen.Run(ctx, cfg)
 	done()
 	if err != nil {
 		return nil, err
 	}
-	cpu := ProcessCPU() - cpu0
+	m.cpu = roleCPU(0) - cpu0
 	mockCPU1, _ := procCPU(mockPID)
 	rtCPU1, _ := procCPU(rtPID)
-	hwm, _ := procStatusKiB(0, "VmHWM")
-	c := run.Summary.Counters
+	m.mockCPU, m.rtCPU = mockCPU1-mockCPU0, rtCPU1-rtCPU0
+	m.hwm, _ = procStatusKiB(0, "VmHWM")
+	return m, nil
+}
 
-	rep.addTarget("peak concurrent streams", float64(peak.active), "streams", fmt.Sprintf("= %d", streams), peak.active >= int64(streams))
+// addRunOutcomes adds the peak against its target and how the run's sessions ended.
+func addRunOutcomes(rep *Report, peak int64, streams int, run *measure.Run, between func()) {
+	rep.addTarget("peak concurrent streams", float64(peak), "streams", fmt.Sprintf("= %d", streams), peak >= int64(streams))
+	between()
+	c := run.Summary.Counters
 	rep.add("sessions ok", float64(c.SessionsOK), "sessions")
 	rep.add("sessions failed", float64(c.SessionsFailed), "sessions")
 	transport := c.Outcome(measure.OutcomeTransportError)
@@ -187,48 +236,39 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 	others := c.Errors() - transport
 	rep.addTarget("other error outcomes", float64(others), "errors", "0", others == 0)
 	rep.addTarget("violations", float64(run.Summary.TotalViolations()), "violations", "0", run.Summary.TotalViolations() == 0)
+}
+
+// perFrame is CPU per frame (event, token) in µs: 0 for none.
+func perFrame(cpu time.Duration, frames int64) float64 {
+	if frames == 0 {
+		return 0
+	}
+	return float64(cpu.Nanoseconds()) / 1e3 / float64(frames)
+}
+
+// addScaleFigures reports the scale run's outcomes, memory, CPU and latency.
+func addScaleFigures(ctx context.Context, rep *Report, s scaleShape, w scaleWorkload, st *stack.Stack, m *scaleMeasures) {
+	run, peak := m.run, m.peak
+	addRunOutcomes(rep, peak.active, s.streams, run, func() {})
 	checked, leaked := leakCount(run)
 	rep.addTarget("leak checks over tolerance", float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
 	if peak.active > 0 {
-		perStream := float64(peak.generatorKiB-rssBefore) * 1024 / float64(peak.active)
-		if families == nil {
-			rep.addTarget("generator RSS per open stream", perStream/1024, "KiB", "≤ 16 KiB", perStream > 0 && perStream <= 16<<10)
-		} else {
-			// The target is the long stream's; the mix's sessions are in this figure too.
-			rep.add("generator RSS per open stream", perStream/1024, "KiB")
-			rep.note("memory per open stream includes what the mix holds beyond its streams: the dense histograms of its many " +
-				"scenario × client keys (a fixed cost spread over the streams) and the expected text of the thinking-over-cap " +
-				"sessions in flight (over 512 KiB of thinking each); the ≤ 16 KiB target is the plain scale run's, one long stream per user")
-		}
-		if perStream <= 0 {
-			rep.note("the generator's RSS fell during the load: the baseline held memory the load reused; run scale on its own for this figure")
-		}
-		if liveAtTop.total() > 0 {
-			per := func(at, before uint64) float64 { return (float64(at) - float64(before)) / float64(peak.active) / 1024 }
-			rep.add("generator live heap+stacks per open stream", per(liveAtTop.total(), liveBefore.total()), "KiB")
-			rep.add("generator live heap per open stream", per(liveAtTop.heap, liveBefore.heap), "KiB")
-			rep.add("generator goroutine stacks per open stream", per(liveAtTop.stacks, liveBefore.stacks), "KiB")
-		}
-		rep.add("generator RSS at peak", float64(peak.generatorKiB)/1024, "MiB")
-		if children {
-			rep.add("runtime RSS at peak", float64(peak.rtKiB)/1024, "MiB")
-			rep.add("runtime RSS at peak ÷ open streams", float64(peak.rtKiB)/float64(peak.active), "KiB")
-			rep.add("mock RSS at peak", float64(peak.mockKiB)/1024, "MiB")
-		}
+		addScaleMemory(rep, w, m)
 	}
-	rep.add("generator peak RSS (VmHWM)", float64(hwm)/1024, "MiB")
+	rep.add("generator peak RSS (VmHWM)", float64(m.hwm)/1024, "MiB")
+	c := run.Summary.Counters
 	rep.add("frames received", float64(c.Frames), "frames")
 	if c.Frames > 0 {
-		rep.add("generator CPU per received frame", float64(cpu.Nanoseconds())/1e3/float64(c.Frames), "µs")
-		if children {
-			rep.add("runtime CPU per relayed frame", float64((rtCPU1-rtCPU0).Nanoseconds())/1e3/float64(c.Frames), "µs")
-			rep.add("mock CPU per frame", float64((mockCPU1-mockCPU0).Nanoseconds())/1e3/float64(c.Frames), "µs")
+		rep.add("generator CPU per received frame", perFrame(m.cpu, c.Frames), "µs")
+		if m.children {
+			rep.add("runtime CPU per relayed frame", perFrame(m.rtCPU, c.Frames), "µs")
+			rep.add("mock CPU per frame", perFrame(m.mockCPU, c.Frames), "µs")
 		}
 	}
 	// Where the time to first chunk goes: connection, response headers (the runtime answered),
 	// first chunk; and the mock's own first byte, to tell a slow mock from a slow relay.
 	addLatencyFigures(rep, run)
-	if families != nil {
+	if w.families != nil {
 		// The merged TTFC holds the mix's own TTFTs (slow-ttft) and PII-redacted canvas blocks,
 		// whose text comes only with block:completed, and legacy sim-chat clients, sent settled
 		// text only, both at a long stream's end; opted-in sim-chat's long streams are the
@@ -239,27 +279,54 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 		rep.add("TTFC p50, scale-stream on opted-in sim-chat", quantileMs(h, 50, 0), "ms")
 		rep.add("TTFC p99, scale-stream on opted-in sim-chat", quantileMs(h, 99, 0), "ms")
 		rep.note("TTFC and gaps above are merged over every scenario and dialect: the mix's own TTFTs, legacy sim-chat clients and "+
-			"PII-redacted canvas blocks (their text arrives at the end, ~%s into a scale-stream) widen them", length)
+			"PII-redacted canvas blocks (their text arrives at the end, ~%s into a scale-stream) widen them", s.length)
 	}
 	if records, err := mockSessions(ctx, st.MockURL); err != nil {
 		rep.note("mock records: %v", err)
 	} else {
-		h := streamStartLatency(records, "scale-stream")
-		rep.add("mock stream start − request arrival p50", quantileMs(h, 50, 0), "ms")
-		rep.add("mock stream start − request arrival p99", quantileMs(h, 99, 0), "ms")
+		rep.addP50P99("mock stream start − request arrival", streamStartLatency(records, "scale-stream"))
 	}
 	rep.add("open-files limit per process", float64(openFileLimit()), "files")
-	if families != nil {
-		families.report(rep)
+	if w.families != nil {
+		w.families.report(rep)
 	}
 	runFailures(rep, run)
-	if peak.active < int64(streams) {
-		rep.fail("only %d of %d streams were open at once", peak.active, streams)
+	if peak.active < int64(s.streams) {
+		rep.fail("only %d of %d streams were open at once", peak.active, s.streams)
 	}
-	if need := uint64(streams) + 256; openFileLimit() < need {
-		rep.note("the open-files limit %d is below %d streams + slack: raise `ulimit -n`", openFileLimit(), streams)
+	if need := uint64(s.streams) + 256; openFileLimit() < need {
+		rep.note("the open-files limit %d is below %d streams + slack: raise `ulimit -n`", openFileLimit(), s.streams)
 	}
-	return rep, nil
+}
+
+// addScaleMemory reports the processes' memory at the peak, per open stream.
+func addScaleMemory(rep *Report, w scaleWorkload, m *scaleMeasures) {
+	peak := m.peak
+	perStream := float64(peak.generatorKiB-m.rssBefore) * 1024 / float64(peak.active)
+	if w.families == nil {
+		rep.addTarget("generator RSS per open stream", perStream/1024, "KiB", "≤ 16 KiB", perStream > 0 && perStream <= 16<<10)
+	} else {
+		// The target is the long stream's; the mix's sessions are in this figure too.
+		rep.add("generator RSS per open stream", perStream/1024, "KiB")
+		rep.note("memory per open stream includes what the mix holds beyond its streams: the dense histograms of its many " +
+			"scenario × client keys (a fixed cost spread over the streams) and the expected text of the thinking-over-cap " +
+			"sessions in flight (over 512 KiB of thinking each); the ≤ 16 KiB target is the plain scale run's, one long stream per user")
+	}
+	if perStream <= 0 {
+		rep.note("the generator's RSS fell during the load: the baseline held memory the load reused; run scale on its own for this figure")
+	}
+	if m.liveAtTop.total() > 0 {
+		per := func(at, before uint64) float64 { return (float64(at) - float64(before)) / float64(peak.active) / 1024 }
+		rep.add("generator live heap+stacks per open stream", per(m.liveAtTop.total(), m.liveBefore.total()), "KiB")
+		rep.add("generator live heap per open stream", per(m.liveAtTop.heap, m.liveBefore.heap), "KiB")
+		rep.add("generator goroutine stacks per open stream", per(m.liveAtTop.stacks, m.liveBefore.stacks), "KiB")
+	}
+	rep.add("generator RSS at peak", float64(peak.generatorKiB)/1024, "MiB")
+	if m.children {
+		rep.add("runtime RSS at peak", float64(peak.rtKiB)/1024, "MiB")
+		rep.add("runtime RSS at peak ÷ open streams", float64(peak.rtKiB)/float64(peak.active), "KiB")
+		rep.add("mock RSS at peak", float64(peak.mockKiB)/1024, "MiB")
+	}
 }
 
 // writeProfiles writes this process's heap profile and goroutine summary into dir, to show
@@ -294,8 +361,6 @@ func addLatencyFigures(rep *Report, run *measure.Run) {
 		metric measure.Metric
 		label  string
 	}{{measure.Connect, "connect"}, {measure.Headers, "response headers"}, {measure.FirstChunk, "TTFC"}, {measure.ChunkGap, "inter-chunk gap"}} {
-		h := mergedMetric(run, m.metric)
-		rep.add(m.label+" p50", quantileMs(h, 50, 0), "ms")
-		rep.add(m.label+" p99", quantileMs(h, 99, 0), "ms")
+		rep.addP50P99(m.label, mergedMetric(run, m.metric))
 	}
 }

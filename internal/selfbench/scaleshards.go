@@ -28,26 +28,63 @@ type shardSample struct {
 	generatorKiB, mockKiB, rtKiB int64 // generators and runtimes summed over the shards
 }
 
-// scaleShards is bench scale with --shards N (N ≥ 2): one mock, N runtimes and N generators,
-// each `streambench load --shard I/N` against its own runtime, all child processes of exe;
-// the shards' results are merged (measure.Merge) and reported as the single-process run's.
-// Every child's standard error goes to a log file in a temporary directory, kept and named in
-// the notes when anything failed (or with Options.KeepDir).
+// scaleShards is bench scale with --shards N (N ≥ 2): one mock, N runtimes and N
+// `streambench load --shard I/N` generators, all children of exe, the shards' results merged.
+// The children's logs are kept and named when anything failed (or with Options.KeepDir).
 func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err error) {
-	shards := o.Shards
-	streams := orDefault(o.Streams, 5000)
-	ramp := orDefault(o.Ramp, 20*time.Second)
-	length := orDefault(o.StreamLength, 30*time.Second)
-	itl := orDefault(o.InterToken, 500*time.Millisecond)
-	ttft := min(200*time.Millisecond, length/10)
-	tokens := max(1, int((length-ttft)/itl))
 	if o.DefaultMix {
 		return nil, errors.New("--default-mix is not supported with --shards")
 	}
-	rep = &Report{
-		Name: fmt.Sprintf("scale: %d concurrent streams in %d shards, mock, %d runtimes and %d generators in separate processes", streams, shards, shards, shards),
-		Command: fmt.Sprintf("streambench bench scale --streams %d --ramp %s --stream-length %s --itl %s --shards %d%s",
-			streams, ramp, length, itl, shards, o.transportFlags()),
+	s := newScaleShape(o)
+	rep = shardsReport(o, s)
+	w, err := newShardWork(s)
+	defer func() {
+		if w.dir == "" {
+			return
+		}
+		if o.KeepDir || err != nil || (rep != nil && len(rep.Failures) > 0) {
+			if rep != nil {
+				rep.note("children's logs, shard results and the scenario directory kept: %s (logs in %s, scenarios in %s)", w.dir, w.logs(), w.scenarios)
+			} else {
+				err = fmt.Errorf("%w (children's logs in %s)", err, w.logs())
+			}
+			return
+		}
+		os.RemoveAll(w.scenarios)
+		os.RemoveAll(w.dir)
+	}()
+	if err != nil {
+		return nil, err
+	}
+	var procs procGroup
+	defer procs.stop()
+	mock, runtimes, err := startShardStack(exe, w, o, &procs)
+	if err != nil {
+		return nil, err
+	}
+	startAt := time.Now().Add(shardStartLead).Truncate(time.Second).Add(time.Second)
+	gens, err := startShardGenerators(exe, w, o, s, startAt, mock, runtimes, &procs)
+	if err != nil {
+		return nil, err
+	}
+	use, err := meterShards(ctx, s, startAt, mock, runtimes, gens)
+	if err != nil {
+		return nil, err
+	}
+	run, nShards, err := mergeShards(w, len(gens), use.failed)
+	if err != nil {
+		return nil, err
+	}
+	addShardFigures(rep, s, o.Shards, run, nShards, use)
+	return rep, nil
+}
+
+// shardsReport describes a sharded scale run.
+func shardsReport(o Options, s scaleShape) *Report {
+	shards := o.Shards
+	return &Report{
+		Name:    fmt.Sprintf("scale: %d concurrent streams in %d shards, mock, %d runtimes and %d generators in separate processes", s.streams, shards, shards, shards),
+		Command: s.command(o, fmt.Sprintf(" --shards %d", shards)),
 		Method: fmt.Sprintf("scenario: TTFT %s then %d tokens %s apart, one token per frame (streams last ~%s); "+
 			"closed loop, one session per user, users ramped 0→%d over %s then held, split over %d shards "+
 			"(`streambench load --shard I/%d`, users u≡I mod %d, a common --start-at), shard I's generator against runtime I, "+
@@ -59,112 +96,114 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 			"generators' sum just before the start; CPU: /proc/PID/stat (runtimes, mock), the children's rusage minus CPU "+
 			"before the start (generators). No leak check: a shard skips its own (--no-leak-check) and one baseline over %d runtimes "+
 			"is not taken",
-			ttft, tokens, itl, ttft+time.Duration(tokens)*itl, streams, ramp, shards, shards, shards, o.providerProtocol(),
-			map[bool]string{false: "one HTTP/1.1 connection per stream", true: "h2c"}[o.HTTP2], shards),
+			s.ttft, s.tokens, s.itl, s.lasts(), s.streams, s.ramp, shards, shards, shards, o.providerProtocol(),
+			o.generatorProtocol(), shards),
 	}
+}
+
+// shardWork is a sharded run's files: the scenario directory, and a work directory with the
+// children's logs, the mix the shards read and their results.
+type shardWork struct {
+	scenarios, dir, mixFile, runID string
+}
+
+func (w shardWork) logs() string { return filepath.Join(w.dir, "logs") }
+func (w shardWork) out() string  { return filepath.Join(w.dir, "out") }
+
+// newShardWork writes the scenario, the work directory and the shards' mix.
+func newShardWork(s scaleShape) (shardWork, error) {
+	w := shardWork{runID: "bench-scale-" + time.Now().UTC().Format("150405")}
 	mix, err := chatMix("bench-scale", scaleStreamName, "openai-none", "anthropic-none")
 	if err != nil {
-		return nil, err
+		return w, err
 	}
-	doc := fmt.Sprintf("name: scale-stream\ndescription: a long-lived paced answer, so many streams stay open at once\n"+
-		"timing:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: %d}\n", ttft, itl, tokens)
-	dir, _, err := writeScenarioDir(map[string]string{scaleStreamName: doc})
-	if err != nil {
-		return nil, err
+	if w.scenarios, _, err = writeScenarioDir(map[string]string{scaleStreamName: s.scenario()}); err != nil {
+		return w, err
 	}
-	work, err := os.MkdirTemp("", "streambench-scale-shards-")
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+	if w.dir, err = os.MkdirTemp("", "streambench-scale-shards-"); err != nil {
+		os.RemoveAll(w.scenarios)
+		return w, err
 	}
-	keep := o.KeepDir
-	defer func() {
-		if keep || err != nil || (rep != nil && len(rep.Failures) > 0) {
-			if rep != nil {
-				rep.note("children's logs, shard results and the scenario directory kept: %s (logs in %s, scenarios in %s)", work, filepath.Join(work, "logs"), dir)
-			} else {
-				err = fmt.Errorf("%w (children's logs in %s)", err, filepath.Join(work, "logs"))
-			}
-			return
-		}
-		os.RemoveAll(dir)
-		os.RemoveAll(work)
-	}()
-	logs := filepath.Join(work, "logs")
-	if err := os.MkdirAll(logs, 0o755); err != nil {
-		return nil, err
+	if err := os.MkdirAll(w.logs(), 0o755); err != nil {
+		return w, err
 	}
 	mixData, err := yaml.Marshal(mix)
 	if err != nil {
-		return nil, fmt.Errorf("mix: %w", err)
+		return w, fmt.Errorf("mix: %w", err)
 	}
-	mixFile := filepath.Join(work, "mix.yaml")
-	if _, err := loadgen.ParseMix(mixFile, mixData); err != nil {
-		return nil, fmt.Errorf("mix written for the shards: %w", err)
+	w.mixFile = filepath.Join(w.dir, "mix.yaml")
+	if _, err := loadgen.ParseMix(w.mixFile, mixData); err != nil {
+		return w, fmt.Errorf("mix written for the shards: %w", err)
 	}
-	if err := os.WriteFile(mixFile, mixData, 0o644); err != nil {
-		return nil, err
-	}
+	return w, os.WriteFile(w.mixFile, mixData, 0o644)
+}
 
-	// The system under test: one mock, a runtime per shard.
-	var stops []func()
-	defer func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}()
-	startLogged := func(name string, args []string) (*stack.Child, error) {
-		f, err := os.Create(filepath.Join(logs, name+".log"))
-		if err != nil {
-			return nil, err
-		}
-		c, err := stack.StartChildLogged(exe, args, f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("start %s: %w", name, err)
-		}
-		stops = append(stops, func() { c.Stop(); f.Close() })
-		return c, nil
+// procGroup stops the children it started, last first.
+type procGroup struct{ stops []func() }
+
+func (g *procGroup) stop() {
+	for i := len(g.stops) - 1; i >= 0; i-- {
+		g.stops[i]()
 	}
-	mock, err := startLogged("mock", []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", "1", "--scenarios", dir})
+}
+
+// startLogged starts exe args as a child whose output goes to logs/NAME.log.
+func (g *procGroup) startLogged(exe, logs, name string, args []string) (*stack.Child, error) {
+	f, err := os.Create(filepath.Join(logs, name+".log"))
 	if err != nil {
 		return nil, err
 	}
-	runtimes := make([]*stack.Child, shards)
+	c, err := stack.StartChildLogged(exe, args, f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	g.stops = append(g.stops, func() { c.Stop(); f.Close() })
+	return c, nil
+}
+
+// startShardStack starts the system under test, one mock and a runtime per shard, and waits
+// until all are healthy.
+func startShardStack(exe string, w shardWork, o Options, procs *procGroup) (*stack.Child, []*stack.Child, error) {
+	mock, err := procs.startLogged(exe, w.logs(), "mock", []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", "1", "--scenarios", w.scenarios})
+	if err != nil {
+		return nil, nil, err
+	}
+	runtimes := make([]*stack.Child, o.Shards)
 	urls := []string{mock.URL()}
 	for i := range runtimes {
-		runtimes[i], err = startLogged(fmt.Sprintf("runtime-%d", i), []string{"runtime", "--addr", "127.0.0.1:0",
+		runtimes[i], err = procs.startLogged(exe, w.logs(), fmt.Sprintf("runtime-%d", i), []string{"runtime", "--addr", "127.0.0.1:0",
 			"--provider", mock.URL(), "--tool-time-scale", "1", fmt.Sprintf("--provider-h2c=%t", !o.ProviderHTTP1)})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		urls = append(urls, runtimes[i].URL())
 	}
-	if err := stack.WaitHealthy(urls...); err != nil {
-		return nil, err
-	}
+	return mock, runtimes, stack.WaitHealthy(urls...)
+}
 
-	// The generators: `streambench load --shard I/N`, all starting at one moment.
-	runID := "bench-scale-" + time.Now().UTC().Format("150405")
-	out := filepath.Join(work, "out")
-	startAt := time.Now().Add(shardStartLead).Truncate(time.Second).Add(time.Second)
-	stages := fmt.Sprintf("%s:%d,%s:%d", ramp, streams, 2*time.Second, streams)
-	type generator struct {
-		cmd  *exec.Cmd
-		done chan error
-		log  *os.File
-	}
-	gens := make([]*generator, shards)
+// shardGenerator is one `streambench load --shard I/N` child.
+type shardGenerator struct {
+	cmd  *exec.Cmd
+	done chan error // holds Wait's result once it came, put back by whoever takes it
+	log  *os.File
+}
+
+// startShardGenerators starts the generators, `streambench load --shard I/N`, all starting at
+// startAt.
+func startShardGenerators(exe string, w shardWork, o Options, s scaleShape, startAt time.Time, mock *stack.Child, runtimes []*stack.Child, procs *procGroup) ([]*shardGenerator, error) {
+	stages := fmt.Sprintf("%s:%d,%s:%d", s.ramp, s.streams, 2*time.Second, s.streams)
+	gens := make([]*shardGenerator, len(runtimes))
 	for i := range gens {
-		args := []string{"load", "--target", runtimes[i].URL(), "--mock", mock.URL(), "--mix", mixFile, "--scenarios", dir,
-			"--shard", fmt.Sprintf("%d/%d", i, shards), "--start-at", startAt.UTC().Format(time.RFC3339),
-			"--stages", stages, "--sessions", strconv.Itoa(streams),
-			"--grace", (length + time.Minute).String(), "--stream-timeout", (length + time.Minute).String(),
-			"--out", out, "--run-id", runID, "--quiet", "--no-preflight", "--no-leak-check"}
+		args := []string{"load", "--target", runtimes[i].URL(), "--mock", mock.URL(), "--mix", w.mixFile, "--scenarios", w.scenarios,
+			"--shard", fmt.Sprintf("%d/%d", i, len(runtimes)), "--start-at", startAt.UTC().Format(time.RFC3339),
+			"--stages", stages, "--sessions", strconv.Itoa(s.streams),
+			"--grace", (s.length + time.Minute).String(), "--stream-timeout", (s.length + time.Minute).String(),
+			"--out", w.out(), "--run-id", w.runID, "--quiet", "--no-preflight", "--no-leak-check"}
 		if o.HTTP2 {
 			args = append(args, "--http2")
 		}
-		f, err := os.Create(filepath.Join(logs, fmt.Sprintf("load-%d.log", i)))
+		f, err := os.Create(filepath.Join(w.logs(), fmt.Sprintf("load-%d.log", i)))
 		if err != nil {
 			return nil, err
 		}
@@ -175,47 +214,56 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 			f.Close()
 			return nil, fmt.Errorf("start shard %d: %w", i, err)
 		}
-		g := &generator{cmd: cmd, done: make(chan error, 1), log: f}
+		g := &shardGenerator{cmd: cmd, done: make(chan error, 1), log: f}
 		go func() { g.done <- cmd.Wait() }()
 		gens[i] = g
-		stops = append(stops, func() {
-			select {
-			case err := <-g.done:
-				g.done <- err
-			default:
-				_ = cmd.Process.Signal(os.Interrupt)
-				select {
-				case err := <-g.done:
-					g.done <- err
-				case <-time.After(15 * time.Second):
-					_ = cmd.Process.Kill()
-					g.done <- <-g.done
-				}
-			}
-			f.Close()
-		})
+		procs.stops = append(procs.stops, g.stop)
 	}
+	return gens, nil
+}
 
-	var (
-		mu          sync.Mutex
-		peak        shardSample
-		before      int64 // generators' RSS just before the start
-		genCPU0     time.Duration
-		mockCPU0    time.Duration
-		rtCPU0      = make([]time.Duration, shards)
-		sampledOnce bool
-	)
-	sum := func() (s shardSample) {
+// stop interrupts the generator if it still runs (killing it after 15 s) and closes its log.
+func (g *shardGenerator) stop() {
+	select {
+	case err := <-g.done:
+		g.done <- err
+	default:
+		_ = g.cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-g.done:
+			g.done <- err
+		case <-time.After(15 * time.Second):
+			_ = g.cmd.Process.Kill()
+			g.done <- <-g.done
+		}
+	}
+	g.log.Close()
+}
+
+// shardUsage is what a sharded run cost the processes.
+type shardUsage struct {
+	peak            shardSample
+	sampled         bool
+	before          int64 // generators' RSS just before the start
+	genCPU, mockCPU time.Duration
+	rtCPU           time.Duration // summed over the runtimes
+	failed          []string      // generators that exited with an error
+}
+
+// meterShards takes the processes' memory and CPU just before startAt, samples them every
+// 250 ms while the generators run, and waits for every generator.
+func meterShards(ctx context.Context, s scaleShape, startAt time.Time, mock *stack.Child, runtimes []*stack.Child, gens []*shardGenerator) (*shardUsage, error) {
+	sum := func() (smp shardSample) {
 		for _, g := range gens {
 			kib, _ := procStatusKiB(g.cmd.Process.Pid, "VmRSS")
-			s.generatorKiB += kib
+			smp.generatorKiB += kib
 		}
 		for _, r := range runtimes {
 			kib, _ := procStatusKiB(r.PID(), "VmRSS")
-			s.rtKiB += kib
+			smp.rtKiB += kib
 		}
-		s.mockKiB, _ = procStatusKiB(mock.PID(), "VmRSS")
-		return s
+		smp.mockKiB, _ = procStatusKiB(mock.PID(), "VmRSS")
+		return smp
 	}
 	// Just before the start: the baseline.
 	select {
@@ -223,38 +271,42 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	before = sum().generatorKiB
+	u := &shardUsage{before: sum().generatorKiB}
+	var genCPU0 time.Duration
 	for _, g := range gens {
 		c, _ := procCPU(g.cmd.Process.Pid)
 		genCPU0 += c
 	}
-	mockCPU0, _ = procCPU(mock.PID())
+	mockCPU0, _ := procCPU(mock.PID())
+	rtCPU0, rtCPU1 := make([]time.Duration, len(runtimes)), make([]time.Duration, len(runtimes))
 	for i, r := range runtimes {
 		rtCPU0[i], _ = procCPU(r.PID())
 	}
-	heldUntil := startAt.Add(ramp + 2*time.Second + min(length/2, 10*time.Second))
 	var mockCPU1 time.Duration
-	rtCPU1 := make([]time.Duration, shards)
+	readCPU := func() {
+		if m, err := procCPU(mock.PID()); err == nil {
+			mockCPU1 = max(mockCPU1, m)
+		}
+		for i, r := range runtimes {
+			if c, err := procCPU(r.PID()); err == nil {
+				rtCPU1[i] = max(rtCPU1[i], c)
+			}
+		}
+	}
+	heldUntil := startAt.Add(s.ramp + 2*time.Second + min(s.length/2, 10*time.Second))
+	var mu sync.Mutex
 	stopSampling := sampleEvery(250*time.Millisecond, func() {
-		s := sum()
-		m, _ := procCPU(mock.PID())
+		smp := sum()
 		mu.Lock()
 		defer mu.Unlock()
 		// Memory counts while streams are started and held, not the writing of the results
 		// after them.
-		if time.Now().Before(heldUntil) && s.generatorKiB >= peak.generatorKiB {
-			peak = s
+		if time.Now().Before(heldUntil) && smp.generatorKiB >= u.peak.generatorKiB {
+			u.peak = smp
 		}
-		sampledOnce = true
-		mockCPU1 = max(mockCPU1, m)
-		for i, r := range runtimes {
-			c, _ := procCPU(r.PID())
-			rtCPU1[i] = max(rtCPU1[i], c)
-		}
+		u.sampled = true
+		readCPU()
 	})
-
-	var genCPU time.Duration
-	var failed []string
 	for i, g := range gens {
 		var werr error
 		select {
@@ -265,93 +317,83 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 			return nil, ctx.Err()
 		}
 		if st := g.cmd.ProcessState; st != nil {
-			genCPU += st.UserTime() + st.SystemTime()
+			u.genCPU += st.UserTime() + st.SystemTime()
 		}
 		if werr != nil {
-			failed = append(failed, fmt.Sprintf("shard %d: %v (its output: %s)", i, werr, g.log.Name()))
+			u.failed = append(u.failed, fmt.Sprintf("shard %d: %v (its output: %s)", i, werr, g.log.Name()))
 		}
 	}
 	stopSampling()
-	if m, err := procCPU(mock.PID()); err == nil {
-		mockCPU1 = max(mockCPU1, m)
+	readCPU()
+	u.genCPU -= genCPU0
+	u.mockCPU = mockCPU1 - mockCPU0
+	for i := range rtCPU1 {
+		u.rtCPU += rtCPU1[i] - rtCPU0[i]
 	}
-	for i, r := range runtimes {
-		if c, err := procCPU(r.PID()); err == nil {
-			rtCPU1[i] = max(rtCPU1[i], c)
-		}
-	}
-	genCPU -= genCPU0
+	return u, nil
+}
 
+// mergeShards reads the shards' results, merges and judges them (as `streambench merge`), and
+// writes the merged run into the work directory.
+func mergeShards(w shardWork, shards int, failed []string) (*measure.Run, int, error) {
 	dirs := make([]string, shards)
 	for i := range dirs {
-		dirs[i] = filepath.Join(out, runID, fmt.Sprintf("shard-%d", i))
+		dirs[i] = filepath.Join(w.out(), w.runID, fmt.Sprintf("shard-%d", i))
 	}
 	shardRuns, err := measure.ReadShards(dirs)
 	if err != nil {
 		if len(failed) > 0 {
 			err = fmt.Errorf("%w; %v", err, failed)
 		}
-		return nil, fmt.Errorf("read the shards' results: %w", err)
+		return nil, 0, fmt.Errorf("read the shards' results: %w", err)
 	}
 	run, err := measure.Merge(shardRuns, nil)
 	if err != nil {
-		return nil, fmt.Errorf("merge the shards: %w", err)
+		return nil, 0, fmt.Errorf("merge the shards: %w", err)
 	}
 	if err := verdict.Stamp(run); err != nil {
-		return nil, fmt.Errorf("judge the merged run: %w", err)
+		return nil, 0, fmt.Errorf("judge the merged run: %w", err)
 	}
-	merged := filepath.Join(work, "merged")
-	if err := measure.WriteRun(merged, run); err != nil {
-		return nil, fmt.Errorf("write merged run: %w", err)
+	if err := measure.WriteRun(filepath.Join(w.dir, "merged"), run); err != nil {
+		return nil, 0, fmt.Errorf("write merged run: %w", err)
 	}
+	return run, len(shardRuns), nil
+}
+
+// addShardFigures reports the merged run's outcomes and what it cost the processes.
+func addShardFigures(rep *Report, s scaleShape, shards int, run *measure.Run, nShards int, u *shardUsage) {
 	var active int64
 	for _, p := range run.Timeline {
 		active = max(active, p.Active)
 	}
-	c := run.Summary.Counters
-
-	rep.addTarget("peak concurrent streams", float64(active), "streams", fmt.Sprintf("= %d", streams), active >= int64(streams))
-	rep.add("shards", float64(len(shardRuns)), "generators")
-	rep.add("sessions ok", float64(c.SessionsOK), "sessions")
-	rep.add("sessions failed", float64(c.SessionsFailed), "sessions")
-	transport := c.Outcome(measure.OutcomeTransportError)
-	rep.addTarget("transport errors", float64(transport), "errors", "0", transport == 0)
-	others := c.Errors() - transport
-	rep.addTarget("other error outcomes", float64(others), "errors", "0", others == 0)
-	rep.addTarget("violations", float64(run.Summary.TotalViolations()), "violations", "0", run.Summary.TotalViolations() == 0)
-	mu.Lock()
-	pk, ok := peak, sampledOnce
-	mu.Unlock()
-	if active > 0 && ok {
-		perStream := float64(pk.generatorKiB-before) / float64(streams)
+	addRunOutcomes(rep, active, s.streams, run, func() { rep.add("shards", float64(nShards), "generators") })
+	if active > 0 && u.sampled {
+		pk := u.peak
+		perStream := float64(pk.generatorKiB-u.before) / float64(s.streams)
 		rep.addTarget("generator RSS per open stream (sum over shards)", perStream, "KiB", "≤ 16 KiB", perStream > 0 && perStream <= 16)
 		rep.add("generators' RSS at peak (sum)", float64(pk.generatorKiB)/1024, "MiB")
 		rep.add("runtimes' RSS at peak (sum)", float64(pk.rtKiB)/1024, "MiB")
 		rep.add("runtimes' RSS at peak ÷ open streams", float64(pk.rtKiB)/float64(active), "KiB")
 		rep.add("mock RSS at peak", float64(pk.mockKiB)/1024, "MiB")
 	}
+	c := run.Summary.Counters
 	rep.add("frames received", float64(c.Frames), "frames")
 	if c.Frames > 0 {
-		var rtCPU time.Duration
-		for i := range rtCPU1 {
-			rtCPU += rtCPU1[i] - rtCPU0[i]
-		}
-		rep.add("generator CPU per received frame (all shards)", float64(genCPU.Nanoseconds())/1e3/float64(c.Frames), "µs")
-		rep.add("runtime CPU per relayed frame (all runtimes)", float64(rtCPU.Nanoseconds())/1e3/float64(c.Frames), "µs")
-		rep.add("mock CPU per frame", float64((mockCPU1-mockCPU0).Nanoseconds())/1e3/float64(c.Frames), "µs")
+		rep.add("generator CPU per received frame (all shards)", perFrame(u.genCPU, c.Frames), "µs")
+		rep.add("runtime CPU per relayed frame (all runtimes)", perFrame(u.rtCPU, c.Frames), "µs")
+		rep.add("mock CPU per frame", perFrame(u.mockCPU, c.Frames), "µs")
 	}
 	addLatencyFigures(rep, run)
 	rep.add("open-files limit per process", float64(openFileLimit()), "files")
 	rep.note("no leak check in a sharded run: each shard runs with --no-leak-check")
 	runFailures(rep, run)
-	for _, f := range failed {
+	for _, f := range u.failed {
 		rep.fail("generator %s", f)
 	}
-	if active < int64(streams) {
-		rep.fail("only %d of %d streams were open at once", active, streams)
+	if active < int64(s.streams) {
+		rep.fail("only %d of %d streams were open at once", active, s.streams)
 	}
-	if per := uint64(streams/shards) + 256; openFileLimit() < per {
-		rep.note("the open-files limit %d is below %d streams per shard + slack: raise `ulimit -n`", openFileLimit(), streams/shards)
+	if per := uint64(s.streams/shards) + 256; openFileLimit() < per {
+		rep.note("the open-files limit %d is below %d streams per shard + slack: raise `ulimit -n`", openFileLimit(), s.streams/shards)
 	}
-	return rep, nil
 }

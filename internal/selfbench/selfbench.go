@@ -11,11 +11,14 @@ package selfbench
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -23,62 +26,28 @@ import (
 	"github.com/streambench/streambench/loadgen"
 )
 
-// Options are every measurement's settings; zero values mean the measurement's default, so
-// running them all runs each at its own documented size.
+// Options are every measurement's settings, one per `bench` flag (its --help says which
+// measurements read it and their defaults); zero values mean the measurement's default.
 type Options struct {
-	// Streams is the number of concurrent streams (pacing 2,000, scale 5,000, fidelity 2,000;
-	// floor and path 1,000 and 2,000, each size a run).
-	Streams int
-	// Duration is pacing: each self-test stream's length (10 s; the cross-process run plays
-	// 100 tokens per stream); fidelity: how long sessions start (30 s); rate: the run's length
-	// (20 s); floor, path: each stream's length (10 s).
-	Duration time.Duration
-	// Ramp is scale: the period the streams open over (20 s).
-	Ramp time.Duration
-	// StreamLength is scale: each stream's length (30 s); fidelity: roughly each session's
-	// (15 s: 2,000 open streams at 133 new sessions/s).
-	StreamLength time.Duration
-	// InterToken is scale: the scripted inter-token latency (500 ms: 2 tokens/s per stream).
-	InterToken time.Duration
-	// TTFT is fidelity: the scripted constant time to first token (200 ms).
-	TTFT time.Duration
-	// Rate is rate: the target sessions per second (200).
-	Rate float64
-	// TokensPerSecond is pacing, floor and path: tokens (events) per second per stream (20).
-	TokensPerSecond float64
-	// Sessions is abort-storm: how many sessions abort in all (10,000; Streams, 2,000, at a
-	// time).
-	Sessions int
-	// Stalled is stalled-readers: how many clients stop reading mid-stream (1,000, among
-	// Streams, 1,000, normal ones).
-	Stalled int
-	// IdleTimeout is stalled-readers: the runtime's client idle timeout, after which it drops
-	// a client that accepts no bytes (30 s, the runtime's default).
-	IdleTimeout time.Duration
-	// Wires has fidelity measure these provider wires (FidelityWires: openai, anthropic) with
-	// their client dialects straight against the mock, instead of its sim-chat paths.
-	Wires []string
-	// Parts names the abuse measurement's parts to run (AbuseParts; empty: all).
-	Parts []string
-	// HTTP2 has the generator use h2c instead of one HTTP/1.1 connection per stream (scale,
-	// fidelity).
-	HTTP2 bool
-	// ProviderHTTP1 has the runtime talk HTTP/1.1 to the mock instead of h2c (scale,
-	// fidelity, rate).
-	ProviderHTTP1 bool
-	// DefaultMix has scale play the default mix (every profile, dialect and scenario) among
-	// its long streams, users playing sessions back to back, instead of one session each of
-	// the long stream alone.
-	DefaultMix bool
-	// KeepDir keeps scale's generated scenario directory (its path is noted in the report).
-	KeepDir bool
-	// Shards is scale's generator count (0 or 1: the generator in this process): with N ≥ 2,
-	// N `streambench load --shard I/N` children, each against a runtime of its own, one mock.
-	Shards int
-	// ProfileDir, when set, receives scale's heap and goroutine profiles of the generator once
-	// every stream is open, pacing's CPU profiles of the mock and naive server children, and
-	// path's CPU profiles of mock, runtime and generator (5 s).
-	ProfileDir string
+	Streams         int           // --streams: concurrent streams
+	Duration        time.Duration // --duration
+	Ramp            time.Duration // --ramp (scale)
+	StreamLength    time.Duration // --stream-length (scale, fidelity)
+	InterToken      time.Duration // --itl (scale)
+	TTFT            time.Duration // --ttft (fidelity)
+	Rate            float64       // --rate: sessions (rate) or requests (bad-input) per second
+	TokensPerSecond float64       // --tokens-per-second (pacing, floor, path)
+	Sessions        int           // --sessions (abort-storm)
+	Stalled         int           // --stalled (stalled-readers)
+	IdleTimeout     time.Duration // --idle-timeout: the runtime's client idle timeout (stalled-readers)
+	Wires           []string      // --wire: fidelity's provider wires (FidelityWires)
+	Parts           []string      // --part: abuse's parts (AbuseParts; empty: all)
+	HTTP2           bool          // --http2: the generator speaks h2c
+	ProviderHTTP1   bool          // --provider-http1: the runtime speaks HTTP/1.1 to the mock
+	DefaultMix      bool          // --default-mix: scale plays the default mix among its long streams
+	KeepDir         bool          // --keep: keep the generated scenario directory (noted in the report)
+	Shards          int           // --shards: scale's generator processes (0, 1: this process)
+	ProfileDir      string        // --profile: where scale, pacing and path write profiles
 	// Progress, when set, is called before each load run a measurement makes; it returns the
 	// run's progress callback and a function called once the run has ended.
 	Progress func() (update func(loadgen.Progress), done func())
@@ -94,10 +63,8 @@ func (o Options) progress() (update func(loadgen.Progress), done func()) {
 
 // Measurement is one thing the bench command can measure.
 type Measurement struct {
-	// Name is the measurement's subcommand ("scale", "codec", ...).
-	Name string
-	// Summary says in one line what it measures.
-	Summary string
+	Name    string // the measurement's subcommand ("scale", "codec", ...).
+	Summary string // says in one line what it measures.
 	run     func(ctx context.Context, o Options) (*Report, error)
 }
 
@@ -118,8 +85,7 @@ func Measurements() []Measurement {
 }
 
 // stealWarn is the steal share above which a measurement's latency figures are noted as the
-// host's: on this project's 2-vCPU VM, the same abort storm's cancel p99 was 17 ms at 1.7%
-// steal, 20 ms at 7.5%, 27 ms at 11% and 57 ms at 15–37%.
+// host's (docs/BENCHMARKS.md, "Why the constants").
 const stealWarn = 0.05
 
 // Run measures and notes the machine's load average before and after: every figure depends
@@ -144,10 +110,9 @@ func (m Measurement) Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// Environment records where the figures were measured: Go version, CPUs and their model (as
-// /proc/cpuinfo names it: absolute figures move 1.6–1.8× between the machines this project
-// ran on), time, open-files limit, /proc/loadavg and the git revision the binary was built from
-// when known.
+// Environment records where the figures were measured (absolute figures move between
+// machines): Go version, CPUs and their model, time, open-files limit, /proc/loadavg and the
+// git revision the binary was built from when known.
 func Environment() map[string]string {
 	env := map[string]string{
 		"go":       runtime.Version(),
@@ -169,9 +134,7 @@ func Environment() map[string]string {
 }
 
 // revision is the git revision this binary was built from (its VCS stamp, "-modified" for a
-// tree with uncommitted changes); without a stamp (go run, GOFLAGS=-buildvcs=false) the
-// working directory's HEAD, said to be that: the figures are the binary's, and the working
-// directory may have moved on since it was built.
+// tree with changes); without a stamp (go run) the working directory's HEAD, said to be that.
 func revision() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		var rev, modified string
@@ -198,9 +161,7 @@ func revision() string {
 }
 
 // RaiseOpenFileLimit lifts this process's open-files soft limit to its hard limit (children
-// inherit it): at 10,000 streams the generator holds 10,000 sockets and the runtime 10,000
-// more. Go does this itself at start-up since 1.19; doing it again costs nothing and states
-// the dependency.
+// inherit it): Go does it at start-up already; doing it again states the dependency.
 func RaiseOpenFileLimit() {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < lim.Max {
@@ -238,6 +199,14 @@ func (o Options) providerProtocol() string {
 	return "h2c (streams multiplexed on pooled connections)"
 }
 
+// generatorProtocol names how the generator reaches the runtime.
+func (o Options) generatorProtocol() string {
+	if o.HTTP2 {
+		return "h2c"
+	}
+	return "one HTTP/1.1 connection per stream"
+}
+
 // CPUModel is the first "model name" of /proc/cpuinfo ("" where there is none): which machine
 // a figure was measured on.
 func CPUModel() string {
@@ -251,4 +220,103 @@ func CPUModel() string {
 		}
 	}
 	return ""
+}
+
+// Names lists the measurements' names, in Measurements' order.
+func Names() []string {
+	var names []string
+	for _, m := range Measurements() {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// AbusePartNames lists the abuse measurement's parts (Options.Parts).
+func AbusePartNames() []string {
+	var names []string
+	for _, p := range AbuseParts() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// Select returns the measurements `bench WHAT` runs: the one named what, or every one for
+// "all". o.Parts (--part) select parts of abuse, o.Wires (--wire) fidelity's wires and
+// o.Shards (--shards) scale's generators, of nothing else; the errors name the flag.
+func Select(what string, o Options) ([]Measurement, error) {
+	parts, wires := o.Parts, o.Wires
+	if o.Shards > 1 && what != "scale" {
+		return nil, fmt.Errorf("--shards is for scale alone (got %s)", what)
+	}
+	if len(parts) > 0 && what != "abuse" {
+		return nil, fmt.Errorf("--part selects parts of the abuse measurement, not of %q", what)
+	}
+	if len(wires) > 0 && what != "fidelity" {
+		return nil, fmt.Errorf("--wire selects the provider wires of the fidelity measurement, not of %q", what)
+	}
+	for _, w := range wires {
+		if !slices.Contains(FidelityWires(), w) {
+			return nil, fmt.Errorf("--wire %q: want one of %s", w, strings.Join(FidelityWires(), ", "))
+		}
+	}
+	for _, p := range parts {
+		if !slices.Contains(AbusePartNames(), p) {
+			return nil, fmt.Errorf("--part %q: want one of %s", p, strings.Join(AbusePartNames(), ", "))
+		}
+	}
+	var todo []Measurement
+	for _, m := range Measurements() {
+		if what == "all" || what == m.Name {
+			todo = append(todo, m)
+		}
+	}
+	if len(todo) == 0 {
+		return nil, fmt.Errorf("unknown measurement %q: want %s or all", what, strings.Join(Names(), ", "))
+	}
+	return todo, nil
+}
+
+// RunAll runs todo in turn (started is called before each), writing each report to w as it
+// ends and, after more than one, the floor ratios; it returns the reports and the names of the
+// measurements that were not clean. An interrupt of ctx ends it after the measurement it cut.
+func RunAll(ctx context.Context, todo []Measurement, o Options, w io.Writer, started func(Measurement)) (reports []*Report, failed []string, err error) {
+	for _, m := range todo {
+		started(m)
+		rep, err := m.Run(ctx, o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", m.Name, err)
+		}
+		if err := rep.WriteText(w); err != nil {
+			return nil, nil, err
+		}
+		reports = append(reports, rep)
+		if len(rep.Failures) > 0 {
+			failed = append(failed, m.Name)
+		}
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("%s: interrupted", m.Name)
+		}
+	}
+	if ratios := FloorRatios(reports); ratios != nil && len(reports) > 1 {
+		if err := ratios.WriteText(w); err != nil {
+			return nil, nil, err
+		}
+		reports = append(reports, ratios)
+	}
+	return reports, failed, nil
+}
+
+// File is the figures file (`bench --json`): where the figures were measured, and every report.
+type File struct {
+	Environment map[string]string `json:"environment"`
+	Reports     []*Report         `json:"reports"`
+}
+
+// WriteFile writes reports with this machine's Environment to path as indented JSON.
+func WriteFile(path string, reports []*Report) error {
+	b, err := json.MarshalIndent(File{Environment(), reports}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -251,31 +251,36 @@ func TestSelect(t *testing.T) {
 	for _, tc := range []struct {
 		name, what   string
 		parts, wires []string
+		shards       int
 		want         int // measurements selected
 		wantErr      string
 	}{
 		// every measurement
-		{"all", "all", nil, nil, len(Measurements()), ""},
+		{"all", "all", nil, nil, 0, len(Measurements()), ""},
 		// one by name
-		{"one", "codec", nil, nil, 1, ""},
+		{"one", "codec", nil, nil, 0, 1, ""},
 		// abuse with one of its parts
-		{"part", "abuse", []string{"bad-input"}, nil, 1, ""},
+		{"part", "abuse", []string{"bad-input"}, nil, 0, 1, ""},
 		// fidelity on one provider wire
-		{"wire", "fidelity", nil, []string{"anthropic"}, 1, ""},
+		{"wire", "fidelity", nil, []string{"anthropic"}, 0, 1, ""},
 		// no such measurement
-		{"unknown", "nope", nil, nil, 0, `unknown measurement "nope"`},
+		{"unknown", "nope", nil, nil, 0, 0, `unknown measurement "nope"`},
 		// parts of another measurement than abuse
-		{"part of codec", "codec", []string{"bad-input"}, nil, 0, "--part selects parts of the abuse"},
+		{"part of codec", "codec", []string{"bad-input"}, nil, 0, 0, "--part selects parts of the abuse"},
 		// no such part
-		{"unknown part", "abuse", []string{"nope"}, nil, 0, `--part "nope"`},
+		{"unknown part", "abuse", []string{"nope"}, nil, 0, 0, `--part "nope"`},
 		// wires of another measurement than fidelity
-		{"wire of rate", "rate", nil, []string{"openai"}, 0, "--wire selects the provider wires"},
+		{"wire of rate", "rate", nil, []string{"openai"}, 0, 0, "--wire selects the provider wires"},
 		// no such wire
-		{"unknown wire", "fidelity", nil, []string{"grpc"}, 0, `--wire "grpc"`},
+		{"unknown wire", "fidelity", nil, []string{"grpc"}, 0, 0, `--wire "grpc"`},
+		// scale over generator shards
+		{"shards", "scale", nil, nil, 2, 1, ""},
+		// shards of another measurement than scale
+		{"shards of rate", "rate", nil, nil, 2, 0, "--shards is for scale alone (got rate)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Select(tc.what, tc.parts, tc.wires)
+			got, err := Select(tc.what, Options{Parts: tc.parts, Wires: tc.wires, Shards: tc.shards})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)

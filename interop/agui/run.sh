@@ -18,82 +18,25 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node/npm not found (the AG-UI interop installs and runs the server and @ag-ui/client with them)"
-	exit 0
-fi
-command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, need_node, npm_modules, listen_url
+need_node "the AG-UI interop installs and runs the server and @ag-ui/client with them"
 CLIENTS=${CLIENTS:-4}
 DURATION=${DURATION:-10s}
-cache_root="${STREAMBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streambench}"
 
-# install DIR NAME CHECK: npm ci of DIR's pinned packages into $cache_root/NAME-KEY (KEY the
-# package files' hash) unless CHECK exists there; prints the node_modules path.
-install() {
-	local dir=$1 name=$2 check=$3 files=("$1/package.json")
-	[ -f "$dir/package-lock.json" ] && files+=("$dir/package-lock.json")
-	local cache="$cache_root/$name-$(cat "${files[@]}" | sha256sum | cut -c1-12)"
-	if [[ ! -e "$cache/node_modules/$check" ]]; then
-		echo "run.sh: installing $name's packages into $cache" >&2
-		mkdir -p "$cache"
-		cp "${files[@]}" "$cache/"
-		local start=$SECONDS cmd=install
-		[ -f "$dir/package-lock.json" ] && cmd=ci
-		(cd "$cache" && npm_config_cache="$cache/npm-cache" npm "$cmd" --no-audit --no-fund --loglevel=error) >&2
-		echo "run.sh: npm $cmd took $((SECONDS - start)) s" >&2
-	else
-		echo "run.sh: reusing $cache" >&2
-	fi
-	echo "$cache/node_modules"
-}
 # interop/langgraph/run.sh keys its cache on package.json alone (it has no lock file).
-agui_modules=$(install "$here" agui @ag-ui/langgraph/package.json)
-langgraph_modules=$(install "$root/interop/langgraph" langgraph .bin/langgraphjs)
+agui_modules=$(npm_modules "$here" agui @ag-ui/langgraph/package.json)
+langgraph_modules=$(npm_modules "$root/interop/langgraph" langgraph .bin/langgraphjs)
 ln -sfn "$agui_modules" "$here/node_modules"
 
 cd "$root"
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die
 app="$work/app" # the dev server writes its in-memory state under the graph's directory
 mkdir -p "$app"
 cp interop/langgraph/graph.mjs interop/langgraph/langgraph.json interop/langgraph/package.json "$app/"
 ln -sfn "$langgraph_modules" "$app/node_modules"
 
-echo "run.sh: building streambench"
-go build -o "$work/streambench" ./cmd/streambench
-go build -o "$work/routecheck" ./interop/cmd/routecheck
-
-# listen_url LOG PID PATTERN SECONDS: the URL a process printed once it listens.
-listen_url() {
-	local log=$1 pid=$2 pattern=$3 seconds=$4
-	for _ in $(seq $((seconds * 10))); do
-		if url=$(grep -o -m1 "$pattern http://[0-9.:]*" "$log" 2>/dev/null); then
-			echo "${url##* }"
-			return 0
-		fi
-		kill -0 "$pid" 2>/dev/null || die "$(basename "$log" .log) exited before listening: $(tail -n 5 "$log")"
-		sleep 0.1
-	done
-	die "$(basename "$log" .log) did not listen within $seconds s"
-}
-
-"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
-pids+=($!)
-mock=$(listen_url "$work/mock.log" "$!" 'listening on' 10)
-tools=$(for name in $("$work/streambench" scenarios list | awk 'NR > 1 {print $1}'); do
-	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print ($4 ~ /^\(/) ? $3 : $4}'
-done | sort -u | paste -sd, -)
-[ -n "$tools" ] || die "no tool names found in the embedded scenarios"
-port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-(cd "$app" && MOCK_URL=$mock TOOLS=$tools LANGSMITH_TRACING=false LANGCHAIN_TRACING_V2=false \
-	setsid node_modules/.bin/langgraphjs dev --port "$port" --host 127.0.0.1 --no-browser --config langgraph.json) >"$work/langgraph.log" 2>&1 &
-pids+=($!)
-langgraph="http://127.0.0.1:$port"
-for _ in $(seq 600); do
-	curl -fsS "$langgraph/ok" >/dev/null 2>&1 && break
-	kill -0 "${pids[-1]}" 2>/dev/null || die "the dev server exited: $(tail -n 5 "$work/langgraph.log")"
-	sleep 0.1
-done
-curl -fsS "$langgraph/ok" >/dev/null 2>&1 || die "the dev server did not answer $langgraph/ok within 60 s"
+start_mock_routecheck
+start_langgraph_dev "$app" "$work/langgraph.log"
+langgraph=$langgraph_url
 LANGGRAPH_URL=$langgraph PORT=0 setsid node interop/agui/server.mjs >"$work/agui.log" 2>&1 &
 pids+=($!)
 server=$(listen_url "$work/agui.log" "$!" 'listening' 30)

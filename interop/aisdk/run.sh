@@ -21,60 +21,18 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node/npm not found (the AI SDK interop installs and runs the route with them)"
-	exit 0
-fi
-command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, need_node, npm_modules, listen_url
+need_node "the AI SDK interop installs and runs the route with them"
 CLIENTS=${CLIENTS:-20}
 DURATION=${DURATION:-20s}
 
-# One cache directory per pinned dependency set: a change to package.json or the lock file
-# installs afresh instead of reusing stale packages.
-key="$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -c1-12)"
-cache="${STREAMBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streambench}/aisdk-$key"
-mkdir -p "$cache"
-if [[ ! -f "$cache/node_modules/ai/package.json" ]]; then
-	echo "run.sh: installing ai and @ai-sdk/openai into $cache"
-	cp "$here/package.json" "$here/package-lock.json" "$cache/"
-	# The packages declare node >= 22; they run on node 20 (checked), so the engine check only warns.
-	start=$SECONDS
-	(cd "$cache" && npm_config_cache="$cache/npm-cache" npm ci --no-audit --no-fund --loglevel=error)
-	echo "run.sh: npm ci took $((SECONDS - start)) s"
-else
-	echo "run.sh: reusing $cache"
-fi
-ln -sfn "$cache/node_modules" "$here/node_modules"
+# The packages declare node >= 22; they run on node 20 (checked), so the engine check only warns.
+modules=$(npm_modules "$here" aisdk ai/package.json)
+ln -sfn "$modules" "$here/node_modules"
 
 cd "$root"
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die
 
-echo "run.sh: building streambench"
-go build -o "$work/streambench" ./cmd/streambench
-go build -o "$work/routecheck" ./interop/cmd/routecheck
-
-# listen_url LOG PID PATTERN: the URL a process printed once it listens.
-listen_url() {
-	local log=$1 pid=$2 pattern=$3
-	for _ in $(seq 100); do
-		if url=$(grep -o -m1 "$pattern http://[0-9.:]*" "$log" 2>/dev/null); then
-			echo "${url##* }"
-			return 0
-		fi
-		kill -0 "$pid" 2>/dev/null || die "$(basename "$log" .log) exited before listening: $(tail -n 5 "$log")"
-		sleep 0.1
-	done
-	die "$(basename "$log" .log) did not listen within 10 s"
-}
-
-"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
-pids+=($!)
-mock=$(listen_url "$work/mock.log" "$!" 'listening on')
-# The route must define every tool a scenario calls (a route runs only the tools it knows).
-tools=$(for name in $("$work/streambench" scenarios list | awk 'NR > 1 {print $1}'); do
-	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print ($4 ~ /^\(/) ? $3 : $4}'
-done | sort -u | paste -sd, -)
-[ -n "$tools" ] || die "no tool names found in the embedded scenarios"
+start_mock_routecheck
 MOCK_URL=$mock PORT=0 TOOLS=$tools node "$here/route.mjs" >"$work/route.log" 2>&1 &
 pids+=($!)
 route=$(listen_url "$work/route.log" "$!" 'listening')

@@ -23,64 +23,25 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node/npm not found (the LangGraph interop installs and runs the dev server with them)"
-	exit 0
-fi
-command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, need_node, npm_modules, listen_url
+need_node "the LangGraph interop installs and runs the dev server with them"
 CLIENTS=${CLIENTS:-10}
 thread_route='/threads/{thread}/runs/stream'
 PATH_TEMPLATE=${PATH_TEMPLATE:-$thread_route}
 DURATION=${DURATION:-20s}
 
-key="$(sha256sum "$here/package.json" | cut -c1-12)"
-cache="${STREAMBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streambench}/langgraph-$key"
-mkdir -p "$cache"
-if [[ ! -x "$cache/node_modules/.bin/langgraphjs" ]]; then
-	echo "run.sh: installing the LangGraph packages into $cache"
-	cp "$here/package.json" "$cache/"
-	start=$SECONDS
-	(cd "$cache" && npm_config_cache="$cache/npm-cache" npm install --no-audit --no-fund --loglevel=error)
-	echo "run.sh: npm install took $((SECONDS - start)) s"
-else
-	echo "run.sh: reusing $cache"
-fi
+modules=$(npm_modules "$here" langgraph .bin/langgraphjs)
 
 cd "$root"
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die
 # The dev server writes its in-memory state under the graph's directory: run it from a copy.
 app="$work/app"
 mkdir -p "$app"
 cp "$here/graph.mjs" "$here/langgraph.json" "$here/package.json" "$app/"
-ln -sfn "$cache/node_modules" "$app/node_modules"
+ln -sfn "$modules" "$app/node_modules"
 
-echo "run.sh: building streambench"
-go build -o "$work/streambench" ./cmd/streambench
-go build -o "$work/routecheck" ./interop/cmd/routecheck
-
-"$work/streambench" mock --addr 127.0.0.1:0 >"$work/mock.log" 2>&1 &
-pids+=($!)
-mock=""
-for _ in $(seq 100); do
-	mock=$(grep -o -m1 'listening on http://[0-9.:]*' "$work/mock.log" 2>/dev/null | awk '{print $3}') && [ -n "$mock" ] && break
-	sleep 0.1
-done
-[ -n "$mock" ] || die "the mock did not listen within 10 s"
-tools=$(for name in $("$work/streambench" scenarios list | awk 'NR > 1 {print $1}'); do
-	"$work/streambench" scenarios show "$name" | awk '$1 == "tool" && $2 == "call" {print ($4 ~ /^\(/) ? $3 : $4}'
-done | sort -u | paste -sd, -)
-[ -n "$tools" ] || die "no tool names found in the embedded scenarios"
-port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-(cd "$app" && MOCK_URL=$mock TOOLS=$tools LANGSMITH_TRACING=false LANGCHAIN_TRACING_V2=false \
-	setsid node_modules/.bin/langgraphjs dev --port "$port" --host 127.0.0.1 --no-browser --config langgraph.json) >"$work/server.log" 2>&1 &
-pids+=($!)
-server="http://127.0.0.1:$port"
-for _ in $(seq 600); do
-	curl -fsS "$server/ok" >/dev/null 2>&1 && break
-	kill -0 "${pids[-1]}" 2>/dev/null || die "the dev server exited: $(tail -n 5 "$work/server.log")"
-	sleep 0.1
-done
-curl -fsS "$server/ok" >/dev/null 2>&1 || die "the dev server did not answer $server/ok within 60 s"
+start_mock_routecheck
+start_langgraph_dev "$app" "$work/server.log"
+server=$langgraph_url
 echo "run.sh: mock $mock, LangGraph dev server $server (tools $tools)"
 
 # --runtime-metrics -: the dev server has no Prometheus /metrics; the mock's gauges are checked.

@@ -33,12 +33,7 @@ echo "run.sh: built in $((SECONDS - start)) s"
 
 "$work/ollama-responses" --addr 127.0.0.1:0 >"$work/server.log" 2>&1 &
 pids+=($!)
-server=""
-for _ in $(seq 100); do
-	server=$(grep -o -m1 'listening on http://[0-9.:]*' "$work/server.log" 2>/dev/null | awk '{print $3}') && [ -n "$server" ] && break
-	sleep 0.1
-done
-[ -n "$server" ] || die "the Ollama server did not listen within 10 s"
+server=$(listen_url "$work/server.log" "$!" 'listening on')
 
 # --runtime-metrics -: the server has no Prometheus /metrics; no mock: no cancel latency.
 echo "run.sh: load: $CLIENTS clients for $DURATION → $server/v1/responses (openai-responses)"

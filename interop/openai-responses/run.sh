@@ -26,11 +26,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "SKIP: node/npm not found (the openai-responses interop installs and runs the openai SDK with them)"
-	exit 0
-fi
-command -v go >/dev/null || { echo "run.sh: go is not installed" >&2; exit 2; }
+source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die, need_node, npm_modules, listen_url
+need_node "the openai-responses interop installs and runs the openai SDK with them"
 SCENARIOS=${SCENARIOS:-plain-answer thinking-answer unicode-answer preamble-tool parallel-tools tool-chain tool-error provider-429 provider-error-midstream provider-503-after-tool}
 SEED=${SEED:-3}
 FAULTS=${FAULTS:-text-differs drop-error responses-event-name responses-sequence responses-no-created responses-no-item-done responses-no-part responses-incomplete-item responses-done-text responses-no-usage responses-no-failed responses-no-done}
@@ -68,25 +65,11 @@ for fault in $FAULTS; do
 	checker_rule "$fault" >/dev/null || { echo "run.sh: FAULTS: $fault has no expected rule here (known: see checker_rule)" >&2; exit 2; }
 done
 
-# One cache directory per pinned dependency set: a change to package.json or the lock file
-# installs afresh instead of reusing stale packages.
-key="$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -c1-12)"
-cache="${STREAMBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streambench}/openai-responses-$key"
-mkdir -p "$cache"
-if [[ ! -f "$cache/node_modules/openai/package.json" ]]; then
-	echo "run.sh: installing openai into $cache"
-	cp "$here/package.json" "$here/package-lock.json" "$cache/"
-	# openai 7 declares node >= 22; it runs on node 20 (checked), so the engine check only warns.
-	start=$SECONDS
-	(cd "$cache" && npm_config_cache="$cache/npm-cache" npm ci --no-audit --no-fund --loglevel=error)
-	echo "run.sh: npm ci took $((SECONDS - start)) s"
-else
-	echo "run.sh: reusing $cache"
-fi
-ln -sfn "$cache/node_modules" "$here/node_modules"
+# openai 7 declares node >= 22; it runs on node 20 (checked), so the engine check only warns.
+modules=$(npm_modules "$here" openai-responses openai/package.json)
+ln -sfn "$modules" "$here/node_modules"
 
 cd "$root"
-source "$root/interop/lib.sh" # $work, $out, $pids, the exit trap, die
 
 echo "run.sh: building streambench"
 go build -o "$work/streambench" ./cmd/streambench

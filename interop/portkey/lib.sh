@@ -41,18 +41,7 @@ go build -o "$work/streambench" ./cmd/streambench
 go build -o "$work/hopcheck" ./interop/cmd/hopcheck
 
 # listening_url LOG PID: the http://host:port a streambench process printed once it listens.
-listening_url() {
-  local log=$1 pid=$2
-  for _ in $(seq 100); do
-    if url=$(grep -o -m1 'listening on http://[0-9.:]*' "$log" 2>/dev/null); then
-      echo "${url#listening on }"
-      return 0
-    fi
-    kill -0 "$pid" 2>/dev/null || die "$(basename "$log" .log) exited before listening: $(tail -n 5 "$log")"
-    sleep 0.1
-  done
-  die "$(basename "$log" .log) did not listen within 10 s"
-}
+listening_url() { listen_url "$1" "$2" 'listening on'; }
 
 start() { # start NAME COMMAND...: runs COMMAND with its output in $work/NAME.log
   local name=$1

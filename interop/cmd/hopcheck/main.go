@@ -13,7 +13,6 @@ import (
 
 	"github.com/streambench/streambench/interop"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol/dialects"
 )
 
 func main() {
@@ -31,13 +30,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "hopcheck: --metric %q: expected ttfc or ttft\n", *metric)
 		os.Exit(2)
 	}
-	for _, name := range *known {
-		r, err := dialects.Default().Rules().Parse(name)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "hopcheck: --known: %v\n", err)
-			os.Exit(2)
-		}
-		exp.Known = append(exp.Known, r)
+	var err error
+	if exp.Known, err = interop.ParseRules(*known); err != nil {
+		fmt.Fprintf(os.Stderr, "hopcheck: --known: %v\n", err)
+		os.Exit(2)
 	}
 	var runs [2]*measure.Run
 	for i, dir := range fs.Args() {

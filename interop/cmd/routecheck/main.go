@@ -14,7 +14,6 @@ import (
 
 	"github.com/streambench/streambench/interop"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol/dialects"
 )
 
 func main() {
@@ -28,13 +27,10 @@ func main() {
 		os.Exit(2)
 	}
 	known := interop.Known{NoMock: *noMock}
-	for _, n := range *knownNames {
-		r, err := dialects.Default().Rules().Parse(n)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "routecheck: --known: %v\n", err)
-			os.Exit(2)
-		}
-		known.Rules = append(known.Rules, r)
+	var err error
+	if known.Rules, err = interop.ParseRules(*knownNames); err != nil {
+		fmt.Fprintf(os.Stderr, "routecheck: --known: %v\n", err)
+		os.Exit(2)
 	}
 	for _, n := range *knownOutcomes {
 		oc := measure.Outcome(n)
