@@ -32,7 +32,8 @@ var arrows = []struct {
 	{"verdict", []string{"protocol/"}, "", "verdict needs no dialect: a rule list reaches it as Config.Rules"},
 	{"measure", []string{"protocol/"}, "", "measure needs no dialect"},
 	{"report", []string{"protocol/"}, "", "report needs no dialect"},
-	{"loadgen", []string{"console"}, "", "the generator reports to its Outputs; the console is one of them"},
+	{"loadgen", []string{"protocol/", "mockprovider"}, "",
+		"loadgen asks its registry (Config.Dialects) what a dialect can do and reads the mock's records through mockrecords: no dialect package, no mock"},
 }
 
 // TestArrowsPointDown: each package keeps to its arrows (above), so saved results re-render

@@ -8,7 +8,7 @@ import (
 
 	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol"
 )
 
@@ -45,7 +45,7 @@ type cancelFinding struct {
 // were fetched at now) breaks R-abort. A stream that finished on its own within tolerance raced
 // the abort and is fine. A provider request that starts later than tolerance after the abort
 // means the runtime carried on the conversation for a client that had left.
-func judgeCancel(a session.Abort, recs []mockprovider.SessionRecord, tolerance time.Duration, now time.Time) cancelFinding {
+func judgeCancel(a session.Abort, recs []mockrecords.Record, tolerance time.Duration, now time.Time) cancelFinding {
 	var f cancelFinding
 	if a.Continues {
 		return judgeContinue(a, recs)
@@ -89,7 +89,7 @@ func judgeCancel(a session.Abort, recs []mockprovider.SessionRecord, tolerance t
 // continue): no provider stream of the session may see the client go away, since the target
 // was asked not to cancel; later turns' requests are the run going on, as asked. No cancel
 // latency is measured.
-func judgeContinue(a session.Abort, recs []mockprovider.SessionRecord) cancelFinding {
+func judgeContinue(a session.Abort, recs []mockrecords.Record) cancelFinding {
 	f := cancelFinding{rule: protocol.RAbort}
 	for _, r := range recs {
 		if !r.ClientGone.IsZero() && r.ClientGone.After(a.At) {
@@ -107,8 +107,8 @@ const mockFetchTimeout = 10 * time.Second
 // checkCancels joins the run's aborts with the mock's records recs: cancel latency per
 // scenario × dialect, and an R-abort violation for each session the provider did not see leave.
 // now is when recs were fetched.
-func (r *runner) checkCancels(aborts []session.Abort, recs []mockprovider.SessionRecord, now time.Time) {
-	bySession := make(map[string][]mockprovider.SessionRecord, len(aborts))
+func (r *runner) checkCancels(aborts []session.Abort, recs []mockrecords.Record, now time.Time) {
+	bySession := make(map[string][]mockrecords.Record, len(aborts))
 	for _, a := range aborts {
 		bySession[a.Session] = nil
 	}
@@ -173,7 +173,7 @@ func (r *runner) checkMock(ctx context.Context) (mockChecks, error) {
 	}
 	fetchCtx, cancel := context.WithTimeout(ctx, mockFetchTimeout)
 	defer cancel()
-	recs, err := mockprovider.FetchSessions(fetchCtx, r.client, r.cfg.MockURL)
+	recs, err := mockrecords.Client{HTTP: r.client, URL: r.cfg.MockURL}.Sessions(fetchCtx)
 	if err != nil {
 		if len(aborts) > 0 {
 			return mockChecks{}, fmt.Errorf("cancel latency: %w", err)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/loadgen/session"
-	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 )
 
 func TestJudgeCancel(t *testing.T) {
@@ -17,27 +17,27 @@ func TestJudgeCancel(t *testing.T) {
 	const tol = 2 * time.Second
 	cases := []struct {
 		name        string
-		recs        []mockprovider.SessionRecord
+		recs        []mockrecords.Record
 		now         time.Time
 		wantLatency time.Duration
 		wantViol    string // substring; "" means none
 	}{
 		// The in-flight stream saw the client leave 40 ms after the abort.
-		{"cancelled", []mockprovider.SessionRecord{{Start: *at(-500), End: *at(40), ClientGone: *at(40), Outcome: "client-cancelled"}}, *at(5000), 40 * time.Millisecond, ""},
+		{"cancelled", []mockrecords.Record{{Start: *at(-500), End: *at(40), ClientGone: *at(40), Outcome: "client-cancelled"}}, *at(5000), 40 * time.Millisecond, ""},
 		// A stream that finished before the abort has nothing to cancel.
-		{"finished before", []mockprovider.SessionRecord{{Start: *at(-900), End: *at(-100), Outcome: "completed"}}, *at(5000), 0, ""},
+		{"finished before", []mockrecords.Record{{Start: *at(-900), End: *at(-100), Outcome: "completed"}}, *at(5000), 0, ""},
 		// A stream that finished on its own 30 ms after the abort raced it: fine.
-		{"raced", []mockprovider.SessionRecord{{Start: *at(-900), End: *at(30), Outcome: "completed"}}, *at(5000), 0, ""},
+		{"raced", []mockrecords.Record{{Start: *at(-900), End: *at(30), Outcome: "completed"}}, *at(5000), 0, ""},
 		// A stream that ran 5 s past the abort was never cancelled.
-		{"ran on", []mockprovider.SessionRecord{{Start: *at(-900), End: *at(5000), Outcome: "completed"}}, *at(6000), 0, "ran on 5s"},
+		{"ran on", []mockrecords.Record{{Start: *at(-900), End: *at(5000), Outcome: "completed"}}, *at(6000), 0, "ran on 5s"},
 		// Seen too late.
-		{"late cancel", []mockprovider.SessionRecord{{Start: *at(-900), End: *at(3000), ClientGone: *at(3000)}}, *at(6000), 0, "after the abort"},
+		{"late cancel", []mockrecords.Record{{Start: *at(-900), End: *at(3000), ClientGone: *at(3000)}}, *at(6000), 0, "after the abort"},
 		// Still open long after.
-		{"still open", []mockprovider.SessionRecord{{Start: *at(-900)}}, *at(6000), 0, "still open"},
+		{"still open", []mockrecords.Record{{Start: *at(-900)}}, *at(6000), 0, "still open"},
 		// Still open, but the tolerance has not passed yet at fetch time.
-		{"open within tolerance", []mockprovider.SessionRecord{{Start: *at(-900)}}, *at(1000), 0, ""},
+		{"open within tolerance", []mockrecords.Record{{Start: *at(-900)}}, *at(1000), 0, ""},
 		// The runtime went on to the next turn for a client that left.
-		{"next turn after abort", []mockprovider.SessionRecord{{Start: *at(-900), End: *at(-10), Outcome: "completed"}, {Turn: 1, Start: *at(2500), End: *at(2600)}}, *at(6000), 0, "turn 1 started"},
+		{"next turn after abort", []mockrecords.Record{{Start: *at(-900), End: *at(-10), Outcome: "completed"}, {Turn: 1, Start: *at(2500), End: *at(2600)}}, *at(6000), 0, "turn 1 started"},
 	}
 	for _, c := range cases {
 		f := judgeCancel(abort, c.recs, tol, c.now)

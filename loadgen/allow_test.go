@@ -51,10 +51,10 @@ func TestAllowedRulesDoNotFailTheRun(t *testing.T) {
 					"data: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{\"content\":" + string(final) + "}}}\n\ndata: \"[DONE]\"\n\n"))
 			}))
 			defer srv.Close()
-			run, err := Run(context.Background(), Config{
+			run, err := Run(context.Background(), withDialects(Config{
 				Target: srv.URL, Mix: stallMix(t, tc.mixAllow), MixName: "allow", Rate: 50, Sessions: 1,
 				Allow: tc.allow, Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
-			})
+			}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,11 +92,11 @@ func TestAllowNamesKnownRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Mix: m, MixName: "typo.yaml", NoLeakCheck: true})
+	_, err = Run(context.Background(), withDialects(Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Mix: m, MixName: "typo.yaml", NoLeakCheck: true}))
 	if err == nil || !strings.Contains(err.Error(), `mix typo.yaml: allow[0]: unknown rule "R-abrot"`) {
 		t.Errorf("mix with allow: [R-abrot]: %v, want an error naming the file, allow[0] and the rule", err)
 	}
-	_, err = Run(context.Background(), Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Allow: []protocol.Rule{"abort"}, NoLeakCheck: true})
+	_, err = Run(context.Background(), withDialects(Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Allow: []protocol.Rule{"abort"}, NoLeakCheck: true}))
 	if err == nil || !strings.Contains(err.Error(), `allow[0]: unknown rule "abort"`) {
 		t.Errorf("Config.Allow [abort]: %v, want an error naming allow[0] and the rule", err)
 	}
@@ -107,7 +107,7 @@ func TestAllowNamesKnownRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Run(context.Background(), Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Mix: m, MixName: "t.yaml", NoLeakCheck: true})
+		_, err = Run(context.Background(), withDialects(Config{Target: "http://127.0.0.1:1", Sessions: 1, Clients: 1, Mix: m, MixName: "t.yaml", NoLeakCheck: true}))
 		if got := err != nil && strings.Contains(err.Error(), "thresholds[0]"); got != (tc.want != "") || (tc.want != "" && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("mix threshold on %s: %v, want %q", tc.rule, err, tc.want)
 		}

@@ -168,11 +168,11 @@ func BenchmarkTTFCFidelity(b *testing.B) {
 	mix := optedInMix(b, "bench", "bench-answer", "bench")
 	for b.Loop() {
 		var peak int64
-		run, err := Run(context.Background(), Config{
+		run, err := Run(context.Background(), withDialects(Config{
 			Target: url, Library: lib, Mix: mix, RunID: "fidelity", Rate: 400, Duration: 10 * time.Second,
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
 			Outputs: []Output{ProgressFunc(func(p Progress) { peak = max(peak, p.Active) })},
-		})
+		}))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -257,10 +257,10 @@ func BenchmarkClientPerFrame(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := processCPUTime()
-	run, err := Run(context.Background(), Config{
+	run, err := Run(context.Background(), withDialects(Config{
 		Target: "http://in-memory", Transport: bodyTransport{body}, Library: lib, Mix: mix,
 		RunID: "bench", Clients: 1, Sessions: int64(b.N), NoLeakCheck: true, RuntimeMetricsURL: "-",
-	})
+	}))
 	cpu := processCPUTime() - cpu0
 	b.StopTimer()
 	if err != nil {
@@ -328,7 +328,7 @@ func openStreamMemory(b *testing.B, streams int, mode string) float64 {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = Run(ctx, Config{
+		_, _ = Run(ctx, withDialects(Config{
 			Target: url, Mix: mix, RunID: "hold", Clients: streams, Sessions: int64(streams),
 			NoLeakCheck: true, RuntimeMetricsURL: "-", StreamTimeout: time.Minute,
 			HTTP2: mode == "h2c" || mode == "h2", TLS: conf,
@@ -340,7 +340,7 @@ func openStreamMemory(b *testing.B, streams int, mode string) float64 {
 					}
 				}
 			})},
-		})
+		}))
 	}()
 	select {
 	case <-measured:

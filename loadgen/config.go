@@ -13,7 +13,6 @@ import (
 	"github.com/streambench/streambench/loadgen/leakcheck"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/verdict"
 )
@@ -99,8 +98,8 @@ type Config struct {
 	// workload (synthetic or sampled prompts, max_tokens; no directive, no tools), judged
 	// for structure only (NoGroundTruth). Its mix is EndpointMix's.
 	Endpoint *endpoint.Workload
-	// Dialects resolves the mix's dialect names (nil: dialects.Default()); tests add their
-	// own with protocol.Registry.With.
+	// Dialects resolves the mix's dialect names and says what each can do (required: the
+	// command line passes protocol/dialects.Default(); tests add their own dialects).
 	Dialects *protocol.Registry
 	// Transport, when set, replaces the transport the generator builds (tests).
 	Transport http.RoundTripper
@@ -237,6 +236,9 @@ const (
 // withDefaults is c with every field left zero set to its default, and the errors of what
 // cannot run (Validate's), all of them.
 func (c *Config) withDefaults() (Config, error) {
+	if c.Dialects == nil {
+		return *c, errors.New("dialects: the dialect registry is required (protocol/dialects.Default() for the shipped dialects)")
+	}
 	cfg := *c
 	cfg.setDefaults()
 	errs := append(cfg.loadErrors(), cfg.mixErrors()...)
@@ -256,7 +258,6 @@ func (cfg *Config) setDefaults() {
 	if cfg.Mix == nil {
 		cfg.Mix, cfg.MixName = DefaultMix(), cmp.Or(cfg.MixName, "default")
 	}
-	cfg.Dialects = cmp.Or(cfg.Dialects, dialects.Default())
 	cfg.Library = cmp.Or(cfg.Library, scenarios.Embedded())
 	if cfg.Endpoint != nil {
 		cfg.NoGroundTruth = true
@@ -317,7 +318,7 @@ func (cfg *Config) loadErrors() []error {
 	if cfg.Duration <= 0 && cfg.Sessions <= 0 && !staged {
 		add(errors.New("run length: set duration, sessions or stages"))
 	}
-	add(cfg.Shard.validate())
+	add(cfg.Shard.Validate())
 	if cfg.Shard.Sharded() && cfg.RunID == "" {
 		add(fmt.Errorf("shard %s: a sharded run needs a run id every shard shares (or a start time to derive it from)", cfg.Shard))
 	}

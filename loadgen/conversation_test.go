@@ -57,7 +57,7 @@ func TestConversationReplay(t *testing.T) {
 			tap = &conversationTap{h: mock, failAt: tc.failAt}
 			cfg.Clock, cfg.Target, cfg.Transport = hrtimer.NewPortable(), "http://in-memory", pipeTransport{tap}
 			cfg.RunID, cfg.Clients, cfg.Sessions, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = "conv", 1, 1, true, "-"
-			if run, err = Run(context.Background(), cfg); err != nil {
+			if run, err = Run(context.Background(), withDialects(cfg)); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -191,7 +191,7 @@ func TestThrowawayDialect(t *testing.T) {
 	if _, err := verdict.Judge(allowed, verdict.Config{Rules: dialects.Default().Rules()}); err == nil || !strings.Contains(err.Error(), `unknown rule "R-echo-text"`) {
 		t.Errorf("gate without the echo dialect: %v, want the rule unknown", err)
 	}
-	_, err = loadgen.Run(context.Background(), loadgen.Config{Target: "http://127.0.0.1:1", Mix: mix, MixName: "echo.yaml", Allow: []protocol.Rule{rEchoText}, Clients: 1, Sessions: 1, NoLeakCheck: true})
+	_, err = loadgen.Run(context.Background(), loadgen.Config{Target: "http://127.0.0.1:1", Mix: mix, MixName: "echo.yaml", Dialects: dialects.Default(), Allow: []protocol.Rule{rEchoText}, Clients: 1, Sessions: 1, NoLeakCheck: true})
 	if err == nil || !strings.Contains(err.Error(), `unknown rule "R-echo-text"`) {
 		t.Errorf("allow [%s] without the registration: %v, want the rule unknown", rEchoText, err)
 	}
@@ -205,7 +205,7 @@ func TestThrowawayDialect(t *testing.T) {
 		t.Errorf("unknown option: %v, want an error naming the profile, target and option", err)
 	}
 	// Without the registration the dialect is unknown, and the error lists the known ones.
-	_, err = loadgen.Run(context.Background(), loadgen.Config{Target: "http://127.0.0.1:1", Mix: mix, MixName: "echo.yaml", Clients: 1, Sessions: 1, NoLeakCheck: true})
+	_, err = loadgen.Run(context.Background(), loadgen.Config{Target: "http://127.0.0.1:1", Mix: mix, MixName: "echo.yaml", Dialects: dialects.Default(), Clients: 1, Sessions: 1, NoLeakCheck: true})
 	if err == nil || !strings.Contains(err.Error(), `dialect "echo" unknown`) || !strings.Contains(err.Error(), "sim-chat") {
 		t.Errorf("unregistered dialect: %v", err)
 	}

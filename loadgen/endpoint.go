@@ -13,38 +13,8 @@ import (
 
 	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol/anthropicmessages"
-	"github.com/streambench/streambench/protocol/openaichat"
-	"github.com/streambench/streambench/protocol/openairesponses"
 	"github.com/streambench/streambench/scenarios"
 )
-
-// EndpointDialect reports whether dialect takes the endpoint workload, --model and --api-key:
-// the provider wires, openai-chat, anthropic-messages and openai-responses.
-func EndpointDialect(dialect string) bool {
-	return dialect == openaichat.Name || dialect == anthropicmessages.Name || dialect == openairesponses.Name
-}
-
-// APIKeyEnv is the environment variable an API key is read from for dialect when --api-key is
-// not given ("" for a dialect without one).
-func APIKeyEnv(dialect string) string {
-	switch dialect {
-	case openaichat.Name, openairesponses.Name:
-		return "OPENAI_API_KEY"
-	case anthropicmessages.Name:
-		return "ANTHROPIC_API_KEY"
-	}
-	return ""
-}
-
-// APIKeyHeader is the header an API key goes in for dialect, as name and value: openai-chat's
-// Authorization: Bearer KEY, anthropic-messages' x-api-key: KEY.
-func APIKeyHeader(dialect, key string) (name, value string) {
-	if dialect == anthropicmessages.Name {
-		return "x-api-key", key
-	}
-	return "Authorization", "Bearer " + key
-}
 
 // EndpointMix is the mix of an endpoint workload: one profile of dialect, its target the
 // model (a label in the results), playing the endpoint scenario (scenarios.EndpointScenario).

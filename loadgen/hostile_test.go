@@ -609,11 +609,11 @@ func playHostile(t *testing.T, url string, h2 bool, table map[string]hostileWant
 	sessions := sessionsCovering(m, 2)
 	var ends sessionEnds
 	began := time.Now()
-	run, err := Run(context.Background(), Config{
+	run, err := Run(context.Background(), withDialects(Config{
 		Target: url, Mix: m, MixName: "hostile", Rate: 2000, Sessions: sessions, HTTP2: h2,
 		StreamTimeout: hostileStreamTimeout, IdleTimeout: hostileIdle, Grace: 3 * hostileStall, NoLeakCheck: true, RuntimeMetricsURL: "-",
 		SamplesPerRule: 1, Outputs: []Output{SessionEndFunc(ends.add)},
-	})
+	}))
 	took := time.Since(began)
 	if err != nil {
 		t.Fatal(err)

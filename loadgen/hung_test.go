@@ -139,11 +139,11 @@ func TestUnfinishedStreamOutcomes(t *testing.T) {
 			srv := httptest.NewServer(stallingSimChat(t, tc.mode))
 			defer srv.Close()
 			var ends outcomes
-			run, err := Run(context.Background(), Config{
+			run, err := Run(context.Background(), withDialects(Config{
 				Target: srv.URL, Mix: stallMix(t, ""), MixName: "stall", Rate: 50, Sessions: 2,
 				Grace: tc.grace, StreamTimeout: tc.stream, IdleTimeout: tc.idle, NoLeakCheck: true, RuntimeMetricsURL: "-",
 				Outputs: []Output{SessionEndFunc(ends.add)}, SamplesPerRule: 1,
-			})
+			}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,10 +223,10 @@ func TestStoppedStreamThatNeverEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := Run(context.Background(), Config{
+	run, err := Run(context.Background(), withDialects(Config{
 		Target: srv.URL, Mix: m, MixName: "stop", Rate: 50, Sessions: 1,
 		Grace: time.Minute, IdleTimeout: time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,10 +40,10 @@ func runtimeWithMetrics(t *testing.T, metrics func(scrape int64, w http.Response
 // (only a test that runs alone may).
 func leakRun(t *testing.T, srv *httptest.Server, grace time.Duration, self bool) *measure.Summary {
 	t.Helper()
-	run, err := Run(context.Background(), Config{
+	run, err := Run(context.Background(), withDialects(Config{
 		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 2, Sessions: 6, LeakGrace: grace,
 		noSelfLeakGauges: !self,
-	})
+	}))
 	if err != nil {
 		t.Fatalf("a run must not fail to start over its leak check: %v", err)
 	}

@@ -75,7 +75,7 @@ func TestUsagelessSessionCountedByTokenizer(t *testing.T) {
 				Prompts: []endpoint.Prompt{{Messages: []protocol.Message{{Role: "user", Text: "Who won in 2020?"}}}}, Source: "--prompt"})
 			cfg.Clients, cfg.Sessions, cfg.NoLeakCheck = 1, 3, true
 			cfg.Target, cfg.RuntimeMetricsURL = srv.URL, "-"
-			run, err := Run(context.Background(), cfg)
+			run, err := Run(context.Background(), withDialects(cfg))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestUsagelessConversationTurnsCountedByTokenizer(t *testing.T) {
 	cfg := endpointConfig(t, "openai-chat", "m", 0, &endpoint.Workload{Output: out, Conversations: convs, Source: file})
 	cfg.Clients, cfg.Sessions, cfg.NoLeakCheck = 1, 2, true
 	cfg.Target, cfg.RuntimeMetricsURL = srv.URL, "-"
-	run, err := Run(context.Background(), cfg)
+	run, err := Run(context.Background(), withDialects(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

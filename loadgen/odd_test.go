@@ -117,10 +117,10 @@ func oddMix(t *testing.T) *Mix {
 func TestOddButValidSSEServerHasNoViolations(t *testing.T) {
 	srv := httptest.NewServer(oddSimChat(t))
 	defer srv.Close()
-	run, err := Run(context.Background(), Config{
+	run, err := Run(context.Background(), withDialects(Config{
 		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 4, Sessions: 24,
 		RuntimeMetricsURL: "-", LeakGrace: 2 * time.Second,
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,10 +159,10 @@ func TestBrokenServerIsReported(t *testing.T) {
 		_, _ = w.Write([]byte("data: {\"blockId\":\"b1\",\"chunk\":\"nope\"}\n\n"))
 	}))
 	defer srv.Close()
-	run, err := Run(context.Background(), Config{
+	run, err := Run(context.Background(), withDialects(Config{
 		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 2, Sessions: 4,
 		RuntimeMetricsURL: "-", NoLeakCheck: true,
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}

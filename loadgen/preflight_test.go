@@ -51,7 +51,7 @@ func TestPreflight(t *testing.T) {
 			t.Cleanup(srv.Close)
 			cfg := Config{Target: srv.URL, Clients: 1, Sessions: 1, NoLeakCheck: true,
 				Mix: mixOf(t, []string{"plain-answer"}, optedInAll(), optedInNone())}
-			_, err := Preflight(context.Background(), cfg)
+			_, err := Preflight(context.Background(), withDialects(cfg))
 			var pe *PreflightError
 			switch {
 			case tc.fail == "" && err != nil:
@@ -70,7 +70,7 @@ func TestPreflight(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	down := srv.URL
 	srv.Close()
-	_, err := Preflight(context.Background(), Config{Target: down, Clients: 1, Sessions: 1, NoLeakCheck: true})
+	_, err := Preflight(context.Background(), withDialects(Config{Target: down, Clients: 1, Sessions: 1, NoLeakCheck: true}))
 	var pe *PreflightError
 	if !errors.As(err, &pe) || pe.More != 0 || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("preflight of a target down: %v, want one route refused", err)

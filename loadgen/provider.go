@@ -5,14 +5,14 @@ import (
 	"strings"
 
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 )
 
 // providerRequests counts, per scenario, the provider requests the mock recorded for the run's
 // sessions (ids runID-INDEX; with shard set, this shard's indices only) and the retries among them: every request for a turn
 // (of the conversation, or of one swarm child) after the first, counted by the status of the
 // attempt it repeated. Records are in arrival order (the mock's ring, oldest first).
-func providerRequests(recs []mockprovider.SessionRecord, runID string, shard Shard) []measure.ProviderRequests {
+func providerRequests(recs []mockrecords.Record, runID string, shard Shard) []measure.ProviderRequests {
 	type turnKey struct {
 		session, child string
 		turn           int

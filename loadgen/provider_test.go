@@ -14,6 +14,7 @@ import (
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -22,10 +23,10 @@ import (
 // one swarm child), counted by the status of the attempt it repeated.
 func TestProviderRequestsFromRecords(t *testing.T) {
 	t.Parallel()
-	rec := func(session, scenario string, turn, status int, child string) mockprovider.SessionRecord {
-		return mockprovider.SessionRecord{Session: session, Scenario: scenario, Turn: turn, Status: status, Child: child}
+	rec := func(session, scenario string, turn, status int, child string) mockrecords.Record {
+		return mockrecords.Record{Session: session, Scenario: scenario, Turn: turn, Status: status, Child: child}
 	}
-	recs := []mockprovider.SessionRecord{
+	recs := []mockrecords.Record{
 		// A 429 retried twice (the Anthropic SDK), then given up.
 		rec("run-0", "provider-429", 0, 429, ""), rec("run-0", "provider-429", 0, 429, ""), rec("run-0", "provider-429", 0, 429, ""),
 		// A tool turn, then a 503 retried twice.

@@ -59,12 +59,12 @@ func TestOpenLoopAchievedRate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				run, err := Run(context.Background(), Config{
+				run, err := Run(context.Background(), withDialects(Config{
 					Clock:  hrtimer.NewPortable(),
 					Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
 					Mix: legacyPlainMix(t), RunID: "rate", Rate: c.rate, Arrival: c.arrival,
 					Duration: c.duration, NoLeakCheck: true, RuntimeMetricsURL: "-",
-				})
+				}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -102,12 +102,12 @@ func TestOpenLoopDropsAtMaxInflight(t *testing.T) {
 			time.Sleep(time.Second) // every stream takes 1 s; 100/s needs 100 in flight
 			oddSimChat(t).ServeHTTP(w, r)
 		})
-		run, err := Run(context.Background(), Config{
+		run, err := Run(context.Background(), withDialects(Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "drops", Rate: 100, MaxInflight: 10,
 			Duration: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
-		})
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 		})
 		var peak int64
 		var atHold []int64
-		run, err := Run(context.Background(), Config{
+		run, err := Run(context.Background(), withDialects(Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "stages",
@@ -143,7 +143,7 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 					atHold = append(atHold, p.Active)
 				}
 			})},
-		})
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,12 +167,12 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 func TestWarmupExcludedFromHistograms(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		run, err := Run(context.Background(), Config{
+		run, err := Run(context.Background(), withDialects(Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
 			Mix: legacyPlainMix(t), RunID: "warmup", Rate: 10, Duration: 5 * time.Second,
 			Warmup: 2 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
-		})
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,12 +201,12 @@ func TestStagesEndingAtLoadStop(t *testing.T) {
 			time.Sleep(time.Second)
 			oddSimChat(t).ServeHTTP(w, r)
 		})
-		run, err := Run(context.Background(), Config{
+		run, err := Run(context.Background(), withDialects(Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "stages-end", Stages: Stages{{3 * time.Second, 5}},
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
-		})
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}

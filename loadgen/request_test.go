@@ -146,7 +146,7 @@ func TestMixProfileHeadersAndPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{Target: "http://127.0.0.1:1", Mix: bad, MixName: "m.yaml", Clients: 1, Sessions: 1, NoLeakCheck: true}
-	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "profiles[0] (c).targets[0] (a)") || !strings.Contains(err.Error(), "{slug}") {
+	if _, err := Run(context.Background(), withDialects(cfg)); err == nil || !strings.Contains(err.Error(), "profiles[0] (c).targets[0] (a)") || !strings.Contains(err.Error(), "{slug}") {
 		t.Errorf("compose path with {slug}: error %v, want one naming profiles[0] (c).targets[0] and the placeholder", err)
 	}
 	m, err := ParseMix("m.yaml", []byte("name: m\nseed: 1\nscenarios: {plain-answer: 1}\nprofiles:\n"+
@@ -439,7 +439,7 @@ func TestPathOptionErrors(t *testing.T) {
 		if cfg.Mix == nil {
 			cfg.Mix = mix
 		}
-		if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Run(context.Background(), withDialects(cfg)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.cfg, err, tc.want)
 		}
 	}

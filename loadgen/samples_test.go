@@ -62,10 +62,10 @@ func TestSamplesFromTheRun(t *testing.T) {
 	hs := &historyServer{}
 	srv := httptest.NewServer(hs)
 	defer srv.Close()
-	run, err := Run(context.Background(), Config{
+	run, err := Run(context.Background(), withDialects(Config{
 		Target: srv.URL, Mix: stallMix(t, ""), MixName: "history", Rate: 50, Sessions: 3,
 		RunID: "hist", Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -179,7 +180,7 @@ func (s *stack) configWholeProcess(m *Mix, clients int, sessions int64) Config {
 
 func runLoad(t *testing.T, cfg Config) *measure.Run {
 	t.Helper()
-	run, err := Run(context.Background(), cfg)
+	run, err := Run(context.Background(), withDialects(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestSelfProofSlowFirstChunk(t *testing.T) {
 		wg   sync.WaitGroup
 	)
 	for i := range cfgs {
-		wg.Go(func() { runs[i], errs[i] = Run(context.Background(), cfgs[i]) })
+		wg.Go(func() { runs[i], errs[i] = Run(context.Background(), withDialects(cfgs[i])) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs[:]...); err != nil {
@@ -409,3 +410,12 @@ type violationCount struct{ n atomic.Int64 }
 
 func (v *violationCount) SessionEnded(e SessionEnd)  { v.n.Add(int64(len(e.Violations))) }
 func (v *violationCount) LateViolation(e SessionEnd) { v.n.Add(int64(len(e.Violations))) }
+
+// withDialects is cfg with the shipped dialects' registry when it names none, as the command
+// line gives every run.
+func withDialects(cfg Config) Config {
+	if cfg.Dialects == nil {
+		cfg.Dialects = dialects.Default()
+	}
+	return cfg
+}

@@ -39,7 +39,7 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("shard %q: the count must be at least 1", s)
 	}
 	sh := Shard{Index: idx, Count: cnt}
-	return sh, sh.validate()
+	return sh, sh.Validate()
 }
 
 // Sharded tells whether the run is one shard of several (a 1/1 split is not).
@@ -48,7 +48,8 @@ func (s Shard) Sharded() bool { return s.Count > 1 }
 // String is the form ParseShard reads.
 func (s Shard) String() string { return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count) }
 
-func (s Shard) validate() error {
+// Validate says what is wrong with a shard given as values (ParseShard checks its text too).
+func (s Shard) Validate() error {
 	if s.Count < 0 || (s.Count == 0 && s.Index != 0) {
 		return fmt.Errorf("shard %d/%d: the count must be at least 1", s.Index, s.Count)
 	}
@@ -114,47 +115,3 @@ func waitStartAt(ctx context.Context, clock *hrtimer.Clock, stop <-chan struct{}
 
 // JobIndexEnv is the variable a Kubernetes Indexed Job sets to each pod's completion index.
 const JobIndexEnv = "JOB_COMPLETION_INDEX"
-
-// ShardFromFlags turns load's --shard INDEX/COUNT, or --shards COUNT with the index from
-// getenv(JobIndexEnv), and --start-at (RFC3339, "" for none) into the run's shard and start
-// time. runID is --run-id: a shard needs it or a start time, which every shard shares, so its
-// results and session ids belong to one run. The errors name the flags: they are the CLI's.
-func ShardFromFlags(shard string, shards int, startAt, runID string, getenv func(string) string) (Shard, time.Time, error) {
-	var sh Shard
-	switch {
-	case shard != "" && shards != 0:
-		return sh, time.Time{}, fmt.Errorf("--shard and --shards: give the shard as INDEX/COUNT or its count with $%s, not both", JobIndexEnv)
-	case shard != "":
-		s, err := ParseShard(shard)
-		if err != nil {
-			return sh, time.Time{}, fmt.Errorf("--shard: %w", err)
-		}
-		sh = s
-	case shards != 0:
-		env := getenv(JobIndexEnv)
-		if env == "" {
-			return sh, time.Time{}, fmt.Errorf("--shards %d: $%s is not set (a Kubernetes Indexed Job sets it; elsewhere use --shard INDEX/COUNT)", shards, JobIndexEnv)
-		}
-		i, err := strconv.Atoi(env)
-		if err != nil {
-			return sh, time.Time{}, fmt.Errorf("$%s=%q: want the shard's 0-based index, an integer", JobIndexEnv, env)
-		}
-		s := Shard{Index: i, Count: shards}
-		if err := s.validate(); err != nil {
-			return sh, time.Time{}, fmt.Errorf("--shards with $%s: %w", JobIndexEnv, err)
-		}
-		sh = s
-	}
-	var at time.Time
-	if startAt != "" {
-		t, err := time.Parse(time.RFC3339, startAt)
-		if err != nil {
-			return Shard{}, time.Time{}, fmt.Errorf("--start-at %q: want an RFC3339 time such as 2026-12-01T15:00:00Z", startAt)
-		}
-		at = t
-	}
-	if sh.Sharded() && runID == "" && at.IsZero() {
-		return Shard{}, time.Time{}, fmt.Errorf("--shard %s: give --run-id (or --start-at) so every shard's results and session ids belong to one run", sh)
-	}
-	return sh, at, nil
-}

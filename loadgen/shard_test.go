@@ -148,7 +148,7 @@ func sessionIDs(t *testing.T, cfg Config) ([]string, *measure.Run) {
 	cfg.Clock, cfg.Target, cfg.Transport = hrtimer.NewPortable(), "http://in-memory", handlerTransport{oddSimChat(t)}
 	cfg.Mix, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = legacyPlainMix(t), true, "-"
 	cfg.Outputs = append(cfg.Outputs, SessionEndFunc(func(e SessionEnd) { mu.Lock(); ids = append(ids, e.Session); mu.Unlock() }))
-	run, err := Run(context.Background(), cfg)
+	run, err := Run(context.Background(), withDialects(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestStartAt(t *testing.T) {
 // TestShardConfig: a sharded run needs a shared run id, from --run-id or the start time.
 func TestShardConfig(t *testing.T) {
 	t.Parallel()
-	base := Config{Target: "http://x", Clients: 1, Sessions: 1, Shard: Shard{Index: 0, Count: 2}}
+	base := withDialects(Config{Target: "http://x", Clients: 1, Sessions: 1, Shard: Shard{Index: 0, Count: 2}})
 	if _, err := base.withDefaults(); err == nil || !strings.Contains(err.Error(), "run id") {
 		t.Errorf("no run id: %v, want an error naming the run id", err)
 	}
@@ -243,66 +243,6 @@ func TestShardConfig(t *testing.T) {
 	c.Shard = Shard{Index: 2, Count: 2}
 	if _, err := c.withDefaults(); err == nil || !strings.Contains(err.Error(), "0 to 1") {
 		t.Errorf("index out of range: %v", err)
-	}
-}
-
-// TestShardFromFlags: --shard, --shards with $JOB_COMPLETION_INDEX and --start-at, and what is
-// wrong with each bad combination.
-func TestShardFromFlags(t *testing.T) {
-	t.Parallel()
-	// flags are load's --shard, --shards and --start-at.
-	type flags struct {
-		shard   string
-		shards  int
-		startAt string
-	}
-	for _, tc := range []struct {
-		name    string
-		flags   flags
-		runID   string
-		env     string
-		want    Shard
-		wantErr string
-	}{
-		// the index and count given
-		{"shard", flags{shard: "2/4"}, "r", "", Shard{Index: 2, Count: 4}, ""},
-		// the count given, the index from the Indexed Job's environment
-		{"job index", flags{shards: 4}, "r", "3", Shard{Index: 3, Count: 4}, ""},
-		// the run id derived from --start-at is enough
-		{"start-at", flags{shard: "0/2", startAt: "2026-12-01T15:00:00Z"}, "", "", Shard{Count: 2}, ""},
-		// both forms
-		{"both", flags{shard: "1/4", shards: 4}, "r", "1", Shard{}, "not both"},
-		// --shards outside a Job
-		{"no env", flags{shards: 4}, "r", "", Shard{}, "JOB_COMPLETION_INDEX is not set"},
-		// an index that is no integer
-		{"bad env", flags{shards: 4}, "r", "x", Shard{}, `JOB_COMPLETION_INDEX="x"`},
-		// an index past the count
-		{"env out of range", flags{shards: 4}, "r", "4", Shard{}, "0 to 3"},
-		// no run id the shards could share
-		{"no run id", flags{shard: "1/4"}, "", "", Shard{}, "--run-id"},
-		// a start time that is not RFC3339
-		{"bad start-at", flags{startAt: "15:00"}, "", "", Shard{}, "RFC3339"},
-		// a malformed shard
-		{"bad shard", flags{shard: "4/4"}, "r", "", Shard{}, "--shard"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			sh, _, err := ShardFromFlags(tc.flags.shard, tc.flags.shards, tc.flags.startAt, tc.runID, func(k string) string {
-				if k == JobIndexEnv {
-					return tc.env
-				}
-				return ""
-			})
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil || sh != tc.want {
-				t.Fatalf("shard %v, err %v; want %v", sh, err, tc.want)
-			}
-		})
 	}
 }
 

@@ -2,16 +2,14 @@ package loadgen
 
 import (
 	"fmt"
-
-	"github.com/streambench/streambench/protocol/compose"
 )
 
-// swarmMixErrors rejects a mix whose non-compose profile would play a swarm scenario: swarm
-// children are a compose dialect feature, so they belong in a compose profile's own scenarios.
+// swarmMixErrors rejects a mix whose profile of a dialect that plays no swarm (protocol.SwarmPlayer)
+// would play a swarm scenario: they belong in the swarm dialect's profile's own scenarios.
 func swarmMixErrors(cfg *Config) []error {
 	var errs []error
 	for i, p := range cfg.Mix.Profiles {
-		if p.Dialect == compose.Name || p.Weight <= 0 {
+		if cfg.Dialects.PlaysSwarm(p.Dialect) || p.Weight <= 0 {
 			continue
 		}
 		for _, name := range p.scenarioNames {

@@ -108,6 +108,7 @@ func TestSwarmMixIsComposeOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := Config{Target: "http://127.0.0.1:1", Mix: m, MixName: "test", Clients: 1, Duration: time.Second}
+			cfg = withDialects(cfg)
 			_, err = cfg.withDefaults()
 			switch {
 			case tc.err == "" && err != nil:

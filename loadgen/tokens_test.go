@@ -278,12 +278,12 @@ func runTokens(t *testing.T, lib *scenarios.Library, mix *Mix, sloExprs ...strin
 	var run *measure.Run
 	var err error
 	synctest.Test(t, func(t *testing.T) {
-		run, err = Run(context.Background(), Config{
+		run, err = Run(context.Background(), withDialects(Config{
 			Clock: hrtimer.NewPortable(), Library: lib,
 			Target: "http://in-memory", Transport: pipeTransport{scriptedSimChat(t, lib)},
 			Mix: mix, RunID: "tokens", Clients: 2, Sessions: 6, GoodputSLOs: slos,
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
-		})
+		}))
 	})
 	if err != nil {
 		t.Fatal(err)

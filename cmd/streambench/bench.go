@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/streambench/streambench/console"
+	"github.com/streambench/streambench/cmd/internal/console"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/internal/selfbench"
 	"github.com/streambench/streambench/loadgen"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/report"
@@ -154,11 +155,12 @@ func TestLoadAllowFlag(t *testing.T) {
 	if code := exitCode(err); code != exitUsage || !strings.Contains(err.Error(), `--allow: unknown rule "R-abrot"`) {
 		t.Errorf("load --allow R-abrot: exit %d (%v), want %d naming the rule", code, err, exitUsage)
 	}
-	w := addWorkloadFlags(newFlagSet("load", ""))
-	if err := parseFlags(w.fs, []string{"--allow", "R-abort", "--allow", "R-terminal"}); err != nil {
+	fs := newFlagSet("load", "")
+	w := workload.Add(fs)
+	if err := parseFlags(fs, []string{"--allow", "R-abort", "--allow", "R-terminal"}); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := w.config()
+	cfg, err := config(w)
 	if err != nil || len(cfg.Allow) != 2 || cfg.Allow[0] != protocol.RAbort || cfg.Allow[1] != protocol.RTerminal {
 		t.Errorf("config from --allow R-abort --allow R-terminal: allow %v, %v", cfg.Allow, err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/streambench/streambench/console"
+	"github.com/streambench/streambench/cmd/internal/console"
 	"github.com/streambench/streambench/loadgen"
 )
 

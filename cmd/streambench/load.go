@@ -10,7 +10,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/streambench/streambench/console"
+	"github.com/streambench/streambench/cmd/internal/console"
+	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
@@ -18,6 +19,15 @@ import (
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/report"
 )
+
+// config is the workload flags' loadgen.Config; an error is bad input (exit 104).
+func config(w *workload.Flags) (loadgen.Config, error) {
+	cfg, err := w.Config()
+	if err != nil {
+		return cfg, usageError("%v", err)
+	}
+	return cfg, nil
+}
 
 // loadUsage is load's usage line; its dialects are the registry's, every one of them.
 func loadUsage() string {
@@ -35,13 +45,13 @@ func runLoad(args []string) error {
 	noPreflight := fs.Bool("no-preflight", false, "skip the preflight. Without it, load first sends one request per dialect and target (marked "+loadgen.PreflightHeader+": 1);\n"+
 		"a refused connection, a DNS or TLS failure or a 404/405 stops it there, exit 1, before any load")
 	metricsAddr := addMetricsAddrFlag(fs)
-	w := addWorkloadFlags(fs)
-	addEndpointFlags(w)
-	sh := addShardFlags(fs)
+	w := workload.Add(fs)
+	w.AddEndpoint()
+	sh := workload.AddShard(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	w.apiKeyFromEnv()
+	w.APIKeyFromEnv()
 	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
@@ -57,7 +67,7 @@ func runLoad(args []string) error {
 			return usageError("%v", err)
 		}
 	}
-	cfg, err := w.config()
+	cfg, err := config(w)
 	if err != nil {
 		return err
 	}
@@ -67,8 +77,8 @@ func runLoad(args []string) error {
 			return err
 		}
 	}
-	if err := sh.apply(&cfg, os.Getenv); err != nil {
-		return err
+	if err := sh.Apply(&cfg, os.Getenv); err != nil {
+		return usageError("%v", err)
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageError("%v", err)
@@ -78,17 +88,17 @@ func runLoad(args []string) error {
 		return err
 	}
 	if !*noPreflight {
-		if err := preflight(cfg, w.quiet); err != nil {
+		if err := preflight(cfg, w.Quiet); err != nil {
 			return err
 		}
 	}
-	return playAndFinish(cfg, dir, *metricsAddr, w.quiet)
+	return playAndFinish(cfg, dir, *metricsAddr, w.Quiet)
 }
 
 // resolveModel gives an endpoint workload without a model one, once, in w.Model (so every
 // config made from w after has it): against target the only model GET /v1/models lists
 // (discoverModel), against the mock run and sweep start (target "") the mock's.
-func resolveModel(cfg loadgen.Config, w *workloadFlags, target string) error {
+func resolveModel(cfg loadgen.Config, w *workload.Flags, target string) error {
 	if cfg.Endpoint == nil || w.Model != "" || cfg.Options["model"] != nil {
 		return nil
 	}
@@ -106,7 +116,7 @@ func resolveModel(cfg loadgen.Config, w *workloadFlags, target string) error {
 
 // discoverModel sets the model of an endpoint workload given none: the only one the target's
 // GET /v1/models lists; none or several is bad input, naming them.
-func discoverModel(cfg *loadgen.Config, w *workloadFlags) error {
+func discoverModel(cfg *loadgen.Config, w *workload.Flags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ids, err := loadgen.ListModels(ctx, *cfg)
@@ -127,7 +137,7 @@ func discoverModel(cfg *loadgen.Config, w *workloadFlags) error {
 		return err
 	}
 	cfg.Mix = m
-	if !w.quiet {
+	if !w.Quiet {
 		fmt.Fprintf(os.Stderr, "model: %s (the only one GET /v1/models lists)\n", ids[0])
 	}
 	return nil

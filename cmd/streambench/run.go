@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/stack"
@@ -22,12 +23,12 @@ func runRun(args []string) error {
 	inProcess := fs.Bool("in-process", false, "run the mock and the runtime inside this process (default: only for small runs, else child processes)")
 	metricsAddr := addMetricsAddrFlag(fs)
 	useTLS := fs.Bool("tls", false, "the runtime serves HTTPS (HTTP/1.1, and h2 with --http2) with a self-signed certificate made at start, which the generator trusts")
-	w := addWorkloadFlags(fs)
-	addEndpointFlags(w)
+	w := workload.Add(fs)
+	w.AddEndpoint()
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	w.apiKeyFromEnv()
+	w.APIKeyFromEnv()
 	// A --dialect the mix has no profile for (ag-ui, langgraph) plays the runtime's agents.
 	w.DefaultTargets = []string{"openai-all", "anthropic-all"}
 	if note := sizeToMachine(w, runtime.NumCPU()); note != "" {
@@ -41,7 +42,7 @@ func runRun(args []string) error {
 	if err != nil {
 		return usageError("--fault: %v", err)
 	}
-	cfg, err := w.config()
+	cfg, err := config(w)
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func runRun(args []string) error {
 		if err := resolveModel(cfg, w, ""); err != nil {
 			return err
 		}
-		if cfg, err = w.config(); err != nil {
+		if cfg, err = config(w); err != nil {
 			return err
 		}
 	}
@@ -86,7 +87,7 @@ func runRun(args []string) error {
 		}
 	}
 	cfg.Info.Faults = parsedFaults.Names()
-	cfg.Info.Extra = withExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
+	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
 	if *useTLS {
 		cfg.Info.Extra["tls"], cfg.Info.Extra["ca-cert"] = "self-signed", st.CACertFile
 	}
@@ -94,14 +95,14 @@ func runRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	return playAndFinish(cfg, dir, *metricsAddr, w.quiet)
+	return playAndFinish(cfg, dir, *metricsAddr, w.Quiet)
 }
 
 // startStack starts a fresh mock and runtime for cfg (the mock alone for an endpoint workload,
 // which is then the target) and points cfg at them; the caller stops the stack.
-func startStack(w *workloadFlags, cfg *loadgen.Config, faults agentruntime.Faults, useTLS, local bool) (*stack.Stack, error) {
+func startStack(w *workload.Flags, cfg *loadgen.Config, faults agentruntime.Faults, useTLS, local bool) (*stack.Stack, error) {
 	endpoint := cfg.Endpoint != nil
-	st, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.scenarioFiles(),
+	st, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.ScenarioPaths(),
 		Library: cfg.Library, Faults: faults, TLS: useTLS, MockOnly: endpoint}, local)
 	if err != nil {
 		return nil, err
@@ -112,7 +113,7 @@ func startStack(w *workloadFlags, cfg *loadgen.Config, faults agentruntime.Fault
 		cfg.Target, cfg.RuntimeMetricsURL = st.MockURL, "-"
 	}
 	if st.CACertFile != "" {
-		if cfg.TLS, err = trustPEM("the runtime's certificate", st.CACertFile); err != nil {
+		if cfg.TLS, err = workload.TrustPEM("the runtime's certificate", st.CACertFile); err != nil {
 			st.Stop()
 			return nil, err
 		}
@@ -125,7 +126,7 @@ func startStack(w *workloadFlags, cfg *loadgen.Config, faults agentruntime.Fault
 // and a default that overloads them measures the queue for the CPU, not the target. It
 // returns the line saying what it chose and why, or "" when the flags shape the load
 // (--clients, --rate, --stages).
-func sizeToMachine(w *workloadFlags, cores int) string {
+func sizeToMachine(w *workload.Flags, cores int) string {
 	w.DefaultClients = loadgen.ClientsForCores(cores)
 	if w.Clients != 0 || w.Rate != 0 || w.Stages != "" {
 		return ""

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/mockprovider"
 )
@@ -30,12 +31,12 @@ func TestRunSizedToMachine(t *testing.T) {
 		{[]string{"--stages", "1s:10,1s:0"}, 2, 0, ""},    // nor a ramp
 	} {
 		fs := newFlagSet("run", "test")
-		w := addWorkloadFlags(fs)
+		w := workload.Add(fs)
 		if err := parseFlags(fs, tc.args); err != nil {
 			t.Fatal(err)
 		}
 		note := sizeToMachine(w, tc.cores)
-		cfg, err := w.config()
+		cfg, err := config(w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,11 +46,11 @@ func TestRunSizedToMachine(t *testing.T) {
 	}
 	// load is not sized: its target is elsewhere, its default stays DefaultClients.
 	fs := newFlagSet("load", "test")
-	w := addWorkloadFlags(fs)
+	w := workload.Add(fs)
 	if err := parseFlags(fs, nil); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := w.config(); err != nil || cfg.Clients != loadgen.DefaultClients {
+	if cfg, err := config(w); err != nil || cfg.Clients != loadgen.DefaultClients {
 		t.Errorf("load with no shape: %d clients, %v; want %d", cfg.Clients, err, loadgen.DefaultClients)
 	}
 }
@@ -74,14 +75,14 @@ func TestRunEveryRuntimeDialect(t *testing.T) {
 		targets []string
 	}{{"run", []string{"openai-all", "anthropic-all"}}, {"load", []string{"ag-ui"}}} {
 		fs := newFlagSet(tc.cmd, "test")
-		w := addWorkloadFlags(fs)
+		w := workload.Add(fs)
 		if err := parseFlags(fs, []string{"--dialect", "ag-ui"}); err != nil {
 			t.Fatal(err)
 		}
 		if tc.cmd == "run" {
 			w.DefaultTargets = []string{"openai-all", "anthropic-all"}
 		}
-		cfg, err := w.config()
+		cfg, err := config(w)
 		if err != nil {
 			t.Fatal(err)
 		}

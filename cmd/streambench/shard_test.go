@@ -16,6 +16,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/scenarios"
@@ -68,12 +69,12 @@ func TestShardedRunMergesToTheSingleRun(t *testing.T) {
 	// its report, seconds of plotting that prove nothing here).
 	began := time.Now()
 	fs := newFlagSet("load", "")
-	w := addWorkloadFlags(fs)
+	w := workload.Add(fs)
 	target, dir := fs.String("target", "", ""), fs.String("out", "", "")
 	if err := fs.Parse(append([]string{"--run-id", "single", "--no-leak-check"}, common...)); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := w.config()
+	cfg, err := config(w)
 	if err != nil {
 		t.Fatal(err)
 	}

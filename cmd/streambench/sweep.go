@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol/dialects"
@@ -65,19 +66,11 @@ func sweepMain(args []string, out io.Writer) error {
 	inProcess := fs.Bool("in-process", false, "run each step's mock and runtime inside this process (default: only for small steps)")
 	rejudge := fs.String("rejudge", "", "run nothing: re-judge the saved sweep in this directory (with --slo, or its own SLOs) and rewrite its report")
 	// Every workload flag of run, except the two that become the steps.
-	wfs := pflag.NewFlagSet("workload", pflag.ContinueOnError)
-	w := addWorkloadFlags(wfs)
-	addEndpointFlags(w)
-	wfs.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "clients" && f.Name != "rate" {
-			fs.AddFlag(f)
-		}
-	})
-	w.fs = fs // the parsed set: w.config asks it which flags were given
+	w := workload.AddExcept(fs, "clients", "rate")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	w.apiKeyFromEnv()
+	w.APIKeyFromEnv()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
@@ -109,7 +102,7 @@ func sweepMain(args []string, out io.Writer) error {
 			return usageError("%v", err)
 		}
 	}
-	cfg, err := w.config()
+	cfg, err := config(w)
 	if err != nil {
 		return err
 	}
@@ -166,7 +159,7 @@ func sweepSteps(fs *pflag.FlagSet, clients []int, rateList []string, rateSteps, 
 
 // stepRunner plays a sweep's steps: each against --target, or a fresh stack of its own.
 type stepRunner struct {
-	w                       *workloadFlags
+	w                       *workload.Flags
 	target, mock            string
 	faults                  agentruntime.Faults
 	inProcess, inProcessSet bool // --in-process, and whether it was given (else: small steps in process)
@@ -175,7 +168,7 @@ type stepRunner struct {
 
 // run plays step st and writes its results and report under the sweep's directory.
 func (sr *stepRunner) run(st sweep.Step) (*measure.Run, error) {
-	cfg, err := sr.w.config()
+	cfg, err := config(sr.w)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +183,7 @@ func (sr *stepRunner) run(st sweep.Step) (*measure.Run, error) {
 		defer sut.Stop()
 	}
 	fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, loadgen.RedactURL(cfg.Target))
-	run, _, err := executeLoad(cfg, sr.w.quiet)
+	run, _, err := executeLoad(cfg, sr.w.Quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +252,7 @@ func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []s
 	cfg.Clients, cfg.Rate = s.Clients, s.Rate
 	cfg.RunID = sweepID + "-" + s.ID()
 	cfg.Info.Faults = faults
-	cfg.Info.Extra = withExtra(cfg.Info.Extra, map[string]string{"sweep": sweepID, "step": s.String()})
+	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"sweep": sweepID, "step": s.String()})
 }
 
 // parseSLOs parses --slo checks, refusing one on a rule no dialect has (it would measure

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
@@ -248,7 +249,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	profiling := false // set on the run's collector goroutine (the ProgressFunc), read after Run
 	profiles := make(chan error, 1)
 	length := time.Duration(events+1) * itl
-	run, err := loadgen.Run(ctx, loadgen.Config{
+	run, err := loadgen.Run(ctx, loadgen.Config{Dialects: dialects.Default(),
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-path", Library: lib,
 		RunID:    "bench-path-" + time.Now().UTC().Format("150405"),
 		Stages:   loadgen.Stages{{Duration: time.Second, Target: float64(streams)}, {Duration: time.Second, Target: float64(streams)}},

@@ -15,6 +15,7 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
 )
@@ -213,6 +214,7 @@ func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options) (*measure.R
 		peak = max(peak, p.Active)
 		update(p)
 	}))
+	cfg.Dialects = dialects.Default()
 	run, err := loadgen.Run(ctx, cfg)
 	done()
 	return run, peak, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
@@ -211,6 +212,7 @@ func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload,
 		cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(w.families.add))
 	}
 	cpu0 := roleCPU(0)
+	cfg.Dialects = dialects.Default()
 	m.run, err = loadgen.Run(ctx, cfg)
 	done()
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/dialects"
 	sbstack "github.com/streambench/streambench/stack"
 )
 
@@ -95,7 +96,8 @@ func TestLiveScrapeMidRun(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	cfg := loadgen.Config{
-		Target: st.RuntimeURL, Mix: plainAnswerOptedIn(t), RunID: "live",
+		Dialects: dialects.Default(),
+		Target:   st.RuntimeURL, Mix: plainAnswerOptedIn(t), RunID: "live",
 		// Long enough that the scrape happens mid-run; the test cancels it once it has.
 		Clients: 4, Duration: 5 * time.Minute, ScriptTimeScale: testScale, NoLeakCheck: true,
 		SamplesPerRule: 1,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/http/httptrace"
 	"strings"
@@ -470,7 +469,7 @@ func (s *streamState) request() bool {
 	s.appr = s.newApprover(resp)
 	s.m.watch(s.checker) // dialect measures (measures.go)
 	s.head = nil
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+	if !sse.IsEventStream(resp.Header.Get("Content-Type")) {
 		// Not an event stream (a JSON error answered with 200, an HTML page): its first bytes
 		// are kept for the session's error to quote, as an HTTP error's are.
 		s.head = &bodyHead{ReadCloser: resp.Body, contentType: resp.Header.Get("Content-Type")}

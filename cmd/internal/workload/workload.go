@@ -1,4 +1,8 @@
-package main
+// Package workload is the command line's workload: the flags load, run and sweep share (what to
+// play and how hard, the inference endpoint's, a shard's) and their resolution into a
+// loadgen.Config. Its errors name the flag that was wrong: they are the CLI's, and a caller
+// reports every one as bad input.
+package workload
 
 import (
 	"cmp"
@@ -24,9 +28,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/dialects"
-	"github.com/streambench/streambench/protocol/openaichat"
-	"github.com/streambench/streambench/protocol/simcanvas"
-	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/verdict"
 )
@@ -72,7 +73,7 @@ type workload struct {
 	Insecure        bool
 	TimeScale       float64
 	RunID           string
-	Allow           []string // rule IDs (the registry's, dialects.Registry.Rules)
+	Allow           []string // rule IDs (the registry's, protocol.Registry.Rules)
 	GoodputSLOs     []string // METRIC OP LIMIT (measure.ParseSessionSLO)
 	// DefaultClients are the closed-loop clients when neither Clients, Rate nor Stages is
 	// given (0: the package's DefaultClients); run sizes it to the machine (ClientsForCores).
@@ -99,16 +100,17 @@ type workload struct {
 	MinTokens, IgnoreEOS bool
 }
 
-// workloadFlags are the flags load and run share: what to play and how hard.
-type workloadFlags struct {
+// Flags are the workload flags of one command, parsed into their values.
+type Flags struct {
 	workload
-	quiet bool
+	// Quiet is --quiet: no progress output.
+	Quiet bool
 	fs    *pflag.FlagSet
 }
 
-// addWorkloadFlags registers the workload flags on fs (load and run share them).
-func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
-	w := &workloadFlags{fs: fs}
+// Add registers the workload flags on fs (load, run and sweep share them).
+func Add(fs *pflag.FlagSet) *Flags {
+	w := &Flags{fs: fs}
 	fs.StringVar(&w.Mix, "mix", "", "workload mix YAML file (default: the embedded mix)")
 	fs.StringVar(&w.ScenarioDir, "scenarios", "", "load scenarios from this directory instead of the embedded library")
 	fs.StringSliceVar(&w.ScenarioFiles, "scenario", nil, "play the scenario YAML `FILE`s as the whole mix, equally weighted, through the mix's profiles (repeatable or FILE,FILE;\n"+
@@ -156,30 +158,46 @@ func addWorkloadFlags(fs *pflag.FlagSet) *workloadFlags {
 		"headers are recorded and printed as "+loadgen.Redacted+", and so is each part of them (the token after Bearer, any part of\n"+
 		"8 bytes or more) wherever it appears (an error body, a redirect, a frame), as is a target URL's user:password")
 	fs.StringArrayVar(&w.Redact, "redact", nil, "a secret to hide as "+loadgen.Redacted+" in everything written or printed, whatever its length (repeatable)")
-	fs.StringVar(&w.Path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; placeholders:\n"+
-		"compose {agent} (default "+compose.DefaultPath+"), sim-chat {slug} (default "+simchat.DefaultPath+"),\n"+
-		"sim-canvas {workflow} (default "+simcanvas.DefaultPath+"); needs a single dialect (--dialect)")
-	fs.StringVar(&w.StopPath, "stop-path", "", "compose stop path template (--option stopPath=...), placeholders {agent} and {run} (default\n"+
+	reg := dialects.Default()
+	fs.StringVar(&w.Path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; needs a single dialect (--dialect);\n"+
+		"the placeholders and the default of each dialect that takes one: "+reg.OptionHelp("path"))
+	fs.StringVar(&w.StopPath, "stop-path", "", "stop path template (--option stopPath=...): "+reg.OptionHelp("stopPath")+" (default\n"+
 		compose.DefaultStopPath+"; with a --path ending in /stream, that prefix + /runs/{run}/stop)")
 	fs.StringVar(&w.CACert, "ca-cert", "", "https: trust the certificates in this PEM file instead of the system's roots")
 	fs.BoolVar(&w.Insecure, "insecure", false, "https: do not verify the target's certificate")
 	fs.Float64Var(&w.TimeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
 	fs.StringVar(&w.RunID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
-	fs.BoolVar(&w.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&w.Quiet, "quiet", false, "no progress output")
 	fs.StringArrayVar(&w.Allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
 	fs.StringArrayVar(&w.GoodputSLOs, "goodput-slo", nil, "a per-session objective for goodput, METRIC OP LIMIT, e.g. 'ttft<500ms' or 'tpot<50ms' (repeatable):\n"+
 		"goodput counts the sessions that succeeded and met every one; metrics: "+measure.SessionSLOMetricNames())
 	return w
 }
 
-// addEndpointFlags registers the inference endpoint's flags (load, run and sweep: --model,
+// AddExcept registers the workload flags and the endpoint's on fs but those named skip (sweep's
+// steps set --clients and --rate).
+func AddExcept(fs *pflag.FlagSet, skip ...string) *Flags {
+	scratch := pflag.NewFlagSet("workload", pflag.ContinueOnError)
+	w := Add(scratch)
+	w.AddEndpoint()
+	scratch.VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(skip, f.Name) {
+			fs.AddFlag(f)
+		}
+	})
+	w.fs = fs // the parsed set: Config asks it which flags were given
+	return w
+}
+
+// AddEndpoint registers the inference endpoint's flags (load, run and sweep: --model,
 // --api-key, --input-tokens, --output-tokens, --prompt, --prompts, --conversations).
-func addEndpointFlags(w *workloadFlags) {
+func (w *Flags) AddEndpoint() {
 	fs := w.fs
-	fs.StringVar(&w.Model, "model", "", "openai-chat, anthropic-messages, openai-responses: the request's model (--option model=...); with an endpoint workload and none given,\n"+
+	reg := dialects.Default()
+	fs.StringVar(&w.Model, "model", "", strings.Join(reg.Endpoints(), ", ")+": the request's model (--option model=...); with an endpoint workload and none given,\n"+
 		"the only model GET TARGET/v1/models lists (several: an error listing them)")
-	fs.StringVar(&w.APIKey, "api-key", "", "openai-chat, anthropic-messages, openai-responses: the API key, sent as Authorization: Bearer KEY (the OpenAI wires) or x-api-key: KEY\n"+
-		"(anthropic-messages); default $OPENAI_API_KEY or $ANTHROPIC_API_KEY by the dialect. Never written or printed ("+loadgen.Redacted+")")
+	fs.StringVar(&w.APIKey, "api-key", "", strings.Join(reg.Endpoints(), ", ")+": the API key, sent as\n"+reg.APIKeyHelp()+" by the dialect.\n"+
+		"Never written or printed ("+loadgen.Redacted+")")
 	fs.StringVar(&w.InputTokens, "input-tokens", "", "endpoint workload: synthetic prompts of this many tokens: 512, 512±64 (normal: mean ± standard deviation)\n"+
 		"or uniform:256-768 (default 512 when --output-tokens is given without --prompts). Each session is one request as an\n"+
 		"application sends it: no directive, no tools, no reasoning fields; judged for structure only (implies --no-ground-truth)")
@@ -202,9 +220,9 @@ const longestRunHelp = "A run lasts at most --duration (or the stages) + --grace
 	"session starts, a closed-loop user's sessions each up to --stream-timeout one after another, then --grace), then the post-run checks:\n" +
 	"with --mock the cancel check (up to 15 s), the leak check (up to --leak-grace + 10 s); then it writes its results"
 
-// scenarioFiles is --scenario as absolute paths, for a child mock whose working directory
+// ScenarioPaths is --scenario as absolute paths, for a child mock whose working directory
 // may differ; a path that cannot be made absolute is passed as given.
-func (w *workloadFlags) scenarioFiles() []string {
+func (w *Flags) ScenarioPaths() []string {
 	out := make([]string, len(w.ScenarioFiles))
 	for i, f := range w.ScenarioFiles {
 		if abs, err := filepath.Abs(f); err == nil {
@@ -215,23 +233,20 @@ func (w *workloadFlags) scenarioFiles() []string {
 	return out
 }
 
-// config turns the flags into a loadgen.Config (without target, mock and metrics URLs).
-func (w *workloadFlags) config() (loadgen.Config, error) {
+// Config turns the flags into a loadgen.Config (without target, mock and metrics URLs); an
+// error is bad input, naming the flag.
+func (w *Flags) Config() (loadgen.Config, error) {
 	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
-		return loadgen.Config{}, usageError("--prompt %q: want the user's message, a non-empty text", w.Prompt)
+		return loadgen.Config{}, fmt.Errorf("--prompt %q: want the user's message, a non-empty text", w.Prompt)
 	}
 	// A zero given on purpose is not the default the zero stands for otherwise: --clients 0
 	// would otherwise run the default load.
 	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout"} {
 		if f := w.fs.Lookup(name); f != nil && f.Changed && isZeroFlag(f.Value.String()) {
-			return loadgen.Config{}, usageError("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
+			return loadgen.Config{}, fmt.Errorf("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
 		}
 	}
-	cfg, err := w.workload.build()
-	if err != nil {
-		return cfg, usageError("%v", err)
-	}
-	return cfg, nil
+	return w.workload.build()
 }
 
 // isZeroFlag tells whether a numeric or duration flag's value reads as zero.
@@ -243,13 +258,11 @@ func isZeroFlag(v string) bool {
 	return err == nil && f == 0
 }
 
-// apiKeyFromEnv sets --api-key from the dialect's environment variable (loadgen.APIKeyEnv)
+// APIKeyFromEnv sets --api-key from the dialect's environment variable (protocol.EndpointSpec)
 // when the flag was not given.
-func (w *workloadFlags) apiKeyFromEnv() {
-	if w.APIKey == "" && !w.fs.Changed("api-key") {
-		if env := loadgen.APIKeyEnv(w.Dialect); env != "" {
-			w.APIKey = os.Getenv(env)
-		}
+func (w *Flags) APIKeyFromEnv() {
+	if spec, ok := dialects.Default().Endpoint(w.Dialect); ok && w.APIKey == "" && !w.fs.Changed("api-key") {
+		w.APIKey = os.Getenv(spec.APIKeyEnv)
 	}
 }
 
@@ -270,6 +283,7 @@ func (w workload) build() (loadgen.Config, error) {
 		StreamTimeout: w.StreamTimeout, IdleTimeout: w.IdleTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
 		SnapshotInterval: w.SnapshotEvery,
 		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
+		Dialects: dialects.Default(),
 	}
 	cfg.Redact, cfg.HonorRetryAfter = w.Redact, w.HonorRetryAfter
 	cfg.BreakerSessions = w.BreakerSessions
@@ -311,7 +325,7 @@ func (w workload) checkNumbers() error {
 // options, TLS trust, stages, and sets the default shape and length when none is given.
 func (w workload) parseLists(cfg *loadgen.Config) error {
 	for _, name := range w.Allow {
-		rule, err := dialects.Default().Rules().Parse(name)
+		rule, err := cfg.Dialects.Rules().Parse(name)
 		if err != nil {
 			return fmt.Errorf("--allow: %w", err)
 		}
@@ -386,7 +400,7 @@ func (w workload) chooseMix(cfg *loadgen.Config) error {
 		cfg.MixName += " with --scenario " + strings.Join(names, ",")
 	}
 	if w.Dialect != "" {
-		if _, err := dialects.Default().Lookup(w.Dialect); err != nil {
+		if _, err := cfg.Dialects.Lookup(w.Dialect); err != nil {
 			return fmt.Errorf("--dialect: %w", err)
 		}
 	}
@@ -413,40 +427,21 @@ func (w workload) chooseMix(cfg *loadgen.Config) error {
 	return nil
 }
 
-// endpoint applies the endpoint flags (--model, --api-key, --input-tokens, --output-tokens,
-// --prompts, --prompt, --conversations) to cfg.
+// endpoint applies the endpoint flags to cfg: --model and --api-key to the dialect's requests,
+// and the workload of --input-tokens, --output-tokens, --prompt, --prompts or --conversations.
 func (w workload) endpoint(cfg *loadgen.Config) error {
-	if !w.IsEndpoint() {
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}} {
-			if f.set {
-				return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens, --prompt or --prompts too", f.name)
-			}
-		}
+	if f := firstSet(w.lengthFlags()...); f != "" && !w.IsEndpoint() {
+		return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens, --prompt or --prompts too", f)
 	}
-	flag := ""
-	switch {
-	case w.Model != "":
-		flag = "--model"
-	case w.APIKey != "":
-		flag = "--api-key"
-	case w.InputTokens != "":
-		flag = "--input-tokens"
-	case w.OutputTokens != "":
-		flag = "--output-tokens"
-	case w.Prompts != "":
-		flag = "--prompts"
-	case w.Prompt != "":
-		flag = "--prompt"
-	case w.Conversations != "":
-		flag = "--conversations"
-	default:
+	flag := firstSet(flagSet{"--model", w.Model != ""}, flagSet{"--api-key", w.APIKey != ""}, flagSet{"--input-tokens", w.InputTokens != ""},
+		flagSet{"--output-tokens", w.OutputTokens != ""}, flagSet{"--prompts", w.Prompts != ""}, flagSet{"--prompt", w.Prompt != ""},
+		flagSet{"--conversations", w.Conversations != ""})
+	if flag == "" {
 		return nil
 	}
-	if !loadgen.EndpointDialect(w.Dialect) {
-		return fmt.Errorf("%s is for an inference endpoint: give --dialect openai-chat, anthropic-messages or openai-responses", flag)
+	spec, ok := cfg.Dialects.Endpoint(w.Dialect)
+	if !ok {
+		return fmt.Errorf("%s is for an inference endpoint: give --dialect %s", flag, orList(cfg.Dialects.Endpoints()))
 	}
 	if w.Model != "" {
 		if cfg.Options == nil {
@@ -455,7 +450,7 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 		cfg.Options["model"] = w.Model
 	}
 	if w.APIKey != "" {
-		name, value := loadgen.APIKeyHeader(w.Dialect, w.APIKey)
+		name, value := spec.APIKey(w.APIKey)
 		if cfg.Headers == nil {
 			cfg.Headers = http.Header{}
 		}
@@ -470,74 +465,111 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 	if w.Mix != "" {
 		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): one or the other")
 	}
-	e := &endpoint.Workload{}
-	var err error
-	if e.Input, err = endpoint.ParseTokenDist(w.InputTokens); err != nil {
-		return fmt.Errorf("--input-tokens %w", err)
+	e, err := w.endpointWorkload()
+	if err != nil {
+		return err
 	}
-	if e.Output, err = endpoint.ParseTokenDist(w.OutputTokens); err != nil {
-		return fmt.Errorf("--output-tokens %w", err)
-	}
-	if w.Prompt != "" {
-		// One prompt is the whole prompt source: with a file or synthetic lengths, which
-		// prompt a session sends would be ambiguous.
-		for _, f := range []struct{ name, value string }{{"--prompts", w.Prompts}, {"--input-tokens", w.InputTokens}, {"--conversations", w.Conversations}} {
-			if f.value != "" {
-				return fmt.Errorf("--prompt and %s: --prompt is the one prompt every request sends; give one or the other", f.name)
-			}
-		}
-		e.Prompts = []endpoint.Prompt{{Messages: []protocol.Message{{Role: "user", Text: w.Prompt}}}}
-		e.Source = "--prompt"
-	} else if w.Conversations != "" {
-		if w.InputTokens != "" || w.Prompts != "" {
-			return errors.New("--conversations and --input-tokens or --prompts: the conversations' turns are the prompts; give one or the other")
-		}
-		if e.Conversations, err = endpoint.LoadConversations(w.Conversations); err != nil {
-			return fmt.Errorf("--conversations: %w", err)
-		}
-		e.Source = w.Conversations
-	} else if w.Prompts != "" {
-		if w.InputTokens != "" {
-			return errors.New("--prompts and --input-tokens: the prompts are the file's; give one or the other")
-		}
-		if e.Prompts, err = endpoint.LoadPrompts(w.Prompts); err != nil {
-			return fmt.Errorf("--prompts: %w", err)
-		}
-		e.Source = w.Prompts
-	} else if e.Input.Kind == "" {
-		e.Input, _ = endpoint.ParseTokenDist(strconv.Itoa(endpoint.DefaultInputTokens))
-	}
-	if err := w.endpointFields(e); err != nil {
+	if err := w.endpointFields(e, spec); err != nil {
 		return err
 	}
 	cfg.Endpoint, cfg.NoGroundTruth = e, true
 	return nil
 }
 
-// endpointFields applies --max-tokens-field, --min-tokens and --ignore-eos to e: OpenAI wire
-// fields, so openai-chat only; min_tokens needs a length to equal.
-func (w workload) endpointFields(e *endpoint.Workload) error {
+// endpointWorkload is the workload the prompt flags ask for: one --prompt, --conversations,
+// a --prompts file, or synthetic prompts of --input-tokens (512 when none is given).
+func (w workload) endpointWorkload() (*endpoint.Workload, error) {
+	e := &endpoint.Workload{}
+	var err error
+	if e.Input, err = endpoint.ParseTokenDist(w.InputTokens); err != nil {
+		return nil, fmt.Errorf("--input-tokens %w", err)
+	}
+	if e.Output, err = endpoint.ParseTokenDist(w.OutputTokens); err != nil {
+		return nil, fmt.Errorf("--output-tokens %w", err)
+	}
+	switch {
+	case w.Prompt != "":
+		// One prompt is the whole prompt source: with a file or synthetic lengths, which
+		// prompt a session sends would be ambiguous.
+		if f := firstSet(flagSet{"--prompts", w.Prompts != ""}, flagSet{"--input-tokens", w.InputTokens != ""}, flagSet{"--conversations", w.Conversations != ""}); f != "" {
+			return nil, fmt.Errorf("--prompt and %s: --prompt is the one prompt every request sends; give one or the other", f)
+		}
+		e.Prompts = []endpoint.Prompt{{Messages: []protocol.Message{{Role: "user", Text: w.Prompt}}}}
+		e.Source = "--prompt"
+	case w.Conversations != "":
+		if w.InputTokens != "" || w.Prompts != "" {
+			return nil, errors.New("--conversations and --input-tokens or --prompts: the conversations' turns are the prompts; give one or the other")
+		}
+		if e.Conversations, err = endpoint.LoadConversations(w.Conversations); err != nil {
+			return nil, fmt.Errorf("--conversations: %w", err)
+		}
+		e.Source = w.Conversations
+	case w.Prompts != "":
+		if w.InputTokens != "" {
+			return nil, errors.New("--prompts and --input-tokens: the prompts are the file's; give one or the other")
+		}
+		if e.Prompts, err = endpoint.LoadPrompts(w.Prompts); err != nil {
+			return nil, fmt.Errorf("--prompts: %w", err)
+		}
+		e.Source = w.Prompts
+	case e.Input.Kind == "":
+		e.Input, _ = endpoint.ParseTokenDist(strconv.Itoa(endpoint.DefaultInputTokens))
+	}
+	return e, nil
+}
+
+// endpointFields applies --max-tokens-field, --min-tokens and --ignore-eos to e, as far as the
+// dialect's wire takes them (spec); min_tokens needs a length to equal.
+func (w workload) endpointFields(e *endpoint.Workload, spec protocol.EndpointSpec) error {
 	switch w.MaxTokensField {
 	case "", protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields:
 	default:
 		return fmt.Errorf("--max-tokens-field %q: want %s, %s or %s", w.MaxTokensField,
 			protocol.MaxTokensField, protocol.MaxCompletionTokensField, protocol.BothMaxTokensFields)
 	}
-	if w.Dialect != openaichat.Name {
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}} {
-			if f.set {
-				return fmt.Errorf("%s is a field of the OpenAI chat wire: --dialect %s sends max_tokens alone", f.name, w.Dialect)
-			}
-		}
+	field := ""
+	if w.MaxTokensField != "" && !slices.Contains(spec.MaxTokensFields, w.MaxTokensField) {
+		field = "--max-tokens-field"
+	} else if !spec.VLLMFields {
+		field = firstSet(flagSet{"--min-tokens", w.MinTokens}, flagSet{"--ignore-eos", w.IgnoreEOS})
+	}
+	if field != "" {
+		return fmt.Errorf("%s is a field of the OpenAI chat wire: --dialect %s sends max_tokens alone", field, w.Dialect)
 	}
 	if w.MinTokens && e.Output.Kind == "" && len(e.Prompts) == 0 && len(e.Conversations) == 0 {
 		return errors.New("--min-tokens sends min_tokens equal to max_tokens: give --output-tokens (or a --prompts file with reply lengths)")
 	}
 	e.MaxTokensField, e.MinTokens, e.IgnoreEOS = w.MaxTokensField, w.MinTokens, w.IgnoreEOS
 	return nil
+}
+
+// lengthFlags are the flags that shape an endpoint request's length fields.
+func (w workload) lengthFlags() []flagSet {
+	return []flagSet{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}}
+}
+
+// flagSet is a flag's name and whether it was given.
+type flagSet struct {
+	name string
+	set  bool
+}
+
+// firstSet is the name of the first flag given ("" when none).
+func firstSet(flags ...flagSet) string {
+	for _, f := range flags {
+		if f.set {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // dialectOptions gathers the KEY=VALUE options and the shorthands for options.
@@ -570,14 +602,14 @@ func (w workload) tlsConfig() (*tls.Config, error) {
 	case w.Insecure:
 		return &tls.Config{InsecureSkipVerify: true}, nil // the user asked: --insecure
 	case w.CACert != "":
-		return trustPEM("--ca-cert", w.CACert)
+		return TrustPEM("--ca-cert", w.CACert)
 	}
 	return nil, nil
 }
 
-// trustPEM is a TLS configuration whose roots are the certificates in the PEM file path,
+// TrustPEM is a TLS configuration whose roots are the certificates in the PEM file path,
 // given by flag.
-func trustPEM(flag, path string) (*tls.Config, error) {
+func TrustPEM(flag, path string) (*tls.Config, error) {
 	pem, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
@@ -605,8 +637,8 @@ func (w workload) recorded() map[string]string {
 	return extra
 }
 
-// withExtra is extra with more's settings added (a new map).
-func withExtra(extra, more map[string]string) map[string]string {
+// WithExtra is extra with more's settings added (a new map).
+func WithExtra(extra, more map[string]string) map[string]string {
 	out := maps.Clone(more)
 	maps.Copy(out, extra)
 	return out

@@ -1,0 +1,62 @@
+package mockrecords_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// TestClientReadsTheMock: what the mock writes of two requests reads back through the client
+// (a base URL with a trailing slash works), and each failure names the URL and what it got.
+func TestClientReadsTheMock(t *testing.T) {
+	t.Parallel()
+	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(mock)
+	t.Cleanup(ts.Close)
+	for i, id := range []string{"s-one", "s-two"} {
+		input := scenarios.Directive{Scenario: "plain-answer", Seed: uint64(i + 1), Session: id}.String()
+		body := `{"model":"m","stream":true,"messages":[{"role":"user","content":` + strconv.Quote(input) + `}]}`
+		resp, err := ts.Client().Post(ts.URL+mockprovider.PathOpenAI, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	recs, err := mockrecords.Client{HTTP: ts.Client(), URL: ts.URL + "/"}.Sessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Session != "s-one" || recs[1].Session != "s-two" || recs[0].Scenario != "plain-answer" ||
+		recs[0].Outcome != "completed" || recs[0].Status != http.StatusOK || recs[0].End.IsZero() || recs[0].Wire != "openai" {
+		t.Errorf("records %+v: want the two requests, completed", recs)
+	}
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		want    string
+	}{
+		// Not the mock: the status is quoted.
+		{"status", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusNotFound) }, "HTTP 404"},
+		// A body that is not the records' JSON.
+		{"body", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{") }, "decode JSON"},
+	} {
+		srv := httptest.NewServer(tc.handler)
+		_, err := mockrecords.Client{URL: srv.URL}.Sessions(context.Background())
+		srv.Close()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), mockrecords.Path) {
+			t.Errorf("%s: err %v, want one naming %s and %q", tc.name, err, mockrecords.Path, tc.want)
+		}
+	}
+}
