@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -46,17 +45,6 @@ func savedRun(t *testing.T, id string, shift time.Duration, violations map[proto
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func exitCode(err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return exitFailure
 }
 
 func TestGateCommand(t *testing.T) {

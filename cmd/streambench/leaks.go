@@ -5,45 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"time"
 
-	"github.com/spf13/pflag"
-
-	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/loadgen/leakcheck"
 	"github.com/streambench/streambench/measure"
 )
-
-// leakFlags are the flags of a leak check that spans a sharded run (leaks and merge).
-type leakFlags struct {
-	runtimeMetrics, mock string
-	grace                time.Duration
-	perStream            float64
-	peakStreams          int64
-}
-
-// redactor hides the userinfo of the leak check's URLs in what it prints and records.
-func (l *leakFlags) redactor() *loadgen.Redactor {
-	return loadgen.NewRedactor(nil, []string{l.runtimeMetrics, l.mock}, nil)
-}
-
-func addLeakFlags(fs *pflag.FlagSet, verify bool) *leakFlags {
-	l := &leakFlags{}
-	fs.StringVar(&l.runtimeMetrics, "runtime-metrics", "", "the runtime's Prometheus endpoint, e.g. http://runtime:8080/metrics")
-	fs.StringVar(&l.mock, "mock", "", "the mock provider's base URL (its /metrics is read)")
-	if verify {
-		fs.DurationVar(&l.grace, "leak-grace", leakcheck.DefaultGrace, "how long gauges may take to return to their baseline")
-		fs.Float64Var(&l.perStream, "leak-per-stream", leakcheck.DefaultPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep, on top of 16")
-		fs.Int64Var(&l.peakStreams, "peak-streams", 0, "the run's peak open streams over every shard, for that tolerance (merge: default the sum of the shards' peaks in their timelines)")
-	}
-	return l
-}
-
-func (l *leakFlags) check() leakcheck.Check {
-	return leakcheck.Check{RuntimeMetricsURL: l.runtimeMetrics, MockURL: strings.TrimSuffix(l.mock, "/"),
-		Grace: l.grace, PerStream: l.perStream, PeakStreams: l.peakStreams}
-}
 
 // runLeaks is the leak check of a sharded run, in two steps around the shards.
 func runLeaks(args []string) error { return leaksMain(args, os.Stdout) }
@@ -62,7 +28,7 @@ func leaksMain(args []string, out io.Writer) error {
 	}
 	step := args[0]
 	fs := newFlagSet("leaks "+step, usage)
-	l := addLeakFlags(fs, step == "verify")
+	l := workload.AddLeaks(fs, step == "verify")
 	file := fs.String("out", "", "baseline: write the baseline to this file (required)")
 	baseline := fs.String("baseline", "", "verify: the file leaks baseline wrote (required)")
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -71,7 +37,7 @@ func leaksMain(args []string, out io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
 	}
-	if l.runtimeMetrics == "" && l.mock == "" {
+	if l.RuntimeMetrics == "" && l.Mock == "" {
 		return usageError("give --runtime-metrics, --mock or both: the processes whose gauges the check reads")
 	}
 	ctx := context.Background()
@@ -79,15 +45,15 @@ func leaksMain(args []string, out io.Writer) error {
 		if *file == "" {
 			return usageError("leaks baseline: --out FILE is required")
 		}
-		b, err := l.check().Baseline(ctx)
+		b, err := l.Check().Baseline(ctx)
 		if err != nil {
-			return usageError("%v", l.redactor().Error(err))
+			return usageError("%v", l.Redactor().Error(err))
 		}
 		if err := leakcheck.WriteBaseline(*file, b); err != nil {
 			return err
 		}
 		for _, nc := range b.NotChecked {
-			fmt.Fprintf(out, "not checked: %s: %s\n", nc.Source, l.redactor().String(nc.Reason))
+			fmt.Fprintf(out, "not checked: %s: %s\n", nc.Source, l.Redactor().String(nc.Reason))
 		}
 		fmt.Fprintf(out, "leak baseline: %d sources read, %s\n", len(b.Sources), *file)
 		return nil
@@ -95,23 +61,11 @@ func leaksMain(args []string, out io.Writer) error {
 	if *baseline == "" {
 		return usageError("leaks verify: --baseline FILE is required")
 	}
-	leaks, notChecked, err := verifyLeaks(ctx, l, *baseline)
+	leaks, notChecked, err := l.Verify(ctx, *baseline)
 	if err != nil {
-		return err
+		return usageError("%v", err)
 	}
 	return printLeaks(out, leaks, notChecked)
-}
-
-// verifyLeaks verifies against the baseline file.
-func verifyLeaks(ctx context.Context, l *leakFlags, file string) ([]measure.Leak, []measure.LeakNotChecked, error) {
-	leaks, notChecked, err := l.check().VerifyFile(ctx, file)
-	if err != nil {
-		return nil, nil, usageError("%v", l.redactor().Error(err))
-	}
-	for i := range notChecked {
-		notChecked[i].Reason = l.redactor().String(notChecked[i].Reason)
-	}
-	return leaks, notChecked, nil
 }
 
 // printLeaks prints each gauge compared and what was not, and fails when one leaked.

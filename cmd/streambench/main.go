@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+	"github.com/streambench/streambench/cmd/internal/console"
 )
 
 // command is one subcommand.
@@ -67,6 +68,22 @@ const exitCodesHelp = `Exit codes:
   104  bad input: a flag, a file, a scenario or mix, a run directory that is not a finished run
 `
 
+// exitCode is a command's exit code: its exitError's, 104 for console.BadInput, else 1 (a FAIL
+// verdict, console.Failed, or a command that could not finish); 0 for nil.
+func exitCode(err error) int {
+	var ee *exitError
+	var bad *console.BadInput
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &bad):
+		return exitUsage
+	}
+	return exitFailure
+}
+
 func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
@@ -107,11 +124,7 @@ func run(args []string) int {
 			return exitOK
 		}
 		fmt.Fprintf(os.Stderr, "streambench %s: %v\n", c.name, err)
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return ee.code
-		}
-		return exitFailure
+		return exitCode(err)
 	}
 	fmt.Fprintf(os.Stderr, "streambench: unknown command %q\n\n", args[0])
 	printUsage(cmds)
@@ -140,10 +153,8 @@ func newFlagSet(name, usage string) *pflag.FlagSet {
 	return fs
 }
 
-// CheckArgsEnv, set to 1 in the environment, makes a command stop as soon as its flags have
-// parsed, exit 0, and do nothing else: how deploy's test checks every manifest's container
-// args against the real flag sets (an environment variable rather than a flag, so no argument
-// is appended that a dangling value-taking flag could swallow).
+// CheckArgsEnv=1 makes a command exit 0 as soon as its flags parse: deploy's test checks every
+// manifest's args so (an environment variable: no argument a dangling flag could swallow).
 const CheckArgsEnv = "STREAMBENCH_CHECK_ARGS"
 
 // errArgsChecked ends a command whose flags parsed under CheckArgsEnv.

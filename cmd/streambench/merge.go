@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/verdict"
@@ -26,7 +27,7 @@ func mergeMain(args []string, out io.Writer) error {
 	dst := fs.String("out", "", "write the merged run into this directory (required): a new one, not a shard's nor one holding a run")
 	baseline := fs.String("leak-baseline", "", "the file streambench leaks baseline wrote before the shards: verify against it")
 	noRender := fs.Bool("no-render", false, "write the results only, not report.html, report.md and plots")
-	l := addLeakFlags(fs, true)
+	l := workload.AddLeaks(fs, true)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,7 +37,7 @@ func mergeMain(args []string, out io.Writer) error {
 	if fs.NArg() == 0 {
 		return usageError("missing shard directories; usage: streambench merge SHARD-DIR... --out DIR")
 	}
-	if *baseline == "" && (l.runtimeMetrics != "" || l.mock != "") {
+	if *baseline == "" && (l.RuntimeMetrics != "" || l.Mock != "") {
 		return usageError("--runtime-metrics and --mock are for the leak check: give --leak-baseline FILE too")
 	}
 	// Refuse before the leak check waits for gauges to settle.
@@ -49,12 +50,12 @@ func mergeMain(args []string, out io.Writer) error {
 	}
 	var leaks *measure.MergeLeaks
 	if *baseline != "" {
-		if l.peakStreams == 0 {
-			l.peakStreams = measure.PeakStreams(shards)
+		if l.PeakStreams == 0 {
+			l.PeakStreams = measure.PeakStreams(shards)
 		}
-		found, notChecked, err := verifyLeaks(context.Background(), l, *baseline)
+		found, notChecked, err := l.Verify(context.Background(), *baseline)
 		if err != nil {
-			return err
+			return usageError("%v", err)
 		}
 		leaks = &measure.MergeLeaks{Leaks: found, NotChecked: notChecked}
 	}

@@ -16,8 +16,7 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// runMock serves the scripted mock provider until interrupted, or with --self-test measures
-// its pacing under load and exits.
+// runMock serves the scripted mock provider until interrupted, or with --self-test measures it.
 func runMock(args []string) error {
 	fs := newFlagSet("mock", "mock [--addr HOST:PORT] [--scenarios DIR] [--scenario FILE]... [--time-scale F] [--max-concurrent N --queue N --slowdown F] | --self-test [--streams N --tokens-per-second F --duration D]")
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (HTTP/1.1 and cleartext HTTP/2)")

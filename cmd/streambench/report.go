@@ -47,8 +47,7 @@ func reportMain(args []string, out io.Writer) error {
 	return nil
 }
 
-// readRunArg reads a run directory named on the command line; a missing or unreadable run is
-// bad input (exit 2), not a failed check.
+// readRunArg reads a run directory named on the command line; one that cannot be read is bad input.
 func readRunArg(dir string) (*measure.Run, error) {
 	run, err := measure.ReadRun(dir)
 	if err != nil {

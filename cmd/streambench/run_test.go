@@ -35,7 +35,7 @@ func TestRunSizedToMachine(t *testing.T) {
 		if err := parseFlags(fs, tc.args); err != nil {
 			t.Fatal(err)
 		}
-		note := sizeToMachine(w, tc.cores)
+		note := w.SizeToMachine(tc.cores)
 		cfg, err := config(w)
 		if err != nil {
 			t.Fatal(err)

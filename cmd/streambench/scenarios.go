@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/streambench/streambench/scenarios"
 )
@@ -63,22 +62,7 @@ func scenariosList(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTURNS\tTOOLS\tFAULTS\tCLIENT\tDESCRIPTION")
-	for _, name := range lib.Names() {
-		s, _ := lib.Get(name)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Name, len(s.Turns), s.ToolCallCount(),
-			orDash(s.Faults.String()), orDash(s.Client.String()), s.Description)
-	}
-	return tw.Flush()
-}
-
-// orDash shows "-" for an empty table cell so columns stay readable.
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return lib.WriteTable(out)
 }
 
 // scenariosShow prints a scenario's YAML and its rendered ground truth.
@@ -110,8 +94,7 @@ func scenariosShow(args []string, out io.Writer) error {
 	return s.WriteOutline(out, *seed)
 }
 
-// scenariosValidate checks each file and reports ok or its errors; any invalid file makes the
-// command exit 2.
+// scenariosValidate checks each file and reports ok or its errors; an invalid one is bad input.
 func scenariosValidate(args []string, out io.Writer) error {
 	fs := newFlagSet("scenarios validate", "scenarios validate FILE...")
 	if err := parseFlags(fs, args); err != nil {
@@ -120,19 +103,7 @@ func scenariosValidate(args []string, out io.Writer) error {
 	if fs.NArg() == 0 {
 		return usageError("validate needs at least one FILE")
 	}
-	invalid := 0
-	for _, path := range fs.Args() {
-		s, err := scenarios.LoadFile(path)
-		if err != nil {
-			invalid++
-			fmt.Fprintf(out, "FAIL %s\n", path)
-			for _, line := range strings.Split(err.Error(), "\n") {
-				fmt.Fprintf(out, "  %s\n", line)
-			}
-			continue
-		}
-		fmt.Fprintf(out, "ok   %s (%s)\n", path, s.Name)
-	}
+	invalid := scenarios.ValidateFiles(out, fs.Args())
 	if invalid > 0 {
 		return usageError("%d of %d scenario files are invalid", invalid, fs.NArg())
 	}

@@ -12,11 +12,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/cmd/internal/console"
 	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/loadgen"
-	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol/dialects"
-	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/sweep"
 	"github.com/streambench/streambench/verdict"
 )
@@ -109,25 +108,25 @@ func sweepMain(args []string, out io.Writer) error {
 	if cfg.Endpoint != nil && *target == "" && len(*faults) > 0 {
 		return usageError("--fault switches the reference runtime, which an endpoint workload on the mock does not use")
 	}
-	if err := resolveModel(cfg, w, *target); err != nil {
-		return err
+	if err := w.ResolveModel(cfg, *target); err != nil {
+		return usageError("%v", err)
 	}
-	if err := checkWritable("--out", *outDir); err != nil {
-		return err
+	if err := workload.CheckWritable("--out", *outDir); err != nil {
+		return usageError("%v", err)
 	}
-	sr := &stepRunner{w: w, target: *target, mock: *mockURL, faults: parsedFaults, sweepID: sweep.ID(w.RunID, time.Now()),
-		inProcess: *inProcess, inProcessSet: fs.Changed("in-process")}
-	sr.dir = filepath.Join(*outDir, sr.sweepID)
+	sr := &console.Steps{W: w, Target: *target, Mock: *mockURL, Faults: parsedFaults, SweepID: sweep.ID(w.RunID, time.Now()),
+		InProcess: *inProcess, InProcessSet: fs.Changed("in-process")}
+	sr.Dir = filepath.Join(*outDir, sr.SweepID)
 	var res *sweep.Result
 	objectives := sweep.Objectives{SLOs: thresholds}
 	if rateSweep {
-		res, err = sweep.RunRate(*rateSteps, *throughputClients, sr.run, objectives)
+		res, err = sweep.RunRate(*rateSteps, *throughputClients, sr.Run, objectives)
 	} else {
-		res, err = sweep.Run(steps, sr.run, objectives)
+		res, err = sweep.Run(steps, sr.Run, objectives)
 	}
 	if res != nil && len(res.Steps) > 0 {
 		fmt.Fprintln(out)
-		if err := writeSweep(res, sr.dir, out); err != nil {
+		if err := writeSweep(res, sr.Dir, out); err != nil {
 			return err
 		}
 	}
@@ -155,49 +154,6 @@ func sweepSteps(fs *pflag.FlagSet, clients []int, rateList []string, rateSteps, 
 		return false, nil, usageError("%v", err)
 	}
 	return false, steps, nil
-}
-
-// stepRunner plays a sweep's steps: each against --target, or a fresh stack of its own.
-type stepRunner struct {
-	w                       *workload.Flags
-	target, mock            string
-	faults                  agentruntime.Faults
-	inProcess, inProcessSet bool // --in-process, and whether it was given (else: small steps in process)
-	sweepID, dir            string
-}
-
-// run plays step st and writes its results and report under the sweep's directory.
-func (sr *stepRunner) run(st sweep.Step) (*measure.Run, error) {
-	cfg, err := config(sr.w)
-	if err != nil {
-		return nil, err
-	}
-	configureStep(&cfg, st, sr.sweepID, sr.faults.Names())
-	if sr.target != "" {
-		cfg.Target, cfg.MockURL = sr.target, sr.mock
-	} else {
-		sut, err := startStack(sr.w, &cfg, sr.faults, false, sr.inProcess || !sr.inProcessSet && cfg.Small())
-		if err != nil {
-			return nil, err
-		}
-		defer sut.Stop()
-	}
-	fmt.Fprintf(os.Stderr, "sweep step %s against %s\n", st, loadgen.RedactURL(cfg.Target))
-	run, _, err := executeLoad(cfg, sr.w.Quiet)
-	if err != nil {
-		return nil, err
-	}
-	stepDir := filepath.Join(sr.dir, run.Summary.RunID)
-	if err := measure.WriteRun(stepDir, run); err != nil {
-		return nil, fmt.Errorf("write results: %w", err)
-	}
-	if err := report.Render(stepDir); err != nil {
-		return nil, fmt.Errorf("render %s: %w", stepDir, err)
-	}
-	if run.Summary.Interrupted {
-		return run, fmt.Errorf("interrupted (results of this step are in %s)", stepDir)
-	}
-	return run, nil
 }
 
 // defaultThroughputClients is the throughput step's clients of sweep --rate sweep.
@@ -244,15 +200,6 @@ func writeSweep(res *sweep.Result, dir string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, sweep.HTMLFile))
 	return nil
-}
-
-// configureStep sets cfg to play step s of sweep sweepID: the step's clients or rate, the run
-// id SWEEP-ID-STEP-ID, and run info naming the faults, the sweep and the step.
-func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []string) {
-	cfg.Clients, cfg.Rate = s.Clients, s.Rate
-	cfg.RunID = sweepID + "-" + s.ID()
-	cfg.Info.Faults = faults
-	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"sweep": sweepID, "step": s.String()})
 }
 
 // parseSLOs parses --slo checks, refusing one on a rule no dialect has (it would measure

@@ -21,10 +21,8 @@ func runVersion(args []string) error {
 	return nil
 }
 
-// versionText describes a build from its build info: the main module's path and version, the
-// git revision with its time and whether the tree was modified, and the Go version and
-// platform. A build without VCS stamping (go run, go test, -buildvcs=false, a tree outside
-// git) says why the revision is unknown rather than leaving it out.
+// versionText describes a build: the module's path and version, the git revision (its time,
+// whether modified; without VCS stamping, why it is unknown), the Go version and platform.
 func versionText(bi *debug.BuildInfo, ok bool) string {
 	if !ok || bi == nil {
 		return "streambench: no build information in this binary\n"

@@ -2,20 +2,23 @@ package console
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/loadgen/live"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
 )
 
 // Play runs cfg with its progress on stderr (none when quiet), its sessions tallied, and
 // Ctrl-C handled: the first interrupt stops new sessions and drains, the second cancels
-// in-flight streams; the results are returned either way. An error is loadgen.Run's: the run
+// in-flight streams; the results are returned either way. An error is a *BadInput: the run
 // could not happen.
 func Play(cfg loadgen.Config, quiet bool) (*measure.Run, *Tally, error) {
 	interrupt := make(chan struct{})
@@ -53,20 +56,119 @@ func Play(cfg loadgen.Config, quiet bool) (*measure.Run, *Tally, error) {
 		prog.Close()
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &BadInput{err}
 	}
 	table.CPU = loadgen.ProcessCPU() - cpuBefore
 	return run, table, nil
 }
 
 // ServeMetrics serves a live.Exporter, added to cfg's outputs after those already set, on
-// addr, and says where on w. It returns the address it listens on and stop, which closes the
-// server (call it after the run).
+// addr ("" serves nothing), and says where on w. It returns the address it listens on and stop,
+// which closes the server (call it after the run); a bad address is a *BadInput naming
+// --metrics-addr.
 func ServeMetrics(addr string, cfg *loadgen.Config, w io.Writer) (listening string, stop func(), err error) {
+	if addr == "" {
+		return "", func() {}, nil
+	}
 	listening, stop, err = live.Serve(addr, cfg, func(format string, args ...any) { fmt.Fprintf(w, format, args...) })
 	if err != nil {
-		return "", nil, err
+		return "", nil, &BadInput{fmt.Errorf("--metrics-addr %s: %w", addr, err)}
 	}
 	fmt.Fprintf(w, "live metrics on http://%s%s\n", listening, live.Path)
 	return listening, stop, nil
+}
+
+// SnapshotWriter is the run's output that writes each snapshot of it where its results go and
+// says where once; nil without --out.
+func SnapshotWriter(out string, quiet bool) loadgen.SnapshotOutput {
+	if out == "" {
+		return nil
+	}
+	return loadgen.SnapshotFunc(measure.SnapshotWriter(out, func(dir string) {
+		if !quiet {
+			fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir)
+		}
+	}))
+}
+
+// Finish writes run's results into a directory of out (none when ""), renders its report
+// there when render is set (never a shard's: the merged run has it), prints its summary, and
+// returns a *Failed when its verdict is FAIL. The results are written before anything is
+// printed, and a failed print (a reader gone: `run | head`) is said on stderr but changes
+// neither the files nor the error: the verdict decides that.
+func Finish(run *measure.Run, table *Tally, out string, render bool) error {
+	dir := ""
+	if out != "" {
+		dir = measure.RunDir(out, &run.Summary)
+		if err := measure.WriteRun(dir, run); err != nil {
+			return fmt.Errorf("write results: %w", err)
+		}
+		if render && run.Summary.Shard == nil {
+			if err := report.Render(dir); err != nil {
+				return fmt.Errorf("render report in %s: %w", dir, err)
+			}
+		}
+	}
+	err := report.WriteSummary(os.Stdout, run, table.SessionTally)
+	if err == nil && dir != "" {
+		_, err = fmt.Printf("results: %s\n", dir)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "streambench: printing the summary: %v (the results are written whole)\n", err)
+	}
+	if !run.Summary.Verdict.Pass {
+		return &Failed{Reasons: run.Summary.Verdict.Reasons}
+	}
+	return nil
+}
+
+// BadInput is a run that could not happen for what it was given (a Config loadgen refuses).
+type BadInput struct{ Err error }
+
+func (b *BadInput) Error() string { return b.Err.Error() }
+func (b *BadInput) Unwrap() error { return b.Err }
+
+// Failed is a run whose verdict is FAIL.
+type Failed struct{ Reasons []string }
+
+func (f *Failed) Error() string { return "run failed: " + strings.Join(f.Reasons, "; ") }
+
+// Preflight runs loadgen.Preflight with Ctrl-C cancelling it, and says its warnings (a route
+// without an answer in time). A route that cannot work (*loadgen.PreflightError) and an
+// interrupt are the run's failure; a Config loadgen refuses is a *BadInput.
+func Preflight(cfg loadgen.Config, quiet bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	warnings, err := loadgen.Preflight(ctx, cfg)
+	if ctx.Err() != nil {
+		return errors.New("interrupted during the preflight: no load was sent")
+	}
+	if !quiet {
+		for _, w := range warnings {
+			fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+		}
+	}
+	var pe *loadgen.PreflightError
+	if err != nil && !errors.As(err, &pe) {
+		return &BadInput{err}
+	}
+	return err
+}
+
+// PlayAndFinish is the end of load and run: cfg played with snapshots into out and live
+// metrics on metricsAddr ("": none), then Finish with the report rendered.
+func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) error {
+	if w := SnapshotWriter(out, quiet); w != nil {
+		cfg.Outputs = append(cfg.Outputs, w)
+	}
+	_, stopMetrics, err := ServeMetrics(metricsAddr, &cfg, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	run, table, err := Play(cfg, quiet)
+	if err != nil {
+		return err
+	}
+	return Finish(run, table, out, true)
 }

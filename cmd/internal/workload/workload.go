@@ -1,11 +1,12 @@
-// Package workload is the command line's workload: the flags load, run and sweep share (what to
-// play and how hard, the inference endpoint's, a shard's) and their resolution into a
-// loadgen.Config. Its errors name the flag that was wrong: they are the CLI's, and a caller
-// reports every one as bad input.
+// Package workload is the command line's workload: the flag groups several commands share (what
+// to play and how hard, the inference endpoint's, a shard's, the results' --out, a sharded
+// run's leak check) and their resolution into the library's values (a loadgen.Config). Its
+// errors name the flag that was wrong: they are the CLI's, and a caller reports each as bad input.
 package workload
 
 import (
 	"cmp"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -14,10 +15,12 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -25,6 +28,7 @@ import (
 	"github.com/streambench/streambench/loadgen/endpoint"
 	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/dialects"
@@ -642,4 +646,115 @@ func WithExtra(extra, more map[string]string) map[string]string {
 	out := maps.Clone(more)
 	maps.Copy(out, extra)
 	return out
+}
+
+// ResolveModel gives an endpoint workload without a model one, once, in w.Model (so every
+// config made from w after has it): against target the only model GET /v1/models lists
+// (DiscoverModel), against the mock run and sweep start (target "") the mock's.
+func (w *Flags) ResolveModel(cfg loadgen.Config, target string) error {
+	if cfg.Endpoint == nil || w.Model != "" || cfg.Options["model"] != nil {
+		return nil
+	}
+	if target == "" {
+		w.Model = mockprovider.Model
+		return nil
+	}
+	cfg.Target = target
+	if err := w.DiscoverModel(&cfg); err != nil {
+		return err
+	}
+	w.Model, _ = cfg.Options["model"].(string)
+	return nil
+}
+
+// DiscoverModel sets the model of an endpoint workload given none: the only one the target's
+// GET /v1/models lists (said on stderr); none or several is an error naming them.
+func (w *Flags) DiscoverModel(cfg *loadgen.Config) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ids, err := loadgen.ListModels(ctx, *cfg)
+	switch {
+	case err != nil:
+		return fmt.Errorf("no --model, and the target's models could not be listed: %v; give --model", err)
+	case len(ids) == 0:
+		return fmt.Errorf("no --model, and GET %s/v1/models lists none; give --model", loadgen.RedactURL(cfg.Target))
+	case len(ids) > 1:
+		return fmt.Errorf("no --model, and the target serves %d: %s; choose one with --model", len(ids), strings.Join(ids, ", "))
+	}
+	if cfg.Options == nil {
+		cfg.Options = map[string]any{}
+	}
+	cfg.Options["model"] = ids[0]
+	m, err := loadgen.EndpointMix(w.Dialect, ids[0], cfg.Seed)
+	if err != nil {
+		return err
+	}
+	cfg.Mix = m
+	if !w.Quiet {
+		fmt.Fprintf(os.Stderr, "model: %s (the only one GET /v1/models lists)\n", ids[0])
+	}
+	return nil
+}
+
+// OutDir is --out's directory, "" for "-" (keep nothing), refused when it cannot be written.
+func OutDir(flag string) (string, error) {
+	if flag == "-" {
+		return "", nil
+	}
+	return flag, CheckWritable("--out", flag)
+}
+
+// CheckWritable refuses, before any load, a results directory that cannot be written (a
+// file, /proc, a read-only mount): found only when the run's results were due, it cost the run.
+// It creates nothing: a temporary file in the nearest existing ancestor of dir, removed at once.
+func CheckWritable(flag, dir string) error {
+	at := filepath.Clean(dir)
+	for {
+		fi, err := os.Stat(at)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s %s: %s is not a directory", flag, dir, at)
+			}
+			break
+		}
+		parent := filepath.Dir(at)
+		if parent == at {
+			return fmt.Errorf("%s %s: %v", flag, dir, err)
+		}
+		at = parent
+	}
+	f, err := os.CreateTemp(at, ".streambench-write-check-*")
+	if err != nil {
+		return fmt.Errorf("%s %s: cannot write results there: %v", flag, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// SizeToMachine gives run's workload its default clients for a machine of cores cores
+// (loadgen.ClientsForCores): the mock and the runtime share those cores with the generator,
+// and a default that overloads them measures the queue for the CPU, not the target. It
+// returns the line saying what it chose and why, or "" when the flags shape the load
+// (--clients, --rate, --stages).
+func (w *Flags) SizeToMachine(cores int) string {
+	w.DefaultClients = loadgen.ClientsForCores(cores)
+	if w.Clients != 0 || w.Rate != 0 || w.Stages != "" {
+		return ""
+	}
+	return fmt.Sprintf("clients: %d, sized to this machine's %d cores (%d a core, at most %d): the generator shares them with the stack "+
+		"it starts (the mock, the runtime), and more clients would measure a queue for the CPU, not the target; --clients N to choose",
+		w.DefaultClients, cores, loadgen.ClientsPerCore, loadgen.DefaultClients)
+}
+
+// AddMetricsAddr registers --metrics-addr (load and run).
+func AddMetricsAddr(fs *pflag.FlagSet) *string {
+	return fs.String("metrics-addr", "", "serve live Prometheus metrics at http://ADDR/metrics while the run lasts, e.g. :9090\n"+
+		"(open streams, sessions by outcome, violations by rule, TTFT and chunk-gap histograms; deploy/grafana has a dashboard)")
+}
+
+// AddOut registers --out (load and run): where the results go, "-" for nowhere.
+func AddOut(fs *pflag.FlagSet) *string {
+	return fs.String("out", "results", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl, plots, report.html,\n"+
+		"report.md), written as the run goes; - keeps nothing")
 }

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"errors"
@@ -13,12 +13,12 @@ import (
 )
 
 // TestLiveMetricsServer: --metrics-addr serves the Live added to the config's outputs, after
-// the outputs already set, and a bad address is a usage error naming the flag.
+// the outputs already set, and a bad address is bad input naming the flag.
 func TestLiveMetricsServer(t *testing.T) {
 	t.Parallel()
 	earlier := loadgen.ProgressFunc(func(loadgen.Progress) {})
 	cfg := loadgen.Config{Outputs: []loadgen.Output{earlier}}
-	addr, stop, err := startLiveMetrics("127.0.0.1:0", &cfg)
+	addr, stop, err := ServeMetrics("127.0.0.1:0", &cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +41,14 @@ func TestLiveMetricsServer(t *testing.T) {
 		t.Errorf("GET %s: no %s 3 in:\n%s", live.Path, measure.OpenStreams.Live(), body)
 	}
 
-	_, _, err = startLiveMetrics("127.0.0.1:notaport", &loadgen.Config{})
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "--metrics-addr 127.0.0.1:notaport") {
-		t.Errorf("bad address: got %v, want a usage error naming --metrics-addr", err)
+	_, _, err = ServeMetrics("127.0.0.1:notaport", &loadgen.Config{}, io.Discard)
+	var bad *BadInput
+	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "--metrics-addr 127.0.0.1:notaport") {
+		t.Errorf("bad address: got %v, want bad input naming --metrics-addr", err)
 	}
 	// No address, no server, and the outputs are left alone.
 	var none loadgen.Config
-	if _, stop, err := startLiveMetrics("", &none); err != nil || none.Outputs != nil {
+	if _, stop, err := ServeMetrics("", &none, io.Discard); err != nil || none.Outputs != nil {
 		t.Errorf("empty address: err %v, outputs %v", err, none.Outputs)
 	} else {
 		stop()

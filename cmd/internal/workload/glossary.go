@@ -1,4 +1,4 @@
-package main
+package workload
 
 import (
 	"fmt"
@@ -34,8 +34,8 @@ const glossaryHelp = `Glossary:
                key's version never goes back (R-conclave-version)
 `
 
-// withGlossary makes fs's --help end with the glossary.
-func withGlossary(fs *pflag.FlagSet) {
+// WithGlossary makes fs's --help end with the glossary of the words the workload flags use.
+func WithGlossary(fs *pflag.FlagSet) {
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
