@@ -19,7 +19,7 @@ const maxMessages = 4096
 
 // streamed is one message as its messages-tuple chunks built it.
 type streamed struct {
-	text    []byte
+	text    protocol.RunningText // its chunks' text, bounded
 	calls   []chunkCall
 	checked bool // a state held it
 	differs bool // a state held it otherwise than streamed: reported once
@@ -230,10 +230,10 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	}
 	switch {
 	case m.Type == TypeTool:
-		st.text = append(st.text, text...)
+		st.text.AppendString(text)
 		return protocol.Observation{Kind: protocol.FrameToolEnd}
 	case m.Type == TypeHuman:
-		st.text = append(st.text, text...)
+		st.text.AppendString(text)
 		return other
 	case !isAI(m.Type):
 		c.v.Add(REvent, "messages: message %s: expected an AI, tool or human message, saw type %q", m.ID, m.Type)
@@ -241,7 +241,7 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	}
 	obs := other
 	if text != "" {
-		st.text = append(st.text, text...)
+		st.text.AppendString(text)
 		obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.Text(text)}
 		if c.ground && c.textOK && !c.unscripted && !jsonwire.Advance(&c.text, text) {
 			c.textOK = false
@@ -324,9 +324,9 @@ func (c *Checker) compare(m *Message, st *streamed) {
 		c.v.Add(REvent, "state message %s: expected content as a string or text blocks, saw %s", m.ID, protocol.Quote(m.Content, 80))
 		return
 	}
-	if text != string(st.text) {
+	if !st.text.Equal([]byte(text)) {
 		st.differs = true
-		c.v.Add(RMessage, "message %s: expected the state's content to be its chunks' %s, saw %s", m.ID, protocol.Quote(st.text, 60), protocol.Quote(text, 60))
+		c.v.Add(RMessage, "message %s: expected the state's content to be its chunks' %s, saw %s", m.ID, protocol.Quote(st.text.Head(), 60), protocol.Quote(text, 60))
 	}
 	if !isAI(m.Type) {
 		return

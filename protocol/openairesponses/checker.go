@@ -43,8 +43,8 @@ type item struct {
 type part struct {
 	typ      string
 	open     bool
-	text     []byte
-	textDone bool // its response.<type>.done arrived
+	text     protocol.RunningText // its deltas, bounded
+	textDone bool                 // its response.<type>.done arrived
 }
 
 // Checker judges one turn's Responses event stream: every openai-responses rule of
@@ -361,9 +361,9 @@ func (c *Checker) onPartDone(v *eventView, summary bool) {
 	if !p.textDone && streamable(p.typ) {
 		c.v.Add(RItem, "%s: the %s part of item %s closed without its response.%s.done", what, p.typ, it.id, p.typ)
 	}
-	if v.hasPart && v.part.hasText && !bytes.Equal(v.part.text, p.text) {
+	if v.hasPart && v.part.hasText && !p.text.Equal(v.part.text) {
 		c.v.Add(RText, "%s: the part's text (%d bytes) is not its deltas' concatenation (%d bytes)%s",
-			what, len(v.part.text), len(p.text), firstDiff(v.part.text, p.text))
+			what, len(v.part.text), p.text.Len(), p.text.FirstDiff(v.part.text))
 	}
 }
 
@@ -393,7 +393,7 @@ func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Obser
 			case p.textDone:
 				c.v.Add(RItem, "%s: after the part's response.%s.done", what, typ)
 			}
-			p.text = append(p.text, v.delta...)
+			p.text.Append(v.delta)
 		} else {
 			it.broken = true
 		}
@@ -461,8 +461,8 @@ func (c *Checker) onTextDone(v *eventView, summary bool, typ string) {
 		c.v.Add(REvent, "%s: expected the text, saw none", what)
 		return
 	}
-	if !bytes.Equal(v.text, p.text) {
-		c.v.Add(RText, "%s: text (%d bytes) is not its deltas' concatenation (%d bytes)%s", what, len(v.text), len(p.text), firstDiff(v.text, p.text))
+	if !p.text.Equal(v.text) {
+		c.v.Add(RText, "%s: text (%d bytes) is not its deltas' concatenation (%d bytes)%s", what, len(v.text), p.text.Len(), p.text.FirstDiff(v.text))
 	}
 }
 
@@ -576,9 +576,9 @@ func (c *Checker) compareItem(what string, d *itemView, it *item) {
 			continue
 		}
 		for i := range side.final {
-			if !bytes.Equal(side.final[i].text, side.streamed[i].text) {
+			if st := &side.streamed[i].text; !st.Equal(side.final[i].text) {
 				c.v.Add(RText, "%s: item %s's %s part %d (%d bytes) is not the streamed text (%d bytes)%s",
-					what, it.id, side.name, i, len(side.final[i].text), len(side.streamed[i].text), firstDiff(side.final[i].text, side.streamed[i].text))
+					what, it.id, side.name, i, len(side.final[i].text), st.Len(), st.FirstDiff(side.final[i].text))
 			}
 		}
 	}
@@ -714,15 +714,4 @@ func indexText(v *eventView) string {
 		return "none"
 	}
 	return strconv.Itoa(v.outputIndex)
-}
-
-// firstDiff says where a and b first differ, for a detail ("" when one is a prefix).
-func firstDiff(a, b []byte) string {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return ", first differing at byte " + strconv.Itoa(i)
-		}
-	}
-	return ""
 }
