@@ -60,6 +60,12 @@ type Stopper interface {
 	NewStopRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response) (*http.Request, error)
 }
 
+// TerminalMissing is implemented by checkers that can say why a stream ended without its
+// terminal frame, for the session's error: "" when they cannot.
+type TerminalMissing interface {
+	TerminalMissing() string
+}
+
 // StopObserver is implemented by checkers of Stopper clients: the generator calls StopSent once
 // when it sent the stop request, before it passes any frame the stop may have caused, so the
 // checker expects the stopped terminal from then on.

@@ -129,6 +129,9 @@ func (s *streamState) finish() Result {
 		if s.dec.Truncated() {
 			detail = ", inside an undispatched event or an unterminated line (its data discarded)"
 		}
+		if tm, ok := s.checker.(protocol.TerminalMissing); ok && tm.TerminalMissing() != "" {
+			detail += ": " + tm.TerminalMissing()
+		}
 		return s.end(measure.OutcomeTruncated, fmt.Errorf("session %s: the stream from %s ended after %d bytes without its terminal%s%s", p.ID, s.host, s.dec.BytesRead(), detail, s.head.note()))
 	}
 	res.Violations = append(res.Violations, s.checker.Finish(nil)...)

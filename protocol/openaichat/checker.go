@@ -229,6 +229,16 @@ func (c *Checker) onDone() protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
+// TerminalMissing says why the stream has no terminal when [DONE] came without a
+// finish_reason chunk before it (a gateway that drops an error frame and appends [DONE] does
+// so) (protocol.TerminalMissing).
+func (c *Checker) TerminalMissing() string {
+	if c.done && c.finish == "" {
+		return "data: [DONE] came with no finish_reason chunk before it"
+	}
+	return ""
+}
+
 // Answer is the answer text of a conversation turn (protocol.AnswerKeeper).
 func (c *Checker) Answer() string { return c.j.AnswerText() }
 
@@ -281,3 +291,5 @@ func (c *Checker) finishContent() {
 		c.v.Add(RFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.finish)
 	}
 }
+
+var _ protocol.TerminalMissing = (*Checker)(nil)

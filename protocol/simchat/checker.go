@@ -434,7 +434,7 @@ func (c *Checker) finishTools(mode EndMode) {
 			found = found || tool.ID == call.ID
 		}
 		if !found {
-			c.v.Add(RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, call.Name)
+			c.v.Add(RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, c.toolPrefix+call.Name)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package simchat
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,17 @@ func TestToolPrefixOption(t *testing.T) {
 			t.Fatal(err)
 		}
 		dialecttest.WantRules(t, judge(plain), []protocol.Rule{RToolGate}, frames)
+	}
+	// A scripted call that never streamed is named as the target names it: with its prefix.
+	sc := dialecttest.Script(t, "preamble-tool", 7)
+	s = dialecttest.Session(sc)
+	noTools := relay(t, sc, true, Policy{IncludeThinking: true})
+	vs := dialecttest.Check(t, noTools, s, func() protocol.Checker { return c.NewChecker(s) })
+	call := s.Expected.Turns[0].ToolCalls[0]
+	if !slices.ContainsFunc(vs, func(v protocol.Violation) bool {
+		return v.Rule == RToolGate && strings.Contains(v.Detail, "("+"custom_"+call.Name+"), saw none")
+	}) {
+		t.Errorf("violations %v: want R-tool-gate naming custom_%s", vs, call.Name)
 	}
 	for _, bad := range []string{"mcp.tools", "has space", strings.Repeat("x", 33)} {
 		if _, err := New().Configure("anthropic-all", protocol.Options{"toolPrefix": bad}); err == nil || !strings.Contains(err.Error(), "toolPrefix") {
