@@ -1,6 +1,7 @@
 package selfbench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -96,8 +97,8 @@ func stormMix(points []stormPoint) (*loadgen.Mix, error) {
 // AbortStorm plays o.Sessions sessions that each abort at a random point, o.Streams at a
 // time, against a mock and a runtime in child processes (its Method says what it reports).
 func AbortStorm(ctx context.Context, o Options) (*Report, error) {
-	sessions := orDefault(o.Sessions, 10000)
-	streams := orDefault(o.Streams, 2000)
+	sessions := cmp.Or(o.Sessions, 10000)
+	streams := cmp.Or(o.Streams, 2000)
 	points := stormPoints()
 	docs := map[string]string{}
 	pointOf := map[string]string{}
@@ -187,8 +188,7 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	})
 	rep.addTarget("during-TTFT sessions that saw a first chunk", float64(ttfc.TotalCount()), fmt.Sprintf("of %d", aborted["during TTFT"]), "0", ttfc.TotalCount() == 0)
 
-	checked, leaked := leakCount(run)
-	rep.addTarget("leak checks over tolerance", float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
+	checked := rep.addLeakChecks("leak checks over tolerance", run)
 	// Every gauge compared, so a zero is shown rather than implied.
 	for _, l := range run.Summary.Leaks {
 		rep.add(fmt.Sprintf("leak check: %s %s after − before (tolerance %g)", l.Source, l.Name, l.Tolerance), l.Delta, "")

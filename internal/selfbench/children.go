@@ -16,13 +16,24 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// RunChild runs the hidden `bench` child mode args name — the floor's naive SSE server
-// (FloorServerCommand) and line-copying relay (FloorRelayCommand), pacing's naive reference
-// server (NaiveServerCommand), fidelity's paced server (PacedServerCommand) and probe client
-// (ProbeClientCommand) — until ctx
-// ends, logging to stderr. ok is false when args name none. These are processes the
-// measurements start themselves, not user commands, so their flags live here beside the code
-// that passes them.
+// The hidden `bench` modes the measurements start as child processes: each prints
+// "listening on http://ADDR" and serves until interrupted.
+const (
+	floorServerMode = "floor-server" // NewFloorServer
+	floorRelayMode  = "floor-relay"  // NewFloorRelay
+	naiveServerMode = "naive-server" // NewNaiveServer
+	pacedServerMode = "paced-server" // NewPacedServer
+	probeClientMode = "probe-client" // NewProbeClient
+)
+
+// childArgs is a bench child's command line, on a free loopback port.
+func childArgs(mode string, flags ...string) []string {
+	return append([]string{"bench", mode, "--addr", "127.0.0.1:0"}, flags...)
+}
+
+// RunChild runs the hidden `bench` child mode args name until ctx ends, logging to stderr; ok
+// is false when args name none. These are the measurements' processes, not user commands, so
+// their flags live here beside the code that passes them.
 func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, err error) {
 	if len(args) == 0 {
 		return false, nil
@@ -32,15 +43,15 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	var build func() (stack.Server, error)
 	switch args[0] {
-	case FloorServerCommand:
+	case floorServerMode:
 		events := fs.Int("events", 200, "events per stream")
 		itl := fs.Duration("itl", 50*time.Millisecond, "delay before each event")
 		build = func() (stack.Server, error) { return NewFloorServer(*events, *itl) }
-	case FloorRelayCommand:
+	case floorRelayMode:
 		upstream := fs.String("upstream", "", "the URL every request is relayed to (required)")
 		http1 := fs.Bool("upstream-http1", false, "one HTTP/1.1 connection per stream to the upstream instead of h2c")
 		build = func() (stack.Server, error) { return NewFloorRelay(*upstream, *http1) }
-	case NaiveServerCommand:
+	case naiveServerMode:
 		ttft := fs.Duration("ttft", 100*time.Millisecond, "sleep from request arrival to the first token")
 		itl := fs.Duration("itl", 50*time.Millisecond, "sleep between tokens")
 		tokens := fs.Int("tokens", 100, "tokens per stream")
@@ -48,13 +59,13 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 		build = func() (stack.Server, error) {
 			srv, err := NewNaiveServer(*ttft, *itl, *tokens)
 			if err == nil && *profile {
-				srv.ServeProfile()
+				srv.serveProfile()
 			}
 			return srv, err
 		}
-	case ProbeClientCommand:
+	case probeClientMode:
 		build = func() (stack.Server, error) { return NewProbeClient(), nil }
-	case PacedServerCommand:
+	case pacedServerMode:
 		ttft := fs.Duration("ttft", 200*time.Millisecond, "delay from request arrival to the first chunk")
 		itl := fs.Duration("itl", 100*time.Millisecond, "delay between chunks")
 		textFile := fs.String("text-file", "", "the answer text (required)")

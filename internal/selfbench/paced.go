@@ -12,33 +12,19 @@ import (
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// PacedServerCommand is the hidden `bench` mode the fidelity measurement starts as a child
-// process (`streambench bench paced-server --ttft D --itl D --text-file FILE`): a PacedServer
-// that prints "listening on http://ADDR" and serves until interrupted.
-const PacedServerCommand = "paced-server"
-
-// pacedServerArgs is the paced server child's command line, the one place it is spelled.
-func pacedServerArgs(ttft, itl time.Duration, textFile string) []string {
-	return []string{"bench", PacedServerCommand, "--ttft", ttft.String(), "--itl", itl.String(), "--text-file", textFile}
-}
-
-// PacedServer serves one literal answer as an opted-in sim-chat stream to every request:
-// response headers at once, the first word TTFT after the request arrived, the others ITL
-// apart, then the final envelope and [DONE]. Nothing else sits between its first byte and the
-// generator's clock, so TTFC − TTFT against it is the harness's own error.
-type PacedServer struct{ httpServer }
-
-// NewPacedServer encodes text (one chunk per word) for a server with the given delays; an
-// empty text is an error.
-func NewPacedServer(text string, ttft, itl time.Duration) (*PacedServer, error) {
+// NewPacedServer serves text (not empty) as an opted-in sim-chat stream to every request:
+// headers at once, the first word ttft after the request arrived, the others itl apart, then
+// the final envelope and [DONE]. Nothing else sits between its first byte and the generator's
+// clock, so TTFC − TTFT against it is the harness's own error.
+func NewPacedServer(text string, ttft, itl time.Duration) (httpServer, error) {
 	if ttft < 0 || itl < 0 {
-		return nil, errors.New("TTFT and ITL must not be negative")
+		return httpServer{}, errors.New("TTFT and ITL must not be negative")
 	}
 	frames, tail, err := pacedFrames(text)
 	if err != nil {
-		return nil, err
+		return httpServer{}, err
 	}
-	return &PacedServer{httpServer{&http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}}}, nil
+	return httpServer{&http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}}, nil
 }
 
 // pacedFrames encodes text as one chunk frame per word (the space leading the next word), and
@@ -69,7 +55,6 @@ func pacedFrames(text string) (frames [][]byte, tail []byte, err error) {
 	return frames, append(tail, "data: \"[DONE]\"\n\n"...), err
 }
 
-// pacedHandler answers every request with frames after the scripted delays, then tail.
 func pacedHandler(clock *hrtimer.Clock, frames [][]byte, tail []byte, ttft, itl time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived := time.Now()

@@ -24,23 +24,6 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// ProbeClientCommand is the hidden `bench` mode fidelity starts as a child process
-// (`streambench bench probe-client`): a ProbeClient that prints "listening on http://ADDR" and
-// serves until interrupted.
-const ProbeClientCommand = "probe-client"
-
-// probeClientArgs is the probe child's command line, the one place it is spelled.
-func probeClientArgs() []string {
-	return []string{"bench", ProbeClientCommand, "--addr", "127.0.0.1:0"}
-}
-
-// A ProbeClient is fidelity's yardstick: the least client an open loop can be, in a process
-// of its own, sampling the same server as the load generator at the same time. On POST /run
-// (a probeRequest) it plays an open loop of streams written by hand on connections dialled
-// ahead and answers with their TTFT − scripted TTFT (a probeResult), timed like the
-// generator's: the machine's floor, beyond which the generator's error is the harness's.
-type ProbeClient struct{ httpServer }
-
 // probeRequest is a probe run: wire is the server's ("openai", "anthropic" or "sim-chat", the
 // paced server's), Target its base URL.
 type probeRequest struct {
@@ -70,8 +53,11 @@ type probeResult struct {
 // probeSleepers is how many goroutines sample the probe's timer floor.
 const probeSleepers = 20
 
-// NewProbeClient returns the probe's server.
-func NewProbeClient() *ProbeClient {
+// NewProbeClient is fidelity's yardstick: the least open-loop client, in a process of its
+// own, sampling the generator's server at the same time. On POST /run (a probeRequest) it
+// plays streams written by hand on connections dialled ahead and answers with their TTFT −
+// scripted TTFT (a probeResult), timed like the generator's: the machine's floor.
+func NewProbeClient() httpServer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /run", func(w http.ResponseWriter, r *http.Request) {
 		var req probeRequest
@@ -90,7 +76,7 @@ func NewProbeClient() *ProbeClient {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(res)
 	})
-	return &ProbeClient{httpServer{&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}}
+	return httpServer{&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 }
 
 // probePlan is a validated probeRequest: the request bytes every stream writes and the marker
@@ -324,7 +310,7 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 // probeDuring starts the probe child and its run of req at once, and returns the function
 // that waits for the run's result and stops the child.
 func probeDuring(ctx context.Context, exe string, req probeRequest) (wait func() (probeResult, error), err error) {
-	child, err := stack.StartChild(exe, probeClientArgs())
+	child, err := stack.StartChild(exe, childArgs(probeClientMode))
 	if err != nil {
 		return nil, fmt.Errorf("start probe client: %w", err)
 	}

@@ -7,33 +7,29 @@ import (
 	"text/tabwriter"
 )
 
-// Figure is one measured number with its unit and, when the issues set one, its target.
+// Figure is one measured number with its unit and, where it has one, its target.
 type Figure struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
-	Unit  string  `json:"unit"`
-	// Target states the goal in words ("≤ 1 ms"); Met says whether Value reached it. Both are
-	// empty for figures that are context rather than goals.
-	Target string `json:"target,omitempty"`
-	Met    *bool  `json:"met,omitempty"`
-	// Yardstick is what the figure is measured against; every figure has one, "none" when
-	// nothing was measured beside it.
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Unit   string  `json:"unit"`
+	Target string  `json:"target,omitempty"` // the goal in words ("≤ 1 ms"), empty for context
+	Met    *bool   `json:"met,omitempty"`    // whether Value reached Target
+	// Yardstick is what the figure is read against, NoYardstick when nothing was measured beside it.
 	Yardstick Yardstick `json:"yardstick"`
 }
 
 // NoYardstick is the Yardstick name of a figure that was measured against nothing.
 const NoYardstick = "none"
 
-// Yardstick is what a figure is read against, measured in the same run: the bare SSE floor, a
-// naive reference server, the run without the disturbance, the probe client beside the
-// generator. For a ratio it is the denominator, named for what it is.
+// Yardstick is what a figure is read against, measured in the same run (for a ratio, its
+// denominator).
 type Yardstick struct {
-	Name  string   `json:"name"`            // says what the yardstick is ("naive server: server CPU per token"), or NoYardstick.
-	Value *float64 `json:"value,omitempty"` // with Unit, the yardstick's own figure; nil when Name is NoYardstick.
+	Name  string   `json:"name"`            // what the yardstick is, or NoYardstick.
+	Value *float64 `json:"value,omitempty"` // with Unit, its own figure; nil for NoYardstick.
 	Unit  string   `json:"unit,omitempty"`
 }
 
-// String is the yardstick as a table cell: "none", or its name and value with unit.
+// String is the yardstick as a table cell.
 func (y Yardstick) String() string {
 	if y.Value == nil {
 		return y.Name
@@ -41,39 +37,31 @@ func (y Yardstick) String() string {
 	return strings.TrimSpace(fmt.Sprintf("%s: %s %s", y.Name, formatFigure(*y.Value), y.Unit))
 }
 
-// Report is what one measurement found: its figures, how it measured them, and whether the
-// run behind them was clean (no errors, violations or leaks). Missed targets are reported, not
-// failures: on a shared 2-core machine they measure the machine as much as the code.
+// Report is what one measurement found: its figures, how, and whether the run was clean.
+// Missed targets are not failures: on a shared 2-core machine they measure the machine too.
 type Report struct {
-	Name    string   `json:"name"`
-	Command string   `json:"command"`
-	Method  string   `json:"method"`
-	Figures []Figure `json:"figures"`
-	// Failures are correctness problems (errors, violations, leaks, streams that never
-	// opened); any of them makes the bench command exit non-zero.
-	Failures []string `json:"failures,omitempty"`
-	Notes    []string `json:"notes,omitempty"` // explain figures that need it (what limited a run, what a figure includes).
+	Name     string   `json:"name"`
+	Command  string   `json:"command"`
+	Method   string   `json:"method"`
+	Figures  []Figure `json:"figures"`
+	Failures []string `json:"failures,omitempty"` // correctness problems: the bench command exits non-zero
+	Notes    []string `json:"notes,omitempty"`
 }
 
-// add appends a figure without a target.
 func (r *Report) add(name string, value float64, unit string) {
 	r.Figures = append(r.Figures, Figure{Name: name, Value: value, Unit: unit, Yardstick: Yardstick{Name: NoYardstick}})
 }
 
-// addTarget appends a figure with its target; met is whether the value reached it.
 func (r *Report) addTarget(name string, value float64, unit, target string, met bool) {
 	r.Figures = append(r.Figures, Figure{Name: name, Value: value, Unit: unit, Target: target, Met: &met, Yardstick: Yardstick{Name: NoYardstick}})
 }
 
-// against sets the last added figure's yardstick: the figure named name, measured in the same
-// run, whose value is value in unit.
+// against sets the last added figure's yardstick.
 func (r *Report) against(name string, value float64, unit string) {
 	r.Figures[len(r.Figures)-1].Yardstick = Yardstick{Name: name, Value: &value, Unit: unit}
 }
 
-// pairYardsticks reads each figure named prefix+X against the figure named yardPrefix+X of the
-// same report, where there is one: the mock's figures against the naive server's, the
-// generator's against the probe client's.
+// pairYardsticks reads each figure named prefix+X against the one named yardPrefix+X.
 func (r *Report) pairYardsticks(prefix, yardPrefix string) {
 	for i, f := range r.Figures {
 		rest, ok := strings.CutPrefix(f.Name, prefix)
@@ -97,7 +85,7 @@ func (r *Report) note(format string, args ...any) {
 	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
 }
 
-// WriteText writes the report as a small table with units, its notes and its verdict.
+// WriteText writes the report as a table with units, its notes and its verdict.
 func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "== %s\n   command: %s\n   method: %s\n", r.Name, r.Command, r.Method)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)

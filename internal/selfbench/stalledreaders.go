@@ -2,6 +2,7 @@ package selfbench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -47,8 +48,8 @@ const (
 // yardstick run of normal clients, then the same run among raw TCP clients that stopped
 // reading, each on a fresh stack (its Method says what it reports).
 func StalledReaders(ctx context.Context, o Options) (*Report, error) {
-	b := stalledBench{o: o, normal: orDefault(o.Streams, 1000), stalled: orDefault(o.Stalled, 1000),
-		length: orDefault(o.Duration, 15*time.Second), idle: orDefault(o.IdleTimeout, agentruntime.DefaultClientIdleTimeout)}
+	b := stalledBench{o: o, normal: cmp.Or(o.Streams, 1000), stalled: cmp.Or(o.Stalled, 1000),
+		length: cmp.Or(o.Duration, 15*time.Second), idle: cmp.Or(o.IdleTimeout, agentruntime.DefaultClientIdleTimeout)}
 	b.ramp = min(3*time.Second, b.length/3)
 	b.warmup = b.ramp + min(2*time.Second, (b.length-b.ramp)/2) // the ramp's burst of first requests is not measured
 	rep := &Report{
@@ -249,8 +250,7 @@ func addStalledFigures(rep *Report, idle time.Duration, yard *measure.Run, m *st
 		rep.addTarget("normal sessions failed, "+r.label, float64(c.SessionsFailed), "sessions", "0", c.SessionsFailed == 0)
 		lag := mergedMetric(r.run, measure.GeneratorLag)
 		rep.add("generator scheduling lag p99, "+r.label, quantileMs(lag, 99, 0), "ms")
-		checked, leaked := leakCount(r.run)
-		rep.addTarget("leak checks over tolerance, "+r.label, float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
+		rep.addLeakChecks("leak checks over tolerance, "+r.label, r.run)
 		for _, w := range r.run.Summary.Verdict.Warnings {
 			rep.note("%s: %s", r.label, w)
 		}
