@@ -16,24 +16,22 @@ import (
 )
 
 // stormPoint is one place in a stream where the abort storm's clients leave, and the scenarios
-// that put them there (several per point where the trigger takes a value, so the point varies).
+// that put them there.
 type stormPoint struct {
 	name      string
 	scenarios map[string]string // scenario name → YAML
 }
 
-// stormTiming is the storm's pace, slow enough that the three processes keep CPU to spare:
-// cancel latency measured on saturated cores is their run queue (docs/BENCHMARKS.md, "Why the
-// constants").
+// stormTiming is slow enough that the processes keep CPU to spare: cancel latency on saturated
+// cores is their run queue (docs/BENCHMARKS.md, "Why the constants").
 const stormTiming = "timing:\n  ttft: {kind: uniform, min: 1000ms, max: 4000ms}\n  itl: {kind: uniform, min: 100ms, max: 300ms}\n"
 
 // stormRamp is how long the storm's users take to arrive, so the first aborts do not measure
-// the queue of requests sent in the same instant.
+// a queue of simultaneous requests.
 const stormRamp = 5 * time.Second
 
-// stormPoints are the abort storm's trigger points. Every scenario ends with the client
-// leaving (abort) or stopping (compose stop; other dialects abort instead) before the stream's
-// natural end.
+// stormPoints are the abort storm's trigger points; every scenario's client aborts or stops
+// (compose; other dialects abort) before the stream's natural end.
 func stormPoints() []stormPoint {
 	doc := func(name, desc, turns, client string) string {
 		return fmt.Sprintf("name: %s\ndescription: %s\n%sturns:\n%sclient:\n  %s\n", name, desc, stormTiming, turns, client)
@@ -43,8 +41,7 @@ func stormPoints() []stormPoint {
 	points := []stormPoint{
 		// The client leaves as soon as its request is written: before the response head.
 		{"before headers", map[string]string{"storm-before-headers": doc("storm-before-headers", "abort once the request is written", answer, "abort: {beforeHeaders: true}")}},
-		// After the head (the runtime sends it at once) and before the first token (TTFT
-		// 800-1000 ms).
+		// After the head (sent at once), before the first token.
 		{"during TTFT", map[string]string{}},
 		{"mid-answer", map[string]string{}},
 		{"during thinking", map[string]string{"storm-thinking": doc("storm-thinking", "abort while the model thinks", "  - thinking: {tokens: 100}\n    text: {tokens: 40}\n", "abort: {duringThinking: true}")}},
@@ -53,8 +50,7 @@ func stormPoints() []stormPoint {
 			"storm-stop-tool": doc("storm-stop-tool", "compose stop while a tool runs", tool, "stop: {duringTool: true}"),
 		}},
 	}
-	// The first token comes 500 ms or more after the latest of these aborts, so an abort timer
-	// that an overloaded generator fires late still fires before it.
+	// The first token comes ≥ 500 ms after the latest abort, so a late abort timer still fires first.
 	slowTTFT := "timing:\n  ttft: {kind: uniform, min: 800ms, max: 1000ms}\n  itl: {kind: uniform, min: 100ms, max: 300ms}\n"
 	for _, after := range []string{"1ms", "50ms", "150ms", "300ms"} {
 		name := "storm-ttft-" + after
@@ -71,8 +67,8 @@ func stormPoints() []stormPoint {
 	return points
 }
 
-// stormMix plays every storm scenario with equal weight through opted-in sim-chat (every frame
-// kind visible), sim-canvas and compose (which stops for real on the stop scenarios).
+// stormMix plays every storm scenario with equal weight through opted-in sim-chat, sim-canvas
+// and compose.
 func stormMix(points []stormPoint) (*loadgen.Mix, error) {
 	scen := map[string]float64{}
 	for _, p := range points {
@@ -94,8 +90,8 @@ func stormMix(points []stormPoint) (*loadgen.Mix, error) {
 	return mix, nil
 }
 
-// AbortStorm plays o.Sessions sessions that each abort at a random point, o.Streams at a
-// time, against a mock and a runtime in child processes (its Method says what it reports).
+// AbortStorm plays o.Sessions sessions that each abort at a random point, o.Streams at a time,
+// against a mock and a runtime in child processes.
 func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	sessions := cmp.Or(o.Sessions, 10000)
 	streams := cmp.Or(o.Streams, 2000)
@@ -135,7 +131,6 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	run, peak, err := runWithPeak(ctx, loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "abort-storm", Library: lib,
 		RunID: "bench-storm-" + time.Now().UTC().Format("150405"), Sessions: int64(sessions),
-		// Users arrive over stormRamp, then stay until the sessions are played.
 		Stages: loadgen.Stages{{Duration: stormRamp, Target: float64(streams)}, {Duration: time.Hour, Target: float64(streams)}},
 		Grace:  time.Minute, StreamTimeout: time.Minute, HTTP2: o.HTTP2,
 		Outputs: []loadgen.Output{loadgen.SessionEndFunc(func(e loadgen.SessionEnd) {
@@ -151,7 +146,6 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	}
 	busy := (stackCPU(st) - cpu0).Seconds() / time.Since(started).Seconds() / float64(runtime.NumCPU())
 	c := run.Summary.Counters
-	// How busy the machine was: a cancel latency measured on saturated cores is their run queue.
 	rep.add("CPU of generator + runtime + mock, share of the machine's cores (start → drain)", 100*busy, "%")
 	rep.add("sessions started", float64(c.SessionsStarted), "sessions")
 	rep.add("peak concurrent streams", float64(peak), "streams")
@@ -166,10 +160,8 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	p99 := quantileMs(cancel, 99, 0)
 	rep.addTarget("cancel latency p99", p99, "ms", "< 20 ms", cancel.TotalCount() > 0 && p99 < 20)
 	rep.add("cancel latency max", quantileMs(cancel, 100, 0), "ms")
-	// Where the clients left, and the cancel latency at each point.
-	// A cancel latency exists where a provider stream was open at the abort (or opened after
-	// it); an abort during a tool has none (the turn's stream had ended): the tools-running
-	// gauge of the leak check shows its tool was cancelled.
+	// A cancel latency exists where a provider stream was open at the abort; during a tool the
+	// tools-running gauge of the leak check shows the tool was cancelled.
 	for _, p := range points {
 		h, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.CancelLatency && pointOf[k.Scenario] == p.name })
 		rep.add(fmt.Sprintf("sessions aborted: %s", p.name), float64(aborted[p.name]), "sessions")
@@ -177,8 +169,6 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 			rep.add(fmt.Sprintf("cancel latency p99 %s (%d with a provider stream open)", p.name, h.TotalCount()), quantileMs(h, 99, 0), "ms")
 		}
 	}
-	// The before-headers point left before any response head; the during-TTFT one before any
-	// chunk.
 	heads, _ := run.Histograms.Merged(func(k measure.Key) bool {
 		return k.Metric == measure.Headers && k.Scenario == "storm-before-headers"
 	})
@@ -189,7 +179,6 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	rep.addTarget("during-TTFT sessions that saw a first chunk", float64(ttfc.TotalCount()), fmt.Sprintf("of %d", aborted["during TTFT"]), "0", ttfc.TotalCount() == 0)
 
 	checked := rep.addLeakChecks("leak checks over tolerance", run)
-	// Every gauge compared, so a zero is shown rather than implied.
 	for _, l := range run.Summary.Leaks {
 		rep.add(fmt.Sprintf("leak check: %s %s after − before (tolerance %g)", l.Source, l.Name, l.Tolerance), l.Delta, "")
 	}
@@ -206,7 +195,6 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// pointList names the trigger points and how many scenarios each has.
 func pointList(points []stormPoint) string {
 	var out []string
 	for _, p := range points {
@@ -215,8 +203,7 @@ func pointList(points []stormPoint) string {
 	return strings.Join(out, ", ")
 }
 
-// stackCPU is the CPU time so far of this process (the generator) and the stack's mock and
-// runtime children (0 for a child whose /proc entry cannot be read).
+// stackCPU is the CPU time so far of the generator (this process), the mock and the runtime.
 func stackCPU(st *stack.Stack) time.Duration {
 	return roleCPU(0) + roleCPU(st.Mock.PID()) + roleCPU(st.Runtime.PID())
 }

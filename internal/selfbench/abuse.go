@@ -7,9 +7,8 @@ import (
 	"strings"
 )
 
-// AbuseParts lists the sub-measurements of the abuse measurement, in the order it runs them:
-// each shows how streambench and the reference stack behave when a client or the input
-// misbehaves. A new kind of abuse is one more entry here.
+// AbuseParts lists the abuse measurement's parts (a client or the input misbehaving), in the
+// order it runs them.
 func AbuseParts() []Measurement {
 	return []Measurement{
 		{"abort-storm", "10,000 sessions aborted at random points (before headers, in TTFT, mid-answer, thinking, tools, compose stop) at 2,000 concurrent: leaks, cancel latency, R-abort", AbortStorm},
@@ -18,33 +17,30 @@ func AbuseParts() []Measurement {
 	}
 }
 
-// Abuse runs the abuse parts named in o.Parts (every part when empty) and returns one report
-// holding each part's figures, notes and failures, prefixed with the part's name.
+// Abuse runs the abuse parts named in o.Parts (all when empty) as one report, each part's
+// figures, notes and failures prefixed with its name.
 func Abuse(ctx context.Context, o Options) (*Report, error) {
 	return abuse(ctx, o, AbuseParts())
 }
 
-// abuse runs the parts o.Parts names of parts (every one when empty).
 func abuse(ctx context.Context, o Options, parts []Measurement) (*Report, error) {
-	var names []string
-	for _, p := range parts {
-		names = append(names, p.Name)
-	}
+	names := nameList(parts)
 	for _, want := range o.Parts {
 		if !slices.Contains(names, want) {
 			return nil, fmt.Errorf("abuse: unknown part %q: want one of %s", want, strings.Join(names, ", "))
 		}
 	}
-	rep := &Report{Name: "abuse: " + strings.Join(selected(names, o.Parts), ", ")}
+	chosen := names
+	if len(o.Parts) > 0 {
+		chosen = o.Parts
+	}
+	rep := &Report{Name: "abuse: " + strings.Join(chosen, ", ")}
 	var commands, methods []string
-	chosen := selected(names, o.Parts)
 	for _, p := range parts {
 		if !slices.Contains(chosen, p.Name) {
 			continue
 		}
-		// Each part notes its own load and steal (Measurement.Run), unless it is the only one:
-		// then the whole run's notes (the caller's Run) cover the same minutes, and would say it
-		// twice.
+		// Each part notes its own load and steal, unless it is alone: the caller's Run does.
 		run := p.Run
 		if len(chosen) == 1 {
 			run = p.run
@@ -65,15 +61,6 @@ func abuse(ctx context.Context, o Options, parts []Measurement) (*Report, error)
 	return rep, nil
 }
 
-// selected is the names to run: want when given, else all.
-func selected(all, want []string) []string {
-	if len(want) == 0 {
-		return all
-	}
-	return want
-}
-
-// merge appends sub's figures, notes and failures to r, each named "part: ...".
 func (r *Report) merge(part string, sub *Report) {
 	for _, f := range sub.Figures {
 		f.Name = part + ": " + f.Name
@@ -87,8 +74,6 @@ func (r *Report) merge(part string, sub *Report) {
 	}
 }
 
-// badInputMeasurement runs BadInput (o.Rate and o.Duration scale it; zero: 500/s for 30 s) and
-// reports its figures.
 func badInputMeasurement(ctx context.Context, o Options) (*Report, error) {
 	f, err := BadInput(ctx, BadInputOptions{Rate: o.Rate, Duration: o.Duration})
 	if err != nil {
