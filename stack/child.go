@@ -24,6 +24,7 @@ type Child struct {
 	cmd  *exec.Cmd
 	url  string
 	done chan struct{}
+	err  error // the exit's, once done is closed
 
 	mu    sync.Mutex
 	tail  []string // its last childTailLines lines of output, for error messages
@@ -38,32 +39,13 @@ func StartChild(exe string, args []string) (*Child, error) { return StartChildLo
 
 // StartChildLogged is StartChild that also copies the child's standard error to log (nil: none).
 func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) {
-	name := exe
-	if len(args) > 0 {
-		name = args[0]
-	}
-	c := &Child{name: name, cmd: exec.Command(exe, args...), done: make(chan struct{})}
-	c.cmd.SysProcAttr = ProcAttr()
+	c := newChild(exe, args)
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
 		return nil, err
 	}
-	started := make(chan error, 1)
-	go func() {
-		// Pdeathsig fires when the thread that started the child exits (golang/go#27505), and Go
-		// retires a thread whose goroutine exits locked to it: this goroutine holds its thread
-		// until the child has exited, so no other goroutine's exit takes the child with it.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		err := c.cmd.Start()
-		started <- err
-		if err == nil {
-			_ = c.cmd.Wait()
-			close(c.done)
-		}
-	}()
-	if err := <-started; err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := c.start(); err != nil {
+		return nil, err
 	}
 	urlCh := make(chan string, 1)
 	go func() {
@@ -102,6 +84,61 @@ func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) 
 		c.Stop()
 		return nil, fmt.Errorf("%s did not print its listening address within %s: %s", c.name, startTimeout, c.Output())
 	}
+}
+
+// StartProcess starts exe with args as StartChild does, for a child that serves nothing: it
+// returns at once, the child's standard output and error going to log.
+func StartProcess(exe string, args []string, log io.Writer) (*Child, error) {
+	c := newChild(exe, args)
+	c.cmd.Stdout, c.cmd.Stderr = log, log
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func newChild(exe string, args []string) *Child {
+	name := exe
+	if len(args) > 0 {
+		name = args[0]
+	}
+	c := &Child{name: name, cmd: exec.Command(exe, args...), done: make(chan struct{})}
+	c.cmd.SysProcAttr = ProcAttr()
+	return c
+}
+
+// start starts the child and closes c.done when it has exited.
+func (c *Child) start() error {
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the thread that started the child exits (golang/go#27505), and Go
+		// retires a thread whose goroutine exits locked to it: this goroutine holds its thread
+		// until the child has exited, so no other goroutine's exit takes the child with it.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := c.cmd.Start()
+		started <- err
+		if err == nil {
+			c.err = c.cmd.Wait()
+			close(c.done)
+		}
+	}()
+	if err := <-started; err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	return nil
+}
+
+// Done is closed once the child has exited.
+func (c *Child) Done() <-chan struct{} { return c.done }
+
+// Wait waits for the child to exit and returns its CPU time (user + system) and exit error.
+func (c *Child) Wait() (cpu time.Duration, err error) {
+	<-c.done
+	if st := c.cmd.ProcessState; st != nil {
+		cpu = st.UserTime() + st.SystemTime()
+	}
+	return cpu, c.err
 }
 
 // URL is the base URL the child announced.

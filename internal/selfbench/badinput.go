@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,11 +79,6 @@ func class(name string, runtime, mock int, probes ...BadInputProbe) BadInputClas
 	return BadInputClass{Name: name, Runtime: runtime, Mock: mock, Probes: probes}
 }
 
-// BadInputClasses is the table of the 20 classes of malformed requests, built for limits.
-func BadInputClasses(l BadInputLimits) []BadInputClass {
-	return slices.Concat(badBodyClasses(l), badRequestClasses(l), badSelectionClasses(), badRunClasses(l))
-}
-
 const (
 	biChat    = "/api/chat/openai-none"
 	biCanvas  = "/api/workflows/openai-none/execute"
@@ -123,10 +118,13 @@ func anthropicMsg(text string) string {
 	return string(b)
 }
 
-// badBodyClasses: bodies that are not the JSON document the endpoint reads.
-func badBodyClasses(l BadInputLimits) []BadInputClass {
+// BadInputClasses is the table of the 20 classes of malformed requests, built for limits.
+func BadInputClasses(l BadInputLimits) []BadInputClass {
+	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
+	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
+	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
 	return []BadInputClass{
-		// Prose, and a JSON value followed by more bytes, are not one JSON document.
+		// Bodies that are not the JSON document the endpoint reads. Prose, and a JSON value followed by more bytes, are not one JSON document.
 		class("not-json", 400, 400,
 			rtProbe("POST", biChat, "hello there", "not valid JSON"),
 			rtProbe("POST", biAgent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
@@ -158,14 +156,7 @@ func badBodyClasses(l BadInputLimits) []BadInputClass {
 		class("body-too-large", 413, 413,
 			rtProbe("POST", biChat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
 			mockProbe("POST", biOpenAI, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody))),
-	}
-}
-
-// badRequestClasses: requests wrong in method, target or the bytes of a value.
-func badRequestClasses(l BadInputLimits) []BadInputClass {
-	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
-	return []BadInputClass{
-		// A method the endpoint does not serve.
+		// Requests wrong in method, target or the bytes of a value. A method the endpoint does not serve.
 		class("wrong-method", 405, 405,
 			rtProbe("GET", biChat, "", "method GET not allowed"),
 			rtProbe("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
@@ -196,13 +187,7 @@ func badRequestClasses(l BadInputLimits) []BadInputClass {
 			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
 			mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
 			mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`)),
-	}
-}
-
-// badSelectionClasses: the mock's scenario selection, which the runtime forwards without reading.
-func badSelectionClasses() []BadInputClass {
-	return []BadInputClass{
-		// A directive that is there but malformed.
+		// The mock's scenario selection, which the runtime forwards unread. A directive that is there but malformed.
 		class("bad-directive", 0, 400,
 			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
 			mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
@@ -220,15 +205,7 @@ func badSelectionClasses() []BadInputClass {
 		class("oversized-session", 0, 400,
 			withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
 			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes")),
-	}
-}
-
-// badRunClasses: stops and approvals of runs that cannot be stopped, and broken framing.
-func badRunClasses(l BadInputLimits) []BadInputClass {
-	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
-	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
-	return []BadInputClass{
-		// A stop (or an approval) for something that cannot be a run id of this runtime.
+		// Stops and approvals of runs that cannot be stopped. A stop (or an approval) for something that cannot be a run id of this runtime.
 		class("bad-stop-run-id", 400, 0,
 			rtProbe("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
 			rtProbe("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
@@ -344,11 +321,11 @@ func badInputRun(ctx context.Context, opts BadInputOptions, urls map[BadInputSer
 	classes := BadInputClasses(BadInputLimits{RuntimeMaxBody: opts.MaxBody, MockMaxBody: opts.MaxBody, FinishedRun: finished})
 	figs := BadInputFigures{Rate: opts.Rate, Duration: opts.Duration, Classes: make([]BadInputClassFigures, len(classes))}
 	for i, c := range classes {
-		figs.Classes[i] = BadInputClassFigures{Name: c.Name, Runtime: c.Runtime, Mock: c.Mock, Statuses: map[BadInputServer]map[int]int{}}
+		figs.Classes[i] = BadInputClassFigures{Name: c.Name, Runtime: c.Runtime, Mock: c.Mock,
+			Statuses: map[BadInputServer]map[int]int{BadInputRuntime: {}, BadInputMock: {}}}
 	}
 	transport.CloseIdleConnections()
-	goBefore, fdBefore := badInputQuiet(ctx)
-	figs.GoroutinesBefore, figs.FDsBefore = goBefore, fdBefore
+	figs.GoroutinesBefore, figs.FDsBefore = badInputQuiet(ctx)
 	panicsBefore := panics.count()
 
 	var (
@@ -361,9 +338,6 @@ func badInputRun(ctx context.Context, opts BadInputOptions, urls map[BadInputSer
 		mu.Lock()
 		defer mu.Unlock()
 		cf := &figs.Classes[ci]
-		if cf.Statuses[server] == nil {
-			cf.Statuses[server] = map[int]int{}
-		}
 		cf.Statuses[server][status]++
 		want := classes[ci].Expected(server)
 		switch {
@@ -422,7 +396,7 @@ loop:
 	wg.Wait()
 	figs.Elapsed = time.Since(start)
 	transport.CloseIdleConnections()
-	figs.GoroutinesAfter, figs.FDsAfter = badInputSettle(ctx, goBefore, fdBefore, opts.Settle)
+	figs.GoroutinesAfter, figs.FDsAfter = badInputSettle(ctx, figs.GoroutinesBefore, figs.FDsBefore, opts.Settle)
 	figs.Panics = panics.count() - panicsBefore
 	for _, c := range figs.Classes {
 		figs.Sent += c.Sent
@@ -619,12 +593,7 @@ func (f *BadInputFigures) Table() string {
 func badInputStatuses(m map[BadInputServer]map[int]int) string {
 	var parts []string
 	for _, server := range []BadInputServer{BadInputRuntime, BadInputMock} {
-		codes := make([]int, 0, len(m[server]))
-		for code := range m[server] {
-			codes = append(codes, code)
-		}
-		sort.Ints(codes)
-		for _, code := range codes {
+		for _, code := range slices.Sorted(maps.Keys(m[server])) {
 			parts = append(parts, fmt.Sprintf("%s %d×%d", server, code, m[server][code]))
 		}
 	}
