@@ -34,10 +34,11 @@ const (
 
 // floorRole is one process of a floor or path run, and what it cost.
 type floorRole struct {
-	name   string // "server", "relay", "client"; "mock", "runtime", "generator"
-	pid    int    // 0: this process
-	cpu    time.Duration
-	rssKiB int64 // VmRSS when the most streams were open, minus before the load
+	name       string // "server", "relay", "client"; "mock", "runtime", "generator"
+	pid        int    // 0: this process
+	cpu        time.Duration
+	rssKiB     int64 // VmRSS when the most streams were open, minus before the load
+	rssPeakKiB int64 // VmRSS when the most streams were open
 }
 
 // floorRun is what one run of streams delivered and cost every process.
@@ -110,7 +111,7 @@ func (m *meter) sample(active int64) {
 	m.peak = active
 	for i, r := range m.roles {
 		if rss, err := procStatusKiB(r.pid, "VmRSS"); err == nil {
-			r.rssKiB = rss - m.rss0[i]
+			r.rssKiB, r.rssPeakKiB = rss-m.rss0[i], rss
 		}
 	}
 }
@@ -554,10 +555,8 @@ func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtime
 	name := func(role string) string {
 		return filepath.Join(dir, fmt.Sprintf("path-%d-%s.cpu.pprof", streams, role))
 	}
-	errs := make(chan error, 2)
-	for role, base := range map[string]string{"mock": mockURL, "runtime": runtimeURL} {
-		go func() { errs <- fetchProfile(ctx, base, name(role), pathProfileSeconds) }()
-	}
+	mock := startProfile(ctx, mockURL, name("mock"), pathProfileSeconds*time.Second)
+	runtime := startProfile(ctx, runtimeURL, name("runtime"), pathProfileSeconds*time.Second)
 	w, err := os.Create(name("generator"))
 	if err != nil {
 		return err
@@ -572,7 +571,7 @@ func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtime
 	}
 	pprof.StopCPUProfile()
 	err = w.Close()
-	return errors.Join(err, <-errs, <-errs)
+	return errors.Join(err, mock(), runtime())
 }
 
 // fetchProfile saves base's /debug/pprof/profile over seconds to file.

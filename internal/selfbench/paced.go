@@ -27,8 +27,7 @@ func NewPacedServer(text string, ttft, itl time.Duration) (httpServer, error) {
 	return httpServer{&http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}}, nil
 }
 
-// pacedFrames encodes text as one chunk frame per word (the space leading the next word), and
-// the final envelope with [DONE] as the tail.
+// pacedFrames encodes text as a chunk frame per word, and the final envelope and [DONE].
 func pacedFrames(text string) (frames [][]byte, tail []byte, err error) {
 	text = strings.TrimSpace(text)
 	if text == "" {

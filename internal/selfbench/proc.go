@@ -13,8 +13,7 @@ import (
 	"github.com/streambench/streambench/loadgen"
 )
 
-// procStatusKiB reads a "Name:   N kB" line (VmRSS, VmHWM) from /proc/PID/status; pid 0 is
-// this process.
+// procStatusKiB reads a "Name: N kB" line (VmRSS, VmHWM) of /proc/PID/status (0: this process).
 func procStatusKiB(pid int, field string) (int64, error) {
 	p := "/proc/self/status"
 	if pid > 0 {
@@ -36,12 +35,11 @@ func procStatusKiB(pid int, field string) (int64, error) {
 	return 0, fmt.Errorf("%s: no %s line", p, field)
 }
 
-// userHZ is the unit of /proc/PID/stat's CPU times: USER_HZ, 100 on every Linux architecture
-// Go supports.
+// userHZ is the unit of /proc/PID/stat's CPU times, 100 on every Linux Go supports.
 const userHZ = 100
 
-// procCPU is a process's user+system CPU time: from /proc/PID/stat (10 ms resolution), or
-// getrusage for pid 0, this process.
+// procCPU is a process's user+system CPU time from /proc/PID/stat (10 ms resolution), or
+// getrusage for 0, this process.
 func procCPU(pid int) (time.Duration, error) {
 	if pid == 0 {
 		return loadgen.ProcessCPU(), nil
@@ -50,8 +48,8 @@ func procCPU(pid int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	// The command name (field 2) may contain spaces; fields after its closing parenthesis
-	// start at field 3 (state), so utime (14) and stime (15) are the 12th and 13th.
+	// The command name (field 2) may hold spaces: after its ')', utime (14) and stime (15) are
+	// the 12th and 13th fields.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
@@ -68,12 +66,11 @@ func procCPU(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * time.Second / userHZ, nil
 }
 
-// liveMem is what of this process's memory is in use after a full collection.
+// liveMem is this process's memory in use after a full collection.
 type liveMem struct {
 	heap, stacks uint64 // live heap bytes; goroutine stack bytes (StackInuse)
 }
 
-// total is the live heap plus the stacks.
 func (l liveMem) total() uint64 { return l.heap + l.stacks }
 
 // liveMemory is this process's live heap and goroutine stacks after a full collection, the
@@ -86,7 +83,6 @@ func liveMemory() liveMem {
 	return liveMem{heap: ms.HeapAlloc, stacks: ms.StackInuse}
 }
 
-// openFileLimit is this process's open-files soft limit (0 when unknown).
 func openFileLimit() uint64 {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
@@ -95,7 +91,7 @@ func openFileLimit() uint64 {
 	return lim.Cur
 }
 
-// loadAverage is the 1-minute load average from /proc/loadavg ("?" when unreadable).
+// loadAverage is the 1-minute load average ("?" when unreadable).
 func loadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
@@ -107,12 +103,10 @@ func loadAverage() string {
 	return "?"
 }
 
-// cpuTimes are the machine's CPU times from /proc/stat's first line, in USER_HZ ticks: all of
-// them, and steal (the time a hypervisor ran something else while this VM's vCPUs wanted to
-// run).
+// cpuTimes are the machine's CPU times from /proc/stat, in USER_HZ ticks: all, and steal (a
+// hypervisor running others while this VM's vCPUs wanted to run).
 type cpuTimes struct{ total, steal uint64 }
 
-// machineCPU reads cpuTimes; ok is false where /proc/stat is unreadable (not Linux).
 func machineCPU() (t cpuTimes, ok bool) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
@@ -123,8 +117,8 @@ func machineCPU() (t cpuTimes, ok bool) {
 	if len(f) < 9 || f[0] != "cpu" {
 		return t, false
 	}
-	// user nice system idle iowait irq softirq steal [guest guest_nice]: guest time is
-	// already counted in user, so the sum stops at steal.
+	// user nice system idle iowait irq softirq steal [guest guest_nice]: guest is counted in
+	// user, so the sum stops at steal.
 	for i, s := range f[1:9] {
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
@@ -138,7 +132,6 @@ func machineCPU() (t cpuTimes, ok bool) {
 	return t, true
 }
 
-// stealShare is the share (0–1) of the machine's CPU time between a and b that was stolen.
 func stealShare(a, b cpuTimes) float64 {
 	if b.total <= a.total {
 		return 0

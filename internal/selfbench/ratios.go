@@ -6,15 +6,13 @@ import (
 	"strings"
 )
 
-// floorRatio is one figure that has a floor: where to find it, and which floor figure it is
-// divided by.
+// floorRatio is a figure of another measurement that has a floor in `bench floor`.
 type floorRatio struct {
 	report, figure string // the measurement's report name prefix ("scale:") and figure name
 	floor          string // the floor figure's name after "N streams, "
 	label          string
 }
 
-// floorRatios are the figures of other measurements that have a floor in `bench floor`.
 func floorRatios() []floorRatio {
 	return []floorRatio{
 		{"scale:", "generator CPU per received frame", "two-hop: client CPU per event", "scale: generator CPU per frame ÷ floor client"},
@@ -25,9 +23,8 @@ func floorRatios() []floorRatio {
 	}
 }
 
-// FloorRatios is `bench all`'s closing table: every figure that has a floor divided by it,
-// the floor taken from the floor report at its largest size, and the path's ratios (measured
-// against their own floor in the same run) repeated. It returns nil when reports hold no floor.
+// FloorRatios is `bench all`'s closing table: every figure that has a floor divided by it (at
+// the floor's largest size), the path's and fidelity's own ratios repeated; nil without a floor.
 func FloorRatios(reports []*Report) *Report {
 	byPrefix := func(prefix string) *Report {
 		for _, r := range reports {
@@ -61,7 +58,6 @@ func FloorRatios(reports []*Report) *Report {
 			rep.against("floor: "+f.Name, f.Value, f.Unit)
 		}
 	}
-	// The path's ratios, then fidelity's error beyond its own floor (the probe client).
 	repeat := func(r *Report, part, mark string) {
 		for _, f := range r.Figures {
 			if strings.Contains(f.Name, mark) {
@@ -84,7 +80,6 @@ func FloorRatios(reports []*Report) *Report {
 	return rep
 }
 
-// figureNamed is rep's figure named name.
 func figureNamed(rep *Report, name string) (Figure, bool) {
 	i := slices.IndexFunc(rep.Figures, func(f Figure) bool { return f.Name == name })
 	if i < 0 {
@@ -93,8 +88,7 @@ func figureNamed(rep *Report, name string) (Figure, bool) {
 	return rep.Figures[i], true
 }
 
-// largestFloorSize is the most streams the floor report measured ("2000 streams, ..."), 0
-// when it measured none.
+// largestFloorSize is the most streams the floor report measured ("2000 streams, ...").
 func largestFloorSize(floor *Report) int {
 	largest := 0
 	for _, f := range floor.Figures {

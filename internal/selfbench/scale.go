@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
-	"sync"
 	"time"
 
 	"github.com/streambench/streambench/loadgen"
@@ -17,12 +15,6 @@ import (
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
 )
-
-// scaleSample is the three processes' memory at one moment of the scale run.
-type scaleSample struct {
-	active                       int64
-	generatorKiB, mockKiB, rtKiB int64
-}
 
 // Scale holds N long streams through a mock and a runtime in child processes, the generator
 // in this process (Options.DefaultMix: the default mix played among them), and reports what
@@ -139,51 +131,37 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 
 type scaleMeasures struct {
 	run                   *measure.Run
-	children              bool // mock and runtime are child processes (not in process, as in tests)
-	peak                  scaleSample
-	liveBefore, liveAtTop liveMem // live heap and stacks before and once every stream was open (zero if never)
-	rssBefore, hwm        int64
-	cpu, mockCPU, rtCPU   time.Duration
+	peak                  int64      // most streams open at once
+	gen, mock, rt         *floorRole // mock and runtime nil when served in process (tests)
+	liveBefore, liveAtTop liveMem    // live heap and stacks before and once every stream was open (zero if never)
+	hwm                   int64
 }
 
 // measureScale plays the workload against st, sampling the processes' memory at each progress
 // report and taking their CPU around the run.
 func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload, st *stack.Stack, lib *scenarios.Library, rep *Report) (*scaleMeasures, error) {
-	m := &scaleMeasures{children: st.Mock != nil && st.Runtime != nil}
-	var mockPID, rtPID int
-	if m.children {
-		mockPID, rtPID = st.Mock.PID(), st.Runtime.PID()
+	m := &scaleMeasures{gen: &floorRole{name: "generator"}}
+	roles := []*floorRole{m.gen}
+	if st.Mock != nil && st.Runtime != nil {
+		m.mock, m.rt = &floorRole{name: "mock", pid: st.Mock.PID()}, &floorRole{name: "runtime", pid: st.Runtime.PID()}
+		roles = append(roles, m.mock, m.rt)
 	}
-	// So the RSS baseline holds no freed pages the load would reuse.
-	debug.FreeOSMemory()
 	m.liveBefore = liveMemory()
-	var err error
-	if m.rssBefore, err = procStatusKiB(0, "VmRSS"); err != nil {
+	if _, err := procStatusKiB(0, "VmRSS"); err != nil {
 		return nil, fmt.Errorf("generator memory: %w", err)
 	}
-	mockCPU0, rtCPU0 := roleCPU(mockPID), roleCPU(rtPID)
-	var mu sync.Mutex
+	meter := startMeter(roles...)
 	update, done := o.progress()
-	sample := func(p loadgen.Progress) {
+	sample := func(p loadgen.Progress) { // on the run's collector goroutine alone
 		update(p)
-		smp := scaleSample{active: p.Active}
-		smp.generatorKiB, _ = procStatusKiB(0, "VmRSS")
-		if m.children {
-			smp.mockKiB, _ = procStatusKiB(mockPID, "VmRSS")
-			smp.rtKiB, _ = procStatusKiB(rtPID, "VmRSS")
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if smp.active >= m.peak.active {
-			m.peak = smp
-		}
-		if m.liveAtTop.total() == 0 && smp.active >= int64(s.streams) {
+		meter.sample(p.Active)
+		if m.liveAtTop.total() == 0 && p.Active >= int64(s.streams) {
 			m.liveAtTop = liveMemory()
 			if o.ProfileDir != "" {
 				if err := writeProfiles(o.ProfileDir); err != nil {
 					rep.note("profiles: %v", err)
 				} else {
-					rep.note("heap and goroutine profiles at %d open streams in %s", smp.active, o.ProfileDir)
+					rep.note("heap and goroutine profiles at %d open streams in %s", p.Active, o.ProfileDir)
 				}
 			}
 		}
@@ -196,14 +174,13 @@ func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload,
 	if w.families != nil {
 		cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(w.families.add))
 	}
-	cpu0 := roleCPU(0)
+	var err error
 	m.run, err = loadgen.Run(ctx, cfg)
 	done()
 	if err != nil {
 		return nil, err
 	}
-	m.cpu = roleCPU(0) - cpu0
-	m.mockCPU, m.rtCPU = roleCPU(mockPID)-mockCPU0, roleCPU(rtPID)-rtCPU0
+	m.peak = meter.stop()
 	m.hwm, _ = procStatusKiB(0, "VmHWM")
 	return m, nil
 }
@@ -232,19 +209,19 @@ func perFrame(cpu time.Duration, frames int64) float64 {
 
 func addScaleFigures(ctx context.Context, rep *Report, s scaleShape, w scaleWorkload, st *stack.Stack, m *scaleMeasures) {
 	run, peak := m.run, m.peak
-	addRunOutcomes(rep, peak.active, s.streams, run, func() {})
+	addRunOutcomes(rep, peak, s.streams, run, func() {})
 	rep.addLeakChecks("leak checks over tolerance", run)
-	if peak.active > 0 {
+	if peak > 0 {
 		addScaleMemory(rep, w, m)
 	}
 	rep.add("generator peak RSS (VmHWM)", float64(m.hwm)/1024, "MiB")
 	c := run.Summary.Counters
 	rep.add("frames received", float64(c.Frames), "frames")
 	if c.Frames > 0 {
-		rep.add("generator CPU per received frame", perFrame(m.cpu, c.Frames), "µs")
-		if m.children {
-			rep.add("runtime CPU per relayed frame", perFrame(m.rtCPU, c.Frames), "µs")
-			rep.add("mock CPU per frame", perFrame(m.mockCPU, c.Frames), "µs")
+		rep.add("generator CPU per received frame", perFrame(m.gen.cpu, c.Frames), "µs")
+		if m.rt != nil {
+			rep.add("runtime CPU per relayed frame", perFrame(m.rt.cpu, c.Frames), "µs")
+			rep.add("mock CPU per frame", perFrame(m.mock.cpu, c.Frames), "µs")
 		}
 	}
 	addLatencyFigures(rep, run)
@@ -268,8 +245,8 @@ func addScaleFigures(ctx context.Context, rep *Report, s scaleShape, w scaleWork
 		w.families.report(rep)
 	}
 	runFailures(rep, run)
-	if peak.active < int64(s.streams) {
-		rep.fail("only %d of %d streams were open at once", peak.active, s.streams)
+	if peak < int64(s.streams) {
+		rep.fail("only %d of %d streams were open at once", peak, s.streams)
 	}
 	if need := uint64(s.streams) + 256; openFileLimit() < need {
 		rep.note("the open-files limit %d is below %d streams + slack: raise `ulimit -n`", openFileLimit(), s.streams)
@@ -278,7 +255,7 @@ func addScaleFigures(ctx context.Context, rep *Report, s scaleShape, w scaleWork
 
 func addScaleMemory(rep *Report, w scaleWorkload, m *scaleMeasures) {
 	peak := m.peak
-	perStream := float64(peak.generatorKiB-m.rssBefore) * 1024 / float64(peak.active)
+	perStream := float64(m.gen.rssKiB) * 1024 / float64(peak)
 	if w.families == nil {
 		rep.addTarget("generator RSS per open stream", perStream/1024, "KiB", "≤ 16 KiB", perStream > 0 && perStream <= 16<<10)
 	} else {
@@ -291,16 +268,16 @@ func addScaleMemory(rep *Report, w scaleWorkload, m *scaleMeasures) {
 		rep.note("the generator's RSS fell during the load: the baseline held memory the load reused; run scale on its own for this figure")
 	}
 	if m.liveAtTop.total() > 0 {
-		per := func(at, before uint64) float64 { return (float64(at) - float64(before)) / float64(peak.active) / 1024 }
+		per := func(at, before uint64) float64 { return (float64(at) - float64(before)) / float64(peak) / 1024 }
 		rep.add("generator live heap+stacks per open stream", per(m.liveAtTop.total(), m.liveBefore.total()), "KiB")
 		rep.add("generator live heap per open stream", per(m.liveAtTop.heap, m.liveBefore.heap), "KiB")
 		rep.add("generator goroutine stacks per open stream", per(m.liveAtTop.stacks, m.liveBefore.stacks), "KiB")
 	}
-	rep.add("generator RSS at peak", float64(peak.generatorKiB)/1024, "MiB")
-	if m.children {
-		rep.add("runtime RSS at peak", float64(peak.rtKiB)/1024, "MiB")
-		rep.add("runtime RSS at peak ÷ open streams", float64(peak.rtKiB)/float64(peak.active), "KiB")
-		rep.add("mock RSS at peak", float64(peak.mockKiB)/1024, "MiB")
+	rep.add("generator RSS at peak", float64(m.gen.rssPeakKiB)/1024, "MiB")
+	if m.rt != nil {
+		rep.add("runtime RSS at peak", float64(m.rt.rssPeakKiB)/1024, "MiB")
+		rep.add("runtime RSS at peak ÷ open streams", float64(m.rt.rssPeakKiB)/float64(peak), "KiB")
+		rep.add("mock RSS at peak", float64(m.mock.rssPeakKiB)/1024, "MiB")
 	}
 }
 
