@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -90,12 +89,10 @@ type serverPacing struct {
 	failed             int
 	firstFailure       string
 	tokens             int64
-	// In µs: first content chunk − (request sent + TTFT); |gap − ITL| between content chunks;
-	// [DONE] − (request sent + TTFT + (tokens−1) × ITL).
-	ttftError, gapError, endLate *hdrhistogram.Histogram
-	serverCPU, clientCPU         time.Duration
-	serverPeakRSSKiB             int64
-	elapsed                      time.Duration
+	*crossHistograms
+	serverCPU, clientCPU time.Duration
+	serverPeakRSSKiB     int64
+	elapsed              time.Duration
 }
 
 // crossOrder is the order the mock (0) and the naive server (1) are played in, reversed for the
@@ -136,9 +133,7 @@ func (p *serverPacing) pool(q *serverPacing) {
 		p.firstFailure = q.firstFailure
 	}
 	p.tokens += q.tokens
-	p.ttftError.Merge(q.ttftError)
-	p.gapError.Merge(q.gapError)
-	p.endLate.Merge(q.endLate)
+	p.merge(q.crossHistograms)
 	p.serverCPU += q.serverCPU
 	p.clientCPU += q.clientCPU
 	p.serverPeakRSSKiB = max(p.serverPeakRSSKiB, q.serverPeakRSSKiB)
@@ -271,10 +266,17 @@ func startProfile(ctx context.Context, base, file string, length time.Duration) 
 // crossShards is how many locks the client's histograms are split over, by stream index.
 const crossShards = 16
 
+// crossHistograms are the client's histograms of a server, in µs: first content chunk −
+// (request sent + TTFT); |gap − ITL| between content chunks; [DONE] − its scheduled time.
 type crossHistograms struct {
 	mu                           sync.Mutex
 	ttftError, gapError, endLate *hdrhistogram.Histogram
 	outOfRange                   int64
+}
+
+// merge adds q's values to c's and returns how many of q's were lost (out of range).
+func (c *crossHistograms) merge(q *crossHistograms) int64 {
+	return q.outOfRange + c.ttftError.Merge(q.ttftError) + c.gapError.Merge(q.gapError) + c.endLate.Merge(q.endLate)
 }
 
 func newCrossHistograms() *crossHistograms {
@@ -359,13 +361,10 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p.completed, p.failed, p.firstFailure, p.tokens = int(completed.Load()), int(failed.Load()), firstError, tokens.Load()
-	p.ttftError, p.gapError, p.endLate = shards[0].ttftError, shards[0].gapError, shards[0].endLate
-	var lost int64
-	for _, s := range shards {
-		lost += s.outOfRange
-		if s != shards[0] {
-			lost += p.ttftError.Merge(s.ttftError) + p.gapError.Merge(s.gapError) + p.endLate.Merge(s.endLate)
-		}
+	p.crossHistograms = shards[0]
+	lost := shards[0].outOfRange
+	for _, s := range shards[1:] {
+		lost += p.merge(s)
 	}
 	if lost > 0 {
 		return nil, fmt.Errorf("%s: %d values beyond the histograms' 60 s range", name, lost)
@@ -475,13 +474,9 @@ func NewNaiveServer(ttft, itl time.Duration, tokens int) (httpServer, error) {
 	if ttft < 0 || itl < 0 || tokens <= 0 {
 		return httpServer{}, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)
 	}
-	var deltas []string
-	for _, word := range []string{" streaming", " tokens", " arrive", " one", " frame", " at", " a", " time"} {
-		b, err := json.Marshal(map[string]string{"content": word})
-		if err != nil {
-			return httpServer{}, err
-		}
-		deltas = append(deltas, string(b))
+	var deltas []string // tokens about as long as the mock's
+	for _, word := range strings.Fields("streaming tokens arrive one frame at a time") {
+		deltas = append(deltas, `{"content":" `+word+`"}`)
 	}
 	var requests atomic.Uint64
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -105,9 +105,8 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 			"HdrHistogram, 3 digits: ~%dµs buckets at this TTFT).",
 			ttft, fidelityWords, itl, length, rate, duration, streams, warmup, p.probeRate, bucketWidthMicros(ttft)),
 	}
-	text, dir, lib := p.text, p.dir, p.lib
-	textFile := filepath.Join(dir, "answer.txt")
-	if err := os.WriteFile(textFile, []byte(text), 0o644); err != nil {
+	textFile := filepath.Join(p.dir, "answer.txt")
+	if err := os.WriteFile(textFile, []byte(p.text), 0o644); err != nil {
 		return nil, fmt.Errorf("answer text: %w", err)
 	}
 	mix, err := chatMix("bench-fidelity", "fidelity", "openai-none")
@@ -115,7 +114,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	base := loadgen.Config{
-		Mix: mix, MixName: "bench-fidelity", Library: lib, Rate: rate, Duration: duration, Warmup: warmup,
+		Mix: mix, MixName: "bench-fidelity", Library: p.lib, Rate: rate, Duration: duration, Warmup: warmup,
 		MaxInflight: 4 * streams, HTTP2: o.HTTP2, Grace: length + 30*time.Second,
 	}
 
@@ -144,7 +143,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	runFailures(rep, pacedRun)
 
 	// (2) Through the runtime and the mock.
-	st, err := startStack(dir, o.ProviderHTTP1)
+	st, err := startStack(p.dir, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +164,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	}
 	mockStart := streamStartLatency(records, "fidelity")
 	rep.addP50P99("mock: stream start − request arrival", mockStart)
-	added := rtP99 - pacedP99
-	rep.add("runtime path p99 − paced p99 (what runtime + mock add)", added, "ms")
+	rep.add("runtime path p99 − paced p99 (what runtime + mock add)", rtP99-pacedP99, "ms")
 	rep.against("paced: TTFC − TTFT p99", pacedP99, "ms")
 	rep.withinMs("harness error p99 beyond the machine's floor (paced − probe)", beyond)
 	rep.against("paced: floor p99 (probe client)", pacedP99-beyond, "ms")
