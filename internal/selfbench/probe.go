@@ -303,25 +303,18 @@ func probeDuring(ctx context.Context, exe string, req probeRequest) (wait func()
 	if err != nil {
 		return nil, fmt.Errorf("start probe client: %w", err)
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		child.Stop()
-		return nil, err
-	}
-	type outcome struct {
-		res probeResult
-		err error
-	}
-	done := make(chan outcome, 1)
+	body, _ := json.Marshal(req) // numbers and strings: cannot fail
+	var res probeResult
+	done := make(chan error, 1)
 	go func() {
-		var o outcome
-		o.res, o.err = postProbe(ctx, child.URL()+"/run", body)
-		done <- o
+		var err error
+		res, err = postProbe(ctx, child.URL()+"/run", body)
+		done <- err
 	}()
 	return func() (probeResult, error) {
-		o := <-done
+		err := <-done
 		child.Stop()
-		return o.res, o.err
+		return res, err
 	}, nil
 }
 
