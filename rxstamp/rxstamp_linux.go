@@ -84,8 +84,9 @@ func (c *Conn) recvmsg(fd uintptr) bool {
 	}
 }
 
-// Read reads like net.TCPConn's Read and records the stamp of what it read. The TCPConn's
-// ReadFrom and WriteTo (io.Copy's splice) bypass it and record nothing.
+// Read reads like net.TCPConn's Read (*net.OpError errors, io.EOF at the peer's close,
+// deadlines and Close apply) and records the stamp of what it read. The TCPConn's ReadFrom and
+// WriteTo (io.Copy's splice) bypass it and record nothing.
 func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
