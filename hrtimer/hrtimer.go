@@ -1,17 +1,13 @@
 // Package hrtimer wakes goroutines at deadlines with microsecond precision.
 //
 // Go's timers are exact while the scheduler is busy, but when every P is idle the runtime
-// sleeps in epoll_wait, whose timeout is whole milliseconds: a timer due in 300 µs fires after
-// 1 ms. A pacer that emits 40,000 tokens a second, or an open-loop generator that starts
-// sessions on a schedule, idles between events most of the time, so its events come up to a
-// millisecond late. A Clock keeps every pending deadline in one heap and arms one Linux
-// timerfd, registered with Go's network poller, for the earliest: epoll_wait returns the moment
-// the kernel's high-resolution timer expires. The fd's read deadline, a Go timer armed for the
-// same instant, covers the busy case, where the scheduler runs timers more often than it polls.
-// Elsewhere than Linux, and in portable clocks, Go timers alone pace.
-//
-// A per-waiter clock (NewPerWaiter) has no heap: each Waiter waits on a Go timer of its own,
-// as time.Sleep does, and is for processes with thousands of waiters that keep it busy.
+// sleeps in epoll_wait, whose timeout is whole milliseconds, so a process that idles between
+// events (a pacer, an open loop) wakes up to 1 ms late. A Clock keeps every pending deadline in
+// one heap and arms one Linux timerfd, on Go's network poller, for the earliest: epoll_wait
+// returns when the kernel's high-resolution timer expires. The fd's read deadline, a Go timer
+// for the same instant, covers the busy case, where timers run more often than the poller.
+// Elsewhere than Linux, and in portable clocks, Go timers alone pace. A per-waiter clock
+// (NewPerWaiter) gives each Waiter a Go timer of its own.
 package hrtimer
 
 import (
@@ -22,35 +18,29 @@ import (
 )
 
 // Clock wakes Waiters at their deadlines. It is safe for concurrent use and needs no Close:
-// while deadlines are pending it holds one timer (a timerfd and a goroutine reading it, or a Go
-// timer), and releases it once no deadline has been pending for linger.
+// while deadlines are pending it holds one alarm, released once none has been for linger.
 type Clock struct {
-	portable bool
-	// perWaiter is NewPerWaiter's: every Waiter has a Go timer of its own, and the fields
-	// below stay unused.
-	perWaiter bool
+	portable  bool
+	perWaiter bool // NewPerWaiter's: the fields below stay unused
 
 	mu        sync.Mutex
 	pending   deadlines
 	alarm     alarm     // nil while idle
 	armedAt   time.Time // when alarm goes off
 	lingering bool      // nothing pending: armedAt is when the idle alarm is released
-	// epoch is what pending deadlines count from (set by the first add): the heap compares
-	// int64 nanoseconds, half the bytes of a time.Time to move at every sift.
+	// epoch is what pending deadlines count from: int64 nanoseconds are half the bytes of a
+	// time.Time to move at every sift.
 	epoch time.Time
 }
 
-// linger is how long a Clock keeps its alarm with nothing pending, so that a waiter that waits
-// again and again with gaps (an open loop between starts, a lone stream between tokens) does
-// not create and close a timerfd each time.
+// linger is how long a Clock keeps its alarm with nothing pending, so a waiter that waits again
+// and again with gaps does not create and close a timerfd each time.
 const linger = 50 * time.Millisecond
 
 // alarm calls its clock's fire at the armed time (or soon after).
 type alarm interface {
-	// arm replaces any earlier arming.
-	arm(due time.Time)
-	// release stops the alarm for good.
-	release()
+	arm(due time.Time) // replaces any earlier arming
+	release()          // stops the alarm for good
 }
 
 // New returns a Clock that wakes waiters within microseconds of their deadline on Linux (a
@@ -58,17 +48,15 @@ type alarm interface {
 func New() *Clock { return &Clock{} }
 
 // NewPerWaiter returns a Clock whose Waiters each wait on a Go timer of their own, as
-// time.Sleep does: no shared heap, lock or alarm goroutine, so a late wake delays only its own
-// waiter. It is for a process whose thousands of waiters keep it busy, such as the serving
-// mock: there the Go runtime checks its timers at every scheduling point, so a wake is as
-// timely as on a shared alarm, while a shared alarm, under load, is late for every waiter of
-// its batch at once (mockprovider's README has the figures). It works inside a
-// testing/synctest bubble, and never spins (UntilSpinning waits as Until).
+// time.Sleep does, so a late wake delays only its own waiter. It is for a process whose
+// thousands of waiters keep it busy (the serving mock): there the runtime checks timers at
+// every scheduling point, while a shared alarm under load is late for its whole batch
+// (mockprovider's README). It works in a testing/synctest bubble, and never spins.
 func NewPerWaiter() *Clock { return &Clock{perWaiter: true} }
 
-// NewPortable returns a Clock paced by Go timers only: precise while the process is busy,
-// up to a millisecond late while it idles. Use it inside a testing/synctest bubble, where a
-// goroutine blocked on a file descriptor would keep virtual time from advancing.
+// NewPortable returns a Clock paced by Go timers only (up to 1 ms late while the process
+// idles), for a testing/synctest bubble, where a goroutine blocked on a file descriptor would
+// keep virtual time from advancing.
 func NewPortable() *Clock { return &Clock{portable: true} }
 
 // NewWaiter returns a Waiter for one goroutine's successive waits.
@@ -96,8 +84,7 @@ func (c *Clock) add(due time.Time, w *Waiter) {
 	c.alarm.arm(due)
 }
 
-// newAlarm returns a timerfd alarm unless the clock is portable or timerfds are unavailable,
-// in which case the clock becomes portable for good.
+// newAlarm returns a timerfd alarm, else (the clock becoming portable for good) a Go timer's.
 func (c *Clock) newAlarm() alarm {
 	if !c.portable {
 		if a, err := newTimerfdAlarm(c); err == nil {
@@ -110,14 +97,9 @@ func (c *Clock) newAlarm() alarm {
 	return a
 }
 
-// fire wakes every waiter whose deadline has passed and re-arms a for the earliest one left;
-// with none left it lingers, and releases a when it goes off still lingering. It reports
-// whether a is still the clock's alarm.
-//
-// The waiters are woken after the lock is released: waking one readies its goroutine (and may
-// wake an idle thread), and while fire held the lock through a batch of them, every waiter on
-// another P adding its next deadline waited for it (3% of the mock's CPU when it paced on a
-// shared clock).
+// fire wakes every waiter whose deadline has passed (take) and reports whether a is still the
+// clock's alarm. It wakes them after releasing the lock: a wake readies a goroutine (maybe an
+// idle thread), and waiters on other Ps adding their next deadline would wait for the batch.
 func (c *Clock) fire(a alarm) bool {
 	var buf [64]*Waiter
 	due, still := c.take(a, buf[:0])
@@ -132,7 +114,7 @@ func (c *Clock) fire(a alarm) bool {
 
 // take pops every deadline that has passed, appending its waiter to due, and re-arms a for
 // the earliest one left; with none left it lingers, and releases a when it goes off still
-// lingering. It reports whether a is still the clock's alarm.
+// lingering.
 func (c *Clock) take(a alarm, due []*Waiter) ([]*Waiter, bool) {
 	now := time.Now()
 	c.mu.Lock()
@@ -175,23 +157,21 @@ func (c *Clock) fallBack(a alarm) {
 // Waiter is one goroutine's handle on a Clock. It is not safe for concurrent use: one
 // goroutine waits on it at a time.
 type Waiter struct {
-	clock *Clock
-	wake  chan struct{}
-	// interrupted is set by Interrupt, for good.
-	interrupted atomic.Bool
-	// timer is a per-waiter clock's (NewPerWaiter), nil on the others.
-	timer *time.Timer
+	clock       *Clock
+	wake        chan struct{}
+	interrupted atomic.Bool // set by Interrupt, for good
+	timer       *time.Timer // a per-waiter clock's, nil on the others
 }
 
 // Interrupt ends the wait in progress and every later one: they return false. It is safe to
-// call from any goroutine, any number of times. Passing it to context.AfterFunc once per
-// stream lets each wait block on the waiter's own channel alone (Until with a nil done), which
-// costs less than selecting on the context's channel too at every token.
+// call from any goroutine, any number of times. Given to context.AfterFunc once per stream, it
+// lets each wait block on the waiter's channel alone (Until with a nil done), cheaper than
+// selecting on the context's channel too at every token.
 func (w *Waiter) Interrupt() {
 	w.interrupted.Store(true)
 	if w.timer != nil {
-		// Fires at once: a wait blocked on it wakes and sees the flag. A wait that re-arms the
-		// timer after this checks the flag after re-arming (timerWait), so none is lost.
+		// Fires at once; a wait that re-arms the timer after this checks the flag after
+		// re-arming (timerWait), so none is lost.
 		w.timer.Reset(0)
 		return
 	}
@@ -201,19 +181,17 @@ func (w *Waiter) Interrupt() {
 	}
 }
 
-// Until blocks until due, until done closes (a nil done never closes) or until Interrupt, and
-// reports whether due was reached. A wait abandoned when done closed leaves its deadline pending; when it fires
-// later, the next Until finds its own time has not come and waits on.
+// Until blocks until due, until done closes (nil: never) or until Interrupt, and reports
+// whether due was reached. A wait abandoned when done closed leaves its deadline pending; when
+// it fires later, the next Until finds its own time has not come and waits on.
 func (w *Waiter) Until(done <-chan struct{}, due time.Time) bool {
 	return w.until(done, due, 0)
 }
 
-// UntilSpinning is Until that wakes early by up to spin and yields the processor
-// (runtime.Gosched) until due passes: it trades that much CPU per wait for the latency a
-// goroutine woken from the poller still has (~0.1–0.3 ms on 2 busy cores). Use it for events
-// that are few and must be on time, such as open-loop session starts, not once per token.
-// Portable clocks do not spin: inside a synctest bubble a spinning goroutine would keep
-// virtual time from advancing.
+// UntilSpinning is Until that wakes early by up to spin and yields (runtime.Gosched) until due
+// passes, trading that CPU for the latency a goroutine woken from the poller still has: for few
+// events that must be on time (open-loop starts), not for every token. Portable and per-waiter
+// clocks do not spin: in a synctest bubble a spinning goroutine would stop virtual time.
 func (w *Waiter) UntilSpinning(done <-chan struct{}, due time.Time, spin time.Duration) bool {
 	if w.timer != nil || w.clock.isPortable() {
 		spin = 0
@@ -259,8 +237,8 @@ func (w *Waiter) until(done <-chan struct{}, due time.Time, spin time.Duration) 
 }
 
 // timerWait waits on a per-waiter clock's timer for d, and reports false when done closed or
-// Interrupt came. The flag is read after the timer is armed: an Interrupt whose immediate
-// firing this arming overrode has set it by then.
+// Interrupt came. The flag is read after arming: an Interrupt whose firing this arming
+// overrode has set it by then.
 func (w *Waiter) timerWait(done <-chan struct{}, d time.Duration) bool {
 	w.timer.Reset(d)
 	if w.interrupted.Load() {
@@ -284,7 +262,6 @@ func (c *Clock) isPortable() bool {
 	return c.portable
 }
 
-// deadline is one pending wake.
 type deadline struct {
 	at     time.Duration // from the clock's epoch
 	waiter *Waiter
@@ -298,8 +275,8 @@ func (c *Clock) deadline(due time.Time, w *Waiter) deadline {
 	return deadline{at: due.Sub(c.epoch), waiter: w}
 }
 
-// deadlines is a binary min-heap by due time (written out rather than container/heap, which
-// would box every deadline in an interface: an allocation per wait).
+// deadlines is a binary min-heap by due time (not container/heap, which would box every
+// deadline in an interface: an allocation per wait).
 type deadlines []deadline
 
 func (h *deadlines) push(d deadline) {
@@ -340,7 +317,7 @@ func (h *deadlines) pop() deadline {
 	return top
 }
 
-// goTimerAlarm is an alarm on a Go timer whose function calls the clock's fire.
+// goTimerAlarm is an alarm on a Go timer.
 type goTimerAlarm struct{ timer *time.Timer }
 
 func (a *goTimerAlarm) arm(due time.Time) { a.timer.Reset(time.Until(due)) }

@@ -10,9 +10,8 @@ import (
 )
 
 // timerfdAlarm is an alarm on a Linux timerfd read through Go's network poller by a goroutine
-// of its own, so the runtime's epoll_wait returns when the kernel's high-resolution timer
-// expires. The file's read deadline, a Go timer, is armed for the same instant: a busy scheduler
-// runs timers more often than it polls, and whichever notices first wakes the reader.
+// of its own; the file's read deadline is armed for the same instant (a busy scheduler runs
+// timers more often than it polls), and whichever comes first wakes the reader.
 type timerfdAlarm struct {
 	fd   int // kept apart: os.File.Fd would put the file in blocking mode, off the poller
 	file *os.File
@@ -34,8 +33,8 @@ func newTimerfdAlarm(c *Clock) (*timerfdAlarm, error) {
 	return a, nil
 }
 
-// read calls c.fire each time the timer expires or the deadline passes, until released. Any
-// other read error (there should be none) hands the clock over to Go timers.
+// read calls c.fire each time the timer expires or the deadline passes, until released; any
+// other read error hands the clock over to Go timers.
 func (a *timerfdAlarm) read(c *Clock) {
 	var buf [8]byte
 	for {

@@ -1,7 +1,6 @@
-// Package interop judges streambench runs made through software no one here wrote. Its first
-// case is a hop between the runtime and the provider (an AI gateway such as Portkey): the same
-// workload is played once directly (mock → runtime → load) as a yardstick and once through
-// the hop (mock → gateway → runtime → load), and JudgeHop compares the two.
+// Package interop judges streambench runs made through software no one here wrote: a hop
+// between the runtime and the provider (an AI gateway such as Portkey), compared by JudgeHop
+// with the same workload played directly, and a route in front of the mock (JudgeRoute).
 package interop
 
 import (
@@ -18,21 +17,18 @@ import (
 
 // HopExpectation is what a hop is known to do, so a run through it passes on everything else.
 type HopExpectation struct {
-	// CancelsUpstream says whether the hop ends its upstream request when its own client (the
-	// runtime) leaves. When false, every aborted session whose provider stream was open must
-	// break R-abort and none may show a cancel latency; when true the hop must cancel like the
-	// direct run does.
+	// CancelsUpstream says whether the hop ends its upstream request when the runtime leaves.
+	// When false, every aborted session whose provider stream was open must break R-abort and
+	// none may show a cancel latency; when true the hop must cancel like the direct run.
 	CancelsUpstream bool
-	// Metric is the first-token latency compared (default measure.FirstChunk, TTFC). A load
-	// generator speaking a provider wire straight to the gateway compares measure.TimeToFirstToken.
+	// Metric is the latency compared (default measure.FirstChunk; measure.TimeToFirstToken for
+	// a generator speaking a provider wire to the gateway).
 	Metric measure.Metric
-	// Known are rules beyond R-abort the hop is known to break in the run through it (Portkey
-	// re-wraps an Anthropic HTTP error body in OpenAI's shape: R-anthropic-error): counted and
-	// reported, not failing; each must still be broken, so a hop that stops breaking one says so.
+	// Known are rules beyond R-abort the hop is known to break (Portkey's R-anthropic-error):
+	// reported, not failing, and required, so a hop that stops breaking one says so.
 	Known []protocol.Rule
 }
 
-// metric is the latency the expectation compares.
 func (e HopExpectation) metric() measure.Metric {
 	if e.Metric == "" {
 		return measure.FirstChunk
@@ -40,7 +36,7 @@ func (e HopExpectation) metric() measure.Metric {
 	return e.Metric
 }
 
-// TTFC is time to first chunk at two quantiles, in microseconds, over Count streams.
+// TTFC is a first-chunk (or first-token) latency at two quantiles, in µs, over Count streams.
 type TTFC struct {
 	Count    int64
 	P50, P99 int64
@@ -48,47 +44,40 @@ type TTFC struct {
 
 // HopOutcome is the comparison of a run through a hop with its direct yardstick.
 type HopOutcome struct {
-	// Live is TTFC over every scenario on the dialects whose first chunk is live
-	// (sim-chat-legacy's first chunk is the settled answer, which measures the whole turn).
-	DirectLive, ViaLive TTFC
-	// Plain is TTFC of plain-answer on those dialects: one turn, a fixed scripted TTFT.
-	DirectPlain, ViaPlain TTFC
-	// KeyMedianP50 is the median over scenario × dialect keys (live-chunk dialects, measured in
-	// both runs, Keys of them) of via's TTFC p50 minus direct's: each key compares like with
-	// like, so a machine's stalls that hit a few keys move it less than the merged quantiles.
+	// Live is over every scenario on the dialects whose first chunk is live (not
+	// sim-chat-legacy's, the settled answer); Plain over plain-answer on them.
+	DirectLive, ViaLive, DirectPlain, ViaPlain TTFC
+	// KeyMedianP50 is the median over the Keys scenario × dialect keys measured in both runs of
+	// via's p50 minus direct's: like with like, so stalls hitting a few keys move it less.
 	KeyMedianP50 int64
 	Keys         int
-	// Aborted is sessions the client aborted or stopped on purpose in the run through the hop;
-	// ViaAbortViolations how many broke R-abort; the Cancels are cancel latencies measured
-	// (sessions whose provider saw the client leave in time).
+	// Aborted counts sessions aborted or stopped on purpose through the hop; the Cancels,
+	// cancel latencies measured (the provider saw the client leave in time).
 	Aborted, ViaAbortViolations, DirectAbortViolations int64
 	ViaCancels, DirectCancels                          int64
-	// Known is the run through the hop's violations of the expectation's known rules, by rule.
-	Known map[protocol.Rule]int64
-	// Metric is the latency compared (TTFC unless the expectation says otherwise).
-	Metric measure.Metric
-	// Failures is why the outcome fails; empty means it passes.
+	// Known is via's violations of the known rules; Failures why the outcome fails (empty: it
+	// passes).
+	Known    map[protocol.Rule]int64
+	Metric   measure.Metric
 	Failures []string
 }
 
-// OverheadP50 is the hop's added TTFC at p50 on plain-answer, in µs: one scenario with a fixed
-// scripted TTFT, so the difference is the hop's and not a shift in the mix of scenarios (the
-// quantiles of every scenario merged move when a few sessions cross between the mix's
-// clusters of TTFTs, ~0.2 s and ~3 s).
+// OverheadP50 is the hop's added latency at p50 on plain-answer, in µs: one scenario with a
+// fixed scripted TTFT, so the difference is the hop's, not a shift between the mix's clusters
+// of TTFTs.
 func (o *HopOutcome) OverheadP50() int64 { return o.ViaPlain.P50 - o.DirectPlain.P50 }
 
-// OverheadP99 is the hop's added TTFC at p99 on plain-answer, in µs.
+// OverheadP99 is the hop's added latency at p99 on plain-answer, in µs.
 func (o *HopOutcome) OverheadP99() int64 { return o.ViaPlain.P99 - o.DirectPlain.P99 }
 
 // Pass reports whether the outcome is as expected.
 func (o *HopOutcome) Pass() bool { return len(o.Failures) == 0 }
 
-// legacyDialect is the dialect whose TTFC is not a live first chunk.
 const legacyDialect = "sim-chat-legacy"
 
-// JudgeHop compares via (through the hop) with direct (the yardstick): both must be free of
-// errors, leaks and violations, except R-abort through a hop that does not cancel upstream,
-// which must then be broken by every judged abort; and it measures the TTFC the hop adds.
+// JudgeHop compares via (through the hop) with direct: both must be free of errors, leaks and
+// violations, except R-abort through a hop that does not cancel upstream, which every judged
+// abort must then break; and it measures the latency the hop adds.
 func JudgeHop(direct, via *measure.Run, exp HopExpectation) HopOutcome {
 	o := HopOutcome{Metric: exp.metric()}
 	fail := func(format string, args ...any) { o.Failures = append(o.Failures, fmt.Sprintf(format, args...)) }
@@ -106,9 +95,10 @@ func JudgeHop(direct, via *measure.Run, exp HopExpectation) HopOutcome {
 	o.DirectCancels = cancelCount(direct.Histograms)
 
 	for _, r := range []struct {
-		name string
-		run  *measure.Run
-	}{{"direct", direct}, {"via", via}} {
+		name     string
+		run      *measure.Run
+		measured int64
+	}{{"direct", direct, o.DirectLive.Count}, {"via", via, o.ViaLive.Count}} {
 		s := &r.run.Summary
 		if s.Counters.SessionsStarted == 0 {
 			fail("%s run: no session started", r.name)
@@ -129,7 +119,7 @@ func JudgeHop(direct, via *measure.Run, exp HopExpectation) HopOutcome {
 		if others := otherViolations(s.Violations, known); others != "" {
 			fail("%s run: violations other than R-abort%s: %s", r.name, knownSuffix(known), others)
 		}
-		if o.ttfcCount(r.name) == 0 {
+		if r.measured == 0 {
 			fail("%s run: no %s measured", r.name, o.Metric)
 		}
 	}
@@ -159,13 +149,6 @@ func JudgeHop(direct, via *measure.Run, exp HopExpectation) HopOutcome {
 	return o
 }
 
-func (o *HopOutcome) ttfcCount(run string) int64 {
-	if run == "direct" {
-		return o.DirectLive.Count
-	}
-	return o.ViaLive.Count
-}
-
 // knownSuffix names the known rules in a failure message (" and R-x, R-y"; "" when none).
 func knownSuffix(known []protocol.Rule) string {
 	if len(known) == 0 {
@@ -189,8 +172,8 @@ func otherViolations(v map[protocol.Rule]int64, known []protocol.Rule) string {
 	return strings.Join(out, ", ")
 }
 
-// ttfcOf merges metric (time to first chunk or token) over the live-chunk dialects: every
-// scenario, and plain-answer alone; dropped counts values outside the merged histograms' range.
+// ttfcOf merges metric over the live-chunk dialects, every scenario and plain-answer alone;
+// dropped counts values outside the merged histograms' range.
 func ttfcOf(h *measure.Histograms, metric measure.Metric) (live, plain TTFC, dropped int64) {
 	all, pa := measure.NewHistogram(), measure.NewHistogram()
 	for _, k := range h.Keys() {
@@ -205,8 +188,7 @@ func ttfcOf(h *measure.Histograms, metric measure.Metric) (live, plain TTFC, dro
 	return quantiles(all), quantiles(pa), dropped
 }
 
-// keyMedianP50 is the median over the keys TTFC was measured on in both runs of the p50
-// difference (via − direct), and how many keys there were.
+// keyMedianP50 is HopOutcome.KeyMedianP50 and Keys.
 func keyMedianP50(direct, via *measure.Histograms, metric measure.Metric) (int64, int) {
 	var diffs []int64
 	for _, k := range direct.Keys() {
@@ -229,7 +211,7 @@ func quantiles(h *hdrhistogram.Histogram) TTFC {
 	return TTFC{Count: h.TotalCount(), P50: h.ValueAtQuantile(50), P99: h.ValueAtQuantile(99)}
 }
 
-// cancelCount is how many aborts had a cancel latency measured (the provider saw them in time).
+// cancelCount is how many aborts had a cancel latency measured.
 func cancelCount(h *measure.Histograms) int64 {
 	var n int64
 	for _, k := range h.Keys() {
@@ -240,8 +222,7 @@ func cancelCount(h *measure.Histograms) int64 {
 	return n
 }
 
-// Report writes the outcome for people: both runs' first-chunk (or first-token) latency, the
-// overhead, the abort findings, the known violations and the verdict.
+// Report writes the outcome for people.
 func (o *HopOutcome) Report(hop string) string {
 	ms := func(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
 	diff := func(us int64) string { return fmt.Sprintf("%+.1f ms", float64(us)/1000) }

@@ -10,47 +10,35 @@ import (
 	"github.com/streambench/streambench/protocol/dialects"
 )
 
-// RouteOutcome is the judgement of a run against a route in front of the mock that is meant
-// to cancel its provider request when its client leaves (an AI SDK chat route wired to
-// abortSignal): every rule must pass, R-abort included, and its cancel latency is measured.
+// RouteOutcome is the judgement of a run against a route in front of the mock meant to cancel
+// its provider request when its client leaves (an AI SDK chat route wired to abortSignal).
 type RouteOutcome struct {
 	// Cancel is the cancel latency (client abort → the mock saw the route's provider request
-	// lose its client) over every scenario, in microseconds; Max its largest value.
-	Cancel TTFC
-	Max    int64
-	// TTFT is time to first token over every scenario, for context.
-	TTFT TTFC
-	// Sessions and Aborted count the run's sessions started and aborted or stopped on purpose.
-	Sessions, Aborted int64
-	// Known is each known finding the run showed, "R-RULE×N": a rule the route is known to
-	// break (JudgeRoute's known), reported and not failing.
-	Known []string
-	// NoMock: no cancel latency was required (Known.NoMock).
-	NoMock bool
-	// Failures is why the outcome fails; empty means it passes.
-	Failures []string
+	// lose its client) over every scenario, in µs; Max its largest value.
+	Cancel            TTFC
+	Max               int64
+	TTFT              TTFC     // for context
+	Sessions, Aborted int64    // started; aborted or stopped on purpose
+	Known             []string // each known finding the run showed, "R-RULE×N" or "OUTCOME×N"
+	NoMock            bool     // no cancel latency was required (Known.NoMock)
+	Failures          []string // why the outcome fails; empty: it passes
 }
 
 // Pass reports whether the run was clean and measured a cancel latency.
 func (o *RouteOutcome) Pass() bool { return len(o.Failures) == 0 }
 
-// Known is what a route is known to do wrong (a finding of streambench's against that
-// software, written in docs/INTEROP.md), reported and not failing.
+// Known is what a route is known to do wrong (docs/INTEROP.md), reported and not failing.
 type Known struct {
-	// Rules are rules the route is known to break.
 	Rules []protocol.Rule
 	// Outcomes are error outcomes its sessions are known to end with (truncated: a server that
 	// drops a provider's mid-stream error and ends the stream without its terminal).
 	Outcomes []measure.Outcome
-	// NoMock: the route's model is not the mock (its own scripted model), so no cancel latency
-	// can be measured and none is required.
-	NoMock bool
+	NoMock   bool // the route's model is not the mock: no cancel latency can be measured
 }
 
-// JudgeRoute judges run: sessions started, no unscripted errors, no leaks, no violation of
-// any rule, not interrupted, and at least one cancel latency measured (a workload whose
-// aborts never reached the mock proves nothing about cancelling). What known lists is
-// reported in Known and does not fail the outcome.
+// JudgeRoute judges run: sessions started, no unscripted errors, leaks or violations, not
+// interrupted, and a cancel latency measured (aborts that never reached the mock prove
+// nothing). What known lists is reported in Known and does not fail the outcome.
 func JudgeRoute(run *measure.Run, known Known) RouteOutcome {
 	o := RouteOutcome{NoMock: known.NoMock}
 	fail := func(format string, args ...any) { o.Failures = append(o.Failures, fmt.Sprintf(format, args...)) }
@@ -77,9 +65,9 @@ func JudgeRoute(run *measure.Run, known Known) RouteOutcome {
 	if s.Interrupted {
 		fail("interrupted")
 	}
-	abort := abortCount(s.Violations)
-	if slices.Contains(known.Rules, protocol.RAbort) {
-		abort = ""
+	abort := ""
+	if n := s.Violations[protocol.RAbort]; n > 0 && !slices.Contains(known.Rules, protocol.RAbort) {
+		abort = fmt.Sprintf("R-abort×%d", n)
 	}
 	if v := otherViolations(s.Violations, known.Rules); v != "" || abort != "" {
 		fail("violations: %s", strings.Trim(abort+", "+v, ", "))
@@ -95,15 +83,7 @@ func JudgeRoute(run *measure.Run, known Known) RouteOutcome {
 	return o
 }
 
-// abortCount is "R-abort×N" when R-abort was broken, "" when not.
-func abortCount(v map[protocol.Rule]int64) string {
-	if n := v[protocol.RAbort]; n > 0 {
-		return fmt.Sprintf("R-abort×%d", n)
-	}
-	return ""
-}
-
-// Report writes the outcome for people: cancel latency, TTFT and the verdict.
+// Report writes the outcome for people.
 func (o *RouteOutcome) Report(route string) string {
 	ms := func(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
 	var b strings.Builder

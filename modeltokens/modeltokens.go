@@ -1,12 +1,8 @@
 // Package modeltokens counts a text's tokens as OpenAI's BPE encodings do (tiktoken's
-// cl100k_base and o200k_base), for the sessions whose server sent no usage report: their output
-// tokens are then counted by a model's tokenizer, not estimated from words.
-//
-// The vocabularies are embedded (github.com/pkoukk/tiktoken-go-loader), so counting needs no
-// network. Loading one takes 0.13 to 0.57 s (cl100k_base; 0.30 to 1.3 s for o200k_base, idle
-// to busy machine) and keeps 11 MiB of heap (22 MiB), so it happens on the first Count of that
-// encoding, once per process, never at start-up: a run whose sessions all report usage never
-// pays it. A count costs about 1 µs a token (BenchmarkCount).
+// cl100k_base and o200k_base), for the sessions whose server sent no usage report. The
+// vocabularies are embedded, so counting needs no network; loading one costs up to a second
+// and tens of MiB (docs/ENDPOINTS.md), so it happens on the first Count of that encoding,
+// never at start-up.
 package modeltokens
 
 import (
@@ -21,19 +17,17 @@ import (
 
 // The encodings Count knows, by tiktoken's names.
 const (
-	// CL100K is GPT-4's and GPT-3.5's encoding, and the default: Llama 3's vocabulary extends
-	// it, so it is the nearest offline count for most open models.
+	// CL100K is GPT-4's encoding, and the default: Llama 3's vocabulary extends it, so it is
+	// the nearest offline count for most open models.
 	CL100K = "cl100k_base"
-	// O200K is the encoding of gpt-4o, gpt-4.1, gpt-4.5, gpt-5 and the o-series.
-	O200K = "o200k_base"
+	O200K  = "o200k_base" // gpt-4o, gpt-4.1, gpt-4.5, gpt-5 and the o-series
 )
 
 // Method names how an encoding's counts were made, for the results ("tiktoken cl100k_base").
 func Method(encoding string) string { return "tiktoken " + encoding }
 
-// ForModel is the encoding for a model name: O200K for OpenAI's gpt-4o, gpt-4.1, gpt-4.5 and
-// gpt-5 families and its o-series (o1, o3, o4 and their variants), after any provider prefix
-// ("openai/gpt-4o"); CL100K for every other name, an open model's included.
+// ForModel is the encoding for a model name, after any provider prefix ("openai/gpt-4o"):
+// O200K for OpenAI's families that use it, CL100K for every other name.
 func ForModel(model string) string {
 	m := strings.ToLower(model[strings.LastIndex(model, "/")+1:])
 	for _, family := range []string{"gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4"} {
@@ -45,10 +39,9 @@ func ForModel(model string) string {
 }
 
 // Count is the number of tokens of text in encoding (CL100K or O200K), special tokens counted
-// as the plain text they are in a model's answer. The first call for an encoding loads it
-// (up to 1.3 s); later calls reuse it. Safe for concurrent use: at most GOMAXPROCS counts run
-// at once, the others wait, so the encoder's working memory (tens of bytes per byte of text)
-// stays bounded however many sessions end together.
+// as plain text. The first call for an encoding loads it. Safe for concurrent use: at most
+// GOMAXPROCS counts run at once, so the encoder's working memory (tens of bytes per byte of
+// text) stays bounded however many sessions end together.
 func Count(encoding, text string) (int, error) {
 	counting <- struct{}{}
 	defer func() { <-counting }()
@@ -63,9 +56,8 @@ func Count(encoding, text string) (int, error) {
 	return len(enc.EncodeOrdinary(text)), nil
 }
 
-// encodings load each encoding once, on first use: read-only after init, each value loaded
-// under its own sync.Once, so this is a cache, not state a caller can change.
-// counting bounds the counts that run at once.
+// counting bounds the counts that run at once; encodings load each encoding once (a cache,
+// read-only after init).
 var counting = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 var encodings = map[string]func() (*tiktoken.Tiktoken, error){
@@ -73,8 +65,8 @@ var encodings = map[string]func() (*tiktoken.Tiktoken, error){
 	O200K:  sync.OnceValues(func() (*tiktoken.Tiktoken, error) { return getEncoding(O200K) }),
 }
 
-// setLoader points tiktoken at the embedded vocabularies instead of its default loader, which
-// downloads them; tiktoken keeps the loader in a package variable, so it is set once.
+// setLoader points tiktoken (once: a package variable) at the embedded vocabularies instead of
+// its default loader, which downloads them.
 var setLoader = sync.OnceFunc(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
 
 func getEncoding(name string) (*tiktoken.Tiktoken, error) {

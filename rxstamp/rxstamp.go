@@ -1,27 +1,20 @@
 // Package rxstamp times what a TCP connection reads by when the kernel received it, not by
-// when the reader got to it.
+// when the reader got to it: a generator stamping a frame with time.Now() after its read counts
+// its own scheduling delay (a goroutine waiting for a P, a GC pause) against the target. On
+// Linux, Wrap turns on SO_TIMESTAMPNS and reads with recvmsg(2); the kernel hands each read the
+// time it received the newest segment the read returns, and Arrived gives it on the reader's
+// monotonic clock.
 //
-// A load generator that stamps a frame with time.Now() after its read returns counts its own
-// scheduling delay (a goroutine waiting for a P, a thread waiting for a CPU, a GC pause)
-// against the target: the busier the generator, the slower the target looks. On Linux, Wrap
-// turns on SO_TIMESTAMPNS on the socket and reads with recvmsg(2); the kernel then hands each
-// read the time it received the newest segment the read returns (tcp_recvmsg reports the last
-// segment's stamp). Arrived gives that time on the reader's monotonic clock.
+// The kernel's stamp is wall-clock time, and wall clocks step (on the VM this was written on,
+// 0.5 ms forward every 100 ms): converted with the offset at the read's return, a stamp would
+// be early whenever a step fell between arrival and read. So every read's return samples the
+// wall-to-monotonic offset into one process-wide log of steps (clockSteps), and a stamp is
+// converted with the offset in force when it was taken; a step between two samples bracketing
+// the arrival counts the way that makes the arrival later, never earlier.
 //
-// The kernel's stamp is wall-clock time (CLOCK_REALTIME), and wall clocks step: on the VM this
-// was written on something steps it 0.5 ms forward every 100 ms. A stamp converted with the
-// wall-to-monotonic offset of the read's return would be 0.5 ms early whenever a step fell
-// between the data's arrival and the read. So every read's return also samples that offset
-// into one process-wide log of steps (clockSteps), and a stamp is converted with the offset in
-// force when it was taken; a step seen between two samples that bracket the arrival is counted
-// the way that makes the arrival later, never earlier.
-//
-// So the time of a read is never before its data arrived (to within the clocks' jitter), and
-// Arrived never returns a time after the one it is given. Where no stamp is had (not Linux,
-// not TCP, the option refused) Arrived returns its argument unchanged, which is the
-// time.Now() the caller would have used. The kernel starts stamping a moment after the first
-// socket of the machine asks (a deferred work item), so a process's first reads may carry
-// none: such a read is timed when it returned.
+// So a read's time is never before its data arrived (within the clocks' jitter), nor after
+// the time Arrived is given. Without a stamp (not Linux, not TCP, the option refused, or the
+// first reads before the kernel starts stamping) Arrived returns its argument unchanged.
 package rxstamp
 
 import (
@@ -31,10 +24,8 @@ import (
 	"time"
 )
 
-// stamps is the receive time of a connection's newest read, shared by Linux's Conn and the
-// portable fallback. Only the reading goroutine writes it (Conn's Read holds its lock); any
-// goroutine may read it without a lock (a stream's reader asks after every read, its idle
-// watch now and then).
+// stamps is the receive time of a connection's newest read. Only the reading goroutine writes
+// it (Conn's Read holds its lock); any goroutine may read it without a lock.
 type stamps struct {
 	// at is when the newest read's data arrived, in monotonic ns since clockBase, plus one
 	// (0: no read yet; the first read of the process may land at clockBase itself).
@@ -45,10 +36,8 @@ type stamps struct {
 // maxLag bounds a stamp's distance from the read's return: beyond it the stamp is not used.
 const maxLag = time.Minute
 
-// note records a read's stamp k (Unix ns, CLOCK_REALTIME; 0: the read carried none) on the
-// monotonic clock. A read without a usable stamp is timed at its return. Times never go back:
-// the next read's data may have arrived just before an unstamped read returned, and it is
-// timed no earlier, so the times a reader gets from one connection are in the order it read.
+// note records a read's stamp k (Unix ns; 0: none, the read is timed at its return) on the
+// monotonic clock. Times never go back, so one connection's times are in the order it read.
 // Only one goroutine at a time may call it.
 func (s *stamps) note(k int64) {
 	now := time.Now()
@@ -65,7 +54,6 @@ func (s *stamps) note(k int64) {
 	}
 }
 
-// latest returns the newest read's arrival, and false when nothing was read yet.
 func (s *stamps) latest() (time.Time, bool) {
 	at := s.at.Load()
 	if at == 0 {
@@ -74,7 +62,6 @@ func (s *stamps) latest() (time.Time, bool) {
 	return clockBase.Add(time.Duration(at - 1)), true
 }
 
-// arrived returns the newest read's arrival, or now when that is later (or none was read).
 func (s *stamps) arrived(now time.Time) time.Time {
 	at, ok := s.latest()
 	if !ok || now.Before(at) {
@@ -83,25 +70,22 @@ func (s *stamps) arrived(now time.Time) time.Time {
 	return at
 }
 
-// clockBase is the origin of the monotonic nanoseconds clockSteps keeps.
-var clockBase = time.Now()
+var (
+	clockBase = time.Now()                          // the origin of the monotonic ns kept
+	steps     = newClockSteps(clockBase.UnixNano()) // the process's log of wall-clock steps
+)
 
-// steps is the process's log of wall-clock steps, fed by every read.
-var steps = newClockSteps(clockBase.UnixNano())
-
-// stepJitter is the largest change in the wall-to-monotonic offset that is not a step: the two
-// clocks are read a few nanoseconds apart.
-const stepJitter = 10_000 // ns
+// stepJitter is the largest change in the wall-to-monotonic offset that is not a step (ns).
+const stepJitter = 10_000
 
 // A clockStep is a change of the wall clock against the monotonic one by delta ns, seen
 // between two samples at monotonic low and high.
 type clockStep struct{ low, high, delta int64 }
 
 // clockSteps samples the offset wall − monotonic at every read's return and keeps the latest
-// steps, so that a wall-clock stamp can be put on the monotonic clock with the offset that held
-// when it was taken. Every read of every connection passes through it, so the usual case (no
-// step since the latest sample, none logged after the stamp) takes no lock: the mutex is for
-// logging a step and for converting a stamp that a logged step may lie after.
+// steps. Every read passes through it, so the usual case (no step since the latest sample,
+// none logged after the stamp) takes no lock: the mutex is for logging a step and converting a
+// stamp that a logged step may lie after.
 type clockSteps struct {
 	off      atomic.Int64 // the offset at the latest sample
 	last     atomic.Int64 // the latest sample's monotonic time (a stale, earlier one only widens a step's window)
@@ -120,16 +104,14 @@ func newClockSteps(off int64) *clockSteps {
 	return c
 }
 
-// sampleClocks reads the two clocks: monotonic ns since clockBase, and wall − monotonic.
 func sampleClocks() (mono, off int64) {
 	now := time.Now()
 	mono = int64(now.Sub(clockBase))
 	return mono, now.UnixNano() - mono
 }
 
-// arrival takes the clocks' sample (mono, off) of a read's return and returns the monotonic
-// time of the read's wall-clock stamp k (0: none, and false); false also when the log no longer
-// reaches back to k.
+// arrival takes the clocks' sample (mono, off) at a read's return and returns the monotonic
+// time of its stamp k; false for none (k 0) or when the log no longer reaches back to k.
 func (c *clockSteps) arrival(mono, off, k int64) (int64, bool) {
 	if d := off - c.off.Load(); d <= stepJitter && d >= -stepJitter {
 		c.last.Store(mono)
@@ -143,9 +125,9 @@ func (c *clockSteps) arrival(mono, off, k int64) (int64, bool) {
 	return c.arrivalLocked(k)
 }
 
-// arrivalLocked is arrival when the sample shows a step, or a logged step may lie after the
-// stamp. It samples the clocks again under the lock: a sample taken before a step that another
-// reader logged meanwhile would otherwise log the step backwards.
+// arrivalLocked is arrival when the sample shows a step or a logged step may lie after the
+// stamp. It samples the clocks again under the lock, lest a sample taken before a step another
+// reader logged meanwhile log the step backwards.
 func (c *clockSteps) arrivalLocked(k int64) (int64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -160,9 +142,8 @@ func (c *clockSteps) arrivalLocked(k int64) (int64, bool) {
 	if k == 0 {
 		return 0, false
 	}
-	// Walk back from now. A step wholly after the stamp is undone; one wholly before it ends the
-	// walk (older ones are older still); one whose window holds the stamp is counted or not,
-	// whichever of the two consistent readings times the arrival later.
+	// Walk back: a step wholly after the stamp is undone; one wholly before it ends the walk; one
+	// whose window holds the stamp counts or not, whichever times the arrival later.
 	a, o := k-off, off
 	for i := 0; i < min(c.n, len(c.ring)); i++ {
 		s := c.ring[(c.n-1-i)%len(c.ring)]
@@ -173,8 +154,7 @@ func (c *clockSteps) arrivalLocked(k int64) (int64, bool) {
 			o -= s.delta // the whole step came after the stamp: undo it
 			a = k - o
 		default:
-			// The stamp falls in the step's window: the step came before it (a), or after it
-			// (a + delta, possible only if that is still before the window's end). The later.
+			// The step came before the stamp (a) or after it (a + delta, if still in the window).
 			if s.delta > 0 && a+s.delta < s.high {
 				a += s.delta
 			}

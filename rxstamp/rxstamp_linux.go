@@ -13,28 +13,19 @@ import (
 )
 
 // Conn is a TCP connection whose reads record the kernel's receive time of what they return.
+// It is safe for concurrent use: Reads take turns, and Latest, Arrived and Kernel never wait
+// for a Read, though "the newest read" means something only to the goroutine that made it.
 //
-// It is safe for concurrent use, as a net.Conn must be: Reads take turns (the socket's own
-// read lock would serialize them anyway), and Latest, Arrived and Kernel may be called from
-// any goroutine without waiting for a Read, though they describe "the newest read" only to the
-// goroutine that made it.
-//
-// It has no unsafe code of its own. The system call is the standard library's
-// syscall.Recvmsg (the one under internal/poll's FD.ReadMsg, hence net's ReadMsgUnix): it
-// builds the msghdr on its own stack from the two slices it is given, the read's buffer and
-// oob, so the kernel writes only within their lengths, and nothing of it outlives the call.
-// The control data is parsed with x/sys/unix's ParseOneSocketControlMessage (only once a
-// header is known to fit) and bounds-checked slices.
+// It has no unsafe code: syscall.Recvmsg builds the msghdr on its own stack from the read's
+// buffer and oob, so the kernel writes only within their lengths, and the control data is
+// parsed with x/sys/unix and bounds-checked slices.
 type Conn struct {
 	*net.TCPConn
-	raw syscall.RawConn
-	// readFn is c.recvmsg, made once: a closure per read given to raw.Read would be an
-	// allocation per read.
-	readFn func(fd uintptr) bool
+	raw    syscall.RawConn
+	readFn func(fd uintptr) bool // c.recvmsg, made once: a closure per read would allocate
 
-	// mu is held for a whole Read: the fields below it are that read's, filled by readFn on
-	// the same goroutine (raw.Read calls it synchronously), and the read's stamp is noted
-	// under it.
+	// mu is held for a whole Read: the fields below are that read's, filled by readFn on the
+	// same goroutine.
 	mu      sync.Mutex
 	p       []byte
 	n, oobn int
@@ -44,8 +35,8 @@ type Conn struct {
 	stamps // lock-free for its readers, so Latest never waits for a Read blocked on an idle socket
 }
 
-// Wrap returns c with receive timestamps on, and true; or c itself and false when c is not a
-// TCP connection or the kernel refused the option.
+// Wrap returns c with receive timestamps on and true, or c and false when c is not TCP or the
+// kernel refused the option.
 func Wrap(c net.Conn) (net.Conn, bool) {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
@@ -70,22 +61,17 @@ func Wrap(c net.Conn) (net.Conn, bool) {
 // when that read carried no stamp. Pass time.Now() taken after the read.
 func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }
 
-// Latest returns when the newest read's data reached this host (its return where it carried
-// no stamp), and false when nothing was read yet: Arrived without a clock read, for a reader
-// that asks after every read (the time is never after the read's return).
+// Latest returns when the newest read's data reached this host (its return where it carried no
+// stamp), and false when nothing was read yet: Arrived without a clock read.
 func (c *Conn) Latest() (time.Time, bool) { return c.latest() }
 
-// Kernel reports whether the newest read was timed by the kernel's stamp (false: at its
-// return).
+// Kernel reports whether the newest read was timed by the kernel's stamp.
 func (c *Conn) Kernel() bool { return c.kernel.Load() }
 
-// recvmsg is one attempt of a read; false asks raw.Read to wait until the socket is readable.
-// It runs on the goroutine in Read, with c.mu held.
+// recvmsg is one attempt of a read (false: wait until readable), run by Read with c.mu held.
 func (c *Conn) recvmsg(fd uintptr) bool {
 	for {
-		// A connected TCP socket has no source address to report: from stays nil. The
-		// standard library's Recvmsg allocates nothing here (x/sys/unix's allocates its
-		// sockaddr buffer on every call); TestReadAllocatesNothing holds it to that.
+		// syscall's Recvmsg allocates nothing here, unlike x/sys/unix's (TestReadAllocatesNothing).
 		n, oobn, _, _, err := syscall.Recvmsg(int(fd), c.p, c.oob[:], 0)
 		if err == syscall.EINTR {
 			continue
@@ -98,7 +84,7 @@ func (c *Conn) recvmsg(fd uintptr) bool {
 	}
 }
 
-// Read reads like net.TCPConn's Read (its errors are *net.OpError, io.EOF at the peer's close,
+// Read reads like net.TCPConn's Read (*net.OpError errors, io.EOF at the peer's close,
 // deadlines and Close apply) and records the stamp of what it read. The TCPConn's ReadFrom and
 // WriteTo (io.Copy's splice) bypass it and record nothing.
 func (c *Conn) Read(p []byte) (int, error) {
@@ -121,11 +107,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// readError is a failed read's error as net.TCPConn gives it: err from the poller (a deadline,
-// a closed connection), else rerr from the system call. It is apart from Read, and not
-// inlined, so that Read's frame stays small: Read sits under every blocked stream's read, and
-// a deeper parked stack costs a goroutine a stack twice the size (see loadgen's
-// runner.stream).
+// readError is a failed read's error as net.TCPConn gives it: err from the poller, else rerr.
+// It is apart from Read, not inlined, so Read's frame stays small: Read sits under every
+// blocked stream, and a deeper parked stack doubles a goroutine's stack (loadgen's runner.stream).
 //
 //go:noinline
 func (c *Conn) readError(err, rerr error) error {
@@ -135,10 +119,9 @@ func (c *Conn) readError(err, rerr error) error {
 	return &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }
 
-// timestampNS returns the SCM_TIMESTAMPNS time in oob (Unix ns), 0 when there is none or oob
-// is malformed.
+// timestampNS returns the SCM_TIMESTAMPNS time in oob (Unix ns), 0 when none or malformed.
 func timestampNS(oob []byte) int64 {
-	// ParseOneSocketControlMessage reads a header without checking that one fits: check here.
+	// ParseOneSocketControlMessage does not check that a header fits: check here.
 	for len(oob) >= unix.CmsgLen(0) {
 		h, data, rest, err := unix.ParseOneSocketControlMessage(oob)
 		if err != nil {
@@ -152,9 +135,8 @@ func timestampNS(oob []byte) int64 {
 	return 0
 }
 
-// timespecNS decodes a struct timespec of the platform's ABI (two 64-bit words on 64-bit
-// Linux, two 32-bit ones on 32-bit Linux for SCM_TIMESTAMPNS) to Unix ns; 0 for any other
-// length.
+// timespecNS decodes a struct timespec of the platform's ABI (two 64- or 32-bit words) to Unix
+// ns; 0 for any other length.
 func timespecNS(b []byte) int64 {
 	switch len(b) {
 	case 16:

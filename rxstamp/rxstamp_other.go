@@ -7,8 +7,7 @@ import (
 	"time"
 )
 
-// Conn is a connection read with receive timestamps; off Linux there are none, and Wrap
-// never returns one.
+// Conn is a connection read with receive timestamps; off Linux Wrap never returns one.
 type Conn struct {
 	net.Conn
 	stamps

@@ -13,60 +13,39 @@ import (
 	"time"
 )
 
-// startTimeout bounds how long a child may take to print its address, and a stack to become
-// healthy.
+// startTimeout bounds how long a child may take to print its address, a stack to become
+// healthy, and a child to stop.
 const startTimeout = 15 * time.Second
 
-// Child is a subprocess that serves HTTP on the address it announced with a line
-// "listening on http://ADDR" on standard error, as every serving subcommand does.
+// Child is a subprocess that serves HTTP on the address it announced on standard error
+// ("listening on http://ADDR"), as every serving subcommand does.
 type Child struct {
 	name string
 	cmd  *exec.Cmd
 	url  string
 	done chan struct{}
+	err  error // the exit's, once done is closed
 
 	mu    sync.Mutex
-	tail  []string // its last lines of output, for error messages
+	tail  []string // its last childTailLines lines of output, for error messages
 	pprof string   // the profiles' base URL it announced (ServePprof), if any
 }
 
-// childTailLines is how many of a child's last output lines error messages quote.
 const childTailLines = 20
 
-// StartChild runs exe with args in its own process group, killed by the kernel should this
-// process die first (on Linux), and waits for its "listening on" line. A child that exits first, or is silent for 15 s, is an error quoting its output.
+// StartChild runs exe with args (ProcAttr) and waits for its "listening on" line; a child that
+// exits first, or is silent for 15 s, is an error quoting its output.
 func StartChild(exe string, args []string) (*Child, error) { return StartChildLogged(exe, args, nil) }
 
-// StartChildLogged is StartChild that also copies every line of the child's standard error
-// to log (nil: none), so a failure's cause can be read after the run.
+// StartChildLogged is StartChild that also copies the child's standard error to log (nil: none).
 func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) {
-	name := exe
-	if len(args) > 0 {
-		name = args[0]
-	}
-	c := &Child{name: name, cmd: exec.Command(exe, args...), done: make(chan struct{})}
-	c.cmd.SysProcAttr = ProcAttr()
+	c := newChild(exe, args)
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
 		return nil, err
 	}
-	started := make(chan error, 1)
-	go func() {
-		// Pdeathsig fires when the thread that started the child exits, not the process
-		// (golang/go#27505), and Go retires a thread whose goroutine exits locked to it. This
-		// goroutine holds its thread from the start until the child has exited, so no other
-		// goroutine's exit can take the thread, and the child, with it.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		err := c.cmd.Start()
-		started <- err
-		if err == nil {
-			_ = c.cmd.Wait()
-			close(c.done)
-		}
-	}()
-	if err := <-started; err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := c.start(); err != nil {
+		return nil, err
 	}
 	urlCh := make(chan string, 1)
 	go func() {
@@ -107,11 +86,65 @@ func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) 
 	}
 }
 
+// StartProcess starts exe with args as StartChild does, for a child that serves nothing: it
+// returns at once, the child's standard output and error going to log.
+func StartProcess(exe string, args []string, log io.Writer) (*Child, error) {
+	c := newChild(exe, args)
+	c.cmd.Stdout, c.cmd.Stderr = log, log
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func newChild(exe string, args []string) *Child {
+	name := exe
+	if len(args) > 0 {
+		name = args[0]
+	}
+	c := &Child{name: name, cmd: exec.Command(exe, args...), done: make(chan struct{})}
+	c.cmd.SysProcAttr = ProcAttr()
+	return c
+}
+
+// start starts the child and closes c.done when it has exited.
+func (c *Child) start() error {
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the thread that started the child exits (golang/go#27505), and Go
+		// retires a thread whose goroutine exits locked to it: this goroutine holds its thread
+		// until the child has exited, so no other goroutine's exit takes the child with it.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := c.cmd.Start()
+		started <- err
+		if err == nil {
+			c.err = c.cmd.Wait()
+			close(c.done)
+		}
+	}()
+	if err := <-started; err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	return nil
+}
+
+// Done is closed once the child has exited.
+func (c *Child) Done() <-chan struct{} { return c.done }
+
+// Wait waits for the child to exit and returns its CPU time (user + system) and exit error.
+func (c *Child) Wait() (cpu time.Duration, err error) {
+	<-c.done
+	if st := c.cmd.ProcessState; st != nil {
+		cpu = st.UserTime() + st.SystemTime()
+	}
+	return cpu, c.err
+}
+
 // URL is the base URL the child announced.
 func (c *Child) URL() string { return c.url }
 
-// PprofURL is the base URL of the profiles the child serves (its --pprof listener:
-// PprofURL()+"/debug/pprof/profile"), "" when it serves none.
+// PprofURL is the base URL of the profiles the child serves (its --pprof), "" when none.
 func (c *Child) PprofURL() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -128,8 +161,8 @@ func (c *Child) Output() string {
 	return strings.Join(c.tail, "\n")
 }
 
-// Stop interrupts the child (a graceful shutdown) and kills it if it has not exited after
-// 15 s. It returns once the child has exited; stopping a stopped child does nothing.
+// Stop interrupts the child and kills it if it has not exited after 15 s, and returns once it
+// has exited; stopping a stopped child does nothing.
 func (c *Child) Stop() {
 	select {
 	case <-c.done:
@@ -150,8 +183,7 @@ func WaitHealthy(urls ...string) error {
 	return waitHealthy(&http.Client{Timeout: time.Second}, startTimeout, urls...)
 }
 
-// waitHealthy is WaitHealthy with client (one that trusts the runtime's certificate, for a
-// TLS stack) and timeout.
+// waitHealthy is WaitHealthy with client (for a TLS stack, one trusting its certificate).
 func waitHealthy(client *http.Client, timeout time.Duration, urls ...string) error {
 	defer client.CloseIdleConnections()
 	deadline := time.Now().Add(timeout)

@@ -11,16 +11,12 @@ import (
 	"time"
 )
 
-// PprofAnnounce prefixes the line a serving subcommand prints when it serves profiles
-// ("pprof on http://ADDR/debug/pprof/"), before its "listening on" line; StartChild reads it.
+// PprofAnnounce prefixes the line announcing a subcommand's profiles, which StartChild reads.
 const PprofAnnounce = "pprof on "
 
-// ServePprof serves Go's profiles (/debug/pprof/: the index, profile, symbol, trace and the
-// named profiles) on a listener of its own at addr, never on the port clients reach. An addr
-// without a host (":6060", "6060") listens on loopback only; name a host (0.0.0.0:6060) to be
-// reached from elsewhere. /debug/pprof/cmdline is not served: a command line may carry
-// credentials (runtime --provider-header). It announces the address on log and returns a
-// function that closes the listener.
+// ServePprof serves Go's profiles (/debug/pprof/) on a listener of its own at addr, never on
+// the port clients reach: an addr without a host listens on loopback only. /debug/pprof/cmdline
+// is not served: a command line may carry credentials. It announces the address on log.
 func ServePprof(addr string, log io.Writer) (stop func(), err error) {
 	if !strings.Contains(addr, ":") {
 		addr = ":" + addr

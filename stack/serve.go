@@ -10,15 +10,13 @@ import (
 	"time"
 )
 
-// Server is what a serving subcommand (mock, runtime) serves: an HTTP server with a graceful
-// shutdown.
+// Server is what a serving subcommand serves: an HTTP server with a graceful shutdown.
 type Server interface {
 	Serve(ln net.Listener) error
 	Shutdown(ctx context.Context) error
 }
 
-// Listen opens addr and announces it on log as "listening on SCHEME://ADDR" (scheme http or
-// https), the line StartChild waits for.
+// Listen opens addr and announces it on log as "listening on SCHEME://ADDR" for StartChild.
 func Listen(addr, scheme string, log io.Writer) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -29,8 +27,7 @@ func Listen(addr, scheme string, log io.Writer) (net.Listener, error) {
 }
 
 // ServeUntilDone serves srv on ln until it fails or ctx ends (the first Ctrl-C), then calls
-// stop so that a second Ctrl-C kills the process, and lets in-flight streams finish for up to
-// grace before the server cuts them. It says so on log.
+// stop (so a second Ctrl-C kills the process) and lets in-flight streams finish for up to grace.
 func ServeUntilDone(ctx context.Context, stop context.CancelFunc, srv Server, ln net.Listener, grace time.Duration, log io.Writer) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -89,6 +89,42 @@ func TestStartChildAnnouncesServesAndStops(t *testing.T) {
 	}
 }
 
+// TestStartProcessLogsAndWaits: a child that serves nothing is started at once, its output
+// goes to the log, and Wait returns its exit error; Stop ends one that still runs.
+func TestStartProcessLogsAndWaits(t *testing.T) {
+	t.Setenv(childEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.Create(filepath.Join(t.TempDir(), "child.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	c, err := StartProcess(exe, []string{"fail"}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-c.Done()
+	if _, err := c.Wait(); err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("Wait: %v, want exit status 3", err)
+	}
+	if b, _ := os.ReadFile(log.Name()); !strings.Contains(string(b), "fake child: refusing") {
+		t.Errorf("log %q: want the child's output", b)
+	}
+	c, err = StartProcess(exe, []string{"serve"}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stop()
+	select {
+	case <-c.Done():
+	default:
+		t.Error("the child runs on after Stop")
+	}
+}
+
 // TestStartInProcessServesBothAndStops serves the real mock and runtime in process.
 func TestStartInProcessServesBothAndStops(t *testing.T) {
 	t.Parallel()

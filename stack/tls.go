@@ -17,15 +17,14 @@ import (
 	"time"
 )
 
-// selfSigned is a certificate made for one run: valid for 127.0.0.1, ::1 and localhost for a
-// day, its PEM files in a private temporary directory that Remove deletes.
+// selfSigned is a run's certificate for loopback, valid a day, its PEM files in a private
+// temporary directory that Remove deletes.
 type selfSigned struct {
 	dir, certFile, keyFile string
 	cert                   tls.Certificate
 	pool                   *x509.CertPool
 }
 
-// newSelfSigned generates an ECDSA P-256 key and a self-signed certificate for loopback.
 func newSelfSigned() (*selfSigned, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -68,11 +67,11 @@ func newSelfSigned() (*selfSigned, error) {
 	}
 	s := &selfSigned{dir: dir, certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem"), cert: cert, pool: x509.NewCertPool()}
 	s.pool.AppendCertsFromPEM(certPEM)
-	if err := os.WriteFile(s.certFile, certPEM, 0o600); err != nil {
-		s.Remove()
-		return nil, fmt.Errorf("tls: %w", err)
+	err = os.WriteFile(s.certFile, certPEM, 0o600)
+	if err == nil {
+		err = os.WriteFile(s.keyFile, keyPEM, 0o600)
 	}
-	if err := os.WriteFile(s.keyFile, keyPEM, 0o600); err != nil {
+	if err != nil {
 		s.Remove()
 		return nil, fmt.Errorf("tls: %w", err)
 	}
@@ -82,7 +81,6 @@ func newSelfSigned() (*selfSigned, error) {
 // Remove deletes the PEM files.
 func (s *selfSigned) Remove() { _ = os.RemoveAll(s.dir) }
 
-// serverConfig serves the certificate.
 func (s *selfSigned) serverConfig() *tls.Config {
 	return &tls.Config{Certificates: []tls.Certificate{s.cert}, MinVersion: tls.VersionTLS12}
 }

@@ -19,7 +19,7 @@ import (
 // runBench measures streambench's own costs and fidelity in the product binary.
 func runBench(args []string) error {
 	if len(args) > 0 && args[0] == benchRenderCommand {
-		return runBenchRender(args[1:])
+		return benchRender(args[1:], os.Stdout)
 	}
 	if len(args) > 0 { // a hidden child process of a measurement (selfbench.RunChild)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -105,8 +105,7 @@ func runBench(args []string) error {
 	return nil
 }
 
-// validateBenchFlags rejects negative sizes; zero (or leaving the flag out) means "the
-// measurement's default".
+// validateBenchFlags rejects negative sizes; zero means the measurement's default.
 func validateBenchFlags(fs *pflag.FlagSet) error {
 	for _, name := range []string{"streams", "duration", "ramp", "stream-length", "itl", "ttft", "rate", "tokens-per-second", "sessions", "stalled", "idle-timeout", "shards"} {
 		if v := fs.Lookup(name).Value.String(); strings.HasPrefix(v, "-") {

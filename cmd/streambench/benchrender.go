@@ -12,11 +12,8 @@ import (
 // benchRenderCommand is `bench render`: figures files to Markdown, nothing measured.
 const benchRenderCommand = "render"
 
-// runBenchRender is `bench render FILE [FILE...]`: each figures file (`bench --json`) as
-// Markdown on standard output, or between the generated-section markers of --out.
-func runBenchRender(args []string) error { return benchRender(args, os.Stdout) }
-
-// benchRender does runBenchRender's work, writing to stdout unless --out is given.
+// benchRender is `bench render FILE [FILE...]`: each figures file (`bench --json`) as Markdown
+// on stdout, or between the generated-section markers of --out.
 func benchRender(args []string, stdout io.Writer) error {
 	fs := newFlagSet("bench "+benchRenderCommand, "bench "+benchRenderCommand+" FILE [FILE...] [--out DOC.md]")
 	out := fs.String("out", "", "replace the lines between the markers in this Markdown file (docs/BENCHMARKS.md) instead of writing to standard output; the rest of the file is kept")

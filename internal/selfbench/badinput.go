@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,9 +47,8 @@ type BadInputProbe struct {
 	Method, Path string
 	Header       http.Header
 	Body         string
-	// Raw, when set, is written as is on a new TCP connection instead of Method, Path, Header
-	// and Body: framing an http.Client will not produce (a body that stops coming, a broken
-	// chunked encoding).
+	// Raw, when set, is written as is on a new TCP connection instead: framing an http.Client
+	// will not produce (a body that stops coming, a broken chunked encoding).
 	Raw  string
 	Says string // what the message of the JSON error that answers it must contain
 }
@@ -58,15 +57,14 @@ type BadInputProbe struct {
 // with.
 type BadInputClass struct {
 	Name string
-	// Runtime and Mock are the expected statuses; 0 where the class has no probe for that
-	// server: the runtime forwards the user's text and the X-Streambench-* headers to its
-	// provider without reading them, so scenario selection is the mock's alone to refuse, and
-	// the mock has no deployments or runs.
+	// Runtime and Mock are the expected statuses, 0 where the class has no probe for that
+	// server: the runtime forwards the user's text and X-Streambench-* headers unread, and the
+	// mock has no deployments or runs.
 	Runtime, Mock int
 	Probes        []BadInputProbe // sent in turn, each to its server
 }
 
-// Expected is the status server must answer the class with (0: the class has no probe for it).
+// Expected is the status server must answer the class with (0: no probe for it).
 func (c *BadInputClass) Expected(server BadInputServer) int {
 	if server == BadInputRuntime {
 		return c.Runtime
@@ -74,23 +72,13 @@ func (c *BadInputClass) Expected(server BadInputServer) int {
 	return c.Mock
 }
 
-// badInputDirective selects a real scenario at the mock, so that a probe is wrong only in the
-// way its class says.
+// badInputDirective selects a real scenario, so a probe is wrong only in its class's way.
 const badInputDirective = "[[streambench scenario=plain-answer seed=1 session=bad-input]] hi"
 
-// class is one row of the table: its name, the statuses the runtime and the mock must answer
-// with (0: no probe for that server), and its probes.
 func class(name string, runtime, mock int, probes ...BadInputProbe) BadInputClass {
 	return BadInputClass{Name: name, Runtime: runtime, Mock: mock, Probes: probes}
 }
 
-// BadInputClasses is the table of the 20 classes of malformed requests, built for limits. The
-// runtime probes use deployment openai-none; the mock probes use both wires.
-func BadInputClasses(l BadInputLimits) []BadInputClass {
-	return slices.Concat(badBodyClasses(l), badRequestClasses(l), badSelectionClasses(), badRunClasses(l))
-}
-
-// The probes' paths.
 const (
 	biChat    = "/api/chat/openai-none"
 	biCanvas  = "/api/workflows/openai-none/execute"
@@ -99,7 +87,6 @@ const (
 	biAnthrop = mockprovider.PathAnthropic
 )
 
-// rtProbe and mockProbe are a request to the runtime and to the mock.
 func rtProbe(method, path, body, says string) BadInputProbe {
 	return BadInputProbe{Server: BadInputRuntime, Method: method, Path: path, Body: body, Says: says}
 }
@@ -108,7 +95,6 @@ func mockProbe(method, path, body, says string) BadInputProbe {
 	return BadInputProbe{Server: BadInputMock, Method: method, Path: path, Body: body, Says: says}
 }
 
-// withHeader sets header key-value pairs on p.
 func withHeader(p BadInputProbe, kv ...string) BadInputProbe {
 	p.Header = http.Header{}
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -117,13 +103,11 @@ func withHeader(p BadInputProbe, kv ...string) BadInputProbe {
 	return p
 }
 
-// rawProbe is a POST written by hand: its head, then rest.
 func rawProbe(server BadInputServer, path, rest, says string) BadInputProbe {
 	return BadInputProbe{Server: server, Raw: "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + rest, Says: says}
 }
 
-// openaiMsg and anthropicMsg are valid bodies around one user message text; the mock classes
-// break one thing in them.
+// openaiMsg and anthropicMsg are valid bodies around one user message text.
 func openaiMsg(text string) string {
 	b, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]any{{"role": "user", "content": text}}})
 	return string(b)
@@ -134,10 +118,13 @@ func anthropicMsg(text string) string {
 	return string(b)
 }
 
-// badBodyClasses: bodies that are not the JSON document the endpoint reads.
-func badBodyClasses(l BadInputLimits) []BadInputClass {
+// BadInputClasses is the table of the 20 classes of malformed requests, built for limits.
+func BadInputClasses(l BadInputLimits) []BadInputClass {
+	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
+	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
+	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
 	return []BadInputClass{
-		// Prose, and a JSON value followed by more bytes, are not one JSON document.
+		// Bodies that are not the JSON document the endpoint reads. Prose, and a JSON value followed by more bytes, are not one JSON document.
 		class("not-json", 400, 400,
 			rtProbe("POST", biChat, "hello there", "not valid JSON"),
 			rtProbe("POST", biAgent, `{"message":"hi"} {"message":"again"}`, "after top-level value"),
@@ -169,14 +156,7 @@ func badBodyClasses(l BadInputLimits) []BadInputClass {
 		class("body-too-large", 413, 413,
 			rtProbe("POST", biChat, `{"input":"`+strings.Repeat("x", int(l.RuntimeMaxBody))+`"}`, fmt.Sprintf("over %d bytes", l.RuntimeMaxBody)),
 			mockProbe("POST", biOpenAI, openaiMsg(strings.Repeat("x", int(l.MockMaxBody))), fmt.Sprintf("limit of %d bytes", l.MockMaxBody))),
-	}
-}
-
-// badRequestClasses: requests wrong in method, target or the bytes of a value.
-func badRequestClasses(l BadInputLimits) []BadInputClass {
-	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
-	return []BadInputClass{
-		// A method the endpoint does not serve.
+		// Requests wrong in method, target or the bytes of a value. A method the endpoint does not serve.
 		class("wrong-method", 405, 405,
 			rtProbe("GET", biChat, "", "method GET not allowed"),
 			rtProbe("PUT", "/agent/openai-none/runs/"+l.FinishedRun+"/stop", "", "use POST"),
@@ -207,13 +187,7 @@ func badRequestClasses(l BadInputLimits) []BadInputClass {
 			rtProbe("POST", "/agent/openai-none/runs/"+l.FinishedRun+"/approval", `{"proposalId":"p","version":1,"decision":"maybe"}`, `"decision" "maybe"`),
 			mockProbe("POST", biAnthrop, strings.Replace(anthropicMsg(badInputDirective), `"max_tokens":64`, `"max_tokens":0`, 1), "max_tokens: must be at least 1"),
 			mockProbe("POST", biOpenAI, strings.Replace(openaiMsg(badInputDirective), `"role":"user"`, `"role":"robot"`, 1), `unknown role "robot"`)),
-	}
-}
-
-// badSelectionClasses: the mock's scenario selection, which the runtime forwards without reading.
-func badSelectionClasses() []BadInputClass {
-	return []BadInputClass{
-		// A directive that is there but malformed.
+		// The mock's scenario selection, which the runtime forwards unread. A directive that is there but malformed.
 		class("bad-directive", 0, 400,
 			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer]] hi"), "missing seed=N"),
 			mockProbe("POST", biAnthrop, anthropicMsg("[[streambench scenario=plain-answer seed=1 hi"), "missing closing"),
@@ -231,15 +205,7 @@ func badSelectionClasses() []BadInputClass {
 		class("oversized-session", 0, 400,
 			withHeader(mockProbe("POST", biAnthrop, anthropicMsg(badInputDirective), "session id is 8192 bytes"), mockprovider.HeaderSession, strings.Repeat("s", 8192)),
 			mockProbe("POST", biOpenAI, openaiMsg("[[streambench scenario=plain-answer seed=1 session="+strings.Repeat("s", 1000)+"]]"), "session id is 1000 bytes")),
-	}
-}
-
-// badRunClasses: stops and approvals of runs that cannot be stopped, and broken framing.
-func badRunClasses(l BadInputLimits) []BadInputClass {
-	stallHead := "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mo"
-	brokenChunk := "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
-	return []BadInputClass{
-		// A stop (or an approval) for something that cannot be a run id of this runtime.
+		// Stops and approvals of runs that cannot be stopped. A stop (or an approval) for something that cannot be a run id of this runtime.
 		class("bad-stop-run-id", 400, 0,
 			rtProbe("POST", "/agent/openai-none/runs/run_short/stop", "", `run id "run_short" is not a run id`),
 			rtProbe("POST", "/agent/openai-none/runs/"+strings.ToLower(l.FinishedRun)+"/stop", "", "is not a run id"),
@@ -260,20 +226,16 @@ func badRunClasses(l BadInputLimits) []BadInputClass {
 	}
 }
 
-// BadInputOptions configure BadInput. The zero value is the documented measurement: 500
-// requests/s for 30 s.
+// BadInputOptions configure BadInput; zero values are the defaults.
 type BadInputOptions struct {
 	Rate     float64       // requests per second (0: 500)
 	Duration time.Duration // how long requests are started (0: 30 s)
-	// MaxBody is both servers' body cap (0: 64 KiB; the default 1 and 4 MiB would make the
-	// body-too-large class a bandwidth test).
+	// MaxBody is both servers' body cap (0: 64 KiB, so body-too-large is no bandwidth test).
 	MaxBody         int64
 	BodyReadTimeout time.Duration // both servers', which the stalled-body class waits out (0: 1 s)
 	RequestTimeout  time.Duration // bounds each request (0: 10 s)
-	// MaxInFlight caps requests in flight; a start beyond it is dropped and counted, never
-	// queued (0: 4096).
-	MaxInFlight int
-	Settle      time.Duration // how long goroutines and fds get to return to their level (0: 5 s)
+	MaxInFlight     int           // a start beyond it is dropped and counted, never queued (0: 4096)
+	Settle          time.Duration // how long goroutines and fds get to return to their level (0: 5 s)
 }
 
 func (o *BadInputOptions) defaults() {
@@ -286,7 +248,6 @@ func (o *BadInputOptions) defaults() {
 	positiveOr(&o.Settle, 5*time.Second)
 }
 
-// positiveOr sets *v to def unless it is positive.
 func positiveOr[T int | int64 | float64 | time.Duration](v *T, def T) {
 	if *v <= 0 {
 		*v = def
@@ -297,12 +258,10 @@ func positiveOr[T int | int64 | float64 | time.Duration](v *T, def T) {
 type BadInputClassFigures struct {
 	Name          string
 	Runtime, Mock int // the expected statuses (0: not sent there)
-	Sent          int // requests sent
-	// Statuses counts the statuses seen per server; status 0 is a request that got no
-	// answer (transport error or timeout).
-	Statuses map[BadInputServer]map[int]int
-	// WrongStatus counts answers whose status was not the expected one; BadError those with
-	// the right status but no JSON error naming the problem.
+	Sent          int
+	Statuses      map[BadInputServer]map[int]int // per server; 0: no answer (transport error, timeout)
+	// WrongStatus counts answers of a wrong status; BadError those of the right status without a
+	// JSON error naming the problem.
 	WrongStatus, BadError int
 	Example               string // one wrong answer ("" when none)
 }
@@ -313,27 +272,23 @@ type BadInputFigures struct {
 	Duration                    time.Duration
 	Classes                     []BadInputClassFigures
 	Sent, WrongStatus, BadError int // the classes summed
-	// Dropped counts starts skipped because MaxInFlight requests were open; Late counts starts
-	// made more than 10 ms after they were due.
-	Dropped, Late int
-	Elapsed       time.Duration // from the first start until the last answer
-	Panics        int           // counts handler panics the servers recovered (net/http's "http: panic serving").
-	// Goroutines and FDs are this process's counts (both servers and the client) before the
-	// load and after it settled; FDs are -1 where /proc/self/fd does not exist.
+	Dropped, Late               int // starts skipped at MaxInFlight; starts over 10 ms late
+	Elapsed                     time.Duration
+	Panics                      int // handler panics the servers recovered
+	// This process's counts (servers and client) before the load and after it settled; FDs
+	// are -1 without /proc/self/fd.
 	GoroutinesBefore, GoroutinesAfter int
 	FDsBefore, FDsAfter               int
 }
 
-// Leaked reports whether goroutines or file descriptors stayed above their level before the
-// load.
+// Leaked reports whether goroutines or file descriptors stayed above their level before the load.
 func (f *BadInputFigures) Leaked() bool {
 	return f.GoroutinesAfter > f.GoroutinesBefore || f.FDsAfter > f.FDsBefore
 }
 
-// BadInput starts the reference runtime and the mock in this process, sends the classes of
-// BadInputClasses round-robin at opts.Rate for opts.Duration (open loop, constant rate), and
-// returns per class what came back, the panics the servers recovered, and the goroutines and
-// file descriptors before and after.
+// BadInput serves the runtime and the mock in this process, sends the classes of
+// BadInputClasses round-robin open loop at opts.Rate for opts.Duration, and returns what came
+// back, the panics the servers recovered, and the goroutines and fds before and after.
 func BadInput(ctx context.Context, opts BadInputOptions) (BadInputFigures, error) {
 	opts.defaults()
 	panics := &badInputPanicCounter{}
@@ -353,7 +308,6 @@ func BadInput(ctx context.Context, opts BadInputOptions) (BadInputFigures, error
 	return badInputRun(ctx, opts, map[BadInputServer]string{BadInputRuntime: st.RuntimeURL, BadInputMock: st.MockURL}, panics)
 }
 
-// badInputRun drives the load against servers already running at urls.
 func badInputRun(ctx context.Context, opts BadInputOptions, urls map[BadInputServer]string, panics *badInputPanicCounter) (BadInputFigures, error) {
 	opts.defaults()
 	transport := &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true, Proxy: nil}
@@ -367,11 +321,11 @@ func badInputRun(ctx context.Context, opts BadInputOptions, urls map[BadInputSer
 	classes := BadInputClasses(BadInputLimits{RuntimeMaxBody: opts.MaxBody, MockMaxBody: opts.MaxBody, FinishedRun: finished})
 	figs := BadInputFigures{Rate: opts.Rate, Duration: opts.Duration, Classes: make([]BadInputClassFigures, len(classes))}
 	for i, c := range classes {
-		figs.Classes[i] = BadInputClassFigures{Name: c.Name, Runtime: c.Runtime, Mock: c.Mock, Statuses: map[BadInputServer]map[int]int{}}
+		figs.Classes[i] = BadInputClassFigures{Name: c.Name, Runtime: c.Runtime, Mock: c.Mock,
+			Statuses: map[BadInputServer]map[int]int{BadInputRuntime: {}, BadInputMock: {}}}
 	}
 	transport.CloseIdleConnections()
-	goBefore, fdBefore := badInputQuiet(ctx)
-	figs.GoroutinesBefore, figs.FDsBefore = goBefore, fdBefore
+	figs.GoroutinesBefore, figs.FDsBefore = badInputQuiet(ctx)
 	panicsBefore := panics.count()
 
 	var (
@@ -384,9 +338,6 @@ func badInputRun(ctx context.Context, opts BadInputOptions, urls map[BadInputSer
 		mu.Lock()
 		defer mu.Unlock()
 		cf := &figs.Classes[ci]
-		if cf.Statuses[server] == nil {
-			cf.Statuses[server] = map[int]int{}
-		}
 		cf.Statuses[server][status]++
 		want := classes[ci].Expected(server)
 		switch {
@@ -430,26 +381,22 @@ loop:
 		}
 		figs.Classes[ci].Sent++
 		inFlight.Add(1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer inFlight.Add(-1)
 			rctx, cancel := context.WithTimeout(ctx, opts.RequestTimeout)
 			defer cancel()
 			status, body, ctype, err := badInputSend(rctx, client, urls[probe.Server], probe)
-			problem := ""
 			if err != nil {
-				problem = err.Error()
-			} else {
-				problem = badInputCheckError(body, ctype, probe.Says)
+				record(ci, probe.Server, status, err.Error())
+				return
 			}
-			record(ci, probe.Server, status, problem)
-		}()
+			record(ci, probe.Server, status, badInputCheckError(body, ctype, probe.Says))
+		})
 	}
 	wg.Wait()
 	figs.Elapsed = time.Since(start)
 	transport.CloseIdleConnections()
-	figs.GoroutinesAfter, figs.FDsAfter = badInputSettle(ctx, goBefore, fdBefore, opts.Settle)
+	figs.GoroutinesAfter, figs.FDsAfter = badInputSettle(ctx, figs.GoroutinesBefore, figs.FDsBefore, opts.Settle)
 	figs.Panics = panics.count() - panicsBefore
 	for _, c := range figs.Classes {
 		figs.Sent += c.Sent
@@ -459,8 +406,7 @@ loop:
 	return figs, ctx.Err()
 }
 
-// badInputFinishedRun plays one compose run to its end and returns its run id, for the
-// stop-finished-run class.
+// badInputFinishedRun plays one compose run to its end and returns its run id.
 func badInputFinishedRun(ctx context.Context, client *http.Client, runtimeURL string) (string, error) {
 	body := `{"message":"[[streambench scenario=plain-answer seed=1 session=bad-input-finished]] hi"}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, runtimeURL+"/agent/openai-none/stream", strings.NewReader(body))
@@ -483,8 +429,8 @@ func badInputFinishedRun(ctx context.Context, client *http.Client, runtimeURL st
 	return id, nil
 }
 
-// badInputMaxAnswer bounds how much of an answer is read: errors are small, and a server
-// that streams instead of refusing must not keep the client reading.
+// badInputMaxAnswer bounds how much of an answer is read: a server that streams instead of
+// refusing must not keep the client reading.
 const badInputMaxAnswer = 64 << 10
 
 // badInputSend sends probe to baseURL and returns the status, the start of the body and its
@@ -512,7 +458,6 @@ func badInputSend(ctx context.Context, client *http.Client, baseURL string, p Ba
 	return resp.StatusCode, body, resp.Header.Get("Content-Type"), err
 }
 
-// badInputSendRaw writes raw on a new connection and reads one response.
 func badInputSendRaw(ctx context.Context, baseURL, raw string) (int, []byte, string, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", strings.TrimPrefix(baseURL, "http://"))
@@ -538,8 +483,7 @@ func badInputSendRaw(ctx context.Context, baseURL, raw string) (int, []byte, str
 }
 
 // badInputCheckError says what is wrong with an error answer, or "" when it is a JSON error
-// whose message contains says. Both shapes count: the runtime's {"error": "..."} and the
-// wires' {"error": {"message": "...", ...}}.
+// ({"error": "..."} or {"error": {"message": "..."}}) whose message contains says.
 func badInputCheckError(body []byte, ctype, says string) string {
 	if !strings.HasPrefix(ctype, "application/json") {
 		return fmt.Sprintf("content type %q, want application/json: %.200q", ctype, body)
@@ -564,8 +508,8 @@ func badInputCheckError(body []byte, ctype, says string) string {
 	return ""
 }
 
-// badInputQuiet returns the goroutine and fd counts once they stop falling (connections of the
-// set-up closing), for at most a second.
+// badInputQuiet returns the goroutine and fd counts once they stop falling (the set-up's
+// connections closing), within a second.
 func badInputQuiet(ctx context.Context) (int, int) {
 	g, f := runtime.NumGoroutine(), badInputFDs()
 	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && ctx.Err() == nil; {
@@ -580,7 +524,7 @@ func badInputQuiet(ctx context.Context) (int, int) {
 }
 
 // badInputSettle waits up to settle for goroutines and fds to come down to the given levels
-// (a negative level: just read), then returns the counts.
+// (negative: not waited for), then returns the counts.
 func badInputSettle(ctx context.Context, goroutines, fds int, settle time.Duration) (int, int) {
 	deadline := time.Now().Add(settle)
 	for {
@@ -592,8 +536,7 @@ func badInputSettle(ctx context.Context, goroutines, fds int, settle time.Durati
 	}
 }
 
-// badInputFDs is the number of open file descriptors of this process, -1 where
-// /proc/self/fd does not exist.
+// badInputFDs is this process's open file descriptors, -1 without /proc/self/fd.
 func badInputFDs() int {
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
@@ -602,19 +545,18 @@ func badInputFDs() int {
 	return len(entries)
 }
 
-// badInputPanicCounter is a slog.Handler that counts the "http: panic serving" lines
-// net/http writes to a server's ErrorLog when it recovers a handler's panic. Safe for
-// concurrent use.
+// badInputPanicCounter is a slog.Handler counting the "http: panic serving" lines net/http
+// logs when it recovers a handler's panic. Safe for concurrent use.
 type badInputPanicCounter struct {
 	panics atomic.Int64
 }
 
 func (c *badInputPanicCounter) count() int { return int(c.panics.Load()) }
 
-// Enabled implements slog.Handler: every level, since the mock logs its server errors at Debug.
+// Enabled is true at every level: the mock logs its server errors at Debug.
 func (c *badInputPanicCounter) Enabled(context.Context, slog.Level) bool { return true }
 
-// Handle implements slog.Handler.
+// Handle, WithAttrs and WithGroup implement slog.Handler.
 func (c *badInputPanicCounter) Handle(_ context.Context, r slog.Record) error {
 	if strings.Contains(r.Message, "http: panic serving") {
 		c.panics.Add(1)
@@ -622,13 +564,11 @@ func (c *badInputPanicCounter) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
-// WithAttrs implements slog.Handler.
 func (c *badInputPanicCounter) WithAttrs([]slog.Attr) slog.Handler { return c }
 
-// WithGroup implements slog.Handler.
 func (c *badInputPanicCounter) WithGroup(string) slog.Handler { return c }
 
-// Table renders the figures as a plain-text table, one row per class, then the totals.
+// Table renders the figures as a plain-text table, a row per class, then the totals.
 func (f *BadInputFigures) Table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-20s %8s %8s %6s %7s %7s  %s\n", "class", "runtime", "mock", "sent", "wrong", "bad-err", "statuses seen")
@@ -650,28 +590,21 @@ func (f *BadInputFigures) Table() string {
 	return b.String()
 }
 
-// badInputStatuses renders "runtime 400×12 mock 400×8".
 func badInputStatuses(m map[BadInputServer]map[int]int) string {
 	var parts []string
 	for _, server := range []BadInputServer{BadInputRuntime, BadInputMock} {
-		codes := make([]int, 0, len(m[server]))
-		for code := range m[server] {
-			codes = append(codes, code)
-		}
-		sort.Ints(codes)
-		for _, code := range codes {
+		for _, code := range slices.Sorted(maps.Keys(m[server])) {
 			parts = append(parts, fmt.Sprintf("%s %d×%d", server, code, m[server][code]))
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// ErrBadInputWrong is what BadInputFigures.Check wraps when a property does not hold.
+// ErrBadInputWrong is what BadInputFigures.Check wraps.
 var ErrBadInputWrong = errors.New("bad input not held")
 
-// Check returns an error naming every property the figures break: an answer that was not
-// the expected status with a JSON error, a panic, a leaked goroutine or file descriptor, a
-// class never sent, or a start dropped.
+// Check returns an error naming every property the figures break: a wrong answer, a panic, a
+// leak, a class never sent, a start dropped.
 func (f *BadInputFigures) Check() error {
 	var problems []string
 	for _, c := range f.Classes {

@@ -1,28 +1,43 @@
 package selfbench
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/stack"
 )
 
-// RunChild runs the hidden `bench` child mode args name — the floor's naive SSE server
-// (FloorServerCommand) and line-copying relay (FloorRelayCommand), pacing's naive reference
-// server (NaiveServerCommand), fidelity's paced server (PacedServerCommand) and probe client
-// (ProbeClientCommand) — until ctx
-// ends, logging to stderr. ok is false when args name none. These are processes the
-// measurements start themselves, not user commands, so their flags live here beside the code
-// that passes them.
+// The hidden `bench` modes the measurements start as child processes: each prints
+// "listening on http://ADDR" and serves until interrupted.
+const (
+	floorServerMode = "floor-server" // NewFloorServer
+	floorRelayMode  = "floor-relay"  // NewFloorRelay
+	naiveServerMode = "naive-server" // NewNaiveServer
+	pacedServerMode = "paced-server" // NewPacedServer
+	probeClientMode = "probe-client" // NewProbeClient
+)
+
+// childArgs is a bench child's command line, on a free loopback port.
+func childArgs(mode string, flags ...string) []string {
+	return append([]string{"bench", mode, "--addr", "127.0.0.1:0"}, flags...)
+}
+
+// RunChild runs the hidden `bench` child mode args name until ctx ends, logging to stderr; ok
+// is false when args name none. These are the measurements' processes, not user commands, so
+// their flags live here beside the code that passes them.
 func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, err error) {
 	if len(args) == 0 {
 		return false, nil
@@ -32,15 +47,15 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	var build func() (stack.Server, error)
 	switch args[0] {
-	case FloorServerCommand:
+	case floorServerMode:
 		events := fs.Int("events", 200, "events per stream")
 		itl := fs.Duration("itl", 50*time.Millisecond, "delay before each event")
 		build = func() (stack.Server, error) { return NewFloorServer(*events, *itl) }
-	case FloorRelayCommand:
+	case floorRelayMode:
 		upstream := fs.String("upstream", "", "the URL every request is relayed to (required)")
 		http1 := fs.Bool("upstream-http1", false, "one HTTP/1.1 connection per stream to the upstream instead of h2c")
 		build = func() (stack.Server, error) { return NewFloorRelay(*upstream, *http1) }
-	case NaiveServerCommand:
+	case naiveServerMode:
 		ttft := fs.Duration("ttft", 100*time.Millisecond, "sleep from request arrival to the first token")
 		itl := fs.Duration("itl", 50*time.Millisecond, "sleep between tokens")
 		tokens := fs.Int("tokens", 100, "tokens per stream")
@@ -48,13 +63,13 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 		build = func() (stack.Server, error) {
 			srv, err := NewNaiveServer(*ttft, *itl, *tokens)
 			if err == nil && *profile {
-				srv.ServeProfile()
+				srv.serveProfile()
 			}
 			return srv, err
 		}
-	case ProbeClientCommand:
+	case probeClientMode:
 		build = func() (stack.Server, error) { return NewProbeClient(), nil }
-	case PacedServerCommand:
+	case pacedServerMode:
 		ttft := fs.Duration("ttft", 200*time.Millisecond, "delay from request arrival to the first chunk")
 		itl := fs.Duration("itl", 100*time.Millisecond, "delay between chunks")
 		textFile := fs.String("text-file", "", "the answer text (required)")
@@ -96,3 +111,174 @@ func (s httpServer) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
 
 // Shutdown stops accepting and waits for open streams to end, or ctx to.
 func (s httpServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+
+// The floor's yardsticks: the least code that can serve, relay and read a paced SSE stream,
+// checking, recording and decoding nothing, so what the mock, the runtime and the generator
+// cost beyond them is what they pay for being what they are.
+
+// floorFrame is the floor server's event: a sim-chat answer chunk the size the runtime relays.
+const floorFrame = codecFrame
+
+// floorProtocols serves HTTP/1.1 and h2c, as the mock and the runtime do.
+func floorProtocols() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return p
+}
+
+// NewFloorServer is the floor's naive SSE server: events events per stream, itl apart from the
+// request, then [DONE] (a request body {"events":N}, 0 < N < events, asks for fewer: the
+// warm-up's). A goroutine per stream sleeps to each event's scheduled time (not for the
+// interval, which would drift) and writes and flushes it.
+func NewFloorServer(events int, itl time.Duration) (httpServer, error) {
+	if events <= 0 || itl < 0 {
+		return httpServer{}, fmt.Errorf("floor server: want events > 0 and itl ≥ 0, got %d and %s", events, itl)
+	}
+	frame := []byte(floorFrame)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Events int }
+		if json.NewDecoder(io.LimitReader(r.Body, 1<<10)).Decode(&req) != nil || req.Events <= 0 || req.Events >= events {
+			req.Events = events
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		if rc.Flush() != nil {
+			return
+		}
+		start := time.Now()
+		for i := range req.Events {
+			time.Sleep(time.Until(start.Add(time.Duration(i+1) * itl)))
+			if _, err := w.Write(frame); err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	})
+	return httpServer{&http.Server{Handler: h, Protocols: floorProtocols(), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}}, nil
+}
+
+// floorRelayConns is the relay's h2c connections to its upstream, as the runtime's default
+// (agentruntime.DefaultProviderH2CConns).
+const floorRelayConns = 4
+
+// NewFloorRelay is the two-hop floor's relay: it forwards each request to upstream and copies
+// the response line by line, flushing whenever nothing more is buffered (the runtime's flush
+// policy), over h2c on pooled connections or, with upstreamHTTP1, one HTTP/1.1 connection per
+// stream.
+func NewFloorRelay(upstream string, upstreamHTTP1 bool) (httpServer, error) {
+	if !strings.HasPrefix(upstream, "http://") {
+		return httpServer{}, fmt.Errorf("floor relay: upstream %q: want an http:// URL", upstream)
+	}
+	t := &http.Transport{MaxIdleConns: 100_000, MaxIdleConnsPerHost: 100_000, IdleConnTimeout: 90 * time.Second}
+	if !upstreamHTTP1 {
+		p := new(http.Protocols)
+		p.SetUnencryptedHTTP2(true)
+		t.Protocols, t.MaxConnsPerHost = p, floorRelayConns
+	}
+	client := &http.Client{Transport: t}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, upstream, r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		br := bufio.NewReaderSize(resp.Body, 4<<10)
+		for {
+			line, err := br.ReadSlice('\n')
+			if len(line) > 0 {
+				if _, werr := w.Write(line); werr != nil {
+					return
+				}
+			}
+			if br.Buffered() == 0 && rc.Flush() != nil {
+				return
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return
+			}
+		}
+	})
+	return httpServer{&http.Server{Handler: h, Protocols: floorProtocols()}}, nil
+}
+
+// NewPacedServer serves text (not empty) as an opted-in sim-chat stream to every request:
+// headers at once, the first word ttft after the request arrived, the others itl apart, then
+// the final envelope and [DONE]. Nothing else sits between its first byte and the generator's
+// clock, so TTFC − TTFT against it is the harness's own error.
+func NewPacedServer(text string, ttft, itl time.Duration) (httpServer, error) {
+	if ttft < 0 || itl < 0 {
+		return httpServer{}, errors.New("TTFT and ITL must not be negative")
+	}
+	frames, tail, err := pacedFrames(text)
+	if err != nil {
+		return httpServer{}, err
+	}
+	return httpServer{&http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}}, nil
+}
+
+// pacedFrames encodes text as a chunk frame per word, and the final envelope and [DONE].
+func pacedFrames(text string) (frames [][]byte, tail []byte, err error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, nil, errors.New("empty answer")
+	}
+	frame := func(v any) ([]byte, error) {
+		b, err := json.Marshal(v)
+		return append(append([]byte("data: "), b...), '\n', '\n'), err
+	}
+	rest := text
+	for rest != "" {
+		piece := rest
+		if i := strings.IndexByte(rest[1:], ' '); i >= 0 {
+			piece = rest[:i+1]
+		}
+		rest = rest[len(piece):]
+		b, err := frame(map[string]string{"blockId": "b1", "chunk": piece})
+		if err != nil {
+			return nil, nil, err
+		}
+		frames = append(frames, b)
+	}
+	tail, err = frame(map[string]any{"event": "final", "data": map[string]any{"success": true, "output": map[string]string{"content": text}}})
+	return frames, append(tail, "data: \"[DONE]\"\n\n"...), err
+}
+
+func pacedHandler(clock *hrtimer.Clock, frames [][]byte, tail []byte, ttft, itl time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived := time.Now()
+		_, _ = io.Copy(io.Discard, r.Body)
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Connection", "keep-alive")
+		h.Set("X-Accel-Buffering", "no")
+		h.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		if rc.Flush() != nil {
+			return
+		}
+		waiter := clock.NewWaiter()
+		for i, b := range frames {
+			if !waiter.Until(r.Context().Done(), arrived.Add(ttft+time.Duration(i)*itl)) {
+				return
+			}
+			if _, err := w.Write(b); err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+		_, _ = w.Write(tail)
+	})
+}

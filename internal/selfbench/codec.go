@@ -9,11 +9,10 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// codecFrame is a typical ~60-byte sim-chat answer frame, the size issue 2's target is for.
+// codecFrame is a typical ~60-byte sim-chat answer frame.
 const codecFrame = "data: {\"blockId\":\"b1\",\"chunk\":\"Hello there, general\"}\n\n"
 
-// repeatReader serves block over and over, so the benchmark decodes b.N events from a fixed
-// 64 KiB input instead of building a b.N-sized one.
+// repeatReader serves block over and over, so b.N events need no b.N-sized input.
 type repeatReader struct {
 	block []byte
 	off   int
@@ -64,8 +63,7 @@ func Codec(ctx context.Context, o Options) (*Report, error) {
 	rep.addTarget("events/s per core", perCore, "M events/s", "≥ 10 M", perCore >= 10)
 	rep.addTarget("CPU per event", cpuPerEvent, "ns", "≤ 100 ns", cpuPerEvent <= 100)
 	rep.add("wall time per event", wallPerEvent, "ns")
-	// The decoder's read buffer grows to its steady size during the first reads, so a few
-	// allocations happen in total; per event they round to 0, as `go test -benchmem` shows.
+	// The read buffer grows during the first reads: a few allocations, 0 per event rounded.
 	allocs := float64(res.MemAllocs) / float64(res.N)
 	rep.addTarget("allocations per event", allocs, "allocs", "0 (rounded, as -benchmem)", res.AllocsPerOp() == 0)
 	rep.add("events decoded", float64(res.N), "events")

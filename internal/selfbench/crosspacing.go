@@ -2,8 +2,8 @@ package selfbench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -25,14 +25,12 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// Pacing first plays the mock and the naive server, each in a child process, from one minimal
-// client (crossPacing); then it runs the mock's self-test as `streambench mock --self-test` does (GOMAXPROCS
-// raised, one HTTP/1.1 connection per stream): Options.Streams streams at Options.TokensPerSecond,
-// pacing error from the mock's own histogram (actual − scheduled emission per frame).
+// Pacing plays the mock and the naive server, each in a child process, from one minimal client
+// (crossPacing), then runs the mock's self-test as `streambench mock --self-test` does.
 func Pacing(ctx context.Context, o Options) (*Report, error) {
-	streams := orDefault(o.Streams, 2000)
-	tps := orDefault(o.TokensPerSecond, 20)
-	duration := orDefault(o.Duration, 10*time.Second)
+	streams := cmp.Or(o.Streams, 2000)
+	tps := cmp.Or(o.TokensPerSecond, 20)
+	duration := cmp.Or(o.Duration, 10*time.Second)
 	rep := &Report{
 		Name:    fmt.Sprintf("pacing: the mock at %d streams × %g tokens/s", streams, tps),
 		Command: fmt.Sprintf("streambench bench pacing --streams %d --tokens-per-second %g --duration %s", streams, tps, duration),
@@ -68,18 +66,15 @@ func Pacing(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// The cross-process pacing run: each stream's shape, as issue 15 set it.
+// The cross-process pacing run's streams, and each one's read buffer (its longest frame).
 const (
-	crossTokens = 100
-	crossTTFT   = 100 * time.Millisecond
-	crossRamp   = time.Second
-	// crossReadBuffer is each stream's read buffer: the longest frame it can hold.
+	crossTokens     = 100
+	crossTTFT       = 100 * time.Millisecond
+	crossRamp       = time.Second
 	crossReadBuffer = 8192
-	// crossScenario is the scenario the mock child plays, written to its scenario directory.
-	crossScenario = "pacing"
+	crossScenario   = "pacing"
 )
 
-// crossPacingMethod says how crossPacing measures, for the report.
 var crossPacingMethod = "cross-process: `streambench mock` and the naive reference server (bench naive-server: one goroutine per stream, time.Sleep per token, " +
 	"HTTP/1.1, chunks framed as cheaply as the mock's, default GOMAXPROCS) each in a child process, both up for the whole measurement, played in turn by the same minimal client in this process: " +
 	fmt.Sprintf("an unmeasured %s warm-up round against each, then rounds %s, each server's rounds pooled; ", crossWarmUp, crossOrderNames()) +
@@ -94,27 +89,22 @@ type serverPacing struct {
 	failed             int
 	firstFailure       string
 	tokens             int64
-	// ttftError is first content chunk − (request sent + TTFT), gapError |gap − ITL| between
-	// successive content chunks, endLate the [DONE] frame − (request sent + TTFT + (tokens−1)
-	// × ITL); all in µs as the client read them.
-	ttftError, gapError, endLate *hdrhistogram.Histogram
-	serverCPU, clientCPU         time.Duration
-	serverPeakRSSKiB             int64
-	elapsed                      time.Duration
+	*crossHistograms
+	serverCPU, clientCPU time.Duration
+	serverPeakRSSKiB     int64
+	elapsed              time.Duration
 }
 
-// crossOrder is the order the two servers (0 the mock, 1 the naive server) are played in:
-// twice each, pooled, reversed for the second round, so neither meets the machine's drift
-// alone (docs/BENCHMARKS.md, "Why the constants").
+// crossOrder is the order the mock (0) and the naive server (1) are played in, reversed for the
+// second round so neither meets the machine's drift alone (docs/BENCHMARKS.md, "Why the constants").
 var crossOrder = []int{0, 1, 1, 0}
 
-// crossWarmUp is how long a server's unmeasured warm-up round plays (the ramp, the first
-// token and a few more): meeting 2,000 streams for the first time is not pacing
-// (docs/BENCHMARKS.md, "Why the constants").
+// crossWarmUp is how long a server's unmeasured warm-up round plays: meeting 2,000 streams for
+// the first time is not pacing (docs/BENCHMARKS.md, "Why the constants").
 const crossWarmUp = crossRamp + crossTTFT + 500*time.Millisecond
 
-// warmCross plays one unmeasured round against child for crossWarmUp, then lets the server
-// wind the streams down before the next round starts. Only an interrupt of ctx is an error.
+// warmCross plays one unmeasured round against child for crossWarmUp, then lets the server wind
+// the streams down. Only an interrupt of ctx is an error.
 func warmCross(ctx context.Context, child *stack.Child, streams int, itl time.Duration) error {
 	wctx, cancel := context.WithTimeout(ctx, crossWarmUp)
 	defer cancel()
@@ -127,7 +117,6 @@ func warmCross(ctx context.Context, child *stack.Child, streams int, itl time.Du
 	}
 }
 
-// crossOrderNames is crossOrder in words: "mock, naive, naive, mock".
 func crossOrderNames() string {
 	names := make([]string, len(crossOrder))
 	for i, server := range crossOrder {
@@ -136,7 +125,6 @@ func crossOrderNames() string {
 	return strings.Join(names, ", ")
 }
 
-// pool adds another round's figures of the same server to p.
 func (p *serverPacing) pool(q *serverPacing) {
 	p.streams += q.streams
 	p.completed += q.completed
@@ -145,24 +133,21 @@ func (p *serverPacing) pool(q *serverPacing) {
 		p.firstFailure = q.firstFailure
 	}
 	p.tokens += q.tokens
-	p.ttftError.Merge(q.ttftError)
-	p.gapError.Merge(q.gapError)
-	p.endLate.Merge(q.endLate)
+	p.merge(q.crossHistograms)
 	p.serverCPU += q.serverCPU
 	p.clientCPU += q.clientCPU
 	p.serverPeakRSSKiB = max(p.serverPeakRSSKiB, q.serverPeakRSSKiB)
 	p.elapsed += q.elapsed
 }
 
-// cpuPerToken is the server's CPU time per token received, in µs.
 func (p *serverPacing) cpuPerToken() float64 { return perFrame(p.serverCPU, p.tokens) }
 
 // crossPacing plays the same streams against the mock and the naive server, each in a child
-// process of its own, from a minimal client in this process, and adds both servers' figures,
-// side by side, and the ratios issue 15 targets to rep.
+// process, from a minimal client in this process, and adds both servers' figures and their
+// ratios to rep.
 func crossPacing(ctx context.Context, o Options, rep *Report) error {
-	streams := orDefault(o.Streams, 2000)
-	itl := time.Duration(float64(time.Second) / orDefault(o.TokensPerSecond, 20))
+	streams := cmp.Or(o.Streams, 2000)
+	itl := time.Duration(float64(time.Second) / cmp.Or(o.TokensPerSecond, 20))
 	exe, err := ownExecutable()
 	if err != nil {
 		return err
@@ -173,19 +158,13 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	}
 	defer os.RemoveAll(dir)
 
-	mockArgs := []string{"mock", "--addr", "127.0.0.1:0", "--scenarios", dir}
-	if o.ProfileDir != "" {
-		mockArgs = append(mockArgs, "--pprof", "127.0.0.1:0")
-	}
-	mock, err := stack.StartChild(exe, mockArgs)
+	mockStack, err := stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: dir, MockOnly: true, Pprof: o.ProfileDir != ""})
 	if err != nil {
-		return fmt.Errorf("start mock: %w", err)
-	}
-	defer mock.Stop()
-	if err := stack.WaitHealthy(mock.URL()); err != nil {
 		return err
 	}
-	naive, err := stack.StartChild(exe, naiveServerArgs(crossTTFT, itl, crossTokens, o.ProfileDir != ""))
+	defer mockStack.Stop()
+	mock := mockStack.Mock
+	naive, err := stack.StartChild(exe, childArgs(naiveServerMode, "--ttft", crossTTFT.String(), "--itl", itl.String(), "--tokens", strconv.Itoa(crossTokens), fmt.Sprintf("--pprof=%t", o.ProfileDir != "")))
 	if err != nil {
 		return fmt.Errorf("start naive server: %w", err)
 	}
@@ -199,8 +178,6 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 		{name: "mock", profile: "mock-cpu.pprof", child: mock, profileURL: mock.PprofURL()},
 		{name: "naive", profile: "naive-cpu.pprof", child: naive, profileURL: naive.URL()},
 	}
-	// Warm-ups, unmeasured: each server, then the client, has had a round like the measured
-	// ones before any is measured (see crossWarmUp).
 	for _, sv := range servers {
 		if err := warmCross(ctx, sv.child, streams, itl); err != nil {
 			return fmt.Errorf("%s: warm-up: %w", sv.name, err)
@@ -229,7 +206,7 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 			sv.played.pool(p)
 		}
 	}
-	mock.Stop()
+	mockStack.Stop()
 	naive.Stop()
 	m, n := servers[0].played, servers[1].played
 
@@ -272,8 +249,6 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	return nil
 }
 
-// crossScenarioYAML is the one scenario the mock child plays: tokens one-token frames, the
-// first at ttft, then one every itl.
 func crossScenarioYAML(ttft, itl time.Duration, tokens int) string {
 	return pacedScenario(crossScenario, "one answer turn paced at a constant rate, for bench pacing's cross-process run", ttft, itl, fmt.Sprintf("{tokens: %d}", tokens))
 }
@@ -281,23 +256,27 @@ func crossScenarioYAML(ttft, itl time.Duration, tokens int) string {
 // msQ is h's quantile q (100: its max) in milliseconds.
 func msQ(h *hdrhistogram.Histogram, q float64) float64 { return quantileMs(h, q, 0) }
 
-// startProfile fetches a CPU profile of a server child from its /debug/pprof endpoint for
-// about length (whole seconds) into file; the returned function waits for it.
+// startProfile fetches a CPU profile of base over about length into file; wait waits for it.
 func startProfile(ctx context.Context, base, file string, length time.Duration) func() error {
 	done := make(chan error, 1)
 	go func() { done <- fetchProfile(ctx, base, file, max(1, int(length/time.Second))) }()
 	return func() error { return <-done }
 }
 
-// crossShards is how many locks the client's histograms are split over: a stream records
-// into the shard of its index, so 2,000 streams rarely meet on one.
+// crossShards is how many locks the client's histograms are split over, by stream index.
 const crossShards = 16
 
-// crossHistograms are one shard of the client's three histograms.
+// crossHistograms are the client's histograms of a server, in µs: first content chunk −
+// (request sent + TTFT); |gap − ITL| between content chunks; [DONE] − its scheduled time.
 type crossHistograms struct {
 	mu                           sync.Mutex
 	ttftError, gapError, endLate *hdrhistogram.Histogram
 	outOfRange                   int64
+}
+
+// merge adds q's values to c's and returns how many of q's were lost (out of range).
+func (c *crossHistograms) merge(q *crossHistograms) int64 {
+	return q.outOfRange + c.ttftError.Merge(q.ttftError) + c.gapError.Merge(q.gapError) + c.endLate.Merge(q.endLate)
 }
 
 func newCrossHistograms() *crossHistograms {
@@ -313,8 +292,8 @@ func (c *crossHistograms) record(h *hdrhistogram.Histogram, micros int64) {
 	c.mu.Unlock()
 }
 
-// playCross plays streams streams against child, starts spread uniformly over crossRamp, and
-// measures the server process's CPU (/proc/PID/stat) from before the first to after the last.
+// playCross plays streams streams against child, starts spread uniformly at random over
+// crossRamp, and measures the server's CPU from before the first to after the last.
 func playCross(ctx context.Context, name string, child *stack.Child, streams int, itl time.Duration) (*serverPacing, error) {
 	u, err := url.Parse(child.URL())
 	if err != nil {
@@ -339,10 +318,8 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 		failOnce   sync.Once
 		firstError string
 	)
-	// Every stream's read buffer is allocated, and the heap collected, before the clock
-	// starts: allocated at each stream's start they grew this process's heap during the ramp,
-	// and its collections then delayed the timestamps of whichever server played first more
-	// than the next one's, whose streams found the heap already grown.
+	// Buffers allocated before the clock starts: grown during the ramp, the heap's collections
+	// delayed the timestamps of whichever server played first more than the next one's.
 	bufs := make([][]byte, streams)
 	for i := range bufs {
 		bufs[i] = make([]byte, 0, crossReadBuffer)
@@ -384,13 +361,10 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p.completed, p.failed, p.firstFailure, p.tokens = int(completed.Load()), int(failed.Load()), firstError, tokens.Load()
-	p.ttftError, p.gapError, p.endLate = shards[0].ttftError, shards[0].gapError, shards[0].endLate
-	var lost int64
-	for _, s := range shards {
-		lost += s.outOfRange
-		if s != shards[0] {
-			lost += p.ttftError.Merge(s.ttftError) + p.gapError.Merge(s.gapError) + p.endLate.Merge(s.endLate)
-		}
+	p.crossHistograms = shards[0]
+	lost := shards[0].outOfRange
+	for _, s := range shards[1:] {
+		lost += p.merge(s)
 	}
 	if lost > 0 {
 		return nil, fmt.Errorf("%s: %d values beyond the histograms' 60 s range", name, lost)
@@ -399,17 +373,15 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 }
 
 // crossRequest is every stream's request: a streamed chat completion selecting the pacing
-// scenario (the naive server ignores it), on a connection closed after the response.
+// scenario (the naive server ignores it).
 func crossRequest(addr string) []byte {
 	body := `{"model":"pacing","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=` + crossScenario + ` seed=1]]"}]}`
 	return []byte(fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
 		mockprovider.PathOpenAI, addr, len(body), body))
 }
 
-// crossStream plays one stream on its own HTTP/1.1 connection with as little client work as
-// there can be, timestamping each read and the frames it completed (HTTP's chunked framing
-// never holds a blank line), until data: [DONE]; buf is its read buffer, and it returns the
-// content chunks read.
+// crossStream plays one stream on its own connection with as little client work as there can
+// be, timing each frame by the read that completed it, and returns the content chunks read.
 func crossStream(ctx context.Context, addr string, request []byte, itl time.Duration, buf []byte, h *crossHistograms) (int, error) {
 	conn, done, err := dialTCP(ctx, addr)
 	if err != nil {
@@ -449,10 +421,9 @@ func crossStream(ctx context.Context, addr string, request []byte, itl time.Dura
 	return tokens, nil
 }
 
-// readFrames reads an HTTP/1.1 response off conn into buf (empty, its capacity the longest
-// frame) and calls frame with each SSE frame a read completed (HTTP's chunked framing never
-// holds a blank line) and the time that read returned (arrived, when set, adjusts it), until
-// frame is done or fails. A response that is not a 200 is an error.
+// readFrames reads a 200 response off conn into buf (empty, its capacity the longest frame) and
+// calls frame with each SSE frame a read completed (chunked framing never holds a blank line)
+// and the time that read returned (adjusted by arrived when set), until frame is done or fails.
 func readFrames(conn net.Conn, buf []byte, arrived func(time.Time) time.Time, frame func(f []byte, at time.Time) (done bool, err error)) error {
 	const okStatus = "HTTP/1.1 200 "
 	checked := false
@@ -486,50 +457,26 @@ func readFrames(conn net.Conn, buf []byte, arrived func(time.Time) time.Time, fr
 	}
 }
 
-// contentDelta opens a content chunk's delta, in the mock's and the naive server's chunks.
 var contentDelta = []byte(`"delta":{"content":"`)
 
-// isContentChunk reports whether frame is a chunk whose delta carries non-empty content (the
-// role chunk's content is empty).
+// isContentChunk reports whether frame's delta carries content (the role chunk's is empty).
 func isContentChunk(frame []byte) bool {
 	i := bytes.Index(frame, contentDelta)
 	return i >= 0 && i+len(contentDelta) < len(frame) && frame[i+len(contentDelta)] != '"'
 }
 
-// NaiveServerCommand is the hidden `bench` mode the pacing measurement starts as a child
-// process (`streambench bench naive-server --ttft D --itl D --tokens N`): a NaiveServer that
-// prints "listening on http://ADDR" and serves until interrupted.
-const NaiveServerCommand = "naive-server"
-
-// naiveServerArgs is the naive server child's command line, the one place it is spelled.
-func naiveServerArgs(ttft, itl time.Duration, tokens int, pprof bool) []string {
-	args := []string{"bench", NaiveServerCommand, "--addr", "127.0.0.1:0", "--ttft", ttft.String(), "--itl", itl.String(), "--tokens", strconv.Itoa(tokens)}
-	if pprof {
-		args = append(args, "--pprof")
-	}
-	return args
-}
-
-// NaiveServer is the yardstick the mock's cost and pacing are held to: the OpenAI streaming
-// server a Go engineer writes in a few minutes (a goroutine per stream, time.Sleep before each
-// token, Write and Flush per chunk), its chunks the mock's shape and framed as cheaply, so the
-// comparison is of pacing and serving, not of JSON encoders.
-type NaiveServer struct{ httpServer }
-
-// NewNaiveServer returns a server that answers every request with tokens content chunks, the
+// NewNaiveServer is the yardstick the mock's cost and pacing are held to: the OpenAI streaming
+// server a Go engineer writes in minutes (a goroutine per stream, time.Sleep before each token,
+// Write and Flush per chunk), its chunks the mock's shape and framed as cheaply, so the two
+// compare in pacing and serving, not JSON encoders. Every answer is tokens content chunks, the
 // first ttft after the request arrived, each next one itl after the previous was written.
-func NewNaiveServer(ttft, itl time.Duration, tokens int) (*NaiveServer, error) {
+func NewNaiveServer(ttft, itl time.Duration, tokens int) (httpServer, error) {
 	if ttft < 0 || itl < 0 || tokens <= 0 {
-		return nil, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)
+		return httpServer{}, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)
 	}
-	// The content deltas, tokens about as long as the mock's.
-	var deltas []string
-	for _, word := range []string{" streaming", " tokens", " arrive", " one", " frame", " at", " a", " time"} {
-		b, err := json.Marshal(map[string]string{"content": word})
-		if err != nil {
-			return nil, err
-		}
-		deltas = append(deltas, string(b))
+	var deltas []string // tokens about as long as the mock's
+	for _, word := range strings.Fields("streaming tokens arrive one frame at a time") {
+		deltas = append(deltas, `{"content":" `+word+`"}`)
 	}
 	var requests atomic.Uint64
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -569,15 +516,14 @@ func NewNaiveServer(ttft, itl time.Duration, tokens int) (*NaiveServer, error) {
 		}
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	})
-	return &NaiveServer{httpServer{&http.Server{Handler: handler}}}, nil
+	return httpServer{&http.Server{Handler: handler}}, nil
 }
 
-// ServeProfile has the server answer GET /debug/pprof/profile (a CPU profile, as the mock
-// does), so bench pacing --profile can set the yardstick's profile beside the mock's. Call it
-// before Serve.
-func (n *NaiveServer) ServeProfile() {
+// serveProfile has the server answer GET /debug/pprof/profile as the mock does (bench pacing
+// --profile). Call it before Serve.
+func (s httpServer) serveProfile() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-	mux.Handle("/", n.srv.Handler)
-	n.srv.Handler = mux
+	mux.Handle("/", s.srv.Handler)
+	s.srv.Handler = mux
 }

@@ -196,8 +196,7 @@ func TestServerPacingPools(t *testing.T) {
 		}
 		h.record(h.gapError, 1000)
 		h.record(h.endLate, 2000)
-		p := &serverPacing{name: "mock", streams: 100, completed: 99, tokens: 9900,
-			ttftError: h.ttftError, gapError: h.gapError, endLate: h.endLate,
+		p := &serverPacing{name: "mock", streams: 100, completed: 99, tokens: 9900, crossHistograms: h,
 			serverCPU: time.Second, clientCPU: 2 * time.Second, serverPeakRSSKiB: rss, elapsed: 7 * time.Second}
 		if failure != "" {
 			p.failed, p.firstFailure = 1, failure

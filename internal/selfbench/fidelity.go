@@ -1,6 +1,7 @@
 package selfbench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -15,11 +16,10 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// fidelityWords is the answer length of the fidelity scenario: a short answer.
+// fidelityWords is the fidelity scenario's answer length.
 const fidelityWords = 20
 
-// fidelityParams are the fidelity measurement's sizes and its scenario, written to dir (the
-// mock child loads it) and loaded as lib.
+// fidelityParams are the fidelity measurement's sizes and its scenario, in dir and as lib.
 type fidelityParams struct {
 	streams                             int
 	ttft, length, duration, itl, warmup time.Duration
@@ -29,16 +29,14 @@ type fidelityParams struct {
 	lib                                 *scenarios.Library
 }
 
-// newFidelityParams derives the sizes from o and writes the constant-TTFT scenario; the
-// caller removes dir.
+// newFidelityParams derives the sizes from o and writes the scenario; the caller removes dir.
 func newFidelityParams(o Options) (fidelityParams, error) {
-	p := fidelityParams{streams: orDefault(o.Streams, 2000), ttft: orDefault(o.TTFT, 200*time.Millisecond)}
-	p.length = max(orDefault(o.StreamLength, 15*time.Second), p.ttft+time.Duration(fidelityWords)*time.Millisecond)
-	p.duration = orDefault(o.Duration, 30*time.Second)
+	p := fidelityParams{streams: cmp.Or(o.Streams, 2000), ttft: cmp.Or(o.TTFT, 200*time.Millisecond)}
+	p.length = max(cmp.Or(o.StreamLength, 15*time.Second), p.ttft+time.Duration(fidelityWords)*time.Millisecond)
+	p.duration = cmp.Or(o.Duration, 30*time.Second)
 	p.itl = (p.length - p.ttft) / fidelityWords
 	p.rate = float64(p.streams) / p.length.Seconds()
-	// Sessions of the first second (first dials, empty pools, stacks growing) are checked but not
-	// measured: the figure is the harness's error with its streams open, not its cold start.
+	// The first second (first dials, empty pools) is checked, not measured: not a cold start.
 	p.warmup = min(time.Second, p.duration/5)
 	p.text = literalText(fidelityWords)
 	p.probeRate = max(10, p.rate/5)
@@ -48,15 +46,13 @@ func newFidelityParams(o Options) (fidelityParams, error) {
 	return p, err
 }
 
-// probe is the probe client's run beside the generator's against target: from the end of the
-// warm-up to the end of the starts.
+// probe is the probe client's run against target, from the warm-up's end to the starts' end.
 func (p fidelityParams) probe(target, wire string) probeRequest {
 	return probeRequest{Target: target, Wire: wire, Rate: p.probeRate, Delay: p.warmup, Duration: p.duration - p.warmup, TTFT: p.ttft}
 }
 
-// addFloor reports the probe client's figures as the floor under name's, makes them the
-// yardsticks of the generator's figures named measured+"p50", "p99" and "max", and returns
-// the generator's p99 (ms) beyond the floor's; a probe that measured nothing fails the report.
+// addFloor adds the probe client's figures as the floor, the yardsticks of the generator's
+// figures measured+"p50", "p99" and "max", and returns the generator's p99 (ms) beyond it.
 func addFloor(rep *Report, name, measured string, floor probeResult, p99 float64) (beyond float64) {
 	ms := func(us int64) float64 { return float64(us) / 1000 }
 	for i, f := range rep.Figures {
@@ -82,9 +78,9 @@ func addFloor(rep *Report, name, measured string, floor probeResult, p99 float64
 	return p99 - ms(floor.P99)
 }
 
-// Fidelity measures the generator's time-to-first-chunk error at ~N open streams against a
-// paced server (the harness's own error) and through the runtime and the mock; with
-// Options.Wires, each provider wire straight against the mock instead (fidelityWires).
+// Fidelity measures the generator's TTFC error at ~N open streams against a paced server (the
+// harness's own error) and through the runtime and the mock; with Options.Wires, each provider
+// wire straight against the mock instead.
 func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	p, err := newFidelityParams(o)
 	if err != nil {
@@ -109,9 +105,8 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 			"HdrHistogram, 3 digits: ~%dµs buckets at this TTFT).",
 			ttft, fidelityWords, itl, length, rate, duration, streams, warmup, p.probeRate, bucketWidthMicros(ttft)),
 	}
-	text, dir, lib := p.text, p.dir, p.lib
-	textFile := filepath.Join(dir, "answer.txt")
-	if err := os.WriteFile(textFile, []byte(text), 0o644); err != nil {
+	textFile := filepath.Join(p.dir, "answer.txt")
+	if err := os.WriteFile(textFile, []byte(p.text), 0o644); err != nil {
 		return nil, fmt.Errorf("answer text: %w", err)
 	}
 	mix, err := chatMix("bench-fidelity", "fidelity", "openai-none")
@@ -119,7 +114,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	base := loadgen.Config{
-		Mix: mix, MixName: "bench-fidelity", Library: lib, Rate: rate, Duration: duration, Warmup: warmup,
+		Mix: mix, MixName: "bench-fidelity", Library: p.lib, Rate: rate, Duration: duration, Warmup: warmup,
 		MaxInflight: 4 * streams, HTTP2: o.HTTP2, Grace: length + 30*time.Second,
 	}
 
@@ -128,7 +123,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	paced, err := stack.StartChild(exe, pacedServerArgs(ttft, itl, textFile))
+	paced, err := stack.StartChild(exe, childArgs(pacedServerMode, "--ttft", ttft.String(), "--itl", itl.String(), "--text-file", textFile))
 	if err != nil {
 		return nil, fmt.Errorf("start paced server: %w", err)
 	}
@@ -142,15 +137,13 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	pacedP99 := rep.addDelay("paced: ", "TTFC − TTFT", pacedPeak, mergedMetric(pacedRun, measure.FirstChunk), ttft, rep.withinMs)
 	beyond := addFloor(rep, "paced", "paced: TTFC − TTFT ", floor, pacedP99)
 	rep.add("paced: late starts (> 1 ms behind schedule)", float64(pacedRun.Summary.Counters.LateStarts), "sessions")
-	// What the error is made of: the generator's own scheduling lag (counted in TTFC, which runs
-	// from the intended start), and the time to response headers, which the paced server sends
-	// at once (loopback plus both processes' scheduling).
+	// What the error is made of: the generator's start lag, and headers (sent at once).
 	rep.addP50P99("paced: start lag", mergedMetric(pacedRun, measure.StartLag))
 	rep.addP50P99("paced: response headers", mergedMetric(pacedRun, measure.Headers))
 	runFailures(rep, pacedRun)
 
 	// (2) Through the runtime and the mock.
-	st, err := startStack(dir, o.ProviderHTTP1)
+	st, err := startStack(p.dir, o.ProviderHTTP1)
 	if err != nil {
 		return nil, err
 	}
@@ -169,12 +162,9 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The mock records when it started each stream (headers and the wire's opening frame), not
-	// when it sent the first token, so this is its start latency under load, not its TTFT error.
 	mockStart := streamStartLatency(records, "fidelity")
 	rep.addP50P99("mock: stream start − request arrival", mockStart)
-	added := rtP99 - pacedP99
-	rep.add("runtime path p99 − paced p99 (what runtime + mock add)", added, "ms")
+	rep.add("runtime path p99 − paced p99 (what runtime + mock add)", rtP99-pacedP99, "ms")
 	rep.against("paced: TTFC − TTFT p99", pacedP99, "ms")
 	rep.withinMs("harness error p99 beyond the machine's floor (paced − probe)", beyond)
 	rep.against("paced: floor p99 (probe client)", pacedP99-beyond, "ms")
@@ -186,11 +176,10 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 }
 
 // Rate runs an open loop at Options.Rate through the runtime and the mock, and compares the
-// achieved rate with the target at the generator and at the mock, which sees what the
-// schedule delivered.
+// rate achieved at the generator and at the mock with the target.
 func Rate(ctx context.Context, o Options) (*Report, error) {
-	rate := orDefault(o.Rate, 200)
-	duration := orDefault(o.Duration, 20*time.Second)
+	rate := cmp.Or(o.Rate, 200)
+	duration := cmp.Or(o.Duration, 20*time.Second)
 	rep := &Report{
 		Name:    fmt.Sprintf("rate: open loop at %g sessions/s for %s", rate, duration),
 		Command: fmt.Sprintf("streambench bench rate --rate %g --duration %s%s", rate, duration, o.transportFlags()),
@@ -248,11 +237,9 @@ func Rate(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// FidelityWires lists the provider wires fidelity can measure the generator on, straight to
-// the mock (Options.Wires).
+// FidelityWires lists the provider wires fidelity can measure straight to the mock (Options.Wires).
 func FidelityWires() []string { return []string{"openai", "anthropic"} }
 
-// wireDialect is the client dialect that speaks a provider wire.
 func wireDialect(wire string) (string, error) {
 	switch wire {
 	case "openai":
@@ -263,9 +250,8 @@ func wireDialect(wire string) (string, error) {
 	return "", fmt.Errorf("wire %q: want one of %s", wire, strings.Join(FidelityWires(), ", "))
 }
 
-// fidelityWires is Fidelity with Options.Wires: per wire, the generator speaks its client
-// dialect straight to a mock child at the sim-chat measurement's size, so TTFT − scripted TTFT
-// is the harness's error on that wire plus the mock's. Every rule must pass.
+// fidelityWires is Fidelity with Options.Wires: TTFT − scripted TTFT is the harness's error on
+// each wire plus the mock's.
 func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, error) {
 	rep := &Report{
 		Name: fmt.Sprintf("fidelity per wire: TTFT − scripted TTFT at %d open streams, generator → mock (%s)", p.streams, strings.Join(o.Wires, ", ")),
@@ -285,59 +271,56 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 		return nil, err
 	}
 	for _, wire := range o.Wires {
-		dialect, err := wireDialect(wire)
-		if err != nil {
+		if err := fidelityWire(ctx, rep, exe, o, p, wire); err != nil {
 			return nil, err
-		}
-		mix, err := loadgen.ParseMix("bench-fidelity-"+wire, fmt.Appendf(nil,
-			"name: bench-fidelity-%s\nseed: 1\nscenarios: {fidelity: 1}\nprofiles:\n  - name: %s\n    dialect: %s\n    weight: 1\n    targets:\n      - {slug: %s}\n",
-			wire, dialect, dialect, dialect))
-		if err != nil {
-			return nil, fmt.Errorf("bench mix for wire %s: %w", wire, err)
-		}
-		// A mock of its own per wire: the second run does not start on the first's warm pools.
-		mock, err := stack.StartChild(exe, []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", "1", "--scenarios", p.dir})
-		if err != nil {
-			return nil, fmt.Errorf("wire %s: start mock: %w", wire, err)
-		}
-		if err := stack.WaitHealthy(mock.URL()); err != nil {
-			mock.Stop()
-			return nil, fmt.Errorf("wire %s: %w", wire, err)
-		}
-		cfg := loadgen.Config{
-			Mix: mix, MixName: "bench-fidelity-" + wire, Library: p.lib, Rate: p.rate, Duration: p.duration, Warmup: p.warmup,
-			MaxInflight: 4 * p.streams, HTTP2: o.HTTP2, Grace: p.length + 30*time.Second,
-			Target: mock.URL(), MockURL: mock.URL(), RuntimeMetricsURL: "-", RunID: "bench-fidelity-" + wire,
-		}
-		run, peak, floor, err := runWithProbe(ctx, exe, cfg, o, p.probe(mock.URL(), wire))
-		if err != nil {
-			mock.Stop()
-			return nil, fmt.Errorf("wire %s run: %w", wire, err)
-		}
-		records, err := mockSessions(ctx, mock.URL())
-		mock.Stop()
-		if err != nil {
-			return nil, fmt.Errorf("wire %s: %w", wire, err)
-		}
-		ttft := mergedMetric(run, measure.TimeToFirstToken)
-		p99 := rep.addDelay(wire+": ", "TTFT − scripted TTFT", peak, ttft, p.ttft, rep.withinMs)
-		beyond := addFloor(rep, wire, wire+": TTFT − scripted TTFT ", floor, p99)
-		rep.withinMs(wire+": harness error p99 beyond the machine's floor (generator − probe)", beyond)
-		rep.against(wire+": floor p99 (probe client)", p99-beyond, "ms")
-		lag := mergedMetric(run, measure.StartLag)
-		rep.add(wire+": start lag p99", quantileMs(lag, 99, 0), "ms")
-		rep.add(wire+": late starts (> 1 ms behind schedule)", float64(run.Summary.Counters.LateStarts), "sessions")
-		mockStart := streamStartLatency(records, "fidelity")
-		rep.add(wire+": mock stream start − request arrival p99", quantileMs(mockStart, 99, 0), "ms")
-		var violations int64
-		for _, n := range run.Summary.Violations {
-			violations += n
-		}
-		rep.addTarget(wire+": violations", float64(violations), "", "0", violations == 0)
-		runFailures(rep, run)
-		if ttft.TotalCount() == 0 {
-			rep.fail("wire %s: no time to first token measured", wire)
 		}
 	}
 	return rep, nil
+}
+
+// fidelityWire measures one wire, on a mock of its own (not the previous wire's warm pools).
+func fidelityWire(ctx context.Context, rep *Report, exe string, o Options, p fidelityParams, wire string) error {
+	dialect, err := wireDialect(wire)
+	if err != nil {
+		return err
+	}
+	mix, err := loadgen.ParseMix("bench-fidelity-"+wire, fmt.Appendf(nil,
+		"name: bench-fidelity-%s\nseed: 1\nscenarios: {fidelity: 1}\nprofiles:\n  - name: %s\n    dialect: %s\n    weight: 1\n    targets:\n      - {slug: %s}\n",
+		wire, dialect, dialect, dialect))
+	if err != nil {
+		return fmt.Errorf("bench mix for wire %s: %w", wire, err)
+	}
+	mock, err := stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: p.dir, MockOnly: true})
+	if err != nil {
+		return fmt.Errorf("wire %s: %w", wire, err)
+	}
+	defer mock.Stop()
+	cfg := loadgen.Config{
+		Mix: mix, MixName: "bench-fidelity-" + wire, Library: p.lib, Rate: p.rate, Duration: p.duration, Warmup: p.warmup,
+		MaxInflight: 4 * p.streams, HTTP2: o.HTTP2, Grace: p.length + 30*time.Second,
+		Target: mock.MockURL, MockURL: mock.MockURL, RuntimeMetricsURL: "-", RunID: "bench-fidelity-" + wire,
+	}
+	run, peak, floor, err := runWithProbe(ctx, exe, cfg, o, p.probe(mock.MockURL, wire))
+	if err != nil {
+		return fmt.Errorf("wire %s run: %w", wire, err)
+	}
+	records, err := mockSessions(ctx, mock.MockURL)
+	if err != nil {
+		return fmt.Errorf("wire %s: %w", wire, err)
+	}
+	ttft := mergedMetric(run, measure.TimeToFirstToken)
+	p99 := rep.addDelay(wire+": ", "TTFT − scripted TTFT", peak, ttft, p.ttft, rep.withinMs)
+	beyond := addFloor(rep, wire, wire+": TTFT − scripted TTFT ", floor, p99)
+	rep.withinMs(wire+": harness error p99 beyond the machine's floor (generator − probe)", beyond)
+	rep.against(wire+": floor p99 (probe client)", p99-beyond, "ms")
+	rep.add(wire+": start lag p99", quantileMs(mergedMetric(run, measure.StartLag), 99, 0), "ms")
+	rep.add(wire+": late starts (> 1 ms behind schedule)", float64(run.Summary.Counters.LateStarts), "sessions")
+	rep.add(wire+": mock stream start − request arrival p99", quantileMs(streamStartLatency(records, "fidelity"), 99, 0), "ms")
+	violations := run.Summary.TotalViolations()
+	rep.addTarget(wire+": violations", float64(violations), "", "0", violations == 0)
+	runFailures(rep, run)
+	if ttft.TotalCount() == 0 {
+		rep.fail("wire %s: no time to first token measured", wire)
+	}
+	return nil
 }

@@ -24,28 +24,25 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// pathTarget is issue 15's bound on the whole path's CPU per delivered answer chunk, as a
-// multiple of the two-hop floor's CPU per event measured in the same run.
-const pathTarget = 1.25
+// The path's targets: its CPU per answer chunk ÷ the two-hop floor's per event, the
+// generator's ÷ the minimal client's on the same path, and the generator's VmRSS per open
+// stream at 20 tokens/s.
+const (
+	pathTarget    = 1.25
+	clientTarget  = 1.1
+	busyStreamKiB = 20.0
+)
 
-// clientTarget is issue 29's bound on the generator's CPU per answer chunk, as a multiple of
-// the minimal client's playing the same streams through the same mock and runtime.
-const clientTarget = 1.1
-
-// busyStreamKiB is issue 15's bound on the generator's memory per open stream at 20 tokens/s
-// (VmRSS at the peak minus before the load, per open stream).
-const busyStreamKiB = 20.0
-
-// floorRole is one process of a floor or path run: what it did, and what that cost.
+// floorRole is one process of a floor or path run, and what it cost.
 type floorRole struct {
-	name   string // "server", "relay", "client"; "mock", "runtime", "generator"
-	pid    int    // 0: this process
-	cpu    time.Duration
-	rssKiB int64 // VmRSS when the most streams were open, minus before the load
+	name       string // "server", "relay", "client"; "mock", "runtime", "generator"
+	pid        int    // 0: this process
+	cpu        time.Duration
+	rssKiB     int64 // VmRSS when the most streams were open, minus before the load
+	rssPeakKiB int64 // VmRSS when the most streams were open
 }
 
-// floorRun is what one run of streams cost: every process's CPU and memory, and what was
-// delivered.
+// floorRun is what one run of streams delivered and cost every process.
 type floorRun struct {
 	streams    int
 	peak       int64 // most streams open at once
@@ -53,7 +50,7 @@ type floorRun struct {
 	roles      []*floorRole
 	failed     int
 	failure    string
-	profileErr error // why the path's CPU profiles (Options.ProfileDir) were not written.
+	profileErr error // why the path's CPU profiles (Options.ProfileDir) were not written
 }
 
 // cpuPerEvent is the CPU of the named roles (all when none are named) per delivered event, in µs.
@@ -67,7 +64,6 @@ func (r *floorRun) cpuPerEvent(names ...string) float64 {
 	return perFrame(cpu, r.events)
 }
 
-// cpuSummary lists each role's CPU over the run ("server 1.23 s, client 0.98 s").
 func (r *floorRun) cpuSummary() string {
 	var parts []string
 	for _, role := range r.roles {
@@ -76,7 +72,6 @@ func (r *floorRun) cpuSummary() string {
 	return strings.Join(parts, ", ")
 }
 
-// rssPerStream is a role's memory per open stream at the peak, in KiB.
 func (r *floorRun) rssPerStream(name string) float64 {
 	for _, role := range r.roles {
 		if role.name == name && r.peak > 0 {
@@ -86,8 +81,7 @@ func (r *floorRun) rssPerStream(name string) float64 {
 	return 0
 }
 
-// meter samples the roles' memory while a run holds its streams, keeping the sample with
-// the most open streams, and takes their CPU before and after.
+// meter keeps the roles' memory at the most open streams, and takes their CPU before and after.
 type meter struct {
 	roles []*floorRole
 	cpu0  []time.Duration
@@ -97,10 +91,9 @@ type meter struct {
 	peak int64
 }
 
-// startMeter notes each role's CPU and memory before the load (after returning this
-// process's free pages to the OS, so its RSS baseline holds no garbage the load would reuse).
+// startMeter notes each role's CPU and memory before the load.
 func startMeter(roles ...*floorRole) *meter {
-	debug.FreeOSMemory()
+	debug.FreeOSMemory() // so the RSS baseline holds no freed pages the load would reuse
 	m := &meter{roles: roles}
 	for _, r := range roles {
 		m.cpu0 = append(m.cpu0, roleCPU(r.pid))
@@ -110,7 +103,6 @@ func startMeter(roles ...*floorRole) *meter {
 	return m
 }
 
-// sample records the roles' memory if active is the most streams open so far.
 func (m *meter) sample(active int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -120,12 +112,12 @@ func (m *meter) sample(active int64) {
 	m.peak = active
 	for i, r := range m.roles {
 		if rss, err := procStatusKiB(r.pid, "VmRSS"); err == nil {
-			r.rssKiB = rss - m.rss0[i]
+			r.rssKiB, r.rssPeakKiB = rss-m.rss0[i], rss
 		}
 	}
 }
 
-// stop takes each role's CPU since startMeter and returns the peak.
+// stop takes each role's CPU since startMeter and returns the peak open streams.
 func (m *meter) stop() int64 {
 	for i, r := range m.roles {
 		r.cpu = roleCPU(r.pid) - m.cpu0[i]
@@ -135,14 +127,13 @@ func (m *meter) stop() int64 {
 	return m.peak
 }
 
-// roleCPU is a process's CPU so far (0 when unreadable).
+// roleCPU is a process's CPU so far (0: this one; 0 when unreadable).
 func roleCPU(pid int) time.Duration {
 	cpu, _ := procCPU(pid)
 	return cpu
 }
 
-// sampleEvery calls f every interval on a goroutine of its own until the returned stop, which
-// returns once f will not be called again.
+// sampleEvery calls f every interval until stop, after which f is not called again.
 func sampleEvery(interval time.Duration, f func()) (stop func()) {
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -164,14 +155,14 @@ func sampleEvery(interval time.Duration, f func()) (stop func()) {
 	}
 }
 
-// runFloor streams events events (itl apart) on each of streams streams from the minimal
-// server to the minimal client in this process, through the minimal relay when hops is 2.
+// runFloor streams events events itl apart on each of streams streams from the floor server
+// to the minimal client in this process, through the relay when hops is 2.
 func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration, upstreamHTTP1 bool) (*floorRun, error) {
 	exe, err := ownExecutable()
 	if err != nil {
 		return nil, err
 	}
-	srv, err := stack.StartChild(exe, floorServerArgs(events, itl))
+	srv, err := stack.StartChild(exe, childArgs(floorServerMode, "--events", fmt.Sprint(events), "--itl", itl.String()))
 	if err != nil {
 		return nil, fmt.Errorf("start floor server: %w", err)
 	}
@@ -179,7 +170,7 @@ func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration,
 	url := srv.URL()
 	roles := []*floorRole{{name: "server", pid: srv.PID()}}
 	if hops == 2 {
-		relay, err := stack.StartChild(exe, floorRelayArgs(url, upstreamHTTP1))
+		relay, err := stack.StartChild(exe, childArgs(floorRelayMode, "--upstream", url, fmt.Sprintf("--upstream-http1=%t", upstreamHTTP1)))
 		if err != nil {
 			return nil, fmt.Errorf("start floor relay: %w", err)
 		}
@@ -189,16 +180,15 @@ func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration,
 	}
 	roles = append(roles, &floorRole{name: "client"})
 	client := new(floorClient)
-	// Unmeasured, as the path's: the servers and this process meet the measured streams warm.
+	// An unmeasured warm-up, as the path's.
 	if _, err := measureClient(ctx, client, url, streams, nil, floorRequest(url, warmUpEvents)); err != nil {
 		return nil, err
 	}
 	return measureClient(ctx, client, url, streams, roles, floorRequest(url, 0))
 }
 
-// measureClient plays streams streams to url with the minimal client, stream i sending
-// request(i), their starts over 1 s, and returns what they cost the roles (none: unmeasured, a
-// warm-up, whose failed streams are the error).
+// measureClient plays streams streams to url with client, stream i sending request(i), starts
+// over 1 s, and returns what they cost the roles (no roles: a warm-up, whose failures are errors).
 func measureClient(ctx context.Context, client *floorClient, url string, streams int, roles []*floorRole, request func(int) []byte) (*floorRun, error) {
 	m := startMeter(roles...)
 	stopSampling := sampleEvery(200*time.Millisecond, func() { m.sample(client.active.Load()) })
@@ -214,7 +204,6 @@ func measureClient(ctx context.Context, client *floorClient, url string, streams
 	return run, nil
 }
 
-// pathSlugs are the deployments the path's sessions talk to (as scale).
 var pathSlugs = []string{"openai-none", "anthropic-none"}
 
 // runPath streams the floor's load through the whole path (mock and runtime children, the
@@ -234,15 +223,33 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		return nil, minimal, viaHTTP, err
 	}
 	defer stop()
-	if _, err := runPathMinimal(ctx, st, streams, "path-warm-up", "warm-up", false); err != nil {
-		return nil, minimal, viaHTTP, err
+	client := func(dst **floorRun, scenario, run string, viaHTTP bool) func() error {
+		return func() (err error) {
+			*dst, err = runPathMinimal(ctx, st, streams, scenario, run, viaHTTP)
+			return err
+		}
 	}
-	if minimal[0], err = runPathMinimal(ctx, st, streams, "path-stream", "before", false); err != nil {
-		return nil, minimal, viaHTTP, err
+	var warm *floorRun
+	for _, step := range []func() error{
+		client(&warm, "path-warm-up", "warm-up", false),
+		client(&minimal[0], "path-stream", "before", false),
+		client(&viaHTTP[0], "path-stream", "http-before", true),
+		func() (err error) {
+			path, err = runPathGenerator(ctx, st, lib, mix, streams, events, itl, o)
+			return err
+		},
+		client(&viaHTTP[1], "path-stream", "http-after", true),
+		client(&minimal[1], "path-stream", "after", false),
+	} {
+		if err := step(); err != nil {
+			return nil, minimal, viaHTTP, err
+		}
 	}
-	if viaHTTP[0], err = runPathMinimal(ctx, st, streams, "path-stream", "http-before", true); err != nil {
-		return nil, minimal, viaHTTP, err
-	}
+	return path, minimal, viaHTTP, nil
+}
+
+// runPathGenerator plays the path's streams with the load generator.
+func runPathGenerator(ctx context.Context, st *stack.Stack, lib *scenarios.Library, mix *loadgen.Mix, streams, events int, itl time.Duration, o Options) (*floorRun, error) {
 	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "generator"}}
 	m := startMeter(roles...)
 	update, done := o.progress()
@@ -268,7 +275,7 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 	})
 	done()
 	if err != nil {
-		return nil, minimal, viaHTTP, err
+		return nil, err
 	}
 	fr := &floorRun{streams: streams, peak: m.stop(), events: run.Summary.Counters.OutputTokens, roles: roles}
 	switch {
@@ -282,29 +289,20 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 		fr.failure = run.Summary.Verdict.Reasons[0]
 		fr.failed = max(fr.failed, 1)
 	}
-	if viaHTTP[1], err = runPathMinimal(ctx, st, streams, "path-stream", "http-after", true); err != nil {
-		return nil, minimal, viaHTTP, err
-	}
-	if minimal[1], err = runPathMinimal(ctx, st, streams, "path-stream", "after", false); err != nil {
-		return nil, minimal, viaHTTP, err
-	}
-	return fr, minimal, viaHTTP, nil
+	return fr, nil
 }
 
-// warmUpEvents is the length of the floor's and the path's warm-up streams: a second of
-// tokens at 20/s.
+// warmUpEvents is the length of the floor's and the path's warm-up streams.
 const warmUpEvents = 20
 
 // runPathMinimal plays streams sessions of scenario through st's runtime with a floorClient
-// sending the generator's requests; run names it in the session IDs, and "warm-up" is not
-// measured (its failed streams are the error).
+// (net/http's with viaHTTP) sending the generator's requests; "warm-up" is not measured.
 func runPathMinimal(ctx context.Context, st *stack.Stack, streams int, scenario, run string, viaHTTP bool) (*floorRun, error) {
 	var roles []*floorRole
 	if run != "warm-up" {
 		roles = []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "client"}}
 	}
-	// The frames that carry a block: the answer chunks, the path's scenario streaming text
-	// only (thinking and tool frames would count too); not the final frame.
+	// The answer chunks: the frames that carry a block (the scenario streams text only).
 	client := &floorClient{count: []byte(`{"blockId":`)}
 	if viaHTTP {
 		client.http = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
@@ -320,16 +318,14 @@ func runPathMinimal(ctx context.Context, st *stack.Stack, streams int, scenario,
 	return measureClient(ctx, client, st.RuntimeURL, streams, roles, request)
 }
 
-// floorEvents is how many events each floor or path stream carries: Options.Duration (10 s)
-// at Options.TokensPerSecond (20).
+// floorEvents is how many events each floor or path stream carries, and how far apart.
 func floorEvents(o Options) (events int, itl time.Duration) {
-	tps := orDefault(o.TokensPerSecond, 20)
-	duration := orDefault(o.Duration, 10*time.Second)
+	tps := cmp.Or(o.TokensPerSecond, 20)
+	duration := cmp.Or(o.Duration, 10*time.Second)
 	return max(1, int(duration.Seconds()*tps)), time.Duration(float64(time.Second) / tps)
 }
 
-// floorSizes are the concurrencies the floor and the path are measured at: Options.Streams
-// when given, else 1,000 and 2,000.
+// floorSizes are the concurrencies the floor and the path are measured at.
 func (o Options) floorSizes() []int {
 	if o.Streams > 0 {
 		return []int{o.Streams}
@@ -337,9 +333,8 @@ func (o Options) floorSizes() []int {
 	return []int{1000, 2000}
 }
 
-// Floor measures the bare SSE floors: the minimal server straight to the minimal client (one
-// hop), and through the minimal line-copying relay (two hops), at 1,000 and 2,000 streams ×
-// 20 events/s: CPU per delivered event of every process, and memory per open stream.
+// Floor measures the bare SSE floors, one hop (server to client) and two (through a relay):
+// every process's CPU per delivered event and memory per open stream.
 func Floor(ctx context.Context, o Options) (*Report, error) {
 	events, itl := floorEvents(o)
 	sizes := o.floorSizes()
@@ -364,7 +359,6 @@ func Floor(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// hopName names a floor by its hops.
 func hopName(hops int) string {
 	if hops == 1 {
 		return "one-hop"
@@ -372,8 +366,6 @@ func hopName(hops int) string {
 	return "two-hop"
 }
 
-// addFloorFigures adds a run's CPU per event (all processes, then each) and memory per
-// stream under prefix, and fails the report if any stream failed.
 func addFloorFigures(rep *Report, prefix string, run *floorRun) {
 	rep.add(prefix+": peak open streams", float64(run.peak), "streams")
 	rep.add(prefix+": events delivered", float64(run.events), "events")
@@ -392,9 +384,8 @@ func addFloorFigures(rep *Report, prefix string, run *floorRun) {
 	}
 }
 
-// Path measures the whole path (mock → runtime → load generator, sim-chat opted in) at 1,000
-// and 2,000 streams × 20 tokens/s, each size right after the two-hop floor at the same load,
-// and reports its CPU per delivered answer chunk as a multiple of the floor's per event.
+// Path measures the whole path (mock → runtime → generator) between two runs of the two-hop
+// floor at the same load, and its CPU per answer chunk as a multiple of the floor's per event.
 func Path(ctx context.Context, o Options) (*Report, error) {
 	events, itl := floorEvents(o)
 	sizes := o.floorSizes()
@@ -412,8 +403,7 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 			itl, events, itl, o.providerProtocol(), o.generatorProtocol(), warmUpEvents),
 	}
 	for _, streams := range sizes {
-		// The floor runs before and after the path, so a machine whose load moves during the
-		// measurement moves both sides of the ratio alike.
+		// Before and after the path, so the machine's drift moves both sides of the ratio.
 		before, err := runFloor(ctx, 2, streams, events, itl, o.ProviderHTTP1)
 		if err != nil {
 			return nil, fmt.Errorf("two-hop floor at %d streams: %w", streams, err)
@@ -439,12 +429,12 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// floorDriftNote is how far apart (as a factor) the floors before and after the path may be
-// before the report says the machine's load moved under the measurement.
+// floorDriftNote is the factor between two runs of one yardstick beyond which the report
+// says the machine's load moved.
 const floorDriftNote = 1.2
 
-// mergeFloorRuns pools two runs of the same floor: CPU and events summed (so CPU per event is
-// over both), memory per stream averaged, failures summed.
+// mergeFloorRuns pools two runs of the same floor: CPU, events and failures summed, memory
+// averaged.
 func mergeFloorRuns(a, b *floorRun) *floorRun {
 	m := &floorRun{streams: a.streams, peak: min(a.peak, b.peak), events: a.events + b.events,
 		failed: a.failed + b.failed, failure: cmp.Or(a.failure, b.failure)}
@@ -455,10 +445,8 @@ func mergeFloorRuns(a, b *floorRun) *floorRun {
 }
 
 // addMinimalFigures adds the generator's CPU and memory beside a yardstick client's on the
-// same path (issue 29's side by side; the client's runs before and after the generator
-// pooled), and fails the report if one of its streams failed. The CPU ratio is held to its
-// target only for the minimal client, and only when both clients spoke HTTP/1.1
-// (sameTransport): the yardstick clients have no h2c.
+// same path (its runs before and after pooled). Only the minimal client's CPU ratio is held to
+// its target, and only when both spoke HTTP/1.1 (sameTransport): the clients have no h2c.
 func addMinimalFigures(rep *Report, streams int, client string, before, after, path *floorRun, sameTransport bool) {
 	prefix := fmt.Sprintf("%d streams: ", streams)
 	on := client + " on the same path"
@@ -473,17 +461,15 @@ func addMinimalFigures(rep *Report, streams int, client string, before, after, p
 	name := prefix + on + ", CPU per chunk"
 	g, c := path.cpuPerEvent("generator"), runs.cpuPerEvent("client")
 	rep.add(name, c, "µs")
-	switch ratio := prefix + "generator ÷ " + on + ", CPU"; {
-	case c <= 0 || g <= 0:
-	case sameTransport && client == minimalClient:
-		rep.addTarget(ratio, g/c, "×", fmt.Sprintf("≤ %g×", clientTarget), g/c <= clientTarget)
+	if ratio := prefix + "generator ÷ " + on + ", CPU"; c > 0 && g > 0 {
+		if sameTransport && client == minimalClient {
+			rep.addTarget(ratio, g/c, "×", fmt.Sprintf("≤ %g×", clientTarget), g/c <= clientTarget)
+		} else {
+			rep.add(ratio, g/c, "×")
+		}
 		rep.against(name, c, "µs")
-	case sameTransport:
-		rep.add(ratio, g/c, "×")
-		rep.against(name, c, "µs")
-	default:
-		rep.add(ratio, g/c, "×")
-		rep.against(name, c, "µs")
+	}
+	if c > 0 && g > 0 && !sameTransport {
 		rep.note("%sthe generator spoke h2c (--http2), the %s HTTP/1.1: the CPU ratio is not held to its %g× target", prefix, client, clientTarget)
 	}
 	rssName := prefix + on + ", RSS per open stream"
@@ -500,15 +486,13 @@ func addMinimalFigures(rep *Report, streams int, client string, before, after, p
 	}
 }
 
-// The path's two yardstick clients (floorClient): the minimal one (its request written by hand),
-// whose CPU is the generator's target, and one written the way a minimal Go SSE client commonly
-// is (net/http's Client, a bufio.Scanner over the body), reported beside it.
+// The path's two yardstick clients (floorClient): the minimal one, the generator's target,
+// and one written the common way (net/http's Client, a bufio.Scanner), reported beside it.
 const (
 	minimalClient = "minimal client"
 	httpClient    = "net/http client"
 )
 
-// addPathFigures adds one size's path figures beside its floor's, and their ratios.
 func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 	prefix := fmt.Sprintf("%d streams", streams)
 	rep.add(prefix+": answer chunks delivered", float64(path.events), "chunks")
@@ -536,7 +520,6 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 		pm, fm := path.rssPerStream(pair[0]), floor.rssPerStream(pair[1])
 		floorName := fmt.Sprintf("%s: floor %s RSS per open stream", prefix, pair[1])
 		if pair[0] == "generator" {
-			// Issue 15's target 3: a busy stream (20 tokens/s) costs the generator ≤ 20 KiB.
 			rep.addTarget(fmt.Sprintf("%s: %s RSS per open stream", prefix, pair[0]), pm, "KiB", fmt.Sprintf("≤ %g KiB", busyStreamKiB), pm > 0 && pm <= busyStreamKiB)
 		} else {
 			rep.add(fmt.Sprintf("%s: %s RSS per open stream", prefix, pair[0]), pm, "KiB")
@@ -561,12 +544,11 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 	}
 }
 
-// pathProfileSeconds is how long the path's CPU profiles sample, once every stream is open.
+// pathProfileSeconds is how long the path's CPU profiles sample once every stream is open.
 const pathProfileSeconds = 5
 
-// pathProfiles writes CPU profiles of the mock and the runtime (their --pprof listeners) and
-// of this process over the same pathProfileSeconds into dir as
-// path-N-{mock,runtime,generator}.cpu.pprof.
+// pathProfiles writes CPU profiles of the mock, the runtime and this process over the same
+// seconds into dir as path-N-{mock,runtime,generator}.cpu.pprof.
 func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtimeURL string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -574,10 +556,8 @@ func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtime
 	name := func(role string) string {
 		return filepath.Join(dir, fmt.Sprintf("path-%d-%s.cpu.pprof", streams, role))
 	}
-	errs := make(chan error, 2)
-	for role, base := range map[string]string{"mock": mockURL, "runtime": runtimeURL} {
-		go func() { errs <- fetchProfile(ctx, base, name(role), pathProfileSeconds) }()
-	}
+	mock := startProfile(ctx, mockURL, name("mock"), pathProfileSeconds*time.Second)
+	runtime := startProfile(ctx, runtimeURL, name("runtime"), pathProfileSeconds*time.Second)
 	w, err := os.Create(name("generator"))
 	if err != nil {
 		return err
@@ -592,7 +572,7 @@ func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtime
 	}
 	pprof.StopCPUProfile()
 	err = w.Close()
-	return errors.Join(err, <-errs, <-errs)
+	return errors.Join(err, mock(), runtime())
 }
 
 // fetchProfile saves base's /debug/pprof/profile over seconds to file.

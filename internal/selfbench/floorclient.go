@@ -14,7 +14,6 @@ import (
 	"time"
 )
 
-// floorClientResult is what the minimal client's streams received.
 type floorClientResult struct {
 	streams, completed int
 	events             int64 // data events before [DONE]
@@ -22,26 +21,20 @@ type floorClientResult struct {
 	failed             int
 }
 
-// floorClient is the floor's minimal SSE client: one goroutine and one TCP connection per
-// stream, the request written by hand, http.ReadResponse on a 4 KiB bufio.Reader (which
-// undoes the chunked framing), and a count of the data lines up to the end marker ([DONE],
-// bare or as the JSON string "[DONE]"). No transport, no pool, no checking: the load
-// generator's cost beyond it is its checking and measuring.
+// floorClient is the floor's minimal SSE client: a goroutine and a TCP connection per stream,
+// the request written by hand, http.ReadResponse on a 4 KiB bufio.Reader, and a count of the
+// data lines up to the end marker. No transport, pool or checking: the generator's cost beyond
+// it is its checking and measuring.
 type floorClient struct {
-	// count, when set, counts only the data lines whose payload begins with it (the path's
-	// frames that carry a block: its answer chunks, its scenario streaming text only; not its
-	// final frame); nil counts every data line.
-	count []byte
-	// http, when set, plays each stream the way a minimal Go SSE client is commonly written
-	// instead: the request through this net/http Client (its Transport's connection per
-	// stream, its reader and writer goroutines), the body read by a bufio.Scanner line by
-	// line. nil: the request written by hand on a connection of its own, as above.
+	count []byte // counts only the data lines whose payload begins with it (nil: all)
+	// http, when set, plays each stream the way a Go SSE client is commonly written instead:
+	// the request through this Client, the body read by a bufio.Scanner.
 	http   *http.Client
 	active atomic.Int64
 }
 
-// floorRequest is the floor server's request: the same for every stream, asking for the
-// server's whole stream, or for events events when events > 0 (the warm-up's).
+// floorRequest is the floor server's request for every stream: its whole stream, or events
+// events when events > 0 (the warm-up's).
 func floorRequest(url string, events int) func(int) []byte {
 	body := `{"stream":true}`
 	if events > 0 {
@@ -53,7 +46,7 @@ func floorRequest(url string, events int) func(int) []byte {
 }
 
 // run opens streams streams to url, stream i sending request(i) (a whole HTTP/1.1 request),
-// their starts spread evenly over ramp, and waits for all of them to end (or ctx).
+// starts spread evenly over ramp, and waits for them to end.
 func (c *floorClient) run(ctx context.Context, url string, streams int, ramp time.Duration, request func(i int) []byte) floorClientResult {
 	res := floorClientResult{streams: streams}
 	var (
@@ -93,8 +86,7 @@ func (c *floorClient) run(ctx context.Context, url string, streams int, ramp tim
 	return res
 }
 
-// stream sends request on a new connection to addr, reads the response to its end marker and
-// returns how many data events (those c counts) came before it.
+// stream sends request on a new connection to addr and counts the response's data events.
 func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (int64, error) {
 	conn, done, err := dialTCP(ctx, addr)
 	if err != nil {
@@ -108,8 +100,7 @@ func (c *floorClient) stream(ctx context.Context, addr string, request []byte) (
 	return c.opened(resp, err, c.readLines)
 }
 
-// opened counts the data events of a response with read while it is open (c.active); a failed
-// request or a status other than 200 is an error.
+// opened counts a 200 response's data events with read while it is open (c.active).
 func (c *floorClient) opened(resp *http.Response, err error, read func(body io.Reader) (int64, error)) (int64, error) {
 	if err != nil {
 		return 0, err
@@ -123,8 +114,8 @@ func (c *floorClient) opened(resp *http.Response, err error, read func(body io.R
 	return read(resp.Body)
 }
 
-// readLines counts body's data events up to the end marker. The chunked body reader hands
-// out at most what one chunk holds, so lines are read through a second small buffer.
+// readLines counts body's data events up to the end marker through a second small buffer: the
+// chunked body reader hands out at most one chunk.
 func (c *floorClient) readLines(body io.Reader) (int64, error) {
 	br := bufio.NewReaderSize(body, 1<<10)
 	var events int64
@@ -145,9 +136,8 @@ func (c *floorClient) readLines(body io.Reader) (int64, error) {
 	}
 }
 
-// streamHTTP is stream through c.http: request (a whole HTTP/1.1 request, as stream sends it)
-// is parsed back into an http.Request for addr and sent with the Client, and the body's lines
-// are read with a bufio.Scanner (lines up to 1 MiB: a final frame carries the whole answer).
+// streamHTTP is stream through c.http: request is parsed back into an http.Request for addr,
+// and the body read with a bufio.Scanner (lines up to 1 MiB: a final frame holds the answer).
 func (c *floorClient) streamHTTP(ctx context.Context, addr string, request []byte) (int64, error) {
 	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(request)))
 	if err != nil {
@@ -158,7 +148,6 @@ func (c *floorClient) streamHTTP(ctx context.Context, addr string, request []byt
 	return c.opened(resp, err, c.scanLines)
 }
 
-// scanLines counts body's data events up to the end marker with a bufio.Scanner.
 func (c *floorClient) scanLines(body io.Reader) (int64, error) {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
@@ -174,8 +163,8 @@ func (c *floorClient) scanLines(body io.Reader) (int64, error) {
 	return events, fmt.Errorf("stream ended after %d events without [DONE]", events)
 }
 
-// onLine counts line in events when it is a data line c counts, and reports whether it is the
-// end marker ([DONE], bare or as the JSON string "[DONE]").
+// onLine counts line in events when c counts it, and reports whether it is the end marker
+// ([DONE], bare or as the JSON string "[DONE]").
 func (c *floorClient) onLine(line []byte, events *int64) (done bool) {
 	rest, ok := bytes.CutPrefix(line, []byte("data: "))
 	switch {

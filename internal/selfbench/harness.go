@@ -1,12 +1,16 @@
 package selfbench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -20,16 +24,14 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// startStack starts `streambench mock --scenarios DIR` and `streambench runtime` as child
-// processes of this binary (as `run` does for big runs) and waits until both are healthy; their
-// process ids let a bench read their memory and CPU from /proc, and their profiles are on
-// loopback ports of their own (Child.PprofURL) for the benches that profile them.
+// startStack starts the mock (on scenarioDir) and the runtime as child processes, serving
+// profiles (Child.PprofURL), and waits until both are healthy.
 func startStack(scenarioDir string, providerHTTP1 bool) (*stack.Stack, error) {
 	return stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: scenarioDir, ProviderHTTP1: providerHTTP1, Pprof: true})
 }
 
-// writeScenarioDir writes each YAML document to DIR/NAME.yaml in a new temporary directory and
-// loads it back as a library (the mock child loads the same directory).
+// writeScenarioDir writes each YAML document to DIR/NAME.yaml in a new temporary directory
+// (the one a mock child loads) and loads it back as a library.
 func writeScenarioDir(docs map[string]string) (dir string, lib *scenarios.Library, err error) {
 	dir, err = os.MkdirTemp("", "streambench-bench-")
 	if err != nil {
@@ -49,8 +51,7 @@ func writeScenarioDir(docs map[string]string) (dir string, lib *scenarios.Librar
 	return dir, lib, nil
 }
 
-// keptScenarioDir is writeScenarioDir for a report: with keep, the directory stays and the
-// report notes it; otherwise cleanup removes it.
+// keptScenarioDir is writeScenarioDir whose cleanup keeps the directory with keep (noted in rep).
 func keptScenarioDir(rep *Report, keep bool, docs map[string]string) (dir string, lib *scenarios.Library, cleanup func(), err error) {
 	dir, lib, err = writeScenarioDir(docs)
 	if err != nil {
@@ -63,8 +64,7 @@ func keptScenarioDir(rep *Report, keep bool, docs map[string]string) (dir string
 	return dir, lib, func() { os.RemoveAll(dir) }, nil
 }
 
-// startScenarioStack writes docs (kept with keep, noted in rep) and starts the mock and the
-// runtime children on them; stop ends both and removes the directory.
+// startScenarioStack is keptScenarioDir then startStack; stop ends both and cleans up.
 func startScenarioStack(rep *Report, keep bool, docs map[string]string, providerHTTP1 bool) (st *stack.Stack, lib *scenarios.Library, stop func(), err error) {
 	dir, lib, cleanup, err := keptScenarioDir(rep, keep, docs)
 	if err != nil {
@@ -77,14 +77,13 @@ func startScenarioStack(rep *Report, keep bool, docs map[string]string, provider
 	return st, lib, func() { st.Stop(); cleanup() }, nil
 }
 
-// pacedScenario is a one-turn scenario document: the first frame at ttft, then one token per
-// frame every itl; text is the turn's text value (a quoted literal or {tokens: N}).
+// pacedScenario is a one-turn scenario document of one token per frame; text is the turn's
+// text value (a quoted literal or {tokens: N}).
 func pacedScenario(name, description string, ttft, itl time.Duration, text string) string {
 	return fmt.Sprintf("name: %s\ndescription: %s\ntiming:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: %s\n",
 		name, description, ttft, itl, text)
 }
 
-// ownExecutable is the running binary, whose subcommands the measurements start as children.
 func ownExecutable() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -93,8 +92,7 @@ func ownExecutable() (string, error) {
 	return exe, nil
 }
 
-// chatMix is a workload of one scenario played by opted-in sim-chat clients against the given
-// deployments (policy none, so the checker expects text only).
+// chatMix is one scenario played by opted-in sim-chat clients against the given deployments.
 func chatMix(name, scenario string, slugs ...string) (*loadgen.Mix, error) {
 	targets := make([]loadgen.Target, len(slugs))
 	for i, s := range slugs {
@@ -120,21 +118,18 @@ func literalText(words int) string {
 	return strings.Join(out, " ")
 }
 
-// mockSessions fetches the mock's session records, within 30 s.
 func mockSessions(ctx context.Context, mockURL string) ([]mockprovider.SessionRecord, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return mockprovider.FetchSessions(ctx, nil, mockURL)
 }
 
-// mergedMetric merges one metric's histograms over every scenario × dialect of a run.
 func mergedMetric(run *measure.Run, m measure.Metric) *hdrhistogram.Histogram {
 	h, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
 	return h
 }
 
-// runFailures copies a failed run's verdict into the report, each reason after prefix (a
-// reason names what failed: violations by rule, leaks, errors with the first messages).
+// runFailures copies a failed run's verdict reasons into the report, each after prefix.
 func runFailures(rep *Report, run *measure.Run, prefix ...string) {
 	if !run.Summary.Verdict.Pass {
 		for _, r := range run.Summary.Verdict.Reasons {
@@ -143,15 +138,18 @@ func runFailures(rep *Report, run *measure.Run, prefix ...string) {
 	}
 }
 
-// leakCount counts the leak checks made and those over tolerance.
-func leakCount(run *measure.Run) (checked, failed int) {
+// addLeakChecks adds how many of run's leak checks were over tolerance, and returns how many
+// were made.
+func (r *Report) addLeakChecks(name string, run *measure.Run) (checked int) {
+	failed := 0
 	for _, l := range run.Summary.Leaks {
-		checked++
 		if !l.OK {
 			failed++
 		}
 	}
-	return checked, failed
+	checked = len(run.Summary.Leaks)
+	r.addTarget(name, float64(failed), fmt.Sprintf("of %d", checked), "0", failed == 0 && checked > 0)
+	return checked
 }
 
 // quantileMs is a histogram (µs) quantile minus an offset, in milliseconds.
@@ -166,8 +164,7 @@ func quantileMs(h *hdrhistogram.Histogram, q float64, offset time.Duration) floa
 	return float64(v-offset.Microseconds()) / 1000
 }
 
-// dialTCP connects to addr; the connection closes when ctx ends, and done closes it and
-// releases that hook.
+// dialTCP connects to addr, closing the connection when ctx ends or done is called.
 func dialTCP(ctx context.Context, addr string) (conn net.Conn, done func(), err error) {
 	var d net.Dialer
 	if conn, err = d.DialContext(ctx, "tcp", addr); err != nil {
@@ -183,8 +180,8 @@ func (r *Report) addP50P99(label string, h *hdrhistogram.Histogram) {
 	r.add(label+" p99", quantileMs(h, 99, 0), "ms")
 }
 
-// addDelay adds the peak open streams and the p50, p99 (added by addP99) and max of h −
-// offset in ms, under prefix, and returns the p99.
+// addDelay adds the peak open streams and the p50, p99 (added by addP99) and max of h − offset
+// in ms, and returns the p99.
 func (r *Report) addDelay(prefix, what string, peak int64, h *hdrhistogram.Histogram, offset time.Duration, addP99 func(name string, p99 float64)) float64 {
 	p99 := quantileMs(h, 99, offset)
 	r.add(prefix+"peak open streams", float64(peak), "streams")
@@ -197,7 +194,7 @@ func (r *Report) addDelay(prefix, what string, peak int64, h *hdrhistogram.Histo
 // withinMs adds a figure in ms held to ≤ 1 ms.
 func (r *Report) withinMs(name string, v float64) { r.addTarget(name, v, "ms", "≤ 1 ms", v <= 1) }
 
-// bucketWidthMicros is the width of the 3-significant-digit HdrHistogram bucket holding d.
+// bucketWidthMicros is the width of the HdrHistogram bucket holding d.
 func bucketWidthMicros(d time.Duration) int64 {
 	h := measure.NewHistogram()
 	if h.RecordValue(d.Microseconds()) != nil {
@@ -209,7 +206,7 @@ func bucketWidthMicros(d time.Duration) int64 {
 // runWithPeak runs cfg with progress output and returns the run and its peak open streams.
 func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options) (*measure.Run, int64, error) {
 	update, done := o.progress()
-	var peak int64 // written and read only on the run's collector goroutine, then after Run
+	var peak int64 // only the run's collector goroutine writes it
 	cfg.Outputs = append(cfg.Outputs, loadgen.ProgressFunc(func(p loadgen.Progress) {
 		peak = max(peak, p.Active)
 		update(p)
@@ -220,9 +217,8 @@ func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options) (*measure.R
 	return run, peak, err
 }
 
-// streamStartLatency is the mock's first flush − request arrival over one scenario's records,
-// in microseconds: how long the mock took to start answering (its FirstByte is the response
-// headers with the wire's opening frame, sent before the scripted TTFT).
+// streamStartLatency is the mock's first flush (headers and the wire's opening frame, before
+// the scripted TTFT) − request arrival over one scenario's records, in µs.
 func streamStartLatency(records []mockprovider.SessionRecord, scenario string) *hdrhistogram.Histogram {
 	h := measure.NewHistogram()
 	for _, r := range records {
@@ -232,4 +228,130 @@ func streamStartLatency(records []mockprovider.SessionRecord, scenario string) *
 		_ = h.RecordValue(max(0, r.FirstByte.Sub(r.Start).Microseconds()))
 	}
 	return h
+}
+
+// procStatusKiB reads a "Name: N kB" line (VmRSS, VmHWM) of /proc/PID/status (0: this process).
+func procStatusKiB(pid int, field string) (int64, error) {
+	p := "/proc/self/status"
+	if pid > 0 {
+		p = fmt.Sprintf("/proc/%d/status", pid)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s %s: %w", p, field, err)
+			}
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no %s line", p, field)
+}
+
+// userHZ is the unit of /proc/PID/stat's CPU times, 100 on every Linux Go supports.
+const userHZ = 100
+
+// procCPU is a process's user+system CPU time from /proc/PID/stat (10 ms resolution), or
+// getrusage for 0, this process.
+func procCPU(pid int) (time.Duration, error) {
+	if pid == 0 {
+		return loadgen.ProcessCPU(), nil
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces: after its ')', utime (14) and stime (15) are
+	// the 12th and 13th fields.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
+	}
+	return time.Duration(utime+stime) * time.Second / userHZ, nil
+}
+
+// liveMem is this process's memory in use after a full collection.
+type liveMem struct {
+	heap, stacks uint64 // live heap bytes; goroutine stack bytes (StackInuse)
+}
+
+func (l liveMem) total() uint64 { return l.heap + l.stacks }
+
+// liveMemory is this process's live heap and goroutine stacks after a full collection, the
+// part of RSS that scales with open streams (RSS also holds freed pages the runtime has not
+// returned yet, and the garbage the heap may grow to before the next collection).
+func liveMemory() liveMem {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return liveMem{heap: ms.HeapAlloc, stacks: ms.StackInuse}
+}
+
+func openFileLimit() uint64 {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 0
+	}
+	return lim.Cur
+}
+
+// loadAverage is the 1-minute load average ("?" when unreadable).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
+
+// cpuTimes are the machine's CPU times from /proc/stat, in USER_HZ ticks: all, and steal (a
+// hypervisor running others while this VM's vCPUs wanted to run).
+type cpuTimes struct{ total, steal uint64 }
+
+func machineCPU() (t cpuTimes, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return t, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return t, false
+	}
+	// user nice system idle iowait irq softirq steal [guest guest_nice]: guest is counted in
+	// user, so the sum stops at steal.
+	for i, s := range f[1:9] {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return t, false
+		}
+		t.total += v
+		if i == 7 {
+			t.steal = v
+		}
+	}
+	return t, true
+}
+
+func stealShare(a, b cpuTimes) float64 {
+	if b.total <= a.total {
+		return 0
+	}
+	return float64(b.steal-a.steal) / float64(b.total-a.total)
 }

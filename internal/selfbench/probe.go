@@ -24,25 +24,7 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// ProbeClientCommand is the hidden `bench` mode fidelity starts as a child process
-// (`streambench bench probe-client`): a ProbeClient that prints "listening on http://ADDR" and
-// serves until interrupted.
-const ProbeClientCommand = "probe-client"
-
-// probeClientArgs is the probe child's command line, the one place it is spelled.
-func probeClientArgs() []string {
-	return []string{"bench", ProbeClientCommand, "--addr", "127.0.0.1:0"}
-}
-
-// A ProbeClient is fidelity's yardstick: the least client an open loop can be, in a process
-// of its own, sampling the same server as the load generator at the same time. On POST /run
-// (a probeRequest) it plays an open loop of streams written by hand on connections dialled
-// ahead and answers with their TTFT − scripted TTFT (a probeResult), timed like the
-// generator's: the machine's floor, beyond which the generator's error is the harness's.
-type ProbeClient struct{ httpServer }
-
-// probeRequest is a probe run: wire is the server's ("openai", "anthropic" or "sim-chat", the
-// paced server's), Target its base URL.
+// probeRequest is a probe run: Wire is the server's ("openai", "anthropic" or "sim-chat").
 type probeRequest struct {
 	Target   string        `json:"target"`
 	Wire     string        `json:"wire"`
@@ -60,18 +42,19 @@ type probeResult struct {
 	P50          int64  `json:"p50Micros"`
 	P99          int64  `json:"p99Micros"`
 	Max          int64  `json:"maxMicros"`
-	// Sleeps, SleepP50 and SleepP99: the probe's own timer floor over the same run,
-	// probeSleepers goroutines each sleeping the scripted TTFT over and over, late by.
+	// The probe's own timer floor over the run: how late its sleeps of the scripted TTFT woke.
 	Sleeps   int64 `json:"sleeps"`
 	SleepP50 int64 `json:"sleepP50Micros"`
 	SleepP99 int64 `json:"sleepP99Micros"`
 }
 
-// probeSleepers is how many goroutines sample the probe's timer floor.
 const probeSleepers = 20
 
-// NewProbeClient returns the probe's server.
-func NewProbeClient() *ProbeClient {
+// NewProbeClient is fidelity's yardstick: the least open-loop client, in a process of its
+// own, sampling the generator's server at the same time. On POST /run (a probeRequest) it
+// plays streams written by hand on connections dialled ahead and answers with their TTFT −
+// scripted TTFT (a probeResult), timed like the generator's: the machine's floor.
+func NewProbeClient() httpServer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /run", func(w http.ResponseWriter, r *http.Request) {
 		var req probeRequest
@@ -90,11 +73,11 @@ func NewProbeClient() *ProbeClient {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(res)
 	})
-	return &ProbeClient{httpServer{&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}}
+	return httpServer{&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 }
 
-// probePlan is a validated probeRequest: the request bytes every stream writes and the marker
-// of a frame that carries a token.
+// probePlan is a validated probeRequest: the request every stream writes, and how to tell a
+// frame that carries a token.
 type probePlan struct {
 	req     probeRequest
 	addr    string
@@ -102,8 +85,7 @@ type probePlan struct {
 	token   func(frame []byte) bool
 }
 
-// textDelta marks an Anthropic content_block_delta carrying text; chunkField a sim-chat
-// chunk frame.
+// Token frames: an Anthropic content_block_delta carrying text, a sim-chat chunk.
 var (
 	textDelta  = []byte(`"type":"text_delta"`)
 	chunkField = []byte(`"chunk":"`)
@@ -138,7 +120,6 @@ func newProbePlan(req probeRequest) (*probePlan, error) {
 	return p, nil
 }
 
-// run plays the plan's open loop and waits for every stream.
 func (p *probePlan) run(ctx context.Context) probeResult {
 	var (
 		mu  sync.Mutex
@@ -158,8 +139,7 @@ func (p *probePlan) run(ctx context.Context) probeResult {
 		if intended.Sub(start) >= p.req.Duration {
 			break
 		}
-		// As the generator's open loop: spin the last stretch so the poller's wake-up is not
-		// counted against the floor.
+		// Spin the last stretch, as the generator's open loop does.
 		if wait := time.Until(intended); wait > 0 && !waiter.UntilSpinning(ctx.Done(), intended, min(250*time.Microsecond, wait/20)) {
 			break
 		}
@@ -194,9 +174,8 @@ func (p *probePlan) run(ctx context.Context) probeResult {
 }
 
 // sampleSleeps starts the timer floor's sleepers: from the plan's delay on, each sleeps the
-// scripted TTFT (200 ms by default; 10 ms if it is 0) and records how late it woke, as a
-// server pacing a first token on a Go timer would wake. The returned function stops them and
-// returns what they recorded.
+// scripted TTFT (10 ms if 0) over and over, as a server pacing a first token on a Go timer, and
+// records how late it woke. The returned function stops them.
 func (p *probePlan) sampleSleeps(ctx context.Context) func() *hdrhistogram.Histogram {
 	ctx, cancel := context.WithCancel(ctx)
 	h := hdrhistogram.New(1, 60_000_000, 3)
@@ -209,7 +188,6 @@ func (p *probePlan) sampleSleeps(ctx context.Context) func() *hdrhistogram.Histo
 	begin := time.Now().Add(p.req.Delay)
 	for i := range probeSleepers {
 		wg.Go(func() {
-			// Spread over one sleep so the wake-ups do not come in a burst.
 			due := begin.Add(d * time.Duration(i) / probeSleepers)
 			t := time.NewTimer(time.Until(due))
 			defer t.Stop()
@@ -236,8 +214,7 @@ func (p *probePlan) sampleSleeps(ctx context.Context) func() *hdrhistogram.Histo
 }
 
 // dialAhead keeps a few connections dialled ahead of the starts, as the generator's pool has
-// connections of ended streams ready, so no start pays for a TCP handshake the generator's
-// would not. The returned function stops it and closes what is left.
+// them, so no start pays for a handshake the generator's would not.
 func (p *probePlan) dialAhead(ctx context.Context) (<-chan net.Conn, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	conns := make(chan net.Conn, 4)
@@ -273,9 +250,8 @@ func (p *probePlan) dialAhead(ctx context.Context) (<-chan net.Conn, func()) {
 	}
 }
 
-// stream plays one stream up to its first token frame, on conn (dialled ahead) or, when nil
-// or closed meanwhile by the server, on a connection of its own, and returns when that
-// frame's read completed.
+// stream plays one stream up to its first token frame on conn (nil, or closed by the server
+// meanwhile: a new one), and returns when that frame's read completed.
 func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error) {
 	var d net.Dialer
 	dial := func() (err error) {
@@ -300,8 +276,7 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 	if err != nil {
 		return time.Time{}, fmt.Errorf("writing the request: %w", err)
 	}
-	// Timed like the generator's reads: by the kernel's receive stamp where there is one.
-	conn, _ = rxstamp.Wrap(conn)
+	conn, _ = rxstamp.Wrap(conn) // timed like the generator's reads
 	stamped, _ := conn.(*rxstamp.Conn)
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
@@ -321,37 +296,29 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 	return at, err
 }
 
-// probeDuring starts the probe child and its run of req at once, and returns the function
-// that waits for the run's result and stops the child.
+// probeDuring starts the probe child and its run of req; wait waits for the result and stops
+// the child.
 func probeDuring(ctx context.Context, exe string, req probeRequest) (wait func() (probeResult, error), err error) {
-	child, err := stack.StartChild(exe, probeClientArgs())
+	child, err := stack.StartChild(exe, childArgs(probeClientMode))
 	if err != nil {
 		return nil, fmt.Errorf("start probe client: %w", err)
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		child.Stop()
-		return nil, err
-	}
-	type outcome struct {
-		res probeResult
-		err error
-	}
-	done := make(chan outcome, 1)
+	body, _ := json.Marshal(req) // numbers and strings: cannot fail
+	var res probeResult
+	done := make(chan error, 1)
 	go func() {
-		var o outcome
-		o.res, o.err = postProbe(ctx, child.URL()+"/run", body)
-		done <- o
+		var err error
+		res, err = postProbe(ctx, child.URL()+"/run", body)
+		done <- err
 	}()
 	return func() (probeResult, error) {
-		o := <-done
+		err := <-done
 		child.Stop()
-		return o.res, o.err
+		return res, err
 	}, nil
 }
 
-// runWithProbe runs cfg with the probe client playing req beside it, and returns what both
-// measured.
+// runWithProbe runs cfg with the probe client playing req beside it.
 func runWithProbe(ctx context.Context, exe string, cfg loadgen.Config, o Options, req probeRequest) (*measure.Run, int64, probeResult, error) {
 	probe, err := probeDuring(ctx, exe, req)
 	if err != nil {
@@ -362,7 +329,6 @@ func runWithProbe(ctx context.Context, exe string, cfg loadgen.Config, o Options
 	return run, peak, floor, cmp.Or(err, probeErr)
 }
 
-// postProbe sends a probe run and decodes its result.
 func postProbe(ctx context.Context, url string, body []byte) (probeResult, error) {
 	var res probeResult
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))

@@ -1,13 +1,12 @@
 package selfbench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
-	"sync"
 	"time"
 
 	"github.com/streambench/streambench/loadgen"
@@ -18,15 +17,9 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// scaleSample is the three processes' memory at one moment of the scale run.
-type scaleSample struct {
-	active                       int64
-	generatorKiB, mockKiB, rtKiB int64
-}
-
-// Scale opens N long-lived streams through a mock and a runtime in child processes with
-// the generator in this process, holds them, and reports what the run cost each process.
-// With Options.DefaultMix the users play the whole default mix among the long streams.
+// Scale holds N long streams through a mock and a runtime in child processes, the generator
+// in this process (Options.DefaultMix: the default mix played among them), and reports what
+// the run cost each process.
 func Scale(ctx context.Context, o Options) (*Report, error) {
 	if o.Shards > 1 {
 		exe, err := ownExecutable()
@@ -40,11 +33,9 @@ func Scale(ctx context.Context, o Options) (*Report, error) {
 	})
 }
 
-// stackStarter starts the system under test on a scenario directory; lib is that directory
-// loaded (the tests serve it in process; the bench starts children that load dir themselves).
+// stackStarter starts the system under test on dir, loaded as lib (the tests serve it in process).
 type stackStarter func(dir string, lib *scenarios.Library, providerHTTP1 bool) (*stack.Stack, error)
 
-// scaleShape is a scale run's sizes and the long stream it plays.
 type scaleShape struct {
 	streams                 int
 	ramp, length, itl, ttft time.Duration
@@ -52,27 +43,23 @@ type scaleShape struct {
 }
 
 func newScaleShape(o Options) scaleShape {
-	s := scaleShape{streams: orDefault(o.Streams, 5000), ramp: orDefault(o.Ramp, 20*time.Second),
-		length: orDefault(o.StreamLength, 30*time.Second), itl: orDefault(o.InterToken, 500*time.Millisecond)}
+	s := scaleShape{streams: cmp.Or(o.Streams, 5000), ramp: cmp.Or(o.Ramp, 20*time.Second),
+		length: cmp.Or(o.StreamLength, 30*time.Second), itl: cmp.Or(o.InterToken, 500*time.Millisecond)}
 	s.ttft = min(200*time.Millisecond, s.length/10)
 	s.tokens = max(1, int((s.length-s.ttft)/s.itl))
 	return s
 }
 
-// lasts is how long one stream lasts.
 func (s scaleShape) lasts() time.Duration { return s.ttft + time.Duration(s.tokens)*s.itl }
 
-// scenario is the scale-stream document.
 func (s scaleShape) scenario() string {
 	return pacedScenario(scaleStreamName, "a long-lived paced answer, so many streams stay open at once", s.ttft, s.itl, fmt.Sprintf("{tokens: %d}", s.tokens))
 }
 
-// command is the bench command line, extra flags before the transport flags.
 func (s scaleShape) command(o Options, extra string) string {
 	return fmt.Sprintf("streambench bench scale --streams %d --ramp %s --stream-length %s --itl %s%s%s", s.streams, s.ramp, s.length, s.itl, extra, o.transportFlags())
 }
 
-// scaleWorkload is what a scale run plays: its scenarios, mix and schedule.
 type scaleWorkload struct {
 	docs     map[string]string
 	mix      *loadgen.Mix
@@ -81,8 +68,7 @@ type scaleWorkload struct {
 	sessions int64
 }
 
-// newScaleWorkload picks the workload and describes it in a new report: one long stream per
-// user, or (Options.DefaultMix) the default mix played among the long streams.
+// newScaleWorkload picks the workload and describes it in a new report.
 func newScaleWorkload(o Options, s scaleShape) (*Report, scaleWorkload, error) {
 	rep := &Report{
 		Name:    fmt.Sprintf("scale: %d concurrent streams, mock, runtime and generator in separate processes", s.streams),
@@ -93,16 +79,14 @@ func newScaleWorkload(o Options, s scaleShape) (*Report, scaleWorkload, error) {
 			"and live heap+stacks after GC; CPU: getrusage (generator), /proc/PID/stat (children)",
 			s.ttft, s.tokens, s.itl, s.lasts(), s.streams, s.ramp, o.providerProtocol(), o.generatorProtocol()),
 	}
-	// Users ramp up to one per stream, then hold while the last streams open; each plays one
-	// session.
+	// Users ramp up to one per stream, then hold while the last streams open.
 	w := scaleWorkload{docs: map[string]string{},
 		stages:   loadgen.Stages{{Duration: s.ramp, Target: float64(s.streams)}, {Duration: 2 * time.Second, Target: float64(s.streams)}},
 		sessions: int64(s.streams)}
 	var err error
 	if o.DefaultMix {
-		// The stack serves the embedded library and scale-stream from one directory; users
-		// play sessions back to back for a stream's length after the ramp (closed loop), so
-		// about N streams stay open while the mix's scenarios come and go among them.
+		// Users play sessions back to back for a stream's length after the ramp, so about N
+		// streams stay open while the mix's scenarios come and go among them.
 		w.docs = embeddedDocs()
 		w.mix, err = scaleDefaultMix()
 		w.families = newFamilyCounter(w.mix)
@@ -122,7 +106,6 @@ func newScaleWorkload(o Options, s scaleShape) (*Report, scaleWorkload, error) {
 	return rep, w, err
 }
 
-// scale is Scale on the stack start starts.
 func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) {
 	s := newScaleShape(o)
 	rep, w, err := newScaleWorkload(o, s)
@@ -147,58 +130,39 @@ func scale(ctx context.Context, o Options, start stackStarter) (*Report, error) 
 	return rep, nil
 }
 
-// scaleMeasures is what the scale run cost the three processes.
 type scaleMeasures struct {
 	run                   *measure.Run
-	children              bool // mock and runtime are child processes with figures of their own
-	peak                  scaleSample
-	liveBefore, liveAtTop liveMem // live heap and stacks before and once every stream was open (zero if never)
-	rssBefore, hwm        int64
-	cpu, mockCPU, rtCPU   time.Duration
+	peak                  int64      // most streams open at once
+	gen, mock, rt         *floorRole // mock and runtime nil when served in process (tests)
+	liveBefore, liveAtTop liveMem    // live heap and stacks before and once every stream was open (zero if never)
+	hwm                   int64
 }
 
 // measureScale plays the workload against st, sampling the processes' memory at each progress
 // report and taking their CPU around the run.
 func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload, st *stack.Stack, lib *scenarios.Library, rep *Report) (*scaleMeasures, error) {
-	// Served in process (tests), the mock and the runtime are this process: no figures of
-	// their own.
-	m := &scaleMeasures{children: st.Mock != nil && st.Runtime != nil}
-	var mockPID, rtPID int
-	if m.children {
-		mockPID, rtPID = st.Mock.PID(), st.Runtime.PID()
+	m := &scaleMeasures{gen: &floorRole{name: "generator"}}
+	roles := []*floorRole{m.gen}
+	if st.Mock != nil && st.Runtime != nil {
+		m.mock, m.rt = &floorRole{name: "mock", pid: st.Mock.PID()}, &floorRole{name: "runtime", pid: st.Runtime.PID()}
+		roles = append(roles, m.mock, m.rt)
 	}
-	// Return freed pages to the OS first, so the RSS baseline holds no garbage of earlier work
-	// that the load would reuse (which would make the difference per stream too small).
-	debug.FreeOSMemory()
 	m.liveBefore = liveMemory()
-	var err error
-	if m.rssBefore, err = procStatusKiB(0, "VmRSS"); err != nil {
+	if _, err := procStatusKiB(0, "VmRSS"); err != nil {
 		return nil, fmt.Errorf("generator memory: %w", err)
 	}
-	mockCPU0, _ := procCPU(mockPID)
-	rtCPU0, _ := procCPU(rtPID)
-	var mu sync.Mutex
+	meter := startMeter(roles...)
 	update, done := o.progress()
-	sample := func(p loadgen.Progress) {
+	sample := func(p loadgen.Progress) { // on the run's collector goroutine alone
 		update(p)
-		smp := scaleSample{active: p.Active}
-		smp.generatorKiB, _ = procStatusKiB(0, "VmRSS")
-		if m.children {
-			smp.mockKiB, _ = procStatusKiB(mockPID, "VmRSS")
-			smp.rtKiB, _ = procStatusKiB(rtPID, "VmRSS")
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if smp.active >= m.peak.active {
-			m.peak = smp
-		}
-		if m.liveAtTop.total() == 0 && smp.active >= int64(s.streams) {
+		meter.sample(p.Active)
+		if m.liveAtTop.total() == 0 && p.Active >= int64(s.streams) {
 			m.liveAtTop = liveMemory()
 			if o.ProfileDir != "" {
 				if err := writeProfiles(o.ProfileDir); err != nil {
 					rep.note("profiles: %v", err)
 				} else {
-					rep.note("heap and goroutine profiles at %d open streams in %s", smp.active, o.ProfileDir)
+					rep.note("heap and goroutine profiles at %d open streams in %s", p.Active, o.ProfileDir)
 				}
 			}
 		}
@@ -211,22 +175,19 @@ func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload,
 	if w.families != nil {
 		cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(w.families.add))
 	}
-	cpu0 := roleCPU(0)
+	var err error
 	cfg.Dialects = dialects.Default()
 	m.run, err = loadgen.Run(ctx, cfg)
 	done()
 	if err != nil {
 		return nil, err
 	}
-	m.cpu = roleCPU(0) - cpu0
-	mockCPU1, _ := procCPU(mockPID)
-	rtCPU1, _ := procCPU(rtPID)
-	m.mockCPU, m.rtCPU = mockCPU1-mockCPU0, rtCPU1-rtCPU0
+	m.peak = meter.stop()
 	m.hwm, _ = procStatusKiB(0, "VmHWM")
 	return m, nil
 }
 
-// addRunOutcomes adds the peak against its target and how the run's sessions ended.
+// addRunOutcomes adds the peak against its target, between's figures, and how the sessions ended.
 func addRunOutcomes(rep *Report, peak int64, streams int, run *measure.Run, between func()) {
 	rep.addTarget("peak concurrent streams", float64(peak), "streams", fmt.Sprintf("= %d", streams), peak >= int64(streams))
 	between()
@@ -240,7 +201,7 @@ func addRunOutcomes(rep *Report, peak int64, streams int, run *measure.Run, betw
 	rep.addTarget("violations", float64(run.Summary.TotalViolations()), "violations", "0", run.Summary.TotalViolations() == 0)
 }
 
-// perFrame is CPU per frame (event, token) in µs: 0 for none.
+// perFrame is CPU per frame (event, token) in µs.
 func perFrame(cpu time.Duration, frames int64) float64 {
 	if frames == 0 {
 		return 0
@@ -248,33 +209,26 @@ func perFrame(cpu time.Duration, frames int64) float64 {
 	return float64(cpu.Nanoseconds()) / 1e3 / float64(frames)
 }
 
-// addScaleFigures reports the scale run's outcomes, memory, CPU and latency.
 func addScaleFigures(ctx context.Context, rep *Report, s scaleShape, w scaleWorkload, st *stack.Stack, m *scaleMeasures) {
 	run, peak := m.run, m.peak
-	addRunOutcomes(rep, peak.active, s.streams, run, func() {})
-	checked, leaked := leakCount(run)
-	rep.addTarget("leak checks over tolerance", float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
-	if peak.active > 0 {
+	addRunOutcomes(rep, peak, s.streams, run, func() {})
+	rep.addLeakChecks("leak checks over tolerance", run)
+	if peak > 0 {
 		addScaleMemory(rep, w, m)
 	}
 	rep.add("generator peak RSS (VmHWM)", float64(m.hwm)/1024, "MiB")
 	c := run.Summary.Counters
 	rep.add("frames received", float64(c.Frames), "frames")
 	if c.Frames > 0 {
-		rep.add("generator CPU per received frame", perFrame(m.cpu, c.Frames), "µs")
-		if m.children {
-			rep.add("runtime CPU per relayed frame", perFrame(m.rtCPU, c.Frames), "µs")
-			rep.add("mock CPU per frame", perFrame(m.mockCPU, c.Frames), "µs")
+		rep.add("generator CPU per received frame", perFrame(m.gen.cpu, c.Frames), "µs")
+		if m.rt != nil {
+			rep.add("runtime CPU per relayed frame", perFrame(m.rt.cpu, c.Frames), "µs")
+			rep.add("mock CPU per frame", perFrame(m.mock.cpu, c.Frames), "µs")
 		}
 	}
-	// Where the time to first chunk goes: connection, response headers (the runtime answered),
-	// first chunk; and the mock's own first byte, to tell a slow mock from a slow relay.
 	addLatencyFigures(rep, run)
 	if w.families != nil {
-		// The merged TTFC holds the mix's own TTFTs (slow-ttft) and PII-redacted canvas blocks,
-		// whose text comes only with block:completed, and legacy sim-chat clients, sent settled
-		// text only, both at a long stream's end; opted-in sim-chat's long streams are the
-		// plain run's figure (their histogram label is the client's, simchat.Client.Label).
+		// Opted-in sim-chat's long streams are the plain run's figure (simchat.Client.Label).
 		h, _ := run.Histograms.Merged(func(k measure.Key) bool {
 			return k.Metric == measure.FirstChunk && k.Scenario == scaleStreamName && k.Dialect == simchat.Name+"-optedin"
 		})
@@ -293,22 +247,20 @@ func addScaleFigures(ctx context.Context, rep *Report, s scaleShape, w scaleWork
 		w.families.report(rep)
 	}
 	runFailures(rep, run)
-	if peak.active < int64(s.streams) {
-		rep.fail("only %d of %d streams were open at once", peak.active, s.streams)
+	if peak < int64(s.streams) {
+		rep.fail("only %d of %d streams were open at once", peak, s.streams)
 	}
 	if need := uint64(s.streams) + 256; openFileLimit() < need {
 		rep.note("the open-files limit %d is below %d streams + slack: raise `ulimit -n`", openFileLimit(), s.streams)
 	}
 }
 
-// addScaleMemory reports the processes' memory at the peak, per open stream.
 func addScaleMemory(rep *Report, w scaleWorkload, m *scaleMeasures) {
 	peak := m.peak
-	perStream := float64(peak.generatorKiB-m.rssBefore) * 1024 / float64(peak.active)
+	perStream := float64(m.gen.rssKiB) * 1024 / float64(peak)
 	if w.families == nil {
 		rep.addTarget("generator RSS per open stream", perStream/1024, "KiB", "≤ 16 KiB", perStream > 0 && perStream <= 16<<10)
 	} else {
-		// The target is the long stream's; the mix's sessions are in this figure too.
 		rep.add("generator RSS per open stream", perStream/1024, "KiB")
 		rep.note("memory per open stream includes what the mix holds beyond its streams: the dense histograms of its many " +
 			"scenario × client keys (a fixed cost spread over the streams) and the expected text of the thinking-over-cap " +
@@ -318,21 +270,20 @@ func addScaleMemory(rep *Report, w scaleWorkload, m *scaleMeasures) {
 		rep.note("the generator's RSS fell during the load: the baseline held memory the load reused; run scale on its own for this figure")
 	}
 	if m.liveAtTop.total() > 0 {
-		per := func(at, before uint64) float64 { return (float64(at) - float64(before)) / float64(peak.active) / 1024 }
+		per := func(at, before uint64) float64 { return (float64(at) - float64(before)) / float64(peak) / 1024 }
 		rep.add("generator live heap+stacks per open stream", per(m.liveAtTop.total(), m.liveBefore.total()), "KiB")
 		rep.add("generator live heap per open stream", per(m.liveAtTop.heap, m.liveBefore.heap), "KiB")
 		rep.add("generator goroutine stacks per open stream", per(m.liveAtTop.stacks, m.liveBefore.stacks), "KiB")
 	}
-	rep.add("generator RSS at peak", float64(peak.generatorKiB)/1024, "MiB")
-	if m.children {
-		rep.add("runtime RSS at peak", float64(peak.rtKiB)/1024, "MiB")
-		rep.add("runtime RSS at peak ÷ open streams", float64(peak.rtKiB)/float64(peak.active), "KiB")
-		rep.add("mock RSS at peak", float64(peak.mockKiB)/1024, "MiB")
+	rep.add("generator RSS at peak", float64(m.gen.rssPeakKiB)/1024, "MiB")
+	if m.rt != nil {
+		rep.add("runtime RSS at peak", float64(m.rt.rssPeakKiB)/1024, "MiB")
+		rep.add("runtime RSS at peak ÷ open streams", float64(m.rt.rssPeakKiB)/float64(peak), "KiB")
+		rep.add("mock RSS at peak", float64(m.mock.rssPeakKiB)/1024, "MiB")
 	}
 }
 
-// writeProfiles writes this process's heap profile and goroutine summary into dir, to show
-// where the memory of an open stream goes (go tool pprof -sample_index=inuse_space heap.pprof).
+// writeProfiles writes this process's heap profile and goroutine summary into dir.
 func writeProfiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -356,8 +307,6 @@ func writeProfiles(dir string) error {
 	return nil
 }
 
-// addLatencyFigures adds the p50 and p99 of connect, response headers, TTFC and inter-chunk
-// gap over every key of run.
 func addLatencyFigures(rep *Report, run *measure.Run) {
 	for _, m := range []struct {
 		metric measure.Metric

@@ -12,15 +12,13 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// scaleStreamShare is how often a session of the default-mix scale run plays the long
-// scale-stream, in every profile: the mix's own scenarios last a few seconds against its 30,
-// so at 60 % of the sessions about nine users in ten are in a long stream at any moment and
-// the rest play the whole default mix among them.
+// scaleStreamShare is the share of the default-mix scale run's sessions, in every profile, that
+// play the long scale-stream: the mix's own last a few seconds against its 30, so about nine
+// users in ten are in a long stream at any moment.
 const scaleStreamShare = 0.6
 
 // scaleDefaultMix is the default mix with scale-stream added to every profile at
-// scaleStreamShare of that profile's scenario weight: every dialect, every profile's own
-// scenarios and every target stay as they are.
+// scaleStreamShare of its sessions.
 func scaleDefaultMix() (*loadgen.Mix, error) {
 	def := loadgen.DefaultMix()
 	profiles := slices.Clone(def.Profiles)
@@ -49,11 +47,10 @@ func scaleDefaultMix() (*loadgen.Mix, error) {
 	return mix, nil
 }
 
-// scaleStreamName is the scale measurement's generated long-stream scenario.
 const scaleStreamName = "scale-stream"
 
-// embeddedDocs is the embedded library's scenario files by scenario name, to be written next
-// to the generated ones: the child mock loads one directory.
+// embeddedDocs is the embedded library's scenario files by name, to be written beside the
+// generated ones (a child mock loads one directory).
 func embeddedDocs() map[string]string {
 	lib := scenarios.Embedded()
 	docs := map[string]string{}
@@ -63,16 +60,15 @@ func embeddedDocs() map[string]string {
 	return docs
 }
 
-// scaleFamily is one kind of session issue 12 added to the default mix, counted by the
-// default-mix scale run to show it was played among the long streams.
+// scaleFamily is one kind of session of the default mix, counted to show it was played among
+// the long streams.
 type scaleFamily struct {
-	name string
-	// match says whether a session of scenario on target belongs to the family.
+	name  string
 	match func(scenario string, target loadgen.Target) bool
 }
 
-// scaleFamilies are the counted families; redacted and nothink are deployments (targets)
-// rather than scenarios: any scenario played on them is theirs.
+// scaleFamilies are the counted families; redacted and nothink are deployments: any scenario
+// played on them is theirs.
 func scaleFamilies() []scaleFamily {
 	prefix := func(p string) func(string, loadgen.Target) bool {
 		return func(s string, _ loadgen.Target) bool { return strings.HasPrefix(s, p) }
@@ -94,8 +90,8 @@ func scaleFamilies() []scaleFamily {
 	}
 }
 
-// familyCounter counts ended sessions per scaleFamily, and how many of them failed; it is fed
-// the run's session ends (add, as a loadgen.SessionEndFunc, on every session's goroutine).
+// familyCounter counts ended sessions, and failed ones, per scaleFamily; add is a
+// loadgen.SessionEndFunc, called on every session's goroutine.
 type familyCounter struct {
 	families []scaleFamily
 	targets  map[string]loadgen.Target // by slug, over every profile (options of the first)
@@ -105,7 +101,6 @@ type familyCounter struct {
 	other, streams int64 // other default-mix sessions; scale-stream sessions
 }
 
-// newFamilyCounter counts the sessions of mix.
 func newFamilyCounter(mix *loadgen.Mix) *familyCounter {
 	c := &familyCounter{families: scaleFamilies(), targets: map[string]loadgen.Target{}}
 	for _, p := range mix.Profiles {
@@ -119,12 +114,10 @@ func newFamilyCounter(mix *loadgen.Mix) *familyCounter {
 	return c
 }
 
-// add counts one ended session.
 func (c *familyCounter) add(e loadgen.SessionEnd) {
 	c.count(e.Scenario, e.Target, e.Outcome.IsError() || len(e.Violations) > 0)
 }
 
-// count counts one session of scenario on the target called slug.
 func (c *familyCounter) count(scenario, slug string, failed bool) {
 	t, ok := c.targets[slug]
 	if !ok {
@@ -151,10 +144,8 @@ func (c *familyCounter) count(scenario, slug string, failed bool) {
 	}
 }
 
-// report adds the counts to rep. A family that never ran misses its target (> 0) without
-// failing the run: at a few streams the run is too short to reach every family (with the
-// default seed the first session of each has come by the 300th), which says nothing about the
-// system under test.
+// report adds the counts to rep. A family that never ran misses its target without failing
+// the run: a short run may not reach every family.
 func (c *familyCounter) report(rep *Report) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

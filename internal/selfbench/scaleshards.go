@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -67,7 +67,7 @@ func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err e
 	if err != nil {
 		return nil, err
 	}
-	use, err := meterShards(ctx, s, startAt, mock, runtimes, gens)
+	use, err := meterShards(ctx, s, startAt, w.logs(), mock, runtimes, gens)
 	if err != nil {
 		return nil, err
 	}
@@ -147,13 +147,13 @@ func (g *procGroup) stop() {
 	}
 }
 
-// startLogged starts exe args as a child whose output goes to logs/NAME.log.
-func (g *procGroup) startLogged(exe, logs, name string, args []string) (*stack.Child, error) {
+// startLogged starts exe args with start, the child's output going to logs/NAME.log.
+func (g *procGroup) startLogged(start func(string, []string, io.Writer) (*stack.Child, error), exe, logs, name string, args []string) (*stack.Child, error) {
 	f, err := os.Create(filepath.Join(logs, name+".log"))
 	if err != nil {
 		return nil, err
 	}
-	c, err := stack.StartChildLogged(exe, args, f)
+	c, err := start(exe, args, f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -165,14 +165,14 @@ func (g *procGroup) startLogged(exe, logs, name string, args []string) (*stack.C
 // startShardStack starts the system under test, one mock and a runtime per shard, and waits
 // until all are healthy.
 func startShardStack(exe string, w shardWork, o Options, procs *procGroup) (*stack.Child, []*stack.Child, error) {
-	mock, err := procs.startLogged(exe, w.logs(), "mock", []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", "1", "--scenarios", w.scenarios})
+	mock, err := procs.startLogged(stack.StartChildLogged, exe, w.logs(), "mock", []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", "1", "--scenarios", w.scenarios})
 	if err != nil {
 		return nil, nil, err
 	}
 	runtimes := make([]*stack.Child, o.Shards)
 	urls := []string{mock.URL()}
 	for i := range runtimes {
-		runtimes[i], err = procs.startLogged(exe, w.logs(), fmt.Sprintf("runtime-%d", i), []string{"runtime", "--addr", "127.0.0.1:0",
+		runtimes[i], err = procs.startLogged(stack.StartChildLogged, exe, w.logs(), fmt.Sprintf("runtime-%d", i), []string{"runtime", "--addr", "127.0.0.1:0",
 			"--provider", mock.URL(), "--tool-time-scale", "1", fmt.Sprintf("--provider-h2c=%t", !o.ProviderHTTP1)})
 		if err != nil {
 			return nil, nil, err
@@ -182,18 +182,11 @@ func startShardStack(exe string, w shardWork, o Options, procs *procGroup) (*sta
 	return mock, runtimes, stack.WaitHealthy(urls...)
 }
 
-// shardGenerator is one `streambench load --shard I/N` child.
-type shardGenerator struct {
-	cmd  *exec.Cmd
-	done chan error // holds Wait's result once it came, put back by whoever takes it
-	log  *os.File
-}
-
 // startShardGenerators starts the generators, `streambench load --shard I/N`, all starting at
 // startAt.
-func startShardGenerators(exe string, w shardWork, o Options, s scaleShape, startAt time.Time, mock *stack.Child, runtimes []*stack.Child, procs *procGroup) ([]*shardGenerator, error) {
+func startShardGenerators(exe string, w shardWork, o Options, s scaleShape, startAt time.Time, mock *stack.Child, runtimes []*stack.Child, procs *procGroup) ([]*stack.Child, error) {
 	stages := fmt.Sprintf("%s:%d,%s:%d", s.ramp, s.streams, 2*time.Second, s.streams)
-	gens := make([]*shardGenerator, len(runtimes))
+	gens := make([]*stack.Child, len(runtimes))
 	for i := range gens {
 		args := []string{"load", "--target", runtimes[i].URL(), "--mock", mock.URL(), "--mix", w.mixFile, "--scenarios", w.scenarios,
 			"--shard", fmt.Sprintf("%d/%d", i, len(runtimes)), "--start-at", startAt.UTC().Format(time.RFC3339),
@@ -203,41 +196,12 @@ func startShardGenerators(exe string, w shardWork, o Options, s scaleShape, star
 		if o.HTTP2 {
 			args = append(args, "--http2")
 		}
-		f, err := os.Create(filepath.Join(w.logs(), fmt.Sprintf("load-%d.log", i)))
-		if err != nil {
+		var err error
+		if gens[i], err = procs.startLogged(stack.StartProcess, exe, w.logs(), fmt.Sprintf("load-%d", i), args); err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(exe, args...)
-		cmd.Stdout, cmd.Stderr = f, f
-		cmd.SysProcAttr = stack.ProcAttr()
-		if err := cmd.Start(); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("start shard %d: %w", i, err)
-		}
-		g := &shardGenerator{cmd: cmd, done: make(chan error, 1), log: f}
-		go func() { g.done <- cmd.Wait() }()
-		gens[i] = g
-		procs.stops = append(procs.stops, g.stop)
 	}
 	return gens, nil
-}
-
-// stop interrupts the generator if it still runs (killing it after 15 s) and closes its log.
-func (g *shardGenerator) stop() {
-	select {
-	case err := <-g.done:
-		g.done <- err
-	default:
-		_ = g.cmd.Process.Signal(os.Interrupt)
-		select {
-		case err := <-g.done:
-			g.done <- err
-		case <-time.After(15 * time.Second):
-			_ = g.cmd.Process.Kill()
-			g.done <- <-g.done
-		}
-	}
-	g.log.Close()
 }
 
 // shardUsage is what a sharded run cost the processes.
@@ -252,10 +216,10 @@ type shardUsage struct {
 
 // meterShards takes the processes' memory and CPU just before startAt, samples them every
 // 250 ms while the generators run, and waits for every generator.
-func meterShards(ctx context.Context, s scaleShape, startAt time.Time, mock *stack.Child, runtimes []*stack.Child, gens []*shardGenerator) (*shardUsage, error) {
+func meterShards(ctx context.Context, s scaleShape, startAt time.Time, logs string, mock *stack.Child, runtimes, gens []*stack.Child) (*shardUsage, error) {
 	sum := func() (smp shardSample) {
 		for _, g := range gens {
-			kib, _ := procStatusKiB(g.cmd.Process.Pid, "VmRSS")
+			kib, _ := procStatusKiB(g.PID(), "VmRSS")
 			smp.generatorKiB += kib
 		}
 		for _, r := range runtimes {
@@ -274,23 +238,17 @@ func meterShards(ctx context.Context, s scaleShape, startAt time.Time, mock *sta
 	u := &shardUsage{before: sum().generatorKiB}
 	var genCPU0 time.Duration
 	for _, g := range gens {
-		c, _ := procCPU(g.cmd.Process.Pid)
-		genCPU0 += c
+		genCPU0 += roleCPU(g.PID())
 	}
-	mockCPU0, _ := procCPU(mock.PID())
+	mockCPU0, mockCPU1 := roleCPU(mock.PID()), time.Duration(0)
 	rtCPU0, rtCPU1 := make([]time.Duration, len(runtimes)), make([]time.Duration, len(runtimes))
 	for i, r := range runtimes {
-		rtCPU0[i], _ = procCPU(r.PID())
+		rtCPU0[i] = roleCPU(r.PID())
 	}
-	var mockCPU1 time.Duration
-	readCPU := func() {
-		if m, err := procCPU(mock.PID()); err == nil {
-			mockCPU1 = max(mockCPU1, m)
-		}
+	readCPU := func() { // the latest readable: a failed read is 0
+		mockCPU1 = max(mockCPU1, roleCPU(mock.PID()))
 		for i, r := range runtimes {
-			if c, err := procCPU(r.PID()); err == nil {
-				rtCPU1[i] = max(rtCPU1[i], c)
-			}
+			rtCPU1[i] = max(rtCPU1[i], roleCPU(r.PID()))
 		}
 	}
 	heldUntil := startAt.Add(s.ramp + 2*time.Second + min(s.length/2, 10*time.Second))
@@ -299,8 +257,7 @@ func meterShards(ctx context.Context, s scaleShape, startAt time.Time, mock *sta
 		smp := sum()
 		mu.Lock()
 		defer mu.Unlock()
-		// Memory counts while streams are started and held, not the writing of the results
-		// after them.
+		// While streams are started and held, not while the results are written.
 		if time.Now().Before(heldUntil) && smp.generatorKiB >= u.peak.generatorKiB {
 			u.peak = smp
 		}
@@ -308,19 +265,16 @@ func meterShards(ctx context.Context, s scaleShape, startAt time.Time, mock *sta
 		readCPU()
 	})
 	for i, g := range gens {
-		var werr error
 		select {
-		case werr = <-g.done:
-			g.done <- werr
+		case <-g.Done():
 		case <-ctx.Done():
 			stopSampling()
 			return nil, ctx.Err()
 		}
-		if st := g.cmd.ProcessState; st != nil {
-			u.genCPU += st.UserTime() + st.SystemTime()
-		}
+		cpu, werr := g.Wait()
+		u.genCPU += cpu
 		if werr != nil {
-			u.failed = append(u.failed, fmt.Sprintf("shard %d: %v (its output: %s)", i, werr, g.log.Name()))
+			u.failed = append(u.failed, fmt.Sprintf("shard %d: %v (its output: %s)", i, werr, filepath.Join(logs, fmt.Sprintf("load-%d.log", i))))
 		}
 	}
 	stopSampling()

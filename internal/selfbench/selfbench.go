@@ -1,11 +1,7 @@
-// Package selfbench measures streambench's own costs and fidelity: the SSE codec's speed, the
-// mock's pacing error, what N open streams cost the generator, the runtime and the mock, the
-// generator's time-to-first-chunk error, and how closely an open loop meets its rate. Each
-// measurement returns a Report of typed figures; the bench command only parses flags and prints.
-//
-// The measurements that need separate processes start the running executable's `mock`,
-// `runtime` and `bench paced-server` subcommands as children (package stack), so they run from
-// the streambench binary.
+// Package selfbench measures streambench's own costs and fidelity (codec speed, pacing error,
+// cost per open stream, TTFC error, open-loop rate), each as a Report of typed figures. The
+// measurements needing separate processes start the running executable's subcommands as
+// children, so they run from the streambench binary.
 package selfbench
 
 import (
@@ -26,8 +22,7 @@ import (
 	"github.com/streambench/streambench/loadgen"
 )
 
-// Options are every measurement's settings, one per `bench` flag (its --help says which
-// measurements read it and their defaults); zero values mean the measurement's default.
+// Options are every measurement's settings, one per `bench` flag; zero means the default.
 type Options struct {
 	Streams         int           // --streams: concurrent streams
 	Duration        time.Duration // --duration
@@ -48,12 +43,11 @@ type Options struct {
 	KeepDir         bool          // --keep: keep the generated scenario directory (noted in the report)
 	Shards          int           // --shards: scale's generator processes (0, 1: this process)
 	ProfileDir      string        // --profile: where scale, pacing and path write profiles
-	// Progress, when set, is called before each load run a measurement makes; it returns the
-	// run's progress callback and a function called once the run has ended.
+	// Progress, when set, is called before each load run; it returns the run's progress
+	// callback and a function called once the run has ended.
 	Progress func() (update func(loadgen.Progress), done func())
 }
 
-// progress returns the next run's callbacks, no-ops without Options.Progress.
 func (o Options) progress() (update func(loadgen.Progress), done func()) {
 	if o.Progress == nil {
 		return func(loadgen.Progress) {}, func() {}
@@ -68,9 +62,8 @@ type Measurement struct {
 	run     func(ctx context.Context, o Options) (*Report, error)
 }
 
-// Measurements lists the measurements in the order `bench all` runs them: scale first,
-// while this process's heap holds nothing from earlier measurements (its memory per stream is
-// a difference of RSS), the in-process pacing self-test last.
+// Measurements lists the measurements in `bench all`'s order: scale first, while this
+// process's heap holds nothing of earlier ones (its memory per stream is a difference of RSS).
 func Measurements() []Measurement {
 	return []Measurement{
 		{"scale", "N concurrent streams through mock, runtime and generator in separate processes: errors, violations, leaks, memory per stream, CPU per frame", Scale},
@@ -84,12 +77,11 @@ func Measurements() []Measurement {
 	}
 }
 
-// stealWarn is the steal share above which a measurement's latency figures are noted as the
-// host's (docs/BENCHMARKS.md, "Why the constants").
+// stealWarn is the steal share above which latency figures are noted as the host's
+// (docs/BENCHMARKS.md, "Why the constants").
 const stealWarn = 0.05
 
-// Run measures and notes the machine's load average before and after: every figure depends
-// on how much of the cores the measurement got.
+// Run measures and notes the machine's load and CPU steal: every figure depends on them.
 func (m Measurement) Run(ctx context.Context, o Options) (*Report, error) {
 	before := loadAverage()
 	cpu0, stat := machineCPU()
@@ -99,8 +91,6 @@ func (m Measurement) Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.note("load average before %s, after %s (%d CPUs: %s)", before, loadAverage(), runtime.NumCPU(), cmp.Or(CPUModel(), "model unknown"))
 	if cpu1, ok := machineCPU(); stat && ok {
-		// On a virtual machine whose host is busy, the hypervisor runs others on these vCPUs:
-		// every latency tail then grows with it, whatever the code does.
 		steal := stealShare(cpu0, cpu1)
 		rep.note("CPU steal during the measurement: %.1f%% of the machine's CPU time (the hypervisor running others on this VM's vCPUs; latency tails grow with it)", 100*steal)
 		if steal >= stealWarn {
@@ -110,9 +100,7 @@ func (m Measurement) Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// Environment records where the figures were measured (absolute figures move between
-// machines): Go version, CPUs and their model, time, open-files limit, /proc/loadavg and the
-// git revision the binary was built from when known.
+// Environment records where and when the figures were measured, and from which revision.
 func Environment() map[string]string {
 	env := map[string]string{
 		"go":       runtime.Version(),
@@ -133,8 +121,7 @@ func Environment() map[string]string {
 	return env
 }
 
-// revision is the git revision this binary was built from (its VCS stamp, "-modified" for a
-// tree with changes); without a stamp (go run) the working directory's HEAD, said to be that.
+// revision is the binary's VCS stamp; without one (go run), the working directory's HEAD.
 func revision() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		var rev, modified string
@@ -160,8 +147,8 @@ func revision() string {
 	return ""
 }
 
-// RaiseOpenFileLimit lifts this process's open-files soft limit to its hard limit (children
-// inherit it): Go does it at start-up already; doing it again states the dependency.
+// RaiseOpenFileLimit lifts the open-files soft limit to the hard one (Go does it at start-up;
+// this states the dependency), for this process and its children.
 func RaiseOpenFileLimit() {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < lim.Max {
@@ -170,16 +157,7 @@ func RaiseOpenFileLimit() {
 	}
 }
 
-// orDefault returns v, or def when v is zero.
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
-// transportFlags are the protocol flags of a measurement's command line, as given.
+// transportFlags are the protocol flags of a measurement's command line.
 func (o Options) transportFlags() string {
 	s := ""
 	if o.HTTP2 {
@@ -191,7 +169,6 @@ func (o Options) transportFlags() string {
 	return s
 }
 
-// providerProtocol names how the runtime reaches the mock.
 func (o Options) providerProtocol() string {
 	if o.ProviderHTTP1 {
 		return "HTTP/1.1 (one connection per stream)"
@@ -199,7 +176,6 @@ func (o Options) providerProtocol() string {
 	return "h2c (streams multiplexed on pooled connections)"
 }
 
-// generatorProtocol names how the generator reaches the runtime.
 func (o Options) generatorProtocol() string {
 	if o.HTTP2 {
 		return "h2c"
@@ -207,8 +183,7 @@ func (o Options) generatorProtocol() string {
 	return "one HTTP/1.1 connection per stream"
 }
 
-// CPUModel is the first "model name" of /proc/cpuinfo ("" where there is none): which machine
-// a figure was measured on.
+// CPUModel is the first "model name" of /proc/cpuinfo ("" where there is none).
 func CPUModel() string {
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
@@ -223,26 +198,21 @@ func CPUModel() string {
 }
 
 // Names lists the measurements' names, in Measurements' order.
-func Names() []string {
+func Names() []string { return nameList(Measurements()) }
+
+// AbusePartNames lists the abuse measurement's parts (Options.Parts).
+func AbusePartNames() []string { return nameList(AbuseParts()) }
+
+func nameList(ms []Measurement) []string {
 	var names []string
-	for _, m := range Measurements() {
+	for _, m := range ms {
 		names = append(names, m.Name)
 	}
 	return names
 }
 
-// AbusePartNames lists the abuse measurement's parts (Options.Parts).
-func AbusePartNames() []string {
-	var names []string
-	for _, p := range AbuseParts() {
-		names = append(names, p.Name)
-	}
-	return names
-}
-
-// Select returns the measurements `bench WHAT` runs: the one named what, or every one for
-// "all". o.Parts (--part) select parts of abuse, o.Wires (--wire) fidelity's wires and
-// o.Shards (--shards) scale's generators, of nothing else; the errors name the flag.
+// Select returns the measurements `bench WHAT` runs (what, or every one for "all"), refusing
+// --part, --wire and --shards for a measurement that has none.
 func Select(what string, o Options) ([]Measurement, error) {
 	parts, wires := o.Parts, o.Wires
 	if o.Shards > 1 && what != "scale" {
@@ -276,9 +246,9 @@ func Select(what string, o Options) ([]Measurement, error) {
 	return todo, nil
 }
 
-// RunAll runs todo in turn (started is called before each), writing each report to w as it
-// ends and, after more than one, the floor ratios; it returns the reports and the names of the
-// measurements that were not clean. An interrupt of ctx ends it after the measurement it cut.
+// RunAll runs todo in turn, writing each report to w as it ends and, after more than one, the
+// floor ratios; it returns the reports and the names of those not clean. An interrupt of ctx
+// ends it after the measurement it cut.
 func RunAll(ctx context.Context, todo []Measurement, o Options, w io.Writer, started func(Measurement)) (reports []*Report, failed []string, err error) {
 	for _, m := range todo {
 		started(m)
@@ -306,7 +276,7 @@ func RunAll(ctx context.Context, todo []Measurement, o Options, w io.Writer, sta
 	return reports, failed, nil
 }
 
-// File is the figures file (`bench --json`): where the figures were measured, and every report.
+// File is the figures file (`bench --json`).
 type File struct {
 	Environment map[string]string `json:"environment"`
 	Reports     []*Report         `json:"reports"`

@@ -2,6 +2,7 @@ package selfbench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -28,27 +29,21 @@ import (
 )
 
 // The stalled-readers scenarios: the normal clients' paced answer, and the stalled clients'
-// bulk answer, which delivers ~400 KB in ~1.5 s: twice a stalled socket's kernel buffers
-// (~200 KB), so the runtime's writes block within the first second and stay blocked.
+// ~400 KB in ~1.5 s, twice a stalled socket's kernel buffers, so the runtime's writes block.
 const (
 	stalledNormalYAML = "name: stalled-normal\ndescription: the normal clients' paced answer\n" +
 		"timing:\n  ttft: 200ms\n  itl: 200ms\n  tokensPerFrame: 1\nturns:\n  - text: {tokens: 20}\n"
 	stalledBulkYAML = "name: stalled-bulk\ndescription: a long fast answer in big frames, so a client that stops reading fills its window\n" +
 		"timing:\n  ttft: 100ms\n  itl: 50us\n  tokensPerFrame: 200\nturns:\n  - text: {tokens: 30000}\n"
-	// stalledSettleMax bounds the wait for the stalled streams to settle: the runtime's memory
-	// stops growing once each stalled stream has filled its socket and whatever buffers lie
-	// between the provider and it.
-	stalledSettleMax = 20 * time.Second
-	// stalledOpeners is how many stalled readers connect at once.
-	stalledOpeners = 50
+	stalledSettleMax = 20 * time.Second // the wait for the runtime's memory to stop growing
+	stalledOpeners   = 50               // stalled readers connecting at once
 )
 
-// StalledReaders measures what clients that stop reading mid-stream cost the others: a
-// yardstick run of normal clients, then the same run among raw TCP clients that stopped
-// reading, each on a fresh stack (its Method says what it reports).
+// StalledReaders measures what clients that stop reading mid-stream cost the others: a run of
+// normal clients alone, then among raw TCP clients that stopped reading, each on a fresh stack.
 func StalledReaders(ctx context.Context, o Options) (*Report, error) {
-	b := stalledBench{o: o, normal: orDefault(o.Streams, 1000), stalled: orDefault(o.Stalled, 1000),
-		length: orDefault(o.Duration, 15*time.Second), idle: orDefault(o.IdleTimeout, agentruntime.DefaultClientIdleTimeout)}
+	b := stalledBench{o: o, normal: cmp.Or(o.Streams, 1000), stalled: cmp.Or(o.Stalled, 1000),
+		length: cmp.Or(o.Duration, 15*time.Second), idle: cmp.Or(o.IdleTimeout, agentruntime.DefaultClientIdleTimeout)}
 	b.ramp = min(3*time.Second, b.length/3)
 	b.warmup = b.ramp + min(2*time.Second, (b.length-b.ramp)/2) // the ramp's burst of first requests is not measured
 	rep := &Report{
@@ -74,7 +69,6 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 	if b.mix, err = chatMix("bench-stalled", "stalled-normal", "openai-none", "anthropic-none"); err != nil {
 		return nil, err
 	}
-	// The yardstick: the normal clients alone.
 	st, err := b.newStack()
 	if err != nil {
 		return nil, err
@@ -84,7 +78,6 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("yardstick run: %w", err)
 	}
-	// The same run among stalled readers, on a fresh stack.
 	m, err := b.amongStalled(ctx, rep)
 	if err != nil {
 		return nil, err
@@ -93,7 +86,6 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// stalledBench is a stalled-readers measurement's sizes and workload.
 type stalledBench struct {
 	o                          Options
 	normal, stalled            int
@@ -103,12 +95,10 @@ type stalledBench struct {
 	mix                        *loadgen.Mix
 }
 
-// newStack starts a fresh mock and runtime with the measurement's idle timeout.
 func (b *stalledBench) newStack() (*stack.Stack, error) {
 	return stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: b.dir, ProviderHTTP1: b.o.ProviderHTTP1, ClientIdleTimeout: b.idle})
 }
 
-// normalRun plays the normal clients against st.
 func (b *stalledBench) normalRun(ctx context.Context, st *stack.Stack, label string) (*measure.Run, error) {
 	run, _, err := runWithPeak(ctx, loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: b.mix, MixName: "bench-stalled", Library: b.lib,
@@ -119,7 +109,6 @@ func (b *stalledBench) normalRun(ctx context.Context, st *stack.Stack, label str
 	return run, err
 }
 
-// stalledMeasures is what the run among stalled readers found.
 type stalledMeasures struct {
 	loaded                                 *measure.Run
 	readers                                int
@@ -155,8 +144,7 @@ func (b *stalledBench) amongStalled(ctx context.Context, rep *Report) (*stalledM
 		return nil, err
 	}
 	m.readers = len(readers)
-	// Watch the drop counter from the stall on, while the settling and the normal run go on:
-	// the drops may come during either.
+	// The drops may come while the memory settles or during the normal run.
 	drops := watchDrops(ctx, metrics, len(readers), b.idle+30*time.Second)
 	settled := false
 	if m.rssStalled, settled, err = settleRSS(ctx, rtPID, stalledSettleMax); err != nil {
@@ -175,8 +163,6 @@ func (b *stalledBench) amongStalled(ctx context.Context, rep *Report) (*stalledM
 	if m.droppedDuringRun, err = scrapeMetric(ctx, metrics, agentruntime.MetricSlowClientsDropped); err != nil {
 		return nil, err
 	}
-	// The runtime drops every stalled stream its idle timeout after the last byte it could
-	// write; the watcher gives it 30 s of slack on a loaded machine.
 	d := <-drops
 	if d.err != nil {
 		return nil, d.err
@@ -187,15 +173,14 @@ func (b *stalledBench) amongStalled(ctx context.Context, rep *Report) (*stalledM
 	return m, nil
 }
 
-// dropResult is how many stalled streams the runtime had dropped, and when.
 type dropResult struct {
 	dropped float64
 	after   time.Duration
 	err     error
 }
 
-// watchDrops polls the runtime's slow-client drop counter every 250 ms from now until it
-// reaches want or the wait passes, and sends the last reading.
+// watchDrops polls the runtime's slow-client drop counter until it reaches want or the wait
+// passes, and sends the last reading.
 func watchDrops(ctx context.Context, metrics string, want int, wait time.Duration) <-chan dropResult {
 	stalledAt := time.Now()
 	drops := make(chan dropResult, 1)
@@ -218,8 +203,6 @@ func watchDrops(ctx context.Context, metrics string, want int, wait time.Duratio
 	return drops
 }
 
-// addStalledFigures reports the normal clients' latency beside the yardstick's, both runs'
-// outcomes, the drops and the runtime's memory.
 func addStalledFigures(rep *Report, idle time.Duration, yard *measure.Run, m *stalledMeasures) {
 	for _, mt := range []struct {
 		metric measure.Metric
@@ -249,8 +232,7 @@ func addStalledFigures(rep *Report, idle time.Duration, yard *measure.Run, m *st
 		rep.addTarget("normal sessions failed, "+r.label, float64(c.SessionsFailed), "sessions", "0", c.SessionsFailed == 0)
 		lag := mergedMetric(r.run, measure.GeneratorLag)
 		rep.add("generator scheduling lag p99, "+r.label, quantileMs(lag, 99, 0), "ms")
-		checked, leaked := leakCount(r.run)
-		rep.addTarget("leak checks over tolerance, "+r.label, float64(leaked), fmt.Sprintf("of %d", checked), "0", leaked == 0 && checked > 0)
+		rep.addLeakChecks("leak checks over tolerance, "+r.label, r.run)
 		for _, w := range r.run.Summary.Verdict.Warnings {
 			rep.note("%s: %s", r.label, w)
 		}
@@ -279,7 +261,7 @@ func addStalledFigures(rep *Report, idle time.Duration, yard *measure.Run, m *st
 }
 
 // settleRSS waits until a process's RSS grew by less than 1% over the last second (after at
-// least two seconds), or max passed, and returns the last reading and whether it settled.
+// least two), or max passed, and returns the last reading and whether it settled.
 func settleRSS(ctx context.Context, pid int, max time.Duration) (kib int64, settled bool, err error) {
 	start := time.Now()
 	var readings []int64 // one per 250 ms
@@ -303,21 +285,19 @@ func settleRSS(ctx context.Context, pid int, max time.Duration) (kib int64, sett
 	}
 }
 
-// openStalledReaders opens n stalled readers against the runtime, stalledOpeners at a time.
-// On error it returns the readers opened so far (the caller closes them) and the first error.
-func openStalledReaders(ctx context.Context, target string, n int) ([]*stalledReader, error) {
+// openStalledReaders opens n stalled readers against the runtime. On error it returns the
+// readers opened so far (the caller closes them) and the first error.
+func openStalledReaders(ctx context.Context, target string, n int) ([]net.Conn, error) {
 	var (
 		mu       sync.Mutex
-		readers  []*stalledReader
+		readers  []net.Conn
 		firstErr error
 		wg       sync.WaitGroup
 	)
 	sem := make(chan struct{}, stalledOpeners)
 	for i := range n {
 		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { <-sem }()
 			id := "bench-stalled-reader-" + strconv.Itoa(i)
 			s := &protocol.Session{ID: id, Target: "openai-none",
@@ -334,14 +314,13 @@ func openStalledReaders(ctx context.Context, target string, n int) ([]*stalledRe
 				return
 			}
 			readers = append(readers, r)
-		}()
+		})
 	}
 	wg.Wait()
 	return readers, firstErr
 }
 
-// scrapeMetric reads one metric from a Prometheus text endpoint, summed over its label sets
-// (counter or gauge).
+// scrapeMetric reads one counter or gauge from a Prometheus endpoint, summed over its labels.
 func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -380,9 +359,8 @@ func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 	return sum, nil
 }
 
-// tcpMemoryPages is the kernel's TCP socket memory in pages ("TCP: ... mem N" of
-// /proc/net/sockstat), -1 when unreadable. It is machine-wide: other processes' sockets move it
-// too.
+// tcpMemoryPages is the machine's TCP socket memory in pages (/proc/net/sockstat), -1 when
+// unreadable.
 func tcpMemoryPages() int64 {
 	b, err := os.ReadFile("/proc/net/sockstat")
 	if err != nil {
@@ -404,28 +382,19 @@ func tcpMemoryPages() int64 {
 	return -1
 }
 
-// stalledReceiveBuffer is a stalled reader's socket receive buffer: small, so its TCP window
-// fills after a few frames and the runtime's writes block, as behind a client that stopped
-// reading. (The kernel doubles the value and keeps a floor; the point is not the megabytes of
-// an autotuned loopback buffer.)
-const stalledReceiveBuffer = 4096
+// A stalled reader's socket receive buffer, small so its TCP window fills after a few frames
+// (not an autotuned loopback buffer's megabytes), and its advertised segment size, from which
+// the sender sizes its send buffer (loopback's 64 KiB segments would let the runtime queue
+// megabytes into the kernel per stalled client before a write blocks).
+const (
+	stalledReceiveBuffer = 4096
+	stalledSegment       = 536
+)
 
-// stalledSegment is the stalled reader's advertised maximum segment size. The sender sizes its
-// socket send buffer from its segment size; loopback's 64 KiB segments would let the runtime
-// queue megabytes into the kernel per stalled client before a write blocks.
-const stalledSegment = 536
-
-// stalledReader is a raw TCP client that sends one sim-chat stream request, reads the response
-// head and the first bytes of the stream, then never reads again. It is not a loadgen session,
-// so the generator's figures hold only the well-behaved clients.
-type stalledReader struct {
-	conn net.Conn
-}
-
-// openStalledReader connects to the runtime at target, sends s's stream request and reads until
-// the response head and at least one body byte arrived (the stream is open and flowing), then
-// returns with the connection left unread.
-func openStalledReader(ctx context.Context, target string, s *protocol.Session) (*stalledReader, error) {
+// openStalledReader is a raw TCP client, not a loadgen session: it sends s's stream request to
+// the runtime at target and reads the response head and one body byte, then leaves the
+// connection unread.
+func openStalledReader(ctx context.Context, target string, s *protocol.Session) (_ net.Conn, err error) {
 	req, err := simchat.NewClient(true, simchat.Policy{}).NewRequest(ctx, target, s)
 	if err != nil {
 		return nil, err
@@ -452,32 +421,28 @@ func openStalledReader(ctx context.Context, target string, s *protocol.Session) 
 	if err != nil {
 		return nil, fmt.Errorf("stalled reader: %w", err)
 	}
+	defer func() {
+		if err != nil {
+			conn.Close()
+		}
+	}()
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
 	if err := req.Write(conn); err != nil {
-		conn.Close()
 		return nil, fmt.Errorf("stalled reader: send request: %w", err)
 	}
-	// Read through the response head and one body byte with a reader that buffers no more than
-	// it must: whatever it took from the socket is not in the window any more.
-	br := bufio.NewReaderSize(conn, 16)
-	resp, err := http.ReadResponse(br, req)
+	// A small buffer: what it takes from the socket leaves the window.
+	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 16), req)
 	if err != nil {
-		conn.Close()
 		return nil, fmt.Errorf("stalled reader: response head: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		conn.Close()
 		return nil, fmt.Errorf("stalled reader: HTTP %d", resp.StatusCode)
 	}
 	if _, err := io.ReadFull(resp.Body, make([]byte, 1)); err != nil {
-		conn.Close()
 		return nil, fmt.Errorf("stalled reader: first body byte: %w", err)
 	}
 	_ = conn.SetDeadline(time.Time{})
-	return &stalledReader{conn: conn}, nil
+	return conn, nil
 }
-
-// Close drops the connection.
-func (r *stalledReader) Close() error { return r.conn.Close() }

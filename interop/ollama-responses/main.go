@@ -1,18 +1,10 @@
-// Command ollama-responses serves OpenAI's Responses API with Ollama's own implementation of
-// it (github.com/ollama/ollama's middleware.ResponsesMiddleware and the
-// openai.ResponsesStreamConverter behind it, the code `ollama serve` answers POST /v1/responses
-// with) in front of a scripted model: a chat handler that streams each turn of a streambench
-// scenario on Ollama's native chat wire (NDJSON api.ChatResponse chunks, as Ollama's
-// ChatHandler writes them: thinking and content pieces, each tool call whole, a done chunk with
-// the token counts, and a {"error": ...} line where the provider fails mid-stream).
-//
-// The model side is the scenario's script, played from the directive in the first user
-// message ([[streambench scenario=NAME seed=N ...]]) and the turn the request is at (the
-// assistant messages already in its input), so `streambench load --dialect openai-responses`
-// knows every stream's ground truth. interop/ollama-responses/run.sh runs it; see
-// docs/INTEROP.md, "Ollama's Responses API".
-//
-// It is a module of its own, so streambench itself does not depend on Ollama.
+// Command ollama-responses serves OpenAI's Responses API with Ollama's own implementation
+// (middleware.ResponsesMiddleware, what `ollama serve` answers POST /v1/responses with) in
+// front of a scripted model: a chat handler streaming each turn of a streambench scenario on
+// Ollama's native NDJSON chat wire, as its ChatHandler writes it. The turn is the directive's
+// in the first user message and the assistant messages already in the input, so `streambench
+// load --dialect openai-responses` knows every stream's ground truth (run.sh; docs/INTEROP.md,
+// "Ollama's Responses API"). A module of its own, so streambench does not depend on Ollama.
 package main
 
 import (
@@ -67,14 +59,12 @@ func main() {
 	}
 }
 
-// model is the scripted model behind Ollama's Responses layer.
 type model struct {
 	lib   *scenarios.Library
 	scale float64
 }
 
-// chat answers one api.ChatRequest (what the Responses middleware made of the request) with
-// the scenario turn it asks for, on Ollama's native streaming chat wire.
+// chat answers the api.ChatRequest the Responses middleware made with the scenario turn it asks for.
 func (m *model) chat(c *gin.Context) {
 	var req api.ChatRequest
 	if err := c.ShouldBindJSON(&req); err != nil {
@@ -165,8 +155,8 @@ func (m *model) chat(c *gin.Context) {
 	write(done)
 }
 
-// turn finds the scenario turn req is at: the directive in its first user message names the
-// scenario and seed, and each assistant message in its input is a turn already played.
+// turn finds the scenario turn req is at: its first user message's directive, and a turn
+// played per assistant message.
 func (m *model) turn(req *api.ChatRequest) (*scenarios.ScriptTurn, error) {
 	var dir scenarios.Directive
 	found, n := false, 0
