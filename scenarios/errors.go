@@ -10,18 +10,13 @@ import (
 	"github.com/goccy/go-yaml/token"
 )
 
-// FieldError is one problem in a scenario, located by field path and, when the scenario came
-// from YAML, by file, line and column. Validate returns FieldErrors without positions; Parse
-// fills them in from the YAML source.
+// FieldError is one problem in a scenario, located by field path and, when Parse read it from
+// YAML, by file, line and column.
 type FieldError struct {
-	// File is the scenario file name ("" when validating a Scenario built in code).
-	File string
-	// Line and Column are 1-based positions in File (0 when unknown).
-	Line, Column int
-	// Path is the field path in YAML spelling, e.g. "turns[1].toolCalls[0].outcome".
-	Path string
-	// Problem says what is wrong and what was expected.
-	Problem string
+	File         string // the scenario file ("" for a Scenario built in code).
+	Line, Column int    // 1-based (0 when unknown).
+	Path         string // the field path in YAML spelling, e.g. "turns[1].toolCalls[0].outcome".
+	Problem      string // what is wrong and what was expected.
 }
 
 // Error formats the problem as "file:line:col: field path: problem", leaving out what is unknown.
@@ -44,8 +39,7 @@ func (e *FieldError) Error() string {
 	return b.String()
 }
 
-// joinFieldErrors turns a list of problems into one error (nil for none); errors.As finds the
-// first *FieldError, and every problem is in the message.
+// joinFieldErrors turns a list of problems into one error (nil for none).
 func joinFieldErrors(errs []*FieldError) error {
 	if len(errs) == 0 {
 		return nil
@@ -72,8 +66,8 @@ func nodeError(node ast.Node, format string, args ...any) *FieldError {
 	return e
 }
 
-// locate fills e's position from the YAML AST, walking up the path to the nearest node that
-// exists (a missing field is reported at its parent).
+// locate fills e's position from the YAML AST: the nearest existing node up its path (a missing
+// field is reported at its parent).
 func locate(file *ast.File, e *FieldError) {
 	if file == nil || len(file.Docs) == 0 {
 		return
@@ -113,8 +107,8 @@ func parentPath(path string) string {
 	return ""
 }
 
-// yamlErrorToField converts a goccy error (syntax, type, unknown field…) into a FieldError with
-// its position and, when the offending node can be found, its field path.
+// yamlErrorToField converts a goccy error into a FieldError with its position and, when the
+// offending node can be found, its field path.
 func yamlErrorToField(filename string, file *ast.File, err error) (*FieldError, bool) {
 	var fe *FieldError
 	if errors.As(err, &fe) {

@@ -16,8 +16,8 @@ import (
 //go:embed library/*.yaml
 var embeddedFS embed.FS
 
-// Library is a set of scenarios by name. It is immutable after construction and safe for
-// concurrent use; the Scenarios it returns must not be modified.
+// Library is a set of scenarios by name, immutable and safe for concurrent use; the Scenarios it
+// returns must not be modified.
 type Library struct {
 	byName map[string]*Scenario
 	files  map[string]string
@@ -25,11 +25,11 @@ type Library struct {
 	names  []string
 }
 
-// embedded parses the embedded library once; it is immutable afterwards.
+// embedded parses the embedded library once.
 var embedded = sync.OnceValues(func() (*Library, error) { return loadFS(embeddedFS, "library", "library") })
 
-// Embedded returns the library compiled into the binary. The embedded files are validated by
-// the package tests, so a failure here is a build defect and panics.
+// Embedded returns the library compiled into the binary; it panics on invalid files, a build
+// defect the package tests catch.
 func Embedded() *Library {
 	lib, err := embedded()
 	if err != nil {
@@ -38,8 +38,8 @@ func Embedded() *Library {
 	return lib
 }
 
-// LoadDir loads every *.yaml and *.yml file in dir (not recursively). Duplicate scenario names
-// and invalid files are errors naming the files.
+// LoadDir loads every *.yaml and *.yml file in dir (not recursively); duplicate names and
+// invalid files are errors naming the files.
 func LoadDir(dir string) (*Library, error) {
 	lib, err := loadFS(os.DirFS(dir), ".", dir)
 	if err != nil {
@@ -48,8 +48,7 @@ func LoadDir(dir string) (*Library, error) {
 	return lib, nil
 }
 
-// loadFS loads the scenario files of one directory of fsys. Errors name files under display, so
-// an editor can jump to them.
+// loadFS loads the scenario files of one directory of fsys, naming files under display in errors.
 func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -92,6 +91,12 @@ func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 	return lib, nil
 }
 
+// clone is a copy of l to add to.
+func (l *Library) clone() *Library {
+	return &Library{byName: maps.Clone(l.byName), files: maps.Clone(l.files), source: maps.Clone(l.source),
+		names: slices.Clone(l.names)}
+}
+
 // Get returns the scenario called name.
 func (l *Library) Get(name string) (*Scenario, bool) {
 	s, ok := l.byName[name]
@@ -112,12 +117,11 @@ func (l *Library) Len() int { return len(l.names) }
 func (l *Library) Source(name string) []byte { return l.source[name] }
 
 // WithFiles returns a copy of l with the scenarios of the files at paths added (load
-// --scenario), and their names in the order given. A file that does not parse is an error
-// naming it (and, from Parse, its line and field); a name l already has, or that two files
-// share, is an error naming both places, since a mock given the same files must resolve each
-// name to one script.
+// --scenario), and their names in the order given. A name l already has, or that two files
+// share, is an error naming both places: a mock given the same files must resolve each name to
+// one script.
 func (l *Library) WithFiles(paths []string) (*Library, []string, error) {
-	n := &Library{byName: maps.Clone(l.byName), files: maps.Clone(l.files), source: maps.Clone(l.source), names: slices.Clone(l.names)}
+	n := l.clone()
 	var names []string
 	var errs []error
 	for _, p := range paths {

@@ -7,8 +7,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 )
 
-// decodeOptions are the options every scenario decode uses: unknown fields are errors, so a
-// misspelt key never silently falls back to a default.
+// decodeOptions make unknown fields errors, so a misspelt key never falls back to a default.
 func decodeOptions() []yaml.DecodeOption {
 	return []yaml.DecodeOption{yaml.DisallowUnknownField()}
 }
