@@ -8,19 +8,14 @@ import (
 	"time"
 )
 
-// Capacity models a provider with finite serving capacity, so that a capacity sweep against
-// the mock finds a knee where this model puts it. The zero value is unlimited.
+// Capacity models a provider with finite serving capacity, so that a capacity sweep finds a
+// knee where the model puts it. The zero value is unlimited.
 type Capacity struct {
-	MaxConcurrent int // how many requests play at once (0: unlimited).
-	// QueueSize is how many requests may wait for a slot when all are busy; a request that
-	// finds the queue full is answered 429 at once. 0 means no queue.
-	QueueSize int
-	// QueueTimeout bounds how long a request waits in the queue before it is answered 429
-	// (0: until a slot frees or the client leaves).
-	QueueTimeout time.Duration
-	// SlowdownPerStream stretches every scripted delay by (1 + SlowdownPerStream·active), where
-	// active is the number of requests playing at that moment (this one included), to model a
-	// backend that slows down under load. 0 disables it.
+	MaxConcurrent int           // how many requests play at once (0: unlimited).
+	QueueSize     int           // how many may wait for a slot; one more gets 429 at once.
+	QueueTimeout  time.Duration // the longest wait in the queue before a 429 (0: none).
+	// SlowdownPerStream stretches every scripted delay by (1 + SlowdownPerStream·active), active
+	// the requests playing at that moment, this one included.
 	SlowdownPerStream float64
 }
 
@@ -76,7 +71,7 @@ func (a *admission) acquire(ctx context.Context) (time.Duration, error) {
 		return 0, nil
 	default:
 	}
-	// Reserve a queue place first so the bound holds under a burst of arrivals.
+	// A queue place first, so the bound holds under a burst of arrivals.
 	if n := a.waiting.Add(1); n > int64(a.cfg.QueueSize) {
 		a.waiting.Add(-1)
 		return 0, errQueueFull

@@ -43,17 +43,13 @@ func responsesWire() *wire {
 			return req, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, _ bool) streamWriter {
-			setStreamHeaders(w)
-			return openairesponses.NewStreamWriter(w, openairesponses.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-				InputTokens: m.InputTokens})
+			return openairesponses.NewStreamWriter(w, openairesponses.StreamMeta(m))
 		},
 		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
-			w.Header().Set("Content-Type", "application/json")
-			return openairesponses.WriteResponse(w, turn, openairesponses.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-				InputTokens: m.InputTokens})
+			return openairesponses.WriteResponse(w, turn, openairesponses.StreamMeta(m))
 		},
 		writeError: openairesponses.WriteError,
-		errType:    openaiWire().errType,
+		errTypes:   openaiErrTypes,
 		responseID: responseID,
 	}
 }

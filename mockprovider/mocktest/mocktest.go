@@ -1,7 +1,5 @@
-// Package mocktest starts the mock provider for other packages' tests: the embedded library,
-// no delays, an optional fault switch, on an httptest server of the test's own. It lives under
-// mockprovider so that the protocol test kits need not import the mock (their arrows point
-// down): a dialect's test hands them the URL or this starter.
+// Package mocktest starts the mock provider for other packages' tests. It lives apart so that
+// the protocol test kits need not import the mock (their arrows point down).
 package mocktest
 
 import (
