@@ -8,8 +8,7 @@ import (
 	"github.com/streambench/streambench/protocol/agui"
 )
 
-// handleAGUI serves an AG-UI agent run: POST /agui/{agentId} with a RunAgentInput whose last
-// user message is the input, answered with the AG-UI event stream of the tool loop.
+// handleAGUI serves an AG-UI agent run: a RunAgentInput whose last user message is the input.
 func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
 	dep, body, ok := deploymentBody[agui.RunAgentInput](s, w, r, "agent", "agentId")
 	if !ok {
@@ -26,7 +25,7 @@ func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, `request body: no user message with a string "content" in "messages"`)
 		return
 	}
-	rn := s.newRun(w, r, dep, agui.Name, input)
+	rn := s.newRun(w, r, dep, agui.Name, input, false)
 	rn.id = newRunID()
 	e := &aguiEmitter{rn: rn, w: agui.NewWriter(rn.cs), threadID: body.ThreadID, runID: body.RunID}
 	if e.threadID == "" {
@@ -38,10 +37,9 @@ func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
 	rn.execute(e)
 }
 
-// aguiEmitter writes the AG-UI event stream: one step per model turn, each turn's reasoning
-// and text as one reasoning and one text message, each tool call streamed as it is generated
-// and ended with the turn, its result when the tool settles, and the run's state (the turn
-// and the settled tools) as a snapshot then JSON Patch deltas.
+// aguiEmitter writes the AG-UI event stream: a step per model turn with its reasoning and text
+// messages, each tool call as generated (ended with the turn, its result when it settles), and
+// the run's state (the turn, the settled tools) as a snapshot, then JSON Patch deltas.
 type aguiEmitter struct {
 	rn               *run
 	w                *agui.Writer
@@ -207,8 +205,7 @@ func (e *aguiEmitter) finish(res *runResult) {
 		}
 		_ = e.w.RunFinished(e.threadID, e.runID, result)
 	default:
-		// A failed run ends with RUN_ERROR alone: what was open stays open, as AG-UI allows.
-		_ = e.w.RunError(errorMessage(res.err), "provider_error")
+		_ = e.w.RunError(errorMessage(res.err), "provider_error") // alone: what was open stays open, as AG-UI allows
 	}
 	_ = e.rn.cs.flush()
 }

@@ -3,6 +3,7 @@ package agentruntime
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 
 	"github.com/goccy/go-yaml"
 
@@ -27,7 +28,7 @@ type modelsFile struct {
 // modelRegistry maps model names to their capabilities.
 type modelRegistry map[string]ModelInfo
 
-// defaultModels parses the embedded registry; it is tested, so a failure is a build defect.
+// defaultModels parses the embedded registry; it panics on a broken embedded file.
 func defaultModels() modelRegistry {
 	var f modelsFile
 	if err := yaml.UnmarshalWithOptions(defaultModelsYAML, &f, yaml.Strict()); err != nil {
@@ -40,13 +41,9 @@ func defaultModels() modelRegistry {
 	return reg
 }
 
-// withModels returns the registry with extra entries added or replaced; an entry without a
-// name is an error naming its index.
+// withModels returns the registry with extra entries added or replaced.
 func (reg modelRegistry) withModels(name string, extra []ModelInfo) (modelRegistry, error) {
-	out := modelRegistry{}
-	for k, v := range reg {
-		out[k] = v
-	}
+	out := maps.Clone(reg)
 	for i, m := range extra {
 		if m.Name == "" {
 			return nil, fmt.Errorf("%s: models[%d].name: missing (every registry entry names a model)", name, i)
@@ -62,14 +59,13 @@ func (reg modelRegistry) thinks(model string) bool {
 	return !ok || m.Thinking
 }
 
-// ModelThinks reports whether the deployment's model can think (its registry entry); without
-// it no thinking frame reaches any client, whatever IncludeThinking says.
+// ModelThinks reports whether the deployment's model can think; without it no thinking frame
+// reaches any client, whatever IncludeThinking says.
 func (d *Deployment) ModelThinks() bool { return !d.noModelThinking }
 
 // admitThinking is what the run forwards of a thinking piece: nothing from a model without
-// thinking (unless the nothink-thinking fault), and at most simchat.ThinkingCapUnits UTF-16
-// code units per Sim execution, as Sim counts them (unless the uncapped-thinking fault), the
-// piece that crosses the cap cut on a rune boundary. The answer is never capped.
+// thinking, and on the Sim dialects at most simchat.ThinkingCapUnits UTF-16 code units per
+// execution, the crossing piece cut on a rune boundary.
 func (rn *run) admitThinking(piece string) string {
 	f := rn.faults
 	if !rn.dep.ModelThinks() && !f.ThinkingWithoutCapability {

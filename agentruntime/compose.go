@@ -1,7 +1,6 @@
 package agentruntime
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -21,7 +20,7 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, `request body: missing "message" (the user message)`)
 		return
 	}
-	rn := s.newRun(w, r, dep, compose.Name, *body.Message)
+	rn := s.newRun(w, r, dep, compose.Name, *body.Message, false)
 	rn.id = newRunID()
 	gate := &planGate{}
 	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel, plan: gate})
@@ -29,8 +28,8 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 	rn.execute(&composeEmitter{rn: rn, w: compose.NewWriter(rn.cs), side: composeSide{gate: gate}})
 }
 
-// handleComposeStop ends a run with "stopped": the provider stream and running tools are
-// cancelled at once and the run's stream writes its stopped terminal.
+// handleComposeStop ends a run: its provider stream and tools are cancelled at once and its
+// stream writes its stopped terminal.
 func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
 	if !validRunID(runID) {
@@ -42,15 +41,20 @@ func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusNotFound, "no open run "+strconv.Quote(runID)+" for agent "+strconv.Quote(agentID)+" (it may have finished already)")
 		return
 	}
+	s.stopRun(w, e, `{"stopped":true}`)
+}
+
+// stopRun stops e and answers the stop request with body.
+func (s *Server) stopRun(w http.ResponseWriter, e *runEntry, body string) {
 	e.stop(errStopped)
 	s.metrics.runsStopped.Inc()
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{"stopped":true}` + "\n"))
+	_, _ = w.Write([]byte(body + "\n"))
 }
 
-// composeEmitter writes the compose agent stream: text is live and never reset (preambles
-// included), thinking is bracketed by thinking_start/thinking_end, tool arguments stream as
-// they are generated, timing marks flag the phases, and the terminal is followed by a receipt.
+// composeEmitter writes the compose agent stream: text live and never reset, thinking bracketed
+// by thinking_start/thinking_end, tool arguments as generated, timing marks for the phases, and
+// a receipt after the terminal.
 type composeEmitter struct {
 	rn                               *run
 	w                                *compose.Writer
@@ -117,11 +121,7 @@ func (e *composeEmitter) toolArgs(t *toolRun, piece string) {
 func (e *composeEmitter) turnEnd(bool) { e.endThinking() }
 
 func (e *composeEmitter) toolStart(t *toolRun) {
-	input := json.RawMessage(t.Args)
-	if !json.Valid(input) {
-		input, _ = json.Marshal(t.Args)
-	}
-	_ = e.w.ToolStart(t.Name, input, "<invoke>\n"+t.Name+"\n</invoke>", compose.Display{Kind: "tool", Name: t.Name, Summary: t.Name})
+	_ = e.w.ToolStart(t.Name, t.input(), "<invoke>\n"+t.Name+"\n</invoke>", compose.Display{Kind: "tool", Name: t.Name, Summary: t.Name})
 	e.sideEvents(t) // a plan proposal (waits for approval) or scripted side events (plan.go)
 }
 

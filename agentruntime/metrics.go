@@ -12,14 +12,12 @@ import (
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// servedDialects are the client dialects the runtime serves (its routes in Server.routes), by
-// the names their packages give them: the "dialect" metric label.
+// servedDialects are the "dialect" metric label's values.
 func servedDialects() []string {
 	return []string{simchat.Name, simcanvas.Name, compose.Name, langgraph.Name}
 }
 
-// metrics are the runtime's Prometheus metrics, on a registry of its own so that several
-// runtimes in one process (tests, benchmarks) never collide.
+// metrics are the runtime's Prometheus metrics, on a registry of its own.
 type metrics struct {
 	registry *prometheus.Registry
 
@@ -51,9 +49,7 @@ const (
 	MetricGoroutines           = "streambench_runtime_goroutines"
 	MetricClientAborts         = "streambench_runtime_client_aborts_total"
 	MetricClientStreamsStarted = "streambench_runtime_client_streams_total"
-	// MetricCanvasResumableOpen counts resumable canvas executions held (reconnect.go): back
-	// to zero once every reconnect ended or its window expired.
-	MetricCanvasResumableOpen = "streambench_runtime_canvas_resumable_open"
+	MetricCanvasResumableOpen  = "streambench_runtime_canvas_resumable_open"
 )
 
 func newMetrics() *metrics {
@@ -92,8 +88,7 @@ func newMetrics() *metrics {
 		}, func() float64 { return float64(runtime.NumGoroutine()) }),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	// Pre-create the per-dialect series so a scrape before any traffic shows zeros, which is
-	// what a leak check compares against.
+	// A scrape before any traffic shows the zeros a leak check compares against.
 	for _, d := range servedDialects() {
 		m.clientStreamsOpen.WithLabelValues(d)
 		m.clientStreamsTotal.WithLabelValues(d)

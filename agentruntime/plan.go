@@ -15,14 +15,13 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Compose plan approval and side events. A tool call whose arguments carry "_compose"
-// (scenarios.ComposeDirective) makes the compose emitter, right after its tool_start, either
-// propose a plan and wait for the client's decision on the approval endpoint, or emit the
-// scripted task.*, action, conclave and trace events. Other dialects run such a call as a plain
-// tool.
+// Compose plan approval and side events: right after the tool_start of a call whose arguments
+// carry "_compose" (scenarios.ComposeDirective), the compose emitter proposes a plan and waits
+// for the client's decision, or emits the scripted side events. Other dialects run it as a
+// plain tool.
 
-// errPlanEnded is the cancel cause of a run that a plan ends in error: rejected with
-// onReject error, or an approval nobody decided within its timeout.
+// errPlanEnded is the cancel cause of a run that a plan ends in error (rejected with onReject
+// error, or undecided).
 var errPlanEnded = errors.New("plan ended the run")
 
 // errPlanEndedDone is the plan-reject-done fault's cause: the run ends done instead.
@@ -35,7 +34,7 @@ const (
 )
 
 // planGate is a compose run's approval slot: the version awaiting a decision and the channel
-// the approval endpoint delivers it on. Safe for concurrent use.
+// the approval endpoint delivers it on; safe for concurrent use.
 type planGate struct {
 	mu         sync.Mutex
 	proposalID string
@@ -82,10 +81,8 @@ func (g *planGate) decide(req compose.ApprovalRequest) error {
 	return nil
 }
 
-// handleComposeApproval takes the client's decision on a run's pending plan approval:
-// POST /agent/{agentId}/runs/{runId}/approval with {proposalId, version, decision, reason}.
-// 400 for a bad body or run id, 404 for an unknown run, 409 when nothing is pending or the
-// proposal or version is not the pending one.
+// handleComposeApproval takes the client's decision on a run's pending plan approval: 400 for a
+// bad body or run id, 404 for an unknown run, 409 when nothing (or another version) is pending.
 func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
 	if !validRunID(runID) {
@@ -135,8 +132,7 @@ type composeSide struct {
 	conclave map[string]int64 // each key's version.
 }
 
-// composeDirectiveOf reads a tool call's "_compose" member (nil: none, or not decodable; a
-// call the runtime cannot read runs as a plain tool).
+// composeDirectiveOf reads a tool call's "_compose" member (nil: none, or not decodable).
 func composeDirectiveOf(args string) *scenarios.ComposeDirective {
 	if !strings.Contains(args, `"_compose"`) {
 		return nil
@@ -166,7 +162,7 @@ func (e *composeEmitter) sideEvents(t *toolRun) {
 
 // runPlan proposes the plan, version by version, until the client approves or rejects it, the
 // approval times out, or the run ends. A rejection with onReject error and a timeout cancel
-// the run with errPlanEnded, which ends it with an error terminal after the tool settles.
+// the run with errPlanEnded: an error terminal after the tool settles.
 func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 	rn, f := e.rn, e.rn.faults
 	if len(d.Versions) == 0 || e.side.gate == nil {
@@ -295,8 +291,8 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	}
 }
 
-// conclave applies one operation to the run's shared workspace: a write or a delete of a key
-// moves its version on; a read reports it; list has neither key nor version.
+// conclave applies one operation to the run's shared workspace: a write or a delete moves the
+// key's version on; a read reports it; list has neither key nor version.
 func (e *composeEmitter) conclave(ev scenarios.ComposeEvent) compose.ConclaveEvent {
 	if e.side.conclave == nil {
 		e.side.conclave = map[string]int64{}

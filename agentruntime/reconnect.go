@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	runtimepprof "runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -15,16 +14,12 @@ import (
 	"github.com/streambench/streambench/protocol/simcanvas"
 )
 
-// Canvas reconnect (streambench's extension; docs/PROTOCOLS.md, "The canvas reconnect
-// endpoint"). An execution requested with "resumable": true is kept apart from its first
-// connection: its frames go to a canvasExec, which forwards them to whichever client stream is
-// attached and keeps a bounded buffer of the buffered kinds (execution:*, block:*,
-// stream:done; never the live-only stream:chunk, chunk_reset, thinking, tool). When the
-// client drops, the run goes on for the reconnect window; GET
-// /api/workflows/{id}/executions/{execution}/stream with Last-Event-ID attaches a new stream:
-// the buffered events after that id, then the live ones. Every buffer is released when the
-// stream that was attached at the end has its [DONE], or when the window expires with no
-// client (a run still going is then cancelled as if its client had left).
+// Canvas reconnect (docs/PROTOCOLS.md, "The canvas reconnect endpoint"). A "resumable"
+// execution's frames go to a canvasExec, which forwards them to whichever client stream is
+// attached and keeps a bounded buffer of the non-live-only kinds. When the client drops, the
+// run goes on for the reconnect window; a reconnect with Last-Event-ID gets the buffered events
+// after that id, then the live ones. The buffer is released when the stream attached at the end
+// has its [DONE], or when the window expires with no client (a run still going is cancelled).
 
 // DefaultReconnectWindow is how long a dropped resumable execution is kept.
 const DefaultReconnectWindow = 10 * time.Second
@@ -44,8 +39,8 @@ type bufferedFrame struct {
 	frame []byte
 }
 
-// canvasExec is one resumable execution: the io.Writer its frames are written to. Write is
-// called by the run's goroutine; attach and detach by connection handlers and timers.
+// canvasExec is one resumable execution: the io.Writer its frames are written to (by the run's
+// goroutine; attach and detach come from connection handlers and timers).
 type canvasExec struct {
 	s         *Server
 	id        string
@@ -66,9 +61,9 @@ type canvasExec struct {
 	released bool
 }
 
-// resumable makes rn's execution resumable: its run no longer ends when the client leaves (the
-// window does that), and its frames go through a canvasExec with SSE ids. It returns what the
-// handler calls when the run returned.
+// resumable makes rn's execution resumable: its run no longer ends with the client's request,
+// and its frames go through a canvasExec with SSE ids. It returns what the handler calls when
+// the run returned.
 func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func() {
 	rn.cancel(nil) // replaced before the run starts: this context ended with the client
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
@@ -99,8 +94,8 @@ func (s *Server) reconnectWindow() time.Duration {
 	return DefaultReconnectWindow
 }
 
-// Write takes one frame (the Writer writes one per call): it is kept when it is of a buffered
-// kind and forwarded to the attached stream. It never fails: the run goes on without a client.
+// Write takes one frame (the Writer writes one per call), keeps it when it is of a buffered kind
+// and forwards it to the attached stream. It never fails: the run goes on without a client.
 func (x *canvasExec) Write(p []byte) (int, error) {
 	typ, id := frameTypeID(p)
 	x.mu.Lock()
@@ -158,8 +153,8 @@ func (x *canvasExec) detach(cs *clientStream) {
 	x.startTimerLocked(x.s.reconnectWindow())
 }
 
-// expire ends a window with no client (or the end grace of a run whose first stream stayed
-// attached): the buffer goes, and a run still going is cancelled.
+// expire ends a window with no client, or the end grace: the buffer goes, and a run still going
+// is cancelled.
 func (x *canvasExec) expire() {
 	x.mu.Lock()
 	endGraceOver := x.runDone && x.attached == x.first
@@ -175,16 +170,13 @@ func (x *canvasExec) expire() {
 	}
 }
 
-// runEnded is called when the run's handler returned: with its own stream still attached the
-// execution is over at once; a reconnect handler is woken to finish.
+// runEnded is called when the run's handler returned; a reconnect handler is woken to finish.
 func (x *canvasExec) runEnded() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.runDone = true
 	if x.attached == x.first {
-		// The execute request's own stream saw the end, or its client dropped and the server
-		// has not noticed yet (on a busy machine the close is read late): a reconnect may still
-		// come, so the execution is kept a moment (endGrace) for it, then released.
+		// Its client may have dropped unnoticed yet (on a busy machine a close is read late).
 		x.startTimerLocked(min(endGrace, x.s.reconnectWindow()))
 		return
 	}
@@ -192,7 +184,7 @@ func (x *canvasExec) runEnded() {
 }
 
 // endGrace is how long an execution whose run ended with its first stream attached stays
-// resumable: long enough for a client whose drop the server had not noticed to reconnect.
+// resumable, for a client whose drop was not noticed yet.
 const endGrace = 2 * time.Second
 
 // startTimerLocked (re)starts the timer that releases the execution (expire). x.mu is held.
@@ -217,9 +209,9 @@ func (x *canvasExec) releaseLocked() {
 	x.s.metrics.canvasResumable.Dec()
 }
 
-// attach serves a reconnect on cs: it writes the head (X-Replay-Through is the last event id so
-// far), the buffered events after last and, when the execution has ended, the end marker. It
-// returns the channel that signals new frames, or ended when there is nothing more to wait for.
+// attach serves a reconnect on cs: the head (X-Replay-Through is the last event id so far), the
+// buffered events after last and, when the execution has ended, the end marker. It returns the
+// channel that signals new frames, or ended.
 func (x *canvasExec) attach(w http.ResponseWriter, cs *clientStream, last int64) (wake chan struct{}, ended, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -306,17 +298,8 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// labelled labels the handler's goroutine with the server's instance, like post, for GET routes.
-func (s *Server) labelled(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		runtimepprof.SetGoroutineLabels(s.labels)
-		defer runtimepprof.SetGoroutineLabels(r.Context())
-		h(w, r)
-	}
-}
-
-// frameTypeID reads a Writer frame's event id (its id: line) and envelope type (aliasing p);
-// none for the end marker and raw frames. It allocates nothing: it runs on every frame.
+// frameTypeID reads a Writer frame's event id and envelope type (aliasing p, no allocation: it
+// runs on every frame); none for the end marker and raw frames.
 func frameTypeID(p []byte) (typ []byte, id int64) {
 	rest, ok := bytes.CutPrefix(p, []byte("id: "))
 	if !ok {

@@ -1,8 +1,7 @@
 // Package agentruntime is streambench's reference agent runtime: it serves the client-facing
-// dialects (sim-chat, sim-canvas, compose, ag-ui) over a real tool loop against a model provider
-// (openai or anthropic wire), the way a production agent runtime does, so that its behaviour is
-// the reference every protocol rule is checked against. Fault switches (Faults) break one rule
-// each on purpose, which is how the load generator proves each of its checks can fail.
+// dialects over a real tool loop against a model provider (openai or anthropic wire), the
+// reference every protocol rule is checked against. Each fault switch (Faults) breaks one rule
+// on purpose, which proves the load generator's check of it can fail.
 package agentruntime
 
 import (
@@ -19,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	runtimepprof "runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,62 +35,41 @@ import (
 // Defaults for the zero Options fields.
 const (
 	DefaultClientIdleTimeout = 30 * time.Second
-	DefaultHeartbeat         = 10 * time.Second
+	DefaultHeartbeat         = 10 * time.Second // under compose's 15 s
 	DefaultMaxBody           = 1 << 20
-	// DefaultBodyReadTimeout bounds how long reading one request body may take.
-	DefaultBodyReadTimeout = 10 * time.Second
-	DefaultMaxTurns        = 16
-	// DefaultProviderH2CConns is the provider connection cap with h2c.
-	DefaultProviderH2CConns = 4
+	DefaultBodyReadTimeout   = 10 * time.Second
+	DefaultMaxTurns          = 16
+	DefaultProviderH2CConns  = 4 // the provider connection cap with h2c.
 )
 
-// Options configure a Server. The zero value plus ProviderURL is a correct runtime whose
-// simulated tools settle at once; set ToolTimeScale to 1 to run them for their scripted time.
+// Options configure a Server; a zero field means its Default. The zero value plus ProviderURL
+// is a correct runtime whose simulated tools settle at once.
 type Options struct {
-	Deployments *Deployments // the agents served; nil means DefaultDeployments().
-	// ProviderURL is the model provider's base URL for deployments that name none,
-	// e.g. "http://127.0.0.1:8081".
-	ProviderURL string
-	// ProviderHTTP1 talks HTTP/1.1 to the provider instead of cleartext HTTP/2 (h2c). With h2c,
-	// thousands of provider streams share a few connections.
-	ProviderHTTP1 bool
-	// ProviderMaxConns caps connections to each provider host. 0 means
-	// DefaultProviderH2CConns with h2c (without a cap, a burst of streams that start before the
-	// first connection is up dials one connection each) and no cap with HTTP/1.1; negative
-	// means no cap. With h2c each connection carries up to the provider's stream limit (the
-	// mock allows 100,000).
+	Deployments   *Deployments // the agents served; nil means DefaultDeployments().
+	ProviderURL   string       // the provider's base URL for deployments that name none.
+	ProviderHTTP1 bool         // talks HTTP/1.1 to the provider instead of h2c.
+	// ProviderMaxConns caps connections to each provider host: 0 means DefaultProviderH2CConns
+	// with h2c (uncapped, a burst of streams before the first connection is up dials one each)
+	// and no cap with HTTP/1.1; negative, no cap.
 	ProviderMaxConns int
-	// ProviderHeader is set on every provider request, after the wire's own headers (so it may
-	// replace the placeholder Authorization): for gateways that route by header, such as
-	// Portkey's x-portkey-provider and x-portkey-custom-host. Names are canonicalised by New.
-	ProviderHeader http.Header
-	ProviderClient *http.Client                     // when set, replaces the client built from the two fields above.
-	Wires          map[string]protocol.ProviderWire // maps a deployment's wire name to its implementation; nil means openai and anthropic.
-	Faults         Faults                           // the fault switches; the zero value breaks nothing.
-	// ClientIdleTimeout drops a client that accepts no bytes for this long (0: the default;
-	// negative: never).
-	ClientIdleTimeout time.Duration
-	// Heartbeat is the compose ": ping" interval while a stream is idle (0: the default, which
-	// stays under the protocol's 15 s; negative: none).
-	Heartbeat time.Duration
-	MaxBody   int64 // caps request bodies in bytes (0: the default, 1 MiB).
-	// BodyReadTimeout caps how long reading a request body may take (0: the default, 10 s;
-	// negative: no limit), so a client that sends its headers and then stalls or trickles the
-	// body is answered 408 instead of holding a handler forever.
+	// ProviderHeader is set on every provider request after the wire's own headers (so it may
+	// replace the placeholder Authorization), for gateways that route by header.
+	ProviderHeader    http.Header
+	ProviderClient    *http.Client                     // when set, replaces the client built from the fields above.
+	Wires             map[string]protocol.ProviderWire // wire name to implementation; nil means openai and anthropic.
+	Faults            Faults                           // the zero value breaks nothing.
+	ClientIdleTimeout time.Duration                    // drops a client that accepts no bytes this long (negative: never).
+	Heartbeat         time.Duration                    // the compose ": ping" interval when idle (negative: none).
+	MaxBody           int64                            // caps request bodies in bytes.
+	// BodyReadTimeout caps reading a request body (negative: no limit), so a client that
+	// stalls mid-body gets 408 instead of holding a handler.
 	BodyReadTimeout time.Duration
-	// MaxTurns caps the model turns of one run, so a model that never stops calling tools
-	// cannot loop forever (0: the default, 16).
-	MaxTurns int
-	// ToolTimeScale multiplies simulated tool durations, like the mock's TimeScale: 1 runs
-	// tools as scripted, 0 settles them at once (tests), 0.1 ten times faster.
-	ToolTimeScale float64
-	Logger        *slog.Logger // receives lifecycle and failure lines; nil discards.
-	// ReconnectWindow is how long a resumable canvas execution is kept after its client
-	// dropped, running or finished, for a reconnect (0: the default, 10 s).
+	MaxTurns        int          // caps a run's model turns, so a model that always calls tools stops.
+	ToolTimeScale   float64      // multiplies simulated tool durations: 1 as scripted, 0 at once (tests).
+	Logger          *slog.Logger // nil discards.
+	// ReconnectWindow is how long a resumable canvas execution is kept after its client dropped.
 	ReconnectWindow time.Duration
-	// TLS, when set (with a certificate), makes Serve speak HTTPS: HTTP/1.1 and h2 by ALPN,
-	// no cleartext.
-	TLS *tls.Config
+	TLS             *tls.Config // makes Serve speak HTTPS only (HTTP/1.1 and h2 by ALPN).
 }
 
 // Server is the reference runtime. Create it with New; it is safe for concurrent use.
@@ -102,33 +81,31 @@ type Server struct {
 	log         *slog.Logger
 	metrics     *metrics
 	mux         *http.ServeMux
-	runs        registry[*runEntry]   // open compose runs, for stop and approval requests
+	runs        registry[*runEntry]   // open compose runs and canvas executions, for stops and approvals
 	execs       registry[*canvasExec] // resumable canvas executions (reconnect.go)
-	lgThreads   busyThreads           // the langgraph threads with a run streaming (langgraph.go).
+	lgThreads   registry[struct{}]    // the langgraph threads with a run streaming
 	idle        time.Duration
 	beat        time.Duration
 	maxBody     int64
 	maxTurns    int
 	bodyTimeout time.Duration // the resolved BodyReadTimeout (0: none).
 
-	hardStop    context.Context // cancelled when Shutdown's grace period ends (or Close): every stream ends.
+	hardStop    context.Context // cancelled when Shutdown's grace period ends (or Close).
 	cancelHard  context.CancelCauseFunc
 	leakRelease chan struct{} // closed by Shutdown/Close; holds leak-goroutine fault goroutines
 	closeOnce   sync.Once
 
 	httpMu  sync.Mutex
 	servers []*http.Server
-	active  atomic.Int64 // counts running streams, so a hard shutdown can let them write their terminal.
+	active  atomic.Int64 // running streams, so a hard shutdown can let them write their terminal.
 
-	// labels tag every goroutine a request starts (handler, tools, provider I/O) with this
-	// server's instance id, so a goroutine profile can attribute goroutines to one runtime even
-	// when several run in one process (tests, benchmarks, the run command).
-	labels   context.Context
+	labels   context.Context // carries LabelKey for every goroutine a request starts.
 	instance string
 }
 
 // LabelKey is the pprof goroutine label whose value is Server.Instance(): every goroutine a
-// request starts carries it, so goroutine profiles (and leak checks) can be scoped to one runtime.
+// request starts carries it, so goroutine profiles (and leak checks) can be scoped to one
+// runtime of several in a process.
 const LabelKey = "streambench_runtime"
 
 // Instance is this server's id in the LabelKey goroutine label.
@@ -226,9 +203,8 @@ func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 	return t
 }
 
-// Handler returns the runtime's HTTP handler: the three dialects, /metrics and /healthz. It
-// serves no /debug/pprof/: profiles go on a listener of their own (streambench runtime
-// --pprof ADDR), never on the port clients reach.
+// Handler returns the runtime's HTTP handler: the dialects, /metrics and /healthz (never
+// /debug/pprof/: profiles have a listener of their own).
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Metrics returns the handler serving the runtime's Prometheus metrics.
@@ -236,9 +212,8 @@ func (s *Server) Metrics() http.Handler {
 	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 }
 
-// Serve serves the handler on ln (HTTP/1.1, and h2c for clients that ask for it; HTTPS with
-// HTTP/1.1 and h2 when Options.TLS is set) until Shutdown or Close. It returns
-// http.ErrServerClosed after a shutdown.
+// Serve serves the handler on ln (HTTP/1.1 and h2c; with Options.TLS, HTTPS with HTTP/1.1 and
+// h2) until Shutdown or Close, then returns http.ErrServerClosed.
 func (s *Server) Serve(ln net.Listener) error {
 	p := new(http.Protocols)
 	p.SetHTTP1(true)
@@ -268,18 +243,14 @@ func (s *Server) Serve(ln net.Listener) error {
 // cancels the rest (their tools settle cancelled, their clients get the dialect's error
 // terminal) and closes every connection. It returns ctx's error if streams had to be cut.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.httpMu.Lock()
-	servers := append([]*http.Server(nil), s.servers...)
-	s.httpMu.Unlock()
+	servers := s.httpServers()
 	var firstErr error
 	for _, hs := range servers {
 		if err := hs.Shutdown(ctx); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
-	if firstErr != nil {
-		// The grace period is over: cancel what is left, give those streams a moment to write
-		// their error terminal and [DONE], then cut the connections.
+	if firstErr != nil { // the grace period is over: let what is left write its terminal, then cut
 		s.cancelHard(errShutdown)
 		s.waitActive(2 * time.Second)
 		for _, hs := range servers {
@@ -290,8 +261,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return firstErr
 }
 
-// waitActive waits until no stream runs, or at most d. Polling keeps it free of the
-// Add-during-Wait races a WaitGroup would have while late requests still arrive.
+// waitActive waits until no stream runs, or at most d; polling, because a WaitGroup would race
+// (Add during Wait) with late requests.
 func (s *Server) waitActive(d time.Duration) {
 	for deadline := time.Now().Add(d); s.active.Load() > 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
@@ -301,14 +272,18 @@ func (s *Server) waitActive(d time.Duration) {
 // Close cancels every open stream at once and closes every connection.
 func (s *Server) Close() error {
 	s.cancelHard(errShutdown)
-	s.httpMu.Lock()
-	servers := append([]*http.Server(nil), s.servers...)
-	s.httpMu.Unlock()
-	for _, hs := range servers {
+	for _, hs := range s.httpServers() {
 		_ = hs.Close()
 	}
 	s.release()
 	return nil
+}
+
+// httpServers is a copy of the servers Serve started.
+func (s *Server) httpServers() []*http.Server {
+	s.httpMu.Lock()
+	defer s.httpMu.Unlock()
+	return slices.Clone(s.servers)
 }
 
 // release frees the goroutines the leak-goroutine fault parked and the provider's idle
@@ -343,17 +318,24 @@ func (s *Server) routes() *http.ServeMux {
 	return mux
 }
 
-// post rejects every method but POST with a JSON 405 naming the allowed method, and labels
-// the handler's goroutine (and so every goroutine it starts) with the server's instance.
+// post rejects every method but POST with a JSON 405, and labels the handler (see labelled).
 func (s *Server) post(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		runtimepprof.SetGoroutineLabels(s.labels)
-		defer runtimepprof.SetGoroutineLabels(r.Context())
+	return s.labelled(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			s.writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s (use POST)", r.Method, r.URL.Path))
 			return
 		}
+		h(w, r)
+	})
+}
+
+// labelled labels the handler's goroutine, and so every goroutine it starts, with the server's
+// instance.
+func (s *Server) labelled(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		runtimepprof.SetGoroutineLabels(s.labels)
+		defer runtimepprof.SetGoroutineLabels(r.Context())
 		h(w, r)
 	}
 }
@@ -370,8 +352,8 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // readBody decodes the JSON request body into v, answering 413, 408 or 400 itself on
-// failure. The body must be one JSON object in valid UTF-8 (encoding/json would otherwise
-// replace bad bytes with U+FFFD and pass a different message on than the client sent).
+// failure. The body must be valid UTF-8: encoding/json would replace bad bytes with U+FFFD and
+// pass a different message on than the client sent.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := s.readAll(w, r)
 	if err != nil {
@@ -401,11 +383,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// readAll reads the whole body within MaxBody and the body read timeout. After a good read
-// the deadline is cleared, so it bounds the body only, never the long stream that follows
-// (net/http also clears it on HTTP/1.1 when it starts watching for the client going away).
-// After a failed read it stays, so the server's discard of the unread rest fails at once
-// instead of waiting for a client that stalled, and the connection is closed.
+// readAll reads the whole body within MaxBody and the body read timeout. A good read clears the
+// deadline, so it never bounds the stream; after a failed one it stays, so the server's discard
+// of the unread rest fails at once, and the connection is closed.
 func (s *Server) readAll(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if s.bodyTimeout <= 0 {
 		return io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
@@ -485,7 +465,7 @@ const (
 func newRunID() string { return runIDPrefix + rand.Text()[:runIDRandom] }
 
 // validRunID reports whether id has the shape newRunID gives, so a stop request for something
-// that cannot be a run id is told so (400) rather than that the run has finished (404).
+// that cannot be a run id gets 400, not 404.
 func validRunID(id string) bool {
 	if len(id) != len(runIDPrefix)+runIDRandom || !strings.HasPrefix(id, runIDPrefix) {
 		return false
@@ -505,20 +485,24 @@ type runEntry struct {
 	plan    *planGate // the run's approval slot, for the approval endpoint (plan.go).
 }
 
-// registry maps ids to what they name (open compose runs, resumable canvas executions); the
-// zero value is ready; safe for concurrent use.
+// registry maps ids to what they name; the zero value is ready; safe for concurrent use.
 type registry[T any] struct {
 	mu sync.Mutex
 	m  map[string]T
 }
 
-func (r *registry[T]) add(id string, v T) {
+// add names v id unless id is taken, and reports whether it did.
+func (r *registry[T]) add(id string, v T) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if _, taken := r.m[id]; taken {
+		return false
+	}
 	if r.m == nil {
 		r.m = make(map[string]T)
 	}
 	r.m[id] = v
+	return true
 }
 
 func (r *registry[T]) remove(id string) {

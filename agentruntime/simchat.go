@@ -21,7 +21,7 @@ func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, `request body: missing "input" (the user message)`)
 		return
 	}
-	rn := s.newRun(w, r, dep, simchat.Name, *body.Input)
+	rn := s.newRun(w, r, dep, simchat.Name, *body.Input, false)
 	var em emitter = newSimChatEmitter(rn, simchat.OptedIn(r.Header))
 	if dep.Policy().SettledTools && !rn.faults.LiveSettledTools {
 		em = settledEmitter{emitter: em, rn: rn}
@@ -30,9 +30,7 @@ func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
 }
 
 // settledEmitter is the public chat of a deployment whose provider runs its tools settled
-// (liveTools: false, R-settled-tools): nothing streams while the run goes on, neither thinking,
-// text nor tools; when the final turn ends its text goes out at once, so an opted-in client
-// gets it in one chunk, as a legacy client does.
+// (R-settled-tools): nothing streams until the final turn's text, in one chunk.
 type settledEmitter struct {
 	emitter
 	rn *run
@@ -50,10 +48,9 @@ func (e settledEmitter) turnEnd(final bool) {
 	e.emitter.turnEnd(final)
 }
 
-// simChatEmitter writes public chat frames. Opted-in clients get live text with chunk_reset
-// when a turn turns out to be intermediate; legacy clients get only the final turn's text, in
-// one chunk, once the turn is settled. Thinking and tool frames need the header and the
-// deployment's policy.
+// simChatEmitter writes public chat frames: opted-in clients get live text with chunk_reset
+// after an intermediate turn, legacy ones the final turn's text in one chunk once settled.
+// Thinking and tool frames need the header and the deployment's policy.
 type simChatEmitter struct {
 	rn *run
 	w  *simchat.Writer
@@ -63,8 +60,8 @@ type simChatEmitter struct {
 	showThinking bool
 	showTools    bool
 
-	streamed   bool // whether the block streamed text since its last reset.
-	droppedEnd bool // records that the unbalanced-tool fault already dropped its tool end.
+	streamed   bool // the block streamed text since its last reset.
+	droppedEnd bool // the unbalanced-tool fault dropped its tool end.
 }
 
 func newSimChatEmitter(rn *run, optedIn bool) *simChatEmitter {
@@ -90,8 +87,7 @@ func (e *simChatEmitter) modelStart(int) {}
 
 func (e *simChatEmitter) thinking(text string) {
 	switch {
-	case e.rn.faults.LeakThinking:
-		// The fault: thinking goes out as answer chunks, live, to every client.
+	case e.rn.faults.LeakThinking: // to every client, live
 		e.chunk(text)
 	case e.showThinking:
 		_ = e.w.Thinking(blockID, text)
@@ -121,14 +117,12 @@ func (e *simChatEmitter) turnEnd(final bool) {
 	switch {
 	case !final && e.live && e.streamed && !f.NoReset:
 		e.reset()
-	case final && !e.live:
-		// Legacy: the settled final text, in one piece, now that the turn is known to be final.
+	case final && !e.live: // legacy: the settled final text in one piece
 		if settled := e.rn.turnText.String(); settled != "" {
 			e.rn.beforeFirstChunk()
 			_ = e.w.Chunk(blockID, settled)
 		}
-	case final && e.optedIn && f.ResetInFinal && e.streamed:
-		// The fault: a reset in the final turn, then the text again so the answer still converges.
+	case final && e.optedIn && f.ResetInFinal && e.streamed: // then the text again, to converge
 		e.reset()
 		_ = e.w.Chunk(blockID, e.rn.turnText.String())
 	}
@@ -184,8 +178,7 @@ func (e *simChatEmitter) finish(res *runResult) {
 	_ = e.rn.cs.flush()
 }
 
-// final writes the success envelope with the block's tool calls reduced to name and status
-// (or, with the expose-tool-args fault, with their arguments and results).
+// final writes the success envelope, the tool calls reduced to name and status.
 func (e *simChatEmitter) final(res *runResult) {
 	if e.rn.faults.ExposeToolArgs {
 		type exposed struct {
@@ -217,8 +210,8 @@ func finalOutput(res *runResult) simchat.FinalOutput {
 	return out
 }
 
-// errorMessage is the text a dialect's error terminal carries: the provider's own message
-// when there is one.
+// errorMessage is the text of a dialect's error terminal: the provider's message when there
+// is one.
 func errorMessage(err error) string {
 	var pe *protocol.ProviderError
 	if errors.As(err, &pe) && pe.Message != "" {
