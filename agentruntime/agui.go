@@ -37,9 +37,8 @@ func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
 	rn.execute(e)
 }
 
-// aguiEmitter writes the AG-UI event stream: a step per model turn with its reasoning and text
-// messages, each tool call as generated (ended with the turn, its result when it settles), and
-// the run's state (the turn, the settled tools) as a snapshot, then JSON Patch deltas.
+// aguiEmitter writes the AG-UI event stream: a step per model turn, its messages and tool calls,
+// and the run's state (the turn, the settled tools) as a snapshot, then JSON Patch deltas.
 type aguiEmitter struct {
 	rn               *run
 	w                *agui.Writer

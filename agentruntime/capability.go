@@ -64,8 +64,7 @@ func (reg modelRegistry) thinks(model string) bool {
 func (d *Deployment) ModelThinks() bool { return !d.noModelThinking }
 
 // admitThinking is what the run forwards of a thinking piece: nothing from a model without
-// thinking, and on the Sim dialects at most simchat.ThinkingCapUnits UTF-16 code units per
-// execution, the crossing piece cut on a rune boundary.
+// thinking, and on the Sim dialects no more than the execution's budget (R-thinking-cap).
 func (rn *run) admitThinking(piece string) string {
 	f := rn.faults
 	if !rn.dep.ModelThinks() && !f.ThinkingWithoutCapability {

@@ -28,8 +28,7 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 	rn.execute(&composeEmitter{rn: rn, w: compose.NewWriter(rn.cs), side: composeSide{gate: gate}})
 }
 
-// handleComposeStop ends a run: its provider stream and tools are cancelled at once and its
-// stream writes its stopped terminal.
+// handleComposeStop ends a run at once: its stream writes its stopped terminal.
 func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
 	if !validRunID(runID) {
@@ -52,9 +51,8 @@ func (s *Server) stopRun(w http.ResponseWriter, e *runEntry, body string) {
 	_, _ = w.Write([]byte(body + "\n"))
 }
 
-// composeEmitter writes the compose agent stream: text live and never reset, thinking bracketed
-// by thinking_start/thinking_end, tool arguments as generated, timing marks for the phases, and
-// a receipt after the terminal.
+// composeEmitter writes the compose agent stream: text live and never reset, thinking bracketed,
+// tool arguments as generated, timing marks, and a receipt after the terminal.
 type composeEmitter struct {
 	rn                               *run
 	w                                *compose.Writer

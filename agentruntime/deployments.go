@@ -112,8 +112,7 @@ type deploymentsFile struct {
 	Models      []ModelInfo  `yaml:"models"` // add to or override the embedded model registry (capability.go).
 }
 
-// ParseDeployments parses and validates a deployments document; every error names the file
-// (name), line and field.
+// ParseDeployments parses and validates a deployments document; errors name file, line and field.
 func ParseDeployments(name string, data []byte) (*Deployments, error) {
 	var doc deploymentsFile
 	if err := yaml.UnmarshalWithOptions(data, &doc, yaml.Strict()); err != nil {
@@ -173,8 +172,7 @@ func validSlug(s string) bool {
 	return true
 }
 
-// lineOf finds the line of deployments[i].field, or of deployments[i] when the field is absent
-// (0: not found).
+// lineOf finds the line of deployments[i].field, else of deployments[i] (0: not found).
 func lineOf(file *ast.File, i int, field string) int {
 	if file == nil {
 		return 0

@@ -18,56 +18,54 @@ import (
 // the load generator's checkers can be shown to catch it (FaultSwitches says what each does).
 // The zero value is a correct runtime.
 type Faults struct {
-	NoReset                   bool // R-converge
-	ResetInFinal              bool // R-reset-scope
-	LeakThinking              bool // R-no-thinking-in-answer
-	IgnoreHeader              bool // R-legacy-settled
-	IgnorePolicy              bool // R-thinking-gate, R-tool-gate
-	ExposeToolArgs            bool // R-tool-redaction
-	UnbalancedTool            bool // R-tool-lifecycle
-	DoubleTerminal            bool // R-terminal
-	MissingDone               bool // R-terminal
-	NoCancel                  bool // R-abort
-	LeakGoroutine             bool // R-abort and the leak check: one goroutine blocked per aborted request, until Shutdown
-	RedactLive                bool // R-redact-live
-	UnredactedOutput          bool // R-redact-output
-	ReplayLiveOnly            bool // R-reconnect-live-only
-	DropReplay                bool // R-reconnect-replay
-	PauseNotReported          bool // R-paused
-	PreambleInOutput          bool // R-final-output
-	ThinkingWithoutCapability bool // R-thinking-capability
-	TimeoutAsCancel           bool // R-cancel-not-timeout
-	CancelAsTimeout           bool // R-cancel-not-timeout
-	LiveSettledTools          bool // R-settled-tools
-	UncappedThinking          bool // R-thinking-cap
-	ApprovalBeforeProposal    bool // R-plan-order
-	PlanVersionStuck          bool // R-plan-version
-	PlanRejectDone            bool // R-plan-outcome
-	TaskBeforeApproval        bool // R-plan-tasks
-	ActionNoStatus            bool // R-compose-action
-	ConclaveVersionReset      bool // R-conclave-version
-	TraceBadSource            bool // R-trace-source
-	TimingOutOfOrder          bool // R-timing-order
-	ChildNoDone               bool // R-swarm-close
-	ChildBadChain             bool // R-swarm-chain
-	ChildDeltaAfterDone       bool // R-swarm-order
-	DoneBeforeChildren        bool // R-swarm-parent-done
-	ChildWrongText            bool // R-swarm-content
-	ChildNotCancelled         bool // R-swarm-cancel, seen at the mock
-	AGUINoRunStarted          bool // R-agui-run
-	AGUIOpenMessage           bool // R-agui-message
-	AGUIOpenReasoning         bool // R-agui-reasoning
-	AGUIOpenTool              bool // R-agui-tool
-	AGUIOpenStep              bool // R-agui-step
-	AGUIBadStateDelta         bool // R-agui-state
-	LangGraphBadID            bool // R-langgraph-event
-	LangGraphNoMetadata       bool // R-langgraph-lifecycle
-	LangGraphStateMismatch    bool // R-langgraph-message
-	LangGraphBadError         bool // R-langgraph-error
-	LangGraphCancelOnContinue bool // R-abort
-	// SlowFirstChunk delays each stream's first answer chunk by this long: no rule, a latency
-	// regression (time to first chunk).
-	SlowFirstChunk time.Duration
+	NoReset                   bool          // R-converge
+	ResetInFinal              bool          // R-reset-scope
+	LeakThinking              bool          // R-no-thinking-in-answer
+	IgnoreHeader              bool          // R-legacy-settled
+	IgnorePolicy              bool          // R-thinking-gate, R-tool-gate
+	ExposeToolArgs            bool          // R-tool-redaction
+	UnbalancedTool            bool          // R-tool-lifecycle
+	DoubleTerminal            bool          // R-terminal
+	MissingDone               bool          // R-terminal
+	NoCancel                  bool          // R-abort
+	LeakGoroutine             bool          // R-abort and the leak check: one goroutine blocked per aborted request, until Shutdown
+	RedactLive                bool          // R-redact-live
+	UnredactedOutput          bool          // R-redact-output
+	ReplayLiveOnly            bool          // R-reconnect-live-only
+	DropReplay                bool          // R-reconnect-replay
+	PauseNotReported          bool          // R-paused
+	PreambleInOutput          bool          // R-final-output
+	ThinkingWithoutCapability bool          // R-thinking-capability
+	TimeoutAsCancel           bool          // R-cancel-not-timeout
+	CancelAsTimeout           bool          // R-cancel-not-timeout
+	LiveSettledTools          bool          // R-settled-tools
+	UncappedThinking          bool          // R-thinking-cap
+	ApprovalBeforeProposal    bool          // R-plan-order
+	PlanVersionStuck          bool          // R-plan-version
+	PlanRejectDone            bool          // R-plan-outcome
+	TaskBeforeApproval        bool          // R-plan-tasks
+	ActionNoStatus            bool          // R-compose-action
+	ConclaveVersionReset      bool          // R-conclave-version
+	TraceBadSource            bool          // R-trace-source
+	TimingOutOfOrder          bool          // R-timing-order
+	ChildNoDone               bool          // R-swarm-close
+	ChildBadChain             bool          // R-swarm-chain
+	ChildDeltaAfterDone       bool          // R-swarm-order
+	DoneBeforeChildren        bool          // R-swarm-parent-done
+	ChildWrongText            bool          // R-swarm-content
+	ChildNotCancelled         bool          // R-swarm-cancel, seen at the mock
+	AGUINoRunStarted          bool          // R-agui-run
+	AGUIOpenMessage           bool          // R-agui-message
+	AGUIOpenReasoning         bool          // R-agui-reasoning
+	AGUIOpenTool              bool          // R-agui-tool
+	AGUIOpenStep              bool          // R-agui-step
+	AGUIBadStateDelta         bool          // R-agui-state
+	LangGraphBadID            bool          // R-langgraph-event
+	LangGraphNoMetadata       bool          // R-langgraph-lifecycle
+	LangGraphStateMismatch    bool          // R-langgraph-message
+	LangGraphBadError         bool          // R-langgraph-error
+	LangGraphCancelOnContinue bool          // R-abort
+	SlowFirstChunk            time.Duration // delays each stream's first answer chunk: no rule, a latency regression
 }
 
 // FaultInfo documents one fault switch.
@@ -132,8 +130,7 @@ func FaultSwitches() []FaultInfo {
 	}
 }
 
-// ParseFaults builds Faults from --fault values such as "no-reset" or "slow-first-chunk=2s"; an
-// unknown name is an error that lists the valid ones.
+// ParseFaults builds Faults from --fault values such as "no-reset" or "slow-first-chunk=2s".
 func ParseFaults(names []string) (Faults, error) {
 	var f Faults
 	switches := FaultSwitches()

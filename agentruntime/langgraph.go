@@ -11,9 +11,8 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// handleLangGraph serves the LangGraph Agent Server's run stream: a ReAct graph (agent node,
-// tools node) on the deployment assistant_id names. A second run on a busy thread gets 409
-// (multitask_strategy reject, the only one served).
+// handleLangGraph serves the LangGraph Agent Server's run stream: a ReAct graph on the deployment
+// assistant_id names. A second run on a busy thread gets 409 (multitask_strategy reject).
 func (s *Server) handleLangGraph(w http.ResponseWriter, r *http.Request) {
 	var body langgraph.RunRequest
 	if !s.readBody(w, r, &body) {
@@ -66,11 +65,9 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// langGraphEmitter writes the run stream in stream_mode messages-tuple, values and updates:
-// metadata, the input state, then per model turn the AI message's chunks, the agent node's
-// update and the state, and per tool turn the tool messages, the tools node's update and the
-// state. Reasoning is dropped, as a chat model adapter does; a failed run ends with an error
-// event.
+// langGraphEmitter writes the run stream in stream_mode messages-tuple, values and updates: per
+// node step its messages, its update and the state. Reasoning is dropped, as a chat model
+// adapter does.
 type langGraphEmitter struct {
 	rn    *run
 	w     *langgraph.Writer

@@ -16,11 +16,9 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// emitter turns the tool loop's events into one dialect's frames, called on the run's
-// goroutine, in order. It only appends frames to run.cs: the loop flushes whenever it is about
-// to wait, so a burst of provider frames goes out in one write; open and finish flush
-// themselves. The clientStream handles write failures (it cancels the run), so emitters ignore
-// them.
+// emitter turns the tool loop's events into one dialect's frames, on the run's goroutine. It
+// only appends frames to run.cs (whose write failures cancel the run): the loop flushes before
+// every wait, so a burst of provider frames goes out in one write.
 type emitter interface {
 	open()                             // the response headers and the opening frames.
 	modelStart(turn int)               // before each provider turn is requested.
@@ -75,9 +73,8 @@ type run struct {
 	seeds          runSeeds // the state of the Sim seed rules (pause.go, capability.go).
 }
 
-// newRun prepares a run for r. A detached run (langgraph's on_disconnect continue), like every
-// run with the no-cancel fault, goes on when its client leaves; every run ends at a hard
-// shutdown.
+// newRun prepares a run for r. A detached run, like every run with the no-cancel fault, goes on
+// when its client leaves; every run ends at a hard shutdown.
 func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string, detached bool) *run {
 	parent := r.Context()
 	noCancel := s.opts.Faults.NoCancel || detached
@@ -92,9 +89,9 @@ func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment,
 	}
 	beat := time.Duration(0)
 	if dialect == compose.Name {
-		beat = s.beat
+		beat = s.opts.Heartbeat
 	}
-	rn.cs = newClientStream(w, s.idle, beat, func(cause error) {
+	rn.cs = newClientStream(w, s.opts.ClientIdleTimeout, beat, func(cause error) {
 		if errors.Is(cause, errSlowClient) {
 			s.metrics.slowClientsDropped.Inc()
 		}
@@ -188,8 +185,8 @@ func (rn *run) loop(em emitter) *runResult {
 	res := &runResult{}
 	msgs := []protocol.Message{{Role: "user", Text: rn.input}}
 	for turn := 0; ; turn++ {
-		if turn >= rn.s.maxTurns {
-			return &runResult{outcome: outcomeFailed, err: fmt.Errorf("model still calling tools after %d turns", rn.s.maxTurns), tools: res.tools}
+		if turn >= rn.s.opts.MaxTurns {
+			return &runResult{outcome: outcomeFailed, err: fmt.Errorf("model still calling tools after %d turns", rn.s.opts.MaxTurns), tools: res.tools}
 		}
 		if rn.ctx.Err() != nil {
 			return &runResult{tools: res.tools}
@@ -225,8 +222,7 @@ func (rn *run) loop(em emitter) *runResult {
 	}
 }
 
-// appendToolTurn appends a turn that ended in tool calls to the conversation: the assistant's
-// message, then each call's result.
+// appendToolTurn appends a turn that ended in tool calls, and their results, to the conversation.
 func appendToolTurn(msgs []protocol.Message, text string, calls []*toolRun) []protocol.Message {
 	assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
 	for i, c := range calls {
@@ -239,8 +235,7 @@ func appendToolTurn(msgs []protocol.Message, text string, calls []*toolRun) []pr
 	return msgs
 }
 
-// streamTurn requests one model turn and relays its events live; it returns the turn's tool
-// calls (none for a final turn).
+// streamTurn requests one model turn, relays its events live and returns its tool calls.
 func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, error) {
 	return rn.providerTurn(rn.ctx, &protocol.ModelRequest{Messages: msgs, Thinking: rn.dep.ModelThinks(), Header: rn.header}, turnSink{
 		beforeRequest: rn.flush,
@@ -271,9 +266,8 @@ type turnSink struct {
 	usage          *protocol.Usage // the turn's usage is added to it
 }
 
-// providerTurn requests one model turn (mr with the deployment's model and tools) from the
-// deployment's provider and feeds its events to sink; it returns the turn's tool calls in index
-// order. A transport or decoding failure is a providerConnError.
+// providerTurn requests one model turn from the deployment's provider, feeds its events to sink
+// and returns its tool calls; a transport or decoding failure is a providerConnError.
 func (rn *run) providerTurn(ctx context.Context, mr *protocol.ModelRequest, sink turnSink) ([]*toolRun, error) {
 	s := rn.s
 	wire := s.wires[rn.dep.Wire]
@@ -385,8 +379,7 @@ var (
 	_ io.Writer = (*clientStream)(nil)
 )
 
-// providerConnError is a provider request or stream that failed in transport or decoding, not
-// by the provider's answer.
+// providerConnError is a provider request that failed in transport or decoding.
 type providerConnError struct{ err error }
 
 func (e *providerConnError) Error() string { return e.err.Error() }

@@ -16,8 +16,7 @@ import (
 // The Sim seeds' run endings (docs/PROTOCOLS.md): a pause for human input, an execution
 // timeout, a user cancel of a canvas execution, and the final output's text.
 
-// errExecutionTimeout is the cause of a run whose execution timeout fired; its message is the
-// error terminal's (R-cancel-not-timeout).
+// errExecutionTimeout is the cause of a run whose execution timeout fired (R-cancel-not-timeout).
 var errExecutionTimeout = errors.New(scenarios.ExecutionTimeoutResult)
 
 // cancelledMessage is what the timeout-as-cancel fault reports an execution timeout as.
@@ -40,8 +39,7 @@ func (rn *run) finalOutputText(final string) string {
 	return final
 }
 
-// toolContext is the context a turn's tools run under: the run's, which a timesOut tool
-// expires with errExecutionTimeout.
+// toolContext is the run's context for a turn's tools, which a timesOut tool expires.
 func (rn *run) toolContext(calls []*toolRun) (context.Context, context.CancelCauseFunc) {
 	ctx, expire := context.WithCancelCause(rn.ctx)
 	for _, c := range calls {
@@ -67,8 +65,7 @@ func (rn *run) endByTools(toolCtx context.Context, calls, tools []*toolRun) *run
 	return nil
 }
 
-// runUntilTimeout plays a timesOut tool: after its scripted duration the execution timeout
-// fires, cutting it and every other tool of the turn.
+// runUntilTimeout plays a timesOut tool: after its duration the execution timeout cuts the turn.
 func (s *Server) runUntilTimeout(ctx context.Context, t *toolRun, d scenarios.SimDirective) {
 	if sleep(ctx, s.toolTime(d.DurationMs)) && t.expire != nil {
 		t.expire(errExecutionTimeout)
@@ -102,8 +99,7 @@ func (e *simChatEmitter) paused(res *runResult) {
 	_ = e.w.FinalPaused(finalOutput(res))
 }
 
-// paused writes a paused execution's terminal: execution:completed with status paused (no
-// block:completed: the block waits for the human).
+// paused writes a paused execution's terminal (no block:completed: the block waits).
 func (e *simCanvasEmitter) paused(res *runResult, elapsed time.Duration) {
 	out := e.output(res)
 	if e.rn.faults.PauseNotReported {
@@ -145,8 +141,7 @@ func (e *simCanvasEmitter) failed(res *runResult, elapsed time.Duration) {
 // canvasExecIDPrefix starts every canvas execution id.
 const canvasExecIDPrefix = "exec_"
 
-// handleSimCanvasCancel is the user cancel of a canvas execution: its provider stream and tools
-// are cancelled at once and its stream ends execution:cancelled.
+// handleSimCanvasCancel is the user cancel of a canvas execution: it ends at once, cancelled.
 func (s *Server) handleSimCanvasCancel(w http.ResponseWriter, r *http.Request) {
 	workflowID, execID := r.PathValue("id"), r.PathValue("executionId")
 	if !strings.HasPrefix(execID, canvasExecIDPrefix) || !validRunID(runIDPrefix+execID[len(canvasExecIDPrefix):]) {

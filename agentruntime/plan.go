@@ -15,13 +15,10 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Compose plan approval and side events: right after the tool_start of a call whose arguments
-// carry "_compose" (scenarios.ComposeDirective), the compose emitter proposes a plan and waits
-// for the client's decision, or emits the scripted side events. Other dialects run it as a
-// plain tool.
+// Compose plan approval and side events: after the tool_start of a call with "_compose", the
+// compose emitter proposes a plan and waits for the decision, or emits the side events.
 
-// errPlanEnded is the cancel cause of a run that a plan ends in error (rejected with onReject
-// error, or undecided).
+// errPlanEnded is the cancel cause of a run that a plan ends in error.
 var errPlanEnded = errors.New("plan ended the run")
 
 // errPlanEndedDone is the plan-reject-done fault's cause: the run ends done instead.
@@ -33,8 +30,7 @@ const (
 	clientWallet  = "0xclient"
 )
 
-// planGate is a compose run's approval slot: the version awaiting a decision and the channel
-// the approval endpoint delivers it on; safe for concurrent use.
+// planGate is a compose run's approval slot; safe for concurrent use.
 type planGate struct {
 	mu         sync.Mutex
 	proposalID string
@@ -81,8 +77,7 @@ func (g *planGate) decide(req compose.ApprovalRequest) error {
 	return nil
 }
 
-// handleComposeApproval takes the client's decision on a run's pending plan approval: 400 for a
-// bad body or run id, 404 for an unknown run, 409 when nothing (or another version) is pending.
+// handleComposeApproval takes the client's decision on a run's pending plan approval.
 func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
 	if !validRunID(runID) {
@@ -160,9 +155,8 @@ func (e *composeEmitter) sideEvents(t *toolRun) {
 	}
 }
 
-// runPlan proposes the plan, version by version, until the client approves or rejects it, the
-// approval times out, or the run ends. A rejection with onReject error and a timeout cancel
-// the run with errPlanEnded: an error terminal after the tool settles.
+// runPlan proposes the plan, version by version, until a decision ends it, the approval times
+// out or the run ends; a rejection with onReject error and a timeout cancel the run.
 func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 	rn, f := e.rn, e.rn.faults
 	if len(d.Versions) == 0 || e.side.gate == nil {
@@ -291,8 +285,7 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	}
 }
 
-// conclave applies one operation to the run's shared workspace: a write or a delete moves the
-// key's version on; a read reports it; list has neither key nor version.
+// conclave applies one operation to the run's shared workspace and reports it.
 func (e *composeEmitter) conclave(ev scenarios.ComposeEvent) compose.ConclaveEvent {
 	if e.side.conclave == nil {
 		e.side.conclave = map[string]int64{}

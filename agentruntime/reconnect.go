@@ -39,8 +39,7 @@ type bufferedFrame struct {
 	frame []byte
 }
 
-// canvasExec is one resumable execution: the io.Writer its frames are written to (by the run's
-// goroutine; attach and detach come from connection handlers and timers).
+// canvasExec is one resumable execution: the io.Writer its run writes its frames to.
 type canvasExec struct {
 	s         *Server
 	id        string
@@ -61,9 +60,8 @@ type canvasExec struct {
 	released bool
 }
 
-// resumable makes rn's execution resumable: its run no longer ends with the client's request,
-// and its frames go through a canvasExec with SSE ids. It returns what the handler calls when
-// the run returned.
+// resumable makes rn's execution resumable and returns what the handler calls when the run
+// returned.
 func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func() {
 	rn.cancel(nil) // replaced before the run starts: this context ended with the client
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
@@ -153,8 +151,7 @@ func (x *canvasExec) detach(cs *clientStream) {
 	x.startTimerLocked(x.s.reconnectWindow())
 }
 
-// expire ends a window with no client, or the end grace: the buffer goes, and a run still going
-// is cancelled.
+// expire ends a window with no client, or the end grace, cancelling a run still going.
 func (x *canvasExec) expire() {
 	x.mu.Lock()
 	endGraceOver := x.runDone && x.attached == x.first
@@ -209,9 +206,8 @@ func (x *canvasExec) releaseLocked() {
 	x.s.metrics.canvasResumable.Dec()
 }
 
-// attach serves a reconnect on cs: the head (X-Replay-Through is the last event id so far), the
-// buffered events after last and, when the execution has ended, the end marker. It returns the
-// channel that signals new frames, or ended.
+// attach serves a reconnect on cs up to now (the end marker when ended) and returns the channel
+// that signals new frames.
 func (x *canvasExec) attach(w http.ResponseWriter, cs *clientStream, last int64) (wake chan struct{}, ended, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -277,7 +273,7 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 		last = n
 	}
 	var cs *clientStream
-	cs = newClientStream(w, s.idle, 0, func(error) { x.detach(cs) })
+	cs = newClientStream(w, s.opts.ClientIdleTimeout, 0, func(error) { x.detach(cs) })
 	wake, ended, ok := x.attach(w, cs, last)
 	if !ok {
 		s.writeError(w, http.StatusNotFound, fmt.Sprintf("execution %q is over and released", x.id))
@@ -298,8 +294,7 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// frameTypeID reads a Writer frame's event id and envelope type (aliasing p, no allocation: it
-// runs on every frame); none for the end marker and raw frames.
+// frameTypeID reads a Writer frame's event id and envelope type, aliasing p (it runs per frame).
 func frameTypeID(p []byte) (typ []byte, id int64) {
 	rest, ok := bytes.CutPrefix(p, []byte("id: "))
 	if !ok {

@@ -2,9 +2,8 @@ package agentruntime
 
 import "github.com/streambench/streambench/protocol/simcanvas"
 
-// PII redaction on the canvas (docs/PROTOCOLS.md, "PII-redacted blocks"): nothing of a redacting
-// block streams live, as it would carry the PII; its output arrives redacted with
-// block:completed.
+// PII redaction (docs/PROTOCOLS.md, "PII-redacted blocks"): a redacting block streams nothing
+// live, as it would carry the PII.
 
 // live reports whether the block's live stream frames are forwarded.
 func (e *simCanvasEmitter) live() bool {

@@ -6,6 +6,7 @@ package agentruntime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -42,8 +43,8 @@ const (
 	DefaultProviderH2CConns  = 4 // the provider connection cap with h2c.
 )
 
-// Options configure a Server; a zero field means its Default. The zero value plus ProviderURL
-// is a correct runtime whose simulated tools settle at once.
+// Options configure a Server: a zero field means its Default, a negative duration none. The
+// zero value plus ProviderURL is a correct runtime whose simulated tools settle at once.
 type Options struct {
 	Deployments   *Deployments // the agents served; nil means DefaultDeployments().
 	ProviderURL   string       // the provider's base URL for deployments that name none.
@@ -74,21 +75,16 @@ type Options struct {
 
 // Server is the reference runtime. Create it with New; it is safe for concurrent use.
 type Server struct {
-	opts        Options
-	deps        *Deployments
-	wires       map[string]protocol.ProviderWire
-	client      *http.Client
-	log         *slog.Logger
-	metrics     *metrics
-	mux         *http.ServeMux
-	runs        registry[*runEntry]   // open compose runs and canvas executions, for stops and approvals
-	execs       registry[*canvasExec] // resumable canvas executions (reconnect.go)
-	lgThreads   registry[struct{}]    // the langgraph threads with a run streaming
-	idle        time.Duration
-	beat        time.Duration
-	maxBody     int64
-	maxTurns    int
-	bodyTimeout time.Duration // the resolved BodyReadTimeout (0: none).
+	opts      Options
+	deps      *Deployments
+	wires     map[string]protocol.ProviderWire
+	client    *http.Client
+	log       *slog.Logger
+	metrics   *metrics
+	mux       *http.ServeMux
+	runs      registry[*runEntry]   // open compose runs and canvas executions, for stops and approvals
+	execs     registry[*canvasExec] // resumable canvas executions (reconnect.go)
+	lgThreads registry[struct{}]    // the langgraph threads with a run streaming
 
 	hardStop    context.Context // cancelled when Shutdown's grace period ends (or Close).
 	cancelHard  context.CancelCauseFunc
@@ -119,43 +115,28 @@ func New(opts Options) (*Server, error) {
 	if opts.ToolTimeScale < 0 {
 		return nil, fmt.Errorf("agentruntime: ToolTimeScale must be >= 0, got %g", opts.ToolTimeScale)
 	}
-	s := &Server{
-		opts:     opts,
-		deps:     opts.Deployments,
-		wires:    opts.Wires,
-		log:      opts.Logger,
-		metrics:  newMetrics(),
-		idle:     opts.ClientIdleTimeout,
-		beat:     opts.Heartbeat,
-		maxBody:  opts.MaxBody,
-		maxTurns: opts.MaxTurns,
+	if opts.Deployments == nil {
+		opts.Deployments = DefaultDeployments()
 	}
-	if s.deps == nil {
-		s.deps = DefaultDeployments()
+	if opts.Wires == nil {
+		opts.Wires = map[string]protocol.ProviderWire{"openai": openai.Wire{}, "anthropic": anthropic.Wire{}}
 	}
-	if s.wires == nil {
-		s.wires = map[string]protocol.ProviderWire{"openai": openai.Wire{}, "anthropic": anthropic.Wire{}}
-	}
-	for _, d := range s.deps.All() {
-		if _, ok := s.wires[d.Wire]; !ok {
+	for _, d := range opts.Deployments.All() {
+		if _, ok := opts.Wires[d.Wire]; !ok {
 			return nil, fmt.Errorf("agentruntime: deployment %q: no implementation for wire %q", d.Slug, d.Wire)
 		}
 		if d.Provider == "" && opts.ProviderURL == "" {
 			return nil, fmt.Errorf("agentruntime: deployment %q has no provider URL and Options.ProviderURL is empty", d.Slug)
 		}
 	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s.idle = durationSetting(s.idle, DefaultClientIdleTimeout)
-	s.beat = durationSetting(s.beat, DefaultHeartbeat)
-	s.bodyTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)
-	if s.maxBody <= 0 {
-		s.maxBody = DefaultMaxBody
-	}
-	if s.maxTurns <= 0 {
-		s.maxTurns = DefaultMaxTurns
-	}
+	opts.ClientIdleTimeout = durationSetting(opts.ClientIdleTimeout, DefaultClientIdleTimeout)
+	opts.Heartbeat = durationSetting(opts.Heartbeat, DefaultHeartbeat)
+	opts.BodyReadTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)
+	opts.MaxBody = cmp.Or(max(opts.MaxBody, 0), DefaultMaxBody)
+	opts.MaxTurns = cmp.Or(max(opts.MaxTurns, 0), DefaultMaxTurns)
 	if len(opts.ProviderHeader) > 0 {
 		h := make(http.Header, len(opts.ProviderHeader))
 		for k, vs := range opts.ProviderHeader {
@@ -163,10 +144,9 @@ func New(opts Options) (*Server, error) {
 				h.Add(k, v)
 			}
 		}
-		s.opts.ProviderHeader = h
+		opts.ProviderHeader = h
 	}
-	s.client = opts.ProviderClient
-	if s.client == nil {
+	if opts.ProviderClient == nil {
 		maxConns := opts.ProviderMaxConns
 		switch {
 		case maxConns == 0 && !opts.ProviderHTTP1:
@@ -174,8 +154,10 @@ func New(opts Options) (*Server, error) {
 		case maxConns < 0:
 			maxConns = 0
 		}
-		s.client = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, maxConns)}
+		opts.ProviderClient = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, maxConns)}
 	}
+	s := &Server{opts: opts, deps: opts.Deployments, wires: opts.Wires, client: opts.ProviderClient, log: opts.Logger,
+		metrics: newMetrics()}
 	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
 	s.leakRelease = make(chan struct{})
 	s.instance = rand.Text()[:12]
@@ -184,8 +166,7 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// newProviderTransport pools provider connections; with h2c every stream to one provider
-// shares a few multiplexed connections instead of one socket per client stream.
+// newProviderTransport pools provider connections (with h2c, a few multiplexed ones).
 func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 	t := &http.Transport{
 		Proxy:               nil,
@@ -203,8 +184,7 @@ func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 	return t
 }
 
-// Handler returns the runtime's HTTP handler: the dialects, /metrics and /healthz (never
-// /debug/pprof/: profiles have a listener of their own).
+// Handler returns the runtime's HTTP handler (never /debug/pprof/: profiles listen apart).
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Metrics returns the handler serving the runtime's Prometheus metrics.
@@ -286,8 +266,7 @@ func (s *Server) httpServers() []*http.Server {
 	return slices.Clone(s.servers)
 }
 
-// release frees the goroutines the leak-goroutine fault parked and the provider's idle
-// connections.
+// release frees the leak-goroutine fault's goroutines and the provider's idle connections.
 func (s *Server) release() {
 	s.closeOnce.Do(func() {
 		close(s.leakRelease)
@@ -330,8 +309,7 @@ func (s *Server) post(h http.HandlerFunc) http.HandlerFunc {
 	})
 }
 
-// labelled labels the handler's goroutine, and so every goroutine it starts, with the server's
-// instance.
+// labelled labels the handler's goroutine, and every goroutine it starts, with LabelKey.
 func (s *Server) labelled(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		runtimepprof.SetGoroutineLabels(s.labels)
@@ -362,7 +340,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		case errors.As(err, &tooBig):
 			s.writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			s.writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %v (got %d bytes)", s.bodyTimeout, len(body)))
+			s.writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %v (got %d bytes)", s.opts.BodyReadTimeout, len(body)))
 		default:
 			s.writeError(w, http.StatusBadRequest, fmt.Sprintf("reading request body: %v", err))
 		}
@@ -387,12 +365,12 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 // deadline, so it never bounds the stream; after a failed one it stays, so the server's discard
 // of the unread rest fails at once, and the connection is closed.
 func (s *Server) readAll(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if s.bodyTimeout <= 0 {
-		return io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if s.opts.BodyReadTimeout <= 0 {
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
 	}
 	rc := http.NewResponseController(w)
-	deadlineSet := rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	deadlineSet := rc.SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
 	if err == nil && deadlineSet {
 		_ = rc.SetReadDeadline(time.Time{})
 	}
@@ -446,8 +424,7 @@ func durationSetting(d, def time.Duration) time.Duration {
 	return max(d, 0)
 }
 
-// deploymentBody resolves the deployment the path names and reads the request body into a
-// T, answering the error itself when either fails (ok false).
+// deploymentBody resolves the path's deployment and reads the body, answering errors itself.
 func deploymentBody[T any](s *Server, w http.ResponseWriter, r *http.Request, kind, pathValue string) (dep *Deployment, body T, ok bool) {
 	if dep, ok = s.deployment(w, kind, r.PathValue(pathValue)); ok {
 		ok = s.readBody(w, r, &body)
@@ -464,8 +441,7 @@ const (
 // newRunID returns an unguessable run id for the compose stop endpoint.
 func newRunID() string { return runIDPrefix + rand.Text()[:runIDRandom] }
 
-// validRunID reports whether id has the shape newRunID gives, so a stop request for something
-// that cannot be a run id gets 400, not 404.
+// validRunID reports whether id has the shape newRunID gives (else a stop gets 400, not 404).
 func validRunID(id string) bool {
 	if len(id) != len(runIDPrefix)+runIDRandom || !strings.HasPrefix(id, runIDPrefix) {
 		return false

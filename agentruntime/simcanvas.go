@@ -33,8 +33,7 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 	rn.execute(em)
 }
 
-// simCanvasEmitter writes execution events, always opted in: text streams live with resets for
-// intermediate turns, and thinking and tool frames flow.
+// simCanvasEmitter writes execution events, always opted in.
 type simCanvasEmitter struct {
 	rn         *run
 	w          *simcanvas.Writer

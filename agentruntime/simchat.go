@@ -210,8 +210,7 @@ func finalOutput(res *runResult) simchat.FinalOutput {
 	return out
 }
 
-// errorMessage is the text of a dialect's error terminal: the provider's message when there
-// is one.
+// errorMessage is the text of a dialect's error terminal: the provider's message, if any.
 func errorMessage(err error) string {
 	var pe *protocol.ProviderError
 	if errors.As(err, &pe) && pe.Message != "" {

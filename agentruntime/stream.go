@@ -67,7 +67,7 @@ func (cs *clientStream) startHeartbeat() {
 	cs.timer = time.AfterFunc(cs.heartbeat, cs.ping)
 }
 
-// ping writes a ": ping" comment when nothing was flushed for a heartbeat interval, and re-arms
+// ping writes a ": ping" comment after a heartbeat interval with nothing flushed, and re-arms
 // itself (not every flush: timers stay off the per-token path).
 func (cs *clientStream) ping() {
 	cs.mu.Lock()
@@ -92,8 +92,7 @@ func (cs *clientStream) ping() {
 	}
 }
 
-// flush writes the pending frames to the client and flushes the connection; after a failure,
-// every call returns it.
+// flush writes the pending frames to the client; after a failure, every call returns it.
 func (cs *clientStream) flush() error {
 	cs.mu.Lock()
 	hadErr := cs.err != nil
@@ -163,8 +162,7 @@ func causeOf(err error) error {
 	return errClientGone
 }
 
-// flushHeaders sends the response headers at once, so time to headers is apart from time to
-// first chunk.
+// flushHeaders sends the response headers at once (time to headers is not time to first chunk).
 func (cs *clientStream) flushHeaders() error {
 	cs.mu.Lock()
 	if cs.idle > 0 {

@@ -23,8 +23,7 @@ import (
 // records one request per child turn: that is where the cancellation of an aborted or stopped
 // run's children is checked. A child's children are its own delegation.
 
-// swarmEmitter is implemented by emitters whose dialect streams swarm children (compose); its
-// methods are called on the run's goroutine, in order.
+// swarmEmitter is implemented by emitters whose dialect streams swarm children (compose).
 type swarmEmitter interface {
 	childStart(c *childRun)
 	childDelta(c *childRun, text string)
@@ -150,8 +149,7 @@ func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
 const maxRelayBatch = 64
 
 // delegate runs children (of parent; nil for the root run) in parallel and settles t when
-// every one finished. With the child-not-cancelled fault the children ignore the run's
-// cancellation and the delegation stops waiting for them when the run ends.
+// every one finished.
 func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *childRun) {
 	rn := sw.rn
 	ctx := rn.ctx
@@ -193,8 +191,7 @@ func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *chi
 	}
 }
 
-// runChild plays one child agent: after its delay, its start, then its turns (tools and
-// delegations between them), then done, or error when the provider fails it or the run ends.
+// runChild plays one child agent: after its delay, its start, its turns, then done or error.
 func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration) {
 	if !sleep(ctx, delay) || ctx.Err() != nil {
 		return // never started: nothing to report
@@ -202,13 +199,12 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 	rn := sw.rn
 	c.started = time.Now()
 	sw.send(func(em swarmEmitter) { em.childStart(c) })
-	// The child's user message is the run's, its directive naming the child: a gateway between
-	// here and the provider may drop the ChildHeader this also sends.
+	// The directive names the child too: a gateway may drop ChildHeader.
 	input, _ := scenarios.WithChild(rn.input, c.path)
 	msgs := []protocol.Message{{Role: "user", Text: input}}
 	for turn := 0; ; turn++ {
-		if turn >= rn.s.maxTurns {
-			sw.childFailed(c, fmt.Sprintf("child still calling tools after %d turns", rn.s.maxTurns))
+		if turn >= rn.s.opts.MaxTurns {
+			sw.childFailed(c, fmt.Sprintf("child still calling tools after %d turns", rn.s.opts.MaxTurns))
 			return
 		}
 		text, calls, err := sw.childTurn(ctx, c, msgs)
@@ -239,8 +235,7 @@ func (sw *swarm) childFailed(c *childRun, msg string) {
 	sw.send(func(em swarmEmitter) { em.childError(c, msg) })
 }
 
-// childTools runs a child's tool batch in parallel: its delegation, if any, starts its own
-// children.
+// childTools runs a child's tool batch in parallel, delegations included.
 func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) {
 	for _, t := range calls {
 		sw.send(func(em swarmEmitter) { em.childToolStart(c, t) })
@@ -267,8 +262,8 @@ func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) 
 	wg.Wait()
 }
 
-// childTurn requests one of a child's provider turns and relays its text as deltas. It
-// returns the turn's text and tool calls (none for the child's answer turn).
+// childTurn requests one of a child's provider turns, relays its text as deltas and returns its
+// text and tool calls.
 func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Message) (string, []*toolRun, error) {
 	header := sw.rn.header.Clone()
 	if header == nil {

@@ -34,8 +34,7 @@ func (t *toolRun) input() json.RawMessage {
 	return b
 }
 
-// simDirectiveOf extracts the "_sim" member that tells a simulated tool how to behave (without
-// one, it succeeds at once).
+// simDirectiveOf reads the "_sim" member that tells a simulated tool how to behave.
 func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
 	d := scenarios.SimDirective{Outcome: scenarios.OutcomeSuccess}
 	raw, ok := input["_sim"]
@@ -61,8 +60,7 @@ func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
 	return d, nil
 }
 
-// runTool simulates t: it sleeps for the directive's (scaled) duration unless ctx ends first,
-// then settles t as the directive says, or as cut.
+// runTool simulates t: it sleeps for its duration, then settles t as scripted, or as cut.
 func (s *Server) runTool(ctx context.Context, dep *Deployment, t *toolRun) {
 	s.metrics.toolsRunning.Inc()
 	defer s.metrics.toolsRunning.Dec()

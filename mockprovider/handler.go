@@ -48,8 +48,7 @@ func (s *Server) modelHandler(wr *wire) http.Handler {
 
 // newRequest starts the request's session record. It is kept out of line, like prepare, so
 // that the frames under which a stream plays stay small: the first flush is a request's deepest
-// point, and a stream that outgrows its first 8 KiB stack copies it (once ~7% of the mock's CPU
-// at 2,000 new streams a second).
+// point, and a stream that outgrows its first 8 KiB stack copies it (BenchmarkStreamStack).
 //
 //go:noinline
 func (s *Server) newRequest(wr *wire, w http.ResponseWriter, r *http.Request) *request {

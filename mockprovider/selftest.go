@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -313,31 +312,19 @@ func selfTestStream(ctx context.Context, client *http.Client, url, body string, 
 	}
 }
 
-// selfTestLibrary builds the one-scenario library the self-test plays, through a temporary
-// directory (libraries load from YAML files).
+// selfTestLibrary is the embedded library with the one scenario the self-test plays.
 func selfTestLibrary(interToken time.Duration, tokens int) (*scenarios.Library, error) {
-	dir, err := os.MkdirTemp("", "streambench-selftest-")
-	if err != nil {
-		return nil, fmt.Errorf("self-test: %w", err)
+	sc := &scenarios.Scenario{
+		Name:        "self-test",
+		Description: "one answer turn paced at a constant rate, for the mock's self-test",
+		Timing: scenarios.Timing{TimeToFirstToken: scenarios.Constant(interToken), InterToken: scenarios.Constant(interToken),
+			TokensPerFrame: 1},
+		Turns: []scenarios.Turn{{Text: scenarios.Text{Tokens: tokens}}},
 	}
-	defer os.RemoveAll(dir)
-	yaml := fmt.Sprintf(`name: self-test
-description: one answer turn paced at a constant rate, for the mock's self-test
-timing:
-  ttft: %s
-  itl: %s
-  tokensPerFrame: 1
-turns:
-  - text: {tokens: %d}
-`, interToken, interToken, tokens)
-	if err := os.WriteFile(filepath.Join(dir, "self-test.yaml"), []byte(yaml), 0o644); err != nil {
-		return nil, fmt.Errorf("self-test: %w", err)
-	}
-	lib, err := scenarios.LoadDir(dir)
-	if err != nil {
+	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("self-test: scenario: %w", err)
 	}
-	return lib, nil
+	return scenarios.Embedded().With(sc), nil
 }
 
 // selfTestRawStream plays stream i on its own HTTP/1.1 connection with the least client work:

@@ -7,6 +7,7 @@
 package mockprovider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -127,35 +128,19 @@ func New(opts Options) (*Server, error) {
 	if opts.SessionHistory < 0 {
 		return nil, fmt.Errorf("mockprovider: SessionHistory must be >= 0, got %d", opts.SessionHistory)
 	}
-	if opts.SessionHistory == 0 {
-		opts.SessionHistory = DefaultSessionHistory
-	}
-	if opts.MaxConcurrentStreamsPerConn <= 0 {
-		opts.MaxConcurrentStreamsPerConn = DefaultMaxStreamsPerConn
-	}
+	opts.SessionHistory = cmp.Or(opts.SessionHistory, DefaultSessionHistory)
+	opts.MaxConcurrentStreamsPerConn = cmp.Or(max(opts.MaxConcurrentStreamsPerConn, 0), DefaultMaxStreamsPerConn)
+	opts.MaxBody = cmp.Or(max(opts.MaxBody, 0), MaxBodyBytes)
+	opts.BodyReadTimeout = cmp.Or(opts.BodyReadTimeout, DefaultBodyReadTimeout)
 	if opts.Clock == nil {
 		opts.Clock = hrtimer.NewPerWaiter()
 	}
-	if opts.MaxBody <= 0 {
-		opts.MaxBody = MaxBodyBytes
-	}
-	if opts.BodyReadTimeout == 0 {
-		opts.BodyReadTimeout = DefaultBodyReadTimeout
-	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	m := newMetrics()
-	s := &Server{
-		opts:      opts,
-		library:   opts.Library,
-		logger:    logger,
-		metrics:   m,
-		admission: newAdmission(opts.Capacity, m),
-		sessions:  newSessionLog(opts.SessionHistory),
-		pacing:    newPacingRecorder(),
-	}
+	s := &Server{opts: opts, library: opts.Library, logger: opts.Logger, metrics: m, admission: newAdmission(opts.Capacity, m),
+		sessions: newSessionLog(opts.SessionHistory), pacing: newPacingRecorder()}
 	s.mux = s.routes()
 	return s, nil
 }
