@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// Capacity models a provider with finite serving capacity, so that a capacity sweep finds a
-// knee where the model puts it. The zero value is unlimited.
+// Capacity models a provider with finite serving capacity; the zero value is unlimited.
 type Capacity struct {
 	MaxConcurrent int           // how many requests play at once (0: unlimited).
 	QueueSize     int           // how many may wait for a slot; one more gets 429 at once.
@@ -58,8 +57,8 @@ func newAdmission(cfg Capacity, m *metrics) *admission {
 	return a
 }
 
-// acquire waits for a slot. It returns how long the request queued; on success the caller must
-// call release. Errors: errQueueFull, errQueueTimeout, or ctx.Err() when the client left.
+// acquire waits for a slot (then call release) and returns how long the request queued; a
+// client that left gets ctx.Err().
 func (a *admission) acquire(ctx context.Context) (time.Duration, error) {
 	if a.slots == nil {
 		a.started()

@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// FetchSessions reads every session record the mock at baseURL holds (GET PathSessions); client
-// nil means http.DefaultClient. It is the one reader of the records, next to the one writer.
+// FetchSessions reads every session record the mock at baseURL holds; nil client means
+// http.DefaultClient.
 func FetchSessions(ctx context.Context, client *http.Client, baseURL string) ([]SessionRecord, error) {
 	if client == nil {
 		client = http.DefaultClient

@@ -12,10 +12,8 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Fault is a wire misbehaviour the mock injects into every stream it plays, so each rule of
-// the provider-wire client dialects has a switch that makes it fail. Unlike a scenario's faults,
-// which a correct provider can have, these break the wire contract itself. Faults named for a
-// wire apply to that wire only; the others to every wire.
+// Fault is a wire misbehaviour the mock injects into every stream, so each rule of the provider
+// wire dialects has a switch that makes it fail; a fault named for a wire applies to it only.
 type Fault string
 
 // The fault switches (Faults describes them), each beside the rule it proves (docs/PROTOCOLS.md).
@@ -46,8 +44,7 @@ const (
 // responsesWireName is the Responses wire's name (openairesponses.Name).
 const responsesWireName = "openai-responses"
 
-// faultSpec is a fault's description for --help and errors, and its rewrite of the bytes of the
-// wire it names (no rewrite: the handler applies it to the script).
+// faultSpec is a fault's description and its rewrite of wire's bytes (none: the handler's).
 type faultSpec struct {
 	doc, wire string
 	rewrite   func([]byte) []byte
@@ -148,8 +145,7 @@ func swapFinishReasons(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte(`"finish_reason":"@"`), []byte(`"finish_reason":"tool_calls"`))
 }
 
-// faultWriter rewrites each Write (every stream writer call is whole frames in one Write); it
-// is in the stream only when a fault is on.
+// faultWriter rewrites each Write (whole frames each); it is in the stream only with a fault.
 type faultWriter struct {
 	w       io.Writer
 	rewrite func([]byte) []byte
@@ -162,8 +158,7 @@ func (f *faultWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// step returns step, or for FaultTextDiffers on the turn's first text step a copy whose
-// first byte differs.
+// step returns step, or for FaultTextDiffers on the first text step a changed copy.
 func (f Fault) step(turn *scenarios.ScriptTurn, step *scenarios.Step) *scenarios.Step {
 	if f != FaultTextDiffers || step.Kind != scenarios.StepText || step.Text == "" {
 		return step
@@ -185,8 +180,7 @@ func (f Fault) step(turn *scenarios.ScriptTurn, step *scenarios.Step) *scenarios
 	return &changed
 }
 
-// faultResponseWriter is the response writer a faulty stream writes through: headers and
-// status go to the real one, body bytes through the rewrite.
+// faultResponseWriter writes a faulty stream's body bytes through the rewrite.
 type faultResponseWriter struct {
 	http.ResponseWriter
 	fw *faultWriter

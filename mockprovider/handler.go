@@ -80,19 +80,18 @@ func (q *request) serve() {
 		return
 	}
 	queued, err := s.admission.acquire(q.r.Context())
-	if err != nil {
-		if errors.Is(err, errQueueFull) || errors.Is(err, errQueueTimeout) {
-			q.w.Header().Set("Retry-After", "1")
-			q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
-			q.fail(http.StatusTooManyRequests, errRateLimit, fmt.Sprintf("mock provider at capacity (max %d concurrent streams, queue %d): %v",
-				s.opts.Capacity.MaxConcurrent, s.opts.Capacity.QueueSize, err))
-			return
-		}
-		q.clientGone(time.Now(), func(rec *SessionRecord) { rec.Queued = queued })
+	q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
+	switch {
+	case errors.Is(err, errQueueFull) || errors.Is(err, errQueueTimeout):
+		q.w.Header().Set("Retry-After", "1")
+		q.fail(http.StatusTooManyRequests, errRateLimit, fmt.Sprintf("mock provider at capacity (max %d concurrent streams, queue %d): %v",
+			s.opts.Capacity.MaxConcurrent, s.opts.Capacity.QueueSize, err))
+		return
+	case err != nil: // the client left while queued
+		q.clientGone(time.Now())
 		return
 	}
 	defer s.admission.release()
-	q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
 	s.metrics.started.WithLabelValues(q.wire.name).Inc()
 	// Time spent queued adds to the TTFT, as at a saturated provider.
 	base := q.arrival
@@ -128,8 +127,8 @@ func (q *request) bodyFailed(err error, got int) {
 	}
 }
 
-// prepare parses the body, selects the request's turn and answers bad input and scripted HTTP
-// faults; it reports whether the turn is to be played (out of line: see newRequest).
+// prepare parses the body, selects the turn and answers bad input and scripted HTTP faults; it
+// reports whether the turn is to be played (out of line: see newRequest).
 func (q *request) prepare(body []byte) bool {
 	s := q.srv
 	parsed, err := q.wire.parse(body)
@@ -231,8 +230,7 @@ func (q *request) readBody() ([]byte, error) {
 var errNoScenario = errors.New("no scenario selected")
 
 // prepareEndpoint selects the turn of a request without a directive that asks for max_tokens:
-// that many generated tokens (at most MaxEndpointTokens) at plain-answer's timing, the text
-// drawn from the request's sequence number.
+// that many generated tokens at plain-answer's timing.
 func (q *request) prepareEndpoint() bool {
 	timing := scenarios.DefaultTiming()
 	if sc, ok := q.srv.library.Get("plain-answer"); ok {
@@ -249,8 +247,7 @@ func (q *request) prepareEndpoint() bool {
 // MaxEndpointTokens bounds the answer to a request without a directive (its max_tokens).
 const MaxEndpointTokens = 32_768
 
-// selectScenario resolves the directive in the last user message and the X-Streambench-*
-// headers, field by field, headers winning.
+// selectScenario resolves the directive in the last user message and the headers, which win.
 func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Directive, error) {
 	dir, found, err := scenarios.ParseDirective(lastUser)
 	if err != nil {
@@ -316,7 +313,7 @@ func (q *request) stream(base time.Time) {
 		step := &turn.Steps[i]
 		due := sched.due(step.At)
 		if gone, at := q.waitUntil(waiter, due, sw); gone {
-			q.clientGone(at, nil)
+			q.clientGone(at)
 			return
 		}
 		if !q.flushed(rc, sw.Step(turn, fault.step(turn, step))) {
@@ -339,8 +336,7 @@ func (q *request) stream(base time.Time) {
 	}
 }
 
-// flushed flushes what a write (whose error is err) wrote; false, the request failed, when
-// either failed.
+// flushed flushes what a write (whose error is err) wrote, and reports whether both worked.
 func (q *request) flushed(rc *http.ResponseController, err error) bool {
 	if err == nil {
 		err = rc.Flush()
@@ -359,9 +355,8 @@ func (q *request) newWaiter() (*hrtimer.Waiter, func() bool) {
 	return w, context.AfterFunc(q.r.Context(), w.Interrupt)
 }
 
-// waitUntil sleeps on waiter until due, pinging through sw (on wires that ping) when the silence
-// would exceed pingInterval. It returns gone=true, with the time it noticed, as soon as the
-// client goes away or a ping cannot be written.
+// waitUntil sleeps until due, pinging through sw on wires that ping; gone=true, with when it
+// noticed, as soon as the client goes away or a ping fails.
 func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWriter) (gone bool, at time.Time) {
 	for {
 		wake := due
@@ -395,8 +390,7 @@ func (q *request) providerError(sw streamWriter, rc *http.ResponseController) {
 	}
 }
 
-// respond plays a non-streaming request: it waits until the turn's last step (or the one the
-// scripted error follows) is due, then answers with the whole message or the error.
+// respond plays a non-streaming request: at the last step's due time, the whole message or error.
 func (q *request) respond(base time.Time) {
 	s := q.srv
 	turn := q.turn
@@ -414,7 +408,7 @@ func (q *request) respond(base time.Time) {
 		waiter, unhook := q.newWaiter()
 		defer unhook()
 		if gone, at := q.waitUntil(waiter, due, nil); gone {
-			q.clientGone(at, nil)
+			q.clientGone(at)
 			return
 		}
 	}
@@ -487,18 +481,13 @@ func (q *request) firstByte(at time.Time) {
 // writeFailed handles a failed write or flush: the client is gone.
 func (q *request) writeFailed(err error) {
 	q.srv.logger.Debug("stream write failed", "wire", q.wire.name, "error", err)
-	q.clientGone(time.Now(), nil)
+	q.clientGone(time.Now())
 }
 
 // clientGone records that the client went away at, and ends the request.
-func (q *request) clientGone(at time.Time, also func(*SessionRecord)) {
+func (q *request) clientGone(at time.Time) {
 	q.srv.metrics.clientCancelled.WithLabelValues(q.wire.name).Inc()
-	q.ref.update(func(rec *SessionRecord) {
-		rec.ClientGone = at
-		if also != nil {
-			also(rec)
-		}
-	})
+	q.ref.update(func(rec *SessionRecord) { rec.ClientGone = at })
 	status := http.StatusOK
 	if !q.responded {
 		status = 0 // nothing was answered: the client left while the request was queued
@@ -539,8 +528,7 @@ func newSchedule(base time.Time, timeScale float64, adm *admission) *schedule {
 	return &schedule{timeScale: timeScale, adm: adm, base: base, anchor: base, last: base, factor: -1}
 }
 
-// due returns when a step scripted at `at` (from the request's arrival) must be emitted.
-// Offsets must not decrease.
+// due returns when a step scripted at `at` must be emitted (offsets do not decrease).
 func (sc *schedule) due(at time.Duration) time.Time {
 	if sc.timeScale == 0 {
 		return sc.base
@@ -590,8 +578,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// handleNoRoute answers every path the mock does not serve with a JSON 404 listing the ones
-// it does.
+// handleNoRoute answers a path the mock does not serve with a 404 listing the ones it does.
 func (s *Server) handleNoRoute(w http.ResponseWriter, r *http.Request) {
 	writePlainError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST %s, POST %s, POST %s, GET %s, GET %s, GET %s)",
 		r.Method, r.URL.Path, PathOpenAI, PathAnthropic, PathResponses, PathSessions, PathMetrics, PathHealth))

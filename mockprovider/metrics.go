@@ -102,8 +102,8 @@ func (p *pacingRecorder) record(key uint64, micros int64) {
 	s.mu.Unlock()
 }
 
-// snapshot merges every shard into a new histogram and returns the out-of-range count; with
-// clear, it empties each shard as it takes it, so no value is counted twice or lost.
+// snapshot merges the shards and returns the out-of-range count; with clear, it empties each as
+// it takes it, so no value is counted twice or lost.
 func (p *pacingRecorder) snapshot(clear bool) (*hdrhistogram.Histogram, int64) {
 	out := hdrhistogram.New(pacingMinMicros, pacingMaxMicros, pacingSigFigs)
 	var lost int64

@@ -14,10 +14,8 @@ const (
 	maxCachedSteps   = 1 << 16
 )
 
-// scriptCache keeps the script each (scenario, seed) renders, so every turn, swarm child and
-// session of a pair plays one rendering. Scripts are read-only once rendered, so requests share
-// them. The key holds the *Scenario, not its name, so a replaced scenario's script is never
-// played. Safe for concurrent use.
+// scriptCache keeps each (scenario, seed)'s read-only script for every request of the pair, keyed
+// by *Scenario so a replaced scenario's script is never played. Safe for concurrent use.
 type scriptCache struct {
 	mu      sync.Mutex
 	scripts map[scriptKey]*scenarios.Script

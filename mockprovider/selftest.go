@@ -39,16 +39,14 @@ type SelfTestOptions struct {
 
 // SelfTestResult is what SelfTest measured.
 type SelfTestResult struct {
-	Streams      int
-	Completed    int
-	Failed       int    // counts streams that did not complete (HTTP errors, broken connections).
-	FirstFailure string // describes one failure, for the report.
-	Tokens       int64
-	Frames       int64
-	Elapsed      time.Duration
-	// PacingError is actual − scheduled emission per frame, in microseconds, from one
-	// inter-token interval after the last stream started to the end.
-	PacingError         *hdrhistogram.Histogram
+	Streams             int
+	Completed           int
+	Failed              int    // counts streams that did not complete (HTTP errors, broken connections).
+	FirstFailure        string // describes one failure, for the report.
+	Tokens              int64
+	Frames              int64
+	Elapsed             time.Duration
+	PacingError         *hdrhistogram.Histogram // actual − scheduled per frame (µs) once every stream plays.
 	PacingErrorWithRamp *hdrhistogram.Histogram // the same over the whole run, the ramp included.
 	CPU                 time.Duration           // user+system CPU of the process (server and client).
 	CPUPerToken         time.Duration
@@ -173,8 +171,7 @@ func (opts *SelfTestOptions) withDefaults() error {
 	return nil
 }
 
-// selfTestPlayer is the self-test's client side: the request every stream sends and the h2c
-// clients (Connections) the streams share.
+// selfTestPlayer is the self-test's client side.
 type selfTestPlayer struct {
 	addr, path, body string
 	clients          []*http.Client
@@ -210,7 +207,7 @@ func (p *selfTestPlayer) close() {
 }
 
 // play starts the streams over the ramp and waits for them; it returns their outcomes and the
-// pacing error recorded during the ramp (nil when the streams ended first).
+// pacing error of the ramp (nil when the streams ended first).
 func (p *selfTestPlayer) play(ctx context.Context, opts SelfTestOptions, interToken time.Duration, srv *Server) (SelfTestResult, *hdrhistogram.Histogram) {
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5e1f))
 	start := time.Now()

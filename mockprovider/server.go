@@ -94,8 +94,7 @@ type Options struct {
 	Fault           Fault         // breaks the wire contract in every stream (not in non-streaming answers).
 }
 
-// Server is the mock provider: an http.Handler with a lifecycle (Serve, ListenAndServe), or
-// mounted in any http.Server. Create it with New; all methods are safe for concurrent use.
+// Server is the mock provider, an http.Handler; create it with New. Safe for concurrent use.
 type Server struct {
 	opts      Options
 	library   *scenarios.Library
@@ -166,12 +165,10 @@ func (s *Server) routes() *http.ServeMux {
 	return mux
 }
 
-// ServeHTTP routes a request to the provider, sessions, metrics and health endpoints (never
-// /debug/pprof/: profiles have a listener of their own).
+// ServeHTTP routes a request to the mock's endpoints (never /debug/pprof/: profiles listen apart).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// Protocols is the protocol set the mock serves on one port: HTTP/1.1 and cleartext HTTP/2
-// (prior knowledge), also for an httptest server's Config in tests.
+// Protocols is the protocol set the mock serves on one port: HTTP/1.1 and h2c (prior knowledge).
 func Protocols() *http.Protocols {
 	var p http.Protocols
 	p.SetHTTP1(true)
@@ -253,8 +250,7 @@ func (s *Server) ListenAndServe(addr string) error {
 	return s.Serve(ln)
 }
 
-// Shutdown stops accepting connections and lets in-flight streams play to their end until ctx
-// is done, then closes every connection.
+// Shutdown lets in-flight streams play to their end until ctx is done, then closes them.
 func (s *Server) Shutdown(ctx context.Context) error {
 	hs := s.httpServer.Load()
 	if hs == nil {
@@ -267,14 +263,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// Sessions returns the records of sessionID (all for ""), oldest first; a request still
-// streaming has OutcomeStreaming and a zero End.
+// Sessions returns the records of sessionID (all for ""), oldest first.
 func (s *Server) Sessions(sessionID string) []SessionRecord {
 	return s.sessions.snapshot(sessionID)
 }
 
-// PacingError returns a snapshot of the pacing error histogram: per streamed frame, flushed
-// minus scheduled, in microseconds.
+// PacingError returns a snapshot of the per-frame pacing error (flushed − scheduled, µs).
 func (s *Server) PacingError() *hdrhistogram.Histogram {
 	h, _ := s.pacing.snapshot(false)
 	return h

@@ -22,8 +22,7 @@ const (
 	OutcomeHTTPError       Outcome = "http-error"       // bad input, an injected HTTP fault or a full queue.
 )
 
-// SessionRecord is what the mock saw of one request, in wall-clock times other processes can
-// compare with their own.
+// SessionRecord is what the mock saw of one request, in wall-clock times.
 type SessionRecord struct {
 	Session        string // the session id from the directive or X-Streambench-Session ("" when unset).
 	Scenario       string // the script played, with Seed ("" and 0 when selection failed).
@@ -111,8 +110,7 @@ type sessionLog struct {
 	next uint64 // records ever added; record seq (1-based) lives at index (seq-1) % size
 }
 
-// sessionSlot holds one record and its sequence number, so a request whose slot was recycled
-// (a ring overrun) stops writing to it.
+// sessionSlot holds one record and its sequence number (a recycled slot is not written).
 type sessionSlot struct {
 	seq uint64
 	rec SessionRecord

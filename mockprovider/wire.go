@@ -26,8 +26,7 @@ type streamMeta struct {
 	InputTokens int
 }
 
-// streamWriter is the method set the wires' StreamWriters share. Each call writes whole
-// frames; the server flushes after each.
+// streamWriter is the wires' StreamWriters' method set; each call writes whole frames.
 type streamWriter interface {
 	Start() error
 	Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error
@@ -69,8 +68,7 @@ func faultErrorKind(status int) errorKind {
 var openaiErrTypes = [...]string{"invalid_request_error", "invalid_request_error", "rate_limit_error", "server_error",
 	"service_unavailable_error"}
 
-// wire adapts one provider wire package to the server. The server sets the response's
-// Content-Type before newStream and writeResponse.
+// wire adapts one provider wire package to the server (which sets the Content-Type).
 type wire struct {
 	name          string
 	idPrefix      string
@@ -80,9 +78,7 @@ type wire struct {
 	writeResponse func(w http.ResponseWriter, turn *scenarios.ScriptTurn, meta streamMeta) error
 	writeError    func(w http.ResponseWriter, status int, errType, message string)
 	errTypes      [errOverloaded + 1]string
-	// responseID, when set, names a scripted turn's response (the Responses wire's ids carry
-	// their conversation); otherwise, and for an endpoint request, it is idPrefix and the
-	// request's sequence number.
+	// responseID names a scripted turn's response (nil: idPrefix and the sequence number).
 	responseID func(seq uint64, dir scenarios.Directive, turn int) string
 }
 

@@ -7,27 +7,21 @@ import (
 	"strings"
 )
 
-// Directive selects a scenario from inside a user message, so any agent runtime that forwards
-// the user's text verbatim can be load-tested against the mock provider without sharing state.
-// Its text form is "[[streambench scenario=NAME seed=N session=ID child=PATH toolPrefix=P]]".
+// Directive selects a scenario from inside a user message, so any runtime that forwards the
+// user's text works: "[[streambench scenario=NAME seed=N session=ID child=PATH toolPrefix=P]]".
 type Directive struct {
-	Scenario string // the scenario to play.
-	Seed     uint64 // selects the rendering (text, timings, tool ids).
-	Session  string // identifies the conversation in the mock's records; optional.
-	// Child selects a swarm child's script by its path, as ChildHeader does, surviving a
-	// gateway that drops custom headers; optional.
-	Child string
-	// ToolPrefix is put before every played tool call's name (optional), for a runtime that
-	// shows the model its tools under prefixed names (Sim: custom_<title>). See ValidToolPrefix.
-	ToolPrefix string
+	Scenario   string // the scenario to play.
+	Seed       uint64 // selects the rendering (text, timings, tool ids).
+	Session    string // identifies the conversation in the mock's records; optional.
+	Child      string // selects a swarm child's script (as ChildHeader, which a gateway may drop); optional.
+	ToolPrefix string // prefixes every played tool call's name (Sim: custom_<title>); optional.
 }
 
 // MaxToolPrefix is the longest Directive.ToolPrefix.
 const MaxToolPrefix = 32
 
 // ValidToolPrefix reports, as an error naming the problem, whether p can prefix tool names on
-// every provider wire: 1 to MaxToolPrefix ASCII letters, digits, '_' or '-' (OpenAI's tool
-// names allow nothing else).
+// every provider wire (OpenAI's allow ASCII letters, digits, '_' and '-').
 func ValidToolPrefix(p string) error {
 	if p == "" || len(p) > MaxToolPrefix {
 		return fmt.Errorf("tool prefix %q: expected 1 to %d characters", p, MaxToolPrefix)
@@ -121,20 +115,17 @@ func ParseDirective(text string) (Directive, bool, error) {
 	return d, true, nil
 }
 
-// WithChild returns text with its first directive naming child as well (Directive.Child), and
-// false when text holds no well-formed directive.
+// WithChild returns text with its first directive naming child too (false: no directive).
 func WithChild(text, child string) (string, bool) {
 	return withDirective(text, func(d *Directive) { d.Child = child })
 }
 
-// WithToolPrefix returns text with its first directive asking for tool names prefixed with
-// prefix (Directive.ToolPrefix), and false when text holds no well-formed directive.
+// WithToolPrefix returns text with its first directive naming prefix too (false: no directive).
 func WithToolPrefix(text, prefix string) (string, bool) {
 	return withDirective(text, func(d *Directive) { d.ToolPrefix = prefix })
 }
 
-// withDirective returns text with its first directive changed by set, and false when text
-// holds no well-formed directive.
+// withDirective returns text with its first directive changed by set (false: no directive).
 func withDirective(text string, set func(d *Directive)) (string, bool) {
 	d, found, err := ParseDirective(text)
 	if !found || err != nil {

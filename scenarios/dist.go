@@ -15,10 +15,8 @@ const z99 = 2.3263478740408408
 // Constant returns a Dist that always samples d.
 func Constant(d time.Duration) Dist { return Dist{Kind: DistConstant, Value: d} }
 
-// Sample draws one duration from r. It never returns a negative duration. An empty Kind with
-// only Value set behaves as constant, so a zero Dist samples 0. Normal and lognormal samples are
-// clamped to [Min, Max] when those are set, which keeps heavy tails bounded where a scenario
-// needs it.
+// Sample draws one duration (never negative) from r; an empty Kind is constant, and normal and
+// lognormal samples are clamped to [Min, Max] where set.
 func (d Dist) Sample(r *rand.Rand) time.Duration {
 	var v time.Duration
 	switch d.Kind {

@@ -9,8 +9,7 @@ import (
 // a directive that asks for max_tokens, as an application sends it.
 const EndpointScenario = "endpoint"
 
-// DefaultTiming is the library's baseline pacing (plain-answer's): a lognormal time to first
-// token of median 300 ms and p99 1.2 s, then 20–40 ms between tokens.
+// DefaultTiming is the library's baseline pacing (plain-answer's).
 func DefaultTiming() Timing {
 	return Timing{
 		TimeToFirstToken: Dist{Kind: DistLognormal, Median: 300 * time.Millisecond, P99: 1200 * time.Millisecond},
@@ -18,8 +17,7 @@ func DefaultTiming() Timing {
 	}
 }
 
-// Endpoint is the scenario of an endpoint request asking for maxTokens output tokens: one
-// turn of maxTokens generated tokens at timing.
+// Endpoint is the scenario of an endpoint request asking for maxTokens output tokens.
 func Endpoint(timing Timing, maxTokens int) *Scenario {
 	return &Scenario{
 		Name:        EndpointScenario,
@@ -35,8 +33,7 @@ func GenerateText(seed uint64, n int) string {
 	return s
 }
 
-// With returns a library of l's scenarios and sc (replacing one of the same name); l is not
-// modified.
+// With returns a copy of l with sc added (replacing one of the same name).
 func (l *Library) With(sc *Scenario) *Library {
 	n := l.clone()
 	if _, ok := n.byName[sc.Name]; !ok {

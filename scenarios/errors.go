@@ -10,8 +10,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 )
 
-// FieldError is one problem in a scenario, located by field path and, when Parse read it from
-// YAML, by file, line and column.
+// FieldError is one problem in a scenario, located by field path and (from Parse) position.
 type FieldError struct {
 	File         string // the scenario file ("" for a Scenario built in code).
 	Line, Column int    // 1-based (0 when unknown).
@@ -66,8 +65,7 @@ func nodeError(node ast.Node, format string, args ...any) *FieldError {
 	return e
 }
 
-// locate fills e's position from the YAML AST: the nearest existing node up its path (a missing
-// field is reported at its parent).
+// locate fills e's position from the nearest existing node up its path.
 func locate(file *ast.File, e *FieldError) {
 	if file == nil || len(file.Docs) == 0 {
 		return
@@ -107,8 +105,7 @@ func parentPath(path string) string {
 	return ""
 }
 
-// yamlErrorToField converts a goccy error into a FieldError with its position and, when the
-// offending node can be found, its field path.
+// yamlErrorToField converts a goccy error into a FieldError with its position and path.
 func yamlErrorToField(filename string, file *ast.File, err error) (*FieldError, bool) {
 	var fe *FieldError
 	if errors.As(err, &fe) {

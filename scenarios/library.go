@@ -16,8 +16,8 @@ import (
 //go:embed library/*.yaml
 var embeddedFS embed.FS
 
-// Library is a set of scenarios by name, immutable and safe for concurrent use; the Scenarios it
-// returns must not be modified.
+// Library is a set of scenarios by name, immutable and safe for concurrent use (so are the
+// Scenarios it returns: do not modify them).
 type Library struct {
 	byName map[string]*Scenario
 	files  map[string]string
@@ -28,8 +28,7 @@ type Library struct {
 // embedded parses the embedded library once.
 var embedded = sync.OnceValues(func() (*Library, error) { return loadFS(embeddedFS, "library", "library") })
 
-// Embedded returns the library compiled into the binary; it panics on invalid files, a build
-// defect the package tests catch.
+// Embedded returns the library compiled into the binary; it panics on invalid files.
 func Embedded() *Library {
 	lib, err := embedded()
 	if err != nil {
@@ -38,8 +37,7 @@ func Embedded() *Library {
 	return lib
 }
 
-// LoadDir loads every *.yaml and *.yml file in dir (not recursively); duplicate names and
-// invalid files are errors naming the files.
+// LoadDir loads every *.yaml and *.yml file in dir (not recursively).
 func LoadDir(dir string) (*Library, error) {
 	lib, err := loadFS(os.DirFS(dir), ".", dir)
 	if err != nil {
@@ -112,14 +110,12 @@ func (l *Library) File(name string) string { return l.files[name] }
 // Len is the number of scenarios.
 func (l *Library) Len() int { return len(l.names) }
 
-// Source returns the YAML the scenario was loaded from (nil if unknown). The caller must not
-// modify it.
+// Source returns the YAML the scenario was loaded from (nil if unknown), not to be modified.
 func (l *Library) Source(name string) []byte { return l.source[name] }
 
-// WithFiles returns a copy of l with the scenarios of the files at paths added (load
-// --scenario), and their names in the order given. A name l already has, or that two files
-// share, is an error naming both places: a mock given the same files must resolve each name to
-// one script.
+// WithFiles returns a copy of l with the scenarios of the files at paths added, and their names
+// in order. A name l has, or that two files share, is an error: a mock given the same files
+// must resolve each name to one script.
 func (l *Library) WithFiles(paths []string) (*Library, []string, error) {
 	n := l.clone()
 	var names []string

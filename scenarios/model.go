@@ -48,19 +48,15 @@ type Dist struct {
 	P99    time.Duration `yaml:"p99" json:"p99,omitempty"`
 }
 
-// Turn is one model response: optional thinking, optional text (the answer in the final turn, a
-// preamble in a turn that ends in tool calls) and tool calls.
+// Turn is one model response: optional thinking, text (the answer, or a preamble) and tool calls.
 type Turn struct {
 	Thinking  Text       `yaml:"thinking" json:"thinking,omitempty"`
 	Text      Text       `yaml:"text" json:"text,omitempty"`
 	ToolCalls []ToolCall `yaml:"toolCalls" json:"toolCalls,omitempty"`
-	// Swarm delegates to child agents that run in parallel (compose only): a DelegateTool call
-	// that settles when every child finished.
-	Swarm []Child `yaml:"swarm" json:"swarm,omitempty"`
+	Swarm     []Child    `yaml:"swarm" json:"swarm,omitempty"` // child agents run in parallel (compose only).
 }
 
-// Text is either literal text or a number of word-like tokens generated from the seed.
-// In YAML a bare string is Literal; {tokens: N} is generated.
+// Text is literal text (in YAML, a bare string) or {tokens: N} generated from the seed.
 type Text struct {
 	Literal string `yaml:"literal" json:"literal,omitempty"`
 	Tokens  int    `yaml:"tokens" json:"tokens,omitempty"`
@@ -117,8 +113,7 @@ type StallFault struct {
 	Duration    time.Duration `yaml:"duration" json:"duration"`
 }
 
-// Client is what the load generator's client does during the stream. At most one of Abort and
-// Stop is set.
+// Client is what the load generator's client does during the stream (at most one action).
 type Client struct {
 	Abort     *Trigger   `yaml:"abort" json:"abort,omitempty"`         // closes the connection.
 	Stop      *Trigger   `yaml:"stop" json:"stop,omitempty"`           // sends the stop request; dialects without one abort.

@@ -12,8 +12,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 )
 
-// Parse decodes one YAML scenario and validates it; each problem is a *FieldError naming
-// filename, line, column, field path and what was expected, joined into one error.
+// Parse decodes one YAML scenario and validates it; each problem is a *FieldError.
 func Parse(filename string, data []byte) (*Scenario, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &FieldError{File: filename, Problem: "empty file; expected a scenario mapping with name and turns"}

@@ -50,8 +50,7 @@ func (s *Scenario) validateToolEnds(errs *fieldErrors) {
 	}
 }
 
-// endsByTool records in e how the tool calls of a turn end the run, and reports whether they
-// do (a pause or an execution timeout).
+// endsByTool records in e how the tool calls of a turn end the run, if they do.
 func (e *Expected) endsByTool(calls []ScriptToolCall) bool {
 	for _, c := range calls {
 		switch {

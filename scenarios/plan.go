@@ -30,8 +30,8 @@ const (
 	MaxApprovalTimeout     = 30 * time.Second
 )
 
-// PlanProposal makes a tool call (alone in its turn) the agent's plan proposal: the runtime
-// proposes the plan and waits for the client's decision before the tool settles.
+// PlanProposal makes a tool call (alone in its turn) the agent's plan proposal, settled after
+// the client's decision.
 type PlanProposal struct {
 	PlanContent `yaml:",inline"`
 	// Revisions are versions 2, 3, ... proposed after each changes_requested; past the last,
@@ -64,8 +64,7 @@ type Decision struct {
 	ThinkTime Dist   `yaml:"thinkTime" json:"thinkTime"`     // how long the client waits after approval.requested before it answers.
 }
 
-// ComposeEvent is one side event the runtime emits right after a tool's tool_start; Kind (one
-// of the Event* constants) selects which fields apply.
+// ComposeEvent is one side event the runtime emits after a tool_start; Kind selects the fields.
 type ComposeEvent struct {
 	Kind    string `yaml:"kind" json:"kind"`
 	TaskID  string `yaml:"taskId" json:"taskId,omitempty"` // names a task of the approved plan (task.*).
@@ -116,8 +115,7 @@ const (
 	PlanUndecided = "undecided" // the client never answered: the approval times out
 )
 
-// ScriptPlan is a scenario's plan rendered for one seed: what the client plays and the checker
-// judges.
+// ScriptPlan is a scenario's plan rendered for one seed.
 type ScriptPlan struct {
 	Turn, Call int              // locate the plan's tool call.
 	Versions   []PlanContent    // the content proposed at version 1, 2, ...
@@ -134,8 +132,7 @@ type ScriptDecision struct {
 	ThinkTime time.Duration
 }
 
-// EndsInError reports whether the plan ends the run with an error terminal (rejected with
-// onReject error, or undecided).
+// EndsInError reports whether the plan ends the run in error (rejected so, or undecided).
 func (p *ScriptPlan) EndsInError() bool {
 	return p != nil && (p.Outcome == PlanUndecided || (p.Outcome == PlanRejected && p.OnReject == OnRejectError))
 }
@@ -187,8 +184,7 @@ func (p *ScriptPlan) directive() *PlanDirective {
 	return &PlanDirective{Versions: p.Versions, OnReject: p.OnReject, TimeoutMs: p.Timeout.Milliseconds()}
 }
 
-// addComposeDirective adds "_compose" to a call's arguments when it has a plan or events; a
-// plan that ends the run in error makes the call's outcome error.
+// addComposeDirective adds "_compose" to a call's arguments when it has a plan or events.
 func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolCall, args map[string]any) {
 	if tc.Plan == nil && len(tc.Events) == 0 {
 		return
@@ -315,9 +311,7 @@ func (c PlanContent) validate(errs *fieldErrors, path string) {
 	}
 }
 
-// validatePlans checks the scenario-wide plan rules: at most one plan, alone in its turn, no
-// abort or stop with it; and every call's plan and events, with task events judged against the
-// plan approved in an earlier turn.
+// validatePlans checks every call's plan and events, and the scenario-wide plan rules.
 func (s *Scenario) validatePlans(errs *fieldErrors) {
 	var approved []string
 	plans := 0
@@ -365,8 +359,7 @@ func (s *Scenario) scriptPlan(seed uint64, script *Script) *ScriptPlan {
 	return nil
 }
 
-// planEndTurn is the turn of a plan that ends the run in error (rejected with onReject error,
-// or undecided), or -1: no turn may follow it.
+// planEndTurn is the turn of a plan that ends the run in error, or -1.
 func (s *Scenario) planEndTurn() int {
 	for ti, turn := range s.Turns {
 		for ci, tc := range turn.ToolCalls {

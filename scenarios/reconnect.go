@@ -16,8 +16,7 @@ type Reconnect struct {
 // bounded time only.
 const MaxReconnectDelay = 5 * time.Second
 
-// validateReconnect checks client.reconnect: a chunk count, a bounded delay, and no abort or
-// stop beside it (a session that leaves cannot also come back).
+// validateReconnect checks client.reconnect.
 func (c Client) validateReconnect(errs *fieldErrors) {
 	r := c.Reconnect
 	if r == nil {

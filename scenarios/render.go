@@ -57,9 +57,8 @@ type segment struct {
 	cuts []int // end offset of each token
 }
 
-// Render resolves the scenario for seed into a Script: a pure function of (scenario, seed) that
-// never panics, even on an invalid scenario (the rules: docs/SCENARIOS.md, "How a scenario
-// renders").
+// Render resolves the scenario for seed into a Script, never panicking (docs/SCENARIOS.md, "How
+// a scenario renders").
 func (s *Scenario) Render(seed uint64) *Script {
 	return s.RenderReusing(seed, nil)
 }
@@ -108,9 +107,8 @@ func (s *Scenario) RenderReusing(seed uint64, prev *Script) *Script {
 	return script
 }
 
-// renderTurnIn renders a turn of the root conversation (ns "") or of a swarm child (ns names
-// its random streams apart, see renderChild); path is the swarm path prefix of the turn's
-// children. Its steps go into reuse when it is large enough (RenderReusing).
+// renderTurnIn renders a turn of the root conversation (ns "") or of a swarm child (see
+// renderChild), into reuse when it is large enough; path prefixes its children's paths.
 func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn, reuse []Step) ScriptTurn {
 	st := ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: inputTokensBase + inputTokensPerTurn*ti}
 
@@ -200,8 +198,7 @@ func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn,
 	return st
 }
 
-// stepWithToken returns the index of the step that carries the n-th token of the turn (1-based),
-// or the last step when the turn has fewer tokens.
+// stepWithToken returns the index of the step that carries the n-th token (else the last).
 func stepWithToken(steps []Step, n int) int {
 	seen := 0
 	for i, s := range steps {
@@ -316,8 +313,7 @@ func stepsText(steps []Step, kind StepKind) string {
 	return b.String()
 }
 
-// EstimatedDuration is the scripted wall time of the conversation: per turn the last step's
-// time plus the longest tool call (they run in parallel), without runtime or client overheads.
+// EstimatedDuration is the scripted wall time of the conversation, without overheads.
 func (s *Script) EstimatedDuration() time.Duration {
 	var total time.Duration
 	for _, st := range s.Turns {

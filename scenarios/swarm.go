@@ -18,8 +18,7 @@ import (
 // DelegateTool is the name of the tool call a swarm turn ends in.
 const DelegateTool = "delegate_agents"
 
-// ChildHeader is the provider request header that selects a swarm child's script by its path;
-// the scenario, seed and session selection stays the parent's.
+// ChildHeader is the provider request header that selects a swarm child's script by its path.
 const ChildHeader = "X-Streambench-Child"
 
 // MaxSwarmDepth bounds how deep children may nest (a child at depth MaxSwarmDepth has none).
@@ -93,8 +92,7 @@ func (s *Scenario) renderSwarm(seed uint64, prefix string, children []Child) []S
 	return out
 }
 
-// renderChild renders one child with its own random streams ("child/PATH/" + purpose), so
-// adding a child never changes the root conversation or a sibling.
+// renderChild renders one child with random streams of its own.
 func (s *Scenario) renderChild(seed uint64, path string, c Child) ScriptChild {
 	ns := "child/" + path + "/"
 	sc := ScriptChild{
@@ -152,8 +150,7 @@ func (c *ScriptChild) estimatedDuration() time.Duration {
 	return (&Script{Turns: c.Turns}).EstimatedDuration()
 }
 
-// Child returns the script a swarm child plays, by its path (ChildHeader), and false when the
-// script has no such child.
+// Child returns the script the swarm child at path plays.
 func (s *Script) Child(path string) (*Script, bool) {
 	c := findChild(s.Turns, path)
 	if c == nil {

@@ -24,9 +24,8 @@ var unicodeWords = [...]string{"café", "naïve", "über", "Grüße", "résumé"
 // punctuation is appended to a word about one time in eight.
 var punctuation = [...]string{",", ".", ";", "!", "?", ":"}
 
-// generateText returns n word-like tokens drawn from r as one string plus the end offset of each
-// token (one allocation per text, not per token): the first without a leading space, the last
-// ending in a period.
+// generateText returns n word-like tokens drawn from r as one string and each token's end
+// offset (one allocation per text, not per token).
 func generateText(r *rand.Rand, n int) (string, []int) {
 	if n <= 0 {
 		return "", nil
@@ -59,8 +58,7 @@ func generatePhrase(r *rand.Rand, n int) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-// literalCuts returns the end offsets of s's tokens: leading whitespace plus one word, trailing
-// whitespace a token of its own.
+// literalCuts returns the end offsets of s's tokens: leading whitespace plus one word.
 func literalCuts(s string) []int {
 	var cuts []int
 	i := 0
@@ -92,8 +90,7 @@ func textCuts(t Text, r *rand.Rand) (string, []int) {
 	return generateText(r, t.Tokens)
 }
 
-// pieceCuts returns the end offsets of s cut into pieces of 2 to 8 bytes, never inside a UTF-8
-// character, the way providers stream tool-call arguments.
+// pieceCuts returns the end offsets of s cut into pieces of 2 to 8 bytes, on rune boundaries.
 func pieceCuts(r *rand.Rand, s string) []int {
 	var cuts []int
 	i := 0

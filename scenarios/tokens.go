@@ -14,8 +14,7 @@ type TokenCounter struct {
 	thinkingInWord, textInWord bool
 }
 
-// Thinking returns how many thinking tokens begin in piece. Thinking after answer text starts
-// afresh (it is a later turn's).
+// Thinking returns how many thinking tokens begin in piece.
 func (c *TokenCounter) Thinking(piece string) int {
 	c.textInWord = false
 	return countStarts(piece, &c.thinkingInWord)
@@ -43,8 +42,7 @@ func (c *TokenCounter) TextBytes(piece []byte) int {
 // text's first word is a new token even without leading whitespace.
 func (c *TokenCounter) Break() { c.thinkingInWord, c.textInWord = false, false }
 
-// countStarts counts the words beginning in s; inWord carries whether the previous piece ended
-// inside a word.
+// countStarts counts the words beginning in s; inWord carries over from the previous piece.
 func countStarts[T string | []byte](s T, inWord *bool) int {
 	n := 0
 	in := *inWord

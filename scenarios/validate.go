@@ -6,10 +6,7 @@ import (
 )
 
 // Validate checks the scenario's structure and returns every problem found, joined; each is a
-// *FieldError naming the field path and what was expected (errors.As finds the first). Every
-// turn but the last ends in tool calls and the last has none, unless a fault, a pause or
-// timesOut tool, or a plan that ends the run in error ends the script earlier (then no turn may
-// follow); a Trigger sets exactly one field and can fire.
+// *FieldError (errors.As finds the first).
 func (s *Scenario) Validate() error {
 	return joinFieldErrors(s.validate())
 }
@@ -64,8 +61,7 @@ func (s *Scenario) validateHead(errs *fieldErrors) {
 	}
 }
 
-// validateFaults checks the scripted faults and returns the turn that ends the script: the
-// last, or the one an HTTP or mid-stream fault fails (endsByFault).
+// validateFaults checks the scripted faults and returns the turn that ends the script.
 func (s *Scenario) validateFaults(errs *fieldErrors) (end int, endsByFault bool) {
 	end = len(s.Turns) - 1
 	inRange := func(path string, turn int) bool {
@@ -120,8 +116,7 @@ func (s *Scenario) validateTotal(errs *fieldErrors) {
 	}
 }
 
-// validateTurns checks each turn against the script's end: every turn before it ends in tool
-// calls, the last (unless a fault fails it) has none, and none follows it.
+// validateTurns checks each turn against the script's end.
 func (s *Scenario) validateTurns(errs *fieldErrors, end int, endsByFault bool) {
 	swarmNames := map[string]string{}
 	for ti, turn := range s.Turns {
@@ -148,8 +143,7 @@ func (s *Scenario) validateTurns(errs *fieldErrors, end int, endsByFault bool) {
 	}
 }
 
-// validateToolCalls checks the tool calls under path; DelegateTool is reserved (hint follows
-// the message's "another name").
+// validateToolCalls checks the tool calls under path (hint follows "expected another name").
 func validateToolCalls(errs *fieldErrors, path string, calls []ToolCall, hint string) {
 	for ci, tc := range calls {
 		if tc.Name == DelegateTool {
@@ -159,9 +153,8 @@ func validateToolCalls(errs *fieldErrors, path string, calls []ToolCall, hint st
 	}
 }
 
-// validateTriggerReachable rejects client triggers that can never fire: aborting during
-// thinking in a scenario that never thinks, or during a tool that never runs, would silently
-// turn an abort scenario into a plain one.
+// validateTriggerReachable rejects client triggers that can never fire, which would silently
+// make an abort scenario a plain one.
 func (s *Scenario) validateTriggerReachable(errs *fieldErrors, end int) {
 	thinks, tools := false, false
 	for _, turn := range s.Turns[:min(end+1, len(s.Turns))] {
@@ -192,9 +185,8 @@ func (t Text) validate(errs *fieldErrors, path string) {
 	}
 }
 
-// MaxTextTokens bounds one scripted text (an answer or its thinking), as long as today's
-// longest model outputs: every stream renders its script and the generator keeps its expected
-// text, so an unbounded count is unbounded memory.
+// MaxTextTokens bounds one scripted text, as long as today's longest model outputs: every stream
+// renders its script, so an unbounded count is unbounded memory.
 const MaxTextTokens = 1 << 17
 
 // MaxScriptTokens bounds the tokens of all of a scenario's turns together.

@@ -21,8 +21,7 @@ func isMapping(node ast.Node) bool {
 	return false
 }
 
-// decodePlain decodes a null or a mapping node into a P (a type without UnmarshalYAML; zero
-// for a null).
+// decodePlain decodes a null or a mapping node into P (a type without UnmarshalYAML).
 func decodePlain[P any](node ast.Node) (P, error) {
 	var p P
 	if node.Type() == ast.NullType {
@@ -31,8 +30,7 @@ func decodePlain[P any](node ast.Node) (P, error) {
 	return p, yaml.NodeToValue(node, &p, decodeOptions()...)
 }
 
-// UnmarshalYAML accepts a bare duration ("300ms", a constant) or a mapping with kind and
-// parameters.
+// UnmarshalYAML accepts a bare duration ("300ms", a constant) or a mapping with kind.
 func (d *Dist) UnmarshalYAML(node ast.Node) error {
 	if node.Type() == ast.NullType || isMapping(node) {
 		type plain Dist // drops the method set, so decoding the mapping does not recurse

@@ -10,8 +10,7 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Start serves the embedded library with no delays and fault on its own httptest server,
-// closed when the test ends; it returns the base URL.
+// Start serves the embedded library with no delays and fault for the test; it returns the URL.
 func Start(t testing.TB, fault mockprovider.Fault) string {
 	t.Helper()
 	srv, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0, Fault: fault})
