@@ -10,19 +10,17 @@ import (
 
 // handleAGUI serves an AG-UI agent run: a RunAgentInput whose last user message is the input.
 func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
-	dep, body, ok := deploymentBody[agui.RunAgentInput](s, w, r, "agent", "agentId")
-	if !ok {
-		return
-	}
-	input := ""
-	for _, m := range body.Messages {
-		var text string
-		if m.Role == "user" && json.Unmarshal(m.Content, &text) == nil {
-			input = text
+	dep, input, body, ok := deploymentBody(s, w, r, "agent", "agentId", func(b *agui.RunAgentInput) *string {
+		var last string
+		for _, m := range b.Messages {
+			var text string
+			if m.Role == "user" && json.Unmarshal(m.Content, &text) == nil {
+				last = text
+			}
 		}
-	}
-	if input == "" {
-		s.writeError(w, http.StatusBadRequest, `request body: no user message with a string "content" in "messages"`)
+		return &last
+	}, `request body: no user message with a string "content" in "messages"`)
+	if !ok {
 		return
 	}
 	rn := s.newRun(w, r, dep, agui.Name, input, false)

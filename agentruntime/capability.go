@@ -3,7 +3,6 @@ package agentruntime
 import (
 	_ "embed"
 	"fmt"
-	"maps"
 
 	"github.com/goccy/go-yaml"
 
@@ -25,38 +24,24 @@ type modelsFile struct {
 	Models []ModelInfo `yaml:"models"`
 }
 
-// modelRegistry maps model names to their capabilities.
-type modelRegistry map[string]ModelInfo
-
-// defaultModels parses the embedded registry; it panics on a broken embedded file.
-func defaultModels() modelRegistry {
+// modelThinking maps model names to whether they think: the embedded registry with extra (a
+// deployments file's) entries added or replaced. It panics on a broken embedded file.
+func modelThinking(name string, extra []ModelInfo) (map[string]bool, error) {
 	var f modelsFile
 	if err := yaml.UnmarshalWithOptions(defaultModelsYAML, &f, yaml.Strict()); err != nil {
 		panic(fmt.Sprintf("agentruntime: embedded models.yaml is invalid: %v", err))
 	}
-	reg := modelRegistry{}
+	thinks := map[string]bool{}
 	for _, m := range f.Models {
-		reg[m.Name] = m
+		thinks[m.Name] = m.Thinking
 	}
-	return reg
-}
-
-// withModels returns the registry with extra entries added or replaced.
-func (reg modelRegistry) withModels(name string, extra []ModelInfo) (modelRegistry, error) {
-	out := maps.Clone(reg)
 	for i, m := range extra {
 		if m.Name == "" {
 			return nil, fmt.Errorf("%s: models[%d].name: missing (every registry entry names a model)", name, i)
 		}
-		out[m.Name] = m
+		thinks[m.Name] = m.Thinking
 	}
-	return out, nil
-}
-
-// thinks reports whether model can think; a model missing from the registry is taken to.
-func (reg modelRegistry) thinks(model string) bool {
-	m, ok := reg[model]
-	return !ok || m.Thinking
+	return thinks, nil
 }
 
 // ModelThinks reports whether the deployment's model can think; without it no thinking frame

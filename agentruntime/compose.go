@@ -12,15 +12,12 @@ import (
 const weiPerToken = 1_000_000_000
 
 func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
-	dep, body, ok := deploymentBody[compose.RequestBody](s, w, r, "agent", "agentId")
+	dep, input, _, ok := deploymentBody(s, w, r, "agent", "agentId", func(b *compose.RequestBody) *string { return b.Message },
+		`request body: missing "message" (the user message)`)
 	if !ok {
 		return
 	}
-	if body.Message == nil || *body.Message == "" {
-		s.writeError(w, http.StatusBadRequest, `request body: missing "message" (the user message)`)
-		return
-	}
-	rn := s.newRun(w, r, dep, compose.Name, *body.Message, false)
+	rn := s.newRun(w, r, dep, compose.Name, input, false)
 	rn.id = newRunID()
 	gate := &planGate{}
 	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel, plan: gate})

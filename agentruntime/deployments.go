@@ -152,12 +152,13 @@ func ParseDeployments(name string, data []byte) (*Deployments, error) {
 		}
 		ds.bySlug[d.Slug] = i
 	}
-	models, err := defaultModels().withModels(name, doc.Models)
+	thinks, err := modelThinking(name, doc.Models)
 	if err != nil {
 		return nil, err
 	}
 	for i := range ds.list {
-		ds.list[i].noModelThinking = !models.thinks(ds.list[i].Model)
+		t, known := thinks[ds.list[i].Model]
+		ds.list[i].noModelThinking = known && !t // a model missing from the registry is taken to think
 	}
 	return ds, nil
 }

@@ -9,19 +9,16 @@ import (
 )
 
 func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
-	dep, body, ok := deploymentBody[simcanvas.RequestBody](s, w, r, "workflow", "id")
+	dep, input, body, ok := deploymentBody(s, w, r, "workflow", "id", func(b *simcanvas.RequestBody) *string { return b.Input },
+		`request body: missing "input" (the workflow input)`)
 	if !ok {
-		return
-	}
-	if body.Input == nil || *body.Input == "" {
-		s.writeError(w, http.StatusBadRequest, `request body: missing "input" (the workflow input)`)
 		return
 	}
 	if !body.Stream && !strings.EqualFold(r.Header.Get("X-Stream-Response"), "true") {
 		s.writeError(w, http.StatusBadRequest, `this runtime only streams executions: send "stream": true or the header X-Stream-Response: true`)
 		return
 	}
-	rn := s.newRun(w, r, dep, simcanvas.Name, *body.Input, false)
+	rn := s.newRun(w, r, dep, simcanvas.Name, input, false)
 	rn.id = canvasExecIDPrefix + newRunID()[len(runIDPrefix):]
 	w.Header().Set(simcanvas.ExecutionIDHeader, rn.id) // the id cancels and reconnects name
 	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel})

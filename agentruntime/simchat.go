@@ -13,15 +13,12 @@ import (
 const blockID = "b1"
 
 func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
-	dep, body, ok := deploymentBody[simchat.RequestBody](s, w, r, "chat slug", "slug")
+	dep, input, _, ok := deploymentBody(s, w, r, "chat slug", "slug", func(b *simchat.RequestBody) *string { return b.Input },
+		`request body: missing "input" (the user message)`)
 	if !ok {
 		return
 	}
-	if body.Input == nil || *body.Input == "" {
-		s.writeError(w, http.StatusBadRequest, `request body: missing "input" (the user message)`)
-		return
-	}
-	rn := s.newRun(w, r, dep, simchat.Name, *body.Input, false)
+	rn := s.newRun(w, r, dep, simchat.Name, input, false)
 	var em emitter = newSimChatEmitter(rn, simchat.OptedIn(r.Header))
 	if dep.Policy().SettledTools && !rn.faults.LiveSettledTools {
 		em = settledEmitter{emitter: em, rn: rn}
