@@ -138,7 +138,6 @@ func (e *composeEmitter) toolEnd(t *toolRun) {
 func (e *composeEmitter) finish(res *runResult) {
 	f := e.rn.faults
 	e.endThinking()
-	receipt := true
 	switch res.outcome {
 	case outcomeDone:
 		_ = e.w.Timing(compose.MarkDone, e.rn.elapsedMs())
@@ -149,17 +148,13 @@ func (e *composeEmitter) finish(res *runResult) {
 		e.afterDone()
 	case outcomeStopped:
 		_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
-		if f.DoubleTerminal {
-			_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
-		}
 	default:
-		receipt = false
 		_ = e.w.Error(errorMessage(res.err))
-		if f.DoubleTerminal {
-			_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
-		}
 	}
-	if receipt {
+	if f.DoubleTerminal && res.outcome != outcomeDone {
+		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
+	}
+	if res.outcome == outcomeDone || res.outcome == outcomeStopped { // a receipt for what was served
 		tokens := int64(res.usage.InputTokens + res.usage.OutputTokens)
 		_ = e.w.Receipt("rct_"+e.rn.id[len("run_"):], strconv.FormatInt(tokens*weiPerToken, 10))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 
 	"github.com/goccy/go-yaml"
@@ -163,15 +164,8 @@ func ParseDeployments(name string, data []byte) (*Deployments, error) {
 	return ds, nil
 }
 
-func validSlug(s string) bool {
-	for _, r := range s {
-		ok := r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+// validSlug reports whether a slug is all letters, digits, '-', '_' and '.'.
+var validSlug = regexp.MustCompile(`^[A-Za-z0-9._-]*$`).MatchString
 
 // lineOf finds the line of deployments[i].field, else of deployments[i] (0: not found).
 func lineOf(file *ast.File, i int, field string) int {

@@ -82,12 +82,8 @@ type langGraphEmitter struct {
 	tools     []langgraph.Message // the current turn's tool messages, for the tools node's update.
 }
 
-func (e *langGraphEmitter) meta(node string) *langgraph.ChunkMetadata {
-	return &langgraph.ChunkMetadata{RunID: e.rn.id, Node: node, Step: e.step}
-}
-
 func (e *langGraphEmitter) message(m *langgraph.Message, node string) {
-	_ = e.w.Message(m, e.meta(node))
+	_ = e.w.Message(m, &langgraph.ChunkMetadata{RunID: e.rn.id, Node: node, Step: e.step})
 }
 
 func (e *langGraphEmitter) open() {

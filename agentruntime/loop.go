@@ -134,11 +134,8 @@ func (rn *run) execute(em emitter) {
 
 	res := rn.loop(em)
 	res.usage = rn.usage
-	if res.outcome != outcomeDone && res.outcome != outcomeFailed && res.outcome != outcomePaused {
-		res.outcome = rn.cancelOutcome()
-		res.err = context.Cause(rn.ctx)
-	}
-	if res.outcome == outcomeFailed && rn.ctx.Err() != nil { // a "failure" that was the run being cancelled
+	// A run that ended otherwise, or whose "failure" was its cancellation, ends as its context did.
+	if res.outcome != outcomeDone && res.outcome != outcomePaused && (res.outcome != outcomeFailed || rn.ctx.Err() != nil) {
 		res.outcome, res.err = rn.cancelOutcome(), context.Cause(rn.ctx)
 	}
 	switch res.outcome {

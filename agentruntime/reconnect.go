@@ -85,13 +85,6 @@ func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func(
 	}
 }
 
-func (s *Server) reconnectWindow() time.Duration {
-	if s.opts.ReconnectWindow > 0 {
-		return s.opts.ReconnectWindow
-	}
-	return DefaultReconnectWindow
-}
-
 // Write takes one frame (the Writer writes one per call), keeps it when it is of a buffered kind
 // and forwards it to the attached stream. It never fails: the run goes on without a client.
 func (x *canvasExec) Write(p []byte) (int, error) {
@@ -148,7 +141,7 @@ func (x *canvasExec) detach(cs *clientStream) {
 		return
 	}
 	x.attached, x.wake = nil, nil
-	x.startTimerLocked(x.s.reconnectWindow())
+	x.startTimerLocked(x.s.opts.ReconnectWindow)
 }
 
 // expire ends a window with no client, or the end grace, cancelling a run still going.
@@ -174,7 +167,7 @@ func (x *canvasExec) runEnded() {
 	x.runDone = true
 	if x.attached == x.first {
 		// Its client may have dropped unnoticed yet (on a busy machine a close is read late).
-		x.startTimerLocked(min(endGrace, x.s.reconnectWindow()))
+		x.startTimerLocked(min(endGrace, x.s.opts.ReconnectWindow))
 		return
 	}
 	x.signal()

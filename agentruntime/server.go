@@ -18,9 +18,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	runtimepprof "runtime/pprof"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,8 +43,8 @@ const (
 	DefaultProviderH2CConns  = 4 // the provider connection cap with h2c.
 )
 
-// Options configure a Server: a zero field means its Default, a negative duration none. The
-// zero value plus ProviderURL is a correct runtime whose simulated tools settle at once.
+// Options configure a Server; a zero field means its Default. The zero value plus ProviderURL
+// is a correct runtime whose simulated tools settle at once.
 type Options struct {
 	Deployments   *Deployments // the agents served; nil means DefaultDeployments().
 	ProviderURL   string       // the provider's base URL for deployments that name none.
@@ -137,6 +137,7 @@ func New(opts Options) (*Server, error) {
 	opts.BodyReadTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)
 	opts.MaxBody = cmp.Or(max(opts.MaxBody, 0), DefaultMaxBody)
 	opts.MaxTurns = cmp.Or(max(opts.MaxTurns, 0), DefaultMaxTurns)
+	opts.ReconnectWindow = cmp.Or(max(opts.ReconnectWindow, 0), DefaultReconnectWindow)
 	if len(opts.ProviderHeader) > 0 {
 		h := make(http.Header, len(opts.ProviderHeader))
 		for k, vs := range opts.ProviderHeader {
@@ -371,11 +372,10 @@ func (s *Server) readAll(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	rc := http.NewResponseController(w)
 	deadlineSet := rc.SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout)) == nil
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
-	if err == nil && deadlineSet {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
 	if err != nil {
 		w.Header().Set("Connection", "close")
+	} else if deadlineSet {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, err
 }
@@ -448,17 +448,7 @@ const (
 func newRunID() string { return runIDPrefix + rand.Text()[:runIDRandom] }
 
 // validRunID reports whether id has the shape newRunID gives (else a stop gets 400, not 404).
-func validRunID(id string) bool {
-	if len(id) != len(runIDPrefix)+runIDRandom || !strings.HasPrefix(id, runIDPrefix) {
-		return false
-	}
-	for _, c := range id[len(runIDPrefix):] {
-		if (c < 'A' || c > 'Z') && (c < '2' || c > '7') {
-			return false
-		}
-	}
-	return true
-}
+var validRunID = regexp.MustCompile(`^` + runIDPrefix + `[A-Z2-7]{20}$`).MatchString
 
 // runEntry is an open compose run that a stop request can end.
 type runEntry struct {
