@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -26,12 +27,7 @@ func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
 	rn := s.newRun(w, r, dep, agui.Name, input, false)
 	rn.id = newRunID()
 	e := &aguiEmitter{rn: rn, w: agui.NewWriter(rn.cs), threadID: body.ThreadID, runID: body.RunID}
-	if e.threadID == "" {
-		e.threadID = "thread_" + rn.id[len(runIDPrefix):]
-	}
-	if e.runID == "" {
-		e.runID = rn.id
-	}
+	e.threadID, e.runID = cmp.Or(e.threadID, "thread_"+rn.id[len(runIDPrefix):]), cmp.Or(e.runID, rn.id)
 	rn.execute(e)
 }
 

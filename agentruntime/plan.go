@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -261,10 +262,7 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	f := e.rn.faults
 	switch ev.Kind {
 	case scenarios.EventAction:
-		status := ev.Status
-		if status == "" {
-			status = "completed"
-		}
+		status := cmp.Or(ev.Status, "completed")
 		a := compose.ActionEvent{Type: "action", Action: ev.Action, Source: "runtime", Status: &status, Result: compose.TaskResult{Success: true}}
 		if f.ActionNoStatus {
 			a.Status = nil

@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,9 +49,7 @@ func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return d, fmt.Errorf("tool arguments: _sim: %w", err)
 	}
-	if d.Outcome == "" {
-		d.Outcome = scenarios.OutcomeSuccess
-	}
+	d.Outcome = cmp.Or(d.Outcome, scenarios.OutcomeSuccess)
 	if d.Outcome != scenarios.OutcomeSuccess && d.Outcome != scenarios.OutcomeError {
 		return d, fmt.Errorf("tool arguments: _sim.outcome %q is not success or error", d.Outcome)
 	}
@@ -93,10 +92,7 @@ func (s *Server) runTool(ctx context.Context, dep *Deployment, t *toolRun) {
 		s.settleCut(ctx, t)
 		return
 	}
-	t.Status, t.Result, t.Pause = d.Outcome, d.Result, d.Pause
-	if t.Result == "" {
-		t.Result = fmt.Sprintf("%s finished with %s", t.Name, d.Outcome)
-	}
+	t.Status, t.Result, t.Pause = d.Outcome, cmp.Or(d.Result, fmt.Sprintf("%s finished with %s", t.Name, d.Outcome)), d.Pause
 }
 
 // toolTime is a scripted duration scaled by ToolTimeScale.

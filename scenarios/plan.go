@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -151,13 +152,8 @@ func (p *ScriptPlan) ApprovedTasks() []string {
 
 // renderPlan resolves a plan proposal: versions, decisions and outcome.
 func renderPlan(seed uint64, ti, ci int, p *PlanProposal) *ScriptPlan {
-	sp := &ScriptPlan{Turn: ti, Call: ci, OnReject: p.OnReject, Timeout: p.Timeout, Outcome: PlanUndecided}
-	if sp.OnReject == "" {
-		sp.OnReject = OnRejectDone
-	}
-	if sp.Timeout <= 0 {
-		sp.Timeout = DefaultApprovalTimeout
-	}
+	sp := &ScriptPlan{Turn: ti, Call: ci, OnReject: cmp.Or(p.OnReject, OnRejectDone), Outcome: PlanUndecided,
+		Timeout: cmp.Or(max(p.Timeout, 0), DefaultApprovalTimeout)}
 	content := p.PlanContent
 	r := rng(seed, "plan-think", ti, ci)
 	for di, d := range p.Decisions {
@@ -179,11 +175,6 @@ func renderPlan(seed uint64, ti, ci int, p *PlanProposal) *ScriptPlan {
 	return sp
 }
 
-// directive is the runtime's part of the plan.
-func (p *ScriptPlan) directive() *PlanDirective {
-	return &PlanDirective{Versions: p.Versions, OnReject: p.OnReject, TimeoutMs: p.Timeout.Milliseconds()}
-}
-
 // addComposeDirective adds "_compose" to a call's arguments when it has a plan or events.
 func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolCall, args map[string]any) {
 	if tc.Plan == nil && len(tc.Events) == 0 {
@@ -192,7 +183,7 @@ func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolC
 	d := ComposeDirective{Events: tc.Events}
 	if tc.Plan != nil {
 		sp := renderPlan(seed, ti, ci, tc.Plan)
-		d.Plan = sp.directive()
+		d.Plan = &PlanDirective{Versions: sp.Versions, OnReject: sp.OnReject, TimeoutMs: sp.Timeout.Milliseconds()}
 		if sp.EndsInError() {
 			call.Outcome = OutcomeError
 		}

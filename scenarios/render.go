@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -170,10 +171,7 @@ func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn,
 		}
 	}
 	if f := s.Faults.MidStreamError; f != nil && f.Turn == ti {
-		st.ErrorMessage = f.Message
-		if st.ErrorMessage == "" {
-			st.ErrorMessage = defaultMidStreamMessage
-		}
+		st.ErrorMessage = cmp.Or(f.Message, defaultMidStreamMessage)
 		if len(st.Steps) == 0 {
 			st.ErrorAfterStep = 0 // len(Steps): the error is the whole stream
 		} else {
@@ -216,11 +214,8 @@ func renderToolCall(seed uint64, ns string, ti, ci int, tc ToolCall) ScriptToolC
 		ID:       toolCallID(seed, ns, ti, ci),
 		Name:     tc.Name,
 		Duration: tc.Duration.Sample(rng(seed, ns+"tool-duration", ti, ci)),
-		Outcome:  tc.Outcome,
+		Outcome:  cmp.Or(tc.Outcome, OutcomeSuccess),
 		Result:   tc.Result,
-	}
-	if call.Outcome == "" {
-		call.Outcome = OutcomeSuccess
 	}
 	if call.Result == "" {
 		r := rng(seed, ns+"tool-result", ti, ci)

@@ -98,10 +98,7 @@ func (s *Scenario) renderChild(seed uint64, path string, c Child) ScriptChild {
 	sc := ScriptChild{
 		Name: c.Name, Path: path, Depth: strings.Count(path, "."),
 		Delay:   c.Delay.Sample(rng(seed, ns+"delay")),
-		Outcome: c.Outcome, Error: c.Error,
-	}
-	if sc.Outcome == "" {
-		sc.Outcome = ChildDone
+		Outcome: cmp.Or(c.Outcome, ChildDone), Error: c.Error,
 	}
 	if sc.Outcome == ChildError && sc.Error == "" {
 		sc.Error = defaultChildError
