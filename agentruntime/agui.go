@@ -145,7 +145,6 @@ func (e *aguiEmitter) toolArgs(t *toolRun, piece string) {
 	_ = e.w.ToolArgs(t.ID, piece)
 }
 
-// endCalls ends every tool call of the turn that has not ended.
 func (e *aguiEmitter) endCalls() {
 	for _, t := range e.calls {
 		if e.ended[t.ID] {

@@ -40,7 +40,6 @@ func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 	s.stopRun(w, e, `{"stopped":true}`)
 }
 
-// stopRun stops e and answers the stop request with body.
 func (s *Server) stopRun(w http.ResponseWriter, e *runEntry, body string) {
 	e.stop(errStopped)
 	s.metrics.runsStopped.Inc()
@@ -87,7 +86,6 @@ func (e *composeEmitter) thinking(text string) {
 	_ = e.w.Reasoning(text)
 }
 
-// endThinking closes an open thinking phase before any other kind of output.
 func (e *composeEmitter) endThinking() {
 	if e.inThinking {
 		e.inThinking = false

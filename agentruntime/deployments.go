@@ -19,7 +19,6 @@ import (
 //go:embed deployments.yaml
 var defaultDeploymentsYAML []byte
 
-// knownWires are the provider wire names a deployment may use.
 var knownWires = []string{"openai", "anthropic"}
 
 // Deployment is one agent as the runtime serves it, named alike by every dialect's URL.
@@ -45,7 +44,6 @@ func (d *Deployment) Policy() simchat.Policy {
 		SettledTools: d.LiveTools != nil && !*d.LiveTools}
 }
 
-// allowsTool reports whether the model may call name in this deployment.
 func (d *Deployment) allowsTool(name string) bool {
 	return len(d.Tools) == 0 || slices.Contains(d.Tools, name)
 }
@@ -107,7 +105,6 @@ func LoadDeployments(path string) (*Deployments, error) {
 	return ParseDeployments(path, data)
 }
 
-// deploymentsFile is the YAML document's shape.
 type deploymentsFile struct {
 	Deployments []Deployment `yaml:"deployments"`
 	Models      []ModelInfo  `yaml:"models"` // add to or override the embedded model registry (capability.go).

@@ -31,7 +31,6 @@ type emitter interface {
 	finish(res *runResult) // the terminal frames and the end marker.
 }
 
-// runOutcome is how a run ended.
 type runOutcome uint8
 
 const (
@@ -43,7 +42,6 @@ const (
 	outcomePaused                         // a human-input tool settled: the run waits (pause.go)
 )
 
-// runResult is what a run ended with.
 type runResult struct {
 	outcome   runOutcome
 	err       error
@@ -116,7 +114,6 @@ func forwardHeaders(h http.Header) http.Header {
 	return out
 }
 
-// execute runs the tool loop to its end and writes the dialect's frames through em.
 func (rn *run) execute(em emitter) {
 	s := rn.s
 	s.active.Add(1)
@@ -161,7 +158,6 @@ func (rn *run) execute(em emitter) {
 	em.finish(res)
 }
 
-// cancelOutcome classifies why the run's context ended.
 func (rn *run) cancelOutcome() runOutcome {
 	switch cause := context.Cause(rn.ctx); {
 	case errors.Is(cause, errStopped):
@@ -254,7 +250,6 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 	})
 }
 
-// turnSink is where a provider turn's events go as they stream (providerTurn).
 type turnSink struct {
 	beforeRequest  func()                    // nil: nothing
 	body           func(io.Reader) io.Reader // wraps the response body (nil: as is)
@@ -362,7 +357,6 @@ func (f flushBeforeRead) Read(p []byte) (int, error) {
 	return f.body.Read(p)
 }
 
-// elapsedMs is the time since the run started.
 func (rn *run) elapsedMs() int64 { return time.Since(rn.started).Milliseconds() }
 
 // errStopped is the cancel cause of a compose run ended by a stop request.

@@ -22,13 +22,11 @@ var errExecutionTimeout = errors.New(scenarios.ExecutionTimeoutResult)
 // cancelledMessage is what the timeout-as-cancel fault reports an execution timeout as.
 const cancelledMessage = "Execution cancelled"
 
-// runSeeds is a run's state for the seed rules.
 type runSeeds struct {
 	thinking  simchat.ThinkingBudget // the execution's thinking budget (R-thinking-cap).
 	preambles strings.Builder        // the intermediate turns' texts (for the preamble-in-output fault).
 }
 
-// notePreamble records an intermediate turn's text.
 func (rn *run) notePreamble(text string) { rn.seeds.preambles.WriteString(text) }
 
 // finalOutputText is the final output's content: the final turn's text (R-final-output).
@@ -109,7 +107,6 @@ func (e *simCanvasEmitter) paused(res *runResult, elapsed time.Duration) {
 	_ = e.w.ExecutionPaused(out, elapsed)
 }
 
-// output is the agent block's output for res.
 func (e *simCanvasEmitter) output(res *runResult) canvasOutput {
 	out := canvasOutput{Content: res.finalText, Model: e.rn.dep.Model, Tokens: map[string]int{
 		"prompt": res.usage.InputTokens, "completion": res.usage.OutputTokens, "total": res.usage.InputTokens + res.usage.OutputTokens,
@@ -138,7 +135,6 @@ func (e *simCanvasEmitter) failed(res *runResult, elapsed time.Duration) {
 	_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
 }
 
-// canvasExecIDPrefix starts every canvas execution id.
 const canvasExecIDPrefix = "exec_"
 
 // handleSimCanvasCancel is the user cancel of a canvas execution: it ends at once, cancelled.

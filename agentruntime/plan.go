@@ -45,7 +45,6 @@ var (
 	errStaleApproval     = errors.New("stale approval")
 )
 
-// open makes version of proposal id await a decision and returns where it arrives.
 func (g *planGate) open(id string, version int) <-chan compose.ApprovalRequest {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -121,7 +120,6 @@ func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 	}{true, req.ProposalID, req.Version, req.Decision})
 }
 
-// composeSide is the compose emitter's plan and conclave state for one run.
 type composeSide struct {
 	gate     *planGate
 	approved string           // the approved proposal's id (task events name it as their planId).
@@ -224,7 +222,6 @@ func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 	}
 }
 
-// planProposed is the plan.proposed frame of one version.
 func (e *composeEmitter) planProposed(id string, version int, c scenarios.PlanContent) compose.PlanEvent {
 	p := &compose.Proposal{Goal: c.Goal, Participants: c.Participants, Tasks: make([]compose.ProposalTask, len(c.Tasks))}
 	if p.Participants == nil {
@@ -244,7 +241,6 @@ func (e *composeEmitter) planProposed(id string, version int, c scenarios.PlanCo
 	}
 }
 
-// taskStatus is the status a task event reports.
 func taskStatus(kind string) string {
 	switch kind {
 	case scenarios.EventTaskCompleted:
@@ -257,7 +253,6 @@ func taskStatus(kind string) string {
 	return "running"
 }
 
-// sideEvent writes one scripted task.*, action, conclave or trace event.
 func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	f := e.rn.faults
 	switch ev.Kind {

@@ -30,10 +30,8 @@ const (
 	maxReplayBytes  = 1 << 20
 )
 
-// doneFrame is the canvas end marker as the Writer writes it.
 var doneFrame = []byte("data: [DONE]\n\n")
 
-// bufferedFrame is one kept frame, as written, with its event id.
 type bufferedFrame struct {
 	id    int64
 	frame []byte
@@ -110,7 +108,6 @@ func (x *canvasExec) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// keep buffers a copy of frame, dropping the oldest beyond the bounds.
 func (x *canvasExec) keep(id int64, frame []byte) {
 	x.frames = append(x.frames, bufferedFrame{id: id, frame: bytes.Clone(frame)})
 	x.bytes += len(frame)
@@ -248,7 +245,6 @@ func (x *canvasExec) finishAttached(cs *clientStream) (ended bool) {
 	return true
 }
 
-// handleCanvasReconnect serves GET /api/workflows/{id}/executions/{execution}/stream.
 func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 	x, ok := s.execs.get(r.PathValue("execution"))
 	if !ok || x.workflow != r.PathValue("id") {

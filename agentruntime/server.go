@@ -260,7 +260,6 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// httpServers is a copy of the servers Serve started.
 func (s *Server) httpServers() []*http.Server {
 	s.httpMu.Lock()
 	defer s.httpMu.Unlock()
@@ -319,7 +318,6 @@ func (s *Server) labelled(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// writeError answers with {"error": msg}.
 func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 	s.metrics.badRequests.WithLabelValues(fmt.Sprint(status)).Inc()
 	w.Header().Set("Content-Type", "application/json")
@@ -380,7 +378,6 @@ func (s *Server) readAll(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	return body, err
 }
 
-// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8.
 func invalidUTF8At(b []byte) int {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
@@ -406,7 +403,6 @@ func describeJSONError(err error) string {
 	return fmt.Sprintf("request body is not valid JSON: %v", err)
 }
 
-// deployment resolves a slug, answering 404 itself when it is unknown.
 func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployment, bool) {
 	d, ok := s.deps.Lookup(slug)
 	if !ok {
@@ -463,7 +459,6 @@ type registry[T any] struct {
 	m  map[string]T
 }
 
-// add names v id unless id is taken, and reports whether it did.
 func (r *registry[T]) add(id string, v T) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -115,7 +115,6 @@ type canvasToolCall struct {
 	Result    string `json:"result"`
 }
 
-// canvasOutput is the agent block's output.
 type canvasOutput struct {
 	Content   string           `json:"content"`
 	ToolCalls []canvasToolCall `json:"toolCalls,omitempty"`

@@ -97,7 +97,6 @@ func (e *simChatEmitter) text(text string) {
 	}
 }
 
-// chunk sends live answer text.
 func (e *simChatEmitter) chunk(text string) {
 	if text == "" {
 		return
@@ -198,7 +197,6 @@ func (e *simChatEmitter) final(res *runResult) {
 	_ = e.w.Final(finalOutput(res))
 }
 
-// finalOutput is a run's sim-chat final: its answer, and its tools reduced to name and status.
 func finalOutput(res *runResult) simchat.FinalOutput {
 	out := simchat.FinalOutput{Content: res.finalText}
 	for _, t := range res.tools {

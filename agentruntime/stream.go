@@ -154,7 +154,6 @@ func (cs *clientStream) failure() error {
 	return causeOf(cs.err)
 }
 
-// causeOf classifies a write failure: a deadline means the client stopped reading.
 func causeOf(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return errSlowClient

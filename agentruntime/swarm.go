@@ -33,7 +33,6 @@ type swarmEmitter interface {
 	childError(c *childRun, msg string)
 }
 
-// childRun is one child agent of a run.
 type childRun struct {
 	name, path string
 	// runKey is the child's key on the wire (its scripted name); parentRunID the parent
@@ -57,7 +56,6 @@ type swarm struct {
 	abandonOnce sync.Once
 }
 
-// send hands ev to the run's goroutine, or drops it once nobody listens.
 func (sw *swarm) send(ev func(swarmEmitter)) {
 	select {
 	case sw.events <- ev:
@@ -230,12 +228,10 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 	}
 }
 
-// childFailed reports c's error.
 func (sw *swarm) childFailed(c *childRun, msg string) {
 	sw.send(func(em swarmEmitter) { em.childError(c, msg) })
 }
 
-// childTools runs a child's tool batch in parallel, delegations included.
 func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) {
 	for _, t := range calls {
 		sw.send(func(em swarmEmitter) { em.childToolStart(c, t) })

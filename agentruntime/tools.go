@@ -95,7 +95,6 @@ func (s *Server) runTool(ctx context.Context, dep *Deployment, t *toolRun) {
 	t.Status, t.Result, t.Pause = d.Outcome, cmp.Or(d.Result, fmt.Sprintf("%s finished with %s", t.Name, d.Outcome)), d.Pause
 }
 
-// toolTime is a scripted duration scaled by ToolTimeScale.
 func (s *Server) toolTime(ms int64) time.Duration {
 	return time.Duration(float64(time.Duration(ms)*time.Millisecond) * s.opts.ToolTimeScale)
 }
@@ -121,7 +120,6 @@ type turnCalls struct {
 	args  []strings.Builder
 }
 
-// start records a ModelToolStart.
 func (tc *turnCalls) start(ev *protocol.ModelEvent) {
 	for len(tc.calls) <= ev.ToolIndex {
 		tc.calls = append(tc.calls, nil)
@@ -130,7 +128,6 @@ func (tc *turnCalls) start(ev *protocol.ModelEvent) {
 	tc.calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
 }
 
-// arg appends a ModelToolArgs piece to its call and returns the call.
 func (tc *turnCalls) arg(ev *protocol.ModelEvent) (*toolRun, error) {
 	if ev.ToolIndex >= len(tc.calls) || tc.calls[ev.ToolIndex] == nil {
 		return nil, fmt.Errorf("provider stream: arguments for tool index %d before its start", ev.ToolIndex)

@@ -105,7 +105,6 @@ func (a *admission) started() {
 	a.metrics.activeStreams.Inc()
 }
 
-// release frees the slot taken by a successful acquire.
 func (a *admission) release() {
 	a.active.Add(-1)
 	a.metrics.activeStreams.Dec()
@@ -114,7 +113,6 @@ func (a *admission) release() {
 	}
 }
 
-// slowdown is the factor scripted delays are stretched by right now.
 func (a *admission) slowdown() float64 {
 	if a.cfg.SlowdownPerStream == 0 {
 		return 1

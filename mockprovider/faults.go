@@ -114,7 +114,6 @@ func ParseFault(name string) (Fault, error) {
 	return "", fmt.Errorf("unknown fault %q; known faults: %s", name, strings.Join(names, ", "))
 }
 
-// rewriter is the part of a fault that rewrites a wire's bytes, or nil.
 func (f Fault) rewriter(wireName string) func([]byte) []byte {
 	if spec := faultSpecs[f]; spec.wire == wireName {
 		return spec.rewrite
@@ -122,7 +121,6 @@ func (f Fault) rewriter(wireName string) func([]byte) []byte {
 	return nil
 }
 
-// replace is the rewrite that replaces every old with new.
 func replace(old, new string) func([]byte) []byte {
 	return func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(old), []byte(new)) }
 }
@@ -138,7 +136,6 @@ func dropEvent(typ string) func([]byte) []byte {
 	return replaceRe(`event: `+regexp.QuoteMeta(typ)+`\ndata: [^\n]*\n\n`, "")
 }
 
-// swapFinishReasons swaps finish_reason "stop" and "tool_calls".
 func swapFinishReasons(b []byte) []byte {
 	b = bytes.ReplaceAll(b, []byte(`"finish_reason":"stop"`), []byte(`"finish_reason":"@"`))
 	b = bytes.ReplaceAll(b, []byte(`"finish_reason":"tool_calls"`), []byte(`"finish_reason":"stop"`))

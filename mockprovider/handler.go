@@ -105,7 +105,6 @@ func (q *request) serve() {
 	}
 }
 
-// refuseMethod answers a request that is not a POST.
 func (q *request) refuseMethod() {
 	q.w.Header().Set("Allow", http.MethodPost)
 	q.fail(http.StatusMethodNotAllowed, errInvalidRequest,
@@ -226,7 +225,6 @@ func (q *request) readBody() ([]byte, error) {
 	return body, err
 }
 
-// errNoScenario is selectScenario's error for a request that names no scenario.
 var errNoScenario = errors.New("no scenario selected")
 
 // prepareEndpoint selects the turn of a request without a directive that asks for max_tokens:
@@ -382,7 +380,6 @@ func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWrit
 	}
 }
 
-// providerError ends the stream with the scripted mid-stream error.
 func (q *request) providerError(sw streamWriter, rc *http.ResponseController) {
 	q.srv.metrics.providerErrors.WithLabelValues(q.wire.name, "midstream").Inc()
 	if q.flushed(rc, sw.Error(q.turn.ErrorMessage)) {
@@ -433,7 +430,6 @@ func (q *request) respond(base time.Time) {
 	q.finish(OutcomeCompleted, http.StatusOK, "")
 }
 
-// meta is the response identity for the wire's writers.
 func (q *request) meta() streamMeta {
 	id := q.wire.idPrefix + strconv.FormatUint(q.seq, 10)
 	if q.wire.responseID != nil && q.dir.Scenario != "" {
@@ -472,7 +468,6 @@ func boundMessage(message string) string {
 	return message[:head] + fmt.Sprintf("…(%d bytes cut)…", tail-head) + message[tail:]
 }
 
-// firstByte records when the first response bytes were flushed.
 func (q *request) firstByte(at time.Time) {
 	q.responded = true
 	q.ref.update(func(rec *SessionRecord) { rec.FirstByte = at })
@@ -495,7 +490,6 @@ func (q *request) clientGone(at time.Time) {
 	q.finish(OutcomeClientCancelled, status, "")
 }
 
-// finish closes the request's record.
 func (q *request) finish(outcome Outcome, status int, message string) {
 	s := q.srv
 	if outcome == OutcomeCompleted {
@@ -593,7 +587,6 @@ func writePlainError(w http.ResponseWriter, status int, message string) {
 	openai.WriteError(w, status, errType, message)
 }
 
-// clipSelector bounds a selector echoed in an error message.
 func clipSelector(s string) string {
 	if len(s) > MaxSelectorBytes {
 		return s[:MaxSelectorBytes] + "…"

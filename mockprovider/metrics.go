@@ -54,7 +54,6 @@ func newMetrics() *metrics {
 	return m
 }
 
-// mustRegister registers c and returns it.
 func mustRegister[C prometheus.Collector](reg *prometheus.Registry, c C) C {
 	reg.MustRegister(c)
 	return c

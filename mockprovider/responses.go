@@ -13,7 +13,6 @@ import (
 
 var _ streamWriter = (*openairesponses.StreamWriter)(nil)
 
-// responsesIDPrefix starts every response id the mock gives on the Responses wire.
 const responsesIDPrefix = "resp_sb"
 
 // responsesWire adapts the Responses wire, statelessly: see responseID.
@@ -59,7 +58,6 @@ func responseID(seq uint64, dir scenarios.Directive, turn int) string {
 	return responsesIDPrefix + strconv.FormatUint(seq, 10) + "_" + base64.RawURLEncoding.EncodeToString([]byte(state))
 }
 
-// parseResponseID reads the directive and turn back from a responseID.
 func parseResponseID(id string) (scenarios.Directive, int, error) {
 	rest, ok := strings.CutPrefix(id, responsesIDPrefix)
 	_, encoded, found := strings.Cut(rest, "_")

@@ -27,7 +27,6 @@ type scriptKey struct {
 	seed     uint64
 }
 
-// render returns sc's script for seed, from the cache or rendered now and kept.
 func (c *scriptCache) render(sc *scenarios.Scenario, seed uint64) *scenarios.Script {
 	key := scriptKey{sc, seed}
 	c.mu.Lock()

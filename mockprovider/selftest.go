@@ -149,7 +149,6 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	return res, nil
 }
 
-// withDefaults fills in the defaults and refuses what cannot run.
 func (opts *SelfTestOptions) withDefaults() error {
 	opts.Streams = cmp.Or(opts.Streams, 2000)
 	opts.TokensPerSecond = cmp.Or(opts.TokensPerSecond, 20)
@@ -171,13 +170,11 @@ func (opts *SelfTestOptions) withDefaults() error {
 	return nil
 }
 
-// selfTestPlayer is the self-test's client side.
 type selfTestPlayer struct {
 	addr, path, body string
 	clients          []*http.Client
 }
 
-// newSelfTestPlayer builds the clients and opens their connections.
 func newSelfTestPlayer(ctx context.Context, opts SelfTestOptions, addr string) (*selfTestPlayer, error) {
 	p := &selfTestPlayer{addr: addr, path: PathOpenAI,
 		body: `{"model":"self-test","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`}
@@ -277,10 +274,8 @@ func selfTestWarmUp(ctx context.Context, client *http.Client, url string) error 
 	return nil
 }
 
-// selfTestSessionPrefix starts the session id of every measured self-test stream.
 const selfTestSessionPrefix = "self-test-"
 
-// selfTestStream plays stream i through client and drains it.
 func selfTestStream(ctx context.Context, client *http.Client, url, body string, i int) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {

@@ -212,7 +212,6 @@ func (l stampingListener) Accept() (net.Conn, error) {
 	return sc, nil
 }
 
-// stampedConnKey is the context key of a request's *rxstamp.Conn.
 type stampedConnKey struct{}
 
 // withStampedConn is the server's ConnContext: it keeps a stamped connection for arrivalOf.

@@ -116,7 +116,6 @@ type sessionSlot struct {
 	rec SessionRecord
 }
 
-// sessionRef is a request's handle on its record.
 type sessionRef struct {
 	log *sessionLog
 	seq uint64
@@ -126,12 +125,10 @@ func newSessionLog(size int) *sessionLog {
 	return &sessionLog{size: size, ring: make([]sessionSlot, 0, min(size, 1024))}
 }
 
-// slot returns the slot of record seq.
 func (l *sessionLog) slot(seq uint64) *sessionSlot {
 	return &l.ring[(seq-1)%uint64(l.size)]
 }
 
-// add stores rec and returns the handle its request updates it through.
 func (l *sessionLog) add(rec SessionRecord) sessionRef {
 	l.mu.Lock()
 	defer l.mu.Unlock()

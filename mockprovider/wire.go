@@ -51,7 +51,6 @@ const (
 	errOverloaded                       // 503/529: a scripted fault
 )
 
-// faultErrorKind classifies a scripted HTTP fault status.
 func faultErrorKind(status int) errorKind {
 	switch {
 	case status == http.StatusTooManyRequests:
@@ -82,7 +81,6 @@ type wire struct {
 	responseID func(seq uint64, dir scenarios.Directive, turn int) string
 }
 
-// setStreamHeaders sets the event-stream response headers every wire uses.
 func setStreamHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -90,7 +88,6 @@ func setStreamHeaders(w http.ResponseWriter) {
 	h.Set("X-Accel-Buffering", "no")
 }
 
-// openaiWire adapts the chat completions wire.
 func openaiWire() *wire {
 	return &wire{
 		name:     "openai",
@@ -114,7 +111,6 @@ func openaiWire() *wire {
 	}
 }
 
-// anthropicWire adapts the messages wire.
 func anthropicWire() *wire {
 	return &wire{
 		name:     "anthropic",

@@ -38,7 +38,6 @@ func (e *FieldError) Error() string {
 	return b.String()
 }
 
-// joinFieldErrors turns a list of problems into one error (nil for none).
 func joinFieldErrors(errs []*FieldError) error {
 	if len(errs) == 0 {
 		return nil
@@ -56,7 +55,6 @@ func displayPath(p string) string {
 	return strings.TrimPrefix(p, ".")
 }
 
-// nodeError locates a problem at a YAML node.
 func nodeError(node ast.Node, format string, args ...any) *FieldError {
 	e := &FieldError{Path: displayPath(node.GetPath()), Problem: fmt.Sprintf(format, args...)}
 	if tok := node.GetToken(); tok != nil && tok.Position != nil {

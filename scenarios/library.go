@@ -25,7 +25,6 @@ type Library struct {
 	names  []string
 }
 
-// embedded parses the embedded library once.
 var embedded = sync.OnceValues(func() (*Library, error) { return loadFS(embeddedFS, "library", "library") })
 
 // Embedded returns the library compiled into the binary; it panics on invalid files.
@@ -89,7 +88,6 @@ func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 	return lib, nil
 }
 
-// clone is a copy of l to add to.
 func (l *Library) clone() *Library {
 	return &Library{byName: maps.Clone(l.byName), files: maps.Clone(l.files), source: maps.Clone(l.source),
 		names: slices.Clone(l.names)}

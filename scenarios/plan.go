@@ -150,7 +150,6 @@ func (p *ScriptPlan) ApprovedTasks() []string {
 	return ids
 }
 
-// renderPlan resolves a plan proposal: versions, decisions and outcome.
 func renderPlan(seed uint64, ti, ci int, p *PlanProposal) *ScriptPlan {
 	sp := &ScriptPlan{Turn: ti, Call: ci, OnReject: cmp.Or(p.OnReject, OnRejectDone), Outcome: PlanUndecided,
 		Timeout: cmp.Or(max(p.Timeout, 0), DefaultApprovalTimeout)}
@@ -282,7 +281,6 @@ func (tc ToolCall) validateCompose(errs *fieldErrors, path string, approved []st
 	}
 }
 
-// validate checks one plan content.
 func (c PlanContent) validate(errs *fieldErrors, path string) {
 	if c.Goal == "" {
 		errs.add(path+".goal", "missing; expected the plan's goal")

@@ -16,7 +16,6 @@ type Reconnect struct {
 // bounded time only.
 const MaxReconnectDelay = 5 * time.Second
 
-// validateReconnect checks client.reconnect.
 func (c Client) validateReconnect(errs *fieldErrors) {
 	r := c.Reconnect
 	if r == nil {

@@ -20,7 +20,6 @@ const (
 	inputTokensPerTurn      = 10
 )
 
-// httpErrorMessage is the provider's error message for a scripted HTTP status.
 func httpErrorMessage(status int) string {
 	switch status {
 	case 429:
@@ -208,7 +207,6 @@ func stepWithToken(steps []Step, n int) int {
 	return len(steps) - 1
 }
 
-// renderToolCall resolves one scripted tool call.
 func renderToolCall(seed uint64, ns string, ti, ci int, tc ToolCall) ScriptToolCall {
 	call := ScriptToolCall{
 		ID:       toolCallID(seed, ns, ti, ci),

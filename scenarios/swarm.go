@@ -83,7 +83,6 @@ type ExpectedChild struct {
 	Error   string
 }
 
-// renderSwarm renders the children of a turn (or of a child) whose path is prefix.
 func (s *Scenario) renderSwarm(seed uint64, prefix string, children []Child) []ScriptChild {
 	out := make([]ScriptChild, 0, len(children))
 	for i, c := range children {
@@ -156,7 +155,6 @@ func (s *Script) Child(path string) (*Script, bool) {
 	return &Script{Scenario: s.Scenario, Seed: s.Seed, Turns: c.Turns}, true
 }
 
-// findChild searches the children of turns, depth first.
 func findChild(turns []ScriptTurn, path string) *ScriptChild {
 	for ti := range turns {
 		for ci := range turns[ti].Swarm {

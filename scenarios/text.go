@@ -82,7 +82,6 @@ func literalCuts(s string) []int {
 	return cuts
 }
 
-// textCuts resolves a Text into one string and its token end offsets.
 func textCuts(t Text, r *rand.Rand) (string, []int) {
 	if t.Literal != "" {
 		return t.Literal, literalCuts(t.Literal)

@@ -11,7 +11,6 @@ func (s *Scenario) Validate() error {
 	return joinFieldErrors(s.validate())
 }
 
-// validate collects the problems in document order.
 func (s *Scenario) validate() []*FieldError {
 	var errs fieldErrors
 	s.validateHead(&errs)
@@ -35,12 +34,10 @@ func (s *Scenario) validate() []*FieldError {
 // fieldErrors collects problems in document order.
 type fieldErrors []*FieldError
 
-// add appends the problem at path.
 func (e *fieldErrors) add(path, format string, args ...any) {
 	*e = append(*e, &FieldError{Path: path, Problem: fmt.Sprintf(format, args...)})
 }
 
-// validateHead checks the name, the timing and that there are turns.
 func (s *Scenario) validateHead(errs *fieldErrors) {
 	if s.Name == "" {
 		errs.add("name", "missing; expected a non-empty scenario name")
@@ -102,7 +99,6 @@ func (s *Scenario) validateFaults(errs *fieldErrors) (end int, endsByFault bool)
 	return end, endsByFault
 }
 
-// validateTotal bounds the tokens of all turns together.
 func (s *Scenario) validateTotal(errs *fieldErrors) {
 	total, textTooLong := 0, false
 	for _, turn := range s.Turns {
@@ -172,7 +168,6 @@ func (s *Scenario) validateTriggerReachable(errs *fieldErrors, end int) {
 	}
 }
 
-// validate checks one Text.
 func (t Text) validate(errs *fieldErrors, path string) {
 	if t.Literal != "" && t.Tokens != 0 {
 		errs.add(path, "both literal and tokens set; expected one")
@@ -192,7 +187,6 @@ const MaxTextTokens = 1 << 17
 // MaxScriptTokens bounds the tokens of all of a scenario's turns together.
 const MaxScriptTokens = 1 << 18
 
-// validate checks one tool call.
 func (tc ToolCall) validate(errs *fieldErrors, path string) {
 	if tc.Name == "" {
 		errs.add(path+".name", "missing; expected the tool's name")
@@ -211,7 +205,6 @@ func (tc ToolCall) validate(errs *fieldErrors, path string) {
 	tc.Duration.validate(errs, path+".duration")
 }
 
-// validate checks the client section.
 func (c Client) validate(errs *fieldErrors) {
 	if c.Abort != nil && c.Stop != nil {
 		errs.add("client.stop", "both abort and stop set; expected at most one")

@@ -12,7 +12,6 @@ func decodeOptions() []yaml.DecodeOption {
 	return []yaml.DecodeOption{yaml.DisallowUnknownField()}
 }
 
-// isMapping reports whether node is a YAML mapping (block or flow).
 func isMapping(node ast.Node) bool {
 	switch node.Type() {
 	case ast.MappingType, ast.MappingValueType:
