@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/streambench/streambench/protocol/agui"
@@ -119,20 +120,15 @@ func (e *aguiEmitter) text(text string) {
 }
 
 func (e *aguiEmitter) endText() {
-	if e.textID == "" {
-		return
-	}
-	if !dropOnce(e.rn.faults.AGUIOpenMessage, &e.droppedText) { // the fault: the message is never ended
+	if e.textID != "" && !dropOnce(e.rn.faults.AGUIOpenMessage, &e.droppedText) { // the fault: never ended
 		_ = e.w.TextEnd(e.textID)
 	}
 	e.textID = ""
 }
 
 func (e *aguiEmitter) startCall(t *toolRun) {
-	for _, c := range e.calls {
-		if c == t {
-			return
-		}
+	if slices.Contains(e.calls, t) {
+		return
 	}
 	e.calls = append(e.calls, t)
 	_ = e.w.ToolStart(t.ID, t.Name, e.id("msg"))
@@ -165,10 +161,7 @@ func (e *aguiEmitter) turnEnd(bool) {
 }
 
 func (e *aguiEmitter) endStep() {
-	if e.step == "" {
-		return
-	}
-	if !dropOnce(e.rn.faults.AGUIOpenStep, &e.droppedStep) { // the fault: the step is never finished
+	if e.step != "" && !dropOnce(e.rn.faults.AGUIOpenStep, &e.droppedStep) { // the fault: never finished
 		_ = e.w.StepFinished(e.step)
 	}
 	e.step = ""

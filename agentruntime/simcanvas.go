@@ -97,10 +97,7 @@ func (e *simCanvasEmitter) toolStart(t *toolRun) {
 }
 
 func (e *simCanvasEmitter) toolEnd(t *toolRun) {
-	if !e.live() {
-		return
-	}
-	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
+	if !e.live() || dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)

@@ -143,10 +143,7 @@ func (e *simChatEmitter) toolStart(t *toolRun) {
 }
 
 func (e *simChatEmitter) toolEnd(t *toolRun) {
-	if !e.showTools {
-		return
-	}
-	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
+	if !e.showTools || dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -157,16 +154,13 @@ func (e *simChatEmitter) finish(res *runResult) {
 	switch res.outcome {
 	case outcomeDone:
 		e.final(res)
-		if f.DoubleTerminal {
-			e.final(res)
-		}
 	case outcomePaused:
 		e.paused(res)
 	default:
 		_ = e.w.Error(e.rn.failureMessage(res.err))
-		if f.DoubleTerminal {
-			e.final(res)
-		}
+	}
+	if f.DoubleTerminal && res.outcome != outcomePaused {
+		e.final(res)
 	}
 	if !f.MissingDone {
 		_ = e.w.Done()

@@ -58,25 +58,10 @@ func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 		if e.IsDir() || (ext != ".yaml" && ext != ".yml") {
 			continue
 		}
-		name := path.Join(dir, e.Name())
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
+		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if _, err := lib.add(filepath.Join(display, e.Name()), e.Name(), data, err, "expected unique names"); err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		s, err := Parse(filepath.Join(display, e.Name()), data)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if prev, dup := lib.files[s.Name]; dup {
-			errs = append(errs, fmt.Errorf("%s: scenario %q is already defined in %s; expected unique names", e.Name(), s.Name, prev))
-			continue
-		}
-		lib.byName[s.Name] = s
-		lib.files[s.Name] = e.Name()
-		lib.source[s.Name] = data
-		lib.names = append(lib.names, s.Name)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -86,6 +71,24 @@ func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 	}
 	slices.Sort(lib.names)
 	return lib, nil
+}
+
+// add parses data (read with readErr) as the file display names and adds its scenario, known by
+// file; a name l has is an error ending in expected (%[2]s: the name).
+func (l *Library) add(display, file string, data []byte, readErr error, expected string) (*Scenario, error) {
+	if readErr != nil {
+		return nil, readErr
+	}
+	s, err := Parse(display, data)
+	if err != nil {
+		return nil, err
+	}
+	if prev, dup := l.files[s.Name]; dup {
+		return nil, fmt.Errorf("%s: scenario %q is already defined in %s; "+expected, file, s.Name, prev)
+	}
+	l.byName[s.Name], l.files[s.Name], l.source[s.Name] = s, file, data
+	l.names = append(l.names, s.Name)
+	return s, nil
 }
 
 func (l *Library) clone() *Library {
@@ -120,22 +123,12 @@ func (l *Library) WithFiles(paths []string) (*Library, []string, error) {
 	var errs []error
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
+		s, err := n.add(p, p, data, err, "expected a name of its own (rename it, e.g. name: my-%[2]s)")
 		if err != nil {
 			errs = append(errs, err)
-			continue
+		} else {
+			names = append(names, s.Name)
 		}
-		s, err := Parse(p, data)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if prev, dup := n.files[s.Name]; dup {
-			errs = append(errs, fmt.Errorf("%s: scenario %q is already defined in %s; expected a name of its own (rename it, e.g. name: my-%s)", p, s.Name, prev, s.Name))
-			continue
-		}
-		n.byName[s.Name], n.files[s.Name], n.source[s.Name] = s, p, data
-		n.names = append(n.names, s.Name)
-		names = append(names, s.Name)
 	}
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)

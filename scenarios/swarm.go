@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -199,12 +200,7 @@ func appendExpectedChildren(out []ExpectedChild, children []ScriptChild, chain [
 
 // HasSwarm reports whether any turn of the scenario delegates to children.
 func (s *Scenario) HasSwarm() bool {
-	for _, t := range s.Turns {
-		if len(t.Swarm) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Turns, func(t Turn) bool { return len(t.Swarm) > 0 })
 }
 
 // ChildByName returns the expected child named name.
