@@ -12,11 +12,6 @@ import (
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// servedDialects are the "dialect" metric label's values.
-func servedDialects() []string {
-	return []string{simchat.Name, simcanvas.Name, compose.Name, langgraph.Name}
-}
-
 // metrics are the runtime's Prometheus metrics, on a registry of its own.
 type metrics struct {
 	registry *prometheus.Registry
@@ -89,7 +84,7 @@ func newMetrics() *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	// A scrape before any traffic shows the zeros a leak check compares against.
-	for _, d := range servedDialects() {
+	for _, d := range []string{simchat.Name, simcanvas.Name, compose.Name, langgraph.Name} { // the served dialects
 		m.clientStreamsOpen.WithLabelValues(d)
 		m.clientStreamsTotal.WithLabelValues(d)
 		m.clientAborts.WithLabelValues(d)

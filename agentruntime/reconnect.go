@@ -14,12 +14,9 @@ import (
 	"github.com/streambench/streambench/protocol/simcanvas"
 )
 
-// Canvas reconnect (docs/PROTOCOLS.md, "The canvas reconnect endpoint"). A "resumable"
-// execution's frames go to a canvasExec, which forwards them to whichever client stream is
-// attached and keeps a bounded buffer of the non-live-only kinds. When the client drops, the
-// run goes on for the reconnect window; a reconnect with Last-Event-ID gets the buffered events
-// after that id, then the live ones. The buffer is released when the stream attached at the end
-// has its [DONE], or when the window expires with no client (a run still going is cancelled).
+// Canvas reconnect (docs/PROTOCOLS.md, "The canvas reconnect endpoint"): a resumable execution
+// forwards its frames to whichever client stream is attached and keeps a bounded buffer of the
+// kinds a reconnect replays, until the attached stream's [DONE] or a window with no client.
 
 // DefaultReconnectWindow is how long a dropped resumable execution is kept.
 const DefaultReconnectWindow = 10 * time.Second

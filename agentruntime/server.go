@@ -1,7 +1,5 @@
-// Package agentruntime is streambench's reference agent runtime: it serves the client-facing
-// dialects over a real tool loop against a model provider (openai or anthropic wire), the
-// reference every protocol rule is checked against. Each fault switch (Faults) breaks one rule
-// on purpose, which proves the load generator's check of it can fail.
+// Package agentruntime is the reference agent runtime every protocol rule is checked against:
+// client dialects over a real tool loop against a model provider, with a fault switch per rule.
 package agentruntime
 
 import (
@@ -220,9 +218,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	return hs.Serve(ln)
 }
 
-// Shutdown stops accepting streams and waits for open ones to finish until ctx ends; then it
-// cancels the rest (their tools settle cancelled, their clients get the dialect's error
-// terminal) and closes every connection. It returns ctx's error if streams had to be cut.
+// Shutdown lets open streams finish until ctx ends, then cancels the rest (their clients get the
+// error terminal) and returns ctx's error.
 func (s *Server) Shutdown(ctx context.Context) error {
 	servers := s.httpServers()
 	var firstErr error

@@ -16,11 +16,9 @@ var (
 	errClientGone = errors.New("client went away")
 )
 
-// clientStream is the write side of one client stream. Frame writers append to its buffer
-// (Write); flush hands the frames to the connection under a write deadline, so a client that
-// accepts nothing for the idle timeout is dropped, and only its own stream's goroutine waits
-// for it. Write and flush are called by the stream's goroutine; the heartbeat timer also takes
-// the lock.
+// clientStream is the write side of one client stream: Write buffers frames, flush hands them
+// to the connection under a write deadline, so a client that accepts nothing for the idle
+// timeout is dropped. The heartbeat timer also takes the lock.
 type clientStream struct {
 	w    http.ResponseWriter
 	rc   *http.ResponseController

@@ -17,11 +17,9 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Swarms: a scenarios.DelegateTool call that lists children under scenarios.SwarmArgument runs
-// those child agents in parallel instead of a simulated tool. Each child is a small tool loop
-// of its own against the provider, its requests naming it (scenarios.ChildHeader), so the mock
-// records one request per child turn: that is where the cancellation of an aborted or stopped
-// run's children is checked. A child's children are its own delegation.
+// Swarms: a scenarios.DelegateTool call runs its child agents in parallel, each a tool loop of
+// its own whose provider requests name it, so the mock records (and checks the cancellation of)
+// every child turn.
 
 // swarmEmitter is implemented by emitters whose dialect streams swarm children (compose).
 type swarmEmitter interface {
@@ -88,10 +86,8 @@ func delegation(t *toolRun) []scenarios.SimChild {
 	return children
 }
 
-// runTurnTools runs a turn's tools in parallel: em.toolStart for every tool before any runs,
-// em.toolEnd for each as it settles, both on the run's goroutine so the stream has a single
-// writer, and a flush before every wait. Delegations run their children instead, whose events
-// go through em between the tools' own frames. A cancelled ctx settles the rest at once.
+// runTurnTools runs a turn's tools (or delegations) in parallel, writing all their frames through
+// em on the run's goroutine, the stream's single writer; a cancelled ctx settles them at once.
 func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
 	sw := &swarm{rn: rn, events: make(chan func(swarmEmitter)), abandon: make(chan struct{})}
 	defer sw.abandonOnce.Do(func() { close(sw.abandon) })

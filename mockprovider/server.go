@@ -1,9 +1,6 @@
-// Package mockprovider is a scripted LLM provider on the OpenAI chat completions, OpenAI
-// Responses and Anthropic messages wires. Every request selects a scenario (a directive in the
-// last user message or X-Streambench-* headers) and gets the turn it is at (the assistant turns
-// already in it, or on the Responses wire its previous_response_id's), paced on the script's
-// schedule, so the mock keeps no state across requests. It records every session, exposes
-// Prometheus metrics, and can model a provider with finite capacity.
+// Package mockprovider is a scripted LLM provider on the OpenAI chat completions, Responses and
+// Anthropic messages wires: a request names its scenario and holds the turn it is at, so the
+// mock keeps no state across requests. It records every session and can model finite capacity.
 package mockprovider
 
 import (
@@ -222,10 +219,8 @@ func withStampedConn(ctx context.Context, c net.Conn) context.Context {
 	return ctx
 }
 
-// arrivalOf returns when r reached this host: the receive stamp of its connection's newest
-// read, at the handler's start the one that brought the request's head (on h2c maybe a later
-// frame's, never an earlier one's). now when the connection is not stamped or the stamp is
-// more than maxArrivalLag old.
+// arrivalOf returns when r reached this host: the receive stamp of its connection's newest read
+// (on h2c maybe a later frame's, never an earlier one's), else now.
 func arrivalOf(r *http.Request, now time.Time) time.Time {
 	sc, ok := r.Context().Value(stampedConnKey{}).(*rxstamp.Conn)
 	if !ok {

@@ -20,22 +20,20 @@ type FieldError struct {
 
 // Error formats the problem as "file:line:col: field path: problem", leaving out what is unknown.
 func (e *FieldError) Error() string {
-	var b strings.Builder
+	where := ""
 	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteString(":")
+		where = e.File + ":"
 	}
 	if e.Line > 0 {
-		fmt.Fprintf(&b, "%d:%d:", e.Line, e.Column)
+		where += fmt.Sprintf("%d:%d:", e.Line, e.Column)
 	}
-	if b.Len() > 0 {
-		b.WriteString(" ")
+	if where != "" {
+		where += " "
 	}
 	if e.Path != "" {
-		fmt.Fprintf(&b, "field %s: ", e.Path)
+		where += "field " + e.Path + ": "
 	}
-	b.WriteString(e.Problem)
-	return b.String()
+	return where + e.Problem
 }
 
 func joinFieldErrors(errs []*FieldError) error {

@@ -1,8 +1,6 @@
 // Package scenarios owns the scripted conversations streambench plays: the YAML model, its
-// validation, the embedded library, and the rendering of a scenario for a seed into a Script
-// (what the mock emits, and when) and its Expected ground truth. Rendering is a pure function of
-// (scenario, seed), so the mock, the load generator and the tests derive the same Script
-// without shared state.
+// validation, the embedded library, and the rendering for a seed into a Script and its Expected
+// ground truth, a pure function so every process derives the same Script.
 package scenarios
 
 import "time"

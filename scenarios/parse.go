@@ -70,7 +70,7 @@ func decodeNode(node ast.Node, v any) (err error) {
 			err = fmt.Errorf("decoding YAML: %v", r)
 		}
 	}()
-	return yaml.NodeToValue(node, v, decodeOptions()...)
+	return yaml.NodeToValue(node, v, strict)
 }
 
 // LoadFile reads and parses one scenario file.

@@ -2,10 +2,8 @@ package scenarios
 
 import "fmt"
 
-// A pause: true tool settles, then the run pauses for a human (a success terminal with status
-// paused, R-paused); a timesOut: true tool runs past the execution timeout, which settles it
-// (and every tool still running) error and fails the run (R-cancel-not-timeout). Either ends
-// the script like a provider fault, and a scenario has at most one.
+// A pause tool settles, then the run pauses for a human (R-paused); a timesOut tool runs past
+// the execution timeout, which fails the run (R-cancel-not-timeout). Either ends the script.
 
 // ExecutionTimeoutResult is the result of a tool cut by the execution timeout, and the
 // ProviderError of a script that times out: the error terminal's message must say "timed out".

@@ -10,11 +10,9 @@ import (
 	"time"
 )
 
-// Swarm children (compose only): a swarm turn ends in one extra tool call, DelegateTool, whose
-// "_swarm" argument lists the children (SimChild). A runtime that runs swarms starts each after
-// its delay and asks the provider for its turns with ChildHeader set to its path, so the mock
-// plays that child's script (Script.Child); one that does not runs the delegation as an
-// ordinary simulated tool of _sim.ms.
+// Swarm children (compose only): a swarm turn ends in a DelegateTool call listing the children;
+// a runtime asks the provider for a child's turns with ChildHeader set to its path, or runs the
+// delegation as an ordinary simulated tool.
 
 // DelegateTool is the name of the tool call a swarm turn ends in.
 const DelegateTool = "delegate_agents"

@@ -7,10 +7,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 )
 
-// decodeOptions make unknown fields errors, so a misspelt key never falls back to a default.
-func decodeOptions() []yaml.DecodeOption {
-	return []yaml.DecodeOption{yaml.DisallowUnknownField()}
-}
+// strict makes unknown fields errors, so a misspelt key never falls back to a default.
+var strict = yaml.DisallowUnknownField()
 
 func isMapping(node ast.Node) bool {
 	switch node.Type() {
@@ -26,7 +24,7 @@ func decodePlain[P any](node ast.Node) (P, error) {
 	if node.Type() == ast.NullType {
 		return p, nil
 	}
-	return p, yaml.NodeToValue(node, &p, decodeOptions()...)
+	return p, yaml.NodeToValue(node, &p, strict)
 }
 
 // UnmarshalYAML accepts a bare duration ("300ms", a constant) or a mapping with kind.
