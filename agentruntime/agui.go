@@ -1,47 +1,39 @@
 package agentruntime
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/streambench/streambench/protocol/agui"
 )
 
-// handleAGUI serves an AG-UI agent run: POST /agui/{agentId} with a RunAgentInput whose last
-// user message is the input, answered with the AG-UI event stream of the tool loop.
+// handleAGUI serves an AG-UI agent run: a RunAgentInput whose last user message is the input.
 func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
-	dep, body, ok := deploymentBody[agui.RunAgentInput](s, w, r, "agent", "agentId")
+	dep, input, body, ok := deploymentBody(s, w, r, "agent", "agentId", func(b *agui.RunAgentInput) *string {
+		var last string
+		for _, m := range b.Messages {
+			var text string
+			if m.Role == "user" && json.Unmarshal(m.Content, &text) == nil {
+				last = text
+			}
+		}
+		return &last
+	}, `request body: no user message with a string "content" in "messages"`)
 	if !ok {
 		return
 	}
-	input := ""
-	for _, m := range body.Messages {
-		var text string
-		if m.Role == "user" && json.Unmarshal(m.Content, &text) == nil {
-			input = text
-		}
-	}
-	if input == "" {
-		s.writeError(w, http.StatusBadRequest, `request body: no user message with a string "content" in "messages"`)
-		return
-	}
-	rn := s.newRun(w, r, dep, agui.Name, input)
+	rn := s.newRun(w, r, dep, agui.Name, input, false)
 	rn.id = newRunID()
 	e := &aguiEmitter{rn: rn, w: agui.NewWriter(rn.cs), threadID: body.ThreadID, runID: body.RunID}
-	if e.threadID == "" {
-		e.threadID = "thread_" + rn.id[len(runIDPrefix):]
-	}
-	if e.runID == "" {
-		e.runID = rn.id
-	}
+	e.threadID, e.runID = cmp.Or(e.threadID, "thread_"+rn.id[len(runIDPrefix):]), cmp.Or(e.runID, rn.id)
 	rn.execute(e)
 }
 
-// aguiEmitter writes the AG-UI event stream: one step per model turn, each turn's reasoning
-// and text as one reasoning and one text message, each tool call streamed as it is generated
-// and ended with the turn, its result when the tool settles, and the run's state (the turn
-// and the settled tools) as a snapshot then JSON Patch deltas.
+// aguiEmitter writes the AG-UI event stream: a step per model turn, its messages and tool calls,
+// and the run's state (the turn, the settled tools) as a snapshot, then JSON Patch deltas.
 type aguiEmitter struct {
 	rn               *run
 	w                *agui.Writer
@@ -128,20 +120,15 @@ func (e *aguiEmitter) text(text string) {
 }
 
 func (e *aguiEmitter) endText() {
-	if e.textID == "" {
-		return
-	}
-	if !dropOnce(e.rn.faults.AGUIOpenMessage, &e.droppedText) { // the fault: the message is never ended
+	if e.textID != "" && !dropOnce(e.rn.faults.AGUIOpenMessage, &e.droppedText) { // the fault: never ended
 		_ = e.w.TextEnd(e.textID)
 	}
 	e.textID = ""
 }
 
 func (e *aguiEmitter) startCall(t *toolRun) {
-	for _, c := range e.calls {
-		if c == t {
-			return
-		}
+	if slices.Contains(e.calls, t) {
+		return
 	}
 	e.calls = append(e.calls, t)
 	_ = e.w.ToolStart(t.ID, t.Name, e.id("msg"))
@@ -154,7 +141,6 @@ func (e *aguiEmitter) toolArgs(t *toolRun, piece string) {
 	_ = e.w.ToolArgs(t.ID, piece)
 }
 
-// endCalls ends every tool call of the turn that has not ended.
 func (e *aguiEmitter) endCalls() {
 	for _, t := range e.calls {
 		if e.ended[t.ID] {
@@ -175,10 +161,7 @@ func (e *aguiEmitter) turnEnd(bool) {
 }
 
 func (e *aguiEmitter) endStep() {
-	if e.step == "" {
-		return
-	}
-	if !dropOnce(e.rn.faults.AGUIOpenStep, &e.droppedStep) { // the fault: the step is never finished
+	if e.step != "" && !dropOnce(e.rn.faults.AGUIOpenStep, &e.droppedStep) { // the fault: never finished
 		_ = e.w.StepFinished(e.step)
 	}
 	e.step = ""
@@ -207,8 +190,7 @@ func (e *aguiEmitter) finish(res *runResult) {
 		}
 		_ = e.w.RunFinished(e.threadID, e.runID, result)
 	default:
-		// A failed run ends with RUN_ERROR alone: what was open stays open, as AG-UI allows.
-		_ = e.w.RunError(errorMessage(res.err), "provider_error")
+		_ = e.w.RunError(errorMessage(res.err), "provider_error") // alone: what was open stays open, as AG-UI allows
 	}
 	_ = e.rn.cs.flush()
 }

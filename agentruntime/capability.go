@@ -24,52 +24,32 @@ type modelsFile struct {
 	Models []ModelInfo `yaml:"models"`
 }
 
-// modelRegistry maps model names to their capabilities.
-type modelRegistry map[string]ModelInfo
-
-// defaultModels parses the embedded registry; it is tested, so a failure is a build defect.
-func defaultModels() modelRegistry {
+// modelThinking maps model names to whether they think: the embedded registry with extra (a
+// deployments file's) entries added or replaced. It panics on a broken embedded file.
+func modelThinking(name string, extra []ModelInfo) (map[string]bool, error) {
 	var f modelsFile
 	if err := yaml.UnmarshalWithOptions(defaultModelsYAML, &f, yaml.Strict()); err != nil {
 		panic(fmt.Sprintf("agentruntime: embedded models.yaml is invalid: %v", err))
 	}
-	reg := modelRegistry{}
+	thinks := map[string]bool{}
 	for _, m := range f.Models {
-		reg[m.Name] = m
-	}
-	return reg
-}
-
-// withModels returns the registry with extra entries added or replaced; an entry without a
-// name is an error naming its index.
-func (reg modelRegistry) withModels(name string, extra []ModelInfo) (modelRegistry, error) {
-	out := modelRegistry{}
-	for k, v := range reg {
-		out[k] = v
+		thinks[m.Name] = m.Thinking
 	}
 	for i, m := range extra {
 		if m.Name == "" {
 			return nil, fmt.Errorf("%s: models[%d].name: missing (every registry entry names a model)", name, i)
 		}
-		out[m.Name] = m
+		thinks[m.Name] = m.Thinking
 	}
-	return out, nil
+	return thinks, nil
 }
 
-// thinks reports whether model can think; a model missing from the registry is taken to.
-func (reg modelRegistry) thinks(model string) bool {
-	m, ok := reg[model]
-	return !ok || m.Thinking
-}
-
-// ModelThinks reports whether the deployment's model can think (its registry entry); without
-// it no thinking frame reaches any client, whatever IncludeThinking says.
+// ModelThinks reports whether the deployment's model can think; without it no thinking frame
+// reaches any client, whatever IncludeThinking says.
 func (d *Deployment) ModelThinks() bool { return !d.noModelThinking }
 
 // admitThinking is what the run forwards of a thinking piece: nothing from a model without
-// thinking (unless the nothink-thinking fault), and at most simchat.ThinkingCapUnits UTF-16
-// code units per Sim execution, as Sim counts them (unless the uncapped-thinking fault), the
-// piece that crosses the cap cut on a rune boundary. The answer is never capped.
+// thinking, and on the Sim dialects no more than the execution's budget (R-thinking-cap).
 func (rn *run) admitThinking(piece string) string {
 	f := rn.faults
 	if !rn.dep.ModelThinks() && !f.ThinkingWithoutCapability {

@@ -1,7 +1,6 @@
 package agentruntime
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -13,15 +12,12 @@ import (
 const weiPerToken = 1_000_000_000
 
 func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
-	dep, body, ok := deploymentBody[compose.RequestBody](s, w, r, "agent", "agentId")
+	dep, input, _, ok := deploymentBody(s, w, r, "agent", "agentId", func(b *compose.RequestBody) *string { return b.Message },
+		`request body: missing "message" (the user message)`)
 	if !ok {
 		return
 	}
-	if body.Message == nil || *body.Message == "" {
-		s.writeError(w, http.StatusBadRequest, `request body: missing "message" (the user message)`)
-		return
-	}
-	rn := s.newRun(w, r, dep, compose.Name, *body.Message)
+	rn := s.newRun(w, r, dep, compose.Name, input, false)
 	rn.id = newRunID()
 	gate := &planGate{}
 	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel, plan: gate})
@@ -29,8 +25,7 @@ func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
 	rn.execute(&composeEmitter{rn: rn, w: compose.NewWriter(rn.cs), side: composeSide{gate: gate}})
 }
 
-// handleComposeStop ends a run with "stopped": the provider stream and running tools are
-// cancelled at once and the run's stream writes its stopped terminal.
+// handleComposeStop ends a run at once: its stream writes its stopped terminal.
 func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
 	if !validRunID(runID) {
@@ -42,15 +37,18 @@ func (s *Server) handleComposeStop(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusNotFound, "no open run "+strconv.Quote(runID)+" for agent "+strconv.Quote(agentID)+" (it may have finished already)")
 		return
 	}
+	s.stopRun(w, e, `{"stopped":true}`)
+}
+
+func (s *Server) stopRun(w http.ResponseWriter, e *runEntry, body string) {
 	e.stop(errStopped)
 	s.metrics.runsStopped.Inc()
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{"stopped":true}` + "\n"))
+	_, _ = w.Write([]byte(body + "\n"))
 }
 
-// composeEmitter writes the compose agent stream: text is live and never reset (preambles
-// included), thinking is bracketed by thinking_start/thinking_end, tool arguments stream as
-// they are generated, timing marks flag the phases, and the terminal is followed by a receipt.
+// composeEmitter writes the compose agent stream: text live and never reset, thinking bracketed,
+// tool arguments as generated, timing marks, and a receipt after the terminal.
 type composeEmitter struct {
 	rn                               *run
 	w                                *compose.Writer
@@ -88,7 +86,6 @@ func (e *composeEmitter) thinking(text string) {
 	_ = e.w.Reasoning(text)
 }
 
-// endThinking closes an open thinking phase before any other kind of output.
 func (e *composeEmitter) endThinking() {
 	if e.inThinking {
 		e.inThinking = false
@@ -117,11 +114,7 @@ func (e *composeEmitter) toolArgs(t *toolRun, piece string) {
 func (e *composeEmitter) turnEnd(bool) { e.endThinking() }
 
 func (e *composeEmitter) toolStart(t *toolRun) {
-	input := json.RawMessage(t.Args)
-	if !json.Valid(input) {
-		input, _ = json.Marshal(t.Args)
-	}
-	_ = e.w.ToolStart(t.Name, input, "<invoke>\n"+t.Name+"\n</invoke>", compose.Display{Kind: "tool", Name: t.Name, Summary: t.Name})
+	_ = e.w.ToolStart(t.Name, t.input(), "<invoke>\n"+t.Name+"\n</invoke>", compose.Display{Kind: "tool", Name: t.Name, Summary: t.Name})
 	e.sideEvents(t) // a plan proposal (waits for approval) or scripted side events (plan.go)
 }
 
@@ -143,7 +136,6 @@ func (e *composeEmitter) toolEnd(t *toolRun) {
 func (e *composeEmitter) finish(res *runResult) {
 	f := e.rn.faults
 	e.endThinking()
-	receipt := true
 	switch res.outcome {
 	case outcomeDone:
 		_ = e.w.Timing(compose.MarkDone, e.rn.elapsedMs())
@@ -154,17 +146,13 @@ func (e *composeEmitter) finish(res *runResult) {
 		e.afterDone()
 	case outcomeStopped:
 		_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
-		if f.DoubleTerminal {
-			_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
-		}
 	default:
-		receipt = false
 		_ = e.w.Error(errorMessage(res.err))
-		if f.DoubleTerminal {
-			_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
-		}
 	}
-	if receipt {
+	if f.DoubleTerminal && res.outcome != outcomeDone {
+		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
+	}
+	if res.outcome == outcomeDone || res.outcome == outcomeStopped { // a receipt for what was served
 		tokens := int64(res.usage.InputTokens + res.usage.OutputTokens)
 		_ = e.w.Receipt("rct_"+e.rn.id[len("run_"):], strconv.FormatInt(tokens*weiPerToken, 10))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 
 	"github.com/goccy/go-yaml"
@@ -18,11 +19,9 @@ import (
 //go:embed deployments.yaml
 var defaultDeploymentsYAML []byte
 
-// KnownWires are the provider wire names a deployment may use.
 var knownWires = []string{"openai", "anthropic"}
 
-// Deployment is one agent as the runtime serves it: a sim-chat slug, sim-canvas workflow id and
-// compose agent id all resolve to a Deployment by the same name.
+// Deployment is one agent as the runtime serves it, named alike by every dialect's URL.
 type Deployment struct {
 	Slug             string   `yaml:"slug" json:"slug"`                         // names the deployment in every dialect's URL.
 	Provider         string   `yaml:"provider" json:"provider,omitempty"`       // the model provider's base URL; empty means the runtime's default provider.
@@ -31,14 +30,10 @@ type Deployment struct {
 	IncludeThinking  bool     `yaml:"includeThinking" json:"includeThinking"`   // lets opted-in sim-chat clients see thinking frames.
 	IncludeToolCalls bool     `yaml:"includeToolCalls" json:"includeToolCalls"` // lets opted-in sim-chat clients see tool lifecycle frames.
 	Tools            []string `yaml:"tools" json:"tools,omitempty"`             // the tools offered to the model; empty allows any tool the model calls.
-	// RedactPII redacts PII in the agent block's output (sim-canvas): live stream frames are
-	// then not forwarded, and the output arrives only with block:completed (redact.go).
-	RedactPII bool `yaml:"redactPII" json:"redactPII,omitempty"`
-	// LiveTools says whether the deployment's provider runs its tool loop live (nil: true). A
-	// false one is a provider Sim has no live tool loop for (vLLM, and every provider but
-	// OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq and Bedrock): its public chat sends
-	// every client only the settled final text, in one chunk, with no thinking, tool or
-	// chunk_reset frame (R-settled-tools).
+	RedactPII        bool     `yaml:"redactPII" json:"redactPII,omitempty"`     // redacts the canvas block's output (redact.go).
+	// LiveTools says whether the provider runs its tool loop live (nil: true); false, as Sim's
+	// providers without one (vLLM, ...), sends the public chat only the settled final text
+	// (R-settled-tools).
 	LiveTools       *bool `yaml:"liveTools" json:"liveTools,omitempty"`
 	noModelThinking bool  // the model's registry capability, resolved by ParseDeployments.
 }
@@ -49,7 +44,6 @@ func (d *Deployment) Policy() simchat.Policy {
 		SettledTools: d.LiveTools != nil && !*d.LiveTools}
 }
 
-// allowsTool reports whether the model may call name in this deployment.
 func (d *Deployment) allowsTool(name string) bool {
 	return len(d.Tools) == 0 || slices.Contains(d.Tools, name)
 }
@@ -93,11 +87,10 @@ func (ds *Deployments) Slugs() []string {
 }
 
 // DefaultDeployments returns the embedded deployments: each wire × each policy combination,
-// named <wire>-none, -thinking, -tools and -all.
+// named <wire>-none, -thinking, -tools and -all. It panics on a broken embedded file.
 func DefaultDeployments() *Deployments {
 	ds, err := ParseDeployments("deployments.yaml (embedded)", defaultDeploymentsYAML)
 	if err != nil {
-		// The embedded file is tested; failing here means the binary was built from a broken tree.
 		panic(fmt.Sprintf("agentruntime: embedded deployments are invalid: %v", err))
 	}
 	return ds
@@ -112,14 +105,12 @@ func LoadDeployments(path string) (*Deployments, error) {
 	return ParseDeployments(path, data)
 }
 
-// deploymentsFile is the YAML document's shape.
 type deploymentsFile struct {
 	Deployments []Deployment `yaml:"deployments"`
 	Models      []ModelInfo  `yaml:"models"` // add to or override the embedded model registry (capability.go).
 }
 
-// ParseDeployments parses and validates a deployments document; name (a file name) prefixes
-// every error, which also names the line and field that is wrong.
+// ParseDeployments parses and validates a deployments document; errors name file, line and field.
 func ParseDeployments(name string, data []byte) (*Deployments, error) {
 	var doc deploymentsFile
 	if err := yaml.UnmarshalWithOptions(data, &doc, yaml.Strict()); err != nil {
@@ -159,28 +150,21 @@ func ParseDeployments(name string, data []byte) (*Deployments, error) {
 		}
 		ds.bySlug[d.Slug] = i
 	}
-	models, err := defaultModels().withModels(name, doc.Models)
+	thinks, err := modelThinking(name, doc.Models)
 	if err != nil {
 		return nil, err
 	}
 	for i := range ds.list {
-		ds.list[i].noModelThinking = !models.thinks(ds.list[i].Model)
+		t, known := thinks[ds.list[i].Model]
+		ds.list[i].noModelThinking = known && !t // a model missing from the registry is taken to think
 	}
 	return ds, nil
 }
 
-func validSlug(s string) bool {
-	for _, r := range s {
-		ok := r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+// validSlug reports whether a slug is all letters, digits, '-', '_' and '.'.
+var validSlug = regexp.MustCompile(`^[A-Za-z0-9._-]*$`).MatchString
 
-// lineOf finds the line of deployments[i].field (or of deployments[i] when the field is
-// absent) so validation errors point at the file; 0 when it cannot be found.
+// lineOf finds the line of deployments[i].field, else of deployments[i] (0: not found).
 func lineOf(file *ast.File, i int, field string) int {
 	if file == nil {
 		return 0

@@ -14,108 +14,66 @@ import (
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// Faults are the runtime's fault switches. Each breaks one protocol rule on purpose, so the load
-// generator's checkers can be shown to catch it. The zero value is a correct runtime.
+// Faults are the runtime's fault switches, each breaking the rule named beside it on purpose, so
+// the load generator's checkers can be shown to catch it (FaultSwitches says what each does).
+// The zero value is a correct runtime.
 type Faults struct {
-	NoReset bool // never sends chunk_reset after an intermediate turn's text (R-converge).
-	// ResetInFinal sends chunk_reset at the end of the final turn and re-sends its text
-	// (R-reset-scope).
-	ResetInFinal bool
-	LeakThinking bool // sends thinking text as answer chunks (R-no-thinking-in-answer).
-	IgnoreHeader bool // streams live, resettable text to legacy clients (R-legacy-settled).
-	// IgnorePolicy sends thinking and tool frames to opted-in clients whatever the deployment
-	// policy says (R-thinking-gate, R-tool-gate).
-	IgnorePolicy   bool
-	ExposeToolArgs bool // puts tool arguments and results in public chat frames (R-tool-redaction).
-	UnbalancedTool bool // drops the first tool end frame of every stream (R-tool-lifecycle).
-	// DoubleTerminal sends two terminals: sim-chat final twice, canvas execution:completed
-	// twice, compose stopped then done (R-terminal).
-	DoubleTerminal bool
-	MissingDone    bool // omits the [DONE] end marker (R-terminal).
-	// NoCancel does not propagate a client disconnect: the provider stream is read to its end
-	// and tools run to completion for a client that left (R-abort).
-	NoCancel bool
-	// LeakGoroutine leaves one goroutine blocked per aborted request, until Shutdown (R-abort,
-	// leak check).
-	LeakGoroutine    bool
-	RedactLive       bool // forwards live stream frames for a PII-redacted canvas block (R-redact-live).
-	UnredactedOutput bool // sends a PII-redacted canvas block's output unredacted (R-redact-output).
-	// ReplayLiveOnly buffers live-only canvas frames too and replays them on a reconnect
-	// (R-reconnect-live-only).
-	ReplayLiveOnly   bool
-	DropReplay       bool // serves a canvas reconnect without the buffered events (R-reconnect-replay).
-	PauseNotReported bool // ends a paused run with a plain success final (R-paused).
-	// PreambleInOutput puts every turn's text, preambles included, in the final output
-	// (R-final-output).
-	PreambleInOutput bool
-	// ThinkingWithoutCapability forwards thinking from models whose registry entry has none
-	// (R-thinking-capability).
-	ThinkingWithoutCapability bool
-	TimeoutAsCancel           bool // reports an execution timeout as a cancel (R-cancel-not-timeout).
-	// CancelAsTimeout reports a canvas user cancel as the execution timeout
-	// (R-cancel-not-timeout).
-	CancelAsTimeout bool
-	// LiveSettledTools streams a deployment whose provider runs its tools settled (liveTools:
-	// false) live, as if its provider had a live tool loop (R-settled-tools).
-	LiveSettledTools bool
-	// UncappedThinking forwards thinking past 524,288 UTF-16 code units per execution
-	// (R-thinking-cap).
-	UncappedThinking       bool
-	ApprovalBeforeProposal bool // sends approval.requested before plan.proposed (R-plan-order).
-	PlanVersionStuck       bool // proposes every revised plan as version 1 again (R-plan-version).
-	// PlanRejectDone ends a run its plan ends in error (rejected with onReject error, or
-	// undecided) with done instead (R-plan-outcome).
-	PlanRejectDone       bool
-	TaskBeforeApproval   bool // sends a task.heartbeat while the approval is pending (R-plan-tasks).
-	ActionNoStatus       bool // omits the status of action events (R-compose-action).
-	ConclaveVersionReset bool // reports every conclave write as version 1 (R-conclave-version).
-	TraceBadSource       bool // reports traces with the unlisted source "runtime" (R-trace-source).
-	// TimingOutOfOrder sends the first_text_delta mark before the first model_start
-	// (R-timing-order).
-	TimingOutOfOrder bool
-	ChildNoDone      bool // drops the first swarm_child_done of every stream (R-swarm-close).
-	ChildBadChain    bool // sends every swarm child's runKeyChain reversed (R-swarm-chain).
-	// ChildDeltaAfterDone sends one more swarm_child_delta after the first child's done
-	// (R-swarm-order).
-	ChildDeltaAfterDone bool
-	// DoneBeforeChildren holds the last swarm_child_done back until after the parent's done
-	// (R-swarm-parent-done).
-	DoneBeforeChildren bool
-	ChildWrongText     bool // appends a character to each child's first delta (R-swarm-content).
-	// ChildNotCancelled lets swarm children play on when their run is aborted or stopped
-	// (R-swarm-cancel, seen at the mock).
-	ChildNotCancelled bool
-	AGUINoRunStarted  bool // omits RUN_STARTED (R-agui-run).
-	AGUIOpenMessage   bool // never ends the first text message of every stream (R-agui-message).
-	// AGUIOpenReasoning never ends the first reasoning message of every stream
-	// (R-agui-reasoning).
-	AGUIOpenReasoning bool
-	AGUIOpenTool      bool // never ends the first tool call of every stream (R-agui-tool).
-	AGUIOpenStep      bool // never finishes the first step of every stream (R-agui-step).
-	// AGUIBadStateDelta sends a first STATE_DELTA that replaces a member the state lacks
-	// (R-agui-state).
-	AGUIBadStateDelta   bool
-	LangGraphBadID      bool // sends langgraph event ids that go backwards (R-langgraph-event).
-	LangGraphNoMetadata bool // omits the langgraph metadata event (R-langgraph-lifecycle).
-	// LangGraphStateMismatch puts each AI message in the langgraph states without its last
-	// text chunk (R-langgraph-message).
-	LangGraphStateMismatch bool
-	LangGraphBadError      bool // sends the langgraph error event as {"detail": …} (R-langgraph-error).
-	// LangGraphCancelOnContinue cancels a langgraph run whose request said on_disconnect
-	// continue when its client leaves (R-abort).
-	LangGraphCancelOnContinue bool
-	// SlowFirstChunk delays each stream's first answer chunk by this long (time to first
-	// chunk; no rule, a latency regression).
-	SlowFirstChunk time.Duration
+	NoReset                   bool          // R-converge
+	ResetInFinal              bool          // R-reset-scope
+	LeakThinking              bool          // R-no-thinking-in-answer
+	IgnoreHeader              bool          // R-legacy-settled
+	IgnorePolicy              bool          // R-thinking-gate, R-tool-gate
+	ExposeToolArgs            bool          // R-tool-redaction
+	UnbalancedTool            bool          // R-tool-lifecycle
+	DoubleTerminal            bool          // R-terminal
+	MissingDone               bool          // R-terminal
+	NoCancel                  bool          // R-abort
+	LeakGoroutine             bool          // R-abort and the leak check: one goroutine blocked per aborted request, until Shutdown
+	RedactLive                bool          // R-redact-live
+	UnredactedOutput          bool          // R-redact-output
+	ReplayLiveOnly            bool          // R-reconnect-live-only
+	DropReplay                bool          // R-reconnect-replay
+	PauseNotReported          bool          // R-paused
+	PreambleInOutput          bool          // R-final-output
+	ThinkingWithoutCapability bool          // R-thinking-capability
+	TimeoutAsCancel           bool          // R-cancel-not-timeout
+	CancelAsTimeout           bool          // R-cancel-not-timeout
+	LiveSettledTools          bool          // R-settled-tools
+	UncappedThinking          bool          // R-thinking-cap
+	ApprovalBeforeProposal    bool          // R-plan-order
+	PlanVersionStuck          bool          // R-plan-version
+	PlanRejectDone            bool          // R-plan-outcome
+	TaskBeforeApproval        bool          // R-plan-tasks
+	ActionNoStatus            bool          // R-compose-action
+	ConclaveVersionReset      bool          // R-conclave-version
+	TraceBadSource            bool          // R-trace-source
+	TimingOutOfOrder          bool          // R-timing-order
+	ChildNoDone               bool          // R-swarm-close
+	ChildBadChain             bool          // R-swarm-chain
+	ChildDeltaAfterDone       bool          // R-swarm-order
+	DoneBeforeChildren        bool          // R-swarm-parent-done
+	ChildWrongText            bool          // R-swarm-content
+	ChildNotCancelled         bool          // R-swarm-cancel, seen at the mock
+	AGUINoRunStarted          bool          // R-agui-run
+	AGUIOpenMessage           bool          // R-agui-message
+	AGUIOpenReasoning         bool          // R-agui-reasoning
+	AGUIOpenTool              bool          // R-agui-tool
+	AGUIOpenStep              bool          // R-agui-step
+	AGUIBadStateDelta         bool          // R-agui-state
+	LangGraphBadID            bool          // R-langgraph-event
+	LangGraphNoMetadata       bool          // R-langgraph-lifecycle
+	LangGraphStateMismatch    bool          // R-langgraph-message
+	LangGraphBadError         bool          // R-langgraph-error
+	LangGraphCancelOnContinue bool          // R-abort
+	SlowFirstChunk            time.Duration // delays each stream's first answer chunk: no rule, a latency regression
 }
 
 // FaultInfo documents one fault switch.
 type FaultInfo struct {
-	Name  string          // the --fault value ("slow-first-chunk" takes "=DURATION").
-	Rules []protocol.Rule // the rule IDs the fault breaks (none for a pure latency fault).
-	Help  string          // says in one line what the fault does.
-	// field points at the switch's flag; nil for slow-first-chunk, which takes a value.
-	field func(f *Faults) *bool
+	Name  string                // the --fault value ("slow-first-chunk" takes "=DURATION").
+	Rules []protocol.Rule       // the rule IDs the fault breaks (none for a pure latency fault).
+	Help  string                // says in one line what the fault does.
+	field func(f *Faults) *bool // the switch; nil for slow-first-chunk, which takes a value.
 }
 
 // FaultSwitches lists every fault switch in --help order.
@@ -173,7 +131,6 @@ func FaultSwitches() []FaultInfo {
 }
 
 // ParseFaults builds Faults from --fault values such as "no-reset" or "slow-first-chunk=2s".
-// An unknown name is an error that lists the valid ones.
 func ParseFaults(names []string) (Faults, error) {
 	var f Faults
 	switches := FaultSwitches()
@@ -234,8 +191,7 @@ func FaultHelp() string {
 	return b.String()
 }
 
-// dropOnce reports whether fault drops this frame: true the first time only, so a fault that
-// leaves something open does it once per run.
+// dropOnce reports whether fault drops this frame: the first time only, once per run.
 func dropOnce(fault bool, dropped *bool) bool {
 	if fault && !*dropped {
 		*dropped = true

@@ -6,16 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/streambench/streambench/protocol/langgraph"
 	"github.com/streambench/streambench/scenarios"
 )
 
-// handleLangGraph serves the LangGraph Agent Server's run stream, POST /runs/stream and
-// /threads/{thread_id}/runs/stream: a ReAct graph (agent node, tools node) whose model is the
-// deployment named by assistant_id. A second run on a thread that is running one is rejected
-// with 409 (multitask_strategy reject, the only strategy served).
+// handleLangGraph serves the LangGraph Agent Server's run stream: a ReAct graph on the deployment
+// assistant_id names. A second run on a busy thread gets 409 (multitask_strategy reject).
 func (s *Server) handleLangGraph(w http.ResponseWriter, r *http.Request) {
 	var body langgraph.RunRequest
 	if !s.readBody(w, r, &body) {
@@ -44,44 +41,19 @@ func (s *Server) handleLangGraph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if thread := r.PathValue("thread_id"); thread != "" {
-		if !s.lgThreads.acquire(thread) {
+		if !s.lgThreads.add(thread, struct{}{}) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusConflict)
 			_, _ = fmt.Fprintf(w, `{"detail":"Thread %s is busy with another run (multitask_strategy reject)"}`+"\n", thread)
 			return
 		}
-		defer s.lgThreads.release(thread)
+		defer s.lgThreads.remove(thread)
 	}
 	detached := body.OnDisconnect == langgraph.OnDisconnectContinue && !s.opts.Faults.LangGraphCancelOnContinue
-	rn := s.newRunDetached(w, r, dep, langgraph.Name, input, detached)
+	rn := s.newRun(w, r, dep, langgraph.Name, input, detached)
 	rn.id = newUUID()
 	rn.execute(&langGraphEmitter{rn: rn, w: langgraph.NewWriter(rn.cs, rn.started.UnixMilli()),
 		state: langgraph.State{Messages: []langgraph.Message{{Type: langgraph.TypeHuman, ID: newUUID(), Content: langgraph.TextContent(input)}}}})
-}
-
-// busyThreads are the langgraph threads running a run; safe for concurrent use.
-type busyThreads struct {
-	mu   sync.Mutex
-	busy map[string]bool
-}
-
-func (b *busyThreads) acquire(id string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.busy[id] {
-		return false
-	}
-	if b.busy == nil {
-		b.busy = map[string]bool{}
-	}
-	b.busy[id] = true
-	return true
-}
-
-func (b *busyThreads) release(id string) {
-	b.mu.Lock()
-	delete(b.busy, id)
-	b.mu.Unlock()
 }
 
 // newUUID returns a random version 4 UUID, the shape of LangGraph's run and message ids.
@@ -93,18 +65,16 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// langGraphEmitter writes the run stream with stream_mode messages-tuple, values and updates:
-// metadata, the input state, then per model turn the AI message's chunks, the agent node's
-// update and the state, and per tool its tool message, the tools node's update and the state.
-// Reasoning is not forwarded (a chat model adapter drops it). A completed run's stream just
-// closes; a failed one ends with an error event.
+// langGraphEmitter writes the run stream in stream_mode messages-tuple, values and updates: per
+// node step its messages, its update and the state. Reasoning is dropped, as a chat model
+// adapter does.
 type langGraphEmitter struct {
 	rn    *run
 	w     *langgraph.Writer
 	state langgraph.State
 	step  int
 
-	aiID      string // The AI message of the current turn.
+	aiID      string // the current turn's AI message.
 	aiText    strings.Builder
 	lastChunk string
 	calls     []langgraph.ToolCall
@@ -112,12 +82,8 @@ type langGraphEmitter struct {
 	tools     []langgraph.Message // the current turn's tool messages, for the tools node's update.
 }
 
-func (e *langGraphEmitter) meta(node string) *langgraph.ChunkMetadata {
-	return &langgraph.ChunkMetadata{RunID: e.rn.id, Node: node, Step: e.step}
-}
-
 func (e *langGraphEmitter) message(m *langgraph.Message, node string) {
-	_ = e.w.Message(m, e.meta(node))
+	_ = e.w.Message(m, &langgraph.ChunkMetadata{RunID: e.rn.id, Node: node, Step: e.step})
 }
 
 func (e *langGraphEmitter) open() {

@@ -16,34 +16,21 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// emitter turns the tool loop's events into one dialect's frames. Every method is called on
-// the run's goroutine, in order. An emitter only appends frames to run.cs; the loop flushes
-// whenever it is about to wait (for the provider's next bytes, for tools, for a delay), so a
-// frame reaches the client as soon as nothing more is immediately available, and a burst of
-// provider frames goes out in one write instead of one syscall each. open and finish flush
-// themselves. Write failures are handled by the clientStream (it cancels the run), so emitters
-// ignore them.
+// emitter turns the tool loop's events into one dialect's frames, on the run's goroutine. It
+// only appends frames to run.cs (whose write failures cancel the run): the loop flushes before
+// every wait, so a burst of provider frames goes out in one write.
 type emitter interface {
-	// open writes the response headers and the opening frames.
-	open()
-	// modelStart is called before each provider turn is requested.
-	modelStart(turn int)
-	// thinking relays a piece of thinking text.
-	thinking(text string)
-	// text relays a piece of answer (or preamble) text.
-	text(text string)
-	// toolArgs relays a piece of t's JSON arguments as the model streams them.
-	toolArgs(t *toolRun, piece string)
-	// turnEnd is called when a provider turn ended: final or about to run tools.
-	turnEnd(final bool)
-	// toolStart and toolEnd bracket each simulated tool.
-	toolStart(t *toolRun)
+	open()                             // the response headers and the opening frames.
+	modelStart(turn int)               // before each provider turn is requested.
+	thinking(text string)              // a piece of thinking text.
+	text(text string)                  // a piece of answer (or preamble) text.
+	toolArgs(t *toolRun, piece string) // a piece of t's JSON arguments as the model streams them.
+	turnEnd(final bool)                // a provider turn ended: final, or about to run tools.
+	toolStart(t *toolRun)              // toolStart and toolEnd bracket each simulated tool.
 	toolEnd(t *toolRun)
-	// finish writes the terminal frames and the end marker.
-	finish(res *runResult)
+	finish(res *runResult) // the terminal frames and the end marker.
 }
 
-// runOutcome is how a run ended.
 type runOutcome uint8
 
 const (
@@ -55,7 +42,6 @@ const (
 	outcomePaused                         // a human-input tool settled: the run waits (pause.go)
 )
 
-// runResult is what a run ended with.
 type runResult struct {
 	outcome   runOutcome
 	err       error
@@ -81,20 +67,13 @@ type run struct {
 
 	usage          protocol.Usage
 	turnText       strings.Builder
-	firstChunkDone bool     // records that the slow-first-chunk delay was served.
+	firstChunkDone bool     // the slow-first-chunk delay was served.
 	seeds          runSeeds // the state of the Sim seed rules (pause.go, capability.go).
 }
 
-// newRun prepares a run for r. With the no-cancel fault the run's context ignores the client
-// (a disconnect is not propagated); every run still ends at a hard shutdown.
-func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string) *run {
-	return s.newRunDetached(w, r, dep, dialect, input, false)
-}
-
-// newRunDetached is newRun for a run that, when detached, goes on when its client leaves (a
-// langgraph request with on_disconnect continue): neither the request's end nor a failed
-// write cancels it.
-func (s *Server) newRunDetached(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string, detached bool) *run {
+// newRun prepares a run for r. A detached run, like every run with the no-cancel fault, goes on
+// when its client leaves; every run ends at a hard shutdown.
+func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string, detached bool) *run {
 	parent := r.Context()
 	noCancel := s.opts.Faults.NoCancel || detached
 	if noCancel {
@@ -108,9 +87,9 @@ func (s *Server) newRunDetached(w http.ResponseWriter, r *http.Request, dep *Dep
 	}
 	beat := time.Duration(0)
 	if dialect == compose.Name {
-		beat = s.beat
+		beat = s.opts.Heartbeat
 	}
-	rn.cs = newClientStream(w, s.idle, beat, func(cause error) {
+	rn.cs = newClientStream(w, s.opts.ClientIdleTimeout, beat, func(cause error) {
 		if errors.Is(cause, errSlowClient) {
 			s.metrics.slowClientsDropped.Inc()
 		}
@@ -135,7 +114,6 @@ func forwardHeaders(h http.Header) http.Header {
 	return out
 }
 
-// execute runs the tool loop to its end and writes the dialect's frames through em.
 func (rn *run) execute(em emitter) {
 	s := rn.s
 	s.active.Add(1)
@@ -153,12 +131,8 @@ func (rn *run) execute(em emitter) {
 
 	res := rn.loop(em)
 	res.usage = rn.usage
-	if res.outcome != outcomeDone && res.outcome != outcomeFailed && res.outcome != outcomePaused {
-		res.outcome = rn.cancelOutcome()
-		res.err = context.Cause(rn.ctx)
-	}
-	if res.outcome == outcomeFailed && rn.ctx.Err() != nil {
-		// A provider or tool "failure" that was really the run being cancelled.
+	// A run that ended otherwise, or whose "failure" was its cancellation, ends as its context did.
+	if res.outcome != outcomeDone && res.outcome != outcomePaused && (res.outcome != outcomeFailed || rn.ctx.Err() != nil) {
 		res.outcome, res.err = rn.cancelOutcome(), context.Cause(rn.ctx)
 	}
 	switch res.outcome {
@@ -175,20 +149,15 @@ func (rn *run) execute(em emitter) {
 			pe *protocol.ProviderError
 			cf *providerConnError
 		)
-		if errors.As(res.err, &cf) && !errors.As(res.err, &pe) {
-			// A provider connection or stream that failed under us (a reset, a cut h2
-			// stream, bytes that do not decode) is logged at the default level, whole: the
-			// client sees only the run's error.
+		if errors.As(res.err, &cf) && !errors.As(res.err, &pe) { // a reset, a cut stream, bytes that do not decode
 			s.log.Warn("run failed: provider connection", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
-		} else {
-			// The provider answered with an error, a plan was rejected (scripted, most often).
+		} else { // the provider's (most often scripted) error, a rejected plan
 			s.log.Info("run failed", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
 		}
 	}
 	em.finish(res)
 }
 
-// cancelOutcome classifies why the run's context ended.
 func (rn *run) cancelOutcome() runOutcome {
 	switch cause := context.Cause(rn.ctx); {
 	case errors.Is(cause, errStopped):
@@ -209,8 +178,8 @@ func (rn *run) loop(em emitter) *runResult {
 	res := &runResult{}
 	msgs := []protocol.Message{{Role: "user", Text: rn.input}}
 	for turn := 0; ; turn++ {
-		if turn >= rn.s.maxTurns {
-			return &runResult{outcome: outcomeFailed, err: fmt.Errorf("model still calling tools after %d turns", rn.s.maxTurns), tools: res.tools}
+		if turn >= rn.s.opts.MaxTurns {
+			return &runResult{outcome: outcomeFailed, err: fmt.Errorf("model still calling tools after %d turns", rn.s.opts.MaxTurns), tools: res.tools}
 		}
 		if rn.ctx.Err() != nil {
 			return &runResult{tools: res.tools}
@@ -233,7 +202,7 @@ func (rn *run) loop(em emitter) *runResult {
 		rn.notePreamble(text)
 		res.tools = append(res.tools, calls...)
 		toolCtx, expire := rn.toolContext(calls)
-		rn.runTurnTools(toolCtx, em, calls) // swarm.go: delegations run child agents
+		rn.runTurnTools(toolCtx, em, calls)
 		end := rn.endByTools(toolCtx, calls, res.tools)
 		expire(nil)
 		if end != nil {
@@ -246,8 +215,7 @@ func (rn *run) loop(em emitter) *runResult {
 	}
 }
 
-// appendToolTurn appends a turn that ended in tool calls to the conversation: the assistant's
-// message with its calls, then each call's result.
+// appendToolTurn appends a turn that ended in tool calls, and their results, to the conversation.
 func appendToolTurn(msgs []protocol.Message, text string, calls []*toolRun) []protocol.Message {
 	assistant := protocol.Message{Role: "assistant", Text: text, ToolCalls: make([]protocol.ToolCall, len(calls))}
 	for i, c := range calls {
@@ -260,11 +228,9 @@ func appendToolTurn(msgs []protocol.Message, text string, calls []*toolRun) []pr
 	return msgs
 }
 
-// streamTurn requests one model turn and relays its events live. It returns the turn's tool
-// calls (in index order; none for a final turn).
+// streamTurn requests one model turn, relays its events live and returns its tool calls.
 func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, error) {
 	return rn.providerTurn(rn.ctx, &protocol.ModelRequest{Messages: msgs, Thinking: rn.dep.ModelThinks(), Header: rn.header}, turnSink{
-		// What the client has not been sent yet goes before the wait for the provider.
 		beforeRequest: rn.flush,
 		body: func(body io.Reader) io.Reader {
 			rn.turnText.Reset()
@@ -284,7 +250,6 @@ func (rn *run) streamTurn(em emitter, msgs []protocol.Message) ([]*toolRun, erro
 	})
 }
 
-// turnSink is where a provider turn's events go as they stream (providerTurn).
 type turnSink struct {
 	beforeRequest  func()                    // nil: nothing
 	body           func(io.Reader) io.Reader // wraps the response body (nil: as is)
@@ -293,9 +258,8 @@ type turnSink struct {
 	usage          *protocol.Usage // the turn's usage is added to it
 }
 
-// providerTurn requests one model turn (mr with the deployment's model and tools) from the
-// deployment's provider and feeds its events to sink; it returns the turn's tool calls (in
-// index order). A transport or decoding failure is a providerConnError.
+// providerTurn requests one model turn from the deployment's provider, feeds its events to sink
+// and returns its tool calls; a transport or decoding failure is a providerConnError.
 func (rn *run) providerTurn(ctx context.Context, mr *protocol.ModelRequest, sink turnSink) ([]*toolRun, error) {
 	s := rn.s
 	wire := s.wires[rn.dep.Wire]
@@ -372,12 +336,7 @@ func (rn *run) beforeFirstChunk() {
 	rn.firstChunkDone = true
 	if d := rn.faults.SlowFirstChunk; d > 0 {
 		rn.flush()
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-rn.ctx.Done():
-		}
+		sleep(rn.ctx, d)
 	}
 }
 
@@ -385,8 +344,8 @@ func (rn *run) beforeFirstChunk() {
 func (rn *run) flush() { _ = rn.cs.flush() }
 
 // flushBeforeRead flushes the client stream before each read of the provider's body: the
-// decoder reads only when it has decoded everything buffered, so this is exactly the moment
-// the runtime may have to wait for the provider, and all frames relayed so far must be out.
+// decoder reads only when it has decoded everything buffered, so that is when the runtime may
+// wait for the provider.
 type flushBeforeRead struct {
 	body io.Reader
 	rn   *run
@@ -398,13 +357,11 @@ func (f flushBeforeRead) Read(p []byte) (int, error) {
 	return f.body.Read(p)
 }
 
-// elapsedMs is the time since the run started, for timing marks and durations.
 func (rn *run) elapsedMs() int64 { return time.Since(rn.started).Milliseconds() }
 
 // errStopped is the cancel cause of a compose run ended by a stop request.
 var errStopped = errors.New("stopped by request")
 
-// Every dialect implements the emitter contract; the stream is the frame writers' io.Writer.
 var (
 	_ emitter   = (*simChatEmitter)(nil)
 	_ emitter   = (*simCanvasEmitter)(nil)
@@ -413,8 +370,7 @@ var (
 	_ io.Writer = (*clientStream)(nil)
 )
 
-// providerConnError is a provider request or stream that failed in transport or decoding, not
-// by the provider's answer: the runtime logs it (a run's client sees only its error terminal).
+// providerConnError is a provider request that failed in transport or decoding.
 type providerConnError struct{ err error }
 
 func (e *providerConnError) Error() string { return e.err.Error() }

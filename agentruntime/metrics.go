@@ -12,14 +12,7 @@ import (
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// servedDialects are the client dialects the runtime serves (its routes in Server.routes), by
-// the names their packages give them: the "dialect" metric label.
-func servedDialects() []string {
-	return []string{simchat.Name, simcanvas.Name, compose.Name, langgraph.Name}
-}
-
-// metrics are the runtime's Prometheus metrics, on a registry of its own so that several
-// runtimes in one process (tests, benchmarks) never collide.
+// metrics are the runtime's Prometheus metrics, on a registry of its own.
 type metrics struct {
 	registry *prometheus.Registry
 
@@ -51,9 +44,7 @@ const (
 	MetricGoroutines           = "streambench_runtime_goroutines"
 	MetricClientAborts         = "streambench_runtime_client_aborts_total"
 	MetricClientStreamsStarted = "streambench_runtime_client_streams_total"
-	// MetricCanvasResumableOpen counts resumable canvas executions held (reconnect.go): back
-	// to zero once every reconnect ended or its window expired.
-	MetricCanvasResumableOpen = "streambench_runtime_canvas_resumable_open"
+	MetricCanvasResumableOpen  = "streambench_runtime_canvas_resumable_open"
 )
 
 func newMetrics() *metrics {
@@ -92,9 +83,8 @@ func newMetrics() *metrics {
 		}, func() float64 { return float64(runtime.NumGoroutine()) }),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	// Pre-create the per-dialect series so a scrape before any traffic shows zeros, which is
-	// what a leak check compares against.
-	for _, d := range servedDialects() {
+	// A scrape before any traffic shows the zeros a leak check compares against.
+	for _, d := range []string{simchat.Name, simcanvas.Name, compose.Name, langgraph.Name} { // the served dialects
 		m.clientStreamsOpen.WithLabelValues(d)
 		m.clientStreamsTotal.WithLabelValues(d)
 		m.clientAborts.WithLabelValues(d)
@@ -102,7 +92,6 @@ func newMetrics() *metrics {
 	return m
 }
 
-// mustRegister registers c and returns it.
 func mustRegister[C prometheus.Collector](reg *prometheus.Registry, c C) C {
 	reg.MustRegister(c)
 	return c

@@ -13,29 +13,23 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// The Sim seeds' run endings (docs/PROTOCOLS.md): a run that pauses for human input, an
-// execution timeout, a user cancel of a canvas execution, and the final output's text.
+// The Sim seeds' run endings (docs/PROTOCOLS.md): a pause for human input, an execution
+// timeout, a user cancel of a canvas execution, and the final output's text.
 
-// errExecutionTimeout is the cause of a run whose execution timeout fired. Its message is the
-// error terminal's, which names the timeout (R-cancel-not-timeout).
+// errExecutionTimeout is the cause of a run whose execution timeout fired (R-cancel-not-timeout).
 var errExecutionTimeout = errors.New(scenarios.ExecutionTimeoutResult)
 
 // cancelledMessage is what the timeout-as-cancel fault reports an execution timeout as.
 const cancelledMessage = "Execution cancelled"
 
-// runSeeds is a run's state for the seed rules.
 type runSeeds struct {
-	thinking simchat.ThinkingBudget // the execution's thinking budget (R-thinking-cap).
-	// preambles are the intermediate turns' texts, which only the preamble-in-output fault
-	// puts in the final output.
-	preambles strings.Builder
+	thinking  simchat.ThinkingBudget // the execution's thinking budget (R-thinking-cap).
+	preambles strings.Builder        // the intermediate turns' texts (for the preamble-in-output fault).
 }
 
-// notePreamble records an intermediate turn's text.
 func (rn *run) notePreamble(text string) { rn.seeds.preambles.WriteString(text) }
 
-// finalOutputText is the final output's content: the final turn's text only (R-final-output),
-// or, with the preamble-in-output fault, every turn's.
+// finalOutputText is the final output's content: the final turn's text (R-final-output).
 func (rn *run) finalOutputText(final string) string {
 	if rn.faults.PreambleInOutput {
 		return rn.seeds.preambles.String() + final
@@ -43,8 +37,7 @@ func (rn *run) finalOutputText(final string) string {
 	return final
 }
 
-// toolContext is the context a turn's tools run under: the run's, which a timesOut tool
-// expires with errExecutionTimeout.
+// toolContext is the run's context for a turn's tools, which a timesOut tool expires.
 func (rn *run) toolContext(calls []*toolRun) (context.Context, context.CancelCauseFunc) {
 	ctx, expire := context.WithCancelCause(rn.ctx)
 	for _, c := range calls {
@@ -53,9 +46,8 @@ func (rn *run) toolContext(calls []*toolRun) (context.Context, context.CancelCau
 	return ctx, expire
 }
 
-// endByTools ends the run after a turn's tools when they say so: the execution timeout fired
-// (a failure whose message names it), or a human-input tool settled and the run pauses. nil
-// means the loop goes on (or ends for the run's own cancellation).
+// endByTools ends the run after a turn's tools when the execution timeout fired or a
+// human-input tool settled; nil means the loop goes on.
 func (rn *run) endByTools(toolCtx context.Context, calls, tools []*toolRun) *runResult {
 	if rn.ctx.Err() != nil {
 		return nil
@@ -71,25 +63,15 @@ func (rn *run) endByTools(toolCtx context.Context, calls, tools []*toolRun) *run
 	return nil
 }
 
-// runUntilTimeout plays a timesOut tool: it runs for its scripted (scaled) duration and never
-// settles on its own; then the execution timeout fires, cutting it and every other tool of the
-// turn.
+// runUntilTimeout plays a timesOut tool: after its duration the execution timeout cuts the turn.
 func (s *Server) runUntilTimeout(ctx context.Context, t *toolRun, d scenarios.SimDirective) {
-	wait := time.Duration(float64(time.Duration(d.DurationMs)*time.Millisecond) * s.opts.ToolTimeScale)
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-	case <-timer.C:
-		if t.expire != nil {
-			t.expire(errExecutionTimeout)
-		}
+	if sleep(ctx, s.toolTime(d.DurationMs)) && t.expire != nil {
+		t.expire(errExecutionTimeout)
 	}
 	s.settleCut(ctx, t)
 }
 
-// settleCut settles a tool its context ended: error for the execution timeout, cancelled for a
-// client that left or a stop.
+// settleCut settles a tool its context ended: error for the execution timeout, else cancelled.
 func (s *Server) settleCut(ctx context.Context, t *toolRun) {
 	if errors.Is(context.Cause(ctx), errExecutionTimeout) {
 		t.Status, t.Result = scenarios.OutcomeError, scenarios.ExecutionTimeoutResult
@@ -106,8 +88,7 @@ func (rn *run) failureMessage(err error) string {
 	return errorMessage(err)
 }
 
-// paused writes a paused run's terminal: success with status paused, the tools reduced to name
-// and status (the pause-not-reported fault writes a plain final instead).
+// paused writes a paused run's terminal: success with status paused.
 func (e *simChatEmitter) paused(res *runResult) {
 	if e.rn.faults.PauseNotReported {
 		e.final(res)
@@ -116,8 +97,7 @@ func (e *simChatEmitter) paused(res *runResult) {
 	_ = e.w.FinalPaused(finalOutput(res))
 }
 
-// paused writes a paused execution's terminal: execution:completed with status paused (no
-// block:completed: the block waits for the human).
+// paused writes a paused execution's terminal (no block:completed: the block waits).
 func (e *simCanvasEmitter) paused(res *runResult, elapsed time.Duration) {
 	out := e.output(res)
 	if e.rn.faults.PauseNotReported {
@@ -127,7 +107,6 @@ func (e *simCanvasEmitter) paused(res *runResult, elapsed time.Duration) {
 	_ = e.w.ExecutionPaused(out, elapsed)
 }
 
-// output is the agent block's output for res.
 func (e *simCanvasEmitter) output(res *runResult) canvasOutput {
 	out := canvasOutput{Content: res.finalText, Model: e.rn.dep.Model, Tokens: map[string]int{
 		"prompt": res.usage.InputTokens, "completion": res.usage.OutputTokens, "total": res.usage.InputTokens + res.usage.OutputTokens,
@@ -138,8 +117,7 @@ func (e *simCanvasEmitter) output(res *runResult) canvasOutput {
 	return out
 }
 
-// stopped writes the terminal of an execution the user cancelled: execution:cancelled (the
-// cancel-as-timeout fault reports it as the execution timeout).
+// stopped writes the terminal of an execution the user cancelled: execution:cancelled.
 func (e *simCanvasEmitter) stopped(elapsed time.Duration) {
 	if e.rn.faults.CancelAsTimeout {
 		_ = e.w.ExecutionError(scenarios.ExecutionTimeoutResult, elapsed)
@@ -148,8 +126,7 @@ func (e *simCanvasEmitter) stopped(elapsed time.Duration) {
 	_ = e.w.ExecutionCancelled(elapsed)
 }
 
-// failed writes a failed execution's terminal: execution:error (the timeout-as-cancel fault
-// reports an execution timeout as execution:cancelled).
+// failed writes a failed execution's terminal: execution:error.
 func (e *simCanvasEmitter) failed(res *runResult, elapsed time.Duration) {
 	if e.rn.faults.TimeoutAsCancel && errors.Is(res.err, errExecutionTimeout) {
 		_ = e.w.ExecutionCancelled(elapsed)
@@ -158,12 +135,9 @@ func (e *simCanvasEmitter) failed(res *runResult, elapsed time.Duration) {
 	_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
 }
 
-// canvasExecIDPrefix starts every canvas execution id.
 const canvasExecIDPrefix = "exec_"
 
-// handleSimCanvasCancel is the user cancel of a canvas execution,
-// POST /api/workflows/{id}/executions/{executionId}/cancel: the provider stream and running
-// tools are cancelled at once and the execution's stream ends execution:cancelled.
+// handleSimCanvasCancel is the user cancel of a canvas execution: it ends at once, cancelled.
 func (s *Server) handleSimCanvasCancel(w http.ResponseWriter, r *http.Request) {
 	workflowID, execID := r.PathValue("id"), r.PathValue("executionId")
 	if !strings.HasPrefix(execID, canvasExecIDPrefix) || !validRunID(runIDPrefix+execID[len(canvasExecIDPrefix):]) {
@@ -175,8 +149,5 @@ func (s *Server) handleSimCanvasCancel(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no open execution %q of workflow %q (it may have finished already)", execID, workflowID))
 		return
 	}
-	e.stop(errStopped)
-	s.metrics.runsStopped.Inc()
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{"success":true}` + "\n"))
+	s.stopRun(w, e, `{"success":true}`)
 }

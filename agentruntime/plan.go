@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -15,14 +16,10 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Compose plan approval and side events. A tool call whose arguments carry "_compose"
-// (scenarios.ComposeDirective) makes the compose emitter, right after its tool_start, either
-// propose a plan and wait for the client's decision on the approval endpoint, or emit the
-// scripted task.*, action, conclave and trace events. Other dialects run such a call as a plain
-// tool.
+// Compose plan approval and side events: after the tool_start of a call with "_compose", the
+// compose emitter proposes a plan and waits for the decision, or emits the side events.
 
-// errPlanEnded is the cancel cause of a run that a plan ends in error: rejected with
-// onReject error, or an approval nobody decided within its timeout.
+// errPlanEnded is the cancel cause of a run that a plan ends in error.
 var errPlanEnded = errors.New("plan ended the run")
 
 // errPlanEndedDone is the plan-reject-done fault's cause: the run ends done instead.
@@ -34,8 +31,7 @@ const (
 	clientWallet  = "0xclient"
 )
 
-// planGate is a compose run's approval slot: the version awaiting a decision and the channel
-// the approval endpoint delivers it on. Safe for concurrent use.
+// planGate is a compose run's approval slot; safe for concurrent use.
 type planGate struct {
 	mu         sync.Mutex
 	proposalID string
@@ -49,7 +45,6 @@ var (
 	errStaleApproval     = errors.New("stale approval")
 )
 
-// open makes version of proposal id await a decision and returns where it arrives.
 func (g *planGate) open(id string, version int) <-chan compose.ApprovalRequest {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -82,10 +77,7 @@ func (g *planGate) decide(req compose.ApprovalRequest) error {
 	return nil
 }
 
-// handleComposeApproval takes the client's decision on a run's pending plan approval:
-// POST /agent/{agentId}/runs/{runId}/approval with {proposalId, version, decision, reason}.
-// 400 for a bad body or run id, 404 for an unknown run, 409 when nothing is pending or the
-// proposal or version is not the pending one.
+// handleComposeApproval takes the client's decision on a run's pending plan approval.
 func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 	agentID, runID := r.PathValue("agentId"), r.PathValue("runId")
 	if !validRunID(runID) {
@@ -128,15 +120,13 @@ func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 	}{true, req.ProposalID, req.Version, req.Decision})
 }
 
-// composeSide is the compose emitter's plan and conclave state for one run.
 type composeSide struct {
 	gate     *planGate
 	approved string           // the approved proposal's id (task events name it as their planId).
 	conclave map[string]int64 // each key's version.
 }
 
-// composeDirectiveOf reads a tool call's "_compose" member (nil: none, or not decodable; a
-// call the runtime cannot read runs as a plain tool).
+// composeDirectiveOf reads a tool call's "_compose" member (nil: none, or not decodable).
 func composeDirectiveOf(args string) *scenarios.ComposeDirective {
 	if !strings.Contains(args, `"_compose"`) {
 		return nil
@@ -164,9 +154,8 @@ func (e *composeEmitter) sideEvents(t *toolRun) {
 	}
 }
 
-// runPlan proposes the plan, version by version, until the client approves or rejects it, the
-// approval times out, or the run ends. A rejection with onReject error and a timeout cancel
-// the run with errPlanEnded, which ends it with an error terminal after the tool settles.
+// runPlan proposes the plan, version by version, until a decision ends it, the approval times
+// out or the run ends; a rejection with onReject error and a timeout cancel the run.
 func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 	rn, f := e.rn, e.rn.faults
 	if len(d.Versions) == 0 || e.side.gate == nil {
@@ -233,7 +222,6 @@ func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 	}
 }
 
-// planProposed is the plan.proposed frame of one version.
 func (e *composeEmitter) planProposed(id string, version int, c scenarios.PlanContent) compose.PlanEvent {
 	p := &compose.Proposal{Goal: c.Goal, Participants: c.Participants, Tasks: make([]compose.ProposalTask, len(c.Tasks))}
 	if p.Participants == nil {
@@ -253,7 +241,6 @@ func (e *composeEmitter) planProposed(id string, version int, c scenarios.PlanCo
 	}
 }
 
-// taskStatus is the status a task event reports.
 func taskStatus(kind string) string {
 	switch kind {
 	case scenarios.EventTaskCompleted:
@@ -266,15 +253,11 @@ func taskStatus(kind string) string {
 	return "running"
 }
 
-// sideEvent writes one scripted task.*, action, conclave or trace event.
 func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	f := e.rn.faults
 	switch ev.Kind {
 	case scenarios.EventAction:
-		status := ev.Status
-		if status == "" {
-			status = "completed"
-		}
+		status := cmp.Or(ev.Status, "completed")
 		a := compose.ActionEvent{Type: "action", Action: ev.Action, Source: "runtime", Status: &status, Result: compose.TaskResult{Success: true}}
 		if f.ActionNoStatus {
 			a.Status = nil
@@ -295,8 +278,7 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	}
 }
 
-// conclave applies one operation to the run's shared workspace: a write or a delete of a key
-// moves its version on; a read reports it; list has neither key nor version.
+// conclave applies one operation to the run's shared workspace and reports it.
 func (e *composeEmitter) conclave(ev scenarios.ComposeEvent) compose.ConclaveEvent {
 	if e.side.conclave == nil {
 		e.side.conclave = map[string]int64{}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	runtimepprof "runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -15,16 +14,9 @@ import (
 	"github.com/streambench/streambench/protocol/simcanvas"
 )
 
-// Canvas reconnect (streambench's extension; docs/PROTOCOLS.md, "The canvas reconnect
-// endpoint"). An execution requested with "resumable": true is kept apart from its first
-// connection: its frames go to a canvasExec, which forwards them to whichever client stream is
-// attached and keeps a bounded buffer of the buffered kinds (execution:*, block:*,
-// stream:done; never the live-only stream:chunk, chunk_reset, thinking, tool). When the
-// client drops, the run goes on for the reconnect window; GET
-// /api/workflows/{id}/executions/{execution}/stream with Last-Event-ID attaches a new stream:
-// the buffered events after that id, then the live ones. Every buffer is released when the
-// stream that was attached at the end has its [DONE], or when the window expires with no
-// client (a run still going is then cancelled as if its client had left).
+// Canvas reconnect (docs/PROTOCOLS.md, "The canvas reconnect endpoint"): a resumable execution
+// forwards its frames to whichever client stream is attached and keeps a bounded buffer of the
+// kinds a reconnect replays, until the attached stream's [DONE] or a window with no client.
 
 // DefaultReconnectWindow is how long a dropped resumable execution is kept.
 const DefaultReconnectWindow = 10 * time.Second
@@ -35,17 +27,14 @@ const (
 	maxReplayBytes  = 1 << 20
 )
 
-// doneFrame is the canvas end marker as the Writer writes it.
 var doneFrame = []byte("data: [DONE]\n\n")
 
-// bufferedFrame is one kept frame, as written, with its event id.
 type bufferedFrame struct {
 	id    int64
 	frame []byte
 }
 
-// canvasExec is one resumable execution: the io.Writer its frames are written to. Write is
-// called by the run's goroutine; attach and detach by connection handlers and timers.
+// canvasExec is one resumable execution: the io.Writer its run writes its frames to.
 type canvasExec struct {
 	s         *Server
 	id        string
@@ -66,9 +55,8 @@ type canvasExec struct {
 	released bool
 }
 
-// resumable makes rn's execution resumable: its run no longer ends when the client leaves (the
-// window does that), and its frames go through a canvasExec with SSE ids. It returns what the
-// handler calls when the run returned.
+// resumable makes rn's execution resumable and returns what the handler calls when the run
+// returned.
 func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func() {
 	rn.cancel(nil) // replaced before the run starts: this context ended with the client
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
@@ -92,15 +80,8 @@ func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func(
 	}
 }
 
-func (s *Server) reconnectWindow() time.Duration {
-	if s.opts.ReconnectWindow > 0 {
-		return s.opts.ReconnectWindow
-	}
-	return DefaultReconnectWindow
-}
-
-// Write takes one frame (the Writer writes one per call): it is kept when it is of a buffered
-// kind and forwarded to the attached stream. It never fails: the run goes on without a client.
+// Write takes one frame (the Writer writes one per call), keeps it when it is of a buffered kind
+// and forwards it to the attached stream. It never fails: the run goes on without a client.
 func (x *canvasExec) Write(p []byte) (int, error) {
 	typ, id := frameTypeID(p)
 	x.mu.Lock()
@@ -124,7 +105,6 @@ func (x *canvasExec) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// keep buffers a copy of frame, dropping the oldest beyond the bounds.
 func (x *canvasExec) keep(id int64, frame []byte) {
 	x.frames = append(x.frames, bufferedFrame{id: id, frame: bytes.Clone(frame)})
 	x.bytes += len(frame)
@@ -155,11 +135,10 @@ func (x *canvasExec) detach(cs *clientStream) {
 		return
 	}
 	x.attached, x.wake = nil, nil
-	x.startTimerLocked(x.s.reconnectWindow())
+	x.startTimerLocked(x.s.opts.ReconnectWindow)
 }
 
-// expire ends a window with no client (or the end grace of a run whose first stream stayed
-// attached): the buffer goes, and a run still going is cancelled.
+// expire ends a window with no client, or the end grace, cancelling a run still going.
 func (x *canvasExec) expire() {
 	x.mu.Lock()
 	endGraceOver := x.runDone && x.attached == x.first
@@ -175,24 +154,21 @@ func (x *canvasExec) expire() {
 	}
 }
 
-// runEnded is called when the run's handler returned: with its own stream still attached the
-// execution is over at once; a reconnect handler is woken to finish.
+// runEnded is called when the run's handler returned; a reconnect handler is woken to finish.
 func (x *canvasExec) runEnded() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.runDone = true
 	if x.attached == x.first {
-		// The execute request's own stream saw the end, or its client dropped and the server
-		// has not noticed yet (on a busy machine the close is read late): a reconnect may still
-		// come, so the execution is kept a moment (endGrace) for it, then released.
-		x.startTimerLocked(min(endGrace, x.s.reconnectWindow()))
+		// Its client may have dropped unnoticed yet (on a busy machine a close is read late).
+		x.startTimerLocked(min(endGrace, x.s.opts.ReconnectWindow))
 		return
 	}
 	x.signal()
 }
 
 // endGrace is how long an execution whose run ended with its first stream attached stays
-// resumable: long enough for a client whose drop the server had not noticed to reconnect.
+// resumable, for a client whose drop was not noticed yet.
 const endGrace = 2 * time.Second
 
 // startTimerLocked (re)starts the timer that releases the execution (expire). x.mu is held.
@@ -217,9 +193,8 @@ func (x *canvasExec) releaseLocked() {
 	x.s.metrics.canvasResumable.Dec()
 }
 
-// attach serves a reconnect on cs: it writes the head (X-Replay-Through is the last event id so
-// far), the buffered events after last and, when the execution has ended, the end marker. It
-// returns the channel that signals new frames, or ended when there is nothing more to wait for.
+// attach serves a reconnect on cs up to now (the end marker when ended) and returns the channel
+// that signals new frames.
 func (x *canvasExec) attach(w http.ResponseWriter, cs *clientStream, last int64) (wake chan struct{}, ended, ok bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -267,7 +242,6 @@ func (x *canvasExec) finishAttached(cs *clientStream) (ended bool) {
 	return true
 }
 
-// handleCanvasReconnect serves GET /api/workflows/{id}/executions/{execution}/stream.
 func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 	x, ok := s.execs.get(r.PathValue("execution"))
 	if !ok || x.workflow != r.PathValue("id") {
@@ -285,7 +259,7 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 		last = n
 	}
 	var cs *clientStream
-	cs = newClientStream(w, s.idle, 0, func(error) { x.detach(cs) })
+	cs = newClientStream(w, s.opts.ClientIdleTimeout, 0, func(error) { x.detach(cs) })
 	wake, ended, ok := x.attach(w, cs, last)
 	if !ok {
 		s.writeError(w, http.StatusNotFound, fmt.Sprintf("execution %q is over and released", x.id))
@@ -306,17 +280,7 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// labelled labels the handler's goroutine with the server's instance, like post, for GET routes.
-func (s *Server) labelled(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		runtimepprof.SetGoroutineLabels(s.labels)
-		defer runtimepprof.SetGoroutineLabels(r.Context())
-		h(w, r)
-	}
-}
-
-// frameTypeID reads a Writer frame's event id (its id: line) and envelope type (aliasing p);
-// none for the end marker and raw frames. It allocates nothing: it runs on every frame.
+// frameTypeID reads a Writer frame's event id and envelope type, aliasing p (it runs per frame).
 func frameTypeID(p []byte) (typ []byte, id int64) {
 	rest, ok := bytes.CutPrefix(p, []byte("id: "))
 	if !ok {

@@ -1,12 +1,10 @@
-// Package agentruntime is streambench's reference agent runtime: it serves the client-facing
-// dialects (sim-chat, sim-canvas, compose, ag-ui) over a real tool loop against a model provider
-// (openai or anthropic wire), the way a production agent runtime does, so that its behaviour is
-// the reference every protocol rule is checked against. Fault switches (Faults) break one rule
-// each on purpose, which is how the load generator proves each of its checks can fail.
+// Package agentruntime is the reference agent runtime every protocol rule is checked against:
+// client dialects over a real tool loop against a model provider, with a fault switch per rule.
 package agentruntime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -18,8 +16,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	runtimepprof "runtime/pprof"
-	"strings"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,100 +34,72 @@ import (
 // Defaults for the zero Options fields.
 const (
 	DefaultClientIdleTimeout = 30 * time.Second
-	DefaultHeartbeat         = 10 * time.Second
+	DefaultHeartbeat         = 10 * time.Second // under compose's 15 s
 	DefaultMaxBody           = 1 << 20
-	// DefaultBodyReadTimeout bounds how long reading one request body may take.
-	DefaultBodyReadTimeout = 10 * time.Second
-	DefaultMaxTurns        = 16
-	// DefaultProviderH2CConns is the provider connection cap with h2c.
-	DefaultProviderH2CConns = 4
+	DefaultBodyReadTimeout   = 10 * time.Second
+	DefaultMaxTurns          = 16
+	DefaultProviderH2CConns  = 4 // the provider connection cap with h2c.
 )
 
-// Options configure a Server. The zero value plus ProviderURL is a correct runtime whose
-// simulated tools settle at once; set ToolTimeScale to 1 to run them for their scripted time.
+// Options configure a Server; a zero field means its Default. The zero value plus ProviderURL
+// is a correct runtime whose simulated tools settle at once.
 type Options struct {
-	Deployments *Deployments // the agents served; nil means DefaultDeployments().
-	// ProviderURL is the model provider's base URL for deployments that name none,
-	// e.g. "http://127.0.0.1:8081".
-	ProviderURL string
-	// ProviderHTTP1 talks HTTP/1.1 to the provider instead of cleartext HTTP/2 (h2c). With h2c,
-	// thousands of provider streams share a few connections.
-	ProviderHTTP1 bool
-	// ProviderMaxConns caps connections to each provider host. 0 means
-	// DefaultProviderH2CConns with h2c (without a cap, a burst of streams that start before the
-	// first connection is up dials one connection each) and no cap with HTTP/1.1; negative
-	// means no cap. With h2c each connection carries up to the provider's stream limit (the
-	// mock allows 100,000).
+	Deployments   *Deployments // the agents served; nil means DefaultDeployments().
+	ProviderURL   string       // the provider's base URL for deployments that name none.
+	ProviderHTTP1 bool         // talks HTTP/1.1 to the provider instead of h2c.
+	// ProviderMaxConns caps connections to each provider host: 0 means DefaultProviderH2CConns
+	// with h2c (uncapped, a burst of streams before the first connection is up dials one each)
+	// and no cap with HTTP/1.1; negative, no cap.
 	ProviderMaxConns int
-	// ProviderHeader is set on every provider request, after the wire's own headers (so it may
-	// replace the placeholder Authorization): for gateways that route by header, such as
-	// Portkey's x-portkey-provider and x-portkey-custom-host. Names are canonicalised by New.
-	ProviderHeader http.Header
-	ProviderClient *http.Client                     // when set, replaces the client built from the two fields above.
-	Wires          map[string]protocol.ProviderWire // maps a deployment's wire name to its implementation; nil means openai and anthropic.
-	Faults         Faults                           // the fault switches; the zero value breaks nothing.
-	// ClientIdleTimeout drops a client that accepts no bytes for this long (0: the default;
-	// negative: never).
-	ClientIdleTimeout time.Duration
-	// Heartbeat is the compose ": ping" interval while a stream is idle (0: the default, which
-	// stays under the protocol's 15 s; negative: none).
-	Heartbeat time.Duration
-	MaxBody   int64 // caps request bodies in bytes (0: the default, 1 MiB).
-	// BodyReadTimeout caps how long reading a request body may take (0: the default, 10 s;
-	// negative: no limit), so a client that sends its headers and then stalls or trickles the
-	// body is answered 408 instead of holding a handler forever.
+	// ProviderHeader is set on every provider request after the wire's own headers (so it may
+	// replace the placeholder Authorization), for gateways that route by header.
+	ProviderHeader    http.Header
+	ProviderClient    *http.Client                     // when set, replaces the client built from the fields above.
+	Wires             map[string]protocol.ProviderWire // wire name to implementation; nil means openai and anthropic.
+	Faults            Faults                           // the zero value breaks nothing.
+	ClientIdleTimeout time.Duration                    // drops a client that accepts no bytes this long (negative: never).
+	Heartbeat         time.Duration                    // the compose ": ping" interval when idle (negative: none).
+	MaxBody           int64                            // caps request bodies in bytes.
+	// BodyReadTimeout caps reading a request body (negative: no limit), so a client that
+	// stalls mid-body gets 408 instead of holding a handler.
 	BodyReadTimeout time.Duration
-	// MaxTurns caps the model turns of one run, so a model that never stops calling tools
-	// cannot loop forever (0: the default, 16).
-	MaxTurns int
-	// ToolTimeScale multiplies simulated tool durations, like the mock's TimeScale: 1 runs
-	// tools as scripted, 0 settles them at once (tests), 0.1 ten times faster.
-	ToolTimeScale float64
-	Logger        *slog.Logger // receives lifecycle and failure lines; nil discards.
-	// ReconnectWindow is how long a resumable canvas execution is kept after its client
-	// dropped, running or finished, for a reconnect (0: the default, 10 s).
+	MaxTurns        int          // caps a run's model turns, so a model that always calls tools stops.
+	ToolTimeScale   float64      // multiplies simulated tool durations: 1 as scripted, 0 at once (tests).
+	Logger          *slog.Logger // nil discards.
+	// ReconnectWindow is how long a resumable canvas execution is kept after its client dropped.
 	ReconnectWindow time.Duration
-	// TLS, when set (with a certificate), makes Serve speak HTTPS: HTTP/1.1 and h2 by ALPN,
-	// no cleartext.
-	TLS *tls.Config
+	TLS             *tls.Config // makes Serve speak HTTPS only (HTTP/1.1 and h2 by ALPN).
 }
 
 // Server is the reference runtime. Create it with New; it is safe for concurrent use.
 type Server struct {
-	opts        Options
-	deps        *Deployments
-	wires       map[string]protocol.ProviderWire
-	client      *http.Client
-	log         *slog.Logger
-	metrics     *metrics
-	mux         *http.ServeMux
-	runs        registry[*runEntry]   // open compose runs, for stop and approval requests
-	execs       registry[*canvasExec] // resumable canvas executions (reconnect.go)
-	lgThreads   busyThreads           // the langgraph threads with a run streaming (langgraph.go).
-	idle        time.Duration
-	beat        time.Duration
-	maxBody     int64
-	maxTurns    int
-	bodyTimeout time.Duration // the resolved BodyReadTimeout (0: none).
+	opts      Options
+	deps      *Deployments
+	wires     map[string]protocol.ProviderWire
+	client    *http.Client
+	log       *slog.Logger
+	metrics   *metrics
+	mux       *http.ServeMux
+	runs      registry[*runEntry]   // open compose runs and canvas executions, for stops and approvals
+	execs     registry[*canvasExec] // resumable canvas executions (reconnect.go)
+	lgThreads registry[struct{}]    // the langgraph threads with a run streaming
 
-	hardStop    context.Context // cancelled when Shutdown's grace period ends (or Close): every stream ends.
+	hardStop    context.Context // cancelled when Shutdown's grace period ends (or Close).
 	cancelHard  context.CancelCauseFunc
 	leakRelease chan struct{} // closed by Shutdown/Close; holds leak-goroutine fault goroutines
 	closeOnce   sync.Once
 
 	httpMu  sync.Mutex
 	servers []*http.Server
-	active  atomic.Int64 // counts running streams, so a hard shutdown can let them write their terminal.
+	active  atomic.Int64 // running streams, so a hard shutdown can let them write their terminal.
 
-	// labels tag every goroutine a request starts (handler, tools, provider I/O) with this
-	// server's instance id, so a goroutine profile can attribute goroutines to one runtime even
-	// when several run in one process (tests, benchmarks, the run command).
-	labels   context.Context
+	labels   context.Context // carries LabelKey for every goroutine a request starts.
 	instance string
 }
 
 // LabelKey is the pprof goroutine label whose value is Server.Instance(): every goroutine a
-// request starts carries it, so goroutine profiles (and leak checks) can be scoped to one runtime.
+// request starts carries it, so goroutine profiles (and leak checks) can be scoped to one
+// runtime of several in a process.
 const LabelKey = "streambench_runtime"
 
 // Instance is this server's id in the LabelKey goroutine label.
@@ -142,43 +113,29 @@ func New(opts Options) (*Server, error) {
 	if opts.ToolTimeScale < 0 {
 		return nil, fmt.Errorf("agentruntime: ToolTimeScale must be >= 0, got %g", opts.ToolTimeScale)
 	}
-	s := &Server{
-		opts:     opts,
-		deps:     opts.Deployments,
-		wires:    opts.Wires,
-		log:      opts.Logger,
-		metrics:  newMetrics(),
-		idle:     opts.ClientIdleTimeout,
-		beat:     opts.Heartbeat,
-		maxBody:  opts.MaxBody,
-		maxTurns: opts.MaxTurns,
+	if opts.Deployments == nil {
+		opts.Deployments = DefaultDeployments()
 	}
-	if s.deps == nil {
-		s.deps = DefaultDeployments()
+	if opts.Wires == nil {
+		opts.Wires = map[string]protocol.ProviderWire{"openai": openai.Wire{}, "anthropic": anthropic.Wire{}}
 	}
-	if s.wires == nil {
-		s.wires = map[string]protocol.ProviderWire{"openai": openai.Wire{}, "anthropic": anthropic.Wire{}}
-	}
-	for _, d := range s.deps.All() {
-		if _, ok := s.wires[d.Wire]; !ok {
+	for _, d := range opts.Deployments.All() {
+		if _, ok := opts.Wires[d.Wire]; !ok {
 			return nil, fmt.Errorf("agentruntime: deployment %q: no implementation for wire %q", d.Slug, d.Wire)
 		}
 		if d.Provider == "" && opts.ProviderURL == "" {
 			return nil, fmt.Errorf("agentruntime: deployment %q has no provider URL and Options.ProviderURL is empty", d.Slug)
 		}
 	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s.idle = durationSetting(s.idle, DefaultClientIdleTimeout)
-	s.beat = durationSetting(s.beat, DefaultHeartbeat)
-	s.bodyTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)
-	if s.maxBody <= 0 {
-		s.maxBody = DefaultMaxBody
-	}
-	if s.maxTurns <= 0 {
-		s.maxTurns = DefaultMaxTurns
-	}
+	opts.ClientIdleTimeout = durationSetting(opts.ClientIdleTimeout, DefaultClientIdleTimeout)
+	opts.Heartbeat = durationSetting(opts.Heartbeat, DefaultHeartbeat)
+	opts.BodyReadTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)
+	opts.MaxBody = cmp.Or(max(opts.MaxBody, 0), DefaultMaxBody)
+	opts.MaxTurns = cmp.Or(max(opts.MaxTurns, 0), DefaultMaxTurns)
+	opts.ReconnectWindow = cmp.Or(max(opts.ReconnectWindow, 0), DefaultReconnectWindow)
 	if len(opts.ProviderHeader) > 0 {
 		h := make(http.Header, len(opts.ProviderHeader))
 		for k, vs := range opts.ProviderHeader {
@@ -186,10 +143,9 @@ func New(opts Options) (*Server, error) {
 				h.Add(k, v)
 			}
 		}
-		s.opts.ProviderHeader = h
+		opts.ProviderHeader = h
 	}
-	s.client = opts.ProviderClient
-	if s.client == nil {
+	if opts.ProviderClient == nil {
 		maxConns := opts.ProviderMaxConns
 		switch {
 		case maxConns == 0 && !opts.ProviderHTTP1:
@@ -197,8 +153,10 @@ func New(opts Options) (*Server, error) {
 		case maxConns < 0:
 			maxConns = 0
 		}
-		s.client = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, maxConns)}
+		opts.ProviderClient = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, maxConns)}
 	}
+	s := &Server{opts: opts, deps: opts.Deployments, wires: opts.Wires, client: opts.ProviderClient, log: opts.Logger,
+		metrics: newMetrics()}
 	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
 	s.leakRelease = make(chan struct{})
 	s.instance = rand.Text()[:12]
@@ -207,8 +165,7 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// newProviderTransport pools provider connections; with h2c every stream to one provider
-// shares a few multiplexed connections instead of one socket per client stream.
+// newProviderTransport pools provider connections (with h2c, a few multiplexed ones).
 func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 	t := &http.Transport{
 		Proxy:               nil,
@@ -226,9 +183,7 @@ func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 	return t
 }
 
-// Handler returns the runtime's HTTP handler: the three dialects, /metrics and /healthz. It
-// serves no /debug/pprof/: profiles go on a listener of their own (streambench runtime
-// --pprof ADDR), never on the port clients reach.
+// Handler returns the runtime's HTTP handler (never /debug/pprof/: profiles listen apart).
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Metrics returns the handler serving the runtime's Prometheus metrics.
@@ -236,9 +191,8 @@ func (s *Server) Metrics() http.Handler {
 	return promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 }
 
-// Serve serves the handler on ln (HTTP/1.1, and h2c for clients that ask for it; HTTPS with
-// HTTP/1.1 and h2 when Options.TLS is set) until Shutdown or Close. It returns
-// http.ErrServerClosed after a shutdown.
+// Serve serves the handler on ln (HTTP/1.1 and h2c; with Options.TLS, HTTPS with HTTP/1.1 and
+// h2) until Shutdown or Close, then returns http.ErrServerClosed.
 func (s *Server) Serve(ln net.Listener) error {
 	p := new(http.Protocols)
 	p.SetHTTP1(true)
@@ -264,22 +218,17 @@ func (s *Server) Serve(ln net.Listener) error {
 	return hs.Serve(ln)
 }
 
-// Shutdown stops accepting streams and waits for open ones to finish until ctx ends; then it
-// cancels the rest (their tools settle cancelled, their clients get the dialect's error
-// terminal) and closes every connection. It returns ctx's error if streams had to be cut.
+// Shutdown lets open streams finish until ctx ends, then cancels the rest (their clients get the
+// error terminal) and returns ctx's error.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.httpMu.Lock()
-	servers := append([]*http.Server(nil), s.servers...)
-	s.httpMu.Unlock()
+	servers := s.httpServers()
 	var firstErr error
 	for _, hs := range servers {
 		if err := hs.Shutdown(ctx); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
-	if firstErr != nil {
-		// The grace period is over: cancel what is left, give those streams a moment to write
-		// their error terminal and [DONE], then cut the connections.
+	if firstErr != nil { // the grace period is over: let what is left write its terminal, then cut
 		s.cancelHard(errShutdown)
 		s.waitActive(2 * time.Second)
 		for _, hs := range servers {
@@ -290,8 +239,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return firstErr
 }
 
-// waitActive waits until no stream runs, or at most d. Polling keeps it free of the
-// Add-during-Wait races a WaitGroup would have while late requests still arrive.
+// waitActive waits until no stream runs, or at most d; polling, because a WaitGroup would race
+// (Add during Wait) with late requests.
 func (s *Server) waitActive(d time.Duration) {
 	for deadline := time.Now().Add(d); s.active.Load() > 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
@@ -301,18 +250,20 @@ func (s *Server) waitActive(d time.Duration) {
 // Close cancels every open stream at once and closes every connection.
 func (s *Server) Close() error {
 	s.cancelHard(errShutdown)
-	s.httpMu.Lock()
-	servers := append([]*http.Server(nil), s.servers...)
-	s.httpMu.Unlock()
-	for _, hs := range servers {
+	for _, hs := range s.httpServers() {
 		_ = hs.Close()
 	}
 	s.release()
 	return nil
 }
 
-// release frees the goroutines the leak-goroutine fault parked and the provider's idle
-// connections.
+func (s *Server) httpServers() []*http.Server {
+	s.httpMu.Lock()
+	defer s.httpMu.Unlock()
+	return slices.Clone(s.servers)
+}
+
+// release frees the leak-goroutine fault's goroutines and the provider's idle connections.
 func (s *Server) release() {
 	s.closeOnce.Do(func() {
 		close(s.leakRelease)
@@ -343,22 +294,27 @@ func (s *Server) routes() *http.ServeMux {
 	return mux
 }
 
-// post rejects every method but POST with a JSON 405 naming the allowed method, and labels
-// the handler's goroutine (and so every goroutine it starts) with the server's instance.
+// post rejects every method but POST with a JSON 405, and labels the handler (see labelled).
 func (s *Server) post(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		runtimepprof.SetGoroutineLabels(s.labels)
-		defer runtimepprof.SetGoroutineLabels(r.Context())
+	return s.labelled(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			s.writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s (use POST)", r.Method, r.URL.Path))
 			return
 		}
 		h(w, r)
+	})
+}
+
+// labelled labels the handler's goroutine, and every goroutine it starts, with LabelKey.
+func (s *Server) labelled(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		runtimepprof.SetGoroutineLabels(s.labels)
+		defer runtimepprof.SetGoroutineLabels(r.Context())
+		h(w, r)
 	}
 }
 
-// writeError answers with {"error": msg}.
 func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 	s.metrics.badRequests.WithLabelValues(fmt.Sprint(status)).Inc()
 	w.Header().Set("Content-Type", "application/json")
@@ -370,8 +326,8 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // readBody decodes the JSON request body into v, answering 413, 408 or 400 itself on
-// failure. The body must be one JSON object in valid UTF-8 (encoding/json would otherwise
-// replace bad bytes with U+FFFD and pass a different message on than the client sent).
+// failure. The body must be valid UTF-8: encoding/json would replace bad bytes with U+FFFD and
+// pass a different message on than the client sent.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	body, err := s.readAll(w, r)
 	if err != nil {
@@ -380,7 +336,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		case errors.As(err, &tooBig):
 			s.writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			s.writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %v (got %d bytes)", s.bodyTimeout, len(body)))
+			s.writeError(w, http.StatusRequestTimeout, fmt.Sprintf("request body not received within %v (got %d bytes)", s.opts.BodyReadTimeout, len(body)))
 		default:
 			s.writeError(w, http.StatusBadRequest, fmt.Sprintf("reading request body: %v", err))
 		}
@@ -401,28 +357,24 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// readAll reads the whole body within MaxBody and the body read timeout. After a good read
-// the deadline is cleared, so it bounds the body only, never the long stream that follows
-// (net/http also clears it on HTTP/1.1 when it starts watching for the client going away).
-// After a failed read it stays, so the server's discard of the unread rest fails at once
-// instead of waiting for a client that stalled, and the connection is closed.
+// readAll reads the whole body within MaxBody and the body read timeout. A good read clears the
+// deadline, so it never bounds the stream; after a failed one it stays, so the server's discard
+// of the unread rest fails at once, and the connection is closed.
 func (s *Server) readAll(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if s.bodyTimeout <= 0 {
-		return io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if s.opts.BodyReadTimeout <= 0 {
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
 	}
 	rc := http.NewResponseController(w)
-	deadlineSet := rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
-	if err == nil && deadlineSet {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
+	deadlineSet := rc.SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
 	if err != nil {
 		w.Header().Set("Connection", "close")
+	} else if deadlineSet {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, err
 }
 
-// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8.
 func invalidUTF8At(b []byte) int {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
@@ -448,7 +400,6 @@ func describeJSONError(err error) string {
 	return fmt.Sprintf("request body is not valid JSON: %v", err)
 }
 
-// deployment resolves a slug, answering 404 itself when it is unknown.
 func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployment, bool) {
 	d, ok := s.deps.Lookup(slug)
 	if !ok {
@@ -466,13 +417,18 @@ func durationSetting(d, def time.Duration) time.Duration {
 	return max(d, 0)
 }
 
-// deploymentBody resolves the deployment the path names and reads the request body into a
-// T, answering the error itself when either fails (ok false).
-func deploymentBody[T any](s *Server, w http.ResponseWriter, r *http.Request, kind, pathValue string) (dep *Deployment, body T, ok bool) {
-	if dep, ok = s.deployment(w, kind, r.PathValue(pathValue)); ok {
-		ok = s.readBody(w, r, &body)
+// deploymentBody resolves the path's deployment and reads the body and its user message (input;
+// missing is the 400 without one), answering errors itself.
+func deploymentBody[T any](s *Server, w http.ResponseWriter, r *http.Request, kind, pathValue string,
+	input func(*T) *string, missing string) (dep *Deployment, text string, body T, ok bool) {
+	if dep, ok = s.deployment(w, kind, r.PathValue(pathValue)); !ok || !s.readBody(w, r, &body) {
+		return nil, "", body, false
 	}
-	return dep, body, ok
+	if p := input(&body); p != nil && *p != "" {
+		return dep, *p, body, true
+	}
+	s.writeError(w, http.StatusBadRequest, missing)
+	return nil, "", body, false
 }
 
 // runIDPrefix and runIDRandom make up a run id: the prefix and 20 base32 characters.
@@ -484,19 +440,8 @@ const (
 // newRunID returns an unguessable run id for the compose stop endpoint.
 func newRunID() string { return runIDPrefix + rand.Text()[:runIDRandom] }
 
-// validRunID reports whether id has the shape newRunID gives, so a stop request for something
-// that cannot be a run id is told so (400) rather than that the run has finished (404).
-func validRunID(id string) bool {
-	if len(id) != len(runIDPrefix)+runIDRandom || !strings.HasPrefix(id, runIDPrefix) {
-		return false
-	}
-	for _, c := range id[len(runIDPrefix):] {
-		if (c < 'A' || c > 'Z') && (c < '2' || c > '7') {
-			return false
-		}
-	}
-	return true
-}
+// validRunID reports whether id has the shape newRunID gives (else a stop gets 400, not 404).
+var validRunID = regexp.MustCompile(`^` + runIDPrefix + `[A-Z2-7]{20}$`).MatchString
 
 // runEntry is an open compose run that a stop request can end.
 type runEntry struct {
@@ -505,20 +450,23 @@ type runEntry struct {
 	plan    *planGate // the run's approval slot, for the approval endpoint (plan.go).
 }
 
-// registry maps ids to what they name (open compose runs, resumable canvas executions); the
-// zero value is ready; safe for concurrent use.
+// registry maps ids to what they name; the zero value is ready; safe for concurrent use.
 type registry[T any] struct {
 	mu sync.Mutex
 	m  map[string]T
 }
 
-func (r *registry[T]) add(id string, v T) {
+func (r *registry[T]) add(id string, v T) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if _, taken := r.m[id]; taken {
+		return false
+	}
 	if r.m == nil {
 		r.m = make(map[string]T)
 	}
 	r.m[id] = v
+	return true
 }
 
 func (r *registry[T]) remove(id string) {

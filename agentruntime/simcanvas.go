@@ -9,23 +9,18 @@ import (
 )
 
 func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
-	dep, body, ok := deploymentBody[simcanvas.RequestBody](s, w, r, "workflow", "id")
+	dep, input, body, ok := deploymentBody(s, w, r, "workflow", "id", func(b *simcanvas.RequestBody) *string { return b.Input },
+		`request body: missing "input" (the workflow input)`)
 	if !ok {
-		return
-	}
-	if body.Input == nil || *body.Input == "" {
-		s.writeError(w, http.StatusBadRequest, `request body: missing "input" (the workflow input)`)
 		return
 	}
 	if !body.Stream && !strings.EqualFold(r.Header.Get("X-Stream-Response"), "true") {
 		s.writeError(w, http.StatusBadRequest, `this runtime only streams executions: send "stream": true or the header X-Stream-Response: true`)
 		return
 	}
-	rn := s.newRun(w, r, dep, simcanvas.Name, *body.Input)
+	rn := s.newRun(w, r, dep, simcanvas.Name, input, false)
 	rn.id = canvasExecIDPrefix + newRunID()[len(runIDPrefix):]
-	// The user cancel request (pause.go) and the reconnect (reconnect.go) find the execution by
-	// the id this header names.
-	w.Header().Set(simcanvas.ExecutionIDHeader, rn.id)
+	w.Header().Set(simcanvas.ExecutionIDHeader, rn.id) // the id cancels and reconnects name
 	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel})
 	defer s.runs.remove(rn.id)
 	em := &simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, dep.Slug)}
@@ -35,8 +30,7 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 	rn.execute(em)
 }
 
-// simCanvasEmitter writes execution events. The canvas is always opted in: text streams live
-// with resets for intermediate turns, and thinking and tool frames always flow.
+// simCanvasEmitter writes execution events, always opted in.
 type simCanvasEmitter struct {
 	rn         *run
 	w          *simcanvas.Writer
@@ -103,10 +97,7 @@ func (e *simCanvasEmitter) toolStart(t *toolRun) {
 }
 
 func (e *simCanvasEmitter) toolEnd(t *toolRun) {
-	if !e.live() {
-		return
-	}
-	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
+	if !e.live() || dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -121,13 +112,12 @@ type canvasToolCall struct {
 	Result    string `json:"result"`
 }
 
-// canvasOutput is the agent block's output.
 type canvasOutput struct {
 	Content   string           `json:"content"`
 	ToolCalls []canvasToolCall `json:"toolCalls,omitempty"`
 	Model     string           `json:"model"`
 	Tokens    map[string]int   `json:"tokens"`
-	Redacted  bool             `json:"redacted,omitempty"` // marks an output whose PII was redacted (redact.go).
+	Redacted  bool             `json:"redacted,omitempty"` // the output's PII was redacted (redact.go).
 }
 
 func (e *simCanvasEmitter) finish(res *runResult) {
@@ -135,12 +125,7 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 	elapsed := time.Since(e.rn.started)
 	switch res.outcome {
 	case outcomeDone:
-		out := canvasOutput{Content: res.finalText, Model: e.rn.dep.Model, Tokens: map[string]int{
-			"prompt": res.usage.InputTokens, "completion": res.usage.OutputTokens, "total": res.usage.InputTokens + res.usage.OutputTokens,
-		}}
-		for _, t := range res.tools {
-			out.ToolCalls = append(out.ToolCalls, canvasToolCall{t.ID, t.Name, t.Args, string(t.Status), t.Result})
-		}
+		out := e.output(res)
 		e.redactOutput(&out)
 		_ = e.w.StreamDone(blockID)
 		_ = e.w.BlockCompleted(blockID, out, elapsed)

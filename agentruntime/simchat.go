@@ -13,15 +13,12 @@ import (
 const blockID = "b1"
 
 func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
-	dep, body, ok := deploymentBody[simchat.RequestBody](s, w, r, "chat slug", "slug")
+	dep, input, _, ok := deploymentBody(s, w, r, "chat slug", "slug", func(b *simchat.RequestBody) *string { return b.Input },
+		`request body: missing "input" (the user message)`)
 	if !ok {
 		return
 	}
-	if body.Input == nil || *body.Input == "" {
-		s.writeError(w, http.StatusBadRequest, `request body: missing "input" (the user message)`)
-		return
-	}
-	rn := s.newRun(w, r, dep, simchat.Name, *body.Input)
+	rn := s.newRun(w, r, dep, simchat.Name, input, false)
 	var em emitter = newSimChatEmitter(rn, simchat.OptedIn(r.Header))
 	if dep.Policy().SettledTools && !rn.faults.LiveSettledTools {
 		em = settledEmitter{emitter: em, rn: rn}
@@ -30,9 +27,7 @@ func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
 }
 
 // settledEmitter is the public chat of a deployment whose provider runs its tools settled
-// (liveTools: false, R-settled-tools): nothing streams while the run goes on, neither thinking,
-// text nor tools; when the final turn ends its text goes out at once, so an opted-in client
-// gets it in one chunk, as a legacy client does.
+// (R-settled-tools): nothing streams until the final turn's text, in one chunk.
 type settledEmitter struct {
 	emitter
 	rn *run
@@ -50,10 +45,9 @@ func (e settledEmitter) turnEnd(final bool) {
 	e.emitter.turnEnd(final)
 }
 
-// simChatEmitter writes public chat frames. Opted-in clients get live text with chunk_reset
-// when a turn turns out to be intermediate; legacy clients get only the final turn's text, in
-// one chunk, once the turn is settled. Thinking and tool frames need the header and the
-// deployment's policy.
+// simChatEmitter writes public chat frames: opted-in clients get live text with chunk_reset
+// after an intermediate turn, legacy ones the final turn's text in one chunk once settled.
+// Thinking and tool frames need the header and the deployment's policy.
 type simChatEmitter struct {
 	rn *run
 	w  *simchat.Writer
@@ -63,8 +57,8 @@ type simChatEmitter struct {
 	showThinking bool
 	showTools    bool
 
-	streamed   bool // whether the block streamed text since its last reset.
-	droppedEnd bool // records that the unbalanced-tool fault already dropped its tool end.
+	streamed   bool // the block streamed text since its last reset.
+	droppedEnd bool // the unbalanced-tool fault dropped its tool end.
 }
 
 func newSimChatEmitter(rn *run, optedIn bool) *simChatEmitter {
@@ -90,8 +84,7 @@ func (e *simChatEmitter) modelStart(int) {}
 
 func (e *simChatEmitter) thinking(text string) {
 	switch {
-	case e.rn.faults.LeakThinking:
-		// The fault: thinking goes out as answer chunks, live, to every client.
+	case e.rn.faults.LeakThinking: // to every client, live
 		e.chunk(text)
 	case e.showThinking:
 		_ = e.w.Thinking(blockID, text)
@@ -104,7 +97,6 @@ func (e *simChatEmitter) text(text string) {
 	}
 }
 
-// chunk sends live answer text.
 func (e *simChatEmitter) chunk(text string) {
 	if text == "" {
 		return
@@ -121,14 +113,12 @@ func (e *simChatEmitter) turnEnd(final bool) {
 	switch {
 	case !final && e.live && e.streamed && !f.NoReset:
 		e.reset()
-	case final && !e.live:
-		// Legacy: the settled final text, in one piece, now that the turn is known to be final.
+	case final && !e.live: // legacy: the settled final text in one piece
 		if settled := e.rn.turnText.String(); settled != "" {
 			e.rn.beforeFirstChunk()
 			_ = e.w.Chunk(blockID, settled)
 		}
-	case final && e.optedIn && f.ResetInFinal && e.streamed:
-		// The fault: a reset in the final turn, then the text again so the answer still converges.
+	case final && e.optedIn && f.ResetInFinal && e.streamed: // then the text again, to converge
 		e.reset()
 		_ = e.w.Chunk(blockID, e.rn.turnText.String())
 	}
@@ -153,10 +143,7 @@ func (e *simChatEmitter) toolStart(t *toolRun) {
 }
 
 func (e *simChatEmitter) toolEnd(t *toolRun) {
-	if !e.showTools {
-		return
-	}
-	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
+	if !e.showTools || dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -167,16 +154,13 @@ func (e *simChatEmitter) finish(res *runResult) {
 	switch res.outcome {
 	case outcomeDone:
 		e.final(res)
-		if f.DoubleTerminal {
-			e.final(res)
-		}
 	case outcomePaused:
 		e.paused(res)
 	default:
 		_ = e.w.Error(e.rn.failureMessage(res.err))
-		if f.DoubleTerminal {
-			e.final(res)
-		}
+	}
+	if f.DoubleTerminal && res.outcome != outcomePaused {
+		e.final(res)
 	}
 	if !f.MissingDone {
 		_ = e.w.Done()
@@ -184,8 +168,7 @@ func (e *simChatEmitter) finish(res *runResult) {
 	_ = e.rn.cs.flush()
 }
 
-// final writes the success envelope with the block's tool calls reduced to name and status
-// (or, with the expose-tool-args fault, with their arguments and results).
+// final writes the success envelope, the tool calls reduced to name and status.
 func (e *simChatEmitter) final(res *runResult) {
 	if e.rn.faults.ExposeToolArgs {
 		type exposed struct {
@@ -208,7 +191,6 @@ func (e *simChatEmitter) final(res *runResult) {
 	_ = e.w.Final(finalOutput(res))
 }
 
-// finalOutput is a run's sim-chat final: its answer, and its tools reduced to name and status.
 func finalOutput(res *runResult) simchat.FinalOutput {
 	out := simchat.FinalOutput{Content: res.finalText}
 	for _, t := range res.tools {
@@ -217,8 +199,7 @@ func finalOutput(res *runResult) simchat.FinalOutput {
 	return out
 }
 
-// errorMessage is the text a dialect's error terminal carries: the provider's own message
-// when there is one.
+// errorMessage is the text of a dialect's error terminal: the provider's message, if any.
 func errorMessage(err error) string {
 	var pe *protocol.ProviderError
 	if errors.As(err, &pe) && pe.Message != "" {

@@ -10,37 +10,29 @@ import (
 	"time"
 )
 
-// errSlowClient is the cancel cause of a stream whose client accepted no bytes for the idle
-// timeout.
-var errSlowClient = errors.New("client accepted no bytes within the idle timeout")
+// Cancel causes of a stream whose client accepted no bytes for the idle timeout, or left.
+var (
+	errSlowClient = errors.New("client accepted no bytes within the idle timeout")
+	errClientGone = errors.New("client went away")
+)
 
-// errClientGone is the cancel cause of a stream whose client closed the connection.
-var errClientGone = errors.New("client went away")
-
-// clientStream is the write side of one client stream. Frame writers append frames to its
-// buffer (Write); flush hands the buffered frames to the connection under a write deadline, so
-// a client that accepts nothing for the idle timeout is dropped instead of holding the stream.
-// The buffer holds at most the frames of one provider event between flushes, which bounds
-// per-stream memory; the stream's own goroutine blocks on a slow client, never another stream's.
-//
-// Write and flush are called by the stream's goroutine; the heartbeat timer also takes the lock.
+// clientStream is the write side of one client stream: Write buffers frames, flush hands them
+// to the connection under a write deadline, so a client that accepts nothing for the idle
+// timeout is dropped. The heartbeat timer also takes the lock.
 type clientStream struct {
 	w    http.ResponseWriter
 	rc   *http.ResponseController
 	idle time.Duration
 
-	heartbeat time.Duration // the ": ping" interval when idle (0: no heartbeats).
-	// onFail is called once, outside the lock, with the first write failure's cause
-	// (errSlowClient or errClientGone).
-	onFail func(cause error)
+	heartbeat time.Duration     // the ": ping" interval when idle (0: none).
+	onFail    func(cause error) // called once, outside the lock, with the first failure's cause.
 
 	mu        sync.Mutex
 	buf       bytes.Buffer
 	err       error
 	lastFlush time.Time
-	// deadlineSet is when the write deadline was last moved; it is moved again only after an
-	// eighth of the idle timeout, which keeps timer updates off the per-token path while a
-	// stalled client is still dropped between 7/8 and all of the idle timeout.
+	// deadlineSet is when the write deadline was last moved; moving it at most every eighth of
+	// the idle timeout keeps timer updates off the per-token path.
 	deadlineSet time.Time
 	timer       *time.Timer
 	closed      bool
@@ -73,9 +65,8 @@ func (cs *clientStream) startHeartbeat() {
 	cs.timer = time.AfterFunc(cs.heartbeat, cs.ping)
 }
 
-// ping writes a ": ping" comment when nothing was flushed for a heartbeat interval, and re-arms
-// itself for when the next one is due. Re-arming here, not on every flush, keeps timers off the
-// per-token path.
+// ping writes a ": ping" comment after a heartbeat interval with nothing flushed, and re-arms
+// itself (not every flush: timers stay off the per-token path).
 func (cs *clientStream) ping() {
 	cs.mu.Lock()
 	if cs.closed || cs.err != nil {
@@ -99,8 +90,7 @@ func (cs *clientStream) ping() {
 	}
 }
 
-// flush writes the pending frames to the client and flushes the connection. It returns the
-// first write failure; after one, every later call fails the same way.
+// flush writes the pending frames to the client; after a failure, every call returns it.
 func (cs *clientStream) flush() error {
 	cs.mu.Lock()
 	hadErr := cs.err != nil
@@ -122,9 +112,7 @@ func (cs *clientStream) flushLocked() error {
 	}
 	now := time.Now()
 	if cs.idle > 0 && now.Sub(cs.deadlineSet) >= cs.idle/8 {
-		// Best effort: a ResponseWriter without deadline support (ErrNotSupported) still works,
-		// it just cannot drop a stalled client.
-		_ = cs.rc.SetWriteDeadline(now.Add(cs.idle))
+		_ = cs.rc.SetWriteDeadline(now.Add(cs.idle)) // without deadline support, no stalled client is dropped
 		cs.deadlineSet = now
 	}
 	_, err := cs.w.Write(cs.buf.Bytes())
@@ -140,8 +128,7 @@ func (cs *clientStream) flushLocked() error {
 	return nil
 }
 
-// close stops the heartbeat and gives the server a fresh deadline to finish the response, so a
-// deadline set for the last frame cannot cut the response's own end.
+// close stops the heartbeat and gives the server a fresh deadline to finish the response.
 func (cs *clientStream) close() {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -154,9 +141,8 @@ func (cs *clientStream) close() {
 	}
 }
 
-// failure classifies the stream's first write failure (errSlowClient or errClientGone), or nil.
-// The HTTP server cancels the request context itself on a write error, so the run's context
-// cause cannot tell a drop from a departure; this can.
+// failure classifies the stream's first write failure, or nil: the run's context cause cannot
+// tell a drop from a departure (net/http cancels the request itself on a write error).
 func (cs *clientStream) failure() error {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -166,7 +152,6 @@ func (cs *clientStream) failure() error {
 	return causeOf(cs.err)
 }
 
-// causeOf classifies a write failure: a deadline means the client stopped reading.
 func causeOf(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return errSlowClient
@@ -174,8 +159,7 @@ func causeOf(err error) error {
 	return errClientGone
 }
 
-// flushHeaders sends the response headers at once, so a client sees the stream open before the
-// model's first token (time to response headers is measured separately from time to first chunk).
+// flushHeaders sends the response headers at once (time to headers is not time to first chunk).
 func (cs *clientStream) flushHeaders() error {
 	cs.mu.Lock()
 	if cs.idle > 0 {

@@ -17,16 +17,11 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Swarms: a tool call of scenarios.DelegateTool whose arguments list children under
-// scenarios.SwarmArgument runs those child agents in parallel instead of a simulated tool.
-// Each child is a small tool loop of its own against the provider (the parent's X-Streambench-*
-// selection plus scenarios.ChildHeader naming the child's path), so the mock sees, and records,
-// one provider request per child turn: that is where "children of an aborted or stopped run
-// are cancelled too" is checked. The delegation settles when every child finished; a child's
-// children are its own delegation, so depth comes for free.
+// Swarms: a scenarios.DelegateTool call runs its child agents in parallel, each a tool loop of
+// its own whose provider requests name it, so the mock records (and checks the cancellation of)
+// every child turn.
 
 // swarmEmitter is implemented by emitters whose dialect streams swarm children (compose).
-// Like every emitter method, these are called on the run's goroutine, in order.
 type swarmEmitter interface {
 	childStart(c *childRun)
 	childDelta(c *childRun, text string)
@@ -36,12 +31,11 @@ type swarmEmitter interface {
 	childError(c *childRun, msg string)
 }
 
-// childRun is one child agent of a run.
 type childRun struct {
 	name, path string
 	// runKey is the child's key on the wire (its scripted name); parentRunID the parent
-	// child's runKey, or the run id for a child of the root run; chain the run id then every
-	// runKey down to this child's.
+	// child's runKey, or the run id under the root run; chain the run id then every runKey
+	// down to this child's.
 	runKey, parentRunID string
 	chain               []string
 	depth               int
@@ -50,38 +44,17 @@ type childRun struct {
 	toolBatches         int
 }
 
-// swarmEventKind is what a child reported.
-type swarmEventKind uint8
-
-const (
-	childEvStart swarmEventKind = iota + 1
-	childEvDelta
-	childEvToolStart
-	childEvToolEnd
-	childEvDone
-	childEvError
-)
-
-// swarmEvent is one child event on its way to the run's goroutine.
-type swarmEvent struct {
-	kind  swarmEventKind
-	child *childRun
-	text  string
-	tool  *toolRun
-}
-
-// swarm runs the delegations of one turn. Children report on events (unbuffered, so an event
-// is written before the child goes on, and every event of a delegation is written before the
-// delegation settles); abandon is closed when the run's goroutine stops listening.
+// swarm runs the delegations of one turn. Children hand their events (an emitter call each)
+// to the run's goroutine on events, unbuffered, so every event of a delegation is written
+// before it settles; abandon is closed when the run's goroutine stops listening.
 type swarm struct {
 	rn          *run
-	events      chan swarmEvent
+	events      chan func(swarmEmitter)
 	abandon     chan struct{}
 	abandonOnce sync.Once
 }
 
-// send hands ev to the run's goroutine, or drops it once nobody listens.
-func (sw *swarm) send(ev swarmEvent) {
+func (sw *swarm) send(ev func(swarmEmitter)) {
 	select {
 	case sw.events <- ev:
 	case <-sw.abandon:
@@ -113,20 +86,10 @@ func delegation(t *toolRun) []scenarios.SimChild {
 	return children
 }
 
-// runTurnTools runs a turn's tools, the way runTools does, except that delegations run their
-// children and relay their events through em between the tools' own frames.
+// runTurnTools runs a turn's tools (or delegations) in parallel, writing all their frames through
+// em on the run's goroutine, the stream's single writer; a cancelled ctx settles them at once.
 func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
-	delegates := func(t *toolRun) []scenarios.SimChild {
-		if !rn.dep.allowsTool(t.Name) {
-			return nil // runTool answers a tool the deployment does not enable
-		}
-		return delegation(t)
-	}
-	if !slices.ContainsFunc(calls, func(t *toolRun) bool { return delegates(t) != nil }) {
-		rn.s.runTools(ctx, rn.dep, calls, em.toolStart, em.toolEnd, rn.flush)
-		return
-	}
-	sw := &swarm{rn: rn, events: make(chan swarmEvent), abandon: make(chan struct{})}
+	sw := &swarm{rn: rn, events: make(chan func(swarmEmitter)), abandon: make(chan struct{})}
 	defer sw.abandonOnce.Do(func() { close(sw.abandon) })
 	for _, t := range calls {
 		em.toolStart(t)
@@ -134,7 +97,10 @@ func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
 	rn.flush()
 	settled := make(chan *toolRun, len(calls))
 	for _, t := range calls {
-		children := delegates(t)
+		var children []scenarios.SimChild
+		if rn.dep.allowsTool(t.Name) { // runTool answers a tool the deployment does not enable
+			children = delegation(t)
+		}
 		go func() {
 			if children != nil {
 				sw.delegate(t, children, nil)
@@ -145,28 +111,28 @@ func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
 		}()
 	}
 	sem, _ := em.(swarmEmitter)
+	relay := func(ev func(swarmEmitter)) {
+		if sem != nil {
+			ev(sem)
+		}
+	}
 	for left := len(calls); left > 0; {
 		select {
 		case t := <-settled:
 			em.toolEnd(t)
 			left--
 		case ev := <-sw.events:
-			if sem != nil {
-				relay(sem, ev)
-			}
-			// Children stream concurrently: relay what is ready now (a bounded batch, so the
-			// client is never starved by busy children), then flush once, as the parent's own
+			relay(ev)
+			// Relay a bounded batch of what is ready, then flush once, as the parent's own
 			// frames go out per provider read rather than per frame.
-			for n := 0; n < maxRelayBatch; n++ {
+		batch:
+			for range maxRelayBatch {
 				select {
 				case ev := <-sw.events:
-					if sem != nil {
-						relay(sem, ev)
-					}
-					continue
+					relay(ev)
 				default:
+					break batch
 				}
-				break
 			}
 		}
 		rn.flush()
@@ -176,27 +142,8 @@ func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
 // maxRelayBatch bounds how many ready child events are written between flushes.
 const maxRelayBatch = 64
 
-// relay writes one child event.
-func relay(em swarmEmitter, ev swarmEvent) {
-	switch ev.kind {
-	case childEvStart:
-		em.childStart(ev.child)
-	case childEvDelta:
-		em.childDelta(ev.child, ev.text)
-	case childEvToolStart:
-		em.childToolStart(ev.child, ev.tool)
-	case childEvToolEnd:
-		em.childToolEnd(ev.child, ev.tool)
-	case childEvDone:
-		em.childDone(ev.child)
-	case childEvError:
-		em.childError(ev.child, ev.text)
-	}
-}
-
 // delegate runs children (of parent; nil for the root run) in parallel and settles t when
-// every one finished. With the child-not-cancelled fault the children ignore the run's
-// cancellation and the delegation stops waiting for them when the run ends.
+// every one finished.
 func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *childRun) {
 	rn := sw.rn
 	ctx := rn.ctx
@@ -214,7 +161,7 @@ func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *chi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sw.runChild(ctx, c, time.Duration(float64(time.Duration(sc.DelayMs)*time.Millisecond)*rn.s.opts.ToolTimeScale))
+			sw.runChild(ctx, c, rn.s.toolTime(sc.DelayMs))
 		}()
 	}
 	all := make(chan struct{})
@@ -238,31 +185,20 @@ func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *chi
 	}
 }
 
-// runChild plays one child agent: after its delay, its start, then its turns (tools and
-// delegations between them), then done, or error when the provider fails it or the run ends.
+// runChild plays one child agent: after its delay, its start, its turns, then done or error.
 func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration) {
-	if delay > 0 {
-		timer := time.NewTimer(delay)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return // never started: nothing to report
-		}
-	}
-	if ctx.Err() != nil {
-		return
+	if !sleep(ctx, delay) || ctx.Err() != nil {
+		return // never started: nothing to report
 	}
 	rn := sw.rn
 	c.started = time.Now()
-	sw.send(swarmEvent{kind: childEvStart, child: c})
-	// The child's user message is the run's, its directive naming the child: a gateway between
-	// here and the provider may drop the ChildHeader this also sends.
+	sw.send(func(em swarmEmitter) { em.childStart(c) })
+	// The directive names the child too: a gateway may drop ChildHeader.
 	input, _ := scenarios.WithChild(rn.input, c.path)
 	msgs := []protocol.Message{{Role: "user", Text: input}}
 	for turn := 0; ; turn++ {
-		if turn >= rn.s.maxTurns {
-			sw.send(swarmEvent{kind: childEvError, child: c, text: fmt.Sprintf("child still calling tools after %d turns", rn.s.maxTurns)})
+		if turn >= rn.s.opts.MaxTurns {
+			sw.childFailed(c, fmt.Sprintf("child still calling tools after %d turns", rn.s.opts.MaxTurns))
 			return
 		}
 		text, calls, err := sw.childTurn(ctx, c, msgs)
@@ -271,28 +207,30 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 			if ctx.Err() != nil {
 				msg = "cancelled"
 			}
-			sw.send(swarmEvent{kind: childEvError, child: c, text: msg})
+			sw.childFailed(c, msg)
 			return
 		}
 		if len(calls) == 0 {
-			sw.send(swarmEvent{kind: childEvDone, child: c})
+			sw.send(func(em swarmEmitter) { em.childDone(c) })
 			return
 		}
 		c.toolBatches++
 		sw.childTools(ctx, c, calls)
 		if ctx.Err() != nil {
-			sw.send(swarmEvent{kind: childEvError, child: c, text: "cancelled"})
+			sw.childFailed(c, "cancelled")
 			return
 		}
 		msgs = appendToolTurn(msgs, text, calls)
 	}
 }
 
-// childTools runs a child's tool batch in parallel: its delegation, if any, starts its own
-// children.
+func (sw *swarm) childFailed(c *childRun, msg string) {
+	sw.send(func(em swarmEmitter) { em.childError(c, msg) })
+}
+
 func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) {
 	for _, t := range calls {
-		sw.send(swarmEvent{kind: childEvToolStart, child: c, tool: t})
+		sw.send(func(em swarmEmitter) { em.childToolStart(c, t) })
 	}
 	var wg sync.WaitGroup
 	for _, t := range calls {
@@ -310,14 +248,14 @@ func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) 
 			} else {
 				sw.rn.s.runTool(ctx, sw.rn.dep, t)
 			}
-			sw.send(swarmEvent{kind: childEvToolEnd, child: c, tool: t})
+			sw.send(func(em swarmEmitter) { em.childToolEnd(c, t) })
 		}()
 	}
 	wg.Wait()
 }
 
-// childTurn requests one of a child's provider turns and relays its text as deltas. It
-// returns the turn's text and tool calls (none for the child's answer turn).
+// childTurn requests one of a child's provider turns, relays its text as deltas and returns its
+// text and tool calls.
 func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Message) (string, []*toolRun, error) {
 	header := sw.rn.header.Clone()
 	if header == nil {
@@ -329,7 +267,7 @@ func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Mes
 		text: func(piece string) {
 			if piece != "" {
 				text.WriteString(piece)
-				sw.send(swarmEvent{kind: childEvDelta, child: c, text: piece})
+				sw.send(func(em swarmEmitter) { em.childDelta(c, piece) })
 			}
 		},
 		usage: &c.usage,
@@ -370,11 +308,7 @@ func (e *composeEmitter) childDelta(c *childRun, text string) {
 }
 
 func (e *composeEmitter) childToolStart(c *childRun, t *toolRun) {
-	input := json.RawMessage(t.Args)
-	if !json.Valid(input) {
-		input, _ = json.Marshal(t.Args)
-	}
-	_ = e.w.ChildToolStart(c.runKey, t.Name, input)
+	_ = e.w.ChildToolStart(c.runKey, t.Name, t.input())
 }
 
 func (e *composeEmitter) childToolEnd(c *childRun, t *toolRun) {

@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,8 +12,7 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// toolRun is one tool call of a turn, from the moment the model starts streaming it until the
-// simulated tool settles.
+// toolRun is one tool call of a turn, from the model's first piece until the tool settles.
 type toolRun struct {
 	Index int
 	ID    string
@@ -22,12 +22,20 @@ type toolRun struct {
 
 	Status scenarios.Outcome
 	Result string
-	Pause  bool                    // set when a human-input tool settled: the run pauses after this turn.
-	expire context.CancelCauseFunc // fires the execution timeout of the run (pause.go); nil outside a turn's tools.
+	Pause  bool                    // a human-input tool settled: the run pauses after this turn.
+	expire context.CancelCauseFunc // fires the run's execution timeout (pause.go).
 }
 
-// simDirectiveOf extracts the "_sim" member that tells a simulated tool how to behave. Without
-// one the tool succeeds at once.
+// input is t's arguments as JSON: as streamed, or as a JSON string when they are not JSON.
+func (t *toolRun) input() json.RawMessage {
+	if json.Valid([]byte(t.Args)) {
+		return json.RawMessage(t.Args)
+	}
+	b, _ := json.Marshal(t.Args)
+	return b
+}
+
+// simDirectiveOf reads the "_sim" member that tells a simulated tool how to behave.
 func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
 	d := scenarios.SimDirective{Outcome: scenarios.OutcomeSuccess}
 	raw, ok := input["_sim"]
@@ -41,9 +49,7 @@ func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return d, fmt.Errorf("tool arguments: _sim: %w", err)
 	}
-	if d.Outcome == "" {
-		d.Outcome = scenarios.OutcomeSuccess
-	}
+	d.Outcome = cmp.Or(d.Outcome, scenarios.OutcomeSuccess)
 	if d.Outcome != scenarios.OutcomeSuccess && d.Outcome != scenarios.OutcomeError {
 		return d, fmt.Errorf("tool arguments: _sim.outcome %q is not success or error", d.Outcome)
 	}
@@ -53,8 +59,7 @@ func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
 	return d, nil
 }
 
-// runTool simulates t: it sleeps for the directive's duration (scaled by timeScale) unless ctx
-// ends first, then settles t as the directive says, or as cancelled.
+// runTool simulates t: it sleeps for its duration, then settles t as scripted, or as cut.
 func (s *Server) runTool(ctx context.Context, dep *Deployment, t *toolRun) {
 	s.metrics.toolsRunning.Inc()
 	defer s.metrics.toolsRunning.Dec()
@@ -83,44 +88,29 @@ func (s *Server) runTool(ctx context.Context, dep *Deployment, t *toolRun) {
 		s.runUntilTimeout(ctx, t, d)
 		return
 	}
-	if wait := time.Duration(float64(time.Duration(d.DurationMs)*time.Millisecond) * s.opts.ToolTimeScale); wait > 0 {
-		timer := time.NewTimer(wait)
-		defer timer.Stop()
-		select {
-		case <-ctx.Done():
-			s.settleCut(ctx, t)
-			return
-		case <-timer.C:
-		}
-	} else if ctx.Err() != nil {
+	if !sleep(ctx, s.toolTime(d.DurationMs)) {
 		s.settleCut(ctx, t)
 		return
 	}
-	t.Status, t.Result, t.Pause = d.Outcome, d.Result, d.Pause
-	if t.Result == "" {
-		t.Result = fmt.Sprintf("%s finished with %s", t.Name, d.Outcome)
-	}
+	t.Status, t.Result, t.Pause = d.Outcome, cmp.Or(d.Result, fmt.Sprintf("%s finished with %s", t.Name, d.Outcome)), d.Pause
 }
 
-// runTools runs a turn's tools in parallel. onStart is called for every tool before any runs,
-// onEnd for each as it settles (in settle order), both on the caller's goroutine so the stream
-// has a single writer; flush is called before every wait. It returns when every tool settled;
-// a cancelled ctx settles the rest at once.
-func (s *Server) runTools(ctx context.Context, dep *Deployment, tools []*toolRun, onStart, onEnd func(*toolRun), flush func()) {
-	for _, t := range tools {
-		onStart(t)
+func (s *Server) toolTime(ms int64) time.Duration {
+	return time.Duration(float64(time.Duration(ms)*time.Millisecond) * s.opts.ToolTimeScale)
+}
+
+// sleep waits d unless ctx ends first, and reports whether it did not.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
 	}
-	flush()
-	settled := make(chan *toolRun, len(tools))
-	for _, t := range tools {
-		go func() {
-			s.runTool(ctx, dep, t)
-			settled <- t
-		}()
-	}
-	for range tools {
-		onEnd(<-settled)
-		flush()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -130,7 +120,6 @@ type turnCalls struct {
 	args  []strings.Builder
 }
 
-// start records a ModelToolStart.
 func (tc *turnCalls) start(ev *protocol.ModelEvent) {
 	for len(tc.calls) <= ev.ToolIndex {
 		tc.calls = append(tc.calls, nil)
@@ -139,7 +128,6 @@ func (tc *turnCalls) start(ev *protocol.ModelEvent) {
 	tc.calls[ev.ToolIndex] = &toolRun{Index: ev.ToolIndex, ID: ev.ToolID, Name: ev.ToolName}
 }
 
-// arg appends a ModelToolArgs piece to its call and returns the call.
 func (tc *turnCalls) arg(ev *protocol.ModelEvent) (*toolRun, error) {
 	if ev.ToolIndex >= len(tc.calls) || tc.calls[ev.ToolIndex] == nil {
 		return nil, fmt.Errorf("provider stream: arguments for tool index %d before its start", ev.ToolIndex)
@@ -148,8 +136,7 @@ func (tc *turnCalls) arg(ev *protocol.ModelEvent) (*toolRun, error) {
 	return tc.calls[ev.ToolIndex], nil
 }
 
-// done returns the calls in index order with their arguments; an index never started is an
-// error.
+// done returns the calls in index order with their arguments; an index never started is an error.
 func (tc *turnCalls) done() ([]*toolRun, error) {
 	for i, c := range tc.calls {
 		if c == nil {

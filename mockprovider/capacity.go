@@ -8,19 +8,13 @@ import (
 	"time"
 )
 
-// Capacity models a provider with finite serving capacity, so that a capacity sweep against
-// the mock finds a knee where this model puts it. The zero value is unlimited.
+// Capacity models a provider with finite serving capacity; the zero value is unlimited.
 type Capacity struct {
-	MaxConcurrent int // how many requests play at once (0: unlimited).
-	// QueueSize is how many requests may wait for a slot when all are busy; a request that
-	// finds the queue full is answered 429 at once. 0 means no queue.
-	QueueSize int
-	// QueueTimeout bounds how long a request waits in the queue before it is answered 429
-	// (0: until a slot frees or the client leaves).
-	QueueTimeout time.Duration
-	// SlowdownPerStream stretches every scripted delay by (1 + SlowdownPerStream·active), where
-	// active is the number of requests playing at that moment (this one included), to model a
-	// backend that slows down under load. 0 disables it.
+	MaxConcurrent int           // how many requests play at once (0: unlimited).
+	QueueSize     int           // how many may wait for a slot; one more gets 429 at once.
+	QueueTimeout  time.Duration // the longest wait in the queue before a 429 (0: none).
+	// SlowdownPerStream stretches every scripted delay by (1 + SlowdownPerStream·active), active
+	// the requests playing at that moment, this one included.
 	SlowdownPerStream float64
 }
 
@@ -63,8 +57,8 @@ func newAdmission(cfg Capacity, m *metrics) *admission {
 	return a
 }
 
-// acquire waits for a slot. It returns how long the request queued; on success the caller must
-// call release. Errors: errQueueFull, errQueueTimeout, or ctx.Err() when the client left.
+// acquire waits for a slot (then call release) and returns how long the request queued; a
+// client that left gets ctx.Err().
 func (a *admission) acquire(ctx context.Context) (time.Duration, error) {
 	if a.slots == nil {
 		a.started()
@@ -76,7 +70,7 @@ func (a *admission) acquire(ctx context.Context) (time.Duration, error) {
 		return 0, nil
 	default:
 	}
-	// Reserve a queue place first so the bound holds under a burst of arrivals.
+	// A queue place first, so the bound holds under a burst of arrivals.
 	if n := a.waiting.Add(1); n > int64(a.cfg.QueueSize) {
 		a.waiting.Add(-1)
 		return 0, errQueueFull
@@ -111,7 +105,6 @@ func (a *admission) started() {
 	a.metrics.activeStreams.Inc()
 }
 
-// release frees the slot taken by a successful acquire.
 func (a *admission) release() {
 	a.active.Add(-1)
 	a.metrics.activeStreams.Dec()
@@ -120,7 +113,6 @@ func (a *admission) release() {
 	}
 }
 
-// slowdown is the factor scripted delays are stretched by right now.
 func (a *admission) slowdown() float64 {
 	if a.cfg.SlowdownPerStream == 0 {
 		return 1

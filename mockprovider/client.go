@@ -8,10 +8,8 @@ import (
 	"strings"
 )
 
-// FetchSessions reads every session record the mock at baseURL holds (GET PathSessions), in one
-// request; client nil means http.DefaultClient. The load generator's cancel check and the bench
-// measurements both read the mock's view of a run through it, so the record type and its JSON
-// shape have one reader, next to the one writer.
+// FetchSessions reads every session record the mock at baseURL holds; nil client means
+// http.DefaultClient.
 func FetchSessions(ctx context.Context, client *http.Client, baseURL string) ([]SessionRecord, error) {
 	if client == nil {
 		client = http.DefaultClient

@@ -17,8 +17,8 @@ func TestFaultOption(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown fault "no-such-fault"`) || !strings.Contains(err.Error(), "openai-no-done") {
 		t.Fatalf("New with an unknown fault: %v", err)
 	}
-	if got := len(Faults()); got != len(faultDoc) || got < 10 {
-		t.Errorf("Faults() lists %d, want all %d", got, len(faultDoc))
+	if got := len(Faults()); got != len(faultSpecs) || got < 10 {
+		t.Errorf("Faults() lists %d, want all %d", got, len(faultSpecs))
 	}
 }
 

@@ -46,13 +46,9 @@ func (s *Server) modelHandler(wr *wire) http.Handler {
 	})
 }
 
-// newRequest starts the request's session record.
-//
-// The stack frames under which a stream plays stay small: a handler goroutine starts with an
-// 8 KiB stack, and the first flush (net/http formats the Date header there) is the deepest
-// point of a request. With the session record and serve's validation in the frames below it,
-// every stream outgrew its stack and copied it, ~7% of the mock's CPU at 2,000 new streams a
-// second (issue 15's profile). Kept out of line so that its record's frame is gone by then.
+// newRequest starts the request's session record. It is kept out of line, like prepare, so
+// that the frames under which a stream plays stay small: the first flush is a request's deepest
+// point, and a stream that outgrows its first 8 KiB stack copies it (BenchmarkStreamStack).
 //
 //go:noinline
 func (s *Server) newRequest(wr *wire, w http.ResponseWriter, r *http.Request) *request {
@@ -67,16 +63,14 @@ func (s *Server) newRequest(wr *wire, w http.ResponseWriter, r *http.Request) *r
 	return req
 }
 
-// serve reads the body, validates and selects (prepare), applies admission, then plays the
-// turn.
+// serve reads the body, validates and selects (prepare), applies admission, then plays the turn.
 func (q *request) serve() {
 	s := q.srv
 	if q.r.Method != http.MethodPost {
 		q.refuseMethod()
 		return
 	}
-	// The body is read here rather than in prepare: net/http's read path is deep, and under
-	// prepare's frame it could still outgrow the first stack.
+	// Read here, not in prepare: net/http's read path is deep (see newRequest).
 	body, err := q.readBody()
 	if err != nil {
 		q.bodyFailed(err, len(body))
@@ -86,22 +80,20 @@ func (q *request) serve() {
 		return
 	}
 	queued, err := s.admission.acquire(q.r.Context())
-	if err != nil {
-		if errors.Is(err, errQueueFull) || errors.Is(err, errQueueTimeout) {
-			q.w.Header().Set("Retry-After", "1")
-			q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
-			q.fail(http.StatusTooManyRequests, errRateLimit, fmt.Sprintf("mock provider at capacity (max %d concurrent streams, queue %d): %v",
-				s.opts.Capacity.MaxConcurrent, s.opts.Capacity.QueueSize, err))
-			return
-		}
-		q.clientGone(time.Now(), func(rec *SessionRecord) { rec.Queued = queued })
+	q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
+	switch {
+	case errors.Is(err, errQueueFull) || errors.Is(err, errQueueTimeout):
+		q.w.Header().Set("Retry-After", "1")
+		q.fail(http.StatusTooManyRequests, errRateLimit, fmt.Sprintf("mock provider at capacity (max %d concurrent streams, queue %d): %v",
+			s.opts.Capacity.MaxConcurrent, s.opts.Capacity.QueueSize, err))
+		return
+	case err != nil: // the client left while queued
+		q.clientGone(time.Now())
 		return
 	}
 	defer s.admission.release()
-	q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
 	s.metrics.started.WithLabelValues(q.wire.name).Inc()
-	// The schedule starts at the request's arrival, or when it got its slot if it had to
-	// queue: time spent queued adds to its TTFT, as at a saturated provider.
+	// Time spent queued adds to the TTFT, as at a saturated provider.
 	base := q.arrival
 	if queued > 0 {
 		base = time.Now()
@@ -113,7 +105,6 @@ func (q *request) serve() {
 	}
 }
 
-// refuseMethod answers a request that is not a POST.
 func (q *request) refuseMethod() {
 	q.w.Header().Set("Allow", http.MethodPost)
 	q.fail(http.StatusMethodNotAllowed, errInvalidRequest,
@@ -135,10 +126,8 @@ func (q *request) bodyFailed(err error, got int) {
 	}
 }
 
-// prepare parses the body, validates and selects the request's turn, and answers the
-// errors: bad input and scripted HTTP faults. It reports whether the turn is to be played. It is a function of
-// its own so that its frame (every error message's formatting) is gone while the turn plays
-// (see newRequest).
+// prepare parses the body, selects the turn and answers bad input and scripted HTTP faults; it
+// reports whether the turn is to be played (out of line: see newRequest).
 func (q *request) prepare(body []byte) bool {
 	s := q.srv
 	parsed, err := q.wire.parse(body)
@@ -149,8 +138,7 @@ func (q *request) prepare(body []byte) bool {
 	q.parsed = parsed
 	dir, err := s.selectScenario(q.r.Header, parsed.LastUserText)
 	if errors.Is(err, errNoScenario) && parsed.MaxTokens > 0 {
-		// Earlier assistant messages are a conversation's history (load --conversations, a
-		// --prompts record of messages), not a scripted tool loop: answered alike.
+		// Earlier assistant messages are then a conversation's history, not a tool loop.
 		return q.prepareEndpoint()
 	}
 	if err != nil {
@@ -168,8 +156,7 @@ func (q *request) prepare(body []byte) bool {
 		return false
 	}
 	q.script = s.scripts.render(sc, dir.Seed)
-	// A swarm child is named by the header or by the directive's child= (which survives a
-	// gateway that drops custom headers); when both are there they must agree.
+	// A swarm child is named by the header or the directive's child=; both must agree.
 	path := q.r.Header.Get(HeaderChild)
 	if dir.Child != "" && path != "" && dir.Child != path {
 		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("swarm child %q in header %s but %q in the directive: name one",
@@ -196,8 +183,7 @@ func (q *request) prepare(body []byte) bool {
 	}
 	q.turn = &q.script.Turns[q.turnIdx]
 	if dir.ToolPrefix != "" && len(q.turn.ToolCalls) > 0 {
-		// The runtime shows its tools to the model under prefixed names: the calls carry
-		// them. A copy of the turn: the cached script is shared.
+		// A copy of the turn: the cached script is shared.
 		turn := *q.turn
 		turn.ToolCalls = slices.Clone(turn.ToolCalls)
 		for i := range turn.ToolCalls {
@@ -219,10 +205,9 @@ func (q *request) prepare(body []byte) bool {
 	return true
 }
 
-// readBody reads the whole body within the size limit and the body read timeout. After a
-// good read the deadline is cleared, so it bounds the body only, never the stream; after a
-// failed one it stays, so net/http's discard of the unread rest fails at once instead of
-// waiting for a stalled client, and the connection is closed.
+// readBody reads the whole body within the size limit and the body read timeout. A good read
+// clears the deadline, so it never bounds the stream; after a failed one it stays, so net/http's
+// discard of the unread rest fails at once, and the connection is closed.
 func (q *request) readBody() ([]byte, error) {
 	limited := http.MaxBytesReader(q.w, q.r.Body, q.srv.opts.MaxBody)
 	timeout := q.srv.opts.BodyReadTimeout
@@ -240,13 +225,10 @@ func (q *request) readBody() ([]byte, error) {
 	return body, err
 }
 
-// errNoScenario is selectScenario's error for a request that names no scenario.
 var errNoScenario = errors.New("no scenario selected")
 
-// prepareEndpoint selects the turn of a request without a directive that asks for max_tokens,
-// as an application's request to an inference endpoint does: one turn of max_tokens generated
-// tokens (at most MaxEndpointTokens) paced by the library's plain-answer timing
-// (scenarios.DefaultTiming without it), its text drawn from the request's sequence number.
+// prepareEndpoint selects the turn of a request without a directive that asks for max_tokens:
+// that many generated tokens at plain-answer's timing.
 func (q *request) prepareEndpoint() bool {
 	timing := scenarios.DefaultTiming()
 	if sc, ok := q.srv.library.Get("plain-answer"); ok {
@@ -254,7 +236,7 @@ func (q *request) prepareEndpoint() bool {
 	}
 	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
 	q.ref.update(func(rec *SessionRecord) { rec.Scenario, rec.Seed = sc.Name, q.seq })
-	// Not through the script cache: its key is the scenario, new for every request here.
+	// Not cached: the scenario is new for every request.
 	q.script = sc.Render(q.seq)
 	q.turn = &q.script.Turns[0]
 	return true
@@ -263,8 +245,7 @@ func (q *request) prepareEndpoint() bool {
 // MaxEndpointTokens bounds the answer to a request without a directive (its max_tokens).
 const MaxEndpointTokens = 32_768
 
-// selectScenario resolves the directive in the last user message and the X-Streambench-*
-// headers, field by field, headers winning.
+// selectScenario resolves the directive in the last user message and the headers, which win.
 func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Directive, error) {
 	dir, found, err := scenarios.ParseDirective(lastUser)
 	if err != nil {
@@ -314,6 +295,7 @@ func (q *request) stream(base time.Time) {
 		w = faultResponseWriter{ResponseWriter: q.w, fw: &faultWriter{w: q.w, rewrite: rewrite}}
 	}
 	includeUsage := q.parsed.IncludeUsage && !(fault == FaultOpenAINoUsage && q.wire.name == "openai")
+	setStreamHeaders(q.w)
 	sw := q.wire.newStream(w, q.meta(), includeUsage)
 
 	if !q.flushed(rc, sw.Start()) {
@@ -329,7 +311,7 @@ func (q *request) stream(base time.Time) {
 		step := &turn.Steps[i]
 		due := sched.due(step.At)
 		if gone, at := q.waitUntil(waiter, due, sw); gone {
-			q.clientGone(at, nil)
+			q.clientGone(at)
 			return
 		}
 		if !q.flushed(rc, sw.Step(turn, fault.step(turn, step))) {
@@ -352,8 +334,7 @@ func (q *request) stream(base time.Time) {
 	}
 }
 
-// flushed flushes what a write (whose error is err) wrote; false, the request failed, when
-// either failed.
+// flushed flushes what a write (whose error is err) wrote, and reports whether both worked.
 func (q *request) flushed(rc *http.ResponseController, err error) bool {
 	if err == nil {
 		err = rc.Flush()
@@ -366,16 +347,14 @@ func (q *request) flushed(rc *http.ResponseController, err error) bool {
 }
 
 // newWaiter returns a waiter on the server's clock that the request's context interrupts, and
-// the function that unhooks it: each wait then blocks on the waiter's channel alone, where
-// selecting on the context's channel as well cost more at every token.
+// the function that unhooks it (cheaper per token than selecting on the context as well).
 func (q *request) newWaiter() (*hrtimer.Waiter, func() bool) {
 	w := q.srv.opts.Clock.NewWaiter()
 	return w, context.AfterFunc(q.r.Context(), w.Interrupt)
 }
 
-// waitUntil sleeps on the stream's waiter (from newWaiter) until due, sending a keep-alive ping through sw
-// (on wires that have one) when the silence would exceed pingInterval. It returns gone=true,
-// with the time it noticed, as soon as the client goes away or a ping cannot be written.
+// waitUntil sleeps until due, pinging through sw on wires that ping; gone=true, with when it
+// noticed, as soon as the client goes away or a ping fails.
 func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWriter) (gone bool, at time.Time) {
 	for {
 		wake := due
@@ -383,9 +362,7 @@ func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWrit
 		if ping {
 			wake = time.Now().Add(pingInterval)
 		}
-		// Until returns false once the context's AfterFunc interrupted the waiter, and checks
-		// that after every wake: a client gone meanwhile is noticed here, not by a write into
-		// the void. (Selecting on ctx.Done() as well cost 2% of the mock's CPU per token.)
+		// Until returns false once the context interrupted the waiter, checked after every wake.
 		if !waiter.Until(nil, wake) {
 			return true, time.Now()
 		}
@@ -403,7 +380,6 @@ func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWrit
 	}
 }
 
-// providerError ends the stream with the scripted mid-stream error.
 func (q *request) providerError(sw streamWriter, rc *http.ResponseController) {
 	q.srv.metrics.providerErrors.WithLabelValues(q.wire.name, "midstream").Inc()
 	if q.flushed(rc, sw.Error(q.turn.ErrorMessage)) {
@@ -411,8 +387,7 @@ func (q *request) providerError(sw streamWriter, rc *http.ResponseController) {
 	}
 }
 
-// respond plays a non-streaming request: it waits until the turn's last step is due (or the
-// step the scripted error follows), then answers with the whole message or the error.
+// respond plays a non-streaming request: at the last step's due time, the whole message or error.
 func (q *request) respond(base time.Time) {
 	s := q.srv
 	turn := q.turn
@@ -430,7 +405,7 @@ func (q *request) respond(base time.Time) {
 		waiter, unhook := q.newWaiter()
 		defer unhook()
 		if gone, at := q.waitUntil(waiter, due, nil); gone {
-			q.clientGone(at, nil)
+			q.clientGone(at)
 			return
 		}
 	}
@@ -438,10 +413,11 @@ func (q *request) respond(base time.Time) {
 		s.metrics.providerErrors.WithLabelValues(q.wire.name, "midstream").Inc()
 		q.firstByte(time.Now())
 		q.w.Header().Set(HeaderFault, "midstream")
-		q.wire.writeError(q.w, http.StatusInternalServerError, q.wire.errType(errServer), q.turn.ErrorMessage)
+		q.wire.writeError(q.w, http.StatusInternalServerError, q.wire.errTypes[errServer], q.turn.ErrorMessage)
 		q.finish(OutcomeProviderError, http.StatusInternalServerError, q.turn.ErrorMessage)
 		return
 	}
+	q.w.Header().Set("Content-Type", "application/json")
 	if err := q.wire.writeResponse(q.w, turn, q.meta()); err != nil {
 		q.writeFailed(err)
 		return
@@ -454,7 +430,6 @@ func (q *request) respond(base time.Time) {
 	q.finish(OutcomeCompleted, http.StatusOK, "")
 }
 
-// meta is the response identity for the wire's writers.
 func (q *request) meta() streamMeta {
 	id := q.wire.idPrefix + strconv.FormatUint(q.seq, 10)
 	if q.wire.responseID != nil && q.dir.Scenario != "" {
@@ -473,13 +448,12 @@ func (q *request) fail(status int, kind errorKind, message string) {
 	message = boundMessage(message)
 	q.srv.metrics.httpErrors.WithLabelValues(q.wire.name, strconv.Itoa(status)).Inc()
 	q.srv.logger.Debug("request refused", "wire", q.wire.name, "status", status, "error", message)
-	q.wire.writeError(q.w, status, q.wire.errType(kind), message)
+	q.wire.writeError(q.w, status, q.wire.errTypes[kind], message)
 	q.finish(OutcomeHTTPError, status, message)
 }
 
-// boundMessage cuts the middle out of a message over maxErrorMessageBytes: its start says
-// where the problem is and its end what was expected, while the middle is the client's own
-// bytes quoted back.
+// boundMessage cuts the middle (the client's bytes quoted back) out of a message over
+// maxErrorMessageBytes, keeping where the problem is and what was expected.
 func boundMessage(message string) string {
 	if len(message) <= maxErrorMessageBytes {
 		return message
@@ -494,28 +468,21 @@ func boundMessage(message string) string {
 	return message[:head] + fmt.Sprintf("…(%d bytes cut)…", tail-head) + message[tail:]
 }
 
-// firstByte records when the first response bytes were flushed.
 func (q *request) firstByte(at time.Time) {
 	q.responded = true
 	q.ref.update(func(rec *SessionRecord) { rec.FirstByte = at })
 }
 
-// writeFailed handles a failed write or flush: the client is gone (a broken connection or a
-// reset stream), noticed by the write rather than by the context.
+// writeFailed handles a failed write or flush: the client is gone.
 func (q *request) writeFailed(err error) {
 	q.srv.logger.Debug("stream write failed", "wire", q.wire.name, "error", err)
-	q.clientGone(time.Now(), nil)
+	q.clientGone(time.Now())
 }
 
 // clientGone records that the client went away at, and ends the request.
-func (q *request) clientGone(at time.Time, also func(*SessionRecord)) {
+func (q *request) clientGone(at time.Time) {
 	q.srv.metrics.clientCancelled.WithLabelValues(q.wire.name).Inc()
-	q.ref.update(func(rec *SessionRecord) {
-		rec.ClientGone = at
-		if also != nil {
-			also(rec)
-		}
-	})
+	q.ref.update(func(rec *SessionRecord) { rec.ClientGone = at })
 	status := http.StatusOK
 	if !q.responded {
 		status = 0 // nothing was answered: the client left while the request was queued
@@ -523,7 +490,6 @@ func (q *request) clientGone(at time.Time, also func(*SessionRecord)) {
 	q.finish(OutcomeClientCancelled, status, "")
 }
 
-// finish closes the request's record.
 func (q *request) finish(outcome Outcome, status int, message string) {
 	s := q.srv
 	if outcome == OutcomeCompleted {
@@ -537,30 +503,26 @@ func (q *request) finish(outcome Outcome, status int, message string) {
 	})
 }
 
-// schedule turns scripted offsets into wall-clock due times. Offsets are scaled by TimeScale
-// and by the capacity model's slowdown at the moment each step is scheduled: when the factor
-// changes, the schedule re-anchors at the previous step, so a change stretches later gaps
-// only, never retroactively. Due times come from the intended schedule, never from when the
-// previous frame actually went out, so lateness does not accumulate.
+// schedule turns scripted offsets into wall-clock due times, scaled by TimeScale and by the
+// capacity model's slowdown when each step is scheduled: a change of factor re-anchors at the
+// previous step, so it stretches later gaps only. Due times never depend on when the previous
+// frame went out, so lateness does not accumulate.
 type schedule struct {
 	timeScale float64
 	adm       *admission
 	base      time.Time
-	// anchor and anchorAt are a scheduled time and its scripted offset from which offsets
-	// are scaled by factor.
-	anchor   time.Time
-	anchorAt time.Duration
-	factor   float64
-	last     time.Time
-	lastAt   time.Duration
+	anchor    time.Time // anchor and anchorAt: where offsets are scaled by factor from.
+	anchorAt  time.Duration
+	factor    float64
+	last      time.Time
+	lastAt    time.Duration
 }
 
 func newSchedule(base time.Time, timeScale float64, adm *admission) *schedule {
 	return &schedule{timeScale: timeScale, adm: adm, base: base, anchor: base, last: base, factor: -1}
 }
 
-// due returns when a step scripted at `at` (from the request's arrival) must be emitted.
-// Offsets must not decrease.
+// due returns when a step scripted at `at` must be emitted (offsets do not decrease).
 func (sc *schedule) due(at time.Duration) time.Time {
 	if sc.timeScale == 0 {
 		return sc.base
@@ -576,9 +538,8 @@ func (sc *schedule) due(at time.Duration) time.Time {
 	return sc.last
 }
 
-// handleSessions serves GET /_streambench/sessions[?session=ID]. A query it cannot read, an
-// unknown parameter or a repeated one is a 400: answering every record to a typo'd filter
-// would look like an answer to the question asked.
+// handleSessions serves GET /_streambench/sessions[?session=ID]. A bad, unknown or repeated
+// parameter is a 400: every record for a typo'd filter would look like an answer.
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -611,16 +572,13 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// handleNoRoute answers every path the mock does not serve with a JSON 404 listing the ones
-// it does, in the openai error shape (the mock's endpoints outside a wire have no shape of
-// their own).
+// handleNoRoute answers a path the mock does not serve with a 404 listing the ones it does.
 func (s *Server) handleNoRoute(w http.ResponseWriter, r *http.Request) {
 	writePlainError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s (endpoints: POST %s, POST %s, POST %s, GET %s, GET %s, GET %s)",
 		r.Method, r.URL.Path, PathOpenAI, PathAnthropic, PathResponses, PathSessions, PathMetrics, PathHealth))
 }
 
-// writePlainError answers an error on an endpoint outside the two wires, in the openai error
-// shape {"error":{"message","type"}}.
+// writePlainError answers an error on an endpoint outside the wires, in the openai error shape.
 func writePlainError(w http.ResponseWriter, status int, message string) {
 	errType := "invalid_request_error"
 	if status == http.StatusNotFound {
@@ -629,7 +587,6 @@ func writePlainError(w http.ResponseWriter, status int, message string) {
 	openai.WriteError(w, status, errType, message)
 }
 
-// clipSelector bounds a selector echoed in an error message.
 func clipSelector(s string) string {
 	if len(s) > MaxSelectorBytes {
 		return s[:MaxSelectorBytes] + "…"

@@ -8,8 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// metrics are the mock's Prometheus series, on a registry owned by one Server (no global
-// state, so several servers can live in one process, as tests do).
+// metrics are the mock's Prometheus series, on a registry of one Server's own.
 type metrics struct {
 	registry        *prometheus.Registry
 	activeStreams   prometheus.Gauge
@@ -55,7 +54,6 @@ func newMetrics() *metrics {
 	return m
 }
 
-// mustRegister registers c and returns it.
 func mustRegister[C prometheus.Collector](reg *prometheus.Registry, c C) C {
 	reg.MustRegister(c)
 	return c
@@ -69,9 +67,8 @@ const (
 	pacingShards    = 16
 )
 
-// pacingRecorder collects pacing errors into sharded HdrHistograms: a stream records into the
-// shard of its sequence number under that shard's lock, which is almost never contended, and a
-// snapshot merges the shards. Safe for concurrent use.
+// pacingRecorder collects pacing errors into HdrHistograms sharded by request sequence number,
+// so a shard's lock is almost never contended; a snapshot merges them. Safe for concurrent use.
 type pacingRecorder struct {
 	shards [pacingShards]pacingShard
 }
@@ -79,7 +76,7 @@ type pacingRecorder struct {
 type pacingShard struct {
 	mu         sync.Mutex
 	hist       *hdrhistogram.Histogram
-	outOfRange int64    // counts values the histogram refused (beyond its range), so none is lost silently.
+	outOfRange int64    // counts values beyond the histogram's range, so none is lost silently.
 	_          [40]byte // keep shards on separate cache lines
 }
 
@@ -104,9 +101,8 @@ func (p *pacingRecorder) record(key uint64, micros int64) {
 	s.mu.Unlock()
 }
 
-// snapshot merges every shard into a new histogram and returns the out-of-range count; with
-// clear, it empties each shard as it takes it, so no value is counted twice or lost between
-// a snapshot and a reset.
+// snapshot merges the shards and returns the out-of-range count; with clear, it empties each as
+// it takes it, so no value is counted twice or lost.
 func (p *pacingRecorder) snapshot(clear bool) (*hdrhistogram.Histogram, int64) {
 	out := hdrhistogram.New(pacingMinMicros, pacingMaxMicros, pacingSigFigs)
 	var lost int64

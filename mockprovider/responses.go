@@ -13,12 +13,9 @@ import (
 
 var _ streamWriter = (*openairesponses.StreamWriter)(nil)
 
-// responsesIDPrefix starts every response id the mock gives on the Responses wire.
 const responsesIDPrefix = "resp_sb"
 
-// responsesWire adapts the Responses wire. The mock keeps no state between requests: a
-// response's id carries the directive it played and its turn, so a request that continues it
-// with previous_response_id plays the next turn of the same script (see responseID).
+// responsesWire adapts the Responses wire, statelessly: see responseID.
 func responsesWire() *wire {
 	return &wire{
 		name:     openairesponses.Name,
@@ -35,39 +32,32 @@ func responsesWire() *wire {
 				if err != nil {
 					return wireRequest{}, fmt.Errorf("previous_response_id: %w", err)
 				}
-				// The conversation is the previous response's, then this input: its turns come
-				// first, and its directive stands unless this input's user text names another.
+				// The previous response's turns come first; its directive stands unless this
+				// input's names another.
 				req.AssistantTurns += turn + 1
 				req.LastUserText = strings.TrimSpace(req.LastUserText + " " + dir.String())
 			}
 			return req, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, _ bool) streamWriter {
-			setStreamHeaders(w)
-			return openairesponses.NewStreamWriter(w, openairesponses.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-				InputTokens: m.InputTokens})
+			return openairesponses.NewStreamWriter(w, openairesponses.StreamMeta(m))
 		},
 		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
-			w.Header().Set("Content-Type", "application/json")
-			return openairesponses.WriteResponse(w, turn, openairesponses.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-				InputTokens: m.InputTokens})
+			return openairesponses.WriteResponse(w, turn, openairesponses.StreamMeta(m))
 		},
 		writeError: openairesponses.WriteError,
-		errType:    openaiWire().errType,
+		errTypes:   openaiErrTypes,
 		responseID: responseID,
 	}
 }
 
-// responseID is the id of the response that plays turn of the script dir selects, request
-// seq: resp_sb<seq>_<base64url of "<turn> <directive>">. A client that sends it back as
-// previous_response_id continues that conversation, on this mock or any other serving the same
-// library, as the Open Responses specification's stateful conversations do, with nothing stored.
+// responseID is resp_sb<seq>_<base64url of "<turn> <directive>">: sent back as
+// previous_response_id, it continues the conversation on any mock with the same library.
 func responseID(seq uint64, dir scenarios.Directive, turn int) string {
 	state := strconv.Itoa(turn) + " " + dir.String()
 	return responsesIDPrefix + strconv.FormatUint(seq, 10) + "_" + base64.RawURLEncoding.EncodeToString([]byte(state))
 }
 
-// parseResponseID reads the directive and turn back from a responseID.
 func parseResponseID(id string) (scenarios.Directive, int, error) {
 	rest, ok := strings.CutPrefix(id, responsesIDPrefix)
 	_, encoded, found := strings.Cut(rest, "_")

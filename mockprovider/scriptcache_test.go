@@ -57,7 +57,7 @@ func TestScriptCache(t *testing.T) {
 			if n := len(c.scripts); n > maxCachedScripts || n == 0 {
 				t.Fatalf("%d scripts cached after %d pairs, want 1..%d", n, maxCachedScripts+1, maxCachedScripts)
 			}
-			if c.steps != len(c.scripts)*scriptSteps(small.Render(0)) {
+			if c.steps != len(c.scripts)*turnSteps(small.Render(0).Turns) {
 				t.Fatalf("step count %d for %d scripts", c.steps, len(c.scripts))
 			}
 		}},
@@ -65,7 +65,7 @@ func TestScriptCache(t *testing.T) {
 		{"oversized script not kept", func(t *testing.T, c *scriptCache) {
 			big := paced(t, maxCachedSteps+1)
 			if a, b := c.render(big, 1), c.render(big, 1); a == b || len(c.scripts) != 0 {
-				t.Fatalf("a script of %d steps was cached", scriptSteps(a))
+				t.Fatalf("a script of %d steps was cached", turnSteps(a.Turns))
 			}
 		}},
 	}

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,15 +27,11 @@ type SelfTestOptions struct {
 	Streams         int           // how many streams play at once (default 2,000).
 	TokensPerSecond float64       // each stream's token rate (default 20).
 	Duration        time.Duration // how long each stream plays (default 10 s).
-	// Ramp spreads the stream starts uniformly over this period (default 1 s), as clients
-	// arriving independently would, instead of aligning every stream's timer.
-	Ramp time.Duration
-	// Connections is how the client reaches the mock. 0 (the default) plays every stream on
-	// its own HTTP/1.1 connection, as browsers and most load tools do, with a minimal client
-	// that only drains the bytes: net/http's client costs more CPU per token than the mock,
-	// and the two share the machine's cores. N > 0 multiplexes the streams over N h2c
-	// connections through net/http's client, as a runtime reaches its provider (see
-	// Options.MaxConcurrentStreamsPerConn for why not one).
+	Ramp            time.Duration // spreads the stream starts uniformly, as independent clients (default 1 s).
+	// Connections 0 (the default) plays every stream on its own HTTP/1.1 connection with a
+	// minimal client that only drains the bytes (net/http's client costs more CPU per token
+	// than the mock, on the same cores); N > 0 multiplexes the streams over N h2c connections
+	// through net/http's client, as a runtime reaches its provider.
 	Connections int
 	Wire        string // "openai" (default) or "anthropic".
 	Seed        uint64 // makes the ramp reproducible.
@@ -44,25 +39,19 @@ type SelfTestOptions struct {
 
 // SelfTestResult is what SelfTest measured.
 type SelfTestResult struct {
-	Streams      int
-	Completed    int
-	Failed       int    // counts streams that did not complete (HTTP errors, broken connections).
-	FirstFailure string // describes one failure, for the report.
-	Tokens       int64
-	Frames       int64
-	Elapsed      time.Duration
-	// PacingError is actual − scheduled emission per frame, in microseconds, while every
-	// stream plays: from one inter-token interval after the last stream started to the end.
-	PacingError *hdrhistogram.Histogram
-	// PacingErrorWithRamp is the same over the whole run, including the ramp, when the
-	// streams' connections and requests arrive among the frames of those already playing.
-	PacingErrorWithRamp *hdrhistogram.Histogram
-	// CPU is the process's user+system CPU time over the run (server and client: they share
-	// the process), and CPUPerToken that divided by Tokens.
-	CPU         time.Duration
-	CPUPerToken time.Duration
-	// LoadAverage is /proc/loadavg at the end of the run ("" where unavailable): pacing on a
-	// shared machine is only as good as the CPU the process got.
+	Streams             int
+	Completed           int
+	Failed              int    // counts streams that did not complete (HTTP errors, broken connections).
+	FirstFailure        string // describes one failure, for the report.
+	Tokens              int64
+	Frames              int64
+	Elapsed             time.Duration
+	PacingError         *hdrhistogram.Histogram // actual − scheduled per frame (µs) once every stream plays.
+	PacingErrorWithRamp *hdrhistogram.Histogram // the same over the whole run, the ramp included.
+	CPU                 time.Duration           // user+system CPU of the process (server and client).
+	CPUPerToken         time.Duration
+	// LoadAverage is /proc/loadavg at the end ("" where unavailable): pacing on a shared machine
+	// is only as good as the CPU the process got.
 	LoadAverage string
 }
 
@@ -75,11 +64,14 @@ func (r SelfTestResult) String() string {
 		fmt.Fprintf(&b, "first failure: %s\n", r.FirstFailure)
 	}
 	fmt.Fprintf(&b, "tokens: %d in %d frames\n", r.Tokens, r.Frames)
-	fmt.Fprintf(&b, "pacing error (actual - scheduled, µs), all streams playing: p50 %d  p99 %d  p99.9 %d  max %d  (n=%d)\n",
-		h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max(), h.TotalCount())
-	if h := r.PacingErrorWithRamp; h != nil {
-		fmt.Fprintf(&b, "pacing error (actual - scheduled, µs), whole run with the ramp: p50 %d  p99 %d  p99.9 %d  max %d  (n=%d)\n",
-			h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.ValueAtQuantile(99.9), h.Max(), h.TotalCount())
+	for _, p := range []struct {
+		label string
+		h     *hdrhistogram.Histogram
+	}{{"all streams playing", h}, {"whole run with the ramp", r.PacingErrorWithRamp}} {
+		if p.h != nil {
+			fmt.Fprintf(&b, "pacing error (actual - scheduled, µs), %s: p50 %d  p99 %d  p99.9 %d  max %d  (n=%d)\n",
+				p.label, p.h.ValueAtQuantile(50), p.h.ValueAtQuantile(99), p.h.ValueAtQuantile(99.9), p.h.Max(), p.h.TotalCount())
+		}
 	}
 	fmt.Fprintf(&b, "cpu: %s user+sys, %.2f µs per token (server and in-process client)\n",
 		r.CPU.Round(time.Millisecond), float64(r.CPUPerToken.Nanoseconds())/1e3)
@@ -89,9 +81,9 @@ func (r SelfTestResult) String() string {
 	return b.String()
 }
 
-// SelfTest plays opts.Streams concurrent streams against an in-process mock over real HTTP on
-// loopback and measures its pacing error and CPU cost per token. The scenario is one
-// answer turn of Duration × TokensPerSecond tokens, one token per frame.
+// SelfTest plays opts.Streams concurrent streams of one answer turn (Duration ×
+// TokensPerSecond tokens, one a frame) against an in-process mock over loopback HTTP and
+// measures its pacing error and CPU cost per token.
 func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error) {
 	if err := opts.withDefaults(); err != nil {
 		return SelfTestResult{}, err
@@ -157,7 +149,6 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (SelfTestResult, error)
 	return res, nil
 }
 
-// withDefaults fills in the defaults and refuses what cannot run.
 func (opts *SelfTestOptions) withDefaults() error {
 	opts.Streams = cmp.Or(opts.Streams, 2000)
 	opts.TokensPerSecond = cmp.Or(opts.TokensPerSecond, 20)
@@ -170,7 +161,7 @@ func (opts *SelfTestOptions) withDefaults() error {
 	case opts.Wire != "openai" && opts.Wire != "anthropic":
 		return fmt.Errorf("self-test: wire %q: expected openai or anthropic", opts.Wire)
 	}
-	// Over HTTP/1.1 the client's and the mock's end of every connection live in this process.
+	// Over HTTP/1.1 both ends of every connection are in this process.
 	var files syscall.Rlimit
 	if need := 2*opts.Streams + 64; opts.Connections == 0 && syscall.Getrlimit(syscall.RLIMIT_NOFILE, &files) == nil && uint64(need) > files.Cur {
 		return fmt.Errorf("self-test: %d streams on their own HTTP/1.1 connections need about %d file descriptors here (both ends are in this process), but the limit is %d: play fewer streams, or multiplex them over h2c connections (--conns N)",
@@ -179,14 +170,11 @@ func (opts *SelfTestOptions) withDefaults() error {
 	return nil
 }
 
-// selfTestPlayer is the self-test's client side: the request every stream sends and, with
-// Connections, the h2c clients the streams share.
 type selfTestPlayer struct {
 	addr, path, body string
 	clients          []*http.Client
 }
 
-// newSelfTestPlayer builds the clients and opens their connections.
 func newSelfTestPlayer(ctx context.Context, opts SelfTestOptions, addr string) (*selfTestPlayer, error) {
 	p := &selfTestPlayer{addr: addr, path: PathOpenAI,
 		body: `{"model":"self-test","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=self-test seed=1]]"}]}`}
@@ -198,8 +186,8 @@ func newSelfTestPlayer(ctx context.Context, opts SelfTestOptions, addr string) (
 		tr.Protocols.SetUnencryptedHTTP2(true)
 		p.clients = append(p.clients, &http.Client{Transport: tr})
 	}
-	// One request per client first, so each has its connection up before the streams start
-	// (Go's transport dials a connection per request while none is established yet).
+	// One request per client first: Go's transport dials a connection per request while none
+	// is up.
 	for _, client := range p.clients {
 		if err := selfTestWarmUp(ctx, client, "http://"+addr+PathHealth); err != nil {
 			p.close()
@@ -215,8 +203,8 @@ func (p *selfTestPlayer) close() {
 	}
 }
 
-// play starts the streams over the ramp and waits for them; it returns the streams' outcomes
-// and the pacing error the mock recorded during the ramp (nil when the streams ended first).
+// play starts the streams over the ramp and waits for them; it returns their outcomes and the
+// pacing error of the ramp (nil when the streams ended first).
 func (p *selfTestPlayer) play(ctx context.Context, opts SelfTestOptions, interToken time.Duration, srv *Server) (SelfTestResult, *hdrhistogram.Histogram) {
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5e1f))
 	start := time.Now()
@@ -251,8 +239,7 @@ func (p *selfTestPlayer) play(ctx context.Context, opts SelfTestOptions, interTo
 			completed.Add(1)
 		})
 	}
-	// The ramp's frames are kept apart: once every stream has started and played a token,
-	// what is left is the steady state the self-test is about.
+	// The ramp's frames are kept apart from the steady state.
 	var ramp *hdrhistogram.Histogram
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -287,10 +274,8 @@ func selfTestWarmUp(ctx context.Context, client *http.Client, url string) error 
 	return nil
 }
 
-// selfTestSessionPrefix starts the session id of every measured self-test stream.
 const selfTestSessionPrefix = "self-test-"
 
-// selfTestStream plays stream i through client and drains it.
 func selfTestStream(ctx context.Context, client *http.Client, url, body string, i int) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
@@ -319,36 +304,24 @@ func selfTestStream(ctx context.Context, client *http.Client, url, body string, 
 	}
 }
 
-// selfTestLibrary builds the one-scenario library the self-test plays. Libraries are loaded
-// from YAML, so the scenario is written to a temporary directory, which is removed at once.
+// selfTestLibrary is the embedded library with the one scenario the self-test plays.
 func selfTestLibrary(interToken time.Duration, tokens int) (*scenarios.Library, error) {
-	dir, err := os.MkdirTemp("", "streambench-selftest-")
-	if err != nil {
-		return nil, fmt.Errorf("self-test: %w", err)
+	sc := &scenarios.Scenario{
+		Name:        "self-test",
+		Description: "one answer turn paced at a constant rate, for the mock's self-test",
+		Timing: scenarios.Timing{TimeToFirstToken: scenarios.Constant(interToken), InterToken: scenarios.Constant(interToken),
+			TokensPerFrame: 1},
+		Turns: []scenarios.Turn{{Text: scenarios.Text{Tokens: tokens}}},
 	}
-	defer os.RemoveAll(dir)
-	yaml := fmt.Sprintf(`name: self-test
-description: one answer turn paced at a constant rate, for the mock's self-test
-timing:
-  ttft: %s
-  itl: %s
-  tokensPerFrame: 1
-turns:
-  - text: {tokens: %d}
-`, interToken, interToken, tokens)
-	if err := os.WriteFile(filepath.Join(dir, "self-test.yaml"), []byte(yaml), 0o644); err != nil {
-		return nil, fmt.Errorf("self-test: %w", err)
-	}
-	lib, err := scenarios.LoadDir(dir)
-	if err != nil {
+	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("self-test: scenario: %w", err)
 	}
-	return lib, nil
+	return scenarios.Embedded().With(sc), nil
 }
 
-// selfTestRawStream plays stream i on its own HTTP/1.1 connection with as little client work
-// as there can be: it writes the request, then reads the response into one buffer until the
-// mock closes the connection, checking only the status line and the chunked body's last chunk.
+// selfTestRawStream plays stream i on its own HTTP/1.1 connection with the least client work:
+// it writes the request, then reads until the mock closes the connection, checking only the
+// status line and the chunked body's last chunk.
 func selfTestRawStream(ctx context.Context, addr, path, body string, i int) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)

@@ -6,10 +6,8 @@ import (
 	"time"
 )
 
-// DefaultSessionHistory is how many session records a Server keeps when Options.SessionHistory
-// is zero. Records live in a ring that grows with use up to this size and then overwrites the
-// oldest, so memory stays bounded (about 250 bytes per record plus its strings, ~50 MB at this
-// size) however long the mock runs.
+// DefaultSessionHistory is the default Options.SessionHistory: the ring of records overwrites
+// the oldest past it, so memory stays bounded (~250 bytes a record plus strings, ~50 MB).
 const DefaultSessionHistory = 200_000
 
 // Outcome is how a request to the mock ended.
@@ -17,21 +15,14 @@ type Outcome string
 
 // Request outcomes as reported in session records.
 const (
-	// OutcomeStreaming marks a record whose request is still being served.
-	OutcomeStreaming Outcome = "streaming"
-	// OutcomeCompleted: the turn was played to its end.
-	OutcomeCompleted Outcome = "completed"
-	// OutcomeProviderError: the scenario injected a mid-stream provider error.
-	OutcomeProviderError Outcome = "provider-error"
-	// OutcomeClientCancelled: the client went away before the turn ended.
-	OutcomeClientCancelled Outcome = "client-cancelled"
-	// OutcomeHTTPError: the request was answered with an HTTP error (bad input, an injected
-	// HTTP fault, a full queue).
-	OutcomeHTTPError Outcome = "http-error"
+	OutcomeStreaming       Outcome = "streaming"        // the request is still being served.
+	OutcomeCompleted       Outcome = "completed"        // the turn was played to its end.
+	OutcomeProviderError   Outcome = "provider-error"   // the scenario injected a mid-stream provider error.
+	OutcomeClientCancelled Outcome = "client-cancelled" // the client went away before the turn ended.
+	OutcomeHTTPError       Outcome = "http-error"       // bad input, an injected HTTP fault or a full queue.
 )
 
-// SessionRecord is what the mock saw of one request. Times are wall-clock so that other
-// processes (the load generator, the runtime) can compare them with their own clocks.
+// SessionRecord is what the mock saw of one request, in wall-clock times.
 type SessionRecord struct {
 	Session        string // the session id from the directive or X-Streambench-Session ("" when unset).
 	Scenario       string // the script played, with Seed ("" and 0 when selection failed).
@@ -47,9 +38,7 @@ type SessionRecord struct {
 	Outcome        Outcome       // how the request ended.
 	Status         int           // the HTTP status answered.
 	Error          string        // describes an http-error or provider-error outcome.
-	// Child is the swarm child's path when the request was a child agent's (the
-	// X-Streambench-Child header); "" for the root conversation.
-	Child string
+	Child          string        // the swarm child's path ("" for the root conversation).
 }
 
 // sessionJSON is the wire form of a SessionRecord: RFC3339Nano times, null for unset ones.
@@ -90,8 +79,7 @@ func (r SessionRecord) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// UnmarshalJSON reads the JSON shape MarshalJSON writes, so clients in Go can decode the
-// sessions endpoint into SessionRecords.
+// UnmarshalJSON reads the JSON shape MarshalJSON writes.
 func (r *SessionRecord) UnmarshalJSON(b []byte) error {
 	var j sessionJSON
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -113,9 +101,8 @@ func (r *SessionRecord) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// sessionLog is a bounded ring of records. A request owns a slot from its arrival to its end
-// and updates it in place under the lock, so in-flight requests are visible too. The ring
-// grows as records arrive up to its size, then overwrites the oldest. Safe for concurrent use.
+// sessionLog is a bounded ring of records; a request updates its slot in place under the lock
+// from arrival to end, so in-flight requests are visible too. Safe for concurrent use.
 type sessionLog struct {
 	mu   sync.Mutex
 	size int
@@ -123,14 +110,12 @@ type sessionLog struct {
 	next uint64 // records ever added; record seq (1-based) lives at index (seq-1) % size
 }
 
-// sessionSlot holds one record and the sequence number it was added with, so a request whose
-// slot was recycled by newer requests (a ring overrun) stops writing to it.
+// sessionSlot holds one record and its sequence number (a recycled slot is not written).
 type sessionSlot struct {
 	seq uint64
 	rec SessionRecord
 }
 
-// sessionRef is a request's handle on its record.
 type sessionRef struct {
 	log *sessionLog
 	seq uint64
@@ -140,12 +125,10 @@ func newSessionLog(size int) *sessionLog {
 	return &sessionLog{size: size, ring: make([]sessionSlot, 0, min(size, 1024))}
 }
 
-// slot returns the slot of record seq.
 func (l *sessionLog) slot(seq uint64) *sessionSlot {
 	return &l.ring[(seq-1)%uint64(l.size)]
 }
 
-// add stores rec and returns the handle its request updates it through.
 func (l *sessionLog) add(rec SessionRecord) sessionRef {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -15,12 +15,10 @@ type wireRequest struct {
 	IncludeUsage   bool
 	LastUserText   string
 	AssistantTurns int
-	// MaxTokens is the request's max_tokens (0: none sent): a request without a directive
-	// that has one is answered with that many generated tokens (scenarios.Endpoint).
-	MaxTokens int
+	MaxTokens      int // 0: none sent; with no directive, the answer is that many tokens (scenarios.Endpoint).
 }
 
-// streamMeta identifies one response, the same for every wire.
+// streamMeta identifies one response; every wire's StreamMeta has its shape.
 type streamMeta struct {
 	ID          string
 	Model       string
@@ -28,8 +26,7 @@ type streamMeta struct {
 	InputTokens int
 }
 
-// streamWriter is the method set both wires' StreamWriters share. Each call writes whole
-// frames; the server flushes after each.
+// streamWriter is the wires' StreamWriters' method set; each call writes whole frames.
 type streamWriter interface {
 	Start() error
 	Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error
@@ -54,7 +51,6 @@ const (
 	errOverloaded                       // 503/529: a scripted fault
 )
 
-// faultErrorKind classifies a scripted HTTP fault status.
 func faultErrorKind(status int) errorKind {
 	switch {
 	case status == http.StatusTooManyRequests:
@@ -67,7 +63,11 @@ func faultErrorKind(status int) errorKind {
 	return errInvalidRequest
 }
 
-// wire adapts one provider wire package to the server.
+// openaiErrTypes are the OpenAI wires' error types, by errorKind.
+var openaiErrTypes = [...]string{"invalid_request_error", "invalid_request_error", "rate_limit_error", "server_error",
+	"service_unavailable_error"}
+
+// wire adapts one provider wire package to the server (which sets the Content-Type).
 type wire struct {
 	name          string
 	idPrefix      string
@@ -76,14 +76,11 @@ type wire struct {
 	newStream     func(w http.ResponseWriter, meta streamMeta, includeUsage bool) streamWriter
 	writeResponse func(w http.ResponseWriter, turn *scenarios.ScriptTurn, meta streamMeta) error
 	writeError    func(w http.ResponseWriter, status int, errType, message string)
-	errType       func(kind errorKind) string
-	// responseID, when set, names a scripted turn's response (the Responses wire's ids carry
-	// their conversation); otherwise, and for an endpoint request, it is idPrefix and the
-	// request's sequence number.
+	errTypes      [errOverloaded + 1]string
+	// responseID names a scripted turn's response (nil: idPrefix and the sequence number).
 	responseID func(seq uint64, dir scenarios.Directive, turn int) string
 }
 
-// setStreamHeaders sets the event-stream response headers both wires use.
 func setStreamHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -91,7 +88,6 @@ func setStreamHeaders(w http.ResponseWriter) {
 	h.Set("X-Accel-Buffering", "no")
 }
 
-// openaiWire adapts the chat completions wire.
 func openaiWire() *wire {
 	return &wire{
 		name:     "openai",
@@ -105,31 +101,16 @@ func openaiWire() *wire {
 				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns, MaxTokens: r.MaxTokens}, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
-			setStreamHeaders(w)
-			return openai.NewStreamWriter(w, openai.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-				InputTokens: m.InputTokens}, includeUsage)
+			return openai.NewStreamWriter(w, openai.StreamMeta(m), includeUsage)
 		},
 		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
-			w.Header().Set("Content-Type", "application/json")
-			return openai.WriteResponse(w, turn, openai.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-				InputTokens: m.InputTokens})
+			return openai.WriteResponse(w, turn, openai.StreamMeta(m))
 		},
 		writeError: openai.WriteError,
-		errType: func(kind errorKind) string {
-			switch kind {
-			case errRequestTooLarge, errInvalidRequest:
-				return "invalid_request_error"
-			case errRateLimit:
-				return "rate_limit_error"
-			case errOverloaded:
-				return "service_unavailable_error"
-			}
-			return "server_error"
-		},
+		errTypes:   openaiErrTypes,
 	}
 }
 
-// anthropicWire adapts the messages wire.
 func anthropicWire() *wire {
 	return &wire{
 		name:     "anthropic",
@@ -144,28 +125,12 @@ func anthropicWire() *wire {
 				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns, MaxTokens: r.MaxTokens}, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
-			setStreamHeaders(w)
-			return anthropic.NewStreamWriter(w, anthropic.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-				InputTokens: m.InputTokens}, includeUsage)
+			return anthropic.NewStreamWriter(w, anthropic.StreamMeta(m), includeUsage)
 		},
 		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
-			w.Header().Set("Content-Type", "application/json")
-			return anthropic.WriteResponse(w, turn, anthropic.StreamMeta{ID: m.ID, Model: m.Model, Created: m.Created,
-				InputTokens: m.InputTokens})
+			return anthropic.WriteResponse(w, turn, anthropic.StreamMeta(m))
 		},
 		writeError: anthropic.WriteError,
-		errType: func(kind errorKind) string {
-			switch kind {
-			case errInvalidRequest:
-				return "invalid_request_error"
-			case errRequestTooLarge:
-				return "request_too_large"
-			case errRateLimit:
-				return "rate_limit_error"
-			case errOverloaded:
-				return "overloaded_error"
-			}
-			return "api_error"
-		},
+		errTypes:   [...]string{"invalid_request_error", "request_too_large", "rate_limit_error", "api_error", "overloaded_error"},
 	}
 }

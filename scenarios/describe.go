@@ -14,8 +14,7 @@ func (s *Scenario) ToolCallCount() int {
 	return n
 }
 
-// String summarises the faults for tables, e.g. "http 429 @turn0, stall 2s @turn0+50"; "" when
-// there are none.
+// String summarises the faults for tables, e.g. "http 429 @turn0, stall 2s @turn0+50".
 func (f Faults) String() string {
 	var parts []string
 	if e := f.HTTPError; e != nil {
@@ -30,8 +29,7 @@ func (f Faults) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// String summarises the client behaviour, e.g. "abort after 30 chunks"; "" when the client
-// just reads to the end.
+// String summarises the client behaviour, e.g. "abort after 30 chunks"; "" for none.
 func (c Client) String() string {
 	switch {
 	case c.Abort != nil:

@@ -2,36 +2,26 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// Directive selects a scenario from inside a user message, so any agent runtime that forwards
-// the user's text verbatim can be load-tested against the mock provider without sharing state.
-// Its text form is "[[streambench scenario=NAME seed=N session=ID child=PATH toolPrefix=P]]".
+// Directive selects a scenario from inside a user message, so any runtime that forwards the
+// user's text works: "[[streambench scenario=NAME seed=N session=ID child=PATH toolPrefix=P]]".
 type Directive struct {
-	// Scenario is the scenario name to play.
-	Scenario string
-	// Seed selects the rendering (text, timings, tool ids).
-	Seed uint64
-	// Session identifies the conversation in the mock's records; optional.
-	Session string
-	// Child selects a swarm child's script by its path (as ChildHeader does); optional. A
-	// runtime writes it into a child agent's user message, so the selection survives a
-	// gateway that drops custom headers.
-	Child string
-	// ToolPrefix is put before the name of every tool call the provider plays (optional): a
-	// runtime that shows its tools to the model under prefixed names (Sim: custom_<title>)
-	// finds the calls it offered. See ValidToolPrefix.
-	ToolPrefix string
+	Scenario   string // the scenario to play.
+	Seed       uint64 // selects the rendering (text, timings, tool ids).
+	Session    string // identifies the conversation in the mock's records; optional.
+	Child      string // selects a swarm child's script (as ChildHeader, which a gateway may drop); optional.
+	ToolPrefix string // prefixes every played tool call's name (Sim: custom_<title>); optional.
 }
 
 // MaxToolPrefix is the longest Directive.ToolPrefix.
 const MaxToolPrefix = 32
 
 // ValidToolPrefix reports, as an error naming the problem, whether p can prefix tool names on
-// every provider wire: 1 to MaxToolPrefix ASCII letters, digits, '_' or '-' (OpenAI's tool
-// names allow nothing else).
+// every provider wire (OpenAI's allow ASCII letters, digits, '_' and '-').
 func ValidToolPrefix(p string) error {
 	if p == "" || len(p) > MaxToolPrefix {
 		return fmt.Errorf("tool prefix %q: expected 1 to %d characters", p, MaxToolPrefix)
@@ -50,35 +40,23 @@ const (
 	directiveClose = "]]"
 )
 
-// String renders the directive in the form ParseDirective reads. An empty Session is omitted.
+// String renders the directive in the form ParseDirective reads, leaving out empty optional keys.
 func (d Directive) String() string {
-	var b strings.Builder
-	b.WriteString(directiveOpen)
-	b.WriteString(" scenario=")
-	b.WriteString(d.Scenario)
-	b.WriteString(" seed=")
-	b.WriteString(strconv.FormatUint(d.Seed, 10))
-	if d.Session != "" {
-		b.WriteString(" session=")
-		b.WriteString(d.Session)
+	s := directiveOpen + " scenario=" + d.Scenario + " seed=" + strconv.FormatUint(d.Seed, 10)
+	for _, kv := range [...][2]string{{"session", d.Session}, {"child", d.Child}, {"toolPrefix", d.ToolPrefix}} {
+		if kv[1] != "" {
+			s += " " + kv[0] + "=" + kv[1]
+		}
 	}
-	if d.Child != "" {
-		b.WriteString(" child=")
-		b.WriteString(d.Child)
-	}
-	if d.ToolPrefix != "" {
-		b.WriteString(" toolPrefix=")
-		b.WriteString(d.ToolPrefix)
-	}
-	b.WriteString(directiveClose)
-	return b.String()
+	return s + directiveClose
 }
 
-// ParseDirective finds the first "[[streambench ...]]" directive anywhere in text. It returns
-// ok=false and no error when text holds none, and an error naming the problem when the
-// directive is present but malformed (unterminated, unknown or repeated key, missing scenario,
-// bad seed, bad tool prefix). Keys: scenario (required, no spaces), seed (required, decimal
-// uint64), session, child, toolPrefix.
+// directiveKeys are a directive's keys, in the order its errors list them.
+var directiveKeys = [...]string{"scenario", "seed", "session", "child", "toolPrefix"}
+
+// ParseDirective finds the first "[[streambench ...]]" directive anywhere in text: ok=false
+// and no error when there is none, an error naming the problem when it is malformed. Keys:
+// scenario and seed (decimal uint64) are required; session, child and toolPrefix optional.
 func ParseDirective(text string) (Directive, bool, error) {
 	start := strings.Index(text, directiveOpen)
 	if start < 0 {
@@ -94,78 +72,60 @@ func ParseDirective(text string) (Directive, bool, error) {
 		return Directive{}, true, fmt.Errorf("streambench directive at byte %d: expected a space after %q, got %q", start, directiveOpen, body)
 	}
 	var d Directive
-	var haveScenario, haveSeed, haveSession, haveChild, haveToolPrefix bool
+	var seen [len(directiveKeys)]bool
 	for _, field := range strings.Fields(body) {
 		key, value, found := strings.Cut(field, "=")
 		if !found || value == "" {
 			return Directive{}, true, fmt.Errorf("streambench directive: field %q: expected key=value", field)
 		}
+		k := slices.Index(directiveKeys[:], key)
+		if k < 0 {
+			return Directive{}, true, fmt.Errorf("streambench directive: unknown key %q (expected scenario, seed, session, child or toolPrefix)", key)
+		}
+		if seen[k] {
+			return Directive{}, true, fmt.Errorf("streambench directive: %s given twice", key)
+		}
+		seen[k] = true
 		switch key {
 		case "scenario":
-			if haveScenario {
-				return Directive{}, true, fmt.Errorf("streambench directive: scenario given twice")
-			}
-			haveScenario = true
 			d.Scenario = value
 		case "seed":
-			if haveSeed {
-				return Directive{}, true, fmt.Errorf("streambench directive: seed given twice")
-			}
-			haveSeed = true
 			seed, err := strconv.ParseUint(value, 10, 64)
 			if err != nil {
 				return Directive{}, true, fmt.Errorf("streambench directive: seed %q: expected a decimal unsigned 64-bit integer", value)
 			}
 			d.Seed = seed
 		case "session":
-			if haveSession {
-				return Directive{}, true, fmt.Errorf("streambench directive: session given twice")
-			}
-			haveSession = true
 			d.Session = value
 		case "child":
-			if haveChild {
-				return Directive{}, true, fmt.Errorf("streambench directive: child given twice")
-			}
-			haveChild = true
 			d.Child = value
 		case "toolPrefix":
-			if haveToolPrefix {
-				return Directive{}, true, fmt.Errorf("streambench directive: toolPrefix given twice")
-			}
-			haveToolPrefix = true
 			if err := ValidToolPrefix(value); err != nil {
 				return Directive{}, true, fmt.Errorf("streambench directive: %w", err)
 			}
 			d.ToolPrefix = value
-		default:
-			return Directive{}, true, fmt.Errorf("streambench directive: unknown key %q (expected scenario, seed, session, child or toolPrefix)", key)
 		}
 	}
-	if !haveScenario {
+	if !seen[0] {
 		return Directive{}, true, fmt.Errorf("streambench directive: missing scenario=NAME")
 	}
-	if !haveSeed {
+	if !seen[1] {
 		return Directive{}, true, fmt.Errorf("streambench directive: missing seed=N")
 	}
 	return d, true, nil
 }
 
-// WithChild returns text with its first directive naming child as well (Directive.Child), and
-// false when text holds no well-formed directive: a swarm child's user message is its run's,
-// selecting the child's script even where a gateway drops ChildHeader.
+// WithChild returns text with its first directive naming child too (false: no directive).
 func WithChild(text, child string) (string, bool) {
 	return withDirective(text, func(d *Directive) { d.Child = child })
 }
 
-// WithToolPrefix returns text with its first directive asking for tool names prefixed with
-// prefix (Directive.ToolPrefix), and false when text holds no well-formed directive.
+// WithToolPrefix returns text with its first directive naming prefix too (false: no directive).
 func WithToolPrefix(text, prefix string) (string, bool) {
 	return withDirective(text, func(d *Directive) { d.ToolPrefix = prefix })
 }
 
-// withDirective returns text with its first directive changed by set, and false when text
-// holds no well-formed directive.
+// withDirective returns text with its first directive changed by set (false: no directive).
 func withDirective(text string, set func(d *Directive)) (string, bool) {
 	d, found, err := ParseDirective(text)
 	if !found || err != nil {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,10 +15,8 @@ const z99 = 2.3263478740408408
 // Constant returns a Dist that always samples d.
 func Constant(d time.Duration) Dist { return Dist{Kind: DistConstant, Value: d} }
 
-// Sample draws one duration from r. It never returns a negative duration. An empty Kind with
-// only Value set behaves as constant, so a zero Dist samples 0. Normal and lognormal samples are
-// clamped to [Min, Max] when those are set, which keeps heavy tails bounded where a scenario
-// needs it.
+// Sample draws one duration (never negative) from r; an empty Kind is constant, and normal and
+// lognormal samples are clamped to [Min, Max] where set.
 func (d Dist) Sample(r *rand.Rand) time.Duration {
 	var v time.Duration
 	switch d.Kind {
@@ -34,12 +33,7 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 		if d.Median <= 0 {
 			return 0
 		}
-		mu := math.Log(float64(d.Median))
-		sigma := 0.0
-		if d.P99 > d.Median {
-			sigma = math.Log(float64(d.P99)/float64(d.Median)) / z99
-		}
-		f := math.Exp(mu + sigma*r.NormFloat64())
+		f := math.Exp(math.Log(float64(d.Median)) + d.sigma()*r.NormFloat64())
 		if f > math.MaxInt64/2 {
 			f = math.MaxInt64 / 2
 		}
@@ -48,6 +42,14 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 		v = d.Value
 	}
 	return max(v, 0)
+}
+
+// sigma is a lognormal's sigma, from its median and p99 (0 when p99 <= median).
+func (d Dist) sigma() float64 {
+	if d.P99 <= d.Median {
+		return 0
+	}
+	return math.Log(float64(d.P99)/float64(d.Median)) / z99
 }
 
 // clamp bounds v to [Min, Max] where they are set (Max > 0).
@@ -72,10 +74,7 @@ func (d Dist) Expectation() time.Duration {
 		if d.Median <= 0 {
 			return 0
 		}
-		sigma := 0.0
-		if d.P99 > d.Median {
-			sigma = math.Log(float64(d.P99)/float64(d.Median)) / z99
-		}
+		sigma := d.sigma()
 		return time.Duration(float64(d.Median) * math.Exp(sigma*sigma/2))
 	default:
 		return d.Value
@@ -98,11 +97,8 @@ func (d Dist) String() string {
 
 // validate checks the fields the kind uses and rejects fields it ignores, so a typo such as
 // `kind: uniform, median: 3ms` is reported rather than silently sampling 0.
-func (d Dist) validate(path string) []*FieldError {
-	var errs []*FieldError
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, &FieldError{Path: path + "." + field, Problem: fmt.Sprintf(format, args...)})
-	}
+func (d Dist) validate(errs *fieldErrors, path string) {
+	bad := func(field, format string, args ...any) { errs.add(path+"."+field, format, args...) }
 	type field struct {
 		name  string
 		value time.Duration
@@ -113,10 +109,7 @@ func (d Dist) validate(path string) []*FieldError {
 			bad(f.name, "negative duration %v; expected >= 0", f.value)
 		}
 	}
-	kind := d.Kind
-	if kind == "" {
-		kind = DistConstant
-	}
+	kind := cmp.Or(d.Kind, DistConstant)
 	used := map[DistKind]string{
 		DistConstant:  " value ",
 		DistUniform:   " min max ",
@@ -129,27 +122,22 @@ func (d Dist) validate(path string) []*FieldError {
 		if d.Min > d.Max {
 			bad("max", "uniform max %v is below min %v; expected min <= max", d.Max, d.Min)
 		}
-	case DistNormal:
-		if d.Max > 0 && d.Min > d.Max {
-			bad("max", "normal max %v is below min %v; expected min <= max", d.Max, d.Min)
-		}
-	case DistLognormal:
-		if d.Median <= 0 {
+	case DistNormal, DistLognormal:
+		if kind == DistLognormal && d.Median <= 0 {
 			bad("median", "lognormal needs median > 0")
-		} else if d.P99 < d.Median {
+		} else if kind == DistLognormal && d.P99 < d.Median {
 			bad("p99", "lognormal p99 %v is below median %v; expected 0 < median <= p99", d.P99, d.Median)
 		}
 		if d.Max > 0 && d.Min > d.Max {
-			bad("max", "lognormal max %v is below min %v; expected min <= max", d.Max, d.Min)
+			bad("max", "%s max %v is below min %v; expected min <= max", kind, d.Max, d.Min)
 		}
 	default:
 		bad("kind", "unknown distribution %q; expected constant, uniform, normal or lognormal", d.Kind)
-		return errs
+		return
 	}
 	for _, f := range fields {
 		if f.value != 0 && !strings.Contains(used, " "+f.name+" ") {
 			bad(f.name, "not used by a %s distribution (it uses:%s)", kind, strings.TrimRight(used, " "))
 		}
 	}
-	return errs
 }

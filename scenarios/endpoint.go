@@ -1,18 +1,15 @@
 package scenarios
 
 import (
-	"maps"
 	"slices"
 	"time"
 )
 
-// EndpointScenario is the name of the scenario an inference endpoint's request plays: a request
-// without a directive that asks for at most N output tokens (max_tokens), as an application
-// sends it (load's endpoint workload). The mock answers it with Endpoint(N).
+// EndpointScenario is the name of the scenario the mock plays (Endpoint) for a request without
+// a directive that asks for max_tokens, as an application sends it.
 const EndpointScenario = "endpoint"
 
-// DefaultTiming is the library's baseline pacing (plain-answer's): a lognormal time to first
-// token of median 300 ms and p99 1.2 s, then 20–40 ms between tokens.
+// DefaultTiming is the library's baseline pacing (plain-answer's).
 func DefaultTiming() Timing {
 	return Timing{
 		TimeToFirstToken: Dist{Kind: DistLognormal, Median: 300 * time.Millisecond, P99: 1200 * time.Millisecond},
@@ -20,8 +17,7 @@ func DefaultTiming() Timing {
 	}
 }
 
-// Endpoint is the scenario of an endpoint request asking for maxTokens output tokens: one
-// turn of maxTokens generated tokens at timing.
+// Endpoint is the scenario of an endpoint request asking for maxTokens output tokens.
 func Endpoint(timing Timing, maxTokens int) *Scenario {
 	return &Scenario{
 		Name:        EndpointScenario,
@@ -31,17 +27,15 @@ func Endpoint(timing Timing, maxTokens int) *Scenario {
 	}
 }
 
-// GenerateText returns n generated word-like tokens (as the script's text), drawn from seed:
-// n tokens by TokenCounter, for synthetic prompts of a given length.
+// GenerateText returns n generated word-like tokens drawn from seed, for synthetic prompts.
 func GenerateText(seed uint64, n int) string {
 	s, _ := generateText(rng(seed, "prompt"), n)
 	return s
 }
 
-// With returns a library of l's scenarios and sc (replacing one of the same name); l is not
-// modified.
+// With returns a copy of l with sc added (replacing one of the same name).
 func (l *Library) With(sc *Scenario) *Library {
-	n := &Library{byName: maps.Clone(l.byName), files: maps.Clone(l.files), source: maps.Clone(l.source), names: slices.Clone(l.names)}
+	n := l.clone()
 	if _, ok := n.byName[sc.Name]; !ok {
 		n.names = append(n.names, sc.Name)
 		slices.Sort(n.names)

@@ -10,42 +10,32 @@ import (
 	"github.com/goccy/go-yaml/token"
 )
 
-// FieldError is one problem in a scenario, located by field path and, when the scenario came
-// from YAML, by file, line and column. Validate returns FieldErrors without positions; Parse
-// fills them in from the YAML source.
+// FieldError is one problem in a scenario, located by field path and (from Parse) position.
 type FieldError struct {
-	// File is the scenario file name ("" when validating a Scenario built in code).
-	File string
-	// Line and Column are 1-based positions in File (0 when unknown).
-	Line, Column int
-	// Path is the field path in YAML spelling, e.g. "turns[1].toolCalls[0].outcome".
-	Path string
-	// Problem says what is wrong and what was expected.
-	Problem string
+	File         string // the scenario file ("" for a Scenario built in code).
+	Line, Column int    // 1-based (0 when unknown).
+	Path         string // the field path in YAML spelling, e.g. "turns[1].toolCalls[0].outcome".
+	Problem      string // what is wrong and what was expected.
 }
 
 // Error formats the problem as "file:line:col: field path: problem", leaving out what is unknown.
 func (e *FieldError) Error() string {
-	var b strings.Builder
+	where := ""
 	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteString(":")
+		where = e.File + ":"
 	}
 	if e.Line > 0 {
-		fmt.Fprintf(&b, "%d:%d:", e.Line, e.Column)
+		where += fmt.Sprintf("%d:%d:", e.Line, e.Column)
 	}
-	if b.Len() > 0 {
-		b.WriteString(" ")
+	if where != "" {
+		where += " "
 	}
 	if e.Path != "" {
-		fmt.Fprintf(&b, "field %s: ", e.Path)
+		where += "field " + e.Path + ": "
 	}
-	b.WriteString(e.Problem)
-	return b.String()
+	return where + e.Problem
 }
 
-// joinFieldErrors turns a list of problems into one error (nil for none); errors.As finds the
-// first *FieldError, and every problem is in the message.
 func joinFieldErrors(errs []*FieldError) error {
 	if len(errs) == 0 {
 		return nil
@@ -63,7 +53,6 @@ func displayPath(p string) string {
 	return strings.TrimPrefix(p, ".")
 }
 
-// nodeError locates a problem at a YAML node.
 func nodeError(node ast.Node, format string, args ...any) *FieldError {
 	e := &FieldError{Path: displayPath(node.GetPath()), Problem: fmt.Sprintf(format, args...)}
 	if tok := node.GetToken(); tok != nil && tok.Position != nil {
@@ -72,8 +61,7 @@ func nodeError(node ast.Node, format string, args ...any) *FieldError {
 	return e
 }
 
-// locate fills e's position from the YAML AST, walking up the path to the nearest node that
-// exists (a missing field is reported at its parent).
+// locate fills e's position from the nearest existing node up its path.
 func locate(file *ast.File, e *FieldError) {
 	if file == nil || len(file.Docs) == 0 {
 		return
@@ -113,8 +101,7 @@ func parentPath(path string) string {
 	return ""
 }
 
-// yamlErrorToField converts a goccy error (syntax, type, unknown field…) into a FieldError with
-// its position and, when the offending node can be found, its field path.
+// yamlErrorToField converts a goccy error into a FieldError with its position and path.
 func yamlErrorToField(filename string, file *ast.File, err error) (*FieldError, bool) {
 	var fe *FieldError
 	if errors.As(err, &fe) {

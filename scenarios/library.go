@@ -16,8 +16,8 @@ import (
 //go:embed library/*.yaml
 var embeddedFS embed.FS
 
-// Library is a set of scenarios by name. It is immutable after construction and safe for
-// concurrent use; the Scenarios it returns must not be modified.
+// Library is a set of scenarios by name, immutable and safe for concurrent use (so are the
+// Scenarios it returns: do not modify them).
 type Library struct {
 	byName map[string]*Scenario
 	files  map[string]string
@@ -25,11 +25,9 @@ type Library struct {
 	names  []string
 }
 
-// embedded parses the embedded library once; it is immutable afterwards.
 var embedded = sync.OnceValues(func() (*Library, error) { return loadFS(embeddedFS, "library", "library") })
 
-// Embedded returns the library compiled into the binary. The embedded files are validated by
-// the package tests, so a failure here is a build defect and panics.
+// Embedded returns the library compiled into the binary; it panics on invalid files.
 func Embedded() *Library {
 	lib, err := embedded()
 	if err != nil {
@@ -38,8 +36,7 @@ func Embedded() *Library {
 	return lib
 }
 
-// LoadDir loads every *.yaml and *.yml file in dir (not recursively). Duplicate scenario names
-// and invalid files are errors naming the files.
+// LoadDir loads every *.yaml and *.yml file in dir (not recursively).
 func LoadDir(dir string) (*Library, error) {
 	lib, err := loadFS(os.DirFS(dir), ".", dir)
 	if err != nil {
@@ -48,8 +45,7 @@ func LoadDir(dir string) (*Library, error) {
 	return lib, nil
 }
 
-// loadFS loads the scenario files of one directory of fsys. Errors name files under display, so
-// an editor can jump to them.
+// loadFS loads the scenario files of one directory of fsys, naming files under display in errors.
 func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -62,25 +58,10 @@ func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 		if e.IsDir() || (ext != ".yaml" && ext != ".yml") {
 			continue
 		}
-		name := path.Join(dir, e.Name())
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
+		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if _, err := lib.add(filepath.Join(display, e.Name()), e.Name(), data, err, "expected unique names"); err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		s, err := Parse(filepath.Join(display, e.Name()), data)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if prev, dup := lib.files[s.Name]; dup {
-			errs = append(errs, fmt.Errorf("%s: scenario %q is already defined in %s; expected unique names", e.Name(), s.Name, prev))
-			continue
-		}
-		lib.byName[s.Name] = s
-		lib.files[s.Name] = e.Name()
-		lib.source[s.Name] = data
-		lib.names = append(lib.names, s.Name)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -90,6 +71,29 @@ func loadFS(fsys fs.FS, dir, display string) (*Library, error) {
 	}
 	slices.Sort(lib.names)
 	return lib, nil
+}
+
+// add parses data (read with readErr) as the file display names and adds its scenario, known by
+// file; a name l has is an error ending in expected (%[2]s: the name).
+func (l *Library) add(display, file string, data []byte, readErr error, expected string) (*Scenario, error) {
+	if readErr != nil {
+		return nil, readErr
+	}
+	s, err := Parse(display, data)
+	if err != nil {
+		return nil, err
+	}
+	if prev, dup := l.files[s.Name]; dup {
+		return nil, fmt.Errorf("%s: scenario %q is already defined in %s; "+expected, file, s.Name, prev)
+	}
+	l.byName[s.Name], l.files[s.Name], l.source[s.Name] = s, file, data
+	l.names = append(l.names, s.Name)
+	return s, nil
+}
+
+func (l *Library) clone() *Library {
+	return &Library{byName: maps.Clone(l.byName), files: maps.Clone(l.files), source: maps.Clone(l.source),
+		names: slices.Clone(l.names)}
 }
 
 // Get returns the scenario called name.
@@ -107,37 +111,24 @@ func (l *Library) File(name string) string { return l.files[name] }
 // Len is the number of scenarios.
 func (l *Library) Len() int { return len(l.names) }
 
-// Source returns the YAML the scenario was loaded from (nil if unknown). The caller must not
-// modify it.
+// Source returns the YAML the scenario was loaded from (nil if unknown), not to be modified.
 func (l *Library) Source(name string) []byte { return l.source[name] }
 
-// WithFiles returns a copy of l with the scenarios of the files at paths added (load
-// --scenario), and their names in the order given. A file that does not parse is an error
-// naming it (and, from Parse, its line and field); a name l already has, or that two files
-// share, is an error naming both places, since a mock given the same files must resolve each
-// name to one script.
+// WithFiles returns a copy of l with the scenarios of the files at paths added, and their names
+// in order. A name l has, or that two files share, is an error: a mock given the same files
+// must resolve each name to one script.
 func (l *Library) WithFiles(paths []string) (*Library, []string, error) {
-	n := &Library{byName: maps.Clone(l.byName), files: maps.Clone(l.files), source: maps.Clone(l.source), names: slices.Clone(l.names)}
+	n := l.clone()
 	var names []string
 	var errs []error
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
+		s, err := n.add(p, p, data, err, "expected a name of its own (rename it, e.g. name: my-%[2]s)")
 		if err != nil {
 			errs = append(errs, err)
-			continue
+		} else {
+			names = append(names, s.Name)
 		}
-		s, err := Parse(p, data)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if prev, dup := n.files[s.Name]; dup {
-			errs = append(errs, fmt.Errorf("%s: scenario %q is already defined in %s; expected a name of its own (rename it, e.g. name: my-%s)", p, s.Name, prev, s.Name))
-			continue
-		}
-		n.byName[s.Name], n.files[s.Name], n.source[s.Name] = s, p, data
-		n.names = append(n.names, s.Name)
-		names = append(names, s.Name)
 	}
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)

@@ -1,13 +1,6 @@
 // Package scenarios owns the scripted conversations streambench plays: the YAML model, its
-// validation, the embedded library and the deterministic rendering of a scenario into a Script
-// (what the mock provider emits, and when) and its Expected ground truth (what a client must
-// end with).
-//
-// The flow is always the same: Load/Parse a Scenario, then Render(seed) it into a Script. The
-// mock provider plays Script steps on its wire; checkers compare what a client saw with
-// Script.Expected(). Rendering is a pure function of (scenario, seed): the mock, the load
-// generator and the tests all derive the same Script independently, which is what makes
-// correctness measurable at load without any shared state.
+// validation, the embedded library, and the rendering for a seed into a Script and its Expected
+// ground truth, a pure function so every process derives the same Script.
 package scenarios
 
 import "time"
@@ -53,20 +46,15 @@ type Dist struct {
 	P99    time.Duration `yaml:"p99" json:"p99,omitempty"`
 }
 
-// Turn is one model response: optional thinking, optional text (the answer in the final turn, a
-// preamble in a turn that ends in tool calls) and tool calls.
+// Turn is one model response: optional thinking, text (the answer, or a preamble) and tool calls.
 type Turn struct {
 	Thinking  Text       `yaml:"thinking" json:"thinking,omitempty"`
 	Text      Text       `yaml:"text" json:"text,omitempty"`
 	ToolCalls []ToolCall `yaml:"toolCalls" json:"toolCalls,omitempty"`
-	// Swarm delegates to child agents that run in parallel (compose only; see Child). A turn
-	// with a swarm ends like one with tool calls: the delegation is a tool call (DelegateTool)
-	// that settles when every child finished.
-	Swarm []Child `yaml:"swarm" json:"swarm,omitempty"`
+	Swarm     []Child    `yaml:"swarm" json:"swarm,omitempty"` // child agents run in parallel (compose only).
 }
 
-// Text is either literal text or a number of word-like tokens generated from the seed.
-// In YAML a bare string is Literal; {tokens: N} is generated.
+// Text is literal text (in YAML, a bare string) or {tokens: N} generated from the seed.
 type Text struct {
 	Literal string `yaml:"literal" json:"literal,omitempty"`
 	Tokens  int    `yaml:"tokens" json:"tokens,omitempty"`
@@ -89,17 +77,11 @@ type ToolCall struct {
 	Duration  Dist           `yaml:"duration" json:"duration"`             // how long the simulated tool runs.
 	Outcome   Outcome        `yaml:"outcome" json:"outcome,omitempty"`     // success (default) or error.
 	Result    string         `yaml:"result" json:"result,omitempty"`       // the tool's output text; generated when empty.
-	// Pause and TimesOut end the script at this tool's turn (scenarios/pause.go): the run
-	// pauses for human input once the tool settled, or its execution timeout fires while the
-	// tool still runs.
-	Pause    bool `yaml:"pause" json:"pause,omitempty"`
-	TimesOut bool `yaml:"timesOut" json:"timesOut,omitempty"`
-	// Plan makes the call a compose plan proposal that waits for the client's approval
-	// (scenarios/plan.go).
-	Plan *PlanProposal `yaml:"plan" json:"plan,omitempty"`
-	// Events are compose side events (task.*, action, conclave, trace) the runtime emits while
-	// the tool runs (scenarios/plan.go).
-	Events []ComposeEvent `yaml:"events" json:"events,omitempty"`
+	// Pause and TimesOut end the script at this tool's turn (pause.go).
+	Pause    bool           `yaml:"pause" json:"pause,omitempty"`
+	TimesOut bool           `yaml:"timesOut" json:"timesOut,omitempty"`
+	Plan     *PlanProposal  `yaml:"plan" json:"plan,omitempty"`     // makes the call a compose plan proposal (plan.go).
+	Events   []ComposeEvent `yaml:"events" json:"events,omitempty"` // compose side events emitted while the tool runs (plan.go).
 }
 
 // Faults are provider misbehaviours. Turn indexes are zero-based.
@@ -129,29 +111,20 @@ type StallFault struct {
 	Duration    time.Duration `yaml:"duration" json:"duration"`
 }
 
-// Client is what the load generator's client does during the stream. At most one of Abort and
-// Stop is set.
+// Client is what the load generator's client does during the stream (at most one action).
 type Client struct {
-	Abort *Trigger `yaml:"abort" json:"abort,omitempty"` // closes the connection.
-	// Stop sends the compose stop request (POST /agent/{id}/runs/{runId}/stop); dialects without
-	// a stop request treat it as Abort.
-	Stop *Trigger `yaml:"stop" json:"stop,omitempty"`
-	// Reconnect drops the connection and resumes the stream with Last-Event-ID (sim-canvas;
-	// reconnect.go). Dialects without a reconnect ignore it.
-	Reconnect *Reconnect `yaml:"reconnect" json:"reconnect,omitempty"`
+	Abort     *Trigger   `yaml:"abort" json:"abort,omitempty"`         // closes the connection.
+	Stop      *Trigger   `yaml:"stop" json:"stop,omitempty"`           // sends the stop request; dialects without one abort.
+	Reconnect *Reconnect `yaml:"reconnect" json:"reconnect,omitempty"` // drops and resumes the stream (sim-canvas).
 }
 
 // Trigger says when a client acts. Exactly one field is set.
 type Trigger struct {
 	AfterChunks int `yaml:"afterChunks" json:"afterChunks,omitempty"` // acts after this many answer chunks were received.
-	// DuringThinking acts while the model is thinking (on the first thinking frame when the
-	// client sees them, else at the scripted time).
-	DuringThinking bool `yaml:"duringThinking" json:"duringThinking,omitempty"`
-	// DuringTool acts while a tool runs (on the first tool start frame when the client sees
-	// them, else at the scripted time).
-	DuringTool bool          `yaml:"duringTool" json:"duringTool,omitempty"`
-	After      time.Duration `yaml:"after" json:"after,omitempty"` // acts this long after the request was sent.
-	// BeforeHeaders acts as soon as the request is written, before the response head can
-	// arrive (abort only: a stop needs the run id of the response head).
-	BeforeHeaders bool `yaml:"beforeHeaders" json:"beforeHeaders,omitempty"`
+	// DuringThinking and DuringTool act on the first thinking or tool frame when the client
+	// sees them, else at the scripted time.
+	DuringThinking bool          `yaml:"duringThinking" json:"duringThinking,omitempty"`
+	DuringTool     bool          `yaml:"duringTool" json:"duringTool,omitempty"`
+	After          time.Duration `yaml:"after" json:"after,omitempty"`                 // acts this long after the request was sent.
+	BeforeHeaders  bool          `yaml:"beforeHeaders" json:"beforeHeaders,omitempty"` // acts once the request is sent (abort only).
 }

@@ -6,9 +6,7 @@ import (
 	"time"
 )
 
-// WriteOutline writes, for people, what s renders to with seed: the estimated duration, then
-// each turn's steps and timing, its expected thinking and text, tool calls and provider faults,
-// then how the client behaves.
+// WriteOutline writes, for people, what s renders to with seed, turn by turn.
 func (s *Scenario) WriteOutline(w io.Writer, seed uint64) error {
 	script := s.Render(seed)
 	exp := script.Expected()

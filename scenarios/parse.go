@@ -12,9 +12,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 )
 
-// Parse decodes one YAML scenario and validates it. Every error names filename, the line and
-// column, the field path and what was expected; unknown fields are errors. Several problems are
-// joined into one error, each a *FieldError.
+// Parse decodes one YAML scenario and validates it; each problem is a *FieldError.
 func Parse(filename string, data []byte) (*Scenario, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &FieldError{File: filename, Problem: "empty file; expected a scenario mapping with name and turns"}
@@ -65,15 +63,14 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 	return &s, nil
 }
 
-// decodeNode decodes an AST node with the scenario options, turning a decoder panic on hostile
-// input into an error: bad input must never crash the mock or the CLI.
+// decodeNode decodes an AST node, turning a decoder panic on hostile input into an error.
 func decodeNode(node ast.Node, v any) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("decoding YAML: %v", r)
 		}
 	}()
-	return yaml.NodeToValue(node, v, decodeOptions()...)
+	return yaml.NodeToValue(node, v, strict)
 }
 
 // LoadFile reads and parses one scenario file.

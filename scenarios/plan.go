@@ -1,18 +1,17 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
 )
 
-// Plan approval and the compose side events (task.*, action, conclave, trace) a scripted tool
-// call makes the runtime emit. They travel to the runtime in the tool call's arguments, as the
-// "_compose" member (ComposeDirective), next to "_sim": any runtime that reads its tool
-// arguments can reproduce them without sharing scenario files.
+// Plan approval and compose side events travel to the runtime in the tool call's arguments as
+// "_compose" (ComposeDirective), beside "_sim", so no runtime needs the scenario files.
 
-// Plan decisions, as the client sends them and approval.decided reports them. DecisionNone is
-// scripted only: the client never answers, so the approval must time out into an error.
+// Plan decisions, as the client sends them. DecisionNone is scripted only: the client never
+// answers, so the approval times out into an error.
 const (
 	DecisionApproved         = "approved"
 	DecisionRejected         = "rejected"
@@ -26,27 +25,24 @@ const (
 	OnRejectError = "error" // the runtime ends the run with an error terminal
 )
 
-// Approval timeouts: the default and the cap, so an undecided approval ends within a bound.
+// Approval timeouts: the default and the cap.
 const (
 	DefaultApprovalTimeout = 10 * time.Second
 	MaxApprovalTimeout     = 30 * time.Second
 )
 
-// PlanProposal makes a tool call the agent's plan proposal: the runtime proposes the plan
-// (plan.proposed, approval.requested) and waits for the client's decision before the tool
-// settles. A plan tool call is alone in its turn.
+// PlanProposal makes a tool call (alone in its turn) the agent's plan proposal, settled after
+// the client's decision.
 type PlanProposal struct {
 	PlanContent `yaml:",inline"`
-	// Revisions are the plan's versions 2, 3, ... proposed after each changes_requested
-	// decision; when there are fewer than such decisions the last content is proposed again.
+	// Revisions are versions 2, 3, ... proposed after each changes_requested; past the last,
+	// it is proposed again.
 	Revisions []PlanContent `yaml:"revisions" json:"revisions,omitempty"`
-	// Decisions are the client's answers, in order, one per approval request: changes_requested
-	// any number of times, then approved, rejected or none (the client never answers).
-	Decisions []Decision `yaml:"decisions" json:"decisions"`
-	OnReject  string     `yaml:"onReject" json:"onReject,omitempty"` // what a rejection does: done (default) or error.
-	// Timeout is how long the runtime waits for a decision before it ends the run with an
-	// error (default DefaultApprovalTimeout, at most MaxApprovalTimeout).
-	Timeout time.Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Decisions answer the approval requests in order: changes_requested any number of times,
+	// then approved, rejected or none.
+	Decisions []Decision    `yaml:"decisions" json:"decisions"`
+	OnReject  string        `yaml:"onReject" json:"onReject,omitempty"` // what a rejection does: done (default) or error.
+	Timeout   time.Duration `yaml:"timeout" json:"timeout,omitempty"`   // the wait for a decision (0: DefaultApprovalTimeout).
 }
 
 // PlanContent is what a plan proposes.
@@ -69,16 +65,11 @@ type Decision struct {
 	ThinkTime Dist   `yaml:"thinkTime" json:"thinkTime"`     // how long the client waits after approval.requested before it answers.
 }
 
-// ComposeEvent is one side event the runtime emits while a tool runs (right after its
-// tool_start). Kind selects which fields apply.
+// ComposeEvent is one side event the runtime emits after a tool_start; Kind selects the fields.
 type ComposeEvent struct {
-	// Kind is task.completed, task.blocked, task.failed, task.heartbeat, action, conclave or
-	// trace.
-	Kind   string `yaml:"kind" json:"kind"`
-	TaskID string `yaml:"taskId" json:"taskId,omitempty"` // names a task of the approved plan (task.*).
-	// Action is the slash command (action: goal, plan, ...) or the conclave operation
-	// (write, read, list, delete).
-	Action  string `yaml:"action" json:"action,omitempty"`
+	Kind    string `yaml:"kind" json:"kind"`
+	TaskID  string `yaml:"taskId" json:"taskId,omitempty"` // names a task of the approved plan (task.*).
+	Action  string `yaml:"action" json:"action,omitempty"` // the slash command (action) or the conclave operation.
 	Status  string `yaml:"status" json:"status,omitempty"` // the action's status (default completed).
 	Key     string `yaml:"key" json:"key,omitempty"`       // the conclave key (write, read, delete).
 	Source  string `yaml:"source" json:"source,omitempty"` // Source, Stage and Message describe a trace; Source is one of TraceSources.
@@ -105,15 +96,13 @@ func TraceSources() []string {
 	return []string{"capability", "model", "tool", "agent", "harness", "swarm", "route"}
 }
 
-// ComposeDirective is the "_compose" member of a scripted tool call's arguments: the plan it
-// proposes and the side events it emits. Absent when the call has neither.
+// ComposeDirective is the "_compose" member of a scripted tool call's arguments.
 type ComposeDirective struct {
 	Plan   *PlanDirective `json:"plan,omitempty"`
 	Events []ComposeEvent `json:"events,omitempty"`
 }
 
-// PlanDirective is what the runtime needs to play a plan: its versions in order, what a
-// rejection does and how long to wait for a decision. The decisions are the client's.
+// PlanDirective is what the runtime needs to play a plan (the decisions are the client's).
 type PlanDirective struct {
 	Versions  []PlanContent `json:"versions"`
 	OnReject  string        `json:"onReject"`
@@ -127,20 +116,14 @@ const (
 	PlanUndecided = "undecided" // the client never answered: the approval times out
 )
 
-// ScriptPlan is a scenario's plan rendered for one seed: the ground truth the client plays
-// (Decisions with their think times) and the checker judges (versions, outcome, tasks).
+// ScriptPlan is a scenario's plan rendered for one seed.
 type ScriptPlan struct {
-	// Turn and Call locate the plan's tool call.
-	Turn, Call int
-	// Versions is the content proposed at version 1, 2, ... (one per approval request).
-	Versions []PlanContent
-	// Decisions are the client's answers with their think times resolved; the last may be
-	// DecisionNone.
-	Decisions []ScriptDecision
-	// Outcome is approved, rejected or undecided.
-	Outcome  string
-	OnReject string
-	Timeout  time.Duration
+	Turn, Call int              // locate the plan's tool call.
+	Versions   []PlanContent    // the content proposed at version 1, 2, ...
+	Decisions  []ScriptDecision // the client's answers; the last may be DecisionNone.
+	Outcome    string           // approved, rejected or undecided.
+	OnReject   string
+	Timeout    time.Duration
 }
 
 // ScriptDecision is one decision with its think time sampled.
@@ -150,8 +133,7 @@ type ScriptDecision struct {
 	ThinkTime time.Duration
 }
 
-// EndsInError reports whether the plan ends the run with an error terminal: a rejection with
-// onReject error, or an approval nobody answers.
+// EndsInError reports whether the plan ends the run in error (rejected so, or undecided).
 func (p *ScriptPlan) EndsInError() bool {
 	return p != nil && (p.Outcome == PlanUndecided || (p.Outcome == PlanRejected && p.OnReject == OnRejectError))
 }
@@ -168,15 +150,9 @@ func (p *ScriptPlan) ApprovedTasks() []string {
 	return ids
 }
 
-// renderPlan resolves a plan proposal: versions, decisions and outcome.
 func renderPlan(seed uint64, ti, ci int, p *PlanProposal) *ScriptPlan {
-	sp := &ScriptPlan{Turn: ti, Call: ci, OnReject: p.OnReject, Timeout: p.Timeout, Outcome: PlanUndecided}
-	if sp.OnReject == "" {
-		sp.OnReject = OnRejectDone
-	}
-	if sp.Timeout <= 0 {
-		sp.Timeout = DefaultApprovalTimeout
-	}
+	sp := &ScriptPlan{Turn: ti, Call: ci, OnReject: cmp.Or(p.OnReject, OnRejectDone), Outcome: PlanUndecided,
+		Timeout: cmp.Or(max(p.Timeout, 0), DefaultApprovalTimeout)}
 	content := p.PlanContent
 	r := rng(seed, "plan-think", ti, ci)
 	for di, d := range p.Decisions {
@@ -198,14 +174,7 @@ func renderPlan(seed uint64, ti, ci int, p *PlanProposal) *ScriptPlan {
 	return sp
 }
 
-// directive is the runtime's part of the plan.
-func (p *ScriptPlan) directive() *PlanDirective {
-	return &PlanDirective{Versions: p.Versions, OnReject: p.OnReject, TimeoutMs: p.Timeout.Milliseconds()}
-}
-
-// addComposeDirective adds "_compose" to a tool call's arguments when it proposes a plan or
-// emits side events; a plan that ends the run in error makes the call's scripted outcome
-// error (the runtime settles it cancelled, reported failed).
+// addComposeDirective adds "_compose" to a call's arguments when it has a plan or events.
 func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolCall, args map[string]any) {
 	if tc.Plan == nil && len(tc.Events) == 0 {
 		return
@@ -213,7 +182,7 @@ func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolC
 	d := ComposeDirective{Events: tc.Events}
 	if tc.Plan != nil {
 		sp := renderPlan(seed, ti, ci, tc.Plan)
-		d.Plan = sp.directive()
+		d.Plan = &PlanDirective{Versions: sp.Versions, OnReject: sp.OnReject, TimeoutMs: sp.Timeout.Milliseconds()}
 		if sp.EndsInError() {
 			call.Outcome = OutcomeError
 		}
@@ -221,8 +190,7 @@ func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolC
 	args["_compose"] = d
 }
 
-// applyPlan cuts the ground truth at a plan that ends the run in error: no later turn is
-// played, and the plan's turn is not the answer.
+// applyPlan cuts the ground truth at a plan that ends the run in error.
 func (e *Expected) applyPlan(p *ScriptPlan) {
 	e.Plan = p
 	if !p.EndsInError() || p.Turn >= len(e.Turns) {
@@ -234,22 +202,18 @@ func (e *Expected) applyPlan(p *ScriptPlan) {
 
 // validateCompose checks a tool call's plan and events. approved holds the task ids a plan
 // approved in an earlier turn (nil: none), so task events can be checked against it.
-func (tc ToolCall) validateCompose(path string, approved []string) []*FieldError {
-	var errs []*FieldError
-	bad := func(p, format string, args ...any) {
-		errs = append(errs, &FieldError{Path: p, Problem: fmt.Sprintf(format, args...)})
-	}
+func (tc ToolCall) validateCompose(errs *fieldErrors, path string, approved []string) {
 	if _, ok := tc.Arguments["_compose"]; ok {
-		bad(path+".arguments._compose", "reserved: streambench adds _compose itself from plan and events")
+		errs.add(path+".arguments._compose", "reserved: streambench adds _compose itself from plan and events")
 	}
 	if p := tc.Plan; p != nil {
 		pp := path + ".plan"
-		errs = append(errs, p.PlanContent.validate(pp)...)
+		p.PlanContent.validate(errs, pp)
 		for i, r := range p.Revisions {
-			errs = append(errs, r.validate(fmt.Sprintf("%s.revisions[%d]", pp, i))...)
+			r.validate(errs, fmt.Sprintf("%s.revisions[%d]", pp, i))
 		}
 		if len(p.Decisions) == 0 {
-			bad(pp+".decisions", "missing; expected at least one decision (approved, rejected, changes_requested, or none to let the approval time out)")
+			errs.add(pp+".decisions", "missing; expected at least one decision (approved, rejected, changes_requested, or none to let the approval time out)")
 		}
 		changes := 0
 		for i, d := range p.Decisions {
@@ -259,30 +223,30 @@ func (tc ToolCall) validateCompose(path string, approved []string) []*FieldError
 			case DecisionChangesRequested:
 				changes++
 				if last {
-					bad(dp+".decision", "changes_requested is the last decision; expected approved, rejected or none after it (the runtime proposes a new version)")
+					errs.add(dp+".decision", "changes_requested is the last decision; expected approved, rejected or none after it (the runtime proposes a new version)")
 				}
 			case DecisionApproved, DecisionRejected, DecisionNone:
 				if !last {
-					bad(dp+".decision", "%s ends the approval, but %d decision(s) follow; expected it last", d.Decision, len(p.Decisions)-1-i)
+					errs.add(dp+".decision", "%s ends the approval, but %d decision(s) follow; expected it last", d.Decision, len(p.Decisions)-1-i)
 				}
 			default:
-				bad(dp+".decision", "%q; expected approved, rejected, changes_requested or none", d.Decision)
+				errs.add(dp+".decision", "%q; expected approved, rejected, changes_requested or none", d.Decision)
 			}
-			errs = append(errs, d.ThinkTime.validate(dp+".thinkTime")...)
+			d.ThinkTime.validate(errs, dp+".thinkTime")
 		}
 		if len(p.Revisions) > changes {
-			bad(pp+".revisions", "%d revisions but %d changes_requested decisions; expected at most one revision per changes_requested", len(p.Revisions), changes)
+			errs.add(pp+".revisions", "%d revisions but %d changes_requested decisions; expected at most one revision per changes_requested", len(p.Revisions), changes)
 		}
 		switch p.OnReject {
 		case "", OnRejectDone, OnRejectError:
 		default:
-			bad(pp+".onReject", "%q; expected done or error", p.OnReject)
+			errs.add(pp+".onReject", "%q; expected done or error", p.OnReject)
 		}
 		if p.Timeout < 0 || p.Timeout > MaxApprovalTimeout {
-			bad(pp+".timeout", "%v; expected a duration in (0, %v] (0 means %v)", p.Timeout, MaxApprovalTimeout, DefaultApprovalTimeout)
+			errs.add(pp+".timeout", "%v; expected a duration in (0, %v] (0 means %v)", p.Timeout, MaxApprovalTimeout, DefaultApprovalTimeout)
 		}
 		if len(tc.Events) > 0 {
-			bad(path+".events", "a plan call emits no side events; expected them on a later tool call")
+			errs.add(path+".events", "a plan call emits no side events; expected them on a later tool call")
 		}
 	}
 	for i, ev := range tc.Events {
@@ -291,90 +255,81 @@ func (tc ToolCall) validateCompose(path string, approved []string) []*FieldError
 		case EventTaskCompleted, EventTaskBlocked, EventTaskFailed, EventTaskHeartbeat:
 			switch {
 			case ev.TaskID == "":
-				bad(ep+".taskId", "missing; expected the id of a task of the approved plan")
+				errs.add(ep+".taskId", "missing; expected the id of a task of the approved plan")
 			case approved == nil:
-				bad(ep+".taskId", "no plan was approved in an earlier turn; expected task events only after an approved plan")
+				errs.add(ep+".taskId", "no plan was approved in an earlier turn; expected task events only after an approved plan")
 			case !slices.Contains(approved, ev.TaskID):
-				bad(ep+".taskId", "%q is not a task of the approved plan; expected one of %v", ev.TaskID, approved)
+				errs.add(ep+".taskId", "%q is not a task of the approved plan; expected one of %v", ev.TaskID, approved)
 			}
 		case EventAction:
 			if ev.Action == "" {
-				bad(ep+".action", "missing; expected the action's name (goal, plan, ...)")
+				errs.add(ep+".action", "missing; expected the action's name (goal, plan, ...)")
 			}
 		case EventConclave:
 			if !slices.Contains(conclaveActions, ev.Action) {
-				bad(ep+".action", "%q; expected one of %v", ev.Action, conclaveActions)
+				errs.add(ep+".action", "%q; expected one of %v", ev.Action, conclaveActions)
 			} else if ev.Action != "list" && ev.Key == "" {
-				bad(ep+".key", "missing; expected the conclave key a %s names", ev.Action)
+				errs.add(ep+".key", "missing; expected the conclave key a %s names", ev.Action)
 			}
 		case EventTrace:
 			if !slices.Contains(TraceSources(), ev.Source) {
-				bad(ep+".source", "%q; expected one of %v", ev.Source, TraceSources())
+				errs.add(ep+".source", "%q; expected one of %v", ev.Source, TraceSources())
 			}
 		default:
-			bad(ep+".kind", "%q; expected task.completed, task.blocked, task.failed, task.heartbeat, action, conclave or trace", ev.Kind)
+			errs.add(ep+".kind", "%q; expected task.completed, task.blocked, task.failed, task.heartbeat, action, conclave or trace", ev.Kind)
 		}
 	}
-	return errs
 }
 
-// validate checks one plan content.
-func (c PlanContent) validate(path string) []*FieldError {
-	var errs []*FieldError
+func (c PlanContent) validate(errs *fieldErrors, path string) {
 	if c.Goal == "" {
-		errs = append(errs, &FieldError{Path: path + ".goal", Problem: "missing; expected the plan's goal"})
+		errs.add(path+".goal", "missing; expected the plan's goal")
 	}
 	if len(c.Tasks) == 0 {
-		errs = append(errs, &FieldError{Path: path + ".tasks", Problem: "missing; expected at least one task"})
+		errs.add(path+".tasks", "missing; expected at least one task")
 	}
 	seen := map[string]bool{}
 	for i, t := range c.Tasks {
 		switch {
 		case t.ID == "":
-			errs = append(errs, &FieldError{Path: fmt.Sprintf("%s.tasks[%d].id", path, i), Problem: "missing; expected a task id"})
+			errs.add(fmt.Sprintf("%s.tasks[%d].id", path, i), "missing; expected a task id")
 		case seen[t.ID]:
-			errs = append(errs, &FieldError{Path: fmt.Sprintf("%s.tasks[%d].id", path, i), Problem: fmt.Sprintf("%q repeats an earlier task's id; expected unique ids", t.ID)})
+			errs.add(fmt.Sprintf("%s.tasks[%d].id", path, i), "%q repeats an earlier task's id; expected unique ids", t.ID)
 		}
 		seen[t.ID] = true
 	}
-	return errs
 }
 
-// validatePlans checks the scenario-wide plan rules: at most one plan, alone in its turn, not
-// in the last turn, no abort or stop with it; and every call's plan and events, with task events
-// judged against the plan approved in an earlier turn.
-func (s *Scenario) validatePlans() []*FieldError {
-	var errs []*FieldError
+// validatePlans checks every call's plan and events, and the scenario-wide plan rules.
+func (s *Scenario) validatePlans(errs *fieldErrors) {
 	var approved []string
 	plans := 0
 	for ti, turn := range s.Turns {
 		var next []string
 		for ci, tc := range turn.ToolCalls {
 			path := fmt.Sprintf("turns[%d].toolCalls[%d]", ti, ci)
-			errs = append(errs, tc.validateCompose(path, approved)...)
+			tc.validateCompose(errs, path, approved)
 			if tc.Plan == nil {
 				continue
 			}
 			plans++
 			if plans > 1 {
-				errs = append(errs, &FieldError{Path: path + ".plan", Problem: "a second plan; expected at most one plan per scenario"})
+				errs.add(path+".plan", "a second plan; expected at most one plan per scenario")
 			}
 			if len(turn.ToolCalls) > 1 {
-				errs = append(errs, &FieldError{Path: path + ".plan", Problem: "a plan call shares its turn with other tool calls; expected it alone in its turn"})
+				errs.add(path+".plan", "a plan call shares its turn with other tool calls; expected it alone in its turn")
 			}
 			if s.Client.Abort != nil || s.Client.Stop != nil {
-				errs = append(errs, &FieldError{Path: path + ".plan", Problem: "with client.abort or client.stop; expected a plan scenario without them"})
+				errs.add(path+".plan", "with client.abort or client.stop; expected a plan scenario without them")
 			}
 			if len(tc.Plan.Decisions) > 0 && tc.Plan.Decisions[len(tc.Plan.Decisions)-1].Decision == DecisionApproved {
-				sp := renderPlan(0, ti, ci, tc.Plan)
-				next = sp.ApprovedTasks()
+				next = renderPlan(0, ti, ci, tc.Plan).ApprovedTasks()
 			}
 		}
 		if next != nil {
 			approved = next
 		}
 	}
-	return errs
 }
 
 // scriptPlan renders the scenario's plan, if the script reaches its turn without a fault.
@@ -393,8 +348,7 @@ func (s *Scenario) scriptPlan(seed uint64, script *Script) *ScriptPlan {
 	return nil
 }
 
-// planEndTurn is the turn of a plan that ends the run in error (rejected with onReject error,
-// or undecided), or -1: no turn may follow it.
+// planEndTurn is the turn of a plan that ends the run in error, or -1.
 func (s *Scenario) planEndTurn() int {
 	for ti, turn := range s.Turns {
 		for ci, tc := range turn.ToolCalls {

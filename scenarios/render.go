@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -19,7 +20,6 @@ const (
 	inputTokensPerTurn      = 10
 )
 
-// httpErrorMessage is the provider's error message for a scripted HTTP status.
 func httpErrorMessage(status int) string {
 	switch status {
 	case 429:
@@ -48,9 +48,8 @@ func toolCallID(seed uint64, ns string, turn, index int) string {
 	return fmt.Sprintf("call_%016x%08x", r.Uint64(), r.Uint32())
 }
 
-// segment is a run of tokens of one kind (and tool) in one string: the thinking, the text, or
-// one tool call's arguments. Steps slice it, so a turn costs a few allocations, not a few per
-// token.
+// segment is a run of tokens of one kind (and tool) in one string; steps slice it, so a turn
+// costs a few allocations, not a few per token.
 type segment struct {
 	kind StepKind
 	tool int
@@ -58,43 +57,16 @@ type segment struct {
 	cuts []int // end offset of each token
 }
 
-// Render resolves the scenario for seed into a Script. It is a pure function of (scenario,
-// seed): the mock provider, the load generator and the tests each call it and get identical
-// Scripts. It assumes a valid scenario (Validate) but never panics on an invalid one. The rules:
-//
-//   - Randomness: one math/rand/v2 PCG stream per (seed, purpose, turn[, tool]), where purpose is
-//     one of thinking, text, timing, tool-id, tool-args, tool-result, tool-duration, tool-split.
-//     Changing a timing therefore never changes text, and adding a turn never changes earlier ones.
-//   - Text: a literal is split into tokens of leading whitespace + one word (they concatenate back
-//     to exactly the literal); {tokens: N} generates N word-like tokens, the first without a
-//     leading space, with occasional punctuation and non-ASCII words (é, ü, 日本).
-//   - Steps per turn: thinking tokens, then text tokens, then each tool call's argument JSON cut
-//     into pieces of 2-8 bytes (never inside a UTF-8 character), one token per piece. Up to
-//     Timing.TokensPerFrame consecutive tokens of the same kind (and tool) share one Step.
-//   - Timing: token 0 is produced at a TTFT sample, each later token one inter-token sample after
-//     the previous; a Step is emitted when its last token is produced (Step.At). A stall adds its
-//     duration to the At of every step after StallAfterStep.
-//   - Tool calls: ID "call_" + 24 lowercase hex from (seed, turn, index); Arguments are the
-//     scripted object (or a generated {"query": "..."}) plus "_sim" (SimDirective), encoded as
-//     compact JSON with sorted keys; Duration sampled from the tool's Dist; Outcome defaults to
-//     success; Result generated when not scripted.
-//   - Faults: an HTTP error makes its turn a Step-less turn with HTTPStatus set and ends the
-//     Script there. A mid-stream error keeps the steps up to and including the one carrying the
-//     AfterTokens-th token (ErrorAfterStep is the last kept step) and ends the Script there.
-//   - Usage: InputTokens = 20 + 10*turn; OutputTokens = the tokens of the turn's emitted steps.
-//   - Compose plans and side events (plan.go): a call with a plan or events gets "_compose"
-//     (ComposeDirective) in its arguments; the plan's think times come from (seed, "plan-think",
-//     turn, call); Script.Plan is the plan when the script reaches its turn without a fault.
+// Render resolves the scenario for seed into a Script, never panicking (docs/SCENARIOS.md, "How
+// a scenario renders").
 func (s *Scenario) Render(seed uint64) *Script {
 	return s.RenderReusing(seed, nil)
 }
 
-// RenderReusing is Render into the step arrays of prev, a Script this or another scenario
-// rendered earlier and the caller no longer uses (nil: allocate, as Render). A caller that
-// renders a script per session and keeps only what it derives from it (the load generator
-// keeps Expected) reuses one script's memory instead of leaving a step per token as garbage.
-// The result is identical to Render's and may be prev itself, overwritten: the caller must
-// not hold prev's Turns or Steps slices when it passes it (strings taken from them stay valid).
+// RenderReusing is Render into the step arrays of prev, a Script the caller no longer uses (nil:
+// allocate), so a caller that keeps only Expected leaves no step per token as garbage. The
+// result may be prev itself, overwritten: the caller must not hold prev's Turns or Steps slices
+// (strings taken from them stay valid).
 func (s *Scenario) RenderReusing(seed uint64, prev *Script) *Script {
 	var spare [][]Step
 	if prev != nil {
@@ -125,7 +97,7 @@ func (s *Scenario) RenderReusing(seed uint64, prev *Script) *Script {
 		if len(spare) > 0 {
 			reuse, spare = spare[0], spare[1:]
 		}
-		st := s.renderTurn(seed, ti, turn, reuse)
+		st := s.renderTurnIn(seed, "", strconv.Itoa(ti), ti, turn, reuse)
 		script.Turns = append(script.Turns, st)
 		if st.ErrorAfterStep >= 0 {
 			break
@@ -135,14 +107,8 @@ func (s *Scenario) RenderReusing(seed uint64, prev *Script) *Script {
 	return script
 }
 
-// renderTurn builds one turn's steps, tool calls, faults and usage.
-func (s *Scenario) renderTurn(seed uint64, ti int, turn Turn, reuse []Step) ScriptTurn {
-	return s.renderTurnIn(seed, "", strconv.Itoa(ti), ti, turn, reuse)
-}
-
-// renderTurnIn renders a turn of the root conversation (ns "") or of a swarm child (ns names
-// its random streams apart, see renderChild); path is the swarm path prefix of the turn's
-// children. Its steps go into reuse when it is large enough (RenderReusing).
+// renderTurnIn renders a turn of the root conversation (ns "") or of a swarm child (see
+// renderChild), into reuse when it is large enough; path prefixes its children's paths.
 func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn, reuse []Step) ScriptTurn {
 	st := ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: inputTokensBase + inputTokensPerTurn*ti}
 
@@ -152,15 +118,13 @@ func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn,
 	text, cuts = textCuts(turn.Text, rng(seed, ns+"text", ti))
 	segments = append(segments, segment{kind: StepText, text: text, cuts: cuts})
 	for ci, tc := range turn.ToolCalls {
-		call := renderToolCall(seed, ns, ti, ci, tc)
-		st.ToolCalls = append(st.ToolCalls, call)
-		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, ns+"tool-split", ti, ci), call.Arguments)})
+		st.ToolCalls = append(st.ToolCalls, renderToolCall(seed, ns, ti, ci, tc))
 	}
 	if len(turn.Swarm) > 0 {
-		ci := len(st.ToolCalls)
 		st.Swarm = s.renderSwarm(seed, path, turn.Swarm)
-		call := delegateCall(seed, ns, ti, ci, st.Swarm)
-		st.ToolCalls = append(st.ToolCalls, call)
+		st.ToolCalls = append(st.ToolCalls, delegateCall(seed, ns, ti, len(st.ToolCalls), st.Swarm))
+	}
+	for ci, call := range st.ToolCalls {
 		segments = append(segments, segment{kind: StepToolArgs, tool: ci, text: call.Arguments, cuts: pieceCuts(rng(seed, ns+"tool-split", ti, ci), call.Arguments)})
 	}
 	perFrame := max(s.Timing.TokensPerFrame, 1)
@@ -206,10 +170,7 @@ func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn,
 		}
 	}
 	if f := s.Faults.MidStreamError; f != nil && f.Turn == ti {
-		st.ErrorMessage = f.Message
-		if st.ErrorMessage == "" {
-			st.ErrorMessage = defaultMidStreamMessage
-		}
+		st.ErrorMessage = cmp.Or(f.Message, defaultMidStreamMessage)
 		if len(st.Steps) == 0 {
 			st.ErrorAfterStep = 0 // len(Steps): the error is the whole stream
 		} else {
@@ -234,8 +195,7 @@ func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn,
 	return st
 }
 
-// stepWithToken returns the index of the step that carries the n-th token of the turn (1-based),
-// or the last step when the turn has fewer tokens.
+// stepWithToken returns the index of the step that carries the n-th token (else the last).
 func stepWithToken(steps []Step, n int) int {
 	seen := 0
 	for i, s := range steps {
@@ -247,17 +207,13 @@ func stepWithToken(steps []Step, n int) int {
 	return len(steps) - 1
 }
 
-// renderToolCall resolves one scripted tool call.
 func renderToolCall(seed uint64, ns string, ti, ci int, tc ToolCall) ScriptToolCall {
 	call := ScriptToolCall{
 		ID:       toolCallID(seed, ns, ti, ci),
 		Name:     tc.Name,
 		Duration: tc.Duration.Sample(rng(seed, ns+"tool-duration", ti, ci)),
-		Outcome:  tc.Outcome,
+		Outcome:  cmp.Or(tc.Outcome, OutcomeSuccess),
 		Result:   tc.Result,
-	}
-	if call.Outcome == "" {
-		call.Outcome = OutcomeSuccess
 	}
 	if call.Result == "" {
 		r := rng(seed, ns+"tool-result", ti, ci)
@@ -283,10 +239,8 @@ func renderToolCall(seed uint64, ns string, ti, ci int, tc ToolCall) ScriptToolC
 	return call
 }
 
-// encodeArguments is compact JSON with sorted keys (encoding/json sorts map keys) and without
-// HTML escaping, so non-ASCII and "<" travel as themselves. Values that JSON cannot represent
-// are rejected by Validate; if one slips through, the error is encoded in the arguments instead
-// of panicking.
+// encodeArguments is compact JSON with sorted keys and without HTML escaping; a value JSON
+// cannot represent (Validate rejects those) becomes an "_error" member instead of a panic.
 func encodeArguments(args map[string]any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -297,10 +251,9 @@ func encodeArguments(args map[string]any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// Expected derives the ground truth from the script: per turn the exact thinking and text
-// streamed and the tool calls completed. A turn failed by an HTTP error contributes nothing; a
-// turn failed mid-stream contributes what was streamed before the error, no tool calls, and is
-// not Final. Final marks the last turn when the conversation converges on an answer.
+// Expected derives the ground truth from the script: per turn the thinking and text streamed
+// and the tool calls completed. A turn failed by an HTTP error contributes nothing; one failed
+// mid-stream what was streamed before the error, without tool calls, not Final.
 func (s *Script) Expected() Expected {
 	e := Expected{Scenario: s.Scenario, Seed: s.Seed, FailedTurn: -1, Client: s.Client}
 	for i, st := range s.Turns {
@@ -310,29 +263,7 @@ func (s *Script) Expected() Expected {
 			e.FailedTurn = i
 			break
 		}
-		// Sized first: an open stream holds its expected text until the session ends, and a
-		// builder grown by appending keeps up to a quarter more than the text.
-		var thinking, text strings.Builder
-		thinkingLen, textLen := 0, 0
-		for _, step := range st.Steps {
-			switch step.Kind {
-			case StepThinking:
-				thinkingLen += len(step.Text)
-			case StepText:
-				textLen += len(step.Text)
-			}
-		}
-		thinking.Grow(thinkingLen)
-		text.Grow(textLen)
-		for _, step := range st.Steps {
-			switch step.Kind {
-			case StepThinking:
-				thinking.WriteString(step.Text)
-			case StepText:
-				text.WriteString(step.Text)
-			}
-		}
-		et := ExpectedTurn{Thinking: thinking.String(), Text: text.String()}
+		et := ExpectedTurn{Thinking: stepsText(st.Steps, StepThinking), Text: stepsText(st.Steps, StepText)}
 		if st.ErrorAfterStep >= 0 {
 			e.Turns = append(e.Turns, et)
 			e.ProviderError = st.ErrorMessage
@@ -355,9 +286,27 @@ func (s *Script) Expected() Expected {
 	return e
 }
 
-// EstimatedDuration is the scripted wall time of the conversation: per turn the last step's
-// time plus the longest tool call (tools in a turn run in parallel). Runtime overheads and
-// client think time are not included.
+// stepsText concatenates the text of the steps of kind, sized first: an open stream holds its
+// expected text until the session ends, and a builder grown by appending keeps up to a quarter
+// more than the text.
+func stepsText(steps []Step, kind StepKind) string {
+	n := 0
+	for _, step := range steps {
+		if step.Kind == kind {
+			n += len(step.Text)
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, step := range steps {
+		if step.Kind == kind {
+			b.WriteString(step.Text)
+		}
+	}
+	return b.String()
+}
+
+// EstimatedDuration is the scripted wall time of the conversation, without overheads.
 func (s *Script) EstimatedDuration() time.Duration {
 	var total time.Duration
 	for _, st := range s.Turns {

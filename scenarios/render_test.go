@@ -404,3 +404,14 @@ func TestRenderInvalidDoesNotPanic(t *testing.T) {
 		})
 	}
 }
+
+// splitLiteral returns the tokens literalCuts finds in s.
+func splitLiteral(s string) []string {
+	var tokens []string
+	start := 0
+	for _, end := range literalCuts(s) {
+		tokens = append(tokens, s[start:end])
+		start = end
+	}
+	return tokens
+}

@@ -13,8 +13,7 @@ func Open(dir string) (*Library, error) {
 	return LoadDir(dir)
 }
 
-// Shown is `scenarios show --json`: a scenario, the seed it was rendered with, and what that
-// rendering expects of a run and how long it should take.
+// Shown is `scenarios show --json`: a scenario and its rendering with one seed.
 type Shown struct {
 	Scenario                *Scenario `json:"scenario"`
 	Seed                    uint64    `json:"seed"`
@@ -22,8 +21,7 @@ type Shown struct {
 	EstimatedDurationMillis int64     `json:"estimatedDurationMs"`
 }
 
-// WriteJSON writes s rendered with seed as an indented Shown, with no HTML escaping (the
-// scenario's text reads as written).
+// WriteJSON writes s rendered with seed as an indented Shown, without HTML escaping.
 func (s *Scenario) WriteJSON(w io.Writer, seed uint64) error {
 	script := s.Render(seed)
 	enc := json.NewEncoder(w)

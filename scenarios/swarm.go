@@ -1,32 +1,23 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Swarm children: a turn may delegate to child agents (Turn.Swarm), each with its own scripted
-// text, tool calls, start delay and outcome, and children of its own. Only the compose dialect
-// streams them (swarm_child_* frames); a swarm scenario belongs in a compose profile's own
-// scenarios in a mix.
-//
-// How a runtime learns about children without sharing scenario files: the swarm turn ends in
-// one extra tool call, DelegateTool, whose arguments list the children under "_swarm"
-// (SimChild, next to the usual "_sim" directive). A
-// runtime that runs swarms starts one child per entry, after its delay, and asks the provider
-// for the child's turns with the ChildHeader request header set to the child's path; the mock
-// then plays that child's script (Script.Child). A runtime that does not know swarms runs the
-// delegation as an ordinary simulated tool of _sim.ms and never streams children.
+// Swarm children (compose only): a swarm turn ends in a DelegateTool call listing the children;
+// a runtime asks the provider for a child's turns with ChildHeader set to its path, or runs the
+// delegation as an ordinary simulated tool.
 
 // DelegateTool is the name of the tool call a swarm turn ends in.
 const DelegateTool = "delegate_agents"
 
-// ChildHeader is the provider request header that selects a swarm child's script by its path
-// (ScriptChild.Path); the X-Streambench-* scenario, seed and session selection stays as for the
-// parent.
+// ChildHeader is the provider request header that selects a swarm child's script by its path.
 const ChildHeader = "X-Streambench-Child"
 
 // MaxSwarmDepth bounds how deep children may nest (a child at depth MaxSwarmDepth has none).
@@ -46,28 +37,19 @@ const defaultChildError = "scripted child agent failure"
 
 // Child is one child agent a turn delegates to.
 type Child struct {
-	// Name is the child's sub-agent id (subId and runKey on the wire): unique in the scenario,
-	// no whitespace.
-	Name string `yaml:"name" json:"name"`
-	// Text is the child's answer, streamed as swarm_child_delta after its tools.
-	Text Text `yaml:"text" json:"text"`
-	// ToolCalls run in parallel before the child answers.
-	ToolCalls []ToolCall `yaml:"toolCalls" json:"toolCalls,omitempty"`
-	// Outcome is done (default) or error: the child streams its text, then fails with Error.
-	Outcome ChildOutcome `yaml:"outcome" json:"outcome,omitempty"`
-	// Error is the failing child's message (outcome error only).
-	Error string `yaml:"error" json:"error,omitempty"`
-	// Delay is how long after the delegation the child starts.
-	Delay Dist `yaml:"delay" json:"delay,omitempty"`
-	// Swarm are the child's own children, started with its tool calls.
-	Swarm []Child `yaml:"swarm" json:"swarm,omitempty"`
+	Name      string       `yaml:"name" json:"name"`                     // the sub-agent id (runKey), unique in the scenario.
+	Text      Text         `yaml:"text" json:"text"`                     // the answer, streamed after the tools.
+	ToolCalls []ToolCall   `yaml:"toolCalls" json:"toolCalls,omitempty"` // run in parallel before the answer.
+	Outcome   ChildOutcome `yaml:"outcome" json:"outcome,omitempty"`     // done (default), or error after the text.
+	Error     string       `yaml:"error" json:"error,omitempty"`         // the failing child's message.
+	Delay     Dist         `yaml:"delay" json:"delay,omitempty"`         // how long after the delegation the child starts.
+	Swarm     []Child      `yaml:"swarm" json:"swarm,omitempty"`         // the child's own children, started with its tools.
 }
 
 // SwarmArgument is the DelegateTool argument that lists the children ([]SimChild).
 const SwarmArgument = "_swarm"
 
-// SimChild is one entry of a DelegateTool call's "_swarm" argument: what a runtime needs to
-// start the child.
+// SimChild is what a runtime needs to start one child.
 type SimChild struct {
 	Name    string `json:"name"`
 	Path    string `json:"path"`
@@ -76,14 +58,11 @@ type SimChild struct {
 
 // ScriptChild is a child agent rendered for one seed.
 type ScriptChild struct {
-	Name string
-	// Path locates the child: the root turn's index, then the child's index at each level
-	// ("1.0" is the first child of turn 1, "1.0.2" that child's third child).
-	Path  string
+	Name  string
+	Path  string // the root turn's index, then the child's index at each level ("1.0.2").
 	Depth int
 	Delay time.Duration
-	// Turns are the child's provider turns: one with its tool calls (and its delegation, when
-	// it has children) if it has any, then one with its text.
+	// Turns are one with the child's tool calls (and delegation), if any, then one with its text.
 	Turns   []ScriptTurn
 	Outcome ChildOutcome
 	Error   string
@@ -92,22 +71,17 @@ type ScriptChild struct {
 // ExpectedChild is the ground truth of one child agent.
 type ExpectedChild struct {
 	Name, Path string
-	// Parent is the parent child's name ("" for a child of the root run).
-	Parent string
-	Depth  int
+	Parent     string // the parent child's name ("" under the root run).
+	Depth      int
 	// Chain is the names from the depth-1 ancestor down to the child: the runKeyChain after
-	// the root run's id, when runKeys are the names.
-	Chain []string
-	// Text is what the child's deltas concatenate to (for a failing child, what it streamed
-	// before failing).
-	Text string
-	// Tools are the child's tool names in call order (DelegateTool when it has children).
-	Tools   []string
+	// the root run's id.
+	Chain   []string
+	Text    string   // what the deltas concatenate to (a failing child's included).
+	Tools   []string // tool names in call order (DelegateTool when it has children).
 	Outcome ChildOutcome
 	Error   string
 }
 
-// renderSwarm renders the children of a turn (or of a child) whose path is prefix.
 func (s *Scenario) renderSwarm(seed uint64, prefix string, children []Child) []ScriptChild {
 	out := make([]ScriptChild, 0, len(children))
 	for i, c := range children {
@@ -116,17 +90,13 @@ func (s *Scenario) renderSwarm(seed uint64, prefix string, children []Child) []S
 	return out
 }
 
-// renderChild renders one child with its own random streams ("child/PATH/" + purpose), so
-// adding a child never changes the root conversation or a sibling.
+// renderChild renders one child with random streams of its own.
 func (s *Scenario) renderChild(seed uint64, path string, c Child) ScriptChild {
 	ns := "child/" + path + "/"
 	sc := ScriptChild{
 		Name: c.Name, Path: path, Depth: strings.Count(path, "."),
 		Delay:   c.Delay.Sample(rng(seed, ns+"delay")),
-		Outcome: c.Outcome, Error: c.Error,
-	}
-	if sc.Outcome == "" {
-		sc.Outcome = ChildDone
+		Outcome: cmp.Or(c.Outcome, ChildDone), Error: c.Error,
 	}
 	if sc.Outcome == ChildError && sc.Error == "" {
 		sc.Error = defaultChildError
@@ -147,9 +117,8 @@ func (s *Scenario) renderChild(seed uint64, path string, c Child) ScriptChild {
 	return sc
 }
 
-// delegateCall is the DelegateTool call that starts children: its _sim lists them, and its
-// duration is the longest child's delay plus scripted time, so a runtime without swarms waits
-// about as long as one with them (it runs the delegation as a plain simulated tool).
+// delegateCall is the DelegateTool call that starts children; its duration is the longest
+// child's delay plus scripted time, so a runtime without swarms waits about as long.
 func delegateCall(seed uint64, ns string, ti, ci int, children []ScriptChild) ScriptToolCall {
 	sim := make([]SimChild, len(children))
 	names := make([]string, len(children))
@@ -176,8 +145,7 @@ func (c *ScriptChild) estimatedDuration() time.Duration {
 	return (&Script{Turns: c.Turns}).EstimatedDuration()
 }
 
-// Child returns the script a swarm child plays, by its path (ChildHeader), and false when the
-// script has no such child.
+// Child returns the script the swarm child at path plays.
 func (s *Script) Child(path string) (*Script, bool) {
 	c := findChild(s.Turns, path)
 	if c == nil {
@@ -186,7 +154,6 @@ func (s *Script) Child(path string) (*Script, bool) {
 	return &Script{Scenario: s.Scenario, Seed: s.Seed, Turns: c.Turns}, true
 }
 
-// findChild searches the children of turns, depth first.
 func findChild(turns []ScriptTurn, path string) *ScriptChild {
 	for ti := range turns {
 		for ci := range turns[ti].Swarm {
@@ -215,18 +182,12 @@ func appendExpectedChildren(out []ExpectedChild, children []ScriptChild, chain [
 		if len(chain) > 0 {
 			ec.Parent = chain[len(chain)-1]
 		}
-		var text strings.Builder
 		for _, st := range c.Turns {
-			for _, step := range st.Steps {
-				if step.Kind == StepText {
-					text.WriteString(step.Text)
-				}
-			}
+			ec.Text += stepsText(st.Steps, StepText)
 			for _, tc := range st.ToolCalls {
 				ec.Tools = append(ec.Tools, tc.Name)
 			}
 		}
-		ec.Text = text.String()
 		out = append(out, ec)
 		for _, st := range c.Turns {
 			out = appendExpectedChildren(out, st.Swarm, ec.Chain)
@@ -237,12 +198,7 @@ func appendExpectedChildren(out []ExpectedChild, children []ScriptChild, chain [
 
 // HasSwarm reports whether any turn of the scenario delegates to children.
 func (s *Scenario) HasSwarm() bool {
-	for _, t := range s.Turns {
-		if len(t.Swarm) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Turns, func(t Turn) bool { return len(t.Swarm) > 0 })
 }
 
 // ChildByName returns the expected child named name.
@@ -256,57 +212,40 @@ func (e *Expected) ChildByName(name string) (ExpectedChild, bool) {
 }
 
 // validateSwarm checks a turn's (or child's) children at path, recording names in seen.
-func validateSwarm(path string, children []Child, depth int, seen map[string]string) []*FieldError {
-	var errs []*FieldError
-	bad := func(p, format string, args ...any) {
-		errs = append(errs, &FieldError{Path: p, Problem: fmt.Sprintf(format, args...)})
-	}
+func validateSwarm(errs *fieldErrors, path string, children []Child, depth int, seen map[string]string) {
 	if len(children) > 0 && depth > MaxSwarmDepth {
-		bad(path, "children at depth %d; expected at most %d levels of swarm", depth, MaxSwarmDepth)
-		return errs
+		errs.add(path, "children at depth %d; expected at most %d levels of swarm", depth, MaxSwarmDepth)
+		return
 	}
 	for i, c := range children {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		switch {
 		case c.Name == "":
-			bad(p+".name", "missing; expected the child's sub-agent id (its runKey)")
+			errs.add(p+".name", "missing; expected the child's sub-agent id (its runKey)")
 		case strings.ContainsAny(c.Name, " \t\r\n\"\\"):
-			bad(p+".name", "%q contains whitespace, a quote or a backslash; expected a plain id", c.Name)
+			errs.add(p+".name", "%q contains whitespace, a quote or a backslash; expected a plain id", c.Name)
 		case seen[c.Name] != "":
-			bad(p+".name", "%q is also the name of %s; expected names unique in the scenario (they are runKeys)", c.Name, seen[c.Name])
+			errs.add(p+".name", "%q is also the name of %s; expected names unique in the scenario (they are runKeys)", c.Name, seen[c.Name])
 		default:
 			seen[c.Name] = p
 		}
 		if c.Text == (Text{}) {
-			bad(p+".text", "missing; expected the child's scripted answer (a string or {tokens: N})")
+			errs.add(p+".text", "missing; expected the child's scripted answer (a string or {tokens: N})")
 		}
-		errs = append(errs, c.Text.validate(p+".text")...)
+		c.Text.validate(errs, p+".text")
 		switch c.Outcome {
 		case "", ChildDone:
 			if c.Error != "" {
-				bad(p+".error", "set on a child whose outcome is %q; expected it only with outcome: error", cmpOr(string(c.Outcome), string(ChildDone)))
+				errs.add(p+".error", "set on a child whose outcome is %q; expected it only with outcome: error", cmp.Or(c.Outcome, ChildDone))
 			}
 		case ChildError:
 		default:
-			bad(p+".outcome", "%q; expected done or error", c.Outcome)
+			errs.add(p+".outcome", "%q; expected done or error", c.Outcome)
 		}
-		errs = append(errs, c.Delay.validate(p+".delay")...)
-		for ci, tc := range c.ToolCalls {
-			if tc.Name == DelegateTool {
-				bad(fmt.Sprintf("%s.toolCalls[%d].name", p, ci), "%q is reserved for the swarm delegation; expected another name", DelegateTool)
-			}
-			errs = append(errs, tc.validate(fmt.Sprintf("%s.toolCalls[%d]", p, ci))...)
-		}
-		errs = append(errs, validateSwarm(p+".swarm", c.Swarm, depth+1, seen)...)
+		c.Delay.validate(errs, p+".delay")
+		validateToolCalls(errs, p, c.ToolCalls, "")
+		validateSwarm(errs, p+".swarm", c.Swarm, depth+1, seen)
 	}
-	return errs
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // writeSwarmOutline writes each child (and its children, indented) for WriteOutline.
@@ -323,14 +262,8 @@ func writeSwarmOutline(w io.Writer, children []ScriptChild) {
 				fmt.Fprintf(w, "%s  tool call %s (%v, %s)\n", indent, tc.Name, tc.Duration.Round(time.Millisecond), tc.Outcome)
 			}
 			writeSwarmOutline(w, st.Swarm)
-			var text strings.Builder
-			for _, step := range st.Steps {
-				if step.Kind == StepText {
-					text.WriteString(step.Text)
-				}
-			}
-			if text.Len() > 0 {
-				fmt.Fprintf(w, "%s  text: %q\n", indent, text.String())
+			if text := stepsText(st.Steps, StepText); text != "" {
+				fmt.Fprintf(w, "%s  text: %q\n", indent, text)
 			}
 		}
 	}

@@ -7,9 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// words is the vocabulary of generated text. A few entries are non-ASCII (Latin-1 accents,
-// umlauts, CJK) so every consumer's UTF-8 handling is exercised, including decoders that split
-// reads inside a multi-byte character.
+// words is the vocabulary of generated text.
 var words = [...]string{
 	"lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do",
 	"eiusmod", "tempor", "incididunt", "ut", "labore", "et", "dolore", "magna", "aliqua", "enim",
@@ -20,16 +18,14 @@ var words = [...]string{
 	"mollit", "anim", "id", "est", "laborum", "stream", "token", "agent", "tool", "frame",
 }
 
-// unicodeWords are drawn about one time in twenty.
+// unicodeWords, drawn about one time in twenty, exercise every consumer's UTF-8 handling.
 var unicodeWords = [...]string{"café", "naïve", "über", "Grüße", "résumé", "façade", "日本", "東京", "señor", "Ωmega"}
 
 // punctuation is appended to a word about one time in eight.
 var punctuation = [...]string{",", ".", ";", "!", "?", ":"}
 
-// generateText returns n word-like tokens drawn from r as one string plus the end offset of each
-// token: the first without a leading space, every other one " word", sometimes with punctuation
-// or a non-ASCII word, the last ending in a period. One string with cut points keeps rendering
-// at one allocation per text instead of one per token.
+// generateText returns n word-like tokens drawn from r as one string and each token's end
+// offset (one allocation per text, not per token).
 func generateText(r *rand.Rand, n int) (string, []int) {
 	if n <= 0 {
 		return "", nil
@@ -62,9 +58,7 @@ func generatePhrase(r *rand.Rand, n int) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-// literalCuts splits s into tokens of leading whitespace plus one word and returns each token's
-// end offset, so the tokens concatenate back to exactly s. Trailing whitespace becomes a token
-// of its own.
+// literalCuts returns the end offsets of s's tokens: leading whitespace plus one word.
 func literalCuts(s string) []int {
 	var cuts []int
 	i := 0
@@ -88,22 +82,6 @@ func literalCuts(s string) []int {
 	return cuts
 }
 
-// splitLiteral returns the tokens literalCuts finds in s.
-func splitLiteral(s string) []string { return tokensAt(s, literalCuts(s)) }
-
-// tokensAt slices s at the end offsets cuts.
-func tokensAt(s string, cuts []int) []string {
-	var tokens []string
-	start := 0
-	for _, end := range cuts {
-		tokens = append(tokens, s[start:end])
-		start = end
-	}
-	return tokens
-}
-
-// textCuts resolves a Text into one string and its token end offsets: the literal cut by
-// literalCuts, or Tokens generated from r.
 func textCuts(t Text, r *rand.Rand) (string, []int) {
 	if t.Literal != "" {
 		return t.Literal, literalCuts(t.Literal)
@@ -111,8 +89,7 @@ func textCuts(t Text, r *rand.Rand) (string, []int) {
 	return generateText(r, t.Tokens)
 }
 
-// pieceCuts cuts s into pieces of 2 to 8 bytes (drawn from r), never inside a UTF-8 character,
-// the way providers stream tool-call arguments, and returns each piece's end offset.
+// pieceCuts returns the end offsets of s cut into pieces of 2 to 8 bytes, on rune boundaries.
 func pieceCuts(r *rand.Rand, s string) []int {
 	var cuts []int
 	i := 0

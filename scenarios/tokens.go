@@ -5,23 +5,16 @@ import (
 	"unicode/utf8"
 )
 
-// TokenCounter counts the script's tokens in streamed thinking and answer text, for the load
-// generator's token metrics (time per output token, inter-token latency per token). A scripted
-// token is leading whitespace plus one word (literalCuts, generateText), so a token begins at
-// every non-space rune that follows whitespace, or that opens a turn's text: counting those
-// starts gives the script's token count however a runtime re-chunks the text (a word split
-// over two chunks counts once, in the chunk where it begins; k words coalesced into one chunk
-// count k). A token therefore counts when its first byte arrives. The one scripted token it
-// does not see is trailing whitespace at the very end of a literal (its own token there).
-//
-// The zero value is ready; it holds two booleans, so a checker embeds one per stream. Not safe
-// for concurrent use.
+// TokenCounter counts the script's tokens in streamed thinking and answer text. A scripted
+// token is leading whitespace plus one word, so counting the non-space runes that follow
+// whitespace (or open a turn's text) gives the script's count however a runtime re-chunks the
+// text; a token counts when its first byte arrives. It misses only trailing whitespace at the
+// very end of a literal. The zero value is ready; not safe for concurrent use.
 type TokenCounter struct {
 	thinkingInWord, textInWord bool
 }
 
-// Thinking returns how many thinking tokens begin in piece. Thinking after answer text starts
-// afresh (it is a later turn's).
+// Thinking returns how many thinking tokens begin in piece.
 func (c *TokenCounter) Thinking(piece string) int {
 	c.textInWord = false
 	return countStarts(piece, &c.thinkingInWord)
@@ -45,13 +38,11 @@ func (c *TokenCounter) TextBytes(piece []byte) int {
 	return countStarts(piece, &c.textInWord)
 }
 
-// Break marks a turn boundary the text itself does not show (a tool call, a chunk reset): the
-// next text's first word is a new token even without leading whitespace, as every turn's
-// generated text starts with a word.
+// Break marks a turn boundary the text does not show (a tool call, a chunk reset): the next
+// text's first word is a new token even without leading whitespace.
 func (c *TokenCounter) Break() { c.thinkingInWord, c.textInWord = false, false }
 
-// countStarts counts the words beginning in s; inWord carries whether the previous piece ended
-// inside a word.
+// countStarts counts the words beginning in s; inWord carries over from the previous piece.
 func countStarts[T string | []byte](s T, inWord *bool) int {
 	n := 0
 	in := *inWord
@@ -79,9 +70,8 @@ func countStarts[T string | []byte](s T, inWord *bool) int {
 	return n
 }
 
-// decodeRune decodes the rune at s[i] for both string and []byte without converting (a
-// conversion to string or to an interface could allocate per frame). Bytes that are not valid
-// UTF-8 decode as one RuneError byte each, which is not a space.
+// decodeRune decodes the rune at s[i] without converting s (which could allocate per frame);
+// an invalid byte decodes as one RuneError, which is not a space.
 func decodeRune[T string | []byte](s T, i int) (rune, int) {
 	b0 := s[i]
 	cont := func(j int) (rune, bool) {

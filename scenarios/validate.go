@@ -6,19 +6,11 @@ import (
 )
 
 // Validate checks the scenario's structure and returns every problem found, joined; each is a
-// *FieldError naming the field path and what was expected (errors.As finds the first). Rules:
-// a name; at least one turn; every turn but the last ends in tool calls and the last has none
-// (a turn failed by an HTTP or mid-stream fault ends the script, so it may have tool calls and
-// no turn may follow it); fault turns in range; HTTP status 429, 500 or 503; well-formed
-// distributions; tokensPerFrame >= 0; tool outcome success or error; a Trigger sets exactly one
-// field and can fire (duringThinking needs thinking, duringTool a tool call); at most one of
-// client.abort and client.stop; compose plans and side events as validatePlans says (a plan
-// that ends the run in error ends the script at its turn, like a fault).
+// *FieldError (errors.As finds the first).
 func (s *Scenario) Validate() error {
 	return joinFieldErrors(s.validate())
 }
 
-// validate collects the problems in document order.
 func (s *Scenario) validate() []*FieldError {
 	var errs fieldErrors
 	s.validateHead(&errs)
@@ -27,27 +19,25 @@ func (s *Scenario) validate() []*FieldError {
 	if t, ok := s.toolEnd(); ok && t <= end {
 		end, endsByFault = t, true
 	}
-	errs = append(errs, s.validateToolEnds()...)
+	s.validateToolEnds(&errs)
 	if pt := s.planEndTurn(); pt >= 0 && pt <= end {
 		end, endsByFault = pt, true
 	}
 	s.validateTotal(&errs)
 	s.validateTurns(&errs, end, endsByFault)
-	errs = append(errs, s.validatePlans()...)
-	errs = append(errs, s.Client.validate()...)
-	errs = append(errs, s.validateTriggerReachable(end)...)
+	s.validatePlans(&errs)
+	s.Client.validate(&errs)
+	s.validateTriggerReachable(&errs, end)
 	return errs
 }
 
 // fieldErrors collects problems in document order.
 type fieldErrors []*FieldError
 
-// add appends the problem at path.
 func (e *fieldErrors) add(path, format string, args ...any) {
 	*e = append(*e, &FieldError{Path: path, Problem: fmt.Sprintf(format, args...)})
 }
 
-// validateHead checks the name, the timing and that there are turns.
 func (s *Scenario) validateHead(errs *fieldErrors) {
 	if s.Name == "" {
 		errs.add("name", "missing; expected a non-empty scenario name")
@@ -58,8 +48,8 @@ func (s *Scenario) validateHead(errs *fieldErrors) {
 			break
 		}
 	}
-	*errs = append(*errs, s.Timing.TimeToFirstToken.validate("timing.ttft")...)
-	*errs = append(*errs, s.Timing.InterToken.validate("timing.itl")...)
+	s.Timing.TimeToFirstToken.validate(errs, "timing.ttft")
+	s.Timing.InterToken.validate(errs, "timing.itl")
 	if s.Timing.TokensPerFrame < 0 {
 		errs.add("timing.tokensPerFrame", "%d is negative; expected >= 0 (0 means 1)", s.Timing.TokensPerFrame)
 	}
@@ -68,8 +58,7 @@ func (s *Scenario) validateHead(errs *fieldErrors) {
 	}
 }
 
-// validateFaults checks the scripted faults and returns the turn that ends the script: the
-// last, or the one an HTTP or mid-stream fault fails (endsByFault).
+// validateFaults checks the scripted faults and returns the turn that ends the script.
 func (s *Scenario) validateFaults(errs *fieldErrors) (end int, endsByFault bool) {
 	end = len(s.Turns) - 1
 	inRange := func(path string, turn int) bool {
@@ -110,7 +99,6 @@ func (s *Scenario) validateFaults(errs *fieldErrors) (end int, endsByFault bool)
 	return end, endsByFault
 }
 
-// validateTotal bounds the tokens of all turns together.
 func (s *Scenario) validateTotal(errs *fieldErrors) {
 	total, textTooLong := 0, false
 	for _, turn := range s.Turns {
@@ -124,14 +112,13 @@ func (s *Scenario) validateTotal(errs *fieldErrors) {
 	}
 }
 
-// validateTurns checks each turn against the script's end: every turn before it ends in tool
-// calls, the last (unless a fault fails it) has none, and none follows it.
+// validateTurns checks each turn against the script's end.
 func (s *Scenario) validateTurns(errs *fieldErrors, end int, endsByFault bool) {
 	swarmNames := map[string]string{}
 	for ti, turn := range s.Turns {
 		path := fmt.Sprintf("turns[%d]", ti)
-		*errs = append(*errs, turn.Thinking.validate(path+".thinking")...)
-		*errs = append(*errs, turn.Text.validate(path+".text")...)
+		turn.Thinking.validate(errs, path+".thinking")
+		turn.Text.validate(errs, path+".text")
 		// A swarm is a tool call (DelegateTool) for the turn structure.
 		calls := len(turn.ToolCalls) + min(len(turn.Swarm), 1)
 		empty := turn.Thinking == (Text{}) && turn.Text == (Text{}) && calls == 0
@@ -147,135 +134,108 @@ func (s *Scenario) validateTurns(errs *fieldErrors, end int, endsByFault bool) {
 		case ti == end && !endsByFault && len(turn.ToolCalls) > 0:
 			errs.add(path+".toolCalls", "the last turn has tool calls; expected none (the last turn is the answer)")
 		}
-		*errs = append(*errs, validateSwarm(path+".swarm", turn.Swarm, 1, swarmNames)...)
-		for ci, tc := range turn.ToolCalls {
-			if tc.Name == DelegateTool {
-				errs.add(fmt.Sprintf("%s.toolCalls[%d].name", path, ci), "%q is reserved for the swarm delegation; expected another name (or swarm:)", DelegateTool)
-			}
-			*errs = append(*errs, tc.validate(fmt.Sprintf("%s.toolCalls[%d]", path, ci))...)
+		validateSwarm(errs, path+".swarm", turn.Swarm, 1, swarmNames)
+		validateToolCalls(errs, path, turn.ToolCalls, " (or swarm:)")
+	}
+}
+
+// validateToolCalls checks the tool calls under path (hint follows "expected another name").
+func validateToolCalls(errs *fieldErrors, path string, calls []ToolCall, hint string) {
+	for ci, tc := range calls {
+		if tc.Name == DelegateTool {
+			errs.add(fmt.Sprintf("%s.toolCalls[%d].name", path, ci), "%q is reserved for the swarm delegation; expected another name%s", DelegateTool, hint)
+		}
+		tc.validate(errs, fmt.Sprintf("%s.toolCalls[%d]", path, ci))
+	}
+}
+
+// validateTriggerReachable rejects client triggers that can never fire, which would silently
+// make an abort scenario a plain one.
+func (s *Scenario) validateTriggerReachable(errs *fieldErrors, end int) {
+	thinks, tools := false, false
+	for _, turn := range s.Turns[:min(end+1, len(s.Turns))] {
+		thinks = thinks || turn.Thinking != (Text{})
+		tools = tools || len(turn.ToolCalls) > 0 || len(turn.Swarm) > 0
+	}
+	for i, t := range []*Trigger{s.Client.Abort, s.Client.Stop} {
+		path := []string{"client.abort", "client.stop"}[i]
+		if t != nil && t.DuringThinking && !thinks {
+			errs.add(path+".duringThinking", "no turn thinks, so the trigger never fires; expected a turn with thinking")
+		}
+		if t != nil && t.DuringTool && !tools {
+			errs.add(path+".duringTool", "no turn calls a tool, so the trigger never fires; expected a turn with tool calls")
 		}
 	}
 }
 
-// validateTriggerReachable rejects client triggers that can never fire: aborting during
-// thinking in a scenario that never thinks, or during a tool that never runs, would silently
-// turn an abort scenario into a plain one.
-func (s *Scenario) validateTriggerReachable(end int) []*FieldError {
-	var errs []*FieldError
-	check := func(path string, t *Trigger) {
-		if t == nil {
-			return
-		}
-		thinks, tools := false, false
-		for ti, turn := range s.Turns {
-			if ti > end {
-				break
-			}
-			thinks = thinks || turn.Thinking != (Text{})
-			tools = tools || len(turn.ToolCalls) > 0 || len(turn.Swarm) > 0
-		}
-		if t.DuringThinking && !thinks {
-			errs = append(errs, &FieldError{Path: path + ".duringThinking", Problem: "no turn thinks, so the trigger never fires; expected a turn with thinking"})
-		}
-		if t.DuringTool && !tools {
-			errs = append(errs, &FieldError{Path: path + ".duringTool", Problem: "no turn calls a tool, so the trigger never fires; expected a turn with tool calls"})
-		}
-	}
-	check("client.abort", s.Client.Abort)
-	check("client.stop", s.Client.Stop)
-	return errs
-}
-
-// validate checks one Text.
-func (t Text) validate(path string) []*FieldError {
-	var errs []*FieldError
+func (t Text) validate(errs *fieldErrors, path string) {
 	if t.Literal != "" && t.Tokens != 0 {
-		errs = append(errs, &FieldError{Path: path, Problem: "both literal and tokens set; expected one"})
+		errs.add(path, "both literal and tokens set; expected one")
 	}
 	if t.Tokens < 0 {
-		errs = append(errs, &FieldError{Path: path + ".tokens", Problem: fmt.Sprintf("%d is negative; expected >= 0", t.Tokens)})
+		errs.add(path+".tokens", "%d is negative; expected >= 0", t.Tokens)
 	}
 	if t.Tokens > MaxTextTokens {
-		errs = append(errs, &FieldError{Path: path + ".tokens", Problem: fmt.Sprintf("%d is more than one text may script; expected at most %d", t.Tokens, MaxTextTokens)})
+		errs.add(path+".tokens", "%d is more than one text may script; expected at most %d", t.Tokens, MaxTextTokens)
 	}
-	return errs
 }
 
-// MaxTextTokens bounds one scripted text (an answer or its thinking): 128 Ki tokens, as long
-// as the longest output today's models offer. Every stream renders its script, and the
-// generator keeps each stream's expected text, so an unbounded count is unbounded memory.
+// MaxTextTokens bounds one scripted text, as long as today's longest model outputs: every stream
+// renders its script, so an unbounded count is unbounded memory.
 const MaxTextTokens = 1 << 17
 
 // MaxScriptTokens bounds the tokens of all of a scenario's turns together.
 const MaxScriptTokens = 1 << 18
 
-// validate checks one tool call.
-func (tc ToolCall) validate(path string) []*FieldError {
-	var errs []*FieldError
+func (tc ToolCall) validate(errs *fieldErrors, path string) {
 	if tc.Name == "" {
-		errs = append(errs, &FieldError{Path: path + ".name", Problem: "missing; expected the tool's name"})
+		errs.add(path+".name", "missing; expected the tool's name")
 	}
 	switch tc.Outcome {
 	case "", OutcomeSuccess, OutcomeError:
 	default:
-		errs = append(errs, &FieldError{Path: path + ".outcome", Problem: fmt.Sprintf("%q; expected success or error", tc.Outcome)})
+		errs.add(path+".outcome", "%q; expected success or error", tc.Outcome)
 	}
 	if _, ok := tc.Arguments["_sim"]; ok {
-		errs = append(errs, &FieldError{Path: path + ".arguments._sim", Problem: "reserved: streambench adds _sim itself from duration, outcome and result"})
+		errs.add(path+".arguments._sim", "reserved: streambench adds _sim itself from duration, outcome and result")
 	}
 	if _, err := json.Marshal(tc.Arguments); err != nil {
-		errs = append(errs, &FieldError{Path: path + ".arguments", Problem: fmt.Sprintf("not representable as JSON: %v", err)})
+		errs.add(path+".arguments", "not representable as JSON: %v", err)
 	}
-	errs = append(errs, tc.Duration.validate(path+".duration")...)
-	return errs
+	tc.Duration.validate(errs, path+".duration")
 }
 
-// validate checks the client section.
-func (c Client) validate() []*FieldError {
-	var errs []*FieldError
+func (c Client) validate(errs *fieldErrors) {
 	if c.Abort != nil && c.Stop != nil {
-		errs = append(errs, &FieldError{Path: "client.stop", Problem: "both abort and stop set; expected at most one"})
+		errs.add("client.stop", "both abort and stop set; expected at most one")
 	}
 	if c.Abort != nil {
-		errs = append(errs, c.Abort.validate("client.abort")...)
+		c.Abort.validate(errs, "client.abort")
 	}
-	errs = append(errs, c.validateReconnect()...)
+	c.validateReconnect(errs)
 	if c.Stop != nil {
-		errs = append(errs, c.Stop.validate("client.stop")...)
+		c.Stop.validate(errs, "client.stop")
 		if c.Stop.BeforeHeaders {
-			errs = append(errs, &FieldError{Path: "client.stop.beforeHeaders", Problem: "a stop request needs the run id of the response head; expected abort: {beforeHeaders: true}"})
+			errs.add("client.stop.beforeHeaders", "a stop request needs the run id of the response head; expected abort: {beforeHeaders: true}")
 		}
 	}
-	return errs
 }
 
 // validate checks that exactly one trigger field is set, with a sensible value.
-func (t Trigger) validate(path string) []*FieldError {
-	var errs []*FieldError
+func (t Trigger) validate(errs *fieldErrors, path string) {
+	if t.AfterChunks < 0 {
+		errs.add(path+".afterChunks", "%d is negative; expected >= 1", t.AfterChunks)
+	}
+	if t.After < 0 {
+		errs.add(path+".after", "%v is negative; expected a positive duration", t.After)
+	}
 	set := 0
-	if t.AfterChunks != 0 {
-		set++
-		if t.AfterChunks < 0 {
-			errs = append(errs, &FieldError{Path: path + ".afterChunks", Problem: fmt.Sprintf("%d is negative; expected >= 1", t.AfterChunks)})
+	for _, on := range []bool{t.AfterChunks != 0, t.DuringThinking, t.DuringTool, t.After != 0, t.BeforeHeaders} {
+		if on {
+			set++
 		}
-	}
-	if t.DuringThinking {
-		set++
-	}
-	if t.DuringTool {
-		set++
-	}
-	if t.After != 0 {
-		set++
-		if t.After < 0 {
-			errs = append(errs, &FieldError{Path: path + ".after", Problem: fmt.Sprintf("%v is negative; expected a positive duration", t.After)})
-		}
-	}
-	if t.BeforeHeaders {
-		set++
 	}
 	if set != 1 {
-		errs = append(errs, &FieldError{Path: path, Problem: fmt.Sprintf("%d triggers set; expected exactly one of afterChunks, duringThinking, duringTool, after, beforeHeaders", set)})
+		errs.add(path, "%d triggers set; expected exactly one of afterChunks, duringThinking, duringTool, after, beforeHeaders", set)
 	}
-	return errs
 }

@@ -7,13 +7,9 @@ import (
 	"github.com/goccy/go-yaml/ast"
 )
 
-// decodeOptions are the options every scenario decode uses: unknown fields are errors, so a
-// misspelt key never silently falls back to a default.
-func decodeOptions() []yaml.DecodeOption {
-	return []yaml.DecodeOption{yaml.DisallowUnknownField()}
-}
+// strict makes unknown fields errors, so a misspelt key never falls back to a default.
+var strict = yaml.DisallowUnknownField()
 
-// isMapping reports whether node is a YAML mapping (block or flow).
 func isMapping(node ast.Node) bool {
 	switch node.Type() {
 	case ast.MappingType, ast.MappingValueType:
@@ -22,18 +18,16 @@ func isMapping(node ast.Node) bool {
 	return false
 }
 
-// decodePlain decodes a null or a mapping node into a P (a type without UnmarshalYAML; zero
-// for a null).
+// decodePlain decodes a null or a mapping node into P (a type without UnmarshalYAML).
 func decodePlain[P any](node ast.Node) (P, error) {
 	var p P
 	if node.Type() == ast.NullType {
 		return p, nil
 	}
-	return p, yaml.NodeToValue(node, &p, decodeOptions()...)
+	return p, yaml.NodeToValue(node, &p, strict)
 }
 
-// UnmarshalYAML accepts a bare duration ("300ms", a constant) or a mapping with kind and
-// parameters.
+// UnmarshalYAML accepts a bare duration ("300ms", a constant) or a mapping with kind.
 func (d *Dist) UnmarshalYAML(node ast.Node) error {
 	if node.Type() == ast.NullType || isMapping(node) {
 		type plain Dist // drops the method set, so decoding the mapping does not recurse

@@ -1,7 +1,5 @@
-// Package mocktest starts the mock provider for other packages' tests: the embedded library,
-// no delays, an optional fault switch, on an httptest server of the test's own. It lives under
-// mockprovider so that the protocol test kits need not import the mock (their arrows point
-// down): a dialect's test hands them the URL or this starter.
+// Package mocktest starts the mock provider for other packages' tests. It lives apart so that
+// the protocol test kits need not import the mock (their arrows point down).
 package mocktest
 
 import (
@@ -12,8 +10,7 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Start serves the embedded library with no delays and fault on its own httptest server,
-// closed when the test ends; it returns the base URL.
+// Start serves the embedded library with no delays and fault for the test; it returns the URL.
 func Start(t testing.TB, fault mockprovider.Fault) string {
 	t.Helper()
 	srv, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0, Fault: fault})
