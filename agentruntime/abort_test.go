@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
@@ -131,7 +131,7 @@ func TestAbortMidAnswer(t *testing.T) {
 				}
 				closed := time.Now()
 				closeConn()
-				var rec mockprovider.SessionRecord
+				var rec mockrecords.Record
 				eventually(t, 5*time.Second, "mock records the client gone", func() bool {
 					recs := e.mock.Sessions(session)
 					if len(recs) == 1 && !recs[0].ClientGone.IsZero() {
@@ -140,8 +140,8 @@ func TestAbortMidAnswer(t *testing.T) {
 					}
 					return false
 				})
-				if rec.Outcome != mockprovider.OutcomeClientCancelled {
-					t.Errorf("mock outcome %s, want %s", rec.Outcome, mockprovider.OutcomeClientCancelled)
+				if rec.Outcome != mockrecords.OutcomeClientCancelled {
+					t.Errorf("mock outcome %s, want %s", rec.Outcome, mockrecords.OutcomeClientCancelled)
 				}
 				lag := rec.ClientGone.Sub(closed)
 				t.Logf("attempt %d: provider saw the cancel %s after the client left", attempt, lag)

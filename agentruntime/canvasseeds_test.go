@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simcanvas"
 	"github.com/streambench/streambench/scenarios"
@@ -312,7 +312,7 @@ func TestCanvasReconnectWindow(t *testing.T) {
 	})
 	eventually(t, 3*time.Second, "the provider sees the client go", func() bool {
 		recs := e.mock.Sessions(t.Name())
-		return len(recs) == 1 && recs[0].Outcome == mockprovider.OutcomeClientCancelled
+		return len(recs) == 1 && recs[0].Outcome == mockrecords.OutcomeClientCancelled
 	})
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/simcanvas"
@@ -166,7 +166,7 @@ func TestFaultNoCancel(t *testing.T) {
 		readUntil(t, r, `"chunk"`)
 	}
 	closeConn()
-	var rec mockprovider.SessionRecord
+	var rec mockrecords.Record
 	eventually(t, 5*time.Second, "provider stream played to its end", func() bool {
 		recs := e.mock.Sessions("nocancel-answer")
 		if len(recs) == 1 && !recs[0].End.IsZero() {
@@ -175,7 +175,7 @@ func TestFaultNoCancel(t *testing.T) {
 		}
 		return false
 	})
-	if rec.Outcome != mockprovider.OutcomeCompleted || !rec.ClientGone.IsZero() {
+	if rec.Outcome != mockrecords.OutcomeCompleted || !rec.ClientGone.IsZero() {
 		t.Errorf("mock outcome %s (client gone at %v), want completed and never gone: the fault must hide the disconnect", rec.Outcome, rec.ClientGone)
 	}
 

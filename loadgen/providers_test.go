@@ -9,6 +9,7 @@ import (
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/openaichat"
@@ -103,7 +104,7 @@ func TestProviderDialectPlaysEveryTurn(t *testing.T) {
 	if len(run.Summary.Violations) != 0 || run.Summary.Counters.SessionsOK != 4 {
 		t.Fatalf("%s", describe(run))
 	}
-	recs, err := mockprovider.FetchSessions(context.Background(), nil, mockURL)
+	recs, err := mockrecords.Client{URL: mockURL}.Sessions(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/streambench/streambench/mockrecords"
 )
 
 func TestBadInputAnswersInTheWiresErrorShape(t *testing.T) {
@@ -209,7 +211,7 @@ func TestStalledBody(t *testing.T) {
 	if msg := wireErrorMessage(t, PathAnthropic, body); !strings.Contains(msg, "request body not received within 200ms (got 9 bytes)") {
 		t.Errorf("message %q does not name the timeout", msg)
 	}
-	if recs := srv.Sessions("stalled"); len(recs) != 1 || recs[0].Status != http.StatusRequestTimeout || recs[0].Outcome != OutcomeHTTPError {
+	if recs := srv.Sessions("stalled"); len(recs) != 1 || recs[0].Status != http.StatusRequestTimeout || recs[0].Outcome != mockrecords.OutcomeHTTPError {
 		t.Errorf("records %+v, want one 408 http-error", recs)
 	}
 }

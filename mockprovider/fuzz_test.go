@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -204,7 +205,7 @@ func FuzzSessionsQuery(f *testing.F) {
 			t.Fatalf("query %q: status %d, want 200: %s", rawQuery, rec.Code, rec.Body)
 		}
 		var got struct {
-			Sessions []SessionRecord `json:"sessions"`
+			Sessions []mockrecords.Record `json:"sessions"`
 		}
 		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 			t.Fatalf("query %q: %v: %s", rawQuery, err, rec.Body)
@@ -231,7 +232,7 @@ func FuzzSessionRecordJSON(f *testing.F) {
 	f.Add(`{}`)
 	f.Add(`null`)
 	f.Fuzz(func(t *testing.T, data string) {
-		var r SessionRecord
+		var r mockrecords.Record
 		if err := json.Unmarshal([]byte(data), &r); err != nil {
 			return
 		}
@@ -239,7 +240,7 @@ func FuzzSessionRecordJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoding %+v: %v", r, err)
 		}
-		var back SessionRecord
+		var back mockrecords.Record
 		if err := json.Unmarshal(out, &back); err != nil {
 			t.Fatalf("decoding our own %s: %v", out, err)
 		}

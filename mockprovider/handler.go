@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -57,8 +58,8 @@ func (s *Server) newRequest(wr *wire, w http.ResponseWriter, r *http.Request) *r
 	if len(session) > MaxSelectorBytes {
 		session = "" // refused by selectScenario; an oversized id is never stored
 	}
-	req.ref = s.sessions.add(SessionRecord{
-		Session: session, Wire: wr.name, Start: req.arrival, Outcome: OutcomeStreaming,
+	req.ref = s.sessions.add(mockrecords.Record{
+		Session: session, Wire: wr.name, Start: req.arrival, Outcome: mockrecords.OutcomeStreaming,
 	})
 	return req
 }
@@ -80,7 +81,7 @@ func (q *request) serve() {
 		return
 	}
 	queued, err := s.admission.acquire(q.r.Context())
-	q.ref.update(func(rec *SessionRecord) { rec.Queued = queued })
+	q.ref.update(func(rec *mockrecords.Record) { rec.Queued = queued })
 	switch {
 	case errors.Is(err, errQueueFull) || errors.Is(err, errQueueTimeout):
 		q.w.Header().Set("Retry-After", "1")
@@ -146,7 +147,7 @@ func (q *request) prepare(body []byte) bool {
 		return false
 	}
 	q.dir = dir
-	q.ref.update(func(rec *SessionRecord) {
+	q.ref.update(func(rec *mockrecords.Record) {
 		rec.Session, rec.Scenario, rec.Seed, rec.Turn = dir.Session, dir.Scenario, dir.Seed, parsed.AssistantTurns
 	})
 	sc, ok := s.library.Get(dir.Scenario)
@@ -171,7 +172,7 @@ func (q *request) prepare(body []byte) bool {
 				dir.Scenario, clipSelector(path), HeaderChild))
 			return false
 		}
-		q.ref.update(func(rec *SessionRecord) { rec.Child = path })
+		q.ref.update(func(rec *mockrecords.Record) { rec.Child = path })
 		q.script = child
 	}
 	q.turnIdx = parsed.AssistantTurns
@@ -235,7 +236,7 @@ func (q *request) prepareEndpoint() bool {
 		timing = sc.Timing
 	}
 	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
-	q.ref.update(func(rec *SessionRecord) { rec.Scenario, rec.Seed = sc.Name, q.seq })
+	q.ref.update(func(rec *mockrecords.Record) { rec.Scenario, rec.Seed = sc.Name, q.seq })
 	// Not cached: the scenario is new for every request.
 	q.script = sc.Render(q.seq)
 	q.turn = &q.script.Turns[0]
@@ -330,7 +331,7 @@ func (q *request) stream(base time.Time) {
 		return
 	}
 	if q.flushed(rc, sw.Finish(turn)) {
-		q.finish(OutcomeCompleted, http.StatusOK, "")
+		q.finish(mockrecords.OutcomeCompleted, http.StatusOK, "")
 	}
 }
 
@@ -383,7 +384,7 @@ func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWrit
 func (q *request) providerError(sw streamWriter, rc *http.ResponseController) {
 	q.srv.metrics.providerErrors.WithLabelValues(q.wire.name, "midstream").Inc()
 	if q.flushed(rc, sw.Error(q.turn.ErrorMessage)) {
-		q.finish(OutcomeProviderError, http.StatusOK, q.turn.ErrorMessage)
+		q.finish(mockrecords.OutcomeProviderError, http.StatusOK, q.turn.ErrorMessage)
 	}
 }
 
@@ -414,7 +415,7 @@ func (q *request) respond(base time.Time) {
 		q.firstByte(time.Now())
 		q.w.Header().Set(HeaderFault, "midstream")
 		q.wire.writeError(q.w, http.StatusInternalServerError, q.wire.errTypes[errServer], q.turn.ErrorMessage)
-		q.finish(OutcomeProviderError, http.StatusInternalServerError, q.turn.ErrorMessage)
+		q.finish(mockrecords.OutcomeProviderError, http.StatusInternalServerError, q.turn.ErrorMessage)
 		return
 	}
 	q.w.Header().Set("Content-Type", "application/json")
@@ -427,7 +428,7 @@ func (q *request) respond(base time.Time) {
 		q.tokens += turn.Steps[i].Tokens
 	}
 	q.frames = 1
-	q.finish(OutcomeCompleted, http.StatusOK, "")
+	q.finish(mockrecords.OutcomeCompleted, http.StatusOK, "")
 }
 
 func (q *request) meta() streamMeta {
@@ -449,7 +450,7 @@ func (q *request) fail(status int, kind errorKind, message string) {
 	q.srv.metrics.httpErrors.WithLabelValues(q.wire.name, strconv.Itoa(status)).Inc()
 	q.srv.logger.Debug("request refused", "wire", q.wire.name, "status", status, "error", message)
 	q.wire.writeError(q.w, status, q.wire.errTypes[kind], message)
-	q.finish(OutcomeHTTPError, status, message)
+	q.finish(mockrecords.OutcomeHTTPError, status, message)
 }
 
 // boundMessage cuts the middle (the client's bytes quoted back) out of a message over
@@ -470,7 +471,7 @@ func boundMessage(message string) string {
 
 func (q *request) firstByte(at time.Time) {
 	q.responded = true
-	q.ref.update(func(rec *SessionRecord) { rec.FirstByte = at })
+	q.ref.update(func(rec *mockrecords.Record) { rec.FirstByte = at })
 }
 
 // writeFailed handles a failed write or flush: the client is gone.
@@ -482,22 +483,22 @@ func (q *request) writeFailed(err error) {
 // clientGone records that the client went away at, and ends the request.
 func (q *request) clientGone(at time.Time) {
 	q.srv.metrics.clientCancelled.WithLabelValues(q.wire.name).Inc()
-	q.ref.update(func(rec *SessionRecord) { rec.ClientGone = at })
+	q.ref.update(func(rec *mockrecords.Record) { rec.ClientGone = at })
 	status := http.StatusOK
 	if !q.responded {
 		status = 0 // nothing was answered: the client left while the request was queued
 	}
-	q.finish(OutcomeClientCancelled, status, "")
+	q.finish(mockrecords.OutcomeClientCancelled, status, "")
 }
 
-func (q *request) finish(outcome Outcome, status int, message string) {
+func (q *request) finish(outcome mockrecords.Outcome, status int, message string) {
 	s := q.srv
-	if outcome == OutcomeCompleted {
+	if outcome == mockrecords.OutcomeCompleted {
 		s.metrics.completed.WithLabelValues(q.wire.name).Inc()
 	}
 	s.metrics.tokensSent.Add(float64(q.tokens))
 	end := time.Now()
-	q.ref.update(func(rec *SessionRecord) {
+	q.ref.update(func(rec *mockrecords.Record) {
 		rec.End, rec.Outcome, rec.Status, rec.Error = end, outcome, status, message
 		rec.Tokens, rec.Frames = q.tokens, q.frames
 	})
@@ -566,7 +567,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	enc := json.NewEncoder(w)
 	if err := enc.Encode(struct {
-		Sessions []SessionRecord `json:"sessions"`
+		Sessions []mockrecords.Record `json:"sessions"`
 	}{records}); err != nil {
 		s.logger.Debug("writing sessions failed", "error", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -83,7 +84,7 @@ func directive(scenario string, seed uint64, session string) string {
 }
 
 // onlySession returns the single record of session, failing the test otherwise.
-func onlySession(t testing.TB, srv *Server, session string) SessionRecord {
+func onlySession(t testing.TB, srv *Server, session string) mockrecords.Record {
 	t.Helper()
 	recs := srv.Sessions(session)
 	if len(recs) != 1 {

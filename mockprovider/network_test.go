@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -103,10 +104,10 @@ func TestClientCancelIsRecordedWithin50ms(t *testing.T) {
 			cancel()
 			resp.Body.Close()
 			waitFor(t, 2*time.Second, "the record to close", func() bool {
-				return onlySession(t, srv, session).Outcome != OutcomeStreaming
+				return onlySession(t, srv, session).Outcome != mockrecords.OutcomeStreaming
 			})
 			rec := onlySession(t, srv, session)
-			if rec.Outcome != OutcomeClientCancelled {
+			if rec.Outcome != mockrecords.OutcomeClientCancelled {
 				t.Fatalf("outcome %q, want client-cancelled", rec.Outcome)
 			}
 			if lag := rec.ClientGone.Sub(cancelAt); lag < 0 || lag > 50*time.Millisecond {
@@ -182,7 +183,7 @@ func TestCapacityQueueFullAnswers429(t *testing.T) {
 	cancels["a"]()
 	wg.Wait()
 	waitFor(t, 5*time.Second, "slots to free", func() bool { return srv.ActiveStreams() == 0 && srv.admission.waiting.Load() == 0 })
-	if rec := onlySession(t, srv, "b"); rec.Outcome != OutcomeClientCancelled || rec.ClientGone.IsZero() {
+	if rec := onlySession(t, srv, "b"); rec.Outcome != mockrecords.OutcomeClientCancelled || rec.ClientGone.IsZero() {
 		t.Errorf("B, cancelled while queued: %+v, want client-cancelled with ClientGone", rec)
 	}
 }
@@ -223,7 +224,7 @@ turns:
 	}
 	wg.Wait()
 	a, b := onlySession(t, srv, "a"), onlySession(t, srv, "b")
-	if a.Outcome != OutcomeCompleted || b.Outcome != OutcomeCompleted {
+	if a.Outcome != mockrecords.OutcomeCompleted || b.Outcome != mockrecords.OutcomeCompleted {
 		t.Fatalf("outcomes %q %q, want completed", a.Outcome, b.Outcome)
 	}
 	// A plays for ~120 ms; B waits for it, then gets its own 100 ms TTFT.
@@ -257,7 +258,7 @@ func TestCapacityQueueTimeout(t *testing.T) {
 	if msg := errorMessage(t, resp2); resp2.StatusCode != http.StatusTooManyRequests || !strings.Contains(msg, "timed out waiting in the queue") {
 		t.Errorf("status %d message %q, want 429 saying the queue wait timed out", resp2.StatusCode, msg)
 	}
-	if rec := onlySession(t, srv, "b"); rec.Queued < 30*time.Millisecond || rec.Outcome != OutcomeHTTPError {
+	if rec := onlySession(t, srv, "b"); rec.Queued < 30*time.Millisecond || rec.Outcome != mockrecords.OutcomeHTTPError {
 		t.Errorf("record %+v: want queued >= 30ms and http-error", rec)
 	}
 }
@@ -378,7 +379,7 @@ func TestH2CStreamLimitSpreadsStreamsOverConnections(t *testing.T) {
 		t.Errorf("25 concurrent streams at 10 per connection used %d connections, want >= 3", n)
 	}
 	for _, rec := range srv.Sessions("") {
-		if rec.Outcome != OutcomeCompleted {
+		if rec.Outcome != mockrecords.OutcomeCompleted {
 			t.Errorf("session %s: %s", rec.Session, rec.Outcome)
 		}
 	}

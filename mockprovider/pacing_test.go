@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -138,7 +139,7 @@ func TestPacingFollowsTheScheduleExactly(t *testing.T) {
 					t.Errorf("pacing error histogram: %d values, max %d µs; want %d values, all 0", h.TotalCount(), h.Max(), len(turn.Steps))
 				}
 				rec2 := onlySession(t, srv, "p")
-				if rec2.Outcome != OutcomeCompleted || rec2.Frames != len(turn.Steps) || rec2.Tokens != turn.OutputTokens {
+				if rec2.Outcome != mockrecords.OutcomeCompleted || rec2.Frames != len(turn.Steps) || rec2.Tokens != turn.OutputTokens {
 					t.Errorf("record %+v: want completed, %d frames, %d tokens", rec2, len(turn.Steps), turn.OutputTokens)
 				}
 			})
@@ -214,7 +215,7 @@ func TestCancelIsNoticedAtOnceWhileWaiting(t *testing.T) {
 				}
 				serveInBubble(srv, ctx, path, body)
 				rec := onlySession(t, srv, "c")
-				if rec.Outcome != OutcomeClientCancelled {
+				if rec.Outcome != mockrecords.OutcomeClientCancelled {
 					t.Fatalf("outcome %q, want client-cancelled", rec.Outcome)
 				}
 				if got := rec.ClientGone.Sub(start); got != cancelAfter {
@@ -272,7 +273,7 @@ turns:
 }
 
 // playConcurrently serves n requests at once in the bubble and returns each one's record.
-func playConcurrently(t *testing.T, srv *Server, n int) []SessionRecord {
+func playConcurrently(t *testing.T, srv *Server, n int) []mockrecords.Record {
 	t.Helper()
 	var wg sync.WaitGroup
 	for i := range n {
@@ -299,9 +300,9 @@ func TestCapacityModelPutsTheKneeAtMaxConcurrent(t *testing.T) {
 		for _, rec := range playConcurrently(t, srv, 8) {
 			took := rec.End.Sub(start)
 			switch {
-			case rec.Outcome == OutcomeCompleted && rec.Queued == 0 && took == time.Second:
+			case rec.Outcome == mockrecords.OutcomeCompleted && rec.Queued == 0 && took == time.Second:
 				waves[0]++
-			case rec.Outcome == OutcomeCompleted && rec.Queued == time.Second && took == 2*time.Second:
+			case rec.Outcome == mockrecords.OutcomeCompleted && rec.Queued == time.Second && took == 2*time.Second:
 				waves[1]++
 			default:
 				waves[2]++
@@ -390,7 +391,7 @@ func TestArrivalIsWhenTheRequestReachedTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, second := onlySession(t, srv, "first"), onlySession(t, srv, "second")
-	if first.Outcome != OutcomeCompleted || second.Outcome != OutcomeCompleted {
+	if first.Outcome != mockrecords.OutcomeCompleted || second.Outcome != mockrecords.OutcomeCompleted {
 		t.Fatalf("outcomes %s and %s, want both completed", first.Outcome, second.Outcome)
 	}
 	if !second.Start.Before(first.End) {

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/rxstamp"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -54,7 +55,7 @@ const (
 	PathOpenAI    = "/v1/chat/completions"
 	PathAnthropic = "/v1/messages"
 	PathResponses = "/v1/responses"
-	PathSessions  = "/_streambench/sessions"
+	PathSessions  = mockrecords.Path
 	PathMetrics   = "/metrics"
 	PathHealth    = "/healthz"
 	PathModels    = "/v1/models"
@@ -258,7 +259,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // Sessions returns the records of sessionID (all for ""), oldest first.
-func (s *Server) Sessions(sessionID string) []SessionRecord {
+func (s *Server) Sessions(sessionID string) []mockrecords.Record {
 	return s.sessions.snapshot(sessionID)
 }
 

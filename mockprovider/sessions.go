@@ -1,105 +1,14 @@
 package mockprovider
 
 import (
-	"encoding/json"
 	"sync"
-	"time"
+
+	"github.com/streambench/streambench/mockrecords"
 )
 
 // DefaultSessionHistory is the default Options.SessionHistory: the ring of records overwrites
 // the oldest past it, so memory stays bounded (~250 bytes a record plus strings, ~50 MB).
 const DefaultSessionHistory = 200_000
-
-// Outcome is how a request to the mock ended.
-type Outcome string
-
-// Request outcomes as reported in session records.
-const (
-	OutcomeStreaming       Outcome = "streaming"        // the request is still being served.
-	OutcomeCompleted       Outcome = "completed"        // the turn was played to its end.
-	OutcomeProviderError   Outcome = "provider-error"   // the scenario injected a mid-stream provider error.
-	OutcomeClientCancelled Outcome = "client-cancelled" // the client went away before the turn ended.
-	OutcomeHTTPError       Outcome = "http-error"       // bad input, an injected HTTP fault or a full queue.
-)
-
-// SessionRecord is what the mock saw of one request, in wall-clock times.
-type SessionRecord struct {
-	Session        string // the session id from the directive or X-Streambench-Session ("" when unset).
-	Scenario       string // the script played, with Seed ("" and 0 when selection failed).
-	Seed           uint64
-	Wire           string        // "openai", "anthropic" or "openai-responses".
-	Turn           int           // the zero-based turn played.
-	Start          time.Time     // when the request arrived.
-	Queued         time.Duration // how long the request waited for a stream slot (capacity model).
-	FirstByte      time.Time     // when the first response frame was flushed (zero when none was).
-	End            time.Time     // when the mock finished with the request (zero while it is still streaming).
-	ClientGone     time.Time     // when the mock noticed the client had gone away (zero when it did not).
-	Tokens, Frames int           // count what was sent.
-	Outcome        Outcome       // how the request ended.
-	Status         int           // the HTTP status answered.
-	Error          string        // describes an http-error or provider-error outcome.
-	Child          string        // the swarm child's path ("" for the root conversation).
-}
-
-// sessionJSON is the wire form of a SessionRecord: RFC3339Nano times, null for unset ones.
-type sessionJSON struct {
-	Session    string     `json:"session"`
-	Scenario   string     `json:"scenario"`
-	Seed       uint64     `json:"seed"`
-	Wire       string     `json:"wire"`
-	Turn       int        `json:"turn"`
-	Start      time.Time  `json:"start"`
-	QueuedMs   float64    `json:"queuedMs"`
-	FirstByte  *time.Time `json:"firstByte"`
-	End        *time.Time `json:"end"`
-	ClientGone *time.Time `json:"clientGone"`
-	Tokens     int        `json:"tokens"`
-	Frames     int        `json:"frames"`
-	Outcome    Outcome    `json:"outcome"`
-	Status     int        `json:"status"`
-	Error      string     `json:"error,omitempty"`
-	Child      string     `json:"child,omitempty"`
-}
-
-// MarshalJSON writes the record in the documented JSON shape of GET /_streambench/sessions.
-func (r SessionRecord) MarshalJSON() ([]byte, error) {
-	opt := func(t time.Time) *time.Time {
-		if t.IsZero() {
-			return nil
-		}
-		t = t.Round(0) // wall clock only: the monotonic reading means nothing to other processes
-		return &t
-	}
-	return json.Marshal(sessionJSON{
-		Session: r.Session, Scenario: r.Scenario, Seed: r.Seed, Wire: r.Wire, Turn: r.Turn,
-		Start: r.Start.Round(0), QueuedMs: float64(r.Queued) / float64(time.Millisecond),
-		FirstByte: opt(r.FirstByte), End: opt(r.End), ClientGone: opt(r.ClientGone),
-		Tokens: r.Tokens, Frames: r.Frames, Outcome: r.Outcome, Status: r.Status, Error: r.Error,
-		Child: r.Child,
-	})
-}
-
-// UnmarshalJSON reads the JSON shape MarshalJSON writes.
-func (r *SessionRecord) UnmarshalJSON(b []byte) error {
-	var j sessionJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	val := func(t *time.Time) time.Time {
-		if t == nil {
-			return time.Time{}
-		}
-		return *t
-	}
-	*r = SessionRecord{
-		Session: j.Session, Scenario: j.Scenario, Seed: j.Seed, Wire: j.Wire, Turn: j.Turn,
-		Start: j.Start, Queued: time.Duration(j.QueuedMs * float64(time.Millisecond)),
-		FirstByte: val(j.FirstByte), End: val(j.End), ClientGone: val(j.ClientGone),
-		Tokens: j.Tokens, Frames: j.Frames, Outcome: j.Outcome, Status: j.Status, Error: j.Error,
-		Child: j.Child,
-	}
-	return nil
-}
 
 // sessionLog is a bounded ring of records; a request updates its slot in place under the lock
 // from arrival to end, so in-flight requests are visible too. Safe for concurrent use.
@@ -113,7 +22,7 @@ type sessionLog struct {
 // sessionSlot holds one record and its sequence number (a recycled slot is not written).
 type sessionSlot struct {
 	seq uint64
-	rec SessionRecord
+	rec mockrecords.Record
 }
 
 type sessionRef struct {
@@ -129,7 +38,7 @@ func (l *sessionLog) slot(seq uint64) *sessionSlot {
 	return &l.ring[(seq-1)%uint64(l.size)]
 }
 
-func (l *sessionLog) add(rec SessionRecord) sessionRef {
+func (l *sessionLog) add(rec mockrecords.Record) sessionRef {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.next++
@@ -141,7 +50,7 @@ func (l *sessionLog) add(rec SessionRecord) sessionRef {
 }
 
 // update applies fn to the record if it is still in the ring.
-func (ref sessionRef) update(fn func(*SessionRecord)) {
+func (ref sessionRef) update(fn func(*mockrecords.Record)) {
 	if ref.log == nil {
 		return
 	}
@@ -154,16 +63,16 @@ func (ref sessionRef) update(fn func(*SessionRecord)) {
 }
 
 // snapshot returns the records of session (all when session is ""), oldest first.
-func (l *sessionLog) snapshot(session string) []SessionRecord {
+func (l *sessionLog) snapshot(session string) []mockrecords.Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	first := uint64(1)
 	if l.next > uint64(l.size) {
 		first = l.next - uint64(l.size) + 1
 	}
-	out := []SessionRecord{} // never nil: the endpoint answers "sessions": [] when none match
+	out := []mockrecords.Record{} // never nil: the endpoint answers "sessions": [] when none match
 	if session == "" {
-		out = make([]SessionRecord, 0, len(l.ring))
+		out = make([]mockrecords.Record, 0, len(l.ring))
 	}
 	for seq := first; seq <= l.next; seq++ {
 		if slot := l.slot(seq); session == "" || slot.rec.Session == session {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/streambench/streambench/mockrecords"
 )
 
 func TestSessionsEndpointJSONAndFilter(t *testing.T) {
@@ -22,7 +24,7 @@ func TestSessionsEndpointJSONAndFilter(t *testing.T) {
 	resp := post(t, ts.Client(), ts.URL+PathAnthropic, anthropicBody(directive("provider-429", 4, "three"), true), nil)
 	resp.Body.Close()
 
-	get := func(query string) (raw []map[string]any, recs []SessionRecord) {
+	get := func(query string) (raw []map[string]any, recs []mockrecords.Record) {
 		t.Helper()
 		resp, err := http.Get(ts.URL + PathSessions + query)
 		if err != nil {
@@ -34,7 +36,7 @@ func TestSessionsEndpointJSONAndFilter(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		var asMaps struct{ Sessions []map[string]any }
-		var asRecords struct{ Sessions []SessionRecord }
+		var asRecords struct{ Sessions []mockrecords.Record }
 		if err := json.Unmarshal(body, &asMaps); err != nil {
 			t.Fatalf("%s: %v", body, err)
 		}
@@ -65,11 +67,11 @@ func TestSessionsEndpointJSONAndFilter(t *testing.T) {
 	}
 	one := recs[0]
 	if one.Session != "one" || one.Scenario != "plain-answer" || one.Seed != 4 || one.Wire != "openai" ||
-		one.Outcome != OutcomeCompleted || one.Tokens == 0 || one.Frames == 0 ||
+		one.Outcome != mockrecords.OutcomeCompleted || one.Tokens == 0 || one.Frames == 0 ||
 		one.FirstByte.Before(one.Start) || one.End.Before(one.FirstByte) {
 		t.Errorf("record one: %+v", one)
 	}
-	if three := recs[3]; three.Outcome != OutcomeHTTPError || three.Status != http.StatusTooManyRequests || !strings.Contains(three.Error, "429") {
+	if three := recs[3]; three.Outcome != mockrecords.OutcomeHTTPError || three.Status != http.StatusTooManyRequests || !strings.Contains(three.Error, "429") {
 		t.Errorf("record three: %+v, want http-error 429", three)
 	}
 
@@ -110,10 +112,10 @@ func TestSessionsRingKeepsTheNewest(t *testing.T) {
 func TestSessionRefStopsWritingAfterEviction(t *testing.T) {
 	t.Parallel()
 	log := newSessionLog(2)
-	old := log.add(SessionRecord{Session: "old"})
-	log.add(SessionRecord{Session: "b"})
-	log.add(SessionRecord{Session: "c"}) // overwrites old's slot
-	old.update(func(r *SessionRecord) { r.Session = "clobbered" })
+	old := log.add(mockrecords.Record{Session: "old"})
+	log.add(mockrecords.Record{Session: "b"})
+	log.add(mockrecords.Record{Session: "c"}) // overwrites old's slot
+	old.update(func(r *mockrecords.Record) { r.Session = "clobbered" })
 	got := log.snapshot("")
 	if len(got) != 2 || got[0].Session != "b" || got[1].Session != "c" {
 		t.Errorf("after a stale update: %+v, want b, c", got)
@@ -164,8 +166,8 @@ func TestMetricsCountOutcomes(t *testing.T) {
 }
 
 // stripMonotonic drops monotonic readings and locations so records compare by wall clock.
-func stripMonotonic(recs []SessionRecord) []SessionRecord {
-	out := make([]SessionRecord, len(recs))
+func stripMonotonic(recs []mockrecords.Record) []mockrecords.Record {
+	out := make([]mockrecords.Record, len(recs))
 	for i, r := range recs {
 		r.Start, r.FirstByte, r.End, r.ClientGone = r.Start.Round(0).UTC(), r.FirstByte.Round(0).UTC(), r.End.Round(0).UTC(), r.ClientGone.Round(0).UTC()
 		r.Queued = r.Queued.Round(time.Microsecond)

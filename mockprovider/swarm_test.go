@@ -2,11 +2,12 @@ package mockprovider
 
 import (
 	"encoding/json"
-	"github.com/streambench/streambench/scenarios"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/streambench/streambench/scenarios"
 )
 
 // TestChildHeader: X-Streambench-Child plays a swarm child's script (its text, not the

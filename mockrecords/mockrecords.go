@@ -17,6 +17,18 @@ import (
 // Path is where the mock serves its records.
 const Path = "/_streambench/sessions"
 
+// Outcome is how a request to the mock ended.
+type Outcome string
+
+// Request outcomes as reported in records.
+const (
+	OutcomeStreaming       Outcome = "streaming"        // the request is still being served.
+	OutcomeCompleted       Outcome = "completed"        // the turn was played to its end.
+	OutcomeProviderError   Outcome = "provider-error"   // the scenario injected a mid-stream provider error.
+	OutcomeClientCancelled Outcome = "client-cancelled" // the client went away before the turn ended.
+	OutcomeHTTPError       Outcome = "http-error"       // bad input, an injected HTTP fault or a full queue.
+)
+
 // Record is what the mock saw of one request. Times are wall-clock, zero when unset.
 type Record struct {
 	// Session is the session id from the directive or X-Streambench-Session ("" when unset).
@@ -36,9 +48,8 @@ type Record struct {
 	Queued time.Duration
 	// Tokens and Frames count what was sent.
 	Tokens, Frames int
-	// Outcome is how the request ended: streaming, completed, provider-error,
-	// client-cancelled or http-error.
-	Outcome string
+	// Outcome is how the request ended.
+	Outcome Outcome
 	// Status is the HTTP status answered; Error describes an http-error or provider-error.
 	Status int
 	Error  string
@@ -60,7 +71,7 @@ type JSON struct {
 	ClientGone *time.Time `json:"clientGone"`
 	Tokens     int        `json:"tokens"`
 	Frames     int        `json:"frames"`
-	Outcome    string     `json:"outcome"`
+	Outcome    Outcome    `json:"outcome"`
 	Status     int        `json:"status"`
 	Error      string     `json:"error,omitempty"`
 	Child      string     `json:"child,omitempty"`

@@ -17,7 +17,7 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/scenarios"
@@ -118,10 +118,10 @@ func literalText(words int) string {
 	return strings.Join(out, " ")
 }
 
-func mockSessions(ctx context.Context, mockURL string) ([]mockprovider.SessionRecord, error) {
+func mockSessions(ctx context.Context, mockURL string) ([]mockrecords.Record, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return mockprovider.FetchSessions(ctx, nil, mockURL)
+	return mockrecords.Client{URL: mockURL}.Sessions(ctx)
 }
 
 func mergedMetric(run *measure.Run, m measure.Metric) *hdrhistogram.Histogram {
@@ -219,7 +219,7 @@ func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options) (*measure.R
 
 // streamStartLatency is the mock's first flush (headers and the wire's opening frame, before
 // the scripted TTFT) − request arrival over one scenario's records, in µs.
-func streamStartLatency(records []mockprovider.SessionRecord, scenario string) *hdrhistogram.Histogram {
+func streamStartLatency(records []mockrecords.Record, scenario string) *hdrhistogram.Histogram {
 	h := measure.NewHistogram()
 	for _, r := range records {
 		if r.Scenario != scenario || r.FirstByte.IsZero() {

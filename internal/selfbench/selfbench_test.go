@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
@@ -233,7 +233,7 @@ func TestMachineCPUSteal(t *testing.T) {
 func TestStreamStartLatency(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	recs := []mockprovider.SessionRecord{
+	recs := []mockrecords.Record{
 		{Scenario: "s", Start: t0, FirstByte: t0.Add(2 * time.Millisecond)},
 		{Scenario: "s", Start: t0, FirstByte: t0.Add(4 * time.Millisecond)},
 		{Scenario: "s", Start: t0},                                     // never answered
