@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ var faultSpecs = map[Fault]faultSpec{
 	FaultOpenAIToolNoIndex: {"openai: tool_calls deltas without index", "openai",
 		replaceRe(`"tool_calls":\[\{"index":\d+,`, `"tool_calls":[{`)},
 	FaultOpenAIWrongFinish: {"openai: finish_reason stop and tool_calls swapped", "openai", swapFinishReasons},
-	FaultOpenAINoUsage:     {doc: "openai: no usage chunk"},
+	FaultOpenAINoUsage:     {doc: "openai: no usage chunk", wire: "openai"},
 	FaultOpenAINoDone:      {"openai: no data: [DONE]", "openai", replace("data: [DONE]\n\n", "")},
 	FaultOpenAIReasoningField: {"openai: reasoning sent as delta.reasoning (tolerated)", "openai",
 		replace(`{"reasoning_content":`, `{"reasoning":`)},
@@ -91,11 +92,58 @@ var faultSpecs = map[Fault]faultSpec{
 		responsesWireName, replace("data: [DONE]\n\n", "")},
 }
 
-// Faults lists every fault switch with a one-line description, sorted by name.
+// answerFaults rewrite a non-streaming answer's JSON (written in one Write) on the fault's wire:
+// the faults that mean something in an answer. text-differs and drop-error change the turn
+// itself, so they apply to both request shapes on every wire; the rest are streams only.
+var answerFaults = map[Fault]func([]byte) []byte{
+	FaultOpenAIWrongFinish:    swapFinishReasons,
+	FaultOpenAINoUsage:        replaceRe(`,"usage":\{[^}]*\}`, ""),
+	FaultOpenAIReasoningField: replace(`"reasoning_content":`, `"reasoning":`),
+	// Every output item's status (the response's own comes before its output).
+	FaultResponsesIncompleteItem: func(b []byte) []byte {
+		head, items, ok := bytes.Cut(b, []byte(`"output":[`))
+		if !ok {
+			return b
+		}
+		items = bytes.ReplaceAll(items, []byte(`"status":"completed"`), []byte(`"status":"incomplete"`))
+		return slices.Concat(head, []byte(`"output":[`), items)
+	},
+	// usage is the response's last member.
+	FaultResponsesNoUsage: replaceRe(`"usage":\{.*\}\}(\n?)$`, `"usage":null}$1`),
+}
+
+// answerRewriter is the fault's rewrite of a non-streaming answer on wireName (nil: none).
+func (f Fault) answerRewriter(wireName string) func([]byte) []byte {
+	if faultSpecs[f].wire == wireName {
+		return answerFaults[f]
+	}
+	return nil
+}
+
+// answerTurn is turn as a non-streaming answer under f: for FaultTextDiffers a copy whose
+// first text step is changed as the stream's is.
+func (f Fault) answerTurn(turn *scenarios.ScriptTurn) *scenarios.ScriptTurn {
+	for i := range turn.Steps {
+		if changed := f.step(turn, &turn.Steps[i]); changed != &turn.Steps[i] {
+			copied := *turn
+			copied.Steps = slices.Clone(turn.Steps)
+			copied.Steps[i] = *changed
+			return &copied
+		}
+	}
+	return turn
+}
+
+// Faults lists every fault switch with a one-line description, sorted by name; the ones that
+// leave non-streaming answers alone say so.
 func Faults() []string {
 	out := make([]string, 0, len(faultSpecs))
 	for f, spec := range faultSpecs {
-		out = append(out, string(f)+": "+spec.doc)
+		doc := spec.doc
+		if spec.wire != "" && answerFaults[f] == nil {
+			doc += " (streams only)"
+		}
+		out = append(out, string(f)+": "+doc)
 	}
 	sort.Strings(out)
 	return out

@@ -1,9 +1,12 @@
 package mockprovider
 
 import (
+	"cmp"
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,6 +79,63 @@ func TestFaultRewrites(t *testing.T) {
 
 // responseIdentity matches what differs between two plays of one turn: ids (from the request
 // sequence), created times and the signatures derived from ids.
-var responseIdentity = regexp.MustCompile(`sb\d+|"created":\d+|"signature":"[^"]*"`)
+var responseIdentity = regexp.MustCompile(`sb\d+|"created(?:_at)?":\d+|"signature":"[^"]*"`)
 
 func normalize(stream string) string { return responseIdentity.ReplaceAllString(stream, "…") }
+
+// TestFaultsOnEveryRequestShape plays every fault switch on every wire, streamed and as a
+// non-streaming answer, beside the same request to a clean mock: the response changes exactly
+// where the fault applies (its wire, or every wire; answers only for the faults that mean
+// something there), and a changed answer is still JSON.
+func TestFaultsOnEveryRequestShape(t *testing.T) {
+	t.Parallel()
+	scenarioOf := map[Fault]string{
+		FaultDropError:            "provider-error-midstream",
+		FaultResponsesNoFailed:    "provider-error-midstream",
+		FaultOpenAIToolNoIndex:    "parallel-tools",
+		FaultOpenAIWrongFinish:    "parallel-tools",
+		FaultOpenAIReasoningField: "thinking-answer",
+	}
+	wires := []struct{ name, path string }{{"openai", PathOpenAI}, {"anthropic", PathAnthropic}, {responsesWireName, PathResponses}}
+	body := func(wire, text string, stream bool) string {
+		switch wire {
+		case "openai":
+			return openaiBody(text, stream)
+		case "anthropic":
+			return anthropicBody(text, stream)
+		}
+		b, _ := json.Marshal(map[string]any{"model": "mock-model", "stream": stream, "input": text})
+		return string(b)
+	}
+	read := func(url, body string) string {
+		resp := post(t, http.DefaultClient, url, body, nil)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatalf("POST %s: %v", url, err)
+		}
+		if resp.StatusCode == http.StatusOK && resp.Header.Get("Content-Type") == "application/json" && !json.Valid(b) {
+			t.Errorf("POST %s: the answer is not JSON:\n%s", url, b)
+		}
+		return strconv.Itoa(resp.StatusCode) + " " + normalize(string(b))
+	}
+	_, clean := newTestMock(t, Options{TimeScale: 0})
+	for f, spec := range faultSpecs {
+		_, faulty := newTestMock(t, Options{TimeScale: 0, Fault: f})
+		text := directive(cmp.Or(scenarioOf[f], "plain-answer"), 3, "")
+		for _, wire := range wires {
+			for _, stream := range []bool{true, false} {
+				applies := (spec.wire == "" || spec.wire == wire.name) && (stream || spec.wire == "" || answerFaults[f] != nil)
+				b := body(wire.name, text, stream)
+				got, want := read(faulty.URL+wire.path, b), read(clean.URL+wire.path, b)
+				shape := map[bool]string{true: "stream", false: "answer"}[stream]
+				switch {
+				case applies && got == want:
+					t.Errorf("%s on the %s %s: unchanged:\n%s", f, wire.name, shape, got)
+				case !applies && got != want:
+					t.Errorf("%s on the %s %s: changed where it does not apply:\n%s\nwant:\n%s", f, wire.name, shape, got, want)
+				}
+			}
+		}
+	}
+}

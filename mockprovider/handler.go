@@ -388,12 +388,14 @@ func (q *request) providerError(sw streamWriter, rc *http.ResponseController) {
 	}
 }
 
-// respond plays a non-streaming request: at the last step's due time, the whole message or error.
+// respond plays a non-streaming request: at the last step's due time, the whole message or
+// error, with the fault's changes to an answer.
 func (q *request) respond(base time.Time) {
 	s := q.srv
-	turn := q.turn
+	fault := s.opts.Fault
+	turn := fault.answerTurn(q.turn)
 	last := len(turn.Steps) - 1
-	failing := turn.ErrorAfterStep >= 0
+	failing := turn.ErrorAfterStep >= 0 && fault != FaultDropError
 	if failing && turn.ErrorAfterStep < last {
 		last = turn.ErrorAfterStep
 	}
@@ -419,7 +421,11 @@ func (q *request) respond(base time.Time) {
 		return
 	}
 	q.w.Header().Set("Content-Type", "application/json")
-	if err := q.wire.writeResponse(q.w, turn, q.meta()); err != nil {
+	var w io.Writer = q.w
+	if rewrite := fault.answerRewriter(q.wire.name); rewrite != nil {
+		w = &faultWriter{w: q.w, rewrite: rewrite}
+	}
+	if err := q.wire.writeResponse(w, turn, q.meta()); err != nil {
 		q.writeFailed(err)
 		return
 	}

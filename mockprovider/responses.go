@@ -3,6 +3,7 @@ package mockprovider
 import (
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func responsesWire() *wire {
 		newStream: func(w http.ResponseWriter, m streamMeta, _ bool) streamWriter {
 			return openairesponses.NewStreamWriter(w, openairesponses.StreamMeta(m))
 		},
-		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
+		writeResponse: func(w io.Writer, turn *scenarios.ScriptTurn, m streamMeta) error {
 			return openairesponses.WriteResponse(w, turn, openairesponses.StreamMeta(m))
 		},
 		writeError: openairesponses.WriteError,

@@ -89,7 +89,7 @@ type Options struct {
 	Clock           *hrtimer.Clock
 	MaxBody         int64         // the largest request body in bytes (0: MaxBodyBytes; larger gets 413).
 	BodyReadTimeout time.Duration // caps reading one body (0: DefaultBodyReadTimeout; negative: none; else 408).
-	Fault           Fault         // breaks the wire contract in every stream (not in non-streaming answers).
+	Fault           Fault         // breaks the wire contract in every stream, and in non-streaming answers where it means something there (Faults).
 }
 
 // Server is the mock provider, an http.Handler; create it with New. Safe for concurrent use.

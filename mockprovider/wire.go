@@ -1,6 +1,7 @@
 package mockprovider
 
 import (
+	"io"
 	"net/http"
 
 	"github.com/streambench/streambench/protocol/anthropic"
@@ -74,7 +75,7 @@ type wire struct {
 	pings         bool // whether the wire sends keep-alive pings during long silences.
 	parse         func(body []byte) (wireRequest, error)
 	newStream     func(w http.ResponseWriter, meta streamMeta, includeUsage bool) streamWriter
-	writeResponse func(w http.ResponseWriter, turn *scenarios.ScriptTurn, meta streamMeta) error
+	writeResponse func(w io.Writer, turn *scenarios.ScriptTurn, meta streamMeta) error
 	writeError    func(w http.ResponseWriter, status int, errType, message string)
 	errTypes      [errOverloaded + 1]string
 	// responseID names a scripted turn's response (nil: idPrefix and the sequence number).
@@ -103,7 +104,7 @@ func openaiWire() *wire {
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
 			return openai.NewStreamWriter(w, openai.StreamMeta(m), includeUsage)
 		},
-		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
+		writeResponse: func(w io.Writer, turn *scenarios.ScriptTurn, m streamMeta) error {
 			return openai.WriteResponse(w, turn, openai.StreamMeta(m))
 		},
 		writeError: openai.WriteError,
@@ -127,7 +128,7 @@ func anthropicWire() *wire {
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
 			return anthropic.NewStreamWriter(w, anthropic.StreamMeta(m), includeUsage)
 		},
-		writeResponse: func(w http.ResponseWriter, turn *scenarios.ScriptTurn, m streamMeta) error {
+		writeResponse: func(w io.Writer, turn *scenarios.ScriptTurn, m streamMeta) error {
 			return anthropic.WriteResponse(w, turn, anthropic.StreamMeta(m))
 		},
 		writeError: anthropic.WriteError,

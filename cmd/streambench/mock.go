@@ -37,7 +37,7 @@ func runMock(args []string) error {
 	conns := fs.Int("conns", 0, "self-test: multiplex the streams over N h2c connections (0 = one HTTP/1.1 connection per stream)")
 	wire := fs.String("wire", "openai", "self-test: provider wire (openai or anthropic)")
 	pprofAddr := addPprofFlag(fs)
-	faultName := fs.String("fault", "", "break the wire contract in every stream, to prove a client dialect's rule fails; one of:\n  "+strings.Join(mockprovider.Faults(), "\n  "))
+	faultName := fs.String("fault", "", "break the wire contract in every stream (and in non-streaming answers where it means something there), to prove a client dialect's rule fails; one of:\n  "+strings.Join(mockprovider.Faults(), "\n  "))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
