@@ -655,6 +655,13 @@ func shardedRun(t *testing.T, b *base) {
 		t.Errorf("merge wait-for-shards does not wait for a complete %s, the file measure.WriteRun writes last:\n%s", measure.SummaryFile, script)
 	}
 	m := container(t, merge, "merge", true)
+	var inits []string
+	for _, c := range merge.Spec.Template.Spec.InitContainers {
+		inits = append(inits, c.Name)
+	}
+	if !slices.Equal(inits, []string{"wait-for-shards", "merge"}) {
+		t.Errorf("merge Job: init containers %q, want [wait-for-shards merge]: they run in that order, and the merge must wait for the shards (a strategic-merge patch naming only the merge puts it first)", inits)
+	}
 	var dirs []string
 	for _, a := range m.Args[1:] {
 		if !strings.HasPrefix(a, "-") {
