@@ -727,6 +727,17 @@ main() {
 	phase images build_images
 	# A killed run's leftovers go first, so "before" is the host as it was before that run.
 	phase "clean up a previous run" teardown
+	# A killed run's record of the host before it: the clean-up should have restored it. A
+	# difference is reported, not fatal (the host may have changed since), and the record is
+	# replaced, so no run stays stuck on it.
+	if [ -f "$before/state" ]; then
+		if host_state | sort | diff "$before/state" - >"$work/killed.diff"; then
+			log "a killed run's leftovers removed: the host is as it was before that run"
+		else
+			log "WARNING: the host differs from the record made before a killed run (< then, > now):"
+			sed 's/^/  /' "$work/killed.diff" >&2
+		fi
+	fi
 	save_host_state
 	phase network start_network
 	phase "pki and configs" make_pki
