@@ -200,7 +200,7 @@ host_state() (
 	awk '{print "mount", $5}' /proc/self/mountinfo
 	nft list ruleset 2>/dev/null | sed 's/^/nft /'
 	iptables-legacy-save 2>/dev/null | grep -v '^#' | sed 's/^/iptables-legacy /'
-	ip -o link show | grep -E "$bridge|veth|cni|kube" | awk '{print "link", $2, $0 ~ /master/ ? "enslaved" : ""}'
+	ip -o link show | grep -E "$bridge|cni|kube" | awk '{print "link", $2, $0 ~ /master/ ? "enslaved" : ""}'
 	ip -o addr show | grep -F "${node_ip%.*}" | awk '{print "addr", $2, $4}'
 	ip route show | grep -E "$bridge|10\.88\.|10\.96\." | sed 's/^/route /'
 	ls /run/netns 2>/dev/null | sed 's/^/netns /'
