@@ -536,7 +536,9 @@ report_figures() {
 	local f="$work/figures.txt" merged="$state/results/$run_id/merged/summary.json"
 	{
 		echo "node: $(k get node "$node" -o jsonpath='capacity cpu {.status.capacity.cpu}, memory {.status.capacity.memory}; allocatable cpu {.status.allocatable.cpu}, memory {.status.allocatable.memory}')"
-		echo "kubepods memory limit: $(($(cat /sys/fs/cgroup/memory/kubepods/memory.limit_in_bytes) >> 20)) MiB"
+		# cgroup v1, as on this machine (v2 has no per-pod figures here).
+		local limit=/sys/fs/cgroup/memory/kubepods/memory.limit_in_bytes
+		[ ! -f "$limit" ] || echo "kubepods memory limit: $(($(cat "$limit") >> 20)) MiB"
 		echo "apply to gate: $applied_to_gate s"
 		if command -v jq >/dev/null && [ -f "$merged" ]; then
 			jq -r '"merged run: \(.shards | length) shards, sessions started \([.. | objects | .sessions_started? // empty] | first), ok \([.. | objects | .sessions_ok? // empty] | first), failed \([.. | objects | .sessions_failed? // empty] | first)"' "$merged"
