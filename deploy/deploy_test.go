@@ -27,6 +27,10 @@ import (
 
 const k8sDir = "k8s"
 
+// smallOverlay is the base on a node of 2 cores and a few GiB (deploy/overlays/small): the same
+// workloads, smaller, checked here as kubectl builds it.
+const smallOverlay = "overlays/small"
+
 // kustomization is the part of kustomization.yaml these manifests use, decoded strictly so a
 // field this test does not know (a misspelt one) fails it. `kubectl kustomize` (TestKustomizeBuild)
 // checks the rest.
@@ -125,16 +129,19 @@ func stripComments(doc string) string {
 	return b.String()
 }
 
-// base is the kustomization and its resources, decoded.
+// base is the kustomization and its resources, decoded: the base as written (loadBase) or an
+// overlay as kubectl builds it (loadBuilt).
 type base struct {
-	k       kustomization
-	objects []object
-	params  map[string]string // the configMapGenerator's env file
+	name      string
+	k         kustomization
+	objects   []object
+	params    map[string]string // the run's parameters: the configMapGenerator's env file
+	configMap string            // the name the pods read params by
 }
 
 func loadBase(t *testing.T) *base {
 	t.Helper()
-	b := &base{}
+	b := &base{name: k8sDir, configMap: "streambench-run"}
 	data, err := os.ReadFile(filepath.Join(k8sDir, "kustomization.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +165,59 @@ func loadBase(t *testing.T) *base {
 	}
 	b.params = readEnvFile(t, filepath.Join(k8sDir, b.k.ConfigMapGenerator[0].Envs[0]))
 	return b
+}
+
+// kustomizeBuild decodes what `kubectl kustomize dir` (what kubectl apply -k applies) builds.
+// It skips the test where kubectl is not installed.
+func kustomizeBuild(t *testing.T, dir string) []object {
+	t.Helper()
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl not installed")
+	}
+	out, err := exec.Command(kubectl, "kustomize", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, out)
+	}
+	objs, err := decodeAll("kubectl kustomize "+dir, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// loadBuilt is the overlay in dir as kubectl builds it; the run's parameters are its one
+// generated ConfigMap's.
+func loadBuilt(t *testing.T, dir string) *base {
+	t.Helper()
+	b := &base{name: dir}
+	for _, o := range kustomizeBuild(t, dir) {
+		cm, ok := o.obj.(*corev1.ConfigMap)
+		if !ok {
+			b.objects = append(b.objects, o)
+			continue
+		}
+		if b.configMap != "" {
+			t.Fatalf("%s: ConfigMaps %s and %s, want the one generated", dir, b.configMap, cm.Name)
+		}
+		b.configMap, b.params = cm.Name, cm.Data
+	}
+	if b.configMap == "" {
+		t.Fatalf("%s: no generated ConfigMap", dir)
+	}
+	return b
+}
+
+// eachBase runs f on the base as written and on the small overlay as kubectl builds it.
+func eachBase(t *testing.T, f func(t *testing.T, b *base)) {
+	t.Run(k8sDir, func(t *testing.T) {
+		t.Parallel()
+		f(t, loadBase(t))
+	})
+	t.Run(smallOverlay, func(t *testing.T) {
+		t.Parallel()
+		f(t, loadBuilt(t, smallOverlay))
+	})
 }
 
 func readEnvFile(t *testing.T, path string) map[string]string {
@@ -260,23 +320,20 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 	}
 }
 
-// TestKustomizeBuild: `kubectl kustomize deploy/k8s` (what kubectl apply -k runs) builds, its
-// output decodes strictly, and every ConfigMap a pod reads is one it generated (the hashed
-// name substituted). Skipped where kubectl is not installed.
+// TestKustomizeBuild: `kubectl kustomize` (what kubectl apply -k runs) of deploy/k8s and of
+// the small overlay builds, its output decodes strictly, and every ConfigMap a pod reads is one
+// it generated (the hashed name substituted). Skipped where kubectl is not installed.
 func TestKustomizeBuild(t *testing.T) {
 	t.Parallel()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl not installed")
+	for _, dir := range []string{k8sDir, smallOverlay} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			checkBuilt(t, kustomizeBuild(t, dir))
+		})
 	}
-	out, err := exec.Command(kubectl, "kustomize", k8sDir).CombinedOutput()
-	if err != nil {
-		t.Fatalf("kubectl kustomize %s: %v\n%s", k8sDir, err, out)
-	}
-	objs, err := decodeAll("kubectl kustomize output", out)
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+func checkBuilt(t *testing.T, objs []object) {
 	configMaps := map[string]bool{}
 	var pods []corev1.PodSpec
 	for _, o := range objs {
@@ -294,7 +351,7 @@ func TestKustomizeBuild(t *testing.T) {
 	}
 	for _, p := range pods {
 		for _, c := range slices.Concat(p.InitContainers, p.Containers) {
-			if c.Image == "streambench" {
+			if c.Image == streambenchImage {
 				t.Errorf("container %s: image %q not set by kustomization.yaml's images", c.Name, c.Image)
 			}
 			for _, e := range c.Env {
@@ -395,7 +452,10 @@ func scrapeProblems(ann map[string]string, c corev1.Container) []string {
 // ReadWriteMany. The rows below break one rule each on a copy, to show each check can fail.
 func TestWorkloadInvariants(t *testing.T) {
 	t.Parallel()
-	b := loadBase(t)
+	eachBase(t, workloadInvariants)
+}
+
+func workloadInvariants(t *testing.T, b *base) {
 	for _, d := range b.deployments() {
 		for _, p := range slices.Concat(podProblems(d.Spec.Template.Spec), serverProblems(d)) {
 			t.Errorf("Deployment %s: %s", d.Name, p)
@@ -539,7 +599,10 @@ func envValue(c corev1.Container, name string) string {
 // Job's completions and parallelism, --shards, the merge's wait and its shard directories.
 func TestShardedRun(t *testing.T) {
 	t.Parallel()
-	b := loadBase(t)
+	eachBase(t, shardedRun)
+}
+
+func shardedRun(t *testing.T, b *base) {
 	load := b.job(t, "streambench-load")
 	spec := load.Spec
 	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
@@ -592,6 +655,13 @@ func TestShardedRun(t *testing.T) {
 		t.Errorf("merge wait-for-shards does not wait for a complete %s, the file measure.WriteRun writes last:\n%s", measure.SummaryFile, script)
 	}
 	m := container(t, merge, "merge", true)
+	var inits []string
+	for _, c := range merge.Spec.Template.Spec.InitContainers {
+		inits = append(inits, c.Name)
+	}
+	if !slices.Equal(inits, []string{"wait-for-shards", "merge"}) {
+		t.Errorf("merge Job: init containers %q, want [wait-for-shards merge]: they run in that order, and the merge must wait for the shards (a strategic-merge patch naming only the merge puts it first)", inits)
+	}
 	var dirs []string
 	for _, a := range m.Args[1:] {
 		if !strings.HasPrefix(a, "-") {
@@ -682,7 +752,11 @@ func sizeProblems(c corev1.Container) []string {
 // per-stream costs, so raising --clients without resizing the pods fails here.
 func TestShardResources(t *testing.T) {
 	t.Parallel()
-	c := container(t, loadBase(t).job(t, "streambench-load"), "load", false)
+	eachBase(t, shardResources)
+}
+
+func shardResources(t *testing.T, b *base) {
+	c := container(t, b.job(t, "streambench-load"), "load", false)
 	for _, p := range sizeProblems(c) {
 		t.Errorf("load shard: %s", p)
 	}
@@ -722,6 +796,80 @@ func TestShardResources(t *testing.T) {
 	}
 }
 
+// A small node, what deploy/overlays/small is for, and the share of it the cluster's own pods
+// take (CoreDNS's two replicas request 100m and 70Mi each; kube-proxy, a CNI agent).
+const (
+	smallNodeCPU      = 2.0
+	smallNodeMemory   = 4 << 30
+	clusterPodsCPU    = 0.5
+	clusterPodsMemory = 512 << 20
+)
+
+// podRequests is what the scheduler reserves for a pod: the larger of its largest init
+// container's requests and the sum of its containers'.
+func podRequests(p corev1.PodSpec) (cpu, memory float64) {
+	for _, c := range p.Containers {
+		cpu += c.Resources.Requests.Cpu().AsApproximateFloat64()
+		memory += c.Resources.Requests.Memory().AsApproximateFloat64()
+	}
+	for _, c := range p.InitContainers {
+		cpu = max(cpu, c.Resources.Requests.Cpu().AsApproximateFloat64())
+		memory = max(memory, c.Resources.Requests.Memory().AsApproximateFloat64())
+	}
+	return cpu, memory
+}
+
+// nodeFitProblems: applying the base creates every pod at once (each Deployment's replicas,
+// each Job's parallelism: the shards wait for the baseline and the merge for the shards in
+// their init containers, holding their requests all along), so their requests together must
+// fit the node beside the cluster's own pods; and no container's limit may exceed the node,
+// where it would bound nothing.
+func nodeFitProblems(b *base, nodeCPU, nodeMemory float64) []string {
+	var cpu, memory float64
+	var out []string
+	add := func(what string, p corev1.PodSpec, n int32) {
+		c, m := podRequests(p)
+		cpu += float64(n) * c
+		memory += float64(n) * m
+		for _, c := range slices.Concat(p.InitContainers, p.Containers) {
+			if l := c.Resources.Limits; l.Cpu().AsApproximateFloat64() > nodeCPU || l.Memory().AsApproximateFloat64() > nodeMemory {
+				out = append(out, fmt.Sprintf("%s container %s: limits %s CPU, %s memory exceed the node's", what, c.Name, l.Cpu(), l.Memory()))
+			}
+		}
+	}
+	for _, d := range b.deployments() {
+		add("Deployment "+d.Name, d.Spec.Template.Spec, ptrOr(d.Spec.Replicas, 1))
+	}
+	for _, j := range b.jobs() {
+		add("Job "+j.Name, j.Spec.Template.Spec, ptrOr(j.Spec.Parallelism, 1))
+	}
+	if cpu > nodeCPU-clusterPodsCPU || memory > nodeMemory-clusterPodsMemory {
+		out = append(out, fmt.Sprintf("the pods request %.2f cores and %.0f MiB at once; a node of %.0f cores and %.0f MiB has %.2f and %.0f for them",
+			cpu, memory/(1<<20), nodeCPU, nodeMemory/(1<<20), nodeCPU-clusterPodsCPU, (nodeMemory-clusterPodsMemory)/(1<<20)))
+	}
+	return out
+}
+
+func ptrOr(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// TestSmallOverlayFitsASmallNode: deploy/overlays/small runs the whole base on a node of 2
+// cores and 4 GiB with every limit a real bound (deploy/k8s/realnode/run.sh runs it on one);
+// the base itself does not fit, which shows the check can fail.
+func TestSmallOverlayFitsASmallNode(t *testing.T) {
+	t.Parallel()
+	for _, p := range nodeFitProblems(loadBuilt(t, smallOverlay), smallNodeCPU, smallNodeMemory) {
+		t.Errorf("%s: %s", smallOverlay, p)
+	}
+	if p := nodeFitProblems(loadBase(t), smallNodeCPU, smallNodeMemory); len(p) == 0 {
+		t.Errorf("the base (11 cores of requests) fits a small node by nodeFitProblems")
+	}
+}
+
 // expand does what the kubelet does to a container's args: $(VAR) becomes the value of an env
 // var the container defines, $$ a literal $, and an undefined reference stays as written.
 func expand(s string, env map[string]string) string {
@@ -751,17 +899,17 @@ func expand(s string, env map[string]string) string {
 }
 
 // containerEnv is c's environment as the kubelet would set it for the first pod: values,
-// the run's ConfigMap from params.env, and index 0 for the completion index.
-func containerEnv(c corev1.Container, params map[string]string) (map[string]string, error) {
+// the run's ConfigMap (b's params), and index 0 for the completion index.
+func containerEnv(c corev1.Container, b *base) (map[string]string, error) {
 	env := map[string]string{}
 	for _, e := range c.Env {
 		switch r := e.ValueFrom; {
 		case r == nil:
 			env[e.Name] = expand(e.Value, env)
 		case r.ConfigMapKeyRef != nil:
-			v, ok := params[r.ConfigMapKeyRef.Key]
-			if r.ConfigMapKeyRef.Name != "streambench-run" || !ok {
-				return nil, fmt.Errorf("env %s: ConfigMap %s key %s is not in params.env", e.Name, r.ConfigMapKeyRef.Name, r.ConfigMapKeyRef.Key)
+			v, ok := b.params[r.ConfigMapKeyRef.Key]
+			if r.ConfigMapKeyRef.Name != b.configMap || !ok {
+				return nil, fmt.Errorf("env %s: ConfigMap %s key %s is not the run's (%s)", e.Name, r.ConfigMapKeyRef.Name, r.ConfigMapKeyRef.Key, b.configMap)
 			}
 			env[e.Name] = v
 		case r.FieldRef != nil && r.FieldRef.FieldPath == "metadata.annotations['batch.kubernetes.io/job-completion-index']":
@@ -834,47 +982,9 @@ func pprofArg(args []string) string {
 // the check failing for what it must catch.
 func TestContainerArgsParse(t *testing.T) {
 	t.Parallel()
-	b := loadBase(t)
 	bin := buildStreambench(t)
-	type workload struct {
-		name string
-		pod  corev1.PodSpec
-	}
-	var workloads []workload
-	for _, d := range b.deployments() {
-		workloads = append(workloads, workload{"Deployment " + d.Name, d.Spec.Template.Spec})
-	}
-	for _, j := range b.jobs() {
-		workloads = append(workloads, workload{"Job " + j.Name, j.Spec.Template.Spec})
-	}
-	checked := 0
-	for _, w := range workloads {
-		for _, c := range slices.Concat(w.pod.InitContainers, w.pod.Containers) {
-			if c.Image != "streambench" {
-				continue
-			}
-			checked++
-			if len(c.Command) > 0 {
-				t.Errorf("%s container %s: command %q overrides the image's ENTRYPOINT streambench", w.name, c.Name, c.Command)
-				continue
-			}
-			env, err := containerEnv(c, b.params)
-			if err != nil {
-				t.Errorf("%s container %s: %v", w.name, c.Name, err)
-				continue
-			}
-			args := make([]string, len(c.Args))
-			for i, a := range c.Args {
-				args[i] = expand(a, env)
-			}
-			if err := checkArgs(bin, args, env); err != nil {
-				t.Errorf("%s container %s: streambench %s\n  %v", w.name, c.Name, strings.Join(args, " "), err)
-			}
-			if a := pprofArg(args); a != "" {
-				t.Errorf("%s container %s: %s serves Go profiles from the pod; keep profiling out of the manifests (kubectl port-forward to a --pprof on loopback instead)", w.name, c.Name, a)
-			}
-		}
-	}
+	eachBase(t, func(t *testing.T, b *base) { containerArgsParse(t, b, bin) })
+
 	// pprofArg catches profiling turned on in a manifest, in either spelling.
 	for _, args := range [][]string{{"runtime", "--pprof=:6060"}, {"mock", "--pprof", "0.0.0.0:6060"}} {
 		if pprofArg(args) == "" {
@@ -883,9 +993,6 @@ func TestContainerArgsParse(t *testing.T) {
 	}
 	if a := pprofArg([]string{"mock", "--addr=:8081"}); a != "" {
 		t.Errorf("pprofArg found %q in args without --pprof", a)
-	}
-	if checked < 6 {
-		t.Errorf("checked %d streambench containers, want every one of the 6", checked)
 	}
 
 	for _, c := range []struct {
@@ -911,6 +1018,60 @@ func TestContainerArgsParse(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// streambenchImage is the image name the manifests give streambench's containers; a built
+// overlay has the tag kustomization.yaml's images set.
+const streambenchImage = "streambench"
+
+func isStreambench(image string) bool {
+	name, _, _ := strings.Cut(image, ":")
+	return name == streambenchImage
+}
+
+func containerArgsParse(t *testing.T, b *base, bin string) {
+	type workload struct {
+		name string
+		pod  corev1.PodSpec
+	}
+	var workloads []workload
+	for _, d := range b.deployments() {
+		workloads = append(workloads, workload{"Deployment " + d.Name, d.Spec.Template.Spec})
+	}
+	for _, j := range b.jobs() {
+		workloads = append(workloads, workload{"Job " + j.Name, j.Spec.Template.Spec})
+	}
+	checked := 0
+	for _, w := range workloads {
+		for _, c := range slices.Concat(w.pod.InitContainers, w.pod.Containers) {
+			if !isStreambench(c.Image) {
+				continue
+			}
+			checked++
+			if len(c.Command) > 0 {
+				t.Errorf("%s container %s: command %q overrides the image's ENTRYPOINT streambench", w.name, c.Name, c.Command)
+				continue
+			}
+			env, err := containerEnv(c, b)
+			if err != nil {
+				t.Errorf("%s container %s: %v", w.name, c.Name, err)
+				continue
+			}
+			args := make([]string, len(c.Args))
+			for i, a := range c.Args {
+				args[i] = expand(a, env)
+			}
+			if err := checkArgs(bin, args, env); err != nil {
+				t.Errorf("%s container %s: streambench %s\n  %v", w.name, c.Name, strings.Join(args, " "), err)
+			}
+			if a := pprofArg(args); a != "" {
+				t.Errorf("%s container %s: %s serves Go profiles from the pod; keep profiling out of the manifests (kubectl port-forward to a --pprof on loopback instead)", w.name, c.Name, a)
+			}
+		}
+	}
+	if checked < 6 {
+		t.Errorf("checked %d streambench containers, want every one of the 6", checked)
 	}
 }
 
