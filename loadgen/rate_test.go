@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/measure"
 )
 
 // handlerTransport serves requests from an http.Handler in memory: no sockets, so a whole run
@@ -190,6 +191,49 @@ func TestWarmupExcludedFromHistograms(t *testing.T) {
 			t.Errorf("ttfc recorded %d times, want 30 (50 sessions minus 20 in the warmup)", ttfc)
 		}
 	})
+}
+
+// TestWarmupKeepsThroughput: with a warm-up, requests/s and tokens/s are the steady state's
+// (what completed after the warm-up, over the time after it), within 5% of a run as long as
+// the measured part without one. Virtual time: 5 users, sessions of about 0.7 s.
+func TestWarmupKeepsThroughput(t *testing.T) {
+	t.Parallel()
+	play := func(warmup, duration time.Duration) *measure.TokenSummary {
+		var tokens *measure.TokenSummary
+		synctest.Test(t, func(t *testing.T) {
+			slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				time.Sleep(700 * time.Millisecond)
+				oddSimChat(t).ServeHTTP(w, r)
+			})
+			run, err := Run(context.Background(), withDialects(Config{
+				Clock:  hrtimer.NewPortable(),
+				Target: "http://in-memory", Transport: handlerTransport{slow},
+				Mix: legacyPlainMix(t), RunID: "warmup-throughput", Clients: 5, Duration: duration,
+				Warmup: warmup, NoLeakCheck: true, RuntimeMetricsURL: "-",
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := run.Summary.Counters; c.SessionsOK != c.SessionsStarted || c.SessionsOK == 0 {
+				t.Errorf("warm-up %v: %d started, %d ok", warmup, c.SessionsStarted, c.SessionsOK)
+			}
+			tokens = run.Summary.Tokens
+		})
+		return tokens
+	}
+	steady, warmed := play(0, 20*time.Second), play(20*time.Second, 40*time.Second)
+	for _, f := range []struct {
+		name          string
+		steady, after float64
+	}{
+		{"requests/s", steady.RequestsPerSecond, warmed.RequestsPerSecond},
+		{"tokens/s", steady.OutputTokensPerSecond, warmed.OutputTokensPerSecond},
+		{"goodput/s", steady.Goodput.PerSecond, warmed.Goodput.PerSecond},
+	} {
+		if f.steady <= 0 || math.Abs(f.after/f.steady-1) > 0.05 {
+			t.Errorf("%s: %.2f after a 20 s warm-up, %.2f in 20 s without one: want within 5%%", f.name, f.after, f.steady)
+		}
+	}
 }
 
 // TestStagesEndingAtLoadStop: a ramp that ends at a non-zero target ends the run; the users

@@ -633,6 +633,7 @@ func TestReadRunRejectsImpossibleSummary(t *testing.T) {
 			s.Counters.Outcomes["trunkated"] = 4
 		}, "counters.outcomes.trunkated: not an outcome"},
 		{"negative count", func(s *measure.Summary) { s.Counters.DroppedStarts = -1 }, "counters.dropped_starts is -1"},
+		{"more warm-up requests than completed", func(s *measure.Summary) { s.Counters.WarmupRequests = s.Counters.CompletedRequests() + 1 }, "counters.warmup_requests is"},
 		{"null violations with failed sessions", func(s *measure.Summary) {
 			s.Counters.SessionsFailed += 12
 			s.Counters.SessionsOK -= 12

@@ -289,7 +289,7 @@ func addCounters(a, b Counters) Counters {
 		EstimatedTokens: a.EstimatedTokens + b.EstimatedTokens, EstimatedTokenSessions: a.EstimatedTokenSessions + b.EstimatedTokenSessions,
 		EstimatedBy:     addMaps(a.EstimatedBy, b.EstimatedBy),
 		GoodputSessions: a.GoodputSessions + b.GoodputSessions, GoodputJudged: a.GoodputJudged + b.GoodputJudged,
-		TurnRequests: a.TurnRequests + b.TurnRequests,
+		TurnRequests: a.TurnRequests + b.TurnRequests, WarmupRequests: a.WarmupRequests + b.WarmupRequests,
 	}
 }
 

@@ -41,8 +41,8 @@ type Counters struct {
 	LateStarts    int64         `json:"late_starts"`    // open loop: sessions started after their intended time
 	DroppedStarts int64         `json:"dropped_starts"` // open loop: sessions never started (max in-flight)
 	RecordErrors  int64         `json:"record_errors"`  // latencies outside the histogram range
-	// OutputTokens is every thinking and answer token the measured sessions received (from the
-	// ground truth, or the usage report without it).
+	// OutputTokens is every thinking and answer token of the sessions and conversation turns
+	// that ended after the warm-up (from the ground truth, or the usage report without it).
 	OutputTokens int64 `json:"output_tokens"`
 	// EstimatedTokens are the OutputTokens counted from the text because the session had
 	// neither ground truth nor a usage report; EstimatedTokenSessions the sessions they came
@@ -52,15 +52,18 @@ type Counters struct {
 	EstimatedTokens        int64            `json:"estimated_tokens,omitempty"`
 	EstimatedTokenSessions int64            `json:"estimated_token_sessions,omitempty"`
 	EstimatedBy            map[string]int64 `json:"estimated_by,omitempty"`
-	// GoodputSessions counts the judged sessions (those not aborted on purpose or cut) that
-	// succeeded and met every per-session SLO (Tokens.Goodput.SLOs); GoodputJudged counts the
-	// judged ones.
+	// GoodputSessions counts the judged sessions (those that ended after the warm-up, not
+	// aborted on purpose or cut) that succeeded and met every per-session SLO
+	// (Tokens.Goodput.SLOs); GoodputJudged counts the judged ones.
 	GoodputSessions int64 `json:"goodput_sessions"`
 	GoodputJudged   int64 `json:"goodput_judged"`
 	// TurnRequests counts the conversation turns (load --conversations) that completed before
 	// their conversation's last: each is a request of its own, measured like a session's, while
 	// a conversation is one session with one outcome, its last request's (or its failed one's).
 	TurnRequests int64 `json:"turn_requests,omitempty"`
+	// WarmupRequests counts the completed requests that ended in the warm-up: requests/s counts
+	// those that ended after it, as output tokens and goodput do.
+	WarmupRequests int64 `json:"warmup_requests,omitempty"`
 }
 
 // CompletedRequests is the requests that completed: the completed sessions, and the
@@ -84,11 +87,11 @@ func (c Counters) Outcome(o Outcome) int64 { return c.Outcomes[o] }
 // and per-token distributions are the ttft, ttfo, itl, tpot and stream_tokens_per_s metrics.
 type TokenSummary struct {
 	OutputTokens int64 `json:"output_tokens"`
-	// OutputTokensPerSecond is OutputTokens over the run's wall time (Ended − Started): the
-	// aggregate throughput AIPerf and GuideLLM call output token throughput.
+	// OutputTokensPerSecond is OutputTokens over the measured wall time (Ended − Started −
+	// warm-up): the aggregate throughput AIPerf and GuideLLM call output token throughput.
 	OutputTokensPerSecond float64 `json:"output_tokens_per_s"`
-	// RequestsPerSecond is the completed requests (Counters.CompletedRequests) over the same
-	// wall time: the request throughput of vllm bench serve and GuideLLM (one request per
+	// RequestsPerSecond is the completed requests that ended after the warm-up
+	// (Counters.CompletedRequests − WarmupRequests) over the same wall time: the request throughput of vllm bench serve and GuideLLM (one request per
 	// session on an endpoint, one per turn of a conversation).
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// Estimated marks OutputTokens (and every token metric: tpot, itl, tokens/s) as estimated
@@ -140,7 +143,7 @@ func NewTokenSummary(c Counters, slos []string, d time.Duration) *TokenSummary {
 		EstimatedWith: EstimatedWith(c.EstimatedBy)}
 	if secs := d.Seconds(); secs > 0 {
 		t.OutputTokensPerSecond = float64(c.OutputTokens) / secs
-		t.RequestsPerSecond = float64(c.CompletedRequests()) / secs
+		t.RequestsPerSecond = float64(c.CompletedRequests()-c.WarmupRequests) / secs
 		t.Goodput.PerSecond = float64(c.GoodputSessions) / secs
 	}
 	if c.GoodputJudged > 0 {

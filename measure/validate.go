@@ -70,11 +70,14 @@ func (c *Counters) validate() error {
 		{"frames", c.Frames}, {"bytes", c.Bytes}, {"late_starts", c.LateStarts}, {"dropped_starts", c.DroppedStarts},
 		{"record_errors", c.RecordErrors}, {"output_tokens", c.OutputTokens}, {"estimated_tokens", c.EstimatedTokens},
 		{"estimated_token_sessions", c.EstimatedTokenSessions}, {"goodput_sessions", c.GoodputSessions},
-		{"goodput_judged", c.GoodputJudged}, {"turn_requests", c.TurnRequests},
+		{"goodput_judged", c.GoodputJudged}, {"turn_requests", c.TurnRequests}, {"warmup_requests", c.WarmupRequests},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("counters.%s is %d: a count cannot be negative", f.name, f.v)
 		}
+	}
+	if c.WarmupRequests > c.CompletedRequests() {
+		return fmt.Errorf("counters.warmup_requests is %d, more than the %d completed requests", c.WarmupRequests, c.CompletedRequests())
 	}
 	for _, o := range slices.Sorted(maps.Keys(c.Outcomes)) {
 		if !o.Valid() {

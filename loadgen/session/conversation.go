@@ -19,6 +19,9 @@ func (s *streamState) nextConversationTurn() {
 	m.tokens.settle(p.Encoding)
 	m.endTurn(s.r.GoodputSLOs)
 	s.r.Rec.turnRequests.Add(1)
+	if !m.afterWarmup() {
+		s.r.Rec.warmupRequests.Add(1)
+	}
 	answer := ""
 	if k, ok := s.checker.(protocol.AnswerKeeper); ok {
 		answer = k.Answer()

@@ -45,6 +45,9 @@ func (s *streamState) end(o measure.Outcome, err error) Result {
 	}
 	rec := r.Rec
 	rec.outcome(o)
+	if o == measure.OutcomeCompleted && !s.m.afterWarmup() {
+		rec.warmupRequests.Add(1)
+	}
 	switch {
 	case o.IsError():
 		rec.failed.Add(1)

@@ -42,8 +42,9 @@ type Recorder struct {
 	// (no usage report, no ground truth) and the sessions they came from.
 	estimatedTokens, estimatedSessions atomic.Int64
 	// turnRequests counts conversation turns that completed before their conversation's last
-	// (measure.Counters.TurnRequests).
-	turnRequests atomic.Int64
+	// (measure.Counters.TurnRequests), warmupRequests the completed requests that ended in the
+	// warm-up (measure.Counters.WarmupRequests).
+	turnRequests, warmupRequests atomic.Int64
 	// outcomes counts sessions by outcome, indexed as outcomeList.
 	outcomes [16]atomic.Int64
 
@@ -96,6 +97,8 @@ type sessionMetrics struct {
 	shard             *recShard
 	rec               *Recorder
 	record            bool // false during warmup: measured but not kept
+	// warmupEnd is the run's: what ends after it counts toward the run's throughput.
+	warmupEnd time.Time
 	// intended is when the request's schedule wanted it sent, which the latencies count from
 	// (a conversation's turn: when the turn's request was sent).
 	intended time.Time
@@ -131,6 +134,11 @@ func (r *Recorder) session(index uint64, scenario, dialect string, record bool) 
 		shard: &r.shards[index%uint64(len(r.shards))],
 	}
 }
+
+// afterWarmup reports whether the session (or turn) ends after the warm-up, now: the run's
+// throughput (tokens/s, requests/s, goodput) counts what completed in the measured wall time,
+// whenever it started, as a steady state would.
+func (m *sessionMetrics) afterWarmup() bool { return time.Now().After(m.warmupEnd) }
 
 // observed turns a measured duration into a "set" value (0 means unset).
 func observed(d time.Duration) time.Duration { return max(d, 1) }
@@ -183,6 +191,9 @@ func (m *sessionMetrics) flush() {
 	m.flushGaps()
 	m.flushTokenGaps()
 	m.takeMeasures()
+	if m.afterWarmup() {
+		m.countTokens()
+	}
 	if !m.record {
 		return
 	}
@@ -331,7 +342,7 @@ func (r *Recorder) Counters() measure.Counters {
 		LateStarts: r.Late.Load(), DroppedStarts: r.Dropped.Load(), RecordErrors: r.RecordErrs.Load(),
 		OutputTokens: r.outputTokens.Load(), GoodputSessions: r.good.Load(), GoodputJudged: r.goodJudged.Load(),
 		EstimatedTokens: r.estimatedTokens.Load(), EstimatedTokenSessions: r.estimatedSessions.Load(),
-		TurnRequests: r.turnRequests.Load(),
+		TurnRequests: r.turnRequests.Load(), WarmupRequests: r.warmupRequests.Load(),
 	}
 	for i, o := range outcomeList {
 		if n := r.outcomes[i].Load(); n > 0 {

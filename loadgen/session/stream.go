@@ -324,7 +324,7 @@ func (s *streamState) open() bool {
 	rec := r.Rec
 	m := rec.session(p.Pick.Index, p.Pick.Scenario, p.Label, !intended.Before(r.WarmupEnd))
 	s.m = m
-	m.intended = intended
+	m.intended, m.warmupEnd = intended, r.WarmupEnd
 	m.tokens.usageOnly = p.Session.NoGroundTruth
 	m.scripted = p.scripted
 	rec.Started.Add(1)

@@ -199,11 +199,11 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 	return float64(d.Microseconds()), d > 0
 }
 
-// judgeGoodput counts a measured session toward goodput once it ended: judged unless aborted
-// on purpose or cut by the run's end (neither good nor bad), good when it ended completed or
-// as its scripted error, broke no rule, and every SLO holds on its own values.
+// judgeGoodput counts a session that ended after the warm-up toward goodput: judged unless
+// aborted on purpose or cut by the run's end (neither good nor bad), good when it ended
+// completed or as its scripted error, broke no rule, and every SLO holds on its own values.
 func (m *sessionMetrics) judgeGoodput(res Result, slos []verdict.SessionSLO) {
-	if !m.record || res.Outcome == measure.OutcomeAborted || res.Outcome == measure.OutcomeCut {
+	if !m.afterWarmup() || res.Outcome == measure.OutcomeAborted || res.Outcome == measure.OutcomeCut {
 		return
 	}
 	m.rec.goodJudged.Add(1)
@@ -231,6 +231,11 @@ func (m *sessionMetrics) flushTokens() {
 	if r := tc.rate(m.duration); r > 0 {
 		m.put(measure.StreamTokensPerSecond, time.Duration(r)*time.Microsecond)
 	}
+}
+
+// countTokens counts the session's output tokens toward the run's throughput.
+func (m *sessionMetrics) countTokens() {
+	tc := &m.tokens
 	if n := tc.count(); n > 0 {
 		m.rec.outputTokens.Add(n)
 		if tc.estimatedCount() {
