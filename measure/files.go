@@ -26,13 +26,10 @@ const (
 
 var timelineHeader = []string{"second", "active", "started", "completed", "frames", "errors", "violations"}
 
-// WriteRun writes r into dir (created if needed): histograms.hlog, timeline.csv,
-// violations.jsonl and, last, summary.json. Each file is written to a temporary file, synced
-// and renamed, so a reader never sees half a file, even of a process killed while writing;
-// and as summary.json goes last, a summary that no longer says Incomplete comes with every
-// other file of the same write. Each write replaces the last (a run's snapshots, then its
-// final results). Summary.Schema is set to SchemaVersion and Summary.Metrics is recomputed
-// from the histograms when it is empty.
+// WriteRun writes r into dir (created if needed), replacing any earlier write: histograms.hlog,
+// timeline.csv, violations.jsonl and, last, summary.json, so a summary that no longer says
+// Incomplete comes with the other files of its write. Each file is synced and renamed into
+// place: a reader never sees half a file. Empty Metrics and Overall are computed.
 func WriteRun(dir string, r *Run) error {
 	if r == nil {
 		return errors.New("write run: nil run")
@@ -51,11 +48,9 @@ func WriteRun(dir string, r *Run) error {
 	return writeRun(dir, r, &s, true)
 }
 
-// WriteSnapshot writes r, a snapshot of a run still going (Summary.Incomplete is set), into
-// dir as WriteRun does, with two savings for a write that is repeated every few seconds at
-// load: summary.json carries no metrics (ReadRun computes them from histograms.hlog), and the
-// files are not synced to disk. So a snapshot survives the process being killed, which leaves
-// the page cache to the kernel, but not the machine crashing.
+// WriteSnapshot writes r, a snapshot of a run still going (Summary.Incomplete is set), as
+// WriteRun does but cheaper, as it repeats every few seconds: no metrics in summary.json
+// (ReadRun computes them) and no sync, so it survives the process being killed, not the machine.
 func WriteSnapshot(dir string, r *Run) error {
 	if r == nil {
 		return errors.New("write snapshot: nil run")
@@ -65,9 +60,8 @@ func WriteSnapshot(dir string, r *Run) error {
 	return writeRun(dir, r, &s, false)
 }
 
-// writeRun writes r's files with summary s, syncing each when sync is set. A directory that
-// does not exist yet is written whole under a temporary name beside it and renamed into place,
-// so it is never seen (by report, by a process killed a moment later) without its summary.
+// writeRun writes r's files with summary s. A new directory is written whole under a
+// temporary name and renamed into place, so it is never seen without its summary.
 func writeRun(dir string, r *Run, s *Summary, sync bool) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return writeNewRun(dir, r, s, sync)
@@ -75,8 +69,7 @@ func writeRun(dir string, r *Run, s *Summary, sync bool) error {
 	return writeRunFiles(dir, r, s, sync)
 }
 
-// writeNewRun is writeRun for a directory that does not exist: the files go into a
-// temporary directory beside it, renamed to dir once complete. Should dir appear meanwhile
+// writeNewRun is writeRun for a directory that does not exist; should it appear meanwhile
 // (another writer), the files are written into it instead.
 func writeNewRun(dir string, r *Run, s *Summary, sync bool) error {
 	parent := filepath.Dir(dir)
@@ -108,7 +101,6 @@ func writeNewRun(dir string, r *Run, s *Summary, sync bool) error {
 	return nil
 }
 
-// writeRunFiles writes r's files into dir, which exists.
 func writeRunFiles(dir string, r *Run, s *Summary, sync bool) error {
 	hists := r.Histograms
 	if hists == nil {
@@ -172,8 +164,7 @@ func MarshalSummary(s *Summary) ([]byte, error) {
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
-// writeFile writes data to dir/name through a temporary file and a rename, syncing it first
-// when sync is set.
+// writeFile writes data to dir/name through a temporary file and a rename.
 func writeFile(dir, name string, data []byte, sync bool) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
@@ -201,10 +192,8 @@ func writeFile(dir, name string, data []byte, sync bool) error {
 	return nil
 }
 
-// ReadRun reads a run directory written by WriteRun or WriteSnapshot (whose metrics it
-// computes from the histograms). summary.json is required; a missing histograms.hlog,
-// timeline.csv or violations.jsonl reads as empty (older or partial runs still render).
-// Errors name the file, and the line where there is one.
+// ReadRun reads a run directory written by WriteRun or WriteSnapshot. summary.json is
+// required; the other files read as empty when missing. Errors name the file and line.
 func ReadRun(dir string) (*Run, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -244,8 +233,7 @@ func ReadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
-// readHistograms reads dir's histograms.hlog (an empty set when there is none) and checks it
-// against s, the run's summary.
+// readHistograms reads dir's histograms.hlog (empty when missing) and checks it against s.
 func readHistograms(dir string, s *Summary) (*Histograms, error) {
 	h, hlog := NewHistograms(), false
 	if err := readOptional(dir, HistogramsFile, func(f io.Reader) (err error) {
@@ -263,9 +251,8 @@ func readHistograms(dir string, s *Summary) (*Histograms, error) {
 	return h, nil
 }
 
-// checkHistograms checks that h, the histograms of a run's hlog, holds every histogram
-// summary s has figures for, with as many values: an hlog cut short, or not the summary's,
-// would otherwise be judged as if the histograms it lacks had never been recorded.
+// checkHistograms checks that h holds every histogram s has figures for, with as many
+// values: an hlog cut short, or another run's, would be judged as if they were never recorded.
 func checkHistograms(s *Summary, h *Histograms) error {
 	var missing, differ []string
 	with := 0
@@ -332,11 +319,9 @@ func ReadSummary(path string) (*Summary, error) {
 	return &s, nil
 }
 
-// readLimit bounds the reading of one file of a run directory: its size, and for a file of
-// lines the length of a line. Each is many times what the largest run writes (the committed
-// baseline's summary.json is 300 KB and its hlog 200 KB; a run's samples are at most 4 MiB, a
-// sample 256 KiB before JSON escaping), so that only a file that is not a run's (a device such
-// as /dev/zero, a runaway write) reaches it, as an error rather than as all the memory there is.
+// readLimit bounds the reading of one file of a run directory: its size and, for a file of
+// lines, a line's length. Each is many times what a run writes, so only a file that is not a
+// run's (/dev/zero, a runaway write) reaches it, as an error rather than all the memory there is.
 type readLimit struct {
 	bytes int64
 	line  int // 0: not a file of lines
@@ -354,7 +339,7 @@ type LimitError struct{ msg string }
 
 func (e *LimitError) Error() string { return e.msg }
 
-// capReader reads r up to left bytes, then fails saying which limit the file exceeds.
+// capReader reads r up to its limits, then fails saying which one the file exceeds.
 type capReader struct {
 	r      io.Reader
 	left   int64

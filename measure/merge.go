@@ -11,15 +11,15 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ShardRun is one shard's results and where they were read from (named in errors). Its
-// Run.Histograms may be nil (ReadShards): Merge then reads them from Dir.
+// ShardRun is one shard's results and their directory, from which Merge reads nil
+// Run.Histograms.
 type ShardRun struct {
 	Dir string
 	Run *Run
 }
 
-// MergeError is a refusal to merge: shards that are not the shards of one run. Field names
-// the summary.json field that differs or is missing (run_id, config.seed, shard.index, …).
+// MergeError is a refusal to merge shards that are not one run's; Field names the
+// summary.json field that differs or is missing.
 type MergeError struct {
 	Field  string
 	Detail string
@@ -27,24 +27,13 @@ type MergeError struct {
 
 func (e *MergeError) Error() string { return e.Field + ": " + e.Detail }
 
-// Merge makes one run of the shards of a sharded run, as if one process had run it all:
-// histograms merged losslessly (every count and percentile is that of one histogram of all
-// the values), counters and violations summed, violation samples kept (per rule, as many as
-// the shard that kept most, so the generator's bound holds), timelines summed per second of
-// wall clock, the shards' key figures kept in Summary.Shards, and what the verdict quotes in
-// Summary.Judging; the caller judges the merged run (package verdict), each shard's warnings
-// already quoted in Summary.Verdict.Warnings. It refuses (a *MergeError) shards of different
-// runs, seeds, mixes, shard counts or versions, shards judged by different settings (allow
-// list, thresholds, goodput SLOs, timeouts, request options: the merged run keeps the first
-// shard's config), an incomplete shard (a killed one's snapshot), a repeated shard and a
-// missing one.
-//
-// leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
-// would see the others' streams); nil records the run as not checked for leaks.
-//
-// Memory: a shard whose Run.Histograms is nil (ReadShards) has its histograms read from its
-// directory when its turn comes and let go after, so a merge holds the merged set and one
-// shard's, each key packed until it holds denseAfter values (ReadLog).
+// Merge makes one run of a sharded run's shards, as if one process had run it all:
+// histograms merged losslessly, counters, violations and timelines (per wall-clock second)
+// summed, samples kept up to the generator's per-rule bound, each shard's figures in
+// Summary.Shards and warnings in Verdict.Warnings; the caller judges it. It refuses
+// (CheckShards, a *MergeError) shards that are not one finished run's, each once.
+// leaks is the whole run's leak check (nil: not checked). Nil Run.Histograms are read one
+// shard at a time, so a merge holds the merged set and one shard's.
 func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	if err := CheckShards(shards); err != nil {
 		return nil, err
@@ -155,9 +144,9 @@ type MergeLeaks struct {
 	NotChecked []LeakNotChecked
 }
 
-// CheckShards refuses shards that are not one finished run's: a shard marked incomplete, a
-// field that must agree (the run, its workload, what its verdict is judged by, the build)
-// unlike the first shard's, and indices other than 0..count-1, each once.
+// CheckShards refuses shards that are not one finished run's: one incomplete, a field that
+// must agree (run, workload, judging settings, build) unlike the first's, indices other than
+// 0..count-1 each once.
 func CheckShards(shards []ShardRun) error {
 	if len(shards) == 0 {
 		return &MergeError{Field: "shards", Detail: "no shard directory given"}
@@ -193,9 +182,7 @@ func CheckShards(shards []ShardRun) error {
 			{"environment.git_revision", a.Environment.GitRevision, b.Environment.GitRevision},
 			{"environment.go_version", a.Environment.GoVersion, b.Environment.GoVersion},
 			{"shard.count", fmt.Sprint(a.Shard.Count), fmt.Sprint(b.Shard.Count)},
-			// What the verdict is judged by: the merged run keeps the first shard's, so a
-			// shard judged otherwise (another --allow, mix thresholds, goodput SLOs, timeouts
-			// or request options) would be judged by settings it did not run with.
+			// The merged run is judged by the first shard's settings: every shard's must agree.
 			{"config.allow", unordered(a.Config.Allow), unordered(b.Config.Allow)},
 			{"config.thresholds", unordered(a.Config.Thresholds), unordered(b.Config.Thresholds)},
 			{"tokens.goodput.slos", unordered(goodputSLOs(a)), unordered(goodputSLOs(b))},
@@ -252,8 +239,7 @@ func CheckShards(shards []ShardRun) error {
 	return nil
 }
 
-// unordered is a list whose order does not matter (an allow list, thresholds, SLOs) as text
-// to compare: its items sorted, joined.
+// unordered is a list whose order does not matter as text to compare: sorted, joined.
 func unordered[T ~string](list []T) string {
 	s := make([]string, len(list))
 	for i, v := range list {
@@ -308,8 +294,7 @@ func addMaps[K comparable](x, y map[K]int64) map[K]int64 {
 	return out
 }
 
-// mergeTimelines sums the shards' seconds on the wall clock: a shard's second n is the second
-// from start (the earliest shard's start) its start + n falls in.
+// mergeTimelines sums the shards' seconds on the wall clock, counted from start.
 func mergeTimelines(shards []ShardRun, start time.Time) []TimelinePoint {
 	bySecond := map[int]*TimelinePoint{}
 	for _, sh := range shards {
@@ -337,8 +322,8 @@ func mergeTimelines(shards []ShardRun, start time.Time) []TimelinePoint {
 	return out
 }
 
-// mergeSamples keeps, per rule, the shards' samples in shard order up to the most any one
-// shard kept for it: the generator's per-rule bound, which the summary does not record.
+// mergeSamples keeps, per rule, the shards' samples up to the most one shard kept: the
+// generator's per-rule bound, which the summary does not record.
 func mergeSamples(shards []ShardRun) []ViolationSample {
 	bound := map[protocol.Rule]int{}
 	for _, sh := range shards {

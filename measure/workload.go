@@ -6,9 +6,7 @@ import (
 	"time"
 )
 
-// WorkloadDiffs lists the workload settings in which b's run differs from a's, each as
-// "NAME A → B": clients, rate, arrival, max in-flight, stages, duration, sessions, warmup,
-// think time, mix, dialects, HTTP/2, faults and the CPUs the run had.
+// WorkloadDiffs lists the workload settings in which b's run differs from a's, as "NAME A → B".
 func WorkloadDiffs(a, b *Summary) []string {
 	var out []string
 	diff := func(name, x, y string) {
