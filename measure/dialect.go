@@ -53,12 +53,7 @@ func MergeMeasureInfos(a, b []MeasureInfo) []MeasureInfo {
 
 // Measure returns the dialect measure named name, if the run recorded one.
 func (s *Summary) Measure(name string) (MeasureInfo, bool) {
-	for _, m := range s.Measures {
-		if m.Name == name {
-			return m, true
-		}
-	}
-	return MeasureInfo{}, false
+	return find(s.Measures, func(m MeasureInfo) bool { return m.Name == name })
 }
 
 // IsCount tells whether metric m is a dialect measure of kind count in this run.

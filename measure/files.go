@@ -298,15 +298,14 @@ func ReadSummary(path string) (*Summary, error) {
 	var s Summary
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&s); err != nil {
+		lineAt := func(offset int64) int { return 1 + bytes.Count(data[:offset], []byte("\n")) }
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", path, lineAt(se.Offset), err)
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			line := 1 + bytes.Count(data[:te.Offset], []byte("\n"))
-			return nil, fmt.Errorf("%s:%d: field %s: %w", path, line, te.Field, err)
+			return nil, fmt.Errorf("%s:%d: field %s: %w", path, lineAt(te.Offset), te.Field, err)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

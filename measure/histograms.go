@@ -111,18 +111,19 @@ func newKeyHistogram(k Key) *keyHistogram {
 	return &keyHistogram{packed: p}
 }
 
-func (kh *keyHistogram) endTimeMs() int64 {
-	if kh.dense != nil {
-		return kh.dense.EndTimeMs()
-	}
-	return kh.packed.EndTimeMs()
+// histogramForm is what a key's histogram is read by, dense or packed.
+type histogramForm interface {
+	histogramStats
+	EndTimeMs() int64
+	SetEndTimeMs(int64)
 }
 
-func (kh *keyHistogram) totalCount() int64 {
+// form is kh's histogram in the form it holds.
+func (kh *keyHistogram) form() histogramForm {
 	if kh.dense != nil {
-		return kh.dense.TotalCount()
+		return kh.dense
 	}
-	return kh.packed.TotalCount()
+	return kh.packed
 }
 
 // densify switches to the dense form once the key is busy (or when forced).
@@ -195,12 +196,7 @@ func (h *Histograms) RecordN(k Key, d time.Duration, n int64) error {
 	if d < 0 || d > time.Hour {
 		return fmt.Errorf("record %s = %v: %w", k, d, ErrOutOfRange)
 	}
-	kh := h.byKey[k]
-	if kh == nil {
-		kh = newKeyHistogram(k)
-		h.byKey[k] = kh
-	}
-	if err := kh.recordN(d.Microseconds(), n); err != nil {
+	if err := h.key(k).recordN(d.Microseconds(), n); err != nil {
 		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
 	}
 	return nil
@@ -213,14 +209,19 @@ func (h *Histograms) Merge(from *Histograms) (dropped int64) {
 		return 0
 	}
 	for k, src := range from.byKey {
-		dst := h.byKey[k]
-		if dst == nil {
-			dst = newKeyHistogram(k)
-			h.byKey[k] = dst
-		}
-		dropped += dst.merge(src)
+		dropped += h.key(k).merge(src)
 	}
 	return dropped
+}
+
+// key returns k's histogram, made empty if it has none.
+func (h *Histograms) key(k Key) *keyHistogram {
+	kh := h.byKey[k]
+	if kh == nil {
+		kh = newKeyHistogram(k)
+		h.byKey[k] = kh
+	}
+	return kh
 }
 
 // Merged merges every histogram whose key keep accepts (nil: all) into a new one, never nil,
@@ -258,7 +259,7 @@ func (h *Histograms) Get(k Key) *hdrhistogram.Histogram {
 // Count is how many values k's histogram holds (0 when absent), without building it.
 func (h *Histograms) Count(k Key) int64 {
 	if kh := h.byKey[k]; kh != nil {
-		return kh.totalCount()
+		return kh.form().TotalCount()
 	}
 	return 0
 }
@@ -316,8 +317,7 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	enc := newIntervalEncoder()
 	for _, k := range h.Keys() {
 		kh := h.byKey[k]
-		end := kh.endTimeMs()
-		if err := enc.writeInterval(w, k.tag(), startMs, max(end, startMs), startMs, kh); err != nil {
+		if err := enc.writeInterval(w, k.tag(), startMs, max(kh.form().EndTimeMs(), startMs), startMs, kh); err != nil {
 			return fmt.Errorf("write hlog: key %s: %w", k, err)
 		}
 	}
@@ -417,19 +417,12 @@ func (h *Histograms) readInterval(line []byte, times *logTimes) error {
 	if err != nil {
 		return err
 	}
-	kh := h.byKey[k]
-	if kh == nil {
-		kh = newKeyHistogram(k)
-		h.byKey[k] = kh
-	}
+	kh := h.key(k)
 	if dropped := kh.merge(&keyHistogram{packed: p}); dropped > 0 {
 		return fmt.Errorf("%s: %d values outside 1µs..1h", k, dropped)
 	}
-	if kh.dense != nil {
-		kh.dense.SetEndTimeMs(max(kh.dense.EndTimeMs(), end))
-	} else {
-		kh.packed.SetEndTimeMs(max(kh.packed.EndTimeMs(), end))
-	}
+	form := kh.form()
+	form.SetEndTimeMs(max(form.EndTimeMs(), end))
 	return nil
 }
 

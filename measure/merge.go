@@ -202,12 +202,9 @@ func CheckShards(shards []ShardRun) error {
 			}
 		}
 		// config.extra: request options, headers (redacted), no-ground-truth, … by key.
-		keys := maps.Clone(a.Config.Extra)
-		if keys == nil {
-			keys = map[string]string{}
-		}
-		maps.Copy(keys, b.Config.Extra)
-		for _, k := range slices.Sorted(maps.Keys(keys)) {
+		keys := slices.Concat(slices.Collect(maps.Keys(a.Config.Extra)), slices.Collect(maps.Keys(b.Config.Extra)))
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
 			x, xok := a.Config.Extra[k]
 			y, yok := b.Config.Extra[k]
 			if x != y || xok != yok {

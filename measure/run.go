@@ -390,22 +390,20 @@ type Judging struct {
 
 // Metric returns the summary of k, if recorded.
 func (s *Summary) Metric(k Key) (MetricSummary, bool) {
-	for _, m := range s.Metrics {
-		if m.Key == k {
-			return m, true
-		}
+	return find(s.Metrics, func(m MetricSummary) bool { return m.Key == k })
+}
+
+// find returns the first item of list that is, if any.
+func find[T any](list []T, is func(T) bool) (T, bool) {
+	if i := slices.IndexFunc(list, is); i >= 0 {
+		return list[i], true
 	}
-	return MetricSummary{}, false
+	var zero T
+	return zero, false
 }
 
 // TotalViolations is the sum of violations over every rule.
-func (s *Summary) TotalViolations() int64 {
-	var n int64
-	for _, v := range s.Violations {
-		n += v
-	}
-	return n
-}
+func (s *Summary) TotalViolations() int64 { return s.ViolationsExcept(nil) }
 
 // ViolationsExcept is TotalViolations without those of the allowed rules.
 func (s *Summary) ViolationsExcept(allowed []protocol.Rule) int64 {
@@ -441,11 +439,7 @@ type Run struct {
 func Summarize(h *Histograms) []MetricSummary {
 	out := make([]MetricSummary, 0, h.Len())
 	for _, k := range h.Keys() {
-		if kh := h.byKey[k]; kh.dense != nil {
-			out = append(out, summarize(k, kh.dense))
-		} else {
-			out = append(out, summarize(k, kh.packed))
-		}
+		out = append(out, summarize(k, h.byKey[k].form()))
 	}
 	return out
 }
@@ -471,12 +465,7 @@ func SummarizeOverall(h *Histograms) []MetricSummary {
 
 // OverallMetric returns m over every scenario and dialect, if recorded.
 func (s *Summary) OverallMetric(m Metric) (MetricSummary, bool) {
-	for _, o := range s.Overall {
-		if o.Metric == m {
-			return o, true
-		}
-	}
-	return MetricSummary{}, false
+	return find(s.Overall, func(o MetricSummary) bool { return o.Metric == m })
 }
 
 // SummarizeOne computes one histogram's statistics.

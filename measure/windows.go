@@ -146,10 +146,5 @@ type LatencyWindow struct {
 
 // LatencyOverTime returns the series of m, if recorded.
 func (s *Summary) LatencyOverTime(m Metric) (LatencySeries, bool) {
-	for _, ls := range s.OverTime {
-		if ls.Metric == m {
-			return ls, true
-		}
-	}
-	return LatencySeries{}, false
+	return find(s.OverTime, func(ls LatencySeries) bool { return ls.Metric == m })
 }
