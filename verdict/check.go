@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
@@ -36,18 +34,6 @@ type measured struct {
 }
 
 var errNoData = errors.New("no samples")
-
-// histogramFor merges every histogram the selector's scope matches.
-func histogramFor(r *measure.Run, sel Selector) (*hdrhistogram.Histogram, int) {
-	if r.Histograms == nil {
-		return nil, 0
-	}
-	merged, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == sel.def.Name && scopeMatches(sel.Scope, k) })
-	if n == 0 {
-		return nil, 0
-	}
-	return merged, n
-}
 
 func scopeMatches(scope map[string]string, k measure.Key) bool {
 	if v, ok := scope["scenario"]; ok && v != k.Scenario {
@@ -171,7 +157,8 @@ func (s Selector) tokens(sum *measure.Summary, percent bool) (measured, error) {
 // histogram is the selector's statistic of the histograms its scope matches, merged; without
 // histograms, the worst of the matching summaries.
 func (s Selector) histogram(r *measure.Run) (measured, error) {
-	if h, n := histogramFor(r, s); h != nil && h.TotalCount() > 0 {
+	h, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == s.def.Name && scopeMatches(s.Scope, k) })
+	if h.TotalCount() > 0 {
 		stat := measure.SummarizeOne(measure.Key{}, h).Stat(s.Stat)
 		note := ""
 		if n > 1 {

@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/streambench/streambench/measure"
 )
@@ -31,10 +29,10 @@ func measureName(name, rest string) (measure.Def, string, string, bool) {
 
 // parseMeasureLimit reads a dialect measure's limit: a duration, or a number for a count.
 func parseMeasureLimit(limit string) (float64, string, error) {
-	if d, err := time.ParseDuration(limit); err == nil && d >= 0 {
-		return float64(d) / float64(time.Microsecond), measure.MeasureKindLatency, nil
+	if us, ok := micros(limit); ok {
+		return us, measure.MeasureKindLatency, nil
 	}
-	if v, err := strconv.ParseFloat(limit, 64); err == nil && finite(v) && v >= 0 {
+	if v, ok := number(limit); ok {
 		return v, measure.MeasureKindCount, nil
 	}
 	return 0, "", errors.New("want a duration such as 500ms (a latency measure) or a number such as 3 (a count measure)")

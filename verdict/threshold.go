@@ -313,14 +313,13 @@ func (p parser) limit(t *Threshold, limit string) error {
 			return p.fail("limit %q: %v", limit, err)
 		}
 	case measure.KindLatency:
-		d, err := time.ParseDuration(limit)
-		if err != nil || d < 0 {
+		var ok bool
+		if t.Limit, ok = micros(limit); !ok {
 			return p.fail("limit %q: want a duration such as 300ms, 1.5s or 250us", limit)
 		}
-		t.Limit = micros(d)
 	case measure.KindRate, measure.KindThroughput:
-		v, err := strconv.ParseFloat(limit, 64)
-		if err != nil || !finite(v) || v < 0 {
+		v, ok := number(limit)
+		if !ok {
 			return p.fail("limit %q: want tokens per second, a number such as 20", limit)
 		}
 		t.Limit = v
@@ -329,8 +328,8 @@ func (p parser) limit(t *Threshold, limit string) error {
 		}
 	case measure.KindSessions:
 		if pc, ok := strings.CutSuffix(limit, "%"); ok {
-			v, err := strconv.ParseFloat(strings.TrimSpace(pc), 64)
-			if err != nil || !finite(v) || v < 0 || v > 100 {
+			v, ok := number(pc)
+			if !ok || v > 100 {
 				return p.fail("limit %q: want a percentage between 0%% and 100%%, e.g. 0.1%%", limit)
 			}
 			t.Limit, t.Percent = v/100, true
@@ -353,12 +352,18 @@ func (p parser) count(t *Threshold, limit, want string) error {
 	return nil
 }
 
-// micros is d in microseconds, the unit of a latency's limit.
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+// micros reads a non-negative duration in microseconds, the unit of a latency's limit.
+func micros(s string) (float64, bool) {
+	d, err := time.ParseDuration(s)
+	return float64(d) / float64(time.Microsecond), err == nil && d >= 0
+}
 
-// finite tells whether v can be a limit: strconv.ParseFloat reads "NaN" and "Inf", against
+// number reads a non-negative, finite number: strconv.ParseFloat reads "NaN" and "Inf", against
 // which a check would judge nothing.
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+func number(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0
+}
 
 // SessionSLO is a goodput objective on each session's own value, such as "ttft<500ms": a
 // threshold on a per-session metric, without scope or statistic.
@@ -409,18 +414,15 @@ func ParseRegression(expr string) (Regression, error) {
 	r := Regression{Expr: expr, Selector: sel}
 	right = strings.TrimSpace(right)
 	if pc, isPct := strings.CutSuffix(right, "%"); isPct {
-		v, err := strconv.ParseFloat(strings.TrimSpace(pc), 64)
-		if err != nil || !finite(v) || v < 0 {
+		if r.MaxPercent, ok = number(pc); !ok {
 			return Regression{}, p.fail("allowance %q: want a non-negative percentage such as 10%%", right)
 		}
-		r.MaxPercent = v
 		return r, nil
 	}
-	d, err := time.ParseDuration(right)
-	if err != nil || d < 0 {
+	if r.MaxIncreaseMicros, ok = micros(right); !ok {
 		return Regression{}, p.fail("allowance %q: want a percentage such as 10%% or a duration such as 50ms", right)
 	}
-	r.MaxIncreaseMicros, r.Absolute = micros(d), true
+	r.Absolute = true
 	return r, nil
 }
 
