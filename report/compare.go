@@ -13,16 +13,12 @@ import (
 
 // CompareRow is one measured quantity in two runs.
 type CompareRow struct {
-	Name string // e.g. "ttfc p99 plain-answer/sim-chat" or "error rate"
-	Unit string // "ms", "%" or "" for counts
-	A, B float64
-	// HasA and HasB are false when the quantity was not recorded in that run.
-	HasA, HasB bool
-	// NA and NB are how many values the histogram behind a latency statistic holds in each
-	// run (0 for a counter).
-	NA, NB int64
-	// stat is the statistic of a histogram row (p50, ..., max, count); "volume" for a counter
-	// of how much was played (sessions, frames); "" for any other counter.
+	Name       string // e.g. "ttfc p99 plain-answer/sim-chat" or "error rate"
+	Unit       string // "ms", "%" or "" for counts
+	A, B       float64
+	HasA, HasB bool  // recorded in that run
+	NA, NB     int64 // the values behind a histogram's statistic
+	// stat is a histogram row's statistic; "volume" for a counter of how much was played.
 	stat string
 }
 
@@ -36,22 +32,16 @@ func (r CompareRow) Change() float64 {
 
 // Comparison is two runs side by side, A the reference and B the candidate.
 type Comparison struct {
-	A, B string // run IDs, marked "(INCOMPLETE)" for a snapshot of a killed or running run
-	Rows []CompareRow
-	// WorkloadDiffs lists how the two runs' workloads differ (config.clients, rate, mix,
-	// dialects, duration, ...), as "clients 100 → 1000": when any does, the changes are not
-	// like for like.
-	WorkloadDiffs []string
-	// Notes say what an incomplete run's figures cover (IncompleteBanner), printed first.
-	Notes []string
+	A, B          string // run IDs, marked "(INCOMPLETE)" for a snapshot
+	Rows          []CompareRow
+	WorkloadDiffs []string // measure.WorkloadDiffs: the changes are not like for like
+	Notes         []string // what an incomplete run's figures cover
 }
 
 // compareStats are the latency statistics a comparison shows per histogram.
 var compareStats = []string{"p50", "p90", "p95", "p99", "p99.9", "max"}
 
-// Compare lines up every metric of a and b: first each metric over all scenarios and dialects,
-// then per scenario × dialect (p50, p90, p99, p99.9, max, count), then the counters,
-// violations and failed leaks.
+// Compare lines up every metric of a and b, over every key then per key, then the counters.
 func Compare(a, b *measure.Run) Comparison {
 	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID, WorkloadDiffs: measure.WorkloadDiffs(&a.Summary, &b.Summary)}
 	for _, x := range []struct {
@@ -71,8 +61,6 @@ func Compare(a, b *measure.Run) Comparison {
 		}
 		return m
 	}
-	// First every metric over all scenarios and dialects (when both runs saved histograms): the
-	// rows to read first; the per scenario × dialect detail follows.
 	ao, bo := mergedByMetric(a), mergedByMetric(b)
 	var metrics []measure.Metric
 	for _, m := range measure.AllMetrics() {
@@ -115,8 +103,7 @@ func Compare(a, b *measure.Run) Comparison {
 	count := func(name string, get func(*measure.Summary) float64) {
 		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true})
 	}
-	// volume is a counter of how much was played: it follows the workload, so it is not ranked
-	// among the largest changes.
+	// volume follows the workload: not ranked among the largest changes.
 	volume := func(name string, get func(*measure.Summary) float64) {
 		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true, stat: "volume"})
 	}
@@ -145,8 +132,7 @@ func Compare(a, b *measure.Run) Comparison {
 	return c
 }
 
-// unitOf is the unit compare shows a metric's statistics in: ms for latencies (µs / 1000), and
-// tokens/s for rates (stored ×RateScale, so the same / 1000 gives tokens/s).
+// unitOf is the unit of a metric's statistics ÷ 1000: ms, or tokens/s for a rate.
 func unitOf(m measure.Metric) string {
 	if m.IsRate() {
 		return "tokens/s"
@@ -202,18 +188,14 @@ func (c Comparison) table() table {
 // compareLargest is how many changes the comparison's summary lists.
 const compareLargest = 10
 
-// compareMinSamples is how many values a latency statistic needs in both runs to be ranked
-// among the largest changes: the percentiles of a handful of values move by chance.
+// compareMinSamples is how many values a statistic needs in both runs to be ranked: the
+// percentiles of a handful of values move by chance.
 const compareMinSamples = 30
 
-// rankedStats are the histogram statistics ranked among the largest changes: max and p99.9
-// are single values, and a histogram's count is the workload's, not a change of the target.
+// rankedStats are the statistics ranked (max and p99.9 are single values).
 var rankedStats = []string{"p50", "p90", "p99"}
 
-// Largest returns the n rows that changed most, largest |change| first: the p50, p90 and p99
-// of histograms with at least compareMinSamples values in both runs, and the counters other
-// than the volume played (sessions started and ok, frames), which follows the workload. A
-// counter that went from 0 to anything ranks first; rows only one run has are not ranked.
+// Largest returns the n ranked rows that changed most, largest |change| (from 0: first) first.
 func (c Comparison) Largest(n int) []CompareRow {
 	type ranked struct {
 		row CompareRow
@@ -272,8 +254,7 @@ func (c Comparison) largestTable() table {
 	return t
 }
 
-// WriteText prints the comparison for a terminal: the workload warning, the largest changes,
-// then every metric as an aligned table.
+// WriteText prints the comparison for a terminal.
 func (c Comparison) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "compare: A = %s (the reference), B = %s\n", c.A, c.B)
 	for _, n := range c.Notes {
@@ -296,8 +277,7 @@ func (c Comparison) WriteText(w io.Writer) error {
 	return t.writeText(w)
 }
 
-// WriteMarkdown prints the comparison as GitHub Markdown: the workload warning, the largest
-// changes, then every metric.
+// WriteMarkdown prints the comparison as GitHub Markdown.
 func (c Comparison) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", mdCell(c.A), mdCell(c.B))
 	for _, n := range c.Notes {

@@ -11,33 +11,23 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// The headline is the block every rendering of a run opens with, the same in the console
-// (WriteSummary), report.md and report.html: the verdict and why, the outcomes, the user-felt
-// latencies at p50/p95/p99, errors, violations, leaks and the worst keys. Headline computes it
-// once; each renderer only formats it, so the three never disagree.
-
-// headlineMetrics are the latencies the headline shows, in order; an overhead row (the
-// target's own part, measured less scripted) follows its raw figure when the run recorded it.
+// headlineMetrics are the latencies the headline shows, in order; an overhead's row only when
+// the run recorded it.
 var headlineMetrics = []measure.Metric{measure.FirstChunk, measure.FirstChunkOverhead, measure.TimeToFirstToken, measure.FirstTokenOverhead,
 	measure.InterTokenLatency, measure.CancelLatency}
 
 // headlineWorstKeys is how many scenario × dialect keys the headline lists by TTFC p99.
 const headlineWorstKeys = 5
 
-// Headline is a run's headline block.
+// Headline is the block every rendering of a run opens with (console, report.md and
+// report.html), computed once so they never disagree.
 type Headline struct {
-	Pass bool
-	// Verdict is "PASS" or "FAIL".
-	Verdict                    string
+	Pass                       bool
+	Verdict                    string // "PASS" or "FAIL"
 	Reasons, Allowed, Warnings []string
-	// Lines are the one-line figures, each a name and its text: outcomes, errors, violations,
-	// leaks.
-	Lines [][2]string
-	// Latency is the headline latencies over every scenario and dialect: metric, count, p50,
-	// p95 (only when the run has its histograms), p99, in ms.
-	Latency table
-	// Worst lists the scenario × dialect keys with the highest TTFC p99, worst first.
-	Worst table
+	Lines                      [][2]string // a name and its text: outcomes, errors, …
+	Latency                    table       // over every scenario and dialect
+	Worst                      table       // the keys of highest TTFC p99, worst first
 }
 
 // NewHeadline computes r's headline.
@@ -118,8 +108,7 @@ func violationsLine(s *measure.Summary) string {
 	return fmt.Sprintf("%d: %s", total, strings.Join(parts, ", "))
 }
 
-// leaksLine says how many gauges the leak check compared, which were over their tolerance
-// and what it could not check.
+// leaksLine says what the leak check compared, found over tolerance and could not check.
 func leaksLine(s *measure.Summary) string {
 	if len(s.Leaks) == 0 && len(s.LeaksNotChecked) == 0 {
 		return "no leak check in this run"
@@ -172,10 +161,8 @@ func headlineMS(us int64) string {
 	return strconv.FormatFloat(float64(us)/1000, 'f', 1, 64)
 }
 
-// headlineLatency is each headline metric over every scenario and dialect. With the run's
-// histograms they are merged and p95 is read from them; without (a summary read alone), the
-// summary has no p95 and no merged figure, so the column is left out and each metric shows
-// its worst key's p50 and p99, and says so.
+// headlineLatency is each headline metric over every scenario and dialect; without the run's
+// histograms, its worst key's p50 and p99, and no p95.
 func headlineLatency(r *measure.Run) table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil
@@ -224,8 +211,7 @@ func recorded(s *measure.Summary, m measure.Metric) bool {
 	return slices.ContainsFunc(s.Metrics, func(ms measure.MetricSummary) bool { return ms.Metric == m && ms.Count > 0 })
 }
 
-// worstKeys lists the scenario × dialect keys with the highest TTFC p99, worst first (ties by
-// key), with p95 from the histograms when the run has them.
+// worstKeys lists the keys with the highest TTFC p99, worst first (ties by key).
 func worstKeys(r *measure.Run) table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil
@@ -246,7 +232,7 @@ func worstKeys(r *measure.Run) table {
 		}
 	}
 	// A tail percentile of a handful of samples is their maximum: keys under minLineSamples
-	// are ranked only when no key has enough, and then show no p95 or p99.
+	// rank only when no key has enough, and show no tail.
 	enough := slices.DeleteFunc(slices.Clone(keys), func(m measure.MetricSummary) bool { return m.Count < minLineSamples })
 	switch {
 	case len(enough) > 0 && len(enough) < len(keys):

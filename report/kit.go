@@ -9,9 +9,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// The rendering kit: the tables, plot styles, figure files and cell formats a run's report is
-// made of, for a report of other results (the capacity sweep, package sweep) to look the same.
-
 // Table is one table, rendered as text, Markdown or HTML the way a run report's tables are.
 type Table table
 
@@ -25,8 +22,7 @@ func (t Table) WriteMarkdown(w io.Writer, level string) { table(t).writeMarkdown
 // IsRight reports whether column i is numeric (right-aligned), for an HTML template.
 func (t Table) IsRight(i int) bool { return htmlTable{table(t)}.IsRight(i) }
 
-// Figure is something that draws itself on a canvas of Width × Height, written as Name.png
-// and Name.svg.
+// Figure draws itself on a canvas of Width × Height, written as Name.png and Name.svg.
 type Figure struct {
 	Name          string
 	Width, Height vg.Length
@@ -36,8 +32,7 @@ type Figure struct {
 // FigureWidth is the width of every figure of a report.
 const FigureWidth = figureWidth
 
-// WriteFigures writes every figure as Name.png and Name.svg in dir and returns their PNGs, in
-// order. titles name the figures (by Name), as report.html captions them.
+// WriteFigures writes every figure as Name.png and Name.svg in dir and returns their PNGs.
 func WriteFigures(dir string, figs []Figure, titles map[string]string) ([][]byte, error) {
 	fs := make([]figure, len(figs))
 	for i, f := range figs {

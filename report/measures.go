@@ -9,18 +9,14 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// Dialect measures (summary.json "measures", protocol.Measurer) have a table of their own: a
-// count's histogram holds the count itself, not microseconds, so the latency tables leave every
-// dialect measure out and this one reads each by its kind.
-
-// isDialectMeasure tells whether m is one of the run's dialect measures.
+// isDialectMeasure tells whether m is one of the run's dialect measures, which the latency
+// tables leave to their own (a count's histogram holds counts, not µs).
 func isDialectMeasure(s *measure.Summary, m measure.Metric) bool {
 	_, ok := s.Measure(string(m))
 	return ok
 }
 
-// measureValue formats a statistic of a dialect measure: milliseconds for a latency, the
-// count for a count.
+// measureValue formats a statistic of a dialect measure: ms, or the count.
 func measureValue(count bool, v float64) string {
 	if count {
 		return float(v)
@@ -28,8 +24,7 @@ func measureValue(count bool, v float64) string {
 	return msf(v)
 }
 
-// measuresTable lists every dialect measure over every scenario and dialect merged, then per
-// scenario × dialect.
+// measuresTable lists every dialect measure over every key, then per key.
 func measuresTable(r *measure.Run) table {
 	s := &r.Summary
 	t := table{
@@ -67,8 +62,8 @@ func withMeasures(r *measure.Run, tables []table, at int) []table {
 	return slices.Insert(tables, min(at, len(tables)), measuresTable(r))
 }
 
-// writeMeasures prints each dialect measure's p50 and p99 over every scenario and dialect
-// (from the merged histograms, or the worst key's when the run has none).
+// writeMeasures prints each dialect measure's p50 and p99 over every key (without histograms,
+// the worst key's).
 func writeMeasures(w io.Writer, run *measure.Run) {
 	s := &run.Summary
 	var parts []string

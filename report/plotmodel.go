@@ -18,57 +18,47 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// A run's latency plots are small multiples: one panel per dialect (per metric when a plot has
-// several), each with the scenarios of worst p99 as lines of their own and the rest merged as
-// "other", so no panel holds more lines than a reader can follow. What to draw is decided in a
-// model (spectrumModel) before anything is drawn, so tests check the model, not pixels.
+// A run's latency plots are small multiples: a panel per dialect (per metric when a plot has
+// several), each with the scenarios of worst p99 as lines and the rest merged as "other", so
+// no panel holds more lines than a reader can follow. Tests check the model, not pixels.
 
 const (
-	// maxPanelLines is the most lines a panel holds, "other" included.
-	maxPanelLines = 6
-	// minLineSamples is the fewest samples a line of its own needs: a percentile spectrum of
-	// a handful of values is a spike from the first to the largest, not a distribution.
-	// Keys with fewer go into "other"; an "other" with fewer is left out, and its panel says so.
+	maxPanelLines = 6 // "other" included
+	// minLineSamples is the fewest samples a line needs: the spectrum of a handful of values
+	// is a spike, not a distribution.
 	minLineSamples = 20
 )
 
 // plotLine is one line of a panel: a key's histogram, or several merged ("other").
 type plotLine struct {
-	Label string
-	// Scenario picks the line's colour (scenarioStyle), the same in every plot of the run;
-	// empty for "other", drawn grey.
-	Scenario string
-	// Metric, when set, picks the colour instead (a plot of metrics, not keys).
-	Metric  measure.Metric
-	Samples int64
-	hist    *hdrhistogram.Histogram
+	Label    string
+	Scenario string         // picks the colour, the same in every plot; "" for "other"
+	Metric   measure.Metric // picks the colour instead, in a plot of metrics
+	Samples  int64
+	hist     *hdrhistogram.Histogram
 }
 
 // plotPanel is one panel of a small-multiples figure; never empty.
 type plotPanel struct {
 	Title string
 	Lines []plotLine
-	// Left says what the panel leaves out: keys with too few samples for a line ("" when none).
-	Left string
+	Left  string // the keys with too few samples left out
 }
 
-// spectrumModel is a percentile-spectrum figure before it is drawn. With no panel the figure is
-// not drawn at all, and Empty is what the report says instead.
+// spectrumModel is a percentile-spectrum figure before it is drawn; with no panel, the report
+// says Empty instead.
 type spectrumModel struct {
 	Name, Title string
 	Panels      []plotPanel
 	Empty       string
-	// Notes say which panels were left out, and why (every key under minLineSamples).
-	Notes []string
-	// LogY draws latency on a log scale: lines of ms and of seconds on one axis (the
-	// overview's overheads beside their raw figures). Compact draws one smaller panel.
+	Notes       []string // the panels left out, and why
+	// LogY puts ms and seconds on one axis (the overview's overheads beside their raw
+	// figures); Compact draws one smaller panel.
 	LogY, Compact bool
 }
 
-// spectrumModelOf builds the figure of metrics over hs: one panel per dialect for one metric,
-// one per metric when there are several; in each, the maxPanelLines−1 keys of worst p99 with at
-// least minLineSamples samples, then every other key merged. empty is what the report says
-// when the run recorded none of the metrics ("no cancels in this run").
+// spectrumModelOf builds the figure of metrics over hs: a panel per dialect for one metric,
+// per metric for several; empty is what the report says when none was recorded.
 func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics ...measure.Metric) spectrumModel {
 	m := spectrumModel{Name: name, Title: title}
 	type group struct {
@@ -123,7 +113,6 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 	return m
 }
 
-// metricNames joins the metrics' names.
 func metricNames(ms []measure.Metric) string {
 	names := make([]string, len(ms))
 	for i, m := range ms {
@@ -132,8 +121,8 @@ func metricNames(ms []measure.Metric) string {
 	return strings.Join(names, ", ")
 }
 
-// panelOf is one panel of keys: the worst by p99 as lines, the rest as "other". ok is false
-// when no line has enough samples.
+// panelOf is one panel of keys: the worst by p99 as lines, the rest as "other"; false when no
+// line has enough samples.
 func panelOf(title string, keys []measure.Key, hs *measure.Histograms, withDialect bool) (plotPanel, bool) {
 	type keyed struct {
 		key  measure.Key
@@ -187,8 +176,7 @@ func panelOf(title string, keys []measure.Key, hs *measure.Histograms, withDiale
 	return p, len(p.Lines) > 0
 }
 
-// palette is the colours lines take by scenario: Tableau's 10, then two more; a scenario past
-// them takes a dash pattern as well (scenarioStyle).
+// palette is the colours lines take by scenario: Tableau's 10, then two more.
 var palette = []color.RGBA{
 	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
 	{140, 86, 75, 255}, {227, 119, 194, 255}, {188, 189, 34, 255}, {23, 190, 207, 255}, {31, 31, 31, 255},
@@ -199,7 +187,7 @@ var palette = []color.RGBA{
 var otherColor = color.RGBA{150, 150, 150, 255}
 
 // scenarioColors gives every scenario of a run its colour and dashes, by its place among the
-// run's scenarios sorted by name, so a scenario looks the same in every plot of the run.
+// run's scenarios sorted, the same in every plot.
 type scenarioColors map[string]int
 
 func colorsOf(hs *measure.Histograms) scenarioColors {
@@ -217,8 +205,7 @@ func colorsOf(hs *measure.Histograms) scenarioColors {
 	return c
 }
 
-// style sets a line's colour and dashes for its scenario ("other" grey and dashed), or for
-// its metric in a plot of metrics.
+// style sets a line's colour and dashes for its scenario, or its metric.
 func (c scenarioColors) style(l *plotter.Line, ln plotLine) {
 	l.Width = vg.Points(1.6)
 	if ln.Metric != "" {
@@ -240,8 +227,7 @@ func (c scenarioColors) style(l *plotter.Line, ln plotLine) {
 	}
 }
 
-// Small-multiples layout: panels in a grid of gridColumns, each with its legend in a column of
-// its own on the right, clear of the data.
+// Small-multiples layout: panels in a grid, each with its legend on its right.
 const (
 	gridColumns     = 2
 	gridPanelWidth  = 7 * vg.Inch
@@ -352,8 +338,7 @@ func decadeTicks(min, max float64) []plot.Tick {
 // pow10Ceil is the power of ten at or above x.
 func pow10Ceil(x float64) float64 { return math.Pow(10, math.Ceil(math.Log10(x))) }
 
-// overviewModel is the first plot: ttfc and ttft with their overheads, every scenario and
-// dialect merged, in one panel: the run at a glance, the target's own part beside the raw.
+// overviewModel is the first plot: ttfc and ttft with their overheads, every key merged.
 func overviewModel(hs *measure.Histograms) spectrumModel {
 	m := spectrumModel{Name: PlotOverview, Title: "Time to first chunk and token, and the target's own part (overhead)", LogY: true, Compact: true}
 	pn := plotPanel{Title: "every scenario and dialect"}

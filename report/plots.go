@@ -34,13 +34,13 @@ const (
 	PlotViolations       = "violations"
 )
 
-// Figure size: 10×6 inches, 960×576 pixels at 96 dpi.
+// Figure size: 960×576 pixels at 96 dpi.
 const (
 	figureWidth  = 10 * vg.Inch
 	figureHeight = 6 * vg.Inch
 )
 
-// figure is something that draws itself on a canvas of a given size.
+// figure draws itself on a canvas of its size.
 type figure struct {
 	name   string
 	width  vg.Length
@@ -63,7 +63,7 @@ func (f figure) png() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// svg renders f as SVG bytes (fonts referenced by name, not embedded, to keep files small).
+// svg renders f as SVG bytes (fonts named, not embedded, to keep files small).
 func (f figure) svg() ([]byte, error) {
 	c := vgsvg.NewWith(vgsvg.UseWH(f.width, f.height), vgsvg.EmbedFonts(false))
 	f.draw(draw.New(c))
@@ -125,8 +125,8 @@ func writeFigures(dir string, figs []figure, titles map[string]string) ([]render
 	return out, nil
 }
 
-// runFigures builds every plot of a run that has something to show, in report order, with
-// their titles; notes are what the report says in place of a plot with nothing to show.
+// runFigures builds every plot of a run that has something to show, with their titles; notes
+// say what the others would have shown.
 func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes []string) {
 	titles = map[string]string{
 		PlotOverview:         "Time to first chunk and token, and the target's own part",
@@ -196,8 +196,8 @@ func ninesTicker(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// spectrumPoints samples a histogram's percentile spectrum: x = 1/(1−q), y in milliseconds, ten
-// points per decade up to the resolution the sample count supports, then the maximum.
+// spectrumPoints samples a histogram's percentile spectrum: x = 1/(1−q), y in ms, ten points
+// a decade as far as the sample count supports, then the maximum.
 func spectrumPoints(h *hdrhistogram.Histogram) plotter.XYs {
 	n := h.TotalCount()
 	if n == 0 {
@@ -248,8 +248,7 @@ func lineStyle(l *plotter.Line, i int) {
 	l.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
 }
 
-// timelineFigure stacks three plots sharing the time axis: streams, frames per second, and
-// errors and violations per second.
+// timelineFigure stacks three plots on one time axis: streams, frames, errors and violations.
 func timelineFigure(title string, points []measure.TimelinePoint) figure {
 	series := func(get func(measure.TimelinePoint) int64) plotter.XYs {
 		xy := make(plotter.XYs, len(points))
@@ -307,8 +306,7 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 	}}
 }
 
-// plainTicks are gonum's default ticks with labels in the shortest exact form ("7500", "0.25"),
-// not a fixed number of decimals.
+// plainTicks are gonum's default ticks labelled in the shortest exact form ("7500", "0.25").
 func plainTicks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ticks {
@@ -320,8 +318,7 @@ func plainTicks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// countTicks labels a count or seconds axis with whole numbers at a 1-2-5 step, about six major
-// ticks, and four minor ticks between them.
+// countTicks labels a count axis with whole numbers at a 1-2-5 step, minor ticks between.
 func countTicks(min, max float64) []plot.Tick {
 	span := max - min
 	if span <= 0 {
@@ -411,9 +408,8 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 	return p
 }
 
-// latencyOverTimeFigure stacks a panel per series of the first chunk (ttfc, then its overhead
-// when recorded): p50, p95 and p99 per window, each drawn at its window's middle. ok is false
-// when the run has neither.
+// latencyOverTimeFigure stacks a panel of p50, p95 and p99 per window for ttfc and its
+// overhead, those recorded; false when none was.
 func latencyOverTimeFigure(title string, s *measure.Summary) (f figure, ok bool) {
 	var rows []*plot.Plot
 	for _, m := range []measure.Metric{measure.FirstChunk, measure.FirstChunkOverhead} {

@@ -22,9 +22,8 @@ const (
 	MarkdownFile = "report.md"
 )
 
-// Render reads the run saved in dir and writes, in dir, every plot as PNG and SVG, report.html
-// (self-contained: plots embedded) and report.md (for CI job summaries). The output depends
-// only on the saved data, so re-rendering a run gives the same files.
+// Render reads the run saved in dir and writes there every plot as PNG and SVG, report.html
+// (plots embedded) and report.md; re-rendering a run gives the same files.
 func Render(dir string) error {
 	r, err := measure.ReadRun(dir)
 	if err != nil {
@@ -58,8 +57,7 @@ func RenderRun(dir string, r *measure.Run) error {
 	return nil
 }
 
-// removeUndrawn deletes the files of plots this rendering did not draw (nothing to show), so a
-// re-rendered run keeps no stale plot of an earlier rendering.
+// removeUndrawn deletes the files of plots this rendering did not draw, so none is stale.
 func removeUndrawn(dir string, drawn []figure) error {
 	for _, name := range []string{PlotOverview, PlotTimeToFirstChunk, PlotChunkGap, PlotCancel, PlotTimeline, PlotLatencyOverTime, PlotViolations} {
 		if slices.ContainsFunc(drawn, func(f figure) bool { return f.name == name }) {
@@ -74,9 +72,8 @@ func removeUndrawn(dir string, drawn []figure) error {
 	return nil
 }
 
-// WriteMarkdown writes the run's report as GitHub-flavoured Markdown: the headline (as the
-// console and report.html open with it), run settings, latency, counters, violations, leaks and
-// violation samples (frames are in report.html).
+// WriteMarkdown writes the run's report as GitHub-flavoured Markdown (the samples' frames are
+// in report.html).
 func WriteMarkdown(w io.Writer, r *measure.Run) {
 	s := &r.Summary
 	fmt.Fprintf(w, "# streambench run %s\n\n", mdCell(s.RunID))
@@ -114,24 +111,18 @@ type htmlPlot struct {
 }
 
 type htmlData struct {
-	Summary *measure.Summary
-	// Incomplete is IncompleteBanner's line ("" for a finished run).
-	Incomplete string
-	Verdict    string
-	// Headline is the block the console and report.md open with too; its tables are
-	// HeadlineLatency and HeadlineWorst.
+	Summary         *measure.Summary
+	Incomplete      string // IncompleteBanner's line
+	Verdict         string
 	Headline        Headline
 	HeadlineLatency htmlTable
 	HeadlineWorst   htmlTable
 	Run             htmlTable
-	// FirstPlot is the overview plot, shown in the headline beside its figures (nil: none);
-	// Plots are the others.
-	FirstPlot *htmlPlot
-	Plots     []htmlPlot
-	// PlotNotes say what a plot with nothing to show would have shown ("no cancels in this run").
-	PlotNotes []string
-	Tables    []htmlTable
-	Samples   []measure.ViolationSample
+	FirstPlot       *htmlPlot // the overview, in the headline (nil: none)
+	Plots           []htmlPlot
+	PlotNotes       []string // what a plot with nothing to show would have shown
+	Tables          []htmlTable
+	Samples         []measure.ViolationSample
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -197,9 +188,8 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 {{else}}<p>None.</p>
 {{end}}{{end}}`))
 
-// The report shows less of a sample than the run keeps (measure.MaxSampleFrameBytes): a
-// frame's first 4 KiB, a sample's first 64 KiB, a detail's first 1 KiB, each clipped with a
-// marker; so a run written by another tool, or edited, renders as quickly.
+// The report shows less of a sample than the run keeps, each clipped with a marker, so a run
+// written by another tool renders as quickly.
 const (
 	maxReportFrameBytes  = 4 << 10
 	maxReportSampleBytes = 64 << 10
@@ -256,8 +246,7 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string
 	return nil
 }
 
-// withTokens inserts the tokens table at index at, after the latency overview, for runs that
-// recorded token figures (older runs have none, and show no empty table).
+// withTokens inserts the tokens table at index at, for runs that recorded token figures.
 func withTokens(s *measure.Summary, tables []table, at int) []table {
 	if s.Tokens == nil {
 		return tables

@@ -12,9 +12,8 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// SessionTally is what a live run counts as its sessions end and its saved results do not
-// hold: sessions, sessions with an error outcome and violations per scenario × dialect (Key.Metric empty), and the generator process's CPU time
-// during the run.
+// SessionTally is what a live run counts that its saved results do not hold: sessions, error
+// sessions and violations per scenario × dialect (Key.Metric empty), and the generator's CPU.
 type SessionTally struct {
 	Sessions, Errors, Violations map[measure.Key]int64
 	CPU                          time.Duration
@@ -25,11 +24,8 @@ func NewSessionTally() SessionTally {
 	return SessionTally{Sessions: map[measure.Key]int64{}, Errors: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}
 }
 
-// WriteSummary writes the terminal summary of a run that just ended: the headline first (the
-// verdict and why, outcomes, latencies, errors, violations, leaks, the worst keys: the block
-// report.md and report.html open with too), then a table per scenario × dialect (sessions,
-// errors, TTFC and gap quantiles, violations), then the run's counters, tokens, dialect
-// measures, this process's CPU and what the leak check compared.
+// WriteSummary writes the terminal summary of a run that just ended: the headline, a table
+// per scenario × dialect, then the counters, tokens, measures, CPU and leak check.
 func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 	s := &run.Summary
 	if err := NewHeadline(run).writeText(w); err != nil {
@@ -84,8 +80,7 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 	return nil
 }
 
-// writeLeakCheck says what the leak check compared per process, what it found and what it
-// could not check (not checked never fails a run).
+// writeLeakCheck says what the leak check compared per process, found and could not check.
 func writeLeakCheck(w io.Writer, s *measure.Summary) {
 	checked := map[string][]string{}
 	var sources []string
@@ -112,9 +107,8 @@ func writeLeakCheck(w io.Writer, s *measure.Summary) {
 	}
 }
 
-// writeTokens prints the token metrics' headline: TTFT, TTFO, TPOT, ITL and E2E (duration)
-// p50, p90, p95 and p99 over every scenario and dialect (merged histograms; the worst key's from the summary when the run
-// has none), tokens/s and goodput.
+// writeTokens prints the token metrics' percentiles over every scenario and dialect (without
+// histograms, the worst key's), tokens/s and goodput.
 func writeTokens(w io.Writer, run *measure.Run) {
 	s := &run.Summary
 	if s.Tokens == nil || s.Tokens.OutputTokens == 0 {
@@ -159,8 +153,7 @@ func writeTokens(w io.Writer, run *measure.Run) {
 	fmt.Fprintf(w, "goodput: %d of %d judged sessions (%.1f%%), %.2f/s (%s)\n", g.Sessions, g.Judged, 100*g.Share, g.PerSecond, slos)
 }
 
-// OutcomeLine lists every outcome that occurred as NAME COUNT, in measure.Outcomes order,
-// errors marked, HTTP errors by status: "completed 950, aborted 40, http_error 10 (503×10) ERROR".
+// OutcomeLine lists the outcomes that occurred: "completed 950, http_error 10 (503×10) ERROR".
 func OutcomeLine(c measure.Counters) string {
 	var parts []string
 	for _, o := range measure.Outcomes() {

@@ -1,10 +1,6 @@
-// Package report turns a run's saved results into what people read: plots (PNG and SVG),
-// report.html, report.md, a comparison of two runs and the CI gate; its kit (kit.go: tables,
-// figures, plot styles, cell formats) draws the capacity sweep's report (package sweep). It only
-// reads measure.Run values, so any run can be re-rendered without re-running the load.
-//
-// All output is deterministic for a given run: no current time, fixed number formats, sorted
-// keys. Latencies are shown in milliseconds with three decimals (microsecond resolution).
+// Package report turns a run's saved results into what people read: plots, report.html,
+// report.md, a comparison of two runs and the CI gate; its kit (kit.go) draws the sweep's
+// report too. Its output is a function of the saved run alone (no current time, sorted keys).
 package report
 
 import (
@@ -21,14 +17,12 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// table is one rendered table, shared by the Markdown, HTML and text outputs so they never
-// disagree.
+// table is one table, rendered the same as Markdown, HTML and text.
 type table struct {
 	Title  string
 	Header []string
 	Rows   [][]string
-	// Right marks numeric columns (right-aligned in Markdown and HTML).
-	Right []bool
+	Right  []bool // numeric columns, right-aligned in Markdown and HTML
 }
 
 // ms formats microseconds as milliseconds with microsecond resolution.
@@ -132,8 +126,7 @@ func metricsTable(s *measure.Summary) table {
 	return t
 }
 
-// overviewMetricsTable merges every scenario and dialect of each metric: the first thing to
-// read, before the per scenario × dialect detail.
+// overviewMetricsTable is each metric over every scenario and dialect.
 func overviewMetricsTable(r *measure.Run) table {
 	t := table{
 		Title:  "Latency overview (ms, all scenarios and dialects merged)",
@@ -150,8 +143,8 @@ func overviewMetricsTable(r *measure.Run) table {
 	return t
 }
 
-// metricLabel names a metric in the latency tables; a rate metric says its unit, as its
-// values there (milli-units shown ÷1000, like microseconds as ms) read as tokens/s.
+// metricLabel names a metric in the latency tables; a rate's, shown ÷1000 as µs are, says
+// tokens/s.
 func metricLabel(m measure.Metric) string {
 	if m.IsRate() {
 		return string(m) + " (tokens/s)"
@@ -159,8 +152,7 @@ func metricLabel(m measure.Metric) string {
 	return string(m)
 }
 
-// tokensTable is the run's aggregate token throughput and goodput (empty for runs recorded
-// before token metrics).
+// tokensTable is the run's aggregate token throughput and goodput.
 func tokensTable(s *measure.Summary) table {
 	t := table{Title: "Tokens and goodput", Header: []string{"figure", "value"}, Right: []bool{false, true}}
 	tk := s.Tokens
@@ -241,8 +233,7 @@ func violationsTable(s *measure.Summary) table {
 	return t
 }
 
-// providerTable is the provider requests and retries per scenario the mock saw (runs with
-// --mock), with their total.
+// providerTable is the mock's provider requests and retries per scenario, and their total.
 func providerTable(s *measure.Summary) table {
 	t := table{Title: "Provider requests (the mock's records)", Header: []string{"scenario", "sessions", "requests", "requests/session", "retries", "retried after HTTP"},
 		Right: []bool{false, true, true, true, true, false}}
@@ -297,10 +288,9 @@ func samplesTable(samples []measure.ViolationSample) table {
 	return t
 }
 
-// mdCell escapes what would break a GitHub table cell. Markdown is also read raw (gate
-// --markdown in a terminal, report.md in an editor), so only what GitHub would render as HTML
-// is escaped: a '<' that opens a tag, comment or autolink, and a '&' that starts an entity.
-// "ttfc.p99<300ms" stays as written.
+// mdCell escapes what would break a GitHub table cell. Markdown is read raw too, so only what
+// GitHub would render as HTML is escaped ('<' opening a tag, '&' an entity): "ttfc.p99<300ms"
+// stays as written.
 func mdCell(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
