@@ -20,7 +20,7 @@ func (t Table) WriteText(w io.Writer) error { return table(t).writeText(w) }
 func (t Table) WriteMarkdown(w io.Writer, level string) { table(t).writeMarkdown(w, level) }
 
 // IsRight reports whether column i is numeric (right-aligned), for an HTML template.
-func (t Table) IsRight(i int) bool { return htmlTable{table(t)}.IsRight(i) }
+func (t Table) IsRight(i int) bool { return table(t).IsRight(i) }
 
 // Figure draws itself on a canvas of Width × Height, written as Name.png and Name.svg.
 type Figure struct {

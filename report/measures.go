@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/measure"
@@ -52,14 +51,6 @@ func measuresTable(r *measure.Run) table {
 		}
 	}
 	return t
-}
-
-// withMeasures inserts the dialect measures table at index at, for runs that recorded any.
-func withMeasures(r *measure.Run, tables []table, at int) []table {
-	if len(r.Summary.Measures) == 0 {
-		return tables
-	}
-	return slices.Insert(tables, min(at, len(tables)), measuresTable(r))
 }
 
 // writeMeasures prints each dialect measure's p50 and p99 over every key (without histograms,

@@ -81,9 +81,7 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 		fmt.Fprintf(w, "> **%s**\n\n", mdCell(b))
 	}
 	NewHeadline(r).writeMarkdown(w)
-	ov := overviewTable(s)
-	ov.Header = []string{"setting", "value"}
-	for _, t := range withMeasures(r, withTokens(s, withProvider(s, []table{ov, overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s), samplesTable(r.Samples)}), 2), 2) {
+	for _, t := range runTables(r, []table{runTable(s)}, samplesTable(r.Samples)) {
 		t.writeMarkdown(w, "##")
 	}
 	fmt.Fprint(w, "## Plots\n\n")
@@ -95,13 +93,6 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 		fmt.Fprintf(w, "- %s\n", mdCell(n))
 	}
 }
-
-type htmlTable struct {
-	table
-}
-
-// Cell reports whether column i is numeric, for alignment.
-func (t htmlTable) IsRight(i int) bool { return i < len(t.Right) && t.Right[i] }
 
 type htmlPlot struct {
 	Title   string
@@ -115,13 +106,13 @@ type htmlData struct {
 	Incomplete      string // IncompleteBanner's line
 	Verdict         string
 	Headline        Headline
-	HeadlineLatency htmlTable
-	HeadlineWorst   htmlTable
-	Run             htmlTable
+	HeadlineLatency table
+	HeadlineWorst   table
+	Run             table
 	FirstPlot       *htmlPlot // the overview, in the headline (nil: none)
 	Plots           []htmlPlot
 	PlotNotes       []string // what a plot with nothing to show would have shown
-	Tables          []htmlTable
+	Tables          []table
 	Samples         []measure.ViolationSample
 }
 
@@ -214,17 +205,16 @@ func reportFrames(frames []string) string {
 
 func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string) error {
 	s := &r.Summary
-	ov := overviewTable(s)
-	ov.Header = []string{"setting", "value"}
 	hl := NewHeadline(r)
 	data := htmlData{
 		Summary:         s,
 		Incomplete:      IncompleteBanner(s),
 		Verdict:         boolText(s.Verdict.Pass, "PASS", "FAIL"),
 		Headline:        hl,
-		HeadlineLatency: htmlTable{hl.Latency},
-		HeadlineWorst:   htmlTable{hl.Worst},
-		Run:             htmlTable{ov},
+		HeadlineLatency: hl.Latency,
+		HeadlineWorst:   hl.Worst,
+		Run:             runTable(s),
+		Tables:          runTables(r, nil),
 		Samples:         r.Samples,
 		PlotNotes:       notes,
 	}
@@ -237,19 +227,28 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string
 		}
 		data.Plots = append(data.Plots, hp)
 	}
-	for _, t := range withMeasures(r, withTokens(s, withProvider(s, []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)}), 1), 1) {
-		data.Tables = append(data.Tables, htmlTable{t})
-	}
 	if err := reportTemplate.Execute(w, data); err != nil {
 		return fmt.Errorf("render %s: %w", HTMLFile, err)
 	}
 	return nil
 }
 
-// withTokens inserts the tokens table at index at, for runs that recorded token figures.
-func withTokens(s *measure.Summary, tables []table, at int) []table {
-	if s.Tokens == nil {
-		return tables
+// runTables are a run's tables after first: the latency overview, the dialect measures and
+// tokens (those recorded), counters, violations, leaks, latency per key, last, then the
+// provider requests (runs with --mock).
+func runTables(r *measure.Run, first []table, last ...table) []table {
+	s := &r.Summary
+	tables := append(first, overviewMetricsTable(r))
+	if len(s.Measures) > 0 {
+		tables = append(tables, measuresTable(r))
 	}
-	return slices.Insert(tables, at, tokensTable(s))
+	if s.Tokens != nil {
+		tables = append(tables, tokensTable(s))
+	}
+	tables = append(tables, countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s))
+	tables = append(tables, last...)
+	if s.ProviderRequests != nil {
+		tables = append(tables, providerTable(s))
+	}
+	return tables
 }

@@ -4,6 +4,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -47,7 +48,8 @@ func boolText(b bool, yes, no string) string {
 	return no
 }
 
-func overviewTable(s *measure.Summary) table {
+// runTable is the run's settings.
+func runTable(s *measure.Summary) table {
 	c := s.Config
 	rows := [][]string{
 		{"run", s.RunID},
@@ -105,7 +107,7 @@ func overviewTable(s *measure.Summary) table {
 	add("environment", strings.TrimSpace(fmt.Sprintf("%s %s/%s, %d CPUs", e.GoVersion, e.OS, e.Arch, e.CPUs)))
 	add("git revision", e.GitRevision)
 	add("host", e.Hostname)
-	return table{Title: "Run", Header: []string{"", ""}, Rows: rows}
+	return table{Title: "Run", Header: []string{"setting", "value"}, Rows: rows}
 }
 
 func metricsTable(s *measure.Summary) table {
@@ -211,15 +213,7 @@ func countersTable(s *measure.Summary) table {
 // sortedRules returns the rules with a count, most frequent first, then by name.
 func sortedRules(v map[protocol.Rule]int64) []protocol.Rule {
 	rules := slices.Collect(maps.Keys(v))
-	slices.SortFunc(rules, func(a, b protocol.Rule) int {
-		if v[a] != v[b] {
-			if v[a] > v[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(string(a), string(b))
-	})
+	slices.SortFunc(rules, func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) })
 	return rules
 }
 
@@ -251,14 +245,6 @@ func providerTable(s *measure.Summary) table {
 	total.Scenario = "(all)"
 	row(total)
 	return t
-}
-
-// withProvider appends the provider requests table for runs that read the mock's records.
-func withProvider(s *measure.Summary, tables []table) []table {
-	if s.ProviderRequests == nil {
-		return tables
-	}
-	return append(tables, providerTable(s))
 }
 
 func leaksTable(s *measure.Summary) table {
@@ -337,7 +323,7 @@ func (t table) writeMarkdown(w io.Writer, level string) {
 	cells(t.Header)
 	fmt.Fprint(w, "|")
 	for i := range t.Header {
-		if i < len(t.Right) && t.Right[i] {
+		if t.IsRight(i) {
 			fmt.Fprint(w, "---:|")
 		} else {
 			fmt.Fprint(w, "---|")
@@ -349,6 +335,9 @@ func (t table) writeMarkdown(w io.Writer, level string) {
 	}
 	fmt.Fprint(w, "\n")
 }
+
+// IsRight reports whether column i is numeric (right-aligned), for an HTML template.
+func (t table) IsRight(i int) bool { return i < len(t.Right) && t.Right[i] }
 
 // writeText writes t aligned in columns for a terminal.
 func (t table) writeText(w io.Writer) error {
