@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -61,60 +62,41 @@ func Compare(a, b *measure.Run) Comparison {
 		}
 		return m
 	}
-	ao, bo := mergedByMetric(a), mergedByMetric(b)
-	var metrics []measure.Metric
-	for _, m := range measure.AllMetrics() {
-		if _, ok := ao[m]; ok {
-			metrics = append(metrics, m)
-		} else if _, ok := bo[m]; ok {
-			metrics = append(metrics, m)
+	// histogram adds the statistics and the count of m in both runs; name has a %s for each.
+	histogram := func(name string, m measure.Metric, ma, mb measure.MetricSummary, okA, okB bool) {
+		for _, st := range compareStats {
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(name, st), Unit: unitOf(m),
+				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
 		}
+		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(name, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
 	}
-	for _, m := range metrics {
+	ao, bo := mergedByMetric(a), mergedByMetric(b)
+	for _, m := range measure.AllMetrics() {
 		ma, okA := ao[m]
 		mb, okB := bo[m]
-		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s %s (all)", m, st), Unit: unitOf(m),
-				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
+		if okA || okB {
+			histogram(string(m)+" %s (all)", m, ma, mb, okA, okB)
 		}
-		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s count (all)", m), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
 	}
 	am, bm := byKey(a), byKey(b)
-	var keys []measure.Key
-	for k := range am {
-		keys = append(keys, k)
-	}
-	for k := range bm {
-		if _, ok := am[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
+	keys := slices.Concat(slices.Collect(maps.Keys(am)), slices.Collect(maps.Keys(bm)))
 	slices.SortFunc(keys, measure.Key.Compare)
-	for _, k := range keys {
+	for _, k := range slices.Compact(keys) {
 		ma, okA := am[k]
 		mb, okB := bm[k]
-		label := string(k.Metric) + " %s " + k.Scenario + "/" + k.Dialect
-		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, st), Unit: unitOf(k.Metric),
-				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
-		}
-		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
+		histogram(string(k.Metric)+" %s "+k.Scenario+"/"+k.Dialect, k.Metric, ma, mb, okA, okB)
 	}
-	count := func(name string, get func(*measure.Summary) float64) {
-		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true})
+	// A "volume" counter follows the workload: it is not ranked among the largest changes.
+	count := func(name, unit, stat string, get func(*measure.Summary) float64) {
+		c.Rows = append(c.Rows, CompareRow{Name: name, Unit: unit, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true, stat: stat})
 	}
-	// volume follows the workload: not ranked among the largest changes.
-	volume := func(name string, get func(*measure.Summary) float64) {
-		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true, stat: "volume"})
-	}
-	volume("sessions started", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsStarted) })
-	volume("sessions ok", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsOK) })
-	count("errors (error outcomes)", func(s *measure.Summary) float64 { return float64(s.Counters.Errors()) })
-	c.Rows = append(c.Rows, CompareRow{Name: "error rate", Unit: "%", A: a.Summary.Counters.ErrorRate() * 100,
-		B: b.Summary.Counters.ErrorRate() * 100, HasA: true, HasB: true})
-	volume("frames", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })
-	count("violations", func(s *measure.Summary) float64 { return float64(s.TotalViolations()) })
-	count("leaks over tolerance", func(s *measure.Summary) float64 { return float64(s.FailedLeaks()) })
+	count("sessions started", "", "volume", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsStarted) })
+	count("sessions ok", "", "volume", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsOK) })
+	count("errors (error outcomes)", "", "", func(s *measure.Summary) float64 { return float64(s.Counters.Errors()) })
+	count("error rate", "%", "", func(s *measure.Summary) float64 { return s.Counters.ErrorRate() * 100 })
+	count("frames", "", "volume", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })
+	count("violations", "", "", func(s *measure.Summary) float64 { return float64(s.TotalViolations()) })
+	count("leaks over tolerance", "", "", func(s *measure.Summary) float64 { return float64(s.FailedLeaks()) })
 	if a.Summary.Tokens != nil || b.Summary.Tokens != nil {
 		tokens := func(name, unit string, get func(*measure.TokenSummary) float64) {
 			row := CompareRow{Name: name, Unit: unit, HasA: a.Summary.Tokens != nil, HasB: b.Summary.Tokens != nil}

@@ -11,11 +11,7 @@ import (
 
 // WriteGateTable prints every check with its value, limit and verdict, then the overall verdict.
 func WriteGateTable(w io.Writer, g *verdict.Result) error {
-	t := table{Header: []string{"CHECK", "SOURCE", "VALUE", "LIMIT", "VERDICT", "DETAIL"}}
-	for _, c := range g.Checks {
-		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, c.Verdict(), c.Detail})
-	}
-	if err := t.writeText(w); err != nil {
+	if err := checksTable(g, strings.ToUpper).writeText(w); err != nil {
 		return err
 	}
 	for _, warning := range g.Warnings {
@@ -45,11 +41,16 @@ func WriteGateMarkdown(w io.Writer, g *verdict.Result) {
 	for _, warning := range g.Warnings {
 		fmt.Fprintf(w, "Warning: %s\n\n", mdCell(warning))
 	}
-	t := table{Header: []string{"check", "source", "value", "limit", "verdict", "detail"}}
+	checksTable(g, strings.ToLower).writeMarkdown(w, "")
+}
+
+// checksTable is a row per check, its header in the case caseOf gives.
+func checksTable(g *verdict.Result, caseOf func(string) string) table {
+	t := table{Header: strings.Fields(caseOf("check source value limit verdict detail"))}
 	for _, c := range g.Checks {
 		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, c.Verdict(), c.Detail})
 	}
-	t.writeMarkdown(w, "")
+	return t
 }
 
 type junitSuites struct {

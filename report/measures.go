@@ -38,11 +38,8 @@ func measuresTable(r *measure.Run) table {
 			f(m.Min), f(m.P50), f(m.P90), f(m.P95), f(m.P99), f(m.Max), measureValue(c, m.Mean)})
 	}
 	for _, info := range s.Measures {
-		if r.Histograms != nil {
-			merged, n := r.Histograms.Merged(func(k measure.Key) bool { return string(k.Metric) == info.Name })
-			if n > 0 {
-				row(info, "(all)", "(all)", measure.SummarizeOne(measure.Key{Metric: measure.Metric(info.Name)}, merged))
-			}
+		if all, n := overall(r, measure.Metric(info.Name)); r.Histograms != nil && n > 0 {
+			row(info, "(all)", "(all)", all)
 		}
 		for _, m := range s.Metrics {
 			if string(m.Metric) == info.Name {
@@ -59,20 +56,9 @@ func writeMeasures(w io.Writer, run *measure.Run) {
 	s := &run.Summary
 	var parts []string
 	for _, info := range s.Measures {
-		var st measure.MetricSummary
-		if run.Histograms != nil {
-			h, n := run.Histograms.Merged(func(k measure.Key) bool { return string(k.Metric) == info.Name })
-			if n == 0 {
-				continue
-			}
-			st = measure.SummarizeOne(measure.Key{}, h)
-		} else {
-			for _, m := range s.Metrics {
-				if string(m.Metric) == info.Name {
-					st.Count += m.Count
-					st.P50, st.P99 = max(st.P50, m.P50), max(st.P99, m.P99)
-				}
-			}
+		st, n := overall(run, measure.Metric(info.Name))
+		if n == 0 && run.Histograms != nil {
+			continue
 		}
 		if info.Kind == measure.MeasureKindCount {
 			parts = append(parts, fmt.Sprintf("%s p50 %d p99 %d", info.Name, st.P50, st.P99))

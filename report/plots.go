@@ -34,11 +34,8 @@ const (
 	PlotViolations       = "violations"
 )
 
-// Figure size: 960×576 pixels at 96 dpi.
-const (
-	figureWidth  = 10 * vg.Inch
-	figureHeight = 6 * vg.Inch
-)
+// figureWidth is every figure's width: 960 pixels at 96 dpi.
+const figureWidth = 10 * vg.Inch
 
 // figure draws itself on a canvas of its size.
 type figure struct {
@@ -46,10 +43,6 @@ type figure struct {
 	width  vg.Length
 	height vg.Length
 	draw   func(c draw.Canvas)
-}
-
-func single(name string, p *plot.Plot) figure {
-	return figure{name: name, width: figureWidth, height: figureHeight, draw: p.Draw}
 }
 
 // png renders f as PNG bytes.
@@ -286,22 +279,24 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
 		return p
 	}
-	rows := [][]*plot.Plot{
-		{panel(title+": streams", "streams",
+	return stacked(PlotTimeline, 2.4*vg.Inch,
+		panel(title+": streams", "streams",
 			line{"active streams", func(p measure.TimelinePoint) int64 { return p.Active }},
 			line{"sessions started/s", func(p measure.TimelinePoint) int64 { return p.Started }},
-			line{"sessions completed/s", func(p measure.TimelinePoint) int64 { return p.Completed }})},
-		{panel(title+": frames", "frames per second",
-			line{"frames/s", func(p measure.TimelinePoint) int64 { return p.Frames }})},
-		{panel(title+": errors", "count per second",
+			line{"sessions completed/s", func(p measure.TimelinePoint) int64 { return p.Completed }}),
+		panel(title+": frames", "frames per second",
+			line{"frames/s", func(p measure.TimelinePoint) int64 { return p.Frames }}),
+		panel(title+": errors", "count per second",
 			line{"errors/s", func(p measure.TimelinePoint) int64 { return p.Errors }},
-			line{"violations/s", func(p measure.TimelinePoint) int64 { return p.Violations }})},
-	}
-	rowHeight := 2.4 * vg.Inch
-	return figure{name: PlotTimeline, width: figureWidth, height: rowHeight * vg.Length(len(rows)), draw: func(c draw.Canvas) {
-		for i := range rows {
+			line{"violations/s", func(p measure.TimelinePoint) int64 { return p.Violations }}))
+}
+
+// stacked is a figure of rows, one above the other, each with its legend on its right.
+func stacked(name string, rowHeight vg.Length, rows ...*plot.Plot) figure {
+	return figure{name: name, width: figureWidth, height: rowHeight * vg.Length(len(rows)), draw: func(c draw.Canvas) {
+		for i, p := range rows {
 			top := c.Max.Y - rowHeight*vg.Length(i)
-			drawWithSideLegend(c, rows[i][0], vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
+			drawWithSideLegend(c, p, vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
 		}
 	}}
 }
@@ -446,14 +441,5 @@ func latencyOverTimeFigure(title string, s *measure.Summary) (f figure, ok bool)
 		p.X.Tick.Marker = plot.TickerFunc(countTicks)
 		rows = append(rows, p)
 	}
-	if len(rows) == 0 {
-		return figure{}, false
-	}
-	rowHeight := 3 * vg.Inch
-	return figure{name: PlotLatencyOverTime, width: figureWidth, height: rowHeight * vg.Length(len(rows)), draw: func(c draw.Canvas) {
-		for i, p := range rows {
-			top := c.Max.Y - rowHeight*vg.Length(i)
-			drawWithSideLegend(c, p, vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
-		}
-	}}, true
+	return stacked(PlotLatencyOverTime, 3*vg.Inch, rows...), len(rows) > 0
 }

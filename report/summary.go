@@ -116,27 +116,13 @@ func writeTokens(w io.Writer, run *measure.Run) {
 	}
 	var parts []string
 	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.TimeToFirstOutput, measure.TimePerOutputToken, measure.InterTokenLatency, measure.StreamDuration} {
-		var p50, p90, p95, p99 int64
-		found := false
-		if run.Histograms != nil {
-			if h, n := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m }); n > 0 {
-				ms := measure.SummarizeOne(measure.Key{Metric: m}, h)
-				p50, p90, p95, p99, found = ms.P50, ms.P90, ms.P95, ms.P99, true
-			}
-		} else {
-			for _, ms := range s.Metrics {
-				if ms.Metric == m && ms.Count > 0 {
-					p50, p90, p95, p99, found = max(p50, ms.P50), max(p90, ms.P90), max(p95, ms.P95), max(p99, ms.P99), true
-				}
-			}
-		}
-		if found {
+		if st, n := overall(run, m); n > 0 {
 			name := string(m)
 			if m == measure.StreamDuration {
 				name = "e2e (duration)"
 			}
 			parts = append(parts, fmt.Sprintf("%s p50 %.1fms p90 %.1fms p95 %.1fms p99 %.1fms", name,
-				float64(p50)/1000, float64(p90)/1000, float64(p95)/1000, float64(p99)/1000))
+				float64(st.P50)/1000, float64(st.P90)/1000, float64(st.P95)/1000, float64(st.P99)/1000))
 		}
 	}
 	t := s.Tokens
@@ -151,6 +137,24 @@ func writeTokens(w io.Writer, run *measure.Run) {
 		slos = strings.Join(g.SLOs, ", ")
 	}
 	fmt.Fprintf(w, "goodput: %d of %d judged sessions (%.1f%%), %.2f/s (%s)\n", g.Sessions, g.Judged, 100*g.Share, g.PerSecond, slos)
+}
+
+// overall is m's statistics over every scenario and dialect, and how many keys hold it: the
+// histograms merged, or without them each statistic's worst key.
+func overall(r *measure.Run, m measure.Metric) (measure.MetricSummary, int) {
+	if r.Histograms != nil {
+		h, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
+		return measure.SummarizeOne(measure.Key{Metric: m}, h), n
+	}
+	st, n := measure.MetricSummary{Key: measure.Key{Metric: m}}, 0
+	for _, ms := range r.Summary.Metrics {
+		if ms.Metric == m && ms.Count > 0 {
+			st.Count += ms.Count
+			st.P50, st.P90, st.P95, st.P99 = max(st.P50, ms.P50), max(st.P90, ms.P90), max(st.P95, ms.P95), max(st.P99, ms.P99)
+			n++
+		}
+	}
+	return st, n
 }
 
 // OutcomeLine lists the outcomes that occurred: "completed 950, http_error 10 (503×10) ERROR".
