@@ -40,7 +40,6 @@ func (r *Result) Headline() string {
 	return h
 }
 
-// headline is Headline without a rate sweep's measured range.
 func (r *Result) headline() string {
 	var b strings.Builder
 	switch {
@@ -75,8 +74,7 @@ func (r *Result) headline() string {
 	return b.String()
 }
 
-// headlineWithoutSLO is the headline of a sweep given no SLO: where request throughput peaked
-// and the first step that failed the run's defaults, if any.
+// headlineWithoutSLO says where request throughput peaked and what failed first.
 func (r *Result) headlineWithoutSLO() string {
 	var b strings.Builder
 	b.WriteString("no SLO given, so no knee (--slo adds one)")
@@ -133,8 +131,7 @@ func (r *Result) table() report.Table {
 	return t
 }
 
-// latencyTable is each step's latency percentiles, a row per step and metric
-// (LatencyMetrics, those the step recorded).
+// latencyTable is a row of percentiles per step and metric it recorded.
 func (r *Result) latencyTable() report.Table {
 	t := report.Table{Title: "Latency per step (ms)", Header: []string{"step", "metric", "p50", "p90", "p95", "p99"},
 		Right: []bool{false, false, true, true, true, true}}
@@ -187,9 +184,7 @@ const (
 	HTMLFile     = "sweep.html"
 	JSONFile     = "sweep.json"
 	Plot         = "sweep"
-	// PlotLatency is TTFT and ITL percentiles against request throughput, a point per
-	// step: the chart vllm bench serve and GuideLLM users read a sweep by.
-	PlotLatency = "sweep-latency"
+	PlotLatency  = "sweep-latency" // TTFT and ITL against request throughput, as vllm and GuideLLM
 )
 
 // WriteMarkdown writes the sweep report as GitHub-flavoured Markdown.
@@ -261,18 +256,10 @@ func (r *Result) jsonSafe() *Result {
 	}
 	for i := range c.Steps {
 		s := &c.Steps[i]
-		fix(&s.TTFCP50)
-		fix(&s.TTFCP99)
-		fix(&s.TTFTP99)
-		fix(&s.TPOTP50)
-		fix(&s.TokensPerSecond)
-		fix(&s.RequestsPerSecond)
-		fix(&s.TTFTP50)
-		fix(&s.TTFTP95)
-		fix(&s.ITLP50)
-		fix(&s.ITLP95)
-		fix(&s.GoodputShare)
-		fix(&s.GoodputPerSecond)
+		for _, v := range []*float64{&s.TTFCP50, &s.TTFCP99, &s.TTFTP99, &s.TPOTP50, &s.TokensPerSecond, &s.RequestsPerSecond,
+			&s.TTFTP50, &s.TTFTP95, &s.ITLP50, &s.ITLP95, &s.GoodputShare, &s.GoodputPerSecond} {
+			fix(v)
+		}
 		s.Checks = slices.Clone(s.Checks)
 		for j := range s.Checks {
 			fix(&s.Checks[j].Measured)
@@ -314,8 +301,7 @@ img { max-width: 100%; border: 1px solid #eee; }
 </html>
 `))
 
-// figure plots p50/p99 time to first chunk and the error rate against load, with the SLO limits
-// on those quantities as horizontal lines and the knee as a vertical line.
+// figure plots ttfc and the failures against load, with the SLOs' limits and the knee.
 func (r *Result) figure() report.Figure {
 	loadLabel := "virtual users (closed loop)"
 	if len(r.Steps) > 0 && r.Steps[0].Step.Rate > 0 {
@@ -369,8 +355,7 @@ func (r *Result) figure() report.Figure {
 		p.Add(l)
 		p.Legend.Add("SLO "+label, l)
 	}
-	// Each SLO's limit, and for a latency SLO that is not one of the lines above (scoped, or
-	// another metric or statistic) its own measured value, so every limit has its line.
+	// Each SLO's limit, and a latency SLO's value when not drawn above.
 	for j, expr := range r.SLOs {
 		t, err := verdict.ParseThreshold(expr)
 		if err != nil {
@@ -378,8 +363,6 @@ func (r *Result) figure() report.Figure {
 		}
 		switch {
 		case t.Selector.IsLatency():
-			// An SLO judged on its overhead gets its own line too: the limit is the
-			// overhead's, not the measured ttfc's drawn above.
 			sel, onOverhead := t.Selector.String(), slices.Contains(r.OnOverhead, expr)
 			if onOverhead || (sel != "ttfc.p50" && sel != "ttfc.p99") {
 				label := sel
@@ -412,8 +395,13 @@ func (r *Result) figure() report.Figure {
 		p.X.Tick.Marker = plot.TickerFunc(report.CountTicks)
 		p.Y.Tick.Marker = plot.TickerFunc(report.PlainTicks)
 	}
-	rows := [][]*plot.Plot{{latency}, {errs}}
-	return report.Figure{Name: Plot, Width: report.FigureWidth, Height: 9 * vg.Inch, Draw: func(c draw.Canvas) {
+	return twoRows(Plot, latency, errs)
+}
+
+// twoRows is a figure of top above bottom, their axes aligned.
+func twoRows(name string, top, bottom *plot.Plot) report.Figure {
+	rows := [][]*plot.Plot{{top}, {bottom}}
+	return report.Figure{Name: name, Width: report.FigureWidth, Height: 9 * vg.Inch, Draw: func(c draw.Canvas) {
 		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
 			PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(16)}
 		canvases := plot.Align(rows, tiles, c)
@@ -423,7 +411,6 @@ func (r *Result) figure() report.Figure {
 	}}
 }
 
-// kneeMarker is a plotter: the compiler checks it stays one.
 var (
 	_ plot.Plotter    = kneeMarker{}
 	_ plot.DataRanger = kneeMarker{}
@@ -452,9 +439,8 @@ func (k kneeMarker) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return k.x, k.x, math.Inf(1), math.Inf(-1)
 }
 
-// latencyFigure plots TTFT (top) and ITL (bottom) at p50, p90, p95 and p99 against request
-// throughput, a point per step joined in step order (a saturated server's throughput may fall
-// back while its latency climbs: the line then turns left), each p50 point labelled with its step.
+// latencyFigure plots TTFT and ITL percentiles against request throughput, a point per step
+// joined in step order (a saturated server's line turns left), the p50s labelled.
 func (r *Result) latencyFigure() report.Figure {
 	var panels []*plot.Plot
 	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency} {
@@ -504,15 +490,7 @@ func (r *Result) latencyFigure() report.Figure {
 		}
 		panels = append(panels, p)
 	}
-	rows := [][]*plot.Plot{{panels[0]}, {panels[1]}}
-	return report.Figure{Name: PlotLatency, Width: report.FigureWidth, Height: 9 * vg.Inch, Draw: func(c draw.Canvas) {
-		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
-			PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(16)}
-		canvases := plot.Align(rows, tiles, c)
-		for i := range rows {
-			rows[i][0].Draw(canvases[i][0])
-		}
-	}}
+	return twoRows(PlotLatency, panels[0], panels[1])
 }
 
 func boolText(b bool, yes, no string) string {
@@ -522,8 +500,7 @@ func boolText(b bool, yes, no string) string {
 	return no
 }
 
-// addLinePoints draws pts on p as a line with a circle at each point, in the kit's style i, under
-// label in the legend; false when there is nothing to draw.
+// addLinePoints draws pts as a line with circles in style i; false when there is nothing.
 func addLinePoints(p *plot.Plot, label string, pts plotter.XYs, i int) bool {
 	if len(pts) == 0 {
 		return false
