@@ -45,24 +45,18 @@ type figure struct {
 	draw   func(c draw.Canvas)
 }
 
-// png renders f as PNG bytes.
-func (f figure) png() ([]byte, error) {
-	c := vgimg.New(f.width, f.height)
-	f.draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plot %s: png: %w", f.name, err)
+// encode renders f as "png" or "svg" (fonts named, not embedded, to keep files small).
+func (f figure) encode(format string) ([]byte, error) {
+	var c vg.CanvasWriterTo
+	if format == "svg" {
+		c = vgsvg.NewWith(vgsvg.UseWH(f.width, f.height), vgsvg.EmbedFonts(false))
+	} else {
+		c = vgimg.PngCanvas{Canvas: vgimg.New(f.width, f.height)}
 	}
-	return buf.Bytes(), nil
-}
-
-// svg renders f as SVG bytes (fonts named, not embedded, to keep files small).
-func (f figure) svg() ([]byte, error) {
-	c := vgsvg.NewWith(vgsvg.UseWH(f.width, f.height), vgsvg.EmbedFonts(false))
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plot %s: svg: %w", f.name, err)
+		return nil, fmt.Errorf("plot %s: %s: %w", f.name, format, err)
 	}
 	return buf.Bytes(), nil
 }
@@ -99,11 +93,11 @@ func plotCaption(name string) string {
 func writeFigures(dir string, figs []figure, titles map[string]string) ([]renderedPlot, error) {
 	var out []renderedPlot
 	for _, f := range figs {
-		png, err := f.png()
+		png, err := f.encode("png")
 		if err != nil {
 			return nil, err
 		}
-		svg, err := f.svg()
+		svg, err := f.encode("svg")
 		if err != nil {
 			return nil, err
 		}

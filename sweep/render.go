@@ -320,12 +320,8 @@ func (r *Result) figure() report.Figure {
 		}
 		return pts
 	}
-	latency := report.NewPlot("Capacity sweep: latency against load")
-	latency.X.Label.Text = loadLabel
-	latency.Y.Label.Text = "latency (ms)"
-	errs := report.NewPlot("Capacity sweep: failures against load")
-	errs.X.Label.Text = loadLabel
-	errs.Y.Label.Text = "% of sessions started"
+	latency := newPlot("Capacity sweep: latency against load", loadLabel, "latency (ms)")
+	errs := newPlot("Capacity sweep: failures against load", loadLabel, "% of sessions started")
 	series := 0
 	addLine := func(p *plot.Plot, label string, pts plotter.XYs) {
 		if addLinePoints(p, label, pts, series) {
@@ -383,13 +379,10 @@ func (r *Result) figure() report.Figure {
 			}
 		}
 	}
-	if r.Knee >= 0 {
-		x := r.Steps[r.Knee].load()
-		for _, p := range []*plot.Plot{latency, errs} {
-			p.Add(kneeMarker{x: x, label: "knee: " + r.Steps[r.Knee].Step.String()})
-		}
-	}
 	for _, p := range []*plot.Plot{latency, errs} {
+		if r.Knee >= 0 {
+			p.Add(kneeMarker{x: r.Steps[r.Knee].load(), label: "knee: " + r.Steps[r.Knee].Step.String()})
+		}
 		p.Y.Min = 0
 		p.Y.Max = math.Max(p.Y.Max*1.25, 0.1) // headroom for the legend above the lines
 		p.X.Tick.Marker = plot.TickerFunc(report.CountTicks)
@@ -444,16 +437,10 @@ func (k kneeMarker) DataRange() (xmin, xmax, ymin, ymax float64) {
 func (r *Result) latencyFigure() report.Figure {
 	var panels []*plot.Plot
 	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency} {
-		p := report.NewPlot(fmt.Sprintf("%s percentiles against request throughput", strings.ToUpper(string(m))))
-		p.X.Label.Text = "request throughput (completed requests per second)"
-		p.Y.Label.Text = string(m) + " (ms)"
-		stats := []struct {
-			name string
-			get  func(Percentiles) float64
-		}{{"p50", func(q Percentiles) float64 { return q.P50 }}, {"p90", func(q Percentiles) float64 { return q.P90 }},
-			{"p95", func(q Percentiles) float64 { return q.P95 }}, {"p99", func(q Percentiles) float64 { return q.P99 }}}
+		p := newPlot(fmt.Sprintf("%s percentiles against request throughput", strings.ToUpper(string(m))),
+			"request throughput (completed requests per second)", string(m)+" (ms)")
 		drawn := false
-		for i, stat := range stats {
+		for i, stat := range []string{"p50", "p90", "p95", "p99"} {
 			var pts plotter.XYs
 			var labels []string
 			for _, st := range r.Steps {
@@ -461,10 +448,10 @@ func (r *Result) latencyFigure() report.Figure {
 				if !ok || math.IsNaN(st.RequestsPerSecond) {
 					continue
 				}
-				pts = append(pts, plotter.XY{X: st.RequestsPerSecond, Y: stat.get(q) / 1000})
+				pts = append(pts, plotter.XY{X: st.RequestsPerSecond, Y: q.values()[i] / 1000})
 				labels = append(labels, st.Step.String())
 			}
-			if !addLinePoints(p, string(m)+" "+stat.name, pts, i) {
+			if !addLinePoints(p, string(m)+" "+stat, pts, i) {
 				continue
 			}
 			if i == 0 {
@@ -491,6 +478,13 @@ func (r *Result) latencyFigure() report.Figure {
 		panels = append(panels, p)
 	}
 	return twoRows(PlotLatency, panels[0], panels[1])
+}
+
+// newPlot is a plot in the kit's style with its axes' labels.
+func newPlot(title, x, y string) *plot.Plot {
+	p := report.NewPlot(title)
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	return p
 }
 
 func boolText(b bool, yes, no string) string {

@@ -132,6 +132,9 @@ type Percentiles struct {
 	P99 float64 `json:"p99_us"`
 }
 
+// values are p's percentiles in order: p50, p90, p95, p99.
+func (p Percentiles) values() [4]float64 { return [4]float64{p.P50, p.P90, p.P95, p.P99} }
+
 // LatencyMetrics are the latency metrics a sweep tabulates per step, in table order.
 var LatencyMetrics = []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency,
 	measure.TimePerOutputToken, measure.StreamDuration, measure.FirstChunk}
@@ -306,10 +309,8 @@ func Rejudge(dir string, obj Objectives) (*Result, error) {
 // JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds.
 func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
-		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN(),
-		TTFTP99: math.NaN(), TPOTP50: math.NaN(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
-		RequestsPerSecond: math.NaN(), TTFTP50: math.NaN(), TTFTP95: math.NaN(), ITLP50: math.NaN(), ITLP95: math.NaN(),
-		GoodputPerSecond: math.NaN()}
+		ErrorRate: run.Summary.Counters.ErrorRate(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
+		RequestsPerSecond: math.NaN(), GoodputPerSecond: math.NaN()}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
@@ -332,35 +333,24 @@ func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 			}
 		}
 	}
-	for _, v := range []struct {
-		sel string
-		dst *float64
-	}{{"ttfc.p50", &r.TTFCP50}, {"ttfc.p99", &r.TTFCP99}, {"ttft.p99", &r.TTFTP99}, {"tpot.p50", &r.TPOTP50},
-		{"ttft.p50", &r.TTFTP50}, {"ttft.p95", &r.TTFTP95}, {"itl.p50", &r.ITLP50}, {"itl.p95", &r.ITLP95}} {
-		if x, err := verdict.Value(run, v.sel); err == nil {
-			*v.dst = x
+	value := func(sel string) float64 {
+		if x, err := verdict.Value(run, sel); err == nil {
+			return x
 		}
+		return math.NaN()
 	}
+	r.TTFCP50, r.TTFCP99, r.TTFTP50, r.TTFTP95 = value("ttfc.p50"), value("ttfc.p99"), value("ttft.p50"), value("ttft.p95")
+	r.TTFTP99, r.TPOTP50, r.ITLP50, r.ITLP95 = value("ttft.p99"), value("tpot.p50"), value("itl.p50"), value("itl.p95")
 	for _, m := range LatencyMetrics {
-		var p Percentiles
-		ok := true
-		for _, q := range []struct {
-			stat string
-			dst  *float64
-		}{{"p50", &p.P50}, {"p90", &p.P90}, {"p95", &p.P95}, {"p99", &p.P99}} {
-			x, err := verdict.Value(run, string(m)+"."+q.stat)
-			if err != nil || math.IsNaN(x) {
-				ok = false
-				break
-			}
-			*q.dst = x
+		at := func(stat string) float64 { return value(string(m) + "." + stat) }
+		p := Percentiles{P50: at("p50"), P90: at("p90"), P95: at("p95"), P99: at("p99")}
+		if v := p.values(); slices.ContainsFunc(v[:], math.IsNaN) {
+			continue
 		}
-		if ok {
-			if r.Latency == nil {
-				r.Latency = map[measure.Metric]Percentiles{}
-			}
-			r.Latency[m] = p
+		if r.Latency == nil {
+			r.Latency = map[measure.Metric]Percentiles{}
 		}
+		r.Latency[m] = p
 	}
 	if t := run.Summary.Tokens; t != nil {
 		r.TokensPerSecond, r.RequestsPerSecond = t.OutputTokensPerSecond, t.RequestsPerSecond
