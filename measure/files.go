@@ -3,6 +3,7 @@ package measure
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -36,11 +37,7 @@ func WriteRun(dir string, r *Run) error {
 	}
 	s := r.Summary
 	if len(s.Metrics) == 0 {
-		hists := r.Histograms
-		if hists == nil {
-			hists = NewHistograms()
-		}
-		s.Metrics = Summarize(hists)
+		s.Metrics = Summarize(cmp.Or(r.Histograms, NewHistograms()))
 	}
 	if len(s.Overall) == 0 {
 		s.Overall = SummarizeOverall(r.Histograms)
@@ -102,52 +99,46 @@ func writeNewRun(dir string, r *Run, s *Summary, sync bool) error {
 }
 
 func writeRunFiles(dir string, r *Run, s *Summary, sync bool) error {
-	hists := r.Histograms
-	if hists == nil {
-		hists = NewHistograms()
-	}
 	s.Schema = SchemaVersion
 	summary, err := MarshalSummary(s)
 	if err != nil {
 		return fmt.Errorf("write run: %w", err)
 	}
-	put := func(name string, data []byte) error { return writeFile(dir, name, data, sync) }
-
-	var buf bytes.Buffer
-	if err := hists.WriteLog(&buf, s.Started); err != nil {
-		return fmt.Errorf("write run: %s: %w", HistogramsFile, err)
-	}
-	if err := put(HistogramsFile, buf.Bytes()); err != nil {
-		return err
-	}
-
-	buf.Reset()
-	cw := csv.NewWriter(&buf)
-	_ = cw.Write(timelineHeader)
-	for _, p := range r.Timeline {
-		_ = cw.Write([]string{strconv.Itoa(p.Second), i64(p.Active), i64(p.Started), i64(p.Completed),
-			i64(p.Frames), i64(p.Errors), i64(p.Violations)})
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write run: %s: %w", TimelineFile, err)
-	}
-	if err := put(TimelineFile, buf.Bytes()); err != nil {
-		return err
-	}
-
-	buf.Reset()
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	for i := range r.Samples {
-		if err := enc.Encode(&r.Samples[i]); err != nil {
-			return fmt.Errorf("write run: %s: sample %d: %w", SamplesFile, i+1, err)
+	for _, f := range []struct {
+		name   string
+		encode func(*bytes.Buffer) error
+	}{
+		{HistogramsFile, func(b *bytes.Buffer) error { return cmp.Or(r.Histograms, NewHistograms()).WriteLog(b, s.Started) }},
+		{TimelineFile, func(b *bytes.Buffer) error {
+			cw := csv.NewWriter(b)
+			_ = cw.Write(timelineHeader)
+			for _, p := range r.Timeline {
+				_ = cw.Write([]string{strconv.Itoa(p.Second), i64(p.Active), i64(p.Started), i64(p.Completed),
+					i64(p.Frames), i64(p.Errors), i64(p.Violations)})
+			}
+			cw.Flush()
+			return cw.Error()
+		}},
+		{SamplesFile, func(b *bytes.Buffer) error {
+			enc := json.NewEncoder(b)
+			enc.SetEscapeHTML(false)
+			for i := range r.Samples {
+				if err := enc.Encode(&r.Samples[i]); err != nil {
+					return fmt.Errorf("sample %d: %w", i+1, err)
+				}
+			}
+			return nil
+		}},
+	} {
+		var buf bytes.Buffer
+		if err := f.encode(&buf); err != nil {
+			return fmt.Errorf("write run: %s: %w", f.name, err)
+		}
+		if err := writeFile(dir, f.name, buf.Bytes(), sync); err != nil {
+			return err
 		}
 	}
-	if err := put(SamplesFile, buf.Bytes()); err != nil {
-		return err
-	}
-	return put(SummaryFile, summary)
+	return writeFile(dir, SummaryFile, summary, sync)
 }
 
 // MarshalSummary is summary.json's exact encoding: indented, HTML not escaped, newline-terminated.

@@ -33,16 +33,8 @@ func (k Key) String() string { return string(k.Metric) + "/" + k.Scenario + "/" 
 
 // Compare orders keys by metric (report order), then scenario, then dialect.
 func (k Key) Compare(o Key) int {
-	if c := cmp.Compare(k.Metric.Rank(), o.Metric.Rank()); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(k.Metric, o.Metric); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(k.Scenario, o.Scenario); c != 0 {
-		return c
-	}
-	return cmp.Compare(k.Dialect, o.Dialect)
+	return cmp.Or(cmp.Compare(k.Metric.Rank(), o.Metric.Rank()), cmp.Compare(k.Metric, o.Metric),
+		cmp.Compare(k.Scenario, o.Scenario), cmp.Compare(k.Dialect, o.Dialect))
 }
 
 // tagPart escapes as %XX what an hlog tag cannot carry (commas, whitespace, its '/').

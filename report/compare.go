@@ -182,10 +182,9 @@ func (c Comparison) Largest(n int) []CompareRow {
 	type ranked struct {
 		row CompareRow
 		mag float64
-		i   int
 	}
 	var rs []ranked
-	for i, r := range c.Rows {
+	for _, r := range c.Rows {
 		if !r.HasA || !r.HasB || r.A == r.B {
 			continue
 		}
@@ -196,7 +195,7 @@ func (c Comparison) Largest(n int) []CompareRow {
 		if r.A != 0 {
 			mag = math.Abs(r.Change())
 		}
-		rs = append(rs, ranked{r, mag, i})
+		rs = append(rs, ranked{r, mag})
 	}
 	slices.SortStableFunc(rs, func(x, y ranked) int {
 		switch {
@@ -205,7 +204,7 @@ func (c Comparison) Largest(n int) []CompareRow {
 		case x.mag < y.mag:
 			return 1
 		}
-		return x.i - y.i
+		return 0 // in row order
 	})
 	out := make([]CompareRow, 0, min(n, len(rs)))
 	for _, r := range rs[:min(n, len(rs))] {

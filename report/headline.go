@@ -22,7 +22,6 @@ const headlineWorstKeys = 5
 // Headline is the block every rendering of a run opens with (console, report.md and
 // report.html), computed once so they never disagree.
 type Headline struct {
-	Pass                       bool
 	Verdict                    string // "PASS" or "FAIL"
 	Reasons, Allowed, Warnings []string
 	Lines                      [][2]string // a name and its text: outcomes, errors, …
@@ -34,7 +33,6 @@ type Headline struct {
 func NewHeadline(r *measure.Run) Headline {
 	s := &r.Summary
 	h := Headline{
-		Pass:     s.Verdict.Pass,
 		Verdict:  boolText(s.Verdict.Pass, "PASS", "FAIL"),
 		Reasons:  s.Verdict.Reasons,
 		Allowed:  s.Verdict.Allowed,
@@ -113,20 +111,15 @@ func leaksLine(s *measure.Summary) string {
 	if len(s.Leaks) == 0 && len(s.LeaksNotChecked) == 0 {
 		return "no leak check in this run"
 	}
-	perSource := map[string]int{}
-	var sources, over []string
+	sources, gauges := leakSources(s.Leaks)
+	var per, over []string
+	for _, src := range sources {
+		per = append(per, fmt.Sprintf("%s %d", src, len(gauges[src])))
+	}
 	for _, l := range s.Leaks {
-		if perSource[l.Source] == 0 {
-			sources = append(sources, l.Source)
-		}
-		perSource[l.Source]++
 		if !l.OK {
 			over = append(over, fmt.Sprintf("%s %s %s → %s (tolerance %s)", l.Source, l.Name, float(l.Before), float(l.After), float(l.Tolerance)))
 		}
-	}
-	var per []string
-	for _, src := range sources {
-		per = append(per, fmt.Sprintf("%s %d", src, perSource[src]))
 	}
 	checked := fmt.Sprintf("%d gauges checked: %s", len(s.Leaks), strings.Join(per, ", "))
 	var text string
@@ -141,11 +134,7 @@ func leaksLine(s *measure.Summary) string {
 	if len(s.LeaksNotChecked) > 0 {
 		var nc []string
 		for _, n := range s.LeaksNotChecked {
-			what := n.Source
-			if n.Name != "" {
-				what += " " + n.Name
-			}
-			nc = append(nc, what)
+			nc = append(nc, notCheckedWhat(n))
 		}
 		text += "; not checked: " + strings.Join(nc, ", ")
 	}
@@ -241,12 +230,7 @@ func worstKeys(r *measure.Run) table {
 	case len(enough) == 0 && len(keys) > 0:
 		t.Title += fmt.Sprintf("; every key has fewer than %d sessions: no tail percentiles", minLineSamples)
 	}
-	slices.SortStableFunc(keys, func(a, b measure.MetricSummary) int {
-		if c := cmp.Compare(b.P99, a.P99); c != 0 {
-			return c
-		}
-		return a.Key.Compare(b.Key)
-	})
+	slices.SortStableFunc(keys, func(a, b measure.MetricSummary) int { return cmp.Or(cmp.Compare(b.P99, a.P99), a.Key.Compare(b.Key)) })
 	for _, m := range keys[:min(len(keys), headlineWorstKeys)] {
 		tail := m.Count >= minLineSamples
 		row := []string{m.Scenario, m.Dialect, num(m.Count), headlineMS(m.P50)}

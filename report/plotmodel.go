@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"gonum.org/v1/plot"
@@ -81,10 +80,7 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 		byGroup[g] = append(byGroup[g], k)
 	}
 	slices.SortFunc(groups, func(a, b group) int {
-		if c := cmp.Compare(slices.Index(metrics, a.metric), slices.Index(metrics, b.metric)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.dialect, b.dialect)
+		return cmp.Or(cmp.Compare(slices.Index(metrics, a.metric), slices.Index(metrics, b.metric)), cmp.Compare(a.dialect, b.dialect))
 	})
 	for _, g := range groups {
 		panelTitle := g.dialect
@@ -107,18 +103,10 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 		}
 		if n > 0 {
 			// Values were measured, too few for a line: say so, never "none".
-			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", n, metricNames(metrics), minLineSamples)
+			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", n, joinNames(metrics), minLineSamples)
 		}
 	}
 	return m
-}
-
-func metricNames(ms []measure.Metric) string {
-	names := make([]string, len(ms))
-	for i, m := range ms {
-		names[i] = string(m)
-	}
-	return strings.Join(names, ", ")
 }
 
 // panelOf is one panel of keys: the worst by p99 as lines, the rest as "other"; false when no
@@ -139,12 +127,7 @@ func panelOf(title string, keys []measure.Key, hs *measure.Histograms, withDiale
 			small = append(small, kd)
 		}
 	}
-	slices.SortStableFunc(big, func(a, b keyed) int {
-		if c := cmp.Compare(b.p99, a.p99); c != 0 {
-			return c
-		}
-		return a.key.Compare(b.key)
-	})
+	slices.SortStableFunc(big, func(a, b keyed) int { return cmp.Or(cmp.Compare(b.p99, a.p99), a.key.Compare(b.key)) })
 	own := big
 	if len(big)+min(len(small), 1) > maxPanelLines {
 		own = big[:maxPanelLines-1]

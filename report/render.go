@@ -102,18 +102,15 @@ type htmlPlot struct {
 }
 
 type htmlData struct {
-	Summary         *measure.Summary
-	Incomplete      string // IncompleteBanner's line
-	Verdict         string
-	Headline        Headline
-	HeadlineLatency table
-	HeadlineWorst   table
-	Run             table
-	FirstPlot       *htmlPlot // the overview, in the headline (nil: none)
-	Plots           []htmlPlot
-	PlotNotes       []string // what a plot with nothing to show would have shown
-	Tables          []table
-	Samples         []measure.ViolationSample
+	Summary    *measure.Summary
+	Incomplete string // IncompleteBanner's line
+	Headline   Headline
+	Run        table
+	FirstPlot  *htmlPlot // the overview, in the headline (nil: none)
+	Plots      []htmlPlot
+	PlotNotes  []string // what a plot with nothing to show would have shown
+	Tables     []table
+	Samples    []measure.ViolationSample
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -151,9 +148,9 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 {{with .Allowed}}<p>Allowed (known findings, not failing the run): {{range $i, $a := .}}{{if $i}}, {{end}}{{$a}}{{end}}</p>{{end}}
 {{range .Warnings}}<p class="warning">Warning (not failing the run): {{.}}</p>{{end}}
 <ul class="figures">{{range .Lines}}<li><b>{{index . 0}}</b>: {{index . 1}}</li>{{end}}</ul>
-<div class="top">{{template "table3" $.HeadlineLatency}}
+<div class="top">{{template "table3" .Latency}}
 {{with $.FirstPlot}}<figure class="first"><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png). {{.Caption}}</figcaption></figure>{{end}}</div>
-{{if $.HeadlineWorst.Rows}}{{template "table3" $.HeadlineWorst}}{{end}}
+{{if .Worst.Rows}}{{template "table3" .Worst}}{{end}}
 </section>
 {{end}}<h2>Plots</h2>
 {{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png, {{.Name}}.svg). {{.Caption}}</figcaption></figure>
@@ -205,18 +202,14 @@ func reportFrames(frames []string) string {
 
 func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string) error {
 	s := &r.Summary
-	hl := NewHeadline(r)
 	data := htmlData{
-		Summary:         s,
-		Incomplete:      IncompleteBanner(s),
-		Verdict:         boolText(s.Verdict.Pass, "PASS", "FAIL"),
-		Headline:        hl,
-		HeadlineLatency: hl.Latency,
-		HeadlineWorst:   hl.Worst,
-		Run:             runTable(s),
-		Tables:          runTables(r, nil),
-		Samples:         r.Samples,
-		PlotNotes:       notes,
+		Summary:    s,
+		Incomplete: IncompleteBanner(s),
+		Headline:   NewHeadline(r),
+		Run:        runTable(s),
+		Tables:     runTables(r, nil),
+		Samples:    r.Samples,
+		PlotNotes:  notes,
 	}
 	for _, p := range plots {
 		hp := htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,

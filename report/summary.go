@@ -82,16 +82,9 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 
 // writeLeakCheck says what the leak check compared per process, found and could not check.
 func writeLeakCheck(w io.Writer, s *measure.Summary) {
-	checked := map[string][]string{}
-	var sources []string
-	for _, l := range s.Leaks {
-		if checked[l.Source] == nil {
-			sources = append(sources, l.Source)
-		}
-		checked[l.Source] = append(checked[l.Source], l.Name)
-	}
+	sources, gauges := leakSources(s.Leaks)
 	for _, src := range sources {
-		fmt.Fprintf(w, "leak check %s: %d gauges (%s)\n", src, len(checked[src]), strings.Join(checked[src], ", "))
+		fmt.Fprintf(w, "leak check %s: %d gauges (%s)\n", src, len(gauges[src]), strings.Join(gauges[src], ", "))
 	}
 	for _, l := range s.Leaks {
 		if !l.OK {
@@ -99,13 +92,24 @@ func writeLeakCheck(w io.Writer, s *measure.Summary) {
 		}
 	}
 	for _, n := range s.LeaksNotChecked {
-		what := n.Source
-		if n.Name != "" {
-			what += " " + n.Name
-		}
-		fmt.Fprintf(w, "leak check %s: not checked — %s\n", what, n.Reason)
+		fmt.Fprintf(w, "leak check %s: not checked — %s\n", notCheckedWhat(n), n.Reason)
 	}
 }
+
+// leakSources are the sources of leaks in order, with the gauges compared of each.
+func leakSources(leaks []measure.Leak) (sources []string, gauges map[string][]string) {
+	gauges = map[string][]string{}
+	for _, l := range leaks {
+		if gauges[l.Source] == nil {
+			sources = append(sources, l.Source)
+		}
+		gauges[l.Source] = append(gauges[l.Source], l.Name)
+	}
+	return sources, gauges
+}
+
+// notCheckedWhat names what the leak check could not compare: a source, or a gauge of it.
+func notCheckedWhat(n measure.LeakNotChecked) string { return strings.TrimSuffix(n.Source+" "+n.Name, " ") }
 
 // writeTokens prints the token metrics' percentiles over every scenario and dialect (without
 // histograms, the worst key's), tokens/s and goodput.

@@ -41,6 +41,15 @@ func num(v int64) string { return strconv.FormatInt(v, 10) }
 // float formats a gauge value compactly and deterministically.
 func float(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
+// joinNames joins names of a string type with ", ".
+func joinNames[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
+}
+
 func boolText(b bool, yes, no string) string {
 	if b {
 		return yes
@@ -89,17 +98,9 @@ func runTable(s *measure.Summary) table {
 	add("mix", c.Mix)
 	add("seed", strconv.FormatUint(c.Seed, 10))
 	add("faults", strings.Join(c.Faults, ", "))
-	if c.HTTP2 {
-		add("http", "HTTP/2 (h2c)")
-	}
+	add("http", boolText(c.HTTP2, "HTTP/2 (h2c)", ""))
 	add("thresholds", strings.Join(c.Thresholds, ", "))
-	if len(c.Allow) > 0 {
-		rules := make([]string, len(c.Allow))
-		for i, r := range c.Allow {
-			rules[i] = string(r)
-		}
-		add("allowed rules", strings.Join(rules, ", "))
-	}
+	add("allowed rules", joinNames(c.Allow))
 	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
 		add(k, c.Extra[k])
 	}

@@ -340,11 +340,8 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 		return c
 	}
 	slices.SortFunc(changes, func(a, b keyChange) int { return cmp.Compare(b.excess, a.excess) })
-	median := changes[len(changes)/2]
-	if len(changes)%2 == 0 {
-		// The upper median: with two keys, one regressed key is half the traffic and fails.
-		median = changes[len(changes)/2-1]
-	}
+	// The upper median: with two keys, one regressed key is half the traffic and fails.
+	median := changes[(len(changes)-1)/2]
 	c.Measured = median.cur
 	if g.Absolute {
 		c.Value = fmt.Sprintf("median %+.3f ms", (median.cur-median.base)/1000)
@@ -361,14 +358,13 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 			c.Pass = false
 		}
 	}
-	detail := fmt.Sprintf("%d keys; worst %s", len(changes), changes[0].label())
+	c.Detail = fmt.Sprintf("%d keys; worst %s", len(changes), changes[0].label())
 	if len(failedTrusted) > 0 {
-		detail += "; over the allowance with enough samples: " + strings.Join(failedTrusted, ", ")
+		c.Detail += "; over the allowance with enough samples: " + strings.Join(failedTrusted, ", ")
 	}
 	if leftOut != "" {
-		detail += "; " + leftOut
+		c.Detail += "; " + leftOut
 	}
-	c.Detail = detail
 	return c
 }
 
