@@ -109,7 +109,9 @@ func leakSources(leaks []measure.Leak) (sources []string, gauges map[string][]st
 }
 
 // notCheckedWhat names what the leak check could not compare: a source, or a gauge of it.
-func notCheckedWhat(n measure.LeakNotChecked) string { return strings.TrimSuffix(n.Source+" "+n.Name, " ") }
+func notCheckedWhat(n measure.LeakNotChecked) string {
+	return strings.TrimSuffix(n.Source+" "+n.Name, " ")
+}
 
 // writeTokens prints the token metrics' percentiles over every scenario and dialect (without
 // histograms, the worst key's), tokens/s and goodput.
