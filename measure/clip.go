@@ -14,8 +14,7 @@ const (
 	MaxRunSampleBytes   = 4 << 20
 )
 
-// Clip returns s cut to at most limit bytes (at a UTF-8 boundary) and a marker saying how many
-// were cut, or s itself when it fits.
+// Clip cuts s to at most limit bytes at a UTF-8 boundary, marking how many were cut.
 func Clip(s string, limit int) string {
 	if len(s) <= limit {
 		return s

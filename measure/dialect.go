@@ -8,10 +8,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// Dialect measures (protocol.Measurer) are recorded like latencies, under Metric(name), and
-// listed in Summary.Measures with their kind: whether the values are µs or a count.
-
-// Measure kinds as summary.json names them.
+// Measure kinds as summary.json names them: a dialect measure's values are µs or a count.
 const (
 	MeasureKindLatency = "latency"
 	MeasureKindCount   = "count"

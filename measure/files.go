@@ -27,10 +27,8 @@ const (
 
 var timelineHeader = []string{"second", "active", "started", "completed", "frames", "errors", "violations"}
 
-// WriteRun writes r into dir (created if needed), replacing any earlier write: histograms.hlog,
-// timeline.csv, violations.jsonl and, last, summary.json, so a summary that no longer says
-// Incomplete comes with the other files of its write. Each file is synced and renamed into
-// place: a reader never sees half a file. Empty Metrics and Overall are computed.
+// WriteRun writes r into dir, each file synced and renamed into place (no reader sees half a
+// file), summary.json last (so it comes with the other files of its write).
 func WriteRun(dir string, r *Run) error {
 	if r == nil {
 		return errors.New("write run: nil run")
@@ -45,9 +43,8 @@ func WriteRun(dir string, r *Run) error {
 	return writeRun(dir, r, &s, true)
 }
 
-// WriteSnapshot writes r, a snapshot of a run still going (Summary.Incomplete is set), as
-// WriteRun does but cheaper, as it repeats every few seconds: no metrics in summary.json
-// (ReadRun computes them) and no sync, so it survives the process being killed, not the machine.
+// WriteSnapshot writes r, a run still going, as WriteRun does but cheaper, as it repeats every
+// few seconds: no metrics in summary.json, no sync (it survives a killed process, not a crash).
 func WriteSnapshot(dir string, r *Run) error {
 	if r == nil {
 		return errors.New("write snapshot: nil run")
@@ -57,8 +54,7 @@ func WriteSnapshot(dir string, r *Run) error {
 	return writeRun(dir, r, &s, false)
 }
 
-// writeRun writes r's files with summary s. A new directory is written whole under a
-// temporary name and renamed into place, so it is never seen without its summary.
+// writeRun writes r's files with summary s; a new directory is renamed into place whole.
 func writeRun(dir string, r *Run, s *Summary, sync bool) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return writeNewRun(dir, r, s, sync)
@@ -66,8 +62,7 @@ func writeRun(dir string, r *Run, s *Summary, sync bool) error {
 	return writeRunFiles(dir, r, s, sync)
 }
 
-// writeNewRun is writeRun for a directory that does not exist; should it appear meanwhile
-// (another writer), the files are written into it instead.
+// writeNewRun is writeRun for a directory that does not exist (yet: another writer may make it).
 func writeNewRun(dir string, r *Run, s *Summary, sync bool) error {
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -183,8 +178,7 @@ func writeFile(dir, name string, data []byte, sync bool) error {
 	return nil
 }
 
-// ReadRun reads a run directory written by WriteRun or WriteSnapshot. summary.json is
-// required; the other files read as empty when missing. Errors name the file and line.
+// ReadRun reads a run directory; only summary.json is required. Errors name file and line.
 func ReadRun(dir string) (*Run, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -242,8 +236,8 @@ func readHistograms(dir string, s *Summary) (*Histograms, error) {
 	return h, nil
 }
 
-// checkHistograms checks that h holds every histogram s has figures for, with as many
-// values: an hlog cut short, or another run's, would be judged as if they were never recorded.
+// checkHistograms checks that h holds what s has figures for: a cut or alien hlog would be
+// judged as if its lacks were never recorded.
 func checkHistograms(s *Summary, h *Histograms) error {
 	var missing, differ []string
 	with := 0

@@ -1,6 +1,5 @@
 // Package measure is the data model of a run's results, as the load generator saves them and
-// every other command reads them back: HdrHistograms (µs) by metric × scenario × dialect, and a
-// run directory of summary.json, histograms.hlog, timeline.csv and violations.jsonl.
+// every other command reads them back.
 package measure
 
 import (
@@ -80,15 +79,13 @@ const (
 	sigFigs       = 3
 )
 
-// NewHistogram returns an empty histogram of the range every streambench histogram uses
-// (1 µs .. 1 h, 3 significant digits), so histograms from any run merge.
+// NewHistogram returns an empty histogram of the range every streambench histogram uses.
 func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(lowestMicros, highestMicros, sigFigs)
 }
 
-// denseAfter is the sample count at which a key's histogram goes from packed to dense: a dense
-// one is 188 KB whatever it holds, and most of a worker's hundreds of keys hold few samples;
-// a packed one is a few KB but records ~10× slower, which matters only for busy keys.
+// denseAfter is when a key goes from packed (a few KB, ~10× slower to record) to dense (188 KB):
+// most of a worker's hundreds of keys hold few samples.
 const denseAfter = 1024
 
 // keyHistogram is one key's histogram: packed while it holds few samples, then dense.
@@ -176,8 +173,7 @@ func NewHistograms() *Histograms {
 // ErrOutOfRange is returned by Record for a negative duration or one over an hour.
 var ErrOutOfRange = errors.New("duration outside the histogram range (0 .. 1h)")
 
-// Record adds d to k's histogram (under a microsecond as 0). A negative d or one over an hour
-// is an error wrapping ErrOutOfRange, which the caller counts (Counters.RecordErrors).
+// Record adds d to k's histogram; out of range is an ErrOutOfRange for the caller to count.
 func (h *Histograms) Record(k Key, d time.Duration) error { return h.RecordN(k, d, 1) }
 
 // RecordN adds n values d to k's histogram at once, as Record; n <= 0 records nothing.
@@ -194,8 +190,7 @@ func (h *Histograms) RecordN(k Key, d time.Duration, n int64) error {
 	return nil
 }
 
-// Merge adds every histogram of from into h and returns how many values fell outside h's
-// range (0 for sets from NewHistograms).
+// Merge adds every histogram of from into h and returns how many values fell outside the range.
 func (h *Histograms) Merge(from *Histograms) (dropped int64) {
 	if from == nil {
 		return 0
@@ -216,8 +211,7 @@ func (h *Histograms) key(k Key) *keyHistogram {
 	return kh
 }
 
-// Merged merges every histogram whose key keep accepts (nil: all) into a new one, never nil,
-// and says how many went into it.
+// Merged merges the histograms whose key keep accepts (nil: all) into a new one, and counts them.
 func (h *Histograms) Merged(keep func(Key) bool) (merged *hdrhistogram.Histogram, n int) {
 	merged = NewHistogram()
 	if h == nil {
@@ -238,8 +232,7 @@ func (h *Histograms) Merged(keep func(Key) bool) (merged *hdrhistogram.Histogram
 	return merged, n
 }
 
-// Get returns k's histogram (nil: none), shared with the set or a fresh copy: read-only, and
-// not for a hot path.
+// Get returns k's histogram (nil: none), read-only and not for a hot path.
 func (h *Histograms) Get(k Key) *hdrhistogram.Histogram {
 	kh := h.byKey[k]
 	if kh == nil {
@@ -291,8 +284,7 @@ func (h *Histograms) Equal(o *Histograms) bool {
 	return true
 }
 
-// WriteLog writes the set as an HdrHistogram interval log: one interval per key in Keys order,
-// tagged "metric/scenario/dialect", with timestamps relative to start.
+// WriteLog writes the set as an HdrHistogram interval log, an interval per key.
 func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	// The log format has no sign for times before 1970 (a zero time.Time): clamp to the epoch.
@@ -316,10 +308,8 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	return nil
 }
 
-// ReadLog reads an interval log whose tags are metric/scenario/dialect (WriteLog's), merging
-// intervals of one tag. Each is decoded packed (not the library reader's dense 188 KB a key),
-// so a log takes memory in proportion to its values. A line that is no comment, legend,
-// blank or interval is an error naming it.
+// ReadLog reads an interval log tagged as WriteLog tags it, decoding packed (not the library
+// reader's 188 KB a key) so that a log takes memory in proportion to its values.
 func ReadLog(r io.Reader) (*Histograms, error) {
 	br := bufio.NewReader(r)
 	out := NewHistograms()
@@ -354,8 +344,7 @@ func ReadLog(r io.Reader) (*Histograms, error) {
 // logInterval is an interval line: an optional tag, start, length and max, the histogram.
 var logInterval = regexp.MustCompile(`^(Tag=[^,]*,)?[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,HIST[A-Za-z0-9+/=]+$`)
 
-// logTimes are a log's start and base times (s since the epoch), as hdrhistogram's reader
-// reads them: from the headers, else deduced from the first interval.
+// logTimes are a log's start and base times, read as hdrhistogram's reader reads them.
 type logTimes struct {
 	start, base             float64
 	sawStart, sawBase, read bool

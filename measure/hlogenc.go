@@ -107,8 +107,7 @@ func (e *intervalEncoder) writeInterval(w io.Writer, tag string, startMs, endMs,
 	return err
 }
 
-// appendZigZag appends v in HdrHistogram's ZigZag LEB128-64b9B: 7 bits a byte, the ninth
-// byte carrying the last 8.
+// appendZigZag appends v in HdrHistogram's ZigZag LEB128-64b9B.
 func appendZigZag(b []byte, v int64) []byte {
 	u := uint64(v<<1) ^ uint64(v>>63)
 	for i := 0; i < 8; i++ {

@@ -11,15 +11,13 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ShardRun is one shard's results and their directory, from which Merge reads nil
-// Run.Histograms.
+// ShardRun is one shard's results and their directory (where Merge reads nil Histograms).
 type ShardRun struct {
 	Dir string
 	Run *Run
 }
 
-// MergeError is a refusal to merge shards that are not one run's; Field names the
-// summary.json field that differs or is missing.
+// MergeError refuses shards that are not one run's; Field is the summary.json field at fault.
 type MergeError struct {
 	Field  string
 	Detail string
@@ -27,13 +25,9 @@ type MergeError struct {
 
 func (e *MergeError) Error() string { return e.Field + ": " + e.Detail }
 
-// Merge makes one run of a sharded run's shards, as if one process had run it all:
-// histograms merged losslessly, counters, violations and timelines (per wall-clock second)
-// summed, samples kept up to the generator's per-rule bound, each shard's figures in
-// Summary.Shards and warnings in Verdict.Warnings; the caller judges it. It refuses
-// (CheckShards, a *MergeError) shards that are not one finished run's, each once.
-// leaks is the whole run's leak check (nil: not checked). Nil Run.Histograms are read one
-// shard at a time, so a merge holds the merged set and one shard's.
+// Merge makes one run of a sharded run's shards (CheckShards), as if one process had run it
+// all, for the caller to judge; leaks is the whole run's leak check (nil: not checked). Nil
+// Run.Histograms are read one shard at a time, so a merge holds the merged set and one shard's.
 func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	if err := CheckShards(shards); err != nil {
 		return nil, err
@@ -144,9 +138,7 @@ type MergeLeaks struct {
 	NotChecked []LeakNotChecked
 }
 
-// CheckShards refuses shards that are not one finished run's: one incomplete, a field that
-// must agree (run, workload, judging settings, build) unlike the first's, indices other than
-// 0..count-1 each once.
+// CheckShards refuses shards that are not one finished run's, each shard once.
 func CheckShards(shards []ShardRun) error {
 	if len(shards) == 0 {
 		return &MergeError{Field: "shards", Detail: "no shard directory given"}
@@ -201,7 +193,6 @@ func CheckShards(shards []ShardRun) error {
 				return &MergeError{Field: f.field, Detail: fmt.Sprintf("%s has %q, %s has %q: not shards of one run", shards[0].Dir, f.x, sh.Dir, f.y)}
 			}
 		}
-		// config.extra: request options, headers (redacted), no-ground-truth, … by key.
 		keys := slices.Concat(slices.Collect(maps.Keys(a.Config.Extra)), slices.Collect(maps.Keys(b.Config.Extra)))
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
@@ -246,7 +237,7 @@ func unordered[T ~string](list []T) string {
 	return strings.Join(s, ", ")
 }
 
-// goodputSLOs are the SLOs a run's goodput was judged by (none recorded: nil).
+// goodputSLOs are the SLOs a run's goodput was judged by.
 func goodputSLOs(s *Summary) []string {
 	if s.Tokens == nil {
 		return nil
@@ -319,8 +310,7 @@ func mergeTimelines(shards []ShardRun, start time.Time) []TimelinePoint {
 	return out
 }
 
-// mergeSamples keeps, per rule, the shards' samples up to the most one shard kept: the
-// generator's per-rule bound, which the summary does not record.
+// mergeSamples keeps per rule the most samples one shard kept: the generator's bound.
 func mergeSamples(shards []ShardRun) []ViolationSample {
 	bound := map[protocol.Rule]int{}
 	for _, sh := range shards {

@@ -9,8 +9,7 @@ import (
 // Metric is a metric's name, as every output and threshold spells it; Registry declares each.
 type Metric string
 
-// The metrics recorded as histograms per scenario × dialect (microseconds, but for
-// StreamTokensPerSecond).
+// The metrics recorded as histograms per scenario × dialect.
 const (
 	Connect          Metric = "connect"
 	Headers          Metric = "headers"
@@ -59,15 +58,13 @@ type Kind int
 
 // Metric kinds.
 const (
-	KindLatency    Kind = iota + 1 // a histogram of microseconds per scenario × dialect
-	KindRate                       // a histogram of a per-session rate per scenario × dialect, tokens/s × RateScale
-	KindThroughput                 // the run's aggregate tokens/s
-	KindSessions                   // a count of sessions: a limit is a share of them (%) or a count
-	KindCount                      // a count
-	KindGauge                      // a level served live, never judged
-	// KindDialectMeasure is a dialect's own measure (dialect.go), µs or a count; no Def of
-	// the registry has it.
-	KindDialectMeasure
+	KindLatency        Kind = iota + 1 // a histogram of microseconds per scenario × dialect
+	KindRate                           // a histogram of a per-session rate per scenario × dialect, tokens/s × RateScale
+	KindThroughput                     // the run's aggregate tokens/s
+	KindSessions                       // a count of sessions: a limit is a share of them (%) or a count
+	KindCount                          // a count
+	KindGauge                          // a level served live, never judged
+	KindDialectMeasure                 // a dialect's own measure (dialect.go), µs or a count; never in the registry
 )
 
 // Histogram tells whether the kind is held in histograms, whose thresholds name a statistic.
@@ -167,8 +164,7 @@ func (m Metric) Live() string { return m.Def().Live }
 // the 1 µs .. 1 h range holds 0.001 .. 3.6 million tokens/s (the *_us fields are milli-tokens/s).
 const RateScale = 1000
 
-// MaxRate is the largest stored rate: a faster stream (a buffered burst) records at it rather
-// than as an out-of-range error, which would fail the run for a figure no SLO is about.
+// MaxRate is the largest stored rate: a faster burst records at it, not as a record error.
 const MaxRate = int64(time.Hour / time.Microsecond)
 
 // IsRate tells whether m's histogram holds a rate (×RateScale) rather than microseconds.

@@ -21,8 +21,7 @@ const (
 	OutcomeCut            Outcome = "cut"
 )
 
-// outcomes is the closed set in report order, each with whether it is an error (a failure of
-// the session by itself) and its doc.
+// outcomes is the closed set in report order.
 var outcomes = []struct {
 	o     Outcome
 	error bool
@@ -59,8 +58,7 @@ func OutcomeNames() string {
 	return strings.Join(names, ", ")
 }
 
-// IsError tells whether the outcome is a failure of the session by itself: every outcome
-// but completed, scripted_error and aborted (an unknown one too).
+// IsError tells whether the outcome is a failure of the session by itself (an unknown one is).
 func (o Outcome) IsError() bool {
 	i := o.index()
 	return i < 0 || outcomes[i].error

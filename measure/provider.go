@@ -8,16 +8,14 @@ import (
 	"strings"
 )
 
-// ProviderRequests is what the mock saw of one scenario's sessions (run --mock): the provider
-// requests the target made, and the retries among them, requests for a turn already asked
-// for (an SDK retrying a 429 or 503 the client never sees).
+// ProviderRequests is the provider requests the mock saw of one scenario's sessions, and the
+// retries among them: a turn asked for again (an SDK retrying a 429 the client never sees).
 type ProviderRequests struct {
 	Scenario string `json:"scenario"`
 	Sessions int64  `json:"sessions"` // with at least one provider request
 	Requests int64  `json:"requests"`
 	Retries  int64  `json:"retries"`
-	// RetriesByStatus counts the retries by the status of the attempt they repeated (200: a
-	// stream that failed after its head).
+	// RetriesByStatus counts retries by the status of the attempt they repeated (200: cut).
 	RetriesByStatus map[int]int64 `json:"retries_by_status,omitempty"`
 }
 

@@ -17,8 +17,7 @@ import (
 // SchemaVersion is the summary.json schema this package writes and reads; others are refused.
 const SchemaVersion = 2
 
-// Counters are a run's event counts. Once the run has drained, the Outcomes add up to
-// SessionsStarted.
+// Counters are a run's event counts; once it drained, the Outcomes add up to SessionsStarted.
 type Counters struct {
 	SessionsStarted int64             `json:"sessions_started"`
 	Outcomes        map[Outcome]int64 `json:"outcomes"` // only those that occurred
@@ -47,8 +46,7 @@ type Counters struct {
 	// GoodputSessions those that succeeded and met every per-session SLO.
 	GoodputSessions int64 `json:"goodput_sessions"`
 	GoodputJudged   int64 `json:"goodput_judged"`
-	// TurnRequests counts the conversation turns that completed before their conversation's
-	// last: requests of their own, while the conversation is one session with one outcome.
+	// TurnRequests counts the completed turns of conversations but their last (one session).
 	TurnRequests int64 `json:"turn_requests,omitempty"`
 }
 
@@ -70,8 +68,7 @@ func (c Counters) Outcome(o Outcome) int64 { return c.Outcomes[o] }
 // TokenSummary is the run's aggregate token figures (summary.json "tokens").
 type TokenSummary struct {
 	OutputTokens int64 `json:"output_tokens"`
-	// OutputTokensPerSecond and RequestsPerSecond (Counters.CompletedRequests) are over the
-	// measured wall time, as AIPerf, GuideLLM and vllm bench serve report them.
+	// OutputTokensPerSecond and RequestsPerSecond are over the measured wall time.
 	OutputTokensPerSecond float64 `json:"output_tokens_per_s"`
 	RequestsPerSecond     float64 `json:"requests_per_s"`
 	// Estimated marks every token figure as estimated in part: EstimatedTokens of
@@ -83,8 +80,7 @@ type TokenSummary struct {
 	Goodput           Goodput `json:"goodput"`
 }
 
-// Goodput is the sessions that succeeded and met every per-session SLO (with none given,
-// that succeeded), as a share of the judged sessions and per second.
+// Goodput is the sessions that succeeded and met every per-session SLO, of those judged.
 type Goodput struct {
 	SLOs      []string `json:"slos,omitempty"` // as given, e.g. "ttft<500ms"
 	Sessions  int64    `json:"sessions"`
@@ -171,8 +167,7 @@ type Leak struct {
 	OK        bool    `json:"ok"` // Delta within Tolerance
 }
 
-// ProcessLoad is the CPU one process used while the load ran: how a run tells a slow target
-// from a saturated machine.
+// ProcessLoad is the CPU one process used while the load ran (a slow target or a busy machine?).
 type ProcessLoad struct {
 	Name       string  `json:"name"` // "mock", "runtime", "generator", joined by "+" when one process
 	CPUSeconds float64 `json:"cpu_seconds"`
@@ -180,8 +175,7 @@ type ProcessLoad struct {
 	Saturated  bool    `json:"saturated,omitempty"`
 }
 
-// LeakNotChecked is a process, or one gauge of it, that the leak check could not compare, and
-// why. It fails no run, except when Lost: read before the load, unreadable after it.
+// LeakNotChecked is what the leak check could not compare, and why; it fails a run when Lost.
 type LeakNotChecked struct {
 	Source string `json:"source"`         // "runtime", "mock" or "generator"
 	Name   string `json:"name,omitempty"` // the gauge; empty when the whole source was not read
@@ -241,8 +235,7 @@ type Config struct {
 	HTTP2       bool          `json:"http2,omitempty"`
 	// Thresholds are the mix file's (e.g. "ttfc.p99<300ms"), judged with the gate's own.
 	Thresholds []string `json:"thresholds,omitempty"`
-	// Allow lists known findings (the mix's allow:, load --allow): counted and shown, failing
-	// neither the run nor the gate.
+	// Allow lists known findings: counted and shown, failing neither the run nor the gate.
 	Allow []protocol.Rule   `json:"allow,omitempty"`
 	Extra map[string]string `json:"extra,omitempty"` // any other setting, by flag name
 }
@@ -339,11 +332,9 @@ type Summary struct {
 	Config      Config          `json:"config"`
 	Environment Environment     `json:"environment"`
 	Metrics     []MetricSummary `json:"metrics"`
-	// Overall is each metric over every scenario and dialect, in report order; computed from
-	// the histograms when empty.
+	// Overall is each metric over every scenario and dialect (computed when empty).
 	Overall []MetricSummary `json:"overall,omitempty"`
-	// OverTime is ttfc and ttft (and their overheads) per window of the run; nil in runs
-	// merged from shards (percentiles do not add).
+	// OverTime is nil in runs merged from shards (percentiles do not add).
 	OverTime        []LatencySeries         `json:"latency_over_time,omitempty"`
 	Counters        Counters                `json:"counters"`
 	Violations      map[protocol.Rule]int64 `json:"violations"`
@@ -359,14 +350,12 @@ type Summary struct {
 	Shard        *ShardInfo     `json:"shard,omitempty"`    // one shard's results (load --shard I/N)
 	Shards       []ShardFigures `json:"shards,omitempty"`   // a merged run's, one per shard
 	Replays      *ReplayInfo    `json:"replays,omitempty"`  // nil when no sample was offered
-	// Judging is what the verdict quotes beyond the figures, so every command judges the
-	// saved run as the run did.
+	// Judging lets every command judge the saved run as the run did.
 	Judging Judging `json:"judging"`
 	Verdict Verdict `json:"verdict"`
 }
 
-// ReplayInfo is what the run's violation samples cost: each sample's session is replayed
-// after the load, until the samples hold MaxRunSampleBytes or the Budget (0: none) is spent.
+// ReplayInfo is what replaying the samples' sessions after the load cost (Budget 0: none).
 type ReplayInfo struct {
 	Budget           time.Duration `json:"budget_ns"`
 	Took             time.Duration `json:"took_ns"`
@@ -375,8 +364,7 @@ type ReplayInfo struct {
 	SkippedForBytes  int           `json:"skipped_for_bytes,omitempty"`
 }
 
-// Judging is what a verdict quotes beyond the summary's figures: the first error messages,
-// the post-run checks that failed, and the settings its reasons name.
+// Judging is what a verdict quotes beyond the summary's figures.
 type Judging struct {
 	FirstErrors []string `json:"first_errors,omitempty"`
 	PostRun     []string `json:"post_run,omitempty"`

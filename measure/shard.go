@@ -50,8 +50,7 @@ func PeakStreams(shards []ShardRun) int64 {
 	return peak
 }
 
-// ReadShards reads each shard directory and checks they are one run's (CheckShards). Each
-// shard's histograms are checked, then let go: Merge reads them again one shard at a time.
+// ReadShards reads and checks each shard directory (CheckShards), letting go of histograms.
 func ReadShards(dirs []string) ([]ShardRun, error) {
 	var shards []ShardRun
 	for _, dir := range dirs {
@@ -68,8 +67,7 @@ func ReadShards(dirs []string) ([]ShardRun, error) {
 	return shards, nil
 }
 
-// CheckMergeOut refuses out as where to write the merge of dirs when the write would replace
-// results: out is one of dirs (however named), or already holds a summary.json.
+// CheckMergeOut refuses out for the merge of dirs when it is one of dirs or holds results.
 func CheckMergeOut(out string, dirs []string) error {
 	ost, err := os.Stat(out)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -35,8 +35,7 @@ func NewWindows() *Windows {
 // Width is the windows' current width.
 func (w *Windows) Width() time.Duration { return w.width }
 
-// Record adds d to m's window holding at (since the run started), as Histograms.Record does;
-// a negative at is out of range too.
+// Record adds d to m's window holding at (since the run started), as Histograms.Record does.
 func (w *Windows) Record(m Metric, at, d time.Duration) error {
 	if d < 0 || d > time.Hour || at < 0 {
 		return fmt.Errorf("record %s = %v at %v: %w", m, d, at, ErrOutOfRange)
@@ -81,8 +80,7 @@ func (w *Windows) coarsen() {
 	}
 }
 
-// Merge adds from into w at the wider of their widths (one divides the other) and returns
-// how many values fell outside w's range.
+// Merge adds from into w at the wider width and returns how many values fell outside the range.
 func (w *Windows) Merge(from *Windows) (dropped int64) {
 	if from == nil {
 		return 0
@@ -102,8 +100,7 @@ func (w *Windows) Merge(from *Windows) (dropped int64) {
 	return dropped
 }
 
-// Series is each recorded metric's percentiles per window, in OverTimeMetrics order; windows
-// with no value are left out. Nil when nothing was recorded.
+// Series is each recorded metric's percentiles per window with values, in report order.
 func (w *Windows) Series() []LatencySeries {
 	if w == nil {
 		return nil
@@ -135,7 +132,7 @@ type LatencySeries struct {
 	Windows  []LatencyWindow `json:"windows"`   // in time order; a window with no value is absent
 }
 
-// LatencyWindow is one window's percentiles, in microseconds, of the values measured in it.
+// LatencyWindow is one window's percentiles, in microseconds.
 type LatencyWindow struct {
 	StartMs int64 `json:"start_ms"` // since the run started
 	Count   int64 `json:"count"`
