@@ -361,7 +361,6 @@ func (c *capReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// sizeText writes a limit in MiB, KiB or bytes.
 func sizeText(n int64) string {
 	switch {
 	case n >= 1<<20:

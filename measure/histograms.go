@@ -107,7 +107,6 @@ type histogramForm interface {
 	SetEndTimeMs(int64)
 }
 
-// form is kh's histogram in the form it holds.
 func (kh *keyHistogram) form() histogramForm {
 	if kh.dense != nil {
 		return kh.dense

@@ -122,7 +122,6 @@ func unitOf(m measure.Metric) string {
 	return "ms"
 }
 
-// mergedByMetric summarizes each metric over every scenario and dialect of r.
 func mergedByMetric(r *measure.Run) map[measure.Metric]measure.MetricSummary {
 	out := map[measure.Metric]measure.MetricSummary{}
 	for _, s := range measure.SummarizeOverall(r.Histograms) {

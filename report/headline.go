@@ -190,12 +190,10 @@ func headlineLatency(r *measure.Run) table {
 	return t
 }
 
-// isOverhead tells whether m is the overhead of a scripted latency.
 func isOverhead(m measure.Metric) bool {
 	return m == measure.FirstChunkOverhead || m == measure.FirstTokenOverhead
 }
 
-// recorded tells whether any key of the summary holds values of m.
 func recorded(s *measure.Summary, m measure.Metric) bool {
 	return slices.ContainsFunc(s.Metrics, func(ms measure.MetricSummary) bool { return ms.Metric == m && ms.Count > 0 })
 }

@@ -166,7 +166,6 @@ var palette = []color.RGBA{
 	{174, 199, 232, 255}, {255, 187, 120, 255},
 }
 
-// otherColor is the grey of "other".
 var otherColor = color.RGBA{150, 150, 150, 255}
 
 // scenarioColors gives every scenario of a run its colour and dashes, by its place among the
@@ -218,7 +217,6 @@ const (
 	gridLegendWidth = 2.1 * vg.Inch
 )
 
-// drawSpectrum draws the model as a grid of panels.
 func drawSpectrum(m spectrumModel, colors scenarioColors) figure {
 	cols := min(gridColumns, len(m.Panels))
 	rows := (len(m.Panels) + cols - 1) / cols
@@ -318,7 +316,6 @@ func decadeTicks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// pow10Ceil is the power of ten at or above x.
 func pow10Ceil(x float64) float64 { return math.Pow(10, math.Ceil(math.Log10(x))) }
 
 // overviewModel is the first plot: ttfc and ttft with their overheads, every key merged.

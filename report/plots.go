@@ -68,25 +68,22 @@ type renderedPlot struct {
 	PNG   []byte
 }
 
-// plotCaption says how to read a plot, under it in report.html.
-func plotCaption(name string) string {
-	switch name {
-	case PlotOverview:
-		return "Every stream's time to first answer chunk (ttfc) and first token (ttft), and the same less what the script scheduled before that frame (overhead): the part the runtime, the network and the mock's serving added. x in nines: 90% means 9 in 10 streams were at or below."
-	case PlotTimeToFirstChunk:
-		return "One panel per dialect; in each, the scenarios of worst p99 and the rest merged as other (a scenario has the same colour in every plot). x is the share of streams in nines (90% means 9 in 10 were at or below), y the time from the request to the first answer chunk. Flat and low is good; a line that shoots up at 99% is a tail."
-	case PlotChunkGap:
-		return "Time between consecutive answer chunks of a stream, as a percentile spectrum: the right end is the worst stall a reader saw."
-	case PlotCancel:
-		return "From the client closing a stream (or sending stop) to the provider seeing it go away (cancel), the runtime settling open tools (tool_cancel) or the stopped terminal (stop)."
-	case PlotTimeline:
-		return "Per second of the run: open streams and sessions started and completed; frames received; errors and protocol violations."
-	case PlotLatencyOverTime:
-		return "Time to first answer chunk per window of the run (the window's width on the x axis label), as p50, p95 and p99 of the sessions whose first chunk came in that window; with a second panel for the same less what the script scheduled (overhead), when the script said. A line that climbs is a target that slowed down as the run went on; the whole run's percentiles cannot show when."
-	case PlotViolations:
-		return "Streams that broke each protocol rule (rule IDs as in docs/PROTOCOLS.md); the samples below show their frames."
-	}
-	return ""
+// plotTexts are each plot's title, and its caption in report.html saying how to read it.
+var plotTexts = map[string]struct{ title, caption string }{
+	PlotOverview: {"Time to first chunk and token, and the target's own part",
+		"Every stream's time to first answer chunk (ttfc) and first token (ttft), and the same less what the script scheduled before that frame (overhead): the part the runtime, the network and the mock's serving added. x in nines: 90% means 9 in 10 streams were at or below."},
+	PlotTimeToFirstChunk: {"Time to first answer chunk by dialect: percentile spectrum",
+		"One panel per dialect; in each, the scenarios of worst p99 and the rest merged as other (a scenario has the same colour in every plot). x is the share of streams in nines (90% means 9 in 10 were at or below), y the time from the request to the first answer chunk. Flat and low is good; a line that shoots up at 99% is a tail."},
+	PlotChunkGap: {"Gap between answer chunks by dialect: percentile spectrum",
+		"Time between consecutive answer chunks of a stream, as a percentile spectrum: the right end is the worst stall a reader saw."},
+	PlotCancel: {"Cancel and stop latency: percentile spectrum",
+		"From the client closing a stream (or sending stop) to the provider seeing it go away (cancel), the runtime settling open tools (tool_cancel) or the stopped terminal (stop)."},
+	PlotTimeline: {"Timeline",
+		"Per second of the run: open streams and sessions started and completed; frames received; errors and protocol violations."},
+	PlotLatencyOverTime: {"Time to first chunk over the run: p50, p95, p99 per window",
+		"Time to first answer chunk per window of the run (the window's width on the x axis label), as p50, p95 and p99 of the sessions whose first chunk came in that window; with a second panel for the same less what the script scheduled (overhead), when the script said. A line that climbs is a target that slowed down as the run went on; the whole run's percentiles cannot show when."},
+	PlotViolations: {"Protocol violations by rule",
+		"Streams that broke each protocol rule (rule IDs as in docs/PROTOCOLS.md); the samples below show their frames."},
 }
 
 // writeFigures writes every figure as name.png and name.svg in dir and returns the PNGs.
@@ -115,14 +112,9 @@ func writeFigures(dir string, figs []figure, titles map[string]string) ([]render
 // runFigures builds every plot of a run that has something to show, with their titles; notes
 // say what the others would have shown.
 func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes []string) {
-	titles = map[string]string{
-		PlotOverview:         "Time to first chunk and token, and the target's own part",
-		PlotTimeToFirstChunk: "Time to first answer chunk by dialect: percentile spectrum",
-		PlotChunkGap:         "Gap between answer chunks by dialect: percentile spectrum",
-		PlotCancel:           "Cancel and stop latency: percentile spectrum",
-		PlotTimeline:         "Timeline",
-		PlotLatencyOverTime:  "Time to first chunk over the run: p50, p95, p99 per window",
-		PlotViolations:       "Protocol violations by rule",
+	titles = map[string]string{}
+	for name, t := range plotTexts {
+		titles[name] = t.title
 	}
 	hs := r.Histograms
 	if hs == nil {
@@ -215,7 +207,6 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
-// noData marks an empty plot so a reader knows the absence is real, not a rendering failure.
 func noData(p *plot.Plot, what string) {
 	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{what}})
 	if err == nil {
@@ -228,7 +219,6 @@ func noData(p *plot.Plot, what string) {
 	p.Y.Tick.Marker = plot.ConstantTicks(nil)
 }
 
-// lineStyle gives series i a distinct colour, and a dash pattern once colours repeat.
 func lineStyle(l *plotter.Line, i int) {
 	l.Color = plotutil.Color(i)
 	l.Width = vg.Points(1.5)
@@ -295,7 +285,6 @@ func stacked(name string, rowHeight vg.Length, rows ...*plot.Plot) figure {
 	}}
 }
 
-// plainTicks are gonum's default ticks labelled in the shortest exact form ("7500", "0.25").
 func plainTicks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ticks {
@@ -307,7 +296,6 @@ func plainTicks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// countTicks labels a count axis with whole numbers at a 1-2-5 step, minor ticks between.
 func countTicks(min, max float64) []plot.Tick {
 	span := max - min
 	if span <= 0 {

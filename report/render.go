@@ -212,7 +212,7 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string
 		PlotNotes:  notes,
 	}
 	for _, p := range plots {
-		hp := htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,
+		hp := htmlPlot{Title: p.Title, Caption: plotTexts[p.Name].caption, Name: p.Name,
 			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))}
 		if p.Name == PlotOverview {
 			data.FirstPlot = &hp

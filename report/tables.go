@@ -26,22 +26,16 @@ type table struct {
 	Right  []bool // numeric columns, right-aligned in Markdown and HTML
 }
 
-// ms formats microseconds as milliseconds with microsecond resolution.
 func ms(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64) }
 
-// msf formats a float number of microseconds as milliseconds.
 func msf(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
-// pct formats a fraction as a percentage with three decimals.
 func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
 
-// num formats a count.
 func num(v int64) string { return strconv.FormatInt(v, 10) }
 
-// float formats a gauge value compactly and deterministically.
 func float(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
-// joinNames joins names of a string type with ", ".
 func joinNames[T ~string](names []T) string {
 	s := make([]string, len(names))
 	for i, n := range names {
@@ -155,7 +149,6 @@ func metricLabel(m measure.Metric) string {
 	return string(m)
 }
 
-// tokensTable is the run's aggregate token throughput and goodput.
 func tokensTable(s *measure.Summary) table {
 	t := table{Title: "Tokens and goodput", Header: []string{"figure", "value"}, Right: []bool{false, true}}
 	tk := s.Tokens

@@ -147,7 +147,6 @@ func (r *Result) latencyTable() report.Table {
 	return t
 }
 
-// floatOrNA shows a rate with one decimal, or n/a for NaN.
 func floatOrNA(v float64) string {
 	if math.IsNaN(v) {
 		return "n/a"
@@ -155,7 +154,6 @@ func floatOrNA(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-// pctOrNA shows a share as a percentage, or n/a for NaN.
 func pctOrNA(v float64) string {
 	if math.IsNaN(v) {
 		return "n/a"
@@ -268,7 +266,7 @@ func (r *Result) jsonSafe() *Result {
 	return &c
 }
 
-var sweepTemplate = template.Must(template.New("sweep").Funcs(template.FuncMap{}).Parse(`<!DOCTYPE html>
+var sweepTemplate = template.Must(template.New("sweep").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -287,19 +285,16 @@ img { max-width: 100%; border: 1px solid #eee; }
 <p class="headline">{{.Headline}}.</p>
 <p>SLOs: {{.SLOs}}</p>
 <figure><img src="{{.Plot}}" alt="Time to first chunk and error rate against load"></figure>
-{{with .Table}}<table>
-<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.Table.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
+{{template "table" .Table}}
 <h2>{{.Latency.Title}}</h2>
 <figure><img src="{{.LatencyPlot}}" alt="TTFT and ITL percentiles against request throughput"></figure>
-{{with .Latency}}{{if .Rows}}<table>
-<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.Latency.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>{{else}}<p>No latency was recorded.</p>{{end}}{{end}}
+{{with .Latency}}{{if .Rows}}{{template "table" .}}{{else}}<p>No latency was recorded.</p>{{end}}{{end}}
 </body>
 </html>
-`))
+{{define "table"}}<table>
+<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>{{end}}`))
 
 // figure plots ttfc and the failures against load, with the SLOs' limits and the knee.
 func (r *Result) figure() report.Figure {

@@ -139,7 +139,6 @@ func (p Percentiles) values() [4]float64 { return [4]float64{p.P50, p.P90, p.P95
 var LatencyMetrics = []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency,
 	measure.TimePerOutputToken, measure.StreamDuration, measure.FirstChunk}
 
-// sweepMetricLabel names a metric in the sweep's latency table and plot.
 func sweepMetricLabel(m measure.Metric) string {
 	if m == measure.StreamDuration {
 		return "e2e (duration)"

@@ -426,8 +426,6 @@ func (c Check) Verdict() string {
 	return "FAIL"
 }
 
-// msf formats microseconds as milliseconds with three decimals.
 func msf(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
-// pct formats a fraction as a percentage.
 func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
