@@ -158,8 +158,9 @@ func (r CompareRow) changeCell() string {
 	}
 }
 
-func (c Comparison) table() table {
-	t := table{Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change"}, Right: []bool{false, true, true, true}}
+// everyMetric is every row of the comparison.
+func (c Comparison) everyMetric() Table {
+	t := Table{Title: "Every metric", Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change"}, Right: []bool{false, true, true, true}}
 	for _, r := range c.Rows {
 		t.Rows = append(t.Rows, []string{r.Name, r.cell(r.A, r.HasA), r.cell(r.B, r.HasB), r.changeCell()})
 	}
@@ -220,9 +221,9 @@ func (c Comparison) workloadWarning() string {
 	return "the two runs' workloads differ, so their figures are not like for like: " + strings.Join(c.WorkloadDiffs, "; ")
 }
 
-func (c Comparison) largestTable() table {
+func (c Comparison) largestTable() Table {
 	rows := c.Largest(compareLargest)
-	t := table{Title: fmt.Sprintf("Largest changes (the %d largest of: p50, p90 and p99 with at least %d values in both runs; errors, violations, leaks, tokens/s, goodput)", compareLargest, compareMinSamples),
+	t := Table{Title: fmt.Sprintf("Largest changes (the %d largest of: p50, p90 and p99 with at least %d values in both runs; errors, violations, leaks, tokens/s, goodput)", compareLargest, compareMinSamples),
 		Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change", "values A → B"}, Right: []bool{false, true, true, true, true}}
 	for _, r := range rows {
 		n := ""
@@ -245,34 +246,30 @@ func (c Comparison) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	if lt := c.largestTable(); len(lt.Rows) > 0 {
-		if err := lt.writeText(w); err != nil {
+		if err := lt.WriteText(w); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintln(w, "Largest changes: none (no ranked figure changed)")
 	}
 	fmt.Fprintln(w)
-	t := c.table()
-	t.Title = "Every metric"
-	return t.writeText(w)
+	return c.everyMetric().WriteText(w)
 }
 
 // WriteMarkdown prints the comparison as GitHub Markdown.
 func (c Comparison) WriteMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", mdCell(c.A), mdCell(c.B))
+	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", MarkdownCell(c.A), MarkdownCell(c.B))
 	for _, n := range c.Notes {
-		fmt.Fprintf(w, "> **%s**\n\n", mdCell(n))
+		fmt.Fprintf(w, "> **%s**\n\n", MarkdownCell(n))
 	}
 	if warning := c.workloadWarning(); warning != "" {
-		fmt.Fprintf(w, "> **Warning:** %s\n\n", mdCell(warning))
+		fmt.Fprintf(w, "> **Warning:** %s\n\n", MarkdownCell(warning))
 	}
 	lt := c.largestTable()
 	if len(lt.Rows) == 0 {
 		fmt.Fprintf(w, "### %s\n\nNone: no ranked figure changed.\n\n", lt.Title)
 	} else {
-		lt.writeMarkdown(w, "###")
+		lt.WriteMarkdown(w, "###")
 	}
-	t := c.table()
-	t.Title = "Every metric"
-	t.writeMarkdown(w, "###")
+	c.everyMetric().WriteMarkdown(w, "###")
 }

@@ -11,7 +11,7 @@ import (
 
 // WriteGateTable prints every check with its value, limit and verdict, then the overall verdict.
 func WriteGateTable(w io.Writer, g *verdict.Result) error {
-	if err := checksTable(g, strings.ToUpper).writeText(w); err != nil {
+	if err := checksTable(g, strings.ToUpper).WriteText(w); err != nil {
 		return err
 	}
 	for _, warning := range g.Warnings {
@@ -36,17 +36,17 @@ func WriteGateTable(w io.Writer, g *verdict.Result) error {
 func WriteGateMarkdown(w io.Writer, g *verdict.Result) {
 	fmt.Fprintf(w, "**Gate: %s**\n\n", boolText(g.Pass, "PASS", "FAIL"))
 	if a := g.Allowed(); len(a) > 0 {
-		fmt.Fprintf(w, "Allowed (known findings): %s\n\n", mdCell(strings.Join(a, ", ")))
+		fmt.Fprintf(w, "Allowed (known findings): %s\n\n", MarkdownCell(strings.Join(a, ", ")))
 	}
 	for _, warning := range g.Warnings {
-		fmt.Fprintf(w, "Warning: %s\n\n", mdCell(warning))
+		fmt.Fprintf(w, "Warning: %s\n\n", MarkdownCell(warning))
 	}
-	checksTable(g, strings.ToLower).writeMarkdown(w, "")
+	checksTable(g, strings.ToLower).WriteMarkdown(w, "")
 }
 
 // checksTable is a row per check, its header in the case caseOf gives.
-func checksTable(g *verdict.Result, caseOf func(string) string) table {
-	t := table{Header: strings.Fields(caseOf("check source value limit verdict detail"))}
+func checksTable(g *verdict.Result, caseOf func(string) string) Table {
+	t := Table{Header: strings.Fields(caseOf("check source value limit verdict detail"))}
 	for _, c := range g.Checks {
 		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, c.Verdict(), c.Detail})
 	}

@@ -25,8 +25,8 @@ type Headline struct {
 	Verdict                    string // "PASS" or "FAIL"
 	Reasons, Allowed, Warnings []string
 	Lines                      [][2]string // a name and its text: outcomes, errors, …
-	Latency                    table       // over every scenario and dialect
-	Worst                      table       // the keys of highest TTFC p99, worst first
+	Latency                    Table       // over every scenario and dialect
+	Worst                      Table       // the keys of highest TTFC p99, worst first
 }
 
 // NewHeadline computes r's headline.
@@ -84,7 +84,7 @@ func errorsLine(c measure.Counters) string {
 			parts = append(parts, fmt.Sprintf("%s %d", o, k))
 		}
 	}
-	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, pct(c.ErrorRate()), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, Pct(c.ErrorRate()), strings.Join(parts, ", "))
 }
 
 // violationsLine counts the violations, by rule, most frequent first; allowed rules marked.
@@ -152,10 +152,10 @@ func headlineMS(us int64) string {
 
 // headlineLatency is each headline metric over every scenario and dialect; without the run's
 // histograms, its worst key's p50 and p99, and no p95.
-func headlineLatency(r *measure.Run) table {
+func headlineLatency(r *measure.Run) Table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil
-	t := table{Title: "Latency, all scenarios and dialects (ms)", Header: []string{"metric", "count", "p50", "p95", "p99"}, Right: []bool{false, true, true, true, true}}
+	t := Table{Title: "Latency, all scenarios and dialects (ms)", Header: []string{"metric", "count", "p50", "p95", "p99"}, Right: []bool{false, true, true, true, true}}
 	if !withP95 {
 		t.Title = "Latency, the worst scenario × dialect key of each metric (ms; no histograms, so no p95)"
 		t.Header = []string{"metric", "count", "p50", "p99"}
@@ -171,7 +171,7 @@ func headlineLatency(r *measure.Run) table {
 				t.Rows = append(t.Rows, []string{string(m), "0", "-", "-", "-"})
 				continue
 			}
-			t.Rows = append(t.Rows, []string{string(m), num(merged.TotalCount()), headlineMS(merged.ValueAtQuantile(50)),
+			t.Rows = append(t.Rows, []string{string(m), Count(merged.TotalCount()), headlineMS(merged.ValueAtQuantile(50)),
 				headlineMS(merged.ValueAtQuantile(95)), headlineMS(merged.ValueAtQuantile(99))})
 			continue
 		}
@@ -185,7 +185,7 @@ func headlineLatency(r *measure.Run) table {
 			t.Rows = append(t.Rows, []string{string(m), "0", "-", "-"})
 			continue
 		}
-		t.Rows = append(t.Rows, []string{string(m), num(worst.Count), headlineMS(worst.P50), headlineMS(worst.P99)})
+		t.Rows = append(t.Rows, []string{string(m), Count(worst.Count), headlineMS(worst.P50), headlineMS(worst.P99)})
 	}
 	return t
 }
@@ -199,10 +199,10 @@ func recorded(s *measure.Summary, m measure.Metric) bool {
 }
 
 // worstKeys lists the keys with the highest TTFC p99, worst first (ties by key).
-func worstKeys(r *measure.Run) table {
+func worstKeys(r *measure.Run) Table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil
-	t := table{Title: fmt.Sprintf("Worst keys by ttfc p99 (the top %d scenario × dialect keys, ms)", headlineWorstKeys),
+	t := Table{Title: fmt.Sprintf("Worst keys by ttfc p99 (the top %d scenario × dialect keys, ms)", headlineWorstKeys),
 		Header: []string{"scenario", "dialect", "count", "ttfc p50", "p95", "p99"}, Right: []bool{false, false, true, true, true, true, true}}
 	if !withP95 {
 		t.Header = []string{"scenario", "dialect", "count", "ttfc p50", "p99"}
@@ -231,7 +231,7 @@ func worstKeys(r *measure.Run) table {
 	slices.SortStableFunc(keys, func(a, b measure.MetricSummary) int { return cmp.Or(cmp.Compare(b.P99, a.P99), a.Key.Compare(b.Key)) })
 	for _, m := range keys[:min(len(keys), headlineWorstKeys)] {
 		tail := m.Count >= minLineSamples
-		row := []string{m.Scenario, m.Dialect, num(m.Count), headlineMS(m.P50)}
+		row := []string{m.Scenario, m.Dialect, Count(m.Count), headlineMS(m.P50)}
 		if withP95 {
 			p95 := "-"
 			if hist := r.Histograms.Get(m.Key); tail && hist != nil && hist.TotalCount() > 0 {
@@ -265,12 +265,12 @@ func (h Headline) writeText(w io.Writer) error {
 		fmt.Fprintf(w, "%s: %s\n", l[0], l[1])
 	}
 	fmt.Fprintln(w)
-	if err := h.Latency.writeText(w); err != nil {
+	if err := h.Latency.WriteText(w); err != nil {
 		return err
 	}
 	if len(h.Worst.Rows) > 0 {
 		fmt.Fprintln(w)
-		if err := h.Worst.writeText(w); err != nil {
+		if err := h.Worst.WriteText(w); err != nil {
 			return err
 		}
 	}
@@ -281,23 +281,23 @@ func (h Headline) writeText(w io.Writer) error {
 func (h Headline) writeMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "**Verdict: %s**\n\n", h.Verdict)
 	for _, reason := range h.Reasons {
-		fmt.Fprintf(w, "- %s\n", mdCell(reason))
+		fmt.Fprintf(w, "- %s\n", MarkdownCell(reason))
 	}
 	if len(h.Allowed) > 0 {
-		fmt.Fprintf(w, "- allowed (known findings, not failing the run): %s\n", mdCell(strings.Join(h.Allowed, ", ")))
+		fmt.Fprintf(w, "- allowed (known findings, not failing the run): %s\n", MarkdownCell(strings.Join(h.Allowed, ", ")))
 	}
 	for _, warning := range h.Warnings {
-		fmt.Fprintf(w, "- warning (not failing the run): %s\n", mdCell(warning))
+		fmt.Fprintf(w, "- warning (not failing the run): %s\n", MarkdownCell(warning))
 	}
 	if len(h.Reasons)+len(h.Allowed)+len(h.Warnings) > 0 {
 		fmt.Fprint(w, "\n")
 	}
 	for _, l := range h.Lines {
-		fmt.Fprintf(w, "- **%s**: %s\n", l[0], mdCell(l[1]))
+		fmt.Fprintf(w, "- **%s**: %s\n", l[0], MarkdownCell(l[1]))
 	}
 	fmt.Fprint(w, "\n")
-	h.Latency.writeMarkdown(w, "###")
+	h.Latency.WriteMarkdown(w, "###")
 	if len(h.Worst.Rows) > 0 {
-		h.Worst.writeMarkdown(w, "###")
+		h.Worst.WriteMarkdown(w, "###")
 	}
 }

@@ -20,13 +20,13 @@ func measureValue(count bool, v float64) string {
 	if count {
 		return float(v)
 	}
-	return msf(v)
+	return Ms(v)
 }
 
 // measuresTable lists every dialect measure over every key, then per key.
-func measuresTable(r *measure.Run) table {
+func measuresTable(r *measure.Run) Table {
 	s := &r.Summary
-	t := table{
+	t := Table{
 		Title:  "Dialect measures (latency in ms, count as is)",
 		Header: []string{"measure", "kind", "scenario", "dialect", "samples", "min", "p50", "p90", "p95", "p99", "max", "mean"},
 		Right:  []bool{false, false, false, false, true, true, true, true, true, true, true, true},
@@ -34,7 +34,7 @@ func measuresTable(r *measure.Run) table {
 	row := func(info measure.MeasureInfo, scenario, dialect string, m measure.MetricSummary) {
 		c := info.Kind == measure.MeasureKindCount
 		f := func(v int64) string { return measureValue(c, float64(v)) }
-		t.Rows = append(t.Rows, []string{info.Name, info.Kind, scenario, dialect, num(m.Count),
+		t.Rows = append(t.Rows, []string{info.Name, info.Kind, scenario, dialect, Count(m.Count),
 			f(m.Min), f(m.P50), f(m.P90), f(m.P95), f(m.P99), f(m.Max), measureValue(c, m.Mean)})
 	}
 	for _, info := range s.Measures {

@@ -217,7 +217,7 @@ const (
 	gridLegendWidth = 2.1 * vg.Inch
 )
 
-func drawSpectrum(m spectrumModel, colors scenarioColors) figure {
+func drawSpectrum(m spectrumModel, colors scenarioColors) Figure {
 	cols := min(gridColumns, len(m.Panels))
 	rows := (len(m.Panels) + cols - 1) / cols
 	var plots []*plot.Plot
@@ -229,7 +229,7 @@ func drawSpectrum(m spectrumModel, colors scenarioColors) figure {
 	if m.Compact {
 		panelWidth, panelHeight = 6.4*vg.Inch, 3*vg.Inch
 	}
-	return figure{name: m.Name, width: panelWidth * vg.Length(cols), height: panelHeight*vg.Length(rows) + titleH, draw: func(c draw.Canvas) {
+	return Figure{Name: m.Name, Width: panelWidth * vg.Length(cols), Height: panelHeight*vg.Length(rows) + titleH, Draw: func(c draw.Canvas) {
 		title := plot.New().Title.TextStyle
 		title.Font.Size = vg.Points(14)
 		title.XAlign, title.YAlign = draw.XLeft, draw.YTop
@@ -258,7 +258,7 @@ func drawWithSideLegend(c draw.Canvas, p *plot.Plot, cell vg.Rectangle) {
 
 // spectrumPanelPlot is one panel: each line's percentile spectrum, x in nines, y in ms.
 func spectrumPanelPlot(pn plotPanel, colors scenarioColors, logY bool) *plot.Plot {
-	p := newPlot(pn.Title)
+	p := NewPlot(pn.Title)
 	p.Title.TextStyle.Font.Size = vg.Points(12)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.X.Label.Text = "percentile"
@@ -288,7 +288,7 @@ func spectrumPanelPlot(pn plotPanel, colors scenarioColors, logY bool) *plot.Plo
 	p.X.Min = 1
 	p.X.Max = pow10Ceil(maxX)
 	p.X.Tick.Marker = plot.TickerFunc(ninesTicker)
-	p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(PlainTicks)
 	p.Y.Min, p.Y.Max = 0, max(maxY*1.05, 1) // headroom: the worst value is not on the frame
 	if logY {
 		p.Y.Scale = plot.LogScale{}

@@ -34,38 +34,23 @@ const (
 	PlotViolations       = "violations"
 )
 
-// figureWidth is every figure's width: 960 pixels at 96 dpi.
-const figureWidth = 10 * vg.Inch
-
-// figure draws itself on a canvas of its size.
-type figure struct {
-	name   string
-	width  vg.Length
-	height vg.Length
-	draw   func(c draw.Canvas)
-}
+// FigureWidth is every figure's width: 960 pixels at 96 dpi.
+const FigureWidth = 10 * vg.Inch
 
 // encode renders f as "png" or "svg" (fonts named, not embedded, to keep files small).
-func (f figure) encode(format string) ([]byte, error) {
+func (f Figure) encode(format string) ([]byte, error) {
 	var c vg.CanvasWriterTo
 	if format == "svg" {
-		c = vgsvg.NewWith(vgsvg.UseWH(f.width, f.height), vgsvg.EmbedFonts(false))
+		c = vgsvg.NewWith(vgsvg.UseWH(f.Width, f.Height), vgsvg.EmbedFonts(false))
 	} else {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(f.width, f.height)}
+		c = vgimg.PngCanvas{Canvas: vgimg.New(f.Width, f.Height)}
 	}
-	f.draw(draw.New(c))
+	f.Draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plot %s: %s: %w", f.name, format, err)
+		return nil, fmt.Errorf("plot %s: %s: %w", f.Name, format, err)
 	}
 	return buf.Bytes(), nil
-}
-
-// renderedPlot is a figure's PNG, kept for embedding in report.html.
-type renderedPlot struct {
-	Name  string
-	Title string
-	PNG   []byte
 }
 
 // plotTexts are each plot's title, and its caption in report.html saying how to read it.
@@ -86,9 +71,9 @@ var plotTexts = map[string]struct{ title, caption string }{
 		"Streams that broke each protocol rule (rule IDs as in docs/PROTOCOLS.md); the samples below show their frames."},
 }
 
-// writeFigures writes every figure as name.png and name.svg in dir and returns the PNGs.
-func writeFigures(dir string, figs []figure, titles map[string]string) ([]renderedPlot, error) {
-	var out []renderedPlot
+// WriteFigures writes every figure as Name.png and Name.svg in dir and returns their PNGs.
+func WriteFigures(dir string, figs []Figure) ([][]byte, error) {
+	var pngs [][]byte
 	for _, f := range figs {
 		png, err := f.encode("png")
 		if err != nil {
@@ -98,24 +83,20 @@ func writeFigures(dir string, figs []figure, titles map[string]string) ([]render
 		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name+".png"), png, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.Name+".png"), png, 0o644); err != nil {
 			return nil, fmt.Errorf("write plot: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name+".svg"), svg, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.Name+".svg"), svg, 0o644); err != nil {
 			return nil, fmt.Errorf("write plot: %w", err)
 		}
-		out = append(out, renderedPlot{Name: f.name, Title: titles[f.name], PNG: png})
+		pngs = append(pngs, png)
 	}
-	return out, nil
+	return pngs, nil
 }
 
-// runFigures builds every plot of a run that has something to show, with their titles; notes
-// say what the others would have shown.
-func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes []string) {
-	titles = map[string]string{}
-	for name, t := range plotTexts {
-		titles[name] = t.title
-	}
+// runFigures builds every plot of a run that has something to show; notes say what the others
+// would have shown.
+func runFigures(r *measure.Run) (figs []Figure, notes []string) {
 	hs := r.Histograms
 	if hs == nil {
 		hs = measure.NewHistograms()
@@ -123,9 +104,9 @@ func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes 
 	colors := colorsOf(hs)
 	for _, m := range []spectrumModel{
 		overviewModel(hs),
-		spectrumModelOf(PlotTimeToFirstChunk, titles[PlotTimeToFirstChunk], "no answer chunk in this run", hs, measure.FirstChunk),
-		spectrumModelOf(PlotChunkGap, titles[PlotChunkGap], "no gap between answer chunks in this run", hs, measure.ChunkGap),
-		spectrumModelOf(PlotCancel, titles[PlotCancel], "no cancels or stops in this run", hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency),
+		spectrumModelOf(PlotTimeToFirstChunk, plotTexts[PlotTimeToFirstChunk].title, "no answer chunk in this run", hs, measure.FirstChunk),
+		spectrumModelOf(PlotChunkGap, plotTexts[PlotChunkGap].title, "no gap between answer chunks in this run", hs, measure.ChunkGap),
+		spectrumModelOf(PlotCancel, plotTexts[PlotCancel].title, "no cancels or stops in this run", hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency),
 	} {
 		notes = append(notes, m.Notes...)
 		if len(m.Panels) == 0 {
@@ -137,21 +118,21 @@ func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes 
 		figs = append(figs, drawSpectrum(m, colors))
 	}
 	if len(r.Timeline) > 0 {
-		figs = append(figs, timelineFigure(titles[PlotTimeline], r.Timeline))
+		figs = append(figs, timelineFigure(plotTexts[PlotTimeline].title, r.Timeline))
 	} else {
 		notes = append(notes, "no timeline recorded in this run")
 	}
-	if f, ok := latencyOverTimeFigure(titles[PlotLatencyOverTime], &r.Summary); ok {
+	if f, ok := latencyOverTimeFigure(plotTexts[PlotLatencyOverTime].title, &r.Summary); ok {
 		figs = append(figs, f)
 	} else {
 		notes = append(notes, "no latency over time in this run (no first chunk, a run merged from shards, or one recorded before it)")
 	}
 	if r.Summary.TotalViolations() > 0 {
-		figs = append(figs, violationsFigure(titles[PlotViolations], &r.Summary))
+		figs = append(figs, violationsFigure(plotTexts[PlotViolations].title, &r.Summary))
 	} else {
 		notes = append(notes, "no protocol violations in this run: every checked rule held")
 	}
-	return figs, titles, notes
+	return figs, notes
 }
 
 // nines labels the percentile axis at 1/(1−q) = 10^i, as HdrHistogram's plotter does.
@@ -195,7 +176,8 @@ func spectrumPoints(h *hdrhistogram.Histogram) plotter.XYs {
 	return pts
 }
 
-func newPlot(title string) *plot.Plot {
+// NewPlot is a plot in a report's style: its title, a grid, the legend top left.
+func NewPlot(title string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(14)
@@ -207,7 +189,8 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
-func noData(p *plot.Plot, what string) {
+// NoData marks an empty plot so a reader knows the absence is real, not a rendering failure.
+func NoData(p *plot.Plot, what string) {
 	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{what}})
 	if err == nil {
 		l.TextStyle[0].Font.Size = vg.Points(14)
@@ -219,14 +202,15 @@ func noData(p *plot.Plot, what string) {
 	p.Y.Tick.Marker = plot.ConstantTicks(nil)
 }
 
-func lineStyle(l *plotter.Line, i int) {
+// LineStyle gives series i a distinct colour, and a dash pattern once colours repeat.
+func LineStyle(l *plotter.Line, i int) {
 	l.Color = plotutil.Color(i)
 	l.Width = vg.Points(1.5)
 	l.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
 }
 
 // timelineFigure stacks three plots on one time axis: streams, frames, errors and violations.
-func timelineFigure(title string, points []measure.TimelinePoint) figure {
+func timelineFigure(title string, points []measure.TimelinePoint) Figure {
 	series := func(get func(measure.TimelinePoint) int64) plotter.XYs {
 		xy := make(plotter.XYs, len(points))
 		for i, pt := range points {
@@ -239,12 +223,12 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 		get   func(measure.TimelinePoint) int64
 	}
 	panel := func(title, yLabel string, lines ...line) *plot.Plot {
-		p := newPlot(title)
+		p := NewPlot(title)
 		p.Title.TextStyle.Font.Size = vg.Points(12)
 		p.X.Label.Text = "time since start (s)"
 		p.Y.Label.Text = yLabel
 		if len(points) == 0 {
-			noData(p, "no timeline recorded")
+			NoData(p, "no timeline recorded")
 			return p
 		}
 		for i, ln := range lines {
@@ -252,15 +236,15 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 			if err != nil {
 				continue
 			}
-			lineStyle(l, i)
+			LineStyle(l, i)
 			p.Add(l)
 			p.Legend.Add(ln.label, l)
 		}
 		p.Y.Min = 0
 		p.Y.Max = math.Max(p.Y.Max, 1) // an all-zero series (no errors) still gets a 0..1 axis
 		p.X.Min = 0
-		p.X.Tick.Marker = plot.TickerFunc(countTicks)
-		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
+		p.X.Tick.Marker = plot.TickerFunc(CountTicks)
+		p.Y.Tick.Marker = plot.TickerFunc(CountTicks)
 		return p
 	}
 	return stacked(PlotTimeline, 2.4*vg.Inch,
@@ -276,8 +260,8 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 }
 
 // stacked is a figure of rows, one above the other, each with its legend on its right.
-func stacked(name string, rowHeight vg.Length, rows ...*plot.Plot) figure {
-	return figure{name: name, width: figureWidth, height: rowHeight * vg.Length(len(rows)), draw: func(c draw.Canvas) {
+func stacked(name string, rowHeight vg.Length, rows ...*plot.Plot) Figure {
+	return Figure{Name: name, Width: FigureWidth, Height: rowHeight * vg.Length(len(rows)), Draw: func(c draw.Canvas) {
 		for i, p := range rows {
 			top := c.Max.Y - rowHeight*vg.Length(i)
 			drawWithSideLegend(c, p, vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
@@ -285,7 +269,8 @@ func stacked(name string, rowHeight vg.Length, rows ...*plot.Plot) figure {
 	}}
 }
 
-func plainTicks(min, max float64) []plot.Tick {
+// PlainTicks are gonum's default ticks labelled in the shortest exact form ("7500", "0.25").
+func PlainTicks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ticks {
 		if ticks[i].Label != "" {
@@ -296,7 +281,8 @@ func plainTicks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-func countTicks(min, max float64) []plot.Tick {
+// CountTicks label a count axis with whole numbers at a 1-2-5 step, with minor ticks between.
+func CountTicks(min, max float64) []plot.Tick {
 	span := max - min
 	if span <= 0 {
 		return []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'f', -1, 64)}}
@@ -324,7 +310,7 @@ func countTicks(min, max float64) []plot.Tick {
 }
 
 // violationsFigure sizes the bar chart to the number of broken rules so bars stay readable.
-func violationsFigure(title string, s *measure.Summary) figure {
+func violationsFigure(title string, s *measure.Summary) Figure {
 	rules := 0
 	for _, n := range s.Violations {
 		if n > 0 {
@@ -332,12 +318,12 @@ func violationsFigure(title string, s *measure.Summary) figure {
 		}
 	}
 	height := max(3*vg.Inch, 1.5*vg.Inch+vg.Length(rules)*0.5*vg.Inch)
-	return figure{name: PlotViolations, width: figureWidth, height: height, draw: violationsPlot(title, s).Draw}
+	return Figure{Name: PlotViolations, Width: FigureWidth, Height: height, Draw: violationsPlot(title, s).Draw}
 }
 
 // violationsPlot is a horizontal bar per broken rule, most frequent at the top.
 func violationsPlot(title string, s *measure.Summary) *plot.Plot {
-	p := newPlot(title)
+	p := NewPlot(title)
 	p.X.Label.Text = "streams with the violation (count)"
 	p.Y.Label.Text = "rule"
 	var rules []string
@@ -351,12 +337,12 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 		}
 	}
 	if len(rules) == 0 {
-		noData(p, "no violations: every checked rule held")
+		NoData(p, "no violations: every checked rule held")
 		return p
 	}
 	bars, err := plotter.NewBarChart(counts, vg.Points(18))
 	if err != nil {
-		noData(p, "cannot draw: "+err.Error())
+		NoData(p, "cannot draw: "+err.Error())
 		return p
 	}
 	bars.Horizontal = true
@@ -368,7 +354,7 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 	p.NominalY(rules...)
 	p.Y.Min, p.Y.Max = -0.6, float64(len(rules))-0.4
 	p.X.Min = 0
-	p.X.Tick.Marker = plot.TickerFunc(countTicks)
+	p.X.Tick.Marker = plot.TickerFunc(CountTicks)
 	labels := make([]string, len(counts))
 	xys := make(plotter.XYs, len(counts))
 	for i, c := range counts {
@@ -387,14 +373,14 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 
 // latencyOverTimeFigure stacks a panel of p50, p95 and p99 per window for ttfc and its
 // overhead, those recorded; false when none was.
-func latencyOverTimeFigure(title string, s *measure.Summary) (f figure, ok bool) {
+func latencyOverTimeFigure(title string, s *measure.Summary) (f Figure, ok bool) {
 	var rows []*plot.Plot
 	for _, m := range []measure.Metric{measure.FirstChunk, measure.FirstChunkOverhead} {
 		ls, found := s.LatencyOverTime(m)
 		if !found || len(ls.Windows) == 0 {
 			continue
 		}
-		p := newPlot(fmt.Sprintf("%s: %s", title, m))
+		p := NewPlot(fmt.Sprintf("%s: %s", title, m))
 		p.Title.TextStyle.Font.Size = vg.Points(12)
 		p.X.Label.Text = fmt.Sprintf("time since start (s), windows of %s", time.Duration(ls.WindowMs)*time.Millisecond)
 		p.Y.Label.Text = "ms"
@@ -414,13 +400,13 @@ func latencyOverTimeFigure(title string, s *measure.Summary) (f figure, ok bool)
 			if err != nil {
 				continue
 			}
-			lineStyle(l, i)
+			LineStyle(l, i)
 			pts.Color = l.Color
 			p.Add(l, pts)
 			p.Legend.Add(q.label, l, pts)
 		}
 		p.X.Min, p.Y.Min = 0, 0
-		p.X.Tick.Marker = plot.TickerFunc(countTicks)
+		p.X.Tick.Marker = plot.TickerFunc(CountTicks)
 		rows = append(rows, p)
 	}
 	return stacked(PlotLatencyOverTime, 3*vg.Inch, rows...), len(rows) > 0

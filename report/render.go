@@ -34,8 +34,8 @@ func Render(dir string) error {
 
 // RenderRun writes r's plots, report.html and report.md into dir.
 func RenderRun(dir string, r *measure.Run) error {
-	figs, titles, notes := runFigures(r)
-	plots, err := writeFigures(dir, figs, titles)
+	figs, notes := runFigures(r)
+	pngs, err := WriteFigures(dir, figs)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func RenderRun(dir string, r *measure.Run) error {
 		return fmt.Errorf("write %s: %w", MarkdownFile, err)
 	}
 	var html bytes.Buffer
-	if err := writeHTML(&html, r, plots, notes); err != nil {
+	if err := writeHTML(&html, r, figs, pngs, notes); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
@@ -58,9 +58,9 @@ func RenderRun(dir string, r *measure.Run) error {
 }
 
 // removeUndrawn deletes the files of plots this rendering did not draw, so none is stale.
-func removeUndrawn(dir string, drawn []figure) error {
+func removeUndrawn(dir string, drawn []Figure) error {
 	for _, name := range []string{PlotOverview, PlotTimeToFirstChunk, PlotChunkGap, PlotCancel, PlotTimeline, PlotLatencyOverTime, PlotViolations} {
-		if slices.ContainsFunc(drawn, func(f figure) bool { return f.name == name }) {
+		if slices.ContainsFunc(drawn, func(f Figure) bool { return f.Name == name }) {
 			continue
 		}
 		for _, ext := range []string{".png", ".svg"} {
@@ -76,21 +76,21 @@ func removeUndrawn(dir string, drawn []figure) error {
 // in report.html).
 func WriteMarkdown(w io.Writer, r *measure.Run) {
 	s := &r.Summary
-	fmt.Fprintf(w, "# streambench run %s\n\n", mdCell(s.RunID))
+	fmt.Fprintf(w, "# streambench run %s\n\n", MarkdownCell(s.RunID))
 	if b := IncompleteBanner(s); b != "" {
-		fmt.Fprintf(w, "> **%s**\n\n", mdCell(b))
+		fmt.Fprintf(w, "> **%s**\n\n", MarkdownCell(b))
 	}
 	NewHeadline(r).writeMarkdown(w)
-	for _, t := range runTables(r, []table{runTable(s)}, samplesTable(r.Samples)) {
-		t.writeMarkdown(w, "##")
+	for _, t := range runTables(r, []Table{runTable(s)}, samplesTable(r.Samples)) {
+		t.WriteMarkdown(w, "##")
 	}
 	fmt.Fprint(w, "## Plots\n\n")
-	figs, titles, notes := runFigures(r)
+	figs, notes := runFigures(r)
 	for _, f := range figs {
-		fmt.Fprintf(w, "- [%s](%s.png) ([SVG](%s.svg))\n", titles[f.name], f.name, f.name)
+		fmt.Fprintf(w, "- [%s](%s.png) ([SVG](%s.svg))\n", plotTexts[f.Name].title, f.Name, f.Name)
 	}
 	for _, n := range notes {
-		fmt.Fprintf(w, "- %s\n", mdCell(n))
+		fmt.Fprintf(w, "- %s\n", MarkdownCell(n))
 	}
 }
 
@@ -105,11 +105,11 @@ type htmlData struct {
 	Summary    *measure.Summary
 	Incomplete string // IncompleteBanner's line
 	Headline   Headline
-	Run        table
+	Run        Table
 	FirstPlot  *htmlPlot // the overview, in the headline (nil: none)
 	Plots      []htmlPlot
 	PlotNotes  []string // what a plot with nothing to show would have shown
-	Tables     []table
+	Tables     []Table
 	Samples    []measure.ViolationSample
 }
 
@@ -200,7 +200,7 @@ func reportFrames(frames []string) string {
 	return b.String()
 }
 
-func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string) error {
+func writeHTML(w io.Writer, r *measure.Run, figs []Figure, pngs [][]byte, notes []string) error {
 	s := &r.Summary
 	data := htmlData{
 		Summary:    s,
@@ -211,10 +211,10 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string
 		Samples:    r.Samples,
 		PlotNotes:  notes,
 	}
-	for _, p := range plots {
-		hp := htmlPlot{Title: p.Title, Caption: plotTexts[p.Name].caption, Name: p.Name,
-			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))}
-		if p.Name == PlotOverview {
+	for i, f := range figs {
+		hp := htmlPlot{Title: plotTexts[f.Name].title, Caption: plotTexts[f.Name].caption, Name: f.Name,
+			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(pngs[i]))}
+		if f.Name == PlotOverview {
 			data.FirstPlot = &hp
 			continue
 		}
@@ -229,7 +229,7 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string
 // runTables are a run's tables after first: the latency overview, the dialect measures and
 // tokens (those recorded), counters, violations, leaks, latency per key, last, then the
 // provider requests (runs with --mock).
-func runTables(r *measure.Run, first []table, last ...table) []table {
+func runTables(r *measure.Run, first []Table, last ...Table) []Table {
 	s := &r.Summary
 	tables := append(first, overviewMetricsTable(r))
 	if len(s.Measures) > 0 {

@@ -26,14 +26,14 @@ func NewSessionTally() SessionTally {
 
 // WriteSummary writes the terminal summary of a run that just ended: the headline, a table
 // per scenario × dialect, then the counters, tokens, measures, CPU and leak check.
-func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
+func WriteSummary(w io.Writer, run *measure.Run, tally SessionTally) error {
 	s := &run.Summary
 	if err := NewHeadline(run).writeText(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
-	sorted := slices.SortedFunc(maps.Keys(table.Sessions), measure.Key.Compare)
+	sorted := slices.SortedFunc(maps.Keys(tally.Sessions), measure.Key.Compare)
 	if len(sorted) > 0 {
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "scenario\tdialect\tsessions\terrors\tttfc p50\tttfc p99\tgap p99\tviolations\t")
@@ -41,7 +41,7 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		for _, k := range sorted {
 			ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
 			gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
-			row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.Sessions[k]), fmt.Sprint(table.Errors[k]), "-", "-", "-", fmt.Sprint(table.Violations[k])}
+			row := []string{k.Scenario, k.Dialect, fmt.Sprint(tally.Sessions[k]), fmt.Sprint(tally.Errors[k]), "-", "-", "-", fmt.Sprint(tally.Violations[k])}
 			if ttfc.Count > 0 {
 				row[4], row[5] = ms(ttfc.P50), ms(ttfc.P99)
 			}
@@ -64,9 +64,9 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.LateStarts, c.DroppedStarts, c.Frames, c.Bytes)
 	writeTokens(w, run)
 	writeMeasures(w, run)
-	if c.Frames > 0 && table.CPU > 0 {
+	if c.Frames > 0 && tally.CPU > 0 {
 		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
-			float64(table.CPU.Microseconds())/float64(c.Frames), table.CPU.Round(time.Millisecond), c.Frames)
+			float64(tally.CPU.Microseconds())/float64(c.Frames), tally.CPU.Round(time.Millisecond), c.Frames)
 	}
 	writeLeakCheck(w, s)
 	if s.ProviderRequests != nil {

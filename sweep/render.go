@@ -209,8 +209,7 @@ func (r *Result) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write sweep: %w", err)
 	}
-	plots, err := report.WriteFigures(dir, []report.Figure{r.figure(), r.latencyFigure()},
-		map[string]string{Plot: "Capacity sweep", PlotLatency: "TTFT and ITL against request throughput"})
+	plots, err := report.WriteFigures(dir, []report.Figure{r.figure(), r.latencyFigure()})
 	if err != nil {
 		return err
 	}
