@@ -157,40 +157,12 @@ func CheckShards(shards []ShardRun) error {
 		}
 	}
 	a := &shards[0].Run.Summary
+	want := mustAgree(a)
 	for _, sh := range shards[1:] {
 		b := &sh.Run.Summary
-		for _, f := range []struct {
-			field string
-			x, y  string
-		}{
-			{"run_id", a.RunID, b.RunID},
-			{"config.seed", fmt.Sprint(a.Config.Seed), fmt.Sprint(b.Config.Seed)},
-			{"config.mix", a.Config.Mix, b.Config.Mix},
-			{"config.dialects", strings.Join(a.Config.Dialects, ","), strings.Join(b.Config.Dialects, ",")},
-			{"config.clients", fmt.Sprint(a.Config.Clients), fmt.Sprint(b.Config.Clients)},
-			{"config.rate", fmt.Sprint(a.Config.Rate), fmt.Sprint(b.Config.Rate)},
-			{"config.sessions", fmt.Sprint(a.Config.Sessions), fmt.Sprint(b.Config.Sessions)},
-			{"config.stages", a.Config.Stages, b.Config.Stages},
-			{"environment.git_revision", a.Environment.GitRevision, b.Environment.GitRevision},
-			{"environment.go_version", a.Environment.GoVersion, b.Environment.GoVersion},
-			{"shard.count", fmt.Sprint(a.Shard.Count), fmt.Sprint(b.Shard.Count)},
-			// The merged run is judged by the first shard's settings: every shard's must agree.
-			{"config.allow", unordered(a.Config.Allow), unordered(b.Config.Allow)},
-			{"config.thresholds", unordered(a.Config.Thresholds), unordered(b.Config.Thresholds)},
-			{"tokens.goodput.slos", unordered(goodputSLOs(a)), unordered(goodputSLOs(b))},
-			{"config.arrival", a.Config.Arrival, b.Config.Arrival},
-			{"config.max_inflight", fmt.Sprint(a.Config.MaxInflight), fmt.Sprint(b.Config.MaxInflight)},
-			{"config.duration", a.Config.Duration.String(), b.Config.Duration.String()},
-			{"config.warmup", a.Config.Warmup.String(), b.Config.Warmup.String()},
-			{"config.think_time", a.Config.ThinkTime.String(), b.Config.ThinkTime.String()},
-			{"config.faults", unordered(a.Config.Faults), unordered(b.Config.Faults)},
-			{"config.http2", fmt.Sprint(a.Config.HTTP2), fmt.Sprint(b.Config.HTTP2)},
-			{"judging.grace_ns", a.Judging.Grace.String(), b.Judging.Grace.String()},
-			{"judging.stream_timeout_ns", a.Judging.StreamTimeout.String(), b.Judging.StreamTimeout.String()},
-			{"judging.idle_timeout_ns", a.Judging.IdleTimeout.String(), b.Judging.IdleTimeout.String()},
-		} {
-			if f.x != f.y {
-				return &MergeError{Field: f.field, Detail: fmt.Sprintf("%s has %q, %s has %q: not shards of one run", shards[0].Dir, f.x, sh.Dir, f.y)}
+		for i, f := range mustAgree(b) {
+			if x := want[i][1]; x != f[1] {
+				return &MergeError{Field: f[0], Detail: fmt.Sprintf("%s has %q, %s has %q: not shards of one run", shards[0].Dir, x, sh.Dir, f[1])}
 			}
 		}
 		keys := slices.Concat(slices.Collect(maps.Keys(a.Config.Extra)), slices.Collect(maps.Keys(b.Config.Extra)))
@@ -225,6 +197,25 @@ func CheckShards(shards []ShardRun) error {
 		return &MergeError{Field: "shard.index", Detail: fmt.Sprintf("shard %s of %d missing (have %d of %d): merge them all", strings.Join(missing, ", "), count, len(seen), count)}
 	}
 	return nil
+}
+
+// mustAgree are the fields (named, as text) every shard of one run has alike: the merged run is
+// judged by the first shard's settings.
+func mustAgree(s *Summary) [][2]string {
+	c, e, j := s.Config, s.Environment, s.Judging
+	return [][2]string{
+		{"run_id", s.RunID}, {"config.seed", fmt.Sprint(c.Seed)}, {"config.mix", c.Mix},
+		{"config.dialects", strings.Join(c.Dialects, ",")}, {"config.clients", fmt.Sprint(c.Clients)},
+		{"config.rate", fmt.Sprint(c.Rate)}, {"config.sessions", fmt.Sprint(c.Sessions)}, {"config.stages", c.Stages},
+		{"environment.git_revision", e.GitRevision}, {"environment.go_version", e.GoVersion},
+		{"shard.count", fmt.Sprint(s.Shard.Count)}, {"config.allow", unordered(c.Allow)},
+		{"config.thresholds", unordered(c.Thresholds)}, {"tokens.goodput.slos", unordered(goodputSLOs(s))},
+		{"config.arrival", c.Arrival}, {"config.max_inflight", fmt.Sprint(c.MaxInflight)},
+		{"config.duration", c.Duration.String()}, {"config.warmup", c.Warmup.String()},
+		{"config.think_time", c.ThinkTime.String()}, {"config.faults", unordered(c.Faults)},
+		{"config.http2", fmt.Sprint(c.HTTP2)}, {"judging.grace_ns", j.Grace.String()},
+		{"judging.stream_timeout_ns", j.StreamTimeout.String()}, {"judging.idle_timeout_ns", j.IdleTimeout.String()},
+	}
 }
 
 // unordered is a list whose order does not matter as text to compare: sorted, joined.

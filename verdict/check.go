@@ -205,19 +205,11 @@ func (s Selector) format(v float64, percent bool) string {
 	}
 }
 
-func compare(v float64, op string, limit float64) bool {
-	switch op {
-	case "<":
-		return v < limit
-	case "<=":
-		return v <= limit
-	case "==":
-		return v == limit
-	case ">=":
-		return v >= limit
-	default:
-		return v > limit
-	}
+// compare is each operator a threshold can use.
+var compare = map[string]func(v, limit float64) bool{
+	"<": func(v, l float64) bool { return v < l }, "<=": func(v, l float64) bool { return v <= l },
+	"==": func(v, l float64) bool { return v == l }, ">=": func(v, l float64) bool { return v >= l },
+	">": func(v, l float64) bool { return v > l },
 }
 
 // Evaluate checks t against r. A latency threshold with no samples fails: a check that cannot
@@ -236,7 +228,7 @@ func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	}
 	c.Measured = m.value
 	c.Value = t.Selector.format(m.value, t.Percent)
-	c.Pass = compare(m.value, t.Op, t.Limit)
+	c.Pass = compare[t.Op](m.value, t.Limit)
 	c.Detail = m.note
 	if t.Selector.CountsSessions() && t.Percent {
 		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters, r.Summary.Config.Allow, rel), r.Summary.Counters.SessionsStarted)

@@ -260,14 +260,11 @@ func integrityChecks(s *measure.Summary) []Check {
 	check("every session ended", c.SessionsStarted == 0 || sumOutcomes(c) == c.SessionsStarted,
 		fmt.Sprintf("%d sessions started, %d outcomes counted", c.SessionsStarted, sumOutcomes(c)))
 	check("every latency recorded", c.RecordErrors == 0, fmt.Sprintf("%d latencies outside the histogram range", c.RecordErrors))
-	switch {
-	case s.Interrupted:
-		check("ran to its planned end", false, "interrupted before the planned end")
-	case s.Judging.Stopped != "":
-		check("ran to its planned end", false, s.Judging.Stopped)
-	default:
-		check("ran to its planned end", true, "")
+	stopped := s.Judging.Stopped
+	if s.Interrupted {
+		stopped = "interrupted before the planned end"
 	}
+	check("ran to its planned end", stopped == "", stopped)
 	check("post-run checks passed", len(s.Judging.PostRun) == 0, strings.Join(s.Judging.PostRun, "; "))
 	return out
 }

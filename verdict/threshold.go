@@ -110,22 +110,18 @@ type Selector struct {
 
 // String writes the selector back in threshold syntax, scope keys sorted.
 func (s Selector) String() string {
-	var b strings.Builder
-	b.WriteString(s.Name)
+	out := s.Name
 	if len(s.Scope) > 0 {
-		b.WriteString("{")
-		for i, k := range slices.Sorted(maps.Keys(s.Scope)) {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString(k + "=" + s.Scope[k])
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(s.Scope)) {
+			kv = append(kv, k+"="+s.Scope[k])
 		}
-		b.WriteString("}")
+		out += "{" + strings.Join(kv, ",") + "}"
 	}
 	if s.Stat != "" {
-		b.WriteString("." + s.Stat)
+		out += "." + s.Stat
 	}
-	return b.String()
+	return out
 }
 
 // ThresholdError is a threshold, regression or goodput SLO that does not parse.
@@ -379,7 +375,7 @@ func ParseSessionSLO(expr string) (SessionSLO, error) {
 func (s SessionSLO) Metric() measure.Metric { return s.Selector.def.Name }
 
 // Met tells whether a session's value (in the histogram's unit; ok: it had one) meets the SLO.
-func (s SessionSLO) Met(value float64, ok bool) bool { return ok && compare(value, s.Op, s.Limit) }
+func (s SessionSLO) Met(value float64, ok bool) bool { return ok && compare[s.Op](value, s.Limit) }
 
 // Regression limits how much worse than a baseline a latency statistic may get.
 type Regression struct {
