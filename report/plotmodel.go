@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -65,7 +66,7 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 		dialect string
 	}
 	byGroup := map[group][]measure.Key{}
-	var groups []group
+	var values int64
 	for _, k := range hs.Keys() {
 		if !slices.Contains(metrics, k.Metric) || hs.Count(k) == 0 {
 			continue
@@ -74,12 +75,10 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 		if len(metrics) == 1 {
 			g = group{dialect: k.Dialect}
 		}
-		if _, ok := byGroup[g]; !ok {
-			groups = append(groups, g)
-		}
 		byGroup[g] = append(byGroup[g], k)
+		values += hs.Count(k)
 	}
-	slices.SortFunc(groups, func(a, b group) int {
+	groups := slices.SortedFunc(maps.Keys(byGroup), func(a, b group) int {
 		return cmp.Or(cmp.Compare(slices.Index(metrics, a.metric), slices.Index(metrics, b.metric)), cmp.Compare(a.dialect, b.dialect))
 	})
 	for _, g := range groups {
@@ -95,15 +94,9 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 	}
 	if len(m.Panels) == 0 {
 		m.Empty = empty
-		var n int64
-		for _, keys := range byGroup {
-			for _, k := range keys {
-				n += hs.Count(k)
-			}
-		}
-		if n > 0 {
+		if values > 0 {
 			// Values were measured, too few for a line: say so, never "none".
-			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", n, joinNames(metrics), minLineSamples)
+			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", values, joinNames(metrics), minLineSamples)
 		}
 	}
 	return m

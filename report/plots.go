@@ -227,10 +227,6 @@ func timelineFigure(title string, points []measure.TimelinePoint) Figure {
 		p.Title.TextStyle.Font.Size = vg.Points(12)
 		p.X.Label.Text = "time since start (s)"
 		p.Y.Label.Text = yLabel
-		if len(points) == 0 {
-			NoData(p, "no timeline recorded")
-			return p
-		}
 		for i, ln := range lines {
 			l, err := plotter.NewLine(series(ln.get))
 			if err != nil {
@@ -309,20 +305,9 @@ func CountTicks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// violationsFigure sizes the bar chart to the number of broken rules so bars stay readable.
+// violationsFigure is a horizontal bar per broken rule, most frequent at the top, sized to the
+// number of rules so bars stay readable.
 func violationsFigure(title string, s *measure.Summary) Figure {
-	rules := 0
-	for _, n := range s.Violations {
-		if n > 0 {
-			rules++
-		}
-	}
-	height := max(3*vg.Inch, 1.5*vg.Inch+vg.Length(rules)*0.5*vg.Inch)
-	return Figure{Name: PlotViolations, Width: FigureWidth, Height: height, Draw: violationsPlot(title, s).Draw}
-}
-
-// violationsPlot is a horizontal bar per broken rule, most frequent at the top.
-func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 	p := NewPlot(title)
 	p.X.Label.Text = "streams with the violation (count)"
 	p.Y.Label.Text = "rule"
@@ -336,14 +321,12 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 			counts = append(counts, float64(n))
 		}
 	}
-	if len(rules) == 0 {
-		NoData(p, "no violations: every checked rule held")
-		return p
-	}
+	height := max(3*vg.Inch, 1.5*vg.Inch+vg.Length(len(rules))*0.5*vg.Inch)
+	fig := Figure{Name: PlotViolations, Width: FigureWidth, Height: height, Draw: p.Draw}
 	bars, err := plotter.NewBarChart(counts, vg.Points(18))
 	if err != nil {
 		NoData(p, "cannot draw: "+err.Error())
-		return p
+		return fig
 	}
 	bars.Horizontal = true
 	bars.Color = color.RGBA{R: 200, G: 40, B: 40, A: 255}
@@ -368,7 +351,7 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 		p.Add(l)
 	}
 	p.X.Max = slices.Max(counts) * 1.3
-	return p
+	return fig
 }
 
 // latencyOverTimeFigure stacks a panel of p50, p95 and p99 per window for ttfc and its
