@@ -150,8 +150,7 @@ func headlineMS(us int64) string {
 	return strconv.FormatFloat(float64(us)/1000, 'f', 1, 64)
 }
 
-// headlineLatency is each headline metric over every scenario and dialect; without the run's
-// histograms, its worst key's p50 and p99, and no p95.
+// headlineLatency is each headline metric over every key; without histograms, its worst key's.
 func headlineLatency(r *measure.Run) Table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil

@@ -50,8 +50,7 @@ func measuresTable(r *measure.Run) Table {
 	return t
 }
 
-// writeMeasures prints each dialect measure's p50 and p99 over every key (without histograms,
-// the worst key's).
+// writeMeasures prints each dialect measure's p50 and p99 over every key.
 func writeMeasures(w io.Writer, run *measure.Run) {
 	s := &run.Summary
 	var parts []string

@@ -45,8 +45,7 @@ type plotPanel struct {
 	Left  string // the keys with too few samples left out
 }
 
-// spectrumModel is a percentile-spectrum figure before it is drawn; with no panel, the report
-// says Empty instead.
+// spectrumModel is a percentile-spectrum figure before it is drawn (no panel: Empty says why).
 type spectrumModel struct {
 	Name, Title string
 	Panels      []plotPanel
@@ -102,8 +101,7 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 	return m
 }
 
-// panelOf is one panel of keys: the worst by p99 as lines, the rest as "other"; false when no
-// line has enough samples.
+// panelOf is one panel of keys: the worst by p99 as lines, the rest as "other".
 func panelOf(title string, keys []measure.Key, hs *measure.Histograms, withDialect bool) (plotPanel, bool) {
 	type keyed struct {
 		key  measure.Key
@@ -161,8 +159,7 @@ var palette = []color.RGBA{
 
 var otherColor = color.RGBA{150, 150, 150, 255}
 
-// scenarioColors gives every scenario of a run its colour and dashes, by its place among the
-// run's scenarios sorted, the same in every plot.
+// scenarioColors gives each scenario of a run its colour and dashes, the same in every plot.
 type scenarioColors map[string]int
 
 func colorsOf(hs *measure.Histograms) scenarioColors {

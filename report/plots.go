@@ -94,8 +94,7 @@ func WriteFigures(dir string, figs []Figure) ([][]byte, error) {
 	return pngs, nil
 }
 
-// runFigures builds every plot of a run that has something to show; notes say what the others
-// would have shown.
+// runFigures builds every plot that has something to show; notes stand for the others.
 func runFigures(r *measure.Run) (figs []Figure, notes []string) {
 	hs := r.Histograms
 	if hs == nil {
@@ -354,8 +353,7 @@ func violationsFigure(title string, s *measure.Summary) Figure {
 	return fig
 }
 
-// latencyOverTimeFigure stacks a panel of p50, p95 and p99 per window for ttfc and its
-// overhead, those recorded; false when none was.
+// latencyOverTimeFigure stacks a panel of percentiles per window for ttfc and its overhead.
 func latencyOverTimeFigure(title string, s *measure.Summary) (f Figure, ok bool) {
 	var rows []*plot.Plot
 	for _, m := range []measure.Metric{measure.FirstChunk, measure.FirstChunkOverhead} {

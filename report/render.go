@@ -22,8 +22,7 @@ const (
 	MarkdownFile = "report.md"
 )
 
-// Render reads the run saved in dir and writes there every plot as PNG and SVG, report.html
-// (plots embedded) and report.md; re-rendering a run gives the same files.
+// Render reads the run saved in dir and writes there its plots, report.html and report.md.
 func Render(dir string) error {
 	r, err := measure.ReadRun(dir)
 	if err != nil {
@@ -72,8 +71,7 @@ func removeUndrawn(dir string, drawn []Figure) error {
 	return nil
 }
 
-// WriteMarkdown writes the run's report as GitHub-flavoured Markdown (the samples' frames are
-// in report.html).
+// WriteMarkdown writes the run's report as GitHub-flavoured Markdown.
 func WriteMarkdown(w io.Writer, r *measure.Run) {
 	s := &r.Summary
 	fmt.Fprintf(w, "# streambench run %s\n\n", MarkdownCell(s.RunID))
@@ -226,9 +224,7 @@ func writeHTML(w io.Writer, r *measure.Run, figs []Figure, pngs [][]byte, notes 
 	return nil
 }
 
-// runTables are a run's tables after first: the latency overview, the dialect measures and
-// tokens (those recorded), counters, violations, leaks, latency per key, last, then the
-// provider requests (runs with --mock).
+// runTables are a run's tables, in report order, with first before and last near the end.
 func runTables(r *measure.Run, first []Table, last ...Table) []Table {
 	s := &r.Summary
 	tables := append(first, overviewMetricsTable(r))

@@ -24,8 +24,7 @@ func NewSessionTally() SessionTally {
 	return SessionTally{Sessions: map[measure.Key]int64{}, Errors: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}
 }
 
-// WriteSummary writes the terminal summary of a run that just ended: the headline, a table
-// per scenario × dialect, then the counters, tokens, measures, CPU and leak check.
+// WriteSummary writes the terminal summary of a run that just ended.
 func WriteSummary(w io.Writer, run *measure.Run, tally SessionTally) error {
 	s := &run.Summary
 	if err := NewHeadline(run).writeText(w); err != nil {
@@ -113,8 +112,7 @@ func notCheckedWhat(n measure.LeakNotChecked) string {
 	return strings.TrimSuffix(n.Source+" "+n.Name, " ")
 }
 
-// writeTokens prints the token metrics' percentiles over every scenario and dialect (without
-// histograms, the worst key's), tokens/s and goodput.
+// writeTokens prints the token metrics' percentiles over every key, tokens/s and goodput.
 func writeTokens(w io.Writer, run *measure.Run) {
 	s := &run.Summary
 	if s.Tokens == nil || s.Tokens.OutputTokens == 0 {

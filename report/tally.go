@@ -4,8 +4,7 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// SavedTally is the tally of a run read back from its results: sessions per key from its
-// duration histograms; the rest was not saved.
+// SavedTally is the tally of a saved run: its sessions per key (the rest was not saved).
 func SavedTally(run *measure.Run) SessionTally {
 	tally := NewSessionTally()
 	for _, k := range run.Histograms.Keys() {

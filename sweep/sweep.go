@@ -95,8 +95,7 @@ func StepsFrom(clients []int, rates []float64) ([]Step, error) {
 	return steps, nil
 }
 
-// StepResult is one step's run judged against the SLOs.
-// The figures are µs, per second or shares, NaN when the run recorded none.
+// StepResult is one step's run judged against the SLOs; a figure the run lacks is NaN.
 type StepResult struct {
 	Step   Step            `json:"step"`
 	RunID  string          `json:"run_id"`
@@ -146,8 +145,7 @@ func sweepMetricLabel(m measure.Metric) string {
 	return string(m)
 }
 
-// Objectives are a sweep's SLOs; one on ttfc or ttft is judged on its overhead in a step that
-// recorded it (verdict.OnOverhead).
+// Objectives are a sweep's SLOs, judged on overhead where recorded (verdict.OnOverhead).
 type Objectives struct {
 	SLOs []verdict.Threshold
 }
@@ -168,8 +166,7 @@ type Result struct {
 	RateSweep   *RateInfo `json:"rate_sweep,omitempty"`
 }
 
-// RateInfo is the request throughput a rate sweep's measuring steps found, and the rates
-// evenly spaced strictly between them.
+// RateInfo is what a rate sweep's measuring steps found, and the rates run between them.
 type RateInfo struct {
 	SynchronousRate   float64   `json:"synchronous_rate"`
 	ThroughputRate    float64   `json:"throughput_rate"`
@@ -219,6 +216,7 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 	if hi <= lo {
 		return done(fmt.Errorf("the throughput step (%d clients) completed %.3g requests/s, no more than the synchronous step's %.3g: the target does not serve more at once, so there is no range of rates to sweep", throughputClients, hi, lo))
 	}
+	var steps []Step
 	for i := 1; i <= n; i++ {
 		rate := lo + (hi-lo)*float64(i)/float64(n+1)
 		rate = math.Round(rate*1000) / 1000 // a step's name and run id show it
@@ -226,16 +224,11 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 			continue // the range is too narrow for n distinct rates at this precision
 		}
 		info.Rates = append(info.Rates, rate)
+		steps = append(steps, Step{Rate: rate})
 	}
-	for _, rate := range info.Rates {
-		st := Step{Rate: rate}
-		run, err := runStep(st)
-		if err != nil {
-			return done(fmt.Errorf("step %s: %w", st, err))
-		}
-		results = append(results, JudgeStep(st, run, obj))
-	}
-	return done(nil)
+	open, err := Run(steps, runStep, obj)
+	results = append(results, open.Steps...)
+	return done(err)
 }
 
 // load is the step's place on the plot's axis: its load, or a measuring step's request rate.
@@ -257,23 +250,20 @@ func (r StepResult) rateOrder() float64 {
 	return r.Step.Rate
 }
 
-// Run runs and judges each step and finds the knee; it stops at the first runStep error,
-// returned with the steps done so far.
+// Run runs and judges each step and finds the knee, stopping at the first runStep error.
 func Run(steps []Step, runStep func(Step) (*measure.Run, error), obj Objectives) (*Result, error) {
 	var results []StepResult
 	for _, st := range steps {
 		run, err := runStep(st)
 		if err != nil {
-			res := Analyze(results, obj)
-			return res, fmt.Errorf("step %s: %w", st, err)
+			return Analyze(results, obj), fmt.Errorf("step %s: %w", st, err)
 		}
 		results = append(results, JudgeStep(st, run, obj))
 	}
 	return Analyze(results, obj), nil
 }
 
-// Rejudge judges the step runs of the sweep saved in dir again, against obj's SLOs (none: its
-// own), without running or writing anything.
+// Rejudge judges the sweep saved in dir again, against obj's SLOs (none: its own).
 func Rejudge(dir string, obj Objectives) (*Result, error) {
 	data, err := os.ReadFile(filepath.Join(dir, JSONFile))
 	if err != nil {

@@ -45,8 +45,7 @@ func scopeMatches(scope map[string]string, k measure.Key) bool {
 	return true
 }
 
-// Measure returns the selector's value in r, in its unit (the matching histograms merged); an
-// error naming the selector when there are no samples.
+// Measure returns the selector's value in r, in its unit; an error when there are no samples.
 func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
 	m, err := s.measure(r, percent, &relaxed{})
 	return m.value, err
@@ -154,8 +153,7 @@ func (s Selector) tokens(sum *measure.Summary, percent bool) (measured, error) {
 	return measured{value: g.Share, samples: g.Judged, note: note}, nil
 }
 
-// histogram is the selector's statistic of the histograms its scope matches, merged; without
-// histograms, the worst of the matching summaries.
+// histogram is the statistic of the histograms in scope, merged; else the worst summary's.
 func (s Selector) histogram(r *measure.Run) (measured, error) {
 	h, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == s.def.Name && scopeMatches(s.Scope, k) })
 	if h.TotalCount() > 0 {
@@ -212,8 +210,7 @@ var compare = map[string]func(v, limit float64) bool{
 	">": func(v, l float64) bool { return v > l },
 }
 
-// Evaluate checks t against r. A latency threshold with no samples fails: a check that cannot
-// see its metric must not pass silently.
+// Evaluate checks t against r; no samples fail, never pass silently.
 func (t Threshold) Evaluate(r *measure.Run, source string) Check {
 	return t.evaluate(r, source, &relaxed{})
 }

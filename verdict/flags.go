@@ -8,9 +8,8 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ParseFlags makes the judge's config from --threshold, --max-regression and --allow, whose
-// rules rules must know. The first bad one is the error, naming its flag; the caller sets the
-// regressions' Baseline.
+// ParseFlags makes the judge's config from --threshold, --max-regression and --allow; the
+// first bad one is the error, naming its flag.
 func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string) (Config, error) {
 	cfg := Config{Rules: rules}
 	for _, expr := range thresholds {
@@ -37,8 +36,7 @@ func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string
 	return cfg, nil
 }
 
-// ParseThresholdIn is ParseThreshold, refusing too a threshold scoped to a rule that rules
-// (nil: any rule) does not have.
+// ParseThresholdIn is ParseThreshold, refusing a rule scope rules (nil: any) does not have.
 func ParseThresholdIn(rules *protocol.RuleSet, expr string) (Threshold, error) {
 	t, err := ParseThreshold(expr)
 	if err != nil {

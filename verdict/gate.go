@@ -17,8 +17,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// Config says what to check beyond the run's own settings (its mix's thresholds and allow
-// list, which always apply).
+// Config says what to check beyond the run's own settings, which always apply.
 type Config struct {
 	Thresholds  []Threshold  // the command line's
 	Regressions []Regression // against Baseline, which they need
@@ -195,8 +194,7 @@ func judgeOnOverhead(t Threshold, run *measure.Run, source string, rel *relaxed)
 	return c
 }
 
-// Stamp judges run with its own settings alone and records the verdict in its summary,
-// keeping the warnings already there.
+// Stamp judges run with its own settings alone and records the verdict in its summary.
 func Stamp(run *measure.Run) error {
 	res, err := Judge(run, Config{})
 	if err != nil {
@@ -244,8 +242,7 @@ func defaultChecks(run *measure.Run, rel *relaxed) []Check {
 	return out
 }
 
-// integrityChecks fail a run that did not run as planned or measure all it saw; no threshold
-// relaxes them.
+// integrityChecks fail a run that did not run as planned or measure all it saw.
 func integrityChecks(s *measure.Summary) []Check {
 	var out []Check
 	check := func(name string, pass bool, detail string) {

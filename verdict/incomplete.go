@@ -8,8 +8,7 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// ErrIncomplete is Judge's error for a snapshot of a run killed or still running, whose
-// figures no check can judge.
+// ErrIncomplete is Judge's error for a snapshot of a run, which no check can judge.
 var ErrIncomplete = errors.New("the run is incomplete")
 
 func checkComplete(role string, r *measure.Run) error {

@@ -264,8 +264,7 @@ type Threshold struct {
 
 var operators = []string{"<=", ">=", "==", "<", ">"}
 
-// ParseThreshold parses a check such as "ttfc{scenario=plain-answer}.p99<300ms" or
-// "errors<0.1%" (MetricsHelp).
+// ParseThreshold parses a check such as "ttfc{scenario=plain-answer}.p99<300ms" (MetricsHelp).
 func ParseThreshold(expr string) (Threshold, error) { return parser{expr: expr}.threshold() }
 
 func (p parser) threshold() (Threshold, error) {
@@ -361,8 +360,7 @@ func number(s string) (float64, bool) {
 	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0
 }
 
-// SessionSLO is a goodput objective on each session's own value, such as "ttft<500ms": a
-// threshold on a per-session metric, without scope or statistic.
+// SessionSLO is a goodput objective on each session's own value, such as "ttft<500ms".
 type SessionSLO struct{ Threshold }
 
 // ParseSessionSLO parses METRIC OP LIMIT; errors name the SLO and what was expected.
@@ -386,8 +384,7 @@ type Regression struct {
 	Absolute          bool
 }
 
-// ParseRegression parses "ttfc.p99=10%" (at most 10% over the baseline) or "ttfc.p99=50ms"
-// (at most 50 ms over it). Only latency statistics can regress.
+// ParseRegression parses "ttfc.p99=10%" or "ttfc.p99=50ms": at most that much over the baseline.
 func ParseRegression(expr string) (Regression, error) {
 	p := parser{expr: expr}
 	// The allowance follows the first '=' after any {scope}, which has '=' of its own.

@@ -19,9 +19,8 @@ const (
 	DefaultPerStream = 0.05
 )
 
-// Check is one leak check around a sharded run, whose shards skip their own (each would see
-// the others' streams): Baseline before any shard starts, Verify after all ended. It reads
-// the runtime's and the mock's gauges only.
+// Check is one leak check around a sharded run, whose shards skip their own as each would see
+// the others' streams: Baseline before any shard starts, Verify after all ended.
 type Check struct {
 	RuntimeMetricsURL string        // "" or "-": not read
 	MockURL           string        // its /metrics is read; "": not read
@@ -60,8 +59,7 @@ func (c Check) probe() *Probe {
 	return p
 }
 
-// Baseline reads every configured source; one it cannot read is recorded as not checked. No
-// source configured is an error.
+// Baseline reads every configured source (none is an error), recording what it cannot read.
 func (c Check) Baseline(ctx context.Context) (*Baseline, error) {
 	p := c.probe()
 	if len(p.sources()) == 0 {
@@ -71,8 +69,7 @@ func (c Check) Baseline(ctx context.Context) (*Baseline, error) {
 	return &Baseline{Taken: time.Now().UTC(), Sources: b.sources, NotChecked: b.notChecked}, nil
 }
 
-// Verify reads the baseline's sources again until every delta is within tolerance or Grace
-// has passed; sources other than the baseline's are an error naming both URLs.
+// Verify reads the baseline's sources again, as Probe.Check does; other sources are an error.
 func (c Check) Verify(ctx context.Context, b *Baseline) ([]measure.Leak, []measure.LeakNotChecked, error) {
 	p := c.probe()
 	want := map[string]string{}

@@ -1,6 +1,5 @@
-// Package leakcheck compares a runtime's (and the mock's, and the generator's own) resource
-// gauges before a load and after it drained: a run's own check is a Probe, a sharded run's one
-// check a Check, its Baseline saved to a file between the steps.
+// Package leakcheck compares the resource gauges of a runtime, the mock and the generator before
+// a load and after it drained: a run's own check (Probe), or a sharded run's one (Check).
 package leakcheck
 
 import (
@@ -30,8 +29,7 @@ import (
 // gauges is one reading: metric name → value summed over label sets.
 type gauges map[string]float64
 
-// knownLeakGauges are the resource gauges Prometheus clients export under fixed names, checked
-// whatever their declared type (some exporters write them untyped).
+// knownLeakGauges are the resource gauges Prometheus clients export, of any declared type.
 var knownLeakGauges = map[string]toleranceClass{
 	"process_open_fds":              pooled, // the process collector of Go, Node (prom-client), Python, Java clients
 	"go_goroutines":                 pooled, // Go client (not go_threads: Go never ends its threads, so it only grows)
@@ -131,8 +129,7 @@ type Probe struct {
 	Peak       func() int64  // peak open streams, for the pooled tolerance
 }
 
-// scrape reads one source (URL "": the generator itself); its errors, naming the URL, are the
-// reason a source is not checked.
+// scrape reads one source (URL "": the generator itself); an error is why it is not checked.
 func (p *Probe) scrape(ctx context.Context, src SourceReading) (gauges, error) {
 	if src.URL == "" {
 		return selfGauges(), nil
@@ -206,15 +203,13 @@ func (p *Probe) sources() []SourceReading {
 	return out
 }
 
-// Reading is what a probe read before the load: the gauges of each source it could read, and
-// the sources it could not.
+// Reading is what a probe read before the load.
 type Reading struct {
 	sources    []SourceReading
 	notChecked []measure.LeakNotChecked
 }
 
-// Baseline reads every source before the load. A source that cannot be read, or that
-// exports no gauge the check knows, is not checked; the run goes ahead either way.
+// Baseline reads every source before the load; one unread or without gauges is not checked.
 func (p *Probe) Baseline(ctx context.Context) *Reading {
 	b := &Reading{}
 	for _, src := range p.sources() {

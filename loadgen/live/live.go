@@ -1,5 +1,4 @@
-// Package live exposes a run as Prometheus metrics while it runs (load --metrics-addr): an
-// Exporter that is one of the run's outputs (loadgen.Output: session ends, progress, latencies).
+// Package live exposes a run as Prometheus metrics while it runs (load --metrics-addr).
 package live
 
 import (
@@ -20,11 +19,8 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// Exporter exposes a run as Prometheus metrics while it runs, named as the registry declares
-// them (measure.Def.Live), for watching; the run's results stay the record. It is fed never
-// from the per-frame path (progress once a second, session ends, chunk gaps in the
-// recorder's batches), and observes with atomics, on a registry of its own. Safe for
-// concurrent use.
+// Exporter is one of a run's outputs, as the registry names them (measure.Def.Live); it is fed
+// never from the per-frame path and observes with atomics. Safe for concurrent use.
 type Exporter struct {
 	registry   *prometheus.Registry
 	last       atomic.Pointer[loadgen.Progress]
@@ -122,8 +118,7 @@ func (l *Exporter) LateViolation(e loadgen.SessionEnd) {
 // Progress keeps the run's latest progress (loadgen.ProgressOutput).
 func (l *Exporter) Progress(p loadgen.Progress) { l.last.Store(&p) }
 
-// Latencies observes a session's time to first chunk or a batch of its chunk gaps
-// (loadgen.LatencyOutput).
+// Latencies observes a session's time to first chunk or chunk gaps (loadgen.LatencyOutput).
 func (l *Exporter) Latencies(v session.Latencies) {
 	if v.TimeToFirstChunk > 0 {
 		l.firstChunk.WithLabelValues(v.Dialect).Observe(v.TimeToFirstChunk.Seconds())
@@ -147,8 +142,7 @@ func (l *Exporter) Handler() http.Handler {
 	return mux
 }
 
-// Serve serves an Exporter attached to cfg on addr until stop; it returns the address it
-// listens on, and a later server error goes to logf.
+// Serve serves an Exporter attached to cfg on addr until stop; a later error goes to logf.
 func Serve(addr string, cfg *loadgen.Config, logf func(format string, args ...any)) (listening string, stop func(), err error) {
 	live := New()
 	live.Attach(cfg)

@@ -1,5 +1,4 @@
-// Package transport is the load generator's HTTP/1.1 client for event streams; HTTP/2 runs
-// use net/http's.
+// Package transport is the load generator's HTTP/1.1 client for event streams.
 package transport
 
 import (
@@ -77,8 +76,7 @@ const maxResponseHead = 1 << 20
 
 var errHeadTooLarge = fmt.Errorf("response head longer than %d bytes", maxResponseHead)
 
-// headLimiter is the connection as the response reader sees it: while a head is read, at most
-// left more bytes; otherwise (left < 0) unlimited.
+// headLimiter reads at most left more bytes of a head (left < 0: no head, no limit).
 type headLimiter struct {
 	conn net.Conn
 	left int64
@@ -108,8 +106,7 @@ const (
 
 var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamWriteBuffer) }}
 
-// New returns a transport parking up to maxIdle connections per host; tlsConf (nil: system
-// roots, verified) is the base TLS config for https, offering http/1.1 alone.
+// New returns a transport parking up to maxIdle connections per host, over tlsConf for https.
 func New(maxIdle int, tlsConf *tls.Config) *Transport {
 	if tlsConf == nil {
 		tlsConf = &tls.Config{}
@@ -231,8 +228,7 @@ func (e *TLSError) Error() string { return fmt.Sprintf("TLS handshake with %s: %
 // Unwrap returns the handshake's error.
 func (e *TLSError) Unwrap() error { return e.Err }
 
-// exchange writes req and reads the response head on c; the request's context ending closes
-// the connection, unblocking any read or write.
+// exchange writes req and reads the response head on c, closed when the context ends.
 func (t *Transport) exchange(ctx context.Context, c *streamConn, req *http.Request) (*http.Response, error) {
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.Close() })
 	fail := func(step string, err error) (*http.Response, error) {
@@ -271,8 +267,7 @@ func (t *Transport) exchange(ctx context.Context, c *streamConn, req *http.Reque
 	return resp, nil
 }
 
-// chunkedBody is a chunked body read straight from the connection's reader, its trailer read
-// (and discarded) so that the connection can be reused.
+// chunkedBody is a chunked body read straight from the connection, trailer included (for reuse).
 type chunkedBody struct {
 	r   io.Reader
 	br  *bufio.Reader
@@ -351,8 +346,7 @@ func (b *streamBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close releases the connection, parked only when nothing followed the response's end;
-// further calls do nothing.
+// Close releases the connection, parked only when nothing followed the response's end.
 func (b *streamBody) Close() error {
 	if b.closed {
 		return nil
@@ -371,8 +365,7 @@ func (b *streamBody) Close() error {
 	return b.c.conn.Close()
 }
 
-// take returns the newest parked connection for addr that has rested and is quiet, if any;
-// the others it looks at are closed (strays noted).
+// take returns the newest rested, quiet parked connection for addr, closing the others it saw.
 func (t *Transport) take(addr string) *streamConn {
 	for {
 		t.mu.Lock()
@@ -507,8 +500,7 @@ func (t *Transport) park(addr string, c *streamConn) {
 	}
 }
 
-// noteStray records bytes found on a connection of addr's pool between responses, and ends
-// that pool's reuse, closing its parked connections.
+// noteStray records bytes found between responses and ends the reuse of addr's pool.
 func (t *Transport) noteStray(addr string, stray []byte) {
 	t.mu.Lock()
 	n := t.strays[addr]
