@@ -27,7 +27,6 @@ const (
 type intervalEncoder struct {
 	zw      *zlib.Writer
 	payload []byte
-	inner   bytes.Buffer
 	zbuf    bytes.Buffer
 	out     []byte
 	scratch *hdrhistogram.Histogram // packed histograms are expanded into it

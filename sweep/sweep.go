@@ -374,26 +374,22 @@ func Analyze(steps []StepResult, obj Objectives) *Result {
 		}
 	}
 	for i, st := range steps {
-		if st.Pass {
-			if len(slos) == 0 {
-				continue
-			}
+		switch {
+		case !st.Pass:
 			if r.BrokenAt < 0 {
-				r.Knee = i
-			} else {
-				r.PassedAgain = append(r.PassedAgain, i)
+				r.BrokenAt = i
 			}
-			continue
-		}
-		if r.BrokenAt < 0 {
-			r.BrokenAt = i
+		case len(slos) == 0:
+		case r.BrokenAt < 0:
+			r.Knee = i
+		default:
+			r.PassedAgain = append(r.PassedAgain, i)
 		}
 	}
 	if r.BrokenAt >= 0 {
 		type broken struct {
 			name string
 			over float64
-			idx  int
 		}
 		var bs []broken
 		for j, c := range steps[r.BrokenAt].Checks {
@@ -402,7 +398,7 @@ func Analyze(steps []StepResult, obj Objectives) *Result {
 				if j < len(slos) {
 					over = overBy(c, slos[j])
 				}
-				bs = append(bs, broken{c.Name, over, j})
+				bs = append(bs, broken{c.Name, over})
 			}
 		}
 		slices.SortStableFunc(bs, func(a, b broken) int { return cmp.Compare(b.over, a.over) })

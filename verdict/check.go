@@ -26,11 +26,10 @@ type Check struct {
 	Measured float64 // the raw value: µs, a fraction or a count (NaN without data)
 }
 
-// measured is a selector's value in a run.
+// measured is a selector's value in a run, and what to say of it.
 type measured struct {
-	value   float64
-	samples int64 // a count's: 1
-	note    string
+	value float64
+	note  string
 }
 
 var errNoData = errors.New("no samples")
@@ -63,7 +62,7 @@ func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule, rel
 }
 
 // one is a count's value.
-func one(v int64, note string) measured { return measured{value: float64(v), samples: 1, note: note} }
+func one(v int64, note string) measured { return measured{value: float64(v), note: note} }
 
 func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured, error) {
 	sum := &r.Summary
@@ -78,7 +77,7 @@ func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured,
 		if sum.Counters.SessionsStarted == 0 {
 			return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
 		}
-		return measured{value: float64(n) / float64(sum.Counters.SessionsStarted), samples: 1}, nil
+		return measured{value: float64(n) / float64(sum.Counters.SessionsStarted)}, nil
 	case measure.Violations:
 		return s.violations(r, rel), nil
 	case measure.Leaks:
@@ -137,7 +136,7 @@ func (s Selector) tokens(sum *measure.Summary, percent bool) (measured, error) {
 		return measured{}, fmt.Errorf("%s: %w: the run recorded no token figures", s, errNoData)
 	}
 	if s.def.Name == measure.TokensPerSecond {
-		return measured{value: sum.Tokens.OutputTokensPerSecond, samples: sum.Tokens.OutputTokens}, nil
+		return measured{value: sum.Tokens.OutputTokensPerSecond}, nil
 	}
 	g := sum.Tokens.Goodput
 	note := fmt.Sprintf("%d of %d judged sessions", g.Sessions, g.Judged)
@@ -150,7 +149,7 @@ func (s Selector) tokens(sum *measure.Summary, percent bool) (measured, error) {
 	case g.Judged == 0:
 		return measured{}, fmt.Errorf("%s: %w: no session judged", s, errNoData)
 	}
-	return measured{value: g.Share, samples: g.Judged, note: note}, nil
+	return measured{value: g.Share, note: note}, nil
 }
 
 // histogram is the statistic of the histograms in scope, merged; else the worst summary's.
@@ -162,13 +161,12 @@ func (s Selector) histogram(r *measure.Run) (measured, error) {
 		if n > 1 {
 			note = fmt.Sprintf("%d scenario×dialect histograms merged", n)
 		}
-		return measured{value: stat, samples: h.TotalCount(), note: note}, nil
+		return measured{value: stat, note: note}, nil
 	}
-	worst, count, n := -1.0, int64(0), 0
+	worst, n := -1.0, 0
 	for _, m := range r.Summary.Metrics {
 		if s.matches(m) {
 			worst = max(worst, m.Stat(s.Stat))
-			count += m.Count
 			n++
 		}
 	}
@@ -179,7 +177,7 @@ func (s Selector) histogram(r *measure.Run) (measured, error) {
 	if n > 1 {
 		note = fmt.Sprintf("worst of %d summaries (no histograms saved)", n)
 	}
-	return measured{value: worst, samples: count, note: note}, nil
+	return measured{value: worst, note: note}, nil
 }
 
 // matches tells whether m is a summary with values of the selector's metric in its scope.

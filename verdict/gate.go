@@ -8,6 +8,7 @@
 package verdict
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -97,13 +98,8 @@ const (
 // error, not a failed check: stored thresholds or allow list that do not parse, regressions
 // without a baseline, an incomplete run or baseline (ErrIncomplete).
 func Judge(run *measure.Run, cfg Config) (*Result, error) {
-	if err := checkComplete("current", run); err != nil {
+	if err := cmp.Or(checkComplete("current", run), checkComplete("baseline", cfg.Baseline)); err != nil {
 		return nil, err
-	}
-	if cfg.Baseline != nil {
-		if err := checkComplete("baseline", cfg.Baseline); err != nil {
-			return nil, err
-		}
 	}
 	if len(cfg.Regressions) > 0 && cfg.Baseline == nil {
 		return nil, errors.New("regression checks need a baseline run")
@@ -142,37 +138,29 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 	for _, g := range given {
 		rel.note(g.t.Selector)
 	}
-	res := &Result{RunID: run.Summary.RunID, Pass: true}
-	add := func(c Check) {
-		res.Checks = append(res.Checks, c)
-		res.Pass = res.Pass && c.Pass
-	}
-	for _, c := range defaultChecks(run, &rel) {
-		add(c)
-	}
+	res := &Result{RunID: run.Summary.RunID, Checks: defaultChecks(run, &rel)}
 	for _, g := range given {
-		add(judgeOnOverhead(g.t, run, g.source, &rel))
+		res.Checks = append(res.Checks, judgeOnOverhead(g.t, run, g.source, &rel))
 	}
 	for _, g := range cfg.Regressions {
-		add(g.Evaluate(run, cfg.Baseline))
+		res.Checks = append(res.Checks, g.Evaluate(run, cfg.Baseline))
 	}
 	if len(cfg.Regressions) > 0 {
 		if diffs := measure.WorkloadDiffs(&cfg.Baseline.Summary, &run.Summary); len(diffs) > 0 {
 			res.Warnings = append(res.Warnings, "the baseline's workload differs from this run's, so the regressions compare only the scenario×dialect keys both recorded: "+strings.Join(diffs, "; "))
 		}
 	}
-	for _, c := range integrityChecks(&run.Summary) {
-		add(c)
-	}
+	res.Checks = append(res.Checks, integrityChecks(&run.Summary)...)
 	for _, rule := range run.Summary.Config.Allow {
 		source := "allow" // gate --allow
 		if slices.Contains(fromMix, rule) {
 			source = sourceLoad
 		}
 		n := run.Summary.Violations[rule]
-		add(Check{Name: "allow " + string(rule), Source: source, Value: fmt.Sprintf("%s×%d", rule, n), Limit: "any (known finding)",
-			Pass: true, Allowed: true, Measured: float64(n), Detail: "counted and shown, not failing the gate"})
+		res.Checks = append(res.Checks, Check{Name: "allow " + string(rule), Source: source, Value: fmt.Sprintf("%s×%d", rule, n),
+			Limit: "any (known finding)", Pass: true, Allowed: true, Measured: float64(n), Detail: "counted and shown, not failing the gate"})
 	}
+	res.Pass = !slices.ContainsFunc(res.Checks, func(c Check) bool { return !c.Pass })
 	return res, nil
 }
 

@@ -12,7 +12,7 @@ import (
 var ErrIncomplete = errors.New("the run is incomplete")
 
 func checkComplete(role string, r *measure.Run) error {
-	if !r.Summary.Incomplete {
+	if r == nil || !r.Summary.Incomplete {
 		return nil
 	}
 	return fmt.Errorf("%s run %s: %w (its %s says \"incomplete\": true): a snapshot taken %s into the run, at %s UTC, when the run was killed or still running; the gate judges finished runs only",
