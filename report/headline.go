@@ -248,55 +248,42 @@ func worstKeys(r *measure.Run) Table {
 	return t
 }
 
-// writeText writes the headline for a terminal.
-func (h Headline) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "verdict: %s\n", h.Verdict)
-	for _, r := range h.Reasons {
-		fmt.Fprintf(w, "  - %s\n", r)
-	}
-	if len(h.Allowed) > 0 {
-		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(h.Allowed, ", "))
-	}
-	for _, warning := range h.Warnings {
-		fmt.Fprintf(w, "  warning (not failing the run): %s\n", warning)
-	}
-	for _, l := range h.Lines {
-		fmt.Fprintf(w, "%s: %s\n", l[0], l[1])
-	}
-	fmt.Fprintln(w)
-	if err := h.Latency.WriteText(w); err != nil {
-		return err
-	}
-	if len(h.Worst.Rows) > 0 {
-		fmt.Fprintln(w)
-		if err := h.Worst.WriteText(w); err != nil {
-			return err
-		}
-	}
-	return nil
+// headlineStyle is how a headline is written: for a terminal, or as Markdown.
+type headlineStyle struct {
+	verdict, reason, note, line, gap, between string // formats and separators
+	cell                                      func(string) string
+	table                                     func(io.Writer, Table) error
 }
 
-// writeMarkdown writes the headline as GitHub-flavoured Markdown.
-func (h Headline) writeMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "**Verdict: %s**\n\n", h.Verdict)
-	for _, reason := range h.Reasons {
-		fmt.Fprintf(w, "- %s\n", MarkdownCell(reason))
+var (
+	textHeadline = headlineStyle{verdict: "verdict: %s\n", reason: "  - %s\n", note: "  %s\n", line: "%s: %s\n",
+		between: "\n", cell: func(s string) string { return s }, table: func(w io.Writer, t Table) error { return t.WriteText(w) }}
+	markdownHeadline = headlineStyle{verdict: "**Verdict: %s**\n\n", reason: "- %s\n", note: "- %s\n", line: "- **%s**: %s\n",
+		gap: "\n", cell: MarkdownCell, table: func(w io.Writer, t Table) error { t.WriteMarkdown(w, "###"); return nil }}
+)
+
+// write writes the headline in style st.
+func (h Headline) write(w io.Writer, st headlineStyle) error {
+	fmt.Fprintf(w, st.verdict, h.Verdict)
+	for _, r := range h.Reasons {
+		fmt.Fprintf(w, st.reason, st.cell(r))
 	}
 	if len(h.Allowed) > 0 {
-		fmt.Fprintf(w, "- allowed (known findings, not failing the run): %s\n", MarkdownCell(strings.Join(h.Allowed, ", ")))
+		fmt.Fprintf(w, st.note, st.cell("allowed (known findings, not failing the run): "+strings.Join(h.Allowed, ", ")))
 	}
 	for _, warning := range h.Warnings {
-		fmt.Fprintf(w, "- warning (not failing the run): %s\n", MarkdownCell(warning))
+		fmt.Fprintf(w, st.note, st.cell("warning (not failing the run): "+warning))
 	}
 	if len(h.Reasons)+len(h.Allowed)+len(h.Warnings) > 0 {
-		fmt.Fprint(w, "\n")
+		fmt.Fprint(w, st.gap)
 	}
 	for _, l := range h.Lines {
-		fmt.Fprintf(w, "- **%s**: %s\n", l[0], MarkdownCell(l[1]))
+		fmt.Fprintf(w, st.line, l[0], st.cell(l[1]))
 	}
 	fmt.Fprint(w, "\n")
-	h.Latency.WriteMarkdown(w, "###")
-	if len(h.Worst.Rows) > 0 {
-		h.Worst.WriteMarkdown(w, "###")
+	if err := st.table(w, h.Latency); err != nil || len(h.Worst.Rows) == 0 {
+		return err
 	}
+	fmt.Fprint(w, st.between)
+	return st.table(w, h.Worst)
 }
