@@ -420,12 +420,10 @@ func (c *streamConn) idle() (connState, []byte) {
 		return st, peeked
 	}
 	// Under TLS, a close_notify alert (no stray) or data: only decrypting tells.
-	switch st, stray := c.readUntil(time.Now().Add(tlsRecordWait)); st {
-	case connQuiet:
-		return connClosed, nil // a record that did not complete: not reused, not judged
-	default:
+	if st, stray := c.readUntil(time.Now().Add(tlsRecordWait)); st != connQuiet {
 		return st, stray
 	}
+	return connClosed, nil // a record that did not complete: not reused, not judged
 }
 
 // tlsRecordWait bounds the wait for the rest of a TLS record in a parked connection's socket.
