@@ -283,7 +283,9 @@ func spectrumPanelPlot(pn plotPanel, colors scenarioColors, logY bool) *plot.Plo
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Min, p.Y.Max = logFloorMS, pow10Ceil(max(maxY, 1))
-		p.Y.Tick.Marker = plot.TickerFunc(decadeTicks)
+		p.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick { // plain numbers: 0.1, 1, 10, …
+			return decadeTicks(pow10Ceil(min), max, func(_ int, v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
+		})
 		p.Y.Label.Text = "ms (log scale)"
 	}
 	return p
@@ -291,20 +293,6 @@ func spectrumPanelPlot(pn plotPanel, colors scenarioColors, logY bool) *plot.Plo
 
 // logFloorMS is the bottom of a log latency axis: values under it (an overhead of 0) sit on it.
 const logFloorMS = 0.1
-
-// decadeTicks labels a log axis at each power of ten in plain numbers (0.1, 1, 10, 100, 1000).
-func decadeTicks(min, max float64) []plot.Tick {
-	var ticks []plot.Tick
-	for v := pow10Ceil(min); v <= max*1.0001; v *= 10 {
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		for m := 2; m <= 9; m++ {
-			if mv := v * float64(m); mv <= max {
-				ticks = append(ticks, plot.Tick{Value: mv})
-			}
-		}
-	}
-	return ticks
-}
 
 func pow10Ceil(x float64) float64 { return math.Pow(10, math.Ceil(math.Log10(x))) }
 

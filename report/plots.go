@@ -134,21 +134,30 @@ func runFigures(r *measure.Run) (figs []Figure, notes []string) {
 	return figs, notes
 }
 
-// nines labels the percentile axis at 1/(1−q) = 10^i, as HdrHistogram's plotter does.
-var nines = []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"}
+// ninesTicker labels the percentile axis at 1/(1−q) = 10^i as HdrHistogram's plotter does.
+func ninesTicker(_, max float64) []plot.Tick {
+	nines := []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"}
+	return decadeTicks(1, max, func(i int, _ float64) string {
+		if i < len(nines) {
+			return nines[i]
+		}
+		return ""
+	})
+}
 
-// ninesTicker puts a labelled tick at each power of ten (0%, 90%, 99%, …) and minor ticks between.
-func ninesTicker(min, max float64) []plot.Tick {
+// decadeTicks puts a tick labelled label(i, v) at each power of ten v from first (the i-th)
+// up to max, until a label is "", and minor ticks between.
+func decadeTicks(first, max float64, label func(i int, v float64) string) []plot.Tick {
 	var ticks []plot.Tick
-	for i := 0; i < len(nines); i++ {
-		decade := math.Pow(10, float64(i))
-		if decade > max*1.0001 {
+	for i, v := 0, first; v <= max*1.0001; i, v = i+1, v*10 {
+		l := label(i, v)
+		if l == "" {
 			break
 		}
-		ticks = append(ticks, plot.Tick{Value: decade, Label: nines[i]})
+		ticks = append(ticks, plot.Tick{Value: v, Label: l})
 		for m := 2; m <= 9; m++ {
-			if v := decade * float64(m); v <= max {
-				ticks = append(ticks, plot.Tick{Value: v})
+			if mv := v * float64(m); mv <= max {
+				ticks = append(ticks, plot.Tick{Value: mv})
 			}
 		}
 	}
