@@ -236,40 +236,27 @@ func (c Comparison) largestTable() Table {
 }
 
 // WriteText prints the comparison for a terminal.
-func (c Comparison) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "compare: A = %s (the reference), B = %s\n", c.A, c.B)
+func (c Comparison) WriteText(w io.Writer) error { return c.write(w, textStyle) }
+
+// WriteMarkdown prints the comparison as GitHub Markdown.
+func (c Comparison) WriteMarkdown(w io.Writer) { _ = c.write(w, markdownStyle) } // Markdown writes no error of its own
+
+func (c Comparison) write(w io.Writer, st style) error {
+	fmt.Fprintf(w, st.compare, st.cell(c.A), st.cell(c.B))
 	for _, n := range c.Notes {
-		fmt.Fprintln(w, n)
+		fmt.Fprintf(w, st.compareNote, st.cell(n))
 	}
 	if warning := c.workloadWarning(); warning != "" {
-		fmt.Fprintf(w, "WARNING: %s\n", warning)
+		fmt.Fprintf(w, st.warning, st.cell(warning))
 	}
-	fmt.Fprintln(w)
+	fmt.Fprint(w, st.between)
 	if lt := c.largestTable(); len(lt.Rows) > 0 {
-		if err := lt.WriteText(w); err != nil {
+		if err := st.table(w, lt); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintln(w, "Largest changes: none (no ranked figure changed)")
+		fmt.Fprint(w, st.none(lt.Title))
 	}
-	fmt.Fprintln(w)
-	return c.everyMetric().WriteText(w)
-}
-
-// WriteMarkdown prints the comparison as GitHub Markdown.
-func (c Comparison) WriteMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", MarkdownCell(c.A), MarkdownCell(c.B))
-	for _, n := range c.Notes {
-		fmt.Fprintf(w, "> **%s**\n\n", MarkdownCell(n))
-	}
-	if warning := c.workloadWarning(); warning != "" {
-		fmt.Fprintf(w, "> **Warning:** %s\n\n", MarkdownCell(warning))
-	}
-	lt := c.largestTable()
-	if len(lt.Rows) == 0 {
-		fmt.Fprintf(w, "### %s\n\nNone: no ranked figure changed.\n\n", lt.Title)
-	} else {
-		lt.WriteMarkdown(w, "###")
-	}
-	c.everyMetric().WriteMarkdown(w, "###")
+	fmt.Fprint(w, st.between)
+	return st.table(w, c.everyMetric())
 }

@@ -248,22 +248,28 @@ func worstKeys(r *measure.Run) Table {
 	return t
 }
 
-// headlineStyle is how a headline is written: for a terminal, or as Markdown.
-type headlineStyle struct {
-	verdict, reason, note, line, gap, between string // formats and separators
+// style is how a headline or a comparison is written: for a terminal, or as Markdown.
+type style struct {
+	verdict, reason, note, line, gap, between string // the headline's formats, and between blocks
+	compare, compareNote, warning             string // the comparison's
+	none                                      func(title string) string
 	cell                                      func(string) string
 	table                                     func(io.Writer, Table) error
 }
 
 var (
-	textHeadline = headlineStyle{verdict: "verdict: %s\n", reason: "  - %s\n", note: "  %s\n", line: "%s: %s\n",
-		between: "\n", cell: func(s string) string { return s }, table: func(w io.Writer, t Table) error { return t.WriteText(w) }}
-	markdownHeadline = headlineStyle{verdict: "**Verdict: %s**\n\n", reason: "- %s\n", note: "- %s\n", line: "- **%s**: %s\n",
-		gap: "\n", cell: MarkdownCell, table: func(w io.Writer, t Table) error { t.WriteMarkdown(w, "###"); return nil }}
+	textStyle = style{verdict: "verdict: %s\n", reason: "  - %s\n", note: "  %s\n", line: "%s: %s\n", between: "\n",
+		compare: "compare: A = %s (the reference), B = %s\n", compareNote: "%s\n", warning: "WARNING: %s\n",
+		none: func(string) string { return "Largest changes: none (no ranked figure changed)\n" },
+		cell: func(s string) string { return s }, table: func(w io.Writer, t Table) error { return t.WriteText(w) }}
+	markdownStyle = style{verdict: "**Verdict: %s**\n\n", reason: "- %s\n", note: "- %s\n", line: "- **%s**: %s\n", gap: "\n",
+		compare: "## Comparison: %s → %s\n\n", compareNote: "> **%s**\n\n", warning: "> **Warning:** %s\n\n",
+		none: func(title string) string { return "### " + title + "\n\nNone: no ranked figure changed.\n\n" },
+		cell: MarkdownCell, table: func(w io.Writer, t Table) error { t.WriteMarkdown(w, "###"); return nil }}
 )
 
 // write writes the headline in style st.
-func (h Headline) write(w io.Writer, st headlineStyle) error {
+func (h Headline) write(w io.Writer, st style) error {
 	fmt.Fprintf(w, st.verdict, h.Verdict)
 	for _, r := range h.Reasons {
 		fmt.Fprintf(w, st.reason, st.cell(r))

@@ -78,7 +78,7 @@ func WriteMarkdown(w io.Writer, r *measure.Run) {
 	if b := IncompleteBanner(s); b != "" {
 		fmt.Fprintf(w, "> **%s**\n\n", MarkdownCell(b))
 	}
-	_ = NewHeadline(r).write(w, markdownHeadline) // Markdown writes no error of its own
+	_ = NewHeadline(r).write(w, markdownStyle) // Markdown writes no error of its own
 	for _, t := range runTables(r, []Table{runTable(s)}, samplesTable(r.Samples)) {
 		t.WriteMarkdown(w, "##")
 	}

@@ -27,7 +27,7 @@ func NewSessionTally() SessionTally {
 // WriteSummary writes the terminal summary of a run that just ended.
 func WriteSummary(w io.Writer, run *measure.Run, tally SessionTally) error {
 	s := &run.Summary
-	if err := NewHeadline(run).write(w, textHeadline); err != nil {
+	if err := NewHeadline(run).write(w, textStyle); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
