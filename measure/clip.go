@@ -5,21 +5,16 @@ import (
 	"unicode/utf8"
 )
 
-// Bounds on what a run keeps of its violation samples (ViolationSample), whatever a target
-// sends: a hostile one can stream frames of up to a mebibyte each (sse.DefaultMaxEvent).
+// Bounds on the frames a run keeps of its violation samples, whatever a target sends: of one
+// frame (the rest is Clipped), of one sample (later frames are counted, not kept), of the run's
+// samples altogether (no further session is replayed).
 const (
-	// MaxSampleFrameBytes is the most of one frame a sample keeps; the rest is cut (Clip).
 	MaxSampleFrameBytes = 64 << 10
-	// MaxSampleBytes is the most frame bytes one sample keeps; later frames are counted in a
-	// last line, not kept. With the samples per rule (3 by default) it bounds a rule's.
-	MaxSampleBytes = 256 << 10
-	// MaxRunSampleBytes is the most frame bytes a run's samples keep altogether: once spent,
-	// no further session is replayed for a sample (the run says how many were not).
-	MaxRunSampleBytes = 4 << 20
+	MaxSampleBytes      = 256 << 10
+	MaxRunSampleBytes   = 4 << 20
 )
 
-// Clip returns s cut to at most limit bytes (at a UTF-8 boundary) followed by a marker
-// saying how many bytes were cut, or s itself when it fits.
+// Clip cuts s to at most limit bytes at a UTF-8 boundary, marking how many were cut.
 func Clip(s string, limit int) string {
 	if len(s) <= limit {
 		return s

@@ -8,13 +8,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// Dialect measures are quantities a dialect's checker measures on its own streams
-// (protocol.Measurer: a compose child's time to first delta, children per run, the approval
-// round trip). Each is recorded like every latency, in an HdrHistogram keyed by
-// Metric(name) × scenario × dialect, and listed in Summary.Measures with its kind, which says
-// how to read the histogram's values: microseconds for a latency, the count itself for a count.
-
-// Measure kinds as summary.json names them.
+// Measure kinds as summary.json names them: a dialect measure's values are µs or a count.
 const (
 	MeasureKindLatency = "latency"
 	MeasureKindCount   = "count"
@@ -34,8 +28,7 @@ func KindOf(k protocol.MeasureKind) string {
 	return MeasureKindLatency
 }
 
-// MeasureValue is what Histograms.Record takes for m: its duration for a latency, and for a
-// count a duration of that many microseconds, so the histogram holds the count itself.
+// MeasureValue is what Histograms.Record takes for m: a count as that many microseconds.
 func MeasureValue(m protocol.Measure) time.Duration {
 	if m.Kind == protocol.MeasureCount {
 		return time.Duration(m.Count) * time.Microsecond
@@ -43,8 +36,7 @@ func MeasureValue(m protocol.Measure) time.Duration {
 	return m.Duration
 }
 
-// MergeMeasureInfos returns the measures of both lists, sorted by name, each once (a's kind
-// wins when both name one).
+// MergeMeasureInfos returns the measures of both lists, each once (a's first), sorted by name.
 func MergeMeasureInfos(a, b []MeasureInfo) []MeasureInfo {
 	out := slices.Clone(a)
 	for _, m := range b {
@@ -58,12 +50,7 @@ func MergeMeasureInfos(a, b []MeasureInfo) []MeasureInfo {
 
 // Measure returns the dialect measure named name, if the run recorded one.
 func (s *Summary) Measure(name string) (MeasureInfo, bool) {
-	for _, m := range s.Measures {
-		if m.Name == name {
-			return m, true
-		}
-	}
-	return MeasureInfo{}, false
+	return find(s.Measures, func(m MeasureInfo) bool { return m.Name == name })
 }
 
 // IsCount tells whether metric m is a dialect measure of kind count in this run.

@@ -3,6 +3,7 @@ package measure
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -26,24 +27,15 @@ const (
 
 var timelineHeader = []string{"second", "active", "started", "completed", "frames", "errors", "violations"}
 
-// WriteRun writes r into dir (created if needed): histograms.hlog, timeline.csv,
-// violations.jsonl and, last, summary.json. Each file is written to a temporary file, synced
-// and renamed, so a reader never sees half a file, even of a process killed while writing;
-// and as summary.json goes last, a summary that no longer says Incomplete comes with every
-// other file of the same write. Each write replaces the last (a run's snapshots, then its
-// final results). Summary.Schema is set to SchemaVersion and Summary.Metrics is recomputed
-// from the histograms when it is empty.
+// WriteRun writes r into dir, each file synced and renamed into place (no reader sees half a
+// file), summary.json last (so it comes with the other files of its write).
 func WriteRun(dir string, r *Run) error {
 	if r == nil {
 		return errors.New("write run: nil run")
 	}
 	s := r.Summary
 	if len(s.Metrics) == 0 {
-		hists := r.Histograms
-		if hists == nil {
-			hists = NewHistograms()
-		}
-		s.Metrics = Summarize(hists)
+		s.Metrics = Summarize(cmp.Or(r.Histograms, NewHistograms()))
 	}
 	if len(s.Overall) == 0 {
 		s.Overall = SummarizeOverall(r.Histograms)
@@ -51,11 +43,8 @@ func WriteRun(dir string, r *Run) error {
 	return writeRun(dir, r, &s, true)
 }
 
-// WriteSnapshot writes r, a snapshot of a run still going (Summary.Incomplete is set), into
-// dir as WriteRun does, with two savings for a write that is repeated every few seconds at
-// load: summary.json carries no metrics (ReadRun computes them from histograms.hlog), and the
-// files are not synced to disk. So a snapshot survives the process being killed, which leaves
-// the page cache to the kernel, but not the machine crashing.
+// WriteSnapshot writes r, a run still going, as WriteRun does but cheaper, as it repeats every
+// few seconds: no metrics in summary.json, no sync (it survives a killed process, not a crash).
 func WriteSnapshot(dir string, r *Run) error {
 	if r == nil {
 		return errors.New("write snapshot: nil run")
@@ -65,9 +54,7 @@ func WriteSnapshot(dir string, r *Run) error {
 	return writeRun(dir, r, &s, false)
 }
 
-// writeRun writes r's files with summary s, syncing each when sync is set. A directory that
-// does not exist yet is written whole under a temporary name beside it and renamed into place,
-// so it is never seen (by report, by a process killed a moment later) without its summary.
+// writeRun writes r's files with summary s; a new directory is renamed into place whole.
 func writeRun(dir string, r *Run, s *Summary, sync bool) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return writeNewRun(dir, r, s, sync)
@@ -75,9 +62,7 @@ func writeRun(dir string, r *Run, s *Summary, sync bool) error {
 	return writeRunFiles(dir, r, s, sync)
 }
 
-// writeNewRun is writeRun for a directory that does not exist: the files go into a
-// temporary directory beside it, renamed to dir once complete. Should dir appear meanwhile
-// (another writer), the files are written into it instead.
+// writeNewRun is writeRun for a directory that does not exist (yet: another writer may make it).
 func writeNewRun(dir string, r *Run, s *Summary, sync bool) error {
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -108,54 +93,47 @@ func writeNewRun(dir string, r *Run, s *Summary, sync bool) error {
 	return nil
 }
 
-// writeRunFiles writes r's files into dir, which exists.
 func writeRunFiles(dir string, r *Run, s *Summary, sync bool) error {
-	hists := r.Histograms
-	if hists == nil {
-		hists = NewHistograms()
-	}
 	s.Schema = SchemaVersion
 	summary, err := MarshalSummary(s)
 	if err != nil {
 		return fmt.Errorf("write run: %w", err)
 	}
-	put := func(name string, data []byte) error { return writeFile(dir, name, data, sync) }
-
-	var buf bytes.Buffer
-	if err := hists.WriteLog(&buf, s.Started); err != nil {
-		return fmt.Errorf("write run: %s: %w", HistogramsFile, err)
-	}
-	if err := put(HistogramsFile, buf.Bytes()); err != nil {
-		return err
-	}
-
-	buf.Reset()
-	cw := csv.NewWriter(&buf)
-	_ = cw.Write(timelineHeader)
-	for _, p := range r.Timeline {
-		_ = cw.Write([]string{strconv.Itoa(p.Second), i64(p.Active), i64(p.Started), i64(p.Completed),
-			i64(p.Frames), i64(p.Errors), i64(p.Violations)})
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("write run: %s: %w", TimelineFile, err)
-	}
-	if err := put(TimelineFile, buf.Bytes()); err != nil {
-		return err
-	}
-
-	buf.Reset()
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	for i := range r.Samples {
-		if err := enc.Encode(&r.Samples[i]); err != nil {
-			return fmt.Errorf("write run: %s: sample %d: %w", SamplesFile, i+1, err)
+	for _, f := range []struct {
+		name   string
+		encode func(*bytes.Buffer) error
+	}{
+		{HistogramsFile, func(b *bytes.Buffer) error { return cmp.Or(r.Histograms, NewHistograms()).WriteLog(b, s.Started) }},
+		{TimelineFile, func(b *bytes.Buffer) error {
+			cw := csv.NewWriter(b)
+			_ = cw.Write(timelineHeader)
+			for _, p := range r.Timeline {
+				_ = cw.Write([]string{strconv.Itoa(p.Second), i64(p.Active), i64(p.Started), i64(p.Completed),
+					i64(p.Frames), i64(p.Errors), i64(p.Violations)})
+			}
+			cw.Flush()
+			return cw.Error()
+		}},
+		{SamplesFile, func(b *bytes.Buffer) error {
+			enc := json.NewEncoder(b)
+			enc.SetEscapeHTML(false)
+			for i := range r.Samples {
+				if err := enc.Encode(&r.Samples[i]); err != nil {
+					return fmt.Errorf("sample %d: %w", i+1, err)
+				}
+			}
+			return nil
+		}},
+	} {
+		var buf bytes.Buffer
+		if err := f.encode(&buf); err != nil {
+			return fmt.Errorf("write run: %s: %w", f.name, err)
+		}
+		if err := writeFile(dir, f.name, buf.Bytes(), sync); err != nil {
+			return err
 		}
 	}
-	if err := put(SamplesFile, buf.Bytes()); err != nil {
-		return err
-	}
-	return put(SummaryFile, summary)
+	return writeFile(dir, SummaryFile, summary, sync)
 }
 
 // MarshalSummary is summary.json's exact encoding: indented, HTML not escaped, newline-terminated.
@@ -172,8 +150,7 @@ func MarshalSummary(s *Summary) ([]byte, error) {
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
-// writeFile writes data to dir/name through a temporary file and a rename, syncing it first
-// when sync is set.
+// writeFile writes data to dir/name through a temporary file and a rename.
 func writeFile(dir, name string, data []byte, sync bool) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
@@ -201,10 +178,7 @@ func writeFile(dir, name string, data []byte, sync bool) error {
 	return nil
 }
 
-// ReadRun reads a run directory written by WriteRun or WriteSnapshot (whose metrics it
-// computes from the histograms). summary.json is required; a missing histograms.hlog,
-// timeline.csv or violations.jsonl reads as empty (older or partial runs still render).
-// Errors name the file, and the line where there is one.
+// ReadRun reads a run directory; only summary.json is required. Errors name file and line.
 func ReadRun(dir string) (*Run, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -244,8 +218,7 @@ func ReadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
-// readHistograms reads dir's histograms.hlog (an empty set when there is none) and checks it
-// against s, the run's summary.
+// readHistograms reads dir's histograms.hlog (empty when missing) and checks it against s.
 func readHistograms(dir string, s *Summary) (*Histograms, error) {
 	h, hlog := NewHistograms(), false
 	if err := readOptional(dir, HistogramsFile, func(f io.Reader) (err error) {
@@ -263,9 +236,8 @@ func readHistograms(dir string, s *Summary) (*Histograms, error) {
 	return h, nil
 }
 
-// checkHistograms checks that h, the histograms of a run's hlog, holds every histogram
-// summary s has figures for, with as many values: an hlog cut short, or not the summary's,
-// would otherwise be judged as if the histograms it lacks had never been recorded.
+// checkHistograms checks that h holds what s has figures for: a cut or alien hlog would be
+// judged as if its lacks were never recorded.
 func checkHistograms(s *Summary, h *Histograms) error {
 	var missing, differ []string
 	with := 0
@@ -311,15 +283,14 @@ func ReadSummary(path string) (*Summary, error) {
 	var s Summary
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&s); err != nil {
+		lineAt := func(offset int64) int { return 1 + bytes.Count(data[:offset], []byte("\n")) }
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", path, lineAt(se.Offset), err)
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			line := 1 + bytes.Count(data[:te.Offset], []byte("\n"))
-			return nil, fmt.Errorf("%s:%d: field %s: %w", path, line, te.Field, err)
+			return nil, fmt.Errorf("%s:%d: field %s: %w", path, lineAt(te.Offset), te.Field, err)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -332,11 +303,9 @@ func ReadSummary(path string) (*Summary, error) {
 	return &s, nil
 }
 
-// readLimit bounds the reading of one file of a run directory: its size, and for a file of
-// lines the length of a line. Each is many times what the largest run writes (the committed
-// baseline's summary.json is 300 KB and its hlog 200 KB; a run's samples are at most 4 MiB, a
-// sample 256 KiB before JSON escaping), so that only a file that is not a run's (a device such
-// as /dev/zero, a runaway write) reaches it, as an error rather than as all the memory there is.
+// readLimit bounds the reading of one file of a run directory: its size and, for a file of
+// lines, a line's length. Each is many times what a run writes, so only a file that is not a
+// run's (/dev/zero, a runaway write) reaches it, as an error rather than all the memory there is.
 type readLimit struct {
 	bytes int64
 	line  int // 0: not a file of lines
@@ -354,7 +323,7 @@ type LimitError struct{ msg string }
 
 func (e *LimitError) Error() string { return e.msg }
 
-// capReader reads r up to left bytes, then fails saying which limit the file exceeds.
+// capReader reads r up to its limits, then fails saying which one the file exceeds.
 type capReader struct {
 	r      io.Reader
 	left   int64
@@ -392,7 +361,6 @@ func (c *capReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// sizeText writes a limit in MiB, KiB or bytes.
 func sizeText(n int64) string {
 	switch {
 	case n >= 1<<20:

@@ -1,7 +1,5 @@
-// Package measure is the data model of a run's results: what the load generator records and
-// saves, and what the report, compare, gate and sweep commands read back. Latencies live in
-// HdrHistograms (microseconds) keyed by metric × scenario × dialect; a run directory holds
-// summary.json, histograms.hlog, timeline.csv and violations.jsonl.
+// Package measure is the data model of a run's results, as the load generator saves them and
+// every other command reads them back.
 package measure
 
 import (
@@ -34,20 +32,11 @@ func (k Key) String() string { return string(k.Metric) + "/" + k.Scenario + "/" 
 
 // Compare orders keys by metric (report order), then scenario, then dialect.
 func (k Key) Compare(o Key) int {
-	if c := cmp.Compare(k.Metric.Rank(), o.Metric.Rank()); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(k.Metric, o.Metric); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(k.Scenario, o.Scenario); c != 0 {
-		return c
-	}
-	return cmp.Compare(k.Dialect, o.Dialect)
+	return cmp.Or(cmp.Compare(k.Metric.Rank(), o.Metric.Rank()), cmp.Compare(k.Metric, o.Metric),
+		cmp.Compare(k.Scenario, o.Scenario), cmp.Compare(k.Dialect, o.Dialect))
 }
 
-// tagPart escapes what the hlog format (commas, whitespace) or the tag's own separator (/)
-// cannot carry, as %XX, so any scenario or dialect name survives the log.
+// tagPart escapes as %XX what an hlog tag cannot carry (commas, whitespace, its '/').
 func tagPart(s string) string {
 	if !strings.ContainsAny(s, "%/, \t\r\n") {
 		return s
@@ -64,7 +53,6 @@ func tagPart(s string) string {
 	return b.String()
 }
 
-// tag is k's hlog tag: "metric/scenario/dialect", each part escaped by tagPart.
 func (k Key) tag() string {
 	return tagPart(string(k.Metric)) + "/" + tagPart(k.Scenario) + "/" + tagPart(k.Dialect)
 }
@@ -85,24 +73,19 @@ func parseTag(tag string) (Key, error) {
 	return Key{Metric: Metric(parts[0]), Scenario: parts[1], Dialect: parts[2]}, nil
 }
 
-// Histogram range: 1 µs to 1 hour at 3 significant digits, as every streambench histogram.
 const (
 	lowestMicros  = 1
 	highestMicros = int64(time.Hour / time.Microsecond)
 	sigFigs       = 3
 )
 
-// NewHistogram returns an empty histogram with the range every streambench histogram uses
-// (microseconds, 1 µs .. 1 h, 3 significant digits), so histograms from any run merge.
+// NewHistogram returns an empty histogram of the range every streambench histogram uses.
 func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(lowestMicros, highestMicros, sigFigs)
 }
 
-// denseAfter is the sample count at which a key's histogram switches from the sparse (packed)
-// form to the dense one. A dense 1 µs..1 h histogram at 3 digits is 188 KB whatever it holds,
-// and a run has hundreds of keys per worker (metric × scenario × dialect), most with few
-// samples; a packed one holds a few KB but records ~10× slower. Keys busy enough for the speed
-// to matter cross this count early in a run and go dense.
+// denseAfter is when a key goes from packed (a few KB, ~10× slower to record) to dense (188 KB):
+// most of a worker's hundreds of keys hold few samples.
 const denseAfter = 1024
 
 // keyHistogram is one key's histogram: packed while it holds few samples, then dense.
@@ -117,21 +100,21 @@ func newKeyHistogram(k Key) *keyHistogram {
 	return &keyHistogram{packed: p}
 }
 
-func (kh *keyHistogram) endTimeMs() int64 {
-	if kh.dense != nil {
-		return kh.dense.EndTimeMs()
-	}
-	return kh.packed.EndTimeMs()
+// histogramForm is what a key's histogram is read by, dense or packed.
+type histogramForm interface {
+	histogramStats
+	EndTimeMs() int64
+	SetEndTimeMs(int64)
 }
 
-func (kh *keyHistogram) totalCount() int64 {
+func (kh *keyHistogram) form() histogramForm {
 	if kh.dense != nil {
-		return kh.dense.TotalCount()
+		return kh.dense
 	}
-	return kh.packed.TotalCount()
+	return kh.packed
 }
 
-// densify switches to the dense form once the key is busy.
+// densify switches to the dense form once the key is busy (or when forced).
 func (kh *keyHistogram) densify(force bool) {
 	if kh.dense != nil || (!force && kh.packed.TotalCount() < denseAfter) {
 		return
@@ -148,7 +131,6 @@ func (kh *keyHistogram) recordN(v, n int64) error {
 	return err
 }
 
-// merge adds from into kh.
 func (kh *keyHistogram) merge(from *keyHistogram) (dropped int64) {
 	switch {
 	case from.dense != nil:
@@ -176,10 +158,8 @@ func (kh *keyHistogram) toDense() *hdrhistogram.Histogram {
 	return d
 }
 
-// Histograms is a set of HdrHistograms keyed by Key, recorded in microseconds (1 µs .. 1 h, 3
-// significant digits). Not safe for concurrent use: keep one per worker and merge them.
-// A key's histogram is stored sparse until it holds denseAfter samples, so a set with hundreds
-// of rarely used keys stays small; Get always returns the standard dense Histogram.
+// Histograms is a set of HdrHistograms keyed by Key, recorded in microseconds. Not safe for
+// concurrent use: keep one per worker and merge them.
 type Histograms struct {
 	byKey map[Key]*keyHistogram
 }
@@ -192,13 +172,10 @@ func NewHistograms() *Histograms {
 // ErrOutOfRange is returned by Record for a negative duration or one over an hour.
 var ErrOutOfRange = errors.New("duration outside the histogram range (0 .. 1h)")
 
-// Record adds d to k's histogram. Durations under a microsecond record as 0 µs. It returns an
-// error wrapping ErrOutOfRange when d is negative or over an hour; the caller counts those
-// (Counters.RecordErrors) rather than dropping them silently.
+// Record adds d to k's histogram; out of range is an ErrOutOfRange for the caller to count.
 func (h *Histograms) Record(k Key, d time.Duration) error { return h.RecordN(k, d, 1) }
 
-// RecordN adds n values d to k's histogram at once (n copies of one inter-token gap), with
-// Record's range rules. n <= 0 records nothing.
+// RecordN adds n values d to k's histogram at once, as Record; n <= 0 records nothing.
 func (h *Histograms) RecordN(k Key, d time.Duration, n int64) error {
 	if n <= 0 {
 		return nil
@@ -206,38 +183,34 @@ func (h *Histograms) RecordN(k Key, d time.Duration, n int64) error {
 	if d < 0 || d > time.Hour {
 		return fmt.Errorf("record %s = %v: %w", k, d, ErrOutOfRange)
 	}
-	kh := h.byKey[k]
-	if kh == nil {
-		kh = newKeyHistogram(k)
-		h.byKey[k] = kh
-	}
-	if err := kh.recordN(d.Microseconds(), n); err != nil {
+	if err := h.key(k).recordN(d.Microseconds(), n); err != nil {
 		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
 	}
 	return nil
 }
 
-// Merge adds every histogram of from into h (from is not modified) and returns how many values
-// fell outside h's range, summed over keys (always 0 when both sets come from NewHistograms).
+// Merge adds every histogram of from into h and returns how many values fell outside the range.
 func (h *Histograms) Merge(from *Histograms) (dropped int64) {
 	if from == nil {
 		return 0
 	}
 	for k, src := range from.byKey {
-		dst := h.byKey[k]
-		if dst == nil {
-			dst = newKeyHistogram(k)
-			h.byKey[k] = dst
-		}
-		dropped += dst.merge(src)
+		dropped += h.key(k).merge(src)
 	}
 	return dropped
 }
 
-// Merged merges every histogram whose key keep accepts (nil accepts all) into a new one and
-// says how many went into it: one metric over every scenario × dialect, or over a scope. It
-// never returns nil (an empty histogram when nothing matched, or when h is nil), and a
-// histogram from this set cannot drop values, as every one shares NewHistogram's range.
+// key returns k's histogram, made empty if it has none.
+func (h *Histograms) key(k Key) *keyHistogram {
+	kh := h.byKey[k]
+	if kh == nil {
+		kh = newKeyHistogram(k)
+		h.byKey[k] = kh
+	}
+	return kh
+}
+
+// Merged merges the histograms whose key keep accepts (nil: all) into a new one, and counts them.
 func (h *Histograms) Merged(keep func(Key) bool) (merged *hdrhistogram.Histogram, n int) {
 	merged = NewHistogram()
 	if h == nil {
@@ -258,9 +231,7 @@ func (h *Histograms) Merged(keep func(Key) bool) (merged *hdrhistogram.Histogram
 	return merged, n
 }
 
-// Get returns k's histogram, or nil when nothing was recorded for k. It may be shared with the
-// set (a busy key) or a fresh copy (a key with few samples): treat it as read-only, and do not
-// call it on a hot path.
+// Get returns k's histogram (nil: none), read-only and not for a hot path.
 func (h *Histograms) Get(k Key) *hdrhistogram.Histogram {
 	kh := h.byKey[k]
 	if kh == nil {
@@ -272,13 +243,12 @@ func (h *Histograms) Get(k Key) *hdrhistogram.Histogram {
 // Count is how many values k's histogram holds (0 when absent), without building it.
 func (h *Histograms) Count(k Key) int64 {
 	if kh := h.byKey[k]; kh != nil {
-		return kh.totalCount()
+		return kh.form().TotalCount()
 	}
 	return 0
 }
 
-// Set stores a copy of hist under k, replacing any previous one (used when reading logs and in
-// tests); it returns how many of hist's values fell outside the streambench range.
+// Set stores a copy of hist under k and returns how many of its values fell outside the range.
 func (h *Histograms) Set(k Key, hist *hdrhistogram.Histogram) (dropped int64) {
 	kh := newKeyHistogram(k)
 	kh.densify(true)
@@ -313,10 +283,7 @@ func (h *Histograms) Equal(o *Histograms) bool {
 	return true
 }
 
-// WriteLog writes the set as an HdrHistogram interval log (the format hdrhistogram-go and the
-// Java HistogramLogProcessor read): a start-time header, then one interval per key in Keys
-// order, tagged "metric/scenario/dialect" (characters the format cannot carry escaped as %XX),
-// with timestamps relative to start.
+// WriteLog writes the set as an HdrHistogram interval log, an interval per key.
 func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	// The log format has no sign for times before 1970 (a zero time.Time): clamp to the epoch.
@@ -333,25 +300,15 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	enc := newIntervalEncoder()
 	for _, k := range h.Keys() {
 		kh := h.byKey[k]
-		end := kh.endTimeMs()
-		if err := enc.writeInterval(w, k.tag(), startMs, max(end, startMs), startMs, kh); err != nil {
+		if err := enc.writeInterval(w, k.tag(), startMs, max(kh.form().EndTimeMs(), startMs), startMs, kh); err != nil {
 			return fmt.Errorf("write hlog: key %s: %w", k, err)
 		}
 	}
 	return nil
 }
 
-// ReadLog reads an interval log written by WriteLog (or any tagged HdrHistogram log whose tags
-// are metric/scenario/dialect). Intervals with the same tag are merged; untagged intervals are
-// an error because they cannot be attributed to a metric.
-//
-// Each interval is decoded straight into a packed histogram (hdrhistogram.DecodePacked), kept
-// packed until it holds denseAfter values as a recorded key is: so the memory a log takes is
-// proportional to the values it holds, not 188 KB a key (the dense form the library's log
-// reader decodes into), which made merging a run's shards take hundreds of MB.
-//
-// Every line must be a comment (#…), the column legend, blank, or an interval: random bytes
-// are not an empty log, and a line that is none of these is an error naming the line.
+// ReadLog reads an interval log tagged as WriteLog tags it, decoding packed (not the library
+// reader's 188 KB a key) so that a log takes memory in proportion to its values.
 func ReadLog(r io.Reader) (*Histograms, error) {
 	br := bufio.NewReader(r)
 	out := NewHistograms()
@@ -383,13 +340,10 @@ func ReadLog(r io.Reader) (*Histograms, error) {
 	}
 }
 
-// logInterval is an interval line as WriteLog (or any HdrHistogram log writer) writes it:
-// an optional tag, start, length and max (seconds), then the encoded histogram.
+// logInterval is an interval line: an optional tag, start, length and max, the histogram.
 var logInterval = regexp.MustCompile(`^(Tag=[^,]*,)?[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,[0-9]+(\.[0-9]*)?,HIST[A-Za-z0-9+/=]+$`)
 
-// logTimes are a log's start and base times (seconds since the epoch), which an interval's
-// start is relative to, read as hdrhistogram's log reader reads them: from the headers, or
-// else deduced from the first interval.
+// logTimes are a log's start and base times, read as hdrhistogram's reader reads them.
 type logTimes struct {
 	start, base             float64
 	sawStart, sawBase, read bool
@@ -443,19 +397,12 @@ func (h *Histograms) readInterval(line []byte, times *logTimes) error {
 	if err != nil {
 		return err
 	}
-	kh := h.byKey[k]
-	if kh == nil {
-		kh = newKeyHistogram(k)
-		h.byKey[k] = kh
-	}
+	kh := h.key(k)
 	if dropped := kh.merge(&keyHistogram{packed: p}); dropped > 0 {
 		return fmt.Errorf("%s: %d values outside 1µs..1h", k, dropped)
 	}
-	if kh.dense != nil {
-		kh.dense.SetEndTimeMs(max(kh.dense.EndTimeMs(), end))
-	} else {
-		kh.packed.SetEndTimeMs(max(kh.packed.EndTimeMs(), end))
-	}
+	form := kh.form()
+	form.SetEndTimeMs(max(form.EndTimeMs(), end))
 	return nil
 }
 

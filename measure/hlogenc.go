@@ -12,7 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// The V2 encoding's cookies and header size (HdrHistogram's, as hdrhistogram-go writes them).
+// The V2 encoding's cookies and header size, as hdrhistogram-go writes them.
 const (
 	v2EncodingCookie           = 0x1c849303 | 0x10
 	v2CompressedEncodingCookie = 0x1c849304 | 0x10
@@ -20,17 +20,13 @@ const (
 	msToNs                     = 1e6 // the log's max value column is in units of 1e6 (hdrhistogram-go's MsToNsRatio)
 )
 
-// intervalEncoder writes interval-log lines exactly as hdrhistogram-go's HistogramLogWriter
-// does (the V2 compressed encoding, base64, "Tag=T,start,length,max,payload"), but through one
-// reused zlib writer at BestSpeed. The library allocates a BestCompression writer per
-// histogram, about 1 MB of state to allocate and clear each time: with the hundreds of keys a
-// run has, that was most of the CPU of writing histograms.hlog, which a run does every few
-// seconds (its snapshots). Any HdrHistogram reader reads the lines: zlib's level is the
-// writer's business.
+// intervalEncoder writes interval-log lines as hdrhistogram-go's HistogramLogWriter does, but
+// through one reused zlib writer at BestSpeed: the library's BestCompression writer per
+// histogram, ~1 MB of state each, was most of the CPU of a run's snapshots. Any reader reads
+// either level.
 type intervalEncoder struct {
 	zw      *zlib.Writer
 	payload []byte
-	inner   bytes.Buffer
 	zbuf    bytes.Buffer
 	out     []byte
 	scratch *hdrhistogram.Histogram // packed histograms are expanded into it
@@ -42,8 +38,7 @@ func newIntervalEncoder() *intervalEncoder {
 	return e
 }
 
-// writeInterval writes kh's line: tag, start and end in milliseconds since the epoch, relative
-// to the log's base time baseMs.
+// writeInterval writes kh's line, its times in ms since the epoch, relative to baseMs.
 func (e *intervalEncoder) writeInterval(w io.Writer, tag string, startMs, endMs, baseMs int64, kh *keyHistogram) error {
 	h := kh.dense
 	if h == nil {
@@ -111,8 +106,7 @@ func (e *intervalEncoder) writeInterval(w io.Writer, tag string, startMs, endMs,
 	return err
 }
 
-// appendZigZag appends v in HdrHistogram's ZigZag LEB128-64b9B: 7 bits a byte, the ninth
-// byte carrying the last 8.
+// appendZigZag appends v in HdrHistogram's ZigZag LEB128-64b9B.
 func appendZigZag(b []byte, v int64) []byte {
 	u := uint64(v<<1) ^ uint64(v>>63)
 	for i := 0; i < 8; i++ {
@@ -125,11 +119,9 @@ func appendZigZag(b []byte, v int64) []byte {
 	return append(b, byte(u))
 }
 
-// maxOf is h.Max() (the highest value equivalent to the largest recorded), from its counts up
-// to limit, the last non-zero one's index + 1. h.Max() walks every bucket with a division or
-// two in each, which was more than half of writing a dense histogram; the index gives it at
-// once in streambench's geometry (1 µs .. 1 h, 3 digits: 2,048 sub-buckets, half of them in
-// each bucket after the first, a bucket's unit doubling).
+// maxOf is h.Max() from its counts up to limit (the last non-zero index + 1): h.Max() walks
+// every bucket, more than half the cost of writing a dense histogram, while in streambench's
+// geometry (2,048 sub-buckets, half of them per bucket after the first) the index gives it.
 func maxOf(h *hdrhistogram.Histogram, counts []int64, limit int) int64 {
 	if h.LowestTrackableValue() != lowestMicros || h.SignificantFigures() != sigFigs || limit == 0 || counts[limit-1] == 0 {
 		return h.Max()

@@ -11,15 +11,13 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ShardRun is one shard's results and where they were read from (named in errors). Its
-// Run.Histograms may be nil (ReadShards): Merge then reads them from Dir.
+// ShardRun is one shard's results and their directory (where Merge reads nil Histograms).
 type ShardRun struct {
 	Dir string
 	Run *Run
 }
 
-// MergeError is a refusal to merge: shards that are not the shards of one run. Field names
-// the summary.json field that differs or is missing (run_id, config.seed, shard.index, …).
+// MergeError refuses shards that are not one run's; Field is the summary.json field at fault.
 type MergeError struct {
 	Field  string
 	Detail string
@@ -27,24 +25,9 @@ type MergeError struct {
 
 func (e *MergeError) Error() string { return e.Field + ": " + e.Detail }
 
-// Merge makes one run of the shards of a sharded run, as if one process had run it all:
-// histograms merged losslessly (every count and percentile is that of one histogram of all
-// the values), counters and violations summed, violation samples kept (per rule, as many as
-// the shard that kept most, so the generator's bound holds), timelines summed per second of
-// wall clock, the shards' key figures kept in Summary.Shards, and what the verdict quotes in
-// Summary.Judging; the caller judges the merged run (package verdict), each shard's warnings
-// already quoted in Summary.Verdict.Warnings. It refuses (a *MergeError) shards of different
-// runs, seeds, mixes, shard counts or versions, shards judged by different settings (allow
-// list, thresholds, goodput SLOs, timeouts, request options: the merged run keeps the first
-// shard's config), an incomplete shard (a killed one's snapshot), a repeated shard and a
-// missing one.
-//
-// leaks is the whole run's leak check, made apart from the shards (each skips its own, as it
-// would see the others' streams); nil records the run as not checked for leaks.
-//
-// Memory: a shard whose Run.Histograms is nil (ReadShards) has its histograms read from its
-// directory when its turn comes and let go after, so a merge holds the merged set and one
-// shard's, each key packed until it holds denseAfter values (ReadLog).
+// Merge makes one run of a sharded run's shards (CheckShards), as if one process had run it
+// all, for the caller to judge; leaks is the whole run's leak check (nil: not checked). Nil
+// Run.Histograms are read one shard at a time, so a merge holds the merged set and one shard's.
 func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 	if err := CheckShards(shards); err != nil {
 		return nil, err
@@ -155,9 +138,7 @@ type MergeLeaks struct {
 	NotChecked []LeakNotChecked
 }
 
-// CheckShards refuses shards that are not one finished run's: a shard marked incomplete, a
-// field that must agree (the run, its workload, what its verdict is judged by, the build)
-// unlike the first shard's, and indices other than 0..count-1, each once.
+// CheckShards refuses shards that are not one finished run's, each shard once.
 func CheckShards(shards []ShardRun) error {
 	if len(shards) == 0 {
 		return &MergeError{Field: "shards", Detail: "no shard directory given"}
@@ -176,51 +157,17 @@ func CheckShards(shards []ShardRun) error {
 		}
 	}
 	a := &shards[0].Run.Summary
+	want := mustAgree(a)
 	for _, sh := range shards[1:] {
 		b := &sh.Run.Summary
-		for _, f := range []struct {
-			field string
-			x, y  string
-		}{
-			{"run_id", a.RunID, b.RunID},
-			{"config.seed", fmt.Sprint(a.Config.Seed), fmt.Sprint(b.Config.Seed)},
-			{"config.mix", a.Config.Mix, b.Config.Mix},
-			{"config.dialects", strings.Join(a.Config.Dialects, ","), strings.Join(b.Config.Dialects, ",")},
-			{"config.clients", fmt.Sprint(a.Config.Clients), fmt.Sprint(b.Config.Clients)},
-			{"config.rate", fmt.Sprint(a.Config.Rate), fmt.Sprint(b.Config.Rate)},
-			{"config.sessions", fmt.Sprint(a.Config.Sessions), fmt.Sprint(b.Config.Sessions)},
-			{"config.stages", a.Config.Stages, b.Config.Stages},
-			{"environment.git_revision", a.Environment.GitRevision, b.Environment.GitRevision},
-			{"environment.go_version", a.Environment.GoVersion, b.Environment.GoVersion},
-			{"shard.count", fmt.Sprint(a.Shard.Count), fmt.Sprint(b.Shard.Count)},
-			// What the verdict is judged by: the merged run keeps the first shard's, so a
-			// shard judged otherwise (another --allow, mix thresholds, goodput SLOs, timeouts
-			// or request options) would be judged by settings it did not run with.
-			{"config.allow", unordered(a.Config.Allow), unordered(b.Config.Allow)},
-			{"config.thresholds", unordered(a.Config.Thresholds), unordered(b.Config.Thresholds)},
-			{"tokens.goodput.slos", unordered(goodputSLOs(a)), unordered(goodputSLOs(b))},
-			{"config.arrival", a.Config.Arrival, b.Config.Arrival},
-			{"config.max_inflight", fmt.Sprint(a.Config.MaxInflight), fmt.Sprint(b.Config.MaxInflight)},
-			{"config.duration", a.Config.Duration.String(), b.Config.Duration.String()},
-			{"config.warmup", a.Config.Warmup.String(), b.Config.Warmup.String()},
-			{"config.think_time", a.Config.ThinkTime.String(), b.Config.ThinkTime.String()},
-			{"config.faults", unordered(a.Config.Faults), unordered(b.Config.Faults)},
-			{"config.http2", fmt.Sprint(a.Config.HTTP2), fmt.Sprint(b.Config.HTTP2)},
-			{"judging.grace_ns", a.Judging.Grace.String(), b.Judging.Grace.String()},
-			{"judging.stream_timeout_ns", a.Judging.StreamTimeout.String(), b.Judging.StreamTimeout.String()},
-			{"judging.idle_timeout_ns", a.Judging.IdleTimeout.String(), b.Judging.IdleTimeout.String()},
-		} {
-			if f.x != f.y {
-				return &MergeError{Field: f.field, Detail: fmt.Sprintf("%s has %q, %s has %q: not shards of one run", shards[0].Dir, f.x, sh.Dir, f.y)}
+		for i, f := range mustAgree(b) {
+			if x := want[i][1]; x != f[1] {
+				return &MergeError{Field: f[0], Detail: fmt.Sprintf("%s has %q, %s has %q: not shards of one run", shards[0].Dir, x, sh.Dir, f[1])}
 			}
 		}
-		// config.extra: request options, headers (redacted), no-ground-truth, … by key.
-		keys := maps.Clone(a.Config.Extra)
-		if keys == nil {
-			keys = map[string]string{}
-		}
-		maps.Copy(keys, b.Config.Extra)
-		for _, k := range slices.Sorted(maps.Keys(keys)) {
+		keys := slices.Concat(slices.Collect(maps.Keys(a.Config.Extra)), slices.Collect(maps.Keys(b.Config.Extra)))
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
 			x, xok := a.Config.Extra[k]
 			y, yok := b.Config.Extra[k]
 			if x != y || xok != yok {
@@ -252,8 +199,26 @@ func CheckShards(shards []ShardRun) error {
 	return nil
 }
 
-// unordered is a list whose order does not matter (an allow list, thresholds, SLOs) as text
-// to compare: its items sorted, joined.
+// mustAgree are the fields (named, as text) every shard of one run has alike: the merged run is
+// judged by the first shard's settings.
+func mustAgree(s *Summary) [][2]string {
+	c, e, j := s.Config, s.Environment, s.Judging
+	return [][2]string{
+		{"run_id", s.RunID}, {"config.seed", fmt.Sprint(c.Seed)}, {"config.mix", c.Mix},
+		{"config.dialects", strings.Join(c.Dialects, ",")}, {"config.clients", fmt.Sprint(c.Clients)},
+		{"config.rate", fmt.Sprint(c.Rate)}, {"config.sessions", fmt.Sprint(c.Sessions)}, {"config.stages", c.Stages},
+		{"environment.git_revision", e.GitRevision}, {"environment.go_version", e.GoVersion},
+		{"shard.count", fmt.Sprint(s.Shard.Count)}, {"config.allow", unordered(c.Allow)},
+		{"config.thresholds", unordered(c.Thresholds)}, {"tokens.goodput.slos", unordered(goodputSLOs(s))},
+		{"config.arrival", c.Arrival}, {"config.max_inflight", fmt.Sprint(c.MaxInflight)},
+		{"config.duration", c.Duration.String()}, {"config.warmup", c.Warmup.String()},
+		{"config.think_time", c.ThinkTime.String()}, {"config.faults", unordered(c.Faults)},
+		{"config.http2", fmt.Sprint(c.HTTP2)}, {"judging.grace_ns", j.Grace.String()},
+		{"judging.stream_timeout_ns", j.StreamTimeout.String()}, {"judging.idle_timeout_ns", j.IdleTimeout.String()},
+	}
+}
+
+// unordered is a list whose order does not matter as text to compare: sorted, joined.
 func unordered[T ~string](list []T) string {
 	s := make([]string, len(list))
 	for i, v := range list {
@@ -263,7 +228,7 @@ func unordered[T ~string](list []T) string {
 	return strings.Join(s, ", ")
 }
 
-// goodputSLOs are the SLOs a run's goodput was judged by (none recorded: nil).
+// goodputSLOs are the SLOs a run's goodput was judged by.
 func goodputSLOs(s *Summary) []string {
 	if s.Tokens == nil {
 		return nil
@@ -308,8 +273,7 @@ func addMaps[K comparable](x, y map[K]int64) map[K]int64 {
 	return out
 }
 
-// mergeTimelines sums the shards' seconds on the wall clock: a shard's second n is the second
-// from start (the earliest shard's start) its start + n falls in.
+// mergeTimelines sums the shards' seconds on the wall clock, counted from start.
 func mergeTimelines(shards []ShardRun, start time.Time) []TimelinePoint {
 	bySecond := map[int]*TimelinePoint{}
 	for _, sh := range shards {
@@ -337,8 +301,7 @@ func mergeTimelines(shards []ShardRun, start time.Time) []TimelinePoint {
 	return out
 }
 
-// mergeSamples keeps, per rule, the shards' samples in shard order up to the most any one
-// shard kept for it: the generator's per-rule bound, which the summary does not record.
+// mergeSamples keeps per rule the most samples one shard kept: the generator's bound.
 func mergeSamples(shards []ShardRun) []ViolationSample {
 	bound := map[protocol.Rule]int{}
 	for _, sh := range shards {

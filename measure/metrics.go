@@ -6,12 +6,10 @@ import (
 	"time"
 )
 
-// Metric is a metric's name as histograms.hlog tags, summary.json, the report, thresholds, goodput
-// SLOs and the docs spell it; Registry declares each one.
+// Metric is a metric's name, as every output and threshold spells it; Registry declares each.
 type Metric string
 
-// The metrics recorded as histograms per scenario × dialect (microseconds, but for
-// StreamTokensPerSecond).
+// The metrics recorded as histograms per scenario × dialect.
 const (
 	Connect          Metric = "connect"
 	Headers          Metric = "headers"
@@ -25,9 +23,7 @@ const (
 	StopLatency      Metric = "stop"
 	StartLag         Metric = "start_lag"
 
-	// Token-level metrics, named as AIPerf, GuideLLM and vllm bench serve name them. Tokens
-	// come from the ground truth (the script's tokenizer counts what each frame carries) or,
-	// without it, from the provider wire's usage report (loadgen documents the estimate).
+	// Token metrics, named as AIPerf, GuideLLM and vllm bench serve name them.
 	TimeToFirstToken      Metric = "ttft"
 	TimeToFirstOutput     Metric = "ttfo"
 	InterTokenLatency     Metric = "itl"
@@ -35,17 +31,13 @@ const (
 	StreamTokensPerSecond Metric = "stream_tokens_per_s"
 	GeneratorLag          Metric = "generator_lag"
 
-	// The target's own latency: a session's measured value less the value its script
-	// scheduled (the mock's delay before that frame), so the figure is what the runtime, the
-	// network and the mock's serving added, not the scenario's thinking time. Recorded only for
-	// sessions whose script says when the frame was due (loadgen/session/overhead.go); a measured value
-	// under the scripted one records 0.
+	// The target's own latency: the measured value less the scripted delay before that
+	// frame (0 when under it), for sessions whose script says when the frame was due.
 	FirstChunkOverhead Metric = "ttfc.overhead"
 	FirstTokenOverhead Metric = "ttft.overhead"
 )
 
-// The run's figures that are not histograms: what a threshold counts, and what the live
-// metrics serve.
+// The run's figures that are not histograms.
 const (
 	TokensPerSecond Metric = "tokens_per_s"
 	GoodputSessions Metric = "goodput"
@@ -61,22 +53,18 @@ const (
 	Draining        Metric = "draining"
 )
 
-// Kind is what a metric's values are: how the run holds them, in which unit, and so how a
-// threshold's limit is written.
+// Kind is what a metric's values are: how they are held, their unit, how a limit is written.
 type Kind int
 
 // Metric kinds.
 const (
-	KindLatency    Kind = iota + 1 // a histogram of microseconds per scenario × dialect
-	KindRate                       // a histogram of a per-session rate per scenario × dialect, tokens/s × RateScale
-	KindThroughput                 // the run's aggregate tokens/s
-	KindSessions                   // a count of sessions: a limit is a share of them (%) or a count
-	KindCount                      // a count
-	KindGauge                      // a level served live, never judged
-	// KindDialectMeasure is a dialect's own measure (dialect.go): a histogram per scenario ×
-	// dialect of microseconds or of a count, as the run's Summary.Measures says; no Def of
-	// the registry has it, a threshold on a measure makes one.
-	KindDialectMeasure
+	KindLatency        Kind = iota + 1 // a histogram of microseconds per scenario × dialect
+	KindRate                           // a histogram of a per-session rate per scenario × dialect, tokens/s × RateScale
+	KindThroughput                     // the run's aggregate tokens/s
+	KindSessions                       // a count of sessions: a limit is a share of them (%) or a count
+	KindCount                          // a count
+	KindGauge                          // a level served live, never judged
+	KindDialectMeasure                 // a dialect's own measure (dialect.go), µs or a count; never in the registry
 )
 
 // Histogram tells whether the kind is held in histograms, whose thresholds name a statistic.
@@ -96,29 +84,22 @@ func (k Kind) String() string {
 		KindCount: "count", KindGauge: "gauge", KindDialectMeasure: "dialect measure"}[k]
 }
 
-// Def declares one metric: its name, kind, scopes and what it measures, once, for the
-// histograms, the thresholds (gate, sweep --slo, a mix's), goodput SLOs, live metrics,
-// gate --help and the docs' tables (docs/METRICS.md, tested against Registry).
+// Def declares one metric once, for every output, threshold, --help and docs/METRICS.md.
 type Def struct {
-	Name    Metric
-	Alias   Metric // a second spelling a threshold accepts (gap for chunk_gap)
-	Kind    Kind
-	Scopes  []string // the {KEY=VALUE} keys a threshold may narrow it by
-	Doc     string   // what it measures, in one line
-	Example string   // a threshold on it (gate --help); empty when no threshold can name it
-	// PerSession marks a metric a session has one value of, which a goodput SLO can name
-	// (the load generator evaluates it as each session ends).
-	PerSession bool
-	// Overhead is the metric of the target's own part of it (ttfc → ttfc.overhead): a
-	// threshold on it is judged on that when the run recorded it (package verdict).
-	Overhead Metric
-	Live     string // its Prometheus series under load --metrics-addr (loadgen/live); empty when not served
+	Name       Metric
+	Alias      Metric // a second spelling a threshold accepts (gap for chunk_gap)
+	Kind       Kind
+	Scopes     []string // the {KEY=VALUE} keys a threshold may narrow it by
+	Doc        string   // what it measures, in one line
+	Example    string   // a threshold on it (gate --help); empty when no threshold can name it
+	PerSession bool     // a session has one value of it, which a goodput SLO can name
+	Overhead   Metric   // its target's own part (ttfc → ttfc.overhead), judged instead when recorded
+	Live       string   // its Prometheus series under load --metrics-addr; empty when not served
 }
 
 // Judged tells whether a threshold can name the metric.
 func (d Def) Judged() bool { return d.Example != "" }
 
-// byKey are the scopes of a histogram: its scenario and dialect.
 var byKey = []string{"scenario", "dialect"}
 
 // registry is every metric, in report order: the histograms first.
@@ -156,7 +137,7 @@ var registry = []Def{
 	{Name: Draining, Kind: KindGauge, Live: "streambench_draining", Doc: "1 once no new session starts and in-flight ones are finishing"},
 }
 
-// Registry returns every metric's declaration, in report order (a fresh slice each call).
+// Registry returns every metric's declaration, in report order (a fresh slice).
 func Registry() []Def { return slices.Clone(registry) }
 
 // Lookup returns the metric named name (or by its alias).
@@ -168,8 +149,7 @@ func Lookup(name string) (Def, bool) {
 	return registry[i], true
 }
 
-// Def is m's declaration; a metric Registry does not declare (a dialect measure) gets a Def
-// of its name alone.
+// Def is m's declaration; a Def of its name alone when undeclared (a dialect measure).
 func (m Metric) Def() Def {
 	if d, ok := Lookup(string(m)); ok && d.Name == m {
 		return d
@@ -180,30 +160,23 @@ func (m Metric) Def() Def {
 // Live is m's Prometheus series under load --metrics-addr ("" when not served).
 func (m Metric) Live() string { return m.Def().Live }
 
-// RateScale is how rate metrics (StreamTokensPerSecond) are stored in histograms that hold
-// integers: value = tokens/s × RateScale, so 1 stored unit is 0.001 tokens/s and the
-// histogram's 1 µs .. 1 h range holds 0.001 .. 3.6 million tokens/s. A summary's *_us fields
-// of such a metric are therefore milli-tokens/s; IsRate tells readers which metrics these are.
+// RateScale is how rate metrics are stored in integer histograms: tokens/s × RateScale, so
+// the 1 µs .. 1 h range holds 0.001 .. 3.6 million tokens/s (the *_us fields are milli-tokens/s).
 const RateScale = 1000
 
-// MaxRate is the largest stored rate (3.6 million tokens/s, the histogram's top). A stream
-// faster than that (a short burst: a gateway that buffers a whole answer, a scaled-down test)
-// records at MaxRate rather than as an out-of-range error, which would fail the run for a
-// figure no SLO can be about.
+// MaxRate is the largest stored rate: a faster burst records at it, not as a record error.
 const MaxRate = int64(time.Hour / time.Microsecond)
 
 // IsRate tells whether m's histogram holds a rate (×RateScale) rather than microseconds.
 func (m Metric) IsRate() bool { return m.Def().Kind == KindRate }
 
-// Overhead is the overhead metric of a scripted latency (ttfc → ttfc.overhead), and ok false
-// for a metric the script does not schedule.
+// Overhead is the overhead metric of a scripted latency (ttfc → ttfc.overhead).
 func (m Metric) Overhead() (Metric, bool) {
 	o := m.Def().Overhead
 	return o, o != ""
 }
 
-// AllMetrics returns every metric recorded as histograms, in report order (a fresh slice
-// each call).
+// AllMetrics returns every metric recorded as histograms, in report order.
 func AllMetrics() []Metric {
 	var out []Metric
 	for _, d := range registry {
@@ -222,8 +195,7 @@ func (m Metric) Rank() int {
 	return len(registry)
 }
 
-// SessionSLOMetricNames lists the metrics a goodput SLO can name (Def.PerSession),
-// comma-separated, for help texts.
+// SessionSLOMetricNames lists the metrics a goodput SLO can name, comma-separated.
 func SessionSLOMetricNames() string {
 	var names []string
 	for _, d := range registry {

@@ -2,46 +2,26 @@ package measure
 
 import "strings"
 
-// Outcome is how one session ended: exactly one per session started, from the closed set
-// below (docs/PROTOCOLS.md, "Outcomes"). The names are snake_case as summary.json, the
-// console, the report, live metrics and gate thresholds (outcome.NAME) spell them.
+// Outcome is how one session ended: exactly one per session started, from a closed set
+// (docs/PROTOCOLS.md, "Outcomes").
 type Outcome string
 
-// Session outcomes.
+// Session outcomes; outcomes says what each means.
 const (
-	// OutcomeCompleted: the stream ended with its terminal (violations, if any, are counted
-	// apart: a completed session with violations failed by them).
-	OutcomeCompleted Outcome = "completed"
-	// OutcomeScriptedError: the scenario scripted a provider failure and it came as scripted:
-	// the scripted HTTP status to a client that talks to the provider, or the dialect's
-	// in-band error terminal. Any other failure of such a session is one of the errors below.
-	OutcomeScriptedError Outcome = "scripted_error"
-	// OutcomeAborted: the client aborted or stopped the stream on purpose, as scripted.
-	OutcomeAborted Outcome = "aborted"
-	// OutcomeInBandError: the response was 200 but the stream ended in an error frame the
-	// script did not plan (or any error frame without ground truth).
-	OutcomeInBandError Outcome = "in_band_error"
-	// OutcomeHTTPError: a status other than 200 that was not the scripted one.
-	OutcomeHTTPError Outcome = "http_error"
-	// OutcomeTransportError: the connection, TLS, the HTTP framing or a read failed (a failed
-	// stop request of a stopped session included).
+	OutcomeCompleted      Outcome = "completed"
+	OutcomeScriptedError  Outcome = "scripted_error"
+	OutcomeAborted        Outcome = "aborted"
+	OutcomeInBandError    Outcome = "in_band_error"
+	OutcomeHTTPError      Outcome = "http_error"
 	OutcomeTransportError Outcome = "transport_error"
-	// OutcomeDecodeError: the body broke the SSE decoder's limits (a line or event too long).
-	OutcomeDecodeError Outcome = "decode_error"
-	// OutcomeTruncated: the body ended cleanly but without the dialect's terminal.
-	OutcomeTruncated Outcome = "truncated"
-	// OutcomeStalled: no byte arrived for --idle-timeout while the stream was open.
-	OutcomeStalled Outcome = "stalled"
-	// OutcomeOverTime: the stream was still delivering when --stream-timeout ended it: slow,
-	// not hung, and not a protocol violation.
-	OutcomeOverTime Outcome = "over_time"
-	// OutcomeCut: the run ended (its grace period, or a second Ctrl-C) while the stream was
-	// still delivering; it was not judged.
-	OutcomeCut Outcome = "cut"
+	OutcomeDecodeError    Outcome = "decode_error"
+	OutcomeTruncated      Outcome = "truncated"
+	OutcomeStalled        Outcome = "stalled"
+	OutcomeOverTime       Outcome = "over_time"
+	OutcomeCut            Outcome = "cut"
 )
 
-// outcomes is the closed set, in the order reports list it, each with what it means (for
-// --help and the report) and whether it is an error: a failure of the session by itself.
+// outcomes is the closed set in report order.
 var outcomes = []struct {
 	o     Outcome
 	error bool
@@ -78,9 +58,7 @@ func OutcomeNames() string {
 	return strings.Join(names, ", ")
 }
 
-// IsError tells whether the outcome is a failure of the session by itself: every outcome
-// but completed, scripted_error and aborted (an unknown one too). Errors fail a run unless a
-// threshold relaxes them by name (errors<…, outcome.NAME<…).
+// IsError tells whether the outcome is a failure of the session by itself (an unknown one is).
 func (o Outcome) IsError() bool {
 	i := o.index()
 	return i < 0 || outcomes[i].error
@@ -89,7 +67,7 @@ func (o Outcome) IsError() bool {
 // Valid tells whether o is one of Outcomes.
 func (o Outcome) Valid() bool { return o.index() >= 0 }
 
-// Doc says in a few words what the outcome means, for --help and the report.
+// Doc says in a few words what the outcome means.
 func (o Outcome) Doc() string {
 	if i := o.index(); i >= 0 {
 		return outcomes[i].doc

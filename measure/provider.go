@@ -8,27 +8,18 @@ import (
 	"strings"
 )
 
-// ProviderRequests is what the mock provider saw of one scenario's sessions in a run (its
-// session records, read when the run names the mock, `--mock`): how many provider requests the
-// target made for them, and how many of those were retries. A retry is a request for a turn
-// (of the conversation, or of one swarm child) the session had already asked the provider
-// for: a target whose SDK retries a 429 or 503 (Anthropic's and OpenAI's SDKs twice, LangChain
-// six times) makes three requests for the one scripted error, which the client does not see.
+// ProviderRequests is the provider requests the mock saw of one scenario's sessions, and the
+// retries among them: a turn asked for again (an SDK retrying a 429 the client never sees).
 type ProviderRequests struct {
 	Scenario string `json:"scenario"`
-	// Sessions are the run's sessions of the scenario with at least one provider request.
-	Sessions int64 `json:"sessions"`
-	// Requests are every provider request of those sessions, retries included.
-	Requests int64 `json:"requests"`
-	// Retries are the requests that repeated a turn already asked for.
-	Retries int64 `json:"retries"`
-	// RetriesByStatus counts the retries by the HTTP status of the attempt they repeated
-	// (429, 503; 200 for a stream that failed or was cut after its head).
+	Sessions int64  `json:"sessions"` // with at least one provider request
+	Requests int64  `json:"requests"`
+	Retries  int64  `json:"retries"`
+	// RetriesByStatus counts retries by the status of the attempt they repeated (200: cut).
 	RetriesByStatus map[int]int64 `json:"retries_by_status,omitempty"`
 }
 
-// MergeProviderRequests returns a and b added up per scenario, sorted by scenario: the
-// figures of a run split over shards (each counts its own sessions).
+// MergeProviderRequests returns a and b added up per scenario, sorted by scenario.
 func MergeProviderRequests(a, b []ProviderRequests) []ProviderRequests {
 	by := map[string]*ProviderRequests{}
 	for _, list := range [][]ProviderRequests{a, b} {

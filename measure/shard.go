@@ -9,22 +9,16 @@ import (
 	"time"
 )
 
-// ShardInfo is a shard's place in a sharded run (summary.json "shard"), recorded by the
-// generator so that merge can check it has every shard of one run, once, and can judge the
-// merged run as the generator judges one. The summary's config is the whole run's (every
-// shard records the same clients, rate and sessions); the shard's part follows from Index
-// and Count.
+// ShardInfo is a shard's place in a sharded run; the summary's config is the whole run's.
 type ShardInfo struct {
 	Index int `json:"index"` // 0-based
 	Count int `json:"count"`
-	// StartAt is the instant every shard was told to start at (zero: none given); LateBy
-	// how long after it this shard began, when it did (0: on time or no StartAt).
+	// StartAt is when every shard was told to start (zero: none); LateBy how late this one was.
 	StartAt time.Time     `json:"start_at,omitzero"`
 	LateBy  time.Duration `json:"late_by_ns,omitempty"`
 }
 
-// ShardFigures are one shard's key figures, kept in a merged run's summary ("shards") so a
-// shard that behaved unlike the others can be told apart after the merge.
+// ShardFigures are one shard's key figures in a merged run, to tell an odd shard apart.
 type ShardFigures struct {
 	Index           int           `json:"index"`
 	Dir             string        `json:"dir"` // the directory it was read from
@@ -43,8 +37,7 @@ type ShardFigures struct {
 	Pass            bool          `json:"pass"`
 }
 
-// PeakStreams is an upper bound of a sharded run's peak open streams: the sum of each shard's
-// peak in its timeline (the shards' peaks need not coincide).
+// PeakStreams is an upper bound of a sharded run's peak open streams: the shards' peaks summed.
 func PeakStreams(shards []ShardRun) int64 {
 	var peak int64
 	for _, s := range shards {
@@ -57,10 +50,7 @@ func PeakStreams(shards []ShardRun) int64 {
 	return peak
 }
 
-// ReadShards reads each shard directory (ReadRun) and checks they are the shards of one run,
-// each once (CheckShards): what merge needs before it waits for any gauge. Each shard's
-// histograms are read and checked, then let go (Run.Histograms is nil): Merge reads them again,
-// one shard at a time, so that merging holds the merged set and one shard's, however many.
+// ReadShards reads and checks each shard directory (CheckShards), letting go of histograms.
 func ReadShards(dirs []string) ([]ShardRun, error) {
 	var shards []ShardRun
 	for _, dir := range dirs {
@@ -77,10 +67,7 @@ func ReadShards(dirs []string) ([]ShardRun, error) {
 	return shards, nil
 }
 
-// CheckMergeOut refuses out as where to write the merge of the shard directories dirs when
-// the write would replace results: out is one of dirs (the same directory, however named), or
-// out already holds a run's results (a summary.json), whose report and plots a new
-// summary.json would leave beside it, of another run.
+// CheckMergeOut refuses out for the merge of dirs when it is one of dirs or holds results.
 func CheckMergeOut(out string, dirs []string) error {
 	ost, err := os.Stat(out)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -11,12 +11,8 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// Validate checks what a summary says against itself: no count, latency or token figure is
-// negative, every outcome is one streambench knows, and the counters agree with one another
-// (every session with an error outcome failed, the others failed by a violation; the rules a
-// session failed by were violated; a leak is ok only within its tolerance). A summary that
-// breaks one was not written by streambench (a hand edit, a corrupted file), and judging it
-// could turn a FAIL into a PASS; the error names the field.
+// Validate checks that a summary agrees with itself (judging one that does not could turn a
+// FAIL into a PASS); the error names the field.
 func (s *Summary) Validate() error {
 	if err := s.Counters.validate(); err != nil {
 		return err
@@ -24,8 +20,7 @@ func (s *Summary) Validate() error {
 	if err := negativeIn("violations.%s", s.Violations); err != nil {
 		return err
 	}
-	// A snapshot's counters are read one by one while sessions end, and so is a run's stopped at
-	// once (a second Ctrl-C): they need not agree with one another yet.
+	// A snapshot's or an interrupted run's counters were read while sessions ended.
 	if !s.Incomplete && !s.Interrupted {
 		if err := s.validateCounters(); err != nil {
 			return err
@@ -60,7 +55,6 @@ func (s *Summary) Validate() error {
 	return s.Tokens.validate()
 }
 
-// validate checks that no count is negative and every outcome is one streambench knows.
 func (c *Counters) validate() error {
 	for _, f := range []struct {
 		name string
@@ -92,7 +86,6 @@ func (c *Counters) validate() error {
 	)
 }
 
-// validate checks the token figures (nil: none recorded): none negative, goodput a share.
 func (t *TokenSummary) validate() error {
 	if t == nil {
 		return nil
@@ -111,8 +104,7 @@ func (t *TokenSummary) validate() error {
 	return nil
 }
 
-// negativeIn names the first (by key) negative count of m, the field named by format with its
-// key; nil when there is none.
+// negativeIn names the first negative count of m, by format with its key.
 func negativeIn[K cmp.Ordered](format string, m map[K]int64) error {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if n := m[k]; n < 0 {
@@ -128,8 +120,6 @@ func (s *Summary) validateCounters() error {
 	if c.SessionsOK+c.SessionsFailed > c.SessionsStarted {
 		return fmt.Errorf("counters: sessions_ok %d + sessions_failed %d is more than sessions_started %d", c.SessionsOK, c.SessionsFailed, c.SessionsStarted)
 	}
-	// A session with an error outcome failed; any other failed session failed by at least one
-	// violation, each of the rules it lists in sessions_failed_by_rules.
 	errs := c.Errors()
 	if c.SessionsFailed < errs {
 		return fmt.Errorf("counters.sessions_failed is %d, fewer than the %d sessions with an error outcome (counters.outcomes)", c.SessionsFailed, errs)
@@ -157,7 +147,6 @@ func (s *Summary) validateCounters() error {
 	return nil
 }
 
-// validate checks one histogram's statistics: none negative.
 func (m MetricSummary) validate() error {
 	stats := []struct {
 		name string

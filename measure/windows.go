@@ -9,27 +9,19 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Latency over time. A run's histograms say how its latencies were distributed; they cannot
-// say when the tail came (a target that slows down halfway has the same p99 as one that is
-// slow now and then). Windows keeps a few metrics' latencies by the moment each was measured,
-// in a fixed number of windows, so memory stays bounded however long the run: when a value
-// lands past the last window, adjacent windows merge pairwise and the width doubles.
-
-// MaxWindows is how many windows a series holds at most: a run of up to a minute gets 1 s
-// windows, a longer one windows of 2, 4, 8 … s.
+// MaxWindows is how many windows a series holds at most: past the last, adjacent windows merge
+// pairwise and the width doubles, so memory stays bounded however long the run.
 const MaxWindows = 60
 
 // FirstWindow is the width a series starts with.
 const FirstWindow = time.Second
 
-// OverTimeMetrics are the metrics recorded by window: the time to first chunk and token, and
-// the target's own part of each.
+// OverTimeMetrics are the metrics recorded by window.
 var OverTimeMetrics = []Metric{FirstChunk, FirstChunkOverhead, TimeToFirstToken, FirstTokenOverhead}
 
-// Windows is a few metrics' latencies by the moment they were measured, over every scenario and
-// dialect: per metric at most MaxWindows packed HdrHistograms (1 µs .. 1 h, 3 digits, as
-// NewHistogram), each Width wide from the run's start. Not safe for concurrent use: keep one
-// per worker and merge them, as Histograms.
+// Windows is a few metrics' latencies by when they were measured, so a reader sees when the
+// tail came: per metric at most MaxWindows histograms, each Width wide from the run's start.
+// Not safe for concurrent use: keep one per worker and merge them.
 type Windows struct {
 	width    time.Duration
 	byMetric map[Metric][]*hdrhistogram.PackedHistogram
@@ -43,8 +35,7 @@ func NewWindows() *Windows {
 // Width is the windows' current width.
 func (w *Windows) Width() time.Duration { return w.width }
 
-// Record adds d to m's window holding at (since the run started), with Histograms.Record's
-// range rules: d outside 0 .. 1 h, or a negative at, is an error wrapping ErrOutOfRange.
+// Record adds d to m's window holding at (since the run started), as Histograms.Record does.
 func (w *Windows) Record(m Metric, at, d time.Duration) error {
 	if d < 0 || d > time.Hour || at < 0 {
 		return fmt.Errorf("record %s = %v at %v: %w", m, d, at, ErrOutOfRange)
@@ -89,9 +80,7 @@ func (w *Windows) coarsen() {
 	}
 }
 
-// Merge adds from into w (from is not modified), first bringing both to the wider of their
-// widths (every width is FirstWindow doubled, so one divides the other), and returns how many
-// values fell outside w's range (always 0 for sets from NewWindows).
+// Merge adds from into w at the wider width and returns how many values fell outside the range.
 func (w *Windows) Merge(from *Windows) (dropped int64) {
 	if from == nil {
 		return 0
@@ -111,8 +100,7 @@ func (w *Windows) Merge(from *Windows) (dropped int64) {
 	return dropped
 }
 
-// Series is each recorded metric's percentiles per window, in OverTimeMetrics order; windows
-// with no value are left out. Nil when nothing was recorded.
+// Series is each recorded metric's percentiles per window with values, in report order.
 func (w *Windows) Series() []LatencySeries {
 	if w == nil {
 		return nil
@@ -125,7 +113,6 @@ func (w *Windows) Series() []LatencySeries {
 			if h == nil || h.TotalCount() == 0 {
 				continue
 			}
-			// ValueAtPercentile takes a percentage (99, not 0.99).
 			s.Windows = append(s.Windows, LatencyWindow{
 				StartMs: int64(i) * s.WindowMs, Count: h.TotalCount(),
 				P50: h.ValueAtPercentile(50), P95: h.ValueAtPercentile(95), P99: h.ValueAtPercentile(99),
@@ -138,15 +125,14 @@ func (w *Windows) Series() []LatencySeries {
 	return out
 }
 
-// LatencySeries is one metric's percentiles per window of the run (summary.json
-// latency_over_time), over every scenario and dialect.
+// LatencySeries is one metric's percentiles per window of the run, over every key.
 type LatencySeries struct {
 	Metric   Metric          `json:"metric"`
 	WindowMs int64           `json:"window_ms"` // every window's width
 	Windows  []LatencyWindow `json:"windows"`   // in time order; a window with no value is absent
 }
 
-// LatencyWindow is one window's percentiles, in microseconds, of the values measured in it.
+// LatencyWindow is one window's percentiles, in microseconds.
 type LatencyWindow struct {
 	StartMs int64 `json:"start_ms"` // since the run started
 	Count   int64 `json:"count"`
@@ -157,10 +143,5 @@ type LatencyWindow struct {
 
 // LatencyOverTime returns the series of m, if recorded.
 func (s *Summary) LatencyOverTime(m Metric) (LatencySeries, bool) {
-	for _, ls := range s.OverTime {
-		if ls.Metric == m {
-			return ls, true
-		}
-	}
-	return LatencySeries{}, false
+	return find(s.OverTime, func(ls LatencySeries) bool { return ls.Metric == m })
 }

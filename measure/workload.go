@@ -3,12 +3,9 @@ package measure
 import (
 	"strconv"
 	"strings"
-	"time"
 )
 
-// WorkloadDiffs lists the workload settings in which b's run differs from a's, each as
-// "NAME A → B": clients, rate, arrival, max in-flight, stages, duration, sessions, warmup,
-// think time, mix, dialects, HTTP/2, faults and the CPUs the run had.
+// WorkloadDiffs lists the workload settings in which b's run differs from a's, as "NAME A → B".
 func WorkloadDiffs(a, b *Summary) []string {
 	var out []string
 	diff := func(name, x, y string) {
@@ -22,12 +19,6 @@ func WorkloadDiffs(a, b *Summary) []string {
 			out = append(out, name+" "+x+" → "+y)
 		}
 	}
-	dur := func(d time.Duration) string {
-		if d == 0 {
-			return ""
-		}
-		return d.String()
-	}
 	ca, cb := a.Config, b.Config
 	diff("clients", strconv.Itoa(ca.Clients), strconv.Itoa(cb.Clients))
 	diff("rate", formatFloat(ca.Rate)+"/s", formatFloat(cb.Rate)+"/s")
@@ -36,10 +27,10 @@ func WorkloadDiffs(a, b *Summary) []string {
 		diff("max in-flight", strconv.Itoa(ca.MaxInflight), strconv.Itoa(cb.MaxInflight))
 	}
 	diff("stages", ca.Stages, cb.Stages)
-	diff("duration", dur(ca.Duration), dur(cb.Duration))
+	diff("duration", durationText(ca.Duration), durationText(cb.Duration))
 	diff("sessions", strconv.FormatInt(ca.Sessions, 10), strconv.FormatInt(cb.Sessions, 10))
-	diff("warmup", dur(ca.Warmup), dur(cb.Warmup))
-	diff("think time", dur(ca.ThinkTime), dur(cb.ThinkTime))
+	diff("warmup", durationText(ca.Warmup), durationText(cb.Warmup))
+	diff("think time", durationText(ca.ThinkTime), durationText(cb.ThinkTime))
 	diff("mix", ca.Mix, cb.Mix)
 	diff("dialects", strings.Join(ca.Dialects, ","), strings.Join(cb.Dialects, ","))
 	diff("http2", strconv.FormatBool(ca.HTTP2), strconv.FormatBool(cb.HTTP2))

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -13,16 +14,12 @@ import (
 
 // CompareRow is one measured quantity in two runs.
 type CompareRow struct {
-	Name string // e.g. "ttfc p99 plain-answer/sim-chat" or "error rate"
-	Unit string // "ms", "%" or "" for counts
-	A, B float64
-	// HasA and HasB are false when the quantity was not recorded in that run.
-	HasA, HasB bool
-	// NA and NB are how many values the histogram behind a latency statistic holds in each
-	// run (0 for a counter).
-	NA, NB int64
-	// stat is the statistic of a histogram row (p50, ..., max, count); "volume" for a counter
-	// of how much was played (sessions, frames); "" for any other counter.
+	Name       string // e.g. "ttfc p99 plain-answer/sim-chat" or "error rate"
+	Unit       string // "ms", "%" or "" for counts
+	A, B       float64
+	HasA, HasB bool  // recorded in that run
+	NA, NB     int64 // the values behind a histogram's statistic
+	// stat is a histogram row's statistic; "volume" for a counter of how much was played.
 	stat string
 }
 
@@ -36,22 +33,16 @@ func (r CompareRow) Change() float64 {
 
 // Comparison is two runs side by side, A the reference and B the candidate.
 type Comparison struct {
-	A, B string // run IDs, marked "(INCOMPLETE)" for a snapshot of a killed or running run
-	Rows []CompareRow
-	// WorkloadDiffs lists how the two runs' workloads differ (config.clients, rate, mix,
-	// dialects, duration, ...), as "clients 100 → 1000": when any does, the changes are not
-	// like for like.
-	WorkloadDiffs []string
-	// Notes say what an incomplete run's figures cover (IncompleteBanner), printed first.
-	Notes []string
+	A, B          string // run IDs, marked "(INCOMPLETE)" for a snapshot
+	Rows          []CompareRow
+	WorkloadDiffs []string // measure.WorkloadDiffs: the changes are not like for like
+	Notes         []string // what an incomplete run's figures cover
 }
 
 // compareStats are the latency statistics a comparison shows per histogram.
 var compareStats = []string{"p50", "p90", "p95", "p99", "p99.9", "max"}
 
-// Compare lines up every metric of a and b: first each metric over all scenarios and dialects,
-// then per scenario × dialect (p50, p90, p99, p99.9, max, count), then the counters,
-// violations and failed leaks.
+// Compare lines up every metric of a and b, over every key then per key, then the counters.
 func Compare(a, b *measure.Run) Comparison {
 	c := Comparison{A: a.Summary.RunID, B: b.Summary.RunID, WorkloadDiffs: measure.WorkloadDiffs(&a.Summary, &b.Summary)}
 	for _, x := range []struct {
@@ -71,63 +62,41 @@ func Compare(a, b *measure.Run) Comparison {
 		}
 		return m
 	}
-	// First every metric over all scenarios and dialects (when both runs saved histograms): the
-	// rows to read first; the per scenario × dialect detail follows.
-	ao, bo := mergedByMetric(a), mergedByMetric(b)
-	var metrics []measure.Metric
-	for _, m := range measure.AllMetrics() {
-		if _, ok := ao[m]; ok {
-			metrics = append(metrics, m)
-		} else if _, ok := bo[m]; ok {
-			metrics = append(metrics, m)
+	// histogram adds the statistics and the count of m in both runs; name has a %s for each.
+	histogram := func(name string, m measure.Metric, ma, mb measure.MetricSummary, okA, okB bool) {
+		for _, st := range compareStats {
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(name, st), Unit: unitOf(m),
+				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
 		}
+		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(name, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
 	}
-	for _, m := range metrics {
+	ao, bo := mergedByMetric(a), mergedByMetric(b)
+	for _, m := range measure.AllMetrics() {
 		ma, okA := ao[m]
 		mb, okB := bo[m]
-		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s %s (all)", m, st), Unit: unitOf(m),
-				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
+		if okA || okB {
+			histogram(string(m)+" %s (all)", m, ma, mb, okA, okB)
 		}
-		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf("%s count (all)", m), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
 	}
 	am, bm := byKey(a), byKey(b)
-	var keys []measure.Key
-	for k := range am {
-		keys = append(keys, k)
-	}
-	for k := range bm {
-		if _, ok := am[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
+	keys := slices.Concat(slices.Collect(maps.Keys(am)), slices.Collect(maps.Keys(bm)))
 	slices.SortFunc(keys, measure.Key.Compare)
-	for _, k := range keys {
+	for _, k := range slices.Compact(keys) {
 		ma, okA := am[k]
 		mb, okB := bm[k]
-		label := string(k.Metric) + " %s " + k.Scenario + "/" + k.Dialect
-		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, st), Unit: unitOf(k.Metric),
-				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
-		}
-		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(label, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
+		histogram(string(k.Metric)+" %s "+k.Scenario+"/"+k.Dialect, k.Metric, ma, mb, okA, okB)
 	}
-	count := func(name string, get func(*measure.Summary) float64) {
-		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true})
+	// A "volume" counter follows the workload: it is not ranked among the largest changes.
+	count := func(name, unit, stat string, get func(*measure.Summary) float64) {
+		c.Rows = append(c.Rows, CompareRow{Name: name, Unit: unit, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true, stat: stat})
 	}
-	// volume is a counter of how much was played: it follows the workload, so it is not ranked
-	// among the largest changes.
-	volume := func(name string, get func(*measure.Summary) float64) {
-		c.Rows = append(c.Rows, CompareRow{Name: name, A: get(&a.Summary), B: get(&b.Summary), HasA: true, HasB: true, stat: "volume"})
-	}
-	volume("sessions started", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsStarted) })
-	volume("sessions ok", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsOK) })
-	count("errors (error outcomes)", func(s *measure.Summary) float64 { return float64(s.Counters.Errors()) })
-	c.Rows = append(c.Rows, CompareRow{Name: "error rate", Unit: "%", A: a.Summary.Counters.ErrorRate() * 100,
-		B: b.Summary.Counters.ErrorRate() * 100, HasA: true, HasB: true})
-	volume("frames", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })
-	count("violations", func(s *measure.Summary) float64 { return float64(s.TotalViolations()) })
-	count("leaks over tolerance", func(s *measure.Summary) float64 { return float64(s.FailedLeaks()) })
+	count("sessions started", "", "volume", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsStarted) })
+	count("sessions ok", "", "volume", func(s *measure.Summary) float64 { return float64(s.Counters.SessionsOK) })
+	count("errors (error outcomes)", "", "", func(s *measure.Summary) float64 { return float64(s.Counters.Errors()) })
+	count("error rate", "%", "", func(s *measure.Summary) float64 { return s.Counters.ErrorRate() * 100 })
+	count("frames", "", "volume", func(s *measure.Summary) float64 { return float64(s.Counters.Frames) })
+	count("violations", "", "", func(s *measure.Summary) float64 { return float64(s.TotalViolations()) })
+	count("leaks over tolerance", "", "", func(s *measure.Summary) float64 { return float64(s.FailedLeaks()) })
 	if a.Summary.Tokens != nil || b.Summary.Tokens != nil {
 		tokens := func(name, unit string, get func(*measure.TokenSummary) float64) {
 			row := CompareRow{Name: name, Unit: unit, HasA: a.Summary.Tokens != nil, HasB: b.Summary.Tokens != nil}
@@ -145,8 +114,7 @@ func Compare(a, b *measure.Run) Comparison {
 	return c
 }
 
-// unitOf is the unit compare shows a metric's statistics in: ms for latencies (µs / 1000), and
-// tokens/s for rates (stored ×RateScale, so the same / 1000 gives tokens/s).
+// unitOf is the unit of a metric's statistics ÷ 1000: ms, or tokens/s for a rate.
 func unitOf(m measure.Metric) string {
 	if m.IsRate() {
 		return "tokens/s"
@@ -154,7 +122,6 @@ func unitOf(m measure.Metric) string {
 	return "ms"
 }
 
-// mergedByMetric summarizes each metric over every scenario and dialect of r.
 func mergedByMetric(r *measure.Run) map[measure.Metric]measure.MetricSummary {
 	out := map[measure.Metric]measure.MetricSummary{}
 	for _, s := range measure.SummarizeOverall(r.Histograms) {
@@ -191,8 +158,9 @@ func (r CompareRow) changeCell() string {
 	}
 }
 
-func (c Comparison) table() table {
-	t := table{Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change"}, Right: []bool{false, true, true, true}}
+// everyMetric is every row of the comparison.
+func (c Comparison) everyMetric() Table {
+	t := Table{Title: "Every metric", Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change"}, Right: []bool{false, true, true, true}}
 	for _, r := range c.Rows {
 		t.Rows = append(t.Rows, []string{r.Name, r.cell(r.A, r.HasA), r.cell(r.B, r.HasB), r.changeCell()})
 	}
@@ -202,26 +170,21 @@ func (c Comparison) table() table {
 // compareLargest is how many changes the comparison's summary lists.
 const compareLargest = 10
 
-// compareMinSamples is how many values a latency statistic needs in both runs to be ranked
-// among the largest changes: the percentiles of a handful of values move by chance.
+// compareMinSamples is how many values a statistic needs in both runs to be ranked: the
+// percentiles of a handful of values move by chance.
 const compareMinSamples = 30
 
-// rankedStats are the histogram statistics ranked among the largest changes: max and p99.9
-// are single values, and a histogram's count is the workload's, not a change of the target.
+// rankedStats are the statistics ranked (max and p99.9 are single values).
 var rankedStats = []string{"p50", "p90", "p99"}
 
-// Largest returns the n rows that changed most, largest |change| first: the p50, p90 and p99
-// of histograms with at least compareMinSamples values in both runs, and the counters other
-// than the volume played (sessions started and ok, frames), which follows the workload. A
-// counter that went from 0 to anything ranks first; rows only one run has are not ranked.
+// Largest returns the n ranked rows that changed most, largest |change| (from 0: first) first.
 func (c Comparison) Largest(n int) []CompareRow {
 	type ranked struct {
 		row CompareRow
 		mag float64
-		i   int
 	}
 	var rs []ranked
-	for i, r := range c.Rows {
+	for _, r := range c.Rows {
 		if !r.HasA || !r.HasB || r.A == r.B {
 			continue
 		}
@@ -232,7 +195,7 @@ func (c Comparison) Largest(n int) []CompareRow {
 		if r.A != 0 {
 			mag = math.Abs(r.Change())
 		}
-		rs = append(rs, ranked{r, mag, i})
+		rs = append(rs, ranked{r, mag})
 	}
 	slices.SortStableFunc(rs, func(x, y ranked) int {
 		switch {
@@ -241,7 +204,7 @@ func (c Comparison) Largest(n int) []CompareRow {
 		case x.mag < y.mag:
 			return 1
 		}
-		return x.i - y.i
+		return 0 // in row order
 	})
 	out := make([]CompareRow, 0, min(n, len(rs)))
 	for _, r := range rs[:min(n, len(rs))] {
@@ -258,9 +221,9 @@ func (c Comparison) workloadWarning() string {
 	return "the two runs' workloads differ, so their figures are not like for like: " + strings.Join(c.WorkloadDiffs, "; ")
 }
 
-func (c Comparison) largestTable() table {
+func (c Comparison) largestTable() Table {
 	rows := c.Largest(compareLargest)
-	t := table{Title: fmt.Sprintf("Largest changes (the %d largest of: p50, p90 and p99 with at least %d values in both runs; errors, violations, leaks, tokens/s, goodput)", compareLargest, compareMinSamples),
+	t := Table{Title: fmt.Sprintf("Largest changes (the %d largest of: p50, p90 and p99 with at least %d values in both runs; errors, violations, leaks, tokens/s, goodput)", compareLargest, compareMinSamples),
 		Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change", "values A → B"}, Right: []bool{false, true, true, true, true}}
 	for _, r := range rows {
 		n := ""
@@ -272,47 +235,28 @@ func (c Comparison) largestTable() table {
 	return t
 }
 
-// WriteText prints the comparison for a terminal: the workload warning, the largest changes,
-// then every metric as an aligned table.
-func (c Comparison) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "compare: A = %s (the reference), B = %s\n", c.A, c.B)
+// WriteText prints the comparison for a terminal.
+func (c Comparison) WriteText(w io.Writer) error { return c.write(w, textStyle) }
+
+// WriteMarkdown prints the comparison as GitHub Markdown.
+func (c Comparison) WriteMarkdown(w io.Writer) { _ = c.write(w, markdownStyle) } // Markdown writes no error of its own
+
+func (c Comparison) write(w io.Writer, st style) error {
+	fmt.Fprintf(w, st.compare, st.cell(c.A), st.cell(c.B))
 	for _, n := range c.Notes {
-		fmt.Fprintln(w, n)
+		fmt.Fprintf(w, st.compareNote, st.cell(n))
 	}
 	if warning := c.workloadWarning(); warning != "" {
-		fmt.Fprintf(w, "WARNING: %s\n", warning)
+		fmt.Fprintf(w, st.warning, st.cell(warning))
 	}
-	fmt.Fprintln(w)
+	fmt.Fprint(w, st.between)
 	if lt := c.largestTable(); len(lt.Rows) > 0 {
-		if err := lt.writeText(w); err != nil {
+		if err := st.table(w, lt); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintln(w, "Largest changes: none (no ranked figure changed)")
+		fmt.Fprint(w, st.none(lt.Title))
 	}
-	fmt.Fprintln(w)
-	t := c.table()
-	t.Title = "Every metric"
-	return t.writeText(w)
-}
-
-// WriteMarkdown prints the comparison as GitHub Markdown: the workload warning, the largest
-// changes, then every metric.
-func (c Comparison) WriteMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "## Comparison: %s → %s\n\n", mdCell(c.A), mdCell(c.B))
-	for _, n := range c.Notes {
-		fmt.Fprintf(w, "> **%s**\n\n", mdCell(n))
-	}
-	if warning := c.workloadWarning(); warning != "" {
-		fmt.Fprintf(w, "> **Warning:** %s\n\n", mdCell(warning))
-	}
-	lt := c.largestTable()
-	if len(lt.Rows) == 0 {
-		fmt.Fprintf(w, "### %s\n\nNone: no ranked figure changed.\n\n", lt.Title)
-	} else {
-		lt.writeMarkdown(w, "###")
-	}
-	t := c.table()
-	t.Title = "Every metric"
-	t.writeMarkdown(w, "###")
+	fmt.Fprint(w, st.between)
+	return st.table(w, c.everyMetric())
 }

@@ -11,11 +11,7 @@ import (
 
 // WriteGateTable prints every check with its value, limit and verdict, then the overall verdict.
 func WriteGateTable(w io.Writer, g *verdict.Result) error {
-	t := table{Header: []string{"CHECK", "SOURCE", "VALUE", "LIMIT", "VERDICT", "DETAIL"}}
-	for _, c := range g.Checks {
-		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, c.Verdict(), c.Detail})
-	}
-	if err := t.writeText(w); err != nil {
+	if err := checksTable(g, strings.ToUpper).WriteText(w); err != nil {
 		return err
 	}
 	for _, warning := range g.Warnings {
@@ -40,16 +36,21 @@ func WriteGateTable(w io.Writer, g *verdict.Result) error {
 func WriteGateMarkdown(w io.Writer, g *verdict.Result) {
 	fmt.Fprintf(w, "**Gate: %s**\n\n", boolText(g.Pass, "PASS", "FAIL"))
 	if a := g.Allowed(); len(a) > 0 {
-		fmt.Fprintf(w, "Allowed (known findings): %s\n\n", mdCell(strings.Join(a, ", ")))
+		fmt.Fprintf(w, "Allowed (known findings): %s\n\n", MarkdownCell(strings.Join(a, ", ")))
 	}
 	for _, warning := range g.Warnings {
-		fmt.Fprintf(w, "Warning: %s\n\n", mdCell(warning))
+		fmt.Fprintf(w, "Warning: %s\n\n", MarkdownCell(warning))
 	}
-	t := table{Header: []string{"check", "source", "value", "limit", "verdict", "detail"}}
+	checksTable(g, strings.ToLower).WriteMarkdown(w, "")
+}
+
+// checksTable is a row per check, its header in the case caseOf gives.
+func checksTable(g *verdict.Result, caseOf func(string) string) Table {
+	t := Table{Header: strings.Fields(caseOf("check source value limit verdict detail"))}
 	for _, c := range g.Checks {
 		t.Rows = append(t.Rows, []string{c.Name, c.Source, c.Value, c.Limit, c.Verdict(), c.Detail})
 	}
-	t.writeMarkdown(w, "")
+	return t
 }
 
 type junitSuites struct {

@@ -11,40 +11,28 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// The headline is the block every rendering of a run opens with, the same in the console
-// (WriteSummary), report.md and report.html: the verdict and why, the outcomes, the user-felt
-// latencies at p50/p95/p99, errors, violations, leaks and the worst keys. Headline computes it
-// once; each renderer only formats it, so the three never disagree.
-
-// headlineMetrics are the latencies the headline shows, in order; an overhead row (the
-// target's own part, measured less scripted) follows its raw figure when the run recorded it.
+// headlineMetrics are the latencies the headline shows, in order; an overhead's row only when
+// the run recorded it.
 var headlineMetrics = []measure.Metric{measure.FirstChunk, measure.FirstChunkOverhead, measure.TimeToFirstToken, measure.FirstTokenOverhead,
 	measure.InterTokenLatency, measure.CancelLatency}
 
 // headlineWorstKeys is how many scenario × dialect keys the headline lists by TTFC p99.
 const headlineWorstKeys = 5
 
-// Headline is a run's headline block.
+// Headline is the block every rendering of a run opens with (console, report.md and
+// report.html), computed once so they never disagree.
 type Headline struct {
-	Pass bool
-	// Verdict is "PASS" or "FAIL".
-	Verdict                    string
+	Verdict                    string // "PASS" or "FAIL"
 	Reasons, Allowed, Warnings []string
-	// Lines are the one-line figures, each a name and its text: outcomes, errors, violations,
-	// leaks.
-	Lines [][2]string
-	// Latency is the headline latencies over every scenario and dialect: metric, count, p50,
-	// p95 (only when the run has its histograms), p99, in ms.
-	Latency table
-	// Worst lists the scenario × dialect keys with the highest TTFC p99, worst first.
-	Worst table
+	Lines                      [][2]string // a name and its text: outcomes, errors, …
+	Latency                    Table       // over every scenario and dialect
+	Worst                      Table       // the keys of highest TTFC p99, worst first
 }
 
 // NewHeadline computes r's headline.
 func NewHeadline(r *measure.Run) Headline {
 	s := &r.Summary
 	h := Headline{
-		Pass:     s.Verdict.Pass,
 		Verdict:  boolText(s.Verdict.Pass, "PASS", "FAIL"),
 		Reasons:  s.Verdict.Reasons,
 		Allowed:  s.Verdict.Allowed,
@@ -96,7 +84,7 @@ func errorsLine(c measure.Counters) string {
 			parts = append(parts, fmt.Sprintf("%s %d", o, k))
 		}
 	}
-	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, pct(c.ErrorRate()), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, Pct(c.ErrorRate()), strings.Join(parts, ", "))
 }
 
 // violationsLine counts the violations, by rule, most frequent first; allowed rules marked.
@@ -118,26 +106,20 @@ func violationsLine(s *measure.Summary) string {
 	return fmt.Sprintf("%d: %s", total, strings.Join(parts, ", "))
 }
 
-// leaksLine says how many gauges the leak check compared, which were over their tolerance
-// and what it could not check.
+// leaksLine says what the leak check compared, found over tolerance and could not check.
 func leaksLine(s *measure.Summary) string {
 	if len(s.Leaks) == 0 && len(s.LeaksNotChecked) == 0 {
 		return "no leak check in this run"
 	}
-	perSource := map[string]int{}
-	var sources, over []string
+	sources, gauges := leakSources(s.Leaks)
+	var per, over []string
+	for _, src := range sources {
+		per = append(per, fmt.Sprintf("%s %d", src, len(gauges[src])))
+	}
 	for _, l := range s.Leaks {
-		if perSource[l.Source] == 0 {
-			sources = append(sources, l.Source)
-		}
-		perSource[l.Source]++
 		if !l.OK {
 			over = append(over, fmt.Sprintf("%s %s %s → %s (tolerance %s)", l.Source, l.Name, float(l.Before), float(l.After), float(l.Tolerance)))
 		}
-	}
-	var per []string
-	for _, src := range sources {
-		per = append(per, fmt.Sprintf("%s %d", src, perSource[src]))
 	}
 	checked := fmt.Sprintf("%d gauges checked: %s", len(s.Leaks), strings.Join(per, ", "))
 	var text string
@@ -152,11 +134,7 @@ func leaksLine(s *measure.Summary) string {
 	if len(s.LeaksNotChecked) > 0 {
 		var nc []string
 		for _, n := range s.LeaksNotChecked {
-			what := n.Source
-			if n.Name != "" {
-				what += " " + n.Name
-			}
-			nc = append(nc, what)
+			nc = append(nc, notCheckedWhat(n))
 		}
 		text += "; not checked: " + strings.Join(nc, ", ")
 	}
@@ -172,14 +150,11 @@ func headlineMS(us int64) string {
 	return strconv.FormatFloat(float64(us)/1000, 'f', 1, 64)
 }
 
-// headlineLatency is each headline metric over every scenario and dialect. With the run's
-// histograms they are merged and p95 is read from them; without (a summary read alone), the
-// summary has no p95 and no merged figure, so the column is left out and each metric shows
-// its worst key's p50 and p99, and says so.
-func headlineLatency(r *measure.Run) table {
+// headlineLatency is each headline metric over every key; without histograms, its worst key's.
+func headlineLatency(r *measure.Run) Table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil
-	t := table{Title: "Latency, all scenarios and dialects (ms)", Header: []string{"metric", "count", "p50", "p95", "p99"}, Right: []bool{false, true, true, true, true}}
+	t := Table{Title: "Latency, all scenarios and dialects (ms)", Header: []string{"metric", "count", "p50", "p95", "p99"}, Right: []bool{false, true, true, true, true}}
 	if !withP95 {
 		t.Title = "Latency, the worst scenario × dialect key of each metric (ms; no histograms, so no p95)"
 		t.Header = []string{"metric", "count", "p50", "p99"}
@@ -195,7 +170,7 @@ func headlineLatency(r *measure.Run) table {
 				t.Rows = append(t.Rows, []string{string(m), "0", "-", "-", "-"})
 				continue
 			}
-			t.Rows = append(t.Rows, []string{string(m), num(merged.TotalCount()), headlineMS(merged.ValueAtQuantile(50)),
+			t.Rows = append(t.Rows, []string{string(m), Count(merged.TotalCount()), headlineMS(merged.ValueAtQuantile(50)),
 				headlineMS(merged.ValueAtQuantile(95)), headlineMS(merged.ValueAtQuantile(99))})
 			continue
 		}
@@ -209,27 +184,24 @@ func headlineLatency(r *measure.Run) table {
 			t.Rows = append(t.Rows, []string{string(m), "0", "-", "-"})
 			continue
 		}
-		t.Rows = append(t.Rows, []string{string(m), num(worst.Count), headlineMS(worst.P50), headlineMS(worst.P99)})
+		t.Rows = append(t.Rows, []string{string(m), Count(worst.Count), headlineMS(worst.P50), headlineMS(worst.P99)})
 	}
 	return t
 }
 
-// isOverhead tells whether m is the overhead of a scripted latency.
 func isOverhead(m measure.Metric) bool {
 	return m == measure.FirstChunkOverhead || m == measure.FirstTokenOverhead
 }
 
-// recorded tells whether any key of the summary holds values of m.
 func recorded(s *measure.Summary, m measure.Metric) bool {
 	return slices.ContainsFunc(s.Metrics, func(ms measure.MetricSummary) bool { return ms.Metric == m && ms.Count > 0 })
 }
 
-// worstKeys lists the scenario × dialect keys with the highest TTFC p99, worst first (ties by
-// key), with p95 from the histograms when the run has them.
-func worstKeys(r *measure.Run) table {
+// worstKeys lists the keys with the highest TTFC p99, worst first (ties by key).
+func worstKeys(r *measure.Run) Table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil
-	t := table{Title: fmt.Sprintf("Worst keys by ttfc p99 (the top %d scenario × dialect keys, ms)", headlineWorstKeys),
+	t := Table{Title: fmt.Sprintf("Worst keys by ttfc p99 (the top %d scenario × dialect keys, ms)", headlineWorstKeys),
 		Header: []string{"scenario", "dialect", "count", "ttfc p50", "p95", "p99"}, Right: []bool{false, false, true, true, true, true, true}}
 	if !withP95 {
 		t.Header = []string{"scenario", "dialect", "count", "ttfc p50", "p99"}
@@ -246,7 +218,7 @@ func worstKeys(r *measure.Run) table {
 		}
 	}
 	// A tail percentile of a handful of samples is their maximum: keys under minLineSamples
-	// are ranked only when no key has enough, and then show no p95 or p99.
+	// rank only when no key has enough, and show no tail.
 	enough := slices.DeleteFunc(slices.Clone(keys), func(m measure.MetricSummary) bool { return m.Count < minLineSamples })
 	switch {
 	case len(enough) > 0 && len(enough) < len(keys):
@@ -255,15 +227,10 @@ func worstKeys(r *measure.Run) table {
 	case len(enough) == 0 && len(keys) > 0:
 		t.Title += fmt.Sprintf("; every key has fewer than %d sessions: no tail percentiles", minLineSamples)
 	}
-	slices.SortStableFunc(keys, func(a, b measure.MetricSummary) int {
-		if c := cmp.Compare(b.P99, a.P99); c != 0 {
-			return c
-		}
-		return a.Key.Compare(b.Key)
-	})
+	slices.SortStableFunc(keys, func(a, b measure.MetricSummary) int { return cmp.Or(cmp.Compare(b.P99, a.P99), a.Key.Compare(b.Key)) })
 	for _, m := range keys[:min(len(keys), headlineWorstKeys)] {
 		tail := m.Count >= minLineSamples
-		row := []string{m.Scenario, m.Dialect, num(m.Count), headlineMS(m.P50)}
+		row := []string{m.Scenario, m.Dialect, Count(m.Count), headlineMS(m.P50)}
 		if withP95 {
 			p95 := "-"
 			if hist := r.Histograms.Get(m.Key); tail && hist != nil && hist.TotalCount() > 0 {
@@ -281,55 +248,48 @@ func worstKeys(r *measure.Run) table {
 	return t
 }
 
-// writeText writes the headline for a terminal.
-func (h Headline) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "verdict: %s\n", h.Verdict)
-	for _, r := range h.Reasons {
-		fmt.Fprintf(w, "  - %s\n", r)
-	}
-	if len(h.Allowed) > 0 {
-		fmt.Fprintf(w, "  allowed (known findings, not failing the run): %s\n", strings.Join(h.Allowed, ", "))
-	}
-	for _, warning := range h.Warnings {
-		fmt.Fprintf(w, "  warning (not failing the run): %s\n", warning)
-	}
-	for _, l := range h.Lines {
-		fmt.Fprintf(w, "%s: %s\n", l[0], l[1])
-	}
-	fmt.Fprintln(w)
-	if err := h.Latency.writeText(w); err != nil {
-		return err
-	}
-	if len(h.Worst.Rows) > 0 {
-		fmt.Fprintln(w)
-		if err := h.Worst.writeText(w); err != nil {
-			return err
-		}
-	}
-	return nil
+// style is how a headline or a comparison is written: for a terminal, or as Markdown.
+type style struct {
+	verdict, reason, note, line, gap, between string // the headline's formats, and between blocks
+	compare, compareNote, warning             string // the comparison's
+	none                                      func(title string) string
+	cell                                      func(string) string
+	table                                     func(io.Writer, Table) error
 }
 
-// writeMarkdown writes the headline as GitHub-flavoured Markdown.
-func (h Headline) writeMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "**Verdict: %s**\n\n", h.Verdict)
-	for _, reason := range h.Reasons {
-		fmt.Fprintf(w, "- %s\n", mdCell(reason))
+var (
+	textStyle = style{verdict: "verdict: %s\n", reason: "  - %s\n", note: "  %s\n", line: "%s: %s\n", between: "\n",
+		compare: "compare: A = %s (the reference), B = %s\n", compareNote: "%s\n", warning: "WARNING: %s\n",
+		none: func(string) string { return "Largest changes: none (no ranked figure changed)\n" },
+		cell: func(s string) string { return s }, table: func(w io.Writer, t Table) error { return t.WriteText(w) }}
+	markdownStyle = style{verdict: "**Verdict: %s**\n\n", reason: "- %s\n", note: "- %s\n", line: "- **%s**: %s\n", gap: "\n",
+		compare: "## Comparison: %s → %s\n\n", compareNote: "> **%s**\n\n", warning: "> **Warning:** %s\n\n",
+		none: func(title string) string { return "### " + title + "\n\nNone: no ranked figure changed.\n\n" },
+		cell: MarkdownCell, table: func(w io.Writer, t Table) error { t.WriteMarkdown(w, "###"); return nil }}
+)
+
+// write writes the headline in style st.
+func (h Headline) write(w io.Writer, st style) error {
+	fmt.Fprintf(w, st.verdict, h.Verdict)
+	for _, r := range h.Reasons {
+		fmt.Fprintf(w, st.reason, st.cell(r))
 	}
 	if len(h.Allowed) > 0 {
-		fmt.Fprintf(w, "- allowed (known findings, not failing the run): %s\n", mdCell(strings.Join(h.Allowed, ", ")))
+		fmt.Fprintf(w, st.note, st.cell("allowed (known findings, not failing the run): "+strings.Join(h.Allowed, ", ")))
 	}
 	for _, warning := range h.Warnings {
-		fmt.Fprintf(w, "- warning (not failing the run): %s\n", mdCell(warning))
+		fmt.Fprintf(w, st.note, st.cell("warning (not failing the run): "+warning))
 	}
 	if len(h.Reasons)+len(h.Allowed)+len(h.Warnings) > 0 {
-		fmt.Fprint(w, "\n")
+		fmt.Fprint(w, st.gap)
 	}
 	for _, l := range h.Lines {
-		fmt.Fprintf(w, "- **%s**: %s\n", l[0], mdCell(l[1]))
+		fmt.Fprintf(w, st.line, l[0], st.cell(l[1]))
 	}
 	fmt.Fprint(w, "\n")
-	h.Latency.writeMarkdown(w, "###")
-	if len(h.Worst.Rows) > 0 {
-		h.Worst.writeMarkdown(w, "###")
+	if err := st.table(w, h.Latency); err != nil || len(h.Worst.Rows) == 0 {
+		return err
 	}
+	fmt.Fprint(w, st.between)
+	return st.table(w, h.Worst)
 }

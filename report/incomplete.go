@@ -7,8 +7,7 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// IncompleteBanner is the line every report of an incomplete run opens with, saying what its
-// figures cover; "" for a finished run.
+// IncompleteBanner is the line a report of an incomplete run opens with ("" for a finished run).
 func IncompleteBanner(s *measure.Summary) string {
 	if !s.Incomplete {
 		return ""

@@ -3,36 +3,30 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/measure"
 )
 
-// Dialect measures (summary.json "measures", protocol.Measurer) have a table of their own: a
-// count's histogram holds the count itself, not microseconds, so the latency tables leave every
-// dialect measure out and this one reads each by its kind.
-
-// isDialectMeasure tells whether m is one of the run's dialect measures.
+// isDialectMeasure tells whether m is one of the run's dialect measures, which the latency
+// tables leave to their own (a count's histogram holds counts, not µs).
 func isDialectMeasure(s *measure.Summary, m measure.Metric) bool {
 	_, ok := s.Measure(string(m))
 	return ok
 }
 
-// measureValue formats a statistic of a dialect measure: milliseconds for a latency, the
-// count for a count.
+// measureValue formats a statistic of a dialect measure: ms, or the count.
 func measureValue(count bool, v float64) string {
 	if count {
 		return float(v)
 	}
-	return msf(v)
+	return Ms(v)
 }
 
-// measuresTable lists every dialect measure over every scenario and dialect merged, then per
-// scenario × dialect.
-func measuresTable(r *measure.Run) table {
+// measuresTable lists every dialect measure over every key, then per key.
+func measuresTable(r *measure.Run) Table {
 	s := &r.Summary
-	t := table{
+	t := Table{
 		Title:  "Dialect measures (latency in ms, count as is)",
 		Header: []string{"measure", "kind", "scenario", "dialect", "samples", "min", "p50", "p90", "p95", "p99", "max", "mean"},
 		Right:  []bool{false, false, false, false, true, true, true, true, true, true, true, true},
@@ -40,15 +34,12 @@ func measuresTable(r *measure.Run) table {
 	row := func(info measure.MeasureInfo, scenario, dialect string, m measure.MetricSummary) {
 		c := info.Kind == measure.MeasureKindCount
 		f := func(v int64) string { return measureValue(c, float64(v)) }
-		t.Rows = append(t.Rows, []string{info.Name, info.Kind, scenario, dialect, num(m.Count),
+		t.Rows = append(t.Rows, []string{info.Name, info.Kind, scenario, dialect, Count(m.Count),
 			f(m.Min), f(m.P50), f(m.P90), f(m.P95), f(m.P99), f(m.Max), measureValue(c, m.Mean)})
 	}
 	for _, info := range s.Measures {
-		if r.Histograms != nil {
-			merged, n := r.Histograms.Merged(func(k measure.Key) bool { return string(k.Metric) == info.Name })
-			if n > 0 {
-				row(info, "(all)", "(all)", measure.SummarizeOne(measure.Key{Metric: measure.Metric(info.Name)}, merged))
-			}
+		if all, n := overall(r, measure.Metric(info.Name)); r.Histograms != nil && n > 0 {
+			row(info, "(all)", "(all)", all)
 		}
 		for _, m := range s.Metrics {
 			if string(m.Metric) == info.Name {
@@ -59,34 +50,14 @@ func measuresTable(r *measure.Run) table {
 	return t
 }
 
-// withMeasures inserts the dialect measures table at index at, for runs that recorded any.
-func withMeasures(r *measure.Run, tables []table, at int) []table {
-	if len(r.Summary.Measures) == 0 {
-		return tables
-	}
-	return slices.Insert(tables, min(at, len(tables)), measuresTable(r))
-}
-
-// writeMeasures prints each dialect measure's p50 and p99 over every scenario and dialect
-// (from the merged histograms, or the worst key's when the run has none).
+// writeMeasures prints each dialect measure's p50 and p99 over every key.
 func writeMeasures(w io.Writer, run *measure.Run) {
 	s := &run.Summary
 	var parts []string
 	for _, info := range s.Measures {
-		var st measure.MetricSummary
-		if run.Histograms != nil {
-			h, n := run.Histograms.Merged(func(k measure.Key) bool { return string(k.Metric) == info.Name })
-			if n == 0 {
-				continue
-			}
-			st = measure.SummarizeOne(measure.Key{}, h)
-		} else {
-			for _, m := range s.Metrics {
-				if string(m.Metric) == info.Name {
-					st.Count += m.Count
-					st.P50, st.P99 = max(st.P50, m.P50), max(st.P99, m.P99)
-				}
-			}
+		st, n := overall(run, measure.Metric(info.Name))
+		if n == 0 && run.Histograms != nil {
+			continue
 		}
 		if info.Kind == measure.MeasureKindCount {
 			parts = append(parts, fmt.Sprintf("%s p50 %d p99 %d", info.Name, st.P50, st.P99))

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"gonum.org/v1/plot"
@@ -18,57 +18,46 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// A run's latency plots are small multiples: one panel per dialect (per metric when a plot has
-// several), each with the scenarios of worst p99 as lines of their own and the rest merged as
-// "other", so no panel holds more lines than a reader can follow. What to draw is decided in a
-// model (spectrumModel) before anything is drawn, so tests check the model, not pixels.
+// A run's latency plots are small multiples: a panel per dialect (per metric when a plot has
+// several), each with the scenarios of worst p99 as lines and the rest merged as "other", so
+// no panel holds more lines than a reader can follow. Tests check the model, not pixels.
 
 const (
-	// maxPanelLines is the most lines a panel holds, "other" included.
-	maxPanelLines = 6
-	// minLineSamples is the fewest samples a line of its own needs: a percentile spectrum of
-	// a handful of values is a spike from the first to the largest, not a distribution.
-	// Keys with fewer go into "other"; an "other" with fewer is left out, and its panel says so.
+	maxPanelLines = 6 // "other" included
+	// minLineSamples is the fewest samples a line needs: the spectrum of a handful of values
+	// is a spike, not a distribution.
 	minLineSamples = 20
 )
 
 // plotLine is one line of a panel: a key's histogram, or several merged ("other").
 type plotLine struct {
-	Label string
-	// Scenario picks the line's colour (scenarioStyle), the same in every plot of the run;
-	// empty for "other", drawn grey.
-	Scenario string
-	// Metric, when set, picks the colour instead (a plot of metrics, not keys).
-	Metric  measure.Metric
-	Samples int64
-	hist    *hdrhistogram.Histogram
+	Label    string
+	Scenario string         // picks the colour, the same in every plot; "" for "other"
+	Metric   measure.Metric // picks the colour instead, in a plot of metrics
+	Samples  int64
+	hist     *hdrhistogram.Histogram
 }
 
 // plotPanel is one panel of a small-multiples figure; never empty.
 type plotPanel struct {
 	Title string
 	Lines []plotLine
-	// Left says what the panel leaves out: keys with too few samples for a line ("" when none).
-	Left string
+	Left  string // the keys with too few samples left out
 }
 
-// spectrumModel is a percentile-spectrum figure before it is drawn. With no panel the figure is
-// not drawn at all, and Empty is what the report says instead.
+// spectrumModel is a percentile-spectrum figure before it is drawn (no panel: Empty says why).
 type spectrumModel struct {
 	Name, Title string
 	Panels      []plotPanel
 	Empty       string
-	// Notes say which panels were left out, and why (every key under minLineSamples).
-	Notes []string
-	// LogY draws latency on a log scale: lines of ms and of seconds on one axis (the
-	// overview's overheads beside their raw figures). Compact draws one smaller panel.
+	Notes       []string // the panels left out, and why
+	// LogY puts ms and seconds on one axis (the overview's overheads beside their raw
+	// figures); Compact draws one smaller panel.
 	LogY, Compact bool
 }
 
-// spectrumModelOf builds the figure of metrics over hs: one panel per dialect for one metric,
-// one per metric when there are several; in each, the maxPanelLines−1 keys of worst p99 with at
-// least minLineSamples samples, then every other key merged. empty is what the report says
-// when the run recorded none of the metrics ("no cancels in this run").
+// spectrumModelOf builds the figure of metrics over hs: a panel per dialect for one metric,
+// per metric for several; empty is what the report says when none was recorded.
 func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics ...measure.Metric) spectrumModel {
 	m := spectrumModel{Name: name, Title: title}
 	type group struct {
@@ -76,7 +65,7 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 		dialect string
 	}
 	byGroup := map[group][]measure.Key{}
-	var groups []group
+	var values int64
 	for _, k := range hs.Keys() {
 		if !slices.Contains(metrics, k.Metric) || hs.Count(k) == 0 {
 			continue
@@ -85,16 +74,11 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 		if len(metrics) == 1 {
 			g = group{dialect: k.Dialect}
 		}
-		if _, ok := byGroup[g]; !ok {
-			groups = append(groups, g)
-		}
 		byGroup[g] = append(byGroup[g], k)
+		values += hs.Count(k)
 	}
-	slices.SortFunc(groups, func(a, b group) int {
-		if c := cmp.Compare(slices.Index(metrics, a.metric), slices.Index(metrics, b.metric)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.dialect, b.dialect)
+	groups := slices.SortedFunc(maps.Keys(byGroup), func(a, b group) int {
+		return cmp.Or(cmp.Compare(slices.Index(metrics, a.metric), slices.Index(metrics, b.metric)), cmp.Compare(a.dialect, b.dialect))
 	})
 	for _, g := range groups {
 		panelTitle := g.dialect
@@ -109,31 +93,15 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 	}
 	if len(m.Panels) == 0 {
 		m.Empty = empty
-		var n int64
-		for _, keys := range byGroup {
-			for _, k := range keys {
-				n += hs.Count(k)
-			}
-		}
-		if n > 0 {
+		if values > 0 {
 			// Values were measured, too few for a line: say so, never "none".
-			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", n, metricNames(metrics), minLineSamples)
+			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", values, joinNames(metrics), minLineSamples)
 		}
 	}
 	return m
 }
 
-// metricNames joins the metrics' names.
-func metricNames(ms []measure.Metric) string {
-	names := make([]string, len(ms))
-	for i, m := range ms {
-		names[i] = string(m)
-	}
-	return strings.Join(names, ", ")
-}
-
-// panelOf is one panel of keys: the worst by p99 as lines, the rest as "other". ok is false
-// when no line has enough samples.
+// panelOf is one panel of keys: the worst by p99 as lines, the rest as "other".
 func panelOf(title string, keys []measure.Key, hs *measure.Histograms, withDialect bool) (plotPanel, bool) {
 	type keyed struct {
 		key  measure.Key
@@ -150,12 +118,7 @@ func panelOf(title string, keys []measure.Key, hs *measure.Histograms, withDiale
 			small = append(small, kd)
 		}
 	}
-	slices.SortStableFunc(big, func(a, b keyed) int {
-		if c := cmp.Compare(b.p99, a.p99); c != 0 {
-			return c
-		}
-		return a.key.Compare(b.key)
-	})
+	slices.SortStableFunc(big, func(a, b keyed) int { return cmp.Or(cmp.Compare(b.p99, a.p99), a.key.Compare(b.key)) })
 	own := big
 	if len(big)+min(len(small), 1) > maxPanelLines {
 		own = big[:maxPanelLines-1]
@@ -187,19 +150,16 @@ func panelOf(title string, keys []measure.Key, hs *measure.Histograms, withDiale
 	return p, len(p.Lines) > 0
 }
 
-// palette is the colours lines take by scenario: Tableau's 10, then two more; a scenario past
-// them takes a dash pattern as well (scenarioStyle).
+// palette is the colours lines take by scenario: Tableau's 10, then two more.
 var palette = []color.RGBA{
 	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255},
 	{140, 86, 75, 255}, {227, 119, 194, 255}, {188, 189, 34, 255}, {23, 190, 207, 255}, {31, 31, 31, 255},
 	{174, 199, 232, 255}, {255, 187, 120, 255},
 }
 
-// otherColor is the grey of "other".
 var otherColor = color.RGBA{150, 150, 150, 255}
 
-// scenarioColors gives every scenario of a run its colour and dashes, by its place among the
-// run's scenarios sorted by name, so a scenario looks the same in every plot of the run.
+// scenarioColors gives each scenario of a run its colour and dashes, the same in every plot.
 type scenarioColors map[string]int
 
 func colorsOf(hs *measure.Histograms) scenarioColors {
@@ -217,8 +177,7 @@ func colorsOf(hs *measure.Histograms) scenarioColors {
 	return c
 }
 
-// style sets a line's colour and dashes for its scenario ("other" grey and dashed), or for
-// its metric in a plot of metrics.
+// style sets a line's colour and dashes for its scenario, or its metric.
 func (c scenarioColors) style(l *plotter.Line, ln plotLine) {
 	l.Width = vg.Points(1.6)
 	if ln.Metric != "" {
@@ -240,8 +199,7 @@ func (c scenarioColors) style(l *plotter.Line, ln plotLine) {
 	}
 }
 
-// Small-multiples layout: panels in a grid of gridColumns, each with its legend in a column of
-// its own on the right, clear of the data.
+// Small-multiples layout: panels in a grid, each with its legend on its right.
 const (
 	gridColumns     = 2
 	gridPanelWidth  = 7 * vg.Inch
@@ -249,8 +207,7 @@ const (
 	gridLegendWidth = 2.1 * vg.Inch
 )
 
-// drawSpectrum draws the model as a grid of panels.
-func drawSpectrum(m spectrumModel, colors scenarioColors) figure {
+func drawSpectrum(m spectrumModel, colors scenarioColors) Figure {
 	cols := min(gridColumns, len(m.Panels))
 	rows := (len(m.Panels) + cols - 1) / cols
 	var plots []*plot.Plot
@@ -262,7 +219,7 @@ func drawSpectrum(m spectrumModel, colors scenarioColors) figure {
 	if m.Compact {
 		panelWidth, panelHeight = 6.4*vg.Inch, 3*vg.Inch
 	}
-	return figure{name: m.Name, width: panelWidth * vg.Length(cols), height: panelHeight*vg.Length(rows) + titleH, draw: func(c draw.Canvas) {
+	return Figure{Name: m.Name, Width: panelWidth * vg.Length(cols), Height: panelHeight*vg.Length(rows) + titleH, Draw: func(c draw.Canvas) {
 		title := plot.New().Title.TextStyle
 		title.Font.Size = vg.Points(14)
 		title.XAlign, title.YAlign = draw.XLeft, draw.YTop
@@ -291,7 +248,7 @@ func drawWithSideLegend(c draw.Canvas, p *plot.Plot, cell vg.Rectangle) {
 
 // spectrumPanelPlot is one panel: each line's percentile spectrum, x in nines, y in ms.
 func spectrumPanelPlot(pn plotPanel, colors scenarioColors, logY bool) *plot.Plot {
-	p := newPlot(pn.Title)
+	p := NewPlot(pn.Title)
 	p.Title.TextStyle.Font.Size = vg.Points(12)
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.X.Label.Text = "percentile"
@@ -321,12 +278,14 @@ func spectrumPanelPlot(pn plotPanel, colors scenarioColors, logY bool) *plot.Plo
 	p.X.Min = 1
 	p.X.Max = pow10Ceil(maxX)
 	p.X.Tick.Marker = plot.TickerFunc(ninesTicker)
-	p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(PlainTicks)
 	p.Y.Min, p.Y.Max = 0, max(maxY*1.05, 1) // headroom: the worst value is not on the frame
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Min, p.Y.Max = logFloorMS, pow10Ceil(max(maxY, 1))
-		p.Y.Tick.Marker = plot.TickerFunc(decadeTicks)
+		p.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick { // plain numbers: 0.1, 1, 10, …
+			return decadeTicks(pow10Ceil(min), max, func(_ int, v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
+		})
 		p.Y.Label.Text = "ms (log scale)"
 	}
 	return p
@@ -335,25 +294,9 @@ func spectrumPanelPlot(pn plotPanel, colors scenarioColors, logY bool) *plot.Plo
 // logFloorMS is the bottom of a log latency axis: values under it (an overhead of 0) sit on it.
 const logFloorMS = 0.1
 
-// decadeTicks labels a log axis at each power of ten in plain numbers (0.1, 1, 10, 100, 1000).
-func decadeTicks(min, max float64) []plot.Tick {
-	var ticks []plot.Tick
-	for v := pow10Ceil(min); v <= max*1.0001; v *= 10 {
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		for m := 2; m <= 9; m++ {
-			if mv := v * float64(m); mv <= max {
-				ticks = append(ticks, plot.Tick{Value: mv})
-			}
-		}
-	}
-	return ticks
-}
-
-// pow10Ceil is the power of ten at or above x.
 func pow10Ceil(x float64) float64 { return math.Pow(10, math.Ceil(math.Log10(x))) }
 
-// overviewModel is the first plot: ttfc and ttft with their overheads, every scenario and
-// dialect merged, in one panel: the run at a glance, the target's own part beside the raw.
+// overviewModel is the first plot: ttfc and ttft with their overheads, every key merged.
 func overviewModel(hs *measure.Histograms) spectrumModel {
 	m := spectrumModel{Name: PlotOverview, Title: "Time to first chunk and token, and the target's own part (overhead)", LogY: true, Compact: true}
 	pn := plotPanel{Title: "every scenario and dialect"}

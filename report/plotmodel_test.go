@@ -85,10 +85,10 @@ func TestSpectrumModelNothingToShow(t *testing.T) {
 	if len(m.Panels) != 0 || m.Empty != "no cancels or stops in this run" {
 		t.Errorf("panels %d, empty %q: want none, and the sentence", len(m.Panels), m.Empty)
 	}
-	figs, _, notes := runFigures(&measure.Run{Histograms: manyKeys(t)})
+	figs, notes := runFigures(&measure.Run{Histograms: manyKeys(t)})
 	for _, f := range figs {
-		if f.name == PlotCancel || f.name == PlotViolations || f.name == PlotTimeline {
-			t.Errorf("figure %s drawn with nothing to show", f.name)
+		if f.Name == PlotCancel || f.Name == PlotViolations || f.Name == PlotTimeline {
+			t.Errorf("figure %s drawn with nothing to show", f.Name)
 		}
 	}
 	for _, want := range []string{"no cancels or stops in this run", "no protocol violations in this run: every checked rule held", "no timeline recorded in this run"} {

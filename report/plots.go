@@ -34,109 +34,68 @@ const (
 	PlotViolations       = "violations"
 )
 
-// Figure size: 10×6 inches, 960×576 pixels at 96 dpi.
-const (
-	figureWidth  = 10 * vg.Inch
-	figureHeight = 6 * vg.Inch
-)
+// FigureWidth is every figure's width: 960 pixels at 96 dpi.
+const FigureWidth = 10 * vg.Inch
 
-// figure is something that draws itself on a canvas of a given size.
-type figure struct {
-	name   string
-	width  vg.Length
-	height vg.Length
-	draw   func(c draw.Canvas)
-}
-
-func single(name string, p *plot.Plot) figure {
-	return figure{name: name, width: figureWidth, height: figureHeight, draw: p.Draw}
-}
-
-// png renders f as PNG bytes.
-func (f figure) png() ([]byte, error) {
-	c := vgimg.New(f.width, f.height)
-	f.draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plot %s: png: %w", f.name, err)
+// encode renders f as "png" or "svg" (fonts named, not embedded, to keep files small).
+func (f Figure) encode(format string) ([]byte, error) {
+	var c vg.CanvasWriterTo
+	if format == "svg" {
+		c = vgsvg.NewWith(vgsvg.UseWH(f.Width, f.Height), vgsvg.EmbedFonts(false))
+	} else {
+		c = vgimg.PngCanvas{Canvas: vgimg.New(f.Width, f.Height)}
 	}
-	return buf.Bytes(), nil
-}
-
-// svg renders f as SVG bytes (fonts referenced by name, not embedded, to keep files small).
-func (f figure) svg() ([]byte, error) {
-	c := vgsvg.NewWith(vgsvg.UseWH(f.width, f.height), vgsvg.EmbedFonts(false))
-	f.draw(draw.New(c))
+	f.Draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("plot %s: svg: %w", f.name, err)
+		return nil, fmt.Errorf("plot %s: %s: %w", f.Name, format, err)
 	}
 	return buf.Bytes(), nil
 }
 
-// renderedPlot is a figure's PNG, kept for embedding in report.html.
-type renderedPlot struct {
-	Name  string
-	Title string
-	PNG   []byte
+// plotTexts are each plot's title, and its caption in report.html saying how to read it.
+var plotTexts = map[string]struct{ title, caption string }{
+	PlotOverview: {"Time to first chunk and token, and the target's own part",
+		"Every stream's time to first answer chunk (ttfc) and first token (ttft), and the same less what the script scheduled before that frame (overhead): the part the runtime, the network and the mock's serving added. x in nines: 90% means 9 in 10 streams were at or below."},
+	PlotTimeToFirstChunk: {"Time to first answer chunk by dialect: percentile spectrum",
+		"One panel per dialect; in each, the scenarios of worst p99 and the rest merged as other (a scenario has the same colour in every plot). x is the share of streams in nines (90% means 9 in 10 were at or below), y the time from the request to the first answer chunk. Flat and low is good; a line that shoots up at 99% is a tail."},
+	PlotChunkGap: {"Gap between answer chunks by dialect: percentile spectrum",
+		"Time between consecutive answer chunks of a stream, as a percentile spectrum: the right end is the worst stall a reader saw."},
+	PlotCancel: {"Cancel and stop latency: percentile spectrum",
+		"From the client closing a stream (or sending stop) to the provider seeing it go away (cancel), the runtime settling open tools (tool_cancel) or the stopped terminal (stop)."},
+	PlotTimeline: {"Timeline",
+		"Per second of the run: open streams and sessions started and completed; frames received; errors and protocol violations."},
+	PlotLatencyOverTime: {"Time to first chunk over the run: p50, p95, p99 per window",
+		"Time to first answer chunk per window of the run (the window's width on the x axis label), as p50, p95 and p99 of the sessions whose first chunk came in that window; with a second panel for the same less what the script scheduled (overhead), when the script said. A line that climbs is a target that slowed down as the run went on; the whole run's percentiles cannot show when."},
+	PlotViolations: {"Protocol violations by rule",
+		"Streams that broke each protocol rule (rule IDs as in docs/PROTOCOLS.md); the samples below show their frames."},
 }
 
-// plotCaption says how to read a plot, under it in report.html.
-func plotCaption(name string) string {
-	switch name {
-	case PlotOverview:
-		return "Every stream's time to first answer chunk (ttfc) and first token (ttft), and the same less what the script scheduled before that frame (overhead): the part the runtime, the network and the mock's serving added. x in nines: 90% means 9 in 10 streams were at or below."
-	case PlotTimeToFirstChunk:
-		return "One panel per dialect; in each, the scenarios of worst p99 and the rest merged as other (a scenario has the same colour in every plot). x is the share of streams in nines (90% means 9 in 10 were at or below), y the time from the request to the first answer chunk. Flat and low is good; a line that shoots up at 99% is a tail."
-	case PlotChunkGap:
-		return "Time between consecutive answer chunks of a stream, as a percentile spectrum: the right end is the worst stall a reader saw."
-	case PlotCancel:
-		return "From the client closing a stream (or sending stop) to the provider seeing it go away (cancel), the runtime settling open tools (tool_cancel) or the stopped terminal (stop)."
-	case PlotTimeline:
-		return "Per second of the run: open streams and sessions started and completed; frames received; errors and protocol violations."
-	case PlotLatencyOverTime:
-		return "Time to first answer chunk per window of the run (the window's width on the x axis label), as p50, p95 and p99 of the sessions whose first chunk came in that window; with a second panel for the same less what the script scheduled (overhead), when the script said. A line that climbs is a target that slowed down as the run went on; the whole run's percentiles cannot show when."
-	case PlotViolations:
-		return "Streams that broke each protocol rule (rule IDs as in docs/PROTOCOLS.md); the samples below show their frames."
-	}
-	return ""
-}
-
-// writeFigures writes every figure as name.png and name.svg in dir and returns the PNGs.
-func writeFigures(dir string, figs []figure, titles map[string]string) ([]renderedPlot, error) {
-	var out []renderedPlot
+// WriteFigures writes every figure as Name.png and Name.svg in dir and returns their PNGs.
+func WriteFigures(dir string, figs []Figure) ([][]byte, error) {
+	var pngs [][]byte
 	for _, f := range figs {
-		png, err := f.png()
+		png, err := f.encode("png")
 		if err != nil {
 			return nil, err
 		}
-		svg, err := f.svg()
+		svg, err := f.encode("svg")
 		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name+".png"), png, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.Name+".png"), png, 0o644); err != nil {
 			return nil, fmt.Errorf("write plot: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name+".svg"), svg, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.Name+".svg"), svg, 0o644); err != nil {
 			return nil, fmt.Errorf("write plot: %w", err)
 		}
-		out = append(out, renderedPlot{Name: f.name, Title: titles[f.name], PNG: png})
+		pngs = append(pngs, png)
 	}
-	return out, nil
+	return pngs, nil
 }
 
-// runFigures builds every plot of a run that has something to show, in report order, with
-// their titles; notes are what the report says in place of a plot with nothing to show.
-func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes []string) {
-	titles = map[string]string{
-		PlotOverview:         "Time to first chunk and token, and the target's own part",
-		PlotTimeToFirstChunk: "Time to first answer chunk by dialect: percentile spectrum",
-		PlotChunkGap:         "Gap between answer chunks by dialect: percentile spectrum",
-		PlotCancel:           "Cancel and stop latency: percentile spectrum",
-		PlotTimeline:         "Timeline",
-		PlotLatencyOverTime:  "Time to first chunk over the run: p50, p95, p99 per window",
-		PlotViolations:       "Protocol violations by rule",
-	}
+// runFigures builds every plot that has something to show; notes stand for the others.
+func runFigures(r *measure.Run) (figs []Figure, notes []string) {
 	hs := r.Histograms
 	if hs == nil {
 		hs = measure.NewHistograms()
@@ -144,9 +103,9 @@ func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes 
 	colors := colorsOf(hs)
 	for _, m := range []spectrumModel{
 		overviewModel(hs),
-		spectrumModelOf(PlotTimeToFirstChunk, titles[PlotTimeToFirstChunk], "no answer chunk in this run", hs, measure.FirstChunk),
-		spectrumModelOf(PlotChunkGap, titles[PlotChunkGap], "no gap between answer chunks in this run", hs, measure.ChunkGap),
-		spectrumModelOf(PlotCancel, titles[PlotCancel], "no cancels or stops in this run", hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency),
+		spectrumModelOf(PlotTimeToFirstChunk, plotTexts[PlotTimeToFirstChunk].title, "no answer chunk in this run", hs, measure.FirstChunk),
+		spectrumModelOf(PlotChunkGap, plotTexts[PlotChunkGap].title, "no gap between answer chunks in this run", hs, measure.ChunkGap),
+		spectrumModelOf(PlotCancel, plotTexts[PlotCancel].title, "no cancels or stops in this run", hs, measure.CancelLatency, measure.ToolCancelSettle, measure.StopLatency),
 	} {
 		notes = append(notes, m.Notes...)
 		if len(m.Panels) == 0 {
@@ -158,46 +117,55 @@ func runFigures(r *measure.Run) (figs []figure, titles map[string]string, notes 
 		figs = append(figs, drawSpectrum(m, colors))
 	}
 	if len(r.Timeline) > 0 {
-		figs = append(figs, timelineFigure(titles[PlotTimeline], r.Timeline))
+		figs = append(figs, timelineFigure(plotTexts[PlotTimeline].title, r.Timeline))
 	} else {
 		notes = append(notes, "no timeline recorded in this run")
 	}
-	if f, ok := latencyOverTimeFigure(titles[PlotLatencyOverTime], &r.Summary); ok {
+	if f, ok := latencyOverTimeFigure(plotTexts[PlotLatencyOverTime].title, &r.Summary); ok {
 		figs = append(figs, f)
 	} else {
 		notes = append(notes, "no latency over time in this run (no first chunk, a run merged from shards, or one recorded before it)")
 	}
 	if r.Summary.TotalViolations() > 0 {
-		figs = append(figs, violationsFigure(titles[PlotViolations], &r.Summary))
+		figs = append(figs, violationsFigure(plotTexts[PlotViolations].title, &r.Summary))
 	} else {
 		notes = append(notes, "no protocol violations in this run: every checked rule held")
 	}
-	return figs, titles, notes
+	return figs, notes
 }
 
-// nines labels the percentile axis at 1/(1−q) = 10^i, as HdrHistogram's plotter does.
-var nines = []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"}
+// ninesTicker labels the percentile axis at 1/(1−q) = 10^i as HdrHistogram's plotter does.
+func ninesTicker(_, max float64) []plot.Tick {
+	nines := []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%"}
+	return decadeTicks(1, max, func(i int, _ float64) string {
+		if i < len(nines) {
+			return nines[i]
+		}
+		return ""
+	})
+}
 
-// ninesTicker puts a labelled tick at each power of ten (0%, 90%, 99%, …) and minor ticks between.
-func ninesTicker(min, max float64) []plot.Tick {
+// decadeTicks puts a tick labelled label(i, v) at each power of ten v from first (the i-th)
+// up to max, until a label is "", and minor ticks between.
+func decadeTicks(first, max float64, label func(i int, v float64) string) []plot.Tick {
 	var ticks []plot.Tick
-	for i := 0; i < len(nines); i++ {
-		decade := math.Pow(10, float64(i))
-		if decade > max*1.0001 {
+	for i, v := 0, first; v <= max*1.0001; i, v = i+1, v*10 {
+		l := label(i, v)
+		if l == "" {
 			break
 		}
-		ticks = append(ticks, plot.Tick{Value: decade, Label: nines[i]})
+		ticks = append(ticks, plot.Tick{Value: v, Label: l})
 		for m := 2; m <= 9; m++ {
-			if v := decade * float64(m); v <= max {
-				ticks = append(ticks, plot.Tick{Value: v})
+			if mv := v * float64(m); mv <= max {
+				ticks = append(ticks, plot.Tick{Value: mv})
 			}
 		}
 	}
 	return ticks
 }
 
-// spectrumPoints samples a histogram's percentile spectrum: x = 1/(1−q), y in milliseconds, ten
-// points per decade up to the resolution the sample count supports, then the maximum.
+// spectrumPoints samples a histogram's percentile spectrum: x = 1/(1−q), y in ms, ten points
+// a decade as far as the sample count supports, then the maximum.
 func spectrumPoints(h *hdrhistogram.Histogram) plotter.XYs {
 	n := h.TotalCount()
 	if n == 0 {
@@ -216,7 +184,8 @@ func spectrumPoints(h *hdrhistogram.Histogram) plotter.XYs {
 	return pts
 }
 
-func newPlot(title string) *plot.Plot {
+// NewPlot is a plot in a report's style: its title, a grid, the legend top left.
+func NewPlot(title string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = vg.Points(14)
@@ -228,8 +197,8 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
-// noData marks an empty plot so a reader knows the absence is real, not a rendering failure.
-func noData(p *plot.Plot, what string) {
+// NoData marks an empty plot so a reader knows the absence is real, not a rendering failure.
+func NoData(p *plot.Plot, what string) {
 	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{what}})
 	if err == nil {
 		l.TextStyle[0].Font.Size = vg.Points(14)
@@ -241,16 +210,15 @@ func noData(p *plot.Plot, what string) {
 	p.Y.Tick.Marker = plot.ConstantTicks(nil)
 }
 
-// lineStyle gives series i a distinct colour, and a dash pattern once colours repeat.
-func lineStyle(l *plotter.Line, i int) {
+// LineStyle gives series i a distinct colour, and a dash pattern once colours repeat.
+func LineStyle(l *plotter.Line, i int) {
 	l.Color = plotutil.Color(i)
 	l.Width = vg.Points(1.5)
 	l.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
 }
 
-// timelineFigure stacks three plots sharing the time axis: streams, frames per second, and
-// errors and violations per second.
-func timelineFigure(title string, points []measure.TimelinePoint) figure {
+// timelineFigure stacks three plots on one time axis: streams, frames, errors and violations.
+func timelineFigure(title string, points []measure.TimelinePoint) Figure {
 	series := func(get func(measure.TimelinePoint) int64) plotter.XYs {
 		xy := make(plotter.XYs, len(points))
 		for i, pt := range points {
@@ -263,53 +231,50 @@ func timelineFigure(title string, points []measure.TimelinePoint) figure {
 		get   func(measure.TimelinePoint) int64
 	}
 	panel := func(title, yLabel string, lines ...line) *plot.Plot {
-		p := newPlot(title)
+		p := NewPlot(title)
 		p.Title.TextStyle.Font.Size = vg.Points(12)
 		p.X.Label.Text = "time since start (s)"
 		p.Y.Label.Text = yLabel
-		if len(points) == 0 {
-			noData(p, "no timeline recorded")
-			return p
-		}
 		for i, ln := range lines {
 			l, err := plotter.NewLine(series(ln.get))
 			if err != nil {
 				continue
 			}
-			lineStyle(l, i)
+			LineStyle(l, i)
 			p.Add(l)
 			p.Legend.Add(ln.label, l)
 		}
 		p.Y.Min = 0
 		p.Y.Max = math.Max(p.Y.Max, 1) // an all-zero series (no errors) still gets a 0..1 axis
 		p.X.Min = 0
-		p.X.Tick.Marker = plot.TickerFunc(countTicks)
-		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
+		p.X.Tick.Marker = plot.TickerFunc(CountTicks)
+		p.Y.Tick.Marker = plot.TickerFunc(CountTicks)
 		return p
 	}
-	rows := [][]*plot.Plot{
-		{panel(title+": streams", "streams",
+	return stacked(PlotTimeline, 2.4*vg.Inch,
+		panel(title+": streams", "streams",
 			line{"active streams", func(p measure.TimelinePoint) int64 { return p.Active }},
 			line{"sessions started/s", func(p measure.TimelinePoint) int64 { return p.Started }},
-			line{"sessions completed/s", func(p measure.TimelinePoint) int64 { return p.Completed }})},
-		{panel(title+": frames", "frames per second",
-			line{"frames/s", func(p measure.TimelinePoint) int64 { return p.Frames }})},
-		{panel(title+": errors", "count per second",
+			line{"sessions completed/s", func(p measure.TimelinePoint) int64 { return p.Completed }}),
+		panel(title+": frames", "frames per second",
+			line{"frames/s", func(p measure.TimelinePoint) int64 { return p.Frames }}),
+		panel(title+": errors", "count per second",
 			line{"errors/s", func(p measure.TimelinePoint) int64 { return p.Errors }},
-			line{"violations/s", func(p measure.TimelinePoint) int64 { return p.Violations }})},
-	}
-	rowHeight := 2.4 * vg.Inch
-	return figure{name: PlotTimeline, width: figureWidth, height: rowHeight * vg.Length(len(rows)), draw: func(c draw.Canvas) {
-		for i := range rows {
+			line{"violations/s", func(p measure.TimelinePoint) int64 { return p.Violations }}))
+}
+
+// stacked is a figure of rows, one above the other, each with its legend on its right.
+func stacked(name string, rowHeight vg.Length, rows ...*plot.Plot) Figure {
+	return Figure{Name: name, Width: FigureWidth, Height: rowHeight * vg.Length(len(rows)), Draw: func(c draw.Canvas) {
+		for i, p := range rows {
 			top := c.Max.Y - rowHeight*vg.Length(i)
-			drawWithSideLegend(c, rows[i][0], vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
+			drawWithSideLegend(c, p, vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
 		}
 	}}
 }
 
-// plainTicks are gonum's default ticks with labels in the shortest exact form ("7500", "0.25"),
-// not a fixed number of decimals.
-func plainTicks(min, max float64) []plot.Tick {
+// PlainTicks are gonum's default ticks labelled in the shortest exact form ("7500", "0.25").
+func PlainTicks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ticks {
 		if ticks[i].Label != "" {
@@ -320,9 +285,8 @@ func plainTicks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// countTicks labels a count or seconds axis with whole numbers at a 1-2-5 step, about six major
-// ticks, and four minor ticks between them.
-func countTicks(min, max float64) []plot.Tick {
+// CountTicks label a count axis with whole numbers at a 1-2-5 step, with minor ticks between.
+func CountTicks(min, max float64) []plot.Tick {
 	span := max - min
 	if span <= 0 {
 		return []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'f', -1, 64)}}
@@ -349,21 +313,10 @@ func countTicks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// violationsFigure sizes the bar chart to the number of broken rules so bars stay readable.
-func violationsFigure(title string, s *measure.Summary) figure {
-	rules := 0
-	for _, n := range s.Violations {
-		if n > 0 {
-			rules++
-		}
-	}
-	height := max(3*vg.Inch, 1.5*vg.Inch+vg.Length(rules)*0.5*vg.Inch)
-	return figure{name: PlotViolations, width: figureWidth, height: height, draw: violationsPlot(title, s).Draw}
-}
-
-// violationsPlot is a horizontal bar per broken rule, most frequent at the top.
-func violationsPlot(title string, s *measure.Summary) *plot.Plot {
-	p := newPlot(title)
+// violationsFigure is a horizontal bar per broken rule, most frequent at the top, sized to the
+// number of rules so bars stay readable.
+func violationsFigure(title string, s *measure.Summary) Figure {
+	p := NewPlot(title)
 	p.X.Label.Text = "streams with the violation (count)"
 	p.Y.Label.Text = "rule"
 	var rules []string
@@ -376,14 +329,12 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 			counts = append(counts, float64(n))
 		}
 	}
-	if len(rules) == 0 {
-		noData(p, "no violations: every checked rule held")
-		return p
-	}
+	height := max(3*vg.Inch, 1.5*vg.Inch+vg.Length(len(rules))*0.5*vg.Inch)
+	fig := Figure{Name: PlotViolations, Width: FigureWidth, Height: height, Draw: p.Draw}
 	bars, err := plotter.NewBarChart(counts, vg.Points(18))
 	if err != nil {
-		noData(p, "cannot draw: "+err.Error())
-		return p
+		NoData(p, "cannot draw: "+err.Error())
+		return fig
 	}
 	bars.Horizontal = true
 	bars.Color = color.RGBA{R: 200, G: 40, B: 40, A: 255}
@@ -394,7 +345,7 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 	p.NominalY(rules...)
 	p.Y.Min, p.Y.Max = -0.6, float64(len(rules))-0.4
 	p.X.Min = 0
-	p.X.Tick.Marker = plot.TickerFunc(countTicks)
+	p.X.Tick.Marker = plot.TickerFunc(CountTicks)
 	labels := make([]string, len(counts))
 	xys := make(plotter.XYs, len(counts))
 	for i, c := range counts {
@@ -408,20 +359,18 @@ func violationsPlot(title string, s *measure.Summary) *plot.Plot {
 		p.Add(l)
 	}
 	p.X.Max = slices.Max(counts) * 1.3
-	return p
+	return fig
 }
 
-// latencyOverTimeFigure stacks a panel per series of the first chunk (ttfc, then its overhead
-// when recorded): p50, p95 and p99 per window, each drawn at its window's middle. ok is false
-// when the run has neither.
-func latencyOverTimeFigure(title string, s *measure.Summary) (f figure, ok bool) {
+// latencyOverTimeFigure stacks a panel of percentiles per window for ttfc and its overhead.
+func latencyOverTimeFigure(title string, s *measure.Summary) (f Figure, ok bool) {
 	var rows []*plot.Plot
 	for _, m := range []measure.Metric{measure.FirstChunk, measure.FirstChunkOverhead} {
 		ls, found := s.LatencyOverTime(m)
 		if !found || len(ls.Windows) == 0 {
 			continue
 		}
-		p := newPlot(fmt.Sprintf("%s: %s", title, m))
+		p := NewPlot(fmt.Sprintf("%s: %s", title, m))
 		p.Title.TextStyle.Font.Size = vg.Points(12)
 		p.X.Label.Text = fmt.Sprintf("time since start (s), windows of %s", time.Duration(ls.WindowMs)*time.Millisecond)
 		p.Y.Label.Text = "ms"
@@ -441,23 +390,14 @@ func latencyOverTimeFigure(title string, s *measure.Summary) (f figure, ok bool)
 			if err != nil {
 				continue
 			}
-			lineStyle(l, i)
+			LineStyle(l, i)
 			pts.Color = l.Color
 			p.Add(l, pts)
 			p.Legend.Add(q.label, l, pts)
 		}
 		p.X.Min, p.Y.Min = 0, 0
-		p.X.Tick.Marker = plot.TickerFunc(countTicks)
+		p.X.Tick.Marker = plot.TickerFunc(CountTicks)
 		rows = append(rows, p)
 	}
-	if len(rows) == 0 {
-		return figure{}, false
-	}
-	rowHeight := 3 * vg.Inch
-	return figure{name: PlotLatencyOverTime, width: figureWidth, height: rowHeight * vg.Length(len(rows)), draw: func(c draw.Canvas) {
-		for i, p := range rows {
-			top := c.Max.Y - rowHeight*vg.Length(i)
-			drawWithSideLegend(c, p, vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - rowHeight}, Max: vg.Point{X: c.Max.X, Y: top}})
-		}
-	}}, true
+	return stacked(PlotLatencyOverTime, 3*vg.Inch, rows...), len(rows) > 0
 }

@@ -22,9 +22,7 @@ const (
 	MarkdownFile = "report.md"
 )
 
-// Render reads the run saved in dir and writes, in dir, every plot as PNG and SVG, report.html
-// (self-contained: plots embedded) and report.md (for CI job summaries). The output depends
-// only on the saved data, so re-rendering a run gives the same files.
+// Render reads the run saved in dir and writes there its plots, report.html and report.md.
 func Render(dir string) error {
 	r, err := measure.ReadRun(dir)
 	if err != nil {
@@ -35,8 +33,8 @@ func Render(dir string) error {
 
 // RenderRun writes r's plots, report.html and report.md into dir.
 func RenderRun(dir string, r *measure.Run) error {
-	figs, titles, notes := runFigures(r)
-	plots, err := writeFigures(dir, figs, titles)
+	figs, notes := runFigures(r)
+	pngs, err := WriteFigures(dir, figs)
 	if err != nil {
 		return err
 	}
@@ -49,7 +47,7 @@ func RenderRun(dir string, r *measure.Run) error {
 		return fmt.Errorf("write %s: %w", MarkdownFile, err)
 	}
 	var html bytes.Buffer
-	if err := writeHTML(&html, r, plots, notes); err != nil {
+	if err := writeHTML(&html, r, figs, pngs, notes); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
@@ -58,11 +56,10 @@ func RenderRun(dir string, r *measure.Run) error {
 	return nil
 }
 
-// removeUndrawn deletes the files of plots this rendering did not draw (nothing to show), so a
-// re-rendered run keeps no stale plot of an earlier rendering.
-func removeUndrawn(dir string, drawn []figure) error {
+// removeUndrawn deletes the files of plots this rendering did not draw, so none is stale.
+func removeUndrawn(dir string, drawn []Figure) error {
 	for _, name := range []string{PlotOverview, PlotTimeToFirstChunk, PlotChunkGap, PlotCancel, PlotTimeline, PlotLatencyOverTime, PlotViolations} {
-		if slices.ContainsFunc(drawn, func(f figure) bool { return f.name == name }) {
+		if slices.ContainsFunc(drawn, func(f Figure) bool { return f.Name == name }) {
 			continue
 		}
 		for _, ext := range []string{".png", ".svg"} {
@@ -74,37 +71,26 @@ func removeUndrawn(dir string, drawn []figure) error {
 	return nil
 }
 
-// WriteMarkdown writes the run's report as GitHub-flavoured Markdown: the headline (as the
-// console and report.html open with it), run settings, latency, counters, violations, leaks and
-// violation samples (frames are in report.html).
+// WriteMarkdown writes the run's report as GitHub-flavoured Markdown.
 func WriteMarkdown(w io.Writer, r *measure.Run) {
 	s := &r.Summary
-	fmt.Fprintf(w, "# streambench run %s\n\n", mdCell(s.RunID))
+	fmt.Fprintf(w, "# streambench run %s\n\n", MarkdownCell(s.RunID))
 	if b := IncompleteBanner(s); b != "" {
-		fmt.Fprintf(w, "> **%s**\n\n", mdCell(b))
+		fmt.Fprintf(w, "> **%s**\n\n", MarkdownCell(b))
 	}
-	NewHeadline(r).writeMarkdown(w)
-	ov := overviewTable(s)
-	ov.Header = []string{"setting", "value"}
-	for _, t := range withMeasures(r, withTokens(s, withProvider(s, []table{ov, overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s), samplesTable(r.Samples)}), 2), 2) {
-		t.writeMarkdown(w, "##")
+	_ = NewHeadline(r).write(w, markdownStyle) // Markdown writes no error of its own
+	for _, t := range runTables(r, []Table{runTable(s)}, samplesTable(r.Samples)) {
+		t.WriteMarkdown(w, "##")
 	}
 	fmt.Fprint(w, "## Plots\n\n")
-	figs, titles, notes := runFigures(r)
+	figs, notes := runFigures(r)
 	for _, f := range figs {
-		fmt.Fprintf(w, "- [%s](%s.png) ([SVG](%s.svg))\n", titles[f.name], f.name, f.name)
+		fmt.Fprintf(w, "- [%s](%s.png) ([SVG](%s.svg))\n", plotTexts[f.Name].title, f.Name, f.Name)
 	}
 	for _, n := range notes {
-		fmt.Fprintf(w, "- %s\n", mdCell(n))
+		fmt.Fprintf(w, "- %s\n", MarkdownCell(n))
 	}
 }
-
-type htmlTable struct {
-	table
-}
-
-// Cell reports whether column i is numeric, for alignment.
-func (t htmlTable) IsRight(i int) bool { return i < len(t.Right) && t.Right[i] }
 
 type htmlPlot struct {
 	Title   string
@@ -114,24 +100,15 @@ type htmlPlot struct {
 }
 
 type htmlData struct {
-	Summary *measure.Summary
-	// Incomplete is IncompleteBanner's line ("" for a finished run).
-	Incomplete string
-	Verdict    string
-	// Headline is the block the console and report.md open with too; its tables are
-	// HeadlineLatency and HeadlineWorst.
-	Headline        Headline
-	HeadlineLatency htmlTable
-	HeadlineWorst   htmlTable
-	Run             htmlTable
-	// FirstPlot is the overview plot, shown in the headline beside its figures (nil: none);
-	// Plots are the others.
-	FirstPlot *htmlPlot
-	Plots     []htmlPlot
-	// PlotNotes say what a plot with nothing to show would have shown ("no cancels in this run").
-	PlotNotes []string
-	Tables    []htmlTable
-	Samples   []measure.ViolationSample
+	Summary    *measure.Summary
+	Incomplete string // IncompleteBanner's line
+	Headline   Headline
+	Run        Table
+	FirstPlot  *htmlPlot // the overview, in the headline (nil: none)
+	Plots      []htmlPlot
+	PlotNotes  []string // what a plot with nothing to show would have shown
+	Tables     []Table
+	Samples    []measure.ViolationSample
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -169,9 +146,9 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 {{with .Allowed}}<p>Allowed (known findings, not failing the run): {{range $i, $a := .}}{{if $i}}, {{end}}{{$a}}{{end}}</p>{{end}}
 {{range .Warnings}}<p class="warning">Warning (not failing the run): {{.}}</p>{{end}}
 <ul class="figures">{{range .Lines}}<li><b>{{index . 0}}</b>: {{index . 1}}</li>{{end}}</ul>
-<div class="top">{{template "table3" $.HeadlineLatency}}
+<div class="top">{{template "table3" .Latency}}
 {{with $.FirstPlot}}<figure class="first"><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png). {{.Caption}}</figcaption></figure>{{end}}</div>
-{{if $.HeadlineWorst.Rows}}{{template "table3" $.HeadlineWorst}}{{end}}
+{{if .Worst.Rows}}{{template "table3" .Worst}}{{end}}
 </section>
 {{end}}<h2>Plots</h2>
 {{range .Plots}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><b>{{.Title}}</b> ({{.Name}}.png, {{.Name}}.svg). {{.Caption}}</figcaption></figure>
@@ -197,9 +174,8 @@ pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: .85em; wh
 {{else}}<p>None.</p>
 {{end}}{{end}}`))
 
-// The report shows less of a sample than the run keeps (measure.MaxSampleFrameBytes): a
-// frame's first 4 KiB, a sample's first 64 KiB, a detail's first 1 KiB, each clipped with a
-// marker; so a run written by another tool, or edited, renders as quickly.
+// The report shows less of a sample than the run keeps, each clipped with a marker, so a run
+// written by another tool renders as quickly.
 const (
 	maxReportFrameBytes  = 4 << 10
 	maxReportSampleBytes = 64 << 10
@@ -222,33 +198,25 @@ func reportFrames(frames []string) string {
 	return b.String()
 }
 
-func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string) error {
+func writeHTML(w io.Writer, r *measure.Run, figs []Figure, pngs [][]byte, notes []string) error {
 	s := &r.Summary
-	ov := overviewTable(s)
-	ov.Header = []string{"setting", "value"}
-	hl := NewHeadline(r)
 	data := htmlData{
-		Summary:         s,
-		Incomplete:      IncompleteBanner(s),
-		Verdict:         boolText(s.Verdict.Pass, "PASS", "FAIL"),
-		Headline:        hl,
-		HeadlineLatency: htmlTable{hl.Latency},
-		HeadlineWorst:   htmlTable{hl.Worst},
-		Run:             htmlTable{ov},
-		Samples:         r.Samples,
-		PlotNotes:       notes,
+		Summary:    s,
+		Incomplete: IncompleteBanner(s),
+		Headline:   NewHeadline(r),
+		Run:        runTable(s),
+		Tables:     runTables(r, nil),
+		Samples:    r.Samples,
+		PlotNotes:  notes,
 	}
-	for _, p := range plots {
-		hp := htmlPlot{Title: p.Title, Caption: plotCaption(p.Name), Name: p.Name,
-			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))}
-		if p.Name == PlotOverview {
+	for i, f := range figs {
+		hp := htmlPlot{Title: plotTexts[f.Name].title, Caption: plotTexts[f.Name].caption, Name: f.Name,
+			Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(pngs[i]))}
+		if f.Name == PlotOverview {
 			data.FirstPlot = &hp
 			continue
 		}
 		data.Plots = append(data.Plots, hp)
-	}
-	for _, t := range withMeasures(r, withTokens(s, withProvider(s, []table{overviewMetricsTable(r), countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s)}), 1), 1) {
-		data.Tables = append(data.Tables, htmlTable{t})
 	}
 	if err := reportTemplate.Execute(w, data); err != nil {
 		return fmt.Errorf("render %s: %w", HTMLFile, err)
@@ -256,11 +224,20 @@ func writeHTML(w io.Writer, r *measure.Run, plots []renderedPlot, notes []string
 	return nil
 }
 
-// withTokens inserts the tokens table at index at, after the latency overview, for runs that
-// recorded token figures (older runs have none, and show no empty table).
-func withTokens(s *measure.Summary, tables []table, at int) []table {
-	if s.Tokens == nil {
-		return tables
+// runTables are a run's tables, in report order, with first before and last near the end.
+func runTables(r *measure.Run, first []Table, last ...Table) []Table {
+	s := &r.Summary
+	tables := append(first, overviewMetricsTable(r))
+	if len(s.Measures) > 0 {
+		tables = append(tables, measuresTable(r))
 	}
-	return slices.Insert(tables, at, tokensTable(s))
+	if s.Tokens != nil {
+		tables = append(tables, tokensTable(s))
+	}
+	tables = append(tables, countersTable(s), violationsTable(s), leaksTable(s), metricsTable(s))
+	tables = append(tables, last...)
+	if s.ProviderRequests != nil {
+		tables = append(tables, providerTable(s))
+	}
+	return tables
 }

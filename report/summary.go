@@ -12,9 +12,8 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// SessionTally is what a live run counts as its sessions end and its saved results do not
-// hold: sessions, sessions with an error outcome and violations per scenario × dialect (Key.Metric empty), and the generator process's CPU time
-// during the run.
+// SessionTally is what a live run counts that its saved results do not hold: sessions, error
+// sessions and violations per scenario × dialect (Key.Metric empty), and the generator's CPU.
 type SessionTally struct {
 	Sessions, Errors, Violations map[measure.Key]int64
 	CPU                          time.Duration
@@ -25,19 +24,15 @@ func NewSessionTally() SessionTally {
 	return SessionTally{Sessions: map[measure.Key]int64{}, Errors: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}
 }
 
-// WriteSummary writes the terminal summary of a run that just ended: the headline first (the
-// verdict and why, outcomes, latencies, errors, violations, leaks, the worst keys: the block
-// report.md and report.html open with too), then a table per scenario × dialect (sessions,
-// errors, TTFC and gap quantiles, violations), then the run's counters, tokens, dialect
-// measures, this process's CPU and what the leak check compared.
-func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
+// WriteSummary writes the terminal summary of a run that just ended.
+func WriteSummary(w io.Writer, run *measure.Run, tally SessionTally) error {
 	s := &run.Summary
-	if err := NewHeadline(run).writeText(w); err != nil {
+	if err := NewHeadline(run).write(w, textStyle); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	ms := func(us int64) string { return fmt.Sprintf("%.1fms", float64(us)/1000) }
-	sorted := slices.SortedFunc(maps.Keys(table.Sessions), measure.Key.Compare)
+	sorted := slices.SortedFunc(maps.Keys(tally.Sessions), measure.Key.Compare)
 	if len(sorted) > 0 {
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "scenario\tdialect\tsessions\terrors\tttfc p50\tttfc p99\tgap p99\tviolations\t")
@@ -45,7 +40,7 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		for _, k := range sorted {
 			ttfc, _ := s.Metric(measure.Key{Metric: measure.FirstChunk, Scenario: k.Scenario, Dialect: k.Dialect})
 			gap, _ := s.Metric(measure.Key{Metric: measure.ChunkGap, Scenario: k.Scenario, Dialect: k.Dialect})
-			row := []string{k.Scenario, k.Dialect, fmt.Sprint(table.Sessions[k]), fmt.Sprint(table.Errors[k]), "-", "-", "-", fmt.Sprint(table.Violations[k])}
+			row := []string{k.Scenario, k.Dialect, fmt.Sprint(tally.Sessions[k]), fmt.Sprint(tally.Errors[k]), "-", "-", "-", fmt.Sprint(tally.Violations[k])}
 			if ttfc.Count > 0 {
 				row[4], row[5] = ms(ttfc.P50), ms(ttfc.P99)
 			}
@@ -68,9 +63,9 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 		s.RunID, s.Ended.Sub(s.Started).Round(time.Millisecond), c.SessionsStarted, c.SessionsOK, c.SessionsFailed, c.LateStarts, c.DroppedStarts, c.Frames, c.Bytes)
 	writeTokens(w, run)
 	writeMeasures(w, run)
-	if c.Frames > 0 && table.CPU > 0 {
+	if c.Frames > 0 && tally.CPU > 0 {
 		fmt.Fprintf(w, "this process: %.1f µs CPU per received frame (%s CPU for %d frames)\n",
-			float64(table.CPU.Microseconds())/float64(c.Frames), table.CPU.Round(time.Millisecond), c.Frames)
+			float64(tally.CPU.Microseconds())/float64(c.Frames), tally.CPU.Round(time.Millisecond), c.Frames)
 	}
 	writeLeakCheck(w, s)
 	if s.ProviderRequests != nil {
@@ -84,19 +79,11 @@ func WriteSummary(w io.Writer, run *measure.Run, table SessionTally) error {
 	return nil
 }
 
-// writeLeakCheck says what the leak check compared per process, what it found and what it
-// could not check (not checked never fails a run).
+// writeLeakCheck says what the leak check compared per process, found and could not check.
 func writeLeakCheck(w io.Writer, s *measure.Summary) {
-	checked := map[string][]string{}
-	var sources []string
-	for _, l := range s.Leaks {
-		if checked[l.Source] == nil {
-			sources = append(sources, l.Source)
-		}
-		checked[l.Source] = append(checked[l.Source], l.Name)
-	}
+	sources, gauges := leakSources(s.Leaks)
 	for _, src := range sources {
-		fmt.Fprintf(w, "leak check %s: %d gauges (%s)\n", src, len(checked[src]), strings.Join(checked[src], ", "))
+		fmt.Fprintf(w, "leak check %s: %d gauges (%s)\n", src, len(gauges[src]), strings.Join(gauges[src], ", "))
 	}
 	for _, l := range s.Leaks {
 		if !l.OK {
@@ -104,17 +91,28 @@ func writeLeakCheck(w io.Writer, s *measure.Summary) {
 		}
 	}
 	for _, n := range s.LeaksNotChecked {
-		what := n.Source
-		if n.Name != "" {
-			what += " " + n.Name
-		}
-		fmt.Fprintf(w, "leak check %s: not checked — %s\n", what, n.Reason)
+		fmt.Fprintf(w, "leak check %s: not checked — %s\n", notCheckedWhat(n), n.Reason)
 	}
 }
 
-// writeTokens prints the token metrics' headline: TTFT, TTFO, TPOT, ITL and E2E (duration)
-// p50, p90, p95 and p99 over every scenario and dialect (merged histograms; the worst key's from the summary when the run
-// has none), tokens/s and goodput.
+// leakSources are the sources of leaks in order, with the gauges compared of each.
+func leakSources(leaks []measure.Leak) (sources []string, gauges map[string][]string) {
+	gauges = map[string][]string{}
+	for _, l := range leaks {
+		if gauges[l.Source] == nil {
+			sources = append(sources, l.Source)
+		}
+		gauges[l.Source] = append(gauges[l.Source], l.Name)
+	}
+	return sources, gauges
+}
+
+// notCheckedWhat names what the leak check could not compare: a source, or a gauge of it.
+func notCheckedWhat(n measure.LeakNotChecked) string {
+	return strings.TrimSuffix(n.Source+" "+n.Name, " ")
+}
+
+// writeTokens prints the token metrics' percentiles over every key, tokens/s and goodput.
 func writeTokens(w io.Writer, run *measure.Run) {
 	s := &run.Summary
 	if s.Tokens == nil || s.Tokens.OutputTokens == 0 {
@@ -122,27 +120,13 @@ func writeTokens(w io.Writer, run *measure.Run) {
 	}
 	var parts []string
 	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.TimeToFirstOutput, measure.TimePerOutputToken, measure.InterTokenLatency, measure.StreamDuration} {
-		var p50, p90, p95, p99 int64
-		found := false
-		if run.Histograms != nil {
-			if h, n := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m }); n > 0 {
-				ms := measure.SummarizeOne(measure.Key{Metric: m}, h)
-				p50, p90, p95, p99, found = ms.P50, ms.P90, ms.P95, ms.P99, true
-			}
-		} else {
-			for _, ms := range s.Metrics {
-				if ms.Metric == m && ms.Count > 0 {
-					p50, p90, p95, p99, found = max(p50, ms.P50), max(p90, ms.P90), max(p95, ms.P95), max(p99, ms.P99), true
-				}
-			}
-		}
-		if found {
+		if st, n := overall(run, m); n > 0 {
 			name := string(m)
 			if m == measure.StreamDuration {
 				name = "e2e (duration)"
 			}
 			parts = append(parts, fmt.Sprintf("%s p50 %.1fms p90 %.1fms p95 %.1fms p99 %.1fms", name,
-				float64(p50)/1000, float64(p90)/1000, float64(p95)/1000, float64(p99)/1000))
+				float64(st.P50)/1000, float64(st.P90)/1000, float64(st.P95)/1000, float64(st.P99)/1000))
 		}
 	}
 	t := s.Tokens
@@ -159,8 +143,25 @@ func writeTokens(w io.Writer, run *measure.Run) {
 	fmt.Fprintf(w, "goodput: %d of %d judged sessions (%.1f%%), %.2f/s (%s)\n", g.Sessions, g.Judged, 100*g.Share, g.PerSecond, slos)
 }
 
-// OutcomeLine lists every outcome that occurred as NAME COUNT, in measure.Outcomes order,
-// errors marked, HTTP errors by status: "completed 950, aborted 40, http_error 10 (503×10) ERROR".
+// overall is m's statistics over every scenario and dialect, and how many keys hold it: the
+// histograms merged, or without them each statistic's worst key.
+func overall(r *measure.Run, m measure.Metric) (measure.MetricSummary, int) {
+	if r.Histograms != nil {
+		h, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == m })
+		return measure.SummarizeOne(measure.Key{Metric: m}, h), n
+	}
+	st, n := measure.MetricSummary{Key: measure.Key{Metric: m}}, 0
+	for _, ms := range r.Summary.Metrics {
+		if ms.Metric == m && ms.Count > 0 {
+			st.Count += ms.Count
+			st.P50, st.P90, st.P95, st.P99 = max(st.P50, ms.P50), max(st.P90, ms.P90), max(st.P95, ms.P95), max(st.P99, ms.P99)
+			n++
+		}
+	}
+	return st, n
+}
+
+// OutcomeLine lists the outcomes that occurred: "completed 950, http_error 10 (503×10) ERROR".
 func OutcomeLine(c measure.Counters) string {
 	var parts []string
 	for _, o := range measure.Outcomes() {

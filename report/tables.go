@@ -1,13 +1,10 @@
-// Package report turns a run's saved results into what people read: plots (PNG and SVG),
-// report.html, report.md, a comparison of two runs and the CI gate; its kit (kit.go: tables,
-// figures, plot styles, cell formats) draws the capacity sweep's report (package sweep). It only
-// reads measure.Run values, so any run can be re-rendered without re-running the load.
-//
-// All output is deterministic for a given run: no current time, fixed number formats, sorted
-// keys. Latencies are shown in milliseconds with three decimals (microsecond resolution).
+// Package report turns a run's saved results into what people read: plots, report.html,
+// report.md, a comparison of two runs and the CI gate; its kit (kit.go) draws the sweep's
+// report too. Its output is a function of the saved run alone (no current time, sorted keys).
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -21,30 +18,34 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// table is one rendered table, shared by the Markdown, HTML and text outputs so they never
-// disagree.
-type table struct {
+// Table is one table, rendered the same as text, Markdown and HTML.
+type Table struct {
 	Title  string
 	Header []string
 	Rows   [][]string
-	// Right marks numeric columns (right-aligned in Markdown and HTML).
-	Right []bool
+	Right  []bool // numeric columns, right-aligned in Markdown and HTML
 }
 
-// ms formats microseconds as milliseconds with microsecond resolution.
-func ms(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64) }
+func ms(us int64) string { return Ms(float64(us)) }
 
-// msf formats a float number of microseconds as milliseconds.
-func msf(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
+// Ms formats microseconds as milliseconds with microsecond resolution ("1.250").
+func Ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
-// pct formats a fraction as a percentage with three decimals.
-func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
+// Pct formats a fraction as a percentage with three decimals ("0.100%").
+func Pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
 
-// num formats a count.
-func num(v int64) string { return strconv.FormatInt(v, 10) }
+// Count formats a count.
+func Count(v int64) string { return strconv.FormatInt(v, 10) }
 
-// float formats a gauge value compactly and deterministically.
 func float(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+func joinNames[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
+}
 
 func boolText(b bool, yes, no string) string {
 	if b {
@@ -53,7 +54,8 @@ func boolText(b bool, yes, no string) string {
 	return no
 }
 
-func overviewTable(s *measure.Summary) table {
+// runTable is the run's settings.
+func runTable(s *measure.Summary) Table {
 	c := s.Config
 	rows := [][]string{
 		{"run", s.RunID},
@@ -83,7 +85,7 @@ func overviewTable(s *measure.Summary) table {
 	if c.Duration > 0 {
 		add("planned duration", c.Duration.String())
 	}
-	add("sessions", num(c.Sessions))
+	add("sessions", Count(c.Sessions))
 	if c.Warmup > 0 {
 		add("warmup", c.Warmup.String())
 	}
@@ -93,17 +95,9 @@ func overviewTable(s *measure.Summary) table {
 	add("mix", c.Mix)
 	add("seed", strconv.FormatUint(c.Seed, 10))
 	add("faults", strings.Join(c.Faults, ", "))
-	if c.HTTP2 {
-		add("http", "HTTP/2 (h2c)")
-	}
+	add("http", boolText(c.HTTP2, "HTTP/2 (h2c)", ""))
 	add("thresholds", strings.Join(c.Thresholds, ", "))
-	if len(c.Allow) > 0 {
-		rules := make([]string, len(c.Allow))
-		for i, r := range c.Allow {
-			rules[i] = string(r)
-		}
-		add("allowed rules", strings.Join(rules, ", "))
-	}
+	add("allowed rules", joinNames(c.Allow))
 	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
 		add(k, c.Extra[k])
 	}
@@ -111,11 +105,11 @@ func overviewTable(s *measure.Summary) table {
 	add("environment", strings.TrimSpace(fmt.Sprintf("%s %s/%s, %d CPUs", e.GoVersion, e.OS, e.Arch, e.CPUs)))
 	add("git revision", e.GitRevision)
 	add("host", e.Hostname)
-	return table{Title: "Run", Header: []string{"", ""}, Rows: rows}
+	return Table{Title: "Run", Header: []string{"setting", "value"}, Rows: rows}
 }
 
-func metricsTable(s *measure.Summary) table {
-	t := table{
+func metricsTable(s *measure.Summary) Table {
+	t := Table{
 		Title:  "Latency by scenario and dialect (ms)",
 		Header: []string{"metric", "scenario", "dialect", "count", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"},
 		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true, true},
@@ -126,16 +120,15 @@ func metricsTable(s *measure.Summary) table {
 		if isDialectMeasure(s, m.Metric) {
 			continue // measures.go
 		}
-		t.Rows = append(t.Rows, []string{metricLabel(m.Metric), m.Scenario, m.Dialect, num(m.Count),
-			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), msf(m.Mean)})
+		t.Rows = append(t.Rows, []string{metricLabel(m.Metric), m.Scenario, m.Dialect, Count(m.Count),
+			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), Ms(m.Mean)})
 	}
 	return t
 }
 
-// overviewMetricsTable merges every scenario and dialect of each metric: the first thing to
-// read, before the per scenario × dialect detail.
-func overviewMetricsTable(r *measure.Run) table {
-	t := table{
+// overviewMetricsTable is each metric over every scenario and dialect.
+func overviewMetricsTable(r *measure.Run) Table {
+	t := Table{
 		Title:  "Latency overview (ms, all scenarios and dialects merged)",
 		Header: []string{"metric", "count", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"},
 		Right:  []bool{false, true, true, true, true, true, true, true, true, true},
@@ -144,14 +137,14 @@ func overviewMetricsTable(r *measure.Run) table {
 		if isDialectMeasure(&r.Summary, s.Metric) {
 			continue // measures.go
 		}
-		t.Rows = append(t.Rows, []string{metricLabel(s.Metric), num(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P95), ms(s.P99),
-			ms(s.P999), ms(s.Max), msf(s.Mean)})
+		t.Rows = append(t.Rows, []string{metricLabel(s.Metric), Count(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P95), ms(s.P99),
+			ms(s.P999), ms(s.Max), Ms(s.Mean)})
 	}
 	return t
 }
 
-// metricLabel names a metric in the latency tables; a rate metric says its unit, as its
-// values there (milli-units shown ÷1000, like microseconds as ms) read as tokens/s.
+// metricLabel names a metric in the latency tables; a rate's, shown ÷1000 as µs are, says
+// tokens/s.
 func metricLabel(m measure.Metric) string {
 	if m.IsRate() {
 		return string(m) + " (tokens/s)"
@@ -159,20 +152,18 @@ func metricLabel(m measure.Metric) string {
 	return string(m)
 }
 
-// tokensTable is the run's aggregate token throughput and goodput (empty for runs recorded
-// before token metrics).
-func tokensTable(s *measure.Summary) table {
-	t := table{Title: "Tokens and goodput", Header: []string{"figure", "value"}, Right: []bool{false, true}}
+func tokensTable(s *measure.Summary) Table {
+	t := Table{Title: "Tokens and goodput", Header: []string{"figure", "value"}, Right: []bool{false, true}}
 	tk := s.Tokens
 	if tk == nil {
 		return t
 	}
 	row := func(name, v string) { t.Rows = append(t.Rows, []string{name, v}) }
-	row("output tokens (thinking and answer)", num(tk.OutputTokens))
+	row("output tokens (thinking and answer)", Count(tk.OutputTokens))
 	row("output tokens/s (aggregate, over the measured wall time)", strconv.FormatFloat(tk.OutputTokensPerSecond, 'f', 1, 64))
 	row("requests/s (completed sessions, over the measured wall time)", strconv.FormatFloat(tk.RequestsPerSecond, 'f', 2, 64))
 	if tk.Estimated {
-		row("estimated output tokens (no usage report: counted with "+tk.EstimatedMethod()+")", fmt.Sprintf("%s of %s sessions", num(tk.EstimatedTokens), num(tk.EstimatedSessions)))
+		row("estimated output tokens (no usage report: counted with "+tk.EstimatedMethod()+")", fmt.Sprintf("%s of %s sessions", Count(tk.EstimatedTokens), Count(tk.EstimatedSessions)))
 	}
 	g := tk.Goodput
 	slos := "none given: every successful session"
@@ -181,77 +172,68 @@ func tokensTable(s *measure.Summary) table {
 	}
 	row("goodput SLOs (per session)", slos)
 	row("goodput sessions (succeeded, every SLO met)", fmt.Sprintf("%d of %d judged", g.Sessions, g.Judged))
-	row("goodput share", pct(g.Share))
+	row("goodput share", Pct(g.Share))
 	row("goodput sessions/s", strconv.FormatFloat(g.PerSecond, 'f', 2, 64))
 	return t
 }
 
-func countersTable(s *measure.Summary) table {
+func countersTable(s *measure.Summary) Table {
 	c := s.Counters
-	t := table{Title: "Counters", Header: []string{"counter", "value"}, Right: []bool{false, true}}
+	t := Table{Title: "Counters", Header: []string{"counter", "value"}, Right: []bool{false, true}}
 	row := func(name, v string) { t.Rows = append(t.Rows, []string{name, v}) }
-	row("sessions started", num(c.SessionsStarted))
-	row("sessions ok", num(c.SessionsOK))
-	row("sessions failed (error outcome or violation)", num(c.SessionsFailed))
+	row("sessions started", Count(c.SessionsStarted))
+	row("sessions ok", Count(c.SessionsOK))
+	row("sessions failed (error outcome or violation)", Count(c.SessionsFailed))
 	for _, o := range measure.Outcomes() {
 		if n := c.Outcomes[o]; n > 0 || o == measure.OutcomeCompleted {
 			name := "outcome " + string(o)
 			if o.IsError() {
 				name += " (error)"
 			}
-			row(name, num(n))
+			row(name, Count(n))
 		}
 	}
 	for _, code := range slices.Sorted(maps.Keys(c.HTTPErrors)) {
-		row(fmt.Sprintf("http_error: HTTP %d", code), num(c.HTTPErrors[code]))
+		row(fmt.Sprintf("http_error: HTTP %d", code), Count(c.HTTPErrors[code]))
 	}
-	row("errors (sessions with an error outcome)", num(c.Errors()))
-	row("error rate", pct(c.ErrorRate()))
-	row("frames", num(c.Frames))
-	row("bytes", num(c.Bytes))
-	row("late starts", num(c.LateStarts))
-	row("dropped starts", num(c.DroppedStarts))
-	row("record errors", num(c.RecordErrors))
-	row("violations", num(s.TotalViolations()))
+	row("errors (sessions with an error outcome)", Count(c.Errors()))
+	row("error rate", Pct(c.ErrorRate()))
+	row("frames", Count(c.Frames))
+	row("bytes", Count(c.Bytes))
+	row("late starts", Count(c.LateStarts))
+	row("dropped starts", Count(c.DroppedStarts))
+	row("record errors", Count(c.RecordErrors))
+	row("violations", Count(s.TotalViolations()))
 	return t
 }
 
 // sortedRules returns the rules with a count, most frequent first, then by name.
 func sortedRules(v map[protocol.Rule]int64) []protocol.Rule {
 	rules := slices.Collect(maps.Keys(v))
-	slices.SortFunc(rules, func(a, b protocol.Rule) int {
-		if v[a] != v[b] {
-			if v[a] > v[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(string(a), string(b))
-	})
+	slices.SortFunc(rules, func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) })
 	return rules
 }
 
-func violationsTable(s *measure.Summary) table {
-	t := table{Title: "Violations by rule", Header: []string{"rule", "count", "verdict"}, Right: []bool{false, true, false}}
+func violationsTable(s *measure.Summary) Table {
+	t := Table{Title: "Violations by rule", Header: []string{"rule", "count", "verdict"}, Right: []bool{false, true, false}}
 	for _, r := range sortedRules(s.Violations) {
 		if s.Violations[r] > 0 {
-			t.Rows = append(t.Rows, []string{string(r), num(s.Violations[r]), boolText(slices.Contains(s.Config.Allow, r), "allowed (known finding)", "FAIL")})
+			t.Rows = append(t.Rows, []string{string(r), Count(s.Violations[r]), boolText(slices.Contains(s.Config.Allow, r), "allowed (known finding)", "FAIL")})
 		}
 	}
 	return t
 }
 
-// providerTable is the provider requests and retries per scenario the mock saw (runs with
-// --mock), with their total.
-func providerTable(s *measure.Summary) table {
-	t := table{Title: "Provider requests (the mock's records)", Header: []string{"scenario", "sessions", "requests", "requests/session", "retries", "retried after HTTP"},
+// providerTable is the mock's provider requests and retries per scenario, and their total.
+func providerTable(s *measure.Summary) Table {
+	t := Table{Title: "Provider requests (the mock's records)", Header: []string{"scenario", "sessions", "requests", "requests/session", "retries", "retried after HTTP"},
 		Right: []bool{false, true, true, true, true, false}}
 	row := func(p measure.ProviderRequests) {
 		per := "-"
 		if p.Sessions > 0 {
 			per = strconv.FormatFloat(float64(p.Requests)/float64(p.Sessions), 'f', 2, 64)
 		}
-		t.Rows = append(t.Rows, []string{p.Scenario, num(p.Sessions), num(p.Requests), per, num(p.Retries), measure.RetriesText(p.RetriesByStatus)})
+		t.Rows = append(t.Rows, []string{p.Scenario, Count(p.Sessions), Count(p.Requests), per, Count(p.Retries), measure.RetriesText(p.RetriesByStatus)})
 	}
 	for _, p := range s.ProviderRequests {
 		row(p)
@@ -262,16 +244,8 @@ func providerTable(s *measure.Summary) table {
 	return t
 }
 
-// withProvider appends the provider requests table for runs that read the mock's records.
-func withProvider(s *measure.Summary, tables []table) []table {
-	if s.ProviderRequests == nil {
-		return tables
-	}
-	return append(tables, providerTable(s))
-}
-
-func leaksTable(s *measure.Summary) table {
-	t := table{Title: "Leak check", Header: []string{"source", "gauge", "before", "after", "delta", "tolerance", "verdict"},
+func leaksTable(s *measure.Summary) Table {
+	t := Table{Title: "Leak check", Header: []string{"source", "gauge", "before", "after", "delta", "tolerance", "verdict"},
 		Right: []bool{false, false, true, true, true, true, false}}
 	for _, l := range s.Leaks {
 		t.Rows = append(t.Rows, []string{l.Source, l.Name, float(l.Before), float(l.After), float(l.Delta),
@@ -287,8 +261,8 @@ func leaksTable(s *measure.Summary) table {
 	return t
 }
 
-func samplesTable(samples []measure.ViolationSample) table {
-	t := table{Title: "Violation samples", Header: []string{"rule", "session", "scenario", "dialect", "seed", "frames", "detail"},
+func samplesTable(samples []measure.ViolationSample) Table {
+	t := Table{Title: "Violation samples", Header: []string{"rule", "session", "scenario", "dialect", "seed", "frames", "detail"},
 		Right: []bool{false, false, false, false, true, true, false}}
 	for _, v := range samples {
 		t.Rows = append(t.Rows, []string{string(v.Rule), v.Session, v.Scenario, v.Dialect,
@@ -297,11 +271,10 @@ func samplesTable(samples []measure.ViolationSample) table {
 	return t
 }
 
-// mdCell escapes what would break a GitHub table cell. Markdown is also read raw (gate
-// --markdown in a terminal, report.md in an editor), so only what GitHub would render as HTML
-// is escaped: a '<' that opens a tag, comment or autolink, and a '&' that starts an entity.
+// MarkdownCell escapes what would break a GitHub table cell or line. Markdown is read raw too,
+// so only what GitHub would render as HTML is escaped ('<' opening a tag, '&' an entity):
 // "ttfc.p99<300ms" stays as written.
-func mdCell(s string) string {
+func MarkdownCell(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		next := byte(0)
@@ -328,8 +301,9 @@ func mdCell(s string) string {
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
-// writeMarkdown writes t as a GitHub-flavoured table; an empty table becomes a "none" line.
-func (t table) writeMarkdown(w io.Writer, level string) {
+// WriteMarkdown writes t as a GitHub-flavoured table under a heading of the given level ("##");
+// an empty table becomes a "None." line.
+func (t Table) WriteMarkdown(w io.Writer, level string) {
 	if t.Title != "" {
 		fmt.Fprintf(w, "%s %s\n\n", level, t.Title)
 	}
@@ -340,14 +314,14 @@ func (t table) writeMarkdown(w io.Writer, level string) {
 	cells := func(row []string) {
 		fmt.Fprint(w, "|")
 		for _, c := range row {
-			fmt.Fprintf(w, " %s |", mdCell(c))
+			fmt.Fprintf(w, " %s |", MarkdownCell(c))
 		}
 		fmt.Fprint(w, "\n")
 	}
 	cells(t.Header)
 	fmt.Fprint(w, "|")
 	for i := range t.Header {
-		if i < len(t.Right) && t.Right[i] {
+		if t.IsRight(i) {
 			fmt.Fprint(w, "---:|")
 		} else {
 			fmt.Fprint(w, "---|")
@@ -360,8 +334,11 @@ func (t table) writeMarkdown(w io.Writer, level string) {
 	fmt.Fprint(w, "\n")
 }
 
-// writeText writes t aligned in columns for a terminal.
-func (t table) writeText(w io.Writer) error {
+// IsRight reports whether column i is numeric (right-aligned), for an HTML template.
+func (t Table) IsRight(i int) bool { return i < len(t.Right) && t.Right[i] }
+
+// WriteText writes t aligned in columns for a terminal.
+func (t Table) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if t.Title != "" {
 		fmt.Fprintf(tw, "%s\n", t.Title)

@@ -4,9 +4,7 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// SavedTally is the tally of a run read back from its results (a merged run): the sessions
-// per scenario × dialect are its stream-duration histograms' counts; errors,
-// violations per key and CPU were not saved, so they are zero.
+// SavedTally is the tally of a saved run: its sessions per key (the rest was not saved).
 func SavedTally(run *measure.Run) SessionTally {
 	tally := NewSessionTally()
 	for _, k := range run.Histograms.Keys() {

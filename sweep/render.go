@@ -40,7 +40,6 @@ func (r *Result) Headline() string {
 	return h
 }
 
-// headline is Headline without a rate sweep's measured range.
 func (r *Result) headline() string {
 	var b strings.Builder
 	switch {
@@ -75,8 +74,7 @@ func (r *Result) headline() string {
 	return b.String()
 }
 
-// headlineWithoutSLO is the headline of a sweep given no SLO: where request throughput peaked
-// and the first step that failed the run's defaults, if any.
+// headlineWithoutSLO says where request throughput peaked and what failed first.
 func (r *Result) headlineWithoutSLO() string {
 	var b strings.Builder
 	b.WriteString("no SLO given, so no knee (--slo adds one)")
@@ -133,8 +131,7 @@ func (r *Result) table() report.Table {
 	return t
 }
 
-// latencyTable is each step's latency percentiles, a row per step and metric
-// (LatencyMetrics, those the step recorded).
+// latencyTable is a row of percentiles per step and metric it recorded.
 func (r *Result) latencyTable() report.Table {
 	t := report.Table{Title: "Latency per step (ms)", Header: []string{"step", "metric", "p50", "p90", "p95", "p99"},
 		Right: []bool{false, false, true, true, true, true}}
@@ -150,7 +147,6 @@ func (r *Result) latencyTable() report.Table {
 	return t
 }
 
-// floatOrNA shows a rate with one decimal, or n/a for NaN.
 func floatOrNA(v float64) string {
 	if math.IsNaN(v) {
 		return "n/a"
@@ -158,7 +154,6 @@ func floatOrNA(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
-// pctOrNA shows a share as a percentage, or n/a for NaN.
 func pctOrNA(v float64) string {
 	if math.IsNaN(v) {
 		return "n/a"
@@ -187,9 +182,7 @@ const (
 	HTMLFile     = "sweep.html"
 	JSONFile     = "sweep.json"
 	Plot         = "sweep"
-	// PlotLatency is TTFT and ITL percentiles against request throughput, a point per
-	// step: the chart vllm bench serve and GuideLLM users read a sweep by.
-	PlotLatency = "sweep-latency"
+	PlotLatency  = "sweep-latency" // TTFT and ITL against request throughput, as vllm and GuideLLM
 )
 
 // WriteMarkdown writes the sweep report as GitHub-flavoured Markdown.
@@ -216,8 +209,7 @@ func (r *Result) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write sweep: %w", err)
 	}
-	plots, err := report.WriteFigures(dir, []report.Figure{r.figure(), r.latencyFigure()},
-		map[string]string{Plot: "Capacity sweep", PlotLatency: "TTFT and ITL against request throughput"})
+	plots, err := report.WriteFigures(dir, []report.Figure{r.figure(), r.latencyFigure()})
 	if err != nil {
 		return err
 	}
@@ -261,18 +253,10 @@ func (r *Result) jsonSafe() *Result {
 	}
 	for i := range c.Steps {
 		s := &c.Steps[i]
-		fix(&s.TTFCP50)
-		fix(&s.TTFCP99)
-		fix(&s.TTFTP99)
-		fix(&s.TPOTP50)
-		fix(&s.TokensPerSecond)
-		fix(&s.RequestsPerSecond)
-		fix(&s.TTFTP50)
-		fix(&s.TTFTP95)
-		fix(&s.ITLP50)
-		fix(&s.ITLP95)
-		fix(&s.GoodputShare)
-		fix(&s.GoodputPerSecond)
+		for _, v := range []*float64{&s.TTFCP50, &s.TTFCP99, &s.TTFTP99, &s.TPOTP50, &s.TokensPerSecond, &s.RequestsPerSecond,
+			&s.TTFTP50, &s.TTFTP95, &s.ITLP50, &s.ITLP95, &s.GoodputShare, &s.GoodputPerSecond} {
+			fix(v)
+		}
 		s.Checks = slices.Clone(s.Checks)
 		for j := range s.Checks {
 			fix(&s.Checks[j].Measured)
@@ -281,7 +265,7 @@ func (r *Result) jsonSafe() *Result {
 	return &c
 }
 
-var sweepTemplate = template.Must(template.New("sweep").Funcs(template.FuncMap{}).Parse(`<!DOCTYPE html>
+var sweepTemplate = template.Must(template.New("sweep").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -300,22 +284,18 @@ img { max-width: 100%; border: 1px solid #eee; }
 <p class="headline">{{.Headline}}.</p>
 <p>SLOs: {{.SLOs}}</p>
 <figure><img src="{{.Plot}}" alt="Time to first chunk and error rate against load"></figure>
-{{with .Table}}<table>
-<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.Table.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
+{{template "table" .Table}}
 <h2>{{.Latency.Title}}</h2>
 <figure><img src="{{.LatencyPlot}}" alt="TTFT and ITL percentiles against request throughput"></figure>
-{{with .Latency}}{{if .Rows}}<table>
-<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.Latency.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>{{else}}<p>No latency was recorded.</p>{{end}}{{end}}
+{{with .Latency}}{{if .Rows}}{{template "table" .}}{{else}}<p>No latency was recorded.</p>{{end}}{{end}}
 </body>
 </html>
-`))
+{{define "table"}}<table>
+<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $.IsRight $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>{{end}}`))
 
-// figure plots p50/p99 time to first chunk and the error rate against load, with the SLO limits
-// on those quantities as horizontal lines and the knee as a vertical line.
+// figure plots ttfc and the failures against load, with the SLOs' limits and the knee.
 func (r *Result) figure() report.Figure {
 	loadLabel := "virtual users (closed loop)"
 	if len(r.Steps) > 0 && r.Steps[0].Step.Rate > 0 {
@@ -334,12 +314,8 @@ func (r *Result) figure() report.Figure {
 		}
 		return pts
 	}
-	latency := report.NewPlot("Capacity sweep: latency against load")
-	latency.X.Label.Text = loadLabel
-	latency.Y.Label.Text = "latency (ms)"
-	errs := report.NewPlot("Capacity sweep: failures against load")
-	errs.X.Label.Text = loadLabel
-	errs.Y.Label.Text = "% of sessions started"
+	latency := newPlot("Capacity sweep: latency against load", loadLabel, "latency (ms)")
+	errs := newPlot("Capacity sweep: failures against load", loadLabel, "% of sessions started")
 	series := 0
 	addLine := func(p *plot.Plot, label string, pts plotter.XYs) {
 		if addLinePoints(p, label, pts, series) {
@@ -369,8 +345,7 @@ func (r *Result) figure() report.Figure {
 		p.Add(l)
 		p.Legend.Add("SLO "+label, l)
 	}
-	// Each SLO's limit, and for a latency SLO that is not one of the lines above (scoped, or
-	// another metric or statistic) its own measured value, so every limit has its line.
+	// Each SLO's limit, and a latency SLO's value when not drawn above.
 	for j, expr := range r.SLOs {
 		t, err := verdict.ParseThreshold(expr)
 		if err != nil {
@@ -378,8 +353,6 @@ func (r *Result) figure() report.Figure {
 		}
 		switch {
 		case t.Selector.IsLatency():
-			// An SLO judged on its overhead gets its own line too: the limit is the
-			// overhead's, not the measured ttfc's drawn above.
 			sel, onOverhead := t.Selector.String(), slices.Contains(r.OnOverhead, expr)
 			if onOverhead || (sel != "ttfc.p50" && sel != "ttfc.p99") {
 				label := sel
@@ -400,20 +373,22 @@ func (r *Result) figure() report.Figure {
 			}
 		}
 	}
-	if r.Knee >= 0 {
-		x := r.Steps[r.Knee].load()
-		for _, p := range []*plot.Plot{latency, errs} {
-			p.Add(kneeMarker{x: x, label: "knee: " + r.Steps[r.Knee].Step.String()})
-		}
-	}
 	for _, p := range []*plot.Plot{latency, errs} {
+		if r.Knee >= 0 {
+			p.Add(kneeMarker{x: r.Steps[r.Knee].load(), label: "knee: " + r.Steps[r.Knee].Step.String()})
+		}
 		p.Y.Min = 0
 		p.Y.Max = math.Max(p.Y.Max*1.25, 0.1) // headroom for the legend above the lines
 		p.X.Tick.Marker = plot.TickerFunc(report.CountTicks)
 		p.Y.Tick.Marker = plot.TickerFunc(report.PlainTicks)
 	}
-	rows := [][]*plot.Plot{{latency}, {errs}}
-	return report.Figure{Name: Plot, Width: report.FigureWidth, Height: 9 * vg.Inch, Draw: func(c draw.Canvas) {
+	return twoRows(Plot, latency, errs)
+}
+
+// twoRows is a figure of top above bottom, their axes aligned.
+func twoRows(name string, top, bottom *plot.Plot) report.Figure {
+	rows := [][]*plot.Plot{{top}, {bottom}}
+	return report.Figure{Name: name, Width: report.FigureWidth, Height: 9 * vg.Inch, Draw: func(c draw.Canvas) {
 		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
 			PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(16)}
 		canvases := plot.Align(rows, tiles, c)
@@ -423,7 +398,6 @@ func (r *Result) figure() report.Figure {
 	}}
 }
 
-// kneeMarker is a plotter: the compiler checks it stays one.
 var (
 	_ plot.Plotter    = kneeMarker{}
 	_ plot.DataRanger = kneeMarker{}
@@ -452,22 +426,15 @@ func (k kneeMarker) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return k.x, k.x, math.Inf(1), math.Inf(-1)
 }
 
-// latencyFigure plots TTFT (top) and ITL (bottom) at p50, p90, p95 and p99 against request
-// throughput, a point per step joined in step order (a saturated server's throughput may fall
-// back while its latency climbs: the line then turns left), each p50 point labelled with its step.
+// latencyFigure plots TTFT and ITL percentiles against request throughput, a point per step
+// joined in step order (a saturated server's line turns left), the p50s labelled.
 func (r *Result) latencyFigure() report.Figure {
 	var panels []*plot.Plot
 	for _, m := range []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency} {
-		p := report.NewPlot(fmt.Sprintf("%s percentiles against request throughput", strings.ToUpper(string(m))))
-		p.X.Label.Text = "request throughput (completed requests per second)"
-		p.Y.Label.Text = string(m) + " (ms)"
-		stats := []struct {
-			name string
-			get  func(Percentiles) float64
-		}{{"p50", func(q Percentiles) float64 { return q.P50 }}, {"p90", func(q Percentiles) float64 { return q.P90 }},
-			{"p95", func(q Percentiles) float64 { return q.P95 }}, {"p99", func(q Percentiles) float64 { return q.P99 }}}
+		p := newPlot(fmt.Sprintf("%s percentiles against request throughput", strings.ToUpper(string(m))),
+			"request throughput (completed requests per second)", string(m)+" (ms)")
 		drawn := false
-		for i, stat := range stats {
+		for i, stat := range []string{"p50", "p90", "p95", "p99"} {
 			var pts plotter.XYs
 			var labels []string
 			for _, st := range r.Steps {
@@ -475,10 +442,10 @@ func (r *Result) latencyFigure() report.Figure {
 				if !ok || math.IsNaN(st.RequestsPerSecond) {
 					continue
 				}
-				pts = append(pts, plotter.XY{X: st.RequestsPerSecond, Y: stat.get(q) / 1000})
+				pts = append(pts, plotter.XY{X: st.RequestsPerSecond, Y: q.values()[i] / 1000})
 				labels = append(labels, st.Step.String())
 			}
-			if !addLinePoints(p, string(m)+" "+stat.name, pts, i) {
+			if !addLinePoints(p, string(m)+" "+stat, pts, i) {
 				continue
 			}
 			if i == 0 {
@@ -504,15 +471,14 @@ func (r *Result) latencyFigure() report.Figure {
 		}
 		panels = append(panels, p)
 	}
-	rows := [][]*plot.Plot{{panels[0]}, {panels[1]}}
-	return report.Figure{Name: PlotLatency, Width: report.FigureWidth, Height: 9 * vg.Inch, Draw: func(c draw.Canvas) {
-		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6),
-			PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(16)}
-		canvases := plot.Align(rows, tiles, c)
-		for i := range rows {
-			rows[i][0].Draw(canvases[i][0])
-		}
-	}}
+	return twoRows(PlotLatency, panels[0], panels[1])
+}
+
+// newPlot is a plot in the kit's style with its axes' labels.
+func newPlot(title, x, y string) *plot.Plot {
+	p := report.NewPlot(title)
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	return p
 }
 
 func boolText(b bool, yes, no string) string {
@@ -522,8 +488,7 @@ func boolText(b bool, yes, no string) string {
 	return no
 }
 
-// addLinePoints draws pts on p as a line with a circle at each point, in the kit's style i, under
-// label in the legend; false when there is nothing to draw.
+// addLinePoints draws pts as a line with circles in style i; false when there is nothing.
 func addLinePoints(p *plot.Plot, label string, pts plotter.XYs, i int) bool {
 	if len(pts) == 0 {
 		return false

@@ -1,10 +1,6 @@
-// Package sweep is the capacity sweep: its steps (closed-loop clients or open-loop rates, or a
-// rate sweep's synchronous and throughput steps and the rates between), each step's run judged
-// against the SLOs (verdict.Judge), the knee, the first failing step and what broke there
-// (Analyze), re-judging a saved sweep (Rejudge), and its report (sweep.json, sweep.md,
-// sweep.html and two plots), drawn with report's kit so it looks like a run's report. Running a
-// step is the caller's (cmd/streambench passes a func that runs one load); sweep imports no
-// load generator.
+// Package sweep is the capacity sweep: its steps, each step's run judged against the SLOs, the
+// knee and what broke above it (Analyze), re-judging a saved sweep (Rejudge), and its report,
+// drawn with report's kit. Running a step is the caller's: sweep imports no load generator.
 package sweep
 
 import (
@@ -25,10 +21,8 @@ import (
 // Step is one load level of a capacity sweep: closed-loop virtual users or an open-loop rate.
 type Step struct {
 	Clients int     `json:"clients,omitempty"`
-	Rate    float64 `json:"rate,omitempty"` // sessions per second
-	// Profile names the two closed-loop steps of a rate sweep (RunRate) that measure its
-	// range: ProfileSynchronous (one client) and ProfileThroughput; "" for every other step.
-	Profile string `json:"profile,omitempty"`
+	Rate    float64 `json:"rate,omitempty"`    // sessions per second
+	Profile string  `json:"profile,omitempty"` // a rate sweep's measuring steps' (RunRate)
 }
 
 // The measuring steps of a rate sweep (Step.Profile), as GuideLLM names its strategies.
@@ -45,8 +39,7 @@ func (s Step) Load() float64 {
 	return float64(s.Clients)
 }
 
-// String names the step: "250 clients" or "50/s"; a rate sweep's measuring steps
-// "synchronous (1 client)" and "throughput (64 clients)".
+// String names the step: "250 clients", "50/s" or "throughput (64 clients)".
 func (s Step) String() string {
 	if s.Profile != "" {
 		unit := " clients)"
@@ -61,8 +54,7 @@ func (s Step) String() string {
 	return strconv.Itoa(s.Clients) + " clients"
 }
 
-// ID is the step's short name for run ids and directories: "c250" or "r50"; "sync" and
-// "throughput" for a rate sweep's measuring steps.
+// ID is the step's short name for run ids: "c250", "r50", "sync" or "throughput".
 func (s Step) ID() string {
 	switch s.Profile {
 	case ProfileSynchronous:
@@ -76,8 +68,7 @@ func (s Step) ID() string {
 	return "c" + strconv.Itoa(s.Clients)
 }
 
-// StepsFrom makes the sweep's steps from --clients or --rate values (exactly one list), sorted
-// ascending. Duplicates and non-positive values are errors.
+// StepsFrom makes the sweep's steps, sorted, from --clients or --rate values (one list).
 func StepsFrom(clients []int, rates []float64) ([]Step, error) {
 	if (len(clients) == 0) == (len(rates) == 0) {
 		return nil, errors.New("give the steps as either --clients N,N,... or --rate R,R,... (not both)")
@@ -104,43 +95,32 @@ func StepsFrom(clients []int, rates []float64) ([]Step, error) {
 	return steps, nil
 }
 
-// StepResult is one step's run judged against the SLOs.
+// StepResult is one step's run judged against the SLOs; a figure the run lacks is NaN.
 type StepResult struct {
 	Step   Step            `json:"step"`
 	RunID  string          `json:"run_id"`
 	Checks []verdict.Check `json:"checks"` // one per SLO, in SLO order
-	// Failures are the other checks the step failed (verdict.Judge's defaults, the mix's
-	// thresholds, the run's integrity), by name: a step that meets its SLOs while breaking
-	// rules or erring is no capacity.
-	Failures []string `json:"failures,omitempty"`
-	Pass     bool     `json:"pass"`
-	// Sessions, the merged time to first chunk (µs; NaN without samples), the error and failure
-	// rates, for the plot and the table.
-	Sessions   int64   `json:"sessions"`
-	TTFCP50    float64 `json:"ttfc_p50_us"`
-	TTFCP99    float64 `json:"ttfc_p99_us"`
-	ErrorRate  float64 `json:"error_rate"`  // HTTP, transport and decode errors / started
-	FailedRate float64 `json:"failed_rate"` // failed sessions (errors or violations) / started
-	// The token metrics' headline per step (NaN when the run recorded none): merged ttft p99 and
-	// tpot p50 (µs), aggregate output tokens/s and the goodput share (load --goodput-slo).
-	TTFTP99         float64 `json:"ttft_p99_us"`
-	TPOTP50         float64 `json:"tpot_p50_us"`
-	TokensPerSecond float64 `json:"output_tokens_per_s"`
-	GoodputShare    float64 `json:"goodput_share"`
-	// Request throughput (completed sessions/s) and the p50/p95 of ttft and itl (µs), as
-	// vllm bench serve and GuideLLM tabulate a sweep; NaN when the run recorded none.
-	RequestsPerSecond float64 `json:"requests_per_s"`
-	TTFTP50           float64 `json:"ttft_p50_us"`
-	TTFTP95           float64 `json:"ttft_p95_us"`
-	ITLP50            float64 `json:"itl_p50_us"`
-	ITLP95            float64 `json:"itl_p95_us"`
-	// Latency is, per latency metric of the sweep table (LatencyMetrics) the run
-	// recorded, its p50, p90, p95 and p99 (µs); a metric without samples is absent.
-	Latency map[measure.Metric]Percentiles `json:"latency,omitempty"`
-	// GoodputPerSecond is the goodput sessions per second of wall time (NaN without tokens);
-	// TokensEstimated says the step's token counts were estimated in part (no usage report).
-	GoodputPerSecond float64 `json:"goodput_per_s"`
-	TokensEstimated  bool    `json:"tokens_estimated,omitempty"`
+	// Failures are the other checks the step failed, by name: a step that meets its SLOs
+	// while breaking rules or erring is no capacity.
+	Failures          []string                       `json:"failures,omitempty"`
+	Pass              bool                           `json:"pass"`
+	Sessions          int64                          `json:"sessions"`
+	TTFCP50           float64                        `json:"ttfc_p50_us"`
+	TTFCP99           float64                        `json:"ttfc_p99_us"`
+	ErrorRate         float64                        `json:"error_rate"`
+	FailedRate        float64                        `json:"failed_rate"`
+	TTFTP99           float64                        `json:"ttft_p99_us"`
+	TPOTP50           float64                        `json:"tpot_p50_us"`
+	TokensPerSecond   float64                        `json:"output_tokens_per_s"`
+	GoodputShare      float64                        `json:"goodput_share"`
+	RequestsPerSecond float64                        `json:"requests_per_s"`
+	TTFTP50           float64                        `json:"ttft_p50_us"`
+	TTFTP95           float64                        `json:"ttft_p95_us"`
+	ITLP50            float64                        `json:"itl_p50_us"`
+	ITLP95            float64                        `json:"itl_p95_us"`
+	Latency           map[measure.Metric]Percentiles `json:"latency,omitempty"` // of LatencyMetrics
+	GoodputPerSecond  float64                        `json:"goodput_per_s"`
+	TokensEstimated   bool                           `json:"tokens_estimated,omitempty"`
 }
 
 // Percentiles are a latency metric's p50, p90, p95 and p99 in one step (µs).
@@ -151,13 +131,13 @@ type Percentiles struct {
 	P99 float64 `json:"p99_us"`
 }
 
-// LatencyMetrics are the latency metrics a sweep tabulates per step, in table order:
-// the token metrics vllm bench serve, GuideLLM and AIPerf report (TTFT, ITL, TPOT, E2E as
-// duration), then time to first chunk (the runtime's own first-answer latency).
+// values are p's percentiles in order: p50, p90, p95, p99.
+func (p Percentiles) values() [4]float64 { return [4]float64{p.P50, p.P90, p.P95, p.P99} }
+
+// LatencyMetrics are the latency metrics a sweep tabulates per step, in table order.
 var LatencyMetrics = []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency,
 	measure.TimePerOutputToken, measure.StreamDuration, measure.FirstChunk}
 
-// sweepMetricLabel names a metric in the sweep's latency table and plot.
 func sweepMetricLabel(m measure.Metric) string {
 	if m == measure.StreamDuration {
 		return "e2e (duration)"
@@ -165,57 +145,42 @@ func sweepMetricLabel(m measure.Metric) string {
 	return string(m)
 }
 
-// Objectives are a sweep's SLOs. One on ttfc or ttft is judged on its overhead in a step that
-// recorded it (its scenarios script when each frame is due; verdict.OnOverhead): what load adds
-// to the target's own part, not the thinking time a scenario scripts. ttfc.measured and
-// ttft.measured judge the latency as measured.
+// Objectives are a sweep's SLOs, judged on overhead where recorded (verdict.OnOverhead).
 type Objectives struct {
 	SLOs []verdict.Threshold
 }
 
 // Result is a whole sweep and what it found.
 type Result struct {
-	SLOs []string `json:"slos"`
-	// OnOverhead lists the SLOs judged on their overhead, in at least one step.
-	OnOverhead []string     `json:"on_overhead,omitempty"`
+	SLOs       []string     `json:"slos"`
+	OnOverhead []string     `json:"on_overhead,omitempty"` // SLOs judged on their overhead
 	Steps      []StepResult `json:"steps"`
-	// Knee is the index of the highest step meeting every SLO with every lower step meeting
-	// them too; -1 when the first step already fails.
+	// Knee is the highest step meeting every SLO, as every lower step does (-1: none).
 	Knee int `json:"knee"`
-	// BrokenAt is the index of the first failing step (-1 when every step passes) and Broken the
-	// SLOs that failed there, the one furthest over its limit first.
+	// BrokenAt is the first failing step (-1: none) and Broken what failed there, furthest
+	// over its limit first.
 	BrokenAt int      `json:"broken_at"`
 	Broken   []string `json:"broken"`
-	// PassedAgain lists steps above BrokenAt that met every SLO again: the results are noisy
-	// near the knee and the sweep should be repeated or its steps refined.
-	PassedAgain []int `json:"passed_again,omitempty"`
-	// RateSweep is set for a saturation sweep (sweep --rate sweep; RunRate): the rates its
-	// measuring steps found.
-	RateSweep *RateInfo `json:"rate_sweep,omitempty"`
+	// PassedAgain lists the steps above BrokenAt that passed again: noise near the knee.
+	PassedAgain []int     `json:"passed_again,omitempty"`
+	RateSweep   *RateInfo `json:"rate_sweep,omitempty"`
 }
 
-// RateInfo is what a saturation sweep measured before its open-loop steps: the request
-// throughput (completed requests/s) of its synchronous and throughput steps.
+// RateInfo is what a rate sweep's measuring steps found, and the rates run between them.
 type RateInfo struct {
-	SynchronousRate   float64 `json:"synchronous_rate"`
-	ThroughputRate    float64 `json:"throughput_rate"`
-	ThroughputClients int     `json:"throughput_clients"`
-	// Rates are the open-loop steps' rates, evenly spaced strictly between the two.
-	Rates []float64 `json:"rates"`
+	SynchronousRate   float64   `json:"synchronous_rate"`
+	ThroughputRate    float64   `json:"throughput_rate"`
+	ThroughputClients int       `json:"throughput_clients"`
+	Rates             []float64 `json:"rates"`
 }
 
-// DefaultRateSteps is how many open-loop rates sweep --rate sweep runs between its
-// synchronous and throughput steps (--steps).
+// DefaultRateSteps is how many open-loop rates a rate sweep runs (--steps).
 const DefaultRateSteps = 5
 
 // RunRate finds where the target saturates, as GuideLLM's sweep profile does: a synchronous
-// step (one closed-loop client, one request at a time) measures the request throughput a
-// client alone gets, a throughput step (throughputClients closed-loop clients) the most the
-// target serves; then n open-loop steps run at rates evenly spaced strictly between the two
-// (sync + (throughput − sync)·i/(n+1), i = 1…n). Each step is judged as Run judges it; the
-// result lists the steps in ascending request rate (synchronous, the rates, throughput). It
-// stops at the first runStep error, and when the throughput step is no faster than the
-// synchronous one (there is no range to sweep).
+// step (one client) and a throughput step (throughputClients) measure the range of request
+// rates, then n open-loop steps run at rates evenly spaced strictly between the two. It stops
+// at the first error, and when the throughput step is no faster than the synchronous one.
 func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error), obj Objectives) (*Result, error) {
 	if n < 1 || throughputClients < 2 {
 		return nil, fmt.Errorf("a rate sweep needs at least 1 step and 2 throughput clients, got %d and %d", n, throughputClients)
@@ -251,6 +216,7 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 	if hi <= lo {
 		return done(fmt.Errorf("the throughput step (%d clients) completed %.3g requests/s, no more than the synchronous step's %.3g: the target does not serve more at once, so there is no range of rates to sweep", throughputClients, hi, lo))
 	}
+	var steps []Step
 	for i := 1; i <= n; i++ {
 		rate := lo + (hi-lo)*float64(i)/float64(n+1)
 		rate = math.Round(rate*1000) / 1000 // a step's name and run id show it
@@ -258,20 +224,14 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 			continue // the range is too narrow for n distinct rates at this precision
 		}
 		info.Rates = append(info.Rates, rate)
+		steps = append(steps, Step{Rate: rate})
 	}
-	for _, rate := range info.Rates {
-		st := Step{Rate: rate}
-		run, err := runStep(st)
-		if err != nil {
-			return done(fmt.Errorf("step %s: %w", st, err))
-		}
-		results = append(results, JudgeStep(st, run, obj))
-	}
-	return done(nil)
+	open, err := Run(steps, runStep, obj)
+	results = append(results, open.Steps...)
+	return done(err)
 }
 
-// load is the step's place on the sweep plot's axis: its load, or for a rate sweep's
-// measuring steps the request rate they reached (NaN when none).
+// load is the step's place on the plot's axis: its load, or a measuring step's request rate.
 func (r StepResult) load() float64 {
 	if r.Step.Profile != "" {
 		return r.RequestsPerSecond
@@ -279,8 +239,7 @@ func (r StepResult) load() float64 {
 	return r.Step.Load()
 }
 
-// rateOrder places a step of a rate sweep by request rate: its measured throughput for the
-// measuring steps, its rate for the open-loop ones.
+// rateOrder places a step of a rate sweep by request rate.
 func (r StepResult) rateOrder() float64 {
 	switch r.Step.Profile {
 	case ProfileSynchronous:
@@ -291,24 +250,20 @@ func (r StepResult) rateOrder() float64 {
 	return r.Step.Rate
 }
 
-// Run runs each step with runStep (in ascending load), judges each run (verdict.Judge: the
-// defaults and the SLOs, which may be none) and finds the knee. It stops at the first runStep error and returns it with the steps done so far.
+// Run runs and judges each step and finds the knee, stopping at the first runStep error.
 func Run(steps []Step, runStep func(Step) (*measure.Run, error), obj Objectives) (*Result, error) {
 	var results []StepResult
 	for _, st := range steps {
 		run, err := runStep(st)
 		if err != nil {
-			res := Analyze(results, obj)
-			return res, fmt.Errorf("step %s: %w", st, err)
+			return Analyze(results, obj), fmt.Errorf("step %s: %w", st, err)
 		}
 		results = append(results, JudgeStep(st, run, obj))
 	}
 	return Analyze(results, obj), nil
 }
 
-// Rejudge re-reads the step runs of a sweep written in dir (sweep.json names them; each is in
-// dir/RUN-ID) and judges them against slos, without running anything: to try other SLOs on the
-// same measurements. It writes nothing; call Write for that.
+// Rejudge judges the sweep saved in dir again, against obj's SLOs (none: its own).
 func Rejudge(dir string, obj Objectives) (*Result, error) {
 	data, err := os.ReadFile(filepath.Join(dir, JSONFile))
 	if err != nil {
@@ -340,19 +295,15 @@ func Rejudge(dir string, obj Objectives) (*Result, error) {
 	return res, nil
 }
 
-// JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds: those on
-// ttfc and ttft on their overhead when the run recorded it.
+// JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds.
 func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
-		ErrorRate: run.Summary.Counters.ErrorRate(), TTFCP50: math.NaN(), TTFCP99: math.NaN(),
-		TTFTP99: math.NaN(), TPOTP50: math.NaN(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
-		RequestsPerSecond: math.NaN(), TTFTP50: math.NaN(), TTFTP95: math.NaN(), ITLP50: math.NaN(), ITLP95: math.NaN(),
-		GoodputPerSecond: math.NaN()}
+		ErrorRate: run.Summary.Counters.ErrorRate(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
+		RequestsPerSecond: math.NaN(), GoodputPerSecond: math.NaN()}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
-	// Judge would judge them on the overhead too, under their own names; the sweep gives it
-	// the overhead's names, by which its table and plot tell the two apart.
+	// Named as the overhead, by which the table and plot tell the two apart.
 	slos := make([]verdict.Threshold, len(obj.SLOs))
 	for i, t := range obj.SLOs {
 		slos[i], _ = verdict.OnOverhead(t, run)
@@ -371,35 +322,24 @@ func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 			}
 		}
 	}
-	for _, v := range []struct {
-		sel string
-		dst *float64
-	}{{"ttfc.p50", &r.TTFCP50}, {"ttfc.p99", &r.TTFCP99}, {"ttft.p99", &r.TTFTP99}, {"tpot.p50", &r.TPOTP50},
-		{"ttft.p50", &r.TTFTP50}, {"ttft.p95", &r.TTFTP95}, {"itl.p50", &r.ITLP50}, {"itl.p95", &r.ITLP95}} {
-		if x, err := verdict.Value(run, v.sel); err == nil {
-			*v.dst = x
+	value := func(sel string) float64 {
+		if x, err := verdict.Value(run, sel); err == nil {
+			return x
 		}
+		return math.NaN()
 	}
+	r.TTFCP50, r.TTFCP99, r.TTFTP50, r.TTFTP95 = value("ttfc.p50"), value("ttfc.p99"), value("ttft.p50"), value("ttft.p95")
+	r.TTFTP99, r.TPOTP50, r.ITLP50, r.ITLP95 = value("ttft.p99"), value("tpot.p50"), value("itl.p50"), value("itl.p95")
 	for _, m := range LatencyMetrics {
-		var p Percentiles
-		ok := true
-		for _, q := range []struct {
-			stat string
-			dst  *float64
-		}{{"p50", &p.P50}, {"p90", &p.P90}, {"p95", &p.P95}, {"p99", &p.P99}} {
-			x, err := verdict.Value(run, string(m)+"."+q.stat)
-			if err != nil || math.IsNaN(x) {
-				ok = false
-				break
-			}
-			*q.dst = x
+		at := func(stat string) float64 { return value(string(m) + "." + stat) }
+		p := Percentiles{P50: at("p50"), P90: at("p90"), P95: at("p95"), P99: at("p99")}
+		if v := p.values(); slices.ContainsFunc(v[:], math.IsNaN) {
+			continue
 		}
-		if ok {
-			if r.Latency == nil {
-				r.Latency = map[measure.Metric]Percentiles{}
-			}
-			r.Latency[m] = p
+		if r.Latency == nil {
+			r.Latency = map[measure.Metric]Percentiles{}
 		}
+		r.Latency[m] = p
 	}
 	if t := run.Summary.Tokens; t != nil {
 		r.TokensPerSecond, r.RequestsPerSecond = t.OutputTokensPerSecond, t.RequestsPerSecond
@@ -411,8 +351,7 @@ func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 	return r
 }
 
-// overBy is how far a failed check is over its limit, relative to the limit, for ranking which
-// SLO broke first; a check without data ranks first (it broke outright).
+// overBy is how far a failed check is over its limit, relatively; without data, first.
 func overBy(c verdict.Check, t verdict.Threshold) float64 {
 	if math.IsNaN(c.Measured) {
 		return math.Inf(1)
@@ -423,10 +362,8 @@ func overBy(c verdict.Check, t verdict.Threshold) float64 {
 	return math.Abs(c.Measured-t.Limit) / t.Limit
 }
 
-// Analyze finds the knee, the first failing step and what broke there. Without an SLO there
-// is no knee (the defaults alone say whether a step ran cleanly, not what load is too much):
-// only the first failing step and its failures. Pure: it only reads the step results, so it is
-// table-tested without any network.
+// Analyze finds the knee, the first failing step and what broke there; without an SLO, no
+// knee (the defaults say whether a step ran cleanly, not what load is too much).
 func Analyze(steps []StepResult, obj Objectives) *Result {
 	slos := obj.SLOs
 	r := &Result{Steps: steps, Knee: -1, BrokenAt: -1}
@@ -437,26 +374,22 @@ func Analyze(steps []StepResult, obj Objectives) *Result {
 		}
 	}
 	for i, st := range steps {
-		if st.Pass {
-			if len(slos) == 0 {
-				continue
-			}
+		switch {
+		case !st.Pass:
 			if r.BrokenAt < 0 {
-				r.Knee = i
-			} else {
-				r.PassedAgain = append(r.PassedAgain, i)
+				r.BrokenAt = i
 			}
-			continue
-		}
-		if r.BrokenAt < 0 {
-			r.BrokenAt = i
+		case len(slos) == 0:
+		case r.BrokenAt < 0:
+			r.Knee = i
+		default:
+			r.PassedAgain = append(r.PassedAgain, i)
 		}
 	}
 	if r.BrokenAt >= 0 {
 		type broken struct {
 			name string
 			over float64
-			idx  int
 		}
 		var bs []broken
 		for j, c := range steps[r.BrokenAt].Checks {
@@ -465,7 +398,7 @@ func Analyze(steps []StepResult, obj Objectives) *Result {
 				if j < len(slos) {
 					over = overBy(c, slos[j])
 				}
-				bs = append(bs, broken{c.Name, over, j})
+				bs = append(bs, broken{c.Name, over})
 			}
 		}
 		slices.SortStableFunc(bs, func(a, b broken) int { return cmp.Compare(b.over, a.over) })
@@ -477,8 +410,7 @@ func Analyze(steps []StepResult, obj Objectives) *Result {
 	return r
 }
 
-// IsDir reports whether dir holds a sweep (sweep.json without a run's summary) rather
-// than one run.
+// IsDir reports whether dir holds a sweep rather than one run.
 func IsDir(dir string) bool {
 	_, errSweep := os.Stat(filepath.Join(dir, JSONFile))
 	_, errRun := os.Stat(filepath.Join(dir, measure.SummaryFile))

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 )
@@ -18,38 +16,23 @@ import (
 // Check is one evaluated threshold or regression.
 type Check struct {
 	Name   string // the expression as written
-	Source string // where it came from: "threshold", "mix", "regression", "slo", "default", "run", "allow" (gate --allow), "load" (the run's own allow list)
+	Source string // "threshold", "mix", "regression", "default", "run", "allow" (gate --allow), "load"
 	Value  string // what was measured, formatted
 	Limit  string // the limit, formatted
 	Pass   bool
-	// Allowed marks the report of a known finding (an allowed rule's violations): it passes,
-	// and says "allowed" rather than "pass" so it is never mistaken for a clean result.
-	Allowed bool
-	Detail  string // why it failed (or what it compared against)
-	// Measured is the raw value: microseconds, a fraction or a count (NaN without data).
-	Measured float64
+	// Allowed marks a known finding's check: it passes, and says "allowed", never "pass".
+	Allowed  bool
+	Detail   string  // why it failed (or what it compared against)
+	Measured float64 // the raw value: µs, a fraction or a count (NaN without data)
 }
 
-// measured is a selector's value in a run.
+// measured is a selector's value in a run, and what to say of it.
 type measured struct {
-	value   float64
-	samples int64 // latency: how many samples; counts: 1
-	note    string
+	value float64
+	note  string
 }
 
 var errNoData = errors.New("no samples")
-
-// histogramFor merges every histogram the selector's scope matches.
-func histogramFor(r *measure.Run, sel Selector) (*hdrhistogram.Histogram, int) {
-	if r.Histograms == nil {
-		return nil, 0
-	}
-	merged, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == sel.def.Name && scopeMatches(sel.Scope, k) })
-	if n == 0 {
-		return nil, 0
-	}
-	return merged, n
-}
 
 func scopeMatches(scope map[string]string, k measure.Key) bool {
 	if v, ok := scope["scenario"]; ok && v != k.Scenario {
@@ -61,16 +44,13 @@ func scopeMatches(scope map[string]string, k measure.Key) bool {
 	return true
 }
 
-// Measure returns the selector's value in r: microseconds for latency (all matching scenario ×
-// dialect histograms merged), a fraction or count for errors, a count for violations and leaks.
-// It wraps an error naming the selector when there are no samples.
+// Measure returns the selector's value in r, in its unit; an error when there are no samples.
 func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
 	m, err := s.measure(r, percent, &relaxed{})
 	return m.value, err
 }
 
-// sessionCount is what an errors, failed or outcome check counts; failed leaves out the
-// sessions that failed only by allowed rules, errors the outcomes judged by name.
+// sessionCount is what an errors, failed or outcome check counts, less what is judged apart.
 func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule, rel *relaxed) int64 {
 	switch s.def.Name {
 	case measure.Failed:
@@ -82,7 +62,7 @@ func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule, rel
 }
 
 // one is a count's value.
-func one(v int64, note string) measured { return measured{value: float64(v), samples: 1, note: note} }
+func one(v int64, note string) measured { return measured{value: float64(v), note: note} }
 
 func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured, error) {
 	sum := &r.Summary
@@ -97,7 +77,7 @@ func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured,
 		if sum.Counters.SessionsStarted == 0 {
 			return measured{}, fmt.Errorf("%s: %w: no session started", s, errNoData)
 		}
-		return measured{value: float64(n) / float64(sum.Counters.SessionsStarted), samples: 1}, nil
+		return measured{value: float64(n) / float64(sum.Counters.SessionsStarted)}, nil
 	case measure.Violations:
 		return s.violations(r, rel), nil
 	case measure.Leaks:
@@ -113,8 +93,8 @@ func (s Selector) measure(r *measure.Run, percent bool, rel *relaxed) (measured,
 	return s.histogram(r)
 }
 
-// violations counts the run's violations: of one rule when scoped to it, else of every rule
-// neither allowed nor judged by a threshold of its own.
+// violations counts the violations of the rule it is scoped to, else of every rule neither
+// allowed nor judged by a threshold of its own.
 func (s Selector) violations(r *measure.Run, rel *relaxed) measured {
 	sum := &r.Summary
 	if rule, ok := s.Scope["rule"]; ok {
@@ -150,14 +130,13 @@ func leaks(sum *measure.Summary) measured {
 	return one(int64(len(over)), strings.Join(over, "; "))
 }
 
-// tokens is the run's aggregate tokens/s, or its goodput: a share of the judged sessions, or
-// a count.
+// tokens is the run's aggregate tokens/s, or its goodput (a share of the judged, or a count).
 func (s Selector) tokens(sum *measure.Summary, percent bool) (measured, error) {
 	if sum.Tokens == nil {
 		return measured{}, fmt.Errorf("%s: %w: the run recorded no token figures", s, errNoData)
 	}
 	if s.def.Name == measure.TokensPerSecond {
-		return measured{value: sum.Tokens.OutputTokensPerSecond, samples: sum.Tokens.OutputTokens}, nil
+		return measured{value: sum.Tokens.OutputTokensPerSecond}, nil
 	}
 	g := sum.Tokens.Goodput
 	note := fmt.Sprintf("%d of %d judged sessions", g.Sessions, g.Judged)
@@ -170,25 +149,24 @@ func (s Selector) tokens(sum *measure.Summary, percent bool) (measured, error) {
 	case g.Judged == 0:
 		return measured{}, fmt.Errorf("%s: %w: no session judged", s, errNoData)
 	}
-	return measured{value: g.Share, samples: g.Judged, note: note}, nil
+	return measured{value: g.Share, note: note}, nil
 }
 
-// histogram is the selector's statistic of every histogram its scope matches, merged; without
-// histograms (no hlog saved), the worst of the matching summaries.
+// histogram is the statistic of the histograms in scope, merged; else the worst summary's.
 func (s Selector) histogram(r *measure.Run) (measured, error) {
-	if h, n := histogramFor(r, s); h != nil && h.TotalCount() > 0 {
+	h, n := r.Histograms.Merged(func(k measure.Key) bool { return k.Metric == s.def.Name && scopeMatches(s.Scope, k) })
+	if h.TotalCount() > 0 {
 		stat := measure.SummarizeOne(measure.Key{}, h).Stat(s.Stat)
 		note := ""
 		if n > 1 {
 			note = fmt.Sprintf("%d scenario×dialect histograms merged", n)
 		}
-		return measured{value: stat, samples: h.TotalCount(), note: note}, nil
+		return measured{value: stat, note: note}, nil
 	}
-	worst, count, n := -1.0, int64(0), 0
+	worst, n := -1.0, 0
 	for _, m := range r.Summary.Metrics {
 		if s.matches(m) {
 			worst = max(worst, m.Stat(s.Stat))
-			count += m.Count
 			n++
 		}
 	}
@@ -199,7 +177,7 @@ func (s Selector) histogram(r *measure.Run) (measured, error) {
 	if n > 1 {
 		note = fmt.Sprintf("worst of %d summaries (no histograms saved)", n)
 	}
-	return measured{value: worst, samples: count, note: note}, nil
+	return measured{value: worst, note: note}, nil
 }
 
 // matches tells whether m is a summary with values of the selector's metric in its scope.
@@ -223,29 +201,19 @@ func (s Selector) format(v float64, percent bool) string {
 	}
 }
 
-func compare(v float64, op string, limit float64) bool {
-	switch op {
-	case "<":
-		return v < limit
-	case "<=":
-		return v <= limit
-	case "==":
-		return v == limit
-	case ">=":
-		return v >= limit
-	default:
-		return v > limit
-	}
+// compare is each operator a threshold can use.
+var compare = map[string]func(v, limit float64) bool{
+	"<": func(v, l float64) bool { return v < l }, "<=": func(v, l float64) bool { return v <= l },
+	"==": func(v, l float64) bool { return v == l }, ">=": func(v, l float64) bool { return v >= l },
+	">": func(v, l float64) bool { return v > l },
 }
 
-// Evaluate checks t against r. A latency threshold with no samples fails: a check that cannot
-// see its metric must not pass silently (scope it to the scenarios that record it).
+// Evaluate checks t against r; no samples fail, never pass silently.
 func (t Threshold) Evaluate(r *measure.Run, source string) Check {
 	return t.evaluate(r, source, &relaxed{})
 }
 
-// evaluate is Evaluate with what the run's other thresholds judge by name (rel), which the
-// errors and violations counts leave out.
+// evaluate is Evaluate leaving out of errors and violations what rel judges by name.
 func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	c := Check{Name: t.Expr, Source: source, Limit: t.Op + " " + t.Selector.format(t.Limit, t.Percent)}
 	m, err := t.Selector.measure(r, t.Percent, rel)
@@ -255,7 +223,7 @@ func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	}
 	c.Measured = m.value
 	c.Value = t.Selector.format(m.value, t.Percent)
-	c.Pass = compare(m.value, t.Op, t.Limit)
+	c.Pass = compare[t.Op](m.value, t.Limit)
 	c.Detail = m.note
 	if t.Selector.CountsSessions() && t.Percent {
 		c.Detail = fmt.Sprintf("%d of %d sessions", t.Selector.sessionCount(&r.Summary.Counters, r.Summary.Config.Allow, rel), r.Summary.Counters.SessionsStarted)
@@ -275,12 +243,11 @@ func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	return c
 }
 
-// minTrustedAbove is how many samples must lie above a statistic before one scenario × dialect
-// key's value is trusted on its own (p99 needs 1,000 samples, p50 20).
+// minTrustedAbove is how many samples must lie above a statistic before one key's value is
+// trusted on its own (p99 needs 1,000 samples).
 const minTrustedAbove = 10
 
-// trustedCount is the sample count at which stat is trusted for a single key; 0 means never
-// (max is always one sample).
+// trustedCount is the sample count at which stat is trusted for one key; 0: never (max).
 func trustedCount(stat string) int64 {
 	q := map[string]float64{"p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99, "p99.9": 0.999, "min": 0.5, "mean": 0.5}[stat]
 	if q == 0 {
@@ -307,12 +274,9 @@ func (k keyChange) label() string {
 	return fmt.Sprintf("%s/%s %s (%s → %s ms)", k.key.Scenario, k.key.Dialect, change, msf(k.base), msf(k.cur))
 }
 
-// Evaluate compares current with baseline key by key (scenario × dialect within the scope),
-// because a mix's merged percentiles are dominated by its slowest scenario and hide a
-// regression of the others. It fails when the median key is over the allowance (a systemic
-// regression, robust to one noisy key), or when any key with enough samples to trust the
-// statistic on its own (10 above it: 1,000 for p99) is over it. Keys missing from either run
-// are ignored; no common key at all fails.
+// Evaluate compares current with baseline key by key (scenario × dialect), as a mix's merged
+// percentiles hide all but its slowest scenario. It fails when the median key is over the
+// allowance, or any key with enough samples to be trusted alone; no common key fails.
 func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 	c := Check{Name: g.Expr, Source: "regression", Measured: nan()}
 	allowance := "+" + strconv.FormatFloat(g.MaxPercent, 'f', -1, 64) + "%"
@@ -342,8 +306,7 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 		if g.Absolute {
 			k.allowed = k.base + g.MaxIncreaseMicros
 		}
-		// How far over the allowance: relative for a percentage, in µs for an absolute one, so
-		// that sorting by it orders keys by their change as the check measures it.
+		// How far over: relative for a percentage, in µs for an absolute allowance.
 		k.excess = k.cur/math.Max(k.allowed, 1) - 1
 		if g.Absolute {
 			k.excess = k.cur - k.allowed
@@ -352,8 +315,6 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 		k.trusted = need > 0 && k.baseN >= need && k.currentN >= need
 		changes = append(changes, k)
 	}
-	// Keys one run has and the other lacks are not compared; say how many, as a workload that
-	// differs (other dialects, other scenarios) leaves most of either run out.
 	leftOut := ""
 	if onlyBase := len(base) - len(changes); onlyCurrent > 0 || onlyBase > 0 {
 		leftOut = fmt.Sprintf("not compared: %d keys of this run not in the baseline, %d of the baseline not in this run", onlyCurrent, onlyBase)
@@ -366,11 +327,8 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 		return c
 	}
 	slices.SortFunc(changes, func(a, b keyChange) int { return cmp.Compare(b.excess, a.excess) })
-	median := changes[len(changes)/2]
-	if len(changes)%2 == 0 {
-		// The upper median: with two keys, one regressed key is half the traffic and fails.
-		median = changes[len(changes)/2-1]
-	}
+	// The upper median: with two keys, one regressed key is half the traffic and fails.
+	median := changes[(len(changes)-1)/2]
 	c.Measured = median.cur
 	if g.Absolute {
 		c.Value = fmt.Sprintf("median %+.3f ms", (median.cur-median.base)/1000)
@@ -387,14 +345,13 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 			c.Pass = false
 		}
 	}
-	detail := fmt.Sprintf("%d keys; worst %s", len(changes), changes[0].label())
+	c.Detail = fmt.Sprintf("%d keys; worst %s", len(changes), changes[0].label())
 	if len(failedTrusted) > 0 {
-		detail += "; over the allowance with enough samples: " + strings.Join(failedTrusted, ", ")
+		c.Detail += "; over the allowance with enough samples: " + strings.Join(failedTrusted, ", ")
 	}
 	if leftOut != "" {
-		detail += "; " + leftOut
+		c.Detail += "; " + leftOut
 	}
-	c.Detail = detail
 	return c
 }
 
@@ -420,9 +377,8 @@ func violationBreakdown(s *measure.Summary, except []protocol.Rule) string {
 	return strings.Join(parts, ", ")
 }
 
-// firstViolations is the first sample's detail of each counted rule (not allowed, not in
-// except), for at most maxFirstRules rules, each clipped, so that a failed check says what broke
-// where the run kept no files (--out -) and before anyone opens violations.jsonl.
+// firstViolations is the first sample's detail of each counted rule, so that a failed check
+// says what broke even where the run kept no files.
 func firstViolations(r *measure.Run, except []protocol.Rule) string {
 	var parts []string
 	seen := map[protocol.Rule]bool{}
@@ -457,8 +413,6 @@ func (c Check) Verdict() string {
 	return "FAIL"
 }
 
-// msf formats microseconds as milliseconds with three decimals.
 func msf(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
-// pct formats a fraction as a percentage.
 func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }

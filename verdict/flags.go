@@ -8,11 +8,8 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ParseFlags makes the judge's config from its flags' expressions: --threshold checks,
-// --max-regression allowances and --allow rules, which must be of rules, as must a
-// threshold's {rule=R} (the dialect
-// registry's; it becomes Config.Rules). The first bad one is the error, naming its flag; a
-// regression needs a baseline, which the caller sets (Config.Baseline).
+// ParseFlags makes the judge's config from --threshold, --max-regression and --allow; the
+// first bad one is the error, naming its flag.
 func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string) (Config, error) {
 	cfg := Config{Rules: rules}
 	for _, expr := range thresholds {
@@ -39,9 +36,7 @@ func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string
 	return cfg, nil
 }
 
-// ParseThresholdIn is ParseThreshold, refusing too a threshold scoped to a rule that rules
-// (nil: any rule) does not have: gate's --threshold and a run's mix thresholds, a mix's before
-// its run, sweep's --slo.
+// ParseThresholdIn is ParseThreshold, refusing a rule scope rules (nil: any) does not have.
 func ParseThresholdIn(rules *protocol.RuleSet, expr string) (Threshold, error) {
 	t, err := ParseThreshold(expr)
 	if err != nil {
@@ -50,9 +45,8 @@ func ParseThresholdIn(rules *protocol.RuleSet, expr string) (Threshold, error) {
 	return t, checkRule(rules, t)
 }
 
-// checkRule returns an error for a threshold scoped to a rule that rules (nil: any rule) does
-// not have: violations{rule=R-convergence}==0 would otherwise measure no violation at all and
-// pass whatever the run broke.
+// checkRule refuses a threshold scoped to an unknown rule, which would measure no violation
+// and pass whatever the run broke.
 func checkRule(rules *protocol.RuleSet, t Threshold) error {
 	rule, ok := t.Selector.Scope["rule"]
 	if !ok || rules == nil || t.Selector.def.Name != measure.Violations {

@@ -1,18 +1,14 @@
-// Package verdict is streambench's one judge: it owns the names a run can be checked by
-// (gate names, outcomes, dialect measures), parses thresholds and regressions, and decides
-// a run's PASS or FAIL. load, run, merge, gate and sweep all call Judge, so no two commands
-// can disagree about one run.
+// Package verdict is streambench's one judge: it parses thresholds and regressions and
+// decides a run's PASS or FAIL, for every command that says one (Judge).
 //
-// The defaults always apply: no protocol violation, no leak, no session with an error
-// outcome, every value recorded, every planned start made, a session started, the run not
-// interrupted, every post-run check passed. A user relaxes a default only by naming its
-// measure: an explicit threshold on violations (or violations{rule=R}, relaxing rule R),
-// errors, outcome.NAME (relaxing that outcome out of errors), failed (relaxing errors and
-// violations), leaks or dropped_starts; or --allow RULE. Thresholds from the mix file and
-// the command line are added, never replacing a default that they do not name.
+// The defaults always apply: no violation, leak, error outcome or dropped start, every value
+// recorded, a session started, the run not interrupted, every post-run check passed. A
+// threshold relaxes a default only by naming its measure (violations{rule=R} relaxes R,
+// outcome.NAME that outcome, failed both errors and violations), or --allow RULE does.
 package verdict
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,33 +18,25 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// Config says what to check beyond the run's own settings (its mix's thresholds and allow
-// list, which always apply).
+// Config says what to check beyond the run's own settings, which always apply.
 type Config struct {
-	// Thresholds from the command line, added to the mix's and the defaults.
-	Thresholds []Threshold
-	// Regressions compare against Baseline, which must be set when there are any.
-	Regressions []Regression
+	Thresholds  []Threshold  // the command line's
+	Regressions []Regression // against Baseline, which they need
 	Baseline    *measure.Run
-	// Allow lists rules whose violations are known findings, in addition to the run's own
-	// (Config.Allow, from the mix or load --allow): they are left out of the violations
-	// count, and every allowed rule is reported as a check of its own with the verdict
-	// "allowed".
+	// Allow adds known findings to the run's own: left out of the violations count, each
+	// reported as an "allowed" check.
 	Allow []protocol.Rule
-	// Rules, when set, are the rules streambench knows (the dialect registry's,
-	// protocol/dialects): a rule of the run's allow list that is not one is an error. Nil
-	// leaves the list unchecked (verdict does not know the dialects; the command line does).
+	// Rules are the rules streambench knows, which the run's allow list must name (nil:
+	// unchecked; the dialects are the command line's to know).
 	Rules *protocol.RuleSet
 }
 
 // Result is every check, in order, and whether all passed.
 type Result struct {
-	RunID  string
-	Checks []Check
-	Pass   bool
-	// Warnings qualify the checks without failing them: a baseline whose workload differs
-	// from the run's, so its regressions compare only the keys both recorded.
-	Warnings []string
+	RunID    string
+	Checks   []Check
+	Pass     bool
+	Warnings []string // qualify the checks without failing them
 }
 
 // Allowed returns the allowed checks with violations, as "RULE×COUNT".
@@ -103,23 +91,15 @@ const (
 	sourceRun       = "run"       // the run's integrity: it ran as planned and measured all
 	sourceThreshold = "threshold" // the command line
 	sourceMix       = "mix"       // the mix file
-	// sourceLoad is the run's own allow list, as recorded: its mix's allow: and load --allow
-	// together (the run does not keep them apart).
-	sourceLoad = "load"
+	sourceLoad      = "load"      // the run's own allow list (its mix's and load --allow)
 )
 
-// Judge checks run against the defaults, the run's mix thresholds and cfg. It returns an
-// error (bad input, not a failed check) when the run's stored thresholds or allow list do
-// not parse (the allow list against cfg.Rules), regressions are asked without a baseline, or the run or the baseline is an
-// incomplete snapshot (ErrIncomplete).
+// Judge checks run against the defaults, the run's mix thresholds and cfg. Bad input is an
+// error, not a failed check: stored thresholds or allow list that do not parse, regressions
+// without a baseline, an incomplete run or baseline (ErrIncomplete).
 func Judge(run *measure.Run, cfg Config) (*Result, error) {
-	if err := checkComplete("current", run); err != nil {
+	if err := cmp.Or(checkComplete("current", run), checkComplete("baseline", cfg.Baseline)); err != nil {
 		return nil, err
-	}
-	if cfg.Baseline != nil {
-		if err := checkComplete("baseline", cfg.Baseline); err != nil {
-			return nil, err
-		}
 	}
 	if len(cfg.Regressions) > 0 && cfg.Baseline == nil {
 		return nil, errors.New("regression checks need a baseline run")
@@ -134,7 +114,7 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 		}
 	}
 	if extra := slices.DeleteFunc(slices.Clone(cfg.Allow), func(r protocol.Rule) bool { return slices.Contains(fromMix, r) }); len(extra) > 0 {
-		// Judge a copy whose allow list has the command line's too: the checks read it there.
+		// Judge a copy whose allow list has the command line's too.
 		judged := *run
 		judged.Summary.Config.Allow = append(slices.Clone(fromMix), extra...)
 		run = &judged
@@ -158,43 +138,34 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 	for _, g := range given {
 		rel.note(g.t.Selector)
 	}
-	res := &Result{RunID: run.Summary.RunID, Pass: true}
-	add := func(c Check) {
-		res.Checks = append(res.Checks, c)
-		res.Pass = res.Pass && c.Pass
-	}
-	for _, c := range defaultChecks(run, &rel) {
-		add(c)
-	}
+	res := &Result{RunID: run.Summary.RunID, Checks: defaultChecks(run, &rel)}
 	for _, g := range given {
-		add(judgeOnOverhead(g.t, run, g.source, &rel))
+		res.Checks = append(res.Checks, judgeOnOverhead(g.t, run, g.source, &rel))
 	}
 	for _, g := range cfg.Regressions {
-		add(g.Evaluate(run, cfg.Baseline))
+		res.Checks = append(res.Checks, g.Evaluate(run, cfg.Baseline))
 	}
 	if len(cfg.Regressions) > 0 {
 		if diffs := measure.WorkloadDiffs(&cfg.Baseline.Summary, &run.Summary); len(diffs) > 0 {
 			res.Warnings = append(res.Warnings, "the baseline's workload differs from this run's, so the regressions compare only the scenario×dialect keys both recorded: "+strings.Join(diffs, "; "))
 		}
 	}
-	for _, c := range integrityChecks(&run.Summary) {
-		add(c)
-	}
+	res.Checks = append(res.Checks, integrityChecks(&run.Summary)...)
 	for _, rule := range run.Summary.Config.Allow {
 		source := "allow" // gate --allow
 		if slices.Contains(fromMix, rule) {
 			source = sourceLoad
 		}
 		n := run.Summary.Violations[rule]
-		add(Check{Name: "allow " + string(rule), Source: source, Value: fmt.Sprintf("%s×%d", rule, n), Limit: "any (known finding)",
-			Pass: true, Allowed: true, Measured: float64(n), Detail: "counted and shown, not failing the gate"})
+		res.Checks = append(res.Checks, Check{Name: "allow " + string(rule), Source: source, Value: fmt.Sprintf("%s×%d", rule, n),
+			Limit: "any (known finding)", Pass: true, Allowed: true, Measured: float64(n), Detail: "counted and shown, not failing the gate"})
 	}
+	res.Pass = !slices.ContainsFunc(res.Checks, func(c Check) bool { return !c.Pass })
 	return res, nil
 }
 
-// judgeOnOverhead evaluates t, a threshold on ttfc or ttft on its overhead when the run
-// recorded it (OnOverhead): the check keeps t's name, and its detail says what was judged and
-// what the latency was as measured, so a reader never mistakes one for the other.
+// judgeOnOverhead evaluates t on its overhead when the run recorded it (OnOverhead), keeping
+// t's name, its detail saying what was judged and the latency as measured.
 func judgeOnOverhead(t Threshold, run *measure.Run, source string, rel *relaxed) Check {
 	on, ok := OnOverhead(t, run)
 	if !ok {
@@ -211,8 +182,7 @@ func judgeOnOverhead(t Threshold, run *measure.Run, source string, rel *relaxed)
 	return c
 }
 
-// Stamp judges run with its own settings alone (what load, run and merge print and save)
-// and records the verdict in its summary, keeping the warnings already there.
+// Stamp judges run with its own settings alone and records the verdict in its summary.
 func Stamp(run *measure.Run) error {
 	res, err := Judge(run, Config{})
 	if err != nil {
@@ -224,9 +194,9 @@ func Stamp(run *measure.Run) error {
 
 // relaxed is what the given thresholds name, and so take out of the defaults.
 type relaxed struct {
-	named    map[measure.Metric]bool // a default's measure named (failed names errors and violations)
-	rules    []protocol.Rule         // violations{rule=R}: R out of the default
-	outcomes []measure.Outcome       // outcome.NAME: NAME out of errors
+	named    map[measure.Metric]bool
+	rules    []protocol.Rule   // violations{rule=R}
+	outcomes []measure.Outcome // outcome.NAME, out of errors
 }
 
 func (r *relaxed) note(s Selector) {
@@ -245,8 +215,7 @@ func (r *relaxed) note(s Selector) {
 	}
 }
 
-// defaultChecks are violations==0, errors==0, leaks==0 and dropped_starts==0, each left out
-// when a given threshold names its measure.
+// defaultChecks are DefaultChecks, each left out when a given threshold names its measure.
 func defaultChecks(run *measure.Run, rel *relaxed) []Check {
 	var out []Check
 	for _, expr := range DefaultChecks() {
@@ -261,8 +230,7 @@ func defaultChecks(run *measure.Run, rel *relaxed) []Check {
 	return out
 }
 
-// integrityChecks fail a run that did not run as planned or did not measure all it saw;
-// no threshold relaxes them.
+// integrityChecks fail a run that did not run as planned or measure all it saw.
 func integrityChecks(s *measure.Summary) []Check {
 	var out []Check
 	check := func(name string, pass bool, detail string) {
@@ -277,14 +245,11 @@ func integrityChecks(s *measure.Summary) []Check {
 	check("every session ended", c.SessionsStarted == 0 || sumOutcomes(c) == c.SessionsStarted,
 		fmt.Sprintf("%d sessions started, %d outcomes counted", c.SessionsStarted, sumOutcomes(c)))
 	check("every latency recorded", c.RecordErrors == 0, fmt.Sprintf("%d latencies outside the histogram range", c.RecordErrors))
-	switch {
-	case s.Interrupted:
-		check("ran to its planned end", false, "interrupted before the planned end")
-	case s.Judging.Stopped != "":
-		check("ran to its planned end", false, s.Judging.Stopped)
-	default:
-		check("ran to its planned end", true, "")
+	stopped := s.Judging.Stopped
+	if s.Interrupted {
+		stopped = "interrupted before the planned end"
 	}
+	check("ran to its planned end", stopped == "", stopped)
 	check("post-run checks passed", len(s.Judging.PostRun) == 0, strings.Join(s.Judging.PostRun, "; "))
 	return out
 }

@@ -8,15 +8,11 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// ErrIncomplete is returned by Judge for a run whose results are a snapshot (a run killed
-// before it finished, or still running): its figures stop at the snapshot, so no check on
-// them means what it says.
+// ErrIncomplete is Judge's error for a snapshot of a run, which no check can judge.
 var ErrIncomplete = errors.New("the run is incomplete")
 
-// checkComplete returns ErrIncomplete, naming the run and its role (current or baseline),
-// for an incomplete run.
 func checkComplete(role string, r *measure.Run) error {
-	if !r.Summary.Incomplete {
+	if r == nil || !r.Summary.Incomplete {
 		return nil
 	}
 	return fmt.Errorf("%s run %s: %w (its %s says \"incomplete\": true): a snapshot taken %s into the run, at %s UTC, when the run was killed or still running; the gate judges finished runs only",

@@ -4,17 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/streambench/streambench/measure"
 )
 
-// measureName makes a metric of a name that is not in the registry: a dialect measure, which
-// only the run can confirm (Selector.checkMeasure). Measure names are snake_case of at least
-// two words (child_ttfd, children_per_run, approval_rtt), so a misspelt one-word name is still
-// an unknown name at once; "child_ttfd_p99" is read as "child_ttfd.p99" when no statistic follows.
+// measureName makes a dialect measure of a name the registry lacks, for the run to confirm
+// (checkMeasure). Measure names are snake_case of two words or more, so a misspelt one-word
+// name is refused at once; "child_ttfd_p99" reads as "child_ttfd.p99".
 func measureName(name, rest string) (measure.Def, string, string, bool) {
 	if name == "" || name[0] < 'a' || name[0] > 'z' || !strings.Contains(strings.Trim(name, "_"), "_") ||
 		strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
@@ -30,20 +27,18 @@ func measureName(name, rest string) (measure.Def, string, string, bool) {
 	return measure.Def{Name: measure.Metric(name), Kind: measure.KindDialectMeasure, Scopes: []string{"scenario", "dialect"}}, name, rest, true
 }
 
-// parseMeasureLimit reads a dialect measure's limit: a duration for a latency, a number for a
-// count.
+// parseMeasureLimit reads a dialect measure's limit: a duration, or a number for a count.
 func parseMeasureLimit(limit string) (float64, string, error) {
-	if d, err := time.ParseDuration(limit); err == nil && d >= 0 {
-		return float64(d) / float64(time.Microsecond), measure.MeasureKindLatency, nil
+	if us, ok := micros(limit); ok {
+		return us, measure.MeasureKindLatency, nil
 	}
-	if v, err := strconv.ParseFloat(limit, 64); err == nil && finite(v) && v >= 0 {
+	if v, ok := number(limit); ok {
 		return v, measure.MeasureKindCount, nil
 	}
 	return 0, "", errors.New("want a duration such as 500ms (a latency measure) or a number such as 3 (a count measure)")
 }
 
-// checkMeasure confirms that the run recorded the measure, of the kind its limit was written
-// in; the error names what the run has instead.
+// checkMeasure confirms that the run recorded the measure, of its limit's kind.
 func (s Selector) checkMeasure(sum *measure.Summary) error {
 	info, ok := sum.Measure(s.Name)
 	if !ok {

@@ -12,18 +12,13 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// The one language of checks: thresholds (gate --threshold, sweep --slo, a mix's thresholds),
-// regressions (gate --max-regression) and goodput SLOs (load --goodput-slo, a mix's
-// goodputSLOs) all name the metrics of measure.Registry, and are parsed here.
-
 // latencyStats are the statistics a threshold on a histogram can name.
 var latencyStats = []string{"min", "p50", "p90", "p95", "p99", "p99.9", "p999", "max", "mean"}
 
 // measuredSuffix names a latency as measured (ttfc.measured), never judged on its overhead.
 const measuredSuffix = ".measured"
 
-// judging says how the judge treats a name beyond what it measures, for gate --help; a name
-// of DefaultChecks says its default there too.
+// judging says how the judge treats a name beyond what it measures, for gate --help.
 var judging = map[measure.Metric]string{
 	measure.Errors:     "less those a threshold names as outcome.NAME",
 	measure.ByOutcome:  "outcome.NAME checks one; naming an error outcome takes it out of errors",
@@ -31,8 +26,7 @@ var judging = map[measure.Metric]string{
 	measure.Violations: "without those of allowed rules (--allow, the mix's allow:) unless scoped to one; a {rule=R} threshold takes R out of the default",
 }
 
-// MetricsHelp documents every name a threshold can check (the registry's), its scopes and an
-// example; it is what `streambench gate --help` and `sweep --help` print.
+// MetricsHelp documents every name a threshold can check, for gate --help and sweep --help.
 func MetricsHelp() string {
 	var b strings.Builder
 	b.WriteString("Checks: NAME[{KEY=VALUE,...}][.STAT] OP LIMIT   (OP: < <= == >= >)\n" +
@@ -80,8 +74,8 @@ func MetricsHelp() string {
 	return b.String()
 }
 
-// gateDef is the registry's metric a check's name stands for, and the name the check keeps:
-// an alias resolved, NAME.measured (a latency judged on its overhead, as measured) kept whole.
+// gateDef is the metric a check's name stands for, and the name the check keeps: an alias
+// resolved, NAME.measured kept whole.
 func gateDef(name string) (measure.Def, string, bool) {
 	base, measured := strings.CutSuffix(name, measuredSuffix)
 	d, ok := measure.Lookup(base)
@@ -111,33 +105,26 @@ type Selector struct {
 	Scope map[string]string // e.g. scenario=plain-answer
 	Stat  string            // latency statistic ("p99"); empty for counts
 	def   measure.Def
-	// unit is a dialect measure's kind as its limit was written (measure.MeasureKindLatency
-	// for a duration, measure.MeasureKindCount for a number); the run must agree.
-	unit string
+	unit  string // a dialect measure's kind as its limit was written; the run must agree
 }
 
 // String writes the selector back in threshold syntax, scope keys sorted.
 func (s Selector) String() string {
-	var b strings.Builder
-	b.WriteString(s.Name)
+	out := s.Name
 	if len(s.Scope) > 0 {
-		b.WriteString("{")
-		for i, k := range slices.Sorted(maps.Keys(s.Scope)) {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString(k + "=" + s.Scope[k])
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(s.Scope)) {
+			kv = append(kv, k+"="+s.Scope[k])
 		}
-		b.WriteString("}")
+		out += "{" + strings.Join(kv, ",") + "}"
 	}
 	if s.Stat != "" {
-		b.WriteString("." + s.Stat)
+		out += "." + s.Stat
 	}
-	return b.String()
+	return out
 }
 
-// ThresholdError is a threshold, regression or goodput SLO that does not parse; Expr is the
-// text as given.
+// ThresholdError is a threshold, regression or goodput SLO that does not parse.
 type ThresholdError struct {
 	Expr   string
 	Reason string
@@ -155,17 +142,14 @@ func (e *ThresholdError) Error() string {
 // parser reads one expression of the language.
 type parser struct {
 	expr string
-	// slo: a goodput SLO, on a metric a session has one value of, with no scope and no
-	// statistic.
-	slo bool
+	slo  bool // a goodput SLO: a per-session metric, no scope, no statistic
 }
 
 func (p parser) fail(format string, args ...any) error {
 	return &ThresholdError{Expr: p.expr, Reason: fmt.Sprintf(format, args...), SLO: p.slo}
 }
 
-// splitName cuts text after its metric's name: at the first '{' or '.', unless the name with
-// the dotted part that follows is one (ttft.overhead, ttfc.measured).
+// splitName cuts text after its metric's name, which may be dotted (ttft.overhead).
 func splitName(text string) (name, rest string) {
 	end := strings.IndexAny(text, "{.")
 	if end < 0 {
@@ -184,7 +168,7 @@ func splitName(text string) (name, rest string) {
 	return name, rest
 }
 
-// selector parses NAME[{k=v,...}][.STAT] (the part before the operator).
+// selector parses NAME[{k=v,...}][.STAT].
 func (p parser) selector(text string) (Selector, error) {
 	name, rest := splitName(strings.TrimSpace(text))
 	if name == "hung" {
@@ -274,16 +258,13 @@ type Threshold struct {
 	Expr     string // as written
 	Selector Selector
 	Op       string
-	// Limit is in the selector's unit: microseconds for latency, tokens/s × RateScale for a
-	// rate, a fraction for a share of sessions (Percent set), otherwise a count.
-	Limit   float64
-	Percent bool
+	Limit    float64 // in the selector's unit; a fraction when Percent
+	Percent  bool
 }
 
 var operators = []string{"<=", ">=", "==", "<", ">"}
 
-// ParseThreshold parses a check such as "ttfc.p99<300ms", "errors<0.1%", "violations==0",
-// "leaks==0" or "ttfc{scenario=plain-answer,dialect=sim-chat}.p99<300ms". See MetricsHelp.
+// ParseThreshold parses a check such as "ttfc{scenario=plain-answer}.p99<300ms" (MetricsHelp).
 func ParseThreshold(expr string) (Threshold, error) { return parser{expr: expr}.threshold() }
 
 func (p parser) threshold() (Threshold, error) {
@@ -327,14 +308,13 @@ func (p parser) limit(t *Threshold, limit string) error {
 			return p.fail("limit %q: %v", limit, err)
 		}
 	case measure.KindLatency:
-		d, err := time.ParseDuration(limit)
-		if err != nil || d < 0 {
+		var ok bool
+		if t.Limit, ok = micros(limit); !ok {
 			return p.fail("limit %q: want a duration such as 300ms, 1.5s or 250us", limit)
 		}
-		t.Limit = micros(d)
 	case measure.KindRate, measure.KindThroughput:
-		v, err := strconv.ParseFloat(limit, 64)
-		if err != nil || !finite(v) || v < 0 {
+		v, ok := number(limit)
+		if !ok {
 			return p.fail("limit %q: want tokens per second, a number such as 20", limit)
 		}
 		t.Limit = v
@@ -343,8 +323,8 @@ func (p parser) limit(t *Threshold, limit string) error {
 		}
 	case measure.KindSessions:
 		if pc, ok := strings.CutSuffix(limit, "%"); ok {
-			v, err := strconv.ParseFloat(strings.TrimSpace(pc), 64)
-			if err != nil || !finite(v) || v < 0 || v > 100 {
+			v, ok := number(pc)
+			if !ok || v > 100 {
 				return p.fail("limit %q: want a percentage between 0%% and 100%%, e.g. 0.1%%", limit)
 			}
 			t.Limit, t.Percent = v/100, true
@@ -357,7 +337,7 @@ func (p parser) limit(t *Threshold, limit string) error {
 	return nil
 }
 
-// count reads a count LIMIT into t; want says what else the limit could have been.
+// count reads a count LIMIT into t; want says what the limit could have been.
 func (p parser) count(t *Threshold, limit, want string) error {
 	v, err := strconv.ParseInt(limit, 10, 64)
 	if err != nil || v < 0 {
@@ -367,22 +347,23 @@ func (p parser) count(t *Threshold, limit, want string) error {
 	return nil
 }
 
-// micros is d in microseconds, the unit of a latency's limit.
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+// micros reads a non-negative duration in microseconds, the unit of a latency's limit.
+func micros(s string) (float64, bool) {
+	d, err := time.ParseDuration(s)
+	return float64(d) / float64(time.Microsecond), err == nil && d >= 0
+}
 
-// finite tells whether v is a number a limit can be: strconv.ParseFloat reads "NaN" and
-// "Inf", against which every comparison is false (or always true), so a check that names
-// one would judge nothing.
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// number reads a non-negative, finite number: strconv.ParseFloat reads "NaN" and "Inf", against
+// which a check would judge nothing.
+func number(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0
+}
 
-// SessionSLO is a goodput objective on each session's own value, such as "ttft<500ms",
-// "tpot<=50ms" or "stream_tokens_per_s>=20": a threshold of the same language on a metric a
-// session has one value of (measure.Def.PerSession), without scope or statistic. The load
-// generator evaluates it as each session ends (Met).
+// SessionSLO is a goodput objective on each session's own value, such as "ttft<500ms".
 type SessionSLO struct{ Threshold }
 
-// ParseSessionSLO parses METRIC OP LIMIT: a duration limit for latencies (500ms, 1.5s), a plain
-// number of tokens per second for stream_tokens_per_s. Errors name the SLO and what was expected.
+// ParseSessionSLO parses METRIC OP LIMIT; errors name the SLO and what was expected.
 func ParseSessionSLO(expr string) (SessionSLO, error) {
 	t, err := parser{expr: expr, slo: true}.threshold()
 	return SessionSLO{t}, err
@@ -391,24 +372,19 @@ func ParseSessionSLO(expr string) (SessionSLO, error) {
 // Metric is the metric whose per-session value the SLO judges.
 func (s SessionSLO) Metric() measure.Metric { return s.Selector.def.Name }
 
-// Met tells whether a session's value meets the SLO; value is in the metric's histogram unit
-// (microseconds, or tokens/s × RateScale) and ok says whether the session had one. A session
-// without the value (no token at all for ttft, a single token for tpot) does not meet it.
-func (s SessionSLO) Met(value float64, ok bool) bool { return ok && compare(value, s.Op, s.Limit) }
+// Met tells whether a session's value (in the histogram's unit; ok: it had one) meets the SLO.
+func (s SessionSLO) Met(value float64, ok bool) bool { return ok && compare[s.Op](value, s.Limit) }
 
 // Regression limits how much worse than a baseline a latency statistic may get.
 type Regression struct {
-	Expr     string
-	Selector Selector
-	// MaxPercent is the allowed increase in percent of the baseline; MaxIncreaseMicros an
-	// absolute allowance. Exactly one is set.
-	MaxPercent        float64
-	MaxIncreaseMicros float64
+	Expr              string
+	Selector          Selector
+	MaxPercent        float64 // the allowed increase, of the baseline
+	MaxIncreaseMicros float64 // or an absolute one, when Absolute
 	Absolute          bool
 }
 
-// ParseRegression parses "ttfc.p99=10%" (at most 10% over the baseline) or "ttfc.p99=50ms"
-// (at most 50 ms over it). Only latency statistics can regress.
+// ParseRegression parses "ttfc.p99=10%" or "ttfc.p99=50ms": at most that much over the baseline.
 func ParseRegression(expr string) (Regression, error) {
 	p := parser{expr: expr}
 	// The allowance follows the first '=' after any {scope}, which has '=' of its own.
@@ -431,23 +407,19 @@ func ParseRegression(expr string) (Regression, error) {
 	r := Regression{Expr: expr, Selector: sel}
 	right = strings.TrimSpace(right)
 	if pc, isPct := strings.CutSuffix(right, "%"); isPct {
-		v, err := strconv.ParseFloat(strings.TrimSpace(pc), 64)
-		if err != nil || !finite(v) || v < 0 {
+		if r.MaxPercent, ok = number(pc); !ok {
 			return Regression{}, p.fail("allowance %q: want a non-negative percentage such as 10%%", right)
 		}
-		r.MaxPercent = v
 		return r, nil
 	}
-	d, err := time.ParseDuration(right)
-	if err != nil || d < 0 {
+	if r.MaxIncreaseMicros, ok = micros(right); !ok {
 		return Regression{}, p.fail("allowance %q: want a percentage such as 10%% or a duration such as 50ms", right)
 	}
-	r.MaxIncreaseMicros, r.Absolute = micros(d), true
+	r.Absolute = true
 	return r, nil
 }
 
-// Value is the value of a selector such as "ttfc.p99" or "errors" in run, in its unit
-// (microseconds for a latency); an error when the run has no data for it.
+// Value is the value of a selector such as "ttfc.p99" in run, in its unit.
 func Value(run *measure.Run, selector string) (float64, error) {
 	sel, err := parser{expr: selector}.selector(selector)
 	if err != nil {
@@ -459,8 +431,7 @@ func Value(run *measure.Run, selector string) (float64, error) {
 // IsLatency tells whether the selector is a latency statistic (its limit in microseconds).
 func (s Selector) IsLatency() bool { return s.def.Kind == measure.KindLatency }
 
-// CountsSessions tells whether the selector counts sessions (errors, failed, outcome.NAME),
-// so that a limit may be a share of the sessions started.
+// CountsSessions tells whether the selector counts sessions (a limit may be a share of them).
 func (s Selector) CountsSessions() bool {
 	return s.def.Kind == measure.KindSessions && s.def.Name != measure.GoodputSessions
 }

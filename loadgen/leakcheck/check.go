@@ -13,35 +13,24 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// The defaults of a check's grace and pooled tolerance (loadgen's --leak-grace and
-// --leak-per-stream).
+// The defaults of a check's grace and pooled tolerance per peak stream.
 const (
 	DefaultGrace     = 5 * time.Second
 	DefaultPerStream = 0.05
 )
 
-// Check is one leak check around a load that several generator processes share (the
-// shards of a sharded run): Baseline before any shard starts, Verify after every one has
-// ended. A shard's own check would see the other shards' streams, so shards skip theirs and
-// this one judges the whole run. It reads the runtime's and the mock's gauges only: the
-// generators are other processes.
+// Check is one leak check around a sharded run, whose shards skip their own as each would see
+// the others' streams: Baseline before any shard starts, Verify after all ended.
 type Check struct {
-	// RuntimeMetricsURL is the runtime's Prometheus endpoint ("" or "-": not read); MockURL
-	// the mock's base URL, whose /metrics is read ("": not read).
-	RuntimeMetricsURL string
-	MockURL           string
-	// Grace is how long Verify waits for the gauges to settle (0: DefaultGrace).
-	Grace time.Duration
-	// PerStream is the pooled tolerance per peak open stream (0: DefaultPerStream), and
-	// PeakStreams the run's peak open streams over every shard (an upper bound will do).
-	PerStream   float64
-	PeakStreams int64
-	// Client reads the endpoints (nil: a client with no special settings).
-	Client *http.Client
+	RuntimeMetricsURL string        // "" or "-": not read
+	MockURL           string        // its /metrics is read; "": not read
+	Grace             time.Duration // 0: DefaultGrace
+	PerStream         float64       // 0: DefaultPerStream
+	PeakStreams       int64         // over every shard (an upper bound will do)
+	Client            *http.Client  // nil: a plain client
 }
 
-// Baseline is what Check.Baseline read, saved between the steps (a file: see
-// WriteBaseline).
+// Baseline is what Check.Baseline read, saved between the steps (WriteBaseline).
 type Baseline struct {
 	Taken      time.Time                `json:"taken"`
 	Sources    []SourceReading          `json:"sources"`
@@ -70,31 +59,23 @@ func (c Check) probe() *Probe {
 	return p
 }
 
-// Baseline reads every configured source. A source it cannot read is recorded as not
-// checked (as a run's own check does); it is an error only when no source is configured.
+// Baseline reads every configured source (none is an error), recording what it cannot read.
 func (c Check) Baseline(ctx context.Context) (*Baseline, error) {
 	p := c.probe()
 	if len(p.sources()) == 0 {
 		return nil, errors.New("leak baseline: no source: give the runtime's metrics URL, the mock's URL or both")
 	}
 	b := p.Baseline(ctx)
-	out := &Baseline{Taken: time.Now().UTC(), NotChecked: b.notChecked}
-	for _, src := range b.sources {
-		out.Sources = append(out.Sources, SourceReading{Source: src.name, URL: src.url, Gauges: b.gauges[src.name]})
-	}
-	return out, nil
+	return &Baseline{Taken: time.Now().UTC(), Sources: b.sources, NotChecked: b.notChecked}, nil
 }
 
-// Verify reads the baseline's sources again until every delta is within tolerance or Grace
-// has passed. The sources must be the ones the baseline read: a verify against another
-// runtime than the baseline's is an error naming both URLs.
+// Verify reads the baseline's sources again, as Probe.Check does; other sources are an error.
 func (c Check) Verify(ctx context.Context, b *Baseline) ([]measure.Leak, []measure.LeakNotChecked, error) {
 	p := c.probe()
 	want := map[string]string{}
 	for _, src := range p.sources() {
-		want[src.name] = src.url
+		want[src.Source] = src.URL
 	}
-	before := &Reading{gauges: map[string]gauges{}, notChecked: b.NotChecked}
 	for _, r := range b.Sources {
 		url, ok := want[r.Source]
 		if !ok {
@@ -103,10 +84,8 @@ func (c Check) Verify(ctx context.Context, b *Baseline) ([]measure.Leak, []measu
 		if url != r.URL {
 			return nil, nil, fmt.Errorf("leak verify: %s: the baseline read %s, verify was given %s", r.Source, r.URL, url)
 		}
-		before.sources = append(before.sources, leakSource{name: r.Source, url: r.URL})
-		before.gauges[r.Source] = r.Gauges
 	}
-	leaks, notChecked := p.Check(ctx, before)
+	leaks, notChecked := p.Check(ctx, &Reading{sources: b.Sources, notChecked: b.NotChecked})
 	return leaks, notChecked, nil
 }
 
@@ -122,8 +101,8 @@ func WriteBaseline(path string, b *Baseline) error {
 	return nil
 }
 
-// ReadBaseline reads a file WriteBaseline wrote; unknown fields are an error naming
-// the file, so a summary.json given by mistake is not read as an empty baseline.
+// ReadBaseline reads a file WriteBaseline wrote; unknown fields are an error, so a
+// summary.json given by mistake is not read as an empty baseline.
 func ReadBaseline(path string) (*Baseline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

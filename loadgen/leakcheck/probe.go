@@ -1,7 +1,5 @@
-// Package leakcheck compares a runtime's (and the mock's, and the generator's own) resource
-// gauges before a load and after it drained. A run's own check is a Probe over the run's
-// client and peak (loadgen); a sharded run's one check is a Check, its Baseline saved to a
-// file between the steps (streambench leaks baseline/verify).
+// Package leakcheck compares the resource gauges of a runtime, the mock and the generator before
+// a load and after it drained: a run's own check (Probe), or a sharded run's one (Check).
 package leakcheck
 
 import (
@@ -24,27 +22,14 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// A leak check compares resource gauges before the load and after it drained. It works against
-// any runtime that serves Prometheus text: it reads the standard resource gauges of the common
-// runtimes' client libraries (knownLeakGauges: descriptors, goroutines, threads, Node's active
-// handles, requests and resources, …) and every other gauge whose name says it counts live
-// things (goroutines, open, active, in-flight, running, queued), plus the generator's own
-// goroutines and file descriptors. What it cannot read is reported as not checked, never as a
-// failure: a runtime with no /metrics (or an unreadable one) is a runtime the check cannot
-// judge, not a leaking one.
-
-// leakSource is one process whose gauges the check reads.
-type leakSource struct {
-	name string // "runtime", "mock" or "generator"
-	url  string // Prometheus text endpoint; "" for the generator itself
-}
+// The check reads any runtime's Prometheus text: the common client libraries' resource gauges
+// and every other gauge whose name says it counts live things. What it cannot read is reported
+// as not checked, never as a failure: a runtime the check cannot read is not a leaking one.
 
 // gauges is one reading: metric name → value summed over label sets.
 type gauges map[string]float64
 
-// knownLeakGauges are resource gauges that runtimes' Prometheus clients export under fixed
-// names, with their tolerance class. They are checked whatever their declared type (some
-// exporters write them untyped).
+// knownLeakGauges are the resource gauges Prometheus clients export, of any declared type.
 var knownLeakGauges = map[string]toleranceClass{
 	"process_open_fds":              pooled, // the process collector of Go, Node (prom-client), Python, Java clients
 	"go_goroutines":                 pooled, // Go client (not go_threads: Go never ends its threads, so it only grows)
@@ -59,8 +44,7 @@ var knownLeakGauges = map[string]toleranceClass{
 // leakWords select the other gauges worth comparing.
 var leakWords = [...]string{"goroutines", "open", "active", "inflight", "in_flight", "running", "queue"}
 
-// notCountSuffixes mark gauges that hold a size, a duration or a time rather than a count of
-// live things ("queue_wait_seconds", "open_bytes"), whatever other words they contain.
+// notCountSuffixes mark gauges of a size, a duration or a time, not a count of live things.
 var notCountSuffixes = [...]string{"_seconds", "_bytes", "_ratio", "_timestamp", "_info", "_limit"}
 
 // toleranceClass says how much a gauge may grow over a run.
@@ -92,9 +76,8 @@ func leakGaugeClass(name string, typ dto.MetricType) (toleranceClass, bool) {
 	return exact, false
 }
 
-// pooledByName reports the tolerance class of a gauge the word match selected: goroutines,
-// descriptors, threads and Node's active handles, requests and resources (the per-type
-// families beside the _total ones) are kept by pools; anything else must return exactly.
+// pooledByName reports the tolerance class of a gauge the word match selected: what pools
+// keep (goroutines, descriptors, threads, Node's handles), or anything else, exact.
 func pooledByName(name string) toleranceClass {
 	for _, w := range [...]string{"goroutines", "fds", "threads", "handles"} {
 		if strings.Contains(name, w) {
@@ -136,9 +119,6 @@ func parseGauges(text string) (gauges, error) {
 }
 
 // Probe is what a leak check needs: how to read the sources and how much they may keep.
-// A run builds one over its own client and peak concurrency; Check builds one for a check
-// that spans several generator processes (a sharded run), where the generator's own gauges
-// mean nothing and are left out.
 type Probe struct {
 	Client     *http.Client
 	RuntimeURL string        // the runtime's Prometheus endpoint; "" or "-": not read
@@ -149,41 +129,40 @@ type Probe struct {
 	Peak       func() int64  // peak open streams, for the pooled tolerance
 }
 
-// scrape reads one source. Its errors name the URL and what went wrong; they become the
-// reason a source is not checked.
-func (p *Probe) scrape(ctx context.Context, src leakSource) (gauges, error) {
-	if src.url == "" {
+// scrape reads one source (URL "": the generator itself); an error is why it is not checked.
+func (p *Probe) scrape(ctx context.Context, src SourceReading) (gauges, error) {
+	if src.URL == "" {
 		return selfGauges(), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("metrics URL %q: %w", src.url, err)
+		return nil, fmt.Errorf("metrics URL %q: %w", src.URL, err)
 	}
 	resp, err := p.Client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", src.url, err)
+		return nil, fmt.Errorf("GET %s: %w", src.URL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, fmt.Errorf("no metrics: GET %s: HTTP 404", src.url)
+		return nil, fmt.Errorf("no metrics: GET %s: HTTP 404", src.URL)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d", src.url, resp.StatusCode)
+		return nil, fmt.Errorf("GET %s: HTTP %d", src.URL, resp.StatusCode)
 	}
 	var b strings.Builder
 	if _, err := io.Copy(&b, io.LimitReader(resp.Body, 8<<20)); err != nil {
-		return nil, fmt.Errorf("GET %s: %w", src.url, err)
+		return nil, fmt.Errorf("GET %s: %w", src.URL, err)
 	}
 	g, err := parseGauges(b.String())
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: not Prometheus text: %w", src.url, err)
+		return nil, fmt.Errorf("GET %s: not Prometheus text: %w", src.URL, err)
 	}
 	return g, nil
 }
 
-// selfGauges reads the generator's own goroutines and open file descriptors (connections).
+// selfGauges reads the generator's own goroutines and open file descriptors.
 func selfGauges() gauges {
 	g := gauges{"go_goroutines": float64(runtime.NumGoroutine())}
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
@@ -192,10 +171,9 @@ func selfGauges() gauges {
 	return g
 }
 
-// tolerance is how much a gauge may grow over a run without counting as a leak. Stream, tool
-// and queue gauges must return exactly to their baseline. Goroutines, descriptors, threads and
-// handles may keep a little: pooled idle connections between the runtime and the provider stay
-// open (a handful of goroutines or handles each) and scale with the run's peak concurrency.
+// tolerance is how much a gauge may grow without counting as a leak: none for exact gauges; a
+// little for pooled ones, as idle connections to the provider stay open, in proportion to the
+// run's peak concurrency.
 func (p *Probe) tolerance(src, name string) float64 {
 	if c, _ := leakGaugeClass(name, dto.MetricType_GAUGE); c != pooled {
 		return 0
@@ -210,53 +188,48 @@ func (p *Probe) tolerance(src, name string) float64 {
 	return 16 + p.PerStream*float64(peak)
 }
 
-// leakSources lists what the check reads.
-func (p *Probe) sources() []leakSource {
-	var out []leakSource
+// sources lists what the check reads, without gauges.
+func (p *Probe) sources() []SourceReading {
+	var out []SourceReading
 	if p.RuntimeURL != "-" && p.RuntimeURL != "" {
-		out = append(out, leakSource{name: "runtime", url: p.RuntimeURL})
+		out = append(out, SourceReading{Source: "runtime", URL: p.RuntimeURL})
 	}
 	if p.MockURL != "" {
-		out = append(out, leakSource{name: "mock", url: strings.TrimSuffix(p.MockURL, "/") + "/metrics"})
+		out = append(out, SourceReading{Source: "mock", URL: strings.TrimSuffix(p.MockURL, "/") + "/metrics"})
 	}
 	if p.Self {
-		out = append(out, leakSource{name: "generator"})
+		out = append(out, SourceReading{Source: "generator"})
 	}
 	return out
 }
 
-// Reading is what a probe read before the load: the gauges of each source it could
-// read, and the sources it could not (reported as not checked).
+// Reading is what a probe read before the load.
 type Reading struct {
-	sources    []leakSource
-	gauges     map[string]gauges
+	sources    []SourceReading
 	notChecked []measure.LeakNotChecked
 }
 
-// Baseline reads every source before the load. A source that cannot be read, or that
-// exports no gauge the check knows, is not checked; the run goes ahead either way.
+// Baseline reads every source before the load; one unread or without gauges is not checked.
 func (p *Probe) Baseline(ctx context.Context) *Reading {
-	b := &Reading{gauges: map[string]gauges{}}
+	b := &Reading{}
 	for _, src := range p.sources() {
 		g, err := p.scrape(ctx, src)
 		switch {
 		case err != nil:
-			b.notChecked = append(b.notChecked, measure.LeakNotChecked{Source: src.name, Reason: err.Error()})
+			b.notChecked = append(b.notChecked, measure.LeakNotChecked{Source: src.Source, Reason: err.Error()})
 		case len(g) == 0:
-			b.notChecked = append(b.notChecked, measure.LeakNotChecked{Source: src.name,
-				Reason: fmt.Sprintf("%s exports no gauge of live resources (looked for %s and gauges named *open*, *active*, *in_flight*, *running*, *queue*, *goroutines*)", src.url, strings.Join(slices.Sorted(maps.Keys(knownLeakGauges)), ", "))})
+			b.notChecked = append(b.notChecked, measure.LeakNotChecked{Source: src.Source,
+				Reason: fmt.Sprintf("%s exports no gauge of live resources (looked for %s and gauges named *open*, *active*, *in_flight*, *running*, *queue*, *goroutines*)", src.URL, strings.Join(slices.Sorted(maps.Keys(knownLeakGauges)), ", "))})
 		default:
+			src.Gauges = g
 			b.sources = append(b.sources, src)
-			b.gauges[src.name] = g
 		}
 	}
 	return b
 }
 
-// Check reads every baseline source again until each delta is within tolerance or
-// the grace has passed, and returns one Leak per compared gauge and what it could not compare:
-// the sources unreadable before the load, those unreadable after it, and gauges gone after the
-// load or only there after it.
+// Check reads every baseline source again until each delta is within tolerance or the grace
+// has passed, and returns one Leak per compared gauge and what it could not compare.
 func (p *Probe) Check(ctx context.Context, before *Reading) ([]measure.Leak, []measure.LeakNotChecked) {
 	if t, ok := p.Client.Transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections() // our idle keep-alive connections are not the target's leak
@@ -270,26 +243,26 @@ func (p *Probe) Check(ctx context.Context, before *Reading) ([]measure.Leak, []m
 			after, err := p.scrape(ctx, src)
 			if err != nil {
 				clean = false // perhaps a moment's hiccup: read again until the grace ends
-				notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Lost: true,
+				notChecked = append(notChecked, measure.LeakNotChecked{Source: src.Source, Lost: true,
 					Reason: "read before the load, unreadable after it (it died or restarted?): " + err.Error()})
 				continue
 			}
-			for _, n := range slices.Sorted(maps.Keys(before.gauges[src.name])) {
-				b := before.gauges[src.name][n]
+			for _, n := range slices.Sorted(maps.Keys(src.Gauges)) {
+				b := src.Gauges[n]
 				a, ok := after[n]
 				if !ok {
-					notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Name: n,
+					notChecked = append(notChecked, measure.LeakNotChecked{Source: src.Source, Name: n,
 						Reason: fmt.Sprintf("gone after the load (was %g before it)", b)})
 					continue
 				}
-				l := measure.Leak{Source: src.name, Name: n, Before: b, After: a, Delta: a - b, Tolerance: p.tolerance(src.name, n)}
+				l := measure.Leak{Source: src.Source, Name: n, Before: b, After: a, Delta: a - b, Tolerance: p.tolerance(src.Source, n)}
 				l.OK = l.Delta <= l.Tolerance
 				clean = clean && l.OK
 				leaks = append(leaks, l)
 			}
 			for _, n := range slices.Sorted(maps.Keys(after)) {
-				if _, ok := before.gauges[src.name][n]; !ok {
-					notChecked = append(notChecked, measure.LeakNotChecked{Source: src.name, Name: n,
+				if _, ok := src.Gauges[n]; !ok {
+					notChecked = append(notChecked, measure.LeakNotChecked{Source: src.Source, Name: n,
 						Reason: fmt.Sprintf("absent before the load (%g after it): no baseline", after[n])})
 				}
 			}

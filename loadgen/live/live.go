@@ -1,5 +1,4 @@
-// Package live exposes a run as Prometheus metrics while it runs (load --metrics-addr): an
-// Exporter that is one of the run's outputs (loadgen.Output: session ends, progress, latencies).
+// Package live exposes a run as Prometheus metrics while it runs (load --metrics-addr).
 package live
 
 import (
@@ -20,18 +19,8 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// Exporter exposes a run as Prometheus metrics while it runs (`load --metrics-addr`), so a run of
-// many shards on a cluster can be watched in Grafana: open streams, sessions by outcome,
-// violations by rule, and time-to-first-chunk and chunk-gap histograms by dialect, each named
-// as the registry declares it (measure.Def.Live), as the Grafana dashboard
-// (deploy/grafana/streambench.json) queries them. The run's results stay the record of truth
-// (HdrHistograms, exact); these are for watching.
-//
-// It is one of the run's outputs (Attach), fed never from the per-frame path: the counters and
-// open streams come from the once-a-second progress, outcomes and violations from each
-// session's end, TTFT once per session and chunk gaps in the batches of 8 the recorder
-// already flushes. Prometheus histograms observe with atomics, so no lock is taken either.
-// Every metric is on the Exporter's own registry, none on the global one. Safe for concurrent use.
+// Exporter is one of a run's outputs, as the registry names them (measure.Def.Live); it is fed
+// never from the per-frame path and observes with atomics. Safe for concurrent use.
 type Exporter struct {
 	registry   *prometheus.Registry
 	last       atomic.Pointer[loadgen.Progress]
@@ -41,23 +30,21 @@ type Exporter struct {
 	chunkGap   *prometheus.HistogramVec
 }
 
-// Histogram buckets in seconds. Time to first chunk spans a fast mock (tens of ms) to a
-// queueing runtime (tens of s); chunk gaps sit around a token's pacing (20 tokens/s is 50 ms),
-// with the tail a stall makes.
+// Histogram buckets in seconds: ttfc from a fast mock to a queueing runtime, chunk gaps around
+// a token's pacing to a stall.
 var (
 	firstChunkBuckets = []float64{.01, .025, .05, .1, .2, .3, .5, .75, 1, 1.5, 2.5, 5, 10, 30, 60}
 	chunkGapBuckets   = []float64{.001, .0025, .005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 15}
 )
 
-// opts are m's series name and help, as the registry declares them (measure.Def.Live and
-// Doc), with what else splits or qualifies the series.
+// opts are m's series name and help as the registry declares them, help followed by more.
 func opts(m measure.Metric, more string) (name, help string) {
 	d := m.Def()
 	return d.Live, strings.ToUpper(d.Doc[:1]) + d.Doc[1:] + more + "."
 }
 
-// New makes the metrics on a registry of their own, with the Go runtime's and the
-// process's collectors (memory and CPU per pod are what sizes a shard).
+// New makes the metrics on a registry of their own, with the Go runtime's and the process's
+// collectors (memory and CPU per pod size a shard).
 func New() *Exporter {
 	l := &Exporter{registry: prometheus.NewRegistry()}
 	counters := func(m measure.Metric, label string) *prometheus.CounterVec {
@@ -105,8 +92,7 @@ func New() *Exporter {
 	return l
 }
 
-// Attach adds the Exporter to cfg's outputs (loadgen.Config.Outputs), after the ones already
-// there.
+// Attach adds the Exporter to cfg's outputs.
 func (l *Exporter) Attach(cfg *loadgen.Config) { cfg.Outputs = append(cfg.Outputs, l) }
 
 // The Exporter takes session ends, progress and latencies, never snapshots.
@@ -119,9 +105,7 @@ var (
 // SessionEnded counts a session's outcome and its violations (loadgen.SessionEndOutput).
 func (l *Exporter) SessionEnded(e loadgen.SessionEnd) {
 	l.sessions.WithLabelValues(string(e.Outcome)).Inc()
-	for _, v := range e.Violations {
-		l.violations.WithLabelValues(string(v.Rule)).Inc()
-	}
+	l.LateViolation(e)
 }
 
 // LateViolation counts a violation found after its session ended (loadgen.LateViolationOutput).
@@ -131,12 +115,10 @@ func (l *Exporter) LateViolation(e loadgen.SessionEnd) {
 	}
 }
 
-// Progress keeps the run's latest progress for the open streams and the counters
-// (loadgen.ProgressOutput).
+// Progress keeps the run's latest progress (loadgen.ProgressOutput).
 func (l *Exporter) Progress(p loadgen.Progress) { l.last.Store(&p) }
 
-// Latencies observes a session's time to first chunk or a batch of its chunk gaps
-// (loadgen.LatencyOutput): one label lookup per call, an atomic observation per value.
+// Latencies observes a session's time to first chunk or chunk gaps (loadgen.LatencyOutput).
 func (l *Exporter) Latencies(v session.Latencies) {
 	if v.TimeToFirstChunk > 0 {
 		l.firstChunk.WithLabelValues(v.Dialect).Observe(v.TimeToFirstChunk.Seconds())
@@ -160,9 +142,7 @@ func (l *Exporter) Handler() http.Handler {
 	return mux
 }
 
-// Serve serves an Exporter added to cfg's outputs (Attach) on addr until stop, which closes the
-// server (call it after the run). It returns the address it listens on; a server error after
-// the start goes to logf.
+// Serve serves an Exporter attached to cfg on addr until stop; a later error goes to logf.
 func Serve(addr string, cfg *loadgen.Config, logf func(format string, args ...any)) (listening string, stop func(), err error) {
 	live := New()
 	live.Attach(cfg)

@@ -1,7 +1,4 @@
-// Package transport is the load generator's HTTP/1.1 client for event streams (Transport):
-// one connection per open stream and no goroutine of its own, each body timed by the kernel's
-// receive stamps (package rxstamp), a target's bytes between responses never read as
-// a session's. loadgen uses it for every HTTP/1.1 run; HTTP/2 runs use net/http's.
+// Package transport is the load generator's HTTP/1.1 client for event streams.
 package transport
 
 import (
@@ -26,47 +23,32 @@ import (
 	"github.com/streambench/streambench/rxstamp"
 )
 
-// Transport is an HTTP/1.1 RoundTripper built for thousands of long-lived event streams:
-// one connection per open stream, as browsers' EventSource, and no goroutine of its own. The
-// caller's goroutine writes the request and reads the response; an idle connection is parked
-// with its small read buffer and reused by the next request. net/http's Transport keeps two
-// goroutines and two buffers per connection, which at 10,000 open streams is most of the
-// generator's memory (see loadgen's BenchmarkOpenStreamMemory).
+// Transport is an HTTP/1.1 RoundTripper for thousands of long-lived event streams (http and
+// https): one connection per open stream and no goroutine of its own, as net/http's two
+// goroutines and buffers per connection are most of the memory at 10,000 streams
+// (BenchmarkOpenStreamMemory). Safe for concurrent use.
 //
-// It speaks http and https: over TLS (crypto/tls, ALPN offering http/1.1 only, SNI and the
-// verified name from the URL's host) each stream still has its own connection. A parked
-// connection is checked before reuse, and a request is never sent twice (see RoundTrip).
-// Safe for concurrent use.
-//
-// A session is never judged on bytes that were not its response. A connection is parked only
-// when nothing follows the response's end (idle: not in the read buffers, not in the
-// socket), rests settle before it is reused, and is checked again then; a target found
-// sending bytes on a connection between responses (an unsolicited second response) has its
-// connection closed, and none of its connections is reused again (strays), since bytes that
-// arrive after the next request was sent could not be told from that request's response.
+// A session is never judged on bytes that were not its response: a connection is parked only
+// when nothing follows the response, rests before reuse and is checked again; a target that
+// sends bytes between responses has none of its connections reused again (strays), as bytes
+// arriving after the next request could not be told from its response.
 type Transport struct {
 	dialer  net.Dialer
 	maxIdle int // parked connections kept per host
 	tls     *tls.Config
-	settle  time.Duration // how long a parked connection rests before reuse (connSettle)
+	settle  time.Duration // connSettle
 
 	mu   sync.Mutex
 	idle map[string][]*streamConn // oldest first
-	// hostTLS is tls with ServerName set, one per host: every connection keeps a pointer to
-	// its config, so a per-connection clone would cost ~1 KiB per open stream.
+	// hostTLS is tls with ServerName set, one per host: each connection keeps a pointer to
+	// its config, and a clone each would cost ~1 KiB per open stream.
 	hostTLS map[string]*tls.Config
-	// strays are the pools (connKey) whose connections carried bytes between responses: never
-	// parked again.
-	strays map[string]*strayNote
+	strays  map[string]*strayNote // by connKey: never parked again
 }
 
-// connSettle is how long a parked connection rests before it is reused. A target that writes
-// something after a complete response (an unsolicited second response, an error page after
-// the stream) has it found by the check before reuse (idle) if it came within this time of the
-// response's end; a connection reused sooner would send its request first and take those bytes
-// for the answer. The closed loop reuses a connection the moment its session ends, so without
-// the rest every such target would race it. The cost is a few more connections: about the
-// session rate × connSettle, each dialled once.
+// connSettle is how long a parked connection rests before reuse, so that bytes a target sends
+// after a complete response are found by the check before reuse rather than taken for the next
+// answer (the closed loop would reuse at once). It costs about session rate × connSettle dials.
 const connSettle = 50 * time.Millisecond
 
 // strayNote is what one pool's connections carried between responses.
@@ -75,7 +57,7 @@ type strayNote struct {
 	first []byte // the start of the first of them
 }
 
-// strayQuote is how much of the bytes found between responses a note keeps.
+// strayQuote is how much of the stray bytes a note keeps.
 const strayQuote = 64
 
 // streamConn is one connection and its response reader, which reads through head.
@@ -88,23 +70,18 @@ type streamConn struct {
 	parkedAt time.Time // when it was last parked
 }
 
-// maxResponseHead bounds a response head (status line and header lines): the reader would
-// otherwise grow a line without end for a target that never finishes its head, until the
-// stream timeout. net/http's Transport has the same guard (MaxResponseHeaderBytes, 10 MiB by
-// default); event-stream heads are a few hundred bytes.
+// maxResponseHead bounds a response head, which would otherwise grow without end for a target
+// that never finishes it (net/http's MaxResponseHeaderBytes).
 const maxResponseHead = 1 << 20
 
-// errHeadTooLarge is a response head that reached maxResponseHead without its end.
 var errHeadTooLarge = fmt.Errorf("response head longer than %d bytes", maxResponseHead)
 
-// headLimiter is the connection as the response reader sees it: while a head is read, at most
-// left more bytes (then errHeadTooLarge); otherwise (left < 0) unlimited.
+// headLimiter reads at most left more bytes of a head (left < 0: no head, no limit).
 type headLimiter struct {
 	conn net.Conn
 	left int64
 }
 
-// Read reads from the connection within the limit.
 func (h *headLimiter) Read(p []byte) (int, error) {
 	switch {
 	case h.left < 0:
@@ -119,11 +96,9 @@ func (h *headLimiter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Buffer sizes: requests are a few hundred bytes (and the writer is pooled). The reader stays
-// with the connection for the stream's life, so it is small: header lines of any length are
-// read in pieces (textproto), reads at least this large bypass it, and the only thing that
-// must fit whole is a chunk-size line ("1a2\r\n"; a chunk extension over ~500 bytes would fail
-// as "header line too long" — no server we target sends any).
+// Buffer sizes. The reader stays with the connection for the stream's life, so it is small:
+// header lines are read in pieces and large reads bypass it; only a chunk-size line must fit
+// (a chunk extension over ~500 bytes would fail; no server we target sends any).
 const (
 	streamReadBuffer  = 512
 	streamWriteBuffer = 1 << 10
@@ -131,9 +106,7 @@ const (
 
 var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamWriteBuffer) }}
 
-// New returns a transport parking up to maxIdle connections per host. tlsConf
-// (nil: system roots, verified) is the base TLS config for https; NextProtos is set to
-// http/1.1, the only protocol this transport speaks.
+// New returns a transport parking up to maxIdle connections per host, over tlsConf for https.
 func New(maxIdle int, tlsConf *tls.Config) *Transport {
 	if tlsConf == nil {
 		tlsConf = &tls.Config{}
@@ -163,11 +136,9 @@ func hostPort(req *http.Request) string {
 	return net.JoinHostPort(req.URL.Hostname(), port)
 }
 
-// connKey names the pool a connection belongs to: a TLS and a plain connection to one
-// host:port are not interchangeable.
+// connKey names the pool a connection belongs to (scheme included).
 func connKey(req *http.Request) string { return req.URL.Scheme + "://" + hostPort(req) }
 
-// configFor returns the TLS config for host (SNI and the name the certificate must carry).
 func (t *Transport) configFor(host string) *tls.Config {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -182,8 +153,7 @@ func (t *Transport) configFor(host string) *tls.Config {
 	return c
 }
 
-// RoundTrip sends req on a parked or new connection and returns the response; its body
-// releases the connection when closed (parked again only if it was read to the end).
+// RoundTrip sends req on a parked or new connection; closing the response body releases it.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		closeBody(req)
@@ -199,10 +169,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
-	// A request is never sent twice: a server may have acted on the first, and a resend would
-	// carry the same session id, so a runtime that keeps thread history would see the thread
-	// twice. A parked connection the server closed, or sent anything on, is found before it is
-	// used instead (take).
+	// Never sent twice: a server may have acted on the first, and would see the session's
+	// thread twice. take finds a parked connection the server closed before it is used.
 	return t.exchange(ctx, c, req)
 }
 
@@ -212,8 +180,7 @@ func closeBody(req *http.Request) {
 	}
 }
 
-// dial opens a new connection for req (TLS for https, the handshake included), reporting it
-// to the request's httptrace hooks.
+// dial opens a new connection for req, reporting it to the request's httptrace hooks.
 func (t *Transport) dial(ctx context.Context, req *http.Request) (*streamConn, error) {
 	addr := hostPort(req)
 	trace := httptrace.ContextClientTrace(ctx)
@@ -250,24 +217,20 @@ func (t *Transport) dial(ctx context.Context, req *http.Request) (*streamConn, e
 	return c, nil
 }
 
-// TLSError is a failed TLS handshake with a target: Host is host:port, Err crypto/tls's or
-// crypto/x509's error, which says why (unknown authority, a name mismatch, expired).
+// TLSError is a failed TLS handshake with Host (host:port).
 type TLSError struct {
 	Host string
 	Err  error
 }
 
-// Error names the host and the reason.
 func (e *TLSError) Error() string { return fmt.Sprintf("TLS handshake with %s: %v", e.Host, e.Err) }
 
-// Unwrap returns the handshake's error (x509.UnknownAuthorityError, x509.HostnameError, ...).
+// Unwrap returns the handshake's error.
 func (e *TLSError) Unwrap() error { return e.Err }
 
-// exchange writes req and reads the response head on c. The request's context closes the
-// connection when it ends, which unblocks any read or write on it.
+// exchange writes req and reads the response head on c, closed when the context ends.
 func (t *Transport) exchange(ctx context.Context, c *streamConn, req *http.Request) (*http.Response, error) {
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.Close() })
-	// The errors say in which step the exchange failed; http.Client names the request.
 	fail := func(step string, err error) (*http.Response, error) {
 		stop()
 		_ = c.conn.Close()
@@ -295,10 +258,8 @@ func (t *Transport) exchange(ctx context.Context, c *streamConn, req *http.Reque
 	}
 	body := resp.Body
 	if len(resp.TransferEncoding) == 1 && resp.TransferEncoding[0] == "chunked" && body != http.NoBody {
-		// net/http's chunked body keeps the whole *Response (headers, and through it the
-		// request and its payload) for the trailer, for the stream's life: ~1 KiB per open
-		// stream. Nothing of it has been read yet, so decode the chunks from the connection
-		// directly and let the response go once the caller is done with its head.
+		// net/http's chunked body keeps the whole *Response for its trailer, ~1 KiB per open
+		// stream: decode the chunks from the connection instead.
 		body = &chunkedBody{r: httputil.NewChunkedReader(c.br), br: c.br}
 	}
 	resp.Body = &streamBody{body: body, c: c, stamps: c.stamps, t: t, stop: stop, addr: connKey(req),
@@ -306,16 +267,13 @@ func (t *Transport) exchange(ctx context.Context, c *streamConn, req *http.Reque
 	return resp, nil
 }
 
-// chunkedBody is a chunked response body read straight from the connection's reader. After
-// the last chunk it reads the trailer section (discarded), so a connection read to the end
-// has nothing left buffered and can be reused.
+// chunkedBody is a chunked body read straight from the connection, trailer included (for reuse).
 type chunkedBody struct {
 	r   io.Reader
 	br  *bufio.Reader
 	err error // sticky: io.EOF once the trailer was read
 }
 
-// Read reads the body; the trailer's errors (a connection cut before its end) are reported.
 func (b *chunkedBody) Read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
@@ -327,15 +285,13 @@ func (b *chunkedBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// end is Read when the chunk reader returned err with n bytes: the body's end (the trailer is
-// read) or its failure. It is apart from Read, and not inlined, so that Read's frame stays
-// small: Read sits under every blocked stream's read (see runner.stream).
+// end is Read when the chunk reader returned err: apart, and not inlined, so that Read's frame
+// stays small, as it sits under every blocked stream's read (runner.stream).
 //
 //go:noinline
 func (b *chunkedBody) end(n int, err error) (int, error) {
 	if !errors.Is(err, io.EOF) {
-		// A cut or malformed chunk (httputil says only "unexpected EOF" or "invalid byte in
-		// chunk length"): name the framing that broke.
+		// httputil says only "unexpected EOF" or "invalid byte in chunk length".
 		err = fmt.Errorf("chunked body: %w", err)
 	}
 	if errors.Is(err, io.EOF) {
@@ -357,12 +313,11 @@ func (b *chunkedBody) end(n int, err error) (int, error) {
 // Close does nothing: streamBody owns the connection.
 func (b *chunkedBody) Close() error { return nil }
 
-// streamBody releases its connection on Close: parked for reuse when the body was read to
-// its end and the server keeps the connection alive, closed otherwise.
+// streamBody releases its connection on Close: parked when read to its end and kept alive.
 type streamBody struct {
 	body     io.ReadCloser
 	c        *streamConn
-	stamps   *rxstamp.Conn // c.stamps, asked after every frame: kept here, where a read just was
+	stamps   *rxstamp.Conn // c.stamps, asked after every frame: here, where a read just was
 	t        *Transport
 	stop     func() bool
 	addr     string
@@ -371,9 +326,7 @@ type streamBody struct {
 	closed   bool
 }
 
-// Latest returns when the data of the connection's newest read reached this host (the
-// kernel's receive time, rxstamp; the read's return where it carried none), and false when
-// that is not known (no stamps on this connection, or nothing read yet).
+// Latest returns when the newest read's data reached this host (rxstamp), if known.
 func (b *streamBody) Latest() (time.Time, bool) {
 	if b.stamps == nil {
 		return time.Time{}, false
@@ -381,8 +334,7 @@ func (b *streamBody) Latest() (time.Time, bool) {
 	return b.stamps.Latest()
 }
 
-// Stamped reports whether the connection keeps its reads' receive times (rxstamp: on Linux,
-// where the kernel agreed), so that Latest knows when data arrived once a read was made.
+// Stamped reports whether the connection keeps its reads' receive times (rxstamp).
 func (b *streamBody) Stamped() bool { return b.stamps != nil }
 
 // Read reads the response body, noting when it reached its end.
@@ -394,8 +346,7 @@ func (b *streamBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close releases the connection (parked or closed); further calls do nothing. Only a
-// response read to its end with nothing after it parks its connection.
+// Close releases the connection, parked only when nothing followed the response's end.
 func (b *streamBody) Close() error {
 	if b.closed {
 		return nil
@@ -414,9 +365,7 @@ func (b *streamBody) Close() error {
 	return b.c.conn.Close()
 }
 
-// take returns a parked connection for addr that has rested t.settle and on which the server
-// has neither closed nor sent anything, if any; the others it looks at are closed (and the
-// bytes found on one noted: noteStray). The newest rested connection is taken.
+// take returns the newest rested, quiet parked connection for addr, closing the others it saw.
 func (t *Transport) take(addr string) *streamConn {
 	for {
 		t.mu.Lock()
@@ -453,18 +402,15 @@ const (
 	connStray                   // bytes that answer no request
 )
 
-// idle looks, without waiting, for anything to read on a connection between responses: in
-// the response reader's buffer, in what TLS read but did not hand over, and in the socket (a
-// non-blocking peek: one system call per response, not per frame). For stray bytes it
-// returns their start.
+// idle looks, without waiting, for anything to read between responses: in the reader's
+// buffer, in what TLS holds, and in the socket (one system call per response, not per frame).
 func (c *streamConn) idle() (connState, []byte) {
 	if c.br.Buffered() > 0 {
 		return connStray, c.buffered()
 	}
 	_, isTLS := c.conn.(*tls.Conn)
 	if isTLS {
-		// A read past its deadline makes no system call: it returns only what TLS holds (a
-		// whole record read with the response's end), or times out.
+		// A read past its deadline makes no system call: it returns only what TLS holds.
 		if st, stray := c.readUntil(time.Unix(1, 0)); st != connQuiet {
 			return st, stray
 		}
@@ -473,29 +419,23 @@ func (c *streamConn) idle() (connState, []byte) {
 	if st != connStray || !isTLS {
 		return st, peeked
 	}
-	// Bytes in the socket under TLS: a close_notify alert (a server closing an idle
-	// connection, no stray) or data. Only decrypting tells; the record is there or nearly.
-	switch st, stray := c.readUntil(time.Now().Add(tlsRecordWait)); st {
-	case connQuiet:
-		return connClosed, nil // a record that did not complete: not reused, not judged
-	default:
+	// Under TLS, a close_notify alert (no stray) or data: only decrypting tells.
+	if st, stray := c.readUntil(time.Now().Add(tlsRecordWait)); st != connQuiet {
 		return st, stray
 	}
+	return connClosed, nil // a record that did not complete: not reused, not judged
 }
 
-// tlsRecordWait bounds the wait for the rest of a TLS record found in a parked connection's
-// socket.
+// tlsRecordWait bounds the wait for the rest of a TLS record in a parked connection's socket.
 const tlsRecordWait = 5 * time.Millisecond
 
-// buffered returns the start of what the response reader holds.
 func (c *streamConn) buffered() []byte {
 	b, _ := c.br.Peek(min(c.br.Buffered(), strayQuote))
 	return bytes.Clone(b)
 }
 
-// readUntil reads through the connection (TLS) into the response reader until deadline:
-// connQuiet when the read timed out with nothing, connStray with what it got, connClosed at
-// EOF (a close_notify) or another error. A timeout is not sticky in crypto/tls or bufio.
+// readUntil reads through TLS into the response reader until deadline (a timeout is not
+// sticky in crypto/tls or bufio).
 func (c *streamConn) readUntil(deadline time.Time) (connState, []byte) {
 	if err := c.conn.SetReadDeadline(deadline); err != nil {
 		return connClosed, nil
@@ -514,8 +454,7 @@ func (c *streamConn) readUntil(deadline time.Time) (connState, []byte) {
 	return connClosed, nil
 }
 
-// peek looks at the socket without reading it: nothing there (EAGAIN) is quiet, 0 bytes the
-// server's close, anything else bytes sent between responses (returned, up to strayQuote).
+// peek looks at the socket without reading it: EAGAIN is quiet, 0 bytes the server's close.
 func (c *streamConn) peek() (connState, []byte) {
 	sc, ok := c.raw.(syscall.Conn)
 	if !ok {
@@ -559,10 +498,7 @@ func (t *Transport) park(addr string, c *streamConn) {
 	}
 }
 
-// noteStray records bytes found on a connection of addr's pool between responses, and stops
-// that pool's reuse: the target sends what no request asked for, and what it sends after the
-// next request went out would be taken for that request's answer. The connections parked in
-// it are closed.
+// noteStray records bytes found between responses and ends the reuse of addr's pool.
 func (t *Transport) noteStray(addr string, stray []byte) {
 	t.mu.Lock()
 	n := t.strays[addr]
@@ -579,8 +515,7 @@ func (t *Transport) noteStray(addr string, stray []byte) {
 	}
 }
 
-// StrayWarnings describes, per target, the bytes its connections carried between responses
-// (none: nil).
+// StrayWarnings describes, per target, the bytes its connections carried between responses.
 func (t *Transport) StrayWarnings() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -594,10 +529,8 @@ func (t *Transport) StrayWarnings() []string {
 	return out
 }
 
-// CloseIdleConnections closes every parked connection (http.Client.CloseIdleConnections
-// calls it), after a last look at each for bytes its server sent after the response: a run
-// faster than the settle time never takes a parked connection, and a target's strays would
-// otherwise go unreported.
+// CloseIdleConnections closes every parked connection, after a last look for strays, which a
+// run faster than the settle time would otherwise never see.
 func (t *Transport) CloseIdleConnections() {
 	t.mu.Lock()
 	idle := t.idle
