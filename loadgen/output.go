@@ -8,8 +8,8 @@ import (
 )
 
 // Output takes what a run produces while it runs (Config.Outputs). An output implements one
-// or more of SessionEndOutput, LateViolationOutput, ProgressOutput, LatencyOutput and
-// SnapshotOutput; the run works
+// or more of SessionEndOutput, LateViolationOutput, ProgressOutput, LatencyOutput,
+// RecordOutput and SnapshotOutput; the run works
 // out once, at its start, which of them any output takes, so what no output takes costs
 // nothing (no SessionEnd is built, no snapshot merged). The run's final results are Run's
 // return value, not an output's.
@@ -36,6 +36,11 @@ type ProgressOutput interface{ Progress(Progress) }
 // sessions are not passed. Latencies is called from the session's goroutine: it must be safe
 // for concurrent use and quick, and must not keep ChunkGaps.
 type LatencyOutput interface{ Latencies(session.Latencies) }
+
+// RecordOutput takes every request as it ends (a session, or a conversation's turn), warm-up
+// included, from the session's goroutine: Record must be safe for concurrent use and quick, and
+// must not keep the record (measure.RecordsWriter queues it for records.jsonl).
+type RecordOutput interface{ Record(*measure.Record) }
 
 // SnapshotOutput receives the results so far, marked incomplete (Summary.Incomplete;
 // Summary.Metrics left to the reader), when the load starts, every Config.SnapshotInterval
@@ -80,6 +85,7 @@ type outputs struct {
 	late       func(SessionEnd)
 	progress   func(Progress)
 	latencies  func(session.Latencies)
+	records    func(*measure.Record)
 	snapshot   func(*measure.Run) error
 }
 
@@ -87,11 +93,11 @@ type outputs struct {
 func checkOutputs(outs []Output) error {
 	for i, o := range outs {
 		switch o.(type) {
-		case SessionEndOutput, ProgressOutput, LatencyOutput, SnapshotOutput, LateViolationOutput:
+		case SessionEndOutput, ProgressOutput, LatencyOutput, SnapshotOutput, LateViolationOutput, RecordOutput:
 		case nil:
 			return fmt.Errorf("Outputs[%d] is nil", i)
 		default:
-			return fmt.Errorf("Outputs[%d] (%T) takes nothing: it implements none of SessionEndOutput, LateViolationOutput, ProgressOutput, LatencyOutput, SnapshotOutput", i, o)
+			return fmt.Errorf("Outputs[%d] (%T) takes nothing: it implements none of SessionEndOutput, LateViolationOutput, ProgressOutput, LatencyOutput, RecordOutput, SnapshotOutput", i, o)
 		}
 	}
 	return nil
@@ -104,6 +110,7 @@ func outputsOf(outs []Output) outputs {
 		lates []func(SessionEnd)
 		progs []func(Progress)
 		lats  []func(session.Latencies)
+		recs  []func(*measure.Record)
 		snaps []func(*measure.Run) error
 	)
 	for _, o := range outs {
@@ -119,11 +126,14 @@ func outputsOf(outs []Output) outputs {
 		if x, ok := o.(LatencyOutput); ok {
 			lats = append(lats, x.Latencies)
 		}
+		if x, ok := o.(RecordOutput); ok {
+			recs = append(recs, x.Record)
+		}
 		if x, ok := o.(SnapshotOutput); ok {
 			snaps = append(snaps, x.Snapshot)
 		}
 	}
-	out := outputs{sessionEnd: fanOut(ends), late: fanOut(lates), progress: fanOut(progs), latencies: fanOut(lats)}
+	out := outputs{sessionEnd: fanOut(ends), late: fanOut(lates), progress: fanOut(progs), latencies: fanOut(lats), records: fanOut(recs)}
 	switch len(snaps) {
 	case 0:
 	case 1:

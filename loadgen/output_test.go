@@ -26,7 +26,7 @@ func (b both) Snapshot(*measure.Run) error {
 // SnapshotOutputs each is called and the first error counts.
 func TestOutputsFanOut(t *testing.T) {
 	t.Parallel()
-	if o := outputsOf(nil); o.sessionEnd != nil || o.progress != nil || o.latencies != nil || o.snapshot != nil {
+	if o := outputsOf(nil); o.sessionEnd != nil || o.progress != nil || o.latencies != nil || o.records != nil || o.snapshot != nil {
 		t.Error("no outputs: a kind is set")
 	}
 	var calls []string

@@ -247,7 +247,7 @@ func newRunner(c Config) (*runner, error) {
 		Client: r.client, Target: cfg.Target, Rec: r.rec,
 		StreamTimeout: cfg.StreamTimeout, IdleTimeout: cfg.IdleTimeout, Grace: cfg.Grace,
 		ScriptTimeScale: cfg.ScriptTimeScale, OpenLoop: cfg.openLoop(), GoodputSLOs: cfg.GoodputSLOs, Endpoint: cfg.Endpoint,
-		Redact: r.redact, Ended: r.endSession,
+		Redact: r.redact, Ended: r.endSession, Record: r.out.records,
 	}
 	return r, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -62,9 +63,16 @@ func TestSamplesFromTheRun(t *testing.T) {
 	hs := &historyServer{}
 	srv := httptest.NewServer(hs)
 	defer srv.Close()
+	var mu sync.Mutex
+	var records []measure.Record
 	run, err := Run(context.Background(), withDialects(Config{
 		Target: srv.URL, Mix: stallMix(t, ""), MixName: "history", Rate: 50, Sessions: 3,
 		RunID: "hist", Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
+		Outputs: []Output{recordsFunc(func(r *measure.Record) {
+			mu.Lock()
+			records = append(records, *r)
+			mu.Unlock()
+		})},
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +86,31 @@ func TestSamplesFromTheRun(t *testing.T) {
 			t.Errorf("sample %s frames %q: want the run's own stream, both frames", s.Rule, s.Frames)
 		}
 	}
+	// Each session's record names the rules its samples show.
+	var sampled []string
+	for _, s := range run.Samples {
+		sampled = append(sampled, string(s.Rule))
+	}
+	slices.Sort(sampled)
+	sampled = slices.Compact(sampled)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(records) != 3 {
+		t.Errorf("%d records, want one per session: %+v", len(records), records)
+	}
+	for _, r := range records {
+		if !slices.Equal(r.Rules, sampled) || r.Outcome == "" || r.Start.IsZero() {
+			t.Errorf("record %+v: want the rules %v and an outcome", r, sampled)
+		}
+	}
 	ids := hs.seen()
 	slices.Sort(ids)
 	if want := []string{"hist-0", "hist-1", "hist-2"}; !slices.Equal(ids, want) {
 		t.Errorf("the target saw ids %q, want the run's sessions once each: %q", ids, want)
 	}
 }
+
+// recordsFunc is a function as a RecordOutput.
+type recordsFunc func(*measure.Record)
+
+func (f recordsFunc) Record(r *measure.Record) { f(r) }

@@ -351,6 +351,7 @@ type Summary struct {
 	Processes    []ProcessLoad  `json:"processes,omitempty"`
 	MachineCores int            `json:"machine_cores,omitempty"`
 	Tokens       *TokenSummary  `json:"tokens,omitempty"`
+	Records      *RecordsInfo   `json:"records,omitempty"`  // what records.jsonl holds (nil: none kept)
 	Measures     []MeasureInfo  `json:"measures,omitempty"` // dialect measures; statistics in Metrics
 	Shard        *ShardInfo     `json:"shard,omitempty"`    // one shard's results (load --shard I/N)
 	Shards       []ShardFigures `json:"shards,omitempty"`   // a merged run's, one per shard

@@ -399,6 +399,42 @@ func TestLoadConversations(t *testing.T) {
 	if c := run.Summary.Counters; c.SessionsStarted != 2 || c.Outcome(measure.OutcomeCompleted) != 2 || c.TurnRequests != 4 {
 		t.Errorf("counters %+v; want 2 completed conversations and 4 turn requests besides", c)
 	}
+	// records.jsonl: one line per request, each turn of each conversation.
+	records := readRecords(t, filepath.Join(out, "conv"))
+	turns := map[string][]int{}
+	for _, r := range records {
+		turns[r.Session] = append(turns[r.Session], r.Turn)
+		if r.Outcome != measure.OutcomeCompleted || r.OutputTokens != 4 || r.Dialect != "openai-chat" || r.Start.IsZero() ||
+			!(r.TTFTMs > 0 && r.TTFCMs > 0 && r.E2EMs >= r.TTFTMs) || len(r.Rules) > 0 || r.Warmup {
+			t.Errorf("record %+v: want a completed request of 4 tokens, its latencies measured", r)
+		}
+	}
+	if len(records) != 6 || len(turns) != 2 || run.Summary.Records == nil || run.Summary.Records.Written != 6 || run.Summary.Records.LeftOut != 0 {
+		t.Errorf("%d records of sessions %v, summary %+v: want turns 1, 2, 3 of 2 conversations", len(records), turns, run.Summary.Records)
+	}
+	for id, ts := range turns {
+		if !slices.Equal(ts, []int{1, 2, 3}) {
+			t.Errorf("session %s: records of turns %v, want 1, 2, 3", id, ts)
+		}
+	}
+}
+
+// readRecords reads a run directory's records.jsonl.
+func readRecords(t *testing.T, dir string) []measure.Record {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, measure.RecordsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []measure.Record
+	for line := range bytes.Lines(b) {
+		var r measure.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("%s: %v: %s", measure.RecordsFile, err, line)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // TestSweepRateSweep: sweep --rate sweep against the mock runs a synchronous step and a

@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/verdict"
 )
@@ -17,6 +18,7 @@ func (s *streamState) nextConversationTurn() {
 	now := time.Now()
 	m.duration = observed(now.Sub(s.intended))
 	m.tokens.settle(p.Encoding)
+	s.record(measure.OutcomeCompleted)
 	m.endTurn(s.r.GoodputSLOs)
 	s.r.Rec.turnRequests.Add(1)
 	if !m.afterWarmup() {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,7 +74,30 @@ func (s *streamState) end(o measure.Outcome, err error) Result {
 	s.m.tokens.keepText(s.checker)
 	s.m.tokens.settle(p.Encoding)
 	s.m.flush()
+	s.record(o)
 	return *res
+}
+
+// record hands the request that just ended, with outcome o, to Runner.Record.
+func (s *streamState) record(o measure.Outcome) {
+	r, p, m := s.r, s.p, s.m
+	if r.Record == nil || m == nil {
+		return
+	}
+	rec := measure.Record{Session: p.ID, Scenario: p.Pick.Scenario, Dialect: p.Label, Target: p.Pick.Target,
+		Start: m.intended, TTFTMs: measure.Millis(m.tokens.firstToken), TTFCMs: measure.Millis(m.firstChunk),
+		E2EMs: measure.Millis(m.duration), ITLMs: measure.Millis(m.tokens.tpot()), OutputTokens: m.tokens.count(),
+		Outcome: o, Warmup: !m.record}
+	if p.conversation != nil {
+		rec.Turn = p.Session.Turn + 1
+	}
+	for _, v := range s.res.Violations {
+		if rule := string(v.Rule); !slices.Contains(rec.Rules, rule) {
+			rec.Rules = append(rec.Rules, rule)
+		}
+	}
+	slices.Sort(rec.Rules)
+	r.Record(&rec)
 }
 
 // finish judges the stream read by read and gives the session its outcome.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/loadgen/endpoint"
+	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/verdict"
 )
 
@@ -42,4 +43,7 @@ type Runner struct {
 	// circuit breaker, its violations' samples, its abort. Called once per measured session,
 	// from the session's goroutine, after the recorder counted it.
 	Ended func(*Plan, *Result)
+	// Record takes each request as it ends, a session or a conversation's turn (nil: none);
+	// called from the session's goroutine, it must be quick and not keep the record.
+	Record func(*measure.Record)
 }

@@ -78,15 +78,13 @@ func ServeMetrics(addr string, cfg *loadgen.Config, w io.Writer) (listening stri
 	return listening, stop, nil
 }
 
-// SnapshotWriter is the run's output that writes each snapshot of it where its results go and
-// says where once; nil without --out.
-func SnapshotWriter(out string, quiet bool) loadgen.SnapshotOutput {
-	if out == "" {
-		return nil
-	}
+// snapshotWriter is the run's output that writes each snapshot of it where its results go and
+// says where once, opening records there.
+func snapshotWriter(out string, quiet bool, records *measure.RecordsWriter) loadgen.SnapshotOutput {
 	return loadgen.SnapshotFunc(measure.SnapshotWriter(out, func(dir string) {
+		records.Open(dir)
 		if !quiet {
-			fmt.Fprintf(os.Stderr, "results: %s (written as the run goes)\n", dir)
+			fmt.Fprintf(os.Stderr, "results: %s (written as the run goes; %s as requests end)\n", dir, measure.RecordsFile)
 		}
 	}))
 }
@@ -158,15 +156,27 @@ func Preflight(cfg loadgen.Config, quiet bool) error {
 // PlayAndFinish is the end of load and run: cfg played with snapshots into out and live
 // metrics on metricsAddr ("": none), then Finish with the report rendered.
 func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) error {
-	if w := SnapshotWriter(out, quiet); w != nil {
-		cfg.Outputs = append(cfg.Outputs, w)
+	var records *measure.RecordsWriter
+	if out != "" {
+		records = measure.NewRecordsWriter()
+		cfg.Outputs = append(cfg.Outputs, records, snapshotWriter(out, quiet, records))
 	}
 	_, stopMetrics, err := ServeMetrics(metricsAddr, &cfg, os.Stderr)
 	if err != nil {
+		records.Close()
 		return err
 	}
 	defer stopMetrics()
 	run, table, err := Play(cfg, quiet)
+	if records != nil {
+		info := records.Close()
+		if info.LeftOut > 0 {
+			fmt.Fprintf(os.Stderr, "%s: %d requests written, %d left out: %s\n", measure.RecordsFile, info.Written, info.LeftOut, info.Why)
+		}
+		if run != nil {
+			run.Summary.Records = &info
+		}
+	}
 	if err != nil {
 		return err
 	}

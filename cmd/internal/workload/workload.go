@@ -755,6 +755,6 @@ func AddMetricsAddr(fs *pflag.FlagSet) *string {
 
 // AddOut registers --out (load and run): where the results go, "-" for nowhere.
 func AddOut(fs *pflag.FlagSet) *string {
-	return fs.String("out", "results", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl, plots, report.html,\n"+
+	return fs.String("out", "results", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl, records.jsonl, plots, report.html,\n"+
 		"report.md), written as the run goes; - keeps nothing")
 }
