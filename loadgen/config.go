@@ -41,12 +41,12 @@ type Config struct {
 	Clients         int
 	ThinkTime       time.Duration
 	HonorRetryAfter bool
-	// Rate is the open-loop session rate per second; Arrival is "constant" (default) or
-	// "poisson". MaxInflight caps open streams (0: 10,000); a start that finds the cap reached
-	// is dropped and counted.
-	Rate        float64
-	Arrival     string
-	MaxInflight int
+	// Rate is the open-loop session rate per second; Arrival is "constant" (default),
+	// "poisson" or "gamma" (Poisson's Burstiness; 0: 1). MaxInflight caps open streams (0:
+	// 10,000); a start that finds the cap reached is dropped and counted.
+	Rate, Burstiness float64
+	Arrival          string
+	MaxInflight      int
 	// Stages ramp the number of virtual users (closed loop), or the session rate when
 	// RateStages is set (open loop). The run lasts their total duration unless Duration or
 	// Sessions end it first.
@@ -268,6 +268,7 @@ func (cfg *Config) setDefaults() {
 	cfg.Seed = cmp.Or(cfg.Seed, cfg.Mix.Seed)
 	cfg.GoodputSLOs = cfg.Mix.goodputSLOs(cfg.GoodputSLOs)
 	cfg.Arrival = cmp.Or(cfg.Arrival, DefaultArrival)
+	cfg.Burstiness = orDefault(cfg.Burstiness, 1)
 	cfg.Clock = cmp.Or(cfg.Clock, hrtimer.New())
 	cfg.MaxInflight = orDefault(cfg.MaxInflight, DefaultMaxInflight)
 	cfg.Grace = orDefault(cfg.Grace, DefaultGrace)
@@ -322,8 +323,11 @@ func (cfg *Config) loadErrors() []error {
 	if cfg.Shard.Sharded() && cfg.RunID == "" {
 		add(fmt.Errorf("shard %s: a sharded run needs a run id every shard shares (or a start time to derive it from)", cfg.Shard))
 	}
-	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" {
-		add(fmt.Errorf("arrival: %q, want constant or poisson", cfg.Arrival))
+	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" && cfg.Arrival != "gamma" {
+		add(fmt.Errorf("arrival: %q, want constant, poisson or gamma", cfg.Arrival))
+	}
+	if cfg.Burstiness != 1 && cfg.Arrival != "gamma" {
+		add(fmt.Errorf("burstiness %g: the shape of gamma arrivals; set arrival gamma", cfg.Burstiness))
 	}
 	return errs
 }

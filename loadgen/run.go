@@ -646,8 +646,8 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 	switch {
 	case len(r.cfg.Stages) > 0:
 		pacer = r.cfg.Stages
-	case r.cfg.Arrival == "poisson":
-		pacer = NewPoisson(r.cfg.Rate, r.cfg.Seed)
+	case r.cfg.Arrival != "constant":
+		pacer = &Poisson{PerSecond: r.cfg.Rate, Burstiness: r.cfg.Burstiness, Seed: r.cfg.Seed}
 	default:
 		pacer = ConstantRate{PerSecond: r.cfg.Rate}
 	}
@@ -826,6 +826,9 @@ func (r *runner) recordedConfig() measure.Config {
 	}
 	if c.openLoop() {
 		mc.Arrival = c.Arrival
+		if c.Arrival == "gamma" {
+			mc.Arrival = fmt.Sprintf("gamma, burstiness %g", c.Burstiness)
+		}
 	} else {
 		mc.MaxInflight = 0
 	}

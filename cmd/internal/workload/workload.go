@@ -57,6 +57,7 @@ type workload struct {
 	HonorRetryAfter bool
 	Rate            float64
 	Arrival         string
+	Burstiness      float64 // gamma arrivals' shape (0: 1)
 	MaxInflight     int
 	Stages          string // DURATION:TARGET,... (ParseStages)
 	RateStages      bool
@@ -134,7 +135,9 @@ func Add(fs *pflag.FlagSet) *Flags {
 	fs.BoolVar(&w.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
 		"before its next session, when longer than --think-time; the open loop (--rate) keeps its schedule", session.MaxRetryAfter))
 	fs.Float64Var(&w.Rate, "rate", 0, "open loop: sessions started per second")
-	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
+	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant, poisson or gamma arrivals")
+	fs.Float64Var(&w.Burstiness, "burstiness", 1, "--arrival gamma: the shape B of the gamma-distributed intervals between starts, of mean 1/--rate and\n"+
+		"coefficient of variation 1/sqrt(B) (vLLM's --burstiness): below 1 burstier, 1 Poisson, above 1 more even")
 	fs.IntVar(&w.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
 	fs.StringVar(&w.Stages, "stages", "", "ramp as DURATION:TARGET,... e.g. 30s:1000,60s:1000,10s:0 (virtual users; session rates with --rate-stages)")
 	fs.BoolVar(&w.RateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
@@ -245,7 +248,7 @@ func (w *Flags) Config() (loadgen.Config, error) {
 	}
 	// A zero given on purpose is not the default the zero stands for otherwise: --clients 0
 	// would otherwise run the default load.
-	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout"} {
+	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout", "burstiness"} {
 		if f := w.fs.Lookup(name); f != nil && f.Changed && isZeroFlag(f.Value.String()) {
 			return loadgen.Config{}, fmt.Errorf("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
 		}
@@ -282,7 +285,7 @@ func (w workload) IsEndpoint() bool {
 func (w workload) build() (loadgen.Config, error) {
 	cfg := loadgen.Config{
 		Seed: w.Seed, RunID: w.RunID, Clients: w.Clients, ThinkTime: w.ThinkTime,
-		Rate: w.Rate, Arrival: w.Arrival, MaxInflight: w.MaxInflight, RateStages: w.RateStages,
+		Rate: w.Rate, Arrival: w.Arrival, Burstiness: w.Burstiness, MaxInflight: w.MaxInflight, RateStages: w.RateStages,
 		Duration: w.Duration, Sessions: w.Sessions, Warmup: w.Warmup, Grace: w.Grace,
 		StreamTimeout: w.StreamTimeout, IdleTimeout: w.IdleTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
 		SnapshotInterval: w.SnapshotEvery,
@@ -309,8 +312,10 @@ func (w workload) checkNumbers() error {
 	switch {
 	case w.Clients < 0:
 		return fmt.Errorf("--clients %d: want a positive number of virtual users", w.Clients)
-	case w.Rate < 0 || math.IsNaN(w.Rate) || math.IsInf(w.Rate, 0):
+	case notFinite(w.Rate):
 		return fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.Rate)
+	case notFinite(w.Burstiness) || w.Burstiness != 0 && w.Burstiness != 1 && w.Arrival != "gamma":
+		return fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.Burstiness)
 	case w.Duration < 0:
 		return fmt.Errorf("--duration %s: want a positive duration", w.Duration)
 	case w.Sessions < 0:
@@ -324,6 +329,9 @@ func (w workload) checkNumbers() error {
 	}
 	return nil
 }
+
+// notFinite tells whether a float flag is negative, NaN or infinite.
+func notFinite(x float64) bool { return x < 0 || math.IsNaN(x) || math.IsInf(x, 0) }
 
 // parseLists reads the flags written as text: rules allowed, goodput SLOs, headers, dialect
 // options, TLS trust, stages, and sets the default shape and length when none is given.
