@@ -329,6 +329,9 @@ func (cfg *Config) loadErrors() []error {
 	if cfg.Burstiness != 1 && cfg.Arrival != "gamma" {
 		add(fmt.Errorf("burstiness %g: the shape of gamma arrivals; set arrival gamma", cfg.Burstiness))
 	}
+	if cfg.Endpoint != nil {
+		add(cfg.Endpoint.Check())
+	}
 	return errs
 }
 

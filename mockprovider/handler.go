@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -253,7 +254,8 @@ func (q *request) prepareEndpoint() bool {
 		timing = sc.Timing
 	}
 	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
-	q.ref.update(func(rec *SessionRecord) { rec.Scenario, rec.Seed = sc.Name, q.seq })
+	digests := mockrecords.PromptDigests(q.parsed.LastUserText)
+	q.ref.update(func(rec *SessionRecord) { rec.Scenario, rec.Seed, rec.PromptDigests = sc.Name, q.seq, digests })
 	// Not through the script cache: its key is the scenario, new for every request here.
 	q.script = sc.Render(q.seq)
 	q.turn = &q.script.Turns[0]

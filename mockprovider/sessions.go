@@ -38,6 +38,7 @@ type SessionRecord struct {
 	Seed           uint64
 	Wire           string        // "openai", "anthropic" or "openai-responses".
 	Turn           int           // the zero-based turn played.
+	PromptDigests  []string      // an endpoint request's mockrecords.PromptDigests of its prompt.
 	Start          time.Time     // when the request arrived.
 	Queued         time.Duration // how long the request waited for a stream slot (capacity model).
 	FirstByte      time.Time     // when the first response frame was flushed (zero when none was).
@@ -59,6 +60,7 @@ type sessionJSON struct {
 	Seed       uint64     `json:"seed"`
 	Wire       string     `json:"wire"`
 	Turn       int        `json:"turn"`
+	Digests    []string   `json:"promptDigests,omitempty"`
 	Start      time.Time  `json:"start"`
 	QueuedMs   float64    `json:"queuedMs"`
 	FirstByte  *time.Time `json:"firstByte"`
@@ -82,7 +84,7 @@ func (r SessionRecord) MarshalJSON() ([]byte, error) {
 		return &t
 	}
 	return json.Marshal(sessionJSON{
-		Session: r.Session, Scenario: r.Scenario, Seed: r.Seed, Wire: r.Wire, Turn: r.Turn,
+		Session: r.Session, Scenario: r.Scenario, Seed: r.Seed, Wire: r.Wire, Turn: r.Turn, Digests: r.PromptDigests,
 		Start: r.Start.Round(0), QueuedMs: float64(r.Queued) / float64(time.Millisecond),
 		FirstByte: opt(r.FirstByte), End: opt(r.End), ClientGone: opt(r.ClientGone),
 		Tokens: r.Tokens, Frames: r.Frames, Outcome: r.Outcome, Status: r.Status, Error: r.Error,
@@ -104,7 +106,7 @@ func (r *SessionRecord) UnmarshalJSON(b []byte) error {
 		return *t
 	}
 	*r = SessionRecord{
-		Session: j.Session, Scenario: j.Scenario, Seed: j.Seed, Wire: j.Wire, Turn: j.Turn,
+		Session: j.Session, Scenario: j.Scenario, Seed: j.Seed, Wire: j.Wire, Turn: j.Turn, PromptDigests: j.Digests,
 		Start: j.Start, Queued: time.Duration(j.QueuedMs * float64(time.Millisecond)),
 		FirstByte: val(j.FirstByte), End: val(j.End), ClientGone: val(j.ClientGone),
 		Tokens: j.Tokens, Frames: j.Frames, Outcome: j.Outcome, Status: j.Status, Error: j.Error,

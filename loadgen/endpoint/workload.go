@@ -6,6 +6,7 @@ package endpoint
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -24,9 +26,15 @@ import (
 // --prompts): each session is one request as an application sends it (protocol.EndpointRequest:
 // no directive, no tools, no reasoning fields), judged for structure only.
 type Workload struct {
-	// Input is the synthetic prompt's length in tokens (by the scenario tokenizer: generated
-	// words); used when Prompts is empty.
+	// Input is the synthetic prompt's length in tokens of Tokenizer (after the prefix); used
+	// when Prompts is empty.
 	Input TokenDist
+	// Tokenizer is the tiktoken encoding (modeltokens) in which synthetic prompts have
+	// exactly their lengths ("": modeltokens.CL100K).
+	Tokenizer string
+	// PrefixTokens, when positive, begins every synthetic prompt with a prefix of that many
+	// tokens, one of PrefixPool (0: one) drawn by the session's seed, for a prefix cache to reuse.
+	PrefixTokens, PrefixPool int
 	// Output is max_tokens; zero (Kind "") sends none, or a prompt's own reply length when the
 	// prompt file has one.
 	Output TokenDist
@@ -70,8 +78,11 @@ func (e *Workload) Request(seed uint64) (*protocol.EndpointRequest, *Conversatio
 		p := &e.Prompts[r.IntN(len(e.Prompts))]
 		req.Messages, reply = p.Messages, p.ReplyTokens
 	} else {
-		n := e.Input.Sample(r)
-		req.Messages = []protocol.Message{{Role: "user", Text: scenarios.GenerateText(r.Uint64(), n)}}
+		n, prefix := e.Input.Sample(r), []uint64(nil)
+		if e.PrefixTokens > 0 {
+			prefix = []uint64{uint64(r.IntN(max(e.PrefixPool, 1)))}
+		}
+		req.Messages = e.userText(r.Uint64(), e.PrefixTokens*len(prefix)+n, e.PrefixTokens, prefix)
 	}
 	if e.Output.Kind != "" {
 		req.MaxTokens = e.Output.Sample(r)
@@ -83,6 +94,39 @@ func (e *Workload) Request(seed uint64) (*protocol.EndpointRequest, *Conversatio
 		req.MinTokens = req.MaxTokens
 	}
 	return req, conv
+}
+
+// userText is a user message of exactly total tokens of the tokenizer, its one-token words
+// (modeltokens.Words): blocks first, each blockTokens words drawn from its id alone (the same
+// block, the same text in every session), then words drawn from seed.
+func (e *Workload) userText(seed uint64, total, blockTokens int, blocks []uint64) []protocol.Message {
+	words, _ := modeltokens.Words(cmp.Or(e.Tokenizer, modeltokens.CL100K)) // Check loaded them
+	var b strings.Builder
+	add := func(r *rand.Rand, n int) {
+		for range n {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[r.IntN(len(words))])
+		}
+	}
+	for _, id := range blocks {
+		n := min(blockTokens, total)
+		add(rand.New(rand.NewPCG(id, 0x626c6f636b)), n) // "block"
+		total -= n
+	}
+	add(rand.New(rand.NewPCG(seed, 0x70726f6d7074)), total) // "prompt"
+	return []protocol.Message{{Role: "user", Text: b.String()}}
+}
+
+// Check loads the tokenizer's words synthetic prompts are made of, before the
+// run rather than in its first session: an encoding modeltokens does not know is an error.
+func (e *Workload) Check() error {
+	if len(e.Prompts) > 0 || len(e.Conversations) > 0 {
+		return nil
+	}
+	_, err := modeltokens.Words(cmp.Or(e.Tokenizer, modeltokens.CL100K))
+	return err
 }
 
 // TokenDist is a distribution of token counts: fixed ("512"), normal ("512±64" or "512+-64":

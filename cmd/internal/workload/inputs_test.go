@@ -3,7 +3,56 @@ package workload
 import (
 	"strings"
 	"testing"
+
+	"github.com/streambench/streambench/modeltokens"
 )
+
+// TestExactInputTokens (issue 42's acceptance): --input-tokens 512 --tokenizer cl100k_base
+// prompts encode to exactly 512 tokens of cl100k_base, and o200k_base's to 512 of its own;
+// --prefix-tokens 64 puts 64 more in front.
+func TestExactInputTokens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		tokenizer string
+		prefix    int
+	}{{modeltokens.CL100K, 0}, {modeltokens.O200K, 0}, {modeltokens.CL100K, 64}} {
+		w := workload{Dialect: "openai-chat", InputTokens: "512", Tokenizer: tc.tokenizer, PrefixTokens: tc.prefix, TimeScale: 1, SnapshotEvery: 1}
+		cfg, err := w.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(1); seed <= 5; seed++ {
+			req, _ := cfg.Endpoint.Request(seed)
+			if n, err := modeltokens.Count(tc.tokenizer, req.Messages[0].Text); err != nil || n != 512+tc.prefix {
+				t.Errorf("%s, prefix %d, seed %d: %d tokens, %v; want %d", tc.tokenizer, tc.prefix, seed, n, err, 512+tc.prefix)
+			}
+		}
+	}
+}
+
+// TestPrefixAndTokenizerFlags: --prefix-tokens, --prefix-pool and --tokenizer are refused,
+// naming the flag, where they cannot apply.
+func TestPrefixAndTokenizerFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w    workload
+		want string
+	}{
+		// prefixes of nothing, a pool of no length, prefixes of a given prompt
+		{workload{Dialect: "openai-chat", PrefixTokens: 8}, "--prefix-tokens shapes an endpoint workload's request"},
+		{workload{Dialect: "openai-chat", InputTokens: "8", PrefixPool: 3}, "--prefix-pool draws among prefixes of --prefix-tokens"},
+		{workload{Dialect: "openai-chat", Prompt: "hi", PrefixTokens: 8}, "--prefix-tokens shapes synthetic prompts"},
+		{workload{Dialect: "openai-chat", InputTokens: "8", PrefixTokens: -1}, "--prefix-tokens -1, --prefix-pool 0: want positive counts"},
+		// an encoding not embedded, the tokenizer of no endpoint workload
+		{workload{Dialect: "openai-chat", InputTokens: "8", Tokenizer: "p50k_base"}, `--tokenizer: modeltokens: unknown encoding "p50k_base"`},
+		{workload{Dialect: "openai-chat", Tokenizer: "o200k_base"}, "--tokenizer shapes an endpoint workload's request"},
+	} {
+		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
+		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
+		}
+	}
+}
 
 // TestBurstinessFlag: --burstiness is gamma's shape, refused without --arrival gamma or when
 // not a positive, finite number, naming the flag.

@@ -29,6 +29,7 @@ import (
 	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/dialects"
@@ -103,6 +104,10 @@ type workload struct {
 	// to max_tokens) and ignore_eos (endpoint.Workload).
 	MaxTokensField       string
 	MinTokens, IgnoreEOS bool
+	// Tokenizer is the encoding synthetic prompts are exact in ("": cl100k_base); PrefixTokens
+	// and PrefixPool their shared prefixes.
+	Tokenizer                string
+	PrefixTokens, PrefixPool int
 }
 
 // Flags are the workload flags of one command, parsed into their values.
@@ -220,6 +225,11 @@ func (w *Flags) AddEndpoint() {
 		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
 		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
 		"each turn is a request measured on its own, the conversation is the session (a failed turn ends it with that outcome)")
+	fs.StringVar(&w.Tokenizer, "tokenizer", modeltokens.CL100K, "endpoint workload: the tiktoken encoding in which synthetic prompts have exactly their\n"+
+		"lengths in tokens: "+modeltokens.CL100K+" or "+modeltokens.O200K+" (each prompt is words that are one token each)")
+	fs.IntVar(&w.PrefixTokens, "prefix-tokens", 0, "endpoint workload: begin every synthetic prompt with a prefix of N tokens shared by the sessions (then its\n"+
+		"--input-tokens), which a server's prefix cache can reuse")
+	fs.IntVar(&w.PrefixPool, "prefix-pool", 0, "with --prefix-tokens: K different prefixes, each session's drawn with the seed (default: one shared by all)")
 }
 
 // longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
@@ -316,6 +326,8 @@ func (w workload) checkNumbers() error {
 		return fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.Rate)
 	case notFinite(w.Burstiness) || w.Burstiness != 0 && w.Burstiness != 1 && w.Arrival != "gamma":
 		return fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.Burstiness)
+	case w.PrefixTokens < 0 || w.PrefixPool < 0:
+		return fmt.Errorf("--prefix-tokens %d, --prefix-pool %d: want positive counts", w.PrefixTokens, w.PrefixPool)
 	case w.Duration < 0:
 		return fmt.Errorf("--duration %s: want a positive duration", w.Duration)
 	case w.Sessions < 0:
@@ -527,6 +539,15 @@ func (w workload) endpointWorkload() (*endpoint.Workload, error) {
 	case e.Input.Kind == "":
 		e.Input, _ = endpoint.ParseTokenDist(strconv.Itoa(endpoint.DefaultInputTokens))
 	}
+	if f := firstSet(flagSet{"--prefix-tokens", w.PrefixTokens > 0}, flagSet{"--prefix-pool", w.PrefixPool > 0}); f != "" && (len(e.Prompts) > 0 || len(e.Conversations) > 0) {
+		return nil, fmt.Errorf("%s shapes synthetic prompts: not with --prompt, --prompts or --conversations", f)
+	} else if w.PrefixPool > 0 && w.PrefixTokens == 0 {
+		return nil, errors.New("--prefix-pool draws among prefixes of --prefix-tokens: give --prefix-tokens too")
+	}
+	e.Tokenizer, e.PrefixTokens, e.PrefixPool = w.Tokenizer, w.PrefixTokens, w.PrefixPool
+	if err := e.Check(); err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
 	return e, nil
 }
 
@@ -557,7 +578,8 @@ func (w workload) endpointFields(e *endpoint.Workload, spec protocol.EndpointSpe
 
 // lengthFlags are the flags that shape an endpoint request's length fields.
 func (w workload) lengthFlags() []flagSet {
-	return []flagSet{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}}
+	return []flagSet{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS},
+		{"--tokenizer", w.Tokenizer != "" && w.Tokenizer != modeltokens.CL100K}, {"--prefix-tokens", w.PrefixTokens > 0}, {"--prefix-pool", w.PrefixPool > 0}}
 }
 
 // flagSet is a flag's name and whether it was given.
