@@ -84,6 +84,18 @@ func gamma(r *rand.Rand, k float64) float64 {
 	}
 }
 
+// Schedule starts session n at Schedule[n] (a trace's timestamps, load --trace) and stops
+// after the last.
+type Schedule []time.Duration
+
+// Pace implements Pacer.
+func (s Schedule) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
+	if started >= uint64(len(s)) {
+		return 0, true
+	}
+	return s[started] - elapsed, false
+}
+
 // Pace implements Pacer.
 func (p *Poisson) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
 	if p.PerSecond <= 0 {

@@ -218,3 +218,24 @@ func TestGammaArrivals(t *testing.T) {
 		}
 	}
 }
+
+func TestSchedulePace(t *testing.T) {
+	t.Parallel()
+	s := Schedule{0, 100 * time.Millisecond, 100 * time.Millisecond, time.Second}
+	for _, c := range []struct {
+		elapsed  time.Duration
+		started  uint64
+		wantWait time.Duration
+		wantStop bool
+	}{
+		{0, 0, 0, false}, // the first row at once
+		{30 * time.Millisecond, 1, 70 * time.Millisecond, false},   // the second due at 100 ms
+		{150 * time.Millisecond, 2, -50 * time.Millisecond, false}, // a row of the same time, late: a negative wait
+		{time.Second, 3, 0, false},                                 // the last row
+		{time.Second, 4, 0, true},                                  // the schedule is over after its rows
+	} {
+		if wait, stop := s.Pace(c.elapsed, c.started); wait != c.wantWait || stop != c.wantStop {
+			t.Errorf("Pace(%v, %d) = (%v, %v), want (%v, %v)", c.elapsed, c.started, wait, stop, c.wantWait, c.wantStop)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 // Package endpoint is an inference endpoint's workload: what each session of `load
-// --input-tokens/--output-tokens/--prompts/--prompt/--conversations` sends (synthetic prompts,
-// prompt files, ShareGPT records, multi-turn conversations), drawn from the session's seed.
+// --input-tokens/--output-tokens/--prompts/--prompt/--conversations/--trace` sends (synthetic
+// prompts, prompt files, ShareGPT records, multi-turn conversations, a production trace's
+// rows), drawn from the session's seed.
 package endpoint
 
 import (
@@ -29,12 +30,15 @@ type Workload struct {
 	// Input is the synthetic prompt's length in tokens of Tokenizer (after the prefix); used
 	// when Prompts is empty.
 	Input TokenDist
-	// Tokenizer is the tiktoken encoding (modeltokens) in which synthetic prompts have
-	// exactly their lengths ("": modeltokens.CL100K).
+	// Tokenizer is the tiktoken encoding (modeltokens) in which synthetic prompts and trace
+	// rows have exactly their lengths ("": modeltokens.CL100K).
 	Tokenizer string
 	// PrefixTokens, when positive, begins every synthetic prompt with a prefix of that many
 	// tokens, one of PrefixPool (0: one) drawn by the session's seed, for a prefix cache to reuse.
 	PrefixTokens, PrefixPool int
+	// Trace, when not empty, gives session i row i's lengths and prefix blocks (cycling)
+	// instead of synthetic prompts (load --trace).
+	Trace []TraceRow
 	// Output is max_tokens; zero (Kind "") sends none, or a prompt's own reply length when the
 	// prompt file has one.
 	Output TokenDist
@@ -60,9 +64,9 @@ type Prompt struct {
 	ReplyTokens int
 }
 
-// request is session pick's endpoint request, drawn from its seed, and for a conversation
-// workload the conversation it begins (nil otherwise).
-func (e *Workload) Request(seed uint64) (*protocol.EndpointRequest, *Conversation) {
+// Request is the endpoint request of session index, drawn from its seed, and for a
+// conversation workload the conversation it begins (nil otherwise).
+func (e *Workload) Request(index, seed uint64) (*protocol.EndpointRequest, *Conversation) {
 	r := rand.New(rand.NewPCG(seed, 0x656e64706f696e74)) // "endpoint"
 	req := &protocol.EndpointRequest{}
 	reply := 0
@@ -77,6 +81,9 @@ func (e *Workload) Request(seed uint64) (*protocol.EndpointRequest, *Conversatio
 	} else if len(e.Prompts) > 0 {
 		p := &e.Prompts[r.IntN(len(e.Prompts))]
 		req.Messages, reply = p.Messages, p.ReplyTokens
+	} else if len(e.Trace) > 0 {
+		row := &e.Trace[index%uint64(len(e.Trace))]
+		req.Messages, reply = e.userText(r.Uint64(), row.Input, TraceBlockTokens, row.Blocks), row.Output
 	} else {
 		n, prefix := e.Input.Sample(r), []uint64(nil)
 		if e.PrefixTokens > 0 {
@@ -119,7 +126,7 @@ func (e *Workload) userText(seed uint64, total, blockTokens int, blocks []uint64
 	return []protocol.Message{{Role: "user", Text: b.String()}}
 }
 
-// Check loads the tokenizer's words synthetic prompts are made of, before the
+// Check loads the tokenizer's words synthetic prompts and trace rows are made of, before the
 // run rather than in its first session: an encoding modeltokens does not know is an error.
 func (e *Workload) Check() error {
 	if len(e.Prompts) > 0 || len(e.Conversations) > 0 {

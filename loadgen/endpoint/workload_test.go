@@ -64,7 +64,7 @@ func TestLoadPrompts(t *testing.T) {
 	// The endpoint request samples a prompt with the seed and takes the reply's length as
 	// max_tokens when no --output-tokens is given.
 	e := &Workload{Prompts: ps[3:]}
-	if req, _ := e.Request(7); req.MaxTokens != 3 || req.Messages[0].Text != "hi there" {
+	if req, _ := e.Request(0, 7); req.MaxTokens != 3 || req.Messages[0].Text != "hi there" {
 		t.Errorf("request %+v", req)
 	}
 }
@@ -99,6 +99,6 @@ func TestExactTokensAndPrefixes(t *testing.T) {
 func seedRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x656e64706f696e74)) }
 
 func userMessage(e *Workload, seed uint64) string {
-	req, _ := e.Request(seed)
+	req, _ := e.Request(seed, seed)
 	return req.Messages[0].Text
 }
