@@ -253,9 +253,10 @@ func (q *request) prepareEndpoint() bool {
 	if sc, ok := q.srv.library.Get("plain-answer"); ok {
 		timing = sc.Timing
 	}
-	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
 	digests := mockrecords.PromptDigests(q.parsed.LastUserText)
-	q.ref.update(func(rec *SessionRecord) { rec.Scenario, rec.Seed, rec.PromptDigests = sc.Name, q.seq, digests })
+	q.ref.update(func(rec *SessionRecord) { rec.PromptDigests = digests })
+	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
+	q.ref.update(func(rec *SessionRecord) { rec.Scenario, rec.Seed = sc.Name, q.seq })
 	// Not through the script cache: its key is the scenario, new for every request here.
 	q.script = sc.Render(q.seq)
 	q.turn = &q.script.Turns[0]
