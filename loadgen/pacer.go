@@ -37,9 +37,9 @@ func (c ConstantRate) Pace(elapsed time.Duration, started uint64) (time.Duration
 // Poisson starts sessions at exponentially distributed intervals with mean 1/PerSecond, the
 // arrivals of independent users; with a Burstiness B other than 0 and 1, at gamma-distributed
 // intervals of shape B and the same mean (vLLM's --burstiness: a coefficient of variation of
-// 1/sqrt(B), so below 1 burstier, above 1 more even). The k-th interval comes from a generator seeded with (Seed, k),
-// so the schedule is a pure function of the seed: two runs with the same seed start sessions at
-// the same instants. It memoizes the last computed arrival so sequential calls cost O(1); it is
+// 1/sqrt(B), so below 1 burstier, above 1 more even). The k-th interval comes from a generator
+// seeded with (Seed, k), so the schedule is a pure function of the seed: two runs with the
+// same seed start sessions at the same instants. It memoizes the last computed arrival so sequential calls cost O(1); it is
 // not safe for concurrent use.
 type Poisson struct {
 	PerSecond, Burstiness float64
@@ -84,18 +84,6 @@ func gamma(r *rand.Rand, k float64) float64 {
 	}
 }
 
-// Schedule starts session n at Schedule[n] (a trace's timestamps, load --trace) and stops
-// after the last.
-type Schedule []time.Duration
-
-// Pace implements Pacer.
-func (s Schedule) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
-	if started >= uint64(len(s)) {
-		return 0, true
-	}
-	return s[started] - elapsed, false
-}
-
 // Pace implements Pacer.
 func (p *Poisson) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
 	if p.PerSecond <= 0 {
@@ -109,6 +97,18 @@ func (p *Poisson) Pace(elapsed time.Duration, started uint64) (time.Duration, bo
 		p.memoDue += p.interval(p.memoN)
 	}
 	return p.memoDue - elapsed, false
+}
+
+// Schedule starts session n at Schedule[n] (a trace's timestamps, load --trace) and stops
+// after the last.
+type Schedule []time.Duration
+
+// Pace implements Pacer.
+func (s Schedule) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
+	if started >= uint64(len(s)) {
+		return 0, true
+	}
+	return s[started] - elapsed, false
 }
 
 // Stage is one step of a ramp: over Duration, the target moves linearly from the previous
