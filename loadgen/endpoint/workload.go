@@ -109,6 +109,7 @@ func (e *Workload) Request(index, seed uint64) (*protocol.EndpointRequest, *Conv
 func (e *Workload) userText(seed uint64, total, blockTokens int, blocks []uint64) []protocol.Message {
 	words, _ := modeltokens.Words(cmp.Or(e.Tokenizer, modeltokens.CL100K)) // Check loaded them
 	var b strings.Builder
+	b.Grow(total * 7) // a word is 5 bytes on average, and a space: no copy as the text grows
 	add := func(r *rand.Rand, n int) {
 		for range n {
 			if b.Len() > 0 {
