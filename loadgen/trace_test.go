@@ -113,23 +113,24 @@ func TestTraceReplay(t *testing.T) {
 		t.Errorf("the 4 prefixes' leading digests %v: want 4 different", first)
 	}
 
-	// The timing, unless other processes held the cores: before the run the machine could not
-	// wake a timer within 5 ms, or during it the generator's lag passed the bound beyond which
-	// the run itself warns that its figures are the generator's (OverloadLag).
-	if lag, _ := s.Metric(generatorLagKey); idleLag > 5000 || lag.P99 > OverloadLag.Microseconds() {
-		t.Skipf("the machine is overloaded (timer lag p99 %d µs before the run, %d µs during it): the start lag is not judged", idleLag, lag.P99)
-	}
-	lags := 0
+	var lags []measure.MetricSummary
 	for _, m := range s.Metrics {
 		if m.Metric == measure.StartLag {
-			lags += int(m.Count)
-			if m.P99 > 5000 {
-				t.Errorf("start lag p99 %d µs (p50 %d, max %d) over %d starts, want <= 5 ms", m.P99, m.P50, m.Max, m.Count)
-			}
+			lags = append(lags, m)
 		}
 	}
-	if lags != rows {
-		t.Errorf("%d start lags measured, want %d", lags, rows)
+	if len(lags) != 1 || lags[0].Count != rows {
+		t.Fatalf("start lags %+v, want one key of %d", lags, rows)
+	}
+
+	// The timing, unless other processes held the cores: a start cannot be on time within 5 ms
+	// when the machine could not wake the process's own timer within 5 ms, before the run or
+	// during it (its generator lag).
+	if lag, _ := s.Metric(generatorLagKey); idleLag > 5000 || lag.P99 > 5000 {
+		t.Skipf("the machine is overloaded (timer lag p99 %d µs before the run, %d µs during it): start lag p99 %d µs not judged", idleLag, lag.P99, lags[0].P99)
+	}
+	if m := lags[0]; m.P99 > 5000 {
+		t.Errorf("start lag p99 %d µs (p50 %d, max %d) over %d starts, want <= 5 ms", m.P99, m.P50, m.Max, m.Count)
 	}
 	for _, rec := range recs {
 		i := rowOf[strings.Join(rec.PromptDigests, ",")]
