@@ -41,12 +41,13 @@ type Config struct {
 	Clients         int
 	ThinkTime       time.Duration
 	HonorRetryAfter bool
-	// Rate is the open-loop session rate per second; Arrival is "constant" (default) or
-	// "poisson". MaxInflight caps open streams (0: 10,000); a start that finds the cap reached
-	// is dropped and counted.
-	Rate        float64
-	Arrival     string
-	MaxInflight int
+	// Rate is the open-loop session rate per second; Arrival is "constant" (default),
+	// "poisson" or "gamma" (Poisson's Burstiness; 0: 1). MaxInflight caps open streams (0:
+	// 10,000); a start that finds the cap reached is dropped and counted. An Endpoint with a
+	// Trace and no Clients, Rate or Stages is open loop too, at the trace's times.
+	Rate, Burstiness float64
+	Arrival          string
+	MaxInflight      int
 	// Stages ramp the number of virtual users (closed loop), or the session rate when
 	// RateStages is set (open loop). The run lasts their total duration unless Duration or
 	// Sessions end it first.
@@ -268,6 +269,7 @@ func (cfg *Config) setDefaults() {
 	cfg.Seed = cmp.Or(cfg.Seed, cfg.Mix.Seed)
 	cfg.GoodputSLOs = cfg.Mix.goodputSLOs(cfg.GoodputSLOs)
 	cfg.Arrival = cmp.Or(cfg.Arrival, DefaultArrival)
+	cfg.Burstiness = orDefault(cfg.Burstiness, 1)
 	cfg.Clock = cmp.Or(cfg.Clock, hrtimer.New())
 	cfg.MaxInflight = orDefault(cfg.MaxInflight, DefaultMaxInflight)
 	cfg.Grace = orDefault(cfg.Grace, DefaultGrace)
@@ -309,7 +311,7 @@ func (cfg *Config) loadErrors() []error {
 	if closed && open {
 		add(errors.New("clients and rate: choose closed loop (clients) or open loop (rate), not both"))
 	}
-	if !closed && !open && !staged {
+	if !closed && !open && !staged && !cfg.replay() {
 		add(errors.New("load shape: set clients, rate or stages"))
 	}
 	if staged && (closed || open) {
@@ -322,8 +324,14 @@ func (cfg *Config) loadErrors() []error {
 	if cfg.Shard.Sharded() && cfg.RunID == "" {
 		add(fmt.Errorf("shard %s: a sharded run needs a run id every shard shares (or a start time to derive it from)", cfg.Shard))
 	}
-	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" {
-		add(fmt.Errorf("arrival: %q, want constant or poisson", cfg.Arrival))
+	if cfg.Arrival != "constant" && cfg.Arrival != "poisson" && cfg.Arrival != "gamma" {
+		add(fmt.Errorf("arrival: %q, want constant, poisson or gamma", cfg.Arrival))
+	}
+	if cfg.Burstiness != 1 && cfg.Arrival != "gamma" {
+		add(fmt.Errorf("burstiness %g: the shape of gamma arrivals; set arrival gamma", cfg.Burstiness))
+	}
+	if cfg.Endpoint != nil {
+		add(cfg.Endpoint.Check())
 	}
 	return errs
 }
@@ -358,7 +366,14 @@ func (cfg *Config) mixErrors() []error {
 }
 
 // openLoop tells whether sessions start on a schedule rather than per virtual user.
-func (c *Config) openLoop() bool { return c.Rate > 0 || (len(c.Stages) > 0 && c.RateStages) }
+func (c *Config) openLoop() bool {
+	return c.Rate > 0 || (len(c.Stages) > 0 && c.RateStages) || c.replay()
+}
+
+// replay tells whether sessions start at the endpoint trace's times: no other shape is given.
+func (c *Config) replay() bool {
+	return c.Endpoint != nil && len(c.Endpoint.Trace) > 0 && c.Clients == 0 && c.Rate == 0 && len(c.Stages) == 0
+}
 
 // Defaults of the workload when no shape or length is given: the default mix's 1,000 clients
 // for 30 s.
@@ -388,6 +403,8 @@ func (c *Config) Small() bool {
 	switch {
 	case c.Sessions > 0 && c.Sessions <= 200:
 		return true
+	case c.replay():
+		return false
 	case c.Rate > 0:
 		return c.Rate <= 20
 	case len(c.Stages) > 0:

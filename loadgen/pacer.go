@@ -35,13 +35,15 @@ func (c ConstantRate) Pace(elapsed time.Duration, started uint64) (time.Duration
 }
 
 // Poisson starts sessions at exponentially distributed intervals with mean 1/PerSecond, the
-// arrivals of independent users. The k-th interval comes from a generator seeded with (Seed, k),
-// so the schedule is a pure function of the seed: two runs with the same seed start sessions at
-// the same instants. It memoizes the last computed arrival so sequential calls cost O(1); it is
+// arrivals of independent users; with a Burstiness B other than 0 and 1, at gamma-distributed
+// intervals of shape B and the same mean (vLLM's --burstiness: a coefficient of variation of
+// 1/sqrt(B), so below 1 burstier, above 1 more even). The k-th interval comes from a generator
+// seeded with (Seed, k), so the schedule is a pure function of the seed: two runs with the
+// same seed start sessions at the same instants. It memoizes the last computed arrival so sequential calls cost O(1); it is
 // not safe for concurrent use.
 type Poisson struct {
-	PerSecond float64
-	Seed      uint64
+	PerSecond, Burstiness float64
+	Seed                  uint64
 
 	memoN   uint64        // arrivals summed into memoDue
 	memoDue time.Duration // due time of arrival memoN
@@ -55,7 +57,31 @@ func NewPoisson(perSecond float64, seed uint64) *Poisson {
 // interval returns the gap before arrival k (k >= 1); arrival 0 is due at 0.
 func (p *Poisson) interval(k uint64) time.Duration {
 	r := rand.New(rand.NewPCG(p.Seed, k))
+	if b := p.Burstiness; b > 0 && b != 1 {
+		return time.Duration(gamma(r, b) / b / p.PerSecond * float64(time.Second))
+	}
 	return time.Duration(r.ExpFloat64() / p.PerSecond * float64(time.Second))
+}
+
+// gamma draws from the gamma distribution of shape k and scale 1 (Marsaglia and Tsang's
+// method; for k < 1, a draw of shape k+1 scaled by U^(1/k)).
+func gamma(r *rand.Rand, k float64) float64 {
+	if k < 1 {
+		return gamma(r, k+1) * math.Pow(r.Float64(), 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := r.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		if math.Log(r.Float64()) < x*x/2+d-d*v+d*math.Log(v) {
+			return d * v
+		}
+	}
 }
 
 // Pace implements Pacer.
@@ -71,6 +97,18 @@ func (p *Poisson) Pace(elapsed time.Duration, started uint64) (time.Duration, bo
 		p.memoDue += p.interval(p.memoN)
 	}
 	return p.memoDue - elapsed, false
+}
+
+// Schedule starts session n at Schedule[n] (a trace's timestamps, load --trace) and stops
+// after the last.
+type Schedule []time.Duration
+
+// Pace implements Pacer.
+func (s Schedule) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
+	if started >= uint64(len(s)) {
+		return 0, true
+	}
+	return s[started] - elapsed, false
 }
 
 // Stage is one step of a ramp: over Duration, the target moves linearly from the previous

@@ -185,3 +185,57 @@ func TestStagesPace(t *testing.T) {
 		t.Errorf("start 5 due at 1s, asked at 1s: wait %v, want 0", got)
 	}
 }
+
+// TestGammaArrivals: gamma intervals of shape B keep the mean 1/rate and have a coefficient of
+// variation of 1/sqrt(B); B = 1 is the Poisson pacer's schedule, draw for draw.
+func TestGammaArrivals(t *testing.T) {
+	t.Parallel()
+	const rate, n = 100.0, 40000
+	for _, b := range []float64{0.25, 0.5, 1, 2, 4} {
+		p := &Poisson{PerSecond: rate, Burstiness: b, Seed: 7}
+		var sum, ss float64
+		prev := time.Duration(0)
+		for i := uint64(1); i <= n; i++ {
+			due, _ := p.Pace(0, i)
+			g := (due - prev).Seconds()
+			prev, sum, ss = due, sum+g, ss+g*g
+		}
+		mean := sum / n
+		cv := math.Sqrt(ss/n-mean*mean) / mean
+		if want := 1 / rate; math.Abs(mean-want)/want > 0.03 {
+			t.Errorf("burstiness %g: mean interval %.6fs, want %.6fs ± 3%%", b, mean, want)
+		}
+		if want := 1 / math.Sqrt(b); math.Abs(cv-want)/want > 0.05 {
+			t.Errorf("burstiness %g: coefficient of variation %.3f, want %.3f ± 5%%", b, cv, want)
+		}
+	}
+	poisson, gamma1 := NewPoisson(rate, 7), &Poisson{PerSecond: rate, Burstiness: 1, Seed: 7}
+	for i := uint64(0); i < 100; i++ {
+		a, _ := poisson.Pace(0, i)
+		g, _ := gamma1.Pace(0, i)
+		if a != g {
+			t.Fatalf("start %d due at %v, Poisson's at %v: burstiness 1 is not the Poisson schedule", i, g, a)
+		}
+	}
+}
+
+func TestSchedulePace(t *testing.T) {
+	t.Parallel()
+	s := Schedule{0, 100 * time.Millisecond, 100 * time.Millisecond, time.Second}
+	for _, c := range []struct {
+		elapsed  time.Duration
+		started  uint64
+		wantWait time.Duration
+		wantStop bool
+	}{
+		{0, 0, 0, false}, // the first row at once
+		{30 * time.Millisecond, 1, 70 * time.Millisecond, false},   // the second due at 100 ms
+		{150 * time.Millisecond, 2, -50 * time.Millisecond, false}, // a row of the same time, late: a negative wait
+		{time.Second, 3, 0, false},                                 // the last row
+		{time.Second, 4, 0, true},                                  // the schedule is over after its rows
+	} {
+		if wait, stop := s.Pace(c.elapsed, c.started); wait != c.wantWait || stop != c.wantStop {
+			t.Errorf("Pace(%v, %d) = (%v, %v), want (%v, %v)", c.elapsed, c.started, wait, stop, c.wantWait, c.wantStop)
+		}
+	}
+}

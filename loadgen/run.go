@@ -646,8 +646,10 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 	switch {
 	case len(r.cfg.Stages) > 0:
 		pacer = r.cfg.Stages
-	case r.cfg.Arrival == "poisson":
-		pacer = NewPoisson(r.cfg.Rate, r.cfg.Seed)
+	case r.cfg.replay():
+		pacer = r.traceSchedule()
+	case r.cfg.Arrival != "constant":
+		pacer = &Poisson{PerSecond: r.cfg.Rate, Burstiness: r.cfg.Burstiness, Seed: r.cfg.Seed}
 	default:
 		pacer = ConstantRate{PerSecond: r.cfg.Rate}
 	}
@@ -698,6 +700,15 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 			r.runSession(ctx, r.planShallow(index), r.start.Add(due))
 		}()
 	}
+}
+
+// traceSchedule starts the sessions at the endpoint trace's times.
+func (r *runner) traceSchedule() Schedule {
+	s := make(Schedule, len(r.cfg.Endpoint.Trace))
+	for i, row := range r.cfg.Endpoint.Trace {
+		s[i] = row.At
+	}
+	return s
 }
 
 // closedLoop runs virtual users: each starts a session, waits for it to end, thinks, and
@@ -826,6 +837,11 @@ func (r *runner) recordedConfig() measure.Config {
 	}
 	if c.openLoop() {
 		mc.Arrival = c.Arrival
+		if c.replay() {
+			mc.Arrival = "trace"
+		} else if c.Arrival == "gamma" {
+			mc.Arrival = fmt.Sprintf("gamma, burstiness %g", c.Burstiness)
+		}
 	} else {
 		mc.MaxInflight = 0
 	}

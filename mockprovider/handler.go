@@ -235,6 +235,8 @@ func (q *request) prepareEndpoint() bool {
 	if sc, ok := q.srv.library.Get("plain-answer"); ok {
 		timing = sc.Timing
 	}
+	digests := mockrecords.PromptDigests(q.parsed.LastUserText)
+	q.ref.update(func(rec *mockrecords.Record) { rec.PromptDigests = digests })
 	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
 	q.ref.update(func(rec *mockrecords.Record) { rec.Scenario, rec.Seed = sc.Name, q.seq })
 	// Not cached: the scenario is new for every request.

@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -55,6 +57,8 @@ type Record struct {
 	Error  string
 	// Child is the swarm child's path when the request was a child agent's ("" for the root).
 	Child string
+	// PromptDigests are an endpoint request's PromptDigests of its last user message.
+	PromptDigests []string
 }
 
 // JSON is a record's wire form: RFC3339Nano times, null for unset ones.
@@ -75,6 +79,7 @@ type JSON struct {
 	Status     int        `json:"status"`
 	Error      string     `json:"error,omitempty"`
 	Child      string     `json:"child,omitempty"`
+	Digests    []string   `json:"promptDigests,omitempty"`
 }
 
 // MarshalJSON writes the record's wire form.
@@ -90,7 +95,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		Session: r.Session, Scenario: r.Scenario, Seed: r.Seed, Wire: r.Wire, Turn: r.Turn,
 		Start: r.Start.Round(0), QueuedMs: float64(r.Queued) / float64(time.Millisecond),
 		FirstByte: opt(r.FirstByte), End: opt(r.End), ClientGone: opt(r.ClientGone),
-		Tokens: r.Tokens, Frames: r.Frames, Outcome: r.Outcome, Status: r.Status, Error: r.Error, Child: r.Child,
+		Tokens: r.Tokens, Frames: r.Frames, Outcome: r.Outcome, Status: r.Status, Error: r.Error, Child: r.Child, Digests: r.PromptDigests,
 	})
 }
 
@@ -110,9 +115,22 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		Session: j.Session, Scenario: j.Scenario, Seed: j.Seed, Wire: j.Wire, Turn: j.Turn,
 		Start: j.Start, Queued: time.Duration(j.QueuedMs * float64(time.Millisecond)),
 		FirstByte: val(j.FirstByte), End: val(j.End), ClientGone: val(j.ClientGone),
-		Tokens: j.Tokens, Frames: j.Frames, Outcome: j.Outcome, Status: j.Status, Error: j.Error, Child: j.Child,
+		Tokens: j.Tokens, Frames: j.Frames, Outcome: j.Outcome, Status: j.Status, Error: j.Error, Child: j.Child, PromptDigests: j.Digests,
 	}
 	return nil
+}
+
+// PromptDigests are text's cumulative digests, one a KiB, at most 32: digest i is the FNV-1a
+// (32 bits, 8 hex digits) of its first i+1 KiB (all of it for the last), so prompts that share
+// their first k KiB share their first k digests: a record shows a shared prefix without the text.
+func PromptDigests(text string) []string {
+	h := fnv.New32a()
+	var out []string
+	for i := 0; i < len(text) && len(out) < 32; i += 1024 {
+		io.WriteString(h, text[i:min(i+1024, len(text))])
+		out = append(out, fmt.Sprintf("%08x", h.Sum32()))
+	}
+	return out
 }
 
 // Client reads a mock's records.

@@ -60,3 +60,34 @@ func TestClientReadsTheMock(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptDigests: prompts that share their first k KiB share their first k digests and
+// differ after; an endpoint request's record carries its prompt's digests through the client.
+func TestPromptDigests(t *testing.T) {
+	t.Parallel()
+	shared := strings.Repeat("shared prefix ", 220) // 3,080 bytes: 3 whole KiB
+	a, b := mockrecords.PromptDigests(shared+"tail a"), mockrecords.PromptDigests(shared+"tail b")
+	if len(a) != 4 || len(b) != 4 || a[0] != b[0] || a[2] != b[2] || a[3] == b[3] || a[0] == a[1] || len(a[0]) != 8 {
+		t.Errorf("digests %v and %v: want 4 each, the first 3 equal, the 4th not", a, b)
+	}
+	if n := len(mockrecords.PromptDigests(strings.Repeat("x", 100<<10))); n != 32 {
+		t.Errorf("100 KiB: %d digests, want the cap of 32", n)
+	}
+	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(mock)
+	t.Cleanup(ts.Close)
+	body := `{"model":"m","stream":true,"max_tokens":3,"messages":[{"role":"user","content":` + strconv.Quote(shared+"tail a") + `}]}`
+	resp, err := ts.Client().Post(ts.URL+mockprovider.PathOpenAI, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	recs, err := mockrecords.Client{HTTP: ts.Client(), URL: ts.URL}.Sessions(context.Background())
+	if err != nil || len(recs) != 1 || strings.Join(recs[0].PromptDigests, ",") != strings.Join(a, ",") {
+		t.Errorf("records %+v, %v: want one with the prompt's digests %v", recs, err, a)
+	}
+}

@@ -8,6 +8,7 @@ package modeltokens
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -45,15 +46,59 @@ func ForModel(model string) string {
 func Count(encoding, text string) (int, error) {
 	counting <- struct{}{}
 	defer func() { <-counting }()
+	enc, err := encoder(encoding)
+	if err != nil {
+		return 0, err
+	}
+	return len(enc.EncodeOrdinary(text)), nil
+}
+
+// encoder is encoding's tokenizer, loaded on first use.
+func encoder(encoding string) (*tiktoken.Tiktoken, error) {
 	load, ok := encodings[encoding]
 	if !ok {
-		return 0, fmt.Errorf("modeltokens: unknown encoding %q: want %s or %s", encoding, CL100K, O200K)
+		return nil, fmt.Errorf("modeltokens: unknown encoding %q: want %s or %s", encoding, CL100K, O200K)
 	}
 	enc, err := load()
 	if err != nil {
-		return 0, fmt.Errorf("modeltokens: loading %s: %w", encoding, err)
+		return nil, fmt.Errorf("modeltokens: loading %s: %w", encoding, err)
 	}
-	return len(enc.EncodeOrdinary(text)), nil
+	return enc, nil
+}
+
+// Words are encoding's one-token words, sorted: lowercase ASCII words w that are one token
+// alone and one as " w", so w1 followed by n-1 words " wi" is n tokens (tiktoken splits a text
+// at word boundaries before it merges, and a piece that is a token is that token). Built from
+// the vocabulary once per process, on first use; the caller must not change the slice.
+func Words(encoding string) ([]string, error) {
+	if _, err := encoder(encoding); err != nil {
+		return nil, err
+	}
+	return wordLists[encoding]()
+}
+
+var wordLists = map[string]func() ([]string, error){
+	CL100K: sync.OnceValues(func() ([]string, error) { return words(CL100K) }),
+	O200K:  sync.OnceValues(func() ([]string, error) { return words(O200K) }),
+}
+
+func words(encoding string) ([]string, error) {
+	enc, err := encoder(encoding)
+	if err != nil {
+		return nil, err
+	}
+	tokens := map[string]bool{}
+	for id := range 1 << 18 { // beyond both vocabularies; an unknown id decodes to ""
+		tokens[enc.Decode([]int{id})] = true
+	}
+	var out []string
+	for t := range tokens {
+		if w, ok := strings.CutPrefix(t, " "); ok && w != "" && tokens[w] && strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") == "" {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // counting bounds the counts that run at once; encodings load each encoding once (a cache,

@@ -93,3 +93,23 @@ func BenchmarkCount(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/token")
 }
+
+// TestWords: n words of an encoding's list, space-separated, encode to exactly n tokens.
+func TestWords(t *testing.T) {
+	t.Parallel()
+	for _, enc := range []string{CL100K, O200K} {
+		words, err := Words(enc)
+		if err != nil || len(words) < 5000 {
+			t.Fatalf("%s: %d words, %v", enc, len(words), err)
+		}
+		for _, n := range []int{1, 2, 17, 512} {
+			text := strings.Join(words[len(words)-n:], " ")
+			if got, err := Count(enc, text); err != nil || got != n {
+				t.Errorf("%s: %d words counted %d tokens, %v", enc, n, got, err)
+			}
+		}
+	}
+	if _, err := Words("p50k_base"); err == nil {
+		t.Error("an encoding not embedded: no error")
+	}
+}

@@ -1,11 +1,13 @@
 // Package endpoint is an inference endpoint's workload: what each session of `load
-// --input-tokens/--output-tokens/--prompts/--prompt/--conversations` sends (synthetic prompts,
-// prompt files, ShareGPT records, multi-turn conversations), drawn from the session's seed.
+// --input-tokens/--output-tokens/--prompts/--prompt/--conversations/--trace` sends (synthetic
+// prompts, prompt files, ShareGPT records, multi-turn conversations, a production trace's
+// rows), drawn from the session's seed.
 package endpoint
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -24,9 +27,18 @@ import (
 // --prompts): each session is one request as an application sends it (protocol.EndpointRequest:
 // no directive, no tools, no reasoning fields), judged for structure only.
 type Workload struct {
-	// Input is the synthetic prompt's length in tokens (by the scenario tokenizer: generated
-	// words); used when Prompts is empty.
+	// Input is the synthetic prompt's length in tokens of Tokenizer (after the prefix); used
+	// when Prompts is empty.
 	Input TokenDist
+	// Tokenizer is the tiktoken encoding (modeltokens) in which synthetic prompts and trace
+	// rows have exactly their lengths ("": modeltokens.CL100K).
+	Tokenizer string
+	// PrefixTokens, when positive, begins every synthetic prompt with a prefix of that many
+	// tokens, one of PrefixPool (0: one) drawn by the session's seed, for a prefix cache to reuse.
+	PrefixTokens, PrefixPool int
+	// Trace, when not empty, gives session i row i's lengths and prefix blocks (cycling)
+	// instead of synthetic prompts (load --trace).
+	Trace []TraceRow
 	// Output is max_tokens; zero (Kind "") sends none, or a prompt's own reply length when the
 	// prompt file has one.
 	Output TokenDist
@@ -52,9 +64,9 @@ type Prompt struct {
 	ReplyTokens int
 }
 
-// request is session pick's endpoint request, drawn from its seed, and for a conversation
-// workload the conversation it begins (nil otherwise).
-func (e *Workload) Request(seed uint64) (*protocol.EndpointRequest, *Conversation) {
+// Request is the endpoint request of session index, drawn from its seed, and for a
+// conversation workload the conversation it begins (nil otherwise).
+func (e *Workload) Request(index, seed uint64) (*protocol.EndpointRequest, *Conversation) {
 	r := rand.New(rand.NewPCG(seed, 0x656e64706f696e74)) // "endpoint"
 	req := &protocol.EndpointRequest{}
 	reply := 0
@@ -69,9 +81,15 @@ func (e *Workload) Request(seed uint64) (*protocol.EndpointRequest, *Conversatio
 	} else if len(e.Prompts) > 0 {
 		p := &e.Prompts[r.IntN(len(e.Prompts))]
 		req.Messages, reply = p.Messages, p.ReplyTokens
+	} else if len(e.Trace) > 0 {
+		row := &e.Trace[index%uint64(len(e.Trace))]
+		req.Messages, reply = e.userText(r.Uint64(), row.Input, TraceBlockTokens, row.Blocks), row.Output
 	} else {
-		n := e.Input.Sample(r)
-		req.Messages = []protocol.Message{{Role: "user", Text: scenarios.GenerateText(r.Uint64(), n)}}
+		n, prefix := e.Input.Sample(r), []uint64(nil)
+		if e.PrefixTokens > 0 {
+			prefix = []uint64{uint64(r.IntN(max(e.PrefixPool, 1)))}
+		}
+		req.Messages = e.userText(r.Uint64(), e.PrefixTokens*len(prefix)+n, e.PrefixTokens, prefix)
 	}
 	if e.Output.Kind != "" {
 		req.MaxTokens = e.Output.Sample(r)
@@ -83,6 +101,40 @@ func (e *Workload) Request(seed uint64) (*protocol.EndpointRequest, *Conversatio
 		req.MinTokens = req.MaxTokens
 	}
 	return req, conv
+}
+
+// userText is a user message of exactly total tokens of the tokenizer, its one-token words
+// (modeltokens.Words): blocks first, each blockTokens words drawn from its id alone (the same
+// block, the same text in every session), then words drawn from seed.
+func (e *Workload) userText(seed uint64, total, blockTokens int, blocks []uint64) []protocol.Message {
+	words, _ := modeltokens.Words(cmp.Or(e.Tokenizer, modeltokens.CL100K)) // Check loaded them
+	var b strings.Builder
+	b.Grow(total * 7) // a word is 5 bytes on average, and a space: no copy as the text grows
+	add := func(r *rand.Rand, n int) {
+		for range n {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[r.IntN(len(words))])
+		}
+	}
+	for _, id := range blocks {
+		n := min(blockTokens, total)
+		add(rand.New(rand.NewPCG(id, 0x626c6f636b)), n) // "block"
+		total -= n
+	}
+	add(rand.New(rand.NewPCG(seed, 0x70726f6d7074)), total) // "prompt"
+	return []protocol.Message{{Role: "user", Text: b.String()}}
+}
+
+// Check loads the tokenizer's words synthetic prompts and trace rows are made of, before the
+// run rather than in its first session: an encoding modeltokens does not know is an error.
+func (e *Workload) Check() error {
+	if len(e.Prompts) > 0 || len(e.Conversations) > 0 {
+		return nil
+	}
+	_, err := modeltokens.Words(cmp.Or(e.Tokenizer, modeltokens.CL100K))
+	return err
 }
 
 // TokenDist is a distribution of token counts: fixed ("512"), normal ("512±64" or "512+-64":

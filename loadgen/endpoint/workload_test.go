@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/streambench/streambench/modeltokens"
 )
 
 func TestParseTokenDist(t *testing.T) {
@@ -62,7 +64,41 @@ func TestLoadPrompts(t *testing.T) {
 	// The endpoint request samples a prompt with the seed and takes the reply's length as
 	// max_tokens when no --output-tokens is given.
 	e := &Workload{Prompts: ps[3:]}
-	if req, _ := e.Request(7); req.MaxTokens != 3 || req.Messages[0].Text != "hi there" {
+	if req, _ := e.Request(0, 7); req.MaxTokens != 3 || req.Messages[0].Text != "hi there" {
 		t.Errorf("request %+v", req)
 	}
+}
+
+// TestExactTokensAndPrefixes: a synthetic prompt has exactly its length in the tokenizer's
+// tokens (after a prefix of --prefix-tokens), and sessions of the same pool prefix begin with
+// the same words.
+func TestExactTokensAndPrefixes(t *testing.T) {
+	t.Parallel()
+	input, _ := ParseTokenDist("uniform:1-300")
+	for _, enc := range []string{modeltokens.CL100K, modeltokens.O200K} {
+		e := &Workload{Input: input, Tokenizer: enc, PrefixTokens: 100, PrefixPool: 3}
+		if err := e.Check(); err != nil {
+			t.Fatal(err)
+		}
+		prefixes := map[string]int{}
+		for seed := range uint64(30) {
+			text := userMessage(e, seed)
+			n, err := modeltokens.Count(enc, text)
+			want := 100 + input.Sample(seedRand(seed))
+			if err != nil || n != want {
+				t.Fatalf("%s seed %d: %d tokens, %v; want %d", enc, seed, n, err, want)
+			}
+			prefixes[strings.Join(strings.Fields(text)[:100], " ")]++
+		}
+		if len(prefixes) != 3 {
+			t.Errorf("%s: %d distinct 100-token prefixes over 30 sessions of a pool of 3", enc, len(prefixes))
+		}
+	}
+}
+
+func seedRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x656e64706f696e74)) }
+
+func userMessage(e *Workload, seed uint64) string {
+	req, _ := e.Request(seed, seed)
+	return req.Messages[0].Text
 }

@@ -98,7 +98,7 @@ func (pl *Planner) Plan(pick Pick, req Request, id string) *Plan {
 		},
 	}
 	if e := pl.Endpoint; e != nil {
-		ereq, conv := e.Request(pick.Seed)
+		ereq, conv := e.Request(pick.Index, pick.Seed)
 		p.Session.Endpoint, p.Session.NoGroundTruth, p.conversation = ereq, true, conv
 		p.Session.Input = ereq.Messages[len(ereq.Messages)-1].Text
 		return p // the endpoint scenario scripts no client action

@@ -29,6 +29,7 @@ import (
 	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/modeltokens"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/dialects"
@@ -57,6 +58,7 @@ type workload struct {
 	HonorRetryAfter bool
 	Rate            float64
 	Arrival         string
+	Burstiness      float64 // gamma arrivals' shape (0: 1)
 	MaxInflight     int
 	Stages          string // DURATION:TARGET,... (ParseStages)
 	RateStages      bool
@@ -102,6 +104,12 @@ type workload struct {
 	// to max_tokens) and ignore_eos (endpoint.Workload).
 	MaxTokensField       string
 	MinTokens, IgnoreEOS bool
+	// Tokenizer is the encoding synthetic prompts and trace rows are exact in ("": cl100k_base);
+	// PrefixTokens and PrefixPool the synthetic prompts' shared prefixes; Trace a trace file
+	// in TraceFormat ("": detected) played at TraceSpeed times its pace (0: 1).
+	Tokenizer, Trace, TraceFormat string
+	PrefixTokens, PrefixPool      int
+	TraceSpeed                    float64
 }
 
 // Flags are the workload flags of one command, parsed into their values.
@@ -134,7 +142,9 @@ func Add(fs *pflag.FlagSet) *Flags {
 	fs.BoolVar(&w.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
 		"before its next session, when longer than --think-time; the open loop (--rate) keeps its schedule", session.MaxRetryAfter))
 	fs.Float64Var(&w.Rate, "rate", 0, "open loop: sessions started per second")
-	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant or poisson arrivals")
+	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant, poisson or gamma arrivals")
+	fs.Float64Var(&w.Burstiness, "burstiness", 1, "--arrival gamma: the shape B of the gamma-distributed intervals between starts, of mean 1/--rate and\n"+
+		"coefficient of variation 1/sqrt(B) (vLLM's --burstiness): below 1 burstier, 1 Poisson, above 1 more even")
 	fs.IntVar(&w.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
 	fs.StringVar(&w.Stages, "stages", "", "ramp as DURATION:TARGET,... e.g. 30s:1000,60s:1000,10s:0 (virtual users; session rates with --rate-stages)")
 	fs.BoolVar(&w.RateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
@@ -217,6 +227,17 @@ func (w *Flags) AddEndpoint() {
 		"{\"turns\":[\"first user message\",\"second\",...]} or ShareGPT {\"conversations\":[...]} records (only the human turns are sent).\n"+
 		"One client replays a conversation turn by turn, each request carrying the whole history with the answers it received;\n"+
 		"each turn is a request measured on its own, the conversation is the session (a failed turn ends it with that outcome)")
+	fs.StringVar(&w.Tokenizer, "tokenizer", modeltokens.CL100K, "endpoint workload: the tiktoken encoding in which synthetic prompts and --trace rows have exactly their\n"+
+		"lengths in tokens: "+modeltokens.CL100K+" or "+modeltokens.O200K+" (each prompt is words that are one token each)")
+	fs.IntVar(&w.PrefixTokens, "prefix-tokens", 0, "endpoint workload: begin every synthetic prompt with a prefix of N tokens shared by the sessions (then its\n"+
+		"--input-tokens), which a server's prefix cache can reuse")
+	fs.IntVar(&w.PrefixPool, "prefix-pool", 0, "with --prefix-tokens: K different prefixes, each session's drawn with the seed (default: one shared by all)")
+	fs.StringVar(&w.Trace, "trace", "", "endpoint workload: replay this trace `FILE`, each row a request of its input and output lengths sent at its\n"+
+		"timestamp (open loop; the run ends after its last row, or --sessions, or --duration): Mooncake JSON Lines, whose hash_ids\n"+
+		"become shared prefix blocks of 512 tokens, or the Azure LLM inference trace CSV. With --clients or --rate (sweep's steps)\n"+
+		"its rows are sent in order at that load instead")
+	fs.StringVar(&w.TraceFormat, "trace-format", "", "--trace's format: mooncake or azure (default: mooncake when the file begins with '{', else azure)")
+	fs.Float64Var(&w.TraceSpeed, "trace-speed", 1, "--trace's pace: 2 replays it twice as fast, 0.5 at half speed")
 }
 
 // longestRunHelp is how long a run can take, in --help of --grace and --stream-timeout.
@@ -245,7 +266,7 @@ func (w *Flags) Config() (loadgen.Config, error) {
 	}
 	// A zero given on purpose is not the default the zero stands for otherwise: --clients 0
 	// would otherwise run the default load.
-	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout"} {
+	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout", "burstiness", "trace-speed"} {
 		if f := w.fs.Lookup(name); f != nil && f.Changed && isZeroFlag(f.Value.String()) {
 			return loadgen.Config{}, fmt.Errorf("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
 		}
@@ -272,7 +293,7 @@ func (w *Flags) APIKeyFromEnv() {
 
 // IsEndpoint reports whether the workload is an inference endpoint's (Config.endpoint.Workload).
 func (w workload) IsEndpoint() bool {
-	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != "" || w.Prompt != "" || w.Conversations != ""
+	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != "" || w.Prompt != "" || w.Conversations != "" || w.Trace != ""
 }
 
 // build resolves the workload into a loadgen.Config (without target, mock and metrics URLs): the
@@ -282,7 +303,7 @@ func (w workload) IsEndpoint() bool {
 func (w workload) build() (loadgen.Config, error) {
 	cfg := loadgen.Config{
 		Seed: w.Seed, RunID: w.RunID, Clients: w.Clients, ThinkTime: w.ThinkTime,
-		Rate: w.Rate, Arrival: w.Arrival, MaxInflight: w.MaxInflight, RateStages: w.RateStages,
+		Rate: w.Rate, Arrival: w.Arrival, Burstiness: w.Burstiness, MaxInflight: w.MaxInflight, RateStages: w.RateStages,
 		Duration: w.Duration, Sessions: w.Sessions, Warmup: w.Warmup, Grace: w.Grace,
 		StreamTimeout: w.StreamTimeout, IdleTimeout: w.IdleTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
 		SnapshotInterval: w.SnapshotEvery,
@@ -309,8 +330,14 @@ func (w workload) checkNumbers() error {
 	switch {
 	case w.Clients < 0:
 		return fmt.Errorf("--clients %d: want a positive number of virtual users", w.Clients)
-	case w.Rate < 0 || math.IsNaN(w.Rate) || math.IsInf(w.Rate, 0):
+	case notFinite(w.Rate):
 		return fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.Rate)
+	case notFinite(w.Burstiness) || w.Burstiness != 0 && w.Burstiness != 1 && w.Arrival != "gamma":
+		return fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.Burstiness)
+	case notFinite(w.TraceSpeed):
+		return fmt.Errorf("--trace-speed %g: want a positive, finite factor", w.TraceSpeed)
+	case w.PrefixTokens < 0 || w.PrefixPool < 0:
+		return fmt.Errorf("--prefix-tokens %d, --prefix-pool %d: want positive counts", w.PrefixTokens, w.PrefixPool)
 	case w.Duration < 0:
 		return fmt.Errorf("--duration %s: want a positive duration", w.Duration)
 	case w.Sessions < 0:
@@ -324,6 +351,9 @@ func (w workload) checkNumbers() error {
 	}
 	return nil
 }
+
+// notFinite tells whether a float flag is negative, NaN or infinite.
+func notFinite(x float64) bool { return x < 0 || math.IsNaN(x) || math.IsInf(x, 0) }
 
 // parseLists reads the flags written as text: rules allowed, goodput SLOs, headers, dialect
 // options, TLS trust, stages, and sets the default shape and length when none is given.
@@ -361,10 +391,10 @@ func (w workload) parseLists(cfg *loadgen.Config) error {
 		}
 		cfg.Stages = st
 	}
-	if cfg.Clients == 0 && cfg.Rate == 0 && len(cfg.Stages) == 0 {
+	if cfg.Clients == 0 && cfg.Rate == 0 && len(cfg.Stages) == 0 && w.Trace == "" {
 		cfg.Clients = cmp.Or(w.DefaultClients, loadgen.DefaultClients)
 	}
-	if cfg.Duration == 0 && cfg.Sessions == 0 && len(cfg.Stages) == 0 {
+	if cfg.Duration == 0 && cfg.Sessions == 0 && len(cfg.Stages) == 0 && w.Trace == "" {
 		cfg.Duration = loadgen.DefaultDuration
 	}
 	return nil
@@ -390,7 +420,7 @@ func (w workload) chooseMix(cfg *loadgen.Config) error {
 	}
 	if len(w.ScenarioFiles) > 0 {
 		if w.IsEndpoint() {
-			return errors.New("--scenario and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): a scripted scenario or a real model's requests, not both")
+			return errors.New("--scenario and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations, --trace): a scripted scenario or a real model's requests, not both")
 		}
 		base := cmp.Or(cfg.Library, scenarios.Embedded())
 		lib, names, err := base.WithFiles(w.ScenarioFiles)
@@ -437,9 +467,12 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 	if f := firstSet(w.lengthFlags()...); f != "" && !w.IsEndpoint() {
 		return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens, --prompt or --prompts too", f)
 	}
+	if f := firstSet(flagSet{"--trace-format", w.TraceFormat != ""}, flagSet{"--trace-speed", w.TraceSpeed != 0 && w.TraceSpeed != 1}); f != "" && w.Trace == "" {
+		return fmt.Errorf("%s reads a trace: give --trace too", f)
+	}
 	flag := firstSet(flagSet{"--model", w.Model != ""}, flagSet{"--api-key", w.APIKey != ""}, flagSet{"--input-tokens", w.InputTokens != ""},
 		flagSet{"--output-tokens", w.OutputTokens != ""}, flagSet{"--prompts", w.Prompts != ""}, flagSet{"--prompt", w.Prompt != ""},
-		flagSet{"--conversations", w.Conversations != ""})
+		flagSet{"--conversations", w.Conversations != ""}, flagSet{"--trace", w.Trace != ""})
 	if flag == "" {
 		return nil
 	}
@@ -467,7 +500,7 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 		return nil
 	}
 	if w.Mix != "" {
-		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations): one or the other")
+		return errors.New("--mix and the endpoint workload (--input-tokens, --output-tokens, --prompt, --prompts, --conversations, --trace): one or the other")
 	}
 	e, err := w.endpointWorkload()
 	if err != nil {
@@ -477,6 +510,9 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 		return err
 	}
 	cfg.Endpoint, cfg.NoGroundTruth = e, true
+	if len(e.Trace) > 0 && cfg.Sessions == 0 {
+		cfg.Sessions = int64(len(e.Trace))
+	}
 	return nil
 }
 
@@ -492,6 +528,20 @@ func (w workload) endpointWorkload() (*endpoint.Workload, error) {
 		return nil, fmt.Errorf("--output-tokens %w", err)
 	}
 	switch {
+	case w.Trace != "":
+		if f := firstSet(flagSet{"--input-tokens", w.InputTokens != ""}, flagSet{"--prompts", w.Prompts != ""}, flagSet{"--prompt", w.Prompt != ""}, flagSet{"--conversations", w.Conversations != ""}); f != "" {
+			return nil, fmt.Errorf("--trace and %s: the trace's rows are the prompts; give one or the other", f)
+		}
+		if w.TraceFormat != "" && w.TraceFormat != endpoint.Mooncake && w.TraceFormat != endpoint.Azure {
+			return nil, fmt.Errorf("--trace-format %q: want %s or %s", w.TraceFormat, endpoint.Mooncake, endpoint.Azure)
+		}
+		if e.Trace, err = endpoint.LoadTrace(w.Trace, w.TraceFormat); err != nil {
+			return nil, fmt.Errorf("--trace: %w", err)
+		}
+		for i := range e.Trace {
+			e.Trace[i].At = time.Duration(float64(e.Trace[i].At) / cmp.Or(w.TraceSpeed, 1))
+		}
+		e.Source = w.Trace
 	case w.Prompt != "":
 		// One prompt is the whole prompt source: with a file or synthetic lengths, which
 		// prompt a session sends would be ambiguous.
@@ -518,6 +568,15 @@ func (w workload) endpointWorkload() (*endpoint.Workload, error) {
 		e.Source = w.Prompts
 	case e.Input.Kind == "":
 		e.Input, _ = endpoint.ParseTokenDist(strconv.Itoa(endpoint.DefaultInputTokens))
+	}
+	if f := firstSet(flagSet{"--prefix-tokens", w.PrefixTokens > 0}, flagSet{"--prefix-pool", w.PrefixPool > 0}); f != "" && (len(e.Prompts) > 0 || len(e.Conversations) > 0 || len(e.Trace) > 0) {
+		return nil, fmt.Errorf("%s shapes synthetic prompts: not with --prompt, --prompts, --conversations or --trace", f)
+	} else if w.PrefixPool > 0 && w.PrefixTokens == 0 {
+		return nil, errors.New("--prefix-pool draws among prefixes of --prefix-tokens: give --prefix-tokens too")
+	}
+	e.Tokenizer, e.PrefixTokens, e.PrefixPool = w.Tokenizer, w.PrefixTokens, w.PrefixPool
+	if err := e.Check(); err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}
 	return e, nil
 }
@@ -549,7 +608,8 @@ func (w workload) endpointFields(e *endpoint.Workload, spec protocol.EndpointSpe
 
 // lengthFlags are the flags that shape an endpoint request's length fields.
 func (w workload) lengthFlags() []flagSet {
-	return []flagSet{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS}}
+	return []flagSet{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS},
+		{"--tokenizer", w.Tokenizer != "" && w.Tokenizer != modeltokens.CL100K}, {"--prefix-tokens", w.PrefixTokens > 0}, {"--prefix-pool", w.PrefixPool > 0}}
 }
 
 // flagSet is a flag's name and whether it was given.
@@ -634,6 +694,9 @@ func (w workload) recorded() map[string]string {
 	}
 	if w.Insecure {
 		extra["insecure"] = "true"
+	}
+	if w.Trace != "" {
+		extra["trace"] = fmt.Sprintf("%s at %gx", w.Trace, cmp.Or(w.TraceSpeed, 1))
 	}
 	if len(extra) == 0 {
 		return nil
@@ -739,7 +802,7 @@ func CheckWritable(flag, dir string) error {
 // (--clients, --rate, --stages).
 func (w *Flags) SizeToMachine(cores int) string {
 	w.DefaultClients = loadgen.ClientsForCores(cores)
-	if w.Clients != 0 || w.Rate != 0 || w.Stages != "" {
+	if w.Clients != 0 || w.Rate != 0 || w.Stages != "" || w.Trace != "" {
 		return ""
 	}
 	return fmt.Sprintf("clients: %d, sized to this machine's %d cores (%d a core, at most %d): the generator shares them with the stack "+

@@ -150,7 +150,7 @@ func TestEndpointRequestFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed < 20; seed++ {
-		req, _ := cfg.Endpoint.Request(seed)
+		req, _ := cfg.Endpoint.Request(seed, seed)
 		if req.MaxTokens < 10 || req.MaxTokens > 20 || req.MinTokens != req.MaxTokens || !req.IgnoreEOS || req.MaxTokensField != "max_completion_tokens" {
 			t.Fatalf("seed %d: request %+v, want max_completion_tokens in 10..20, min_tokens equal, ignore_eos", seed, req)
 		}
@@ -189,7 +189,7 @@ func TestOnePrompt(t *testing.T) {
 		t.Fatalf("--prompt made no endpoint workload: endpoint %+v, no ground truth %v, mix %q", cfg.Endpoint, cfg.NoGroundTruth, cfg.MixName)
 	}
 	for seed := uint64(1); seed < 10; seed++ {
-		req, conv := cfg.Endpoint.Request(seed)
+		req, conv := cfg.Endpoint.Request(seed, seed)
 		if conv != nil || len(req.Messages) != 1 || req.Messages[0].Role != "user" || req.Messages[0].Text != w.Prompt || req.MaxTokens != 32 {
 			t.Fatalf("seed %d: request %+v, want the one user message %q and max_tokens 32", seed, req, w.Prompt)
 		}

@@ -1,0 +1,121 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streambench/streambench/modeltokens"
+)
+
+// TestExactInputTokens (issue 42's acceptance): --input-tokens 512 --tokenizer cl100k_base
+// prompts encode to exactly 512 tokens of cl100k_base, and o200k_base's to 512 of its own;
+// --prefix-tokens 64 puts 64 more in front.
+func TestExactInputTokens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		tokenizer string
+		prefix    int
+	}{{modeltokens.CL100K, 0}, {modeltokens.O200K, 0}, {modeltokens.CL100K, 64}} {
+		w := workload{Dialect: "openai-chat", InputTokens: "512", Tokenizer: tc.tokenizer, PrefixTokens: tc.prefix, TimeScale: 1, SnapshotEvery: 1}
+		cfg, err := w.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(1); seed <= 5; seed++ {
+			req, _ := cfg.Endpoint.Request(seed, seed)
+			if n, err := modeltokens.Count(tc.tokenizer, req.Messages[0].Text); err != nil || n != 512+tc.prefix {
+				t.Errorf("%s, prefix %d, seed %d: %d tokens, %v; want %d", tc.tokenizer, tc.prefix, seed, n, err, 512+tc.prefix)
+			}
+		}
+	}
+}
+
+// TestPrefixAndTokenizerFlags: --prefix-tokens, --prefix-pool and --tokenizer are refused,
+// naming the flag, where they cannot apply.
+func TestPrefixAndTokenizerFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w    workload
+		want string
+	}{
+		// prefixes of nothing, a pool of no length, prefixes of a given prompt
+		{workload{Dialect: "openai-chat", PrefixTokens: 8}, "--prefix-tokens shapes an endpoint workload's request"},
+		{workload{Dialect: "openai-chat", InputTokens: "8", PrefixPool: 3}, "--prefix-pool draws among prefixes of --prefix-tokens"},
+		{workload{Dialect: "openai-chat", Prompt: "hi", PrefixTokens: 8}, "--prefix-tokens shapes synthetic prompts"},
+		{workload{Dialect: "openai-chat", InputTokens: "8", PrefixTokens: -1}, "--prefix-tokens -1, --prefix-pool 0: want positive counts"},
+		// an encoding not embedded, the tokenizer of no endpoint workload
+		{workload{Dialect: "openai-chat", InputTokens: "8", Tokenizer: "p50k_base"}, `--tokenizer: modeltokens: unknown encoding "p50k_base"`},
+		{workload{Dialect: "openai-chat", Tokenizer: "o200k_base"}, "--tokenizer shapes an endpoint workload's request"},
+	} {
+		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
+		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
+		}
+	}
+}
+
+// TestTraceFlags: --trace makes an endpoint workload of the file's rows, the run as long as
+// its rows, its times divided by --trace-speed; the trace flags are refused, naming the flag,
+// where they cannot apply.
+func TestTraceFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	os.WriteFile(trace, []byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.5,10,4\n2023-11-16 18:15:47.5,20,5\n"), 0o600)
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte("{\"timestamp\":1,\"input_length\":3,\"output_length\":1}\n{\"timestamp\":\"x\"}\n"), 0o600)
+	w := workload{Dialect: "openai-chat", Trace: trace, TraceSpeed: 4, TimeScale: 1, SnapshotEvery: 1}
+	cfg, err := w.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cfg.Endpoint; e == nil || len(e.Trace) != 2 || e.Trace[1].At != 250*time.Millisecond || cfg.Sessions != 2 || cfg.Clients != 0 || cfg.Duration != 0 || cfg.Rate != 0 {
+		t.Errorf("config: endpoint %+v, sessions %d, clients %d, duration %v", e, cfg.Sessions, cfg.Clients, cfg.Duration)
+	}
+	if req, _ := cfg.Endpoint.Request(1, 9); req.MaxTokens != 5 {
+		t.Errorf("row 1 sent max_tokens %d, want its 5", req.MaxTokens)
+	}
+	for _, tc := range []struct {
+		w    workload
+		want string
+	}{
+		// a bad row, by file and line
+		{workload{Dialect: "openai-chat", Trace: bad}, "--trace: " + bad + ":2: "},
+		{workload{Dialect: "openai-chat", Trace: trace, TraceFormat: "sharegpt"}, `--trace-format "sharegpt": want mooncake or azure`},
+		// the trace's rows are the prompts
+		{workload{Dialect: "openai-chat", Trace: trace, InputTokens: "8"}, "--trace and --input-tokens"},
+		{workload{Dialect: "openai-chat", Trace: trace, PrefixTokens: 8}, "--prefix-tokens shapes synthetic prompts"},
+		{workload{Dialect: "openai-chat", TraceSpeed: 2, InputTokens: "8"}, "--trace-speed reads a trace: give --trace too"},
+		{workload{Dialect: "sim-chat", Trace: trace}, "--trace is for an inference endpoint"},
+	} {
+		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
+		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
+		}
+	}
+}
+
+// TestBurstinessFlag: --burstiness is gamma's shape, refused without --arrival gamma or when
+// not a positive, finite number, naming the flag.
+func TestBurstinessFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w    workload
+		want string
+	}{
+		// gamma's shape, of gamma alone
+		{workload{Rate: 5, Burstiness: 0.5}, "--burstiness 0.5: want a positive, finite shape of --arrival gamma"},
+		{workload{Rate: 5, Arrival: "gamma", Burstiness: -1}, "--burstiness -1"},
+	} {
+		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
+		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
+		}
+	}
+	if cfg, err := (workload{Rate: 5, Arrival: "gamma", Burstiness: 0.5, TimeScale: 1, SnapshotEvery: 1}).build(); err != nil || cfg.Burstiness != 0.5 || cfg.Arrival != "gamma" {
+		t.Errorf("gamma arrivals: %v, %+v", err, cfg)
+	}
+}
