@@ -27,12 +27,6 @@ func Endpoint(timing Timing, maxTokens int) *Scenario {
 	}
 }
 
-// GenerateText returns n generated word-like tokens drawn from seed, for synthetic prompts.
-func GenerateText(seed uint64, n int) string {
-	s, _ := generateText(rng(seed, "prompt"), n)
-	return s
-}
-
 // With returns a copy of l with sc added (replacing one of the same name).
 func (l *Library) With(sc *Scenario) *Library {
 	n := l.clone()
