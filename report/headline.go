@@ -154,7 +154,8 @@ func headlineMS(us int64) string {
 func headlineLatency(r *measure.Run) Table {
 	s := &r.Summary
 	withP95 := r.Histograms != nil
-	t := Table{Title: "Latency, all scenarios and dialects (ms)", Header: []string{"metric", "count", "p50", "p95", "p99"}, Right: []bool{false, true, true, true, true}}
+	t := Table{Title: "Latency, all scenarios and dialects (ms; itl is per token: AIPerf's and GuideLLM's ITL is our tpot, " +
+		"vllm bench serve's and inference-perf's our chunk_gap)", Header: []string{"metric", "count", "p50", "p95", "p99"}, Right: []bool{false, true, true, true, true}}
 	if !withP95 {
 		t.Title = "Latency, the worst scenario × dialect key of each metric (ms; no histograms, so no p95)"
 		t.Header = []string{"metric", "count", "p50", "p99"}
