@@ -184,7 +184,8 @@ func (c *Config) tlsConfig() *tls.Config {
 	return conf
 }
 
-func newRunID() string {
+// NewRunID is a run id from the time and 3 random bytes (20261207-150405-a1b2c3).
+func NewRunID() string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
@@ -233,7 +234,7 @@ func newRunner(c Config) (*runner, error) {
 	}
 	r.redactor = newRunRedactor(&cfg, r.reqOpts)
 	if r.runID == "" {
-		r.runID = newRunID()
+		r.runID = NewRunID()
 	}
 	rt := cfg.Transport
 	if rt == nil {

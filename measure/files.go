@@ -316,6 +316,7 @@ var readLimits = map[string]readLimit{
 	HistogramsFile: {bytes: 256 << 20, line: 16 << 20},
 	SamplesFile:    {bytes: 256 << 20, line: 16 << 20},
 	TimelineFile:   {bytes: 64 << 20, line: 64 << 10},
+	RepeatsFile:    {bytes: 16 << 20},
 }
 
 // LimitError is a run's file over a read limit (its size, or a line's length).

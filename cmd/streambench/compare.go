@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -19,7 +21,8 @@ func compareMain(args []string, out io.Writer) error {
 		"Print run A (the reference) against run B: first a warning when their workloads differ (clients, rate,\n"+
 		"stages, duration, sessions, mix, dialects, ...), then the 10 largest changes (p50, p90 and p99 of\n"+
 		"histograms with at least 30 values in both runs, and errors, violations, leaks, tokens/s and goodput),\n"+
-		"then every metric with its change in percent.")
+		"then every metric with its change in percent. A directory of load or run --repeat (its repeats.json) is set beside\n"+
+		"the other as each headline figure's median and range, and whether the two ranges overlap.")
 	markdown := fs.Bool("markdown", false, "print a GitHub-flavoured Markdown table (for CI job summaries)")
 	allowIncomplete := fs.Bool("allow-incomplete", false, "compare a run that did not finish (killed, or still running: its summary.json says \"incomplete\": true),\n"+
 		"marked INCOMPLETE; without it such a run is refused as gate refuses it (exit 104)")
@@ -28,6 +31,14 @@ func compareMain(args []string, out io.Writer) error {
 	}
 	if fs.NArg() != 2 {
 		return usageError("want two run directories, got %d; usage: streambench compare DIR_A DIR_B", fs.NArg())
+	}
+	if c, ok, err := compareRepeats(fs.Arg(0), fs.Arg(1)); ok || err != nil {
+		if err == nil && *markdown {
+			c.WriteMarkdown(out, "##")
+		} else if err == nil {
+			err = c.WriteText(out)
+		}
+		return err
 	}
 	var runs [2]*measure.Run
 	for i := range runs {
@@ -49,4 +60,34 @@ func compareMain(args []string, out io.Writer) error {
 		return nil
 	}
 	return c.WriteText(out)
+}
+
+// compareRepeats sets two runs' figures side by side when either directory holds repeated runs
+// (ok false when neither does); a single run is a set of one.
+func compareRepeats(a, b string) (report.Table, bool, error) {
+	var sets [2]measure.Repeats
+	repeated := false
+	for i, dir := range []string{a, b} {
+		r, err := measure.ReadRepeats(dir)
+		if err == nil {
+			sets[i], repeated = r, true
+			continue
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return report.Table{}, false, &exitError{code: exitUsage, err: err}
+		}
+	}
+	if !repeated {
+		return report.Table{}, false, nil
+	}
+	for i, dir := range []string{a, b} {
+		if sets[i].Runs == nil {
+			run, err := readRunArg(dir)
+			if err != nil {
+				return report.Table{}, false, err
+			}
+			sets[i] = measure.NewRepeats([]*measure.Summary{&run.Summary})
+		}
+	}
+	return report.CompareRepeats(sets[0], sets[1]), true, nil
 }

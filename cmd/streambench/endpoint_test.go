@@ -306,6 +306,56 @@ func TestRunEndpointOnTheMock(t *testing.T) {
 	}
 }
 
+// TestRunRepeat: run --repeat 3 plays the workload three times on fresh stacks, keeps each run
+// with its report under OUT/RUN-ID, and writes and prints the spread of TTFT p50 and p99,
+// tokens/s and requests/s over them; compare sets two such directories side by side.
+func TestRunRepeat(t *testing.T) {
+	// Serial, not t.Parallel(): see the serial endpoint tests' note at the end of this file.
+	out := filepath.Join(t.TempDir(), "out")
+	code, output := runMain(t, "run", "--dialect", "openai-chat", "--input-tokens", "16", "--output-tokens", "6",
+		"--clients", "2", "--sessions", "4", "--time-scale", "0.1", "--in-process", "--repeat", "3", "--run-id", "rep", "--out", out)
+	if code != 0 {
+		t.Fatalf("run exit %d:\n%s", code, output)
+	}
+	if n := strings.Count(output, "as the endpoint, model"); n != 3 {
+		t.Errorf("%d stacks started, want one a run:\n%s", n, output)
+	}
+	dir := filepath.Join(out, "rep")
+	for i := 1; i <= 3; i++ {
+		run, err := measure.ReadRun(filepath.Join(dir, "rep-"+strconv.Itoa(i)))
+		if err != nil || run.Summary.Counters.SessionsStarted != 4 {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "rep-"+strconv.Itoa(i), "report.html")); err != nil {
+			t.Errorf("run %d has no report: %v", i, err)
+		}
+	}
+	r, err := measure.ReadRepeats(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figures := map[string]measure.Spread{}
+	for _, f := range r.Figures {
+		figures[f.Figure] = f
+	}
+	for _, name := range []string{"ttft p50", "ttft p99", "tokens/s", "requests/s"} {
+		f, ok := figures[name]
+		if !ok || len(f.Values) != 3 || !(f.Min <= f.Median && f.Median <= f.Max && f.Min > 0) || !strings.Contains(output, "\n"+name+" ") {
+			t.Errorf("%s: %+v (in the output: %t), want three runs' values, their median and range", name, f, strings.Contains(output, "\n"+name+" "))
+		}
+	}
+	if !slices.Equal(r.Runs, []string{"rep-1", "rep-2", "rep-3"}) {
+		t.Errorf("runs %v", r.Runs)
+	}
+	code, cmp := runMain(t, "compare", dir, filepath.Join(dir, "rep-1"))
+	if code != 0 || !strings.Contains(cmp, "A: 3 runs, B: 1 run") || !strings.Contains(cmp, "ttft p99 (ms)") {
+		t.Errorf("compare of the repeats and one run: exit %d:\n%s", code, cmp)
+	}
+	if code, output := runMain(t, "run", "--repeat", "0"); code != 104 || !strings.Contains(output, "--repeat 0") {
+		t.Errorf("--repeat 0: exit %d:\n%s", code, output)
+	}
+}
+
 // TestEndpointSweepAndRunBadInput: the endpoint flags on sweep and run reject what cannot work,
 // naming it, with exit 104.
 func TestEndpointSweepAndRunBadInput(t *testing.T) {

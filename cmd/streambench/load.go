@@ -33,6 +33,7 @@ func runLoad(args []string) error {
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency, R-abort, and the provider requests and retries per scenario (summary.json provider_requests)")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
 	out := workload.AddOut(fs)
+	repeat := workload.AddRepeat(fs)
 	noPreflight := fs.Bool("no-preflight", false, "skip the preflight. Without it, load first sends one request per dialect and target (marked "+loadgen.PreflightHeader+": 1);\n"+
 		"a refused connection, a DNS or TLS failure or a 404/405 stops it there, exit 1, before any load")
 	metricsAddr := workload.AddMetricsAddr(fs)
@@ -46,6 +47,9 @@ func runLoad(args []string) error {
 	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
+	}
+	if *repeat < 1 {
+		return usageError("--repeat %d: want 1 or more runs", *repeat)
 	}
 	if *target == "" {
 		return usageError("--target is required (the runtime's base URL)")
@@ -83,5 +87,5 @@ func runLoad(args []string) error {
 			return err
 		}
 	}
-	return console.PlayAndFinish(cfg, dir, *metricsAddr, w.Quiet)
+	return console.PlayRepeated(*repeat, cfg, dir, *metricsAddr, w.Quiet, nil)
 }

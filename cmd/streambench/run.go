@@ -9,6 +9,7 @@ import (
 	"github.com/streambench/streambench/cmd/internal/console"
 	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/loadgen"
 )
 
 // runRun is the main job: start a mock provider and the reference runtime, run the load
@@ -18,6 +19,7 @@ func runRun(args []string) error {
 		"an endpoint workload on the mock alone: run --dialect openai-chat|anthropic-messages --input-tokens SPEC --output-tokens SPEC ...")
 	workload.WithGlossary(fs)
 	out := workload.AddOut(fs)
+	repeat := workload.AddRepeat(fs)
 	faults := fs.StringArray("fault", nil, "pass a fault switch to the runtime (repeatable):\n"+agentruntime.FaultHelp())
 	inProcess := fs.Bool("in-process", false, "run the mock and the runtime inside this process (default: only for small runs, else child processes)")
 	metricsAddr := workload.AddMetricsAddr(fs)
@@ -36,6 +38,9 @@ func runRun(args []string) error {
 	defer hrtimer.SpareProcs()()
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
+	}
+	if *repeat < 1 {
+		return usageError("--repeat %d: want 1 or more runs", *repeat)
 	}
 	parsedFaults, err := agentruntime.ParseFaults(*faults)
 	if err != nil {
@@ -65,34 +70,36 @@ func runRun(args []string) error {
 	if *useTLS && (w.CACert != "" || w.Insecure) {
 		return usageError("--tls trusts the runtime's own certificate; --ca-cert and --insecure are for load against other targets")
 	}
-	st, err := console.StartStack(w, &cfg, parsedFaults, *useTLS, local)
-	if err != nil {
-		return err
-	}
-	defer st.Stop()
 	where := "child processes"
 	if local {
 		where = "in process"
 	}
-	if endpoint {
-		fmt.Fprintf(os.Stderr, "mock %s as the endpoint, model %s (%s)\n", st.MockURL, w.Model, where)
-		if st.Mock != nil {
-			fmt.Fprintf(os.Stderr, "child pid: mock %d (it dies with this process)\n", st.Mock.PID())
-		}
-	} else {
-		fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
-		if st.Mock != nil {
-			fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
-		}
-	}
 	cfg.Info.Faults = parsedFaults.Names()
 	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
-	if *useTLS {
-		cfg.Info.Extra["tls"], cfg.Info.Extra["ca-cert"] = "self-signed", st.CACertFile
+	start := func(cfg *loadgen.Config) (func(), error) {
+		st, err := console.StartStack(w, cfg, parsedFaults, *useTLS, local)
+		if err != nil {
+			return nil, err
+		}
+		if endpoint {
+			fmt.Fprintf(os.Stderr, "mock %s as the endpoint, model %s (%s)\n", st.MockURL, w.Model, where)
+			if st.Mock != nil {
+				fmt.Fprintf(os.Stderr, "child pid: mock %d (it dies with this process)\n", st.Mock.PID())
+			}
+		} else {
+			fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
+			if st.Mock != nil {
+				fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
+			}
+		}
+		if *useTLS {
+			cfg.Info.Extra = workload.WithExtra(map[string]string{"tls": "self-signed", "ca-cert": st.CACertFile}, cfg.Info.Extra)
+		}
+		return st.Stop, nil
 	}
 	dir, err := workload.OutDir(*out)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	return console.PlayAndFinish(cfg, dir, *metricsAddr, w.Quiet)
+	return console.PlayRepeated(*repeat, cfg, dir, *metricsAddr, w.Quiet, start)
 }

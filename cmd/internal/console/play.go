@@ -154,8 +154,9 @@ func Preflight(cfg loadgen.Config, quiet bool) error {
 }
 
 // PlayAndFinish is the end of load and run: cfg played with snapshots into out and live
-// metrics on metricsAddr ("": none), then Finish with the report rendered.
-func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) error {
+// metrics on metricsAddr ("": none), then Finish with the report rendered; the run is nil when
+// none happened.
+func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) (*measure.Run, error) {
 	var records *measure.RecordsWriter
 	if out != "" {
 		records = measure.NewRecordsWriter()
@@ -164,7 +165,7 @@ func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) erro
 	_, stopMetrics, err := ServeMetrics(metricsAddr, &cfg, os.Stderr)
 	if err != nil {
 		records.Close()
-		return err
+		return nil, err
 	}
 	defer stopMetrics()
 	run, table, err := Play(cfg, quiet)
@@ -178,7 +179,7 @@ func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) erro
 		}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return Finish(run, table, out, true)
+	return run, Finish(run, table, out, true)
 }

@@ -816,6 +816,13 @@ func AddMetricsAddr(fs *pflag.FlagSet) *string {
 		"(open streams, sessions by outcome, violations by rule, TTFT and chunk-gap histograms; deploy/grafana has a dashboard)")
 }
 
+// AddRepeat registers --repeat (load and run).
+func AddRepeat(fs *pflag.FlagSet) *int {
+	return fs.Int("repeat", 1, "play the workload N times (run: each on a fresh mock and runtime; load: against the same target), each run kept\n"+
+		"in OUT/RUN-ID/RUN-ID-I with its report, then print each headline figure's median and spread over them (OUT/RUN-ID/repeats.json,\n"+
+		"repeats.md; compare takes two such directories); fails when any run failed")
+}
+
 // AddOut registers --out (load and run): where the results go, "-" for nowhere.
 func AddOut(fs *pflag.FlagSet) *string {
 	return fs.String("out", "results", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl, records.jsonl, plots, report.html,\n"+
