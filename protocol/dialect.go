@@ -13,34 +13,25 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Dialect is a client-facing wire format the load generator can drive. A dialect package owns
-// everything about it: its CLI name, the options a mix profile may set for it, the rules only
-// it checks, the labels its clients record results under, the request, the header check and
-// the checker. The generator, the CLI and the reports only ask (see Registry; package
-// protocol/dialects lists the shipped dialects). A Dialect is immutable and safe for concurrent use.
+// Dialect is a client-facing wire format the load generator can drive; its package owns its
+// name, options, rules, labels, request, header check and checker, and the rest only ask
+// (Registry). Immutable and safe for concurrent use.
 type Dialect interface {
 	// Name is the dialect's CLI and mix name (sim-chat, compose, openai-chat, ...).
 	Name() string
 	// Options lists the options Configure accepts, for --help and for errors.
 	Options() []OptionSpec
-	// Configure returns the client that plays one mix target's sessions: target is the
-	// deployment (slug, workflow, agent, model route), opts the profile's options merged with
-	// the target's and the command line's. An unknown option or a bad value is an error naming
-	// it.
+	// Configure returns the client of one mix target (the deployment) with opts, the
+	// profile's, target's and command line's options merged; a bad option is an error naming it.
 	Configure(target string, opts Options) (Client, error)
-	// Rules declares the rules only this dialect checks: their IDs, kinds and texts (the
-	// rules several dialects check are SharedRules). The registry assembles the full rule
-	// list from them (Registry), so a new dialect's rules are known to gate --allow,
-	// mix files and the kind checks through its package alone.
+	// Rules declares the rules only this dialect checks (the shared ones are SharedRules).
 	Rules() []RuleSpec
 }
 
 // Client is a configured dialect: what one profile × target's sessions send and how their
-// streams are judged. Immutable and safe for concurrent use; per-stream state lives in the
-// Checker.
+// streams are judged. Immutable and safe for concurrent use; per-stream state is the Checker's.
 type Client interface {
-	// Label names the client kind in results: the dialect part of histogram keys
-	// (sim-chat-optedin, compose, ...).
+	// Label names the client kind in results (sim-chat-optedin, compose, ...).
 	Label() string
 	// NewRequest builds the request that opens s's stream on the target at baseURL.
 	NewRequest(ctx context.Context, baseURL string, s *Session) (*http.Request, error)
@@ -48,9 +39,9 @@ type Client interface {
 	CheckHeaders(h http.Header, s *Session) []Violation
 	// NewChecker returns a fresh checker for one stream of s.
 	NewChecker(s *Session) Checker
-	// Sees reports whether this client is sent frames of kind k at all: a deployment policy
-	// may withhold thinking (FrameThinking) or tool frames (FrameToolStart). Scripted client
-	// actions that wait for such a frame fall back to the scripted time when it never comes.
+	// Sees reports whether this client is sent frames of kind k at all (a deployment policy
+	// may withhold thinking or tool frames), so scripted actions waiting for one fall back to
+	// the scripted time.
 	Sees(k FrameKind) bool
 }
 
@@ -60,24 +51,21 @@ type Stopper interface {
 	NewStopRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response) (*http.Request, error)
 }
 
-// StopObserver is implemented by checkers of Stopper clients: the generator calls StopSent once
-// when it sent the stop request, before it passes any frame the stop may have caused, so the
-// checker expects the stopped terminal from then on.
+// StopObserver is implemented by checkers of Stopper clients: StopSent is called once the stop
+// request is sent, before any frame it may have caused.
 type StopObserver interface {
 	StopSent()
 }
 
-// DisconnectContinuer is implemented by clients whose requests may ask the target to go on
-// with a run when the client leaves (langgraph's on_disconnect continue). When
-// ContinuesOnDisconnect is true, R-abort is judged the other way round: the provider must not
-// see the aborting client go away, since the run was asked to finish.
+// DisconnectContinuer is implemented by clients that may ask the target to finish a run the
+// client leaves (langgraph's on_disconnect continue); then R-abort is judged the other way
+// round: the provider must not see the abort.
 type DisconnectContinuer interface {
 	ContinuesOnDisconnect() bool
 }
 
-// EndpointDialect is implemented by the dialects of an inference endpoint's API (openai-chat,
-// anthropic-messages, openai-responses): they take the endpoint workload (load
-// --input-tokens, --prompts, ...), a model and an API key, which Endpoint describes.
+// EndpointDialect is implemented by the dialects of an inference endpoint's API, which take
+// the endpoint workload (load --input-tokens, --prompts, ...), a model and an API key.
 type EndpointDialect interface {
 	Endpoint() EndpointSpec
 }
@@ -86,15 +74,12 @@ type EndpointDialect interface {
 type EndpointSpec struct {
 	// APIKeyEnv is the environment variable an API key is read from when none is given.
 	APIKeyEnv string
-	// APIKeyHeader is the header an API key goes in, APIKeyPrefix what comes before the key
-	// in its value ("Bearer " for Authorization).
+	// APIKeyHeader is the header an API key goes in, after APIKeyPrefix ("Bearer ").
 	APIKeyHeader, APIKeyPrefix string
-	// MaxTokensFields are the fields a request's length may be sent in (MaxTokensField,
-	// MaxCompletionTokensField, BothMaxTokensFields: ModelRequest.MaxTokensField); nil:
+	// MaxTokensFields are the ModelRequest.MaxTokensField values the wire takes; nil:
 	// max_tokens alone.
 	MaxTokensFields []string
-	// VLLMFields: the wire takes vLLM's min_tokens and ignore_eos (ModelRequest.MinTokens,
-	// IgnoreEOS).
+	// VLLMFields: the wire takes vLLM's min_tokens and ignore_eos.
 	VLLMFields bool
 }
 
@@ -103,9 +88,8 @@ func (e EndpointSpec) APIKey(key string) (name, value string) {
 	return e.APIKeyHeader, e.APIKeyPrefix + key
 }
 
-// SwarmPlayer is implemented by dialects whose clients play swarm scenarios (a run that
-// spawns children, judged by the swarm rules): compose. A mix profile of another dialect must
-// not play one.
+// SwarmPlayer is implemented by dialects whose clients play swarm scenarios (compose); no
+// other dialect's profile may play one.
 type SwarmPlayer interface {
 	PlaysSwarm() bool
 }
@@ -114,15 +98,14 @@ type SwarmPlayer interface {
 type OptionSpec struct {
 	Key  string
 	Help string
-	// Default is the value the dialect assumes when the option is not given, as it is written
-	// ("" when there is none to show); --help shows it after Help.
+	// Default is the value assumed when the option is not given, as --help shows it ("": none).
 	Default string
 	// Placeholders are the {NAME}s of a path template option, without braces.
 	Placeholders []string
 }
 
-// OptionVar is a dialect option bound to the setting it configures, so one list both
-// documents the options (Options) and reads them (Configure, with Options.Apply).
+// OptionVar is a dialect option bound to its setting, so one list both documents the options
+// and reads them (Options.Apply).
 type OptionVar struct {
 	OptionSpec
 	// Set reads the option's key from o into its setting; an absent key keeps the setting.
@@ -139,8 +122,8 @@ func BoolVar(spec OptionSpec, dst *bool) OptionVar {
 	return OptionVar{spec, func(o Options) (err error) { *dst, err = o.Bool(spec.Key, *dst); return err }}
 }
 
-// PathVar binds a request path template option to dst; dst's value is the default. The
-// template may use spec.Placeholders only (ExpandPath): another is an error naming the option.
+// PathVar binds a path template option to dst, whose value is the default; a placeholder not in
+// spec.Placeholders is an error naming the option.
 func PathVar(spec OptionSpec, dst *string) OptionVar {
 	return OptionVar{spec, func(o Options) error {
 		tmpl, err := o.String(spec.Key, *dst)
@@ -159,8 +142,7 @@ func PathVar(spec OptionSpec, dst *string) OptionVar {
 	}}
 }
 
-// NoGroundTruthVar binds option noGroundTruth to dst: judge structure only, as --no-ground-truth
-// does, for a target whose model (whose: "the route's") is not the mock.
+// NoGroundTruthVar binds option noGroundTruth to dst; whose names the model ("the route's").
 func NoGroundTruthVar(whose string, dst *bool) OptionVar {
 	return BoolVar(OptionSpec{Key: "noGroundTruth", Help: "judge structure only: " + whose + " model is not the mock (also --no-ground-truth)"}, dst)
 }
@@ -174,8 +156,8 @@ func Specs(vars []OptionVar) []OptionSpec {
 	return out
 }
 
-// Apply checks o against vars (Check) and sets every option in vars' order; the first bad
-// value is the error.
+// Apply checks o against vars and sets every option in vars' order; the first bad value is the
+// error.
 func (o Options) Apply(dialect string, vars []OptionVar) error {
 	if err := o.Check(dialect, Specs(vars)); err != nil {
 		return err
@@ -188,8 +170,8 @@ func (o Options) Apply(dialect string, vars []OptionVar) error {
 	return nil
 }
 
-// Options are a mix profile's (or the command line's) dialect options: YAML scalars (bool,
-// number, string) or command-line strings, by key.
+// Options are a mix profile's or the command line's dialect options by key: YAML scalars or
+// command-line strings.
 type Options map[string]any
 
 // MergeOptions returns the options of every layer, later layers winning for the same key.
@@ -257,11 +239,9 @@ func (o Options) String(key, def string) (string, error) {
 	return s, nil
 }
 
-// Measurer is implemented by checkers that measure quantities of their own dialect (a compose
-// child's time to first delta, children per run, the approval round trip). The load generator
-// calls Measures once after Finish and records every measure in an HdrHistogram of its name,
-// per worker like every other latency; summary.json, the report and gate expressions show them
-// under that name. A stream that had none of a measure reports none (not a zero).
+// Measurer is implemented by checkers that measure quantities of their own dialect (compose's
+// child_ttfd). Measures is called once after Finish; each measure is recorded in an
+// HdrHistogram of its name. A stream that had none of a measure reports none (not a zero).
 type Measurer interface {
 	Measures() []Measure
 }
@@ -277,8 +257,7 @@ const (
 
 // Measure is one value a checker measured on one stream.
 type Measure struct {
-	// Name is the metric's name in results and gate expressions: snake_case, unique across
-	// dialects (child_ttfd, children_per_run, approval_rtt).
+	// Name is the metric's snake_case name in results and gate expressions, unique across dialects.
 	Name     string
 	Kind     MeasureKind
 	Duration time.Duration
@@ -286,15 +265,12 @@ type Measure struct {
 }
 
 // DecodeLimiter is implemented by clients whose wire legitimately sends events past the SSE
-// decoder's default limits (sse.DefaultMaxLine, sse.DefaultMaxEvent): openai-responses repeats
-// an item's whole text in one line of its .done events and the terminal's output. The load
-// generator decodes their streams with these limits; every other stream keeps the defaults.
+// decoder's default limits (openai-responses repeats an item's whole text on one line).
 type DecodeLimiter interface {
 	DecodeLimits() sse.Limits
 }
 
-// NewDecoder returns the SSE decoder for a stream of client c: with c's DecodeLimits when it
-// has them, else the defaults.
+// NewDecoder returns the SSE decoder for a stream of client c, with its DecodeLimits if any.
 func NewDecoder(c Client, r io.Reader) *sse.Decoder {
 	if l, ok := c.(DecodeLimiter); ok {
 		return sse.NewDecoderLimits(r, l.DecodeLimits())

@@ -18,26 +18,23 @@ type ApprovalDecision struct {
 	ThinkTime time.Duration
 }
 
-// Approver is implemented by clients that can answer an agent's approval request (compose
-// plan approval): like Stopper, a request of its own beside the stream.
+// Approver is implemented by clients that answer an agent's approval request (compose) with a
+// request of its own beside the stream.
 type Approver interface {
-	// NewApprovalRequest builds the request that sends d for the run whose stream answered
-	// with resp.
+	// NewApprovalRequest builds the request that sends d for the run of resp's stream.
 	NewApprovalRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response, d ApprovalDecision) (*http.Request, error)
 }
 
-// ApprovalObserver is implemented by checkers of Approver clients. After each Observe of a
-// FrameOther frame the generator asks ApprovalDue; when it returns a decision, the generator
-// waits its think time, calls ApprovalSending (just before the request goes out) and sends it,
-// then calls ApprovalAnswered with the outcome. ApprovalSending and ApprovalAnswered are called
-// from another goroutine than Observe and Finish: implementations synchronise them.
+// ApprovalObserver is implemented by checkers of Approver clients. After each FrameOther the
+// generator asks ApprovalDue; for a decision it waits the think time, calls ApprovalSending,
+// sends it and calls ApprovalAnswered, both from another goroutine than Observe and Finish:
+// implementations synchronise them.
 type ApprovalObserver interface {
 	// ApprovalDue returns the decision the frame just observed asks for, once (ok false: none).
 	ApprovalDue() (d ApprovalDecision, ok bool)
 	// ApprovalSending records that d is being sent now (the start of the approval round trip).
 	ApprovalSending(d ApprovalDecision, at time.Time)
-	// ApprovalAnswered records the approval request's outcome: its HTTP status (0 when none
-	// came back) and error, for the checker to report a refused decision.
+	// ApprovalAnswered records the request's HTTP status (0: none came back) and error.
 	ApprovalAnswered(d ApprovalDecision, status int, err error)
 }
 

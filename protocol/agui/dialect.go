@@ -12,7 +12,6 @@
 package agui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -101,10 +100,6 @@ func RunID(s *protocol.Session) string { return "run-" + s.ID }
 // and a RunAgentInput whose one message is the user's input, no tools, empty state, context
 // and forwardedProps.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	path, err := protocol.ExpandPath(d.opts.Path, "agent", d.agent)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
 	body := make([]byte, 0, 192+len(s.Input)+3*len(s.ID))
 	body = append(body, `{"threadId":`...)
 	body = jsonwire.AppendString(body, ThreadID(s))
@@ -115,11 +110,10 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 	body = append(body, `,"role":"user","content":`...)
 	body = jsonwire.AppendString(body, s.Input)
 	body = append(body, `}],"tools":[],"context":[],"forwardedProps":{}}`...)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(body))
+	req, err := protocol.NewJSONPost(ctx, baseURL, d.opts.Path, body, "agent", d.agent)
 	if err != nil {
 		return nil, fmt.Errorf("%s: request for session %s: %w", Name, s.ID, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	return req, nil
 }

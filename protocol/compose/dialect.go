@@ -6,7 +6,6 @@
 package compose
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -115,16 +114,10 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 	if err != nil {
 		return nil, fmt.Errorf("compose: encode request for session %s: %w", s.ID, err)
 	}
-	path, err := protocol.ExpandPath(c.path, "agent", s.Target)
+	req, err := protocol.NewJSONPost(ctx, baseURL, c.path, body, "agent", s.Target)
 	if err != nil {
 		return nil, fmt.Errorf("compose: request for session %s: %w", s.ID, err)
 	}
-	u := protocol.JoinURL(baseURL, path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("compose: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	return req, nil
 }
@@ -136,16 +129,10 @@ func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol
 	if runID == "" {
 		return nil, fmt.Errorf("compose: stop session %s: the stream response has no %s header", s.ID, RunIDHeader)
 	}
-	path, err := protocol.ExpandPath(c.stopPath, "agent", s.Target, "run", runID)
+	req, err := protocol.NewJSONPost(ctx, baseURL, c.stopPath, []byte("{}"), "agent", s.Target, "run", runID)
 	if err != nil {
 		return nil, fmt.Errorf("compose: stop session %s: %w", s.ID, err)
 	}
-	u := protocol.JoinURL(baseURL, path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("{}"))
-	if err != nil {
-		return nil, fmt.Errorf("compose: stop request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	return req, nil
 }
 

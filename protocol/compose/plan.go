@@ -174,19 +174,14 @@ func (c *Client) NewApprovalRequest(ctx context.Context, baseURL string, s *prot
 	if err != nil {
 		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
 	}
-	path, err := protocol.ExpandPath(tmpl, "agent", s.Target, "run", runID)
-	if err != nil {
-		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
-	}
 	body, err := json.Marshal(ApprovalRequest{ProposalID: d.ProposalID, Version: d.Version, Decision: d.Decision, Reason: d.Reason})
 	if err != nil {
 		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(body))
+	req, err := protocol.NewJSONPost(ctx, baseURL, tmpl, body, "agent", s.Target, "run", runID)
 	if err != nil {
 		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	return req, nil
 }
 

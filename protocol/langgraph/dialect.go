@@ -12,7 +12,6 @@
 package langgraph
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -142,11 +141,6 @@ var StreamModes = []string{ModeMessagesTuple, ModeValues, ModeUpdates}
 // route the thread id is derived from the session id (a UUID shape, as the server requires)
 // and the thread is created with the run.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	thread := ThreadID(s.ID)
-	path, err := protocol.ExpandPath(d.opts.Path, "thread", thread)
-	if err != nil {
-		return nil, fmt.Errorf("langgraph: request for session %s: %w", s.ID, err)
-	}
 	body := RunRequest{
 		AssistantID:  s.Target,
 		Input:        &Input{Messages: []InputMessage{{Role: "user", Content: s.Input}}},
@@ -161,11 +155,10 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(b))
+	req, err := protocol.NewJSONPost(ctx, baseURL, d.opts.Path, b, "thread", ThreadID(s.ID))
 	if err != nil {
 		return nil, fmt.Errorf("langgraph: request for session %s: %w", s.ID, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	return req, nil
 }

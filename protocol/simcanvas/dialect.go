@@ -135,16 +135,10 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: encode request for session %s: %w", s.ID, err)
 	}
-	path, err := protocol.ExpandPath(c.path, "workflow", s.Target)
+	req, err := protocol.NewJSONPost(ctx, baseURL, c.path, body, "workflow", s.Target)
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: request for session %s: %w", s.ID, err)
 	}
-	u := protocol.JoinURL(baseURL, path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	return req, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
@@ -37,15 +36,10 @@ func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol
 	if id == "" {
 		return nil, fmt.Errorf("sim-canvas: cancel session %s: the stream response has no %s header", s.ID, ExecutionIDHeader)
 	}
-	path, err := protocol.ExpandPath(c.cancelPath, "workflow", s.Target, "execution", id)
+	req, err := protocol.NewJSONPost(ctx, baseURL, c.cancelPath, []byte("{}"), "workflow", s.Target, "execution", id)
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: cancel session %s: %w", s.ID, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), strings.NewReader("{}"))
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: cancel request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	return req, nil
 }
 

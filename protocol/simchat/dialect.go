@@ -9,7 +9,6 @@
 package simchat
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -200,16 +199,10 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 	if err != nil {
 		return nil, fmt.Errorf("sim-chat: encode request for session %s: %w", s.ID, err)
 	}
-	path, err := protocol.ExpandPath(c.path, "slug", s.Target)
+	req, err := protocol.NewJSONPost(ctx, baseURL, c.path, body, "slug", s.Target)
 	if err != nil {
 		return nil, fmt.Errorf("sim-chat: request for session %s: %w", s.ID, err)
 	}
-	u := protocol.JoinURL(baseURL, path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("sim-chat: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	if c.optedIn {
 		req.Header.Set(ProtocolHeader, ProtocolToken)
