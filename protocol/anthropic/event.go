@@ -4,11 +4,10 @@ import (
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
-// Event is one Messages stream event's JSON as the wire's two readers need it: the runtime's
-// stream (NewStream) and the anthropic-messages dialect's checker. Has* flags tell a member
-// that was absent or null (or not an object) from an empty one. Byte slices alias the event
-// or the scanner's buffer and are valid until the next event; an Event is reused by
-// ParseEvent. A nil slice is an absent or null member.
+// Event is one Messages stream event as the runtime's stream and the anthropic-messages
+// checker read it; Has* flags tell an absent, null or non-object member from an empty one.
+// Slices alias the event or the scanner's buffer until the next event. A nil slice is an
+// absent or null member.
 type Event struct {
 	Type         []byte
 	HasIndex     bool
@@ -43,9 +42,8 @@ type Delta struct {
 	Type, Text, Thinking, PartialJSON, Signature, StopReason []byte
 }
 
-// ParseEvent fills v from one event's JSON: only the fields above are decoded, everything
-// else is validated and skipped. A member given twice keeps its last non-null value, as
-// encoding/json does.
+// ParseEvent fills v from one event's JSON, validating and skipping the rest; a member given
+// twice keeps its last non-null value, as in encoding/json.
 func ParseEvent(sc *jsonwire.Scanner, data []byte, v *Event) error {
 	sc.Reset(data)
 	*v = Event{}
@@ -53,7 +51,7 @@ func ParseEvent(sc *jsonwire.Scanner, data []byte, v *Event) error {
 		for key := range sc.Members() {
 			switch string(key) {
 			case "type":
-				setStr(&v.Type, sc.Str("type"))
+				sc.StrTo(&v.Type, "type")
 			case "index":
 				v.Index, v.HasIndex = sc.Integer("index")
 			case "message":
@@ -97,15 +95,15 @@ func parseBlock(sc *jsonwire.Scanner, b *Block) bool {
 	for key := range sc.Members() {
 		switch string(key) {
 		case "type":
-			setStr(&b.Type, sc.Str("content_block.type"))
+			sc.StrTo(&b.Type, "content_block.type")
 		case "id":
-			setStr(&b.ID, sc.Str("content_block.id"))
+			sc.StrTo(&b.ID, "content_block.id")
 		case "name":
-			setStr(&b.Name, sc.Str("content_block.name"))
+			sc.StrTo(&b.Name, "content_block.name")
 		case "text":
-			setStr(&b.Text, sc.Str("content_block.text"))
+			sc.StrTo(&b.Text, "content_block.text")
 		case "thinking":
-			setStr(&b.Thinking, sc.Str("content_block.thinking"))
+			sc.StrTo(&b.Thinking, "content_block.thinking")
 		default:
 			sc.Skip()
 		}
@@ -121,17 +119,17 @@ func parseDelta(sc *jsonwire.Scanner, d *Delta) bool {
 	for key := range sc.Members() {
 		switch string(key) {
 		case "type":
-			setStr(&d.Type, sc.Str("delta.type"))
+			sc.StrTo(&d.Type, "delta.type")
 		case "text":
-			setStr(&d.Text, sc.Str("delta.text"))
+			sc.StrTo(&d.Text, "delta.text")
 		case "thinking":
-			setStr(&d.Thinking, sc.Str("delta.thinking"))
+			sc.StrTo(&d.Thinking, "delta.thinking")
 		case "partial_json":
-			setStr(&d.PartialJSON, sc.Str("delta.partial_json"))
+			sc.StrTo(&d.PartialJSON, "delta.partial_json")
 		case "signature":
-			setStr(&d.Signature, sc.Str("delta.signature"))
+			sc.StrTo(&d.Signature, "delta.signature")
 		case "stop_reason":
-			setStr(&d.StopReason, sc.Str("delta.stop_reason"))
+			sc.StrTo(&d.StopReason, "delta.stop_reason")
 		default:
 			sc.Skip()
 		}
@@ -147,9 +145,9 @@ func parseError(sc *jsonwire.Scanner, v *Event) bool {
 	for key := range sc.Members() {
 		switch string(key) {
 		case "type":
-			setStr(&v.ErrorType, sc.Str("error.type"))
+			sc.StrTo(&v.ErrorType, "error.type")
 		case "message":
-			setStr(&v.ErrorMessage, sc.Str("error.message"))
+			sc.StrTo(&v.ErrorMessage, "error.message")
 		default:
 			sc.Skip()
 		}
@@ -171,13 +169,5 @@ func parseUsage(sc *jsonwire.Scanner, field string, u *Usage) {
 		default:
 			sc.Skip()
 		}
-	}
-}
-
-// setStr stores a decoded string unless it was null, which (as in encoding/json) leaves the
-// field as it was.
-func setStr(dst *[]byte, b []byte) {
-	if b != nil {
-		*dst = b
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -17,28 +16,25 @@ import (
 // Path is the wire's route.
 const Path = "/v1/responses"
 
-// Request is the subset of a create-response request the mock provider needs to pick and play
-// a scripted turn.
+// Request is what the mock provider reads of a create-response request.
 type Request struct {
-	Model string
-	// Stream is the request's "stream" flag.
+	Model  string
 	Stream bool
 	// LastUserText is the text of the last user message of input (a string input is one), where
-	// the scenario directive is looked for.
+	// the directive is looked for.
 	LastUserText string
-	// ModelTurns is how many model turns input already holds: runs of model output items
-	// (assistant messages, function_call and reasoning items) between the client's items. With
-	// PreviousResponseID the turns before it are not counted here.
+	// ModelTurns counts the runs of model output items (assistant messages, function_call and
+	// reasoning items) in input; turns before PreviousResponseID are not counted.
 	ModelTurns int
 	// PreviousResponseID is previous_response_id, "" when not sent.
 	PreviousResponseID string
-	// Thinking is set when reasoning was asked for: a reasoning object whose effort is not "none".
+	// Thinking: a reasoning object whose effort is not "none" was sent.
 	Thinking bool
 	// MaxTokens is max_output_tokens; 0 when not sent.
 	MaxTokens int
 }
 
-// rawRequest is the JSON shape ParseRequest reads; everything else in the body is ignored.
+// rawRequest is what ParseRequest reads of the body.
 type rawRequest struct {
 	Model              *string         `json:"model"`
 	Input              json.RawMessage `json:"input"`
@@ -50,7 +46,7 @@ type rawRequest struct {
 	} `json:"reasoning"`
 }
 
-// rawItem is one element of an array input, as ParseRequest reads it.
+// rawItem is one element of an array input.
 type rawItem struct {
 	Type    string          `json:"type"`
 	Role    string          `json:"role"`
@@ -117,7 +113,7 @@ func (req *Request) readItems(input []byte) error {
 		case "", "message":
 			switch it.Role {
 			case "user":
-				text, err := contentText(it.Content)
+				text, err := jsonwire.ContentText(it.Content, textParts...)
 				if err != nil {
 					return fmt.Errorf("input[%d].content: %w", i, err)
 				}
@@ -129,7 +125,7 @@ func (req *Request) readItems(input []byte) error {
 				return fmt.Errorf("input[%d].role: unknown role %q (want user, assistant, system or developer)", i, it.Role)
 			}
 			if it.Role != "user" {
-				if _, err := contentText(it.Content); err != nil {
+				if _, err := jsonwire.ContentText(it.Content); err != nil {
 					return fmt.Errorf("input[%d].content: %w", i, err)
 				}
 			}
@@ -144,50 +140,17 @@ func (req *Request) readItems(input []byte) error {
 	return nil
 }
 
-// contentText returns the text of a message content: a string, null, or an array of parts
-// whose text parts (input_text, output_text, text) are joined.
-func contentText(content json.RawMessage) (string, error) {
-	content = bytes.TrimSpace(content)
-	if len(content) == 0 || string(content) == "null" {
-		return "", nil
-	}
-	switch content[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(content, &s); err != nil {
-			return "", fmt.Errorf("invalid string: %w", err)
-		}
-		return s, nil
-	case '[':
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(content, &parts); err != nil {
-			return "", fmt.Errorf("expected string or array of parts: %w", err)
-		}
-		var b strings.Builder
-		for _, p := range parts {
-			switch p.Type {
-			case "input_text", "output_text", "text":
-				b.WriteString(p.Text)
-			}
-		}
-		return b.String(), nil
-	}
-	return "", errors.New("expected string or array of parts")
-}
+// textParts are the content parts whose text a message's text joins.
+var textParts = []string{"input_text", "output_text", "text"}
 
-// WriteError answers with the API's error JSON ({"error":{"message","type","param","code"}}),
-// the same envelope as chat completions.
+// WriteError answers with the API's error JSON, the same envelope as chat completions.
 func WriteError(w http.ResponseWriter, status int, errType, message string) {
 	openai.WriteError(w, status, errType, message)
 }
 
-// Wire is the runtime's side of the Responses wire (a protocol.ProviderWire): it builds
-// requests that carry the whole conversation as input items (stateless: no stored response
-// is needed) and decodes the stream into normalized events. The zero value is ready to use and
-// safe for concurrent use; each stream it returns is not.
+// Wire is the runtime's side of the Responses wire: its requests carry the whole conversation
+// as input items (no stored response is needed). The zero value is ready to use and safe for
+// concurrent use; each stream it returns is not.
 type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}
@@ -232,12 +195,9 @@ type contentPart struct {
 	Text string `json:"text"`
 }
 
-// NewRequest builds POST {baseURL}/v1/responses streaming req: the conversation as input items
-// (user and system messages with input_text parts, each assistant turn as a message with an
-// output_text part, when it has text or no calls, and a function_call item per call, each tool
-// result as a function_call_output), every tool as a function tool taking any object,
-// reasoning effort "medium" for Thinking, MaxTokens as max_output_tokens, and store false.
-// req.Header is copied onto the request last.
+// NewRequest builds POST {baseURL}/v1/responses streaming req, store false: an assistant turn
+// as a message (when it has text or no calls) and a function_call item per call, a tool result
+// as a function_call_output, Thinking as reasoning effort "medium"; req.Header is copied last.
 func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelRequest) (*http.Request, error) {
 	body := createRequest{Model: req.Model, Input: make([]inputItem, 0, len(req.Messages)), Stream: true, MaxOutputTokens: req.MaxTokens}
 	if req.Thinking {
@@ -269,22 +229,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			return nil, fmt.Errorf("openai-responses request: messages[%d]: unknown role %q", i, m.Role)
 		}
 	}
-	payload, err := jsonwire.MarshalNoHTML(&body)
-	if err != nil {
-		return nil, fmt.Errorf("openai-responses request: %w", err)
-	}
-	url := strings.TrimSuffix(baseURL, "/") + Path
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
-		return nil, fmt.Errorf("openai-responses request: %w", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
-	hr.Header.Set("Authorization", "Bearer streambench")
-	for k, vs := range req.Header {
-		hr.Header[k] = append([]string(nil), vs...)
-	}
-	return hr, nil
+	return jsonwire.NewRequest(ctx, Name, baseURL, Path, &body, req.Header, "Authorization", "Bearer streambench")
 }
 
 // ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError.

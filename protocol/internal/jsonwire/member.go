@@ -8,6 +8,14 @@ package jsonwire
 // member's value (field.key); both are passed, not built, so that a decoder on the hot path
 // never allocates.
 
+// StrTo reads a string for field into *dst unless it is null, which (as in encoding/json)
+// leaves *dst as it was.
+func (s *Scanner) StrTo(dst *[]byte, field string) {
+	if b := s.Str(field); b != nil {
+		*dst = b
+	}
+}
+
 // StrIn reads the object at field (false at null, or on a type error) and its member key into
 // *value as Str does (nil for null).
 func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool) {
