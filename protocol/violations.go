@@ -76,6 +76,14 @@ func runeCut(s string, n int) int {
 	return n
 }
 
+// ErrorText is an error terminal's Observation.Error: its message, "error" when it has none.
+func ErrorText(msg string) string {
+	if msg == "" {
+		return "error"
+	}
+	return msg
+}
+
 // CheckEventStream is the R-headers check every dialect makes: Content-Type text/event-stream.
 func CheckEventStream(h http.Header) []Violation {
 	if ct := h.Get("Content-Type"); !sse.IsEventStream(ct) {

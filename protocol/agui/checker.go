@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -408,7 +407,7 @@ func (c *Checker) judgeArgs(cl *toolCall) {
 	sc := &c.script[si]
 	if sc.Name != cl.name {
 		c.v.Add(RContent, "tool call %q: expected toolCallName %q, saw %q", cl.id, sc.Name, cl.name)
-	} else if !jsonEqual([]byte(sc.Arguments), cl.args) {
+	} else if !jsonwire.Equal([]byte(sc.Arguments), cl.args) {
 		c.v.Add(RContent, "tool call %q (%s): expected arguments %s, saw %s", cl.id, cl.name, protocol.Quote(sc.Arguments, 80), protocol.Quote(cl.args, 80))
 	}
 }
@@ -487,18 +486,6 @@ func (c *Checker) judgeComplete() {
 	if len(missing) > 0 {
 		c.v.Add(RContent, "expected the script's tool calls %s, saw none for them", strings.Join(missing, ", "))
 	}
-}
-
-// jsonEqual reports whether a and b are the same JSON value.
-func jsonEqual(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
 }
 
 func quoted(s *string) string {

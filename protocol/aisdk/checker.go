@@ -2,8 +2,6 @@ package aisdk
 
 import (
 	"bytes"
-	"encoding/json"
-	"reflect"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -418,7 +416,7 @@ func (c *Checker) onToolInput() protocol.Observation {
 	if cl.name != string(f.toolName) {
 		c.v.Add(RParts, "%s %s: expected toolName %q as at its tool-input-start, saw %q", f.typ, cl.id, cl.name, f.toolName)
 	}
-	if len(cl.args) > 0 && !isError && !jsonEqual(cl.args, f.input) {
+	if len(cl.args) > 0 && !isError && !jsonwire.Equal(cl.args, f.input) {
 		c.v.Add(RParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, protocol.Quote(cl.args, 80), protocol.Quote(f.input, 80))
 	}
 	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
@@ -445,7 +443,7 @@ func (c *Checker) judgeInput(cl *call, input []byte) {
 	switch {
 	case sc.Name != cl.name:
 		c.v.Add(RTool, "tool call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.name)
-	case !jsonEqual([]byte(sc.Arguments), input):
+	case !jsonwire.Equal([]byte(sc.Arguments), input):
 		c.v.Add(RTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, protocol.Quote([]byte(sc.Arguments), 80), protocol.Quote(input, 80))
 	}
 }
@@ -601,17 +599,4 @@ func outputName(failed bool) string {
 		return "tool-output-error"
 	}
 	return "tool-output-available"
-}
-
-// jsonEqual reports whether a and b are the same JSON value. It decodes both, so it runs once
-// per tool call, never per delta.
-func jsonEqual(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true // the common case: the SDK re-encodes the parsed deltas as they came
-	}
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
 }

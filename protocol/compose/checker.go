@@ -194,7 +194,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "done", "stopped", "error":
 		c.onTerminal(typ, &t, data)
 		if typ == "error" {
-			return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(t.Error))}
+			return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(t.Error))}
 		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	}
@@ -533,7 +533,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 		if t.Error == nil {
 			c.v.Add(protocol.RFraming, "error: expected an error message, saw %s", protocol.Quote(string(data), 80))
 		}
-		c.terminalDetail = deref(t.Error)
+		c.terminalDetail = jsonwire.Deref(t.Error)
 		// An error the script does not call for is the session's outcome (in_band_error,
 		// from Observation.Error), not a violation: the stream is judged partial.
 		c.unscripted = !c.errorScripted()
@@ -545,14 +545,6 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 // approval nobody decides). Never without ground truth.
 func (c *Checker) errorScripted() bool {
 	return c.s.ScriptedError() || (!c.noTruth && c.s.Expected.Plan.EndsInError())
-}
-
-// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
-func errorOf(msg string) string {
-	if msg == "" {
-		return "error"
-	}
-	return msg
 }
 
 // judgeTerminal checks the terminal against the session. It runs in Finish because the client
@@ -681,13 +673,6 @@ func (c *Checker) finishArgs(all bool) {
 			}
 		}
 	}
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // The frames of nearly every event (text, reasoning and argument deltas) are recognized in the

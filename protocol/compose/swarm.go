@@ -137,7 +137,7 @@ func (c *Checker) observeSwarm(typ string, data []byte) (protocol.Observation, b
 		}
 		ch.openTools = slices.Delete(ch.openTools, j, j+1)
 	case TypeChildDone, TypeChildError:
-		c.onChildClose(ch, typ == TypeChildError, deref(f.Error))
+		c.onChildClose(ch, typ == TypeChildError, jsonwire.Deref(f.Error))
 	}
 	return obs, true
 }
@@ -160,7 +160,7 @@ func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 	if f.Depth == nil || f.ParentRunID == nil || f.RootRunID == nil || f.SubID == nil || f.RunKeyChain == nil {
 		c.v.Add(protocol.RFraming, "swarm_child_start: expected rootRunId, parentRunId, subId, depth, runKey and runKeyChain, saw %s", protocol.Quote(string(data), 120))
 	}
-	ch := &swarmChild{runKey: key, subID: deref(f.SubID), parent: deref(f.ParentRunID), chain: f.RunKeyChain, started: sw.clock()}
+	ch := &swarmChild{runKey: key, subID: jsonwire.Deref(f.SubID), parent: jsonwire.Deref(f.ParentRunID), chain: f.RunKeyChain, started: sw.clock()}
 	if f.Depth != nil {
 		ch.depth = *f.Depth
 	}
@@ -168,7 +168,7 @@ func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 		c.v.Add(RSwarmParentDone, "child %s: expected every child to start before the parent's done, saw swarm_child_start after it", key)
 		ch.parentDone = "the run"
 	}
-	ch.chainOK = c.judgeChain(ch, deref(f.RootRunID))
+	ch.chainOK = c.judgeChain(ch, jsonwire.Deref(f.RootRunID))
 	sw.byKey[key] = len(sw.children)
 	sw.children = append(sw.children, ch)
 	if ch.chainOK && !c.s.NoGroundTruth {

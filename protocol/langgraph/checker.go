@@ -3,7 +3,6 @@ package langgraph
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -342,7 +341,7 @@ func (c *Checker) compare(m *Message, st *streamed) {
 		if len(bytes.TrimSpace(args)) == 0 {
 			args = []byte("{}")
 		}
-		if tc.ID != cl.id || tc.Name != cl.name || !jsonEqual(tc.Args, args) {
+		if tc.ID != cl.id || tc.Name != cl.name || !jsonwire.Equal(tc.Args, args) {
 			st.differs = true
 			c.v.Add(RMessage, "message %s: tool call %d: expected id %q, name %q, args %s as streamed, the state holds id %q, name %q, args %s",
 				m.ID, i, cl.id, cl.name, protocol.Quote(args, 60), tc.ID, tc.Name, protocol.Quote(tc.Args, 60))
@@ -363,7 +362,7 @@ func (c *Checker) judgeCalls(m *Message) {
 		}
 		sc := &c.script[c.nextCall]
 		c.nextCall++
-		if tc.Name != sc.Name || !jsonEqual(tc.Args, []byte(sc.Arguments)) {
+		if tc.Name != sc.Name || !jsonwire.Equal(tc.Args, []byte(sc.Arguments)) {
 			c.v.Add(RContent, "tool call %s: expected %s with args %s, saw %s with args %s", tc.ID, sc.Name, protocol.Quote(sc.Arguments, 60), tc.Name, protocol.Quote(tc.Args, 60))
 		}
 	}
@@ -430,16 +429,4 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 func isObject(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{'
-}
-
-// jsonEqual reports whether a and b are the same JSON value.
-func jsonEqual(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
 }

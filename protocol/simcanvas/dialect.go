@@ -324,14 +324,14 @@ func (c *Checker) onEvent(typ string, p *payload, clip func() string) protocol.O
 		c.completedSeeds(p, true)
 		failed := p.Success != nil && !*p.Success
 		c.completedOK = c.terminals == 0 && !failed && p.Status != simchat.StatusPaused
-		c.onTerminal(typ, failed, deref(p.Error))
+		c.onTerminal(typ, failed, jsonwire.Deref(p.Error))
 		if failed {
-			return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
+			return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(p.Error))}
 		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	case TypeExecutionError:
-		c.onTerminal(typ, true, deref(p.Error))
-		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
+		c.onTerminal(typ, true, jsonwire.Deref(p.Error))
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(p.Error))}
 	case TypeExecutionCancelled:
 		c.onTerminal(typ, true, "cancelled")
 		return protocol.Observation{Kind: protocol.FrameTerminal}
@@ -423,14 +423,6 @@ func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	}
 }
 
-// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
-func errorOf(msg string) string {
-	if msg == "" {
-		return "error"
-	}
-	return msg
-}
-
 func (c *Checker) wantTerminal() string {
 	if c.s.ScriptedError() {
 		return TypeExecutionError
@@ -478,13 +470,6 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		c.tracker.Finish(mode)
 	}
 	return c.v.List()
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // validTimestamp reports whether ts is an RFC 3339 timestamp. A timestamp in the same second as

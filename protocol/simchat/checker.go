@@ -141,7 +141,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if f.Chunk != nil {
 		c.v.Add(protocol.RFraming, "expected %q frames without a chunk key, saw %s", *f.Event, protocol.Quote(string(data), 80))
 	}
-	blockID := deref(f.BlockID)
+	blockID := jsonwire.Deref(f.BlockID)
 	switch *f.Event {
 	case "chunk_reset":
 		if !c.afterTerminal("chunk_reset") {
@@ -159,9 +159,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		if f.Error == nil {
 			c.v.Add(protocol.RFraming, "expected an error terminal with an \"error\" message, saw %s", protocol.Quote(string(data), 80))
 		}
-		c.onTerminal("error", true, deref(f.Error))
-		c.judgeErrorSeeds(deref(f.Error))
-		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(f.Error))}
+		c.onTerminal("error", true, jsonwire.Deref(f.Error))
+		c.judgeErrorSeeds(jsonwire.Deref(f.Error))
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(f.Error))}
 	case "stream_error":
 		c.afterTerminal("stream_error")
 		return protocol.Observation{Kind: protocol.FrameOther}
@@ -190,7 +190,7 @@ func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if !c.afterTerminal("an answer chunk") {
-		c.tracker.Chunk(deref(f.BlockID), *f.Chunk)
+		c.tracker.Chunk(jsonwire.Deref(f.BlockID), *f.Chunk)
 	}
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*f.Chunk), Tokens: c.tokens.Text(*f.Chunk)}
 }
@@ -286,17 +286,9 @@ func (c *Checker) onFinal(f *frame, data []byte) protocol.Observation {
 	c.judgeFinalSeeds(&d)
 	c.onTerminal("final", !*d.Success, d.Error)
 	if !*d.Success {
-		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(d.Error)}
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(d.Error)}
 	}
 	return protocol.Observation{Kind: protocol.FrameTerminal}
-}
-
-// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
-func errorOf(msg string) string {
-	if msg == "" {
-		return "error"
-	}
-	return msg
 }
 
 // findRedacted walks a final envelope and returns the path of the first arguments, input,
@@ -446,13 +438,6 @@ func indexCall(calls []scenarios.ScriptToolCall, id string) int {
 		}
 	}
 	return -1
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // plainChunk recognizes the answer frame exactly as the Writer encodes it,

@@ -1,5 +1,11 @@
 package jsonwire
 
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+)
+
 // Raw consumes and validates the next value, whatever its kind, and returns its bytes as they
 // are in the frame (nil at an error). A checker that compares a nested value (a tool call's
 // input object, say) keeps these bytes instead of decoding the value on every frame.
@@ -14,4 +20,25 @@ func (s *Scanner) Raw() []byte {
 		return nil
 	}
 	return s.data[start:s.pos]
+}
+
+// Equal reports whether a and b are the same JSON value. Unless they are equal bytes it decodes
+// both, so a checker calls it once per tool call, never per delta.
+func Equal(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// Deref is *p, "" for nil: an optional string member as decoded.
+func Deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
