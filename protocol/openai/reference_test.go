@@ -104,7 +104,7 @@ func FuzzParserMatchesReference(f *testing.F) {
 // BenchmarkDecodeTextTurnEncodingJSON is BenchmarkDecodeTextTurn with the encoding/json
 // reference parser, to show what the scanner saves.
 func BenchmarkDecodeTextTurnEncodingJSON(b *testing.B) {
-	wiretest.BenchDecode(b, writeTurn(b, wiretest.TextTurn(), testMeta, true), func(r io.Reader) protocol.ModelStream {
+	wiretest.BenchDecode(b, writeTurn(b, wiretest.TextTurn(256), testMeta, true), func(r io.Reader) protocol.ModelStream {
 		return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(r)}, parse: referenceUnmarshal}
 	})
 }

@@ -15,11 +15,11 @@ import (
 
 // The bodies of the table tests and benchmarks every provider wire runs over its own rows.
 
-// TextTurn is a 256-frame answer of one short word per frame, the common shape at load.
-func TextTurn() *scenarios.ScriptTurn {
+// TextTurn is an answer of n short words, one per frame: the common shape at load.
+func TextTurn(n int) *scenarios.ScriptTurn {
 	words := []string{"stream ", "bench ", "token ", "the ", "quick ", "fox\n", "\"quoted\" ", "é "}
-	turn := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: 10, OutputTokens: 256}
-	for i := range 256 {
+	turn := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: 10, OutputTokens: n}
+	for i := range n {
 		turn.Steps = append(turn.Steps, scenarios.Step{Kind: scenarios.StepText, Text: words[i%len(words)], Tokens: 1})
 	}
 	return turn

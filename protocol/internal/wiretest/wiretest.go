@@ -1,8 +1,7 @@
-// Package wiretest is the test suite the provider wires (protocol/openai, protocol/anthropic)
-// share: playing a script turn through a wire's stream writer, draining a ModelStream with
-// its invariants checked, the accumulation a turn must decode to, golden files, the round trip
-// of the whole embedded scenario library, and the comparison of each wire's fast parser with
-// its encoding/json reference (fuzz body and mutation sweep). Only tests import it.
+// Package wiretest is the test suite the provider wires share: a script turn played through a
+// wire's stream writer, a ModelStream drained with its invariants checked, golden files, the
+// round trip of the embedded library, and each wire's fast parser compared with its
+// encoding/json reference. Only tests import it.
 package wiretest
 
 import (
@@ -28,8 +27,8 @@ type TurnWriter interface {
 }
 
 // SmallTurn is a turn with thinking, text and two tool calls whose arguments arrive in pieces,
-// with characters that need escaping on the way; its tool call ids start with toolIDPrefix
-// ("call_" on OpenAI, "toolu_" on Anthropic), so golden files look like each wire's own.
+// with characters that need escaping; its tool call ids start with toolIDPrefix ("call_"), so
+// golden files look like each wire's own.
 func SmallTurn(toolIDPrefix string) *scenarios.ScriptTurn {
 	return &scenarios.ScriptTurn{
 		Steps: []scenarios.Step{
@@ -51,26 +50,28 @@ func SmallTurn(toolIDPrefix string) *scenarios.ScriptTurn {
 	}
 }
 
-// WriteTurn plays turn through w the way the mock does, honouring ErrorAfterStep.
+// WriteTurn plays turn through w the way the mock does: the error frame after step
+// ErrorAfterStep (after every step when it is past the last) ends the stream, else Finish.
 func WriteTurn(t testing.TB, w TurnWriter, turn *scenarios.ScriptTurn) {
 	t.Helper()
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range turn.Steps {
-		if err := w.Step(turn, &turn.Steps[i]); err != nil {
+	must := func(err error) {
+		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	must(w.Start())
+	for i := range turn.Steps {
+		must(w.Step(turn, &turn.Steps[i]))
 		if turn.ErrorAfterStep == i {
-			if err := w.Error(turn.ErrorMessage); err != nil {
-				t.Fatal(err)
-			}
+			must(w.Error(turn.ErrorMessage))
 			return
 		}
 	}
-	if err := w.Finish(turn); err != nil {
-		t.Fatal(err)
+	if turn.ErrorAfterStep >= len(turn.Steps) {
+		must(w.Error(turn.ErrorMessage))
+		return
 	}
+	must(w.Finish(turn))
 }
 
 // Accumulated is what a runtime builds from a decoded turn.
