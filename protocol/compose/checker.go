@@ -42,22 +42,6 @@ type typed struct {
 	Error  *string `json:"error"`
 }
 
-// ignoredTypes are the seed's event families the checker accepts without judging them.
-var ignoredPrefixes = [...]string{"task.", "plan.", "approval.", "swarm_"}
-
-func ignoredType(t string) bool {
-	switch t {
-	case "timing", "trace", "action", "conclave":
-		return true
-	}
-	for _, p := range ignoredPrefixes {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // call is one tool call's argument stream, keyed by call id in order of first delta.
 type call struct {
 	id, toolName string
@@ -66,8 +50,7 @@ type call struct {
 }
 
 // indexBinding ties a tool_args_delta index to the call that last introduced it with an id:
-// real runtimes (LangChain's tool_call_chunks) send id and toolName on a call's first delta
-// only and correlate the rest by index (docs/PROTOCOLS.md, "Variants real runtimes send").
+// LangChain's tool_call_chunks name the call on its first delta only (docs/PROTOCOLS.md).
 type indexBinding struct {
 	index, call int
 }
@@ -78,34 +61,27 @@ type settledTool struct {
 	failed bool
 }
 
-// Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
-// R-compose-thinking, R-terminal, R-framing and the swarm rules (swarm.go). Not safe for concurrent use; one per stream.
+// Checker judges one compose stream: every compose rule of docs/PROTOCOLS.md (the plan's in
+// plan.go, the swarm's in swarm.go). Not safe for concurrent use; one per stream.
 type Checker struct {
-	s *protocol.Session
-	// noTruth: Session.NoGroundTruth, structure only.
-	noTruth bool
-	// stopped: the client sent a stop request (StopSent), so the stream must end stopped.
-	stopped bool
-	// unscripted: the terminal was an error the script does not call for (the session's
-	// in_band_error outcome): Finish judges the stream as a partial one.
-	unscripted bool
-	v          protocol.Violations
-	text       jsonwire.Cursor // text deltas against every turn's text
-	textOK     bool
-	// thinking: the reasoning text cursor and the thinking_start/end balance.
-	thinking     jsonwire.Cursor // reasoning against every turn's thinking
-	thinkingOK   bool
-	thinkingOpen bool
-	calls        []call
-	byIndex      []indexBinding // each wire index's current call
-	openTools    []string       // toolNames of tool_start frames not yet closed, in order
-	startedCalls []int          // per tool_start, the index into calls (or -1)
-	settled      []settledTool
-	terminal     string // the first terminal's type
-	// terminalDetail is the stopped reason or error message; completeAtTerminal is whether the
-	// whole answer had arrived when the terminal did.
-	terminalDetail     string
-	completeAtTerminal bool
+	s                  *protocol.Session
+	noTruth            bool // Session.NoGroundTruth, structure only
+	stopped            bool // the client sent a stop request, so the stream must end stopped
+	unscripted         bool // an error terminal the script does not call for: judged partial
+	v                  protocol.Violations
+	text               jsonwire.Cursor // text deltas against every turn's text
+	textOK             bool
+	thinking           jsonwire.Cursor // reasoning against every turn's thinking
+	thinkingOK         bool
+	thinkingOpen       bool
+	calls              []call
+	byIndex            []indexBinding // each wire index's current call
+	openTools          []string       // toolNames of tool_start frames not yet closed, in order
+	startedCalls       []int          // per tool_start, the index into calls (or -1)
+	settled            []settledTool
+	terminal           string // the first terminal's type
+	terminalDetail     string // the stopped reason or error message
+	completeAtTerminal bool   // the whole answer had arrived when the terminal did
 	terminals          int
 	receipts           int
 	done               bool
@@ -117,8 +93,8 @@ type Checker struct {
 	swarm              swarmState             // swarm children (swarm.go)
 }
 
-// StopSent tells the checker the client sent a stop request: from then on the stream must end
-// with stopped (or done, if the answer was complete before the stop arrived).
+// StopSent tells the checker the client sent a stop request: the stream must end stopped (or
+// done, if the answer was complete before the stop arrived).
 func (c *Checker) StopSent() { c.stopped = true }
 
 // NewChecker returns a checker for one stream of s.
@@ -184,7 +160,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		if obs, ok := c.observeSwarm(typ, data); ok { // swarm.go
 			return obs
 		}
-		if ignoredType(typ) {
+		if strings.HasPrefix(typ, "swarm_") { // other swarm frames are not judged
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
 		c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, protocol.Quote(string(data), 80))
@@ -262,10 +238,9 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta), Tokens: c.tokens.Thinking(*t.Delta)}
 }
 
-// onArgsDelta follows one tool_args_delta. The protocol needs only what correlation needs: a
-// call's first delta names its id (and toolName, on that or a later delta); later deltas may
-// carry the id or only the index; argsDelta may be absent or empty on any delta (LangChain's
-// first chunk carries none). See docs/PROTOCOLS.md, "Variants real runtimes send".
+// onArgsDelta follows one tool_args_delta: a call's first delta names its id (its toolName on
+// that or a later one), later ones the id or only the index, and argsDelta may be absent or
+// empty on any (docs/PROTOCOLS.md, "Variants real runtimes send").
 func (c *Checker) onArgsDelta(t *typed, data []byte) {
 	ci := c.findCall(t.ID, t.Index)
 	if ci < 0 && t.ID == "" {
@@ -298,8 +273,7 @@ func (c *Checker) onArgsDelta(t *typed, data []byte) {
 	cl.args = append(cl.args, *t.ArgsDelta...)
 }
 
-// findCall returns the call a delta belongs to: by id when it carries one, else by the call
-// its index is bound to; -1 when there is none.
+// findCall returns the call a delta belongs to, by id, else by index; -1 for none.
 func (c *Checker) findCall(id string, index *int) int {
 	if id != "" {
 		for i := range c.calls {
@@ -320,8 +294,7 @@ func (c *Checker) findCall(id string, index *int) int {
 	return -1
 }
 
-// bindIndex makes index refer to call ci: the latest call introduced at an index owns it, so a
-// later turn reusing index 0 rebinds it with its first (id-bearing) delta.
+// bindIndex makes index refer to call ci: a later turn reusing an index rebinds it.
 func (c *Checker) bindIndex(index *int, ci int) {
 	if index == nil {
 		return
@@ -335,11 +308,10 @@ func (c *Checker) bindIndex(index *int, ci int) {
 	c.byIndex = append(c.byIndex, indexBinding{index: *index, call: ci})
 }
 
-// onToolStart opens a tool and judges its input against the call's streamed arguments:
-// tool_start carries no id, so the call is the earliest not yet started one with the same
-// toolName whose streamed arguments equal the input, else the earliest of that toolName. A
-// call that is never started is one the runtime declined to run (an unknown tool, say), which
-// the protocol allows, so it must not capture a later call's tool_start.
+// onToolStart opens a tool and judges its input against the call's streamed arguments. It
+// carries no id, so its call is the earliest unstarted one of its toolName whose arguments
+// equal the input, else the earliest of that toolName: a call the runtime declined to run
+// must not capture a later call's tool_start.
 func (c *Checker) onToolStart(t *typed, data []byte) {
 	if t.ToolName == "" {
 		c.v.Add(protocol.RFraming, "tool_start: expected a toolName, saw %s", protocol.Quote(string(data), 80))
@@ -356,8 +328,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 			}
 		}
 	}
-	// Only when several calls could own it are the streamed arguments compared: the common
-	// case (one open call of that toolName) decodes nothing extra.
+	// Only when several calls could own it are the arguments compared: one decodes nothing extra.
 	for i := ci; candidates > 1 && inputErr == nil && i < len(c.calls); i++ {
 		if c.calls[i].started || c.calls[i].toolName != t.ToolName {
 			continue
@@ -389,8 +360,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 	}
 }
 
-// judgeArgs parses a call's streamed arguments and compares them with the script (with ground
-// truth).
+// judgeArgs parses a call's streamed arguments and compares them with the script.
 func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	var got any
 	if err := json.Unmarshal(cl.args, &got); err != nil {
@@ -419,8 +389,8 @@ func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	return got, true
 }
 
-// sameArgs compares a tool_start input with the streamed arguments. A runtime may hide the
-// "_sim" directive (streambench's own simulation control) from the input it shows.
+// sameArgs compares a tool_start input with the streamed arguments; a runtime may hide the
+// "_sim" directive (streambench's simulation control) from the input.
 func sameArgs(args, input any) bool {
 	if reflect.DeepEqual(args, input) {
 		return true
@@ -445,11 +415,9 @@ func (c *Checker) scripted(id string) (scenarios.ScriptToolCall, bool) {
 	return scenarios.ScriptToolCall{}, false
 }
 
-// onToolEnd closes an open tool_start of the same toolName and checks the settled outcome
-// against the script (unless the client stopped or aborted, when tools settle cancelled).
-// tool_end carries no call id and parallel tools may settle in any order, so among open tools
-// of that toolName it closes the earliest whose scripted outcome agrees with failed, else the
-// earliest (whose outcome is then reported).
+// onToolEnd closes an open tool_start of its toolName. It carries no call id and parallel tools
+// settle in any order, so it closes the earliest whose scripted outcome agrees with failed,
+// else the earliest (whose outcome is then reported).
 func (c *Checker) onToolEnd(t *typed, data []byte) {
 	if t.Failed == nil {
 		// failed is how the seed says to read a tool's result; output is informational.
@@ -490,7 +458,7 @@ func (c *Checker) outcomeAgrees(ci int, failed bool) bool {
 }
 
 // judgeOutcomes checks each settled tool against its scripted outcome, unless the client
-// stopped or aborted (tools then settle cancelled, reported as failed).
+// stopped or aborted (tools then settle cancelled).
 func (c *Checker) judgeOutcomes() {
 	if c.stopped || c.s.Aborted || c.noTruth {
 		return
@@ -506,8 +474,8 @@ func (c *Checker) judgeOutcomes() {
 	}
 }
 
-// afterTerminal reports a frame that arrived after the terminal (only a receipt and [DONE]
-// may), and whether it did: such a frame is R-terminal's finding alone, not judged further.
+// afterTerminal reports whether a frame came after the terminal (only a receipt and [DONE]
+// may): R-terminal's finding alone, not judged further.
 func (c *Checker) afterTerminal(what string) bool {
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only a receipt and [DONE] after %s, saw %s", c.terminal, what)
@@ -534,23 +502,18 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 			c.v.Add(protocol.RFraming, "error: expected an error message, saw %s", protocol.Quote(string(data), 80))
 		}
 		c.terminalDetail = jsonwire.Deref(t.Error)
-		// An error the script does not call for is the session's outcome (in_band_error,
-		// from Observation.Error), not a violation: the stream is judged partial.
 		c.unscripted = !c.errorScripted()
 	}
 }
 
 // errorScripted reports whether the script ends the run in an error terminal: the provider
-// fails, or the scripted plan ends the run in error (a rejection with onReject error, an
-// approval nobody decides). Never without ground truth.
+// fails or the plan ends in error. Never without ground truth.
 func (c *Checker) errorScripted() bool {
 	return c.s.ScriptedError() || (!c.noTruth && c.s.Expected.Plan.EndsInError())
 }
 
-// judgeTerminal checks the terminal against the session. It runs in Finish because the client
-// sets Aborted only when the stream is over. An error terminal is never judged here: a scripted
-// one is what the script says (a plan's is R-plan-outcome's, plan.go), an unscripted one the
-// session's outcome.
+// judgeTerminal checks a done or stopped terminal against the session, in Finish since the
+// client sets Aborted only then (an error terminal is the script's or the session's outcome).
 func (c *Checker) judgeTerminal() {
 	perr := c.s.Expected.ProviderError
 	switch c.terminal {
@@ -607,11 +570,9 @@ func (c *Checker) onDone() protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	// clean: the stream ran to its end. A cut (streamErr: a transport or decode error, a stall,
-	// a truncation), an abort and an unscripted error are judged on what arrived only.
+	// A cut, aborted or unscripted-error stream is judged on what arrived only; one that claims
+	// to have finished normally owes everything scripted (a wrong terminal is R-terminal's alone).
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
-	// full: the run claims to have finished normally, so everything scripted must have arrived.
-	// A wrong terminal (stopped unasked, done despite a stop) is R-terminal's finding alone.
 	full := clean && !c.noTruth && c.s.Expected.ProviderError == "" && c.terminal == "done" && !c.stopped
 	if clean {
 		if c.terminals == 0 {
@@ -642,11 +603,9 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.List()
 }
 
-// finishArgs judges, when the stream had to show every completed turn, the arguments of calls
-// never closed by a tool_start and scripted calls whose arguments never arrived. A call without
-// a tool_start is allowed: the runtime may decline to run it (compose-market/runtime answers a
-// call of a tool it does not have with an error tool message and no tool_start/tool_end), but
-// its streamed arguments must still be the scripted ones.
+// finishArgs judges, when every completed turn was owed, the arguments of calls without a
+// tool_start (a runtime may decline to run a call of a tool it does not have) and scripted
+// calls whose arguments never came.
 func (c *Checker) finishArgs(all bool) {
 	if !all {
 		return
@@ -675,11 +634,10 @@ func (c *Checker) finishArgs(all bool) {
 	}
 }
 
-// The frames of nearly every event (text, reasoning and argument deltas) are recognized in the
-// exact shape the Writer encodes them and judged without decoding JSON, because the checker's
-// per-event cost is the load generator's. The fast path only ever accepts what the general path
-// would accept without a violation; anything else (another key order, whitespace, \u escapes,
-// a mismatch) takes the general path, which reaches the verdict and the detail.
+// Nearly every frame (text, reasoning and argument deltas) is recognized in the exact shape
+// the Writer encodes and judged without decoding JSON, since the checker's per-event cost is the
+// load generator's. The fast path accepts only what the general path would accept without a
+// violation; anything else takes the general path.
 const (
 	textOpen      = `{"choices":[{"delta":{"content":"`
 	textEnd       = `"}}]}`
@@ -721,8 +679,7 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	return protocol.Observation{}, false
 }
 
-// stringField decodes the JSON string body at the start of b into the checker's scratch
-// buffer and requires end to follow its closing quote.
+// stringField decodes the JSON string body at b into c.scratch; end must follow it.
 func (c *Checker) stringField(b []byte, end string) ([]byte, bool) {
 	var rest []byte
 	var ok bool
@@ -813,9 +770,9 @@ func indexTail(rest []byte) (int, bool) {
 	return index, true
 }
 
-// appendJSONBody decodes the body of a JSON string (b starts after the opening quote) onto dst.
-// It handles the short escapes; \u escapes, control characters and invalid UTF-8 make it give
-// up (ok false). rest starts at the closing quote.
+// appendJSONBody decodes the body of a JSON string (b starts after the opening quote) onto dst,
+// its short escapes only: \u escapes, control characters and invalid UTF-8 give up (ok false).
+// rest starts at the closing quote.
 func appendJSONBody(dst, b []byte) (out, rest []byte, ok bool) {
 	start, ascii := len(dst), true
 	for i := 0; i < len(b); i++ {

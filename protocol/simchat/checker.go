@@ -127,7 +127,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.fastThinking(text) {
 		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
-		c.thinkingUnits += utf16LenBytes(text)
+		c.thinkingUnits += utf16Len(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
@@ -175,7 +175,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 // bounds it, so it never crosses the cap).
 func (c *Checker) fastThinking(text []byte) bool {
 	if c.noTruth {
-		return c.thinkingUnits+utf16LenBytes(text) <= ThinkingCapUnits
+		return c.thinkingUnits+utf16Len(text) <= ThinkingCapUnits
 	}
 	return c.thinkingOK && jsonwire.Advance(&c.thinking, text)
 }
