@@ -1,8 +1,7 @@
 // Package compose is the compose dialect: the Compose agent stream (POST /agent/{id}/stream)
-// with OpenAI-style text deltas, typed reasoning, thinking, tool-argument and tool lifecycle
-// events, timing marks, a done/stopped/error terminal, a named receipt event and a raw [DONE];
-// plus the stop request. It holds the frame Writer the reference runtime encodes with, the
-// Dialect (and Stopper) the load generator drives and the Checker that judges a stream.
+// of OpenAI-style text deltas and typed events (reasoning, tools, timing, plans, swarm
+// children) up to a done/stopped/error terminal, a receipt and a raw [DONE], and the stop and
+// approval requests: the frame Writer, the Dialect and the Checker.
 package compose
 
 import (
@@ -27,8 +26,7 @@ var (
 // Name is the dialect's CLI and mix name.
 const Name = "compose"
 
-// Dialect is the compose client side: its options configure a Client. Stateless and safe for
-// concurrent use.
+// Dialect is the compose client side: its options configure a Client. Safe for concurrent use.
 type Dialect struct{}
 
 // New returns the compose dialect.
@@ -69,7 +67,7 @@ func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, erro
 // NewClient returns a client on the default paths, for tests and library users.
 func NewClient() *Client { return &Client{path: DefaultPath, stopPath: DefaultStopPath} }
 
-// Client is a configured compose client. Immutable and safe for concurrent use.
+// Client is a configured compose client. Safe for concurrent use.
 type Client struct{ path, stopPath string }
 
 // Label is the dialect's name.
@@ -78,23 +76,20 @@ func (*Client) Label() string { return Name }
 // Sees is true for every frame kind: no policy applies to compose.
 func (*Client) Sees(protocol.FrameKind) bool { return true }
 
-// RequestBody is the agent stream request. The reference runtime decodes the same type.
+// RequestBody is the agent stream request, which the reference runtime decodes too.
 type RequestBody struct {
 	Message  *string `json:"message"`
 	ThreadID string  `json:"threadId,omitempty"`
 }
 
-// Path templates: the stream path has the placeholder {agent} (the agent id, s.Target); the
-// stop path has {agent} and {run} (the run id from the stream's RunIDHeader).
+// Path templates: {agent} is the agent id (s.Target), {run} the stream's RunIDHeader.
 const (
 	DefaultPath     = "/agent/{agent}/stream"
 	DefaultStopPath = "/agent/{agent}/runs/{run}/stop"
 )
 
-// StopPathFor is the stop path template a session uses: stopPath when set; the default with
-// the default stream path; else, for a stream path ending in /stream, the same prefix with
-// /runs/{run}/stop (a runtime that mounts its agent routes under a prefix mounts both).
-// Any other customised stream path needs an explicit stop path.
+// StopPathFor is the stop path template: stopPath when set, else the default's for the default
+// path, else /stream replaced by /runs/{run}/stop (another path needs an explicit stop path).
 func StopPathFor(path, stopPath string) (string, error) {
 	switch {
 	case stopPath != "":
@@ -107,8 +102,7 @@ func StopPathFor(path, stopPath string) (string, error) {
 	return "", fmt.Errorf("stop path: stream path %q does not end in /stream, so the stop path cannot be derived; set it (placeholders {agent}, {run})", path)
 }
 
-// NewRequest builds POST {baseURL}{path, default /agent/{agent}/stream} with
-// {"message","threadId"}.
+// NewRequest builds POST {baseURL}{path} with {"message","threadId"}.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body, err := json.Marshal(RequestBody{Message: &s.Input, ThreadID: s.ID})
 	if err != nil {
@@ -122,8 +116,7 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 	return req, nil
 }
 
-// NewStopRequest builds POST {baseURL}{stop path, default /agent/{agent}/runs/{run}/stop},
-// with the run id the stream's response header named.
+// NewStopRequest builds POST {baseURL}{stop path} for the run resp's header named.
 func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
 	runID := resp.Header.Get(RunIDHeader)
 	if runID == "" {

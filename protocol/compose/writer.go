@@ -41,9 +41,8 @@ type Display struct {
 	Summary string `json:"summary"`
 }
 
-// Writer writes compose agent-stream frames to an io.Writer, one Write call per frame, built in
-// a reused buffer so per-token frames allocate nothing. Flushing is the caller's job. Not safe
-// for concurrent use.
+// Writer writes compose agent-stream frames, one Write per frame built in a reused buffer.
+// Flushing is the caller's job. Not safe for concurrent use.
 type Writer struct {
 	w   io.Writer
 	buf []byte
@@ -100,8 +99,8 @@ func (w *Writer) ToolArgsDelta(id, toolName, argsDelta string, index int) error 
 	return w.end(b)
 }
 
-// ToolStart writes tool_start with the call's full input (a JSON value), its invoke text and
-// display hint. Input is compacted so it fits on the frame's one data line.
+// ToolStart writes tool_start with the call's full input (compacted to the frame's one data
+// line), its invoke text and display hint.
 func (w *Writer) ToolStart(toolName string, input json.RawMessage, content string, display Display) error {
 	b := w.begin("tool_start")
 	b = append(b, `,"toolName":`...)
@@ -191,8 +190,7 @@ func (w *Writer) Done() error {
 	return w.write(append(w.buf[:0], "data: [DONE]\n\n"...))
 }
 
-// Raw writes p as the data of one frame, unchecked, so a runtime's fault switches can send
-// deliberately wrong frames. Line breaks in p become separate data lines.
+// Raw writes p as the data of one frame, unchecked, for a runtime's fault switches.
 func (w *Writer) Raw(p []byte) error {
 	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
 }
@@ -234,9 +232,8 @@ func appendDisplay(b []byte, d Display) []byte {
 	return append(b, '}')
 }
 
-// appendCompact appends the JSON value raw without insignificant whitespace (so it cannot break
-// the data line), and fails on invalid JSON rather than sending a frame no client can read.
-// An empty raw is sent as an empty object.
+// appendCompact appends the JSON value raw (empty: {}) without whitespace, so it cannot break the
+// data line; invalid JSON is an error rather than a frame no client can read.
 func appendCompact(b []byte, raw json.RawMessage) ([]byte, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return append(b, "{}"...), nil

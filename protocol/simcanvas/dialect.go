@@ -1,9 +1,7 @@
 // Package simcanvas is the sim-canvas dialect: Sim's execution-events stream
-// (POST /api/workflows/{id}/execute), always opted in to agent-events, with every frame wrapped
-// in an envelope that carries a per-stream increasing eventId. It holds the frame Writer the
-// reference runtime encodes with, the Dialect the load generator drives and the Checker that
-// judges a stream by rule ID. The answer model (blocks, chunk_reset, tool lifecycle) is
-// simchat.Tracker: the canvas forwards the same event sink as public chat.
+// (POST /api/workflows/{id}/execute), always opted in to agent-events, every frame in an
+// envelope with a per-stream increasing eventId: the frame Writer, the Dialect and the Checker
+// (its answer model simchat.Tracker: the canvas forwards the same event sink as public chat).
 package simcanvas
 
 import (
@@ -32,8 +30,7 @@ var (
 // Name is the dialect's CLI and mix name.
 const Name = "sim-canvas"
 
-// Dialect is the sim-canvas client side: its options configure a Client. Stateless and safe
-// for concurrent use.
+// Dialect is the sim-canvas client side: its options configure a Client. Safe for concurrent use.
 type Dialect struct{}
 
 // New returns the sim-canvas dialect.
@@ -42,8 +39,7 @@ func New() *Dialect { return &Dialect{} }
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// vars binds the options Configure accepts to c's settings; thinks is modelThinking, which c
-// keeps the other way round.
+// vars binds the options Configure accepts to c's settings (thinks: modelThinking).
 func vars(c *Client, thinks *bool) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the execute path template, placeholder {workflow}", Default: DefaultPath, Placeholders: []string{"workflow"}}, &c.path),
@@ -76,21 +72,15 @@ func NewClient() *Client {
 	return &Client{path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
 }
 
-// Client is a configured sim-canvas client. The canvas is always opted in: it is sent every
-// frame. Immutable and safe for concurrent use.
+// Client is a configured sim-canvas client, always opted in. Safe for concurrent use.
 type Client struct {
-	path string
-	// redacted: the workflow redacts PII, so its client is sent no live frames (redact.go).
-	redacted bool
-	// reconnectPath is the reconnect endpoint's template (reconnect.go).
-	reconnectPath string
-	// noModelThinking and cancelPath: see seeds.go.
-	noModelThinking bool
-	cancelPath      string
+	path, reconnectPath, cancelPath string
+	redacted                        bool // the workflow redacts PII: no live frames (redact.go)
+	noModelThinking                 bool
 }
 
-// Label is the dialect's name, with "-redacted" for a workflow that redacts PII (its streams
-// have no live frames, so their latencies are apart).
+// Label is the dialect's name, with "-redacted" for a workflow that redacts PII (no live
+// frames, so its latencies are apart).
 func (c *Client) Label() string {
 	if c.redacted {
 		return Name + "-redacted"
@@ -98,9 +88,8 @@ func (c *Client) Label() string {
 	return Name
 }
 
-// Sees is true for every frame kind (no policy applies to the canvas), except that a workflow
-// that redacts PII sends no live frames (no answer text, reset, thinking or tool frames), and
-// a model without thinking sends no thinking.
+// Sees is true for every frame kind but the live ones of a workflow that redacts PII and
+// thinking from a model without it.
 func (c *Client) Sees(k protocol.FrameKind) bool {
 	if c.redacted {
 		switch k {
@@ -111,25 +100,21 @@ func (c *Client) Sees(k protocol.FrameKind) bool {
 	return k != protocol.FrameThinking || !c.noModelThinking
 }
 
-// AnswerSettled is true for a workflow that redacts PII: its answer comes settled, with
-// block:completed, never streamed.
+// AnswerSettled is true for a workflow that redacts PII: its answer comes with block:completed.
 func (c *Client) AnswerSettled() bool { return c.redacted }
 
 // RequestBody is the workflow execute request. The reference runtime decodes the same type.
 type RequestBody struct {
 	Input  *string `json:"input"`
 	Stream bool    `json:"stream"`
-	// Resumable asks the runtime to keep the execution for a reconnect (streambench's
-	// extension, reconnect.go): it then runs on when its client drops, for a bounded time.
+	// Resumable asks the runtime to keep the execution for a reconnect (reconnect.go).
 	Resumable bool `json:"resumable,omitempty"`
 }
 
-// DefaultPath is the execute path template; its placeholder {workflow} is the workflow id
-// (s.Target).
+// DefaultPath is the execute path template ({workflow}: the workflow id, s.Target).
 const DefaultPath = "/api/workflows/{workflow}/execute"
 
-// NewRequest builds POST {baseURL}{path, default /api/workflows/{workflow}/execute} with
-// {"input","stream":true}.
+// NewRequest builds POST {baseURL}{path} with {"input","stream":true}.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body, err := json.Marshal(RequestBody{Input: &s.Input, Stream: true, Resumable: s.Expected.Client.Reconnect != nil})
 	if err != nil {
@@ -170,52 +155,46 @@ type envelope struct {
 
 // payload is every field an event's data may carry.
 type payload struct {
-	BlockID string  `json:"blockId"`
-	Chunk   *string `json:"chunk"`
-	Text    *string `json:"text"`
-	Phase   string  `json:"phase"`
-	ID      string  `json:"id"`
-	Name    string  `json:"name"`
-	Status  string  `json:"status"`
-	Success *bool   `json:"success"`
-	Error   *string `json:"error"`
-	// Output is a completed event's output (seeds.go); Status is also a paused execution's.
-	Output json.RawMessage `json:"output"`
+	BlockID string          `json:"blockId"`
+	Chunk   *string         `json:"chunk"`
+	Text    *string         `json:"text"`
+	Phase   string          `json:"phase"`
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Status  string          `json:"status"` // a tool's, or a paused execution's
+	Success *bool           `json:"success"`
+	Error   *string         `json:"error"`
+	Output  json.RawMessage `json:"output"`
 }
 
-// Checker judges one sim-canvas stream: the envelope (R-framing: shape, increasing eventId,
-// one execution), R-converge, R-reset-scope and R-no-thinking-in-answer through the shared
-// agent-events tracker, R-tool-lifecycle and R-terminal. Not safe for concurrent use.
+// Checker judges one sim-canvas stream: the envelope, the agent-events answer through the
+// shared tracker, the tool lifecycle, the terminal and the seed rules. Not safe for concurrent
+// use.
 type Checker struct {
 	s           *protocol.Session
 	v           protocol.Violations
 	tracker     *simchat.Tracker
 	lastEventID int64
-	// lastSecond is the date and time to the second ("2006-01-02T15:04:05") of the last
-	// timestamp time.Parse accepted: later ones in the same second need only a suffix check.
+	// lastSecond is the last timestamp time.Parse accepted, to the second: later ones in the
+	// same second need only a suffix check.
 	lastSecond  string
 	executionID string
 	workflowID  string
 	frames      int
 	terminals   int
 	cancelled   bool // the terminal was execution:cancelled
-	// unscripted: the terminal was a failure the script does not call for (the session's
-	// in_band_error outcome): Finish judges the stream as a partial one.
-	unscripted bool
-	// completedOK: the terminal was execution:completed, successful and not paused.
-	completedOK bool
-	generalOnly bool // the fast path is off: tests comparing it with the general path, redacted and resumed streams
+	unscripted  bool // a failure terminal the script does not call for: judged partial
+	completedOK bool // the terminal was execution:completed, successful and not paused
+	generalOnly bool // no fast path: tests comparing it, redacted and resumed streams
 	done        bool
 	afterDone   int
-	tokens      scenarios.TokenCounter // output tokens per frame, for the token metrics
-	// redacted is set for a workflow that redacts PII (redact.go); reconnect for a stream
-	// resumed after a drop (reconnect.go).
-	redacted  bool
-	redact    redactState
-	reconnect *reconnectState
+	tokens      scenarios.TokenCounter
+	redacted    bool // the workflow redacts PII (redact.go)
+	redact      redactState
+	reconnect   *reconnectState // the stream was resumed after a drop (reconnect.go)
 	// The seed rules' state (seeds.go).
 	noModelThinking bool
-	thinkingUnits   int // stream:thinking text seen in UTF-16 code units, for R-thinking-cap
+	thinkingUnits   int // stream:thinking text seen, in UTF-16 code units
 	stopSent        bool
 	timeoutAsCancel bool
 }
@@ -346,10 +325,7 @@ func (c *Checker) onChunk(p *payload, clip func() string) protocol.Observation {
 		c.v.Add(protocol.RFraming, "stream:chunk: expected a chunk string, saw %s", clip())
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if *p.Chunk == "" {
-		// Allowed: the canvas protocol (unlike public chat's pinned "never an empty chunk")
-		// does not forbid it and it adds nothing; it is no answer text for TTFC either.
-		// See docs/PROTOCOLS.md, "Variants real runtimes send".
+	if *p.Chunk == "" { // allowed on the canvas (docs/PROTOCOLS.md, "Variants real runtimes send")
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if c.reconnect == nil {
@@ -380,8 +356,7 @@ func (c *Checker) onTool(p *payload, clip func() string) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
-// checkEnvelope enforces the envelope: every field present, one execution per stream and an
-// eventId that increases with every frame.
+// checkEnvelope enforces the envelope: every field, one execution, an increasing eventId.
 func (c *Checker) checkEnvelope(e *envelope, clip func() string) {
 	c.frames++
 	if e.Type == "" || e.ExecutionID == "" || e.EventID == nil {
@@ -403,10 +378,8 @@ func (c *Checker) checkEnvelope(e *envelope, clip func() string) {
 	}
 }
 
-// onTerminal judges an execution terminal: exactly one, and against the script
-// execution:error where the provider fails. A failure the script does not call for is the
-// session's outcome (in_band_error, from Observation.Error), not a violation: the stream is
-// judged as a partial one.
+// onTerminal judges an execution terminal: exactly one, execution:error where the script fails
+// (an unscripted failure is the session's outcome: judged partial).
 func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	c.terminals++
 	switch {
@@ -443,8 +416,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	mode := simchat.EndComplete
 	switch {
 	case errors.Is(streamErr, protocol.ErrTruncated) && c.missedTerminalOnReplay() && !c.s.Aborted && !c.unscripted:
-		// The terminal is missing because the reconnect did not replay it: that is the
-		// finding (R-reconnect-replay), judged as at a clean end.
+		// The reconnect did not replay the terminal: R-reconnect-replay's, judged as a clean end.
 	case c.s.Aborted || streamErr != nil || c.unscripted:
 		mode = simchat.EndPartial
 	case c.s.ScriptedError():
@@ -472,9 +444,8 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.List()
 }
 
-// validTimestamp reports whether ts is an RFC 3339 timestamp. A timestamp in the same second as
-// the last one parsed, with a UTC fraction suffix (".123Z"), is accepted without parsing again,
-// so the per-event check allocates only once a second.
+// validTimestamp reports whether ts is an RFC 3339 timestamp; one in the same second as the
+// last parsed, with a UTC fraction suffix, is not parsed again (it allocates).
 func (c *Checker) validTimestamp(ts []byte) bool {
 	const second = len("2006-01-02T15:04:05")
 	if len(ts) > second && c.lastSecond != "" && string(ts[:second]) == c.lastSecond && zuluFraction(ts[second:]) {
@@ -511,10 +482,9 @@ type chunkFrame struct {
 	eventID                                            int64
 }
 
-// plainChunk recognizes a stream:chunk frame exactly as the Writer encodes it, with strings
-// that need no unescaping, without decoding JSON: it is nearly every frame of a stream, and the
-// checker's per-event cost is the load generator's. Anything else takes the general path,
-// which reaches the same verdict.
+// plainChunk recognizes a stream:chunk frame exactly as the Writer encodes it, with plain
+// strings, without decoding JSON: nearly every frame, and the checker's per-event cost is the
+// load generator's. Anything else takes the general path.
 func plainChunk(data []byte) (f chunkFrame, ok bool) {
 	rest, found := bytes.CutPrefix(data, []byte(`{"type":"stream:chunk","timestamp":"`))
 	fields := [...]struct {

@@ -38,8 +38,8 @@ var toolFrameKeys = [...]string{"blockId", "event", "phase", "id", "name", "stat
 // redactedKeys are the tool keys public chat never exposes.
 var redactedKeys = [...]string{"arguments", "input", "result", "output"}
 
-// Checker judges one sim-chat stream against its session: every sim-chat rule of
-// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// Checker judges one sim-chat stream: every sim-chat rule of docs/PROTOCOLS.md. Not safe for
+// concurrent use; one per stream.
 type Checker struct {
 	s               *protocol.Session
 	optedIn         bool
@@ -48,9 +48,8 @@ type Checker struct {
 	tracker         *Tracker
 	thinkingAllowed bool
 	toolsAllowed    bool
-	// settled: an opted-in client of a provider that runs its tools settled
-	// (Policy.SettledTools) is sent what a legacy client is, and every live frame is
-	// R-settled-tools'.
+	// settled: an opted-in client of a provider running its tools settled gets what a legacy
+	// client does, every live frame R-settled-tools'.
 	settled        bool
 	thinking       jsonwire.Cursor // the thinking frames' text against every turn's thinking
 	thinkingOK     bool            // thinking seen so far is a prefix of the scripted thinking
@@ -58,20 +57,16 @@ type Checker struct {
 	thinkingUnits  int // thinking text seen in UTF-16 code units, for R-thinking-cap
 	terminals      int
 	failed         bool // the terminal was a failure (error, or final with success false)
-	// unscripted: the first terminal was a failure the script does not call for (the session's
-	// in_band_error outcome): Finish judges the stream as a partial one.
-	unscripted  bool
-	noTruth     bool // Session.NoGroundTruth: structure only
-	done        bool
-	afterDone   int
-	generalOnly bool // tests turn the fast paths off to compare them with the general path
-	tokens      scenarios.TokenCounter
-	// toolPrefix is the prefix the target puts before every scripted tool name (the client's
-	// toolPrefix option): R-tool-gate expects the prefixed names.
-	toolPrefix string
+	unscripted     bool // the first terminal was an unscripted failure: judged partial
+	noTruth        bool // Session.NoGroundTruth: structure only
+	done           bool
+	afterDone      int
+	generalOnly    bool // tests turn the fast paths off to compare them with the general path
+	tokens         scenarios.TokenCounter
+	toolPrefix     string // put before every scripted tool name by the target (R-tool-gate)
 }
 
-// NewChecker returns a checker for one stream of s, from a client that opted in or not, to a
+// NewChecker returns a checker for one stream of s, from a client opted in or not, to a
 // deployment with policy.
 func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 	settled := optedIn && policy.SettledTools
@@ -125,7 +120,6 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk), Tokens: c.tokens.TextBytes(chunk)}
 	}
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.fastThinking(text) {
-		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
 		c.thinkingUnits += utf16Len(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
@@ -170,9 +164,8 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
-// fastThinking reports whether a thinking piece needs no judging beyond counting it: without
-// ground truth one within R-thinking-cap, with it one that continues the capped script (which
-// bounds it, so it never crosses the cap).
+// fastThinking reports whether a thinking piece needs no judging beyond counting it: within
+// the cap without ground truth, with it continuing the capped script.
 func (c *Checker) fastThinking(text []byte) bool {
 	if c.noTruth {
 		return c.thinkingUnits+utf16Len(text) <= ThinkingCapUnits
@@ -236,10 +229,7 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}
 	switch f.Phase {
-	case "start":
-		// A status on start is not judged: only end settles a tool (the seed's tool frame has
-		// "status?" with no phase named, and the canvas, fed by the same sink, never judged it).
-		// See docs/PROTOCOLS.md, "Variants real runtimes send".
+	case "start": // a status on start is not judged (docs/PROTOCOLS.md, "Variants real runtimes send")
 		if !after {
 			c.tracker.ToolStart(f.ID, f.Name)
 		}
@@ -254,8 +244,8 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
-// checkToolKeys enforces that a tool frame carries only the public keys. Tool frames are rare
-// (two per call), so decoding them a second time into a map is affordable.
+// checkToolKeys enforces that a tool frame carries only the public keys (a rare frame: decoded
+// again into a map).
 func (c *Checker) checkToolKeys(data []byte) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(data, &m) != nil {
@@ -326,8 +316,8 @@ func walkRedacted(v any, path string, inTool bool) string {
 	return ""
 }
 
-// afterTerminal reports a frame that arrived between the terminal and "[DONE]", and whether it
-// did: such a frame is R-terminal's finding alone, not followed into the answer model.
+// afterTerminal reports whether a frame came between the terminal and "[DONE]": R-terminal's
+// finding alone, not followed into the answer model.
 func (c *Checker) afterTerminal(what string) bool {
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only \"[DONE]\" after the terminal, saw %s", what)
@@ -336,9 +326,8 @@ func (c *Checker) afterTerminal(what string) bool {
 	return false
 }
 
-// onTerminal judges a terminal: exactly one, and against the script the error terminal where
-// the provider fails. An error terminal the script does not call for is the session's outcome
-// (in_band_error, from Observation.Error), not a violation: the stream is judged partial.
+// onTerminal judges a terminal: exactly one, the error terminal where the script fails (an
+// unscripted one is the session's outcome: judged partial).
 func (c *Checker) onTerminal(kind string, failed bool, msg string) {
 	c.terminals++
 	switch {
@@ -395,8 +384,8 @@ func (c *Checker) finishThinking(mode EndMode) {
 	c.v.Add(RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 }
 
-// finishTools checks the tool frames against the script when the policy lets them through:
-// one start per scripted call with its id and name, and the scripted outcome as the end status.
+// finishTools checks the tool frames the policy lets through against the script: one start per
+// scripted call with its id and name, the scripted outcome as the end status.
 func (c *Checker) finishTools(mode EndMode) {
 	if !c.toolsAllowed || c.noTruth {
 		return // without ground truth the gate is judged frame by frame (onTool) alone
@@ -440,11 +429,9 @@ func indexCall(calls []scenarios.ScriptToolCall, id string) int {
 	return -1
 }
 
-// plainChunk recognizes the answer frame exactly as the Writer encodes it,
-// {"blockId":"…","chunk":"…"} with strings that need no unescaping, without decoding JSON: it
-// is the frame of nearly every event, and the checker's per-event cost is the load
-// generator's. Anything else (escapes, other key order, whitespace) takes the general path,
-// which reaches the same verdict.
+// plainChunk recognizes the answer frame exactly as the Writer encodes it, with plain strings,
+// without decoding JSON: nearly every frame, and the checker's per-event cost is the load
+// generator's. Anything else takes the general path.
 func plainChunk(data []byte) (blockID, chunk []byte, ok bool) {
 	const open, mid, end = `{"blockId":"`, `","chunk":"`, `"}`
 	rest, found := bytes.CutPrefix(data, []byte(open))

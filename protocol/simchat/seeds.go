@@ -143,7 +143,7 @@ func JudgeFinalOutput(v *protocol.Violations, where string, output json.RawMessa
 func (c *Checker) judgeFinalSeeds(d *finalData) {
 	if c.s.NoGroundTruth { // whether it pauses is the run's own, but a paused run settled every tool
 		if *d.Success && d.Status == StatusPaused {
-			c.openToolsAtPause()
+			c.tracker.OpenAtPause()
 		}
 		return
 	}
@@ -155,18 +155,18 @@ func (c *Checker) judgeFinalSeeds(d *finalData) {
 		c.v.Add(protocol.RPaused, "expected a completed final, saw status %q though the script never pauses", d.Status)
 	}
 	if exp.Paused {
-		c.openToolsAtPause()
+		c.tracker.OpenAtPause()
 	}
 	if *d.Success && exp.ProviderError == "" {
 		JudgeFinalOutput(&c.v, "final", d.Output, exp.FinalText())
 	}
 }
 
-// openToolsAtPause reports, under R-paused, every tool still open at a paused terminal.
-func (c *Checker) openToolsAtPause() {
-	for _, tool := range c.tracker.Tools() {
-		if !tool.Ended {
-			c.v.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
+// OpenAtPause reports, under R-paused, every tool still open at a paused terminal.
+func (t *Tracker) OpenAtPause() {
+	for _, tool := range t.tools {
+		if !tool.ended {
+			t.Violations.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.id, tool.name)
 		}
 	}
 }
