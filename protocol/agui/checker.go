@@ -21,9 +21,8 @@ type toolCall struct {
 	scripted int // the script's call it was matched to (judgeArgs), -1 none
 }
 
-// Checker judges one AG-UI event stream: R-agui-run, -message, -reasoning, -tool, -step,
-// -state, -error, R-framing always, and R-agui-content against the script (unless
-// NoGroundTruth). Not safe for concurrent use; one per stream.
+// Checker judges one AG-UI event stream: every ag-ui rule of docs/PROTOCOLS.md. Not safe for
+// concurrent use; one per stream.
 type Checker struct {
 	s      *protocol.Session
 	ground bool
@@ -184,8 +183,8 @@ func (c *Checker) onRunError(e *Event) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
 }
 
-// pair opens (opening) or closes the id in field (name) among open, a step or a reasoning
-// phase, reporting rule with detail when it is already open or not open.
+// pair opens (opening) or closes the id in field (name) among open, reporting rule with detail
+// when it is already open or not open.
 func (c *Checker) pair(e *Event, field *string, name string, open map[string]bool, opening bool, rule protocol.Rule, detail string) {
 	if !c.need(e, field, name) {
 		return
@@ -289,9 +288,8 @@ func (c *Checker) onMessage(e *Event, rule protocol.Rule, open map[string]bool, 
 	return other
 }
 
-// content judges a text or reasoning delta against the script. An empty delta carries
-// nothing and breaks no rule: @ag-ui/core 1.0.0's schema takes any string (0.0.x refused an
-// empty one), and the client's own transformChunks makes empty deltas.
+// content judges a text or reasoning delta against the script. An empty one breaks no rule:
+// @ag-ui/core 1.0.0 takes any string, and the client's transformChunks makes them.
 func (c *Checker) content(e *Event, reasoning bool) protocol.Observation {
 	var delta string
 	if e.Delta != nil && json.Unmarshal(e.Delta, &delta) != nil {
@@ -394,8 +392,8 @@ func (c *Checker) toolArgs(e *Event, i int) protocol.Observation {
 	return other
 }
 
-// judgeArgs matches an ended call to the script, by toolCallId, else the earliest unmatched
-// scripted call of its name, and compares the arguments as JSON.
+// judgeArgs matches an ended call to the script (protocol.MatchToolCall) and compares the
+// arguments as JSON.
 func (c *Checker) judgeArgs(cl *toolCall) {
 	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
@@ -437,9 +435,7 @@ func (c *Checker) onToolResult(e *Event) protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	// clean: the stream ran to its terminal. A cut (a transport error, a stall, a stream
-	// without RUN_FINISHED or RUN_ERROR: the truncated outcome), an abort and an unscripted
-	// RUN_ERROR are judged on what arrived only.
+	// A cut, an abort and an unscripted RUN_ERROR are judged on what arrived only.
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	if clean && c.ended == "" && c.events > 0 && !c.started {
 		c.v.Add(RRun, "expected RUN_STARTED, the stream never sent it")
@@ -455,8 +451,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.List()
 }
 
-// judgeComplete checks, at a clean end, that every scripted byte of text and reasoning and
-// every scripted tool call came.
+// judgeComplete checks, at a clean end, that all the script's text, reasoning and calls came.
 func (c *Checker) judgeComplete() {
 	if c.textOK && !c.text.Done() {
 		c.v.Add(RContent, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
@@ -469,8 +464,7 @@ func (c *Checker) judgeComplete() {
 			c.judgeArgs(&c.calls[i])
 		}
 	}
-	// The runtime runs every scripted call (one that pauses the run or times it out aside):
-	// its result is owed, a failing tool's included.
+	// Every scripted call's result is owed, a failing tool's too (not a pausing or timing-out one's).
 	for i := range c.calls {
 		cl := &c.calls[i]
 		if si := cl.scripted; si >= 0 && !cl.result && !c.script[si].Pause && !c.script[si].TimesOut {

@@ -1,14 +1,7 @@
-// Package agui is the ag-ui dialect: the Agent–User Interaction protocol
-// (github.com/ag-ui-protocol/ag-ui, @ag-ui/core and @ag-ui/client), the event stream an AG-UI
-// agent server sends an AG-UI client (CopilotKit and others). A client POSTs a RunAgentInput
-// (threadId, runId, messages, tools, state, context, forwardedProps) and reads SSE data:
-// frames of JSON events: RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, REASONING_* (THINKING_* in
-// older servers), STEP_*, STATE_SNAPSHOT/DELTA, then RUN_FINISHED or RUN_ERROR. The package
-// holds the events, the Writer the reference runtime serves them with, the request, and the
-// Checker: everything @ag-ui/client's verifyEvents judges, and what it leaves out (a stream
-// without RUN_FINISHED or RUN_ERROR is truncated, reasoning and tool results are checked,
-// STATE_DELTA patches must apply, text and tool arguments equal the script). See
-// docs/PROTOCOLS.md, "ag-ui".
+// Package agui is the ag-ui dialect: the Agent–User Interaction protocol's event stream
+// (@ag-ui/core, @ag-ui/client) that an AG-UI agent server sends a client which POSTed a
+// RunAgentInput: the events, the Writer, the request and the Checker, which judges what
+// @ag-ui/client's verifyEvents does and what it leaves out. See docs/PROTOCOLS.md, "ag-ui".
 package agui
 
 import (
@@ -33,8 +26,7 @@ var (
 	_ protocol.Checker       = (*Checker)(nil)
 )
 
-// Options configure the dialect. The zero value judges the reference runtime's route against
-// the script.
+// Options configure the dialect. The zero value judges the reference runtime's route.
 type Options struct {
 	// Path is the route's path template ({agent}); DefaultPath when empty.
 	Path string
@@ -96,9 +88,7 @@ func ThreadID(s *protocol.Session) string { return "thread-" + s.ID }
 // RunID is the run id of a session's RunAgentInput.
 func RunID(s *protocol.Session) string { return "run-" + s.ID }
 
-// NewRequest builds what HttpAgent sends: POST {baseURL}{path} with Accept: text/event-stream
-// and a RunAgentInput whose one message is the user's input, no tools, empty state, context
-// and forwardedProps.
+// NewRequest builds what HttpAgent sends: a RunAgentInput whose one message is the input.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body := make([]byte, 0, 192+len(s.Input)+3*len(s.ID))
 	body = append(body, `{"threadId":`...)

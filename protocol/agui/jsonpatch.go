@@ -6,11 +6,9 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 )
 
-// applyPatch applies a JSON Patch (RFC 6902) to doc, the state's JSON (nil: no snapshot yet,
-// the JSON null), and returns the patched document; doc is not modified, and a patch that
-// fails half-way changes nothing (RFC 6902 §5: the patch is atomic). The operations are
-// evanphx/json-patch's, the implementation Kubernetes uses: a well-kept library beats our own
-// for a format with this many corner cases (pointer escapes, "-" indexes, test equality).
+// applyPatch applies a JSON Patch (RFC 6902) to doc (nil: null) atomically and returns the new
+// document, with evanphx/json-patch (Kubernetes's): a kept library beats our own for a format
+// of this many corner cases.
 func applyPatch(doc, patch []byte) ([]byte, error) {
 	p, err := jsonpatch.DecodePatch(patch)
 	if err != nil {

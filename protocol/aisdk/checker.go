@@ -9,8 +9,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// openPart is a text or reasoning part between its start and its end. Its id buffer is kept
-// when the part closes, so a later part reuses it instead of allocating.
+// openPart is a text or reasoning part between its start and end (its id buffer reused).
 type openPart struct {
 	reasoning bool
 	id        []byte
@@ -28,17 +27,15 @@ type call struct {
 	scripted  int // index into Checker.script, -1 when not matched
 }
 
-// stepMark is the checker's content state at a start-step, restored by reset-step (the SDK
-// discards the step's parts when it retries a step).
+// stepMark is the content state at a start-step, restored by reset-step (a retried step).
 type stepMark struct {
 	text, reasoning     jsonwire.Cursor
 	textOK, reasoningOK bool
 	calls               int
 }
 
-// Checker judges one UI message stream: R-aisdk-parts, R-terminal, R-framing always, and
-// against the script R-aisdk-text and R-aisdk-tool (unless Options.NoGroundTruth). Not safe
-// for concurrent use; one per stream.
+// Checker judges one UI message stream: every ai-sdk rule of docs/PROTOCOLS.md. Not safe for
+// concurrent use; one per stream.
 type Checker struct {
 	s           *protocol.Session
 	tokens      scenarios.TokenCounter // output tokens per part, for the token metrics
@@ -65,11 +62,9 @@ type Checker struct {
 	script []scenarios.ScriptToolCall // every scripted call, in turn order
 	used   []bool
 
-	errorSeen bool
-	errorText string
-	// unscripted: the error part is one the script does not call for (the session's
-	// in_band_error outcome): Finish judges the stream as a partial one.
-	unscripted   bool
+	errorSeen    bool
+	errorText    string
+	unscripted   bool   // an error part the script does not call for: judged partial
 	terminal     string // "finish" or "abort", once seen
 	finishReason string
 	done         bool
@@ -218,8 +213,7 @@ func (c *Checker) onStartStep() {
 	c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
 }
 
-// onResetStep rewinds to the step's start: the SDK discards the current step's parts and
-// streams the step again.
+// onResetStep rewinds to the step's start: the SDK streams the step again.
 func (c *Checker) onResetStep() {
 	c.text, c.reasoning, c.textOK, c.reasoningOK = c.mark.text, c.mark.reasoning, c.mark.textOK, c.mark.reasoningOK
 	for i := c.mark.calls; i < len(c.calls); i++ {
@@ -234,8 +228,7 @@ func (c *Checker) onResetStep() {
 // onError judges the error part, a terminal.
 func (c *Checker) onError() protocol.Observation {
 	f := &c.f
-	// Without its errorText the part is still the error terminal (R-framing says what it
-	// lacks), so the stream is not also one without a terminal.
+	// Without errorText the part is still the error terminal (R-framing says what it lacks).
 	c.need(hasErrorText, "errorText")
 	if c.errorSeen {
 		c.v.Add(protocol.RTerminal, "expected at most one error part, saw a second: %s", protocol.Quote(f.errorText, 60))
@@ -243,8 +236,6 @@ func (c *Checker) onError() protocol.Observation {
 	}
 	c.errorSeen = true
 	c.errorText = string(f.errorText)
-	// An error the script does not call for is the session's outcome (in_band_error, from
-	// Observation.Error), not a violation: the stream is judged partial.
 	c.unscripted = !c.ground || !c.s.ScriptedError()
 	msg := c.errorText
 	if msg == "" {
@@ -260,8 +251,7 @@ func (c *Checker) onTerminal() protocol.Observation {
 	if c.terminal == typeFinish && !c.errorSeen {
 		switch {
 		case c.finishReason == "error" && !(c.ground && c.s.ScriptedError()):
-			// The route says its run failed, without the error part that says why: the
-			// session's in-band error all the same (a scripted one is judgeTerminal's).
+			// The run failed without an error part: the in-band error all the same.
 			c.unscripted = true
 			return protocol.Observation{Kind: protocol.FrameTerminal, Error: "finish with finishReason error, and no error part"}
 		case c.finishReason == "tool-calls" && len(c.calls) == 0 && !c.ground: // with ground truth, judgeTerminal's
@@ -280,8 +270,7 @@ func (c *Checker) need(want fieldSet, what string) bool {
 	return false
 }
 
-// content reports new content after an error part: the SDK closes what was open (text-end,
-// finish-step, finish) and streams nothing new once the provider failed.
+// content reports new content after an error part (the SDK only closes what was open).
 func (c *Checker) content() {
 	if c.errorSeen {
 		c.v.Add(protocol.RTerminal, "expected no new content after the error part, saw %s", c.f.typ)
@@ -318,9 +307,8 @@ func (c *Checker) openPart(reasoning bool, id []byte) {
 	c.nOpen++
 }
 
-// closePart ends an open part. A part's id may be reused once it is closed (providers number
-// text parts per step, "0" in every step), so only an end with no open part of that id is
-// wrong: one never opened, or closed already.
+// closePart ends an open part; an id may be reused once closed ("0" in every step), so only an
+// end without an open part of that id is wrong.
 func (c *Checker) closePart(reasoning bool, id []byte) {
 	i := c.findOpen(reasoning, id)
 	if i < 0 {
@@ -393,9 +381,8 @@ func (c *Checker) onToolInputDelta() {
 	}
 }
 
-// onToolInput follows tool-input-available (or tool-input-error): the call's complete input.
-// tool-input-start and deltas are optional (a provider that does not stream tool input sends
-// only this part), but when deltas came, the input is what they assembled.
+// onToolInput follows tool-input-available (or -error), the call's complete input: the deltas'
+// assembly when deltas came (they are optional).
 func (c *Checker) onToolInput() protocol.Observation {
 	c.content()
 	f := &c.f
@@ -429,9 +416,8 @@ func (c *Checker) onToolInput() protocol.Observation {
 	return protocol.Observation{Kind: kind}
 }
 
-// judgeInput matches the call to the script, by toolCallId (routes pass the provider's id
-// through), else to the earliest unmatched scripted call of the same toolName, and compares
-// its input with the scripted arguments as JSON.
+// judgeInput matches the call to the script (protocol.MatchToolCall) and compares its input with
+// the scripted arguments as JSON.
 func (c *Checker) judgeInput(cl *call, input []byte) {
 	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
@@ -485,8 +471,7 @@ func (c *Checker) onDone() protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	// clean: the stream ran to its end. A cut (streamErr: a transport or decode error, a stall,
-	// a truncation), an abort and an unscripted error are judged on what arrived only.
+	// A cut, an abort and an unscripted error are judged on what arrived only.
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	ended := c.terminal != "" || c.errorSeen
 	if clean {
@@ -529,10 +514,8 @@ func (c *Checker) lastTerminal() string {
 }
 
 // judgeTerminal checks the terminal against the script: an error part where the provider
-// fails, and a finish that says the tool loop stopped while the script goes on (a route
-// without the tools or a stopWhen). It reports whether the loop stopped, whose missing turns
-// are then R-terminal's finding alone. An error part the script does not call for is the
-// session's outcome, not judged here.
+// fails, no finish saying the tool loop stopped while the script goes on; it reports whether
+// the loop stopped (the missing turns are then R-terminal's alone).
 func (c *Checker) judgeTerminal(clean bool) bool {
 	exp := &c.s.Expected
 	perr := exp.ProviderError
@@ -546,9 +529,8 @@ func (c *Checker) judgeTerminal(clean bool) bool {
 	return false
 }
 
-// judgeComplete checks, when the stream had to show every scripted turn, that the text and
-// reasoning are complete and every scripted call streamed its input and, where the loop went
-// on past its turn, its output.
+// judgeComplete checks, when every scripted turn was owed, the whole text and reasoning, every
+// scripted call's input and, where the loop went on past its turn, its output.
 func (c *Checker) judgeComplete(full bool) {
 	if !full {
 		return
@@ -576,8 +558,7 @@ func (c *Checker) judgeComplete(full bool) {
 	}
 }
 
-// judgeOutcomes checks each settled call against its scripted outcome, unless the client
-// aborted (the route then cancels running tools).
+// judgeOutcomes checks each settled call's outcome, unless the client aborted.
 func (c *Checker) judgeOutcomes() {
 	if c.s.Aborted || c.unscripted {
 		return

@@ -4,9 +4,8 @@ import (
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
-// frame is what the checker reads from one part: the type and the few fields it judges. Its
-// byte slices alias the event's data or the scanner's buffer and are valid until the next
-// parse; the checker keeps one and reuses it, so reading a part allocates nothing.
+// frame is what the checker reads of one part, its slices aliasing the event or the scanner's
+// buffer until the next parse (reused: reading a part allocates nothing).
 type frame struct {
 	typ, id, delta, toolCallID, toolName, inputTextDelta, errorText, finishReason []byte
 	input                                                                         []byte // raw JSON of "input"
@@ -29,8 +28,8 @@ const (
 	hasFinishReason
 )
 
-// parse fills f from one part's JSON. Fields the checker does not judge are validated and
-// skipped; a JSON null reads as absent, as zod's optional fields in the ai package accept.
+// parse fills f from one part's JSON, skipping the rest; a null reads as absent, as zod's
+// optional fields accept.
 func (f *frame) parse(sc *jsonwire.Scanner, data []byte) error {
 	sc.Reset(data)
 	*f = frame{}
@@ -103,9 +102,8 @@ const (
 	typeToolApprovalResponse = "tool-approval-response"
 )
 
-// unjudged reports whether t is a part type of the protocol the checker accepts without
-// judging: custom content, sources, files, metadata, steering, and data-* parts (whose shape
-// the application defines).
+// unjudged reports whether t is a part type accepted without judging (data-* parts' shape is
+// the application's).
 func unjudged(t []byte) bool {
 	switch string(t) {
 	case "custom", "source-url", "source-document", "file", "reasoning-file", "message-metadata", "steering-message":

@@ -12,8 +12,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// maxMessages bounds the messages one stream may stream, so a hostile stream cannot make the
-// checker allocate without end; past it new message ids are not followed.
+// maxMessages bounds the messages followed, so a hostile stream cannot make the checker allocate.
 const maxMessages = 4096
 
 // streamed is one message as its messages-tuple chunks built it.
@@ -32,25 +31,21 @@ type chunkCall struct {
 	args     []byte
 }
 
-// Checker judges one run stream: R-langgraph-event, -lifecycle, -message and -error always,
-// R-langgraph-content and the scripted part of -error against the script (unless without
-// ground truth). Not safe for concurrent use; one per stream.
+// Checker judges one run stream: every langgraph rule of docs/PROTOCOLS.md. Not safe for
+// concurrent use; one per stream.
 type Checker struct {
 	s      *protocol.Session
 	ground bool
 	v      protocol.Violations
 	tokens scenarios.TokenCounter
 
-	events   int
-	metadata bool
-	prevID   string
-	ended    string // "error" or "end", once seen
-	after    int
-	// final: the last values event's state ends in the AI's answer (an AI message without
-	// tool calls), so the run completed.
-	final, sawState bool
-	// unscripted: an error event the script does not call for (the in_band_error outcome).
-	unscripted bool
+	events          int
+	metadata        bool
+	prevID          string
+	ended           string // "error" or "end", once seen
+	after           int
+	final, sawState bool // final: the last state ends in the AI's answer, so the run completed
+	unscripted      bool // an error event the script does not call for: judged partial
 
 	msgs  map[string]*streamed
 	order []string
@@ -103,9 +98,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return other
 		}
 		c.onState(st.Messages, true)
-		if c.final {
-			// The state ends in the AI's answer: the ReAct loop reached its end, and the
-			// server closes the stream next (nothing more is owed).
+		if c.final { // the ReAct loop reached its end: the server closes the stream next
 			return protocol.Observation{Kind: protocol.FrameTerminal}
 		}
 	case EventUpdates:
@@ -142,10 +135,8 @@ func eventName(t string) string {
 	return "event " + strconv.Quote(t)
 }
 
-// checkID judges the id: lines: a resuming client sends the last one back, so an id the
-// server sends again, or one of the {ms}-{seq} form that goes backwards, is R-langgraph-event.
-// The decoder keeps the last id for events without an id: line, so an unchanged id is not
-// judged.
+// checkID judges the id: lines a resuming client sends back: one sent again, or a {ms}-{seq}
+// one going backwards, is R-langgraph-event (an unchanged id is the decoder's, not judged).
 func (c *Checker) checkID(id string) {
 	if id == "" || id == c.prevID {
 		return
@@ -160,8 +151,7 @@ func (c *Checker) checkID(id string) {
 	c.prevID = id
 }
 
-// parseStreamID reads an id of the {ms}-{seq} form (a Redis stream id, as langgraph-api
-// sends).
+// parseStreamID reads an id of the {ms}-{seq} form (a Redis stream id, langgraph-api's).
 func parseStreamID(id string) ([2]uint64, bool) {
 	a, b, ok := strings.Cut(id, "-")
 	if !ok {
@@ -289,9 +279,8 @@ func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 	return true
 }
 
-// onState compares each message of a state (values) or node update with the chunks streamed
-// for it, every time it appears (reporting the first difference), and judges new AI messages' tool calls against the
-// script.
+// onState compares each message of a state or node update with the chunks streamed for it (the
+// first difference reported), and judges new AI messages' tool calls against the script.
 func (c *Checker) onState(msgs []Message, values bool) {
 	for i := range msgs {
 		m := &msgs[i]
@@ -349,8 +338,7 @@ func (c *Checker) compare(m *Message, st *streamed) {
 	}
 }
 
-// judgeCalls compares an AI message's tool calls with the script's next calls (name and
-// arguments; the call ids are the provider's).
+// judgeCalls compares an AI message's tool calls' names and arguments with the script's next.
 func (c *Checker) judgeCalls(m *Message) {
 	if !c.ground || c.unscripted {
 		return
@@ -387,8 +375,7 @@ func (c *Checker) onError(ev *sse.Event) protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	// clean: the stream ran to its end. A cut, an abort and an unscripted error are judged on
-	// what arrived only.
+	// A cut, an abort and an unscripted error are judged on what arrived only.
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	if clean {
 		switch {
