@@ -47,8 +47,7 @@ type Checker struct {
 	after   bool   // something arrived after the end (reported once)
 }
 
-// judgeRules name this wire's rules in the judgements every provider wire makes alike; read
-// only, shared by every checker so that none carries a copy.
+// judgeRules name this wire's rules for its Judge; read only, shared by every checker.
 var judgeRules = clientturn.Rules{
 	Error: RError, Content: RContent,
 	ErrorFrame: "error event", Thinking: "thinking",
@@ -68,7 +67,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return other
 	}
 	e := &c.view
-	typ := eventType(e.Type)
+	typ := anthropic.EventType(e.Type)
 	if ev.Type != "" && ev.Type != string(e.Type) {
 		c.v.Add(protocol.RFraming, "event: %q carries data of type %q", ev.Type, e.Type)
 	}
@@ -117,10 +116,8 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			}
 		}
 	case "message_delta":
-		// The message_delta carrying the stop_reason is the turn's terminal (as openai-chat's
-		// finish_reason is): it says how the turn ended. message_stop after it is the end
-		// marker, like [DONE]: a stream without it is R-anthropic-message's finding, not a
-		// truncated one.
+		// The stop_reason's message_delta is the turn's terminal; message_stop is the end
+		// marker, like [DONE] (a stream without it is R-anthropic-message's, not truncated).
 		c.onMessageDelta(e, data)
 		obs := protocol.Observation{Kind: protocol.FrameOther}
 		if c.deltas == 1 {
@@ -132,26 +129,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return obs
 	case "message_stop":
 		c.stopped = true
-		if c.deltas == 0 {
+		if c.deltas == 0 { // no terminal came before it: this is the end the stream has
 			c.v.Add(RMessage, "expected a message_delta with the stop_reason before message_stop, saw none")
-			// No terminal came before it: this is the end the stream has.
 			return protocol.Observation{Kind: protocol.FrameTerminal}
 		}
 		return protocol.Observation{Kind: protocol.FrameDone}
 	}
 	// Unknown event types are skipped: the API may add some at any time.
 	return other
-}
-
-// eventType returns the known event type b names as a constant (no allocation), or "".
-func eventType(b []byte) string {
-	for _, s := range [...]string{"ping", "error", "message_start", "content_block_start", "content_block_delta",
-		"content_block_stop", "message_delta", "message_stop"} {
-		if string(b) == s {
-			return s
-		}
-	}
-	return ""
 }
 
 // toolInput is a tool_use block's assembled input: no input_json_delta at all is {}.
@@ -275,8 +260,7 @@ func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 		return
 	}
 	if (!e.Usage.HasOutput && !c.j.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
-		// Without ground truth the count is optional (tokens are then estimated from the
-		// text); a count outside the range is always a violation.
+		// Optional without ground truth (tokens are then estimated); out of range never.
 		c.v.Add(RMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
 	}
 	c.stop = stopName(e.Delta.StopReason)

@@ -61,8 +61,7 @@ func (s *StreamWriter) Start() error {
 }
 
 // Step writes one scripted step: thinking as delta.reasoning_content, text as delta.content,
-// tool arguments as a tool_calls delta. A tool's first piece is preceded by the delta that
-// opens the call (index, id, type "function", name, empty arguments).
+// tool arguments as a tool_calls delta after the one that opens the call.
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
 	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
@@ -107,8 +106,8 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 	return s.f.Flush(step.Kind.String())
 }
 
-// Error writes a mid-stream error frame, as the API does when it fails after the response
-// started: a data frame with only an "error" object. The stream must end after it.
+// Error writes a mid-stream error frame, a data frame of only an "error" object, as the API
+// does. The stream must end after it.
 func (s *StreamWriter) Error(message string) error {
 	s.f.JSON = append(s.f.JSON[:0], `{"error":{"message":`...)
 	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)
@@ -118,8 +117,7 @@ func (s *StreamWriter) Error(message string) error {
 	return s.f.Flush("error")
 }
 
-// Finish writes the chunk with the finish_reason ("tool_calls" when the turn has tool calls,
-// else "stop"), the usage chunk with empty choices when usage was asked for, and data: [DONE].
+// Finish writes the finish_reason's chunk, the usage chunk when asked for, and data: [DONE].
 func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
 	s.f.Out = s.f.Out[:0]
 	reason := `"stop"`
@@ -146,8 +144,8 @@ func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
 // Ping writes an SSE comment: the chat completions wire has no ping event.
 func (s *StreamWriter) Ping() error { return s.f.Ping() }
 
-// appendDelta appends one chunk frame to s.out whose delta is literal when given, else
-// s.delta; finishReason is a JSON literal, or empty for null.
+// appendDelta appends a chunk frame of delta literal ("": s.delta) and finishReason, a JSON
+// literal ("": null).
 func (s *StreamWriter) appendDelta(literal string, finishReason string) {
 	j := append(s.f.JSON[:0], s.prefix...)
 	if literal != "" {

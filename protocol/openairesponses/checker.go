@@ -10,8 +10,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// maxItems bounds the output items one stream may open, so a hostile stream cannot make the
-// checker allocate without end; past it the items are not followed.
+// maxItems bounds the output items followed, so a hostile stream cannot make the checker allocate.
 const maxItems = 4096
 
 // Part types that stream text, and the delta and .done events of each.
@@ -24,12 +23,10 @@ const (
 
 // item is one output item being followed.
 type item struct {
-	id, typ    string
-	open       bool
-	incomplete bool
-	// broken: a part event of the item could not be placed, so its streamed text is not the
-	// stream's and the comparisons built on it stay quiet (one defect, one violation).
-	broken         bool
+	id, typ        string
+	open           bool
+	incomplete     bool
+	broken         bool // a part event could not be placed: no comparisons (one defect)
 	parts, summary []part
 	// args are a function_call's arguments from its deltas; argsDone is set by their .done.
 	args     []byte
@@ -56,17 +53,15 @@ type Checker struct {
 	view        eventView
 	requireDone bool
 
-	seq       int
-	haveSeq   bool
-	created   bool // response.created arrived
-	notFirst  bool // the missing response.created was reported
-	progress  bool // response.in_progress arrived
-	items     []item
-	itemsLost bool // past maxItems: no longer followed
-	tools     clientturn.Tools
-	// toolsLost: a function call's arguments could not be placed, so the assembled calls are
-	// not the stream's and the checks built on them stay quiet (one defect, one violation).
-	toolsLost  bool
+	seq        int
+	haveSeq    bool
+	created    bool // response.created arrived
+	notFirst   bool // the missing response.created was reported
+	progress   bool // response.in_progress arrived
+	items      []item
+	itemsLost  bool // past maxItems: no longer followed
+	tools      clientturn.Tools
+	toolsLost  bool   // a call's arguments could not be placed: no checks on the calls
 	terminal   string // the terminal event's type, "" before it
 	errorEvent bool   // an error event arrived
 	failed     bool   // response.failed arrived
@@ -75,16 +70,14 @@ type Checker struct {
 	noFailed   bool   // an event other than response.failed followed the error (reported once)
 }
 
-// judgeRules name this wire's rules in the judgements every provider wire makes alike; read
-// only, shared by every checker so that none carries a copy.
+// judgeRules name this wire's rules for its Judge; read only, shared by every checker.
 var judgeRules = clientturn.Rules{
 	Error: RError, Content: RContent,
 	ErrorFrame: "error event", Thinking: "reasoning",
 }
 
-// NewChecker returns a checker for the stream of s's current turn (s.Turn). requireDone asks
-// for the data: [DONE] the Open Responses specification ends every stream with (OpenAI's own
-// stream ends at the terminal event without it).
+// NewChecker returns a checker for the stream of s's current turn; requireDone asks for the
+// final data: [DONE].
 func NewChecker(s *protocol.Session, requireDone bool) *Checker {
 	return &Checker{j: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
 }
@@ -128,8 +121,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	return c.onEvent(typ, v)
 }
 
-// checkHeader judges what every event carries: a type equal to its event: line, and a
-// sequence_number above the last.
+// checkHeader judges a type equal to the event: line and a sequence_number above the last.
 func (c *Checker) checkHeader(ev *sse.Event, v *eventView, data []byte) {
 	switch {
 	case len(v.typ) == 0:
@@ -195,9 +187,7 @@ func (c *Checker) onEvent(typ string, v *eventView) protocol.Observation {
 	case "error":
 		return c.onError(v)
 	}
-	// Any other type (response.queued, annotations, hosted tools' events, a provider's
-	// prefixed extension events) is not judged beyond its event line and sequence_number:
-	// the specification has clients ignore what they do not know.
+	// The specification has clients ignore the types they do not know.
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
@@ -216,8 +206,8 @@ func (c *Checker) onCreated(v *eventView) {
 	}
 }
 
-// findItem returns the open item the event v names by output_index and item_id (what is
-// the event's name in details), or nil after reporting why there is none.
+// findItem returns the open item v names by output_index and item_id, or nil after reporting
+// why there is none (what names the event).
 func (c *Checker) findItem(v *eventView, what string, needID bool) *item {
 	if c.itemsLost {
 		return nil
@@ -245,8 +235,8 @@ func (c *Checker) findItem(v *eventView, what string, needID bool) *item {
 	return it
 }
 
-// findPart returns the open part of it the event v names by content_index (summary_index for
-// a summary part), or nil after reporting why there is none.
+// findPart returns the open part of it v names by content_index (summary_index), or nil after
+// reporting why there is none.
 func (c *Checker) findPart(it *item, v *eventView, summary bool, what string) *part {
 	parts, index, has, field := it.parts, v.contentIndex, v.hasContentIndex, "content_index"
 	if summary {
@@ -383,8 +373,7 @@ func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Obser
 		c.v.Add(REvent, "%s: expected a delta, saw none", what)
 		return other
 	}
-	// The text reached the client wherever the event put it: where is this function's
-	// judgement (R-responses-item), what is the script's (judged below all the same).
+	// Where the text went is R-responses-item's; what it is, the script's (judged all the same).
 	if it := c.findItem(v, what, true); it != nil {
 		if p := c.findPart(it, v, summary, what); p != nil {
 			switch {
@@ -404,8 +393,7 @@ func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Obser
 	case partReasoningText:
 		return c.j.Thinking(&c.v, v.delta)
 	case partSummaryText:
-		// A summary is the model's account of its reasoning, not the reasoning the script
-		// holds: thinking for the metrics, never compared.
+		// A summary is the model's account, not the script's reasoning: never compared.
 		if len(v.delta) > 0 {
 			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(v.delta)}
 		}
@@ -553,8 +541,7 @@ func (c *Checker) onItemDone(v *eventView) {
 	c.compareItem(what, d, it)
 }
 
-// compareItem checks that an item's final content d (from output_item.done or the terminal's
-// output) is what its events streamed.
+// compareItem checks an item's final content d is what its events streamed.
 func (c *Checker) compareItem(what string, d *itemView, it *item) {
 	if it.broken {
 		return
@@ -626,8 +613,7 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 	case r.hasUsage && r.hasTokens:
 		obs.UsageTokens = r.outputTokens
 	case typ == "response.completed" && !c.j.S.NoGroundTruth:
-		// Without ground truth (a real server, a gateway) usage may be null: tokens are then
-		// estimated from the text.
+		// Optional without ground truth: tokens are then estimated from the text.
 		c.v.Add(RUsage, "response.completed: expected usage.output_tokens, saw none")
 	}
 	return obs

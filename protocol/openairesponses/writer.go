@@ -47,8 +47,7 @@ func NewStreamWriter(w io.Writer, meta StreamMeta) *StreamWriter {
 	return &StreamWriter{f: jsonwire.NewFrames(w, Name), meta: meta, index: -1, text: make([]byte, 0, 256)}
 }
 
-// Start writes response.created and response.in_progress, each with the response in
-// progress and no output yet.
+// Start writes response.created and response.in_progress.
 func (s *StreamWriter) Start() error {
 	s.f.Out = s.f.Out[:0]
 	s.appendResponseEvent("response.created", "in_progress", nil, nil)
@@ -56,10 +55,8 @@ func (s *StreamWriter) Start() error {
 	return s.f.Flush("start")
 }
 
-// Step writes one scripted step: thinking as response.reasoning_text.delta, text as
-// response.output_text.delta, tool arguments as response.function_call_arguments.delta, each
-// preceded by the events that close the open item and open the step's own when it is another.
-// A tool call whose item was closed cannot stream again: an error.
+// Step writes one scripted step as its delta event, after closing the open item and opening
+// the step's when it is another (a tool call whose item closed cannot stream again).
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
 	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
@@ -88,8 +85,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 	return s.f.Flush(step.Kind.String())
 }
 
-// open makes an item of kind (for tool, a function_call) the open one, closing the open item
-// first when it is another.
+// open makes an item of kind (and tool) the open one, closing another first.
 func (s *StreamWriter) open(turn *scenarios.ScriptTurn, kind string, tool int) {
 	if s.cur == kind && (kind != itemFunction || s.tool == tool) {
 		return
@@ -117,9 +113,8 @@ func (s *StreamWriter) open(turn *scenarios.ScriptTurn, kind string, tool int) {
 	s.f.Frame("response.content_part.added")
 }
 
-// closeItem writes the events that end the open item: the text's .done, the part's done and
-// the item's done (a function_call's arguments .done and the item's done), and keeps the
-// item for the terminal's output.
+// closeItem writes the .done events that end the open item and keeps it for the terminal's
+// output.
 func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 	switch s.cur {
 	case itemNone:
@@ -168,9 +163,8 @@ func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 	s.cur = itemNone
 }
 
-// Error fails the response mid-stream as the specification says: an error event, then
-// response.failed with the error in the response, then data: [DONE]. The open item stays as it
-// was. The stream must end after it.
+// Error fails the response mid-stream as the specification says: an error event,
+// response.failed, data: [DONE]. The stream must end after it.
 func (s *StreamWriter) Error(message string) error {
 	s.f.Out = s.f.Out[:0]
 	s.f.JSON = s.appendHead(s.f.JSON[:0], "error")
@@ -183,9 +177,8 @@ func (s *StreamWriter) Error(message string) error {
 	return s.f.Flush("error")
 }
 
-// Finish closes the open item and writes response.completed, its output every item of the
-// turn and its usage the turn's tokens, then data: [DONE] (the specification's end of
-// stream; OpenAI's own stream ends without it).
+// Finish closes the open item and writes response.completed with every item and the usage,
+// then data: [DONE] (the specification's end; OpenAI's own stream has none).
 func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
 	s.f.Out = s.f.Out[:0]
 	s.closeItem(turn)
@@ -207,8 +200,7 @@ func (s *StreamWriter) appendHead(b []byte, typ string) []byte {
 	return b
 }
 
-// appendItemRef appends the open item's item_id and output_index, and content_index 0 when
-// part is set.
+// appendItemRef appends the open item's item_id, output_index and (part) content_index 0.
 func (s *StreamWriter) appendItemRef(b []byte, part bool) []byte {
 	b = append(b, `,"item_id":`...)
 	b = appendBytes(b, s.id)
@@ -233,8 +225,8 @@ func (s *StreamWriter) appendDelta(typ, delta string, part bool) {
 	s.f.Frame(typ)
 }
 
-// appendItemID appends the id of the item of kind at index: the response's id with a prefix
-// by kind (rs_, msg_, fc_) and the index, unique in the response and stable for a seed.
+// appendItemID appends the id of the item of kind at index: rs_, msg_ or fc_, the response's
+// id and the index.
 func (s *StreamWriter) appendItemID(b []byte, kind string, index int) []byte {
 	switch kind {
 	case itemReasoning:
@@ -302,9 +294,8 @@ func appendBytes(b, escaped []byte) []byte {
 	return append(b, '"')
 }
 
-// appendEscaped appends the escaped content of text as a JSON string (without its quotes).
-// Pieces escaped one by one concatenate to the whole text's escaping: every escape stands for
-// one character of a piece.
+// appendEscaped appends text JSON-escaped without quotes; pieces escaped one by one
+// concatenate to the whole text's escaping.
 func appendEscaped(b []byte, text string) []byte {
 	start := len(b)
 	b = jsonwire.AppendString(b, text)
@@ -312,8 +303,8 @@ func appendEscaped(b []byte, text string) []byte {
 	return b[:len(b)-2]
 }
 
-// appendResponseEvent appends a response lifecycle event: its response object with status,
-// the closed items as output, the turn's usage when turn is set and the error when message is.
+// appendResponseEvent appends a lifecycle event: the response with status, the closed items,
+// the turn's usage (turn set) and the error (message set).
 func (s *StreamWriter) appendResponseEvent(typ, status string, turn *scenarios.ScriptTurn, message *string) {
 	s.f.JSON = s.appendHead(s.f.JSON[:0], typ)
 	s.f.JSON = append(s.f.JSON, `,"response":`...)
@@ -370,9 +361,8 @@ func appendUsage(b []byte, input int, turn *scenarios.ScriptTurn) []byte {
 	return append(b, '}')
 }
 
-// WriteResponse writes the non-streaming response object of the whole turn: the same items
-// the stream's response.completed carries, and usage. It writes no headers: the caller sets
-// Content-Type when w is an http.ResponseWriter.
+// WriteResponse writes the non-streaming response of the whole turn, as response.completed
+// carries it. It writes no headers: the caller sets Content-Type.
 func WriteResponse(w io.Writer, turn *scenarios.ScriptTurn, meta StreamMeta) error {
 	s := NewStreamWriter(io.Discard, meta)
 	for i := range turn.Steps {
