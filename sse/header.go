@@ -15,9 +15,8 @@ func IsEventStream(contentType string) bool {
 	return err == nil && mt == ContentType
 }
 
-// SetHeaders sets the headers a server streams events with: the content type, no caching,
-// and no proxy buffering (nginx's X-Accel-Buffering), so each event reaches the client as it
-// is written.
+// SetHeaders sets the headers a server streams events with: the content type, no caching, no
+// proxy buffering (X-Accel-Buffering).
 func SetHeaders(h http.Header) {
 	h.Set("Content-Type", ContentType)
 	h.Set("Cache-Control", "no-cache")

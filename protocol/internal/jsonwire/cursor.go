@@ -1,9 +1,7 @@
 package jsonwire
 
 // Cursor matches streamed pieces against the concatenation of parts (each turn's thinking, say)
-// without building it, so a checker holds no copy of the script's text: memory per open stream
-// stays small however long the answer. The pieces are decoded frame text, which is why it sits
-// beside the Scanner that decodes them.
+// without building it, so a checker's memory stays small however long the answer.
 type Cursor struct {
 	parts []string
 	part  int // index of the part the next byte comes from
@@ -12,8 +10,7 @@ type Cursor struct {
 	total int
 }
 
-// NewCursor returns a cursor at the start of the concatenation of parts; it keeps parts, not
-// a copy.
+// NewCursor returns a cursor at the start of the concatenation of parts (kept, not copied).
 func NewCursor(parts []string) Cursor {
 	c := Cursor{parts: parts}
 	for _, p := range parts {
@@ -22,9 +19,8 @@ func NewCursor(parts []string) Cursor {
 	return c
 }
 
-// Advance consumes p if the expected text continues with it, and reports whether it did;
-// on a mismatch the cursor does not move. It is a function rather than a method so one body
-// takes both decoded []byte and string pieces without converting (and allocating).
+// Advance consumes p if the expected text continues with it, and reports whether it did (on a
+// mismatch the cursor does not move). A generic function, so []byte pieces are not converted.
 func Advance[T ~string | ~[]byte](c *Cursor, p T) bool {
 	part, off := c.part, c.off
 	for rest := p; len(rest) > 0; {

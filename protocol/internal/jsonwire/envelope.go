@@ -13,10 +13,9 @@ import (
 // maxErrorBody caps how much of an error response ReadProviderError reads.
 const maxErrorBody = 64 << 10
 
-// ReadProviderError reads a provider's non-2xx response body into a ProviderError. Both
-// provider wires wrap errors as {"error":{"type":…,"message":…}}; the message and type are
-// taken from there when present, else the trimmed body (or the status text) is the message
-// and defaultType, the dialect's name for the status, the type.
+// ReadProviderError reads a provider's non-2xx response into a ProviderError: the message and
+// type of its {"error":{"type":…,"message":…}}, else the trimmed body (or status text) and
+// defaultType.
 func ReadProviderError(resp *http.Response, defaultType string) *protocol.ProviderError {
 	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: defaultType}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))

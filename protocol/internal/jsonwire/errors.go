@@ -8,9 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// DescribeError turns an encoding/json error into a message naming the field (or the byte
-// offset of a syntax error) under where, so a client that sent a bad body learns what to fix.
-// The original error stays wrapped except for type errors, whose field and types say it all.
+// DescribeError turns an encoding/json error into a message naming the field (or a syntax
+// error's byte offset) under where; type errors say it all, others stay wrapped.
 func DescribeError(where string, err error) error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) && typeErr.Field != "" {
@@ -23,8 +22,7 @@ func DescribeError(where string, err error) error {
 	return fmt.Errorf("%s: %w", where, err)
 }
 
-// Excerpt quotes the start of a frame for an error message: enough to recognise it, bounded
-// so one huge or binary frame cannot flood a log.
+// Excerpt quotes the start of a frame for an error message, bounded for a huge or binary one.
 func Excerpt(data []byte) string {
 	const max = 80
 	if len(data) > max {
@@ -33,9 +31,8 @@ func Excerpt(data []byte) string {
 	return fmt.Sprintf("%q", data)
 }
 
-// CheckUTF8 returns an error naming where and the offset of the first byte that is not valid
-// UTF-8, or nil. encoding/json would otherwise replace such bytes with U+FFFD without a word,
-// so a request would be served as a different text than the one sent.
+// CheckUTF8 returns an error naming where and the offset of the first invalid UTF-8 byte, or
+// nil: encoding/json would make it U+FFFD without a word.
 func CheckUTF8(where string, b []byte) error {
 	if utf8.Valid(b) {
 		return nil
@@ -50,9 +47,8 @@ func CheckUTF8(where string, b []byte) error {
 	return fmt.Errorf("%s: not valid UTF-8", where)
 }
 
-// DecodeRequest decodes a request body into v (a pointer to the wire's raw request struct):
-// an empty body, invalid UTF-8 and malformed JSON are errors that name the body and what was
-// wrong, as every wire's ParseRequest reports them.
+// DecodeRequest decodes a request body into v; an empty body, invalid UTF-8 and malformed JSON
+// are errors naming what was wrong.
 func DecodeRequest(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errors.New("request body: empty, want a JSON object")

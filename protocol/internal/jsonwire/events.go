@@ -33,11 +33,9 @@ func (s *Stream) Read(wire, unit string) ([]byte, error) {
 	return bytes.TrimSpace(s.Ev.Data), nil
 }
 
-// EventQueue hands out, one by one, the model events a wire decodes from one provider frame
-// at a time. A wire's stream implements protocol.ModelStream.Next as q.Next(ev, s.readFrame):
-// readFrame decodes the next frame, adding its events with Push (possibly none) and calling
-// Finish after the turn's last one; once those are handed out, Next returns io.EOF. A read
-// error is returned after the events before it, and again on every later call.
+// EventQueue hands out one by one the model events a wire decodes a frame at a time: a stream's
+// Next is q.Next(ev, s.readFrame), readFrame Pushing a frame's events and Finishing the turn
+// (then Next returns io.EOF). A read error comes after the events before it, then sticks.
 type EventQueue struct {
 	pending []protocol.ModelEvent
 	next    int

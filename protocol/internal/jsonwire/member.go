@@ -1,23 +1,17 @@
 package jsonwire
 
-// Member readers for the common case of an object a decoder reads one member of (a usage
-// object's token count, an error object's message): every other member is validated and
-// skipped. The member's value is stored only when the member is there, so a repeated object
-// merges into what the earlier one gave, as encoding/json decodes into a struct, and a
-// repeated member's last value wins. field names the object in type errors, where the
-// member's value (field.key); both are passed, not built, so that a decoder on the hot path
-// never allocates.
+// Member readers for an object a decoder reads one member of, the rest validated and skipped.
+// The value is stored only when the member is there, so repeats merge as in encoding/json;
+// field and where (field.key) are passed, not built, so the hot path never allocates.
 
-// StrTo reads a string for field into *dst unless it is null, which (as in encoding/json)
-// leaves *dst as it was.
+// StrTo reads a string for field into *dst unless it is null (which leaves *dst as it was).
 func (s *Scanner) StrTo(dst *[]byte, field string) {
 	if b := s.Str(field); b != nil {
 		*dst = b
 	}
 }
 
-// StrIn reads the object at field (false at null, or on a type error) and its member key into
-// *value as Str does (nil for null).
+// StrIn reads the object at field (false at null or a type error) and its member key into *value.
 func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool) {
 	if !s.Object(field) {
 		return false
@@ -32,8 +26,8 @@ func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool)
 	return true
 }
 
-// IntegerIn reads the object at field (false at null, or on a type error) and its member key
-// into *n and *present as Integer does (0 and false for null).
+// IntegerIn reads the object at field (false at null or a type error) and its member key into
+// *n and *present.
 func (s *Scanner) IntegerIn(field, key, where string, n *int, present *bool) (isObject bool) {
 	if !s.Object(field) {
 		return false
@@ -48,8 +42,7 @@ func (s *Scanner) IntegerIn(field, key, where string, n *int, present *bool) (is
 	return true
 }
 
-// SkipObject validates and skips the object at field (false at null, or on a type error):
-// for a member whose presence is judged, not its content.
+// SkipObject validates and skips the object at field (false at null or a type error).
 func (s *Scanner) SkipObject(field string) bool {
 	if !s.Object(field) {
 		return false

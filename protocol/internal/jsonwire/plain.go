@@ -2,10 +2,9 @@ package jsonwire
 
 import "unicode/utf8"
 
-// CutPlainString splits b at the closing quote of a JSON string body that has no escapes, no
-// control characters and only valid UTF-8 (so its bytes are its decoded value); rest starts at
-// the closing quote. ok is false for any other string body, so a checker's fast path that
-// matches a frame byte for byte can fall back to full decoding instead of misreading it.
+// CutPlainString splits b at the closing quote of a JSON string body whose bytes are its value
+// (no escapes, no control characters, valid UTF-8); ok is false for any other, so a fast path
+// falls back to full decoding instead of misreading it.
 func CutPlainString(b []byte) (value, rest []byte, ok bool) {
 	ascii := true
 	for i, c := range b {

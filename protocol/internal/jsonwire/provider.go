@@ -27,9 +27,8 @@ func MarshalNoHTML(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// NewRequest builds a provider wire's streaming POST of body (JSON) to baseURL+path, with the
-// headers kv (name, value pairs) and then header's, copied over them, so callers can forward
-// X-Streambench-* headers or replace a placeholder key. Errors start with "<wire> request".
+// NewRequest builds a provider wire's streaming POST of body to baseURL+path with the headers
+// kv (name, value pairs), then header's over them (forwarded ones, a real key).
 func NewRequest(ctx context.Context, wire, baseURL, path string, body any, header http.Header, kv ...string) (*http.Request, error) {
 	payload, err := MarshalNoHTML(body)
 	var hr *http.Request
@@ -123,9 +122,9 @@ func TurnText(turn *scenarios.ScriptTurn) (thinking, text []byte) {
 	return thinking, text
 }
 
-// Frames builds a provider wire writer's SSE frames in reused buffers: each frame's JSON in
-// JSON, appended to Out by Frame, Out written in one Write by Flush (each writer method empties
-// Out first), so the caller may flush after each call. Not safe for concurrent use.
+// Frames builds a provider wire writer's SSE frames in reused buffers: JSON appended to Out by
+// Frame, Out written in one Write by Flush (each writer method empties it first). Not safe for
+// concurrent use.
 type Frames struct {
 	w     io.Writer
 	wire  string
@@ -153,8 +152,7 @@ func (f *Frames) Flush(what string) error {
 	return nil
 }
 
-// Ping writes an SSE comment: a wire without a ping event keeps intermediaries from timing out
-// an idle stream without clients seeing an event.
+// Ping writes an SSE comment, which keeps intermediaries from timing out an idle stream.
 func (f *Frames) Ping() error {
 	f.Out = append(f.Out[:0], ": ping\n\n"...)
 	return f.Flush("ping")

@@ -6,9 +6,8 @@ import (
 	"reflect"
 )
 
-// Raw consumes and validates the next value, whatever its kind, and returns its bytes as they
-// are in the frame (nil at an error). A checker that compares a nested value (a tool call's
-// input object, say) keeps these bytes instead of decoding the value on every frame.
+// Raw consumes and validates the next value and returns its bytes as in the frame (nil at an
+// error), for a checker to keep rather than decode.
 func (s *Scanner) Raw() []byte {
 	if s.err != nil {
 		return nil

@@ -11,16 +11,12 @@ import (
 // maxJSONDepth matches encoding/json's nesting limit.
 const maxJSONDepth = 10000
 
-// Scanner is a strict, allocation-free JSON reader for the few fields a stream decoder
-// needs from each frame. encoding/json costs several microseconds and allocations per
-// frame through reflection; a runtime relaying thousands of streams spends that on every
-// token, so the hot path walks the bytes once instead. It validates everything it reads or
-// skips exactly as RFC 8259 (and encoding/json) does. Decoded strings alias the frame or an
-// internal buffer and stay valid until the next Reset.
-//
-// Errors are sticky: after the first one every method returns a zero value, loops end, and
-// Err (or Finish) says what was wrong and where. The zero value is ready for Reset; a Scanner
-// is not safe for concurrent use, so each stream decoder keeps its own.
+// Scanner is a strict, allocation-free JSON reader for the few fields a stream decoder needs
+// of each frame: encoding/json's reflection costs microseconds and allocations per token. It
+// validates what it reads or skips as RFC 8259 does. Decoded strings alias the frame or an
+// internal buffer until the next Reset. Errors are sticky: after the first, methods return
+// zero values and loops end, and Err (or Finish) says what and where. The zero value is ready
+// for Reset. Not safe for concurrent use.
 type Scanner struct {
 	data []byte
 	pos  int
@@ -65,8 +61,7 @@ func (s *Scanner) peek() byte {
 // Err returns the first error met so far, or nil.
 func (s *Scanner) Err() error { return s.err }
 
-// Finish checks that nothing but whitespace follows the top-level value and returns the
-// first error met while scanning, if any.
+// Finish checks that only whitespace follows the top-level value and returns the first error.
 func (s *Scanner) Finish() error {
 	if s.ws(); s.err == nil && s.pos < len(s.data) {
 		s.fail("unexpected %q after the top-level value", s.data[s.pos])
@@ -91,8 +86,8 @@ func (s *Scanner) literal(lit string) {
 	s.fail("invalid literal, want %s", lit)
 }
 
-// Object consumes '{' (false at null, or on a type error naming field) and reports whether
-// an object follows; iterate its members with Member.
+// Object consumes '{' and reports whether an object follows (false at null, or on a type error
+// naming field).
 func (s *Scanner) Object(field string) bool {
 	if s.err != nil || s.null() {
 		return false
@@ -118,8 +113,8 @@ func (s *Scanner) Array(field string) bool {
 	return true
 }
 
-// Member advances to the next member of an object opened with Object and returns its key;
-// ok is false at the closing brace or on error. first must start true for each object.
+// Member advances to the next member of an object opened with Object and returns its key (ok
+// false at its end or on error); first starts true for each object.
 func (s *Scanner) Member(first *bool) (key []byte, ok bool) {
 	if !s.more('}', first) {
 		return nil, false
@@ -137,9 +132,8 @@ func (s *Scanner) Member(first *bool) (key []byte, ok bool) {
 	return key, s.err == nil
 }
 
-// Members ranges over the keys of the object just opened with Object (Member in a loop): the
-// loop's body reads or skips each key's value before the next. A decode error ends the loop
-// (Finish reports it).
+// Members ranges over the keys of the object just opened, the body reading or skipping each
+// value; a decode error ends the loop (Finish reports it).
 func (s *Scanner) Members() iter.Seq[[]byte] {
 	return func(yield func(key []byte) bool) {
 		for first := true; ; {
@@ -151,8 +145,7 @@ func (s *Scanner) Members() iter.Seq[[]byte] {
 	}
 }
 
-// Element advances to the next element of an array opened with Array. first must start true
-// for each array.
+// Element advances to the next element of an array opened with Array; first starts true.
 func (s *Scanner) Element(first *bool) bool {
 	return s.more(']', first)
 }
@@ -210,8 +203,7 @@ func kindOf(c byte) string {
 	return fmt.Sprintf("invalid character %q", c)
 }
 
-// Str reads a string (null reads as empty) for field. The result aliases the frame or the
-// scanner's buffer; copy it to keep it past the next Reset.
+// Str reads a string (null: nil) for field, aliasing the frame or buffer until the next Reset.
 func (s *Scanner) Str(field string) []byte {
 	if s.err != nil || s.null() {
 		return nil
@@ -348,8 +340,8 @@ func (s *Scanner) hex4(i int) (rune, bool) {
 	return r, true
 }
 
-// Integer reads an integer (null reads as 0, present false) for field. A number with a
-// fraction or exponent, or out of int range, is an error, as encoding/json into an int.
+// Integer reads an integer (null: 0, not present) for field; a fraction, exponent or overflow
+// is an error, as in encoding/json.
 func (s *Scanner) Integer(field string) (n int, present bool) {
 	if s.err != nil || s.null() {
 		return 0, false
@@ -434,8 +426,7 @@ func digits(d []byte, i int) int {
 	return i
 }
 
-// Skip consumes and validates any value, so a decoder can pass over fields it does not read
-// and still reject a malformed frame.
+// Skip consumes and validates any value, so a skipped field still rejects a malformed frame.
 func (s *Scanner) Skip() { s.skipDepth(0) }
 
 func (s *Scanner) skipDepth(depth int) {
