@@ -155,33 +155,33 @@ func (c *Checker) onEvent(typ string, v *eventView) protocol.Observation {
 	case "response.output_item.done":
 		c.onItemDone(v)
 	case "response.content_part.added":
-		c.onPartAdded(v, false)
+		c.onPartAdded(typ, v, false)
 	case "response.reasoning_summary_part.added":
-		c.onPartAdded(v, true)
+		c.onPartAdded(typ, v, true)
 	case "response.content_part.done":
-		c.onPartDone(v, false)
+		c.onPartDone(typ, v, false)
 	case "response.reasoning_summary_part.done":
-		c.onPartDone(v, true)
+		c.onPartDone(typ, v, true)
 	case "response.output_text.delta":
-		return c.onDelta(v, false, partOutputText)
+		return c.onDelta(typ, v, false, partOutputText)
 	case "response.refusal.delta":
-		return c.onDelta(v, false, partRefusal)
+		return c.onDelta(typ, v, false, partRefusal)
 	case "response.reasoning_text.delta":
-		return c.onDelta(v, false, partReasoningText)
+		return c.onDelta(typ, v, false, partReasoningText)
 	case "response.reasoning_summary_text.delta":
-		return c.onDelta(v, true, partSummaryText)
+		return c.onDelta(typ, v, true, partSummaryText)
 	case "response.output_text.done":
-		c.onTextDone(v, false, partOutputText)
+		c.onTextDone(typ, v, false, partOutputText)
 	case "response.refusal.done":
-		c.onTextDone(v, false, partRefusal)
+		c.onTextDone(typ, v, false, partRefusal)
 	case "response.reasoning_text.done":
-		c.onTextDone(v, false, partReasoningText)
+		c.onTextDone(typ, v, false, partReasoningText)
 	case "response.reasoning_summary_text.done":
-		c.onTextDone(v, true, partSummaryText)
+		c.onTextDone(typ, v, true, partSummaryText)
 	case "response.function_call_arguments.delta":
-		c.onArgs(v, false)
+		c.onArgs(typ, v, false)
 	case "response.function_call_arguments.done":
-		c.onArgs(v, true)
+		c.onArgs(typ, v, true)
 	case "response.completed", "response.incomplete", "response.failed":
 		return c.onTerminal(typ, v)
 	case "error":
@@ -301,11 +301,8 @@ func (c *Checker) onItemAdded(v *eventView) protocol.Observation {
 	return protocol.Observation{Kind: kind}
 }
 
-func (c *Checker) onPartAdded(v *eventView, summary bool) {
-	what := "response.content_part.added"
-	if summary {
-		what = "response.reasoning_summary_part.added"
-	}
+// onPartAdded, onPartDone, onDelta, onTextDone and onArgs judge the event what of an item.
+func (c *Checker) onPartAdded(what string, v *eventView, summary bool) {
 	it := c.findItem(v, what, true)
 	if it == nil {
 		return
@@ -333,18 +330,23 @@ func (c *Checker) onPartAdded(v *eventView, summary bool) {
 	*parts = append(*parts, part{typ: string(v.part.typ), open: true})
 }
 
-func (c *Checker) onPartDone(v *eventView, summary bool) {
-	what := "response.content_part.done"
-	if summary {
-		what = "response.reasoning_summary_part.done"
-	}
+// openPart returns the open part (and its item) v names, marking the item broken when there is
+// none.
+func (c *Checker) openPart(v *eventView, summary bool, what string) (*item, *part) {
 	it := c.findItem(v, what, true)
 	if it == nil {
-		return
+		return nil, nil
 	}
 	p := c.findPart(it, v, summary, what)
 	if p == nil {
 		it.broken = true
+	}
+	return it, p
+}
+
+func (c *Checker) onPartDone(what string, v *eventView, summary bool) {
+	it, p := c.openPart(v, summary, what)
+	if p == nil {
 		return
 	}
 	p.open = false
@@ -366,26 +368,21 @@ func streamable(typ string) bool {
 	return false
 }
 
-func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Observation {
+func (c *Checker) onDelta(what string, v *eventView, summary bool, typ string) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
-	what := deltaName(typ)
 	if !v.hasDelta {
 		c.v.Add(REvent, "%s: expected a delta, saw none", what)
 		return other
 	}
 	// Where the text went is R-responses-item's; what it is, the script's (judged all the same).
-	if it := c.findItem(v, what, true); it != nil {
-		if p := c.findPart(it, v, summary, what); p != nil {
-			switch {
-			case p.typ != typ:
-				c.v.Add(RItem, "%s: in a part of type %q, want %q", what, p.typ, typ)
-			case p.textDone:
-				c.v.Add(RItem, "%s: after the part's response.%s.done", what, typ)
-			}
-			p.text = append(p.text, v.delta...)
-		} else {
-			it.broken = true
+	if _, p := c.openPart(v, summary, what); p != nil {
+		switch {
+		case p.typ != typ:
+			c.v.Add(RItem, "%s: in a part of type %q, want %q", what, p.typ, typ)
+		case p.textDone:
+			c.v.Add(RItem, "%s: after the part's response.%s.done", what, typ)
 		}
+		p.text = append(p.text, v.delta...)
 	}
 	switch typ {
 	case partOutputText:
@@ -401,41 +398,9 @@ func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Obser
 	return other
 }
 
-// deltaName is the delta event of part type typ, as a constant.
-func deltaName(typ string) string {
-	switch typ {
-	case partOutputText:
-		return "response.output_text.delta"
-	case partRefusal:
-		return "response.refusal.delta"
-	case partReasoningText:
-		return "response.reasoning_text.delta"
-	}
-	return "response.reasoning_summary_text.delta"
-}
-
-// doneName is the .done event of part type typ, as a constant.
-func doneName(typ string) string {
-	switch typ {
-	case partOutputText:
-		return "response.output_text.done"
-	case partRefusal:
-		return "response.refusal.done"
-	case partReasoningText:
-		return "response.reasoning_text.done"
-	}
-	return "response.reasoning_summary_text.done"
-}
-
-func (c *Checker) onTextDone(v *eventView, summary bool, typ string) {
-	what := doneName(typ)
-	it := c.findItem(v, what, true)
-	if it == nil {
-		return
-	}
-	p := c.findPart(it, v, summary, what)
+func (c *Checker) onTextDone(what string, v *eventView, summary bool, typ string) {
+	_, p := c.openPart(v, summary, what)
 	if p == nil {
-		it.broken = true
 		return
 	}
 	switch {
@@ -454,11 +419,7 @@ func (c *Checker) onTextDone(v *eventView, summary bool, typ string) {
 	}
 }
 
-func (c *Checker) onArgs(v *eventView, done bool) {
-	what := "response.function_call_arguments.delta"
-	if done {
-		what = "response.function_call_arguments.done"
-	}
+func (c *Checker) onArgs(what string, v *eventView, done bool) {
 	it := c.findItem(v, what, true)
 	if it == nil {
 		c.toolsLost = true
