@@ -94,7 +94,6 @@ func (r *Registry) Taking(key string) []string {
 	return out
 }
 
-// option returns dialect name's option key.
 func (r *Registry) option(name, key string) (OptionSpec, bool) {
 	for _, o := range r.byName[name].Options() {
 		if o.Key == key {

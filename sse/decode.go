@@ -266,7 +266,6 @@ func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 // bom is the UTF-8 byte order mark, stripped once at the start of a stream.
 const bom = "\uFEFF"
 
-// checkLine enforces MaxLine on a complete line.
 func (d *Decoder) checkLine(line []byte) ([]byte, bool, error) {
 	if len(line) > d.limits.MaxLine {
 		start := d.base + int64(d.pos) - int64(len(line)) - 1
@@ -359,7 +358,6 @@ func (d *Decoder) fill() error {
 	return fmt.Errorf("sse: read: %w", io.ErrNoProgress)
 }
 
-// field applies one non-blank line to the pending event.
 func (d *Decoder) field(line []byte) error {
 	if line[0] == ':' {
 		d.comments++

@@ -103,7 +103,6 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	return c.onEvent(&e)
 }
 
-// onEvent judges a well-formed event of the run by its type.
 func (c *Checker) onEvent(e *Event) protocol.Observation {
 	switch e.Type {
 	case TypeRunStarted:

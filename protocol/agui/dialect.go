@@ -51,7 +51,6 @@ func New(opts Options) *Dialect {
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// vars binds the options Configure accepts to opts.
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the agent route's path template, {agent} the target", Default: DefaultPath, Placeholders: []string{"agent"}}, &opts.Path),

@@ -64,7 +64,6 @@ type Event struct {
 	Value    json.RawMessage `json:"value,omitempty"`
 }
 
-// str returns a pointer to s, for building events.
 func str(s string) *string { return &s }
 
 // RunAgentInput is the body an AG-UI client POSTs to run an agent (@ag-ui/core's schema).

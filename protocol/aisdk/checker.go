@@ -133,7 +133,6 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	return c.onPart()
 }
 
-// onPart judges a well-formed part by its type.
 func (c *Checker) onPart() protocol.Observation {
 	f := &c.f
 	switch string(f.typ) {
@@ -225,7 +224,6 @@ func (c *Checker) onResetStep() {
 	c.nOpen = 0
 }
 
-// onError judges the error part, a terminal.
 func (c *Checker) onError() protocol.Observation {
 	f := &c.f
 	// Without errorText the part is still the error terminal (R-framing says what it lacks).
@@ -244,7 +242,6 @@ func (c *Checker) onError() protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
 }
 
-// onTerminal judges finish or abort.
 func (c *Checker) onTerminal() protocol.Observation {
 	c.terminal = string(c.f.typ)
 	c.finishReason = string(c.f.finishReason)

@@ -59,7 +59,6 @@ func New(opts Options) *Dialect {
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// vars binds the options Configure accepts to opts.
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.StringVar(protocol.OptionSpec{Key: "path", Help: "the chat route's path on the target", Default: DefaultPath}, &opts.Path),

@@ -34,7 +34,6 @@ type Request struct {
 	MaxTokens int
 }
 
-// rawRequest is what ParseRequest reads of the body.
 type rawRequest struct {
 	Model     *string           `json:"model"`
 	MaxTokens *int              `json:"max_tokens"`
@@ -45,13 +44,11 @@ type rawRequest struct {
 	} `json:"thinking"`
 }
 
-// rawMessage is one entry of "messages".
 type rawMessage struct {
 	Role    *string         `json:"role"`
 	Content json.RawMessage `json:"content"`
 }
 
-// rawBlock is one element of an array "content".
 type rawBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
@@ -143,7 +140,6 @@ func contentText(content json.RawMessage) (text string, hasText bool, err error)
 	return "", false, errors.New("expected string or array of content blocks")
 }
 
-// errorBody is the API's error envelope.
 type errorBody struct {
 	Type  string `json:"type"`
 	Error struct {

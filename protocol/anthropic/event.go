@@ -87,7 +87,6 @@ func parseMessage(sc *jsonwire.Scanner, u *Usage) bool {
 	return true
 }
 
-// parseBlock reads a content_block (false: not an object).
 func parseBlock(sc *jsonwire.Scanner, b *Block) bool {
 	if !sc.Object("content_block") {
 		return false
@@ -111,7 +110,6 @@ func parseBlock(sc *jsonwire.Scanner, b *Block) bool {
 	return true
 }
 
-// parseDelta reads a delta (false: not an object).
 func parseDelta(sc *jsonwire.Scanner, d *Delta) bool {
 	if !sc.Object("delta") {
 		return false

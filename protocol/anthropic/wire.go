@@ -29,7 +29,6 @@ const (
 // Name returns "anthropic", the wire's name in deployment files.
 func (Wire) Name() string { return "anthropic" }
 
-// messagesRequest is the request body NewRequest sends.
 type messagesRequest struct {
 	Model     string         `json:"model"`
 	MaxTokens int            `json:"max_tokens"`
@@ -185,7 +184,6 @@ func (Wire) NewStream(body io.Reader) protocol.ModelStream {
 	return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(body)}, parse: ParseEvent}
 }
 
-// block is what the decoder knows about one content block.
 type block struct {
 	kind    blockKind
 	started bool
@@ -196,7 +194,6 @@ type block struct {
 // maxBlocks bounds block indexes so a hostile stream cannot make the decoder allocate.
 const maxBlocks = 4096
 
-// stream is the ModelStream of one response.
 type stream struct {
 	jsonwire.Stream
 	view Event
@@ -211,7 +208,6 @@ type stream struct {
 // Next implements protocol.ModelStream.
 func (s *stream) Next(ev *protocol.ModelEvent) error { return s.Queue.Next(ev, s.readEvent) }
 
-// readEvent decodes one SSE event into s.Queue (possibly nothing).
 func (s *stream) readEvent() error {
 	data, err := s.Read("anthropic", "events")
 	if err == io.EOF {
@@ -226,7 +222,6 @@ func (s *stream) readEvent() error {
 	return s.apply(&s.view)
 }
 
-// apply turns one decoded event into model events.
 func (s *stream) apply(e *Event) error {
 	typ := s.Ev.Type // the JSON type is authoritative, the SSE event name is the fallback
 	if len(e.Type) > 0 {
@@ -276,7 +271,6 @@ func (s *stream) apply(e *Event) error {
 	return nil
 }
 
-// where names the stream's current event, of type typ, in an error.
 func (s *stream) where(typ string) string {
 	return fmt.Sprintf("anthropic stream: event %d %s", s.N, typ)
 }
@@ -396,7 +390,6 @@ func (s *stream) applyUsage(u *Usage) {
 	}
 }
 
-// stopReason normalizes a stop_reason.
 func stopReason(reason string) protocol.StopReason {
 	switch reason {
 	case "tool_use":

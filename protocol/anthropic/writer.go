@@ -16,7 +16,6 @@ import (
 // until message_delta).
 type StreamMeta = jsonwire.StreamMeta
 
-// blockKind is what a content block holds.
 type blockKind uint8
 
 const (
@@ -235,7 +234,6 @@ func (s *StreamWriter) appendBlockHead(b []byte, typ string, index int) []byte {
 	return append(b, ',')
 }
 
-// response is the non-streaming message object.
 type response struct {
 	ID           string          `json:"id"`
 	Type         string          `json:"type"`

@@ -13,7 +13,6 @@ import (
 // maxBlocks bounds block indexes, as the runtime's decoder does.
 const maxBlocks = 4096
 
-// blockKind is what a content block holds.
 type blockKind uint8
 
 const (
@@ -23,7 +22,6 @@ const (
 	blockTool                      // tool_use: input_json_delta
 )
 
-// block is one content block's lifecycle.
 type block struct {
 	kind    blockKind
 	stopped bool
@@ -324,7 +322,6 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.List()
 }
 
-// finishContent compares the whole turn with the script (ground truth only).
 func (c *Checker) finishContent() {
 	t := c.j.FinishScript(&c.v)
 	if t == nil || c.errored {

@@ -26,7 +26,6 @@ type choice struct {
 	} `json:"delta"`
 }
 
-// typed holds the fields of the typed frames the checker judges.
 type typed struct {
 	Delta     *string         `json:"delta"`
 	ID        string          `json:"id"`
@@ -55,7 +54,6 @@ type indexBinding struct {
 	index, call int
 }
 
-// settledTool is a tool_end matched to its call.
 type settledTool struct {
 	call   int
 	failed bool

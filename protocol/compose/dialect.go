@@ -38,7 +38,6 @@ func (*Dialect) Name() string { return Name }
 // PlaysSwarm is true: a compose run may spawn children (swarm scenarios, the R-swarm rules).
 func (*Dialect) PlaysSwarm() bool { return true }
 
-// vars binds the options Configure accepts to c's paths.
 func vars(c *Client) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the stream path template, placeholder {agent}",

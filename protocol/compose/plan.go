@@ -175,7 +175,6 @@ func (c *Client) NewApprovalRequest(ctx context.Context, baseURL string, s *prot
 	return req, nil
 }
 
-// planPhase is where a proposal version stands.
 type planPhase uint8
 
 const (
@@ -186,7 +185,6 @@ const (
 	phaseFeedback                   // plan.feedback_requested seen (after changes_requested)
 )
 
-// sideState is the checker's state for plan approval and the side events.
 type sideState struct {
 	proposalID string
 	version    int // the current (latest proposed) version; 0 before any
@@ -443,7 +441,6 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 	}
 }
 
-// after names the phase for a violation detail.
 func (p planPhase) after() string {
 	switch p {
 	case phaseProposed:

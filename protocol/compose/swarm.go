@@ -22,7 +22,6 @@ const (
 	MeasureChildrenPerRun = "children_per_run"
 )
 
-// swarmFrame holds the members of the swarm_child_* frames the checker judges.
 type swarmFrame struct {
 	RootRunID   *string  `json:"rootRunId"`
 	ParentRunID *string  `json:"parentRunId"`
@@ -54,7 +53,6 @@ type swarmChild struct {
 	firstDelta time.Duration // 0: no delta yet
 }
 
-// swarmState is the checker's view of the run's children.
 type swarmState struct {
 	children  []*swarmChild
 	byKey     map[string]int

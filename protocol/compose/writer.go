@@ -201,7 +201,6 @@ func (w *Writer) begin(typ string) []byte {
 	return append(b, '"')
 }
 
-// end closes the JSON object and the frame, and writes it.
 func (w *Writer) end(b []byte) error { return w.write(append(b, "}\n\n"...)) }
 
 func (w *Writer) write(b []byte) error {

@@ -58,7 +58,6 @@ func New(opts Options) *Dialect {
 // Name is the dialect's CLI name.
 func (*Dialect) Name() string { return Name }
 
-// vars binds the options Configure accepts to opts.
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the run stream route: " + StatelessPath + " or a thread route such as " + ThreadPath + " ({thread}: a new thread per session)",

@@ -28,7 +28,6 @@ type Request struct {
 	MaxTokens int
 }
 
-// rawRequest is what ParseRequest reads of the body.
 type rawRequest struct {
 	Model         *string           `json:"model"`
 	Messages      []json.RawMessage `json:"messages"`
@@ -45,7 +44,6 @@ type rawRequest struct {
 	} `json:"reasoning"`
 }
 
-// rawMessage is one entry of "messages".
 type rawMessage struct {
 	Role    *string         `json:"role"`
 	Content json.RawMessage `json:"content"`
@@ -120,7 +118,6 @@ func ParseRequest(body []byte) (*Request, error) {
 	return req, nil
 }
 
-// errorBody is the API's error envelope.
 type errorBody struct {
 	Error struct {
 		Message string  `json:"message"`

@@ -21,7 +21,6 @@ var _ protocol.ProviderWire = Wire{}
 // Name returns "openai", the wire's name in deployment files.
 func (Wire) Name() string { return "openai" }
 
-// chatRequest is the request body NewRequest sends.
 type chatRequest struct {
 	Model           string        `json:"model"`
 	Messages        []chatMessage `json:"messages"`
@@ -151,7 +150,6 @@ func (Wire) NewStream(body io.Reader) protocol.ModelStream {
 // MaxToolIndex bounds tool call indexes so a hostile stream cannot make a reader allocate.
 const MaxToolIndex = 1024
 
-// stream is the ModelStream of one response.
 type stream struct {
 	jsonwire.Stream
 	view Chunk
@@ -165,7 +163,6 @@ type stream struct {
 // Next implements protocol.ModelStream.
 func (s *stream) Next(ev *protocol.ModelEvent) error { return s.Queue.Next(ev, s.readFrame) }
 
-// readFrame decodes one SSE event into s.Queue (possibly nothing).
 func (s *stream) readFrame() error {
 	data, err := s.Read("openai", "frames")
 	if err == io.EOF {
@@ -191,7 +188,6 @@ func (s *stream) readFrame() error {
 	return s.apply(&s.view)
 }
 
-// apply turns one decoded chunk into events.
 func (s *stream) apply(v *Chunk) error {
 	if v.HasError {
 		return &protocol.ProviderError{Status: http.StatusOK, Type: string(v.ErrorType), Message: string(v.ErrorMessage)}
@@ -241,7 +237,6 @@ func (s *stream) toolDelta(tc *ToolCall) error {
 	return nil
 }
 
-// stopReason normalizes a finish_reason.
 func stopReason(finish string) protocol.StopReason {
 	switch finish {
 	case "tool_calls", "function_call":

@@ -168,7 +168,6 @@ func (s *StreamWriter) appendDelta(literal string, finishReason string) {
 	s.f.Frame("")
 }
 
-// response is the non-streaming chat.completion object.
 type response struct {
 	ID      string           `json:"id"`
 	Object  string           `json:"object"`

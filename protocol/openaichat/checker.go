@@ -260,7 +260,6 @@ func (c *Checker) finishComplete() {
 	}
 }
 
-// finishContent compares the whole turn with the script (ground truth only).
 func (c *Checker) finishContent() {
 	t := c.j.FinishScript(&c.v)
 	if t == nil || c.errored || c.toolsLost {

@@ -21,7 +21,6 @@ const (
 	partSummaryText   = "summary_text"
 )
 
-// item is one output item being followed.
 type item struct {
 	id, typ        string
 	open           bool
@@ -36,7 +35,6 @@ type item struct {
 	tool     int // index into the checker's tools, -1 for an item that is not a call
 }
 
-// part is one content or summary part being followed.
 type part struct {
 	typ      string
 	open     bool
@@ -140,7 +138,6 @@ func (c *Checker) checkHeader(ev *sse.Event, v *eventView, data []byte) {
 	}
 }
 
-// onEvent judges an event of the response by its type.
 func (c *Checker) onEvent(typ string, v *eventView) protocol.Observation {
 	switch typ {
 	case "response.created":
@@ -655,7 +652,6 @@ func (c *Checker) finishContent(errored bool) {
 	}
 }
 
-// indexText is the event's output_index for a detail.
 func indexText(v *eventView) string {
 	if !v.hasOutputIndex {
 		return "none"

@@ -35,7 +35,6 @@ type eventView struct {
 	errMessage      []byte // error.message
 }
 
-// itemView is an output item.
 type itemView struct {
 	id, typ, status, role, callID, name []byte
 	arguments                           []byte
@@ -50,7 +49,6 @@ type partView struct {
 	hasText   bool
 }
 
-// responseView is the response object of a lifecycle event.
 type responseView struct {
 	status       []byte
 	hasUsage     bool

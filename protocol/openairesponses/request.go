@@ -34,7 +34,6 @@ type Request struct {
 	MaxTokens int
 }
 
-// rawRequest is what ParseRequest reads of the body.
 type rawRequest struct {
 	Model              *string         `json:"model"`
 	Input              json.RawMessage `json:"input"`
@@ -46,7 +45,6 @@ type rawRequest struct {
 	} `json:"reasoning"`
 }
 
-// rawItem is one element of an array input.
 type rawItem struct {
 	Type    string          `json:"type"`
 	Role    string          `json:"role"`
@@ -158,7 +156,6 @@ var _ protocol.ProviderWire = Wire{}
 // Name returns "openai-responses", the wire's name.
 func (Wire) Name() string { return Name }
 
-// createRequest is the request body NewRequest sends.
 type createRequest struct {
 	Model           string          `json:"model"`
 	Input           []inputItem     `json:"input"`

@@ -19,7 +19,6 @@ func (Wire) NewStream(body io.Reader) protocol.ModelStream {
 	return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(body)}}
 }
 
-// stream is the ModelStream of one response.
 type stream struct {
 	jsonwire.Stream
 	view eventView
@@ -31,7 +30,6 @@ type stream struct {
 // Next implements protocol.ModelStream.
 func (s *stream) Next(ev *protocol.ModelEvent) error { return s.Queue.Next(ev, s.readFrame) }
 
-// readFrame decodes one SSE event into s.Queue (possibly nothing).
 func (s *stream) readFrame() error {
 	data, err := s.Read(Name, "events")
 	if err == io.EOF {

@@ -212,7 +212,6 @@ func (s *StreamWriter) appendItemRef(b []byte, part bool) []byte {
 	return b
 }
 
-// appendDelta appends one delta event of the open item.
 func (s *StreamWriter) appendDelta(typ, delta string, part bool) {
 	s.f.JSON = s.appendHead(s.f.JSON[:0], typ)
 	s.f.JSON = s.appendItemRef(s.f.JSON, part)
@@ -313,7 +312,6 @@ func (s *StreamWriter) appendResponseEvent(typ, status string, turn *scenarios.S
 	s.f.Frame(typ)
 }
 
-// appendResponse appends the response object.
 func (s *StreamWriter) appendResponse(b []byte, status string, turn *scenarios.ScriptTurn, message *string) []byte {
 	b = append(b, `{"id":`...)
 	b = jsonwire.AppendString(b, s.meta.ID)

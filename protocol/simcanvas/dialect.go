@@ -143,7 +143,6 @@ func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
 	return ch
 }
 
-// envelope is the execution-event wrapper.
 type envelope struct {
 	Type        string          `json:"type"`
 	Timestamp   string          `json:"timestamp"`
@@ -334,7 +333,6 @@ func (c *Checker) onChunk(p *payload, clip func() string) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk), Tokens: c.tokens.Text(*p.Chunk)}
 }
 
-// onTool judges a stream:tool frame, its start or its end.
 func (c *Checker) onTool(p *payload, clip func() string) protocol.Observation {
 	if p.ID == "" || p.Name == "" {
 		c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())

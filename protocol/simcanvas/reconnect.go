@@ -53,7 +53,6 @@ func (c *Checker) Redacted() {
 	c.generalOnly = true // every frame must pass the redaction check
 }
 
-// reconnectState is a checker's state after the stream was resumed.
 type reconnectState struct {
 	// lastEventID is the Last-Event-ID sent, replayThrough X-Replay-Through (else lastEventID).
 	lastEventID, replayThrough int64

@@ -61,7 +61,6 @@ func LiveOnly(typ string) bool {
 	return false
 }
 
-// redactState is a checker's state for a PII-redacted workflow.
 type redactState struct {
 	liveFrames     int
 	blockCompleted int

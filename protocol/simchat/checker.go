@@ -24,7 +24,6 @@ type frame struct {
 	Error   *string         `json:"error"`
 }
 
-// finalData is the data of the final envelope.
 type finalData struct {
 	Success *bool           `json:"success"`
 	Status  string          `json:"status"`
@@ -470,7 +469,6 @@ func plainThinking(data []byte) (text []byte, ok bool) {
 	return text, true
 }
 
-// turnThinking lists every turn's thinking, in order.
 func turnThinking(exp *scenarios.Expected) []string {
 	parts := make([]string, len(exp.Turns))
 	for i, t := range exp.Turns {

@@ -40,7 +40,6 @@ func utf16Len[T ~string | ~[]byte](s T) int {
 	return n
 }
 
-// utf16Units is how many UTF-16 code units r takes.
 func utf16Units(r rune) int {
 	if r > 0xFFFF {
 		return 2

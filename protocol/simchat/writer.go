@@ -181,7 +181,6 @@ func (w *Writer) Raw(p []byte) error {
 
 func (w *Writer) begin() []byte { return append(w.buf[:0], "data: "...) }
 
-// end closes the JSON object and the frame and writes it.
 func (w *Writer) end(b []byte) error {
 	b = append(b, '}')
 	return w.flushFrame(b)

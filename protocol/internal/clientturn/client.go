@@ -89,7 +89,6 @@ func (c *Client) DecodeLimits() sse.Limits { return c.wire.Limits }
 // Name is the dialect's CLI name.
 func (c *Client) Name() string { return c.wire.Name }
 
-// vars binds the options Configure accepts to c's settings.
 func (c *Client) vars() []protocol.OptionVar {
 	vars := []protocol.OptionVar{
 		protocol.StringVar(protocol.OptionSpec{Key: "model", Help: "the request's model, which a gateway routes on", Default: DefaultModel}, &c.model),

@@ -10,7 +10,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// maxErrorBody caps how much of an error response ReadProviderError reads.
 const maxErrorBody = 64 << 10
 
 // ReadProviderError reads a provider's non-2xx response into a ProviderError: the message and

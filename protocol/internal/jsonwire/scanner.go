@@ -37,7 +37,6 @@ func (s *Scanner) fail(format string, args ...any) {
 	}
 }
 
-// ws skips insignificant whitespace.
 func (s *Scanner) ws() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
@@ -318,7 +317,6 @@ func (s *Scanner) slowString(start, i int) []byte {
 	return nil
 }
 
-// hex4 decodes the four hex digits at i.
 func (s *Scanner) hex4(i int) (rune, bool) {
 	if i+4 > len(s.data) {
 		return 0, false
