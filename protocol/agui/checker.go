@@ -47,15 +47,14 @@ type Checker struct {
 	steps     map[string]bool
 	state     []byte // the state's JSON: {} until a snapshot
 
-	text, thought     jsonwire.Cursor
-	textOK, thoughtOK bool
-	script            []scenarios.ScriptToolCall
-	used              []bool
+	text, thought jsonwire.Text
+	script        []scenarios.ScriptToolCall
+	used          []bool
 }
 
 // NewChecker returns a checker for one stream of s, sent RunAgentInput with threadID and runID.
 func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
-	c := &Checker{s: s, ground: !noGroundTruth && !s.NoGroundTruth, textOK: true, thoughtOK: true,
+	c := &Checker{s: s, ground: !noGroundTruth && !s.NoGroundTruth,
 		messages: map[string]bool{}, reasoning: map[string]bool{}, reasonMsg: map[string]bool{}, steps: map[string]bool{},
 		state: []byte("{}")}
 	if c.ground {
@@ -65,7 +64,7 @@ func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
 			text[i], thinking[i] = t.Text, t.Thinking
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text, c.thought = jsonwire.NewCursor(text), jsonwire.NewCursor(thinking)
+		c.text, c.thought = jsonwire.NewText(text...), jsonwire.NewText(thinking...)
 		c.used = make([]bool, len(c.script))
 	}
 	return c
@@ -298,16 +297,11 @@ func (c *Checker) content(e *Event, reasoning bool) protocol.Observation {
 	if delta == "" {
 		return other
 	}
-	if c.ground {
-		if reasoning {
-			if c.thoughtOK && !jsonwire.Advance(&c.thought, delta) {
-				c.thoughtOK = false
-				c.v.Add(RContent, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.thought.Matched(), protocol.Quote(c.thought.Next(60), 60), protocol.Quote(delta, 60))
-			}
-		} else if c.textOK && !jsonwire.Advance(&c.text, delta) {
-			c.textOK = false
-			c.v.Add(RContent, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(delta, 60))
-		}
+	switch {
+	case c.ground && reasoning:
+		jsonwire.Follow(&c.thought, &c.v, RContent, "reasoning", delta, 60)
+	case c.ground:
+		jsonwire.Follow(&c.text, &c.v, RContent, "text", delta, 60)
 	}
 	if reasoning {
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta), Tokens: c.tokens.ThinkingBytes([]byte(delta))}
@@ -452,12 +446,8 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 
 // judgeComplete checks, at a clean end, that all the script's text, reasoning and calls came.
 func (c *Checker) judgeComplete() {
-	if c.textOK && !c.text.Done() {
-		c.v.Add(RContent, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
-	}
-	if c.thoughtOK && !c.thought.Done() {
-		c.v.Add(RContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thought.Next(60), 60), c.thought.Matched(), c.thought.Total())
-	}
+	c.text.Short(&c.v, RContent, "expected the text to continue with %s, saw only the first %d of %d bytes", 60)
+	c.thought.Short(&c.v, RContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", 60)
 	for i := range c.calls {
 		if !c.calls[i].ended { // never ended (R-agui-tool): its arguments are judged as they came
 			c.judgeArgs(&c.calls[i])

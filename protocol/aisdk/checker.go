@@ -29,9 +29,8 @@ type call struct {
 
 // stepMark is the content state at a start-step, restored by reset-step (a retried step).
 type stepMark struct {
-	text, reasoning     jsonwire.Cursor
-	textOK, reasoningOK bool
-	calls               int
+	text, reasoning jsonwire.Text
+	calls           int
 }
 
 // Checker judges one UI message stream: every ai-sdk rule of docs/PROTOCOLS.md. Not safe for
@@ -46,8 +45,7 @@ type Checker struct {
 	f           frame
 	raw         []byte // the part being judged, for details
 
-	text, reasoning     jsonwire.Cursor
-	textOK, reasoningOK bool
+	text, reasoning jsonwire.Text
 
 	parts   int // parts observed (not counting [DONE])
 	started bool
@@ -73,7 +71,7 @@ type Checker struct {
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session, opts Options) *Checker {
-	c := &Checker{s: s, ground: !opts.NoGroundTruth, noReasoning: opts.NoReasoning, textOK: true, reasoningOK: true}
+	c := &Checker{s: s, ground: !opts.NoGroundTruth, noReasoning: opts.NoReasoning}
 	if c.ground {
 		exp := &s.Expected
 		text := make([]string, len(exp.Turns))
@@ -85,11 +83,11 @@ func NewChecker(s *protocol.Session, opts Options) *Checker {
 			}
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text, c.reasoning = jsonwire.NewCursor(text), jsonwire.NewCursor(thinking)
+		c.text, c.reasoning = jsonwire.NewText(text...), jsonwire.NewText(thinking...)
 		c.used = make([]bool, len(c.script))
 	}
 	// A reset-step before any start-step rewinds to the start of the stream.
-	c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: true, reasoningOK: true}
+	c.mark = stepMark{text: c.text, reasoning: c.reasoning}
 	return c
 }
 
@@ -209,12 +207,12 @@ func (c *Checker) onStartStep() {
 	c.stepOpen = true
 	c.steps++
 	c.tokens.Break() // a step is a model turn: its first word is a token
-	c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
+	c.mark = stepMark{text: c.text, reasoning: c.reasoning, calls: len(c.calls)}
 }
 
 // onResetStep rewinds to the step's start: the SDK streams the step again.
 func (c *Checker) onResetStep() {
-	c.text, c.reasoning, c.textOK, c.reasoningOK = c.mark.text, c.mark.reasoning, c.mark.textOK, c.mark.reasoningOK
+	c.text, c.reasoning = c.mark.text, c.mark.reasoning
 	for i := c.mark.calls; i < len(c.calls); i++ {
 		if sc := c.calls[i].scripted; sc >= 0 {
 			c.used[sc] = false
@@ -323,16 +321,11 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 	if c.findOpen(reasoning, f.id) < 0 {
 		c.v.Add(RParts, "%s-delta %q: expected its %s-start first (and no %s-end yet), saw no open part with that id", kindName(reasoning), f.id, kindName(reasoning), kindName(reasoning))
 	}
-	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
-		if reasoning {
-			if c.reasoningOK && !jsonwire.Advance(&c.reasoning, f.delta) {
-				c.reasoningOK = false
-				c.v.Add(RText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), protocol.Quote(c.reasoning.Next(60), 60), protocol.Quote(f.delta, 60))
-			}
-		} else if c.textOK && !jsonwire.Advance(&c.text, f.delta) {
-			c.textOK = false
-			c.v.Add(RText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(f.delta, 60))
-		}
+	switch ground := c.ground && !c.errorSeen; { // new content after the error is R-terminal's alone
+	case ground && reasoning:
+		jsonwire.Follow(&c.reasoning, &c.v, RText, "reasoning", f.delta, 60)
+	case ground:
+		jsonwire.Follow(&c.text, &c.v, RText, "text", f.delta, 60)
 	}
 	switch {
 	case len(f.delta) == 0:
@@ -532,12 +525,8 @@ func (c *Checker) judgeComplete(full bool) {
 	if !full {
 		return
 	}
-	if c.textOK && !c.text.Done() {
-		c.v.Add(RText, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
-	}
-	if c.reasoningOK && !c.reasoning.Done() {
-		c.v.Add(RText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
-	}
+	c.text.Short(&c.v, RText, "expected the text to continue with %s, saw only the first %d of %d bytes", 60)
+	c.reasoning.Short(&c.v, RText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", 60)
 	for si := range c.script {
 		sc := &c.script[si]
 		ci := -1

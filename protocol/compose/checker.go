@@ -67,10 +67,8 @@ type Checker struct {
 	stopped            bool // the client sent a stop request, so the stream must end stopped
 	unscripted         bool // an error terminal the script does not call for: judged partial
 	v                  protocol.Violations
-	text               jsonwire.Cursor // text deltas against every turn's text
-	textOK             bool
-	thinking           jsonwire.Cursor // reasoning against every turn's thinking
-	thinkingOK         bool
+	text               jsonwire.Text // text deltas against every turn's text
+	thinking           jsonwire.Text // reasoning against every turn's thinking
 	thinkingOpen       bool
 	calls              []call
 	byIndex            []indexBinding // each wire index's current call
@@ -97,10 +95,10 @@ func (c *Checker) StopSent() { c.stopped = true }
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session) *Checker {
-	c := &Checker{s: s, noTruth: s.NoGroundTruth, textOK: true, thinkingOK: true}
+	c := &Checker{s: s, noTruth: s.NoGroundTruth}
 	if !c.noTruth {
-		c.text = jsonwire.NewCursor(turnParts(&s.Expected, false))
-		c.thinking = jsonwire.NewCursor(turnParts(&s.Expected, true))
+		c.text = jsonwire.NewText(turnParts(&s.Expected, false)...)
+		c.thinking = jsonwire.NewText(turnParts(&s.Expected, true)...)
 	}
 	return c
 }
@@ -212,10 +210,8 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	if c.afterTerminal("a text delta") {
 		return protocol.Observation{Kind: protocol.FrameOther} // R-terminal's finding alone
 	}
-	if !c.noTruth && c.textOK && !jsonwire.Advance(&c.text, text) {
-		c.textOK = false
-		c.v.Add(RAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
-			c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
+	if !c.noTruth {
+		jsonwire.Follow(&c.text, &c.v, RAnswer, "answer", text, 60)
 	}
 	if text == "" {
 		return protocol.Observation{Kind: protocol.FrameOther}
@@ -228,10 +224,8 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 		c.v.Add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", protocol.Quote(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, *t.Delta) {
-		c.thinkingOK = false
-		c.v.Add(RThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
-			c.thinking.Matched(), protocol.Quote(c.thinking.Next(60), 60), protocol.Quote(*t.Delta, 60))
+	if !c.noTruth {
+		jsonwire.Follow(&c.thinking, &c.v, RThinking, "reasoning", *t.Delta, 60)
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta), Tokens: c.tokens.Thinking(*t.Delta)}
 }
@@ -491,7 +485,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 	c.terminal = typ
 	c.swarmTerminal(typ)
 	c.terminalDetail = t.Reason
-	c.completeAtTerminal = c.textOK && c.text.Done()
+	c.completeAtTerminal = !c.text.Off && c.text.Done()
 	if c.receipts > 0 {
 		c.v.Add(protocol.RTerminal, "expected the receipt after the terminal, saw it before %s", typ)
 	}
@@ -586,12 +580,8 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		}
 	}
 	if full {
-		if c.textOK && !c.text.Done() {
-			c.v.Add(RAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
-		}
-		if c.thinkingOK && !c.thinking.Done() {
-			c.v.Add(RThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
-		}
+		c.text.Short(&c.v, RAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", 60)
+		c.thinking.Short(&c.v, RThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", 60)
 	}
 	c.judgeTerminal()
 	c.judgeOutcomes()
@@ -651,12 +641,12 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	switch {
 	case bytes.HasPrefix(data, []byte(textOpen)):
 		text, ok := c.stringField(data[len(textOpen):], textEnd)
-		if ok && len(text) > 0 && (c.noTruth || c.textOK && jsonwire.Advance(&c.text, text)) {
+		if ok && len(text) > 0 && (c.noTruth || !c.text.Off && jsonwire.Advance(&c.text.Cursor, text)) {
 			return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.TextBytes(text)}, true
 		}
 	case bytes.HasPrefix(data, []byte(reasoningOpen)):
 		delta, ok := c.stringField(data[len(reasoningOpen):], reasoningEnd)
-		if ok && (c.noTruth || c.thinkingOK && jsonwire.Advance(&c.thinking, delta)) {
+		if ok && (c.noTruth || !c.thinking.Off && jsonwire.Advance(&c.thinking.Cursor, delta)) {
 			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta), Tokens: c.tokens.ThinkingBytes(delta)}, true
 		}
 	case bytes.HasPrefix(data, []byte(argsOpen)):

@@ -50,8 +50,7 @@ type Checker struct {
 	msgs  map[string]*streamed
 	order []string
 
-	text     jsonwire.Cursor
-	textOK   bool
+	text     jsonwire.Text
 	script   []scenarios.ScriptToolCall
 	nextCall int
 	judged   map[string]bool // AI message ids whose tool calls were judged against the script
@@ -59,14 +58,14 @@ type Checker struct {
 
 // NewChecker returns a checker for one stream of s; noGroundTruth judges structure only.
 func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
-	c := &Checker{s: s, ground: !noGroundTruth, textOK: true, msgs: map[string]*streamed{}, judged: map[string]bool{}}
+	c := &Checker{s: s, ground: !noGroundTruth, msgs: map[string]*streamed{}, judged: map[string]bool{}}
 	if c.ground {
 		text := make([]string, len(s.Expected.Turns))
 		for i, t := range s.Expected.Turns {
 			text[i] = t.Text
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text = jsonwire.NewCursor(text)
+		c.text = jsonwire.NewText(text...)
 	}
 	return c
 }
@@ -232,9 +231,8 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	if text != "" {
 		st.text = append(st.text, text...)
 		obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.Text(text)}
-		if c.ground && c.textOK && !c.unscripted && !jsonwire.Advance(&c.text, text) {
-			c.textOK = false
-			c.v.Add(RContent, "AI text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
+		if c.ground && !c.unscripted {
+			jsonwire.Follow(&c.text, &c.v, RContent, "AI text", text, 60)
 		}
 	}
 	for _, ch := range m.ToolCallChunks {
@@ -401,9 +399,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			c.v.Add(RError, "expected an error event (the provider fails with %s), the run ended without one", protocol.Quote(c.s.Expected.ProviderError, 60))
 		}
 		if !c.s.ScriptedError() && c.ended != EventError {
-			if c.textOK && !c.text.Done() {
-				c.v.Add(RContent, "expected the AI text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
-			}
+			c.text.Short(&c.v, RContent, "expected the AI text to continue with %s, saw only the first %d of %d bytes", 60)
 			if c.nextCall < len(c.script) {
 				sc := &c.script[c.nextCall]
 				c.v.Add(RContent, "expected the script's %d tool call(s), saw %d (next: %s %s)", len(c.script), c.nextCall, sc.Name, protocol.Quote(sc.Arguments, 60))

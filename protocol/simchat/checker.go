@@ -50,8 +50,7 @@ type Checker struct {
 	// settled: an opted-in client of a provider running its tools settled gets what a legacy
 	// client does, every live frame R-settled-tools'.
 	settled        bool
-	thinking       jsonwire.Cursor // the thinking frames' text against every turn's thinking
-	thinkingOK     bool            // thinking seen so far is a prefix of the scripted thinking
+	thinking       jsonwire.Text // the thinking frames' text against every turn's thinking
 	thinkingFrames int
 	thinkingUnits  int // thinking text seen in UTF-16 code units, for R-thinking-cap
 	terminals      int
@@ -76,14 +75,13 @@ func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 		thinkingAllowed: optedIn && policy.IncludeThinking && !policy.NoModelThinking && !settled,
 		toolsAllowed:    optedIn && policy.IncludeToolCalls && !settled,
 		settled:         settled,
-		thinkingOK:      true,
 		noTruth:         s.NoGroundTruth,
 	}
 	exp := &s.Expected
 	if c.noTruth {
 		exp = nil
 	} else {
-		c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(exp), ThinkingCapUnits))
+		c.thinking = jsonwire.NewText(CapThinking(turnThinking(exp), ThinkingCapUnits)...)
 	}
 	c.tracker = NewTracker(exp, optedIn && !settled, &c.v)
 	if settled {
@@ -169,7 +167,7 @@ func (c *Checker) fastThinking(text []byte) bool {
 	if c.noTruth {
 		return c.thinkingUnits+utf16Len(text) <= ThinkingCapUnits
 	}
-	return c.thinkingOK && jsonwire.Advance(&c.thinking, text)
+	return !c.thinking.Off && jsonwire.Advance(&c.thinking.Cursor, text)
 }
 
 func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
@@ -204,10 +202,8 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	} else if !c.thinkingAllowed {
 		c.v.Add(RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.optedIn, c.policy.IncludeThinking, protocol.Quote(text, 60))
-	} else if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
-		c.thinkingOK = false
-		c.v.Add(RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
-			c.thinking.Matched(), protocol.Quote(c.thinking.Next(40), 40), protocol.Quote(text, 40))
+	} else if !c.noTruth {
+		jsonwire.Follow(&c.thinking, &c.v, RThinkingGate, "thinking", text, 40)
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
 }
@@ -373,7 +369,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 }
 
 func (c *Checker) finishThinking(mode EndMode) {
-	if c.noTruth || !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinking.Done() {
+	if c.noTruth || !c.thinkingAllowed || c.thinking.Off || mode != EndComplete || c.thinking.Done() {
 		return
 	}
 	if c.thinkingFrames == 0 {

@@ -183,12 +183,12 @@ func (c *Checker) thinkingSeeds(text string) bool {
 	c.thinkingUnits += UTF16Len(text)
 	if c.optedIn && c.policy.IncludeThinking && c.policy.NoModelThinking {
 		c.v.Add(protocol.RThinkingCapability, "expected no thinking frames: the deployment's model has no thinking capability (includeThinking does not change that), saw %s", protocol.Quote(text, 60))
-		c.thinkingOK = false
+		c.thinking.Off = true
 		return true
 	}
 	if c.thinkingUnits > ThinkingCapUnits {
 		c.v.Add(protocol.RThinkingCap, "expected at most %d UTF-16 code units of thinking per execution, saw %d", ThinkingCapUnits, c.thinkingUnits)
-		c.thinkingOK = false
+		c.thinking.Off = true
 		return true
 	}
 	return false

@@ -22,8 +22,7 @@ type Judge struct {
 
 	rules           *Rules
 	unscripted      bool // an error frame the script does not call for came
-	text, think     jsonwire.Cursor
-	textOK, thinkOK bool // the text (thinking) so far is a prefix of the script's
+	text, think     jsonwire.Text
 	tokens          scenarios.TokenCounter
 	keep            bool // a conversation turn: answer is kept for the next turn's history
 	answer          []byte
@@ -34,12 +33,11 @@ type Judge struct {
 
 // NewJudge returns the judge of s's current turn under the wire's rules (kept, not modified).
 func NewJudge(s *protocol.Session, rules *Rules) Judge {
-	j := Judge{S: s, Exp: Expect(s), rules: rules, textOK: true, thinkOK: true}
+	j := Judge{S: s, Exp: Expect(s), rules: rules}
 	j.keep = s.Endpoint != nil && s.Endpoint.Conversation
 	j.keepOutput = s.NoGroundTruth
 	if t := j.Exp.Turn; t != nil {
-		j.text = jsonwire.NewCursor([]string{t.Text})
-		j.think = jsonwire.NewCursor([]string{t.Thinking})
+		j.text, j.think = jsonwire.NewText(t.Text), jsonwire.NewText(t.Thinking)
 	}
 	return j
 }
@@ -49,10 +47,8 @@ func (j *Judge) Thinking(v *protocol.Violations, p []byte) protocol.Observation 
 	if len(p) == 0 {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if j.Exp.Turn != nil && j.thinkOK && !jsonwire.Advance(&j.think, p) {
-		j.thinkOK = false
-		v.Add(j.rules.Content, "%s diverges from the script at byte %d: expected %s, saw %s", j.rules.Thinking,
-			j.think.Matched(), protocol.Quote(j.think.Next(40), 40), protocol.Quote(string(p), 40))
+	if j.Exp.Turn != nil {
+		jsonwire.Follow(&j.think, v, j.rules.Content, j.rules.Thinking, p, 40)
 	}
 	j.keepOutputText(p) // p is the frame's buffer: copied
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: j.tokens.ThinkingBytes(p)}
@@ -63,10 +59,8 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 	if len(p) == 0 {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if j.Exp.Turn != nil && j.textOK && !jsonwire.Advance(&j.text, p) {
-		j.textOK = false
-		v.Add(j.rules.Content, "text diverges from the script at byte %d: expected %s, saw %s",
-			j.text.Matched(), protocol.Quote(j.text.Next(40), 40), protocol.Quote(string(p), 40))
+	if j.Exp.Turn != nil {
+		jsonwire.Follow(&j.text, v, j.rules.Content, "text", p, 40)
 	}
 	if j.keep {
 		j.answer = appendBounded(j.answer, p, protocol.MaxAnswerText) // p is the frame's buffer: copied
@@ -138,11 +132,8 @@ func (j *Judge) FinishScript(v *protocol.Violations) *scenarios.ExpectedTurn {
 	if t == nil {
 		return nil
 	}
-	if j.textOK && !j.text.Done() {
-		v.Add(j.rules.Content, "expected text %s next, saw only the first %d of %d bytes",
-			protocol.Quote(j.text.Next(40), 40), j.text.Matched(), j.text.Total())
-	}
-	if j.thinkOK && !j.think.Done() {
+	j.text.Short(v, j.rules.Content, "expected text %s next, saw only the first %d of %d bytes", 40)
+	if !j.think.Off && !j.think.Done() {
 		v.Add(j.rules.Content, "expected %s %s next, saw only the first %d of %d bytes", j.rules.Thinking,
 			protocol.Quote(j.think.Next(40), 40), j.think.Matched(), j.think.Total())
 	}

@@ -1,5 +1,7 @@
 package jsonwire
 
+import "github.com/streambench/streambench/protocol"
+
 // Cursor matches streamed pieces against the concatenation of parts (each turn's thinking, say)
 // without building it, so a checker's memory stays small however long the answer.
 type Cursor struct {
@@ -75,4 +77,36 @@ func (c *Cursor) Next(n int) string {
 		b = b[:n]
 	}
 	return string(b)
+}
+
+// Text follows streamed text against a script's (a Cursor): the first piece off the script is
+// reported, and nothing is followed after it (Off).
+type Text struct {
+	Cursor
+	Off bool
+}
+
+// NewText returns a Text at the start of the concatenation of parts.
+func NewText(parts ...string) Text { return Text{Cursor: NewCursor(parts)} }
+
+// Follow advances t over p and reports whether p continued the script; the first piece that
+// does not is reported under rule as "<what> diverges from the script at byte N: expected …,
+// saw …", quotes of n bytes.
+func Follow[T ~string | ~[]byte](t *Text, v *protocol.Violations, rule protocol.Rule, what string, p T, n int) bool {
+	if t.Off {
+		return false
+	}
+	if !Advance(&t.Cursor, p) {
+		t.Off = true
+		v.Add(rule, "%s diverges from the script at byte %d: expected %s, saw %s", what, t.Matched(), protocol.Quote(t.Next(n), n), protocol.Quote(p, n))
+	}
+	return !t.Off
+}
+
+// Short reports under rule, unless t diverged or is done, format with what the script has next
+// (quoted, n bytes), the bytes matched and the total.
+func (t *Text) Short(v *protocol.Violations, rule protocol.Rule, format string, n int) {
+	if !t.Off && !t.Done() {
+		v.Add(rule, format, protocol.Quote(t.Next(n), n), t.Matched(), t.Total())
+	}
 }
