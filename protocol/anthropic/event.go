@@ -57,13 +57,15 @@ func ParseEvent(sc *jsonwire.Scanner, data []byte, v *Event) error {
 			case "message":
 				v.HasMessage = parseMessage(sc, &v.MessageUsage)
 			case "content_block":
-				v.HasBlock = parseBlock(sc, &v.Block)
+				b := &v.Block
+				v.HasBlock = sc.StrsIn("content_block", blockKeys[:], blockWheres[:], &b.Type, &b.ID, &b.Name, &b.Text, &b.Thinking)
 			case "delta":
-				v.HasDelta = parseDelta(sc, &v.Delta)
+				d := &v.Delta
+				v.HasDelta = sc.StrsIn("delta", deltaKeys[:], deltaWheres[:], &d.Type, &d.Text, &d.Thinking, &d.PartialJSON, &d.Signature, &d.StopReason)
 			case "usage":
 				parseUsage(sc, "usage", &v.Usage)
 			case "error":
-				v.HasError = parseError(sc, v)
+				v.HasError = sc.StrsIn("error", errorKeys[:], errorWheres[:], &v.ErrorType, &v.ErrorMessage)
 			default:
 				sc.Skip()
 			}
@@ -87,71 +89,15 @@ func parseMessage(sc *jsonwire.Scanner, u *Usage) bool {
 	return true
 }
 
-func parseBlock(sc *jsonwire.Scanner, b *Block) bool {
-	if !sc.Object("content_block") {
-		return false
-	}
-	for key := range sc.Members() {
-		switch string(key) {
-		case "type":
-			sc.StrTo(&b.Type, "content_block.type")
-		case "id":
-			sc.StrTo(&b.ID, "content_block.id")
-		case "name":
-			sc.StrTo(&b.Name, "content_block.name")
-		case "text":
-			sc.StrTo(&b.Text, "content_block.text")
-		case "thinking":
-			sc.StrTo(&b.Thinking, "content_block.thinking")
-		default:
-			sc.Skip()
-		}
-	}
-	return true
-}
-
-func parseDelta(sc *jsonwire.Scanner, d *Delta) bool {
-	if !sc.Object("delta") {
-		return false
-	}
-	for key := range sc.Members() {
-		switch string(key) {
-		case "type":
-			sc.StrTo(&d.Type, "delta.type")
-		case "text":
-			sc.StrTo(&d.Text, "delta.text")
-		case "thinking":
-			sc.StrTo(&d.Thinking, "delta.thinking")
-		case "partial_json":
-			sc.StrTo(&d.PartialJSON, "delta.partial_json")
-		case "signature":
-			sc.StrTo(&d.Signature, "delta.signature")
-		case "stop_reason":
-			sc.StrTo(&d.StopReason, "delta.stop_reason")
-		default:
-			sc.Skip()
-		}
-	}
-	return true
-}
-
-// parseError reads an error event's error object into v (false: not an object).
-func parseError(sc *jsonwire.Scanner, v *Event) bool {
-	if !sc.Object("error") {
-		return false
-	}
-	for key := range sc.Members() {
-		switch string(key) {
-		case "type":
-			sc.StrTo(&v.ErrorType, "error.type")
-		case "message":
-			sc.StrTo(&v.ErrorMessage, "error.message")
-		default:
-			sc.Skip()
-		}
-	}
-	return true
-}
+// The string members of a content_block, a delta and an error object, with their names in errors.
+var (
+	blockKeys   = [...]string{"type", "id", "name", "text", "thinking"}
+	blockWheres = [...]string{"content_block.type", "content_block.id", "content_block.name", "content_block.text", "content_block.thinking"}
+	deltaKeys   = [...]string{"type", "text", "thinking", "partial_json", "signature", "stop_reason"}
+	deltaWheres = [...]string{"delta.type", "delta.text", "delta.thinking", "delta.partial_json", "delta.signature", "delta.stop_reason"}
+	errorKeys   = [...]string{"type", "message"}
+	errorWheres = [...]string{"error.type", "error.message"}
+)
 
 // parseUsage reads a usage object; absent or null counts stay unset.
 func parseUsage(sc *jsonwire.Scanner, field string, u *Usage) {

@@ -87,19 +87,7 @@ func ParseChunk(sc *jsonwire.Scanner, data []byte, v *Chunk) error {
 					}
 				}
 			case "error":
-				if v.HasError = sc.Object("error"); !v.HasError {
-					continue
-				}
-				for key := range sc.Members() {
-					switch string(key) {
-					case "message":
-						sc.StrTo(&v.ErrorMessage, "error.message")
-					case "type":
-						sc.StrTo(&v.ErrorType, "error.type")
-					default:
-						sc.Skip()
-					}
-				}
+				v.HasError = sc.StrsIn("error", errorKeys[:], errorWheres[:], &v.ErrorMessage, &v.ErrorType)
 			default:
 				sc.Skip()
 			}
@@ -160,6 +148,14 @@ func parseChoice(sc *jsonwire.Scanner, c *Choice) {
 	}
 }
 
+// The string members of an error and a tool call's function, with their names in errors.
+var (
+	errorKeys      = [...]string{"message", "type"}
+	errorWheres    = [...]string{"error.message", "error.type"}
+	functionKeys   = [...]string{"name", "arguments"}
+	functionWheres = [...]string{"function.name", "function.arguments"}
+)
+
 func parseToolCall(sc *jsonwire.Scanner, tc *ToolCall) {
 	if !sc.Object("tool_calls[]") {
 		return
@@ -173,19 +169,7 @@ func parseToolCall(sc *jsonwire.Scanner, tc *ToolCall) {
 		case "type":
 			sc.StrTo(&tc.Type, "tool_calls[].type")
 		case "function":
-			if tc.HasFunction = sc.Object("tool_calls[].function"); !tc.HasFunction {
-				continue
-			}
-			for key := range sc.Members() {
-				switch string(key) {
-				case "name":
-					sc.StrTo(&tc.Name, "function.name")
-				case "arguments":
-					sc.StrTo(&tc.Args, "function.arguments")
-				default:
-					sc.Skip()
-				}
-			}
+			tc.HasFunction = sc.StrsIn("tool_calls[].function", functionKeys[:], functionWheres[:], &tc.Name, &tc.Args)
 		default:
 			sc.Skip()
 		}

@@ -20,15 +20,15 @@ type Judge struct {
 	S   *protocol.Session
 	Exp Expectation // S's current turn's
 
-	rules           *Rules
-	unscripted      bool // an error frame the script does not call for came
-	text, think     jsonwire.Text
-	tokens          scenarios.TokenCounter
-	keep            bool // a conversation turn: answer is kept for the next turn's history
-	answer          []byte
-	keepOutput      bool // without ground truth: output keeps the text for a token count
-	output          []byte
-	outputTotal     int64 // bytes of output text seen
+	rules       *Rules
+	unscripted  bool // an error frame the script does not call for came
+	text, think jsonwire.Text
+	tokens      scenarios.TokenCounter
+	keep        bool // a conversation turn: answer is kept for the next turn's history
+	answer      []byte
+	keepOutput  bool // without ground truth: output keeps the text for a token count
+	output      []byte
+	outputTotal int64 // bytes of output text seen
 }
 
 // NewJudge returns the judge of s's current turn under the wire's rules (kept, not modified).

@@ -11,6 +11,26 @@ func (s *Scanner) StrTo(dst *[]byte, field string) {
 	}
 }
 
+// StrsIn reads the object at field (false at null or a type error), each member named in keys
+// into the matching dsts (as StrTo), skipping the rest; wheres name them in type errors.
+func (s *Scanner) StrsIn(field string, keys, wheres []string, dsts ...*[]byte) bool {
+	if !s.Object(field) {
+		return false
+	}
+	for k := range s.Members() {
+		i := 0
+		for i < len(keys) && string(k) != keys[i] {
+			i++
+		}
+		if i == len(keys) {
+			s.Skip()
+		} else {
+			s.StrTo(dsts[i], wheres[i])
+		}
+	}
+	return true
+}
+
 // StrIn reads the object at field (false at null or a type error) and its member key into *value.
 func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool) {
 	if !s.Object(field) {
