@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
@@ -156,4 +157,162 @@ func (f *Frames) Flush(what string) error {
 func (f *Frames) Ping() error {
 	f.Out = append(f.Out[:0], ": ping\n\n"...)
 	return f.Flush("ping")
+}
+
+const maxErrorBody = 64 << 10
+
+// ReadProviderError reads a provider's non-2xx response into a ProviderError: the message and
+// type of its {"error":{"type":…,"message":…}}, else the trimmed body (or status text) and
+// defaultType.
+func ReadProviderError(resp *http.Response, defaultType string) *protocol.ProviderError {
+	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: defaultType}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var parsed struct {
+		Error *struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+		} `json:"error"`
+	}
+	switch {
+	case json.Unmarshal(body, &parsed) == nil && parsed.Error != nil:
+		perr.Message = parsed.Error.Message
+		if parsed.Error.Type != "" {
+			perr.Type = parsed.Error.Type
+		}
+	case len(bytes.TrimSpace(body)) > 0:
+		perr.Message = string(bytes.TrimSpace(body))
+	case err != nil:
+		perr.Message = fmt.Sprintf("%s (reading body: %v)", http.StatusText(resp.StatusCode), err)
+	default:
+		perr.Message = http.StatusText(resp.StatusCode)
+	}
+	return perr
+}
+
+// DescribeError turns an encoding/json error into a message naming the field (or a syntax
+// error's byte offset) under where; type errors say it all, others stay wrapped.
+func DescribeError(where string, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return fmt.Errorf("%s: %s: expected %s, got JSON %s", where, typeErr.Field, typeErr.Type, typeErr.Value)
+	}
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) {
+		return fmt.Errorf("%s: invalid JSON at byte %d: %w", where, syntaxErr.Offset, err)
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}
+
+// Excerpt quotes the start of a frame for an error message, bounded for a huge or binary one.
+func Excerpt(data []byte) string {
+	const max = 80
+	if len(data) > max {
+		return fmt.Sprintf("%q…", data[:max])
+	}
+	return fmt.Sprintf("%q", data)
+}
+
+// CheckUTF8 returns an error naming where and the offset of the first invalid UTF-8 byte, or
+// nil: encoding/json would make it U+FFFD without a word.
+func CheckUTF8(where string, b []byte) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return fmt.Errorf("%s: not valid UTF-8 at byte %d", where, i)
+		}
+		i += size
+	}
+	return fmt.Errorf("%s: not valid UTF-8", where)
+}
+
+// DecodeRequest decodes a request body into v; an empty body, invalid UTF-8 and malformed JSON
+// are errors naming what was wrong.
+func DecodeRequest(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errors.New("request body: empty, want a JSON object")
+	}
+	if err := CheckUTF8("request body", body); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return DescribeError("request body", err)
+	}
+	return nil
+}
+
+// Stream is the reading half every provider wire's ModelStream shares: the SSE decoder, a
+// scanner, the queue of decoded events and N, the SSE events read (for error messages).
+type Stream struct {
+	Queue EventQueue
+	Dec   *sse.Decoder
+	Ev    sse.Event
+	Scan  Scanner
+	N     int
+}
+
+// Read reads the next SSE event and returns its trimmed data: io.EOF at the clean end, a
+// decode error as "<wire> stream: after N <unit>: …".
+func (s *Stream) Read(wire, unit string) ([]byte, error) {
+	if err := s.Dec.Next(&s.Ev); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, io.EOF
+		}
+		return nil, fmt.Errorf("%s stream: after %d %s: %w", wire, s.N, unit, err)
+	}
+	s.N++
+	return bytes.TrimSpace(s.Ev.Data), nil
+}
+
+// EventQueue hands out one by one the model events a wire decodes a frame at a time: a stream's
+// Next is q.Next(ev, s.readFrame), readFrame Pushing a frame's events and Finishing the turn
+// (then Next returns io.EOF). A read error comes after the events before it, then sticks.
+type EventQueue struct {
+	pending []protocol.ModelEvent
+	next    int
+	done    bool
+	err     error
+}
+
+// Next sets *ev to the next event, calling read for another frame while none is queued.
+func (q *EventQueue) Next(ev *protocol.ModelEvent, read func() error) error {
+	for {
+		if q.next < len(q.pending) {
+			*ev = q.pending[q.next]
+			q.next++
+			return nil
+		}
+		if q.err != nil {
+			return q.err
+		}
+		if q.done {
+			q.err = io.EOF
+			return q.err
+		}
+		q.pending, q.next = q.pending[:0], 0
+		if err := read(); err != nil {
+			q.err = err
+		}
+	}
+}
+
+// Push queues ev.
+func (q *EventQueue) Push(ev protocol.ModelEvent) { q.pending = append(q.pending, ev) }
+
+// Finish marks the turn complete: Next returns io.EOF once the queued events are out.
+func (q *EventQueue) Finish() { q.done = true }
+
+// End queues the turn's ModelTurnEnd and finishes the turn.
+func (q *EventQueue) End(stop protocol.StopReason, usage protocol.Usage) {
+	q.Push(protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: stop, Usage: usage})
+	q.Finish()
+}
+
+// PushText queues a text event of kind unless text is empty.
+func (q *EventQueue) PushText(kind protocol.ModelEventKind, text []byte) {
+	if len(text) > 0 {
+		q.Push(protocol.ModelEvent{Kind: kind, Text: string(text)})
+	}
 }

@@ -1,8 +1,11 @@
 package jsonwire
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"iter"
+	"reflect"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -461,4 +464,134 @@ func (s *Scanner) skipDepth(depth int) {
 	default:
 		s.fail("invalid character %q looking for a value", c)
 	}
+}
+
+// CutPlainString splits b at the closing quote of a JSON string body whose bytes are its value
+// (no escapes, no control characters, valid UTF-8); ok is false for any other, so a fast path
+// falls back to full decoding instead of misreading it.
+func CutPlainString(b []byte) (value, rest []byte, ok bool) {
+	ascii := true
+	for i, c := range b {
+		switch {
+		case c == '"':
+			if !ascii && !utf8.Valid(b[:i]) {
+				return nil, nil, false
+			}
+			return b[:i], b[i:], true
+		case c == '\\' || c < 0x20:
+			return nil, nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, nil, false
+}
+
+// Raw consumes and validates the next value and returns its bytes as in the frame (nil at an
+// error), for a checker to keep rather than decode.
+func (s *Scanner) Raw() []byte {
+	if s.err != nil {
+		return nil
+	}
+	s.ws()
+	start := s.pos
+	s.Skip()
+	if s.err != nil {
+		return nil
+	}
+	return s.data[start:s.pos]
+}
+
+// Equal reports whether a and b are the same JSON value. Unless they are equal bytes it decodes
+// both, so a checker calls it once per tool call, never per delta.
+func Equal(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// Deref is *p, "" for nil: an optional string member as decoded.
+func Deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// Member readers for an object a decoder reads one member of, the rest validated and skipped.
+// The value is stored only when the member is there, so repeats merge as in encoding/json;
+// field and where (field.key) are passed, not built, so the hot path never allocates.
+
+// StrTo reads a string for field into *dst unless it is null (which leaves *dst as it was).
+func (s *Scanner) StrTo(dst *[]byte, field string) {
+	if b := s.Str(field); b != nil {
+		*dst = b
+	}
+}
+
+// StrsIn reads the object at field (false at null or a type error), each member named in keys
+// into the matching dsts (as StrTo), skipping the rest; wheres name them in type errors.
+func (s *Scanner) StrsIn(field string, keys, wheres []string, dsts ...*[]byte) bool {
+	if !s.Object(field) {
+		return false
+	}
+	for k := range s.Members() {
+		i := 0
+		for i < len(keys) && string(k) != keys[i] {
+			i++
+		}
+		if i == len(keys) {
+			s.Skip()
+		} else {
+			s.StrTo(dsts[i], wheres[i])
+		}
+	}
+	return true
+}
+
+// StrIn reads the object at field (false at null or a type error) and its member key into *value.
+func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool) {
+	if !s.Object(field) {
+		return false
+	}
+	for k := range s.Members() {
+		if string(k) == key {
+			*value = s.Str(where)
+		} else {
+			s.Skip()
+		}
+	}
+	return true
+}
+
+// IntegerIn reads the object at field (false at null or a type error) and its member key into
+// *n and *present.
+func (s *Scanner) IntegerIn(field, key, where string, n *int, present *bool) (isObject bool) {
+	if !s.Object(field) {
+		return false
+	}
+	for k := range s.Members() {
+		if string(k) == key {
+			*n, *present = s.Integer(where)
+		} else {
+			s.Skip()
+		}
+	}
+	return true
+}
+
+// SkipObject validates and skips the object at field (false at null or a type error).
+func (s *Scanner) SkipObject(field string) bool {
+	if !s.Object(field) {
+		return false
+	}
+	for range s.Members() {
+		s.Skip()
+	}
+	return true
 }
