@@ -1,8 +1,6 @@
-// Package clienttest is the test kit of the provider-wire client dialects: a driver that plays
-// a whole session (every turn of the tool loop) through a dialect's requests and checker as
-// the load generator does, against a mock the dialect's test starts, and the bodies of the
-// table tests and benchmarks every dialect runs over its own rows (suite.go). Only tests
-// import it.
+// Package clienttest is the test kit of the provider-wire client dialects: a driver playing a
+// whole session through a dialect as the load generator does, against a mock the test starts,
+// and the table tests and benchmarks every dialect runs over its own rows. Only tests import it.
 package clienttest
 
 import (
@@ -108,8 +106,8 @@ func Rules(vs []protocol.Violation) []protocol.Rule {
 // TurnWriter is a provider wire's stream writer, as the mock drives it.
 type TurnWriter = wiretest.TurnWriter
 
-// Events plays turn through the writer newWriter returns and decodes the stream into events
-// (each with its own copy of the data), for benchmarks that feed a checker without a network.
+// Events plays turn through newWriter's writer and decodes the stream into events, each with its
+// own data, for benchmarks.
 func Events(t testing.TB, newWriter func(io.Writer) TurnWriter, turn *scenarios.ScriptTurn) []sse.Event {
 	t.Helper()
 	var buf bytes.Buffer
@@ -128,9 +126,8 @@ func TextSession(turn *scenarios.ScriptTurn) *protocol.Session {
 	}}
 }
 
-// CheckKinds fails t unless the played turns of s were classified as the load generator needs
-// them (answer, thinking, each tool call's start, a terminal per stream) and counted their
-// tokens (checkTokens).
+// CheckKinds fails t unless the played turns of s were classified and their tokens counted as
+// the load generator needs.
 func CheckKinds(t testing.TB, s *protocol.Session, res Result) {
 	t.Helper()
 	want := map[protocol.FrameKind]int{}
@@ -155,8 +152,7 @@ func CheckKinds(t testing.TB, s *protocol.Session, res Result) {
 	checkTokens(t, s, res)
 }
 
-// checkTokens fails t unless Observation.Tokens counted the script's thinking and text tokens
-// of the played turns, and UsageTokens the output tokens of the turns that completed.
+// checkTokens checks Tokens against the played turns' text, UsageTokens the completed turns'.
 func checkTokens(t testing.TB, s *protocol.Session, res Result) {
 	t.Helper()
 	sc, ok := scenarios.Embedded().Get(s.Expected.Scenario)

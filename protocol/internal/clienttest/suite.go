@@ -19,9 +19,8 @@ import (
 
 // The bodies of the table tests every provider-wire client dialect runs over its own rows.
 
-// LibraryClean plays every embedded scenario, every turn, against the mock at url (no fault)
-// with truth (ground truth) and noTruth (WithNoGroundTruth): a correct provider breaks no rule
-// in either mode.
+// LibraryClean plays every embedded scenario against the mock at url with truth and noTruth
+// (WithNoGroundTruth): a correct provider breaks no rule in either mode.
 func LibraryClean(t *testing.T, url string, truth, noTruth Dialect) {
 	t.Helper()
 	multi := 0
@@ -54,9 +53,8 @@ func LibraryClean(t *testing.T, url string, truth, noTruth Dialect) {
 	}
 }
 
-// Fault is one row of a dialect's fault table: the mock's fault switch (F, the mock's fault
-// type), the scenario that exercises it, whether the client judges without ground truth, and
-// the rules it must break.
+// Fault is one row of a dialect's fault table: the mock's fault switch, its scenario, ground
+// truth or not, and the rules it must break.
 type Fault[F ~string] struct {
 	Fault    F
 	Scenario string
@@ -64,8 +62,7 @@ type Fault[F ~string] struct {
 	Want     []protocol.Rule
 }
 
-// Faults plays each row's scenario at seed 7 against a mock that start serves with the row's
-// fault (mocktest.Start), with truth or, for a NoTruth row, noTruth (WithNoGroundTruth), and
+// Faults plays each row's scenario at seed 7 against a mock start serves with its fault, and
 // fails t unless exactly the row's rules break.
 func Faults[F ~string](t *testing.T, start func(testing.TB, F) string, truth, noTruth Dialect, tests []Fault[F]) {
 	t.Helper()
@@ -85,8 +82,7 @@ func Faults[F ~string](t *testing.T, start func(testing.TB, F) string, truth, no
 	}
 }
 
-// ErrorCase is one row of a dialect's CheckError table: a non-200 answer (always HTTP 429) to
-// session S and whether it breaks the wire's error rule.
+// ErrorCase is one row of a dialect's CheckError table: an HTTP 429 to S, breaking the rule or not.
 type ErrorCase struct {
 	Name   string
 	S      *protocol.Session
@@ -95,8 +91,7 @@ type ErrorCase struct {
 	Broken bool
 }
 
-// CheckErrors judges each row with d and fails t unless the row's verdict holds and every
-// violation is of rule.
+// CheckErrors judges each row with d: the row's verdict, every violation of rule.
 func CheckErrors(t *testing.T, d Dialect, rule protocol.Rule, tests []ErrorCase) {
 	t.Helper()
 	for _, tt := range tests {
@@ -112,8 +107,8 @@ func CheckErrors(t *testing.T, d Dialect, rule protocol.Rule, tests []ErrorCase)
 	}
 }
 
-// Rule is one row of a dialect's checker table: a hand-written stream, whether the client
-// cut it (Aborted), and the rules it must break.
+// Rule is one row of a dialect's checker table: a stream, cut by the client or not, and the
+// rules it must break.
 type Rule struct {
 	Name    string
 	Stream  string
@@ -121,8 +116,7 @@ type Rule struct {
 	Want    []protocol.Rule
 }
 
-// CheckRules feeds each row's stream to a structure-only checker from newChecker and fails t
-// unless exactly the row's rules break.
+// CheckRules feeds each row's stream to a structure-only checker: exactly its rules break.
 func CheckRules(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, tests []Rule) {
 	t.Helper()
 	for _, tt := range tests {
@@ -145,9 +139,8 @@ func judge(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, st
 	return c.Finish(nil)
 }
 
-// FuzzChecker feeds arbitrary streams (seeded with seeds) to a ground-truth checker from
-// newChecker on the parallel-tools scenario: it must never panic, and every violation names a
-// rule.
+// FuzzChecker feeds arbitrary streams to a parallel-tools checker: it never panics, and every
+// violation names a rule.
 func FuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Checker, seeds ...string) {
 	for _, seed := range seeds {
 		f.Add([]byte(seed))
@@ -165,9 +158,8 @@ func FuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Check
 	})
 }
 
-// BenchObserve judges a whole 256-frame answer, written by newWriter, against its ground
-// truth per op (a fresh checker from newChecker each time, as the load generator makes one per
-// stream) and reports the cost and allocations per frame.
+// BenchObserve judges a 256-frame answer against its ground truth per op, a fresh checker each
+// time as at load, and reports ns/frame.
 func BenchObserve(b *testing.B, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
 	turn := wiretest.TextTurn(256)
 	events := Events(b, newWriter, turn)
@@ -185,8 +177,7 @@ func BenchObserve(b *testing.B, newWriter func(io.Writer) TurnWriter, newChecker
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
 }
 
-// BenchObserveFrame judges one text frame per op on a warm checker from newChecker without
-// ground truth (a cursor would run out of script).
+// BenchObserveFrame judges one text frame per op on a warm checker without ground truth.
 func BenchObserveFrame(b *testing.B, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
 	turn := wiretest.TextTurn(16)
 	events := Events(b, newWriter, turn)
@@ -263,9 +254,8 @@ func stepText(turn *scenarios.ScriptTurn) string {
 	return b.String()
 }
 
-// Outcome is one row of a dialect's error-outcome table: a hand-written stream of a turn of
-// scenario (seed 1), with or without ground truth, ended by Cut (nil: a clean end), the
-// Observation.Error of each error frame it must report and the rules it must break.
+// Outcome is one row of a dialect's error-outcome table: a stream of a turn of scenario, ended
+// by Cut (nil: cleanly), the Observation.Errors it must report and the rules it must break.
 type Outcome struct {
 	Name     string
 	Scenario string
@@ -277,9 +267,8 @@ type Outcome struct {
 	Want     []protocol.Rule
 }
 
-// CheckOutcomes feeds each row's stream to a checker from newChecker and fails t unless the
-// error frames report exactly the row's Observation.Error (each on a FrameTerminal) and exactly
-// the row's rules break.
+// CheckOutcomes feeds each row's stream to a checker: exactly its Errors (on FrameTerminal) and
+// its rules.
 func CheckOutcomes(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, tests []Outcome) {
 	t.Helper()
 	for _, tt := range tests {
@@ -336,16 +325,14 @@ func ErrorOutcomes(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecke
 	}, own...))
 }
 
-// CutAnswer is plain-answer's turn written by newWriter up to its sixth text piece, then the
-// error frame with msg, or nothing when msg is "": the start of a wire's own ErrorOutcomes rows.
+// CutAnswer is plain-answer's turn up to its sixth text piece (FailingTurn).
 func CutAnswer(t testing.TB, newWriter func(io.Writer) TurnWriter, msg string) string {
 	t.Helper()
 	return FailingTurn(t, newWriter, "plain-answer", 0, StepIndex(t, "plain-answer", 0, scenarios.StepText, 5), msg)
 }
 
-// FailingTurn is the stream newWriter writes for turn of scenario (seed 1) up to and
-// including step afterStep: then the error frame with msg, or, when msg is "", nothing (a
-// cut stream).
+// FailingTurn is the stream of turn of scenario up to step afterStep, then the error frame with
+// msg, or nothing when msg is "" (a cut).
 func FailingTurn(t testing.TB, newWriter func(io.Writer) TurnWriter, scenario string, turn, afterStep int, msg string) string {
 	t.Helper()
 	st := dialecttest.Script(t, scenario, 1).Turns[turn]

@@ -1,9 +1,7 @@
-// Package dialecttest is the test kit of the dialects whose checkers are judged on the frames
-// of a reference relay, in process: scripts and sessions from the embedded library, a recorder
-// of frames, edits that break a conforming sequence, feeding frames to a checker as the load
-// generator does, the verdict a broken stream must reach, and a checker's fast path compared
-// with its general path. (wiretest drives the provider wires' writers and streams, clienttest
-// whole provider-wire sessions against the mock.) Only tests import it.
+// Package dialecttest is the test kit of the dialects whose checkers are judged in process on
+// a reference relay's frames: scripts, a frame recorder, edits that break a sequence, feeding
+// frames as the load generator does, the verdicts, and fast paths against general ones. Only
+// tests import it.
 package dialecttest
 
 import (
@@ -35,8 +33,7 @@ func Session(sc *scenarios.Script) *protocol.Session {
 	return &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", Expected: sc.Expected()}
 }
 
-// EachScript calls fn with every scenario of the embedded library rendered at seeds 1, 7 and
-// 42, and a label naming scenario and seed for failures.
+// EachScript calls fn with every unplanned scenario at seeds 1, 7 and 42, and a label.
 func EachScript(t testing.TB, fn func(sc *scenarios.Script, label string)) {
 	t.Helper()
 	for _, name := range scenarios.Embedded().Names() {
@@ -103,9 +100,8 @@ func DecodeAll(t testing.TB, frames []string) []sse.Event {
 	return out
 }
 
-// NoViolations fails t when conforming frames break a rule, judged whole and, as an aborting
-// client sees them, cut after the first frame and after half of them. judge gets the frames
-// and whether the client aborted; label names the stream in failures.
+// NoViolations fails t when conforming frames break a rule, judged whole and cut by an aborting
+// client after the first frame and after half.
 func NoViolations(t testing.TB, label string, frames []string, judge func(frames []string, aborted bool) []protocol.Violation) {
 	t.Helper()
 	if vs := judge(frames, false); len(vs) != 0 {
@@ -118,8 +114,7 @@ func NoViolations(t testing.TB, label string, frames []string, judge func(frames
 	}
 }
 
-// WantRules fails t unless vs break exactly the rules of want, one violation each, with
-// details short enough for a report and valid UTF-8; frames are shown on failure.
+// WantRules fails t unless vs are one violation of each rule of want, with short UTF-8 details.
 func WantRules(t testing.TB, vs []protocol.Violation, want []protocol.Rule, frames []string) {
 	t.Helper()
 	for _, v := range vs {
@@ -212,9 +207,8 @@ func Replace(frames []string, at int, f string) []string {
 // Raw is one unnamed SSE frame carrying data.
 func Raw(data string) string { return "data: " + data + "\n\n" }
 
-// Judge feeds stream into c up to its end or first decode error, as a fuzz target does,
-// calling each (when not nil) with every event and its observation, and fails t on a
-// violation without a rule or a detail; it returns c's verdict.
+// Judge feeds stream into c as a fuzz target does, calling each (when set) per event, fails t on
+// a violation without a rule or detail, and returns c's verdict.
 func Judge(t testing.TB, stream []byte, c protocol.Checker, each func(ev *sse.Event, obs protocol.Observation)) []protocol.Violation {
 	t.Helper()
 	_ = Feed(sse.NewDecoder(bytes.NewReader(stream)), func(ev *sse.Event) {
@@ -247,9 +241,8 @@ func FastPathCorpus(f *testing.F, names []string, relay func(sc *scenarios.Scrip
 	return expected
 }
 
-// FastPathAgrees fails t unless fast (a checker with its fast paths) reaches exactly the
-// verdict of general (the same checker forced onto its general path) on stream, frame by
-// frame and at Finish.
+// FastPathAgrees fails t unless fast reaches general's verdict (the same checker without its
+// fast paths) on stream, frame by frame and at Finish.
 func FastPathAgrees(t testing.TB, stream []byte, fast, general protocol.Checker) {
 	t.Helper()
 	_ = Feed(sse.NewDecoder(bytes.NewReader(stream)), func(ev *sse.Event) {
@@ -294,9 +287,8 @@ func OtherText(t *testing.T, rules []protocol.RuleSpec, relay func(sc *scenarios
 	}
 }
 
-// JudgeOther judges a conforming stream of other content than the script (shown on failure):
-// without ground truth it must break no rule; with it only content or mixed rules (their kinds
-// from kinds), and at least one when content is set, so the check can fail.
+// JudgeOther judges a conforming stream of other content: without ground truth no rule breaks;
+// with it only content or mixed rules do, at least one when content is set.
 func JudgeOther(t testing.TB, kinds *protocol.RuleSet, label, stream string, content bool, judge func(truth bool) []protocol.Violation) {
 	t.Helper()
 	if vs := judge(false); len(vs) != 0 {
