@@ -45,6 +45,23 @@ type Client interface {
 	Sees(k FrameKind) bool
 }
 
+// Base is what a dialect's name decides, embedded in its Dialect and Client: Name and Label
+// (the name), Sees (every kind) and CheckHeaders (an event stream), overridden where a dialect
+// says more.
+type Base string
+
+// Name is the dialect's name.
+func (b Base) Name() string { return string(b) }
+
+// Label is the dialect's name.
+func (b Base) Label() string { return string(b) }
+
+// Sees is true for every frame kind.
+func (Base) Sees(FrameKind) bool { return true }
+
+// CheckHeaders checks the content type (R-headers).
+func (Base) CheckHeaders(h http.Header, _ *Session) []Violation { return CheckEventStream(h) }
+
 // Stopper is implemented by clients with an explicit stop request (compose).
 type Stopper interface {
 	// NewStopRequest builds the request that stops the run whose stream answered with resp.

@@ -36,6 +36,7 @@ type Options struct {
 
 // Dialect is the ag-ui client side. It holds only its options and is safe for concurrent use.
 type Dialect struct {
+	protocol.Base
 	opts  Options
 	agent string
 }
@@ -45,11 +46,8 @@ func New(opts Options) *Dialect {
 	if opts.Path == "" {
 		opts.Path = DefaultPath
 	}
-	return &Dialect{opts: opts}
+	return &Dialect{Base: Name, opts: opts}
 }
-
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
 
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
@@ -71,12 +69,6 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 	c.agent = target
 	return c, nil
 }
-
-// Label is the dialect's name.
-func (*Dialect) Label() string { return Name }
-
-// Sees reports that an AG-UI agent sends every kind of frame.
-func (*Dialect) Sees(protocol.FrameKind) bool { return true }
 
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
 func (d *Dialect) StructureOnly() bool { return d.opts.NoGroundTruth }
@@ -105,11 +97,6 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	return req, nil
-}
-
-// CheckHeaders checks the content type (R-headers).
-func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	return protocol.CheckEventStream(h)
 }
 
 // NewChecker returns a fresh checker for one stream of s.

@@ -47,17 +47,15 @@ type Options struct {
 
 // Dialect is the ai-sdk client side. It holds only its options and is safe for concurrent use.
 type Dialect struct {
+	protocol.Base
 	opts Options
 }
 
 // New returns the ai-sdk dialect with opts.
 func New(opts Options) *Dialect {
 	opts.Path = cmp.Or(opts.Path, DefaultPath)
-	return &Dialect{opts: opts}
+	return &Dialect{Base: Name, opts: opts}
 }
-
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
 
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
@@ -78,9 +76,6 @@ func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, erro
 	}
 	return New(opts), nil
 }
-
-// Label is the dialect's name.
-func (*Dialect) Label() string { return Name }
 
 // Sees reports whether the route sends frames of kind k: no reasoning with NoReasoning.
 func (d *Dialect) Sees(k protocol.FrameKind) bool {

@@ -27,13 +27,10 @@ var (
 const Name = "compose"
 
 // Dialect is the compose client side: its options configure a Client. Safe for concurrent use.
-type Dialect struct{}
+type Dialect struct{ protocol.Base }
 
 // New returns the compose dialect.
-func New() *Dialect { return &Dialect{} }
-
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
+func New() *Dialect { return &Dialect{Name} }
 
 // PlaysSwarm is true: a compose run may spawn children (swarm scenarios, the R-swarm rules).
 func (*Dialect) PlaysSwarm() bool { return true }
@@ -52,7 +49,7 @@ func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Cl
 
 // Configure returns the client for agent id target.
 func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
-	c := &Client{path: DefaultPath}
+	c := &Client{Base: Name, path: DefaultPath}
 	if err := o.Apply(Name, vars(c)); err != nil {
 		return nil, err
 	}
@@ -64,16 +61,13 @@ func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, erro
 }
 
 // NewClient returns a client on the default paths, for tests and library users.
-func NewClient() *Client { return &Client{path: DefaultPath, stopPath: DefaultStopPath} }
+func NewClient() *Client { return &Client{Base: Name, path: DefaultPath, stopPath: DefaultStopPath} }
 
 // Client is a configured compose client. Safe for concurrent use.
-type Client struct{ path, stopPath string }
-
-// Label is the dialect's name.
-func (*Client) Label() string { return Name }
-
-// Sees is true for every frame kind: no policy applies to compose.
-func (*Client) Sees(protocol.FrameKind) bool { return true }
+type Client struct {
+	protocol.Base
+	path, stopPath string
+}
 
 // RequestBody is the agent stream request, which the reference runtime decodes too.
 type RequestBody struct {

@@ -45,6 +45,7 @@ type Options struct {
 
 // Dialect is the langgraph client side. Safe for concurrent use.
 type Dialect struct {
+	protocol.Base
 	opts Options
 }
 
@@ -52,11 +53,8 @@ type Dialect struct {
 func New(opts Options) *Dialect {
 	opts.Path = cmp.Or(opts.Path, StatelessPath)
 	opts.OnDisconnect = cmp.Or(opts.OnDisconnect, OnDisconnectCancel)
-	return &Dialect{opts: opts}
+	return &Dialect{Base: Name, opts: opts}
 }
-
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
 
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
@@ -166,11 +164,6 @@ func ThreadID(session string) string {
 	h[6] = h[6]&0x0f | 0x40
 	h[8] = h[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
-}
-
-// CheckHeaders checks the content type (R-headers).
-func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	return protocol.CheckEventStream(h)
 }
 
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).

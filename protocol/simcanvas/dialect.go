@@ -31,13 +31,10 @@ var (
 const Name = "sim-canvas"
 
 // Dialect is the sim-canvas client side: its options configure a Client. Safe for concurrent use.
-type Dialect struct{}
+type Dialect struct{ protocol.Base }
 
 // New returns the sim-canvas dialect.
-func New() *Dialect { return &Dialect{} }
-
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
+func New() *Dialect { return &Dialect{Name} }
 
 // vars binds the options Configure accepts to c's settings (thinks: modelThinking).
 func vars(c *Client, thinks *bool) []protocol.OptionVar {
@@ -69,11 +66,12 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 
 // NewClient returns a client on the default path, for tests and library users.
 func NewClient() *Client {
-	return &Client{path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
+	return &Client{Base: Name, path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
 }
 
 // Client is a configured sim-canvas client, always opted in. Safe for concurrent use.
 type Client struct {
+	protocol.Base
 	path, reconnectPath, cancelPath string
 	redacted                        bool // the workflow redacts PII: no live frames (redact.go)
 	noModelThinking                 bool
@@ -126,11 +124,6 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	return req, nil
-}
-
-// CheckHeaders checks the content type (R-headers).
-func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	return protocol.CheckEventStream(h)
 }
 
 // NewChecker returns a checker for one stream of s.

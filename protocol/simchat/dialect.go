@@ -25,13 +25,10 @@ var (
 const Name = "sim-chat"
 
 // Dialect is the sim-chat client side: its options configure a Client. Safe for concurrent use.
-type Dialect struct{}
+type Dialect struct{ protocol.Base }
 
 // New returns the sim-chat dialect.
-func New() *Dialect { return &Dialect{} }
-
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
+func New() *Dialect { return &Dialect{Name} }
 
 // Policy is a deployment's event policy: which frames an opted-in client is sent.
 type Policy struct {

@@ -46,6 +46,7 @@ type Wire struct {
 // Client is a provider-wire client dialect: its model, ground truth or not, extra request
 // headers and Wire. Each dialect package embeds one. Safe for concurrent use.
 type Client struct {
+	protocol.Base
 	wire          *Wire
 	model         string
 	noGroundTruth bool
@@ -70,7 +71,7 @@ func WithRequireDone() Option { return func(c *Client) { c.requireDone = true } 
 
 // New returns the client of w with opts, by default on DefaultModel, with ground truth.
 func New(w Wire, opts ...Option) Client {
-	c := Client{wire: &w, model: DefaultModel, header: http.Header{}}
+	c := Client{Base: protocol.Base(w.Name), wire: &w, model: DefaultModel, header: http.Header{}}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -85,9 +86,6 @@ func (c *Client) Endpoint() protocol.EndpointSpec { return c.wire.Endpoint }
 
 // DecodeLimits are the wire's SSE decoder limits (protocol.DecodeLimiter).
 func (c *Client) DecodeLimits() sse.Limits { return c.wire.Limits }
-
-// Name is the dialect's CLI name.
-func (c *Client) Name() string { return c.wire.Name }
 
 func (c *Client) vars() []protocol.OptionVar {
 	vars := []protocol.OptionVar{
@@ -113,12 +111,6 @@ func (c *Client) Configure(_ string, o protocol.Options) (protocol.Client, error
 	}
 	return &n, nil
 }
-
-// Label is the dialect's name.
-func (c *Client) Label() string { return c.wire.Name }
-
-// Sees is true for every frame kind: the wire withholds nothing.
-func (*Client) Sees(protocol.FrameKind) bool { return true }
 
 // session applies the client's mode to s (it never modifies s itself).
 func (c *Client) session(s *protocol.Session) *protocol.Session {
@@ -149,11 +141,6 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 // (http://host/v1) and the bare host both reach {host}/v1/....
 func BaseURL(target string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(target, "/"), "/v1")
-}
-
-// CheckHeaders checks that the stream is declared text/event-stream (R-headers).
-func (*Client) CheckHeaders(h http.Header, s *protocol.Session) []protocol.Violation {
-	return protocol.CheckEventStream(h)
 }
 
 // CheckError judges a non-200 answer by the wire's error rule: the body must be the API's

@@ -90,25 +90,17 @@ func (s *Scanner) literal(lit string) {
 
 // Object consumes '{' and reports whether an object follows (false at null, or on a type error
 // naming field).
-func (s *Scanner) Object(field string) bool {
-	if s.err != nil || s.null() {
-		return false
-	}
-	if s.peek() != '{' {
-		s.typeError(field, "an object")
-		return false
-	}
-	s.pos++
-	return true
-}
+func (s *Scanner) Object(field string) bool { return s.open('{', field, "an object") }
 
 // Array is Object for arrays; iterate its elements with Element.
-func (s *Scanner) Array(field string) bool {
+func (s *Scanner) Array(field string) bool { return s.open('[', field, "an array") }
+
+func (s *Scanner) open(c byte, field, want string) bool {
 	if s.err != nil || s.null() {
 		return false
 	}
-	if s.peek() != '[' {
-		s.typeError(field, "an array")
+	if s.peek() != c {
+		s.typeError(field, want)
 		return false
 	}
 	s.pos++
