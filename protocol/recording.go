@@ -29,8 +29,7 @@ var (
 	recordedBreak = regexp.MustCompile(`\\n(event|data|id|retry):`)
 )
 
-// ReadRecording reads the recording at path (gunzipped when it ends in .gz); one without a
-// scenario header is an error.
+// ReadRecording reads the recording at path (gzipped if .gz); no scenario header is an error.
 func ReadRecording(path string) (Recording, error) {
 	rec := Recording{Path: path}
 	f, err := os.Open(path)
@@ -73,8 +72,7 @@ func ReadRecording(path string) (Recording, error) {
 	return rec, nil
 }
 
-// Write writes rec to path, uncompressed; a frame holding \n before a field name is an error
-// (it would read back as two lines).
+// Write writes rec to path, uncompressed (a frame with \n before a field name is an error).
 func (rec *Recording) Write(path string) error {
 	var b strings.Builder
 	for _, h := range rec.Header {

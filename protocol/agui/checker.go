@@ -22,8 +22,7 @@ type toolCall struct {
 	scripted int // the script's call it was matched to (judgeArgs), -1 none
 }
 
-// Checker judges one AG-UI event stream: every ag-ui rule of docs/PROTOCOLS.md. Not safe for
-// concurrent use; one per stream.
+// Checker judges one AG-UI event stream (every ag-ui rule). Not safe for concurrent use.
 type Checker struct {
 	s      *protocol.Session
 	ground bool
@@ -386,8 +385,7 @@ func (c *Checker) toolArgs(e *Event, i int) protocol.Observation {
 	return other
 }
 
-// judgeArgs matches an ended call to the script (protocol.MatchToolCall) and compares the
-// arguments as JSON.
+// judgeArgs matches an ended call to the script and compares its arguments as JSON.
 func (c *Checker) judgeArgs(cl *toolCall) {
 	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {

@@ -2,8 +2,7 @@ package agui
 
 import "encoding/json"
 
-// Event types of the AG-UI protocol, as @ag-ui/core's EventType lists them (THINKING_* the
-// deprecated names of REASONING_*).
+// Event types of the AG-UI protocol, as @ag-ui/core's EventType (THINKING_*: deprecated).
 const (
 	TypeRunStarted              = "RUN_STARTED"
 	TypeRunFinished             = "RUN_FINISHED"
@@ -40,8 +39,7 @@ const (
 	TypeCustom                  = "CUSTOM"
 )
 
-// Event is one AG-UI event: the union of the fields the writer sends and the checker reads, a
-// nil pointer for a field the event does not carry.
+// Event is one AG-UI event, the union of the fields used; nil: a field the event lacks.
 type Event struct {
 	Type            string  `json:"type"`
 	ThreadID        *string `json:"threadId,omitempty"`

@@ -15,8 +15,8 @@ func SetResponseHeaders(h http.Header) {
 	sse.SetHeaders(h)
 }
 
-// Writer writes AG-UI events as SSE data: frames (as @ag-ui/encoder does), one Write per event.
-// Flushing is the caller's job. Not safe for concurrent use.
+// Writer writes AG-UI events as @ag-ui/encoder does, one Write per event; flushing is the
+// caller's job. Not safe for concurrent use.
 type Writer struct {
 	w   io.Writer
 	buf []byte

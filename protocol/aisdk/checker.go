@@ -33,8 +33,7 @@ type stepMark struct {
 	calls           int
 }
 
-// Checker judges one UI message stream: every ai-sdk rule of docs/PROTOCOLS.md. Not safe for
-// concurrent use; one per stream.
+// Checker judges one UI message stream (every ai-sdk rule). Not safe for concurrent use.
 type Checker struct {
 	s           *protocol.Session
 	tokens      scenarios.TokenCounter // output tokens per part, for the token metrics
@@ -406,8 +405,7 @@ func (c *Checker) onToolInput() protocol.Observation {
 	return protocol.Observation{Kind: kind}
 }
 
-// judgeInput matches the call to the script (protocol.MatchToolCall) and compares its input with
-// the scripted arguments as JSON.
+// judgeInput matches the call to the script and compares its input as JSON.
 func (c *Checker) judgeInput(cl *call, input []byte) {
 	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
@@ -592,8 +590,7 @@ const (
 	hasFinishReason
 )
 
-// parse fills f from one part's JSON, skipping the rest; a null reads as absent, as zod's
-// optional fields accept.
+// parse fills f from one part's JSON, skipping the rest (null: absent, as zod's optionals).
 func (f *frame) parse(sc *jsonwire.Scanner, data []byte) error {
 	sc.Reset(data)
 	*f = frame{}
@@ -666,8 +663,7 @@ const (
 	typeToolApprovalResponse = "tool-approval-response"
 )
 
-// unjudged reports whether t is a part type accepted without judging (data-* parts' shape is
-// the application's).
+// unjudged reports whether t is a part type accepted without judging (data-*: the app's).
 func unjudged(t []byte) bool {
 	switch string(t) {
 	case "custom", "source-url", "source-document", "file", "reasoning-file", "message-metadata", "steering-message":

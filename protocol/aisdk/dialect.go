@@ -82,8 +82,7 @@ func (d *Dialect) Sees(k protocol.FrameKind) bool {
 	return k != protocol.FrameThinking || !d.opts.NoReasoning
 }
 
-// NewRequest builds what useChat's default transport sends for a first message, the chat id
-// the session id.
+// NewRequest builds what useChat's default transport sends first, the chat id the session's.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body := make([]byte, 0, 128+len(s.Input)+2*len(s.ID))
 	body = append(body, `{"id":`...)

@@ -28,8 +28,7 @@ type block struct {
 	tool    int // index into the checker's tools for tool_use blocks
 }
 
-// Checker judges one turn's Messages event stream: every anthropic-messages rule of
-// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// Checker judges one turn's Messages stream (every rule). Not safe for concurrent use.
 type Checker struct {
 	j       clientturn.Judge
 	v       protocol.Violations

@@ -23,18 +23,15 @@ var (
 // Name is the dialect's CLI name.
 const Name = "anthropic-messages"
 
-// Dialect is the anthropic-messages client side: a clientturn.Client over the anthropic wire
-// with this package's rules and Checker. Safe for concurrent use.
+// Dialect is the anthropic-messages client side. Safe for concurrent use.
 type Dialect struct {
 	clientturn.Client
 }
 
-// Option configures a Dialect (clientturn.WithModel, WithNoGroundTruth, WithHeader: an
-// x-api-key replaces the placeholder).
+// Option configures a Dialect (clientturn.WithHeader: an x-api-key replaces the placeholder).
 type Option = clientturn.Option
 
-// New returns the anthropic-messages dialect, its requests from the runtime's encoder
-// (protocol/anthropic).
+// New returns the anthropic-messages dialect, requests from protocol/anthropic's encoder.
 func New(opts ...Option) *Dialect {
 	return &Dialect{clientturn.New(clientturn.Wire{
 		Name:         Name,
@@ -47,8 +44,7 @@ func New(opts ...Option) *Dialect {
 	}, opts...)}
 }
 
-// errorMessage reads the API's error JSON ({"type":"error","error":{"type":…,"message":…}})
-// from a non-200 body; the rare path, so encoding/json.
+// errorMessage reads the API's error JSON from a non-200 body.
 func errorMessage(body []byte) (string, bool) {
 	var e struct {
 		Type  string `json:"type"`

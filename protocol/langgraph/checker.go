@@ -31,8 +31,7 @@ type chunkCall struct {
 	args     []byte
 }
 
-// Checker judges one run stream: every langgraph rule of docs/PROTOCOLS.md. Not safe for
-// concurrent use; one per stream.
+// Checker judges one run stream (every langgraph rule). Not safe for concurrent use.
 type Checker struct {
 	s      *protocol.Session
 	ground bool

@@ -10,8 +10,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Checker judges one turn's chat.completion.chunk stream: every openai-chat rule of
-// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// Checker judges one turn's chunk stream (every openai-chat rule). Not safe for concurrent use.
 type Checker struct {
 	j         clientturn.Judge
 	v         protocol.Violations

@@ -21,8 +21,7 @@ var (
 // Name is the dialect's CLI name.
 const Name = "openai-chat"
 
-// Dialect is the openai-chat client side: a clientturn.Client over the openai wire with this
-// package's rules and Checker. Safe for concurrent use.
+// Dialect is the openai-chat client side. Safe for concurrent use.
 type Dialect struct {
 	clientturn.Client
 }

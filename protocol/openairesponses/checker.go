@@ -42,8 +42,7 @@ type part struct {
 	textDone bool // its response.<type>.done arrived
 }
 
-// Checker judges one turn's Responses event stream: every openai-responses rule of
-// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// Checker judges one turn's Responses stream (every rule). Not safe for concurrent use.
 type Checker struct {
 	j           clientturn.Judge
 	v           protocol.Violations
@@ -74,8 +73,7 @@ var judgeRules = clientturn.Rules{
 	ErrorFrame: "error event", Thinking: "reasoning",
 }
 
-// NewChecker returns a checker for the stream of s's current turn; requireDone asks for the
-// final data: [DONE].
+// NewChecker returns a checker of s's current turn; requireDone asks for the final [DONE].
 func NewChecker(s *protocol.Session, requireDone bool) *Checker {
 	return &Checker{j: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
 }
@@ -327,8 +325,7 @@ func (c *Checker) onPartAdded(what string, v *eventView, summary bool) {
 	*parts = append(*parts, part{typ: string(v.part.typ), open: true})
 }
 
-// openPart returns the open part (and its item) v names, marking the item broken when there is
-// none.
+// openPart returns the open part (and item) v names, marking the item broken when there is none.
 func (c *Checker) openPart(v *eventView, summary bool, what string) (*item, *part) {
 	it := c.findItem(v, what, true)
 	if it == nil {

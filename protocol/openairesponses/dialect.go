@@ -23,14 +23,12 @@ var (
 // Name is the dialect's CLI name, and the wire's.
 const Name = "openai-responses"
 
-// Dialect is the openai-responses client side: a clientturn.Client over the Responses wire
-// with this package's rules and Checker. Safe for concurrent use.
+// Dialect is the openai-responses client side. Safe for concurrent use.
 type Dialect struct {
 	clientturn.Client
 }
 
-// Option configures a Dialect (clientturn.WithModel, WithNoGroundTruth, WithHeader,
-// WithRequireDone).
+// Option configures a Dialect (clientturn.WithModel, WithNoGroundTruth, ...).
 type Option = clientturn.Option
 
 // maxEventBytes bounds one event of this wire: its .done events and terminal repeat an item's

@@ -113,8 +113,7 @@ func (s *StreamWriter) open(turn *scenarios.ScriptTurn, kind string, tool int) {
 	s.f.Frame("response.content_part.added")
 }
 
-// closeItem writes the .done events that end the open item and keeps it for the terminal's
-// output.
+// closeItem writes the .done events ending the open item, kept for the terminal's output.
 func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 	switch s.cur {
 	case itemNone:
@@ -224,8 +223,7 @@ func (s *StreamWriter) appendDelta(typ, delta string, part bool) {
 	s.f.Frame(typ)
 }
 
-// appendItemID appends the id of the item of kind at index: rs_, msg_ or fc_, the response's
-// id and the index.
+// appendItemID appends the id of the item of kind at index (rs_, msg_ or fc_, id, index).
 func (s *StreamWriter) appendItemID(b []byte, kind string, index int) []byte {
 	switch kind {
 	case itemReasoning:
@@ -359,8 +357,7 @@ func appendUsage(b []byte, input int, turn *scenarios.ScriptTurn) []byte {
 	return append(b, '}')
 }
 
-// WriteResponse writes the non-streaming response of the whole turn, as response.completed
-// carries it. It writes no headers: the caller sets Content-Type.
+// WriteResponse writes the whole turn's non-streaming response (no headers).
 func WriteResponse(w io.Writer, turn *scenarios.ScriptTurn, meta StreamMeta) error {
 	s := NewStreamWriter(io.Discard, meta)
 	for i := range turn.Steps {

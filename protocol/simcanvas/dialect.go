@@ -77,8 +77,7 @@ type Client struct {
 	noModelThinking                 bool
 }
 
-// Label is the dialect's name, with "-redacted" for a workflow that redacts PII (no live
-// frames, so its latencies are apart).
+// Label is the dialect's name, with "-redacted" for a workflow redacting PII (apart latencies).
 func (c *Client) Label() string {
 	if c.redacted {
 		return Name + "-redacted"
@@ -86,8 +85,7 @@ func (c *Client) Label() string {
 	return Name
 }
 
-// Sees is true for every frame kind but the live ones of a workflow that redacts PII and
-// thinking from a model without it.
+// Sees is false for a redacting workflow's live frames and a thinkless model's thinking.
 func (c *Client) Sees(k protocol.FrameKind) bool {
 	if c.redacted {
 		switch k {

@@ -18,15 +18,13 @@ var (
 
 // Reconnect: streambench's extension, docs/PROTOCOLS.md "The canvas reconnect endpoint".
 
-// DefaultReconnectPath is the reconnect path template: {workflow} is the workflow id,
-// {execution} the X-Execution-Id of the execute response.
+// DefaultReconnectPath is the reconnect path template ({execution}: X-Execution-Id's).
 const DefaultReconnectPath = "/api/workflows/{workflow}/executions/{execution}/stream"
 
 // HeaderReplayThrough is the reconnect response's header naming the last event id it replays.
 const HeaderReplayThrough = "X-Replay-Through"
 
-// NewReconnectRequest builds GET {baseURL}{reconnect path} with Last-Event-ID, for the
-// execution resp named in its X-Execution-Id header.
+// NewReconnectRequest builds GET {reconnect path} with Last-Event-ID for resp's execution.
 func (c *Client) NewReconnectRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response, lastEventID string) (*http.Request, error) {
 	exec := resp.Header.Get(ExecutionIDHeader)
 	if exec == "" {

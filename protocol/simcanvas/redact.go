@@ -115,8 +115,7 @@ func (c *Checker) checkRedactedOutput(typ string, raw json.RawMessage, block boo
 	}
 }
 
-// findPII walks a decoded JSON value for a string holding PII, returning its path (keys in
-// sorted order, so the detail is stable).
+// findPII returns the path of a string holding PII in a decoded JSON value (keys sorted).
 func findPII(v any, path string) (string, string, bool) {
 	switch x := v.(type) {
 	case string:

@@ -107,8 +107,7 @@ func (c *Checker) terminalSeeds(typ, msg string) bool {
 	return false
 }
 
-// ExecutionPaused writes the terminal of an execution paused for human input:
-// execution:completed {success:true, status:"paused", output, duration} (R-paused).
+// ExecutionPaused writes execution:completed of a run paused for human input (R-paused).
 func (w *Writer) ExecutionPaused(output any, duration time.Duration) error {
 	out, err := json.Marshal(output)
 	if err != nil {

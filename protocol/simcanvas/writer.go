@@ -184,8 +184,7 @@ func (w *Writer) Done() error {
 	return w.write(append(w.buf[:0], "data: [DONE]\n\n"...))
 }
 
-// Raw writes p as the data of one frame, unchecked and without an envelope, for a runtime's
-// fault switches.
+// Raw writes p as one frame's data, unchecked, without an envelope (for fault switches).
 func (w *Writer) Raw(p []byte) error {
 	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
 }

@@ -37,8 +37,7 @@ var toolFrameKeys = [...]string{"blockId", "event", "phase", "id", "name", "stat
 // redactedKeys are the tool keys public chat never exposes.
 var redactedKeys = [...]string{"arguments", "input", "result", "output"}
 
-// Checker judges one sim-chat stream: every sim-chat rule of docs/PROTOCOLS.md. Not safe for
-// concurrent use; one per stream.
+// Checker judges one sim-chat stream (every sim-chat rule). Not safe for concurrent use.
 type Checker struct {
 	s               *protocol.Session
 	optedIn         bool
@@ -64,8 +63,7 @@ type Checker struct {
 	toolPrefix     string // put before every scripted tool name by the target (R-tool-gate)
 }
 
-// NewChecker returns a checker for one stream of s, from a client opted in or not, to a
-// deployment with policy.
+// NewChecker returns a checker for one stream of s, opted in or not, under policy.
 func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 	settled := optedIn && policy.SettledTools
 	c := &Checker{
@@ -239,8 +237,7 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
-// checkToolKeys enforces that a tool frame carries only the public keys (a rare frame: decoded
-// again into a map).
+// checkToolKeys enforces a tool frame's public keys (a rare frame, decoded again into a map).
 func (c *Checker) checkToolKeys(data []byte) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(data, &m) != nil {

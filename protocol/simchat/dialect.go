@@ -57,8 +57,7 @@ func ParsePolicy(name string) (Policy, error) {
 	return Policy{}, fmt.Errorf("policy %q: want none, thinking, tools or all", name)
 }
 
-// PolicyForSlug is the policy a slug's suffix names (-none, -thinking, -tools, -all); none
-// without one.
+// PolicyForSlug is the policy a slug's suffix names (-none, -thinking, -tools, -all), else none.
 func PolicyForSlug(slug string) Policy {
 	for _, name := range []string{"none", "thinking", "tools", "all"} {
 		if strings.HasSuffix(slug, "-"+name) {
@@ -69,8 +68,7 @@ func PolicyForSlug(slug string) Policy {
 	return Policy{}
 }
 
-// vars binds the options Configure accepts to c's settings (thinks, live: modelThinking,
-// liveTools).
+// vars binds the options to c's settings (thinks, live: modelThinking, liveTools).
 func vars(c *Client, thinks, live *bool) []protocol.OptionVar {
 	policy := protocol.OptionVar{OptionSpec: protocol.OptionSpec{Key: "policy", Help: "the deployment's event policy the checker assumes: none, thinking, tools or all (default: from the slug's suffix, else none); given on the command line it holds for every target, so give --slug with it"},
 		Set: func(o protocol.Options) error {
@@ -121,8 +119,7 @@ func NewClient(optedIn bool, policy Policy) *Client {
 	return &Client{optedIn: optedIn, policy: policy, path: DefaultPath}
 }
 
-// Client is a configured sim-chat client: opted in or legacy, against a deployment with a
-// policy. Safe for concurrent use.
+// Client is a configured sim-chat client, opted in or legacy. Safe for concurrent use.
 type Client struct {
 	optedIn    bool
 	policy     Policy

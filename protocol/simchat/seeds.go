@@ -194,8 +194,7 @@ func (c *Checker) thinkingSeeds(text string) bool {
 	return false
 }
 
-// FinalPaused writes the success terminal of a run paused for human input,
-// {"event":"final","data":{"success":true,"status":"paused","output":…}} (R-paused).
+// FinalPaused writes the final of a run paused for human input (R-paused).
 func (w *Writer) FinalPaused(output any) error {
 	out, err := json.Marshal(output)
 	if err != nil {
@@ -208,8 +207,7 @@ func (w *Writer) FinalPaused(output any) error {
 	return w.end(b)
 }
 
-// ThinkingBudget forwards at most ThinkingCapUnits of thinking per execution. The zero value is
-// ready to use.
+// ThinkingBudget forwards at most ThinkingCapUnits of thinking per execution (zero value ready).
 type ThinkingBudget struct{ used int }
 
 // Admit returns the forwardable prefix of piece ("" past the cap) and counts it.

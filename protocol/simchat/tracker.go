@@ -63,8 +63,7 @@ type toolState struct {
 	ended            bool
 }
 
-// NewTracker returns a tracker judging against exp (nil: structure only); optedIn selects the
-// live (agent-events) or the legacy settled-text model.
+// NewTracker returns a tracker judging against exp (nil: structure only), live if optedIn.
 func NewTracker(exp *scenarios.Expected, optedIn bool, v *protocol.Violations) *Tracker {
 	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, settledRule: RLegacySettled, settledWho: "legacy client"}
 	if exp == nil {
@@ -152,8 +151,7 @@ func (t *Tracker) Chunk(blockID, chunk string) {
 	b.n += len(chunk)
 }
 
-// ChunkBytes is Chunk for a chunk in the decoder's buffer; one that continues the expected
-// text of a known block allocates nothing.
+// ChunkBytes is Chunk for a chunk in the decoder's buffer (no allocation on the script).
 func (t *Tracker) ChunkBytes(blockID, chunk []byte) {
 	if t.optedIn {
 		for i := range t.blocks {
