@@ -6,7 +6,6 @@ import (
 	"maps"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -82,7 +81,7 @@ type Checker struct {
 	receipts           int
 	done               bool
 	afterDone          int
-	scratch            []byte                 // decoded string of the frame being judged on the fast path
+	scan               jsonwire.Scanner       // decodes the fast path's strings
 	generalOnly        bool                   // tests turn the fast path off to compare it with the general path
 	tokens             scenarios.TokenCounter // output tokens per frame, for the token metrics
 	side               sideState              // plan approval and side events (plan.go)
@@ -627,26 +626,24 @@ func (c *Checker) finishArgs(all bool) {
 // load generator's. The fast path accepts only what the general path would accept without a
 // violation; anything else takes the general path.
 const (
-	textOpen      = `{"choices":[{"delta":{"content":"`
-	textEnd       = `"}}]}`
-	reasoningOpen = `{"type":"reasoning_delta","delta":"`
-	reasoningEnd  = `"}`
+	textOpen      = `{"choices":[{"delta":{"content":`
+	reasoningOpen = `{"type":"reasoning_delta","delta":`
 	argsOpen      = `{"type":"tool_args_delta","id":"`
 	// argsOnlyOpen is the id-less delta real runtimes send after a call's first one.
-	argsOnlyOpen = `{"type":"tool_args_delta","argsDelta":"`
+	argsOnlyOpen = `{"type":"tool_args_delta","argsDelta":`
 )
 
 // fastPath judges a text, reasoning or argument delta before the terminal, if it can.
 func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	switch {
 	case bytes.HasPrefix(data, []byte(textOpen)):
-		text, ok := c.stringField(data[len(textOpen):], textEnd)
-		if ok && len(text) > 0 && (c.noTruth || !c.text.Off && jsonwire.Advance(&c.text.Cursor, text)) {
+		text, rest, ok := c.cutString(data[len(textOpen):])
+		if ok && string(rest) == "}}]}" && len(text) > 0 && (c.noTruth || !c.text.Off && jsonwire.Advance(&c.text.Cursor, text)) {
 			return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.TextBytes(text)}, true
 		}
 	case bytes.HasPrefix(data, []byte(reasoningOpen)):
-		delta, ok := c.stringField(data[len(reasoningOpen):], reasoningEnd)
-		if ok && (c.noTruth || !c.thinking.Off && jsonwire.Advance(&c.thinking.Cursor, delta)) {
+		delta, rest, ok := c.cutString(data[len(reasoningOpen):])
+		if ok && string(rest) == "}" && (c.noTruth || !c.thinking.Off && jsonwire.Advance(&c.thinking.Cursor, delta)) {
 			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta), Tokens: c.tokens.ThinkingBytes(delta)}, true
 		}
 	case bytes.HasPrefix(data, []byte(argsOpen)):
@@ -667,12 +664,15 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	return protocol.Observation{}, false
 }
 
-// stringField decodes the JSON string body at b into c.scratch; end must follow it.
-func (c *Checker) stringField(b []byte, end string) ([]byte, bool) {
-	var rest []byte
-	var ok bool
-	c.scratch, rest, ok = appendJSONBody(c.scratch[:0], b)
-	return c.scratch, ok && string(rest) == end
+// cutString decodes the JSON string b starts with, as the general path's encoding/json would,
+// and returns it (valid until the next) and what follows it.
+func (c *Checker) cutString(b []byte) (value, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, nil, false
+	}
+	c.scan.Reset(b)
+	value = c.scan.Str("")
+	return value, c.scan.Rest(), c.scan.Err() == nil
 }
 
 // fastArgs follows {"type":"tool_args_delta","id":"…","toolName":"…","argsDelta":"…","index":N}
@@ -690,10 +690,11 @@ func (c *Checker) fastArgs(b []byte) bool {
 	if !ok {
 		return false
 	}
-	if rest, found = bytes.CutPrefix(rest, []byte(`","argsDelta":"`)); !found {
+	if rest, found = bytes.CutPrefix(rest, []byte(`","argsDelta":`)); !found {
 		return false
 	}
-	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], rest); !ok {
+	args, rest, ok := c.cutString(rest)
+	if !ok {
 		return false
 	}
 	index, ok := indexTail(rest)
@@ -709,24 +710,23 @@ func (c *Checker) fastArgs(b []byte) bool {
 	}
 	if ci >= 0 {
 		cl := &c.calls[ci]
-		if (cl.started && len(c.scratch) > 0) || (len(name) > 0 && cl.toolName != string(name)) {
+		if (cl.started && len(args) > 0) || (len(name) > 0 && cl.toolName != string(name)) {
 			return false // a late delta or a renamed call: the general path reports it
 		}
-		cl.args = append(cl.args, c.scratch...)
+		cl.args = append(cl.args, args...)
 	} else {
-		c.calls = append(c.calls, call{id: string(id), toolName: string(name), args: bytes.Clone(c.scratch)})
+		c.calls = append(c.calls, call{id: string(id), toolName: string(name), args: bytes.Clone(args)})
 		ci = len(c.calls) - 1
 	}
 	c.bindIndex(&index, ci)
 	return true
 }
 
-// fastIndexArgs follows {"type":"tool_args_delta","argsDelta":"…","index":N} (from after the
-// argsDelta's opening quote) for an index bound to a call whose tool_start has not been seen.
+// fastIndexArgs follows {"type":"tool_args_delta","argsDelta":"…","index":N} (from the
+// argsDelta) for an index bound to a call whose tool_start has not been seen.
 func (c *Checker) fastIndexArgs(b []byte) bool {
-	var rest []byte
-	var ok bool
-	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], b); !ok {
+	args, rest, ok := c.cutString(b)
+	if !ok {
 		return false
 	}
 	index, ok := indexTail(rest)
@@ -734,16 +734,16 @@ func (c *Checker) fastIndexArgs(b []byte) bool {
 		return false
 	}
 	ci := c.findCall("", &index)
-	if ci < 0 || (c.calls[ci].started && len(c.scratch) > 0) {
+	if ci < 0 || (c.calls[ci].started && len(args) > 0) {
 		return false // an unknown index or a late delta: the general path reports it
 	}
-	c.calls[ci].args = append(c.calls[ci].args, c.scratch...)
+	c.calls[ci].args = append(c.calls[ci].args, args...)
 	return true
 }
 
-// indexTail reads `","index":N}` (rest starts at the closing quote of the string before it).
+// indexTail reads `,"index":N}`.
 func indexTail(rest []byte) (int, bool) {
-	rest, found := bytes.CutPrefix(rest, []byte(`","index":`))
+	rest, found := bytes.CutPrefix(rest, []byte(`,"index":`))
 	if !found {
 		return 0, false
 	}
@@ -756,52 +756,6 @@ func indexTail(rest []byte) (int, bool) {
 		return 0, false
 	}
 	return index, true
-}
-
-// appendJSONBody decodes the body of a JSON string (b starts after the opening quote) onto dst,
-// its short escapes only: \u escapes, control characters and invalid UTF-8 give up (ok false).
-// rest starts at the closing quote.
-func appendJSONBody(dst, b []byte) (out, rest []byte, ok bool) {
-	start, ascii := len(dst), true
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '"':
-			if !ascii && !utf8.Valid(dst[start:]) {
-				return dst, nil, false
-			}
-			return dst, b[i:], true
-		case c == '\\':
-			if i+1 == len(b) {
-				return dst, nil, false
-			}
-			i++
-			switch b[i] {
-			case '"', '\\', '/':
-				dst = append(dst, b[i])
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			default:
-				return dst, nil, false
-			}
-		case c < 0x20:
-			return dst, nil, false
-		default:
-			if c >= utf8.RuneSelf {
-				ascii = false
-			}
-			dst = append(dst, c)
-		}
-	}
-	return dst, nil, false
 }
 
 // turnParts lists every turn's text (or thinking), in order: what the stream concatenates.

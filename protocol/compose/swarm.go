@@ -344,20 +344,21 @@ func (c *Checker) fastChildDelta(b []byte) bool {
 	if !ok || len(key) == 0 {
 		return false
 	}
-	if rest, ok = bytes.CutPrefix(rest, []byte(`","delta":"`)); !ok {
+	if rest, ok = bytes.CutPrefix(rest, []byte(`","delta":`)); !ok {
 		return false
 	}
 	i, known := c.swarm.byKey[string(key)]
 	if !known || c.swarm.children[i].closed > 0 {
 		return false // the general path reports it
 	}
-	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], rest); !ok || string(rest) != `"}` {
+	delta, rest, ok := c.cutString(rest)
+	if !ok || string(rest) != "}" {
 		return false
 	}
 	ch := c.swarm.children[i]
-	if ch.firstDelta == 0 && len(c.scratch) > 0 {
+	if ch.firstDelta == 0 && len(delta) > 0 {
 		ch.firstDelta = max(c.swarm.clock().Sub(ch.started), 1)
 	}
-	ch.text.Write(c.scratch)
+	ch.text.Write(delta)
 	return true
 }

@@ -60,6 +60,9 @@ func (s *Scanner) peek() byte {
 	return 0
 }
 
+// Rest returns the input after what was read so far.
+func (s *Scanner) Rest() []byte { return s.data[s.pos:] }
+
 // Err returns the first error met so far, or nil.
 func (s *Scanner) Err() error { return s.err }
 
