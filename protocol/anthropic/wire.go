@@ -91,8 +91,18 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 	for _, name := range req.Tools {
 		body.Tools = append(body.Tools, tool{Name: name, InputSchema: json.RawMessage(anyObjectSchema)})
 	}
-	// lastIsToolResults is set while the last message is a user message of tool results.
+	// lastIsToolResults is set while the last message is a user message of tool results, which
+	// a user block (a text, another result) joins.
 	lastIsToolResults := false
+	userBlock := func(b contentBlock, toolResult bool) {
+		if lastIsToolResults {
+			last := &body.Messages[len(body.Messages)-1]
+			last.Content = append(last.Content, b)
+		} else {
+			body.Messages = append(body.Messages, message{Role: "user", Content: []contentBlock{b}})
+		}
+		lastIsToolResults = toolResult
+	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		text := m.Text
@@ -104,14 +114,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			}
 			body.System += text
 		case "user":
-			block := contentBlock{Type: "text", Text: &text}
-			if lastIsToolResults {
-				last := &body.Messages[len(body.Messages)-1]
-				last.Content = append(last.Content, block)
-			} else {
-				body.Messages = append(body.Messages, message{Role: "user", Content: []contentBlock{block}})
-			}
-			lastIsToolResults = false
+			userBlock(contentBlock{Type: "text", Text: &text}, false)
 		case "assistant":
 			msg := message{Role: "assistant"}
 			if text != "" {
@@ -136,14 +139,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			if m.ToolCallID == "" {
 				return nil, fmt.Errorf("anthropic request: messages[%d]: tool result without a tool call id", i)
 			}
-			block := contentBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: &text, IsError: m.IsError}
-			if lastIsToolResults {
-				last := &body.Messages[len(body.Messages)-1]
-				last.Content = append(last.Content, block)
-			} else {
-				body.Messages = append(body.Messages, message{Role: "user", Content: []contentBlock{block}})
-			}
-			lastIsToolResults = true
+			userBlock(contentBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: &text, IsError: m.IsError}, true)
 		default:
 			return nil, fmt.Errorf("anthropic request: messages[%d]: unknown role %q", i, m.Role)
 		}

@@ -117,17 +117,17 @@ func JSONObject(args []byte) bool {
 // byte, in order), else what differs first.
 func CompareTools(got []Tool, want []scenarios.ScriptToolCall) (detail string, ok bool) {
 	if len(got) != len(want) {
-		return sprintf("expected %d tool call(s), saw %d", len(want), len(got)), false
+		return fmt.Sprintf("expected %d tool call(s), saw %d", len(want), len(got)), false
 	}
 	for i := range want {
 		g, w := &got[i], &want[i]
 		switch {
 		case g.ID != w.ID:
-			return sprintf("tool call %d: expected id %q, saw %q", i, w.ID, g.ID), false
+			return fmt.Sprintf("tool call %d: expected id %q, saw %q", i, w.ID, g.ID), false
 		case g.Name != w.Name:
-			return sprintf("tool call %d (%s): expected name %q, saw %q", i, w.ID, w.Name, g.Name), false
+			return fmt.Sprintf("tool call %d (%s): expected name %q, saw %q", i, w.ID, w.Name, g.Name), false
 		case string(g.Args) != w.Arguments:
-			return sprintf("tool call %d (%s): expected arguments %s, saw %s", i, w.ID, clip(w.Arguments), clip(string(g.Args))), false
+			return fmt.Sprintf("tool call %d (%s): expected arguments %s, saw %s", i, w.ID, clip(w.Arguments), clip(string(g.Args))), false
 		}
 	}
 	return "", true
@@ -138,8 +138,6 @@ func IsJSON(h http.Header) bool {
 	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
 	return err == nil && mt == "application/json"
 }
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // clip quotes s for a detail, at most 60 bytes of it.
 func clip(s string) string {
