@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -186,16 +187,11 @@ func LastIndex(t testing.TB, frames []string, sub string) int {
 
 // Insert returns frames with fs inserted before position at.
 func Insert(frames []string, at int, fs ...string) []string {
-	out := append([]string(nil), frames[:at]...)
-	out = append(out, fs...)
-	return append(out, frames[at:]...)
+	return slices.Insert(slices.Clone(frames), at, fs...)
 }
 
 // Remove returns frames without the frame at position at.
-func Remove(frames []string, at int) []string {
-	out := append([]string(nil), frames[:at]...)
-	return append(out, frames[at+1:]...)
-}
+func Remove(frames []string, at int) []string { return slices.Delete(slices.Clone(frames), at, at+1) }
 
 // Replace returns frames with the frame at position at replaced by f.
 func Replace(frames []string, at int, f string) []string {
