@@ -25,8 +25,7 @@ const (
 	maxReadSize = 16 << 10
 )
 
-// typeCacheSize is how many event names a decoder interns: dialects use a handful, so a tiny
-// linear-scan cache beats a map.
+// typeCacheSize is how many event names a decoder interns (a handful: a scan beats a map).
 const typeCacheSize = 8
 
 // maxInternedType bounds interned names, so a hostile stream cannot pin large strings.
@@ -45,8 +44,7 @@ type Event struct {
 	Retry time.Duration
 }
 
-// Limits caps what one stream may send, so a hostile peer cannot make the decoder grow without
-// bound. Zero fields mean the defaults.
+// Limits caps what one stream may send (zero fields: the defaults), bounding a hostile peer.
 type Limits struct {
 	// MaxLine is the largest line in bytes, line terminator excluded (default 64 KiB).
 	MaxLine int
@@ -85,8 +83,7 @@ func (e *LimitError) Unwrap() error {
 	return ErrEventTooLarge
 }
 
-// Decoder reads events from an event stream. It is not safe for concurrent use; use one per
-// stream. After Next returns an error it keeps returning that error.
+// Decoder reads events from an event stream; its first error sticks. Not safe for concurrent use.
 type Decoder struct {
 	r      io.Reader
 	limits Limits
@@ -166,15 +163,13 @@ func (d *Decoder) Comments() int64 { return d.comments }
 // BytesRead returns the number of bytes read from the underlying reader so far.
 func (d *Decoder) BytesRead() int64 { return d.bytesRead }
 
-// Retry returns the latest valid reconnection time announced, or 0, undispatched events'
-// included (per WHATWG they set it too).
+// Retry returns the latest valid reconnection time announced (undispatched events' too), or 0.
 func (d *Decoder) Retry() time.Duration { return d.retryAll }
 
 // LastEventID returns the WHATWG "last event ID buffer", set as soon as an id field is read.
 func (d *Decoder) LastEventID() string { return d.lastID }
 
-// Truncated reports whether the stream ended with an unterminated line or an undispatched
-// event, discarded as WHATWG requires.
+// Truncated reports whether the stream ended inside a line or an event (discarded, per WHATWG).
 func (d *Decoder) Truncated() bool { return d.truncated }
 
 // Next decodes the next event into ev, reusing ev's storage. It returns io.EOF at the end, a
@@ -448,8 +443,7 @@ func (d *Decoder) dispatch(ev *Event) bool {
 	return true
 }
 
-// unalias copies the pending event's one data line into the data buffer, before buf moves or a
-// second line joins it.
+// unalias copies the pending data line into data before buf moves or a second line joins.
 func (d *Decoder) unalias() {
 	d.data = append(d.data, d.alias...)
 	d.data = append(d.data, '\n')

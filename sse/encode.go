@@ -27,8 +27,7 @@ func NewEncoder(w io.Writer) *Encoder {
 // Reset makes e write to w, keeping its buffer.
 func (e *Encoder) Reset(w io.Writer) { e.w = w }
 
-// Validate reports whether ev can be encoded: no CR or LF in Type, no CR, LF or NUL in ID (a
-// decoder ignores an id with NUL).
+// Validate reports whether ev can be encoded: no CR or LF in Type, no CR, LF or NUL in ID.
 func (ev *Event) Validate() error {
 	if strings.ContainsAny(ev.Type, "\r\n") {
 		return fmt.Errorf("%w: event type %q contains a line break", ErrInvalidField, ev.Type)
@@ -57,8 +56,7 @@ func (e *Encoder) Data(p []byte) error {
 	return e.write()
 }
 
-// Comment writes text as ": " comment lines and a blank line, the heartbeat shape
-// (": ping\n\n"), which dispatches nothing.
+// Comment writes text as ": " comment lines and a blank line (the heartbeat ": ping\n\n").
 func (e *Encoder) Comment(text string) error {
 	e.buf = e.buf[:0]
 	for {

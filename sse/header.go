@@ -15,8 +15,7 @@ func IsEventStream(contentType string) bool {
 	return err == nil && mt == ContentType
 }
 
-// SetHeaders sets the headers a server streams events with: the content type, no caching, no
-// proxy buffering (X-Accel-Buffering).
+// SetHeaders sets the headers of an event stream: type, no caching, no proxy buffering.
 func SetHeaders(h http.Header) {
 	h.Set("Content-Type", ContentType)
 	h.Set("Cache-Control", "no-cache")

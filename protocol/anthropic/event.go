@@ -36,8 +36,7 @@ type Block struct {
 	Type, ID, Name, Text, Thinking []byte
 }
 
-// Delta is an event's delta: a content block's (text, thinking, partial_json, signature) or
-// the message's (stop_reason).
+// Delta is an event's delta: a content block's, or the message's (stop_reason).
 type Delta struct {
 	Type, Text, Thinking, PartialJSON, Signature, StopReason []byte
 }

@@ -46,14 +46,12 @@ type StreamWriter struct {
 	tools        []toolBlock
 }
 
-// NewStreamWriter returns a writer for one streamed turn. includeUsage is ignored: the
-// Messages stream always reports usage.
+// NewStreamWriter returns a writer for one turn; includeUsage is ignored (usage is always sent).
 func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWriter {
 	return &StreamWriter{f: jsonwire.NewFrames(w, "anthropic"), meta: meta}
 }
 
-// Start writes message_start (an empty assistant message with the input usage) and a ping,
-// as the API does.
+// Start writes message_start (the input usage) and a ping, as the API does.
 func (s *StreamWriter) Start() error {
 	s.f.Out = s.f.Out[:0]
 	s.f.JSON = append(s.f.JSON[:0], `{"type":"message_start","message":{"id":`...)
@@ -137,8 +135,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 	return s.f.Flush(step.Kind.String())
 }
 
-// Error writes a mid-stream error event (HTTP status stays 200), as the API does when it is
-// overloaded after the stream started. The stream must end after it.
+// Error writes the API's mid-stream overloaded error event; the stream must end after it.
 func (s *StreamWriter) Error(message string) error {
 	if message == "" {
 		message = "Overloaded"
@@ -192,8 +189,7 @@ func (s *StreamWriter) appendPing() {
 	s.f.Frame("ping")
 }
 
-// closeCurrent ends the open thinking or text block; a thinking block first gets its
-// signature, as the API sends one before every thinking block's stop.
+// closeCurrent ends the open thinking (after its signature, as the API sends) or text block.
 func (s *StreamWriter) closeCurrent() {
 	if s.current == blockNone {
 		return
@@ -209,8 +205,7 @@ func (s *StreamWriter) closeCurrent() {
 	s.current = blockNone
 }
 
-// appendSignature appends a deterministic base64 stand-in for the opaque signature the API
-// sends, derived from the message id and block index.
+// appendSignature appends a stand-in for the API's signature, from the message id and index.
 func (s *StreamWriter) appendSignature(dst []byte, index int) []byte {
 	var seed [64]byte
 	n := copy(seed[:56], s.meta.ID)

@@ -58,8 +58,7 @@ type settledTool struct {
 	failed bool
 }
 
-// Checker judges one compose stream: every compose rule of docs/PROTOCOLS.md (the plan's in
-// plan.go, the swarm's in swarm.go). Not safe for concurrent use; one per stream.
+// Checker judges one compose stream (every compose rule). Not safe for concurrent use.
 type Checker struct {
 	s                  *protocol.Session
 	noTruth            bool // Session.NoGroundTruth, structure only
@@ -88,8 +87,7 @@ type Checker struct {
 	swarm              swarmState             // swarm children (swarm.go)
 }
 
-// StopSent tells the checker the client sent a stop request: the stream must end stopped (or
-// done, if the answer was complete before the stop arrived).
+// StopSent tells the checker a stop was sent: the stream must end stopped (or done, if complete).
 func (c *Checker) StopSent() { c.stopped = true }
 
 // NewChecker returns a checker for one stream of s.
@@ -448,8 +446,7 @@ func (c *Checker) outcomeAgrees(ci int, failed bool) bool {
 	return ok && (sc.Outcome == scenarios.OutcomeError) == failed
 }
 
-// judgeOutcomes checks each settled tool against its scripted outcome, unless the client
-// stopped or aborted (tools then settle cancelled).
+// judgeOutcomes checks settled tools' outcomes, unless the client stopped or aborted (cancelled).
 func (c *Checker) judgeOutcomes() {
 	if c.stopped || c.s.Aborted || c.noTruth {
 		return
@@ -497,8 +494,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 	}
 }
 
-// errorScripted reports whether the script ends the run in an error terminal: the provider
-// fails or the plan ends in error. Never without ground truth.
+// errorScripted reports whether the provider or plan fails the run (never without ground truth).
 func (c *Checker) errorScripted() bool {
 	return c.s.ScriptedError() || (!c.noTruth && c.s.Expected.Plan.EndsInError())
 }

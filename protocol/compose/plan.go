@@ -32,8 +32,7 @@ const (
 	TypePlanFeedbackRequested = "plan.feedback_requested"
 )
 
-// StateAwaitingApproval is a proposal's state until it is decided; afterwards the state is the
-// decision.
+// StateAwaitingApproval is an undecided proposal's state; a decided one's is the decision.
 const StateAwaitingApproval = "awaiting_approval"
 
 // UndecidedSlack is how much later than its scripted timeout an undecided approval may end the
@@ -136,8 +135,7 @@ func (w *Writer) Event(v any) error {
 	return w.write(append(append([]byte("data: "), b...), "\n\n"...))
 }
 
-// ApprovalRequest is the body of streambench's approval endpoint,
-// POST /agent/{agentId}/runs/{runId}/approval. The reference runtime decodes the same type.
+// ApprovalRequest is the body of POST /agent/{agentId}/runs/{runId}/approval (streambench's).
 type ApprovalRequest struct {
 	ProposalID string `json:"proposalId"`
 	Version    int    `json:"version"`
@@ -145,8 +143,7 @@ type ApprovalRequest struct {
 	Reason     string `json:"reason,omitempty"`
 }
 
-// ApprovalPathFor is the approval path template of a stop path template: /stop replaced by
-// /approval.
+// ApprovalPathFor is the approval path template of a stop path template (/stop → /approval).
 func ApprovalPathFor(stopPath string) (string, error) {
 	if !strings.HasSuffix(stopPath, "/stop") {
 		return "", fmt.Errorf("approval path: stop path %q does not end in /stop, so the approval path cannot be derived", stopPath)
@@ -455,8 +452,7 @@ func (p planPhase) after() string {
 	return "before any plan.proposed"
 }
 
-// dueDecision makes the next scripted decision due for the approval request just seen (a
-// scripted none leaves it unanswered).
+// dueDecision makes the next scripted decision due (a scripted none leaves it unanswered).
 func (c *Checker) dueDecision(id string, ver int) {
 	p := c.s.Expected.Plan
 	i := c.side.requests - 1
@@ -468,8 +464,7 @@ func (c *Checker) dueDecision(id string, ver int) {
 	c.side.due = &protocol.ApprovalDecision{ProposalID: id, Version: ver, Decision: d.Decision, Reason: d.Reason, ThinkTime: d.ThinkTime}
 }
 
-// judgeDecision compares the i-th approval.decided with the decision the client was scripted
-// to send: a runtime must decide as told.
+// judgeDecision compares the i-th approval.decided with the client's scripted decision.
 func (c *Checker) judgeDecision(i int, f *sideFrame) {
 	p := c.s.Expected.Plan
 	if p == nil || c.s.NoGroundTruth {
@@ -543,8 +538,7 @@ func (c *Checker) ApprovalSending(d protocol.ApprovalDecision, at time.Time) {
 	c.side.log.mu.Unlock()
 }
 
-// ApprovalAnswered records a refused decision (a non-2xx answer or none) for R-plan-outcome.
-// Safe for concurrent use.
+// ApprovalAnswered records a refused decision (non-2xx or none). Safe for concurrent use.
 func (c *Checker) ApprovalAnswered(d protocol.ApprovalDecision, status int, err error) {
 	if err == nil && status >= 200 && status < 300 {
 		return

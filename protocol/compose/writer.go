@@ -53,8 +53,7 @@ func NewWriter(w io.Writer) *Writer {
 	return &Writer{w: w, buf: make([]byte, 0, 256)}
 }
 
-// Text writes a text delta in the OpenAI-compatible shape {"choices":[{"delta":{"content":s}}]};
-// an empty s writes nothing.
+// Text writes {"choices":[{"delta":{"content":s}}]}; an empty s writes nothing.
 func (w *Writer) Text(s string) error {
 	if s == "" {
 		return nil
@@ -307,8 +306,7 @@ func (w *Writer) ChildStart(f ChildStart) error { return writeJSON(w, TypeChildS
 // ChildDone writes swarm_child_done.
 func (w *Writer) ChildDone(f ChildDone) error { return writeJSON(w, TypeChildDone, &f) }
 
-// ChildDelta writes {"type":"swarm_child_delta","runKey":runKey,"delta":delta}, in the reused
-// buffer like Text: child deltas are per token.
+// ChildDelta writes {"type":"swarm_child_delta","runKey":…,"delta":…} (per token: reused buffer).
 func (w *Writer) ChildDelta(runKey, delta string) error {
 	b := w.begin(TypeChildDelta)
 	b = append(b, `,"runKey":`...)
@@ -318,8 +316,7 @@ func (w *Writer) ChildDelta(runKey, delta string) error {
 	return w.end(b)
 }
 
-// ChildToolStart writes {"type":"swarm_child_tool_start","runKey":…,"toolName":…,"input":…}.
-// The seed names the frame without a shape; this one mirrors tool_start.
+// ChildToolStart writes swarm_child_tool_start {runKey, toolName, input}, as tool_start.
 func (w *Writer) ChildToolStart(runKey, toolName string, input json.RawMessage) error {
 	b := w.begin(TypeChildToolStart)
 	b = append(b, `,"runKey":`...)
@@ -334,8 +331,7 @@ func (w *Writer) ChildToolStart(runKey, toolName string, input json.RawMessage) 
 	return w.end(b)
 }
 
-// ChildToolEnd writes {"type":"swarm_child_tool_end","runKey":…,"toolName":…,"failed":…,
-// "output":…}, mirroring tool_end.
+// ChildToolEnd writes swarm_child_tool_end {runKey, toolName, failed, output}, as tool_end.
 func (w *Writer) ChildToolEnd(runKey, toolName string, failed bool, output string) error {
 	b := w.begin(TypeChildToolEnd)
 	b = append(b, `,"runKey":`...)

@@ -26,8 +26,7 @@ type StreamWriter struct {
 	toolStarted  []bool // tool calls that sent their opening delta
 }
 
-// NewStreamWriter returns a writer for one streamed turn. includeUsage is the request's
-// stream_options.include_usage.
+// NewStreamWriter returns a writer for one turn; includeUsage is stream_options.include_usage.
 func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWriter {
 	s := &StreamWriter{f: jsonwire.NewFrames(w, "openai"), meta: meta, includeUsage: includeUsage}
 	s.prefix = s.appendChunkHead(make([]byte, 0, 160))
@@ -106,8 +105,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 	return s.f.Flush(step.Kind.String())
 }
 
-// Error writes a mid-stream error frame, a data frame of only an "error" object, as the API
-// does. The stream must end after it.
+// Error writes the API's mid-stream error frame, after which the stream must end.
 func (s *StreamWriter) Error(message string) error {
 	s.f.JSON = append(s.f.JSON[:0], `{"error":{"message":`...)
 	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)

@@ -34,8 +34,7 @@ func OptedIn(h http.Header) bool {
 	return false
 }
 
-// SetResponseHeaders sets the response headers of a sim-chat stream, echoing the protocol
-// header when the request opted in.
+// SetResponseHeaders sets a sim-chat stream's headers, echoing ProtocolHeader when opted in.
 func SetResponseHeaders(h http.Header, optedIn bool) {
 	sse.SetHeaders(h)
 	if optedIn {
@@ -138,8 +137,7 @@ func (w *Writer) StreamError(blockID, msg string) error {
 	return w.end(b)
 }
 
-// Final writes the success terminal {"event":"final","data":{"success":true,"output":…}};
-// output is JSON-encoded (use FinalOutput to stay within R-tool-redaction).
+// Final writes the success terminal with output JSON-encoded (FinalOutput: R-tool-redaction).
 func (w *Writer) Final(output any) error {
 	out, err := json.Marshal(output)
 	if err != nil {

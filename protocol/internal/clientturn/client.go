@@ -101,8 +101,7 @@ func (c *Client) vars() []protocol.OptionVar {
 // Options lists the options Configure accepts.
 func (c *Client) Options() []protocol.OptionSpec { return protocol.Specs(c.vars()) }
 
-// Configure returns the client with a profile's options applied; the target names the
-// deployment only in results.
+// Configure returns the client with a profile's options (target: the deployment, for results).
 func (c *Client) Configure(_ string, o protocol.Options) (protocol.Client, error) {
 	n := *c
 	n.header = c.header.Clone()
@@ -169,8 +168,7 @@ func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
 	return c.wire.NewChecker(c.session(s), c.requireDone)
 }
 
-// OpenAIErrorMessage reads the OpenAI APIs' error JSON ({"error":{"message":…}}) from a
-// non-200 body.
+// OpenAIErrorMessage reads the OpenAI APIs' error JSON from a non-200 body.
 func OpenAIErrorMessage(body []byte) (string, bool) {
 	var e struct {
 		Error *struct {

@@ -113,8 +113,7 @@ func JSONObject(args []byte) bool {
 	return len(args) > 0 && args[0] == '{' && json.Valid(args)
 }
 
-// CompareTools reports whether got are the scripted calls (ids, names, arguments byte for
-// byte, in order), else what differs first.
+// CompareTools reports whether got are exactly the scripted calls, else what differs first.
 func CompareTools(got []Tool, want []scenarios.ScriptToolCall) (detail string, ok bool) {
 	if len(got) != len(want) {
 		return fmt.Sprintf("expected %d tool call(s), saw %d", len(want), len(got)), false

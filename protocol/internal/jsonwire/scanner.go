@@ -91,8 +91,7 @@ func (s *Scanner) literal(lit string) {
 	s.fail("invalid literal, want %s", lit)
 }
 
-// Object consumes '{' and reports whether an object follows (false at null, or on a type error
-// naming field).
+// Object consumes '{' (false at null, or on a type error naming field).
 func (s *Scanner) Object(field string) bool { return s.open('{', field, "an object") }
 
 // Array is Object for arrays; iterate its elements with Element.
@@ -482,8 +481,7 @@ func CutPlainString(b []byte) (value, rest []byte, ok bool) {
 	return nil, nil, false
 }
 
-// Raw consumes and validates the next value and returns its bytes as in the frame (nil at an
-// error), for a checker to keep rather than decode.
+// Raw consumes and validates the next value and returns its bytes (nil at an error).
 func (s *Scanner) Raw() []byte {
 	if s.err != nil {
 		return nil
@@ -564,8 +562,7 @@ func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool)
 	return true
 }
 
-// IntegerIn reads the object at field (false at null or a type error) and its member key into
-// *n and *present.
+// IntegerIn reads the object at field (false at null or a type error), its key into *n.
 func (s *Scanner) IntegerIn(field, key, where string, n *int, present *bool) (isObject bool) {
 	if !s.Object(field) {
 		return false
