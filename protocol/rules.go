@@ -170,8 +170,7 @@ func (s *RuleSet) ContentPart(r Rule) string {
 	return spec.Content
 }
 
-// Parse returns the rule named name (gate --allow, a mix's allow list), or an error naming
-// the known rules.
+// Parse returns the rule named name (gate --allow, a mix), or an error naming the known ones.
 func (s *RuleSet) Parse(name string) (Rule, error) {
 	if _, ok := s.byID[Rule(name)]; ok {
 		return Rule(name), nil

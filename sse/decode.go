@@ -288,8 +288,7 @@ func (d *Decoder) findLF() int {
 	return -1
 }
 
-// fill reads more input, first moving unparsed bytes to the front and growing the buffer (up to
-// what MaxLine needs) when a partial line fills it.
+// fill reads more input, moving unparsed bytes to the front and growing the buffer as needed.
 func (d *Decoder) fill() error {
 	if d.readErr != nil {
 		return d.readErr
@@ -420,8 +419,7 @@ func parseRetry(v []byte) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, true
 }
 
-// dispatch runs the WHATWG dispatch step, reporting whether an event was produced (empty data
-// produces none; the buffers are reset either way).
+// dispatch runs the WHATWG dispatch step, reporting whether an event came (empty data: none).
 func (d *Decoder) dispatch(ev *Event) bool {
 	retry := d.retry
 	d.retry = 0

@@ -8,8 +8,7 @@ import (
 // ContentType is the media type of an event stream.
 const ContentType = "text/event-stream"
 
-// IsEventStream reports whether a Content-Type header value declares an event stream:
-// text/event-stream, parameters such as charset allowed (a malformed parameter is not).
+// IsEventStream reports whether a Content-Type is text/event-stream (parameters allowed).
 func IsEventStream(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == ContentType

@@ -181,8 +181,7 @@ func (c *Checker) onRunError(e *Event) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
 }
 
-// pair opens (opening) or closes the id in field (name) among open, reporting rule with detail
-// when it is already open or not open.
+// pair opens or closes the id in field among open, reporting rule with detail when it cannot.
 func (c *Checker) pair(e *Event, field *string, name string, open map[string]bool, opening bool, rule protocol.Rule, detail string) {
 	if !c.need(e, field, name) {
 		return

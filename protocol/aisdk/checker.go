@@ -301,8 +301,7 @@ func (c *Checker) openPart(reasoning bool, id []byte) {
 	c.nOpen++
 }
 
-// closePart ends an open part; an id may be reused once closed ("0" in every step), so only an
-// end without an open part of that id is wrong.
+// closePart ends an open part (an id may be reused once closed: "0" in every step).
 func (c *Checker) closePart(reasoning bool, id []byte) {
 	i := c.findOpen(reasoning, id)
 	if i < 0 {
@@ -566,8 +565,7 @@ func outputName(failed bool) string {
 	return "tool-output-available"
 }
 
-// frame is what the checker reads of one part, its slices aliasing the event or the scanner's
-// buffer until the next parse (reused: reading a part allocates nothing).
+// frame is what the checker reads of one part, aliasing the event or the scanner until the next.
 type frame struct {
 	typ, id, delta, toolCallID, toolName, inputTextDelta, errorText, finishReason []byte
 	input                                                                         []byte // raw JSON of "input"

@@ -54,8 +54,7 @@ type rawBlock struct {
 	Text string `json:"text"`
 }
 
-// ParseRequest reads a Messages request body. Errors name the offending field, as the real
-// API does ("messages[2].content: expected string or array of content blocks").
+// ParseRequest reads a Messages body; errors name the offending field, as the API's do.
 func ParseRequest(body []byte) (*Request, error) {
 	var raw rawRequest
 	if err := jsonwire.DecodeRequest(body, &raw); err != nil {

@@ -14,8 +14,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Wire is the runtime's side of the Messages wire. The zero value is ready to use and safe
-// for concurrent use; each stream it returns is not.
+// Wire is the runtime's side of the Messages wire. Safe for concurrent use; its streams are not.
 type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}

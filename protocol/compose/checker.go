@@ -462,8 +462,7 @@ func (c *Checker) judgeOutcomes() {
 	}
 }
 
-// afterTerminal reports whether a frame came after the terminal (only a receipt and [DONE]
-// may): R-terminal's finding alone, not judged further.
+// afterTerminal reports whether a frame but a receipt or [DONE] came after the terminal.
 func (c *Checker) afterTerminal(what string) bool {
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only a receipt and [DONE] after %s, saw %s", c.terminal, what)
@@ -660,8 +659,7 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	return protocol.Observation{}, false
 }
 
-// cutString decodes the JSON string b starts with, as the general path's encoding/json would,
-// and returns it (valid until the next) and what follows it.
+// cutString decodes the JSON string at b as encoding/json would, and what follows it.
 func (c *Checker) cutString(b []byte) (value, rest []byte, ok bool) {
 	if len(b) == 0 || b[0] != '"' {
 		return nil, nil, false

@@ -49,8 +49,7 @@ type rawMessage struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// ParseRequest reads a chat completions request body. Errors name the offending field, as
-// the real API does ("messages[2].content: expected string or array of parts").
+// ParseRequest reads a chat completions body; errors name the offending field, as the API's do.
 func ParseRequest(body []byte) (*Request, error) {
 	var raw rawRequest
 	if err := jsonwire.DecodeRequest(body, &raw); err != nil {

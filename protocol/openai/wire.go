@@ -12,8 +12,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Wire is the runtime's side of the chat completions wire. The zero value is ready to use
-// and safe for concurrent use; each stream it returns is not.
+// Wire is the runtime's side of the chat completions wire. Safe for concurrent use; its streams are not.
 type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}

@@ -230,8 +230,7 @@ func (c *Checker) findItem(v *eventView, what string, needID bool) *item {
 	return it
 }
 
-// findPart returns the open part of it v names by content_index (summary_index), or nil after
-// reporting why there is none.
+// findPart returns the open part of it v names, or nil after reporting why there is none.
 func (c *Checker) findPart(it *item, v *eventView, summary bool, what string) *part {
 	parts, index, has, field := it.parts, v.contentIndex, v.hasContentIndex, "content_index"
 	if summary {

@@ -144,8 +144,7 @@ func parseItem(sc *jsonwire.Scanner, field string, it *itemView) bool {
 	return true
 }
 
-// parseParts reads an array of parts into parts[:0]; elem names an element in errors (a
-// constant: no string is built per event).
+// parseParts reads an array of parts into parts[:0]; elem names an element (a constant).
 func parseParts(sc *jsonwire.Scanner, field, elem string, parts []partView) []partView {
 	parts = parts[:0]
 	if !sc.Array(field) {

@@ -53,8 +53,7 @@ type rawItem struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// ParseRequest reads a create-response request body. Errors name the offending field, as the
-// real API does ("input: required", "input[2].content: expected string or array of parts").
+// ParseRequest reads a create-response body; errors name the offending field, as the API's do.
 func ParseRequest(body []byte) (*Request, error) {
 	var raw rawRequest
 	if err := jsonwire.DecodeRequest(body, &raw); err != nil {

@@ -291,8 +291,7 @@ func appendBytes(b, escaped []byte) []byte {
 	return append(b, '"')
 }
 
-// appendEscaped appends text JSON-escaped without quotes; pieces escaped one by one
-// concatenate to the whole text's escaping.
+// appendEscaped appends text JSON-escaped without quotes (pieces concatenate to the whole).
 func appendEscaped(b []byte, text string) []byte {
 	start := len(b)
 	b = jsonwire.AppendString(b, text)

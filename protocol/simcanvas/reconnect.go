@@ -80,8 +80,7 @@ func (c *Checker) Reconnected(lastEventID string, h http.Header) {
 	c.tokens.Break()
 }
 
-// reconnectedFrame judges a frame of the resumed stream before the general switch, reporting
-// whether it was consumed (a duplicate, or a replayed live-only frame).
+// reconnectedFrame reports whether a resumed stream's frame was consumed (duplicate, replay).
 func (c *Checker) reconnectedFrame(e *envelope) (protocol.Observation, bool) {
 	r := c.reconnect
 	if e.EventID == nil {

@@ -51,8 +51,7 @@ func (c *Checker) thinkingSeeds(text string) {
 	}
 }
 
-// completedSeeds applies R-paused and R-final-output to execution:completed (and
-// R-final-output to block:completed, terminal false).
+// completedSeeds applies R-paused and R-final-output to a completed execution (or block).
 func (c *Checker) completedSeeds(p *payload, terminal bool) {
 	if c.s.NoGroundTruth {
 		// The target's run is not the script's: whether it pauses is its own, but a run that
@@ -85,8 +84,7 @@ func (c *Checker) completedSeeds(p *payload, terminal bool) {
 	}
 }
 
-// terminalSeeds judges a failure terminal under R-cancel-not-timeout, reporting whether it
-// decided it (so R-terminal does not judge the same cause).
+// terminalSeeds judges R-cancel-not-timeout, reporting whether it decided the terminal.
 func (c *Checker) terminalSeeds(typ, msg string) bool {
 	exp := c.s.Expected
 	if c.s.NoGroundTruth {

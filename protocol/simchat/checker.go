@@ -308,8 +308,7 @@ func walkRedacted(v any, path string, inTool bool) string {
 	return ""
 }
 
-// afterTerminal reports whether a frame came between the terminal and "[DONE]": R-terminal's
-// finding alone, not followed into the answer model.
+// afterTerminal reports whether a frame came after the terminal: R-terminal's finding alone.
 func (c *Checker) afterTerminal(what string) bool {
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only \"[DONE]\" after the terminal, saw %s", what)
@@ -442,8 +441,7 @@ func plainChunk(data []byte) (blockID, chunk []byte, ok bool) {
 	return blockID, chunk, true
 }
 
-// plainThinking recognizes the thinking frame exactly as the Writer encodes it,
-// {"blockId":"…","event":"thinking","data":"…"} with strings that need no unescaping.
+// plainThinking recognizes the Writer's thinking frame with a plain string (plainChunk).
 func plainThinking(data []byte) (text []byte, ok bool) {
 	const open, mid, end = `{"blockId":"`, `","event":"thinking","data":"`, `"}`
 	rest, found := bytes.CutPrefix(data, []byte(open))

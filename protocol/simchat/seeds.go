@@ -16,8 +16,7 @@ import (
 // the piece that crosses it and streams the answer in full.
 const ThinkingCapUnits = 512 << 10
 
-// StatusPaused is the final envelope's status for a run that paused for human input
-// (R-paused): {"event":"final","data":{"success":true,"status":"paused","output":…}}.
+// StatusPaused is the final envelope's status of a run paused for human input (R-paused).
 const StatusPaused = "paused"
 
 // UTF16Len is the length of s in UTF-16 code units, JavaScript's string length: 2 per rune
@@ -106,8 +105,7 @@ func ModelThinksForSlug(slug string) bool {
 // running its tools settled, as the reference runtime's openai-settled-all), else true.
 func LiveToolsForSlug(slug string) bool { return !slices.Contains(strings.Split(slug, "-"), "settled") }
 
-// SaysTimedOut reports whether an error terminal's message reports an execution timeout
-// (R-cancel-not-timeout): it contains "timed out" or "timeout", in any case.
+// SaysTimedOut reports whether an error says "timed out" or "timeout", in any case.
 func SaysTimedOut(msg string) bool {
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "timed out") || strings.Contains(m, "timeout")
@@ -124,8 +122,7 @@ func OutputContent(output json.RawMessage) (string, bool) {
 	return *o.Content, true
 }
 
-// JudgeFinalOutput reports, under R-final-output, an output whose content is not the final
-// turn's text (want); where names the terminal for the detail.
+// JudgeFinalOutput reports an output that is not the final turn's text want (R-final-output).
 func JudgeFinalOutput(v *protocol.Violations, where string, output json.RawMessage, want string) {
 	got, ok := OutputContent(output)
 	if !ok || got == want {

@@ -12,8 +12,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// ProtocolHeader is the request header a client sends to opt in to agent-events framing, and
-// the response header the runtime echoes when it negotiated it.
+// ProtocolHeader opts a request in to agent-events framing; the response echoes it.
 const ProtocolHeader = "X-Sim-Stream-Protocol"
 
 // ProtocolToken is the opt-in token carried by ProtocolHeader.

@@ -106,8 +106,7 @@ func Rules(vs []protocol.Violation) []protocol.Rule {
 // TurnWriter is a provider wire's stream writer, as the mock drives it.
 type TurnWriter = wiretest.TurnWriter
 
-// Events plays turn through newWriter's writer and decodes the stream into events, each with its
-// own data, for benchmarks.
+// Events plays turn through newWriter's writer and decodes it, each event with its own data.
 func Events(t testing.TB, newWriter func(io.Writer) TurnWriter, turn *scenarios.ScriptTurn) []sse.Event {
 	t.Helper()
 	var buf bytes.Buffer
@@ -126,8 +125,7 @@ func TextSession(turn *scenarios.ScriptTurn) *protocol.Session {
 	}}
 }
 
-// CheckKinds fails t unless the played turns of s were classified and their tokens counted as
-// the load generator needs.
+// CheckKinds fails t unless s's turns were classified and counted as the load generator needs.
 func CheckKinds(t testing.TB, s *protocol.Session, res Result) {
 	t.Helper()
 	want := map[protocol.FrameKind]int{}

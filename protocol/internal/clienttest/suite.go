@@ -53,8 +53,7 @@ func LibraryClean(t *testing.T, url string, truth, noTruth Dialect) {
 	}
 }
 
-// Fault is one row of a dialect's fault table: the mock's fault switch, its scenario, ground
-// truth or not, and the rules it must break.
+// Fault is one row of a dialect's fault table: the mock's fault switch and the rules it breaks.
 type Fault[F ~string] struct {
 	Fault    F
 	Scenario string
@@ -62,8 +61,7 @@ type Fault[F ~string] struct {
 	Want     []protocol.Rule
 }
 
-// Faults plays each row's scenario at seed 7 against a mock start serves with its fault, and
-// fails t unless exactly the row's rules break.
+// Faults plays each row's scenario against a mock with its fault: exactly its rules break.
 func Faults[F ~string](t *testing.T, start func(testing.TB, F) string, truth, noTruth Dialect, tests []Fault[F]) {
 	t.Helper()
 	for _, tt := range tests {
@@ -107,8 +105,7 @@ func CheckErrors(t *testing.T, d Dialect, rule protocol.Rule, tests []ErrorCase)
 	}
 }
 
-// Rule is one row of a dialect's checker table: a stream, cut by the client or not, and the
-// rules it must break.
+// Rule is one row of a dialect's checker table: a stream, maybe aborted, and the rules it breaks.
 type Rule struct {
 	Name    string
 	Stream  string
@@ -139,8 +136,7 @@ func judge(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, st
 	return c.Finish(nil)
 }
 
-// FuzzChecker feeds arbitrary streams to a parallel-tools checker: it never panics, and every
-// violation names a rule.
+// FuzzChecker feeds arbitrary streams to a checker: no panic, every violation names a rule.
 func FuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Checker, seeds ...string) {
 	for _, seed := range seeds {
 		f.Add([]byte(seed))
@@ -158,8 +154,7 @@ func FuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Check
 	})
 }
 
-// BenchObserve judges a 256-frame answer against its ground truth per op, a fresh checker each
-// time as at load, and reports ns/frame.
+// BenchObserve judges a 256-frame answer per op with a fresh checker, as at load (ns/frame).
 func BenchObserve(b *testing.B, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
 	turn := wiretest.TextTurn(256)
 	events := Events(b, newWriter, turn)
@@ -267,8 +262,7 @@ type Outcome struct {
 	Want     []protocol.Rule
 }
 
-// CheckOutcomes feeds each row's stream to a checker: exactly its Errors (on FrameTerminal) and
-// its rules.
+// CheckOutcomes feeds each row's stream to a checker: exactly its Errors and its rules.
 func CheckOutcomes(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, tests []Outcome) {
 	t.Helper()
 	for _, tt := range tests {

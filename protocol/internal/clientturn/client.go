@@ -136,8 +136,7 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 	return req, nil
 }
 
-// BaseURL is target without a trailing slash or "/v1", so the base URL SDKs are given
-// (http://host/v1) and the bare host both reach {host}/v1/....
+// BaseURL is target without a trailing slash or "/v1" (SDKs are given http://host/v1).
 func BaseURL(target string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(target, "/"), "/v1")
 }

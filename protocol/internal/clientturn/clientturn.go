@@ -31,8 +31,7 @@ func Turns(s *protocol.Session) int {
 // Expectation is what one turn's response must be.
 type Expectation struct {
 	Truth bool // false without ground truth
-	// Turn is the scripted turn (up to the failure); nil without ground truth or for a turn
-	// refused with an HTTP error.
+	// Turn is the scripted turn (to its failure); nil without ground truth or for an HTTP error.
 	Turn        *scenarios.ExpectedTurn
 	HTTPError   bool // the provider refuses this turn with an HTTP error
 	StreamError bool // the provider fails this turn with an error frame mid-stream

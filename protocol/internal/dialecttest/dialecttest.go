@@ -101,8 +101,7 @@ func DecodeAll(t testing.TB, frames []string) []sse.Event {
 	return out
 }
 
-// NoViolations fails t when conforming frames break a rule, judged whole and cut by an aborting
-// client after the first frame and after half.
+// NoViolations fails t when conforming frames break a rule, whole or cut by an aborting client.
 func NoViolations(t testing.TB, label string, frames []string, judge func(frames []string, aborted bool) []protocol.Violation) {
 	t.Helper()
 	if vs := judge(frames, false); len(vs) != 0 {
@@ -237,8 +236,7 @@ func FastPathCorpus(f *testing.F, names []string, relay func(sc *scenarios.Scrip
 	return expected
 }
 
-// FastPathAgrees fails t unless fast reaches general's verdict (the same checker without its
-// fast paths) on stream, frame by frame and at Finish.
+// FastPathAgrees fails t unless fast and general (no fast path) agree, frame by frame and at end.
 func FastPathAgrees(t testing.TB, stream []byte, fast, general protocol.Checker) {
 	t.Helper()
 	_ = Feed(sse.NewDecoder(bytes.NewReader(stream)), func(ev *sse.Event) {

@@ -58,8 +58,7 @@ func WriteError(w http.ResponseWriter, status int, body any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// ContentText returns the text of a message content: a string, null, or an array of parts
-// whose parts of one of textTypes are joined.
+// ContentText returns a content's text: a string, null, or textTypes parts joined.
 func ContentText(content json.RawMessage, textTypes ...string) (string, error) {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 || string(content) == "null" {
@@ -212,8 +211,7 @@ func Excerpt(data []byte) string {
 	return fmt.Sprintf("%q", data)
 }
 
-// CheckUTF8 returns an error naming where and the offset of the first invalid UTF-8 byte, or
-// nil: encoding/json would make it U+FFFD without a word.
+// CheckUTF8 names the first invalid UTF-8 byte (encoding/json would make it U+FFFD silently).
 func CheckUTF8(where string, b []byte) error {
 	if utf8.Valid(b) {
 		return nil
@@ -228,8 +226,7 @@ func CheckUTF8(where string, b []byte) error {
 	return fmt.Errorf("%s: not valid UTF-8", where)
 }
 
-// DecodeRequest decodes a request body into v; an empty body, invalid UTF-8 and malformed JSON
-// are errors naming what was wrong.
+// DecodeRequest decodes a request body into v; an empty, non-UTF-8 or malformed one is an error.
 func DecodeRequest(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errors.New("request body: empty, want a JSON object")
@@ -253,8 +250,7 @@ type Stream struct {
 	N     int
 }
 
-// Read reads the next SSE event and returns its trimmed data: io.EOF at the clean end, a
-// decode error as "<wire> stream: after N <unit>: …".
+// Read reads the next SSE event's trimmed data: io.EOF at the end, else a wrapped decode error.
 func (s *Stream) Read(wire, unit string) ([]byte, error) {
 	if err := s.Dec.Next(&s.Ev); err != nil {
 		if errors.Is(err, io.EOF) {

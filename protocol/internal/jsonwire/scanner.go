@@ -109,8 +109,7 @@ func (s *Scanner) open(c byte, field, want string) bool {
 	return true
 }
 
-// Member advances to the next member of an object opened with Object and returns its key (ok
-// false at its end or on error); first starts true for each object.
+// Member advances to the next member's key (ok false at the end); first starts true.
 func (s *Scanner) Member(first *bool) (key []byte, ok bool) {
 	if !s.more('}', first) {
 		return nil, false
@@ -335,8 +334,7 @@ func (s *Scanner) hex4(i int) (rune, bool) {
 	return r, true
 }
 
-// Integer reads an integer (null: 0, not present) for field; a fraction, exponent or overflow
-// is an error, as in encoding/json.
+// Integer reads an integer (null: not present); a fraction or overflow is an error.
 func (s *Scanner) Integer(field string) (n int, present bool) {
 	if s.err != nil || s.null() {
 		return 0, false

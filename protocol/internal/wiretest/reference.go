@@ -12,12 +12,10 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ErrQuirk is a reference parser's error on input where encoding/json has a quirk the fast
-// parsers do not copy (Quirky).
+// ErrQuirk is a reference parser's error on input the fast parsers read apart on purpose.
 var ErrQuirk = errors.New("encoding/json quirk")
 
-// Quirky reports whether data has a duplicate key, or one equal to a knownKeys only
-// case-insensitively.
+// Quirky reports whether data has a duplicate key, or one equal to a knownKeys but for case.
 func Quirky(data []byte, knownKeys []string) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type frame struct {

@@ -25,8 +25,7 @@ func TextTurn(n int) *scenarios.ScriptTurn {
 	return turn
 }
 
-// BenchWrite measures w writing one step of turn per op, going round steps; after (when not
-// nil) runs after each.
+// BenchWrite measures w writing one step per op, going round steps; after (if set) runs after each.
 func BenchWrite(b *testing.B, w TurnWriter, turn *scenarios.ScriptTurn, steps []scenarios.Step, after func()) {
 	b.ReportAllocs()
 	i := 0
@@ -109,8 +108,7 @@ func RequestErrors(t *testing.T, w protocol.ProviderWire, cases []RequestError) 
 	}
 }
 
-// ErrorAnswer is a provider's non-200 answer and the error a wire reads from it (JSON: it
-// declares application/json).
+// ErrorAnswer is a provider's non-200 answer and the error a wire reads from it.
 type ErrorAnswer struct {
 	Name    string
 	Handler http.HandlerFunc

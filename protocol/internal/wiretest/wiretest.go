@@ -83,8 +83,7 @@ type Accumulated struct {
 	TurnEnds       int
 }
 
-// DecodeAll drains st, checking the event invariants, and returns what it accumulated and the
-// error that ended it (io.EOF for a clean end).
+// DecodeAll drains st, checking its invariants, and returns its accumulation and final error.
 func DecodeAll(t testing.TB, st protocol.ModelStream) (Accumulated, error) {
 	t.Helper()
 	var acc Accumulated
