@@ -451,7 +451,7 @@ func (c *Checker) judgeComplete() {
 			c.judgeArgs(&c.calls[i])
 		}
 	}
-	// Every scripted call's result is owed, a failing tool's too (not a pausing or timing-out one's).
+	// Every scripted call's result is owed, a failing tool's too, not a pausing or timing-out one's.
 	for i := range c.calls {
 		cl := &c.calls[i]
 		if si := cl.scripted; si >= 0 && !cl.result && !c.script[si].Pause && !c.script[si].TimesOut {

@@ -12,7 +12,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Wire is the runtime's side of the chat completions wire. Safe for concurrent use; its streams are not.
+// Wire is the chat completions wire's runtime side, safe for concurrent use; its streams are not.
 type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}

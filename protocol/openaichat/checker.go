@@ -188,7 +188,7 @@ func finishName(b []byte) string {
 
 func (c *Checker) onUsage(v *openai.Chunk, data []byte) {
 	c.usage++
-	// Without ground truth the usage may ride on the finish_reason's chunk, as some servers send it.
+	// Without ground truth usage may ride on the finish_reason's chunk, as some servers send it.
 	onFinish := c.j.S.NoGroundTruth && len(v.Choices) == 1 && len(v.Choices[0].FinishReason) > 0
 	switch {
 	case c.usage > 1:
