@@ -45,9 +45,8 @@ type Client interface {
 	Sees(k FrameKind) bool
 }
 
-// Base is what a dialect's name decides, embedded in its Dialect and Client: Name and Label
-// (the name), Sees (every kind) and CheckHeaders (an event stream), overridden where a dialect
-// says more.
+// Base, embedded in a Dialect or Client, is what its name decides: Name, Label, Sees (every kind)
+// and CheckHeaders (an event stream), overridden where a dialect says more.
 type Base string
 
 // Name is the dialect's name.
@@ -74,9 +73,8 @@ type StopObserver interface {
 	StopSent()
 }
 
-// DisconnectContinuer is implemented by clients that may ask the target to finish a run the
-// client leaves (langgraph's on_disconnect continue); then R-abort is judged the other way
-// round: the provider must not see the abort.
+// DisconnectContinuer is implemented by clients that may ask the target to finish a run they
+// leave (langgraph's on_disconnect continue): R-abort then requires no abort at the provider.
 type DisconnectContinuer interface {
 	ContinuesOnDisconnect() bool
 }
@@ -330,9 +328,8 @@ type ApprovalObserver interface {
 // MeasureApprovalRTT is the approval round trip measure: decision sent → approval.decided.
 const MeasureApprovalRTT = "approval_rtt"
 
-// Reconnector is implemented by clients whose streams can be resumed after a drop (sim-canvas):
-// for a scenario's client.reconnect the generator drops the stream, sends this request and
-// reads the resumed stream into the same Checker.
+// Reconnector is implemented by clients whose streams resume after a drop (sim-canvas): the
+// generator drops the stream, sends this request and reads it into the same Checker.
 type Reconnector interface {
 	// NewReconnectRequest builds the request resuming resp's stream after lastEventID.
 	NewReconnectRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response, lastEventID string) (*http.Request, error)

@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// Registry is a set of dialects by name and the rules they check, which the rest of streambench
-// asks instead of importing a dialect (dialects.Default is the shipped one). Immutable and safe
-// for concurrent use.
+// Registry is a set of dialects by name and their rules, which the rest of streambench asks
+// instead of importing a dialect. Immutable and safe for concurrent use.
 type Registry struct {
 	byName map[string]Dialect
 	names  []string

@@ -63,8 +63,7 @@ func SharedRules() []RuleSpec {
 }
 
 // RuleKind says what a rule judges: structure, which every target must get right, or content
-// against the script, which only a target in front of the mock can (--no-ground-truth turns
-// it off).
+// against the script, which only a target in front of the mock can (--no-ground-truth: off).
 type RuleKind uint8
 
 // Rule kinds.
@@ -104,8 +103,7 @@ type RuleSet struct {
 }
 
 // NewRuleSet returns the set of every group's rules, in order; a rule declared twice or amiss
-// (no R- ID, no text, no kind, a content part on a rule that is not mixed or none on one that
-// is) is an error naming it.
+// (no R- ID, text or kind; a content part iff mixed) is an error naming it.
 func NewRuleSet(groups ...[]RuleSpec) (*RuleSet, error) {
 	s := &RuleSet{byID: map[Rule]int{}}
 	var errs []error

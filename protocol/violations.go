@@ -92,9 +92,8 @@ func CheckEventStream(h http.Header) []Violation {
 	return nil
 }
 
-// MatchToolCall is the index of the scripted call a streamed one answers: the one with its id,
-// else the earliest unused one of its name; -1 for none. The id's call may be used already:
-// the caller reports the repeat.
+// MatchToolCall is the index of the scripted call a streamed one answers (its id's, else the
+// earliest unused of its name; -1: none); the caller reports a repeat.
 func MatchToolCall(script []scenarios.ScriptToolCall, used []bool, id, name string) int {
 	for i := range script {
 		if script[i].ID == id {

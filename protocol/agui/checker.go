@@ -476,9 +476,8 @@ func quoted(s *string) string {
 	return fmt.Sprintf("%q", *s)
 }
 
-// applyPatch applies a JSON Patch (RFC 6902) to doc (nil: null) atomically and returns the new
-// document, with evanphx/json-patch (Kubernetes's): a kept library beats our own for a format
-// of this many corner cases.
+// applyPatch applies a JSON Patch to doc (nil: null) atomically, with evanphx/json-patch
+// (Kubernetes's): a kept library beats our own for a format of this many corner cases.
 func applyPatch(doc, patch []byte) ([]byte, error) {
 	p, err := jsonpatch.DecodePatch(patch)
 	if err != nil {

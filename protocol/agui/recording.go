@@ -27,9 +27,8 @@ func RecordingSession(name string, seed uint64) (*protocol.Session, error) {
 	}, nil
 }
 
-// JudgeRecording replays a recorded AG-UI stream through the checker against its script and
-// returns the rules broken and how the stream ended: "" for RUN_FINISHED, a RUN_ERROR's
-// message, "truncated" for neither.
+// JudgeRecording replays a recorded stream through the checker and returns the rules broken and
+// its end: "" for RUN_FINISHED, a RUN_ERROR's message, else "truncated".
 func JudgeRecording(rec protocol.Recording) (rules []protocol.Rule, end string, err error) {
 	s, err := RecordingSession(rec.Scenario, rec.Seed)
 	if err != nil {

@@ -1,6 +1,5 @@
-// Package anthropic is the Anthropic Messages wire (POST /v1/messages): the mock provider's
-// side (ParseRequest, StreamWriter, WriteResponse, WriteError) and the runtime's (Wire),
-// together so the events one writes are the events the other reads.
+// Package anthropic is the Anthropic Messages wire (POST /v1/messages): the mock's side and the
+// runtime's (Wire), together so the events one writes are the events the other reads.
 package anthropic
 
 import (

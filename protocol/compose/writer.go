@@ -259,9 +259,8 @@ const (
 // StopReasonCompleted is a finished child's stopReason.
 const StopReasonCompleted = "completed"
 
-// ChildStart is a swarm_child_start frame: who the child is and where it sits in the run tree.
-// RunKeyChain is the parent's chain plus RunKey, starting at the root run's id, and Depth is
-// len(RunKeyChain)-1.
+// ChildStart is a swarm_child_start frame: RunKeyChain is the parent's chain plus RunKey (from
+// the root run's id), Depth len(RunKeyChain)-1.
 type ChildStart struct {
 	RootRunID   string   `json:"rootRunId"`
 	ParentRunID string   `json:"parentRunId"`

@@ -121,9 +121,8 @@ type InputMessage struct {
 // StreamModes are the modes the dialect requests, in the order it lists them.
 var StreamModes = []string{ModeMessagesTuple, ModeValues, ModeUpdates}
 
-// NewRequest builds what a LangGraph SDK client's runs.stream sends: the session's input as one
-// user message, the three stream modes, on_disconnect, and on a thread route the thread
-// created with the run.
+// NewRequest builds what a LangGraph SDK client's runs.stream sends: the input as one user
+// message, the stream modes, on_disconnect, and on a thread route a thread made with the run.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body := RunRequest{
 		AssistantID:  s.Target,

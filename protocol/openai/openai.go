@@ -1,6 +1,5 @@
-// Package openai is the OpenAI chat completions wire (POST /v1/chat/completions): the mock
-// provider's side (ParseRequest, StreamWriter, WriteResponse, WriteError) and the runtime's
-// (Wire), together so the frames one writes are the frames the other reads.
+// Package openai is the OpenAI chat completions wire (POST /v1/chat/completions): the mock's
+// side and the runtime's (Wire), together so the frames one writes are the ones the other reads.
 package openai
 
 import (

@@ -13,9 +13,8 @@ import (
 // StreamMeta identifies one response: every chunk repeats the id, created time and model.
 type StreamMeta = jsonwire.StreamMeta
 
-// StreamWriter writes one turn of a scenarios.Script as chat.completion.chunk frames onto w,
-// whole SSE frames in one Write per method, allocating nothing per step once warm. Not safe
-// for concurrent use.
+// StreamWriter writes one turn as chat.completion.chunk frames onto w, one Write per method,
+// allocating nothing per step once warm. Not safe for concurrent use.
 type StreamWriter struct {
 	f            jsonwire.Frames
 	meta         StreamMeta

@@ -147,9 +147,8 @@ func WriteError(w http.ResponseWriter, status int, errType, message string) {
 	openai.WriteError(w, status, errType, message)
 }
 
-// Wire is the runtime's side of the Responses wire: its requests carry the whole conversation
-// as input items (no stored response is needed). The zero value is ready to use and safe for
-// concurrent use; each stream it returns is not.
+// Wire is the Responses wire's runtime side, its requests the whole conversation as input items
+// (no stored response). Safe for concurrent use; its streams are not.
 type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}

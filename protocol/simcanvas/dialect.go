@@ -157,9 +157,8 @@ type payload struct {
 	Output  json.RawMessage `json:"output"`
 }
 
-// Checker judges one sim-canvas stream: the envelope, the agent-events answer through the
-// shared tracker, the tool lifecycle, the terminal and the seed rules. Not safe for concurrent
-// use.
+// Checker judges one sim-canvas stream: the envelope, the answer (the shared tracker), tools,
+// the terminal and the seed rules. Not safe for concurrent use.
 type Checker struct {
 	s           *protocol.Session
 	v           protocol.Violations

@@ -83,9 +83,8 @@ func NewTracker(exp *scenarios.Expected, optedIn bool, v *protocol.Violations) *
 	return t
 }
 
-// SettledTools judges the stream of a provider that runs its tools settled: every client gets
-// the settled final text in one chunk, so the settled-text model applies (the tracker must be
-// made as not opted in) and its findings are R-settled-tools'.
+// SettledTools judges a provider running its tools settled: the settled-text model applies to
+// every client (make the tracker not opted in) and its findings are R-settled-tools'.
 func (t *Tracker) SettledTools() {
 	t.settledRule, t.settledWho = RSettledTools, "settled-tools deployment"
 }

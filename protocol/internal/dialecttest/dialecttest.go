@@ -220,9 +220,8 @@ func Judge(t testing.TB, stream []byte, c protocol.Checker, each func(ev *sse.Ev
 	return vs
 }
 
-// FastPathCorpus adds to f's corpus, for each scenario of names at seed 1, the first and the
-// last 12 frames relay sends for it (small seeds keep the fuzzer fast) with the scenario's
-// name; it returns the scenarios' expectations by name.
+// FastPathCorpus adds the first and last 12 frames relay sends for each of names at seed 1 (small:
+// a fast fuzzer) to f's corpus, and returns their expectations by name.
 func FastPathCorpus(f *testing.F, names []string, relay func(sc *scenarios.Script) []string) map[string]scenarios.Expected {
 	f.Helper()
 	expected := map[string]scenarios.Expected{}

@@ -122,9 +122,8 @@ func TurnText(turn *scenarios.ScriptTurn) (thinking, text []byte) {
 	return thinking, text
 }
 
-// Frames builds a provider wire writer's SSE frames in reused buffers: JSON appended to Out by
-// Frame, Out written in one Write by Flush (each writer method empties it first). Not safe for
-// concurrent use.
+// Frames builds a wire writer's SSE frames in reused buffers: Frame appends JSON to Out, Flush
+// writes Out (each writer method empties it first). Not safe for concurrent use.
 type Frames struct {
 	w     io.Writer
 	wire  string
@@ -160,9 +159,8 @@ func (f *Frames) Ping() error {
 
 const maxErrorBody = 64 << 10
 
-// ReadProviderError reads a provider's non-2xx response into a ProviderError: the message and
-// type of its {"error":{"type":…,"message":…}}, else the trimmed body (or status text) and
-// defaultType.
+// ReadProviderError reads a non-2xx response into a ProviderError: its {"error":{"type",
+// "message"}}, else the trimmed body (or status text) with defaultType.
 func ReadProviderError(resp *http.Response, defaultType string) *protocol.ProviderError {
 	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: defaultType}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))

@@ -26,9 +26,8 @@ type TurnWriter interface {
 	Finish(turn *scenarios.ScriptTurn) error
 }
 
-// SmallTurn is a turn with thinking, text and two tool calls whose arguments arrive in pieces,
-// with characters that need escaping; its tool call ids start with toolIDPrefix ("call_"), so
-// golden files look like each wire's own.
+// SmallTurn is a turn of thinking, text and two tool calls, in pieces that need escaping; its
+// tool call ids start with toolIDPrefix, so golden files look like each wire's own.
 func SmallTurn(toolIDPrefix string) *scenarios.ScriptTurn {
 	return &scenarios.ScriptTurn{
 		Steps: []scenarios.Step{
