@@ -676,15 +676,11 @@ func (c *Checker) fastArgs(b []byte) bool {
 	if !ok || len(id) == 0 {
 		return false
 	}
-	rest, found := bytes.CutPrefix(rest, []byte(`","toolName":"`))
-	if !found {
-		return false
+	name, rest, ok := jsonwire.CutPlainAfter(rest, `","toolName":"`)
+	if ok {
+		rest, ok = bytes.CutPrefix(rest, []byte(`","argsDelta":`))
 	}
-	name, rest, ok := jsonwire.CutPlainString(rest)
 	if !ok {
-		return false
-	}
-	if rest, found = bytes.CutPrefix(rest, []byte(`","argsDelta":`)); !found {
 		return false
 	}
 	args, rest, ok := c.cutString(rest)
@@ -737,19 +733,12 @@ func (c *Checker) fastIndexArgs(b []byte) bool {
 
 // indexTail reads `,"index":N}`.
 func indexTail(rest []byte) (int, bool) {
-	rest, found := bytes.CutPrefix(rest, []byte(`,"index":`))
-	if !found {
+	rest, ok := bytes.CutPrefix(rest, []byte(`,"index":`))
+	if !ok {
 		return 0, false
 	}
-	n, index := 0, 0
-	for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
-		index = index*10 + int(rest[n]-'0')
-		n++
-	}
-	if n == 0 || (n > 1 && rest[0] == '0') || string(rest[n:]) != "}" {
-		return 0, false
-	}
-	return index, true
+	index, rest, ok := jsonwire.CutUint(rest, 9)
+	return int(index), ok && string(rest) == "}"
 }
 
 // turnParts lists every turn's text (or thinking), in order: what the stream concatenates.

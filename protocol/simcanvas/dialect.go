@@ -474,46 +474,27 @@ type chunkFrame struct {
 // strings, without decoding JSON: nearly every frame, and the checker's per-event cost is the
 // load generator's. Anything else takes the general path.
 func plainChunk(data []byte) (f chunkFrame, ok bool) {
-	rest, found := bytes.CutPrefix(data, []byte(`{"type":"stream:chunk","timestamp":"`))
-	fields := [...]struct {
-		dst  *[]byte
-		next string
+	rest := data
+	for _, field := range [...]struct {
+		dst    *[]byte
+		prefix string
 	}{
-		{&f.timestamp, `","executionId":"`},
-		{&f.executionID, `","workflowId":"`},
-		{&f.workflowID, `","eventId":`},
-	}
-	for _, field := range fields {
-		if !found {
+		{&f.timestamp, `{"type":"stream:chunk","timestamp":"`},
+		{&f.executionID, `","executionId":"`},
+		{&f.workflowID, `","workflowId":"`},
+	} {
+		if *field.dst, rest, ok = jsonwire.CutPlainAfter(rest, field.prefix); !ok {
 			return f, false
 		}
-		if *field.dst, rest, ok = jsonwire.CutPlainString(rest); !ok {
-			return f, false
-		}
-		rest, found = bytes.CutPrefix(rest, []byte(field.next))
 	}
-	if !found {
-		return f, false
+	if rest, ok = bytes.CutPrefix(rest, []byte(`","eventId":`)); ok {
+		f.eventID, rest, ok = jsonwire.CutUint(rest, 18)
 	}
-	n := 0
-	for n < len(rest) && n < 18 && rest[n] >= '0' && rest[n] <= '9' {
-		f.eventID = f.eventID*10 + int64(rest[n]-'0')
-		n++
+	if ok {
+		f.blockID, rest, ok = jsonwire.CutPlainAfter(rest, `,"data":{"blockId":"`)
 	}
-	if n == 0 || (n > 1 && rest[0] == '0') {
-		return f, false
+	if ok {
+		f.chunk, rest, ok = jsonwire.CutPlainAfter(rest, `","chunk":"`)
 	}
-	if rest, found = bytes.CutPrefix(rest[n:], []byte(`,"data":{"blockId":"`)); !found {
-		return f, false
-	}
-	if f.blockID, rest, ok = jsonwire.CutPlainString(rest); !ok {
-		return f, false
-	}
-	if rest, found = bytes.CutPrefix(rest, []byte(`","chunk":"`)); !found {
-		return f, false
-	}
-	if f.chunk, rest, ok = jsonwire.CutPlainString(rest); !ok || len(f.chunk) == 0 || string(rest) != `"}}` {
-		return f, false
-	}
-	return f, true
+	return f, ok && len(f.chunk) > 0 && string(rest) == `"}}`
 }

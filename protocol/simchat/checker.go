@@ -424,40 +424,20 @@ func indexCall(calls []scenarios.ScriptToolCall, id string) int {
 // without decoding JSON: nearly every frame, and the checker's per-event cost is the load
 // generator's. Anything else takes the general path.
 func plainChunk(data []byte) (blockID, chunk []byte, ok bool) {
-	const open, mid, end = `{"blockId":"`, `","chunk":"`, `"}`
-	rest, found := bytes.CutPrefix(data, []byte(open))
-	if !found {
-		return nil, nil, false
+	blockID, rest, ok := jsonwire.CutPlainAfter(data, `{"blockId":"`)
+	if ok {
+		chunk, rest, ok = jsonwire.CutPlainAfter(rest, `","chunk":"`)
 	}
-	if blockID, rest, ok = jsonwire.CutPlainString(rest); !ok {
-		return nil, nil, false
-	}
-	if rest, found = bytes.CutPrefix(rest, []byte(mid)); !found {
-		return nil, nil, false
-	}
-	if chunk, rest, ok = jsonwire.CutPlainString(rest); !ok || len(chunk) == 0 || string(rest) != end {
-		return nil, nil, false
-	}
-	return blockID, chunk, true
+	return blockID, chunk, ok && len(chunk) > 0 && string(rest) == `"}`
 }
 
 // plainThinking recognizes the Writer's thinking frame with a plain string (plainChunk).
 func plainThinking(data []byte) (text []byte, ok bool) {
-	const open, mid, end = `{"blockId":"`, `","event":"thinking","data":"`, `"}`
-	rest, found := bytes.CutPrefix(data, []byte(open))
-	if !found {
-		return nil, false
+	_, rest, ok := jsonwire.CutPlainAfter(data, `{"blockId":"`)
+	if ok {
+		text, rest, ok = jsonwire.CutPlainAfter(rest, `","event":"thinking","data":"`)
 	}
-	if _, rest, ok = jsonwire.CutPlainString(rest); !ok {
-		return nil, false
-	}
-	if rest, found = bytes.CutPrefix(rest, []byte(mid)); !found {
-		return nil, false
-	}
-	if text, rest, ok = jsonwire.CutPlainString(rest); !ok || string(rest) != end {
-		return nil, false
-	}
-	return text, true
+	return text, ok && string(rest) == `"}`
 }
 
 func turnThinking(exp *scenarios.Expected) []string {

@@ -479,6 +479,24 @@ func CutPlainString(b []byte) (value, rest []byte, ok bool) {
 	return nil, nil, false
 }
 
+// CutPlainAfter cuts prefix from b, then the plain string that follows it (CutPlainString).
+func CutPlainAfter(b []byte, prefix string) (value, rest []byte, ok bool) {
+	if len(b) < len(prefix) || string(b[:len(prefix)]) != prefix {
+		return nil, nil, false
+	}
+	return CutPlainString(b[len(prefix):])
+}
+
+// CutUint cuts a JSON unsigned integer of at most maxDigits digits (no leading zero) from b.
+func CutUint(b []byte, maxDigits int) (n int64, rest []byte, ok bool) {
+	i := 0
+	for i < len(b) && i < maxDigits && b[i] >= '0' && b[i] <= '9' {
+		n = n*10 + int64(b[i]-'0')
+		i++
+	}
+	return n, b[i:], i > 0 && (i == 1 || b[0] != '0')
+}
+
 // Raw consumes and validates the next value and returns its bytes (nil at an error).
 func (s *Scanner) Raw() []byte {
 	if s.err != nil {
