@@ -58,13 +58,11 @@ func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
 		messages: map[string]bool{}, reasoning: map[string]bool{}, reasonMsg: map[string]bool{}, steps: map[string]bool{},
 		state: []byte("{}")}
 	if c.ground {
-		text := make([]string, len(s.Expected.Turns))
-		thinking := make([]string, len(s.Expected.Turns))
-		for i, t := range s.Expected.Turns {
-			text[i], thinking[i] = t.Text, t.Thinking
+		for _, t := range s.Expected.Turns {
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text, c.thought = jsonwire.NewText(text...), jsonwire.NewText(thinking...)
+		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
+		c.thought = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
 		c.used = make([]bool, len(c.script))
 	}
 	return c

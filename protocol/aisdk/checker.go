@@ -72,17 +72,13 @@ type Checker struct {
 func NewChecker(s *protocol.Session, opts Options) *Checker {
 	c := &Checker{s: s, ground: !opts.NoGroundTruth, noReasoning: opts.NoReasoning}
 	if c.ground {
-		exp := &s.Expected
-		text := make([]string, len(exp.Turns))
-		thinking := make([]string, len(exp.Turns))
-		for i, t := range exp.Turns {
-			text[i] = t.Text
-			if !opts.NoReasoning {
-				thinking[i] = t.Thinking
-			}
+		for _, t := range s.Expected.Turns {
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text, c.reasoning = jsonwire.NewText(text...), jsonwire.NewText(thinking...)
+		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
+		if !opts.NoReasoning {
+			c.reasoning = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
+		}
 		c.used = make([]bool, len(c.script))
 	}
 	// A reset-step before any start-step rewinds to the start of the stream.

@@ -338,13 +338,9 @@ func (s *stream) blockDelta(e *Event) error {
 // EventType returns the known event type b names as a constant, so switching on it does not
 // allocate; anything else is "".
 func EventType(b []byte) string {
-	for _, s := range [...]string{"ping", "error", "message_start", "content_block_start", "content_block_delta",
-		"content_block_stop", "message_delta", "message_stop"} {
-		if string(b) == s {
-			return s
-		}
-	}
-	return ""
+	s, _ := jsonwire.Known(b, "ping", "error", "message_start", "content_block_start", "content_block_delta",
+		"content_block_stop", "message_delta", "message_stop")
+	return s
 }
 
 // block returns the block an event addresses. Deltas and stops need a started, unstopped

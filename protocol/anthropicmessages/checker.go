@@ -215,7 +215,7 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 		return other // future delta types: tolerated
 	}
 	if b.kind != want {
-		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindName(want))
+		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindNames[want])
 		return other
 	}
 	switch string(e.Delta.Type) {
@@ -230,15 +230,8 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 	return other
 }
 
-func kindName(k blockKind) string {
-	switch k {
-	case blockThinking:
-		return "thinking"
-	case blockText:
-		return "text"
-	}
-	return "tool_use"
-}
+// kindNames name the block kinds a delta may want.
+var kindNames = [...]string{blockThinking: "thinking", blockText: "text", blockTool: "tool_use"}
 
 func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 	c.deltas++
@@ -274,10 +267,8 @@ func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 
 // stopName returns the known stop reason as a constant (no allocation), else a copy.
 func stopName(b []byte) string {
-	for _, s := range [...]string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded"} {
-		if string(b) == s {
-			return s
-		}
+	if s, ok := jsonwire.Known(b, "end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded"); ok {
+		return s
 	}
 	return string(b)
 }

@@ -94,8 +94,8 @@ func (c *Checker) StopSent() { c.stopped = true }
 func NewChecker(s *protocol.Session) *Checker {
 	c := &Checker{s: s, noTruth: s.NoGroundTruth}
 	if !c.noTruth {
-		c.text = jsonwire.NewText(turnParts(&s.Expected, false)...)
-		c.thinking = jsonwire.NewText(turnParts(&s.Expected, true)...)
+		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
+		c.thinking = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
 	}
 	return c
 }
@@ -739,16 +739,4 @@ func indexTail(rest []byte) (int, bool) {
 	}
 	index, rest, ok := jsonwire.CutUint(rest, 9)
 	return int(index), ok && string(rest) == "}"
-}
-
-// turnParts lists every turn's text (or thinking), in order: what the stream concatenates.
-func turnParts(exp *scenarios.Expected, thinking bool) []string {
-	parts := make([]string, len(exp.Turns))
-	for i, t := range exp.Turns {
-		parts[i] = t.Text
-		if thinking {
-			parts[i] = t.Thinking
-		}
-	}
-	return parts
 }

@@ -59,12 +59,10 @@ type Checker struct {
 func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
 	c := &Checker{s: s, ground: !noGroundTruth, msgs: map[string]*streamed{}, judged: map[string]bool{}}
 	if c.ground {
-		text := make([]string, len(s.Expected.Turns))
-		for i, t := range s.Expected.Turns {
-			text[i] = t.Text
+		for _, t := range s.Expected.Turns {
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text = jsonwire.NewText(text...)
+		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
 	}
 	return c
 }

@@ -63,13 +63,12 @@ func (s *StreamWriter) Start() error {
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
 	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
-	case scenarios.StepThinking:
-		s.delta = append(s.delta[:0], `{"reasoning_content":`...)
-		s.delta = jsonwire.AppendString(s.delta, step.Text)
-		s.delta = append(s.delta, '}')
-		s.appendDelta("", "")
-	case scenarios.StepText:
-		s.delta = append(s.delta[:0], `{"content":`...)
+	case scenarios.StepThinking, scenarios.StepText:
+		key := `{"content":`
+		if step.Kind == scenarios.StepThinking {
+			key = `{"reasoning_content":`
+		}
+		s.delta = append(s.delta[:0], key...)
 		s.delta = jsonwire.AppendString(s.delta, step.Text)
 		s.delta = append(s.delta, '}')
 		s.appendDelta("", "")

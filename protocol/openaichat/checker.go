@@ -175,10 +175,8 @@ func (c *Checker) onFinish(reason []byte) {
 
 // finishName returns the known finish reason as a constant (no allocation), else a copy.
 func finishName(b []byte) string {
-	for _, s := range [...]string{"stop", "length", "tool_calls", "content_filter", "function_call"} {
-		if string(b) == s {
-			return s
-		}
+	if s, ok := jsonwire.Known(b, "stop", "length", "tool_calls", "content_filter", "function_call"); ok {
+		return s
 	}
 	if len(b) == 0 {
 		return `""`

@@ -79,7 +79,7 @@ func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 	if c.noTruth {
 		exp = nil
 	} else {
-		c.thinking = jsonwire.NewText(CapThinking(turnThinking(exp), ThinkingCapUnits)...)
+		c.thinking = jsonwire.NewText(CapThinking(jsonwire.TurnParts(exp, true), ThinkingCapUnits)...)
 	}
 	c.tracker = NewTracker(exp, optedIn && !settled, &c.v)
 	if settled {
@@ -438,12 +438,4 @@ func plainThinking(data []byte) (text []byte, ok bool) {
 		text, rest, ok = jsonwire.CutPlainAfter(rest, `","event":"thinking","data":"`)
 	}
 	return text, ok && string(rest) == `"}`
-}
-
-func turnThinking(exp *scenarios.Expected) []string {
-	parts := make([]string, len(exp.Turns))
-	for i, t := range exp.Turns {
-		parts[i] = t.Thinking
-	}
-	return parts
 }

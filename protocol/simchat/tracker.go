@@ -69,7 +69,7 @@ func NewTracker(exp *scenarios.Expected, optedIn bool, v *protocol.Violations) *
 	if exp == nil {
 		return t
 	}
-	t.leak = jsonwire.NewCursor(turnThinking(exp))
+	t.leak = jsonwire.NewCursor(jsonwire.TurnParts(exp, true))
 	for _, turn := range exp.Turns {
 		t.toolCalls += len(turn.ToolCalls)
 		if turn.Text == "" {

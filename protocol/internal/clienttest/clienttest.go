@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
@@ -92,11 +93,7 @@ func Play(t testing.TB, d Dialect, baseURL string, s *protocol.Session) Result {
 func Rules(vs []protocol.Violation) []protocol.Rule {
 	var out []protocol.Rule
 	for _, v := range vs {
-		found := false
-		for _, r := range out {
-			found = found || r == v.Rule
-		}
-		if !found {
+		if !slices.Contains(out, v.Rule) {
 			out = append(out, v.Rule)
 		}
 	}

@@ -1,6 +1,9 @@
 package jsonwire
 
-import "github.com/streambench/streambench/protocol"
+import (
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
+)
 
 // Cursor matches streamed pieces against the concatenation of parts (each turn's thinking, say)
 // without building it, so a checker's memory stays small however long the answer.
@@ -88,6 +91,18 @@ type Text struct {
 
 // NewText returns a Text at the start of the concatenation of parts.
 func NewText(parts ...string) Text { return Text{Cursor: NewCursor(parts)} }
+
+// TurnParts lists every expected turn's text (or thinking), in order: what a stream concatenates.
+func TurnParts(exp *scenarios.Expected, thinking bool) []string {
+	parts := make([]string, len(exp.Turns))
+	for i, t := range exp.Turns {
+		parts[i] = t.Text
+		if thinking {
+			parts[i] = t.Thinking
+		}
+	}
+	return parts
+}
 
 // Follow advances t over p and reports whether p continued the script; the first piece that
 // does not is reported under rule as "<what> diverges from the script at byte N: expected …,

@@ -487,6 +487,16 @@ func CutPlainAfter(b []byte, prefix string) (value, rest []byte, ok bool) {
 	return CutPlainString(b[len(prefix):])
 }
 
+// Known returns the one of names equal to b (a constant: no allocation), and whether there is one.
+func Known(b []byte, names ...string) (string, bool) {
+	for _, s := range names {
+		if string(b) == s {
+			return s, true
+		}
+	}
+	return "", false
+}
+
 // CutUint cuts a JSON unsigned integer of at most maxDigits digits (no leading zero) from b.
 func CutUint(b []byte, maxDigits int) (n int64, rest []byte, ok bool) {
 	i := 0
