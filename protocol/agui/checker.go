@@ -333,11 +333,7 @@ func (c *Checker) onTool(e *Event) protocol.Observation {
 			c.v.Add(RTool, "TOOL_CALL_START %q: expected a new toolCallId, saw one already started", id)
 			return other
 		}
-		name := ""
-		if e.ToolCallName != nil {
-			name = *e.ToolCallName
-		}
-		c.calls = append(c.calls, toolCall{id: id, name: name, scripted: -1})
+		c.calls = append(c.calls, toolCall{id: id, name: jsonwire.Deref(e.ToolCallName), scripted: -1})
 		c.tokens.Break()
 		if e.Type == TypeToolCallChunk {
 			c.toolArgs(e, len(c.calls)-1)
@@ -484,9 +480,5 @@ func applyPatch(doc, patch []byte) ([]byte, error) {
 	if doc == nil {
 		doc = []byte("null")
 	}
-	out, err := p.ApplyWithOptions(doc, &jsonpatch.ApplyOptions{SupportNegativeIndices: false, EnsurePathExistsOnAdd: false})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return p.ApplyWithOptions(doc, &jsonpatch.ApplyOptions{SupportNegativeIndices: false, EnsurePathExistsOnAdd: false})
 }

@@ -362,13 +362,7 @@ func (c *Checker) onTask(typ string, f *sideFrame) {
 func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 	st := &c.side
 	st.planSeen = true
-	id, ver := "", 0
-	if f.ProposalID != nil {
-		id = *f.ProposalID
-	}
-	if f.Version != nil {
-		ver = *f.Version
-	}
+	id, ver := jsonwire.Deref(f.ProposalID), jsonwire.Deref(f.Version)
 	switch {
 	case id == "":
 		c.v.Add(RPlanVersion, "%s: expected a proposalId, saw %s", typ, protocol.Quote(string(data), 80))

@@ -143,10 +143,8 @@ func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 	if f.Depth == nil || f.ParentRunID == nil || f.RootRunID == nil || f.SubID == nil || f.RunKeyChain == nil {
 		c.v.Add(protocol.RFraming, "swarm_child_start: expected rootRunId, parentRunId, subId, depth, runKey and runKeyChain, saw %s", protocol.Quote(string(data), 120))
 	}
-	ch := &swarmChild{runKey: key, subID: jsonwire.Deref(f.SubID), parent: jsonwire.Deref(f.ParentRunID), chain: f.RunKeyChain, started: sw.clock()}
-	if f.Depth != nil {
-		ch.depth = *f.Depth
-	}
+	ch := &swarmChild{runKey: key, subID: jsonwire.Deref(f.SubID), parent: jsonwire.Deref(f.ParentRunID), chain: f.RunKeyChain,
+		depth: jsonwire.Deref(f.Depth), started: sw.clock()}
 	if c.terminal == "done" {
 		c.v.Add(RSwarmParentDone, "child %s: expected every child to start before the parent's done, saw swarm_child_start after it", key)
 		ch.parentDone = "the run"

@@ -257,13 +257,7 @@ func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 			return false
 		}
 	}
-	cl := chunkCall{index: *ch.Index}
-	if ch.ID != nil {
-		cl.id = *ch.ID
-	}
-	if ch.Name != nil {
-		cl.name = *ch.Name
-	}
+	cl := chunkCall{index: *ch.Index, id: jsonwire.Deref(ch.ID), name: jsonwire.Deref(ch.Name)}
 	if ch.Args != nil {
 		cl.args = append(cl.args, *ch.Args...)
 	}

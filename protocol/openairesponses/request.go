@@ -62,10 +62,7 @@ func ParseRequest(body []byte) (*Request, error) {
 	if raw.Model == nil || *raw.Model == "" {
 		return nil, errors.New("model: required")
 	}
-	req := &Request{Model: *raw.Model, Stream: raw.Stream}
-	if raw.PreviousResponseID != nil {
-		req.PreviousResponseID = *raw.PreviousResponseID
-	}
+	req := &Request{Model: *raw.Model, Stream: raw.Stream, PreviousResponseID: jsonwire.Deref(raw.PreviousResponseID)}
 	if raw.Reasoning != nil {
 		req.Thinking = raw.Reasoning.Effort != "none"
 	}

@@ -534,10 +534,11 @@ func Equal(a, b []byte) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-// Deref is *p, "" for nil: an optional string member as decoded.
-func Deref(p *string) string {
+// Deref is *p, the zero value for nil: an optional member as decoded.
+func Deref[T any](p *T) T {
 	if p == nil {
-		return ""
+		var zero T
+		return zero
 	}
 	return *p
 }
