@@ -13,16 +13,15 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Dialect is a client-facing wire format the load generator can drive; its package owns its
-// name, options, rules, labels, request, header check and checker, and the rest only ask
+// Dialect is a client-facing wire format, whose package owns all of it while the rest ask
 // (Registry). Immutable and safe for concurrent use.
 type Dialect interface {
 	// Name is the dialect's CLI and mix name (sim-chat, compose, openai-chat, ...).
 	Name() string
 	// Options lists the options Configure accepts, for --help and for errors.
 	Options() []OptionSpec
-	// Configure returns the client of one mix target (the deployment) with opts, the
-	// profile's, target's and command line's options merged; a bad option is an error naming it.
+	// Configure returns the client of one mix target with opts (profile's, target's and command
+	// line's merged); a bad option is an error naming it.
 	Configure(target string, opts Options) (Client, error)
 	// Rules declares the rules only this dialect checks (the shared ones are SharedRules).
 	Rules() []RuleSpec
@@ -39,9 +38,8 @@ type Client interface {
 	CheckHeaders(h http.Header, s *Session) []Violation
 	// NewChecker returns a fresh checker for one stream of s.
 	NewChecker(s *Session) Checker
-	// Sees reports whether this client is sent frames of kind k at all (a deployment policy
-	// may withhold thinking or tool frames), so scripted actions waiting for one fall back to
-	// the scripted time.
+	// Sees reports whether this client is sent frames of kind k at all (a policy may withhold
+	// some), so scripted actions waiting for one fall back to the scripted time.
 	Sees(k FrameKind) bool
 }
 
@@ -91,8 +89,7 @@ type EndpointSpec struct {
 	APIKeyEnv string
 	// APIKeyHeader is the header an API key goes in, after APIKeyPrefix ("Bearer ").
 	APIKeyHeader, APIKeyPrefix string
-	// MaxTokensFields are the ModelRequest.MaxTokensField values the wire takes; nil:
-	// max_tokens alone.
+	// MaxTokensFields are the ModelRequest.MaxTokensField values the wire takes; nil: max_tokens.
 	MaxTokensFields []string
 	// VLLMFields: the wire takes vLLM's min_tokens and ignore_eos.
 	VLLMFields bool

@@ -35,15 +35,13 @@ type Session struct {
 	Input string
 	// Expected is the ground truth for the scripted scenario.
 	Expected scenarios.Expected
-	// Aborted is set before Finish when the client closed the stream on purpose (abort or
-	// stop); checkers then judge only what came before.
+	// Aborted, set before Finish: the client closed the stream on purpose (abort or stop).
 	Aborted bool
 	// Turn is the model turn of this request and checker for MultiTurn clients; 0 elsewhere.
 	Turn int
 	// NoGroundTruth judges structure only: the target's content is not the script's.
 	NoGroundTruth bool
-	// Endpoint, when set, is an endpoint workload's request (load --input-tokens, --prompts):
-	// these messages and no directive, tools or reasoning fields. It comes with NoGroundTruth.
+	// Endpoint (with NoGroundTruth): an endpoint workload's messages, without directive or tools.
 	Endpoint *EndpointRequest
 }
 
@@ -57,8 +55,7 @@ type EndpointRequest struct {
 	MaxTokensField string
 	MinTokens      int
 	IgnoreEOS      bool
-	// Conversation marks a turn replayed turn by turn (load --conversations): the checker
-	// keeps the answer (AnswerKeeper) for the next turn's history.
+	// Conversation: a replayed conversation's turn, whose answer the checker keeps (AnswerKeeper).
 	Conversation bool
 }
 
@@ -115,14 +112,11 @@ type Observation struct {
 	Kind FrameKind
 	// TextBytes is the bytes of answer or thinking text the frame carried.
 	TextBytes int
-	// Tokens is how many scripted output tokens begin in the frame's text
-	// (scenarios.TokenCounter); meaningful only against ground truth.
+	// Tokens counts the scripted output tokens beginning in the frame's text (ground truth only).
 	Tokens int
-	// UsageTokens is the turn's output token count on a usage report; 0 elsewhere and on a
-	// count outside 0…MaxUsageTokens, which the usage rule reports instead.
+	// UsageTokens is a usage report's output token count; 0 elsewhere or outside 0…MaxUsageTokens.
 	UsageTokens int
-	// Error is the message of an in-band error terminal (Kind FrameTerminal; "error" when it
-	// has none). The load generator, not the checker, decides whether it was scripted.
+	// Error is an in-band error terminal's message ("error" if none), scripted or not: not judged.
 	Error string
 }
 
@@ -131,16 +125,14 @@ type Observation struct {
 type Checker interface {
 	// Observe consumes one decoded SSE event (comments are not passed) and classifies it.
 	Observe(ev *sse.Event) Observation
-	// Finish is called once at the end and returns every violation. streamErr is nil after a
-	// clean EOF, else what cut the stream. A cut, aborted or unscripted-error stream is judged
-	// on what arrived only (no terminal or scripted content owed); the cut is the session's
-	// outcome, never a violation.
+	// Finish, called once at the end, returns every violation; streamErr is what cut the stream
+	// (nil: clean EOF). A cut is an outcome, not a violation: cut, aborted or unscripted-error
+	// streams owe no terminal or scripted content.
 	Finish(streamErr error) []Violation
 }
 
-// MultiTurn is implemented by clients that play the scenario's tool loop themselves, one
-// request per model turn. The load generator runs turns 0..Turns(s)-1 in order, setting s.Turn
-// before each NewRequest and NewChecker; a failed turn ends the session.
+// MultiTurn is implemented by clients playing the tool loop, one request per model turn: turns
+// 0..Turns(s)-1 run in order, s.Turn set before NewRequest and NewChecker; a failed one ends it.
 type MultiTurn interface {
 	// Turns is how many requests session s takes.
 	Turns(s *Session) int
@@ -168,8 +160,7 @@ type StructureOnly interface {
 // ErrorChecker is implemented by clients whose target may answer with an HTTP error before
 // any stream (the provider wires); the load generator calls it for a non-200 response.
 type ErrorChecker interface {
-	// CheckError judges a non-200 response: its error JSON (body: at most the first 64 KiB),
-	// and whether the script called for an error at this turn.
+	// CheckError judges a non-200 response's error JSON (body: its first 64 KiB) against the script.
 	CheckError(status int, h http.Header, body []byte, s *Session) []Violation
 }
 
@@ -240,13 +231,11 @@ type ModelRequest struct {
 	Tools []string
 	// Thinking asks for thinking/reasoning output where the wire supports it.
 	Thinking bool
-	// MaxTokens is the most output tokens asked for; 0: the wire's default (none on openai,
-	// 4096 on anthropic, which requires one).
+	// MaxTokens is the most output tokens asked for; 0: the wire's default (anthropic's 4096).
 	MaxTokens int
 	// MaxTokensField is the OpenAI wire's field for MaxTokens ("": max_tokens).
 	MaxTokensField string
-	// MinTokens (when positive) and IgnoreEOS are vLLM's min_tokens and ignore_eos, OpenAI
-	// wire only and opt-in: OpenAI's own API rejects them.
+	// MinTokens (if > 0) and IgnoreEOS are vLLM's: opt-in, OpenAI wire only (OpenAI rejects them).
 	MinTokens int
 	IgnoreEOS bool
 	// Header carries extra request headers (the X-Streambench-* ones are forwarded).
@@ -255,17 +244,15 @@ type ModelRequest struct {
 	Timeout time.Duration
 }
 
-// The OpenAI wire's fields for ModelRequest.MaxTokens: max_tokens is what every
-// OpenAI-compatible server takes; OpenAI's reasoning models require max_completion_tokens;
-// both sends the two, for a gateway in front of servers of either kind.
+// The OpenAI wire's fields for ModelRequest.MaxTokens: every server's max_tokens, the reasoning
+// models' max_completion_tokens, or both (a gateway in front of servers of either kind).
 const (
 	MaxTokensField           = "max_tokens"
 	MaxCompletionTokensField = "max_completion_tokens"
 	BothMaxTokensFields      = "both"
 )
 
-// ProviderWire is a provider-facing wire format: the runtime builds requests with it and
-// decodes the streamed answer into ModelEvents.
+// ProviderWire is a provider-facing wire format: the runtime's requests and ModelEvent decoder.
 type ProviderWire interface {
 	// Name is the wire's name in deployment files ("openai", "anthropic").
 	Name() string
@@ -279,8 +266,7 @@ type ProviderWire interface {
 
 // ModelStream yields normalized events from one provider response.
 type ModelStream interface {
-	// Next fills ev with the next event. It returns io.EOF after the ModelTurnEnd event, a
-	// *ProviderError for an error event, or the decode error.
+	// Next fills ev: io.EOF after ModelTurnEnd, a *ProviderError, or the decode error.
 	Next(ev *ModelEvent) error
 }
 

@@ -35,8 +35,7 @@ const maxInternedType = 64
 type Event struct {
 	// Type is the "event" field; "" means the default ("message").
 	Type string
-	// Data is the data lines joined with "\n"; decoded, it aliases the decoder's buffer until
-	// the next Next.
+	// Data is the data lines joined with "\n"; decoded, it aliases the decoder's buffer until Next.
 	Data []byte
 	// ID is the last event ID at dispatch time (it persists until an "id" field changes it).
 	ID string

@@ -34,8 +34,7 @@ var (
 // Options configure the dialect. The zero value runs stateless runs, cancelled when the
 // client leaves, judged against the script.
 type Options struct {
-	// Path is the run stream route: StatelessPath or a template with {thread} (a thread per
-	// session, created with the run).
+	// Path is the run stream route: StatelessPath or a template with {thread} (one per session).
 	Path string
 	// OnDisconnect is the request's on_disconnect (default cancel), which R-abort follows.
 	OnDisconnect string

@@ -22,8 +22,7 @@ const Path = "/v1/responses"
 type Request struct {
 	Model  string
 	Stream bool
-	// LastUserText is the text of the last user message of input (a string input is one), where
-	// the directive is looked for.
+	// LastUserText is input's last user message text (a string input is one): the directive's.
 	LastUserText string
 	// ModelTurns counts the runs of model output items (assistant messages, function_call and
 	// reasoning items) in input; turns before PreviousResponseID are not counted.

@@ -34,8 +34,7 @@ type StreamWriter struct {
 	cur   string
 	index int
 	tool  int
-	// id and text are the open item's id and text (or arguments) so far, JSON-escaped without
-	// quotes, so a frame quotes them as they are.
+	// id and text are the open item's id and text (or arguments) so far, JSON-escaped, unquoted.
 	id       []byte
 	text     []byte
 	output   []byte // every closed item's JSON, comma-separated, for the terminal's response

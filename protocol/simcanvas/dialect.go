@@ -164,8 +164,7 @@ type Checker struct {
 	v           protocol.Violations
 	tracker     *simchat.Tracker
 	lastEventID int64
-	// lastSecond is the last timestamp time.Parse accepted, to the second: later ones in the
-	// same second need only a suffix check.
+	// lastSecond is the last parsed timestamp's second: later ones in it need only a suffix check.
 	lastSecond  string
 	executionID string
 	workflowID  string

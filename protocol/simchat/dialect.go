@@ -34,8 +34,7 @@ func New() *Dialect { return &Dialect{Name} }
 type Policy struct {
 	IncludeThinking  bool `json:"includeThinking" yaml:"includeThinking"`
 	IncludeToolCalls bool `json:"includeToolCalls" yaml:"includeToolCalls"`
-	// NoModelThinking is the model's capability, not a toggle: no thinking frame ever flows
-	// (R-thinking-capability).
+	// NoModelThinking: the model cannot think; no thinking frame may flow (R-thinking-capability).
 	NoModelThinking bool `json:"noModelThinking,omitempty" yaml:"-"`
 	// SettledTools is the provider's capability (option liveTools=false): it runs the tool loop
 	// without live frames and sends every client only the settled answer (R-settled-tools).
