@@ -7,6 +7,7 @@ package protocol
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -352,6 +353,24 @@ func NewJSONPost(ctx context.Context, baseURL, tmpl string, body []byte, vars ..
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	return req, nil
+}
+
+// NewStreamPost is NewJSONPost of body (JSON-encoded unless []byte) asking for an event stream;
+// errors name the dialect and the session.
+func NewStreamPost(ctx context.Context, dialect string, s *Session, baseURL, tmpl string, body any, vars ...string) (*http.Request, error) {
+	b, ok := body.([]byte)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return nil, fmt.Errorf("%s: encode request for session %s: %w", dialect, s.ID, err)
+		}
+	}
+	req, err := NewJSONPost(ctx, baseURL, tmpl, b, vars...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: request for session %s: %w", dialect, s.ID, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
 	return req, nil
 }
 

@@ -6,7 +6,6 @@ package agui
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/streambench/streambench/protocol"
@@ -91,12 +90,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 	body = append(body, `,"role":"user","content":`...)
 	body = jsonwire.AppendString(body, s.Input)
 	body = append(body, `}],"tools":[],"context":[],"forwardedProps":{}}`...)
-	req, err := protocol.NewJSONPost(ctx, baseURL, d.opts.Path, body, "agent", d.agent)
-	if err != nil {
-		return nil, fmt.Errorf("%s: request for session %s: %w", Name, s.ID, err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	return req, nil
+	return protocol.NewStreamPost(ctx, Name, s, baseURL, d.opts.Path, body, "agent", d.agent)
 }
 
 // NewChecker returns a fresh checker for one stream of s.

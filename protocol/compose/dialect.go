@@ -6,7 +6,6 @@ package compose
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -97,16 +96,7 @@ func StopPathFor(path, stopPath string) (string, error) {
 
 // NewRequest builds POST {baseURL}{path} with {"message","threadId"}.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(RequestBody{Message: &s.Input, ThreadID: s.ID})
-	if err != nil {
-		return nil, fmt.Errorf("compose: encode request for session %s: %w", s.ID, err)
-	}
-	req, err := protocol.NewJSONPost(ctx, baseURL, c.path, body, "agent", s.Target)
-	if err != nil {
-		return nil, fmt.Errorf("compose: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	return req, nil
+	return protocol.NewStreamPost(ctx, Name, s, baseURL, c.path, RequestBody{Message: &s.Input, ThreadID: s.ID}, "agent", s.Target)
 }
 
 // NewStopRequest builds POST {baseURL}{stop path} for the run resp's header named.

@@ -8,7 +8,6 @@ package langgraph
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -133,16 +132,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 		body.IfNotExists = "create"
 		body.MultitaskStrategy = "reject"
 	}
-	b, err := json.Marshal(&body)
-	if err != nil {
-		return nil, err
-	}
-	req, err := protocol.NewJSONPost(ctx, baseURL, d.opts.Path, b, "thread", ThreadID(s.ID))
-	if err != nil {
-		return nil, fmt.Errorf("langgraph: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	return req, nil
+	return protocol.NewStreamPost(ctx, Name, s, baseURL, d.opts.Path, &body, "thread", ThreadID(s.ID))
 }
 
 // ThreadID returns a UUID-shaped thread id derived from a session id (stable, distinct).

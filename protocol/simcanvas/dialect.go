@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -112,16 +111,8 @@ const DefaultPath = "/api/workflows/{workflow}/execute"
 
 // NewRequest builds POST {baseURL}{path} with {"input","stream":true}.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(RequestBody{Input: &s.Input, Stream: true, Resumable: s.Expected.Client.Reconnect != nil})
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: encode request for session %s: %w", s.ID, err)
-	}
-	req, err := protocol.NewJSONPost(ctx, baseURL, c.path, body, "workflow", s.Target)
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	return req, nil
+	body := RequestBody{Input: &s.Input, Stream: true, Resumable: s.Expected.Client.Reconnect != nil}
+	return protocol.NewStreamPost(ctx, Name, s, baseURL, c.path, body, "workflow", s.Target)
 }
 
 // NewChecker returns a checker for one stream of s.

@@ -6,7 +6,6 @@ package simchat
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -173,15 +172,10 @@ const DefaultPath = "/api/chat/{slug}"
 // NewRequest builds POST {baseURL}{path}, with the opt-in header iff the client opted in.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	input := c.input(s)
-	body, err := json.Marshal(RequestBody{Input: &input, ConversationID: s.ID})
+	req, err := protocol.NewStreamPost(ctx, Name, s, baseURL, c.path, RequestBody{Input: &input, ConversationID: s.ID}, "slug", s.Target)
 	if err != nil {
-		return nil, fmt.Errorf("sim-chat: encode request for session %s: %w", s.ID, err)
+		return nil, err
 	}
-	req, err := protocol.NewJSONPost(ctx, baseURL, c.path, body, "slug", s.Target)
-	if err != nil {
-		return nil, fmt.Errorf("sim-chat: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
 	if c.optedIn {
 		req.Header.Set(ProtocolHeader, ProtocolToken)
 	}
