@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
@@ -33,17 +34,10 @@ func utf16Len[T ~string | ~[]byte](s T) int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		n += utf16Units(r)
+		n += utf16.RuneLen(r) // never a surrogate: DecodeRune makes those U+FFFD
 		i += size
 	}
 	return n
-}
-
-func utf16Units(r rune) int {
-	if r > 0xFFFF {
-		return 2
-	}
-	return 1
 }
 
 // CapThinking returns parts cut to the largest prefix of their concatenation within limit
@@ -75,7 +69,7 @@ func utf16Prefix(s string, limit int) (n, units int) {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[n:])
-		u := utf16Units(r)
+		u := utf16.RuneLen(r)
 		if units+u > limit {
 			break
 		}
