@@ -13,34 +13,24 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Dialect is a client-facing wire format the load generator can drive. A dialect package owns
-// everything about it: its CLI name, the options a mix profile may set for it, the rules only
-// it checks, the labels its clients record results under, the request, the header check and
-// the checker. The generator, the CLI and the reports only ask (see Registry; package
-// protocol/dialects lists the shipped dialects). A Dialect is immutable and safe for concurrent use.
+// Dialect is a client-facing wire format, whose package owns all of it while the rest ask
+// (Registry). Immutable and safe for concurrent use.
 type Dialect interface {
 	// Name is the dialect's CLI and mix name (sim-chat, compose, openai-chat, ...).
 	Name() string
 	// Options lists the options Configure accepts, for --help and for errors.
 	Options() []OptionSpec
-	// Configure returns the client that plays one mix target's sessions: target is the
-	// deployment (slug, workflow, agent, model route), opts the profile's options merged with
-	// the target's and the command line's. An unknown option or a bad value is an error naming
-	// it.
+	// Configure returns the client of one mix target with opts (profile's, target's and command
+	// line's merged); a bad option is an error naming it.
 	Configure(target string, opts Options) (Client, error)
-	// Rules declares the rules only this dialect checks: their IDs, kinds and texts (the
-	// rules several dialects check are SharedRules). The registry assembles the full rule
-	// list from them (Registry), so a new dialect's rules are known to gate --allow,
-	// mix files and the kind checks through its package alone.
+	// Rules declares the rules only this dialect checks (the shared ones are SharedRules).
 	Rules() []RuleSpec
 }
 
 // Client is a configured dialect: what one profile × target's sessions send and how their
-// streams are judged. Immutable and safe for concurrent use; per-stream state lives in the
-// Checker.
+// streams are judged. Immutable and safe for concurrent use; per-stream state is the Checker's.
 type Client interface {
-	// Label names the client kind in results: the dialect part of histogram keys
-	// (sim-chat-optedin, compose, ...).
+	// Label names the client kind in results (sim-chat-optedin, compose, ...).
 	Label() string
 	// NewRequest builds the request that opens s's stream on the target at baseURL.
 	NewRequest(ctx context.Context, baseURL string, s *Session) (*http.Request, error)
@@ -48,11 +38,26 @@ type Client interface {
 	CheckHeaders(h http.Header, s *Session) []Violation
 	// NewChecker returns a fresh checker for one stream of s.
 	NewChecker(s *Session) Checker
-	// Sees reports whether this client is sent frames of kind k at all: a deployment policy
-	// may withhold thinking (FrameThinking) or tool frames (FrameToolStart). Scripted client
-	// actions that wait for such a frame fall back to the scripted time when it never comes.
+	// Sees reports whether this client is sent frames of kind k at all (a policy may withhold
+	// some), so scripted actions waiting for one fall back to the scripted time.
 	Sees(k FrameKind) bool
 }
+
+// Base, embedded in a Dialect or Client, is what its name decides: Name, Label, Sees (every kind)
+// and CheckHeaders (an event stream), overridden where a dialect says more.
+type Base string
+
+// Name is the dialect's name.
+func (b Base) Name() string { return string(b) }
+
+// Label is the dialect's name.
+func (b Base) Label() string { return string(b) }
+
+// Sees is true for every frame kind.
+func (Base) Sees(FrameKind) bool { return true }
+
+// CheckHeaders checks the content type (R-headers).
+func (Base) CheckHeaders(h http.Header, _ *Session) []Violation { return CheckEventStream(h) }
 
 // Stopper is implemented by clients with an explicit stop request (compose).
 type Stopper interface {
@@ -61,29 +66,25 @@ type Stopper interface {
 }
 
 // TerminalMissing is implemented by checkers that can say why a stream ended without its
-// terminal frame, for the session's error: "" when they cannot.
+// terminal frame ("" when they cannot).
 type TerminalMissing interface {
 	TerminalMissing() string
 }
 
-// StopObserver is implemented by checkers of Stopper clients: the generator calls StopSent once
-// when it sent the stop request, before it passes any frame the stop may have caused, so the
-// checker expects the stopped terminal from then on.
+// StopObserver is implemented by checkers of Stopper clients: StopSent is called once the stop
+// request is sent, before any frame it may have caused.
 type StopObserver interface {
 	StopSent()
 }
 
-// DisconnectContinuer is implemented by clients whose requests may ask the target to go on
-// with a run when the client leaves (langgraph's on_disconnect continue). When
-// ContinuesOnDisconnect is true, R-abort is judged the other way round: the provider must not
-// see the aborting client go away, since the run was asked to finish.
+// DisconnectContinuer is implemented by clients that may ask the target to finish a run they
+// leave (langgraph's on_disconnect continue): R-abort then requires no abort at the provider.
 type DisconnectContinuer interface {
 	ContinuesOnDisconnect() bool
 }
 
-// EndpointDialect is implemented by the dialects of an inference endpoint's API (openai-chat,
-// anthropic-messages, openai-responses): they take the endpoint workload (load
-// --input-tokens, --prompts, ...), a model and an API key, which Endpoint describes.
+// EndpointDialect is implemented by the dialects of an inference endpoint's API, which take
+// the endpoint workload (load --input-tokens, --prompts, ...), a model and an API key.
 type EndpointDialect interface {
 	Endpoint() EndpointSpec
 }
@@ -92,15 +93,11 @@ type EndpointDialect interface {
 type EndpointSpec struct {
 	// APIKeyEnv is the environment variable an API key is read from when none is given.
 	APIKeyEnv string
-	// APIKeyHeader is the header an API key goes in, APIKeyPrefix what comes before the key
-	// in its value ("Bearer " for Authorization).
+	// APIKeyHeader is the header an API key goes in, after APIKeyPrefix ("Bearer ").
 	APIKeyHeader, APIKeyPrefix string
-	// MaxTokensFields are the fields a request's length may be sent in (MaxTokensField,
-	// MaxCompletionTokensField, BothMaxTokensFields: ModelRequest.MaxTokensField); nil:
-	// max_tokens alone.
+	// MaxTokensFields are the ModelRequest.MaxTokensField values the wire takes; nil: max_tokens.
 	MaxTokensFields []string
-	// VLLMFields: the wire takes vLLM's min_tokens and ignore_eos (ModelRequest.MinTokens,
-	// IgnoreEOS).
+	// VLLMFields: the wire takes vLLM's min_tokens and ignore_eos.
 	VLLMFields bool
 }
 
@@ -109,9 +106,8 @@ func (e EndpointSpec) APIKey(key string) (name, value string) {
 	return e.APIKeyHeader, e.APIKeyPrefix + key
 }
 
-// SwarmPlayer is implemented by dialects whose clients play swarm scenarios (a run that
-// spawns children, judged by the swarm rules): compose. A mix profile of another dialect must
-// not play one.
+// SwarmPlayer is implemented by dialects whose clients play swarm scenarios (compose); no
+// other dialect's profile may play one.
 type SwarmPlayer interface {
 	PlaysSwarm() bool
 }
@@ -120,15 +116,14 @@ type SwarmPlayer interface {
 type OptionSpec struct {
 	Key  string
 	Help string
-	// Default is the value the dialect assumes when the option is not given, as it is written
-	// ("" when there is none to show); --help shows it after Help.
+	// Default is the value assumed when the option is not given, as --help shows it ("": none).
 	Default string
 	// Placeholders are the {NAME}s of a path template option, without braces.
 	Placeholders []string
 }
 
-// OptionVar is a dialect option bound to the setting it configures, so one list both
-// documents the options (Options) and reads them (Configure, with Options.Apply).
+// OptionVar is a dialect option bound to its setting, so one list both documents the options
+// and reads them (Options.Apply).
 type OptionVar struct {
 	OptionSpec
 	// Set reads the option's key from o into its setting; an absent key keeps the setting.
@@ -145,8 +140,8 @@ func BoolVar(spec OptionSpec, dst *bool) OptionVar {
 	return OptionVar{spec, func(o Options) (err error) { *dst, err = o.Bool(spec.Key, *dst); return err }}
 }
 
-// PathVar binds a request path template option to dst; dst's value is the default. The
-// template may use spec.Placeholders only (ExpandPath): another is an error naming the option.
+// PathVar binds a path template option to dst, whose value is the default; a placeholder not in
+// spec.Placeholders is an error naming the option.
 func PathVar(spec OptionSpec, dst *string) OptionVar {
 	return OptionVar{spec, func(o Options) error {
 		tmpl, err := o.String(spec.Key, *dst)
@@ -165,8 +160,7 @@ func PathVar(spec OptionSpec, dst *string) OptionVar {
 	}}
 }
 
-// NoGroundTruthVar binds option noGroundTruth to dst: judge structure only, as --no-ground-truth
-// does, for a target whose model (whose: "the route's") is not the mock.
+// NoGroundTruthVar binds option noGroundTruth to dst; whose names the model ("the route's").
 func NoGroundTruthVar(whose string, dst *bool) OptionVar {
 	return BoolVar(OptionSpec{Key: "noGroundTruth", Help: "judge structure only: " + whose + " model is not the mock (also --no-ground-truth)"}, dst)
 }
@@ -180,8 +174,8 @@ func Specs(vars []OptionVar) []OptionSpec {
 	return out
 }
 
-// Apply checks o against vars (Check) and sets every option in vars' order; the first bad
-// value is the error.
+// Apply checks o against vars and sets every option in vars' order; the first bad value is the
+// error.
 func (o Options) Apply(dialect string, vars []OptionVar) error {
 	if err := o.Check(dialect, Specs(vars)); err != nil {
 		return err
@@ -194,8 +188,8 @@ func (o Options) Apply(dialect string, vars []OptionVar) error {
 	return nil
 }
 
-// Options are a mix profile's (or the command line's) dialect options: YAML scalars (bool,
-// number, string) or command-line strings, by key.
+// Options are a mix profile's or the command line's dialect options by key: YAML scalars or
+// command-line strings.
 type Options map[string]any
 
 // MergeOptions returns the options of every layer, later layers winning for the same key.
@@ -263,11 +257,9 @@ func (o Options) String(key, def string) (string, error) {
 	return s, nil
 }
 
-// Measurer is implemented by checkers that measure quantities of their own dialect (a compose
-// child's time to first delta, children per run, the approval round trip). The load generator
-// calls Measures once after Finish and records every measure in an HdrHistogram of its name,
-// per worker like every other latency; summary.json, the report and gate expressions show them
-// under that name. A stream that had none of a measure reports none (not a zero).
+// Measurer is implemented by checkers that measure quantities of their own dialect (compose's
+// child_ttfd). Measures is called once after Finish; each measure is recorded in an
+// HdrHistogram of its name. A stream that had none of a measure reports none (not a zero).
 type Measurer interface {
 	Measures() []Measure
 }
@@ -283,8 +275,7 @@ const (
 
 // Measure is one value a checker measured on one stream.
 type Measure struct {
-	// Name is the metric's name in results and gate expressions: snake_case, unique across
-	// dialects (child_ttfd, children_per_run, approval_rtt).
+	// Name is the metric's snake_case name in results and gate expressions, unique across dialects.
 	Name     string
 	Kind     MeasureKind
 	Duration time.Duration
@@ -292,18 +283,63 @@ type Measure struct {
 }
 
 // DecodeLimiter is implemented by clients whose wire legitimately sends events past the SSE
-// decoder's default limits (sse.DefaultMaxLine, sse.DefaultMaxEvent): openai-responses repeats
-// an item's whole text in one line of its .done events and the terminal's output. The load
-// generator decodes their streams with these limits; every other stream keeps the defaults.
+// decoder's default limits (openai-responses repeats an item's whole text on one line).
 type DecodeLimiter interface {
 	DecodeLimits() sse.Limits
 }
 
-// NewDecoder returns the SSE decoder for a stream of client c: with c's DecodeLimits when it
-// has them, else the defaults.
+// NewDecoder returns the SSE decoder for a stream of client c, with its DecodeLimits if any.
 func NewDecoder(c Client, r io.Reader) *sse.Decoder {
 	if l, ok := c.(DecodeLimiter); ok {
 		return sse.NewDecoderLimits(r, l.DecodeLimits())
 	}
 	return sse.NewDecoder(r)
+}
+
+// ApprovalDecision is the client's scripted answer to one approval request.
+type ApprovalDecision struct {
+	// ProposalID and Version are the ones approval.requested named.
+	ProposalID string
+	Version    int
+	// Decision is approved, rejected or changes_requested; Reason goes with it.
+	Decision string
+	Reason   string
+	// ThinkTime is how long the client waits after approval.requested before it sends.
+	ThinkTime time.Duration
+}
+
+// Approver is implemented by clients that answer an agent's approval request (compose) with a
+// request of its own beside the stream.
+type Approver interface {
+	// NewApprovalRequest builds the request that sends d for the run of resp's stream.
+	NewApprovalRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response, d ApprovalDecision) (*http.Request, error)
+}
+
+// ApprovalObserver is implemented by checkers of Approver clients. After each FrameOther the
+// generator asks ApprovalDue; for a decision it waits the think time, calls ApprovalSending,
+// sends it and calls ApprovalAnswered, both from another goroutine than Observe and Finish:
+// implementations synchronise them.
+type ApprovalObserver interface {
+	// ApprovalDue returns the decision the frame just observed asks for, once (ok false: none).
+	ApprovalDue() (d ApprovalDecision, ok bool)
+	// ApprovalSending records that d is being sent now (the start of the approval round trip).
+	ApprovalSending(d ApprovalDecision, at time.Time)
+	// ApprovalAnswered records the request's HTTP status (0: none came back) and error.
+	ApprovalAnswered(d ApprovalDecision, status int, err error)
+}
+
+// MeasureApprovalRTT is the approval round trip measure: decision sent → approval.decided.
+const MeasureApprovalRTT = "approval_rtt"
+
+// Reconnector is implemented by clients whose streams resume after a drop (sim-canvas): the
+// generator drops the stream, sends this request and reads it into the same Checker.
+type Reconnector interface {
+	// NewReconnectRequest builds the request resuming resp's stream after lastEventID.
+	NewReconnectRequest(ctx context.Context, baseURL string, s *Session, resp *http.Response, lastEventID string) (*http.Request, error)
+}
+
+// ReconnectObserver is implemented by checkers of Reconnector clients: Reconnected is called
+// once the resumed stream's head arrived, before its frames, with the Last-Event-ID sent.
+type ReconnectObserver interface {
+	Reconnected(lastEventID string, h http.Header)
 }

@@ -1,14 +1,13 @@
-// Package protocol holds the vocabulary every wire dialect shares: the rules several dialects
-// check and the RuleSpec a dialect declares its own with, violations, the normalized model
-// events a provider stream decodes into, and the Dialect and Checker contracts the load
-// generator drives. Each dialect lives in its own subpackage (simchat, simcanvas, compose, and
-// openaichat, anthropicmessages, openairesponses on the provider wires, for clients; openai,
-// anthropic for providers) with its frames, encoder, decoder, rules and checker together; a new
-// dialect is one new package.
+// Package protocol holds what every wire dialect shares: the shared rules and RuleSpec,
+// violations, the normalized model events a provider stream decodes into, and the Dialect and
+// Checker contracts the load generator drives. Each dialect is one subpackage holding its
+// frames, encoder, decoder, rules and checker.
 package protocol
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,26 +30,19 @@ type Violation struct {
 type Session struct {
 	// ID is unique per session within a run; it is sent to the mock in the directive.
 	ID string
-	// Target is the deployment the session talks to, as the mix names it: a slug (sim-chat),
-	// workflow id (sim-canvas), agent id (compose) or model route.
+	// Target is the deployment as the mix names it: a slug, workflow id, agent id or model route.
 	Target string
 	// Input is the user message, directive included.
 	Input string
 	// Expected is the ground truth for the scripted scenario.
 	Expected scenarios.Expected
-	// Aborted is set by the client before Finish when it closed the stream on purpose (abort or
-	// stop); checkers then only judge what was seen before the abort.
+	// Aborted, set before Finish: the client closed the stream on purpose (abort or stop).
 	Aborted bool
-	// Turn is the model turn this request and checker are for, in dialects whose client plays
-	// the scenario's tool loop itself (MultiTurn); 0 elsewhere.
+	// Turn is the model turn of this request and checker for MultiTurn clients; 0 elsewhere.
 	Turn int
-	// NoGroundTruth judges structure only: the target's content is not the script's (a real
-	// model behind a gateway), so no content rule applies.
+	// NoGroundTruth judges structure only: the target's content is not the script's.
 	NoGroundTruth bool
-	// Endpoint, when set, is the request of an inference endpoint's workload (load
-	// --input-tokens, --prompts): what an application sends, these messages and at most
-	// MaxTokens output tokens, with no directive, no tools and no reasoning fields. It
-	// comes with NoGroundTruth.
+	// Endpoint (with NoGroundTruth): an endpoint workload's messages, without directive or tools.
 	Endpoint *EndpointRequest
 }
 
@@ -58,55 +50,41 @@ type Session struct {
 type EndpointRequest struct {
 	// Messages are the conversation sent ("system", "user", "assistant" roles).
 	Messages []Message
-	// MaxTokens is the most output tokens asked for (max_tokens); 0: not sent (the wire's
-	// default).
+	// MaxTokens is the most output tokens asked for; 0: not sent (the wire's default).
 	MaxTokens int
-	// MaxTokensField, MinTokens and IgnoreEOS are ModelRequest's (the OpenAI wire's field
-	// for MaxTokens; vLLM's min_tokens and ignore_eos).
+	// MaxTokensField, MinTokens and IgnoreEOS are ModelRequest's.
 	MaxTokensField string
 	MinTokens      int
 	IgnoreEOS      bool
-	// Conversation marks a turn of a conversation replayed turn by turn (load
-	// --conversations): the checker keeps the answer's text (AnswerKeeper) for the next
-	// turn's history. Other sessions keep nothing.
+	// Conversation: a replayed conversation's turn, whose answer the checker keeps (AnswerKeeper).
 	Conversation bool
 }
 
-// AnswerKeeper is implemented by the checkers of the provider wires: Answer is the answer
-// text a conversation turn's stream carried (EndpointRequest.Conversation; "" otherwise),
-// decoded, in order, thinking and tool calls left out.
+// AnswerKeeper is implemented by the provider wires' checkers: Answer is the decoded answer
+// text of a conversation turn (EndpointRequest.Conversation), "" otherwise.
 type AnswerKeeper interface {
 	Answer() string
 }
 
-// OutputKeeper is implemented by the checkers of the provider wires: without ground truth
-// (Session.NoGroundTruth) OutputText is the thinking and answer text the turn's stream
-// carried, in order, so that a session whose server sent no usage report has its output tokens
-// counted by a model tokenizer at its end, over the whole text; nil with ground truth. The
-// slice is the checker's: valid until its next Observe. The text kept is bounded
-// (MaxOutputText); total is how many bytes of text the stream carried, so a count over the
-// kept part can be scaled to the whole.
+// OutputKeeper is implemented by the provider wires' checkers: without ground truth,
+// OutputText is the thinking and answer text so far, for a tokenizer to count when the server
+// sent no usage; nil with ground truth. kept is the first MaxOutputText bytes, valid until the
+// next Observe; total is every byte, so a count over kept can be scaled.
 type OutputKeeper interface {
 	OutputText() (kept []byte, total int64)
 }
 
-// MaxOutputText is the most output text a checker keeps of one turn for its token count
-// (OutputKeeper): a sample, whose count is scaled to the whole text. MaxAnswerText is the most
-// of a conversation turn's answer kept for the next turn's history (AnswerKeeper). Whatever a
-// target sends, a session holds at most this much of its text: 2,000 usage-less streams that
-// never end hold 32 MiB of samples, where a whole MiB each was 2 GiB.
+// MaxOutputText bounds the text kept for OutputKeeper, MaxAnswerText for AnswerKeeper, so a
+// session holds a bounded sample whatever a target sends.
 const (
 	MaxOutputText = 16 << 10
 	MaxAnswerText = 1 << 20
 )
 
-// ScriptedError reports whether the session's script fails the run at the provider
-// (Expected.ProviderError, an execution timeout included), so that the stream ends in the
-// dialect's error terminal. Never without ground truth: nothing is scripted then. (A scripted
-// plan that ends the run in error, Expected.Plan.EndsInError, is compose's own: only its
-// client answers approvals.) An error terminal the script does not call for is the session's
-// outcome (in_band_error), which the load generator decides from Observation.Error; a checker
-// then judges the stream as a partial one and does not restate the error as a violation.
+// ScriptedError reports whether the script fails the run at the provider (an execution timeout
+// included), so the stream ends in the dialect's error terminal; never without ground truth.
+// An error terminal the script does not call for is the session's in_band_error outcome
+// (Observation.Error), not a violation: the checker judges the stream as a partial one.
 func (s *Session) ScriptedError() bool {
 	return !s.NoGroundTruth && s.Expected.ProviderError != ""
 }
@@ -126,31 +104,20 @@ const (
 	FrameDone                       // the [DONE] end marker
 )
 
-// MaxUsageTokens is the largest output token count a usage report may carry (2^40, a
-// thousand times any context window): a count beyond it, or below 0, is a violation of the
-// wire's usage rule, never a figure, so a hostile report cannot overflow the run's totals.
+// MaxUsageTokens is the largest output token count a usage report may carry (2^40): beyond
+// it, or below 0, it breaks the wire's usage rule, so a hostile report cannot overflow totals.
 const MaxUsageTokens = 1 << 40
 
 // Observation is what a checker learned from one frame.
 type Observation struct {
 	Kind FrameKind
-	// Bytes of answer or thinking text the frame carried.
+	// TextBytes is the bytes of answer or thinking text the frame carried.
 	TextBytes int
-	// Tokens is how many scripted output tokens (thinking or answer) begin in the frame's text,
-	// by the script's tokenizer (scenarios.TokenCounter): a frame coalescing k tokens says k.
-	// It is only meaningful against ground truth; without it the load generator uses UsageTokens.
+	// Tokens counts the scripted output tokens beginning in the frame's text (ground truth only).
 	Tokens int
-	// UsageTokens is the turn's output token count when the frame is a usage report (the
-	// openai-chat usage chunk's completion_tokens, anthropic-messages message_delta's
-	// usage.output_tokens); 0 on every other frame, and on a report outside 0…MaxUsageTokens,
-	// which the dialect's usage rule reports instead, so no absurd count reaches a total.
+	// UsageTokens is a usage report's output token count; 0 elsewhere or outside 0…MaxUsageTokens.
 	UsageTokens int
-	// Error is set on the dialect's error terminal (Kind FrameTerminal): the stream ends in an
-	// error the target reported in-band (sim-chat's error event, an OpenAI {"error":…} chunk,
-	// Anthropic's event: error, the AI SDK's error part, compose's error terminal). It holds the
-	// error's message ("error" when the frame carries none). The load generator, not the
-	// checker, decides whether it was scripted: an unscripted one is the session's outcome
-	// (in_band_error), so a checker never restates it as a violation.
+	// Error is an in-band error terminal's message ("error" if none), scripted or not: not judged.
 	Error string
 }
 
@@ -159,56 +126,42 @@ type Observation struct {
 type Checker interface {
 	// Observe consumes one decoded SSE event (comments are not passed) and classifies it.
 	Observe(ev *sse.Event) Observation
-	// Finish is called once when the stream ended and returns every violation found.
-	// streamErr is nil when the stream ran to its end (a clean EOF), otherwise what cut it:
-	// the transport or decode error, a stall, a truncation (any non-nil error: checkers do not
-	// tell them apart). A cut stream, like an aborted one or one ended by an error terminal
-	// the script does not call for (Observation.Error), is judged on what arrived only: no
-	// missing terminal or end marker, no scripted content or tool call owed. The cut itself is
-	// the session's outcome, never a violation.
+	// Finish, called once at the end, returns every violation; streamErr is what cut the stream
+	// (nil: clean EOF). A cut is an outcome, not a violation: cut, aborted or unscripted-error
+	// streams owe no terminal or scripted content.
 	Finish(streamErr error) []Violation
 }
 
-// MultiTurn is implemented by clients that are the agent: it plays the scenario's tool
-// loop itself, one request per model turn, sending back the assistant's tool calls and the
-// scripted tool results (openai-chat, anthropic-messages). The load generator runs turns
-// 0..Turns(s)-1 of a session in order, setting s.Turn before each NewRequest and NewChecker,
-// with a fresh Checker and one Finish per turn; a turn that fails (HTTP error, violation that
-// ends the stream, abort) ends the session.
+// MultiTurn is implemented by clients playing the tool loop, one request per model turn: turns
+// 0..Turns(s)-1 run in order, s.Turn set before NewRequest and NewChecker; a failed one ends it.
 type MultiTurn interface {
 	// Turns is how many requests session s takes.
 	Turns(s *Session) int
 }
 
-// SettledAnswer is implemented by clients that may be sent the answer only once it is settled:
-// one chunk with the final text when the run ends, instead of chunks as the model streams
-// them (a sim-chat legacy client, a PII-redacted canvas). The load generator reads it to know
-// when the script has such a client's first chunk due (loadgen/session/overhead.go).
+// SettledAnswer is implemented by clients that may be sent the answer only once settled, in
+// one chunk (a sim-chat legacy client, a PII-redacted canvas), so the load generator knows
+// when their first chunk is due.
 type SettledAnswer interface {
 	// AnswerSettled tells whether this client gets the answer settled, not streamed.
 	AnswerSettled() bool
 }
 
 // ErrTruncated is the error Checker.Finish is given when the stream ended cleanly without the
-// dialect's terminal (the session's truncated outcome). Like any error it means "judge only
-// what arrived"; a checker that can name why the terminal is missing (sim-canvas: a reconnect
-// that did not replay it) may still say so.
+// dialect's terminal. Like any error it means "judge only what arrived"; a checker that can
+// name why the terminal is missing may still say so.
 var ErrTruncated = errors.New("the stream ended without its terminal")
 
-// StructureOnly is implemented by clients with a noGroundTruth option of their own (ai-sdk,
-// openai-chat, anthropic-messages): when it reports true, the load generator judges their
-// sessions as under --no-ground-truth (Session.NoGroundTruth), so that nothing, an error
-// included, is taken for the script's.
+// StructureOnly is implemented by clients with a noGroundTruth option: when it reports true
+// their sessions are judged as under --no-ground-truth.
 type StructureOnly interface {
 	StructureOnly() bool
 }
 
 // ErrorChecker is implemented by clients whose target may answer with an HTTP error before
-// any stream (the provider wires). The load generator calls it for a non-200 response instead
-// of treating the body as opaque; body is at most the first 64 KiB.
+// any stream (the provider wires); the load generator calls it for a non-200 response.
 type ErrorChecker interface {
-	// CheckError judges a non-200 response: its error JSON, and whether the script called for
-	// an error at this turn.
+	// CheckError judges a non-200 response's error JSON (body: its first 64 KiB) against the script.
 	CheckError(status int, h http.Header, body []byte, s *Session) []Violation
 }
 
@@ -279,15 +232,11 @@ type ModelRequest struct {
 	Tools []string
 	// Thinking asks for thinking/reasoning output where the wire supports it.
 	Thinking bool
-	// MaxTokens is the most output tokens asked for (max_tokens); 0: the wire's default
-	// (none on openai, 4096 on anthropic, which requires one).
+	// MaxTokens is the most output tokens asked for; 0: the wire's default (anthropic's 4096).
 	MaxTokens int
-	// MaxTokensField is the OpenAI wire's field for MaxTokens: MaxTokensField* ("": max_tokens).
-	// The Anthropic wire has one field, max_tokens, and ignores it.
+	// MaxTokensField is the OpenAI wire's field for MaxTokens ("": max_tokens).
 	MaxTokensField string
-	// MinTokens, when positive, is sent as min_tokens and IgnoreEOS as ignore_eos: true, the
-	// sampling parameters vLLM takes to generate a fixed length (OpenAI wire only; OpenAI's
-	// own API rejects them, so they are opt-in).
+	// MinTokens (if > 0) and IgnoreEOS are vLLM's: opt-in, OpenAI wire only (OpenAI rejects them).
 	MinTokens int
 	IgnoreEOS bool
 	// Header carries extra request headers (the X-Streambench-* ones are forwarded).
@@ -296,25 +245,21 @@ type ModelRequest struct {
 	Timeout time.Duration
 }
 
-// The OpenAI wire's fields for ModelRequest.MaxTokens. max_tokens is what every
-// OpenAI-compatible server takes (vLLM, TGI, llama.cpp, Ollama, OpenAI's non-reasoning models);
-// OpenAI deprecated it for max_completion_tokens, which its reasoning models require and
-// vllm bench serve sends; both sends the two, for a gateway in front of servers of either kind.
+// The OpenAI wire's fields for ModelRequest.MaxTokens: every server's max_tokens, the reasoning
+// models' max_completion_tokens, or both (a gateway in front of servers of either kind).
 const (
 	MaxTokensField           = "max_tokens"
 	MaxCompletionTokensField = "max_completion_tokens"
 	BothMaxTokensFields      = "both"
 )
 
-// ProviderWire is a provider-facing wire format (openai, anthropic): the runtime builds requests
-// with it and decodes the streamed answer into ModelEvents.
+// ProviderWire is a provider-facing wire format: the runtime's requests and ModelEvent decoder.
 type ProviderWire interface {
 	// Name is the wire's name in deployment files ("openai", "anthropic").
 	Name() string
 	// NewRequest builds the streaming HTTP request for req against the provider at baseURL.
 	NewRequest(ctx context.Context, baseURL string, req *ModelRequest) (*http.Request, error)
-	// NewStream decodes a 200 response body. A non-200 response is turned into a
-	// *ProviderError by ParseError.
+	// NewStream decodes a 200 response body.
 	NewStream(body io.Reader) ModelStream
 	// ParseError reads a non-200 provider response into a *ProviderError.
 	ParseError(resp *http.Response) *ProviderError
@@ -322,8 +267,7 @@ type ProviderWire interface {
 
 // ModelStream yields normalized events from one provider response.
 type ModelStream interface {
-	// Next fills ev with the next event. It returns io.EOF after the stream ended cleanly
-	// (after the ModelTurnEnd event), a *ProviderError for an error event, or the decode error.
+	// Next fills ev: io.EOF after ModelTurnEnd, a *ProviderError, or the decode error.
 	Next(ev *ModelEvent) error
 }
 
@@ -396,6 +340,38 @@ func knownPlaceholders(vars []string) []string {
 		out = append(out, "{"+vars[i]+"}")
 	}
 	return out
+}
+
+// NewJSONPost builds POST baseURL + tmpl expanded with vars (ExpandPath) with a JSON body.
+func NewJSONPost(ctx context.Context, baseURL, tmpl string, body []byte, vars ...string) (*http.Request, error) {
+	path, err := ExpandPath(tmpl, vars...)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, JoinURL(baseURL, path), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req, nil
+}
+
+// NewStreamPost is NewJSONPost of body (JSON-encoded unless []byte) asking for an event stream;
+// errors name the dialect and the session.
+func NewStreamPost(ctx context.Context, dialect string, s *Session, baseURL, tmpl string, body any, vars ...string) (*http.Request, error) {
+	b, ok := body.([]byte)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return nil, fmt.Errorf("%s: encode request for session %s: %w", dialect, s.ID, err)
+		}
+	}
+	req, err := NewJSONPost(ctx, baseURL, tmpl, b, vars...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: request for session %s: %w", dialect, s.ID, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	return req, nil
 }
 
 // JoinURL joins a base URL (scheme://host[:port][/prefix]) and an expanded path.

@@ -11,20 +11,16 @@ import (
 	"strings"
 )
 
-// Recording is one stream recorded with the script it played, as the checkers' tests and the
-// interop cross-checks keep them (NAME.frames, gzipped NAME.frames.gz): "#" header lines, one
-// naming the scenario and seed ("scenario NAME seed N"), then one SSE frame a line as the
-// client received it, without the blank line that ends it, a line break inside a frame written
-// as the two characters \n (only before a field name, so a JSON \n escape stays as it is). A
-// data-only frame is one line "data: …".
+// Recording is one stream recorded with the script it played (NAME.frames, or gzipped
+// NAME.frames.gz): "#" header lines, one of them "scenario NAME seed N", then one SSE frame a
+// line without its blank line, a line break inside a frame written as \n (only before a field
+// name, so a JSON \n escape stays as it is).
 type Recording struct {
 	Path     string
 	Scenario string
 	Seed     uint64
-	// Header is the # lines, as they are.
-	Header []string
-	// Frames are the SSE frames, each ending in its blank line.
-	Frames []string
+	Header   []string // the # lines, as they are
+	Frames   []string // the SSE frames, each ending in its blank line
 }
 
 var (
@@ -33,8 +29,7 @@ var (
 	recordedBreak = regexp.MustCompile(`\\n(event|data|id|retry):`)
 )
 
-// ReadRecording reads the recording at path (gunzipped when it ends in .gz); one without a
-// scenario header is an error.
+// ReadRecording reads the recording at path (gzipped if .gz); no scenario header is an error.
 func ReadRecording(path string) (Recording, error) {
 	rec := Recording{Path: path}
 	f, err := os.Open(path)
@@ -77,9 +72,7 @@ func ReadRecording(path string) (Recording, error) {
 	return rec, nil
 }
 
-// Write writes rec to path in the recording format, uncompressed. A frame whose data holds
-// the two characters \n before a field name cannot be written (it would read back as two
-// lines).
+// Write writes rec to path, uncompressed (a frame with \n before a field name is an error).
 func (rec *Recording) Write(path string) error {
 	var b strings.Builder
 	for _, h := range rec.Header {

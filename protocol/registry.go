@@ -6,19 +6,16 @@ import (
 	"strings"
 )
 
-// Registry is a set of dialects by name, and the rules they check: what the load generator, the
-// command line and the reports ask instead of importing a dialect (package protocol/dialects
-// holds the one list streambench ships, dialects.Default). Immutable and safe for concurrent
-// use; tests and library users build their own with NewRegistry or With, so nothing global is
-// ever changed.
+// Registry is a set of dialects by name and their rules, which the rest of streambench asks
+// instead of importing a dialect. Immutable and safe for concurrent use.
 type Registry struct {
 	byName map[string]Dialect
 	names  []string
 	rules  *RuleSet
 }
 
-// NewRegistry returns a registry of ds; two dialects with one name are an error, and so is a
-// rule two of them declare (or one that SharedRules has), or one declared amiss (NewRuleSet).
+// NewRegistry returns a registry of ds; two dialects of one name, or a rule declared twice or
+// amiss (NewRuleSet), are an error.
 func NewRegistry(ds ...Dialect) (*Registry, error) {
 	r := &Registry{byName: make(map[string]Dialect, len(ds))}
 	groups := [][]RuleSpec{SharedRules()}
@@ -62,9 +59,7 @@ func (r *Registry) Lookup(name string) (Dialect, error) {
 // Names lists the dialects in registration order.
 func (r *Registry) Names() []string { return slices.Clone(r.names) }
 
-// Rules is every rule the registry's dialects check: SharedRules, then each dialect's own in
-// registration order. It validates the rule names users write (gate --allow, a mix's allow
-// list) and says each rule's kind.
+// Rules is every rule: SharedRules, then each dialect's own in registration order.
 func (r *Registry) Rules() *RuleSet { return r.rules }
 
 // Help describes every dialect and its options, one block each, for --help.
@@ -98,7 +93,6 @@ func (r *Registry) Taking(key string) []string {
 	return out
 }
 
-// option returns dialect name's option key.
 func (r *Registry) option(name, key string) (OptionSpec, bool) {
 	for _, o := range r.byName[name].Options() {
 		if o.Key == key {
@@ -108,10 +102,9 @@ func (r *Registry) option(name, key string) (OptionSpec, bool) {
 	return OptionSpec{}, false
 }
 
-// OptionHelp says which dialects take option key, each with its placeholders and default, in
-// registration order; dialects that say the same share one entry: "sim-chat {slug} (default
-// /api/chat/{slug}), ai-sdk (default /api/chat)", "openai-chat, anthropic-messages (default
-// streambench-mock)". For a command-line flag that sets the option in every dialect.
+// OptionHelp says which dialects take option key, with its placeholders and default, dialects
+// that say the same together: "sim-chat {slug} (default /api/chat/{slug}), ai-sdk (default
+// /api/chat)". For a flag that sets the option in every dialect.
 func (r *Registry) OptionHelp(key string) string {
 	return groupNames(r.Taking(key), func(n string) string {
 		o, _ := r.option(n, key)
@@ -123,8 +116,8 @@ func (r *Registry) OptionHelp(key string) string {
 	}, ", ")
 }
 
-// groupNames joins names with what says of each, names that say the same listed together
-// before it, in the order of their first, the groups by sep: "a, c SAYS" + sep + "b OTHER".
+// groupNames joins names with what says of each, names that say the same together:
+// "a, c SAYS" + sep + "b OTHER".
 func groupNames(names []string, says func(name string) string, sep string) string {
 	var order []string
 	group := map[string][]string{}
@@ -153,8 +146,7 @@ func (r *Registry) Endpoints() []string {
 	return out
 }
 
-// Endpoint returns dialect name's EndpointSpec; false when it is no inference endpoint's (or
-// unknown).
+// Endpoint returns dialect name's EndpointSpec; false when it is no EndpointDialect.
 func (r *Registry) Endpoint(name string) (EndpointSpec, bool) {
 	if e, ok := r.byName[name].(EndpointDialect); ok {
 		return e.Endpoint(), true
@@ -162,10 +154,8 @@ func (r *Registry) Endpoint(name string) (EndpointSpec, bool) {
 	return EndpointSpec{}, false
 }
 
-// APIKeyHelp says how each endpoint dialect sends an API key and where it reads one when none
-// is given, dialects that do alike together: "openai-chat, openai-responses: Authorization:
-// Bearer KEY, default $OPENAI_API_KEY; anthropic-messages: x-api-key: KEY, default
-// $ANTHROPIC_API_KEY".
+// APIKeyHelp says how each endpoint dialect sends an API key and its default variable:
+// "openai-chat, openai-responses: Authorization: Bearer KEY, default $OPENAI_API_KEY; ..."
 func (r *Registry) APIKeyHelp() string {
 	says := func(n string) string {
 		e, _ := r.Endpoint(n)

@@ -7,11 +7,8 @@ import (
 	"strings"
 )
 
-// Rule is a correctness rule ID; docs/PROTOCOLS.md lists every one with what breaks it and
-// which fault switch proves it (a test fails when a rule of the registry is missing from it).
-// The rules more than one dialect checks are declared here (SharedRules); a rule only one
-// dialect checks is declared by that dialect's package and listed by its Dialect.Rules. The
-// full set is the registry's (Registry.Rules).
+// Rule is a correctness rule ID; docs/PROTOCOLS.md lists every one (a test holds it to the
+// registry). A rule only one dialect checks is declared by its package (Dialect.Rules).
 type Rule string
 
 // The rules shared by several dialects, or judged by the load generator rather than a checker.
@@ -25,17 +22,15 @@ const (
 	RFraming          Rule = "R-framing" // a frame that does not decode as the dialect says
 	RHeaders          Rule = "R-headers" // missing or wrong response headers
 
-	// The Sim seed rules of issue 12 (sim-chat and sim-canvas): paused runs, final-turn output,
-	// capability honesty, cancel versus execution timeout, and the thinking cap.
+	// The Sim seed rules (sim-chat and sim-canvas).
 	RPaused             Rule = "R-paused"              // a paused run ends success with status "paused", every tool settled; only then
 	RFinalOutput        Rule = "R-final-output"        // the success terminal's output content is the final turn's text only
 	RThinkingCapability Rule = "R-thinking-capability" // a model without thinking yields no thinking frames, whatever the policy
 	RCancelNotTimeout   Rule = "R-cancel-not-timeout"  // an execution timeout is an error naming it; a cancel is never reported as one
 	RThinkingCap        Rule = "R-thinking-cap"        // at most 524,288 UTF-16 code units of thinking per execution
 
-	// RAnswerOutput is judged by the load generator, for an endpoint workload's requests and
-	// every session without ground truth (with it, each dialect's content rules hold the
-	// answer to its script, which may have no text).
+	// RAnswerOutput is judged by the load generator for sessions without ground truth (with
+	// it, the content rules hold the answer to a script, which may have no text).
 	RAnswerOutput Rule = "R-answer-output" // a completed answer carries text, thinking or a tool call
 	// RSwarmCancel is judged by the load generator from the mock's records, not by a checker.
 	RSwarmCancel Rule = "R-swarm-cancel" // children of an aborted or stopped run are cancelled at the provider
@@ -67,24 +62,15 @@ func SharedRules() []RuleSpec {
 	}
 }
 
-// RuleKind says what a rule judges: the stream's structure, which every target must get
-// right, or its content against the script's ground truth, which only a target in front of
-// the mock can (Session.NoGroundTruth, `--no-ground-truth`, turns every content judgement
-// off).
+// RuleKind says what a rule judges: structure, which every target must get right, or content
+// against the script, which only a target in front of the mock can (--no-ground-truth: off).
 type RuleKind uint8
 
 // Rule kinds.
 const (
-	// RuleStructure: framing, lifecycle and order, one terminal and the end marker, headers,
-	// policies and limits of the deployment, the client's own actions. Judged with and without
-	// ground truth.
-	RuleStructure RuleKind = iota + 1
-	// RuleContent: text, thinking, tool calls, outcomes or counts compared with the script.
-	// Not judged without ground truth.
-	RuleContent
-	// RuleMixed: a rule with a structural part, judged always, and a content part (against
-	// the script), judged only with ground truth. RuleSpec.Content says which is which.
-	RuleMixed
+	RuleStructure RuleKind = iota + 1 // framing, lifecycle, order, headers, limits: always judged
+	RuleContent                       // compared with the script: not judged without ground truth
+	RuleMixed                         // a structural part and a content part (RuleSpec.Content)
 )
 
 func (k RuleKind) String() string {
@@ -99,29 +85,25 @@ func (k RuleKind) String() string {
 	return "unknown"
 }
 
-// RuleSpec declares one rule: its ID, what it judges, and what it asks, in one line
-// (docs/PROTOCOLS.md has the long form). docs/PROTOCOLS.md gives the same kind in each
-// dialect's rule list (a test holds it to that).
+// RuleSpec declares one rule: its ID, kind and one-line text (docs/PROTOCOLS.md has the long
+// form and the same kind, a test holds it to that).
 type RuleSpec struct {
 	ID   Rule
 	Kind RuleKind
 	// Text is what the rule asks, one line.
 	Text string
-	// Content is a mixed rule's part judged against the script, the part a checker skips
-	// without ground truth ("" for a rule that is not mixed).
+	// Content is a mixed rule's part judged against the script ("" for another kind).
 	Content string
 }
 
-// RuleSet is a set of rules by ID: the shared ones and every dialect's (a Registry
-// assembles it). Immutable and safe for concurrent use.
+// RuleSet is a set of rules by ID. Immutable and safe for concurrent use.
 type RuleSet struct {
 	specs []RuleSpec
 	byID  map[Rule]int
 }
 
-// NewRuleSet returns the set of every group's rules, in order. A rule declared twice, one
-// without an ID or a text, of no known kind, a mixed rule that does not name its content part
-// or another that does, is an error naming it.
+// NewRuleSet returns the set of every group's rules, in order; a rule declared twice or amiss
+// (no R- ID, text or kind; a content part iff mixed) is an error naming it.
 func NewRuleSet(groups ...[]RuleSpec) (*RuleSet, error) {
 	s := &RuleSet{byID: map[Rule]int{}}
 	var errs []error
@@ -174,22 +156,19 @@ func (s *RuleSet) Lookup(r Rule) (RuleSpec, bool) {
 	return s.specs[i], true
 }
 
-// Kind says whether r judges structure, content against the script, or both (0 for a rule
-// not in the set).
+// Kind is r's kind (0 for a rule not in the set).
 func (s *RuleSet) Kind(r Rule) RuleKind {
 	spec, _ := s.Lookup(r)
 	return spec.Kind
 }
 
-// ContentPart is the part of a mixed rule judged against the script ("" for a rule that is
-// not mixed or not in the set).
+// ContentPart is r's RuleSpec.Content ("" for a rule not in the set).
 func (s *RuleSet) ContentPart(r Rule) string {
 	spec, _ := s.Lookup(r)
 	return spec.Content
 }
 
-// Parse returns the rule named name, or an error naming it and the known rules (for the rule
-// names users write: gate --allow, a mix's allow list).
+// Parse returns the rule named name (gate --allow, a mix), or an error naming the known ones.
 func (s *RuleSet) Parse(name string) (Rule, error) {
 	if _, ok := s.byID[Rule(name)]; ok {
 		return Rule(name), nil

@@ -9,12 +9,8 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// The checker kit every dialect's checker shares: one violation per rule per stream, and
-// short quotes of what was seen.
-
-// Violations collects one violation per rule for a stream: the first occurrence's detail is
-// kept, later ones of the same rule are counted in it, so a single root cause cannot flood the
-// load generator's counters. The zero value is ready to use.
+// Violations collects one violation per rule for a stream, the first detail kept and later ones
+// counted, so one root cause cannot flood the counters. The zero value is ready to use.
 type Violations struct {
 	list  []Violation
 	extra []int
@@ -32,7 +28,6 @@ func (v *Violations) Add(rule Rule, format string, args ...any) {
 	v.extra = append(v.extra, 0)
 }
 
-// maxDetail bounds a violation's detail: enough to show what was expected and what was seen.
 const maxDetail = 240
 
 // Shorten cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
@@ -64,8 +59,7 @@ func (v *Violations) List() []Violation {
 	return v.list
 }
 
-// Quote quotes s for a violation detail, keeping it short: at most n bytes of s are shown,
-// cut on a UTF-8 boundary.
+// Quote quotes at most n bytes of s for a violation detail, cut on a UTF-8 boundary.
 func Quote[T ~string | ~[]byte](b T, n int) string {
 	s := string(b)
 	if len(s) <= n {
@@ -82,8 +76,15 @@ func runeCut(s string, n int) int {
 	return n
 }
 
-// CheckEventStream is the R-headers check every dialect makes: h must declare Content-Type
-// text/event-stream (sse.IsEventStream); nil when it does, else the one violation.
+// ErrorText is an error terminal's Observation.Error: its message, "error" when it has none.
+func ErrorText(msg string) string {
+	if msg == "" {
+		return "error"
+	}
+	return msg
+}
+
+// CheckEventStream is the R-headers check every dialect makes: Content-Type text/event-stream.
 func CheckEventStream(h http.Header) []Violation {
 	if ct := h.Get("Content-Type"); !sse.IsEventStream(ct) {
 		return []Violation{{Rule: RHeaders, Detail: fmt.Sprintf("Content-Type: expected text/event-stream, saw %q", ct)}}
@@ -91,9 +92,8 @@ func CheckEventStream(h http.Header) []Violation {
 	return nil
 }
 
-// MatchToolCall is the index of the scripted call a streamed one (id, name) answers: the one
-// with its id (runtimes pass the provider's ids through), else the earliest unused one of its
-// name; -1 for none. A call the id names may be used already: the caller reports the repeat.
+// MatchToolCall is the index of the scripted call a streamed one answers (its id's, else the
+// earliest unused of its name; -1: none); the caller reports a repeat.
 func MatchToolCall(script []scenarios.ScriptToolCall, used []bool, id, name string) int {
 	for i := range script {
 		if script[i].ID == id {

@@ -1,13 +1,7 @@
 // Package sse is the Server-Sent Events codec every streambench dialect shares: a strict,
-// allocation-free WHATWG event-stream decoder with hard size limits, and an encoder that
+// allocation-free WHATWG event-stream decoder with hard size limits (docs/PROTOCOLS.md, "SSE
+// framing"; it works on bytes, so reads split anywhere decode the same), and an encoder that
 // writes events atomically (one Write per event).
-//
-// The decoder follows the WHATWG "event stream interpretation" rules in full (see
-// docs/PROTOCOLS.md, "SSE framing"). It works on bytes and never validates UTF-8, so
-// reads split anywhere, even inside a multibyte rune, decode the same as one big read.
-//
-// Decoding ~60-byte data frames costs about 50 ns of CPU and no allocations per event when the
-// caller reuses its Event (BenchmarkDecodeData; figures in docs/BENCHMARKS.md).
 package sse
 
 import (
@@ -24,39 +18,32 @@ const (
 	DefaultMaxEvent = 1 << 20  // bytes of joined data in one event
 )
 
-// Read buffer sizes. A decoder starts small so 100k mostly idle streams stay cheap (net/http
-// already buffers the connection, so small reads cost copies, not syscalls), and doubles up
-// to maxReadSize while reads keep filling it, so a busy stream is decoded from few Read calls.
-// Lines longer than the buffer grow it further, up to MaxLine.
+// Read buffer sizes: small, so 100k idle streams stay cheap (net/http buffers the connection),
+// doubling up to maxReadSize while reads fill it (a long line grows it up to MaxLine).
 const (
 	minReadSize = 256
 	maxReadSize = 16 << 10
 )
 
-// typeCacheSize is how many distinct event names a decoder keeps interned. Dialects use a
-// handful of names (anthropic: about eight), so a tiny linear-scan cache beats a map.
+// typeCacheSize is how many event names a decoder interns (a handful: a scan beats a map).
 const typeCacheSize = 8
 
-// maxInternedType bounds the length of interned event names so a hostile stream cannot pin
-// large strings in the cache.
+// maxInternedType bounds interned names, so a hostile stream cannot pin large strings.
 const maxInternedType = 64
 
 // Event is one dispatched event.
 type Event struct {
 	// Type is the "event" field; "" means the default ("message").
 	Type string
-	// Data is the data lines joined with "\n". When decoded it aliases the decoder's buffer
-	// and is valid until the next call to Next; copy it to keep it.
+	// Data is the data lines joined with "\n"; decoded, it aliases the decoder's buffer until Next.
 	Data []byte
-	// ID is the last event ID at dispatch time; per WHATWG it persists across events until
-	// an "id" field changes it.
+	// ID is the last event ID at dispatch time (it persists until an "id" field changes it).
 	ID string
 	// Retry is > 0 when this event carried a valid retry field (milliseconds, as a Duration).
 	Retry time.Duration
 }
 
-// Limits caps what one stream may send so a broken or hostile peer cannot make the decoder
-// grow without bound. Zero fields mean the defaults.
+// Limits caps what one stream may send (zero fields: the defaults), bounding a hostile peer.
 type Limits struct {
 	// MaxLine is the largest line in bytes, line terminator excluded (default 64 KiB).
 	MaxLine int
@@ -87,17 +74,6 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("sse: %s exceeds limit of %d bytes (line starting at stream offset %d)", e.What, e.Limit, e.Offset)
 }
 
-// Is makes errors.Is match the sentinel for the broken limit.
-func (e *LimitError) Is(target error) bool {
-	switch e.What {
-	case "line":
-		return target == ErrLineTooLong
-	case "event":
-		return target == ErrEventTooLarge
-	}
-	return false
-}
-
 // Unwrap returns the sentinel so errors.Is and errors.As both work.
 func (e *LimitError) Unwrap() error {
 	if e.What == "line" {
@@ -106,8 +82,7 @@ func (e *LimitError) Unwrap() error {
 	return ErrEventTooLarge
 }
 
-// Decoder reads events from an event stream. It is not safe for concurrent use; use one per
-// stream. After Next returns an error it keeps returning that error.
+// Decoder reads events from an event stream; its first error sticks. Not safe for concurrent use.
 type Decoder struct {
 	r      io.Reader
 	limits Limits
@@ -118,9 +93,8 @@ type Decoder struct {
 	base      int64 // stream offset of buf[0]
 	bytesRead int64
 
-	// nextLF caches where the next '\n' is (absolute index in buf) so streams that use lone CR
-	// line endings do not rescan the buffer for '\n' once per line; -1 with lfScanned means
-	// "none in buf[:lfScanned]".
+	// nextLF caches the next '\n' in buf, so lone-CR streams do not rescan for it per line; -1:
+	// none in buf[:lfScanned].
 	nextLF    int
 	lfScanned int
 
@@ -134,9 +108,8 @@ type Decoder struct {
 	err        error // sticky
 	readErr    error // a read error that came with data, reported after that data is parsed
 
-	// alias is the pending event's only data line while it still sits in buf (aliased): the
-	// common one-line event is then dispatched from the read buffer without a copy. fill,
-	// which moves buf's contents, first copies it into data.
+	// alias is the pending event's only data line while in buf (aliased), dispatched without a
+	// copy; fill, which moves buf, first copies it into data.
 	alias  []byte
 	data   []byte // data buffer: each data line followed by '\n'
 	typ    []byte // event type buffer
@@ -155,8 +128,7 @@ func NewDecoder(r io.Reader) *Decoder {
 	return NewDecoderLimits(r, Limits{})
 }
 
-// NewDecoderLimits returns a decoder reading from r with the given limits (zero fields mean
-// the defaults; negative fields are treated as zero).
+// NewDecoderLimits returns a decoder reading from r with l (zero or negative fields: defaults).
 func NewDecoderLimits(r io.Reader, l Limits) *Decoder {
 	if l.MaxLine <= 0 {
 		l.MaxLine = DefaultMaxLine
@@ -171,9 +143,8 @@ func NewDecoderLimits(r io.Reader, l Limits) *Decoder {
 	return &Decoder{r: r, limits: l, buf: make([]byte, size), nextLF: -1}
 }
 
-// Reset makes d decode a new stream from r with the same limits, keeping its buffers (unless
-// a long line or event grew them past their usual size) so a worker that opens stream after
-// stream allocates nothing per stream.
+// Reset makes d decode a new stream from r, keeping its buffers unless a long line grew them,
+// so a worker opening stream after stream allocates nothing.
 func (d *Decoder) Reset(r io.Reader) {
 	buf, data := d.buf, d.data[:0]
 	if len(buf) > maxReadSize {
@@ -191,27 +162,19 @@ func (d *Decoder) Comments() int64 { return d.comments }
 // BytesRead returns the number of bytes read from the underlying reader so far.
 func (d *Decoder) BytesRead() int64 { return d.bytesRead }
 
-// Retry returns the latest valid reconnection time the stream announced, or 0. Unlike
-// Event.Retry it also reflects retry fields of events that were never dispatched (empty data),
-// which per WHATWG still set the reconnection time.
+// Retry returns the latest valid reconnection time announced (undispatched events' too), or 0.
 func (d *Decoder) Retry() time.Duration { return d.retryAll }
 
-// LastEventID returns the WHATWG "last event ID buffer": the value of the latest valid id
-// field, updated as soon as the field is read, even if its event is never dispatched.
+// LastEventID returns the WHATWG "last event ID buffer", set as soon as an id field is read.
 func (d *Decoder) LastEventID() string { return d.lastID }
 
-// Truncated reports whether the stream ended (io.EOF) with an unterminated line or an event
-// that was never dispatched; that pending data was discarded as WHATWG requires, and checkers
-// may want to flag it.
+// Truncated reports whether the stream ended inside a line or an event (discarded, per WHATWG).
 func (d *Decoder) Truncated() bool { return d.truncated }
 
-// Next decodes the next event into ev, reusing ev's storage. It returns io.EOF at the end of
-// the stream (any pending, undispatched data is discarded), a *LimitError when a line or event
-// exceeds the limits, or the reader's error wrapped.
-//
-// A line ending in CR is complete at once: Next does not wait for the next byte to see whether
-// it is an LF (that would delay dispatch on CR-terminated streams); instead a following LF,
-// even one arriving in a later read, is consumed as part of the same line end.
+// Next decodes the next event into ev, reusing ev's storage. It returns io.EOF at the end, a
+// *LimitError past the limits, or the reader's error wrapped. A line ending in CR is complete
+// at once (waiting for a possible LF would delay dispatch); a following LF, even in a later
+// read, is consumed as part of the same line end.
 func (d *Decoder) Next(ev *Event) error {
 	if d.err != nil {
 		return d.err
@@ -238,9 +201,8 @@ func (d *Decoder) Next(ev *Event) error {
 	}
 }
 
-// readLine returns the next complete line without its terminator. ok is false when the caller
-// should simply call again (more input was read). The returned slice aliases d.buf and is valid
-// until the next readLine.
+// readLine returns the next complete line without its terminator, aliasing d.buf until the
+// next readLine; ok is false when the caller should call again (more input was read).
 func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 	if d.skipLF && d.pos < d.end {
 		d.skipLF = false
@@ -298,7 +260,6 @@ func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 // bom is the UTF-8 byte order mark, stripped once at the start of a stream.
 const bom = "\uFEFF"
 
-// checkLine enforces MaxLine on a complete line.
 func (d *Decoder) checkLine(line []byte) ([]byte, bool, error) {
 	if len(line) > d.limits.MaxLine {
 		start := d.base + int64(d.pos) - int64(len(line)) - 1
@@ -326,8 +287,7 @@ func (d *Decoder) findLF() int {
 	return -1
 }
 
-// fill reads more input, first moving unparsed bytes to the front of the buffer and growing it
-// (never beyond what MaxLine needs) when a partial line fills it.
+// fill reads more input, moving unparsed bytes to the front and growing the buffer as needed.
 func (d *Decoder) fill() error {
 	if d.readErr != nil {
 		return d.readErr
@@ -347,8 +307,7 @@ func (d *Decoder) fill() error {
 		d.pos, d.end = 0, n
 	}
 	if d.end == len(d.buf) {
-		// A partial line fills the buffer. readLine has already checked the line is within
-		// MaxLine, so growing to MaxLine+2 (line, CR, one spare) always suffices.
+		// readLine checked the line is within MaxLine: MaxLine+2 (line, CR, spare) suffices.
 		size := min(2*len(d.buf), d.limits.MaxLine+2)
 		if size <= len(d.buf) {
 			size = len(d.buf) + 1
@@ -357,14 +316,12 @@ func (d *Decoder) fill() error {
 		copy(nb, d.buf[:d.end])
 		d.buf = nb
 	} else if d.readFilled && len(d.buf) < maxReadSize {
-		// The last read filled all the space it had: the peer is sending faster than we
-		// consume, so fewer, larger reads pay off.
+		// The last read filled the buffer: fewer, larger reads pay off.
 		nb := make([]byte, min(2*len(d.buf), maxReadSize))
 		copy(nb, d.buf[:d.end])
 		d.buf = nb
 	}
-	// Retry reads that return no data and no error a bounded number of times, as io.Reader
-	// permits them but a well-behaved reader makes progress.
+	// io.Reader permits reads of no data and no error, but a well-behaved one makes progress.
 	for range 100 {
 		free := len(d.buf) - d.end
 		n, err := d.r.Read(d.buf[d.end:])
@@ -394,7 +351,6 @@ func (d *Decoder) fill() error {
 	return fmt.Errorf("sse: read: %w", io.ErrNoProgress)
 }
 
-// field applies one non-blank line to the pending event.
 func (d *Decoder) field(line []byte) error {
 	if line[0] == ':' {
 		d.comments++
@@ -462,8 +418,7 @@ func parseRetry(v []byte) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, true
 }
 
-// dispatch runs the WHATWG dispatch step; it reports whether an event was produced (an empty
-// data buffer produces none, but the buffers are reset either way).
+// dispatch runs the WHATWG dispatch step, reporting whether an event came (empty data: none).
 func (d *Decoder) dispatch(ev *Event) bool {
 	retry := d.retry
 	d.retry = 0
@@ -485,16 +440,14 @@ func (d *Decoder) dispatch(ev *Event) bool {
 	return true
 }
 
-// unalias copies the pending event's one data line out of the read buffer into the data
-// buffer, before the read buffer's contents move or a second data line joins it.
+// unalias copies the pending data line into data before buf moves or a second line joins.
 func (d *Decoder) unalias() {
 	d.data = append(d.data, d.alias...)
 	d.data = append(d.data, '\n')
 	d.alias, d.aliased = nil, false
 }
 
-// internType returns the pending event type as a string, reusing a cached string for names
-// seen recently so steady streams allocate nothing per event.
+// internType returns the pending event type, a cached string for recent names (no allocation).
 func (d *Decoder) internType() string {
 	if len(d.typ) == 0 {
 		return ""

@@ -12,9 +12,8 @@ import (
 // ErrInvalidField means an event's Type or ID cannot be written as one SSE field line.
 var ErrInvalidField = errors.New("sse: invalid field")
 
-// Encoder writes events to an io.Writer, one Write call per event so events from one encoder
-// are never interleaved mid-frame. Flushing (http.Flusher) is the caller's job. Not safe for
-// concurrent use.
+// Encoder writes events to an io.Writer, one Write per event (never interleaved mid-frame).
+// Flushing is the caller's job. Not safe for concurrent use.
 type Encoder struct {
 	w   io.Writer
 	buf []byte
@@ -28,8 +27,7 @@ func NewEncoder(w io.Writer) *Encoder {
 // Reset makes e write to w, keeping its buffer.
 func (e *Encoder) Reset(w io.Writer) { e.w = w }
 
-// Validate reports whether ev can be encoded: Type must not contain CR or LF, and ID must not
-// contain CR, LF or NUL (a decoder ignores an id with NUL, so it would be silently lost).
+// Validate reports whether ev can be encoded: no CR or LF in Type, no CR, LF or NUL in ID.
 func (ev *Event) Validate() error {
 	if strings.ContainsAny(ev.Type, "\r\n") {
 		return fmt.Errorf("%w: event type %q contains a line break", ErrInvalidField, ev.Type)
@@ -40,11 +38,9 @@ func (ev *Event) Validate() error {
 	return nil
 }
 
-// Encode writes ev as one frame: "event:" if Type is set, "id:" if ID is set, "retry:" if
-// Retry is at least a millisecond, then the data lines and a blank line. Data is split into
-// lines at LF, CRLF and lone CR (a decoder would split there anyway), so Data round-trips
-// exactly when it has no CR. Empty Data is written as one empty data line, so the event is
-// still dispatched.
+// Encode writes ev as one frame: "event:", "id:" and "retry:" (at least 1 ms) when set, then
+// data lines split at LF, CRLF and lone CR (so Data round-trips when it has no CR; empty Data
+// is one empty line, still dispatched) and a blank line.
 func (e *Encoder) Encode(ev *Event) error {
 	if err := ev.Validate(); err != nil {
 		return err
@@ -53,17 +49,14 @@ func (e *Encoder) Encode(ev *Event) error {
 	return e.write()
 }
 
-// Data writes "data: p\n\n" (p split into several data lines at line breaks), the fast path
-// for the common unnamed event.
+// Data writes p as an unnamed event, the common case's fast path.
 func (e *Encoder) Data(p []byte) error {
 	e.buf = appendData(e.buf[:0], p)
 	e.buf = append(e.buf, '\n')
 	return e.write()
 }
 
-// Comment writes text as comment lines (one ": " line per line of text) followed by a blank
-// line, the usual heartbeat shape (": ping\n\n"). Decoders ignore comments; the blank line
-// dispatches nothing because the encoder never leaves a partial event behind.
+// Comment writes text as ": " comment lines and a blank line (the heartbeat ": ping\n\n").
 func (e *Encoder) Comment(text string) error {
 	e.buf = e.buf[:0]
 	for {
@@ -87,9 +80,8 @@ func (e *Encoder) write() error {
 	return nil
 }
 
-// AppendEvent appends ev's wire form (as Encode writes it) to dst and returns the extended
-// slice; it allocates only when dst must grow. It does not validate: call ev.Validate first
-// unless Type and ID are known to be free of CR, LF and NUL (for example constants).
+// AppendEvent appends ev's wire form (as Encode writes it) to dst, allocating only when dst
+// grows. It does not validate: call ev.Validate unless Type and ID are known good.
 func AppendEvent(dst []byte, ev *Event) []byte {
 	if ev.Type != "" {
 		dst = append(dst, "event: "...)

@@ -8,16 +8,13 @@ import (
 // ContentType is the media type of an event stream.
 const ContentType = "text/event-stream"
 
-// IsEventStream reports whether a Content-Type header value declares an event stream:
-// text/event-stream, parameters such as charset allowed (a malformed parameter is not).
+// IsEventStream reports whether a Content-Type is text/event-stream (parameters allowed).
 func IsEventStream(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == ContentType
 }
 
-// SetHeaders sets the headers a server streams events with: the content type, no caching,
-// and no proxy buffering (nginx's X-Accel-Buffering), so each event reaches the client as it
-// is written.
+// SetHeaders sets the headers of an event stream: type, no caching, no proxy buffering.
 func SetHeaders(h http.Header) {
 	h.Set("Content-Type", ContentType)
 	h.Set("Cache-Control", "no-cache")

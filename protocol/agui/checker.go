@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
@@ -22,9 +22,7 @@ type toolCall struct {
 	scripted int // the script's call it was matched to (judgeArgs), -1 none
 }
 
-// Checker judges one AG-UI event stream: R-agui-run, -message, -reasoning, -tool, -step,
-// -state, -error, R-framing always, and R-agui-content against the script (unless
-// NoGroundTruth). Not safe for concurrent use; one per stream.
+// Checker judges one AG-UI event stream (every ag-ui rule). Not safe for concurrent use.
 type Checker struct {
 	s      *protocol.Session
 	ground bool
@@ -49,25 +47,22 @@ type Checker struct {
 	steps     map[string]bool
 	state     []byte // the state's JSON: {} until a snapshot
 
-	text, thought     jsonwire.Cursor
-	textOK, thoughtOK bool
-	script            []scenarios.ScriptToolCall
-	used              []bool
+	text, thought jsonwire.Text
+	script        []scenarios.ScriptToolCall
+	used          []bool
 }
 
 // NewChecker returns a checker for one stream of s, sent RunAgentInput with threadID and runID.
 func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
-	c := &Checker{s: s, ground: !noGroundTruth && !s.NoGroundTruth, textOK: true, thoughtOK: true,
+	c := &Checker{s: s, ground: !noGroundTruth && !s.NoGroundTruth,
 		messages: map[string]bool{}, reasoning: map[string]bool{}, reasonMsg: map[string]bool{}, steps: map[string]bool{},
 		state: []byte("{}")}
 	if c.ground {
-		text := make([]string, len(s.Expected.Turns))
-		thinking := make([]string, len(s.Expected.Turns))
-		for i, t := range s.Expected.Turns {
-			text[i], thinking[i] = t.Text, t.Thinking
+		for _, t := range s.Expected.Turns {
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text, c.thought = jsonwire.NewCursor(text), jsonwire.NewCursor(thinking)
+		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
+		c.thought = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
 		c.used = make([]bool, len(c.script))
 	}
 	return c
@@ -105,7 +100,6 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	return c.onEvent(&e)
 }
 
-// onEvent judges a well-formed event of the run by its type.
 func (c *Checker) onEvent(e *Event) protocol.Observation {
 	switch e.Type {
 	case TypeRunStarted:
@@ -185,8 +179,7 @@ func (c *Checker) onRunError(e *Event) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
 }
 
-// pair opens (opening) or closes the id in field (name) among open, a step or a reasoning
-// phase, reporting rule with detail when it is already open or not open.
+// pair opens or closes the id in field among open, reporting rule with detail when it cannot.
 func (c *Checker) pair(e *Event, field *string, name string, open map[string]bool, opening bool, rule protocol.Rule, detail string) {
 	if !c.need(e, field, name) {
 		return
@@ -290,9 +283,8 @@ func (c *Checker) onMessage(e *Event, rule protocol.Rule, open map[string]bool, 
 	return other
 }
 
-// content judges a text or reasoning delta against the script. An empty delta carries
-// nothing and breaks no rule: @ag-ui/core 1.0.0's schema takes any string (0.0.x refused an
-// empty one), and the client's own transformChunks makes empty deltas.
+// content judges a text or reasoning delta against the script. An empty one breaks no rule:
+// @ag-ui/core 1.0.0 takes any string, and the client's transformChunks makes them.
 func (c *Checker) content(e *Event, reasoning bool) protocol.Observation {
 	var delta string
 	if e.Delta != nil && json.Unmarshal(e.Delta, &delta) != nil {
@@ -302,16 +294,11 @@ func (c *Checker) content(e *Event, reasoning bool) protocol.Observation {
 	if delta == "" {
 		return other
 	}
-	if c.ground {
-		if reasoning {
-			if c.thoughtOK && !jsonwire.Advance(&c.thought, delta) {
-				c.thoughtOK = false
-				c.v.Add(RContent, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.thought.Matched(), protocol.Quote(c.thought.Next(60), 60), protocol.Quote(delta, 60))
-			}
-		} else if c.textOK && !jsonwire.Advance(&c.text, delta) {
-			c.textOK = false
-			c.v.Add(RContent, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(delta, 60))
-		}
+	switch {
+	case c.ground && reasoning:
+		jsonwire.Follow(&c.thought, &c.v, RContent, "reasoning", delta, 60)
+	case c.ground:
+		jsonwire.Follow(&c.text, &c.v, RContent, "text", delta, 60)
 	}
 	if reasoning {
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta), Tokens: c.tokens.ThinkingBytes([]byte(delta))}
@@ -346,11 +333,7 @@ func (c *Checker) onTool(e *Event) protocol.Observation {
 			c.v.Add(RTool, "TOOL_CALL_START %q: expected a new toolCallId, saw one already started", id)
 			return other
 		}
-		name := ""
-		if e.ToolCallName != nil {
-			name = *e.ToolCallName
-		}
-		c.calls = append(c.calls, toolCall{id: id, name: name, scripted: -1})
+		c.calls = append(c.calls, toolCall{id: id, name: jsonwire.Deref(e.ToolCallName), scripted: -1})
 		c.tokens.Break()
 		if e.Type == TypeToolCallChunk {
 			c.toolArgs(e, len(c.calls)-1)
@@ -395,8 +378,7 @@ func (c *Checker) toolArgs(e *Event, i int) protocol.Observation {
 	return other
 }
 
-// judgeArgs matches an ended call to the script, by toolCallId, else the earliest unmatched
-// scripted call of its name, and compares the arguments as JSON.
+// judgeArgs matches an ended call to the script and compares its arguments as JSON.
 func (c *Checker) judgeArgs(cl *toolCall) {
 	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
@@ -408,7 +390,7 @@ func (c *Checker) judgeArgs(cl *toolCall) {
 	sc := &c.script[si]
 	if sc.Name != cl.name {
 		c.v.Add(RContent, "tool call %q: expected toolCallName %q, saw %q", cl.id, sc.Name, cl.name)
-	} else if !jsonEqual([]byte(sc.Arguments), cl.args) {
+	} else if !jsonwire.Equal([]byte(sc.Arguments), cl.args) {
 		c.v.Add(RContent, "tool call %q (%s): expected arguments %s, saw %s", cl.id, cl.name, protocol.Quote(sc.Arguments, 80), protocol.Quote(cl.args, 80))
 	}
 }
@@ -438,9 +420,7 @@ func (c *Checker) onToolResult(e *Event) protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	// clean: the stream ran to its terminal. A cut (a transport error, a stall, a stream
-	// without RUN_FINISHED or RUN_ERROR: the truncated outcome), an abort and an unscripted
-	// RUN_ERROR are judged on what arrived only.
+	// A cut, an abort and an unscripted RUN_ERROR are judged on what arrived only.
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	if clean && c.ended == "" && c.events > 0 && !c.started {
 		c.v.Add(RRun, "expected RUN_STARTED, the stream never sent it")
@@ -456,22 +436,16 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.List()
 }
 
-// judgeComplete checks, at a clean end, that every scripted byte of text and reasoning and
-// every scripted tool call came.
+// judgeComplete checks, at a clean end, that all the script's text, reasoning and calls came.
 func (c *Checker) judgeComplete() {
-	if c.textOK && !c.text.Done() {
-		c.v.Add(RContent, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
-	}
-	if c.thoughtOK && !c.thought.Done() {
-		c.v.Add(RContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thought.Next(60), 60), c.thought.Matched(), c.thought.Total())
-	}
+	c.text.Short(&c.v, RContent, "expected the text to continue with %s, saw only the first %d of %d bytes", 60)
+	c.thought.Short(&c.v, RContent, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", 60)
 	for i := range c.calls {
 		if !c.calls[i].ended { // never ended (R-agui-tool): its arguments are judged as they came
 			c.judgeArgs(&c.calls[i])
 		}
 	}
-	// The runtime runs every scripted call (one that pauses the run or times it out aside):
-	// its result is owed, a failing tool's included.
+	// Every scripted call's result is owed, a failing tool's too, not a pausing or timing-out one's.
 	for i := range c.calls {
 		cl := &c.calls[i]
 		if si := cl.scripted; si >= 0 && !cl.result && !c.script[si].Pause && !c.script[si].TimesOut {
@@ -489,21 +463,22 @@ func (c *Checker) judgeComplete() {
 	}
 }
 
-// jsonEqual reports whether a and b are the same JSON value.
-func jsonEqual(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
-}
-
 func quoted(s *string) string {
 	if s == nil {
 		return "none"
 	}
 	return fmt.Sprintf("%q", *s)
+}
+
+// applyPatch applies a JSON Patch to doc (nil: null) atomically, with evanphx/json-patch
+// (Kubernetes's): a kept library beats our own for a format of this many corner cases.
+func applyPatch(doc, patch []byte) ([]byte, error) {
+	p, err := jsonpatch.DecodePatch(patch)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON Patch: %w", err)
+	}
+	if doc == nil {
+		doc = []byte("null")
+	}
+	return p.ApplyWithOptions(doc, &jsonpatch.ApplyOptions{SupportNegativeIndices: false, EnsurePathExistsOnAdd: false})
 }

@@ -1,20 +1,11 @@
-// Package agui is the ag-ui dialect: the Agent–User Interaction protocol
-// (github.com/ag-ui-protocol/ag-ui, @ag-ui/core and @ag-ui/client), the event stream an AG-UI
-// agent server sends an AG-UI client (CopilotKit and others). A client POSTs a RunAgentInput
-// (threadId, runId, messages, tools, state, context, forwardedProps) and reads SSE data:
-// frames of JSON events: RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, REASONING_* (THINKING_* in
-// older servers), STEP_*, STATE_SNAPSHOT/DELTA, then RUN_FINISHED or RUN_ERROR. The package
-// holds the events, the Writer the reference runtime serves them with, the request, and the
-// Checker: everything @ag-ui/client's verifyEvents judges, and what it leaves out (a stream
-// without RUN_FINISHED or RUN_ERROR is truncated, reasoning and tool results are checked,
-// STATE_DELTA patches must apply, text and tool arguments equal the script). See
-// docs/PROTOCOLS.md, "ag-ui".
+// Package agui is the ag-ui dialect: the Agent–User Interaction protocol's event stream
+// (@ag-ui/core, @ag-ui/client) that an AG-UI agent server sends a client which POSTed a
+// RunAgentInput: the events, the Writer, the request and the Checker, which judges what
+// @ag-ui/client's verifyEvents does and what it leaves out. See docs/PROTOCOLS.md, "ag-ui".
 package agui
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/streambench/streambench/protocol"
@@ -34,8 +25,7 @@ var (
 	_ protocol.Checker       = (*Checker)(nil)
 )
 
-// Options configure the dialect. The zero value judges the reference runtime's route against
-// the script.
+// Options configure the dialect. The zero value judges the reference runtime's route.
 type Options struct {
 	// Path is the route's path template ({agent}); DefaultPath when empty.
 	Path string
@@ -45,6 +35,7 @@ type Options struct {
 
 // Dialect is the ag-ui client side. It holds only its options and is safe for concurrent use.
 type Dialect struct {
+	protocol.Base
 	opts  Options
 	agent string
 }
@@ -54,13 +45,9 @@ func New(opts Options) *Dialect {
 	if opts.Path == "" {
 		opts.Path = DefaultPath
 	}
-	return &Dialect{opts: opts}
+	return &Dialect{Base: Name, opts: opts}
 }
 
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
-
-// vars binds the options Configure accepts to opts.
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the agent route's path template, {agent} the target", Default: DefaultPath, Placeholders: []string{"agent"}}, &opts.Path),
@@ -82,12 +69,6 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 	return c, nil
 }
 
-// Label is the dialect's name.
-func (*Dialect) Label() string { return Name }
-
-// Sees reports that an AG-UI agent sends every kind of frame.
-func (*Dialect) Sees(protocol.FrameKind) bool { return true }
-
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
 func (d *Dialect) StructureOnly() bool { return d.opts.NoGroundTruth }
 
@@ -97,14 +78,8 @@ func ThreadID(s *protocol.Session) string { return "thread-" + s.ID }
 // RunID is the run id of a session's RunAgentInput.
 func RunID(s *protocol.Session) string { return "run-" + s.ID }
 
-// NewRequest builds what HttpAgent sends: POST {baseURL}{path} with Accept: text/event-stream
-// and a RunAgentInput whose one message is the user's input, no tools, empty state, context
-// and forwardedProps.
+// NewRequest builds what HttpAgent sends: a RunAgentInput whose one message is the input.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	path, err := protocol.ExpandPath(d.opts.Path, "agent", d.agent)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
 	body := make([]byte, 0, 192+len(s.Input)+3*len(s.ID))
 	body = append(body, `{"threadId":`...)
 	body = jsonwire.AppendString(body, ThreadID(s))
@@ -115,18 +90,7 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 	body = append(body, `,"role":"user","content":`...)
 	body = jsonwire.AppendString(body, s.Input)
 	body = append(body, `}],"tools":[],"context":[],"forwardedProps":{}}`...)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("%s: request for session %s: %w", Name, s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	return req, nil
-}
-
-// CheckHeaders checks the content type (R-headers).
-func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	return protocol.CheckEventStream(h)
+	return protocol.NewStreamPost(ctx, Name, s, baseURL, d.opts.Path, body, "agent", d.agent)
 }
 
 // NewChecker returns a fresh checker for one stream of s.

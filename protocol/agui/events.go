@@ -2,8 +2,7 @@ package agui
 
 import "encoding/json"
 
-// Event types of the AG-UI protocol, as @ag-ui/core's EventType lists them (REASONING_* are
-// the current names; THINKING_* are the older ones it still accepts, deprecated).
+// Event types of the AG-UI protocol, as @ag-ui/core's EventType (THINKING_*: deprecated).
 const (
 	TypeRunStarted              = "RUN_STARTED"
 	TypeRunFinished             = "RUN_FINISHED"
@@ -40,10 +39,7 @@ const (
 	TypeCustom                  = "CUSTOM"
 )
 
-// Event is one AG-UI event as it travels in an SSE data: line: the union of the fields the
-// writer sends and the checker reads (the rest of an event is accepted and not judged). A
-// field's pointer is nil when the event does not carry it, so the checker can tell a missing
-// required field from an empty one.
+// Event is one AG-UI event, the union of the fields used; nil: a field the event lacks.
 type Event struct {
 	Type            string  `json:"type"`
 	ThreadID        *string `json:"threadId,omitempty"`
@@ -59,19 +55,16 @@ type Event struct {
 	Code            *string `json:"code,omitempty"`
 	Title           *string `json:"title,omitempty"`
 	Name            *string `json:"name,omitempty"`
-	// Delta is a string on the CONTENT, ARGS and CHUNK events and a JSON Patch array on
-	// STATE_DELTA, so it is kept raw.
+	// Delta is a string, or STATE_DELTA's JSON Patch array: kept raw.
 	Delta    json.RawMessage `json:"delta,omitempty"`
 	Snapshot json.RawMessage `json:"snapshot,omitempty"`
 	Result   json.RawMessage `json:"result,omitempty"`
 	Value    json.RawMessage `json:"value,omitempty"`
 }
 
-// str returns a pointer to s, for building events.
 func str(s string) *string { return &s }
 
-// RunAgentInput is the body an AG-UI client POSTs to run an agent (@ag-ui/core's
-// RunAgentInputSchema), with the fields streambench reads or sends.
+// RunAgentInput is the body an AG-UI client POSTs to run an agent (@ag-ui/core's schema).
 type RunAgentInput struct {
 	ThreadID       string            `json:"threadId"`
 	RunID          string            `json:"runId"`

@@ -27,11 +27,8 @@ func RecordingSession(name string, seed uint64) (*protocol.Session, error) {
 	}, nil
 }
 
-// JudgeRecording replays a recorded AG-UI stream (testdata/README.md) through the checker
-// against its script and returns the rules broken and how the stream ended as the load
-// generator would count it: "" for RUN_FINISHED, the message of a RUN_ERROR, "truncated" for
-// neither (an outcome, not a rule). The checker's tests and the verifyEvents cross-check
-// (interop/agui) judge the same files.
+// JudgeRecording replays a recorded stream through the checker and returns the rules broken and
+// its end: "" for RUN_FINISHED, a RUN_ERROR's message, else "truncated".
 func JudgeRecording(rec protocol.Recording) (rules []protocol.Rule, end string, err error) {
 	s, err := RecordingSession(rec.Scenario, rec.Seed)
 	if err != nil {

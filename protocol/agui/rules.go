@@ -2,8 +2,7 @@ package agui
 
 import "github.com/streambench/streambench/protocol"
 
-// The ag-ui dialect's own rules (docs/PROTOCOLS.md, "ag-ui"): what the AG-UI client's
-// verifyEvents judges, and what it leaves out.
+// The ag-ui dialect's own rules (docs/PROTOCOLS.md, "ag-ui").
 const (
 	RRun       protocol.Rule = "R-agui-run"
 	RMessage   protocol.Rule = "R-agui-message"

@@ -15,9 +15,8 @@ func SetResponseHeaders(h http.Header) {
 	sse.SetHeaders(h)
 }
 
-// Writer writes AG-UI events as SSE data: frames (the encoding @ag-ui/encoder uses for
-// text/event-stream), one Write call per event. Flushing is the caller's job. Not safe for
-// concurrent use.
+// Writer writes AG-UI events as @ag-ui/encoder does, one Write per event; flushing is the
+// caller's job. Not safe for concurrent use.
 type Writer struct {
 	w   io.Writer
 	buf []byte

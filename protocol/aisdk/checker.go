@@ -2,8 +2,6 @@ package aisdk
 
 import (
 	"bytes"
-	"encoding/json"
-	"reflect"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -11,8 +9,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// openPart is a text or reasoning part between its start and its end. Its id buffer is kept
-// when the part closes, so a later part reuses it instead of allocating.
+// openPart is a text or reasoning part between its start and end (its id buffer reused).
 type openPart struct {
 	reasoning bool
 	id        []byte
@@ -30,17 +27,13 @@ type call struct {
 	scripted  int // index into Checker.script, -1 when not matched
 }
 
-// stepMark is the checker's content state at a start-step, restored by reset-step (the SDK
-// discards the step's parts when it retries a step).
+// stepMark is the content state at a start-step, restored by reset-step (a retried step).
 type stepMark struct {
-	text, reasoning     jsonwire.Cursor
-	textOK, reasoningOK bool
-	calls               int
+	text, reasoning jsonwire.Text
+	calls           int
 }
 
-// Checker judges one UI message stream: R-aisdk-parts, R-terminal, R-framing always, and
-// against the script R-aisdk-text and R-aisdk-tool (unless Options.NoGroundTruth). Not safe
-// for concurrent use; one per stream.
+// Checker judges one UI message stream (every ai-sdk rule). Not safe for concurrent use.
 type Checker struct {
 	s           *protocol.Session
 	tokens      scenarios.TokenCounter // output tokens per part, for the token metrics
@@ -51,8 +44,7 @@ type Checker struct {
 	f           frame
 	raw         []byte // the part being judged, for details
 
-	text, reasoning     jsonwire.Cursor
-	textOK, reasoningOK bool
+	text, reasoning jsonwire.Text
 
 	parts   int // parts observed (not counting [DONE])
 	started bool
@@ -67,11 +59,9 @@ type Checker struct {
 	script []scenarios.ScriptToolCall // every scripted call, in turn order
 	used   []bool
 
-	errorSeen bool
-	errorText string
-	// unscripted: the error part is one the script does not call for (the session's
-	// in_band_error outcome): Finish judges the stream as a partial one.
-	unscripted   bool
+	errorSeen    bool
+	errorText    string
+	unscripted   bool   // an error part the script does not call for: judged partial
 	terminal     string // "finish" or "abort", once seen
 	finishReason string
 	done         bool
@@ -80,23 +70,19 @@ type Checker struct {
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session, opts Options) *Checker {
-	c := &Checker{s: s, ground: !opts.NoGroundTruth, noReasoning: opts.NoReasoning, textOK: true, reasoningOK: true}
+	c := &Checker{s: s, ground: !opts.NoGroundTruth, noReasoning: opts.NoReasoning}
 	if c.ground {
-		exp := &s.Expected
-		text := make([]string, len(exp.Turns))
-		thinking := make([]string, len(exp.Turns))
-		for i, t := range exp.Turns {
-			text[i] = t.Text
-			if !opts.NoReasoning {
-				thinking[i] = t.Thinking
-			}
+		for _, t := range s.Expected.Turns {
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text, c.reasoning = jsonwire.NewCursor(text), jsonwire.NewCursor(thinking)
+		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
+		if !opts.NoReasoning {
+			c.reasoning = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
+		}
 		c.used = make([]bool, len(c.script))
 	}
 	// A reset-step before any start-step rewinds to the start of the stream.
-	c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: true, reasoningOK: true}
+	c.mark = stepMark{text: c.text, reasoning: c.reasoning}
 	return c
 }
 
@@ -140,7 +126,6 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	return c.onPart()
 }
 
-// onPart judges a well-formed part by its type.
 func (c *Checker) onPart() protocol.Observation {
 	f := &c.f
 	switch string(f.typ) {
@@ -217,13 +202,12 @@ func (c *Checker) onStartStep() {
 	c.stepOpen = true
 	c.steps++
 	c.tokens.Break() // a step is a model turn: its first word is a token
-	c.mark = stepMark{text: c.text, reasoning: c.reasoning, textOK: c.textOK, reasoningOK: c.reasoningOK, calls: len(c.calls)}
+	c.mark = stepMark{text: c.text, reasoning: c.reasoning, calls: len(c.calls)}
 }
 
-// onResetStep rewinds to the step's start: the SDK discards the current step's parts and
-// streams the step again.
+// onResetStep rewinds to the step's start: the SDK streams the step again.
 func (c *Checker) onResetStep() {
-	c.text, c.reasoning, c.textOK, c.reasoningOK = c.mark.text, c.mark.reasoning, c.mark.textOK, c.mark.reasoningOK
+	c.text, c.reasoning = c.mark.text, c.mark.reasoning
 	for i := c.mark.calls; i < len(c.calls); i++ {
 		if sc := c.calls[i].scripted; sc >= 0 {
 			c.used[sc] = false
@@ -233,11 +217,9 @@ func (c *Checker) onResetStep() {
 	c.nOpen = 0
 }
 
-// onError judges the error part, a terminal.
 func (c *Checker) onError() protocol.Observation {
 	f := &c.f
-	// Without its errorText the part is still the error terminal (R-framing says what it
-	// lacks), so the stream is not also one without a terminal.
+	// Without errorText the part is still the error terminal (R-framing says what it lacks).
 	c.need(hasErrorText, "errorText")
 	if c.errorSeen {
 		c.v.Add(protocol.RTerminal, "expected at most one error part, saw a second: %s", protocol.Quote(f.errorText, 60))
@@ -245,8 +227,6 @@ func (c *Checker) onError() protocol.Observation {
 	}
 	c.errorSeen = true
 	c.errorText = string(f.errorText)
-	// An error the script does not call for is the session's outcome (in_band_error, from
-	// Observation.Error), not a violation: the stream is judged partial.
 	c.unscripted = !c.ground || !c.s.ScriptedError()
 	msg := c.errorText
 	if msg == "" {
@@ -255,15 +235,13 @@ func (c *Checker) onError() protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
 }
 
-// onTerminal judges finish or abort.
 func (c *Checker) onTerminal() protocol.Observation {
 	c.terminal = string(c.f.typ)
 	c.finishReason = string(c.f.finishReason)
 	if c.terminal == typeFinish && !c.errorSeen {
 		switch {
 		case c.finishReason == "error" && !(c.ground && c.s.ScriptedError()):
-			// The route says its run failed, without the error part that says why: the
-			// session's in-band error all the same (a scripted one is judgeTerminal's).
+			// The run failed without an error part: the in-band error all the same.
 			c.unscripted = true
 			return protocol.Observation{Kind: protocol.FrameTerminal, Error: "finish with finishReason error, and no error part"}
 		case c.finishReason == "tool-calls" && len(c.calls) == 0 && !c.ground: // with ground truth, judgeTerminal's
@@ -282,8 +260,7 @@ func (c *Checker) need(want fieldSet, what string) bool {
 	return false
 }
 
-// content reports new content after an error part: the SDK closes what was open (text-end,
-// finish-step, finish) and streams nothing new once the provider failed.
+// content reports new content after an error part (the SDK only closes what was open).
 func (c *Checker) content() {
 	if c.errorSeen {
 		c.v.Add(protocol.RTerminal, "expected no new content after the error part, saw %s", c.f.typ)
@@ -320,9 +297,7 @@ func (c *Checker) openPart(reasoning bool, id []byte) {
 	c.nOpen++
 }
 
-// closePart ends an open part. A part's id may be reused once it is closed (providers number
-// text parts per step, "0" in every step), so only an end with no open part of that id is
-// wrong: one never opened, or closed already.
+// closePart ends an open part (an id may be reused once closed: "0" in every step).
 func (c *Checker) closePart(reasoning bool, id []byte) {
 	i := c.findOpen(reasoning, id)
 	if i < 0 {
@@ -340,16 +315,11 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 	if c.findOpen(reasoning, f.id) < 0 {
 		c.v.Add(RParts, "%s-delta %q: expected its %s-start first (and no %s-end yet), saw no open part with that id", kindName(reasoning), f.id, kindName(reasoning), kindName(reasoning))
 	}
-	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
-		if reasoning {
-			if c.reasoningOK && !jsonwire.Advance(&c.reasoning, f.delta) {
-				c.reasoningOK = false
-				c.v.Add(RText, "reasoning diverges from the script at byte %d: expected %s, saw %s", c.reasoning.Matched(), protocol.Quote(c.reasoning.Next(60), 60), protocol.Quote(f.delta, 60))
-			}
-		} else if c.textOK && !jsonwire.Advance(&c.text, f.delta) {
-			c.textOK = false
-			c.v.Add(RText, "text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(f.delta, 60))
-		}
+	switch ground := c.ground && !c.errorSeen; { // new content after the error is R-terminal's alone
+	case ground && reasoning:
+		jsonwire.Follow(&c.reasoning, &c.v, RText, "reasoning", f.delta, 60)
+	case ground:
+		jsonwire.Follow(&c.text, &c.v, RText, "text", f.delta, 60)
 	}
 	switch {
 	case len(f.delta) == 0:
@@ -395,9 +365,8 @@ func (c *Checker) onToolInputDelta() {
 	}
 }
 
-// onToolInput follows tool-input-available (or tool-input-error): the call's complete input.
-// tool-input-start and deltas are optional (a provider that does not stream tool input sends
-// only this part), but when deltas came, the input is what they assembled.
+// onToolInput follows tool-input-available (or -error), the call's complete input: the deltas'
+// assembly when deltas came (they are optional).
 func (c *Checker) onToolInput() protocol.Observation {
 	c.content()
 	f := &c.f
@@ -418,7 +387,7 @@ func (c *Checker) onToolInput() protocol.Observation {
 	if cl.name != string(f.toolName) {
 		c.v.Add(RParts, "%s %s: expected toolName %q as at its tool-input-start, saw %q", f.typ, cl.id, cl.name, f.toolName)
 	}
-	if len(cl.args) > 0 && !isError && !jsonEqual(cl.args, f.input) {
+	if len(cl.args) > 0 && !isError && !jsonwire.Equal(cl.args, f.input) {
 		c.v.Add(RParts, "tool-input-available %s: expected the input its deltas assembled, %s, saw %s", cl.id, protocol.Quote(cl.args, 80), protocol.Quote(f.input, 80))
 	}
 	if c.ground && !c.errorSeen { // new content after the error is R-terminal's alone
@@ -431,9 +400,7 @@ func (c *Checker) onToolInput() protocol.Observation {
 	return protocol.Observation{Kind: kind}
 }
 
-// judgeInput matches the call to the script, by toolCallId (routes pass the provider's id
-// through), else to the earliest unmatched scripted call of the same toolName, and compares
-// its input with the scripted arguments as JSON.
+// judgeInput matches the call to the script and compares its input as JSON.
 func (c *Checker) judgeInput(cl *call, input []byte) {
 	si := protocol.MatchToolCall(c.script, c.used, cl.id, cl.name)
 	if si < 0 || c.used[si] {
@@ -445,7 +412,7 @@ func (c *Checker) judgeInput(cl *call, input []byte) {
 	switch {
 	case sc.Name != cl.name:
 		c.v.Add(RTool, "tool call %s: expected toolName %q, saw %q", cl.id, sc.Name, cl.name)
-	case !jsonEqual([]byte(sc.Arguments), input):
+	case !jsonwire.Equal([]byte(sc.Arguments), input):
 		c.v.Add(RTool, "tool call %s (%s): expected input %s, saw %s", cl.id, cl.name, protocol.Quote([]byte(sc.Arguments), 80), protocol.Quote(input, 80))
 	}
 }
@@ -487,8 +454,7 @@ func (c *Checker) onDone() protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	// clean: the stream ran to its end. A cut (streamErr: a transport or decode error, a stall,
-	// a truncation), an abort and an unscripted error are judged on what arrived only.
+	// A cut, an abort and an unscripted error are judged on what arrived only.
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	ended := c.terminal != "" || c.errorSeen
 	if clean {
@@ -531,10 +497,8 @@ func (c *Checker) lastTerminal() string {
 }
 
 // judgeTerminal checks the terminal against the script: an error part where the provider
-// fails, and a finish that says the tool loop stopped while the script goes on (a route
-// without the tools or a stopWhen). It reports whether the loop stopped, whose missing turns
-// are then R-terminal's finding alone. An error part the script does not call for is the
-// session's outcome, not judged here.
+// fails, no finish saying the tool loop stopped while the script goes on; it reports whether
+// the loop stopped (the missing turns are then R-terminal's alone).
 func (c *Checker) judgeTerminal(clean bool) bool {
 	exp := &c.s.Expected
 	perr := exp.ProviderError
@@ -548,19 +512,14 @@ func (c *Checker) judgeTerminal(clean bool) bool {
 	return false
 }
 
-// judgeComplete checks, when the stream had to show every scripted turn, that the text and
-// reasoning are complete and every scripted call streamed its input and, where the loop went
-// on past its turn, its output.
+// judgeComplete checks, when every scripted turn was owed, the whole text and reasoning, every
+// scripted call's input and, where the loop went on past its turn, its output.
 func (c *Checker) judgeComplete(full bool) {
 	if !full {
 		return
 	}
-	if c.textOK && !c.text.Done() {
-		c.v.Add(RText, "expected the text to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.text.Next(60)), 60), c.text.Matched(), c.text.Total())
-	}
-	if c.reasoningOK && !c.reasoning.Done() {
-		c.v.Add(RText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote([]byte(c.reasoning.Next(60)), 60), c.reasoning.Matched(), c.reasoning.Total())
-	}
+	c.text.Short(&c.v, RText, "expected the text to continue with %s, saw only the first %d of %d bytes", 60)
+	c.reasoning.Short(&c.v, RText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", 60)
 	for si := range c.script {
 		sc := &c.script[si]
 		ci := -1
@@ -578,8 +537,7 @@ func (c *Checker) judgeComplete(full bool) {
 	}
 }
 
-// judgeOutcomes checks each settled call against its scripted outcome, unless the client
-// aborted (the route then cancels running tools).
+// judgeOutcomes checks each settled call's outcome, unless the client aborted.
 func (c *Checker) judgeOutcomes() {
 	if c.s.Aborted || c.unscripted {
 		return
@@ -603,15 +561,107 @@ func outputName(failed bool) string {
 	return "tool-output-available"
 }
 
-// jsonEqual reports whether a and b are the same JSON value. It decodes both, so it runs once
-// per tool call, never per delta.
-func jsonEqual(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true // the common case: the SDK re-encodes the parsed deltas as they came
+// frame is what the checker reads of one part, aliasing the event or the scanner until the next.
+type frame struct {
+	typ, id, delta, toolCallID, toolName, inputTextDelta, errorText, finishReason []byte
+	input                                                                         []byte // raw JSON of "input"
+	has                                                                           fieldSet
+	preliminary                                                                   bool
+}
+
+// fieldSet records which fields a part carried (non-null).
+type fieldSet uint16
+
+const (
+	hasType fieldSet = 1 << iota
+	hasID
+	hasDelta
+	hasToolCallID
+	hasToolName
+	hasInputTextDelta
+	hasErrorText
+	hasInput
+	hasFinishReason
+)
+
+// parse fills f from one part's JSON, skipping the rest (null: absent, as zod's optionals).
+func (f *frame) parse(sc *jsonwire.Scanner, data []byte) error {
+	sc.Reset(data)
+	*f = frame{}
+	if sc.Object("part") {
+		for key := range sc.Members() {
+			switch string(key) {
+			case "type":
+				f.typ = f.str(sc, "type", hasType)
+			case "id":
+				f.id = f.str(sc, "id", hasID)
+			case "delta":
+				f.delta = f.str(sc, "delta", hasDelta)
+			case "toolCallId":
+				f.toolCallID = f.str(sc, "toolCallId", hasToolCallID)
+			case "toolName":
+				f.toolName = f.str(sc, "toolName", hasToolName)
+			case "inputTextDelta":
+				f.inputTextDelta = f.str(sc, "inputTextDelta", hasInputTextDelta)
+			case "errorText":
+				f.errorText = f.str(sc, "errorText", hasErrorText)
+			case "finishReason":
+				f.finishReason = f.str(sc, "finishReason", hasFinishReason)
+			case "input":
+				// Present even when null: tool-input-available's input is z.unknown().
+				f.input = sc.Raw()
+				f.has |= hasInput
+			case "preliminary":
+				raw := sc.Raw()
+				f.preliminary = string(raw) == "true"
+			default:
+				sc.Skip()
+			}
+		}
 	}
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return false
+	return sc.Finish()
+}
+
+// str reads a string member, recording its presence unless it was null.
+func (f *frame) str(sc *jsonwire.Scanner, field string, bit fieldSet) []byte {
+	b := sc.Str(field)
+	if b != nil && sc.Err() == nil {
+		f.has |= bit
 	}
-	return reflect.DeepEqual(va, vb)
+	return b
+}
+
+// Part types, as ai 7.0.173's uiMessageChunkSchema lists them.
+const (
+	typeStart                = "start"
+	typeFinish               = "finish"
+	typeAbort                = "abort"
+	typeError                = "error"
+	typeStartStep            = "start-step"
+	typeFinishStep           = "finish-step"
+	typeResetStep            = "reset-step"
+	typeTextStart            = "text-start"
+	typeTextDelta            = "text-delta"
+	typeTextEnd              = "text-end"
+	typeReasoningStart       = "reasoning-start"
+	typeReasoningDelta       = "reasoning-delta"
+	typeReasoningEnd         = "reasoning-end"
+	typeToolInputStart       = "tool-input-start"
+	typeToolInputDelta       = "tool-input-delta"
+	typeToolInputAvailable   = "tool-input-available"
+	typeToolInputError       = "tool-input-error"
+	typeToolOutputAvailable  = "tool-output-available"
+	typeToolOutputError      = "tool-output-error"
+	typeToolOutputDenied     = "tool-output-denied"
+	typeToolApprovalRequest  = "tool-approval-request"
+	typeToolApprovalResponse = "tool-approval-response"
+)
+
+// unjudged reports whether t is a part type accepted without judging (data-*: the app's).
+func unjudged(t []byte) bool {
+	switch string(t) {
+	case "custom", "source-url", "source-document", "file", "reasoning-file", "message-metadata", "steering-message":
+		return true
+	}
+	return len(t) > len("data-") && string(t[:len("data-")]) == "data-"
 }

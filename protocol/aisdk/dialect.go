@@ -1,13 +1,7 @@
 // Package aisdk is the ai-sdk dialect: the Vercel AI SDK UI message stream (ai v5 and later,
-// pinned here from ai 7.0.173) that a chat route built with streamText and
-// toUIMessageStreamResponse sends to useChat. It holds the request useChat POSTs (its v5+
-// body) and the Checker that judges the part stream: parts opened before their deltas and
-// closed once by id, tool input assembled per toolCallId, text against the script, exactly one
-// terminal then [DONE]. See docs/PROTOCOLS.md, "ai-sdk".
-//
-// The route is expected to run the tool loop itself (streamText with tools and stopWhen), so
-// one request carries every scripted turn as a step; a route that stops after the first step
-// is reported (R-terminal) rather than driven turn by turn.
+// pinned from ai 7.0.173) a streamText chat route sends to useChat: the request useChat POSTs
+// and the Checker. The route runs the tool loop itself, so one request carries every scripted
+// turn as a step. See docs/PROTOCOLS.md, "ai-sdk".
 package aisdk
 
 import (
@@ -28,8 +22,7 @@ const Name = "ai-sdk"
 // DefaultPath is where useChat's default transport POSTs (DefaultChatTransport's api).
 const DefaultPath = "/api/chat"
 
-// StreamHeader is the response header that marks a UI message stream, and StreamVersion its
-// value (UI_MESSAGE_STREAM_HEADERS in the ai package).
+// StreamHeader marks a UI message stream, StreamVersion its value (UI_MESSAGE_STREAM_HEADERS).
 const (
 	StreamHeader  = "X-Vercel-Ai-Ui-Message-Stream"
 	StreamVersion = "v1"
@@ -41,35 +34,29 @@ var (
 	_ protocol.Checker = (*Checker)(nil)
 )
 
-// Options configure the dialect. The zero value judges a route at /api/chat against the
-// script, reasoning included.
+// Options configure the dialect. The zero value judges a route at /api/chat, reasoning included.
 type Options struct {
 	// Path is the chat route's path on the target (DefaultPath when empty).
 	Path string
-	// NoGroundTruth judges structure only (R-aisdk-parts, R-terminal, R-framing, R-headers):
-	// for a route whose model is not the mock, so its content cannot be known.
+	// NoGroundTruth judges structure only: the route's model is not the mock.
 	NoGroundTruth bool
-	// NoReasoning says the route forwards no reasoning, so the ground truth has none: a route
-	// with sendReasoning: false, or a provider adapter that drops it (@ai-sdk/openai's chat
-	// model ignores the mock's reasoning_content). Any reasoning text is then R-aisdk-text.
+	// NoReasoning says the route forwards no reasoning (sendReasoning: false, or an adapter
+	// dropping it): reasoning text is then R-aisdk-text.
 	NoReasoning bool
 }
 
 // Dialect is the ai-sdk client side. It holds only its options and is safe for concurrent use.
 type Dialect struct {
+	protocol.Base
 	opts Options
 }
 
 // New returns the ai-sdk dialect with opts.
 func New(opts Options) *Dialect {
 	opts.Path = cmp.Or(opts.Path, DefaultPath)
-	return &Dialect{opts: opts}
+	return &Dialect{Base: Name, opts: opts}
 }
 
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
-
-// vars binds the options Configure accepts to opts.
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.StringVar(protocol.OptionSpec{Key: "path", Help: "the chat route's path on the target", Default: DefaultPath}, &opts.Path),
@@ -81,8 +68,7 @@ func vars(opts *Options) []protocol.OptionVar {
 // Options lists the options Configure accepts.
 func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Options{})) }
 
-// Configure returns the dialect with a profile's options applied; target names the route's
-// deployment only in results.
+// Configure returns the dialect with a profile's options applied.
 func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
 	opts := d.opts
 	if err := o.Apply(Name, vars(&opts)); err != nil {
@@ -91,18 +77,12 @@ func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, erro
 	return New(opts), nil
 }
 
-// Label is the dialect's name.
-func (*Dialect) Label() string { return Name }
-
 // Sees reports whether the route sends frames of kind k: no reasoning with NoReasoning.
 func (d *Dialect) Sees(k protocol.FrameKind) bool {
 	return k != protocol.FrameThinking || !d.opts.NoReasoning
 }
 
-// NewRequest builds what useChat's default transport sends for a first message: POST
-// {baseURL}{Path} with {"id": chat id, "messages": [{"id","role":"user","parts":[{"type":
-// "text","text": Input}]}], "trigger": "submit-message"}. The chat id is the session id, so a
-// route that keys state by chat sees one chat per session.
+// NewRequest builds what useChat's default transport sends first, the chat id the session's.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body := make([]byte, 0, 128+len(s.Input)+2*len(s.ID))
 	body = append(body, `{"id":`...)

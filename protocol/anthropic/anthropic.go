@@ -1,7 +1,5 @@
-// Package anthropic is the Anthropic Messages wire (POST /v1/messages): the mock provider's
-// side (ParseRequest, StreamWriter, WriteResponse, WriteError) and the runtime's side (Wire, a
-// protocol.ProviderWire). Both sides live together so the events one writes are the events
-// the other reads; see docs/PROTOCOLS.md, "Provider-facing wires".
+// Package anthropic is the Anthropic Messages wire (POST /v1/messages): the mock's side and the
+// runtime's (Wire), together so the events one writes are the events the other reads.
 package anthropic
 
 import (
@@ -18,28 +16,23 @@ import (
 // APIVersion is the anthropic-version header the runtime sends.
 const APIVersion = "2023-06-01"
 
-// Request is the subset of a Messages request the mock provider needs to pick and play a
-// scripted turn.
+// Request is what the mock provider reads of a Messages request.
 type Request struct {
-	Model string
-	// Stream is the request's "stream" flag.
+	Model  string
 	Stream bool
 	// IncludeUsage is always true: the Messages stream always reports usage.
 	IncludeUsage bool
-	// LastUserText is the text of the last user message that has text (string content or text
-	// blocks joined), where the scenario directive is looked for. User messages that only carry
-	// tool_result blocks are skipped: in a tool loop they come after the user's own message.
+	// LastUserText is the text of the last user message with text, where the directive is
+	// looked for (in a tool loop, messages of tool_result blocks alone come after it).
 	LastUserText string
-	// AssistantTurns is the number of assistant messages already present, which is the index
-	// of the turn to play: the provider is stateless across a tool loop.
+	// AssistantTurns counts the assistant messages present: the index of the turn to play.
 	AssistantTurns int
-	// Thinking is set when extended thinking is enabled ("thinking":{"type":"enabled",…}).
+	// Thinking: extended thinking is enabled (type "enabled" or "adaptive").
 	Thinking bool
 	// MaxTokens is max_tokens (required, at least 1).
 	MaxTokens int
 }
 
-// rawRequest is the JSON shape ParseRequest reads; everything else in the body is ignored.
 type rawRequest struct {
 	Model     *string           `json:"model"`
 	MaxTokens *int              `json:"max_tokens"`
@@ -50,21 +43,17 @@ type rawRequest struct {
 	} `json:"thinking"`
 }
 
-// rawMessage is one entry of "messages" as ParseRequest reads it.
 type rawMessage struct {
 	Role    *string         `json:"role"`
 	Content json.RawMessage `json:"content"`
 }
 
-// rawBlock is one element of an array "content".
 type rawBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
 
-// ParseRequest reads a Messages request body. Errors name the offending field, as the real
-// API does ("messages: required", "messages[2].content: expected string or array of content
-// blocks"), so a misbehaving runtime under test learns what it sent wrong.
+// ParseRequest reads a Messages body; errors name the offending field, as the API's do.
 func ParseRequest(body []byte) (*Request, error) {
 	var raw rawRequest
 	if err := jsonwire.DecodeRequest(body, &raw); err != nil {
@@ -149,25 +138,18 @@ func contentText(content json.RawMessage) (text string, hasText bool, err error)
 	return "", false, errors.New("expected string or array of content blocks")
 }
 
-// errorBody is the API's error envelope, also the data of a mid-stream error event.
 type errorBody struct {
-	Type  string      `json:"type"`
-	Error errorDetail `json:"error"`
+	Type  string `json:"type"`
+	Error struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
-// errorDetail is the inside of the error envelope.
-type errorDetail struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
-
-// WriteError answers with the API's error JSON ({"type":"error","error":{"type","message"}})
-// and status. errType is e.g. "invalid_request_error", "rate_limit_error", "api_error",
-// "overloaded_error".
+// WriteError answers with status and the API's error JSON
+// ({"type":"error","error":{"type","message"}}); errType is e.g. "overloaded_error".
 func WriteError(w http.ResponseWriter, status int, errType, message string) {
-	body, _ := json.Marshal(errorBody{Type: "error", Error: errorDetail{Type: errType, Message: message}})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", fmt.Sprint(len(body)+1))
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	body := errorBody{Type: "error"}
+	body.Error.Type, body.Error.Message = errType, message
+	jsonwire.WriteError(w, status, &body)
 }

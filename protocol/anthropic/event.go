@@ -4,11 +4,10 @@ import (
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
-// Event is one Messages stream event's JSON as the wire's two readers need it: the runtime's
-// stream (NewStream) and the anthropic-messages dialect's checker. Has* flags tell a member
-// that was absent or null (or not an object) from an empty one. Byte slices alias the event
-// or the scanner's buffer and are valid until the next event; an Event is reused by
-// ParseEvent. A nil slice is an absent or null member.
+// Event is one Messages stream event as the runtime's stream and the anthropic-messages
+// checker read it; Has* flags tell an absent, null or non-object member from an empty one.
+// Slices alias the event or the scanner's buffer until the next event. A nil slice is an
+// absent or null member.
 type Event struct {
 	Type         []byte
 	HasIndex     bool
@@ -37,15 +36,13 @@ type Block struct {
 	Type, ID, Name, Text, Thinking []byte
 }
 
-// Delta is an event's delta: a content block's (text, thinking, partial_json, signature) or
-// the message's (stop_reason).
+// Delta is an event's delta: a content block's, or the message's (stop_reason).
 type Delta struct {
 	Type, Text, Thinking, PartialJSON, Signature, StopReason []byte
 }
 
-// ParseEvent fills v from one event's JSON: only the fields above are decoded, everything
-// else is validated and skipped. A member given twice keeps its last non-null value, as
-// encoding/json does.
+// ParseEvent fills v from one event's JSON, validating and skipping the rest; a member given
+// twice keeps its last non-null value, as in encoding/json.
 func ParseEvent(sc *jsonwire.Scanner, data []byte, v *Event) error {
 	sc.Reset(data)
 	*v = Event{}
@@ -53,19 +50,21 @@ func ParseEvent(sc *jsonwire.Scanner, data []byte, v *Event) error {
 		for key := range sc.Members() {
 			switch string(key) {
 			case "type":
-				setStr(&v.Type, sc.Str("type"))
+				sc.StrTo(&v.Type, "type")
 			case "index":
 				v.Index, v.HasIndex = sc.Integer("index")
 			case "message":
 				v.HasMessage = parseMessage(sc, &v.MessageUsage)
 			case "content_block":
-				v.HasBlock = parseBlock(sc, &v.Block)
+				b := &v.Block
+				v.HasBlock = sc.StrsIn("content_block", blockKeys[:], blockWheres[:], &b.Type, &b.ID, &b.Name, &b.Text, &b.Thinking)
 			case "delta":
-				v.HasDelta = parseDelta(sc, &v.Delta)
+				d := &v.Delta
+				v.HasDelta = sc.StrsIn("delta", deltaKeys[:], deltaWheres[:], &d.Type, &d.Text, &d.Thinking, &d.PartialJSON, &d.Signature, &d.StopReason)
 			case "usage":
 				parseUsage(sc, "usage", &v.Usage)
 			case "error":
-				v.HasError = parseError(sc, v)
+				v.HasError = sc.StrsIn("error", errorKeys[:], errorWheres[:], &v.ErrorType, &v.ErrorMessage)
 			default:
 				sc.Skip()
 			}
@@ -89,73 +88,15 @@ func parseMessage(sc *jsonwire.Scanner, u *Usage) bool {
 	return true
 }
 
-// parseBlock reads a content_block (false: not an object).
-func parseBlock(sc *jsonwire.Scanner, b *Block) bool {
-	if !sc.Object("content_block") {
-		return false
-	}
-	for key := range sc.Members() {
-		switch string(key) {
-		case "type":
-			setStr(&b.Type, sc.Str("content_block.type"))
-		case "id":
-			setStr(&b.ID, sc.Str("content_block.id"))
-		case "name":
-			setStr(&b.Name, sc.Str("content_block.name"))
-		case "text":
-			setStr(&b.Text, sc.Str("content_block.text"))
-		case "thinking":
-			setStr(&b.Thinking, sc.Str("content_block.thinking"))
-		default:
-			sc.Skip()
-		}
-	}
-	return true
-}
-
-// parseDelta reads a delta (false: not an object).
-func parseDelta(sc *jsonwire.Scanner, d *Delta) bool {
-	if !sc.Object("delta") {
-		return false
-	}
-	for key := range sc.Members() {
-		switch string(key) {
-		case "type":
-			setStr(&d.Type, sc.Str("delta.type"))
-		case "text":
-			setStr(&d.Text, sc.Str("delta.text"))
-		case "thinking":
-			setStr(&d.Thinking, sc.Str("delta.thinking"))
-		case "partial_json":
-			setStr(&d.PartialJSON, sc.Str("delta.partial_json"))
-		case "signature":
-			setStr(&d.Signature, sc.Str("delta.signature"))
-		case "stop_reason":
-			setStr(&d.StopReason, sc.Str("delta.stop_reason"))
-		default:
-			sc.Skip()
-		}
-	}
-	return true
-}
-
-// parseError reads an error event's error object into v (false: not an object).
-func parseError(sc *jsonwire.Scanner, v *Event) bool {
-	if !sc.Object("error") {
-		return false
-	}
-	for key := range sc.Members() {
-		switch string(key) {
-		case "type":
-			setStr(&v.ErrorType, sc.Str("error.type"))
-		case "message":
-			setStr(&v.ErrorMessage, sc.Str("error.message"))
-		default:
-			sc.Skip()
-		}
-	}
-	return true
-}
+// The string members of a content_block, a delta and an error object, with their names in errors.
+var (
+	blockKeys   = [...]string{"type", "id", "name", "text", "thinking"}
+	blockWheres = [...]string{"content_block.type", "content_block.id", "content_block.name", "content_block.text", "content_block.thinking"}
+	deltaKeys   = [...]string{"type", "text", "thinking", "partial_json", "signature", "stop_reason"}
+	deltaWheres = [...]string{"delta.type", "delta.text", "delta.thinking", "delta.partial_json", "delta.signature", "delta.stop_reason"}
+	errorKeys   = [...]string{"type", "message"}
+	errorWheres = [...]string{"error.type", "error.message"}
+)
 
 // parseUsage reads a usage object; absent or null counts stay unset.
 func parseUsage(sc *jsonwire.Scanner, field string, u *Usage) {
@@ -171,13 +112,5 @@ func parseUsage(sc *jsonwire.Scanner, field string, u *Usage) {
 		default:
 			sc.Skip()
 		}
-	}
-}
-
-// setStr stores a decoded string unless it was null, which (as in encoding/json) leaves the
-// field as it was.
-func setStr(dst *[]byte, b []byte) {
-	if b != nil {
-		*dst = b
 	}
 }

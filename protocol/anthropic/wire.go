@@ -8,30 +8,26 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/sse"
 )
 
-// Wire is the runtime's side of the Messages wire. The zero value is ready to use and safe
-// for concurrent use; each stream it returns is not.
+// Wire is the runtime's side of the Messages wire. Safe for concurrent use; its streams are not.
 type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}
 
 // Request defaults NewRequest sends.
 const (
-	defaultMaxTokens      = 4096
-	thinkingBudgetTokens  = 1024
-	placeholderAPIKeyName = "streambench"
+	defaultMaxTokens     = 4096
+	thinkingBudgetTokens = 1024
 )
 
 // Name returns "anthropic", the wire's name in deployment files.
 func (Wire) Name() string { return "anthropic" }
 
-// messagesRequest is the request body NewRequest sends.
 type messagesRequest struct {
 	Model     string         `json:"model"`
 	MaxTokens int            `json:"max_tokens"`
@@ -69,19 +65,15 @@ type thinkingParam struct {
 	BudgetTokens int    `json:"budget_tokens"`
 }
 
-// anyObjectSchema is the input schema of every offered tool: the simulated tools take
-// whatever object the script's arguments hold.
+// anyObjectSchema is the schema of every offered tool: the simulated tools take any object.
 const anyObjectSchema = `{"type":"object"}`
 
-// NewRequest builds POST {baseURL}/v1/messages streaming req. Assistant messages become text
-// and tool_use blocks; consecutive tool results become one user message of tool_result blocks
-// (a user text right after them joins that message, as the API wants alternating roles).
-// System messages become the top-level system prompt; MaxTokens, when set, replaces the
-// default max_tokens of 4096. Thinking enables extended thinking with a 1024-token budget. Earlier turns' thinking blocks
-// are not replayed (protocol.Message has no place for them): the mock does not need them,
-// though the real API wants them back in a tool loop with thinking on. The anthropic-version and a
-// placeholder x-api-key header are set; req.Header is copied last, so callers can forward
-// X-Streambench-* headers or override the key. req.Timeout is the caller's to apply via ctx.
+// NewRequest builds POST {baseURL}/v1/messages streaming req: consecutive tool results (and a
+// user text right after them) make one user message, as the API wants alternating roles;
+// system messages the system prompt; max_tokens 4096 unless MaxTokens is set; Thinking a
+// 1024-token budget; a placeholder x-api-key that req.Header may replace. Earlier turns'
+// thinking blocks are not replayed (the mock does not need them; the real API wants them in a
+// tool loop with thinking on). req.Timeout is the caller's to apply via ctx.
 func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelRequest) (*http.Request, error) {
 	body := messagesRequest{
 		Model:     req.Model,
@@ -98,8 +90,18 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 	for _, name := range req.Tools {
 		body.Tools = append(body.Tools, tool{Name: name, InputSchema: json.RawMessage(anyObjectSchema)})
 	}
-	// lastIsToolResults is set while the last message is a user message of tool results.
+	// lastIsToolResults is set while the last message is a user message of tool results, which
+	// a user block (a text, another result) joins.
 	lastIsToolResults := false
+	userBlock := func(b contentBlock, toolResult bool) {
+		if lastIsToolResults {
+			last := &body.Messages[len(body.Messages)-1]
+			last.Content = append(last.Content, b)
+		} else {
+			body.Messages = append(body.Messages, message{Role: "user", Content: []contentBlock{b}})
+		}
+		lastIsToolResults = toolResult
+	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		text := m.Text
@@ -111,14 +113,7 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			}
 			body.System += text
 		case "user":
-			block := contentBlock{Type: "text", Text: &text}
-			if lastIsToolResults {
-				last := &body.Messages[len(body.Messages)-1]
-				last.Content = append(last.Content, block)
-			} else {
-				body.Messages = append(body.Messages, message{Role: "user", Content: []contentBlock{block}})
-			}
-			lastIsToolResults = false
+			userBlock(contentBlock{Type: "text", Text: &text}, false)
 		case "assistant":
 			msg := message{Role: "assistant"}
 			if text != "" {
@@ -143,39 +138,17 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			if m.ToolCallID == "" {
 				return nil, fmt.Errorf("anthropic request: messages[%d]: tool result without a tool call id", i)
 			}
-			block := contentBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: &text, IsError: m.IsError}
-			if lastIsToolResults {
-				last := &body.Messages[len(body.Messages)-1]
-				last.Content = append(last.Content, block)
-			} else {
-				body.Messages = append(body.Messages, message{Role: "user", Content: []contentBlock{block}})
-			}
-			lastIsToolResults = true
+			userBlock(contentBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: &text, IsError: m.IsError}, true)
 		default:
 			return nil, fmt.Errorf("anthropic request: messages[%d]: unknown role %q", i, m.Role)
 		}
 	}
-	payload, err := jsonwire.MarshalNoHTML(&body)
-	if err != nil {
-		return nil, fmt.Errorf("anthropic request: %w", err)
-	}
-	url := strings.TrimSuffix(baseURL, "/") + "/v1/messages"
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
-		return nil, fmt.Errorf("anthropic request: %w", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
-	hr.Header.Set("anthropic-version", APIVersion)
-	hr.Header.Set("x-api-key", placeholderAPIKeyName)
-	for k, vs := range req.Header {
-		hr.Header[k] = append([]string(nil), vs...)
-	}
-	return hr, nil
+	return jsonwire.NewRequest(ctx, "anthropic", baseURL, "/v1/messages", &body, req.Header,
+		"anthropic-version", APIVersion, "x-api-key", "streambench")
 }
 
-// ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError.
-// A body that is not the API's error JSON becomes the message as is, so nothing is lost.
+// ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError; a
+// body that is not the API's error JSON is the message as is.
 func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
 	return jsonwire.ReadProviderError(resp, defaultErrorType(resp.StatusCode))
 }
@@ -198,16 +171,14 @@ func defaultErrorType(status int) string {
 	}
 }
 
-// NewStream decodes a Messages event stream. Blocks are tracked by index, so interleaved
-// blocks decode correctly; ToolIndex counts tool_use blocks in start order (0, 1, …), the same
-// numbering as the openai wire. The turn ends with one ModelTurnEnd at message_stop, and io.EOF
-// after it. An error event is returned as a *protocol.ProviderError with Status 200. ping and
-// unknown events are skipped.
+// NewStream decodes a Messages event stream, blocks by index (they may interleave), ToolIndex
+// counting tool_use blocks in start order as on the openai wire. The turn ends with one
+// ModelTurnEnd at message_stop, then io.EOF; an error event is a *protocol.ProviderError;
+// ping and unknown events are skipped.
 func (Wire) NewStream(body io.Reader) protocol.ModelStream {
-	return &stream{dec: sse.NewDecoder(body), parse: ParseEvent}
+	return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(body)}, parse: ParseEvent}
 }
 
-// block is what the decoder knows about one content block.
 type block struct {
 	kind    blockKind
 	started bool
@@ -218,17 +189,11 @@ type block struct {
 // maxBlocks bounds block indexes so a hostile stream cannot make the decoder allocate.
 const maxBlocks = 4096
 
-// stream is the ModelStream of one response.
 type stream struct {
-	dec  *sse.Decoder
-	ev   sse.Event
-	scan jsonwire.Scanner
+	jsonwire.Stream
 	view Event
-	// parse decodes an event; it is ParseEvent, swapped for an encoding/json reference in tests.
+	// parse is ParseEvent, swapped for an encoding/json reference in tests.
 	parse  func(*jsonwire.Scanner, []byte, *Event) error
-	events int // SSE events read, for error messages
-	// queue holds events decoded from the current SSE event not yet returned.
-	queue  jsonwire.EventQueue
 	blocks []block
 	tools  int // tool_use blocks started
 	stop   protocol.StopReason
@@ -236,32 +201,26 @@ type stream struct {
 }
 
 // Next implements protocol.ModelStream.
-func (s *stream) Next(ev *protocol.ModelEvent) error { return s.queue.Next(ev, s.readEvent) }
+func (s *stream) Next(ev *protocol.ModelEvent) error { return s.Queue.Next(ev, s.readEvent) }
 
-// readEvent decodes one SSE event into s.queue (possibly nothing).
 func (s *stream) readEvent() error {
-	if err := s.dec.Next(&s.ev); err != nil {
-		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("anthropic stream: ended after %d events without message_stop: %w", s.events, io.ErrUnexpectedEOF)
-		}
-		return fmt.Errorf("anthropic stream: after %d events: %w", s.events, err)
+	data, err := s.Read("anthropic", "events")
+	if err == io.EOF {
+		return fmt.Errorf("anthropic stream: ended after %d events without message_stop: %w", s.N, io.ErrUnexpectedEOF)
 	}
-	s.events++
-	data := bytes.TrimSpace(s.ev.Data)
-	if len(data) == 0 {
-		return nil
+	if err != nil || len(data) == 0 {
+		return err
 	}
-	if err := s.parse(&s.scan, data, &s.view); err != nil {
-		return fmt.Errorf("anthropic stream: event %d %q (%s): %w", s.events, s.ev.Type, jsonwire.Excerpt(data), err)
+	if err := s.parse(&s.Scan, data, &s.view); err != nil {
+		return fmt.Errorf("anthropic stream: event %d %q (%s): %w", s.N, s.Ev.Type, jsonwire.Excerpt(data), err)
 	}
 	return s.apply(&s.view)
 }
 
-// apply turns one decoded event into model events.
 func (s *stream) apply(e *Event) error {
-	typ := s.ev.Type // the JSON type is authoritative, the SSE event name is the fallback
+	typ := s.Ev.Type // the JSON type is authoritative, the SSE event name is the fallback
 	if len(e.Type) > 0 {
-		typ = eventType(e.Type)
+		typ = EventType(e.Type)
 	}
 	switch typ {
 	case "error":
@@ -300,17 +259,15 @@ func (s *stream) apply(e *Event) error {
 		if s.stop == "" {
 			return fmt.Errorf("%s: message_stop before any message_delta with a stop_reason", s.where(typ))
 		}
-		s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
-		s.queue.Finish()
+		s.Queue.End(s.stop, s.usage)
 	default:
 		// ping, and unknown events: the API may add event types at any time.
 	}
 	return nil
 }
 
-// where names the stream's current event, of type typ, in an error.
 func (s *stream) where(typ string) string {
-	return fmt.Sprintf("anthropic stream: event %d %s", s.events, typ)
+	return fmt.Sprintf("anthropic stream: event %d %s", s.N, typ)
 }
 
 // blockStart opens a content block, and relays what its start carries.
@@ -326,14 +283,14 @@ func (s *stream) blockStart(e *Event) error {
 	switch string(e.Block.Type) {
 	case "thinking":
 		b.kind = blockThinking
-		s.emitText(protocol.ModelThinking, e.Block.Thinking)
+		s.Queue.PushText(protocol.ModelThinking, e.Block.Thinking)
 	case "text":
 		b.kind = blockText
-		s.emitText(protocol.ModelText, e.Block.Text)
+		s.Queue.PushText(protocol.ModelText, e.Block.Text)
 	case "tool_use":
 		b.kind, b.tool = blockTool, s.tools
 		s.tools++
-		s.queue.Push(protocol.ModelEvent{
+		s.Queue.Push(protocol.ModelEvent{
 			Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.Block.ID), ToolName: string(e.Block.Name),
 		})
 	default:
@@ -367,39 +324,23 @@ func (s *stream) blockDelta(e *Event) error {
 	}
 	switch want {
 	case blockThinking:
-		s.emitText(protocol.ModelThinking, e.Delta.Thinking)
+		s.Queue.PushText(protocol.ModelThinking, e.Delta.Thinking)
 	case blockText:
-		s.emitText(protocol.ModelText, e.Delta.Text)
+		s.Queue.PushText(protocol.ModelText, e.Delta.Text)
 	case blockTool:
 		if len(e.Delta.PartialJSON) > 0 {
-			s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.Delta.PartialJSON)})
+			s.Queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.Delta.PartialJSON)})
 		}
 	}
 	return nil
 }
 
-// eventType returns the known event type b names as a constant, so switching on it does not
-// allocate; anything else is "unknown", which is skipped.
-func eventType(b []byte) string {
-	switch string(b) {
-	case "ping":
-		return "ping"
-	case "error":
-		return "error"
-	case "message_start":
-		return "message_start"
-	case "content_block_start":
-		return "content_block_start"
-	case "content_block_delta":
-		return "content_block_delta"
-	case "content_block_stop":
-		return "content_block_stop"
-	case "message_delta":
-		return "message_delta"
-	case "message_stop":
-		return "message_stop"
-	}
-	return "unknown"
+// EventType returns the known event type b names as a constant, so switching on it does not
+// allocate; anything else is "".
+func EventType(b []byte) string {
+	s, _ := jsonwire.Known(b, "ping", "error", "message_start", "content_block_start", "content_block_delta",
+		"content_block_stop", "message_delta", "message_stop")
+	return s
 }
 
 // block returns the block an event addresses. Deltas and stops need a started, unstopped
@@ -430,13 +371,6 @@ func (s *stream) block(e *Event, starting bool) (*block, error) {
 	return b, nil
 }
 
-// emitText queues a text or thinking event unless the piece is empty.
-func (s *stream) emitText(kind protocol.ModelEventKind, text []byte) {
-	if len(text) > 0 {
-		s.queue.Push(protocol.ModelEvent{Kind: kind, Text: string(text)})
-	}
-}
-
 // applyUsage overwrites the usage counts an event carries: the API reports running totals.
 func (s *stream) applyUsage(u *Usage) {
 	if u.HasInput {
@@ -447,7 +381,6 @@ func (s *stream) applyUsage(u *Usage) {
 	}
 }
 
-// stopReason normalizes a stop_reason.
 func stopReason(reason string) protocol.StopReason {
 	switch reason {
 	case "tool_use":

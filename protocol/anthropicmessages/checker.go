@@ -13,7 +13,6 @@ import (
 // maxBlocks bounds block indexes, as the runtime's decoder does.
 const maxBlocks = 4096
 
-// blockKind is what a content block holds.
 type blockKind uint8
 
 const (
@@ -23,15 +22,13 @@ const (
 	blockTool                      // tool_use: input_json_delta
 )
 
-// block is one content block's lifecycle.
 type block struct {
 	kind    blockKind
 	stopped bool
 	tool    int // index into the checker's tools for tool_use blocks
 }
 
-// Checker judges one turn's Messages event stream: every anthropic-messages rule of
-// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// Checker judges one turn's Messages stream (every rule). Not safe for concurrent use.
 type Checker struct {
 	j       clientturn.Judge
 	v       protocol.Violations
@@ -47,8 +44,7 @@ type Checker struct {
 	after   bool   // something arrived after the end (reported once)
 }
 
-// judgeRules name this wire's rules in the judgements every provider wire makes alike; read
-// only, shared by every checker so that none carries a copy.
+// judgeRules name this wire's rules for its Judge; read only, shared by every checker.
 var judgeRules = clientturn.Rules{
 	Error: RError, Content: RContent,
 	ErrorFrame: "error event", Thinking: "thinking",
@@ -68,7 +64,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return other
 	}
 	e := &c.view
-	typ := eventType(e.Type)
+	typ := anthropic.EventType(e.Type)
 	if ev.Type != "" && ev.Type != string(e.Type) {
 		c.v.Add(protocol.RFraming, "event: %q carries data of type %q", ev.Type, e.Type)
 	}
@@ -117,10 +113,8 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			}
 		}
 	case "message_delta":
-		// The message_delta carrying the stop_reason is the turn's terminal (as openai-chat's
-		// finish_reason is): it says how the turn ended. message_stop after it is the end
-		// marker, like [DONE]: a stream without it is R-anthropic-message's finding, not a
-		// truncated one.
+		// The stop_reason's message_delta is the turn's terminal; message_stop is the end
+		// marker, like [DONE] (a stream without it is R-anthropic-message's, not truncated).
 		c.onMessageDelta(e, data)
 		obs := protocol.Observation{Kind: protocol.FrameOther}
 		if c.deltas == 1 {
@@ -132,26 +126,14 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return obs
 	case "message_stop":
 		c.stopped = true
-		if c.deltas == 0 {
+		if c.deltas == 0 { // no terminal came before it: this is the end the stream has
 			c.v.Add(RMessage, "expected a message_delta with the stop_reason before message_stop, saw none")
-			// No terminal came before it: this is the end the stream has.
 			return protocol.Observation{Kind: protocol.FrameTerminal}
 		}
 		return protocol.Observation{Kind: protocol.FrameDone}
 	}
 	// Unknown event types are skipped: the API may add some at any time.
 	return other
-}
-
-// eventType returns the known event type b names as a constant (no allocation), or "".
-func eventType(b []byte) string {
-	for _, s := range [...]string{"ping", "error", "message_start", "content_block_start", "content_block_delta",
-		"content_block_stop", "message_delta", "message_stop"} {
-		if string(b) == s {
-			return s
-		}
-	}
-	return ""
 }
 
 // toolInput is a tool_use block's assembled input: no input_json_delta at all is {}.
@@ -233,7 +215,7 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 		return other // future delta types: tolerated
 	}
 	if b.kind != want {
-		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindName(want))
+		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindNames[want])
 		return other
 	}
 	switch string(e.Delta.Type) {
@@ -248,15 +230,8 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 	return other
 }
 
-func kindName(k blockKind) string {
-	switch k {
-	case blockThinking:
-		return "thinking"
-	case blockText:
-		return "text"
-	}
-	return "tool_use"
-}
+// kindNames name the block kinds a delta may want.
+var kindNames = [...]string{blockThinking: "thinking", blockText: "text", blockTool: "tool_use"}
 
 func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 	c.deltas++
@@ -275,8 +250,7 @@ func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 		return
 	}
 	if (!e.Usage.HasOutput && !c.j.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
-		// Without ground truth the count is optional (tokens are then estimated from the
-		// text); a count outside the range is always a violation.
+		// Optional without ground truth (tokens are then estimated); out of range never.
 		c.v.Add(RMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
 	}
 	c.stop = stopName(e.Delta.StopReason)
@@ -293,10 +267,8 @@ func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 
 // stopName returns the known stop reason as a constant (no allocation), else a copy.
 func stopName(b []byte) string {
-	for _, s := range [...]string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded"} {
-		if string(b) == s {
-			return s
-		}
+	if s, ok := jsonwire.Known(b, "end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal", "model_context_window_exceeded"); ok {
+		return s
 	}
 	return string(b)
 }
@@ -340,7 +312,6 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.List()
 }
 
-// finishContent compares the whole turn with the script (ground truth only).
 func (c *Checker) finishContent() {
 	t := c.j.FinishScript(&c.v)
 	if t == nil || c.errored {

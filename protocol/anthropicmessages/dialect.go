@@ -1,22 +1,17 @@
 // Package anthropicmessages is the anthropic-messages client dialect: streambench as a client
-// of any Anthropic-compatible Messages endpoint (POST {target}/v1/messages with stream: true),
-// such as a gateway in front of the mock. The client is the agent: it plays the scenario's
-// tool loop itself, one request per model turn (protocol.MultiTurn), and its Checker judges
-// each turn's event stream by rule ID: message_start first, every content block started,
-// given deltas of its own type and stopped by index (blocks may interleave), one
-// message_delta with a stop_reason, message_stop last, ping anywhere, mid-stream errors, and
-// against ground truth the thinking, text and tool_use input of the script. See
-// docs/PROTOCOLS.md.
+// of any Anthropic-compatible Messages endpoint (POST {target}/v1/messages), playing the
+// scenario's tool loop itself, one request per model turn; its Checker judges each turn's
+// event stream by rule ID. See docs/PROTOCOLS.md.
 package anthropicmessages
 
 import (
+	"encoding/json"
+
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropic"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 )
 
-// Dialect is a clientturn.Client (a protocol.Client, MultiTurn, ErrorChecker, StructureOnly
-// and DecodeLimiter) with this package's rules.
 var (
 	_ protocol.Dialect         = (*Dialect)(nil)
 	_ protocol.EndpointDialect = (*Dialect)(nil)
@@ -28,22 +23,15 @@ var (
 // Name is the dialect's CLI name.
 const Name = "anthropic-messages"
 
-// Dialect is the anthropic-messages client side: the provider-wire client (clientturn.Client:
-// options, Configure, Label, Turns, NewRequest, CheckHeaders, CheckError, NewChecker) over the
-// anthropic wire, its error rule R-anthropic-error and its Checker. It holds only its
-// configuration and is safe for concurrent use.
+// Dialect is the anthropic-messages client side. Safe for concurrent use.
 type Dialect struct {
 	clientturn.Client
 }
 
-// Option configures a Dialect (clientturn.WithModel, WithNoGroundTruth, WithHeader: an
-// x-api-key replaces the placeholder; outside package protocol, Configure's options).
+// Option configures a Dialect (clientturn.WithHeader: an x-api-key replaces the placeholder).
 type Option = clientturn.Option
 
-// New returns the anthropic-messages dialect. Its requests come from the runtime's request
-// encoder (protocol/anthropic), so streambench sends what its agent does; a non-200 answer
-// must be the API's error JSON, {"type":"error","error":{"type":…,"message":…}}
-// (R-anthropic-error). An API key goes in x-api-key.
+// New returns the anthropic-messages dialect, requests from protocol/anthropic's encoder.
 func New(opts ...Option) *Dialect {
 	return &Dialect{clientturn.New(clientturn.Wire{
 		Name:         Name,
@@ -54,4 +42,19 @@ func New(opts ...Option) *Dialect {
 		Endpoint:     protocol.EndpointSpec{APIKeyEnv: "ANTHROPIC_API_KEY", APIKeyHeader: "x-api-key"},
 		NewChecker:   func(s *protocol.Session, _ bool) protocol.Checker { return NewChecker(s) },
 	}, opts...)}
+}
+
+// errorMessage reads the API's error JSON from a non-200 body.
+func errorMessage(body []byte) (string, bool) {
+	var e struct {
+		Type  string `json:"type"`
+		Error *struct {
+			Type    *string `json:"type"`
+			Message *string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Type != "error" || e.Error == nil || e.Error.Type == nil || e.Error.Message == nil {
+		return "", false
+	}
+	return *e.Error.Message, true
 }

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -26,7 +25,6 @@ type choice struct {
 	} `json:"delta"`
 }
 
-// typed holds the fields of the typed frames the checker judges.
 type typed struct {
 	Delta     *string         `json:"delta"`
 	ID        string          `json:"id"`
@@ -42,22 +40,6 @@ type typed struct {
 	Error  *string `json:"error"`
 }
 
-// ignoredTypes are the seed's event families the checker accepts without judging them.
-var ignoredPrefixes = [...]string{"task.", "plan.", "approval.", "swarm_"}
-
-func ignoredType(t string) bool {
-	switch t {
-	case "timing", "trace", "action", "conclave":
-		return true
-	}
-	for _, p := range ignoredPrefixes {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // call is one tool call's argument stream, keyed by call id in order of first delta.
 type call struct {
 	id, toolName string
@@ -66,67 +48,54 @@ type call struct {
 }
 
 // indexBinding ties a tool_args_delta index to the call that last introduced it with an id:
-// real runtimes (LangChain's tool_call_chunks) send id and toolName on a call's first delta
-// only and correlate the rest by index (docs/PROTOCOLS.md, "Variants real runtimes send").
+// LangChain's tool_call_chunks name the call on its first delta only (docs/PROTOCOLS.md).
 type indexBinding struct {
 	index, call int
 }
 
-// settledTool is a tool_end matched to its call.
 type settledTool struct {
 	call   int
 	failed bool
 }
 
-// Checker judges one compose stream: R-compose-answer, R-compose-args, R-tool-lifecycle,
-// R-compose-thinking, R-terminal, R-framing and the swarm rules (swarm.go). Not safe for concurrent use; one per stream.
+// Checker judges one compose stream (every compose rule). Not safe for concurrent use.
 type Checker struct {
-	s *protocol.Session
-	// noTruth: Session.NoGroundTruth, structure only.
-	noTruth bool
-	// stopped: the client sent a stop request (StopSent), so the stream must end stopped.
-	stopped bool
-	// unscripted: the terminal was an error the script does not call for (the session's
-	// in_band_error outcome): Finish judges the stream as a partial one.
-	unscripted bool
-	v          protocol.Violations
-	text       jsonwire.Cursor // text deltas against every turn's text
-	textOK     bool
-	// thinking: the reasoning text cursor and the thinking_start/end balance.
-	thinking     jsonwire.Cursor // reasoning against every turn's thinking
-	thinkingOK   bool
-	thinkingOpen bool
-	calls        []call
-	byIndex      []indexBinding // each wire index's current call
-	openTools    []string       // toolNames of tool_start frames not yet closed, in order
-	startedCalls []int          // per tool_start, the index into calls (or -1)
-	settled      []settledTool
-	terminal     string // the first terminal's type
-	// terminalDetail is the stopped reason or error message; completeAtTerminal is whether the
-	// whole answer had arrived when the terminal did.
-	terminalDetail     string
-	completeAtTerminal bool
+	s                  *protocol.Session
+	noTruth            bool // Session.NoGroundTruth, structure only
+	stopped            bool // the client sent a stop request, so the stream must end stopped
+	unscripted         bool // an error terminal the script does not call for: judged partial
+	v                  protocol.Violations
+	text               jsonwire.Text // text deltas against every turn's text
+	thinking           jsonwire.Text // reasoning against every turn's thinking
+	thinkingOpen       bool
+	calls              []call
+	byIndex            []indexBinding // each wire index's current call
+	openTools          []string       // toolNames of tool_start frames not yet closed, in order
+	startedCalls       []int          // per tool_start, the index into calls (or -1)
+	settled            []settledTool
+	terminal           string // the first terminal's type
+	terminalDetail     string // the stopped reason or error message
+	completeAtTerminal bool   // the whole answer had arrived when the terminal did
 	terminals          int
 	receipts           int
 	done               bool
 	afterDone          int
-	scratch            []byte                 // decoded string of the frame being judged on the fast path
+	scan               jsonwire.Scanner       // decodes the fast path's strings
 	generalOnly        bool                   // tests turn the fast path off to compare it with the general path
 	tokens             scenarios.TokenCounter // output tokens per frame, for the token metrics
 	side               sideState              // plan approval and side events (plan.go)
 	swarm              swarmState             // swarm children (swarm.go)
 }
 
-// StopSent tells the checker the client sent a stop request: from then on the stream must end
-// with stopped (or done, if the answer was complete before the stop arrived).
+// StopSent tells the checker a stop was sent: the stream must end stopped (or done, if complete).
 func (c *Checker) StopSent() { c.stopped = true }
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session) *Checker {
-	c := &Checker{s: s, noTruth: s.NoGroundTruth, textOK: true, thinkingOK: true}
+	c := &Checker{s: s, noTruth: s.NoGroundTruth}
 	if !c.noTruth {
-		c.text = jsonwire.NewCursor(turnParts(&s.Expected, false))
-		c.thinking = jsonwire.NewCursor(turnParts(&s.Expected, true))
+		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
+		c.thinking = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
 	}
 	return c
 }
@@ -184,7 +153,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		if obs, ok := c.observeSwarm(typ, data); ok { // swarm.go
 			return obs
 		}
-		if ignoredType(typ) {
+		if strings.HasPrefix(typ, "swarm_") { // other swarm frames are not judged
 			return protocol.Observation{Kind: protocol.FrameOther}
 		}
 		c.v.Add(protocol.RFraming, "unknown event type %q in %s", typ, protocol.Quote(string(data), 80))
@@ -194,7 +163,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "done", "stopped", "error":
 		c.onTerminal(typ, &t, data)
 		if typ == "error" {
-			return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(t.Error))}
+			return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(t.Error))}
 		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	}
@@ -238,10 +207,8 @@ func (c *Checker) onText(h *head, data []byte) protocol.Observation {
 	if c.afterTerminal("a text delta") {
 		return protocol.Observation{Kind: protocol.FrameOther} // R-terminal's finding alone
 	}
-	if !c.noTruth && c.textOK && !jsonwire.Advance(&c.text, text) {
-		c.textOK = false
-		c.v.Add(RAnswer, "answer diverges from the script at byte %d: expected %s, saw %s",
-			c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
+	if !c.noTruth {
+		jsonwire.Follow(&c.text, &c.v, RAnswer, "answer", text, 60)
 	}
 	if text == "" {
 		return protocol.Observation{Kind: protocol.FrameOther}
@@ -254,18 +221,15 @@ func (c *Checker) onReasoning(t *typed, data []byte) protocol.Observation {
 		c.v.Add(protocol.RFraming, "reasoning_delta: expected a string delta, saw %s", protocol.Quote(string(data), 80))
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, *t.Delta) {
-		c.thinkingOK = false
-		c.v.Add(RThinking, "reasoning diverges from the script at byte %d: expected %s, saw %s",
-			c.thinking.Matched(), protocol.Quote(c.thinking.Next(60), 60), protocol.Quote(*t.Delta, 60))
+	if !c.noTruth {
+		jsonwire.Follow(&c.thinking, &c.v, RThinking, "reasoning", *t.Delta, 60)
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(*t.Delta), Tokens: c.tokens.Thinking(*t.Delta)}
 }
 
-// onArgsDelta follows one tool_args_delta. The protocol needs only what correlation needs: a
-// call's first delta names its id (and toolName, on that or a later delta); later deltas may
-// carry the id or only the index; argsDelta may be absent or empty on any delta (LangChain's
-// first chunk carries none). See docs/PROTOCOLS.md, "Variants real runtimes send".
+// onArgsDelta follows one tool_args_delta: a call's first delta names its id (its toolName on
+// that or a later one), later ones the id or only the index, and argsDelta may be absent or
+// empty on any (docs/PROTOCOLS.md, "Variants real runtimes send").
 func (c *Checker) onArgsDelta(t *typed, data []byte) {
 	ci := c.findCall(t.ID, t.Index)
 	if ci < 0 && t.ID == "" {
@@ -298,8 +262,7 @@ func (c *Checker) onArgsDelta(t *typed, data []byte) {
 	cl.args = append(cl.args, *t.ArgsDelta...)
 }
 
-// findCall returns the call a delta belongs to: by id when it carries one, else by the call
-// its index is bound to; -1 when there is none.
+// findCall returns the call a delta belongs to, by id, else by index; -1 for none.
 func (c *Checker) findCall(id string, index *int) int {
 	if id != "" {
 		for i := range c.calls {
@@ -320,8 +283,7 @@ func (c *Checker) findCall(id string, index *int) int {
 	return -1
 }
 
-// bindIndex makes index refer to call ci: the latest call introduced at an index owns it, so a
-// later turn reusing index 0 rebinds it with its first (id-bearing) delta.
+// bindIndex makes index refer to call ci: a later turn reusing an index rebinds it.
 func (c *Checker) bindIndex(index *int, ci int) {
 	if index == nil {
 		return
@@ -335,11 +297,10 @@ func (c *Checker) bindIndex(index *int, ci int) {
 	c.byIndex = append(c.byIndex, indexBinding{index: *index, call: ci})
 }
 
-// onToolStart opens a tool and judges its input against the call's streamed arguments:
-// tool_start carries no id, so the call is the earliest not yet started one with the same
-// toolName whose streamed arguments equal the input, else the earliest of that toolName. A
-// call that is never started is one the runtime declined to run (an unknown tool, say), which
-// the protocol allows, so it must not capture a later call's tool_start.
+// onToolStart opens a tool and judges its input against the call's streamed arguments. It
+// carries no id, so its call is the earliest unstarted one of its toolName whose arguments
+// equal the input, else the earliest of that toolName: a call the runtime declined to run
+// must not capture a later call's tool_start.
 func (c *Checker) onToolStart(t *typed, data []byte) {
 	if t.ToolName == "" {
 		c.v.Add(protocol.RFraming, "tool_start: expected a toolName, saw %s", protocol.Quote(string(data), 80))
@@ -356,8 +317,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 			}
 		}
 	}
-	// Only when several calls could own it are the streamed arguments compared: the common
-	// case (one open call of that toolName) decodes nothing extra.
+	// Only when several calls could own it are the arguments compared: one decodes nothing extra.
 	for i := ci; candidates > 1 && inputErr == nil && i < len(c.calls); i++ {
 		if c.calls[i].started || c.calls[i].toolName != t.ToolName {
 			continue
@@ -389,8 +349,7 @@ func (c *Checker) onToolStart(t *typed, data []byte) {
 	}
 }
 
-// judgeArgs parses a call's streamed arguments and compares them with the script (with ground
-// truth).
+// judgeArgs parses a call's streamed arguments and compares them with the script.
 func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	var got any
 	if err := json.Unmarshal(cl.args, &got); err != nil {
@@ -419,8 +378,8 @@ func (c *Checker) judgeArgs(cl *call) (any, bool) {
 	return got, true
 }
 
-// sameArgs compares a tool_start input with the streamed arguments. A runtime may hide the
-// "_sim" directive (streambench's own simulation control) from the input it shows.
+// sameArgs compares a tool_start input with the streamed arguments; a runtime may hide the
+// "_sim" directive (streambench's simulation control) from the input.
 func sameArgs(args, input any) bool {
 	if reflect.DeepEqual(args, input) {
 		return true
@@ -445,11 +404,9 @@ func (c *Checker) scripted(id string) (scenarios.ScriptToolCall, bool) {
 	return scenarios.ScriptToolCall{}, false
 }
 
-// onToolEnd closes an open tool_start of the same toolName and checks the settled outcome
-// against the script (unless the client stopped or aborted, when tools settle cancelled).
-// tool_end carries no call id and parallel tools may settle in any order, so among open tools
-// of that toolName it closes the earliest whose scripted outcome agrees with failed, else the
-// earliest (whose outcome is then reported).
+// onToolEnd closes an open tool_start of its toolName. It carries no call id and parallel tools
+// settle in any order, so it closes the earliest whose scripted outcome agrees with failed,
+// else the earliest (whose outcome is then reported).
 func (c *Checker) onToolEnd(t *typed, data []byte) {
 	if t.Failed == nil {
 		// failed is how the seed says to read a tool's result; output is informational.
@@ -489,8 +446,7 @@ func (c *Checker) outcomeAgrees(ci int, failed bool) bool {
 	return ok && (sc.Outcome == scenarios.OutcomeError) == failed
 }
 
-// judgeOutcomes checks each settled tool against its scripted outcome, unless the client
-// stopped or aborted (tools then settle cancelled, reported as failed).
+// judgeOutcomes checks settled tools' outcomes, unless the client stopped or aborted (cancelled).
 func (c *Checker) judgeOutcomes() {
 	if c.stopped || c.s.Aborted || c.noTruth {
 		return
@@ -506,8 +462,7 @@ func (c *Checker) judgeOutcomes() {
 	}
 }
 
-// afterTerminal reports a frame that arrived after the terminal (only a receipt and [DONE]
-// may), and whether it did: such a frame is R-terminal's finding alone, not judged further.
+// afterTerminal reports whether a frame but a receipt or [DONE] came after the terminal.
 func (c *Checker) afterTerminal(what string) bool {
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only a receipt and [DONE] after %s, saw %s", c.terminal, what)
@@ -525,7 +480,7 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 	c.terminal = typ
 	c.swarmTerminal(typ)
 	c.terminalDetail = t.Reason
-	c.completeAtTerminal = c.textOK && c.text.Done()
+	c.completeAtTerminal = !c.text.Off && c.text.Done()
 	if c.receipts > 0 {
 		c.v.Add(protocol.RTerminal, "expected the receipt after the terminal, saw it before %s", typ)
 	}
@@ -533,32 +488,18 @@ func (c *Checker) onTerminal(typ string, t *typed, data []byte) {
 		if t.Error == nil {
 			c.v.Add(protocol.RFraming, "error: expected an error message, saw %s", protocol.Quote(string(data), 80))
 		}
-		c.terminalDetail = deref(t.Error)
-		// An error the script does not call for is the session's outcome (in_band_error,
-		// from Observation.Error), not a violation: the stream is judged partial.
+		c.terminalDetail = jsonwire.Deref(t.Error)
 		c.unscripted = !c.errorScripted()
 	}
 }
 
-// errorScripted reports whether the script ends the run in an error terminal: the provider
-// fails, or the scripted plan ends the run in error (a rejection with onReject error, an
-// approval nobody decides). Never without ground truth.
+// errorScripted reports whether the provider or plan fails the run (never without ground truth).
 func (c *Checker) errorScripted() bool {
 	return c.s.ScriptedError() || (!c.noTruth && c.s.Expected.Plan.EndsInError())
 }
 
-// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
-func errorOf(msg string) string {
-	if msg == "" {
-		return "error"
-	}
-	return msg
-}
-
-// judgeTerminal checks the terminal against the session. It runs in Finish because the client
-// sets Aborted only when the stream is over. An error terminal is never judged here: a scripted
-// one is what the script says (a plan's is R-plan-outcome's, plan.go), an unscripted one the
-// session's outcome.
+// judgeTerminal checks a done or stopped terminal against the session, in Finish since the
+// client sets Aborted only then (an error terminal is the script's or the session's outcome).
 func (c *Checker) judgeTerminal() {
 	perr := c.s.Expected.ProviderError
 	switch c.terminal {
@@ -615,11 +556,9 @@ func (c *Checker) onDone() protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	// clean: the stream ran to its end. A cut (streamErr: a transport or decode error, a stall,
-	// a truncation), an abort and an unscripted error are judged on what arrived only.
+	// A cut, aborted or unscripted-error stream is judged on what arrived only; one that claims
+	// to have finished normally owes everything scripted (a wrong terminal is R-terminal's alone).
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
-	// full: the run claims to have finished normally, so everything scripted must have arrived.
-	// A wrong terminal (stopped unasked, done despite a stop) is R-terminal's finding alone.
 	full := clean && !c.noTruth && c.s.Expected.ProviderError == "" && c.terminal == "done" && !c.stopped
 	if clean {
 		if c.terminals == 0 {
@@ -635,12 +574,8 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		}
 	}
 	if full {
-		if c.textOK && !c.text.Done() {
-			c.v.Add(RAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
-		}
-		if c.thinkingOK && !c.thinking.Done() {
-			c.v.Add(RThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
-		}
+		c.text.Short(&c.v, RAnswer, "expected answer to continue with %s, saw only the first %d of %d bytes", 60)
+		c.thinking.Short(&c.v, RThinking, "expected reasoning to continue with %s, saw only the first %d of %d bytes", 60)
 	}
 	c.judgeTerminal()
 	c.judgeOutcomes()
@@ -650,11 +585,9 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.List()
 }
 
-// finishArgs judges, when the stream had to show every completed turn, the arguments of calls
-// never closed by a tool_start and scripted calls whose arguments never arrived. A call without
-// a tool_start is allowed: the runtime may decline to run it (compose-market/runtime answers a
-// call of a tool it does not have with an error tool message and no tool_start/tool_end), but
-// its streamed arguments must still be the scripted ones.
+// finishArgs judges, when every completed turn was owed, the arguments of calls without a
+// tool_start (a runtime may decline to run a call of a tool it does not have) and scripted
+// calls whose arguments never came.
 func (c *Checker) finishArgs(all bool) {
 	if !all {
 		return
@@ -683,39 +616,29 @@ func (c *Checker) finishArgs(all bool) {
 	}
 }
 
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-// The frames of nearly every event (text, reasoning and argument deltas) are recognized in the
-// exact shape the Writer encodes them and judged without decoding JSON, because the checker's
-// per-event cost is the load generator's. The fast path only ever accepts what the general path
-// would accept without a violation; anything else (another key order, whitespace, \u escapes,
-// a mismatch) takes the general path, which reaches the verdict and the detail.
+// Nearly every frame (text, reasoning and argument deltas) is recognized in the exact shape
+// the Writer encodes and judged without decoding JSON, since the checker's per-event cost is the
+// load generator's. The fast path accepts only what the general path would accept without a
+// violation; anything else takes the general path.
 const (
-	textOpen      = `{"choices":[{"delta":{"content":"`
-	textEnd       = `"}}]}`
-	reasoningOpen = `{"type":"reasoning_delta","delta":"`
-	reasoningEnd  = `"}`
+	textOpen      = `{"choices":[{"delta":{"content":`
+	reasoningOpen = `{"type":"reasoning_delta","delta":`
 	argsOpen      = `{"type":"tool_args_delta","id":"`
 	// argsOnlyOpen is the id-less delta real runtimes send after a call's first one.
-	argsOnlyOpen = `{"type":"tool_args_delta","argsDelta":"`
+	argsOnlyOpen = `{"type":"tool_args_delta","argsDelta":`
 )
 
 // fastPath judges a text, reasoning or argument delta before the terminal, if it can.
 func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	switch {
 	case bytes.HasPrefix(data, []byte(textOpen)):
-		text, ok := c.stringField(data[len(textOpen):], textEnd)
-		if ok && len(text) > 0 && (c.noTruth || c.textOK && jsonwire.Advance(&c.text, text)) {
+		text, rest, ok := c.cutString(data[len(textOpen):])
+		if ok && string(rest) == "}}]}" && len(text) > 0 && (c.noTruth || !c.text.Off && jsonwire.Advance(&c.text.Cursor, text)) {
 			return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.TextBytes(text)}, true
 		}
 	case bytes.HasPrefix(data, []byte(reasoningOpen)):
-		delta, ok := c.stringField(data[len(reasoningOpen):], reasoningEnd)
-		if ok && (c.noTruth || c.thinkingOK && jsonwire.Advance(&c.thinking, delta)) {
+		delta, rest, ok := c.cutString(data[len(reasoningOpen):])
+		if ok && string(rest) == "}" && (c.noTruth || !c.thinking.Off && jsonwire.Advance(&c.thinking.Cursor, delta)) {
 			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(delta), Tokens: c.tokens.ThinkingBytes(delta)}, true
 		}
 	case bytes.HasPrefix(data, []byte(argsOpen)):
@@ -736,13 +659,14 @@ func (c *Checker) fastPath(data []byte) (protocol.Observation, bool) {
 	return protocol.Observation{}, false
 }
 
-// stringField decodes the JSON string body at the start of b into the checker's scratch
-// buffer and requires end to follow its closing quote.
-func (c *Checker) stringField(b []byte, end string) ([]byte, bool) {
-	var rest []byte
-	var ok bool
-	c.scratch, rest, ok = appendJSONBody(c.scratch[:0], b)
-	return c.scratch, ok && string(rest) == end
+// cutString decodes the JSON string at b as encoding/json would, and what follows it.
+func (c *Checker) cutString(b []byte) (value, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, nil, false
+	}
+	c.scan.Reset(b)
+	value = c.scan.Str("")
+	return value, c.scan.Rest(), c.scan.Err() == nil
 }
 
 // fastArgs follows {"type":"tool_args_delta","id":"…","toolName":"…","argsDelta":"…","index":N}
@@ -752,18 +676,15 @@ func (c *Checker) fastArgs(b []byte) bool {
 	if !ok || len(id) == 0 {
 		return false
 	}
-	rest, found := bytes.CutPrefix(rest, []byte(`","toolName":"`))
-	if !found {
-		return false
+	name, rest, ok := jsonwire.CutPlainAfter(rest, `","toolName":"`)
+	if ok {
+		rest, ok = bytes.CutPrefix(rest, []byte(`","argsDelta":`))
 	}
-	name, rest, ok := jsonwire.CutPlainString(rest)
 	if !ok {
 		return false
 	}
-	if rest, found = bytes.CutPrefix(rest, []byte(`","argsDelta":"`)); !found {
-		return false
-	}
-	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], rest); !ok {
+	args, rest, ok := c.cutString(rest)
+	if !ok {
 		return false
 	}
 	index, ok := indexTail(rest)
@@ -779,24 +700,23 @@ func (c *Checker) fastArgs(b []byte) bool {
 	}
 	if ci >= 0 {
 		cl := &c.calls[ci]
-		if (cl.started && len(c.scratch) > 0) || (len(name) > 0 && cl.toolName != string(name)) {
+		if (cl.started && len(args) > 0) || (len(name) > 0 && cl.toolName != string(name)) {
 			return false // a late delta or a renamed call: the general path reports it
 		}
-		cl.args = append(cl.args, c.scratch...)
+		cl.args = append(cl.args, args...)
 	} else {
-		c.calls = append(c.calls, call{id: string(id), toolName: string(name), args: bytes.Clone(c.scratch)})
+		c.calls = append(c.calls, call{id: string(id), toolName: string(name), args: bytes.Clone(args)})
 		ci = len(c.calls) - 1
 	}
 	c.bindIndex(&index, ci)
 	return true
 }
 
-// fastIndexArgs follows {"type":"tool_args_delta","argsDelta":"…","index":N} (from after the
-// argsDelta's opening quote) for an index bound to a call whose tool_start has not been seen.
+// fastIndexArgs follows {"type":"tool_args_delta","argsDelta":"…","index":N} (from the
+// argsDelta) for an index bound to a call whose tool_start has not been seen.
 func (c *Checker) fastIndexArgs(b []byte) bool {
-	var rest []byte
-	var ok bool
-	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], b); !ok {
+	args, rest, ok := c.cutString(b)
+	if !ok {
 		return false
 	}
 	index, ok := indexTail(rest)
@@ -804,84 +724,19 @@ func (c *Checker) fastIndexArgs(b []byte) bool {
 		return false
 	}
 	ci := c.findCall("", &index)
-	if ci < 0 || (c.calls[ci].started && len(c.scratch) > 0) {
+	if ci < 0 || (c.calls[ci].started && len(args) > 0) {
 		return false // an unknown index or a late delta: the general path reports it
 	}
-	c.calls[ci].args = append(c.calls[ci].args, c.scratch...)
+	c.calls[ci].args = append(c.calls[ci].args, args...)
 	return true
 }
 
-// indexTail reads `","index":N}` (rest starts at the closing quote of the string before it).
+// indexTail reads `,"index":N}`.
 func indexTail(rest []byte) (int, bool) {
-	rest, found := bytes.CutPrefix(rest, []byte(`","index":`))
-	if !found {
+	rest, ok := bytes.CutPrefix(rest, []byte(`,"index":`))
+	if !ok {
 		return 0, false
 	}
-	n, index := 0, 0
-	for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
-		index = index*10 + int(rest[n]-'0')
-		n++
-	}
-	if n == 0 || (n > 1 && rest[0] == '0') || string(rest[n:]) != "}" {
-		return 0, false
-	}
-	return index, true
-}
-
-// appendJSONBody decodes the body of a JSON string (b starts after the opening quote) onto dst.
-// It handles the short escapes; \u escapes, control characters and invalid UTF-8 make it give
-// up (ok false). rest starts at the closing quote.
-func appendJSONBody(dst, b []byte) (out, rest []byte, ok bool) {
-	start, ascii := len(dst), true
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '"':
-			if !ascii && !utf8.Valid(dst[start:]) {
-				return dst, nil, false
-			}
-			return dst, b[i:], true
-		case c == '\\':
-			if i+1 == len(b) {
-				return dst, nil, false
-			}
-			i++
-			switch b[i] {
-			case '"', '\\', '/':
-				dst = append(dst, b[i])
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			default:
-				return dst, nil, false
-			}
-		case c < 0x20:
-			return dst, nil, false
-		default:
-			if c >= utf8.RuneSelf {
-				ascii = false
-			}
-			dst = append(dst, c)
-		}
-	}
-	return dst, nil, false
-}
-
-// turnParts lists every turn's text (or thinking), in order: what the stream concatenates.
-func turnParts(exp *scenarios.Expected, thinking bool) []string {
-	parts := make([]string, len(exp.Turns))
-	for i, t := range exp.Turns {
-		parts[i] = t.Text
-		if thinking {
-			parts[i] = t.Thinking
-		}
-	}
-	return parts
+	index, rest, ok := jsonwire.CutUint(rest, 9)
+	return int(index), ok && string(rest) == "}"
 }

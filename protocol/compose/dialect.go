@@ -1,14 +1,11 @@
 // Package compose is the compose dialect: the Compose agent stream (POST /agent/{id}/stream)
-// with OpenAI-style text deltas, typed reasoning, thinking, tool-argument and tool lifecycle
-// events, timing marks, a done/stopped/error terminal, a named receipt event and a raw [DONE];
-// plus the stop request. It holds the frame Writer the reference runtime encodes with, the
-// Dialect (and Stopper) the load generator drives and the Checker that judges a stream.
+// of OpenAI-style text deltas and typed events (reasoning, tools, timing, plans, swarm
+// children) up to a done/stopped/error terminal, a receipt and a raw [DONE], and the stop and
+// approval requests: the frame Writer, the Dialect and the Checker.
 package compose
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -28,20 +25,15 @@ var (
 // Name is the dialect's CLI and mix name.
 const Name = "compose"
 
-// Dialect is the compose client side: its options configure a Client. Stateless and safe for
-// concurrent use.
-type Dialect struct{}
+// Dialect is the compose client side: its options configure a Client. Safe for concurrent use.
+type Dialect struct{ protocol.Base }
 
 // New returns the compose dialect.
-func New() *Dialect { return &Dialect{} }
-
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
+func New() *Dialect { return &Dialect{Name} }
 
 // PlaysSwarm is true: a compose run may spawn children (swarm scenarios, the R-swarm rules).
 func (*Dialect) PlaysSwarm() bool { return true }
 
-// vars binds the options Configure accepts to c's paths.
 func vars(c *Client) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the stream path template, placeholder {agent}",
@@ -56,7 +48,7 @@ func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Cl
 
 // Configure returns the client for agent id target.
 func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
-	c := &Client{path: DefaultPath}
+	c := &Client{Base: Name, path: DefaultPath}
 	if err := o.Apply(Name, vars(c)); err != nil {
 		return nil, err
 	}
@@ -68,34 +60,28 @@ func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, erro
 }
 
 // NewClient returns a client on the default paths, for tests and library users.
-func NewClient() *Client { return &Client{path: DefaultPath, stopPath: DefaultStopPath} }
+func NewClient() *Client { return &Client{Base: Name, path: DefaultPath, stopPath: DefaultStopPath} }
 
-// Client is a configured compose client. Immutable and safe for concurrent use.
-type Client struct{ path, stopPath string }
+// Client is a configured compose client. Safe for concurrent use.
+type Client struct {
+	protocol.Base
+	path, stopPath string
+}
 
-// Label is the dialect's name.
-func (*Client) Label() string { return Name }
-
-// Sees is true for every frame kind: no policy applies to compose.
-func (*Client) Sees(protocol.FrameKind) bool { return true }
-
-// RequestBody is the agent stream request. The reference runtime decodes the same type.
+// RequestBody is the agent stream request, which the reference runtime decodes too.
 type RequestBody struct {
 	Message  *string `json:"message"`
 	ThreadID string  `json:"threadId,omitempty"`
 }
 
-// Path templates: the stream path has the placeholder {agent} (the agent id, s.Target); the
-// stop path has {agent} and {run} (the run id from the stream's RunIDHeader).
+// Path templates: {agent} is the agent id (s.Target), {run} the stream's RunIDHeader.
 const (
 	DefaultPath     = "/agent/{agent}/stream"
 	DefaultStopPath = "/agent/{agent}/runs/{run}/stop"
 )
 
-// StopPathFor is the stop path template a session uses: stopPath when set; the default with
-// the default stream path; else, for a stream path ending in /stream, the same prefix with
-// /runs/{run}/stop (a runtime that mounts its agent routes under a prefix mounts both).
-// Any other customised stream path needs an explicit stop path.
+// StopPathFor is the stop path template: stopPath when set, else the default's for the default
+// path, else /stream replaced by /runs/{run}/stop (another path needs an explicit stop path).
 func StopPathFor(path, stopPath string) (string, error) {
 	switch {
 	case stopPath != "":
@@ -108,44 +94,21 @@ func StopPathFor(path, stopPath string) (string, error) {
 	return "", fmt.Errorf("stop path: stream path %q does not end in /stream, so the stop path cannot be derived; set it (placeholders {agent}, {run})", path)
 }
 
-// NewRequest builds POST {baseURL}{path, default /agent/{agent}/stream} with
-// {"message","threadId"}.
+// NewRequest builds POST {baseURL}{path} with {"message","threadId"}.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(RequestBody{Message: &s.Input, ThreadID: s.ID})
-	if err != nil {
-		return nil, fmt.Errorf("compose: encode request for session %s: %w", s.ID, err)
-	}
-	path, err := protocol.ExpandPath(c.path, "agent", s.Target)
-	if err != nil {
-		return nil, fmt.Errorf("compose: request for session %s: %w", s.ID, err)
-	}
-	u := protocol.JoinURL(baseURL, path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("compose: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	return req, nil
+	return protocol.NewStreamPost(ctx, Name, s, baseURL, c.path, RequestBody{Message: &s.Input, ThreadID: s.ID}, "agent", s.Target)
 }
 
-// NewStopRequest builds POST {baseURL}{stop path, default /agent/{agent}/runs/{run}/stop},
-// with the run id the stream's response header named.
+// NewStopRequest builds POST {baseURL}{stop path} for the run resp's header named.
 func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
 	runID := resp.Header.Get(RunIDHeader)
 	if runID == "" {
 		return nil, fmt.Errorf("compose: stop session %s: the stream response has no %s header", s.ID, RunIDHeader)
 	}
-	path, err := protocol.ExpandPath(c.stopPath, "agent", s.Target, "run", runID)
+	req, err := protocol.NewJSONPost(ctx, baseURL, c.stopPath, []byte("{}"), "agent", s.Target, "run", runID)
 	if err != nil {
 		return nil, fmt.Errorf("compose: stop session %s: %w", s.ID, err)
 	}
-	u := protocol.JoinURL(baseURL, path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader("{}"))
-	if err != nil {
-		return nil, fmt.Errorf("compose: stop request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	return req, nil
 }
 

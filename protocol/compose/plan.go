@@ -1,7 +1,6 @@
 package compose
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,13 +11,12 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
 )
 
 // Plan approval and side events: the frames (plan.*, approval.*, task.*, action, conclave,
-// trace), the approval request and the checker's rules R-plan-order, R-plan-version,
-// R-plan-outcome, R-plan-tasks, R-compose-action, R-conclave-version, R-trace-source and
-// R-timing-order (docs/PROTOCOLS.md, compose).
+// trace, timing), the approval request and the checker's rules for them.
 
 var (
 	_ protocol.Approver         = (*Client)(nil)
@@ -34,13 +32,11 @@ const (
 	TypePlanFeedbackRequested = "plan.feedback_requested"
 )
 
-// StateAwaitingApproval is a proposal's state until it is decided; afterwards the state is the
-// decision.
+// StateAwaitingApproval is an undecided proposal's state; a decided one's is the decision.
 const StateAwaitingApproval = "awaiting_approval"
 
-// UndecidedSlack is how much later than its timeout an undecided approval may end the run in
-// error (the runtime's timer and scheduling under load): R-plan-outcome's bound is the scripted
-// timeout plus this.
+// UndecidedSlack is how much later than its scripted timeout an undecided approval may end the
+// run in error (timers and scheduling under load).
 const UndecidedSlack = 5 * time.Second
 
 // PlanEvent is a plan.* or approval.* frame; fields a type does not use are omitted.
@@ -100,8 +96,7 @@ type TaskResult struct {
 	Success bool `json:"success"`
 }
 
-// ActionEvent is an action frame; Status is a pointer so a runtime that omits it can be
-// written (and caught).
+// ActionEvent is an action frame; Status is a pointer so an omitted one can be written.
 type ActionEvent struct {
 	Type   string     `json:"type"`
 	Action string     `json:"action"`
@@ -131,22 +126,16 @@ type TraceEvent struct {
 	Display *Display `json:"display,omitempty"`
 }
 
-// Event writes one JSON frame of v (a PlanEvent, TaskEvent, ...): rare frames, encoded with
-// encoding/json, without HTML escaping.
+// Event writes one JSON frame of v (a PlanEvent, TaskEvent, ...), without HTML escaping.
 func (w *Writer) Event(v any) error {
-	var b bytes.Buffer
-	b.WriteString("data: ")
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonwire.MarshalNoHTML(v)
+	if err != nil {
 		return fmt.Errorf("compose: encode %T: %w", v, err)
 	}
-	b.WriteString("\n") // Encode ended the line; the blank line ends the event
-	return w.write(b.Bytes())
+	return w.write(append(append([]byte("data: "), b...), "\n\n"...))
 }
 
-// ApprovalRequest is the body of streambench's approval endpoint,
-// POST /agent/{agentId}/runs/{runId}/approval. The reference runtime decodes the same type.
+// ApprovalRequest is the body of POST /agent/{agentId}/runs/{runId}/approval (streambench's).
 type ApprovalRequest struct {
 	ProposalID string `json:"proposalId"`
 	Version    int    `json:"version"`
@@ -154,8 +143,7 @@ type ApprovalRequest struct {
 	Reason     string `json:"reason,omitempty"`
 }
 
-// ApprovalPathFor is the approval path template of a stop path template: the stop path's
-// /stop replaced by /approval (the default is /agent/{agent}/runs/{run}/approval).
+// ApprovalPathFor is the approval path template of a stop path template (/stop → /approval).
 func ApprovalPathFor(stopPath string) (string, error) {
 	if !strings.HasSuffix(stopPath, "/stop") {
 		return "", fmt.Errorf("approval path: stop path %q does not end in /stop, so the approval path cannot be derived", stopPath)
@@ -163,8 +151,7 @@ func ApprovalPathFor(stopPath string) (string, error) {
 	return strings.TrimSuffix(stopPath, "/stop") + "/approval", nil
 }
 
-// NewApprovalRequest builds POST {baseURL}{approval path} with d, for the run the stream's
-// response header named.
+// NewApprovalRequest builds POST {baseURL}{approval path} with d, for resp's run.
 func (c *Client) NewApprovalRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response, d protocol.ApprovalDecision) (*http.Request, error) {
 	runID := resp.Header.Get(RunIDHeader)
 	if runID == "" {
@@ -174,23 +161,17 @@ func (c *Client) NewApprovalRequest(ctx context.Context, baseURL string, s *prot
 	if err != nil {
 		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
 	}
-	path, err := protocol.ExpandPath(tmpl, "agent", s.Target, "run", runID)
-	if err != nil {
-		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
-	}
 	body, err := json.Marshal(ApprovalRequest{ProposalID: d.ProposalID, Version: d.Version, Decision: d.Decision, Reason: d.Reason})
 	if err != nil {
 		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(body))
+	req, err := protocol.NewJSONPost(ctx, baseURL, tmpl, body, "agent", s.Target, "run", runID)
 	if err != nil {
 		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	return req, nil
 }
 
-// planPhase is where a proposal version stands.
 type planPhase uint8
 
 const (
@@ -201,7 +182,6 @@ const (
 	phaseFeedback                   // plan.feedback_requested seen (after changes_requested)
 )
 
-// sideState is the checker's state for plan approval and the side events.
 type sideState struct {
 	proposalID string
 	version    int // the current (latest proposed) version; 0 before any
@@ -293,10 +273,9 @@ func (c *Checker) observeSide(typ string, data []byte) bool {
 	return true
 }
 
-// onTiming judges one timing mark: elapsedMs never decreases, and the chain msm_start ≤
-// model_start ≤ first_text_delta ≤ done holds in arrival order. Marks are optional; only
-// those present are ordered, other marks (msm_end, a runtime's own) only by elapsedMs, and
-// model_start may repeat after first_text_delta (each later turn).
+// onTiming judges one timing mark: elapsedMs never decreases, and the marks present keep
+// msm_start ≤ model_start ≤ first_text_delta ≤ done in arrival order (model_start may repeat
+// after first_text_delta, each later turn; other marks only by elapsedMs).
 func (c *Checker) onTiming(f *sideFrame) {
 	st := &c.side
 	if e := f.ElapsedMs; e != nil {
@@ -340,9 +319,8 @@ func (c *Checker) onTiming(f *sideFrame) {
 	}
 }
 
-// onConclave judges per-key versions: never lower than one seen before for the key, and a
-// successful write or delete moves the key's version on. list (no key) and events without a
-// version are not judged.
+// onConclave judges per-key versions: never lower than before, and a successful write or
+// delete moves them on (list and versionless events are not judged).
 func (c *Checker) onConclave(f *sideFrame) {
 	if f.Key == "" || f.Version == nil {
 		return
@@ -362,9 +340,8 @@ func (c *Checker) onConclave(f *sideFrame) {
 	st.conclave[f.Key] = max(last, ver)
 }
 
-// onTask judges a task event: after the plan was approved, for one of its tasks. A stream
-// without any plan (none scripted, none proposed; without ground truth none is scripted) is
-// not judged: such tasks belong to plans of earlier runs.
+// onTask judges a task event: after the plan was approved, for one of its tasks. Without any
+// plan, scripted or proposed, it belongs to an earlier run's plan: not judged.
 func (c *Checker) onTask(typ string, f *sideFrame) {
 	st := &c.side
 	if !st.planSeen && (c.s.Expected.Plan == nil || c.noTruth) {
@@ -380,19 +357,12 @@ func (c *Checker) onTask(typ string, f *sideFrame) {
 	}
 }
 
-// onPlan judges a plan.* or approval.* frame: its place in the sequence (R-plan-order), its
-// proposalId and version (R-plan-version) and, for approval.decided, the decision against the
-// one the client sent (R-plan-outcome).
+// onPlan judges a plan.* or approval.* frame: its place, proposalId and version and, for
+// approval.decided, the decision against the one the client sent.
 func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 	st := &c.side
 	st.planSeen = true
-	id, ver := "", 0
-	if f.ProposalID != nil {
-		id = *f.ProposalID
-	}
-	if f.Version != nil {
-		ver = *f.Version
-	}
+	id, ver := jsonwire.Deref(f.ProposalID), jsonwire.Deref(f.Version)
 	switch {
 	case id == "":
 		c.v.Add(RPlanVersion, "%s: expected a proposalId, saw %s", typ, protocol.Quote(string(data), 80))
@@ -462,7 +432,6 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 	}
 }
 
-// after names the phase for a violation detail.
 func (p planPhase) after() string {
 	switch p {
 	case phaseProposed:
@@ -477,8 +446,7 @@ func (p planPhase) after() string {
 	return "before any plan.proposed"
 }
 
-// dueDecision makes the next scripted decision due for the approval request just seen; a
-// scripted none (and no script) leaves the request unanswered.
+// dueDecision makes the next scripted decision due (a scripted none leaves it unanswered).
 func (c *Checker) dueDecision(id string, ver int) {
 	p := c.s.Expected.Plan
 	i := c.side.requests - 1
@@ -490,8 +458,7 @@ func (c *Checker) dueDecision(id string, ver int) {
 	c.side.due = &protocol.ApprovalDecision{ProposalID: id, Version: ver, Decision: d.Decision, Reason: d.Reason, ThinkTime: d.ThinkTime}
 }
 
-// judgeDecision compares the i-th approval.decided with the decision the client was scripted
-// to send for that request (R-plan-outcome): a runtime must decide as told, not by itself.
+// judgeDecision compares the i-th approval.decided with the client's scripted decision.
 func (c *Checker) judgeDecision(i int, f *sideFrame) {
 	p := c.s.Expected.Plan
 	if p == nil || c.s.NoGroundTruth {
@@ -507,9 +474,8 @@ func (c *Checker) judgeDecision(i int, f *sideFrame) {
 	}
 }
 
-// finishSide judges how the plan ended the run, when the run ended on its own with done or
-// error and the provider did not fail: every scripted decision was asked for, the approval was
-// decided as scripted, and the terminal is the one the script says (R-plan-outcome).
+// finishSide judges how the plan ended a run that ended on its own, the provider not failing:
+// every scripted decision asked for and taken, the terminal the script's.
 func (c *Checker) finishSide(clean bool) {
 	p := c.s.Expected.Plan
 	st := &c.side
@@ -559,17 +525,14 @@ func (c *Checker) ApprovalDue() (protocol.ApprovalDecision, bool) {
 	return d, true
 }
 
-// ApprovalSending records when d went out, for approval_rtt. Safe to call from another
-// goroutine.
+// ApprovalSending records when d went out, for approval_rtt. Safe for concurrent use.
 func (c *Checker) ApprovalSending(d protocol.ApprovalDecision, at time.Time) {
 	c.side.log.mu.Lock()
 	c.side.log.sent = append(c.side.log.sent, sentApproval{d: d, at: at})
 	c.side.log.mu.Unlock()
 }
 
-// ApprovalAnswered records a refused decision (a non-2xx answer or no answer) for
-// R-plan-outcome: the runtime would not take the decision the client was scripted to send.
-// Safe to call from another goroutine.
+// ApprovalAnswered records a refused decision (non-2xx or none). Safe for concurrent use.
 func (c *Checker) ApprovalAnswered(d protocol.ApprovalDecision, status int, err error) {
 	if err == nil && status >= 200 && status < 300 {
 		return
@@ -583,8 +546,7 @@ func (c *Checker) ApprovalAnswered(d protocol.ApprovalDecision, status int, err 
 	c.side.log.mu.Unlock()
 }
 
-// planMeasures returns approval_rtt for every decision whose approval.decided arrived: from
-// the moment the client sent it to the frame (matched by version, in order).
+// planMeasures returns approval_rtt, decision sent → its approval.decided (by version, in order).
 func (c *Checker) planMeasures() []protocol.Measure {
 	st := &c.side
 	st.log.mu.Lock()

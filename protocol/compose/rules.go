@@ -2,9 +2,7 @@ package compose
 
 import "github.com/streambench/streambench/protocol"
 
-// The compose dialect's own rules (docs/PROTOCOLS.md, "compose"): the answer, plan
-// approval and side events, and swarm children. R-swarm-cancel, judged by the load generator
-// from the mock's records, is protocol's.
+// The compose dialect's own rules (docs/PROTOCOLS.md, "compose"); R-swarm-cancel is protocol's.
 const (
 	RAnswer          protocol.Rule = "R-compose-answer"
 	RArgs            protocol.Rule = "R-compose-args"

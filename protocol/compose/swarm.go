@@ -12,11 +12,9 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Swarm children (docs/PROTOCOLS.md, "compose swarm children"): the checker follows every
-// swarm_child_* frame by runKey and judges R-swarm-close, R-swarm-order, R-swarm-chain,
-// R-swarm-parent-done and, against the ground truth, R-swarm-content. R-swarm-cancel is judged
-// by the load generator at the mock, as R-abort is. The checker also measures, per stream,
-// child_ttfd (a child's start → its first delta) and children_per_run.
+// Swarm children (docs/PROTOCOLS.md, "compose swarm children"): every swarm_child_* frame is
+// followed by runKey for the swarm rules (R-swarm-cancel is the load generator's) and the
+// measures child_ttfd (a child's start → its first delta) and children_per_run.
 
 // Measure names the compose checker reports (protocol.Measurer).
 const (
@@ -24,7 +22,6 @@ const (
 	MeasureChildrenPerRun = "children_per_run"
 )
 
-// swarmFrame holds the members of the swarm_child_* frames the checker judges.
 type swarmFrame struct {
 	RootRunID   *string  `json:"rootRunId"`
 	ParentRunID *string  `json:"parentRunId"`
@@ -43,15 +40,11 @@ type swarmChild struct {
 	runKey, subID, parent string
 	chain                 []string
 	depth                 int
-	// chainOK: the child's chain passed R-swarm-chain, so its shape can be compared with the
-	// script (a broken chain is R-swarm-chain's finding alone).
-	chainOK bool
-	// closed counts done/error frames; errored and errMsg describe the first.
-	closed  int
-	errored bool
-	errMsg  string
-	// parentDone: the child's parent (the root run, or the parent child) said done while this
-	// child was still open.
+	chainOK               bool // R-swarm-chain passed, so the shape can be compared with the script
+	closed                int  // done/error frames; errored and errMsg describe the first
+	errored               bool
+	errMsg                string
+	// parentDone names the parent (the run or a child) that said done while this was open.
 	parentDone string
 	text       strings.Builder
 	tools      []string // tool names started, in order
@@ -60,27 +53,18 @@ type swarmChild struct {
 	firstDelta time.Duration // 0: no delta yet
 }
 
-// swarmState is the checker's view of the run's children.
 type swarmState struct {
 	children  []*swarmChild
 	byKey     map[string]int
 	rootRunID string
-	// now is the clock for child_ttfd (time.Now; tests set their own).
-	now func() time.Time
-}
-
-// isSwarmType reports whether typ is one of the swarm frames the checker judges.
-func isSwarmType(typ string) bool {
-	switch typ {
-	case TypeChildStart, TypeChildDelta, TypeChildToolStart, TypeChildToolEnd, TypeChildDone, TypeChildError:
-		return true
-	}
-	return false
+	now       func() time.Time // the clock for child_ttfd (nil: time.Now)
 }
 
 // observeSwarm judges one swarm_child_* frame; ok is false for any other type.
 func (c *Checker) observeSwarm(typ string, data []byte) (protocol.Observation, bool) {
-	if !isSwarmType(typ) {
+	switch typ {
+	case TypeChildStart, TypeChildDelta, TypeChildToolStart, TypeChildToolEnd, TypeChildDone, TypeChildError:
+	default:
 		return protocol.Observation{}, false
 	}
 	obs := protocol.Observation{Kind: protocol.FrameOther}
@@ -137,7 +121,7 @@ func (c *Checker) observeSwarm(typ string, data []byte) (protocol.Observation, b
 		}
 		ch.openTools = slices.Delete(ch.openTools, j, j+1)
 	case TypeChildDone, TypeChildError:
-		c.onChildClose(ch, typ == TypeChildError, deref(f.Error))
+		c.onChildClose(ch, typ == TypeChildError, jsonwire.Deref(f.Error))
 	}
 	return obs, true
 }
@@ -149,8 +133,7 @@ func (sw *swarmState) clock() time.Time {
 	return time.Now()
 }
 
-// onChildStart registers a child and judges its place in the tree (R-swarm-chain) and, with
-// ground truth, its identity (R-swarm-content).
+// onChildStart registers a child and judges its place in the tree and its identity.
 func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 	sw := &c.swarm
 	if _, dup := sw.byKey[key]; dup {
@@ -160,15 +143,13 @@ func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 	if f.Depth == nil || f.ParentRunID == nil || f.RootRunID == nil || f.SubID == nil || f.RunKeyChain == nil {
 		c.v.Add(protocol.RFraming, "swarm_child_start: expected rootRunId, parentRunId, subId, depth, runKey and runKeyChain, saw %s", protocol.Quote(string(data), 120))
 	}
-	ch := &swarmChild{runKey: key, subID: deref(f.SubID), parent: deref(f.ParentRunID), chain: f.RunKeyChain, started: sw.clock()}
-	if f.Depth != nil {
-		ch.depth = *f.Depth
-	}
+	ch := &swarmChild{runKey: key, subID: jsonwire.Deref(f.SubID), parent: jsonwire.Deref(f.ParentRunID), chain: f.RunKeyChain,
+		depth: jsonwire.Deref(f.Depth), started: sw.clock()}
 	if c.terminal == "done" {
 		c.v.Add(RSwarmParentDone, "child %s: expected every child to start before the parent's done, saw swarm_child_start after it", key)
 		ch.parentDone = "the run"
 	}
-	ch.chainOK = c.judgeChain(ch, deref(f.RootRunID))
+	ch.chainOK = c.judgeChain(ch, jsonwire.Deref(f.RootRunID))
 	sw.byKey[key] = len(sw.children)
 	sw.children = append(sw.children, ch)
 	if ch.chainOK && !c.s.NoGroundTruth {
@@ -176,9 +157,8 @@ func (c *Checker) onChildStart(key string, f *swarmFrame, data []byte) {
 	}
 }
 
-// judgeChain checks runKeyChain = the parent's chain + runKey, depth = len(chain)-1, the
-// parent (parentRunId) being the chain's first element at depth 1 and a started, open child at
-// depth 2 and more, and one rootRunId for every child of the stream.
+// judgeChain checks runKeyChain = the parent's chain + runKey, depth = len(chain)-1,
+// parentRunId the chain's first key at depth 1 (an open child deeper), one rootRunId.
 func (c *Checker) judgeChain(ch *swarmChild, root string) bool {
 	sw := &c.swarm
 	bad := func(format string, args ...any) bool {
@@ -217,8 +197,7 @@ func (c *Checker) judgeChain(ch *swarmChild, root string) bool {
 	return true
 }
 
-// judgeChildIdentity compares a started child with the script: a scripted subId, at its depth,
-// under its scripted parent.
+// judgeChildIdentity checks a started child is a scripted subId at its depth, under its parent.
 func (c *Checker) judgeChildIdentity(ch *swarmChild) {
 	want, ok := c.s.Expected.ChildByName(ch.subID)
 	if !ok {
@@ -254,8 +233,7 @@ func (c *Checker) childNames() []string {
 	return names
 }
 
-// onChildClose settles a child: a parent's done before it (R-swarm-parent-done), and its
-// text, tools and outcome against the script.
+// onChildClose settles a child: a parent's done before it, its text, tools and outcome.
 func (c *Checker) onChildClose(ch *swarmChild, errored bool, msg string) {
 	ch.closed++
 	ch.errored, ch.errMsg = errored, msg
@@ -302,10 +280,9 @@ func (c *Checker) onChildClose(ch *swarmChild, errored bool, msg string) {
 	}
 }
 
-// swarmTerminal notes the run's first terminal: at done every open child is one the parent
-// did not wait for (R-swarm-parent-done if it finishes later, R-swarm-close if never).
-// Stopped and error terminals are lenient: the seed does not say whether a stop closes
-// children on the wire, and their cancellation is judged at the mock (R-swarm-cancel).
+// swarmTerminal notes the run's first terminal: at done every open child is one the parent did
+// not wait for. Stopped and error are lenient: the seed does not say whether a stop closes
+// children on the wire (their cancel is judged at the mock).
 func (c *Checker) swarmTerminal(typ string) {
 	if typ != "done" {
 		return
@@ -317,9 +294,7 @@ func (c *Checker) swarmTerminal(typ string) {
 	}
 }
 
-// finishSwarm judges the end of a stream that ended cleanly with done: every child closed
-// (R-swarm-close) and, with ground truth and a run that was neither stopped nor aborted, every
-// scripted child started (R-swarm-content).
+// finishSwarm judges a clean end with done: every child closed and every scripted one started.
 func (c *Checker) finishSwarm(clean bool) {
 	if !clean || c.terminal != "done" {
 		return
@@ -339,14 +314,12 @@ func (c *Checker) finishSwarm(clean bool) {
 	}
 }
 
-// Measures reports the stream's compose measures (protocol.Measurer); call after Finish. Each
-// family of frames appends its own: the swarm's here, the approval round trip (plan.go).
+// Measures reports the stream's compose measures (protocol.Measurer); call after Finish.
 func (c *Checker) Measures() []protocol.Measure {
 	return c.swarmMeasures(c.planMeasures())
 }
 
-// swarmMeasures appends each child's time to first delta and how many children the run
-// started (nothing when it started none).
+// swarmMeasures appends each child's child_ttfd and children_per_run (none without children).
 func (c *Checker) swarmMeasures(out []protocol.Measure) []protocol.Measure {
 	if len(c.swarm.children) == 0 {
 		return out
@@ -359,33 +332,31 @@ func (c *Checker) swarmMeasures(out []protocol.Measure) []protocol.Measure {
 	return append(out, protocol.Measure{Name: MeasureChildrenPerRun, Kind: protocol.MeasureCount, Count: int64(len(c.swarm.children))})
 }
 
-var _ protocol.Measurer = (*Checker)(nil)
-
-// childDeltaOpen starts a child delta in the exact shape the Writer encodes it; fastChildDelta
-// follows it without decoding JSON (child deltas are per token, like the parent's text).
+// childDeltaOpen starts a child delta as the Writer encodes it: per token, so fastChildDelta
+// follows {"type":"swarm_child_delta","runKey":"…","delta":"…"} (from after the runKey's
+// quote) of an open child without decoding JSON.
 const childDeltaOpen = `{"type":"swarm_child_delta","runKey":"`
 
-// fastChildDelta judges {"type":"swarm_child_delta","runKey":"…","delta":"…"} (from after the
-// runKey's opening quote) for a started, open child; anything else takes the general path.
 func (c *Checker) fastChildDelta(b []byte) bool {
 	key, rest, ok := jsonwire.CutPlainString(b)
 	if !ok || len(key) == 0 {
 		return false
 	}
-	if rest, ok = bytes.CutPrefix(rest, []byte(`","delta":"`)); !ok {
+	if rest, ok = bytes.CutPrefix(rest, []byte(`","delta":`)); !ok {
 		return false
 	}
 	i, known := c.swarm.byKey[string(key)]
 	if !known || c.swarm.children[i].closed > 0 {
 		return false // the general path reports it
 	}
-	if c.scratch, rest, ok = appendJSONBody(c.scratch[:0], rest); !ok || string(rest) != `"}` {
+	delta, rest, ok := c.cutString(rest)
+	if !ok || string(rest) != "}" {
 		return false
 	}
 	ch := c.swarm.children[i]
-	if ch.firstDelta == 0 && len(c.scratch) > 0 {
+	if ch.firstDelta == 0 && len(delta) > 0 {
 		ch.firstDelta = max(c.swarm.clock().Sub(ch.started), 1)
 	}
-	ch.text.Write(c.scratch)
+	ch.text.Write(delta)
 	return true
 }

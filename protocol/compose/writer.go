@@ -41,9 +41,8 @@ type Display struct {
 	Summary string `json:"summary"`
 }
 
-// Writer writes compose agent-stream frames to an io.Writer, one Write call per frame, built in
-// a reused buffer so per-token frames allocate nothing. Flushing is the caller's job. Not safe
-// for concurrent use.
+// Writer writes compose agent-stream frames, one Write per frame built in a reused buffer.
+// Flushing is the caller's job. Not safe for concurrent use.
 type Writer struct {
 	w   io.Writer
 	buf []byte
@@ -54,8 +53,7 @@ func NewWriter(w io.Writer) *Writer {
 	return &Writer{w: w, buf: make([]byte, 0, 256)}
 }
 
-// Text writes a text delta in the OpenAI-compatible shape {"choices":[{"delta":{"content":s}}]};
-// an empty s writes nothing.
+// Text writes {"choices":[{"delta":{"content":s}}]}; an empty s writes nothing.
 func (w *Writer) Text(s string) error {
 	if s == "" {
 		return nil
@@ -100,8 +98,8 @@ func (w *Writer) ToolArgsDelta(id, toolName, argsDelta string, index int) error 
 	return w.end(b)
 }
 
-// ToolStart writes tool_start with the call's full input (a JSON value), its invoke text and
-// display hint. Input is compacted so it fits on the frame's one data line.
+// ToolStart writes tool_start with the call's full input (compacted to the frame's one data
+// line), its invoke text and display hint.
 func (w *Writer) ToolStart(toolName string, input json.RawMessage, content string, display Display) error {
 	b := w.begin("tool_start")
 	b = append(b, `,"toolName":`...)
@@ -191,8 +189,7 @@ func (w *Writer) Done() error {
 	return w.write(append(w.buf[:0], "data: [DONE]\n\n"...))
 }
 
-// Raw writes p as the data of one frame, unchecked, so a runtime's fault switches can send
-// deliberately wrong frames. Line breaks in p become separate data lines.
+// Raw writes p as the data of one frame, unchecked, for a runtime's fault switches.
 func (w *Writer) Raw(p []byte) error {
 	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
 }
@@ -203,7 +200,6 @@ func (w *Writer) begin(typ string) []byte {
 	return append(b, '"')
 }
 
-// end closes the JSON object and the frame, and writes it.
 func (w *Writer) end(b []byte) error { return w.write(append(b, "}\n\n"...)) }
 
 func (w *Writer) write(b []byte) error {
@@ -234,9 +230,8 @@ func appendDisplay(b []byte, d Display) []byte {
 	return append(b, '}')
 }
 
-// appendCompact appends the JSON value raw without insignificant whitespace (so it cannot break
-// the data line), and fails on invalid JSON rather than sending a frame no client can read.
-// An empty raw is sent as an empty object.
+// appendCompact appends the JSON value raw (empty: {}) without whitespace, so it cannot break the
+// data line; invalid JSON is an error rather than a frame no client can read.
 func appendCompact(b []byte, raw json.RawMessage) ([]byte, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return append(b, "{}"...), nil
@@ -249,4 +244,112 @@ func appendCompact(b []byte, raw json.RawMessage) ([]byte, error) {
 		return b, err
 	}
 	return append(b, buf.Bytes()...), nil
+}
+
+// Swarm frame types (compose-stream-protocol, "Child agent events").
+const (
+	TypeChildStart     = "swarm_child_start"
+	TypeChildDelta     = "swarm_child_delta"
+	TypeChildToolStart = "swarm_child_tool_start"
+	TypeChildToolEnd   = "swarm_child_tool_end"
+	TypeChildDone      = "swarm_child_done"
+	TypeChildError     = "swarm_child_error"
+)
+
+// StopReasonCompleted is a finished child's stopReason.
+const StopReasonCompleted = "completed"
+
+// ChildStart is a swarm_child_start frame: RunKeyChain is the parent's chain plus RunKey (from
+// the root run's id), Depth len(RunKeyChain)-1.
+type ChildStart struct {
+	RootRunID   string   `json:"rootRunId"`
+	ParentRunID string   `json:"parentRunId"`
+	SubID       string   `json:"subId"`
+	Depth       int      `json:"depth"`
+	AgentWallet string   `json:"agentWallet"`
+	RunKey      string   `json:"runKey"`
+	RunKeyChain []string `json:"runKeyChain"`
+}
+
+// ChildUsage is a child's token usage as swarm_child_done carries it (camelCase, unlike done).
+type ChildUsage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	TotalTokens  int `json:"totalTokens"`
+}
+
+// ChildDone is a swarm_child_done frame.
+type ChildDone struct {
+	RunKey      string     `json:"runKey"`
+	Usage       ChildUsage `json:"usage"`
+	ToolBatches int        `json:"toolBatches"`
+	StopReason  string     `json:"stopReason"`
+	WallMs      int64      `json:"wallMs"`
+}
+
+// writeJSON writes {"type":typ, ...v's members} as one frame (v encodes as a non-empty object).
+func writeJSON(w *Writer, typ string, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil || len(body) < 3 || body[0] != '{' {
+		return fmt.Errorf("compose: %s: not a non-empty JSON object: %v", typ, err)
+	}
+	b := w.begin(typ)
+	b = append(b, ',')
+	b = append(b, body[1:]...)
+	return w.write(append(b, "\n\n"...))
+}
+
+// ChildStart writes swarm_child_start.
+func (w *Writer) ChildStart(f ChildStart) error { return writeJSON(w, TypeChildStart, &f) }
+
+// ChildDone writes swarm_child_done.
+func (w *Writer) ChildDone(f ChildDone) error { return writeJSON(w, TypeChildDone, &f) }
+
+// ChildDelta writes {"type":"swarm_child_delta","runKey":…,"delta":…} (per token: reused buffer).
+func (w *Writer) ChildDelta(runKey, delta string) error {
+	b := w.begin(TypeChildDelta)
+	b = append(b, `,"runKey":`...)
+	b = jsonwire.AppendString(b, runKey)
+	b = append(b, `,"delta":`...)
+	b = jsonwire.AppendString(b, delta)
+	return w.end(b)
+}
+
+// ChildToolStart writes swarm_child_tool_start {runKey, toolName, input}, as tool_start.
+func (w *Writer) ChildToolStart(runKey, toolName string, input json.RawMessage) error {
+	b := w.begin(TypeChildToolStart)
+	b = append(b, `,"runKey":`...)
+	b = jsonwire.AppendString(b, runKey)
+	b = append(b, `,"toolName":`...)
+	b = jsonwire.AppendString(b, toolName)
+	b = append(b, `,"input":`...)
+	var err error
+	if b, err = appendCompact(b, input); err != nil {
+		return fmt.Errorf("compose: swarm_child_tool_start %s input: %w", toolName, err)
+	}
+	return w.end(b)
+}
+
+// ChildToolEnd writes swarm_child_tool_end {runKey, toolName, failed, output}, as tool_end.
+func (w *Writer) ChildToolEnd(runKey, toolName string, failed bool, output string) error {
+	b := w.begin(TypeChildToolEnd)
+	b = append(b, `,"runKey":`...)
+	b = jsonwire.AppendString(b, runKey)
+	b = append(b, `,"toolName":`...)
+	b = jsonwire.AppendString(b, toolName)
+	b = append(b, `,"failed":`...)
+	b = strconv.AppendBool(b, failed)
+	b = append(b, `,"output":`...)
+	b = jsonwire.AppendString(b, output)
+	return w.end(b)
+}
+
+// ChildError writes {"type":"swarm_child_error","runKey":runKey,"error":msg}.
+func (w *Writer) ChildError(runKey, msg string) error {
+	b := w.begin(TypeChildError)
+	b = append(b, `,"runKey":`...)
+	b = jsonwire.AppendString(b, runKey)
+	b = append(b, `,"error":`...)
+	b = jsonwire.AppendString(b, msg)
+	return w.end(b)
 }

@@ -17,8 +17,7 @@ import (
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// Default returns the registry of every dialect streambench ships, in the order --help lists
-// them.
+// Default returns the registry of every dialect streambench ships, in --help's order.
 func Default() *protocol.Registry {
 	r, err := protocol.NewRegistry(
 		simchat.New(),

@@ -3,7 +3,6 @@ package langgraph
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -13,8 +12,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// maxMessages bounds the messages one stream may stream, so a hostile stream cannot make the
-// checker allocate without end; past it new message ids are not followed.
+// maxMessages bounds the messages followed, so a hostile stream cannot make the checker allocate.
 const maxMessages = 4096
 
 // streamed is one message as its messages-tuple chunks built it.
@@ -33,31 +31,25 @@ type chunkCall struct {
 	args     []byte
 }
 
-// Checker judges one run stream: R-langgraph-event, -lifecycle, -message and -error always,
-// R-langgraph-content and the scripted part of -error against the script (unless without
-// ground truth). Not safe for concurrent use; one per stream.
+// Checker judges one run stream (every langgraph rule). Not safe for concurrent use.
 type Checker struct {
 	s      *protocol.Session
 	ground bool
 	v      protocol.Violations
 	tokens scenarios.TokenCounter
 
-	events   int
-	metadata bool
-	prevID   string
-	ended    string // "error" or "end", once seen
-	after    int
-	// final: the last values event's state ends in the AI's answer (an AI message without
-	// tool calls), so the run completed.
-	final, sawState bool
-	// unscripted: an error event the script does not call for (the in_band_error outcome).
-	unscripted bool
+	events          int
+	metadata        bool
+	prevID          string
+	ended           string // "error" or "end", once seen
+	after           int
+	final, sawState bool // final: the last state ends in the AI's answer, so the run completed
+	unscripted      bool // an error event the script does not call for: judged partial
 
 	msgs  map[string]*streamed
 	order []string
 
-	text     jsonwire.Cursor
-	textOK   bool
+	text     jsonwire.Text
 	script   []scenarios.ScriptToolCall
 	nextCall int
 	judged   map[string]bool // AI message ids whose tool calls were judged against the script
@@ -65,14 +57,12 @@ type Checker struct {
 
 // NewChecker returns a checker for one stream of s; noGroundTruth judges structure only.
 func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
-	c := &Checker{s: s, ground: !noGroundTruth, textOK: true, msgs: map[string]*streamed{}, judged: map[string]bool{}}
+	c := &Checker{s: s, ground: !noGroundTruth, msgs: map[string]*streamed{}, judged: map[string]bool{}}
 	if c.ground {
-		text := make([]string, len(s.Expected.Turns))
-		for i, t := range s.Expected.Turns {
-			text[i] = t.Text
+		for _, t := range s.Expected.Turns {
 			c.script = append(c.script, t.ToolCalls...)
 		}
-		c.text = jsonwire.NewCursor(text)
+		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
 	}
 	return c
 }
@@ -104,9 +94,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 			return other
 		}
 		c.onState(st.Messages, true)
-		if c.final {
-			// The state ends in the AI's answer: the ReAct loop reached its end, and the
-			// server closes the stream next (nothing more is owed).
+		if c.final { // the ReAct loop reached its end: the server closes the stream next
 			return protocol.Observation{Kind: protocol.FrameTerminal}
 		}
 	case EventUpdates:
@@ -143,10 +131,8 @@ func eventName(t string) string {
 	return "event " + strconv.Quote(t)
 }
 
-// checkID judges the id: lines: a resuming client sends the last one back, so an id the
-// server sends again, or one of the {ms}-{seq} form that goes backwards, is R-langgraph-event.
-// The decoder keeps the last id for events without an id: line, so an unchanged id is not
-// judged.
+// checkID judges the id: lines a resuming client sends back: one sent again, or a {ms}-{seq}
+// one going backwards, is R-langgraph-event (an unchanged id is the decoder's, not judged).
 func (c *Checker) checkID(id string) {
 	if id == "" || id == c.prevID {
 		return
@@ -161,8 +147,7 @@ func (c *Checker) checkID(id string) {
 	c.prevID = id
 }
 
-// parseStreamID reads an id of the {ms}-{seq} form (a Redis stream id, as langgraph-api
-// sends).
+// parseStreamID reads an id of the {ms}-{seq} form (a Redis stream id, langgraph-api's).
 func parseStreamID(id string) ([2]uint64, bool) {
 	a, b, ok := strings.Cut(id, "-")
 	if !ok {
@@ -243,9 +228,8 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	if text != "" {
 		st.text.AppendString(text)
 		obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.Text(text)}
-		if c.ground && c.textOK && !c.unscripted && !jsonwire.Advance(&c.text, text) {
-			c.textOK = false
-			c.v.Add(RContent, "AI text diverges from the script at byte %d: expected %s, saw %s", c.text.Matched(), protocol.Quote(c.text.Next(60), 60), protocol.Quote(text, 60))
+		if c.ground && !c.unscripted {
+			jsonwire.Follow(&c.text, &c.v, RContent, "AI text", text, 60)
 		}
 	}
 	for _, ch := range m.ToolCallChunks {
@@ -273,13 +257,7 @@ func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 			return false
 		}
 	}
-	cl := chunkCall{index: *ch.Index}
-	if ch.ID != nil {
-		cl.id = *ch.ID
-	}
-	if ch.Name != nil {
-		cl.name = *ch.Name
-	}
+	cl := chunkCall{index: *ch.Index, id: jsonwire.Deref(ch.ID), name: jsonwire.Deref(ch.Name)}
 	if ch.Args != nil {
 		cl.args = append(cl.args, *ch.Args...)
 	}
@@ -290,9 +268,8 @@ func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 	return true
 }
 
-// onState compares each message of a state (values) or node update with the chunks streamed
-// for it, every time it appears (reporting the first difference), and judges new AI messages' tool calls against the
-// script.
+// onState compares each message of a state or node update with the chunks streamed for it (the
+// first difference reported), and judges new AI messages' tool calls against the script.
 func (c *Checker) onState(msgs []Message, values bool) {
 	for i := range msgs {
 		m := &msgs[i]
@@ -342,7 +319,7 @@ func (c *Checker) compare(m *Message, st *streamed) {
 		if len(bytes.TrimSpace(args)) == 0 {
 			args = []byte("{}")
 		}
-		if tc.ID != cl.id || tc.Name != cl.name || !jsonEqual(tc.Args, args) {
+		if tc.ID != cl.id || tc.Name != cl.name || !jsonwire.Equal(tc.Args, args) {
 			st.differs = true
 			c.v.Add(RMessage, "message %s: tool call %d: expected id %q, name %q, args %s as streamed, the state holds id %q, name %q, args %s",
 				m.ID, i, cl.id, cl.name, protocol.Quote(args, 60), tc.ID, tc.Name, protocol.Quote(tc.Args, 60))
@@ -350,8 +327,7 @@ func (c *Checker) compare(m *Message, st *streamed) {
 	}
 }
 
-// judgeCalls compares an AI message's tool calls with the script's next calls (name and
-// arguments; the call ids are the provider's).
+// judgeCalls compares an AI message's tool calls' names and arguments with the script's next.
 func (c *Checker) judgeCalls(m *Message) {
 	if !c.ground || c.unscripted {
 		return
@@ -363,7 +339,7 @@ func (c *Checker) judgeCalls(m *Message) {
 		}
 		sc := &c.script[c.nextCall]
 		c.nextCall++
-		if tc.Name != sc.Name || !jsonEqual(tc.Args, []byte(sc.Arguments)) {
+		if tc.Name != sc.Name || !jsonwire.Equal(tc.Args, []byte(sc.Arguments)) {
 			c.v.Add(RContent, "tool call %s: expected %s with args %s, saw %s with args %s", tc.ID, sc.Name, protocol.Quote(sc.Arguments, 60), tc.Name, protocol.Quote(tc.Args, 60))
 		}
 	}
@@ -388,8 +364,7 @@ func (c *Checker) onError(ev *sse.Event) protocol.Observation {
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	// clean: the stream ran to its end. A cut, an abort and an unscripted error are judged on
-	// what arrived only.
+	// A cut, an abort and an unscripted error are judged on what arrived only.
 	clean := streamErr == nil && !c.s.Aborted && !c.unscripted
 	if clean {
 		switch {
@@ -415,9 +390,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			c.v.Add(RError, "expected an error event (the provider fails with %s), the run ended without one", protocol.Quote(c.s.Expected.ProviderError, 60))
 		}
 		if !c.s.ScriptedError() && c.ended != EventError {
-			if c.textOK && !c.text.Done() {
-				c.v.Add(RContent, "expected the AI text to continue with %s, saw only the first %d of %d bytes", protocol.Quote(c.text.Next(60), 60), c.text.Matched(), c.text.Total())
-			}
+			c.text.Short(&c.v, RContent, "expected the AI text to continue with %s, saw only the first %d of %d bytes", 60)
 			if c.nextCall < len(c.script) {
 				sc := &c.script[c.nextCall]
 				c.v.Add(RContent, "expected the script's %d tool call(s), saw %d (next: %s %s)", len(c.script), c.nextCall, sc.Name, protocol.Quote(sc.Arguments, 60))
@@ -430,16 +403,4 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 func isObject(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{'
-}
-
-// jsonEqual reports whether a and b are the same JSON value.
-func jsonEqual(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
 }

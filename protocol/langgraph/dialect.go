@@ -1,21 +1,13 @@
-// Package langgraph is the langgraph dialect: the LangGraph Agent Server's run stream,
-// POST /runs/stream (a stateless run) or /threads/{thread_id}/runs/stream, with stream_mode
-// messages-tuple, values and updates. It holds the request a LangGraph SDK client sends, the
-// writer of the stream (for the reference runtime and tests) and the Checker that judges it:
-// the metadata event first, every event of a requested mode with that mode's JSON (spread
-// over data: lines or not), the chunks of each message adding up to the message the state
-// then holds, an error event only where scripted, and against the script the AI text and
-// tool calls. See docs/PROTOCOLS.md, "langgraph".
-//
-// The graph is expected to be a ReAct agent (an agent node calling the model, a tools node
-// running its tool calls) over a messages state, so one run carries every scripted turn.
+// Package langgraph is the langgraph dialect: the LangGraph Agent Server's run stream
+// (POST /runs/stream, or /threads/{thread_id}/runs/stream) with stream_mode messages-tuple,
+// values and updates: the request a LangGraph SDK client sends, the stream's Writer and the
+// Checker. The graph is expected to be a ReAct agent over a messages state, so one run carries
+// every scripted turn. See docs/PROTOCOLS.md, "langgraph".
 package langgraph
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -41,20 +33,17 @@ var (
 // Options configure the dialect. The zero value runs stateless runs, cancelled when the
 // client leaves, judged against the script.
 type Options struct {
-	// Path is the run stream route: StatelessPath (default) or a template with {thread},
-	// which is filled with a thread id per session and sent with if_not_exists "create".
+	// Path is the run stream route: StatelessPath or a template with {thread} (one per session).
 	Path string
-	// OnDisconnect is the request's on_disconnect: OnDisconnectCancel (default) or
-	// OnDisconnectContinue. R-abort follows it: with continue, the run must go on when the
-	// client aborts.
+	// OnDisconnect is the request's on_disconnect (default cancel), which R-abort follows.
 	OnDisconnect string
 	// NoGroundTruth judges structure only: the graph's model is not the mock.
 	NoGroundTruth bool
 }
 
-// Dialect is the langgraph client side. It holds only its options and is safe for concurrent
-// use.
+// Dialect is the langgraph client side. Safe for concurrent use.
 type Dialect struct {
+	protocol.Base
 	opts Options
 }
 
@@ -62,13 +51,9 @@ type Dialect struct {
 func New(opts Options) *Dialect {
 	opts.Path = cmp.Or(opts.Path, StatelessPath)
 	opts.OnDisconnect = cmp.Or(opts.OnDisconnect, OnDisconnectCancel)
-	return &Dialect{opts: opts}
+	return &Dialect{Base: Name, opts: opts}
 }
 
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
-
-// vars binds the options Configure accepts to opts.
 func vars(opts *Options) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the run stream route: " + StatelessPath + " or a thread route such as " + ThreadPath + " ({thread}: a new thread per session)",
@@ -81,8 +66,8 @@ func vars(opts *Options) []protocol.OptionVar {
 // Options lists the options Configure accepts.
 func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Options{})) }
 
-// Configure returns the dialect with a profile's options applied; target is the assistant_id
-// (a graph id of the server's langgraph.json, or the runtime's deployment).
+// Configure returns the dialect with a profile's options applied (the target is the
+// assistant_id).
 func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, error) {
 	opts := d.opts
 	if err := o.Apply(Name, vars(&opts)); err != nil {
@@ -94,8 +79,7 @@ func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, erro
 	return New(opts), nil
 }
 
-// Label names the client in results: langgraph, or langgraph-continue when runs go on after
-// the client leaves (their aborts are judged the other way round).
+// Label is langgraph, or langgraph-continue when runs go on after the client leaves.
 func (d *Dialect) Label() string {
 	if d.opts.OnDisconnect == OnDisconnectContinue {
 		return Name + "-continue"
@@ -103,12 +87,10 @@ func (d *Dialect) Label() string {
 	return Name
 }
 
-// Sees reports whether the server sends frames of kind k: no reasoning (a ReAct graph's chat
-// model adapter does not forward it).
+// Sees reports whether the server sends frames of kind k: no reasoning (a ReAct graph drops it).
 func (*Dialect) Sees(k protocol.FrameKind) bool { return k != protocol.FrameThinking }
 
-// ContinuesOnDisconnect reports whether the runs go on when the client leaves
-// (protocol.DisconnectContinuer): R-abort then requires the provider to see no cancel.
+// ContinuesOnDisconnect reports whether the runs go on when the client leaves.
 func (d *Dialect) ContinuesOnDisconnect() bool { return d.opts.OnDisconnect == OnDisconnectContinue }
 
 // RunRequest is the body of a run stream request (the fields the dialect sends).
@@ -137,16 +119,9 @@ type InputMessage struct {
 // StreamModes are the modes the dialect requests, in the order it lists them.
 var StreamModes = []string{ModeMessagesTuple, ModeValues, ModeUpdates}
 
-// NewRequest builds what a LangGraph SDK client's runs.stream sends: POST the run with the
-// session's input as one user message, the three stream modes and on_disconnect. On a thread
-// route the thread id is derived from the session id (a UUID shape, as the server requires)
-// and the thread is created with the run.
+// NewRequest builds what a LangGraph SDK client's runs.stream sends: the input as one user
+// message, the stream modes, on_disconnect, and on a thread route a thread made with the run.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	thread := ThreadID(s.ID)
-	path, err := protocol.ExpandPath(d.opts.Path, "thread", thread)
-	if err != nil {
-		return nil, fmt.Errorf("langgraph: request for session %s: %w", s.ID, err)
-	}
 	body := RunRequest{
 		AssistantID:  s.Target,
 		Input:        &Input{Messages: []InputMessage{{Role: "user", Content: s.Input}}},
@@ -157,21 +132,10 @@ func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Se
 		body.IfNotExists = "create"
 		body.MultitaskStrategy = "reject"
 	}
-	b, err := json.Marshal(&body)
-	if err != nil {
-		return nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("langgraph: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	return req, nil
+	return protocol.NewStreamPost(ctx, Name, s, baseURL, d.opts.Path, &body, "thread", ThreadID(s.ID))
 }
 
-// ThreadID returns a UUID-shaped thread id derived from a session id, so a session's thread
-// is the same on every attempt and distinct between sessions.
+// ThreadID returns a UUID-shaped thread id derived from a session id (stable, distinct).
 func ThreadID(session string) string {
 	var h [16]byte
 	// FNV-1a over the id, spread over 16 bytes: stable and dependency-free.
@@ -188,11 +152,6 @@ func ThreadID(session string) string {
 	h[6] = h[6]&0x0f | 0x40
 	h[8] = h[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
-}
-
-// CheckHeaders checks the content type (R-headers).
-func (*Dialect) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	return protocol.CheckEventStream(h)
 }
 
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).

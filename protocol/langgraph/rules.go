@@ -2,8 +2,7 @@ package langgraph
 
 import "github.com/streambench/streambench/protocol"
 
-// The langgraph dialect's own rules (docs/PROTOCOLS.md, "langgraph"), from the LangGraph
-// Agent Server's run stream (POST /runs/stream, /threads/{id}/runs/stream).
+// The langgraph dialect's own rules (docs/PROTOCOLS.md, "langgraph").
 const (
 	REvent     protocol.Rule = "R-langgraph-event"
 	RLifecycle protocol.Rule = "R-langgraph-lifecycle"

@@ -1,12 +1,12 @@
 package langgraph
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
-// Event names of the run stream: the `event:` line of each SSE event. A subgraph's events
-// carry its namespace after a bar (`values|tools:1`); the dialect asks for none.
+// Event names of the run stream (a subgraph's carry its namespace after a bar: values|tools:1).
 const (
 	EventMetadata = "metadata" // first: {"run_id": …, "attempt": n}
 	EventMessages = "messages" // stream_mode messages-tuple: [message chunk, metadata]
@@ -16,8 +16,7 @@ const (
 	EventEnd      = "end"      // an explicit end some servers send (data null); optional
 )
 
-// Stream modes the dialect requests (the request's stream_mode). messages-tuple is how the
-// Agent Server names the mode whose events are called messages.
+// Stream modes the dialect requests (messages-tuple's events are called messages).
 const (
 	ModeMessagesTuple = "messages-tuple"
 	ModeValues        = "values"
@@ -38,8 +37,7 @@ const (
 	TypeTool    = "tool"
 )
 
-// Message is a LangChain message as the server serializes it: a messages-tuple event's first
-// element (a chunk), or one of a state's messages.
+// Message is a LangChain message as the server serializes it: a chunk, or a state's message.
 type Message struct {
 	Type string `json:"type"`
 	ID   string `json:"id,omitempty"`
@@ -61,8 +59,7 @@ type ToolCall struct {
 	Type string          `json:"type,omitempty"`
 }
 
-// ToolCallChunk is a piece of a streamed tool call: the first piece of an index carries its id
-// and name, every piece a fragment of the JSON arguments.
+// ToolCallChunk is a piece of a streamed tool call (its index's first carries id and name).
 type ToolCallChunk struct {
 	Name  *string `json:"name"`
 	Args  *string `json:"args"`
@@ -71,8 +68,7 @@ type ToolCallChunk struct {
 	Type  string  `json:"type,omitempty"`
 }
 
-// ChunkMetadata is a messages-tuple event's second element: where in the graph the chunk came
-// from.
+// ChunkMetadata is a messages-tuple event's second element: where the chunk came from.
 type ChunkMetadata struct {
 	RunID string `json:"run_id,omitempty"`
 	Node  string `json:"langgraph_node"`
@@ -99,30 +95,8 @@ type RunError struct {
 // ContentText returns a message content's text: the string itself, or the text of its text
 // blocks in order; ok is false for content of another shape.
 func ContentText(raw json.RawMessage) (text string, ok bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return "", true
-	}
-	if raw[0] == '"' {
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return "", false
-		}
-		return text, true
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return "", false
-	}
-	var b []byte
-	for _, bl := range blocks {
-		if bl.Type == "text" {
-			b = append(b, bl.Text...)
-		}
-	}
-	return string(b), true
+	text, err := jsonwire.ContentText(raw, "text")
+	return text, err == nil
 }
 
 // TextContent encodes text as a message's string content.

@@ -8,10 +8,8 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Writer encodes a run stream as the Agent Server sends it: named events whose JSON data is
-// indented, so it spans several data: lines (as @langchain/langgraph-api's serialiser does),
-// each with an id: of the form {start}-{seq} that a resuming client sends back as
-// Last-Event-ID. Not safe for concurrent use.
+// Writer encodes a run stream as the Agent Server sends it: named events of indented JSON over
+// several data: lines, each with an id: {start}-{seq}. Not safe for concurrent use.
 type Writer struct {
 	w     io.Writer
 	buf   []byte
@@ -20,13 +18,11 @@ type Writer struct {
 	seq   int
 	// Compact writes each event's JSON on one data: line (langgraph-api's orjson output).
 	Compact bool
-	// DescendingIDs counts the ids' sequence down instead of up: a broken server whose ids a
-	// resuming client cannot resume from (the runtime's langgraph-bad-id fault).
+	// DescendingIDs counts the ids down: a server no client can resume (langgraph-bad-id).
 	DescendingIDs bool
 }
 
-// NewWriter returns a writer to w whose event ids start with start (the run's start time in
-// milliseconds, say).
+// NewWriter returns a writer to w whose event ids start with start.
 func NewWriter(w io.Writer, start int64) *Writer {
 	return &Writer{w: w, start: strconv.FormatInt(start, 10)}
 }

@@ -9,7 +9,7 @@ import (
 
 // BenchmarkStreamWriterStep measures writing one text frame (one op = one Step).
 func BenchmarkStreamWriterStep(b *testing.B) {
-	turn := wiretest.TextTurn()
+	turn := wiretest.TextTurn(256)
 	wiretest.BenchWrite(b, NewStreamWriter(io.Discard, testMeta, true), turn, turn.Steps, nil)
 }
 
@@ -21,5 +21,5 @@ func BenchmarkStreamWriterToolStep(b *testing.B) {
 
 // BenchmarkDecodeTextTurn decodes a whole 256-frame text turn per op and reports ns/frame.
 func BenchmarkDecodeTextTurn(b *testing.B) {
-	wiretest.BenchDecode(b, writeTurn(b, wiretest.TextTurn(), testMeta, true), Wire{}.NewStream)
+	wiretest.BenchDecode(b, writeTurn(b, wiretest.TextTurn(256), testMeta, true), Wire{}.NewStream)
 }

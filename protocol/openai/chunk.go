@@ -4,20 +4,17 @@ import (
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
-// Chunk is one chat.completion.chunk as the wire's two readers need it: the runtime's stream
-// (NewStream) and the openai-chat dialect's checker. It keeps presence, so the checker can tell
-// a tool call delta without "index" from one at index 0, and it reads every reasoning field
-// in use: reasoning_content (DeepSeek, OpenAI-compatible servers) and reasoning (vLLM,
-// OpenRouter). Byte slices alias the frame or the scanner's buffer and are valid until the
-// next frame; a Chunk and its slices are reused by ParseChunk, so a warm reader decodes
-// without allocating. A nil slice is an absent or null member.
+// Chunk is one chat.completion.chunk as the runtime's stream and the openai-chat checker read
+// it, with presence (a tool call without "index" is not index 0) and both reasoning fields in
+// use (reasoning_content, reasoning). Slices alias the frame or the scanner's buffer until the
+// next frame; ParseChunk reuses them, so a warm reader allocates nothing. A nil slice is an
+// absent or null member.
 type Chunk struct {
 	Object     []byte
 	HasChoices bool // "choices" is an array
 	Choices    []Choice
 	HasUsage   bool // "usage" is an object
-	// PromptTokens and CompletionTokens are usage's counts; HasCompletionTokens says whether
-	// completion_tokens was an integer.
+	// PromptTokens and CompletionTokens are usage's counts.
 	PromptTokens, CompletionTokens int
 	HasCompletionTokens            bool
 	HasError                       bool // "error" is an object
@@ -52,9 +49,8 @@ type ToolCall struct {
 	Name, Args  []byte
 }
 
-// ParseChunk fills v from one frame's JSON: only the fields above are decoded, everything
-// else is validated and skipped. A JSON null reads as absent; a member given twice keeps its
-// last non-null value, as encoding/json does.
+// ParseChunk fills v from one frame's JSON, validating and skipping the rest; a null reads as
+// absent, and a member given twice keeps its last non-null value, as in encoding/json.
 func ParseChunk(sc *jsonwire.Scanner, data []byte, v *Chunk) error {
 	sc.Reset(data)
 	choices := v.Choices[:0]
@@ -63,7 +59,7 @@ func ParseChunk(sc *jsonwire.Scanner, data []byte, v *Chunk) error {
 		for key := range sc.Members() {
 			switch string(key) {
 			case "object":
-				setStr(&v.Object, sc.Str("object"))
+				sc.StrTo(&v.Object, "object")
 			case "choices":
 				choices = choices[:0]
 				if v.HasChoices = sc.Array("choices"); v.HasChoices {
@@ -91,19 +87,7 @@ func ParseChunk(sc *jsonwire.Scanner, data []byte, v *Chunk) error {
 					}
 				}
 			case "error":
-				if v.HasError = sc.Object("error"); !v.HasError {
-					continue
-				}
-				for key := range sc.Members() {
-					switch string(key) {
-					case "message":
-						setStr(&v.ErrorMessage, sc.Str("error.message"))
-					case "type":
-						setStr(&v.ErrorType, sc.Str("error.type"))
-					default:
-						sc.Skip()
-					}
-				}
+				v.HasError = sc.StrsIn("error", errorKeys[:], errorWheres[:], &v.ErrorMessage, &v.ErrorType)
 			default:
 				sc.Skip()
 			}
@@ -111,14 +95,6 @@ func ParseChunk(sc *jsonwire.Scanner, data []byte, v *Chunk) error {
 	}
 	v.Choices = choices
 	return sc.Finish()
-}
-
-// setStr stores a decoded string unless it was null, which (as in encoding/json) leaves the
-// field as it was.
-func setStr(dst *[]byte, b []byte) {
-	if b != nil {
-		*dst = b
-	}
 }
 
 // setInt reads an integer into dst (and true into present, if given) unless it is null.
@@ -140,7 +116,7 @@ func parseChoice(sc *jsonwire.Scanner, c *Choice) {
 		case "index":
 			setInt(&c.Index, &c.HasIndex, sc, "choices[].index")
 		case "finish_reason":
-			setStr(&c.FinishReason, sc.Str("choices[].finish_reason"))
+			sc.StrTo(&c.FinishReason, "choices[].finish_reason")
 		case "delta":
 			if !sc.Object("choices[].delta") {
 				continue
@@ -148,11 +124,11 @@ func parseChoice(sc *jsonwire.Scanner, c *Choice) {
 			for key := range sc.Members() {
 				switch string(key) {
 				case "content":
-					setStr(&c.Content, sc.Str("delta.content"))
+					sc.StrTo(&c.Content, "delta.content")
 				case "reasoning_content":
-					setStr(&c.ReasoningContent, sc.Str("delta.reasoning_content"))
+					sc.StrTo(&c.ReasoningContent, "delta.reasoning_content")
 				case "reasoning":
-					setStr(&c.Reasoning, sc.Str("delta.reasoning"))
+					sc.StrTo(&c.Reasoning, "delta.reasoning")
 				case "tool_calls":
 					c.ToolCalls = c.ToolCalls[:0]
 					if !sc.Array("delta.tool_calls") {
@@ -172,6 +148,14 @@ func parseChoice(sc *jsonwire.Scanner, c *Choice) {
 	}
 }
 
+// The string members of an error and a tool call's function, with their names in errors.
+var (
+	errorKeys      = [...]string{"message", "type"}
+	errorWheres    = [...]string{"error.message", "error.type"}
+	functionKeys   = [...]string{"name", "arguments"}
+	functionWheres = [...]string{"function.name", "function.arguments"}
+)
+
 func parseToolCall(sc *jsonwire.Scanner, tc *ToolCall) {
 	if !sc.Object("tool_calls[]") {
 		return
@@ -181,23 +165,11 @@ func parseToolCall(sc *jsonwire.Scanner, tc *ToolCall) {
 		case "index":
 			setInt(&tc.Index, &tc.HasIndex, sc, "tool_calls[].index")
 		case "id":
-			setStr(&tc.ID, sc.Str("tool_calls[].id"))
+			sc.StrTo(&tc.ID, "tool_calls[].id")
 		case "type":
-			setStr(&tc.Type, sc.Str("tool_calls[].type"))
+			sc.StrTo(&tc.Type, "tool_calls[].type")
 		case "function":
-			if tc.HasFunction = sc.Object("tool_calls[].function"); !tc.HasFunction {
-				continue
-			}
-			for key := range sc.Members() {
-				switch string(key) {
-				case "name":
-					setStr(&tc.Name, sc.Str("function.name"))
-				case "arguments":
-					setStr(&tc.Args, sc.Str("function.arguments"))
-				default:
-					sc.Skip()
-				}
-			}
+			tc.HasFunction = sc.StrsIn("tool_calls[].function", functionKeys[:], functionWheres[:], &tc.Name, &tc.Args)
 		default:
 			sc.Skip()
 		}

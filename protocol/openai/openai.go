@@ -1,42 +1,32 @@
-// Package openai is the OpenAI chat completions wire (POST /v1/chat/completions): the mock
-// provider's side (ParseRequest, StreamWriter, WriteResponse, WriteError) and the runtime's side
-// (Wire, a protocol.ProviderWire). Both sides live together so the frames one writes are the
-// frames the other reads; see docs/PROTOCOLS.md, "Provider-facing wires".
+// Package openai is the OpenAI chat completions wire (POST /v1/chat/completions): the mock's
+// side and the runtime's (Wire), together so the frames one writes are the ones the other reads.
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
-// Request is the subset of a chat completions request the mock provider needs to pick and
-// play a scripted turn.
+// Request is what the mock provider reads of a chat completions request.
 type Request struct {
-	Model string
-	// Stream is the request's "stream" flag.
+	Model  string
 	Stream bool
 	// IncludeUsage is stream_options.include_usage: the stream then ends with a usage chunk.
 	IncludeUsage bool
-	// LastUserText is the text of the last "user" message (string content or its text parts
-	// joined), where the scenario directive is looked for.
+	// LastUserText is the text of the last "user" message, where the directive is looked for.
 	LastUserText string
-	// AssistantTurns is the number of assistant messages already present, which is the index
-	// of the turn to play: the provider is stateless across a tool loop.
+	// AssistantTurns counts the assistant messages present: the index of the turn to play.
 	AssistantTurns int
-	// Thinking is set when reasoning was requested: a reasoning_effort, or a reasoning object,
-	// whose effort is not "none".
+	// Thinking: a reasoning_effort (or reasoning object's effort) other than "none" was sent.
 	Thinking bool
 	// MaxTokens is max_completion_tokens, else max_tokens; 0 when neither was sent.
 	MaxTokens int
 }
 
-// rawRequest is the JSON shape ParseRequest reads; everything else in the body is ignored.
 type rawRequest struct {
 	Model         *string           `json:"model"`
 	Messages      []json.RawMessage `json:"messages"`
@@ -53,21 +43,12 @@ type rawRequest struct {
 	} `json:"reasoning"`
 }
 
-// rawMessage is one entry of "messages" as ParseRequest reads it.
 type rawMessage struct {
 	Role    *string         `json:"role"`
 	Content json.RawMessage `json:"content"`
 }
 
-// rawPart is one element of an array "content".
-type rawPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-// ParseRequest reads a chat completions request body. Errors name the offending field, as
-// the real API does ("messages: required", "messages[2].content: expected string or array of
-// parts"), so a misbehaving runtime under test learns what it sent wrong.
+// ParseRequest reads a chat completions body; errors name the offending field, as the API's do.
 func ParseRequest(body []byte) (*Request, error) {
 	var raw rawRequest
 	if err := jsonwire.DecodeRequest(body, &raw); err != nil {
@@ -116,7 +97,7 @@ func ParseRequest(body []byte) (*Request, error) {
 		case "assistant":
 			req.AssistantTurns++
 		case "user":
-			text, err := contentText(msg.Content)
+			text, err := jsonwire.ContentText(msg.Content, "text")
 			if err != nil {
 				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
@@ -127,7 +108,7 @@ func ParseRequest(body []byte) (*Request, error) {
 		}
 		if *msg.Role != "user" {
 			// Content of other roles is not needed, but it must still have a valid shape.
-			if _, err := contentText(msg.Content); err != nil {
+			if _, err := jsonwire.ContentText(msg.Content); err != nil {
 				return nil, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
 		}
@@ -135,55 +116,19 @@ func ParseRequest(body []byte) (*Request, error) {
 	return req, nil
 }
 
-// contentText returns the text of a message content: a string, null, or an array of parts
-// whose "text" parts are joined.
-func contentText(content json.RawMessage) (string, error) {
-	content = bytes.TrimSpace(content)
-	if len(content) == 0 || string(content) == "null" {
-		return "", nil
-	}
-	switch content[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(content, &s); err != nil {
-			return "", fmt.Errorf("invalid string: %w", err)
-		}
-		return s, nil
-	case '[':
-		var parts []rawPart
-		if err := json.Unmarshal(content, &parts); err != nil {
-			return "", fmt.Errorf("expected string or array of parts: %w", err)
-		}
-		var b strings.Builder
-		for _, p := range parts {
-			if p.Type == "text" {
-				b.WriteString(p.Text)
-			}
-		}
-		return b.String(), nil
-	}
-	return "", errors.New("expected string or array of parts")
-}
-
-// errorBody is the API's error envelope.
 type errorBody struct {
-	Error errorDetail `json:"error"`
+	Error struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	} `json:"error"`
 }
 
-// errorDetail is the inside of the error envelope.
-type errorDetail struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    *string `json:"code"`
-}
-
-// WriteError answers with the API's error JSON ({"error":{"message","type","param","code"}})
-// and status. errType is e.g. "invalid_request_error", "rate_limit_error", "server_error".
+// WriteError answers with status and the API's error JSON
+// ({"error":{"message","type","param","code"}}); errType is e.g. "rate_limit_error".
 func WriteError(w http.ResponseWriter, status int, errType, message string) {
-	body, _ := json.Marshal(errorBody{Error: errorDetail{Message: message, Type: errType}})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", fmt.Sprint(len(body)+1))
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	var body errorBody
+	body.Error.Message, body.Error.Type = message, errType
+	jsonwire.WriteError(w, status, &body)
 }

@@ -87,7 +87,7 @@ func streamOf(data []byte, p wiretest.Parser) protocol.ModelStream {
 	case wiretest.ReferenceUnchecked:
 		parse = referenceUnmarshal
 	}
-	return &stream{dec: sse.NewDecoder(bytes.NewReader(data)), parse: parse}
+	return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(bytes.NewReader(data))}, parse: parse}
 }
 
 // FuzzParserMatchesReference decodes arbitrary streams with the fast parser and with the
@@ -104,8 +104,8 @@ func FuzzParserMatchesReference(f *testing.F) {
 // BenchmarkDecodeTextTurnEncodingJSON is BenchmarkDecodeTextTurn with the encoding/json
 // reference parser, to show what the scanner saves.
 func BenchmarkDecodeTextTurnEncodingJSON(b *testing.B) {
-	wiretest.BenchDecode(b, writeTurn(b, wiretest.TextTurn(), testMeta, true), func(r io.Reader) protocol.ModelStream {
-		return &stream{dec: sse.NewDecoder(r), parse: referenceUnmarshal}
+	wiretest.BenchDecode(b, writeTurn(b, wiretest.TextTurn(256), testMeta, true), func(r io.Reader) protocol.ModelStream {
+		return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(r)}, parse: referenceUnmarshal}
 	})
 }
 

@@ -1,22 +1,18 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/sse"
 )
 
-// Wire is the runtime's side of the chat completions wire. The zero value is ready to use
-// and safe for concurrent use; each stream it returns is not.
+// Wire is the chat completions wire's runtime side, safe for concurrent use; its streams are not.
 type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}
@@ -24,7 +20,6 @@ var _ protocol.ProviderWire = Wire{}
 // Name returns "openai", the wire's name in deployment files.
 func (Wire) Name() string { return "openai" }
 
-// chatRequest is the request body NewRequest sends.
 type chatRequest struct {
 	Model           string        `json:"model"`
 	Messages        []chatMessage `json:"messages"`
@@ -34,10 +29,9 @@ type chatRequest struct {
 	ReasoningEffort string        `json:"reasoning_effort,omitempty"`
 	MaxTokens       int           `json:"max_tokens,omitempty"`
 	// MaxCompletionTokens is OpenAI's newer name for max_tokens (protocol.MaxTokensField).
-	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
-	// MinTokens and IgnoreEOS are vLLM's sampling parameters, sent only when asked.
-	MinTokens int  `json:"min_tokens,omitempty"`
-	IgnoreEOS bool `json:"ignore_eos,omitempty"`
+	MaxCompletionTokens int  `json:"max_completion_tokens,omitempty"`
+	MinTokens           int  `json:"min_tokens,omitempty"` // vLLM's, sent only when asked
+	IgnoreEOS           bool `json:"ignore_eos,omitempty"` // vLLM's, sent only when asked
 }
 
 type streamOptions struct {
@@ -61,18 +55,13 @@ type chatFunction struct {
 	Parameters json.RawMessage `json:"parameters"`
 }
 
-// anyObjectSchema is the parameters schema of every offered tool: the simulated tools take
-// whatever object the script's arguments hold.
+// anyObjectSchema is the schema of every offered tool: the simulated tools take any object.
 const anyObjectSchema = `{"type":"object"}`
 
-// NewRequest builds POST {baseURL}/v1/chat/completions streaming req with usage included.
-// Assistant messages carry their tool calls, tool results are "tool" messages with their
-// tool_call_id, MaxTokens is sent when set as max_tokens (which vLLM, TGI, llama.cpp, Ollama and
-// OpenAI's non-reasoning models take), max_completion_tokens or both, as MaxTokensField says,
-// MinTokens and IgnoreEOS as vLLM's min_tokens and ignore_eos when set, and Thinking asks for
-// reasoning with reasoning_effort "medium". req.Header is
-// copied onto the request last, so callers can forward X-Streambench-* headers or override
-// the placeholder Authorization. req.Timeout is the caller's to apply through ctx.
+// NewRequest builds POST {baseURL}/v1/chat/completions streaming req with usage included:
+// tool results as "tool" messages, MaxTokens in the field MaxTokensField names, Thinking as
+// reasoning_effort "medium", a placeholder Authorization that req.Header may replace.
+// req.Timeout is the caller's to apply through ctx.
 func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelRequest) (*http.Request, error) {
 	body := chatRequest{
 		Model:         req.Model,
@@ -127,26 +116,11 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			return nil, fmt.Errorf("openai request: messages[%d]: unknown role %q", i, m.Role)
 		}
 	}
-	payload, err := jsonwire.MarshalNoHTML(&body)
-	if err != nil {
-		return nil, fmt.Errorf("openai request: %w", err)
-	}
-	url := strings.TrimSuffix(baseURL, "/") + "/v1/chat/completions"
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
-		return nil, fmt.Errorf("openai request: %w", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
-	hr.Header.Set("Authorization", "Bearer streambench")
-	for k, vs := range req.Header {
-		hr.Header[k] = append([]string(nil), vs...)
-	}
-	return hr, nil
+	return jsonwire.NewRequest(ctx, "openai", baseURL, "/v1/chat/completions", &body, req.Header, "Authorization", "Bearer streambench")
 }
 
-// ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError.
-// A body that is not the API's error JSON becomes the message as is, so nothing is lost.
+// ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError; a
+// body that is not the API's error JSON is the message as is.
 func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
 	return jsonwire.ReadProviderError(resp, defaultErrorType(resp.StatusCode))
 }
@@ -165,74 +139,54 @@ func defaultErrorType(status int) string {
 	}
 }
 
-// NewStream decodes a streamed chat completion. Events come out in wire order; the turn ends
-// with one ModelTurnEnd (stop reason from finish_reason, usage from the usage chunk) when
-// data: [DONE] arrives (or the body ends after a finish_reason), and io.EOF after it; a body
-// that ends before any finish_reason is io.ErrUnexpectedEOF. A mid-stream error frame is returned as a
-// *protocol.ProviderError with Status 200.
+// NewStream decodes a streamed chat completion. The turn ends with one ModelTurnEnd at
+// data: [DONE] (or at the end of a body after a finish_reason), then io.EOF; a body ending
+// before any finish_reason is io.ErrUnexpectedEOF, an error frame a *protocol.ProviderError.
 func (Wire) NewStream(body io.Reader) protocol.ModelStream {
-	return &stream{dec: sse.NewDecoder(body), parse: ParseChunk}
+	return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(body)}, parse: ParseChunk}
 }
 
-// MaxToolIndex bounds tool call indexes so a hostile stream cannot make a reader allocate: the
-// runtime's decoder fails past it, the openai-chat checker judges it a violation.
+// MaxToolIndex bounds tool call indexes so a hostile stream cannot make a reader allocate.
 const MaxToolIndex = 1024
 
-// stream is the ModelStream of one response.
 type stream struct {
-	dec  *sse.Decoder
-	ev   sse.Event
-	scan jsonwire.Scanner
+	jsonwire.Stream
 	view Chunk
-	// parse decodes a frame; it is ParseChunk, swapped for an encoding/json reference in tests.
-	parse  func(*jsonwire.Scanner, []byte, *Chunk) error
-	frames int // data frames read, for error messages
-	// queue holds events decoded from the current frame not yet returned.
-	queue jsonwire.EventQueue
-	// toolStarted marks tool indexes whose ModelToolStart was emitted.
-	toolStarted []bool
+	// parse is ParseChunk, swapped for an encoding/json reference in tests.
+	parse       func(*jsonwire.Scanner, []byte, *Chunk) error
+	toolStarted []bool // tool indexes whose ModelToolStart was emitted
 	stop        protocol.StopReason
 	usage       protocol.Usage
 }
 
 // Next implements protocol.ModelStream.
-func (s *stream) Next(ev *protocol.ModelEvent) error { return s.queue.Next(ev, s.readFrame) }
+func (s *stream) Next(ev *protocol.ModelEvent) error { return s.Queue.Next(ev, s.readFrame) }
 
-// readFrame decodes one SSE event into s.queue (possibly nothing).
 func (s *stream) readFrame() error {
-	if err := s.dec.Next(&s.ev); err != nil {
-		if errors.Is(err, io.EOF) {
-			if s.stop != "" {
-				// Some compatible servers close after the finish_reason without [DONE]; the
-				// turn is complete, as the official SDKs also accept.
-				s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
-				s.queue.Finish()
-				return nil
-			}
-			return fmt.Errorf("openai stream: ended after %d frames without a finish_reason or data: [DONE]: %w", s.frames, io.ErrUnexpectedEOF)
+	data, err := s.Read("openai", "frames")
+	if err == io.EOF {
+		if s.stop != "" { // some servers close after the finish_reason without [DONE], as the SDKs accept
+			s.Queue.End(s.stop, s.usage)
+			return nil
 		}
-		return fmt.Errorf("openai stream: after %d frames: %w", s.frames, err)
+		return fmt.Errorf("openai stream: ended after %d frames without a finish_reason or data: [DONE]: %w", s.N, io.ErrUnexpectedEOF)
 	}
-	s.frames++
-	data := bytes.TrimSpace(s.ev.Data)
-	if len(data) == 0 {
-		return nil
+	if err != nil || len(data) == 0 {
+		return err
 	}
 	if string(data) == "[DONE]" {
 		if s.stop == "" {
-			return fmt.Errorf("openai stream: frame %d: data: [DONE] before any finish_reason", s.frames)
+			return fmt.Errorf("openai stream: frame %d: data: [DONE] before any finish_reason", s.N)
 		}
-		s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelTurnEnd, StopReason: s.stop, Usage: s.usage})
-		s.queue.Finish()
+		s.Queue.End(s.stop, s.usage)
 		return nil
 	}
-	if err := s.parse(&s.scan, data, &s.view); err != nil {
-		return fmt.Errorf("openai stream: frame %d (%s): %w", s.frames, jsonwire.Excerpt(data), err)
+	if err := s.parse(&s.Scan, data, &s.view); err != nil {
+		return fmt.Errorf("openai stream: frame %d (%s): %w", s.N, jsonwire.Excerpt(data), err)
 	}
 	return s.apply(&s.view)
 }
 
-// apply turns one decoded chunk into events.
 func (s *stream) apply(v *Chunk) error {
 	if v.HasError {
 		return &protocol.ProviderError{Status: http.StatusOK, Type: string(v.ErrorType), Message: string(v.ErrorMessage)}
@@ -245,15 +199,11 @@ func (s *stream) apply(v *Chunk) error {
 		if ch.Index != 0 {
 			continue // streambench asks for one choice; others are not part of the turn.
 		}
-		if t := ch.Thinking(); len(t) > 0 {
-			s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelThinking, Text: string(t)})
-		}
-		if len(ch.Content) > 0 {
-			s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelText, Text: string(ch.Content)})
-		}
+		s.Queue.PushText(protocol.ModelThinking, ch.Thinking())
+		s.Queue.PushText(protocol.ModelText, ch.Content)
 		for j := range ch.ToolCalls {
 			if err := s.toolDelta(&ch.ToolCalls[j]); err != nil {
-				return fmt.Errorf("openai stream: frame %d: %w", s.frames, err)
+				return fmt.Errorf("openai stream: frame %d: %w", s.N, err)
 			}
 		}
 		if len(ch.FinishReason) > 0 {
@@ -276,17 +226,16 @@ func (s *stream) toolDelta(tc *ToolCall) error {
 			return fmt.Errorf("tool_calls index %d: arguments before the call's id and name", tc.Index)
 		}
 		s.toolStarted[tc.Index] = true
-		s.queue.Push(protocol.ModelEvent{
+		s.Queue.Push(protocol.ModelEvent{
 			Kind: protocol.ModelToolStart, ToolIndex: tc.Index, ToolID: string(tc.ID), ToolName: string(tc.Name),
 		})
 	}
 	if len(tc.Args) > 0 {
-		s.queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: tc.Index, Text: string(tc.Args)})
+		s.Queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: tc.Index, Text: string(tc.Args)})
 	}
 	return nil
 }
 
-// stopReason normalizes a finish_reason.
 func stopReason(finish string) protocol.StopReason {
 	switch finish {
 	case "tool_calls", "function_call":

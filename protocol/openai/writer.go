@@ -8,42 +8,26 @@ import (
 
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
 // StreamMeta identifies one response: every chunk repeats the id, created time and model.
-type StreamMeta struct {
-	ID      string
-	Model   string
-	Created int64 // Unix seconds
-	// InputTokens is the prompt size reported in usage; when zero the turn's InputTokens is used.
-	InputTokens int
-}
+type StreamMeta = jsonwire.StreamMeta
 
-// StreamWriter writes one turn of a scenarios.Script as chat.completion.chunk frames onto w.
-// Every method writes whole SSE frames in one Write, so the caller may flush after each call.
-// It builds frames in reused buffers and allocates nothing per step once warm. Not safe for
-// concurrent use.
+// StreamWriter writes one turn as chat.completion.chunk frames onto w, one Write per method,
+// allocating nothing per step once warm. Not safe for concurrent use.
 type StreamWriter struct {
-	w            io.Writer
+	f            jsonwire.Frames
 	meta         StreamMeta
 	includeUsage bool
-	// prefix is the constant head of every chunk up to and including `"delta":`.
-	prefix []byte
-	// suffix closes a chunk whose finish_reason is null.
-	suffix []byte
-	delta  []byte // the delta object under construction
-	json   []byte // the frame's JSON under construction
-	out    []byte // the SSE bytes written
-	event  sse.Event
-	// toolStarted records which tool calls already sent their opening delta.
-	toolStarted []bool
+	prefix       []byte // the constant head of every chunk up to and including `"delta":`
+	suffix       []byte // closes a chunk whose finish_reason is null
+	delta        []byte // the delta object under construction
+	toolStarted  []bool // tool calls that sent their opening delta
 }
 
-// NewStreamWriter returns a writer for one streamed turn. includeUsage is the request's
-// stream_options.include_usage.
+// NewStreamWriter returns a writer for one turn; includeUsage is stream_options.include_usage.
 func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWriter {
-	s := &StreamWriter{w: w, meta: meta, includeUsage: includeUsage}
+	s := &StreamWriter{f: jsonwire.NewFrames(w, "openai"), meta: meta, includeUsage: includeUsage}
 	s.prefix = s.appendChunkHead(make([]byte, 0, 160))
 	s.prefix = append(s.prefix, `"choices":[{"index":0,"delta":`...)
 	s.suffix = []byte(`,"logprobs":null,"finish_reason":null}]`)
@@ -53,8 +37,6 @@ func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWri
 	}
 	s.suffix = append(s.suffix, '}')
 	s.delta = make([]byte, 0, 256)
-	s.json = make([]byte, 0, 512)
-	s.out = make([]byte, 0, 512)
 	return s
 }
 
@@ -71,24 +53,22 @@ func (s *StreamWriter) appendChunkHead(b []byte) []byte {
 
 // Start writes the opening chunk, whose delta carries the assistant role and empty content.
 func (s *StreamWriter) Start() error {
-	s.out = s.out[:0]
+	s.f.Out = s.f.Out[:0]
 	s.appendDelta(`{"role":"assistant","content":""}`, "")
-	return s.flush("start")
+	return s.f.Flush("start")
 }
 
 // Step writes one scripted step: thinking as delta.reasoning_content, text as delta.content,
-// tool arguments as a tool_calls delta. A tool's first piece is preceded by the delta that
-// opens the call (index, id, type "function", name, empty arguments).
+// tool arguments as a tool_calls delta after the one that opens the call.
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
-	s.out = s.out[:0]
+	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
-	case scenarios.StepThinking:
-		s.delta = append(s.delta[:0], `{"reasoning_content":`...)
-		s.delta = jsonwire.AppendString(s.delta, step.Text)
-		s.delta = append(s.delta, '}')
-		s.appendDelta("", "")
-	case scenarios.StepText:
-		s.delta = append(s.delta[:0], `{"content":`...)
+	case scenarios.StepThinking, scenarios.StepText:
+		key := `{"content":`
+		if step.Kind == scenarios.StepThinking {
+			key = `{"reasoning_content":`
+		}
+		s.delta = append(s.delta[:0], key...)
 		s.delta = jsonwire.AppendString(s.delta, step.Text)
 		s.delta = append(s.delta, '}')
 		s.appendDelta("", "")
@@ -120,92 +100,70 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 	default:
 		return fmt.Errorf("openai stream: unknown step kind %d", step.Kind)
 	}
-	return s.flush(step.Kind.String())
+	return s.f.Flush(step.Kind.String())
 }
 
-// Error writes a mid-stream error frame, as the API does when it fails after the response
-// started: a data frame with only an "error" object. The stream must end after it.
+// Error writes the API's mid-stream error frame, after which the stream must end.
 func (s *StreamWriter) Error(message string) error {
-	s.json = append(s.json[:0], `{"error":{"message":`...)
-	s.json = jsonwire.AppendString(s.json, message)
-	s.json = append(s.json, `,"type":"server_error","code":null}}`...)
-	s.out = s.appendData(s.out[:0], s.json)
-	return s.flush("error")
+	s.f.JSON = append(s.f.JSON[:0], `{"error":{"message":`...)
+	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)
+	s.f.JSON = append(s.f.JSON, `,"type":"server_error","code":null}}`...)
+	s.f.Out = s.f.Out[:0]
+	s.f.Frame("")
+	return s.f.Flush("error")
 }
 
-// Finish writes the chunk with the finish_reason ("tool_calls" when the turn has tool calls,
-// else "stop"), the usage chunk with empty choices when usage was asked for, and data: [DONE].
+// Finish writes the finish_reason's chunk, the usage chunk when asked for, and data: [DONE].
 func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
-	s.out = s.out[:0]
+	s.f.Out = s.f.Out[:0]
 	reason := `"stop"`
 	if len(turn.ToolCalls) > 0 {
 		reason = `"tool_calls"`
 	}
 	s.appendDelta("{}", reason)
 	if s.includeUsage {
-		input := s.meta.InputTokens
-		if input == 0 {
-			input = turn.InputTokens
-		}
-		s.json = s.appendChunkHead(s.json[:0])
-		s.json = append(s.json, `"choices":[],"usage":{"prompt_tokens":`...)
-		s.json = strconv.AppendInt(s.json, int64(input), 10)
-		s.json = append(s.json, `,"completion_tokens":`...)
-		s.json = strconv.AppendInt(s.json, int64(turn.OutputTokens), 10)
-		s.json = append(s.json, `,"total_tokens":`...)
-		s.json = strconv.AppendInt(s.json, int64(input+turn.OutputTokens), 10)
-		s.json = append(s.json, `}}`...)
-		s.out = s.appendData(s.out, s.json)
+		input := s.meta.Input(turn)
+		j := s.appendChunkHead(s.f.JSON[:0])
+		j = append(j, `"choices":[],"usage":{"prompt_tokens":`...)
+		j = strconv.AppendInt(j, int64(input), 10)
+		j = append(j, `,"completion_tokens":`...)
+		j = strconv.AppendInt(j, int64(turn.OutputTokens), 10)
+		j = append(j, `,"total_tokens":`...)
+		j = strconv.AppendInt(j, int64(input+turn.OutputTokens), 10)
+		s.f.JSON = append(j, `}}`...)
+		s.f.Frame("")
 	}
-	s.out = append(s.out, "data: [DONE]\n\n"...)
-	return s.flush("finish")
+	s.f.Out = append(s.f.Out, "data: [DONE]\n\n"...)
+	return s.f.Flush("finish")
 }
 
-// Ping writes an SSE comment: the chat completions wire has no ping event, and a comment keeps
-// intermediaries from timing out an idle stream without clients seeing an event.
-func (s *StreamWriter) Ping() error {
-	s.out = append(s.out[:0], ": ping\n\n"...)
-	return s.flush("ping")
-}
+// Ping writes an SSE comment: the chat completions wire has no ping event.
+func (s *StreamWriter) Ping() error { return s.f.Ping() }
 
-// appendDelta appends one chunk frame to s.out whose delta is literal when given, else
-// s.delta; finishReason is a JSON literal, or empty for null.
+// appendDelta appends a chunk frame of delta literal ("": s.delta) and finishReason, a JSON
+// literal ("": null).
 func (s *StreamWriter) appendDelta(literal string, finishReason string) {
-	s.json = append(s.json[:0], s.prefix...)
+	j := append(s.f.JSON[:0], s.prefix...)
 	if literal != "" {
-		s.json = append(s.json, literal...)
+		j = append(j, literal...)
 	} else {
-		s.json = append(s.json, s.delta...)
+		j = append(j, s.delta...)
 	}
 	if finishReason == "" {
-		s.json = append(s.json, s.suffix...)
+		j = append(j, s.suffix...)
 	} else {
-		s.json = append(s.json, `,"logprobs":null,"finish_reason":`...)
-		s.json = append(s.json, finishReason...)
-		s.json = append(s.json, "}]"...)
+		j = append(j, `,"logprobs":null,"finish_reason":`...)
+		j = append(j, finishReason...)
+		j = append(j, "}]"...)
 		if s.includeUsage {
-			s.json = append(s.json, `,"usage":null`...)
+			j = append(j, `,"usage":null`...)
 		}
-		s.json = append(s.json, '}')
+		j = append(j, '}')
 	}
-	s.out = s.appendData(s.out, s.json)
+	s.f.JSON = j
+	s.f.Frame("")
 }
 
-// appendData frames data (one line of JSON) as an SSE data event.
-func (s *StreamWriter) appendData(dst, data []byte) []byte {
-	s.event.Data = data
-	return sse.AppendEvent(dst, &s.event)
-}
-
-// flush writes s.out in one Write.
-func (s *StreamWriter) flush(what string) error {
-	if _, err := s.w.Write(s.out); err != nil {
-		return fmt.Errorf("openai stream: write %s: %w", what, err)
-	}
-	return nil
-}
-
-// response is the non-streaming chat.completion object.
 type response struct {
 	ID      string           `json:"id"`
 	Object  string           `json:"object"`
@@ -247,20 +205,10 @@ type responseUsage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
-// WriteResponse writes the non-streaming chat.completion JSON for the whole turn: reasoning
-// as message.reasoning_content, the text as content (null when the turn has none), tool calls
-// with their full arguments, usage and finish_reason. It writes no headers: the caller sets
-// Content-Type when w is an http.ResponseWriter.
+// WriteResponse writes the non-streaming chat.completion JSON for the whole turn (content null
+// when the turn has no text). It writes no headers: the caller sets Content-Type.
 func WriteResponse(w io.Writer, turn *scenarios.ScriptTurn, meta StreamMeta) error {
-	var thinking, text []byte
-	for i := range turn.Steps {
-		switch turn.Steps[i].Kind {
-		case scenarios.StepThinking:
-			thinking = append(thinking, turn.Steps[i].Text...)
-		case scenarios.StepText:
-			text = append(text, turn.Steps[i].Text...)
-		}
-	}
+	thinking, text := jsonwire.TurnText(turn)
 	msg := responseMessage{Role: "assistant", ReasoningContent: string(thinking)}
 	if len(text) > 0 || len(turn.ToolCalls) == 0 {
 		content := string(text)
@@ -274,10 +222,7 @@ func WriteResponse(w io.Writer, turn *scenarios.ScriptTurn, meta StreamMeta) err
 		})
 		finish = "tool_calls"
 	}
-	input := meta.InputTokens
-	if input == 0 {
-		input = turn.InputTokens
-	}
+	input := meta.Input(turn)
 	resp := response{
 		ID: meta.ID, Object: "chat.completion", Created: meta.Created, Model: meta.Model,
 		Choices: []responseChoice{{Message: msg, FinishReason: finish}},

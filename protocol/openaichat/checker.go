@@ -10,26 +10,22 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// Checker judges one turn's chat.completion.chunk stream: every openai-chat rule of
-// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// Checker judges one turn's chunk stream (every openai-chat rule). Not safe for concurrent use.
 type Checker struct {
-	j      clientturn.Judge
-	v      protocol.Violations
-	scan   jsonwire.Scanner
-	view   openai.Chunk
-	tools  clientturn.Tools
-	finish string // the finish_reason seen, "" before
-	usage  int    // usage chunks seen
-	// toolsLost: a tool_calls delta could not be placed, so the assembled calls are not the
-	// stream's and the checks built on them stay quiet (one defect, one violation).
-	toolsLost bool
-	errored   bool // a mid-stream error frame arrived
-	done      bool // data: [DONE] arrived
-	after     bool // something arrived after the end (reported once)
+	j         clientturn.Judge
+	v         protocol.Violations
+	scan      jsonwire.Scanner
+	view      openai.Chunk
+	tools     clientturn.Tools
+	finish    string // the finish_reason seen, "" before
+	usage     int    // usage chunks seen
+	toolsLost bool   // a tool_calls delta could not be placed: no checks on the calls (one defect)
+	errored   bool   // a mid-stream error frame arrived
+	done      bool   // data: [DONE] arrived
+	after     bool   // something arrived after the end (reported once)
 }
 
-// judgeRules name this wire's rules in the judgements every provider wire makes alike; read
-// only, shared by every checker so that none carries a copy.
+// judgeRules name this wire's rules for its Judge; read only, shared by every checker.
 var judgeRules = clientturn.Rules{
 	Error: RError, Content: RContent,
 	ErrorFrame: "provider error frame", Thinking: "reasoning",
@@ -151,8 +147,7 @@ func (c *Checker) onToolCall(tc *openai.ToolCall, data []byte) bool {
 		return true
 	}
 	t := &c.tools.List[tc.Index]
-	// Repeating the call's own id or name on later deltas is tolerated (some servers do);
-	// a different one is a second call squeezed into the same index.
+	// A later delta may repeat the call's id or name (some servers do), not name another.
 	if (len(tc.ID) > 0 && string(tc.ID) != t.ID) || (len(tc.Name) > 0 && string(tc.Name) != t.Name) {
 		c.v.Add(RToolCall, "tool_calls index %d: expected id/name only on the first delta (%s %s), saw %s %s",
 			tc.Index, t.ID, t.Name, tc.ID, tc.Name)
@@ -180,10 +175,8 @@ func (c *Checker) onFinish(reason []byte) {
 
 // finishName returns the known finish reason as a constant (no allocation), else a copy.
 func finishName(b []byte) string {
-	for _, s := range [...]string{"stop", "length", "tool_calls", "content_filter", "function_call"} {
-		if string(b) == s {
-			return s
-		}
+	if s, ok := jsonwire.Known(b, "stop", "length", "tool_calls", "content_filter", "function_call"); ok {
+		return s
 	}
 	if len(b) == 0 {
 		return `""`
@@ -193,8 +186,7 @@ func finishName(b []byte) string {
 
 func (c *Checker) onUsage(v *openai.Chunk, data []byte) {
 	c.usage++
-	// Without ground truth (a real server) the usage may ride on the chunk that carries the
-	// finish_reason, as some OpenAI-compatible servers send it, instead of a chunk of its own.
+	// Without ground truth usage may ride on the finish_reason's chunk, as some servers send it.
 	onFinish := c.j.S.NoGroundTruth && len(v.Choices) == 1 && len(v.Choices[0].FinishReason) > 0
 	switch {
 	case c.usage > 1:
@@ -222,8 +214,7 @@ func (c *Checker) onDone() protocol.Observation {
 		c.v.Add(RFinish, "expected a finish_reason before data: [DONE], saw none")
 	}
 	if c.usage == 0 && !c.j.S.NoGroundTruth {
-		// Without ground truth (a real server: TGI and some gateways send no usage chunk)
-		// the usage chunk is optional: tokens are then estimated from the text.
+		// Without ground truth it is optional (TGI sends none): tokens are then estimated.
 		c.v.Add(RUsage, "expected a usage chunk (stream_options.include_usage) before data: [DONE], saw none")
 	}
 	return protocol.Observation{Kind: protocol.FrameDone}
@@ -276,7 +267,6 @@ func (c *Checker) finishComplete() {
 	}
 }
 
-// finishContent compares the whole turn with the script (ground truth only).
 func (c *Checker) finishContent() {
 	t := c.j.FinishScript(&c.v)
 	if t == nil || c.errored || c.toolsLost {

@@ -10,8 +10,7 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// maxItems bounds the output items one stream may open, so a hostile stream cannot make the
-// checker allocate without end; past it the items are not followed.
+// maxItems bounds the output items followed, so a hostile stream cannot make the checker allocate.
 const maxItems = 4096
 
 // Part types that stream text, and the delta and .done events of each.
@@ -22,14 +21,11 @@ const (
 	partSummaryText   = "summary_text"
 )
 
-// item is one output item being followed.
 type item struct {
-	id, typ    string
-	open       bool
-	incomplete bool
-	// broken: a part event of the item could not be placed, so its streamed text is not the
-	// stream's and the comparisons built on it stay quiet (one defect, one violation).
-	broken         bool
+	id, typ        string
+	open           bool
+	incomplete     bool
+	broken         bool // a part event could not be placed: no comparisons (one defect)
 	parts, summary []part
 	// args are a function_call's arguments from its deltas; argsDone is set by their .done.
 	args     []byte
@@ -39,7 +35,6 @@ type item struct {
 	tool     int // index into the checker's tools, -1 for an item that is not a call
 }
 
-// part is one content or summary part being followed.
 type part struct {
 	typ      string
 	open     bool
@@ -47,8 +42,7 @@ type part struct {
 	textDone bool                 // its response.<type>.done arrived
 }
 
-// Checker judges one turn's Responses event stream: every openai-responses rule of
-// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// Checker judges one turn's Responses stream (every rule). Not safe for concurrent use.
 type Checker struct {
 	j           clientturn.Judge
 	v           protocol.Violations
@@ -56,17 +50,15 @@ type Checker struct {
 	view        eventView
 	requireDone bool
 
-	seq       int
-	haveSeq   bool
-	created   bool // response.created arrived
-	notFirst  bool // the missing response.created was reported
-	progress  bool // response.in_progress arrived
-	items     []item
-	itemsLost bool // past maxItems: no longer followed
-	tools     clientturn.Tools
-	// toolsLost: a function call's arguments could not be placed, so the assembled calls are
-	// not the stream's and the checks built on them stay quiet (one defect, one violation).
-	toolsLost  bool
+	seq        int
+	haveSeq    bool
+	created    bool // response.created arrived
+	notFirst   bool // the missing response.created was reported
+	progress   bool // response.in_progress arrived
+	items      []item
+	itemsLost  bool // past maxItems: no longer followed
+	tools      clientturn.Tools
+	toolsLost  bool   // a call's arguments could not be placed: no checks on the calls
 	terminal   string // the terminal event's type, "" before it
 	errorEvent bool   // an error event arrived
 	failed     bool   // response.failed arrived
@@ -75,16 +67,13 @@ type Checker struct {
 	noFailed   bool   // an event other than response.failed followed the error (reported once)
 }
 
-// judgeRules name this wire's rules in the judgements every provider wire makes alike; read
-// only, shared by every checker so that none carries a copy.
+// judgeRules name this wire's rules for its Judge; read only, shared by every checker.
 var judgeRules = clientturn.Rules{
 	Error: RError, Content: RContent,
 	ErrorFrame: "error event", Thinking: "reasoning",
 }
 
-// NewChecker returns a checker for the stream of s's current turn (s.Turn). requireDone asks
-// for the data: [DONE] the Open Responses specification ends every stream with (OpenAI's own
-// stream ends at the terminal event without it).
+// NewChecker returns a checker of s's current turn; requireDone asks for the final [DONE].
 func NewChecker(s *protocol.Session, requireDone bool) *Checker {
 	return &Checker{j: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
 }
@@ -128,8 +117,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	return c.onEvent(typ, v)
 }
 
-// checkHeader judges what every event carries: a type equal to its event: line, and a
-// sequence_number above the last.
+// checkHeader judges a type equal to the event: line and a sequence_number above the last.
 func (c *Checker) checkHeader(ev *sse.Event, v *eventView, data []byte) {
 	switch {
 	case len(v.typ) == 0:
@@ -148,7 +136,6 @@ func (c *Checker) checkHeader(ev *sse.Event, v *eventView, data []byte) {
 	}
 }
 
-// onEvent judges an event of the response by its type.
 func (c *Checker) onEvent(typ string, v *eventView) protocol.Observation {
 	switch typ {
 	case "response.created":
@@ -163,41 +150,39 @@ func (c *Checker) onEvent(typ string, v *eventView) protocol.Observation {
 	case "response.output_item.done":
 		c.onItemDone(v)
 	case "response.content_part.added":
-		c.onPartAdded(v, false)
+		c.onPartAdded(typ, v, false)
 	case "response.reasoning_summary_part.added":
-		c.onPartAdded(v, true)
+		c.onPartAdded(typ, v, true)
 	case "response.content_part.done":
-		c.onPartDone(v, false)
+		c.onPartDone(typ, v, false)
 	case "response.reasoning_summary_part.done":
-		c.onPartDone(v, true)
+		c.onPartDone(typ, v, true)
 	case "response.output_text.delta":
-		return c.onDelta(v, false, partOutputText)
+		return c.onDelta(typ, v, false, partOutputText)
 	case "response.refusal.delta":
-		return c.onDelta(v, false, partRefusal)
+		return c.onDelta(typ, v, false, partRefusal)
 	case "response.reasoning_text.delta":
-		return c.onDelta(v, false, partReasoningText)
+		return c.onDelta(typ, v, false, partReasoningText)
 	case "response.reasoning_summary_text.delta":
-		return c.onDelta(v, true, partSummaryText)
+		return c.onDelta(typ, v, true, partSummaryText)
 	case "response.output_text.done":
-		c.onTextDone(v, false, partOutputText)
+		c.onTextDone(typ, v, false, partOutputText)
 	case "response.refusal.done":
-		c.onTextDone(v, false, partRefusal)
+		c.onTextDone(typ, v, false, partRefusal)
 	case "response.reasoning_text.done":
-		c.onTextDone(v, false, partReasoningText)
+		c.onTextDone(typ, v, false, partReasoningText)
 	case "response.reasoning_summary_text.done":
-		c.onTextDone(v, true, partSummaryText)
+		c.onTextDone(typ, v, true, partSummaryText)
 	case "response.function_call_arguments.delta":
-		c.onArgs(v, false)
+		c.onArgs(typ, v, false)
 	case "response.function_call_arguments.done":
-		c.onArgs(v, true)
+		c.onArgs(typ, v, true)
 	case "response.completed", "response.incomplete", "response.failed":
 		return c.onTerminal(typ, v)
 	case "error":
 		return c.onError(v)
 	}
-	// Any other type (response.queued, annotations, hosted tools' events, a provider's
-	// prefixed extension events) is not judged beyond its event line and sequence_number:
-	// the specification has clients ignore what they do not know.
+	// The specification has clients ignore the types they do not know.
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
@@ -216,8 +201,8 @@ func (c *Checker) onCreated(v *eventView) {
 	}
 }
 
-// findItem returns the open item the event v names by output_index and item_id (what is
-// the event's name in details), or nil after reporting why there is none.
+// findItem returns the open item v names by output_index and item_id, or nil after reporting
+// why there is none (what names the event).
 func (c *Checker) findItem(v *eventView, what string, needID bool) *item {
 	if c.itemsLost {
 		return nil
@@ -245,8 +230,7 @@ func (c *Checker) findItem(v *eventView, what string, needID bool) *item {
 	return it
 }
 
-// findPart returns the open part of it the event v names by content_index (summary_index for
-// a summary part), or nil after reporting why there is none.
+// findPart returns the open part of it v names, or nil after reporting why there is none.
 func (c *Checker) findPart(it *item, v *eventView, summary bool, what string) *part {
 	parts, index, has, field := it.parts, v.contentIndex, v.hasContentIndex, "content_index"
 	if summary {
@@ -311,11 +295,8 @@ func (c *Checker) onItemAdded(v *eventView) protocol.Observation {
 	return protocol.Observation{Kind: kind}
 }
 
-func (c *Checker) onPartAdded(v *eventView, summary bool) {
-	what := "response.content_part.added"
-	if summary {
-		what = "response.reasoning_summary_part.added"
-	}
+// onPartAdded, onPartDone, onDelta, onTextDone and onArgs judge the event what of an item.
+func (c *Checker) onPartAdded(what string, v *eventView, summary bool) {
 	it := c.findItem(v, what, true)
 	if it == nil {
 		return
@@ -343,18 +324,22 @@ func (c *Checker) onPartAdded(v *eventView, summary bool) {
 	*parts = append(*parts, part{typ: string(v.part.typ), open: true})
 }
 
-func (c *Checker) onPartDone(v *eventView, summary bool) {
-	what := "response.content_part.done"
-	if summary {
-		what = "response.reasoning_summary_part.done"
-	}
+// openPart returns the open part (and item) v names, marking the item broken when there is none.
+func (c *Checker) openPart(v *eventView, summary bool, what string) (*item, *part) {
 	it := c.findItem(v, what, true)
 	if it == nil {
-		return
+		return nil, nil
 	}
 	p := c.findPart(it, v, summary, what)
 	if p == nil {
 		it.broken = true
+	}
+	return it, p
+}
+
+func (c *Checker) onPartDone(what string, v *eventView, summary bool) {
+	it, p := c.openPart(v, summary, what)
+	if p == nil {
 		return
 	}
 	p.open = false
@@ -376,27 +361,21 @@ func streamable(typ string) bool {
 	return false
 }
 
-func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Observation {
+func (c *Checker) onDelta(what string, v *eventView, summary bool, typ string) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
-	what := deltaName(typ)
 	if !v.hasDelta {
 		c.v.Add(REvent, "%s: expected a delta, saw none", what)
 		return other
 	}
-	// The text reached the client wherever the event put it: where is this function's
-	// judgement (R-responses-item), what is the script's (judged below all the same).
-	if it := c.findItem(v, what, true); it != nil {
-		if p := c.findPart(it, v, summary, what); p != nil {
-			switch {
-			case p.typ != typ:
-				c.v.Add(RItem, "%s: in a part of type %q, want %q", what, p.typ, typ)
-			case p.textDone:
-				c.v.Add(RItem, "%s: after the part's response.%s.done", what, typ)
-			}
-			p.text.Append(v.delta)
-		} else {
-			it.broken = true
+	// Where the text went is R-responses-item's; what it is, the script's (judged all the same).
+	if _, p := c.openPart(v, summary, what); p != nil {
+		switch {
+		case p.typ != typ:
+			c.v.Add(RItem, "%s: in a part of type %q, want %q", what, p.typ, typ)
+		case p.textDone:
+			c.v.Add(RItem, "%s: after the part's response.%s.done", what, typ)
 		}
+		p.text.Append(v.delta)
 	}
 	switch typ {
 	case partOutputText:
@@ -404,8 +383,7 @@ func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Obser
 	case partReasoningText:
 		return c.j.Thinking(&c.v, v.delta)
 	case partSummaryText:
-		// A summary is the model's account of its reasoning, not the reasoning the script
-		// holds: thinking for the metrics, never compared.
+		// A summary is the model's account, not the script's reasoning: never compared.
 		if len(v.delta) > 0 {
 			return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(v.delta)}
 		}
@@ -413,41 +391,9 @@ func (c *Checker) onDelta(v *eventView, summary bool, typ string) protocol.Obser
 	return other
 }
 
-// deltaName is the delta event of part type typ, as a constant.
-func deltaName(typ string) string {
-	switch typ {
-	case partOutputText:
-		return "response.output_text.delta"
-	case partRefusal:
-		return "response.refusal.delta"
-	case partReasoningText:
-		return "response.reasoning_text.delta"
-	}
-	return "response.reasoning_summary_text.delta"
-}
-
-// doneName is the .done event of part type typ, as a constant.
-func doneName(typ string) string {
-	switch typ {
-	case partOutputText:
-		return "response.output_text.done"
-	case partRefusal:
-		return "response.refusal.done"
-	case partReasoningText:
-		return "response.reasoning_text.done"
-	}
-	return "response.reasoning_summary_text.done"
-}
-
-func (c *Checker) onTextDone(v *eventView, summary bool, typ string) {
-	what := doneName(typ)
-	it := c.findItem(v, what, true)
-	if it == nil {
-		return
-	}
-	p := c.findPart(it, v, summary, what)
+func (c *Checker) onTextDone(what string, v *eventView, summary bool, typ string) {
+	_, p := c.openPart(v, summary, what)
 	if p == nil {
-		it.broken = true
 		return
 	}
 	switch {
@@ -466,11 +412,7 @@ func (c *Checker) onTextDone(v *eventView, summary bool, typ string) {
 	}
 }
 
-func (c *Checker) onArgs(v *eventView, done bool) {
-	what := "response.function_call_arguments.delta"
-	if done {
-		what = "response.function_call_arguments.done"
-	}
+func (c *Checker) onArgs(what string, v *eventView, done bool) {
 	it := c.findItem(v, what, true)
 	if it == nil {
 		c.toolsLost = true
@@ -553,8 +495,7 @@ func (c *Checker) onItemDone(v *eventView) {
 	c.compareItem(what, d, it)
 }
 
-// compareItem checks that an item's final content d (from output_item.done or the terminal's
-// output) is what its events streamed.
+// compareItem checks an item's final content d is what its events streamed.
 func (c *Checker) compareItem(what string, d *itemView, it *item) {
 	if it.broken {
 		return
@@ -626,8 +567,7 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 	case r.hasUsage && r.hasTokens:
 		obs.UsageTokens = r.outputTokens
 	case typ == "response.completed" && !c.j.S.NoGroundTruth:
-		// Without ground truth (a real server, a gateway) usage may be null: tokens are then
-		// estimated from the text.
+		// Optional without ground truth: tokens are then estimated from the text.
 		c.v.Add(RUsage, "response.completed: expected usage.output_tokens, saw none")
 	}
 	return obs
@@ -708,7 +648,6 @@ func (c *Checker) finishContent(errored bool) {
 	}
 }
 
-// indexText is the event's output_index for a detail.
 func indexText(v *eventView) string {
 	if !v.hasOutputIndex {
 		return "none"

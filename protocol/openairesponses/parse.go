@@ -4,10 +4,9 @@ import (
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
-// eventView is what the checker and the decoder read from one streaming event's JSON: the
-// members every event type may carry, with their presence. Byte slices alias the event or the
-// scanner's buffer and are valid until the next event; the view and its slices are reused, so
-// a warm reader decodes a delta without allocating. A nil slice is an absent or null member.
+// eventView is what the checker and the decoder read of one event, with presence; slices alias
+// the event or the scanner's buffer until the next (reused: a warm reader allocates nothing). A
+// nil slice is an absent or null member.
 type eventView struct {
 	typ             []byte
 	seq             int
@@ -36,7 +35,6 @@ type eventView struct {
 	errMessage      []byte // error.message
 }
 
-// itemView is an output item.
 type itemView struct {
 	id, typ, status, role, callID, name []byte
 	arguments                           []byte
@@ -51,7 +49,6 @@ type partView struct {
 	hasText   bool
 }
 
-// responseView is the response object of a lifecycle event.
 type responseView struct {
 	status       []byte
 	hasUsage     bool
@@ -63,8 +60,7 @@ type responseView struct {
 	output       []itemView
 }
 
-// parseEvent fills v from one event's JSON with the scanner: only what is judged is decoded,
-// everything else is validated and skipped.
+// parseEvent fills v from one event's JSON, validating and skipping the rest.
 func parseEvent(sc *jsonwire.Scanner, data []byte, v *eventView) error {
 	sc.Reset(data)
 	item, output := v.item, v.response.output[:0]
@@ -112,8 +108,7 @@ func parseEvent(sc *jsonwire.Scanner, data []byte, v *eventView) error {
 	return sc.Finish()
 }
 
-// parseItem reads an output item at field (false at null); its content and summary slices
-// are reused.
+// parseItem reads an output item at field (false at null), reusing its slices.
 func parseItem(sc *jsonwire.Scanner, field string, it *itemView) bool {
 	content, summary := it.content[:0], it.summary[:0]
 	*it = itemView{}
@@ -149,8 +144,7 @@ func parseItem(sc *jsonwire.Scanner, field string, it *itemView) bool {
 	return true
 }
 
-// parseParts reads an array of parts into parts[:0] (null or absent: none); elem names an
-// element in errors (a constant: no string is built per event).
+// parseParts reads an array of parts into parts[:0]; elem names an element (a constant).
 func parseParts(sc *jsonwire.Scanner, field, elem string, parts []partView) []partView {
 	parts = parts[:0]
 	if !sc.Array(field) {

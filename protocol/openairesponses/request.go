@@ -6,39 +6,35 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
-	"strings"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/openai"
+	"github.com/streambench/streambench/sse"
 )
 
 // Path is the wire's route.
 const Path = "/v1/responses"
 
-// Request is the subset of a create-response request the mock provider needs to pick and play
-// a scripted turn.
+// Request is what the mock provider reads of a create-response request.
 type Request struct {
-	Model string
-	// Stream is the request's "stream" flag.
+	Model  string
 	Stream bool
-	// LastUserText is the text of the last user message of input (a string input is one), where
-	// the scenario directive is looked for.
+	// LastUserText is input's last user message text (a string input is one): the directive's.
 	LastUserText string
-	// ModelTurns is how many model turns input already holds: runs of model output items
-	// (assistant messages, function_call and reasoning items) between the client's items. With
-	// PreviousResponseID the turns before it are not counted here.
+	// ModelTurns counts the runs of model output items (assistant messages, function_call and
+	// reasoning items) in input; turns before PreviousResponseID are not counted.
 	ModelTurns int
 	// PreviousResponseID is previous_response_id, "" when not sent.
 	PreviousResponseID string
-	// Thinking is set when reasoning was asked for: a reasoning object whose effort is not "none".
+	// Thinking: a reasoning object whose effort is not "none" was sent.
 	Thinking bool
 	// MaxTokens is max_output_tokens; 0 when not sent.
 	MaxTokens int
 }
 
-// rawRequest is the JSON shape ParseRequest reads; everything else in the body is ignored.
 type rawRequest struct {
 	Model              *string         `json:"model"`
 	Input              json.RawMessage `json:"input"`
@@ -50,15 +46,13 @@ type rawRequest struct {
 	} `json:"reasoning"`
 }
 
-// rawItem is one element of an array input, as ParseRequest reads it.
 type rawItem struct {
 	Type    string          `json:"type"`
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
 }
 
-// ParseRequest reads a create-response request body. Errors name the offending field, as the
-// real API does ("input: required", "input[2].content: expected string or array of parts").
+// ParseRequest reads a create-response body; errors name the offending field, as the API's do.
 func ParseRequest(body []byte) (*Request, error) {
 	var raw rawRequest
 	if err := jsonwire.DecodeRequest(body, &raw); err != nil {
@@ -67,10 +61,7 @@ func ParseRequest(body []byte) (*Request, error) {
 	if raw.Model == nil || *raw.Model == "" {
 		return nil, errors.New("model: required")
 	}
-	req := &Request{Model: *raw.Model, Stream: raw.Stream}
-	if raw.PreviousResponseID != nil {
-		req.PreviousResponseID = *raw.PreviousResponseID
-	}
+	req := &Request{Model: *raw.Model, Stream: raw.Stream, PreviousResponseID: jsonwire.Deref(raw.PreviousResponseID)}
 	if raw.Reasoning != nil {
 		req.Thinking = raw.Reasoning.Effort != "none"
 	}
@@ -117,7 +108,7 @@ func (req *Request) readItems(input []byte) error {
 		case "", "message":
 			switch it.Role {
 			case "user":
-				text, err := contentText(it.Content)
+				text, err := jsonwire.ContentText(it.Content, textParts...)
 				if err != nil {
 					return fmt.Errorf("input[%d].content: %w", i, err)
 				}
@@ -129,7 +120,7 @@ func (req *Request) readItems(input []byte) error {
 				return fmt.Errorf("input[%d].role: unknown role %q (want user, assistant, system or developer)", i, it.Role)
 			}
 			if it.Role != "user" {
-				if _, err := contentText(it.Content); err != nil {
+				if _, err := jsonwire.ContentText(it.Content); err != nil {
 					return fmt.Errorf("input[%d].content: %w", i, err)
 				}
 			}
@@ -144,50 +135,16 @@ func (req *Request) readItems(input []byte) error {
 	return nil
 }
 
-// contentText returns the text of a message content: a string, null, or an array of parts
-// whose text parts (input_text, output_text, text) are joined.
-func contentText(content json.RawMessage) (string, error) {
-	content = bytes.TrimSpace(content)
-	if len(content) == 0 || string(content) == "null" {
-		return "", nil
-	}
-	switch content[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(content, &s); err != nil {
-			return "", fmt.Errorf("invalid string: %w", err)
-		}
-		return s, nil
-	case '[':
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(content, &parts); err != nil {
-			return "", fmt.Errorf("expected string or array of parts: %w", err)
-		}
-		var b strings.Builder
-		for _, p := range parts {
-			switch p.Type {
-			case "input_text", "output_text", "text":
-				b.WriteString(p.Text)
-			}
-		}
-		return b.String(), nil
-	}
-	return "", errors.New("expected string or array of parts")
-}
+// textParts are the content parts whose text a message's text joins.
+var textParts = []string{"input_text", "output_text", "text"}
 
-// WriteError answers with the API's error JSON ({"error":{"message","type","param","code"}}),
-// the same envelope as chat completions.
+// WriteError answers with the API's error JSON, the same envelope as chat completions.
 func WriteError(w http.ResponseWriter, status int, errType, message string) {
 	openai.WriteError(w, status, errType, message)
 }
 
-// Wire is the runtime's side of the Responses wire (a protocol.ProviderWire): it builds
-// requests that carry the whole conversation as input items (stateless: no stored response
-// is needed) and decodes the stream into normalized events. The zero value is ready to use and
-// safe for concurrent use; each stream it returns is not.
+// Wire is the Responses wire's runtime side, its requests the whole conversation as input items
+// (no stored response). Safe for concurrent use; its streams are not.
 type Wire struct{}
 
 var _ protocol.ProviderWire = Wire{}
@@ -195,7 +152,6 @@ var _ protocol.ProviderWire = Wire{}
 // Name returns "openai-responses", the wire's name.
 func (Wire) Name() string { return Name }
 
-// createRequest is the request body NewRequest sends.
 type createRequest struct {
 	Model           string          `json:"model"`
 	Input           []inputItem     `json:"input"`
@@ -232,12 +188,9 @@ type contentPart struct {
 	Text string `json:"text"`
 }
 
-// NewRequest builds POST {baseURL}/v1/responses streaming req: the conversation as input items
-// (user and system messages with input_text parts, each assistant turn as a message with an
-// output_text part, when it has text or no calls, and a function_call item per call, each tool
-// result as a function_call_output), every tool as a function tool taking any object,
-// reasoning effort "medium" for Thinking, MaxTokens as max_output_tokens, and store false.
-// req.Header is copied onto the request last.
+// NewRequest builds POST {baseURL}/v1/responses streaming req, store false: an assistant turn
+// as a message (when it has text or no calls) and a function_call item per call, a tool result
+// as a function_call_output, Thinking as reasoning effort "medium"; req.Header is copied last.
 func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelRequest) (*http.Request, error) {
 	body := createRequest{Model: req.Model, Input: make([]inputItem, 0, len(req.Messages)), Stream: true, MaxOutputTokens: req.MaxTokens}
 	if req.Thinking {
@@ -269,25 +222,88 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 			return nil, fmt.Errorf("openai-responses request: messages[%d]: unknown role %q", i, m.Role)
 		}
 	}
-	payload, err := jsonwire.MarshalNoHTML(&body)
-	if err != nil {
-		return nil, fmt.Errorf("openai-responses request: %w", err)
-	}
-	url := strings.TrimSuffix(baseURL, "/") + Path
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
-		return nil, fmt.Errorf("openai-responses request: %w", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
-	hr.Header.Set("Authorization", "Bearer streambench")
-	for k, vs := range req.Header {
-		hr.Header[k] = append([]string(nil), vs...)
-	}
-	return hr, nil
+	return jsonwire.NewRequest(ctx, Name, baseURL, Path, &body, req.Header, "Authorization", "Bearer streambench")
 }
 
 // ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError.
 func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
 	return openai.Wire{}.ParseError(resp)
+}
+
+// NewStream decodes a streamed response with the checker's parser: reasoning and summary text
+// as thinking, each function_call item a tool call, one ModelTurnEnd at response.completed or
+// .incomplete (tool_use when the turn called a function, max_tokens when incomplete), then
+// io.EOF. An error event or response.failed is a *protocol.ProviderError, a body ending before
+// a terminal io.ErrUnexpectedEOF. It decodes, it does not judge.
+func (Wire) NewStream(body io.Reader) protocol.ModelStream {
+	return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(body)}}
+}
+
+type stream struct {
+	jsonwire.Stream
+	view eventView
+	// calls maps an output_index to its tool index (-1: not a function_call).
+	calls  []int
+	ncalls int
+}
+
+// Next implements protocol.ModelStream.
+func (s *stream) Next(ev *protocol.ModelEvent) error { return s.Queue.Next(ev, s.readFrame) }
+
+func (s *stream) readFrame() error {
+	data, err := s.Read(Name, "events")
+	if err == io.EOF {
+		return fmt.Errorf("openai-responses stream: ended after %d events without response.completed: %w", s.N, io.ErrUnexpectedEOF)
+	}
+	if err != nil || len(data) == 0 || string(data) == "[DONE]" {
+		return err
+	}
+	if err := parseEvent(&s.Scan, data, &s.view); err != nil {
+		return fmt.Errorf("openai-responses stream: event %d (%s): %w", s.N, jsonwire.Excerpt(data), err)
+	}
+	v := &s.view
+	switch string(v.typ) {
+	case "response.output_item.added":
+		if !v.hasItem || string(v.item.typ) != "function_call" {
+			return nil
+		}
+		if v.outputIndex < 0 || v.outputIndex >= maxItems {
+			return fmt.Errorf("openai-responses stream: event %d: output_index %d out of range [0, %d)", s.N, v.outputIndex, maxItems)
+		}
+		for len(s.calls) <= v.outputIndex {
+			s.calls = append(s.calls, -1)
+		}
+		s.calls[v.outputIndex] = s.ncalls
+		s.Queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolStart, ToolIndex: s.ncalls, ToolID: string(v.item.callID), ToolName: string(v.item.name)})
+		s.ncalls++
+	case "response.output_text.delta":
+		s.Queue.PushText(protocol.ModelText, v.delta)
+	case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
+		s.Queue.PushText(protocol.ModelThinking, v.delta)
+	case "response.function_call_arguments.delta":
+		if v.outputIndex < 0 || v.outputIndex >= len(s.calls) || s.calls[v.outputIndex] < 0 {
+			return fmt.Errorf("openai-responses stream: event %d: arguments for output_index %d, which is no function_call", s.N, v.outputIndex)
+		}
+		if len(v.delta) > 0 {
+			s.Queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: s.calls[v.outputIndex], Text: string(v.delta)})
+		}
+	case "response.completed", "response.incomplete":
+		stop := protocol.StopEndTurn
+		switch {
+		case string(v.typ) == "response.incomplete":
+			stop = protocol.StopMaxToken
+		case s.ncalls > 0:
+			stop = protocol.StopToolUse
+		}
+		s.Queue.End(stop, protocol.Usage{OutputTokens: v.response.outputTokens})
+	case "response.failed":
+		return &protocol.ProviderError{Status: http.StatusOK, Type: "server_error", Message: string(v.response.errMessage)}
+	case "error":
+		msg := v.message
+		if msg == nil {
+			msg = v.errMessage
+		}
+		return &protocol.ProviderError{Status: http.StatusOK, Type: "server_error", Message: string(msg)}
+	}
+	return nil
 }

@@ -2,8 +2,7 @@ package openairesponses
 
 import "github.com/streambench/streambench/protocol"
 
-// The openai-responses dialect's own rules (docs/PROTOCOLS.md, "openai-responses"), from
-// the Open Responses specification's streaming rules.
+// The openai-responses dialect's own rules (docs/PROTOCOLS.md, "openai-responses").
 const (
 	REvent     protocol.Rule = "R-responses-event"
 	RSequence  protocol.Rule = "R-responses-sequence"

@@ -8,18 +8,10 @@ import (
 
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
-// StreamMeta identifies one response: its id, creation time and model, repeated in every
-// response object of the stream.
-type StreamMeta struct {
-	ID      string
-	Model   string
-	Created int64 // Unix seconds
-	// InputTokens is the prompt size reported in usage; when zero the turn's InputTokens is used.
-	InputTokens int
-}
+// StreamMeta identifies one response, repeated in every response object of the stream.
+type StreamMeta = jsonwire.StreamMeta
 
 // Item kinds of a scripted turn, in the order a writer opens them.
 const (
@@ -30,55 +22,42 @@ const (
 )
 
 // StreamWriter writes one turn of a scenarios.Script as Responses streaming events onto w:
-// thinking as a reasoning item with one reasoning_text content part, answer text as a message
-// item with one output_text part, each tool call as a function_call item. A step of another
-// kind (or tool) than the open item's closes it and opens the next, so items come one after
-// another, as OpenAI streams them. Every method writes whole SSE frames in one Write, so the
-// caller may flush after each call. Frames are built in reused buffers. Not safe for
-// concurrent use.
+// thinking as a reasoning item, answer text as a message item, each tool call as a
+// function_call item; a step of another kind (or tool) closes the open item, so items come one
+// after another, as OpenAI streams them. Whole SSE frames in one Write per method, built in
+// reused buffers. Not safe for concurrent use.
 type StreamWriter struct {
-	w    io.Writer
+	f    jsonwire.Frames
 	meta StreamMeta
 	seq  int
-	// cur is the open item (itemNone when none), index its output_index, tool its tool index
-	// for a function_call item.
+	// cur is the open item (itemNone when none), index its output_index, tool its tool index.
 	cur   string
 	index int
 	tool  int
-	// id is the open item's id and text its text (or arguments) so far, both JSON-escaped
-	// (a string's content without its quotes), so that a frame quotes them as they are.
-	id   []byte
-	text []byte
-	// output is the JSON of every closed item, comma-separated, for the terminal's response.
-	output []byte
-	// toolDone marks the tool calls whose items were closed.
-	toolDone []bool
-	json     []byte // the frame's JSON under construction
-	out      []byte // the SSE bytes written
-	event    sse.Event
+	// id and text are the open item's id and text (or arguments) so far, JSON-escaped, unquoted.
+	id       []byte
+	text     []byte
+	output   []byte // every closed item's JSON, comma-separated, for the terminal's response
+	toolDone []bool // the tool calls whose items were closed
 }
 
 // NewStreamWriter returns a writer for one streamed turn.
 func NewStreamWriter(w io.Writer, meta StreamMeta) *StreamWriter {
-	return &StreamWriter{w: w, meta: meta, index: -1,
-		json: make([]byte, 0, 512), out: make([]byte, 0, 1024), text: make([]byte, 0, 256)}
+	return &StreamWriter{f: jsonwire.NewFrames(w, Name), meta: meta, index: -1, text: make([]byte, 0, 256)}
 }
 
-// Start writes response.created and response.in_progress, each with the response in
-// progress and no output yet.
+// Start writes response.created and response.in_progress.
 func (s *StreamWriter) Start() error {
-	s.out = s.out[:0]
+	s.f.Out = s.f.Out[:0]
 	s.appendResponseEvent("response.created", "in_progress", nil, nil)
 	s.appendResponseEvent("response.in_progress", "in_progress", nil, nil)
-	return s.flush("start")
+	return s.f.Flush("start")
 }
 
-// Step writes one scripted step: thinking as response.reasoning_text.delta, text as
-// response.output_text.delta, tool arguments as response.function_call_arguments.delta, each
-// preceded by the events that close the open item and open the step's own when it is another.
-// A tool call whose item was closed cannot stream again: an error.
+// Step writes one scripted step as its delta event, after closing the open item and opening
+// the step's when it is another (a tool call whose item closed cannot stream again).
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
-	s.out = s.out[:0]
+	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
 	case scenarios.StepThinking:
 		s.open(turn, itemReasoning, 0)
@@ -102,11 +81,10 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 		return fmt.Errorf("openai-responses stream: unknown step kind %d", step.Kind)
 	}
 	s.text = appendEscaped(s.text, step.Text)
-	return s.flush(step.Kind.String())
+	return s.f.Flush(step.Kind.String())
 }
 
-// open makes an item of kind (for tool, a function_call) the open one, closing the open item
-// first when it is another.
+// open makes an item of kind (and tool) the open one, closing another first.
 func (s *StreamWriter) open(turn *scenarios.ScriptTurn, kind string, tool int) {
 	if s.cur == kind && (kind != itemFunction || s.tool == tool) {
 		return
@@ -116,107 +94,99 @@ func (s *StreamWriter) open(turn *scenarios.ScriptTurn, kind string, tool int) {
 	s.index++
 	s.text = s.text[:0]
 	s.id = s.appendItemID(s.id[:0], kind, s.index)
-	s.json = s.appendHead(s.json[:0], "response.output_item.added")
-	s.json = append(s.json, `,"output_index":`...)
-	s.json = strconv.AppendInt(s.json, int64(s.index), 10)
-	s.json = append(s.json, `,"item":`...)
-	s.json = s.appendItem(s.json, turn, "in_progress", nil)
-	s.json = append(s.json, '}')
-	s.appendFrame("response.output_item.added")
+	s.f.JSON = s.appendHead(s.f.JSON[:0], "response.output_item.added")
+	s.f.JSON = append(s.f.JSON, `,"output_index":`...)
+	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(s.index), 10)
+	s.f.JSON = append(s.f.JSON, `,"item":`...)
+	s.f.JSON = s.appendItem(s.f.JSON, turn, "in_progress", nil)
+	s.f.JSON = append(s.f.JSON, '}')
+	s.f.Frame("response.output_item.added")
 	if kind == itemFunction {
 		return
 	}
-	s.json = s.appendHead(s.json[:0], "response.content_part.added")
-	s.json = s.appendItemRef(s.json, true)
-	s.json = append(s.json, `,"part":`...)
-	s.json = appendPart(s.json, kind, nil)
-	s.json = append(s.json, '}')
-	s.appendFrame("response.content_part.added")
+	s.f.JSON = s.appendHead(s.f.JSON[:0], "response.content_part.added")
+	s.f.JSON = s.appendItemRef(s.f.JSON, true)
+	s.f.JSON = append(s.f.JSON, `,"part":`...)
+	s.f.JSON = appendPart(s.f.JSON, kind, nil)
+	s.f.JSON = append(s.f.JSON, '}')
+	s.f.Frame("response.content_part.added")
 }
 
-// closeItem writes the events that end the open item: the text's .done, the part's done and
-// the item's done (a function_call's arguments .done and the item's done), and keeps the
-// item for the terminal's output.
+// closeItem writes the .done events ending the open item, kept for the terminal's output.
 func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 	switch s.cur {
 	case itemNone:
 		return
 	case itemFunction:
-		s.json = s.appendHead(s.json[:0], "response.function_call_arguments.done")
-		s.json = s.appendItemRef(s.json, false)
-		s.json = append(s.json, `,"arguments":`...)
-		s.json = appendBytes(s.json, s.text)
-		s.json = append(s.json, '}')
-		s.appendFrame("response.function_call_arguments.done")
+		s.f.JSON = s.appendHead(s.f.JSON[:0], "response.function_call_arguments.done")
+		s.f.JSON = s.appendItemRef(s.f.JSON, false)
+		s.f.JSON = append(s.f.JSON, `,"arguments":`...)
+		s.f.JSON = appendBytes(s.f.JSON, s.text)
+		s.f.JSON = append(s.f.JSON, '}')
+		s.f.Frame("response.function_call_arguments.done")
 		s.toolDone[s.tool] = true
 	default:
 		typ := "response.output_text.done"
 		if s.cur == itemReasoning {
 			typ = "response.reasoning_text.done"
 		}
-		s.json = s.appendHead(s.json[:0], typ)
-		s.json = s.appendItemRef(s.json, true)
-		s.json = append(s.json, `,"text":`...)
-		s.json = appendBytes(s.json, s.text)
+		s.f.JSON = s.appendHead(s.f.JSON[:0], typ)
+		s.f.JSON = s.appendItemRef(s.f.JSON, true)
+		s.f.JSON = append(s.f.JSON, `,"text":`...)
+		s.f.JSON = appendBytes(s.f.JSON, s.text)
 		if s.cur == itemMessage {
-			s.json = append(s.json, `,"logprobs":[]`...)
+			s.f.JSON = append(s.f.JSON, `,"logprobs":[]`...)
 		}
-		s.json = append(s.json, '}')
-		s.appendFrame(typ)
-		s.json = s.appendHead(s.json[:0], "response.content_part.done")
-		s.json = s.appendItemRef(s.json, true)
-		s.json = append(s.json, `,"part":`...)
-		s.json = appendPart(s.json, s.cur, s.text)
-		s.json = append(s.json, '}')
-		s.appendFrame("response.content_part.done")
+		s.f.JSON = append(s.f.JSON, '}')
+		s.f.Frame(typ)
+		s.f.JSON = s.appendHead(s.f.JSON[:0], "response.content_part.done")
+		s.f.JSON = s.appendItemRef(s.f.JSON, true)
+		s.f.JSON = append(s.f.JSON, `,"part":`...)
+		s.f.JSON = appendPart(s.f.JSON, s.cur, s.text)
+		s.f.JSON = append(s.f.JSON, '}')
+		s.f.Frame("response.content_part.done")
 	}
-	s.json = s.appendHead(s.json[:0], "response.output_item.done")
-	s.json = append(s.json, `,"output_index":`...)
-	s.json = strconv.AppendInt(s.json, int64(s.index), 10)
-	s.json = append(s.json, `,"item":`...)
-	start := len(s.json)
-	s.json = s.appendItem(s.json, turn, "completed", s.text)
+	s.f.JSON = s.appendHead(s.f.JSON[:0], "response.output_item.done")
+	s.f.JSON = append(s.f.JSON, `,"output_index":`...)
+	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(s.index), 10)
+	s.f.JSON = append(s.f.JSON, `,"item":`...)
+	start := len(s.f.JSON)
+	s.f.JSON = s.appendItem(s.f.JSON, turn, "completed", s.text)
 	if len(s.output) > 0 {
 		s.output = append(s.output, ',')
 	}
-	s.output = append(s.output, s.json[start:]...)
-	s.json = append(s.json, '}')
-	s.appendFrame("response.output_item.done")
+	s.output = append(s.output, s.f.JSON[start:]...)
+	s.f.JSON = append(s.f.JSON, '}')
+	s.f.Frame("response.output_item.done")
 	s.cur = itemNone
 }
 
-// Error fails the response mid-stream as the specification says: an error event, then
-// response.failed with the error in the response, then data: [DONE]. The open item stays as it
-// was. The stream must end after it.
+// Error fails the response mid-stream as the specification says: an error event,
+// response.failed, data: [DONE]. The stream must end after it.
 func (s *StreamWriter) Error(message string) error {
-	s.out = s.out[:0]
-	s.json = s.appendHead(s.json[:0], "error")
-	s.json = append(s.json, `,"code":"server_error","message":`...)
-	s.json = jsonwire.AppendString(s.json, message)
-	s.json = append(s.json, `,"param":null}`...)
-	s.appendFrame("error")
+	s.f.Out = s.f.Out[:0]
+	s.f.JSON = s.appendHead(s.f.JSON[:0], "error")
+	s.f.JSON = append(s.f.JSON, `,"code":"server_error","message":`...)
+	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)
+	s.f.JSON = append(s.f.JSON, `,"param":null}`...)
+	s.f.Frame("error")
 	s.appendResponseEvent("response.failed", "failed", nil, &message)
-	s.out = append(s.out, "data: [DONE]\n\n"...)
-	return s.flush("error")
+	s.f.Out = append(s.f.Out, "data: [DONE]\n\n"...)
+	return s.f.Flush("error")
 }
 
-// Finish closes the open item and writes response.completed, its output every item of the
-// turn and its usage the turn's tokens, then data: [DONE] (the specification's end of
-// stream; OpenAI's own stream ends without it).
+// Finish closes the open item and writes response.completed with every item and the usage,
+// then data: [DONE] (the specification's end; OpenAI's own stream has none).
 func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
-	s.out = s.out[:0]
+	s.f.Out = s.f.Out[:0]
 	s.closeItem(turn)
 	s.appendResponseEvent("response.completed", "completed", turn, nil)
-	s.out = append(s.out, "data: [DONE]\n\n"...)
-	return s.flush("finish")
+	s.f.Out = append(s.f.Out, "data: [DONE]\n\n"...)
+	return s.f.Flush("finish")
 }
 
-// Ping writes an SSE comment: the Responses wire has no ping event, and a comment keeps
-// intermediaries from timing out an idle stream without clients seeing an event.
-func (s *StreamWriter) Ping() error {
-	s.out = append(s.out[:0], ": ping\n\n"...)
-	return s.flush("ping")
-}
+// Ping writes an SSE comment: the Responses wire has no ping event.
+func (s *StreamWriter) Ping() error { return s.f.Ping() }
 
 // appendHead appends `{"type":typ,"sequence_number":n` and advances the sequence.
 func (s *StreamWriter) appendHead(b []byte, typ string) []byte {
@@ -228,8 +198,7 @@ func (s *StreamWriter) appendHead(b []byte, typ string) []byte {
 	return b
 }
 
-// appendItemRef appends the open item's item_id and output_index, and content_index 0 when
-// part is set.
+// appendItemRef appends the open item's item_id, output_index and (part) content_index 0.
 func (s *StreamWriter) appendItemRef(b []byte, part bool) []byte {
 	b = append(b, `,"item_id":`...)
 	b = appendBytes(b, s.id)
@@ -241,21 +210,19 @@ func (s *StreamWriter) appendItemRef(b []byte, part bool) []byte {
 	return b
 }
 
-// appendDelta appends one delta event of the open item.
 func (s *StreamWriter) appendDelta(typ, delta string, part bool) {
-	s.json = s.appendHead(s.json[:0], typ)
-	s.json = s.appendItemRef(s.json, part)
-	s.json = append(s.json, `,"delta":`...)
-	s.json = jsonwire.AppendString(s.json, delta)
+	s.f.JSON = s.appendHead(s.f.JSON[:0], typ)
+	s.f.JSON = s.appendItemRef(s.f.JSON, part)
+	s.f.JSON = append(s.f.JSON, `,"delta":`...)
+	s.f.JSON = jsonwire.AppendString(s.f.JSON, delta)
 	if typ == "response.output_text.delta" {
-		s.json = append(s.json, `,"logprobs":[]`...)
+		s.f.JSON = append(s.f.JSON, `,"logprobs":[]`...)
 	}
-	s.json = append(s.json, '}')
-	s.appendFrame(typ)
+	s.f.JSON = append(s.f.JSON, '}')
+	s.f.Frame(typ)
 }
 
-// appendItemID appends the id of the item of kind at index: the response's id with a prefix
-// by kind (rs_, msg_, fc_) and the index, unique in the response and stable for a seed.
+// appendItemID appends the id of the item of kind at index (rs_, msg_ or fc_, id, index).
 func (s *StreamWriter) appendItemID(b []byte, kind string, index int) []byte {
 	switch kind {
 	case itemReasoning:
@@ -323,9 +290,7 @@ func appendBytes(b, escaped []byte) []byte {
 	return append(b, '"')
 }
 
-// appendEscaped appends the escaped content of text as a JSON string (without its quotes).
-// Pieces escaped one by one concatenate to the whole text's escaping: every escape stands for
-// one character of a piece.
+// appendEscaped appends text JSON-escaped without quotes (pieces concatenate to the whole).
 func appendEscaped(b []byte, text string) []byte {
 	start := len(b)
 	b = jsonwire.AppendString(b, text)
@@ -333,17 +298,16 @@ func appendEscaped(b []byte, text string) []byte {
 	return b[:len(b)-2]
 }
 
-// appendResponseEvent appends a response lifecycle event: its response object with status,
-// the closed items as output, the turn's usage when turn is set and the error when message is.
+// appendResponseEvent appends a lifecycle event: the response with status, the closed items,
+// the turn's usage (turn set) and the error (message set).
 func (s *StreamWriter) appendResponseEvent(typ, status string, turn *scenarios.ScriptTurn, message *string) {
-	s.json = s.appendHead(s.json[:0], typ)
-	s.json = append(s.json, `,"response":`...)
-	s.json = s.appendResponse(s.json, status, turn, message)
-	s.json = append(s.json, '}')
-	s.appendFrame(typ)
+	s.f.JSON = s.appendHead(s.f.JSON[:0], typ)
+	s.f.JSON = append(s.f.JSON, `,"response":`...)
+	s.f.JSON = s.appendResponse(s.f.JSON, status, turn, message)
+	s.f.JSON = append(s.f.JSON, '}')
+	s.f.Frame(typ)
 }
 
-// appendResponse appends the response object.
 func (s *StreamWriter) appendResponse(b []byte, status string, turn *scenarios.ScriptTurn, message *string) []byte {
 	b = append(b, `{"id":`...)
 	b = jsonwire.AppendString(b, s.meta.ID)
@@ -367,17 +331,13 @@ func (s *StreamWriter) appendResponse(b []byte, status string, turn *scenarios.S
 	if turn == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendUsage(b, s.meta.InputTokens, turn)
+		b = appendUsage(b, s.meta.Input(turn), turn)
 	}
 	return append(b, '}')
 }
 
-// appendUsage appends the usage object of turn: its input (input, else the turn's) and output
-// tokens, the thinking steps' tokens as reasoning tokens.
+// appendUsage appends the usage object of turn, its thinking steps' tokens as reasoning tokens.
 func appendUsage(b []byte, input int, turn *scenarios.ScriptTurn) []byte {
-	if input == 0 {
-		input = turn.InputTokens
-	}
 	reasoning := 0
 	for i := range turn.Steps {
 		if turn.Steps[i].Kind == scenarios.StepThinking {
@@ -395,24 +355,7 @@ func appendUsage(b []byte, input int, turn *scenarios.ScriptTurn) []byte {
 	return append(b, '}')
 }
 
-// appendFrame frames s.json as an SSE event named typ onto s.out.
-func (s *StreamWriter) appendFrame(typ string) {
-	s.event.Type = typ
-	s.event.Data = s.json
-	s.out = sse.AppendEvent(s.out, &s.event)
-}
-
-// flush writes s.out in one Write.
-func (s *StreamWriter) flush(what string) error {
-	if _, err := s.w.Write(s.out); err != nil {
-		return fmt.Errorf("openai-responses stream: write %s: %w", what, err)
-	}
-	return nil
-}
-
-// WriteResponse writes the non-streaming response object of the whole turn: the same items
-// the stream's response.completed carries, and usage. It writes no headers: the caller sets
-// Content-Type when w is an http.ResponseWriter.
+// WriteResponse writes the whole turn's non-streaming response (no headers).
 func WriteResponse(w io.Writer, turn *scenarios.ScriptTurn, meta StreamMeta) error {
 	s := NewStreamWriter(io.Discard, meta)
 	for i := range turn.Steps {

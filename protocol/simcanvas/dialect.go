@@ -1,9 +1,7 @@
 // Package simcanvas is the sim-canvas dialect: Sim's execution-events stream
-// (POST /api/workflows/{id}/execute), always opted in to agent-events, with every frame wrapped
-// in an envelope that carries a per-stream increasing eventId. It holds the frame Writer the
-// reference runtime encodes with, the Dialect the load generator drives and the Checker that
-// judges a stream by rule ID. The answer model (blocks, chunk_reset, tool lifecycle) is
-// simchat.Tracker: the canvas forwards the same event sink as public chat.
+// (POST /api/workflows/{id}/execute), always opted in to agent-events, every frame in an
+// envelope with a per-stream increasing eventId: the frame Writer, the Dialect and the Checker
+// (its answer model simchat.Tracker: the canvas forwards the same event sink as public chat).
 package simcanvas
 
 import (
@@ -11,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -32,18 +29,13 @@ var (
 // Name is the dialect's CLI and mix name.
 const Name = "sim-canvas"
 
-// Dialect is the sim-canvas client side: its options configure a Client. Stateless and safe
-// for concurrent use.
-type Dialect struct{}
+// Dialect is the sim-canvas client side: its options configure a Client. Safe for concurrent use.
+type Dialect struct{ protocol.Base }
 
 // New returns the sim-canvas dialect.
-func New() *Dialect { return &Dialect{} }
+func New() *Dialect { return &Dialect{Name} }
 
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
-
-// vars binds the options Configure accepts to c's settings; thinks is modelThinking, which c
-// keeps the other way round.
+// vars binds the options Configure accepts to c's settings (thinks: modelThinking).
 func vars(c *Client, thinks *bool) []protocol.OptionVar {
 	return []protocol.OptionVar{
 		protocol.PathVar(protocol.OptionSpec{Key: "path", Help: "the execute path template, placeholder {workflow}", Default: DefaultPath, Placeholders: []string{"workflow"}}, &c.path),
@@ -73,24 +65,18 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 
 // NewClient returns a client on the default path, for tests and library users.
 func NewClient() *Client {
-	return &Client{path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
+	return &Client{Base: Name, path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
 }
 
-// Client is a configured sim-canvas client. The canvas is always opted in: it is sent every
-// frame. Immutable and safe for concurrent use.
+// Client is a configured sim-canvas client, always opted in. Safe for concurrent use.
 type Client struct {
-	path string
-	// redacted: the workflow redacts PII, so its client is sent no live frames (redact.go).
-	redacted bool
-	// reconnectPath is the reconnect endpoint's template (reconnect.go).
-	reconnectPath string
-	// noModelThinking and cancelPath: see seeds.go.
-	noModelThinking bool
-	cancelPath      string
+	protocol.Base
+	path, reconnectPath, cancelPath string
+	redacted                        bool // the workflow redacts PII: no live frames (redact.go)
+	noModelThinking                 bool
 }
 
-// Label is the dialect's name, with "-redacted" for a workflow that redacts PII (its streams
-// have no live frames, so their latencies are apart).
+// Label is the dialect's name, with "-redacted" for a workflow redacting PII (apart latencies).
 func (c *Client) Label() string {
 	if c.redacted {
 		return Name + "-redacted"
@@ -98,9 +84,7 @@ func (c *Client) Label() string {
 	return Name
 }
 
-// Sees is true for every frame kind (no policy applies to the canvas), except that a workflow
-// that redacts PII sends no live frames (no answer text, reset, thinking or tool frames), and
-// a model without thinking sends no thinking.
+// Sees is false for a redacting workflow's live frames and a thinkless model's thinking.
 func (c *Client) Sees(k protocol.FrameKind) bool {
 	if c.redacted {
 		switch k {
@@ -111,47 +95,24 @@ func (c *Client) Sees(k protocol.FrameKind) bool {
 	return k != protocol.FrameThinking || !c.noModelThinking
 }
 
-// AnswerSettled is true for a workflow that redacts PII: its answer comes settled, with
-// block:completed, never streamed.
+// AnswerSettled is true for a workflow that redacts PII: its answer comes with block:completed.
 func (c *Client) AnswerSettled() bool { return c.redacted }
 
 // RequestBody is the workflow execute request. The reference runtime decodes the same type.
 type RequestBody struct {
 	Input  *string `json:"input"`
 	Stream bool    `json:"stream"`
-	// Resumable asks the runtime to keep the execution for a reconnect (streambench's
-	// extension, reconnect.go): it then runs on when its client drops, for a bounded time.
+	// Resumable asks the runtime to keep the execution for a reconnect (reconnect.go).
 	Resumable bool `json:"resumable,omitempty"`
 }
 
-// DefaultPath is the execute path template; its placeholder {workflow} is the workflow id
-// (s.Target).
+// DefaultPath is the execute path template ({workflow}: the workflow id, s.Target).
 const DefaultPath = "/api/workflows/{workflow}/execute"
 
-// NewRequest builds POST {baseURL}{path, default /api/workflows/{workflow}/execute} with
-// {"input","stream":true}.
+// NewRequest builds POST {baseURL}{path} with {"input","stream":true}.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
-	body, err := json.Marshal(RequestBody{Input: &s.Input, Stream: true, Resumable: s.Expected.Client.Reconnect != nil})
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: encode request for session %s: %w", s.ID, err)
-	}
-	path, err := protocol.ExpandPath(c.path, "workflow", s.Target)
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: request for session %s: %w", s.ID, err)
-	}
-	u := protocol.JoinURL(baseURL, path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	return req, nil
-}
-
-// CheckHeaders checks the content type (R-headers).
-func (*Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
-	return protocol.CheckEventStream(h)
+	body := RequestBody{Input: &s.Input, Stream: true, Resumable: s.Expected.Client.Reconnect != nil}
+	return protocol.NewStreamPost(ctx, Name, s, baseURL, c.path, body, "workflow", s.Target)
 }
 
 // NewChecker returns a checker for one stream of s.
@@ -164,7 +125,6 @@ func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
 	return ch
 }
 
-// envelope is the execution-event wrapper.
 type envelope struct {
 	Type        string          `json:"type"`
 	Timestamp   string          `json:"timestamp"`
@@ -176,52 +136,44 @@ type envelope struct {
 
 // payload is every field an event's data may carry.
 type payload struct {
-	BlockID string  `json:"blockId"`
-	Chunk   *string `json:"chunk"`
-	Text    *string `json:"text"`
-	Phase   string  `json:"phase"`
-	ID      string  `json:"id"`
-	Name    string  `json:"name"`
-	Status  string  `json:"status"`
-	Success *bool   `json:"success"`
-	Error   *string `json:"error"`
-	// Output is a completed event's output (seeds.go); Status is also a paused execution's.
-	Output json.RawMessage `json:"output"`
+	BlockID string          `json:"blockId"`
+	Chunk   *string         `json:"chunk"`
+	Text    *string         `json:"text"`
+	Phase   string          `json:"phase"`
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Status  string          `json:"status"` // a tool's, or a paused execution's
+	Success *bool           `json:"success"`
+	Error   *string         `json:"error"`
+	Output  json.RawMessage `json:"output"`
 }
 
-// Checker judges one sim-canvas stream: the envelope (R-framing: shape, increasing eventId,
-// one execution), R-converge, R-reset-scope and R-no-thinking-in-answer through the shared
-// agent-events tracker, R-tool-lifecycle and R-terminal. Not safe for concurrent use.
+// Checker judges one sim-canvas stream: the envelope, the answer (the shared tracker), tools,
+// the terminal and the seed rules. Not safe for concurrent use.
 type Checker struct {
 	s           *protocol.Session
 	v           protocol.Violations
 	tracker     *simchat.Tracker
 	lastEventID int64
-	// lastSecond is the date and time to the second ("2006-01-02T15:04:05") of the last
-	// timestamp time.Parse accepted: later ones in the same second need only a suffix check.
+	// lastSecond is the last parsed timestamp's second: later ones in it need only a suffix check.
 	lastSecond  string
 	executionID string
 	workflowID  string
 	frames      int
 	terminals   int
 	cancelled   bool // the terminal was execution:cancelled
-	// unscripted: the terminal was a failure the script does not call for (the session's
-	// in_band_error outcome): Finish judges the stream as a partial one.
-	unscripted bool
-	// completedOK: the terminal was execution:completed, successful and not paused.
-	completedOK bool
-	generalOnly bool // the fast path is off: tests comparing it with the general path, redacted and resumed streams
+	unscripted  bool // a failure terminal the script does not call for: judged partial
+	completedOK bool // the terminal was execution:completed, successful and not paused
+	generalOnly bool // no fast path: tests comparing it, redacted and resumed streams
 	done        bool
 	afterDone   int
-	tokens      scenarios.TokenCounter // output tokens per frame, for the token metrics
-	// redacted is set for a workflow that redacts PII (redact.go); reconnect for a stream
-	// resumed after a drop (reconnect.go).
-	redacted  bool
-	redact    redactState
-	reconnect *reconnectState
+	tokens      scenarios.TokenCounter
+	redacted    bool // the workflow redacts PII (redact.go)
+	redact      redactState
+	reconnect   *reconnectState // the stream was resumed after a drop (reconnect.go)
 	// The seed rules' state (seeds.go).
 	noModelThinking bool
-	thinkingUnits   int // stream:thinking text seen in UTF-16 code units, for R-thinking-cap
+	thinkingUnits   int // stream:thinking text seen, in UTF-16 code units
 	stopSent        bool
 	timeoutAsCancel bool
 }
@@ -330,14 +282,14 @@ func (c *Checker) onEvent(typ string, p *payload, clip func() string) protocol.O
 		c.completedSeeds(p, true)
 		failed := p.Success != nil && !*p.Success
 		c.completedOK = c.terminals == 0 && !failed && p.Status != simchat.StatusPaused
-		c.onTerminal(typ, failed, deref(p.Error))
+		c.onTerminal(typ, failed, jsonwire.Deref(p.Error))
 		if failed {
-			return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
+			return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(p.Error))}
 		}
 		return protocol.Observation{Kind: protocol.FrameTerminal}
 	case TypeExecutionError:
-		c.onTerminal(typ, true, deref(p.Error))
-		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(p.Error))}
+		c.onTerminal(typ, true, jsonwire.Deref(p.Error))
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(p.Error))}
 	case TypeExecutionCancelled:
 		c.onTerminal(typ, true, "cancelled")
 		return protocol.Observation{Kind: protocol.FrameTerminal}
@@ -352,10 +304,7 @@ func (c *Checker) onChunk(p *payload, clip func() string) protocol.Observation {
 		c.v.Add(protocol.RFraming, "stream:chunk: expected a chunk string, saw %s", clip())
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if *p.Chunk == "" {
-		// Allowed: the canvas protocol (unlike public chat's pinned "never an empty chunk")
-		// does not forbid it and it adds nothing; it is no answer text for TTFC either.
-		// See docs/PROTOCOLS.md, "Variants real runtimes send".
+	if *p.Chunk == "" { // allowed on the canvas (docs/PROTOCOLS.md, "Variants real runtimes send")
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if c.reconnect == nil {
@@ -364,7 +313,6 @@ func (c *Checker) onChunk(p *payload, clip func() string) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*p.Chunk), Tokens: c.tokens.Text(*p.Chunk)}
 }
 
-// onTool judges a stream:tool frame, its start or its end.
 func (c *Checker) onTool(p *payload, clip func() string) protocol.Observation {
 	if p.ID == "" || p.Name == "" {
 		c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())
@@ -386,8 +334,7 @@ func (c *Checker) onTool(p *payload, clip func() string) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
-// checkEnvelope enforces the envelope: every field present, one execution per stream and an
-// eventId that increases with every frame.
+// checkEnvelope enforces the envelope: every field, one execution, an increasing eventId.
 func (c *Checker) checkEnvelope(e *envelope, clip func() string) {
 	c.frames++
 	if e.Type == "" || e.ExecutionID == "" || e.EventID == nil {
@@ -409,10 +356,8 @@ func (c *Checker) checkEnvelope(e *envelope, clip func() string) {
 	}
 }
 
-// onTerminal judges an execution terminal: exactly one, and against the script
-// execution:error where the provider fails. A failure the script does not call for is the
-// session's outcome (in_band_error, from Observation.Error), not a violation: the stream is
-// judged as a partial one.
+// onTerminal judges an execution terminal: exactly one, execution:error where the script fails
+// (an unscripted failure is the session's outcome: judged partial).
 func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	c.terminals++
 	switch {
@@ -427,14 +372,6 @@ func (c *Checker) onTerminal(typ string, failed bool, msg string) {
 	case !c.s.ScriptedError() && failed:
 		c.unscripted = true
 	}
-}
-
-// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
-func errorOf(msg string) string {
-	if msg == "" {
-		return "error"
-	}
-	return msg
 }
 
 func (c *Checker) wantTerminal() string {
@@ -457,8 +394,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	mode := simchat.EndComplete
 	switch {
 	case errors.Is(streamErr, protocol.ErrTruncated) && c.missedTerminalOnReplay() && !c.s.Aborted && !c.unscripted:
-		// The terminal is missing because the reconnect did not replay it: that is the
-		// finding (R-reconnect-replay), judged as at a clean end.
+		// The reconnect did not replay the terminal: R-reconnect-replay's, judged as a clean end.
 	case c.s.Aborted || streamErr != nil || c.unscripted:
 		mode = simchat.EndPartial
 	case c.s.ScriptedError():
@@ -486,16 +422,8 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	return c.v.List()
 }
 
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-// validTimestamp reports whether ts is an RFC 3339 timestamp. A timestamp in the same second as
-// the last one parsed, with a UTC fraction suffix (".123Z"), is accepted without parsing again,
-// so the per-event check allocates only once a second.
+// validTimestamp reports whether ts is an RFC 3339 timestamp; one in the same second as the
+// last parsed, with a UTC fraction suffix, is not parsed again (it allocates).
 func (c *Checker) validTimestamp(ts []byte) bool {
 	const second = len("2006-01-02T15:04:05")
 	if len(ts) > second && c.lastSecond != "" && string(ts[:second]) == c.lastSecond && zuluFraction(ts[second:]) {
@@ -532,51 +460,31 @@ type chunkFrame struct {
 	eventID                                            int64
 }
 
-// plainChunk recognizes a stream:chunk frame exactly as the Writer encodes it, with strings
-// that need no unescaping, without decoding JSON: it is nearly every frame of a stream, and the
-// checker's per-event cost is the load generator's. Anything else takes the general path,
-// which reaches the same verdict.
+// plainChunk recognizes a stream:chunk frame exactly as the Writer encodes it, with plain
+// strings, without decoding JSON: nearly every frame, and the checker's per-event cost is the
+// load generator's. Anything else takes the general path.
 func plainChunk(data []byte) (f chunkFrame, ok bool) {
-	rest, found := bytes.CutPrefix(data, []byte(`{"type":"stream:chunk","timestamp":"`))
-	fields := [...]struct {
-		dst  *[]byte
-		next string
+	rest := data
+	for _, field := range [...]struct {
+		dst    *[]byte
+		prefix string
 	}{
-		{&f.timestamp, `","executionId":"`},
-		{&f.executionID, `","workflowId":"`},
-		{&f.workflowID, `","eventId":`},
-	}
-	for _, field := range fields {
-		if !found {
+		{&f.timestamp, `{"type":"stream:chunk","timestamp":"`},
+		{&f.executionID, `","executionId":"`},
+		{&f.workflowID, `","workflowId":"`},
+	} {
+		if *field.dst, rest, ok = jsonwire.CutPlainAfter(rest, field.prefix); !ok {
 			return f, false
 		}
-		if *field.dst, rest, ok = jsonwire.CutPlainString(rest); !ok {
-			return f, false
-		}
-		rest, found = bytes.CutPrefix(rest, []byte(field.next))
 	}
-	if !found {
-		return f, false
+	if rest, ok = bytes.CutPrefix(rest, []byte(`","eventId":`)); ok {
+		f.eventID, rest, ok = jsonwire.CutUint(rest, 18)
 	}
-	n := 0
-	for n < len(rest) && n < 18 && rest[n] >= '0' && rest[n] <= '9' {
-		f.eventID = f.eventID*10 + int64(rest[n]-'0')
-		n++
+	if ok {
+		f.blockID, rest, ok = jsonwire.CutPlainAfter(rest, `,"data":{"blockId":"`)
 	}
-	if n == 0 || (n > 1 && rest[0] == '0') {
-		return f, false
+	if ok {
+		f.chunk, rest, ok = jsonwire.CutPlainAfter(rest, `","chunk":"`)
 	}
-	if rest, found = bytes.CutPrefix(rest[n:], []byte(`,"data":{"blockId":"`)); !found {
-		return f, false
-	}
-	if f.blockID, rest, ok = jsonwire.CutPlainString(rest); !ok {
-		return f, false
-	}
-	if rest, found = bytes.CutPrefix(rest, []byte(`","chunk":"`)); !found {
-		return f, false
-	}
-	if f.chunk, rest, ok = jsonwire.CutPlainString(rest); !ok || len(f.chunk) == 0 || string(rest) != `"}}` {
-		return f, false
-	}
-	return f, true
+	return f, ok && len(f.chunk) > 0 && string(rest) == `"}}`
 }

@@ -16,35 +16,25 @@ var (
 	_ protocol.ReconnectObserver = (*Checker)(nil)
 )
 
-// Reconnect (streambench's extension, docs/PROTOCOLS.md "The canvas reconnect endpoint"): an
-// execution started with "resumable": true answers with an X-Execution-Id header and SSE id:
-// lines (the envelope's eventId); it runs on for a bounded time when its client drops, and
-// GET {reconnect path} with Last-Event-ID resumes it: the buffered execution:*, block:* and
-// stream:done events after that id are replayed, then the stream goes on live. Live-only
-// frames (stream:chunk, stream:chunk_reset, stream:thinking, stream:tool) are never replayed.
-// The response's X-Replay-Through header is the execution's last event id when the reconnect
-// was served: events up to it on the resumed stream are the replay.
+// Reconnect: streambench's extension, docs/PROTOCOLS.md "The canvas reconnect endpoint".
 
-// DefaultReconnectPath is the reconnect path template: {workflow} is the workflow id,
-// {execution} the X-Execution-Id of the execute response.
+// DefaultReconnectPath is the reconnect path template ({execution}: X-Execution-Id's).
 const DefaultReconnectPath = "/api/workflows/{workflow}/executions/{execution}/stream"
 
-// HeaderReplayThrough is the reconnect response's header naming the last event id it replays
-// (the execute response names the execution in ExecutionIDHeader).
+// HeaderReplayThrough is the reconnect response's header naming the last event id it replays.
 const HeaderReplayThrough = "X-Replay-Through"
 
-// NewReconnectRequest builds GET {baseURL}{reconnect path} with Last-Event-ID, for the
-// execution resp named in its X-Execution-Id header.
+// NewReconnectRequest builds GET {reconnect path} with Last-Event-ID for resp's execution.
 func (c *Client) NewReconnectRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response, lastEventID string) (*http.Request, error) {
 	exec := resp.Header.Get(ExecutionIDHeader)
 	if exec == "" {
 		return nil, fmt.Errorf("sim-canvas: reconnect for session %s: the execute response has no %s header", s.ID, ExecutionIDHeader)
 	}
 	path, err := protocol.ExpandPath(c.reconnectPath, "workflow", s.Target, "execution", exec)
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: reconnect for session %s: %w", s.ID, err)
+	var req *http.Request
+	if err == nil {
+		req, err = http.NewRequestWithContext(ctx, http.MethodGet, protocol.JoinURL(baseURL, path), nil)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, protocol.JoinURL(baseURL, path), nil)
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: reconnect for session %s: %w", s.ID, err)
 	}
@@ -61,21 +51,16 @@ func (c *Checker) Redacted() {
 	c.generalOnly = true // every frame must pass the redaction check
 }
 
-// reconnectState is a checker's state after the stream was resumed.
 type reconnectState struct {
-	// lastEventID is the Last-Event-ID the client sent; replayThrough the last event id the
-	// reconnect replays (X-Replay-Through; lastEventID when the runtime does not say).
+	// lastEventID is the Last-Event-ID sent, replayThrough X-Replay-Through (else lastEventID).
 	lastEventID, replayThrough int64
-	// maxID is the largest event id seen on the resumed stream.
-	maxID int64
-	// streamDone and blockCompleted count those events seen after the drop.
-	streamDone, blockCompleted int
+	maxID                      int64 // the largest event id seen on the resumed stream
+	streamDone, blockCompleted int   // those events seen after the drop
 	liveReplayed               int
 }
 
 // Reconnected starts judging the resumed stream: events up to lastEventID are the client's
-// already (a buffered one sent again is ignored), live-only frames up to X-Replay-Through are
-// a replay of what is never to be replayed.
+// already, live-only frames up to X-Replay-Through a replay of what is never replayed.
 func (c *Checker) Reconnected(lastEventID string, h http.Header) {
 	last, err := strconv.ParseInt(lastEventID, 10, 64)
 	if err != nil {
@@ -95,8 +80,7 @@ func (c *Checker) Reconnected(lastEventID string, h http.Header) {
 	c.tokens.Break()
 }
 
-// reconnectedFrame judges a frame of the resumed stream before the general switch. It reports
-// whether the frame was consumed (a duplicate, or a replayed live-only frame).
+// reconnectedFrame reports whether a resumed stream's frame was consumed (duplicate, replay).
 func (c *Checker) reconnectedFrame(e *envelope) (protocol.Observation, bool) {
 	r := c.reconnect
 	if e.EventID == nil {
@@ -124,9 +108,8 @@ func (c *Checker) reconnectedFrame(e *envelope) (protocol.Observation, bool) {
 	return protocol.Observation{}, false
 }
 
-// missedTerminalOnReplay reports whether the execution's terminal is missing although nothing
-// live followed the replay: the execution had ended while the client was away, so its
-// terminal was the replay's to send (R-reconnect-replay, not R-terminal).
+// missedTerminalOnReplay reports whether the terminal is missing though nothing live followed
+// the replay: the execution ended while the client was away, so the replay owed it.
 func (c *Checker) missedTerminalOnReplay() bool {
 	r := c.reconnect
 	return r != nil && c.terminals == 0 && r.maxID <= r.replayThrough && r.replayThrough > r.lastEventID

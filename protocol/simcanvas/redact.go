@@ -10,12 +10,9 @@ import (
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// PII redaction on the canvas (docs/PROTOCOLS.md, "PII-redacted blocks"). Sim's executor rule
-// is that redacting a block's output disables live forwarding: the block's answer text,
-// resets, thinking and tool frames are never streamed (they would carry the PII before it is
-// redacted), and its output arrives only with block:completed, redacted. streambench makes the
-// redaction itself exact so that a checker can compare against ground truth: Redact is the one
-// definition, used by the reference runtime to redact and by the checker to expect.
+// PII redaction on the canvas (docs/PROTOCOLS.md, "PII-redacted blocks"): a redacting block
+// streams no live frames and sends its output, redacted, with block:completed. Redact is the
+// one definition, the runtime's to redact and the checker's to expect.
 
 // Replacement tokens for each kind of PII span Redact finds.
 const (
@@ -24,10 +21,9 @@ const (
 	RedactedSSN   = "[REDACTED:ssn]"
 )
 
-// piiPatterns are the spans Redact replaces, in order: e-mail addresses, US social security
-// numbers (ddd-dd-dddd) and international phone numbers (a "+" and 8 to 15 digits, single
-// spaces or hyphens between them; SSNs go first so a phone number never swallows one). The leading "+" keeps the scripts' generated word tokens, and
-// tool ids, from ever matching.
+// piiPatterns are the spans Redact replaces, in order: e-mail addresses, US SSNs (first, so a
+// phone number never swallows one) and "+" with 8 to 15 digits (the "+" keeps the scripts'
+// word tokens and tool ids from matching).
 var piiPatterns = [...]struct {
 	re          *regexp.Regexp
 	replacement string
@@ -37,9 +33,7 @@ var piiPatterns = [...]struct {
 	{regexp.MustCompile(`\+\d(?:[ -]?\d){7,14}`), RedactedPhone},
 }
 
-// Redact returns s with every PII span replaced by its kind's token ([REDACTED:email],
-// [REDACTED:phone], [REDACTED:ssn]). Text without PII is returned unchanged. Safe for
-// concurrent use.
+// Redact returns s with every PII span replaced by its kind's token. Safe for concurrent use.
 func Redact(s string) string {
 	for _, p := range piiPatterns {
 		s = p.re.ReplaceAllLiteralString(s, p.replacement)
@@ -57,9 +51,8 @@ func HasPII(s string) bool {
 	return false
 }
 
-// LiveOnly reports whether typ is one of the live-only stream frames: answer text, resets,
-// thinking and tool lifecycle. They are never buffered for a reconnect, and a PII-redacted
-// block sends none of them. stream:done carries nothing of the block's content and is neither.
+// LiveOnly reports whether typ is a live-only frame (answer text, resets, thinking, tools):
+// never buffered for a reconnect, never sent by a PII-redacted block.
 func LiveOnly(typ string) bool {
 	switch typ {
 	case TypeChunk, TypeChunkReset, TypeThinking, TypeTool:
@@ -68,16 +61,13 @@ func LiveOnly(typ string) bool {
 	return false
 }
 
-// redactState is a checker's state for a PII-redacted workflow.
 type redactState struct {
 	liveFrames     int
 	blockCompleted int
 }
 
 // redactedFrame judges a frame of a redacted workflow's stream before the general switch: a
-// live frame is R-redact-live (and is not followed further, so it breaks no other rule), an
-// output-carrying event is checked against the redacted final text. It reports whether the
-// frame was consumed.
+// live frame is R-redact-live's alone (consumed), an output checked against the redacted text.
 func (c *Checker) redactedFrame(typ string, p *payload) (protocol.Observation, bool) {
 	if LiveOnly(typ) {
 		c.redact.liveFrames++
@@ -97,8 +87,7 @@ func (c *Checker) redactedFrame(typ string, p *payload) (protocol.Observation, b
 	return protocol.Observation{}, false
 }
 
-// checkRedactedOutput checks an output: no PII in any string of it, and (for the block's own
-// output) its content equal to the redacted final-turn text.
+// checkRedactedOutput checks an output has no PII, and a block's the redacted final-turn text.
 func (c *Checker) checkRedactedOutput(typ string, raw json.RawMessage, block bool) {
 	if len(raw) == 0 {
 		if block {
@@ -126,8 +115,7 @@ func (c *Checker) checkRedactedOutput(typ string, raw json.RawMessage, block boo
 	}
 }
 
-// findPII walks a decoded JSON value for a string holding PII, returning its path. Object keys
-// are visited in sorted order so the detail is the same every time.
+// findPII returns the path of a string holding PII in a decoded JSON value (keys sorted).
 func findPII(v any, path string) (string, string, bool) {
 	switch x := v.(type) {
 	case string:
@@ -155,11 +143,8 @@ func findPII(v any, path string) (string, string, bool) {
 	return "", "", false
 }
 
-// finishRedacted judges the end of a redacted workflow's stream: a completed execution must
-// have delivered the block's output with block:completed (its only way to the client). A run
-// that pauses for human input has no block:completed (R-paused judges its terminal). Against
-// the script a completed execution is one the script completes; without it, one whose
-// terminal says it completed.
+// finishRedacted judges a redacted workflow's end: a completed execution (the script's, or
+// without it one whose terminal says so; not a paused one) delivered block:completed.
 func (c *Checker) finishRedacted(mode simchat.EndMode) {
 	completed := c.s.Expected.ProviderError == "" && !c.s.Expected.Paused
 	if c.s.NoGroundTruth {

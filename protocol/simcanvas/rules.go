@@ -2,8 +2,7 @@ package simcanvas
 
 import "github.com/streambench/streambench/protocol"
 
-// The sim-canvas dialect's own rules (docs/PROTOCOLS.md, "sim-canvas"): PII redaction and
-// reconnect. The rules sim-canvas shares with sim-chat are protocol's.
+// The sim-canvas dialect's own rules (docs/PROTOCOLS.md, "sim-canvas"); the shared are protocol's.
 const (
 	RRedactLive        protocol.Rule = "R-redact-live"
 	RRedactOutput      protocol.Rule = "R-redact-output"

@@ -5,52 +5,39 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
 )
 
-// The canvas side of the Sim seed rules (docs/PROTOCOLS.md): a paused execution's terminal
-// (R-paused), the output's final-turn text (R-final-output), capability honesty
-// (R-thinking-capability), the thinking cap (R-thinking-cap), and cancel versus execution
-// timeout (R-cancel-not-timeout), with the cancel request that makes a user cancel observable.
+// The canvas side of the Sim seed rules (docs/PROTOCOLS.md), and the cancel request.
 
 var (
 	_ protocol.Stopper      = (*Client)(nil)
 	_ protocol.StopObserver = (*Checker)(nil)
 )
 
-// ExecutionIDHeader is the execute response's header naming the execution, which the cancel
-// request needs (streambench's: the upstream page names no cancel request).
+// ExecutionIDHeader is the execute response's header naming the execution (streambench's).
 const ExecutionIDHeader = "X-Execution-Id"
 
-// DefaultCancelPath is the cancel request's path template: {workflow} is the workflow id,
-// {execution} the ExecutionIDHeader of the stream's response.
+// DefaultCancelPath is the cancel request's path template ({execution}: ExecutionIDHeader's).
 const DefaultCancelPath = "/api/workflows/{workflow}/executions/{execution}/cancel"
 
-// NewStopRequest builds the user cancel of the execution whose stream answered with resp:
-// POST {baseURL}{cancelPath} with body {}. The stream then ends execution:cancelled.
+// NewStopRequest builds the user cancel of resp's execution: POST {cancelPath} with body {}.
 func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
 	id := resp.Header.Get(ExecutionIDHeader)
 	if id == "" {
 		return nil, fmt.Errorf("sim-canvas: cancel session %s: the stream response has no %s header", s.ID, ExecutionIDHeader)
 	}
-	path, err := protocol.ExpandPath(c.cancelPath, "workflow", s.Target, "execution", id)
+	req, err := protocol.NewJSONPost(ctx, baseURL, c.cancelPath, []byte("{}"), "workflow", s.Target, "execution", id)
 	if err != nil {
 		return nil, fmt.Errorf("sim-canvas: cancel session %s: %w", s.ID, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, protocol.JoinURL(baseURL, path), strings.NewReader("{}"))
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: cancel request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	return req, nil
 }
 
-// StopSent records that the client cancelled the execution: from then on it must end
-// execution:cancelled (or completed, if it finished first), never with a timeout error.
+// StopSent records the cancel: the execution must end cancelled (or completed), never timed out.
 func (c *Checker) StopSent() { c.stopSent = true }
 
 // thinkingSeeds applies R-thinking-capability and R-thinking-cap to a stream:thinking text.
@@ -64,14 +51,13 @@ func (c *Checker) thinkingSeeds(text string) {
 	}
 }
 
-// completedSeeds applies R-paused and R-final-output to execution:completed (and
-// R-final-output to block:completed, terminal false).
+// completedSeeds applies R-paused and R-final-output to a completed execution (or block).
 func (c *Checker) completedSeeds(p *payload, terminal bool) {
 	if c.s.NoGroundTruth {
 		// The target's run is not the script's: whether it pauses is its own, but a run that
 		// says it paused has settled every tool.
 		if terminal && p.Success != nil && *p.Success && p.Status == simchat.StatusPaused {
-			c.openToolsAtPause()
+			c.tracker.OpenAtPause()
 		}
 		return
 	}
@@ -85,11 +71,10 @@ func (c *Checker) completedSeeds(p *payload, terminal bool) {
 			c.v.Add(protocol.RPaused, "expected a completed execution, saw status %q though the script never pauses", p.Status)
 		}
 		if exp.Paused {
-			c.openToolsAtPause()
+			c.tracker.OpenAtPause()
 		}
 	}
-	// A PII-redacting workflow's output is judged by R-redact-output (the final-turn text,
-	// redacted), so it is not judged twice here.
+	// A PII-redacting workflow's output is R-redact-output's.
 	if (success || !terminal) && exp.ProviderError == "" && !c.redacted {
 		where := TypeBlockCompleted
 		if terminal {
@@ -99,17 +84,7 @@ func (c *Checker) completedSeeds(p *payload, terminal bool) {
 	}
 }
 
-// openToolsAtPause reports, under R-paused, every tool still open at a paused terminal.
-func (c *Checker) openToolsAtPause() {
-	for _, tool := range c.tracker.Tools() {
-		if !tool.Ended {
-			c.v.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
-		}
-	}
-}
-
-// terminalSeeds judges a failure terminal under R-cancel-not-timeout. It reports whether it
-// decided the terminal, so R-terminal does not judge the same cause again.
+// terminalSeeds judges R-cancel-not-timeout, reporting whether it decided the terminal.
 func (c *Checker) terminalSeeds(typ, msg string) bool {
 	exp := c.s.Expected
 	if c.s.NoGroundTruth {
@@ -130,8 +105,7 @@ func (c *Checker) terminalSeeds(typ, msg string) bool {
 	return false
 }
 
-// ExecutionPaused writes the terminal of an execution paused for human input:
-// execution:completed {success:true, status:"paused", output, duration} (R-paused).
+// ExecutionPaused writes execution:completed of a run paused for human input (R-paused).
 func (w *Writer) ExecutionPaused(output any, duration time.Duration) error {
 	out, err := json.Marshal(output)
 	if err != nil {

@@ -33,15 +33,12 @@ func SetResponseHeaders(h http.Header) {
 	sse.SetHeaders(h)
 }
 
-// Writer writes execution events to an io.Writer, one Write call per frame. Every frame is the
-// envelope {"type","timestamp","executionId","workflowId","eventId","data"} with an eventId
-// that increases by one per frame of the stream. Frames are built in a reused buffer so the
-// per-token ones allocate nothing. Flushing is the caller's job. Not safe for concurrent use.
+// Writer writes execution events, each the envelope {"type","timestamp","executionId",
+// "workflowId","eventId","data"} with an eventId one above the last, one Write per frame built
+// in a reused buffer. Flushing is the caller's job. Not safe for concurrent use.
 type Writer struct {
-	// Clock stamps each frame; nil means time.Now. Tests set it for golden output.
-	Clock func() time.Time
-	// IDs writes each frame's eventId as its SSE id: line too, the Last-Event-ID a client
-	// resumes from (resumable executions, reconnect.go).
+	Clock func() time.Time // stamps each frame; nil: time.Now
+	// IDs writes each eventId as the frame's SSE id: line too, for a reconnect (reconnect.go).
 	IDs         bool
 	w           io.Writer
 	executionID string
@@ -137,8 +134,7 @@ func (w *Writer) StreamDone(blockID string) error {
 	return w.end(append(w.blockFrame(TypeStreamDone, blockID), '}'))
 }
 
-// BlockCompleted writes block:completed {blockId, output, durationMs}; output is JSON-encoded
-// (the authenticated canvas sees the block's full output).
+// BlockCompleted writes block:completed {blockId, output (JSON-encoded), durationMs}.
 func (w *Writer) BlockCompleted(blockID string, output any, duration time.Duration) error {
 	out, err := json.Marshal(output)
 	if err != nil {
@@ -188,8 +184,7 @@ func (w *Writer) Done() error {
 	return w.write(append(w.buf[:0], "data: [DONE]\n\n"...))
 }
 
-// Raw writes p as the data of one frame, unchecked and without an envelope, so a runtime's
-// fault switches can send deliberately wrong frames. Line breaks in p become data lines.
+// Raw writes p as one frame's data, unchecked, without an envelope (for fault switches).
 func (w *Writer) Raw(p []byte) error {
 	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
 }

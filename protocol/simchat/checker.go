@@ -24,7 +24,6 @@ type frame struct {
 	Error   *string         `json:"error"`
 }
 
-// finalData is the data of the final envelope.
 type finalData struct {
 	Success *bool           `json:"success"`
 	Status  string          `json:"status"`
@@ -38,8 +37,7 @@ var toolFrameKeys = [...]string{"blockId", "event", "phase", "id", "name", "stat
 // redactedKeys are the tool keys public chat never exposes.
 var redactedKeys = [...]string{"arguments", "input", "result", "output"}
 
-// Checker judges one sim-chat stream against its session: every sim-chat rule of
-// docs/PROTOCOLS.md. Not safe for concurrent use; one per stream.
+// Checker judges one sim-chat stream (every sim-chat rule). Not safe for concurrent use.
 type Checker struct {
 	s               *protocol.Session
 	optedIn         bool
@@ -48,31 +46,24 @@ type Checker struct {
 	tracker         *Tracker
 	thinkingAllowed bool
 	toolsAllowed    bool
-	// settled: an opted-in client of a provider that runs its tools settled
-	// (Policy.SettledTools) is sent what a legacy client is, and every live frame is
-	// R-settled-tools'.
+	// settled: an opted-in client of a provider running its tools settled gets what a legacy
+	// client does, every live frame R-settled-tools'.
 	settled        bool
-	thinking       jsonwire.Cursor // the thinking frames' text against every turn's thinking
-	thinkingOK     bool            // thinking seen so far is a prefix of the scripted thinking
+	thinking       jsonwire.Text // the thinking frames' text against every turn's thinking
 	thinkingFrames int
 	thinkingUnits  int // thinking text seen in UTF-16 code units, for R-thinking-cap
 	terminals      int
 	failed         bool // the terminal was a failure (error, or final with success false)
-	// unscripted: the first terminal was a failure the script does not call for (the session's
-	// in_band_error outcome): Finish judges the stream as a partial one.
-	unscripted  bool
-	noTruth     bool // Session.NoGroundTruth: structure only
-	done        bool
-	afterDone   int
-	generalOnly bool // tests turn the fast paths off to compare them with the general path
-	tokens      scenarios.TokenCounter
-	// toolPrefix is the prefix the target puts before every scripted tool name (the client's
-	// toolPrefix option): R-tool-gate expects the prefixed names.
-	toolPrefix string
+	unscripted     bool // the first terminal was an unscripted failure: judged partial
+	noTruth        bool // Session.NoGroundTruth: structure only
+	done           bool
+	afterDone      int
+	generalOnly    bool // tests turn the fast paths off to compare them with the general path
+	tokens         scenarios.TokenCounter
+	toolPrefix     string // put before every scripted tool name by the target (R-tool-gate)
 }
 
-// NewChecker returns a checker for one stream of s, from a client that opted in or not, to a
-// deployment with policy.
+// NewChecker returns a checker for one stream of s, opted in or not, under policy.
 func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 	settled := optedIn && policy.SettledTools
 	c := &Checker{
@@ -82,14 +73,13 @@ func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 		thinkingAllowed: optedIn && policy.IncludeThinking && !policy.NoModelThinking && !settled,
 		toolsAllowed:    optedIn && policy.IncludeToolCalls && !settled,
 		settled:         settled,
-		thinkingOK:      true,
 		noTruth:         s.NoGroundTruth,
 	}
 	exp := &s.Expected
 	if c.noTruth {
 		exp = nil
 	} else {
-		c.thinking = jsonwire.NewCursor(CapThinking(turnThinking(exp), ThinkingCapUnits))
+		c.thinking = jsonwire.NewText(CapThinking(jsonwire.TurnParts(exp, true), ThinkingCapUnits)...)
 	}
 	c.tracker = NewTracker(exp, optedIn && !settled, &c.v)
 	if settled {
@@ -125,9 +115,8 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(chunk), Tokens: c.tokens.TextBytes(chunk)}
 	}
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.fastThinking(text) {
-		// The common case of the thinking path below, decided without decoding.
 		c.thinkingFrames++
-		c.thinkingUnits += utf16LenBytes(text)
+		c.thinkingUnits += utf16Len(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
@@ -141,7 +130,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if f.Chunk != nil {
 		c.v.Add(protocol.RFraming, "expected %q frames without a chunk key, saw %s", *f.Event, protocol.Quote(string(data), 80))
 	}
-	blockID := deref(f.BlockID)
+	blockID := jsonwire.Deref(f.BlockID)
 	switch *f.Event {
 	case "chunk_reset":
 		if !c.afterTerminal("chunk_reset") {
@@ -159,9 +148,9 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		if f.Error == nil {
 			c.v.Add(protocol.RFraming, "expected an error terminal with an \"error\" message, saw %s", protocol.Quote(string(data), 80))
 		}
-		c.onTerminal("error", true, deref(f.Error))
-		c.judgeErrorSeeds(deref(f.Error))
-		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(deref(f.Error))}
+		c.onTerminal("error", true, jsonwire.Deref(f.Error))
+		c.judgeErrorSeeds(jsonwire.Deref(f.Error))
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(f.Error))}
 	case "stream_error":
 		c.afterTerminal("stream_error")
 		return protocol.Observation{Kind: protocol.FrameOther}
@@ -170,14 +159,13 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
-// fastThinking reports whether a thinking piece needs no judging beyond counting it: without
-// ground truth one within R-thinking-cap, with it one that continues the capped script (which
-// bounds it, so it never crosses the cap).
+// fastThinking reports whether a thinking piece needs no judging beyond counting it: within
+// the cap without ground truth, with it continuing the capped script.
 func (c *Checker) fastThinking(text []byte) bool {
 	if c.noTruth {
-		return c.thinkingUnits+utf16LenBytes(text) <= ThinkingCapUnits
+		return c.thinkingUnits+utf16Len(text) <= ThinkingCapUnits
 	}
-	return c.thinkingOK && jsonwire.Advance(&c.thinking, text)
+	return !c.thinking.Off && jsonwire.Advance(&c.thinking.Cursor, text)
 }
 
 func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
@@ -190,7 +178,7 @@ func (c *Checker) onChunk(f *frame, data []byte) protocol.Observation {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	if !c.afterTerminal("an answer chunk") {
-		c.tracker.Chunk(deref(f.BlockID), *f.Chunk)
+		c.tracker.Chunk(jsonwire.Deref(f.BlockID), *f.Chunk)
 	}
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(*f.Chunk), Tokens: c.tokens.Text(*f.Chunk)}
 }
@@ -212,10 +200,8 @@ func (c *Checker) onThinking(f *frame, data []byte) protocol.Observation {
 	} else if !c.thinkingAllowed {
 		c.v.Add(RThinkingGate, "expected no thinking frames (opted in: %t, includeThinking: %t), saw %s",
 			c.optedIn, c.policy.IncludeThinking, protocol.Quote(text, 60))
-	} else if !c.noTruth && c.thinkingOK && !jsonwire.Advance(&c.thinking, text) {
-		c.thinkingOK = false
-		c.v.Add(RThinkingGate, "thinking diverges from the script at byte %d: expected %s, saw %s",
-			c.thinking.Matched(), protocol.Quote(c.thinking.Next(40), 40), protocol.Quote(text, 40))
+	} else if !c.noTruth {
+		jsonwire.Follow(&c.thinking, &c.v, RThinkingGate, "thinking", text, 40)
 	}
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.Thinking(text)}
 }
@@ -236,10 +222,7 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}
 	switch f.Phase {
-	case "start":
-		// A status on start is not judged: only end settles a tool (the seed's tool frame has
-		// "status?" with no phase named, and the canvas, fed by the same sink, never judged it).
-		// See docs/PROTOCOLS.md, "Variants real runtimes send".
+	case "start": // a status on start is not judged (docs/PROTOCOLS.md, "Variants real runtimes send")
 		if !after {
 			c.tracker.ToolStart(f.ID, f.Name)
 		}
@@ -254,8 +237,7 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameOther}
 }
 
-// checkToolKeys enforces that a tool frame carries only the public keys. Tool frames are rare
-// (two per call), so decoding them a second time into a map is affordable.
+// checkToolKeys enforces a tool frame's public keys (a rare frame, decoded again into a map).
 func (c *Checker) checkToolKeys(data []byte) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(data, &m) != nil {
@@ -286,17 +268,9 @@ func (c *Checker) onFinal(f *frame, data []byte) protocol.Observation {
 	c.judgeFinalSeeds(&d)
 	c.onTerminal("final", !*d.Success, d.Error)
 	if !*d.Success {
-		return protocol.Observation{Kind: protocol.FrameTerminal, Error: errorOf(d.Error)}
+		return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(d.Error)}
 	}
 	return protocol.Observation{Kind: protocol.FrameTerminal}
-}
-
-// errorOf is an error terminal's Observation.Error: its message, "error" when it has none.
-func errorOf(msg string) string {
-	if msg == "" {
-		return "error"
-	}
-	return msg
 }
 
 // findRedacted walks a final envelope and returns the path of the first arguments, input,
@@ -334,8 +308,7 @@ func walkRedacted(v any, path string, inTool bool) string {
 	return ""
 }
 
-// afterTerminal reports a frame that arrived between the terminal and "[DONE]", and whether it
-// did: such a frame is R-terminal's finding alone, not followed into the answer model.
+// afterTerminal reports whether a frame came after the terminal: R-terminal's finding alone.
 func (c *Checker) afterTerminal(what string) bool {
 	if c.terminals > 0 {
 		c.v.Add(protocol.RTerminal, "expected only \"[DONE]\" after the terminal, saw %s", what)
@@ -344,9 +317,8 @@ func (c *Checker) afterTerminal(what string) bool {
 	return false
 }
 
-// onTerminal judges a terminal: exactly one, and against the script the error terminal where
-// the provider fails. An error terminal the script does not call for is the session's outcome
-// (in_band_error, from Observation.Error), not a violation: the stream is judged partial.
+// onTerminal judges a terminal: exactly one, the error terminal where the script fails (an
+// unscripted one is the session's outcome: judged partial).
 func (c *Checker) onTerminal(kind string, failed bool, msg string) {
 	c.terminals++
 	switch {
@@ -393,7 +365,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 }
 
 func (c *Checker) finishThinking(mode EndMode) {
-	if c.noTruth || !c.thinkingAllowed || !c.thinkingOK || mode != EndComplete || c.thinking.Done() {
+	if c.noTruth || !c.thinkingAllowed || c.thinking.Off || mode != EndComplete || c.thinking.Done() {
 		return
 	}
 	if c.thinkingFrames == 0 {
@@ -403,8 +375,8 @@ func (c *Checker) finishThinking(mode EndMode) {
 	c.v.Add(RThinkingGate, "expected thinking %s next, saw only the first %d of %d bytes", protocol.Quote(c.thinking.Next(60), 60), c.thinking.Matched(), c.thinking.Total())
 }
 
-// finishTools checks the tool frames against the script when the policy lets them through:
-// one start per scripted call with its id and name, and the scripted outcome as the end status.
+// finishTools checks the tool frames the policy lets through against the script: one start per
+// scripted call with its id and name, the scripted outcome as the end status.
 func (c *Checker) finishTools(mode EndMode) {
 	if !c.toolsAllowed || c.noTruth {
 		return // without ground truth the gate is judged frame by frame (onTool) alone
@@ -448,61 +420,22 @@ func indexCall(calls []scenarios.ScriptToolCall, id string) int {
 	return -1
 }
 
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-// plainChunk recognizes the answer frame exactly as the Writer encodes it,
-// {"blockId":"…","chunk":"…"} with strings that need no unescaping, without decoding JSON: it
-// is the frame of nearly every event, and the checker's per-event cost is the load
-// generator's. Anything else (escapes, other key order, whitespace) takes the general path,
-// which reaches the same verdict.
+// plainChunk recognizes the answer frame exactly as the Writer encodes it, with plain strings,
+// without decoding JSON: nearly every frame, and the checker's per-event cost is the load
+// generator's. Anything else takes the general path.
 func plainChunk(data []byte) (blockID, chunk []byte, ok bool) {
-	const open, mid, end = `{"blockId":"`, `","chunk":"`, `"}`
-	rest, found := bytes.CutPrefix(data, []byte(open))
-	if !found {
-		return nil, nil, false
+	blockID, rest, ok := jsonwire.CutPlainAfter(data, `{"blockId":"`)
+	if ok {
+		chunk, rest, ok = jsonwire.CutPlainAfter(rest, `","chunk":"`)
 	}
-	if blockID, rest, ok = jsonwire.CutPlainString(rest); !ok {
-		return nil, nil, false
-	}
-	if rest, found = bytes.CutPrefix(rest, []byte(mid)); !found {
-		return nil, nil, false
-	}
-	if chunk, rest, ok = jsonwire.CutPlainString(rest); !ok || len(chunk) == 0 || string(rest) != end {
-		return nil, nil, false
-	}
-	return blockID, chunk, true
+	return blockID, chunk, ok && len(chunk) > 0 && string(rest) == `"}`
 }
 
-// plainThinking recognizes the thinking frame exactly as the Writer encodes it,
-// {"blockId":"…","event":"thinking","data":"…"} with strings that need no unescaping.
+// plainThinking recognizes the Writer's thinking frame with a plain string (plainChunk).
 func plainThinking(data []byte) (text []byte, ok bool) {
-	const open, mid, end = `{"blockId":"`, `","event":"thinking","data":"`, `"}`
-	rest, found := bytes.CutPrefix(data, []byte(open))
-	if !found {
-		return nil, false
+	_, rest, ok := jsonwire.CutPlainAfter(data, `{"blockId":"`)
+	if ok {
+		text, rest, ok = jsonwire.CutPlainAfter(rest, `","event":"thinking","data":"`)
 	}
-	if _, rest, ok = jsonwire.CutPlainString(rest); !ok {
-		return nil, false
-	}
-	if rest, found = bytes.CutPrefix(rest, []byte(mid)); !found {
-		return nil, false
-	}
-	if text, rest, ok = jsonwire.CutPlainString(rest); !ok || string(rest) != end {
-		return nil, false
-	}
-	return text, true
-}
-
-// turnThinking lists every turn's thinking, in order.
-func turnThinking(exp *scenarios.Expected) []string {
-	parts := make([]string, len(exp.Turns))
-	for i, t := range exp.Turns {
-		parts[i] = t.Thinking
-	}
-	return parts
+	return text, ok && string(rest) == `"}`
 }

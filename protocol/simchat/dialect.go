@@ -1,17 +1,11 @@
 // Package simchat is the sim-chat dialect: Sim's public chat stream (POST /api/chat/{slug}),
 // with header-negotiated agent-events framing (live chunks, chunk_reset, gated thinking and
-// tool lifecycle frames). It holds the frame Writer the reference runtime encodes with, and the
-// client side the load generator drives: the Dialect (requests and header checks) and the
-// Checker that judges a live stream against the scenario's ground truth by rule ID.
-//
-// The Tracker type is the agent-events answer model (blocks, chunk_reset, tool lifecycle) that
-// sim-canvas shares, since the canvas forwards the same event sink with a different envelope.
+// tool frames): the frame Writer, the Dialect and the Checker, and the Tracker, the
+// agent-events answer model sim-canvas shares.
 package simchat
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -29,28 +23,20 @@ var (
 // Name is the dialect's CLI and mix name.
 const Name = "sim-chat"
 
-// Dialect is the sim-chat client side: its options configure a Client. Stateless and safe for
-// concurrent use.
-type Dialect struct{}
+// Dialect is the sim-chat client side: its options configure a Client. Safe for concurrent use.
+type Dialect struct{ protocol.Base }
 
 // New returns the sim-chat dialect.
-func New() *Dialect { return &Dialect{} }
-
-// Name is the dialect's CLI name.
-func (*Dialect) Name() string { return Name }
+func New() *Dialect { return &Dialect{Name} }
 
 // Policy is a deployment's event policy: which frames an opted-in client is sent.
 type Policy struct {
 	IncludeThinking  bool `json:"includeThinking" yaml:"includeThinking"`
 	IncludeToolCalls bool `json:"includeToolCalls" yaml:"includeToolCalls"`
-	// NoModelThinking is the model's capability, not a toggle: the deployment's model has no
-	// thinking in its registry entry, so no thinking frame ever flows, includeThinking or not
-	// (R-thinking-capability).
+	// NoModelThinking: the model cannot think; no thinking frame may flow (R-thinking-capability).
 	NoModelThinking bool `json:"noModelThinking,omitempty" yaml:"-"`
-	// SettledTools is the provider's capability, not a toggle: it runs the tool loop without
-	// live frames (Sim: every provider but OpenAI, Anthropic, Google, Vertex AI, DeepSeek, Groq
-	// and Bedrock) and sends only the settled final answer, in one chunk, with no thinking,
-	// tool or chunk_reset frame, to every client (R-settled-tools). The option liveTools=false.
+	// SettledTools is the provider's capability (option liveTools=false): it runs the tool loop
+	// without live frames and sends every client only the settled answer (R-settled-tools).
 	SettledTools bool `json:"settledTools,omitempty" yaml:"-"`
 }
 
@@ -69,8 +55,7 @@ func ParsePolicy(name string) (Policy, error) {
 	return Policy{}, fmt.Errorf("policy %q: want none, thinking, tools or all", name)
 }
 
-// PolicyForSlug is the policy a slug's suffix names (-none, -thinking, -tools, -all, as the
-// reference runtime's deployments are named); none without such a suffix.
+// PolicyForSlug is the policy a slug's suffix names (-none, -thinking, -tools, -all), else none.
 func PolicyForSlug(slug string) Policy {
 	for _, name := range []string{"none", "thinking", "tools", "all"} {
 		if strings.HasSuffix(slug, "-"+name) {
@@ -81,8 +66,7 @@ func PolicyForSlug(slug string) Policy {
 	return Policy{}
 }
 
-// vars binds the options Configure accepts to c's settings; thinks and live are modelThinking
-// and liveTools, which c keeps the other way round (Policy).
+// vars binds the options to c's settings (thinks, live: modelThinking, liveTools).
 func vars(c *Client, thinks, live *bool) []protocol.OptionVar {
 	policy := protocol.OptionVar{OptionSpec: protocol.OptionSpec{Key: "policy", Help: "the deployment's event policy the checker assumes: none, thinking, tools or all (default: from the slug's suffix, else none); given on the command line it holds for every target, so give --slug with it"},
 		Set: func(o protocol.Options) error {
@@ -133,15 +117,12 @@ func NewClient(optedIn bool, policy Policy) *Client {
 	return &Client{optedIn: optedIn, policy: policy, path: DefaultPath}
 }
 
-// Client is a configured sim-chat client: opted in or legacy, against a deployment with a
-// policy. Immutable and safe for concurrent use.
+// Client is a configured sim-chat client, opted in or legacy. Safe for concurrent use.
 type Client struct {
-	optedIn bool
-	policy  Policy
-	path    string
-	// toolPrefix is put before every scripted tool name, in the directive for the mock and in
-	// the names the checker expects.
-	toolPrefix string
+	optedIn    bool
+	policy     Policy
+	path       string
+	toolPrefix string // before every scripted tool name, in the directive and the checker
 }
 
 // Label is sim-chat-optedin or sim-chat-legacy.
@@ -152,8 +133,8 @@ func (c *Client) Label() string {
 	return Name + "-legacy"
 }
 
-// Sees reports whether the client is sent thinking or tool frames: only when opted in and the
-// policy includes them, and never from a provider that runs its tools settled.
+// Sees reports whether the client is sent thinking or tool frames: when opted in and the policy
+// includes them, never from a provider that runs its tools settled.
 func (c *Client) Sees(k protocol.FrameKind) bool {
 	live := c.optedIn && !c.policy.SettledTools
 	switch k {
@@ -167,12 +148,10 @@ func (c *Client) Sees(k protocol.FrameKind) bool {
 	return true
 }
 
-// AnswerSettled is true for a legacy client and for a provider that runs its tools settled:
-// either is sent only the settled final text, in one chunk.
+// AnswerSettled is true for a legacy client and a provider that runs its tools settled.
 func (c *Client) AnswerSettled() bool { return !c.optedIn || c.policy.SettledTools }
 
-// input is the session's user message, its directive asking for prefixed tool names when the
-// client has a tool prefix.
+// input is the session's user message, its directive asking for the client's tool prefix.
 func (c *Client) input(s *protocol.Session) string {
 	if c.toolPrefix == "" {
 		return s.Input
@@ -181,44 +160,29 @@ func (c *Client) input(s *protocol.Session) string {
 	return in
 }
 
-// RequestBody is the chat request; conversationId ties the session's requests together. The
-// reference runtime decodes the same type.
+// RequestBody is the chat request, which the reference runtime decodes too.
 type RequestBody struct {
 	Input          *string `json:"input"`
 	ConversationID string  `json:"conversationId,omitempty"`
 }
 
-// DefaultPath is the chat path template; its placeholder {slug} is the deployment slug
-// (s.Target).
+// DefaultPath is the chat path template ({slug}: the deployment slug, s.Target).
 const DefaultPath = "/api/chat/{slug}"
 
-// NewRequest builds POST {baseURL}{path, default /api/chat/{slug}}, sending the opt-in header
-// iff the client opted in.
+// NewRequest builds POST {baseURL}{path}, with the opt-in header iff the client opted in.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	input := c.input(s)
-	body, err := json.Marshal(RequestBody{Input: &input, ConversationID: s.ID})
+	req, err := protocol.NewStreamPost(ctx, Name, s, baseURL, c.path, RequestBody{Input: &input, ConversationID: s.ID}, "slug", s.Target)
 	if err != nil {
-		return nil, fmt.Errorf("sim-chat: encode request for session %s: %w", s.ID, err)
+		return nil, err
 	}
-	path, err := protocol.ExpandPath(c.path, "slug", s.Target)
-	if err != nil {
-		return nil, fmt.Errorf("sim-chat: request for session %s: %w", s.ID, err)
-	}
-	u := protocol.JoinURL(baseURL, path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("sim-chat: request for session %s: %w", s.ID, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
 	if c.optedIn {
 		req.Header.Set(ProtocolHeader, ProtocolToken)
 	}
 	return req, nil
 }
 
-// CheckHeaders checks the content type and that the protocol header is echoed iff the client
-// opted in (R-headers).
+// CheckHeaders checks the content type and that the protocol header is echoed iff opted in.
 func (c *Client) CheckHeaders(h http.Header, _ *protocol.Session) []protocol.Violation {
 	out := protocol.CheckEventStream(h)
 	echoed := OptedIn(h)

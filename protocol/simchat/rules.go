@@ -2,10 +2,7 @@ package simchat
 
 import "github.com/streambench/streambench/protocol"
 
-// The sim-chat dialect's own rules (docs/PROTOCOLS.md, "sim-chat"): the deployment's
-// opt-in and policy gates, tool redaction, and (from the interop trial against Sim v0.8.9,
-// issue 23) providers that run tools settled. The rules sim-chat shares with sim-canvas are
-// protocol's.
+// The sim-chat dialect's own rules (docs/PROTOCOLS.md, "sim-chat"); the shared are protocol's.
 const (
 	RLegacySettled protocol.Rule = "R-legacy-settled"
 	RThinkingGate  protocol.Rule = "R-thinking-gate"

@@ -14,53 +14,36 @@ type EndMode uint8
 
 // End modes, decided once in Finish.
 const (
-	// EndComplete: the stream ended cleanly and the scenario succeeds, so everything scripted
-	// must have arrived.
-	EndComplete EndMode = iota
-	// EndFailed: the stream ended cleanly and the scenario fails at the provider; what arrived
-	// must match the script up to the failure.
-	EndFailed
-	// EndPartial: the client aborted or the transport broke; only what was seen is judged, and
-	// texts need only be prefixes of the script.
-	EndPartial
+	EndComplete EndMode = iota // a clean end of a run that succeeds: everything scripted is owed
+	EndFailed                  // a clean end of a run failing at the provider: the script up to it
+	EndPartial                 // an abort or a cut: what was seen is a prefix of the script
 )
 
-// Tracker is the agent-events answer model that sim-chat and sim-canvas share (the canvas
-// forwards the same event sink): per block, answer chunks appended and cleared by chunk_reset,
-// thinking leaked into chunks, and the tool lifecycle by call id. It judges them against the scenario as
-// they arrive, keeping only lengths and match flags rather than the text itself, so a
-// checker's memory does not grow with the answer.
-//
-// The scenario's ground truth describes one agent block; every block is judged against it.
-// Rules: R-converge, R-reset-scope, R-legacy-settled (when not opted in; R-settled-tools
-// instead for a provider that runs its tools settled, SettledTools), R-no-thinking-in-answer,
-// R-tool-lifecycle. Without ground truth (a nil exp) only their structural parts: a reset with
-// no text since the last one, a legacy client's reset or second chunk, the tool lifecycle.
-// Not safe for concurrent use.
+// Tracker is the agent-events answer model sim-chat and sim-canvas share (the canvas forwards
+// the same event sink): per block, answer chunks appended and cleared by chunk_reset, thinking
+// leaked into chunks, and the tool lifecycle by call id, judged as they arrive against the
+// script's one agent block. It keeps lengths and match flags, not the text, so a checker's
+// memory does not grow with the answer. Without ground truth (a nil exp) only the rules'
+// structural parts are judged. Not safe for concurrent use.
 type Tracker struct {
-	// Violations receives everything the tracker finds.
-	Violations *protocol.Violations
+	Violations *protocol.Violations // receives everything the tracker finds
 	optedIn    bool
 	exp        *scenarios.Expected // nil: no ground truth
-	// segments are the texts of the text-bearing turns in order: every intermediate turn's
-	// preamble (each followed by a chunk_reset) and then the final (or failed) turn's text.
-	segments []string
-	// intermediate is how many segments end in tool calls, i.e. how many resets are due.
-	intermediate int
-	toolCalls    int // scripted tool calls in all turns
-	// leak follows the thinking that leaked into answer chunks, against every turn's thinking.
-	leak       jsonwire.Cursor
-	blocks     []blockState
-	tools      []toolState
-	toolsEnded int
-	// legacyChunks counts a legacy client's answer chunks: one settled chunk is allowed.
-	legacyChunks int
+	// segments are the text-bearing turns' texts in order: each intermediate preamble (each
+	// followed by a chunk_reset) and the final (or failed) turn's.
+	segments     []string
+	intermediate int             // segments ending in tool calls: the resets due
+	toolCalls    int             // scripted tool calls in all turns
+	leak         jsonwire.Cursor // thinking leaked into answer chunks, against every turn's
+	blocks       []blockState
+	tools        []toolState
+	toolsEnded   int
+	legacyChunks int // a legacy client's answer chunks: one settled chunk is allowed
 	// pendingLegacy is the R-legacy-settled detail of a chunk that is part of a turn's text,
-	// decided at Finish: not a violation of a stream judged partial.
+	// decided at Finish (no violation of a stream judged partial).
 	pendingLegacy string
-	// settledRule and settledWho name the settled-text model's findings: R-legacy-settled for
-	// a client without the header, R-settled-tools for a provider that runs its tools settled
-	// (SettledTools).
+	// settledRule and settledWho name the settled-text model's findings (R-legacy-settled, or
+	// R-settled-tools after SettledTools).
 	settledRule protocol.Rule
 	settledWho  string
 }
@@ -80,15 +63,13 @@ type toolState struct {
 	ended            bool
 }
 
-// NewTracker returns a tracker for a stream judged against exp, or for structure only when exp
-// is nil (no ground truth); optedIn selects the live (agent-events) or the legacy settled-text
-// model.
+// NewTracker returns a tracker judging against exp (nil: structure only), live if optedIn.
 func NewTracker(exp *scenarios.Expected, optedIn bool, v *protocol.Violations) *Tracker {
 	t := &Tracker{Violations: v, optedIn: optedIn, exp: exp, settledRule: RLegacySettled, settledWho: "legacy client"}
 	if exp == nil {
 		return t
 	}
-	t.leak = jsonwire.NewCursor(turnThinking(exp))
+	t.leak = jsonwire.NewCursor(jsonwire.TurnParts(exp, true))
 	for _, turn := range exp.Turns {
 		t.toolCalls += len(turn.ToolCalls)
 		if turn.Text == "" {
@@ -102,10 +83,8 @@ func NewTracker(exp *scenarios.Expected, optedIn bool, v *protocol.Violations) *
 	return t
 }
 
-// SettledTools judges the stream of a provider that runs its tools settled (Sim's providers
-// without a live tool loop): every client, opted in or not, is sent only the settled final
-// text, in one chunk, so the settled-text model applies (the tracker must have been made for a
-// client that did not opt in) and its findings are R-settled-tools'.
+// SettledTools judges a provider running its tools settled: the settled-text model applies to
+// every client (make the tracker not opted in) and its findings are R-settled-tools'.
 func (t *Tracker) SettledTools() {
 	t.settledRule, t.settledWho = RSettledTools, "settled-tools deployment"
 }
@@ -128,11 +107,9 @@ func (t *Tracker) block(id string) *blockState {
 	return &t.blocks[len(t.blocks)-1]
 }
 
-// leaked reports whether an answer chunk that does not continue the expected answer is
-// thinking text: the chunk is then judged only under R-no-thinking-in-answer, so one leak is
-// not also reported as a convergence failure. Leaked thinking arrives in thinking order, so a
-// chunk counts as leaked when it continues the thinking leaked so far or starts a turn's
-// thinking; matching anywhere inside the thinking would flag common words as leaks.
+// leaked reports whether an answer chunk off the expected answer is thinking text, judged
+// then under R-no-thinking-in-answer alone: one that continues the thinking leaked so far or
+// starts a turn's (matching anywhere inside would flag common words).
 func (t *Tracker) leaked(chunk string) bool {
 	if t.leak.Total() == 0 {
 		return false
@@ -168,13 +145,12 @@ func (t *Tracker) Chunk(blockID, chunk string) {
 		return
 	}
 	if b.ok && !continues {
-		b.ok, b.badAt, b.badSeen = false, b.n, clipString(chunk, 60)
+		b.ok, b.badAt, b.badSeen = false, b.n, protocol.Shorten(chunk, 60)
 	}
 	b.n += len(chunk)
 }
 
-// ChunkBytes is Chunk for a chunk still in the decoder's buffer. The common case, a chunk that
-// continues the expected text of a known block, allocates nothing.
+// ChunkBytes is Chunk for a chunk in the decoder's buffer (no allocation on the script).
 func (t *Tracker) ChunkBytes(blockID, chunk []byte) {
 	if t.optedIn {
 		for i := range t.blocks {
@@ -197,8 +173,7 @@ func (t *Tracker) ChunkBytes(blockID, chunk []byte) {
 }
 
 func (t *Tracker) legacyChunk(chunk string) {
-	if t.exp == nil {
-		// Only the structure: one settled chunk.
+	if t.exp == nil { // only the structure: one settled chunk
 		if t.legacyChunks++; t.legacyChunks > 1 {
 			t.Violations.Add(t.settledRule, "%s: expected the final text in one chunk, saw a second chunk %s", t.settledWho, protocol.Quote(chunk, 60))
 		}
@@ -207,8 +182,7 @@ func (t *Tracker) legacyChunk(chunk string) {
 	final := t.exp.FinalText()
 	settled := chunk == final
 	if failed := t.exp.FailedTurn; !settled && t.exp.ProviderError != "" && failed >= 0 && failed < len(t.exp.Turns) {
-		// A turn failed mid-stream never completes; a runtime may still settle what it
-		// streamed of it (never an earlier turn's preamble).
+		// A runtime may settle what a turn failed mid-stream streamed (never an earlier preamble).
 		settled = strings.HasPrefix(t.exp.Turns[failed].Text, chunk)
 	}
 	if !settled && t.leaked(chunk) {
@@ -220,9 +194,8 @@ func (t *Tracker) legacyChunk(chunk string) {
 	case t.legacyChunks > 1:
 		t.Violations.Add(t.settledRule, "%s: expected the final text %s in one chunk, saw a second chunk %s", t.settledWho, protocol.Quote(final, 60), protocol.Quote(chunk, 60))
 	case !settled && t.turnPrefix(chunk):
-		// What a turn streamed before it failed, which a runtime may settle: wrong unless the
-		// stream fails in a way the script does not say (the session's error outcome), which
-		// only Finish knows.
+		// What a turn streamed before it failed: wrong unless the stream fails unscripted,
+		// which only Finish knows.
 		t.pendingLegacy = fmt.Sprintf("%s: expected only the settled final text %s, saw chunk %s", t.settledWho, protocol.Quote(final, 60), protocol.Quote(chunk, 60))
 	case !settled:
 		t.Violations.Add(t.settledRule, "%s: expected only the settled final text %s, saw chunk %s", t.settledWho, protocol.Quote(final, 60), protocol.Quote(chunk, 60))
@@ -247,28 +220,24 @@ func (t *Tracker) Reset(blockID string) {
 	}
 	b := t.block(blockID)
 	switch {
-	case b.n == 0 && b.leaked > 0:
-		// It retracts leaked thinking, which is R-no-thinking-in-answer's finding alone.
+	case b.n == 0 && b.leaked > 0: // it retracts leaked thinking: R-no-thinking-in-answer's alone
 		b.leaked = 0
 		return
 	case b.n == 0:
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset with no text streamed since the last reset", blockID)
 		return
-	case t.exp == nil:
-		// Which turn is the final one is the script's: only the structure is judged.
+	case t.exp == nil: // which turn is the final one is the script's
 		b.resets++
 		b.n, b.ok, b.leaked = 0, true, 0
 		return
 	case b.resets >= t.intermediate:
-		// Out of scope. A client honours it all the same, so the text is cleared and the
-		// final turn's text must stream again from its start: a runtime that re-sends it
-		// still converges, one that does not is also reported under R-converge.
+		// Out of scope, but a client honours it: the final text must stream again from its
+		// start to converge.
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset #%d in the final turn (the script has %d intermediate turns with text) after %d bytes of final text",
 			blockID, b.resets+1, t.intermediate, b.n)
 		b.n, b.ok, b.leaked = 0, true, 0
 		return
-	case t.toolCalls > 0 && t.toolsEnded >= t.toolCalls:
-		// Late but due: the preamble it retracts is still the segment boundary.
+	case t.toolCalls > 0 && t.toolsEnded >= t.toolCalls: // late but due: still the segment boundary
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset after every scripted tool call settled (in the final turn, not the intermediate one)", blockID)
 	}
 	want := t.segment(b.resets)
@@ -378,6 +347,3 @@ func (t *Tracker) Finish(mode EndMode) {
 		t.Violations.Add(protocol.RConverge, "expected final text %s, saw no answer chunk", protocol.Quote(t.exp.FinalText(), 80))
 	}
 }
-
-// clipString shortens s to n bytes without quoting.
-func clipString(s string, n int) string { return protocol.Shorten(s, n) }

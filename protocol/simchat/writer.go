@@ -12,16 +12,14 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// ProtocolHeader is the request header a client sends to opt in to agent-events framing, and
-// the response header the runtime echoes when it negotiated it.
+// ProtocolHeader opts a request in to agent-events framing; the response echoes it.
 const ProtocolHeader = "X-Sim-Stream-Protocol"
 
 // ProtocolToken is the opt-in token carried by ProtocolHeader.
 const ProtocolToken = "agent-events-v1"
 
-// OptedIn reports whether a request's headers opt in to agent-events framing: the token may
-// appear, in any case, anywhere in a comma-separated list, across repeated header lines
-// ("text, agent-events-v1" opts in).
+// OptedIn reports whether a request's headers opt in to agent-events framing: the token in any
+// case, anywhere in a comma-separated list, across repeated header lines.
 func OptedIn(h http.Header) bool {
 	for _, v := range h.Values(ProtocolHeader) {
 		for v != "" {
@@ -35,8 +33,7 @@ func OptedIn(h http.Header) bool {
 	return false
 }
 
-// SetResponseHeaders sets the response headers of a sim-chat stream; it echoes the protocol
-// header only when the request opted in, which is how a client learns the negotiation worked.
+// SetResponseHeaders sets a sim-chat stream's headers, echoing ProtocolHeader when opted in.
 func SetResponseHeaders(h http.Header, optedIn bool) {
 	sse.SetHeaders(h)
 	if optedIn {
@@ -44,9 +41,8 @@ func SetResponseHeaders(h http.Header, optedIn bool) {
 	}
 }
 
-// FinalOutput is the "output" of the success terminal: the answer and the block's tool calls
-// reduced to name and lifecycle status, because public chat never exposes tool arguments or
-// results (R-tool-redaction).
+// FinalOutput is the success terminal's "output": the answer and the tool calls reduced to name
+// and status, since public chat never exposes tool arguments or results (R-tool-redaction).
 type FinalOutput struct {
 	Content   string        `json:"content"`
 	ToolCalls []ToolSummary `json:"toolCalls,omitempty"`
@@ -59,9 +55,8 @@ type ToolSummary struct {
 	Status scenarios.Outcome `json:"status"`
 }
 
-// Writer writes sim-chat frames ("data: <json>\n\n", no event line) to an io.Writer, one Write
-// call per frame, building each frame in a reused buffer so the per-token frames allocate
-// nothing. Flushing is the caller's job. Not safe for concurrent use.
+// Writer writes sim-chat frames to an io.Writer, one Write per frame, built in a reused buffer
+// (per-token frames allocate nothing). Flushing is the caller's job. Not safe for concurrent use.
 type Writer struct {
 	w   io.Writer
 	buf []byte
@@ -72,8 +67,7 @@ func NewWriter(w io.Writer) *Writer {
 	return &Writer{w: w, buf: make([]byte, 0, 256)}
 }
 
-// Chunk writes an answer text frame {"blockId":…,"chunk":…}. The protocol never carries an
-// empty chunk, so an empty text writes nothing.
+// Chunk writes an answer text frame {"blockId":…,"chunk":…}; an empty text writes nothing.
 func (w *Writer) Chunk(blockID, text string) error {
 	if text == "" {
 		return nil
@@ -95,8 +89,7 @@ func (w *Writer) Reset(blockID string) error {
 	return w.flushFrame(b)
 }
 
-// Thinking writes a thinking frame; its text lives in "data", never in "chunk", so a client that
-// appends every chunk cannot leak thinking into the answer.
+// Thinking writes a thinking frame, its text in "data" (never in "chunk", so no client leaks it).
 func (w *Writer) Thinking(blockID, text string) error {
 	b := w.begin()
 	b = append(b, `{"blockId":`...)
@@ -143,8 +136,7 @@ func (w *Writer) StreamError(blockID, msg string) error {
 	return w.end(b)
 }
 
-// Final writes the success terminal {"event":"final","data":{"success":true,"output":…}};
-// output is JSON-encoded (use FinalOutput to stay within R-tool-redaction).
+// Final writes the success terminal with output JSON-encoded (FinalOutput: R-tool-redaction).
 func (w *Writer) Final(output any) error {
 	out, err := json.Marshal(output)
 	if err != nil {
@@ -179,15 +171,13 @@ func (w *Writer) Done() error {
 	return w.write(append(w.buf[:0], "data: \"[DONE]\"\n\n"...))
 }
 
-// Raw writes p as the data of one frame, unchecked, so a runtime's fault switches can send
-// deliberately wrong frames. Line breaks in p become separate data lines, as SSE requires.
+// Raw writes p as the data of one frame, unchecked, for a runtime's fault switches.
 func (w *Writer) Raw(p []byte) error {
 	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
 }
 
 func (w *Writer) begin() []byte { return append(w.buf[:0], "data: "...) }
 
-// end closes the JSON object and the frame and writes it.
 func (w *Writer) end(b []byte) error {
 	b = append(b, '}')
 	return w.flushFrame(b)

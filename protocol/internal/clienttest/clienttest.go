@@ -1,21 +1,20 @@
-// Package clienttest is the test kit of the provider-wire client dialects (openaichat,
-// anthropicmessages, openairesponses): a driver
-// that plays a whole session (every turn of the tool loop) through a dialect's requests and
-// checker as the load generator does, and the bodies of the table tests and benchmarks every
-// dialect runs over its own rows (suite.go), against a mock provider the dialect's test starts
-// (mockprovider/mocktest): the kit itself imports nothing above protocol. Only tests import it.
+// Package clienttest is the test kit of the provider-wire client dialects: a driver playing a
+// whole session through a dialect as the load generator does, against a mock the test starts,
+// and the table tests and benchmarks every dialect runs over its own rows. Only tests import it.
 package clienttest
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -78,21 +77,12 @@ func Play(t testing.TB, d Dialect, baseURL string, s *protocol.Session) Result {
 		}
 		res.Violations = append(res.Violations, d.CheckHeaders(resp.Header, s)...)
 		checker := d.NewChecker(s)
-		dec := protocol.NewDecoder(d, resp.Body)
-		var ev sse.Event
-		var streamErr error
-		for {
-			if err := dec.Next(&ev); err != nil {
-				if !errors.Is(err, io.EOF) {
-					streamErr = err
-				}
-				break
-			}
-			obs := checker.Observe(&ev)
+		streamErr := dialecttest.Feed(protocol.NewDecoder(d, resp.Body), func(ev *sse.Event) {
+			obs := checker.Observe(ev)
 			res.Kinds[obs.Kind]++
 			res.Tokens += obs.Tokens
 			res.UsageTokens += obs.UsageTokens
-		}
+		})
 		resp.Body.Close()
 		res.Violations = append(res.Violations, checker.Finish(streamErr)...)
 	}
@@ -103,11 +93,7 @@ func Play(t testing.TB, d Dialect, baseURL string, s *protocol.Session) Result {
 func Rules(vs []protocol.Violation) []protocol.Rule {
 	var out []protocol.Rule
 	for _, v := range vs {
-		found := false
-		for _, r := range out {
-			found = found || r == v.Rule
-		}
-		if !found {
+		if !slices.Contains(out, v.Rule) {
 			out = append(out, v.Rule)
 		}
 	}
@@ -115,51 +101,14 @@ func Rules(vs []protocol.Violation) []protocol.Rule {
 }
 
 // TurnWriter is a provider wire's stream writer, as the mock drives it.
-type TurnWriter interface {
-	Start() error
-	Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error
-	Finish(turn *scenarios.ScriptTurn) error
-}
+type TurnWriter = wiretest.TurnWriter
 
-// TextTurn is an answer of n short words, one per frame: the common shape at load.
-func TextTurn(n int) *scenarios.ScriptTurn {
-	words := []string{"stream ", "bench ", "token ", "the ", "quick ", "fox\n", "\"quoted\" ", "é "}
-	turn := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: 10, OutputTokens: n}
-	for i := range n {
-		turn.Steps = append(turn.Steps, scenarios.Step{Kind: scenarios.StepText, Text: words[i%len(words)], Tokens: 1})
-	}
-	return turn
-}
-
-// Events plays turn through the writer newWriter returns and decodes the stream into events
-// (each with its own copy of the data), for benchmarks that feed a checker without a network.
+// Events plays turn through newWriter's writer and decodes it, each event with its own data.
 func Events(t testing.TB, newWriter func(io.Writer) TurnWriter, turn *scenarios.ScriptTurn) []sse.Event {
 	t.Helper()
 	var buf bytes.Buffer
-	w := newWriter(&buf)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range turn.Steps {
-		if err := w.Step(turn, &turn.Steps[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Finish(turn); err != nil {
-		t.Fatal(err)
-	}
-	var out []sse.Event
-	dec := sse.NewDecoder(&buf)
-	for {
-		var ev sse.Event
-		if err := dec.Next(&ev); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out
-			}
-			t.Fatal(err)
-		}
-		out = append(out, sse.Event{Type: ev.Type, Data: bytes.Clone(ev.Data)})
-	}
+	wiretest.WriteTurn(t, newWriter(&buf), turn)
+	return dialecttest.DecodeAll(t, []string{buf.String()})
 }
 
 // TextSession is a session whose one turn is turn's text, for benchmarks.
@@ -173,9 +122,7 @@ func TextSession(turn *scenarios.ScriptTurn) *protocol.Session {
 	}}
 }
 
-// CheckKinds fails t unless the played turns of s were classified as the load generator needs
-// them: answer text as FrameAnswer, thinking as FrameThinking, each tool call opening as
-// FrameToolStart, and a terminal per stream.
+// CheckKinds fails t unless s's turns were classified and counted as the load generator needs.
 func CheckKinds(t testing.TB, s *protocol.Session, res Result) {
 	t.Helper()
 	want := map[protocol.FrameKind]int{}
@@ -200,9 +147,7 @@ func CheckKinds(t testing.TB, s *protocol.Session, res Result) {
 	checkTokens(t, s, res)
 }
 
-// checkTokens fails t unless the observations counted the script's thinking and text tokens of
-// the played turns (Observation.Tokens), and the usage reports the output tokens of the turns
-// that completed (Observation.UsageTokens), as the load generator's token metrics need.
+// checkTokens checks Tokens against the played turns' text, UsageTokens the completed turns'.
 func checkTokens(t testing.TB, s *protocol.Session, res Result) {
 	t.Helper()
 	sc, ok := scenarios.Embedded().Get(s.Expected.Scenario)

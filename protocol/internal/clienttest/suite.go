@@ -11,17 +11,16 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
+	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
-// The bodies of the table tests every provider-wire client dialect runs: each dialect's test
-// keeps its own rows (faults, rules, error shapes, with a comment each) and hands them here,
-// so the wires are held to the same procedure.
+// The bodies of the table tests every provider-wire client dialect runs over its own rows.
 
-// LibraryClean plays every embedded scenario, every turn, against the mock at url (no fault)
-// with truth (ground truth) and noTruth (WithNoGroundTruth): a correct provider breaks no rule
-// in either mode.
+// LibraryClean plays every embedded scenario against the mock at url with truth and noTruth
+// (WithNoGroundTruth): a correct provider breaks no rule in either mode.
 func LibraryClean(t *testing.T, url string, truth, noTruth Dialect) {
 	t.Helper()
 	multi := 0
@@ -54,9 +53,7 @@ func LibraryClean(t *testing.T, url string, truth, noTruth Dialect) {
 	}
 }
 
-// Fault is one row of a dialect's fault table: the mock's fault switch (F, the mock's fault
-// type), the scenario that exercises it, whether the client judges without ground truth, and
-// the rules it must break.
+// Fault is one row of a dialect's fault table: the mock's fault switch and the rules it breaks.
 type Fault[F ~string] struct {
 	Fault    F
 	Scenario string
@@ -64,9 +61,7 @@ type Fault[F ~string] struct {
 	Want     []protocol.Rule
 }
 
-// Faults plays each row's scenario at seed 7 against a mock that start serves with the row's
-// fault (mocktest.Start), with truth or, for a NoTruth row, noTruth (WithNoGroundTruth), and
-// fails t unless exactly the row's rules break.
+// Faults plays each row's scenario against a mock with its fault: exactly its rules break.
 func Faults[F ~string](t *testing.T, start func(testing.TB, F) string, truth, noTruth Dialect, tests []Fault[F]) {
 	t.Helper()
 	for _, tt := range tests {
@@ -85,8 +80,7 @@ func Faults[F ~string](t *testing.T, start func(testing.TB, F) string, truth, no
 	}
 }
 
-// ErrorCase is one row of a dialect's CheckError table: a non-200 answer (always HTTP 429) to
-// session S and whether it breaks the wire's error rule.
+// ErrorCase is one row of a dialect's CheckError table: an HTTP 429 to S, breaking the rule or not.
 type ErrorCase struct {
 	Name   string
 	S      *protocol.Session
@@ -95,8 +89,7 @@ type ErrorCase struct {
 	Broken bool
 }
 
-// CheckErrors judges each row with d and fails t unless the row's verdict holds and every
-// violation is of rule.
+// CheckErrors judges each row with d: the row's verdict, every violation of rule.
 func CheckErrors(t *testing.T, d Dialect, rule protocol.Rule, tests []ErrorCase) {
 	t.Helper()
 	for _, tt := range tests {
@@ -112,8 +105,7 @@ func CheckErrors(t *testing.T, d Dialect, rule protocol.Rule, tests []ErrorCase)
 	}
 }
 
-// Rule is one row of a dialect's checker table: a hand-written stream, whether the client
-// cut it (Aborted), and the rules it must break.
+// Rule is one row of a dialect's checker table: a stream, maybe aborted, and the rules it breaks.
 type Rule struct {
 	Name    string
 	Stream  string
@@ -121,8 +113,7 @@ type Rule struct {
 	Want    []protocol.Rule
 }
 
-// CheckRules feeds each row's stream to a structure-only checker from newChecker and fails t
-// unless exactly the row's rules break.
+// CheckRules feeds each row's stream to a structure-only checker: exactly its rules break.
 func CheckRules(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, tests []Rule) {
 	t.Helper()
 	for _, tt := range tests {
@@ -139,24 +130,13 @@ func judge(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, st
 	s := NewSession(t, "plain-answer", 1)
 	s.NoGroundTruth, s.Aborted = true, aborted
 	c := newChecker(s)
-	dec := sse.NewDecoder(strings.NewReader(stream))
-	var ev sse.Event
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Observe(&ev)
+	if err := dialecttest.Feed(sse.NewDecoder(strings.NewReader(stream)), func(ev *sse.Event) { c.Observe(ev) }); err != nil {
+		t.Fatal(err)
 	}
 	return c.Finish(nil)
 }
 
-// FuzzChecker feeds arbitrary streams (seeded with seeds) to a ground-truth checker from
-// newChecker on the parallel-tools scenario: it must never panic, and every violation names a
-// rule.
+// FuzzChecker feeds arbitrary streams to a checker: no panic, every violation names a rule.
 func FuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Checker, seeds ...string) {
 	for _, seed := range seeds {
 		f.Add([]byte(seed))
@@ -165,15 +145,7 @@ func FuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Check
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		s := *session
 		c := newChecker(&s)
-		dec := sse.NewDecoder(strings.NewReader(string(stream)))
-		var ev sse.Event
-		var err error
-		for err = dec.Next(&ev); err == nil; err = dec.Next(&ev) {
-			c.Observe(&ev)
-		}
-		if errors.Is(err, io.EOF) {
-			err = nil
-		}
+		err := dialecttest.Feed(sse.NewDecoder(strings.NewReader(string(stream))), func(ev *sse.Event) { c.Observe(ev) })
 		for _, v := range c.Finish(err) {
 			if v.Rule == "" {
 				t.Fatalf("violation without a rule: %+v", v)
@@ -182,11 +154,9 @@ func FuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Check
 	})
 }
 
-// BenchObserve judges a whole 256-frame answer, written by newWriter, against its ground
-// truth per op (a fresh checker from newChecker each time, as the load generator makes one per
-// stream) and reports the cost and allocations per frame.
+// BenchObserve judges a 256-frame answer per op with a fresh checker, as at load (ns/frame).
 func BenchObserve(b *testing.B, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
-	turn := TextTurn(256)
+	turn := wiretest.TextTurn(256)
 	events := Events(b, newWriter, turn)
 	s := TextSession(turn)
 	b.ReportAllocs()
@@ -202,10 +172,9 @@ func BenchObserve(b *testing.B, newWriter func(io.Writer) TurnWriter, newChecker
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
 }
 
-// BenchObserveFrame judges one text frame per op on a warm checker from newChecker without
-// ground truth (a cursor would run out of script).
+// BenchObserveFrame judges one text frame per op on a warm checker without ground truth.
 func BenchObserveFrame(b *testing.B, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
-	turn := TextTurn(16)
+	turn := wiretest.TextTurn(16)
 	events := Events(b, newWriter, turn)
 	s := TextSession(turn)
 	s.NoGroundTruth = true
@@ -220,68 +189,23 @@ func BenchObserveFrame(b *testing.B, newWriter func(io.Writer) TurnWriter, newCh
 	}
 }
 
-// errorWriter is a TurnWriter that can fail a turn mid-stream (both provider wires' writers).
-type errorWriter interface {
-	TurnWriter
-	Error(message string) error
-}
-
 // turnStream is the stream newWriter writes for turn, its mid-stream error included.
 func turnStream(t testing.TB, newWriter func(io.Writer) TurnWriter, turn *scenarios.ScriptTurn) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := newWriter(&buf)
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(w.Start())
-	for i := range turn.Steps {
-		must(w.Step(turn, &turn.Steps[i]))
-		if i == turn.ErrorAfterStep {
-			must(w.(errorWriter).Error(turn.ErrorMessage))
-			return buf.Bytes()
-		}
-	}
-	if turn.ErrorAfterStep >= len(turn.Steps) {
-		must(w.(errorWriter).Error(turn.ErrorMessage))
-		return buf.Bytes()
-	}
-	must(w.Finish(turn))
+	wiretest.WriteTurn(t, newWriter(&buf), turn)
 	return buf.Bytes()
 }
 
-// OtherText plays conforming turns of other content than the session's script, written by
-// the provider wire's own encoder (newWriter), to a checker from newChecker, as a target whose
-// model is not the mock sends them: for every embedded scenario (plans aside) and every turn
-// both scripts stream, the turn of seed 2 judged against a session scripted for seed 1 at that
-// turn, and the turn of the library's next scenario against it. Without ground truth a stream
-// must break no rule; with it, every violation must be of a content or mixed rule (a kind of
-// protocol.SharedRules or of rules, the dialect's own), and a same-scenario turn whose text
-// differs from the script's must break one, so the check can fail.
+// OtherText plays conforming turns of other content than the session's script, written by the
+// wire's own encoder (newWriter), as a target whose model is not the mock sends them: for every
+// scenario (plans aside) and every turn both scripts stream, seed 2's turn and the next
+// scenario's judged against a session scripted for seed 1 at that turn (dialecttest.JudgeOther).
 func OtherText(t *testing.T, rules []protocol.RuleSpec, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker) {
 	t.Helper()
-	kinds, err := protocol.NewRuleSet(protocol.SharedRules(), rules)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kinds := dialecttest.RuleSet(t, rules)
 	lib := scenarios.Embedded()
-	var names []string
-	for _, name := range lib.Names() {
-		if sc, _ := lib.Get(name); sc.Render(1).Plan == nil {
-			names = append(names, name)
-		}
-	}
-	judge := func(stream []byte, s *protocol.Session) []protocol.Violation {
-		c := newChecker(s)
-		dec := sse.NewDecoderLimits(bytes.NewReader(stream), writerLimits)
-		var ev sse.Event
-		for dec.Next(&ev) == nil {
-			c.Observe(&ev)
-		}
-		return c.Finish(nil)
-	}
+	names := dialecttest.Unplanned(t)
 	for i, name := range names {
 		sc, _ := lib.Get(name)
 		want := sc.Render(1)
@@ -297,31 +221,21 @@ func OtherText(t *testing.T, rules []protocol.RuleSpec, newWriter func(io.Writer
 				}
 				stream := turnStream(t, newWriter, ot)
 				label := fmt.Sprintf("%s seed %d turn %d judged as %s seed 1", other.script.Scenario, other.script.Seed, turn, name)
-				s := NewSession(t, name, 1)
-				s.Turn, s.NoGroundTruth = turn, true
-				if vs := judge(stream, s); len(vs) != 0 {
-					t.Errorf("%s without ground truth: violations %v\nstream:\n%s", label, vs, stream)
-				}
-				s = NewSession(t, name, 1)
-				s.Turn = turn
-				vs := judge(stream, s)
-				for _, v := range vs {
-					if k := kinds.Kind(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
-						t.Errorf("%s with ground truth: %s is a %s rule, want only content findings: %v", label, v.Rule, k, v)
-					}
-				}
-				if other.sameName && stepText(ot) != stepText(&want.Turns[turn]) && len(vs) == 0 {
-					t.Errorf("%s with ground truth: no violation, want the content findings the other text breaks", label)
-				}
+				differs := other.sameName && stepText(ot) != stepText(&want.Turns[turn])
+				dialecttest.JudgeOther(t, kinds, label, string(stream), differs, func(truth bool) []protocol.Violation {
+					s := NewSession(t, name, 1)
+					s.Turn, s.NoGroundTruth = turn, !truth
+					c := newChecker(s)
+					_ = dialecttest.Feed(sse.NewDecoderLimits(bytes.NewReader(stream), writerLimits), func(ev *sse.Event) { c.Observe(ev) })
+					return c.Finish(nil)
+				})
 			}
 		}
 	}
 }
 
-// writerLimits are the decoder limits of the streams a wire's own writer wrote for a test: as
-// large as any event the library's scripts make (openai-responses repeats an item's whole text,
-// thinking-over-cap's 84,000 tokens of it, on one line). What a load decodes is the client's
-// (protocol.NewDecoder), tested with the load generator.
+// writerLimits decode the streams a wire's own writer wrote for a test: as large as any event
+// the library makes (openai-responses repeats thinking-over-cap's 84,000 tokens on one line).
 var writerLimits = sse.Limits{MaxLine: 16 << 20, MaxEvent: 16 << 20}
 
 // stepText is the answer text a turn streams.
@@ -335,9 +249,8 @@ func stepText(turn *scenarios.ScriptTurn) string {
 	return b.String()
 }
 
-// Outcome is one row of a dialect's error-outcome table: a hand-written stream of a turn of
-// scenario (seed 1), with or without ground truth, ended by Cut (nil: a clean end), the
-// Observation.Error of each error frame it must report and the rules it must break.
+// Outcome is one row of a dialect's error-outcome table: a stream of a turn of scenario, ended
+// by Cut (nil: cleanly), the Observation.Errors it must report and the rules it must break.
 type Outcome struct {
 	Name     string
 	Scenario string
@@ -349,26 +262,22 @@ type Outcome struct {
 	Want     []protocol.Rule
 }
 
-// CheckOutcomes feeds each row's stream to a checker from newChecker and fails t unless the
-// error frames report exactly the row's Observation.Error (each on a FrameTerminal) and exactly
-// the row's rules break.
+// CheckOutcomes feeds each row's stream to a checker: exactly its Errors and its rules.
 func CheckOutcomes(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, tests []Outcome) {
 	t.Helper()
 	for _, tt := range tests {
 		s := NewSession(t, tt.Scenario, 1)
 		s.Turn, s.NoGroundTruth = tt.Turn, tt.NoTruth
 		c := newChecker(s)
-		dec := sse.NewDecoder(strings.NewReader(tt.Stream))
-		var ev sse.Event
 		var errs []string
-		for dec.Next(&ev) == nil {
-			if obs := c.Observe(&ev); obs.Error != "" {
+		_ = dialecttest.Feed(sse.NewDecoder(strings.NewReader(tt.Stream)), func(ev *sse.Event) {
+			if obs := c.Observe(ev); obs.Error != "" {
 				if obs.Kind != protocol.FrameTerminal {
 					t.Errorf("%s: Observation.Error %q on a frame of kind %d, want FrameTerminal", tt.Name, obs.Error, obs.Kind)
 				}
 				errs = append(errs, obs.Error)
 			}
-		}
+		})
 		if !slices.Equal(errs, tt.Errors) {
 			t.Errorf("%s: Observation.Error %q, want %q", tt.Name, errs, tt.Errors)
 		}
@@ -379,9 +288,8 @@ func CheckOutcomes(t *testing.T, newChecker func(*protocol.Session) protocol.Che
 	}
 }
 
-// ErrorOutcomes runs CheckOutcomes over the rows every provider wire shares, an error frame
-// where the script has none (mid answer, inside the tool calls' arguments, at the wrong turn,
-// without ground truth), the scripted one and a cut, then the wire's own rows: errRule and
+// ErrorOutcomes runs CheckOutcomes over the rows every provider wire shares (an error frame
+// where the script has none, the scripted one, a cut), then the wire's own; errRule and
 // contentRule are the wire's error and ground-truth rules.
 func ErrorOutcomes(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecker func(*protocol.Session) protocol.Checker, errRule, contentRule protocol.Rule, own ...Outcome) {
 	t.Helper()
@@ -411,49 +319,35 @@ func ErrorOutcomes(t *testing.T, newWriter func(io.Writer) TurnWriter, newChecke
 	}, own...))
 }
 
-// CutAnswer is plain-answer's turn written by newWriter up to its sixth text piece, then the
-// error frame with msg, or nothing when msg is "": the start of a wire's own ErrorOutcomes rows.
+// CutAnswer is plain-answer's turn up to its sixth text piece (FailingTurn).
 func CutAnswer(t testing.TB, newWriter func(io.Writer) TurnWriter, msg string) string {
 	t.Helper()
 	return FailingTurn(t, newWriter, "plain-answer", 0, StepIndex(t, "plain-answer", 0, scenarios.StepText, 5), msg)
 }
 
-// FailingTurn is the stream newWriter writes for turn of scenario (seed 1) up to and
-// including step afterStep: then the error frame with msg, or, when msg is "", nothing (a
-// cut stream).
+// FailingTurn is the stream of turn of scenario up to step afterStep, then the error frame with
+// msg, or nothing when msg is "" (a cut).
 func FailingTurn(t testing.TB, newWriter func(io.Writer) TurnWriter, scenario string, turn, afterStep int, msg string) string {
 	t.Helper()
-	sc, ok := scenarios.Embedded().Get(scenario)
-	if !ok {
-		t.Fatalf("no embedded scenario %q", scenario)
-	}
-	st := sc.Render(1).Turns[turn]
+	st := dialecttest.Script(t, scenario, 1).Turns[turn]
 	st.Steps = st.Steps[:afterStep+1]
 	if msg == "" {
-		var buf bytes.Buffer
-		w := newWriter(&buf)
-		if err := w.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for i := range st.Steps {
-			if err := w.Step(&st, &st.Steps[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return buf.String()
+		st.ErrorAfterStep = -1
+		return string(turnStream(t, func(w io.Writer) TurnWriter { return cut{newWriter(w)} }, &st))
 	}
 	st.ErrorAfterStep, st.ErrorMessage = afterStep, msg
 	return string(turnStream(t, newWriter, &st))
 }
 
+// cut is a writer whose turns end without their Finish, as a cut stream does.
+type cut struct{ TurnWriter }
+
+func (cut) Finish(*scenarios.ScriptTurn) error { return nil }
+
 // StepIndex is the index of the nth (from 0) step of kind in turn of scenario (seed 1).
 func StepIndex(t testing.TB, scenario string, turn int, kind scenarios.StepKind, nth int) int {
 	t.Helper()
-	sc, ok := scenarios.Embedded().Get(scenario)
-	if !ok {
-		t.Fatalf("no embedded scenario %q", scenario)
-	}
-	for i, st := range sc.Render(1).Turns[turn].Steps {
+	for i, st := range dialecttest.Script(t, scenario, 1).Turns[turn].Steps {
 		if st.Kind == kind {
 			if nth == 0 {
 				return i

@@ -25,38 +25,28 @@ var (
 // DefaultModel is the model name sent when none is configured; the mock accepts any.
 const DefaultModel = "streambench-mock"
 
-// Wire is what one provider-wire client dialect has of its own; Client does the rest the
-// same way for every wire.
+// Wire is what one provider-wire client dialect has of its own; Client does the rest.
 type Wire struct {
-	// Name is the dialect's CLI name.
 	Name string
-	// Provider is the runtime's request encoder for the wire, so streambench sends what its
-	// agent does.
+	// Provider is the runtime's request encoder, so streambench sends what its agent does.
 	Provider protocol.ProviderWire
-	// ErrorRule is the rule a non-200 answer is judged by.
-	ErrorRule protocol.Rule
-	// ErrorJSON is the shape of the API's error body, as violation details quote it.
-	ErrorJSON string
-	// ErrorMessage reads the API's error JSON from a non-200 body: its message, false when the
-	// body is not that shape.
+	// ErrorRule judges a non-200 answer, whose body must be ErrorJSON's shape (as details
+	// quote it): ErrorMessage reads its message, false when it is not.
+	ErrorRule    protocol.Rule
+	ErrorJSON    string
 	ErrorMessage func(body []byte) (message string, ok bool)
-	// Endpoint is how an application's request is sent on the wire (protocol.EndpointDialect).
-	Endpoint protocol.EndpointSpec
-	// Limits are the SSE decoder's limits for the wire's streams (protocol.DecodeLimiter); zero
-	// fields are the defaults.
-	Limits sse.Limits
-	// DoneHelp, when set, offers the option requireDone (WithRequireDone) with this help: the
-	// stream must end with data: [DONE], which the wire's checker otherwise accepts without.
+	Endpoint     protocol.EndpointSpec
+	Limits       sse.Limits // the SSE decoder's limits (zero fields: the defaults)
+	// DoneHelp, when set, offers the option requireDone (WithRequireDone) with this help.
 	DoneHelp string
 	// NewChecker returns the wire's checker for the stream of s's current turn.
 	NewChecker func(s *protocol.Session, requireDone bool) protocol.Checker
 }
 
-// Client is a provider-wire client dialect: the model it asks for, whether it judges with
-// ground truth, the extra request headers, and its Wire. Each dialect package embeds one, so
-// the methods below are its methods. It holds only its configuration and is safe for
-// concurrent use.
+// Client is a provider-wire client dialect: its model, ground truth or not, extra request
+// headers and Wire. Each dialect package embeds one. Safe for concurrent use.
 type Client struct {
+	protocol.Base
 	wire          *Wire
 	model         string
 	noGroundTruth bool
@@ -70,22 +60,18 @@ type Option func(*Client)
 // WithModel sets the request's model (a gateway routes on it).
 func WithModel(model string) Option { return func(c *Client) { c.model = model } }
 
-// WithNoGroundTruth judges every session for structure only, as if Session.NoGroundTruth
-// were set: the target's model is not the mock, so no content rule applies and each session
-// is one request.
+// WithNoGroundTruth judges every session as if Session.NoGroundTruth were set.
 func WithNoGroundTruth() Option { return func(c *Client) { c.noGroundTruth = true } }
 
 // WithHeader adds a header to every request (an API key for a real gateway).
 func WithHeader(key, value string) Option { return func(c *Client) { c.header.Add(key, value) } }
 
-// WithRequireDone makes a stream without the final data: [DONE] a violation, on a wire whose
-// Wire.DoneHelp offers it.
+// WithRequireDone makes a stream without the final data: [DONE] a violation (Wire.DoneHelp).
 func WithRequireDone() Option { return func(c *Client) { c.requireDone = true } }
 
-// New returns the client of w with opts, by default on DefaultModel, with ground truth and no
-// extra headers.
+// New returns the client of w with opts, by default on DefaultModel, with ground truth.
 func New(w Wire, opts ...Option) Client {
-	c := Client{wire: &w, model: DefaultModel, header: http.Header{}}
+	c := Client{Base: protocol.Base(w.Name), wire: &w, model: DefaultModel, header: http.Header{}}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -101,10 +87,6 @@ func (c *Client) Endpoint() protocol.EndpointSpec { return c.wire.Endpoint }
 // DecodeLimits are the wire's SSE decoder limits (protocol.DecodeLimiter).
 func (c *Client) DecodeLimits() sse.Limits { return c.wire.Limits }
 
-// Name is the dialect's CLI name.
-func (c *Client) Name() string { return c.wire.Name }
-
-// vars binds the options Configure accepts to c's settings.
 func (c *Client) vars() []protocol.OptionVar {
 	vars := []protocol.OptionVar{
 		protocol.StringVar(protocol.OptionSpec{Key: "model", Help: "the request's model, which a gateway routes on", Default: DefaultModel}, &c.model),
@@ -119,8 +101,7 @@ func (c *Client) vars() []protocol.OptionVar {
 // Options lists the options Configure accepts.
 func (c *Client) Options() []protocol.OptionSpec { return protocol.Specs(c.vars()) }
 
-// Configure returns the client with a profile's options applied; the target names the
-// deployment only in results (the request goes to {target URL}/v1/...).
+// Configure returns the client with a profile's options (target: the deployment, for results).
 func (c *Client) Configure(_ string, o protocol.Options) (protocol.Client, error) {
 	n := *c
 	n.header = c.header.Clone()
@@ -129,12 +110,6 @@ func (c *Client) Configure(_ string, o protocol.Options) (protocol.Client, error
 	}
 	return &n, nil
 }
-
-// Label is the dialect's name.
-func (c *Client) Label() string { return c.wire.Name }
-
-// Sees is true for every frame kind: the wire withholds nothing.
-func (*Client) Sees(protocol.FrameKind) bool { return true }
 
 // session applies the client's mode to s (it never modifies s itself).
 func (c *Client) session(s *protocol.Session) *protocol.Session {
@@ -146,13 +121,10 @@ func (c *Client) session(s *protocol.Session) *protocol.Session {
 	return s
 }
 
-// Turns is how many requests session s takes: every scripted turn up to the one the provider
-// fails at, one without ground truth.
+// Turns is how many requests session s takes (Turns).
 func (c *Client) Turns(s *protocol.Session) int { return Turns(c.session(s)) }
 
-// NewRequest builds the streaming request for s.Turn with the wire's request encoder: the
-// user's input, then the earlier turns' assistant messages with their tool calls and the
-// scripted tool results.
+// NewRequest builds the streaming request for s.Turn (ModelRequest) with the wire's encoder.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	s = c.session(s)
 	mr := ModelRequest(s, c.model)
@@ -164,22 +136,14 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 	return req, nil
 }
 
-// BaseURL is target as the wire's request encoder wants it: without a trailing slash or
-// "/v1", so that the base URL every OpenAI and Anthropic SDK is given (http://host/v1) and the
-// bare host both reach {host}/v1/....
+// BaseURL is target without a trailing slash or "/v1" (SDKs are given http://host/v1).
 func BaseURL(target string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(target, "/"), "/v1")
 }
 
-// CheckHeaders checks that the stream is declared text/event-stream (R-headers).
-func (*Client) CheckHeaders(h http.Header, s *protocol.Session) []protocol.Violation {
-	return protocol.CheckEventStream(h)
-}
-
 // CheckError judges a non-200 answer by the wire's error rule: the body must be the API's
-// error JSON, and when the script fails the session, it must fail this turn with an HTTP error.
-// An HTTP error in a session whose script does not fail (any, without ground truth) is the
-// session's outcome (http_error), not a violation.
+// error JSON, and a script that fails the session must fail it here. An HTTP error the script
+// does not call for is the session's http_error outcome, not a violation.
 func (c *Client) CheckError(status int, h http.Header, body []byte, s *protocol.Session) []protocol.Violation {
 	s = c.session(s)
 	rule := c.wire.ErrorRule
@@ -203,8 +167,7 @@ func (c *Client) NewChecker(s *protocol.Session) protocol.Checker {
 	return c.wire.NewChecker(c.session(s), c.requireDone)
 }
 
-// OpenAIErrorMessage reads the OpenAI APIs' error JSON ({"error":{"message":…}}, chat
-// completions and Responses alike) from a non-200 body; the rare path, so encoding/json.
+// OpenAIErrorMessage reads the OpenAI APIs' error JSON from a non-200 body.
 func OpenAIErrorMessage(body []byte) (string, bool) {
 	var e struct {
 		Error *struct {

@@ -1,10 +1,7 @@
-// Package clientturn is what the provider-wire client dialects (openaichat, anthropicmessages)
-// share: which turn of the script a request plays and what it must produce, the conversation a
-// client acting as the agent sends for that turn, the assembly of streamed tool calls, the
-// configured client itself (Client, told its wire by a Wire: name, request encoder, error rule
-// and shape, checker), and what every checker judges alike (Judge). The dialects differ in
-// frames, not in what a turn is, so this lives once; each dialect package keeps its frames'
-// parser and its checker's rules.
+// Package clientturn is what the provider-wire client dialects share, since they differ in
+// frames, not in what a turn is: which turn a request plays and what it must produce, the
+// conversation sent for it, streamed tool calls, the configured Client, and the judgements
+// every checker makes alike (Judge).
 package clientturn
 
 import (
@@ -18,9 +15,8 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// Turns is how many requests session s takes when the client plays the tool loop: one per
-// scripted turn up to and including the one the provider fails at; one without ground truth,
-// since the tool calls an unknown model makes cannot be answered from the script.
+// Turns is how many requests session s takes: one per scripted turn up to the one the provider
+// fails at; one without ground truth (an unknown model's tool calls have no scripted answer).
 func Turns(s *protocol.Session) int {
 	exp := &s.Expected
 	switch {
@@ -34,15 +30,11 @@ func Turns(s *protocol.Session) int {
 
 // Expectation is what one turn's response must be.
 type Expectation struct {
-	// Truth is false in no-ground-truth mode: only structure is judged.
-	Truth bool
-	// Turn is the scripted turn (what was streamed before a failure, for a failed turn); nil
-	// without ground truth or for a turn the provider refuses with an HTTP error.
-	Turn *scenarios.ExpectedTurn
-	// HTTPError: the provider answers this turn with an HTTP error before any stream.
-	HTTPError bool
-	// StreamError: the provider fails this turn with an error frame mid-stream.
-	StreamError bool
+	Truth bool // false without ground truth
+	// Turn is the scripted turn (to its failure); nil without ground truth or for an HTTP error.
+	Turn        *scenarios.ExpectedTurn
+	HTTPError   bool // the provider refuses this turn with an HTTP error
+	StreamError bool // the provider fails this turn with an error frame mid-stream
 }
 
 // Expect resolves session s's current turn.
@@ -62,14 +54,9 @@ func Expect(s *protocol.Session) Expectation {
 	return e
 }
 
-// ModelRequest is the conversation for s's current turn: the user's input, then for each
-// earlier turn the assistant's scripted text and tool calls and the scripted tool results,
-// as an agent that ran the tools would send it. Tools offers every scripted tool's name, so a
-// real model behind a gateway may call them too; Thinking asks for reasoning when the script
-// has some.
-//
-// An endpoint session (Session.Endpoint) is sent as an application would: its messages and
-// MaxTokens (in the field it names), and vLLM's min_tokens and ignore_eos when asked, nothing else.
+// ModelRequest is the conversation for s's current turn as an agent that ran the tools sends
+// it: the input, then each earlier turn's text, tool calls and scripted results; every scripted
+// tool offered, Thinking when the script thinks. An endpoint session's is its own request.
 func ModelRequest(s *protocol.Session, model string) *protocol.ModelRequest {
 	if e := s.Endpoint; e != nil {
 		return &protocol.ModelRequest{Model: model, Messages: e.Messages, MaxTokens: e.MaxTokens,
@@ -107,12 +94,10 @@ func ModelRequest(s *protocol.Session, model string) *protocol.ModelRequest {
 // Tool is one streamed tool call being assembled.
 type Tool struct {
 	ID, Name string
-	// Args is the concatenation of the argument pieces so far.
-	Args []byte
+	Args     []byte // the argument pieces so far
 }
 
-// Tools assembles one stream's tool calls by position (the OpenAI index, the Anthropic
-// tool_use order). Not safe for concurrent use; each checker owns one.
+// Tools assembles one stream's tool calls by position. Not safe for concurrent use.
 type Tools struct{ List []Tool }
 
 // Start opens the next tool call.
@@ -127,21 +112,20 @@ func JSONObject(args []byte) bool {
 	return len(args) > 0 && args[0] == '{' && json.Valid(args)
 }
 
-// CompareTools reports whether got are exactly the scripted calls (ids, names, arguments byte
-// for byte, order), and otherwise what differs first.
+// CompareTools reports whether got are exactly the scripted calls, else what differs first.
 func CompareTools(got []Tool, want []scenarios.ScriptToolCall) (detail string, ok bool) {
 	if len(got) != len(want) {
-		return sprintf("expected %d tool call(s), saw %d", len(want), len(got)), false
+		return fmt.Sprintf("expected %d tool call(s), saw %d", len(want), len(got)), false
 	}
 	for i := range want {
 		g, w := &got[i], &want[i]
 		switch {
 		case g.ID != w.ID:
-			return sprintf("tool call %d: expected id %q, saw %q", i, w.ID, g.ID), false
+			return fmt.Sprintf("tool call %d: expected id %q, saw %q", i, w.ID, g.ID), false
 		case g.Name != w.Name:
-			return sprintf("tool call %d (%s): expected name %q, saw %q", i, w.ID, w.Name, g.Name), false
+			return fmt.Sprintf("tool call %d (%s): expected name %q, saw %q", i, w.ID, w.Name, g.Name), false
 		case string(g.Args) != w.Arguments:
-			return sprintf("tool call %d (%s): expected arguments %s, saw %s", i, w.ID, clip(w.Arguments), clip(string(g.Args))), false
+			return fmt.Sprintf("tool call %d (%s): expected arguments %s, saw %s", i, w.ID, clip(w.Arguments), clip(string(g.Args))), false
 		}
 	}
 	return "", true
@@ -152,8 +136,6 @@ func IsJSON(h http.Header) bool {
 	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
 	return err == nil && mt == "application/json"
 }
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // clip quotes s for a detail, at most 60 bytes of it.
 func clip(s string) string {

@@ -8,78 +8,59 @@ import (
 
 // Rules are a wire's names for the judgements every provider-wire checker makes alike.
 type Rules struct {
-	// Error is the wire's provider-error rule; Content its ground-truth rule.
-	Error, Content protocol.Rule
-	// ErrorFrame names the wire's mid-stream error frame in details ("error event").
-	ErrorFrame string
-	// Thinking names the wire's thinking text in details ("reasoning", "thinking").
-	Thinking string
+	Error, Content protocol.Rule // the provider-error rule, the ground-truth rule
+	ErrorFrame     string        // the mid-stream error frame in details ("error event")
+	Thinking       string        // the thinking text in details ("reasoning")
 }
 
-// Judge is the part of a provider-wire checker that is the same on every wire: the session
-// and what its turn must produce, the script's text and thinking followed piece by piece, and
-// the token counts. Each checker holds one and passes its violations in; the frames, and
-// what they must look like, stay the wire's. Not safe for concurrent use.
+// Judge is the part of a provider-wire checker the same on every wire: the session, what its
+// turn must produce, the script's text followed piece by piece, the token counts, the text
+// kept (protocol.AnswerKeeper, OutputKeeper). Not safe for concurrent use.
 type Judge struct {
-	// S is the session, Exp its current turn's expectation.
 	S   *protocol.Session
-	Exp Expectation
+	Exp Expectation // S's current turn's
 
-	rules           *Rules
-	unscripted      bool // an error frame the script does not call for came (ProviderError)
-	text, think     jsonwire.Cursor
-	textOK, thinkOK bool // the text (thinking) so far is a prefix of the script's
-	tokens          scenarios.TokenCounter
-	// keep is set for a conversation turn (EndpointRequest.Conversation): answer gathers
-	// the answer text for the next turn's history.
-	keep   bool
-	answer []byte
-	// output gathers, without ground truth, the thinking and answer text in order
-	// (protocol.OutputKeeper): a server may send no usage report, and then the session's
-	// tokens are counted from it.
-	keepOutput  bool
+	rules       *Rules
+	unscripted  bool // an error frame the script does not call for came
+	text, think jsonwire.Text
+	tokens      scenarios.TokenCounter
+	keep        bool // a conversation turn: answer is kept for the next turn's history
+	answer      []byte
+	keepOutput  bool // without ground truth: output keeps the text for a token count
 	output      []byte
-	outputTotal int64 // bytes of output text seen; output keeps the first MaxOutputText
+	outputTotal int64 // bytes of output text seen
 }
 
-// NewJudge returns the judge of s's current turn (s.Turn) under the wire's rules, which it
-// keeps and never modifies.
+// NewJudge returns the judge of s's current turn under the wire's rules (kept, not modified).
 func NewJudge(s *protocol.Session, rules *Rules) Judge {
-	j := Judge{S: s, Exp: Expect(s), rules: rules, textOK: true, thinkOK: true}
+	j := Judge{S: s, Exp: Expect(s), rules: rules}
 	j.keep = s.Endpoint != nil && s.Endpoint.Conversation
 	j.keepOutput = s.NoGroundTruth
 	if t := j.Exp.Turn; t != nil {
-		j.text = jsonwire.NewCursor([]string{t.Text})
-		j.think = jsonwire.NewCursor([]string{t.Thinking})
+		j.text, j.think = jsonwire.NewText(t.Text), jsonwire.NewText(t.Thinking)
 	}
 	return j
 }
 
-// Thinking judges a piece of thinking against the script; it is FrameThinking, or FrameOther
-// when empty.
+// Thinking judges a piece of thinking against the script (FrameOther when empty).
 func (j *Judge) Thinking(v *protocol.Violations, p []byte) protocol.Observation {
 	if len(p) == 0 {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if j.Exp.Turn != nil && j.thinkOK && !jsonwire.Advance(&j.think, p) {
-		j.thinkOK = false
-		v.Add(j.rules.Content, "%s diverges from the script at byte %d: expected %s, saw %s", j.rules.Thinking,
-			j.think.Matched(), protocol.Quote(j.think.Next(40), 40), protocol.Quote(string(p), 40))
+	if j.Exp.Turn != nil {
+		jsonwire.Follow(&j.think, v, j.rules.Content, j.rules.Thinking, p, 40)
 	}
 	j.keepOutputText(p) // p is the frame's buffer: copied
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: j.tokens.ThinkingBytes(p)}
 }
 
-// Answer judges a piece of answer text against the script; it is FrameAnswer, or FrameOther
-// when empty.
+// Answer judges a piece of answer text against the script (FrameOther when empty).
 func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 	if len(p) == 0 {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if j.Exp.Turn != nil && j.textOK && !jsonwire.Advance(&j.text, p) {
-		j.textOK = false
-		v.Add(j.rules.Content, "text diverges from the script at byte %d: expected %s, saw %s",
-			j.text.Matched(), protocol.Quote(j.text.Next(40), 40), protocol.Quote(string(p), 40))
+	if j.Exp.Turn != nil {
+		jsonwire.Follow(&j.text, v, j.rules.Content, "text", p, 40)
 	}
 	if j.keep {
 		j.answer = appendBounded(j.answer, p, protocol.MaxAnswerText) // p is the frame's buffer: copied
@@ -88,13 +69,10 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
 }
 
-// AnswerText is the answer text so far of a conversation turn (protocol.AnswerKeeper); "" for
-// any other session.
+// AnswerText is the answer text so far of a conversation turn (protocol.AnswerKeeper).
 func (j *Judge) AnswerText() string { return string(j.answer) }
 
-// OutputText is the thinking and answer text so far without ground truth, its first
-// protocol.MaxOutputText bytes, and how many bytes there were in all (protocol.OutputKeeper);
-// nil, 0 with it.
+// OutputText is the text kept without ground truth and its total (protocol.OutputKeeper).
 func (j *Judge) OutputText() ([]byte, int64) { return j.output, j.outputTotal }
 
 // keepOutputText keeps p as output text when the session has no ground truth.
@@ -113,12 +91,10 @@ func appendBounded(b, p []byte, limit int) []byte {
 	return append(b, p...)
 }
 
-// ProviderError judges a mid-stream error frame carrying message against the script and
-// returns the frame's Observation (FrameTerminal, Error the message or "error"). An error in a
-// session whose script does not fail (any error without ground truth) is the session's outcome
-// (in_band_error), not a violation: the stream is judged partial from there (Ended). In a
-// session whose script fails, an error at another turn than the scripted one, or where the
-// script has an HTTP error, breaks the error rule.
+// ProviderError judges a mid-stream error frame against the script and returns its
+// Observation. An error the script does not call for is the session's in_band_error outcome
+// (the stream is then judged partial, Ended); one at another turn than the script's breaks the
+// error rule.
 func (j *Judge) ProviderError(v *protocol.Violations, message []byte) protocol.Observation {
 	switch {
 	case !j.S.ScriptedError():
@@ -128,19 +104,13 @@ func (j *Judge) ProviderError(v *protocol.Violations, message []byte) protocol.O
 	case !j.Exp.StreamError:
 		v.Add(j.rules.Error, "turn %d: expected no provider error (the script fails at turn %d), saw %s", j.S.Turn, j.S.Expected.FailedTurn, protocol.Quote(string(message), 80))
 	}
-	msg := string(message)
-	if msg == "" {
-		msg = "error"
-	}
-	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(string(message))}
 }
 
-// Ended judges what every wire's Finish judges first, and reports whether the stream ran to
-// its end so that the wire may judge its end too: a cut stream (aborted by the client, or any
-// streamErr: a read or decode error, a stall, a truncation, each the session's outcome) or one
-// ended by an unscripted error frame is judged no further; against the script, a stream where
-// an HTTP error was due, or that ended without its error frame (errored: one came), breaks the
-// error rule.
+// Ended judges what every wire's Finish judges first and reports whether the stream ran to its
+// end: a cut, aborted or unscripted-error stream is judged no further; against the script, a
+// stream where an HTTP error was due, or that ended without its error frame (errored: one
+// came), breaks the error rule.
 func (j *Judge) Ended(v *protocol.Violations, streamErr error, errored bool) bool {
 	if j.S.Aborted || streamErr != nil || j.unscripted {
 		return false // only what was seen before the cut was judged
@@ -155,19 +125,15 @@ func (j *Judge) Ended(v *protocol.Violations, streamErr error, errored bool) boo
 	return true
 }
 
-// FinishScript checks, against ground truth, that the whole of the script's text and
-// thinking came, and returns the scripted turn for the wire's own end checks (nil without
-// ground truth).
+// FinishScript checks that the whole of the script's text and thinking came, and returns the
+// scripted turn for the wire's own end checks (nil without ground truth).
 func (j *Judge) FinishScript(v *protocol.Violations) *scenarios.ExpectedTurn {
 	t := j.Exp.Turn
 	if t == nil {
 		return nil
 	}
-	if j.textOK && !j.text.Done() {
-		v.Add(j.rules.Content, "expected text %s next, saw only the first %d of %d bytes",
-			protocol.Quote(j.text.Next(40), 40), j.text.Matched(), j.text.Total())
-	}
-	if j.thinkOK && !j.think.Done() {
+	j.text.Short(v, j.rules.Content, "expected text %s next, saw only the first %d of %d bytes", 40)
+	if !j.think.Off && !j.think.Done() {
 		v.Add(j.rules.Content, "expected %s %s next, saw only the first %d of %d bytes", j.rules.Thinking,
 			protocol.Quote(j.think.Next(40), 40), j.think.Matched(), j.think.Total())
 	}

@@ -1,13 +1,7 @@
-// Package dialecttest is the test kit of the SSE client dialects whose checkers are judged on
-// the frames of a reference relay (protocol/compose, protocol/simcanvas, protocol/simchat):
-// scripts and sessions from the embedded library, a recorder that keeps each write as one
-// frame, edits that break a conforming frame sequence, feeding frames to a checker as the load
-// generator does (the abort learned only at Finish), the verdict a broken stream must reach,
-// and the comparison of a checker's fast path with its general path. Each dialect keeps its
-// relay, its tables and its own assertions. Its neighbours play other levels: wiretest drives the
-// provider wires' writers and streams, clienttest whole sessions of the provider-wire clients
-// over HTTP against the mock; this kit judges frames in process, with no server. Only tests
-// import it.
+// Package dialecttest is the test kit of the dialects whose checkers are judged in process on
+// a reference relay's frames: scripts, a frame recorder, edits that break a sequence, feeding
+// frames as the load generator does, the verdicts, and fast paths against general ones. Only
+// tests import it.
 package dialecttest
 
 import (
@@ -15,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,17 +34,14 @@ func Session(sc *scenarios.Script) *protocol.Session {
 	return &protocol.Session{ID: "s1", Target: "openai-all", Input: "hi", Expected: sc.Expected()}
 }
 
-// EachScript calls fn with every scenario of the embedded library rendered at seeds 1, 7 and
-// 42, and a label naming scenario and seed for failures.
+// EachScript calls fn with every unplanned scenario at seeds 1, 7 and 42, and a label.
 func EachScript(t testing.TB, fn func(sc *scenarios.Script, label string)) {
 	t.Helper()
 	for _, name := range scenarios.Embedded().Names() {
 		for _, seed := range []uint64{1, 7, 42} {
 			sc := Script(t, name, seed)
 			if sc.Plan != nil {
-				// A plan waits for a client's decision: no relay of the script alone plays it
-				// (protocol/compose TestPlanRules and loadgen TestPlanApprovalClean do).
-				continue
+				continue // a plan waits for a client's decision: no relay of the script plays it
 			}
 			fn(sc, fmt.Sprintf("%s seed %d", name, seed))
 		}
@@ -65,53 +57,51 @@ func (r *Recorder) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Check feeds frames through the SSE decoder into the checker newChecker returns for s and
-// returns its verdict. The client learns it aborted only when the stream is over, as the load
-// generator does: s.Aborted is false while the checker is made and observes, and restored
-// before Finish, so a checker that reads the flag early is caught. Events share the decoder's
-// buffer, as at load, so a checker that keeps a frame's bytes without copying them is caught too.
+// Feed decodes dec's stream and calls fn with every event, which shares the decoder's buffer
+// as at load (so a checker that keeps a frame's bytes uncopied is caught), up to the end (nil)
+// or the first decode error, which it returns.
+func Feed(dec *sse.Decoder, fn func(ev *sse.Event)) error {
+	var ev sse.Event
+	for {
+		err := dec.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		fn(&ev)
+	}
+}
+
+// Check feeds frames to the checker newChecker returns for s and returns its verdict. As at
+// load the client learns it aborted only at the end: s.Aborted is false until Finish, so a
+// checker that reads the flag early is caught.
 func Check(t testing.TB, frames []string, s *protocol.Session, newChecker func() protocol.Checker) []protocol.Violation {
 	t.Helper()
 	aborted := s.Aborted
 	s.Aborted = false
 	c := newChecker()
-	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
-	var ev sse.Event
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			s.Aborted = aborted
-			return c.Finish(nil)
-		}
-		if err != nil {
-			t.Fatalf("decode: %v", err)
-		}
-		c.Observe(&ev)
+	if err := Feed(sse.NewDecoder(strings.NewReader(strings.Join(frames, ""))), func(ev *sse.Event) { c.Observe(ev) }); err != nil {
+		t.Fatalf("decode: %v", err)
 	}
+	s.Aborted = aborted
+	return c.Finish(nil)
 }
 
 // DecodeAll decodes frames into SSE events, each with its own copy of the data.
 func DecodeAll(t testing.TB, frames []string) []sse.Event {
 	t.Helper()
-	dec := sse.NewDecoder(strings.NewReader(strings.Join(frames, "")))
 	var out []sse.Event
-	for {
-		var ev sse.Event
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("decode: %v", err)
-		}
-		ev.Data = bytes.Clone(ev.Data)
-		out = append(out, ev)
+	if err := Feed(sse.NewDecoder(strings.NewReader(strings.Join(frames, ""))), func(ev *sse.Event) {
+		out = append(out, sse.Event{Type: ev.Type, Data: bytes.Clone(ev.Data), ID: ev.ID, Retry: ev.Retry})
+	}); err != nil {
+		t.Fatalf("decode: %v", err)
 	}
+	return out
 }
 
-// NoViolations fails t when conforming frames break a rule, judged whole and, as an aborting
-// client sees them, cut after the first frame and after half of them. judge gets the frames
-// and whether the client aborted; label names the stream in failures.
+// NoViolations fails t when conforming frames break a rule, whole or cut by an aborting client.
 func NoViolations(t testing.TB, label string, frames []string, judge func(frames []string, aborted bool) []protocol.Violation) {
 	t.Helper()
 	if vs := judge(frames, false); len(vs) != 0 {
@@ -124,8 +114,7 @@ func NoViolations(t testing.TB, label string, frames []string, judge func(frames
 	}
 }
 
-// WantRules fails t unless vs break exactly the rules of want, one violation each, with
-// details short enough for a report and valid UTF-8; frames are shown on failure.
+// WantRules fails t unless vs are one violation of each rule of want, with short UTF-8 details.
 func WantRules(t testing.TB, vs []protocol.Violation, want []protocol.Rule, frames []string) {
 	t.Helper()
 	for _, v := range vs {
@@ -197,16 +186,11 @@ func LastIndex(t testing.TB, frames []string, sub string) int {
 
 // Insert returns frames with fs inserted before position at.
 func Insert(frames []string, at int, fs ...string) []string {
-	out := append([]string(nil), frames[:at]...)
-	out = append(out, fs...)
-	return append(out, frames[at:]...)
+	return slices.Insert(slices.Clone(frames), at, fs...)
 }
 
 // Remove returns frames without the frame at position at.
-func Remove(frames []string, at int) []string {
-	out := append([]string(nil), frames[:at]...)
-	return append(out, frames[at+1:]...)
-}
+func Remove(frames []string, at int) []string { return slices.Delete(slices.Clone(frames), at, at+1) }
 
 // Replace returns frames with the frame at position at replaced by f.
 func Replace(frames []string, at int, f string) []string {
@@ -218,19 +202,15 @@ func Replace(frames []string, at int, f string) []string {
 // Raw is one unnamed SSE frame carrying data.
 func Raw(data string) string { return "data: " + data + "\n\n" }
 
-// Judge feeds stream through the SSE decoder into c up to its end or first decode error, as a
-// fuzz target does, calling each (when not nil) with every event and its observation, and
-// fails t on a violation without a rule or a detail; it returns c's verdict.
+// Judge feeds stream into c as a fuzz target does, calling each (when set) per event, fails t on
+// a violation without a rule or detail, and returns c's verdict.
 func Judge(t testing.TB, stream []byte, c protocol.Checker, each func(ev *sse.Event, obs protocol.Observation)) []protocol.Violation {
 	t.Helper()
-	dec := sse.NewDecoder(bytes.NewReader(stream))
-	var ev sse.Event
-	for dec.Next(&ev) == nil {
-		obs := c.Observe(&ev)
-		if each != nil {
-			each(&ev, obs)
+	_ = Feed(sse.NewDecoder(bytes.NewReader(stream)), func(ev *sse.Event) {
+		if obs := c.Observe(ev); each != nil {
+			each(ev, obs)
 		}
-	}
+	})
 	vs := c.Finish(nil)
 	for _, v := range vs {
 		if v.Rule == "" || v.Detail == "" {
@@ -240,10 +220,8 @@ func Judge(t testing.TB, stream []byte, c protocol.Checker, each func(ev *sse.Ev
 	return vs
 }
 
-// FastPathCorpus adds to f's corpus, for each scenario of names at seed 1, the first and the
-// last 12 frames of the stream relay sends for it (small seeds keep the fuzzer fast: it
-// minimizes every new input it finds), each with the scenario's name; it returns the
-// scenarios' expectations by name, for the fuzz body to build its sessions.
+// FastPathCorpus adds the first and last 12 frames relay sends for each of names at seed 1 (small:
+// a fast fuzzer) to f's corpus, and returns their expectations by name.
 func FastPathCorpus(f *testing.F, names []string, relay func(sc *scenarios.Script) []string) map[string]scenarios.Expected {
 	f.Helper()
 	expected := map[string]scenarios.Expected{}
@@ -257,18 +235,14 @@ func FastPathCorpus(f *testing.F, names []string, relay func(sc *scenarios.Scrip
 	return expected
 }
 
-// FastPathAgrees fails t unless fast (a checker with its fast paths) reaches exactly the
-// verdict of general (the same checker forced onto its general path) on stream, frame by
-// frame and at Finish.
+// FastPathAgrees fails t unless fast and general (no fast path) agree, frame by frame and at end.
 func FastPathAgrees(t testing.TB, stream []byte, fast, general protocol.Checker) {
 	t.Helper()
-	dec := sse.NewDecoder(bytes.NewReader(stream))
-	var ev sse.Event
-	for dec.Next(&ev) == nil {
-		if a, b := fast.Observe(&ev), general.Observe(&ev); a != b {
+	_ = Feed(sse.NewDecoder(bytes.NewReader(stream)), func(ev *sse.Event) {
+		if a, b := fast.Observe(ev), general.Observe(ev); a != b {
 			t.Fatalf("frame %q: fast path %+v, general path %+v", ev.Data, a, b)
 		}
-	}
+	})
 	a, b := fast.Finish(nil), general.Finish(nil)
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Fatalf("verdicts differ:\nfast    %v\ngeneral %v", a, b)
@@ -276,23 +250,13 @@ func FastPathAgrees(t testing.TB, stream []byte, fast, general protocol.Checker)
 }
 
 // OtherText plays conforming streams of other content than the session's script, as a target
-// whose model is not the mock sends them: for every scenario of the embedded library (plans
-// aside), the stream relay sends for it at seed 2 judged against a session scripted for seed
-// 1, and the stream of the library's next scenario against it. judge gets the frames and the
-// session (NoGroundTruth set or not). Without ground truth a stream must break no rule; with
-// it, every violation must be of a content or mixed rule (a kind of protocol.SharedRules or
-// of rules, the dialect's own), and a same-scenario stream whose final text differs from the
-// script's must break one, so the check can fail. A script relay returns no frames for (one its dialect cannot play) is left
-// out.
+// whose model is not the mock sends them: for every scenario (plans aside) the stream relay
+// sends at seed 2, and the next scenario's, judged against a session scripted for seed 1
+// (JudgeOther). A script relay returns no frames for is left out.
 func OtherText(t *testing.T, rules []protocol.RuleSpec, relay func(sc *scenarios.Script) []string, judge func(frames []string, s *protocol.Session) []protocol.Violation) {
 	t.Helper()
-	kinds := ruleSet(t, rules)
-	var names []string
-	for _, name := range scenarios.Embedded().Names() {
-		if Script(t, name, 1).Plan == nil {
-			names = append(names, name)
-		}
-	}
+	kinds := RuleSet(t, rules)
+	names := Unplanned(t)
 	for i, name := range names {
 		want := Script(t, name, 1)
 		for _, other := range []struct {
@@ -307,26 +271,46 @@ func OtherText(t *testing.T, rules []protocol.RuleSpec, relay func(sc *scenarios
 				continue
 			}
 			label := fmt.Sprintf("%s seed %d judged as %s seed 1", other.sc.Scenario, other.sc.Seed, name)
-			s := Session(want)
-			s.NoGroundTruth = true
-			if vs := judge(frames, s); len(vs) != 0 {
-				t.Errorf("%s without ground truth: violations %v\nframes:\n%s", label, vs, strings.Join(frames, ""))
-			}
-			vs := judge(frames, Session(want))
-			for _, v := range vs {
-				if k := kinds.Kind(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
-					t.Errorf("%s with ground truth: %s is a %s rule, want only content findings: %v", label, v.Rule, k, v)
-				}
-			}
-			if other.content && len(vs) == 0 {
-				t.Errorf("%s with ground truth: no violation, want the content findings the other text breaks", label)
-			}
+			JudgeOther(t, kinds, label, strings.Join(frames, ""), other.content, func(truth bool) []protocol.Violation {
+				s := Session(want)
+				s.NoGroundTruth = !truth
+				return judge(frames, s)
+			})
 		}
 	}
 }
 
-// ruleSet is the shared rules and a dialect's own (its package's Rules).
-func ruleSet(t testing.TB, rules []protocol.RuleSpec) *protocol.RuleSet {
+// JudgeOther judges a conforming stream of other content: without ground truth no rule breaks;
+// with it only content or mixed rules do, at least one when content is set.
+func JudgeOther(t testing.TB, kinds *protocol.RuleSet, label, stream string, content bool, judge func(truth bool) []protocol.Violation) {
+	t.Helper()
+	if vs := judge(false); len(vs) != 0 {
+		t.Errorf("%s without ground truth: violations %v\nstream:\n%s", label, vs, stream)
+	}
+	vs := judge(true)
+	for _, v := range vs {
+		if k := kinds.Kind(v.Rule); k != protocol.RuleContent && k != protocol.RuleMixed {
+			t.Errorf("%s with ground truth: %s is a %s rule, want only content findings: %v", label, v.Rule, k, v)
+		}
+	}
+	if content && len(vs) == 0 {
+		t.Errorf("%s with ground truth: no violation, want the content findings the other text breaks", label)
+	}
+}
+
+// Unplanned lists the embedded scenarios without a plan (which a relay of the script cannot play).
+func Unplanned(t testing.TB) []string {
+	var names []string
+	for _, name := range scenarios.Embedded().Names() {
+		if Script(t, name, 1).Plan == nil {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// RuleSet is the shared rules and a dialect's own (its package's Rules).
+func RuleSet(t testing.TB, rules []protocol.RuleSpec) *protocol.RuleSet {
 	t.Helper()
 	set, err := protocol.NewRuleSet(protocol.SharedRules(), rules)
 	if err != nil {

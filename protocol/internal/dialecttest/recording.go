@@ -12,8 +12,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ReadRecording reads the recording at path (protocol.Recording); an unreadable one, or one
-// without frames, fails t.
+// ReadRecording reads the recording at path; an unreadable or empty one fails t.
 func ReadRecording(t testing.TB, path string) protocol.Recording {
 	t.Helper()
 	rec, err := protocol.ReadRecording(path)
@@ -29,8 +28,7 @@ func ReadRecording(t testing.TB, path string) protocol.Recording {
 // captureHeader is a capture's first line: ": scenario NAME seed N (...)".
 var captureHeader = regexp.MustCompile(`^: scenario (\S+) seed (\d+)`)
 
-// Capture is one stream captured from a real server as it arrived (the interop scripts'
-// captures, kept gzipped in a dialect's testdata): one SSE comment line first, ": scenario NAME
+// Capture is one stream a real server sent, gzipped in testdata: a comment line ": scenario NAME
 // seed N (...)", then the server's bytes.
 type Capture struct {
 	Path     string
@@ -40,8 +38,7 @@ type Capture struct {
 	Raw string
 }
 
-// ReadCapture reads the gzipped capture at path; one that is not gzip or lacks the scenario
-// line fails t.
+// ReadCapture reads the gzipped capture at path, failing t on a bad one.
 func ReadCapture(t testing.TB, path string) Capture {
 	t.Helper()
 	f, err := os.Open(path)

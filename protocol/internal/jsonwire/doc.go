@@ -1,8 +1,6 @@
-// Package jsonwire holds the JSON pieces every wire dialect in protocol/ shares: a strict,
-// allocation-free Scanner that reads the few fields a stream decoder needs from each frame;
-// AppendString, which writes a JSON string into a reused frame buffer; CutPlainString for the
-// checkers' byte-for-byte fast paths; a Cursor that matches decoded text pieces against a
-// script's expected text without concatenating it; and the small request/error helpers both
-// provider wires need (MarshalNoHTML, DescribeError, Excerpt, ReadProviderError). They live in
-// one place so the dialects cannot drift apart in what they accept or emit.
+// Package jsonwire holds the JSON pieces the wire dialects in protocol/ share, so they cannot
+// drift apart in what they accept or emit: a strict, allocation-free Scanner for the fields a
+// stream decoder reads, AppendString for frames built in reused buffers, CutPlainString for
+// the checkers' fast paths, a Cursor that follows decoded text against a script without
+// concatenating it, and the provider wires' kit (requests, error bodies, frame buffers).
 package jsonwire

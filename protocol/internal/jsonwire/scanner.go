@@ -1,8 +1,11 @@
 package jsonwire
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"iter"
+	"reflect"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -11,16 +14,12 @@ import (
 // maxJSONDepth matches encoding/json's nesting limit.
 const maxJSONDepth = 10000
 
-// Scanner is a strict, allocation-free JSON reader for the few fields a stream decoder
-// needs from each frame. encoding/json costs several microseconds and allocations per
-// frame through reflection; a runtime relaying thousands of streams spends that on every
-// token, so the hot path walks the bytes once instead. It validates everything it reads or
-// skips exactly as RFC 8259 (and encoding/json) does. Decoded strings alias the frame or an
-// internal buffer and stay valid until the next Reset.
-//
-// Errors are sticky: after the first one every method returns a zero value, loops end, and
-// Err (or Finish) says what was wrong and where. The zero value is ready for Reset; a Scanner
-// is not safe for concurrent use, so each stream decoder keeps its own.
+// Scanner is a strict, allocation-free JSON reader for the few fields a stream decoder needs
+// of each frame: encoding/json's reflection costs microseconds and allocations per token. It
+// validates what it reads or skips as RFC 8259 does. Decoded strings alias the frame or an
+// internal buffer until the next Reset. Errors are sticky: after the first, methods return
+// zero values and loops end, and Err (or Finish) says what and where. The zero value is ready
+// for Reset. Not safe for concurrent use.
 type Scanner struct {
 	data []byte
 	pos  int
@@ -41,7 +40,6 @@ func (s *Scanner) fail(format string, args ...any) {
 	}
 }
 
-// ws skips insignificant whitespace.
 func (s *Scanner) ws() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
@@ -62,11 +60,13 @@ func (s *Scanner) peek() byte {
 	return 0
 }
 
+// Rest returns the input after what was read so far.
+func (s *Scanner) Rest() []byte { return s.data[s.pos:] }
+
 // Err returns the first error met so far, or nil.
 func (s *Scanner) Err() error { return s.err }
 
-// Finish checks that nothing but whitespace follows the top-level value and returns the
-// first error met while scanning, if any.
+// Finish checks that only whitespace follows the top-level value and returns the first error.
 func (s *Scanner) Finish() error {
 	if s.ws(); s.err == nil && s.pos < len(s.data) {
 		s.fail("unexpected %q after the top-level value", s.data[s.pos])
@@ -91,35 +91,25 @@ func (s *Scanner) literal(lit string) {
 	s.fail("invalid literal, want %s", lit)
 }
 
-// Object consumes '{' (false at null, or on a type error naming field) and reports whether
-// an object follows; iterate its members with Member.
-func (s *Scanner) Object(field string) bool {
-	if s.err != nil || s.null() {
-		return false
-	}
-	if s.peek() != '{' {
-		s.typeError(field, "an object")
-		return false
-	}
-	s.pos++
-	return true
-}
+// Object consumes '{' (false at null, or on a type error naming field).
+func (s *Scanner) Object(field string) bool { return s.open('{', field, "an object") }
 
 // Array is Object for arrays; iterate its elements with Element.
-func (s *Scanner) Array(field string) bool {
+func (s *Scanner) Array(field string) bool { return s.open('[', field, "an array") }
+
+func (s *Scanner) open(c byte, field, want string) bool {
 	if s.err != nil || s.null() {
 		return false
 	}
-	if s.peek() != '[' {
-		s.typeError(field, "an array")
+	if s.peek() != c {
+		s.typeError(field, want)
 		return false
 	}
 	s.pos++
 	return true
 }
 
-// Member advances to the next member of an object opened with Object and returns its key;
-// ok is false at the closing brace or on error. first must start true for each object.
+// Member advances to the next member's key (ok false at the end); first starts true.
 func (s *Scanner) Member(first *bool) (key []byte, ok bool) {
 	if !s.more('}', first) {
 		return nil, false
@@ -137,9 +127,8 @@ func (s *Scanner) Member(first *bool) (key []byte, ok bool) {
 	return key, s.err == nil
 }
 
-// Members ranges over the keys of the object just opened with Object (Member in a loop): the
-// loop's body reads or skips each key's value before the next. A decode error ends the loop
-// (Finish reports it).
+// Members ranges over the keys of the object just opened, the body reading or skipping each
+// value; a decode error ends the loop (Finish reports it).
 func (s *Scanner) Members() iter.Seq[[]byte] {
 	return func(yield func(key []byte) bool) {
 		for first := true; ; {
@@ -151,8 +140,7 @@ func (s *Scanner) Members() iter.Seq[[]byte] {
 	}
 }
 
-// Element advances to the next element of an array opened with Array. first must start true
-// for each array.
+// Element advances to the next element of an array opened with Array; first starts true.
 func (s *Scanner) Element(first *bool) bool {
 	return s.more(']', first)
 }
@@ -210,8 +198,7 @@ func kindOf(c byte) string {
 	return fmt.Sprintf("invalid character %q", c)
 }
 
-// Str reads a string (null reads as empty) for field. The result aliases the frame or the
-// scanner's buffer; copy it to keep it past the next Reset.
+// Str reads a string (null: nil) for field, aliasing the frame or buffer until the next Reset.
 func (s *Scanner) Str(field string) []byte {
 	if s.err != nil || s.null() {
 		return nil
@@ -326,7 +313,6 @@ func (s *Scanner) slowString(start, i int) []byte {
 	return nil
 }
 
-// hex4 decodes the four hex digits at i.
 func (s *Scanner) hex4(i int) (rune, bool) {
 	if i+4 > len(s.data) {
 		return 0, false
@@ -348,8 +334,7 @@ func (s *Scanner) hex4(i int) (rune, bool) {
 	return r, true
 }
 
-// Integer reads an integer (null reads as 0, present false) for field. A number with a
-// fraction or exponent, or out of int range, is an error, as encoding/json into an int.
+// Integer reads an integer (null: not present); a fraction or overflow is an error.
 func (s *Scanner) Integer(field string) (n int, present bool) {
 	if s.err != nil || s.null() {
 		return 0, false
@@ -434,8 +419,7 @@ func digits(d []byte, i int) int {
 	return i
 }
 
-// Skip consumes and validates any value, so a decoder can pass over fields it does not read
-// and still reject a malformed frame.
+// Skip consumes and validates any value, so a skipped field still rejects a malformed frame.
 func (s *Scanner) Skip() { s.skipDepth(0) }
 
 func (s *Scanner) skipDepth(depth int) {
@@ -472,4 +456,161 @@ func (s *Scanner) skipDepth(depth int) {
 	default:
 		s.fail("invalid character %q looking for a value", c)
 	}
+}
+
+// CutPlainString splits b at the closing quote of a JSON string body whose bytes are its value
+// (no escapes, no control characters, valid UTF-8); ok is false for any other, so a fast path
+// falls back to full decoding instead of misreading it.
+func CutPlainString(b []byte) (value, rest []byte, ok bool) {
+	ascii := true
+	for i, c := range b {
+		switch {
+		case c == '"':
+			if !ascii && !utf8.Valid(b[:i]) {
+				return nil, nil, false
+			}
+			return b[:i], b[i:], true
+		case c == '\\' || c < 0x20:
+			return nil, nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, nil, false
+}
+
+// CutPlainAfter cuts prefix from b, then the plain string that follows it (CutPlainString).
+func CutPlainAfter(b []byte, prefix string) (value, rest []byte, ok bool) {
+	if len(b) < len(prefix) || string(b[:len(prefix)]) != prefix {
+		return nil, nil, false
+	}
+	return CutPlainString(b[len(prefix):])
+}
+
+// Known returns the one of names equal to b (a constant: no allocation), and whether there is one.
+func Known(b []byte, names ...string) (string, bool) {
+	for _, s := range names {
+		if string(b) == s {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// CutUint cuts a JSON unsigned integer of at most maxDigits digits (no leading zero) from b.
+func CutUint(b []byte, maxDigits int) (n int64, rest []byte, ok bool) {
+	i := 0
+	for i < len(b) && i < maxDigits && b[i] >= '0' && b[i] <= '9' {
+		n = n*10 + int64(b[i]-'0')
+		i++
+	}
+	return n, b[i:], i > 0 && (i == 1 || b[0] != '0')
+}
+
+// Raw consumes and validates the next value and returns its bytes (nil at an error).
+func (s *Scanner) Raw() []byte {
+	if s.err != nil {
+		return nil
+	}
+	s.ws()
+	start := s.pos
+	s.Skip()
+	if s.err != nil {
+		return nil
+	}
+	return s.data[start:s.pos]
+}
+
+// Equal reports whether a and b are the same JSON value. Unless they are equal bytes it decodes
+// both, so a checker calls it once per tool call, never per delta.
+func Equal(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// Deref is *p, the zero value for nil: an optional member as decoded.
+func Deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// Member readers for an object a decoder reads one member of, the rest validated and skipped.
+// The value is stored only when the member is there, so repeats merge as in encoding/json;
+// field and where (field.key) are passed, not built, so the hot path never allocates.
+
+// StrTo reads a string for field into *dst unless it is null (which leaves *dst as it was).
+func (s *Scanner) StrTo(dst *[]byte, field string) {
+	if b := s.Str(field); b != nil {
+		*dst = b
+	}
+}
+
+// StrsIn reads the object at field (false at null or a type error), each member named in keys
+// into the matching dsts (as StrTo), skipping the rest; wheres name them in type errors.
+func (s *Scanner) StrsIn(field string, keys, wheres []string, dsts ...*[]byte) bool {
+	if !s.Object(field) {
+		return false
+	}
+	for k := range s.Members() {
+		i := 0
+		for i < len(keys) && string(k) != keys[i] {
+			i++
+		}
+		if i == len(keys) {
+			s.Skip()
+		} else {
+			s.StrTo(dsts[i], wheres[i])
+		}
+	}
+	return true
+}
+
+// StrIn reads the object at field (false at null or a type error) and its member key into *value.
+func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool) {
+	if !s.Object(field) {
+		return false
+	}
+	for k := range s.Members() {
+		if string(k) == key {
+			*value = s.Str(where)
+		} else {
+			s.Skip()
+		}
+	}
+	return true
+}
+
+// IntegerIn reads the object at field (false at null or a type error), its key into *n.
+func (s *Scanner) IntegerIn(field, key, where string, n *int, present *bool) (isObject bool) {
+	if !s.Object(field) {
+		return false
+	}
+	for k := range s.Members() {
+		if string(k) == key {
+			*n, *present = s.Integer(where)
+		} else {
+			s.Skip()
+		}
+	}
+	return true
+}
+
+// SkipObject validates and skips the object at field (false at null or a type error).
+func (s *Scanner) SkipObject(field string) bool {
+	if !s.Object(field) {
+		return false
+	}
+	for range s.Members() {
+		s.Skip()
+	}
+	return true
 }

@@ -6,18 +6,14 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// plainASCII reports whether AppendString copies c as it is: printable ASCII but the
-// quote and backslash.
+// plainASCII reports whether AppendString copies c as it is.
 func plainASCII(c byte) bool {
 	return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\'
 }
 
-// AppendString appends s as a quoted JSON string (RFC 8259). It exists so a stream
-// writer can build frames into a reused buffer without reflection or allocation. The output is
-// byte-for-byte what encoding/json produces with HTML escaping off: quote, backslash and
-// control characters are escaped (\b \f \n \r \t short forms, \u00XX otherwise), U+2028 and
-// U+2029 are escaped so the frame is also safe to embed in JavaScript, and invalid UTF-8 becomes
-// U+FFFD, so a client always receives valid JSON whatever text a script holds.
+// AppendString appends s as a quoted JSON string into a reused buffer, byte for byte what
+// encoding/json writes with HTML escaping off (U+2028 and U+2029 escaped, invalid UTF-8 as
+// U+FFFD), so a client always receives valid JSON.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0

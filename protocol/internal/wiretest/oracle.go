@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// The pieces of the request-body fuzz oracles (each wire's FuzzParseRequest): they read a body
-// with encoding/json's tokens, independently of the wire's parser, so duplicate members and
-// members of the wrong type stay visible.
+// The request-body fuzz oracles' pieces read a body with encoding/json's tokens, independently
+// of the wire's parser, so duplicate and mistyped members stay visible.
 
 // Member is one key and its raw value in a JSON object, in document order.
 type Member struct {
@@ -16,8 +15,7 @@ type Member struct {
 	Value json.RawMessage
 }
 
-// Members lists the members of the JSON object data, duplicates included; ok is false when
-// data is not an object.
+// Members lists the members of the JSON object data, duplicates included (ok false: no object).
 func Members(data []byte) (out []Member, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -38,8 +36,7 @@ func Members(data []byte) (out []Member, ok bool) {
 	return out, true
 }
 
-// Field is the value of the last member named name (matched case-insensitively, as
-// encoding/json does) and how many members had that name.
+// Field is the last member named name (case-insensitively, as in encoding/json) and the count.
 func Field(ms []Member, name string) (last any, count int) {
 	for _, m := range ms {
 		if strings.EqualFold(m.Key, name) {
@@ -51,8 +48,7 @@ func Field(ms []Member, name string) (last any, count int) {
 	return last, count
 }
 
-// Elements are the raw elements of the last member named name (matched as Field does), nil
-// when it is not an array.
+// Elements are the raw elements of the last member named name (nil: not an array).
 func Elements(ms []Member, name string) []json.RawMessage {
 	var raws []json.RawMessage
 	for _, m := range ms {

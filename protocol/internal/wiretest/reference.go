@@ -12,13 +12,10 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// ErrQuirk marks input where encoding/json's behaviour is a quirk the fast parsers do not
-// copy on purpose: duplicate keys and keys that match a field only case-insensitively.
-// A wire's encoding/json reference parser returns it when Quirky says so.
+// ErrQuirk is a reference parser's error on input the fast parsers read apart on purpose.
 var ErrQuirk = errors.New("encoding/json quirk")
 
-// Quirky reports whether data has duplicate keys in an object, or keys that equal one of
-// knownKeys (the reference struct's fields) only case-insensitively.
+// Quirky reports whether data has a duplicate key, or one equal to a knownKeys but for case.
 func Quirky(data []byte, knownKeys []string) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type frame struct {
@@ -115,9 +112,8 @@ const (
 // StreamOf builds a wire's ModelStream over data with parser p.
 type StreamOf func(data []byte, p Parser) protocol.ModelStream
 
-// AssertSameOutcome fails t unless the fast parser's stream over data ends as the
-// encoding/json reference's does, with identical events; input the reference finds quirky is
-// skipped. It is the body of each wire's fuzz target.
+// AssertSameOutcome fails t unless the fast parser's stream over data ends as the reference's,
+// with identical events (quirky input skipped): each wire's fuzz body.
 func AssertSameOutcome(t *testing.T, data []byte, streamOf StreamOf) {
 	t.Helper()
 	f, ref := RunStream(streamOf(data, Fast)), RunStream(streamOf(data, Reference))
@@ -134,15 +130,13 @@ func AssertSameOutcome(t *testing.T, data []byte, streamOf StreamOf) {
 	}
 }
 
-// MutationSweep is a deterministic sweep in the spirit of the fuzz targets, run on every go
-// test: each byte of frames is deleted, and every fifth replaced by bytes that matter to JSON,
-// and the fast parser must agree with the reference on every result.
+// MutationSweep deletes each byte of frames and replaces every fifth by bytes that matter to
+// JSON: the fast parser must agree with the reference on every result.
 func MutationSweep(t *testing.T, frames []byte, streamOf StreamOf) {
 	t.Helper()
 	compare := func(data []byte) {
 		fast := RunStream(streamOf(data, Fast))
-		// The quirk check is slow, so the reference runs without it and only a disagreement
-		// is checked for quirks.
+		// The quirk check is slow: only a disagreement is checked for quirks.
 		ref := RunStream(streamOf(data, ReferenceUnchecked))
 		if fast.End == ref.End && slices.Equal(fast.Events, ref.Events) {
 			return

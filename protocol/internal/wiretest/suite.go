@@ -15,18 +15,17 @@ import (
 
 // The bodies of the table tests and benchmarks every provider wire runs over its own rows.
 
-// TextTurn is a 256-frame answer of one short word per frame, the common shape at load.
-func TextTurn() *scenarios.ScriptTurn {
+// TextTurn is an answer of n short words, one per frame: the common shape at load.
+func TextTurn(n int) *scenarios.ScriptTurn {
 	words := []string{"stream ", "bench ", "token ", "the ", "quick ", "fox\n", "\"quoted\" ", "é "}
-	turn := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: 10, OutputTokens: 256}
-	for i := range 256 {
+	turn := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, InputTokens: 10, OutputTokens: n}
+	for i := range n {
 		turn.Steps = append(turn.Steps, scenarios.Step{Kind: scenarios.StepText, Text: words[i%len(words)], Tokens: 1})
 	}
 	return turn
 }
 
-// BenchWrite measures w writing one step of turn per op, going round steps; after, when not
-// nil, runs after each (to put the writer back where the step can be written again).
+// BenchWrite measures w writing one step per op, going round steps; after (if set) runs after each.
 func BenchWrite(b *testing.B, w TurnWriter, turn *scenarios.ScriptTurn, steps []scenarios.Step, after func()) {
 	b.ReportAllocs()
 	i := 0
@@ -41,8 +40,7 @@ func BenchWrite(b *testing.B, w TurnWriter, turn *scenarios.ScriptTurn, steps []
 	}
 }
 
-// BenchDecode decodes frames, a whole turn, per op with a stream of newStream, and reports
-// ns/frame.
+// BenchDecode decodes frames, a whole turn, per op, and reports ns/frame.
 func BenchDecode(b *testing.B, frames []byte, newStream func(io.Reader) protocol.ModelStream) {
 	nframes := bytes.Count(frames, []byte("\n\n"))
 	r := bytes.NewReader(frames)
@@ -68,8 +66,7 @@ func BenchDecode(b *testing.B, frames []byte, newStream func(io.Reader) protocol
 // StreamError is a stream a wire's decoder refuses, and what its error says.
 type StreamError struct{ Name, Stream, WantErr string }
 
-// StreamErrors decodes every case with w: the error contains WantErr, and sticks (Next keeps
-// returning it).
+// StreamErrors decodes every case with w: the error contains WantErr, and sticks.
 func StreamErrors(t *testing.T, w protocol.ProviderWire, cases []StreamError) {
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
@@ -111,8 +108,7 @@ func RequestErrors(t *testing.T, w protocol.ProviderWire, cases []RequestError) 
 	}
 }
 
-// ErrorAnswer is a provider's non-200 answer and the error a wire reads from it; JSON: the
-// answer must declare Content-Type application/json (the mock's own, WriteError).
+// ErrorAnswer is a provider's non-200 answer and the error a wire reads from it.
 type ErrorAnswer struct {
 	Name    string
 	Handler http.HandlerFunc
@@ -142,8 +138,7 @@ func ErrorAnswers(t *testing.T, w protocol.ProviderWire, cases []ErrorAnswer) {
 	}
 }
 
-// BadSteps: a step for a tool turn does not have, and one of no known kind, are errors naming
-// them.
+// BadSteps: a step for a tool the turn lacks, or of no known kind, is an error naming it.
 func BadSteps(t *testing.T, w TurnWriter, turn *scenarios.ScriptTurn) {
 	t.Helper()
 	err := w.Step(turn, &scenarios.Step{Kind: scenarios.StepToolArgs, Tool: 5, Text: "{}"})

@@ -1,8 +1,7 @@
-// Package wiretest is the test suite the provider wires (protocol/openai, protocol/anthropic)
-// share: playing a script turn through a wire's stream writer, draining a ModelStream with
-// its invariants checked, the accumulation a turn must decode to, golden files, the round trip
-// of the whole embedded scenario library, and the comparison of each wire's fast parser with
-// its encoding/json reference (fuzz body and mutation sweep). Only tests import it.
+// Package wiretest is the test suite the provider wires share: a script turn played through a
+// wire's stream writer, a ModelStream drained with its invariants checked, golden files, the
+// round trip of the embedded library, and each wire's fast parser compared with its
+// encoding/json reference. Only tests import it.
 package wiretest
 
 import (
@@ -27,9 +26,8 @@ type TurnWriter interface {
 	Finish(turn *scenarios.ScriptTurn) error
 }
 
-// SmallTurn is a turn with thinking, text and two tool calls whose arguments arrive in pieces,
-// with characters that need escaping on the way; its tool call ids start with toolIDPrefix
-// ("call_" on OpenAI, "toolu_" on Anthropic), so golden files look like each wire's own.
+// SmallTurn is a turn of thinking, text and two tool calls, in pieces that need escaping; its
+// tool call ids start with toolIDPrefix, so golden files look like each wire's own.
 func SmallTurn(toolIDPrefix string) *scenarios.ScriptTurn {
 	return &scenarios.ScriptTurn{
 		Steps: []scenarios.Step{
@@ -51,26 +49,28 @@ func SmallTurn(toolIDPrefix string) *scenarios.ScriptTurn {
 	}
 }
 
-// WriteTurn plays turn through w the way the mock does, honouring ErrorAfterStep.
+// WriteTurn plays turn through w the way the mock does: the error frame after step
+// ErrorAfterStep (after every step when it is past the last) ends the stream, else Finish.
 func WriteTurn(t testing.TB, w TurnWriter, turn *scenarios.ScriptTurn) {
 	t.Helper()
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := range turn.Steps {
-		if err := w.Step(turn, &turn.Steps[i]); err != nil {
+	must := func(err error) {
+		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	must(w.Start())
+	for i := range turn.Steps {
+		must(w.Step(turn, &turn.Steps[i]))
 		if turn.ErrorAfterStep == i {
-			if err := w.Error(turn.ErrorMessage); err != nil {
-				t.Fatal(err)
-			}
+			must(w.Error(turn.ErrorMessage))
 			return
 		}
 	}
-	if err := w.Finish(turn); err != nil {
-		t.Fatal(err)
+	if turn.ErrorAfterStep >= len(turn.Steps) {
+		must(w.Error(turn.ErrorMessage))
+		return
 	}
+	must(w.Finish(turn))
 }
 
 // Accumulated is what a runtime builds from a decoded turn.
@@ -82,9 +82,7 @@ type Accumulated struct {
 	TurnEnds       int
 }
 
-// DecodeAll drains st, checking the event invariants on the way (nothing after the turn end,
-// tool starts in index order, arguments only for started tools), and returns what it
-// accumulated with the error that ended the stream (io.EOF for a clean end).
+// DecodeAll drains st, checking its invariants, and returns its accumulation and final error.
 func DecodeAll(t testing.TB, st protocol.ModelStream) (Accumulated, error) {
 	t.Helper()
 	var acc Accumulated
@@ -155,8 +153,7 @@ func AssertAccumulated(t testing.TB, got, want Accumulated) {
 	}
 }
 
-// CheckGolden compares got with testdata/name, rewriting the file first when update is set
-// (the test package's -update flag).
+// CheckGolden compares got with testdata/name, rewriting it first when update (-update) is set.
 func CheckGolden(t testing.TB, update bool, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -174,10 +171,8 @@ func CheckGolden(t testing.TB, update bool, name string, got []byte) {
 	}
 }
 
-// LibraryRoundTrip writes every turn of every embedded scenario, for a few seeds, with write
-// (given the turn and a response id unique to scenario and turn) and decodes it back with
-// decode: thinking, text, tool ids, names and arguments, stop reason and usage must equal the
-// script's ground truth, and a mid-stream fault must surface as a ProviderError.
+// LibraryRoundTrip writes every turn of every embedded scenario with write and decodes it back
+// with decode: the script's ground truth must come back, a mid-stream fault as a ProviderError.
 func LibraryRoundTrip(t *testing.T, write func(t testing.TB, turn *scenarios.ScriptTurn, id string) []byte, decode func(t testing.TB, r io.Reader) (Accumulated, error)) {
 	t.Helper()
 	lib := scenarios.Embedded()
