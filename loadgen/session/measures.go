@@ -5,19 +5,16 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// Dialect measures (protocol.Measurer): a session keeps its checker's measures with its other
-// values and flushes them into its shard's histograms at its end, each under the measure's
-// name (measure.Metric(name) × scenario × dialect), as every latency. Their kinds are kept by
-// the Recorder for summary.json's "measures" list, which says how a report or a gate reads them.
+// Dialect measures (protocol.Measurer) are flushed with a session's latencies, each under its
+// own name; the Recorder keeps their kinds for summary.json's "measures".
 
-// watch notes the stream's checker (a multi-turn session has one per turn): the measures of the
-// one it replaces are taken first.
+// watch notes the stream's checker, taking the measures of the one it replaces.
 func (m *sessionMetrics) watch(c protocol.Checker) {
 	m.takeMeasures()
 	m.measurer, _ = c.(protocol.Measurer)
 }
 
-// takeMeasures collects the current checker's measures (once: its Finish has been called).
+// takeMeasures collects the current checker's measures, once it finished.
 func (m *sessionMetrics) takeMeasures() {
 	if m.measurer != nil {
 		m.measures = append(m.measures, m.measurer.Measures()...)
@@ -35,8 +32,7 @@ func (m *sessionMetrics) putMeasures() {
 	}
 }
 
-// noteMeasureKinds remembers the kinds of the session's measures for the summary; it takes
-// the Recorder's lock only for a name it has not seen yet.
+// noteMeasureKinds remembers the kinds of the session's measures, locking only for new names.
 func (m *sessionMetrics) noteMeasureKinds() {
 	for _, ms := range m.measures {
 		if _, ok := m.rec.measureKinds.Load(ms.Name); !ok {
@@ -45,7 +41,7 @@ func (m *sessionMetrics) noteMeasureKinds() {
 	}
 }
 
-// measureInfos lists the measures recorded so far, sorted by name.
+// MeasureInfos lists the measures recorded so far, sorted by name.
 func (r *Recorder) MeasureInfos() []measure.MeasureInfo {
 	var out []measure.MeasureInfo
 	r.measureKinds.Range(func(k, v any) bool {
