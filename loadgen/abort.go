@@ -120,7 +120,7 @@ func (r *runner) checkCancels(aborts []session.Abort, recs []mockrecords.Record,
 	for _, a := range aborts {
 		f := judgeCancel(a, bySession[a.Session], r.cfg.AbortTolerance, now)
 		if f.latency > 0 {
-			r.rec.RecordOne(measure.Key{Metric: measure.CancelLatency, Scenario: a.Scenario, Dialect: a.Dialect}, f.latency)
+			r.rec.Record(0, measure.Key{Metric: measure.CancelLatency, Scenario: a.Scenario, Dialect: a.Dialect}, f.latency)
 		}
 		if f.violation != "" {
 			r.rec.AddViolation(f.rule)

@@ -110,11 +110,8 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 			if err != nil {
 				return nil, fmt.Errorf("load: preflight: profile %d target %s: %w", i, t.Slug, err)
 			}
-			session.ApplyHeader(req, p.Header)
+			session.ApplyStreamHeader(req, p.Header)
 			req.Header.Set(PreflightHeader, "1")
-			if req.Header.Get("Accept-Encoding") == "" {
-				req.Header.Set("Accept-Encoding", "identity")
-			}
 			key := req.Method + " " + req.URL.String()
 			if !seen[key] {
 				seen[key] = true

@@ -24,12 +24,11 @@ import (
 // than over_time or cut.
 const StallWindow = 10 * time.Second
 
-// What a checker's Finish is told when the stream ended in an unscripted in-band error,
-// without its terminal, or silent.
+// What a checker's Finish is told when the stream ended in an unscripted in-band error, or
+// silent (protocol.ErrTruncated: without its terminal).
 var (
-	errInBand    = errors.New("the stream ended in an in-band error")
-	errTruncated = protocol.ErrTruncated
-	errIdle      = errors.New("no byte within the idle timeout")
+	errInBand = errors.New("the stream ended in an in-band error")
+	errIdle   = errors.New("no byte within the idle timeout")
 )
 
 // end closes out the session with outcome o and err: it counts them and flushes the metrics.
@@ -117,7 +116,7 @@ func (s *streamState) finish() Result {
 		res.Violations = append(res.Violations, s.checker.Finish(errInBand)...)
 		return s.end(measure.OutcomeInBandError, fmt.Errorf("session %s: %s answered 200, then an in-band error: %s", p.ID, s.host, measure.Clip(s.inBand, maxInBandQuote)))
 	case !s.turnTerminal:
-		res.Violations = append(res.Violations, s.checker.Finish(errTruncated)...)
+		res.Violations = append(res.Violations, s.checker.Finish(protocol.ErrTruncated)...)
 		detail := ""
 		if s.dec.Truncated() {
 			detail = ", inside an undispatched event or an unterminated line (its data discarded)"
@@ -322,11 +321,10 @@ func (s *streamState) finishAborted(judge bool, streamErr error) Result {
 		}
 	}
 	if judge && s.checker != nil {
-		if stopped {
-			res.Violations = append(res.Violations, s.checker.Finish(streamErr)...)
-		} else {
-			res.Violations = append(res.Violations, s.checker.Finish(nil)...)
+		if !stopped {
+			streamErr = nil
 		}
+		res.Violations = append(res.Violations, s.checker.Finish(streamErr)...)
 	}
 	s.noteAbort()
 	if stopErr != nil {

@@ -25,10 +25,7 @@ func (m *sessionMetrics) takeMeasures() {
 // putMeasures records the session's measures; the shard lock must be held.
 func (m *sessionMetrics) putMeasures() {
 	for _, ms := range m.measures {
-		k := measure.Key{Metric: measure.Metric(ms.Name), Scenario: m.scenario, Dialect: m.dialect}
-		if err := m.shard.hist.Record(k, measure.MeasureValue(ms)); err != nil {
-			m.rec.RecordErrs.Add(1)
-		}
+		m.putZero(measure.Metric(ms.Name), measure.MeasureValue(ms))
 	}
 }
 

@@ -76,11 +76,15 @@ func scriptedFirst(script *scenarios.Script, c protocol.Client, scale float64) s
 	return out
 }
 
-// putOverhead records measured − scripted (at least 0) when both are known; the shard lock
-// must be held.
-func (m *sessionMetrics) putOverhead(metric measure.Metric, measured, scripted time.Duration) {
-	if measured == 0 || scripted == 0 {
-		return
+// overheads are the metrics of measured − scripted latency.
+var overheads = []measure.Metric{measure.FirstChunkOverhead, measure.FirstTokenOverhead}
+
+// overhead is when the frame of metric (one of overheads) was measured and its latency beyond
+// the script's (at least 0); ok is false when either time is unknown.
+func (m *sessionMetrics) overhead(metric measure.Metric) (at, over time.Duration, ok bool) {
+	measured, scripted := m.firstChunk, m.scripted.chunk
+	if metric == measure.FirstTokenOverhead {
+		measured, scripted = m.tokens.firstToken, m.scripted.token
 	}
-	m.putZero(metric, max(measured-scripted, 0))
+	return measured, max(measured-scripted, 0), measured != 0 && scripted != 0
 }

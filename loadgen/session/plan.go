@@ -112,19 +112,17 @@ func structureOnly(c protocol.Client) bool {
 // triggerTime is when a time-based trigger fires, from the request: After, or the scripted
 // moment of thinking or a tool the client cannot see; false for frame-triggered actions.
 func (pl *Planner) triggerTime(p *Plan, script *scenarios.Script, t *scenarios.Trigger) (time.Duration, bool) {
+	var at time.Duration
+	var ok bool
 	switch {
 	case t.After > 0:
 		return t.After, true
 	case t.DuringThinking && !p.Client.Sees(protocol.FrameThinking):
-		if at, ok := scriptedThinking(script); ok {
-			return time.Duration(float64(at) * pl.ScriptTimeScale), true
-		}
+		at, ok = scriptedThinking(script)
 	case t.DuringTool && !p.Client.Sees(protocol.FrameToolStart):
-		if at, ok := scriptedTool(script); ok {
-			return time.Duration(float64(at) * pl.ScriptTimeScale), true
-		}
+		at, ok = scriptedTool(script)
 	}
-	return 0, false
+	return time.Duration(float64(at) * pl.ScriptTimeScale), ok
 }
 
 // turnLength is how long a turn keeps the conversation busy: its last frame, then its tools.
@@ -201,5 +199,14 @@ func ApplyHeader(req *http.Request, header http.Header) {
 			continue
 		}
 		req.Header[name] = vs
+	}
+}
+
+// ApplyStreamHeader is ApplyHeader for a stream request, which asks for identity coding unless
+// the headers chose one: none would allow any, and a compressed stream is a finding (R-headers).
+func ApplyStreamHeader(req *http.Request, header http.Header) {
+	ApplyHeader(req, header)
+	if req.Header.Get("Accept-Encoding") == "" {
+		req.Header.Set("Accept-Encoding", "identity")
 	}
 }

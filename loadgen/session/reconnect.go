@@ -41,10 +41,7 @@ func (s *streamState) resume() bool {
 		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.ID, err))
 		return false
 	}
-	ApplyHeader(req, p.Header)
-	if req.Header.Get("Accept-Encoding") == "" {
-		req.Header.Set("Accept-Encoding", "identity")
-	}
+	ApplyStreamHeader(req, p.Header)
 	resp, err := r.Client.Do(req)
 	if err != nil {
 		if s.ctx.Err() != nil {

@@ -59,10 +59,11 @@ type recShard struct {
 // NewRecorder returns a recorder of shards histogram sets (one per P).
 func NewRecorder(shards int) *Recorder {
 	r := &Recorder{
-		shards:     make([]recShard, max(shards, 1)),
-		httpStatus: make(map[int]int64),
-		byRule:     make(map[protocol.Rule]int64),
-		failedBy:   make(map[string]int64),
+		shards:      make([]recShard, max(shards, 1)),
+		httpStatus:  make(map[int]int64),
+		byRule:      make(map[protocol.Rule]int64),
+		failedBy:    make(map[string]int64),
+		estimatedBy: make(map[string]int64),
 	}
 	for i := range r.shards {
 		r.shards[i].hist = measure.NewHistograms()
@@ -136,19 +137,13 @@ func (m *sessionMetrics) flushGaps() {
 
 // put records one value, 0 meaning none was measured; the shard lock must be held.
 func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
-	if d == 0 {
-		return
+	if d != 0 {
+		m.putZero(metric, d)
 	}
-	m.putZero(metric, d)
 }
 
 // putZero records one value, 0 included; the shard lock must be held.
-func (m *sessionMetrics) putZero(metric measure.Metric, d time.Duration) {
-	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
-	if err := m.shard.hist.Record(k, d); err != nil {
-		m.rec.RecordErrs.Add(1)
-	}
-}
+func (m *sessionMetrics) putZero(metric measure.Metric, d time.Duration) { m.putN(metric, d, 1) }
 
 // flush hands every value to the shard, once, when the session (or turn) ends.
 func (m *sessionMetrics) flush() {
@@ -165,8 +160,11 @@ func (m *sessionMetrics) flush() {
 	m.put(measure.Headers, m.headers)
 	m.put(measure.FirstEvent, m.firstEvent)
 	m.put(measure.FirstChunk, m.firstChunk)
-	m.putOverhead(measure.FirstChunkOverhead, m.firstChunk, m.scripted.chunk)
-	m.putOverhead(measure.FirstTokenOverhead, m.tokens.firstToken, m.scripted.token)
+	for _, metric := range overheads {
+		if _, over, ok := m.overhead(metric); ok {
+			m.putZero(metric, over)
+		}
+	}
 	m.putOverTime()
 	m.put(measure.FirstThinking, m.firstThinking)
 	m.put(measure.StreamDuration, m.duration)
@@ -197,11 +195,10 @@ func (m *sessionMetrics) putOverTime() {
 	}
 	put(measure.FirstChunk, m.firstChunk, m.firstChunk)
 	put(measure.TimeToFirstToken, m.tokens.firstToken, m.tokens.firstToken)
-	if m.scripted.chunk != 0 {
-		put(measure.FirstChunkOverhead, m.firstChunk, max(m.firstChunk-m.scripted.chunk, 0))
-	}
-	if m.scripted.token != 0 {
-		put(measure.FirstTokenOverhead, m.tokens.firstToken, max(m.tokens.firstToken-m.scripted.token, 0))
+	for _, metric := range overheads {
+		if at, over, ok := m.overhead(metric); ok {
+			put(metric, at, over)
+		}
 	}
 }
 
@@ -216,9 +213,6 @@ func (r *Recorder) OverTime() []measure.LatencySeries {
 	}
 	return out.Series()
 }
-
-// RecordOne records a single value outside any session (cancel latency joined after the run).
-func (r *Recorder) RecordOne(k measure.Key, d time.Duration) { r.Record(0, k, d) }
 
 // Record records one value in shard (modulo the shards) outside any session.
 func (r *Recorder) Record(shard uint64, k measure.Key, d time.Duration) {
@@ -314,10 +308,7 @@ func (r *Recorder) Counters() measure.Counters {
 	}
 	r.mu.Lock()
 	if len(r.httpStatus) > 0 {
-		c.HTTPErrors = make(map[int]int64, len(r.httpStatus))
-		for k, v := range r.httpStatus {
-			c.HTTPErrors[k] = v
-		}
+		c.HTTPErrors = maps.Clone(r.httpStatus)
 	}
 	if len(r.failedBy) > 0 {
 		c.FailedByRules = maps.Clone(r.failedBy)
@@ -332,9 +323,6 @@ func (r *Recorder) Counters() measure.Counters {
 // estimated counts a session whose output tokens were estimated, by method.
 func (r *Recorder) estimated(method string) {
 	r.mu.Lock()
-	if r.estimatedBy == nil {
-		r.estimatedBy = map[string]int64{}
-	}
 	r.estimatedBy[method]++
 	r.mu.Unlock()
 }
@@ -343,11 +331,7 @@ func (r *Recorder) estimated(method string) {
 func (r *Recorder) ViolationCounts() map[protocol.Rule]int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[protocol.Rule]int64, len(r.byRule))
-	for k, v := range r.byRule {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(r.byRule)
 }
 
 // TakeShards moves every shard's histograms into r.taken and returns it, holding each shard's

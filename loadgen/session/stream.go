@@ -97,34 +97,23 @@ func (r *Runner) Play(ctx context.Context, p *Plan, intended time.Time) Result {
 		s.turns = len(p.conversation.Turns)
 	}
 	defer s.close()
-	if !OnFreshStack(s.open) {
-		s.m.judgeGoodput(s.res, r.GoodputSLOs)
-		return s.res
-	}
-	for {
+	ended := !OnFreshStack(s.open)
+	for !ended {
 		s.read()
 		if s.dropped {
-			if !OnFreshStack(s.resume) {
-				s.m.judgeGoodput(s.res, r.GoodputSLOs)
-				return s.res
-			}
+			ended = !OnFreshStack(s.resume)
 			continue
 		}
-		more, ended := s.nextTurn()
-		if ended {
-			s.m.judgeGoodput(s.res, r.GoodputSLOs)
-			return s.res
-		}
-		if !more {
+		var more bool
+		if more, ended = s.nextTurn(); !more && !ended {
+			// The verdict calls deep: on a fresh stack, so the user's next stream is not read
+			// on a stack this one's end grew.
+			OnFreshStack(func() bool { s.res = s.finish(); return true })
 			break
 		}
 	}
-	// The verdict calls deep: on a fresh stack, so the user's next stream is not read on a
-	// stack this one's end grew.
-	var res Result
-	OnFreshStack(func() bool { res = s.finish(); return true })
-	s.m.judgeGoodput(res, r.GoodputSLOs)
-	return res
+	s.m.judgeGoodput(s.res, r.GoodputSLOs)
+	return s.res
 }
 
 // nextTurn ends the turn just read and requests the next: more when its stream is open, ended
@@ -355,11 +344,7 @@ func (s *streamState) request() bool {
 		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.ID, err))
 		return false
 	}
-	ApplyHeader(req, p.Header)
-	if req.Header.Get("Accept-Encoding") == "" {
-		// No Accept-Encoding would allow any coding; a compressed stream is a finding (R-headers).
-		req.Header.Set("Accept-Encoding", "identity")
-	}
+	ApplyStreamHeader(req, p.Header)
 	s.host = req.URL.Host
 	sent := time.Now()
 	s.touch()
@@ -590,11 +575,11 @@ type stopOutcome struct {
 // sendStop sends the compose stop request for p's run.
 func (r *Runner) sendStop(ctx context.Context, s protocol.Stopper, p *Plan, resp *http.Response) stopOutcome {
 	req, err := s.NewStopRequest(ctx, r.Target, p.Session, resp)
-	if err != nil {
-		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.ID, err)}
+	var sr *http.Response
+	if err == nil {
+		ApplyHeader(req, p.Header)
+		sr, err = r.Client.Do(req)
 	}
-	ApplyHeader(req, p.Header)
-	sr, err := r.Client.Do(req)
 	if err != nil {
 		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.ID, err)}
 	}

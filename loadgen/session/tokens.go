@@ -153,14 +153,10 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 	case measure.TimeToFirstToken:
 		d = m.tokens.firstToken
 	case measure.FirstChunkOverhead, measure.FirstTokenOverhead:
-		measured, scripted := m.firstChunk, m.scripted.chunk
-		if metric == measure.FirstTokenOverhead {
-			measured, scripted = m.tokens.firstToken, m.scripted.token
+		if _, over, ok := m.overhead(metric); ok {
+			return float64(over.Microseconds()), true
 		}
-		if measured == 0 || scripted == 0 {
-			return 0, false
-		}
-		return float64(max(measured-scripted, 0).Microseconds()), true
+		return 0, false
 	case measure.TimeToFirstOutput:
 		d = m.tokens.firstAnswer
 	case measure.TimePerOutputToken:
