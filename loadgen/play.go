@@ -9,7 +9,7 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// plan derives session index's plan. The scenario exists: Config validation checked the mix.
+// plan derives session index's plan.
 func (r *runner) plan(index uint64, suffix string) *session.Plan {
 	return r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10)+suffix)
 }
@@ -20,8 +20,7 @@ func (r *runner) planOf(pick Pick, id string) *session.Plan {
 	return r.planner.Plan(sp, r.reqOpts[pick.ProfileIndex][pick.TargetIndex], id)
 }
 
-// planShallow is plan(index, "") run on a fresh goroutine (session.OnFreshStack): rendering
-// the script is deep, and the calling goroutine goes on to hold the session's stream.
+// planShallow is plan(index, "") on a fresh stack: the caller goes on to hold the stream.
 func (r *runner) planShallow(index uint64) *session.Plan {
 	var p *session.Plan
 	session.OnFreshStack(func() bool { p = r.plan(index, ""); return true })
@@ -33,8 +32,7 @@ func (c *Config) planner() *session.Planner {
 	return &session.Planner{Library: c.Library, NoGroundTruth: c.NoGroundTruth, Endpoint: c.Endpoint, ScriptTimeScale: c.ScriptTimeScale}
 }
 
-// runSession plays session p (session.Runner.Play) and tells the run's SessionEndOutputs how
-// it ended.
+// runSession plays session p and tells the run's SessionEndOutputs how it ended.
 func (r *runner) runSession(ctx context.Context, p *session.Plan, intended time.Time) session.Result {
 	res := r.sessions.Play(ctx, p, intended)
 	if r.out.sessionEnd != nil {
@@ -43,9 +41,8 @@ func (r *runner) runSession(ctx context.Context, p *session.Plan, intended time.
 	return res
 }
 
-// sessionEnded tells the run's SessionEndOutputs how the session ended. It is apart from
-// runSession, and not inlined, so that runSession's frame, under every open stream's read,
-// stays small (see session.Runner.Play).
+// sessionEnded is apart and not inlined, so runSession's frame, under every open stream's
+// read, stays small (session.Runner.Play).
 //
 //go:noinline
 func (r *runner) sessionEnded(p *session.Plan, res *session.Result) {

@@ -17,9 +17,8 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// CheckURL checks that raw, the value of flag, is an http or https base URL with a host:
-// a scheme-less "127.0.0.1:8080" or an "ftp://" URL is bad input, named before anything is
-// sent. The error never quotes the URL's userinfo.
+// CheckURL checks that raw, the value of flag, is an http or https base URL with a host; the
+// error never quotes the URL's userinfo.
 func CheckURL(flag, raw string) error {
 	shown := RedactURL(raw)
 	u, err := url.Parse(raw)
@@ -45,14 +44,12 @@ const PreflightHeader = "X-Streambench-Preflight"
 // preflightTimeout bounds how long a preflight request waits for its response head.
 const preflightTimeout = 10 * time.Second
 
-// PreflightError is a stream route that cannot work: the request's transport failed (nothing
-// listens, the name does not resolve, the TLS handshake failed) or the target answered 404 or
-// 405 (the route or the method is wrong).
+// PreflightError is a stream route that cannot work: its transport failed, or the target
+// answered 404 or 405.
 type PreflightError struct {
 	Route string // the request, "POST URL" (userinfo redacted)
-	// More counts the other routes that failed.
-	More int
-	Err  error
+	More  int    // the other routes that failed
+	Err   error
 }
 
 func (e *PreflightError) Error() string {
@@ -65,13 +62,11 @@ func (e *PreflightError) Error() string {
 
 func (e *PreflightError) Unwrap() error { return e.Err }
 
-// Preflight sends, before a run, one request for each distinct stream route of c's mix (each
-// dialect and target: a session of its profile, marked with PreflightHeader), reads its
-// response head and hangs up: the first route alone, and the others only if it passed, so a
-// target that is down gets one request. It returns a *PreflightError for a route that cannot work (a
-// refused connection, a DNS or TLS failure, a 404 or 405), and warnings for routes that gave
-// no head within 10 s; any other answer passes (a 200, a scripted error status, a 401 the run
-// will count). A Config that is not valid is returned as Validate's error, nothing sent.
+// Preflight sends one request for each distinct stream route of c's mix (marked with
+// PreflightHeader), reads its response head and hangs up; the others only if the first passed,
+// so a target that is down gets one request. It returns a *PreflightError for a route that
+// cannot work, and warnings for routes without a head in time; any other answer passes. An
+// invalid Config is returned as Validate's error, nothing sent.
 func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	cfg, err := c.withDefaults()
 	if err != nil {
@@ -138,8 +133,7 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 			warnings = append(warnings, fmt.Sprintf("preflight: %s: %s", route, r.redactor.String(warn)))
 		}
 	}
-	// The first route alone: a target that is down, or a base URL that is wrong, fails every
-	// route alike, and one request says so. Then the others, a few at a time.
+	// The first route alone, then the others a few at a time.
 	if len(reqs) > 0 {
 		check(reqs[0])
 	}
@@ -166,8 +160,7 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	return warnings, first
 }
 
-// preflightOne sends req and judges its response head: fail for a route that cannot work,
-// warn for one that gave no head in time.
+// preflightOne sends req and judges its response head.
 func preflightOne(ctx context.Context, client *http.Client, req *http.Request) (fail error, warn string) {
 	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
@@ -198,8 +191,7 @@ func preflightOne(ctx context.Context, client *http.Client, req *http.Request) (
 	return nil, ""
 }
 
-// Validate checks c as Run would before sending anything: the URLs, the load shape, the mix
-// and every profile's dialect options.
+// Validate checks c as Run would before sending anything.
 func (c Config) Validate() error {
 	cfg, err := c.withDefaults()
 	if err != nil {

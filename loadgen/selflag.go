@@ -9,28 +9,24 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// The generator measures its own scheduling lag while it runs: a goroutine asks to wake every
-// lagInterval and records how late it woke. When the generator's CPU is saturated (its
-// goroutines queue for a P) every latency it measures includes that queueing, and the target
-// would be blamed for the generator's delay; the lag says so.
+// The generator measures how late a goroutine wakes: when its CPU is saturated, every latency
+// it measures includes that queueing, which would be blamed on the target.
 
 const (
-	// lagInterval is the probe's period: short enough to sample every stretch of overload,
-	// long enough to cost nothing (100 wake-ups a second).
-	lagInterval = 10 * time.Millisecond
-	// OverloadLag is the generator_lag p99 above which the verdict warns that the generator
-	// was overloaded: beyond it, a measured latency may be the generator's own delay.
+	lagInterval = 10 * time.Millisecond // the probe's period
+	// OverloadLag is the generator_lag p99 above which the verdict warns of an overloaded
+	// generator.
 	OverloadLag = 20 * time.Millisecond
-	// OverloadLateShare is the share of open-loop starts later than their schedule above which
-	// the verdict warns that the generator could not keep up.
+	// OverloadLateShare is the share of late open-loop starts above which the verdict warns
+	// that the generator could not keep up.
 	OverloadLateShare = 0.01
 )
 
 // generatorLagKey is the histogram key of the generator's own scheduling lag.
 var generatorLagKey = measure.Key{Metric: measure.GeneratorLag, Dialect: "generator"}
 
-// lagProbe records how late a lagInterval sleep wakes, until stopped. Its histogram is
-// written by the probe goroutine only, and read after stop returns.
+// lagProbe records how late a lagInterval sleep wakes, until stopped; its histogram is read
+// after stop returns.
 type lagProbe struct {
 	hist *hdrhistogram.Histogram
 	quit chan struct{}
@@ -50,8 +46,7 @@ func startLagProbe(interval time.Duration) *lagProbe {
 			case <-p.quit:
 				return
 			case <-t.C:
-				// The lag is the timer's firing delay plus how long this goroutine then waited
-				// for a P: both are the generator's own.
+				// The timer's delay plus the wait for a P: both the generator's own.
 				lag := max(time.Since(due), 0)
 				_ = p.hist.RecordValue(lag.Microseconds()) // over an hour late: not worth an error
 				due = time.Now().Add(interval)
@@ -69,9 +64,7 @@ func (p *lagProbe) stop() *hdrhistogram.Histogram {
 	return p.hist
 }
 
-// overloadWarning says, when it did, that the generator could not keep up: its scheduling lag
-// p99 above OverloadLag, or more than OverloadLateShare of open-loop starts late. "" when it
-// kept up.
+// overloadWarning says when the generator could not keep up ("" when it did).
 func overloadWarning(lag *hdrhistogram.Histogram, c measure.Counters) string {
 	var why []string
 	if lag != nil && lag.TotalCount() > 0 {
