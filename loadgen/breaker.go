@@ -33,7 +33,6 @@ type breaker struct {
 	trip     func(reason string) // called once, from the session that completes the n
 }
 
-// note takes one counted session's end.
 func (b *breaker) note(id string, o measure.Outcome, err error) {
 	if b == nil || b.n <= 0 {
 		return

@@ -202,7 +202,6 @@ func orDefault[T int | int64 | float64 | time.Duration](v, d T) T {
 	return v
 }
 
-// setDefaults sets the fields left zero to their defaults.
 func (cfg *Config) setDefaults() {
 	if cfg.Mix == nil {
 		cfg.Mix, cfg.MixName = DefaultMix(), cmp.Or(cfg.MixName, "default")

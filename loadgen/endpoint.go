@@ -25,13 +25,8 @@ func EndpointMix(dialect, model string, seed uint64) (*Mix, error) {
 
 // ListModels returns the ids of the target's models (GET /v1/models) asked with c's headers.
 func ListModels(ctx context.Context, c Config) ([]string, error) {
-	one := c
-	one.Clients, one.Rate, one.Stages, one.MaxInflight = 1, 0, nil, 1
-	rt := c.Transport
-	if rt == nil {
-		rt = newTransport(&one)
-	}
-	client := &http.Client{Transport: rt, CheckRedirect: noRedirects, Timeout: 15 * time.Second}
+	client := c.oneClient()
+	client.Timeout = 15 * time.Second
 	defer client.CloseIdleConnections()
 	url := strings.TrimSuffix(strings.TrimSuffix(c.Target, "/"), "/v1") + "/v1/models"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

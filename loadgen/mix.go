@@ -298,40 +298,32 @@ type Pick struct {
 func (m *Mix) Pick(seed, index uint64) Pick {
 	r := rand.New(rand.NewPCG(seed, index))
 	p := Pick{Index: index}
-	var total float64
-	for i := range m.Profiles {
-		total += max(m.Profiles[i].Weight, 0)
-	}
-	x := r.Float64() * total
-	p.ProfileIndex = len(m.Profiles) - 1
-	for i := range m.Profiles {
-		w := max(m.Profiles[i].Weight, 0)
-		if w > 0 && x < w {
-			p.ProfileIndex = i
-			break
-		}
-		x -= w
-	}
+	p.ProfileIndex = weighted(r, len(m.Profiles), func(i int) float64 { return m.Profiles[i].Weight })
 	p.Profile = &m.Profiles[p.ProfileIndex]
-	names, weights := p.Profile.scenarioNames, p.Profile.weights
-	total = 0
-	for _, n := range names {
-		total += weights[n]
-	}
-	x = r.Float64() * total
-	p.Scenario = names[len(names)-1]
-	for _, n := range names {
-		if x < weights[n] {
-			p.Scenario = n
-			break
-		}
-		x -= weights[n]
-	}
+	names := p.Profile.scenarioNames
+	p.Scenario = names[weighted(r, len(names), func(i int) float64 { return p.Profile.weights[names[i]] })]
 	p.TargetIndex = r.IntN(len(p.Profile.Targets))
 	p.Target = p.Profile.Targets[p.TargetIndex]
 	// Small seeds keep directives short and readable in logs.
 	p.Seed = r.Uint64() % 1_000_000
 	return p
+}
+
+// weighted picks one of n indices by weight (negative counts as 0), the last when none fits.
+func weighted(r *rand.Rand, n int, weight func(int) float64) int {
+	var total float64
+	for i := range n {
+		total += max(weight(i), 0)
+	}
+	x := r.Float64() * total
+	for i := range n {
+		w := max(weight(i), 0)
+		if w > 0 && x < w {
+			return i
+		}
+		x -= w
+	}
+	return n - 1
 }
 
 // goodputSLOs is the mix's goodput SLOs (validated with the mix) followed by extra.

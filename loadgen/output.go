@@ -109,11 +109,7 @@ func outputsOf(outs []Output) outputs {
 		}
 	}
 	out := outputs{sessionEnd: fanOut(ends), late: fanOut(lates), progress: fanOut(progs), latencies: fanOut(lats)}
-	switch len(snaps) {
-	case 0:
-	case 1:
-		out.snapshot = snaps[0]
-	default:
+	if len(snaps) > 0 {
 		out.snapshot = func(r *measure.Run) error {
 			var first error
 			for _, f := range snaps {

@@ -9,12 +9,10 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// plan derives session index's plan.
 func (r *runner) plan(index uint64, suffix string) *session.Plan {
 	return r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10)+suffix)
 }
 
-// planOf is the plan of the session pick, named id.
 func (r *runner) planOf(pick Pick, id string) *session.Plan {
 	sp := session.Pick{Index: pick.Index, Scenario: pick.Scenario, Seed: pick.Seed, Target: pick.Target.Slug}
 	return r.planner.Plan(sp, r.reqOpts[pick.ProfileIndex][pick.TargetIndex], id)
@@ -27,7 +25,6 @@ func (r *runner) planShallow(index uint64) *session.Plan {
 	return p
 }
 
-// planner is the run's session planner.
 func (c *Config) planner() *session.Planner {
 	return &session.Planner{Library: c.Library, NoGroundTruth: c.NoGroundTruth, Endpoint: c.Endpoint, ScriptTimeScale: c.ScriptTimeScale}
 }
@@ -52,7 +49,6 @@ func (r *runner) sessionEnded(p *session.Plan, res *session.Result) {
 	})
 }
 
-// sloExprs is the SLOs as written, for the summary.
 func sloExprs(slos []verdict.SessionSLO) []string {
 	var out []string
 	for _, s := range slos {

@@ -76,15 +76,9 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	rt := cfg.Transport
-	if rt == nil {
-		one := cfg
-		one.Clients, one.Rate, one.Stages, one.MaxInflight = 1, 0, nil, 1
-		rt = newTransport(&one)
-	}
 	r := &runner{cfg: cfg, reqOpts: opts, runID: cmp.Or(cfg.RunID, "preflight"), planner: cfg.planner()}
 	r.redactor = newRunRedactor(&cfg, opts)
-	client := &http.Client{Transport: rt, CheckRedirect: noRedirects}
+	client := cfg.oneClient()
 	defer client.CloseIdleConnections()
 
 	var reqs []*http.Request
@@ -158,6 +152,17 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	first := failures[0]
 	first.More = len(failures) - 1
 	return warnings, first
+}
+
+// oneClient is a client for a few requests outside the load: on Config.Transport, or one for
+// a single stream.
+func (c Config) oneClient() *http.Client {
+	rt := c.Transport
+	if rt == nil {
+		c.Clients, c.Rate, c.Stages, c.MaxInflight = 1, 0, nil, 1
+		rt = newTransport(&c)
+	}
+	return &http.Client{Transport: rt, CheckRedirect: noRedirects}
 }
 
 // preflightOne sends req and judges its response head.

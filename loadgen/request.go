@@ -89,13 +89,7 @@ func ParseHeaders(list []string) (http.Header, error) {
 // RedactedHeaders formats h as "Name: value" lines in name order, sensitive values Redacted.
 func RedactedHeaders(h http.Header) []string {
 	var out []string
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range h {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[name] {
 			if SensitiveHeader(name) {
 				v = Redacted

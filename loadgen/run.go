@@ -92,7 +92,6 @@ func (r *runner) noteError(p *session.Plan, err error) {
 	}
 }
 
-// redact replaces the run's secrets in s.
 func (r *runner) redact(s string) string { return r.redactor.String(s) }
 
 // endSession is the run's bookkeeping of a measured session's end (session.Runner.Ended).
@@ -152,7 +151,6 @@ func newTransport(cfg *Config) http.RoundTripper {
 	}
 }
 
-// tlsConfig is the client TLS config for https targets: a clone of Config.TLS.
 func (c *Config) tlsConfig() *tls.Config {
 	conf := &tls.Config{}
 	if c.TLS != nil {
@@ -193,7 +191,6 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	return r.judge(r.results(ctx, l, after, post))
 }
 
-// newRunner checks the config and sets up what every session shares.
 func newRunner(c Config) (*runner, error) {
 	cfg, err := c.withDefaults()
 	if err != nil {
@@ -300,7 +297,6 @@ func (l *load) stop(why string) {
 	})
 }
 
-// end releases the load's timer and context when Run returns.
 func (l *load) end() {
 	if l.deadline != nil {
 		l.deadline.Stop()
@@ -341,7 +337,6 @@ func (r *runner) startLoad(ctx context.Context) *load {
 	return l
 }
 
-// offerSnapshot hands the snapshotter the run so far, if any.
 func (r *runner) offerSnapshot(l *load, wait bool) {
 	if l.snaps != nil {
 		l.snaps.offer(func() *measure.Run { return r.snapshot(l.tl.points, l.interrupted.Load()) }, wait)
@@ -377,7 +372,6 @@ func (r *runner) collect(l *load) {
 	}
 }
 
-// loadLoop starts sessions on the schedule until it ends or is stopped.
 func (r *runner) loadLoop(l *load) {
 	if r.cfg.openLoop() {
 		r.openLoop(l.hard, l.stopStarting, &l.sessions)
@@ -450,7 +444,6 @@ func (r *runner) postRunChecks(ctx context.Context, b preRun, snapErr error) pos
 	return p
 }
 
-// leakProbe is the run's own leak check.
 func (r *runner) leakProbe() *leakcheck.Probe {
 	return &leakcheck.Probe{Client: r.client, RuntimeURL: r.cfg.RuntimeMetricsURL, MockURL: r.cfg.MockURL,
 		PerStream: r.cfg.LeakPerStream, Grace: r.cfg.LeakGrace, Self: !r.cfg.noSelfLeakGauges, Peak: r.peakActive.Load}
@@ -463,42 +456,32 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 	if dropped := hist.Set(generatorLagKey, a.lag); dropped > 0 {
 		r.rec.RecordErrs.Add(dropped)
 	}
-	run := &measure.Run{
-		Histograms: hist,
-		Timeline:   l.tl.points,
-		Samples:    r.samples.collected(),
-		Summary: measure.Summary{
-			Schema:      measure.SchemaVersion,
-			RunID:       r.runID,
-			Started:     r.start,
-			Ended:       a.ended,
-			Interrupted: l.interrupted.Load() || ctx.Err() != nil,
-			Config:      r.recordedConfig(),
-			Environment: environment(cfg.Target),
-			Metrics:     measure.Summarize(hist),
-			Overall:     measure.SummarizeOverall(hist),
-			OverTime:    r.rec.OverTime(),
-			Measures:    r.rec.MeasureInfos(),
-			Counters:    r.rec.Counters(),
-			Violations:  r.rec.ViolationCounts(),
-			Leaks:       p.leaks,
-			// Reported, never a failure: the verdict reads Leaks alone.
-			LeaksNotChecked:  p.leaksNotChecked,
-			ProviderRequests: p.mock.providerRequests,
-		},
-	}
+	run := &measure.Run{Histograms: hist, Timeline: l.tl.points, Samples: r.samples.collected(),
+		Summary: r.summary(a.ended, l.interrupted.Load() || ctx.Err() != nil, p.errs)}
+	s := &run.Summary
+	s.Metrics, s.Overall = measure.Summarize(hist), measure.SummarizeOverall(hist)
+	// LeaksNotChecked is reported, never a failure: the verdict reads Leaks alone.
+	s.Leaks, s.LeaksNotChecked, s.ProviderRequests = p.leaks, p.leaksNotChecked, p.mock.providerRequests
 	// Rates are over the measured time, without the warmup.
 	measuredFrom := r.start
 	if r.warmupEnd.After(measuredFrom) {
 		measuredFrom = r.warmupEnd
 	}
-	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
-	run.Summary.Judging = r.judging(p.errs)
-	run.Summary.Shard = r.shardInfo()
-	run.Summary.Verdict.Warnings = r.warnings(&run.Summary, a, p)
+	s.Tokens = measure.NewTokenSummary(s.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
+	s.Verdict.Warnings = r.warnings(s, a, p)
 	roundCores(a.loads)
-	run.Summary.Processes, run.Summary.MachineCores = a.loads, machineCores()
+	s.Processes, s.MachineCores = a.loads, machineCores()
 	return run
+}
+
+// summary is what the results and the snapshots of the run share, as of ended.
+func (r *runner) summary(ended time.Time, interrupted bool, postErrs []error) measure.Summary {
+	return measure.Summary{
+		Schema: measure.SchemaVersion, RunID: r.runID, Started: r.start, Ended: ended, Interrupted: interrupted,
+		Config: r.recordedConfig(), Environment: environment(r.cfg.Target),
+		OverTime: r.rec.OverTime(), Measures: r.rec.MeasureInfos(), Counters: r.rec.Counters(),
+		Violations: r.rec.ViolationCounts(), Judging: r.judging(postErrs), Shard: r.shardInfo(),
+	}
 }
 
 // shardInfo is the run's place in a sharded run (nil: not sharded); snapshots carry it too, so
@@ -758,7 +741,6 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 	}
 }
 
-// recordedConfig is the workload as stored in the results.
 func (r *runner) recordedConfig() measure.Config {
 	c := &r.cfg
 	mc := measure.Config{
@@ -782,9 +764,7 @@ func (r *runner) recordedConfig() measure.Config {
 		extra["honor-retry-after"] = "true"
 	}
 	if len(extra) > 0 {
-		for k, v := range c.Info.Extra {
-			extra[k] = v
-		}
+		maps.Copy(extra, c.Info.Extra)
 		mc.Extra = extra
 	}
 	if c.openLoop() {

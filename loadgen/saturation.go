@@ -60,7 +60,6 @@ func (r *runner) cpuSources(scrape bool) []cpuSource {
 	return out
 }
 
-// isLoopback tells whether u names this machine.
 func isLoopback(u string) bool {
 	p, err := url.Parse(u)
 	if err != nil {
@@ -228,5 +227,4 @@ func roundCores(loads []measure.ProcessLoad) {
 	}
 }
 
-// machineCores is the core count the processes share.
 func machineCores() int { return runtime.NumCPU() }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -33,7 +34,6 @@ type lagProbe struct {
 	done chan struct{}
 }
 
-// startLagProbe starts the probe goroutine.
 func startLagProbe(interval time.Duration) *lagProbe {
 	p := &lagProbe{hist: measure.NewHistogram(), quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
@@ -82,9 +82,5 @@ func overloadWarning(lag *hdrhistogram.Histogram, c measure.Counters) string {
 	if len(why) == 0 {
 		return ""
 	}
-	msg := "the generator was overloaded: " + why[0]
-	for _, w := range why[1:] {
-		msg += "; " + w
-	}
-	return msg + "; latencies include the generator's own delay, so they overstate the target's (use fewer streams, more cores, or another machine)"
+	return "the generator was overloaded: " + strings.Join(why, "; ") + "; latencies include the generator's own delay, so they overstate the target's (use fewer streams, more cores, or another machine)"
 }

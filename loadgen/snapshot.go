@@ -107,27 +107,9 @@ func (s *snapshotter) close() error {
 // so. Called from the collector goroutine only.
 func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *measure.Run {
 	now := time.Now()
-	run := &measure.Run{
-		Histograms: r.rec.TakeShards(),
-		Timeline:   slices.Clone(points),
-		Samples:    r.samples.collected(),
-		Summary: measure.Summary{
-			Schema:      measure.SchemaVersion,
-			RunID:       r.runID,
-			Started:     r.start,
-			Ended:       now,
-			Interrupted: interrupted,
-			Incomplete:  true,
-			Config:      r.recordedConfig(),
-			Environment: environment(r.cfg.Target),
-			Counters:    r.rec.Counters(),
-			Violations:  r.rec.ViolationCounts(),
-			Measures:    r.rec.MeasureInfos(),
-			OverTime:    r.rec.OverTime(),
-			Shard:       r.shardInfo(),
-		},
-	}
-	run.Summary.Judging = r.judging(nil)
+	run := &measure.Run{Histograms: r.rec.TakeShards(), Timeline: slices.Clone(points), Samples: r.samples.collected(),
+		Summary: r.summary(now, interrupted, nil)}
+	run.Summary.Incomplete = true
 	// Judged as if finished (the judge refuses snapshots), then marked.
 	finished := *run
 	finished.Summary.Incomplete = false

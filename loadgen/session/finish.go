@@ -275,7 +275,6 @@ func (s *streamState) undecoded() int64 {
 	return s.dec.BytesRead()
 }
 
-// limitName names the limit cause stands for.
 func limitName(r *Runner, cause error) string {
 	if errors.Is(cause, ErrGraceEnded) {
 		return "the run's " + r.Grace.String() + " grace period"
@@ -333,7 +332,6 @@ func (s *streamState) finishAborted(judge bool, streamErr error) Result {
 	return s.end(measure.OutcomeAborted, nil)
 }
 
-// touch records that the stream was active now.
 func (s *streamState) touch() { s.lastRead.Store(int64(time.Since(monoBase))) }
 
 // touchRead notes a read that delivered bytes on an unstamped stream, never moving time back.
@@ -427,7 +425,6 @@ type Abort struct {
 	Continues bool
 }
 
-// noteAbort records the session's scripted abort or stop in its result.
 func (s *streamState) noteAbort() {
 	p := s.p
 	s.res.Abort = &Abort{

@@ -182,7 +182,6 @@ func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
 	return 0, false
 }
 
-// duringTool tells whether the client acts while a tool runs.
 func duringTool(c scenarios.Client) bool {
 	t := c.Abort
 	if t == nil {

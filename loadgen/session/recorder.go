@@ -109,7 +109,6 @@ func (r *Recorder) session(index uint64, scenario, dialect string, record bool) 
 // observed turns a measured duration into a "set" value (0 means unset).
 func observed(d time.Duration) time.Duration { return max(d, 1) }
 
-// gap buffers one inter-chunk gap, flushing the buffer when full.
 func (m *sessionMetrics) gap(d time.Duration) {
 	m.gaps[m.nGaps] = d
 	m.nGaps++
@@ -224,7 +223,6 @@ func (r *Recorder) Record(shard uint64, k measure.Key, d time.Duration) {
 	s.mu.Unlock()
 }
 
-// outcome counts one session's outcome.
 func (r *Recorder) outcome(o measure.Outcome) {
 	i := slices.Index(outcomeList, o)
 	if i < 0 {
@@ -242,7 +240,6 @@ func (r *Recorder) httpError(status int) {
 	r.mu.Unlock()
 }
 
-// failedByViolations counts a session that failed by its violations alone.
 func (r *Recorder) failedByViolations(vs []protocol.Violation) {
 	rules := make([]string, 0, len(vs))
 	for _, v := range vs {
@@ -320,7 +317,6 @@ func (r *Recorder) Counters() measure.Counters {
 	return c
 }
 
-// estimated counts a session whose output tokens were estimated, by method.
 func (r *Recorder) estimated(method string) {
 	r.mu.Lock()
 	r.estimatedBy[method]++

@@ -243,20 +243,15 @@ func (s *streamState) arrived() time.Time {
 	return time.Now()
 }
 
-// close releases what open acquired.
 func (s *streamState) close() {
 	if s.appr != nil {
 		s.appr.wait()
 	}
 	s.closeBody()
-	if s.stopTimer != nil {
-		s.stopTimer.Stop()
-	}
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	if s.idle != nil {
-		s.idle.Stop()
+	for _, t := range [...]*time.Timer{s.stopTimer, s.timer, s.idle} {
+		if t != nil {
+			t.Stop()
+		}
 	}
 	if s.cancel != nil {
 		s.cancel()
@@ -572,7 +567,6 @@ type stopOutcome struct {
 	err    error
 }
 
-// sendStop sends the compose stop request for p's run.
 func (r *Runner) sendStop(ctx context.Context, s protocol.Stopper, p *Plan, resp *http.Response) stopOutcome {
 	req, err := s.NewStopRequest(ctx, r.Target, p.Session, resp)
 	var sr *http.Response

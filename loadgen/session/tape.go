@@ -28,7 +28,6 @@ const (
 
 var tapes = sync.Pool{New: func() any { return new(tape) }}
 
-// record writes ev onto the tape.
 func (t *tape) record(ev *sse.Event) {
 	if t.seen > 0 {
 		t.write(sep)
@@ -98,7 +97,6 @@ func (t *tape) frames(redact func(string) string) []string {
 	return append(out, last[min(1, len(last)):]...)
 }
 
-// split cuts tape text into its frames.
 func split(s string) []string {
 	var out []string
 	for _, f := range bytes.Split([]byte(s), sep) {
@@ -109,5 +107,4 @@ func split(s string) []string {
 	return out
 }
 
-// reset empties the tape for the pool.
 func (t *tape) reset() { t.head, t.ring, t.total, t.seen = 0, 0, 0, 0 }
