@@ -11,7 +11,7 @@ import (
 	"github.com/streambench/streambench/protocol/dialects"
 )
 
-// config is the workload flags' loadgen.Config; an error is bad input (exit 104).
+// config is the workload flags' loadgen.Config; an error is bad input.
 func config(w *workload.Flags) (loadgen.Config, error) {
 	cfg, err := w.Config()
 	if err != nil {
@@ -39,14 +39,11 @@ func runLoad(args []string) error {
 	w := workload.Add(fs)
 	w.AddEndpoint()
 	sh := workload.AddShard(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsNoArgs(fs, args); err != nil {
 		return err
 	}
 	w.APIKeyFromEnv()
 	defer hrtimer.SpareProcs()()
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	if *target == "" {
 		return usageError("--target is required (the runtime's base URL)")
 	}
