@@ -81,8 +81,7 @@ func judgeCancel(a session.Abort, recs []mockrecords.Record, tolerance time.Dura
 	return f
 }
 
-// judgeContinue judges an abort whose request asked the run to go on (on_disconnect
-// continue): no provider stream of the session may see the client go away.
+// judgeContinue judges an abort whose request asked the run to go on: no provider stream may see the client go.
 func judgeContinue(a session.Abort, recs []mockrecords.Record) cancelFinding {
 	f := cancelFinding{rule: protocol.RAbort}
 	for _, r := range recs {
@@ -97,8 +96,7 @@ func judgeContinue(a session.Abort, recs []mockrecords.Record) cancelFinding {
 // mockFetchTimeout bounds reading the mock's session records after the load.
 const mockFetchTimeout = 10 * time.Second
 
-// checkCancels joins the run's aborts with the mock's records, fetched at now: cancel latency,
-// and a violation for each session the provider did not see leave.
+// checkCancels joins the aborts with the mock's records fetched at now: cancel latency and violations.
 func (r *runner) checkCancels(aborts []session.Abort, recs []mockrecords.Record, now time.Time) {
 	bySession := make(map[string][]mockrecords.Record, len(aborts))
 	for _, a := range aborts {
@@ -135,9 +133,8 @@ type mockChecks struct {
 	warning          string                     // why the provider requests were not counted
 }
 
-// checkMock reads the mock's session records once the aborts had their full tolerance, for
-// the cancel check and the provider requests. Unreadable records are an error when there are
-// aborts to judge, else a warning.
+// checkMock reads the mock's records, once the aborts had their tolerance, for the cancel check
+// and the provider requests; unreadable records are an error only when there are aborts to judge.
 func (r *runner) checkMock(ctx context.Context) (mockChecks, error) {
 	if r.cfg.MockURL == "" {
 		return mockChecks{}, nil

@@ -20,9 +20,8 @@ func errorSignature(id, msg string) string {
 	return urlPattern.ReplaceAllString(strings.ReplaceAll(msg, id, "<session>"), "<url>")
 }
 
-// breaker is the run's circuit breaker: when the first n sessions all failed the same way
-// (outcome and errorSignature), the target is down or the run misconfigured, and trip stops the
-// run. A session that ends any other way disarms it. Safe for concurrent use.
+// breaker is the run's circuit breaker: when the first n sessions all failed the same way, trip
+// stops the run; a session that ends any other way disarms it. Safe for concurrent use.
 type breaker struct {
 	mu       sync.Mutex
 	n        int // sessions to watch; 0: off

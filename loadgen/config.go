@@ -317,8 +317,7 @@ const (
 // target's, not a queue for the CPU (docs/REFERENCE.md).
 const ClientsPerCore = 40
 
-// ClientsForCores is run's default clients on a machine of cores cores, within
-// [ClientsPerCore, DefaultClients].
+// ClientsForCores is run's default clients on cores cores, within [ClientsPerCore, DefaultClients].
 func ClientsForCores(cores int) int {
 	return min(max(cores, 1)*ClientsPerCore, DefaultClients)
 }

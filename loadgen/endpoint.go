@@ -16,8 +16,7 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// EndpointMix is the mix of an endpoint workload: one profile of dialect, its target the
-// model, playing scenarios.EndpointScenario.
+// EndpointMix is an endpoint workload's mix: one profile of dialect, its target the model.
 func EndpointMix(dialect, model string, seed uint64) (*Mix, error) {
 	return NewMix("endpoint", cmp.Or(seed, 1), map[string]float64{scenarios.EndpointScenario: 1},
 		[]Profile{{Name: dialect, Dialect: dialect, Weight: 1, Targets: []Target{{Slug: model}}}})

@@ -18,8 +18,7 @@ import (
 //go:embed mix.yaml
 var defaultMixYAML []byte
 
-// Mix is a workload: which scenarios to play, how often, and through which clients. It is read
-// from YAML (DefaultMix embeds the default) and is immutable once validated.
+// Mix is a workload: which scenarios to play, how often, through which clients; immutable once validated.
 type Mix struct {
 	Name string `yaml:"name"`
 	// Seed makes the session sequence reproducible: session i of two runs with the same seed
@@ -55,8 +54,7 @@ type Profile struct {
 	weights       map[string]float64
 }
 
-// Target is one deployment a profile's clients talk to (a slug, workflow, agent or route),
-// with dialect options of its own.
+// Target is one deployment a profile's clients talk to, with dialect options of its own.
 type Target struct {
 	Slug    string           `yaml:"slug"`
 	Options protocol.Options `yaml:"options"`
@@ -92,8 +90,7 @@ func ParseMix(name string, data []byte) (*Mix, error) {
 	return &m, nil
 }
 
-// NewMix builds and validates a mix from values as ParseMix does; the maps and profiles are
-// copied.
+// NewMix builds and validates a mix from values as ParseMix does, copying the maps and profiles.
 func NewMix(name string, seed uint64, scenarios map[string]float64, profiles []Profile) (*Mix, error) {
 	m := Mix{Name: name, Seed: seed, Scenarios: maps.Clone(scenarios), Profiles: make([]Profile, len(profiles))}
 	for i, p := range profiles {
@@ -191,19 +188,18 @@ func (m *Mix) validateProfile(i int) []error {
 			errs = append(errs, fmt.Errorf("%s.scenarios.%s: weight %v must be >= 0", where, name, w))
 		}
 	}
-	m.Profiles[i].weights = maps.Clone(m.Scenarios)
-	if m.Profiles[i].weights == nil {
-		m.Profiles[i].weights = map[string]float64{}
-	}
-	maps.Copy(m.Profiles[i].weights, p.Scenarios)
-	m.Profiles[i].scenarioNames = nil
-	for name, w := range m.Profiles[i].weights {
+	pp := &m.Profiles[i]
+	pp.weights = map[string]float64{}
+	maps.Copy(pp.weights, m.Scenarios)
+	maps.Copy(pp.weights, p.Scenarios)
+	pp.scenarioNames = nil
+	for name, w := range pp.weights {
 		if w > 0 {
-			m.Profiles[i].scenarioNames = append(m.Profiles[i].scenarioNames, name)
+			pp.scenarioNames = append(pp.scenarioNames, name)
 		}
 	}
-	slices.Sort(m.Profiles[i].scenarioNames)
-	if p.Weight > 0 && len(m.Profiles[i].scenarioNames) == 0 {
+	slices.Sort(pp.scenarioNames)
+	if p.Weight > 0 && len(pp.scenarioNames) == 0 {
 		errs = append(errs, fmt.Errorf("%s.scenarios: the profile plays no scenario (every weight is 0)", where))
 	}
 	return errs

@@ -17,8 +17,7 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// CheckURL checks that raw, the value of flag, is an http or https base URL with a host; the
-// error never quotes the URL's userinfo.
+// CheckURL checks that raw, flag's value, is an http(s) base URL with a host, never quoting its userinfo.
 func CheckURL(flag, raw string) error {
 	shown := RedactURL(raw)
 	u, err := url.Parse(raw)
@@ -44,8 +43,7 @@ const PreflightHeader = "X-Streambench-Preflight"
 // preflightTimeout bounds how long a preflight request waits for its response head.
 const preflightTimeout = 10 * time.Second
 
-// PreflightError is a stream route that cannot work: its transport failed, or the target
-// answered 404 or 405.
+// PreflightError is a stream route that cannot work: its transport failed, or it answered 404 or 405.
 type PreflightError struct {
 	Route string // the request, "POST URL" (userinfo redacted)
 	More  int    // the other routes that failed
@@ -135,13 +133,11 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 		if len(failures) > 0 {
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			check(req)
-		}()
+		})
 	}
 	wg.Wait()
 	slices.Sort(warnings)
@@ -154,8 +150,7 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	return warnings, first
 }
 
-// oneClient is a client for a few requests outside the load: on Config.Transport, or one for
-// a single stream.
+// oneClient is a client for a few requests outside the load.
 func (c Config) oneClient() *http.Client {
 	rt := c.Transport
 	if rt == nil {

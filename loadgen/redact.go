@@ -24,8 +24,7 @@ type Redactor struct {
 // minAuthCredential is the shortest credential after an auth scheme searched for in free text.
 const minAuthCredential = 4
 
-// NewRedactor returns the redactor of the secrets in headers, in the userinfo of urls, and
-// the extra values.
+// NewRedactor returns the redactor of headers' sensitive values, urls' userinfo and extra.
 func NewRedactor(headers []http.Header, urls []string, extra []string) *Redactor {
 	var secrets []string
 	add := func(v string, minLen int) {

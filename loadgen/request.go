@@ -17,8 +17,7 @@ import (
 // Redacted replaces a secret header value wherever one would be written or printed.
 const Redacted = "<redacted>"
 
-// SensitiveHeader tells whether a header's value is a credential never to be written or
-// printed: Authorization, Cookie and the like, and names with a word such as token or key.
+// SensitiveHeader tells whether a header's value is a credential, never to be written or printed.
 func SensitiveHeader(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
@@ -36,8 +35,7 @@ func SensitiveHeader(name string) bool {
 	return false
 }
 
-// ParseHeader parses "Name: value" (the value trimmed, maybe empty); its error never quotes a
-// value.
+// ParseHeader parses "Name: value" (value trimmed, maybe empty); its error never quotes a value.
 func ParseHeader(s string) (name, value string, err error) {
 	name, value, ok := strings.Cut(s, ":")
 	shown := s
@@ -69,8 +67,7 @@ func validHeaderName(name string) bool {
 	return true
 }
 
-// ParseHeaders parses repeated "Name: value" flags into a header set; a name given twice keeps
-// both values.
+// ParseHeaders parses repeated "Name: value" flags; a name given twice keeps both values.
 func ParseHeaders(list []string) (http.Header, error) {
 	if len(list) == 0 {
 		return nil, nil
@@ -100,8 +97,7 @@ func RedactedHeaders(h http.Header) []string {
 	return out
 }
 
-// resolve configures every profile × target of the mix once, before the run; Config.Options
-// go to every profile whose dialect takes them, and one no dialect takes is an error.
+// resolve configures every profile × target once; an option no profile's dialect takes is an error.
 func (c *Config) resolve() ([][]session.Request, error) {
 	out := make([][]session.Request, len(c.Mix.Profiles))
 	var errs []error

@@ -109,8 +109,7 @@ func (r *runner) endSession(p *session.Plan, res *session.Result) {
 	}
 }
 
-// noRedirects makes a 3xx the response: a stream request sent elsewhere would be another
-// session than the one measured.
+// noRedirects makes a 3xx the response: a request sent elsewhere would be another session.
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // concurrency estimates the run's peak number of open streams, to size the connection pool.
@@ -210,12 +209,11 @@ func newRunner(c Config) (*runner, error) {
 	if r.runID == "" {
 		r.runID = newRunID()
 	}
-	rt := cfg.Transport
-	if rt == nil {
-		rt = newTransport(&cfg)
+	r.transport = cfg.Transport
+	if r.transport == nil {
+		r.transport = newTransport(&cfg)
 	}
-	r.transport = rt
-	r.client = &http.Client{Transport: rt, CheckRedirect: noRedirects}
+	r.client = &http.Client{Transport: r.transport, CheckRedirect: noRedirects}
 	r.samples.perRule = cfg.SamplesPerRule
 	r.planner = cfg.planner()
 	r.sessions = &session.Runner{
@@ -266,8 +264,7 @@ func (r *runner) begin(ctx context.Context) {
 	r.sessions.Start, r.sessions.WarmupEnd, r.sessions.LateBy = r.start, r.warmupEnd, r.lateBy
 }
 
-// load is a run's schedule under way: what stops it starting sessions, what ends the
-// sessions in flight, and the collector beside it.
+// load is a run's schedule under way, what ends it, and the collector beside it.
 type load struct {
 	// hard ends in-flight streams, with session.ErrGraceEnded at the end of the grace period.
 	hard         context.Context
@@ -389,8 +386,7 @@ type afterLoad struct {
 	snapErr error
 }
 
-// drain gives the sessions in flight the grace period, then cancels them, and stops the
-// collector, the lag probe and the snapshots.
+// drain gives the sessions in flight the grace period, then cancels them, and stops the collector.
 func (r *runner) drain(ctx context.Context, l *load, b preRun) afterLoad {
 	l.draining.Store(true)
 	allDone := make(chan struct{})
@@ -484,8 +480,7 @@ func (r *runner) summary(ended time.Time, interrupted bool, postErrs []error) me
 	}
 }
 
-// shardInfo is the run's place in a sharded run (nil: not sharded); snapshots carry it too, so
-// both go to the shard's directory.
+// shardInfo is the run's place in a sharded run (nil: none); snapshots carry it too.
 func (r *runner) shardInfo() *measure.ShardInfo {
 	cfg := &r.cfg
 	if cfg.Shard.Count == 0 {

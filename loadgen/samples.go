@@ -9,8 +9,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// sampler keeps the first few offending sessions per rule, with their frames. Safe for
-// concurrent use.
+// sampler keeps the first few offending sessions per rule, with their frames; safe for concurrent use.
 type sampler struct {
 	mu      sync.Mutex
 	perRule int

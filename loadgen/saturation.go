@@ -26,8 +26,7 @@ import (
 // a frame's wait for a CPU. The run reads each local process's CPU time before and after the
 // load and, with the generator's scheduling lag, says which one saturated.
 
-// The shares of the machine's cores above which the processes together, or one alone, count
-// as saturated.
+// Shares of the machine's cores above which all processes, or one alone, count as saturated.
 const (
 	saturatedMachine = 0.85
 	saturatedProcess = 0.9
@@ -44,8 +43,7 @@ type cpuReading struct {
 	cpu, start map[string]float64
 }
 
-// cpuSources are the generator and, when scrape (the leak check reads them too), the local
-// mock and runtime.
+// cpuSources are the generator and, when scrape (the leak check's), the local mock and runtime.
 func (r *runner) cpuSources(scrape bool) []cpuSource {
 	out := []cpuSource{{name: "generator"}}
 	if !scrape {
@@ -92,8 +90,7 @@ func (r *runner) readCPU(ctx context.Context, sources []cpuSource) cpuReading {
 	return out
 }
 
-// selfStartTime is this process's start time as Prometheus reports it, as an in-process mock
-// or runtime does.
+// selfStartTime is this process's start time as Prometheus (and an in-process mock) reports it.
 func selfStartTime() (float64, bool) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -141,8 +138,7 @@ func scrapeCPU(ctx context.Context, client *http.Client, u string) (cpu, start f
 	return cpu, start, true
 }
 
-// processLoads is the CPU each process used between two readings over wall, sources of one
-// process (the same start time) joined under one name.
+// processLoads is each process's CPU between two readings over wall, one process's sources joined.
 func processLoads(sources []cpuSource, before, after cpuReading, wall time.Duration) []measure.ProcessLoad {
 	var out []measure.ProcessLoad
 	joined := map[string]int{} // start time → index in out
@@ -166,8 +162,7 @@ func processLoads(sources []cpuSource, before, after cpuReading, wall time.Durat
 	return out
 }
 
-// saturation marks the saturated processes in loads and says why ("" when none was); the
-// generator is marked for its lag too, but that alone is overloadWarning's to say.
+// saturation marks the saturated processes in loads and says why ("" when none; lag alone is overloadWarning's).
 func saturation(loads []measure.ProcessLoad, cores int, lag *hdrhistogram.Histogram) string {
 	if cores <= 0 {
 		return ""
@@ -198,12 +193,11 @@ func saturation(loads []measure.ProcessLoad, cores int, lag *hdrhistogram.Histog
 	var named, figures []string
 	byCPU := false
 	for _, l := range loads {
-		f := fmt.Sprintf("%s %.2f", l.Name, l.Cores)
 		if l.Saturated {
 			named = append(named, l.Name)
 		}
 		byCPU = byCPU || machine || l.Cores >= saturatedProcess*float64(cores)
-		figures = append(figures, f)
+		figures = append(figures, fmt.Sprintf("%s %.2f", l.Name, l.Cores))
 	}
 	if len(named) == 0 || !byCPU {
 		return ""

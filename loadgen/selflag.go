@@ -10,8 +10,7 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// The generator measures how late a goroutine wakes: when its CPU is saturated, every latency
-// it measures includes that queueing, which would be blamed on the target.
+// A saturated generator's queueing for a CPU would be blamed on the target: it measures its own lag.
 
 const (
 	lagInterval = 10 * time.Millisecond // the probe's period
@@ -26,8 +25,7 @@ const (
 // generatorLagKey is the histogram key of the generator's own scheduling lag.
 var generatorLagKey = measure.Key{Metric: measure.GeneratorLag, Dialect: "generator"}
 
-// lagProbe records how late a lagInterval sleep wakes, until stopped; its histogram is read
-// after stop returns.
+// lagProbe records how late a lagInterval sleep wakes; its histogram is read after stop.
 type lagProbe struct {
 	hist *hdrhistogram.Histogram
 	quit chan struct{}

@@ -73,8 +73,7 @@ func (s Shard) owns(n int) int {
 	return (n-s.Index-1)/s.Count + 1
 }
 
-// ShardPacer makes one shard's part of Base's schedule: its k-th start is Base's
-// (Index + k·Count)-th.
+// ShardPacer paces one shard's part of Base: its k-th start is Base's (Index + k·Count)-th.
 type ShardPacer struct {
 	Base  Pacer
 	Shard Shard

@@ -73,8 +73,8 @@ func (s *snapshotter) loop() {
 	}
 }
 
-// offer builds a snapshot and hands it over, unless the writer is busy or the last one was
-// too recent for its cost; wait blocks until the writer is idle and skips nothing.
+// offer builds and hands over a snapshot unless the writer is busy or the last was too recent;
+// wait blocks until the writer is idle and skips nothing.
 func (s *snapshotter) offer(build func() *measure.Run, wait bool) {
 	if wait {
 		<-s.idle
@@ -103,8 +103,7 @@ func (s *snapshotter) close() error {
 	return s.err
 }
 
-// snapshot is the run's results so far, marked incomplete, with a failing verdict that says
-// so. Called from the collector goroutine only.
+// snapshot is the run so far, incomplete, its verdict failing; collector goroutine only.
 func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *measure.Run {
 	now := time.Now()
 	run := &measure.Run{Histograms: r.rec.TakeShards(), Timeline: slices.Clone(points), Samples: r.samples.collected(),

@@ -7,8 +7,7 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// nextConversationTurn records a completed turn before the last as a request of its own, and
-// adds the answer and the next user message to the history.
+// nextConversationTurn records a completed turn as a request of its own and extends the history.
 func (s *streamState) nextConversationTurn() {
 	p, m := s.p, s.m
 	now := time.Now()
@@ -35,8 +34,7 @@ func (s *streamState) nextConversationTurn() {
 	m.intended = s.intended
 }
 
-// endTurn flushes a completed turn and clears the per-request values for the next; a turn
-// that misses a goodput SLO costs the conversation its goodput.
+// endTurn flushes a completed turn for the next; one that misses a goodput SLO costs the conversation's.
 func (m *sessionMetrics) endTurn(slos []verdict.SessionSLO) {
 	for _, slo := range slos {
 		if !slo.Met(m.sessionValue(slo.Metric())) {

@@ -20,8 +20,7 @@ import (
 // root cause: the checker then judges only what arrived (Finish gets the error), so no rule
 // restates it.
 
-// StallWindow is how long a stream open at a limit must have been silent to be stalled rather
-// than over_time or cut.
+// StallWindow is how long a stream open at a limit must have been silent to be stalled.
 const StallWindow = 10 * time.Second
 
 // What a checker's Finish is told when the stream ended in an unscripted in-band error, or
@@ -166,8 +165,7 @@ func (s *streamState) scriptedStatus(status int) bool {
 	return !s.p.Session.NoGroundTruth && e.ProviderStatus != 0 && status == e.ProviderStatus
 }
 
-// httpError ends the session on a non-200 answer: up to 64 KiB of it for a client that judges
-// error answers (protocol.ErrorChecker), else 512 bytes to quote.
+// httpError ends the session on a non-200 answer, read for a protocol.ErrorChecker or quoted.
 func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	p, res := s.p, &s.res
 	limit := int64(512)
@@ -196,8 +194,7 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 // MaxRetryAfter caps how long a closed-loop user honouring Retry-After waits.
 const MaxRetryAfter = 30 * time.Second
 
-// retryAfter is a Retry-After header's wait from now, capped at MaxRetryAfter; 0 when absent
-// or not understood.
+// retryAfter is a Retry-After header's wait from now, capped at MaxRetryAfter; 0 if not understood.
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -212,8 +209,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return min(max(d, 0), MaxRetryAfter)
 }
 
-// limit is the cause that ended the stream's context when a limit did (idle, stream timeout,
-// grace period), else nil.
+// limit is the cause that ended the stream's context when a limit did, else nil.
 func (s *streamState) limit() error {
 	if s.sctx == nil {
 		return nil
@@ -341,8 +337,7 @@ func (s *streamState) touchRead() {
 	}
 }
 
-// silent is how long ago the stream last delivered bytes or was touched; with receive stamps,
-// from when the bytes reached this host, not when the generator got to them.
+// silent is how long ago the stream last delivered bytes (by receive stamp) or was touched.
 func (s *streamState) silent() time.Duration {
 	last := s.lastRead.Load()
 	if w := s.watched.Load(); w != nil {
@@ -378,8 +373,7 @@ func (s *streamState) startIdleWatch() {
 	s.idle.Reset(idle)
 }
 
-// watchBody makes an unstamped body's reads touch the stream (one atomic store a read); a
-// stamped one (setArrivals first) is returned as it is.
+// watchBody makes an unstamped body's reads touch the stream; a stamped one is returned as is.
 func (s *streamState) watchBody(body io.ReadCloser) io.ReadCloser {
 	if s.arrivals != nil {
 		return body
@@ -400,8 +394,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// maxInBandQuote bounds the quote of an in-band error: a whole failed-provider message (its
-// cause comes last).
+// maxInBandQuote bounds the quote of an in-band error: a whole failed-provider message.
 const maxInBandQuote = 1 << 10
 
 // The causes a session's context is cancelled with when a limit ends it.

@@ -5,8 +5,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// Dialect measures (protocol.Measurer) are flushed with a session's latencies, each under its
-// own name; the Recorder keeps their kinds for summary.json's "measures".
+// Dialect measures (protocol.Measurer) are flushed with a session's latencies, under their names.
 
 // watch notes the stream's checker, taking the measures of the one it replaces.
 func (m *sessionMetrics) watch(c protocol.Checker) {

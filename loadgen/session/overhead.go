@@ -11,8 +11,7 @@ import (
 // The target's own latency: ttfc and ttft include the delay the script schedules, so the
 // session also records measured − scripted as ttfc.overhead and ttft.overhead.
 
-// scriptedLatency is when the script has the first answer chunk and output token due at a
-// client that adds nothing, from the request; 0 when the script does not say.
+// scriptedLatency is when the script has the first chunk and token due, from the request (0: unknown).
 type scriptedLatency struct {
 	chunk, token time.Duration
 }

@@ -48,8 +48,7 @@ type Request struct {
 	Encoding string
 }
 
-// Planner makes sessions' plans from their picks. Set its fields before the first Plan; it is
-// safe for concurrent use.
+// Planner makes sessions' plans; set its fields before the first Plan. Safe for concurrent use.
 type Planner struct {
 	Library         *scenarios.Library
 	NoGroundTruth   bool               // judge structure only (a real model's content)

@@ -75,8 +75,7 @@ func NewRecorder(shards int) *Recorder {
 // gapBuffer is how many chunk gaps a session buffers before a flush; every open stream holds it.
 const gapBuffer = 8
 
-// sessionMetrics is one session's measurements before they reach a shard. Zero durations mean
-// "not observed" (a real zero is recorded as 1 ns).
+// sessionMetrics is one session's measurements before a flush; 0 means "not observed" (see observed).
 type sessionMetrics struct {
 	scenario, dialect string
 	shard             *recShard
@@ -177,8 +176,7 @@ func (m *sessionMetrics) flush() {
 	}
 }
 
-// putOverTime records the first chunk and token, and their overheads, in the shard's windows
-// when each arrived; the shard lock must be held.
+// putOverTime records first chunk, token and overheads in the windows; the shard lock must be held.
 func (m *sessionMetrics) putOverTime() {
 	if m.rec.Start.IsZero() {
 		return // not a run's session (a preflight request)
@@ -348,8 +346,7 @@ func (r *Recorder) TakeShards() *measure.Histograms {
 	return r.taken
 }
 
-// Latencies are one session's values for a LatencyOutput: a batch of ChunkGaps, or at its end
-// its TimeToFirstChunk (0: no answer chunk).
+// Latencies are a batch of a session's ChunkGaps, or at its end its TimeToFirstChunk (0: none).
 type Latencies struct {
 	Scenario, Dialect string
 	TimeToFirstChunk  time.Duration

@@ -35,8 +35,7 @@ type Result struct {
 	redact func(string) string
 }
 
-// Frames is what the session's stream carried, bounded and redacted; valid inside Runner.Ended
-// only, nil elsewhere.
+// Frames is what the stream carried, bounded and redacted; nil outside Runner.Ended.
 func (res *Result) Frames() []string { return res.tape.frames(res.redact) }
 
 // clientAction is the scripted abort or stop of one session. It fires at most once, from the
@@ -209,20 +208,16 @@ type arrivalsRef struct{ arrivals }
 
 // setArrivals makes body's receive times, if stamped, the stream's.
 func (s *streamState) setArrivals(body io.ReadCloser) {
-	a, _ := body.(arrivals)
-	if a != nil && !a.Stamped() {
-		a = nil
-	}
-	s.arrivals = a
-	if a == nil {
+	s.arrivals, _ = body.(arrivals)
+	if s.arrivals == nil || !s.arrivals.Stamped() {
+		s.arrivals = nil
 		s.watched.Store(nil)
 		return
 	}
-	s.watched.Store(&arrivalsRef{a})
+	s.watched.Store(&arrivalsRef{s.arrivals})
 }
 
-// closeBody closes the current body, first forgetting its receive times: its parked
-// connection may serve another stream.
+// closeBody closes the body, first forgetting its receive times: its connection may serve another.
 func (s *streamState) closeBody() {
 	if s.body == nil {
 		return
@@ -300,8 +295,7 @@ func (s *streamState) open() bool {
 	return s.request()
 }
 
-// request sends the current turn's request and checks the response head; false when the
-// session ended (s.res holds its result).
+// request sends the current turn's request and checks the head; false when the session ended.
 //
 //go:noinline
 func (s *streamState) request() bool {
@@ -416,8 +410,8 @@ func (s *streamState) request() bool {
 	return true
 }
 
-// read reads the stream to its end (or the client's scripted action), feeding the checker
-// and the metrics. It blocks for the stream's life, so its frame is kept small.
+// read feeds the stream to the checker and the metrics; it blocks for the stream's life, so its
+// frame is kept small.
 //
 //go:noinline
 func (s *streamState) read() {
@@ -559,8 +553,7 @@ func (b *bodyHead) note() string {
 // LateStart is how late an open-loop start may be before it counts as late (wake-up jitter).
 const LateStart = time.Millisecond
 
-// stopOutcome is how the stop request went: its status (0: none), when it was answered, and
-// an error for anything but 200.
+// stopOutcome is the stop request's status (0: none), when it was answered, and its error.
 type stopOutcome struct {
 	status int
 	at     time.Time

@@ -104,16 +104,12 @@ func (tc *tokenClock) observe(now time.Time, since time.Duration, obs *protocol.
 	}
 }
 
-// count is the session's output tokens: counted, or else the usage report's or the estimate,
-// at least one per text frame.
+// count is the session's output tokens (counted, reported or estimated), one per text frame at least.
 func (tc *tokenClock) count() int64 {
-	if tc.usageOnly {
-		if tc.usage == 0 {
-			return max(tc.estimated, tc.frames)
-		}
-		return max(tc.usage, tc.frames)
+	if !tc.usageOnly {
+		return tc.tokens
 	}
-	return tc.tokens
+	return max(cmp.Or(tc.usage, tc.estimated), tc.frames)
 }
 
 // estimatedCount reports whether count is estimated from the text (no ground truth, no usage).
@@ -130,8 +126,7 @@ func (tc *tokenClock) tpot() time.Duration {
 	return observed(tc.lastAt.Sub(tc.firstAt) / time.Duration(n-1))
 }
 
-// rate is output tokens over duration in tokens/s × measure.RateScale; 0 without tokens or
-// under a microsecond (the histograms' resolution).
+// rate is tokens/s × measure.RateScale; 0 without tokens or under a microsecond (no resolution).
 func (tc *tokenClock) rate(duration time.Duration) int64 {
 	n := tc.count()
 	if n == 0 || duration < time.Microsecond {
