@@ -84,36 +84,17 @@ func checkOutputs(outs []Output) error {
 
 // outputsOf sorts outs by what they take, once, at the run's start.
 func outputsOf(outs []Output) outputs {
-	var (
-		ends  []func(SessionEnd)
-		lates []func(SessionEnd)
-		progs []func(Progress)
-		lats  []func(session.Latencies)
-		snaps []func(*measure.Run) error
-	)
-	for _, o := range outs {
-		if x, ok := o.(SessionEndOutput); ok {
-			ends = append(ends, x.SessionEnded)
-		}
-		if x, ok := o.(LateViolationOutput); ok {
-			lates = append(lates, x.LateViolation)
-		}
-		if x, ok := o.(ProgressOutput); ok {
-			progs = append(progs, x.Progress)
-		}
-		if x, ok := o.(LatencyOutput); ok {
-			lats = append(lats, x.Latencies)
-		}
-		if x, ok := o.(SnapshotOutput); ok {
-			snaps = append(snaps, x.Snapshot)
-		}
+	out := outputs{
+		sessionEnd: fanOut(outs, SessionEndOutput.SessionEnded),
+		late:       fanOut(outs, LateViolationOutput.LateViolation),
+		progress:   fanOut(outs, ProgressOutput.Progress),
+		latencies:  fanOut(outs, LatencyOutput.Latencies),
 	}
-	out := outputs{sessionEnd: fanOut(ends), late: fanOut(lates), progress: fanOut(progs), latencies: fanOut(lats)}
-	if len(snaps) > 0 {
+	if snaps := takers[SnapshotOutput](outs); len(snaps) > 0 {
 		out.snapshot = func(r *measure.Run) error {
 			var first error
-			for _, f := range snaps {
-				if err := f(r); err != nil && first == nil {
+			for _, s := range snaps {
+				if err := s.Snapshot(r); err != nil && first == nil {
 					first = err
 				}
 			}
@@ -123,17 +104,26 @@ func outputsOf(outs []Output) outputs {
 	return out
 }
 
-// fanOut is one function that calls each of fns in turn: nil for none, itself for one.
-func fanOut[V any](fns []func(V)) func(V) {
-	switch len(fns) {
-	case 0:
+// takers are the outputs of outs that are Ts.
+func takers[T any](outs []Output) []T {
+	var ts []T
+	for _, o := range outs {
+		if t, ok := o.(T); ok {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// fanOut is one function that calls method on each taker in turn; nil for none.
+func fanOut[T, V any](outs []Output, method func(T, V)) func(V) {
+	ts := takers[T](outs)
+	if len(ts) == 0 {
 		return nil
-	case 1:
-		return fns[0]
 	}
 	return func(v V) {
-		for _, f := range fns {
-			f(v)
+		for _, t := range ts {
+			method(t, v)
 		}
 	}
 }

@@ -9,19 +9,18 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-func (r *runner) plan(index uint64, suffix string) *session.Plan {
-	return r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10)+suffix)
-}
-
 func (r *runner) planOf(pick Pick, id string) *session.Plan {
 	sp := session.Pick{Index: pick.Index, Scenario: pick.Scenario, Seed: pick.Seed, Target: pick.Target.Slug}
 	return r.planner.Plan(sp, r.reqOpts[pick.ProfileIndex][pick.TargetIndex], id)
 }
 
-// planShallow is plan(index, "") on a fresh stack: the caller goes on to hold the stream.
+// planShallow plans session index on a fresh stack: the caller goes on to hold the stream.
 func (r *runner) planShallow(index uint64) *session.Plan {
 	var p *session.Plan
-	session.OnFreshStack(func() bool { p = r.plan(index, ""); return true })
+	session.OnFreshStack(func() bool {
+		p = r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10))
+		return true
+	})
 	return p
 }
 

@@ -83,7 +83,7 @@ func (r *runner) noteError(p *session.Plan, err error) {
 			return
 		}
 		r.errKinds = append(r.errKinds, sig)
-		msg := r.redact(err.Error())
+		msg := r.redactor.String(err.Error())
 		if len(msg) > maxErrorSampleBytes {
 			// A hostile target's bytes quoted in an error can be long.
 			msg = strings.ToValidUTF8(msg[:maxErrorSampleBytes], "") + fmt.Sprintf("…(%d bytes)", len(msg))
@@ -91,8 +91,6 @@ func (r *runner) noteError(p *session.Plan, err error) {
 		r.errSample = append(r.errSample, fmt.Sprintf("%s [scenario %s, %s]", msg, p.Pick.Scenario, p.Label))
 	}
 }
-
-func (r *runner) redact(s string) string { return r.redactor.String(s) }
 
 // endSession is the run's bookkeeping of a measured session's end (session.Runner.Ended).
 func (r *runner) endSession(p *session.Plan, res *session.Result) {
@@ -103,7 +101,7 @@ func (r *runner) endSession(p *session.Plan, res *session.Result) {
 	for _, v := range res.Violations {
 		r.rec.AddViolation(v.Rule)
 	}
-	r.samples.offer(p, res, r.redact)
+	r.samples.offer(p, res, r.redactor.String)
 	if res.Abort != nil {
 		r.aborts.add(*res.Abort)
 	}
@@ -220,7 +218,7 @@ func newRunner(c Config) (*runner, error) {
 		Client: r.client, Target: cfg.Target, Rec: r.rec,
 		StreamTimeout: cfg.StreamTimeout, IdleTimeout: cfg.IdleTimeout, Grace: cfg.Grace,
 		ScriptTimeScale: cfg.ScriptTimeScale, OpenLoop: cfg.openLoop(), GoodputSLOs: cfg.GoodputSLOs, Endpoint: cfg.Endpoint,
-		Redact: r.redact, Ended: r.endSession,
+		Redact: r.redactor.String, Ended: r.endSession,
 	}
 	return r, nil
 }
@@ -466,7 +464,7 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 	s.Tokens = measure.NewTokenSummary(s.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
 	s.Verdict.Warnings = r.warnings(s, a, p)
 	roundCores(a.loads)
-	s.Processes, s.MachineCores = a.loads, machineCores()
+	s.Processes, s.MachineCores = a.loads, runtime.NumCPU()
 	return run
 }
 
@@ -510,7 +508,7 @@ func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
 	paced := s.Counters
 	paced.LateStarts -= r.rec.LateAtBegin.Load() // a late start is not an overloaded generator
 	add(overloadWarning(a.lag, paced))
-	add(saturation(a.loads, machineCores(), a.lag)) // before roundCores: it reads the loads unrounded
+	add(saturation(a.loads, runtime.NumCPU(), a.lag)) // before roundCores: it reads the loads unrounded
 	return ws
 }
 

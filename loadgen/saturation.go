@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -220,5 +219,3 @@ func roundCores(loads []measure.ProcessLoad) {
 		loads[i].CPUSeconds = math.Round(loads[i].CPUSeconds*1000) / 1000
 	}
 }
-
-func machineCores() int { return runtime.NumCPU() }
