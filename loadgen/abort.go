@@ -12,7 +12,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// abortLog collects abort records from sessions; appended once per aborted session.
+// abortLog collects the aborts of sessions.
 type abortLog struct {
 	mu      sync.Mutex
 	records []session.Abort
@@ -34,17 +34,13 @@ func (l *abortLog) all() []session.Abort {
 type cancelFinding struct {
 	latency   time.Duration // abort → the mock saw the client go away; 0 when not applicable
 	violation string        // non-empty: rule broken, with the reason
-	// rule is R-abort, or R-swarm-cancel when the stream that ran on was a swarm child's
-	// (the mock's record names its path).
-	rule protocol.Rule
+	rule      protocol.Rule // R-abort, or R-swarm-cancel for a swarm child's stream
 }
 
-// judgeCancel compares one abort with the mock's records of that session. Every provider
-// stream open at the abort, or opened after it, must see the client go away within tolerance;
-// one that instead ran on for longer than tolerance (completed, or still open when the records
-// were fetched at now) breaks R-abort. A stream that finished on its own within tolerance raced
-// the abort and is fine. A provider request that starts later than tolerance after the abort
-// means the runtime carried on the conversation for a client that had left.
+// judgeCancel compares one abort with the mock's records of that session, fetched at now:
+// every provider stream open at the abort or opened after it must see the client go away
+// within tolerance, and none may start later than that. A stream that finished on its own
+// within tolerance raced the abort and is fine.
 func judgeCancel(a session.Abort, recs []mockrecords.Record, tolerance time.Duration, now time.Time) cancelFinding {
 	var f cancelFinding
 	if a.Continues {
@@ -85,10 +81,7 @@ func judgeCancel(a session.Abort, recs []mockrecords.Record, tolerance time.Dura
 	return f
 }
 
-// judgeContinue judges an abort whose request asked the run to go on (on_disconnect
-// continue): no provider stream of the session may see the client go away, since the target
-// was asked not to cancel; later turns' requests are the run going on, as asked. No cancel
-// latency is measured.
+// judgeContinue judges an abort whose request asked the run to go on: no provider stream may see the client go.
 func judgeContinue(a session.Abort, recs []mockrecords.Record) cancelFinding {
 	f := cancelFinding{rule: protocol.RAbort}
 	for _, r := range recs {
@@ -100,13 +93,10 @@ func judgeContinue(a session.Abort, recs []mockrecords.Record) cancelFinding {
 	return f
 }
 
-// mockFetchTimeout bounds reading the mock's session records after the load: a mock that
-// never answers must not hold the run past its stated end.
+// mockFetchTimeout bounds reading the mock's session records after the load.
 const mockFetchTimeout = 10 * time.Second
 
-// checkCancels joins the run's aborts with the mock's records recs: cancel latency per
-// scenario × dialect, and an R-abort violation for each session the provider did not see leave.
-// now is when recs were fetched.
+// checkCancels joins the aborts with the mock's records fetched at now: cancel latency and violations.
 func (r *runner) checkCancels(aborts []session.Abort, recs []mockrecords.Record, now time.Time) {
 	bySession := make(map[string][]mockrecords.Record, len(aborts))
 	for _, a := range aborts {
@@ -120,7 +110,7 @@ func (r *runner) checkCancels(aborts []session.Abort, recs []mockrecords.Record,
 	for _, a := range aborts {
 		f := judgeCancel(a, bySession[a.Session], r.cfg.AbortTolerance, now)
 		if f.latency > 0 {
-			r.rec.RecordOne(measure.Key{Metric: measure.CancelLatency, Scenario: a.Scenario, Dialect: a.Dialect}, f.latency)
+			r.rec.Record(0, measure.Key{Metric: measure.CancelLatency, Scenario: a.Scenario, Dialect: a.Dialect}, f.latency)
 		}
 		if f.violation != "" {
 			r.rec.AddViolation(f.rule)
@@ -129,7 +119,7 @@ func (r *runner) checkCancels(aborts []session.Abort, recs []mockrecords.Record,
 					Violations: []protocol.Violation{{Rule: f.rule, Detail: f.violation}}})
 			}
 			if r.samples.wants(f.rule) {
-				// The mock's records are the sample: the client's frames went with its stream.
+				// The mock's records are the sample: the client's frames are gone.
 				r.samples.add(measure.ViolationSample{Session: a.Session, Scenario: a.Scenario, Dialect: a.Dialect,
 					Seed: r.cfg.Mix.Pick(r.cfg.Seed, a.Index).Seed, Rule: f.rule, Detail: f.violation + " (the mock's records of the session)"})
 			}
@@ -139,25 +129,17 @@ func (r *runner) checkCancels(aborts []session.Abort, recs []mockrecords.Record,
 
 // mockChecks are the post-run findings from the mock's session records.
 type mockChecks struct {
-	// providerRequests are the run's provider requests and retries per scenario (nil: the
-	// records were not read).
-	providerRequests []measure.ProviderRequests
-	// warning says why the provider requests were not counted ("" when they were, or when
-	// the run names no mock).
-	warning string
+	providerRequests []measure.ProviderRequests // nil: the records were not read
+	warning          string                     // why the provider requests were not counted
 }
 
-// checkMock reads the mock's session records once the run's aborts had their full tolerance:
-// cancel latency and R-abort for the aborted sessions (checkCancels), and the provider
-// requests of the run's sessions per scenario (providerRequests). Records that cannot be read
-// are an error when there are aborts to judge (the run cannot be judged without them), a
-// warning otherwise (the requests are only reported).
+// checkMock reads the mock's records, once the aborts had their tolerance, for the cancel check
+// and the provider requests; unreadable records are an error only when there are aborts to judge.
 func (r *runner) checkMock(ctx context.Context) (mockChecks, error) {
 	if r.cfg.MockURL == "" {
 		return mockChecks{}, nil
 	}
 	aborts := r.aborts.all()
-	// Give the last aborts their full tolerance before judging them.
 	var last time.Time
 	for _, a := range aborts {
 		if a.At.After(last) {

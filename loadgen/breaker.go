@@ -12,22 +12,16 @@ import (
 // DefaultBreakerSessions is how many first sessions the circuit breaker watches.
 const DefaultBreakerSessions = 50
 
-// urlPattern matches the URLs in an error's text: sessions of different routes (targets,
-// dialects) that fail alike (connection refused) differ only in them.
+// urlPattern matches the URLs in an error's text, in which alike failures of routes differ.
 var urlPattern = regexp.MustCompile(`https?://[^\s"]+`)
 
-// errorSignature is msg, the error of session id, with the id and the URLs replaced: what
-// errors of different sessions (and routes) that failed alike have in common.
+// errorSignature is msg, the error of session id, with the id and the URLs replaced.
 func errorSignature(id, msg string) string {
 	return urlPattern.ReplaceAllString(strings.ReplaceAll(msg, id, "<session>"), "<url>")
 }
 
-// breaker is the run's circuit breaker: when the first n sessions to end all failed the same
-// way (the same error outcome and the same error text but for the session id and the URLs
-// requested), the target is
-// down or the run is misconfigured, and the rest of the run would only repeat it; trip then
-// stops the run (no new session starts; those in flight drain as usual) and says why. A
-// session that ends any other way disarms it. Safe for concurrent use.
+// breaker is the run's circuit breaker: when the first n sessions all failed the same way, trip
+// stops the run; a session that ends any other way disarms it. Safe for concurrent use.
 type breaker struct {
 	mu       sync.Mutex
 	n        int // sessions to watch; 0: off
@@ -38,8 +32,6 @@ type breaker struct {
 	trip     func(reason string) // called once, from the session that completes the n
 }
 
-// note takes one counted session's end: its id, outcome and error (nil unless an error
-// outcome).
 func (b *breaker) note(id string, o measure.Outcome, err error) {
 	if b == nil || b.n <= 0 {
 		return

@@ -20,208 +20,158 @@ import (
 // Config is one load run. The zero value is not runnable: set Target and one of Clients, Rate
 // or Stages, and one of Duration or Sessions (Stages bring their own duration).
 type Config struct {
-	// Target is the runtime's base URL (http://host:port).
-	Target string
-	// Mix is the workload; nil means DefaultMix().
-	Mix *Mix
-	// MixName records where the mix came from ("default" or the file path).
-	MixName string
-	// Library resolves scenario names; nil means scenarios.Embedded().
-	Library *scenarios.Library
-	// Seed overrides the mix's seed when non-zero.
-	Seed uint64
-	// RunID prefixes session ids so the mock's records of different runs never mix; empty
-	// means one derived from the start time.
+	Target  string             // the runtime's base URL (http://host:port)
+	Mix     *Mix               // nil: DefaultMix()
+	MixName string             // where the mix came from ("default" or the file path)
+	Library *scenarios.Library // nil: scenarios.Embedded()
+	Seed    uint64             // overrides the mix's seed when non-zero
+	// RunID prefixes session ids so the mock's records of different runs never mix (empty:
+	// derived from the start time).
 	RunID string
 
-	// Clients is the closed-loop number of virtual users (each runs sessions back to back,
-	// ThinkTime apart). A user ignores a 429's or 503's Retry-After unless HonorRetryAfter:
-	// then it waits that long (at most MaxRetryAfter, never past the schedule's end) before
-	// its next session, if longer than ThinkTime. The open loop's schedule never waits.
+	// Clients is the closed-loop number of virtual users, each running sessions ThinkTime
+	// apart; with HonorRetryAfter a user waits out a 429's or 503's Retry-After (at most
+	// session.MaxRetryAfter) if longer. The open loop's schedule never waits.
 	Clients         int
 	ThinkTime       time.Duration
 	HonorRetryAfter bool
-	// Rate is the open-loop session rate per second; Arrival is "constant" (default),
-	// "poisson" or "gamma" (Poisson's Burstiness; 0: 1). MaxInflight caps open streams (0:
-	// 10,000); a start that finds the cap reached is dropped and counted. An Endpoint with a
-	// Trace and no Clients, Rate or Stages is open loop too, at the trace's times.
+	// Rate is the open-loop session rate per second; Arrival is "constant" (default), "poisson"
+	// or "gamma" (Poisson's Burstiness; 0: 1). MaxInflight caps open streams (0: 10,000); a
+	// start that finds the cap reached is dropped and counted. An Endpoint with a Trace and no
+	// Clients, Rate or Stages is open loop too, at the trace's times.
 	Rate, Burstiness float64
 	Arrival          string
 	MaxInflight      int
-	// Stages ramp the number of virtual users (closed loop), or the session rate when
-	// RateStages is set (open loop). The run lasts their total duration unless Duration or
-	// Sessions end it first.
+	// Stages ramp the virtual users, or the session rate when RateStages is set; the run lasts
+	// their total duration unless Duration or Sessions end it first.
 	Stages     Stages
 	RateStages bool
 
-	// Duration stops starting sessions after this long (from the start, warmup included);
-	// Sessions after this many starts. At least one must bound the run.
+	// Duration stops starting sessions after this long (warmup included), Sessions after this
+	// many starts; at least one must bound the run.
 	Duration time.Duration
 	Sessions int64
-	// Warmup: sessions started before it has elapsed are checked but not measured.
-	Warmup time.Duration
-	// Grace is how long in-flight streams may finish after the last start before they are
-	// cancelled (default 30 s).
+	Warmup   time.Duration // sessions started within it are checked but not measured
+	// Grace is how long in-flight streams may finish after the last start (default 30 s).
 	Grace time.Duration
-	// StreamTimeout bounds one session (default 2 min). A stream still open when it ends is
-	// over_time (slow, not a violation); one still open when Grace ends is cut.
+	// StreamTimeout bounds one session (default 2 min): a stream still open then is over_time;
+	// one still open when Grace ends is cut.
 	StreamTimeout time.Duration
-	// IdleTimeout ends a stream that delivered no byte for this long: the session is stalled.
-	// 0 (the default) never ends a stream for silence: a legacy sim-chat client gets nothing
-	// until the answer is complete, and a tool may run for minutes. A stream the stream
-	// timeout or the run's end finds silent for StallWindow is stalled all the same.
+	// IdleTimeout ends a stream silent this long as stalled. 0 (the default) never does: a
+	// legacy sim-chat client gets nothing until the answer is complete, and a tool may run for
+	// minutes. A stream a limit finds silent for StallWindow is stalled all the same.
 	IdleTimeout time.Duration
 
 	// HTTP2 uses HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1
 	// connection per stream.
 	HTTP2 bool
-	// TLS is the client TLS configuration for an https:// target (nil: the system's roots):
-	// the roots its chain must lead to, or InsecureSkipVerify. The generator uses a clone,
-	// with its own minimum version and key-exchange curves. The server name checked (and sent
-	// as SNI) is the target URL's host.
+	// TLS is the client TLS configuration for an https:// target (nil: the system's roots);
+	// the generator uses a clone with its own minimum version and curves.
 	TLS *tls.Config
 
-	// Headers are sent on every request to the target (streams and stop requests), over the
-	// mix profiles' headers of the same name. Sensitive values (SensitiveHeader) are recorded
-	// and printed as Redacted.
+	// Headers are sent on every request to the target, over the mix profiles' headers of the
+	// same name; sensitive values (SensitiveHeader) are recorded and printed as Redacted.
 	Headers http.Header
-	// Redact lists more secrets, of any length, to hide in everything the run writes or
-	// prints, besides the sensitive headers' values and the URLs' userinfo (Redactor).
+	// Redact lists more secrets, of any length, to hide in everything the run writes or prints.
 	Redact []string
-	// Options are dialect options for every profile, over the mix's (the command line's
-	// --option, --path, ...); the dialect rejects keys it does not know, so options of one
-	// dialect need a mix of that dialect alone.
+	// Options are dialect options for every profile, over the mix's; a dialect rejects keys it
+	// does not know.
 	Options protocol.Options
-	// NoGroundTruth judges every session for structure only: the target's content is not
-	// the script's (a real model behind a gateway), so no content rule applies.
+	// NoGroundTruth judges every session for structure only (a real model's content).
 	NoGroundTruth bool
-	// Endpoint, when set, makes each session one request of an inference endpoint's
-	// workload (synthetic or sampled prompts, max_tokens; no directive, no tools), judged
-	// for structure only (NoGroundTruth). Its mix is EndpointMix's.
+	// Endpoint, when set, makes each session one request of an inference endpoint's workload,
+	// judged for structure only; its mix is EndpointMix's.
 	Endpoint *endpoint.Workload
-	// Dialects resolves the mix's dialect names and says what each can do (required: the
-	// command line passes protocol/dialects.Default(); tests add their own dialects).
+	// Dialects resolves the mix's dialect names (required: protocol/dialects.Default()).
 	Dialects *protocol.Registry
 	// Transport, when set, replaces the transport the generator builds (tests).
 	Transport http.RoundTripper
-	// Clock times open-loop starts (nil: hrtimer.New(), which wakes within microseconds
-	// where Go's timers may be a millisecond late). Tests inside a testing/synctest bubble
-	// pass hrtimer.NewPortable().
+	// Clock times open-loop starts (nil: hrtimer.New(), which wakes within microseconds);
+	// tests in a testing/synctest bubble pass hrtimer.NewPortable().
 	Clock *hrtimer.Clock
 
-	// MockURL is the mock provider whose session records give cancel latency and R-abort;
-	// empty skips that check. RuntimeMetricsURL is the runtime's Prometheus endpoint for the
-	// leak check (default Target + "/metrics"; "-" disables it).
+	// MockURL is the mock provider whose records give cancel latency and R-abort (empty: not
+	// checked); RuntimeMetricsURL is the runtime's Prometheus endpoint for the leak check
+	// (default Target + "/metrics"; "-" disables it).
 	MockURL           string
 	RuntimeMetricsURL string
-	// ScriptTimeScale is the mock's time scale (default 1): client triggers that fire at a
-	// scripted time (abort during thinking the client cannot see) scale by it.
+	// ScriptTimeScale is the mock's time scale (default 1), which scripted client times scale by.
 	ScriptTimeScale float64
 	// AbortTolerance is how long after a client abort the provider must have seen it go away
-	// (default 5 s); later or never is an R-abort violation. The rule asks whether cancels
-	// happen at all (a runtime that ignores them streams on for many seconds); how fast they
-	// happen is the cancel histogram's job, gated by thresholds, so a loaded machine's
-	// scheduling delays do not turn into protocol violations.
+	// (default 5 s), else R-abort. The rule asks whether cancels happen at all; how fast is
+	// the cancel histogram's job, so a loaded machine's delays do not become violations.
 	AbortTolerance time.Duration
-	// LeakGrace is how long to wait after the load drained for the gauges to settle
-	// (default 5 s); the check passes as soon as every delta is within tolerance.
+	// LeakGrace is how long the gauges may take to settle after the load (default 5 s).
 	LeakGrace time.Duration
 	// LeakPerStream is how many goroutines (and descriptors) per peak open stream the runtime
-	// and the mock may keep after the run, for pooled idle provider connections (default
-	// 0.05: 16 + 250 at 5,000 streams; over HTTP/1.1 provider pools raise it).
+	// and the mock may keep after the run, for pooled provider connections (default 0.05).
 	LeakPerStream float64
-	// NoLeakCheck skips the leak check entirely.
-	NoLeakCheck bool
-	// noSelfLeakGauges leaves the generator's own goroutines and descriptors out of the leak
-	// check. For this package's tests: in a test binary they are every parallel test's.
+	NoLeakCheck   bool
+	// noSelfLeakGauges leaves the generator's own gauges out of the leak check (tests: a test
+	// binary's are every parallel test's).
 	noSelfLeakGauges bool
 
-	// SamplesPerRule is how many offending streams to keep per rule (default 3).
-	SamplesPerRule int
+	SamplesPerRule int // offending streams kept per rule (default 3)
 
 	// BreakerSessions is how many first sessions the circuit breaker watches (default
-	// DefaultBreakerSessions; negative: no breaker): when they all end in the same error (the
-	// same outcome and text but for the session id and the URLs), the run stops starting
-	// sessions and says why (Summary.Judging.Stopped, which fails the run).
+	// DefaultBreakerSessions; negative: none): when they all fail alike, the run stops.
 	BreakerSessions int
 
-	// Allow lists rules whose violations are known findings, in addition to the mix's allow
-	// list: still counted and shown (Verdict.Allowed), they do not fail the run.
+	// Allow lists rules whose violations are known findings, besides the mix's: still counted
+	// and shown, they do not fail the run.
 	Allow []protocol.Rule
 
-	// GoodputSLOs are per-session objectives (verdict.ParseSessionSLO: "ttft<500ms",
-	// "tpot<50ms"), added to the mix's goodputSLOs: a session that succeeded and met every one
-	// counts toward goodput.
+	// GoodputSLOs are per-session objectives ("ttft<500ms"), added to the mix's goodputSLOs.
 	GoodputSLOs []verdict.SessionSLO
 
-	// Shard is this process's part of a sharded run (zero: the whole run). A sharded run
-	// needs RunID (or StartAt, from which one is derived) shared by every shard, and skips
-	// its own leak check: leakcheck.Check judges the whole run.
+	// Shard is this process's part of a sharded run (zero: the whole run), which needs a
+	// shared RunID (or StartAt) and skips its own leak check.
 	Shard Shard
-	// StartAt, when set, is when the run begins: Run waits until then, so the shards of a
-	// run start together. A run that begins after it keeps it as its start, so its open-loop
-	// starts are late and counted so, and says by how much (Summary.Shard.LateBy and a
-	// verdict warning).
+	// StartAt, when set, is when the run begins, so the shards start together; a run that
+	// begins later keeps it as its start and counts its late starts.
 	StartAt time.Time
 
-	// Info is recorded in the results as is; the generator does not act on it.
-	Info RunInfo
+	Info RunInfo // recorded as is; the generator does not act on it
 
-	// Outputs take what the run produces while it runs: each session's end, the progress once
-	// a second, latencies as they are measured and snapshots of the results so far (Output).
-	// Each goes to every output that takes it, in this order; what no output takes costs the
-	// run nothing.
+	// Outputs take what the run produces while it runs, each in this order; what no output
+	// takes costs the run nothing.
 	Outputs []Output
-	// SnapshotInterval is how often a SnapshotOutput is called (default
-	// DefaultSnapshotInterval).
+	// SnapshotInterval is how often a SnapshotOutput is called (default DefaultSnapshotInterval).
 	SnapshotInterval time.Duration
-	// Interrupt, when closed, stops new sessions early (first Ctrl-C): in-flight ones get the
-	// grace period, and the results are marked interrupted. Cancelling Run's context instead
-	// cancels in-flight streams at once (second Ctrl-C); results are still returned.
+	// Interrupt, when closed, stops new sessions (first Ctrl-C): in-flight ones get the grace
+	// period and the results are marked interrupted. Cancelling Run's context cancels them at
+	// once (second Ctrl-C).
 	Interrupt <-chan struct{}
 }
 
-// RunInfo is what a run records about the system it measured beyond the workload: metadata
-// for the report, kept apart from the settings the generator acts on.
+// RunInfo is metadata a run records for the report, apart from the settings it acts on.
 type RunInfo struct {
-	// Faults are the runtime's fault switches (agentruntime.Faults.Names()), when the caller
-	// started the runtime with some.
-	Faults []string
-	// Extra holds any other setting worth recording, by flag name.
-	Extra map[string]string
+	Faults []string          // the runtime's fault switches (agentruntime.Faults.Names())
+	Extra  map[string]string // any other setting worth recording, by flag name
 }
 
-// SessionEnd describes one finished session, for callers that aggregate per scenario ×
-// dialect (the run command's summary table).
+// SessionEnd describes one finished session, for callers that aggregate per scenario × dialect.
 type SessionEnd struct {
 	Scenario, Dialect string
-	// Session is the session's id; Target its target's slug.
-	Session, Target string
-	// Outcome is how the session ended (error outcomes are failures whatever the
-	// violations).
-	Outcome    measure.Outcome
-	Violations []protocol.Violation
-	// Err says what ended the session in an error outcome, naming the session, the host
-	// and what was wrong; nil for the others (a session failed by violations alone has
-	// none: its Violations say why).
+	Session, Target   string // the session's id, its target's slug
+	Outcome           measure.Outcome
+	Violations        []protocol.Violation
+	// Err says what ended the session in an error outcome; nil for the others.
 	Err error
 }
 
 // Progress is the run's state, reported once a second.
 type Progress struct {
-	Elapsed time.Duration
-	// Planned is the run's planned length (0 when only Sessions bounds it).
-	Planned time.Duration
-	// PlannedSessions is Config.Sessions (0 when unbounded).
-	PlannedSessions int64
+	Elapsed         time.Duration
+	Planned         time.Duration // the run's planned length (0: only Sessions bounds it)
+	PlannedSessions int64         // Config.Sessions (0: unbounded)
 	Active          int64
 	Started         int64
 	Completed       int64
 	Errors          int64
 	Violations      int64
 	Frames          int64
-	// Draining is true once no new sessions start and in-flight ones are finishing.
-	Draining bool
+	Draining        bool // no new sessions start; in-flight ones are finishing
 }
 
 // Defaults for the Config fields left zero; the command's flags show the same values in --help.
@@ -234,8 +184,7 @@ const (
 	DefaultLeakPerStream = leakcheck.DefaultPerStream
 )
 
-// withDefaults is c with every field left zero set to its default, and the errors of what
-// cannot run (Validate's), all of them.
+// withDefaults is c with its defaults set, and every error of what cannot run.
 func (c *Config) withDefaults() (Config, error) {
 	if c.Dialects == nil {
 		return *c, errors.New("dialects: the dialect registry is required (protocol/dialects.Default() for the shipped dialects)")
@@ -254,7 +203,6 @@ func orDefault[T int | int64 | float64 | time.Duration](v, d T) T {
 	return v
 }
 
-// setDefaults sets the fields left zero to their defaults.
 func (cfg *Config) setDefaults() {
 	if cfg.Mix == nil {
 		cfg.Mix, cfg.MixName = DefaultMix(), cmp.Or(cfg.MixName, "default")
@@ -336,9 +284,7 @@ func (cfg *Config) loadErrors() []error {
 	return errs
 }
 
-// mixErrors are what is wrong with the rules allowed, the mix's thresholds and scenarios:
-// rule names are checked against the registry's rules (a dialect's own are known with it),
-// scenarios against the library.
+// mixErrors are what is wrong with the rules allowed, the mix's thresholds and scenarios.
 func (cfg *Config) mixErrors() []error {
 	var errs []error
 	rules := cfg.Dialects.Rules()
@@ -375,30 +321,24 @@ func (c *Config) replay() bool {
 	return c.Endpoint != nil && len(c.Endpoint.Trace) > 0 && c.Clients == 0 && c.Rate == 0 && len(c.Stages) == 0
 }
 
-// Defaults of the workload when no shape or length is given: the default mix's 1,000 clients
-// for 30 s.
+// Defaults of the workload when no shape or length is given.
 const (
 	DefaultClients  = 1000
 	DefaultDuration = 30 * time.Second
 )
 
-// ClientsPerCore is how many closed-loop clients of the default mix run gives each core of
-// the machine when no shape is given (ClientsForCores). Measured with run --clients 100 and 200
-// --duration 10s on a 2-core VM: the generator, the mock and the runtime together spent 32 to
-// 49 ms of CPU per session, and a client ran a session every 3.2 s or so, so each client costs
-// 0.010 to 0.015 cores; 40 clients a core keep the three processes near half of each core
-// (0.4 to 0.6), so the latencies are the target's, not a queue for the CPU.
+// ClientsPerCore is how many default-mix clients run gives each core when no shape is given:
+// enough to keep the three processes near half of each core, so the latencies are the
+// target's, not a queue for the CPU (docs/REFERENCE.md).
 const ClientsPerCore = 40
 
-// ClientsForCores is run's default clients on a machine of cores cores: ClientsPerCore a
-// core, at most DefaultClients (25 cores and more), at least ClientsPerCore.
+// ClientsForCores is run's default clients on cores cores, within [ClientsPerCore, DefaultClients].
 func ClientsForCores(cores int) int {
 	return min(max(cores, 1)*ClientsPerCore, DefaultClients)
 }
 
-// Small tells whether the run is small enough that run and sweep play the mock and runtime in
-// process (a quicker start, and figures no one would quote): at most 200 sessions, at most 20
-// sessions/s, or at most 50 clients without stages.
+// Small tells whether run and sweep may play the mock and runtime in process (a quicker start,
+// figures no one would quote): at most 200 sessions, 20 sessions/s, or 50 clients.
 func (c *Config) Small() bool {
 	switch {
 	case c.Sessions > 0 && c.Sessions <= 200:

@@ -16,23 +16,16 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// EndpointMix is the mix of an endpoint workload: one profile of dialect, its target the
-// model (a label in the results), playing the endpoint scenario (scenarios.EndpointScenario).
+// EndpointMix is an endpoint workload's mix: one profile of dialect, its target the model.
 func EndpointMix(dialect, model string, seed uint64) (*Mix, error) {
 	return NewMix("endpoint", cmp.Or(seed, 1), map[string]float64{scenarios.EndpointScenario: 1},
 		[]Profile{{Name: dialect, Dialect: dialect, Weight: 1, Targets: []Target{{Slug: model}}}})
 }
 
-// ListModels asks the target for its models (GET {target}/v1/models, the OpenAI and Anthropic
-// shape {"data":[{"id":…}]}) with c's headers, and returns their ids.
+// ListModels returns the ids of the target's models (GET /v1/models) asked with c's headers.
 func ListModels(ctx context.Context, c Config) ([]string, error) {
-	one := c
-	one.Clients, one.Rate, one.Stages, one.MaxInflight = 1, 0, nil, 1
-	rt := c.Transport
-	if rt == nil {
-		rt = newTransport(&one)
-	}
-	client := &http.Client{Transport: rt, CheckRedirect: noRedirects, Timeout: 15 * time.Second}
+	client := c.oneClient()
+	client.Timeout = 15 * time.Second
 	defer client.CloseIdleConnections()
 	url := strings.TrimSuffix(strings.TrimSuffix(c.Target, "/"), "/v1") + "/v1/models"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -18,64 +18,43 @@ import (
 //go:embed mix.yaml
 var defaultMixYAML []byte
 
-// Mix is a workload: which scenarios to play, how often, and through which clients. It is read
-// from YAML (DefaultMix embeds the default) and is immutable once validated.
+// Mix is a workload: which scenarios to play, how often, through which clients; immutable once validated.
 type Mix struct {
-	// Name labels the mix in results.
 	Name string `yaml:"name"`
 	// Seed makes the session sequence reproducible: session i of two runs with the same seed
 	// plays the same scenario, seed, profile and target.
-	Seed uint64 `yaml:"seed"`
-	// Scenarios maps a scenario name to its relative weight.
-	Scenarios map[string]float64 `yaml:"scenarios"`
-	// Profiles are the client kinds, picked by weight.
-	Profiles []Profile `yaml:"profiles"`
-	// Thresholds are checks (package verdict) added to the defaults: the run's verdict and
-	// `streambench gate` both apply them.
-	Thresholds []string `yaml:"thresholds"`
-	// Allow lists rule IDs whose violations are known findings of the target (e.g. R-abort for
-	// a runtime that does not cancel its provider stream): still counted and shown as allowed,
-	// they fail neither the run nor `streambench gate`. The names are checked against the
-	// dialect registry's rules (Config.Dialects) when the run is configured, like the
-	// scenarios against the library.
+	Seed       uint64             `yaml:"seed"`
+	Scenarios  map[string]float64 `yaml:"scenarios"`  // a scenario's relative weight
+	Profiles   []Profile          `yaml:"profiles"`   // the client kinds, picked by weight
+	Thresholds []string           `yaml:"thresholds"` // checks added to the verdict's defaults
+	// Allow lists rules whose violations are known findings of the target: still counted and
+	// shown as allowed, they fail neither the run nor gate.
 	Allow []protocol.Rule `yaml:"allow"`
-	// GoodputSLOs are per-session objectives (verdict.ParseSessionSLO, e.g. "ttft<500ms"): a
-	// session that succeeded and met every one, and every load --goodput-slo, is goodput.
+	// GoodputSLOs are per-session objectives ("ttft<500ms") a goodput session meets.
 	GoodputSLOs []string `yaml:"goodputSLOs"`
 
-	// scenarioNames is Scenarios' keys in sorted order, so weighted picks do not depend on
-	// map iteration order.
+	// scenarioNames is sorted, so weighted picks do not depend on map order.
 	scenarioNames []string
 }
 
 // Profile is one kind of client.
 type Profile struct {
-	Name string `yaml:"name"`
-	// Dialect names a registered client dialect (package protocol/dialects).
-	Dialect string `yaml:"dialect"`
-	// Options are the dialect's own settings (`streambench load --help` lists each dialect's;
-	// e.g. sim-chat optedIn, path). A target's options win over these.
-	Options protocol.Options `yaml:"options"`
+	Name    string           `yaml:"name"`
+	Dialect string           `yaml:"dialect"` // a registered client dialect
+	Options protocol.Options `yaml:"options"` // the dialect's settings; a target's win
 	Weight  float64          `yaml:"weight"`
-	// Targets are the deployments this client talks to, picked uniformly.
-	Targets []Target `yaml:"targets"`
-	// Headers are sent on every request of this profile ("Name: value" pairs; Config.Headers
-	// win for the same name). Sensitive values are never recorded or printed.
+	Targets []Target         `yaml:"targets"` // picked uniformly
+	// Headers are sent on every request of this profile; Config.Headers win for the same name.
 	Headers map[string]string `yaml:"headers"`
-	// Scenarios are weights of this profile's own: scenarios only this client plays (a compose
-	// swarm, a canvas reconnect) are added to the mix's, and a weight here replaces the mix's
-	// for this profile (0 leaves a shared scenario out of it).
+	// Scenarios are this profile's own weights, over the mix's (0 leaves a shared one out).
 	Scenarios map[string]float64 `yaml:"scenarios"`
 
-	// scenarioNames is the profile's effective scenarios (weight > 0), sorted; weights their
-	// weights.
+	// scenarioNames is the profile's effective scenarios (weight > 0), sorted.
 	scenarioNames []string
 	weights       map[string]float64
 }
 
-// Target is one deployment a profile's clients talk to: a slug (sim-chat), workflow id
-// (sim-canvas), agent id (compose) or route, with dialect options of its own (e.g. the event
-// policy the sim-chat checker assumes for it).
+// Target is one deployment a profile's clients talk to, with dialect options of its own.
 type Target struct {
 	Slug    string           `yaml:"slug"`
 	Options protocol.Options `yaml:"options"`
@@ -111,9 +90,7 @@ func ParseMix(name string, data []byte) (*Mix, error) {
 	return &m, nil
 }
 
-// NewMix builds and validates a mix from values, for callers that compose a workload in code
-// rather than read one from a file; it checks what ParseMix checks, and errors name the mix and
-// the field at fault. The scenarios map and the profiles are copied: the caller may reuse them.
+// NewMix builds and validates a mix from values as ParseMix does, copying the maps and profiles.
 func NewMix(name string, seed uint64, scenarios map[string]float64, profiles []Profile) (*Mix, error) {
 	m := Mix{Name: name, Seed: seed, Scenarios: maps.Clone(scenarios), Profiles: make([]Profile, len(profiles))}
 	for i, p := range profiles {
@@ -166,7 +143,7 @@ func (m *Mix) validate() error {
 	}
 	slices.Sort(m.scenarioNames)
 	for i, expr := range m.Thresholds {
-		// Parsed now, before any run: a bad threshold found after the run wastes it.
+		// Parsed now: a bad threshold found after the run wastes it.
 		if _, err := verdict.ParseThreshold(expr); err != nil {
 			errs = append(errs, fmt.Errorf("thresholds[%d]: %w", i, err))
 		}
@@ -211,19 +188,18 @@ func (m *Mix) validateProfile(i int) []error {
 			errs = append(errs, fmt.Errorf("%s.scenarios.%s: weight %v must be >= 0", where, name, w))
 		}
 	}
-	m.Profiles[i].weights = maps.Clone(m.Scenarios)
-	if m.Profiles[i].weights == nil {
-		m.Profiles[i].weights = map[string]float64{}
-	}
-	maps.Copy(m.Profiles[i].weights, p.Scenarios)
-	m.Profiles[i].scenarioNames = nil
-	for name, w := range m.Profiles[i].weights {
+	pp := &m.Profiles[i]
+	pp.weights = map[string]float64{}
+	maps.Copy(pp.weights, m.Scenarios)
+	maps.Copy(pp.weights, p.Scenarios)
+	pp.scenarioNames = nil
+	for name, w := range pp.weights {
 		if w > 0 {
-			m.Profiles[i].scenarioNames = append(m.Profiles[i].scenarioNames, name)
+			pp.scenarioNames = append(pp.scenarioNames, name)
 		}
 	}
-	slices.Sort(m.Profiles[i].scenarioNames)
-	if p.Weight > 0 && len(m.Profiles[i].scenarioNames) == 0 {
+	slices.Sort(pp.scenarioNames)
+	if p.Weight > 0 && len(pp.scenarioNames) == 0 {
 		errs = append(errs, fmt.Errorf("%s.scenarios: the profile plays no scenario (every weight is 0)", where))
 	}
 	return errs
@@ -243,9 +219,9 @@ func (m *Mix) Dialects() []string {
 	return out
 }
 
-// Restrict returns a copy of the mix for command-line overrides: only the profiles of dialect
-// (all when empty; a new profile when none matches, sent to slug, else to targets, else to one
-// named after the dialect), and every target replaced by slug when slug is non-empty.
+// Restrict returns a copy of the mix with only the profiles of dialect (all when empty; a new
+// one sent to slug, else targets, else the dialect's name, when none matches), every target
+// replaced by slug when it is non-empty.
 func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 	out := *m
 	out.Profiles = nil
@@ -259,9 +235,8 @@ func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 		out.Profiles = append(out.Profiles, p)
 	}
 	if len(out.Profiles) == 0 {
-		// A dialect the mix lacks gets one profile of its own. Its targets are slug, targets, or
-		// the dialect's name where neither is given: the provider-wire dialects send every
-		// session to the target URL itself, so their target only labels results.
+		// The provider-wire dialects send every session to the target URL itself: their
+		// target only labels results.
 		p := Profile{Name: dialect, Dialect: dialect, Weight: 1}
 		switch {
 		case slug != "":
@@ -287,9 +262,7 @@ func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 	return &out, nil
 }
 
-// WithScenarios returns a copy of the mix that plays names alone, equally weighted, through
-// its profiles (load --scenario): the mix's scenario weights and the profiles' own scenarios
-// are dropped.
+// WithScenarios returns a copy of the mix that plays names alone, equally weighted.
 func (m *Mix) WithScenarios(names []string) (*Mix, error) {
 	out := *m
 	out.Scenarios = make(map[string]float64, len(names))
@@ -309,55 +282,44 @@ func (m *Mix) WithScenarios(names []string) (*Mix, error) {
 
 // Pick is one session's identity, a pure function of (mix, seed, index).
 type Pick struct {
-	Index    uint64
-	Scenario string
-	// Seed renders the scenario.
-	Seed    uint64
-	Profile *Profile
-	Target  Target
-	// ProfileIndex and TargetIndex locate Profile and Target in the mix.
+	Index                     uint64
+	Scenario                  string
+	Seed                      uint64 // renders the scenario
+	Profile                   *Profile
+	Target                    Target
 	ProfileIndex, TargetIndex int
 }
 
-// Pick derives session index's profile, scenario (from the profile's weights), target and
-// scenario seed from seed.
+// Pick derives session index's profile, scenario, target and scenario seed from seed.
 func (m *Mix) Pick(seed, index uint64) Pick {
 	r := rand.New(rand.NewPCG(seed, index))
 	p := Pick{Index: index}
-	var total float64
-	for i := range m.Profiles {
-		total += max(m.Profiles[i].Weight, 0)
-	}
-	x := r.Float64() * total
-	p.ProfileIndex = len(m.Profiles) - 1
-	for i := range m.Profiles {
-		w := max(m.Profiles[i].Weight, 0)
-		if w > 0 && x < w {
-			p.ProfileIndex = i
-			break
-		}
-		x -= w
-	}
+	p.ProfileIndex = weighted(r, len(m.Profiles), func(i int) float64 { return m.Profiles[i].Weight })
 	p.Profile = &m.Profiles[p.ProfileIndex]
-	names, weights := p.Profile.scenarioNames, p.Profile.weights
-	total = 0
-	for _, n := range names {
-		total += weights[n]
-	}
-	x = r.Float64() * total
-	p.Scenario = names[len(names)-1]
-	for _, n := range names {
-		if x < weights[n] {
-			p.Scenario = n
-			break
-		}
-		x -= weights[n]
-	}
+	names := p.Profile.scenarioNames
+	p.Scenario = names[weighted(r, len(names), func(i int) float64 { return p.Profile.weights[names[i]] })]
 	p.TargetIndex = r.IntN(len(p.Profile.Targets))
 	p.Target = p.Profile.Targets[p.TargetIndex]
 	// Small seeds keep directives short and readable in logs.
 	p.Seed = r.Uint64() % 1_000_000
 	return p
+}
+
+// weighted picks one of n indices by weight (negative counts as 0), the last when none fits.
+func weighted(r *rand.Rand, n int, weight func(int) float64) int {
+	var total float64
+	for i := range n {
+		total += max(weight(i), 0)
+	}
+	x := r.Float64() * total
+	for i := range n {
+		w := max(weight(i), 0)
+		if w > 0 && x < w {
+			return i
+		}
+		x -= w
+	}
+	return n - 1
 }
 
 // goodputSLOs is the mix's goodput SLOs (validated with the mix) followed by extra.

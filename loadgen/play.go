@@ -9,32 +9,26 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// plan derives session index's plan. The scenario exists: Config validation checked the mix.
-func (r *runner) plan(index uint64, suffix string) *session.Plan {
-	return r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10)+suffix)
-}
-
-// planOf is the plan of the session pick, named id.
 func (r *runner) planOf(pick Pick, id string) *session.Plan {
 	sp := session.Pick{Index: pick.Index, Scenario: pick.Scenario, Seed: pick.Seed, Target: pick.Target.Slug}
 	return r.planner.Plan(sp, r.reqOpts[pick.ProfileIndex][pick.TargetIndex], id)
 }
 
-// planShallow is plan(index, "") run on a fresh goroutine (session.OnFreshStack): rendering
-// the script is deep, and the calling goroutine goes on to hold the session's stream.
+// planShallow plans session index on a fresh stack: the caller goes on to hold the stream.
 func (r *runner) planShallow(index uint64) *session.Plan {
 	var p *session.Plan
-	session.OnFreshStack(func() bool { p = r.plan(index, ""); return true })
+	session.OnFreshStack(func() bool {
+		p = r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10))
+		return true
+	})
 	return p
 }
 
-// planner is the run's session planner.
 func (c *Config) planner() *session.Planner {
 	return &session.Planner{Library: c.Library, NoGroundTruth: c.NoGroundTruth, Endpoint: c.Endpoint, ScriptTimeScale: c.ScriptTimeScale}
 }
 
-// runSession plays session p (session.Runner.Play) and tells the run's SessionEndOutputs how
-// it ended.
+// runSession plays session p and tells the run's SessionEndOutputs how it ended.
 func (r *runner) runSession(ctx context.Context, p *session.Plan, intended time.Time) session.Result {
 	res := r.sessions.Play(ctx, p, intended)
 	if r.out.sessionEnd != nil {
@@ -43,9 +37,8 @@ func (r *runner) runSession(ctx context.Context, p *session.Plan, intended time.
 	return res
 }
 
-// sessionEnded tells the run's SessionEndOutputs how the session ended. It is apart from
-// runSession, and not inlined, so that runSession's frame, under every open stream's read,
-// stays small (see session.Runner.Play).
+// sessionEnded is apart and not inlined, so runSession's frame, under every open stream's
+// read, stays small (session.Runner.Play).
 //
 //go:noinline
 func (r *runner) sessionEnded(p *session.Plan, res *session.Result) {
@@ -55,7 +48,6 @@ func (r *runner) sessionEnded(p *session.Plan, res *session.Result) {
 	})
 }
 
-// sloExprs is the SLOs as written, for the summary.
 func sloExprs(slos []verdict.SessionSLO) []string {
 	var out []string
 	for _, s := range slos {

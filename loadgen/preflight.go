@@ -17,9 +17,7 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// CheckURL checks that raw, the value of flag, is an http or https base URL with a host:
-// a scheme-less "127.0.0.1:8080" or an "ftp://" URL is bad input, named before anything is
-// sent. The error never quotes the URL's userinfo.
+// CheckURL checks that raw, flag's value, is an http(s) base URL with a host, never quoting its userinfo.
 func CheckURL(flag, raw string) error {
 	shown := RedactURL(raw)
 	u, err := url.Parse(raw)
@@ -45,14 +43,11 @@ const PreflightHeader = "X-Streambench-Preflight"
 // preflightTimeout bounds how long a preflight request waits for its response head.
 const preflightTimeout = 10 * time.Second
 
-// PreflightError is a stream route that cannot work: the request's transport failed (nothing
-// listens, the name does not resolve, the TLS handshake failed) or the target answered 404 or
-// 405 (the route or the method is wrong).
+// PreflightError is a stream route that cannot work: its transport failed, or it answered 404 or 405.
 type PreflightError struct {
 	Route string // the request, "POST URL" (userinfo redacted)
-	// More counts the other routes that failed.
-	More int
-	Err  error
+	More  int    // the other routes that failed
+	Err   error
 }
 
 func (e *PreflightError) Error() string {
@@ -65,13 +60,11 @@ func (e *PreflightError) Error() string {
 
 func (e *PreflightError) Unwrap() error { return e.Err }
 
-// Preflight sends, before a run, one request for each distinct stream route of c's mix (each
-// dialect and target: a session of its profile, marked with PreflightHeader), reads its
-// response head and hangs up: the first route alone, and the others only if it passed, so a
-// target that is down gets one request. It returns a *PreflightError for a route that cannot work (a
-// refused connection, a DNS or TLS failure, a 404 or 405), and warnings for routes that gave
-// no head within 10 s; any other answer passes (a 200, a scripted error status, a 401 the run
-// will count). A Config that is not valid is returned as Validate's error, nothing sent.
+// Preflight sends one request for each distinct stream route of c's mix (marked with
+// PreflightHeader), reads its response head and hangs up; the others only if the first passed,
+// so a target that is down gets one request. It returns a *PreflightError for a route that
+// cannot work, and warnings for routes without a head in time; any other answer passes. An
+// invalid Config is returned as Validate's error, nothing sent.
 func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	cfg, err := c.withDefaults()
 	if err != nil {
@@ -81,15 +74,9 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	rt := cfg.Transport
-	if rt == nil {
-		one := cfg
-		one.Clients, one.Rate, one.Stages, one.MaxInflight = 1, 0, nil, 1
-		rt = newTransport(&one)
-	}
 	r := &runner{cfg: cfg, reqOpts: opts, runID: cmp.Or(cfg.RunID, "preflight"), planner: cfg.planner()}
 	r.redactor = newRunRedactor(&cfg, opts)
-	client := &http.Client{Transport: rt, CheckRedirect: noRedirects}
+	client := cfg.oneClient()
 	defer client.CloseIdleConnections()
 
 	var reqs []*http.Request
@@ -110,11 +97,8 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 			if err != nil {
 				return nil, fmt.Errorf("load: preflight: profile %d target %s: %w", i, t.Slug, err)
 			}
-			session.ApplyHeader(req, p.Header)
+			session.ApplyStreamHeader(req, p.Header)
 			req.Header.Set(PreflightHeader, "1")
-			if req.Header.Get("Accept-Encoding") == "" {
-				req.Header.Set("Accept-Encoding", "identity")
-			}
 			key := req.Method + " " + req.URL.String()
 			if !seen[key] {
 				seen[key] = true
@@ -141,8 +125,7 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 			warnings = append(warnings, fmt.Sprintf("preflight: %s: %s", route, r.redactor.String(warn)))
 		}
 	}
-	// The first route alone: a target that is down, or a base URL that is wrong, fails every
-	// route alike, and one request says so. Then the others, a few at a time.
+	// The first route alone, then the others a few at a time.
 	if len(reqs) > 0 {
 		check(reqs[0])
 	}
@@ -150,13 +133,11 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 		if len(failures) > 0 {
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			check(req)
-		}()
+		})
 	}
 	wg.Wait()
 	slices.Sort(warnings)
@@ -169,8 +150,17 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	return warnings, first
 }
 
-// preflightOne sends req and judges its response head: fail for a route that cannot work,
-// warn for one that gave no head in time.
+// oneClient is a client for a few requests outside the load.
+func (c Config) oneClient() *http.Client {
+	rt := c.Transport
+	if rt == nil {
+		c.Clients, c.Rate, c.Stages, c.MaxInflight = 1, 0, nil, 1
+		rt = newTransport(&c)
+	}
+	return &http.Client{Transport: rt, CheckRedirect: noRedirects}
+}
+
+// preflightOne sends req and judges its response head.
 func preflightOne(ctx context.Context, client *http.Client, req *http.Request) (fail error, warn string) {
 	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
@@ -201,8 +191,7 @@ func preflightOne(ctx context.Context, client *http.Client, req *http.Request) (
 	return nil, ""
 }
 
-// Validate checks c as Run would before sending anything: the URLs, the load shape, the mix
-// and every profile's dialect options.
+// Validate checks c as Run would before sending anything.
 func (c Config) Validate() error {
 	cfg, err := c.withDefaults()
 	if err != nil {

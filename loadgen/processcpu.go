@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// ProcessCPU is this process's user + system CPU time so far (getrusage; 0 when unknown): what
-// the console's "µs CPU per received frame" divides.
+// ProcessCPU is this process's user + system CPU time so far (0 when unknown).
 func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -8,10 +8,9 @@ import (
 	"github.com/streambench/streambench/mockrecords"
 )
 
-// providerRequests counts, per scenario, the provider requests the mock recorded for the run's
-// sessions (ids runID-INDEX; with shard set, this shard's indices only) and the retries among them: every request for a turn
-// (of the conversation, or of one swarm child) after the first, counted by the status of the
-// attempt it repeated. Records are in arrival order (the mock's ring, oldest first).
+// providerRequests counts, per scenario, the provider requests the mock recorded for this
+// shard's sessions, and the retries among them (a turn's requests after the first) by the
+// status of the attempt repeated. Records are oldest first.
 func providerRequests(recs []mockrecords.Record, runID string, shard Shard) []measure.ProviderRequests {
 	type turnKey struct {
 		session, child string
@@ -51,7 +50,7 @@ func providerRequests(recs []mockrecords.Record, runID string, shard Shard) []me
 	return measure.MergeProviderRequests(list, nil)
 }
 
-// runSession reports whether session id is one of the run's sessions, and this shard's.
+// runSession reports whether session id is one of this run's and shard's.
 func runSession(id, runID string, shard Shard) bool {
 	rest, ok := strings.CutPrefix(id, runID+"-")
 	if !ok {
@@ -64,8 +63,7 @@ func runSession(id, runID string, shard Shard) bool {
 	return !shard.Sharded() || index%uint64(shard.Count) == uint64(shard.Index)
 }
 
-// retriesWarning says that the target retried provider requests, and which ("" when it did
-// not): a retry is invisible to the client, which sees only its latency.
+// retriesWarning says which provider requests the target retried, invisibly to its client.
 func retriesWarning(list []measure.ProviderRequests) string {
 	total := measure.TotalProviderRequests(list)
 	if total.Retries == 0 {

@@ -13,20 +13,10 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// Redactor hides a run's secrets in everything the generator writes or prints: the results
-// (summary.json, violations.jsonl, and so the reports), the errors it returns and hands to
-// SessionEndOutputs, and the console. The secrets are
-//   - the userinfo of the target, mock and runtime-metrics URLs (a URL is recorded with its
-//     userinfo replaced; in free text, the userinfo as written, and its password or user
-//     name when of minEchoedSecret bytes or more);
-//   - the value of every sensitive header (SensitiveHeader) and each of its parts: the
-//     credential after an auth scheme (Bearer T, Basic B and B decoded), and any other part
-//     (split at spaces, commas and semicolons; of NAME=VALUE the value) of minEchoedSecret
-//     bytes or more, for a server may echo the bare token ("Incorrect API key provided: T");
-//   - each value given to Config.Redact (--redact), whatever its length;
-//
-// as written, URL-escaped and JSON-escaped. A nil *Redactor redacts nothing. It is safe for
-// concurrent use.
+// Redactor hides a run's secrets in everything the generator writes or prints: the userinfo
+// of its URLs, every sensitive header's value and its parts (a server may echo a bare token),
+// and Config.Redact's values, as written, URL-escaped and JSON-escaped. A nil *Redactor
+// redacts nothing. It is safe for concurrent use.
 type Redactor struct {
 	replacer *strings.Replacer // nil: no secret
 }
@@ -34,8 +24,7 @@ type Redactor struct {
 // minAuthCredential is the shortest credential after an auth scheme searched for in free text.
 const minAuthCredential = 4
 
-// NewRedactor returns the redactor of the secrets in headers, in the userinfo of urls, and
-// the extra values.
+// NewRedactor returns the redactor of headers' sensitive values, urls' userinfo and extra.
 func NewRedactor(headers []http.Header, urls []string, extra []string) *Redactor {
 	var secrets []string
 	add := func(v string, minLen int) {
@@ -73,8 +62,8 @@ func NewRedactor(headers []http.Header, urls []string, extra []string) *Redactor
 	return newRedactor(secrets)
 }
 
-// headerSecrets passes a sensitive header's value and its parts to add, with the shortest
-// length each is searched for in free text.
+// headerSecrets passes a sensitive header's value and its parts (the credential after an auth
+// scheme, decoded Basic, NAME=VALUE's value) to add, with the shortest length searched for.
 func headerSecrets(v string, add func(string, int)) {
 	add(v, minEchoedSecret)
 	fields := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' || r == ';' })
@@ -99,8 +88,7 @@ func headerSecrets(v string, add func(string, int)) {
 	}
 }
 
-// isAuthScheme tells whether f is an HTTP authentication scheme word (RFC 9110 §11: Bearer,
-// Basic, Token, Digest, ApiKey...): letters only, followed by the credential.
+// isAuthScheme tells whether f is an HTTP authentication scheme word (RFC 9110 §11).
 func isAuthScheme(f string) bool {
 	switch strings.ToLower(f) {
 	case "bearer", "basic", "token", "digest", "apikey", "api-key", "key":
@@ -120,8 +108,7 @@ func newRedactor(secrets []string) *Redactor {
 			all = append(all, strings.ReplaceAll(s, "/", `\/`)) // JSON as some encoders write it
 		}
 	}
-	// Longest first: the replacer tries patterns in argument order at each position, so
-	// "Bearer T" is replaced whole rather than leaving "Bearer " before T's marker.
+	// Longest first: the replacer tries patterns in order, so "Bearer T" is replaced whole.
 	slices.SortFunc(all, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
 	all = slices.Compact(all)
 	if len(all) == 0 {
@@ -142,8 +129,7 @@ func (r *Redactor) String(s string) string {
 	return r.replacer.Replace(s)
 }
 
-// URL returns raw with its userinfo replaced by Redacted (scheme://<redacted>@host/...) and
-// any other secret in it redacted.
+// URL returns raw with its userinfo replaced by Redacted and any other secret redacted.
 func (r *Redactor) URL(raw string) string {
 	return r.String(RedactURL(raw))
 }
@@ -163,8 +149,7 @@ func RedactURL(raw string) string {
 	return scheme + "://" + Redacted + "@" + rest
 }
 
-// Error returns err with its message redacted (nil for nil); errors.Is and errors.As still
-// see err.
+// Error returns err with its message redacted; errors.Is and errors.As still see err.
 func (r *Redactor) Error(err error) error {
 	if err == nil || r == nil || r.replacer == nil {
 		return err
@@ -184,9 +169,7 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// Run redacts every string of run in place: the summary (the recorded target and
-// environment's URLs with their userinfo replaced) and the samples. Run returns its results
-// through it, and each snapshot, so nothing written holds a secret.
+// Run redacts every string of run's summary and samples in place.
 func (r *Redactor) Run(run *measure.Run) {
 	if run == nil {
 		return
@@ -197,7 +180,7 @@ func (r *Redactor) Run(run *measure.Run) {
 	if r == nil || r.replacer == nil {
 		return
 	}
-	// The run id names the results directory and is the user's own choice: kept as given.
+	// The run id names the results directory and is the user's own: kept.
 	id := s.RunID
 	redactValue(reflect.ValueOf(s).Elem(), r.String)
 	s.RunID = id
@@ -206,8 +189,7 @@ func (r *Redactor) Run(run *measure.Run) {
 	}
 }
 
-// redactValue applies f to every string reachable from v (struct fields, slice and array
-// elements, map values, pointers), in place. Map keys are names, never free text.
+// redactValue applies f in place to every string reachable from v but map keys (names).
 func redactValue(v reflect.Value, f func(string) string) {
 	switch v.Kind() {
 	case reflect.String:

@@ -17,17 +17,14 @@ import (
 // Redacted replaces a secret header value wherever one would be written or printed.
 const Redacted = "<redacted>"
 
-// SensitiveHeader tells whether a header's value is a credential that must never be written to
-// disk or printed: Authorization, Proxy-Authorization, Cookie, Set-Cookie, and any name that
-// contains token, key or secret (case-insensitive: x-runtime-internal-token, X-Api-Key).
+// SensitiveHeader tells whether a header's value is a credential, never to be written or printed.
 func SensitiveHeader(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
 	case "authorization", "proxy-authorization", "cookie", "set-cookie":
 		return true
 	}
-	// By the name's words, not its letters: x-api-key and x-portkey-api-key are secrets,
-	// x-portkey-provider (whose value is "anthropic") is not.
+	// By words, not letters: x-portkey-api-key is a secret, x-portkey-provider is not.
 	for _, part := range strings.FieldsFunc(n, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
 		switch {
 		case part == "key", part == "apikey", part == "auth", part == "signature",
@@ -38,8 +35,7 @@ func SensitiveHeader(name string) bool {
 	return false
 }
 
-// ParseHeader parses "Name: value" (the value trimmed; it may be empty). The error never
-// quotes a value: the text is shown only up to the first space or colon, the presumed name.
+// ParseHeader parses "Name: value" (value trimmed, maybe empty); its error never quotes a value.
 func ParseHeader(s string) (name, value string, err error) {
 	name, value, ok := strings.Cut(s, ":")
 	shown := s
@@ -71,8 +67,7 @@ func validHeaderName(name string) bool {
 	return true
 }
 
-// ParseHeaders parses repeated "Name: value" flags into a header set; a name given twice keeps
-// both values.
+// ParseHeaders parses repeated "Name: value" flags; a name given twice keeps both values.
 func ParseHeaders(list []string) (http.Header, error) {
 	if len(list) == 0 {
 		return nil, nil
@@ -88,17 +83,10 @@ func ParseHeaders(list []string) (http.Header, error) {
 	return h, nil
 }
 
-// RedactedHeaders formats h as "Name: value" lines in name order, sensitive values replaced
-// by Redacted: how headers are recorded in results and shown.
+// RedactedHeaders formats h as "Name: value" lines in name order, sensitive values Redacted.
 func RedactedHeaders(h http.Header) []string {
 	var out []string
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range h {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[name] {
 			if SensitiveHeader(name) {
 				v = Redacted
@@ -109,9 +97,7 @@ func RedactedHeaders(h http.Header) []string {
 	return out
 }
 
-// resolve configures every profile × target of the mix once, before the run: errors name the
-// mix, the profile and the target. Config.Options go to every profile whose dialect takes
-// them; one that no profile's dialect takes is an error.
+// resolve configures every profile × target once; an option no profile's dialect takes is an error.
 func (c *Config) resolve() ([][]session.Request, error) {
 	out := make([][]session.Request, len(c.Mix.Profiles))
 	var errs []error
@@ -144,9 +130,9 @@ func (c *Config) resolve() ([][]session.Request, error) {
 			}
 		}
 		out[i] = make([]session.Request, len(p.Targets))
-		var first string // the first target an error was found at
+		var first string // the first target with an error
 		var firstErr error
-		var more int // targets after it with the same error (command-line options: all of them)
+		var more int // targets after it with the same error
 		for j, t := range p.Targets {
 			opts := protocol.MergeOptions(p.Options, t.Options, cli)
 			cl, err := d.Configure(t.Slug, opts)
@@ -175,8 +161,7 @@ func (c *Config) resolve() ([][]session.Request, error) {
 	return out, errors.Join(errs...)
 }
 
-// targetError names where a target's configuration failed, and how many more targets of the
-// profile failed the same way.
+// targetError names where a target's configuration failed, and how many more failed alike.
 func targetError(profile, target string, more int, err error) error {
 	if more > 0 {
 		return fmt.Errorf("%s.%s and %d more: %w", profile, target, more, err)
@@ -184,14 +169,11 @@ func targetError(profile, target string, more int, err error) error {
 	return fmt.Errorf("%s.%s: %w", profile, target, err)
 }
 
-// minEchoedSecret is the shortest sensitive header value (or part of one) searched for in
-// free text. A header whose name only looks sensitive (x-portkey-provider: openai) would
-// otherwise blank out a common word in every error message; its value is still redacted
-// wherever the header itself is recorded or printed (RedactedHeaders).
+// minEchoedSecret is the shortest sensitive header value (or part) searched for in free text,
+// so that a value like "openai" does not blank out a common word everywhere.
 const minEchoedSecret = 8
 
-// newRunRedactor is the redactor of a run: the sensitive header values of every profile, the
-// userinfo of its URLs and Config.Redact (Redactor).
+// newRunRedactor is the redactor of a run's headers, URLs and Config.Redact.
 func newRunRedactor(cfg *Config, opts [][]session.Request) *Redactor {
 	var headers []http.Header
 	for _, prs := range opts {

@@ -1,15 +1,11 @@
 // Package loadgen is streambench's load generator: thousands of SSE clients that replay a
-// workload mix against an agent runtime, judge every stream with its dialect's checker against
-// the scenario's ground truth, and measure what users of agent streaming feel (time to first
-// chunk, gaps, cancel latency) into per-scenario × dialect HdrHistograms.
+// workload mix against an agent runtime, judge every stream with its dialect's checker, and
+// measure what users feel into per-scenario × dialect HdrHistograms.
 //
-// The schedule of session starts is kept apart from the streams: a Pacer (open loop) or a set
-// of virtual users (closed loop) decides when a session starts; each session then runs on its
-// own goroutine. Latency is measured from the intended start, so a target that cannot keep up
-// shows it instead of slowing the schedule down (no coordinated omission). Measurements go to
-// the measure package's data model; rendering is the report package's job. What a run produces
-// while it runs (each session's end, progress, latencies, snapshots) goes to its Outputs
-// (Config.Outputs, Output); its final results are Run's return value.
+// A Pacer (open loop) or virtual users (closed loop) decide when a session starts; each runs on
+// its own goroutine, its latency measured from the intended start, so a target that cannot
+// keep up shows it instead of slowing the schedule (no coordinated omission). What a run
+// produces while it runs goes to its Outputs; its final results are Run's return value.
 package loadgen
 
 import (
@@ -45,11 +41,11 @@ import (
 type runner struct {
 	cfg        Config
 	client     *http.Client
-	transport  http.RoundTripper // the client's: Config.Transport or the generator's own
+	transport  http.RoundTripper // Config.Transport or the generator's own
 	rec        *session.Recorder
 	sessions   *session.Runner
 	planner    *session.Planner
-	out        outputs // Config.Outputs by what they take
+	out        outputs
 	runID      string
 	start      time.Time
 	warmupEnd  time.Time
@@ -58,31 +54,25 @@ type runner struct {
 	peakActive atomic.Int64
 	lateBy     time.Duration // how long after Config.StartAt the run began
 
-	// reqOpts are each profile × target's client and headers (by Pick.ProfileIndex and
-	// TargetIndex); redactor hides their secret values in text that might quote a request
-	// (nil: no secrets).
-	reqOpts  [][]session.Request
+	reqOpts  [][]session.Request // by Pick.ProfileIndex and TargetIndex
 	redactor *Redactor
 
 	errMu     sync.Mutex
 	errSeen   int
 	errSample []string // the first few unscripted errors, for the verdict
-	errKinds  []string // errSample's signatures (errorSignature)
-	stopped   string   // why the run stopped before its planned end (the circuit breaker)
+	errKinds  []string // errSample's signatures
+	stopped   string   // why the circuit breaker stopped the run
 
 	breaker breaker
 }
 
-// maxErrorSamples bounds how many error messages the verdict quotes, maxErrorSampleBytes
-// the length of each.
+// How many error messages the verdict quotes, and how long each.
 const (
 	maxErrorSamples     = 5
 	maxErrorSampleBytes = 400
 )
 
-// noteError keeps the first few unscripted errors of the run for the verdict, one of each
-// kind: an error alike to one kept but for the session id and the URLs (every session of a
-// dead target) is only counted.
+// noteError keeps the first few unscripted errors of the run, one of each kind, for the verdict.
 func (r *runner) noteError(p *session.Plan, err error) {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
@@ -93,23 +83,16 @@ func (r *runner) noteError(p *session.Plan, err error) {
 			return
 		}
 		r.errKinds = append(r.errKinds, sig)
-		msg := r.redact(err.Error())
+		msg := r.redactor.String(err.Error())
 		if len(msg) > maxErrorSampleBytes {
-			// A hostile target's bytes quoted in an error (a malformed status line) can be
-			// long; the start says what was wrong.
+			// A hostile target's bytes quoted in an error can be long.
 			msg = strings.ToValidUTF8(msg[:maxErrorSampleBytes], "") + fmt.Sprintf("…(%d bytes)", len(msg))
 		}
 		r.errSample = append(r.errSample, fmt.Sprintf("%s [scenario %s, %s]", msg, p.Pick.Scenario, p.Label))
 	}
 }
 
-// redact replaces the run's secrets in s (a server may echo a request's headers in an error
-// body, a redirect, a frame).
-func (r *runner) redact(s string) string { return r.redactor.String(s) }
-
-// endSession is the run's bookkeeping of a measured session's end (session.Runner.Ended):
-// its error, the circuit breaker, its violations (counted, and offered as samples) and its
-// abort.
+// endSession is the run's bookkeeping of a measured session's end (session.Runner.Ended).
 func (r *runner) endSession(p *session.Plan, res *session.Result) {
 	if res.Err != nil {
 		r.noteError(p, res.Err)
@@ -118,15 +101,13 @@ func (r *runner) endSession(p *session.Plan, res *session.Result) {
 	for _, v := range res.Violations {
 		r.rec.AddViolation(v.Rule)
 	}
-	r.samples.offer(p, res, r.redact)
+	r.samples.offer(p, res, r.redactor.String)
 	if res.Abort != nil {
 		r.aborts.add(*res.Abort)
 	}
 }
 
-// noRedirects makes the client return a redirect as the response: a stream request sent again
-// elsewhere would be another session than the one measured (and a redirect loop would hold it
-// until the client gave up), so a 3xx is an HTTP error naming its Location.
+// noRedirects makes a 3xx the response: a request sent elsewhere would be another session.
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // concurrency estimates the run's peak number of open streams, to size the connection pool.
@@ -143,10 +124,8 @@ func (c *Config) concurrency() int {
 	return max(n, 1)
 }
 
-// newTransport builds the generator's HTTP transport: HTTP/1.1 with one connection per open
-// stream (as browsers with EventSource) on the goroutine-free transport.Transport, over TLS for
-// https; or HTTP/2 on net/http's Transport (h2c for http, h2 by ALPN for https),
-// multiplexing streams over a few connections.
+// newTransport builds the generator's HTTP transport: HTTP/1.1 with one connection per stream
+// on transport.Transport, or HTTP/2 on net/http's (h2c for http, h2 by ALPN for https).
 func newTransport(cfg *Config) http.RoundTripper {
 	tlsConf := cfg.tlsConfig()
 	conc := cfg.concurrency()
@@ -169,16 +148,13 @@ func newTransport(cfg *Config) http.RoundTripper {
 	}
 }
 
-// tlsConfig is the client TLS config for https targets: a clone of Config.TLS (nil: the
-// system's roots).
 func (c *Config) tlsConfig() *tls.Config {
 	conf := &tls.Config{}
 	if c.TLS != nil {
 		conf = c.TLS.Clone()
 	}
-	// X25519 and P-256 only: the hybrid post-quantum share Go offers by default
-	// (X25519MLKEM768) keeps ~5 KiB of key material per connection for its life, a quarter of
-	// an open TLS stream's memory, and a load generator's traffic needs no such secrecy.
+	// Not Go's default X25519MLKEM768: it keeps ~5 KiB per connection, a quarter of an open
+	// TLS stream's memory, for secrecy a load generator does not need.
 	conf.MinVersion = max(conf.MinVersion, tls.VersionTLS12)
 	conf.CurvePreferences = []tls.CurveID{tls.X25519, tls.CurveP256}
 	return conf
@@ -191,14 +167,12 @@ func NewRunID() string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// Run runs the load described by cfg and returns its results. It returns an error only when
-// the run could not happen (bad config); a run that found
-// violations, errors or leaks returns them in the results, with Verdict.Pass false.
+// Run runs the load described by cfg and returns its results; it returns an error only when
+// the run could not happen (bad config).
 //
-// Shutdown is two-staged: at the deadline (or when cfg.Interrupt closes) no new session starts
-// and in-flight ones get cfg.Grace to finish, then they are cancelled. Cancelling ctx cancels
-// in-flight sessions at once and skips the post-run checks; what was measured is still
-// returned, marked interrupted.
+// At the deadline (or when cfg.Interrupt closes) no new session starts and in-flight ones get
+// cfg.Grace to finish. Cancelling ctx cancels them at once and skips the post-run checks;
+// what was measured is still returned, marked interrupted.
 func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	r, err := newRunner(c)
 	if err != nil {
@@ -215,8 +189,6 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	return r.judge(r.results(ctx, l, after, post))
 }
 
-// newRunner checks the config and sets up what every session shares: the recorder, the
-// requests, the redactor, the run id and the HTTP client.
 func newRunner(c Config) (*runner, error) {
 	cfg, err := c.withDefaults()
 	if err != nil {
@@ -236,27 +208,25 @@ func newRunner(c Config) (*runner, error) {
 	if r.runID == "" {
 		r.runID = NewRunID()
 	}
-	rt := cfg.Transport
-	if rt == nil {
-		rt = newTransport(&cfg)
+	r.transport = cfg.Transport
+	if r.transport == nil {
+		r.transport = newTransport(&cfg)
 	}
-	r.transport = rt
-	r.client = &http.Client{Transport: rt, CheckRedirect: noRedirects}
+	r.client = &http.Client{Transport: r.transport, CheckRedirect: noRedirects}
 	r.samples.perRule = cfg.SamplesPerRule
 	r.planner = cfg.planner()
 	r.sessions = &session.Runner{
 		Client: r.client, Target: cfg.Target, Rec: r.rec,
 		StreamTimeout: cfg.StreamTimeout, IdleTimeout: cfg.IdleTimeout, Grace: cfg.Grace,
 		ScriptTimeScale: cfg.ScriptTimeScale, OpenLoop: cfg.openLoop(), GoodputSLOs: cfg.GoodputSLOs, Endpoint: cfg.Endpoint,
-		Redact: r.redact, Ended: r.endSession, Record: r.out.records,
+		Redact: r.redactor.String, Ended: r.endSession, Record: r.out.records,
 	}
 	return r, nil
 }
 
 // preRun is what a run reads before its first session, to compare with after its last.
 type preRun struct {
-	// leakCheck: this run checks for leaks itself. A shard's own leak check would see the
-	// other shards' streams: leakcheck.Check judges the whole run instead.
+	// leakCheck: this run checks for leaks itself (a shard's check would see other shards').
 	leakCheck  bool
 	leaks      *leakcheck.Reading
 	cpuSources []cpuSource
@@ -280,8 +250,7 @@ func (r *runner) begin(ctx context.Context) {
 	cfg := &r.cfg
 	r.start = time.Now()
 	if !cfg.StartAt.IsZero() {
-		// Every shard keeps the shared start as its own, so one that begins late is behind
-		// its schedule from the first start and counts those starts as late.
+		// A shard that begins late keeps the shared start, so its late starts count.
 		late, ok := waitStartAt(ctx, cfg.Clock, cfg.Interrupt, cfg.StartAt)
 		if ok {
 			r.start, r.lateBy = cfg.StartAt, late
@@ -294,11 +263,9 @@ func (r *runner) begin(ctx context.Context) {
 	r.sessions.Start, r.sessions.WarmupEnd, r.sessions.LateBy = r.start, r.warmupEnd, r.lateBy
 }
 
-// load is a run's schedule under way: what stops it starting sessions, what ends the
-// sessions in flight, and the collector beside it.
+// load is a run's schedule under way, what ends it, and the collector beside it.
 type load struct {
-	// hard ends in-flight streams; cancelled at the end of the grace period with
-	// session.ErrGraceEnded as its cause, so a session still without a terminal then knows it hung.
+	// hard ends in-flight streams, with session.ErrGraceEnded at the end of the grace period.
 	hard         context.Context
 	hardCancel   context.CancelCauseFunc
 	stopStarting chan struct{}
@@ -307,8 +274,7 @@ type load struct {
 	deadline     *time.Timer
 	sessions     sync.WaitGroup
 
-	// The collector: a per-second timeline and progress, and the snapshots, until the run
-	// has drained.
+	// The collector, until the run has drained.
 	tl            timeline
 	snaps         *snapshotter
 	collectorDone chan struct{}
@@ -317,7 +283,7 @@ type load struct {
 	lag           *lagProbe
 }
 
-// stop stops sessions starting, once, for why ("interrupt" marks the run interrupted).
+// stop stops sessions starting, once ("interrupt" marks the run interrupted).
 func (l *load) stop(why string) {
 	l.stopOnce.Do(func() {
 		if why == "interrupt" {
@@ -327,7 +293,6 @@ func (l *load) stop(why string) {
 	})
 }
 
-// end releases the load's timer and context when Run returns.
 func (l *load) end() {
 	if l.deadline != nil {
 		l.deadline.Stop()
@@ -335,8 +300,7 @@ func (l *load) end() {
 	l.hardCancel(nil)
 }
 
-// startLoad arms what stops the schedule (the deadline, an interrupt, the circuit breaker)
-// and starts the collector, the peak tracker and the lag probe.
+// startLoad arms what stops the schedule and starts the collector, peak tracker and lag probe.
 func (r *runner) startLoad(ctx context.Context) *load {
 	cfg := &r.cfg
 	l := &load{stopStarting: make(chan struct{}), collectorDone: make(chan struct{}), drained: make(chan struct{})}
@@ -362,22 +326,20 @@ func (r *runner) startLoad(ctx context.Context) *load {
 	if r.out.snapshot != nil {
 		l.snaps = newSnapshotter(r.out.snapshot, cfg.SnapshotInterval, threadCPU)
 	}
-	r.offerSnapshot(l, true) // the run's directory exists, marked incomplete, before the first session
+	r.offerSnapshot(l, true) // the run's directory exists before the first session
 	go r.collect(l)
 	go r.trackPeak(l.drained)
 	l.lag = startLagProbe(lagInterval)
 	return l
 }
 
-// offerSnapshot hands the snapshotter the run so far, if the run saves snapshots.
 func (r *runner) offerSnapshot(l *load, wait bool) {
 	if l.snaps != nil {
 		l.snaps.offer(func() *measure.Run { return r.snapshot(l.tl.points, l.interrupted.Load()) }, wait)
 	}
 }
 
-// collect ticks the timeline and the progress every second and offers snapshots, until the
-// run has drained.
+// collect ticks the timeline and progress every second and offers snapshots, until drained.
 func (r *runner) collect(l *load) {
 	defer close(l.collectorDone)
 	tick := time.NewTicker(time.Second)
@@ -400,13 +362,12 @@ func (r *runner) collect(l *load) {
 		case <-l.drained:
 			second++
 			l.tl.tick(r.rec, second)
-			r.offerSnapshot(l, true) // everything measured, should the post-run checks be killed
+			r.offerSnapshot(l, true) // in case the post-run checks are killed
 			return
 		}
 	}
 }
 
-// loadLoop starts sessions on the schedule (open or closed loop) until it ends or is stopped.
 func (r *runner) loadLoop(l *load) {
 	if r.cfg.openLoop() {
 		r.openLoop(l.hard, l.stopStarting, &l.sessions)
@@ -424,8 +385,7 @@ type afterLoad struct {
 	snapErr error
 }
 
-// drain gives the sessions in flight the grace period, then cancels them; it stops the
-// collector, the lag probe and the snapshots, and reads the processes' CPU time.
+// drain gives the sessions in flight the grace period, then cancels them, and stops the collector.
 func (r *runner) drain(ctx context.Context, l *load, b preRun) afterLoad {
 	l.draining.Store(true)
 	allDone := make(chan struct{})
@@ -457,8 +417,7 @@ type postRun struct {
 	leaksNotChecked []measure.LeakNotChecked
 }
 
-// postRunChecks, unless ctx was cancelled: the mock's records (cancel latency, R-abort), the
-// leak check.
+// postRunChecks reads the mock's records and checks for leaks, unless ctx was cancelled.
 func (r *runner) postRunChecks(ctx context.Context, b preRun, snapErr error) postRun {
 	var p postRun
 	if snapErr != nil {
@@ -480,7 +439,6 @@ func (r *runner) postRunChecks(ctx context.Context, b preRun, snapErr error) pos
 	return p
 }
 
-// leakProbe is the run's own leak check: its client, the configured sources and its peak.
 func (r *runner) leakProbe() *leakcheck.Probe {
 	return &leakcheck.Probe{Client: r.client, RuntimeURL: r.cfg.RuntimeMetricsURL, MockURL: r.cfg.MockURL,
 		PerStream: r.cfg.LeakPerStream, Grace: r.cfg.LeakGrace, Self: !r.cfg.noSelfLeakGauges, Peak: r.peakActive.Load}
@@ -493,47 +451,35 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 	if dropped := hist.Set(generatorLagKey, a.lag); dropped > 0 {
 		r.rec.RecordErrs.Add(dropped)
 	}
-	run := &measure.Run{
-		Histograms: hist,
-		Timeline:   l.tl.points,
-		Samples:    r.samples.collected(),
-		Summary: measure.Summary{
-			Schema:      measure.SchemaVersion,
-			RunID:       r.runID,
-			Started:     r.start,
-			Ended:       a.ended,
-			Interrupted: l.interrupted.Load() || ctx.Err() != nil,
-			Config:      r.recordedConfig(),
-			Environment: environment(cfg.Target),
-			Metrics:     measure.Summarize(hist),
-			Overall:     measure.SummarizeOverall(hist),
-			OverTime:    r.rec.OverTime(),
-			Measures:    r.rec.MeasureInfos(),
-			Counters:    r.rec.Counters(),
-			Violations:  r.rec.ViolationCounts(),
-			Leaks:       p.leaks,
-			// Not checked is reported, never a failure: the verdict reads Leaks alone.
-			LeaksNotChecked:  p.leaksNotChecked,
-			ProviderRequests: p.mock.providerRequests,
-		},
-	}
-	// Rates are over the measured wall time: sessions started in the warmup are not counted.
+	run := &measure.Run{Histograms: hist, Timeline: l.tl.points, Samples: r.samples.collected(),
+		Summary: r.summary(a.ended, l.interrupted.Load() || ctx.Err() != nil, p.errs)}
+	s := &run.Summary
+	s.Metrics, s.Overall = measure.Summarize(hist), measure.SummarizeOverall(hist)
+	// LeaksNotChecked is reported, never a failure: the verdict reads Leaks alone.
+	s.Leaks, s.LeaksNotChecked, s.ProviderRequests = p.leaks, p.leaksNotChecked, p.mock.providerRequests
+	// Rates are over the measured time, without the warmup.
 	measuredFrom := r.start
 	if r.warmupEnd.After(measuredFrom) {
 		measuredFrom = r.warmupEnd
 	}
-	run.Summary.Tokens = measure.NewTokenSummary(run.Summary.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
-	run.Summary.Judging = r.judging(p.errs)
-	run.Summary.Shard = r.shardInfo()
-	run.Summary.Verdict.Warnings = r.warnings(&run.Summary, a, p)
+	s.Tokens = measure.NewTokenSummary(s.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
+	s.Verdict.Warnings = r.warnings(s, a, p)
 	roundCores(a.loads)
-	run.Summary.Processes, run.Summary.MachineCores = a.loads, machineCores()
+	s.Processes, s.MachineCores = a.loads, runtime.NumCPU()
 	return run
 }
 
-// shardInfo is the run's place in a sharded run, for its summary (nil: not sharded). The
-// snapshots carry it as the final results do, so that both go to the shard's directory
-// (measure.RunDir), never the run's.
+// summary is what the results and the snapshots of the run share, as of ended.
+func (r *runner) summary(ended time.Time, interrupted bool, postErrs []error) measure.Summary {
+	return measure.Summary{
+		Schema: measure.SchemaVersion, RunID: r.runID, Started: r.start, Ended: ended, Interrupted: interrupted,
+		Config: r.recordedConfig(), Environment: environment(r.cfg.Target),
+		OverTime: r.rec.OverTime(), Measures: r.rec.MeasureInfos(), Counters: r.rec.Counters(),
+		Violations: r.rec.ViolationCounts(), Judging: r.judging(postErrs), Shard: r.shardInfo(),
+	}
+}
+
+// shardInfo is the run's place in a sharded run (nil: none); snapshots carry it too.
 func (r *runner) shardInfo() *measure.ShardInfo {
 	cfg := &r.cfg
 	if cfg.Shard.Count == 0 {
@@ -542,7 +488,7 @@ func (r *runner) shardInfo() *measure.ShardInfo {
 	return &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count, StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}
 }
 
-// warnings are what the verdict warns of in a run's measurements, in the order they are shown.
+// warnings are what the verdict warns of, in the order they are shown.
 func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
 	var ws []string
 	add := func(w string) {
@@ -563,24 +509,21 @@ func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
 	paced := s.Counters
 	paced.LateStarts -= r.rec.LateAtBegin.Load() // a late start is not an overloaded generator
 	add(overloadWarning(a.lag, paced))
-	add(saturation(a.loads, machineCores(), a.lag)) // before roundCores: it reads the loads unrounded
+	add(saturation(a.loads, runtime.NumCPU(), a.lag)) // before roundCores: it reads the loads unrounded
 	return ws
 }
 
 // judge adds what the transport saw between responses, stamps the verdict and redacts the run.
 func (r *runner) judge(run *measure.Run) (*measure.Run, error) {
 	if st, ok := r.transport.(*transport.Transport); ok {
-		// Bytes a target sent between responses were nobody's: the sessions were not judged
-		// on them, but the target's keep-alive connections were not reused after. The parked
-		// connections are looked at (and closed) first.
-		st.CloseIdleConnections()
+		st.CloseIdleConnections() // looks at the parked connections first
 		run.Summary.Verdict.Warnings = append(run.Summary.Verdict.Warnings, st.StrayWarnings()...)
 	}
 	if err := verdict.Stamp(run); err != nil {
-		// The mix's thresholds were parsed before the run (ParseMix): this is a defect.
+		// The thresholds were parsed before the run: a defect.
 		return run, fmt.Errorf("judge the run: %w", err)
 	}
-	// Last, over everything the run holds: its verdict quotes errors and settings.
+	// Last: the verdict quotes errors and settings.
 	r.redactor.Run(run)
 	return run, nil
 }
@@ -630,7 +573,7 @@ func (r *runner) progress(second int, draining bool) {
 	})
 }
 
-// claim reserves the next session index (of this shard's); false once Sessions are used up.
+// claim reserves this shard's next session index; false once Sessions are used up.
 func (r *runner) claim(next *atomic.Uint64) (uint64, bool) {
 	i := r.cfg.Shard.global(next.Add(1) - 1)
 	if r.cfg.Sessions > 0 && i >= uint64(r.cfg.Sessions) {
@@ -640,8 +583,8 @@ func (r *runner) claim(next *atomic.Uint64) (uint64, bool) {
 }
 
 // openLoop starts sessions on the pacer's schedule until it stops, the session budget is
-// spent or stop closes. A start that finds MaxInflight streams open is dropped and counted;
-// one that happens late keeps its intended time.
+// spent or stop closes. A start that finds MaxInflight streams open is dropped and counted; a
+// late one keeps its intended time.
 func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.WaitGroup) {
 	var pacer Pacer
 	switch {
@@ -675,8 +618,8 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 			return
 		}
 		if wait > 0 {
-			// Spinning the last stretch takes the poller's wake-up latency out of start lag,
-			// for at most 5% of one core (250 µs of every wait of 5 ms or more).
+			// Spinning the last stretch takes wake-up latency out of start lag, for at most
+			// 5% of a core.
 			if !waiter.UntilSpinning(stop, r.start.Add(due), min(250*time.Microsecond, wait/20)) {
 				return
 			}
@@ -712,16 +655,14 @@ func (r *runner) traceSchedule() Schedule {
 	return s
 }
 
-// closedLoop runs virtual users: each starts a session, waits for it to end, thinks, and
-// starts the next. With stages, user i runs only while the ramp's target exceeds i. It returns
-// when the schedule is over (stop closed, the ramp ended, or every user spent the session
-// budget); users still in a session finish it under the run's grace period (they are in wg)
-// and start no other.
+// closedLoop runs virtual users, each playing sessions back to back ThinkTime apart; with
+// stages, user i runs only while the ramp's target exceeds i. It returns when the schedule is
+// over; users still in a session finish it under the grace period (in wg) and start no other.
 func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.WaitGroup) {
 	users := r.cfg.Clients
 	var target atomic.Int64
 	target.Store(int64(users))
-	over := make(chan struct{}) // closed when the ramp has ended
+	over := make(chan struct{}) // the ramp has ended
 	if len(r.cfg.Stages) > 0 {
 		users = r.cfg.concurrency()
 		target.Store(0)
@@ -743,7 +684,7 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 			}
 		}()
 	}
-	// ended is closed by whichever comes first: stop, or the end of the ramp.
+	// ended: stop, or the end of the ramp.
 	ended := make(chan struct{})
 	go func() {
 		select {
@@ -772,9 +713,8 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 					}
 					continue
 				}
-				// stop is seen at once, not through ended's goroutine: the circuit breaker
-				// stops from a session's end, while the other users race through sessions
-				// that fail in microseconds.
+				// stop is seen at once: after the circuit breaker trips, the other users
+				// race through sessions that fail in microseconds.
 				if closedAny(ended, stop) {
 					return
 				}
@@ -806,7 +746,6 @@ func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.
 	}
 }
 
-// recordedConfig is the workload as stored in the results.
 func (r *runner) recordedConfig() measure.Config {
 	c := &r.cfg
 	mc := measure.Config{
@@ -815,8 +754,7 @@ func (r *runner) recordedConfig() measure.Config {
 		Warmup: c.Warmup, ThinkTime: c.ThinkTime, Mix: c.MixName, Seed: c.Seed,
 		Faults: c.Info.Faults, HTTP2: c.HTTP2, Thresholds: c.Mix.Thresholds, Allow: c.allowed(), Extra: c.Info.Extra,
 	}
-	// Request options go into Extra, headers redacted here, once, so nothing downstream
-	// (summary.json, the report) ever holds a secret.
+	// Request options go into Extra, headers redacted here, so nothing downstream holds a secret.
 	extra := map[string]string{}
 	if len(c.Headers) > 0 {
 		extra["header"] = strings.Join(RedactedHeaders(c.Headers), "; ")
@@ -831,9 +769,7 @@ func (r *runner) recordedConfig() measure.Config {
 		extra["honor-retry-after"] = "true"
 	}
 	if len(extra) > 0 {
-		for k, v := range c.Info.Extra {
-			extra[k] = v
-		}
+		maps.Copy(extra, c.Info.Extra)
 		mc.Extra = extra
 	}
 	if c.openLoop() {
@@ -868,8 +804,7 @@ func environment(target string) measure.Environment {
 	return env
 }
 
-// judging is what the verdict quotes beyond the summary (also kept in a shard's summary, so
-// a merge judges the merged run alike).
+// judging is what the verdict quotes beyond the summary (kept in a shard's, for merge).
 func (r *runner) judging(postErrs []error) measure.Judging {
 	j := measure.Judging{Grace: r.cfg.Grace, StreamTimeout: r.cfg.StreamTimeout, IdleTimeout: r.cfg.IdleTimeout, MaxInflight: r.cfg.MaxInflight}
 	r.errMu.Lock()
@@ -882,10 +817,9 @@ func (r *runner) judging(postErrs []error) measure.Judging {
 	return j
 }
 
-// sleepUnless waits d on idle (a stopped or fired timer), and reports false when ended closed
-// first. It and closedAny are apart from the closed loop's user goroutine, and not inlined,
-// so that their selects' frames are not part of the user's frame, which sits under the
-// session's blocking read for the stream's life (see runner.stream).
+// sleepUnless waits d on idle (a stopped or fired timer), false when ended closed first. It
+// and closedAny are not inlined, so their selects' frames stay out of the user's, which sits
+// under every stream's read (session.Runner.Play).
 //
 //go:noinline
 func sleepUnless(idle *time.Timer, d time.Duration, ended <-chan struct{}) bool {

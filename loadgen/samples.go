@@ -9,9 +9,7 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// sampler keeps the first few offending sessions per rule, each with the frames its stream
-// carried in the run (session.Result.Frames: its first and last frames, bounded): nothing is
-// sent to the target again to see what it sent. Safe for concurrent use.
+// sampler keeps the first few offending sessions per rule, with their frames; safe for concurrent use.
 type sampler struct {
 	mu      sync.Mutex
 	perRule int
@@ -64,6 +62,5 @@ func (s *sampler) collected() []measure.ViolationSample {
 	return slices.Clone(s.done)
 }
 
-// maxSampleDetailBytes bounds a sample's detail (a checker's are short; this one holds the
-// text of a hostile target too).
+// maxSampleDetailBytes bounds a sample's detail, which may quote a hostile target.
 const maxSampleDetailBytes = 2 << 10

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -23,17 +22,12 @@ import (
 )
 
 // Saturation: when the mock, the runtime and the generator share one machine, a latency may be
-// the time a frame waited for a CPU, not anything the target did. The run reads each local
-// process's CPU time before and after the load (the generator's own from getrusage; the mock's
-// and the runtime's process_cpu_seconds_total from their /metrics) and, with the generator's
-// scheduling lag, says which one saturated.
+// a frame's wait for a CPU. The run reads each local process's CPU time before and after the
+// load and, with the generator's scheduling lag, says which one saturated.
 
+// Shares of the machine's cores above which all processes, or one alone, count as saturated.
 const (
-	// saturatedMachine is the share of the machine's cores the processes together used above
-	// which the machine counts as saturated.
 	saturatedMachine = 0.85
-	// saturatedProcess is the share of the machine's cores one process used above which it
-	// counts as saturated on its own.
 	saturatedProcess = 0.9
 )
 
@@ -43,15 +37,12 @@ type cpuSource struct {
 	url  string // its /metrics; "" for the generator itself
 }
 
-// cpuReading is each source's CPU seconds and process start time at one moment; a source
-// that could not be read is absent.
+// cpuReading is each readable source's CPU seconds and process start time at one moment.
 type cpuReading struct {
 	cpu, start map[string]float64
 }
 
-// cpuSources are the generator and the local mock and runtime whose /metrics the run reads:
-// only when the leak check reads them too (scrape is true), so a target that was asked for
-// no leak check is sent no request beyond the load's.
+// cpuSources are the generator and, when scrape (the leak check's), the local mock and runtime.
 func (r *runner) cpuSources(scrape bool) []cpuSource {
 	out := []cpuSource{{name: "generator"}}
 	if !scrape {
@@ -66,8 +57,6 @@ func (r *runner) cpuSources(scrape bool) []cpuSource {
 	return out
 }
 
-// isLoopback tells whether u names this machine: only then do its CPU figures share the
-// generator's cores.
 func isLoopback(u string) bool {
 	p, err := url.Parse(u)
 	if err != nil {
@@ -81,7 +70,7 @@ func isLoopback(u string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// readCPU reads every source once; errors leave a source out (it is then not judged).
+// readCPU reads every source once; errors leave a source out.
 func (r *runner) readCPU(ctx context.Context, sources []cpuSource) cpuReading {
 	out := cpuReading{cpu: map[string]float64{}, start: map[string]float64{}}
 	for _, src := range sources {
@@ -100,8 +89,7 @@ func (r *runner) readCPU(ctx context.Context, sources []cpuSource) cpuReading {
 	return out
 }
 
-// selfStartTime is this process's start time as the Prometheus process collector reports it,
-// so that a mock or runtime in this very process (run --in-process) reports the same value.
+// selfStartTime is this process's start time as Prometheus (and an in-process mock) reports it.
 func selfStartTime() (float64, bool) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -149,8 +137,7 @@ func scrapeCPU(ctx context.Context, client *http.Client, u string) (cpu, start f
 	return cpu, start, true
 }
 
-// processLoads is the CPU each process used between two readings over wall, sources that are
-// one process (the same start time as the generator's) joined under one name.
+// processLoads is each process's CPU between two readings over wall, one process's sources joined.
 func processLoads(sources []cpuSource, before, after cpuReading, wall time.Duration) []measure.ProcessLoad {
 	var out []measure.ProcessLoad
 	joined := map[string]int{} // start time → index in out
@@ -174,10 +161,7 @@ func processLoads(sources []cpuSource, before, after cpuReading, wall time.Durat
 	return out
 }
 
-// saturation marks the saturated processes in loads and says why, "" when none was: one
-// process that used nearly every core, or a machine whose cores the processes together kept
-// busy (the busiest named). The generator is marked too when its scheduling lag was over
-// OverloadLag, but that alone makes no warning here: overloadWarning already says it.
+// saturation marks the saturated processes in loads and says why ("" when none; lag alone is overloadWarning's).
 func saturation(loads []measure.ProcessLoad, cores int, lag *hdrhistogram.Histogram) string {
 	if cores <= 0 {
 		return ""
@@ -208,12 +192,11 @@ func saturation(loads []measure.ProcessLoad, cores int, lag *hdrhistogram.Histog
 	var named, figures []string
 	byCPU := false
 	for _, l := range loads {
-		f := fmt.Sprintf("%s %.2f", l.Name, l.Cores)
 		if l.Saturated {
 			named = append(named, l.Name)
 		}
 		byCPU = byCPU || machine || l.Cores >= saturatedProcess*float64(cores)
-		figures = append(figures, f)
+		figures = append(figures, fmt.Sprintf("%s %.2f", l.Name, l.Cores))
 	}
 	if len(named) == 0 || !byCPU {
 		return ""
@@ -229,13 +212,10 @@ func saturation(loads []measure.ProcessLoad, cores int, lag *hdrhistogram.Histog
 		"measure with fewer clients, or with the target on a machine of its own", strings.Join(named, ", "), why)
 }
 
-// roundCores keeps two decimals of each process's figures, as they are printed.
+// roundCores rounds each process's figures as they are printed.
 func roundCores(loads []measure.ProcessLoad) {
 	for i := range loads {
 		loads[i].Cores = math.Round(loads[i].Cores*100) / 100
 		loads[i].CPUSeconds = math.Round(loads[i].CPUSeconds*1000) / 1000
 	}
 }
-
-// machineCores is the core count the processes share.
-func machineCores() int { return runtime.NumCPU() }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -9,35 +10,28 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// The generator measures its own scheduling lag while it runs: a goroutine asks to wake every
-// lagInterval and records how late it woke. When the generator's CPU is saturated (its
-// goroutines queue for a P) every latency it measures includes that queueing, and the target
-// would be blamed for the generator's delay; the lag says so.
+// A saturated generator's queueing for a CPU would be blamed on the target: it measures its own lag.
 
 const (
-	// lagInterval is the probe's period: short enough to sample every stretch of overload,
-	// long enough to cost nothing (100 wake-ups a second).
-	lagInterval = 10 * time.Millisecond
-	// OverloadLag is the generator_lag p99 above which the verdict warns that the generator
-	// was overloaded: beyond it, a measured latency may be the generator's own delay.
+	lagInterval = 10 * time.Millisecond // the probe's period
+	// OverloadLag is the generator_lag p99 above which the verdict warns of an overloaded
+	// generator.
 	OverloadLag = 20 * time.Millisecond
-	// OverloadLateShare is the share of open-loop starts later than their schedule above which
-	// the verdict warns that the generator could not keep up.
+	// OverloadLateShare is the share of late open-loop starts above which the verdict warns
+	// that the generator could not keep up.
 	OverloadLateShare = 0.01
 )
 
 // generatorLagKey is the histogram key of the generator's own scheduling lag.
 var generatorLagKey = measure.Key{Metric: measure.GeneratorLag, Dialect: "generator"}
 
-// lagProbe records how late a lagInterval sleep wakes, until stopped. Its histogram is
-// written by the probe goroutine only, and read after stop returns.
+// lagProbe records how late a lagInterval sleep wakes; its histogram is read after stop.
 type lagProbe struct {
 	hist *hdrhistogram.Histogram
 	quit chan struct{}
 	done chan struct{}
 }
 
-// startLagProbe starts the probe goroutine.
 func startLagProbe(interval time.Duration) *lagProbe {
 	p := &lagProbe{hist: measure.NewHistogram(), quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
@@ -50,8 +44,7 @@ func startLagProbe(interval time.Duration) *lagProbe {
 			case <-p.quit:
 				return
 			case <-t.C:
-				// The lag is the timer's firing delay plus how long this goroutine then waited
-				// for a P: both are the generator's own.
+				// The timer's delay plus the wait for a P: both the generator's own.
 				lag := max(time.Since(due), 0)
 				_ = p.hist.RecordValue(lag.Microseconds()) // over an hour late: not worth an error
 				due = time.Now().Add(interval)
@@ -69,9 +62,7 @@ func (p *lagProbe) stop() *hdrhistogram.Histogram {
 	return p.hist
 }
 
-// overloadWarning says, when it did, that the generator could not keep up: its scheduling lag
-// p99 above OverloadLag, or more than OverloadLateShare of open-loop starts late. "" when it
-// kept up.
+// overloadWarning says when the generator could not keep up ("" when it did).
 func overloadWarning(lag *hdrhistogram.Histogram, c measure.Counters) string {
 	var why []string
 	if lag != nil && lag.TotalCount() > 0 {
@@ -89,9 +80,5 @@ func overloadWarning(lag *hdrhistogram.Histogram, c measure.Counters) string {
 	if len(why) == 0 {
 		return ""
 	}
-	msg := "the generator was overloaded: " + why[0]
-	for _, w := range why[1:] {
-		msg += "; " + w
-	}
-	return msg + "; latencies include the generator's own delay, so they overstate the target's (use fewer streams, more cores, or another machine)"
+	return "the generator was overloaded: " + strings.Join(why, "; ") + "; latencies include the generator's own delay, so they overstate the target's (use fewer streams, more cores, or another machine)"
 }

@@ -10,14 +10,9 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 )
 
-// Shard is this process's part of a load split over Count processes (a Kubernetes Indexed
-// Job's pods): the session sequence is split by index, shard Index playing the sessions
-// i ≡ Index (mod Count). Closed loop: it runs the virtual users u ≡ Index (mod Count), each
-// claiming the shard's next index; open loop: it makes every Count-th arrival of the
-// single-process schedule, from the Index-th (ShardPacer), so the union of the shards'
-// schedules is that schedule. Session ids are the run id and the index, so they are unique
-// across shards that share the run id, and the same seed and Count give every shard the same
-// sessions whatever order the shards start in. The zero value (Count 0) is an unsharded run.
+// Shard is this process's part of a load split over Count processes: shard Index plays the
+// sessions and virtual users i ≡ Index (mod Count), and in the open loop every Count-th
+// arrival of the whole schedule (ShardPacer). The zero value is an unsharded run.
 type Shard struct {
 	Index int // 0-based
 	Count int
@@ -35,7 +30,7 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT as integers, e.g. 0/4", s)
 	}
 	if cnt < 1 {
-		// The zero Shard means "not sharded"; a count given must split the run.
+		// The zero Shard means "not sharded"; a count given must be one.
 		return Shard{}, fmt.Errorf("shard %q: the count must be at least 1", s)
 	}
 	sh := Shard{Index: idx, Count: cnt}
@@ -78,9 +73,7 @@ func (s Shard) owns(n int) int {
 	return (n-s.Index-1)/s.Count + 1
 }
 
-// ShardPacer makes one shard's part of Base's schedule: its k-th start is Base's
-// (Index + k·Count)-th, at Base's time for it. It stops when Base does. As Base's pacers, it
-// is a pure function of its arguments (a Poisson base memoizes, so the same rules apply).
+// ShardPacer paces one shard's part of Base: its k-th start is Base's (Index + k·Count)-th.
 type ShardPacer struct {
 	Base  Pacer
 	Shard Shard
@@ -91,9 +84,8 @@ func (p ShardPacer) Pace(elapsed time.Duration, started uint64) (time.Duration, 
 	return p.Base.Pace(elapsed, p.Shard.global(started))
 }
 
-// waitStartAt blocks until at (the shared start of every shard) and reports how late the
-// caller is past it (0 when it was in time). It returns false when stop or ctx ended the wait.
-// The clock's waiter spins the last stretch, so open-loop starts due at once are on time.
+// waitStartAt blocks until at and reports how late the caller is past it; false when stop or
+// ctx ended the wait. The waiter spins the last stretch, so starts due at once are on time.
 func waitStartAt(ctx context.Context, clock *hrtimer.Clock, stop <-chan struct{}, at time.Time) (time.Duration, bool) {
 	if late := time.Since(at); late > 0 {
 		return late, true

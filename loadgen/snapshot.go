@@ -10,20 +10,13 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// DefaultSnapshotInterval is how often a run hands its SnapshotOutputs its results so far when
-// Config.SnapshotInterval is zero: a process killed mid-run loses about this much (up to
-// maxBackoff intervals on a machine where writing snapshots takes long).
+// DefaultSnapshotInterval is how often a run hands its SnapshotOutputs its results so far.
 const DefaultSnapshotInterval = 2 * time.Second
 
-// snapshotter hands the run's snapshots to its SnapshotOutputs on a goroutine of its own, so
-// that a slow disk never holds up the per-second timeline.
-//
-// A snapshot is built only while the writer is idle, and the writer owns it until it is done:
-// the snapshot's histograms are the recorder's taken set itself (no copy), which the next
-// takeShards adds to. An interval at which the writer is still busy is skipped, and so is one
-// that comes sooner than maxShare allows after the last write (but never more than
-// maxBackoff intervals after it): on a machine too busy to write a snapshot quickly,
-// snapshots come less often rather than take more of it.
+// snapshotter hands the run's snapshots to its SnapshotOutputs on a goroutine of its own, so a
+// slow disk never holds up the timeline. A snapshot is built only while the writer is idle,
+// which owns it until done: its histograms are the recorder's taken set itself. An interval is
+// skipped while the writer is busy or sooner than maxShare allows (at most maxBackoff).
 type snapshotter struct {
 	write    func(*measure.Run) error
 	interval time.Duration
@@ -32,23 +25,21 @@ type snapshotter struct {
 	idle     chan struct{} // holds a token while the writer waits for work
 	done     chan struct{}
 
-	// Written by the writer before it hands the idle token back, read by whoever holds it.
+	// Written by the writer before it hands the idle token back.
 	err      error // the first write error
 	written  int
 	lastEnd  time.Time
-	lastCost time.Duration // the last snapshot's cost: building it (wall time), writing it (CPU time)
-	built    time.Duration // how long the snapshot in hand took to build (collector)
+	lastCost time.Duration // building the last snapshot (wall time) and writing it (CPU time)
+	built    time.Duration // how long the snapshot in hand took to build
 }
 
-// maxShare bounds the time snapshots take: the next starts no sooner than the last one's cost
-// times 1/maxShare after it started; maxBackoff bounds how many intervals that may skip.
+// maxShare bounds the share of time snapshots take; maxBackoff how many intervals that skips.
 const (
 	maxShare   = 0.1
 	maxBackoff = 5
 )
 
-// newSnapshotter starts the writer; cpu tells its thread's CPU time (threadCPU; tests pass
-// one that cannot, for wall time).
+// newSnapshotter starts the writer; cpu tells its thread's CPU time (threadCPU).
 func newSnapshotter(write func(*measure.Run) error, interval time.Duration, cpu func() (time.Duration, bool)) *snapshotter {
 	s := &snapshotter{write: write, interval: interval, cpu: cpu, todo: make(chan *measure.Run), idle: make(chan struct{}, 1), done: make(chan struct{})}
 	s.idle <- struct{}{}
@@ -58,8 +49,8 @@ func newSnapshotter(write func(*measure.Run) error, interval time.Duration, cpu 
 
 func (s *snapshotter) loop() {
 	defer close(s.done)
-	// On its own thread, the writer's cost is that thread's CPU time: the wall time a write
-	// takes on a loaded machine is mostly waiting for a CPU, which costs the run nothing.
+	// Its cost is its thread's CPU time: on a loaded machine a write's wall time is mostly
+	// waiting for a CPU, which costs the run nothing.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for run := range s.todo {
@@ -82,9 +73,8 @@ func (s *snapshotter) loop() {
 	}
 }
 
-// offer builds a snapshot with build and hands it over, unless the writer is still busy with
-// the previous one or the last one was too recent for its cost; wait blocks until the writer
-// is idle and skips nothing (the run's first and last snapshots).
+// offer builds and hands over a snapshot unless the writer is busy or the last was too recent;
+// wait blocks until the writer is idle and skips nothing.
 func (s *snapshotter) offer(build func() *measure.Run, wait bool) {
 	if wait {
 		<-s.idle
@@ -113,33 +103,13 @@ func (s *snapshotter) close() error {
 	return s.err
 }
 
-// snapshot is the run's results so far, marked incomplete: counters, violations by rule, the
-// merged histograms, the timeline's rows and the samples kept so far. Its verdict fails, saying so, whatever it holds.
-// Called from the collector goroutine only.
+// snapshot is the run so far, incomplete, its verdict failing; collector goroutine only.
 func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *measure.Run {
 	now := time.Now()
-	run := &measure.Run{
-		Histograms: r.rec.TakeShards(),
-		Timeline:   slices.Clone(points),
-		Samples:    r.samples.collected(),
-		Summary: measure.Summary{
-			Schema:      measure.SchemaVersion,
-			RunID:       r.runID,
-			Started:     r.start,
-			Ended:       now,
-			Interrupted: interrupted,
-			Incomplete:  true,
-			Config:      r.recordedConfig(),
-			Environment: environment(r.cfg.Target),
-			Counters:    r.rec.Counters(),
-			Violations:  r.rec.ViolationCounts(),
-			Measures:    r.rec.MeasureInfos(),
-			OverTime:    r.rec.OverTime(),
-			Shard:       r.shardInfo(),
-		},
-	}
-	run.Summary.Judging = r.judging(nil)
-	// Judged as if finished (the judge refuses snapshots), then marked as what it is.
+	run := &measure.Run{Histograms: r.rec.TakeShards(), Timeline: slices.Clone(points), Samples: r.samples.collected(),
+		Summary: r.summary(now, interrupted, nil)}
+	run.Summary.Incomplete = true
+	// Judged as if finished (the judge refuses snapshots), then marked.
 	finished := *run
 	finished.Summary.Incomplete = false
 	var v measure.Verdict

@@ -4,8 +4,7 @@ import (
 	"fmt"
 )
 
-// swarmMixErrors rejects a mix whose profile of a dialect that plays no swarm (protocol.SwarmPlayer)
-// would play a swarm scenario: they belong in the swarm dialect's profile's own scenarios.
+// swarmMixErrors rejects a profile that would play a swarm scenario its dialect cannot.
 func swarmMixErrors(cfg *Config) []error {
 	var errs []error
 	for i, p := range cfg.Mix.Profiles {

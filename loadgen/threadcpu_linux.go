@@ -8,8 +8,7 @@ import (
 // rusageThread is Linux's RUSAGE_THREAD, which the syscall package does not name.
 const rusageThread = 1
 
-// threadCPU is the CPU time of the calling OS thread (its goroutine must be locked to it),
-// or ok false when the system cannot tell.
+// threadCPU is the CPU time of the calling, locked OS thread; false when the system cannot tell.
 func threadCPU() (cpu time.Duration, ok bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(rusageThread, &ru); err != nil {

@@ -12,8 +12,7 @@ import (
 // benchRenderCommand is `bench render`: figures files to Markdown, nothing measured.
 const benchRenderCommand = "render"
 
-// benchRender is `bench render FILE [FILE...]`: each figures file (`bench --json`) as Markdown
-// on stdout, or between the generated-section markers of --out.
+// benchRender writes each figures file (`bench --json`) as Markdown to stdout or into --out.
 func benchRender(args []string, stdout io.Writer) error {
 	fs := newFlagSet("bench "+benchRenderCommand, "bench "+benchRenderCommand+" FILE [FILE...] [--out DOC.md]")
 	out := fs.String("out", "", "replace the lines between the markers in this Markdown file (docs/BENCHMARKS.md) instead of writing to standard output; the rest of the file is kept")

@@ -89,8 +89,7 @@ func gateMain(args []string, out io.Writer) error {
 			junitErr = fmt.Errorf("--junit: %w", junitErr)
 		}
 	}
-	// A failed check is the verdict: a JUnit file that could not be written is reported beside
-	// it, never in its place (exit 99, not 104).
+	// A JUnit file that could not be written is reported beside a failed check, not in its place.
 	if failed := res.Failed(); len(failed) > 0 {
 		err := fmt.Errorf("%d of %d checks failed: %s", len(failed), len(res.Checks), strings.Join(failed, ", "))
 		if junitErr != nil {

@@ -31,11 +31,8 @@ func leaksMain(args []string, out io.Writer) error {
 	l := workload.AddLeaks(fs, step == "verify")
 	file := fs.String("out", "", "baseline: write the baseline to this file (required)")
 	baseline := fs.String("baseline", "", "verify: the file leaks baseline wrote (required)")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlagsNoArgs(fs, args[1:]); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
 	}
 	if l.RuntimeMetrics == "" && l.Mock == "" {
 		return usageError("give --runtime-metrics, --mock or both: the processes whose gauges the check reads")

@@ -11,7 +11,7 @@ import (
 	"github.com/streambench/streambench/protocol/dialects"
 )
 
-// config is the workload flags' loadgen.Config; an error is bad input (exit 104).
+// config is the workload flags' loadgen.Config; an error is bad input.
 func config(w *workload.Flags) (loadgen.Config, error) {
 	cfg, err := w.Config()
 	if err != nil {
@@ -40,14 +40,11 @@ func runLoad(args []string) error {
 	w := workload.Add(fs)
 	w.AddEndpoint()
 	sh := workload.AddShard(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsNoArgs(fs, args); err != nil {
 		return err
 	}
 	w.APIKeyFromEnv()
 	defer hrtimer.SpareProcs()()
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	if *repeat < 1 {
 		return usageError("--repeat %d: want 1 or more runs", *repeat)
 	}

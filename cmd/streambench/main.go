@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -49,9 +50,8 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Exit codes shared by every subcommand (exitCodesHelp is their table, in --help and the
-// README). Bad input has a code of its own, never 2: Go exits 2 on a panic or a fatal
-// runtime error, and a crash of the instrument must never read as a typo in a flag.
+// Exit codes shared by every subcommand. Bad input is never 2: Go exits 2 on a panic, and a
+// crash of the instrument must never read as a typo in a flag.
 const (
 	exitOK        = 0
 	exitFailure   = 1   // the command ran and found a problem (the run's verdict FAIL), or could not finish
@@ -68,8 +68,7 @@ const exitCodesHelp = `Exit codes:
   104  bad input: a flag, a file, a scenario or mix, a run directory that is not a finished run
 `
 
-// exitCode is a command's exit code: its exitError's, 104 for console.BadInput, else 1 (a FAIL
-// verdict, console.Failed, or a command that could not finish); 0 for nil.
+// exitCode is a command's exit code: its exitError's, 104 for console.BadInput, else 1.
 func exitCode(err error) int {
 	var ee *exitError
 	var bad *console.BadInput
@@ -93,9 +92,7 @@ func main() {
 }
 
 func run(args []string) int {
-	// A reader that goes away (`streambench run | head`) must not kill a run before it has
-	// written its results: with SIGPIPE ignored, a write to the closed pipe fails (EPIPE) and
-	// the run goes on to its end, its files complete.
+	// A reader that goes away (`run | head`) must not kill a run before it wrote its results.
 	signal.Ignore(syscall.SIGPIPE)
 	cmds := commands()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
@@ -153,8 +150,8 @@ func newFlagSet(name, usage string) *pflag.FlagSet {
 	return fs
 }
 
-// CheckArgsEnv=1 makes a command exit 0 as soon as its flags parse: deploy's test checks every
-// manifest's args so (an environment variable: no argument a dangling flag could swallow).
+// CheckArgsEnv=1 makes a command exit 0 as soon as its flags parse (deploy's test checks every
+// manifest's args so).
 const CheckArgsEnv = "STREAMBENCH_CHECK_ARGS"
 
 // errArgsChecked ends a command whose flags parsed under CheckArgsEnv.
@@ -172,4 +169,23 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 		return errArgsChecked
 	}
 	return nil
+}
+
+// parseFlagsNoArgs is parseFlags for a command that takes no arguments.
+func parseFlagsNoArgs(fs *pflag.FlagSet, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected arguments %q", fs.Args())
+	}
+	return nil
+}
+
+// newLogger logs to stderr at level, or at verboseLevel when verbose.
+func newLogger(verbose bool, level, verboseLevel slog.Level) *slog.Logger {
+	if verbose {
+		level = verboseLevel
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }

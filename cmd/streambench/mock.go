@@ -38,23 +38,16 @@ func runMock(args []string) error {
 	wire := fs.String("wire", "openai", "self-test: provider wire (openai or anthropic)")
 	pprofAddr := addPprofFlag(fs)
 	faultName := fs.String("fault", "", "break the wire contract in every stream (and in non-streaming answers where it means something there), to prove a client dialect's rule fails; one of:\n  "+strings.Join(mockprovider.Faults(), "\n  "))
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	if *selfTest {
-		// Spare Ps (hrtimer.SpareProcs) for the self-test only, whose client shares the
-		// process and timestamps every frame. The serving mock runs with the default: with
-		// its client in another process, the spare Ps cost it CPU and kept no better time
-		// (bench path, 1,000 streams, 4 pairs: mock ÷ floor server 1.57/1.88/1.16/1.13× with,
-		// 1.33/1.39/1.08/1.25× without; bench pacing, 5 pairs: CPU per token no different,
-		// TTFT error p99 and end-of-stream lateness p50 better without in 4 of 5).
+		// Spare Ps for the self-test only, whose client shares the process; the serving mock
+		// gains nothing by them (docs/BENCHMARKS.md).
 		defer hrtimer.SpareProcs()()
 		if *streams <= 0 || *tokensPerSecond <= 0 || *duration <= 0 || *conns < 0 || *ramp < 0 {
 			return usageError("--streams, --tokens-per-second and --duration must be positive, --conns and --ramp not negative")
@@ -86,11 +79,7 @@ func runMock(args []string) error {
 			return usageError("--scenario: %v", err)
 		}
 	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := newLogger(*verbose, slog.LevelInfo, slog.LevelDebug)
 	srv, err := mockprovider.New(mockprovider.Options{
 		Library:   lib,
 		TimeScale: *timeScale,

@@ -12,8 +12,7 @@ import (
 	"github.com/streambench/streambench/loadgen"
 )
 
-// runRun is the main job: start a mock provider and the reference runtime, run the load
-// against them, print the summary, write the results and stop everything it started.
+// runRun is the main job: the load against a mock and runtime it starts and stops.
 func runRun(args []string) error {
 	fs := newFlagSet("run", "run [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--mix FILE] [--fault NAME]... [--in-process] [--tls] [--out DIR] ...\n"+
 		"an endpoint workload on the mock alone: run --dialect openai-chat|anthropic-messages --input-tokens SPEC --output-tokens SPEC ...")

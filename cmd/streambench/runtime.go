@@ -40,15 +40,10 @@ func runRuntime(args []string) error {
 	pprofAddr := addPprofFlag(fs)
 	tlsCert := fs.String("tls-cert", "", "serve HTTPS (HTTP/1.1 and h2) with this PEM certificate (chain); needs --tls-key")
 	tlsKey := fs.String("tls-key", "", "the PEM private key of --tls-cert")
-	if err := parseFlags(fs, args); err != nil {
+	// No spare Ps (hrtimer.SpareProcs): the runtime keeps no time, and they cost it CPU
+	// (docs/BENCHMARKS.md).
+	if err := parseFlagsNoArgs(fs, args); err != nil {
 		return err
-	}
-	// No spare Ps (hrtimer.SpareProcs): the runtime relays, it keeps no time of its own, and
-	// two more Ps than cores cost it ~10% CPU per relayed chunk (bench path, 1,000 streams:
-	// runtime ÷ floor relay 1.01–1.14× with them, 0.91–1.02× without; TTFC − TTFT through it
-	// no worse in bench fidelity).
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
 	}
 	if *heartbeat > 15*time.Second {
 		return usageError("--heartbeat %s: the compose protocol needs a ping at least every 15s", *heartbeat)
@@ -76,11 +71,7 @@ func runRuntime(args []string) error {
 			return usageError("--tls-cert %s / --tls-key %s: %v", *tlsCert, *tlsKey, err)
 		}
 	}
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelInfo
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := newLogger(*verbose, slog.LevelWarn, slog.LevelInfo)
 	srv, err := agentruntime.New(agentruntime.Options{
 		Deployments: deps, ProviderURL: *provider, ProviderHTTP1: !*h2c, ProviderMaxConns: *maxConns, ProviderHeader: providerHeader,
 		Faults: f, ClientIdleTimeout: *idle, Heartbeat: *heartbeat, MaxBody: *maxBody,

@@ -66,13 +66,10 @@ func sweepMain(args []string, out io.Writer) error {
 	rejudge := fs.String("rejudge", "", "run nothing: re-judge the saved sweep in this directory (with --slo, or its own SLOs) and rewrite its report")
 	// Every workload flag of run, except the two that become the steps.
 	w := workload.AddExcept(fs, "clients", "rate")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsNoArgs(fs, args); err != nil {
 		return err
 	}
 	w.APIKeyFromEnv()
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	if *rejudge != "" {
 		return rejudgeSweep(*rejudge, *slos, out)
 	}
@@ -202,8 +199,7 @@ func writeSweep(res *sweep.Result, dir string, out io.Writer) error {
 	return nil
 }
 
-// parseSLOs parses --slo checks, refusing one on a rule no dialect has (it would measure
-// nothing and pass every step), as gate and load refuse it.
+// parseSLOs parses --slo checks, refusing one on a rule no dialect has, as gate and load do.
 func parseSLOs(exprs []string) ([]verdict.Threshold, error) {
 	var out []verdict.Threshold
 	for _, e := range exprs {

@@ -10,19 +10,15 @@ import (
 // runVersion prints what versionText says about this binary.
 func runVersion(args []string) error {
 	fs := newFlagSet("version", "version\n\nPrint the module version, the git revision the binary was built from and the Go toolchain.")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
 	}
 	bi, ok := debug.ReadBuildInfo()
 	fmt.Fprint(os.Stdout, versionText(bi, ok))
 	return nil
 }
 
-// versionText describes a build: the module's path and version, the git revision (its time,
-// whether modified; without VCS stamping, why it is unknown), the Go version and platform.
+// versionText describes a build: its module's path and version, git revision, Go and platform.
 func versionText(bi *debug.BuildInfo, ok bool) string {
 	if !ok || bi == nil {
 		return "streambench: no build information in this binary\n"

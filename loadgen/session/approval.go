@@ -9,10 +9,9 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// approver plays a session's scripted plan decisions (protocol.Approver clients with a
-// protocol.ApprovalObserver checker, i.e. compose): when the checker says an approval request
-// is due, it waits the decision's think time and sends it beside the stream, on a goroutine of
-// its own, so the read loop never blocks. Safe for concurrent use.
+// approver plays a session's scripted plan decisions (compose): when the checker says one is
+// due, it sends it after its think time on a goroutine of its own, so the read loop never
+// blocks. Safe for concurrent use.
 type approver struct {
 	s      *streamState
 	client protocol.Approver
@@ -25,8 +24,7 @@ type approver struct {
 	sends   sync.WaitGroup
 }
 
-// newApprover returns the stream's approver, or nil when its client or checker has no part in
-// plan approval.
+// newApprover returns the stream's approver, or nil when its client or checker has no part.
 func (s *streamState) newApprover(resp *http.Response) *approver {
 	client, ok := s.p.Client.(protocol.Approver)
 	if !ok {
@@ -39,8 +37,7 @@ func (s *streamState) newApprover(resp *http.Response) *approver {
 	return &approver{s: s, client: client, obs: obs, resp: resp}
 }
 
-// due asks the checker whether the frame it just observed wants a decision, and schedules it.
-// Called by the read loop after Observe.
+// due schedules the decision the frame just observed wants, if any.
 func (a *approver) due() {
 	d, ok := a.obs.ApprovalDue()
 	if !ok {
@@ -58,7 +55,7 @@ func (a *approver) due() {
 	}))
 }
 
-// send sends one decision and tells the checker when it went out and how it was answered.
+// send sends one decision and tells the checker when and how it was answered.
 func (a *approver) send(d protocol.ApprovalDecision) {
 	r, p := a.s.r, a.s.p
 	ctx := a.s.sctx
@@ -71,7 +68,7 @@ func (a *approver) send(d protocol.ApprovalDecision) {
 	a.obs.ApprovalSending(d, time.Now())
 	resp, err := r.Client.Do(req)
 	if err != nil {
-		if ctx.Err() == nil { // a stream that already ended takes no decision: not a refusal
+		if ctx.Err() == nil { // an ended stream takes no decision: not a refusal
 			a.obs.ApprovalAnswered(d, 0, err)
 		}
 		return
@@ -90,8 +87,7 @@ type approvalRefused struct{ body string }
 
 func (e *approvalRefused) Error() string { return e.body }
 
-// wait cancels decisions not yet sent (the stream ended without them) and waits for those in
-// flight, so the checker has every answer before Finish.
+// wait cancels decisions not yet sent and waits for those in flight, before Finish.
 func (a *approver) wait() {
 	a.mu.Lock()
 	a.stopped = true

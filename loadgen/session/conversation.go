@@ -8,11 +8,7 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// nextConversationTurn ends a conversation turn that completed before the conversation's
-// last: it records the turn as a request of its own (endTurn), then puts the answer the
-// target gave and the next user message into the history, and times the next request from
-// now: the client sends it as soon as the answer is complete (a closed loop within the
-// conversation).
+// nextConversationTurn records a completed turn as a request of its own and extends the history.
 func (s *streamState) nextConversationTurn() {
 	p, m := s.p, s.m
 	now := time.Now()
@@ -38,15 +34,12 @@ func (s *streamState) nextConversationTurn() {
 		e.MinTokens = e.MaxTokens
 	}
 	p.Session.Input = p.conversation.Turns[next]
-	// From now, not the answer's end: a usage-less turn's count (settle) may have loaded the
-	// tokenizer in between, once per process, and the next turn is sent only after it.
+	// From now: settle may have loaded the tokenizer since the answer's end.
 	s.intended, s.chunks, s.output = time.Now(), 0, false
 	m.intended = s.intended
 }
 
-// endTurn records a conversation turn that completed as a request of its own, and clears the
-// per-request values for the next turn (the connection's set-up and the start lag are the
-// first request's). A turn that misses a goodput SLO costs the conversation its goodput.
+// endTurn flushes a completed turn for the next; one that misses a goodput SLO costs the conversation's.
 func (m *sessionMetrics) endTurn(slos []verdict.SessionSLO) {
 	for _, slo := range slos {
 		if !slo.Met(m.sessionValue(slo.Metric())) {

@@ -17,27 +17,21 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// How a session ends. Every path ends in end, which gives the session exactly one outcome
-// (measure.Outcome) and counts it: an error outcome is the session's one root cause, so the
-// checker then judges only what arrived before it (Finish gets a non-nil error) and no rule
-// restates it (a missing terminal after a transport error, tool calls never reached).
+// Every path ends in end, which gives the session exactly one outcome. An error outcome is the
+// root cause: the checker then judges only what arrived (Finish gets the error), so no rule
+// restates it.
 
-// StallWindow is how long a stream found open at a limit must have been silent to be called
-// stalled rather than over_time or cut.
+// StallWindow is how long a stream open at a limit must have been silent to be stalled.
 const StallWindow = 10 * time.Second
 
-// errInBand, errTruncated and errStalled are what a checker's Finish is told when the stream
-// ended in an unscripted in-band error, without its terminal, or silent: like a transport
-// error, the stream is judged on what arrived.
+// What a checker's Finish is told when the stream ended in an unscripted in-band error, or
+// silent (protocol.ErrTruncated: without its terminal).
 var (
-	errInBand    = errors.New("the stream ended in an in-band error")
-	errTruncated = protocol.ErrTruncated
-	errIdle      = errors.New("no byte within the idle timeout")
+	errInBand = errors.New("the stream ended in an in-band error")
+	errIdle   = errors.New("no byte within the idle timeout")
 )
 
-// end closes out the session with outcome o (err says what went wrong for an error outcome,
-// or an aborted session's failed stop request): it counts the outcome, the session as ok or
-// failed, its violations and error, and flushes its metrics.
+// end closes out the session with outcome o and err: it counts them and flushes the metrics.
 func (s *streamState) end(o measure.Outcome, err error) Result {
 	r, p, res := s.r, s.p, &s.res
 	res.Outcome, res.RetryAfter = o, s.retryAfter
@@ -56,7 +50,7 @@ func (s *streamState) end(o measure.Outcome, err error) Result {
 		rec.failed.Add(1)
 		rec.failedByViolations(res.Violations)
 	case o == measure.OutcomeAborted:
-		// Left on purpose: neither a success nor a failure of the target.
+		// Neither a success nor a failure of the target.
 	default:
 		rec.ok.Add(1)
 	}
@@ -66,7 +60,7 @@ func (s *streamState) end(o measure.Outcome, err error) Result {
 		res.tape, res.redact = nil, nil
 	}
 	if s.tape != nil {
-		// Back to the pool here, on end's fresh stack (a pool's calls run deep), not at close.
+		// Here, on a fresh stack (a pool's calls run deep), not at close.
 		s.tape.reset()
 		tapes.Put(s.tape)
 		s.tape = nil
@@ -109,7 +103,7 @@ func (s *streamState) finish() Result {
 	limit := s.limit()
 	if s.act.fired.Load() {
 		if p.stop && limit != nil && !s.turnTerminal {
-			// A stop asks the runtime to end the stream; one that never does is not aborted.
+			// A stop the runtime never ended the stream for is not an abort.
 			return s.finishUnfinished("after the stop request")
 		}
 		return s.finishAborted(true, streamErr)
@@ -118,9 +112,8 @@ func (s *streamState) finish() Result {
 	case limit != nil && !s.turnTerminal:
 		return s.finishUnfinished("")
 	case limit != nil:
-		// The terminal came but the runtime held the connection open until the limit: the
-		// user has the answer, so the stream is judged as if it ended there (a dialect that
-		// wants [DONE] after its terminal still says so).
+		// The terminal came but the connection was held open: judged as if it ended there
+		// (a dialect that wants [DONE] after its terminal still says so).
 		streamErr = nil
 	case s.ctx.Err() != nil && streamErr != nil:
 		return s.finishCut()
@@ -137,10 +130,8 @@ func (s *streamState) finish() Result {
 			// net/http says only "unexpected EOF" for a body cut short of its length.
 			streamErr = fmt.Errorf("body ended before its Content-Length of %d bytes: %w", s.contentLength, streamErr)
 		case errors.Is(streamErr, io.ErrUnexpectedEOF) && s.dec.BytesRead() == 0:
-			// The response was cut before its first byte. Go's stock httputil.ReverseProxy does
-			// this when its server closes a request body its transport still reads
-			// (golang/go#40747: "invalid Read on closed Body", then "use of closed network
-			// connection"): loadgen TestStockReverseProxy traces every such cut to it.
+			// Go's httputil.ReverseProxy cuts so when it races its own request body
+			// (golang/go#40747; loadgen TestStockReverseProxy).
 			streamErr = fmt.Errorf("%w (the target closed the response before its first byte; a Go httputil.ReverseProxy in the path does so when it races its own request body, golang/go#40747)", streamErr)
 		}
 		return s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: read stream from %s after %d bytes: %w", p.ID, s.host, s.dec.BytesRead(), streamErr))
@@ -151,7 +142,7 @@ func (s *streamState) finish() Result {
 		res.Violations = append(res.Violations, s.checker.Finish(errInBand)...)
 		return s.end(measure.OutcomeInBandError, fmt.Errorf("session %s: %s answered 200, then an in-band error: %s", p.ID, s.host, measure.Clip(s.inBand, maxInBandQuote)))
 	case !s.turnTerminal:
-		res.Violations = append(res.Violations, s.checker.Finish(errTruncated)...)
+		res.Violations = append(res.Violations, s.checker.Finish(protocol.ErrTruncated)...)
 		detail := ""
 		if s.dec.Truncated() {
 			detail = ", inside an undispatched event or an unterminated line (its data discarded)"
@@ -163,8 +154,7 @@ func (s *streamState) finish() Result {
 	}
 	res.Violations = append(res.Violations, s.checker.Finish(nil)...)
 	if s.dec.Truncated() {
-		// WHATWG discards an event cut by the end of the stream, so no checker ever sees it;
-		// every dialect ends its streams on a complete event, so the cut is a framing fault.
+		// WHATWG discards an event cut by the end of the stream, so no checker sees it.
 		res.Violations = append(res.Violations, protocol.Violation{Rule: protocol.RFraming, Detail: fmt.Sprintf(
 			"the stream ended inside an undispatched event or an unterminated line (after %d bytes; its data was discarded)", s.dec.BytesRead())})
 	}
@@ -172,13 +162,9 @@ func (s *streamState) finish() Result {
 	return s.end(measure.OutcomeCompleted, nil)
 }
 
-// judgeOutput judges an answer that ended as it should (R-answer-output): one with no text, no
-// thinking and no tool call measured nothing (no first token) and answered nothing; a gateway
-// or agent that answers every request so passes otherwise. It judges an endpoint request's
-// answer, and any session's without ground truth; with ground truth the dialect's content
-// rules hold the answer to its script, which may script none. A client that is sent no
-// answer frames at all (a PII-redacted canvas: its answer comes settled in its block's
-// output) is not judged by it.
+// judgeOutput flags an answer without text, thinking or tool call (R-answer-output), which
+// would pass otherwise. With ground truth the content rules judge instead (a script may want
+// none), and a client sent no answer frames (a PII-redacted canvas) is not judged.
 func (s *streamState) judgeOutput() {
 	if s.output || (s.p.Session.Endpoint == nil && !s.p.Session.NoGroundTruth) || !s.p.Client.Sees(protocol.FrameAnswer) {
 		return
@@ -188,8 +174,8 @@ func (s *streamState) judgeOutput() {
 }
 
 // scriptedInBand tells whether an in-band error is the script's: the scenario fails the
-// provider (or its plan ends the run in error), judged against ground truth, and the client is not one that talks to the
-// provider directly while the script wants an HTTP status (that must come as the status).
+// provider (or its plan ends in error), and the client is not a provider-wire one, whose
+// scripted failure must come as an HTTP status.
 func (s *streamState) scriptedInBand() bool {
 	e := &s.p.Session.Expected
 	planned := !s.p.Session.NoGroundTruth && e.Plan != nil && e.Plan.EndsInError()
@@ -200,16 +186,13 @@ func (s *streamState) scriptedInBand() bool {
 	return !(direct && e.ProviderStatus != 0)
 }
 
-// scriptedStatus tells whether an HTTP status is the script's provider failure: the very
-// status scripted (a 429 for provider-429, not any 4xx), judged against ground truth.
+// scriptedStatus tells whether status is the very status the script's provider failure has.
 func (s *streamState) scriptedStatus(status int) bool {
 	e := &s.p.Session.Expected
 	return !s.p.Session.NoGroundTruth && e.ProviderStatus != 0 && status == e.ProviderStatus
 }
 
-// httpError ends the session on a non-200 answer. A client that judges error answers
-// (protocol.ErrorChecker: the provider wires) reads up to 64 KiB of it; the others 512 bytes,
-// quoted in the error. Only the scripted status is the script; any other is an http_error.
+// httpError ends the session on a non-200 answer, read for a protocol.ErrorChecker or quoted.
 func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	p, res := s.p, &s.res
 	limit := int64(512)
@@ -235,12 +218,10 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.ID, req, resp, body[:min(len(body), 512)]))
 }
 
-// MaxRetryAfter caps how long a closed-loop user honouring Retry-After waits
-// (Config.HonorRetryAfter).
+// MaxRetryAfter caps how long a closed-loop user honouring Retry-After waits.
 const MaxRetryAfter = 30 * time.Second
 
-// retryAfter is a Retry-After header's wait from now (delay-seconds or an HTTP date), capped
-// at MaxRetryAfter; 0 when absent or not understood.
+// retryAfter is a Retry-After header's wait from now, capped at MaxRetryAfter; 0 if not understood.
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -255,9 +236,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return min(max(d, 0), MaxRetryAfter)
 }
 
-// limit is the cause that ended the stream's context when a limit did (the idle timeout, the
-// stream timeout, the run's grace period), else nil: the stream ended by
-// itself, the client left, or the caller cancelled the run.
+// limit is the cause that ended the stream's context when a limit did, else nil.
 func (s *streamState) limit() error {
 	if s.sctx == nil {
 		return nil
@@ -269,16 +248,12 @@ func (s *streamState) limit() error {
 	return nil
 }
 
-// finishUnfinished closes out a session whose stream was still open when a limit ended it:
-// stalled (silent for the idle timeout), over time (still delivering at the stream timeout)
-// or cut (the run's grace period ended). The checker judges only what arrived; no rule
-// restates the missing end.
+// finishUnfinished closes out a session whose stream a limit ended: stalled, over time or cut.
 func (s *streamState) finishUnfinished(when string) Result {
 	r, p, res := s.r, s.p, &s.res
 	cause := s.limit()
 	acted := s.act != nil && s.act.fired.Load()
 	if acted {
-		// The checker judges what arrived in the light of the client's scripted action.
 		p.Session.Aborted = true
 		s.noteStop()
 	}
@@ -310,14 +285,12 @@ func (s *streamState) finishUnfinished(when string) Result {
 		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event%s", err, n, s.head.note())
 	}
 	if acted {
-		// The client stopped: whether the provider saw it go is still worth knowing.
-		s.noteAbort()
+		s.noteAbort() // whether the provider saw the client go is still worth knowing
 	}
 	return s.end(o, err)
 }
 
-// undecoded is how many bytes of the current response's body arrived when none of them made
-// an event (a target sending something that is not SSE, then holding the stream), else 0.
+// undecoded is how many bytes of the body arrived when none made an event, else 0.
 func (s *streamState) undecoded() int64 {
 	if s.dec == nil || s.m.firstEvent != 0 {
 		return 0
@@ -325,7 +298,6 @@ func (s *streamState) undecoded() int64 {
 	return s.dec.BytesRead()
 }
 
-// limitName names the limit cause stands for.
 func limitName(r *Runner, cause error) string {
 	if errors.Is(cause, ErrGraceEnded) {
 		return "the run's " + r.Grace.String() + " grace period"
@@ -333,8 +305,7 @@ func limitName(r *Runner, cause error) string {
 	return "the " + r.StreamTimeout.String() + " stream timeout"
 }
 
-// noteStop tells the checker of a stop session that the stop request was sent (it may already
-// know: StopSent may be called more than once).
+// noteStop tells a stop session's checker that the stop was sent (again is harmless).
 func (s *streamState) noteStop() {
 	if !s.p.stop || s.checker == nil {
 		return
@@ -344,17 +315,14 @@ func (s *streamState) noteStop() {
 	}
 }
 
-// finishCut closes out a session the caller cancelled (Run's context: the second Ctrl-C)
-// before it ended: not judged, and an error outcome (the run is interrupted anyway).
+// finishCut closes out a session the caller cancelled (the second Ctrl-C): not judged.
 func (s *streamState) finishCut() Result {
 	s.res.Violations = nil
 	return s.end(measure.OutcomeCut, nil)
 }
 
-// finishAborted closes out a session the client aborted or stopped on purpose; judge says
-// whether the current turn's checker judges what arrived (not when the client left between
-// turns or before any stream). A stop request that failed makes the session a transport
-// error: the client's stop is part of the stream it judges.
+// finishAborted closes out a session the client aborted or stopped; judge says whether the
+// turn's checker judges what arrived. A failed stop request is a transport error.
 func (s *streamState) finishAborted(judge bool, streamErr error) Result {
 	p, res, act := s.p, &s.res, s.act
 	p.Session.Aborted = true
@@ -366,8 +334,7 @@ func (s *streamState) finishAborted(judge bool, streamErr error) Result {
 		}
 		select {
 		case out := <-act.stopDone:
-			// A 404 for a run whose terminal we had already received is a stop that arrived
-			// after the run finished on its own: a race, not an error.
+			// A 404 after the terminal came is a stop that lost the race, not an error.
 			late := out.status == http.StatusNotFound && !act.terminalAt.IsZero() && !act.terminalAt.After(out.at)
 			if out.err != nil && !late {
 				stopErr = out.err
@@ -376,11 +343,10 @@ func (s *streamState) finishAborted(judge bool, streamErr error) Result {
 		}
 	}
 	if judge && s.checker != nil {
-		if stopped {
-			res.Violations = append(res.Violations, s.checker.Finish(streamErr)...)
-		} else {
-			res.Violations = append(res.Violations, s.checker.Finish(nil)...)
+		if !stopped {
+			streamErr = nil
 		}
+		res.Violations = append(res.Violations, s.checker.Finish(streamErr)...)
 	}
 	s.noteAbort()
 	if stopErr != nil {
@@ -389,23 +355,16 @@ func (s *streamState) finishAborted(judge bool, streamErr error) Result {
 	return s.end(measure.OutcomeAborted, nil)
 }
 
-// touch records that the stream delivered something now.
 func (s *streamState) touch() { s.lastRead.Store(int64(time.Since(monoBase))) }
 
-// touchRead notes a read that delivered bytes on a stream without receive stamps (watchBody),
-// timed when it returned. It never moves the time back.
+// touchRead notes a read that delivered bytes on an unstamped stream, never moving time back.
 func (s *streamState) touchRead() {
 	if t := int64(s.arrived().Sub(monoBase)); t > s.lastRead.Load() {
 		s.lastRead.Store(t)
 	}
 }
 
-// silent is how long ago the stream last delivered bytes (or was touched). Where the
-// connection keeps receive stamps, its newest read is asked (no read touches the stream), so
-// the silence counts from when the target's bytes reached this host, not from when the
-// generator got to them; bytes read before the latest touch (a response head, a reused
-// connection's earlier response) do not move the time back. Between a multi-turn session's
-// turns the connection is forgotten (closeBody): parked, another stream may read from it.
+// silent is how long ago the stream last delivered bytes (by receive stamp) or was touched.
 func (s *streamState) silent() time.Duration {
 	last := s.lastRead.Load()
 	if w := s.watched.Load(); w != nil {
@@ -416,13 +375,11 @@ func (s *streamState) silent() time.Duration {
 	return time.Since(monoBase) - time.Duration(last)
 }
 
-// monoBase is the origin of lastRead's monotonic nanoseconds: a wall-clock stamp would move
-// with every step of the wall clock.
+// monoBase is the origin of lastRead's monotonic nanoseconds (a wall clock may step).
 var monoBase = time.Now()
 
-// startIdleWatch ends the stream's context with errIdle once nothing arrived for the idle
-// timeout: a timer that re-arms itself for the rest of the timeout while bytes keep coming,
-// so a busy stream costs one timer firing per idle timeout, not one per read.
+// startIdleWatch ends the stream with errIdle once nothing arrived for the idle timeout: a
+// timer re-arming itself, one firing per timeout rather than work per read.
 func (s *streamState) startIdleWatch() {
 	s.touch()
 	idle := s.r.IdleTimeout
@@ -438,15 +395,12 @@ func (s *streamState) startIdleWatch() {
 		}
 		s.idle.Reset(idle - since)
 	}
-	// Armed only once assigned: check re-arms s.idle, so it must not run before.
+	// Armed only once assigned: check re-arms s.idle.
 	s.idle = time.AfterFunc(time.Hour, check)
 	s.idle.Reset(idle)
 }
 
-// watchBody wraps a response body without receive stamps so that every read that delivers
-// bytes touches the stream (one atomic store per read: what tells a stalled stream from a slow
-// one at a limit). A body with stamps (setArrivals first) is returned as it is: its
-// connection keeps the time of its newest read, which silent asks.
+// watchBody makes an unstamped body's reads touch the stream; a stamped one is returned as is.
 func (s *streamState) watchBody(body io.ReadCloser) io.ReadCloser {
 	if s.arrivals != nil {
 		return body
@@ -467,14 +421,12 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// maxInBandQuote bounds the quote of a target's in-band error in a session's error: enough for
-// a runtime's whole message about a failed provider connection (its cause is at the end).
+// maxInBandQuote bounds the quote of an in-band error: a whole failed-provider message.
 const maxInBandQuote = 1 << 10
 
-// The causes a session's context is cancelled with when a limit ends it, so the session can
-// tell a slow stream (over_time), a silent one (stalled, errIdle in finish.go) and the run's
-// end (cut) from the caller cancelling the run.
+// The causes a session's context is cancelled with when a limit ends it.
 var (
+	// ErrGraceEnded is the cause when the run's grace period ended.
 	ErrGraceEnded    = errors.New("the run's grace period ended")
 	errStreamTimeout = errors.New("the stream timeout ended")
 )
@@ -482,19 +434,17 @@ var (
 // outcomeList is measure.Outcomes, indexed by the Recorder's counters.
 var outcomeList = measure.Outcomes()
 
-// Abort is one session the client aborted or stopped on purpose, for the cancel check
-// against the mock's records.
+// Abort is one session the client aborted or stopped, for the cancel check.
 type Abort struct {
 	Index                      uint64
 	Session, Scenario, Dialect string
 	At                         time.Time // wall clock of the abort
 	DuringTool                 bool
-	// Continues: the request asked the target to finish the run when the client leaves
-	// (protocol.DisconnectContinuer), so R-abort is judged the other way round.
+	// Continues: the request asked the target to go on when the client leaves, so R-abort is
+	// judged the other way round.
 	Continues bool
 }
 
-// noteAbort records the session's scripted abort or stop in its result.
 func (s *streamState) noteAbort() {
 	p := s.p
 	s.res.Abort = &Abort{
@@ -503,8 +453,7 @@ func (s *streamState) noteAbort() {
 	}
 }
 
-// continuesOnDisconnect reports whether c's requests ask the target to go on with a run the
-// client leaves.
+// continuesOnDisconnect reports whether c asks the target to go on when the client leaves.
 func continuesOnDisconnect(c protocol.Client) bool {
 	dc, ok := c.(protocol.DisconnectContinuer)
 	return ok && dc.ContinuesOnDisconnect()

@@ -8,28 +8,18 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// The target's own latency. A session's ttfc and ttft include the delay its script schedules
-// before the mock sends the frame (a scripted TTFT of 300 ms, a tool that runs 200 ms), so
-// an SLO on them judges the script as much as the target. The plan knows the script, so it
-// knows when a target that added nothing would have delivered each frame; the session records
-// measured − scripted as ttfc.overhead and ttft.overhead, in its shard's histograms like every
-// latency.
+// The target's own latency: ttfc and ttft include the delay the script schedules, so the
+// session also records measured − scripted as ttfc.overhead and ttft.overhead.
 
-// scriptedLatency is when a session's script has its first answer chunk (chunk) and its first
-// output token (token) due at a client that adds nothing, from the request; 0 when the script
-// does not say (no ground truth, the provider fails first, a turn the client drives itself).
+// scriptedLatency is when the script has the first chunk and token due, from the request (0: unknown).
 type scriptedLatency struct {
 	chunk, token time.Duration
 }
 
-// scriptedFirst reads script as client c sees it, its times scaled by the mock's time scale.
-//
-// A streaming client's first chunk is due with the first text step the provider sends, and
-// its first token with the first thinking step (when c is sent thinking) or text step that
-// carries a token. Later turns start after the earlier ones and their tools (turnLength), as
-// the reference runtime runs them; a client that drives its own turns (protocol.MultiTurn)
-// is only timed within its first. A client sent the answer settled (protocol.SettledAnswer)
-// has both due when the final turn's last step is sent.
+// scriptedFirst reads script as client c sees it, scaled by the mock's time scale. Later
+// turns start after the earlier ones and their tools, as the reference runtime runs them; a
+// client that drives its own turns is timed within its first only, and one sent the answer
+// settled has both due with the final turn's last step.
 func scriptedFirst(script *scenarios.Script, c protocol.Client, scale float64) scriptedLatency {
 	var out scriptedLatency
 	scaled := func(d time.Duration) time.Duration { return max(time.Duration(float64(d)*scale), 1) }
@@ -38,7 +28,7 @@ func scriptedFirst(script *scenarios.Script, c protocol.Client, scale float64) s
 		for ti := range script.Turns {
 			t := &script.Turns[ti]
 			if t.HTTPStatus != 0 || t.ErrorAfterStep >= 0 {
-				return out // a failed conversation has no settled answer
+				return out // no settled answer
 			}
 			if n := len(t.Steps); n > 0 {
 				last = base + t.Steps[n-1].At
@@ -85,12 +75,15 @@ func scriptedFirst(script *scenarios.Script, c protocol.Client, scale float64) s
 	return out
 }
 
-// putOverhead records measured − scripted under metric when both are known; the shard lock
-// must be held. A frame that came before its scripted time (the script's estimate, not a
-// target faster than its provider) records 0.
-func (m *sessionMetrics) putOverhead(metric measure.Metric, measured, scripted time.Duration) {
-	if measured == 0 || scripted == 0 {
-		return
+// overheads are the metrics of measured − scripted latency.
+var overheads = []measure.Metric{measure.FirstChunkOverhead, measure.FirstTokenOverhead}
+
+// overhead is when the frame of metric (one of overheads) was measured and its latency beyond
+// the script's (at least 0); ok is false when either time is unknown.
+func (m *sessionMetrics) overhead(metric measure.Metric) (at, over time.Duration, ok bool) {
+	measured, scripted := m.firstChunk, m.scripted.chunk
+	if metric == measure.FirstTokenOverhead {
+		measured, scripted = m.tokens.firstToken, m.scripted.token
 	}
-	m.putZero(metric, max(measured-scripted, 0))
+	return measured, max(measured-scripted, 0), measured != 0 && scripted != 0
 }

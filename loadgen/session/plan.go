@@ -14,33 +14,25 @@ import (
 type Plan struct {
 	Pick Pick
 	// ID names the session on the wire (the directive, X-Streambench-Session) and in results.
-	ID     string
-	Client protocol.Client
-	// Label is the dialect part of the histogram keys (sim-chat-optedin, ...).
-	Label   string
-	Session *protocol.Session
-	// Header is the profile's request headers (nil: none).
-	Header http.Header
-	// Encoding counts the session's output tokens if no usage report comes (Request.Encoding).
-	Encoding string
-	// trigger is the scripted client action (abort, or stop when stop is set); triggerAt is
-	// when it fires, from the request, for time-based triggers (timed). The rendered Script
-	// itself is not kept: at thousands of open streams its steps would dominate memory.
-	trigger   *scenarios.Trigger
-	stop      bool
-	triggerAt time.Duration
-	timed     bool
-	// reconnect is the scripted drop and resume (reconnect.go), for clients that can.
-	reconnect *scenarios.Reconnect
-	// scripted is when the script has the first chunk and token due (overhead.go).
-	scripted scriptedLatency
-	// conversation is the conversation an endpoint session replays, turn by turn (nil: one
-	// request); Session.Endpoint.Messages grows by each answer and the next user turn.
-	conversation *endpoint.Conversation
+	ID       string
+	Client   protocol.Client
+	Label    string // the dialect part of the histogram keys (sim-chat-optedin, ...)
+	Session  *protocol.Session
+	Header   http.Header // the profile's request headers (nil: none)
+	Encoding string      // counts output tokens if no usage report comes
+	// trigger is the scripted abort (or stop, when stop is set), fired at triggerAt from the
+	// request when timed. The rendered Script is not kept: at thousands of open streams its
+	// steps would dominate memory.
+	trigger      *scenarios.Trigger
+	stop         bool
+	triggerAt    time.Duration
+	timed        bool
+	reconnect    *scenarios.Reconnect // for clients that can
+	scripted     scriptedLatency
+	conversation *endpoint.Conversation // replayed turn by turn (nil: one request)
 }
 
-// Pick is which session to play: its index in the run, the scenario and the seed that
-// renders it, and the target (slug, workflow, agent or model route) it is sent to.
+// Pick is which session to play: its index, the scenario and seed, and the target it is sent to.
 type Pick struct {
 	Index    uint64
 	Scenario string
@@ -48,37 +40,27 @@ type Pick struct {
 	Target   string
 }
 
-// Request is what one mix profile × target sends and how it is judged: the client its
-// dialect configured from the profile's, the target's and the command line's options, and the
-// headers every request carries.
+// Request is what one mix profile × target sends: its configured client, its headers, and
+// the model tokenizer's encoding (modeltokens.ForModel) for usage-less sessions.
 type Request struct {
-	Client protocol.Client
-	Header http.Header
-	// Encoding is the model tokenizer's encoding for its model option (modeltokens.ForModel),
-	// which counts a usage-less session's tokens.
+	Client   protocol.Client
+	Header   http.Header
 	Encoding string
 }
 
-// Planner makes sessions' plans from their picks. Set its fields before the first Plan; it is
-// safe for concurrent use.
+// Planner makes sessions' plans; set its fields before the first Plan. Safe for concurrent use.
 type Planner struct {
-	// Library holds every scenario a pick may name.
-	Library *scenarios.Library
-	// NoGroundTruth judges every session for structure only (a real model's content).
-	NoGroundTruth bool
-	// Endpoint, when set, makes each session an endpoint workload's request.
-	Endpoint *endpoint.Workload
-	// ScriptTimeScale is the mock's time scale: scripted times scale by it.
-	ScriptTimeScale float64
+	Library         *scenarios.Library
+	NoGroundTruth   bool               // judge structure only (a real model's content)
+	Endpoint        *endpoint.Workload // set: each session is an endpoint workload's request
+	ScriptTimeScale float64            // the mock's time scale
 
-	// scripts holds rendered scripts whose steps the next plan renders into: a session keeps
-	// only what plan derives from its script, and a step per token of garbage per session is
-	// what made a busy stream's memory grow past an idle one's (GC headroom over the ramp).
+	// scripts recycles rendered scripts: a step per token of garbage per session grew a busy
+	// stream's memory past an idle one's.
 	scripts sync.Pool
 }
 
-// Plan is the plan of the session pick, named id, sent as req. The scenario exists: the run's
-// configuration checked the mix against the library.
+// Plan is the plan of the session pick, named id, sent as req; the scenario must exist.
 func (pl *Planner) Plan(pick Pick, req Request, id string) *Plan {
 	sc, _ := pl.Library.Get(pick.Scenario)
 	prev, _ := pl.scripts.Get().(*scenarios.Script)
@@ -101,7 +83,7 @@ func (pl *Planner) Plan(pick Pick, req Request, id string) *Plan {
 		ereq, conv := e.Request(pick.Index, pick.Seed)
 		p.Session.Endpoint, p.Session.NoGroundTruth, p.conversation = ereq, true, conv
 		p.Session.Input = ereq.Messages[len(ereq.Messages)-1].Text
-		return p // the endpoint scenario scripts no client action
+		return p // no client action
 	}
 	if !p.Session.NoGroundTruth {
 		p.scripted = scriptedFirst(script, p.Client, pl.ScriptTimeScale)
@@ -126,27 +108,23 @@ func structureOnly(c protocol.Client) bool {
 	return ok && so.StructureOnly()
 }
 
-// triggerTime is when a time-based trigger fires, measured from the request: After as given;
-// during thinking or a tool the client cannot see, the scripted moment (scaled like the mock's
-// clock). Frame-triggered actions return false.
+// triggerTime is when a time-based trigger fires, from the request: After, or the scripted
+// moment of thinking or a tool the client cannot see; false for frame-triggered actions.
 func (pl *Planner) triggerTime(p *Plan, script *scenarios.Script, t *scenarios.Trigger) (time.Duration, bool) {
+	var at time.Duration
+	var ok bool
 	switch {
 	case t.After > 0:
 		return t.After, true
 	case t.DuringThinking && !p.Client.Sees(protocol.FrameThinking):
-		if at, ok := scriptedThinking(script); ok {
-			return time.Duration(float64(at) * pl.ScriptTimeScale), true
-		}
+		at, ok = scriptedThinking(script)
 	case t.DuringTool && !p.Client.Sees(protocol.FrameToolStart):
-		if at, ok := scriptedTool(script); ok {
-			return time.Duration(float64(at) * pl.ScriptTimeScale), true
-		}
+		at, ok = scriptedTool(script)
 	}
-	return 0, false
+	return time.Duration(float64(at) * pl.ScriptTimeScale), ok
 }
 
-// turnLength is how long a turn keeps the conversation busy: its last frame, then its
-// (parallel) tools.
+// turnLength is how long a turn keeps the conversation busy: its last frame, then its tools.
 func turnLength(t *scenarios.ScriptTurn) time.Duration {
 	var d time.Duration
 	if n := len(t.Steps); n > 0 {
@@ -159,8 +137,7 @@ func turnLength(t *scenarios.ScriptTurn) time.Duration {
 	return d + tools
 }
 
-// scriptedThinking is the middle of the first thinking span of the script, from the first
-// request: the moment the model is certainly thinking.
+// scriptedThinking is the middle of the script's first thinking span, from the first request.
 func scriptedThinking(s *scenarios.Script) (time.Duration, bool) {
 	var base time.Duration
 	for ti := range s.Turns {
@@ -183,8 +160,7 @@ func scriptedThinking(s *scenarios.Script) (time.Duration, bool) {
 	return 0, false
 }
 
-// scriptedTool is the middle of the first tool run (the shortest tool of the first turn with
-// tools), from the first request.
+// scriptedTool is the middle of the first turn with tools' shortest tool, from the first request.
 func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
 	var base time.Duration
 	for ti := range s.Turns {
@@ -205,7 +181,6 @@ func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
 	return 0, false
 }
 
-// duringTool tells whether the client acts while a tool runs.
 func duringTool(c scenarios.Client) bool {
 	t := c.Abort
 	if t == nil {
@@ -222,5 +197,14 @@ func ApplyHeader(req *http.Request, header http.Header) {
 			continue
 		}
 		req.Header[name] = vs
+	}
+}
+
+// ApplyStreamHeader is ApplyHeader for a stream request, which asks for identity coding unless
+// the headers chose one: none would allow any, and a compressed stream is a finding (R-headers).
+func ApplyStreamHeader(req *http.Request, header http.Header) {
+	ApplyHeader(req, header)
+	if req.Header.Get("Accept-Encoding") == "" {
+		req.Header.Set("Accept-Encoding", "identity")
 	}
 }

@@ -9,11 +9,9 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// resume plays a scenario's client.reconnect (protocol.Reconnector clients): read dropped the
-// stream after the scripted chunks; this closes it, stays away for the scripted delay (on the
-// script's clock, like every scripted time) and resumes it with the last event id seen, into
-// the same checker, which is told first (protocol.ReconnectObserver). It reports false when
-// the session ended (s.res holds its result).
+// resume plays a scripted reconnect after read dropped the stream: it stays away for the
+// scripted delay and resumes with the last event id into the same checker. It reports false
+// when the session ended.
 //
 //go:noinline
 func (s *streamState) resume() bool {
@@ -26,7 +24,7 @@ func (s *streamState) resume() bool {
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
-			s.touch() // away on purpose: the idle timeout counts from the resume
+			s.touch() // the idle timeout counts from the resume
 		case <-s.sctx.Done():
 			t.Stop()
 			if s.limit() != nil {
@@ -43,10 +41,7 @@ func (s *streamState) resume() bool {
 		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.ID, err))
 		return false
 	}
-	ApplyHeader(req, p.Header)
-	if req.Header.Get("Accept-Encoding") == "" {
-		req.Header.Set("Accept-Encoding", "identity")
-	}
+	ApplyStreamHeader(req, p.Header)
 	resp, err := r.Client.Do(req)
 	if err != nil {
 		if s.ctx.Err() != nil {
@@ -56,7 +51,7 @@ func (s *streamState) resume() bool {
 		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: reconnect: %w", p.ID, err))
 		return false
 	}
-	s.setArrivals(resp.Body) // the new connection's, never the dropped one's
+	s.setArrivals(resp.Body) // never the dropped connection's
 	s.touch()
 	resp.Body = s.watchBody(resp.Body)
 	s.body = resp.Body

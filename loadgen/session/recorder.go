@@ -14,21 +14,15 @@ import (
 
 // Recorder collects a run's measurements from many concurrent sessions.
 //
-// Latencies: a session keeps its few values (and a small buffer of chunk gaps) in its own
-// sessionMetrics with no synchronisation on the per-event path, then flushes them into one of a
-// few shards under that shard's mutex: once when the session ends, and once per full gap buffer
-// on long streams. Shards are merged when the run ends. An HdrHistogram spanning 1 µs..1 h is
-// ~190 KB and a mix has hundreds of metric × scenario × dialect keys, so histograms are per
-// shard (one per P), never per stream or per virtual user.
-//
-// Counters are atomics, read every second by the timeline ticker.
+// A session keeps its values in its own sessionMetrics with no lock on the per-event path and
+// flushes them into one of a few shards under its mutex (at its end, and per full gap buffer).
+// An HdrHistogram is ~190 KB and a mix has hundreds of keys, so histograms are per shard (one
+// per P), never per stream. Counters are atomics.
 type Recorder struct {
 	shards []recShard
-	// Start is the run's start, which the windows of latency over time count from; set
-	// before the first session.
+	// Start is the run's start, which latency over time counts from; set before the first session.
 	Start time.Time
-	// taken holds what snapshots took out of the shards (see TakeShards); nil until the first.
-	// Only the run's collector goroutine touches it during the run.
+	// taken holds what snapshots took out of the shards; only the collector goroutine touches it.
 	taken *measure.Histograms
 
 	// Started, Active, Frames and Violations count sessions started and open, frames read and
@@ -37,47 +31,40 @@ type Recorder struct {
 	Started, Active, Frames, Violations    atomic.Int64
 	Late, Dropped, LateAtBegin, RecordErrs atomic.Int64
 	ok, failed, bytes, errs                atomic.Int64 // errs: sessions with an error outcome
-	outputTokens, good, goodJudged         atomic.Int64 // token metrics and goodput (tokens.go)
-	// estimatedTokens and estimatedSessions are the output tokens estimated from the text
-	// (no usage report, no ground truth) and the sessions they came from.
-	estimatedTokens, estimatedSessions atomic.Int64
-	// turnRequests counts conversation turns that completed before their conversation's last
-	// (measure.Counters.TurnRequests), warmupRequests the completed requests that ended in the
-	// warm-up (measure.Counters.WarmupRequests).
-	turnRequests, warmupRequests atomic.Int64
-	// outcomes counts sessions by outcome, indexed as outcomeList.
-	outcomes [16]atomic.Int64
+	outputTokens, good, goodJudged         atomic.Int64
+	estimatedTokens, estimatedSessions     atomic.Int64     // output tokens estimated from the text
+	turnRequests                           atomic.Int64     // conversation turns before the last
+	warmupRequests                         atomic.Int64     // completed requests that ended in the warm-up
+	outcomes                               [16]atomic.Int64 // indexed as outcomeList
 
 	// OnLatencies fans out to the run's LatencyOutputs (nil: none), called after a flush,
 	// outside the lock. Set before the first session.
-	OnLatencies func(Latencies)
-	// measureKinds maps each dialect measure's name to its kind (measures.go).
-	measureKinds sync.Map
+	OnLatencies  func(Latencies)
+	measureKinds sync.Map // a dialect measure's name → its kind
 
-	mu         sync.Mutex // guards the fields below (touched at session end, not per event)
-	httpStatus map[int]int64
-	byRule     map[protocol.Rule]int64
-	failedBy   map[string]int64 // sessions failed by violations alone, by their sorted rules
-	// estimatedBy counts the estimated sessions by how their tokens were counted
-	// (measure.Counters.EstimatedBy).
-	estimatedBy map[string]int64
+	mu          sync.Mutex // guards the fields below (touched at session end, not per event)
+	httpStatus  map[int]int64
+	byRule      map[protocol.Rule]int64
+	failedBy    map[string]int64 // sessions failed by violations alone, by their sorted rules
+	estimatedBy map[string]int64 // estimated sessions by counting method
 }
 
-// recShard is one lock-protected histogram set, and the same shard's latencies over time.
+// recShard is one lock-protected histogram set and its latencies over time.
 type recShard struct {
 	mu      sync.Mutex
 	hist    *measure.Histograms
 	windows *measure.Windows
-	_       [32]byte // keep neighbouring shards' mutexes off one cache line
+	_       [32]byte // keeps neighbouring shards' mutexes off one cache line
 }
 
 // NewRecorder returns a recorder of shards histogram sets (one per P).
 func NewRecorder(shards int) *Recorder {
 	r := &Recorder{
-		shards:     make([]recShard, max(shards, 1)),
-		httpStatus: make(map[int]int64),
-		byRule:     make(map[protocol.Rule]int64),
-		failedBy:   make(map[string]int64),
+		shards:      make([]recShard, max(shards, 1)),
+		httpStatus:  make(map[int]int64),
+		byRule:      make(map[protocol.Rule]int64),
+		failedBy:    make(map[string]int64),
+		estimatedBy: make(map[string]int64),
 	}
 	for i := range r.shards {
 		r.shards[i].hist = measure.NewHistograms()
@@ -86,46 +73,31 @@ func NewRecorder(shards int) *Recorder {
 	return r
 }
 
-// gapBuffer is how many chunk gaps a session buffers before flushing them to its shard. Each
-// open stream holds the buffer, so it is short: a flush is one shard lock per 8 chunks.
+// gapBuffer is how many chunk gaps a session buffers before a flush; every open stream holds it.
 const gapBuffer = 8
 
-// sessionMetrics is one session's measurements before they reach a shard. Zero durations mean
-// "not observed" for the single-shot metrics (a real zero is recorded as 1 ns).
+// sessionMetrics is one session's measurements before a flush; 0 means "not observed" (see observed).
 type sessionMetrics struct {
 	scenario, dialect string
 	shard             *recShard
 	rec               *Recorder
-	record            bool // false during warmup: measured but not kept
-	// warmupEnd is the run's: what ends after it counts toward the run's throughput.
-	warmupEnd time.Time
-	// intended is when the request's schedule wanted it sent, which the latencies count from
-	// (a conversation's turn: when the turn's request was sent).
-	intended time.Time
-
-	// connect is set from the transport's dial goroutine, which may outlive the request (a
-	// dial the request did not wait for), hence atomic.
+	record            bool      // false during warmup
+	warmupEnd         time.Time // the run's: what ends after it counts toward throughput
+	intended          time.Time // what the latencies count from (a conversation turn's: its send)
+	// connect is set from the dial goroutine, which may outlive the request.
 	connect atomic.Int64
 
 	headers, firstEvent, firstChunk, firstThinking, duration, stop, toolCancel, startLag time.Duration
 	gaps                                                                                 [gapBuffer]time.Duration
 	nGaps                                                                                int
 
-	// tokens follows the output tokens; itl buffers per-token gaps like gaps (tokens.go).
-	tokens tokenClock
-	itl    [gapBuffer]tokenGapEntry
-	nITL   int
-
-	// scripted is when the script has the first chunk and token due (overhead.go).
-	scripted scriptedLatency
-
-	// missedSLO is set when a conversation turn before the last missed a goodput SLO
-	// (endTurn): the conversation is then not good.
-	missedSLO bool
-
-	// measurer is the stream's checker when it measures; measures what it measured (measures.go).
-	measurer protocol.Measurer
-	measures []protocol.Measure
+	tokens    tokenClock
+	itl       [gapBuffer]tokenGapEntry // buffered like gaps
+	nITL      int
+	scripted  scriptedLatency
+	missedSLO bool // a conversation turn before the last missed a goodput SLO
+	measurer  protocol.Measurer
+	measures  []protocol.Measure
 }
 
 func (r *Recorder) session(index uint64, scenario, dialect string, record bool) *sessionMetrics {
@@ -143,7 +115,6 @@ func (m *sessionMetrics) afterWarmup() bool { return time.Now().After(m.warmupEn
 // observed turns a measured duration into a "set" value (0 means unset).
 func observed(d time.Duration) time.Duration { return max(d, 1) }
 
-// gap buffers one inter-chunk gap, flushing the buffer when full.
 func (m *sessionMetrics) gap(d time.Duration) {
 	m.gaps[m.nGaps] = d
 	m.nGaps++
@@ -159,8 +130,7 @@ func (m *sessionMetrics) flushGaps() {
 	}
 	m.shard.mu.Lock()
 	for _, g := range m.gaps[:m.nGaps] {
-		// A gap of 0 is measured, not missing: two frames that came in one read arrived
-		// together (they share its receive stamp).
+		// A gap of 0 is measured: two frames of one read share its receive stamp.
 		m.putZero(measure.ChunkGap, g)
 	}
 	m.shard.mu.Unlock()
@@ -172,21 +142,15 @@ func (m *sessionMetrics) flushGaps() {
 
 // put records one value, 0 meaning none was measured; the shard lock must be held.
 func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
-	if d == 0 {
-		return
+	if d != 0 {
+		m.putZero(metric, d)
 	}
-	m.putZero(metric, d)
 }
 
 // putZero records one value, 0 included; the shard lock must be held.
-func (m *sessionMetrics) putZero(metric measure.Metric, d time.Duration) {
-	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
-	if err := m.shard.hist.Record(k, d); err != nil {
-		m.rec.RecordErrs.Add(1)
-	}
-}
+func (m *sessionMetrics) putZero(metric measure.Metric, d time.Duration) { m.putN(metric, d, 1) }
 
-// flush hands every value to the shard. Called once, when the session ends.
+// flush hands every value to the shard, once, when the session (or turn) ends.
 func (m *sessionMetrics) flush() {
 	m.flushGaps()
 	m.flushTokenGaps()
@@ -204,8 +168,11 @@ func (m *sessionMetrics) flush() {
 	m.put(measure.Headers, m.headers)
 	m.put(measure.FirstEvent, m.firstEvent)
 	m.put(measure.FirstChunk, m.firstChunk)
-	m.putOverhead(measure.FirstChunkOverhead, m.firstChunk, m.scripted.chunk)
-	m.putOverhead(measure.FirstTokenOverhead, m.tokens.firstToken, m.scripted.token)
+	for _, metric := range overheads {
+		if _, over, ok := m.overhead(metric); ok {
+			m.putZero(metric, over)
+		}
+	}
 	m.putOverTime()
 	m.put(measure.FirstThinking, m.firstThinking)
 	m.put(measure.StreamDuration, m.duration)
@@ -219,8 +186,7 @@ func (m *sessionMetrics) flush() {
 	}
 }
 
-// putOverTime records the first chunk and token, and their overhead, in the shard's windows
-// at the moment each arrived; the shard lock must be held.
+// putOverTime records first chunk, token and overheads in the windows; the shard lock must be held.
 func (m *sessionMetrics) putOverTime() {
 	if m.rec.Start.IsZero() {
 		return // not a run's session (a preflight request)
@@ -236,16 +202,14 @@ func (m *sessionMetrics) putOverTime() {
 	}
 	put(measure.FirstChunk, m.firstChunk, m.firstChunk)
 	put(measure.TimeToFirstToken, m.tokens.firstToken, m.tokens.firstToken)
-	if m.scripted.chunk != 0 {
-		put(measure.FirstChunkOverhead, m.firstChunk, max(m.firstChunk-m.scripted.chunk, 0))
-	}
-	if m.scripted.token != 0 {
-		put(measure.FirstTokenOverhead, m.tokens.firstToken, max(m.tokens.firstToken-m.scripted.token, 0))
+	for _, metric := range overheads {
+		if at, over, ok := m.overhead(metric); ok {
+			put(metric, at, over)
+		}
 	}
 }
 
-// overTime merges every shard's windows into one series per metric. Each shard's lock is held
-// for its merge: a few hundred small packed histograms at most.
+// OverTime merges every shard's windows into one series per metric.
 func (r *Recorder) OverTime() []measure.LatencySeries {
 	out := measure.NewWindows()
 	for i := range r.shards {
@@ -257,9 +221,6 @@ func (r *Recorder) OverTime() []measure.LatencySeries {
 	return out.Series()
 }
 
-// RecordOne records a single value outside any session (cancel latency joined after the run).
-func (r *Recorder) RecordOne(k measure.Key, d time.Duration) { r.Record(0, k, d) }
-
 // Record records one value in shard (modulo the shards) outside any session.
 func (r *Recorder) Record(shard uint64, k measure.Key, d time.Duration) {
 	s := &r.shards[shard%uint64(len(r.shards))]
@@ -270,7 +231,6 @@ func (r *Recorder) Record(shard uint64, k measure.Key, d time.Duration) {
 	s.mu.Unlock()
 }
 
-// outcome counts one session's outcome.
 func (r *Recorder) outcome(o measure.Outcome) {
 	i := slices.Index(outcomeList, o)
 	if i < 0 {
@@ -288,7 +248,6 @@ func (r *Recorder) httpError(status int) {
 	r.mu.Unlock()
 }
 
-// failedByViolations counts a session that failed by its violations alone.
 func (r *Recorder) failedByViolations(vs []protocol.Violation) {
 	rules := make([]string, 0, len(vs))
 	for _, v := range vs {
@@ -301,6 +260,7 @@ func (r *Recorder) failedByViolations(vs []protocol.Violation) {
 	r.mu.Unlock()
 }
 
+// AddViolation counts one violation of rule.
 func (r *Recorder) AddViolation(rule protocol.Rule) {
 	r.Violations.Add(1)
 	r.mu.Lock()
@@ -308,7 +268,7 @@ func (r *Recorder) AddViolation(rule protocol.Rule) {
 	r.mu.Unlock()
 }
 
-// completed is every session that ended, however it ended.
+// Completed is every session that ended, however it ended.
 func (r *Recorder) Completed() int64 {
 	var n int64
 	for i := range r.outcomes {
@@ -317,11 +277,10 @@ func (r *Recorder) Completed() int64 {
 	return n
 }
 
-// errorsSoFar is every session with an error outcome, for the timeline and progress.
+// Errors is every session with an error outcome so far.
 func (r *Recorder) Errors() int64 { return r.errs.Load() }
 
-// merge returns every shard merged (and what snapshots took out of them), counting values
-// the merge dropped.
+// Merge returns every shard merged with what snapshots took out, counting values it dropped.
 func (r *Recorder) Merge() *measure.Histograms {
 	out := measure.NewHistograms()
 	r.RecordErrs.Add(out.Merge(r.taken))
@@ -334,7 +293,7 @@ func (r *Recorder) Merge() *measure.Histograms {
 	return out
 }
 
-// counters snapshots the counters.
+// Counters snapshots the counters.
 func (r *Recorder) Counters() measure.Counters {
 	c := measure.Counters{
 		SessionsStarted: r.Started.Load(), SessionsOK: r.ok.Load(), SessionsFailed: r.failed.Load(),
@@ -354,10 +313,7 @@ func (r *Recorder) Counters() measure.Counters {
 	}
 	r.mu.Lock()
 	if len(r.httpStatus) > 0 {
-		c.HTTPErrors = make(map[int]int64, len(r.httpStatus))
-		for k, v := range r.httpStatus {
-			c.HTTPErrors[k] = v
-		}
+		c.HTTPErrors = maps.Clone(r.httpStatus)
 	}
 	if len(r.failedBy) > 0 {
 		c.FailedByRules = maps.Clone(r.failedBy)
@@ -369,31 +325,22 @@ func (r *Recorder) Counters() measure.Counters {
 	return c
 }
 
-// estimated counts a session whose output tokens were estimated, by method.
 func (r *Recorder) estimated(method string) {
 	r.mu.Lock()
-	if r.estimatedBy == nil {
-		r.estimatedBy = map[string]int64{}
-	}
 	r.estimatedBy[method]++
 	r.mu.Unlock()
 }
 
-// violationCounts snapshots violations by rule.
+// ViolationCounts snapshots violations by rule.
 func (r *Recorder) ViolationCounts() map[protocol.Rule]int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[protocol.Rule]int64, len(r.byRule))
-	for k, v := range r.byRule {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(r.byRule)
 }
 
-// takeShards moves every shard's histograms into r.taken and returns it. Each shard's lock is
-// held only to swap its set for an empty one, so sessions flushing at that moment wait for a
-// pointer swap, never for a merge of hundreds of histograms. The set returned is r.taken
-// itself: its reader must be done with it before the next takeShards or merge.
+// TakeShards moves every shard's histograms into r.taken and returns it, holding each shard's
+// lock only for a pointer swap. Its reader must be done with it before the next TakeShards or
+// Merge.
 func (r *Recorder) TakeShards() *measure.Histograms {
 	if r.taken == nil {
 		r.taken = measure.NewHistograms()
@@ -409,8 +356,7 @@ func (r *Recorder) TakeShards() *measure.Histograms {
 	return r.taken
 }
 
-// Latencies are one session's measured values handed to a LatencyOutput: either a batch
-// of ChunkGaps, or (at the session's end) its TimeToFirstChunk, 0 when it had no answer chunk.
+// Latencies are a batch of a session's ChunkGaps, or at its end its TimeToFirstChunk (0: none).
 type Latencies struct {
 	Scenario, Dialect string
 	TimeToFirstChunk  time.Duration

@@ -22,13 +22,12 @@ import (
 type Result struct {
 	Violations []protocol.Violation
 	Outcome    measure.Outcome
-	// RetryAfter is the Retry-After of a 429 or 503 answer (retryAfter), 0 without one.
+	// RetryAfter is the Retry-After of a 429 or 503 answer, 0 without one.
 	RetryAfter time.Duration
 	// Err says what ended the session in an error outcome (or an aborted session's failed
-	// stop request); nil when there was none.
+	// stop request).
 	Err error
-	// Abort is the client's scripted abort or stop, for the cancel check against the mock's
-	// records (nil: the client did not act).
+	// Abort is the client's scripted abort or stop, for the cancel check (nil: none).
 	Abort *Abort
 
 	// tape and redact give Frames, inside Runner.Ended only.
@@ -36,30 +35,25 @@ type Result struct {
 	redact func(string) string
 }
 
-// Frames is what the session's stream carried (bounded: its first and last frames; tape.go),
-// redacted: a failing session's sample, taken from the run itself. Valid inside Runner.Ended
-// only; nil elsewhere.
+// Frames is what the stream carried, bounded and redacted; nil outside Runner.Ended.
 func (res *Result) Frames() []string { return res.tape.frames(res.redact) }
 
 // clientAction is the scripted abort or stop of one session. It fires at most once, from the
 // reading goroutine (frame-triggered) or a timer goroutine (time-triggered).
 type clientAction struct {
-	fired  atomic.Bool
-	mu     sync.Mutex
-	at     time.Time // when the client acted (wall clock, for joining with the mock's records)
-	cancel context.CancelFunc
-	stop   func() // sends the stop request; nil means abort
-	// stopDone carries the stop request's outcome.
+	fired    atomic.Bool
+	mu       sync.Mutex
+	at       time.Time // when the client acted (wall clock, to join the mock's records)
+	cancel   context.CancelFunc
+	stop     func() // sends the stop request; nil means abort
 	stopDone chan stopOutcome
-	// terminalAt is when the reading goroutine saw the stream's terminal frame (only that
-	// goroutine touches it).
+	// terminalAt is when the reading goroutine (alone) saw the stream's terminal frame.
 	terminalAt time.Time
 }
 
-// fire performs the action unless it already happened. It reports whether this call fired.
+// fire performs the action unless it already happened, and reports whether this call fired.
 func (a *clientAction) fire() bool {
-	// The time is set before fired, under the lock: a reader that sees fired reads firedAt
-	// (the reader goroutine times the stop from it, while a timer goroutine may fire).
+	// at is set under the lock before fired: a reader that sees fired may time from firedAt.
 	a.mu.Lock()
 	if a.fired.Load() {
 		a.mu.Unlock()
@@ -83,25 +77,16 @@ func (a *clientAction) firedAt() time.Time {
 	return a.at
 }
 
-// Play opens session p's stream, reads it to the end (or the scripted abort), feeds the
-// checker and records the session's metrics. intended is when the schedule wanted it to start:
-// latencies count from there, so queueing before the start is not hidden.
-// It keeps the frames that stay on the goroutine's stack while
-// the stream is open small: the request set-up (open) and the verdict (finish) return before
-// or run after the read loop, so only streamState.read's small frame sits under the blocking
-// read. A goroutine parked on a deep stack keeps an 8 KiB stack (GC halves a stack only when
-// under a quarter of it is in use), which was half the generator's memory per open stream.
-// The whole chain parked in a read (the user's loop, this, read, the SSE decoder, the body
-// readers, rxstamp) must stay under ~3 KiB of a 4 KiB stack (the runtime keeps 928 bytes of
-// guard, and starts new goroutines at the average parked depth plus that guard, rounded up to
-// a power of two): at 3.2 KiB every stream had an 8 KiB stack. Rare paths with big frames
-// (error wrapping, callbacks, selects) live in functions of their own, not inlined.
+// Play plays session p: its stream read to the end (or the scripted action), judged and
+// measured; latencies count from intended, the scheduled start, so queueing is not hidden.
 //
-// A multi-turn client (protocol.MultiTurn: the client plays the tool loop) reads one stream
-// per model turn: each turn is judged by its own checker as it ends, and finish judges the
-// last; the session's latencies count from its intended start, its gaps within a turn. A
-// conversation (Plan.conversation) reads one stream per user turn too, but each turn is
-// a request measured on its own, from when it was sent (nextConversationTurn).
+// Only small frames may sit under the blocking read: the chain parked there (the user's loop,
+// Play, read, the decoder, the body readers) must stay under ~3 KiB, or every stream keeps an
+// 8 KiB stack (GC shrinks a stack only below a quarter in use). Deep set-up and verdict code
+// runs on fresh stacks (OnFreshStack); rare paths with big frames are not inlined.
+//
+// A multi-turn client (protocol.MultiTurn) reads one stream per model turn, each judged by its
+// own checker; a conversation reads one per user turn, each measured as a request of its own.
 func (r *Runner) Play(ctx context.Context, p *Plan, intended time.Time) Result {
 	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, turns: 1}
 	if mt, ok := p.Client.(protocol.MultiTurn); ok {
@@ -111,41 +96,27 @@ func (r *Runner) Play(ctx context.Context, p *Plan, intended time.Time) Result {
 		s.turns = len(p.conversation.Turns)
 	}
 	defer s.close()
-	if !OnFreshStack(s.open) {
-		s.m.judgeGoodput(s.res, r.GoodputSLOs)
-		return s.res
-	}
-	for {
+	ended := !OnFreshStack(s.open)
+	for !ended {
 		s.read()
 		if s.dropped {
-			if !OnFreshStack(s.resume) {
-				s.m.judgeGoodput(s.res, r.GoodputSLOs)
-				return s.res
-			}
+			ended = !OnFreshStack(s.resume)
 			continue
 		}
-		more, ended := s.nextTurn()
-		if ended {
-			s.m.judgeGoodput(s.res, r.GoodputSLOs)
-			return s.res
-		}
-		if !more {
+		var more bool
+		if more, ended = s.nextTurn(); !more && !ended {
+			// The verdict calls deep: on a fresh stack, so the user's next stream is not read
+			// on a stack this one's end grew.
+			OnFreshStack(func() bool { s.res = s.finish(); return true })
 			break
 		}
 	}
-	// The verdict calls deep (the checker's end of stream, the metrics' flush): on a fresh
-	// stack, so that a user playing sessions back to back does not read its next stream on a
-	// stack grown to 8 KiB by this one's end.
-	var res Result
-	OnFreshStack(func() bool { res = s.finish(); return true })
-	s.m.judgeGoodput(res, r.GoodputSLOs)
-	return res
+	s.m.judgeGoodput(s.res, r.GoodputSLOs)
+	return s.res
 }
 
-// nextTurn ends the turn just read and requests the next one of a multi-turn session. It
-// reports more when that turn's stream is open for read, and ended when the session already
-// ended (s.res holds its result); neither when the turn just read is the session's last (or
-// ended it: the client left, the stream failed), for finish to judge.
+// nextTurn ends the turn just read and requests the next: more when its stream is open, ended
+// when the session ended (s.res holds its result), neither when finish must judge the last.
 func (s *streamState) nextTurn() (more, ended bool) {
 	if s.p.Session.Turn+1 >= s.turns || s.streamErr != nil || s.act.fired.Load() || s.ctx.Err() != nil || s.sctx.Err() != nil {
 		return false, false
@@ -168,11 +139,8 @@ func (s *streamState) nextTurn() (more, ended bool) {
 	return true, false
 }
 
-// OnFreshStack runs f on a new goroutine and waits for it. The HTTP client and the request's
-// set-up call deep (net/http, TLS-free but still a dozen large frames): run on the session's
-// goroutine they would grow its stack to 8 KiB for the stream's whole life, since a parked
-// reader can never shrink below a quarter in use. A fresh goroutine's stack is freed when it
-// ends; starting one costs about a microsecond per session.
+// OnFreshStack runs f on a new goroutine and waits for it, so that f's deep calls do not grow
+// the caller's stack for a stream's whole life (about a microsecond per call).
 func OnFreshStack(f func() bool) bool {
 	done := make(chan bool, 1)
 	go func() { done <- f() }()
@@ -186,50 +154,38 @@ type streamState struct {
 	p        *Plan
 	intended time.Time
 
-	m    *sessionMetrics
-	res  Result
-	sctx context.Context // the stream's own context: ctx bounded by the stream timeout
-	host string          // the target's host:port, for error messages
-	// contentLength is the response's Content-Length (-1: none, as for most streams).
-	contentLength int64
-	turns         int // requests the session takes (MultiTurn), else 1
-	chunks        int // answer chunks so far, over every turn
-	// output: the request's answer so far carried text, thinking or a tool call (R-answer-output).
-	output  bool
-	act     *clientAction
-	checker protocol.Checker
-	appr    *approver // plays scripted plan decisions (approval.go); nil for most clients
-	dec     *sse.Decoder
-	head    *bodyHead // the current response's, when it is not an event stream (request)
-	// arrivals times what the stream reads by the kernel's receive time (rxstamp, on the
-	// HTTP/1.1 transport on Linux); nil where that is not known. watched is the same for the
-	// idle watch, which runs on a timer's goroutine (setArrivals sets both).
-	arrivals arrivals
-	watched  atomic.Pointer[arrivalsRef]
-	// streamErr is how reading the stream ended (nil: at its end, or the client left).
-	streamErr error
-	// resp is the current stream's response (its head), kept only for a scripted reconnect,
-	// its one reader: the head and its request (headers, URL, body) are ~2 KiB a stream would
-	// otherwise hold for its whole life. dropped is set by read when the scripted reconnect
-	// drops the stream, reconnected once it was resumed (reconnect.go).
+	m             *sessionMetrics
+	res           Result
+	sctx          context.Context // ctx bounded by the stream timeout
+	host          string          // the target's host:port, for error messages
+	contentLength int64           // -1: none, as for most streams
+	turns         int             // requests the session takes (MultiTurn), else 1
+	chunks        int             // answer chunks so far, over every turn
+	output        bool            // the answer so far carried text, thinking or a tool call
+	act           *clientAction
+	checker       protocol.Checker
+	appr          *approver // nil for most clients
+	dec           *sse.Decoder
+	head          *bodyHead // set when the response is not an event stream
+	// arrivals gives the kernel's receive times of the stream's reads (nil: unknown); watched
+	// is the same for the idle watch's timer goroutine.
+	arrivals  arrivals
+	watched   atomic.Pointer[arrivalsRef]
+	streamErr error // how reading ended (nil: at its end, or the client left)
+	// resp is kept only for a scripted reconnect: a response head is ~2 KiB a stream would
+	// otherwise hold for its life.
 	resp        *http.Response
-	dropped     bool
+	dropped     bool // read dropped the stream for the scripted reconnect
 	reconnected bool
 
-	// turnTerminal is set when the current turn's stream delivered its terminal frame;
-	// inBand holds the first in-band error frame's message (protocol.Observation.Error).
-	turnTerminal bool
-	inBand       string
-	// tape is what the stream carried, bounded: a failing session's sample (tape.go).
-	tape *tape
-	// retryAfter is the Retry-After of a 429 or 503 answer, passed on in the result.
-	retryAfter time.Duration
-	// lastRead is when the stream was last touched (its request sent, its response head
-	// received) or, without receive stamps, last delivered bytes (monotonic ns since
-	// monoBase); with stamps its connection keeps the time of its reads (silent takes both).
-	lastRead atomic.Int64
-	idle     *time.Timer
-	// cancelCause ends the stream's context with a cause (errIdle).
+	turnTerminal bool   // the current turn delivered its terminal frame
+	inBand       string // the first in-band error's message
+	tape         *tape
+	retryAfter   time.Duration
+	// lastRead is when the stream was last touched, or without receive stamps last delivered
+	// bytes (monotonic ns since monoBase).
+	lastRead    atomic.Int64
+	idle        *time.Timer
 	cancelCause context.CancelCauseFunc
 
 	// Released by close, in reverse order of acquisition.
@@ -240,9 +196,8 @@ type streamState struct {
 	body      io.Closer
 }
 
-// arrivals is a response body that knows when its connection's newest read arrived
-// (transport.Transport's bodies): Stamped says whether its connection keeps receive times at
-// all (not off Linux, nor where the kernel refused), Latest gives the newest.
+// arrivals is a response body (transport.Transport's) that knows when its connection's newest
+// read arrived; Stamped says whether it keeps receive times at all.
 type arrivals interface {
 	Stamped() bool
 	Latest() (time.Time, bool)
@@ -251,24 +206,18 @@ type arrivals interface {
 // arrivalsRef holds an arrivals for an atomic pointer.
 type arrivalsRef struct{ arrivals }
 
-// setArrivals makes body's receive times (none unless it is a stamped arrivals) the
-// stream's, for its frames and its idle watch.
+// setArrivals makes body's receive times, if stamped, the stream's.
 func (s *streamState) setArrivals(body io.ReadCloser) {
-	a, _ := body.(arrivals)
-	if a != nil && !a.Stamped() {
-		a = nil
-	}
-	s.arrivals = a
-	if a == nil {
+	s.arrivals, _ = body.(arrivals)
+	if s.arrivals == nil || !s.arrivals.Stamped() {
+		s.arrivals = nil
 		s.watched.Store(nil)
 		return
 	}
-	s.watched.Store(&arrivalsRef{a})
+	s.watched.Store(&arrivalsRef{s.arrivals})
 }
 
-// closeBody closes the stream's current body, if any, first forgetting its connection's
-// receive times: a body read to its end parks its connection, which another stream may take
-// and read from while this one waits for its next response head.
+// closeBody closes the body, first forgetting its receive times: its connection may serve another.
 func (s *streamState) closeBody() {
 	if s.body == nil {
 		return
@@ -278,10 +227,8 @@ func (s *streamState) closeBody() {
 	s.body = nil
 }
 
-// arrived is when what the stream read last reached this host: the kernel's receive time of
-// the connection's newest read where known, else now. A frame is timed by it, so the
-// generator's own delay in getting to a read (its goroutines waiting for a CPU, a GC pause) is
-// not counted against the target. With stamps it reads no clock: the read took the time.
+// arrived is when the stream's last read reached this host (its receive stamp, else now), so
+// the generator's own delay in getting to a read is not charged to the target.
 func (s *streamState) arrived() time.Time {
 	if s.arrivals != nil {
 		if t, ok := s.arrivals.Latest(); ok {
@@ -291,20 +238,15 @@ func (s *streamState) arrived() time.Time {
 	return time.Now()
 }
 
-// close releases what open acquired.
 func (s *streamState) close() {
 	if s.appr != nil {
 		s.appr.wait()
 	}
 	s.closeBody()
-	if s.stopTimer != nil {
-		s.stopTimer.Stop()
-	}
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	if s.idle != nil {
-		s.idle.Stop()
+	for _, t := range [...]*time.Timer{s.stopTimer, s.timer, s.idle} {
+		if t != nil {
+			t.Stop()
+		}
 	}
 	if s.cancel != nil {
 		s.cancel()
@@ -314,8 +256,7 @@ func (s *streamState) close() {
 	}
 }
 
-// open starts the session and sends its first request (see request). It reports false when
-// the session already ended (s.res holds its result).
+// open starts the session and sends its first request; false when the session ended.
 //
 //go:noinline
 func (s *streamState) open() bool {
@@ -354,8 +295,7 @@ func (s *streamState) open() bool {
 	return s.request()
 }
 
-// request sends the request of the session's current turn and checks the response head. It
-// reports false when the session already ended (s.res holds its result).
+// request sends the current turn's request and checks the head; false when the session ended.
 //
 //go:noinline
 func (s *streamState) request() bool {
@@ -364,11 +304,11 @@ func (s *streamState) request() bool {
 	isStop := p.stop
 	stopper, _ := p.Client.(protocol.Stopper)
 	if act.fired.Load() {
-		// The client left between two turns: nothing more was asked for.
+		// The client left between two turns.
 		s.res = s.finishAborted(false, nil)
 		return false
 	}
-	s.dec = nil // an earlier turn's: this request's response has none yet
+	s.dec = nil // an earlier turn's
 
 	var connectStart time.Time
 	trace := &httptrace.ClientTrace{
@@ -380,8 +320,7 @@ func (s *streamState) request() bool {
 		},
 	}
 	if p.trigger != nil && p.trigger.BeforeHeaders {
-		// The request is on the wire and the runtime has started on it; the response head
-		// cannot have arrived yet.
+		// The request is on the wire; the response head cannot have arrived yet.
 		trace.WroteRequest = func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
 				act.fire()
@@ -390,17 +329,11 @@ func (s *streamState) request() bool {
 	}
 	req, err := p.Client.NewRequest(httptrace.WithClientTrace(s.sctx, trace), r.Target, p.Session)
 	if err != nil {
-		// A request we cannot even build is a generator defect, reported as a transport error
-		// so it is never silent.
+		// A generator defect, reported so it is never silent.
 		s.res = s.end(measure.OutcomeTransportError, fmt.Errorf("session %s: %w", p.ID, err))
 		return false
 	}
-	ApplyHeader(req, p.Header)
-	if req.Header.Get("Accept-Encoding") == "" {
-		// Say so rather than leave it implied (no Accept-Encoding allows any coding): an event
-		// stream must reach the client as sent, and a compressed one is a finding (R-headers).
-		req.Header.Set("Accept-Encoding", "identity")
-	}
+	ApplyStreamHeader(req, p.Header)
 	s.host = req.URL.Host
 	sent := time.Now()
 	s.touch()
@@ -411,7 +344,7 @@ func (s *streamState) request() bool {
 			s.res = s.finishAborted(false, nil)
 			return false
 		case s.limit() != nil:
-			// No response head before the limit: the user saw nothing at all.
+			// No response head before the limit.
 			s.streamErr = err
 			s.res = s.finishUnfinished("no response headers")
 			return false
@@ -427,8 +360,7 @@ func (s *streamState) request() bool {
 	resp.Body = s.watchBody(resp.Body)
 	s.body = resp.Body
 	if !isStop && act.fired.Load() {
-		// The client left before the head arrived (Do may still return a response that came
-		// in the same instant): it never saw the head, so none is measured.
+		// The client left before the head arrived (Do may still return one): none is measured.
 		s.res = s.finishAborted(false, nil)
 		return false
 	}
@@ -441,8 +373,7 @@ func (s *streamState) request() bool {
 	}
 	res.Violations = append(res.Violations, p.Client.CheckHeaders(resp.Header, p.Session)...)
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		// A compressed body is not an event stream the client can read (and its chunks would
-		// arrive when the compressor flushes, not when sent): judged on its headers alone.
+		// A compressed body is not an event stream the client can read: judged on its headers.
 		detail := fmt.Sprintf("Content-Encoding %q on a request sent with Accept-Encoding: %s: the body is not decoded as an event stream",
 			ce, req.Header.Get("Accept-Encoding"))
 		res.Violations = append(res.Violations, protocol.Violation{Rule: protocol.RHeaders, Detail: detail})
@@ -467,11 +398,10 @@ func (s *streamState) request() bool {
 		s.resp = resp
 	}
 	s.appr = s.newApprover(resp)
-	s.m.watch(s.checker) // dialect measures (measures.go)
+	s.m.watch(s.checker)
 	s.head = nil
 	if !sse.IsEventStream(resp.Header.Get("Content-Type")) {
-		// Not an event stream (a JSON error answered with 200, an HTML page): its first bytes
-		// are kept for the session's error to quote, as an HTTP error's are.
+		// Not an event stream (a JSON error with 200, an HTML page): its start is quoted.
 		s.head = &bodyHead{ReadCloser: resp.Body, contentType: resp.Header.Get("Content-Type")}
 		resp.Body = s.head
 	}
@@ -480,9 +410,8 @@ func (s *streamState) request() bool {
 	return true
 }
 
-// read reads the stream to its end (or the client's scripted action), feeding the checker
-// and the session's metrics. It blocks for the stream's whole life, so its frame is kept
-// small: everything rare happens in calls that return.
+// read feeds the stream to the checker and the metrics; it blocks for the stream's life, so its
+// frame is kept small.
 //
 //go:noinline
 func (s *streamState) read() {
@@ -511,8 +440,7 @@ func (s *streamState) read() {
 		}
 		tp.record(&ev)
 		if isStop && !stopNoted && act.fired.Load() {
-			// The checker must know of the stop before any frame the stop request may have
-			// caused is observed.
+			// The checker must know of the stop before any frame it may have caused.
 			stopNoted = true
 			if stopObserver != nil {
 				stopObserver.StopSent()
@@ -525,8 +453,7 @@ func (s *streamState) read() {
 		if m.firstEvent == 0 {
 			m.firstEvent = observed(now.Sub(s.intended))
 		}
-		// Once a stop request went out, what still streams measures the stop (m.stop), not the
-		// stream: how much arrives before it lands is the runtime's race, not a token rate.
+		// After a stop request, what still streams is the runtime's race, not a token rate.
 		streaming := !stopNoted
 		if streaming {
 			m.tokens.observe(now, now.Sub(s.intended), &obs, m)
@@ -559,8 +486,7 @@ func (s *streamState) read() {
 				act.fire()
 			}
 		case protocol.FrameToolEnd:
-			// After a stop, the first tool settlement is how long the runtime took to cancel
-			// the running tools (a disconnect hides it; a stop request keeps the stream open).
+			// After a stop, the first tool settlement times the runtime's cancel of its tools.
 			if isStop && act.fired.Load() && m.toolCancel == 0 {
 				m.toolCancel = observed(now.Sub(act.firedAt()))
 			}
@@ -590,8 +516,7 @@ func (s *streamState) read() {
 	}
 }
 
-// httpStatusError describes a response other than 200 to the stream request: the status and
-// the start of its body, or for a redirect where it pointed (never followed).
+// httpStatusError describes a non-200 answer: its status and body's start, or a redirect's target.
 func httpStatusError(id string, req *http.Request, resp *http.Response, body []byte) error {
 	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
 		return fmt.Errorf("session %s: %s %s: HTTP %d redirect to %s (not followed: a stream request is never redirected)",
@@ -600,15 +525,13 @@ func httpStatusError(id string, req *http.Request, resp *http.Response, body []b
 	return fmt.Errorf("session %s: %s %s: HTTP %d: %s", id, req.Method, req.URL.Redacted(), resp.StatusCode, bytes.TrimSpace(body))
 }
 
-// bodyHead keeps the first maxBodyHead bytes read from a response body that is not an event
-// stream.
+// bodyHead keeps the first maxBodyHead bytes of a body that is not an event stream.
 type bodyHead struct {
 	io.ReadCloser
 	contentType string
 	head        []byte
 }
 
-// maxBodyHead is how much of a body that is not an event stream a session's error quotes.
 const maxBodyHead = 512
 
 func (b *bodyHead) Read(p []byte) (int, error) {
@@ -627,26 +550,23 @@ func (b *bodyHead) note() string {
 	return fmt.Sprintf("; its body (Content-Type %q, not text/event-stream) began: %q", b.contentType, bytes.TrimSpace(b.head))
 }
 
-// LateStart is how far behind its intended time an open-loop start may be before it counts as
-// late: scheduler wake-up jitter under a millisecond is not a missed schedule.
+// LateStart is how late an open-loop start may be before it counts as late (wake-up jitter).
 const LateStart = time.Millisecond
 
-// stopOutcome is how the stop request went: the HTTP status (0 when none came back), when
-// the answer arrived, and an error for anything but 200.
+// stopOutcome is the stop request's status (0: none), when it was answered, and its error.
 type stopOutcome struct {
 	status int
 	at     time.Time
 	err    error
 }
 
-// sendStop sends the compose stop request for p's run.
 func (r *Runner) sendStop(ctx context.Context, s protocol.Stopper, p *Plan, resp *http.Response) stopOutcome {
 	req, err := s.NewStopRequest(ctx, r.Target, p.Session, resp)
-	if err != nil {
-		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.ID, err)}
+	var sr *http.Response
+	if err == nil {
+		ApplyHeader(req, p.Header)
+		sr, err = r.Client.Do(req)
 	}
-	ApplyHeader(req, p.Header)
-	sr, err := r.Client.Do(req)
 	if err != nil {
 		return stopOutcome{at: time.Now(), err: fmt.Errorf("session %s: stop request: %w", p.ID, err)}
 	}

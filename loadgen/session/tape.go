@@ -8,24 +8,19 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// A tape is what a stream received, bounded: the frames as they were on the wire, its first
-// tapeHead bytes kept for good and its last tapeTail bytes in a ring. Every session keeps one
-// while it streams, so that a session that breaks a rule leaves its own frames as the rule's
-// sample: nothing is sent to the target again to find out what it sent. Frames are written
-// as text ("event: T\ndata: D"), one blank line between two, so the ring's text can be cut
-// back into frames (an SSE event's data never holds a blank line). A session's tape comes from
-// a pool at its first frame and goes back at its end: a tape costs its bytes only while the
-// stream is open.
+// A tape is what a stream received, bounded (its first tapeHead bytes and a ring of its last
+// tapeTail), so a session that breaks a rule leaves its own frames as the sample. Frames are
+// written as "event: T\ndata: D" with a blank line between two, so the ring's text can be cut
+// back into frames (SSE data never holds a blank line). Tapes are pooled.
 type tape struct {
 	buf   [tapeHead + tapeTail]byte // the head, then the ring
 	head  int                       // bytes of the head written
-	ring  int                       // bytes written to the ring so far, ever (the next write goes at ring % tapeTail)
-	total int64                     // bytes of frames (and separators) the stream carried
+	ring  int                       // bytes ever written to the ring (the next goes at ring % tapeTail)
+	total int64                     // bytes of frames and separators the stream carried
 	seen  int                       // frames recorded
 }
 
-// tapeHead and tapeTail bound a tape: a stream's first 256 bytes of frames, and its last
-// KiB. Every open stream holds one, so it is small (bench path measures memory per stream).
+// tapeHead and tapeTail bound a tape, small because every open stream holds one.
 const (
 	tapeHead = 256
 	tapeTail = 1024
@@ -33,7 +28,6 @@ const (
 
 var tapes = sync.Pool{New: func() any { return new(tape) }}
 
-// record writes ev onto the tape.
 func (t *tape) record(ev *sse.Event) {
 	if t.seen > 0 {
 		t.write(sep)
@@ -72,10 +66,9 @@ func (t *tape) write(b []byte) {
 	t.ring += len(b)
 }
 
-// frames is the tape as frames, redacted: the whole stream when the head and the ring hold
-// it, else its first complete frames, a line saying how much was not kept, and its last
-// complete frames. A frame cut by a bound is left out, never shown in part: a secret echoed in
-// it could be cut in two, and half a secret is not redacted.
+// frames is the tape as redacted frames: the whole stream, or its first and last complete
+// frames around a line saying what was not kept. A frame cut by a bound is left out: half a
+// secret would not be redacted.
 func (t *tape) frames(redact func(string) string) []string {
 	if t == nil || t.seen == 0 {
 		return nil
@@ -93,7 +86,7 @@ func (t *tape) frames(redact func(string) string) []string {
 		tail = append(append(make([]byte, 0, tapeTail), ring[at:]...), ring[:at]...)
 	}
 	if from := t.total - int64(len(tail)); from <= int64(t.head) {
-		// The ring starts inside the head: together they hold the whole stream.
+		// Together, the head and the ring hold the whole stream.
 		return split(redact(string(t.buf[:t.head]) + string(tail[int64(t.head)-from:])))
 	}
 	head := split(redact(string(t.buf[:t.head])))
@@ -104,7 +97,6 @@ func (t *tape) frames(redact func(string) string) []string {
 	return append(out, last[min(1, len(last)):]...)
 }
 
-// split cuts tape text into its frames.
 func split(s string) []string {
 	var out []string
 	for _, f := range bytes.Split([]byte(s), sep) {
@@ -115,5 +107,4 @@ func split(s string) []string {
 	return out
 }
 
-// reset empties the tape for the pool.
 func (t *tape) reset() { t.head, t.ring, t.total, t.seen = 0, 0, 0, 0 }

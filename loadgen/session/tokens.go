@@ -10,52 +10,37 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// tokenClock follows one session's output tokens for the token metrics (ttft, ttfo, itl, tpot,
-// stream_tokens_per_s, the output token counter and goodput). The read loop feeds it every
-// observation (observe); it keeps a few numbers and records per-token gaps through the
-// session's buffer, so the per-event path neither locks nor allocates.
+// tokenClock follows one session's output tokens (thinking and answer text, not tool-call
+// arguments) with no lock or allocation per event; docs/METRICS.md says how each token metric
+// is counted.
 //
-// Where tokens come from: against ground truth, the checker's Observation.Tokens (the script's
-// tokens that begin in the frame, however the runtime chunked them). Without ground truth
-// (Session.NoGroundTruth: a real model's content), only the provider wire's usage report
-// knows: its output count is spread over the session's thinking and answer frames at the end.
-// Then ttft, ttfo and tpot are exact (they need only the first and last frame and the count),
-// but per-frame counts are unknown, so itl records tokens−1 values of the session's tpot (the
-// per-request inter-token latency AIPerf reports) instead of k values of gap/k per frame.
-//
-// A session without ground truth and without a usage report (TGI, some gateways) has its
-// output tokens counted once, at its end, by a model tokenizer over its whole text (settle,
-// modeltokens), when its checker kept the text (protocol.OutputKeeper: the provider wires);
-// until then, and for the other dialects, they are the text's words (Observation.Tokens).
-//
-// What counts as an output token: thinking and answer text. Tool-call argument deltas do not
-// (a gateway's usage counts them, so a tool turn's usage exceeds the ground-truth count).
+// With ground truth, tokens are the checker's Observation.Tokens. Without it, the usage report
+// is spread over the text frames at the end, so itl records tokens−1 values of the session's
+// tpot (as AIPerf does); without a usage report either, a model tokenizer counts the kept text
+// at the end (settle), else the text's words.
 type tokenClock struct {
 	usageOnly bool // no ground truth: the usage report counts, Observation.Tokens is ignored
 
 	firstToken, firstAnswer time.Duration // since the intended start; 0 = not yet (TTFT, TTFO)
 	firstAt, lastAt         time.Time     // the first and last frame that carried tokens
-	tokens                  int64         // tokens counted from the ground truth
+	tokens                  int64         // counted from the ground truth
 	frames                  int64         // thinking and answer frames (usage spreading)
-	usage                   int64         // output tokens reported by usage, summed over turns
-	estimated               int64         // without ground truth: the text's words, or its model tokens once settled
-	// text is the output text of the turns that ended without a usage report, while none came
-	// (keepText); kept says a checker kept it; gathered is the checker it was last taken
-	// from (a turn's text is taken once); method is how estimated was counted once settled
-	// (modeltokens.Method; "": words).
+	usage                   int64         // reported by usage, summed over turns
+	estimated               int64         // the text's words, or its model tokens once settled
+	// text is the output text of usage-less turns (at most protocol.MaxOutputText bytes of
+	// textTotal); gathered is the checker last taken from; method is how estimated was counted
+	// once settled ("": words).
 	text      []byte
-	textTotal int64 // bytes of output text the kept turns carried; text holds at most protocol.MaxOutputText of them
+	textTotal int64
 	kept      bool
 	gathered  protocol.Checker
 	method    string
 }
 
-// estimatedByWords is the method of a usage-less session's count when no model tokenizer
-// counted it: whitespace-delimited words (scenarios.TokenCounter).
+// estimatedByWords is the method of a count of whitespace-delimited words.
 const estimatedByWords = "words"
 
-// keepText takes the output text of c's turn, which just ended, while the session is usage-less
-// so far: the text settle counts. Nothing is copied once a usage report came.
+// keepText takes the output text of c's turn, which just ended, while no usage report came.
 func (tc *tokenClock) keepText(c protocol.Checker) {
 	if !tc.usageOnly || tc.usage > 0 || c == nil || c == tc.gathered {
 		return
@@ -70,18 +55,15 @@ func (tc *tokenClock) keepText(c protocol.Checker) {
 	}
 }
 
-// settle counts the output tokens of a session that ended without a usage report with the
-// model's encoding over its whole text, once, replacing the words; a session with a usage
-// report, or whose text no checker kept, is left as it is. Call it after the last turn's
-// keepText and before the metrics are flushed, outside any lock: the run's first count loads
-// the encoding (up to 1.3 s on a busy machine), and a count takes about 1 µs a token.
+// settle counts a usage-less session's kept text with the model's encoding, once, replacing
+// the words. Call it outside any lock: the first count loads the encoding (up to 1.3 s).
 func (tc *tokenClock) settle(encoding string) {
 	if !tc.estimatedCount() || !tc.kept || tc.method != "" {
 		return
 	}
 	if n, err := modeltokens.Count(encoding, string(tc.text)); err == nil {
 		if kept := int64(len(tc.text)); kept > 0 && tc.textTotal > kept {
-			// More text than a session keeps: the count of what was kept, scaled to the whole.
+			// Scaled from what was kept to the whole.
 			n = int(int64(n) * tc.textTotal / kept)
 		}
 		tc.estimated, tc.method = int64(n), modeltokens.Method(encoding)
@@ -92,9 +74,7 @@ func (tc *tokenClock) settle(encoding string) {
 // observe takes one frame's observation at now (since is now − the intended start).
 func (tc *tokenClock) observe(now time.Time, since time.Duration, obs *protocol.Observation, m *sessionMetrics) {
 	if obs.UsageTokens > 0 && obs.UsageTokens <= protocol.MaxUsageTokens {
-		// The checker reports a count outside 0…MaxUsageTokens as a violation and passes none;
-		// the bound is kept here too, so no dialect's report can overflow the totals (a
-		// session's turns add at most a few times 2^40, far from 2^63).
+		// Bounded here too, so no dialect's report can overflow the totals.
 		tc.usage += int64(obs.UsageTokens)
 	}
 	if obs.Kind != protocol.FrameAnswer && obs.Kind != protocol.FrameThinking {
@@ -124,22 +104,15 @@ func (tc *tokenClock) observe(now time.Time, since time.Duration, obs *protocol.
 	}
 }
 
-// count is the session's output tokens: counted, or the usage report's without ground truth
-// (at least one per text frame, when the report is short); without a usage report, estimated
-// from the text (estimatedCount): by the model's tokenizer once settled, else as words.
+// count is the session's output tokens (counted, reported or estimated), one per text frame at least.
 func (tc *tokenClock) count() int64 {
-	if tc.usageOnly {
-		if tc.usage == 0 {
-			return max(tc.estimated, tc.frames)
-		}
-		return max(tc.usage, tc.frames)
+	if !tc.usageOnly {
+		return tc.tokens
 	}
-	return tc.tokens
+	return max(cmp.Or(tc.usage, tc.estimated), tc.frames)
 }
 
-// estimatedCount reports whether count is an estimate: no ground truth and no usage report,
-// so the tokens are counted from the text (a model tokenizer's count once settled, else
-// whitespace-delimited words), at least one per text frame.
+// estimatedCount reports whether count is estimated from the text (no ground truth, no usage).
 func (tc *tokenClock) estimatedCount() bool {
 	return tc.usageOnly && tc.usage == 0 && tc.frames > 0
 }
@@ -153,9 +126,7 @@ func (tc *tokenClock) tpot() time.Duration {
 	return observed(tc.lastAt.Sub(tc.firstAt) / time.Duration(n-1))
 }
 
-// rate is output tokens over the stream's duration, in tokens/s × measure.RateScale (0 when
-// the session had no token, or took under a microsecond, the histograms' resolution: a
-// stream that took no measurable time has no rate, and its "rate" would overflow the range).
+// rate is tokens/s × measure.RateScale; 0 without tokens or under a microsecond (no resolution).
 func (tc *tokenClock) rate(duration time.Duration) int64 {
 	n := tc.count()
 	if n == 0 || duration < time.Microsecond {
@@ -177,15 +148,10 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 	case measure.TimeToFirstToken:
 		d = m.tokens.firstToken
 	case measure.FirstChunkOverhead, measure.FirstTokenOverhead:
-		// A session whose script does not say when the frame was due has no overhead.
-		measured, scripted := m.firstChunk, m.scripted.chunk
-		if metric == measure.FirstTokenOverhead {
-			measured, scripted = m.tokens.firstToken, m.scripted.token
+		if _, over, ok := m.overhead(metric); ok {
+			return float64(over.Microseconds()), true
 		}
-		if measured == 0 || scripted == 0 {
-			return 0, false
-		}
-		return float64(max(measured-scripted, 0).Microseconds()), true
+		return 0, false
 	case measure.TimeToFirstOutput:
 		d = m.tokens.firstAnswer
 	case measure.TimePerOutputToken:
@@ -200,8 +166,7 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 }
 
 // judgeGoodput counts a session that ended after the warm-up toward goodput: judged unless
-// aborted on purpose or cut by the run's end (neither good nor bad), good when it ended
-// completed or as its scripted error, broke no rule, and every SLO holds on its own values.
+// aborted or cut, good when it had no error outcome and no violation, and met every SLO.
 func (m *sessionMetrics) judgeGoodput(res Result, slos []verdict.SessionSLO) {
 	if !m.afterWarmup() || res.Outcome == measure.OutcomeAborted || res.Outcome == measure.OutcomeCut {
 		return
@@ -246,8 +211,7 @@ func (m *sessionMetrics) countTokens() {
 	}
 }
 
-// tokenGap buffers one frame's share of inter-token latency: k tokens after gap d are k gaps
-// of d/k.
+// tokenGap buffers one frame's inter-token latency: k tokens after gap d are k gaps of d/k.
 func (m *sessionMetrics) tokenGap(d time.Duration, k int64) {
 	m.itl[m.nITL] = tokenGapEntry{gap: d / time.Duration(k), n: int32(min(k, 1<<30))}
 	m.nITL++
@@ -275,8 +239,7 @@ type tokenGapEntry struct {
 	n   int32
 }
 
-// putN records n values d; the shard lock must be held. A gap of 0 (tokens in one frame
-// arriving within a microsecond of the previous) is a real value here, so it is recorded.
+// putN records n values d, 0 included; the shard lock must be held.
 func (m *sessionMetrics) putN(metric measure.Metric, d time.Duration, n int64) {
 	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
 	if err := m.shard.hist.RecordN(k, d, n); err != nil {

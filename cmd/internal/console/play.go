@@ -17,9 +17,7 @@ import (
 )
 
 // Play runs cfg with its progress on stderr (none when quiet), its sessions tallied, and
-// Ctrl-C handled: the first interrupt stops new sessions and drains, the second cancels
-// in-flight streams; the results are returned either way. An error is a *BadInput: the run
-// could not happen.
+// Ctrl-C handled (the first drains, the second cancels); an error is a *BadInput.
 func Play(cfg loadgen.Config, quiet bool) (*measure.Run, *Tally, error) {
 	interrupt := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -28,22 +26,16 @@ func Play(cfg loadgen.Config, quiet bool) (*measure.Run, *Tally, error) {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	go func() {
-		n := 0
-		for range sigs {
-			n++
-			if n == 1 {
-				fmt.Fprintf(os.Stderr, "\ninterrupted: no new sessions; draining in-flight streams for up to %s (Ctrl-C again to stop now)\n", cfg.Grace)
-				close(interrupt)
-				continue
-			}
-			fmt.Fprintln(os.Stderr, "\ninterrupted again: cancelling in-flight streams and writing what was measured")
-			cancel()
-			return
-		}
+		<-sigs
+		fmt.Fprintf(os.Stderr, "\ninterrupted: no new sessions; draining in-flight streams for up to %s (Ctrl-C again to stop now)\n", cfg.Grace)
+		close(interrupt)
+		<-sigs
+		fmt.Fprintln(os.Stderr, "\ninterrupted again: cancelling in-flight streams and writing what was measured")
+		cancel()
 	}()
 	cfg.Interrupt = interrupt
 	table := NewTally()
-	// After the outputs the caller set (live metrics), so the run calls those first.
+	// After the caller's outputs (live metrics), which the run calls first.
 	cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(table.Add))
 	var prog *Progress
 	if !quiet {
@@ -62,10 +54,8 @@ func Play(cfg loadgen.Config, quiet bool) (*measure.Run, *Tally, error) {
 	return run, table, nil
 }
 
-// ServeMetrics serves a live.Exporter, added to cfg's outputs after those already set, on
-// addr ("" serves nothing), and says where on w. It returns the address it listens on and stop,
-// which closes the server (call it after the run); a bad address is a *BadInput naming
-// --metrics-addr.
+// ServeMetrics serves a live.Exporter, added to cfg's outputs, on addr ("": none) and says
+// where on w; call stop after the run. A bad address is a *BadInput.
 func ServeMetrics(addr string, cfg *loadgen.Config, w io.Writer) (listening string, stop func(), err error) {
 	if addr == "" {
 		return "", func() {}, nil
@@ -78,8 +68,7 @@ func ServeMetrics(addr string, cfg *loadgen.Config, w io.Writer) (listening stri
 	return listening, stop, nil
 }
 
-// snapshotWriter is the run's output that writes each snapshot of it where its results go and
-// says where once, opening records there.
+// snapshotWriter writes each snapshot where the results go and says where once, opening records there.
 func snapshotWriter(out string, quiet bool, records *measure.RecordsWriter) loadgen.SnapshotOutput {
 	return loadgen.SnapshotFunc(measure.SnapshotWriter(out, func(dir string) {
 		records.Open(dir)
@@ -90,10 +79,8 @@ func snapshotWriter(out string, quiet bool, records *measure.RecordsWriter) load
 }
 
 // Finish writes run's results into a directory of out (none when ""), renders its report
-// there when render is set (never a shard's: the merged run has it), prints its summary, and
-// returns a *Failed when its verdict is FAIL. The results are written before anything is
-// printed, and a failed print (a reader gone: `run | head`) is said on stderr but changes
-// neither the files nor the error: the verdict decides that.
+// there when render is set (never a shard's), prints its summary, and returns a *Failed when
+// its verdict is FAIL. A failed print (`run | head`) is said on stderr, changing nothing else.
 func Finish(run *measure.Run, table *Tally, out string, render bool) error {
 	dir := ""
 	if out != "" {
@@ -131,9 +118,8 @@ type Failed struct{ Reasons []string }
 
 func (f *Failed) Error() string { return "run failed: " + strings.Join(f.Reasons, "; ") }
 
-// Preflight runs loadgen.Preflight with Ctrl-C cancelling it, and says its warnings (a route
-// without an answer in time). A route that cannot work (*loadgen.PreflightError) and an
-// interrupt are the run's failure; a Config loadgen refuses is a *BadInput.
+// Preflight runs loadgen.Preflight with Ctrl-C cancelling it and says its warnings; a Config
+// loadgen refuses is a *BadInput.
 func Preflight(cfg loadgen.Config, quiet bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,7 +1,5 @@
-// Package console is a run's live console: its progress (mpb bars on a terminal, a plain line
-// every 5 s otherwise), the scenario × dialect tally its summary prints, its live metrics'
-// address, and Ctrl-C (the first drains, the second cancels). The command line's load, run and
-// sweep play through it; the generator only reports to its Outputs.
+// Package console is a run's live console for load, run and sweep: its progress, the
+// scenario × dialect tally its summary prints, its live metrics' address, and Ctrl-C.
 package console
 
 import (
@@ -29,7 +27,7 @@ type Progress struct {
 	lines int
 }
 
-// isTerminal tells whether f is a character device (a terminal), where bars can redraw.
+// isTerminal tells whether f is a terminal, where bars can redraw.
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
@@ -65,7 +63,7 @@ func (v *Progress) describe() string {
 	return s
 }
 
-// Update takes the run's progress (as a loadgen.ProgressFunc, one of its outputs): it moves the bar, or prints a line every 5 s.
+// Update takes the run's progress: it moves the bar, or prints a line every 5 s.
 func (v *Progress) Update(p loadgen.Progress) {
 	v.mu.Lock()
 	v.last = p

@@ -57,8 +57,7 @@ func (sr *Steps) Run(st sweep.Step) (*measure.Run, error) {
 	return run, nil
 }
 
-// configureStep sets cfg to play step s of sweep sweepID: the step's clients or rate, the run
-// id SWEEP-ID-STEP-ID, and run info naming the faults, the sweep and the step.
+// configureStep sets cfg to play step s of sweep sweepID (run id SWEEP-ID-STEP-ID).
 func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []string) {
 	cfg.Clients, cfg.Rate = s.Clients, s.Rate
 	cfg.RunID = sweepID + "-" + s.ID()
@@ -66,8 +65,8 @@ func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []s
 	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"sweep": sweepID, "step": s.String()})
 }
 
-// StartStack starts a fresh mock and runtime for cfg (the mock alone for an endpoint workload,
-// which is then the target) and points cfg at them; the caller stops the stack.
+// StartStack starts a fresh mock and runtime for cfg (the mock alone, as the target, for an
+// endpoint workload) and points cfg at them; the caller stops the stack.
 func StartStack(w *workload.Flags, cfg *loadgen.Config, faults agentruntime.Faults, useTLS, local bool) (*stack.Stack, error) {
 	endpoint := cfg.Endpoint != nil
 	st, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.ScenarioPaths(),

@@ -8,8 +8,7 @@ import (
 	"github.com/streambench/streambench/report"
 )
 
-// Tally is a SessionTally that a running load fills as its sessions end (its Add, as a
-// loadgen.SessionEndFunc, is one of the run's outputs), safe for the generator's concurrent calls.
+// Tally is a SessionTally a running load fills as its sessions end; safe for concurrent use.
 type Tally struct {
 	mu sync.Mutex
 	report.SessionTally
