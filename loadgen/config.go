@@ -95,6 +95,9 @@ type Config struct {
 	// (default Target + "/metrics"; "-" disables it).
 	MockURL           string
 	RuntimeMetricsURL string
+	// EngineMetricsURL is an inference engine's Prometheus endpoint whose known gauges
+	// (measure.EngineGauges) are read every second while the load runs (empty: none).
+	EngineMetricsURL string
 	// ScriptTimeScale is the mock's time scale (default 1), which scripted client times scale by.
 	ScriptTimeScale float64
 	// AbortTolerance is how long after a client abort the provider must have seen it go away
@@ -254,6 +257,9 @@ func (cfg *Config) loadErrors() []error {
 	}
 	if m := cfg.RuntimeMetricsURL; m != "-" && m != cfg.Target+"/metrics" {
 		add(CheckURL("runtime metrics", m))
+	}
+	if cfg.EngineMetricsURL != "" {
+		add(CheckURL("engine metrics", cfg.EngineMetricsURL))
 	}
 	closed, open, staged := cfg.Clients > 0, cfg.Rate > 0, len(cfg.Stages) > 0
 	if closed && open {

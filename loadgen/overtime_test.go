@@ -1,12 +1,19 @@
 package loadgen
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/streambench/streambench/measure"
+	"github.com/streambench/streambench/report"
 )
 
 // TestLatencyOverTimeShowsASlowdown: a target whose provider adds 300 ms before every
@@ -64,6 +71,58 @@ func TestLatencyOverTimeShowsASlowdown(t *testing.T) {
 		}
 		if overall, _ := run.Summary.OverallMetric(m); n != overall.Count {
 			t.Errorf("%s: the windows hold %d values, the run %d", m, n, overall.Count)
+		}
+	}
+}
+
+// TestEngineMetricsBesideTTFC: with EngineMetricsURL, the engine's gauges are read while the
+// load runs, kept in the summary on the run's clock beside ttfc over time, and rendered (a
+// table, panels under ttfc over time); an endpoint that is not Prometheus text is a warning
+// naming it, never a failed run.
+func TestEngineMetricsBesideTTFC(t *testing.T) {
+	t.Parallel()
+	lib := fixedLibrary(t, 10)
+	st := newStackOf(t, lib, testScale)
+	var reads atomic.Int64
+	engine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "vllm:num_requests_waiting{model_name=\"m\"} %d\nvllm:kv_cache_usage_perc 0.5\n", reads.Add(1))
+	}))
+	defer engine.Close()
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>\n") }))
+	defer html.Close()
+
+	for _, c := range []struct {
+		url     string
+		warning string
+	}{{engine.URL + "/metrics", ""}, {html.URL, "engine metrics: every read of " + html.URL + " failed (last: not Prometheus text"}} {
+		cfg := st.config(mixOf(t, []string{"fixed"}, optedInNone()), 2, 0)
+		cfg.Library, cfg.NoLeakCheck, cfg.EngineMetricsURL = lib, true, c.url
+		cfg.Duration = 2500 * time.Millisecond
+		run := runLoad(t, cfg)
+		e := run.Summary.Engine
+		if !run.Summary.Verdict.Pass || e == nil || e.URL != c.url {
+			t.Fatalf("%s: pass %v, engine %+v:\n%s", c.url, run.Summary.Verdict.Pass, e, describe(run))
+		}
+		warned := slices.ContainsFunc(run.Summary.Verdict.Warnings, func(w string) bool { return c.warning != "" && strings.HasPrefix(w, c.warning) })
+		if c.warning != "" {
+			if !warned || len(e.Series) != 0 {
+				t.Fatalf("%s: warnings %q, series %+v; want %q and none", c.url, run.Summary.Verdict.Warnings, e.Series, c.warning)
+			}
+			continue
+		}
+		if len(e.Series) != 2 || e.Series[0].Name != "vllm:num_requests_waiting" || len(e.Series[0].Points) < 2 || e.Failed != 0 {
+			t.Fatalf("engine %+v, want two gauges read at least twice", e)
+		}
+		pts := e.Series[0].Points
+		for i := 1; i < len(pts); i++ {
+			if pts[i].Value <= pts[i-1].Value || pts[i].Ms <= pts[i-1].Ms || pts[i].Ms > cfg.Duration.Milliseconds()+5000 {
+				t.Fatalf("points %+v, want one per read, in order, within the run", pts)
+			}
+		}
+		var md bytes.Buffer
+		report.WriteMarkdown(&md, run)
+		if !strings.Contains(md.String(), "Engine gauges") || !strings.Contains(md.String(), "vLLM requests waiting") {
+			t.Fatalf("the report has no engine table:\n%s", md.String())
 		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/streambench/streambench/loadgen/endpoint"
 	"github.com/streambench/streambench/loadgen/leakcheck"
 	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/loadgen/transport"
@@ -51,6 +52,7 @@ type runner struct {
 	warmupEnd  time.Time
 	aborts     abortLog
 	samples    sampler
+	engine     *endpoint.EngineScraper // nil without Config.EngineMetricsURL
 	peakActive atomic.Int64
 	lateBy     time.Duration // how long after Config.StartAt the run began
 
@@ -281,6 +283,7 @@ type load struct {
 	drained       chan struct{}
 	draining      atomic.Bool
 	lag           *lagProbe
+	engineDone    chan struct{} // closed when the engine scraper stopped
 }
 
 // stop stops sessions starting, once ("interrupt" marks the run interrupted).
@@ -323,6 +326,13 @@ func (r *runner) startLoad(ctx context.Context) *load {
 		case <-l.stopStarting:
 		}
 	}()
+	l.engineDone = make(chan struct{})
+	if u := cfg.EngineMetricsURL; u != "" {
+		r.engine = endpoint.NewEngineScraper(r.client, u, r.start)
+		go func() { defer close(l.engineDone); r.engine.Run(l.hard, l.drained) }()
+	} else {
+		close(l.engineDone)
+	}
 	if r.out.snapshot != nil {
 		l.snaps = newSnapshotter(r.out.snapshot, cfg.SnapshotInterval, threadCPU)
 	}
@@ -401,6 +411,7 @@ func (r *runner) drain(ctx context.Context, l *load, b preRun) afterLoad {
 	a := afterLoad{ended: time.Now()}
 	close(l.drained)
 	<-l.collectorDone
+	<-l.engineDone
 	a.lag = l.lag.stop()
 	a.loads = processLoads(b.cpuSources, b.cpu, r.readCPU(ctx, b.cpuSources), a.ended.Sub(b.cpuFrom))
 	if l.snaps != nil {
@@ -476,6 +487,7 @@ func (r *runner) summary(ended time.Time, interrupted bool, postErrs []error) me
 		Config: r.recordedConfig(), Environment: environment(r.cfg.Target),
 		OverTime: r.rec.OverTime(), Measures: r.rec.MeasureInfos(), Counters: r.rec.Counters(),
 		Violations: r.rec.ViolationCounts(), Judging: r.judging(postErrs), Shard: r.shardInfo(),
+		Engine: r.engine.Metrics(),
 	}
 }
 
@@ -510,6 +522,7 @@ func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
 	paced.LateStarts -= r.rec.LateAtBegin.Load() // a late start is not an overloaded generator
 	add(overloadWarning(a.lag, paced))
 	add(saturation(a.loads, runtime.NumCPU(), a.lag)) // before roundCores: it reads the loads unrounded
+	add(engineWarning(s.Engine))
 	return ws
 }
 
@@ -844,4 +857,19 @@ func closedAny(a, b <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// engineWarning says when the engine's gauges could not all be read ("": they could).
+func engineWarning(e *measure.EngineMetrics) string {
+	switch {
+	case e == nil || e.Scrapes == 0:
+		return ""
+	case e.Failed == e.Scrapes:
+		return fmt.Sprintf("engine metrics: every read of %s failed (last: %s)", e.URL, e.LastError)
+	case len(e.Series) == 0:
+		return fmt.Sprintf("engine metrics: %s has none of the known vLLM, SGLang or TGI gauges (docs/ENDPOINTS.md)", e.URL)
+	case e.Failed > 0:
+		return fmt.Sprintf("engine metrics: %d of %d reads of %s failed (last: %s)", e.Failed, e.Scrapes, e.URL, e.LastError)
+	}
+	return ""
 }

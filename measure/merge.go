@@ -68,6 +68,9 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 			s.Ended = sum.Ended
 		}
 		s.Interrupted = s.Interrupted || sum.Interrupted
+		if s.Engine == nil { // every shard read the same engine: the first shard's series stand
+			s.Engine = sum.Engine
+		}
 		s.Leaks = append(s.Leaks, sum.Leaks...)
 		for _, nc := range sum.LeaksNotChecked {
 			if nc.Source != "run" { // the shards' "the merge checks" notes: the merge says its own

@@ -340,7 +340,9 @@ type Summary struct {
 	// Overall is each metric over every scenario and dialect (computed when empty).
 	Overall []MetricSummary `json:"overall,omitempty"`
 	// OverTime is nil in runs merged from shards (percentiles do not add).
-	OverTime        []LatencySeries         `json:"latency_over_time,omitempty"`
+	OverTime []LatencySeries `json:"latency_over_time,omitempty"`
+	// Engine is the target engine's gauges over the run (load --engine-metrics; nil: not read).
+	Engine          *EngineMetrics          `json:"engine_metrics,omitempty"`
 	Counters        Counters                `json:"counters"`
 	Violations      map[protocol.Rule]int64 `json:"violations"`
 	Leaks           []Leak                  `json:"leaks"`

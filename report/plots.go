@@ -66,7 +66,7 @@ var plotTexts = map[string]struct{ title, caption string }{
 	PlotTimeline: {"Timeline",
 		"Per second of the run: open streams and sessions started and completed; frames received; errors and protocol violations."},
 	PlotLatencyOverTime: {"Time to first chunk over the run: p50, p95, p99 per window",
-		"Time to first answer chunk per window of the run (the window's width on the x axis label), as p50, p95 and p99 of the sessions whose first chunk came in that window; with a second panel for the same less what the script scheduled (overhead), when the script said. A line that climbs is a target that slowed down as the run went on; the whole run's percentiles cannot show when."},
+		"Time to first answer chunk per window of the run (the window's width on the x axis label), as p50, p95 and p99 of the sessions whose first chunk came in that window; with a second panel for the same less what the script scheduled (overhead), when the script said. A line that climbs is a target that slowed down as the run went on; the whole run's percentiles cannot show when. With load --engine-metrics, the panels below are the engine's own gauges on the same time axis (requests running and waiting, KV cache use), which say whether it queued."},
 	PlotViolations: {"Protocol violations by rule",
 		"Streams that broke each protocol rule (rule IDs as in docs/PROTOCOLS.md); the samples below show their frames."},
 }
@@ -398,6 +398,14 @@ func latencyOverTimeFigure(title string, s *measure.Summary) (f Figure, ok bool)
 		p.X.Min, p.Y.Min = 0, 0
 		p.X.Tick.Marker = plot.TickerFunc(CountTicks)
 		rows = append(rows, p)
+	}
+	rows = append(rows, enginePanels(s.Engine)...)
+	var end float64 // one time axis for every panel
+	for _, p := range rows {
+		end = max(end, p.X.Max)
+	}
+	for _, p := range rows {
+		p.X.Max = end
 	}
 	return stacked(PlotLatencyOverTime, 3*vg.Inch, rows...), len(rows) > 0
 }

@@ -239,5 +239,8 @@ func runTables(r *measure.Run, first []Table, last ...Table) []Table {
 	if s.ProviderRequests != nil {
 		tables = append(tables, providerTable(s))
 	}
+	if s.Engine != nil {
+		tables = append(tables, engineTable(s.Engine))
+	}
 	return tables
 }

@@ -32,6 +32,8 @@ func runLoad(args []string) error {
 	target := fs.String("target", "", "the runtime's base URL, e.g. http://127.0.0.1:8080 (required)")
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency, R-abort, and the provider requests and retries per scenario (summary.json provider_requests)")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")
+	engine := fs.String("engine-metrics", "", "an inference engine's Prometheus endpoint (vLLM, SGLang, TGI), e.g. http://127.0.0.1:8000/metrics, read every second while the load runs:\n"+
+		"its running, waiting and KV-cache gauges go to summary.json (engine_metrics) and are plotted under time to first chunk over the run")
 	out := workload.AddOut(fs)
 	repeat := workload.AddRepeat(fs)
 	noPreflight := fs.Bool("no-preflight", false, "skip the preflight. Without it, load first sends one request per dialect and target (marked "+loadgen.PreflightHeader+": 1);\n"+
@@ -51,7 +53,7 @@ func runLoad(args []string) error {
 	if *target == "" {
 		return usageError("--target is required (the runtime's base URL)")
 	}
-	for _, u := range []struct{ flag, value string }{{"--target", *target}, {"--mock", *mock}, {"--runtime-metrics", *metrics}} {
+	for _, u := range []struct{ flag, value string }{{"--target", *target}, {"--mock", *mock}, {"--runtime-metrics", *metrics}, {"--engine-metrics", *engine}} {
 		if u.value == "" || u.value == "-" {
 			continue
 		}
@@ -64,6 +66,7 @@ func runLoad(args []string) error {
 		return err
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
+	cfg.EngineMetricsURL = *engine
 	if cfg.Endpoint != nil && w.Model == "" && cfg.Options["model"] == nil {
 		if err := w.DiscoverModel(&cfg); err != nil {
 			return usageError("%v", err)
