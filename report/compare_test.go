@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +127,45 @@ func TestCompareSummaryFirst(t *testing.T) {
 	}
 	if same := report.Compare(a, a); len(same.WorkloadDiffs) != 0 || len(same.Largest(10)) != 0 {
 		t.Errorf("a run against itself: diffs %q, largest %+v", same.WorkloadDiffs, same.Largest(10))
+	}
+}
+
+// TestComparePlots: compare --plot's figures draw both runs (or sets) and write PNG or SVG by
+// the file's extension; two runs with nothing in common to plot, or another extension, are errors.
+func TestComparePlots(t *testing.T) {
+	t.Parallel()
+	a := fixture.Run(t, fixture.Options{Seed: 8})
+	b := fixture.Run(t, fixture.Options{Seed: 8, TTFCShift: 100 * time.Millisecond})
+	dir := t.TempDir()
+	f, err := report.CompareFigure(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []measure.Repeats{measure.NewRepeats([]*measure.Summary{&a.Summary, &a.Summary}), measure.NewRepeats([]*measure.Summary{&b.Summary})}
+	for name, fig := range map[string]report.Figure{"runs.png": f, "runs.svg": f, "repeats.png": report.CompareRepeatsFigure(sets[0], sets[1])} {
+		path := filepath.Join(dir, name)
+		if err := fig.WriteFile(path); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) < 1000 {
+			t.Fatalf("%s: %d bytes, %v", name, len(b), err)
+		}
+		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG")) || strings.HasSuffix(name, ".svg") && !bytes.Contains(b, []byte("<svg")) {
+			t.Fatalf("%s is not what its extension says", name)
+		}
+	}
+	if err := f.WriteFile(filepath.Join(dir, "x.jpg")); err == nil || !strings.Contains(err.Error(), "want a .png or .svg") {
+		t.Fatalf("x.jpg: %v", err)
+	}
+	empty := &measure.Run{Histograms: measure.NewHistograms()}
+	if _, err := report.CompareFigure(empty, empty); err == nil || !strings.Contains(err.Error(), "nothing to plot") {
+		t.Fatalf("two empty runs: %v", err)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "runs.svg"))
+	for _, want := range []string{"ttft", "ttfc", "chunk_gap", "duration", ">A n=", ">B n=", "fixture-1"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("runs.svg has no %q", want)
+		}
 	}
 }

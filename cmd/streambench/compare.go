@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/streambench/streambench/measure"
@@ -17,7 +18,7 @@ import (
 func runCompare(args []string) error { return compareMain(args, os.Stdout) }
 
 func compareMain(args []string, out io.Writer) error {
-	fs := newFlagSet("compare", "compare DIR_A DIR_B [--markdown]\n\n"+
+	fs := newFlagSet("compare", "compare DIR_A DIR_B [--markdown] [--plot FILE]\n\n"+
 		"Print run A (the reference) against run B: first a warning when their workloads differ (clients, rate,\n"+
 		"stages, duration, sessions, mix, dialects, ...), then the 10 largest changes (p50, p90 and p99 of\n"+
 		"histograms with at least 30 values in both runs, and errors, violations, leaks, tokens/s and goodput),\n"+
@@ -26,13 +27,22 @@ func compareMain(args []string, out io.Writer) error {
 	markdown := fs.Bool("markdown", false, "print a GitHub-flavoured Markdown table (for CI job summaries)")
 	allowIncomplete := fs.Bool("allow-incomplete", false, "compare a run that did not finish (killed, or still running: its summary.json says \"incomplete\": true),\n"+
 		"marked INCOMPLETE; without it such a run is refused as gate refuses it (exit 104)")
+	plotFile := fs.String("plot", "", "also draw A beside B into FILE (.png or .svg): two runs' ttft, ttfc, chunk gap and e2e percentile spectra;\n"+
+		"with repeats, each headline figure's runs as a share of A's median")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if ext := filepath.Ext(*plotFile); *plotFile != "" && ext != ".png" && ext != ".svg" {
+		return usageError("--plot %s: want a .png or .svg file", *plotFile)
 	}
 	if fs.NArg() != 2 {
 		return usageError("want two run directories, got %d; usage: streambench compare DIR_A DIR_B", fs.NArg())
 	}
-	if c, ok, err := compareRepeats(fs.Arg(0), fs.Arg(1)); ok || err != nil {
+	if sets, ok, err := compareRepeats(fs.Arg(0), fs.Arg(1)); ok || err != nil {
+		c := report.CompareRepeats(sets[0], sets[1])
+		if err == nil && *plotFile != "" {
+			err = report.CompareRepeatsFigure(sets[0], sets[1]).WriteFile(*plotFile)
+		}
 		if err == nil && *markdown {
 			c.WriteMarkdown(out, "##")
 		} else if err == nil {
@@ -55,6 +65,15 @@ func compareMain(args []string, out io.Writer) error {
 	}
 	a, b := runs[0], runs[1]
 	c := report.Compare(a, b)
+	if *plotFile != "" {
+		f, err := report.CompareFigure(a, b)
+		if err == nil {
+			err = f.WriteFile(*plotFile)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	if *markdown {
 		c.WriteMarkdown(out)
 		return nil
@@ -62,9 +81,9 @@ func compareMain(args []string, out io.Writer) error {
 	return c.WriteText(out)
 }
 
-// compareRepeats sets two runs' figures side by side when either directory holds repeated runs
-// (ok false when neither does); a single run is a set of one.
-func compareRepeats(a, b string) (report.Table, bool, error) {
+// compareRepeats reads two directories as sets of runs when either holds repeated runs (ok
+// false when neither does); a single run is a set of one.
+func compareRepeats(a, b string) ([2]measure.Repeats, bool, error) {
 	var sets [2]measure.Repeats
 	repeated := false
 	for i, dir := range []string{a, b} {
@@ -74,20 +93,20 @@ func compareRepeats(a, b string) (report.Table, bool, error) {
 			continue
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return report.Table{}, false, &exitError{code: exitUsage, err: err}
+			return sets, false, &exitError{code: exitUsage, err: err}
 		}
 	}
 	if !repeated {
-		return report.Table{}, false, nil
+		return sets, false, nil
 	}
 	for i, dir := range []string{a, b} {
 		if sets[i].Runs == nil {
 			run, err := readRunArg(dir)
 			if err != nil {
-				return report.Table{}, false, err
+				return sets, false, err
 			}
 			sets[i] = measure.NewRepeats([]*measure.Summary{&run.Summary})
 		}
 	}
-	return report.CompareRepeats(sets[0], sets[1]), true, nil
+	return sets, true, nil
 }

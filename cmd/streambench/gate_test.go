@@ -136,7 +136,14 @@ func TestReportAndCompareCommands(t *testing.T) {
 	if err := compareMain([]string{a, b, "--markdown"}, &out); err != nil || !strings.HasPrefix(out.String(), "## Comparison: a → b") {
 		t.Errorf("compare --markdown: %v\n%s", err, out.String())
 	}
-	for _, args := range [][]string{{a}, {a, filepath.Join(t.TempDir(), "none")}} {
+	plot := filepath.Join(t.TempDir(), "ab.svg")
+	if err := compareMain([]string{a, b, "--plot", plot}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if svg, err := os.ReadFile(plot); err != nil || !bytes.Contains(svg, []byte(">B n=")) {
+		t.Errorf("compare --plot wrote no plot of B: %v", err)
+	}
+	for _, args := range [][]string{{a}, {a, filepath.Join(t.TempDir(), "none")}, {a, b, "--plot", "ab.jpg"}} {
 		if code := exitCode(compareMain(args, &out)); code != exitUsage {
 			t.Errorf("compare %v: exit %d, want %d", args, code, exitUsage)
 		}
