@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -49,12 +50,12 @@ func runRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	endpoint := cfg.Endpoint != nil
-	if endpoint {
-		// An inference endpoint's workload plays against the mock itself: no runtime.
-		if len(*faults) > 0 || *useTLS {
-			return usageError("--fault and --tls configure the reference runtime, which an endpoint workload on the mock does not use")
-		}
+	// An endpoint workload, or provider wires alone, play against the mock itself: no runtime.
+	mockAlone := console.MockAlone(&cfg)
+	if mockAlone && (len(*faults) > 0 || *useTLS) {
+		return usageError("--fault and --tls configure the reference runtime, which a run of provider wires or an endpoint workload, on the mock alone, does not use")
+	}
+	if cfg.Endpoint != nil {
 		if err := w.ResolveModel(cfg, ""); err != nil {
 			return err
 		}
@@ -80,8 +81,8 @@ func runRun(args []string) error {
 		if err != nil {
 			return nil, err
 		}
-		if endpoint {
-			fmt.Fprintf(os.Stderr, "mock %s as the endpoint, model %s (%s)\n", st.MockURL, w.Model, where)
+		if mockAlone {
+			fmt.Fprintf(os.Stderr, "mock %s as the endpoint, model %s (%s)\n", st.MockURL, cmp.Or(w.Model, "(none)"), where)
 			if st.Mock != nil {
 				fmt.Fprintf(os.Stderr, "child pid: mock %d (it dies with this process)\n", st.Mock.PID())
 			}

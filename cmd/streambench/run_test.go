@@ -56,12 +56,13 @@ func TestRunSizedToMachine(t *testing.T) {
 }
 
 // TestRunEveryRuntimeDialect: run --dialect D, without --slug, passes for each dialect the
-// reference runtime serves; one the default mix has no profile for (ag-ui, langgraph) plays
+// reference runtime serves, and for each provider wire, played on the mock alone (they once
+// 404'd every session at the runtime); one the default mix has no profile for (ag-ui, langgraph) plays
 // the runtime's openai-all and anthropic-all agents (it once 404'd every session at the
 // preflight, its one target named after the dialect), while load keeps that name.
 func TestRunEveryRuntimeDialect(t *testing.T) {
 	t.Parallel()
-	for _, d := range []string{"sim-chat", "sim-canvas", "compose", "ag-ui", "langgraph"} {
+	for _, d := range []string{"sim-chat", "sim-canvas", "compose", "ag-ui", "langgraph", "openai-chat", "anthropic-messages", "openai-responses"} {
 		t.Run(d, func(t *testing.T) {
 			t.Parallel()
 			code, out := runMain(t, "run", "--dialect", d, "--sessions", "30", "--clients", "6", "--time-scale", "0.2", "--quiet", "--out", "-")

@@ -65,10 +65,24 @@ func configureStep(cfg *loadgen.Config, s sweep.Step, sweepID string, faults []s
 	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"sweep": sweepID, "step": s.String()})
 }
 
-// StartStack starts a fresh mock and runtime for cfg (the mock alone, as the target, for an
-// endpoint workload) and points cfg at them; the caller stops the stack.
+// MockAlone tells whether cfg plays against the mock itself, with no runtime: an endpoint
+// workload, or a mix of provider wires only (openai-chat, …), which the runtime does not serve.
+func MockAlone(cfg *loadgen.Config) bool {
+	if cfg.Endpoint != nil {
+		return true
+	}
+	for _, d := range cfg.Mix.Dialects() {
+		if _, ok := cfg.Dialects.Endpoint(d); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// StartStack starts a fresh mock and runtime for cfg (the mock alone, as the target, when
+// MockAlone) and points cfg at them; the caller stops the stack.
 func StartStack(w *workload.Flags, cfg *loadgen.Config, faults agentruntime.Faults, useTLS, local bool) (*stack.Stack, error) {
-	endpoint := cfg.Endpoint != nil
+	endpoint := MockAlone(cfg)
 	st, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.ScenarioPaths(),
 		Library: cfg.Library, Faults: faults, TLS: useTLS, MockOnly: endpoint}, local)
 	if err != nil {
