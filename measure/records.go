@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -56,6 +58,7 @@ type RecordsInfo struct {
 type RecordsWriter struct {
 	queue   chan []byte
 	open    chan string
+	to      io.Writer // a stream instead of the file (NewRecordsStream)
 	done    chan struct{}
 	closing sync.Once
 	leftOut atomic.Int64
@@ -68,6 +71,15 @@ type RecordsWriter struct {
 func NewRecordsWriter() *RecordsWriter {
 	w := &RecordsWriter{queue: make(chan []byte, recordsQueue), open: make(chan string, 1), done: make(chan struct{}),
 		max: MaxRecordsBytes}
+	go w.write()
+	return w
+}
+
+// NewRecordsStream writes the records to w as they come (load --out -: stdout), unbounded.
+func NewRecordsStream(to io.Writer) *RecordsWriter {
+	w := &RecordsWriter{queue: make(chan []byte, recordsQueue), open: make(chan string, 1), done: make(chan struct{}),
+		max: math.MaxInt64, to: to}
+	w.open <- "-"
 	go w.write()
 	return w
 }
@@ -121,10 +133,13 @@ func (w *RecordsWriter) write() {
 		w.drain("no results directory")
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(dir, RecordsFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		w.drain(err.Error())
-		return
+	var f io.WriteCloser = nopCloser{w.to}
+	if w.to == nil {
+		var err error
+		if f, err = os.OpenFile(filepath.Join(dir, RecordsFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644); err != nil {
+			w.drain(err.Error())
+			return
+		}
 	}
 	buf := bufio.NewWriterSize(f, 64<<10)
 	var size int64
@@ -140,6 +155,12 @@ func (w *RecordsWriter) write() {
 			break
 		}
 		w.info.Written++
+		if len(w.queue) == 0 { // a reader following the file (tail -f, a pipe) sees each record soon
+			if err := buf.Flush(); err != nil {
+				w.drain(err.Error())
+				break
+			}
+		}
 	}
 	if err := buf.Flush(); err != nil {
 		w.info.Why = joinWhy(w.info.Why, err.Error())
@@ -163,3 +184,7 @@ func joinWhy(a, b string) string {
 	}
 	return a + "; " + b
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

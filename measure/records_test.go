@@ -1,8 +1,10 @@
 package measure
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -79,4 +81,39 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
+}
+
+// TestRecordsStream: --out -'s writer hands each record to its stream as it comes (a reader of
+// the pipe sees a record before the run ends), one JSON object a line, and needs no Open.
+func TestRecordsStream(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	w := NewRecordsStream(pw)
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for i := range 3 {
+		w.Record(&Record{Session: "s-" + strconv.Itoa(i), Outcome: OutcomeCompleted})
+		select {
+		case l := <-lines: // before Close: flushed as it came
+			var r Record
+			if err := json.Unmarshal([]byte(l), &r); err != nil || r.Session != "s-"+strconv.Itoa(i) {
+				t.Fatalf("line %q: %v, want session s-%d", l, err, i)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("record %d not seen on the stream before the writer closed", i)
+		}
+	}
+	if info := w.Close(); info != (RecordsInfo{Written: 3}) {
+		t.Errorf("info %+v, want 3 written", info)
+	}
+	pw.Close()
+	if l, ok := <-lines; ok {
+		t.Errorf("an extra line %q", l)
+	}
 }

@@ -94,7 +94,7 @@ func Finish(run *measure.Run, table *Tally, out string, render bool) error {
 			}
 		}
 	}
-	err := report.WriteSummary(os.Stdout, run, table.SessionTally)
+	err := report.WriteSummary(printed(out), run, table.SessionTally)
 	if err == nil && dir != "" {
 		_, err = fmt.Printf("results: %s\n", dir)
 	}
@@ -143,11 +143,12 @@ func Preflight(cfg loadgen.Config, quiet bool) error {
 // metrics on metricsAddr ("": none), then Finish with the report rendered; the run is nil when
 // none happened.
 func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) (*measure.Run, error) {
-	var records *measure.RecordsWriter
+	records := measure.NewRecordsStream(os.Stdout) // --out -: stdout carries the records
 	if out != "" {
 		records = measure.NewRecordsWriter()
-		cfg.Outputs = append(cfg.Outputs, records, snapshotWriter(out, quiet, records))
+		cfg.Outputs = append(cfg.Outputs, snapshotWriter(out, quiet, records))
 	}
+	cfg.Outputs = append(cfg.Outputs, records)
 	_, stopMetrics, err := ServeMetrics(metricsAddr, &cfg, os.Stderr)
 	if err != nil {
 		records.Close()
@@ -168,4 +169,13 @@ func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) (*me
 		return nil, err
 	}
 	return run, Finish(run, table, out, true)
+}
+
+// printed is where a run's summary goes: stdout, or stderr when stdout carries the records
+// (--out -, out "").
+func printed(out string) io.Writer {
+	if out == "" {
+		return os.Stderr
+	}
+	return os.Stdout
 }

@@ -71,8 +71,8 @@ func PlayRepeated(n int, cfg loadgen.Config, out, metricsAddr string, quiet bool
 // writeRepeats prints the spread, and writes it into dir ("": nowhere).
 func writeRepeats(dir string, r measure.Repeats) error {
 	t := report.RepeatsTable(r)
-	fmt.Println()
-	if err := t.WriteText(os.Stdout); err != nil {
+	fmt.Fprintln(printed(dir))
+	if err := t.WriteText(printed(dir)); err != nil {
 		fmt.Fprintf(os.Stderr, "streambench: printing the spread: %v\n", err)
 	}
 	if dir == "" {

@@ -826,5 +826,5 @@ func AddRepeat(fs *pflag.FlagSet) *int {
 // AddOut registers --out (load and run): where the results go, "-" for nowhere.
 func AddOut(fs *pflag.FlagSet) *string {
 	return fs.String("out", "results", "write results to OUT/RUN-ID (summary.json, histograms.hlog, timeline.csv, violations.jsonl, records.jsonl, plots, report.html,\n"+
-		"report.md), written as the run goes; - keeps nothing")
+		"report.md), written as the run goes; - keeps nothing, streams records.jsonl's lines to stdout as requests end and prints the summary to stderr")
 }
