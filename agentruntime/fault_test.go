@@ -83,34 +83,44 @@ func TestFaultSwitches(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.client.String(), func(t *testing.T) {
 			t.Parallel()
-			f, err := ParseFaults([]string{tc.fault})
-			if err != nil {
-				t.Fatal(err)
-			}
-			faulty := newEnv(t, 0, Options{Faults: f})
-			dep, _ := clean.rt.deps.Lookup(tc.slug)
-			good := clean.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
-			bad := faulty.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
-			g, b := normalize(good.body), normalize(bad.body)
-			if g == b {
-				t.Fatalf("fault %s changed nothing", tc.fault)
-			}
+			vs, g, b := faultedPair(t, clean, tc.fault, tc.client, tc.slug, tc.scenario, tc.added)
 			if tc.gone != "" && (!strings.Contains(g, tc.gone) || strings.Contains(b, tc.gone)) {
 				t.Errorf("want %q in the clean stream only", tc.gone)
 			}
-			if tc.added != "" && strings.Count(b, tc.added) <= strings.Count(g, tc.added) {
-				t.Errorf("want more %q in the faulted stream (clean %d, faulted %d)", tc.added, strings.Count(g, tc.added), strings.Count(b, tc.added))
-			}
-			if vs := check(t, tc.client, dep, tc.scenario, 3, good); len(vs) > 0 {
-				t.Errorf("clean stream has violations: %+v", vs)
-			}
-			rules := rulesOf(check(t, tc.client, dep, tc.scenario, 3, bad))
+			rules := rulesOf(vs)
 			if !slices.Contains(rules, tc.rule) {
 				t.Errorf("checker reported %v, want %s", rules, tc.rule)
 			}
 			t.Logf("rules reported: %v; frames changed:\n%s", rules, frameDiff(g, b))
 		})
 	}
+}
+
+// faultedPair plays one session of scenario on clean and on a runtime with fault, and checks
+// that the fault changed the stream, that the faulted one has more of added ("" skips) and that
+// the clean one has no violation; it returns the faulted stream's violations and both streams
+// normalized.
+func faultedPair(t *testing.T, clean *env, fault string, c clientKind, slug, scenario, added string) (vs []protocol.Violation, g, b string) {
+	t.Helper()
+	f, err := ParseFaults([]string{fault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faulty := newEnv(t, 0, Options{Faults: f})
+	dep, _ := clean.rt.deps.Lookup(slug)
+	good := clean.open(c, slug, scenario, 3, t.Name())
+	bad := faulty.open(c, slug, scenario, 3, t.Name())
+	g, b = normalize(good.body), normalize(bad.body)
+	if g == b {
+		t.Fatalf("fault %s changed nothing", fault)
+	}
+	if added != "" && strings.Count(b, added) <= strings.Count(g, added) {
+		t.Errorf("want more %q in the faulted stream (clean %d, faulted %d)", added, strings.Count(g, added), strings.Count(b, added))
+	}
+	if vs := check(t, c, dep, scenario, 3, good); len(vs) > 0 {
+		t.Errorf("clean stream has violations: %+v", vs)
+	}
+	return check(t, c, dep, scenario, 3, bad), g, b
 }
 
 // frameDiff lists the frames only one of the two streams has (- clean, + faulted).

@@ -3,7 +3,6 @@ package agentruntime
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
 // TestComposeStop: a stop request ends the run with stopped (then receipt and [DONE]); during
@@ -44,14 +42,7 @@ func TestComposeStop(t *testing.T) {
 			s.Expected = sc.Render(1).Expected()
 			d := compose.NewClient()
 			req, err := d.NewRequest(ctxTimeout(t, 10*time.Second), e.url, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := e.client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
+			resp := e.send(t, req, err)
 			if resp.Header.Get(compose.RunIDHeader) == "" {
 				t.Fatalf("no %s header", compose.RunIDHeader)
 			}
@@ -62,13 +53,8 @@ func TestComposeStop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stopResp, err := e.client.Do(stopReq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stopBody, _ := io.ReadAll(stopResp.Body)
-			stopResp.Body.Close()
-			if stopResp.StatusCode != http.StatusOK || !strings.Contains(string(stopBody), `"stopped":true`) {
+			stopResp, stopBody := e.do(stopReq)
+			if stopResp.StatusCode != http.StatusOK || !strings.Contains(stopBody, `"stopped":true`) {
 				t.Fatalf("stop: %d %s", stopResp.StatusCode, stopBody)
 			}
 			if _, err := io.ReadAll(r); err != nil {
@@ -85,27 +71,15 @@ func TestComposeStop(t *testing.T) {
 			}
 			ch := d.NewChecker(s)
 			ch.(protocol.StopObserver).StopSent()
-			dec := sse.NewDecoder(strings.NewReader(body))
-			var ev sse.Event
-			for {
-				if err := dec.Next(&ev); err != nil {
-					if !errors.Is(err, io.EOF) {
-						t.Fatal(err)
-					}
-					break
-				}
-				ch.Observe(&ev)
+			if err := replay(ch, []byte(body)); err != nil {
+				t.Fatal(err)
 			}
 			if vs := ch.Finish(nil); len(vs) > 0 {
 				t.Errorf("violations: %+v", vs)
 			}
 			// The run is gone from the registry: stopping it again is a 404.
 			again, _ := d.NewStopRequest(ctxTimeout(t, 5*time.Second), e.url, s, resp)
-			againResp, err := e.client.Do(again)
-			if err != nil {
-				t.Fatal(err)
-			}
-			againResp.Body.Close()
+			againResp, _ := e.do(again)
 			if againResp.StatusCode != http.StatusNotFound {
 				t.Errorf("second stop: %d, want 404", againResp.StatusCode)
 			}
