@@ -26,15 +26,7 @@ var (
 func TestFaultSwitches(t *testing.T) {
 	t.Parallel()
 	clean := newEnv(t, 0, Options{})
-	for _, tc := range []struct {
-		fault    string
-		client   clientKind
-		slug     string
-		scenario string
-		// gone must be in the clean stream and not the faulted one; added the reverse.
-		gone, added string
-		rule        protocol.Rule
-	}{
+	for _, tc := range []faultCase{
 		// The intermediate turn's preamble is never retracted, so the client ends with preamble + answer.
 		{"no-reset", simChatOptIn, "openai-none", "preamble-tool", `"event":"chunk_reset"`, "", protocol.RConverge},
 		// Same on the canvas, where resets are stream:chunk_reset events.
@@ -83,10 +75,7 @@ func TestFaultSwitches(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.client.String(), func(t *testing.T) {
 			t.Parallel()
-			vs, g, b := faultedPair(t, clean, tc.fault, tc.client, tc.slug, tc.scenario, tc.added)
-			if tc.gone != "" && (!strings.Contains(g, tc.gone) || strings.Contains(b, tc.gone)) {
-				t.Errorf("want %q in the clean stream only", tc.gone)
-			}
+			g, b, vs := tc.play(t, clean)
 			rules := rulesOf(vs)
 			if !slices.Contains(rules, tc.rule) {
 				t.Errorf("checker reported %v, want %s", rules, tc.rule)
@@ -96,31 +85,45 @@ func TestFaultSwitches(t *testing.T) {
 	}
 }
 
-// faultedPair plays one session of scenario on clean and on a runtime with fault, and checks
-// that the fault changed the stream, that the faulted one has more of added ("" skips) and that
-// the clean one has no violation; it returns the faulted stream's violations and both streams
-// normalized.
-func faultedPair(t *testing.T, clean *env, fault string, c clientKind, slug, scenario, added string) (vs []protocol.Violation, g, b string) {
+// faultCase is a fault switch played as client on one session of scenario on deployment slug.
+type faultCase struct {
+	fault    string
+	client   clientKind
+	slug     string
+	scenario string
+	// gone must be in the clean stream and not the faulted one; added in the faulted one more
+	// often than in the clean one ("" skips either).
+	gone, added string
+	rule        protocol.Rule
+}
+
+// play plays the session on clean and on a runtime with the fault, and checks that the fault
+// changed the stream, gone and added, and that the clean stream has no violation; it returns
+// both streams normalized and the faulted one's violations.
+func (tc faultCase) play(t *testing.T, clean *env) (g, b string, vs []protocol.Violation) {
 	t.Helper()
-	f, err := ParseFaults([]string{fault})
+	f, err := ParseFaults([]string{tc.fault})
 	if err != nil {
 		t.Fatal(err)
 	}
 	faulty := newEnv(t, 0, Options{Faults: f})
-	dep, _ := clean.rt.deps.Lookup(slug)
-	good := clean.open(c, slug, scenario, 3, t.Name())
-	bad := faulty.open(c, slug, scenario, 3, t.Name())
+	dep, _ := clean.rt.deps.Lookup(tc.slug)
+	good := clean.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
+	bad := faulty.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
 	g, b = normalize(good.body), normalize(bad.body)
 	if g == b {
-		t.Fatalf("fault %s changed nothing", fault)
+		t.Fatalf("fault %s changed nothing", tc.fault)
 	}
-	if added != "" && strings.Count(b, added) <= strings.Count(g, added) {
-		t.Errorf("want more %q in the faulted stream (clean %d, faulted %d)", added, strings.Count(g, added), strings.Count(b, added))
+	if tc.gone != "" && (!strings.Contains(g, tc.gone) || strings.Contains(b, tc.gone)) {
+		t.Errorf("want %q in the clean stream only", tc.gone)
 	}
-	if vs := check(t, c, dep, scenario, 3, good); len(vs) > 0 {
+	if tc.added != "" && strings.Count(b, tc.added) <= strings.Count(g, tc.added) {
+		t.Errorf("want more %q in the faulted stream (clean %d, faulted %d)", tc.added, strings.Count(g, tc.added), strings.Count(b, tc.added))
+	}
+	if vs := check(t, tc.client, dep, tc.scenario, 3, good); len(vs) > 0 {
 		t.Errorf("clean stream has violations: %+v", vs)
 	}
-	return check(t, c, dep, scenario, 3, bad), g, b
+	return g, b, check(t, tc.client, dep, tc.scenario, 3, bad)
 }
 
 // frameDiff lists the frames only one of the two streams has (- clean, + faulted).

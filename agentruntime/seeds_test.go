@@ -23,48 +23,40 @@ import (
 func TestSeedFaultsReportTheirRuleAlone(t *testing.T) {
 	t.Parallel()
 	clean := newEnv(t, 0, Options{})
-	for _, tc := range []struct {
-		fault    string
-		client   clientKind
-		slug     string
-		scenario string
-		// added must be in the faulted stream more often than in the clean one ("" skips).
-		added string
-		rule  protocol.Rule
-	}{
+	for _, tc := range []faultCase{
 		// A paused run reported as a plain success final.
-		{"pause-not-reported", simChatOptIn, "openai-tools", "paused-for-input", "", protocol.RPaused},
+		{"pause-not-reported", simChatOptIn, "openai-tools", "paused-for-input", "", "", protocol.RPaused},
 		// Even a legacy client sees the final envelope.
-		{"pause-not-reported", simChatLegacy, "anthropic-none", "paused-for-input", "", protocol.RPaused},
+		{"pause-not-reported", simChatLegacy, "anthropic-none", "paused-for-input", "", "", protocol.RPaused},
 		// On the canvas, execution:completed without status paused.
-		{"pause-not-reported", simCanvas, "openai-all", "paused-for-input", "", protocol.RPaused},
+		{"pause-not-reported", simCanvas, "openai-all", "paused-for-input", "", "", protocol.RPaused},
 		// The preamble persisted in the final envelope's output.
-		{"preamble-in-output", simChatOptIn, "openai-none", "preamble-tool", "Let me check", protocol.RFinalOutput},
+		{"preamble-in-output", simChatOptIn, "openai-none", "preamble-tool", "", "Let me check", protocol.RFinalOutput},
 		// The legacy client, whose answer chunk is still the settled final text.
-		{"preamble-in-output", simChatLegacy, "anthropic-all", "tool-chain", "", protocol.RFinalOutput},
+		{"preamble-in-output", simChatLegacy, "anthropic-all", "tool-chain", "", "", protocol.RFinalOutput},
 		// The canvas block and execution outputs.
-		{"preamble-in-output", simCanvas, "anthropic-all", "preamble-tool", "Let me check", protocol.RFinalOutput},
+		{"preamble-in-output", simCanvas, "anthropic-all", "preamble-tool", "", "Let me check", protocol.RFinalOutput},
 		// Thinking from a model without thinking, though the policy includes it.
-		{"nothink-thinking", simChatOptIn, "openai-nothink-all", "thinking-answer", `"event":"thinking"`, protocol.RThinkingCapability},
+		{"nothink-thinking", simChatOptIn, "openai-nothink-all", "thinking-answer", "", `"event":"thinking"`, protocol.RThinkingCapability},
 		// stream:thinking on the canvas, where no policy applies.
-		{"nothink-thinking", simCanvas, "anthropic-nothink-all", "thinking-answer", `stream:thinking`, protocol.RThinkingCapability},
+		{"nothink-thinking", simCanvas, "anthropic-nothink-all", "thinking-answer", "", `stream:thinking`, protocol.RThinkingCapability},
 		// The execution timeout reported as a cancel: the error does not name the timeout.
-		{"timeout-as-cancel", simChatOptIn, "openai-tools", "execution-timeout", cancelledMessage, protocol.RCancelNotTimeout},
+		{"timeout-as-cancel", simChatOptIn, "openai-tools", "execution-timeout", "", cancelledMessage, protocol.RCancelNotTimeout},
 		// On the canvas, execution:cancelled although nobody cancelled.
-		{"timeout-as-cancel", simCanvas, "anthropic-all", "execution-timeout", simcanvas.TypeExecutionCancelled, protocol.RCancelNotTimeout},
+		{"timeout-as-cancel", simCanvas, "anthropic-all", "execution-timeout", "", simcanvas.TypeExecutionCancelled, protocol.RCancelNotTimeout},
 		// Thinking past 524,288 UTF-16 code units.
-		{"uncapped-thinking", simChatOptIn, "openai-thinking", "thinking-over-cap", `"event":"thinking"`, protocol.RThinkingCap},
+		{"uncapped-thinking", simChatOptIn, "openai-thinking", "thinking-over-cap", "", `"event":"thinking"`, protocol.RThinkingCap},
 		// On the canvas.
-		{"uncapped-thinking", simCanvas, "anthropic-all", "thinking-over-cap", `stream:thinking`, protocol.RThinkingCap},
+		{"uncapped-thinking", simCanvas, "anthropic-all", "thinking-over-cap", "", `stream:thinking`, protocol.RThinkingCap},
 		// A provider that runs its tools settled streamed live: tool frames, a reset, the
 		// preamble...
-		{"live-settled-tools", simChatOptIn, "openai-settled-all", "preamble-tool", `"event":"tool"`, simchat.RSettledTools},
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "preamble-tool", "", `"event":"tool"`, simchat.RSettledTools},
 		// ...and thinking.
-		{"live-settled-tools", simChatOptIn, "openai-settled-all", "thinking-answer", `"event":"thinking"`, simchat.RSettledTools},
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "thinking-answer", "", `"event":"thinking"`, simchat.RSettledTools},
 	} {
 		t.Run(tc.fault+"/"+tc.client.String()+"/"+tc.scenario, func(t *testing.T) {
 			t.Parallel()
-			vs, _, _ := faultedPair(t, clean, tc.fault, tc.client, tc.slug, tc.scenario, tc.added)
+			_, _, vs := tc.play(t, clean)
 			if rules := rulesOf(vs); !slices.Equal(rules, []protocol.Rule{tc.rule}) {
 				t.Errorf("checker reported %v, want [%s] alone: %+v", rules, tc.rule, vs)
 			}
