@@ -115,6 +115,12 @@ func (e *env) startResumable(t *testing.T, slug, scenario, session string) *canv
 	return &canvasStream{t: t, resp: resp, dec: sse.NewDecoder(resp.Body), exec: resp.Header.Get(simcanvas.ExecutionIDHeader)}
 }
 
+// lastAfter reads n answer chunks and returns the Last-Event-ID a reconnect then sends.
+func (cs *canvasStream) lastAfter(n int) string {
+	cs.readChunks(n)
+	return cs.dec.LastEventID()
+}
+
 // readChunks reads frames until n answer chunks arrived, returning the frames' data.
 func (cs *canvasStream) readChunks(n int) []string {
 	cs.t.Helper()
@@ -180,8 +186,7 @@ func TestCanvasReconnectAfterEnd(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{ToolTimeScale: 0.05})
 	cs := e.startResumable(t, "openai-all", "reconnect-after-end", t.Name())
-	cs.readChunks(5)
-	exec, last := cs.exec, cs.dec.LastEventID()
+	last := cs.lastAfter(5)
 	cs.resp.Body.Close()
 	eventually(t, 10*time.Second, "the execution ends without its client", func() bool {
 		return gauge(t, e.rt.metrics.registry, MetricClientStreamsOpen) == 0
@@ -189,7 +194,7 @@ func TestCanvasReconnectAfterEnd(t *testing.T) {
 	if n := gauge(t, e.rt.metrics.registry, MetricCanvasResumableOpen); n != 1 {
 		t.Fatalf("%s = %v while the execution waits for its client, want 1", MetricCanvasResumableOpen, n)
 	}
-	resp, body := e.reconnect(t, "openai-all", exec, last)
+	resp, body := e.reconnect(t, "openai-all", cs.exec, last)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("reconnect: status %d: %s", resp.StatusCode, body)
 	}
@@ -206,7 +211,7 @@ func TestCanvasReconnectAfterEnd(t *testing.T) {
 	if n := gauge(t, e.rt.metrics.registry, MetricCanvasResumableOpen); n != 0 {
 		t.Errorf("%s = %v after the reconnect saw the end, want 0", MetricCanvasResumableOpen, n)
 	}
-	if resp, body := e.reconnect(t, "openai-all", exec, last); resp.StatusCode != http.StatusNotFound {
+	if resp, body := e.reconnect(t, "openai-all", cs.exec, last); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("second reconnect: status %d, want 404: %s", resp.StatusCode, body)
 	}
 }
@@ -219,14 +224,13 @@ func TestCanvasReconnectAfterUnnoticedDrop(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{ToolTimeScale: 0.05})
 	cs := e.startResumable(t, "openai-all", "reconnect-after-end", t.Name())
-	cs.readChunks(5)
-	exec, last := cs.exec, cs.dec.LastEventID()
+	last := cs.lastAfter(5)
 	// The first stream stays attached to its end: the server never sees it go.
 	if _, err := io.Copy(io.Discard, cs.resp.Body); err != nil {
 		t.Fatal(err)
 	}
 	cs.resp.Body.Close()
-	resp, body := e.reconnect(t, "openai-all", exec, last)
+	resp, body := e.reconnect(t, "openai-all", cs.exec, last)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("reconnect after the run ended with its first stream attached: status %d: %s", resp.StatusCode, body)
 	}
@@ -244,10 +248,9 @@ func TestCanvasReconnectMidAnswer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{})
 	cs := e.startResumable(t, "anthropic-all", "reconnect-mid-answer", t.Name())
-	cs.readChunks(20)
-	exec, last := cs.exec, cs.dec.LastEventID()
+	last := cs.lastAfter(20)
 	cs.resp.Body.Close()
-	resp, body := e.reconnect(t, "anthropic-all", exec, last)
+	resp, body := e.reconnect(t, "anthropic-all", cs.exec, last)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("reconnect: status %d: %s", resp.StatusCode, body)
 	}
