@@ -19,6 +19,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/simcanvas"
@@ -41,30 +42,22 @@ type env struct {
 // it. The runtime's provider client uses h2c unless opts says otherwise.
 func newEnv(t testing.TB, mockScale float64, opts Options) *env {
 	t.Helper()
-	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: mockScale})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mts := httptest.NewUnstartedServer(mock)
-	mts.Config.Protocols = mockprovider.Protocols()
-	mts.Start()
+	mock, mts := mocktest.Serve(t, mockprovider.Options{TimeScale: mockScale})
 	opts.ProviderURL = mts.URL
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = -1
 	}
 	rt, err := New(opts)
 	if err != nil {
-		mts.Close()
 		t.Fatal(err)
 	}
 	rts := httptest.NewServer(rt.Handler())
 	e := &env{t: t, mock: mock, mockURL: mts.URL, rt: rt, url: rts.URL, client: rts.Client()}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // then mts closes (mocktest.Serve's cleanup)
 		rts.CloseClientConnections()
 		rts.Close()
 		_ = rt.Close()
 		mts.CloseClientConnections()
-		mts.Close()
 	})
 	return e
 }

@@ -21,3 +21,21 @@ func Start(t testing.TB, fault mockprovider.Fault) string {
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
+
+// Serve serves a mock with opts (nil Library: the embedded one) on HTTP/1.1 and h2c, as a
+// runtime reaches its provider, until the test ends.
+func Serve(t testing.TB, opts mockprovider.Options) (*mockprovider.Server, *httptest.Server) {
+	t.Helper()
+	if opts.Library == nil {
+		opts.Library = scenarios.Embedded()
+	}
+	srv, err := mockprovider.New(opts)
+	if err != nil {
+		t.Fatalf("mockprovider.New: %v", err)
+	}
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.Protocols = mockprovider.Protocols()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return srv, ts
+}
