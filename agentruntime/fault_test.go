@@ -75,7 +75,7 @@ func TestFaultSwitches(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.client.String(), func(t *testing.T) {
 			t.Parallel()
-			g, b, vs := tc.play(t, clean)
+			g, b, vs := tc.play(t, clean, 3)
 			rules := rulesOf(vs)
 			if !slices.Contains(rules, tc.rule) {
 				t.Errorf("checker reported %v, want %s", rules, tc.rule)
@@ -97,10 +97,10 @@ type faultCase struct {
 	rule        protocol.Rule
 }
 
-// play plays the session on clean and on a runtime with the fault, and checks that the fault
+// play plays the session (seed) on clean and on a runtime with the fault, and checks that the fault
 // changed the stream, gone and added, and that the clean stream has no violation; it returns
 // both streams normalized and the faulted one's violations.
-func (tc faultCase) play(t *testing.T, clean *env) (g, b string, vs []protocol.Violation) {
+func (tc faultCase) play(t *testing.T, clean *env, seed uint64) (g, b string, vs []protocol.Violation) {
 	t.Helper()
 	f, err := ParseFaults([]string{tc.fault})
 	if err != nil {
@@ -108,8 +108,8 @@ func (tc faultCase) play(t *testing.T, clean *env) (g, b string, vs []protocol.V
 	}
 	faulty := newEnv(t, 0, Options{Faults: f})
 	dep, _ := clean.rt.deps.Lookup(tc.slug)
-	good := clean.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
-	bad := faulty.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
+	good := clean.open(tc.client, tc.slug, tc.scenario, seed, t.Name())
+	bad := faulty.open(tc.client, tc.slug, tc.scenario, seed, t.Name())
 	g, b = normalize(good.body), normalize(bad.body)
 	if g == b {
 		t.Fatalf("fault %s changed nothing", tc.fault)
@@ -120,10 +120,10 @@ func (tc faultCase) play(t *testing.T, clean *env) (g, b string, vs []protocol.V
 	if tc.added != "" && strings.Count(b, tc.added) <= strings.Count(g, tc.added) {
 		t.Errorf("want more %q in the faulted stream (clean %d, faulted %d)", tc.added, strings.Count(g, tc.added), strings.Count(b, tc.added))
 	}
-	if vs := check(t, tc.client, dep, tc.scenario, 3, good); len(vs) > 0 {
+	if vs := check(t, tc.client, dep, tc.scenario, seed, good); len(vs) > 0 {
 		t.Errorf("clean stream has violations: %+v", vs)
 	}
-	return g, b, check(t, tc.client, dep, tc.scenario, 3, bad)
+	return g, b, check(t, tc.client, dep, tc.scenario, seed, bad)
 }
 
 // frameDiff lists the frames only one of the two streams has (- clean, + faulted).

@@ -56,7 +56,7 @@ func TestSeedFaultsReportTheirRuleAlone(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.client.String()+"/"+tc.scenario, func(t *testing.T) {
 			t.Parallel()
-			_, _, vs := tc.play(t, clean)
+			_, _, vs := tc.play(t, clean, 3)
 			if rules := rulesOf(vs); !slices.Equal(rules, []protocol.Rule{tc.rule}) {
 				t.Errorf("checker reported %v, want [%s] alone: %+v", rules, tc.rule, vs)
 			}
