@@ -13,12 +13,7 @@ import (
 // Start serves the embedded library with no delays and fault for the test; it returns the URL.
 func Start(t testing.TB, fault mockprovider.Fault) string {
 	t.Helper()
-	srv, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0, Fault: fault})
-	if err != nil {
-		t.Fatalf("mockprovider.New: %v", err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
+	_, ts := Serve(t, mockprovider.Options{Fault: fault})
 	return ts.URL
 }
 
