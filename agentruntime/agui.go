@@ -12,7 +12,7 @@ import (
 
 // handleAGUI serves an AG-UI agent run: a RunAgentInput whose last user message is the input.
 func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
-	dep, input, body, ok := deploymentBody(s, w, r, "agent", "agentId", func(b *agui.RunAgentInput) *string {
+	rn, body, ok := startRun(s, w, r, "agent", "agentId", agui.Name, func(b *agui.RunAgentInput) *string {
 		var last string
 		for _, m := range b.Messages {
 			var text string
@@ -25,7 +25,6 @@ func (s *Server) handleAGUI(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rn := s.newRun(w, r, dep, agui.Name, input, false)
 	rn.id = newRunID()
 	e := &aguiEmitter{rn: rn, w: agui.NewWriter(rn.cs), threadID: body.ThreadID, runID: body.RunID}
 	e.threadID, e.runID = cmp.Or(e.threadID, "thread_"+rn.id[len(runIDPrefix):]), cmp.Or(e.runID, rn.id)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
@@ -115,14 +116,7 @@ func benchRelay(b *testing.B, wire, scenario string, streams int, scale float64)
 	for _, st := range sc.Render(1).Turns[0].Steps {
 		tokensPerStream += st.Tokens
 	}
-	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: scale})
-	if err != nil {
-		b.Fatal(err)
-	}
-	mts := httptest.NewUnstartedServer(mock)
-	mts.Config.Protocols = mockprovider.Protocols()
-	mts.Start()
-	defer mts.Close()
+	_, mts := mocktest.Serve(b, mockprovider.Options{Library: lib, TimeScale: scale})
 	rt, err := New(Options{ProviderURL: mts.URL, Heartbeat: -1})
 	if err != nil {
 		b.Fatal(err)

@@ -3,7 +3,6 @@ package agentruntime
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -93,18 +92,7 @@ func checkRedacted(t *testing.T, dep *Deployment, scenario string, seed uint64, 
 	s := &protocol.Session{ID: "check", Target: dep.Slug, Expected: sc.Render(seed).Expected()}
 	vs := c.CheckHeaders(sr.resp.Header, s)
 	ch := c.NewChecker(s)
-	dec := sse.NewDecoder(bytes.NewReader(sr.body))
-	var ev sse.Event
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			return append(vs, ch.Finish(nil)...)
-		}
-		if err != nil {
-			return append(vs, ch.Finish(err)...)
-		}
-		ch.Observe(&ev)
-	}
+	return append(vs, ch.Finish(replay(ch, sr.body))...)
 }
 
 // canvasStream is a resumable execution's stream being read.
@@ -112,6 +100,7 @@ type canvasStream struct {
 	t    *testing.T
 	resp *http.Response
 	dec  *sse.Decoder
+	exec string // its execution id
 }
 
 // startResumable opens a resumable execution of scenario.
@@ -119,18 +108,17 @@ func (e *env) startResumable(t *testing.T, slug, scenario, session string) *canv
 	t.Helper()
 	body := fmt.Sprintf(`{"input":%q,"stream":true,"resumable":true}`, directive(scenario, 1, session))
 	req, err := http.NewRequestWithContext(ctxTimeout(t, 20*time.Second), http.MethodPost, e.url+"/api/workflows/"+slug+"/execute", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := e.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := e.send(t, req, err)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get(simcanvas.ExecutionIDHeader) == "" {
 		t.Fatalf("execute: status %d, %s %q", resp.StatusCode, simcanvas.ExecutionIDHeader, resp.Header.Get(simcanvas.ExecutionIDHeader))
 	}
-	return &canvasStream{t: t, resp: resp, dec: sse.NewDecoder(resp.Body)}
+	return &canvasStream{t: t, resp: resp, dec: sse.NewDecoder(resp.Body), exec: resp.Header.Get(simcanvas.ExecutionIDHeader)}
+}
+
+// lastAfter reads n answer chunks and returns the Last-Event-ID a reconnect then sends.
+func (cs *canvasStream) lastAfter(n int) string {
+	cs.readChunks(n)
+	return cs.dec.LastEventID()
 }
 
 // readChunks reads frames until n answer chunks arrived, returning the frames' data.
@@ -161,34 +149,17 @@ func (e *env) reconnect(t *testing.T, workflow, execution, last string) (*http.R
 	if last != "" {
 		req.Header.Set("Last-Event-ID", last)
 	}
-	resp, err := e.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	resp, b := e.do(req)
+	return resp, []byte(b)
 }
 
 // frameTypes lists the envelope types of a stream body, and whether it ended with [DONE].
 func frameTypes(t *testing.T, body []byte) (types []string, ids []int64, done bool) {
 	t.Helper()
-	dec := sse.NewDecoder(bytes.NewReader(body))
-	var ev sse.Event
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			return types, ids, done
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	err := eachEvent(body, func(ev *sse.Event) {
 		if string(ev.Data) == "[DONE]" {
 			done = true
-			continue
+			return
 		}
 		var env struct {
 			Type    string `json:"type"`
@@ -201,7 +172,11 @@ func frameTypes(t *testing.T, body []byte) (types []string, ids []int64, done bo
 			t.Errorf("frame %s: SSE id %q, want the eventId", ev.Data, ev.ID)
 		}
 		types, ids = append(types, env.Type), append(ids, env.EventID)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return types, ids, done
 }
 
 // TestCanvasReconnectAfterEnd: the client drops after five chunks and comes back once the
@@ -211,9 +186,7 @@ func TestCanvasReconnectAfterEnd(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{ToolTimeScale: 0.05})
 	cs := e.startResumable(t, "openai-all", "reconnect-after-end", t.Name())
-	exec := cs.resp.Header.Get(simcanvas.ExecutionIDHeader)
-	cs.readChunks(5)
-	last := cs.dec.LastEventID()
+	last := cs.lastAfter(5)
 	cs.resp.Body.Close()
 	eventually(t, 10*time.Second, "the execution ends without its client", func() bool {
 		return gauge(t, e.rt.metrics.registry, MetricClientStreamsOpen) == 0
@@ -221,7 +194,7 @@ func TestCanvasReconnectAfterEnd(t *testing.T) {
 	if n := gauge(t, e.rt.metrics.registry, MetricCanvasResumableOpen); n != 1 {
 		t.Fatalf("%s = %v while the execution waits for its client, want 1", MetricCanvasResumableOpen, n)
 	}
-	resp, body := e.reconnect(t, "openai-all", exec, last)
+	resp, body := e.reconnect(t, "openai-all", cs.exec, last)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("reconnect: status %d: %s", resp.StatusCode, body)
 	}
@@ -238,7 +211,7 @@ func TestCanvasReconnectAfterEnd(t *testing.T) {
 	if n := gauge(t, e.rt.metrics.registry, MetricCanvasResumableOpen); n != 0 {
 		t.Errorf("%s = %v after the reconnect saw the end, want 0", MetricCanvasResumableOpen, n)
 	}
-	if resp, body := e.reconnect(t, "openai-all", exec, last); resp.StatusCode != http.StatusNotFound {
+	if resp, body := e.reconnect(t, "openai-all", cs.exec, last); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("second reconnect: status %d, want 404: %s", resp.StatusCode, body)
 	}
 }
@@ -251,15 +224,13 @@ func TestCanvasReconnectAfterUnnoticedDrop(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{ToolTimeScale: 0.05})
 	cs := e.startResumable(t, "openai-all", "reconnect-after-end", t.Name())
-	exec := cs.resp.Header.Get(simcanvas.ExecutionIDHeader)
-	cs.readChunks(5)
-	last := cs.dec.LastEventID()
+	last := cs.lastAfter(5)
 	// The first stream stays attached to its end: the server never sees it go.
 	if _, err := io.Copy(io.Discard, cs.resp.Body); err != nil {
 		t.Fatal(err)
 	}
 	cs.resp.Body.Close()
-	resp, body := e.reconnect(t, "openai-all", exec, last)
+	resp, body := e.reconnect(t, "openai-all", cs.exec, last)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("reconnect after the run ended with its first stream attached: status %d: %s", resp.StatusCode, body)
 	}
@@ -277,11 +248,9 @@ func TestCanvasReconnectMidAnswer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{})
 	cs := e.startResumable(t, "anthropic-all", "reconnect-mid-answer", t.Name())
-	exec := cs.resp.Header.Get(simcanvas.ExecutionIDHeader)
-	cs.readChunks(20)
-	last := cs.dec.LastEventID()
+	last := cs.lastAfter(20)
 	cs.resp.Body.Close()
-	resp, body := e.reconnect(t, "anthropic-all", exec, last)
+	resp, body := e.reconnect(t, "anthropic-all", cs.exec, last)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("reconnect: status %d: %s", resp.StatusCode, body)
 	}
@@ -321,7 +290,7 @@ func TestCanvasReconnectBadRequests(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 0.05, Options{})
 	cs := e.startResumable(t, "openai-all", "reconnect-mid-answer", t.Name())
-	exec := cs.resp.Header.Get(simcanvas.ExecutionIDHeader)
+	exec := cs.exec
 	for _, tc := range []struct {
 		workflow, execution, last string
 		status                    int

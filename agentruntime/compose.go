@@ -12,15 +12,14 @@ import (
 const weiPerToken = 1_000_000_000
 
 func (s *Server) handleCompose(w http.ResponseWriter, r *http.Request) {
-	dep, input, _, ok := deploymentBody(s, w, r, "agent", "agentId", func(b *compose.RequestBody) *string { return b.Message },
+	rn, _, ok := startRun(s, w, r, "agent", "agentId", compose.Name, func(b *compose.RequestBody) *string { return b.Message },
 		`request body: missing "message" (the user message)`)
 	if !ok {
 		return
 	}
-	rn := s.newRun(w, r, dep, compose.Name, input, false)
 	rn.id = newRunID()
 	gate := &planGate{}
-	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel, plan: gate})
+	s.runs.add(rn.id, &runEntry{agentID: rn.dep.Slug, stop: rn.cancel, plan: gate})
 	defer s.runs.remove(rn.id)
 	rn.execute(&composeEmitter{rn: rn, w: compose.NewWriter(rn.cs), side: composeSide{gate: gate}})
 }

@@ -26,15 +26,7 @@ var (
 func TestFaultSwitches(t *testing.T) {
 	t.Parallel()
 	clean := newEnv(t, 0, Options{})
-	for _, tc := range []struct {
-		fault    string
-		client   clientKind
-		slug     string
-		scenario string
-		// gone must be in the clean stream and not the faulted one; added the reverse.
-		gone, added string
-		rule        protocol.Rule
-	}{
+	for _, tc := range []faultCase{
 		// The intermediate turn's preamble is never retracted, so the client ends with preamble + answer.
 		{"no-reset", simChatOptIn, "openai-none", "preamble-tool", `"event":"chunk_reset"`, "", protocol.RConverge},
 		// Same on the canvas, where resets are stream:chunk_reset events.
@@ -83,34 +75,55 @@ func TestFaultSwitches(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.client.String(), func(t *testing.T) {
 			t.Parallel()
-			f, err := ParseFaults([]string{tc.fault})
-			if err != nil {
-				t.Fatal(err)
-			}
-			faulty := newEnv(t, 0, Options{Faults: f})
-			dep, _ := clean.rt.deps.Lookup(tc.slug)
-			good := clean.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
-			bad := faulty.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
-			g, b := normalize(good.body), normalize(bad.body)
-			if g == b {
-				t.Fatalf("fault %s changed nothing", tc.fault)
-			}
-			if tc.gone != "" && (!strings.Contains(g, tc.gone) || strings.Contains(b, tc.gone)) {
-				t.Errorf("want %q in the clean stream only", tc.gone)
-			}
-			if tc.added != "" && strings.Count(b, tc.added) <= strings.Count(g, tc.added) {
-				t.Errorf("want more %q in the faulted stream (clean %d, faulted %d)", tc.added, strings.Count(g, tc.added), strings.Count(b, tc.added))
-			}
-			if vs := check(t, tc.client, dep, tc.scenario, 3, good); len(vs) > 0 {
-				t.Errorf("clean stream has violations: %+v", vs)
-			}
-			rules := rulesOf(check(t, tc.client, dep, tc.scenario, 3, bad))
+			g, b, vs := tc.play(t, clean, 3)
+			rules := rulesOf(vs)
 			if !slices.Contains(rules, tc.rule) {
 				t.Errorf("checker reported %v, want %s", rules, tc.rule)
 			}
 			t.Logf("rules reported: %v; frames changed:\n%s", rules, frameDiff(g, b))
 		})
 	}
+}
+
+// faultCase is a fault switch played as client on one session of scenario on deployment slug.
+type faultCase struct {
+	fault    string
+	client   clientKind
+	slug     string
+	scenario string
+	// gone must be in the clean stream and not the faulted one; added in the faulted one more
+	// often than in the clean one ("" skips either).
+	gone, added string
+	rule        protocol.Rule
+}
+
+// play plays the session (seed) on clean and on a runtime with the fault, and checks that the fault
+// changed the stream, gone and added, and that the clean stream has no violation; it returns
+// both streams normalized and the faulted one's violations.
+func (tc faultCase) play(t *testing.T, clean *env, seed uint64) (g, b string, vs []protocol.Violation) {
+	t.Helper()
+	f, err := ParseFaults([]string{tc.fault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faulty := newEnv(t, 0, Options{Faults: f})
+	dep, _ := clean.rt.deps.Lookup(tc.slug)
+	good := clean.open(tc.client, tc.slug, tc.scenario, seed, t.Name())
+	bad := faulty.open(tc.client, tc.slug, tc.scenario, seed, t.Name())
+	g, b = normalize(good.body), normalize(bad.body)
+	if g == b {
+		t.Fatalf("fault %s changed nothing", tc.fault)
+	}
+	if tc.gone != "" && (!strings.Contains(g, tc.gone) || strings.Contains(b, tc.gone)) {
+		t.Errorf("want %q in the clean stream only", tc.gone)
+	}
+	if tc.added != "" && strings.Count(b, tc.added) <= strings.Count(g, tc.added) {
+		t.Errorf("want more %q in the faulted stream (clean %d, faulted %d)", tc.added, strings.Count(g, tc.added), strings.Count(b, tc.added))
+	}
+	if vs := check(t, tc.client, dep, tc.scenario, seed, good); len(vs) > 0 {
+		t.Errorf("clean stream has violations: %+v", vs)
+	}
+	return g, b, check(t, tc.client, dep, tc.scenario, seed, bad)
 }
 
 // frameDiff lists the frames only one of the two streams has (- clean, + faulted).
@@ -207,4 +220,67 @@ func TestFaultLeakGoroutine(t *testing.T) {
 	eventually(t, 5*time.Second, "three leaked goroutines", func() bool { return labelledGoroutines(t, e.rt) == base+3 })
 	_ = e.rt.Close()
 	eventually(t, 5*time.Second, "leaked goroutines released at Close", func() bool { return labelledGoroutines(t, e.rt) <= base })
+}
+
+func TestParseFaults(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		in      []string
+		want    Faults
+		wantErr string
+	}{
+		// No switch is a correct runtime.
+		{"none", nil, Faults{}, ""},
+		// Switches combine.
+		{"two", []string{"no-reset", "missing-done"}, Faults{NoReset: true, MissingDone: true}, ""},
+		// The only valued switch parses a Go duration.
+		{"slow", []string{"slow-first-chunk=250ms"}, Faults{SlowFirstChunk: 250 * time.Millisecond}, ""},
+		// An unknown name lists the valid ones.
+		{"unknown", []string{"no-resets"}, Faults{}, "unknown fault \"no-resets\" (valid: no-reset, reset-in-final"},
+		// A valued switch without a value says what it needs.
+		{"slow without value", []string{"slow-first-chunk"}, Faults{}, "needs a positive duration"},
+		// A flag switch given a value is a mistake, not silently accepted.
+		{"flag with value", []string{"no-cancel=1"}, Faults{}, "takes no value"},
+	} {
+		got, err := ParseFaults(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: got err %v, want %q", tc.name, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: got %+v, %v; want %+v", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+func TestFaultNamesRoundTrip(t *testing.T) {
+	t.Parallel()
+	var all []string
+	for _, s := range FaultSwitches() {
+		name := s.Name
+		if s.field == nil {
+			name += "=1.5s"
+		}
+		all = append(all, name)
+		f, err := ParseFaults([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Names(); !slices.Equal(got, []string{name}) {
+			t.Errorf("%s: Names() = %v", name, got)
+		}
+		if !strings.Contains(FaultHelp(), s.Name) {
+			t.Errorf("FaultHelp lacks %s", s.Name)
+		}
+	}
+	f, err := ParseFaults(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Names(); !slices.Equal(got, all) {
+		t.Errorf("all: Names() = %v, want %v", got, all)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/simcanvas"
@@ -41,30 +42,22 @@ type env struct {
 // it. The runtime's provider client uses h2c unless opts says otherwise.
 func newEnv(t testing.TB, mockScale float64, opts Options) *env {
 	t.Helper()
-	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: mockScale})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mts := httptest.NewUnstartedServer(mock)
-	mts.Config.Protocols = mockprovider.Protocols()
-	mts.Start()
+	mock, mts := mocktest.Serve(t, mockprovider.Options{TimeScale: mockScale})
 	opts.ProviderURL = mts.URL
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = -1
 	}
 	rt, err := New(opts)
 	if err != nil {
-		mts.Close()
 		t.Fatal(err)
 	}
 	rts := httptest.NewServer(rt.Handler())
 	e := &env{t: t, mock: mock, mockURL: mts.URL, rt: rt, url: rts.URL, client: rts.Client()}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // then mts closes (mocktest.Serve's cleanup)
 		rts.CloseClientConnections()
 		rts.Close()
 		_ = rt.Close()
 		mts.CloseClientConnections()
-		mts.Close()
 	})
 	return e
 }
@@ -85,16 +78,37 @@ func (e *env) post(path string, hdr http.Header, body string) (*http.Response, [
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
+	resp, b := e.do(req)
+	return resp, []byte(b)
+}
+
+// do sends req and reads the whole answer.
+func (e *env) do(req *http.Request) (*http.Response, string) {
+	e.t.Helper()
 	resp, err := e.client.Do(req)
 	if err != nil {
-		e.t.Fatalf("POST %s: %v", path, err)
+		e.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		e.t.Fatalf("POST %s: reading body: %v", path, err)
+		e.t.Fatalf("%s %s: reading body: %v", req.Method, req.URL.Path, err)
 	}
-	return resp, b
+	return resp, string(b)
+}
+
+// send sends req, built with err, and closes its body when the test ends; an error fails t.
+func (e *env) send(t testing.TB, req *http.Request, err error) *http.Response {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
 
 // clientKind is one way a client talks to the runtime.
@@ -174,18 +188,27 @@ func check(t testing.TB, c clientKind, dep *Deployment, scenario string, seed ui
 	d := clientOf(c, dep)
 	vs := d.CheckHeaders(sr.resp.Header, s)
 	ch := d.NewChecker(s)
-	dec := sse.NewDecoder(bytes.NewReader(sr.body))
+	return append(vs, ch.Finish(replay(ch, sr.body))...)
+}
+
+// eachEvent calls fn on each event of body and returns what cut the decoding (nil at EOF).
+func eachEvent(body []byte, fn func(*sse.Event)) error {
+	dec := sse.NewDecoder(bytes.NewReader(body))
 	var ev sse.Event
 	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			return append(vs, ch.Finish(nil)...)
+		if err := dec.Next(&ev); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
 		}
-		if err != nil {
-			return append(vs, ch.Finish(err)...)
-		}
-		ch.Observe(&ev)
+		fn(&ev)
 	}
+}
+
+// replay feeds body's events to ch and returns what cut the decoding (nil at EOF).
+func replay(ch protocol.Checker, body []byte) error {
+	return eachEvent(body, func(ev *sse.Event) { ch.Observe(ev) })
 }
 
 // rulesOf lists the distinct rules of vs.

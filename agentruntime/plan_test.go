@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +16,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
 // liveCompose is one compose stream read as it arrives, with everything read kept.
@@ -35,14 +33,7 @@ func (e *env) openCompose(t *testing.T, scenario string, seed uint64, session st
 	sc, _ := scenarios.Embedded().Get(scenario)
 	s.Expected = sc.Render(seed).Expected()
 	req, err := compose.NewClient().NewRequest(ctxTimeout(t, 20*time.Second), e.url, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := e.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := e.send(t, req, err)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
@@ -67,16 +58,8 @@ func (e *env) approve(t *testing.T, lc *liveCompose, body string) (int, string) 
 func (lc *liveCompose) check(t *testing.T) []protocol.Violation {
 	t.Helper()
 	ch := compose.NewChecker(lc.s)
-	dec := sse.NewDecoder(bytes.NewReader(lc.seen.Bytes()))
-	var ev sse.Event
-	for {
-		if err := dec.Next(&ev); err != nil {
-			if !errors.Is(err, io.EOF) {
-				t.Fatal(err)
-			}
-			break
-		}
-		ch.Observe(&ev)
+	if err := replay(ch, lc.seen.Bytes()); err != nil {
+		t.Fatal(err)
 	}
 	return ch.Finish(nil)
 }

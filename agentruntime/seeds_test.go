@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -24,66 +23,40 @@ import (
 func TestSeedFaultsReportTheirRuleAlone(t *testing.T) {
 	t.Parallel()
 	clean := newEnv(t, 0, Options{})
-	for _, tc := range []struct {
-		fault    string
-		client   clientKind
-		slug     string
-		scenario string
-		// added must be in the faulted stream more often than in the clean one ("" skips).
-		added string
-		rule  protocol.Rule
-	}{
+	for _, tc := range []faultCase{
 		// A paused run reported as a plain success final.
-		{"pause-not-reported", simChatOptIn, "openai-tools", "paused-for-input", "", protocol.RPaused},
+		{"pause-not-reported", simChatOptIn, "openai-tools", "paused-for-input", "", "", protocol.RPaused},
 		// Even a legacy client sees the final envelope.
-		{"pause-not-reported", simChatLegacy, "anthropic-none", "paused-for-input", "", protocol.RPaused},
+		{"pause-not-reported", simChatLegacy, "anthropic-none", "paused-for-input", "", "", protocol.RPaused},
 		// On the canvas, execution:completed without status paused.
-		{"pause-not-reported", simCanvas, "openai-all", "paused-for-input", "", protocol.RPaused},
+		{"pause-not-reported", simCanvas, "openai-all", "paused-for-input", "", "", protocol.RPaused},
 		// The preamble persisted in the final envelope's output.
-		{"preamble-in-output", simChatOptIn, "openai-none", "preamble-tool", "Let me check", protocol.RFinalOutput},
+		{"preamble-in-output", simChatOptIn, "openai-none", "preamble-tool", "", "Let me check", protocol.RFinalOutput},
 		// The legacy client, whose answer chunk is still the settled final text.
-		{"preamble-in-output", simChatLegacy, "anthropic-all", "tool-chain", "", protocol.RFinalOutput},
+		{"preamble-in-output", simChatLegacy, "anthropic-all", "tool-chain", "", "", protocol.RFinalOutput},
 		// The canvas block and execution outputs.
-		{"preamble-in-output", simCanvas, "anthropic-all", "preamble-tool", "Let me check", protocol.RFinalOutput},
+		{"preamble-in-output", simCanvas, "anthropic-all", "preamble-tool", "", "Let me check", protocol.RFinalOutput},
 		// Thinking from a model without thinking, though the policy includes it.
-		{"nothink-thinking", simChatOptIn, "openai-nothink-all", "thinking-answer", `"event":"thinking"`, protocol.RThinkingCapability},
+		{"nothink-thinking", simChatOptIn, "openai-nothink-all", "thinking-answer", "", `"event":"thinking"`, protocol.RThinkingCapability},
 		// stream:thinking on the canvas, where no policy applies.
-		{"nothink-thinking", simCanvas, "anthropic-nothink-all", "thinking-answer", `stream:thinking`, protocol.RThinkingCapability},
+		{"nothink-thinking", simCanvas, "anthropic-nothink-all", "thinking-answer", "", `stream:thinking`, protocol.RThinkingCapability},
 		// The execution timeout reported as a cancel: the error does not name the timeout.
-		{"timeout-as-cancel", simChatOptIn, "openai-tools", "execution-timeout", cancelledMessage, protocol.RCancelNotTimeout},
+		{"timeout-as-cancel", simChatOptIn, "openai-tools", "execution-timeout", "", cancelledMessage, protocol.RCancelNotTimeout},
 		// On the canvas, execution:cancelled although nobody cancelled.
-		{"timeout-as-cancel", simCanvas, "anthropic-all", "execution-timeout", simcanvas.TypeExecutionCancelled, protocol.RCancelNotTimeout},
+		{"timeout-as-cancel", simCanvas, "anthropic-all", "execution-timeout", "", simcanvas.TypeExecutionCancelled, protocol.RCancelNotTimeout},
 		// Thinking past 524,288 UTF-16 code units.
-		{"uncapped-thinking", simChatOptIn, "openai-thinking", "thinking-over-cap", `"event":"thinking"`, protocol.RThinkingCap},
+		{"uncapped-thinking", simChatOptIn, "openai-thinking", "thinking-over-cap", "", `"event":"thinking"`, protocol.RThinkingCap},
 		// On the canvas.
-		{"uncapped-thinking", simCanvas, "anthropic-all", "thinking-over-cap", `stream:thinking`, protocol.RThinkingCap},
+		{"uncapped-thinking", simCanvas, "anthropic-all", "thinking-over-cap", "", `stream:thinking`, protocol.RThinkingCap},
 		// A provider that runs its tools settled streamed live: tool frames, a reset, the
 		// preamble...
-		{"live-settled-tools", simChatOptIn, "openai-settled-all", "preamble-tool", `"event":"tool"`, simchat.RSettledTools},
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "preamble-tool", "", `"event":"tool"`, simchat.RSettledTools},
 		// ...and thinking.
-		{"live-settled-tools", simChatOptIn, "openai-settled-all", "thinking-answer", `"event":"thinking"`, simchat.RSettledTools},
+		{"live-settled-tools", simChatOptIn, "openai-settled-all", "thinking-answer", "", `"event":"thinking"`, simchat.RSettledTools},
 	} {
 		t.Run(tc.fault+"/"+tc.client.String()+"/"+tc.scenario, func(t *testing.T) {
 			t.Parallel()
-			f, err := ParseFaults([]string{tc.fault})
-			if err != nil {
-				t.Fatal(err)
-			}
-			faulty := newEnv(t, 0, Options{Faults: f})
-			dep, _ := clean.rt.deps.Lookup(tc.slug)
-			good := clean.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
-			bad := faulty.open(tc.client, tc.slug, tc.scenario, 3, t.Name())
-			g, b := normalize(good.body), normalize(bad.body)
-			if g == b {
-				t.Fatalf("fault %s changed nothing", tc.fault)
-			}
-			if tc.added != "" && strings.Count(b, tc.added) <= strings.Count(g, tc.added) {
-				t.Errorf("want more %q in the faulted stream (clean %d, faulted %d)", tc.added, strings.Count(g, tc.added), strings.Count(b, tc.added))
-			}
-			if vs := check(t, tc.client, dep, tc.scenario, 3, good); len(vs) > 0 {
-				t.Errorf("clean stream has violations: %+v", vs)
-			}
-			vs := check(t, tc.client, dep, tc.scenario, 3, bad)
+			_, _, vs := tc.play(t, clean, 3)
 			if rules := rulesOf(vs); !slices.Equal(rules, []protocol.Rule{tc.rule}) {
 				t.Errorf("checker reported %v, want [%s] alone: %+v", rules, tc.rule, vs)
 			}
@@ -165,17 +138,8 @@ func TestSeedEndings(t *testing.T) {
 // thinkingAndAnswer concatenates the thinking and the answer chunks of a captured stream.
 func thinkingAndAnswer(t *testing.T, c clientKind, body []byte) (thinking, answer string) {
 	t.Helper()
-	dec := sse.NewDecoder(bytes.NewReader(body))
-	var ev sse.Event
 	var th, an strings.Builder
-	for {
-		err := dec.Next(&ev)
-		if errors.Is(err, io.EOF) {
-			return th.String(), an.String()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	err := eachEvent(body, func(ev *sse.Event) {
 		var f struct {
 			Type  string `json:"type"`
 			Event string `json:"event"`
@@ -183,7 +147,7 @@ func thinkingAndAnswer(t *testing.T, c clientKind, body []byte) (thinking, answe
 			Data  json.RawMessage
 		}
 		if json.Unmarshal(ev.Data, &f) != nil {
-			continue
+			return
 		}
 		if c.dialect == simcanvas.Name {
 			var d struct{ Text, Chunk string }
@@ -194,7 +158,7 @@ func thinkingAndAnswer(t *testing.T, c clientKind, body []byte) (thinking, answe
 			case simcanvas.TypeChunk:
 				an.WriteString(d.Chunk)
 			}
-			continue
+			return
 		}
 		switch {
 		case f.Event == "thinking":
@@ -204,7 +168,11 @@ func thinkingAndAnswer(t *testing.T, c clientKind, body []byte) (thinking, answe
 		case f.Event == "" && f.Chunk != "":
 			an.WriteString(f.Chunk)
 		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return th.String(), an.String()
 }
 
 // clipBody shortens a stream for a failure message.
@@ -247,14 +215,7 @@ func TestCanvasCancel(t *testing.T) {
 			const slug, scenario = "openai-all", "stop-during-tool"
 			req, err := http.NewRequest(http.MethodPost, e.url+"/api/workflows/"+slug+"/execute",
 				strings.NewReader(`{"input":"`+directive(scenario, 2, t.Name())+`","stream":true}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := e.client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
+			resp := e.send(t, req, err)
 			var captured bytes.Buffer
 			r := bufio.NewReader(io.TeeReader(resp.Body, &captured))
 			readUntil(t, r, `"phase":"start"`)
@@ -283,11 +244,7 @@ func TestCanvasCancel(t *testing.T) {
 			s := &protocol.Session{ID: "c", Target: slug, Expected: sc.Render(2).Expected()}
 			ch := cl.NewChecker(s)
 			ch.(protocol.StopObserver).StopSent()
-			dec := sse.NewDecoder(strings.NewReader(stream))
-			var ev sse.Event
-			for dec.Next(&ev) == nil {
-				ch.Observe(&ev)
-			}
+			_ = replay(ch, []byte(stream))
 			s.Aborted = true
 			if got := rulesOf(ch.Finish(nil)); !slices.Equal(got, tc.rules) {
 				t.Errorf("checker reported %v, want %v", got, tc.rules)
@@ -313,21 +270,6 @@ func mustRequest(t *testing.T, u string) *http.Request {
 		t.Fatal(err)
 	}
 	return req
-}
-
-// do sends req and reads the whole answer.
-func (e *env) do(req *http.Request) (*http.Response, string) {
-	e.t.Helper()
-	resp, err := e.client.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return resp, string(b)
 }
 
 // TestModelRegistry: a deployments file's models list overrides the embedded registry, a model

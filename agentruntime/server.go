@@ -417,18 +417,19 @@ func durationSetting(d, def time.Duration) time.Duration {
 	return max(d, 0)
 }
 
-// deploymentBody resolves the path's deployment and reads the body and its user message (input;
-// missing is the 400 without one), answering errors itself.
-func deploymentBody[T any](s *Server, w http.ResponseWriter, r *http.Request, kind, pathValue string,
-	input func(*T) *string, missing string) (dep *Deployment, text string, body T, ok bool) {
-	if dep, ok = s.deployment(w, kind, r.PathValue(pathValue)); !ok || !s.readBody(w, r, &body) {
-		return nil, "", body, false
+// startRun resolves the path's deployment, reads the body and its user message (input; missing
+// is the 400 without one) and prepares dialect's run of it, answering errors itself.
+func startRun[T any](s *Server, w http.ResponseWriter, r *http.Request, kind, pathValue, dialect string,
+	input func(*T) *string, missing string) (rn *run, body T, ok bool) {
+	dep, ok := s.deployment(w, kind, r.PathValue(pathValue))
+	if !ok || !s.readBody(w, r, &body) {
+		return nil, body, false
 	}
 	if p := input(&body); p != nil && *p != "" {
-		return dep, *p, body, true
+		return s.newRun(w, r, dep, dialect, *p, false), body, true
 	}
 	s.writeError(w, http.StatusBadRequest, missing)
-	return nil, "", body, false
+	return nil, body, false
 }
 
 // runIDPrefix and runIDRandom make up a run id: the prefix and 20 base32 characters.

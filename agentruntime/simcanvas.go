@@ -9,21 +9,21 @@ import (
 )
 
 func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
-	dep, input, body, ok := deploymentBody(s, w, r, "workflow", "id", func(b *simcanvas.RequestBody) *string { return b.Input },
+	rn, body, ok := startRun(s, w, r, "workflow", "id", simcanvas.Name, func(b *simcanvas.RequestBody) *string { return b.Input },
 		`request body: missing "input" (the workflow input)`)
 	if !ok {
 		return
 	}
 	if !body.Stream && !strings.EqualFold(r.Header.Get("X-Stream-Response"), "true") {
+		rn.cancel(nil)
 		s.writeError(w, http.StatusBadRequest, `this runtime only streams executions: send "stream": true or the header X-Stream-Response: true`)
 		return
 	}
-	rn := s.newRun(w, r, dep, simcanvas.Name, input, false)
 	rn.id = canvasExecIDPrefix + newRunID()[len(runIDPrefix):]
 	w.Header().Set(simcanvas.ExecutionIDHeader, rn.id) // the id cancels and reconnects name
-	s.runs.add(rn.id, &runEntry{agentID: dep.Slug, stop: rn.cancel})
+	s.runs.add(rn.id, &runEntry{agentID: rn.dep.Slug, stop: rn.cancel})
 	defer s.runs.remove(rn.id)
-	em := &simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, dep.Slug)}
+	em := &simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, rn.dep.Slug)}
 	if body.Resumable {
 		defer s.resumable(rn, r, em)()
 	}

@@ -13,14 +13,13 @@ import (
 const blockID = "b1"
 
 func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
-	dep, input, _, ok := deploymentBody(s, w, r, "chat slug", "slug", func(b *simchat.RequestBody) *string { return b.Input },
+	rn, _, ok := startRun(s, w, r, "chat slug", "slug", simchat.Name, func(b *simchat.RequestBody) *string { return b.Input },
 		`request body: missing "input" (the user message)`)
 	if !ok {
 		return
 	}
-	rn := s.newRun(w, r, dep, simchat.Name, input, false)
 	var em emitter = newSimChatEmitter(rn, simchat.OptedIn(r.Header))
-	if dep.Policy().SettledTools && !rn.faults.LiveSettledTools {
+	if rn.dep.Policy().SettledTools && !rn.faults.LiveSettledTools {
 		em = settledEmitter{emitter: em, rn: rn}
 	}
 	rn.execute(em)

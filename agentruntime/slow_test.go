@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -24,14 +25,7 @@ func TestSlowClientDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mts := httptest.NewUnstartedServer(mock)
-	mts.Config.Protocols = mockprovider.Protocols()
-	mts.Start()
-	t.Cleanup(mts.Close)
+	mock, mts := mocktest.Serve(t, mockprovider.Options{Library: lib, TimeScale: 1})
 	const idle = time.Second
 	rt, err := New(Options{ProviderURL: mts.URL, ClientIdleTimeout: idle, Heartbeat: -1})
 	if err != nil {

@@ -1,9 +1,6 @@
 package agentruntime
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -12,8 +9,6 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/compose"
-	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/sse"
 )
 
 // TestComposeStop: a stop request ends the run with stopped (then receipt and [DONE]); during
@@ -39,42 +34,24 @@ func TestComposeStop(t *testing.T) {
 			// Real-time pacing and tools, so the run is still going when the stop arrives.
 			e := newEnv(t, 1, Options{ToolTimeScale: 1})
 			session := "stop-" + tc.name
-			s := &protocol.Session{ID: session, Target: "anthropic-all", Input: directive(tc.scenario, 1, session)}
-			sc, _ := scenarios.Embedded().Get(tc.scenario)
-			s.Expected = sc.Render(1).Expected()
-			d := compose.NewClient()
-			req, err := d.NewRequest(ctxTimeout(t, 10*time.Second), e.url, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := e.client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			if resp.Header.Get(compose.RunIDHeader) == "" {
+			lc := e.openCompose(t, tc.scenario, 1, session)
+			if lc.resp.Header.Get(compose.RunIDHeader) == "" {
 				t.Fatalf("no %s header", compose.RunIDHeader)
 			}
-			var seen bytes.Buffer
-			r := bufio.NewReader(io.TeeReader(resp.Body, &seen))
-			readUntil(t, r, tc.marker)
-			stopReq, err := d.NewStopRequest(ctxTimeout(t, 5*time.Second), e.url, s, resp)
+			readUntil(t, lc.r, tc.marker)
+			d := compose.NewClient()
+			stopReq, err := d.NewStopRequest(ctxTimeout(t, 5*time.Second), e.url, lc.s, lc.resp)
 			if err != nil {
 				t.Fatal(err)
 			}
-			stopResp, err := e.client.Do(stopReq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stopBody, _ := io.ReadAll(stopResp.Body)
-			stopResp.Body.Close()
-			if stopResp.StatusCode != http.StatusOK || !strings.Contains(string(stopBody), `"stopped":true`) {
+			stopResp, stopBody := e.do(stopReq)
+			if stopResp.StatusCode != http.StatusOK || !strings.Contains(stopBody, `"stopped":true`) {
 				t.Fatalf("stop: %d %s", stopResp.StatusCode, stopBody)
 			}
-			if _, err := io.ReadAll(r); err != nil {
+			if _, err := io.ReadAll(lc.r); err != nil {
 				t.Fatal(err)
 			}
-			body := seen.String()
+			body := lc.seen.String()
 			for _, want := range []string{tc.want, `"type":"stopped"`, "event: receipt", "data: [DONE]"} {
 				if !strings.Contains(body, want) {
 					t.Errorf("stream lacks %s:\n%s", want, body)
@@ -83,29 +60,17 @@ func TestComposeStop(t *testing.T) {
 			if strings.Contains(body, `"type":"done"`) {
 				t.Errorf("a stopped run also sent done")
 			}
-			ch := d.NewChecker(s)
+			ch := d.NewChecker(lc.s)
 			ch.(protocol.StopObserver).StopSent()
-			dec := sse.NewDecoder(strings.NewReader(body))
-			var ev sse.Event
-			for {
-				if err := dec.Next(&ev); err != nil {
-					if !errors.Is(err, io.EOF) {
-						t.Fatal(err)
-					}
-					break
-				}
-				ch.Observe(&ev)
+			if err := replay(ch, []byte(body)); err != nil {
+				t.Fatal(err)
 			}
 			if vs := ch.Finish(nil); len(vs) > 0 {
 				t.Errorf("violations: %+v", vs)
 			}
 			// The run is gone from the registry: stopping it again is a 404.
-			again, _ := d.NewStopRequest(ctxTimeout(t, 5*time.Second), e.url, s, resp)
-			againResp, err := e.client.Do(again)
-			if err != nil {
-				t.Fatal(err)
-			}
-			againResp.Body.Close()
+			again, _ := d.NewStopRequest(ctxTimeout(t, 5*time.Second), e.url, lc.s, lc.resp)
+			againResp, _ := e.do(again)
 			if againResp.StatusCode != http.StatusNotFound {
 				t.Errorf("second stop: %d, want 404", againResp.StatusCode)
 			}

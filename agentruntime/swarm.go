@@ -97,16 +97,8 @@ func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
 	rn.flush()
 	settled := make(chan *toolRun, len(calls))
 	for _, t := range calls {
-		var children []scenarios.SimChild
-		if rn.dep.allowsTool(t.Name) { // runTool answers a tool the deployment does not enable
-			children = delegation(t)
-		}
 		go func() {
-			if children != nil {
-				sw.delegate(t, children, nil)
-			} else {
-				rn.s.runTool(ctx, rn.dep, t)
-			}
+			sw.settle(ctx, t, nil)
 			settled <- t
 		}()
 	}
@@ -234,24 +226,31 @@ func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) 
 	}
 	var wg sync.WaitGroup
 	for _, t := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if children := delegation(t); children != nil {
-				if c.depth >= scenarios.MaxSwarmDepth {
-					// No script nests deeper: a provider that plays a child the wrong script
-					// (its run's, say) must not make the runtime fan out without end.
-					t.Status, t.Result = scenarios.OutcomeError, fmt.Sprintf("delegation refused: child %s is at depth %d, the most a swarm nests", c.path, c.depth)
-				} else {
-					sw.delegate(t, children, c)
-				}
-			} else {
-				sw.rn.s.runTool(ctx, sw.rn.dep, t)
-			}
+		wg.Go(func() {
+			sw.settle(ctx, t, c)
 			sw.send(func(em swarmEmitter) { em.childToolEnd(c, t) })
-		}()
+		})
 	}
 	wg.Wait()
+}
+
+// settle runs t, a tool call of parent (nil: of the root run), or the children it delegates to.
+func (sw *swarm) settle(ctx context.Context, t *toolRun, parent *childRun) {
+	rn := sw.rn
+	var children []scenarios.SimChild
+	if parent != nil || rn.dep.allowsTool(t.Name) { // runTool answers a tool the deployment does not enable
+		children = delegation(t)
+	}
+	switch {
+	case children == nil:
+		rn.s.runTool(ctx, rn.dep, t)
+	case parent != nil && parent.depth >= scenarios.MaxSwarmDepth:
+		// No script nests deeper: a provider that plays a child the wrong script (its run's,
+		// say) must not make the runtime fan out without end.
+		t.Status, t.Result = scenarios.OutcomeError, fmt.Sprintf("delegation refused: child %s is at depth %d, the most a swarm nests", parent.path, parent.depth)
+	default:
+		sw.delegate(t, children, parent)
+	}
 }
 
 // childTurn requests one of a child's provider turns, relays its text as deltas and returns its

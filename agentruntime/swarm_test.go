@@ -67,35 +67,22 @@ func TestSwarmStream(t *testing.T) {
 func TestSwarmFaults(t *testing.T) {
 	t.Parallel()
 	clean := newEnv(t, 0, Options{})
-	dep, _ := clean.rt.deps.Lookup("anthropic-all")
-	for _, tc := range []struct {
-		fault, scenario string
-		rule            protocol.Rule
-	}{
+	for _, tc := range []faultCase{
 		// A child's done never comes: the run ends done with the child open.
-		{"child-no-done", "swarm-depth2", compose.RSwarmClose},
+		{fault: "child-no-done", scenario: "swarm-depth2", rule: compose.RSwarmClose},
 		// Reversed chains: the chain does not end with the runKey.
-		{"child-bad-chain", "swarm-depth2", compose.RSwarmChain},
+		{fault: "child-bad-chain", scenario: "swarm-depth2", rule: compose.RSwarmChain},
 		// A delta for a child that already finished.
-		{"child-delta-after-done", "swarm-depth2", compose.RSwarmOrder},
+		{fault: "child-delta-after-done", scenario: "swarm-depth2", rule: compose.RSwarmOrder},
 		// The last child's done arrives after the parent's done.
-		{"done-before-children", "swarm-depth2", compose.RSwarmParentDone},
+		{fault: "done-before-children", scenario: "swarm-depth2", rule: compose.RSwarmParentDone},
 		// Every child's text differs from its script by one character.
-		{"child-wrong-text", "swarm-child-error", compose.RSwarmContent},
+		{fault: "child-wrong-text", scenario: "swarm-child-error", rule: compose.RSwarmContent},
 	} {
+		tc.client, tc.slug = composeClient, "anthropic-all"
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()
-			f, err := ParseFaults([]string{tc.fault})
-			if err != nil {
-				t.Fatal(err)
-			}
-			faulty := newEnv(t, 0, Options{Faults: f})
-			good := clean.open(composeClient, dep.Slug, tc.scenario, 5, t.Name())
-			bad := faulty.open(composeClient, dep.Slug, tc.scenario, 5, t.Name())
-			if vs := check(t, composeClient, dep, tc.scenario, 5, good); len(vs) > 0 {
-				t.Errorf("clean stream has violations: %+v", vs)
-			}
-			vs := check(t, composeClient, dep, tc.scenario, 5, bad)
+			_, _, vs := tc.play(t, clean, 5)
 			rules := rulesOf(vs)
 			if !slices.Equal(rules, []protocol.Rule{tc.rule}) {
 				t.Errorf("checker reported %v (%+v), want %s alone", rules, vs, tc.rule)

@@ -4,6 +4,7 @@
 package interop
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -27,13 +28,6 @@ type HopExpectation struct {
 	// Known are rules beyond R-abort the hop is known to break (Portkey's R-anthropic-error):
 	// reported, not failing, and required, so a hop that stops breaking one says so.
 	Known []protocol.Rule
-}
-
-func (e HopExpectation) metric() measure.Metric {
-	if e.Metric == "" {
-		return measure.FirstChunk
-	}
-	return e.Metric
 }
 
 // TTFC is a first-chunk (or first-token) latency at two quantiles, in µs, over Count streams.
@@ -79,7 +73,7 @@ const legacyDialect = "sim-chat-legacy"
 // violations, except R-abort through a hop that does not cancel upstream, which every judged
 // abort must then break; and it measures the latency the hop adds.
 func JudgeHop(direct, via *measure.Run, exp HopExpectation) HopOutcome {
-	o := HopOutcome{Metric: exp.metric()}
+	o := HopOutcome{Metric: cmp.Or(exp.Metric, measure.FirstChunk)}
 	fail := func(format string, args ...any) { o.Failures = append(o.Failures, fmt.Sprintf(format, args...)) }
 	var dropped [2]int64
 	o.DirectLive, o.DirectPlain, dropped[0] = ttfcOf(direct.Histograms, o.Metric)
@@ -224,12 +218,8 @@ func cancelCount(h *measure.Histograms) int64 {
 
 // Report writes the outcome for people.
 func (o *HopOutcome) Report(hop string) string {
-	ms := func(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
 	diff := func(us int64) string { return fmt.Sprintf("%+.1f ms", float64(us)/1000) }
-	name := strings.ToUpper(string(o.Metric))
-	if name == "" {
-		name = "TTFC"
-	}
+	name := cmp.Or(strings.ToUpper(string(o.Metric)), "TTFC")
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s plain-answer (live-chunk dialects): direct p50 %s p99 %s (%d streams); via %s p50 %s p99 %s (%d streams)\n",
 		name, ms(o.DirectPlain.P50), ms(o.DirectPlain.P99), o.DirectPlain.Count, hop, ms(o.ViaPlain.P50), ms(o.ViaPlain.P99), o.ViaPlain.Count)

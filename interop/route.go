@@ -85,7 +85,6 @@ func JudgeRoute(run *measure.Run, known Known) RouteOutcome {
 
 // Report writes the outcome for people.
 func (o *RouteOutcome) Report(route string) string {
-	ms := func(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
 	var b strings.Builder
 	if o.NoMock && o.Cancel.Count == 0 {
 		fmt.Fprintf(&b, "%s cancel latency: not measured (its model is not the mock), %d sessions aborted or stopped\n", route, o.Aborted)
@@ -100,6 +99,9 @@ func (o *RouteOutcome) Report(route string) string {
 	writeVerdict(&b, o.Failures)
 	return b.String()
 }
+
+// ms formats µs as milliseconds.
+func ms(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
 
 // writeVerdict ends a report: PASS, or FAIL and each failure.
 func writeVerdict(b *strings.Builder, failures []string) {

@@ -71,17 +71,7 @@ func TestBadInputAnswersInTheWiresErrorShape(t *testing.T) {
 			}
 			t.Run(w.path+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
-				req, err := http.NewRequest(tt.method, ts.URL+w.path, strings.NewReader(tt.body))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for k, v := range tt.headers {
-					req.Header.Set(k, v)
-				}
-				resp, err := ts.Client().Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp := send(t, ts.Client(), tt.method, ts.URL+w.path, tt.body, tt.headers)
 				defer resp.Body.Close()
 				body, _ := io.ReadAll(resp.Body)
 				if resp.StatusCode != tt.status {
@@ -163,14 +153,7 @@ func TestBadInputOutsideTheWires(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			req, err := http.NewRequest(tt.method, ts.URL+tt.path, strings.NewReader("{}"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := ts.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := send(t, ts.Client(), tt.method, ts.URL+tt.path, "{}", nil)
 			defer resp.Body.Close()
 			body, _ := io.ReadAll(resp.Body)
 			if resp.StatusCode != tt.status {
@@ -203,8 +186,7 @@ func TestStalledBody(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no response to a stalled body: %v", err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	body := drain(resp)
 	if resp.StatusCode != http.StatusRequestTimeout {
 		t.Fatalf("status %d, want 408; body %s", resp.StatusCode, body)
 	}

@@ -2,7 +2,6 @@ package mockprovider
 
 import (
 	"context"
-	"io"
 	"reflect"
 	"testing"
 
@@ -16,8 +15,7 @@ func TestFetchSessionsReadsWhatTheEndpointServes(t *testing.T) {
 	srv, ts := newTestMock(t, Options{TimeScale: 0})
 	for _, s := range []string{"one", "two"} {
 		resp := post(t, ts.Client(), ts.URL+PathOpenAI, openaiBody(directive("plain-answer", 4, s), true), nil)
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		drain(resp)
 	}
 	recs, err := mockrecords.Client{HTTP: ts.Client(), URL: ts.URL + "/"}.Sessions(context.Background())
 	if err != nil {

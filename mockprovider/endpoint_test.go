@@ -43,8 +43,7 @@ func TestEndpointRequestHonoursMaxTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	b := drain(resp)
 	if !strings.Contains(string(b), `"id":"`+Model+`"`) {
 		t.Errorf("GET %s: %s", PathModels, b)
 	}

@@ -2,9 +2,13 @@ package mockprovider
 
 import (
 	"encoding/json"
+	"io"
+	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/streambench/streambench/mockrecords"
@@ -60,22 +64,57 @@ func anthropicBody(text string, stream bool) string {
 	return string(b)
 }
 
-// post sends body to url with headers and returns the response (the caller closes it).
+// post sends a JSON body to url with headers and returns the response (the caller closes it).
 func post(t testing.TB, client *http.Client, url, body string, headers map[string]string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	h := map[string]string{"Content-Type": "application/json"}
+	maps.Copy(h, headers)
+	return send(t, client, http.MethodPost, url, body, h)
+}
+
+// drain reads resp's whole body and closes it.
+func drain(resp *http.Response) []byte {
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return b
+}
+
+// send sends body to url with headers and returns the response (the caller closes it).
+func send(t testing.TB, client *http.Client, method, url, body string, headers map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
+		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	return resp
+}
+
+// connCountingMock starts a mock on srv.HTTPServer() and counts the connections it accepts.
+func connCountingMock(t testing.TB, opts Options) (*Server, *httptest.Server, *atomic.Int64) {
+	t.Helper()
+	opts.Library = scenarios.Embedded()
+	srv, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := new(atomic.Int64)
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config = srv.HTTPServer()
+	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return srv, ts, conns
 }
 
 // directive renders a scenario directive.

@@ -6,17 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/streambench/streambench/mockrecords"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // waitFor polls cond every millisecond until it holds or timeout passes.
@@ -150,8 +146,7 @@ func TestCapacityQueueFullAnswers429(t *testing.T) {
 		req, _ := http.NewRequestWithContext(ctxs[s], http.MethodPost, ts.URL+PathOpenAI, strings.NewReader(openaiBody(directive("long-answer", 1, s), true)))
 		wg.Go(func() {
 			if resp, err := client.Do(req); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+				drain(resp)
 			}
 		})
 		if s == "a" {
@@ -265,25 +260,11 @@ func TestCapacityQueueTimeout(t *testing.T) {
 
 func TestH2CMultiplexesStreamsOnOneConnection(t *testing.T) {
 	t.Parallel()
-	srv, err := New(Options{Library: scenarios.Embedded(), TimeScale: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns atomic.Int64
-	ts := httptest.NewUnstartedServer(srv)
-	ts.Config = srv.HTTPServer()
-	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	ts.Start()
-	defer ts.Close()
+	_, ts, conns := connCountingMock(t, Options{TimeScale: 0})
 	client := h2cClient(t)
 	// One request first: Go's transport dials a connection per request while none is up yet.
 	warm := post(t, client, ts.URL+PathOpenAI, openaiBody(directive("plain-answer", 1, "warm"), false), nil)
-	io.Copy(io.Discard, warm.Body)
-	warm.Body.Close()
+	drain(warm)
 	const streams = 50
 	var wg sync.WaitGroup
 	errs := make(chan error, streams)
@@ -344,20 +325,7 @@ func errorMessage(t *testing.T, resp *http.Response) string {
 
 func TestH2CStreamLimitSpreadsStreamsOverConnections(t *testing.T) {
 	t.Parallel()
-	srv, err := New(Options{Library: scenarios.Embedded(), TimeScale: 0.05, MaxConcurrentStreamsPerConn: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns atomic.Int64
-	ts := httptest.NewUnstartedServer(srv)
-	ts.Config = srv.HTTPServer()
-	ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	ts.Start()
-	defer ts.Close()
+	srv, ts, conns := connCountingMock(t, Options{TimeScale: 0.05, MaxConcurrentStreamsPerConn: 10})
 	client := h2cClient(t)
 	warm, err := client.Get(ts.URL + PathHealth)
 	if err != nil {
@@ -370,8 +338,7 @@ func TestH2CStreamLimitSpreadsStreamsOverConnections(t *testing.T) {
 	for i := range 25 {
 		wg.Go(func() {
 			resp := post(t, client, ts.URL+PathOpenAI, openaiBody(directive("plain-answer", uint64(i), fmt.Sprint("lim-", i)), true), nil)
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			drain(resp)
 		})
 	}
 	wg.Wait()

@@ -3,7 +3,6 @@ package mockprovider
 import (
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -41,14 +40,12 @@ func responsesWire() *wire {
 			return req, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, _ bool) streamWriter {
-			return openairesponses.NewStreamWriter(w, openairesponses.StreamMeta(m))
+			return openairesponses.NewStreamWriter(w, m)
 		},
-		writeResponse: func(w io.Writer, turn *scenarios.ScriptTurn, m streamMeta) error {
-			return openairesponses.WriteResponse(w, turn, openairesponses.StreamMeta(m))
-		},
-		writeError: openairesponses.WriteError,
-		errTypes:   openaiErrTypes,
-		responseID: responseID,
+		writeResponse: openairesponses.WriteResponse,
+		writeError:    openairesponses.WriteError,
+		errTypes:      openaiErrTypes,
+		responseID:    responseID,
 	}
 }
 

@@ -18,8 +18,7 @@ func TestSessionsEndpointJSONAndFilter(t *testing.T) {
 	srv, ts := newTestMock(t, Options{TimeScale: 0})
 	for _, s := range []string{"one", "two", "two"} {
 		resp := post(t, ts.Client(), ts.URL+PathOpenAI, openaiBody(directive("plain-answer", 4, s), true), nil)
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		drain(resp)
 	}
 	resp := post(t, ts.Client(), ts.URL+PathAnthropic, anthropicBody(directive("provider-429", 4, "three"), true), nil)
 	resp.Body.Close()
@@ -127,8 +126,7 @@ func TestMetricsCountOutcomes(t *testing.T) {
 	_, ts := newTestMock(t, Options{TimeScale: 0})
 	for _, d := range []string{directive("plain-answer", 1, "m1"), directive("provider-429", 1, "m2"), directive("provider-error-midstream", 1, "m3")} {
 		resp := post(t, ts.Client(), ts.URL+PathOpenAI, openaiBody(d, true), nil)
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		drain(resp)
 	}
 	resp := post(t, ts.Client(), ts.URL+PathAnthropic, "{", nil)
 	resp.Body.Close()
@@ -184,8 +182,7 @@ func TestSessionsEndpointAnswersAnEmptyList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		body := drain(resp)
 		if strings.TrimSpace(string(body)) != `{"sessions":[]}` {
 			t.Errorf("GET %s%s = %s, want an empty list", PathSessions, query, body)
 		}

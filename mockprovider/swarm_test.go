@@ -2,7 +2,6 @@ package mockprovider
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,8 +18,7 @@ func TestChildHeader(t *testing.T) {
 	body := openaiBody(directive("swarm-depth2", 1, "kid"), true)
 
 	resp := post(t, client, ts.URL+PathOpenAI, body, map[string]string{HeaderChild: "0.1"})
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	got := drain(resp)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `" B"`) || !strings.Contains(string(got), "Vendor") {
 		t.Fatalf("child 0.1: HTTP %d, want researcher-b's scripted text:\n%s", resp.StatusCode, got)
 	}
@@ -33,8 +31,7 @@ func TestChildHeader(t *testing.T) {
 	}
 
 	resp = post(t, client, ts.URL+PathOpenAI, openaiBody(directive("swarm-depth2", 1, "nokid"), true), map[string]string{HeaderChild: "0.9"})
-	got, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
+	got = drain(resp)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(got), `no swarm child at path \"0.9\"`) {
 		t.Errorf("unknown child: HTTP %d %s, want 400 naming the path", resp.StatusCode, got)
 	}
@@ -48,14 +45,12 @@ func TestChildDirective(t *testing.T) {
 	client := ts.Client()
 	text, _ := scenarios.WithChild(directive("swarm-depth2", 1, "kid"), "0.1")
 	resp := post(t, client, ts.URL+PathOpenAI, openaiBody(text, true), nil)
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	got := drain(resp)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `" B"`) || !strings.Contains(string(got), "Vendor") {
 		t.Fatalf("child=0.1 in the directive: HTTP %d, want researcher-b's scripted text:\n%s", resp.StatusCode, got)
 	}
 	resp = post(t, client, ts.URL+PathOpenAI, openaiBody(text, true), map[string]string{HeaderChild: "0"})
-	got, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
+	got = drain(resp)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(got), `in the directive`) {
 		t.Errorf("header 0, directive 0.1: HTTP %d %s, want 400 naming both", resp.StatusCode, got)
 	}

@@ -1,7 +1,6 @@
 package mockprovider
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,8 +17,7 @@ func TestToolPrefix(t *testing.T) {
 	_, ts := newTestMock(t, Options{TimeScale: 0})
 	client := ts.Client()
 	read := func(resp *http.Response) string {
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		b := drain(resp)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("HTTP %d: %s", resp.StatusCode, b)
 		}
@@ -47,8 +45,7 @@ func TestToolPrefix(t *testing.T) {
 	}
 	// A prefix no provider wire allows in a tool name is refused, naming where it came from.
 	resp := post(t, client, ts.URL+PathOpenAI, openaiBody(directive("preamble-tool", 7, "p4"), true), map[string]string{HeaderToolPrefix: "bad.prefix"})
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	b := drain(resp)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), HeaderToolPrefix) {
 		t.Errorf("a bad prefix: HTTP %d %s, want 400 naming the header", resp.StatusCode, b)
 	}

@@ -19,13 +19,8 @@ type wireRequest struct {
 	MaxTokens      int // 0: none sent; with no directive, the answer is that many tokens (scenarios.Endpoint).
 }
 
-// streamMeta identifies one response; every wire's StreamMeta has its shape.
-type streamMeta struct {
-	ID          string
-	Model       string
-	Created     int64
-	InputTokens int
-}
+// streamMeta identifies one response; every wire's StreamMeta is this type.
+type streamMeta = openai.StreamMeta
 
 // streamWriter is the wires' StreamWriters' method set; each call writes whole frames.
 type streamWriter interface {
@@ -102,13 +97,11 @@ func openaiWire() *wire {
 				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns, MaxTokens: r.MaxTokens}, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
-			return openai.NewStreamWriter(w, openai.StreamMeta(m), includeUsage)
+			return openai.NewStreamWriter(w, m, includeUsage)
 		},
-		writeResponse: func(w io.Writer, turn *scenarios.ScriptTurn, m streamMeta) error {
-			return openai.WriteResponse(w, turn, openai.StreamMeta(m))
-		},
-		writeError: openai.WriteError,
-		errTypes:   openaiErrTypes,
+		writeResponse: openai.WriteResponse,
+		writeError:    openai.WriteError,
+		errTypes:      openaiErrTypes,
 	}
 }
 
@@ -126,12 +119,10 @@ func anthropicWire() *wire {
 				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns, MaxTokens: r.MaxTokens}, nil
 		},
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
-			return anthropic.NewStreamWriter(w, anthropic.StreamMeta(m), includeUsage)
+			return anthropic.NewStreamWriter(w, m, includeUsage)
 		},
-		writeResponse: func(w io.Writer, turn *scenarios.ScriptTurn, m streamMeta) error {
-			return anthropic.WriteResponse(w, turn, anthropic.StreamMeta(m))
-		},
-		writeError: anthropic.WriteError,
-		errTypes:   [...]string{"invalid_request_error", "request_too_large", "rate_limit_error", "api_error", "overloaded_error"},
+		writeResponse: anthropic.WriteResponse,
+		writeError:    anthropic.WriteError,
+		errTypes:      [...]string{"invalid_request_error", "request_too_large", "rate_limit_error", "api_error", "overloaded_error"},
 	}
 }

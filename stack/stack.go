@@ -180,7 +180,11 @@ func StartInProcess(opts Options) (*Stack, error) {
 			ToolTimeScale: opts.TimeScale, ProviderHTTP1: opts.ProviderHTTP1, ClientIdleTimeout: opts.ClientIdleTimeout}
 		scheme := "http"
 		if cert != nil {
-			rtOpts.TLS, scheme = cert.serverConfig(), "https"
+			tlsConf, err := agentruntime.LoadTLS(cert.certFile, cert.keyFile)
+			if err != nil {
+				return fmt.Errorf("runtime: %w", err)
+			}
+			rtOpts.TLS, scheme = tlsConf, "https"
 		}
 		if opts.RuntimeOptions != nil {
 			opts.RuntimeOptions(&rtOpts)

@@ -79,9 +79,7 @@ func TestStartChildAnnouncesServesAndStops(t *testing.T) {
 	}
 	c.Stop()
 	c.Stop() // a second stop does nothing
-	if _, err := http.Get(c.URL() + "/healthz"); err == nil {
-		t.Error("the child still answers after Stop")
-	}
+	checkStopped(t, c.URL())
 
 	_, err = StartChild(exe, []string{"fail"})
 	if err == nil || !strings.Contains(err.Error(), "exited before listening") || !strings.Contains(err.Error(), "fake child: refusing") {
@@ -128,10 +126,7 @@ func TestStartProcessLogsAndWaits(t *testing.T) {
 // TestStartInProcessServesBothAndStops serves the real mock and runtime in process.
 func TestStartInProcessServesBothAndStops(t *testing.T) {
 	t.Parallel()
-	s, err := StartInProcess(Options{TimeScale: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startInProcess(t, Options{TimeScale: 0})
 	if s.Mock != nil || s.Runtime != nil {
 		t.Error("in process: want no child processes")
 	}
@@ -139,8 +134,24 @@ func TestStartInProcessServesBothAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Stop()
+	checkStopped(t, s.RuntimeURL, s.MockURL)
+}
+
+// startInProcess is StartInProcess, failing t on error.
+func startInProcess(t *testing.T, opts Options) *Stack {
+	t.Helper()
+	s, err := StartInProcess(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkStopped fails t for each base URL that still answers /healthz.
+func checkStopped(t *testing.T, urls ...string) {
+	t.Helper()
 	client := &http.Client{Timeout: time.Second}
-	for _, u := range []string{s.RuntimeURL, s.MockURL} {
+	for _, u := range urls {
 		if _, err := client.Get(u + "/healthz"); err == nil {
 			t.Errorf("%s still answers after Stop", u)
 		}
@@ -152,10 +163,7 @@ func TestStartInProcessServesBothAndStops(t *testing.T) {
 // mock: the children here are fakes, so cmd/streambench's endpoint sweep covers it.)
 func TestStartMockOnly(t *testing.T) {
 	t.Parallel()
-	s, err := StartInProcess(Options{TimeScale: 0, MockOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startInProcess(t, Options{TimeScale: 0, MockOnly: true})
 	if s.RuntimeURL != "" || s.Runtime != nil || s.Mock != nil {
 		t.Errorf("runtime %q %v, mock child %v: want the mock alone, in process", s.RuntimeURL, s.Runtime, s.Mock)
 	}
@@ -163,10 +171,7 @@ func TestStartMockOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Stop()
-	client := &http.Client{Timeout: time.Second}
-	if _, err := client.Get(s.MockURL + "/healthz"); err == nil {
-		t.Error("the mock still answers after Stop")
-	}
+	checkStopped(t, s.MockURL)
 }
 
 // TestChildArgsCarryEveryOption: the runtime child's --fault values parse back to the same
@@ -223,10 +228,7 @@ func TestWaitHealthyNamesTheUnhealthyURL(t *testing.T) {
 // a certificate a client trusts through CACertFile alone; Stop removes the certificate.
 func TestStartInProcessTLS(t *testing.T) {
 	t.Parallel()
-	s, err := StartInProcess(Options{TimeScale: 0, TLS: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startInProcess(t, Options{TimeScale: 0, TLS: true})
 	defer s.Stop()
 	if !strings.HasPrefix(s.RuntimeURL, "https://127.0.0.1:") || !strings.HasPrefix(s.MockURL, "http://") {
 		t.Fatalf("runtime %s mock %s: want the runtime on https, the mock on http", s.RuntimeURL, s.MockURL)

@@ -21,7 +21,6 @@ import (
 // temporary directory that Remove deletes.
 type selfSigned struct {
 	dir, certFile, keyFile string
-	cert                   tls.Certificate
 	pool                   *x509.CertPool
 }
 
@@ -57,15 +56,11 @@ func newSelfSigned() (*selfSigned, error) {
 	}
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return nil, fmt.Errorf("tls: key pair: %w", err)
-	}
 	dir, err := os.MkdirTemp("", "streambench-tls-")
 	if err != nil {
 		return nil, fmt.Errorf("tls: %w", err)
 	}
-	s := &selfSigned{dir: dir, certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem"), cert: cert, pool: x509.NewCertPool()}
+	s := &selfSigned{dir: dir, certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem"), pool: x509.NewCertPool()}
 	s.pool.AppendCertsFromPEM(certPEM)
 	err = os.WriteFile(s.certFile, certPEM, 0o600)
 	if err == nil {
@@ -80,10 +75,6 @@ func newSelfSigned() (*selfSigned, error) {
 
 // Remove deletes the PEM files.
 func (s *selfSigned) Remove() { _ = os.RemoveAll(s.dir) }
-
-func (s *selfSigned) serverConfig() *tls.Config {
-	return &tls.Config{Certificates: []tls.Certificate{s.cert}, MinVersion: tls.VersionTLS12}
-}
 
 // client trusts exactly the certificate.
 func (s *selfSigned) client() *http.Client {

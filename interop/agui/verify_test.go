@@ -20,6 +20,20 @@ import (
 // recordedDir holds the reference runtime's recorded streams (protocol/agui/testdata/README.md).
 var recordedDir = filepath.Join("..", "..", "protocol", "agui", "testdata", "runtime")
 
+// judgeFile is judge of the recording in path.
+func judgeFile(t *testing.T, path string) string {
+	t.Helper()
+	rec, err := protocol.ReadRecording(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := judge(rec)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return sb
+}
+
 // judge is streambench's verdict on rec: the rules it breaks against its script, and
 // "truncated" when it ends without RUN_FINISHED or RUN_ERROR (the truncated outcome, which
 // fails a run). An empty verdict passes.
@@ -162,14 +176,7 @@ func TestVerifyEventsAgrees(t *testing.T) {
 	t.Logf("%-36s %-28s %s", "file", "streambench", "verifyEvents")
 	seen := map[string]bool{}
 	for _, path := range paths {
-		rec, err := protocol.ReadRecording(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb, err := judge(rec)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		sb := judgeFile(t, path)
 		ve, ok := verdicts[path]
 		if !ok {
 			t.Fatalf("verify.mjs said nothing of %s", path)
@@ -252,14 +259,7 @@ func TestCapturedStreams(t *testing.T) {
 	verdicts := verifyEvents(t, node, paths)
 	known := strings.Split(os.Getenv("AGUI_KNOWN"), ",")
 	for _, path := range paths {
-		rec, err := protocol.ReadRecording(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb, err := judge(rec)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		sb := judgeFile(t, path)
 		t.Logf("%-28s streambench %-28s verifyEvents %s", filepath.Base(path), or(sb, "pass"), verdicts[path])
 		var unknown []string
 		for _, r := range strings.Split(sb, ",") {

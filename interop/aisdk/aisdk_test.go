@@ -158,18 +158,23 @@ func record(t *testing.T, name string, seed uint64, r result) {
 	}
 }
 
-// TestAISDKRoute plays every embedded scenario once through the route and judges it with the
-// ai-sdk dialect against the script; scripted aborts and stops close the connection and their
-// cancel latency is read from the mock's session records.
-func TestAISDKRoute(t *testing.T) {
-	lib := scenarios.Embedded()
+// startMockAndRoute serves a mock of lib and the route in front of it.
+func startMockAndRoute(t *testing.T, lib *scenarios.Library) (*mockprovider.Server, string) {
 	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: timeScale})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mockSrv := httptest.NewServer(mock)
 	t.Cleanup(mockSrv.Close)
-	routeURL := startRoute(t, mockSrv.URL, toolNames(lib))
+	return mock, startRoute(t, mockSrv.URL, toolNames(lib))
+}
+
+// TestAISDKRoute plays every embedded scenario once through the route and judges it with the
+// ai-sdk dialect against the script; scripted aborts and stops close the connection and their
+// cancel latency is read from the mock's session records.
+func TestAISDKRoute(t *testing.T) {
+	lib := scenarios.Embedded()
+	mock, routeURL := startMockAndRoute(t, lib)
 	// The route's OpenAI chat model drops the mock's reasoning_content: no reasoning expected.
 	d := aisdk.New(aisdk.Options{NoReasoning: true})
 
@@ -224,13 +229,7 @@ func TestAISDKRoute(t *testing.T) {
 // several seeds so they do not compete for the CPU, and prints the route's cancel latency.
 func TestAISDKRouteCancel(t *testing.T) {
 	lib := scenarios.Embedded()
-	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: timeScale})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mockSrv := httptest.NewServer(mock)
-	t.Cleanup(mockSrv.Close)
-	routeURL := startRoute(t, mockSrv.URL, toolNames(lib))
+	mock, routeURL := startMockAndRoute(t, lib)
 	d := aisdk.New(aisdk.Options{NoReasoning: true})
 	cancels := hdrhistogram.New(1, 60_000_000, 3)
 	for _, name := range lib.Names() {

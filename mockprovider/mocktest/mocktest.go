@@ -13,11 +13,24 @@ import (
 // Start serves the embedded library with no delays and fault for the test; it returns the URL.
 func Start(t testing.TB, fault mockprovider.Fault) string {
 	t.Helper()
-	srv, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0, Fault: fault})
+	_, ts := Serve(t, mockprovider.Options{Fault: fault})
+	return ts.URL
+}
+
+// Serve serves a mock with opts (nil Library: the embedded one) on HTTP/1.1 and h2c, as a
+// runtime reaches its provider, until the test ends.
+func Serve(t testing.TB, opts mockprovider.Options) (*mockprovider.Server, *httptest.Server) {
+	t.Helper()
+	if opts.Library == nil {
+		opts.Library = scenarios.Embedded()
+	}
+	srv, err := mockprovider.New(opts)
 	if err != nil {
 		t.Fatalf("mockprovider.New: %v", err)
 	}
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.Protocols = mockprovider.Protocols()
+	ts.Start()
 	t.Cleanup(ts.Close)
-	return ts.URL
+	return srv, ts
 }
