@@ -32,6 +32,8 @@ var arrows = []struct {
 	{"verdict", []string{"protocol/"}, "", "verdict needs no dialect: a rule list reaches it as Config.Rules"},
 	{"measure", []string{"protocol/"}, "", "measure needs no dialect"},
 	{"report", []string{"protocol/"}, "", "report needs no dialect"},
+	{"loadgen/engine", []string{"loadgen", "protocol/", "mockprovider"}, "",
+		"the engine's gauges are read into measure's types: nothing of the run, no dialect"},
 	{"loadgen", []string{"protocol/", "mockprovider"}, "",
 		"loadgen asks its registry (Config.Dialects) what a dialect can do and reads the mock's records through mockrecords: no dialect package, no mock"},
 }

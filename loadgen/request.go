@@ -181,5 +181,5 @@ func newRunRedactor(cfg *Config, opts [][]session.Request) *Redactor {
 			headers = append(headers, prs[0].Header)
 		}
 	}
-	return NewRedactor(headers, []string{cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL}, cfg.Redact)
+	return NewRedactor(headers, []string{cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL, cfg.EngineMetricsURL}, cfg.Redact)
 }

@@ -29,7 +29,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/streambench/streambench/loadgen/endpoint"
+	"github.com/streambench/streambench/loadgen/engine"
 	"github.com/streambench/streambench/loadgen/leakcheck"
 	"github.com/streambench/streambench/loadgen/session"
 	"github.com/streambench/streambench/loadgen/transport"
@@ -52,7 +52,7 @@ type runner struct {
 	warmupEnd  time.Time
 	aborts     abortLog
 	samples    sampler
-	engine     *endpoint.EngineScraper // nil without Config.EngineMetricsURL
+	engine     *engine.Scraper // nil without Config.EngineMetricsURL
 	peakActive atomic.Int64
 	lateBy     time.Duration // how long after Config.StartAt the run began
 
@@ -283,7 +283,8 @@ type load struct {
 	drained       chan struct{}
 	draining      atomic.Bool
 	lag           *lagProbe
-	engineDone    chan struct{} // closed when the engine scraper stopped
+	stopEngine    context.CancelFunc // ends the engine scraper's reads, a read in flight too
+	engineDone    chan struct{}      // closed when the engine scraper stopped
 }
 
 // stop stops sessions starting, once ("interrupt" marks the run interrupted).
@@ -327,9 +328,11 @@ func (r *runner) startLoad(ctx context.Context) *load {
 		}
 	}()
 	l.engineDone = make(chan struct{})
+	var engineCtx context.Context
+	engineCtx, l.stopEngine = context.WithCancel(ctx) // not l.hard: the grace's end is not the drain's
 	if u := cfg.EngineMetricsURL; u != "" {
-		r.engine = endpoint.NewEngineScraper(r.client, u, r.start)
-		go func() { defer close(l.engineDone); r.engine.Run(l.hard, l.drained) }()
+		r.engine = engine.NewScraper(r.client, u, RedactURL(u), r.start)
+		go func() { defer close(l.engineDone); r.engine.Run(engineCtx) }()
 	} else {
 		close(l.engineDone)
 	}
@@ -411,6 +414,7 @@ func (r *runner) drain(ctx context.Context, l *load, b preRun) afterLoad {
 	a := afterLoad{ended: time.Now()}
 	close(l.drained)
 	<-l.collectorDone
+	l.stopEngine()
 	<-l.engineDone
 	a.lag = l.lag.stop()
 	a.loads = processLoads(b.cpuSources, b.cpu, r.readCPU(ctx, b.cpuSources), a.ended.Sub(b.cpuFrom))
