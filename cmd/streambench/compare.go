@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/streambench/streambench/measure"
@@ -13,9 +12,7 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// runCompare prints two runs side by side with the change of every metric.
-func runCompare(args []string) error { return compareMain(args, os.Stdout) }
-
+// compareMain prints two runs side by side with the change of every metric.
 func compareMain(args []string, out io.Writer) error {
 	fs := newFlagSet("compare", "compare DIR_A DIR_B [--markdown]\n\n"+
 		"Print run A (the reference) against run B: first a warning when their workloads differ (clients, rate,\n"+

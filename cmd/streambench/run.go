@@ -9,7 +9,6 @@ import (
 	"github.com/streambench/streambench/cmd/internal/console"
 	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/hrtimer"
-	"github.com/streambench/streambench/loadgen"
 )
 
 // runRun is the main job: the load against a mock and runtime it starts and stops.
@@ -75,30 +74,9 @@ func runRun(args []string) error {
 	}
 	cfg.Info.Faults = parsedFaults.Names()
 	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
-	start := func(cfg *loadgen.Config) (func(), error) {
-		st, err := console.StartStack(w, cfg, parsedFaults, *useTLS, local)
-		if err != nil {
-			return nil, err
-		}
-		if endpoint {
-			fmt.Fprintf(os.Stderr, "mock %s as the endpoint, model %s (%s)\n", st.MockURL, w.Model, where)
-			if st.Mock != nil {
-				fmt.Fprintf(os.Stderr, "child pid: mock %d (it dies with this process)\n", st.Mock.PID())
-			}
-		} else {
-			fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
-			if st.Mock != nil {
-				fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
-			}
-		}
-		if *useTLS {
-			cfg.Info.Extra = workload.WithExtra(map[string]string{"tls": "self-signed", "ca-cert": st.CACertFile}, cfg.Info.Extra)
-		}
-		return st.Stop, nil
-	}
 	dir, err := workload.OutDir(*out)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	return console.PlayRepeated(*repeat, cfg, dir, *metricsAddr, w.Quiet, start)
+	return console.PlayRepeated(*repeat, cfg, dir, *metricsAddr, w.Quiet, console.StackStarter(w, parsedFaults, *useTLS, local, where))
 }

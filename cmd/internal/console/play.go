@@ -169,3 +169,30 @@ func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) (*me
 	}
 	return run, Finish(run, table, out, true)
 }
+
+// PrintLeaks prints each gauge compared and what was not, and fails when one leaked.
+func PrintLeaks(out io.Writer, leaks []measure.Leak, notChecked []measure.LeakNotChecked) error {
+	failed := 0
+	for _, lk := range leaks {
+		word := "ok"
+		if !lk.OK {
+			word, failed = "LEAK", failed+1
+		}
+		fmt.Fprintf(out, "%-4s %s %s: %g → %g (delta %g, tolerance %g)\n", word, lk.Source, lk.Name, lk.Before, lk.After, lk.Delta, lk.Tolerance)
+	}
+	lost := 0
+	for _, nc := range notChecked {
+		word := "not checked:"
+		if nc.Lost {
+			word, lost = "LOST", lost+1
+		}
+		fmt.Fprintf(out, "%s %s %s: %s\n", word, nc.Source, nc.Name, nc.Reason)
+	}
+	switch {
+	case failed > 0:
+		return fmt.Errorf("%d gauges grew past their tolerance", failed)
+	case lost > 0:
+		return fmt.Errorf("%d of the processes read at the baseline could not be read after the load", lost)
+	}
+	return nil
+}

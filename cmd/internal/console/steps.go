@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -86,4 +87,42 @@ func StartStack(w *workload.Flags, cfg *loadgen.Config, faults agentruntime.Faul
 		}
 	}
 	return st, nil
+}
+
+// StackStarter is run's start for PlayRepeated: a fresh stack per run, said on stderr with
+// where it runs; with useTLS, the run's info names the certificate.
+func StackStarter(w *workload.Flags, faults agentruntime.Faults, useTLS, local bool, where string) func(*loadgen.Config) (func(), error) {
+	return func(cfg *loadgen.Config) (func(), error) {
+		st, err := StartStack(w, cfg, faults, useTLS, local)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Endpoint != nil {
+			fmt.Fprintf(os.Stderr, "mock %s as the endpoint, model %s (%s)\n", st.MockURL, w.Model, where)
+			if st.Mock != nil {
+				fmt.Fprintf(os.Stderr, "child pid: mock %d (it dies with this process)\n", st.Mock.PID())
+			}
+		} else {
+			fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
+			if st.Mock != nil {
+				fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
+			}
+		}
+		if useTLS {
+			cfg.Info.Extra = workload.WithExtra(map[string]string{"tls": "self-signed", "ca-cert": st.CACertFile}, cfg.Info.Extra)
+		}
+		return st.Stop, nil
+	}
+}
+
+// WriteSweep writes the sweep's files into dir and prints its table and where the report is.
+func WriteSweep(res *sweep.Result, dir string, out io.Writer) error {
+	if err := res.Write(dir); err != nil {
+		return err
+	}
+	if err := res.WriteText(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, sweep.HTMLFile))
+	return nil
 }
