@@ -269,14 +269,7 @@ func playThroughProxy(t *testing.T, tc proxyCase) {
 	proxy := httptest.NewServer(h)
 	t.Cleanup(proxy.Close)
 
-	m, err := DefaultMix().Restrict("", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	delete(m.Scenarios, "long-answer") // 2,000 tokens: too slow for a unit test even at 20×
-	if m, err = m.Restrict("", ""); err != nil {
-		t.Fatal(err)
-	}
+	m := mixWithoutLongAnswer(t)
 	cfg := s.config(m, 10, tc.sessions)
 	cfg.Target, cfg.NoLeakCheck, cfg.RunID = proxy.URL, true, "proxy"
 	var ends sessionEnds
