@@ -187,7 +187,7 @@ func TestSweepEndpointWithoutSLO(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := []string{"sweep", "--target", m.URL + "/v1", "--dialect", "openai-chat", "--input-tokens", "32", "--output-tokens", "8",
 		"--clients", "1,2", "--sessions", "4", "--no-leak-check", "--quiet", "--run-id", "esw", "--out", out}
-	code, output := runMainEnv(t, []string{"OPENAI_API_KEY=" + key}, cmd...)
+	code, output := runMainIn(t, "", []string{"OPENAI_API_KEY=" + key}, cmd...)
 	if code != 0 {
 		t.Fatalf("sweep exit %d:\n%s", code, output)
 	}
@@ -207,14 +207,7 @@ func TestSweepEndpointWithoutSLO(t *testing.T) {
 	if strings.Contains(output, "(knee)") {
 		t.Errorf("a sweep without SLO names a knee:\n%s", output)
 	}
-	var res sweep.Result
-	b, err := os.ReadFile(filepath.Join(out, "esw", sweep.JSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readSweep(t, filepath.Join(out, "esw"))
 	if len(res.Steps) != 2 || res.Knee != -1 {
 		t.Fatalf("sweep.json: %d steps, knee %d; want 2 steps and no knee", len(res.Steps), res.Knee)
 	}
@@ -498,14 +491,7 @@ func TestSweepRateSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep exit %d:\n%s", code, output)
 	}
-	var res sweep.Result
-	b, err := os.ReadFile(filepath.Join(out, "ers", sweep.JSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readSweep(t, filepath.Join(out, "ers"))
 	rs := res.RateSweep
 	if rs == nil || len(rs.Rates) != 2 || len(res.Steps) != 4 {
 		t.Fatalf("sweep.json: rate sweep %+v, %d steps; want 2 rates and 4 steps", rs, len(res.Steps))
@@ -624,11 +610,10 @@ func TestEmptyEndpointAnswerFails(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				_, _ = io.WriteString(w, tc.body)
-			}))
-			t.Cleanup(srv.Close)
+			})
 			out := t.TempDir()
 			code, output := runMain(t, "load", "--target", srv.URL+"/v1", "--dialect", "openai-chat", "--model", "m",
 				"--input-tokens", "16", "--output-tokens", "16", "--min-tokens", "--ignore-eos", "--clients", "2", "--sessions", "6",
@@ -738,7 +723,7 @@ func TestEmptyAnswerFailsEveryDialect(t *testing.T) {
 		} {
 			t.Run(dialect+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 					if r.Method != http.MethodPost {
 						http.NotFound(w, r)
 						return
@@ -746,8 +731,7 @@ func TestEmptyAnswerFailsEveryDialect(t *testing.T) {
 					w.Header().Set("Content-Type", "text/event-stream")
 					w.Header().Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 					_, _ = io.WriteString(w, tc.body)
-				}))
-				t.Cleanup(srv.Close)
+				})
 				out := t.TempDir()
 				code, output := runMain(t, "load", "--target", srv.URL, "--dialect", dialect, "--no-ground-truth", "--clients", "2", "--sessions", "4",
 					"--runtime-metrics", "-", "--quiet", "--run-id", "e", "--out", out)
