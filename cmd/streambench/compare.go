@@ -62,22 +62,20 @@ func compareMain(args []string, out io.Writer) error {
 // compareRepeats sets two runs' figures side by side when either directory holds repeated runs
 // (ok false when neither does); a single run is a set of one.
 func compareRepeats(a, b string) (report.Table, bool, error) {
+	dirs := []string{a, b}
 	var sets [2]measure.Repeats
 	repeated := false
-	for i, dir := range []string{a, b} {
+	for i, dir := range dirs {
 		r, err := measure.ReadRepeats(dir)
-		if err == nil {
-			sets[i], repeated = r, true
-			continue
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return report.Table{}, false, &exitError{code: exitUsage, err: err}
 		}
+		sets[i], repeated = r, repeated || err == nil
 	}
 	if !repeated {
 		return report.Table{}, false, nil
 	}
-	for i, dir := range []string{a, b} {
+	for i, dir := range dirs {
 		if sets[i].Runs == nil {
 			run, err := readRunArg(dir)
 			if err != nil {

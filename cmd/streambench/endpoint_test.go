@@ -35,6 +35,19 @@ type sentRequest struct {
 	body       []byte
 }
 
+// chatRequests are the requests sent to /v1/chat/completions so far.
+func (m *endpointMock) chatRequests() []sentRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []sentRequest
+	for _, r := range m.reqs {
+		if r.path == "/v1/chat/completions" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func newEndpointMock(t *testing.T, fault mockprovider.Fault) *endpointMock {
 	t.Helper()
 	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 1, Fault: fault})
@@ -166,10 +179,8 @@ func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 	if !strings.Contains(output, fmt.Sprintf("tokens: %d output", s.Tokens.OutputTokens)) {
 		t.Errorf("the console's tokens line is not summary.json's %d:\n%s", s.Tokens.OutputTokens, output)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.reqs {
-		if r.path == "/v1/chat/completions" && !bytes.Contains(r.body, []byte(`"model":"`+mockprovider.Model+`"`)) {
+	for _, r := range m.chatRequests() {
+		if !bytes.Contains(r.body, []byte(`"model":"`+mockprovider.Model+`"`)) {
 			t.Errorf("the request does not ask for the listed model: %s", r.body)
 		}
 	}
@@ -226,21 +237,15 @@ func TestSweepEndpointWithoutSLO(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	m.mu.Lock()
-	streams := 0
-	for _, r := range m.reqs {
-		if r.path != "/v1/chat/completions" {
-			continue
-		}
-		streams++
+	chats := m.chatRequests()
+	for _, r := range chats {
 		if r.auth != "Bearer "+key || bytes.Contains(r.body, []byte("[[streambench")) || bytes.Contains(r.body, []byte(`"tools"`)) ||
 			!bytes.Contains(r.body, []byte(`"max_tokens":8`)) || !bytes.Contains(r.body, []byte(`"model":"`+mockprovider.Model+`"`)) {
 			t.Errorf("auth %q, body %s: want the key as a bearer token, the listed model, max_tokens 8, no directive, no tools", r.auth, r.body)
 		}
 	}
-	m.mu.Unlock()
-	if streams < 8 {
-		t.Errorf("%d streams, want the 8 of the two steps", streams)
+	if len(chats) < 8 {
+		t.Errorf("%d streams, want the 8 of the two steps", len(chats))
 	}
 	assertSecretNowhere(t, key, output, out)
 }
@@ -409,13 +414,8 @@ func TestLoadConversations(t *testing.T) {
 	if !strings.Contains(output, "tokens: 24 output") {
 		t.Errorf("want 2 conversations of 3 answers of 4 tokens:\n%s", output)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	byTurns := map[int]int{}
-	for _, r := range m.reqs {
-		if r.path != "/v1/chat/completions" {
-			continue
-		}
+	for _, r := range m.chatRequests() {
 		var body struct {
 			Messages []struct{ Role, Content string } `json:"messages"`
 		}
@@ -527,12 +527,7 @@ func TestLoadMaxCompletionTokens(t *testing.T) {
 	if !strings.Contains(output, "tokens: 20 output") || strings.Contains(output, "estimated") {
 		t.Errorf("want 4 answers of 5 tokens each, counted from usage:\n%s", output)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.reqs {
-		if r.path != "/v1/chat/completions" {
-			continue
-		}
+	for _, r := range m.chatRequests() {
 		var body map[string]any
 		if err := json.Unmarshal(r.body, &body); err != nil {
 			t.Fatal(err)
@@ -554,13 +549,8 @@ func TestLoadOnePrompt(t *testing.T) {
 	if code != 0 || !strings.Contains(output, "verdict: PASS") {
 		t.Fatalf("load exit %d:\n%s", code, output)
 	}
-	m.mu.Lock()
-	streams := 0
-	for _, r := range m.reqs {
-		if r.path != "/v1/chat/completions" {
-			continue
-		}
-		streams++
+	chats := m.chatRequests()
+	for _, r := range chats {
 		var body struct {
 			Messages []struct{ Role, Content string } `json:"messages"`
 		}
@@ -571,9 +561,8 @@ func TestLoadOnePrompt(t *testing.T) {
 			t.Errorf("messages %+v, want the one user message %q", body.Messages, prompt)
 		}
 	}
-	m.mu.Unlock()
-	if streams < 4 {
-		t.Errorf("%d streams, want the 4 sessions' (and the preflight's)", streams)
+	if len(chats) < 4 {
+		t.Errorf("%d streams, want the 4 sessions' (and the preflight's)", len(chats))
 	}
 	code, output = runMain(t, "load", "--target", m.URL, "--dialect", "openai-chat", "--prompt", " ")
 	if code != exitUsage || !strings.Contains(output, `--prompt " ": want the user's message`) {
