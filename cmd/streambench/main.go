@@ -43,8 +43,8 @@ func commands() []command {
 }
 
 // toStdout runs a command that writes to out (tests pass a buffer) with standard output.
-func toStdout(main func(args []string, out io.Writer) error) func(args []string) error {
-	return func(args []string) error { return main(args, os.Stdout) }
+func toStdout(cmd func(args []string, out io.Writer) error) func(args []string) error {
+	return func(args []string) error { return cmd(args, os.Stdout) }
 }
 
 // exitError carries a process exit code through the error chain.
@@ -116,17 +116,13 @@ func run(args []string) int {
 			continue
 		}
 		err := c.run(args[1:])
-		if err == nil {
-			return exitOK
-		}
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		if errors.Is(err, errArgsChecked) {
-			fmt.Fprintf(os.Stderr, "streambench %s: %v\n", c.name, err)
+		if err == nil || errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
 		fmt.Fprintf(os.Stderr, "streambench %s: %v\n", c.name, err)
+		if errors.Is(err, errArgsChecked) {
+			return exitOK
+		}
 		return exitCode(err)
 	}
 	fmt.Fprintf(os.Stderr, "streambench: unknown command %q\n\n", args[0])

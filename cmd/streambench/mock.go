@@ -90,7 +90,9 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	return serve(ctx, stop, srv, *addr, "http", *pprofAddr, *grace, func() { fmt.Fprintln(os.Stderr, mockBanner(len(lib.Names()))) })
+	return serve(ctx, stop, srv, *addr, "http", *pprofAddr, *grace, func() {
+		fmt.Fprintln(os.Stderr, mockBanner(len(lib.Names())))
+	})
 }
 
 // mockBanner is what the mock says it serves: its scenarios and every route of its wires.
