@@ -139,9 +139,8 @@ func Preflight(cfg loadgen.Config, quiet bool) error {
 	return err
 }
 
-// PlayAndFinish is the end of load and run: cfg played with snapshots into out and live
-// metrics on metricsAddr ("": none), then Finish with the report rendered; the run is nil when
-// none happened.
+// PlayAndFinish plays cfg with snapshots into out and live metrics on metricsAddr ("": none),
+// then Finish with the report rendered; the run is nil when none happened.
 func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) (*measure.Run, error) {
 	var records *measure.RecordsWriter
 	if out != "" {

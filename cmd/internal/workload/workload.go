@@ -1,7 +1,5 @@
-// Package workload is the command line's workload: the flag groups several commands share (what
-// to play and how hard, the inference endpoint's, a shard's, the results' --out, a sharded
-// run's leak check) and their resolution into the library's values (a loadgen.Config). Its
-// errors name the flag that was wrong: they are the CLI's, and a caller reports each as bad input.
+// Package workload is the flag groups several commands share and their resolution into the
+// library's values (a loadgen.Config); its errors name the flag, and a caller reports each as bad input.
 package workload
 
 import (
