@@ -36,9 +36,8 @@ type Config struct {
 	ThinkTime       time.Duration
 	HonorRetryAfter bool
 	// Rate is the open-loop session rate per second; Arrival is "constant" (default), "poisson"
-	// or "gamma" (Poisson's Burstiness; 0: 1). MaxInflight caps open streams (0: 10,000); a
-	// start that finds the cap reached is dropped and counted. An Endpoint with a Trace and no
-	// Clients, Rate or Stages is open loop too, at the trace's times.
+	// or "gamma" (Poisson's Burstiness; 0: 1). MaxInflight caps open streams (0: 10,000), a start
+	// beyond it dropped. An Endpoint Trace without Clients, Rate or Stages plays at its times.
 	Rate, Burstiness float64
 	Arrival          string
 	MaxInflight      int
@@ -57,9 +56,8 @@ type Config struct {
 	// StreamTimeout bounds one session (default 2 min): a stream still open then is over_time;
 	// one still open when Grace ends is cut.
 	StreamTimeout time.Duration
-	// IdleTimeout ends a stream silent this long as stalled. 0 (the default) never does: a
-	// legacy sim-chat client gets nothing until the answer is complete, and a tool may run for
-	// minutes. A stream a limit finds silent for StallWindow is stalled all the same.
+	// IdleTimeout ends a stream silent this long as stalled (0: never, as a legacy client or a
+	// tool may be silent for minutes); a stream a limit finds silent for StallWindow is stalled.
 	IdleTimeout time.Duration
 
 	// HTTP2 uses HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1
@@ -90,9 +88,8 @@ type Config struct {
 	// tests in a testing/synctest bubble pass hrtimer.NewPortable().
 	Clock *hrtimer.Clock
 
-	// MockURL is the mock provider whose records give cancel latency and R-abort (empty: not
-	// checked); RuntimeMetricsURL is the runtime's Prometheus endpoint for the leak check
-	// (default Target + "/metrics"; "-" disables it).
+	// MockURL is the mock whose records give cancel latency and R-abort ("": not checked);
+	// RuntimeMetricsURL the leak check's Prometheus endpoint (default Target/metrics; "-": none).
 	MockURL           string
 	RuntimeMetricsURL string
 	// EngineMetricsURL is an inference engine's Prometheus endpoint whose known gauges
@@ -100,9 +97,8 @@ type Config struct {
 	EngineMetricsURL string
 	// ScriptTimeScale is the mock's time scale (default 1), which scripted client times scale by.
 	ScriptTimeScale float64
-	// AbortTolerance is how long after a client abort the provider must have seen it go away
-	// (default 5 s), else R-abort. The rule asks whether cancels happen at all; how fast is
-	// the cancel histogram's job, so a loaded machine's delays do not become violations.
+	// AbortTolerance is how long after a client abort the provider must see it go away, else
+	// R-abort (default 5 s: how fast is the cancel histogram's job, not the rule's).
 	AbortTolerance time.Duration
 	// LeakGrace is how long the gauges may take to settle after the load (default 5 s).
 	LeakGrace time.Duration
@@ -141,9 +137,8 @@ type Config struct {
 	Outputs []Output
 	// SnapshotInterval is how often a SnapshotOutput is called (default DefaultSnapshotInterval).
 	SnapshotInterval time.Duration
-	// Interrupt, when closed, stops new sessions (first Ctrl-C): in-flight ones get the grace
-	// period and the results are marked interrupted. Cancelling Run's context cancels them at
-	// once (second Ctrl-C).
+	// Interrupt, when closed, stops new sessions (first Ctrl-C), the results marked interrupted;
+	// cancelling Run's context cancels in-flight ones at once (second Ctrl-C).
 	Interrupt <-chan struct{}
 }
 
@@ -333,9 +328,8 @@ const (
 	DefaultDuration = 30 * time.Second
 )
 
-// ClientsPerCore is how many default-mix clients run gives each core when no shape is given:
-// enough to keep the three processes near half of each core, so the latencies are the
-// target's, not a queue for the CPU (docs/REFERENCE.md).
+// ClientsPerCore is run's default-mix clients per core: the three processes near half of each
+// core, so latencies are the target's, not a queue for the CPU (docs/REFERENCE.md).
 const ClientsPerCore = 40
 
 // ClientsForCores is run's default clients on cores cores, within [ClientsPerCore, DefaultClients].

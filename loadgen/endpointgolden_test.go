@@ -1,11 +1,7 @@
 package loadgen
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,7 +11,6 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/verdict"
 )
 
 // The endpoint golden run: the mock answers each request of 12 output tokens in frames of 3
@@ -133,38 +128,14 @@ func TestEndpointMetricsGolden(t *testing.T) {
 		t.Errorf("goodput under tpot<8ms %+v: want none of %d (tpot is %v)", g, goldenSessions, tpot)
 	}
 	got.Tokens = tk
-	b, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = append(b, '\n')
-	path := filepath.Join("testdata", "tokens", "endpoint-golden.json")
-	if *update {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantFile, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(b, wantFile) {
-		t.Errorf("endpoint metrics differ from %s (-update to accept):\n got %s\nwant %s", path, b, wantFile)
-	}
+	checkGolden(t, "endpoint-golden.json", "endpoint metrics", got)
 }
 
 // runEndpointGolden plays the golden endpoint workload against the mock serving lib, in
 // virtual time, with the given goodput SLOs.
 func runEndpointGolden(t *testing.T, lib *scenarios.Library, sloExprs ...string) *measure.Run {
 	t.Helper()
-	var slos []verdict.SessionSLO
-	for _, e := range sloExprs {
-		s, err := verdict.ParseSessionSLO(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		slos = append(slos, s)
-	}
+	slos := parseSessionSLOs(t, sloExprs)
 	input, _ := endpoint.ParseTokenDist("8")
 	output, _ := endpoint.ParseTokenDist("12")
 	mix, err := EndpointMix("openai-chat", "m", 1)

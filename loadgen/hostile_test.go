@@ -682,14 +682,7 @@ func playHostile(t *testing.T, url string, h2 bool, table map[string]hostileWant
 	}
 
 	// The results are written, and what is read back is what was measured.
-	dir := t.TempDir()
-	if err := measure.WriteRun(dir, run); err != nil {
-		t.Fatal(err)
-	}
-	back, err := measure.ReadRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := writeAndRead(t, run)
 	if fmt.Sprint(back.Summary.Counters) != fmt.Sprint(c) || fmt.Sprint(back.Summary.Violations) != fmt.Sprint(run.Summary.Violations) {
 		t.Errorf("read back counters %+v violations %v, want %+v %v", back.Summary.Counters, back.Summary.Violations, c, run.Summary.Violations)
 	}

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -26,25 +27,35 @@ const (
 	trickle                             // the answer a character every 100 ms, never the terminal: slow, not silent
 )
 
+// requestScript renders the scenario a sim-chat request's directive names; for a request
+// without a usable one it answers 400 and returns false.
+func requestScript(w http.ResponseWriter, r *http.Request, lib *scenarios.Library) (*scenarios.Script, bool) {
+	var body struct {
+		Input string `json:"input"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	d, ok, err := scenarios.ParseDirective(body.Input)
+	sc, known := lib.Get(d.Scenario)
+	if !ok || err != nil || !known {
+		http.Error(w, fmt.Sprintf("no usable directive in %q: %v", body.Input, err), http.StatusBadRequest)
+		return nil, false
+	}
+	return sc.Render(d.Seed), true
+}
+
 // stallingSimChat is an opted-in sim-chat server that sends valid frames and then stalls
 // until the client goes away, as a runtime retrying its provider for minutes does.
 func stallingSimChat(t *testing.T, mode stallMode) http.Handler {
 	lib := scenarios.Embedded()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Input string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		script, ok := requestScript(w, r, lib)
+		if !ok {
 			return
 		}
-		d, ok, err := scenarios.ParseDirective(body.Input)
-		sc, known := lib.Get(d.Scenario)
-		if !ok || err != nil || !known {
-			http.Error(w, "bad directive in "+body.Input, http.StatusBadRequest)
-			return
-		}
-		final := sc.Render(d.Seed).Expected().FinalText()
+		final := script.Expected().FinalText()
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-cache")

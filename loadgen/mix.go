@@ -219,9 +219,8 @@ func (m *Mix) Dialects() []string {
 	return out
 }
 
-// Restrict returns a copy of the mix with only the profiles of dialect (all when empty; a new
-// one sent to slug, else targets, else the dialect's name, when none matches), every target
-// replaced by slug when it is non-empty.
+// Restrict returns a copy of the mix with only dialect's profiles (all for ""; when none matches,
+// a new one sent to slug, else targets, else the dialect's name), every target slug when given.
 func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 	out := *m
 	out.Profiles = nil

@@ -3,7 +3,6 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,24 +21,11 @@ import (
 func oddSimChat(t *testing.T) http.Handler {
 	lib := scenarios.Embedded()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Input string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		d, ok, err := scenarios.ParseDirective(body.Input)
-		if !ok || err != nil {
-			http.Error(w, fmt.Sprintf("no directive in %q: %v", body.Input, err), http.StatusBadRequest)
-			return
-		}
-		sc, ok := lib.Get(d.Scenario)
+		script, ok := requestScript(w, r, lib)
 		if !ok {
-			http.Error(w, "unknown scenario "+d.Scenario, http.StatusBadRequest)
 			return
 		}
-		exp := sc.Render(d.Seed).Expected()
+		exp := script.Expected()
 		optedIn := strings.Contains(strings.ToLower(r.Header.Get("X-Sim-Stream-Protocol")), "agent-events-v1")
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")

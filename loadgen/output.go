@@ -7,10 +7,8 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// Output takes what a run produces while it runs (Config.Outputs): it implements one or more
-// of SessionEndOutput, LateViolationOutput, ProgressOutput, LatencyOutput, RecordOutput and
-// SnapshotOutput, and one that implements none is refused. What no output takes costs the run
-// nothing.
+// Output takes what a run produces while it runs (Config.Outputs): it implements one or more of
+// the *Output interfaces (none: refused); what no output takes costs the run nothing.
 type Output interface{}
 
 // SessionEndOutput is called once per measured session as it ends, from its goroutine:

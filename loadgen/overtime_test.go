@@ -77,8 +77,9 @@ func TestLatencyOverTimeShowsASlowdown(t *testing.T) {
 
 // TestEngineMetricsBesideTTFC: with EngineMetricsURL, the engine's gauges are read while the
 // load runs, kept in the summary on the run's clock beside ttfc over time, and rendered (a
-// table, panels under ttfc over time); an endpoint that is not Prometheus text is a warning
-// naming it, never a failed run.
+// table, panels under ttfc over time), the URL's credentials redacted, and no read comes once
+// the run returned; an endpoint that is not Prometheus text is a warning naming it, never a
+// failed run.
 func TestEngineMetricsBesideTTFC(t *testing.T) {
 	t.Parallel()
 	lib := fixedLibrary(t, 10)
@@ -94,13 +95,13 @@ func TestEngineMetricsBesideTTFC(t *testing.T) {
 	for _, c := range []struct {
 		url     string
 		warning string
-	}{{engine.URL + "/metrics", ""}, {html.URL, "engine metrics: every read of " + html.URL + " failed (last: not Prometheus text"}} {
+	}{{strings.Replace(engine.URL, "://", "://bob:s3cretpw@", 1) + "/metrics", ""}, {html.URL, "engine metrics: every read of " + html.URL + " failed (last: not Prometheus text"}} {
 		cfg := st.config(mixOf(t, []string{"fixed"}, optedInNone()), 2, 0)
 		cfg.Library, cfg.NoLeakCheck, cfg.EngineMetricsURL = lib, true, c.url
 		cfg.Duration = 2500 * time.Millisecond
 		run := runLoad(t, cfg)
 		e := run.Summary.Engine
-		if !run.Summary.Verdict.Pass || e == nil || e.URL != c.url {
+		if !run.Summary.Verdict.Pass || e == nil || e.URL != RedactURL(c.url) || strings.Contains(fmt.Sprint(run.Summary), "s3cretpw") {
 			t.Fatalf("%s: pass %v, engine %+v:\n%s", c.url, run.Summary.Verdict.Pass, e, describe(run))
 		}
 		warned := slices.ContainsFunc(run.Summary.Verdict.Warnings, func(w string) bool { return c.warning != "" && strings.HasPrefix(w, c.warning) })
@@ -118,6 +119,11 @@ func TestEngineMetricsBesideTTFC(t *testing.T) {
 			if pts[i].Value <= pts[i-1].Value || pts[i].Ms <= pts[i-1].Ms || pts[i].Ms > cfg.Duration.Milliseconds()+5000 {
 				t.Fatalf("points %+v, want one per read, in order, within the run", pts)
 			}
+		}
+		n := reads.Load()
+		time.Sleep(1500 * time.Millisecond)
+		if reads.Load() != n {
+			t.Errorf("the engine was read after the run returned")
 		}
 		var md bytes.Buffer
 		report.WriteMarkdown(&md, run)

@@ -9,12 +9,10 @@ import (
 	"time"
 )
 
-// A Pacer schedules session starts for an open-loop run. Pace is a function of the time elapsed
-// since the run began and the number of sessions started so far: it returns how long to wait
-// before the next start, and stop when the schedule is over. The wait is negative when the caller
-// is behind schedule (the next start was due -wait ago); callers measure latency from that
-// intended start, not from when they got round to it, so a slow target cannot hide its queueing
-// (no coordinated omission).
+// A Pacer schedules an open-loop run's starts: Pace, a function of the time elapsed and the
+// sessions started, returns the wait before the next start (negative when behind: it was due
+// -wait ago) and stop when the schedule is over. Callers measure latency from the intended
+// start, so a slow target cannot hide its queueing (no coordinated omission).
 type Pacer interface {
 	Pace(elapsed time.Duration, started uint64) (wait time.Duration, stop bool)
 }
@@ -34,13 +32,10 @@ func (c ConstantRate) Pace(elapsed time.Duration, started uint64) (time.Duration
 	return due - elapsed, false
 }
 
-// Poisson starts sessions at exponentially distributed intervals with mean 1/PerSecond, the
-// arrivals of independent users; with a Burstiness B other than 0 and 1, at gamma-distributed
-// intervals of shape B and the same mean (vLLM's --burstiness: a coefficient of variation of
-// 1/sqrt(B), so below 1 burstier, above 1 more even). The k-th interval comes from a generator
-// seeded with (Seed, k), so the schedule is a pure function of the seed: two runs with the
-// same seed start sessions at the same instants. It memoizes the last computed arrival so sequential calls cost O(1); it is
-// not safe for concurrent use.
+// Poisson starts sessions at exponentially distributed intervals of mean 1/PerSecond, or with a
+// Burstiness B other than 0 and 1 gamma-distributed ones of shape B (vLLM's --burstiness). The
+// k-th interval comes from a generator seeded with (Seed, k), so the schedule is a pure function
+// of the seed. Not safe for concurrent use (it memoizes the last arrival, for O(1) calls).
 type Poisson struct {
 	PerSecond, Burstiness float64
 	Seed                  uint64
@@ -111,9 +106,8 @@ func (s Schedule) Pace(elapsed time.Duration, started uint64) (time.Duration, bo
 	return s[started] - elapsed, false
 }
 
-// Stage is one step of a ramp: over Duration, the target moves linearly from the previous
-// stage's Target (0 before the first stage) to this Target. The target is a session rate for an
-// open-loop run and a number of concurrent virtual users for a closed-loop run.
+// Stage is one step of a ramp: over Duration the target (a session rate, or closed-loop virtual
+// users) moves linearly from the previous stage's Target (0 before the first) to this one.
 type Stage struct {
 	Duration time.Duration
 	Target   float64
@@ -195,9 +189,8 @@ func (st Stages) expectedStarts(elapsed time.Duration) float64 {
 	return n
 }
 
-// Pace implements Pacer for an open-loop ramp of session rates: start n (from 0) is due at the
-// instant the integral of the rate reaches n, so a flat stage paces exactly as ConstantRate. It
-// stops when the ramp has no start left to make.
+// Pace implements Pacer for a ramp of session rates: start n (from 0) is due when the rate's
+// integral reaches n, so a flat stage paces exactly as ConstantRate.
 func (st Stages) Pace(elapsed time.Duration, started uint64) (time.Duration, bool) {
 	total := st.Duration()
 	want := float64(started)

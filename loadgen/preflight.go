@@ -60,11 +60,9 @@ func (e *PreflightError) Error() string {
 
 func (e *PreflightError) Unwrap() error { return e.Err }
 
-// Preflight sends one request for each distinct stream route of c's mix (marked with
-// PreflightHeader), reads its response head and hangs up; the others only if the first passed,
-// so a target that is down gets one request. It returns a *PreflightError for a route that
-// cannot work, and warnings for routes without a head in time; any other answer passes. An
-// invalid Config is returned as Validate's error, nothing sent.
+// Preflight sends one request (marked PreflightHeader) per distinct stream route of c's mix, the
+// rest only if the first passed, and hangs up after the head: a *PreflightError for a route that
+// cannot work, warnings for heads not in time; an invalid Config is Validate's error, nothing sent.
 func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	cfg, err := c.withDefaults()
 	if err != nil {

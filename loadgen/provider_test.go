@@ -15,7 +15,6 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/mockrecords"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // TestProviderRequestsFromRecords: the run's sessions only (not another run's, not a sample's
@@ -103,15 +102,8 @@ func (rt retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // mock has no retries and no warning.
 func TestProviderRetriesReported(t *testing.T) {
 	t.Parallel()
-	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: testScale})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mts := httptest.NewUnstartedServer(mock)
-	mts.Config.Protocols = mockprovider.Protocols()
-	mts.Start()
-	t.Cleanup(mts.Close)
-	mockURL, _ := url.Parse(mts.URL)
+	mock := startMock(t, "")
+	mockURL, _ := url.Parse(mock)
 	proxy := httputil.NewSingleHostReverseProxy(mockURL)
 	proxy.FlushInterval = -1
 	proxy.Transport = retryingTransport{base: http.DefaultTransport}
@@ -120,7 +112,7 @@ func TestProviderRetriesReported(t *testing.T) {
 	pts.Start()
 	t.Cleanup(pts.Close)
 	for _, retrying := range []bool{true, false} {
-		provider := mts.URL
+		provider := mock
 		if retrying {
 			provider = pts.URL
 		}
@@ -129,7 +121,7 @@ func TestProviderRetriesReported(t *testing.T) {
 			t.Fatal(err)
 		}
 		rts := httptest.NewServer(rt.Handler())
-		s := &stack{mockURL: mts.URL, runtimeURL: rts.URL, scale: testScale}
+		s := &stack{mockURL: mock, runtimeURL: rts.URL, scale: testScale}
 		// Its mock and runtime are not behind ownGauges: the whole process's routes.
 		cfg := s.configWholeProcess(mixOf(t, []string{"provider-429", "provider-503-after-tool", "plain-answer"}, optedInAll()), 3, 9)
 		cfg.NoLeakCheck = true

@@ -26,10 +26,8 @@ import (
 
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/dialects"
-	"github.com/streambench/streambench/scenarios"
 )
 
 func TestParseHeader(t *testing.T) {
@@ -189,23 +187,13 @@ func (g *gatedRuntime) wrap(rt http.Handler) http.Handler {
 // newMockAndRuntime starts a mock and returns a runtime handler wired to it.
 func newMockAndRuntime(t *testing.T) (mockURL string, rt http.Handler) {
 	t.Helper()
-	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: testScale})
+	mockURL = startMock(t, "")
+	srv, err := agentruntime.New(agentruntime.Options{ProviderURL: mockURL, ToolTimeScale: testScale, Heartbeat: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mts := httptest.NewUnstartedServer(mock)
-	mts.Config.Protocols = mockprovider.Protocols()
-	mts.Start()
-	srv, err := agentruntime.New(agentruntime.Options{ProviderURL: mts.URL, ToolTimeScale: testScale, Heartbeat: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = srv.Close()
-		mts.CloseClientConnections()
-		mts.Close()
-	})
-	return mts.URL, srv.Handler()
+	t.Cleanup(func() { _ = srv.Close() })
+	return mockURL, srv.Handler()
 }
 
 // TestHeadersAndPathReachTarget: --header values and the path template reach the runtime on

@@ -1,11 +1,8 @@
 // Package loadgen is streambench's load generator: thousands of SSE clients that replay a
 // workload mix against an agent runtime, judge every stream with its dialect's checker, and
-// measure what users feel into per-scenario × dialect HdrHistograms.
-//
-// A Pacer (open loop) or virtual users (closed loop) decide when a session starts; each runs on
-// its own goroutine, its latency measured from the intended start, so a target that cannot
-// keep up shows it instead of slowing the schedule (no coordinated omission). What a run
-// produces while it runs goes to its Outputs; its final results are Run's return value.
+// measure what users feel into per-scenario × dialect HdrHistograms. A Pacer (open loop) or
+// virtual users (closed loop) start sessions, each measured from its intended start; what a run
+// produces goes to its Outputs as it runs, its results are Run's return value.
 package loadgen
 
 import (
@@ -169,12 +166,9 @@ func NewRunID() string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// Run runs the load described by cfg and returns its results; it returns an error only when
-// the run could not happen (bad config).
-//
-// At the deadline (or when cfg.Interrupt closes) no new session starts and in-flight ones get
-// cfg.Grace to finish. Cancelling ctx cancels them at once and skips the post-run checks;
-// what was measured is still returned, marked interrupted.
+// Run runs the load cfg describes; an error means the run could not happen (bad config). At the
+// deadline (or when cfg.Interrupt closes) no session starts and in-flight ones get cfg.Grace;
+// cancelling ctx cancels them at once and skips the post-run checks, the results marked interrupted.
 func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	r, err := newRunner(c)
 	if err != nil {
@@ -599,9 +593,8 @@ func (r *runner) claim(next *atomic.Uint64) (uint64, bool) {
 	return i, true
 }
 
-// openLoop starts sessions on the pacer's schedule until it stops, the session budget is
-// spent or stop closes. A start that finds MaxInflight streams open is dropped and counted; a
-// late one keeps its intended time.
+// openLoop starts sessions on the pacer's schedule until it stops, the budget is spent or stop
+// closes; a start finding MaxInflight streams open is dropped, a late one keeps its intended time.
 func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.WaitGroup) {
 	var pacer Pacer
 	switch {
@@ -672,9 +665,8 @@ func (r *runner) traceSchedule() Schedule {
 	return s
 }
 
-// closedLoop runs virtual users, each playing sessions back to back ThinkTime apart; with
-// stages, user i runs only while the ramp's target exceeds i. It returns when the schedule is
-// over; users still in a session finish it under the grace period (in wg) and start no other.
+// closedLoop runs virtual users, each playing sessions ThinkTime apart (with stages, user i only
+// while the target exceeds i), until the schedule is over; users in a session finish it (in wg).
 func (r *runner) closedLoop(ctx context.Context, stop <-chan struct{}, wg *sync.WaitGroup) {
 	users := r.cfg.Clients
 	var target atomic.Int64

@@ -208,14 +208,7 @@ func describe(run *measure.Run) string {
 // counts of this process, which parallel tests would disturb.
 func TestSelfProofCleanRuntime(t *testing.T) {
 	s := newStack(t, testScale)
-	m, err := DefaultMix().Restrict("", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	delete(m.Scenarios, "long-answer") // 2,000 tokens: too slow for a unit test even at 20×
-	if m, err = m.Restrict("", ""); err != nil {
-		t.Fatal(err)
-	}
+	m := mixWithoutLongAnswer(t)
 	run := runLoad(t, s.configWholeProcess(m, 8, 60))
 	sum := run.Summary
 	if n := sum.TotalViolations(); n != 0 || !sum.Verdict.Pass {
@@ -298,29 +291,36 @@ func TestSelfProofFaults(t *testing.T) {
 			var outs violationCount
 			cfg.Outputs = append(cfg.Outputs, &outs)
 			run := runLoad(t, cfg)
-			got := run.Summary.Violations
 			// What counts violations per session from the outputs (the console's table) counts
 			// every one, R-abort's too, which the mock's records show only after the load.
 			if n := outs.n.Load(); n != run.Summary.TotalViolations() {
 				t.Errorf("fault %s: the outputs heard of %d violations, the run counted %d", c.fault, n, run.Summary.TotalViolations())
 			}
-			for _, rule := range c.want {
-				if got[rule] == 0 {
-					t.Errorf("fault %s: rule %s not reported", c.fault, rule)
-				}
-			}
-			for rule, n := range got {
-				if !slices.Contains(c.want, rule) && !slices.Contains(c.allowed, rule) {
-					t.Errorf("fault %s: unrelated rule %s reported %d times", c.fault, rule, n)
-				}
-			}
-			if run.Summary.Verdict.Pass {
-				t.Errorf("fault %s: verdict passed", c.fault)
-			}
-			if t.Failed() {
-				t.Logf("rules %v\n%s", slices.Sorted(maps.Keys(got)), describe(run))
-			}
+			checkFaultRules(t, run, c.fault, c.want, c.allowed)
 		})
+	}
+}
+
+// checkFaultRules fails the test unless run reports every want rule, no rule but want and
+// allowed, and a failed verdict (fault names the switch that broke them).
+func checkFaultRules(t *testing.T, run *measure.Run, fault string, want, allowed []protocol.Rule) {
+	t.Helper()
+	got := run.Summary.Violations
+	for _, rule := range want {
+		if got[rule] == 0 {
+			t.Errorf("fault %s: rule %s not reported", fault, rule)
+		}
+	}
+	for rule, n := range got {
+		if !slices.Contains(want, rule) && !slices.Contains(allowed, rule) {
+			t.Errorf("fault %s: unrelated rule %s reported %d times", fault, rule, n)
+		}
+	}
+	if run.Summary.Verdict.Pass {
+		t.Errorf("fault %s: verdict passed", fault)
+	}
+	if t.Failed() {
+		t.Logf("rules %v\n%s", slices.Sorted(maps.Keys(got)), describe(run))
 	}
 }
 
@@ -418,4 +418,19 @@ func withDialects(cfg Config) Config {
 		cfg.Dialects = dialects.Default()
 	}
 	return cfg
+}
+
+// mixWithoutLongAnswer is the default mix without long-answer (2,000 tokens: too slow for a
+// unit test even at 20×).
+func mixWithoutLongAnswer(t *testing.T) *Mix {
+	t.Helper()
+	m, err := DefaultMix().Restrict("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(m.Scenarios, "long-answer")
+	if m, err = m.Restrict("", ""); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -13,10 +13,9 @@ import (
 // DefaultSnapshotInterval is how often a run hands its SnapshotOutputs its results so far.
 const DefaultSnapshotInterval = 2 * time.Second
 
-// snapshotter hands the run's snapshots to its SnapshotOutputs on a goroutine of its own, so a
-// slow disk never holds up the timeline. A snapshot is built only while the writer is idle,
-// which owns it until done: its histograms are the recorder's taken set itself. An interval is
-// skipped while the writer is busy or sooner than maxShare allows (at most maxBackoff).
+// snapshotter hands the run's snapshots to its SnapshotOutputs on a goroutine of its own, so a slow
+// disk never holds up the timeline; a snapshot (the recorder's taken set itself) is built only while
+// the writer is idle, an interval skipped when busy or sooner than maxShare allows (at most maxBackoff).
 type snapshotter struct {
 	write    func(*measure.Run) error
 	interval time.Duration

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -79,20 +78,10 @@ func (w *pipeWriter) Flush() { w.start(http.StatusOK) }
 func scriptedSimChat(t *testing.T, lib *scenarios.Library) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		var body struct {
-			Input string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		script, ok := requestScript(w, r, lib)
+		if !ok {
 			return
 		}
-		d, ok, err := scenarios.ParseDirective(body.Input)
-		sc, found := lib.Get(d.Scenario)
-		if !ok || err != nil || !found {
-			http.Error(w, fmt.Sprintf("no usable directive in %q: %v", body.Input, err), http.StatusBadRequest)
-			return
-		}
-		script := sc.Render(d.Seed)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
@@ -169,14 +158,7 @@ func TestTokenMetricsGolden(t *testing.T) {
 		t.Errorf("goodput %+v, want 6 of 6", g)
 	}
 	// The saved run keeps them: summary.json's tokens and every histogram in the hlog.
-	dir := t.TempDir()
-	if err := measure.WriteRun(dir, run); err != nil {
-		t.Fatal(err)
-	}
-	back, err := measure.ReadRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := writeAndRead(t, run)
 	if back.Summary.Tokens == nil || back.Summary.Tokens.OutputTokens != s.Tokens.OutputTokens || len(back.Summary.Tokens.Goodput.SLOs) != 3 {
 		t.Errorf("summary.json tokens read back as %+v, want %+v", back.Summary.Tokens, s.Tokens)
 	}
@@ -185,12 +167,18 @@ func TestTokenMetricsGolden(t *testing.T) {
 			t.Errorf("hlog %s: %d values read back, %d recorded", m.Key, n, m.Count)
 		}
 	}
+	checkGolden(t, "golden.json", "token metrics", got)
+}
+
+// checkGolden compares got, as indented JSON, with testdata/tokens/name (-update writes it).
+func checkGolden(t *testing.T, name, what string, got any) {
+	t.Helper()
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b = append(b, '\n')
-	path := filepath.Join("testdata", "tokens", "golden.json")
+	path := filepath.Join("testdata", "tokens", name)
 	if *update {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -201,7 +189,7 @@ func TestTokenMetricsGolden(t *testing.T) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(b, wantFile) {
-		t.Errorf("token metrics differ from %s (-update to accept):\n got %s\nwant %s", path, b, wantFile)
+		t.Errorf("%s differ from %s (-update to accept):\n got %s\nwant %s", what, path, b, wantFile)
 	}
 }
 
@@ -267,14 +255,7 @@ func tokensMix(t *testing.T) (*scenarios.Library, *Mix) {
 // runTokens runs 6 sessions of tokensMix in virtual time with the given goodput SLOs.
 func runTokens(t *testing.T, lib *scenarios.Library, mix *Mix, sloExprs ...string) *measure.Run {
 	t.Helper()
-	var slos []verdict.SessionSLO
-	for _, e := range sloExprs {
-		s, err := verdict.ParseSessionSLO(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		slos = append(slos, s)
-	}
+	slos := parseSessionSLOs(t, sloExprs)
 	var run *measure.Run
 	var err error
 	synctest.Test(t, func(t *testing.T) {
@@ -289,4 +270,32 @@ func runTokens(t *testing.T, lib *scenarios.Library, mix *Mix, sloExprs ...strin
 		t.Fatal(err)
 	}
 	return run
+}
+
+// parseSessionSLOs parses goodput SLOs, failing the test on a bad one.
+func parseSessionSLOs(t *testing.T, exprs []string) []verdict.SessionSLO {
+	t.Helper()
+	var slos []verdict.SessionSLO
+	for _, e := range exprs {
+		s, err := verdict.ParseSessionSLO(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slos = append(slos, s)
+	}
+	return slos
+}
+
+// writeAndRead writes run into a temporary directory and reads it back.
+func writeAndRead(t *testing.T, run *measure.Run) *measure.Run {
+	t.Helper()
+	dir := t.TempDir()
+	if err := measure.WriteRun(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	back, err := measure.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }

@@ -75,7 +75,8 @@ func NewRecordsWriter() *RecordsWriter {
 	return w
 }
 
-// NewRecordsStream writes the records to w as they come (load --out -: stdout), unbounded.
+// NewRecordsStream writes the records to w as they come (load --out -: stdout), unbounded: a
+// reader gone (a closed pipe) leaves the rest counted as left out, and the run goes on.
 func NewRecordsStream(to io.Writer) *RecordsWriter {
 	w := &RecordsWriter{queue: make(chan []byte, recordsQueue), open: make(chan string, 1), done: make(chan struct{}),
 		max: math.MaxInt64, to: to}
@@ -121,7 +122,7 @@ func (w *RecordsWriter) Close() RecordsInfo {
 	info := w.info
 	info.LeftOut += w.leftOut.Load()
 	if w.full.Load() {
-		info.Why = joinWhy(info.Why, "the disk fell behind")
+		info.Why = joinWhy(info.Why, map[bool]string{false: "the disk fell behind", true: "the stream's reader fell behind"}[w.to != nil])
 	}
 	return info
 }
@@ -155,7 +156,7 @@ func (w *RecordsWriter) write() {
 			break
 		}
 		w.info.Written++
-		if len(w.queue) == 0 { // a reader following the file (tail -f, a pipe) sees each record soon
+		if w.to != nil && len(w.queue) == 0 { // the stream's reader (a pipe) sees each record soon
 			if err := buf.Flush(); err != nil {
 				w.drain(err.Error())
 				break

@@ -142,7 +142,8 @@ func TestComparePlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	sets := []measure.Repeats{measure.NewRepeats([]*measure.Summary{&a.Summary, &a.Summary}), measure.NewRepeats([]*measure.Summary{&b.Summary})}
-	for name, fig := range map[string]report.Figure{"runs.png": f, "runs.svg": f, "repeats.png": report.CompareRepeatsFigure(sets[0], sets[1])} {
+	repeats := report.CompareRepeatsFigure(sets[0], sets[1])
+	for name, fig := range map[string]report.Figure{"runs.png": f, "runs.svg": f, "repeats.png": repeats, "repeats.SVG": repeats} {
 		path := filepath.Join(dir, name)
 		if err := fig.WriteFile(path); err != nil {
 			t.Fatal(err)
@@ -151,7 +152,7 @@ func TestComparePlots(t *testing.T) {
 		if err != nil || len(b) < 1000 {
 			t.Fatalf("%s: %d bytes, %v", name, len(b), err)
 		}
-		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG")) || strings.HasSuffix(name, ".svg") && !bytes.Contains(b, []byte("<svg")) {
+		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG")) || strings.HasSuffix(strings.ToLower(name), ".svg") && !bytes.Contains(b, []byte("<svg")) {
 			t.Fatalf("%s is not what its extension says", name)
 		}
 	}
@@ -162,7 +163,20 @@ func TestComparePlots(t *testing.T) {
 	if _, err := report.CompareFigure(empty, empty); err == nil || !strings.Contains(err.Error(), "nothing to plot") {
 		t.Fatalf("two empty runs: %v", err)
 	}
-	svg, _ := os.ReadFile(filepath.Join(dir, "runs.svg"))
+	svg, _ := os.ReadFile(filepath.Join(dir, "repeats.SVG"))
+	wants := []string{">A<", ">B<", "share of A&#39;s median"}
+	for _, f := range sets[0].Figures {
+		wants = append(wants, ">"+f.Figure+"<")
+	}
+	if len(wants) < 5 {
+		t.Fatalf("the fixture's repeats have %d figures: nothing to draw", len(wants)-3)
+	}
+	for _, want := range wants {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("repeats.SVG has no %q", want)
+		}
+	}
+	svg, _ = os.ReadFile(filepath.Join(dir, "runs.svg"))
 	for _, want := range []string{"ttft", "ttfc", "chunk_gap", "duration", ">A n=", ">B n=", "fixture-1"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("runs.svg has no %q", want)

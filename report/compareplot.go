@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -81,7 +82,7 @@ func CompareRepeatsFigure(a, b measure.Repeats) Figure {
 
 // WriteFile writes f to path as PNG or SVG, by path's extension.
 func (f Figure) WriteFile(path string) error {
-	format := map[string]string{".png": "png", ".svg": "svg"}[filepath.Ext(path)]
+	format := map[string]string{".png": "png", ".svg": "svg"}[strings.ToLower(filepath.Ext(path))]
 	if format == "" {
 		return fmt.Errorf("%s: want a .png or .svg file", path)
 	}

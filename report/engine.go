@@ -42,11 +42,15 @@ func enginePanels(e *measure.EngineMetrics) []*plot.Plot {
 	for _, fraction := range []bool{false, true} {
 		p := NewPlot("engine gauges: " + map[bool]string{false: "queue and batch", true: "cache (0-1)"}[fraction])
 		p.Title.TextStyle.Font.Size = vg.Points(12)
-		p.X.Label.Text = fmt.Sprintf("time since start (s), read every %s", time.Duration(e.IntervalMs)*time.Millisecond)
+		p.X.Label.Text = "time since start (s)"
 		i := 0
 		for _, s := range e.Series {
 			if s.Fraction() != fraction || len(s.Points) == 0 {
 				continue
+			}
+			if n := len(s.Points); i == 0 && n > 1 { // the spacing read, not the interval asked for
+				every := time.Duration(s.Points[n-1].Ms-s.Points[0].Ms) * time.Millisecond / time.Duration(n-1)
+				p.X.Label.Text += fmt.Sprintf(", a read every %s on average", every.Round(10*time.Millisecond))
 			}
 			xy := make(plotter.XYs, len(s.Points))
 			for j, pt := range s.Points {

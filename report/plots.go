@@ -399,7 +399,9 @@ func latencyOverTimeFigure(title string, s *measure.Summary) (f Figure, ok bool)
 		p.X.Tick.Marker = plot.TickerFunc(CountTicks)
 		rows = append(rows, p)
 	}
-	rows = append(rows, enginePanels(s.Engine)...)
+	if len(rows) > 0 { // beside ttfc, or not at all (a merged run: the table has the gauges)
+		rows = append(rows, enginePanels(s.Engine)...)
+	}
 	var end float64 // one time axis for every panel
 	for _, p := range rows {
 		end = max(end, p.X.Max)

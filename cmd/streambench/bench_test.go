@@ -55,6 +55,24 @@ func runBenchJSON(t *testing.T, args ...string) (int, selfbench.File) {
 	return code, out
 }
 
+// benchReport is runBenchJSON's one report, failing the test on another exit code or count.
+func benchReport(t *testing.T, args ...string) *selfbench.Report {
+	t.Helper()
+	code, out := runBenchJSON(t, args...)
+	if code != exitOK || len(out.Reports) != 1 {
+		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
+	}
+	return out.Reports[0]
+}
+
+// noFailures fails the test for each failure rep reports.
+func noFailures(t *testing.T, rep *selfbench.Report) {
+	t.Helper()
+	if len(rep.Failures) > 0 {
+		t.Errorf("failures: %v", rep.Failures)
+	}
+}
+
 // figure returns the named figure of rep, failing the test when it is missing.
 func figure(t *testing.T, rep *selfbench.Report, name string) selfbench.Figure {
 	t.Helper()
@@ -95,9 +113,7 @@ func TestBenchScaleSmall(t *testing.T) {
 		t.Fatalf("want one report, got %d", len(out.Reports))
 	}
 	rep := out.Reports[0]
-	if len(rep.Failures) > 0 {
-		t.Errorf("failures: %v", rep.Failures)
-	}
+	noFailures(t, rep)
 	for _, row := range []struct {
 		name string
 		want func(v float64) bool
@@ -122,14 +138,8 @@ func TestBenchScaleSmall(t *testing.T) {
 
 func TestBenchFidelitySmall(t *testing.T) {
 	t.Parallel()
-	code, out := runBenchJSON(t, "fidelity", "--streams", "20", "--ttft", "50ms", "--stream-length", "500ms", "--duration", "1s")
-	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
-	}
-	rep := out.Reports[0]
-	if len(rep.Failures) > 0 {
-		t.Errorf("failures: %v", rep.Failures)
-	}
+	rep := benchReport(t, "fidelity", "--streams", "20", "--ttft", "50ms", "--stream-length", "500ms", "--duration", "1s")
+	noFailures(t, rep)
 	// Both paths ran streams and measured a first chunk no earlier than the script allows.
 	for _, name := range []string{"paced: TTFC − TTFT p50", "runtime: TTFC − TTFT p50", "mock: stream start − request arrival p50"} {
 		if f := figure(t, rep, name); f.Value < -0.1 {
@@ -145,14 +155,8 @@ func TestBenchFidelitySmall(t *testing.T) {
 // measures a TTFT no earlier than scripted, with every rule passing.
 func TestBenchFidelityWireSmall(t *testing.T) {
 	t.Parallel()
-	code, out := runBenchJSON(t, "fidelity", "--wire", "openai,anthropic", "--streams", "20", "--ttft", "50ms", "--stream-length", "500ms", "--duration", "1s")
-	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, reports %+v", code, out.Reports)
-	}
-	rep := out.Reports[0]
-	if len(rep.Failures) > 0 {
-		t.Errorf("failures: %v", rep.Failures)
-	}
+	rep := benchReport(t, "fidelity", "--wire", "openai,anthropic", "--streams", "20", "--ttft", "50ms", "--stream-length", "500ms", "--duration", "1s")
+	noFailures(t, rep)
 	for _, wire := range []string{"openai", "anthropic"} {
 		if f := figure(t, rep, wire+": TTFT − scripted TTFT p50"); f.Value < -0.1 {
 			t.Errorf("%s: TTFT − TTFT p50 = %v ms: a first token before the scripted TTFT", wire, f.Value)
@@ -168,11 +172,7 @@ func TestBenchFidelityWireSmall(t *testing.T) {
 
 func TestBenchRateSmall(t *testing.T) {
 	t.Parallel()
-	code, out := runBenchJSON(t, "rate", "--rate", "20", "--duration", "2s")
-	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
-	}
-	rep := out.Reports[0]
+	rep := benchReport(t, "rate", "--rate", "20", "--duration", "2s")
 	if f := figure(t, rep, "sessions started"); f.Value != 40 {
 		t.Errorf("sessions started = %v, want 20/s × 2s", f.Value)
 	}
@@ -214,15 +214,9 @@ func TestBenchBadInput(t *testing.T) {
 // session of the storm aborted, no leak, no R-abort; every stalled reader dropped and counted.
 func TestBenchAbuseSmall(t *testing.T) {
 	t.Parallel()
-	code, out := runBenchJSON(t, "abuse", "--part", "abort-storm", "--part", "stalled-readers",
+	rep := benchReport(t, "abuse", "--part", "abort-storm", "--part", "stalled-readers",
 		"--sessions", "80", "--streams", "20", "--stalled", "5", "--duration", "7s", "--idle-timeout", "2s")
-	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
-	}
-	rep := out.Reports[0]
-	if len(rep.Failures) > 0 {
-		t.Errorf("failures: %v", rep.Failures)
-	}
+	noFailures(t, rep)
 	for _, row := range []struct {
 		name string
 		want func(v float64) bool

@@ -9,11 +9,7 @@ import (
 // delivered over one hop and two.
 func TestBenchFloorSmall(t *testing.T) {
 	t.Parallel()
-	code, out := runBenchJSON(t, "floor", "--streams", "20", "--duration", "1s")
-	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
-	}
-	rep := out.Reports[0]
+	rep := benchReport(t, "floor", "--streams", "20", "--duration", "1s")
 	for _, hop := range []string{"one-hop", "two-hop"} {
 		if f := figure(t, rep, "20 streams, "+hop+": events delivered"); f.Value != 20*20 {
 			t.Errorf("%s: %v events delivered, want 20 streams × 20", hop, f.Value)
@@ -30,14 +26,8 @@ func TestBenchFloorSmall(t *testing.T) {
 // TestBenchPathSmall runs the path beside its floor and checks the ratio carries a verdict.
 func TestBenchPathSmall(t *testing.T) {
 	t.Parallel()
-	code, out := runBenchJSON(t, "path", "--streams", "20", "--duration", "1s")
-	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
-	}
-	rep := out.Reports[0]
-	if len(rep.Failures) > 0 {
-		t.Errorf("failures: %v", rep.Failures)
-	}
+	rep := benchReport(t, "path", "--streams", "20", "--duration", "1s")
+	noFailures(t, rep)
 	if f := figure(t, rep, "20 streams: answer chunks delivered"); f.Value != 20*20 {
 		t.Errorf("%v answer chunks, want 20 streams × 20 tokens", f.Value)
 	}

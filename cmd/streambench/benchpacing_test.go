@@ -12,14 +12,8 @@ import (
 func TestBenchPacingSmall(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	code, out := runBenchJSON(t, "pacing", "--streams", "20", "--duration", "500ms", "--profile", dir)
-	if code != exitOK || len(out.Reports) != 1 {
-		t.Fatalf("exit %d, %s", code, describeReports(out.Reports))
-	}
-	rep := out.Reports[0]
-	if len(rep.Failures) > 0 {
-		t.Errorf("failures: %v", rep.Failures)
-	}
+	rep := benchReport(t, "pacing", "--streams", "20", "--duration", "500ms", "--profile", dir)
+	noFailures(t, rep)
 	for _, server := range []string{"mock", "naive"} {
 		for _, name := range []string{"server CPU per token", "server peak RSS", "client CPU per token"} {
 			if f := figure(t, rep, server+": "+name); f.Value <= 0 {

@@ -21,14 +21,7 @@ func TestBenchRenderStdout(t *testing.T) {
 	if err := benchRender([]string{benchFixture, benchFixture}, &out); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(benchFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	one, err := selfbench.RenderMarkdown(benchFixture, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	one := renderFixture(t)
 	if out.String() != one+"\n"+one {
 		t.Errorf("two files rendered as\n%s\nwant each file's Markdown in turn", out.String())
 	}
@@ -103,14 +96,7 @@ func TestBenchmarksDocRenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(benchFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := selfbench.RenderMarkdown(benchFixture, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := renderFixture(t)
 	got, err := selfbench.ReplaceGenerated(docPath, string(doc), md)
 	if err != nil {
 		t.Fatal(err)
@@ -123,4 +109,18 @@ func TestBenchmarksDocRenders(t *testing.T) {
 	if !strings.Contains(got, md) {
 		t.Errorf("the rendered figures are not in the document")
 	}
+}
+
+// renderFixture is the library's Markdown of the figures fixture.
+func renderFixture(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(benchFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := selfbench.RenderMarkdown(benchFixture, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,8 +39,7 @@ var brokenTargets = []brokenTarget{
 	// a gateway whose upstream is down: 200 and one in-band error, every time
 	{"in-band error", measure.OutcomeInBandError, func(dialect string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+			simChatStream(w)
 			w.Header().Set("x-vercel-ai-ui-message-stream", "v1")
 			_, _ = w.Write([]byte(inBandErrors[dialect]))
 		})
@@ -51,8 +49,7 @@ var brokenTargets = []brokenTarget{
 	// a stream that ends before anything: 200, the right type, an empty body
 	{"empty stream", measure.OutcomeTruncated, func(string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+			simChatStream(w)
 			w.WriteHeader(http.StatusOK)
 		})
 	}},
@@ -71,8 +68,7 @@ func TestBrokenTargetsFailLoadAndGate(t *testing.T) {
 				name := fmt.Sprintf("%s/%s/no-ground-truth=%v", dialect, b.name, noTruth)
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
-					srv := httptest.NewServer(b.handler(dialect))
-					t.Cleanup(srv.Close)
+					srv := serveTest(t, b.handler(dialect).ServeHTTP)
 					dir := t.TempDir()
 					args := []string{"--target", srv.URL, "--dialect", dialect, "--mix", writePlainMix(t, dir, dialect),
 						"--rate", "50", "--sessions", "4", "--no-leak-check", "--quiet", "--out", dir, "--run-id", "broken"}
@@ -88,10 +84,7 @@ func TestBrokenTargetsFailLoadAndGate(t *testing.T) {
 					if code := exitCode(err); code != exitFailure {
 						t.Fatalf("load: exit %d (%v), want %d", code, err, exitFailure)
 					}
-					run, err := readRunArg(filepath.Join(dir, "broken"))
-					if err != nil {
-						t.Fatal(err)
-					}
+					run := readRun(t, filepath.Join(dir, "broken"))
 					c := run.Summary.Counters
 					if c.Outcome(b.outcome) != 4 || c.SessionsOK != 0 || c.GoodputSessions != 0 {
 						t.Errorf("outcomes %v, ok %d, goodput %d: want 4 %s, none ok, no goodput (first errors %q)",
@@ -114,6 +107,23 @@ func writePlainMix(t *testing.T, dir, dialect string) string {
 	t.Helper()
 	path := filepath.Join(dir, "mix.yaml")
 	mix := fmt.Sprintf("name: plain\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n  - {name: p, dialect: %s, weight: 1, targets: [{slug: s}]}\n", dialect)
+	if err := os.WriteFile(path, []byte(mix), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// writeOptedInMix writes dir/mix.yaml: mix name plays plain-answer as opted-in sim-chat clients of the slugs.
+func writeOptedInMix(t *testing.T, dir, name string, slugs ...string) string {
+	t.Helper()
+	targets := make([]string, len(slugs))
+	for i, s := range slugs {
+		targets[i] = "{slug: " + s + "}"
+	}
+	path := filepath.Join(dir, "mix.yaml")
+	mix := "name: " + name + "\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n" +
+		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [" +
+		strings.Join(targets, ", ") + "]}\n"
 	if err := os.WriteFile(path, []byte(mix), 0o644); err != nil {
 		t.Fatal(err)
 	}

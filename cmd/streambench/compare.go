@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/streambench/streambench/measure"
@@ -14,9 +14,7 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// runCompare prints two runs side by side with the change of every metric.
-func runCompare(args []string) error { return compareMain(args, os.Stdout) }
-
+// compareMain prints two runs side by side with the change of every metric.
 func compareMain(args []string, out io.Writer) error {
 	fs := newFlagSet("compare", "compare DIR_A DIR_B [--markdown] [--plot FILE]\n\n"+
 		"Print run A (the reference) against run B: first a warning when their workloads differ (clients, rate,\n"+
@@ -32,7 +30,7 @@ func compareMain(args []string, out io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if ext := filepath.Ext(*plotFile); *plotFile != "" && ext != ".png" && ext != ".svg" {
+	if ext := strings.ToLower(filepath.Ext(*plotFile)); *plotFile != "" && ext != ".png" && ext != ".svg" {
 		return usageError("--plot %s: want a .png or .svg file", *plotFile)
 	}
 	if fs.NArg() != 2 {
@@ -84,22 +82,20 @@ func compareMain(args []string, out io.Writer) error {
 // compareRepeats reads two directories as sets of runs when either holds repeated runs (ok
 // false when neither does); a single run is a set of one.
 func compareRepeats(a, b string) ([2]measure.Repeats, bool, error) {
+	dirs := []string{a, b}
 	var sets [2]measure.Repeats
 	repeated := false
-	for i, dir := range []string{a, b} {
+	for i, dir := range dirs {
 		r, err := measure.ReadRepeats(dir)
-		if err == nil {
-			sets[i], repeated = r, true
-			continue
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return sets, false, &exitError{code: exitUsage, err: err}
 		}
+		sets[i], repeated = r, repeated || err == nil
 	}
 	if !repeated {
 		return sets, false, nil
 	}
-	for i, dir := range []string{a, b} {
+	for i, dir := range dirs {
 		if sets[i].Runs == nil {
 			run, err := readRunArg(dir)
 			if err != nil {

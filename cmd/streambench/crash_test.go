@@ -160,6 +160,15 @@ func running(pid int) bool {
 	return ok && !strings.HasPrefix(rest, "Z")
 }
 
+// stopAtEnd fails the test on err, else stops s when the test ends.
+func stopAtEnd(t *testing.T, s interface{ Stop() }, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+}
+
 // TestLoadKilledLeavesRenderableRun: `load` killed with SIGKILL mid-run leaves a run directory
 // whose last snapshot `report` renders, marked INCOMPLETE, with sessions (at most as many as
 // the runtime saw), latencies and timeline rows, up to shortly before the kill; `gate` refuses
@@ -167,10 +176,7 @@ func running(pid int) bool {
 func TestLoadKilledLeavesRenderableRun(t *testing.T) {
 	t.Parallel()
 	st, err := stack.StartInProcess(stack.Options{TimeScale: 0.2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Stop)
+	stopAtEnd(t, st, err)
 	out := t.TempDir()
 	const every = 200 * time.Millisecond
 	m := startMain(t, "load", "--target", st.RuntimeURL, "--mock", st.MockURL, "--clients", "10", "--duration", "5m",

@@ -35,6 +35,19 @@ type sentRequest struct {
 	body       []byte
 }
 
+// chatRequests are the requests sent to /v1/chat/completions so far.
+func (m *endpointMock) chatRequests() []sentRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []sentRequest
+	for _, r := range m.reqs {
+		if r.path == "/v1/chat/completions" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func newEndpointMock(t *testing.T, fault mockprovider.Fault) *endpointMock {
 	t.Helper()
 	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 1, Fault: fault})
@@ -166,10 +179,8 @@ func TestLoadNoUsageServerEstimatesTokens(t *testing.T) {
 	if !strings.Contains(output, fmt.Sprintf("tokens: %d output", s.Tokens.OutputTokens)) {
 		t.Errorf("the console's tokens line is not summary.json's %d:\n%s", s.Tokens.OutputTokens, output)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.reqs {
-		if r.path == "/v1/chat/completions" && !bytes.Contains(r.body, []byte(`"model":"`+mockprovider.Model+`"`)) {
+	for _, r := range m.chatRequests() {
+		if !bytes.Contains(r.body, []byte(`"model":"`+mockprovider.Model+`"`)) {
 			t.Errorf("the request does not ask for the listed model: %s", r.body)
 		}
 	}
@@ -187,7 +198,7 @@ func TestSweepEndpointWithoutSLO(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := []string{"sweep", "--target", m.URL + "/v1", "--dialect", "openai-chat", "--input-tokens", "32", "--output-tokens", "8",
 		"--clients", "1,2", "--sessions", "4", "--no-leak-check", "--quiet", "--run-id", "esw", "--out", out}
-	code, output := runMainEnv(t, []string{"OPENAI_API_KEY=" + key}, cmd...)
+	code, output := runMainIn(t, "", []string{"OPENAI_API_KEY=" + key}, cmd...)
 	if code != 0 {
 		t.Fatalf("sweep exit %d:\n%s", code, output)
 	}
@@ -207,14 +218,7 @@ func TestSweepEndpointWithoutSLO(t *testing.T) {
 	if strings.Contains(output, "(knee)") {
 		t.Errorf("a sweep without SLO names a knee:\n%s", output)
 	}
-	var res sweep.Result
-	b, err := os.ReadFile(filepath.Join(out, "esw", sweep.JSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readSweep(t, filepath.Join(out, "esw"))
 	if len(res.Steps) != 2 || res.Knee != -1 {
 		t.Fatalf("sweep.json: %d steps, knee %d; want 2 steps and no knee", len(res.Steps), res.Knee)
 	}
@@ -233,21 +237,15 @@ func TestSweepEndpointWithoutSLO(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	m.mu.Lock()
-	streams := 0
-	for _, r := range m.reqs {
-		if r.path != "/v1/chat/completions" {
-			continue
-		}
-		streams++
+	chats := m.chatRequests()
+	for _, r := range chats {
 		if r.auth != "Bearer "+key || bytes.Contains(r.body, []byte("[[streambench")) || bytes.Contains(r.body, []byte(`"tools"`)) ||
 			!bytes.Contains(r.body, []byte(`"max_tokens":8`)) || !bytes.Contains(r.body, []byte(`"model":"`+mockprovider.Model+`"`)) {
 			t.Errorf("auth %q, body %s: want the key as a bearer token, the listed model, max_tokens 8, no directive, no tools", r.auth, r.body)
 		}
 	}
-	m.mu.Unlock()
-	if streams < 8 {
-		t.Errorf("%d streams, want the 8 of the two steps", streams)
+	if len(chats) < 8 {
+		t.Errorf("%d streams, want the 8 of the two steps", len(chats))
 	}
 	assertSecretNowhere(t, key, output, out)
 }
@@ -416,13 +414,8 @@ func TestLoadConversations(t *testing.T) {
 	if !strings.Contains(output, "tokens: 24 output") {
 		t.Errorf("want 2 conversations of 3 answers of 4 tokens:\n%s", output)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	byTurns := map[int]int{}
-	for _, r := range m.reqs {
-		if r.path != "/v1/chat/completions" {
-			continue
-		}
+	for _, r := range m.chatRequests() {
 		var body struct {
 			Messages []struct{ Role, Content string } `json:"messages"`
 		}
@@ -498,14 +491,7 @@ func TestSweepRateSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep exit %d:\n%s", code, output)
 	}
-	var res sweep.Result
-	b, err := os.ReadFile(filepath.Join(out, "ers", sweep.JSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readSweep(t, filepath.Join(out, "ers"))
 	rs := res.RateSweep
 	if rs == nil || len(rs.Rates) != 2 || len(res.Steps) != 4 {
 		t.Fatalf("sweep.json: rate sweep %+v, %d steps; want 2 rates and 4 steps", rs, len(res.Steps))
@@ -541,12 +527,7 @@ func TestLoadMaxCompletionTokens(t *testing.T) {
 	if !strings.Contains(output, "tokens: 20 output") || strings.Contains(output, "estimated") {
 		t.Errorf("want 4 answers of 5 tokens each, counted from usage:\n%s", output)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.reqs {
-		if r.path != "/v1/chat/completions" {
-			continue
-		}
+	for _, r := range m.chatRequests() {
 		var body map[string]any
 		if err := json.Unmarshal(r.body, &body); err != nil {
 			t.Fatal(err)
@@ -568,13 +549,8 @@ func TestLoadOnePrompt(t *testing.T) {
 	if code != 0 || !strings.Contains(output, "verdict: PASS") {
 		t.Fatalf("load exit %d:\n%s", code, output)
 	}
-	m.mu.Lock()
-	streams := 0
-	for _, r := range m.reqs {
-		if r.path != "/v1/chat/completions" {
-			continue
-		}
-		streams++
+	chats := m.chatRequests()
+	for _, r := range chats {
 		var body struct {
 			Messages []struct{ Role, Content string } `json:"messages"`
 		}
@@ -585,9 +561,8 @@ func TestLoadOnePrompt(t *testing.T) {
 			t.Errorf("messages %+v, want the one user message %q", body.Messages, prompt)
 		}
 	}
-	m.mu.Unlock()
-	if streams < 4 {
-		t.Errorf("%d streams, want the 4 sessions' (and the preflight's)", streams)
+	if len(chats) < 4 {
+		t.Errorf("%d streams, want the 4 sessions' (and the preflight's)", len(chats))
 	}
 	code, output = runMain(t, "load", "--target", m.URL, "--dialect", "openai-chat", "--prompt", " ")
 	if code != exitUsage || !strings.Contains(output, `--prompt " ": want the user's message`) {
@@ -624,11 +599,10 @@ func TestEmptyEndpointAnswerFails(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				_, _ = io.WriteString(w, tc.body)
-			}))
-			t.Cleanup(srv.Close)
+			})
 			out := t.TempDir()
 			code, output := runMain(t, "load", "--target", srv.URL+"/v1", "--dialect", "openai-chat", "--model", "m",
 				"--input-tokens", "16", "--output-tokens", "16", "--min-tokens", "--ignore-eos", "--clients", "2", "--sessions", "6",
@@ -738,7 +712,7 @@ func TestEmptyAnswerFailsEveryDialect(t *testing.T) {
 		} {
 			t.Run(dialect+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 					if r.Method != http.MethodPost {
 						http.NotFound(w, r)
 						return
@@ -746,8 +720,7 @@ func TestEmptyAnswerFailsEveryDialect(t *testing.T) {
 					w.Header().Set("Content-Type", "text/event-stream")
 					w.Header().Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 					_, _ = io.WriteString(w, tc.body)
-				}))
-				t.Cleanup(srv.Close)
+				})
 				out := t.TempDir()
 				code, output := runMain(t, "load", "--target", srv.URL, "--dialect", dialect, "--no-ground-truth", "--clients", "2", "--sessions", "4",
 					"--runtime-metrics", "-", "--quiet", "--run-id", "e", "--out", out)

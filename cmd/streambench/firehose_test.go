@@ -52,9 +52,8 @@ var firehoses = []firehose{
 // serve streams f's frames to every request until the client leaves.
 func (f firehose) serve(t *testing.T) *httptest.Server {
 	text := []byte(fmt.Sprintf(f.text, strconv.Quote(strings.Repeat("lorem ipsum ", 340))) + "\n\n")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+	srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
+		simChatStream(w)
 		w.Header().Set("X-Vercel-AI-UI-Message-Stream", "v1")
 		for _, h := range f.head {
 			if _, err := w.Write([]byte(h + "\n\n")); err != nil {
@@ -66,8 +65,7 @@ func (f firehose) serve(t *testing.T) *httptest.Server {
 				return
 			}
 		}
-	}))
-	t.Cleanup(srv.Close)
+	})
 	return srv
 }
 

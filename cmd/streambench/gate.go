@@ -12,10 +12,8 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// runGate passes or fails a run against thresholds and a baseline: exit 0 when every check
+// gateMain passes or fails a run against thresholds and a baseline: exit 0 when every check
 // passes, 99 when one fails, 104 for bad input (an incomplete run among it).
-func runGate(args []string) error { return gateMain(args, os.Stdout) }
-
 func gateMain(args []string, out io.Writer) error {
 	fs := newFlagSet("gate", "gate --current DIR [--baseline DIR] [--threshold CHECK]... [--max-regression NAME.STAT=N%]... [--allow RULE]... [--junit FILE] [--markdown]\n\n"+
 		"Exit 0 when every check passes, 99 when one fails, 104 for bad input, which includes an incomplete\n"+

@@ -14,6 +14,17 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
+// runGateText runs gateMain and returns its exit code and output, the error's text appended.
+func runGateText(args []string) (int, string) {
+	var out bytes.Buffer
+	err := gateMain(args, &out)
+	text := out.String()
+	if err != nil {
+		text += "\nerror: " + err.Error()
+	}
+	return exitCode(err), text
+}
+
 // savedRun writes a small seeded run: ttfc around 80 ms plus shift, the given violations.
 func savedRun(t *testing.T, id string, shift time.Duration, violations map[protocol.Rule]int64) string {
 	t.Helper()
@@ -86,13 +97,8 @@ func TestGateCommand(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var out bytes.Buffer
-			err := gateMain(tc.args, &out)
-			text := out.String()
-			if err != nil {
-				text += "\nerror: " + err.Error()
-			}
-			if got := exitCode(err); got != tc.wantCode {
+			got, text := runGateText(tc.args)
+			if got != tc.wantCode {
 				t.Errorf("exit code %d, want %d\n%s", got, tc.wantCode, text)
 			}
 			if !strings.Contains(text, tc.want) {
@@ -199,14 +205,9 @@ func TestGateCatchesRuntimeFaults(t *testing.T) {
 		// and the clean run passes the defaults alone
 		{"clean, no flags", []string{clean}, exitOK, "gate: PASS"},
 	} {
-		var buf bytes.Buffer
-		err := gateMain(tc.args, &buf)
-		text := buf.String()
-		if err != nil {
-			text += "\nerror: " + err.Error()
-		}
-		if exitCode(err) != tc.wantCode || !strings.Contains(text, tc.want) {
-			t.Errorf("%s: exit %d, want %d and %q:\n%s", tc.name, exitCode(err), tc.wantCode, tc.want, text)
+		code, text := runGateText(tc.args)
+		if code != tc.wantCode || !strings.Contains(text, tc.want) {
+			t.Errorf("%s: exit %d, want %d and %q:\n%s", tc.name, code, tc.wantCode, tc.want, text)
 		}
 	}
 }

@@ -23,14 +23,15 @@ import (
 // its exit code and everything it printed.
 func runMain(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	return runMainEnv(t, nil, args...)
+	return runMainIn(t, "", nil, args...)
 }
 
-// runMainEnv is runMain with more environment variables (NAME=value) for the child.
-func runMainEnv(t *testing.T, env []string, args ...string) (int, string) {
+// runMainIn is runMain in the working directory dir ("": this one) with more environment variables (NAME=value).
+func runMainIn(t *testing.T, dir string, env []string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(append(os.Environ(), benchChildEnv+"=1"), env...)
+	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

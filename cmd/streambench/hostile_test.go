@@ -96,16 +96,14 @@ func bigFrameTarget(t *testing.T, frames, size int) *httptest.Server {
 	}
 	b.WriteString("data: }\n\n")
 	frame := []byte(b.String())
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+	srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
+		simChatStream(w)
 		for range frames {
 			if _, err := w.Write(frame); err != nil {
 				return
 			}
 		}
-	}))
-	t.Cleanup(srv.Close)
+	})
 	return srv
 }
 
@@ -127,11 +125,7 @@ func TestBigFramesStayBounded(t *testing.T) {
 	t.Parallel()
 	srv := bigFrameTarget(t, 60, 900<<10)
 	dir := t.TempDir()
-	mix := filepath.Join(dir, "mix.yaml")
-	if err := os.WriteFile(mix, []byte("name: big\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
-		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: big}]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mix := writeOptedInMix(t, dir, "big", "big")
 	out := filepath.Join(dir, "out")
 	code, output, wall, rss := runMainMeasured(t, "load", "--target", srv.URL, "--mix", mix, "--clients", "20", "--duration", "4s",
 		"--grace", "20s", "--no-leak-check", "--quiet", "--out", out, "--run-id", "big")
@@ -159,10 +153,7 @@ func TestBigFramesStayBounded(t *testing.T) {
 	if rss > 256<<20 {
 		t.Errorf("peak RSS %d MiB, over 256 MiB", rss>>20)
 	}
-	run, err := readRunArg(filepath.Join(out, "big"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := readRun(t, filepath.Join(out, "big"))
 	if len(run.Samples) == 0 {
 		t.Fatal("no violation sample kept")
 	}
@@ -229,21 +220,17 @@ func TestUsageOutOfRangeIsAViolation(t *testing.T) {
 		t.Run(tc.dialect+"/"+tc.tokens, func(t *testing.T) {
 			t.Parallel()
 			body := usageStream(tc.dialect, tc.tokens)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				_, _ = w.Write([]byte(body))
-			}))
-			t.Cleanup(srv.Close)
+			})
 			dir := t.TempDir()
 			err := runLoad([]string{"--target", srv.URL, "--dialect", tc.dialect, "--mix", writePlainMix(t, dir, tc.dialect),
 				"--no-ground-truth", "--rate", "50", "--sessions", "3", "--no-leak-check", "--quiet", "--out", dir, "--run-id", "usage"})
 			if code := exitCode(err); code != exitFailure {
 				t.Fatalf("load: exit %d (%v), want %d", code, err, exitFailure)
 			}
-			run, err := readRunArg(filepath.Join(dir, "usage"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			run := readRun(t, filepath.Join(dir, "usage"))
 			s := run.Summary
 			if s.Violations[tc.rule] != 3 {
 				t.Errorf("violations %v, want 3 of %s", s.Violations, tc.rule)
@@ -261,13 +248,12 @@ func TestUsageOutOfRangeIsAViolation(t *testing.T) {
 // stream open, silent, until the client leaves.
 func hangingTarget(t *testing.T) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = w.Write([]byte("data: {oops\n\n"))
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
-	}))
-	t.Cleanup(srv.Close)
+	})
 	return srv
 }
 
@@ -279,11 +265,7 @@ func TestHungTargetEndsOnTime(t *testing.T) {
 	t.Parallel()
 	srv := hangingTarget(t)
 	dir := t.TempDir()
-	mix := filepath.Join(dir, "mix.yaml")
-	if err := os.WriteFile(mix, []byte("name: hang\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
-		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: hang}]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mix := writeOptedInMix(t, dir, "hang", "hang")
 	const duration, grace, streamTimeout = 2 * time.Second, 6 * time.Second, 5 * time.Second
 	start := time.Now()
 	err := runLoad([]string{"--target", srv.URL, "--mix", mix, "--clients", "4", "--duration", duration.String(),
@@ -295,10 +277,7 @@ func TestHungTargetEndsOnTime(t *testing.T) {
 	if limit := duration + grace + 10*time.Second; took > limit {
 		t.Errorf("the run took %s, over --duration + --grace + 10 s = %s", took.Round(time.Millisecond), limit)
 	}
-	run, err := readRunArg(filepath.Join(dir, "hang"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := readRun(t, filepath.Join(dir, "hang"))
 	if len(run.Samples) == 0 {
 		t.Fatal("no sample of the hung sessions")
 	}
@@ -339,10 +318,7 @@ func TestPprofOffByDefault(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			child, err := stack.StartChild(exe, tc.args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(child.Stop)
+			stopAtEnd(t, child, err)
 			for _, path := range []string{"/debug/pprof/", "/debug/pprof/cmdline"} {
 				if code, body := getStatus(t, child.URL()+path); code != http.StatusNotFound || strings.Contains(body, secret) {
 					t.Errorf("GET %s on the %s's port: %d %q, want 404 without the secret", path, tc.name, code, body)
@@ -352,10 +328,7 @@ func TestPprofOffByDefault(t *testing.T) {
 				t.Errorf("profiles served at %s without --pprof", child.PprofURL())
 			}
 			prof, err := stack.StartChild(exe, append(slices.Clone(tc.args), "--pprof", ":0"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(prof.Stop)
+			stopAtEnd(t, prof, err)
 			base := prof.PprofURL()
 			if !strings.HasPrefix(base, "http://127.0.0.1:") || base == prof.URL() {
 				t.Fatalf("--pprof :0 serves at %q (the %s's port %s): want a loopback listener of its own", base, tc.name, prof.URL())
@@ -377,7 +350,7 @@ func TestPprofOffByDefault(t *testing.T) {
 // secret. hits counts requests per slug.
 func secretTarget(t *testing.T, quoted string, hits *sync.Map) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 		slug := r.PathValue("slug")
 		if slug == "" {
 			slug = strings.TrimPrefix(r.URL.Path, "/api/chat/")
@@ -393,15 +366,13 @@ func secretTarget(t *testing.T, quoted string, hits *sync.Map) *httptest.Server 
 			w.Header().Set("Location", "https://login.example/callback?access_token="+url.QueryEscape(quoted))
 			w.WriteHeader(http.StatusTemporaryRedirect)
 		case "frames":
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+			simChatStream(w)
 			chunk, _ := json.Marshal("the keys: " + quoted)
 			fmt.Fprintf(w, "data: {\"blockId\":\"b1\",\"chunk\":%s}\n\ndata: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{\"content\":%s}}}\n\ndata: \"[DONE]\"\n\n", chunk, chunk)
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	t.Cleanup(srv.Close)
+	})
 	return srv
 }
 
@@ -422,11 +393,7 @@ func TestNoSecretWrittenOrPrinted(t *testing.T) {
 	var hits sync.Map
 	srv := secretTarget(t, token+" "+password+" user:"+password+" "+extra, &hits)
 	dir := t.TempDir()
-	mix := filepath.Join(dir, "mix.yaml")
-	if err := os.WriteFile(mix, []byte("name: secrets\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
-		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: echo}, {slug: redirect}, {slug: frames}]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mix := writeOptedInMix(t, dir, "secrets", "echo", "redirect", "frames")
 	target := strings.Replace(srv.URL, "http://", "http://user:"+password+"@", 1)
 	out := filepath.Join(dir, "out")
 	code, output := runMain(t, "load", "--target", target, "--mix", mix, "--rate", "50", "--sessions", "30",
@@ -442,10 +409,7 @@ func TestNoSecretWrittenOrPrinted(t *testing.T) {
 	for _, secret := range []string{token, password, extra} {
 		assertSecretNowhere(t, secret, output, out)
 	}
-	run, err := readRunArg(filepath.Join(out, "secrets"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := readRun(t, filepath.Join(out, "secrets"))
 	s := run.Summary
 	if want := "http://" + loadgen.Redacted + "@" + strings.TrimPrefix(srv.URL, "http://"); s.Config.Target != want || s.Environment.Target != want {
 		t.Errorf("recorded targets %q, %q, want %q", s.Config.Target, s.Environment.Target, want)
@@ -591,10 +555,7 @@ func TestCircuitBreakerStopsTheRun(t *testing.T) {
 	if took > 30*time.Second {
 		t.Errorf("load took %s of its 60 s, want it stopped early", took.Round(time.Millisecond))
 	}
-	run, err := readRunArg(filepath.Join(dir, "breaker"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := readRun(t, filepath.Join(dir, "breaker"))
 	// 50 sessions, and those the 5 users started while the stop reached them (a few each: a
 	// refused session takes microseconds); and the preflight's request.
 	if n := run.Summary.Counters.SessionsStarted; n < 50 || n > 75 || hits.Load() > n+1 {
@@ -603,26 +564,6 @@ func TestCircuitBreakerStopsTheRun(t *testing.T) {
 	if !strings.Contains(run.Summary.Judging.Stopped, "circuit breaker") {
 		t.Errorf("summary.json judging.stopped %q", run.Summary.Judging.Stopped)
 	}
-}
-
-// runMainIn is runMain with the working directory dir.
-func runMainIn(t *testing.T, dir string, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), benchChildEnv+"=1")
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String()
-	}
-	t.Fatalf("%v: %v", args, err)
-	return 0, ""
 }
 
 // TestLoadWritesResultsByDefault: `load` without --out writes results/RUN-ID as `run` does
@@ -643,7 +584,7 @@ func TestLoadWritesResultsByDefault(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			wd := t.TempDir()
-			code, output := runMainIn(t, wd, append([]string{"load", "--target", srv.URL, "--dialect", "sim-chat", "--mix", writePlainMix(t, t.TempDir(), "sim-chat"),
+			code, output := runMainIn(t, wd, nil, append([]string{"load", "--target", srv.URL, "--dialect", "sim-chat", "--mix", writePlainMix(t, t.TempDir(), "sim-chat"),
 				"--clients", "1", "--sessions", "2", "--no-leak-check", "--run-id", "byDefault"}, tc.extra...)...)
 			if code != exitFailure {
 				t.Fatalf("load: exit %d, want %d (every session a 401):\n%s", code, exitFailure, output)
@@ -708,11 +649,10 @@ func TestHonorRetryAfter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "1")
 				http.Error(w, `{"error":"slow down"}`, http.StatusTooManyRequests)
-			}))
-			t.Cleanup(srv.Close)
+			})
 			dir := t.TempDir()
 			args := []string{"--target", srv.URL, "--dialect", "sim-chat", "--mix", writePlainMix(t, dir, "sim-chat"), "--clients", "2",
 				"--duration", "3s", "--breaker-sessions", "0", "--no-leak-check", "--quiet", "--out", dir, "--run-id", "retry"}
@@ -722,10 +662,7 @@ func TestHonorRetryAfter(t *testing.T) {
 			if code := exitCode(runLoad(args)); code != exitFailure {
 				t.Fatalf("load: exit %d, want %d (every session a 429)", code, exitFailure)
 			}
-			run, err := readRunArg(filepath.Join(dir, "retry"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			run := readRun(t, filepath.Join(dir, "retry"))
 			if n := run.Summary.Counters.SessionsStarted; n < tc.min || n > tc.max {
 				t.Errorf("%d sessions started, want %d to %d", n, tc.min, tc.max)
 			}
@@ -747,4 +684,14 @@ func vmHWM(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// readRun reads a saved run directory, failing the test when it cannot.
+func readRun(t *testing.T, dir string) *measure.Run {
+	t.Helper()
+	run, err := readRunArg(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }

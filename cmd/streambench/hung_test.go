@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +21,7 @@ import (
 func stallingTarget(t *testing.T) *httptest.Server {
 	t.Helper()
 	lib := scenarios.Embedded()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serveTest(t, func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Input string `json:"input"`
 		}
@@ -35,13 +34,11 @@ func stallingTarget(t *testing.T) *httptest.Server {
 		}
 		final := sc.Render(d.Seed).Expected().FinalText()
 		chunk, _ := json.Marshal(final[:len(final)/2])
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
+		simChatStream(w)
 		_, _ = w.Write([]byte(`data: {"blockId":"b1","chunk":` + string(chunk) + "}\n\n"))
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
-	}))
-	t.Cleanup(srv.Close)
+	})
 	return srv
 }
 
@@ -54,11 +51,7 @@ func TestStalledRunFailsTheGate(t *testing.T) {
 	t.Parallel()
 	srv := stallingTarget(t)
 	dir := t.TempDir()
-	mix := filepath.Join(dir, "mix.yaml")
-	if err := os.WriteFile(mix, []byte("name: stall\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
-		"  - {name: opted-in, dialect: sim-chat, options: {optedIn: true}, weight: 1, targets: [{slug: stall}]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mix := writeOptedInMix(t, dir, "stall", "stall")
 	for _, tc := range []struct {
 		name    string
 		limits  []string
@@ -76,10 +69,7 @@ func TestStalledRunFailsTheGate(t *testing.T) {
 			if code := exitCode(err); code != exitFailure || !strings.Contains(err.Error(), string(tc.outcome)+"×2") {
 				t.Fatalf("load: exit %d (%v), want %d and %s×2 named", code, err, exitFailure, tc.outcome)
 			}
-			run, err := readRunArg(filepath.Join(dir, tc.name))
-			if err != nil {
-				t.Fatal(err)
-			}
+			run := readRun(t, filepath.Join(dir, tc.name))
 			var table bytes.Buffer
 			if err := report.WriteSummary(&table, run, report.NewSessionTally()); err != nil {
 				t.Fatal(err)
@@ -129,13 +119,8 @@ func TestGateAllow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var out bytes.Buffer
-			err := gateMain(tc.args, &out)
-			text := out.String()
-			if err != nil {
-				text += "\nerror: " + err.Error()
-			}
-			if got := exitCode(err); got != tc.wantCode {
+			got, text := runGateText(tc.args)
+			if got != tc.wantCode {
 				t.Errorf("exit %d, want %d:\n%s", got, tc.wantCode, text)
 			}
 			for _, w := range tc.want {
@@ -164,4 +149,17 @@ func TestLoadAllowFlag(t *testing.T) {
 	if err != nil || len(cfg.Allow) != 2 || cfg.Allow[0] != protocol.RAbort || cfg.Allow[1] != protocol.RTerminal {
 		t.Errorf("config from --allow R-abort --allow R-terminal: allow %v, %v", cfg.Allow, err)
 	}
+}
+
+// serveTest serves h until the test ends.
+func serveTest(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// simChatStream sets the headers of an event stream that answers an opted-in sim-chat client.
+func simChatStream(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Sim-Stream-Protocol", "agent-events-v1")
 }

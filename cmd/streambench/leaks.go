@@ -6,14 +6,12 @@ import (
 	"io"
 	"os"
 
+	"github.com/streambench/streambench/cmd/internal/console"
 	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/loadgen/leakcheck"
-	"github.com/streambench/streambench/measure"
 )
 
-// runLeaks is the leak check of a sharded run, in two steps around the shards.
-func runLeaks(args []string) error { return leaksMain(args, os.Stdout) }
-
+// leaksMain is the leak check of a sharded run, in two steps around the shards.
 func leaksMain(args []string, out io.Writer) error {
 	const usage = "leaks baseline --runtime-metrics URL --mock URL --out FILE\n" +
 		"       streambench leaks verify --baseline FILE --runtime-metrics URL --mock URL [--peak-streams N]\n\n" +
@@ -62,32 +60,5 @@ func leaksMain(args []string, out io.Writer) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	return printLeaks(out, leaks, notChecked)
-}
-
-// printLeaks prints each gauge compared and what was not, and fails when one leaked.
-func printLeaks(out io.Writer, leaks []measure.Leak, notChecked []measure.LeakNotChecked) error {
-	failed := 0
-	for _, lk := range leaks {
-		word := "ok"
-		if !lk.OK {
-			word, failed = "LEAK", failed+1
-		}
-		fmt.Fprintf(out, "%-4s %s %s: %g → %g (delta %g, tolerance %g)\n", word, lk.Source, lk.Name, lk.Before, lk.After, lk.Delta, lk.Tolerance)
-	}
-	lost := 0
-	for _, nc := range notChecked {
-		word := "not checked:"
-		if nc.Lost {
-			word, lost = "LOST", lost+1
-		}
-		fmt.Fprintf(out, "%s %s %s: %s\n", word, nc.Source, nc.Name, nc.Reason)
-	}
-	switch {
-	case failed > 0:
-		return &exitError{code: exitFailure, err: fmt.Errorf("%d gauges grew past their tolerance", failed)}
-	case lost > 0:
-		return &exitError{code: exitFailure, err: fmt.Errorf("%d of the processes read at the baseline could not be read after the load", lost)}
-	}
-	return nil
+	return console.PrintLeaks(out, leaks, notChecked)
 }

@@ -66,7 +66,9 @@ func runLoad(args []string) error {
 		return err
 	}
 	cfg.Target, cfg.MockURL, cfg.RuntimeMetricsURL = strings.TrimSuffix(*target, "/"), strings.TrimSuffix(*mock, "/"), *metrics
-	cfg.EngineMetricsURL = *engine
+	if *engine != "-" {
+		cfg.EngineMetricsURL = *engine
+	}
 	if cfg.Endpoint != nil && w.Model == "" && cfg.Options["model"] == nil {
 		if err := w.DiscoverModel(&cfg); err != nil {
 			return usageError("%v", err)

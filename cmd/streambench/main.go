@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -29,16 +30,21 @@ func commands() []command {
 		{"mock", "serve the scripted mock LLM provider (OpenAI and Anthropic wire formats)", runMock},
 		{"runtime", "serve the reference agent runtime (sim-chat, sim-canvas, compose)", runRuntime},
 		{"load", "run a load against any runtime and check every protocol rule", runLoad},
-		{"merge", "merge the shard directories of a sharded run (load --shard I/N) into one run", runMerge},
-		{"leaks", "one leak check around a sharded run: leaks baseline before the shards, leaks verify after", runLeaks},
-		{"report", "re-render a run's report and plots from its saved results", runReport},
-		{"compare", "compare two runs metric by metric", runCompare},
-		{"gate", "pass or fail a run against thresholds and a baseline (exit 99 on failure)", runGate},
-		{"sweep", "run a capacity sweep and find the knee", runSweep},
-		{"scenarios", "list, show and validate scenarios", runScenarios},
+		{"merge", "merge the shard directories of a sharded run (load --shard I/N) into one run", toStdout(mergeMain)},
+		{"leaks", "one leak check around a sharded run: leaks baseline before the shards, leaks verify after", toStdout(leaksMain)},
+		{"report", "re-render a run's report and plots from its saved results", toStdout(reportMain)},
+		{"compare", "compare two runs metric by metric", toStdout(compareMain)},
+		{"gate", "pass or fail a run against thresholds and a baseline (exit 99 on failure)", toStdout(gateMain)},
+		{"sweep", "run a capacity sweep and find the knee", toStdout(sweepMain)},
+		{"scenarios", "list, show and validate scenarios", toStdout(scenariosMain)},
 		{"bench", "measure streambench's own costs (codec, pacing, relay, client)", runBench},
 		{"version", "print the module version and git revision (also --version)", runVersion},
 	}
+}
+
+// toStdout runs a command that writes to out (tests pass a buffer) with standard output.
+func toStdout(cmd func(args []string, out io.Writer) error) func(args []string) error {
+	return func(args []string) error { return cmd(args, os.Stdout) }
 }
 
 // exitError carries a process exit code through the error chain.
@@ -110,17 +116,13 @@ func run(args []string) int {
 			continue
 		}
 		err := c.run(args[1:])
-		if err == nil {
-			return exitOK
-		}
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		if errors.Is(err, errArgsChecked) {
-			fmt.Fprintf(os.Stderr, "streambench %s: %v\n", c.name, err)
+		if err == nil || errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
 		fmt.Fprintf(os.Stderr, "streambench %s: %v\n", c.name, err)
+		if errors.Is(err, errArgsChecked) {
+			return exitOK
+		}
 		return exitCode(err)
 	}
 	fmt.Fprintf(os.Stderr, "streambench: unknown command %q\n\n", args[0])

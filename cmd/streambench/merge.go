@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/streambench/streambench/cmd/internal/workload"
@@ -13,9 +12,7 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// runMerge makes one run directory of a sharded run's shard directories.
-func runMerge(args []string) error { return mergeMain(args, os.Stdout) }
-
+// mergeMain makes one run directory of a sharded run's shard directories.
 func mergeMain(args []string, out io.Writer) error {
 	fs := newFlagSet("merge", "merge SHARD-DIR... --out DIR [--leak-baseline FILE --runtime-metrics URL --mock URL]\n\n"+
 		"One run directory from the shard directories of a sharded run (load --shard I/N --out OUT writes OUT/RUN-ID/shard-I):\n"+

@@ -13,7 +13,6 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/scenarios"
-	"github.com/streambench/streambench/stack"
 )
 
 // runMock serves the scripted mock provider until interrupted, or with --self-test measures it.
@@ -91,17 +90,9 @@ func runMock(args []string) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	stopPprof, err := startPprof(*pprofAddr)
-	if err != nil {
-		return err
-	}
-	defer stopPprof()
-	ln, err := stack.Listen(*addr, "http", os.Stderr)
-	if err != nil {
-		return usageError("--addr: %v", err)
-	}
-	fmt.Fprintln(os.Stderr, mockBanner(len(lib.Names())))
-	return stack.ServeUntilDone(ctx, stop, srv, ln, *grace, os.Stderr)
+	return serve(ctx, stop, srv, *addr, "http", *pprofAddr, *grace, func() {
+		fmt.Fprintln(os.Stderr, mockBanner(len(lib.Names())))
+	})
 }
 
 // mockBanner is what the mock says it serves: its scenarios and every route of its wires.

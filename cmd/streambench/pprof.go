@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -24,4 +26,19 @@ func startPprof(addr string) (stop func(), err error) {
 		return nil, usageError("--pprof %s: %v", addr, err)
 	}
 	return stop, nil
+}
+
+// serve serves srv on addr (and profiles on pprofAddr) until ctx ends, saying banner once it listens.
+func serve(ctx context.Context, stop context.CancelFunc, srv stack.Server, addr, scheme, pprofAddr string, grace time.Duration, banner func()) error {
+	stopPprof, err := startPprof(pprofAddr)
+	if err != nil {
+		return err
+	}
+	defer stopPprof()
+	ln, err := stack.Listen(addr, scheme, os.Stderr)
+	if err != nil {
+		return usageError("--addr: %v", err)
+	}
+	banner()
+	return stack.ServeUntilDone(ctx, stop, srv, ln, grace, os.Stderr)
 }

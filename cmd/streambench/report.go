@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/streambench/streambench/measure"
@@ -11,9 +10,7 @@ import (
 	"github.com/streambench/streambench/sweep"
 )
 
-// runReport re-renders the plots, report.html and report.md of saved runs.
-func runReport(args []string) error { return reportMain(args, os.Stdout) }
-
+// reportMain re-renders the plots, report.html and report.md of saved runs.
 func reportMain(args []string, out io.Writer) error {
 	fs := newFlagSet("report", "report DIR...\n\nRe-render each run directory's plots (PNG, SVG), report.html and report.md from its saved results\n(a sweep directory: its sweep report, re-judged with its SLOs).")
 	if err := parseFlags(fs, args); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -10,7 +9,6 @@ import (
 	"github.com/streambench/streambench/cmd/internal/console"
 	"github.com/streambench/streambench/cmd/internal/workload"
 	"github.com/streambench/streambench/hrtimer"
-	"github.com/streambench/streambench/loadgen"
 )
 
 // runRun is the main job: the load against a mock and runtime it starts and stops.
@@ -50,10 +48,15 @@ func runRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	// An endpoint workload, or provider wires alone, play against the mock itself: no runtime.
-	mockAlone := console.MockAlone(&cfg)
-	if mockAlone && (len(*faults) > 0 || *useTLS) {
-		return usageError("--fault and --tls configure the reference runtime, which a run of provider wires or an endpoint workload, on the mock alone, does not use")
+	var runtimeFlags []string
+	if len(*faults) > 0 {
+		runtimeFlags = append(runtimeFlags, "--fault")
+	}
+	if *useTLS {
+		runtimeFlags = append(runtimeFlags, "--tls")
+	}
+	if _, err := console.MockAlone(&cfg, runtimeFlags...); err != nil {
+		return usageError("%v", err)
 	}
 	if cfg.Endpoint != nil {
 		if err := w.ResolveModel(cfg, ""); err != nil {
@@ -76,30 +79,9 @@ func runRun(args []string) error {
 	}
 	cfg.Info.Faults = parsedFaults.Names()
 	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
-	start := func(cfg *loadgen.Config) (func(), error) {
-		st, err := console.StartStack(w, cfg, parsedFaults, *useTLS, local)
-		if err != nil {
-			return nil, err
-		}
-		if mockAlone {
-			fmt.Fprintf(os.Stderr, "mock %s as the endpoint, model %s (%s)\n", st.MockURL, cmp.Or(w.Model, "(none)"), where)
-			if st.Mock != nil {
-				fmt.Fprintf(os.Stderr, "child pid: mock %d (it dies with this process)\n", st.Mock.PID())
-			}
-		} else {
-			fmt.Fprintf(os.Stderr, "mock %s, runtime %s (%s)\n", st.MockURL, st.RuntimeURL, where)
-			if st.Mock != nil {
-				fmt.Fprintf(os.Stderr, "child pids: mock %d, runtime %d (they die with this process)\n", st.Mock.PID(), st.Runtime.PID())
-			}
-		}
-		if *useTLS {
-			cfg.Info.Extra = workload.WithExtra(map[string]string{"tls": "self-signed", "ca-cert": st.CACertFile}, cfg.Info.Extra)
-		}
-		return st.Stop, nil
-	}
 	dir, err := workload.OutDir(*out)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	return console.PlayRepeated(*repeat, cfg, dir, *metricsAddr, w.Quiet, start)
+	return console.PlayRepeated(*repeat, cfg, dir, *metricsAddr, w.Quiet, console.StackStarter(w, parsedFaults, *useTLS, local, where))
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,12 +57,12 @@ func TestRunSizedToMachine(t *testing.T) {
 	}
 }
 
-// TestRunEveryRuntimeDialect: run --dialect D, without --slug, passes for each dialect the
+// TestRunEveryDialect: run --dialect D, without --slug, passes for each dialect the
 // reference runtime serves, and for each provider wire, played on the mock alone (they once
 // 404'd every session at the runtime); one the default mix has no profile for (ag-ui, langgraph) plays
 // the runtime's openai-all and anthropic-all agents (it once 404'd every session at the
 // preflight, its one target named after the dialect), while load keeps that name.
-func TestRunEveryRuntimeDialect(t *testing.T) {
+func TestRunEveryDialect(t *testing.T) {
 	t.Parallel()
 	for _, d := range []string{"sim-chat", "sim-canvas", "compose", "ag-ui", "langgraph", "openai-chat", "anthropic-messages", "openai-responses"} {
 		t.Run(d, func(t *testing.T) {
@@ -105,6 +107,31 @@ func TestMockBanner(t *testing.T) {
 	for _, path := range []string{mockprovider.PathOpenAI, mockprovider.PathAnthropic, mockprovider.PathResponses, mockprovider.PathModels} {
 		if !strings.Contains(b, path) {
 			t.Errorf("banner %q does not name %s", b, path)
+		}
+	}
+}
+
+// TestRunRefusesWhatNoStackServes: run refuses, before starting anything (exit 104, naming
+// what), runtime switches for a run on the mock alone and a mix of provider wires and runtime
+// dialects, which no one stack serves (the wires' sessions 404'd at the runtime).
+func TestRunRefusesWhatNoStackServes(t *testing.T) {
+	t.Parallel()
+	mix := filepath.Join(t.TempDir(), "mix.yaml")
+	if err := os.WriteFile(mix, []byte("name: both\nseed: 3\nscenarios: {plain-answer: 1}\nprofiles:\n"+
+		"  - {name: a, dialect: openai-chat, weight: 1, targets: [{slug: s}]}\n  - {name: b, dialect: sim-chat, weight: 1, targets: [{slug: s}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dialect", "openai-chat", "--fault", "no-reset"}, "--fault configure the reference runtime"},
+		{[]string{"--dialect", "anthropic-messages", "--tls"}, "--tls configure the reference runtime"},
+		{[]string{"--mix", mix}, "provider wires (openai-chat), which the mock alone serves, and runtime dialects (sim-chat)"},
+	} {
+		code, out := runMain(t, append([]string{"run", "--sessions", "2", "--out", "-"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(out, tc.want) || strings.Contains(out, "mock http") {
+			t.Errorf("run %v: exit %d, want %d saying %q before starting a stack:\n%s", tc.args, code, exitUsage, tc.want, out)
 		}
 	}
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/loadgen"
-	"github.com/streambench/streambench/stack"
 )
 
 // runRuntime serves the reference agent runtime until interrupted.
@@ -86,22 +85,14 @@ func runRuntime(args []string) error {
 	if tlsConf != nil {
 		scheme = "https"
 	}
-	stopPprof, err := startPprof(*pprofAddr)
-	if err != nil {
-		return err
-	}
-	defer stopPprof()
-	ln, err := stack.Listen(*addr, scheme, os.Stderr)
-	if err != nil {
-		return usageError("--addr: %v", err)
-	}
-	fmt.Fprintf(os.Stderr, "provider %s; deployments %s\n", *provider, strings.Join(deps.Slugs(), ", "))
-	if len(providerHeader) > 0 {
-		// Names only: values may be credentials.
-		fmt.Fprintf(os.Stderr, "provider headers: %s\n", strings.Join(slices.Sorted(maps.Keys(providerHeader)), ", "))
-	}
-	if names := f.Names(); len(names) > 0 {
-		fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))
-	}
-	return stack.ServeUntilDone(ctx, stop, srv, ln, *grace, os.Stderr)
+	return serve(ctx, stop, srv, *addr, scheme, *pprofAddr, *grace, func() {
+		fmt.Fprintf(os.Stderr, "provider %s; deployments %s\n", *provider, strings.Join(deps.Slugs(), ", "))
+		if len(providerHeader) > 0 {
+			// Names only: values may be credentials.
+			fmt.Fprintf(os.Stderr, "provider headers: %s\n", strings.Join(slices.Sorted(maps.Keys(providerHeader)), ", "))
+		}
+		if names := f.Names(); len(names) > 0 {
+			fmt.Fprintf(os.Stderr, "FAULTS ON: %s\n", strings.Join(names, ", "))
+		}
+	})
 }

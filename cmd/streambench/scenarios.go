@@ -17,10 +17,7 @@ const scenariosUsage = `scenarios <list|show|validate> [flags]
                                              print a scenario's YAML and what it renders to
   validate FILE...                           check scenario files (exit 2 if any is invalid)`
 
-// runScenarios lists, shows and validates scenarios.
-func runScenarios(args []string) error { return scenariosMain(args, os.Stdout) }
-
-// scenariosMain is runScenarios writing to out, so tests can read the output.
+// scenariosMain lists, shows and validates scenarios.
 func scenariosMain(args []string, out io.Writer) error {
 	if len(args) == 0 {
 		return usageError("missing subcommand; usage: streambench %s", scenariosUsage)

@@ -54,10 +54,7 @@ func TestShardedRunMergesToTheSingleRun(t *testing.T) {
 	// reads their goroutines and descriptors, which in this process would be every parallel
 	// test's.
 	st, err := stack.StartChildren(stack.Options{TimeScale: 0.02})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Stop)
+	stopAtEnd(t, st, err)
 	out := t.TempDir()
 	metrics := st.RuntimeURL + "/metrics"
 	// No --mock for the load: its cancel check waits 5 s after the last abort for the mock's

@@ -20,9 +20,6 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// runSweep runs one load per step and finds the highest step that meets every SLO.
-func runSweep(args []string) error { return sweepMain(args, os.Stdout) }
-
 const sweepUsage = `sweep (--clients N,N,... | --rate R,R,... | --rate sweep [--steps N]) [--slo CHECK]... [--target URL [--mock URL]] [--out DIR] [run flags...]
 
 Runs one load per step, lowest first, each with a fresh mock and runtime (or against --target),
@@ -45,6 +42,7 @@ plays against a fresh mock per step (no runtime).
 To see the mock's capacity model, start 'streambench mock --max-concurrent N' and a runtime
 yourself and pass --target and --mock.`
 
+// sweepMain runs one load per step and finds the highest step that meets every SLO.
 func sweepMain(args []string, out io.Writer) error {
 	fs := newFlagSet("sweep", sweepUsage)
 	usage := fs.Usage
@@ -102,8 +100,14 @@ func sweepMain(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Endpoint != nil && *target == "" && len(*faults) > 0 {
-		return usageError("--fault switches the reference runtime, which an endpoint workload on the mock does not use")
+	if *target == "" {
+		var runtimeFlags []string
+		if len(*faults) > 0 {
+			runtimeFlags = append(runtimeFlags, "--fault")
+		}
+		if _, err := console.MockAlone(&cfg, runtimeFlags...); err != nil {
+			return usageError("%v", err)
+		}
 	}
 	if err := w.ResolveModel(cfg, *target); err != nil {
 		return usageError("%v", err)
@@ -123,7 +127,7 @@ func sweepMain(args []string, out io.Writer) error {
 	}
 	if res != nil && len(res.Steps) > 0 {
 		fmt.Fprintln(out)
-		if err := writeSweep(res, sr.Dir, out); err != nil {
+		if err := console.WriteSweep(res, sr.Dir, out); err != nil {
 			return err
 		}
 	}
@@ -184,19 +188,7 @@ func rejudgeSweep(dir string, slos []string, out io.Writer) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	return writeSweep(res, dir, out)
-}
-
-// writeSweep writes the sweep's files into dir and prints its table and where the report is.
-func writeSweep(res *sweep.Result, dir string, out io.Writer) error {
-	if err := res.Write(dir); err != nil {
-		return err
-	}
-	if err := res.WriteText(out); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "sweep: %s\n", filepath.Join(dir, sweep.HTMLFile))
-	return nil
+	return console.WriteSweep(res, dir, out)
 }
 
 // parseSLOs parses --slo checks, refusing one on a rule no dialect has, as gate and load do.

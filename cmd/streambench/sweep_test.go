@@ -54,14 +54,7 @@ func TestSweepCommand(t *testing.T) {
 	if !strings.Contains(buf.String(), "the knee is above 3 clients") {
 		t.Errorf("sweep output:\n%s", buf.String())
 	}
-	data, err := os.ReadFile(filepath.Join(out, "sw", sweep.JSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res sweep.Result
-	if err := json.Unmarshal(data, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readSweep(t, filepath.Join(out, "sw"))
 	if len(res.Steps) != 2 || res.Steps[0].Step.Clients != 1 || res.Knee != 1 || res.Steps[1].Sessions != 6 {
 		t.Errorf("sweep.json = %+v", res)
 	}
@@ -88,4 +81,18 @@ func TestSweepCommand(t *testing.T) {
 	if err := sweepMain([]string{"--rejudge", filepath.Join(out, "sw"), "--slo", "failed<0"}, &buf); err != nil || !strings.Contains(buf.String(), "no knee") {
 		t.Errorf("sweep --rejudge: %v\n%s", err, buf.String())
 	}
+}
+
+// readSweep reads the sweep.json of the sweep directory dir.
+func readSweep(t *testing.T, dir string) sweep.Result {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, sweep.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res sweep.Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

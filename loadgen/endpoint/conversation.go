@@ -30,11 +30,8 @@ type Conversation struct {
 // conversationShape says what a conversation file's line must be, for errors.
 const conversationShape = `want {"turns":["first user message","second",…]} or a ShareGPT {"conversations":[{"from":"human","value":"…"},{"from":"gpt","value":"…"},…]} with at least one human turn`
 
-// LoadConversations reads a conversation file: JSON Lines, one conversation a line, each
-// {"turns":["…",…]} or a ShareGPT record ({"conversations":[{"from":"human","value":…},
-// {"from":"gpt",…}]}, of which the human turns are sent, its system turn kept); or one JSON
-// array of such records (the ShareGPT JSON file). A bad line is an error naming the file,
-// the line and what was expected. At most MaxPrompts conversations are read.
+// LoadConversations reads at most MaxPrompts conversations: JSON Lines of {"turns":[…]} or
+// ShareGPT records (the human turns sent, the system turn kept), or one JSON array of them.
 func LoadConversations(path string) ([]Conversation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

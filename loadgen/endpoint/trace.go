@@ -37,9 +37,8 @@ const (
 	Azure = "azure"
 )
 
-// LoadTrace reads a trace in format (Mooncake, Azure, or "": Mooncake when the file begins
-// with '{'), sorted by time, each At counted from the first request. Lengths of 0 are sent as
-// 1. A row that cannot be read is an error naming the file and line.
+// LoadTrace reads a trace in format (Mooncake, Azure, or "": Mooncake when the file begins with
+// '{'), sorted by time, each At from the first request; lengths of 0 are sent as 1.
 func LoadTrace(path, format string) ([]TraceRow, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -1,7 +1,5 @@
-// Package endpoint is an inference endpoint's workload: what each session of `load
-// --input-tokens/--output-tokens/--prompts/--prompt/--conversations/--trace` sends (synthetic
-// prompts, prompt files, ShareGPT records, multi-turn conversations, a production trace's
-// rows), drawn from the session's seed.
+// Package endpoint is an inference endpoint's workload: what each session of an endpoint load
+// sends (synthetic prompts, prompt files, conversations, a trace's rows), drawn from its seed.
 package endpoint
 
 import (
@@ -49,10 +47,8 @@ type Workload struct {
 	Conversations []Conversation
 	// Source names where the prompts or conversations came from (the file), for the results.
 	Source string
-	// MaxTokensField is the openai-chat field max_tokens is sent in (protocol.MaxTokensField
-	// and its siblings; "": max_tokens). MinTokens sends min_tokens equal to max_tokens and
-	// IgnoreEOS ignore_eos: true, vLLM's way to generate exactly the asked length
-	// (openai-chat only).
+	// MaxTokensField is the openai-chat field of max_tokens ("": max_tokens); MinTokens
+	// (min_tokens = max_tokens) and IgnoreEOS are vLLM's way to generate exactly that length.
 	MaxTokensField       string
 	MinTokens, IgnoreEOS bool
 }
@@ -214,12 +210,9 @@ func (d TokenDist) Sample(r *rand.Rand) int {
 // MaxPrompts.
 const MaxPrompts = 100_000
 
-// LoadPrompts reads a prompt file: JSON Lines, one prompt a line, each a JSON string, an
-// object with "prompt" (or "text"), an object with OpenAI-style "messages"
-// ([{"role","content"}]), or a ShareGPT record ({"conversations":[{"from":"human","value":…},
-// {"from":"gpt",…}]}); or one JSON array of such records (the ShareGPT JSON file). A ShareGPT
-// record is sent up to its first human turn (its system turn kept), and its reply's length
-// (by the scenario tokenizer) is the prompt's ReplyTokens.
+// LoadPrompts reads a prompt file: JSON Lines of strings, {"prompt"} (or "text"), OpenAI-style
+// {"messages"} or ShareGPT records, or one JSON array of them. A ShareGPT record is sent up to
+// its first human turn (its system turn kept), its reply's length the prompt's ReplyTokens.
 func LoadPrompts(path string) ([]Prompt, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

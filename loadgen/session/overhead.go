@@ -16,10 +16,9 @@ type scriptedLatency struct {
 	chunk, token time.Duration
 }
 
-// scriptedFirst reads script as client c sees it, scaled by the mock's time scale. Later
-// turns start after the earlier ones and their tools, as the reference runtime runs them; a
-// client that drives its own turns is timed within its first only, and one sent the answer
-// settled has both due with the final turn's last step.
+// scriptedFirst reads script as client c sees it, scaled by the mock's time scale: later turns after
+// the earlier ones and their tools; a client driving its own turns timed within its first only, one
+// sent the answer settled with both due at the final turn's last step.
 func scriptedFirst(script *scenarios.Script, c protocol.Client, scale float64) scriptedLatency {
 	var out scriptedLatency
 	scaled := func(d time.Duration) time.Duration { return max(time.Duration(float64(d)*scale), 1) }

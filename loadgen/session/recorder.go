@@ -12,12 +12,9 @@ import (
 	"github.com/streambench/streambench/protocol"
 )
 
-// Recorder collects a run's measurements from many concurrent sessions.
-//
-// A session keeps its values in its own sessionMetrics with no lock on the per-event path and
-// flushes them into one of a few shards under its mutex (at its end, and per full gap buffer).
-// An HdrHistogram is ~190 KB and a mix has hundreds of keys, so histograms are per shard (one
-// per P), never per stream. Counters are atomics.
+// Recorder collects a run's measurements from many concurrent sessions. A session keeps its
+// values lock-free in its sessionMetrics and flushes them into one of a few shards under its
+// mutex; histograms (~190 KB each, hundreds of keys) are per shard (one per P), never per stream.
 type Recorder struct {
 	shards []recShard
 	// Start is the run's start, which latency over time counts from; set before the first session.
@@ -107,9 +104,8 @@ func (r *Recorder) session(index uint64, scenario, dialect string, record bool) 
 	}
 }
 
-// afterWarmup reports whether the session (or turn) ends after the warm-up, now: the run's
-// throughput (tokens/s, requests/s, goodput) counts what completed in the measured wall time,
-// whenever it started, as a steady state would.
+// afterWarmup reports whether the session (or turn) ends after the warm-up, now: throughput
+// counts what completed in the measured time, whenever it started, as a steady state would.
 func (m *sessionMetrics) afterWarmup() bool { return time.Now().After(m.warmupEnd) }
 
 // observed turns a measured duration into a "set" value (0 means unset).
@@ -338,9 +334,8 @@ func (r *Recorder) ViolationCounts() map[protocol.Rule]int64 {
 	return maps.Clone(r.byRule)
 }
 
-// TakeShards moves every shard's histograms into r.taken and returns it, holding each shard's
-// lock only for a pointer swap. Its reader must be done with it before the next TakeShards or
-// Merge.
+// TakeShards moves every shard's histograms into r.taken (a pointer swap under each lock) and
+// returns it; its reader must be done before the next TakeShards or Merge.
 func (r *Recorder) TakeShards() *measure.Histograms {
 	if r.taken == nil {
 		r.taken = measure.NewHistograms()

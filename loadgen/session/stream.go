@@ -77,16 +77,13 @@ func (a *clientAction) firedAt() time.Time {
 	return a.at
 }
 
-// Play plays session p: its stream read to the end (or the scripted action), judged and
-// measured; latencies count from intended, the scheduled start, so queueing is not hidden.
+// Play plays session p: its stream read to the end (or the scripted action), judged and measured
+// from intended, the scheduled start, so queueing is not hidden. A multi-turn client reads one
+// stream per model turn, each with its own checker; a conversation one per user turn, each a request.
 //
 // Only small frames may sit under the blocking read: the chain parked there (the user's loop,
 // Play, read, the decoder, the body readers) must stay under ~3 KiB, or every stream keeps an
-// 8 KiB stack (GC shrinks a stack only below a quarter in use). Deep set-up and verdict code
-// runs on fresh stacks (OnFreshStack); rare paths with big frames are not inlined.
-//
-// A multi-turn client (protocol.MultiTurn) reads one stream per model turn, each judged by its
-// own checker; a conversation reads one per user turn, each measured as a request of its own.
+// 8 KiB stack. Set-up and verdict code runs on fresh stacks (OnFreshStack); rare big frames are not inlined.
 func (r *Runner) Play(ctx context.Context, p *Plan, intended time.Time) Result {
 	s := &streamState{r: r, ctx: ctx, p: p, intended: intended, turns: 1}
 	if mt, ok := p.Client.(protocol.MultiTurn); ok {

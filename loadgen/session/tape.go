@@ -66,9 +66,8 @@ func (t *tape) write(b []byte) {
 	t.ring += len(b)
 }
 
-// frames is the tape as redacted frames: the whole stream, or its first and last complete
-// frames around a line saying what was not kept. A frame cut by a bound is left out: half a
-// secret would not be redacted.
+// frames is the tape as redacted frames: the whole stream, or its first and last complete frames
+// around a line saying what was not kept (a frame cut by a bound is left out: half a secret would pass).
 func (t *tape) frames(redact func(string) string) []string {
 	if t == nil || t.seen == 0 {
 		return nil

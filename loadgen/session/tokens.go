@@ -11,13 +11,9 @@ import (
 )
 
 // tokenClock follows one session's output tokens (thinking and answer text, not tool-call
-// arguments) with no lock or allocation per event; docs/METRICS.md says how each token metric
-// is counted.
-//
-// With ground truth, tokens are the checker's Observation.Tokens. Without it, the usage report
-// is spread over the text frames at the end, so itl records tokens−1 values of the session's
-// tpot (as AIPerf does); without a usage report either, a model tokenizer counts the kept text
-// at the end (settle), else the text's words.
+// arguments) with no lock or allocation per event, counted as docs/METRICS.md says: the checker's
+// Observation.Tokens with ground truth, else the usage report spread over the text frames at the
+// end, else a model tokenizer on the kept text (settle), else the text's words.
 type tokenClock struct {
 	usageOnly bool // no ground truth: the usage report counts, Observation.Tokens is ignored
 

@@ -24,14 +24,11 @@ import (
 )
 
 // Transport is an HTTP/1.1 RoundTripper for thousands of long-lived event streams (http and
-// https): one connection per open stream and no goroutine of its own, as net/http's two
-// goroutines and buffers per connection are most of the memory at 10,000 streams
-// (BenchmarkOpenStreamMemory). Safe for concurrent use.
-//
-// A session is never judged on bytes that were not its response: a connection is parked only
-// when nothing follows the response, rests before reuse and is checked again; a target that
-// sends bytes between responses has none of its connections reused again (strays), as bytes
-// arriving after the next request could not be told from its response.
+// https): one connection per open stream and no goroutine of its own, as net/http's two per
+// connection are most of the memory at 10,000 streams (BenchmarkOpenStreamMemory). Safe for
+// concurrent use. A connection is parked only when nothing follows the response, and checked
+// again after a rest; a target that sends bytes between responses gets no reuse (strays), as
+// bytes after the next request could not be told from its response.
 type Transport struct {
 	dialer  net.Dialer
 	maxIdle int // parked connections kept per host
@@ -46,9 +43,8 @@ type Transport struct {
 	strays  map[string]*strayNote // by connKey: never parked again
 }
 
-// connSettle is how long a parked connection rests before reuse, so that bytes a target sends
-// after a complete response are found by the check before reuse rather than taken for the next
-// answer (the closed loop would reuse at once). It costs about session rate × connSettle dials.
+// connSettle is how long a parked connection rests before reuse, so bytes sent after a complete
+// response are found rather than taken for the next answer (about session rate × connSettle dials).
 const connSettle = 50 * time.Millisecond
 
 // strayNote is what one pool's connections carried between responses.

@@ -251,6 +251,23 @@ func TestStreamTransportRejectsOtherSchemes(t *testing.T) {
 	}
 }
 
+// serveConn reads requests from c, each body drained, until one fails or answer returns false;
+// then it closes c.
+func serveConn(c net.Conn, answer func() bool) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(io.Discard, req.Body)
+		if !answer() {
+			return
+		}
+	}
+}
+
 // rawServer answers each request on a connection with the next of replies, written verbatim,
 // and counts the connections it accepted. It closes the connection after the last reply.
 func rawServer(t *testing.T, replies ...string) (string, *atomic.Int64) {
@@ -268,24 +285,14 @@ func rawServer(t *testing.T, replies ...string) (string, *atomic.Int64) {
 				return
 			}
 			conns.Add(1)
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					i := int(next.Add(1)) - 1
-					if i >= len(replies) {
-						return
-					}
-					if _, err := io.WriteString(c, replies[i]); err != nil || i == len(replies)-1 {
-						return // after the last reply the connection closes: cut replies end there
-					}
+			go serveConn(c, func() bool {
+				i := int(next.Add(1)) - 1
+				if i >= len(replies) {
+					return false
 				}
-			}()
+				_, err := io.WriteString(c, replies[i])
+				return err == nil && i < len(replies)-1 // after the last reply the connection closes: cut replies end there
+			})
 		}
 	}()
 	return "http://" + ln.Addr().String(), &conns
@@ -435,28 +442,17 @@ func strayServer(t *testing.T, conf *tls.Config, after func(c net.Conn, co *coal
 			if conf != nil {
 				c = tls.Server(co, conf)
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
-						"9\r\ndata: a\n\n\r\n"); err != nil {
-						return
-					}
-					if !first {
-						if _, err := io.WriteString(c, "0\r\n\r\n"); err != nil {
-							return
-						}
-					} else if !after(c, co) {
-						return
-					}
+			go serveConn(c, func() bool {
+				if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
+					"9\r\ndata: a\n\n\r\n"); err != nil {
+					return false
 				}
-			}()
+				if first {
+					return after(c, co)
+				}
+				_, err := io.WriteString(c, "0\r\n\r\n")
+				return err == nil
+			})
 		}
 	}()
 	return scheme + "://" + ln.Addr().String(), &conns

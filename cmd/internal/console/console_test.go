@@ -19,9 +19,9 @@ func TestTally(t *testing.T) {
 	t.Parallel()
 	tally := NewTally()
 	k := measure.Key{Scenario: "plain-answer", Dialect: "sim-chat"}
-	tally.Add(loadgen.SessionEnd{Scenario: k.Scenario, Dialect: k.Dialect, Outcome: measure.OutcomeCompleted,
+	tally.SessionEnded(loadgen.SessionEnd{Scenario: k.Scenario, Dialect: k.Dialect, Outcome: measure.OutcomeCompleted,
 		Violations: []protocol.Violation{{Rule: "R-a"}, {Rule: "R-b"}}})
-	tally.Add(loadgen.SessionEnd{Scenario: k.Scenario, Dialect: k.Dialect, Outcome: measure.OutcomeTransportError, Err: errors.New("refused")})
+	tally.SessionEnded(loadgen.SessionEnd{Scenario: k.Scenario, Dialect: k.Dialect, Outcome: measure.OutcomeTransportError, Err: errors.New("refused")})
 	// R-abort, judged from the mock's records after the load: a violation, not a session
 	tally.LateViolation(loadgen.SessionEnd{Scenario: k.Scenario, Dialect: k.Dialect, Violations: []protocol.Violation{{Rule: "R-abort"}}})
 	if tally.Sessions[k] != 2 || tally.Errors[k] != 1 || tally.Violations[k] != 3 {

@@ -36,7 +36,7 @@ func Play(cfg loadgen.Config, quiet bool) (*measure.Run, *Tally, error) {
 	cfg.Interrupt = interrupt
 	table := NewTally()
 	// After the caller's outputs (live metrics), which the run calls first.
-	cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(table.Add))
+	cfg.Outputs = append(cfg.Outputs, table) // its sessions, and R-abort's late violations
 	var prog *Progress
 	if !quiet {
 		prog = NewProgress(os.Stderr)
@@ -139,14 +139,15 @@ func Preflight(cfg loadgen.Config, quiet bool) error {
 	return err
 }
 
-// PlayAndFinish is the end of load and run: cfg played with snapshots into out and live
-// metrics on metricsAddr ("": none), then Finish with the report rendered; the run is nil when
-// none happened.
+// PlayAndFinish plays cfg with snapshots into out and live metrics on metricsAddr ("": none),
+// then Finish with the report rendered; the run is nil when none happened.
 func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) (*measure.Run, error) {
-	records := measure.NewRecordsStream(os.Stdout) // --out -: stdout carries the records
+	var records *measure.RecordsWriter
 	if out != "" {
 		records = measure.NewRecordsWriter()
 		cfg.Outputs = append(cfg.Outputs, snapshotWriter(out, quiet, records))
+	} else {
+		records = measure.NewRecordsStream(os.Stdout) // --out -: stdout carries the records
 	}
 	cfg.Outputs = append(cfg.Outputs, records)
 	_, stopMetrics, err := ServeMetrics(metricsAddr, &cfg, os.Stderr)
@@ -156,14 +157,12 @@ func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) (*me
 	}
 	defer stopMetrics()
 	run, table, err := Play(cfg, quiet)
-	if records != nil {
-		info := records.Close()
-		if info.LeftOut > 0 {
-			fmt.Fprintf(os.Stderr, "%s: %d requests written, %d left out: %s\n", measure.RecordsFile, info.Written, info.LeftOut, info.Why)
-		}
-		if run != nil {
-			run.Summary.Records = &info
-		}
+	info := records.Close()
+	if info.LeftOut > 0 {
+		fmt.Fprintf(os.Stderr, "%s: %d requests written, %d left out: %s\n", measure.RecordsFile, info.Written, info.LeftOut, info.Why)
+	}
+	if run != nil {
+		run.Summary.Records = &info
 	}
 	if err != nil {
 		return nil, err
@@ -178,4 +177,31 @@ func printed(out string) io.Writer {
 		return os.Stderr
 	}
 	return os.Stdout
+}
+
+// PrintLeaks prints each gauge compared and what was not, and fails when one leaked.
+func PrintLeaks(out io.Writer, leaks []measure.Leak, notChecked []measure.LeakNotChecked) error {
+	failed := 0
+	for _, lk := range leaks {
+		word := "ok"
+		if !lk.OK {
+			word, failed = "LEAK", failed+1
+		}
+		fmt.Fprintf(out, "%-4s %s %s: %g → %g (delta %g, tolerance %g)\n", word, lk.Source, lk.Name, lk.Before, lk.After, lk.Delta, lk.Tolerance)
+	}
+	lost := 0
+	for _, nc := range notChecked {
+		word := "not checked:"
+		if nc.Lost {
+			word, lost = "LOST", lost+1
+		}
+		fmt.Fprintf(out, "%s %s %s: %s\n", word, nc.Source, nc.Name, nc.Reason)
+	}
+	switch {
+	case failed > 0:
+		return fmt.Errorf("%d gauges grew past their tolerance", failed)
+	case lost > 0:
+		return fmt.Errorf("%d of the processes read at the baseline could not be read after the load", lost)
+	}
+	return nil
 }

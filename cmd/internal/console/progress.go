@@ -18,13 +18,12 @@ import (
 // Progress shows a live run's progress (loadgen.Progress): mpb bars on a terminal, a
 // plain line every 5 s otherwise (logs, CI). Safe for concurrent use.
 type Progress struct {
-	w     io.Writer
-	tty   bool
-	p     *mpb.Progress
-	bar   *mpb.Bar
-	mu    sync.Mutex
-	last  loadgen.Progress
-	lines int
+	w    io.Writer
+	tty  bool
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	mu   sync.Mutex
+	last loadgen.Progress
 }
 
 // isTerminal tells whether f is a terminal, where bars can redraw.

@@ -14,11 +14,9 @@ import (
 	"github.com/streambench/streambench/report"
 )
 
-// PlayRepeated is the end of load and run: cfg played n times, each after start pointed it at
-// its target (run: a fresh stack, stopped after; nil: the same target), then Finish. With n > 1
-// each run is kept in OUT/RUN-ID/RUN-ID-I with its report, and the spread of the headline
-// figures is printed and written there (repeats.json, repeats.md); it fails when any run
-// failed, and an interrupted run ends the repeats.
+// PlayRepeated is the end of load and run: cfg played n times, start (nil: none) pointing each at
+// its target, then Finish. With n > 1 each run is kept in OUT/RUN-ID/RUN-ID-I and the headline
+// figures' spread printed and written there; it fails when any run failed; an interrupt ends it.
 func PlayRepeated(n int, cfg loadgen.Config, out, metricsAddr string, quiet bool, start func(*loadgen.Config) (func(), error)) error {
 	play := func(c loadgen.Config, out string) (*measure.Run, error) {
 		if start != nil {

@@ -17,8 +17,15 @@ type Tally struct {
 // NewTally returns an empty tally.
 func NewTally() *Tally { return &Tally{SessionTally: report.NewSessionTally()} }
 
-// Add counts one ended session: its scenario × dialect's sessions, errors and violations.
-func (t *Tally) Add(e loadgen.SessionEnd) {
+// The run hears of every violation: those of a session as it ends, and R-abort's after.
+var _ interface {
+	loadgen.SessionEndOutput
+	loadgen.LateViolationOutput
+} = (*Tally)(nil)
+
+// SessionEnded counts one ended session: its scenario × dialect's sessions, errors and
+// violations (loadgen.SessionEndOutput).
+func (t *Tally) SessionEnded(e loadgen.SessionEnd) {
 	k := measure.Key{Scenario: e.Scenario, Dialect: e.Dialect}
 	t.mu.Lock()
 	if e.Outcome.IsError() {

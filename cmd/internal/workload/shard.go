@@ -40,10 +40,8 @@ func (s *Shard) Apply(cfg *loadgen.Config, getenv func(string) string) error {
 	return nil
 }
 
-// shardFromFlags turns load's --shard INDEX/COUNT, or --shards COUNT with the index from
-// getenv(loadgen.JobIndexEnv), and --start-at (RFC3339, "" for none) into the run's shard and start
-// time. runID is --run-id: a shard needs it or a start time, which every shard shares, so its
-// results and session ids belong to one run.
+// shardFromFlags turns --shard INDEX/COUNT (or --shards COUNT, the index from getenv(loadgen.JobIndexEnv))
+// and --start-at (RFC3339) into the shard and start time; a shard needs --run-id (runID) or a start time.
 func shardFromFlags(shard string, shards int, startAt, runID string, getenv func(string) string) (loadgen.Shard, time.Time, error) {
 	var sh loadgen.Shard
 	switch {

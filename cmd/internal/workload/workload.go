@@ -1,7 +1,5 @@
-// Package workload is the command line's workload: the flag groups several commands share (what
-// to play and how hard, the inference endpoint's, a shard's, the results' --out, a sharded
-// run's leak check) and their resolution into the library's values (a loadgen.Config). Its
-// errors name the flag that was wrong: they are the CLI's, and a caller reports each as bad input.
+// Package workload is the flag groups several commands share and their resolution into the
+// library's values (a loadgen.Config); its errors name the flag, and a caller reports each as bad input.
 package workload
 
 import (
@@ -38,78 +36,55 @@ import (
 )
 
 // workload is what to play and how hard, as load's, run's and sweep's workload flags give it;
-// build turns it into a loadgen.Config, its errors naming the flag that was wrong.
+// build turns it into a loadgen.Config, its errors naming the flag that was wrong. Each field
+// but the last two holds the flag of its name (Add, AddEndpoint), whose help says what it means.
 type workload struct {
-	// Mix is a mix YAML file ("": the embedded mix), ScenarioDir a directory of scenarios
-	// ("": the embedded library); Dialect and Slug restrict the mix to one dialect or send
-	// every session to one slug.
 	Mix, ScenarioDir, Dialect, Slug string
-	// ScenarioFiles are scenario YAML files played as the whole mix, equally weighted,
-	// through the mix's profiles; they join the library (load --scenario).
-	ScenarioFiles []string
-	// Options are KEY=VALUE dialect options; Path and StopPath ("": not given) are
-	// shorthands for the options of those names, which several dialects take.
-	Options         []string
-	Path, StopPath  string
-	NoGroundTruth   bool
-	Seed            uint64
-	Clients         int
-	ThinkTime       time.Duration
-	HonorRetryAfter bool
-	Rate            float64
-	Arrival         string
-	Burstiness      float64 // gamma arrivals' shape (0: 1)
-	MaxInflight     int
-	Stages          string // DURATION:TARGET,... (ParseStages)
-	RateStages      bool
-	Duration        time.Duration
-	Sessions        int64
-	Warmup, Grace   time.Duration
-	StreamTimeout   time.Duration
-	IdleTimeout     time.Duration
-	BreakerSessions int // 0 or negative: no circuit breaker
-	LeakGrace       time.Duration
-	LeakPerStream   float64
-	NoLeakCheck     bool
-	SnapshotEvery   time.Duration
-	HTTP2           bool
-	Headers         []string // "Name: value" (ParseHeaders)
-	Redact          []string // more secrets (Config.Redact)
-	CACert          string
-	Insecure        bool
-	TimeScale       float64
-	RunID           string
-	Allow           []string // rule IDs (the registry's, protocol.Registry.Rules)
-	GoodputSLOs     []string // METRIC OP LIMIT (measure.ParseSessionSLO)
+	ScenarioFiles                   []string
+	Options                         []string
+	Path, StopPath                  string
+	NoGroundTruth                   bool
+	Seed                            uint64
+	Clients                         int
+	ThinkTime                       time.Duration
+	HonorRetryAfter                 bool
+	Rate                            float64
+	Arrival                         string
+	Burstiness                      float64
+	MaxInflight                     int
+	Stages                          string
+	RateStages                      bool
+	Duration                        time.Duration
+	Sessions                        int64
+	Warmup, Grace                   time.Duration
+	StreamTimeout                   time.Duration
+	IdleTimeout                     time.Duration
+	BreakerSessions                 int
+	LeakGrace                       time.Duration
+	LeakPerStream                   float64
+	NoLeakCheck                     bool
+	SnapshotEvery                   time.Duration
+	HTTP2                           bool
+	Headers, Redact                 []string
+	CACert                          string
+	Insecure                        bool
+	TimeScale                       float64
+	RunID                           string
+	Allow, GoodputSLOs              []string
+	Model, APIKey                   string
+	InputTokens, OutputTokens       string
+	Prompts, Prompt, Conversations  string
+	MaxTokensField                  string
+	MinTokens, IgnoreEOS            bool
+	Tokenizer, Trace, TraceFormat   string
+	PrefixTokens, PrefixPool        int
+	TraceSpeed                      float64
 	// DefaultClients are the closed-loop clients when neither Clients, Rate nor Stages is
 	// given (0: the package's DefaultClients); run sizes it to the machine (ClientsForCores).
 	DefaultClients int
 	// DefaultTargets are where a --dialect the mix has no profile for sends its sessions
 	// without --slug (none: one named after the dialect); run's are its runtime's agents.
 	DefaultTargets []string
-
-	// The inference endpoint's workload and target (openai-chat, anthropic-messages and openai-responses only):
-	// Model is the model option; APIKey goes in the dialect's auth header (APIKeyHeader) and
-	// is a secret (Config.Redact); InputTokens and OutputTokens are TokenDist specs and
-	// Prompts a prompt file (LoadPrompts), Prompt one prompt sent as the user's message of
-	// every request: any of them makes the run an endpoint workload (loadgen.Config.Endpoint).
-	Model, APIKey             string
-	InputTokens, OutputTokens string
-	Prompts, Prompt           string
-	// Conversations is a conversation file (LoadConversations): each session replays one,
-	// turn by turn, each request carrying the answers received so far.
-	Conversations string
-	// MaxTokensField is the openai-chat field for max_tokens (protocol.MaxTokensField and
-	// its siblings; "": max_tokens); MinTokens and IgnoreEOS send vLLM's min_tokens (equal
-	// to max_tokens) and ignore_eos (endpoint.Workload).
-	MaxTokensField       string
-	MinTokens, IgnoreEOS bool
-	// Tokenizer is the encoding synthetic prompts and trace rows are exact in ("": cl100k_base);
-	// PrefixTokens and PrefixPool the synthetic prompts' shared prefixes; Trace a trace file
-	// in TraceFormat ("": detected) played at TraceSpeed times its pace (0: 1).
-	Tokenizer, Trace, TraceFormat string
-	PrefixTokens, PrefixPool      int
-	TraceSpeed                    float64
 }
 
 // Flags are the workload flags of one command, parsed into their values.
@@ -264,8 +239,7 @@ func (w *Flags) Config() (loadgen.Config, error) {
 	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
 		return loadgen.Config{}, fmt.Errorf("--prompt %q: want the user's message, a non-empty text", w.Prompt)
 	}
-	// A zero given on purpose is not the default the zero stands for otherwise: --clients 0
-	// would otherwise run the default load.
+	// A zero given on purpose (--clients 0) is not the default a zero stands for.
 	for _, name := range []string{"clients", "rate", "duration", "sessions", "grace", "stream-timeout", "burstiness", "trace-speed"} {
 		if f := w.fs.Lookup(name); f != nil && f.Changed && isZeroFlag(f.Value.String()) {
 			return loadgen.Config{}, fmt.Errorf("--%s %s: want a positive value (leave the flag out for the default)", name, f.Value.String())
@@ -296,10 +270,7 @@ func (w workload) IsEndpoint() bool {
 	return w.InputTokens != "" || w.OutputTokens != "" || w.Prompts != "" || w.Prompt != "" || w.Conversations != "" || w.Trace != ""
 }
 
-// build resolves the workload into a loadgen.Config (without target, mock and metrics URLs): the
-// mix (the default, the Mix file, restricted to Dialect and Slug), the scenario library, the
-// rules allowed, the goodput objectives, the headers, the dialect options, and the default
-// shape (Workload.DefaultClients, else DefaultClients) and length (DefaultDuration) when none is given.
+// build resolves the workload into a loadgen.Config (without target, mock and metrics URLs).
 func (w workload) build() (loadgen.Config, error) {
 	cfg := loadgen.Config{
 		Seed: w.Seed, RunID: w.RunID, Clients: w.Clients, ThinkTime: w.ThinkTime,
@@ -324,8 +295,7 @@ func (w workload) build() (loadgen.Config, error) {
 	return cfg, w.chooseMix(&cfg)
 }
 
-// checkNumbers refuses a negative or non-finite number: zero means "not given" (the defaults),
-// anything below is never one, and is named rather than read as missing.
+// checkNumbers refuses a negative or non-finite number (zero is "not given").
 func (w workload) checkNumbers() error {
 	switch {
 	case w.Clients < 0:
@@ -685,8 +655,7 @@ func TrustPEM(flag, path string) (*tls.Config, error) {
 	return &tls.Config{RootCAs: pool}, nil
 }
 
-// recorded is what the run records of the workload flags that shape no part of its Config
-// it records itself: how it trusts the target.
+// recorded is what the run records of the flags its Config does not: how it trusts the target, the trace.
 func (w workload) recorded() map[string]string {
 	extra := map[string]string{}
 	if w.CACert != "" {
@@ -711,9 +680,8 @@ func WithExtra(extra, more map[string]string) map[string]string {
 	return out
 }
 
-// ResolveModel gives an endpoint workload without a model one, once, in w.Model (so every
-// config made from w after has it): against target the only model GET /v1/models lists
-// (DiscoverModel), against the mock run and sweep start (target "") the mock's.
+// ResolveModel gives an endpoint workload without a model one in w.Model, for every config made
+// from w after: the only one target lists (DiscoverModel), or the mock's for target "".
 func (w *Flags) ResolveModel(cfg loadgen.Config, target string) error {
 	if cfg.Endpoint == nil || w.Model != "" || cfg.Options["model"] != nil {
 		return nil
@@ -767,9 +735,8 @@ func OutDir(flag string) (string, error) {
 	return flag, CheckWritable("--out", flag)
 }
 
-// CheckWritable refuses, before any load, a results directory that cannot be written (a
-// file, /proc, a read-only mount): found only when the run's results were due, it cost the run.
-// It creates nothing: a temporary file in the nearest existing ancestor of dir, removed at once.
+// CheckWritable refuses, before any load, a results directory that cannot be written (a file,
+// /proc, a read-only mount), by a temporary file in its nearest existing ancestor.
 func CheckWritable(flag, dir string) error {
 	at := filepath.Clean(dir)
 	for {
@@ -795,11 +762,8 @@ func CheckWritable(flag, dir string) error {
 	return os.Remove(name)
 }
 
-// SizeToMachine gives run's workload its default clients for a machine of cores cores
-// (loadgen.ClientsForCores): the mock and the runtime share those cores with the generator,
-// and a default that overloads them measures the queue for the CPU, not the target. It
-// returns the line saying what it chose and why, or "" when the flags shape the load
-// (--clients, --rate, --stages).
+// SizeToMachine gives run's workload its default clients for cores cores (loadgen.ClientsForCores)
+// and returns the line saying so, or "" when the flags shape the load.
 func (w *Flags) SizeToMachine(cores int) string {
 	w.DefaultClients = loadgen.ClientsForCores(cores)
 	if w.Clients != 0 || w.Rate != 0 || w.Stages != "" || w.Trace != "" {
