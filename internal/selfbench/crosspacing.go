@@ -99,12 +99,10 @@ type serverPacing struct {
 // second round so neither meets the machine's drift alone (docs/BENCHMARKS.md, "Why the constants").
 var crossOrder = []int{0, 1, 1, 0}
 
-// crossWarmUp is how long a server's unmeasured warm-up round plays: meeting 2,000 streams for
-// the first time is not pacing (docs/BENCHMARKS.md, "Why the constants").
+// crossWarmUp is a server's unmeasured first round: meeting 2,000 streams first is not pacing.
 const crossWarmUp = crossRamp + crossTTFT + 500*time.Millisecond
 
-// warmCross plays one unmeasured round against child for crossWarmUp, then lets the server wind
-// the streams down. Only an interrupt of ctx is an error.
+// warmCross plays crossWarmUp's round against child and lets it wind down; only ctx's end is an error.
 func warmCross(ctx context.Context, child *stack.Child, streams int, itl time.Duration) error {
 	wctx, cancel := context.WithTimeout(ctx, crossWarmUp)
 	defer cancel()
@@ -143,8 +141,7 @@ func (p *serverPacing) pool(q *serverPacing) {
 func (p *serverPacing) cpuPerToken() float64 { return perFrame(p.serverCPU, p.tokens) }
 
 // crossPacing plays the same streams against the mock and the naive server, each in a child
-// process, from a minimal client in this process, and adds both servers' figures and their
-// ratios to rep.
+// process, from a minimal client in this process, and adds both servers' figures and ratios.
 func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	streams := cmp.Or(o.Streams, 2000)
 	itl := time.Duration(float64(time.Second) / cmp.Or(o.TokensPerSecond, 20))
@@ -465,11 +462,9 @@ func isContentChunk(frame []byte) bool {
 	return i >= 0 && i+len(contentDelta) < len(frame) && frame[i+len(contentDelta)] != '"'
 }
 
-// NewNaiveServer is the yardstick the mock's cost and pacing are held to: the OpenAI streaming
-// server a Go engineer writes in minutes (a goroutine per stream, time.Sleep before each token,
-// Write and Flush per chunk), its chunks the mock's shape and framed as cheaply, so the two
-// compare in pacing and serving, not JSON encoders. Every answer is tokens content chunks, the
-// first ttft after the request arrived, each next one itl after the previous was written.
+// NewNaiveServer is the mock's yardstick: the OpenAI streaming server a Go engineer writes in
+// minutes (a goroutine per stream, time.Sleep before each token, Write and Flush per chunk),
+// framed as cheaply as the mock: tokens content chunks, ttft then itl apart.
 func NewNaiveServer(ttft, itl time.Duration, tokens int) (httpServer, error) {
 	if ttft < 0 || itl < 0 || tokens <= 0 {
 		return httpServer{}, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,21 +16,14 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// serveNaive serves a NaiveServer on a free loopback port for the test's length and returns
-// its address.
+// serveNaive serves a NaiveServer for the test's length and returns its address.
 func serveNaive(t *testing.T, ttft, itl time.Duration, tokens int) string {
 	t.Helper()
 	srv, err := NewNaiveServer(ttft, itl, tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown(context.Background()) })
-	return ln.Addr().String()
+	return strings.TrimPrefix(serveFloor(t, srv), "http://")
 }
 
 // TestNaiveServerSpeaksTheMocksChunks reads a naive stream as an OpenAI client would: a role
