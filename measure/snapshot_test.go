@@ -10,17 +10,23 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
+// writtenSnapshot writes a snapshot of seededRun into a new directory.
+func writtenSnapshot(t *testing.T) (string, *measure.Run) {
+	t.Helper()
+	dir, snap := t.TempDir(), seededRun(t)
+	snap.Summary.Incomplete = true
+	if err := measure.WriteSnapshot(dir, snap); err != nil {
+		t.Fatal(err)
+	}
+	return dir, snap
+}
+
 // TestSnapshotThenFinal: a snapshot reads back incomplete, with the metrics its summary.json
 // leaves out computed from its histograms; the final write into the same directory replaces
 // it and reads back complete.
 func TestSnapshotThenFinal(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	snap := seededRun(t)
-	snap.Summary.Incomplete = true
-	if err := measure.WriteSnapshot(dir, snap); err != nil {
-		t.Fatal(err)
-	}
+	dir, snap := writtenSnapshot(t)
 	raw, err := measure.ReadSummary(filepath.Join(dir, measure.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
@@ -68,12 +74,7 @@ func TestSummaryIsWrittenLast(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			snap := seededRun(t)
-			snap.Summary.Incomplete = true
-			if err := measure.WriteSnapshot(dir, snap); err != nil {
-				t.Fatal(err)
-			}
+			dir, _ := writtenSnapshot(t)
 			if tc.blocked != "" {
 				path := filepath.Join(dir, tc.blocked)
 				if err := os.Remove(path); err != nil {
