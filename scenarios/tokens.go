@@ -15,16 +15,24 @@ type TokenCounter struct {
 }
 
 // Thinking returns how many thinking tokens begin in piece.
-func (c *TokenCounter) Thinking(piece string) int { return countStarts(piece, &c.thinkingInWord, &c.textInWord) }
+func (c *TokenCounter) Thinking(piece string) int {
+	return countStarts(piece, &c.thinkingInWord, &c.textInWord)
+}
 
 // ThinkingBytes is Thinking for a piece still in its frame's buffer (no copy).
-func (c *TokenCounter) ThinkingBytes(piece []byte) int { return countStarts(piece, &c.thinkingInWord, &c.textInWord) }
+func (c *TokenCounter) ThinkingBytes(piece []byte) int {
+	return countStarts(piece, &c.thinkingInWord, &c.textInWord)
+}
 
 // Text returns how many answer tokens begin in piece.
-func (c *TokenCounter) Text(piece string) int { return countStarts(piece, &c.textInWord, &c.thinkingInWord) }
+func (c *TokenCounter) Text(piece string) int {
+	return countStarts(piece, &c.textInWord, &c.thinkingInWord)
+}
 
 // TextBytes is Text for a piece still in its frame's buffer (no copy).
-func (c *TokenCounter) TextBytes(piece []byte) int { return countStarts(piece, &c.textInWord, &c.thinkingInWord) }
+func (c *TokenCounter) TextBytes(piece []byte) int {
+	return countStarts(piece, &c.textInWord, &c.thinkingInWord)
+}
 
 // Break marks a turn boundary the text does not show (a tool call, a chunk reset): the next
 // text's first word is a new token even without leading whitespace.
