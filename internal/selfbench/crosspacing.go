@@ -50,14 +50,14 @@ func Pacing(ctx context.Context, o Options) (*Report, error) {
 	h := res.PacingError
 	rep.add("self-test: streams completed", float64(res.Completed), "streams")
 	rep.add("self-test: tokens", float64(res.Tokens), "tokens")
-	rep.add("self-test: pacing error p50", msQ(h, 50), "ms")
-	rep.withinMs("self-test: pacing error p99", msQ(h, 99))
-	rep.add("self-test: pacing error p99.9", msQ(h, 99.9), "ms")
-	rep.add("self-test: pacing error max", msQ(h, 100), "ms")
+	rep.add("self-test: pacing error p50", quantileMs(h, 50, 0), "ms")
+	rep.withinMs("self-test: pacing error p99", quantileMs(h, 99, 0))
+	rep.add("self-test: pacing error p99.9", quantileMs(h, 99.9, 0), "ms")
+	rep.add("self-test: pacing error max", quantileMs(h, 100, 0), "ms")
 	if r := res.PacingErrorWithRamp; r != nil {
-		rep.add("self-test: with the ramp: pacing error p50", msQ(r, 50), "ms")
-		rep.add("self-test: with the ramp: pacing error p99", msQ(r, 99), "ms")
-		rep.add("self-test: with the ramp: pacing error max", msQ(r, 100), "ms")
+		rep.add("self-test: with the ramp: pacing error p50", quantileMs(r, 50, 0), "ms")
+		rep.add("self-test: with the ramp: pacing error p99", quantileMs(r, 99, 0), "ms")
+		rep.add("self-test: with the ramp: pacing error max", quantileMs(r, 100, 0), "ms")
 	}
 	rep.add("self-test: CPU per token", float64(res.CPUPerToken.Nanoseconds())/1000, "µs")
 	if res.Failed > 0 {
@@ -196,7 +196,8 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 		if err != nil {
 			return err
 		}
-		rounds = append(rounds, fmt.Sprintf("%s %.2f / %.2f ms", sv.name, msQ(p.ttftError, 99), msQ(p.gapError, 99)))
+		ttft, gap := quantileMs(p.ttftError, 99, 0), quantileMs(p.gapError, 99, 0)
+		rounds = append(rounds, fmt.Sprintf("%s %.2f / %.2f ms", sv.name, ttft, gap))
 		if sv.played == nil {
 			sv.played = p
 		} else {
@@ -208,14 +209,14 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	m, n := servers[0].played, servers[1].played
 
 	for _, p := range []*serverPacing{m, n} {
-		rep.add(p.name+": TTFT error p99", msQ(p.ttftError, 99), "ms")
-		rep.add(p.name+": gap error p99", msQ(p.gapError, 99), "ms")
-		if end := msQ(p.endLate, 50); p == m {
+		rep.add(p.name+": TTFT error p99", quantileMs(p.ttftError, 99, 0), "ms")
+		rep.add(p.name+": gap error p99", quantileMs(p.gapError, 99, 0), "ms")
+		if end := quantileMs(p.endLate, 50, 0); p == m {
 			rep.addTarget(p.name+": end of stream late by p50", end, "ms", "≤ 10 ms", end <= 10)
 		} else {
 			rep.add(p.name+": end of stream late by p50", end, "ms")
 		}
-		rep.add(p.name+": end of stream late by p99", msQ(p.endLate, 99), "ms")
+		rep.add(p.name+": end of stream late by p99", quantileMs(p.endLate, 99, 0), "ms")
 		rep.add(p.name+": server CPU per token", p.cpuPerToken(), "µs")
 		rep.add(p.name+": server peak RSS", float64(p.serverPeakRSSKiB)/1024, "MiB")
 		rep.add(p.name+": client CPU per token", perFrame(p.clientCPU, max(p.tokens, 1)), "µs")
@@ -230,15 +231,15 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 		return a / b
 	}
 	cpu := ratio(m.cpuPerToken(), n.cpuPerToken())
-	gap := ratio(msQ(m.gapError, 99), msQ(n.gapError, 99))
-	ttft := ratio(msQ(m.ttftError, 99), msQ(n.ttftError, 99))
+	gap := ratio(quantileMs(m.gapError, 99, 0), quantileMs(n.gapError, 99, 0))
+	ttft := ratio(quantileMs(m.ttftError, 99, 0), quantileMs(n.ttftError, 99, 0))
 	rep.pairYardsticks(m.name+": ", n.name+": ")
 	rep.addTarget("mock ÷ naive: server CPU per token", cpu, "×", "≤ 1.0×", cpu <= 1 && cpu > 0)
 	rep.against("naive: server CPU per token", n.cpuPerToken(), "µs")
 	rep.addTarget("mock ÷ naive: gap error p99", gap, "×", "≤ 1.0×", gap <= 1)
-	rep.against("naive: gap error p99", msQ(n.gapError, 99), "ms")
+	rep.against("naive: gap error p99", quantileMs(n.gapError, 99, 0), "ms")
 	rep.addTarget("mock ÷ naive: TTFT error p99", ttft, "×", "≤ 0.5×", ttft <= 0.5)
-	rep.against("naive: TTFT error p99", msQ(n.ttftError, 99), "ms")
+	rep.against("naive: TTFT error p99", quantileMs(n.ttftError, 99, 0), "ms")
 	rep.note("TTFT / gap error p99 of each round, in the order played: %s", strings.Join(rounds, ", "))
 	if o.ProfileDir != "" {
 		rep.note("the servers' CPU profiles over the streams (mock-cpu.pprof, naive-cpu.pprof) are in %s; profiling costs each a few %% of CPU", o.ProfileDir)
@@ -249,9 +250,6 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 func crossScenarioYAML(ttft, itl time.Duration, tokens int) string {
 	return pacedScenario(crossScenario, "one answer turn paced at a constant rate, for bench pacing's cross-process run", ttft, itl, fmt.Sprintf("{tokens: %d}", tokens))
 }
-
-// msQ is h's quantile q (100: its max) in milliseconds.
-func msQ(h *hdrhistogram.Histogram, q float64) float64 { return quantileMs(h, q, 0) }
 
 // startProfile fetches a CPU profile of base over about length into file; wait waits for it.
 func startProfile(ctx context.Context, base, file string, length time.Duration) func() error {

@@ -206,7 +206,7 @@ func TestServerPacingPools(t *testing.T) {
 	if got := p.ttftError.TotalCount(); got != 198 {
 		t.Errorf("TTFT errors pooled: %d, want 198", got)
 	}
-	if got := msQ(p.ttftError, 99); got < 9.9 || got > 10.1 {
+	if got := quantileMs(p.ttftError, 99, 0); got < 9.9 || got > 10.1 {
 		t.Errorf("pooled TTFT error p99 %.2f ms, want the second round's 10 ms", got)
 	}
 	if got := p.cpuPerToken(); got < 101 || got > 102 {
