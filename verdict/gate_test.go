@@ -123,30 +123,28 @@ func TestParseRegression(t *testing.T) {
 	}
 }
 
-func mustThresholds(t *testing.T, exprs ...string) []verdict.Threshold {
+// mustParse parses every expression with parse, failing the test on the first error.
+func mustParse[T any](t *testing.T, parse func(string) (T, error), exprs ...string) []T {
 	t.Helper()
-	var out []verdict.Threshold
+	var out []T
 	for _, e := range exprs {
-		th, err := verdict.ParseThreshold(e)
+		v, err := parse(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, th)
+		out = append(out, v)
 	}
 	return out
 }
 
+func mustThresholds(t *testing.T, exprs ...string) []verdict.Threshold {
+	t.Helper()
+	return mustParse(t, verdict.ParseThreshold, exprs...)
+}
+
 func mustRegressions(t *testing.T, exprs ...string) []verdict.Regression {
 	t.Helper()
-	var out []verdict.Regression
-	for _, e := range exprs {
-		g, err := verdict.ParseRegression(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, g)
-	}
-	return out
+	return mustParse(t, verdict.ParseRegression, exprs...)
 }
 
 func TestGate(t *testing.T) {
