@@ -10,23 +10,13 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// writtenSnapshot writes a snapshot of seededRun into a new directory.
-func writtenSnapshot(t *testing.T) (string, *measure.Run) {
-	t.Helper()
-	dir, snap := t.TempDir(), seededRun(t)
-	snap.Summary.Incomplete = true
-	if err := measure.WriteSnapshot(dir, snap); err != nil {
-		t.Fatal(err)
-	}
-	return dir, snap
-}
-
 // TestSnapshotThenFinal: a snapshot reads back incomplete, with the metrics its summary.json
 // leaves out computed from its histograms; the final write into the same directory replaces
 // it and reads back complete.
 func TestSnapshotThenFinal(t *testing.T) {
 	t.Parallel()
-	dir, snap := writtenSnapshot(t)
+	dir := t.TempDir()
+	snap := writeSnapshot(t, dir)
 	raw, err := measure.ReadSummary(filepath.Join(dir, measure.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +45,17 @@ func TestSnapshotThenFinal(t *testing.T) {
 	}
 }
 
+// writeSnapshot writes a snapshot of seededRun into dir and returns the run.
+func writeSnapshot(t *testing.T, dir string) *measure.Run {
+	t.Helper()
+	snap := seededRun(t)
+	snap.Summary.Incomplete = true
+	if err := measure.WriteSnapshot(dir, snap); err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 // TestSummaryIsWrittenLast: a write that fails part-way (here at histograms.hlog, which a
 // directory stands in the way of) leaves the previous summary.json, so a snapshot's
 // "incomplete" is never replaced by a summary whose files are not all there.
@@ -74,7 +75,8 @@ func TestSummaryIsWrittenLast(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir, _ := writtenSnapshot(t)
+			dir := t.TempDir()
+			writeSnapshot(t, dir)
 			if tc.blocked != "" {
 				path := filepath.Join(dir, tc.blocked)
 				if err := os.Remove(path); err != nil {

@@ -51,8 +51,7 @@ type BadInputProbe struct {
 	Says         string // what the message of the JSON error that answers it must contain
 }
 
-// BadInputClass is one kind of malformed request and the status each server must answer it
-// with.
+// BadInputClass is one kind of malformed request and the status each server must answer it with.
 type BadInputClass struct {
 	Name string
 	// Runtime and Mock are the expected statuses, 0 without a probe for that server (the runtime

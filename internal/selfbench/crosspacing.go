@@ -367,8 +367,7 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 	return p, nil
 }
 
-// crossRequest is every stream's request: a streamed chat completion selecting the pacing
-// scenario (the naive server ignores it).
+// crossRequest is every stream's streamed chat completion of the pacing scenario (the naive server ignores it).
 func crossRequest(addr string) []byte {
 	body := `{"model":"pacing","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=` + crossScenario + ` seed=1]]"}]}`
 	return []byte(fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
@@ -512,8 +511,7 @@ func NewNaiveServer(ttft, itl time.Duration, tokens int) (httpServer, error) {
 	return httpServer{&http.Server{Handler: handler}}, nil
 }
 
-// serveProfile has the server answer GET /debug/pprof/profile as the mock does (bench pacing
-// --profile). Call it before Serve.
+// serveProfile has the server answer GET /debug/pprof/profile as the mock does; call it before Serve.
 func (s httpServer) serveProfile() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)

@@ -1,7 +1,5 @@
-// Package selfbench measures streambench's own costs and fidelity (codec speed, pacing error,
-// cost per open stream, TTFC error, open-loop rate), each as a Report of typed figures. The
-// measurements needing separate processes start the running executable's subcommands as
-// children, so they run from the streambench binary.
+// Package selfbench measures streambench's own costs and fidelity, each as a Report of typed
+// figures; measurements needing separate processes start the running executable's subcommands.
 package selfbench
 
 import (
