@@ -229,8 +229,8 @@ func (r *Result) Write(dir string) error {
 	}); err != nil {
 		return fmt.Errorf("render %s: %w", HTMLFile, err)
 	}
-	for name, b := range map[string][]byte{JSONFile: append(data, '\n'), MarkdownFile: md.Bytes(), HTMLFile: html.Bytes()} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+	for _, f := range [][2]string{{JSONFile, string(data) + "\n"}, {MarkdownFile, md.String()}, {HTMLFile, html.String()}} {
+		if err := os.WriteFile(filepath.Join(dir, f[0]), []byte(f[1]), 0o644); err != nil {
 			return fmt.Errorf("write sweep: %w", err)
 		}
 	}
