@@ -232,7 +232,8 @@ func TestReadRunErrors(t *testing.T) {
 		// a wrongly typed field is named
 		{"bad field", goodWith(measure.SummaryFile, "{\"schema\": 1, \"run_id\": 5}"), "field run_id"},
 		// timeline with a non-number names line and column
-		{"bad timeline", goodWith(measure.TimelineFile, "second,active,started,completed,frames,errors,violations\n0,1,2,3,4,5,6\n1,x,2,3,4,5,6\n"), "line 3: column active"},
+		{"bad timeline", goodWith(measure.TimelineFile,
+			"second,active,started,completed,frames,errors,violations\n0,1,2,3,4,5,6\n1,x,2,3,4,5,6\n"), "line 3: column active"},
 		// a broken sample line is named
 		{"bad sample", goodWith(measure.SamplesFile, "{}\n{nope\n"), "violations.jsonl: line 2"},
 		// an untagged hlog interval cannot be attributed
