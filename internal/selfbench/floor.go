@@ -345,22 +345,15 @@ func Floor(ctx context.Context, o Options) (*Report, error) {
 			events, len(floorFrame), itl, map[bool]string{false: "h2c on 4 pooled connections, as the runtime", true: "HTTP/1.1, one connection per stream"}[o.ProviderHTTP1], warmUpEvents),
 	}
 	for _, streams := range sizes {
-		for _, hops := range []int{1, 2} {
-			run, err := runFloor(ctx, hops, streams, events, itl, o.ProviderHTTP1)
+		for i, hopName := range []string{"one-hop", "two-hop"} {
+			run, err := runFloor(ctx, i+1, streams, events, itl, o.ProviderHTTP1)
 			if err != nil {
-				return nil, fmt.Errorf("%d-hop floor at %d streams: %w", hops, streams, err)
+				return nil, fmt.Errorf("%d-hop floor at %d streams: %w", i+1, streams, err)
 			}
-			addFloorFigures(rep, fmt.Sprintf("%d streams, %s", streams, hopName(hops)), run)
+			addFloorFigures(rep, fmt.Sprintf("%d streams, %s", streams, hopName), run)
 		}
 	}
 	return rep, nil
-}
-
-func hopName(hops int) string {
-	if hops == 1 {
-		return "one-hop"
-	}
-	return "two-hop"
 }
 
 func addFloorFigures(rep *Report, prefix string, run *floorRun) {
