@@ -1,13 +1,11 @@
 // Package hrtimer wakes goroutines at deadlines with microsecond precision.
 //
-// Go's timers are exact while the scheduler is busy, but when every P is idle the runtime
-// sleeps in epoll_wait, whose timeout is whole milliseconds, so a process that idles between
-// events (a pacer, an open loop) wakes up to 1 ms late. A Clock keeps every pending deadline in
-// one heap and arms one Linux timerfd, on Go's network poller, for the earliest: epoll_wait
-// returns when the kernel's high-resolution timer expires. The fd's read deadline, a Go timer
-// for the same instant, covers the busy case, where timers run more often than the poller.
-// Elsewhere than Linux, and in portable clocks, Go timers alone pace. A per-waiter clock
-// (NewPerWaiter) gives each Waiter a Go timer of its own.
+// When every P is idle the Go runtime sleeps in epoll_wait, whose timeout is whole
+// milliseconds, so a process idling between events (a pacer, an open loop) wakes up to 1 ms
+// late. A Clock keeps every pending deadline in one heap and arms one Linux timerfd, on Go's
+// network poller, for the earliest; the fd's read deadline, a Go timer for the same instant,
+// covers the busy case, where timers run more often than the poller. Elsewhere, and in portable
+// clocks, Go timers alone pace; a per-waiter clock gives each Waiter a Go timer of its own.
 package hrtimer
 
 import (
@@ -47,11 +45,9 @@ type alarm interface {
 // timerfd), falling back to Go timers where that is unavailable.
 func New() *Clock { return &Clock{} }
 
-// NewPerWaiter returns a Clock whose Waiters each wait on a Go timer of their own, as
-// time.Sleep does, so a late wake delays only its own waiter. It is for a process whose
-// thousands of waiters keep it busy (the serving mock): there the runtime checks timers at
-// every scheduling point, while a shared alarm under load is late for its whole batch
-// (mockprovider's README). It works in a testing/synctest bubble, and never spins.
+// NewPerWaiter returns a Clock whose Waiters each wait on a Go timer of their own, so a late
+// wake delays only its own waiter: for a process kept busy by thousands of waiters (the mock),
+// where a shared alarm is late for its whole batch. It works in synctest, and never spins.
 func NewPerWaiter() *Clock { return &Clock{perWaiter: true} }
 
 // NewPortable returns a Clock paced by Go timers only (up to 1 ms late while the process
@@ -112,9 +108,8 @@ func (c *Clock) fire(a alarm) bool {
 	return still
 }
 
-// take pops every deadline that has passed, appending its waiter to due, and re-arms a for
-// the earliest one left; with none left it lingers, and releases a when it goes off still
-// lingering.
+// take pops every deadline that has passed into due and re-arms a for the earliest left; with
+// none left it lingers, and releases a when it goes off still lingering.
 func (c *Clock) take(a alarm, due []*Waiter) ([]*Waiter, bool) {
 	now := time.Now()
 	c.mu.Lock()
@@ -164,9 +159,8 @@ type Waiter struct {
 }
 
 // Interrupt ends the wait in progress and every later one: they return false. It is safe to
-// call from any goroutine, any number of times. Given to context.AfterFunc once per stream, it
-// lets each wait block on the waiter's channel alone (Until with a nil done), cheaper than
-// selecting on the context's channel too at every token.
+// call from any goroutine, any number of times; given to context.AfterFunc, it lets each wait
+// block on the waiter's channel alone (a nil done), cheaper than selecting on ctx at every token.
 func (w *Waiter) Interrupt() {
 	w.interrupted.Store(true)
 	if w.timer != nil {
@@ -188,10 +182,9 @@ func (w *Waiter) Until(done <-chan struct{}, due time.Time) bool {
 	return w.until(done, due, 0)
 }
 
-// UntilSpinning is Until that wakes early by up to spin and yields (runtime.Gosched) until due
-// passes, trading that CPU for the latency a goroutine woken from the poller still has: for few
-// events that must be on time (open-loop starts), not for every token. Portable and per-waiter
-// clocks do not spin: in a synctest bubble a spinning goroutine would stop virtual time.
+// UntilSpinning is Until that wakes early by up to spin and yields until due passes, trading
+// CPU for the poller's wake latency: for few events that must be on time (open-loop starts).
+// Portable and per-waiter clocks do not spin: in synctest a spinning goroutine stops virtual time.
 func (w *Waiter) UntilSpinning(done <-chan struct{}, due time.Time, spin time.Duration) bool {
 	if w.timer != nil || w.clock.isPortable() {
 		spin = 0
@@ -236,9 +229,8 @@ func (w *Waiter) until(done <-chan struct{}, due time.Time, spin time.Duration) 
 	}
 }
 
-// timerWait waits on a per-waiter clock's timer for d, and reports false when done closed or
-// Interrupt came. The flag is read after arming: an Interrupt whose firing this arming
-// overrode has set it by then.
+// timerWait waits on a per-waiter clock's timer for d, false when done closed or Interrupt came.
+// The flag is read after arming: an Interrupt whose firing this arming overrode has set it by then.
 func (w *Waiter) timerWait(done <-chan struct{}, d time.Duration) bool {
 	w.timer.Reset(d)
 	if w.interrupted.Load() {

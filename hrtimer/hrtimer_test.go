@@ -8,14 +8,17 @@ import (
 	"time"
 )
 
-// clocks are the two kinds of Clock every behaviour test runs against.
-var clocks = []struct {
-	name string
-	new  func() *Clock
-}{
-	{"precise", New},
-	{"portable", NewPortable},
-	{"per-waiter", NewPerWaiter},
+// forEachClock runs f in parallel against each kind of Clock every behaviour test covers.
+func forEachClock(t *testing.T, f func(t *testing.T, c *Clock)) {
+	for _, tc := range []struct {
+		name string
+		new  func() *Clock
+	}{{"precise", New}, {"portable", NewPortable}, {"per-waiter", NewPerWaiter}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, tc.new())
+		})
+	}
 }
 
 // TestUntilNeverWakesEarly has many goroutines wait, repeatedly, for deadlines spread over a
@@ -23,51 +26,47 @@ var clocks = []struct {
 // that every wait returns, and that the clock lets go of its timer once nothing is pending.
 func TestUntilNeverWakesEarly(t *testing.T) {
 	t.Parallel()
-	for _, tc := range clocks {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c := tc.new()
-			var wg sync.WaitGroup
-			for g := range 200 {
-				wg.Go(func() {
-					rng := rand.New(rand.NewPCG(uint64(g), 1))
-					w := c.NewWaiter()
-					for i := range 50 {
-						due := time.Now().Add(time.Duration(rng.Int64N(int64(3*time.Millisecond))) - 200*time.Microsecond)
-						until := w.Until
-						if i%2 == 1 { // every other wait spins its last 300 µs
-							until = func(done <-chan struct{}, due time.Time) bool {
-								return w.UntilSpinning(done, due, 300*time.Microsecond)
-							}
-						}
-						if !until(nil, due) {
-							t.Errorf("Until(nil, due) = false: only a closed done may end a wait")
-							return
-						}
-						if now := time.Now(); now.Before(due) {
-							t.Errorf("woke %s before the deadline", due.Sub(now))
-							return
+	forEachClock(t, func(t *testing.T, c *Clock) {
+		var wg sync.WaitGroup
+		for g := range 200 {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(g), 1))
+				w := c.NewWaiter()
+				for i := range 50 {
+					due := time.Now().Add(time.Duration(rng.Int64N(int64(3*time.Millisecond))) - 200*time.Microsecond)
+					until := w.Until
+					if i%2 == 1 { // every other wait spins its last 300 µs
+						until = func(done <-chan struct{}, due time.Time) bool {
+							return w.UntilSpinning(done, due, 300*time.Microsecond)
 						}
 					}
-				})
-			}
-			wg.Wait()
-			// The alarm lingers for 50 ms with nothing pending, then goes.
-			deadline := time.Now().Add(5 * time.Second)
-			for {
-				c.mu.Lock()
-				alarm, pending := c.alarm, len(c.pending)
-				c.mu.Unlock()
-				if alarm == nil && pending == 0 {
-					break
+					if !until(nil, due) {
+						t.Errorf("Until(nil, due) = false: only a closed done may end a wait")
+						return
+					}
+					if now := time.Now(); now.Before(due) {
+						t.Errorf("woke %s before the deadline", due.Sub(now))
+						return
+					}
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("5 s after every wait: alarm %v, %d pending; want both gone", alarm, pending)
-				}
-				time.Sleep(10 * time.Millisecond)
+			})
+		}
+		wg.Wait()
+		// The alarm lingers for 50 ms with nothing pending, then goes.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			c.mu.Lock()
+			alarm, pending := c.alarm, len(c.pending)
+			c.mu.Unlock()
+			if alarm == nil && pending == 0 {
+				break
 			}
-		})
-	}
+			if time.Now().After(deadline) {
+				t.Fatalf("5 s after every wait: alarm %v, %d pending; want both gone", alarm, pending)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
 }
 
 // TestUntilReturnsWhenDoneCloses checks that a closed done ends a wait at once, and that a
@@ -75,30 +74,26 @@ func TestUntilNeverWakesEarly(t *testing.T) {
 // deadline's wake, arriving later, must not end the new wait early).
 func TestUntilReturnsWhenDoneCloses(t *testing.T) {
 	t.Parallel()
-	for _, tc := range clocks {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c := tc.new()
-			w := c.NewWaiter()
-			done := make(chan struct{})
-			time.AfterFunc(5*time.Millisecond, func() { close(done) })
-			start := time.Now()
-			if w.Until(done, start.Add(time.Hour)) {
-				t.Fatal("Until = true for a deadline an hour away")
-			}
-			if waited := time.Since(start); waited > time.Second {
-				t.Fatalf("closing done ended the wait after %s", waited)
-			}
-			// An abandoned wait whose deadline comes first.
-			abandoned := make(chan struct{})
-			close(abandoned)
-			w.Until(abandoned, time.Now().Add(2*time.Millisecond))
-			due := time.Now().Add(20 * time.Millisecond)
-			if !w.Until(nil, due) || time.Now().Before(due) {
-				t.Fatalf("after an abandoned wait, Until returned before its own deadline")
-			}
-		})
-	}
+	forEachClock(t, func(t *testing.T, c *Clock) {
+		w := c.NewWaiter()
+		done := make(chan struct{})
+		time.AfterFunc(5*time.Millisecond, func() { close(done) })
+		start := time.Now()
+		if w.Until(done, start.Add(time.Hour)) {
+			t.Fatal("Until = true for a deadline an hour away")
+		}
+		if waited := time.Since(start); waited > time.Second {
+			t.Fatalf("closing done ended the wait after %s", waited)
+		}
+		// An abandoned wait whose deadline comes first.
+		abandoned := make(chan struct{})
+		close(abandoned)
+		w.Until(abandoned, time.Now().Add(2*time.Millisecond))
+		due := time.Now().Add(20 * time.Millisecond)
+		if !w.Until(nil, due) || time.Now().Before(due) {
+			t.Fatalf("after an abandoned wait, Until returned before its own deadline")
+		}
+	})
 }
 
 // TestUntilSpinningStopsWhenDoneCloses closes done while the waiter spins.
@@ -156,24 +151,20 @@ func portableKeepsVirtualTime(t *testing.T, newClock func() *Clock) {
 // return false, while a waiter nobody interrupts still reaches its deadline.
 func TestInterruptEndsWaits(t *testing.T) {
 	t.Parallel()
-	for _, tc := range clocks {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c := tc.new()
-			w := c.NewWaiter()
-			time.AfterFunc(2*time.Millisecond, w.Interrupt)
-			if w.Until(nil, time.Now().Add(time.Hour)) {
-				t.Fatal("Until = true for a deadline an hour away")
-			}
-			if w.Until(nil, time.Now().Add(time.Millisecond)) {
-				t.Error("a wait after Interrupt reached its deadline; want false at once")
-			}
-			w.Interrupt() // again: no effect, no block
-			if !c.NewWaiter().Until(nil, time.Now().Add(time.Millisecond)) {
-				t.Error("an uninterrupted waiter's wait returned false")
-			}
-		})
-	}
+	forEachClock(t, func(t *testing.T, c *Clock) {
+		w := c.NewWaiter()
+		time.AfterFunc(2*time.Millisecond, w.Interrupt)
+		if w.Until(nil, time.Now().Add(time.Hour)) {
+			t.Fatal("Until = true for a deadline an hour away")
+		}
+		if w.Until(nil, time.Now().Add(time.Millisecond)) {
+			t.Error("a wait after Interrupt reached its deadline; want false at once")
+		}
+		w.Interrupt() // again: no effect, no block
+		if !c.NewWaiter().Until(nil, time.Now().Add(time.Millisecond)) {
+			t.Error("an uninterrupted waiter's wait returned false")
+		}
+	})
 }
 
 // TestInterruptBeforeArming plays the race a per-waiter clock must not lose: an Interrupt that

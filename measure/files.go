@@ -458,9 +458,8 @@ func RunDir(out string, s *Summary) string {
 	return dir
 }
 
-// SnapshotWriter returns a function for a run's snapshots (as a loadgen.SnapshotFunc) that
-// writes each snapshot into RunDir(out, …), where the final results go too, and calls
-// first(dir) once, after the first write (nil: not called).
+// SnapshotWriter returns a loadgen.SnapshotFunc writing each snapshot into RunDir(out, …), where
+// the final results go too, and calling first(dir) (if not nil) once, after the first write.
 func SnapshotWriter(out string, first func(dir string)) func(*Run) error {
 	var once sync.Once
 	return func(r *Run) error {

@@ -288,13 +288,7 @@ func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	// The log format has no sign for times before 1970 (a zero time.Time): clamp to the epoch.
 	startMs := max(start.UnixMilli(), 0)
-	if err := lw.OutputLogFormatVersion(); err != nil {
-		return fmt.Errorf("write hlog header: %w", err)
-	}
-	if err := lw.OutputStartTime(startMs); err != nil {
-		return fmt.Errorf("write hlog header: %w", err)
-	}
-	if err := lw.OutputBaseTime(startMs); err != nil {
+	if err := cmp.Or(lw.OutputLogFormatVersion(), lw.OutputStartTime(startMs), lw.OutputBaseTime(startMs)); err != nil {
 		return fmt.Errorf("write hlog header: %w", err)
 	}
 	enc := newIntervalEncoder()

@@ -21,9 +21,8 @@ const (
 )
 
 // intervalEncoder writes interval-log lines as hdrhistogram-go's HistogramLogWriter does, but
-// through one reused zlib writer at BestSpeed: the library's BestCompression writer per
-// histogram, ~1 MB of state each, was most of the CPU of a run's snapshots. Any reader reads
-// either level.
+// through one reused zlib writer at BestSpeed, not a ~1 MB BestCompression writer per histogram
+// (any reader reads either level).
 type intervalEncoder struct {
 	zw      *zlib.Writer
 	payload []byte

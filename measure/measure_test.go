@@ -208,6 +208,14 @@ func TestReadRunErrors(t *testing.T) {
 		}
 		return dir
 	}
+	// goodWith is good with name's content replaced.
+	goodWith := func(name, content string) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			dir := good(t)
+			write(t, dir, name, content)
+			return dir
+		}
+	}
 	for _, tc := range []struct {
 		name    string
 		setup   func(t *testing.T) string
@@ -218,35 +226,16 @@ func TestReadRunErrors(t *testing.T) {
 		// the directory has no summary.json
 		{"no summary", func(t *testing.T) string { return t.TempDir() }, "summary.json"},
 		// a summary from a future schema
-		{"schema", func(t *testing.T) string {
-			dir := good(t)
-			write(t, dir, measure.SummaryFile, `{"schema": 1}`)
-			return dir
-		}, "schema version 1, this streambench reads version 2"},
+		{"schema", goodWith(measure.SummaryFile, `{"schema": 1}`), "schema version 1, this streambench reads version 2"},
 		// broken JSON names the line
-		{"bad json", func(t *testing.T) string {
-			dir := good(t)
-			write(t, dir, measure.SummaryFile, "{\n\"schema\": 1,\n oops}")
-			return dir
-		}, "summary.json:3"},
+		{"bad json", goodWith(measure.SummaryFile, "{\n\"schema\": 1,\n oops}"), "summary.json:3"},
 		// a wrongly typed field is named
-		{"bad field", func(t *testing.T) string {
-			dir := good(t)
-			write(t, dir, measure.SummaryFile, "{\"schema\": 1, \"run_id\": 5}")
-			return dir
-		}, "field run_id"},
+		{"bad field", goodWith(measure.SummaryFile, "{\"schema\": 1, \"run_id\": 5}"), "field run_id"},
 		// timeline with a non-number names line and column
-		{"bad timeline", func(t *testing.T) string {
-			dir := good(t)
-			write(t, dir, measure.TimelineFile, "second,active,started,completed,frames,errors,violations\n0,1,2,3,4,5,6\n1,x,2,3,4,5,6\n")
-			return dir
-		}, "line 3: column active"},
+		{"bad timeline", goodWith(measure.TimelineFile,
+			"second,active,started,completed,frames,errors,violations\n0,1,2,3,4,5,6\n1,x,2,3,4,5,6\n"), "line 3: column active"},
 		// a broken sample line is named
-		{"bad sample", func(t *testing.T) string {
-			dir := good(t)
-			write(t, dir, measure.SamplesFile, "{}\n{nope\n")
-			return dir
-		}, "violations.jsonl: line 2"},
+		{"bad sample", goodWith(measure.SamplesFile, "{}\n{nope\n"), "violations.jsonl: line 2"},
 		// an untagged hlog interval cannot be attributed
 		{"bad hlog tag", func(t *testing.T) string {
 			dir := good(t)
@@ -282,11 +271,7 @@ func TestReadRunErrors(t *testing.T) {
 			return dir
 		}, "histograms.hlog: line 1 is not an hlog interval or comment"},
 		// an empty hlog beside a summary with figures
-		{"hlog empty", func(t *testing.T) string {
-			dir := good(t)
-			write(t, dir, measure.HistogramsFile, "")
-			return dir
-		}, "3 of the 3 histograms summary.json has figures for are missing"},
+		{"hlog empty", goodWith(measure.HistogramsFile, ""), "3 of the 3 histograms summary.json has figures for are missing"},
 		// an hlog whose histogram holds other values than the summary counted
 		{"hlog count differs", func(t *testing.T) string {
 			run := seededRun(t)

@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -327,10 +326,4 @@ func mergeSamples(shards []ShardRun) []ViolationSample {
 		}
 	}
 	return out
-}
-
-// IsMergeError tells whether err is a refusal to merge (as opposed to an unreadable shard).
-func IsMergeError(err error) bool {
-	var me *MergeError
-	return errors.As(err, &me)
 }

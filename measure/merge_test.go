@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -176,7 +177,7 @@ func TestMergeRefuses(t *testing.T) {
 			t.Parallel()
 			shards, _ := shardRuns(t, 4)
 			_, err := Merge(tc.spoil(shards), nil)
-			if err == nil || !IsMergeError(err) || !strings.Contains(err.Error(), tc.field) {
+			if err == nil || !errors.As(err, new(*MergeError)) || !strings.Contains(err.Error(), tc.field) {
 				t.Fatalf("err = %v, want a refusal naming %q", err, tc.field)
 			}
 		})
@@ -283,7 +284,7 @@ func TestCheckMergeOut(t *testing.T) {
 		{run, "--out " + run + " already holds a run's results"},
 	} {
 		err := CheckMergeOut(tc.out, dirs)
-		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !IsMergeError(err) || !strings.Contains(err.Error(), tc.want)) {
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !errors.As(err, new(*MergeError)) || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("--out %s: %v, want %q", tc.out, err, tc.want)
 		}
 	}

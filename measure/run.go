@@ -482,18 +482,10 @@ type histogramStats interface {
 }
 
 func summarize(k Key, hist histogramStats) MetricSummary {
-	m := MetricSummary{Key: k}
 	if hist.TotalCount() == 0 {
-		return m
+		return MetricSummary{Key: k}
 	}
-	m.Count = hist.TotalCount()
-	m.Min = hist.Min()
-	m.P50 = hist.ValueAtPercentile(50)
-	m.P90 = hist.ValueAtPercentile(90)
-	m.P95 = hist.ValueAtPercentile(95)
-	m.P99 = hist.ValueAtPercentile(99)
-	m.P999 = hist.ValueAtPercentile(99.9)
-	m.Max = hist.Max()
-	m.Mean = hist.Mean()
-	return m
+	return MetricSummary{Key: k, Count: hist.TotalCount(), Min: hist.Min(), Max: hist.Max(), Mean: hist.Mean(),
+		P50: hist.ValueAtPercentile(50), P90: hist.ValueAtPercentile(90), P95: hist.ValueAtPercentile(95),
+		P99: hist.ValueAtPercentile(99), P999: hist.ValueAtPercentile(99.9)}
 }

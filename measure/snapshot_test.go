@@ -16,11 +16,7 @@ import (
 func TestSnapshotThenFinal(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	snap := seededRun(t)
-	snap.Summary.Incomplete = true
-	if err := measure.WriteSnapshot(dir, snap); err != nil {
-		t.Fatal(err)
-	}
+	snap := writeSnapshot(t, dir)
 	raw, err := measure.ReadSummary(filepath.Join(dir, measure.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +45,17 @@ func TestSnapshotThenFinal(t *testing.T) {
 	}
 }
 
+// writeSnapshot writes a snapshot of seededRun into dir and returns the run.
+func writeSnapshot(t *testing.T, dir string) *measure.Run {
+	t.Helper()
+	snap := seededRun(t)
+	snap.Summary.Incomplete = true
+	if err := measure.WriteSnapshot(dir, snap); err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 // TestSummaryIsWrittenLast: a write that fails part-way (here at histograms.hlog, which a
 // directory stands in the way of) leaves the previous summary.json, so a snapshot's
 // "incomplete" is never replaced by a summary whose files are not all there.
@@ -69,11 +76,7 @@ func TestSummaryIsWrittenLast(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			snap := seededRun(t)
-			snap.Summary.Incomplete = true
-			if err := measure.WriteSnapshot(dir, snap); err != nil {
-				t.Fatal(err)
-			}
+			writeSnapshot(t, dir)
 			if tc.blocked != "" {
 				path := filepath.Join(dir, tc.blocked)
 				if err := os.Remove(path); err != nil {

@@ -34,7 +34,7 @@ func WriteGateTable(w io.Writer, g *verdict.Result) error {
 
 // WriteGateMarkdown writes the checks as a GitHub table (for CI job summaries).
 func WriteGateMarkdown(w io.Writer, g *verdict.Result) {
-	fmt.Fprintf(w, "**Gate: %s**\n\n", boolText(g.Pass, "PASS", "FAIL"))
+	fmt.Fprintf(w, "**Gate: %s**\n\n", BoolText(g.Pass, "PASS", "FAIL"))
 	if a := g.Allowed(); len(a) > 0 {
 		fmt.Fprintf(w, "Allowed (known findings): %s\n\n", MarkdownCell(strings.Join(a, ", ")))
 	}

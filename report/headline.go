@@ -33,7 +33,7 @@ type Headline struct {
 func NewHeadline(r *measure.Run) Headline {
 	s := &r.Summary
 	h := Headline{
-		Verdict:  boolText(s.Verdict.Pass, "PASS", "FAIL"),
+		Verdict:  BoolText(s.Verdict.Pass, "PASS", "FAIL"),
 		Reasons:  s.Verdict.Reasons,
 		Allowed:  s.Verdict.Allowed,
 		Warnings: s.Verdict.Warnings,
@@ -239,10 +239,10 @@ func worstKeys(r *measure.Run) Table {
 			}
 			row = append(row, p95)
 		}
-		row = append(row, boolText(tail, headlineMS(m.P99), "-"))
+		row = append(row, BoolText(tail, headlineMS(m.P99), "-"))
 		if overhead {
 			o, ok := s.Metric(measure.Key{Metric: measure.FirstChunkOverhead, Scenario: m.Scenario, Dialect: m.Dialect})
-			row = append(row, boolText(tail && ok && o.Count > 0, headlineMS(o.P99), "-"))
+			row = append(row, BoolText(tail && ok && o.Count > 0, headlineMS(o.P99), "-"))
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -54,6 +54,20 @@ func firstDiff(got, want string) string {
 	return ""
 }
 
+// renderAll renders r into a new directory and as the console summary.
+func renderAll(t *testing.T, r *measure.Run) (dir, console string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := report.RenderRun(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := report.WriteSummary(&b, r, report.SessionTally{}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, b.String()
+}
+
 // readFile is dir's file, failing the test when it cannot be read.
 func readFile(t *testing.T, dir, name string) []byte {
 	t.Helper()
@@ -239,23 +253,16 @@ func TestRenderShowsWarnings(t *testing.T) {
 	const warning = "the generator was overloaded: its scheduling lag p99 was 40ms"
 	r := fixture.Run(t, fixture.Options{Seed: 13})
 	r.Summary.Verdict = measure.Verdict{Pass: true, Warnings: []string{warning}}
-	dir := t.TempDir()
-	if err := report.RenderRun(dir, r); err != nil {
-		t.Fatal(err)
-	}
-	var console strings.Builder
-	if err := report.WriteSummary(&console, r, report.SessionTally{}); err != nil {
-		t.Fatal(err)
-	}
+	dir, console := renderAll(t, r)
 	md := readFile(t, dir, report.MarkdownFile)
 	html := readFile(t, dir, report.HTMLFile)
-	for name, out := range map[string]string{"console": console.String(), "report.md": string(md), "report.html": string(html)} {
+	for name, out := range map[string]string{"console": console, "report.md": string(md), "report.html": string(html)} {
 		if !strings.Contains(out, "arning (not failing the run): "+warning) {
 			t.Errorf("%s lacks the warning:\n%s", name, out)
 		}
 	}
-	if !strings.Contains(console.String(), "verdict: PASS") {
-		t.Errorf("a warning turned the verdict:\n%s", console.String())
+	if !strings.Contains(console, "verdict: PASS") {
+		t.Errorf("a warning turned the verdict:\n%s", console)
 	}
 }
 
@@ -269,14 +276,7 @@ func TestRenderShowsProviderRequests(t *testing.T) {
 		{Scenario: "plain-answer", Sessions: 4, Requests: 4},
 		{Scenario: "provider-429", Sessions: 2, Requests: 6, Retries: 4, RetriesByStatus: map[int]int64{429: 4}},
 	}
-	dir := t.TempDir()
-	if err := report.RenderRun(dir, r); err != nil {
-		t.Fatal(err)
-	}
-	var console strings.Builder
-	if err := report.WriteSummary(&console, r, report.SessionTally{}); err != nil {
-		t.Fatal(err)
-	}
+	dir, console := renderAll(t, r)
 	md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile))
 	html, _ := os.ReadFile(filepath.Join(dir, report.HTMLFile))
 	for name, out := range map[string]string{"report.md": string(md), "report.html": string(html)} {
@@ -289,8 +289,8 @@ func TestRenderShowsProviderRequests(t *testing.T) {
 			}
 		}
 	}
-	if want := "provider requests (mock): 10 for 6 sessions, 4 retries (after HTTP 429 ×4)"; !strings.Contains(console.String(), want) {
-		t.Errorf("console summary lacks %q:\n%s", want, console.String())
+	if want := "provider requests (mock): 10 for 6 sessions, 4 retries (after HTTP 429 ×4)"; !strings.Contains(console, want) {
+		t.Errorf("console summary lacks %q:\n%s", want, console)
 	}
 	r.Summary.ProviderRequests = nil
 	dir = t.TempDir()

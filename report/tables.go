@@ -47,7 +47,8 @@ func joinNames[T ~string](names []T) string {
 	return strings.Join(s, ", ")
 }
 
-func boolText(b bool, yes, no string) string {
+// BoolText is yes when b holds, else no.
+func BoolText(b bool, yes, no string) string {
 	if b {
 		return yes
 	}
@@ -59,7 +60,7 @@ func runTable(s *measure.Summary) Table {
 	c := s.Config
 	rows := [][]string{
 		{"run", s.RunID},
-		{"verdict", boolText(s.Verdict.Pass, "PASS", "FAIL")},
+		{"verdict", BoolText(s.Verdict.Pass, "PASS", "FAIL")},
 		{"started", s.Started.UTC().Format(time.RFC3339)},
 		{"duration", s.Ended.Sub(s.Started).Round(time.Millisecond).String()},
 	}
@@ -95,7 +96,7 @@ func runTable(s *measure.Summary) Table {
 	add("mix", c.Mix)
 	add("seed", strconv.FormatUint(c.Seed, 10))
 	add("faults", strings.Join(c.Faults, ", "))
-	add("http", boolText(c.HTTP2, "HTTP/2 (h2c)", ""))
+	add("http", BoolText(c.HTTP2, "HTTP/2 (h2c)", ""))
 	add("thresholds", strings.Join(c.Thresholds, ", "))
 	add("allowed rules", joinNames(c.Allow))
 	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
@@ -120,10 +121,14 @@ func metricsTable(s *measure.Summary) Table {
 		if isDialectMeasure(s, m.Metric) {
 			continue // measures.go
 		}
-		t.Rows = append(t.Rows, []string{metricLabel(m.Metric), m.Scenario, m.Dialect, Count(m.Count),
-			ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), Ms(m.Mean)})
+		t.Rows = append(t.Rows, append([]string{metricLabel(m.Metric), m.Scenario, m.Dialect}, statCells(m)...))
 	}
 	return t
+}
+
+// statCells are m's count and statistics in ms, as the latency tables show them.
+func statCells(m measure.MetricSummary) []string {
+	return []string{Count(m.Count), ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), Ms(m.Mean)}
 }
 
 // overviewMetricsTable is each metric over every scenario and dialect.
@@ -137,8 +142,7 @@ func overviewMetricsTable(r *measure.Run) Table {
 		if isDialectMeasure(&r.Summary, s.Metric) {
 			continue // measures.go
 		}
-		t.Rows = append(t.Rows, []string{metricLabel(s.Metric), Count(s.Count), ms(s.Min), ms(s.P50), ms(s.P90), ms(s.P95), ms(s.P99),
-			ms(s.P999), ms(s.Max), Ms(s.Mean)})
+		t.Rows = append(t.Rows, append([]string{metricLabel(s.Metric)}, statCells(s)...))
 	}
 	return t
 }
@@ -218,7 +222,7 @@ func violationsTable(s *measure.Summary) Table {
 	t := Table{Title: "Violations by rule", Header: []string{"rule", "count", "verdict"}, Right: []bool{false, true, false}}
 	for _, r := range sortedRules(s.Violations) {
 		if s.Violations[r] > 0 {
-			t.Rows = append(t.Rows, []string{string(r), Count(s.Violations[r]), boolText(slices.Contains(s.Config.Allow, r), "allowed (known finding)", "FAIL")})
+			t.Rows = append(t.Rows, []string{string(r), Count(s.Violations[r]), BoolText(slices.Contains(s.Config.Allow, r), "allowed (known finding)", "FAIL")})
 		}
 	}
 	return t
@@ -249,7 +253,7 @@ func leaksTable(s *measure.Summary) Table {
 		Right: []bool{false, false, true, true, true, true, false}}
 	for _, l := range s.Leaks {
 		t.Rows = append(t.Rows, []string{l.Source, l.Name, float(l.Before), float(l.After), float(l.Delta),
-			float(l.Tolerance), boolText(l.OK, "ok", "LEAK")})
+			float(l.Tolerance), BoolText(l.OK, "ok", "LEAK")})
 	}
 	for _, n := range s.LeaksNotChecked {
 		name := n.Name
@@ -321,11 +325,7 @@ func (t Table) WriteMarkdown(w io.Writer, level string) {
 	cells(t.Header)
 	fmt.Fprint(w, "|")
 	for i := range t.Header {
-		if t.IsRight(i) {
-			fmt.Fprint(w, "---:|")
-		} else {
-			fmt.Fprint(w, "---|")
-		}
+		fmt.Fprint(w, BoolText(t.IsRight(i), "---:|", "---|"))
 	}
 	fmt.Fprint(w, "\n")
 	for _, r := range t.Rows {

@@ -1,20 +1,16 @@
 // Package rxstamp times what a TCP connection reads by when the kernel received it, not by
-// when the reader got to it: a generator stamping a frame with time.Now() after its read counts
-// its own scheduling delay (a goroutine waiting for a P, a GC pause) against the target. On
-// Linux, Wrap turns on SO_TIMESTAMPNS and reads with recvmsg(2); the kernel hands each read the
-// time it received the newest segment the read returns, and Arrived gives it on the reader's
-// monotonic clock.
+// when the reader got to it (time.Now() after a read counts the reader's scheduling delay
+// against the target). On Linux, Wrap turns on SO_TIMESTAMPNS and reads with recvmsg(2), and
+// Arrived gives each read's stamp on the reader's monotonic clock.
 //
-// The kernel's stamp is wall-clock time, and wall clocks step (on the VM this was written on,
-// 0.5 ms forward every 100 ms): converted with the offset at the read's return, a stamp would
-// be early whenever a step fell between arrival and read. So every read's return samples the
-// wall-to-monotonic offset into one process-wide log of steps (clockSteps), and a stamp is
-// converted with the offset in force when it was taken; a step between two samples bracketing
-// the arrival counts the way that makes the arrival later, never earlier.
+// The stamp is wall-clock time, and wall clocks step (docs/REFERENCE.md): every read's return
+// samples the wall-to-monotonic offset into one process-wide log of steps (clockSteps), and a
+// stamp is converted with the offset in force when it was taken; a step between two samples
+// bracketing the arrival counts the way that makes the arrival later, never earlier.
 //
-// So a read's time is never before its data arrived (within the clocks' jitter), nor after
-// the time Arrived is given. Without a stamp (not Linux, not TCP, the option refused, or the
-// first reads before the kernel starts stamping) Arrived returns its argument unchanged.
+// So a read's time is never before its data arrived (within the clocks' jitter), nor after the
+// time Arrived is given. Without a stamp (not Linux, not TCP, the option refused, the first
+// reads) Arrived returns its argument unchanged.
 package rxstamp
 
 import (
@@ -27,8 +23,7 @@ import (
 // stamps is the receive time of a connection's newest read. Only the reading goroutine writes
 // it (Conn's Read holds its lock); any goroutine may read it without a lock.
 type stamps struct {
-	// at is when the newest read's data arrived, in monotonic ns since clockBase, plus one
-	// (0: no read yet; the first read of the process may land at clockBase itself).
+	// at is the newest read's arrival in monotonic ns since clockBase, plus one (0: none; a read may land at clockBase).
 	at     atomic.Int64
 	kernel atomic.Bool // the newest read's time is the kernel's stamp, not the read's return
 }
@@ -83,9 +78,8 @@ const stepJitter = 10_000
 type clockStep struct{ low, high, delta int64 }
 
 // clockSteps samples the offset wall − monotonic at every read's return and keeps the latest
-// steps. Every read passes through it, so the usual case (no step since the latest sample,
-// none logged after the stamp) takes no lock: the mutex is for logging a step and converting a
-// stamp that a logged step may lie after.
+// steps. The usual case (no step since the latest sample, none logged after the stamp) takes no
+// lock: the mutex is for logging a step and converting a stamp a logged step may lie after.
 type clockSteps struct {
 	off      atomic.Int64 // the offset at the latest sample
 	last     atomic.Int64 // the latest sample's monotonic time (a stale, earlier one only widens a step's window)

@@ -14,18 +14,15 @@ import (
 
 // Conn is a TCP connection whose reads record the kernel's receive time of what they return.
 // It is safe for concurrent use: Reads take turns, and Latest, Arrived and Kernel never wait
-// for a Read, though "the newest read" means something only to the goroutine that made it.
-//
-// It has no unsafe code: syscall.Recvmsg builds the msghdr on its own stack from the read's
-// buffer and oob, so the kernel writes only within their lengths, and the control data is
-// parsed with x/sys/unix and bounds-checked slices.
+// for a Read ("the newest read" means something only to the goroutine that made it). It has no
+// unsafe code: syscall.Recvmsg builds the msghdr from the read's buffer and oob, so the kernel
+// writes only within their lengths, and the control data is parsed with bounds-checked slices.
 type Conn struct {
 	*net.TCPConn
 	raw    syscall.RawConn
 	readFn func(fd uintptr) bool // c.recvmsg, made once: a closure per read would allocate
 
-	// mu is held for a whole Read: the fields below are that read's, filled by readFn on the
-	// same goroutine.
+	// mu is held for a whole Read: the fields below are that read's, filled by readFn.
 	mu      sync.Mutex
 	p       []byte
 	n, oobn int

@@ -173,39 +173,41 @@ func checkConsistent(t *testing.T, script *Script) {
 	}
 }
 
-func TestLibraryRendersConsistently(t *testing.T) {
-	t.Parallel()
+// forEachScenario runs f in parallel on each scenario of the embedded library.
+func forEachScenario(t *testing.T, f func(t *testing.T, s *Scenario)) {
 	lib := Embedded()
 	for _, name := range lib.Names() {
 		s, _ := lib.Get(name)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			for _, seed := range testSeeds {
-				checkConsistent(t, s.Render(seed))
-			}
+			f(t, s)
 		})
 	}
 }
 
+func TestLibraryRendersConsistently(t *testing.T) {
+	t.Parallel()
+	forEachScenario(t, func(t *testing.T, s *Scenario) {
+		for _, seed := range testSeeds {
+			checkConsistent(t, s.Render(seed))
+		}
+	})
+}
+
 func TestRenderDeterminism(t *testing.T) {
 	t.Parallel()
-	lib := Embedded()
-	for _, name := range lib.Names() {
-		s, _ := lib.Get(name)
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			a, b := s.Render(7), s.Render(7)
-			if !reflect.DeepEqual(a, b) {
-				t.Fatal("same seed rendered two different scripts")
-			}
-			c := s.Render(8)
-			if reflect.DeepEqual(a, c) {
-				t.Fatal("seeds 7 and 8 rendered identical scripts")
-			}
-		})
-	}
+	forEachScenario(t, func(t *testing.T, s *Scenario) {
+		a, b := s.Render(7), s.Render(7)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatal("same seed rendered two different scripts")
+		}
+		c := s.Render(8)
+		if reflect.DeepEqual(a, c) {
+			t.Fatal("seeds 7 and 8 rendered identical scripts")
+		}
+	})
 	// Generated text must differ between seeds (literal text cannot).
-	s, _ := lib.Get("plain-answer")
+	s, _ := Embedded().Get("plain-answer")
 	if s.Render(1).Expected().FinalText() == s.Render(2).Expected().FinalText() {
 		t.Error("plain-answer text is the same for seeds 1 and 2")
 	}

@@ -16,34 +16,32 @@ type TokenCounter struct {
 
 // Thinking returns how many thinking tokens begin in piece.
 func (c *TokenCounter) Thinking(piece string) int {
-	c.textInWord = false
-	return countStarts(piece, &c.thinkingInWord)
+	return countStarts(piece, &c.thinkingInWord, &c.textInWord)
 }
 
 // ThinkingBytes is Thinking for a piece still in its frame's buffer (no copy).
 func (c *TokenCounter) ThinkingBytes(piece []byte) int {
-	c.textInWord = false
-	return countStarts(piece, &c.thinkingInWord)
+	return countStarts(piece, &c.thinkingInWord, &c.textInWord)
 }
 
 // Text returns how many answer tokens begin in piece.
 func (c *TokenCounter) Text(piece string) int {
-	c.thinkingInWord = false
-	return countStarts(piece, &c.textInWord)
+	return countStarts(piece, &c.textInWord, &c.thinkingInWord)
 }
 
 // TextBytes is Text for a piece still in its frame's buffer (no copy).
 func (c *TokenCounter) TextBytes(piece []byte) int {
-	c.thinkingInWord = false
-	return countStarts(piece, &c.textInWord)
+	return countStarts(piece, &c.textInWord, &c.thinkingInWord)
 }
 
 // Break marks a turn boundary the text does not show (a tool call, a chunk reset): the next
 // text's first word is a new token even without leading whitespace.
 func (c *TokenCounter) Break() { c.thinkingInWord, c.textInWord = false, false }
 
-// countStarts counts the words beginning in s; inWord carries over from the previous piece.
-func countStarts[T string | []byte](s T, inWord *bool) int {
+// countStarts counts the words beginning in s; inWord carries over from the previous piece of
+// its kind, and the other kind's word ends.
+func countStarts[T string | []byte](s T, inWord, other *bool) int {
+	*other = false
 	n := 0
 	in := *inWord
 	for i := 0; i < len(s); {

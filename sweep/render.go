@@ -105,7 +105,7 @@ func (r *Result) table() report.Table {
 	t := report.Table{Header: []string{"step", "run", "sessions", "requests/s", "output tokens/s", "goodput", "goodput/s", "errors", "failed"},
 		Right: []bool{false, false, true, true, true, true, true, true, true}}
 	for _, s := range r.SLOs {
-		t.Header = append(t.Header, s+boolText(slices.Contains(r.OnOverhead, s), " (on its overhead)", ""))
+		t.Header = append(t.Header, s+report.BoolText(slices.Contains(r.OnOverhead, s), " (on its overhead)", ""))
 		t.Right = append(t.Right, true)
 	}
 	t.Header = append(t.Header, "verdict")
@@ -117,11 +117,11 @@ func (r *Result) table() report.Table {
 		row := []string{st.Step.String(), st.RunID, report.Count(st.Sessions), floatOrNA(st.RequestsPerSecond), tokens,
 			pctOrNA(st.GoodputShare), floatOrNA(st.GoodputPerSecond), report.Pct(st.ErrorRate), report.Pct(st.FailedRate)}
 		for _, c := range st.Checks {
-			row = append(row, c.Value+boolText(c.Pass, "", " ✗"))
+			row = append(row, c.Value+report.BoolText(c.Pass, "", " ✗"))
 		}
-		verdict := boolText(st.Pass, "meets SLOs", "misses SLO")
+		verdict := report.BoolText(st.Pass, "meets SLOs", "misses SLO")
 		if len(r.SLOs) == 0 {
-			verdict = boolText(st.Pass, "pass", "fail")
+			verdict = report.BoolText(st.Pass, "pass", "fail")
 		}
 		if i == r.Knee {
 			verdict += " (knee)"
@@ -217,15 +217,8 @@ func (r *Result) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", JSONFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, JSONFile), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write sweep: %w", err)
-	}
-	var md bytes.Buffer
+	var md, html bytes.Buffer
 	r.WriteMarkdown(&md)
-	if err := os.WriteFile(filepath.Join(dir, MarkdownFile), md.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write sweep: %w", err)
-	}
-	var html bytes.Buffer
 	if err := sweepTemplate.Execute(&html, map[string]any{
 		"Headline":    capitalize(r.Headline()),
 		"SLOs":        cmp.Or(strings.Join(r.SLOs, ", "), "none"),
@@ -236,8 +229,10 @@ func (r *Result) Write(dir string) error {
 	}); err != nil {
 		return fmt.Errorf("render %s: %w", HTMLFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write sweep: %w", err)
+	for _, f := range [][2]string{{JSONFile, string(data) + "\n"}, {MarkdownFile, md.String()}, {HTMLFile, html.String()}} {
+		if err := os.WriteFile(filepath.Join(dir, f[0]), []byte(f[1]), 0o644); err != nil {
+			return fmt.Errorf("write sweep: %w", err)
+		}
 	}
 	return nil
 }
@@ -366,7 +361,7 @@ func (r *Result) figure() report.Figure {
 					return math.NaN()
 				}))
 			}
-			hline(latency, expr+boolText(onOverhead, " (on its overhead)", ""), t.Limit/1000)
+			hline(latency, expr+report.BoolText(onOverhead, " (on its overhead)", ""), t.Limit/1000)
 		case t.Selector.CountsSessions():
 			if t.Percent {
 				hline(errs, expr, t.Limit*100)
@@ -479,13 +474,6 @@ func newPlot(title, x, y string) *plot.Plot {
 	p := report.NewPlot(title)
 	p.X.Label.Text, p.Y.Label.Text = x, y
 	return p
-}
-
-func boolText(b bool, yes, no string) string {
-	if b {
-		return yes
-	}
-	return no
 }
 
 // addLinePoints draws pts as a line with circles in style i; false when there is nothing.

@@ -178,9 +178,9 @@ type RateInfo struct {
 const DefaultRateSteps = 5
 
 // RunRate finds where the target saturates, as GuideLLM's sweep profile does: a synchronous
-// step (one client) and a throughput step (throughputClients) measure the range of request
-// rates, then n open-loop steps run at rates evenly spaced strictly between the two. It stops
-// at the first error, and when the throughput step is no faster than the synchronous one.
+// step (one client) and a throughput step (throughputClients) bound the request rates, then n
+// open-loop steps run evenly spaced strictly between; it stops at the first error, or when the
+// throughput step is no faster than the synchronous one.
 func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error), obj Objectives) (*Result, error) {
 	if n < 1 || throughputClients < 2 {
 		return nil, fmt.Errorf("a rate sweep needs at least 1 step and 2 throughput clients, got %d and %d", n, throughputClients)

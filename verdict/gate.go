@@ -290,13 +290,3 @@ func outcomeBreakdown(c measure.Counters, except []measure.Outcome) string {
 func DefaultChecks() []string {
 	return []string{"violations==0", "errors==0", "leaks==0", "dropped_starts==0"}
 }
-
-// Find returns the first check named name (the expression as written, or a default's).
-func (g *Result) Find(name string) (Check, bool) {
-	for _, c := range g.Checks {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return Check{}, false
-}

@@ -123,30 +123,28 @@ func TestParseRegression(t *testing.T) {
 	}
 }
 
-func mustThresholds(t *testing.T, exprs ...string) []verdict.Threshold {
+// mustParse parses every expression with parse, failing the test on the first error.
+func mustParse[T any](t *testing.T, parse func(string) (T, error), exprs ...string) []T {
 	t.Helper()
-	var out []verdict.Threshold
+	var out []T
 	for _, e := range exprs {
-		th, err := verdict.ParseThreshold(e)
+		v, err := parse(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, th)
+		out = append(out, v)
 	}
 	return out
 }
 
+func mustThresholds(t *testing.T, exprs ...string) []verdict.Threshold {
+	t.Helper()
+	return mustParse(t, verdict.ParseThreshold, exprs...)
+}
+
 func mustRegressions(t *testing.T, exprs ...string) []verdict.Regression {
 	t.Helper()
-	var out []verdict.Regression
-	for _, e := range exprs {
-		g, err := verdict.ParseRegression(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, g)
-	}
-	return out
+	return mustParse(t, verdict.ParseRegression, exprs...)
 }
 
 func TestGate(t *testing.T) {
@@ -265,7 +263,7 @@ func TestThresholdsJudgedOnOverhead(t *testing.T) {
 	if got := strings.Join(res.Failed(), "|"); got != "ttfc.measured.p99<150ms" {
 		t.Errorf("failed checks %q, want only ttfc.measured.p99<150ms (the fixture's ttfc p99 is ~300 ms, its overhead far less)", got)
 	}
-	c, _ := res.Find("ttfc.p99<150ms")
+	c := findCheck(res, "ttfc.p99<150ms")
 	if !strings.Contains(c.Detail, "judged on ttfc.overhead.p99") || !strings.Contains(c.Detail, "as measured") {
 		t.Errorf("the check does not say it judged the overhead and what was measured: %q", c.Detail)
 	}
@@ -485,7 +483,7 @@ func TestGateAllow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, _ := res.Find("failed==0"); c.Pass == tc.wantFailed || !strings.Contains(c.Detail, tc.wantDetail) {
+		if c := findCheck(res, "failed==0"); c.Pass == tc.wantFailed || !strings.Contains(c.Detail, tc.wantDetail) {
 			t.Errorf("allow %v: failed==0 check %+v, want failing %v with detail %q", tc.allow, c, tc.wantFailed, tc.wantDetail)
 		}
 	}
@@ -535,7 +533,7 @@ func TestGateWithoutHistogramsFallsBackToSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := res.Find("ttfc.p99<1ms"); res.Pass || !strings.Contains(c.Detail, "worst of 4") {
+	if c := findCheck(res, "ttfc.p99<1ms"); res.Pass || !strings.Contains(c.Detail, "worst of 4") {
 		t.Errorf("check = %+v, want a failure computed from the worst of 4 summaries", c)
 	}
 }
@@ -658,4 +656,13 @@ func TestGateWarnsOfAnotherWorkload(t *testing.T) {
 	if !strings.Contains(out.String(), "Warning: the baseline's workload differs") {
 		t.Errorf("the gate's Markdown does not warn:\n%s", out.String())
 	}
+}
+
+// findCheck returns res's first check named name (the expression as written, or a default's).
+func findCheck(res *verdict.Result, name string) verdict.Check {
+	i := slices.IndexFunc(res.Checks, func(c verdict.Check) bool { return c.Name == name })
+	if i < 0 {
+		return verdict.Check{}
+	}
+	return res.Checks[i]
 }

@@ -16,8 +16,7 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// AbuseParts lists the abuse measurement's parts (a client or the input misbehaving), in the
-// order it runs them.
+// AbuseParts lists the abuse measurement's parts (a client or the input misbehaving) in run order.
 func AbuseParts() []Measurement {
 	return []Measurement{
 		{"abort-storm", "10,000 sessions aborted at random points (before headers, in TTFT, mid-answer, thinking, tools, compose stop) at 2,000 concurrent: leaks, cancel latency, R-abort", AbortStorm},
@@ -26,8 +25,7 @@ func AbuseParts() []Measurement {
 	}
 }
 
-// Abuse runs the abuse parts named in o.Parts (all when empty) as one report, each part's
-// figures, notes and failures prefixed with its name.
+// Abuse runs the parts in o.Parts (all when empty) as one report, each line prefixed with its part.
 func Abuse(ctx context.Context, o Options) (*Report, error) {
 	return abuse(ctx, o, AbuseParts())
 }
@@ -112,8 +110,7 @@ func badInputMeasurement(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// stormPoint is one place in a stream where the abort storm's clients leave, and the scenarios
-// that put them there.
+// stormPoint is where in a stream the abort storm's clients leave, and the scenarios that do it.
 type stormPoint struct {
 	name      string
 	scenarios map[string]string // scenario name → YAML
@@ -123,12 +120,10 @@ type stormPoint struct {
 // cores is their run queue (docs/BENCHMARKS.md, "Why the constants").
 const stormTiming = "timing:\n  ttft: {kind: uniform, min: 1000ms, max: 4000ms}\n  itl: {kind: uniform, min: 100ms, max: 300ms}\n"
 
-// stormRamp is how long the storm's users take to arrive, so the first aborts do not measure
-// a queue of simultaneous requests.
+// stormRamp is how long the storm's users take to arrive: the first aborts must not meet a queue.
 const stormRamp = 5 * time.Second
 
-// stormPoints are the abort storm's trigger points; every scenario's client aborts or stops
-// (compose; other dialects abort) before the stream's natural end.
+// stormPoints are the abort storm's trigger points; every client aborts or stops (compose) before the end.
 func stormPoints() []stormPoint {
 	doc := func(name, desc, turns, client string) string {
 		return fmt.Sprintf("name: %s\ndescription: %s\n%sturns:\n%sclient:\n  %s\n", name, desc, stormTiming, turns, client)
@@ -164,8 +159,7 @@ func stormPoints() []stormPoint {
 	return points
 }
 
-// stormMix plays every storm scenario with equal weight through opted-in sim-chat, sim-canvas
-// and compose.
+// stormMix plays every storm scenario equally through opted-in sim-chat, sim-canvas and compose.
 func stormMix(points []stormPoint) (*loadgen.Mix, error) {
 	scen := map[string]float64{}
 	for _, p := range points {
@@ -187,8 +181,7 @@ func stormMix(points []stormPoint) (*loadgen.Mix, error) {
 	return mix, nil
 }
 
-// AbortStorm plays o.Sessions sessions that each abort at a random point, o.Streams at a time,
-// against a mock and a runtime in child processes.
+// AbortStorm plays o.Sessions sessions aborting at random points, o.Streams at a time, against child processes.
 func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	sessions := cmp.Or(o.Sessions, 10000)
 	streams := cmp.Or(o.Streams, 2000)
@@ -257,8 +250,7 @@ func AbortStorm(ctx context.Context, o Options) (*Report, error) {
 	p99 := quantileMs(cancel, 99, 0)
 	rep.addTarget("cancel latency p99", p99, "ms", "< 20 ms", cancel.TotalCount() > 0 && p99 < 20)
 	rep.add("cancel latency max", quantileMs(cancel, 100, 0), "ms")
-	// A cancel latency exists where a provider stream was open at the abort; during a tool the
-	// tools-running gauge of the leak check shows the tool was cancelled.
+	// Cancel latency exists where a provider stream was open; the leak check's tools gauge covers tools.
 	for _, p := range points {
 		h, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.CancelLatency && pointOf[k.Scenario] == p.name })
 		rep.add(fmt.Sprintf("sessions aborted: %s", p.name), float64(aborted[p.name]), "sessions")

@@ -47,19 +47,15 @@ type BadInputProbe struct {
 	Method, Path string
 	Header       http.Header
 	Body         string
-	// Raw, when set, is written as is on a new TCP connection instead: framing an http.Client
-	// will not produce (a body that stops coming, a broken chunked encoding).
-	Raw  string
-	Says string // what the message of the JSON error that answers it must contain
+	Raw          string // written as is on a new TCP connection: framing an http.Client will not produce
+	Says         string // what the message of the JSON error that answers it must contain
 }
 
-// BadInputClass is one kind of malformed request and the status each server must answer it
-// with.
+// BadInputClass is one kind of malformed request and the status each server must answer it with.
 type BadInputClass struct {
 	Name string
-	// Runtime and Mock are the expected statuses, 0 where the class has no probe for that
-	// server: the runtime forwards the user's text and X-Streambench-* headers unread, and the
-	// mock has no deployments or runs.
+	// Runtime and Mock are the expected statuses, 0 without a probe for that server (the runtime
+	// forwards the user's text and X-Streambench-* headers unread; the mock has no runs).
 	Runtime, Mock int
 	Probes        []BadInputProbe // sent in turn, each to its server
 }
@@ -256,14 +252,12 @@ func positiveOr[T int | int64 | float64 | time.Duration](v *T, def T) {
 
 // BadInputClassFigures is what one class got.
 type BadInputClassFigures struct {
-	Name          string
-	Runtime, Mock int // the expected statuses (0: not sent there)
-	Sent          int
-	Statuses      map[BadInputServer]map[int]int // per server; 0: no answer (transport error, timeout)
-	// WrongStatus counts answers of a wrong status; BadError those of the right status without a
-	// JSON error naming the problem.
-	WrongStatus, BadError int
-	Example               string // one wrong answer ("" when none)
+	Name                  string
+	Runtime, Mock         int // the expected statuses (0: not sent there)
+	Sent                  int
+	Statuses              map[BadInputServer]map[int]int // per server; 0: no answer (transport error, timeout)
+	WrongStatus, BadError int                            // wrong status; right status, no JSON error naming the problem
+	Example               string                         // one wrong answer ("" when none)
 }
 
 // BadInputFigures is the result of BadInput.
@@ -275,8 +269,7 @@ type BadInputFigures struct {
 	Dropped, Late               int // starts skipped at MaxInFlight; starts over 10 ms late
 	Elapsed                     time.Duration
 	Panics                      int // handler panics the servers recovered
-	// This process's counts (servers and client) before the load and after it settled; FDs
-	// are -1 without /proc/self/fd.
+	// This process's counts before the load and after it settled; FDs are -1 without /proc/self/fd.
 	GoroutinesBefore, GoroutinesAfter int
 	FDsBefore, FDsAfter               int
 }
@@ -286,9 +279,8 @@ func (f *BadInputFigures) Leaked() bool {
 	return f.GoroutinesAfter > f.GoroutinesBefore || f.FDsAfter > f.FDsBefore
 }
 
-// BadInput serves the runtime and the mock in this process, sends the classes of
-// BadInputClasses round-robin open loop at opts.Rate for opts.Duration, and returns what came
-// back, the panics the servers recovered, and the goroutines and fds before and after.
+// BadInput serves the runtime and the mock in this process and sends them BadInputClasses
+// round-robin, open loop at opts.Rate for opts.Duration.
 func BadInput(ctx context.Context, opts BadInputOptions) (BadInputFigures, error) {
 	opts.defaults()
 	panics := &badInputPanicCounter{}
@@ -429,12 +421,10 @@ func badInputFinishedRun(ctx context.Context, client *http.Client, runtimeURL st
 	return id, nil
 }
 
-// badInputMaxAnswer bounds how much of an answer is read: a server that streams instead of
-// refusing must not keep the client reading.
+// badInputMaxAnswer bounds the answer read: a server that streams instead of refusing must not hold the client.
 const badInputMaxAnswer = 64 << 10
 
-// badInputSend sends probe to baseURL and returns the status, the start of the body and its
-// content type.
+// badInputSend sends probe to baseURL and returns the status, the body's start and its type.
 func badInputSend(ctx context.Context, client *http.Client, baseURL string, p BadInputProbe) (status int, body []byte, ctype string, err error) {
 	if p.Raw != "" {
 		return badInputSendRaw(ctx, baseURL, p.Raw)
@@ -449,12 +439,15 @@ func badInputSend(ctx context.Context, client *http.Client, baseURL string, p Ba
 	for k, v := range p.Header {
 		req.Header[k] = v
 	}
-	resp, err := client.Do(req)
+	return badInputAnswer(client.Do(req))
+}
+
+func badInputAnswer(resp *http.Response, err error) (int, []byte, string, error) {
 	if err != nil {
 		return 0, nil, "", err
 	}
 	defer resp.Body.Close()
-	body, err = io.ReadAll(io.LimitReader(resp.Body, badInputMaxAnswer))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, badInputMaxAnswer))
 	return resp.StatusCode, body, resp.Header.Get("Content-Type"), err
 }
 
@@ -473,13 +466,7 @@ func badInputSendRaw(ctx context.Context, baseURL, raw string) (int, []byte, str
 	if _, err := io.WriteString(conn, raw); err != nil {
 		return 0, nil, "", err
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		return 0, nil, "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, badInputMaxAnswer))
-	return resp.StatusCode, body, resp.Header.Get("Content-Type"), err
+	return badInputAnswer(http.ReadResponse(bufio.NewReader(conn), nil))
 }
 
 // badInputCheckError says what is wrong with an error answer, or "" when it is a JSON error
@@ -508,8 +495,7 @@ func badInputCheckError(body []byte, ctype, says string) string {
 	return ""
 }
 
-// badInputQuiet returns the goroutine and fd counts once they stop falling (the set-up's
-// connections closing), within a second.
+// badInputQuiet returns the goroutine and fd counts once the set-up's connections stop closing (≤ 1 s).
 func badInputQuiet(ctx context.Context) (int, int) {
 	g, f := runtime.NumGoroutine(), badInputFDs()
 	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && ctx.Err() == nil; {
@@ -523,8 +509,7 @@ func badInputQuiet(ctx context.Context) (int, int) {
 	return g, f
 }
 
-// badInputSettle waits up to settle for goroutines and fds to come down to the given levels
-// (negative: not waited for), then returns the counts.
+// badInputSettle returns the goroutine and fd counts once at the given levels (negative: any), or after settle.
 func badInputSettle(ctx context.Context, goroutines, fds int, settle time.Duration) (int, int) {
 	deadline := time.Now().Add(settle)
 	for {

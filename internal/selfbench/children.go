@@ -36,8 +36,7 @@ func childArgs(mode string, flags ...string) []string {
 }
 
 // RunChild runs the hidden `bench` child mode args name until ctx ends, logging to stderr; ok
-// is false when args name none. These are the measurements' processes, not user commands, so
-// their flags live here beside the code that passes them.
+// is false when args name none. Their flags live here, beside the code that passes them.
 func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, err error) {
 	if len(args) == 0 {
 		return false, nil
@@ -112,9 +111,7 @@ func (s httpServer) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
 // Shutdown stops accepting and waits for open streams to end, or ctx to.
 func (s httpServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
 
-// The floor's yardsticks: the least code that can serve, relay and read a paced SSE stream,
-// checking, recording and decoding nothing, so what the mock, the runtime and the generator
-// cost beyond them is what they pay for being what they are.
+// The floor's yardsticks: the least code that can serve, relay and read a paced SSE stream.
 
 // floorFrame is the floor server's event: a sim-chat answer chunk the size the runtime relays.
 const floorFrame = codecFrame
@@ -127,10 +124,9 @@ func floorProtocols() *http.Protocols {
 	return p
 }
 
-// NewFloorServer is the floor's naive SSE server: events events per stream, itl apart from the
-// request, then [DONE] (a request body {"events":N}, 0 < N < events, asks for fewer: the
-// warm-up's). A goroutine per stream sleeps to each event's scheduled time (not for the
-// interval, which would drift) and writes and flushes it.
+// NewFloorServer is the floor's naive SSE server: events events per stream (fewer when the body
+// says {"events":N}: the warm-up's), itl apart from the request, then [DONE]; it sleeps to each
+// event's scheduled time, not for the interval, which would drift.
 func NewFloorServer(events int, itl time.Duration) (httpServer, error) {
 	if events <= 0 || itl < 0 {
 		return httpServer{}, fmt.Errorf("floor server: want events > 0 and itl ≥ 0, got %d and %s", events, itl)
@@ -160,14 +156,12 @@ func NewFloorServer(events int, itl time.Duration) (httpServer, error) {
 	return httpServer{&http.Server{Handler: h, Protocols: floorProtocols(), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}}, nil
 }
 
-// floorRelayConns is the relay's h2c connections to its upstream, as the runtime's default
-// (agentruntime.DefaultProviderH2CConns).
+// floorRelayConns is the relay's h2c connections upstream (agentruntime.DefaultProviderH2CConns).
 const floorRelayConns = 4
 
-// NewFloorRelay is the two-hop floor's relay: it forwards each request to upstream and copies
-// the response line by line, flushing whenever nothing more is buffered (the runtime's flush
-// policy), over h2c on pooled connections or, with upstreamHTTP1, one HTTP/1.1 connection per
-// stream.
+// NewFloorRelay is the two-hop floor's relay: it copies upstream's response line by line,
+// flushing when nothing more is buffered (the runtime's policy), over pooled h2c or, with
+// upstreamHTTP1, one HTTP/1.1 connection per stream.
 func NewFloorRelay(upstream string, upstreamHTTP1 bool) (httpServer, error) {
 	if !strings.HasPrefix(upstream, "http://") {
 		return httpServer{}, fmt.Errorf("floor relay: upstream %q: want an http:// URL", upstream)
@@ -213,10 +207,9 @@ func NewFloorRelay(upstream string, upstreamHTTP1 bool) (httpServer, error) {
 	return httpServer{&http.Server{Handler: h, Protocols: floorProtocols()}}, nil
 }
 
-// NewPacedServer serves text (not empty) as an opted-in sim-chat stream to every request:
-// headers at once, the first word ttft after the request arrived, the others itl apart, then
-// the final envelope and [DONE]. Nothing else sits between its first byte and the generator's
-// clock, so TTFC − TTFT against it is the harness's own error.
+// NewPacedServer serves text as an opted-in sim-chat stream: headers at once, the first word
+// ttft after the request arrived, the others itl apart, then the final envelope and [DONE], so
+// TTFC − TTFT against it is the harness's own error.
 func NewPacedServer(text string, ttft, itl time.Duration) (httpServer, error) {
 	if ttft < 0 || itl < 0 {
 		return httpServer{}, errors.New("TTFT and ITL must not be negative")

@@ -24,8 +24,7 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Codec decodes ~60-byte data frames with testing.Benchmark and reports events/s per core
-// from process CPU time (wall time on a shared machine includes other processes' turns).
+// Codec decodes ~60-byte data frames with testing.Benchmark: events/s per core of process CPU time.
 func Codec(ctx context.Context, o Options) (*Report, error) {
 	rep := &Report{
 		Name:    "codec: SSE decode of ~60-byte data: frames",

@@ -50,14 +50,14 @@ func Pacing(ctx context.Context, o Options) (*Report, error) {
 	h := res.PacingError
 	rep.add("self-test: streams completed", float64(res.Completed), "streams")
 	rep.add("self-test: tokens", float64(res.Tokens), "tokens")
-	rep.add("self-test: pacing error p50", msQ(h, 50), "ms")
-	rep.withinMs("self-test: pacing error p99", msQ(h, 99))
-	rep.add("self-test: pacing error p99.9", msQ(h, 99.9), "ms")
-	rep.add("self-test: pacing error max", msQ(h, 100), "ms")
+	rep.add("self-test: pacing error p50", quantileMs(h, 50, 0), "ms")
+	rep.withinMs("self-test: pacing error p99", quantileMs(h, 99, 0))
+	rep.add("self-test: pacing error p99.9", quantileMs(h, 99.9, 0), "ms")
+	rep.add("self-test: pacing error max", quantileMs(h, 100, 0), "ms")
 	if r := res.PacingErrorWithRamp; r != nil {
-		rep.add("self-test: with the ramp: pacing error p50", msQ(r, 50), "ms")
-		rep.add("self-test: with the ramp: pacing error p99", msQ(r, 99), "ms")
-		rep.add("self-test: with the ramp: pacing error max", msQ(r, 100), "ms")
+		rep.add("self-test: with the ramp: pacing error p50", quantileMs(r, 50, 0), "ms")
+		rep.add("self-test: with the ramp: pacing error p99", quantileMs(r, 99, 0), "ms")
+		rep.add("self-test: with the ramp: pacing error max", quantileMs(r, 100, 0), "ms")
 	}
 	rep.add("self-test: CPU per token", float64(res.CPUPerToken.Nanoseconds())/1000, "µs")
 	if res.Failed > 0 {
@@ -99,12 +99,10 @@ type serverPacing struct {
 // second round so neither meets the machine's drift alone (docs/BENCHMARKS.md, "Why the constants").
 var crossOrder = []int{0, 1, 1, 0}
 
-// crossWarmUp is how long a server's unmeasured warm-up round plays: meeting 2,000 streams for
-// the first time is not pacing (docs/BENCHMARKS.md, "Why the constants").
+// crossWarmUp is a server's unmeasured first round: meeting 2,000 streams first is not pacing.
 const crossWarmUp = crossRamp + crossTTFT + 500*time.Millisecond
 
-// warmCross plays one unmeasured round against child for crossWarmUp, then lets the server wind
-// the streams down. Only an interrupt of ctx is an error.
+// warmCross plays crossWarmUp's round against child and lets it wind down; only ctx's end is an error.
 func warmCross(ctx context.Context, child *stack.Child, streams int, itl time.Duration) error {
 	wctx, cancel := context.WithTimeout(ctx, crossWarmUp)
 	defer cancel()
@@ -143,8 +141,7 @@ func (p *serverPacing) pool(q *serverPacing) {
 func (p *serverPacing) cpuPerToken() float64 { return perFrame(p.serverCPU, p.tokens) }
 
 // crossPacing plays the same streams against the mock and the naive server, each in a child
-// process, from a minimal client in this process, and adds both servers' figures and their
-// ratios to rep.
+// process, from a minimal client in this process, and adds both servers' figures and ratios.
 func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	streams := cmp.Or(o.Streams, 2000)
 	itl := time.Duration(float64(time.Second) / cmp.Or(o.TokensPerSecond, 20))
@@ -199,7 +196,8 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 		if err != nil {
 			return err
 		}
-		rounds = append(rounds, fmt.Sprintf("%s %.2f / %.2f ms", sv.name, msQ(p.ttftError, 99), msQ(p.gapError, 99)))
+		ttft, gap := quantileMs(p.ttftError, 99, 0), quantileMs(p.gapError, 99, 0)
+		rounds = append(rounds, fmt.Sprintf("%s %.2f / %.2f ms", sv.name, ttft, gap))
 		if sv.played == nil {
 			sv.played = p
 		} else {
@@ -211,14 +209,14 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	m, n := servers[0].played, servers[1].played
 
 	for _, p := range []*serverPacing{m, n} {
-		rep.add(p.name+": TTFT error p99", msQ(p.ttftError, 99), "ms")
-		rep.add(p.name+": gap error p99", msQ(p.gapError, 99), "ms")
-		if end := msQ(p.endLate, 50); p == m {
+		rep.add(p.name+": TTFT error p99", quantileMs(p.ttftError, 99, 0), "ms")
+		rep.add(p.name+": gap error p99", quantileMs(p.gapError, 99, 0), "ms")
+		if end := quantileMs(p.endLate, 50, 0); p == m {
 			rep.addTarget(p.name+": end of stream late by p50", end, "ms", "≤ 10 ms", end <= 10)
 		} else {
 			rep.add(p.name+": end of stream late by p50", end, "ms")
 		}
-		rep.add(p.name+": end of stream late by p99", msQ(p.endLate, 99), "ms")
+		rep.add(p.name+": end of stream late by p99", quantileMs(p.endLate, 99, 0), "ms")
 		rep.add(p.name+": server CPU per token", p.cpuPerToken(), "µs")
 		rep.add(p.name+": server peak RSS", float64(p.serverPeakRSSKiB)/1024, "MiB")
 		rep.add(p.name+": client CPU per token", perFrame(p.clientCPU, max(p.tokens, 1)), "µs")
@@ -233,15 +231,15 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 		return a / b
 	}
 	cpu := ratio(m.cpuPerToken(), n.cpuPerToken())
-	gap := ratio(msQ(m.gapError, 99), msQ(n.gapError, 99))
-	ttft := ratio(msQ(m.ttftError, 99), msQ(n.ttftError, 99))
+	gap := ratio(quantileMs(m.gapError, 99, 0), quantileMs(n.gapError, 99, 0))
+	ttft := ratio(quantileMs(m.ttftError, 99, 0), quantileMs(n.ttftError, 99, 0))
 	rep.pairYardsticks(m.name+": ", n.name+": ")
 	rep.addTarget("mock ÷ naive: server CPU per token", cpu, "×", "≤ 1.0×", cpu <= 1 && cpu > 0)
 	rep.against("naive: server CPU per token", n.cpuPerToken(), "µs")
 	rep.addTarget("mock ÷ naive: gap error p99", gap, "×", "≤ 1.0×", gap <= 1)
-	rep.against("naive: gap error p99", msQ(n.gapError, 99), "ms")
+	rep.against("naive: gap error p99", quantileMs(n.gapError, 99, 0), "ms")
 	rep.addTarget("mock ÷ naive: TTFT error p99", ttft, "×", "≤ 0.5×", ttft <= 0.5)
-	rep.against("naive: TTFT error p99", msQ(n.ttftError, 99), "ms")
+	rep.against("naive: TTFT error p99", quantileMs(n.ttftError, 99, 0), "ms")
 	rep.note("TTFT / gap error p99 of each round, in the order played: %s", strings.Join(rounds, ", "))
 	if o.ProfileDir != "" {
 		rep.note("the servers' CPU profiles over the streams (mock-cpu.pprof, naive-cpu.pprof) are in %s; profiling costs each a few %% of CPU", o.ProfileDir)
@@ -252,9 +250,6 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 func crossScenarioYAML(ttft, itl time.Duration, tokens int) string {
 	return pacedScenario(crossScenario, "one answer turn paced at a constant rate, for bench pacing's cross-process run", ttft, itl, fmt.Sprintf("{tokens: %d}", tokens))
 }
-
-// msQ is h's quantile q (100: its max) in milliseconds.
-func msQ(h *hdrhistogram.Histogram, q float64) float64 { return quantileMs(h, q, 0) }
 
 // startProfile fetches a CPU profile of base over about length into file; wait waits for it.
 func startProfile(ctx context.Context, base, file string, length time.Duration) func() error {
@@ -372,8 +367,7 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 	return p, nil
 }
 
-// crossRequest is every stream's request: a streamed chat completion selecting the pacing
-// scenario (the naive server ignores it).
+// crossRequest is every stream's streamed chat completion of the pacing scenario (the naive server ignores it).
 func crossRequest(addr string) []byte {
 	body := `{"model":"pacing","stream":true,"messages":[{"role":"user","content":"[[streambench scenario=` + crossScenario + ` seed=1]]"}]}`
 	return []byte(fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
@@ -465,11 +459,9 @@ func isContentChunk(frame []byte) bool {
 	return i >= 0 && i+len(contentDelta) < len(frame) && frame[i+len(contentDelta)] != '"'
 }
 
-// NewNaiveServer is the yardstick the mock's cost and pacing are held to: the OpenAI streaming
-// server a Go engineer writes in minutes (a goroutine per stream, time.Sleep before each token,
-// Write and Flush per chunk), its chunks the mock's shape and framed as cheaply, so the two
-// compare in pacing and serving, not JSON encoders. Every answer is tokens content chunks, the
-// first ttft after the request arrived, each next one itl after the previous was written.
+// NewNaiveServer is the mock's yardstick: the OpenAI streaming server a Go engineer writes in
+// minutes (a goroutine per stream, time.Sleep before each token, Write and Flush per chunk),
+// framed as cheaply as the mock: tokens content chunks, ttft then itl apart.
 func NewNaiveServer(ttft, itl time.Duration, tokens int) (httpServer, error) {
 	if ttft < 0 || itl < 0 || tokens <= 0 {
 		return httpServer{}, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)
@@ -519,8 +511,7 @@ func NewNaiveServer(ttft, itl time.Duration, tokens int) (httpServer, error) {
 	return httpServer{&http.Server{Handler: handler}}, nil
 }
 
-// serveProfile has the server answer GET /debug/pprof/profile as the mock does (bench pacing
-// --profile). Call it before Serve.
+// serveProfile has the server answer GET /debug/pprof/profile as the mock does; call it before Serve.
 func (s httpServer) serveProfile() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)

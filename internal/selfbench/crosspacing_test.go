@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,21 +16,14 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// serveNaive serves a NaiveServer on a free loopback port for the test's length and returns
-// its address.
+// serveNaive serves a NaiveServer for the test's length and returns its address.
 func serveNaive(t *testing.T, ttft, itl time.Duration, tokens int) string {
 	t.Helper()
 	srv, err := NewNaiveServer(ttft, itl, tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown(context.Background()) })
-	return ln.Addr().String()
+	return strings.TrimPrefix(serveFloor(t, srv), "http://")
 }
 
 // TestNaiveServerSpeaksTheMocksChunks reads a naive stream as an OpenAI client would: a role
@@ -214,7 +206,7 @@ func TestServerPacingPools(t *testing.T) {
 	if got := p.ttftError.TotalCount(); got != 198 {
 		t.Errorf("TTFT errors pooled: %d, want 198", got)
 	}
-	if got := msQ(p.ttftError, 99); got < 9.9 || got > 10.1 {
+	if got := quantileMs(p.ttftError, 99, 0); got < 9.9 || got > 10.1 {
 		t.Errorf("pooled TTFT error p99 %.2f ms, want the second round's 10 ms", got)
 	}
 	if got := p.cpuPerToken(); got < 101 || got > 102 {

@@ -51,8 +51,8 @@ func (p fidelityParams) probe(target, wire string) probeRequest {
 	return probeRequest{Target: target, Wire: wire, Rate: p.probeRate, Delay: p.warmup, Duration: p.duration - p.warmup, TTFT: p.ttft}
 }
 
-// addFloor adds the probe client's figures as the floor, the yardsticks of the generator's
-// figures measured+"p50", "p99" and "max", and returns the generator's p99 (ms) beyond it.
+// addFloor adds the probe client's figures as the yardsticks of measured+"p50", "p99" and "max",
+// and returns the generator's p99 (ms) beyond the floor's.
 func addFloor(rep *Report, name, measured string, floor probeResult, p99 float64) (beyond float64) {
 	ms := func(us int64) float64 { return float64(us) / 1000 }
 	for i, f := range rep.Figures {
@@ -78,9 +78,8 @@ func addFloor(rep *Report, name, measured string, floor probeResult, p99 float64
 	return p99 - ms(floor.P99)
 }
 
-// Fidelity measures the generator's TTFC error at ~N open streams against a paced server (the
-// harness's own error) and through the runtime and the mock; with Options.Wires, each provider
-// wire straight against the mock instead.
+// Fidelity measures the generator's TTFC error at ~N open streams against a paced server and
+// through the runtime and the mock; with Options.Wires, each provider wire against the mock.
 func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	p, err := newFidelityParams(o)
 	if err != nil {
@@ -175,8 +174,7 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// Rate runs an open loop at Options.Rate through the runtime and the mock, and compares the
-// rate achieved at the generator and at the mock with the target.
+// Rate compares the rate an open loop through the runtime and the mock achieves with its target.
 func Rate(ctx context.Context, o Options) (*Report, error) {
 	rate := cmp.Or(o.Rate, 200)
 	duration := cmp.Or(o.Duration, 20*time.Second)
@@ -250,8 +248,7 @@ func wireDialect(wire string) (string, error) {
 	return "", fmt.Errorf("wire %q: want one of %s", wire, strings.Join(FidelityWires(), ", "))
 }
 
-// fidelityWires is Fidelity with Options.Wires: TTFT − scripted TTFT is the harness's error on
-// each wire plus the mock's.
+// fidelityWires is Fidelity with Options.Wires: TTFT − scripted TTFT on each wire, generator to mock.
 func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, error) {
 	rep := &Report{
 		Name: fmt.Sprintf("fidelity per wire: TTFT − scripted TTFT at %d open streams, generator → mock (%s)", p.streams, strings.Join(o.Wires, ", ")),

@@ -24,9 +24,8 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// The path's targets: its CPU per answer chunk ÷ the two-hop floor's per event, the
-// generator's ÷ the minimal client's on the same path, and the generator's VmRSS per open
-// stream at 20 tokens/s.
+// The path's targets: CPU per answer chunk ÷ the two-hop floor's per event, generator ÷ minimal
+// client CPU on the same path, and the generator's VmRSS per open stream at 20 tokens/s.
 const (
 	pathTarget    = 1.25
 	clientTarget  = 1.1
@@ -155,8 +154,7 @@ func sampleEvery(interval time.Duration, f func()) (stop func()) {
 	}
 }
 
-// runFloor streams events events itl apart on each of streams streams from the floor server
-// to the minimal client in this process, through the relay when hops is 2.
+// runFloor streams from the floor server to the minimal client in this process, through the relay when hops is 2.
 func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration, upstreamHTTP1 bool) (*floorRun, error) {
 	exe, err := ownExecutable()
 	if err != nil {
@@ -187,8 +185,8 @@ func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration,
 	return measureClient(ctx, client, url, streams, roles, floorRequest(url, 0))
 }
 
-// measureClient plays streams streams to url with client, stream i sending request(i), starts
-// over 1 s, and returns what they cost the roles (no roles: a warm-up, whose failures are errors).
+// measureClient plays streams streams to url with client over a 1 s ramp and returns what they
+// cost the roles (no roles: a warm-up, whose failures are errors).
 func measureClient(ctx context.Context, client *floorClient, url string, streams int, roles []*floorRole, request func(int) []byte) (*floorRun, error) {
 	m := startMeter(roles...)
 	stopSampling := sampleEvery(200*time.Millisecond, func() { m.sample(client.active.Load()) })
@@ -206,9 +204,8 @@ func measureClient(ctx context.Context, client *floorClient, url string, streams
 
 var pathSlugs = []string{"openai-none", "anthropic-none"}
 
-// runPath streams the floor's load through the whole path (mock and runtime children, the
-// generator in this process); before and after the generator the minimal and the net/http
-// clients play the same streams through the same stack, after an unmeasured warm-up.
+// runPath streams the floor's load through mock and runtime children to the generator; before
+// and after it the minimal and the net/http clients play the same streams, after a warm-up.
 func runPath(ctx context.Context, streams, events int, itl time.Duration, o Options) (path *floorRun, minimal, viaHTTP [2]*floorRun, err error) {
 	scenario := func(name string, tokens int) string {
 		return pacedScenario(name, "a paced answer, one token per frame", itl, itl, fmt.Sprintf("{tokens: %d}", tokens))
@@ -296,7 +293,7 @@ func runPathGenerator(ctx context.Context, st *stack.Stack, lib *scenarios.Libra
 const warmUpEvents = 20
 
 // runPathMinimal plays streams sessions of scenario through st's runtime with a floorClient
-// (net/http's with viaHTTP) sending the generator's requests; "warm-up" is not measured.
+// (net/http's with viaHTTP); run "warm-up" is not measured.
 func runPathMinimal(ctx context.Context, st *stack.Stack, streams int, scenario, run string, viaHTTP bool) (*floorRun, error) {
 	var roles []*floorRole
 	if run != "warm-up" {
@@ -348,22 +345,15 @@ func Floor(ctx context.Context, o Options) (*Report, error) {
 			events, len(floorFrame), itl, map[bool]string{false: "h2c on 4 pooled connections, as the runtime", true: "HTTP/1.1, one connection per stream"}[o.ProviderHTTP1], warmUpEvents),
 	}
 	for _, streams := range sizes {
-		for _, hops := range []int{1, 2} {
-			run, err := runFloor(ctx, hops, streams, events, itl, o.ProviderHTTP1)
+		for i, hopName := range []string{"one-hop", "two-hop"} {
+			run, err := runFloor(ctx, i+1, streams, events, itl, o.ProviderHTTP1)
 			if err != nil {
-				return nil, fmt.Errorf("%d-hop floor at %d streams: %w", hops, streams, err)
+				return nil, fmt.Errorf("%d-hop floor at %d streams: %w", i+1, streams, err)
 			}
-			addFloorFigures(rep, fmt.Sprintf("%d streams, %s", streams, hopName(hops)), run)
+			addFloorFigures(rep, fmt.Sprintf("%d streams, %s", streams, hopName), run)
 		}
 	}
 	return rep, nil
-}
-
-func hopName(hops int) string {
-	if hops == 1 {
-		return "one-hop"
-	}
-	return "two-hop"
 }
 
 func addFloorFigures(rep *Report, prefix string, run *floorRun) {
@@ -384,8 +374,8 @@ func addFloorFigures(rep *Report, prefix string, run *floorRun) {
 	}
 }
 
-// Path measures the whole path (mock → runtime → generator) between two runs of the two-hop
-// floor at the same load, and its CPU per answer chunk as a multiple of the floor's per event.
+// Path measures mock → runtime → generator between two runs of the two-hop floor at the same
+// load: CPU per answer chunk as a multiple of the floor's per event.
 func Path(ctx context.Context, o Options) (*Report, error) {
 	events, itl := floorEvents(o)
 	sizes := o.floorSizes()
@@ -419,9 +409,7 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 		a, b := before.cpuPerEvent(), after.cpuPerEvent()
 		rep.add(fmt.Sprintf("%d streams: two-hop floor CPU per event, before the path", streams), a, "µs")
 		rep.add(fmt.Sprintf("%d streams: two-hop floor CPU per event, after the path", streams), b, "µs")
-		if lo, hi := min(a, b), max(a, b); lo > 0 && hi > floorDriftNote*lo {
-			rep.note("%d streams: the floor before and after the path differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", streams, 100*(hi/lo-1))
-		}
+		rep.noteDrift(fmt.Sprintf("%d streams: the floor before and after the path", streams), a, b)
 		addPathFigures(rep, streams, mergeFloorRuns(before, after), path)
 		addMinimalFigures(rep, streams, minimalClient, minimal[0], minimal[1], path, !o.HTTP2)
 		addMinimalFigures(rep, streams, httpClient, viaHTTP[0], viaHTTP[1], path, !o.HTTP2)
@@ -429,12 +417,17 @@ func Path(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// floorDriftNote is the factor between two runs of one yardstick beyond which the report
-// says the machine's load moved.
+// floorDriftNote is the factor between two runs of one yardstick beyond which the machine's load moved.
 const floorDriftNote = 1.2
 
-// mergeFloorRuns pools two runs of the same floor: CPU, events and failures summed, memory
-// averaged.
+// noteDrift notes when a and b, two runs of what is named, differ by more than floorDriftNote.
+func (r *Report) noteDrift(what string, a, b float64) {
+	if lo, hi := min(a, b), max(a, b); lo > 0 && hi > floorDriftNote*lo {
+		r.note("%s differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", what, 100*(hi/lo-1))
+	}
+}
+
+// mergeFloorRuns pools two runs of the same floor: CPU, events and failures summed, memory averaged.
 func mergeFloorRuns(a, b *floorRun) *floorRun {
 	m := &floorRun{streams: a.streams, peak: min(a.peak, b.peak), events: a.events + b.events,
 		failed: a.failed + b.failed, failure: cmp.Or(a.failure, b.failure)}
@@ -444,18 +437,15 @@ func mergeFloorRuns(a, b *floorRun) *floorRun {
 	return m
 }
 
-// addMinimalFigures adds the generator's CPU and memory beside a yardstick client's on the
-// same path (its runs before and after pooled). Only the minimal client's CPU ratio is held to
-// its target, and only when both spoke HTTP/1.1 (sameTransport): the clients have no h2c.
+// addMinimalFigures adds the generator's CPU and memory beside a yardstick client's on the same
+// path (its runs pooled); only the minimal client's CPU ratio over HTTP/1.1 (sameTransport) has a target.
 func addMinimalFigures(rep *Report, streams int, client string, before, after, path *floorRun, sameTransport bool) {
 	prefix := fmt.Sprintf("%d streams: ", streams)
 	on := client + " on the same path"
 	b, a := before.cpuPerEvent("client"), after.cpuPerEvent("client")
 	rep.add(prefix+on+", CPU per chunk, before the generator", b, "µs")
 	rep.add(prefix+on+", CPU per chunk, after the generator", a, "µs")
-	if lo, hi := min(a, b), max(a, b); lo > 0 && hi > floorDriftNote*lo {
-		rep.note("%sthe %s before and after the generator differ by %.0f%%: the machine's load moved, so the ratio is uncertain by about as much", prefix, client, 100*(hi/lo-1))
-	}
+	rep.noteDrift(prefix+"the "+client+" before and after the generator", a, b)
 	runs := mergeFloorRuns(before, after)
 	rep.add(prefix+on+", answer chunks delivered (two runs)", float64(runs.events), "chunks")
 	name := prefix + on + ", CPU per chunk"
@@ -486,8 +476,7 @@ func addMinimalFigures(rep *Report, streams int, client string, before, after, p
 	}
 }
 
-// The path's two yardstick clients (floorClient): the minimal one, the generator's target,
-// and one written the common way (net/http's Client, a bufio.Scanner), reported beside it.
+// The path's yardstick clients: the minimal one (the target) and one written the common way.
 const (
 	minimalClient = "minimal client"
 	httpClient    = "net/http client"
@@ -547,8 +536,7 @@ func addPathFigures(rep *Report, streams int, floor, path *floorRun) {
 // pathProfileSeconds is how long the path's CPU profiles sample once every stream is open.
 const pathProfileSeconds = 5
 
-// pathProfiles writes CPU profiles of the mock, the runtime and this process over the same
-// seconds into dir as path-N-{mock,runtime,generator}.cpu.pprof.
+// pathProfiles writes CPU profiles of the three processes over the same seconds into dir.
 func pathProfiles(ctx context.Context, dir string, streams int, mockURL, runtimeURL string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -22,19 +22,14 @@ type floorClientResult struct {
 }
 
 // floorClient is the floor's minimal SSE client: a goroutine and a TCP connection per stream,
-// the request written by hand, http.ReadResponse on a 4 KiB bufio.Reader, and a count of the
-// data lines up to the end marker. No transport, pool or checking: the generator's cost beyond
-// it is its checking and measuring.
+// the request written by hand, http.ReadResponse on a 4 KiB bufio.Reader, data lines counted.
 type floorClient struct {
-	count []byte // counts only the data lines whose payload begins with it (nil: all)
-	// http, when set, plays each stream the way a Go SSE client is commonly written instead:
-	// the request through this Client, the body read by a bufio.Scanner.
-	http   *http.Client
+	count  []byte       // counts only the data lines whose payload begins with it (nil: all)
+	http   *http.Client // when set, streams the common way instead: this Client and a bufio.Scanner
 	active atomic.Int64
 }
 
-// floorRequest is the floor server's request for every stream: its whole stream, or events
-// events when events > 0 (the warm-up's).
+// floorRequest is the floor server's request for every stream: all its events, or events > 0 of them.
 func floorRequest(url string, events int) func(int) []byte {
 	body := `{"stream":true}`
 	if events > 0 {
@@ -45,8 +40,7 @@ func floorRequest(url string, events int) func(int) []byte {
 	return func(int) []byte { return request }
 }
 
-// run opens streams streams to url, stream i sending request(i) (a whole HTTP/1.1 request),
-// starts spread evenly over ramp, and waits for them to end.
+// run opens streams streams to url over ramp, stream i sending the HTTP/1.1 request(i), and waits for them.
 func (c *floorClient) run(ctx context.Context, url string, streams int, ramp time.Duration, request func(i int) []byte) floorClientResult {
 	res := floorClientResult{streams: streams}
 	var (
@@ -114,8 +108,7 @@ func (c *floorClient) opened(resp *http.Response, err error, read func(body io.R
 	return read(resp.Body)
 }
 
-// readLines counts body's data events up to the end marker through a second small buffer: the
-// chunked body reader hands out at most one chunk.
+// readLines counts body's data events up to the end marker (a second buffer: the chunked reader gives one chunk).
 func (c *floorClient) readLines(body io.Reader) (int64, error) {
 	br := bufio.NewReaderSize(body, 1<<10)
 	var events int64
@@ -136,8 +129,7 @@ func (c *floorClient) readLines(body io.Reader) (int64, error) {
 	}
 }
 
-// streamHTTP is stream through c.http: request is parsed back into an http.Request for addr,
-// and the body read with a bufio.Scanner (lines up to 1 MiB: a final frame holds the answer).
+// streamHTTP is stream through c.http, the body read by a bufio.Scanner (lines ≤ 1 MiB: a final frame holds the answer).
 func (c *floorClient) streamHTTP(ctx context.Context, addr string, request []byte) (int64, error) {
 	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(request)))
 	if err != nil {
@@ -163,8 +155,7 @@ func (c *floorClient) scanLines(body io.Reader) (int64, error) {
 	return events, fmt.Errorf("stream ended after %d events without [DONE]", events)
 }
 
-// onLine counts line in events when c counts it, and reports whether it is the end marker
-// ([DONE], bare or as the JSON string "[DONE]").
+// onLine counts line in events when c counts it and reports whether it is [DONE] (bare or a JSON string).
 func (c *floorClient) onLine(line []byte, events *int64) (done bool) {
 	rest, ok := bytes.CutPrefix(line, []byte("data: "))
 	switch {

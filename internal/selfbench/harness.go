@@ -24,14 +24,12 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// startStack starts the mock (on scenarioDir) and the runtime as child processes, serving
-// profiles (Child.PprofURL), and waits until both are healthy.
+// startStack starts the mock (on scenarioDir) and the runtime as child processes serving profiles.
 func startStack(scenarioDir string, providerHTTP1 bool) (*stack.Stack, error) {
 	return stack.StartChildren(stack.Options{TimeScale: 1, ScenarioDir: scenarioDir, ProviderHTTP1: providerHTTP1, Pprof: true})
 }
 
-// writeScenarioDir writes each YAML document to DIR/NAME.yaml in a new temporary directory
-// (the one a mock child loads) and loads it back as a library.
+// writeScenarioDir writes each YAML document to a new temporary DIR/NAME.yaml and loads DIR back.
 func writeScenarioDir(docs map[string]string) (dir string, lib *scenarios.Library, err error) {
 	dir, err = os.MkdirTemp("", "streambench-bench-")
 	if err != nil {
@@ -77,8 +75,7 @@ func startScenarioStack(rep *Report, keep bool, docs map[string]string, provider
 	return st, lib, func() { st.Stop(); cleanup() }, nil
 }
 
-// pacedScenario is a one-turn scenario document of one token per frame; text is the turn's
-// text value (a quoted literal or {tokens: N}).
+// pacedScenario is a one-turn scenario of one token per frame; text is a quoted literal or {tokens: N}.
 func pacedScenario(name, description string, ttft, itl time.Duration, text string) string {
 	return fmt.Sprintf("name: %s\ndescription: %s\ntiming:\n  ttft: %s\n  itl: %s\n  tokensPerFrame: 1\nturns:\n  - text: %s\n",
 		name, description, ttft, itl, text)
@@ -107,8 +104,7 @@ func chatMix(name, scenario string, slugs ...string) (*loadgen.Mix, error) {
 	return mix, nil
 }
 
-// literalText is n words of fixed text: every session of a scenario using it expects the same
-// answer whatever its seed, so a paced server can serve one pre-encoded stream to all.
+// literalText is n words of fixed text, the same answer for every seed (one pre-encoded stream serves all).
 func literalText(words int) string {
 	vocabulary := strings.Fields("streaming tokens arrive one frame at a time while the harness measures every gap")
 	out := make([]string, words)
@@ -138,8 +134,7 @@ func runFailures(rep *Report, run *measure.Run, prefix ...string) {
 	}
 }
 
-// addLeakChecks adds how many of run's leak checks were over tolerance, and returns how many
-// were made.
+// addLeakChecks adds how many of run's leak checks were over tolerance and returns how many were made.
 func (r *Report) addLeakChecks(name string, run *measure.Run) (checked int) {
 	failed := 0
 	for _, l := range run.Summary.Leaks {
@@ -180,8 +175,7 @@ func (r *Report) addP50P99(label string, h *hdrhistogram.Histogram) {
 	r.add(label+" p99", quantileMs(h, 99, 0), "ms")
 }
 
-// addDelay adds the peak open streams and the p50, p99 (added by addP99) and max of h − offset
-// in ms, and returns the p99.
+// addDelay adds the peak open streams and h − offset's p50, p99 (by addP99) and max in ms; it returns the p99.
 func (r *Report) addDelay(prefix, what string, peak int64, h *hdrhistogram.Histogram, offset time.Duration, addP99 func(name string, p99 float64)) float64 {
 	p99 := quantileMs(h, 99, offset)
 	r.add(prefix+"peak open streams", float64(peak), "streams")
@@ -217,8 +211,7 @@ func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options) (*measure.R
 	return run, peak, err
 }
 
-// streamStartLatency is the mock's first flush (headers and the wire's opening frame, before
-// the scripted TTFT) − request arrival over one scenario's records, in µs.
+// streamStartLatency is the mock's first flush − request arrival over one scenario's records, in µs.
 func streamStartLatency(records []mockrecords.Record, scenario string) *hdrhistogram.Histogram {
 	h := measure.NewHistogram()
 	for _, r := range records {
@@ -255,8 +248,7 @@ func procStatusKiB(pid int, field string) (int64, error) {
 // userHZ is the unit of /proc/PID/stat's CPU times, 100 on every Linux Go supports.
 const userHZ = 100
 
-// procCPU is a process's user+system CPU time from /proc/PID/stat (10 ms resolution), or
-// getrusage for 0, this process.
+// procCPU is a process's user+system CPU time from /proc/PID/stat (10 ms steps); 0 is this process.
 func procCPU(pid int) (time.Duration, error) {
 	if pid == 0 {
 		return loadgen.ProcessCPU(), nil
@@ -265,8 +257,7 @@ func procCPU(pid int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	// The command name (field 2) may hold spaces: after its ')', utime (14) and stime (15) are
-	// the 12th and 13th fields.
+	// The command name may hold spaces: after its ')', utime and stime are the 12th and 13th fields.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
@@ -290,9 +281,8 @@ type liveMem struct {
 
 func (l liveMem) total() uint64 { return l.heap + l.stacks }
 
-// liveMemory is this process's live heap and goroutine stacks after a full collection, the
-// part of RSS that scales with open streams (RSS also holds freed pages the runtime has not
-// returned yet, and the garbage the heap may grow to before the next collection).
+// liveMemory is this process's live heap and goroutine stacks after a full collection: the part
+// of RSS that scales with open streams (RSS also holds unreturned freed pages and garbage).
 func liveMemory() liveMem {
 	runtime.GC()
 	var ms runtime.MemStats
@@ -320,8 +310,7 @@ func loadAverage() string {
 	return "?"
 }
 
-// cpuTimes are the machine's CPU times from /proc/stat, in USER_HZ ticks: all, and steal (a
-// hypervisor running others while this VM's vCPUs wanted to run).
+// cpuTimes are the machine's CPU times from /proc/stat in USER_HZ ticks: all, and steal.
 type cpuTimes struct{ total, steal uint64 }
 
 func machineCPU() (t cpuTimes, ok bool) {
@@ -334,8 +323,7 @@ func machineCPU() (t cpuTimes, ok bool) {
 	if len(f) < 9 || f[0] != "cpu" {
 		return t, false
 	}
-	// user nice system idle iowait irq softirq steal [guest guest_nice]: guest is counted in
-	// user, so the sum stops at steal.
+	// user nice system idle iowait irq softirq steal [guest guest_nice]: guest is in user.
 	for i, s := range f[1:9] {
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {

@@ -50,10 +50,9 @@ type probeResult struct {
 
 const probeSleepers = 20
 
-// NewProbeClient is fidelity's yardstick: the least open-loop client, in a process of its
-// own, sampling the generator's server at the same time. On POST /run (a probeRequest) it
-// plays streams written by hand on connections dialled ahead and answers with their TTFT −
-// scripted TTFT (a probeResult), timed like the generator's: the machine's floor.
+// NewProbeClient is fidelity's yardstick, the least open-loop client: on POST /run (a
+// probeRequest) it plays hand-written streams and answers with their TTFT − scripted TTFT (a
+// probeResult), timed like the generator's: the machine's floor.
 func NewProbeClient() httpServer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /run", func(w http.ResponseWriter, r *http.Request) {
@@ -76,8 +75,7 @@ func NewProbeClient() httpServer {
 	return httpServer{&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 }
 
-// probePlan is a validated probeRequest: the request every stream writes, and how to tell a
-// frame that carries a token.
+// probePlan is a validated probeRequest: every stream's request, and which frames carry a token.
 type probePlan struct {
 	req     probeRequest
 	addr    string
@@ -173,9 +171,8 @@ func (p *probePlan) run(ctx context.Context) probeResult {
 	return res
 }
 
-// sampleSleeps starts the timer floor's sleepers: from the plan's delay on, each sleeps the
-// scripted TTFT (10 ms if 0) over and over, as a server pacing a first token on a Go timer, and
-// records how late it woke. The returned function stops them.
+// sampleSleeps starts sleepers of the scripted TTFT (10 ms if 0) on Go timers, as a server pacing
+// a first token, recording how late they woke, until the returned function stops them.
 func (p *probePlan) sampleSleeps(ctx context.Context) func() *hdrhistogram.Histogram {
 	ctx, cancel := context.WithCancel(ctx)
 	h := hdrhistogram.New(1, 60_000_000, 3)
@@ -213,8 +210,7 @@ func (p *probePlan) sampleSleeps(ctx context.Context) func() *hdrhistogram.Histo
 	}
 }
 
-// dialAhead keeps a few connections dialled ahead of the starts, as the generator's pool has
-// them, so no start pays for a handshake the generator's would not.
+// dialAhead keeps a few connections dialled ahead, as the generator's pool does.
 func (p *probePlan) dialAhead(ctx context.Context) (<-chan net.Conn, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	conns := make(chan net.Conn, 4)
@@ -250,8 +246,7 @@ func (p *probePlan) dialAhead(ctx context.Context) (<-chan net.Conn, func()) {
 	}
 }
 
-// stream plays one stream up to its first token frame on conn (nil, or closed by the server
-// meanwhile: a new one), and returns when that frame's read completed.
+// stream plays one stream on conn (nil or closed: a new one) and returns when its first token arrived.
 func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error) {
 	var d net.Dialer
 	dial := func() (err error) {
@@ -296,8 +291,7 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 	return at, err
 }
 
-// probeDuring starts the probe child and its run of req; wait waits for the result and stops
-// the child.
+// probeDuring starts the probe child and its run of req; wait waits for the result and stops it.
 func probeDuring(ctx context.Context, exe string, req probeRequest) (wait func() (probeResult, error), err error) {
 	child, err := stack.StartChild(exe, childArgs(probeClientMode))
 	if err != nil {

@@ -17,9 +17,8 @@ import (
 	"github.com/streambench/streambench/stack"
 )
 
-// Scale holds N long streams through a mock and a runtime in child processes, the generator
-// in this process (Options.DefaultMix: the default mix played among them), and reports what
-// the run cost each process.
+// Scale holds N long streams through a mock and a runtime in child processes from the generator
+// in this process (with Options.DefaultMix, the default mix among them): what each process paid.
 func Scale(ctx context.Context, o Options) (*Report, error) {
 	if o.Shards > 1 {
 		exe, err := ownExecutable()
@@ -85,8 +84,7 @@ func newScaleWorkload(o Options, s scaleShape) (*Report, scaleWorkload, error) {
 		sessions: int64(s.streams)}
 	var err error
 	if o.DefaultMix {
-		// Users play sessions back to back for a stream's length after the ramp, so about N
-		// streams stay open while the mix's scenarios come and go among them.
+		// Sessions back to back for a stream's length after the ramp: ~N open while the mix plays among them.
 		w.docs = embeddedDocs()
 		w.mix, err = scaleDefaultMix()
 		w.families = newFamilyCounter(w.mix)
@@ -138,8 +136,7 @@ type scaleMeasures struct {
 	hwm                   int64
 }
 
-// measureScale plays the workload against st, sampling the processes' memory at each progress
-// report and taking their CPU around the run.
+// measureScale plays the workload against st, sampling the processes' memory and CPU.
 func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload, st *stack.Stack, lib *scenarios.Library, rep *Report) (*scaleMeasures, error) {
 	m := &scaleMeasures{gen: &floorRole{name: "generator"}}
 	roles := []*floorRole{m.gen}

@@ -12,13 +12,11 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// scaleStreamShare is the share of the default-mix scale run's sessions, in every profile, that
-// play the long scale-stream: the mix's own last a few seconds against its 30, so about nine
-// users in ten are in a long stream at any moment.
+// scaleStreamShare is the share of default-mix scale sessions playing the long scale-stream: the
+// mix's own last seconds against its 30, so about nine users in ten are in a long stream.
 const scaleStreamShare = 0.6
 
-// scaleDefaultMix is the default mix with scale-stream added to every profile at
-// scaleStreamShare of its sessions.
+// scaleDefaultMix is the default mix with scale-stream added to every profile at scaleStreamShare.
 func scaleDefaultMix() (*loadgen.Mix, error) {
 	def := loadgen.DefaultMix()
 	profiles := slices.Clone(def.Profiles)
@@ -49,8 +47,7 @@ func scaleDefaultMix() (*loadgen.Mix, error) {
 
 const scaleStreamName = "scale-stream"
 
-// embeddedDocs is the embedded library's scenario files by name, to be written beside the
-// generated ones (a child mock loads one directory).
+// embeddedDocs is the embedded library's scenario files by name (a child mock loads one directory).
 func embeddedDocs() map[string]string {
 	lib := scenarios.Embedded()
 	docs := map[string]string{}
@@ -60,15 +57,13 @@ func embeddedDocs() map[string]string {
 	return docs
 }
 
-// scaleFamily is one kind of session of the default mix, counted to show it was played among
-// the long streams.
+// scaleFamily is one kind of default-mix session, counted to show it played among the long streams.
 type scaleFamily struct {
 	name  string
 	match func(scenario string, target loadgen.Target) bool
 }
 
-// scaleFamilies are the counted families; redacted and nothink are deployments: any scenario
-// played on them is theirs.
+// scaleFamilies are the counted families; redacted and nothink are deployments, any scenario on them theirs.
 func scaleFamilies() []scaleFamily {
 	prefix := func(p string) func(string, loadgen.Target) bool {
 		return func(s string, _ loadgen.Target) bool { return strings.HasPrefix(s, p) }
@@ -90,8 +85,7 @@ func scaleFamilies() []scaleFamily {
 	}
 }
 
-// familyCounter counts ended sessions, and failed ones, per scaleFamily; add is a
-// loadgen.SessionEndFunc, called on every session's goroutine.
+// familyCounter counts ended and failed sessions per scaleFamily; add is a loadgen.SessionEndFunc.
 type familyCounter struct {
 	families []scaleFamily
 	targets  map[string]loadgen.Target // by slug, over every profile (options of the first)
@@ -144,8 +138,7 @@ func (c *familyCounter) count(scenario, slug string, failed bool) {
 	}
 }
 
-// report adds the counts to rep. A family that never ran misses its target without failing
-// the run: a short run may not reach every family.
+// report adds the counts to rep; a family that never ran misses its target without failing (short runs).
 func (c *familyCounter) report(rep *Report) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -19,8 +19,7 @@ import (
 	"github.com/streambench/streambench/verdict"
 )
 
-// shardStartLead is how far ahead of now the shards' common --start-at lies: time for every
-// generator child to start, read its mix and wait.
+// shardStartLead is how far ahead the shards' common --start-at lies: time for every generator to start.
 const shardStartLead = 4 * time.Second
 
 // shardSample is the processes' memory at one moment of a sharded scale run.
@@ -28,9 +27,8 @@ type shardSample struct {
 	generatorKiB, mockKiB, rtKiB int64 // generators and runtimes summed over the shards
 }
 
-// scaleShards is bench scale with --shards N (N ≥ 2): one mock, N runtimes and N
-// `streambench load --shard I/N` generators, all children of exe, the shards' results merged.
-// The children's logs are kept and named when anything failed (or with Options.KeepDir).
+// scaleShards is bench scale with --shards N (N ≥ 2): one mock, N runtimes and N `streambench load
+// --shard I/N` children of exe, results merged; logs are kept when anything failed (or with KeepDir).
 func scaleShards(ctx context.Context, o Options, exe string) (rep *Report, err error) {
 	if o.DefaultMix {
 		return nil, errors.New("--default-mix is not supported with --shards")
@@ -101,8 +99,7 @@ func shardsReport(o Options, s scaleShape) *Report {
 	}
 }
 
-// shardWork is a sharded run's files: the scenario directory, and a work directory with the
-// children's logs, the mix the shards read and their results.
+// shardWork is a sharded run's scenario directory, and its work directory (logs, mix, results).
 type shardWork struct {
 	scenarios, dir, mixFile, runID string
 }
@@ -162,8 +159,7 @@ func (g *procGroup) startLogged(start func(string, []string, io.Writer) (*stack.
 	return c, nil
 }
 
-// startShardStack starts the system under test, one mock and a runtime per shard, and waits
-// until all are healthy.
+// startShardStack starts one mock and a runtime per shard, and waits until all are healthy.
 func startShardStack(exe string, w shardWork, o Options, procs *procGroup) (*stack.Child, []*stack.Child, error) {
 	mock, err := procs.startLogged(stack.StartChildLogged, exe, w.logs(), "mock", []string{"mock", "--addr", "127.0.0.1:0", "--time-scale", "1", "--scenarios", w.scenarios})
 	if err != nil {
@@ -182,8 +178,7 @@ func startShardStack(exe string, w shardWork, o Options, procs *procGroup) (*sta
 	return mock, runtimes, stack.WaitHealthy(urls...)
 }
 
-// startShardGenerators starts the generators, `streambench load --shard I/N`, all starting at
-// startAt.
+// startShardGenerators starts the `streambench load --shard I/N` generators, all starting at startAt.
 func startShardGenerators(exe string, w shardWork, o Options, s scaleShape, startAt time.Time, mock *stack.Child, runtimes []*stack.Child, procs *procGroup) ([]*stack.Child, error) {
 	stages := fmt.Sprintf("%s:%d,%s:%d", s.ramp, s.streams, 2*time.Second, s.streams)
 	gens := make([]*stack.Child, len(runtimes))
@@ -214,8 +209,7 @@ type shardUsage struct {
 	failed          []string      // generators that exited with an error
 }
 
-// meterShards takes the processes' memory and CPU just before startAt, samples them every
-// 250 ms while the generators run, and waits for every generator.
+// meterShards samples the processes' memory and CPU from just before startAt until every generator ends.
 func meterShards(ctx context.Context, s scaleShape, startAt time.Time, logs string, mock *stack.Child, runtimes, gens []*stack.Child) (*shardUsage, error) {
 	sum := func() (smp shardSample) {
 		for _, g := range gens {
@@ -287,8 +281,7 @@ func meterShards(ctx context.Context, s scaleShape, startAt time.Time, logs stri
 	return u, nil
 }
 
-// mergeShards reads the shards' results, merges and judges them (as `streambench merge`), and
-// writes the merged run into the work directory.
+// mergeShards merges and judges the shards' results (as `streambench merge`) into the work directory.
 func mergeShards(w shardWork, shards int, failed []string) (*measure.Run, int, error) {
 	dirs := make([]string, shards)
 	for i := range dirs {

@@ -1,7 +1,5 @@
-// Package selfbench measures streambench's own costs and fidelity (codec speed, pacing error,
-// cost per open stream, TTFC error, open-loop rate), each as a Report of typed figures. The
-// measurements needing separate processes start the running executable's subcommands as
-// children, so they run from the streambench binary.
+// Package selfbench measures streambench's own costs and fidelity, each as a Report of typed
+// figures; measurements needing separate processes start the running executable's subcommands.
 package selfbench
 
 import (
@@ -43,8 +41,7 @@ type Options struct {
 	KeepDir         bool          // --keep: keep the generated scenario directory (noted in the report)
 	Shards          int           // --shards: scale's generator processes (0, 1: this process)
 	ProfileDir      string        // --profile: where scale, pacing and path write profiles
-	// Progress, when set, is called before each load run; it returns the run's progress
-	// callback and a function called once the run has ended.
+	// Progress, when set, gives each load run its progress callback and a function called when it ends.
 	Progress func() (update func(loadgen.Progress), done func())
 }
 
@@ -77,8 +74,7 @@ func Measurements() []Measurement {
 	}
 }
 
-// stealWarn is the steal share above which latency figures are noted as the host's
-// (docs/BENCHMARKS.md, "Why the constants").
+// stealWarn is the steal share above which latency figures are the host's (docs/BENCHMARKS.md).
 const stealWarn = 0.05
 
 // Run measures and notes the machine's load and CPU steal: every figure depends on them.
@@ -114,9 +110,8 @@ func Environment() map[string]string {
 	if m := CPUModel(); m != "" {
 		env["cpu"] = m
 	}
-	env["git"] = revision()
-	if env["git"] == "" {
-		delete(env, "git")
+	if rev := revision(); rev != "" {
+		env["git"] = rev
 	}
 	return env
 }
@@ -147,8 +142,7 @@ func revision() string {
 	return ""
 }
 
-// RaiseOpenFileLimit lifts the open-files soft limit to the hard one (Go does it at start-up;
-// this states the dependency), for this process and its children.
+// RaiseOpenFileLimit lifts the open-files soft limit to the hard one, for this process and its children.
 func RaiseOpenFileLimit() {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < lim.Max {
@@ -246,9 +240,8 @@ func Select(what string, o Options) ([]Measurement, error) {
 	return todo, nil
 }
 
-// RunAll runs todo in turn, writing each report to w as it ends and, after more than one, the
-// floor ratios; it returns the reports and the names of those not clean. An interrupt of ctx
-// ends it after the measurement it cut.
+// RunAll runs todo in turn, writing each report to w and, after more than one, the floor ratios;
+// it returns the reports and the names of those not clean, and stops after a measurement ctx cut.
 func RunAll(ctx context.Context, todo []Measurement, o Options, w io.Writer, started func(Measurement)) (reports []*Report, failed []string, err error) {
 	for _, m := range todo {
 		started(m)

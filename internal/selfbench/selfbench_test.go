@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -93,14 +92,9 @@ func TestPacedServerKeepsItsSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Shutdown(context.Background())
+	url := serveFloor(t, srv)
 	sent := time.Now()
-	resp, err := http.Post("http://"+ln.Addr().String(), "application/json", strings.NewReader("{}"))
+	resp, err := http.Post(url, "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,8 +39,8 @@ const (
 	stalledOpeners   = 50               // stalled readers connecting at once
 )
 
-// StalledReaders measures what clients that stop reading mid-stream cost the others: a run of
-// normal clients alone, then among raw TCP clients that stopped reading, each on a fresh stack.
+// StalledReaders measures what clients that stop reading cost the others: normal clients alone,
+// then among raw TCP clients that stopped reading, each run on a fresh stack.
 func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 	b := stalledBench{o: o, normal: cmp.Or(o.Streams, 1000), stalled: cmp.Or(o.Stalled, 1000),
 		length: cmp.Or(o.Duration, 15*time.Second), idle: cmp.Or(o.IdleTimeout, agentruntime.DefaultClientIdleTimeout)}
@@ -119,8 +119,8 @@ type stalledMeasures struct {
 	droppedBy                              time.Duration
 }
 
-// amongStalled opens the stalled readers on a fresh stack, lets the runtime's memory settle,
-// plays the normal clients among them and waits for the runtime to drop them.
+// amongStalled opens the stalled readers on a fresh stack, lets its memory settle, plays the
+// normal clients among them and waits for the runtime to drop them.
 func (b *stalledBench) amongStalled(ctx context.Context, rep *Report) (*stalledMeasures, error) {
 	st, err := b.newStack()
 	if err != nil {
@@ -179,8 +179,7 @@ type dropResult struct {
 	err     error
 }
 
-// watchDrops polls the runtime's slow-client drop counter until it reaches want or the wait
-// passes, and sends the last reading.
+// watchDrops sends the runtime's slow-client drop count once it reaches want or wait passes.
 func watchDrops(ctx context.Context, metrics string, want int, wait time.Duration) <-chan dropResult {
 	stalledAt := time.Now()
 	drops := make(chan dropResult, 1)
@@ -260,8 +259,7 @@ func addStalledFigures(rep *Report, idle time.Duration, yard *measure.Run, m *st
 	}
 }
 
-// settleRSS waits until a process's RSS grew by less than 1% over the last second (after at
-// least two), or max passed, and returns the last reading and whether it settled.
+// settleRSS returns a process's RSS once it grew < 1% over the last second (after two), or after max.
 func settleRSS(ctx context.Context, pid int, max time.Duration) (kib int64, settled bool, err error) {
 	start := time.Now()
 	var readings []int64 // one per 250 ms
@@ -285,8 +283,7 @@ func settleRSS(ctx context.Context, pid int, max time.Duration) (kib int64, sett
 	}
 }
 
-// openStalledReaders opens n stalled readers against the runtime. On error it returns the
-// readers opened so far (the caller closes them) and the first error.
+// openStalledReaders opens n stalled readers; on error, also those opened so far (the caller closes them).
 func openStalledReaders(ctx context.Context, target string, n int) ([]net.Conn, error) {
 	var (
 		mu       sync.Mutex
@@ -359,8 +356,7 @@ func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 	return sum, nil
 }
 
-// tcpMemoryPages is the machine's TCP socket memory in pages (/proc/net/sockstat), -1 when
-// unreadable.
+// tcpMemoryPages is the machine's TCP socket memory in pages (/proc/net/sockstat), -1 when unreadable.
 func tcpMemoryPages() int64 {
 	b, err := os.ReadFile("/proc/net/sockstat")
 	if err != nil {
@@ -382,18 +378,16 @@ func tcpMemoryPages() int64 {
 	return -1
 }
 
-// A stalled reader's socket receive buffer, small so its TCP window fills after a few frames
-// (not an autotuned loopback buffer's megabytes), and its advertised segment size, from which
-// the sender sizes its send buffer (loopback's 64 KiB segments would let the runtime queue
-// megabytes into the kernel per stalled client before a write blocks).
+// A stalled reader's receive buffer, small so its window fills after a few frames, and its
+// segment size, from which the sender sizes its send buffer (loopback's 64 KiB segments would
+// queue megabytes in the kernel per stalled client before a write blocks).
 const (
 	stalledReceiveBuffer = 4096
 	stalledSegment       = 536
 )
 
-// openStalledReader is a raw TCP client, not a loadgen session: it sends s's stream request to
-// the runtime at target and reads the response head and one body byte, then leaves the
-// connection unread.
+// openStalledReader is a raw TCP client: it sends s's request to target, reads the response
+// head and one body byte, then leaves the connection unread.
 func openStalledReader(ctx context.Context, target string, s *protocol.Session) (_ net.Conn, err error) {
 	req, err := simchat.NewClient(true, simchat.Policy{}).NewRequest(ctx, target, s)
 	if err != nil {
