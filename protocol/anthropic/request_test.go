@@ -1,17 +1,12 @@
 package anthropic
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 
@@ -20,84 +15,61 @@ import (
 
 func TestParseRequest(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		body    string
-		want    Request
-		wantErr string
-	}{
+	wiretest.ParseRequests(t, ParseRequest, []wiretest.ParseCase[Request]{
 		{
 			// String content, streaming, with a system prompt (ignored).
-			name: "string content",
-			body: `{"model":"m","max_tokens":100,"stream":true,"system":"be brief","messages":[{"role":"user","content":"hi [[streambench scenario=a]]"}]}`,
-			want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "hi [[streambench scenario=a]]", MaxTokens: 100},
+			Name: "string content",
+			Body: `{"model":"m","max_tokens":100,"stream":true,"system":"be brief","messages":[{"role":"user","content":"hi [[streambench scenario=a]]"}]}`,
+			Want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "hi [[streambench scenario=a]]", MaxTokens: 100},
 		},
 		{
 			// Array-of-blocks content joins the text blocks and skips images.
-			name: "block content",
-			body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"a "},{"type":"image","source":{"type":"base64"}},{"type":"text","text":"b"}]}]}`,
-			want: Request{Model: "m", IncludeUsage: true, LastUserText: "a b", MaxTokens: 1},
+			Name: "block content",
+			Body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"a "},{"type":"image","source":{"type":"base64"}},{"type":"text","text":"b"}]}]}`,
+			Want: Request{Model: "m", IncludeUsage: true, LastUserText: "a b", MaxTokens: 1},
 		},
 		{
 			// A tool loop: assistant turns counted, tool_result-only user messages skipped for the text.
-			name: "tool results",
-			body: `{"model":"m","max_tokens":2048,"stream":true,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[
+			Name: "tool results",
+			Body: `{"model":"m","max_tokens":2048,"stream":true,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[
 				{"role":"user","content":"first"},
 				{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"tool_use","id":"t1","name":"f","input":{}}]},
 				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"r","is_error":true}]},
 				{"role":"assistant","content":[{"type":"text","text":"pre"},{"type":"tool_use","id":"t2","name":"f","input":{"a":1}}]},
 				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"r2"}]}]}]}`,
-			want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "first", AssistantTurns: 2, Thinking: true, MaxTokens: 2048},
+			Want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "first", AssistantTurns: 2, Thinking: true, MaxTokens: 2048},
 		},
 		{
 			// Disabled thinking is not thinking.
-			name: "thinking disabled",
-			body: `{"model":"m","max_tokens":5,"thinking":{"type":"disabled"},"messages":[{"role":"user","content":"x"}]}`,
-			want: Request{Model: "m", IncludeUsage: true, LastUserText: "x", MaxTokens: 5},
+			Name: "thinking disabled",
+			Body: `{"model":"m","max_tokens":5,"thinking":{"type":"disabled"},"messages":[{"role":"user","content":"x"}]}`,
+			Want: Request{Model: "m", IncludeUsage: true, LastUserText: "x", MaxTokens: 5},
 		},
 		// Missing messages.
-		{name: "missing messages", body: `{"model":"m","max_tokens":5}`, wantErr: "messages: required"},
+		{Name: "missing messages", Body: `{"model":"m","max_tokens":5}`, WantErr: "messages: required"},
 		// Missing model.
-		{name: "missing model", body: `{"max_tokens":5,"messages":[{"role":"user","content":"x"}]}`, wantErr: "model: required"},
+		{Name: "missing model", Body: `{"max_tokens":5,"messages":[{"role":"user","content":"x"}]}`, WantErr: "model: required"},
 		// Missing max_tokens.
-		{name: "missing max_tokens", body: `{"model":"m","messages":[{"role":"user","content":"x"}]}`, wantErr: "max_tokens: required"},
+		{Name: "missing max_tokens", Body: `{"model":"m","messages":[{"role":"user","content":"x"}]}`, WantErr: "max_tokens: required"},
 		// max_tokens below one.
-		{name: "zero max_tokens", body: `{"model":"m","max_tokens":0,"messages":[{"role":"user","content":"x"}]}`, wantErr: "max_tokens: must be at least 1, got 0"},
+		{Name: "zero max_tokens", Body: `{"model":"m","max_tokens":0,"messages":[{"role":"user","content":"x"}]}`, WantErr: "max_tokens: must be at least 1, got 0"},
 		// Content of the wrong type names the message index.
-		{name: "content number", body: `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":42}]}`, wantErr: "messages[2].content: expected string or array of content blocks"},
+		{Name: "content number", Body: `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":42}]}`, WantErr: "messages[2].content: expected string or array of content blocks"},
 		// Missing content.
-		{name: "missing content", body: `{"model":"m","max_tokens":5,"messages":[{"role":"user"}]}`, wantErr: "messages[0].content: required"},
+		{Name: "missing content", Body: `{"model":"m","max_tokens":5,"messages":[{"role":"user"}]}`, WantErr: "messages[0].content: required"},
 		// A block without a type.
-		{name: "block without type", body: `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"text":"x"}]}]}`, wantErr: "messages[0].content: [0].type: required"},
+		{Name: "block without type", Body: `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"text":"x"}]}]}`, WantErr: "messages[0].content: [0].type: required"},
 		// A system role inside messages is refused, as the API does.
-		{name: "system role", body: `{"model":"m","max_tokens":5,"messages":[{"role":"system","content":"x"}]}`, wantErr: `messages[0].role: expected "user" or "assistant", got "system"`},
+		{Name: "system role", Body: `{"model":"m","max_tokens":5,"messages":[{"role":"system","content":"x"}]}`, WantErr: `messages[0].role: expected "user" or "assistant", got "system"`},
 		// A top-level field of the wrong type names the field.
-		{name: "max_tokens string", body: `{"model":"m","max_tokens":"5","messages":[{"role":"user","content":"x"}]}`, wantErr: "request body: max_tokens: expected int, got JSON string"},
+		{Name: "max_tokens string", Body: `{"model":"m","max_tokens":"5","messages":[{"role":"user","content":"x"}]}`, WantErr: "request body: max_tokens: expected int, got JSON string"},
 		// Not JSON.
-		{name: "not json", body: `{"model":`, wantErr: "request body: invalid JSON at byte 9: unexpected end of JSON input"},
+		{Name: "not json", Body: `{"model":`, WantErr: "request body: invalid JSON at byte 9: unexpected end of JSON input"},
 		// Empty body.
-		{name: "empty body", body: ` `, wantErr: "request body: empty, want a JSON object"},
+		{Name: "empty body", Body: ` `, WantErr: "request body: empty, want a JSON object"},
 		// Invalid UTF-8 in a string: refused with its offset, not decoded as U+FFFD.
-		{name: "bad utf-8", body: "{\"model\":\"m\xff\"}", wantErr: "request body: not valid UTF-8 at byte 11"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := ParseRequest([]byte(tt.body))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if *got != tt.want {
-				t.Errorf("got %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+		{Name: "bad utf-8", Body: "{\"model\":\"m\xff\"}", WantErr: "request body: not valid UTF-8 at byte 11"},
+	})
 }
 
 func FuzzParseRequest(f *testing.F) {
@@ -111,133 +83,34 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"a"}]}`))
 	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"system","content":"a"}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := ParseRequest(body)
-		if (req == nil) == (err == nil) {
-			t.Fatalf("ParseRequest returned (%v, %v): want exactly one", req, err)
-		}
-		v, why, assistants := requestOracle(body)
-		switch {
-		case v == wiretest.Invalid && err == nil:
-			t.Fatalf("accepted %q, which is invalid: %s", body, why)
-		case v == wiretest.Valid && err != nil:
-			t.Fatalf("refused %q, which is valid: %v", body, err)
-		case err != nil && err.Error() == "":
-			t.Fatalf("refused %q with an empty error", body)
-		case err == nil && (req.Model == "" || !req.IncludeUsage || v == wiretest.Valid && req.AssistantTurns != assistants):
-			t.Fatalf("accepted %q as %+v; the body has %d assistant message(s)", body, req, assistants)
-		}
+		wiretest.FuzzParse(t, body, ParseRequest, requestOracle, func(req *Request, v wiretest.Verdict, assistants int) bool {
+			return req.Model == "" || !req.IncludeUsage || v == wiretest.Valid && req.AssistantTurns != assistants
+		})
 	})
 }
 
-// requestOracle reads a Messages body without ParseRequest: invalid for what no request can
-// be (empty, not UTF-8, not JSON, not an object, no model, no or non-positive max_tokens, no
-// messages, a message with a role other than user and assistant), valid for the plain shape
-// every client sends (lower-case keys once each, string model, integer max_tokens >= 1,
-// messages of both roles with string content), and the number of assistant messages.
-func requestOracle(body []byte) (v wiretest.Verdict, why string, assistants int) {
-	switch {
-	case len(bytes.TrimSpace(body)) == 0:
-		return wiretest.Invalid, "empty", 0
-	case !utf8.Valid(body):
-		return wiretest.Invalid, "not UTF-8", 0
-	case !json.Valid(body):
-		return wiretest.Invalid, "not JSON", 0
-	}
-	ms, ok := wiretest.Members(body)
-	if !ok {
-		return wiretest.Invalid, "not an object", 0
-	}
-	plain := true
-	seen := map[string]bool{}
-	for _, m := range ms {
-		if seen[m.Key] || !slices.Contains([]string{"model", "max_tokens", "messages", "stream"}, m.Key) {
-			plain = false
-		}
-		seen[m.Key] = true
-	}
-	if model, _ := wiretest.Field(ms, "model"); model == nil || model == "" {
-		return wiretest.Invalid, "no model", 0
-	} else if _, isString := model.(string); !isString {
-		return wiretest.Invalid, "model not a string", 0
-	}
-	switch maxTokens, _ := wiretest.Field(ms, "max_tokens"); n := maxTokens.(type) {
-	case nil:
-		return wiretest.Invalid, "no max_tokens", 0
-	case float64:
-		if n < 1 {
-			return wiretest.Invalid, "max_tokens below 1", 0
-		}
-		if n != math.Trunc(n) || n > 1<<53 {
-			plain = false
-		}
-	default:
-		return wiretest.Invalid, "max_tokens not a number", 0
-	}
-	if stream, n := wiretest.Field(ms, "stream"); n > 0 {
-		if _, isBool := stream.(bool); !isBool {
-			plain = false
-		}
-	}
-	msgs, _ := wiretest.Field(ms, "messages")
-	list, isList := msgs.([]any)
-	if !isList || len(list) == 0 {
-		if msgs != nil && !isList {
-			return wiretest.Unsure, "", 0 // a type error, which ParseRequest also refuses, named its way
-		}
-		return wiretest.Invalid, "no messages", 0
-	}
-	for _, raw := range wiretest.Elements(ms, "messages") {
-		mm, isObject := wiretest.Members(raw)
-		if !isObject {
-			plain = false
-			continue
-		}
-		role, roles := wiretest.Field(mm, "role")
-		content, contents := wiretest.Field(mm, "content")
-		name, isString := role.(string)
-		_, contentIsString := content.(string)
-		if len(mm) != 2 || roles != 1 || contents != 1 || !isString || !contentIsString {
-			plain = false
-		}
-		if roles == 1 && isString {
-			switch name {
-			case "assistant":
-				assistants++
-			case "user":
-			default:
-				return wiretest.Invalid, "role " + name, 0
+// requestOracle reads a Messages body without ParseRequest; the wire's own: max_tokens required,
+// at least 1, an integer in the plain shape; no role but user and assistant.
+var requestOracle = wiretest.MessagesOracle{
+	Keys:  []string{"model", "max_tokens", "messages", "stream"},
+	Roles: []string{"user"},
+	Extra: func(ms []wiretest.Member) (plain bool, why string) {
+		switch maxTokens, _ := wiretest.Field(ms, "max_tokens"); n := maxTokens.(type) {
+		case nil:
+			return false, "no max_tokens"
+		case float64:
+			if n < 1 {
+				return false, "max_tokens below 1"
 			}
+			return n == math.Trunc(n) && n <= 1<<53, ""
+		default:
+			return false, "max_tokens not a number"
 		}
-	}
-	if plain {
-		return wiretest.Valid, "", assistants
-	}
-	return wiretest.Unsure, "", assistants
-}
-
-// captured is a request as the fake provider saw it.
-type captured struct {
-	method, path string
-	header       http.Header
-	raw          []byte
-}
-
-// captureServer answers 204 and hands back what it received.
-func captureServer(t *testing.T) (*httptest.Server, <-chan captured) {
-	t.Helper()
-	ch := make(chan captured, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		ch <- captured{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), raw: raw}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, ch
+	},
 }
 
 func TestNewRequest(t *testing.T) {
 	t.Parallel()
-	srv, got := captureServer(t)
 	req := &protocol.ModelRequest{
 		Model: "sim-model",
 		Messages: []protocol.Message{
@@ -256,27 +129,10 @@ func TestNewRequest(t *testing.T) {
 		Thinking: true,
 		Header:   http.Header{"X-Streambench-Scenario": {"x"}, "X-Api-Key": {"real-key"}},
 	}
-	hr, err := Wire{}.NewRequest(context.Background(), srv.URL, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.Client().Do(hr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	c := <-got
-	if c.method != http.MethodPost || c.path != "/v1/messages" {
-		t.Errorf("request line = %s %s", c.method, c.path)
-	}
-	for k, want := range map[string]string{
+	c := wiretest.Send(t, Wire{}, "", req, "/v1/messages", map[string]string{
 		"Content-Type": "application/json", "Anthropic-Version": "2023-06-01",
 		"X-Streambench-Scenario": "x", "X-Api-Key": "real-key",
-	} {
-		if v := c.header.Get(k); v != want {
-			t.Errorf("header %s = %q, want %q", k, v, want)
-		}
-	}
+	})
 	want := `{"model":"sim-model","max_tokens":4096,"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"hi [[streambench scenario=x seed=1]]"}]},` +
 		`{"role":"assistant","content":[{"type":"text","text":"Let me look."},` +
@@ -289,11 +145,11 @@ func TestNewRequest(t *testing.T) {
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3","content":"ok"}]}],` +
 		`"stream":true,"tools":[{"name":"search_call","input_schema":{"type":"object"}}],` +
 		`"thinking":{"type":"enabled","budget_tokens":1024}}`
-	if string(c.raw) != want {
-		t.Errorf("body\ngot:  %s\nwant: %s", c.raw, want)
+	if string(c.Body) != want {
+		t.Errorf("body\ngot:  %s\nwant: %s", c.Body, want)
 	}
 	// The mock's parser reads what the runtime sends.
-	parsed, err := ParseRequest(c.raw)
+	parsed, err := ParseRequest(c.Body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,10 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
@@ -88,42 +85,18 @@ func TestStreamRoundTrip(t *testing.T) {
 	alternating := smallTurn()
 	alternating.Steps = append([]scenarios.Step{alternating.Steps[2], alternating.Steps[0]}, alternating.Steps[1:]...)
 	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1}
-	tests := []struct {
-		name     string
-		turn     *scenarios.ScriptTurn
-		wantStop protocol.StopReason
-	}{
+	wiretest.RoundTrips(t, Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return writeTurn(t, turn, testMeta) }, testMeta.InputTokens, []wiretest.RoundTrip{
 		// Thinking, text and two sequential tool calls end in tool_use.
-		{"tools", smallTurn(), protocol.StopToolUse},
+		{Name: "tools", Turn: smallTurn(), WantStop: protocol.StopToolUse},
 		// A plain answer ends in end_turn.
-		{"answer", noTools, protocol.StopEndTurn},
+		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
 		// Pieces of two parallel calls interleave: both tool_use blocks stay open.
-		{"interleaved tools", interleaved, protocol.StopToolUse},
+		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
 		// Text, then thinking, then text again opens a new block each time.
-		{"alternating kinds", alternating, protocol.StopToolUse},
+		{Name: "alternating kinds", Turn: alternating, WantStop: protocol.StopToolUse},
 		// A turn with no steps still ends cleanly.
-		{"empty", empty, protocol.StopEndTurn},
-	}
-	for _, tt := range tests {
-		for _, reads := range []string{"whole", "one byte"} {
-			t.Run(tt.name+"/"+reads, func(t *testing.T) {
-				t.Parallel()
-				frames := writeTurn(t, tt.turn, testMeta)
-				var r io.Reader = bytes.NewReader(frames)
-				if reads == "one byte" {
-					r = iotest.OneByteReader(r)
-				}
-				got, err := decodeAll(t, r)
-				if err != io.EOF {
-					t.Fatalf("stream ended with %v, want io.EOF", err)
-				}
-				want := wiretest.WantFromTurn(tt.turn, len(tt.turn.Steps))
-				want.Stop, want.TurnEnds = tt.wantStop, 1
-				want.Usage = protocol.Usage{InputTokens: testMeta.InputTokens, OutputTokens: tt.turn.OutputTokens}
-				wiretest.AssertAccumulated(t, got, want)
-			})
-		}
-	}
+		{Name: "empty", Turn: empty, WantStop: protocol.StopEndTurn},
+	})
 }
 
 func TestStreamMidStreamError(t *testing.T) {
@@ -131,16 +104,7 @@ func TestStreamMidStreamError(t *testing.T) {
 	turn := smallTurn()
 	turn.ErrorAfterStep = 4
 	turn.ErrorMessage = "Overloaded"
-	got, err := decodeAll(t, bytes.NewReader(writeTurn(t, turn, testMeta)))
-	var perr *protocol.ProviderError
-	if !errors.As(err, &perr) {
-		t.Fatalf("stream ended with %v, want *protocol.ProviderError", err)
-	}
-	want := protocol.ProviderError{Status: http.StatusOK, Type: "overloaded_error", Message: "Overloaded"}
-	if *perr != want {
-		t.Errorf("error = %+v, want %+v", *perr, want)
-	}
-	wiretest.AssertAccumulated(t, got, wiretest.WantFromTurn(turn, 4))
+	wiretest.MidStreamError(t, Wire{}, writeTurn(t, turn, testMeta), turn, "overloaded_error")
 }
 
 // TestStreamTolerance feeds hand-written streams that are odd but valid.
@@ -149,15 +113,11 @@ func TestStreamTolerance(t *testing.T) {
 	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
 	const end = "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}\n\n" +
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-	tests := []struct {
-		name   string
-		stream string
-		want   wiretest.Accumulated
-	}{
+	wiretest.Tolerates(t, Wire{}, []wiretest.Tolerated{
 		{
 			// Interleaved blocks: two tool_use blocks open side by side, a text block between.
-			name: "interleaved indices",
-			stream: start +
+			Name: "interleaved indices",
+			Stream: start +
 				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t0\",\"name\":\"a\",\"input\":{}}}\n\n" +
 				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"b\",\"input\":{}}}\n\n" +
 				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"y\\\"\"}}\n\n" +
@@ -168,13 +128,13 @@ func TestStreamTolerance(t *testing.T) {
 				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\":2}\"}}\n\n" +
 				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
 				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":2}\n\n" + end,
-			want: wiretest.Accumulated{Text: "hi", Calls: []scenarios.ScriptToolCall{{ID: "t0", Name: "a", Arguments: `{"x":1}`}, {ID: "t1", Name: "b", Arguments: `{"y":2}`}},
+			Want: wiretest.Accumulated{Text: "hi", Calls: []scenarios.ScriptToolCall{{ID: "t0", Name: "a", Arguments: `{"x":1}`}, {ID: "t1", Name: "b", Arguments: `{"y":2}`}},
 				Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
 		},
 		{
 			// Pings, unknown events, unknown fields, whitespace, comments, CRLF and empty deltas.
-			name: "noise",
-			stream: ": comment\r\n\r\n" + start + "event: ping\ndata: {\"type\": \"ping\"}\n\n" +
+			Name: "noise",
+			Stream: ": comment\r\n\r\n" + start + "event: ping\ndata: {\"type\": \"ping\"}\n\n" +
 				"event: future_event\ndata: {\"type\":\"future_event\",\"x\":1}\n\n" +
 				"event: content_block_start\r\ndata: { \"type\" : \"content_block_start\" , \"index\" : 0 , \"content_block\" : { \"type\" : \"thinking\" , \"thinking\" : \"\" , \"signature\": \"\" , \"new\": [1] } }\r\n\r\n" +
 				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"\"}}\n\n" +
@@ -184,19 +144,9 @@ func TestStreamTolerance(t *testing.T) {
 				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"xyz\"}}\n\n" +
 				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
 				"event: ping\ndata: {\"type\": \"ping\"}\n\n" + end,
-			want: wiretest.Accumulated{Thinking: "hm", Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
+			Want: wiretest.Accumulated{Thinking: "hm", Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := decodeAll(t, strings.NewReader(tt.stream))
-			if err != io.EOF {
-				t.Fatalf("stream ended with %v, want io.EOF", err)
-			}
-			wiretest.AssertAccumulated(t, got, tt.want)
-		})
-	}
+	})
 }
 
 func TestStreamErrors(t *testing.T) {
@@ -261,22 +211,7 @@ func FuzzNewStream(f *testing.F) {
 	errTurn.ErrorAfterStep = 1
 	f.Add(writeTurn(f, errTurn, testMeta))
 	f.Add([]byte("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":-1}\n\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		st := Wire{}.NewStream(bytes.NewReader(data))
-		var ev protocol.ModelEvent
-		for i := 0; ; i++ {
-			err := st.Next(&ev)
-			if err != nil {
-				if err2 := st.Next(&ev); err2 != err {
-					t.Fatalf("error changed from %v to %v", err, err2)
-				}
-				return
-			}
-			if i > len(data) {
-				t.Fatalf("%d events from %d bytes", i, len(data))
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { wiretest.FuzzStream(t, Wire{}, data, false) })
 }
 
 // TestStreamTransportError checks that a read error mid-stream (a reset connection, a
@@ -284,10 +219,5 @@ func FuzzNewStream(f *testing.F) {
 func TestStreamTransportError(t *testing.T) {
 	t.Parallel()
 	frames := writeTurn(t, smallTurn(), testMeta)
-	boom := errors.New("connection reset by peer")
-	r := io.MultiReader(bytes.NewReader(frames[:len(frames)/2]), iotest.ErrReader(boom))
-	_, err := decodeAll(t, r)
-	if !errors.Is(err, boom) {
-		t.Fatalf("stream ended with %v, want it to wrap %v", err, boom)
-	}
+	wiretest.TransportError(t, Wire{}, frames)
 }

@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/streambench/streambench/protocol"
 
@@ -19,98 +16,75 @@ import (
 
 func TestParseRequest(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		body    string
-		want    Request
-		wantErr string
-	}{
+	wiretest.ParseRequests(t, ParseRequest, []wiretest.ParseCase[Request]{
 		{
 			// String content, streaming with usage.
-			name: "string content",
-			body: `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi [[streambench scenario=a]]"}]}`,
-			want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "hi [[streambench scenario=a]]"},
+			Name: "string content",
+			Body: `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi [[streambench scenario=a]]"}]}`,
+			Want: Request{Model: "m", Stream: true, IncludeUsage: true, LastUserText: "hi [[streambench scenario=a]]"},
 		},
 		{
 			// Array-of-parts content joins the text parts and skips images.
-			name: "parts content",
-			body: `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a "},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"b"}]}]}`,
-			want: Request{Model: "m", LastUserText: "a b"},
+			Name: "parts content",
+			Body: `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a "},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"b"}]}]}`,
+			Want: Request{Model: "m", LastUserText: "a b"},
 		},
 		{
 			// A tool loop: assistant turns are counted, tool messages skipped, the last user text kept.
-			name: "tool messages",
-			body: `{"model":"m","stream":true,"reasoning_effort":"low","messages":[
+			Name: "tool messages",
+			Body: `{"model":"m","stream":true,"reasoning_effort":"low","messages":[
 				{"role":"user","content":"first"},
 				{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},
 				{"role":"tool","tool_call_id":"c1","content":"result"},
 				{"role":"assistant","content":"pre","tool_calls":[{"id":"c2","type":"function","function":{"name":"f","arguments":"{}"}}]},
 				{"role":"tool","tool_call_id":"c2","content":[{"type":"text","text":"r2"}]}]}`,
-			want: Request{Model: "m", Stream: true, LastUserText: "first", AssistantTurns: 2, Thinking: true},
+			Want: Request{Model: "m", Stream: true, LastUserText: "first", AssistantTurns: 2, Thinking: true},
 		},
 		{
 			// reasoning_effort "none" asks for no reasoning.
-			name: "reasoning none",
-			body: `{"model":"m","reasoning_effort":"none","messages":[{"role":"user","content":"x"}]}`,
-			want: Request{Model: "m", LastUserText: "x"},
+			Name: "reasoning none",
+			Body: `{"model":"m","reasoning_effort":"none","messages":[{"role":"user","content":"x"}]}`,
+			Want: Request{Model: "m", LastUserText: "x"},
 		},
 		{
 			// The reasoning object form asks for reasoning too.
-			name: "reasoning object",
-			body: `{"model":"m","reasoning":{"effort":"high"},"messages":[{"role":"user","content":"x"}]}`,
-			want: Request{Model: "m", LastUserText: "x", Thinking: true},
+			Name: "reasoning object",
+			Body: `{"model":"m","reasoning":{"effort":"high"},"messages":[{"role":"user","content":"x"}]}`,
+			Want: Request{Model: "m", LastUserText: "x", Thinking: true},
 		},
 		{
 			// Unknown fields are ignored.
-			name: "unknown fields",
-			body: `{"model":"m","temperature":0.2,"n":1,"messages":[{"role":"user","content":"x","name":"bob"}],"future":{"a":1}}`,
-			want: Request{Model: "m", LastUserText: "x"},
+			Name: "unknown fields",
+			Body: `{"model":"m","temperature":0.2,"n":1,"messages":[{"role":"user","content":"x","name":"bob"}],"future":{"a":1}}`,
+			Want: Request{Model: "m", LastUserText: "x"},
 		},
 		// Missing messages.
-		{name: "missing messages", body: `{"model":"m"}`, wantErr: "messages: required"},
+		{Name: "missing messages", Body: `{"model":"m"}`, WantErr: "messages: required"},
 		// Empty messages.
-		{name: "empty messages", body: `{"model":"m","messages":[]}`, wantErr: "messages: required"},
+		{Name: "empty messages", Body: `{"model":"m","messages":[]}`, WantErr: "messages: required"},
 		// Missing model.
-		{name: "missing model", body: `{"messages":[{"role":"user","content":"x"}]}`, wantErr: "model: required"},
+		{Name: "missing model", Body: `{"messages":[{"role":"user","content":"x"}]}`, WantErr: "model: required"},
 		// Content of the wrong type names the message index.
-		{name: "content number", body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":42}]}`, wantErr: "messages[2].content: expected string or array of parts"},
+		{Name: "content number", Body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":42}]}`, WantErr: "messages[2].content: expected string or array of parts"},
 		// Parts that are not objects.
-		{name: "parts not objects", body: `{"model":"m","messages":[{"role":"user","content":["a"]}]}`, wantErr: "messages[0].content: expected string or array of parts"},
+		{Name: "parts not objects", Body: `{"model":"m","messages":[{"role":"user","content":["a"]}]}`, WantErr: "messages[0].content: expected string or array of parts"},
 		// Messages that are not objects.
-		{name: "message not object", body: `{"model":"m","messages":["hi"]}`, wantErr: "messages[0]: json: cannot unmarshal string"},
+		{Name: "message not object", Body: `{"model":"m","messages":["hi"]}`, WantErr: "messages[0]: json: cannot unmarshal string"},
 		// Missing role.
-		{name: "missing role", body: `{"model":"m","messages":[{"content":"x"}]}`, wantErr: "messages[0].role: required"},
+		{Name: "missing role", Body: `{"model":"m","messages":[{"content":"x"}]}`, WantErr: "messages[0].role: required"},
 		// Unknown role.
-		{name: "unknown role", body: `{"model":"m","messages":[{"role":"robot","content":"x"}]}`, wantErr: `messages[0].role: unknown role "robot"`},
+		{Name: "unknown role", Body: `{"model":"m","messages":[{"role":"robot","content":"x"}]}`, WantErr: `messages[0].role: unknown role "robot"`},
 		// A top-level field of the wrong type names the field.
-		{name: "stream not bool", body: `{"model":"m","stream":"yes","messages":[{"role":"user","content":"x"}]}`, wantErr: "request body: stream: expected bool, got JSON string"},
+		{Name: "stream not bool", Body: `{"model":"m","stream":"yes","messages":[{"role":"user","content":"x"}]}`, WantErr: "request body: stream: expected bool, got JSON string"},
 		// Nested wrong type.
-		{name: "include_usage not bool", body: `{"model":"m","stream_options":{"include_usage":1},"messages":[{"role":"user","content":"x"}]}`, wantErr: "request body: stream_options.include_usage: expected bool, got JSON number"},
+		{Name: "include_usage not bool", Body: `{"model":"m","stream_options":{"include_usage":1},"messages":[{"role":"user","content":"x"}]}`, WantErr: "request body: stream_options.include_usage: expected bool, got JSON number"},
 		// Not JSON at all.
-		{name: "not json", body: `model=m`, wantErr: "request body: invalid JSON at byte 1"},
+		{Name: "not json", Body: `model=m`, WantErr: "request body: invalid JSON at byte 1"},
 		// Empty body.
-		{name: "empty body", body: ``, wantErr: "request body: empty, want a JSON object"},
+		{Name: "empty body", Body: ``, WantErr: "request body: empty, want a JSON object"},
 		// Invalid UTF-8 in a string: refused with its offset, not decoded as U+FFFD.
-		{name: "bad utf-8", body: "{\"model\":\"m\xff\"}", wantErr: "request body: not valid UTF-8 at byte 11"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := ParseRequest([]byte(tt.body))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if *got != tt.want {
-				t.Errorf("got %+v, want %+v", *got, tt.want)
-			}
-		})
-	}
+		{Name: "bad utf-8", Body: "{\"model\":\"m\xff\"}", WantErr: "request body: not valid UTF-8 at byte 11"},
+	})
 }
 
 func FuzzParseRequest(f *testing.F) {
@@ -124,124 +98,21 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`[{"model":"m"}]`))
 	f.Add([]byte(` `))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := ParseRequest(body)
-		if (req == nil) == (err == nil) {
-			t.Fatalf("ParseRequest returned (%v, %v): want exactly one", req, err)
-		}
-		v, why, assistants := requestOracle(body)
-		switch {
-		case v == wiretest.Invalid && err == nil:
-			t.Fatalf("accepted %q, which is invalid: %s", body, why)
-		case v == wiretest.Valid && err != nil:
-			t.Fatalf("refused %q, which is valid: %v", body, err)
-		case err != nil && err.Error() == "":
-			t.Fatalf("refused %q with an empty error", body)
-		case err == nil && (req.Model == "" || v == wiretest.Valid && req.AssistantTurns != assistants):
-			t.Fatalf("accepted %q as %+v; the body has %d assistant message(s)", body, req, assistants)
-		}
+		wiretest.FuzzParse(t, body, ParseRequest, requestOracle, func(req *Request, v wiretest.Verdict, assistants int) bool {
+			return req.Model == "" || v == wiretest.Valid && req.AssistantTurns != assistants
+		})
 	})
 }
 
-// requestOracle reads a chat completions body without ParseRequest: invalid for what no
-// request can be (empty, not UTF-8, not JSON, not an object, no model, no messages, a message
-// without a role or with an unknown one), valid for the plain shape every client sends
-// (lower-case keys once each, string model, messages of known roles with string content),
-// and the number of assistant messages.
-func requestOracle(body []byte) (v wiretest.Verdict, why string, assistants int) {
-	switch {
-	case len(bytes.TrimSpace(body)) == 0:
-		return wiretest.Invalid, "empty", 0
-	case !utf8.Valid(body):
-		return wiretest.Invalid, "not UTF-8", 0
-	case !json.Valid(body):
-		return wiretest.Invalid, "not JSON", 0
-	}
-	ms, ok := wiretest.Members(body)
-	if !ok {
-		return wiretest.Invalid, "not an object", 0
-	}
-	plain := true
-	seen := map[string]bool{}
-	for _, m := range ms {
-		if seen[m.Key] || !slices.Contains([]string{"model", "messages", "stream"}, m.Key) {
-			plain = false
-		}
-		seen[m.Key] = true
-	}
-	if model, _ := wiretest.Field(ms, "model"); model == nil || model == "" {
-		return wiretest.Invalid, "no model", 0
-	} else if _, isString := model.(string); !isString {
-		return wiretest.Invalid, "model not a string", 0
-	}
-	if stream, n := wiretest.Field(ms, "stream"); n > 0 {
-		if _, isBool := stream.(bool); !isBool {
-			plain = false
-		}
-	}
-	msgs, _ := wiretest.Field(ms, "messages")
-	list, isList := msgs.([]any)
-	if !isList || len(list) == 0 {
-		if msgs != nil && !isList {
-			return wiretest.Unsure, "", 0 // a type error, which ParseRequest also refuses, named its way
-		}
-		return wiretest.Invalid, "no messages", 0
-	}
-	for _, raw := range wiretest.Elements(ms, "messages") {
-		mm, isObject := wiretest.Members(raw)
-		if !isObject {
-			plain = false
-			continue
-		}
-		role, roles := wiretest.Field(mm, "role")
-		content, contents := wiretest.Field(mm, "content")
-		name, isString := role.(string)
-		_, contentIsString := content.(string)
-		if len(mm) != 2 || roles != 1 || contents != 1 || !isString || !contentIsString {
-			plain = false
-		}
-		if roles == 1 && isString {
-			switch name {
-			case "assistant":
-				assistants++
-			case "user", "system", "developer", "tool", "function":
-			default:
-				return wiretest.Invalid, "unknown role " + name, 0
-			}
-		}
-	}
-	if plain {
-		return wiretest.Valid, "", assistants
-	}
-	return wiretest.Unsure, "", assistants
-}
-
-// captured is a request as the fake provider saw it.
-type captured struct {
-	method, path string
-	header       http.Header
-	body         map[string]any
-}
-
-// captureServer answers 204 and hands back what it received.
-func captureServer(t *testing.T) (*httptest.Server, <-chan captured) {
-	t.Helper()
-	ch := make(chan captured, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		c := captured{method: r.Method, path: r.URL.Path, header: r.Header.Clone()}
-		if err := json.Unmarshal(raw, &c.body); err != nil {
-			t.Errorf("request body is not JSON: %v: %s", err, raw)
-		}
-		ch <- c
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, ch
+// requestOracle reads a chat completions body without ParseRequest; the wire's roles are user,
+// system, developer, tool and function.
+var requestOracle = wiretest.MessagesOracle{
+	Keys:  []string{"model", "messages", "stream"},
+	Roles: []string{"user", "system", "developer", "tool", "function"},
 }
 
 func TestNewRequest(t *testing.T) {
 	t.Parallel()
-	srv, got := captureServer(t)
 	req := &protocol.ModelRequest{
 		Model: "sim-model",
 		Messages: []protocol.Message{
@@ -257,25 +128,12 @@ func TestNewRequest(t *testing.T) {
 		Thinking: true,
 		Header:   http.Header{"X-Streambench-Session": {"s1"}},
 	}
-	hr, err := Wire{}.NewRequest(context.Background(), srv.URL+"/", req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.Client().Do(hr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	c := <-got
-	if c.method != http.MethodPost || c.path != "/v1/chat/completions" {
-		t.Errorf("request line = %s %s", c.method, c.path)
-	}
-	for k, want := range map[string]string{
+	c := wiretest.Send(t, Wire{}, "/", req, "/v1/chat/completions", map[string]string{
 		"Content-Type": "application/json", "Accept": "text/event-stream", "X-Streambench-Session": "s1",
-	} {
-		if v := c.header.Get(k); v != want {
-			t.Errorf("header %s = %q, want %q", k, v, want)
-		}
+	})
+	var body map[string]any
+	if err := json.Unmarshal(c.Body, &body); err != nil {
+		t.Errorf("request body is not JSON: %v: %s", err, c.Body)
 	}
 	want := `{"messages":[` +
 		`{"content":"hi [[streambench scenario=x seed=1]]","role":"user"},` +
@@ -287,12 +145,12 @@ func TestNewRequest(t *testing.T) {
 		`"model":"sim-model","reasoning_effort":"medium","stream":true,"stream_options":{"include_usage":true},` +
 		`"tools":[{"function":{"name":"search_call","parameters":{"type":"object"}},"type":"function"},` +
 		`{"function":{"name":"fetch_url","parameters":{"type":"object"}},"type":"function"}]}`
-	gotJSON, _ := json.Marshal(c.body)
+	gotJSON, _ := json.Marshal(body)
 	if string(gotJSON) != want {
 		t.Errorf("body\ngot:  %s\nwant: %s", gotJSON, want)
 	}
 	// The mock's parser reads what the runtime sends.
-	raw, _ := json.Marshal(c.body)
+	raw, _ := json.Marshal(body)
 	parsed, err := ParseRequest(raw)
 	if err != nil {
 		t.Fatal(err)

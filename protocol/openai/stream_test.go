@@ -3,13 +3,10 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
@@ -81,40 +78,16 @@ func TestStreamRoundTrip(t *testing.T) {
 	s := interleaved.Steps
 	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
 	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, OutputTokens: 0}
-	tests := []struct {
-		name     string
-		turn     *scenarios.ScriptTurn
-		wantStop protocol.StopReason
-	}{
+	wiretest.RoundTrips(t, Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return writeTurn(t, turn, testMeta, true) }, testMeta.InputTokens, []wiretest.RoundTrip{
 		// Thinking, text and two sequential tool calls end in tool_calls.
-		{"tools", smallTurn(), protocol.StopToolUse},
+		{Name: "tools", Turn: smallTurn(), WantStop: protocol.StopToolUse},
 		// A plain answer ends in stop.
-		{"answer", noTools, protocol.StopEndTurn},
+		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
 		// Pieces of two parallel calls interleave.
-		{"interleaved tools", interleaved, protocol.StopToolUse},
+		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
 		// A turn with no steps still ends cleanly.
-		{"empty", empty, protocol.StopEndTurn},
-	}
-	for _, tt := range tests {
-		for _, reads := range []string{"whole", "one byte"} {
-			t.Run(tt.name+"/"+reads, func(t *testing.T) {
-				t.Parallel()
-				frames := writeTurn(t, tt.turn, testMeta, true)
-				var r io.Reader = bytes.NewReader(frames)
-				if reads == "one byte" {
-					r = iotest.OneByteReader(r)
-				}
-				got, err := decodeAll(t, r)
-				if err != io.EOF {
-					t.Fatalf("stream ended with %v, want io.EOF", err)
-				}
-				want := wiretest.WantFromTurn(tt.turn, len(tt.turn.Steps))
-				want.Stop, want.TurnEnds = tt.wantStop, 1
-				want.Usage = protocol.Usage{InputTokens: testMeta.InputTokens, OutputTokens: tt.turn.OutputTokens}
-				wiretest.AssertAccumulated(t, got, want)
-			})
-		}
-	}
+		{Name: "empty", Turn: empty, WantStop: protocol.StopEndTurn},
+	})
 }
 
 func TestStreamMidStreamError(t *testing.T) {
@@ -122,85 +95,62 @@ func TestStreamMidStreamError(t *testing.T) {
 	turn := smallTurn()
 	turn.ErrorAfterStep = 3
 	turn.ErrorMessage = "boom"
-	got, err := decodeAll(t, bytes.NewReader(writeTurn(t, turn, testMeta, true)))
-	var perr *protocol.ProviderError
-	if !errors.As(err, &perr) {
-		t.Fatalf("stream ended with %v, want *protocol.ProviderError", err)
-	}
-	want := protocol.ProviderError{Status: http.StatusOK, Type: "server_error", Message: "boom"}
-	if *perr != want {
-		t.Errorf("error = %+v, want %+v", *perr, want)
-	}
-	wiretest.AssertAccumulated(t, got, wiretest.WantFromTurn(turn, 3))
+	wiretest.MidStreamError(t, Wire{}, writeTurn(t, turn, testMeta, true), turn, "server_error")
 }
 
 // TestStreamTolerance feeds hand-written streams that are odd but valid.
 func TestStreamTolerance(t *testing.T) {
 	t.Parallel()
 	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
-	tests := []struct {
-		name   string
-		stream string
-		want   wiretest.Accumulated
-	}{
+	wiretest.Tolerates(t, Wire{}, []wiretest.Tolerated{
 		{
 			// Unknown fields, extra whitespace, CRLF line ends, comments and an event name.
-			name: "unknown fields and whitespace",
-			stream: ": hello\r\n\r\nevent: message\r\ndata:  { " + head + ` , "x_new": {"a":[1,2]}, "choices" : [ { "index" : 0 , "delta" : { "content" : "Hi" , "audio": null } , "finish_reason" : null } ] }` + "\r\n\r\n" +
+			Name: "unknown fields and whitespace",
+			Stream: ": hello\r\n\r\nevent: message\r\ndata:  { " + head + ` , "x_new": {"a":[1,2]}, "choices" : [ { "index" : 0 , "delta" : { "content" : "Hi" , "audio": null } , "finish_reason" : null } ] }` + "\r\n\r\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: wiretest.Accumulated{Text: "Hi", Stop: protocol.StopEndTurn, TurnEnds: 1},
+			Want: wiretest.Accumulated{Text: "Hi", Stop: protocol.StopEndTurn, TurnEnds: 1},
 		},
 		{
 			// Empty deltas, null content and chunks with no choices are skipped.
-			name: "empty deltas",
-			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}` + "\n\n" +
+			Name: "empty deltas",
+			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[]}` + "\n\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: wiretest.Accumulated{Text: "a", Stop: protocol.StopMaxToken, Usage: protocol.Usage{InputTokens: 3, OutputTokens: 4}, TurnEnds: 1},
+			Want: wiretest.Accumulated{Text: "a", Stop: protocol.StopMaxToken, Usage: protocol.Usage{InputTokens: 3, OutputTokens: 4}, TurnEnds: 1},
 		},
 		{
 			// A server that closes after the finish_reason and usage without [DONE].
-			name: "no done marker",
-			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
+			Name: "no done marker",
+			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}` + "\n\n",
-			want: wiretest.Accumulated{Text: "a", Stop: protocol.StopEndTurn, Usage: protocol.Usage{InputTokens: 1, OutputTokens: 2}, TurnEnds: 1},
+			Want: wiretest.Accumulated{Text: "a", Stop: protocol.StopEndTurn, Usage: protocol.Usage{InputTokens: 1, OutputTokens: 2}, TurnEnds: 1},
 		},
 		{
 			// A provider that repeats the id and name on every tool delta starts the call once.
-			name: "repeated tool id",
-			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}` + "\n\n" +
+			Name: "repeated tool id",
+			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":":1}"}}]}}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: wiretest.Accumulated{Calls: []scenarios.ScriptToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, Stop: protocol.StopToolUse, TurnEnds: 1},
+			Want: wiretest.Accumulated{Calls: []scenarios.ScriptToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, Stop: protocol.StopToolUse, TurnEnds: 1},
 		},
 		{
 			// vLLM and OpenRouter name the reasoning field "reasoning"; reasoning_content
 			// (DeepSeek) wins when a chunk carries both. The openai-chat checker reads the
 			// same chunks with the same parser (ParseChunk), so the two cannot drift.
-			name: "reasoning field variants",
-			stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning":"think "}}]}` + "\n\n" +
+			Name: "reasoning field variants",
+			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning":"think "}}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning_content":"more","reasoning":"more"}}]}` + "\n\n" +
 				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: wiretest.Accumulated{Thinking: "think more", Text: "a", Stop: protocol.StopEndTurn, TurnEnds: 1},
+			Want: wiretest.Accumulated{Thinking: "think more", Text: "a", Stop: protocol.StopEndTurn, TurnEnds: 1},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := decodeAll(t, strings.NewReader(tt.stream))
-			if err != io.EOF {
-				t.Fatalf("stream ended with %v, want io.EOF", err)
-			}
-			wiretest.AssertAccumulated(t, got, tt.want)
-		})
-	}
+	})
 }
 
 func TestStreamErrors(t *testing.T) {
@@ -247,22 +197,7 @@ func FuzzNewStream(f *testing.F) {
 	errTurn.ErrorAfterStep = 1
 	f.Add(writeTurn(f, errTurn, testMeta, false))
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\ndata: [DONE]\n\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		st := Wire{}.NewStream(bytes.NewReader(data))
-		var ev protocol.ModelEvent
-		for i := 0; ; i++ {
-			err := st.Next(&ev)
-			if err != nil {
-				if err2 := st.Next(&ev); err2 != err && err2.Error() != err.Error() {
-					t.Fatalf("error changed from %v to %v", err, err2)
-				}
-				return
-			}
-			if i > len(data) {
-				t.Fatalf("%d events from %d bytes", i, len(data))
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { wiretest.FuzzStream(t, Wire{}, data, true) })
 }
 
 // TestStreamTransportError checks that a read error mid-stream (a reset connection, a
@@ -270,10 +205,5 @@ func FuzzNewStream(f *testing.F) {
 func TestStreamTransportError(t *testing.T) {
 	t.Parallel()
 	frames := writeTurn(t, smallTurn(), testMeta, true)
-	boom := errors.New("connection reset by peer")
-	r := io.MultiReader(bytes.NewReader(frames[:len(frames)/2]), iotest.ErrReader(boom))
-	_, err := decodeAll(t, r)
-	if !errors.Is(err, boom) {
-		t.Fatalf("stream ended with %v, want it to wrap %v", err, boom)
-	}
+	wiretest.TransportError(t, Wire{}, frames)
 }
