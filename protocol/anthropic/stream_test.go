@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 
 	"github.com/streambench/streambench/protocol/internal/wiretest"
@@ -74,81 +73,6 @@ func TestStreamGolden(t *testing.T) {
 	}
 }
 
-func TestStreamRoundTrip(t *testing.T) {
-	t.Parallel()
-	noTools := smallTurn()
-	noTools.Steps = noTools.Steps[:4]
-	noTools.ToolCalls = nil
-	interleaved := smallTurn()
-	s := interleaved.Steps
-	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
-	alternating := smallTurn()
-	alternating.Steps = append([]scenarios.Step{alternating.Steps[2], alternating.Steps[0]}, alternating.Steps[1:]...)
-	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1}
-	wiretest.RoundTrips(t, Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return writeTurn(t, turn, testMeta) }, testMeta.InputTokens, []wiretest.RoundTrip{
-		// Thinking, text and two sequential tool calls end in tool_use.
-		{Name: "tools", Turn: smallTurn(), WantStop: protocol.StopToolUse},
-		// A plain answer ends in end_turn.
-		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
-		// Pieces of two parallel calls interleave: both tool_use blocks stay open.
-		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
-		// Text, then thinking, then text again opens a new block each time.
-		{Name: "alternating kinds", Turn: alternating, WantStop: protocol.StopToolUse},
-		// A turn with no steps still ends cleanly.
-		{Name: "empty", Turn: empty, WantStop: protocol.StopEndTurn},
-	})
-}
-
-func TestStreamMidStreamError(t *testing.T) {
-	t.Parallel()
-	turn := smallTurn()
-	turn.ErrorAfterStep = 4
-	turn.ErrorMessage = "Overloaded"
-	wiretest.MidStreamError(t, Wire{}, writeTurn(t, turn, testMeta), turn, "overloaded_error")
-}
-
-// TestStreamTolerance feeds hand-written streams that are odd but valid.
-func TestStreamTolerance(t *testing.T) {
-	t.Parallel()
-	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
-	const end = "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}\n\n" +
-		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-	wiretest.Tolerates(t, Wire{}, []wiretest.Tolerated{
-		{
-			// Interleaved blocks: two tool_use blocks open side by side, a text block between.
-			Name: "interleaved indices",
-			Stream: start +
-				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t0\",\"name\":\"a\",\"input\":{}}}\n\n" +
-				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"b\",\"input\":{}}}\n\n" +
-				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"y\\\"\"}}\n\n" +
-				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":1}\"}}\n\n" +
-				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
-				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n" +
-				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
-				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\":2}\"}}\n\n" +
-				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
-				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":2}\n\n" + end,
-			Want: wiretest.Accumulated{Text: "hi", Calls: []scenarios.ScriptToolCall{{ID: "t0", Name: "a", Arguments: `{"x":1}`}, {ID: "t1", Name: "b", Arguments: `{"y":2}`}},
-				Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
-		},
-		{
-			// Pings, unknown events, unknown fields, whitespace, comments, CRLF and empty deltas.
-			Name: "noise",
-			Stream: ": comment\r\n\r\n" + start + "event: ping\ndata: {\"type\": \"ping\"}\n\n" +
-				"event: future_event\ndata: {\"type\":\"future_event\",\"x\":1}\n\n" +
-				"event: content_block_start\r\ndata: { \"type\" : \"content_block_start\" , \"index\" : 0 , \"content_block\" : { \"type\" : \"thinking\" , \"thinking\" : \"\" , \"signature\": \"\" , \"new\": [1] } }\r\n\r\n" +
-				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"\"}}\n\n" +
-				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n" +
-				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"abc=\"}}\n\n" +
-				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
-				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"xyz\"}}\n\n" +
-				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
-				"event: ping\ndata: {\"type\": \"ping\"}\n\n" + end,
-			Want: wiretest.Accumulated{Thinking: "hm", Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
-		},
-	})
-}
-
 func TestStreamErrors(t *testing.T) {
 	t.Parallel()
 	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\n"
@@ -203,21 +127,4 @@ func TestStreamWriterPing(t *testing.T) {
 	if buf.String() != "event: ping\ndata: {\"type\":\"ping\"}\n\n" {
 		t.Errorf("ping = %q", buf.String())
 	}
-}
-
-func FuzzNewStream(f *testing.F) {
-	f.Add(writeTurn(f, smallTurn(), testMeta))
-	errTurn := smallTurn()
-	errTurn.ErrorAfterStep = 1
-	f.Add(writeTurn(f, errTurn, testMeta))
-	f.Add([]byte("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":-1}\n\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { wiretest.FuzzStream(t, Wire{}, data, false) })
-}
-
-// TestStreamTransportError checks that a read error mid-stream (a reset connection, a
-// cancelled request) comes back wrapped, never as a clean end.
-func TestStreamTransportError(t *testing.T) {
-	t.Parallel()
-	frames := writeTurn(t, smallTurn(), testMeta)
-	wiretest.TransportError(t, Wire{}, frames)
 }

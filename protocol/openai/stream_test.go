@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 
 	"github.com/streambench/streambench/protocol/internal/wiretest"
@@ -69,90 +68,6 @@ func TestStreamGolden(t *testing.T) {
 	}
 }
 
-func TestStreamRoundTrip(t *testing.T) {
-	t.Parallel()
-	noTools := smallTurn()
-	noTools.Steps = noTools.Steps[:4]
-	noTools.ToolCalls = nil
-	interleaved := smallTurn()
-	s := interleaved.Steps
-	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
-	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, OutputTokens: 0}
-	wiretest.RoundTrips(t, Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return writeTurn(t, turn, testMeta, true) }, testMeta.InputTokens, []wiretest.RoundTrip{
-		// Thinking, text and two sequential tool calls end in tool_calls.
-		{Name: "tools", Turn: smallTurn(), WantStop: protocol.StopToolUse},
-		// A plain answer ends in stop.
-		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
-		// Pieces of two parallel calls interleave.
-		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
-		// A turn with no steps still ends cleanly.
-		{Name: "empty", Turn: empty, WantStop: protocol.StopEndTurn},
-	})
-}
-
-func TestStreamMidStreamError(t *testing.T) {
-	t.Parallel()
-	turn := smallTurn()
-	turn.ErrorAfterStep = 3
-	turn.ErrorMessage = "boom"
-	wiretest.MidStreamError(t, Wire{}, writeTurn(t, turn, testMeta, true), turn, "server_error")
-}
-
-// TestStreamTolerance feeds hand-written streams that are odd but valid.
-func TestStreamTolerance(t *testing.T) {
-	t.Parallel()
-	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
-	wiretest.Tolerates(t, Wire{}, []wiretest.Tolerated{
-		{
-			// Unknown fields, extra whitespace, CRLF line ends, comments and an event name.
-			Name: "unknown fields and whitespace",
-			Stream: ": hello\r\n\r\nevent: message\r\ndata:  { " + head + ` , "x_new": {"a":[1,2]}, "choices" : [ { "index" : 0 , "delta" : { "content" : "Hi" , "audio": null } , "finish_reason" : null } ] }` + "\r\n\r\n" +
-				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
-				"data: [DONE]\n\n",
-			Want: wiretest.Accumulated{Text: "Hi", Stop: protocol.StopEndTurn, TurnEnds: 1},
-		},
-		{
-			// Empty deltas, null content and chunks with no choices are skipped.
-			Name: "empty deltas",
-			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[]}` + "\n\n" +
-				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}` + "\n\n" +
-				"data: [DONE]\n\n",
-			Want: wiretest.Accumulated{Text: "a", Stop: protocol.StopMaxToken, Usage: protocol.Usage{InputTokens: 3, OutputTokens: 4}, TurnEnds: 1},
-		},
-		{
-			// A server that closes after the finish_reason and usage without [DONE].
-			Name: "no done marker",
-			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}` + "\n\n",
-			Want: wiretest.Accumulated{Text: "a", Stop: protocol.StopEndTurn, Usage: protocol.Usage{InputTokens: 1, OutputTokens: 2}, TurnEnds: 1},
-		},
-		{
-			// A provider that repeats the id and name on every tool delta starts the call once.
-			Name: "repeated tool id",
-			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":":1}"}}]}}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n" +
-				"data: [DONE]\n\n",
-			Want: wiretest.Accumulated{Calls: []scenarios.ScriptToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, Stop: protocol.StopToolUse, TurnEnds: 1},
-		},
-		{
-			// vLLM and OpenRouter name the reasoning field "reasoning"; reasoning_content
-			// (DeepSeek) wins when a chunk carries both. The openai-chat checker reads the
-			// same chunks with the same parser (ParseChunk), so the two cannot drift.
-			Name: "reasoning field variants",
-			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning":"think "}}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning_content":"more","reasoning":"more"}}]}` + "\n\n" +
-				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
-				"data: [DONE]\n\n",
-			Want: wiretest.Accumulated{Thinking: "think more", Text: "a", Stop: protocol.StopEndTurn, TurnEnds: 1},
-		},
-	})
-}
-
 func TestStreamErrors(t *testing.T) {
 	t.Parallel()
 	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
@@ -189,21 +104,4 @@ func TestStreamWriterPing(t *testing.T) {
 	if buf.String() != ": ping\n\n" {
 		t.Errorf("ping = %q", buf.String())
 	}
-}
-
-func FuzzNewStream(f *testing.F) {
-	f.Add(writeTurn(f, smallTurn(), testMeta, true))
-	errTurn := smallTurn()
-	errTurn.ErrorAfterStep = 1
-	f.Add(writeTurn(f, errTurn, testMeta, false))
-	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\ndata: [DONE]\n\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { wiretest.FuzzStream(t, Wire{}, data, true) })
-}
-
-// TestStreamTransportError checks that a read error mid-stream (a reset connection, a
-// cancelled request) comes back wrapped, never as a clean end.
-func TestStreamTransportError(t *testing.T) {
-	t.Parallel()
-	frames := writeTurn(t, smallTurn(), testMeta, true)
-	wiretest.TransportError(t, Wire{}, frames)
 }

@@ -1,0 +1,329 @@
+package wiretest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/anthropic"
+	"github.com/streambench/streambench/protocol/openai"
+	"github.com/streambench/streambench/scenarios"
+)
+
+// roundTrip is a scripted turn a wire writes and reads back, and the stop it must end with.
+type roundTrip struct {
+	Name     string
+	Turn     *scenarios.ScriptTurn
+	WantStop protocol.StopReason
+}
+
+// roundTrips writes every case's turn with frames and decodes it whole and one byte at a time
+// with w: the turn's text, thinking and calls come back, the stop and usage (input tokens
+// inputTokens) with one turn end.
+func roundTrips(t *testing.T, w protocol.ProviderWire, frames func(testing.TB, *scenarios.ScriptTurn) []byte, inputTokens int, cases []roundTrip) {
+	for _, tt := range cases {
+		for _, reads := range []string{"whole", "one byte"} {
+			t.Run(tt.Name+"/"+reads, func(t *testing.T) {
+				t.Parallel()
+				var r io.Reader = bytes.NewReader(frames(t, tt.Turn))
+				if reads == "one byte" {
+					r = iotest.OneByteReader(r)
+				}
+				got, err := DecodeAll(t, w.NewStream(r))
+				if err != io.EOF {
+					t.Fatalf("stream ended with %v, want io.EOF", err)
+				}
+				want := WantFromTurn(tt.Turn, len(tt.Turn.Steps))
+				want.Stop, want.TurnEnds = tt.WantStop, 1
+				want.Usage = protocol.Usage{InputTokens: inputTokens, OutputTokens: tt.Turn.OutputTokens}
+				AssertAccumulated(t, got, want)
+			})
+		}
+	}
+}
+
+// midStreamError reads frames of turn, which fails after its step errAfter, with w: the
+// stream ends in a 200 ProviderError of errType and the turn's message, after what came before.
+func midStreamError(t *testing.T, w protocol.ProviderWire, frames []byte, turn *scenarios.ScriptTurn, errType string) {
+	t.Helper()
+	got, err := DecodeAll(t, w.NewStream(bytes.NewReader(frames)))
+	var perr *protocol.ProviderError
+	if !errors.As(err, &perr) {
+		t.Fatalf("stream ended with %v, want *protocol.ProviderError", err)
+	}
+	want := protocol.ProviderError{Status: http.StatusOK, Type: errType, Message: turn.ErrorMessage}
+	if *perr != want {
+		t.Errorf("error = %+v, want %+v", *perr, want)
+	}
+	AssertAccumulated(t, got, WantFromTurn(turn, turn.ErrorAfterStep))
+}
+
+// tolerated is a hand-written stream that is odd but valid, and what it decodes to.
+type tolerated struct {
+	Name, Stream string
+	Want         Accumulated
+}
+
+// tolerates decodes every case's stream with w: it ends cleanly with the wanted content.
+func tolerates(t *testing.T, w protocol.ProviderWire, cases []tolerated) {
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			t.Parallel()
+			got, err := DecodeAll(t, w.NewStream(strings.NewReader(tt.Stream)))
+			if err != io.EOF {
+				t.Fatalf("stream ended with %v, want io.EOF", err)
+			}
+			AssertAccumulated(t, got, tt.Want)
+		})
+	}
+}
+
+// checkStream decodes data with w: at most one event a byte, and the error that ends the
+// stream is returned again (the same value, or with sameText the same text).
+func checkStream(t *testing.T, w protocol.ProviderWire, data []byte, sameText bool) {
+	st := w.NewStream(bytes.NewReader(data))
+	var ev protocol.ModelEvent
+	for i := 0; ; i++ {
+		err := st.Next(&ev)
+		if err != nil {
+			if err2 := st.Next(&ev); err2 != err && (!sameText || err2.Error() != err.Error()) {
+				t.Fatalf("error changed from %v to %v", err, err2)
+			}
+			return
+		}
+		if i > len(data) {
+			t.Fatalf("%d events from %d bytes", i, len(data))
+		}
+	}
+}
+
+// transportError cuts frames in half with a read error (a reset connection, a cancelled
+// request): w's stream returns it wrapped, never a clean end.
+func transportError(t *testing.T, w protocol.ProviderWire, frames []byte) {
+	t.Helper()
+	boom := errors.New("connection reset by peer")
+	r := io.MultiReader(bytes.NewReader(frames[:len(frames)/2]), iotest.ErrReader(boom))
+	if _, err := DecodeAll(t, w.NewStream(r)); !errors.Is(err, boom) {
+		t.Fatalf("stream ended with %v, want it to wrap %v", err, boom)
+	}
+}
+
+// anthropicMeta and openaiMeta identify the responses of the moved wire tests.
+var (
+	anthropicMeta = anthropic.StreamMeta{ID: "msg_test1", Model: "sim-model", Created: 1700000000, InputTokens: 42}
+	openaiMeta    = openai.StreamMeta{ID: "chatcmpl-test1", Model: "sim-model", Created: 1700000000, InputTokens: 42}
+)
+
+// anthropicTurn plays turn through anthropic's StreamWriter the way the mock does.
+func anthropicTurn(t testing.TB, turn *scenarios.ScriptTurn) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	WriteTurn(t, anthropic.NewStreamWriter(&buf, anthropicMeta, true), turn)
+	return buf.Bytes()
+}
+
+// openaiTurn plays turn through openai's StreamWriter; includeUsage is stream_options.include_usage.
+func openaiTurn(t testing.TB, turn *scenarios.ScriptTurn, includeUsage bool) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	WriteTurn(t, openai.NewStreamWriter(&buf, openaiMeta, includeUsage), turn)
+	return buf.Bytes()
+}
+
+func TestAnthropicStreamRoundTrip(t *testing.T) {
+	t.Parallel()
+	noTools := SmallTurn("toolu_")
+	noTools.Steps = noTools.Steps[:4]
+	noTools.ToolCalls = nil
+	interleaved := SmallTurn("toolu_")
+	s := interleaved.Steps
+	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
+	alternating := SmallTurn("toolu_")
+	alternating.Steps = append([]scenarios.Step{alternating.Steps[2], alternating.Steps[0]}, alternating.Steps[1:]...)
+	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1}
+	roundTrips(t, anthropic.Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return anthropicTurn(t, turn) }, anthropicMeta.InputTokens, []roundTrip{
+		// Thinking, text and two sequential tool calls end in tool_use.
+		{Name: "tools", Turn: SmallTurn("toolu_"), WantStop: protocol.StopToolUse},
+		// A plain answer ends in end_turn.
+		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
+		// Pieces of two parallel calls interleave: both tool_use blocks stay open.
+		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
+		// Text, then thinking, then text again opens a new block each time.
+		{Name: "alternating kinds", Turn: alternating, WantStop: protocol.StopToolUse},
+		// A turn with no steps still ends cleanly.
+		{Name: "empty", Turn: empty, WantStop: protocol.StopEndTurn},
+	})
+}
+
+func TestAnthropicStreamMidStreamError(t *testing.T) {
+	t.Parallel()
+	turn := SmallTurn("toolu_")
+	turn.ErrorAfterStep = 4
+	turn.ErrorMessage = "Overloaded"
+	midStreamError(t, anthropic.Wire{}, anthropicTurn(t, turn), turn, "overloaded_error")
+}
+
+// TestStreamTolerance feeds hand-written streams that are odd but valid.
+func TestAnthropicStreamTolerance(t *testing.T) {
+	t.Parallel()
+	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
+	const end = "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	tolerates(t, anthropic.Wire{}, []tolerated{
+		{
+			// Interleaved blocks: two tool_use blocks open side by side, a text block between.
+			Name: "interleaved indices",
+			Stream: start +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t0\",\"name\":\"a\",\"input\":{}}}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"b\",\"input\":{}}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"y\\\"\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":1}\"}}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\":2}\"}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":2}\n\n" + end,
+			Want: Accumulated{Text: "hi", Calls: []scenarios.ScriptToolCall{{ID: "t0", Name: "a", Arguments: `{"x":1}`}, {ID: "t1", Name: "b", Arguments: `{"y":2}`}},
+				Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
+		},
+		{
+			// Pings, unknown events, unknown fields, whitespace, comments, CRLF and empty deltas.
+			Name: "noise",
+			Stream: ": comment\r\n\r\n" + start + "event: ping\ndata: {\"type\": \"ping\"}\n\n" +
+				"event: future_event\ndata: {\"type\":\"future_event\",\"x\":1}\n\n" +
+				"event: content_block_start\r\ndata: { \"type\" : \"content_block_start\" , \"index\" : 0 , \"content_block\" : { \"type\" : \"thinking\" , \"thinking\" : \"\" , \"signature\": \"\" , \"new\": [1] } }\r\n\r\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"abc=\"}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"xyz\"}}\n\n" +
+				"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
+				"event: ping\ndata: {\"type\": \"ping\"}\n\n" + end,
+			Want: Accumulated{Thinking: "hm", Stop: protocol.StopToolUse, Usage: protocol.Usage{InputTokens: 5, OutputTokens: 9}, TurnEnds: 1},
+		},
+	})
+}
+
+func FuzzAnthropicNewStream(f *testing.F) {
+	f.Add(anthropicTurn(f, SmallTurn("toolu_")))
+	errTurn := SmallTurn("toolu_")
+	errTurn.ErrorAfterStep = 1
+	f.Add(anthropicTurn(f, errTurn))
+	f.Add([]byte("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":-1}\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkStream(t, anthropic.Wire{}, data, false) })
+}
+
+// TestStreamTransportError checks that a read error mid-stream (a reset connection, a
+// cancelled request) comes back wrapped, never as a clean end.
+func TestAnthropicStreamTransportError(t *testing.T) {
+	t.Parallel()
+	frames := anthropicTurn(t, SmallTurn("toolu_"))
+	transportError(t, anthropic.Wire{}, frames)
+}
+
+func TestOpenAIStreamRoundTrip(t *testing.T) {
+	t.Parallel()
+	noTools := SmallTurn("call_")
+	noTools.Steps = noTools.Steps[:4]
+	noTools.ToolCalls = nil
+	interleaved := SmallTurn("call_")
+	s := interleaved.Steps
+	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
+	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, OutputTokens: 0}
+	roundTrips(t, openai.Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return openaiTurn(t, turn, true) }, openaiMeta.InputTokens, []roundTrip{
+		// Thinking, text and two sequential tool calls end in tool_calls.
+		{Name: "tools", Turn: SmallTurn("call_"), WantStop: protocol.StopToolUse},
+		// A plain answer ends in stop.
+		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
+		// Pieces of two parallel calls interleave.
+		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
+		// A turn with no steps still ends cleanly.
+		{Name: "empty", Turn: empty, WantStop: protocol.StopEndTurn},
+	})
+}
+
+func TestOpenAIStreamMidStreamError(t *testing.T) {
+	t.Parallel()
+	turn := SmallTurn("call_")
+	turn.ErrorAfterStep = 3
+	turn.ErrorMessage = "boom"
+	midStreamError(t, openai.Wire{}, openaiTurn(t, turn, true), turn, "server_error")
+}
+
+// TestStreamTolerance feeds hand-written streams that are odd but valid.
+func TestOpenAIStreamTolerance(t *testing.T) {
+	t.Parallel()
+	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
+	tolerates(t, openai.Wire{}, []tolerated{
+		{
+			// Unknown fields, extra whitespace, CRLF line ends, comments and an event name.
+			Name: "unknown fields and whitespace",
+			Stream: ": hello\r\n\r\nevent: message\r\ndata:  { " + head + ` , "x_new": {"a":[1,2]}, "choices" : [ { "index" : 0 , "delta" : { "content" : "Hi" , "audio": null } , "finish_reason" : null } ] }` + "\r\n\r\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+				"data: [DONE]\n\n",
+			Want: Accumulated{Text: "Hi", Stop: protocol.StopEndTurn, TurnEnds: 1},
+		},
+		{
+			// Empty deltas, null content and chunks with no choices are skipped.
+			Name: "empty deltas",
+			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}` + "\n\n" +
+				"data: [DONE]\n\n",
+			Want: Accumulated{Text: "a", Stop: protocol.StopMaxToken, Usage: protocol.Usage{InputTokens: 3, OutputTokens: 4}, TurnEnds: 1},
+		},
+		{
+			// A server that closes after the finish_reason and usage without [DONE].
+			Name: "no done marker",
+			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}` + "\n\n",
+			Want: Accumulated{Text: "a", Stop: protocol.StopEndTurn, Usage: protocol.Usage{InputTokens: 1, OutputTokens: 2}, TurnEnds: 1},
+		},
+		{
+			// A provider that repeats the id and name on every tool delta starts the call once.
+			Name: "repeated tool id",
+			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":":1}"}}]}}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n" +
+				"data: [DONE]\n\n",
+			Want: Accumulated{Calls: []scenarios.ScriptToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, Stop: protocol.StopToolUse, TurnEnds: 1},
+		},
+		{
+			// vLLM and OpenRouter name the reasoning field "reasoning"; reasoning_content
+			// (DeepSeek) wins when a chunk carries both. The openai-chat checker reads the
+			// same chunks with the same parser (ParseChunk), so the two cannot drift.
+			Name: "reasoning field variants",
+			Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning":"think "}}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"reasoning_content":"more","reasoning":"more"}}]}` + "\n\n" +
+				"data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}` + "\n\n" +
+				"data: [DONE]\n\n",
+			Want: Accumulated{Thinking: "think more", Text: "a", Stop: protocol.StopEndTurn, TurnEnds: 1},
+		},
+	})
+}
+
+func FuzzOpenAINewStream(f *testing.F) {
+	f.Add(openaiTurn(f, SmallTurn("call_"), true))
+	errTurn := SmallTurn("call_")
+	errTurn.ErrorAfterStep = 1
+	f.Add(openaiTurn(f, errTurn, false))
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\ndata: [DONE]\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkStream(t, openai.Wire{}, data, true) })
+}
+
+// TestStreamTransportError checks that a read error mid-stream (a reset connection, a
+// cancelled request) comes back wrapped, never as a clean end.
+func TestOpenAIStreamTransportError(t *testing.T) {
+	t.Parallel()
+	frames := openaiTurn(t, SmallTurn("call_"), true)
+	transportError(t, openai.Wire{}, frames)
+}
