@@ -128,6 +128,19 @@ func (o messagesOracle) Judge(body []byte) (v Verdict, why string, assistants in
 		}
 		return Invalid, "no messages", 0
 	}
+	msgPlain, why, assistants := o.judgeMessages(ms)
+	switch {
+	case why != "":
+		return Invalid, why, 0
+	case plain && msgPlain:
+		return Valid, "", assistants
+	}
+	return Unsure, "", assistants
+}
+
+// judgeMessages reads the messages: whether all are plain, why one is Invalid, the assistant ones.
+func (o messagesOracle) judgeMessages(ms []Member) (plain bool, why string, assistants int) {
+	plain = true
 	for _, raw := range Elements(ms, "messages") {
 		mm, isObject := Members(raw)
 		if !isObject {
@@ -146,14 +159,11 @@ func (o messagesOracle) Judge(body []byte) (v Verdict, why string, assistants in
 			case name == "assistant":
 				assistants++
 			case !slices.Contains(o.Roles, name):
-				return Invalid, "role " + name, 0
+				return false, "role " + name, 0
 			}
 		}
 	}
-	if plain {
-		return Valid, "", assistants
-	}
-	return Unsure, "", assistants
+	return plain, "", assistants
 }
 
 // captured is a request as a fake provider saw it.
