@@ -224,8 +224,7 @@ func (s *StreamWriter) appendBlockStop(index int) {
 func (s *StreamWriter) appendBlockHead(b []byte, typ string, index int) []byte {
 	b = append(b, `{"type":"`...)
 	b = append(b, typ...)
-	b = append(b, `","index":`...)
-	b = strconv.AppendInt(b, int64(index), 10)
+	b = jsonwire.AppendInt(b, `","index":`, int64(index))
 	return append(b, ',')
 }
 

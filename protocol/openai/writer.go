@@ -42,12 +42,9 @@ func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWri
 
 // appendChunkHead appends `{"id":…,"object":…,"created":…,"model":…,`.
 func (s *StreamWriter) appendChunkHead(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = jsonwire.AppendString(b, s.meta.ID)
-	b = append(b, `,"object":"chat.completion.chunk","created":`...)
-	b = strconv.AppendInt(b, s.meta.Created, 10)
-	b = append(b, `,"model":`...)
-	b = jsonwire.AppendString(b, s.meta.Model)
+	b = jsonwire.AppendField(b, `{"id":`, s.meta.ID)
+	b = jsonwire.AppendInt(b, `,"object":"chat.completion.chunk","created":`, s.meta.Created)
+	b = jsonwire.AppendField(b, `,"model":`, s.meta.Model)
 	return append(b, ',')
 }
 
@@ -124,12 +121,9 @@ func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
 	if s.includeUsage {
 		input := s.meta.Input(turn)
 		j := s.appendChunkHead(s.f.JSON[:0])
-		j = append(j, `"choices":[],"usage":{"prompt_tokens":`...)
-		j = strconv.AppendInt(j, int64(input), 10)
-		j = append(j, `,"completion_tokens":`...)
-		j = strconv.AppendInt(j, int64(turn.OutputTokens), 10)
-		j = append(j, `,"total_tokens":`...)
-		j = strconv.AppendInt(j, int64(input+turn.OutputTokens), 10)
+		j = jsonwire.AppendInt(j, `"choices":[],"usage":{"prompt_tokens":`, int64(input))
+		j = jsonwire.AppendInt(j, `,"completion_tokens":`, int64(turn.OutputTokens))
+		j = jsonwire.AppendInt(j, `,"total_tokens":`, int64(input+turn.OutputTokens))
 		s.f.JSON = append(j, `}}`...)
 		s.f.Frame("")
 	}
