@@ -81,17 +81,14 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			call := &turn.ToolCalls[step.Tool]
 			s.delta = append(s.delta[:0], `{"tool_calls":[{"index":`...)
 			s.delta = strconv.AppendInt(s.delta, int64(step.Tool), 10)
-			s.delta = append(s.delta, `,"id":`...)
-			s.delta = jsonwire.AppendString(s.delta, call.ID)
-			s.delta = append(s.delta, `,"type":"function","function":{"name":`...)
-			s.delta = jsonwire.AppendString(s.delta, call.Name)
+			s.delta = jsonwire.AppendField(s.delta, `,"id":`, call.ID)
+			s.delta = jsonwire.AppendField(s.delta, `,"type":"function","function":{"name":`, call.Name)
 			s.delta = append(s.delta, `,"arguments":""}}]}`...)
 			s.appendDelta("", "")
 		}
 		s.delta = append(s.delta[:0], `{"tool_calls":[{"index":`...)
 		s.delta = strconv.AppendInt(s.delta, int64(step.Tool), 10)
-		s.delta = append(s.delta, `,"function":{"arguments":`...)
-		s.delta = jsonwire.AppendString(s.delta, step.Text)
+		s.delta = jsonwire.AppendField(s.delta, `,"function":{"arguments":`, step.Text)
 		s.delta = append(s.delta, `}}]}`...)
 		s.appendDelta("", "")
 	default:

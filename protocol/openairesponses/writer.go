@@ -95,8 +95,7 @@ func (s *StreamWriter) open(turn *scenarios.ScriptTurn, kind string, tool int) {
 	s.text = s.text[:0]
 	s.id = s.appendItemID(s.id[:0], kind, s.index)
 	s.f.JSON = s.appendHead(s.f.JSON[:0], "response.output_item.added")
-	s.f.JSON = append(s.f.JSON, `,"output_index":`...)
-	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(s.index), 10)
+	s.f.JSON = jsonwire.AppendInt(s.f.JSON, `,"output_index":`, int64(s.index))
 	s.f.JSON = append(s.f.JSON, `,"item":`...)
 	s.f.JSON = s.appendItem(s.f.JSON, turn, "in_progress", nil)
 	s.f.JSON = append(s.f.JSON, '}')
@@ -147,8 +146,7 @@ func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 		s.f.Frame("response.content_part.done")
 	}
 	s.f.JSON = s.appendHead(s.f.JSON[:0], "response.output_item.done")
-	s.f.JSON = append(s.f.JSON, `,"output_index":`...)
-	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(s.index), 10)
+	s.f.JSON = jsonwire.AppendInt(s.f.JSON, `,"output_index":`, int64(s.index))
 	s.f.JSON = append(s.f.JSON, `,"item":`...)
 	start := len(s.f.JSON)
 	s.f.JSON = s.appendItem(s.f.JSON, turn, "completed", s.text)
@@ -166,8 +164,7 @@ func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 func (s *StreamWriter) Error(message string) error {
 	s.f.Out = s.f.Out[:0]
 	s.f.JSON = s.appendHead(s.f.JSON[:0], "error")
-	s.f.JSON = append(s.f.JSON, `,"code":"server_error","message":`...)
-	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)
+	s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"code":"server_error","message":`, message)
 	s.f.JSON = append(s.f.JSON, `,"param":null}`...)
 	s.f.Frame("error")
 	s.appendResponseEvent("response.failed", "failed", nil, &message)
@@ -211,8 +208,7 @@ func (s *StreamWriter) appendItemRef(b []byte, part bool) []byte {
 func (s *StreamWriter) appendDelta(typ, delta string, part bool) {
 	s.f.JSON = s.appendHead(s.f.JSON[:0], typ)
 	s.f.JSON = s.appendItemRef(s.f.JSON, part)
-	s.f.JSON = append(s.f.JSON, `,"delta":`...)
-	s.f.JSON = jsonwire.AppendString(s.f.JSON, delta)
+	s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"delta":`, delta)
 	if typ == "response.output_text.delta" {
 		s.f.JSON = append(s.f.JSON, `,"logprobs":[]`...)
 	}
