@@ -120,18 +120,18 @@ var (
 )
 
 // anthropicTurn plays turn through anthropic's StreamWriter the way the mock does.
-func anthropicTurn(t testing.TB, turn *scenarios.ScriptTurn) []byte {
+func anthropicTurn(t testing.TB, turn *scenarios.ScriptTurn, meta anthropic.StreamMeta) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	WriteTurn(t, anthropic.NewStreamWriter(&buf, anthropicMeta, true), turn)
+	WriteTurn(t, anthropic.NewStreamWriter(&buf, meta, true), turn)
 	return buf.Bytes()
 }
 
 // openaiTurn plays turn through openai's StreamWriter; includeUsage is stream_options.include_usage.
-func openaiTurn(t testing.TB, turn *scenarios.ScriptTurn, includeUsage bool) []byte {
+func openaiTurn(t testing.TB, turn *scenarios.ScriptTurn, meta openai.StreamMeta, includeUsage bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	WriteTurn(t, openai.NewStreamWriter(&buf, openaiMeta, includeUsage), turn)
+	WriteTurn(t, openai.NewStreamWriter(&buf, meta, includeUsage), turn)
 	return buf.Bytes()
 }
 
@@ -146,7 +146,7 @@ func TestAnthropicStreamRoundTrip(t *testing.T) {
 	alternating := SmallTurn("toolu_")
 	alternating.Steps = append([]scenarios.Step{alternating.Steps[2], alternating.Steps[0]}, alternating.Steps[1:]...)
 	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1}
-	roundTrips(t, anthropic.Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return anthropicTurn(t, turn) }, anthropicMeta.InputTokens, []roundTrip{
+	roundTrips(t, anthropic.Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return anthropicTurn(t, turn, anthropicMeta) }, anthropicMeta.InputTokens, []roundTrip{
 		// Thinking, text and two sequential tool calls end in tool_use.
 		{Name: "tools", Turn: SmallTurn("toolu_"), WantStop: protocol.StopToolUse},
 		// A plain answer ends in end_turn.
@@ -165,7 +165,7 @@ func TestAnthropicStreamMidStreamError(t *testing.T) {
 	turn := SmallTurn("toolu_")
 	turn.ErrorAfterStep = 4
 	turn.ErrorMessage = "Overloaded"
-	midStreamError(t, anthropic.Wire{}, anthropicTurn(t, turn), turn, "overloaded_error")
+	midStreamError(t, anthropic.Wire{}, anthropicTurn(t, turn, anthropicMeta), turn, "overloaded_error")
 }
 
 // TestStreamTolerance feeds hand-written streams that are odd but valid.
@@ -211,10 +211,10 @@ func TestAnthropicStreamTolerance(t *testing.T) {
 }
 
 func FuzzAnthropicNewStream(f *testing.F) {
-	f.Add(anthropicTurn(f, SmallTurn("toolu_")))
+	f.Add(anthropicTurn(f, SmallTurn("toolu_"), anthropicMeta))
 	errTurn := SmallTurn("toolu_")
 	errTurn.ErrorAfterStep = 1
-	f.Add(anthropicTurn(f, errTurn))
+	f.Add(anthropicTurn(f, errTurn, anthropicMeta))
 	f.Add([]byte("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":-1}\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkStream(t, anthropic.Wire{}, data, false) })
 }
@@ -223,7 +223,7 @@ func FuzzAnthropicNewStream(f *testing.F) {
 // cancelled request) comes back wrapped, never as a clean end.
 func TestAnthropicStreamTransportError(t *testing.T) {
 	t.Parallel()
-	frames := anthropicTurn(t, SmallTurn("toolu_"))
+	frames := anthropicTurn(t, SmallTurn("toolu_"), anthropicMeta)
 	transportError(t, anthropic.Wire{}, frames)
 }
 
@@ -236,7 +236,7 @@ func TestOpenAIStreamRoundTrip(t *testing.T) {
 	s := interleaved.Steps
 	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
 	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, OutputTokens: 0}
-	roundTrips(t, openai.Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return openaiTurn(t, turn, true) }, openaiMeta.InputTokens, []roundTrip{
+	roundTrips(t, openai.Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return openaiTurn(t, turn, openaiMeta, true) }, openaiMeta.InputTokens, []roundTrip{
 		// Thinking, text and two sequential tool calls end in tool_calls.
 		{Name: "tools", Turn: SmallTurn("call_"), WantStop: protocol.StopToolUse},
 		// A plain answer ends in stop.
@@ -253,7 +253,7 @@ func TestOpenAIStreamMidStreamError(t *testing.T) {
 	turn := SmallTurn("call_")
 	turn.ErrorAfterStep = 3
 	turn.ErrorMessage = "boom"
-	midStreamError(t, openai.Wire{}, openaiTurn(t, turn, true), turn, "server_error")
+	midStreamError(t, openai.Wire{}, openaiTurn(t, turn, openaiMeta, true), turn, "server_error")
 }
 
 // TestStreamTolerance feeds hand-written streams that are odd but valid.
@@ -312,10 +312,10 @@ func TestOpenAIStreamTolerance(t *testing.T) {
 }
 
 func FuzzOpenAINewStream(f *testing.F) {
-	f.Add(openaiTurn(f, SmallTurn("call_"), true))
+	f.Add(openaiTurn(f, SmallTurn("call_"), openaiMeta, true))
 	errTurn := SmallTurn("call_")
 	errTurn.ErrorAfterStep = 1
-	f.Add(openaiTurn(f, errTurn, false))
+	f.Add(openaiTurn(f, errTurn, openaiMeta, false))
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\ndata: [DONE]\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkStream(t, openai.Wire{}, data, true) })
 }
@@ -324,6 +324,25 @@ func FuzzOpenAINewStream(f *testing.F) {
 // cancelled request) comes back wrapped, never as a clean end.
 func TestOpenAIStreamTransportError(t *testing.T) {
 	t.Parallel()
-	frames := openaiTurn(t, SmallTurn("call_"), true)
+	frames := openaiTurn(t, SmallTurn("call_"), openaiMeta, true)
 	transportError(t, openai.Wire{}, frames)
+}
+
+// TestAnthropicLibraryRoundTrip writes every turn of every embedded scenario, for a few seeds,
+// and decodes it back against the script's ground truth (see LibraryRoundTrip).
+func TestAnthropicLibraryRoundTrip(t *testing.T) {
+	t.Parallel()
+	LibraryRoundTrip(t, func(t testing.TB, turn *scenarios.ScriptTurn, id string) []byte {
+		return anthropicTurn(t, turn, anthropic.StreamMeta{ID: "msg_" + id, Model: "sim", Created: 1})
+	}, func(t testing.TB, r io.Reader) (Accumulated, error) {
+		return DecodeAll(t, anthropic.Wire{}.NewStream(r))
+	})
+}
+
+// TestOpenAILibraryRoundTrip is TestAnthropicLibraryRoundTrip on the openai wire.
+func TestOpenAILibraryRoundTrip(t *testing.T) {
+	t.Parallel()
+	LibraryRoundTrip(t, func(t testing.TB, turn *scenarios.ScriptTurn, id string) []byte {
+		return openaiTurn(t, turn, openai.StreamMeta{ID: "chatcmpl-" + id, Model: "sim", Created: 1}, true)
+	}, func(t testing.TB, r io.Reader) (Accumulated, error) { return DecodeAll(t, openai.Wire{}.NewStream(r)) })
 }
