@@ -199,6 +199,21 @@ func Replace(frames []string, at int, f string) []string {
 	return out
 }
 
+// ObserveErrors feeds frames to c and returns the Observation.Error of every error terminal.
+func ObserveErrors(t testing.TB, c protocol.Checker, frames []string) []string {
+	t.Helper()
+	var errs []string
+	for _, ev := range DecodeAll(t, frames) {
+		if obs := c.Observe(&ev); obs.Error != "" {
+			if obs.Kind != protocol.FrameTerminal {
+				t.Errorf("Observation.Error %q on a frame of kind %d, want FrameTerminal", obs.Error, obs.Kind)
+			}
+			errs = append(errs, obs.Error)
+		}
+	}
+	return errs
+}
+
 // Raw is one unnamed SSE frame carrying data.
 func Raw(data string) string { return "data: " + data + "\n\n" }
 
