@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -44,56 +43,6 @@ func TestNewRequestMaxTokensFields(t *testing.T) {
 			t.Errorf("field %q: ParseRequest = %+v, %v; want max tokens 12", tc.field, parsed, err)
 		}
 	}
-}
-
-func TestNewRequestErrors(t *testing.T) {
-	t.Parallel()
-	wiretest.RequestErrors(t, Wire{}, []wiretest.RequestError{
-		// A tool result must name its call.
-		{Name: "tool without id", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, WantErr: "messages[0]: tool result without a tool call id"},
-		// Roles are limited to the three the runtime uses.
-		{Name: "bad role", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, WantErr: `messages[1]: unknown role "developer"`},
-		// The max tokens field is one of three names.
-		{Name: "bad field", Req: protocol.ModelRequest{MaxTokens: 3, MaxTokensField: "max_new_tokens"}, WantErr: `max tokens field "max_new_tokens"`},
-	})
-}
-
-func TestWriteErrorParseError(t *testing.T) {
-	t.Parallel()
-	wiretest.ErrorAnswers(t, Wire{}, []wiretest.ErrorAnswer{
-		{
-			// The mock's own error shape round-trips.
-			Name: "rate limit",
-			Handler: func(w http.ResponseWriter, _ *http.Request) {
-				WriteError(w, 429, "rate_limit_error", "Rate limit reached")
-			},
-			JSON: true,
-			Want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Rate limit reached"},
-		},
-		{
-			// A body that is not the API's JSON is kept as the message.
-			Name: "plain text",
-			Handler: func(w http.ResponseWriter, _ *http.Request) {
-				http.Error(w, "upstream connect error", http.StatusBadGateway)
-			},
-			Want: protocol.ProviderError{Status: 502, Type: "server_error", Message: "upstream connect error"},
-		},
-		{
-			// An empty body falls back to the status text.
-			Name:    "empty",
-			Handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) },
-			Want:    protocol.ProviderError{Status: 503, Type: "server_error", Message: "Service Unavailable"},
-		},
-		{
-			// A huge body is read only up to 64 KiB.
-			Name: "huge body",
-			Handler: func(w http.ResponseWriter, _ *http.Request) {
-				w.WriteHeader(http.StatusBadRequest)
-				_, _ = w.Write([]byte(strings.Repeat("x", 200<<10)))
-			},
-			Want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
-		},
-	})
 }
 
 func TestWriteResponse(t *testing.T) {

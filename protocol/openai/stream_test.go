@@ -68,32 +68,6 @@ func TestStreamGolden(t *testing.T) {
 	}
 }
 
-func TestStreamErrors(t *testing.T) {
-	t.Parallel()
-	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
-	wiretest.StreamErrors(t, Wire{}, []wiretest.StreamError{
-		// Malformed JSON names the frame and the JSON error.
-		{Name: "malformed json", Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n" + `data: {"choices":[{"delta":` + "\n\n", WantErr: `openai stream: frame 2 ("{\"choices\":[{\"delta\":"): at byte 21: unexpected end of JSON input`},
-		// A field of the wrong type is reported, not ignored.
-		{Name: "wrong type", Stream: `data: {"choices":[{"index":0,"delta":{"content":5}}]}` + "\n\n", WantErr: `frame 1 ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}"): at byte 42: delta.content: expected a string, got a number`},
-		// The body ends before [DONE].
-		{Name: "truncated", Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n", WantErr: "openai stream: ended after 1 frames without a finish_reason or data: [DONE]: unexpected EOF"},
-		// [DONE] without any finish_reason.
-		{Name: "done without finish", Stream: "data: [DONE]\n\n", WantErr: "openai stream: frame 1: data: [DONE] before any finish_reason"},
-		// Arguments for a call that never sent its id.
-		{Name: "args before id", Stream: `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}` + "\n\n", WantErr: "openai stream: frame 1: tool_calls index 0: arguments before the call's id and name"},
-		// A hostile tool index is refused rather than allocated.
-		{Name: "huge tool index", Stream: `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":99999999,"id":"c"}]}}]}` + "\n\n", WantErr: "tool_calls index 99999999 out of range"},
-	})
-}
-
-func TestStreamWriterBadStep(t *testing.T) {
-	t.Parallel()
-	turn := smallTurn()
-	w := NewStreamWriter(io.Discard, testMeta, false)
-	wiretest.BadSteps(t, w, turn)
-}
-
 func TestStreamWriterPing(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer

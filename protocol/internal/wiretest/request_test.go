@@ -560,3 +560,151 @@ const (
 	Valid                  // must be accepted
 	Invalid                // must be refused
 )
+
+// requestError is a model request a wire's encoder refuses, and what its error says.
+type requestError struct {
+	Name    string
+	Req     protocol.ModelRequest
+	WantErr string
+}
+
+// requestErrors builds every case's request with w: the error contains WantErr.
+func requestErrors(t *testing.T, w protocol.ProviderWire, cases []requestError) {
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			t.Parallel()
+			_, err := w.NewRequest(context.Background(), "http://x", &tt.Req)
+			if err == nil || !strings.Contains(err.Error(), tt.WantErr) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.WantErr)
+			}
+		})
+	}
+}
+
+// errorAnswer is a provider's non-200 answer and the error a wire reads from it.
+type errorAnswer struct {
+	Name    string
+	Handler http.HandlerFunc
+	Want    protocol.ProviderError
+	JSON    bool
+}
+
+// errorAnswers serves every case's answer and reads it with w.ParseError.
+func errorAnswers(t *testing.T, w protocol.ProviderWire, cases []errorAnswer) {
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(tt.Handler)
+			defer srv.Close()
+			resp, err := srv.Client().Get(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if tt.JSON && resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("Content-Type = %q", resp.Header.Get("Content-Type"))
+			}
+			if got := w.ParseError(resp); *got != tt.Want {
+				t.Errorf("got %.200v, want %.200v", *got, tt.Want)
+			}
+		})
+	}
+}
+
+func TestAnthropicNewRequestErrors(t *testing.T) {
+	t.Parallel()
+	requestErrors(t, anthropic.Wire{}, []requestError{
+		// A tool result must name its call.
+		{Name: "tool without id", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, WantErr: "messages[0]: tool result without a tool call id"},
+		// Roles are limited to the three the runtime uses.
+		{Name: "bad role", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, WantErr: `messages[1]: unknown role "developer"`},
+		// Tool arguments must be JSON to become a tool_use input.
+		{Name: "bad arguments", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "t", Name: "f", Arguments: `{"a":`}}}}}, WantErr: "messages[0].tool_calls[0] (f): arguments are not valid JSON"},
+	})
+}
+
+func TestAnthropicWriteErrorParseError(t *testing.T) {
+	t.Parallel()
+	errorAnswers(t, anthropic.Wire{}, []errorAnswer{
+		{
+			// The mock's own error shape round-trips.
+			Name: "rate limit",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
+				anthropic.WriteError(w, 429, "rate_limit_error", "Number of requests has exceeded your rate limit")
+			},
+			JSON: true,
+			Want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Number of requests has exceeded your rate limit"},
+		},
+		{
+			// A body that is not the API's JSON is kept as the message.
+			Name:    "plain text",
+			Handler: func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "bad gateway", http.StatusBadGateway) },
+			Want:    protocol.ProviderError{Status: 502, Type: "api_error", Message: "bad gateway"},
+		},
+		{
+			// An empty 529 is the API's overloaded status.
+			Name:    "overloaded",
+			Handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(529) },
+			Want:    protocol.ProviderError{Status: 529, Type: "overloaded_error", Message: ""},
+		},
+		{
+			// A huge body is read only up to 64 KiB.
+			Name: "huge body",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(strings.Repeat("x", 200<<10)))
+			},
+			Want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
+		},
+	})
+}
+
+func TestOpenAINewRequestErrors(t *testing.T) {
+	t.Parallel()
+	requestErrors(t, openai.Wire{}, []requestError{
+		// A tool result must name its call.
+		{Name: "tool without id", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, WantErr: "messages[0]: tool result without a tool call id"},
+		// Roles are limited to the three the runtime uses.
+		{Name: "bad role", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, WantErr: `messages[1]: unknown role "developer"`},
+		// The max tokens field is one of three names.
+		{Name: "bad field", Req: protocol.ModelRequest{MaxTokens: 3, MaxTokensField: "max_new_tokens"}, WantErr: `max tokens field "max_new_tokens"`},
+	})
+}
+
+func TestOpenAIWriteErrorParseError(t *testing.T) {
+	t.Parallel()
+	errorAnswers(t, openai.Wire{}, []errorAnswer{
+		{
+			// The mock's own error shape round-trips.
+			Name: "rate limit",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
+				openai.WriteError(w, 429, "rate_limit_error", "Rate limit reached")
+			},
+			JSON: true,
+			Want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Rate limit reached"},
+		},
+		{
+			// A body that is not the API's JSON is kept as the message.
+			Name: "plain text",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
+				http.Error(w, "upstream connect error", http.StatusBadGateway)
+			},
+			Want: protocol.ProviderError{Status: 502, Type: "server_error", Message: "upstream connect error"},
+		},
+		{
+			// An empty body falls back to the status text.
+			Name:    "empty",
+			Handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) },
+			Want:    protocol.ProviderError{Status: 503, Type: "server_error", Message: "Service Unavailable"},
+		},
+		{
+			// A huge body is read only up to 64 KiB.
+			Name: "huge body",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(strings.Repeat("x", 200<<10)))
+			},
+			Want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
+		},
+	})
+}

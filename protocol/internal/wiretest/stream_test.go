@@ -346,3 +346,110 @@ func TestOpenAILibraryRoundTrip(t *testing.T) {
 		return openaiTurn(t, turn, openai.StreamMeta{ID: "chatcmpl-" + id, Model: "sim", Created: 1}, true)
 	}, func(t testing.TB, r io.Reader) (Accumulated, error) { return DecodeAll(t, openai.Wire{}.NewStream(r)) })
 }
+
+// streamError is a stream a wire's decoder refuses, and what its error says.
+type streamError struct{ Name, Stream, WantErr string }
+
+// streamErrors decodes every case with w: the error contains WantErr, and sticks.
+func streamErrors(t *testing.T, w protocol.ProviderWire, cases []streamError) {
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			t.Parallel()
+			_, err := DecodeAll(t, w.NewStream(strings.NewReader(tt.Stream)))
+			if err == nil || err == io.EOF || !strings.Contains(err.Error(), tt.WantErr) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.WantErr)
+			}
+			st := w.NewStream(strings.NewReader(tt.Stream))
+			var ev protocol.ModelEvent
+			first := st.Next(&ev)
+			for first == nil {
+				first = st.Next(&ev)
+			}
+			if again := st.Next(&ev); again != first {
+				t.Fatalf("Next after %v returned %v", first, again)
+			}
+		})
+	}
+}
+
+// badSteps: a step for a tool the turn lacks, or of no known kind, is an error naming it.
+func badSteps(t *testing.T, w TurnWriter, turn *scenarios.ScriptTurn) {
+	t.Helper()
+	err := w.Step(turn, &scenarios.Step{Kind: scenarios.StepToolArgs, Tool: 5, Text: "{}"})
+	if err == nil || !strings.Contains(err.Error(), "step for tool 5, but the turn has 2 tool calls") {
+		t.Errorf("error = %v", err)
+	}
+	if err := w.Step(turn, &scenarios.Step{Kind: 99}); err == nil || !strings.Contains(err.Error(), "unknown step kind 99") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestAnthropicStreamErrors(t *testing.T) {
+	t.Parallel()
+	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\n"
+	const textStart = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+	streamErrors(t, anthropic.Wire{}, []streamError{
+		// Malformed JSON names the event and the JSON error.
+		{Name: "malformed json", Stream: start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n", WantErr: `anthropic stream: event 2 "content_block_delta" ("{\"type\":\"content_block_delta\",\"index\":0,"): at byte 40: unexpected end of JSON input`},
+		// A field of the wrong type is reported.
+		{Name: "wrong type", Stream: start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":7}}\n\n", WantErr: "event 3 \"content_block_delta\""},
+		// A delta for a block that never started.
+		{Name: "unknown block", Stream: start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n", WantErr: "anthropic stream: event 2 content_block_delta: block 3 was never started"},
+		// A delta after the block stopped.
+		{Name: "stopped block", Stream: start + textStart + "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n", WantErr: "block 0 was already stopped"},
+		// A delta of the wrong kind for its block.
+		{Name: "kind mismatch", Stream: start + textStart + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}\n\n", WantErr: "input_json_delta on block 0, which is not a tool_use block"},
+		// The same index started twice.
+		{Name: "double start", Stream: start + textStart + textStart, WantErr: "block 0 started twice"},
+		// A missing index.
+		{Name: "no index", Stream: start + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"content_block\":{\"type\":\"text\"}}\n\n", WantErr: "content_block_start: index: required"},
+		// A hostile index is refused rather than allocated.
+		{Name: "huge index", Stream: start + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":99999999,\"content_block\":{\"type\":\"text\"}}\n\n", WantErr: "index 99999999 out of range"},
+		// The body ends before message_stop.
+		{Name: "truncated", Stream: start + textStart, WantErr: "anthropic stream: ended after 2 events without message_stop: unexpected EOF"},
+		// message_stop without a stop reason.
+		{Name: "stop without reason", Stream: start + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", WantErr: "message_stop before any message_delta with a stop_reason"},
+	})
+}
+
+func TestAnthropicStreamWriterBadStep(t *testing.T) {
+	t.Parallel()
+	turn := SmallTurn("toolu_")
+	w := anthropic.NewStreamWriter(io.Discard, anthropicMeta, true)
+	badSteps(t, w, turn)
+	for i := 4; i < 6; i++ {
+		if err := w.Step(turn, &turn.Steps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := w.Step(turn, &turn.Steps[5])
+	if err == nil || !strings.Contains(err.Error(), "tool 0: arguments piece after all 14 bytes of its arguments were sent") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestOpenAIStreamErrors(t *testing.T) {
+	t.Parallel()
+	const head = `"id":"x","object":"chat.completion.chunk","created":1,"model":"m"`
+	streamErrors(t, openai.Wire{}, []streamError{
+		// Malformed JSON names the frame and the JSON error.
+		{Name: "malformed json", Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n" + `data: {"choices":[{"delta":` + "\n\n", WantErr: `openai stream: frame 2 ("{\"choices\":[{\"delta\":"): at byte 21: unexpected end of JSON input`},
+		// A field of the wrong type is reported, not ignored.
+		{Name: "wrong type", Stream: `data: {"choices":[{"index":0,"delta":{"content":5}}]}` + "\n\n", WantErr: `frame 1 ("{\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}"): at byte 42: delta.content: expected a string, got a number`},
+		// The body ends before [DONE].
+		{Name: "truncated", Stream: "data: {" + head + `,"choices":[{"index":0,"delta":{"content":"a"}}]}` + "\n\n", WantErr: "openai stream: ended after 1 frames without a finish_reason or data: [DONE]: unexpected EOF"},
+		// [DONE] without any finish_reason.
+		{Name: "done without finish", Stream: "data: [DONE]\n\n", WantErr: "openai stream: frame 1: data: [DONE] before any finish_reason"},
+		// Arguments for a call that never sent its id.
+		{Name: "args before id", Stream: `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}` + "\n\n", WantErr: "openai stream: frame 1: tool_calls index 0: arguments before the call's id and name"},
+		// A hostile tool index is refused rather than allocated.
+		{Name: "huge tool index", Stream: `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":99999999,"id":"c"}]}}]}` + "\n\n", WantErr: "tool_calls index 99999999 out of range"},
+	})
+}
+
+func TestOpenAIStreamWriterBadStep(t *testing.T) {
+	t.Parallel()
+	turn := SmallTurn("call_")
+	w := openai.NewStreamWriter(io.Discard, openaiMeta, false)
+	badSteps(t, w, turn)
+}
