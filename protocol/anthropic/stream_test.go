@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"io"
 	"strings"
 	"testing"
 
@@ -27,12 +26,6 @@ func writeTurn(t testing.TB, turn *scenarios.ScriptTurn, meta StreamMeta) []byte
 	var buf bytes.Buffer
 	wiretest.WriteTurn(t, NewStreamWriter(&buf, meta, true), turn)
 	return buf.Bytes()
-}
-
-// decodeAll drains this wire's stream decoded from r (see wiretest.DecodeAll).
-func decodeAll(t testing.TB, r io.Reader) (wiretest.Accumulated, error) {
-	t.Helper()
-	return wiretest.DecodeAll(t, Wire{}.NewStream(r))
 }
 
 func TestStreamGolden(t *testing.T) {

@@ -3,6 +3,7 @@ package wiretest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -452,4 +453,52 @@ func TestOpenAIStreamWriterBadStep(t *testing.T) {
 	turn := SmallTurn("call_")
 	w := openai.NewStreamWriter(io.Discard, openaiMeta, false)
 	badSteps(t, w, turn)
+}
+
+// LibraryRoundTrip writes every turn of every embedded scenario with write and decodes it back
+// with decode: the script's ground truth must come back, a mid-stream fault as a ProviderError.
+func LibraryRoundTrip(t *testing.T, write func(t testing.TB, turn *scenarios.ScriptTurn, id string) []byte, decode func(t testing.TB, r io.Reader) (Accumulated, error)) {
+	t.Helper()
+	lib := scenarios.Embedded()
+	if lib.Len() == 0 {
+		t.Fatal("embedded library is empty")
+	}
+	for _, name := range lib.Names() {
+		sc, _ := lib.Get(name)
+		for _, seed := range []uint64{1, 7, 42} {
+			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
+				t.Parallel()
+				script := sc.Render(seed)
+				exp := script.Expected()
+				for i := range script.Turns {
+					turn := &script.Turns[i]
+					if turn.HTTPStatus != 0 {
+						continue // answered before any stream: nothing on this wire
+					}
+					got, err := decode(t, bytes.NewReader(write(t, turn, fmt.Sprintf("%s-%d", name, i))))
+					want := Accumulated{Thinking: exp.Turns[i].Thinking, Text: exp.Turns[i].Text}
+					if turn.ErrorAfterStep >= 0 {
+						var perr *protocol.ProviderError
+						if !errors.As(err, &perr) || perr.Message != turn.ErrorMessage {
+							t.Fatalf("turn %d: stream ended with %v, want the provider error %q", i, err, turn.ErrorMessage)
+						}
+						got.Calls = nil // a failed turn's partial calls are not part of the ground truth
+					} else {
+						if err != io.EOF {
+							t.Fatalf("turn %d: stream ended with %v", i, err)
+						}
+						want.Stop, want.TurnEnds = protocol.StopEndTurn, 1
+						if len(turn.ToolCalls) > 0 {
+							want.Stop = protocol.StopToolUse
+						}
+						want.Usage = protocol.Usage{InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens}
+						for _, c := range exp.Turns[i].ToolCalls {
+							want.Calls = append(want.Calls, scenarios.ScriptToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+						}
+					}
+					AssertAccumulated(t, got, want)
+				}
+			})
+		}
+	}
 }
