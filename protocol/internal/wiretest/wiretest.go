@@ -6,12 +6,10 @@ package wiretest
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -68,86 +66,6 @@ func WriteTurn(t testing.TB, w TurnWriter, turn *scenarios.ScriptTurn) {
 		return
 	}
 	must(w.Finish(turn))
-}
-
-// Accumulated is what a runtime builds from a decoded turn.
-type Accumulated struct {
-	Thinking, Text string
-	Calls          []scenarios.ScriptToolCall
-	Stop           protocol.StopReason
-	Usage          protocol.Usage
-	TurnEnds       int
-}
-
-// DecodeAll drains st, checking its invariants, and returns its accumulation and final error.
-func DecodeAll(t testing.TB, st protocol.ModelStream) (Accumulated, error) {
-	t.Helper()
-	var acc Accumulated
-	var ev protocol.ModelEvent
-	for {
-		err := st.Next(&ev)
-		if err != nil {
-			return acc, err
-		}
-		if acc.TurnEnds > 0 {
-			t.Fatalf("event %+v after ModelTurnEnd", ev)
-		}
-		switch ev.Kind {
-		case protocol.ModelThinking:
-			acc.Thinking += ev.Text
-		case protocol.ModelText:
-			acc.Text += ev.Text
-		case protocol.ModelToolStart:
-			if ev.ToolIndex != len(acc.Calls) {
-				t.Fatalf("tool start index %d, want %d", ev.ToolIndex, len(acc.Calls))
-			}
-			acc.Calls = append(acc.Calls, scenarios.ScriptToolCall{ID: ev.ToolID, Name: ev.ToolName})
-		case protocol.ModelToolArgs:
-			if ev.ToolIndex >= len(acc.Calls) {
-				t.Fatalf("tool args for index %d before its start", ev.ToolIndex)
-			}
-			acc.Calls[ev.ToolIndex].Arguments += ev.Text
-		case protocol.ModelTurnEnd:
-			acc.Stop, acc.Usage = ev.StopReason, ev.Usage
-			acc.TurnEnds++
-		default:
-			t.Fatalf("unexpected event %+v", ev)
-		}
-	}
-}
-
-// WantFromTurn is the accumulation a turn must decode to, up to step upTo.
-func WantFromTurn(turn *scenarios.ScriptTurn, upTo int) Accumulated {
-	var want Accumulated
-	for i := range turn.Steps {
-		if i > upTo {
-			break
-		}
-		st := &turn.Steps[i]
-		switch st.Kind {
-		case scenarios.StepThinking:
-			want.Thinking += st.Text
-		case scenarios.StepText:
-			want.Text += st.Text
-		case scenarios.StepToolArgs:
-			for len(want.Calls) <= st.Tool {
-				c := turn.ToolCalls[len(want.Calls)]
-				want.Calls = append(want.Calls, scenarios.ScriptToolCall{ID: c.ID, Name: c.Name})
-			}
-			want.Calls[st.Tool].Arguments += st.Text
-		}
-	}
-	return want
-}
-
-// AssertAccumulated fails t when got and want differ, showing both.
-func AssertAccumulated(t testing.TB, got, want Accumulated) {
-	t.Helper()
-	gj, _ := json.MarshalIndent(got, "", " ")
-	wj, _ := json.MarshalIndent(want, "", " ")
-	if !bytes.Equal(gj, wj) {
-		t.Errorf("decoded turn differs\ngot:  %s\nwant: %s", gj, wj)
-	}
 }
 
 // CheckGolden compares got with testdata/name, rewriting it first when update (-update) is set.
