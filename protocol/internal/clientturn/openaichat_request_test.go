@@ -1,4 +1,4 @@
-package openaichat
+package clientturn_test
 
 import (
 	"context"
@@ -6,18 +6,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streambench/streambench/protocol/internal/clienttest"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openai"
+	"github.com/streambench/streambench/protocol/openaichat"
 )
 
-// TestNewRequest checks the tool loop's second request as the mock reads it: one assistant
+// TestOpenAIChatNewRequest checks the tool loop's second request as the mock reads it: one assistant
 // turn already in it, the directive still the last user text, the dialect's headers on it.
-func TestNewRequest(t *testing.T) {
+func TestOpenAIChatNewRequest(t *testing.T) {
 	t.Parallel()
-	s := clienttest.NewSession(t, "tool-chain", 1)
+	s := NewSession(t, "tool-chain", 1)
 	s.Turn = 1
-	d := New(clientturn.WithModel("gpt-test"), clientturn.WithHeader("Authorization", "Bearer real"))
+	d := openaichat.New(clientturn.WithModel("gpt-test"), clientturn.WithHeader("Authorization", "Bearer real"))
 	req, err := d.NewRequest(context.Background(), "http://127.0.0.1:1/", s)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestNewRequest(t *testing.T) {
 		}
 	}
 	// Without ground truth every session is its first turn.
-	if n := New(clientturn.WithNoGroundTruth()).Turns(s); n != 1 {
+	if n := openaichat.New(clientturn.WithNoGroundTruth()).Turns(s); n != 1 {
 		t.Errorf("no ground truth: %d turns, want 1", n)
 	}
 }
