@@ -1,7 +1,7 @@
-// Package wiretest is the test suite the provider wires share: a script turn played through a
-// wire's stream writer, a ModelStream drained with its invariants checked, golden files, the
-// round trip of the embedded library, and each wire's fast parser compared with its
-// encoding/json reference. Only tests import it.
+// Package wiretest is the test kit the provider wires share: a script turn played through a
+// wire's stream writer, golden files, benchmarks, and each wire's fast parser compared with its
+// encoding/json reference; its own tests are the anthropic and openai wires' request, stream,
+// library and SDK suites. Only tests import it.
 package wiretest
 
 import (
